@@ -1,0 +1,102 @@
+# Builds everything into build/. `make` builds, `make test` runs every test,
+# `make run` starts the main job. Each target first installs the Debian
+# packages it needs when they are missing (scripts/setup.sh).
+
+CC ?= cc
+BUILD := build
+CSTD := -std=gnu11
+WARN := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+DEPS_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null) -I/usr/include/x86_64-linux-gnu
+DEPS_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lopenblas -lpthread -lm
+# -ffp-contract=off: no fused multiply-add where numpy rounds twice.
+OPT := -O3 -march=native -ffp-contract=off
+CFLAGS_REL := $(CSTD) $(WARN) $(OPT) -g -MMD -MP $(DEPS_CFLAGS)
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS_SAN := $(CSTD) $(WARN) -O1 -g $(SAN) -MMD -MP $(DEPS_CFLAGS)
+
+ENGINE_SRC := $(wildcard engine/*.c engine/kern/*.c)
+ENGINE_LIB_SRC := $(filter-out engine/mars_run.c,$(ENGINE_SRC))
+UNIT_SRC := $(wildcard tests/unit/engine/*.c tests/unit/engine/kern/*.c)
+UNIT_HELPERS := $(wildcard tests/unit/*.c)
+
+REL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ENGINE_LIB_SRC))
+SAN_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(ENGINE_LIB_SRC))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
+
+FUZZ_SRC := $(wildcard fuzz/*.c)
+FUZZ_BIN := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FUZZ_CC := clang
+FUZZ_CFLAGS := $(CSTD) -Wall -Wextra -Werror -Wno-unused-parameter -O1 -g \
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEPS_CFLAGS)
+
+.PHONY: all setup setup-test setup-run setup-bench build test unit fuzz run bench clean format
+
+all: setup build
+
+setup:
+	@scripts/setup.sh build
+setup-test:
+	@scripts/setup.sh test
+setup-run:
+	@scripts/setup.sh run
+setup-bench:
+	@scripts/setup.sh bench
+
+build: $(BUILD)/bin/mars-run $(BUILD)/san/bin/mars-run
+
+$(BUILD)/lib/libmarsengine.a: $(REL_OBJ)
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(BUILD)/san/lib/libmarsengine.a: $(SAN_OBJ)
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) -c $< -o $@
+
+$(BUILD)/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_SAN) -c $< -o $@
+
+$(BUILD)/bin/mars-run: $(BUILD)/obj/engine/mars_run.o $(BUILD)/lib/libmarsengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) -o $@ $^ $(DEPS_LIBS)
+
+# The same program under ASan and UBSan, for the differential suite.
+$(BUILD)/san/bin/mars-run: $(BUILD)/san/engine/mars_run.o $(BUILD)/san/lib/libmarsengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_SAN) -o $@ $^ $(DEPS_LIBS)
+
+# Unit tests (cmocka) mirror the source tree and run under ASan and UBSan.
+$(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/san/lib/libmarsengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_SAN) -Iengine -Itests/unit -o $@ $< $(UNIT_HELPERS) \
+	  $(BUILD)/san/lib/libmarsengine.a -lcmocka $(DEPS_LIBS)
+
+$(BUILD)/fuzz/%: fuzz/%.c $(ENGINE_LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iengine -o $@ $< $(ENGINE_LIB_SRC) $(DEPS_LIBS)
+
+unit: $(UNIT_BIN)
+fuzz: $(FUZZ_BIN)
+
+test: setup-test build unit fuzz
+	@tests/run.sh
+
+run: setup build
+	$(BUILD)/bin/mars-run examples/seed-inner.json -o $(BUILD)/run-out
+	@echo "wrote $(BUILD)/run-out/b.npy"
+	@/usr/bin/python3 -c "import numpy as np; b = np.load('$(BUILD)/run-out/b.npy'); print('b', b.shape, b.dtype, 'b[0, :3] =', b[0, :3])" 2>/dev/null || true
+
+bench: setup-bench build
+	@bench/run.sh
+
+format:
+	clang-format -i $(ENGINE_SRC) $(wildcard engine/*.h engine/kern/*.h) $(UNIT_SRC) $(FUZZ_SRC)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(REL_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(BUILD)/obj/engine/mars_run.d $(BUILD)/san/engine/mars_run.d

@@ -1,0 +1,221 @@
+/* graph.h: graph documents (shared/spec/graph-format.md) parsed, validated
+ * and typed. graph_parse does every check the contract names before anything
+ * runs: JSON shape, keys, unknown fields, op parameters, acyclicity, shape
+ * and dtype inference, overflow of element counts and bytes, and the limits
+ * the caller configures. Every error names the node, the op and the rule:
+ *   node "b" (inner): shapes (3, 4) and (5, 3) are not aligned on their last axes
+ */
+#ifndef MARS_GRAPH_H
+#define MARS_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype.h"
+
+/* X(ID, "name", kind): every op of the contract's tensor part. */
+#define GRAPH_OPS(X)                                                                              \
+    X(ONES, "ones", OPK_CREATE)                                                                   \
+    X(ZEROS, "zeros", OPK_CREATE)                                                                 \
+    X(FULL, "full", OPK_CREATE)                                                                   \
+    X(ARANGE, "arange", OPK_CREATE)                                                               \
+    X(LINSPACE, "linspace", OPK_CREATE)                                                           \
+    X(EYE, "eye", OPK_CREATE)                                                                     \
+    X(ARRAY, "array", OPK_CREATE)                                                                 \
+    X(RAND, "random.rand", OPK_RANDOM)                                                            \
+    X(RANDN, "random.randn", OPK_RANDOM)                                                          \
+    X(RANDINT, "random.randint", OPK_RANDOM)                                                      \
+    X(UNIFORM, "random.uniform", OPK_RANDOM)                                                      \
+    X(NORMAL, "random.normal", OPK_RANDOM)                                                        \
+    X(ADD, "add", OPK_BINARY)                                                                     \
+    X(SUBTRACT, "subtract", OPK_BINARY)                                                           \
+    X(MULTIPLY, "multiply", OPK_BINARY)                                                           \
+    X(DIVIDE, "divide", OPK_BINARY)                                                               \
+    X(FLOOR_DIVIDE, "floor_divide", OPK_BINARY)                                                   \
+    X(MOD, "mod", OPK_BINARY)                                                                     \
+    X(POWER, "power", OPK_BINARY)                                                                 \
+    X(MAXIMUM, "maximum", OPK_BINARY)                                                             \
+    X(MINIMUM, "minimum", OPK_BINARY)                                                             \
+    X(EQUAL, "equal", OPK_BINARY)                                                                 \
+    X(NOT_EQUAL, "not_equal", OPK_BINARY)                                                         \
+    X(LESS, "less", OPK_BINARY)                                                                   \
+    X(LESS_EQUAL, "less_equal", OPK_BINARY)                                                       \
+    X(GREATER, "greater", OPK_BINARY)                                                             \
+    X(GREATER_EQUAL, "greater_equal", OPK_BINARY)                                                 \
+    X(LOGICAL_AND, "logical_and", OPK_BINARY)                                                     \
+    X(LOGICAL_OR, "logical_or", OPK_BINARY)                                                       \
+    X(NEGATIVE, "negative", OPK_UNARY)                                                            \
+    X(ABS, "abs", OPK_UNARY)                                                                      \
+    X(SQRT, "sqrt", OPK_UNARY)                                                                    \
+    X(EXP, "exp", OPK_UNARY)                                                                      \
+    X(LOG, "log", OPK_UNARY)                                                                      \
+    X(LOG1P, "log1p", OPK_UNARY)                                                                  \
+    X(EXPM1, "expm1", OPK_UNARY)                                                                  \
+    X(SIN, "sin", OPK_UNARY)                                                                      \
+    X(COS, "cos", OPK_UNARY)                                                                      \
+    X(TAN, "tan", OPK_UNARY)                                                                      \
+    X(TANH, "tanh", OPK_UNARY)                                                                    \
+    X(SQUARE, "square", OPK_UNARY)                                                                \
+    X(SIGN, "sign", OPK_UNARY)                                                                    \
+    X(FLOOR, "floor", OPK_UNARY)                                                                  \
+    X(CEIL, "ceil", OPK_UNARY)                                                                    \
+    X(LOGICAL_NOT, "logical_not", OPK_UNARY)                                                      \
+    X(ISNAN, "isnan", OPK_UNARY)                                                                  \
+    X(ISFINITE, "isfinite", OPK_UNARY)                                                            \
+    X(WHERE, "where", OPK_WHERE)                                                                  \
+    X(CLIP, "clip", OPK_CLIP)                                                                     \
+    X(ASTYPE, "astype", OPK_ASTYPE)                                                               \
+    X(SUM, "sum", OPK_REDUCE)                                                                     \
+    X(PROD, "prod", OPK_REDUCE)                                                                   \
+    X(MEAN, "mean", OPK_REDUCE)                                                                   \
+    X(MIN, "min", OPK_REDUCE)                                                                     \
+    X(MAX, "max", OPK_REDUCE)                                                                     \
+    X(STD, "std", OPK_REDUCE)                                                                     \
+    X(VAR, "var", OPK_REDUCE)                                                                     \
+    X(ALL, "all", OPK_REDUCE)                                                                     \
+    X(ANY, "any", OPK_REDUCE)                                                                     \
+    X(ARGMIN, "argmin", OPK_ARGREDUCE)                                                            \
+    X(ARGMAX, "argmax", OPK_ARGREDUCE)                                                            \
+    X(CUMSUM, "cumsum", OPK_SCAN)                                                                 \
+    X(CUMPROD, "cumprod", OPK_SCAN)                                                               \
+    X(DOT, "dot", OPK_LINALG)                                                                     \
+    X(MATMUL, "matmul", OPK_LINALG)                                                               \
+    X(INNER, "inner", OPK_LINALG)                                                                 \
+    X(OUTER, "outer", OPK_LINALG)                                                                 \
+    X(TENSORDOT, "tensordot", OPK_LINALG)                                                         \
+    X(TRANSPOSE, "transpose", OPK_SHAPE)                                                          \
+    X(RESHAPE, "reshape", OPK_SHAPE)                                                              \
+    X(RAVEL, "ravel", OPK_SHAPE)                                                                  \
+    X(SQUEEZE, "squeeze", OPK_SHAPE)                                                              \
+    X(EXPAND_DIMS, "expand_dims", OPK_SHAPE)                                                      \
+    X(CONCATENATE, "concatenate", OPK_SHAPE)                                                      \
+    X(STACK, "stack", OPK_SHAPE)                                                                  \
+    X(RECHUNK, "rechunk", OPK_SHAPE)                                                              \
+    X(GETITEM, "getitem", OPK_SHAPE)                                                              \
+    X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
+
+typedef enum {
+    OPK_CREATE,
+    OPK_RANDOM,
+    OPK_UNARY,
+    OPK_BINARY,
+    OPK_WHERE,
+    OPK_CLIP,
+    OPK_ASTYPE,
+    OPK_REDUCE,
+    OPK_ARGREDUCE,
+    OPK_SCAN,
+    OPK_LINALG,
+    OPK_SHAPE,
+    OPK_SOURCE, /* a tensor that exists already (cluster sessions); no document names this op */
+} op_kind_t;
+
+#define GRAPH_OP_ENUM(id, name, kind) OP_##id,
+typedef enum { GRAPH_OPS(GRAPH_OP_ENUM) OP_COUNT } op_t;
+#undef GRAPH_OP_ENUM
+
+const char *op_name(op_t op);
+op_kind_t op_kind(op_t op);
+int op_parse(const char *name, op_t *out); /* 0, or -1 if unknown */
+static inline bool op_is_elementwise(op_t op)
+{
+    op_kind_t k = op_kind(op);
+    return k == OPK_UNARY || k == OPK_BINARY || k == OPK_WHERE || k == OPK_CLIP || k == OPK_ASTYPE;
+}
+
+/* An input: another node of the graph, or a scalar operand. */
+typedef struct {
+    int node; /* index into graph_t.nodes, or -1 for a scalar */
+    scalar_t sc;
+} operand_t;
+
+/* One entry of getitem's index, normalised against the input's shape
+ * (as Python's slice.indices): an integer drops its axis. */
+typedef struct {
+    bool is_int;
+    int64_t i;                   /* is_int: position, already made non-negative */
+    int64_t start, stop, step;   /* slice: normalised; len is the count selected */
+    int64_t len;
+} index_t;
+
+#define GRAPH_KEY_MAX 128
+
+typedef struct graph_node {
+    char key[GRAPH_KEY_MAX + 1];
+    op_t op;
+    int n_in;
+    operand_t *in;
+
+    /* ---- parameters as given (defaults filled in) ---- */
+    shape_t shape;             /* creation and random ops; session tensors */
+    bool has_dtype;
+    dtype_t dtype;             /* the `dtype` field, when has_dtype */
+    int n_chunk;               /* 0: absent; else one entry per axis of the output */
+    int64_t chunk[MR_MAXDIM];  /* chunk_size, expanded to one per axis */
+    scalar_t fill_value;       /* full */
+    scalar_t start, stop, step; /* arange (start 0, step 1), linspace (start, stop) */
+    int64_t num;               /* linspace, default 50 */
+    bool endpoint;             /* linspace, default true */
+    int64_t N, M, k;           /* eye; M defaults to N */
+    bool axis_all;             /* axis null (all axes); for squeeze: all size-1 axes */
+    int n_axis;                /* axis list, normalised to 0..ndim-1, sorted, unique */
+    int axis[MR_MAXDIM];
+    bool keepdims;
+    int64_t ddof;
+    bool has_seed;
+    uint64_t seed;             /* drawn by graph_parse when absent (has_seed then false) */
+    scalar_t low, high, loc, scale; /* randint (low default 0? no: required high), uniform, normal */
+    bool has_a_min, has_a_max;
+    scalar_t a_min, a_max;     /* clip */
+    int td_n;                  /* tensordot: number of contracted axes */
+    int td_a[MR_MAXDIM], td_b[MR_MAXDIM]; /* contracted axes of a and b, normalised */
+    int perm[MR_MAXDIM];       /* transpose: the permutation (null gives the reverse) */
+    int n_index;
+    index_t index[MR_MAXDIM];  /* getitem */
+    void *data;                /* array: the values, C order, in the output dtype (owned) */
+
+    /* ---- inferred ---- */
+    shape_t oshape;
+    dtype_t odtype;
+    int n_consumers;           /* nodes that use this one as an input */
+    bool fetch;                /* named in the document's fetch list */
+} graph_node_t;
+
+/* Configurable limits. Every bound is checked before anything is allocated. */
+typedef struct {
+    int64_t max_document_bytes; /* the JSON text */
+    int64_t max_nodes;
+    int64_t max_elements;       /* per tensor */
+    int64_t max_bytes;          /* per tensor */
+    int64_t max_chunks;         /* per tensor, checked by the tiler */
+    int64_t max_total_chunks;   /* per graph, checked by the tiler */
+    int64_t max_array_elements; /* the inline data of one `array` node */
+} graph_limits_t;
+
+void graph_limits_default(graph_limits_t *lim);
+
+/* Tensors a session already holds (cluster mode). NULL in mars-run. Returns
+ * 0 and fills shape, dtype and chunk sizes when `key` names one, else -1. */
+typedef struct {
+    void *ctx;
+    int (*lookup)(void *ctx, const char *key, shape_t *shape, dtype_t *dtype,
+                  int64_t chunk[MR_MAXDIM]);
+} graph_session_t;
+
+typedef struct graph {
+    int n_nodes;
+    graph_node_t *nodes; /* topological order: inputs come before their users */
+    int n_fetch;
+    int *fetch;          /* node indexes, in the document's order */
+} graph_t;
+
+/* Parses and validates a document. On success returns 0 and sets *out (owned
+ * by the caller: graph_free). On a rejected document returns -1 and writes
+ * one line into err. */
+int graph_parse(const char *json, size_t len, const graph_limits_t *lim,
+                const graph_session_t *sess, graph_t **out, char *err, size_t errlen);
+void graph_free(graph_t *g);
+int graph_find(const graph_t *g, const char *key); /* node index or -1 */
+
+#endif

@@ -1,0 +1,135 @@
+/* kern.h: the kernels, at the level of one chunk. Every array is C-contiguous
+ * and owned by the caller; kernels allocate only scratch they free before
+ * returning, and trust their arguments (validation happened in graph_parse
+ * and the tiler). Functions returning int give 0, or -1 with a message in
+ * err for failures only the data can reveal (integer to negative power). */
+#ifndef MARS_KERN_H
+#define MARS_KERN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../dtype.h"
+#include "../graph.h"
+
+typedef struct {
+    void *data;
+    dtype_t dt;
+    shape_t shape;
+} arr_t;
+
+/* ---------------------------------------------------------------------------
+ * Element-wise programs: a fused chain of element-wise ops evaluated in
+ * cache-sized blocks of the output, with no intermediate array per op.
+ *
+ * Registers 0..n_inputs-1 hold the input arrays (dtype reg_dt[i]; each input
+ * broadcasts against the output shape as numpy does, aligned on the right).
+ * Constant registers hold a scalar (is_const, konst) of dtype reg_dt[r].
+ * Every other register is written by exactly one instruction, in order.
+ *
+ * An instruction applies `op` (an element-wise op_t) with compute dtype `dt`:
+ * a and b (and c) hold values of dtype `dt` (the builder inserts OP_ASTYPE
+ * instructions where they do not), and dst has the op's output dtype per
+ * ew_resolve. Special cases: OP_ASTYPE converts reg a (any dtype) to `dt`;
+ * OP_WHERE reads a as bool, b and c as `dt`; OP_CLIP reads a, and b (lower)
+ * and c (upper) where they are not -1; logical ops read bool registers. */
+#define EW_MAX_REGS 64
+#define EW_MAX_INS 64
+
+typedef struct {
+    int16_t op;
+    uint8_t dt;
+    int8_t dst, a, b, c;
+} ew_ins_t;
+
+typedef struct {
+    int n_inputs;
+    int n_regs;
+    int n_ins;
+    int out;
+    uint8_t reg_dt[EW_MAX_REGS];
+    bool is_const[EW_MAX_REGS];
+    scalar_t konst[EW_MAX_REGS];
+    ew_ins_t ins[EW_MAX_INS];
+} ew_prog_t;
+
+/* out = program(inputs); out->dt is reg_dt[prog->out]. Returns -1 only for
+ * data errors (integers to negative integer powers, as numpy raises). */
+int kern_ew_eval(const ew_prog_t *prog, const arr_t *inputs, arr_t *out, char *err,
+                 size_t errlen);
+
+/* ---------------------------------------------------------------------------
+ * Reductions as map, combine and final stages over partial results.
+ * op is one of OP_SUM, OP_PROD, OP_MEAN, OP_MIN, OP_MAX, OP_STD, OP_VAR,
+ * OP_ALL, OP_ANY, OP_ARGMIN, OP_ARGMAX. A partial result for n_out output
+ * positions is one opaque buffer of kern_red_partial_bytes() bytes. */
+size_t kern_red_partial_bytes(op_t op, dtype_t in_dt, int64_t n_out);
+
+typedef struct {
+    op_t op;
+    /* The values to reduce: the array in[0], or, when prog is not NULL, the
+     * program evaluated over in[0..prog->n_inputs-1] with output shape
+     * `shape` (fused: no intermediate array for the whole chunk). */
+    const ew_prog_t *prog;
+    const arr_t *in;
+    shape_t shape;     /* the shape of the values (in[0].shape without prog) */
+    dtype_t dt;        /* their dtype (prog's output dtype, or in[0].dt) */
+    uint32_t axes;     /* bit d set: axis d is reduced */
+    /* argmin/argmax only: where this chunk sits in the whole tensor, to
+     * produce global indices (flat C-order index over the whole tensor when
+     * every axis is reduced, else the index along the one reduced axis). */
+    const int64_t *goff;
+    const shape_t *gshape;
+} kern_red_map_t;
+
+/* Partial positions are the C order of `shape` with reduced axes of size 1. */
+int kern_red_map(const kern_red_map_t *m, void *partial, char *err, size_t errlen);
+void kern_red_combine(op_t op, dtype_t in_dt, int64_t n_out, int n_parts,
+                      const void *const *parts, void *out_partial);
+/* n_reduced: how many elements in all were reduced into each position (for
+ * mean, std, var); ddof for std and var. out->dt is the op's result dtype. */
+void kern_red_final(op_t op, dtype_t in_dt, int64_t n_out, int64_t n_reduced, int64_t ddof,
+                    const void *partial, arr_t *out);
+/* The result dtype of a reduction over in_dt (numpy 1.24). */
+dtype_t kern_red_result_dtype(op_t op, dtype_t in_dt);
+
+/* ---------------------------------------------------------------------------
+ * Scans (cumsum, cumprod) along one axis across chunks:
+ *   local_k = scan of chunk k alone (out dtype: kern_red_result_dtype of SUM/PROD)
+ *   carry_1 = last slice of local_0; carry_k = carry_{k-1} (+|*) last slice of local_{k-1}
+ *   result_k = local_k (+|*) carry_k, broadcast along the axis
+ * Carries have the chunk's shape with the axis of size 1. */
+void kern_scan_local(op_t op, const arr_t *in, int axis, arr_t *out);
+void kern_scan_carry(op_t op, const arr_t *prev_carry /* NULL for k = 1 */,
+                     const arr_t *prev_local, int axis, arr_t *out);
+void kern_scan_apply(op_t op, const arr_t *local, const arr_t *carry, int axis, arr_t *out);
+
+/* ---------------------------------------------------------------------------
+ * Creation and random ops: fill `out` (its shape is the chunk's) with the
+ * region of node n's tensor that starts at global offset off. */
+void kern_create(const graph_node_t *n, const int64_t *off, arr_t *out);
+/* Counter-based (Philox4x32-10): each value depends only on the seed, the
+ * tensor's shape and the element's global position. */
+void kern_random(const graph_node_t *n, const int64_t *off, arr_t *out);
+
+/* ---------------------------------------------------------------------------
+ * Linear algebra on blocks (OpenBLAS for float32/float64, plain loops for
+ * bool and integers; a, b and out share one dtype). With accumulate, the
+ * result is added into out, else out is overwritten.
+ *
+ * tensordot: contracts axes ca[i] of a with cb[i] of b; out's axes are a's
+ * free axes in order, then b's free axes in order. */
+void kern_tensordot(const arr_t *a, const arr_t *b, int n, const int *ca, const int *cb,
+                    bool accumulate, arr_t *out);
+/* matmul of blocks with numpy broadcasting over leading (batch) axes; both
+ * have ndim >= 2 here (the tiler handles 1-D operands by reshaping). */
+void kern_matmul(const arr_t *a, const arr_t *b, bool accumulate, arr_t *out);
+/* out = a · aᵀ for a 2-D block a (m x k; out m x m), computing one triangle
+ * (syrk) and mirroring it. */
+void kern_syrk(const arr_t *a, bool accumulate, arr_t *out);
+
+/* BLAS calls run single-threaded: parallelism comes from chunk jobs. */
+void kern_init(void);
+
+#endif
