@@ -99,4 +99,7 @@ format:
 clean:
 	rm -rf $(BUILD)
 
+# The cluster services add their targets to `build` and `unit` here.
+-include services/services.mk
+
 -include $(REL_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(BUILD)/obj/engine/mars_run.d $(BUILD)/san/engine/mars_run.d

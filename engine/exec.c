@@ -1,0 +1,505 @@
+#include "exec.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kern/kern.h"
+
+/* ------------------------------------------------------------------ one job */
+
+static int64_t shape_elems(int nd, const int64_t *s)
+{
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++)
+        n *= s[d];
+    return n;
+}
+
+static arr_t arr_of(void *data, dtype_t dt, int nd, const int64_t *shape)
+{
+    arr_t a = {.data = data, .dt = dt};
+    a.shape.ndim = nd;
+    for (int d = 0; d < nd; d++)
+        a.shape.d[d] = shape[d];
+    return a;
+}
+
+/* Assembles input k into a fresh buffer (caller frees) or returns the
+ * source's bytes (*owned = NULL). */
+static const void *input_data(const jin_t *in, const void *(*get)(void *, int32_t), void *ctx,
+                              void **owned)
+{
+    *owned = NULL;
+    if (in->job >= 0)
+        return get(ctx, in->job);
+    size_t bytes = (size_t)shape_elems(in->ndim, in->shape) * dt_size(in->dt);
+    void *buf = malloc(bytes ? bytes : 1);
+    const void **srcs = malloc(sizeof(void *) * (size_t)(in->n_pieces ? in->n_pieces : 1));
+    if (!buf || !srcs) {
+        free(buf);
+        free(srcs);
+        return NULL;
+    }
+    for (int32_t p = 0; p < in->n_pieces; p++)
+        srcs[p] = get(ctx, in->pieces[p].src);
+    tile_gather(in, (const void *const *)srcs, buf);
+    free(srcs);
+    *owned = buf;
+    return buf;
+}
+
+int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t job), void *ctx,
+             void *out, char *err, size_t errlen)
+{
+    const job_t *j = &t->jobs[ji];
+    const jparam_t *pa = j->param;
+    arr_t o = arr_of(out, (dtype_t)j->dt, j->ndim, j->shape);
+    int rc = 0;
+
+    if (j->kind == JK_GATHER && j->in[0].job < 0) {
+        const jin_t *in = &j->in[0];
+        const void **srcs = malloc(sizeof(void *) * (size_t)(in->n_pieces ? in->n_pieces : 1));
+        if (!srcs) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        for (int32_t p = 0; p < in->n_pieces; p++)
+            srcs[p] = get(ctx, in->pieces[p].src);
+        tile_gather(in, (const void *const *)srcs, out);
+        free(srcs);
+        return 0;
+    }
+
+    arr_t ins_local[8];
+    void *owned_local[8];
+    arr_t *ins = j->n_in <= 8 ? ins_local : malloc(sizeof(arr_t) * (size_t)j->n_in);
+    void **owned = j->n_in <= 8 ? owned_local : calloc((size_t)j->n_in, sizeof(void *));
+    if (!ins || !owned) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+        goto done_alloc;
+    }
+    for (int k = 0; k < j->n_in; k++) {
+        const jin_t *in = &j->in[k];
+        const void *d = input_data(in, get, ctx, &owned[k]);
+        if (!d) {
+            snprintf(err, errlen, "out of memory assembling an input");
+            for (int q = 0; q < k; q++)
+                free(owned[q]);
+            rc = -1;
+            goto done_alloc;
+        }
+        ins[k] = arr_of((void *)d, in->dt, in->ndim, in->shape);
+    }
+
+    switch ((job_kind_t)j->kind) {
+    case JK_CREATE:
+        kern_create(&t->g->nodes[j->node], j->off, &o);
+        break;
+    case JK_RANDOM:
+        kern_random(&t->g->nodes[j->node], j->off, &o);
+        break;
+    case JK_SOURCE:
+        snprintf(err, errlen, "internal: a source chunk cannot run as a job");
+        rc = -1;
+        break;
+    case JK_EW:
+        rc = kern_ew_eval(pa->prog, ins, &o, err, errlen);
+        break;
+    case JK_GATHER:
+    case JK_ALIAS:
+        memcpy(out, ins[0].data, job_nbytes(j));
+        break;
+    case JK_RED_MAP: {
+        kern_red_map_t m = {.op = pa->op, .prog = pa->prog, .in = ins, .axes = pa->axes,
+                            .goff = j->off, .gshape = pa->gshape};
+        if (pa->prog) {
+            /* the values reduced have the shape of this chunk of the input */
+            m.shape = arr_of(NULL, DT_BOOL, pa->gshape->ndim, j->vshape).shape;
+            m.dt = (dtype_t)pa->prog->reg_dt[pa->prog->out];
+        } else {
+            m.shape = ins[0].shape;
+            m.dt = ins[0].dt;
+        }
+        rc = kern_red_map(&m, out, err, errlen);
+        break;
+    }
+    case JK_RED_COMBINE:
+    case JK_RED_FINAL: {
+        size_t per = kern_red_partial_bytes(pa->op, pa->in_dt, 1);
+        int64_t n_out = j->kind == JK_RED_FINAL ? shape_elems(j->ndim, j->shape)
+                                                : (int64_t)(job_nbytes(j) / per);
+        const void **parts = malloc(sizeof(void *) * (size_t)j->n_in);
+        if (!parts) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < j->n_in; k++)
+            parts[k] = ins[k].data;
+        if (j->kind == JK_RED_COMBINE) {
+            kern_red_combine(pa->op, pa->in_dt, n_out, j->n_in, (const void *const *)parts, out);
+        } else if (j->n_in == 1) {
+            kern_red_final(pa->op, pa->in_dt, n_out, pa->n_reduced, pa->ddof, parts[0], &o);
+        } else {
+            void *tmp = malloc(per * (size_t)(n_out ? n_out : 1));
+            if (!tmp) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+            } else {
+                kern_red_combine(pa->op, pa->in_dt, n_out, j->n_in, (const void *const *)parts,
+                                 tmp);
+                kern_red_final(pa->op, pa->in_dt, n_out, pa->n_reduced, pa->ddof, tmp, &o);
+                free(tmp);
+            }
+        }
+        free(parts);
+        break;
+    }
+    case JK_SCAN_LOCAL:
+        kern_scan_local(pa->op, &ins[0], pa->axis, &o);
+        break;
+    case JK_SCAN_CARRY:
+        if (j->n_in == 1)
+            kern_scan_carry(pa->op, NULL, &ins[0], pa->axis, &o);
+        else
+            kern_scan_carry(pa->op, &ins[0], &ins[1], pa->axis, &o);
+        break;
+    case JK_SCAN_APPLY:
+        kern_scan_apply(pa->op, &ins[0], &ins[1], pa->axis, &o);
+        break;
+    case JK_TENSORDOT:
+        for (int k = 0; k + 1 < j->n_in; k += 2)
+            kern_tensordot(&ins[k], &ins[k + 1], pa->td_n, pa->td_a, pa->td_b, k > 0, &o);
+        if (j->n_in == 0)
+            memset(out, 0, job_nbytes(j));
+        break;
+    case JK_MATMUL:
+        for (int k = 0; k + 1 < j->n_in; k += 2)
+            kern_matmul(&ins[k], &ins[k + 1], k > 0, &o);
+        if (j->n_in == 0)
+            memset(out, 0, job_nbytes(j));
+        break;
+    case JK_SYRK:
+        for (int k = 0; k < j->n_in; k++)
+            kern_syrk(&ins[k], k > 0, &o);
+        if (j->n_in == 0)
+            memset(out, 0, job_nbytes(j));
+        break;
+    }
+    for (int k = 0; k < j->n_in; k++)
+        free(owned[k]);
+done_alloc:
+    if (ins != ins_local)
+        free(ins);
+    if (owned != owned_local)
+        free(owned);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ the pool */
+
+typedef struct {
+    void *data;
+    size_t bytes;
+    atomic_int refs;
+} buf_t;
+
+struct exec_result {
+    int32_t n;
+    buf_t **out;
+    size_t peak;
+};
+
+typedef struct {
+    const tile_t *t;
+    const exec_opts_t *o;
+    int32_t *dep_off, *deps;  /* distinct sources of each job (CSR) */
+    int32_t *con_off, *cons;  /* consumers of each job (CSR) */
+    atomic_int *waiting;      /* sources not yet done */
+    atomic_int *uses;         /* consumers not yet done (+1 if kept) */
+    buf_t **out;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int32_t *ready;
+    int32_t n_ready;
+    int32_t n_left;           /* live jobs not finished */
+    int running;
+    int failed;
+    char *err;
+    size_t errlen;
+    _Atomic size_t held, peak;
+} pool_t;
+
+static const void *pool_get(void *ctx, int32_t j)
+{
+    pool_t *p = ctx;
+    return p->out[j]->data;
+}
+
+static void buf_release(pool_t *p, buf_t *b)
+{
+    if (atomic_fetch_sub(&b->refs, 1) == 1) {
+        atomic_fetch_sub(&p->held, b->bytes);
+        free(b->data);
+        free(b);
+    }
+}
+
+static void count_held(pool_t *p, size_t bytes)
+{
+    size_t now = atomic_fetch_add(&p->held, bytes) + bytes;
+    size_t pk = atomic_load(&p->peak);
+    while (now > pk && !atomic_compare_exchange_weak(&p->peak, &pk, now))
+        ;
+}
+
+static int run_one(pool_t *p, int32_t ji, char *err, size_t errlen)
+{
+    const tile_t *t = p->t;
+    const job_t *j = &t->jobs[ji];
+    if (j->kind == JK_ALIAS) {
+        buf_t *src = p->out[j->in[0].job];
+        atomic_fetch_add(&src->refs, 1);
+        p->out[ji] = src;
+        return 0;
+    }
+    buf_t *b = malloc(sizeof(buf_t));
+    size_t bytes = job_nbytes(j);
+    void *data = malloc(bytes ? bytes : 1);
+    if (!b || !data) {
+        free(b);
+        free(data);
+        snprintf(err, errlen, "out of memory: a chunk of %zu bytes", bytes);
+        return -1;
+    }
+    b->data = data;
+    b->bytes = bytes;
+    atomic_init(&b->refs, 1);
+    count_held(p, bytes);
+    int rc;
+    if (j->kind == JK_SOURCE)
+        rc = p->o->source ? p->o->source(p->o->source_ctx, t, ji, data, err, errlen) : -1;
+    else
+        rc = exec_job(t, ji, pool_get, p, data, err, errlen);
+    if (rc && j->kind == JK_SOURCE && !p->o->source)
+        snprintf(err, errlen, "internal: no source for session tensors");
+    p->out[ji] = b;
+    return rc;
+}
+
+static void *worker(void *arg)
+{
+    pool_t *p = arg;
+    char err[512];
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->n_ready == 0 && p->n_left > 0 && !p->failed)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->failed || p->n_left == 0)
+            break;
+        int32_t ji = p->ready[--p->n_ready];
+        pthread_mutex_unlock(&p->mu);
+
+        err[0] = 0;
+        int rc = run_one(p, ji, err, sizeof err);
+        const tile_t *t = p->t;
+        /* release the inputs this job was the last to need */
+        if (rc == 0) {
+            for (int32_t k = p->dep_off[ji]; k < p->dep_off[ji + 1]; k++) {
+                int32_t d = p->deps[k];
+                if (atomic_fetch_sub(&p->uses[d], 1) == 1) {
+                    buf_release(p, p->out[d]);
+                    p->out[d] = NULL;
+                }
+            }
+        }
+        pthread_mutex_lock(&p->mu);
+        if (rc) {
+            if (!p->failed) {
+                const graph_node_t *n = &t->g->nodes[t->jobs[ji].node];
+                snprintf(p->err, p->errlen, "node \"%s\" (%s): %s", n->key, op_name(n->op), err);
+            }
+            p->failed = 1;
+            pthread_cond_broadcast(&p->cv);
+            break;
+        }
+        p->n_left--;
+        for (int32_t k = p->con_off[ji]; k < p->con_off[ji + 1]; k++) {
+            int32_t c = p->cons[k];
+            if (atomic_fetch_sub(&p->waiting[c], 1) == 1)
+                p->ready[p->n_ready++] = c;
+        }
+        if (p->n_ready > 0 || p->n_left == 0)
+            pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* Distinct live sources of every live job, and the reverse edges. */
+static int build_edges(pool_t *p)
+{
+    const tile_t *t = p->t;
+    int32_t n = t->n_jobs;
+    int64_t ne = 0;
+    for (int32_t j = 0; j < n; j++) {
+        if (!t->live[j])
+            continue;
+        for (int k = 0; k < t->jobs[j].n_in; k++)
+            ne += t->jobs[j].in[k].job >= 0 ? 1 : t->jobs[j].in[k].n_pieces;
+    }
+    if (ne > INT32_MAX)
+        return -1;
+    p->dep_off = calloc((size_t)n + 1, sizeof(int32_t));
+    p->deps = malloc(sizeof(int32_t) * (size_t)(ne ? ne : 1));
+    p->con_off = calloc((size_t)n + 2, sizeof(int32_t));
+    int32_t *mark = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (!p->dep_off || !p->deps || !p->con_off || !mark) {
+        free(mark);
+        return -1;
+    }
+    for (int32_t j = 0; j < n; j++)
+        mark[j] = -1;
+    int32_t m = 0;
+    for (int32_t j = 0; j < n; j++) {
+        p->dep_off[j] = m;
+        if (!t->live[j])
+            continue;
+        const job_t *jb = &t->jobs[j];
+        for (int k = 0; k < jb->n_in; k++) {
+            const jin_t *in = &jb->in[k];
+            int32_t np = in->job >= 0 ? 1 : in->n_pieces;
+            for (int32_t q = 0; q < np; q++) {
+                int32_t s = in->job >= 0 ? in->job : in->pieces[q].src;
+                if (mark[s] != j) {
+                    mark[s] = j;
+                    p->deps[m++] = s;
+                    p->con_off[s + 1]++;
+                }
+            }
+        }
+    }
+    p->dep_off[n] = m;
+    free(mark);
+    for (int32_t j = 0; j < n; j++)
+        p->con_off[j + 1] += p->con_off[j];
+    p->cons = malloc(sizeof(int32_t) * (size_t)(m ? m : 1));
+    int32_t *fill = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (!p->cons || !fill) {
+        free(fill);
+        return -1;
+    }
+    memcpy(fill, p->con_off, sizeof(int32_t) * (size_t)n);
+    for (int32_t j = 0; j < n; j++)
+        for (int32_t k = p->dep_off[j]; k < p->dep_off[j + 1]; k++)
+            p->cons[fill[p->deps[k]]++] = j;
+    free(fill);
+    return 0;
+}
+
+int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *err,
+             size_t errlen)
+{
+    kern_init();
+    pool_t p = {.t = t, .o = o, .err = err, .errlen = errlen};
+    int32_t n = t->n_jobs;
+    int rc = -1;
+    exec_result_t *r = calloc(1, sizeof(exec_result_t));
+    p.out = calloc((size_t)n + 1, sizeof(buf_t *));
+    p.waiting = calloc((size_t)n + 1, sizeof(atomic_int));
+    p.uses = calloc((size_t)n + 1, sizeof(atomic_int));
+    p.ready = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    if (!r || !p.out || !p.waiting || !p.uses || !p.ready || build_edges(&p)) {
+        snprintf(err, errlen, "out of memory preparing %d jobs", n);
+        goto cleanup;
+    }
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    for (int32_t j = 0; j < n; j++) {
+        if (!t->live[j])
+            continue;
+        p.n_left++;
+        atomic_init(&p.waiting[j], p.dep_off[j + 1] - p.dep_off[j]);
+        atomic_init(&p.uses[j], (p.con_off[j + 1] - p.con_off[j]) + (t->jobs[j].keep ? 1 : 0));
+    }
+    /* ready jobs pushed in reverse so that the stack runs them in order */
+    for (int32_t j = n - 1; j >= 0; j--)
+        if (t->live[j] && p.dep_off[j + 1] == p.dep_off[j])
+            p.ready[p.n_ready++] = j;
+    int nt = o && o->threads > 0 ? o->threads : 1;
+    pthread_t *th = malloc(sizeof(pthread_t) * (size_t)nt);
+    int started = 0;
+    for (int i = 1; th && i < nt; i++)
+        if (pthread_create(&th[started], NULL, worker, &p) == 0)
+            started++;
+    worker(&p);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.cv);
+    if (!p.failed)
+        rc = 0;
+cleanup:
+    if (r) {
+        r->n = n;
+        r->out = p.out;
+        r->peak = atomic_load(&p.peak);
+        /* drop everything but kept chunks; after a failure, everything */
+        for (int32_t j = 0; p.out && j < n; j++) {
+            if (!p.out[j])
+                continue;
+            if (rc == 0 && t->jobs[j].keep && atomic_load(&p.uses[j]) >= 1) {
+                continue;
+            }
+            if (rc != 0) {
+                /* one reference per job slot still holding it */
+                buf_release(&p, p.out[j]);
+                p.out[j] = NULL;
+            }
+        }
+    }
+    free(p.dep_off);
+    free(p.deps);
+    free(p.con_off);
+    free(p.cons);
+    free(p.waiting);
+    free(p.uses);
+    free(p.ready);
+    if (rc == 0) {
+        *out = r;
+    } else {
+        if (r) {
+            free(r->out);
+            free(r);
+        }
+        *out = NULL;
+    }
+    return rc;
+}
+
+const void *exec_result_chunk(const exec_result_t *r, int32_t j)
+{
+    return r->out[j] ? r->out[j]->data : NULL;
+}
+
+size_t exec_result_peak_bytes(const exec_result_t *r) { return r->peak; }
+
+void exec_result_free(exec_result_t *r)
+{
+    if (!r)
+        return;
+    for (int32_t j = 0; j < r->n; j++) {
+        buf_t *b = r->out[j];
+        if (b && atomic_fetch_sub(&b->refs, 1) == 1) {
+            free(b->data);
+            free(b);
+        }
+    }
+    free(r->out);
+    free(r);
+}

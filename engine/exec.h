@@ -1,0 +1,37 @@
+/* exec.h: runs a chunk graph in this process on a thread pool, releasing
+ * each intermediate chunk as soon as its last consumer has run. Also runs
+ * one job at a time for callers that hold the inputs themselves (workers). */
+#ifndef MARS_EXEC_H
+#define MARS_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tile.h"
+
+typedef struct {
+    int threads; /* >= 1 */
+    /* Supplies the bytes of a JK_SOURCE chunk (session tensors); NULL when
+     * the graph has none. Returns 0, or -1 with a message. */
+    int (*source)(void *ctx, const tile_t *t, int32_t job, void *dst, char *err, size_t errlen);
+    void *source_ctx;
+} exec_opts_t;
+
+typedef struct exec_result exec_result_t;
+
+/* Runs every live job of t. On success returns 0 and *out holds the kept
+ * chunks (exec_result_free). On failure returns -1 with the first error. */
+int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *err,
+             size_t errlen);
+/* The data of kept job j (a chunk of a fetched tensor), owned by r. */
+const void *exec_result_chunk(const exec_result_t *r, int32_t j);
+void exec_result_free(exec_result_t *r);
+/* Peak bytes of chunk data held at once during the run. */
+size_t exec_result_peak_bytes(const exec_result_t *r);
+
+/* Runs job ji alone: get(ctx, k) returns the output bytes of job k for every
+ * job ji reads; out has job_nbytes(ji) bytes. JK_SOURCE jobs cannot run here. */
+int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t job), void *ctx,
+             void *out, char *err, size_t errlen);
+
+#endif

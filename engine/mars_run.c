@@ -1,0 +1,384 @@
+/* mars-run: runs one graph document in this process (shared/spec/cluster.md).
+ *
+ *   mars-run GRAPH.json|- -o DIR [--threads N] [--data-dir DIR] [limits]
+ *
+ * Exit 0 on success; 2 with one line on stderr for a rejected document or
+ * command line; 1 for a failure while running. Each fetched tensor goes to
+ * DIR/KEY.npy, written to a temporary name and renamed into place, so an
+ * existing file is only replaced by a complete one. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "graph.h"
+#include "npy.h"
+#include "tile.h"
+
+static const char usage[] =
+    "usage: mars-run GRAPH.json|- -o DIR [options]\n"
+    "Runs a graph document (docs/graph-format.md) on a thread pool in this process\n"
+    "and writes each fetched tensor to DIR/KEY.npy.\n"
+    "\n"
+    "  -o, --output DIR       where the .npy files go (created if missing)\n"
+    "  --threads N            worker threads (default: all cores)\n"
+    "  --data-dir DIR         where dataframe.read_csv paths resolve (default: .)\n"
+    "  --chunk-bytes SIZE     chunk size chosen when a document gives none (default 16m)\n"
+    "  --max-elements N       largest element count of one tensor\n"
+    "  --max-bytes SIZE       largest byte size of one tensor\n"
+    "  --max-chunks N         most chunks of one tensor\n"
+    "  --max-total-chunks N   most chunk jobs of one graph\n"
+    "  --max-document SIZE    largest document in bytes\n"
+    "  --stats                print job count, threads and peak chunk memory on stderr\n"
+    "  -h, --help             this text\n"
+    "SIZE: bytes with an optional k, m, g or t suffix.\n"
+    "Exit status: 0 success, 2 rejected document or command line, 1 failure while running.\n";
+
+static int die2(const char *fmt, const char *a)
+{
+    fprintf(stderr, "mars-run: ");
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    return 2;
+}
+
+/* Parses a non-negative SIZE (k/m/g/t suffixes, powers of 1024). */
+static int parse_size(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || v < 0)
+        return -1;
+    int shift = 0;
+    if (*end) {
+        switch (*end) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        case 't': case 'T': shift = 40; break;
+        default: return -1;
+        }
+        if (end[1] && !((end[1] == 'b' || end[1] == 'B') && !end[2]))
+            return -1;
+    }
+    if (v > (INT64_MAX >> shift))
+        return -1;
+    *out = (int64_t)v << shift;
+    return 0;
+}
+
+/* Reads the whole document, refusing one over max bytes before reading it all. */
+static char *read_doc(const char *path, int64_t max, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            if ((int64_t)cap > max) {
+                snprintf(err, errlen, "document: larger than the limit of %lld bytes",
+                         (long long)max);
+                goto fail;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb)
+                break;
+            buf = nb;
+            cap *= 2;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) {
+            if (ferror(f)) {
+                snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+                goto fail;
+            }
+            break;
+        }
+    }
+    if (!buf) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        goto fail;
+    }
+    if ((int64_t)n > max) {
+        snprintf(err, errlen, "document: larger than the limit of %lld bytes", (long long)max);
+        goto fail;
+    }
+    if (f != stdin)
+        fclose(f);
+    *len = n;
+    return buf;
+fail:
+    free(buf);
+    if (f != stdin)
+        fclose(f);
+    return NULL;
+}
+
+static int mkdir_p(const char *dir)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
+        return -1;
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(tmp, 0777) && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    }
+    if (mkdir(tmp, 0777) && errno != EEXIST)
+        return -1;
+    struct stat st;
+    return stat(tmp, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+}
+
+/* Writes tensor `node` to path: its chunks assembled slab by slab (all the
+ * chunks of one chunk-row along axis 0), so that only one slab is copied at
+ * a time. */
+static int write_tensor(const tile_t *t, const exec_result_t *r, int node, const char *path,
+                        char *err, size_t errlen)
+{
+    const tgrid_t *G = t->grid[node];
+    npy_writer_t w;
+    if (npy_writer_open(&w, path, G->dt, &G->shape, err, errlen))
+        return -1;
+    int nd = G->shape.ndim;
+    size_t es = dt_size(G->dt);
+    if (nd == 0 || shape_size(&G->shape) == 0) {
+        if (nd == 0 && npy_writer_write(&w, exec_result_chunk(r, G->job[0]), es, err, errlen))
+            goto fail;
+        return npy_writer_close(&w, err, errlen);
+    }
+    int64_t per_slab = G->total / G->nchunks[0];
+    int64_t row = 1; /* elements of one row along axis 0 */
+    for (int d = 1; d < nd; d++)
+        row *= G->shape.d[d];
+    int64_t maxrows = 0;
+    for (int64_t k = 0; k < G->nchunks[0]; k++)
+        if (G->bounds[0][k + 1] - G->bounds[0][k] > maxrows)
+            maxrows = G->bounds[0][k + 1] - G->bounds[0][k];
+    char *slab = per_slab > 1 ? malloc((size_t)(maxrows * row) * es + 1) : NULL;
+    if (per_slab > 1 && !slab) {
+        snprintf(err, errlen, "out of memory writing %.200s", path);
+        goto fail;
+    }
+    int64_t sst[MR_MAXDIM];
+    for (int64_t k0 = 0; k0 < G->nchunks[0]; k0++) {
+        int64_t rows = G->bounds[0][k0 + 1] - G->bounds[0][k0];
+        if (per_slab == 1) {
+            const void *d = exec_result_chunk(r, G->job[k0]);
+            if (npy_writer_write(&w, d, (size_t)(rows * row) * es, err, errlen))
+                goto fail_slab;
+            continue;
+        }
+        /* slab strides: (rows, shape[1], ..., shape[nd-1]) in C order */
+        int64_t s = 1;
+        for (int d = nd - 1; d >= 0; d--) {
+            sst[d] = s;
+            s *= d == 0 ? rows : G->shape.d[d];
+        }
+        for (int64_t q = 0; q < per_slab; q++) {
+            int64_t li = k0 * per_slab + q, co[MR_MAXDIM], rem = li;
+            for (int d = nd - 1; d >= 0; d--) {
+                co[d] = rem % G->nchunks[d];
+                rem /= G->nchunks[d];
+            }
+            int64_t cnt[MR_MAXDIM], cst[MR_MAXDIM], dst[MR_MAXDIM], off = 0, cs = 1;
+            for (int d = nd - 1; d >= 0; d--) {
+                cnt[d] = G->bounds[d][co[d] + 1] - G->bounds[d][co[d]];
+                cst[d] = cs;
+                cs *= cnt[d];
+                dst[d] = sst[d];
+                if (d > 0)
+                    off += G->bounds[d][co[d]] * sst[d];
+            }
+            if (cs == 0)
+                continue;
+            piece_t p = {.src = 0, .ndim = nd, .count = cnt, .src_stride = cst,
+                         .dst_stride = dst, .src_off = 0, .dst_off = off};
+            jin_t in = {.job = -1, .n_pieces = 1, .pieces = &p, .ndim = nd, .dt = G->dt};
+            const void *src = exec_result_chunk(r, G->job[li]);
+            tile_gather(&in, &src, slab);
+        }
+        if (npy_writer_write(&w, slab, (size_t)(rows * row) * es, err, errlen))
+            goto fail_slab;
+    }
+    free(slab);
+    return npy_writer_close(&w, err, errlen);
+fail_slab:
+    free(slab);
+fail:
+    npy_writer_close(&w, NULL, 0);
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    enum { O_THREADS = 256, O_DATA, O_CHUNK, O_MAXEL, O_MAXB, O_MAXCH, O_MAXTOT, O_MAXDOC, O_STATS };
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'},
+        {"threads", required_argument, 0, O_THREADS},
+        {"data-dir", required_argument, 0, O_DATA},
+        {"chunk-bytes", required_argument, 0, O_CHUNK},
+        {"max-elements", required_argument, 0, O_MAXEL},
+        {"max-bytes", required_argument, 0, O_MAXB},
+        {"max-chunks", required_argument, 0, O_MAXCH},
+        {"max-total-chunks", required_argument, 0, O_MAXTOT},
+        {"max-document", required_argument, 0, O_MAXDOC},
+        {"stats", no_argument, 0, O_STATS},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    graph_limits_t lim;
+    graph_limits_default(&lim);
+    tile_opts_t topts;
+    tile_opts_default(&topts);
+    const char *outdir = NULL;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = ncpu > 0 ? (int)ncpu : 1;
+    bool stats = false;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+        int64_t v;
+        switch (c) {
+        case 'o':
+            outdir = optarg;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        case O_THREADS:
+            if (parse_size(optarg, &v) || v < 1 || v > 1024)
+                return die2("--threads wants an integer from 1 to 1024, not '%s'", optarg);
+            threads = (int)v;
+            break;
+        case O_DATA: {
+            struct stat st;
+            if (stat(optarg, &st) || !S_ISDIR(st.st_mode))
+                return die2("--data-dir '%s' is not a directory", optarg);
+            break;
+        }
+        case O_CHUNK:
+            if (parse_size(optarg, &v) || v < 1)
+                return die2("--chunk-bytes wants a positive SIZE, not '%s'", optarg);
+            topts.target_chunk_bytes = v;
+            break;
+        case O_MAXEL:
+        case O_MAXB:
+        case O_MAXCH:
+        case O_MAXTOT:
+        case O_MAXDOC:
+            if (parse_size(optarg, &v) || v < 1)
+                return die2("limits want a positive number, not '%s'", optarg);
+            if (c == O_MAXEL)
+                lim.max_elements = v;
+            else if (c == O_MAXB)
+                lim.max_bytes = v;
+            else if (c == O_MAXCH)
+                lim.max_chunks = v;
+            else if (c == O_MAXTOT)
+                lim.max_total_chunks = v;
+            else
+                lim.max_document_bytes = v;
+            break;
+        case O_STATS:
+            stats = true;
+            break;
+        default:
+            if (optopt)
+                return die2("unknown or incomplete option -%c (see --help)",
+                            (char[]){(char)optopt, 0});
+            return die2("unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return die2("%s", "expects one GRAPH.json (or -) and -o DIR (see --help)");
+    if (!outdir)
+        return die2("%s", "-o DIR is required (see --help)");
+    const char *path = argv[optind];
+
+    char err[1024];
+    size_t len;
+    char *doc = read_doc(path, lim.max_document_bytes, &len, err, sizeof err);
+    if (!doc)
+        return die2("%s", err);
+    graph_t *g = NULL;
+    if (graph_parse(doc, len, &lim, NULL, &g, err, sizeof err)) {
+        free(doc);
+        return die2("%s", err);
+    }
+    free(doc);
+    tile_t *t = NULL;
+    if (tile_build(g, &lim, &topts, &t, err, sizeof err)) {
+        graph_free(g);
+        return die2("%s", err);
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node_t *n = &g->nodes[i];
+        if (op_kind(n->op) == OPK_RANDOM && !n->has_seed)
+            fprintf(stderr, "mars-run: node \"%s\" (%s): drew seed %llu\n", n->key,
+                    op_name(n->op), (unsigned long long)n->seed);
+    }
+    int rc = 0;
+    exec_result_t *res = NULL;
+    exec_opts_t eo = {.threads = threads};
+    if (exec_run(t, &eo, &res, err, sizeof err)) {
+        fprintf(stderr, "mars-run: %s\n", err);
+        rc = 1;
+        goto done;
+    }
+    if (stats) {
+        int64_t live = 0;
+        for (int32_t j = 0; j < t->n_jobs; j++)
+            live += t->live[j];
+        fprintf(stderr, "mars-run: %d jobs (%lld run), %d threads, peak chunk memory %zu bytes\n",
+                t->n_jobs, (long long)live, threads, exec_result_peak_bytes(res));
+    }
+    if (mkdir_p(outdir)) {
+        fprintf(stderr, "mars-run: cannot create output directory %s: %s\n", outdir,
+                strerror(errno));
+        rc = 1;
+        goto done;
+    }
+    for (int k = 0; k < g->n_fetch; k++) {
+        const graph_node_t *n = &g->nodes[g->fetch[k]];
+        char tmp[PATH_MAX], fin[PATH_MAX];
+        if (snprintf(fin, sizeof fin, "%s/%s.npy", outdir, n->key) >= (int)sizeof fin ||
+            snprintf(tmp, sizeof tmp, "%s/.%s.npy.tmp%d", outdir, n->key, (int)getpid()) >=
+                (int)sizeof tmp) {
+            fprintf(stderr, "mars-run: output path too long for node \"%s\"\n", n->key);
+            rc = 1;
+            goto done;
+        }
+        if (write_tensor(t, res, g->fetch[k], tmp, err, sizeof err)) {
+            fprintf(stderr, "mars-run: writing %s: %s\n", fin, err);
+            unlink(tmp);
+            rc = 1;
+            goto done;
+        }
+        if (rename(tmp, fin)) {
+            fprintf(stderr, "mars-run: cannot rename %s to %s: %s\n", tmp, fin, strerror(errno));
+            unlink(tmp);
+            rc = 1;
+            goto done;
+        }
+    }
+done:
+    exec_result_free(res);
+    tile_free(t);
+    graph_free(g);
+    return rc;
+}

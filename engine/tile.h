@@ -1,0 +1,133 @@
+/* tile.h: a validated graph turned into a chunk graph.
+ *
+ * Every tensor of the graph gets a chunk grid (per-axis chunk boundaries and
+ * the job producing each chunk). Jobs are the unit of execution: each reads
+ * the outputs of earlier jobs and produces one chunk. A job's input is either
+ * another job's whole output, or an array assembled from pieces of several
+ * outputs (strided copies: rechunking, slicing, transposing, reshaping and
+ * concatenating all reduce to those). Element-wise chains fuse into one
+ * program per chunk; reductions become map, combine and final jobs; matrix
+ * products become block products summed over the contracted chunks.
+ *
+ * Jobs are created in dependency order: a job only reads jobs with smaller
+ * indexes. All memory of a tile_t lives in its arena, freed by tile_free. */
+#ifndef MARS_TILE_H
+#define MARS_TILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+#include "kern/kern.h"
+
+typedef enum {
+    JK_CREATE,      /* kern_create over the node's region at off */
+    JK_RANDOM,      /* kern_random */
+    JK_SOURCE,      /* a chunk that exists already (a session tensor's); supplied by the caller */
+    JK_EW,          /* kern_ew_eval of the node's program */
+    JK_GATHER,      /* input 0 assembled from pieces is the output */
+    JK_ALIAS,       /* the output is input 0's buffer, same bytes, another shape */
+    JK_RED_MAP,     /* kern_red_map: a partial result (bytes) */
+    JK_RED_COMBINE, /* kern_red_combine of the inputs' partials */
+    JK_RED_FINAL,   /* combine of the inputs' partials, then kern_red_final */
+    JK_SCAN_LOCAL,
+    JK_SCAN_CARRY,  /* inputs: [prev_local] or [prev_carry, prev_local] */
+    JK_SCAN_APPLY,  /* inputs: [local, carry] */
+    JK_TENSORDOT,   /* inputs: pairs (a_k, b_k); out = sum_k tensordot(a_k, b_k) */
+    JK_MATMUL,      /* inputs: pairs (a_k, b_k); out = sum_k matmul(a_k, b_k) */
+    JK_SYRK,        /* inputs: a_k; out = sum_k a_k a_kᵀ */
+} job_kind_t;
+
+/* A strided copy of a box out of a source chunk into the assembled array:
+ * element (i_0..i_{n-1}), 0 <= i_d < count[d], is read at element
+ * src_off + sum_d i_d*src_stride[d] of the source chunk and written at
+ * element dst_off + sum_d i_d*dst_stride[d] (strides in elements, may be
+ * negative for reversed slices). */
+typedef struct {
+    int32_t src; /* job index */
+    int32_t ndim;
+    int64_t *count, *src_stride, *dst_stride;
+    int64_t src_off, dst_off;
+} piece_t;
+
+typedef struct {
+    int32_t job;     /* >= 0: that job's whole output as is; -1: assembled */
+    int32_t n_pieces;
+    piece_t *pieces;
+    int ndim;        /* the array the kernel sees */
+    int64_t *shape;
+    dtype_t dt;
+} jin_t;
+
+/* Kind-specific parameters, shared by the jobs of one node. */
+typedef struct {
+    op_t op;
+    ew_prog_t *prog;  /* JK_EW; JK_RED_MAP when fused (else NULL) */
+    uint32_t axes;    /* reductions: reduced axes of the map's input */
+    dtype_t in_dt;    /* reductions: dtype of the values reduced */
+    int64_t n_reduced;
+    int64_t ddof;
+    const shape_t *gshape; /* argmin/argmax: the whole input's shape */
+    int axis;         /* scans */
+    int td_n;         /* tensordot */
+    int td_a[MR_MAXDIM], td_b[MR_MAXDIM];
+} jparam_t;
+
+typedef struct {
+    uint8_t kind;     /* job_kind_t */
+    uint8_t dt;       /* output dtype (partials: DT_BOOL, shape = [nbytes]) */
+    int8_t ndim;
+    bool keep;        /* a chunk of a fetched tensor: kept after its consumers ran */
+    int32_t node;     /* the graph node it serves */
+    int64_t *shape;   /* output chunk shape */
+    int64_t *off;     /* global offset of the chunk in its tensor (creation, random, arg maps) */
+    int64_t *vshape;  /* JK_RED_MAP with a program: the shape of the values reduced */
+    int32_t n_in;
+    jin_t *in;
+    const jparam_t *param;
+    int64_t source_index; /* JK_SOURCE: the chunk's index in the session tensor's grid */
+} job_t;
+
+/* A chunked tensor: bounds[d] has nchunks[d]+1 offsets (0 ... shape.d[d]);
+ * an axis of size 0 has one empty chunk. job[] maps the chunk at grid
+ * position (C order over nchunks) to the job producing it. */
+typedef struct {
+    shape_t shape;
+    dtype_t dt;
+    int64_t nchunks[MR_MAXDIM];
+    int64_t *bounds[MR_MAXDIM];
+    int64_t total;
+    int32_t *job;
+} tgrid_t;
+
+typedef struct tile tile_t;
+struct tile {
+    const graph_t *g;
+    int32_t n_jobs, cap_jobs;
+    job_t *jobs;
+    tgrid_t **grid;   /* per graph node; NULL for nodes fused into their consumer */
+    struct arena *arena;
+    uint8_t *live;    /* per job: needed for a kept chunk (others never run) */
+};
+
+typedef struct {
+    int64_t target_chunk_bytes; /* default chunk size when a document gives none */
+    bool keep_all;    /* keep every node's chunks (cluster sessions), not only fetched ones */
+} tile_opts_t;
+
+void tile_opts_default(tile_opts_t *o);
+
+/* Tiles a validated graph. Returns 0, or -1 with a message naming the node
+ * (chunk counts over lim's quotas). The graph must outlive the tile. */
+int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *opts,
+               tile_t **out, char *err, size_t errlen);
+void tile_free(tile_t *t);
+
+/* Bytes of a job's output. */
+size_t job_nbytes(const job_t *j);
+
+/* Copies pieces into dst (an array of the input's shape and dtype). */
+void tile_gather(const jin_t *in, const void *const *srcs_by_piece, void *dst);
+
+#endif
