@@ -251,7 +251,7 @@ int main(int argc, char **argv)
     bool stats = false;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         int64_t v;
         switch (c) {
         case 'o':

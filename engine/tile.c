@@ -616,26 +616,17 @@ static int emit_node(tctx_t *c, pbuild_t *b, int node)
         if (reg[i] < 0)
             return -1;
     }
-    /* operands that take part in promotion */
-    dtype_t arr[4];
-    scalar_t sc[4];
-    int na = 0, ns = 0, first = n->op == OP_WHERE ? 1 : 0;
-    for (int i = first; i < n->n_in; i++) {
-        if (n->in[i].node < 0)
-            sc[ns++] = n->in[i].sc;
-        else
-            arr[na++] = (dtype_t)b->p->reg_dt[reg[i]];
-    }
-    if (n->op == OP_CLIP) {
-        if (n->has_a_min)
-            sc[ns++] = n->a_min;
-        if (n->has_a_max)
-            sc[ns++] = n->a_max;
+    dtype_t in_dt[3] = {DT_BOOL, DT_BOOL, DT_BOOL};
+    int in_nd[3] = {0, 0, 0};
+    for (int i = 0; i < n->n_in && i < 3; i++) {
+        if (n->in[i].node >= 0) {
+            in_dt[i] = (dtype_t)b->p->reg_dt[reg[i]];
+            in_nd[i] = c->g->nodes[n->in[i].node].oshape.ndim;
+        }
     }
     ew_types_t ty;
     char e[256];
-    if (ew_resolve(n->op, na, arr, ns, sc, n->has_dtype ? n->dtype : DT_FLOAT64, &ty, e,
-                   sizeof e))
+    if (ew_node_types(n, in_dt, in_nd, &ty, e, sizeof e))
         return fail(c, "%s", e);
     if (b->p->n_regs > EW_MAX_REGS - 8 || b->p->n_ins > EW_MAX_INS - 6)
         return fail(c, "internal: fused program too large");
@@ -1355,8 +1346,10 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
     }
     jparam_t *pa = param_new(c, op);
     pa->td_n = nc;
-    memcpy(pa->td_a, ca, sizeof(int) * (size_t)nc);
-    memcpy(pa->td_b, cb, sizeof(int) * (size_t)nc);
+    for (int i = 0; i < nc; i++) {
+        pa->td_a[i] = ca[i];
+        pa->td_b[i] = cb[i];
+    }
     int fa[MR_MAXDIM], fb[MR_MAXDIM], nfa = 0, nfb = 0;
     for (int d = 0; d < A->shape.ndim; d++) {
         bool con = false;
@@ -1717,10 +1710,16 @@ static tgrid_t *tile_shape_op(tctx_t *c, int node)
             fail(c, "out of memory while tiling");
             return NULL;
         }
-        int axis = n->axis[0];
+        /* concatenate with axis null joins the flattened inputs */
+        bool flat = n->op == OP_CONCATENATE && n->axis_all;
+        int axis = flat ? 0 : n->axis[0];
         tgrid_t *R = NULL;
         for (int k = 0; k < n->n_in; k++) {
             const tgrid_t *X = grid_astype(c, c->t->grid[n->in[k].node], n->odtype);
+            if (X && flat) {
+                shape_t s = {.ndim = 1, .d = {shape_size(&X->shape)}};
+                X = grid_reshape(c, X, &s);
+            }
             if (X && n->op == OP_STACK) {
                 shape_t s = {.ndim = X->shape.ndim + 1};
                 for (int d = 0, e = 0; d < s.ndim; d++)

@@ -86,3 +86,44 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
         return 0;
     }
 }
+
+static int dt_kind(dtype_t t) { return t == DT_BOOL ? 0 : dt_is_int(t) ? 1 : 2; }
+static int sc_kind(scalar_t s) { return s.kind == SC_BOOL ? 0 : s.kind == SC_INT ? 1 : 2; }
+
+int ew_node_types(const graph_node_t *n, const dtype_t *in_dt, const int *in_ndim,
+                  ew_types_t *t, char *err, size_t errlen)
+{
+    /* at most 3 operands and 2 clip bounds */
+    dtype_t arr[8];
+    scalar_t sc[8];
+    int na = 0, ns = 0, max_arr_kind = -1, max_sc_kind = -1;
+    /* where's condition is read as bool and takes no part in promotion */
+    for (int j = n->op == OP_WHERE ? 1 : 0; j < n->n_in && j < 3; j++) {
+        if (n->in[j].node >= 0) {
+            int k = dt_kind(in_dt[j]);
+            if (in_ndim[j] == 0)
+                max_sc_kind = k > max_sc_kind ? k : max_sc_kind;
+            else
+                max_arr_kind = k > max_arr_kind ? k : max_arr_kind;
+            arr[na++] = in_dt[j];
+        } else {
+            sc[ns++] = n->in[j].sc;
+        }
+    }
+    if (n->op == OP_CLIP) {
+        if (n->has_a_min)
+            sc[ns++] = n->a_min;
+        if (n->has_a_max)
+            sc[ns++] = n->a_max;
+    }
+    for (int j = 0; j < ns; j++)
+        max_sc_kind = sc_kind(sc[j]) > max_sc_kind ? sc_kind(sc[j]) : max_sc_kind;
+    if (!(max_arr_kind >= 0 && max_arr_kind >= max_sc_kind)) {
+        /* Python scalars as their default dtypes */
+        for (int j = 0; j < ns; j++)
+            arr[na++] = sc_default_dtype(sc[j]);
+        ns = 0;
+    }
+    return ew_resolve(n->op, na, arr, ns, sc, n->has_dtype ? n->dtype : DT_FLOAT64, t, err,
+                      errlen);
+}

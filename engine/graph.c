@@ -1,0 +1,1361 @@
+/* graph.c: graph documents parsed and checked (graph.h). The checks run in
+ * passes over the whole document, so that which error is reported first does
+ * not depend on anything but the document:
+ *   1. the document's fields; then per node, in document order, its key, op,
+ *      fields and every parameter whose check needs no input shape;
+ *   2. inputs resolved to nodes of the document or tensors of the session;
+ *   3. fetch;
+ *   4. a stable topological sort (cycles rejected);
+ *   5. shape and dtype inference in that order (graph_infer.c), each output
+ *      checked against the limits. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <jansson.h>
+
+#include "graph.h"
+#include "graph_internal.h"
+
+void graph_limits_default(graph_limits_t *lim)
+{
+    /* 64 MiB of JSON holds an `array` node of max_array_elements values
+     * written out in full, plus the rest of a large graph. */
+    lim->max_document_bytes = 64LL << 20;
+    /* A graph node takes ~3.3 KB parsed (graph_node_t), so 100k nodes cost
+     * ~330 MB; real programs have hundreds to thousands. */
+    lim->max_nodes = 100000;
+    /* 2^42 elements (4.4e12): 32 TiB of float64, beyond any cluster this
+     * engine targets, yet far from int64 overflow in index arithmetic. */
+    lim->max_elements = 1LL << 42;
+    /* 2^45 bytes (32 TiB) per tensor: the same bound in bytes. */
+    lim->max_bytes = 1LL << 45;
+    /* 4M chunks per tensor: the tiler keeps ~100 bytes of metadata per chunk,
+     * so one tensor's chunk table stays under ~400 MB. */
+    lim->max_chunks = 4000000;
+    /* 8M chunks per graph: the scheduler's queue and metadata for a whole
+     * task stay under ~1 GB. */
+    lim->max_total_chunks = 8000000;
+    /* 10M inline values (80 MB as float64): larger inputs belong in a file or
+     * a session tensor, not in a JSON document that jansson holds as a tree
+     * of ~40 bytes per value. */
+    lim->max_array_elements = 10000000;
+}
+
+/* ---------------------------------------------------------------------------
+ * Errors */
+
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = ' ';
+}
+
+int graph_fail(char *err, size_t errlen, const graph_node_t *n, const char *fmt, ...)
+{
+    if (!err || errlen == 0) return -1;
+    int o = 0;
+    if (n) o = snprintf(err, errlen, "node \"%s\" (%s): ", n->key, op_name(n->op));
+    if (o >= 0 && (size_t)o < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + o, errlen - (size_t)o, fmt, ap);
+        va_end(ap);
+    }
+    sanitize(err);
+    return -1;
+}
+
+/* A document's string shown in a message: quotes, backslashes and bytes
+ * outside printable ASCII escaped, cut at 48 characters so that one bad
+ * field cannot fill the message. */
+#define ESC_LEN 256
+static const char *esc(const char *s, char buf[ESC_LEN])
+{
+    size_t o = 0;
+    int shown = 0;
+    for (; *s; s++, shown++) {
+        if (shown == 48) {
+            memcpy(buf + o, "...", 3);
+            o += 3;
+            break;
+        }
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            buf[o++] = '\\';
+            buf[o++] = (char)ch;
+        } else if (ch < 0x20 || ch >= 0x7f) {
+            o += (size_t)snprintf(buf + o, ESC_LEN - o, "\\x%02x", ch);
+        } else {
+            buf[o++] = (char)ch;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* ---------------------------------------------------------------------------
+ * Parsing state */
+
+typedef struct {
+    const graph_limits_t *lim;
+    const graph_session_t *sess;
+    char *err;
+    size_t errlen;
+    graph_t *g;
+    graph_raw_t *raw; /* parallel to g->nodes */
+    int cap;          /* allocated entries of g->nodes and raw */
+    int n_doc;        /* nodes of the document; session tensors follow */
+    json_t *keys;     /* key -> node index (json integer): a hash table */
+} pctx_t;
+
+static bool key_valid(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > GRAPH_KEY_MAX) return false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '.' || ch == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* Room for one more node (a session tensor); pointers into g->nodes must
+ * not be held across this call. */
+static int grow(pctx_t *c)
+{
+    graph_t *g = c->g;
+    if (g->n_nodes < c->cap) return 0;
+    int ncap = c->cap * 2;
+    graph_node_t *nn = realloc(g->nodes, (size_t)ncap * sizeof *nn);
+    if (!nn) return graph_fail(c->err, c->errlen, NULL, "document: out of memory");
+    g->nodes = nn;
+    graph_raw_t *nr = realloc(c->raw, (size_t)ncap * sizeof *nr);
+    if (!nr) return graph_fail(c->err, c->errlen, NULL, "document: out of memory");
+    c->raw = nr;
+    memset(g->nodes + c->cap, 0, (size_t)(ncap - c->cap) * sizeof *nn);
+    memset(c->raw + c->cap, 0, (size_t)(ncap - c->cap) * sizeof *nr);
+    c->cap = ncap;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Fields and parameters */
+
+enum {
+    F_INPUTS,
+    F_SHAPE,
+    F_DTYPE,
+    F_CHUNK,
+    F_FILL,
+    F_START,
+    F_STOP,
+    F_STEP,
+    F_NUM,
+    F_ENDPOINT,
+    F_N,
+    F_M,
+    F_K,
+    F_DATA,
+    F_SEED,
+    F_LOW,
+    F_HIGH,
+    F_LOC,
+    F_SCALE,
+    F_AMIN,
+    F_AMAX,
+    F_AXIS,
+    F_KEEPDIMS,
+    F_DDOF,
+    F_AXES,
+    F_NEWSHAPE,
+    F_INDEX,
+    F_COUNT
+};
+
+static const char *const field_names[F_COUNT] = {
+    [F_INPUTS] = "inputs",
+    [F_SHAPE] = "shape",
+    [F_DTYPE] = "dtype",
+    [F_CHUNK] = "chunk_size",
+    [F_FILL] = "fill_value",
+    [F_START] = "start",
+    [F_STOP] = "stop",
+    [F_STEP] = "step",
+    [F_NUM] = "num",
+    [F_ENDPOINT] = "endpoint",
+    [F_N] = "N",
+    [F_M] = "M",
+    [F_K] = "k",
+    [F_DATA] = "data",
+    [F_SEED] = "seed",
+    [F_LOW] = "low",
+    [F_HIGH] = "high",
+    [F_LOC] = "loc",
+    [F_SCALE] = "scale",
+    [F_AMIN] = "a_min",
+    [F_AMAX] = "a_max",
+    [F_AXIS] = "axis",
+    [F_KEEPDIMS] = "keepdims",
+    [F_DDOF] = "ddof",
+    [F_AXES] = "axes",
+    [F_NEWSHAPE] = "newshape",
+    [F_INDEX] = "index",
+};
+
+#define B(f) (1u << (f))
+
+/* The fields each op takes besides key and op (`inputs` is known to every
+ * op; its arity is checked apart). */
+static uint32_t op_fields(op_t op)
+{
+    const uint32_t rnd = B(F_SHAPE) | B(F_SEED) | B(F_CHUNK);
+    switch (op) {
+    case OP_ONES:
+    case OP_ZEROS:
+        return B(F_SHAPE) | B(F_DTYPE) | B(F_CHUNK);
+    case OP_FULL:
+        return B(F_SHAPE) | B(F_FILL) | B(F_DTYPE) | B(F_CHUNK);
+    case OP_ARANGE:
+        return B(F_START) | B(F_STOP) | B(F_STEP) | B(F_DTYPE) | B(F_CHUNK);
+    case OP_LINSPACE:
+        return B(F_START) | B(F_STOP) | B(F_NUM) | B(F_ENDPOINT) | B(F_CHUNK);
+    case OP_EYE:
+        return B(F_N) | B(F_M) | B(F_K) | B(F_DTYPE) | B(F_CHUNK);
+    case OP_ARRAY:
+        return B(F_DATA) | B(F_DTYPE) | B(F_CHUNK);
+    case OP_RAND:
+    case OP_RANDN:
+        return rnd;
+    case OP_RANDINT:
+        return rnd | B(F_LOW) | B(F_HIGH) | B(F_DTYPE);
+    case OP_UNIFORM:
+        return rnd | B(F_LOW) | B(F_HIGH);
+    case OP_NORMAL:
+        return rnd | B(F_LOC) | B(F_SCALE);
+    case OP_CLIP:
+        return B(F_AMIN) | B(F_AMAX);
+    case OP_ASTYPE:
+        return B(F_DTYPE);
+    case OP_STD:
+    case OP_VAR:
+        return B(F_AXIS) | B(F_KEEPDIMS) | B(F_DDOF);
+    case OP_CUMSUM:
+    case OP_CUMPROD:
+        return B(F_AXIS);
+    case OP_TENSORDOT:
+    case OP_TRANSPOSE:
+        return B(F_AXES);
+    case OP_RESHAPE:
+        return B(F_NEWSHAPE);
+    case OP_SQUEEZE:
+    case OP_EXPAND_DIMS:
+    case OP_CONCATENATE:
+    case OP_STACK:
+        return B(F_AXIS);
+    case OP_RECHUNK:
+        return B(F_CHUNK);
+    case OP_GETITEM:
+        return B(F_INDEX);
+    default:
+        break;
+    }
+    switch (op_kind(op)) {
+    case OPK_REDUCE:
+    case OPK_ARGREDUCE:
+        return B(F_AXIS) | B(F_KEEPDIMS);
+    default:
+        return 0;
+    }
+}
+
+#define NFAIL(c, n, ...) graph_fail((c)->err, (c)->errlen, (n), __VA_ARGS__)
+
+static int missing(pctx_t *c, graph_node_t *n, const char *name)
+{
+    return NFAIL(c, n, "\"%s\" is missing", name);
+}
+
+static bool js_scalar(json_t *v, scalar_t *out)
+{
+    if (json_is_integer(v))
+        *out = sc_int((int64_t)json_integer_value(v));
+    else if (json_is_real(v))
+        *out = sc_float(json_real_value(v));
+    else if (json_is_boolean(v))
+        *out = sc_bool(json_is_true(v));
+    else
+        return false;
+    return true;
+}
+
+/* A number or boolean parameter. Returns 1 when present, 0 when absent
+ * (or null, when null_ok), -1 on error. */
+static int get_scalar(pctx_t *c, graph_node_t *n, json_t *obj, const char *name, bool null_ok,
+                      scalar_t *out)
+{
+    json_t *v = json_object_get(obj, name);
+    if (!v || (null_ok && json_is_null(v))) return 0;
+    if (!js_scalar(v, out))
+        return NFAIL(c, n, "\"%s\" must be a number or a boolean%s", name,
+                     null_ok ? " or null" : "");
+    return 1;
+}
+
+/* An integer parameter: 1 present, 0 absent (or null when null_ok), -1 error. */
+static int get_int(pctx_t *c, graph_node_t *n, json_t *obj, const char *name, bool null_ok,
+                   int64_t *out)
+{
+    json_t *v = json_object_get(obj, name);
+    if (!v || (null_ok && json_is_null(v))) return 0;
+    if (!json_is_integer(v))
+        return NFAIL(c, n, "\"%s\" must be an integer%s", name, null_ok ? " or null" : "");
+    *out = (int64_t)json_integer_value(v);
+    return 1;
+}
+
+static int get_bool(pctx_t *c, graph_node_t *n, json_t *obj, const char *name, bool *out)
+{
+    json_t *v = json_object_get(obj, name);
+    if (!v) return 0;
+    if (!json_is_boolean(v)) return NFAIL(c, n, "\"%s\" must be true or false", name);
+    *out = json_is_true(v);
+    return 1;
+}
+
+static int get_dtype(pctx_t *c, graph_node_t *n, json_t *obj)
+{
+    json_t *v = json_object_get(obj, "dtype");
+    if (!v) return 0;
+    char eb[ESC_LEN];
+    if (!json_is_string(v))
+        return NFAIL(c, n, "\"dtype\" must be one of float64, float32, int64, int32, bool");
+    if (dt_parse(json_string_value(v), &n->dtype) != 0)
+        return NFAIL(c, n,
+                     "\"dtype\" must be one of float64, float32, int64, int32, bool, not \"%s\"",
+                     esc(json_string_value(v), eb));
+    n->has_dtype = true;
+    return 1;
+}
+
+/* numpy's message when a result would pass its 32 dimensions. */
+static int too_many_dims(pctx_t *c, graph_node_t *n, size_t ndim)
+{
+    return NFAIL(c, n, "maximum supported dimension for an ndarray is %d, found %zu", MR_MAXDIM,
+                 ndim);
+}
+
+/* `shape`: a list of non-negative integers, or a bare integer (1-D). */
+static int get_shape(pctx_t *c, graph_node_t *n, json_t *obj, const char *name, bool required,
+                     shape_t *s)
+{
+    json_t *v = json_object_get(obj, name);
+    memset(s, 0, sizeof *s);
+    if (!v) return required ? missing(c, n, name) : 0;
+    if (json_is_integer(v)) {
+        s->ndim = 1;
+        s->d[0] = (int64_t)json_integer_value(v);
+    } else if (json_is_array(v)) {
+        size_t len = json_array_size(v);
+        if (len > MR_MAXDIM) return too_many_dims(c, n, len);
+        s->ndim = (int)len;
+        for (size_t i = 0; i < len; i++) {
+            json_t *e = json_array_get(v, i);
+            if (!json_is_integer(e))
+                return NFAIL(c, n, "\"%s\" must be an integer or a list of integers", name);
+            s->d[i] = (int64_t)json_integer_value(e);
+        }
+    } else {
+        return NFAIL(c, n, "\"%s\" must be an integer or a list of integers", name);
+    }
+    for (int i = 0; i < s->ndim; i++)
+        if (s->d[i] < 0) return NFAIL(c, n, "negative dimensions are not allowed");
+    return 1;
+}
+
+/* `axis`-like JSON checked for type only: null, an integer, or (when
+ * list_ok) a list of integers. */
+static int check_axis_json(pctx_t *c, graph_node_t *n, json_t *v, const char *name, bool null_ok,
+                           bool list_ok)
+{
+    if (!v) return 0;
+    if (json_is_null(v) && null_ok) return 0;
+    if (json_is_integer(v)) return 0;
+    if (json_is_array(v) && list_ok) {
+        for (size_t i = 0; i < json_array_size(v); i++)
+            if (!json_is_integer(json_array_get(v, i))) goto bad;
+        return 0;
+    }
+bad:
+    return NFAIL(c, n, "\"%s\" must be %s", name,
+                 null_ok && list_ok ? "null, an integer or a list of integers"
+                 : null_ok          ? "null or an integer"
+                 : list_ok          ? "an integer or a list of integers"
+                                    : "an integer");
+}
+
+static int check_chunk_json(pctx_t *c, graph_node_t *n, json_t *v)
+{
+    if (json_is_integer(v) && json_integer_value(v) > 0) return 0;
+    if (json_is_array(v)) {
+        size_t i;
+        for (i = 0; i < json_array_size(v); i++) {
+            json_t *e = json_array_get(v, i);
+            if (!json_is_integer(e) || json_integer_value(e) <= 0) break;
+        }
+        if (i == json_array_size(v)) return 0;
+    }
+    return NFAIL(c, n, "\"chunk_size\" must be a positive integer or a list of positive integers");
+}
+
+/* --- array data ------------------------------------------------------------ */
+
+typedef struct {
+    shape_t shape;
+    bool any_int, any_float, any_bool;
+    int64_t count;
+} data_scan_t;
+
+static int inhomogeneous(pctx_t *c, graph_node_t *n, const shape_t *shape, int depth)
+{
+    shape_t s = *shape;
+    char sb[1024];
+    s.ndim = depth;
+    shape_format(&s, sb, sizeof sb);
+    return NFAIL(c, n,
+                 "setting an array element with a sequence. The requested array has an "
+                 "inhomogeneous shape after %d dimensions. The detected shape was %s + "
+                 "inhomogeneous part.",
+                 depth, sb);
+}
+
+/* Checks that every list at depth k has shape.d[k] items and that the leaves
+ * sit at depth ndim; notes the kinds of the leaves. Recursion is bounded by
+ * the shape's depth (at most MR_MAXDIM). */
+static int data_check(pctx_t *c, graph_node_t *n, json_t *v, int depth, data_scan_t *ds)
+{
+    if (depth == ds->shape.ndim) {
+        if (json_is_array(v)) return inhomogeneous(c, n, &ds->shape, depth);
+        if (json_is_integer(v))
+            ds->any_int = true;
+        else if (json_is_real(v))
+            ds->any_float = true;
+        else if (json_is_boolean(v))
+            ds->any_bool = true;
+        else
+            return NFAIL(c, n, "\"data\" must hold only numbers and booleans, not %s",
+                         json_is_string(v) ? "strings"
+                         : json_is_null(v) ? "null"
+                                           : "objects");
+        return 0;
+    }
+    if (!json_is_array(v) || (int64_t)json_array_size(v) != ds->shape.d[depth])
+        return inhomogeneous(c, n, &ds->shape, depth);
+    for (size_t i = 0; i < json_array_size(v); i++)
+        if (data_check(c, n, json_array_get(v, i), depth + 1, ds) < 0) return -1;
+    return 0;
+}
+
+/* np.array(data, dtype) for one value: a float stored into an integer dtype
+ * goes through a Python int (truncation toward zero; numpy refuses values
+ * outside int64), then wraps to int32 as numpy 1.24 does. */
+static int data_store(pctx_t *c, graph_node_t *n, json_t *v, dtype_t t, char *dst)
+{
+    scalar_t s;
+    js_scalar(v, &s);
+    if (s.kind == SC_FLOAT && dt_is_int(t)) {
+        double x = trunc(s.f);
+        if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
+            return NFAIL(c, n, "\"data\" holds %g, too large to convert to %s", s.f, dt_name(t));
+        s = sc_int((int64_t)x);
+    }
+    sc_store(s, t, dst);
+    return 0;
+}
+
+static int data_fill(pctx_t *c, graph_node_t *n, json_t *v, int depth, int ndim, dtype_t t,
+                     char **dst)
+{
+    if (depth == ndim) {
+        if (data_store(c, n, v, t, *dst) < 0) return -1;
+        *dst += dt_size(t);
+        return 0;
+    }
+    for (size_t i = 0; i < json_array_size(v); i++)
+        if (data_fill(c, n, json_array_get(v, i), depth + 1, ndim, t, dst) < 0) return -1;
+    return 0;
+}
+
+static int parse_array_data(pctx_t *c, graph_node_t *n, json_t *obj)
+{
+    json_t *v = json_object_get(obj, "data");
+    if (!v) return missing(c, n, "data");
+    data_scan_t ds = {0};
+    /* The candidate shape follows the first item of each list. */
+    json_t *p = v;
+    while (json_is_array(p)) {
+        if (ds.shape.ndim == MR_MAXDIM)
+            return NFAIL(c, n,
+                         "setting an array element with a sequence. The requested array "
+                         "would exceed the maximum number of dimension of %d.",
+                         MR_MAXDIM);
+        ds.shape.d[ds.shape.ndim++] = (int64_t)json_array_size(p);
+        if (json_array_size(p) == 0) break;
+        p = json_array_get(p, 0);
+    }
+    int64_t count = shape_size(&ds.shape); /* lists in memory: cannot overflow */
+    if (count > c->lim->max_array_elements)
+        return NFAIL(c, n, "\"data\" has %lld values, more than the limit of %lld",
+                     (long long)count, (long long)c->lim->max_array_elements);
+    if (data_check(c, n, v, 0, &ds) < 0) return -1;
+    if (!n->has_dtype)
+        n->dtype = ds.any_float  ? DT_FLOAT64
+                   : ds.any_int  ? DT_INT64
+                   : ds.any_bool ? DT_BOOL
+                                 : DT_FLOAT64;
+    n->shape = ds.shape;
+    /* At least one byte, so that an empty array still has a buffer. */
+    n->data = malloc(count ? (size_t)count * dt_size(n->dtype) : 1);
+    if (!n->data) return NFAIL(c, n, "out of memory for \"data\"");
+    char *dst = n->data;
+    return data_fill(c, n, v, 0, ds.shape.ndim, n->dtype, &dst);
+}
+
+/* --- arange ---------------------------------------------------------------- */
+
+/* numpy's length: ceil((stop - start) / step) as Python computes it, where
+ * only a float operand makes the arithmetic inexact. Integer-only lengths are
+ * exact (numpy rounds the quotient to a double first, which differs only past
+ * 2^53 elements, far past any limit). */
+static int arange_length(pctx_t *c, graph_node_t *n, int64_t *len)
+{
+    scalar_t a = n->start, b = n->stop, s = n->step;
+    bool isf = a.kind == SC_FLOAT || b.kind == SC_FLOAT || s.kind == SC_FLOAT;
+    if (sc_as_double(s) == 0.0)
+        return NFAIL(c, n, "\"step\" must not be zero (numpy: division by zero)");
+    if (!isf) {
+        __int128 lo = a.kind == SC_BOOL ? a.b : a.i, hi = b.kind == SC_BOOL ? b.b : b.i;
+        __int128 st = s.kind == SC_BOOL ? s.b : s.i;
+        __int128 diff = hi - lo, q;
+        if (st < 0) {
+            diff = -diff;
+            st = -st;
+        }
+        q = diff <= 0 ? 0 : (diff + st - 1) / st;
+        if (q > INT64_MAX) return NFAIL(c, n, "Maximum allowed size exceeded");
+        *len = (int64_t)q;
+        return 0;
+    }
+    double delta;
+    if (a.kind != SC_FLOAT && b.kind != SC_FLOAT) {
+        __int128 lo = a.kind == SC_BOOL ? a.b : a.i, hi = b.kind == SC_BOOL ? b.b : b.i;
+        delta = (double)(hi - lo);
+    } else {
+        delta = sc_as_double(b) - sc_as_double(a);
+    }
+    double v = ceil(delta / sc_as_double(s));
+    if (isnan(v)) return NFAIL(c, n, "arange: cannot compute length");
+    if (!(v < 9223372036854775808.0)) return NFAIL(c, n, "Maximum allowed size exceeded");
+    *len = v > 0 ? (int64_t)v : 0;
+    return 0;
+}
+
+/* --- random ---------------------------------------------------------------- */
+
+static int draw_seed(pctx_t *c, graph_node_t *n)
+{
+    uint64_t s;
+    ssize_t got;
+    do {
+        got = getrandom(&s, sizeof s, 0);
+    } while (got < 0 && errno == EINTR);
+    if (got != (ssize_t)sizeof s)
+        return NFAIL(c, n, "cannot draw a seed: %s", got < 0 ? strerror(errno) : "short read");
+    /* 63 bits: the reported seed must be accepted back as a JSON int64. */
+    n->seed = s >> 1;
+    n->has_seed = false;
+    return 0;
+}
+
+static int parse_random(pctx_t *c, graph_node_t *n, json_t *obj)
+{
+    int rc;
+    if (get_shape(c, n, obj, "shape", false, &n->shape) < 0) return -1;
+    int64_t seed = 0;
+    if ((rc = get_int(c, n, obj, "seed", false, &seed)) < 0) return -1;
+    if (rc == 1) {
+        if (seed < 0) return NFAIL(c, n, "\"seed\" must be a non-negative integer");
+        n->seed = (uint64_t)seed;
+        n->has_seed = true;
+    } else if (draw_seed(c, n) < 0) {
+        return -1;
+    }
+    n->dtype = DT_FLOAT64;
+    switch (n->op) {
+    case OP_RANDINT: {
+        int64_t low = 0, high = 0;
+        if ((rc = get_int(c, n, obj, "low", false, &low)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "low");
+        if ((rc = get_int(c, n, obj, "high", true, &high)) < 0) return -1;
+        bool has_high = rc == 1;
+        if (get_dtype(c, n, obj) < 0) return -1;
+        if (!n->has_dtype) n->dtype = DT_INT64;
+        if (n->dtype != DT_INT64 && n->dtype != DT_INT32)
+            return NFAIL(c, n, "Unsupported dtype dtype('%s') for randint", dt_name(n->dtype));
+        if (!has_high) { /* randint(low): [0, low) */
+            high = low;
+            low = 0;
+        }
+        if (n->dtype == DT_INT32 && low < INT32_MIN)
+            return NFAIL(c, n, "low is out of bounds for int32");
+        if (n->dtype == DT_INT32 && high > (int64_t)INT32_MAX + 1)
+            return NFAIL(c, n, "high is out of bounds for int32");
+        if (!has_high && high <= 0) return NFAIL(c, n, "high <= 0");
+        if (low >= high) return NFAIL(c, n, "low >= high");
+        n->low = sc_int(low);
+        n->high = sc_int(high);
+        return 0;
+    }
+    case OP_UNIFORM:
+        n->low = sc_float(0.0);
+        n->high = sc_float(1.0);
+        if (get_scalar(c, n, obj, "low", false, &n->low) < 0 ||
+            get_scalar(c, n, obj, "high", false, &n->high) < 0)
+            return -1;
+        if (!isfinite(sc_as_double(n->high) - sc_as_double(n->low)))
+            return NFAIL(c, n, "Range exceeds valid bounds");
+        return 0;
+    case OP_NORMAL:
+        n->loc = sc_float(0.0);
+        n->scale = sc_float(1.0);
+        if (get_scalar(c, n, obj, "loc", false, &n->loc) < 0 ||
+            get_scalar(c, n, obj, "scale", false, &n->scale) < 0)
+            return -1;
+        if (sc_as_double(n->scale) < 0) return NFAIL(c, n, "scale < 0");
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* --- getitem syntax -------------------------------------------------------- */
+
+static bool parse_slice_part(const char *s, const char *e, bool *has, int64_t *v)
+{
+    while (s < e && *s == ' ')
+        s++;
+    while (e > s && e[-1] == ' ')
+        e--;
+    *has = s < e;
+    if (!*has) return true;
+    bool neg = false;
+    if (*s == '+' || *s == '-') neg = *s++ == '-';
+    if (s == e) return false;
+    /* Saturate at +-(2^63 - 1): slice.indices clamps such values to the
+     * axis anyway, and the bound keeps the negation safe. */
+    int64_t x = 0;
+    for (; s < e; s++) {
+        if (*s < '0' || *s > '9') return false;
+        int dgt = *s - '0';
+        x = x > (INT64_MAX - dgt) / 10 ? INT64_MAX : x * 10 + dgt;
+    }
+    *v = neg ? -x : x;
+    return true;
+}
+
+int graph_parse_slice(const char *s, graph_slice_t *out)
+{
+    const char *c1 = strchr(s, ':');
+    if (!c1) return -1;
+    const char *c2 = strchr(c1 + 1, ':');
+    const char *end = s + strlen(s);
+    if (c2 && strchr(c2 + 1, ':')) return -1;
+    memset(out, 0, sizeof *out);
+    if (!parse_slice_part(s, c1, &out->has_start, &out->start) ||
+        !parse_slice_part(c1 + 1, c2 ? c2 : end, &out->has_stop, &out->stop) ||
+        (c2 && !parse_slice_part(c2 + 1, end, &out->has_step, &out->step)))
+        return -1;
+    return 0;
+}
+
+static int check_index_json(pctx_t *c, graph_node_t *n, json_t *v)
+{
+    if (!json_is_array(v))
+        return NFAIL(c, n, "\"index\" must be a list of integers and slice strings");
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *e = json_array_get(v, i);
+        graph_slice_t sl;
+        char eb[ESC_LEN];
+        if (json_is_integer(e)) continue;
+        if (!json_is_string(e))
+            return NFAIL(c, n,
+                         "index[%zu] must be an integer or a slice string \"start:stop:step\"", i);
+        if (graph_parse_slice(json_string_value(e), &sl) != 0)
+            return NFAIL(c, n, "index[%zu]: \"%s\" is not a slice \"start:stop:step\"", i,
+                         esc(json_string_value(e), eb));
+        if (sl.has_step && sl.step == 0) return NFAIL(c, n, "slice step cannot be zero");
+    }
+    return 0;
+}
+
+/* --- tensordot axes -------------------------------------------------------- */
+
+static bool int_or_int_list(json_t *v)
+{
+    if (json_is_integer(v)) return true;
+    if (!json_is_array(v)) return false;
+    for (size_t i = 0; i < json_array_size(v); i++)
+        if (!json_is_integer(json_array_get(v, i))) return false;
+    return true;
+}
+
+/* --- one node -------------------------------------------------------------- */
+
+static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
+{
+    op_t op = n->op;
+    op_kind_t kind = op_kind(op);
+    int rc;
+
+    if (op_fields(op) & B(F_CHUNK)) {
+        r->chunk_size = json_object_get(obj, "chunk_size");
+        if (r->chunk_size && check_chunk_json(c, n, r->chunk_size) < 0) return -1;
+        if (op == OP_RECHUNK && !r->chunk_size) return missing(c, n, "chunk_size");
+    }
+    if (kind == OPK_RANDOM) return parse_random(c, n, obj);
+
+    switch (op) {
+    case OP_ONES:
+    case OP_ZEROS:
+    case OP_FULL:
+        if (get_shape(c, n, obj, "shape", true, &n->shape) < 0 || get_dtype(c, n, obj) < 0)
+            return -1;
+        n->dtype = n->has_dtype ? n->dtype : DT_FLOAT64;
+        if (op == OP_FULL) {
+            if ((rc = get_scalar(c, n, obj, "fill_value", false, &n->fill_value)) < 0) return -1;
+            if (rc == 0) return missing(c, n, "fill_value");
+            if (!n->has_dtype) n->dtype = sc_default_dtype(n->fill_value);
+        }
+        return 0;
+    case OP_ARANGE: {
+        n->start = sc_int(0);
+        n->step = sc_int(1);
+        if (get_scalar(c, n, obj, "start", false, &n->start) < 0) return -1;
+        if ((rc = get_scalar(c, n, obj, "stop", false, &n->stop)) < 0) return -1;
+        if (rc == 0)
+            return NFAIL(c, n, "\"stop\" is missing (arange() requires stop to be specified)");
+        if (get_scalar(c, n, obj, "step", false, &n->step) < 0 || get_dtype(c, n, obj) < 0)
+            return -1;
+        int64_t len = 0;
+        if (arange_length(c, n, &len) < 0) return -1;
+        bool isf =
+            n->start.kind == SC_FLOAT || n->stop.kind == SC_FLOAT || n->step.kind == SC_FLOAT;
+        if (!n->has_dtype) n->dtype = isf ? DT_FLOAT64 : DT_INT64;
+        if (n->dtype == DT_BOOL && len > 2)
+            return NFAIL(c, n,
+                         "arange() is only supported for booleans when the result has at "
+                         "most length 2.");
+        n->shape.ndim = 1;
+        n->shape.d[0] = len;
+        return 0;
+    }
+    case OP_LINSPACE:
+        n->num = 50;
+        n->endpoint = true;
+        if ((rc = get_scalar(c, n, obj, "start", false, &n->start)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "start");
+        if ((rc = get_scalar(c, n, obj, "stop", false, &n->stop)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "stop");
+        if (get_int(c, n, obj, "num", false, &n->num) < 0 ||
+            get_bool(c, n, obj, "endpoint", &n->endpoint) < 0)
+            return -1;
+        if (n->num < 0)
+            return NFAIL(c, n, "Number of samples, %lld, must be non-negative.", (long long)n->num);
+        n->dtype = DT_FLOAT64;
+        n->shape.ndim = 1;
+        n->shape.d[0] = n->num;
+        return 0;
+    case OP_EYE:
+        if ((rc = get_int(c, n, obj, "N", false, &n->N)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "N");
+        if ((rc = get_int(c, n, obj, "M", true, &n->M)) < 0) return -1;
+        if (rc == 0) n->M = n->N;
+        if (get_int(c, n, obj, "k", false, &n->k) < 0 || get_dtype(c, n, obj) < 0) return -1;
+        if (n->N < 0 || n->M < 0) return NFAIL(c, n, "negative dimensions are not allowed");
+        n->dtype = n->has_dtype ? n->dtype : DT_FLOAT64;
+        n->shape.ndim = 2;
+        n->shape.d[0] = n->N;
+        n->shape.d[1] = n->M;
+        return 0;
+    case OP_ARRAY:
+        if (get_dtype(c, n, obj) < 0) return -1;
+        return parse_array_data(c, n, obj);
+    case OP_CLIP: {
+        int lo, hi;
+        if ((lo = get_scalar(c, n, obj, "a_min", true, &n->a_min)) < 0 ||
+            (hi = get_scalar(c, n, obj, "a_max", true, &n->a_max)) < 0)
+            return -1;
+        n->has_a_min = lo == 1;
+        n->has_a_max = hi == 1;
+        if (!n->has_a_min && !n->has_a_max) return NFAIL(c, n, "One of max or min must be given");
+        return 0;
+    }
+    case OP_ASTYPE:
+        if ((rc = get_dtype(c, n, obj)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "dtype");
+        return 0;
+    case OP_TENSORDOT:
+        r->axes = json_object_get(obj, "axes");
+        if (r->axes && !json_is_integer(r->axes) &&
+            !(json_is_array(r->axes) && json_array_size(r->axes) == 2 &&
+              int_or_int_list(json_array_get(r->axes, 0)) &&
+              int_or_int_list(json_array_get(r->axes, 1))))
+            return NFAIL(c, n, "\"axes\" must be an integer or a pair of lists of integers");
+        return 0;
+    case OP_TRANSPOSE:
+        r->axes = json_object_get(obj, "axes");
+        if (r->axes && !json_is_null(r->axes) &&
+            !(json_is_array(r->axes) && int_or_int_list(r->axes)))
+            return NFAIL(c, n, "\"axes\" must be null or a list of integers");
+        return 0;
+    case OP_RESHAPE:
+        r->newshape = json_object_get(obj, "newshape");
+        if (!r->newshape) return missing(c, n, "newshape");
+        if (!int_or_int_list(r->newshape))
+            return NFAIL(c, n, "\"newshape\" must be an integer or a list of integers");
+        if (json_is_array(r->newshape) && json_array_size(r->newshape) > MR_MAXDIM)
+            return too_many_dims(c, n, json_array_size(r->newshape));
+        return 0;
+    case OP_GETITEM:
+        r->index = json_object_get(obj, "index");
+        if (!r->index) return missing(c, n, "index");
+        return check_index_json(c, n, r->index);
+    default:
+        break;
+    }
+
+    if (op_fields(op) & B(F_AXIS)) {
+        r->axis = json_object_get(obj, "axis");
+        bool list_ok = kind == OPK_REDUCE || op == OP_SQUEEZE || op == OP_EXPAND_DIMS;
+        bool null_ok = op != OP_EXPAND_DIMS && op != OP_STACK;
+        if (op == OP_EXPAND_DIMS && !r->axis) return missing(c, n, "axis");
+        if (check_axis_json(c, n, r->axis, "axis", null_ok, list_ok) < 0) return -1;
+    }
+    if (op_fields(op) & B(F_KEEPDIMS))
+        if (get_bool(c, n, obj, "keepdims", &n->keepdims) < 0) return -1;
+    if (op_fields(op) & B(F_DDOF))
+        if (get_int(c, n, obj, "ddof", false, &n->ddof) < 0) return -1;
+    return 0;
+}
+
+/* The number of inputs each op takes: [min, max]. */
+static void op_arity(op_t op, int *lo, int *hi)
+{
+    switch (op_kind(op)) {
+    case OPK_CREATE:
+    case OPK_RANDOM:
+    case OPK_SOURCE:
+        *lo = *hi = 0;
+        return;
+    case OPK_BINARY:
+    case OPK_LINALG:
+        *lo = *hi = 2;
+        return;
+    case OPK_WHERE:
+        *lo = *hi = 3;
+        return;
+    case OPK_SHAPE:
+        if (op == OP_CONCATENATE || op == OP_STACK) {
+            *lo = 1;
+            *hi = INT32_MAX;
+            return;
+        }
+        *lo = *hi = 1;
+        return;
+    default:
+        *lo = *hi = 1;
+        return;
+    }
+}
+
+static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
+{
+    json_t *v = json_object_get(obj, "inputs");
+    if (v && !json_is_array(v)) return NFAIL(c, n, "\"inputs\" must be a list");
+    size_t cnt = v ? json_array_size(v) : 0;
+    int lo, hi;
+    op_arity(n->op, &lo, &hi);
+    if (cnt < (size_t)lo || cnt > (size_t)hi) {
+        if (n->op == OP_CONCATENATE) return NFAIL(c, n, "need at least one array to concatenate");
+        if (n->op == OP_STACK) return NFAIL(c, n, "need at least one array to stack");
+        if (lo == 0) return NFAIL(c, n, "takes no inputs, got %zu", cnt);
+        return NFAIL(c, n, "takes %d input%s, got %zu", lo, lo == 1 ? "" : "s", cnt);
+    }
+    r->inputs = v;
+    n->n_in = (int)cnt;
+    if (cnt == 0) return 0;
+    n->in = calloc(cnt, sizeof *n->in);
+    if (!n->in) return NFAIL(c, n, "out of memory");
+    for (size_t i = 0; i < cnt; i++) {
+        json_t *e = json_array_get(v, i);
+        if (json_is_string(e)) {
+            n->in[i].node = -2; /* resolved in the second pass */
+            continue;
+        }
+        if (!js_scalar(e, &n->in[i].sc))
+            return NFAIL(c, n, "inputs[%zu] must be a node key, a number or a boolean", i);
+        if (!op_is_elementwise(n->op))
+            return NFAIL(c, n, "inputs[%zu] is a scalar; %s takes only tensor inputs", i,
+                         op_name(n->op));
+        n->in[i].node = -1;
+    }
+    return 0;
+}
+
+static int parse_node(pctx_t *c, int di, json_t *obj)
+{
+    graph_node_t *n = &c->g->nodes[di];
+    graph_raw_t *r = &c->raw[di];
+    char eb[ESC_LEN];
+    r->doc_index = di;
+
+    if (!json_is_object(obj)) return NFAIL(c, NULL, "nodes[%d]: must be an object", di);
+    json_t *k = json_object_get(obj, "key");
+    if (!k) return NFAIL(c, NULL, "nodes[%d]: \"key\" is missing", di);
+    if (!json_is_string(k)) return NFAIL(c, NULL, "nodes[%d]: \"key\" must be a string", di);
+    const char *key = json_string_value(k);
+    if (!key_valid(key))
+        return NFAIL(c, NULL, "nodes[%d]: key \"%s\" must be 1-%d characters of [A-Za-z0-9_.-]", di,
+                     esc(key, eb), GRAPH_KEY_MAX);
+    strcpy(n->key, key);
+    json_t *o = json_object_get(obj, "op");
+    if (!o) return NFAIL(c, NULL, "node \"%s\": \"op\" is missing", n->key);
+    if (!json_is_string(o)) return NFAIL(c, NULL, "node \"%s\": \"op\" must be a string", n->key);
+    if (op_parse(json_string_value(o), &n->op) != 0)
+        return NFAIL(c, NULL, "node \"%s\": unknown op \"%s\"", n->key,
+                     esc(json_string_value(o), eb));
+
+    json_t *prev = json_object_get(c->keys, n->key);
+    if (prev)
+        return NFAIL(c, n, "duplicate key (nodes[%lld] has it too)",
+                     (long long)json_integer_value(prev));
+    if (json_object_set_new(c->keys, n->key, json_integer(di)) != 0)
+        return NFAIL(c, n, "out of memory");
+
+    const char *name;
+    json_t *val;
+    uint32_t allowed = op_fields(n->op) | B(F_INPUTS);
+    json_object_foreach(obj, name, val)
+    {
+        if (strcmp(name, "key") == 0 || strcmp(name, "op") == 0) continue;
+        int f;
+        for (f = 0; f < F_COUNT; f++)
+            if (strcmp(name, field_names[f]) == 0) break;
+        if (f == F_COUNT || !(allowed & B(f)))
+            return NFAIL(c, n, "unknown field \"%s\"", esc(name, eb));
+    }
+    if (parse_inputs(c, n, r, obj) < 0) return -1;
+    return parse_params(c, n, r, obj);
+}
+
+/* ---------------------------------------------------------------------------
+ * Inputs, session tensors, fetch */
+
+/* The node named `key`: one of the document, or a session tensor added as a
+ * node on first use. *idx: its index, or -1 when neither has it. */
+static int resolve_key(pctx_t *c, const char *key, int *idx)
+{
+    json_t *v = json_object_get(c->keys, key);
+    *idx = -1;
+    if (v) {
+        *idx = (int)json_integer_value(v);
+        return 0;
+    }
+    if (!c->sess || !c->sess->lookup || !key_valid(key)) return 0;
+    shape_t shape = {0};
+    dtype_t dt = DT_FLOAT64;
+    int64_t chunk[MR_MAXDIM] = {0};
+    if (c->sess->lookup(c->sess->ctx, key, &shape, &dt, chunk) != 0) return 0;
+    char eb[ESC_LEN];
+    bool ok = shape.ndim >= 0 && shape.ndim <= MR_MAXDIM && (unsigned)dt < DT_NTYPES;
+    for (int d = 0; ok && d < shape.ndim; d++)
+        ok = shape.d[d] >= 0 && chunk[d] > 0;
+    if (!ok)
+        return NFAIL(c, NULL,
+                     "document: the session's tensor \"%s\" has an invalid shape, dtype "
+                     "or chunking",
+                     esc(key, eb));
+    if ((int64_t)c->g->n_nodes >= c->lim->max_nodes)
+        return NFAIL(c, NULL, "document: more than %lld nodes with the session's tensors",
+                     (long long)c->lim->max_nodes);
+    if (grow(c) < 0) return -1;
+    int i = c->g->n_nodes++;
+    graph_node_t *n = &c->g->nodes[i];
+    memset(n, 0, sizeof *n);
+    strcpy(n->key, key);
+    n->op = OP_SESSION_TENSOR;
+    n->shape = shape;
+    n->has_dtype = true;
+    n->dtype = dt;
+    n->n_chunk = shape.ndim;
+    memcpy(n->chunk, chunk, sizeof n->chunk);
+    memset(&c->raw[i], 0, sizeof c->raw[i]);
+    c->raw[i].doc_index = -1;
+    if (json_object_set_new(c->keys, key, json_integer(i)) != 0)
+        return NFAIL(c, NULL, "document: out of memory");
+    *idx = i;
+    return 0;
+}
+
+static int resolve_inputs(pctx_t *c)
+{
+    char eb[ESC_LEN];
+    for (int i = 0; i < c->n_doc; i++) {
+        for (int j = 0; j < c->g->nodes[i].n_in; j++) {
+            if (c->g->nodes[i].in[j].node != -2) continue;
+            const char *key = json_string_value(json_array_get(c->raw[i].inputs, (size_t)j));
+            int idx;
+            if (resolve_key(c, key, &idx) < 0) return -1;
+            graph_node_t *n = &c->g->nodes[i]; /* resolve_key may move the nodes */
+            if (idx < 0)
+                return NFAIL(c, n, "input \"%s\" is not a node of this document%s", esc(key, eb),
+                             c->sess ? " nor a tensor of the session" : "");
+            n->in[j].node = idx;
+        }
+    }
+    return 0;
+}
+
+/* fetch absent means an empty list: a document may be run for its session
+ * side effects alone (cluster mode keeps every node addressable). */
+static int parse_fetch(pctx_t *c, json_t *f)
+{
+    char eb[ESC_LEN];
+    size_t cnt = f ? json_array_size(f) : 0;
+    if (cnt == 0) return 0;
+    c->g->fetch = calloc(cnt, sizeof *c->g->fetch);
+    if (!c->g->fetch) return NFAIL(c, NULL, "document: out of memory");
+    for (size_t i = 0; i < cnt; i++) {
+        json_t *e = json_array_get(f, i);
+        if (!json_is_string(e)) return NFAIL(c, NULL, "document: fetch[%zu] must be a node key", i);
+        int idx;
+        if (resolve_key(c, json_string_value(e), &idx) < 0) return -1;
+        if (idx < 0)
+            return NFAIL(c, NULL,
+                         "document: fetch names \"%s\", which is not a node of this "
+                         "document%s",
+                         esc(json_string_value(e), eb),
+                         c->sess ? " nor a tensor of the session" : "");
+        if (c->g->nodes[idx].fetch)
+            return NFAIL(c, NULL, "document: fetch names \"%s\" twice", c->g->nodes[idx].key);
+        c->g->nodes[idx].fetch = true; /* moves with the node when sorted */
+        c->g->fetch[c->g->n_fetch++] = idx;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Topological order */
+
+/* Min-heap of node indexes by priority. */
+typedef struct {
+    int *a;
+    int n;
+    const int *prio;
+} heap_t;
+
+static void heap_push(heap_t *h, int v)
+{
+    int i = h->n++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (h->prio[h->a[p]] <= h->prio[v]) break;
+        h->a[i] = h->a[p];
+        i = p;
+    }
+    h->a[i] = v;
+}
+
+static int heap_pop(heap_t *h)
+{
+    int top = h->a[0], v = h->a[--h->n], i = 0;
+    for (;;) {
+        int l = 2 * i + 1, m = l;
+        if (l >= h->n) break;
+        if (l + 1 < h->n && h->prio[h->a[l + 1]] < h->prio[h->a[l]]) m = l + 1;
+        if (h->prio[v] <= h->prio[h->a[m]]) break;
+        h->a[i] = h->a[m];
+        i = m;
+    }
+    if (h->n > 0) h->a[i] = v;
+    return top;
+}
+
+/* Names a cycle among the nodes Kahn's algorithm could not emit: each of
+ * them still has an unemitted input, so walking from one along such inputs
+ * must come back to a node already seen. Reported from the cycle's node that
+ * comes first in the document, as "a -> b -> a" where each uses the next. */
+static int report_cycle(pctx_t *c, const bool *done, const int *prio, int *mark)
+{
+    graph_t *g = c->g;
+    int start = -1;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!done[i] && (start < 0 || prio[i] < prio[start])) start = i;
+    for (int i = 0; i < g->n_nodes; i++)
+        mark[i] = -1;
+    int cur = start, step = 0;
+    while (mark[cur] < 0) {
+        mark[cur] = step++;
+        const graph_node_t *n = &g->nodes[cur];
+        int next = -1;
+        for (int j = 0; j < n->n_in && next < 0; j++)
+            if (n->in[j].node >= 0 && !done[n->in[j].node]) next = n->in[j].node;
+        cur = next;
+    }
+    /* cur is on the cycle; find its first node in document order. */
+    int first = cur, p = cur;
+    do {
+        const graph_node_t *n = &g->nodes[p];
+        int next = -1;
+        for (int j = 0; j < n->n_in && next < 0; j++)
+            if (n->in[j].node >= 0 && !done[n->in[j].node] && mark[n->in[j].node] >= 0)
+                next = n->in[j].node;
+        p = next;
+        if (prio[p] < prio[first]) first = p;
+    } while (p != cur);
+    /* The walk above follows the same first unemitted marked input from each
+     * node, so it stays on the cycle; print it from `first`. */
+    char buf[4096]; /* 16 keys of at most 128 characters, and arrows */
+    size_t o = 0;
+    p = first;
+    int shown = 0;
+    do {
+        if (shown == 16) { /* a long cycle: its start tells enough */
+            o += (size_t)snprintf(buf + o, sizeof buf - o, " -> ...");
+            break;
+        }
+        o +=
+            (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", shown ? " -> " : "", g->nodes[p].key);
+        shown++;
+        const graph_node_t *n = &g->nodes[p];
+        int next = -1;
+        for (int j = 0; j < n->n_in && next < 0; j++)
+            if (n->in[j].node >= 0 && !done[n->in[j].node] && mark[n->in[j].node] >= 0)
+                next = n->in[j].node;
+        p = next;
+        if (p == first) snprintf(buf + o, sizeof buf - o, " -> %s", g->nodes[first].key);
+    } while (p != first);
+    return NFAIL(c, &g->nodes[first], "inputs form a cycle: %s", buf);
+}
+
+/* Kahn's algorithm, always emitting the ready node that comes first (session
+ * tensors, then document order): a document already in order keeps it. Then
+ * the nodes are moved into that order and operand indexes renumbered. */
+static int topo_sort(pctx_t *c)
+{
+    graph_t *g = c->g;
+    int n = g->n_nodes, n_sess = n - c->n_doc, rc = -1, emitted = 0;
+    int64_t n_edges = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++)
+            n_edges += g->nodes[i].in[j].node >= 0;
+    int *prio = calloc((size_t)n, sizeof *prio);
+    int *indeg = calloc((size_t)n, sizeof *indeg);
+    int *off = calloc((size_t)n + 1, sizeof *off);
+    int *users = calloc((size_t)n_edges + 1, sizeof *users);
+    int *order = calloc((size_t)n, sizeof *order);
+    int *heap = calloc((size_t)n, sizeof *heap);
+    bool *done = calloc((size_t)n, sizeof *done);
+    if (!prio || !indeg || !off || !users || !order || !heap || !done) {
+        NFAIL(c, NULL, "document: out of memory");
+        goto cleanup;
+    }
+    for (int i = 0; i < n; i++)
+        prio[i] = i < c->n_doc ? n_sess + i : i - c->n_doc;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++)
+            if (g->nodes[i].in[j].node >= 0) {
+                off[g->nodes[i].in[j].node + 1]++;
+                indeg[i]++;
+            }
+    for (int i = 0; i < n; i++)
+        off[i + 1] += off[i];
+    for (int i = 0; i < n; i++) /* order[] doubles as a fill cursor here */
+        order[i] = off[i];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++)
+            if (g->nodes[i].in[j].node >= 0) users[order[g->nodes[i].in[j].node]++] = i;
+
+    heap_t h = {heap, 0, prio};
+    for (int i = 0; i < n; i++)
+        if (indeg[i] == 0) heap_push(&h, i);
+    while (h.n > 0) {
+        int v = heap_pop(&h);
+        done[v] = true;
+        order[emitted++] = v;
+        for (int e = off[v]; e < off[v + 1]; e++)
+            if (--indeg[users[e]] == 0) heap_push(&h, users[e]);
+    }
+    if (emitted < n) {
+        report_cycle(c, done, prio, indeg);
+        goto cleanup;
+    }
+
+    /* prio[] becomes old index -> new index; operands and fetch are
+     * renumbered, then the nodes move in place, cycle by cycle, so that a
+     * large graph is not held twice. */
+    for (int i = 0; i < n; i++)
+        prio[order[i]] = i;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++)
+            if (g->nodes[i].in[j].node >= 0) g->nodes[i].in[j].node = prio[g->nodes[i].in[j].node];
+    for (int i = 0; i < g->n_fetch; i++)
+        g->fetch[i] = prio[g->fetch[i]];
+    for (int i = 0; i < n; i++) {
+        while (prio[i] != i) {
+            int d = prio[i];
+            graph_node_t tn = g->nodes[d];
+            graph_raw_t tr = c->raw[d];
+            g->nodes[d] = g->nodes[i];
+            c->raw[d] = c->raw[i];
+            g->nodes[i] = tn;
+            c->raw[i] = tr;
+            prio[i] = prio[d];
+            prio[d] = d;
+        }
+    }
+    /* n_consumers counts distinct nodes: inner(a, a) is one user of a. */
+    for (int i = 0; i < n; i++)
+        indeg[i] = -1; /* last user seen */
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++) {
+            int s = g->nodes[i].in[j].node;
+            if (s >= 0 && indeg[s] != i) {
+                indeg[s] = i;
+                g->nodes[s].n_consumers++;
+            }
+        }
+    rc = 0;
+cleanup:
+    free(prio);
+    free(indeg);
+    free(off);
+    free(users);
+    free(order);
+    free(heap);
+    free(done);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------
+ * The document */
+
+static int parse_document(pctx_t *c, json_t *root)
+{
+    char eb[ESC_LEN];
+    if (!json_is_object(root)) return NFAIL(c, NULL, "document: must be a JSON object");
+    const char *name;
+    json_t *val;
+    json_object_foreach(root, name, val)
+    {
+        if (strcmp(name, "version") != 0 && strcmp(name, "nodes") != 0 &&
+            strcmp(name, "fetch") != 0)
+            return NFAIL(c, NULL, "document: unknown field \"%s\"", esc(name, eb));
+    }
+    json_t *ver = json_object_get(root, "version");
+    if (!ver) return NFAIL(c, NULL, "document: \"version\" is missing");
+    if (!json_is_integer(ver) || json_integer_value(ver) != 1)
+        return NFAIL(c, NULL, "document: \"version\" must be the integer 1");
+    json_t *nodes = json_object_get(root, "nodes");
+    if (!nodes) return NFAIL(c, NULL, "document: \"nodes\" is missing");
+    if (!json_is_array(nodes) || json_array_size(nodes) == 0)
+        return NFAIL(c, NULL, "document: \"nodes\" must be a non-empty list");
+    size_t n_doc = json_array_size(nodes);
+    if ((int64_t)n_doc > c->lim->max_nodes)
+        return NFAIL(c, NULL, "document: %zu nodes, more than the limit of %lld", n_doc,
+                     (long long)c->lim->max_nodes);
+    if (n_doc > INT32_MAX / 4) /* indexes are int; the session doubles at most */
+        return NFAIL(c, NULL, "document: %zu nodes are too many", n_doc);
+    json_t *fetch = json_object_get(root, "fetch");
+    if (fetch && !json_is_array(fetch))
+        return NFAIL(c, NULL, "document: \"fetch\" must be a list of node keys");
+
+    c->n_doc = (int)n_doc;
+    c->cap = (int)n_doc + 1;
+    c->g->nodes = calloc((size_t)c->cap, sizeof *c->g->nodes);
+    c->raw = calloc((size_t)c->cap, sizeof *c->raw);
+    c->keys = json_object();
+    if (!c->g->nodes || !c->raw || !c->keys) return NFAIL(c, NULL, "document: out of memory");
+    for (int i = 0; i < c->n_doc; i++) {
+        c->g->n_nodes = i + 1; /* so that graph_free sees what this node holds */
+        if (parse_node(c, i, json_array_get(nodes, (size_t)i)) < 0) return -1;
+    }
+    if (resolve_inputs(c) < 0 || parse_fetch(c, fetch) < 0 || topo_sort(c) < 0) return -1;
+    for (int i = 0; i < c->g->n_nodes; i++)
+        if (graph_infer_node(c->g, i, &c->raw[i], c->lim, c->err, c->errlen) < 0) return -1;
+    return 0;
+}
+
+int graph_parse(const char *json, size_t len, const graph_limits_t *lim,
+                const graph_session_t *sess, graph_t **out, char *err, size_t errlen)
+{
+    graph_limits_t dflt;
+    if (!lim) {
+        graph_limits_default(&dflt);
+        lim = &dflt;
+    }
+    *out = NULL;
+    if (err && errlen) err[0] = '\0';
+    if ((uint64_t)len > (uint64_t)lim->max_document_bytes)
+        return graph_fail(err, errlen, NULL, "document: %zu bytes, more than the limit of %lld",
+                          len, (long long)lim->max_document_bytes);
+    json_error_t je;
+    /* jansson bounds its own nesting depth (2048) while parsing. */
+    json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return graph_fail(err, errlen, NULL, "document: invalid JSON at line %d column %d: %s",
+                          je.line, je.column, je.text);
+    pctx_t c = {.lim = lim, .sess = sess, .err = err, .errlen = errlen};
+    int rc = -1;
+    c.g = calloc(1, sizeof *c.g);
+    if (!c.g) {
+        graph_fail(err, errlen, NULL, "document: out of memory");
+        goto cleanup;
+    }
+    rc = parse_document(&c, root);
+    if (rc == 0) {
+        *out = c.g;
+        c.g = NULL;
+    }
+cleanup:
+    graph_free(c.g);
+    free(c.raw);
+    json_decref(c.keys);
+    json_decref(root);
+    return rc;
+}
+
+void graph_free(graph_t *g)
+{
+    if (!g) return;
+    for (int i = 0; i < g->n_nodes; i++) {
+        free(g->nodes[i].in);
+        free(g->nodes[i].data);
+    }
+    free(g->nodes);
+    free(g->fetch);
+    free(g);
+}
+
+int graph_find(const graph_t *g, const char *key)
+{
+    for (int i = 0; i < g->n_nodes; i++)
+        if (strcmp(g->nodes[i].key, key) == 0) return i;
+    return -1;
+}

@@ -1,0 +1,46 @@
+/* graph_internal.h: what graph.c (document, nodes, parameters, sorting) and
+ * graph_infer.c (shapes and dtypes) share. Not part of the engine's public
+ * face: include graph.h instead. */
+#ifndef MARS_GRAPH_INTERNAL_H
+#define MARS_GRAPH_INTERNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "graph.h"
+
+/* The parameters whose check needs the input shapes, kept as JSON (borrowed
+ * from the document, alive until graph_parse returns) from the first pass to
+ * inference. Their JSON types were checked in the first pass. NULL: absent. */
+typedef struct {
+    int doc_index;      /* position in the document's nodes; -1 for a session tensor */
+    json_t *inputs;     /* the node's `inputs` list */
+    json_t *axis;       /* reductions, squeeze, expand_dims, concatenate, stack */
+    json_t *axes;       /* transpose, tensordot */
+    json_t *newshape;   /* reshape */
+    json_t *index;      /* getitem */
+    json_t *chunk_size; /* creation, random and rechunk */
+} graph_raw_t;
+
+/* Writes one line into err: `node "<key>" (<op>): <rule>` when n is given,
+ * else the formatted text alone. Control characters become spaces. Returns -1
+ * so that callers can `return graph_fail(...)`. */
+int graph_fail(char *err, size_t errlen, const graph_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Fills nodes[i].oshape, odtype and the shape-dependent parameters, from the
+ * inferred outputs of its inputs (which come before it), and checks the
+ * output against the limits. 0, or -1 with a message. */
+int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limits_t *lim,
+                     char *err, size_t errlen);
+
+/* Parses "start:stop:step" (each part optional, at least one colon, at most
+ * two). Returns 0, or -1 when the text is not slice syntax. Values beyond
+ * int64 saturate, which slice.indices clamps to the same result. */
+typedef struct {
+    bool has_start, has_stop, has_step;
+    int64_t start, stop, step;
+} graph_slice_t;
+int graph_parse_slice(const char *s, graph_slice_t *out);
+
+#endif

@@ -1,0 +1,506 @@
+/* linalg.c: tensordot, matmul and syrk on blocks. float32/float64 go to
+ * OpenBLAS; int32, int64 and bool run plain loops with numpy's semantics
+ * (integers wrap, bool is the OR of ANDs).
+ *
+ * Everything reduces to one operation, C (M x N, row-major) = op(A) op(B)
+ * (+ C), where A is M x K stored either as M x K (no transpose) or as K x M
+ * (transposed), and B likewise K x N or N x K. tensordot picks the pairing
+ * of contracted axes and the transpose flags so that the operands are used
+ * in place whenever their contracted axes are leading or trailing; only an
+ * operand that cannot be read that way is permuted into scratch. */
+#include "kern.h"
+#include "kern_internal.h"
+
+#include <cblas.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* This OpenBLAS takes 32-bit dimensions. The tiler keeps a chunk far below
+ * 2^31 elements, so a flattened dimension never reaches INT_MAX; a caller
+ * breaking that invariant must fail loudly rather than get a truncated
+ * product. */
+static blasint to_blasint(int64_t v)
+{
+    if (v > INT_MAX) {
+        fprintf(stderr, "kern: matrix dimension %lld exceeds the BLAS index range\n", (long long)v);
+        abort();
+    }
+    return (blasint)v;
+}
+
+/* ---------------------------------------------------------------------------
+ * Integer and bool loops. Element (i, k) of op(A) is A[i*K + k] untransposed
+ * and A[k*M + i] transposed; (k, j) of op(B) is B[k*N + j] or B[j*K + k].
+ * With B untransposed the loop order is i-k-j (unit stride over C and B);
+ * with B transposed it is i-j-k, a dot product of two unit-stride rows when
+ * A is untransposed. Integers are accumulated in the unsigned type of the
+ * same width: signed overflow is undefined in C, numpy wraps. */
+#define DEF_GEMM_INT(NAME, UT)                                                                     \
+    static void NAME(int64_t M, int64_t N, int64_t K, const void *Av, bool ta, const void *Bv,     \
+                     bool tb, bool acc, void *Cv)                                                  \
+    {                                                                                              \
+        const UT *A = Av, *B = Bv;                                                                 \
+        UT *C = Cv;                                                                                \
+        if (!acc) memset(C, 0, (size_t)(M * N) * sizeof(UT));                                      \
+        for (int64_t i = 0; i < M; i++) {                                                          \
+            UT *c = C + i * N;                                                                     \
+            if (tb) {                                                                              \
+                for (int64_t j = 0; j < N; j++) {                                                  \
+                    const UT *b = B + j * K;                                                       \
+                    UT s = 0;                                                                      \
+                    if (!ta) {                                                                     \
+                        const UT *a = A + i * K;                                                   \
+                        for (int64_t k = 0; k < K; k++)                                            \
+                            s += a[k] * b[k];                                                      \
+                    } else {                                                                       \
+                        for (int64_t k = 0; k < K; k++)                                            \
+                            s += A[k * M + i] * b[k];                                              \
+                    }                                                                              \
+                    c[j] += s;                                                                     \
+                }                                                                                  \
+            } else {                                                                               \
+                for (int64_t k = 0; k < K; k++) {                                                  \
+                    UT aik = ta ? A[k * M + i] : A[i * K + k];                                     \
+                    if (aik == 0) continue;                                                        \
+                    const UT *b = B + k * N;                                                       \
+                    for (int64_t j = 0; j < N; j++)                                                \
+                        c[j] += aik * b[j];                                                        \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+DEF_GEMM_INT(gemm_u32, uint32_t)
+DEF_GEMM_INT(gemm_u64, uint64_t)
+
+/* Bools are read as bytes (any non-zero byte is true) and written as 0/1:
+ * numpy's bool dot is any(a[i, :] & b[:, j]); accumulating ORs it in. */
+static void gemm_bool(int64_t M, int64_t N, int64_t K, const void *Av, bool ta, const void *Bv,
+                      bool tb, bool acc, void *Cv)
+{
+    const uint8_t *A = Av, *B = Bv;
+    uint8_t *C = Cv;
+    if (!acc) memset(C, 0, (size_t)(M * N));
+    for (int64_t i = 0; i < M; i++) {
+        uint8_t *c = C + i * N;
+        if (tb) {
+            for (int64_t j = 0; j < N; j++) {
+                const uint8_t *b = B + j * K;
+                uint8_t s = c[j] != 0;
+                for (int64_t k = 0; k < K && !s; k++)
+                    s = (ta ? A[k * M + i] : A[i * K + k]) && b[k];
+                c[j] = s;
+            }
+        } else {
+            for (int64_t j = 0; j < N; j++)
+                c[j] = c[j] != 0;
+            for (int64_t k = 0; k < K; k++) {
+                if (!(ta ? A[k * M + i] : A[i * K + k])) continue;
+                const uint8_t *b = B + k * N;
+                for (int64_t j = 0; j < N; j++)
+                    c[j] |= b[j] != 0;
+            }
+        }
+    }
+}
+
+/* C (M x N) = op(A) op(B), or C += with acc. */
+static void gemm(dtype_t dt, int64_t M, int64_t N, int64_t K, const void *A, bool ta, const void *B,
+                 bool tb, bool acc, void *C)
+{
+    if (M == 0 || N == 0) return;
+    if (K == 0) {
+        /* An empty sum: BLAS would reject the zero leading dimensions. */
+        if (!acc) memset(C, 0, (size_t)(M * N) * dt_size(dt));
+        return;
+    }
+    switch (dt) {
+    case DT_BOOL:
+        gemm_bool(M, N, K, A, ta, B, tb, acc, C);
+        return;
+    case DT_INT32:
+        gemm_u32(M, N, K, A, ta, B, tb, acc, C);
+        return;
+    case DT_INT64:
+        gemm_u64(M, N, K, A, ta, B, tb, acc, C);
+        return;
+    default:
+        break;
+    }
+    blasint m = to_blasint(M), n = to_blasint(N), k = to_blasint(K);
+    blasint lda = ta ? m : k, ldb = tb ? k : n;
+    enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans;
+    enum CBLAS_TRANSPOSE tB = tb ? CblasTrans : CblasNoTrans;
+    if (N == 1 || M == 1) {
+        /* Matrix-vector products are memory-bound: gemv streams the matrix
+         * once. Both vectors are contiguous whatever the flags (a 1 x K or
+         * K x 1 matrix is K consecutive values). y is zeroed first so that
+         * beta = 0 never depends on how BLAS scales NaNs. */
+        if (!acc) memset(C, 0, (size_t)(M * N) * dt_size(dt));
+        const void *mat = N == 1 ? A : B, *vec = N == 1 ? B : A;
+        /* y = op(A) x: A stored (ta ? K x M : M x K). y = op(B)ᵀ x: B stored
+         * (tb ? N x K : K x N), read transposed unless already transposed. */
+        blasint rows = N == 1 ? (ta ? k : m) : (tb ? n : k);
+        blasint cols = N == 1 ? (ta ? m : k) : (tb ? k : n);
+        enum CBLAS_TRANSPOSE t = N == 1 ? tA : (tb ? CblasNoTrans : CblasTrans);
+        if (dt == DT_FLOAT64)
+            cblas_dgemv(CblasRowMajor, t, rows, cols, 1.0, mat, cols, vec, 1, 1.0, C, 1);
+        else
+            cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, mat, cols, vec, 1, 1.0f, C, 1);
+        return;
+    }
+    if (dt == DT_FLOAT64)
+        cblas_dgemm(CblasRowMajor, tA, tB, m, n, k, 1.0, A, lda, B, ldb, acc ? 1.0 : 0.0, C, n);
+    else
+        cblas_sgemm(CblasRowMajor, tA, tB, m, n, k, 1.0f, A, lda, B, ldb, acc ? 1.0f : 0.0f, C, n);
+}
+
+/* ---------------------------------------------------------------------------
+ * Permuted copy: dst (contiguous) gets src transposed by perm, i.e.
+ * dst[i_0, ..., i_{n-1}] = src[.., i_k at axis perm[k], ..]. */
+static void permute_copy(const void *src, const shape_t *shape, const int *perm, size_t es,
+                         void *dst)
+{
+    int nd = shape->ndim;
+    int64_t sstride[MR_MAXDIM], dshape[MR_MAXDIM] = {0}, pst[MR_MAXDIM] = {0}, idx[MR_MAXDIM];
+    int64_t total = 1;
+    int64_t st = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        sstride[d] = st;
+        st *= shape->d[d];
+    }
+    for (int d = 0; d < nd; d++) {
+        dshape[d] = shape->d[perm[d]];
+        pst[d] = sstride[perm[d]];
+        total *= dshape[d];
+        idx[d] = 0;
+    }
+    if (total == 0) return;
+    if (nd == 0) {
+        memcpy(dst, src, es);
+        return;
+    }
+    /* Rows of the innermost destination axis, read with the source stride of
+     * that axis; the outer index advances like an odometer. */
+    int64_t inner = dshape[nd - 1], ist = pst[nd - 1], soff = 0;
+    char *o = dst;
+    const char *s = src;
+    for (int64_t done = 0; done < total; done += inner) {
+        switch (es) {
+        case 1:
+            for (int64_t j = 0; j < inner; j++)
+                ((uint8_t *)o)[j] = ((const uint8_t *)s)[soff + j * ist];
+            break;
+        case 4:
+            for (int64_t j = 0; j < inner; j++)
+                memcpy(o + j * 4, s + (soff + j * ist) * 4, 4);
+            break;
+        default:
+            for (int64_t j = 0; j < inner; j++)
+                memcpy(o + j * 8, s + (soff + j * ist) * 8, 8);
+            break;
+        }
+        o += inner * (int64_t)es;
+        for (int d = nd - 2; d >= 0; d--) {
+            soff += pst[d];
+            if (++idx[d] < dshape[d]) break;
+            soff -= pst[d] * dshape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * tensordot */
+
+/* How an operand can be read in place: its contracted axes (in pairing
+ * order) are its leading axes, or its trailing axes, in that order. */
+static bool axes_are(const int *ax, int n, int first)
+{
+    for (int i = 0; i < n; i++)
+        if (ax[i] != first + i) return false;
+    return true;
+}
+
+/* Orders the pairs (ca[i], cb[i]) by key[i] ascending (n <= MR_MAXDIM, an
+ * insertion sort is plenty). */
+static void sort_pairs(int n, const int *ca, const int *cb, const int *key, int *oa, int *ob)
+{
+    int ord[MR_MAXDIM];
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        while (j > 0 && key[ord[j - 1]] > key[i]) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = i;
+    }
+    for (int i = 0; i < n; i++) {
+        oa[i] = ca[ord[i]];
+        ob[i] = cb[ord[i]];
+    }
+}
+
+typedef struct {
+    bool a_inplace, a_trans; /* A read in place, as K x M when a_trans */
+    bool b_inplace, b_trans; /* B read in place, as N x K when b_trans */
+} td_plan_t;
+
+static td_plan_t td_plan(int nda, int ndb, int n, const int *ca, const int *cb)
+{
+    td_plan_t p = {0};
+    if (axes_are(ca, n, nda - n))
+        p.a_inplace = true;
+    else if (axes_are(ca, n, 0))
+        p.a_inplace = p.a_trans = true;
+    if (axes_are(cb, n, 0))
+        p.b_inplace = true;
+    else if (axes_are(cb, n, ndb - n))
+        p.b_inplace = p.b_trans = true;
+    return p;
+}
+
+void kern_tensordot(const arr_t *a, const arr_t *b, int n, const int *ca, const int *cb,
+                    bool accumulate, arr_t *out)
+{
+    int nda = a->shape.ndim, ndb = b->shape.ndim;
+    size_t es = dt_size(out->dt);
+    int64_t M = 1, N = 1, K = 1;
+    bool a_con[MR_MAXDIM] = {0}, b_con[MR_MAXDIM] = {0};
+    for (int i = 0; i < n; i++) {
+        a_con[ca[i]] = b_con[cb[i]] = true;
+        K *= a->shape.d[ca[i]];
+    }
+    for (int d = 0; d < nda; d++)
+        if (!a_con[d]) M *= a->shape.d[d];
+    for (int d = 0; d < ndb; d++)
+        if (!b_con[d]) N *= b->shape.d[d];
+
+    /* The order in which the pairs are flattened into K is free. Ordering
+     * them by a's axes lets a be read in place when its contracted axes are
+     * leading or trailing, ordering by b's does the same for b; keep the
+     * order that needs fewer copies, preferring to copy the smaller operand. */
+    int pa[2][MR_MAXDIM], pb[2][MR_MAXDIM];
+    sort_pairs(n, ca, cb, ca, pa[0], pb[0]);
+    sort_pairs(n, ca, cb, cb, pa[1], pb[1]);
+    td_plan_t plan[2] = {td_plan(nda, ndb, n, pa[0], pb[0]), td_plan(nda, ndb, n, pa[1], pb[1])};
+    int64_t cost[2];
+    for (int c = 0; c < 2; c++)
+        cost[c] = (plan[c].a_inplace ? 0 : M * K) + (plan[c].b_inplace ? 0 : K * N);
+    int c = cost[1] < cost[0] ? 1 : 0;
+    td_plan_t p = plan[c];
+    const int *oa = pa[c], *ob = pb[c];
+
+    if (M == 0 || N == 0) return;
+    if (K == 0) {
+        if (!accumulate) memset(out->data, 0, (size_t)(M * N) * es);
+        return;
+    }
+
+    const void *A = a->data, *B = b->data;
+    void *scratch_a = NULL, *scratch_b = NULL;
+    if (!p.a_inplace) {
+        /* a transposed to (free axes..., contracted axes in pairing order):
+         * an M x K matrix. */
+        int perm[MR_MAXDIM], k = 0;
+        for (int d = 0; d < nda; d++)
+            if (!a_con[d]) perm[k++] = d;
+        for (int i = 0; i < n; i++)
+            perm[k++] = oa[i];
+        scratch_a = kern_xmalloc((size_t)(M * K) * es);
+        permute_copy(a->data, &a->shape, perm, es, scratch_a);
+        A = scratch_a;
+    }
+    if (!p.b_inplace) {
+        /* b transposed to (contracted axes in pairing order, free axes...):
+         * a K x N matrix. */
+        int perm[MR_MAXDIM], k = 0;
+        for (int i = 0; i < n; i++)
+            perm[k++] = ob[i];
+        for (int d = 0; d < ndb; d++)
+            if (!b_con[d]) perm[k++] = d;
+        scratch_b = kern_xmalloc((size_t)(K * N) * es);
+        permute_copy(b->data, &b->shape, perm, es, scratch_b);
+        B = scratch_b;
+    }
+    gemm(out->dt, M, N, K, A, p.a_inplace && p.a_trans, B, p.b_inplace && p.b_trans, accumulate,
+         out->data);
+    free(scratch_a);
+    free(scratch_b);
+}
+
+/* ---------------------------------------------------------------------------
+ * matmul */
+
+void kern_matmul(const arr_t *a, const arr_t *b, bool accumulate, arr_t *out)
+{
+    int nda = a->shape.ndim, ndb = b->shape.ndim, ndo = out->shape.ndim;
+    int64_t M = a->shape.d[nda - 2], K = a->shape.d[nda - 1], N = b->shape.d[ndb - 1];
+    int nb = ndo - 2;
+    size_t es = dt_size(out->dt);
+    int64_t amat = M * K, bmat = K * N, omat = M * N;
+
+    /* Batch strides (in matrices) of a and b along each output batch axis;
+     * a missing or size-1 axis broadcasts with stride 0. */
+    int64_t bshape[MR_MAXDIM], ast[MR_MAXDIM], bst[MR_MAXDIM], idx[MR_MAXDIM];
+    int64_t nbatch = 1, bbatch = 1;
+    int64_t sa = 1, sb = 1;
+    for (int d = nb - 1; d >= 0; d--) {
+        int da = d - (nb - (nda - 2)), db = d - (nb - (ndb - 2));
+        int64_t la = da >= 0 ? a->shape.d[da] : 1, lb = db >= 0 ? b->shape.d[db] : 1;
+        bshape[d] = out->shape.d[d];
+        ast[d] = la == 1 ? 0 : sa;
+        bst[d] = lb == 1 ? 0 : sb;
+        sa *= la;
+        sb *= lb;
+        nbatch *= bshape[d];
+        bbatch *= lb;
+        idx[d] = 0;
+    }
+    if (nbatch == 0 || omat == 0) return;
+
+    /* b shared by every batch element: then out's batch axes are a's (a is
+     * not broadcast), and a's batches stacked are one (nbatch*M) x K matrix,
+     * so one gemm does them all. */
+    if (bbatch == 1) {
+        gemm(out->dt, nbatch * M, N, K, a->data, false, b->data, false, accumulate, out->data);
+        return;
+    }
+
+    const char *A = a->data, *B = b->data;
+    char *C = out->data;
+    int64_t aoff = 0, boff = 0;
+    for (int64_t t = 0; t < nbatch; t++) {
+        gemm(out->dt, M, N, K, A + aoff * amat * (int64_t)es, false, B + boff * bmat * (int64_t)es,
+             false, accumulate, C + t * omat * (int64_t)es);
+        for (int d = nb - 1; d >= 0; d--) {
+            aoff += ast[d];
+            boff += bst[d];
+            if (++idx[d] < bshape[d]) break;
+            aoff -= ast[d] * bshape[d];
+            boff -= bst[d] * bshape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * syrk */
+
+/* Tiles of 64 x 64 elements keep both the rows read and the columns written
+ * of a transpose within L1/L2 (64*64*8 = 32 KiB per tile). */
+#define TILE 64
+
+/* Copies the strict upper triangle of the m x m matrix c onto its lower. */
+static void mirror_upper(void *c, int64_t m, size_t es)
+{
+    char *p = c;
+    for (int64_t ib = 0; ib < m; ib += TILE)
+        for (int64_t jb = ib; jb < m; jb += TILE)
+            for (int64_t i = ib; i < ib + TILE && i < m; i++)
+                for (int64_t j = jb > i + 1 ? jb : i + 1; j < jb + TILE && j < m; j++)
+                    memcpy(p + (j * m + i) * (int64_t)es, p + (i * m + j) * (int64_t)es, es);
+}
+
+/* Whether c equals its transpose bit for bit (so that the mirror of an
+ * updated upper triangle is also the updated lower one, NaNs included). */
+static bool is_symmetric(const void *c, int64_t m, size_t es)
+{
+    const char *p = c;
+    for (int64_t ib = 0; ib < m; ib += TILE)
+        for (int64_t jb = ib; jb < m; jb += TILE)
+            for (int64_t i = ib; i < ib + TILE && i < m; i++)
+                for (int64_t j = jb > i + 1 ? jb : i + 1; j < jb + TILE && j < m; j++)
+                    if (memcmp(p + (j * m + i) * (int64_t)es, p + (i * m + j) * (int64_t)es, es))
+                        return false;
+    return true;
+}
+
+static void syrk_blas(dtype_t dt, enum CBLAS_UPLO uplo, int64_t M, int64_t K, const void *a,
+                      bool acc, void *c)
+{
+    blasint m = to_blasint(M), k = to_blasint(K);
+    if (dt == DT_FLOAT64)
+        cblas_dsyrk(CblasRowMajor, uplo, CblasNoTrans, m, k, 1.0, a, k, acc ? 1.0 : 0.0, c, m);
+    else
+        cblas_ssyrk(CblasRowMajor, uplo, CblasNoTrans, m, k, 1.0f, a, k, acc ? 1.0f : 0.0f, c, m);
+}
+
+/* Integer and bool syrk: each dot product of rows i <= j is computed once
+ * and added to both (i, j) and (j, i), which is exact under accumulate
+ * whatever out held. */
+#define DEF_SYRK_INT(NAME, UT)                                                                     \
+    static void NAME(int64_t m, int64_t k, const void *av, bool acc, void *cv)                     \
+    {                                                                                              \
+        const UT *a = av;                                                                          \
+        UT *c = cv;                                                                                \
+        if (!acc) memset(c, 0, (size_t)(m * m) * sizeof(UT));                                      \
+        for (int64_t i = 0; i < m; i++)                                                            \
+            for (int64_t j = i; j < m; j++) {                                                      \
+                UT s = 0;                                                                          \
+                for (int64_t t = 0; t < k; t++)                                                    \
+                    s += a[i * k + t] * a[j * k + t];                                              \
+                c[i * m + j] += s;                                                                 \
+                if (j != i) c[j * m + i] += s;                                                     \
+            }                                                                                      \
+    }
+
+DEF_SYRK_INT(syrk_u32, uint32_t)
+DEF_SYRK_INT(syrk_u64, uint64_t)
+
+static void syrk_bool(int64_t m, int64_t k, const uint8_t *a, bool acc, uint8_t *c)
+{
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = i; j < m; j++) {
+            uint8_t s = 0;
+            for (int64_t t = 0; t < k && !s; t++)
+                s = a[i * k + t] && a[j * k + t];
+            c[i * m + j] = s || (acc && c[i * m + j]);
+            if (j != i) c[j * m + i] = s || (acc && c[j * m + i]);
+        }
+}
+
+void kern_syrk(const arr_t *a, bool accumulate, arr_t *out)
+{
+    int64_t m = a->shape.d[0], k = a->shape.d[1];
+    size_t es = dt_size(out->dt);
+    if (m == 0) return;
+    if (k == 0) {
+        if (!accumulate) memset(out->data, 0, (size_t)(m * m) * es);
+        return;
+    }
+    switch (out->dt) {
+    case DT_BOOL:
+        syrk_bool(m, k, a->data, accumulate, out->data);
+        return;
+    case DT_INT32:
+        syrk_u32(m, k, a->data, accumulate, out->data);
+        return;
+    case DT_INT64:
+        syrk_u64(m, k, a->data, accumulate, out->data);
+        return;
+    default:
+        break;
+    }
+    if (!accumulate || is_symmetric(out->data, m, es)) {
+        /* The common case (out was overwritten, or holds an earlier syrk
+         * partial sum): update the upper triangle and mirror it. */
+        syrk_blas(out->dt, CblasUpper, m, k, a->data, accumulate, out->data);
+        mirror_upper(out->data, m, es);
+    } else {
+        /* out's triangles differ: update each with its own syrk, which costs
+         * the flops of one gemm but adds into exactly what was there. Both
+         * calls update the diagonal: keep the first call's. */
+        char *c = out->data;
+        char *diag = kern_xmalloc((size_t)m * es);
+        syrk_blas(out->dt, CblasUpper, m, k, a->data, true, c);
+        for (int64_t i = 0; i < m; i++)
+            memcpy(diag + i * (int64_t)es, c + (i * m + i) * (int64_t)es, es);
+        syrk_blas(out->dt, CblasLower, m, k, a->data, true, c);
+        for (int64_t i = 0; i < m; i++)
+            memcpy(c + (i * m + i) * (int64_t)es, diag + i * (int64_t)es, es);
+        free(diag);
+    }
+}

@@ -1,0 +1,24 @@
+/* proto.h: what the services agree on between them: Redis key names,
+ * heartbeat timing and the thresholds that turn a heartbeat's age into a
+ * status. These are formats (STYLE 10): a value that has shipped keeps its
+ * meaning; add new names rather than changing one. */
+#ifndef MARS_SVC_PROTO_H
+#define MARS_SVC_PROTO_H
+
+/* Workers and supervisors report every second. */
+#define PROTO_HEARTBEAT_MS 1000
+/* `suspect` after one missed heartbeat: the next was due at 1 s, allow
+ * 1.5 s more for a busy database write. */
+#define PROTO_SUSPECT_MS 2500
+/* `dead` after ten missed heartbeats: long enough to ride out a database
+ * failover or a stop-the-world pause, short enough to reschedule soon. */
+#define PROTO_DEAD_MS 10000
+
+/* Hash of a worker's live report (fields as in GET /api/v1/workers),
+ * expiring PROTO_DEAD_MS after its last heartbeat: a worker whose key is
+ * gone is dead for the dispatcher. Key: PROTO_WORKER_KEY + worker id. */
+#define PROTO_WORKER_KEY "mars:worker:"
+/* String holding a supervisor's address, same expiry. */
+#define PROTO_SUPERVISOR_KEY "mars:supervisor:"
+
+#endif

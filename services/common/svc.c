@@ -1,0 +1,201 @@
+/* svc.c: signals, clocks, ids, discovery. */
+#include "svc.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "httpc.h"
+#include "log.h"
+#include "procstat.h"
+#include "sbuf.h"
+
+#define LOG_MODULE "svc"
+
+bool svc_init(cfg_t *c, cfg_service_t svc, int argc, char **argv, int *exit_code)
+{
+    char err[1024];
+    cfg_init(c, svc);
+    int rc = cfg_parse(c, argc, argv, err, sizeof err);
+    if (rc == 1) {
+        sbuf_t b;
+        sbuf_init(&b);
+        cfg_usage(svc, &b);
+        fputs(sbuf_str(&b), stdout);
+        sbuf_close(&b);
+        *exit_code = 0;
+        return false;
+    }
+    if (rc == 0 && log_apply(&c->log, err, sizeof err) == 0) return true;
+    fprintf(stderr, "%s: %s\n", cfg_program(svc), err);
+    *exit_code = 2;
+    return false;
+}
+
+typedef struct pmetrics {
+    metrics_counter_t *cpu;
+    metrics_gauge_t *rss;
+} pmetrics_t;
+
+static void collect_process(void *arg)
+{
+    pmetrics_t *p = arg;
+    procstat_t ps;
+    char err[128];
+    if (procstat_self(&ps, err, sizeof err)) return;
+    metrics_counter_set(p->cpu, ps.cpu_seconds);
+    metrics_gauge_set(p->rss, (double)ps.rss_bytes);
+}
+
+void svc_process_metrics(metrics_registry_t *m)
+{
+    /* One set per process, alive as long as the process. */
+    static pmetrics_t p;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    p.cpu = metrics_counter(m, "process_cpu_seconds_total", "User and system CPU time spent in seconds", NULL);
+    p.rss = metrics_gauge(m, "process_resident_memory_bytes", "Resident memory size in bytes", NULL);
+    metrics_gauge_set(metrics_gauge(m, "process_start_time_seconds",
+                                    "Start time of the process since the Unix epoch in seconds", NULL),
+                      (double)ts.tv_sec + ts.tv_nsec * 1e-9);
+    metrics_on_collect(m, collect_process, &p);
+}
+
+void svc_join_address(char *out, size_t cap, const char *host, int port)
+{
+    bool v6 = strchr(host, ':') != NULL;
+    snprintf(out, cap, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", port);
+}
+
+static sigset_t g_stop_set;
+static bool g_stopping;
+
+void svc_signals_init(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    sigemptyset(&g_stop_set);
+    sigaddset(&g_stop_set, SIGINT);
+    sigaddset(&g_stop_set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &g_stop_set, NULL);
+}
+
+bool svc_wait(int ms)
+{
+    if (g_stopping) return true;
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+    int64_t deadline = svc_now_ms() + ms;
+    for (;;) {
+        int sig = sigtimedwait(&g_stop_set, NULL, &ts);
+        if (sig > 0) {
+            log_info("signal %d (%s): stopping", sig, strsignal(sig));
+            g_stopping = true;
+            return true;
+        }
+        if (errno != EINTR) return false; /* EAGAIN: the time passed */
+        int64_t left = deadline - svc_now_ms();
+        if (left <= 0) return false;
+        ts.tv_sec = left / 1000;
+        ts.tv_nsec = (long)(left % 1000) * 1000000;
+    }
+}
+
+bool svc_stopping(void) { return g_stopping; }
+
+int64_t svc_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void svc_random_id(char out[33])
+{
+    uint64_t w[2];
+    ssize_t n;
+    /* 16 bytes from getrandom never come short once the pool is ready. */
+    do n = getrandom(w, sizeof w, 0);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof w) {
+        /* Kernels without getrandom (before 3.17): time and pid through
+         * splitmix64, distinct enough for ids. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + ((uint64_t)getpid() << 40);
+        for (int i = 0; i < 2; i++) {
+            uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+            w[i] = z ^ (z >> 31);
+        }
+    }
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)w[0], (unsigned long long)w[1]);
+}
+
+/* One supervisor's answer; 0 when it filled what was missing. */
+static int ask(cfg_t *c, const cfg_endpoint_t *e, char *err, size_t errlen)
+{
+    /* A supervisor answers cluster-info from memory: 3 s is plenty even
+     * across a busy network. */
+    int status = 0, rc = -1;
+    sbuf_t body;
+    sbuf_init(&body);
+    if (httpc_get(e->host, e->port, "/api/v1/cluster-info", 3000, &status, &body, err, errlen))
+        goto get;
+    if (status != 200) {
+        snprintf(err, errlen, "%s:%d/api/v1/cluster-info answered %d", e->host, e->port, status);
+        goto get;
+    }
+    json_error_t je;
+    json_t *doc = json_loadb(body.data, body.len, 0, &je);
+    const char *dsn = json_string_value(json_object_get(doc, "pg_dsn"));
+    const char *url = json_string_value(json_object_get(doc, "redis_url"));
+    if (!dsn || !url) {
+        snprintf(err, errlen, "%s:%d/api/v1/cluster-info: no pg_dsn and redis_url in the answer",
+                 e->host, e->port);
+        goto parse;
+    }
+    if (strlen(dsn) >= sizeof c->pg_dsn || strlen(url) >= sizeof c->redis_url) {
+        snprintf(err, errlen, "%s:%d/api/v1/cluster-info: address longer than %zu bytes", e->host,
+                 e->port, sizeof c->pg_dsn - 1);
+        goto parse;
+    }
+    if (!c->has_pg_dsn) snprintf(c->pg_dsn, sizeof c->pg_dsn, "%s", dsn);
+    if (!c->has_redis_url) snprintf(c->redis_url, sizeof c->redis_url, "%s", url);
+    c->has_pg_dsn = c->has_redis_url = true;
+    rc = 0;
+parse:
+    json_decref(doc);
+get:
+    sbuf_close(&body);
+    return rc;
+}
+
+int svc_discover(cfg_t *c, char *err, size_t errlen)
+{
+    /* Backoff from 100 ms to 5 s between rounds: quick when the supervisor
+     * is a moment behind us (compose starts both at once), gentle when it
+     * is down for long. */
+    int backoff = 100;
+    for (int round = 0; !(c->has_pg_dsn && c->has_redis_url); round++) {
+        for (int i = 0; i < c->n_supervisors; i++) {
+            const cfg_endpoint_t *e = &c->supervisors[i];
+            if (ask(c, e, err, errlen) == 0) {
+                log_info("cluster addresses from supervisor %s:%d", e->host, e->port);
+                return 0;
+            }
+            if (round % 10 == 0) log_warning("supervisor unreachable: %s", err);
+        }
+        if (svc_wait(backoff)) {
+            snprintf(err, errlen, "stopped while waiting for a supervisor");
+            return -1;
+        }
+        backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
+    }
+    return 0;
+}

@@ -1,0 +1,293 @@
+/* mars-worker: checks its resources, learns the database and queue from a
+ * supervisor (unless given), registers in `workers`, and every second
+ * reports what it uses: CPU of its own process over the last second (cores,
+ * from /proc/self/stat), resident memory (/proc/self/statm), cache and
+ * chunk counts, into a Redis hash with expiry and its PostgreSQL row.
+ * Running chunk jobs plugs in through dispatch.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "db.h"
+#include "dispatch.h"
+#include "http.h"
+#include "log.h"
+#include "metrics.h"
+#include "procstat.h"
+#include "proto.h"
+#include "rq.h"
+#include "sbuf.h"
+#include "svc.h"
+
+#define LOG_MODULE "worker"
+
+/* As for the supervisor: wait a minute for the database and queue. */
+#define STARTUP_WAIT_MS 60000
+
+typedef struct worker {
+    cfg_t cfg;
+    char id[33];
+    char address[CFG_HOST_MAX + 16];
+    db_t *db;
+    rq_t *rq;
+    metrics_registry_t *metrics;
+    http_server_t *http;
+    dispatch_t *dispatch;
+    procstat_t last;
+    int64_t last_ms;
+    metrics_gauge_t *g_cpu;
+    metrics_counter_t *beats, *beat_failures;
+    bool beat_ok;
+} worker_t;
+
+static const http_route_t ROUTES[] = {
+    {"GET", "/health", http_handle_health},
+    {"GET", "/metrics", http_handle_metrics},
+};
+
+static int check_memory(const cfg_t *c, char *err, size_t errlen)
+{
+    int64_t avail = procstat_mem_available();
+    if (avail >= 0 && avail < c->min_mem) {
+        snprintf(err, errlen, "%lld bytes of memory available, below --min-mem %lld",
+                 (long long)avail, (long long)c->min_mem);
+        return -1;
+    }
+    return 0;
+}
+
+/* Creates missing spill directories and checks that we can write there. */
+static int prepare_spill(const cfg_t *c, char *err, size_t errlen)
+{
+    for (int i = 0; i < c->n_spill; i++) {
+        const char *d = c->spill[i];
+        if (mkdir(d, 0700) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "--spill-dirs %s: %s", d, strerror(errno));
+            return -1;
+        }
+        struct stat st;
+        if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode) || access(d, W_OK | X_OK) != 0) {
+            snprintf(err, errlen, "--spill-dirs %s: not a writable directory", d);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void cuda_array(const cfg_t *c, char *out, size_t cap)
+{
+    sbuf_t b;
+    sbuf_init(&b);
+    sbuf_putc(&b, '{');
+    for (int i = 0; i < c->n_cuda; i++) sbuf_printf(&b, "%s%d", i ? "," : "", c->cuda[i]);
+    sbuf_putc(&b, '}');
+    snprintf(out, cap, "%s", sbuf_str(&b));
+    sbuf_close(&b);
+}
+
+static int register_self(worker_t *w, char *err, size_t errlen)
+{
+    char host[256] = "", pid[16], ncpu[16], nio[16], cuda[CFG_MAX_CUDA * 4 + 4], mem[24], cache[24];
+    gethostname(host, sizeof host - 1);
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    snprintf(ncpu, sizeof ncpu, "%d", w->cfg.n_cpu);
+    snprintf(nio, sizeof nio, "%d", w->cfg.n_io);
+    snprintf(mem, sizeof mem, "%lld", (long long)w->cfg.phy_mem);
+    snprintf(cache, sizeof cache, "%lld", (long long)w->cfg.cache_mem);
+    cuda_array(&w->cfg, cuda, sizeof cuda);
+    const char *params[] = {w->id, w->address, host, pid, ncpu, nio, cuda, mem, cache};
+    return db_exec(w->db,
+                   "INSERT INTO workers (id, address, hostname, pid, n_cpu, n_io, cuda_devices,"
+                   " memory_limit, cache_limit) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                   9, params, err, errlen);
+}
+
+/* CPU cores this process used since the previous sample, within [0, n_cpu]. */
+static double sample_cpu(worker_t *w, procstat_t *now)
+{
+    char err[256];
+    int64_t t = svc_now_ms();
+    if (procstat_self(now, err, sizeof err)) {
+        log_warning("%s", err);
+        *now = w->last;
+        return 0;
+    }
+    double wall = (double)(t - w->last_ms) / 1000.0;
+    double cores = wall > 0 ? (now->cpu_seconds - w->last.cpu_seconds) / wall : 0;
+    /* Clock-tick granularity (10 ms) can push a short interval past the
+     * slots; the report is bounded by the contract's range. */
+    if (cores < 0) cores = 0;
+    if (cores > w->cfg.n_cpu) cores = w->cfg.n_cpu;
+    w->last = *now;
+    w->last_ms = t;
+    return cores;
+}
+
+static void heartbeat(worker_t *w)
+{
+    procstat_t ps;
+    dispatch_stats_t ds;
+    char err[600], cpu[32], rss[24], cache[24], running[16], done[24];
+    double cores = sample_cpu(w, &ps);
+    dispatch_stats(w->dispatch, &ds);
+    metrics_gauge_set(w->g_cpu, cores);
+    snprintf(cpu, sizeof cpu, "%.4f", cores);
+    snprintf(rss, sizeof rss, "%lld", (long long)ps.rss_bytes);
+    snprintf(cache, sizeof cache, "%lld", (long long)ds.cache_used);
+    snprintf(running, sizeof running, "%d", ds.chunks_running);
+    snprintf(done, sizeof done, "%lld", (long long)ds.chunks_done);
+
+    /* Redis: the live report the dispatcher reads, expiring with death. */
+    char rerr[256] = "", perr[256] = "";
+    int rc = 0;
+    if (rq_append(w->rq, rerr, sizeof rerr,
+                  "HSET %s%s address %s n_cpu %d cpu_usage %s memory_used %s memory_limit %lld"
+                  " cache_used %s chunks_running %s chunks_done %s",
+                  PROTO_WORKER_KEY, w->id, w->address, w->cfg.n_cpu, cpu, rss,
+                  (long long)w->cfg.phy_mem, cache, running, done) ||
+        rq_append(w->rq, rerr, sizeof rerr, "PEXPIRE %s%s %d", PROTO_WORKER_KEY, w->id, PROTO_DEAD_MS) ||
+        rq_flush(w->rq, rerr, sizeof rerr))
+        rc = -1;
+    /* PostgreSQL: the durable row the REST API lists. */
+    const char *params[] = {w->id, cpu, rss, cache, running, done};
+    PGresult *r = db_query(w->db,
+                           "UPDATE workers SET cpu_usage = $2, memory_used = $3, cache_used = $4,"
+                           " chunks_running = $5, chunks_done = $6, last_heartbeat = now(),"
+                           " status = 'running', stopped_at = NULL WHERE id = $1",
+                           6, params, perr, sizeof perr);
+    if (!r) rc = -1;
+    else {
+        /* Someone removed our row (a cleanup): put it back. */
+        if (strcmp(PQcmdTuples(r), "0") == 0 && register_self(w, perr, sizeof perr)) rc = -1;
+        PQclear(r);
+    }
+    snprintf(err, sizeof err, "%s%s%s", rerr, rerr[0] && perr[0] ? "; " : "", perr);
+    metrics_counter_inc(rc == 0 ? w->beats : w->beat_failures);
+    if (rc != 0 && w->beat_ok) log_warning("heartbeat failed: %s", err);
+    if (rc == 0 && !w->beat_ok) log_info("heartbeat ok");
+    w->beat_ok = rc == 0;
+}
+
+static void deregister(worker_t *w)
+{
+    char err[512];
+    const char *params[] = {w->id};
+    if (db_exec(w->db, "UPDATE workers SET status = 'stopped', stopped_at = now(), cpu_usage = 0,"
+                       " chunks_running = 0 WHERE id = $1",
+                1, params, err, sizeof err))
+        log_warning("marking this worker stopped: %s", err);
+    redisReply *rep = rq_command(w->rq, err, sizeof err, "DEL %s%s", PROTO_WORKER_KEY, w->id);
+    if (rep) freeReplyObject(rep);
+}
+
+int main(int argc, char **argv)
+{
+    static worker_t w; /* large (the config); static keeps it off the stack */
+    int code = 1;
+    char err[1024];
+    svc_signals_init();
+    if (!svc_init(&w.cfg, CFG_WORKER, argc, argv, &code)) return code;
+    code = 1;
+    svc_random_id(w.id);
+    if (check_memory(&w.cfg, err, sizeof err) || prepare_spill(&w.cfg, err, sizeof err)) {
+        log_error("%s", err);
+        return 1;
+    }
+    if (svc_discover(&w.cfg, err, sizeof err)) {
+        log_error("%s", err);
+        return 1;
+    }
+    if (w.cfg.n_cuda == 0) log_debug("no CUDA devices");
+
+    w.metrics = metrics_create();
+    w.dispatch = dispatch_create(&w.cfg);
+    if (!w.metrics || !w.dispatch) goto create;
+    svc_process_metrics(w.metrics);
+    w.g_cpu = metrics_gauge(w.metrics, "mars_worker_cpu_usage_cores",
+                            "CPU cores this worker used over the last heartbeat interval", NULL);
+    metrics_gauge_set(metrics_gauge(w.metrics, "mars_worker_slots", "Slots for chunk kernels (--n-cpu)", NULL),
+                      w.cfg.n_cpu);
+    metrics_gauge_set(metrics_gauge(w.metrics, "mars_worker_memory_limit_bytes", "--phy-mem", NULL),
+                      (double)w.cfg.phy_mem);
+    w.beats = metrics_counter(w.metrics, "mars_heartbeats_total", "Heartbeats written", NULL);
+    w.beat_failures = metrics_counter(w.metrics, "mars_heartbeat_failures_total",
+                                      "Heartbeats that could not be written", NULL);
+
+    w.db = db_create(w.cfg.pg_dsn, "mars-worker");
+    w.rq = rq_create(w.cfg.redis_url, RQ_DEFAULT_TIMEOUT_MS, err, sizeof err);
+    if (!w.db || !w.rq) {
+        log_error("%s", w.rq ? "out of memory" : err);
+        goto connect;
+    }
+    if (db_connect_wait(w.db, STARTUP_WAIT_MS, svc_wait, err, sizeof err)) {
+        log_error("PostgreSQL: %s", err);
+        goto connect;
+    }
+    if (rq_connect_wait(w.rq, STARTUP_WAIT_MS, svc_wait, err, sizeof err)) {
+        log_error("Redis: %s", err);
+        goto connect;
+    }
+
+    http_opts_t ho = {
+        .name = "worker",
+        .host = w.cfg.host,
+        .port = w.cfg.port,
+        .n_loops = 1, /* /health and /metrics; chunk transfer will get its own */
+        .max_body = CFG_SERVICE_MAX_BODY,
+        .routes = ROUTES,
+        .n_routes = (int)(sizeof ROUTES / sizeof ROUTES[0]),
+        .app = &w,
+        .metrics = w.metrics,
+    };
+    if (http_server_start(&ho, &w.http, err, sizeof err)) {
+        log_error("service port: %s", err);
+        goto serve;
+    }
+    svc_join_address(w.address, sizeof w.address, w.cfg.advertise, http_server_port(w.http));
+    if (procstat_self(&w.last, err, sizeof err)) {
+        log_error("%s", err);
+        goto serve;
+    }
+    w.last_ms = svc_now_ms();
+    if (register_self(&w, err, sizeof err)) {
+        log_error("registering: %s", err);
+        goto serve;
+    }
+    if (dispatch_start(w.dispatch, err, sizeof err)) {
+        log_error("dispatch: %s", err);
+        goto registered;
+    }
+    /* The first report now, so that the worker is listed with real values
+     * from the start. */
+    w.beat_ok = true;
+    heartbeat(&w);
+    log_info("worker %s at %s: %d slots, memory limit %lld, cache %lld, %d CUDA devices", w.id,
+             w.address, w.cfg.n_cpu, (long long)w.cfg.phy_mem, (long long)w.cfg.cache_mem,
+             w.cfg.n_cuda);
+
+    int64_t next = svc_now_ms() + PROTO_HEARTBEAT_MS;
+    for (;;) {
+        int64_t wait = next - svc_now_ms();
+        if (svc_wait(wait > 0 ? (int)wait : 0)) break;
+        heartbeat(&w);
+        /* Fixed rate; after a stall, resume from now rather than catch up. */
+        next += PROTO_HEARTBEAT_MS;
+        if (next < svc_now_ms()) next = svc_now_ms() + PROTO_HEARTBEAT_MS;
+    }
+    code = 0;
+registered:
+    deregister(&w);
+serve:
+    http_server_free(w.http);
+connect:
+    db_free(w.db);
+    rq_free(w.rq);
+create:
+    dispatch_free(w.dispatch);
+    metrics_free(w.metrics);
+    return code;
+}

@@ -1,0 +1,528 @@
+"""npref: a reference evaluator of graph documents (shared/spec/graph-format.md,
+tensor part) written with numpy 1.24 alone.
+
+    values = evaluate(doc, random_values={"r": array_from_mars_run})
+
+computes every node the fetch list needs (or every node with all=True) and
+returns {key: numpy.ndarray}; 0-d results are 0-d arrays, never numpy scalars.
+
+Random ops have no numpy equivalent (the engine's streams are Philox-based):
+their values must be supplied in random_values, read back from mars-run.
+
+A document numpy refuses (a TypeError, a shape mismatch, an empty min, a
+result dtype outside the contract's five such as numpy's float16 for
+sqrt(bool) or int8 for square(bool)) raises Rejected naming the node, so a
+caller can expect mars-run to reject it too (exit 2).
+
+Two rules go beyond a plain numpy transcription, because a graph engine has to
+know dtypes before it runs:
+  * A 0-d tensor produced by a node (sum with axis null, say) takes part in
+    type promotion by its dtype, never by its value (its value is unknown
+    before running); only JSON scalars in `inputs` (and clip's bounds) are
+    Python scalars with numpy's value-based casting. numpy itself would look
+    at a 0-d array's value when an operand has ndim > 0 (int32 array + 0-d
+    int64 of value 5 is int32 in numpy, int64 here, as in dask and Mars).
+  * Scalars-only inputs (["add", 1, 2]) give a 0-d array, as np.add(1, 2).
+
+Besides values, evaluate(..., scales=out) fills out[key] with (scale, rtol)
+for nodes whose value depends on an inexact computation (float reductions,
+products, transcendental functions): scale is the largest magnitude seen
+along the inexact path that led to the node, rtol the relative precision of
+the roughest step on it (1e-4 once a float32 computation took part, even if
+the node itself is float64). The harness turns them into tolerances, since a
+chunked sum may legitimately differ from numpy's pairwise sum by a few ulps of
+its terms' magnitude.
+"""
+
+import json
+import warnings
+
+import numpy as np
+
+DTYPES = {
+    "bool": np.dtype(np.bool_),
+    "int32": np.dtype(np.int32),
+    "int64": np.dtype(np.int64),
+    "float32": np.dtype(np.float32),
+    "float64": np.dtype(np.float64),
+}
+CONTRACT_DTYPES = set(DTYPES.values())
+
+CREATION_OPS = {"ones", "zeros", "full", "arange", "linspace", "eye", "array"}
+RANDOM_OPS = {"random.rand", "random.randn", "random.randint", "random.uniform", "random.normal"}
+BINARY_OPS = {
+    "add", "subtract", "multiply", "divide", "floor_divide", "mod", "power", "maximum",
+    "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or",
+}
+UNARY_OPS = {
+    "negative", "abs", "sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
+    "square", "sign", "floor", "ceil", "logical_not", "isnan", "isfinite",
+}
+OTHER_EW_OPS = {"where", "clip", "astype"}
+ELEMENTWISE_OPS = BINARY_OPS | UNARY_OPS | OTHER_EW_OPS
+REDUCE_OPS = {"sum", "prod", "mean", "min", "max", "std", "var", "all", "any"}
+ARG_OPS = {"argmin", "argmax"}
+SCAN_OPS = {"cumsum", "cumprod"}
+LINALG_OPS = {"dot", "matmul", "inner", "outer", "tensordot"}
+SHAPE_OPS = {
+    "transpose", "reshape", "ravel", "squeeze", "expand_dims", "concatenate", "stack",
+    "rechunk", "getitem",
+}
+ALL_OPS = (CREATION_OPS | RANDOM_OPS | ELEMENTWISE_OPS | REDUCE_OPS | ARG_OPS | SCAN_OPS
+           | LINALG_OPS | SHAPE_OPS)
+
+# Ops whose float results numpy and a chunked engine may round differently.
+INEXACT_UNARY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"}
+INEXACT_OPS = INEXACT_UNARY | {"power"} | REDUCE_OPS - {"min", "max", "all", "any"} \
+    | SCAN_OPS | LINALG_OPS | {"linspace", "arange"}
+
+# Parameters each op may carry besides key, op and inputs (for doc checks).
+PARAMS = {
+    "ones": {"shape", "dtype", "chunk_size"},
+    "zeros": {"shape", "dtype", "chunk_size"},
+    "full": {"shape", "fill_value", "dtype", "chunk_size"},
+    "arange": {"start", "stop", "step", "dtype", "chunk_size"},
+    "linspace": {"start", "stop", "num", "endpoint", "chunk_size"},
+    "eye": {"N", "M", "k", "dtype", "chunk_size"},
+    "array": {"data", "dtype", "chunk_size"},
+    "random.rand": {"shape", "seed", "chunk_size"},
+    "random.randn": {"shape", "seed", "chunk_size"},
+    "random.randint": {"shape", "seed", "chunk_size", "low", "high", "dtype"},
+    "random.uniform": {"shape", "seed", "chunk_size", "low", "high"},
+    "random.normal": {"shape", "seed", "chunk_size", "loc", "scale"},
+    "clip": {"a_min", "a_max"},
+    "astype": {"dtype"},
+    "argmin": {"axis", "keepdims"},
+    "argmax": {"axis", "keepdims"},
+    "cumsum": {"axis"},
+    "cumprod": {"axis"},
+    "tensordot": {"axes"},
+    "transpose": {"axes"},
+    "reshape": {"newshape"},
+    "ravel": set(),
+    "squeeze": {"axis"},
+    "expand_dims": {"axis"},
+    "concatenate": {"axis"},
+    "stack": {"axis"},
+    "rechunk": {"chunk_size"},
+    "getitem": {"index"},
+}
+for _op in REDUCE_OPS:
+    PARAMS[_op] = {"axis", "keepdims"} | ({"ddof"} if _op in ("std", "var") else set())
+for _op in BINARY_OPS | UNARY_OPS | {"where"} | {"dot", "matmul", "inner", "outer"}:
+    PARAMS.setdefault(_op, set())
+
+
+# Relative tolerance of a value computed inexactly in each float dtype.
+RTOL_OF = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-4}
+
+
+class Rejected(Exception):
+    """numpy (or the contract) refuses this document: mars-run must exit 2."""
+
+
+def is_scalar(x):
+    return isinstance(x, (bool, int, float)) and not isinstance(x, str)
+
+
+def parse_slice(s):
+    parts = s.split(":")
+    if len(parts) not in (2, 3):
+        raise Rejected("bad slice %r" % s)
+    vals = []
+    for p in parts:
+        p = p.strip()
+        vals.append(int(p) if p else None)
+    if len(vals) == 3 and vals[2] == 0:
+        raise Rejected("slice step cannot be zero")
+    return slice(*vals)
+
+
+def to_index(index):
+    out = []
+    for e in index:
+        if isinstance(e, bool):
+            raise Rejected("bool index")
+        if isinstance(e, int):
+            out.append(e)
+        elif isinstance(e, str):
+            out.append(parse_slice(e))
+        else:
+            raise Rejected("bad index entry %r" % (e,))
+    return tuple(out)
+
+
+def _axis(v):
+    if v is None:
+        return None
+    if isinstance(v, list):
+        return tuple(v)
+    return v
+
+
+def _dtype(node, default=None):
+    name = node.get("dtype")
+    if name is None:
+        return default
+    if name not in DTYPES:
+        raise Rejected("unknown dtype %r" % name)
+    return DTYPES[name]
+
+
+def _shape(v):
+    if isinstance(v, int):
+        return (v,)
+    return tuple(v)
+
+
+def ew_call(fn, args):
+    """Calls a numpy function element-wise with numpy broadcasting, where 0-d
+    arrays count by dtype (not value) in type promotion: they are lifted to
+    shape (1,) for the call and the result reshaped to the broadcast shape."""
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    # With no operand of ndim > 0 numpy uses no value-based casting at all:
+    # 0-d arrays and Python scalars promote by dtype (default int64/float64).
+    if any(a.ndim == 0 for a in arrays) and any(a.ndim > 0 for a in arrays):
+        shape = np.broadcast_shapes(*[a.shape for a in arrays])
+        lifted = [a.reshape(1) if isinstance(a, np.ndarray) and a.ndim == 0 else a for a in args]
+        r = np.asarray(fn(*lifted))
+        return r.reshape(shape)
+    return np.asarray(fn(*args))
+
+
+def topo_order(doc):
+    nodes = doc["nodes"]
+    by_key = {}
+    for n in nodes:
+        if n["key"] in by_key:
+            raise Rejected("duplicate key %r" % n["key"])
+        by_key[n["key"]] = n
+    order, state = [], {}
+
+    def visit(k):
+        st = state.get(k)
+        if st == 2:
+            return
+        if st == 1:
+            raise Rejected("cycle through %r" % k)
+        if k not in by_key:
+            raise Rejected("missing input %r" % k)
+        state[k] = 1
+        for i in by_key[k].get("inputs", []) or []:
+            if isinstance(i, str):
+                visit(i)
+        state[k] = 2
+        order.append(k)
+
+    for n in nodes:
+        visit(n["key"])
+    return order, by_key
+
+
+def _maxabs(a):
+    if a.dtype.kind != "f" or a.size == 0:
+        return 0.0
+    f = np.abs(a[np.isfinite(a)])
+    return float(f.max()) if f.size else 0.0
+
+
+def evaluate(doc, random_values=None, all=False, scales=None, perturb=False):
+    """Evaluates the document. random_values: {key: array} for random nodes.
+    scales: a dict to fill with error scales of inexact nodes (see module doc).
+    perturb: compute float sums and products another way (float64/longdouble
+    accumulation), to emulate a correct engine that rounds differently; used
+    to check that the harness's tolerances hold for correct results."""
+    if isinstance(doc, (str, bytes)):
+        doc = json.loads(doc)
+    random_values = random_values or {}
+    order, by_key = topo_order(doc)
+    need = set(by_key) if all else set()
+    if not all:
+        stack = list(doc.get("fetch", []))
+        while stack:
+            k = stack.pop()
+            if k in need:
+                continue
+            if k not in by_key:
+                raise Rejected("fetch of unknown key %r" % k)
+            need.add(k)
+            stack.extend(i for i in by_key[k].get("inputs", []) or [] if isinstance(i, str))
+    vals = {}
+    inexact = {}
+    sc = scales if scales is not None else {}
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for k in order:
+            if k not in need:
+                continue
+            node = by_key[k]
+            ins = [vals[i] if isinstance(i, str) else i for i in node.get("inputs", []) or []]
+            try:
+                v = _eval_node(node, ins, random_values, perturb)
+            except Rejected as e:
+                raise Rejected('node "%s" (%s): %s' % (k, node.get("op"), e)) from None
+            except (ValueError, TypeError, IndexError, np.AxisError, OverflowError,
+                    MemoryError) as e:
+                raise Rejected('node "%s" (%s): %s' % (k, node.get("op"), e)) from None
+            v = np.asarray(v)
+            if v.dtype not in CONTRACT_DTYPES:
+                raise Rejected('node "%s" (%s): numpy gives dtype %s, outside the contract'
+                               % (k, node.get("op"), v.dtype))
+            vals[k] = v
+            in_keys = [i for i in node.get("inputs", []) or [] if isinstance(i, str)]
+            op = node["op"]
+            own = op in INEXACT_OPS and v.dtype.kind == "f"
+            if op in ("mean", "std", "var", "sum", "prod") or op in LINALG_OPS \
+                    or op in SCAN_OPS:
+                own = own or v.dtype.kind == "f"
+            up = [i for i in in_keys if inexact.get(i)]
+            inexact[k] = own or bool(up)
+            if inexact[k]:
+                s = _maxabs(v)
+                for i in up:
+                    s = max(s, sc[i][0] if i in sc else 0.0)
+                if own:
+                    for i in in_keys:
+                        s = max(s, _maxabs(vals[i].astype(np.float64))
+                                if vals[i].dtype.kind in "biu" else _maxabs(vals[i]))
+                    if op in ("sum", "mean", "std", "var") or op in LINALG_OPS \
+                            or op == "cumsum":
+                        # the magnitude of partial sums, not only of terms
+                        s = max(s, _partial_scale(node, ins))
+                # the precision of the roughest inexact step on the way
+                rt = RTOL_OF.get(v.dtype, 1e-6) if own else 0.0
+                for i in up:
+                    rt = max(rt, sc[i][1] if i in sc else 0.0)
+                sc[k] = (s, rt or RTOL_OF.get(v.dtype, 1e-6))
+    return {k: vals[k] for k in vals}
+
+
+def _partial_scale(node, ins):
+    try:
+        a = ins[0]
+        if not isinstance(a, np.ndarray) or a.size == 0:
+            return 0.0
+        x = np.abs(a.astype(np.float64))
+        x = x[np.isfinite(x)]
+        if node["op"] in LINALG_OPS and len(ins) > 1 and isinstance(ins[1], np.ndarray):
+            b = np.abs(ins[1].astype(np.float64))
+            b = b[np.isfinite(b)]
+            if x.size == 0 or b.size == 0:
+                return 0.0
+            k = max(a.shape[-1] if a.ndim else 1, 1)
+            return float(x.max() * b.max() * min(k, 8))
+        return float(x.max()) * 8.0
+    except Exception:
+        return 0.0
+
+
+def _reduce(op, a, axis, keepdims, ddof, perturb):
+    fn = getattr(np, op)
+    kw = {"axis": axis, "keepdims": keepdims}
+    if op in ("std", "var"):
+        kw["ddof"] = ddof
+    r = np.asarray(fn(a, **kw))
+    if perturb and a.dtype.kind == "f" and op in ("sum", "mean") and a.size:
+        # a naive left-to-right sum in the dtype: the least accurate a correct
+        # engine might be, against numpy's pairwise sum
+        ax = tuple(range(a.ndim)) if axis is None else \
+            tuple(x % a.ndim for x in ((axis,) if isinstance(axis, int) else axis))
+        if ax and all(a.shape[x] for x in ax):
+            rest = [x for x in range(a.ndim) if x not in ax]
+            t = np.transpose(a, rest + list(ax)).reshape([a.shape[x] for x in rest] + [-1])
+            s = np.cumsum(t, axis=-1)[..., -1]
+            if op == "mean":
+                s = s / t.shape[-1]
+            if keepdims:
+                s = s.reshape([1 if x in ax else a.shape[x] for x in range(a.ndim)])
+            r = np.asarray(s).astype(r.dtype)
+    elif perturb and a.dtype.kind == "f" and op in ("prod", "std", "var"):
+        r = np.asarray(fn(a.astype(np.longdouble), **kw)).astype(r.dtype)
+    return r
+
+
+def _eval_node(node, ins, random_values, perturb):
+    op = node["op"]
+    key = node["key"]
+    if op not in ALL_OPS:
+        raise Rejected("unknown op %r" % op)
+    extra = set(node) - {"key", "op", "inputs"} - PARAMS.get(op, set())
+    if extra:
+        raise Rejected("unknown field %r" % sorted(extra)[0])
+    for x in ins:
+        if not is_scalar(x) and not isinstance(x, np.ndarray):
+            raise Rejected("bad input %r" % (x,))
+    if any(is_scalar(x) for x in ins) and op not in ELEMENTWISE_OPS:
+        raise Rejected("scalar input to %s" % op)
+
+    if op in RANDOM_OPS:
+        if key not in random_values:
+            raise KeyError("random node %r needs its values from mars-run" % key)
+        return np.asarray(random_values[key])
+
+    if op in ("ones", "zeros"):
+        return getattr(np, op)(_shape(node["shape"]), dtype=_dtype(node, np.float64))
+    if op == "full":
+        return np.full(_shape(node["shape"]), node["fill_value"], dtype=_dtype(node))
+    if op == "arange":
+        start = node.get("start", 0)
+        stop = node["stop"]
+        step = node.get("step", 1)
+        if step == 0:
+            raise Rejected("step 0")
+        return np.arange(start, stop, step, dtype=_dtype(node))
+    if op == "linspace":
+        kw = {}
+        if "dtype" in node:
+            kw["dtype"] = _dtype(node)
+        return np.linspace(node["start"], node["stop"], node.get("num", 50),
+                           endpoint=node.get("endpoint", True), **kw)
+    if op == "eye":
+        return np.eye(node["N"], node.get("M"), node.get("k", 0), dtype=_dtype(node, np.float64))
+    if op == "array":
+        return np.array(node["data"], dtype=_dtype(node))
+
+    if op in BINARY_OPS:
+        if len(ins) != 2:
+            raise Rejected("%s takes 2 inputs" % op)
+        return ew_call(getattr(np, op), ins)
+    if op in UNARY_OPS:
+        if len(ins) != 1:
+            raise Rejected("%s takes 1 input" % op)
+        return ew_call(getattr(np, op), ins)
+    if op == "where":
+        if len(ins) != 3:
+            raise Rejected("where takes 3 inputs")
+        return ew_call(np.where, ins)
+    if op == "clip":
+        if len(ins) != 1:
+            raise Rejected("clip takes 1 input")
+        lo, hi = node.get("a_min"), node.get("a_max")
+        if lo is None and hi is None:
+            raise Rejected("clip needs a_min or a_max")
+        args = [ins[0]]
+        if lo is None:
+            return ew_call(lambda a, h: np.clip(a, None, h), [ins[0], hi])
+        if hi is None:
+            return ew_call(lambda a, l: np.clip(a, l, None), [ins[0], lo])
+        return ew_call(np.clip, args + [lo, hi])
+    if op == "astype":
+        (a,) = ins
+        if is_scalar(a):
+            a = np.asarray(a)
+        return a.astype(_dtype(node))
+
+    if len(ins) < 1:
+        raise Rejected("%s needs inputs" % op)
+    a = ins[0]
+
+    if op in REDUCE_OPS:
+        if len(ins) != 1:
+            raise Rejected("%s takes 1 input" % op)
+        return _reduce(op, a, _axis(node.get("axis")), node.get("keepdims", False),
+                       node.get("ddof", 0), perturb)
+    if op in ARG_OPS:
+        if len(ins) != 1:
+            raise Rejected("%s takes 1 input" % op)
+        axis = node.get("axis")
+        if isinstance(axis, list):
+            raise Rejected("%s takes one axis" % op)
+        return getattr(np, op)(a, axis=axis, keepdims=node.get("keepdims", False))
+    if op in SCAN_OPS:
+        if len(ins) != 1:
+            raise Rejected("%s takes 1 input" % op)
+        axis = node.get("axis")
+        if isinstance(axis, list):
+            raise Rejected("%s takes one axis" % op)
+        r = getattr(np, op)(a, axis=axis)
+        if perturb and a.dtype.kind == "f":
+            # numpy's cumsum is sequential already; accumulate wider instead
+            r = getattr(np, op)(a.astype(np.longdouble), axis=axis).astype(r.dtype)
+        return r
+    if op in LINALG_OPS:
+        if len(ins) != 2:
+            raise Rejected("%s takes 2 inputs" % op)
+        b = ins[1]
+        if op == "tensordot":
+            axes = node.get("axes", 2)
+            if isinstance(axes, list):
+                if len(axes) != 2:
+                    raise Rejected("axes must be a pair")
+                axes = tuple(axes)
+            r = np.tensordot(a, b, axes=axes)
+            want = np.result_type(a.dtype, b.dtype)
+            if perturb and want.kind == "f":
+                r = np.tensordot(a.astype(np.longdouble), b.astype(np.longdouble), axes=axes)
+            return np.asarray(r).astype(want) if np.asarray(r).dtype != want else r
+        fn = getattr(np, op)
+        if op == "matmul" and (a.ndim == 0 or b.ndim == 0):
+            raise Rejected("matmul of a 0-d array")
+        r = np.asarray(fn(a, b))
+        if perturb and r.dtype.kind == "f":
+            r = np.asarray(fn(a.astype(np.longdouble), b.astype(np.longdouble))).astype(r.dtype)
+        return r
+
+    if op == "transpose":
+        if len(ins) != 1:
+            raise Rejected("transpose takes 1 input")
+        return np.transpose(a, node.get("axes"))
+    if op == "reshape":
+        ns = node["newshape"]
+        return np.reshape(a, tuple(ns) if isinstance(ns, list) else ns).copy()
+    if op == "ravel":
+        return np.ravel(a)
+    if op == "squeeze":
+        return np.squeeze(a, axis=_axis(node.get("axis")))
+    if op == "expand_dims":
+        ax = node.get("axis")
+        if ax is None:
+            raise Rejected("expand_dims needs axis")
+        return np.expand_dims(a, _axis(ax))
+    if op == "concatenate":
+        ax = node.get("axis", 0)
+        if ax is not None and any(x.ndim == 0 for x in ins):
+            raise Rejected("zero-dimensional arrays cannot be concatenated")
+        return np.concatenate(ins, axis=ax)
+    if op == "stack":
+        return np.stack(ins, axis=node.get("axis", 0))
+    if op == "rechunk":
+        return a
+    if op == "getitem":
+        idx = node["index"]
+        if not isinstance(idx, list):
+            raise Rejected("index must be a list")
+        if len(idx) > a.ndim:
+            raise Rejected("too many indices")
+        return np.asarray(a[to_index(idx)]).copy()
+    raise Rejected("op %r not handled" % op)
+
+
+def random_sanity(node, value):
+    """Checks a random node's values against its distribution's support.
+    Returns None or a reason."""
+    op = node["op"]
+    shape = _shape(node["shape"])
+    v = np.asarray(value)
+    if v.shape != shape:
+        return "shape %s, expected %s" % (v.shape, shape)
+    if op == "random.randint":
+        want = _dtype(node, np.dtype(np.int64))
+        if v.dtype != want:
+            return "dtype %s, expected %s" % (v.dtype, want)
+        low = node.get("low", 0)
+        high = node["high"]
+        if v.size and (v.min() < low or v.max() >= high):
+            return "values outside [%s, %s): min %s max %s" % (low, high, v.min(), v.max())
+        return None
+    if v.dtype != np.float64:
+        return "dtype %s, expected float64" % v.dtype
+    if v.size and not np.all(np.isfinite(v)):
+        return "non-finite values"
+    if op in ("random.rand", "random.uniform"):
+        low = node.get("low", 0.0) if op == "random.uniform" else 0.0
+        high = node.get("high", 1.0) if op == "random.uniform" else 1.0
+        lo, hi = min(low, high), max(low, high)
+        if v.size and (v.min() < lo or v.max() > hi or (v.max() == hi and hi != lo)):
+            return "values outside [%s, %s): min %r max %r" % (lo, hi, v.min(), v.max())
+    return None
