@@ -542,14 +542,12 @@ static int arange_length(pctx_t *c, graph_node_t *n, int64_t *len)
     if (!isf) {
         __int128 lo = a.kind == SC_BOOL ? a.b : a.i, hi = b.kind == SC_BOOL ? b.b : b.i;
         __int128 st = s.kind == SC_BOOL ? s.b : s.i;
-        __int128 diff = hi - lo, q;
-        if (st < 0) {
-            diff = -diff;
-            st = -st;
-        }
-        q = diff <= 0 ? 0 : (diff + st - 1) / st;
-        if (q > INT64_MAX) return NFAIL(c, n, "Maximum allowed size exceeded");
-        *len = (int64_t)q;
+        __int128 diff = hi - lo, q = diff / st; /* C truncates toward zero */
+        if (diff % st != 0 && (diff > 0) == (st > 0)) q++;
+        /* numpy refuses a quotient outside int64 either way, even one that
+         * gives an empty range */
+        if (q > INT64_MAX || q < INT64_MIN) return NFAIL(c, n, "Maximum allowed size exceeded");
+        *len = q > 0 ? (int64_t)q : 0;
         return 0;
     }
     double delta;
@@ -561,7 +559,8 @@ static int arange_length(pctx_t *c, graph_node_t *n, int64_t *len)
     }
     double v = ceil(delta / sc_as_double(s));
     if (isnan(v)) return NFAIL(c, n, "arange: cannot compute length");
-    if (!(v < 9223372036854775808.0)) return NFAIL(c, n, "Maximum allowed size exceeded");
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+        return NFAIL(c, n, "Maximum allowed size exceeded");
     *len = v > 0 ? (int64_t)v : 0;
     return 0;
 }
@@ -1165,6 +1164,8 @@ static int topo_sort(pctx_t *c)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < g->nodes[i].n_in; j++)
             n_edges += g->nodes[i].in[j].node >= 0;
+    if (n_edges > INT32_MAX) /* offsets are int; 2^31 inputs need a > 6 GB document */
+        return NFAIL(c, NULL, "document: %lld inputs are too many", (long long)n_edges);
     int *prio = calloc((size_t)n, sizeof *prio);
     int *indeg = calloc((size_t)n, sizeof *indeg);
     int *off = calloc((size_t)n + 1, sizeof *off);

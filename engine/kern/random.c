@@ -2,7 +2,8 @@
  * Dror and Shaw, "Parallel random numbers: as easy as 1, 2, 3", SC 2011).
  *
  * The key is the 64-bit seed; the counter of element e (its flat C-order
- * index in the whole tensor) is the block e / 2 = (lo32, hi32, 0, 0), and
+ * index in the whole tensor) is the block e / 2 = (lo32, hi32, stream, 0),
+ * stream 0 for rand and uniform, 1 for randn and normal, 2 for randint, and
  * the block's 128 output bits give element 2b the 64-bit word (x0 | x1 << 32)
  * and element 2b + 1 the word (x2 | x3 << 32). A value so depends on the
  * seed, the tensor's shape and the element's position, never on chunking.
@@ -64,7 +65,8 @@ void kern_philox4x32_10(uint32_t ctr[4], const uint32_t key[2])
  * rounds of kern_philox4x32_10 on four blocks per vector, PG vectors in
  * flight, every round in registers. Each 64-bit lane holds one 32-bit word,
  * so the 32x32->64 multiplies are single vpmuludq instructions. */
-static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint64_t *restrict w)
+static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint32_t stream,
+                         uint64_t *restrict w)
 {
     const __m256i m0 = _mm256_set1_epi64x((long long)PHILOX_M0);
     const __m256i m1 = _mm256_set1_epi64x((long long)PHILOX_M1);
@@ -85,8 +87,8 @@ static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint64_t *restri
                                            (long long)(c + 1), (long long)c);
             x0[g] = _mm256_and_si256(cv, low);
             x1[g] = _mm256_srli_epi64(cv, 32);
-            x2[g] = _mm256_setzero_si256();
-            x3[g] = x2[g];
+            x2[g] = _mm256_set1_epi64x((long long)stream);
+            x3[g] = _mm256_setzero_si256();
         }
         for (int r = 0; r < 10; r++) {
             for (int g = 0; g < PG; g++) {
@@ -110,11 +112,12 @@ static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint64_t *restri
     }
 }
 #else
-static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint64_t *restrict w)
+static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint32_t stream,
+                         uint64_t *restrict w)
 {
     for (int i = 0; i < PB; i++) {
         uint64_t c = b0 + (uint64_t)i;
-        uint32_t ctr[4] = {(uint32_t)c, (uint32_t)(c >> 32), 0, 0}, key[2] = {k0, k1};
+        uint32_t ctr[4] = {(uint32_t)c, (uint32_t)(c >> 32), stream, 0}, key[2] = {k0, k1};
         kern_philox4x32_10(ctr, key);
         w[2 * i] = (uint64_t)ctr[0] | (uint64_t)ctr[1] << 32;
         w[2 * i + 1] = (uint64_t)ctr[2] | (uint64_t)ctr[3] << 32;
@@ -125,7 +128,7 @@ static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint64_t *restri
 typedef struct {
     const graph_node_t *n;
     arr_t *out;
-    uint32_t k0, k1;
+    uint32_t k0, k1, stream;
     double a, b;                  /* uniform: low, high - low; normal: loc, scale */
     int64_t ilow;                 /* randint */
     uint64_t range;               /* randint: high - low */
@@ -277,7 +280,7 @@ static void random_seg(void *vc, int64_t e0, int64_t l0, int64_t len)
     dtype_t dt = c->out->dt;
     int64_t end = e0 + len;
     for (int64_t base = e0 & ~(int64_t)1; base < end; base += 2 * PB) {
-        philox_batch((uint64_t)base / 2, c->k0, c->k1, c->w);
+        philox_batch((uint64_t)base / 2, c->k0, c->k1, c->stream, c->w);
         /* this batch covers elements [base, base + 2 PB) */
         int64_t lo = base > e0 ? base : e0;
         int64_t hi = base + 2 * PB < end ? base + 2 * PB : end;
@@ -320,6 +323,10 @@ void kern_random(const graph_node_t *n, const int64_t *off, arr_t *out)
     c->out = out;
     c->k0 = (uint32_t)n->seed;
     c->k1 = (uint32_t)(n->seed >> 32);
+    /* uniform draws (rand, uniform), normal draws (randn, normal) and
+     * integers each have their own stream, so that ops of one seed are
+     * independent of each other */
+    c->stream = n->op == OP_RANDN || n->op == OP_NORMAL ? 1u : n->op == OP_RANDINT ? 2u : 0u;
     c->a = 0;
     c->b = 1;
     c->ilow = 0;

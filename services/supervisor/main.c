@@ -78,22 +78,24 @@ static bool is_dir(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* --migrations-dir, else db/migrations of the tree the binary was built in
- * (build/bin/../../db/migrations), else ./db/migrations. */
+/* --migrations-dir, else the db/migrations of the source tree the program
+ * was built in (build/bin or build/san/bin below it: up to 3 levels above
+ * the executable), else ./db/migrations. */
 static void find_migrations(const cfg_t *c, char *out, size_t cap)
 {
     if (c->migrations_dir[0]) {
         snprintf(out, cap, "%s", c->migrations_dir);
         return;
     }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char dir[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
     if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
+        dir[n] = '\0';
+        for (int up = 0; up <= 3; up++) {
+            char *slash = strrchr(dir, '/');
+            if (!slash || slash == dir) break;
             *slash = '\0';
-            snprintf(out, cap, "%.*s/../../db/migrations", (int)(cap - 24), exe);
+            snprintf(out, cap, "%.*s/db/migrations", (int)(cap - 16), dir);
             if (is_dir(out)) return;
         }
     }

@@ -348,7 +348,10 @@ def run_case_alone(case):
 
 def run_cases(suite, cases, batch_nodes=400, threads=None):
     """Runs cases in merged documents of about batch_nodes nodes each; prints
-    ok/FAIL per case. Cases with their own thread count run alone."""
+    ok/FAIL per case. Cases with their own thread count run alone.
+    MARS_DIFF_THREADS sets --threads for the batches."""
+    if threads is None and os.environ.get("MARS_DIFF_THREADS"):
+        threads = int(os.environ["MARS_DIFF_THREADS"])
     alone = [c for c in cases if c.threads is not None]
     rest = [c for c in cases if c.threads is None]
     batches, cur, n = [], [], 0

@@ -176,14 +176,19 @@ def _shape(v):
     return tuple(v)
 
 
-def ew_call(fn, args):
+def ew_call(fn, args, promo=None):
     """Calls a numpy function element-wise with numpy broadcasting, where 0-d
     arrays count by dtype (not value) in type promotion: they are lifted to
-    shape (1,) for the call and the result reshaped to the broadcast shape."""
+    shape (1,) for the call and the result reshaped to the broadcast shape.
+    promo: the indexes of the operands that take part in promotion (where's
+    condition does not), default all."""
     arrays = [a for a in args if isinstance(a, np.ndarray)]
-    # With no operand of ndim > 0 numpy uses no value-based casting at all:
-    # 0-d arrays and Python scalars promote by dtype (default int64/float64).
-    if any(a.ndim == 0 for a in arrays) and any(a.ndim > 0 for a in arrays):
+    promo_arrays = [a for i, a in enumerate(args)
+                    if isinstance(a, np.ndarray) and (promo is None or i in promo)]
+    # With no promoting operand of ndim > 0 numpy uses no value-based casting
+    # at all: 0-d arrays and Python scalars promote by dtype (default
+    # int64/float64), and numpy's own call gives that.
+    if any(a.ndim == 0 for a in promo_arrays) and any(a.ndim > 0 for a in promo_arrays):
         shape = np.broadcast_shapes(*[a.shape for a in arrays])
         lifted = [a.reshape(1) if isinstance(a, np.ndarray) and a.ndim == 0 else a for a in args]
         r = np.asarray(fn(*lifted))
@@ -394,7 +399,7 @@ def _eval_node(node, ins, random_values, perturb):
     if op == "where":
         if len(ins) != 3:
             raise Rejected("where takes 3 inputs")
-        return ew_call(np.where, ins)
+        return ew_call(np.where, ins, promo=(1, 2))
     if op == "clip":
         if len(ins) != 1:
             raise Rejected("clip takes 1 input")

@@ -197,6 +197,24 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
+    # -- keys that look like paths stay file names; an empty fetch writes nothing
+    d = D([N(".", "ones", shape=[3]), N("..", "zeros", shape=[2]), N("-", "arange", stop=4),
+           N("x" * 128, "full", shape=[1], fill_value=True)], [".", "..", "-", "x" * 128])
+    r = harness.run_mars(d)
+    try:
+        ok = r.rc == 0 and sorted(r.files()) == sorted(k + ".npy" for k in d["fetch"])
+        if ok:
+            ok = r.load("..").tolist() == [0.0, 0.0] and r.load("-").tolist() == [0, 1, 2, 3]
+        suite.check("output/odd-keys", ok, "exit %d, files %s: %s" % (r.rc, r.files(), r.brief_error()))
+    finally:
+        harness.cleanup(r)
+    r = harness.run_mars(D([N("a", "ones", shape=[3])], []))
+    try:
+        suite.check("output/empty-fetch", r.rc == 0 and not [f for f in r.files() if f.endswith(".npy")],
+                    "exit %d, files %s" % (r.rc, r.files()))
+    finally:
+        harness.cleanup(r)
+
     # -- command-line mistakes --------------------------------------------------
     def raw(args, stdin=None):
         p = subprocess.run([mr] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -651,6 +651,24 @@ add("doc/unfetched-branches", [A("a", sample("float64", (5, 5)), None, 2), N("un
 add("doc/long-chain", [N("x0", "arange", stop=30, chunk_size=7, dtype="float64")] +
     [N("x%d" % (i + 1), ["add", "multiply", "subtract", "divide"][i % 4], ["x%d" % i, 1.5 + i % 3])
      for i in range(40)])
+# Fused element-wise programs have a bounded size: longer chains and wider
+# trees must still come out right.
+add("doc/chain-of-150-elementwise", [N("x0", "arange", stop=50, chunk_size=9, dtype="float64")] +
+    [N("x%d" % (i + 1), ["add", "multiply", "subtract", "maximum", "negative", "abs"][i % 6],
+       ["x%d" % i] + ([] if i % 6 >= 4 else [[0.5, 1.01, 0.25, -3.0][i % 4]])) for i in range(150)])
+wide = [N("l%d" % i, "full", shape=[7, 5], fill_value=float(i), chunk_size=[3, 2 + i % 3]) for i in range(100)]
+acc = "l0"
+for i in range(1, 100):
+    wide.append(N("w%d" % i, "add" if i % 2 else "maximum", [acc, "l%d" % i]))
+    acc = "w%d" % i
+add("doc/tree-of-100-leaves", wide)
+add("doc/concatenate-30-inputs", [N("p%d" % i, "arange", start=i, stop=i + 1 + i % 4, chunk_size=2) for i in range(30)] +
+    [N("c", "concatenate", ["p%d" % i for i in range(30)])])
+add("doc/2000-nodes", [N("n0", "ones", shape=[4], chunk_size=3)] +
+    [N("n%d" % (i + 1), "add", ["n%d" % i, 1]) for i in range(1999)], fetch=["n1999", "n1000"])
+add("doc/reduce-of-many-chunks", [N("a", "arange", stop=200000, chunk_size=1000, dtype="float64"),
+                                  N("s", "sum", ["a"]), N("m", "mean", ["a"]), N("v", "var", ["a"]),
+                                  N("x", "argmax", ["a"])], fetch=["s", "m", "v", "x"])
 add("doc/keys-with-dots-dashes", [N("a.b-c_1", "ones", shape=[3]), N("X-9", "add", ["a.b-c_1", 2])])
 
 

@@ -16,7 +16,9 @@ their domain (sqrt, log, division) take exact inputs only, and products and
 sums take bounded ones, so that a correct engine can never be flagged for a
 legitimate rounding difference.
 
-Environment: MARS_DIFF_SEED (default 20240607), MARS_DIFF_GRAPHS (default 300).
+Environment: MARS_DIFF_SEED (default 20240607), MARS_DIFF_GRAPHS (default 300),
+MARS_DIFF_MAX_DIM (40) and MARS_DIFF_MAX_ELEMS (24000) for bigger tensors,
+MARS_DIFF_THREADS for mars-run's --threads (default: its own).
 """
 
 import json
@@ -30,8 +32,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import npref  # noqa: E402
 
-MAX_ELEMS = 24000   # per node: keeps a graph's run in milliseconds under ASan
-MAX_DIM = 40
+# Per node: keeps a graph's run in milliseconds under ASan. Larger values
+# (MARS_DIFF_MAX_DIM=200 MARS_DIFF_MAX_ELEMS=400000) make a slower, deeper soak.
+MAX_ELEMS = int(os.environ.get("MARS_DIFF_MAX_ELEMS", "24000"))
+MAX_DIM = int(os.environ.get("MARS_DIFF_MAX_DIM", "40"))
 
 FLOATS = ("float32", "float64")
 INTS = ("int32", "int64")
@@ -441,7 +445,7 @@ class Gen:
         mag = {"sum": a.mag * max(red, 1), "mean": a.mag, "min": a.mag, "max": a.mag, "prod": 2.0 ** 63,
                "std": a.mag * 2, "var": (a.mag * 2) ** 2, "all": 1, "any": 1}[op]
         if dt in FLOATS and op == "prod":
-            mag = 1.5 ** max(red, 1) if a.mag <= 1.5 else math.inf
+            mag = 1.5 ** min(max(red, 1), 1500) if a.mag <= 1.5 else math.inf
         if dt in INTS:
             mag = min(mag, 2.0 ** 63)
         return self.emit(p, Node(p["key"], shape, dt, level, mag))
@@ -483,7 +487,7 @@ class Gen:
             shape = (a.size,)
         dt = a.dtype if a.dtype in FLOATS or a.dtype == "int64" else "int64"
         level = 2 if dt in FLOATS else 0
-        mag = a.mag * a.size if op == "cumsum" else (1.2 ** a.size if dt in FLOATS else 2.0 ** 63)
+        mag = a.mag * a.size if op == "cumsum" else (1.2 ** min(a.size, 3000) if dt in FLOATS else 2.0 ** 63)
         return self.emit(p, Node(p["key"], shape, dt, level, min(mag, 2.0 ** 63) if dt in INTS else mag))
 
     def s_linalg(self):
@@ -727,7 +731,7 @@ class Gen:
             tries += 1
             try:
                 self.step()
-            except ValueError:
+            except (ValueError, OverflowError):
                 pass
         last = self.nodes[-1]["key"]
         inner = [n.key for n in self.pool[:-1] if n.key != last]

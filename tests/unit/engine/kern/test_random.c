@@ -71,7 +71,8 @@ static void test_philox_kat(void **state)
 }
 
 /* randint over the full int64 range exposes the words: the batched
- * generator maps element e to block e / 2, word e % 2, keyed by the seed. */
+ * generator maps element e to block (e / 2, 0, stream 2, 0), word e % 2,
+ * keyed by the seed. */
 static void test_counter_mapping(void **state)
 {
     (void)state;
@@ -84,7 +85,7 @@ static void test_counter_mapping(void **state)
     uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
     uint64_t range = (uint64_t)INT64_MAX - (uint64_t)INT64_MIN;
     for (int64_t e = 0; e < 3 * 701; e++) {
-        uint32_t ctr[4] = {(uint32_t)(e / 2), 0, 0, 0};
+        uint32_t ctr[4] = {(uint32_t)(e / 2), 0, 2, 0};
         kern_philox4x32_10(ctr, key);
         uint64_t w = e % 2 ? ((uint64_t)ctr[2] | (uint64_t)ctr[3] << 32)
                            : ((uint64_t)ctr[0] | (uint64_t)ctr[1] << 32);
@@ -106,7 +107,7 @@ static void test_box_muller_values(void **state)
     uint32_t key[2] = {(uint32_t)seed, 0};
     double worst = 0;
     for (int64_t e = 0; e < 4001; e++) {
-        uint32_t ctr[4] = {(uint32_t)(e / 2), 0, 0, 0};
+        uint32_t ctr[4] = {(uint32_t)(e / 2), 0, 1, 0}; /* randn: stream 1 */
         kern_philox4x32_10(ctr, key);
         uint64_t w0 = (uint64_t)ctr[0] | (uint64_t)ctr[1] << 32;
         uint64_t w1 = (uint64_t)ctr[2] | (uint64_t)ctr[3] << 32;
