@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "assemble.h"
 #include "exec.h"
 #include "graph.h"
 #include "npy.h"
@@ -144,9 +145,23 @@ static int mkdir_p(const char *dir)
     return stat(tmp, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
 
-/* Writes tensor `node` to path: its chunks assembled slab by slab (all the
- * chunks of one chunk-row along axis 0), so that only one slab is copied at
- * a time. */
+typedef struct {
+    const exec_result_t *r;
+    const tgrid_t *G;
+} chunks_t;
+
+static const void *result_chunk(void *ctx, int64_t li)
+{
+    const chunks_t *c = ctx;
+    return exec_result_chunk(c->r, c->G->job[li]);
+}
+
+static int writer_sink(void *ctx, const void *data, size_t n)
+{
+    return npy_writer_write(ctx, data, n, NULL, 0);
+}
+
+/* Writes tensor `node` to path, slab by slab (assemble.h). */
 static int write_tensor(const tile_t *t, const exec_result_t *r, int node, const char *path,
                         char *err, size_t errlen)
 {
@@ -154,74 +169,16 @@ static int write_tensor(const tile_t *t, const exec_result_t *r, int node, const
     npy_writer_t w;
     if (npy_writer_open(&w, path, G->dt, &G->shape, err, errlen))
         return -1;
-    int nd = G->shape.ndim;
-    size_t es = dt_size(G->dt);
-    if (nd == 0 || shape_size(&G->shape) == 0) {
-        if (nd == 0 && npy_writer_write(&w, exec_result_chunk(r, G->job[0]), es, err, errlen))
-            goto fail;
-        return npy_writer_close(&w, err, errlen);
+    chunks_t ctx = {r, G};
+    err[0] = 0;
+    if (asm_stream_raw(G, result_chunk, &ctx, writer_sink, &w, err, errlen)) {
+        /* the writer keeps the first write error; close reports it */
+        char werr[512];
+        if (npy_writer_close(&w, werr, sizeof werr) && strstr(err, "stopped"))
+            snprintf(err, errlen, "%s", werr);
+        return -1;
     }
-    int64_t per_slab = G->total / G->nchunks[0];
-    int64_t row = 1; /* elements of one row along axis 0 */
-    for (int d = 1; d < nd; d++)
-        row *= G->shape.d[d];
-    int64_t maxrows = 0;
-    for (int64_t k = 0; k < G->nchunks[0]; k++)
-        if (G->bounds[0][k + 1] - G->bounds[0][k] > maxrows)
-            maxrows = G->bounds[0][k + 1] - G->bounds[0][k];
-    char *slab = per_slab > 1 ? malloc((size_t)(maxrows * row) * es + 1) : NULL;
-    if (per_slab > 1 && !slab) {
-        snprintf(err, errlen, "out of memory writing %.200s", path);
-        goto fail;
-    }
-    int64_t sst[MR_MAXDIM];
-    for (int64_t k0 = 0; k0 < G->nchunks[0]; k0++) {
-        int64_t rows = G->bounds[0][k0 + 1] - G->bounds[0][k0];
-        if (per_slab == 1) {
-            const void *d = exec_result_chunk(r, G->job[k0]);
-            if (npy_writer_write(&w, d, (size_t)(rows * row) * es, err, errlen))
-                goto fail_slab;
-            continue;
-        }
-        /* slab strides: (rows, shape[1], ..., shape[nd-1]) in C order */
-        int64_t s = 1;
-        for (int d = nd - 1; d >= 0; d--) {
-            sst[d] = s;
-            s *= d == 0 ? rows : G->shape.d[d];
-        }
-        for (int64_t q = 0; q < per_slab; q++) {
-            int64_t li = k0 * per_slab + q, co[MR_MAXDIM], rem = li;
-            for (int d = nd - 1; d >= 0; d--) {
-                co[d] = rem % G->nchunks[d];
-                rem /= G->nchunks[d];
-            }
-            int64_t cnt[MR_MAXDIM], cst[MR_MAXDIM], dst[MR_MAXDIM], off = 0, cs = 1;
-            for (int d = nd - 1; d >= 0; d--) {
-                cnt[d] = G->bounds[d][co[d] + 1] - G->bounds[d][co[d]];
-                cst[d] = cs;
-                cs *= cnt[d];
-                dst[d] = sst[d];
-                if (d > 0)
-                    off += G->bounds[d][co[d]] * sst[d];
-            }
-            if (cs == 0)
-                continue;
-            piece_t p = {.src = 0, .ndim = nd, .count = cnt, .src_stride = cst,
-                         .dst_stride = dst, .src_off = 0, .dst_off = off};
-            jin_t in = {.job = -1, .n_pieces = 1, .pieces = &p, .ndim = nd, .dt = G->dt};
-            const void *src = exec_result_chunk(r, G->job[li]);
-            tile_gather(&in, &src, slab);
-        }
-        if (npy_writer_write(&w, slab, (size_t)(rows * row) * es, err, errlen))
-            goto fail_slab;
-    }
-    free(slab);
     return npy_writer_close(&w, err, errlen);
-fail_slab:
-    free(slab);
-fail:
-    npy_writer_close(&w, NULL, 0);
-    return -1;
 }
 
 int main(int argc, char **argv)
