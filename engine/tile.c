@@ -479,6 +479,22 @@ static int32_t region_job(tctx_t *c, const tgrid_t *G, const int64_t *off, const
     return ji;
 }
 
+/* A gather job of shape olen (ndim ond) copying the selection start + step*i,
+ * 0 <= i < cnt (per axis of G), to dst strides. -1 on error. */
+static int32_t gather_job(tctx_t *c, const tgrid_t *G, int ond, const int64_t *olen,
+                          const int64_t *start, const int64_t *step, const int64_t *cnt,
+                          const int64_t *dst)
+{
+    int32_t ji = job_new(c, JK_GATHER, G->dt, ond, olen, 1);
+    if (ji < 0)
+        return -1;
+    c->npv = 0;
+    if (add_region(c, G, start, step, cnt, dst, 0))
+        return -1;
+    input_finish(c, ji, 0, ond, olen, G->dt);
+    return ji;
+}
+
 /* A grid with the same shape as G and the given bounds, chunks copied out
  * of G (G itself when the bounds are G's). */
 static tgrid_t *grid_rechunk(tctx_t *c, const tgrid_t *G, int64_t *const *bounds,
@@ -974,13 +990,9 @@ static tgrid_t *grid_transpose(tctx_t *c, const tgrid_t *G, const int *perm)
             gstep[perm[j]] = 1;
             dst[perm[j]] = ost[j];
         }
-        int32_t ji = job_new(c, JK_GATHER, G->dt, nd, len, 1);
+        int32_t ji = gather_job(c, G, nd, len, gstart, gstep, gn, dst);
         if (ji < 0)
             return NULL;
-        c->npv = 0;
-        if (add_region(c, G, gstart, gstep, gn, dst, 0))
-            return NULL;
-        input_finish(c, ji, 0, nd, len, G->dt);
         R->job[li] = ji;
     }
     return R;
@@ -1054,12 +1066,19 @@ static jparam_t *param_new(tctx_t *c, op_t op)
 
 static tgrid_t *tile_create(tctx_t *c, const graph_node_t *n, job_kind_t kind)
 {
-    int64_t chunk[MR_MAXDIM];
-    if (n->n_chunk > 0)
-        memcpy(chunk, n->chunk, sizeof(int64_t) * (size_t)n->oshape.ndim);
-    else
-        default_chunks(&n->oshape, n->odtype, c->opts->target_chunk_bytes, chunk);
-    tgrid_t *G = grid_regular(c, &n->oshape, n->odtype, chunk);
+    int64_t chunk[MR_MAXDIM], nch[MR_MAXDIM];
+    const int64_t *sb[MR_MAXDIM];
+    tgrid_t *G;
+    if (kind == JK_SOURCE && c->opts->source_bounds &&
+        c->opts->source_bounds(c->opts->source_ctx, n, nch, sb) == 0) {
+        G = grid_with_bounds(c, &n->oshape, n->odtype, sb, nch);
+    } else {
+        if (n->n_chunk > 0)
+            memcpy(chunk, n->chunk, sizeof(int64_t) * (size_t)n->oshape.ndim);
+        else
+            default_chunks(&n->oshape, n->odtype, c->opts->target_chunk_bytes, chunk);
+        G = grid_regular(c, &n->oshape, n->odtype, chunk);
+    }
     if (!G)
         return NULL;
     for (int64_t li = 0; li < G->total; li++) {
@@ -1599,7 +1618,6 @@ static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
     int nd = G->shape.ndim;
     int64_t *bounds[MR_MAXDIM], nch[MR_MAXDIM];
     int od = 0;
-    int axis_of[MR_MAXDIM]; /* output axis -> input axis */
     for (int d = 0; d < nd; d++) {
         index_t ix;
         if (d < n->n_index)
@@ -1633,8 +1651,7 @@ static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
             b[++m] = 0;
         }
         bounds[od] = b;
-        nch[od] = m;
-        axis_of[od++] = d;
+        nch[od++] = m;
     }
     tgrid_t *R = grid_with_bounds(c, &n->oshape, G->dt, (const int64_t *const *)bounds, nch);
     if (!R)
@@ -1665,16 +1682,11 @@ static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
                 q++;
             }
         }
-        int32_t ji = job_new(c, JK_GATHER, G->dt, od, len, 1);
+        int32_t ji = gather_job(c, G, od, len, start, step, cnt, dst);
         if (ji < 0)
             return NULL;
-        c->npv = 0;
-        if (add_region(c, G, start, step, cnt, dst, 0))
-            return NULL;
-        input_finish(c, ji, 0, od, len, G->dt);
         R->job[li] = ji;
     }
-    (void)axis_of;
     return R;
 }
 
@@ -1759,6 +1771,8 @@ void tile_opts_default(tile_opts_t *o)
      * enough that a 2-core machine gets work for both cores on modest arrays */
     o->target_chunk_bytes = 16 << 20;
     o->keep_all = false;
+    o->source_bounds = NULL;
+    o->source_ctx = NULL;
 }
 
 static void plan_fusion(tctx_t *c)

@@ -114,6 +114,13 @@ struct tile {
 typedef struct {
     int64_t target_chunk_bytes; /* default chunk size when a document gives none */
     bool keep_all;    /* keep every node's chunks (cluster sessions), not only fetched ones */
+    /* Cluster sessions: the chunk bounds of session tensor n (an
+     * OP_SESSION_TENSOR node), which an earlier task may have left uneven.
+     * Returns 0 with nch[d] and bounds[d] (nch[d]+1 offsets, owned by ctx,
+     * valid during tile_build), or -1 to use regular chunks of n->chunk. */
+    int (*source_bounds)(void *ctx, const graph_node_t *n, int64_t *nch,
+                         const int64_t **bounds);
+    void *source_ctx;
 } tile_opts_t;
 
 void tile_opts_default(tile_opts_t *o);
