@@ -54,6 +54,9 @@ void kern_philox4x32_10(uint32_t ctr[4], const uint32_t key[2])
 /* Philox blocks per batch: 256 blocks (4 KiB of output words) amortise the
  * per-batch set-up and stay in L1 with the float values made from them. */
 #define PB 256
+/* A short batch is rounded up to this many blocks: a whole number of the
+ * AVX2 generator's steps (four blocks per vector, two vectors in flight). */
+#define PB_STEP 8
 
 #if defined(__AVX2__)
 
@@ -65,7 +68,7 @@ void kern_philox4x32_10(uint32_t ctr[4], const uint32_t key[2])
  * rounds of kern_philox4x32_10 on four blocks per vector, PG vectors in
  * flight, every round in registers. Each 64-bit lane holds one 32-bit word,
  * so the 32x32->64 multiplies are single vpmuludq instructions. */
-static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint32_t stream,
+static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint32_t stream, int nb,
                          uint64_t *restrict w)
 {
     const __m256i m0 = _mm256_set1_epi64x((long long)PHILOX_M0);
@@ -79,7 +82,7 @@ static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint32_t stream,
         a += PHILOX_W0;
         b += PHILOX_W1;
     }
-    for (int i = 0; i < PB; i += 4 * PG) {
+    for (int i = 0; i < nb; i += 4 * PG) {
         __m256i x0[PG], x1[PG], x2[PG], x3[PG];
         for (int g = 0; g < PG; g++) {
             uint64_t c = b0 + (uint64_t)(i + 4 * g);
@@ -112,10 +115,10 @@ static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint32_t stream,
     }
 }
 #else
-static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint32_t stream,
+static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint32_t stream, int nb,
                          uint64_t *restrict w)
 {
-    for (int i = 0; i < PB; i++) {
+    for (int i = 0; i < nb; i++) {
         uint64_t c = b0 + (uint64_t)i;
         uint32_t ctr[4] = {(uint32_t)c, (uint32_t)(c >> 32), stream, 0}, key[2] = {k0, k1};
         kern_philox4x32_10(ctr, key);
@@ -245,29 +248,29 @@ static void sqrt_block(double *r, const double *t, int n)
         r[i] = sqrt(t[i]);
 }
 
-/* Float values of the batch's 2 * PB elements into v. */
-static void float_values(rnd_ctx_t *c, op_t op, double *restrict v)
+/* Float values of the batch's 2 * nb elements into v. */
+static void float_values(rnd_ctx_t *c, op_t op, int nb, double *restrict v)
 {
     const uint64_t *restrict w = c->w;
     if (op == OP_RANDN || op == OP_NORMAL) {
         double *restrict t = c->t, *restrict cs = c->cs, *restrict sn = c->sn;
-        for (int i = 0; i < PB; i++) {
+        for (int i = 0; i < nb; i++) {
             /* u1 in (0, 1]: no log(0) */
             t[i] = -2.0 * log_pos(unit53(w[2 * i]) + 0x1p-53);
             cis_unit(w[2 * i + 1], &cs[i], &sn[i]);
         }
-        sqrt_block(t, t, PB);
-        for (int i = 0; i < PB; i++) {
+        sqrt_block(t, t, nb);
+        for (int i = 0; i < nb; i++) {
             v[2 * i] = t[i] * cs[i];
             v[2 * i + 1] = t[i] * sn[i];
         }
     } else {
-        for (int i = 0; i < 2 * PB; i++)
+        for (int i = 0; i < 2 * nb; i++)
             v[i] = unit53(w[i]);
     }
     if (op == OP_UNIFORM || op == OP_NORMAL) {
         double a = c->a, b = c->b;
-        for (int i = 0; i < 2 * PB; i++)
+        for (int i = 0; i < 2 * nb; i++)
             v[i] = a + b * v[i];
     }
 }
@@ -280,7 +283,11 @@ static void random_seg(void *vc, int64_t e0, int64_t l0, int64_t len)
     dtype_t dt = c->out->dt;
     int64_t end = e0 + len;
     for (int64_t base = e0 & ~(int64_t)1; base < end; base += 2 * PB) {
-        philox_batch((uint64_t)base / 2, c->k0, c->k1, c->stream, c->w);
+        /* only the blocks this segment needs (narrow chunks have short
+         * segments), rounded up to the generator's vector width */
+        int64_t need = (end - base + 1) / 2;
+        int nb = need >= PB ? PB : (int)((need + PB_STEP - 1) / PB_STEP * PB_STEP);
+        philox_batch((uint64_t)base / 2, c->k0, c->k1, c->stream, nb, c->w);
         /* this batch covers elements [base, base + 2 PB) */
         int64_t lo = base > e0 ? base : e0;
         int64_t hi = base + 2 * PB < end ? base + 2 * PB : end;
@@ -302,10 +309,10 @@ static void random_seg(void *vc, int64_t e0, int64_t l0, int64_t len)
             continue;
         }
         if (dt == DT_FLOAT64 && cnt == 2 * PB) { /* the whole batch: no copy */
-            float_values(c, op, (double *)c->out->data + dst);
+            float_values(c, op, PB, (double *)c->out->data + dst);
             continue;
         }
-        float_values(c, op, c->v);
+        float_values(c, op, nb, c->v);
         if (dt == DT_FLOAT32) {
             float *restrict o = (float *)c->out->data + dst;
             for (int64_t i = 0; i < cnt; i++)

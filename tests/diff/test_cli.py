@@ -215,6 +215,17 @@ def main():
     finally:
         harness.cleanup(r)
 
+    # -- nodes nothing fetched depends on are not run (docs/graph-format.md):
+    # an integer to a negative power there does not fail the run
+    d = D([N("b", "array", data=[2]), N("e", "array", data=[-1]), N("x", "power", ["b", "e"]),
+           N("o", "ones", shape=[2])], ["o"])
+    r = harness.run_mars(d)
+    try:
+        suite.check("output/unfetched-branch-not-run", r.rc == 0 and r.files() == ["o.npy"],
+                    "exit %d, files %s: %s" % (r.rc, r.files(), r.brief_error()))
+    finally:
+        harness.cleanup(r)
+
     # -- command-line mistakes --------------------------------------------------
     def raw(args, stdin=None):
         p = subprocess.run([mr] + args, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -5,6 +5,7 @@ result must equal numpy's (npref), and the text shown must be numpy's repr
 of it. The example documents in examples/*.json must run too.
 
 Run: /usr/bin/python3 tests/diff/test_docs.py
+     /usr/bin/python3 tests/diff/test_docs.py --fix   (refills the result blocks)
 """
 
 import glob
@@ -25,7 +26,27 @@ def norm(s):
     return " ".join(s.split())
 
 
+def fix():
+    """--fix: rewrites the result block under every example with numpy's repr
+    (after adding or changing an example, write any ``` block under it)."""
+    text = open(DOC).read()
+
+    def repl(m):
+        nodes = json.loads(m.group(1))
+        doc = {"version": 1, "nodes": nodes, "fetch": [nodes[-1]["key"]]}
+        v = npref.evaluate(doc)[nodes[-1]["key"]]
+        return "```json\n%s\n```\n```\n%s\n```\n" % (m.group(1), repr(v))
+
+    new = EXAMPLE.sub(repl, text)
+    with open(DOC, "w") as f:
+        f.write(new)
+    print("rewrote %d result blocks in %s" % (len(EXAMPLE.findall(text)), DOC))
+
+
 def main():
+    if sys.argv[1:] == ["--fix"]:
+        fix()
+        return
     suite = harness.Suite("test_docs")
     harness.require_mars_run(suite)
     text = open(DOC).read()

@@ -630,6 +630,129 @@ add("0d/dot-then-broadcast", [A("a", [1.0, 2.0, 3.0], None, 2), N("d", "dot", ["
                               N("c", "divide", ["a", "d"])], fetch=["d", "c"])
 
 # ---------------------------------------------------------------------------
+# Larger tensors: many chunks in every direction, chunkings that disagree.
+
+L = [N("a", "random.randn", shape=[300, 257], seed=5, chunk_size=[64, 50]),
+     N("b", "random.rand", shape=[257, 130], seed=6, chunk_size=[33, 71])]
+add("large/inner-syrk", L + [N("c", "inner", ["a", "a"])])
+add("large/dot-a-aT", L + [N("t", "transpose", ["a"]), N("c", "dot", ["a", "t"])])
+add("large/matmul-rechunked", L + [N("c", "matmul", ["a", "b"]), N("s", "sum", ["c"], axis=0)], fetch=["c", "s"])
+add("large/batched-matmul", [N("x", "random.randn", shape=[5, 30, 40], seed=7, chunk_size=[2, 7, 9]),
+                             N("y", "random.randn", shape=[5, 40, 20], seed=8, chunk_size=[3, 11, 6]),
+                             N("c", "matmul", ["x", "y"])])
+add("large/batched-matmul-broadcast", [N("x", "random.randn", shape=[4, 1, 12, 16], seed=7, chunk_size=[3, 1, 5, 7]),
+                                       N("y", "random.randn", shape=[3, 16, 9], seed=8, chunk_size=[2, 6, 4]),
+                                       N("c", "matmul", ["x", "y"])])
+add("large/tensordot-2-axes-permuted", [N("x", "random.randn", shape=[20, 30, 25], seed=9, chunk_size=[7, 8, 9]),
+                                        N("y", "random.randn", shape=[25, 11, 20], seed=10, chunk_size=[6, 5, 4]),
+                                        N("c", "tensordot", ["x", "y"], axes=[[0, 2], [2, 0]])])
+add("large/dot-3d-3d", [N("x", "random.randn", shape=[6, 10, 14], seed=11, chunk_size=[4, 3, 5]),
+                        N("y", "random.randn", shape=[3, 14, 8], seed=12, chunk_size=[2, 6, 3]),
+                        N("c", "dot", ["x", "y"])])
+add("large/reductions-middle-axis", [N("x", "random.randn", shape=[40, 50, 60], seed=13, chunk_size=[7, 9, 11])] +
+    [N(op, op, ["x"], axis=1, keepdims=True) for op in ["sum", "mean", "std", "var", "min", "max"]] +
+    [N("am", "argmax", ["x"], axis=1), N("an", "argmin", ["x"]), N("cs", "cumsum", ["x"], axis=1),
+     N("s02", "sum", ["x"], axis=[0, 2])],
+    fetch=["sum", "mean", "std", "var", "min", "max", "am", "an", "cs", "s02"])
+add("large/float32-cumsum-axis0", [N("x", "random.rand", shape=[500, 7], seed=14, chunk_size=[13, 3]),
+                                   N("f", "astype", ["x"], dtype="float32"), N("c", "cumsum", ["f"], axis=0),
+                                   N("p", "cumprod", ["f"], axis=1)], fetch=["c", "p"])
+add("large/reshape-3d-to-3d", [N("x", "arange", stop=30 * 28 * 9, chunk_size=97),
+                               N("r", "reshape", ["x"], newshape=[30, 28, 9]), N("q", "rechunk", ["r"], chunk_size=[7, 5, 4]),
+                               N("s", "reshape", ["q"], newshape=[36, 70, 3]), N("t", "transpose", ["s"], axes=[1, 2, 0]),
+                               N("u", "reshape", ["t"], newshape=[-1, 45])])
+add("large/getitem-strided", [N("x", "random.randint", shape=[101, 97], seed=15, low=-1000, high=1000, chunk_size=[10, 13]),
+                              N("g", "getitem", ["x"], index=["95:3:-7", "-1::-5"]),
+                              N("h", "getitem", ["x"], index=[50, "7:90:6"]),
+                              N("k", "concatenate", ["g", "h", "g"], axis=None), N("m", "cumsum", ["k"])],
+    fetch=["g", "h", "m"])
+add("large/argmin-nan-late", [N("x", "random.rand", shape=[200, 30], seed=16, chunk_size=[17, 7]),
+                              N("y", "less", ["x", 0.0001]), N("z", "where", ["y", 0.0, 1.0]),
+                              N("n", "divide", ["z", "z"]), N("m", "multiply", ["x", "n"]),
+                              N("a", "argmin", ["m"]), N("b", "argmax", ["m"], axis=0), N("mx", "max", ["m"], axis=1)],
+    fetch=["a", "b", "mx"])
+add("large/broadcast-3-chunkings", [N("x", "random.randn", shape=[60, 1, 45], seed=17, chunk_size=[11, 1, 8]),
+                                    N("y", "random.randn", shape=[33, 1], seed=18, chunk_size=[7, 1]),
+                                    N("z", "random.randn", shape=[45], seed=19, chunk_size=13),
+                                    N("w", "where", ["x", "y", "z"]), N("s", "add", ["w", "x"]),
+                                    N("t", "sum", ["s"], axis=[0, 2])], fetch=["s", "t"])
+
+# ---------------------------------------------------------------------------
+# Edges: 0-d inputs everywhere, extreme slice values, casts of odd fills,
+# bool through reductions and products, NaN through logical ops.
+
+def Dx(nodes, fetch=None):
+    return nodes, fetch
+
+
+EDGES = {
+    "0d-chunk-empty-list": Dx([N("a", "ones", shape=[], chunk_size=[])]),
+    "0d-rechunk": Dx([N("a", "ones", shape=[]), N("r", "rechunk", ["a"], chunk_size=1)]),
+    "0d-getitem-empty": Dx([N("a", "full", shape=[], fill_value=3), N("g", "getitem", ["a"], index=[])]),
+    "0d-sum-axis0": Dx([N("a", "full", shape=[], fill_value=3), N("g", "sum", ["a"], axis=0)]),
+    "0d-argmax-axis0": Dx([N("a", "full", shape=[], fill_value=3), N("g", "argmax", ["a"], axis=0)]),
+    "0d-cumsum-axis0": Dx([N("a", "full", shape=[], fill_value=3), N("g", "cumsum", ["a"], axis=0)]),
+    "0d-squeeze": Dx([N("a", "full", shape=[], fill_value=3), N("g", "squeeze", ["a"])]),
+    "0d-reshape-minus1": Dx([N("a", "full", shape=[], fill_value=3), N("g", "reshape", ["a"], newshape=[-1])]),
+    "0d-dot": Dx([N("a", "full", shape=[], fill_value=3), N("b", "array", data=[1,2]), N("g", "dot", ["a", "b"])]),
+    "0d-inner": Dx([N("a", "full", shape=[], fill_value=3), N("b", "array", data=[1,2]), N("g", "inner", ["b", "a"])]),
+    "0d-outer": Dx([N("a", "full", shape=[], fill_value=3), N("b", "array", data=[1,2]), N("g", "outer", ["b", "a"])]),
+    "0d-tensordot0": Dx([N("a", "full", shape=[], fill_value=3), N("b", "array", data=[1,2]), N("g", "tensordot", ["b", "a"], axes=0)]),
+    "0d-stack-axis-neg": Dx([N("a", "full", shape=[], fill_value=3), N("g", "stack", ["a", "a"], axis=-1)]),
+    "squeeze-none-no-ones": Dx([N("a", "ones", shape=[2, 3]), N("g", "squeeze", ["a"])]),
+    "expand-dims-neg-list": Dx([N("a", "ones", shape=[2, 3]), N("g", "expand_dims", ["a"], axis=[-1, -4])]),
+    "transpose-neg": Dx([N("a", "arange", stop=24), N("r", "reshape", ["a"], newshape=[2, 3, 4]), N("g", "transpose", ["r"], axes=[-1, -3, -2])]),
+    "reshape-int-newshape-minus1": Dx([N("a", "ones", shape=[2, 3]), N("g", "reshape", ["a"], newshape=-1)]),
+    "getitem-big-slice-values": Dx([N("a", "arange", stop=10, chunk_size=3), N("g", "getitem", ["a"], index=["-9223372036854775808:9223372036854775807:3"])]),
+    "getitem-huge-neg-step": Dx([N("a", "arange", stop=10, chunk_size=3), N("g", "getitem", ["a"], index=["::-9223372036854775807"])]),
+    "getitem-min-step": Dx([N("a", "arange", stop=10, chunk_size=3), N("g", "getitem", ["a"], index=["::-9223372036854775808"])]),
+    "tensordot-neg-axes": Dx([N("a", "ones", shape=[3, 4]), N("b", "ones", shape=[4, 5]), N("g", "tensordot", ["a", "b"], axes=[[-1], [-2]])]),
+    "tensordot-int-axes-list": Dx([N("a", "ones", shape=[3, 4]), N("b", "ones", shape=[4, 5]), N("g", "tensordot", ["a", "b"], axes=[1, 0])]),
+    "linspace-num1-endpoint-false": Dx([N("a", "linspace", start=2, stop=5, num=1, endpoint=False)]),
+    "linspace-int-bool": Dx([N("a", "linspace", start=True, stop=10, num=4)]),
+    "arange-bool": Dx([N("a", "arange", stop=2, dtype="bool")]),
+    "arange-neg-float": Dx([N("a", "arange", start=-1.5, stop=-10, step=-0.7, dtype="float32", chunk_size=4)]),
+    "arange-int32-big": Dx([N("a", "arange", start=2**31 - 3, stop=2**31 + 2, dtype="int32")]),
+    "eye-k-beyond": Dx([N("a", "eye", N=3, M=2, k=-5)]),
+    "full-bool-fill-int": Dx([N("a", "full", shape=[3], fill_value=True, dtype="int32")]),
+    "full-float-fill-bool": Dx([N("a", "full", shape=[3], fill_value=0.0, dtype="bool")]),
+    "full-nan-fill-int": Dx([N("a", "full", shape=[3], fill_value=1e300, dtype="int32")]),
+    "array-float-into-bool": Dx([N("a", "array", data=[0.0, 0.5, -0.0], dtype="bool")]),
+    "array-big-ints-float32": Dx([N("a", "array", data=[16777217, 2**40], dtype="float32")]),
+    "clip-int-float-bounds-f32": Dx([N("a", "array", data=[1, 2, 3], dtype="int32"), N("c", "clip", ["a"], a_min=1.5, a_max=2.5)]),
+    "where-scalar-cond": Dx([N("a", "array", data=[1, 2]), N("c", "where", [True, "a", 0.5])]),
+    "where-all-scalars": Dx([N("a", "array", data=[True, False]), N("c", "where", ["a", 1, 2])]),
+    "astype-same": Dx([N("a", "array", data=[1, 2], dtype="int32"), N("c", "astype", ["a"], dtype="int32")]),
+    "power-float32-int-scalar": Dx([N("a", "array", data=[1.5, -2.0], dtype="float32"), N("c", "power", ["a", 3])]),
+    "power-int-float-scalar-neg": Dx([N("a", "array", data=[2, 4]), N("c", "power", ["a", -0.5])]),
+    "mod-float32-neg0": Dx([N("a", "array", data=[-0.0, 0.0, -4.0], dtype="float32"), N("c", "mod", ["a", -2])]),
+    "floor-divide-int-by-float0": Dx([N("a", "array", data=[1, -1, 0]), N("c", "floor_divide", ["a", 0.0])]),
+    "sign-nan-int": Dx([N("a", "array", data=[-3, 0, 5], dtype="int32"), N("c", "sign", ["a"])]),
+    "logical-float-nan": Dx([N("a", "array", data=[0.0, 1.0]), N("z", "divide", ["a", 0]), N("c", "logical_and", ["z", 1]), N("d", "logical_not", ["z"])], fetch=["c", "d"]),
+    "maximum-nan-f32": Dx([N("a", "array", data=[0.0, 1.0], dtype="float32"), N("z", "divide", ["a", 0]), N("c", "maximum", ["z", 0.5]), N("d", "minimum", [0.5, "z"])], fetch=["c", "d"]),
+    "all-float-nan": Dx([N("a", "array", data=[0.0, 1.0]), N("z", "divide", ["a", 0]), N("c", "all", ["z"]), N("d", "any", ["z"])], fetch=["c", "d"]),
+    "std-0d": Dx([N("a", "full", shape=[], fill_value=2.0), N("c", "std", ["a"])]),
+    "var-ddof-big": Dx([N("a", "array", data=[[1.0, 2.0], [3.0, 5.0]]), N("c", "var", ["a"], axis=0, ddof=2), N("d", "var", ["a"], axis=0, ddof=7)], fetch=["c", "d"]),
+    "prod-bool": Dx([N("a", "array", data=[True, True, False]), N("c", "prod", ["a"])]),
+    "mean-bool-axis": Dx([N("a", "array", data=[[True, True], [False, True]]), N("c", "mean", ["a"], axis=1)]),
+    "min-bool": Dx([N("a", "array", data=[[True, True], [False, True]]), N("c", "min", ["a"], axis=0)]),
+    "cumprod-bool": Dx([N("a", "array", data=[True, True, False, True]), N("c", "cumprod", ["a"])]),
+    "matmul-bool-int32": Dx([N("a", "array", data=[[True, False], [True, True]]), N("b", "array", data=[[3, 4], [5, 6]], dtype="int32"), N("c", "matmul", ["a", "b"])]),
+    "dot-int32-int64": Dx([N("a", "array", data=[[1, 2]], dtype="int32"), N("b", "array", data=[[3], [4]]), N("c", "dot", ["a", "b"])]),
+    "inner-1d-0len": Dx([N("a", "ones", shape=[0]), N("c", "inner", ["a", "a"])]),
+    "outer-empty": Dx([N("a", "ones", shape=[0]), N("b", "ones", shape=[3]), N("c", "outer", ["b", "a"])]),
+    "concat-bool-float32": Dx([N("a", "array", data=[True]), N("b", "array", data=[1.5], dtype="float32"), N("c", "concatenate", ["a", "b"])]),
+    "stack-3-diff-chunks": Dx([N("a", "arange", stop=10, chunk_size=3), N("b", "arange", stop=10, chunk_size=4), N("c", "stack", ["a", "b", "a"], axis=1)]),
+    "rechunk-0size": Dx([N("a", "ones", shape=[0, 5], chunk_size=2), N("r", "rechunk", ["a"], chunk_size=[3, 3])]),
+    "eye-big-k-chunks": Dx([N("a", "eye", N=20, M=31, k=7, chunk_size=[3, 4], dtype="int32"), N("s", "sum", ["a"], axis=1)]),
+}
+for _name, (_nodes, _fetch) in EDGES.items():
+    add("edge/" + _name, _nodes, _fetch)
+rej("edge/0d-mean-axis0/rejected", [N("a", "full", shape=[], fill_value=3), N("g", "mean", ["a"], axis=0)],
+    "g", "mean")
+
+
+# ---------------------------------------------------------------------------
 # Document structure
 
 add("doc/nodes-out-of-order", [N("d", "sum", ["c"], axis=1), N("c", "multiply", ["a", "b"]),
