@@ -1,6 +1,6 @@
-/* linalg.c: tensordot, matmul and syrk on blocks. float32/float64 go to
- * OpenBLAS; int32, int64 and bool run plain loops with numpy's semantics
- * (integers wrap, bool is the OR of ANDs).
+/* linalg.c: tensordot, matmul and syrk on blocks, over the matrix-product
+ * primitives of the kernel table (table.h: reference loops for every dtype,
+ * OpenBLAS over them for floats).
  *
  * Everything reduces to one operation, C (M x N, row-major) = op(A) op(B)
  * (+ C), where A is M x K stored either as M x K (no transpose) or as K x M
@@ -10,103 +10,30 @@
  * operand that cannot be read that way is permuted into scratch. */
 #include "kern.h"
 #include "kern_internal.h"
+#include "table.h"
 
-#include <cblas.h>
-#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* This OpenBLAS takes 32-bit dimensions. The tiler keeps a chunk far below
- * 2^31 elements, so a flattened dimension never reaches INT_MAX; a caller
- * breaking that invariant must fail loudly rather than get a truncated
- * product. */
-static blasint to_blasint(int64_t v)
+static kern_table_t table;
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void table_fill(void)
 {
-    if (v > INT_MAX) {
-        fprintf(stderr, "kern: matrix dimension %lld exceeds the BLAS index range\n", (long long)v);
-        abort();
-    }
-    return (blasint)v;
+    kern_ref_fill(&table);
+    const char *k = getenv("MARS_KERNELS");
+    if (!(k && strcmp(k, "reference") == 0)) kern_blas_fill(&table);
 }
 
-/* ---------------------------------------------------------------------------
- * Integer and bool loops. Element (i, k) of op(A) is A[i*K + k] untransposed
- * and A[k*M + i] transposed; (k, j) of op(B) is B[k*N + j] or B[j*K + k].
- * With B untransposed the loop order is i-k-j (unit stride over C and B);
- * with B transposed it is i-j-k, a dot product of two unit-stride rows when
- * A is untransposed. Integers are accumulated in the unsigned type of the
- * same width: signed overflow is undefined in C, numpy wraps. */
-#define DEF_GEMM_INT(NAME, UT)                                                                     \
-    static void NAME(int64_t M, int64_t N, int64_t K, const void *Av, bool ta, const void *Bv,     \
-                     bool tb, bool acc, void *Cv)                                                  \
-    {                                                                                              \
-        const UT *A = Av, *B = Bv;                                                                 \
-        UT *C = Cv;                                                                                \
-        if (!acc) memset(C, 0, (size_t)(M * N) * sizeof(UT));                                      \
-        for (int64_t i = 0; i < M; i++) {                                                          \
-            UT *c = C + i * N;                                                                     \
-            if (tb) {                                                                              \
-                for (int64_t j = 0; j < N; j++) {                                                  \
-                    const UT *b = B + j * K;                                                       \
-                    UT s = 0;                                                                      \
-                    if (!ta) {                                                                     \
-                        const UT *a = A + i * K;                                                   \
-                        for (int64_t k = 0; k < K; k++)                                            \
-                            s += a[k] * b[k];                                                      \
-                    } else {                                                                       \
-                        for (int64_t k = 0; k < K; k++)                                            \
-                            s += A[k * M + i] * b[k];                                              \
-                    }                                                                              \
-                    c[j] += s;                                                                     \
-                }                                                                                  \
-            } else {                                                                               \
-                for (int64_t k = 0; k < K; k++) {                                                  \
-                    UT aik = ta ? A[k * M + i] : A[i * K + k];                                     \
-                    if (aik == 0) continue;                                                        \
-                    const UT *b = B + k * N;                                                       \
-                    for (int64_t j = 0; j < N; j++)                                                \
-                        c[j] += aik * b[j];                                                        \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
-    }
-
-DEF_GEMM_INT(gemm_u32, uint32_t)
-DEF_GEMM_INT(gemm_u64, uint64_t)
-
-/* Bools are read as bytes (any non-zero byte is true) and written as 0/1:
- * numpy's bool dot is any(a[i, :] & b[:, j]); accumulating ORs it in. */
-static void gemm_bool(int64_t M, int64_t N, int64_t K, const void *Av, bool ta, const void *Bv,
-                      bool tb, bool acc, void *Cv)
+const kern_table_t *kern_table(void)
 {
-    const uint8_t *A = Av, *B = Bv;
-    uint8_t *C = Cv;
-    if (!acc) memset(C, 0, (size_t)(M * N));
-    for (int64_t i = 0; i < M; i++) {
-        uint8_t *c = C + i * N;
-        if (tb) {
-            for (int64_t j = 0; j < N; j++) {
-                const uint8_t *b = B + j * K;
-                uint8_t s = c[j] != 0;
-                for (int64_t k = 0; k < K && !s; k++)
-                    s = (ta ? A[k * M + i] : A[i * K + k]) && b[k];
-                c[j] = s;
-            }
-        } else {
-            for (int64_t j = 0; j < N; j++)
-                c[j] = c[j] != 0;
-            for (int64_t k = 0; k < K; k++) {
-                if (!(ta ? A[k * M + i] : A[i * K + k])) continue;
-                const uint8_t *b = B + k * N;
-                for (int64_t j = 0; j < N; j++)
-                    c[j] |= b[j] != 0;
-            }
-        }
-    }
+    pthread_once(&table_once, table_fill);
+    return &table;
 }
 
-/* C (M x N) = op(A) op(B), or C += with acc. */
+/* C (M x N) = op(A) op(B), or C += with acc, for any sizes. */
 static void gemm(dtype_t dt, int64_t M, int64_t N, int64_t K, const void *A, bool ta, const void *B,
                  bool tb, bool acc, void *C)
 {
@@ -116,45 +43,7 @@ static void gemm(dtype_t dt, int64_t M, int64_t N, int64_t K, const void *A, boo
         if (!acc) memset(C, 0, (size_t)(M * N) * dt_size(dt));
         return;
     }
-    switch (dt) {
-    case DT_BOOL:
-        gemm_bool(M, N, K, A, ta, B, tb, acc, C);
-        return;
-    case DT_INT32:
-        gemm_u32(M, N, K, A, ta, B, tb, acc, C);
-        return;
-    case DT_INT64:
-        gemm_u64(M, N, K, A, ta, B, tb, acc, C);
-        return;
-    default:
-        break;
-    }
-    blasint m = to_blasint(M), n = to_blasint(N), k = to_blasint(K);
-    blasint lda = ta ? m : k, ldb = tb ? k : n;
-    enum CBLAS_TRANSPOSE tA = ta ? CblasTrans : CblasNoTrans;
-    enum CBLAS_TRANSPOSE tB = tb ? CblasTrans : CblasNoTrans;
-    if (N == 1 || M == 1) {
-        /* Matrix-vector products are memory-bound: gemv streams the matrix
-         * once. Both vectors are contiguous whatever the flags (a 1 x K or
-         * K x 1 matrix is K consecutive values). y is zeroed first so that
-         * beta = 0 never depends on how BLAS scales NaNs. */
-        if (!acc) memset(C, 0, (size_t)(M * N) * dt_size(dt));
-        const void *mat = N == 1 ? A : B, *vec = N == 1 ? B : A;
-        /* y = op(A) x: A stored (ta ? K x M : M x K). y = op(B)ᵀ x: B stored
-         * (tb ? N x K : K x N), read transposed unless already transposed. */
-        blasint rows = N == 1 ? (ta ? k : m) : (tb ? n : k);
-        blasint cols = N == 1 ? (ta ? m : k) : (tb ? k : n);
-        enum CBLAS_TRANSPOSE t = N == 1 ? tA : (tb ? CblasNoTrans : CblasTrans);
-        if (dt == DT_FLOAT64)
-            cblas_dgemv(CblasRowMajor, t, rows, cols, 1.0, mat, cols, vec, 1, 1.0, C, 1);
-        else
-            cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, mat, cols, vec, 1, 1.0f, C, 1);
-        return;
-    }
-    if (dt == DT_FLOAT64)
-        cblas_dgemm(CblasRowMajor, tA, tB, m, n, k, 1.0, A, lda, B, ldb, acc ? 1.0 : 0.0, C, n);
-    else
-        cblas_sgemm(CblasRowMajor, tA, tB, m, n, k, 1.0f, A, lda, B, ldb, acc ? 1.0f : 0.0f, C, n);
+    kern_table()->gemm[dt](M, N, K, A, ta, B, tb, acc, C);
 }
 
 /* ---------------------------------------------------------------------------
@@ -389,118 +278,13 @@ void kern_matmul(const arr_t *a, const arr_t *b, bool accumulate, arr_t *out)
 /* ---------------------------------------------------------------------------
  * syrk */
 
-/* Tiles of 64 x 64 elements keep both the rows read and the columns written
- * of a transpose within L1/L2 (64*64*8 = 32 KiB per tile). */
-#define TILE 64
-
-/* Copies the strict upper triangle of the m x m matrix c onto its lower. */
-static void mirror_upper(void *c, int64_t m, size_t es)
-{
-    char *p = c;
-    for (int64_t ib = 0; ib < m; ib += TILE)
-        for (int64_t jb = ib; jb < m; jb += TILE)
-            for (int64_t i = ib; i < ib + TILE && i < m; i++)
-                for (int64_t j = jb > i + 1 ? jb : i + 1; j < jb + TILE && j < m; j++)
-                    memcpy(p + (j * m + i) * (int64_t)es, p + (i * m + j) * (int64_t)es, es);
-}
-
-/* Whether c equals its transpose bit for bit (so that the mirror of an
- * updated upper triangle is also the updated lower one, NaNs included). */
-static bool is_symmetric(const void *c, int64_t m, size_t es)
-{
-    const char *p = c;
-    for (int64_t ib = 0; ib < m; ib += TILE)
-        for (int64_t jb = ib; jb < m; jb += TILE)
-            for (int64_t i = ib; i < ib + TILE && i < m; i++)
-                for (int64_t j = jb > i + 1 ? jb : i + 1; j < jb + TILE && j < m; j++)
-                    if (memcmp(p + (j * m + i) * (int64_t)es, p + (i * m + j) * (int64_t)es, es))
-                        return false;
-    return true;
-}
-
-static void syrk_blas(dtype_t dt, enum CBLAS_UPLO uplo, int64_t M, int64_t K, const void *a,
-                      bool acc, void *c)
-{
-    blasint m = to_blasint(M), k = to_blasint(K);
-    if (dt == DT_FLOAT64)
-        cblas_dsyrk(CblasRowMajor, uplo, CblasNoTrans, m, k, 1.0, a, k, acc ? 1.0 : 0.0, c, m);
-    else
-        cblas_ssyrk(CblasRowMajor, uplo, CblasNoTrans, m, k, 1.0f, a, k, acc ? 1.0f : 0.0f, c, m);
-}
-
-/* Integer and bool syrk: each dot product of rows i <= j is computed once
- * and added to both (i, j) and (j, i), which is exact under accumulate
- * whatever out held. */
-#define DEF_SYRK_INT(NAME, UT)                                                                     \
-    static void NAME(int64_t m, int64_t k, const void *av, bool acc, void *cv)                     \
-    {                                                                                              \
-        const UT *a = av;                                                                          \
-        UT *c = cv;                                                                                \
-        if (!acc) memset(c, 0, (size_t)(m * m) * sizeof(UT));                                      \
-        for (int64_t i = 0; i < m; i++)                                                            \
-            for (int64_t j = i; j < m; j++) {                                                      \
-                UT s = 0;                                                                          \
-                for (int64_t t = 0; t < k; t++)                                                    \
-                    s += a[i * k + t] * a[j * k + t];                                              \
-                c[i * m + j] += s;                                                                 \
-                if (j != i) c[j * m + i] += s;                                                     \
-            }                                                                                      \
-    }
-
-DEF_SYRK_INT(syrk_u32, uint32_t)
-DEF_SYRK_INT(syrk_u64, uint64_t)
-
-static void syrk_bool(int64_t m, int64_t k, const uint8_t *a, bool acc, uint8_t *c)
-{
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = i; j < m; j++) {
-            uint8_t s = 0;
-            for (int64_t t = 0; t < k && !s; t++)
-                s = a[i * k + t] && a[j * k + t];
-            c[i * m + j] = s || (acc && c[i * m + j]);
-            if (j != i) c[j * m + i] = s || (acc && c[j * m + i]);
-        }
-}
-
 void kern_syrk(const arr_t *a, bool accumulate, arr_t *out)
 {
     int64_t m = a->shape.d[0], k = a->shape.d[1];
-    size_t es = dt_size(out->dt);
     if (m == 0) return;
     if (k == 0) {
-        if (!accumulate) memset(out->data, 0, (size_t)(m * m) * es);
+        if (!accumulate) memset(out->data, 0, (size_t)(m * m) * dt_size(out->dt));
         return;
     }
-    switch (out->dt) {
-    case DT_BOOL:
-        syrk_bool(m, k, a->data, accumulate, out->data);
-        return;
-    case DT_INT32:
-        syrk_u32(m, k, a->data, accumulate, out->data);
-        return;
-    case DT_INT64:
-        syrk_u64(m, k, a->data, accumulate, out->data);
-        return;
-    default:
-        break;
-    }
-    if (!accumulate || is_symmetric(out->data, m, es)) {
-        /* The common case (out was overwritten, or holds an earlier syrk
-         * partial sum): update the upper triangle and mirror it. */
-        syrk_blas(out->dt, CblasUpper, m, k, a->data, accumulate, out->data);
-        mirror_upper(out->data, m, es);
-    } else {
-        /* out's triangles differ: update each with its own syrk, which costs
-         * the flops of one gemm but adds into exactly what was there. Both
-         * calls update the diagonal: keep the first call's. */
-        char *c = out->data;
-        char *diag = kern_xmalloc((size_t)m * es);
-        syrk_blas(out->dt, CblasUpper, m, k, a->data, true, c);
-        for (int64_t i = 0; i < m; i++)
-            memcpy(diag + i * (int64_t)es, c + (i * m + i) * (int64_t)es, es);
-        syrk_blas(out->dt, CblasLower, m, k, a->data, true, c);
-        for (int64_t i = 0; i < m; i++)
-            memcpy(c + (i * m + i) * (int64_t)es, diag + i * (int64_t)es, es);
-        free(diag);
-    }
+    kern_table()->syrk[out->dt](m, k, a->data, accumulate, out->data);
 }
