@@ -23,26 +23,29 @@
 
 void graph_limits_default(graph_limits_t *lim)
 {
-    /* 64 MiB of JSON holds an `array` node of max_array_elements values
-     * written out in full, plus the rest of a large graph. */
+    /* 64 MiB of JSON: graphs of any realistic size and inline arrays of a few
+     * million values. jansson holds the whole tree (~40 bytes per value, so
+     * up to ~1.5 GB for a document of bare numbers) until parsing ends;
+     * bigger data belongs in files or session tensors. */
     lim->max_document_bytes = 64LL << 20;
-    /* A graph node takes ~3.3 KB parsed (graph_node_t), so 100k nodes cost
+    /* A parsed node takes ~3.3 KB (graph_node_t), so 100k nodes cost
      * ~330 MB; real programs have hundreds to thousands. */
     lim->max_nodes = 100000;
     /* 2^42 elements (4.4e12): 32 TiB of float64, beyond any cluster this
-     * engine targets, yet far from int64 overflow in index arithmetic. */
+     * engine targets, and far from overflowing int64 index arithmetic
+     * (offsets times item sizes, products of chunk counts). */
     lim->max_elements = 1LL << 42;
     /* 2^45 bytes (32 TiB) per tensor: the same bound in bytes. */
     lim->max_bytes = 1LL << 45;
-    /* 4M chunks per tensor: the tiler keeps ~100 bytes of metadata per chunk,
-     * so one tensor's chunk table stays under ~400 MB. */
+    /* 4M chunks per tensor: a 2^42-element tensor in 1M-element chunks.
+     * Beyond that, per-chunk costs (metadata, scheduling, one kernel call
+     * each) outweigh the work in the chunks. */
     lim->max_chunks = 4000000;
-    /* 8M chunks per graph: the scheduler's queue and metadata for a whole
-     * task stay under ~1 GB. */
+    /* 8M chunks per graph: bounds the scheduler's memory and planning time
+     * for one task. */
     lim->max_total_chunks = 8000000;
-    /* 10M inline values (80 MB as float64): larger inputs belong in a file or
-     * a session tensor, not in a JSON document that jansson holds as a tree
-     * of ~40 bytes per value. */
+    /* 10M inline values (80 MB as float64): more belongs in a file or a
+     * session tensor. */
     lim->max_array_elements = 10000000;
 }
 
@@ -419,7 +422,6 @@ static int check_chunk_json(pctx_t *c, graph_node_t *n, json_t *v)
 typedef struct {
     shape_t shape;
     bool any_int, any_float, any_bool;
-    int64_t count;
 } data_scan_t;
 
 static int inhomogeneous(pctx_t *c, graph_node_t *n, const shape_t *shape, int depth)
@@ -529,10 +531,33 @@ static int parse_array_data(pctx_t *c, graph_node_t *n, json_t *obj)
 
 /* --- arange ---------------------------------------------------------------- */
 
-/* numpy's length: ceil((stop - start) / step) as Python computes it, where
- * only a float operand makes the arithmetic inexact. Integer-only lengths are
- * exact (numpy rounds the quotient to a double first, which differs only past
- * 2^53 elements, far past any limit). */
+/* ceil(x), x the double nearest to d / s (d, s > 0): Python's int / int is
+ * correctly rounded, and numpy takes the ceiling of that double. Past 2^53
+ * doubles are integers; below, d / s is rounded to 53 significant bits. The
+ * products stay under 2^118. */
+static unsigned __int128 ceil_rounded_quotient(unsigned __int128 d, unsigned __int128 s)
+{
+    unsigned __int128 q = d / s, r = d % s, one = 1;
+    if (q == 0) return 1; /* 0 < d / s < 1: a double in (0, 1] */
+    int bits = 0;
+    while (bits < 128 && (q >> bits) != 0)
+        bits++;
+    if (bits > 53) {
+        int sh = bits - 53;
+        unsigned __int128 m = q >> sh, low = q & ((one << sh) - 1);
+        /* the part below m's last bit, (low + r / s) / 2^sh, against a half */
+        unsigned __int128 twice = 2 * (low * s + r), unit = s << sh;
+        if (twice > unit || (twice == unit && (m & 1))) m++;
+        return m << sh;
+    }
+    int sh = 53 - bits;
+    unsigned __int128 num = d << sh, n = num / s, rem = num % s;
+    if (2 * rem > s || (2 * rem == s && (n & 1))) n++;
+    return (n + (one << sh) - 1) >> sh;
+}
+
+/* numpy's length: ceil((stop - start) / step) computed as Python does, every
+ * quotient outside int64 refused (even one that gives an empty range). */
 static int arange_length(pctx_t *c, graph_node_t *n, int64_t *len)
 {
     scalar_t a = n->start, b = n->stop, s = n->step;
@@ -542,12 +567,17 @@ static int arange_length(pctx_t *c, graph_node_t *n, int64_t *len)
     if (!isf) {
         __int128 lo = a.kind == SC_BOOL ? a.b : a.i, hi = b.kind == SC_BOOL ? b.b : b.i;
         __int128 st = s.kind == SC_BOOL ? s.b : s.i;
-        __int128 diff = hi - lo, q = diff / st; /* C truncates toward zero */
-        if (diff % st != 0 && (diff > 0) == (st > 0)) q++;
-        /* numpy refuses a quotient outside int64 either way, even one that
-         * gives an empty range */
-        if (q > INT64_MAX || q < INT64_MIN) return NFAIL(c, n, "Maximum allowed size exceeded");
-        *len = q > 0 ? (int64_t)q : 0;
+        __int128 diff = hi - lo;
+        if (diff == 0) {
+            *len = 0;
+            return 0;
+        }
+        bool neg = (diff < 0) != (st < 0);
+        unsigned __int128 mag = ceil_rounded_quotient((unsigned __int128)(diff < 0 ? -diff : diff),
+                                                      (unsigned __int128)(st < 0 ? -st : st));
+        if (mag > (unsigned __int128)INT64_MAX + (neg ? 1 : 0))
+            return NFAIL(c, n, "Maximum allowed size exceeded");
+        *len = neg ? 0 : (int64_t)mag;
         return 0;
     }
     double delta;

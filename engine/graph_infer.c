@@ -92,78 +92,27 @@ static int broadcast(const ictx_t *x, int cnt, const shape_t *const *s, shape_t 
     return 0;
 }
 
-static int dt_kind(dtype_t t)
-{
-    return t == DT_BOOL ? 0 : dt_is_int(t) ? 1 : 2;
-}
-static int sc_kind(scalar_t s)
-{
-    return s.kind == SC_BOOL ? 0 : s.kind == SC_INT ? 1 : 2;
-}
-
-/* numpy 1.24 (should_use_min_scalar) counts every 0-d operand as a scalar:
- * Python scalars and 0-d arrays alike. Values count (min_scalar_type) only
- * when some operand has ndim > 0 and no scalar is of a higher kind than every
- * such array; otherwise plain promotion applies, a Python scalar counting as
- * its default dtype (int64, float64, bool). Both cases are exact here except
- * one: a 0-d tensor of the graph where values count. Its value is unknown
- * before running, so it counts as its dtype, as dask and Mars do; numpy
- * may then pick a smaller type (int32 + a 0-d int64 tensor of small value is
- * int32 in numpy, int64 here). */
-static void ew_promotion_operands(ictx_t *x, dtype_t *arr, int *na, scalar_t *sc, int *ns)
-{
-    graph_node_t *n = x->n;
-    dtype_t node_dt[3];
-    bool node_0d[3];
-    int nn = 0, max_arr_kind = -1, max_sc_kind = -1;
-    *na = *ns = 0;
-    /* where's condition is read as bool and takes no part in promotion */
-    for (int j = n->op == OP_WHERE ? 1 : 0; j < n->n_in; j++) {
-        if (n->in[j].node >= 0) {
-            node_dt[nn] = input(x, j)->odtype;
-            node_0d[nn] = in_shape(x, j)->ndim == 0;
-            int k = dt_kind(node_dt[nn]);
-            if (node_0d[nn])
-                max_sc_kind = k > max_sc_kind ? k : max_sc_kind;
-            else
-                max_arr_kind = k > max_arr_kind ? k : max_arr_kind;
-            nn++;
-        } else {
-            sc[(*ns)++] = n->in[j].sc;
-        }
-    }
-    if (n->op == OP_CLIP) {
-        if (n->has_a_min) sc[(*ns)++] = n->a_min;
-        if (n->has_a_max) sc[(*ns)++] = n->a_max;
-    }
-    for (int j = 0; j < *ns; j++)
-        max_sc_kind = sc_kind(sc[j]) > max_sc_kind ? sc_kind(sc[j]) : max_sc_kind;
-    for (int j = 0; j < nn; j++)
-        arr[(*na)++] = node_dt[j];
-    bool by_value = max_arr_kind >= 0 && max_arr_kind >= max_sc_kind;
-    if (!by_value) { /* Python scalars as their default dtypes */
-        for (int j = 0; j < *ns; j++)
-            arr[(*na)++] = sc_default_dtype(sc[j]);
-        *ns = 0;
-    }
-}
-
+/* Promotion follows numpy's value-based rules (ew_node_types in ufunc.c,
+ * shared with the tiler): 0-d operands count as scalars, and a 0-d tensor
+ * of the graph, whose value is unknown before running, counts as its dtype. */
 static int infer_ew(ictx_t *x)
 {
     graph_node_t *n = x->n;
     static const shape_t scalar_shape = {0};
     const shape_t *shp[3];
-    dtype_t arr[5];
-    scalar_t sc[5];
-    int na = 0, ns = 0;
-    for (int j = 0; j < n->n_in; j++)
+    dtype_t in_dt[3] = {DT_BOOL, DT_BOOL, DT_BOOL};
+    int in_ndim[3] = {0, 0, 0};
+    for (int j = 0; j < n->n_in; j++) {
         shp[j] = n->in[j].node >= 0 ? in_shape(x, j) : &scalar_shape;
+        if (n->in[j].node >= 0) {
+            in_dt[j] = input(x, j)->odtype;
+            in_ndim[j] = in_shape(x, j)->ndim;
+        }
+    }
     if (broadcast(x, n->n_in, shp, &n->oshape) < 0) return -1;
-    ew_promotion_operands(x, arr, &na, sc, &ns);
     ew_types_t t;
     char msg[512];
-    if (ew_resolve(n->op, na, arr, ns, sc, n->dtype, &t, msg, sizeof msg) != 0)
-        return FAIL(x, "%s", msg);
+    if (ew_node_types(n, in_dt, in_ndim, &t, msg, sizeof msg) != 0) return FAIL(x, "%s", msg);
     n->odtype = t.out;
     return 0;
 }
@@ -641,6 +590,9 @@ static int infer_concatenate(ictx_t *x)
     n->odtype = input(x, 0)->odtype;
     for (int j = 1; j < n->n_in; j++)
         n->odtype = dt_promote(n->odtype, input(x, j)->odtype);
+    /* numpy promotes with 0-d inputs counted by value (only axis=None
+     * takes them); their values are unknown here, so they count as their
+     * dtype, as in element-wise promotion. */
     if (ax && json_is_null(ax)) { /* flattened, as numpy's axis=None */
         int64_t total = 0;
         n->axis_all = true;

@@ -52,7 +52,8 @@ static int check_host(const char *h, const char *s, char *err, size_t errlen)
     }
     for (const char *p = h; *p; p++) {
         if (!isalnum((unsigned char)*p) && !strchr(".-_:%", *p)) {
-            snprintf(err, errlen, "host '%s' has a character '%c' no host name or address has", h, *p);
+            snprintf(err, errlen, "host '%s' has a character '%c' no host name or address has", h,
+                     *p);
             return -1;
         }
     }
@@ -86,7 +87,8 @@ int cfg_parse_size(const char *s, int64_t total_mem, int64_t *out, char *err, si
     if (p == s || (dot && p - s == 1)) goto bad;
     if (p[-1] == '.') goto bad;
     unsigned __int128 num, den = 1;
-    for (int i = 0; i < frac; i++) den *= 10;
+    for (int i = 0; i < frac; i++)
+        den *= 10;
     if (*p == '%') {
         if (p[1]) goto bad;
         /* m / 10^frac percent of total_mem. */
@@ -99,10 +101,18 @@ int cfg_parse_size(const char *s, int64_t total_mem, int64_t *out, char *err, si
     } else {
         unsigned shift = 0;
         switch (tolower((unsigned char)*p)) {
-        case 'k': shift = 10; break;
-        case 'm': shift = 20; break;
-        case 'g': shift = 30; break;
-        case 't': shift = 40; break;
+        case 'k':
+            shift = 10;
+            break;
+        case 'm':
+            shift = 20;
+            break;
+        case 'g':
+            shift = 30;
+            break;
+        case 't':
+            shift = 40;
+            break;
         }
         if (shift) p++;
         if (*p == 'b' || *p == 'B') p++;
@@ -117,8 +127,10 @@ int cfg_parse_size(const char *s, int64_t total_mem, int64_t *out, char *err, si
     *out = (int64_t)v;
     return 0;
 bad:
-    snprintf(err, errlen, "'%s' is not a SIZE (bytes with an optional k/m/g/t suffix, or a "
-             "percentage of memory such as 80%%)", s);
+    snprintf(err, errlen,
+             "'%s' is not a SIZE (bytes with an optional k/m/g/t suffix, or a "
+             "percentage of memory such as 80%%)",
+             s);
     return -1;
 }
 
@@ -241,7 +253,8 @@ static int set_log_conf(cfg_t *c, const char *v, char *err, size_t errlen)
 
 static int set_supervisors(cfg_t *c, const char *v, char *err, size_t errlen)
 {
-    return cfg_parse_endpoints(v, c->supervisors, CFG_MAX_ENDPOINTS, &c->n_supervisors, err, errlen);
+    return cfg_parse_endpoints(v, c->supervisors, CFG_MAX_ENDPOINTS, &c->n_supervisors, err,
+                               errlen);
 }
 
 static int set_pg_dsn(cfg_t *c, const char *v, char *err, size_t errlen)
@@ -439,9 +452,12 @@ static const opt_t OPTS[] = {
 const char *cfg_program(cfg_service_t svc)
 {
     switch (svc) {
-    case CFG_SUPERVISOR: return "mars-supervisor";
-    case CFG_GATEWAY: return "mars-gateway";
-    case CFG_WORKER: return "mars-worker";
+    case CFG_SUPERVISOR:
+        return "mars-supervisor";
+    case CFG_GATEWAY:
+        return "mars-gateway";
+    case CFG_WORKER:
+        return "mars-worker";
     }
     return "mars";
 }
@@ -455,8 +471,10 @@ static const char *help_for(const opt_t *o, cfg_service_t svc)
         case CFG_SUPERVISOR:
             return "service port: /health, /metrics and /api/v1/cluster-info, where workers and "
                    "gateways learn the database and queue addresses (absent or 0: a free one)";
-        case CFG_WORKER: return "service port: /health and /metrics (absent or 0: a free one)";
-        case CFG_GATEWAY: return "port of the REST API, /health and /metrics (absent or 0: a free one)";
+        case CFG_WORKER:
+            return "service port: /health and /metrics (absent or 0: a free one)";
+        case CFG_GATEWAY:
+            return "port of the REST API, /health and /metrics (absent or 0: a free one)";
         }
     }
     if (strcmp(o->name, "supervisors") == 0) {
@@ -483,6 +501,31 @@ static const char *help_for(const opt_t *o, cfg_service_t svc)
     return "";
 }
 
+/* Appends text wrapped at 100 columns, continuation lines indented by
+ * indent, the first line starting at column col. */
+static void put_wrapped(sbuf_t *out, const char *text, int col, int indent)
+{
+    const int width = 100;
+    const char *p = text;
+    while (*p) {
+        int room = width - col;
+        size_t n = strlen(p);
+        if ((int)n > room) {
+            n = (size_t)room;
+            while (n > 0 && p[n] != ' ')
+                n--;
+            if (n == 0) n = strcspn(p, " "); /* one word longer than the line */
+        }
+        sbuf_append(out, p, n);
+        p += n;
+        while (*p == ' ')
+            p++;
+        if (*p) sbuf_printf(out, "\n%*s", indent, "");
+        col = indent;
+    }
+    sbuf_putc(out, '\n');
+}
+
 void cfg_usage(cfg_service_t svc, sbuf_t *out)
 {
     static const char *const WHAT[] = {
@@ -494,8 +537,13 @@ void cfg_usage(cfg_service_t svc, sbuf_t *out)
                        "Running chunk jobs arrives with task execution (services/worker/"
                        "dispatch.c).",
     };
-    sbuf_printf(out, "Usage: %s [OPTION]...\n%s %s\n\nOptions:\n", cfg_program(svc),
-                cfg_program(svc), WHAT[svc]);
+    sbuf_printf(out, "Usage: %s [OPTION]...\n", cfg_program(svc));
+    sbuf_t what;
+    sbuf_init(&what);
+    sbuf_printf(&what, "%s %s", cfg_program(svc), WHAT[svc]);
+    put_wrapped(out, sbuf_str(&what), 0, 0);
+    sbuf_close(&what);
+    sbuf_puts(out, "\nOptions:\n");
     for (int i = 0; i < N_OPTS; i++) {
         const opt_t *o = &OPTS[i];
         if (!(o->services & svc)) continue;
@@ -504,8 +552,10 @@ void cfg_usage(cfg_service_t svc, sbuf_t *out)
             snprintf(lhs, sizeof lhs, "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",
                      o->arg ? o->arg : "");
         else
-            snprintf(lhs, sizeof lhs, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        sbuf_printf(out, "  %-28s %s\n", lhs, help_for(o, svc));
+            snprintf(lhs, sizeof lhs, "    --%s%s%s", o->name, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        sbuf_printf(out, "  %-28s ", lhs);
+        put_wrapped(out, help_for(o, svc), 31, 31);
     }
 }
 
@@ -576,9 +626,11 @@ static int add_pair(pair_t *pairs, int *n, const opt_t *o, const char *v, const 
 
 static char *trim(char *s)
 {
-    while (isspace((unsigned char)*s)) s++;
+    while (isspace((unsigned char)*s))
+        s++;
     char *e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
     return s;
 }
 
@@ -595,7 +647,8 @@ static int read_file(cfg_t *c, const char *path, pair_t *pairs, int *n, char *er
     while (fgets(line, sizeof line, f)) {
         lineno++;
         if (!strchr(line, '\n') && !feof(f)) {
-            snprintf(err, errlen, "%s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
+            snprintf(err, errlen, "%s:%d: line longer than %zu bytes", path, lineno,
+                     sizeof line - 2);
             goto parse_line;
         }
         char *l = trim(line);
@@ -723,7 +776,8 @@ int cfg_parse(cfg_t *c, int argc, char **argv, char *err, size_t errlen)
             goto parse_argv;
         }
         if (!o || !(o->services & c->service)) {
-            snprintf(err, errlen, "%s: unknown option '%s' (see --help)", cfg_program(c->service), a);
+            snprintf(err, errlen, "%s: unknown option '%s' (see --help)", cfg_program(c->service),
+                     a);
             goto parse_argv;
         }
         if (!o->arg) {
@@ -768,8 +822,10 @@ int cfg_parse(cfg_t *c, int argc, char **argv, char *err, size_t errlen)
     }
     rc = finish(c, err, errlen);
 parse_argv:
-    for (int i = 0; i < n_cmd; i++) free(cmd[i].value);
-    for (int i = 0; i < n_file; i++) free(file[i].value);
+    for (int i = 0; i < n_cmd; i++)
+        free(cmd[i].value);
+    for (int i = 0; i < n_file; i++)
+        free(file[i].value);
     free(cmd);
     free(file);
     return rc;

@@ -55,8 +55,10 @@ static void copy_msg(char *err, size_t errlen, const char *prefix, const char *m
     snprintf(err, errlen, "%s%s", prefix, msg ? msg : "");
     for (char *p = err; *p; p++) {
         if (*p == '\n') {
-            if (p[1] == '\0') *p = '\0';
-            else *p = ' ';
+            if (p[1] == '\0')
+                *p = '\0';
+            else
+                *p = ' ';
         }
     }
 }
@@ -66,7 +68,8 @@ int db_connect(db_t *db, char *err, size_t errlen)
     if (db->conn && PQstatus(db->conn) == CONNECTION_OK) return 0;
     long long now = now_ms();
     if (now < db->next_try_ms) {
-        snprintf(err, errlen, "database unavailable (next attempt in %lld ms)", db->next_try_ms - now);
+        snprintf(err, errlen, "database unavailable (next attempt in %lld ms)",
+                 db->next_try_ms - now);
         db->unavailable = true;
         return -1;
     }
@@ -170,9 +173,15 @@ int db_exec_script(db_t *db, const char *sql, char *err, size_t errlen)
     return rc;
 }
 
-const char *db_sqlstate(const db_t *db) { return db->sqlstate; }
+const char *db_sqlstate(const db_t *db)
+{
+    return db->sqlstate;
+}
 
-bool db_unavailable(const db_t *db) { return db->unavailable; }
+bool db_unavailable(const db_t *db)
+{
+    return db->unavailable;
+}
 
 int db_ping(db_t *db, char *err, size_t errlen)
 {

@@ -35,8 +35,7 @@ int db_connect_wait(db_t *db, int timeout_ms, bool (*stop)(int wait_ms), char *e
 PGresult *db_query(db_t *db, const char *sql, int n, const char *const *params, char *err,
                    size_t errlen);
 /* The same, discarding the result. */
-int db_exec(db_t *db, const char *sql, int n, const char *const *params, char *err,
-            size_t errlen);
+int db_exec(db_t *db, const char *sql, int n, const char *const *params, char *err, size_t errlen);
 /* Runs a script of several statements (simple query protocol). For
  * migrations only: the text must come from the program's own files. */
 int db_exec_script(db_t *db, const char *sql, char *err, size_t errlen);

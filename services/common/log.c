@@ -11,11 +11,20 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef enum { F_LITERAL, F_ASCTIME, F_CREATED, F_LEVEL, F_NAME, F_MESSAGE, F_PROCESS, F_THREAD } field_t;
+typedef enum {
+    F_LITERAL,
+    F_ASCTIME,
+    F_CREATED,
+    F_LEVEL,
+    F_NAME,
+    F_MESSAGE,
+    F_PROCESS,
+    F_THREAD
+} field_t;
 
 typedef struct piece {
     field_t field;
-    int width; /* negative: left-aligned */
+    int width;       /* negative: left-aligned */
     size_t off, len; /* F_LITERAL: bytes of the format string */
 } piece_t;
 
@@ -51,8 +60,11 @@ int log_parse_level(const char *s, log_level_t *out, char *err, size_t errlen)
     static const struct {
         const char *name;
         log_level_t level;
-    } names[] = {{"debug", LOGL_DEBUG},     {"info", LOGL_INFO},   {"warning", LOGL_WARNING},
-                 {"warn", LOGL_WARNING},    {"error", LOGL_ERROR}};
+    } names[] = {{"debug", LOGL_DEBUG},
+                 {"info", LOGL_INFO},
+                 {"warning", LOGL_WARNING},
+                 {"warn", LOGL_WARNING},
+                 {"error", LOGL_ERROR}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (strcasecmp(s, names[i].name) == 0) {
             *out = names[i].level;
@@ -84,7 +96,8 @@ static int compile_format(const char *fmt, piece_t *out, int *n_out, char *err, 
     while (i < len) {
         piece_t p = {.field = F_LITERAL, .off = i, .len = 0};
         if (fmt[i] != '%') {
-            while (i < len && fmt[i] != '%') i++;
+            while (i < len && fmt[i] != '%')
+                i++;
             p.len = i - p.off;
         } else if (fmt[i + 1] == '%') {
             p.off = i + 1;
@@ -101,14 +114,18 @@ static int compile_format(const char *fmt, piece_t *out, int *n_out, char *err, 
             bool left = false;
             int width = 0;
             if (fmt[j] == '-') left = true, j++;
-            while (isdigit((unsigned char)fmt[j]) && width < 1000) width = width * 10 + (fmt[j++] - '0');
+            while (isdigit((unsigned char)fmt[j]) && width < 1000)
+                width = width * 10 + (fmt[j++] - '0');
             int k = -1;
             for (size_t q = 0; q < sizeof keys / sizeof keys[0]; q++) {
-                if (strlen(keys[q].key) == klen && strncmp(keys[q].key, fmt + i + 2, klen) == 0) k = (int)q;
+                if (strlen(keys[q].key) == klen && strncmp(keys[q].key, fmt + i + 2, klen) == 0)
+                    k = (int)q;
             }
             if (k < 0) {
-                snprintf(err, errlen, "log format: unknown field '%.*s' (asctime, created, levelname, "
-                         "name, message, process, thread)", (int)klen, fmt + i + 2);
+                snprintf(err, errlen,
+                         "log format: unknown field '%.*s' (asctime, created, levelname, "
+                         "name, message, process, thread)",
+                         (int)klen, fmt + i + 2);
                 return -1;
             }
             char conv = fmt[j];
@@ -126,7 +143,8 @@ static int compile_format(const char *fmt, piece_t *out, int *n_out, char *err, 
             p.width = left ? -width : width;
             i = j + 1;
         } else {
-            snprintf(err, errlen, "log format: lone '%%' at offset %zu (write %%%% for a percent sign)", i);
+            snprintf(err, errlen,
+                     "log format: lone '%%' at offset %zu (write %%%% for a percent sign)", i);
             return -1;
         }
         if (out) out[n] = p;
@@ -144,9 +162,11 @@ int log_check_format(const char *fmt, char *err, size_t errlen)
 
 static char *trim(char *s)
 {
-    while (isspace((unsigned char)*s)) s++;
+    while (isspace((unsigned char)*s))
+        s++;
     char *e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
     return s;
 }
 
@@ -162,7 +182,8 @@ int log_settings_load(log_settings_t *s, const char *path, char *err, size_t err
     while (fgets(line, sizeof line, f)) {
         lineno++;
         if (!strchr(line, '\n') && !feof(f)) {
-            snprintf(err, errlen, "%s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
+            snprintf(err, errlen, "%s:%d: line longer than %zu bytes", path, lineno,
+                     sizeof line - 2);
             goto read_line;
         }
         char *l = trim(line);
@@ -188,16 +209,19 @@ int log_settings_load(log_settings_t *s, const char *path, char *err, size_t err
                 goto read_line;
             }
             int i = 0;
-            while (i < s->n_loggers && strcmp(s->loggers[i].name, key + 6) != 0) i++;
+            while (i < s->n_loggers && strcmp(s->loggers[i].name, key + 6) != 0)
+                i++;
             if (i == LOG_MAX_LOGGERS) {
-                snprintf(err, errlen, "%s:%d: more than %d logger levels", path, lineno, LOG_MAX_LOGGERS);
+                snprintf(err, errlen, "%s:%d: more than %d logger levels", path, lineno,
+                         LOG_MAX_LOGGERS);
                 goto read_line;
             }
             snprintf(s->loggers[i].name, LOG_NAME_MAX, "%s", key + 6);
             s->loggers[i].level = lv;
             if (i == s->n_loggers) s->n_loggers++;
         } else {
-            snprintf(err, errlen, "%s:%d: unknown key '%s' (level, format, level.LOGGER)", path, lineno, key);
+            snprintf(err, errlen, "%s:%d: unknown key '%s' (level, format, level.LOGGER)", path,
+                     lineno, key);
             goto read_line;
         }
         continue;
@@ -252,10 +276,12 @@ static size_t put_padded(char *buf, size_t len, const char *s, int width)
     size_t n = strlen(s);
     int pad = abs(width) > (int)n ? abs(width) - (int)n : 0;
     if (width > 0)
-        for (int i = 0; i < pad; i++) len = put(buf, len, " ", 1);
+        for (int i = 0; i < pad; i++)
+            len = put(buf, len, " ", 1);
     len = put(buf, len, s, n);
     if (width < 0)
-        for (int i = 0; i < pad; i++) len = put(buf, len, " ", 1);
+        for (int i = 0; i < pad; i++)
+            len = put(buf, len, " ", 1);
     return len;
 }
 
@@ -266,16 +292,20 @@ static size_t put_escaped(char *buf, size_t len, const char *s, bool json)
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         char esc[8];
-        if (c == '\n') len = put(buf, len, "\\n", 2);
-        else if (c == '\r') len = put(buf, len, "\\r", 2);
-        else if (c == '\t') len = put(buf, len, "\\t", 2);
+        if (c == '\n')
+            len = put(buf, len, "\\n", 2);
+        else if (c == '\r')
+            len = put(buf, len, "\\r", 2);
+        else if (c == '\t')
+            len = put(buf, len, "\\t", 2);
         else if (json && (c == '"' || c == '\\')) {
             esc[0] = '\\', esc[1] = (char)c;
             len = put(buf, len, esc, 2);
         } else if (c < 0x20 || c == 0x7f) {
             snprintf(esc, sizeof esc, json ? "\\u%04x" : "\\x%02x", c);
             len = put(buf, len, esc, strlen(esc));
-        } else len = put(buf, len, (const char *)s, 1);
+        } else
+            len = put(buf, len, (const char *)s, 1);
     }
     return len;
 }
@@ -317,15 +347,25 @@ void log_write(log_level_t l, const char *logger, const char *fmt, ...)
         for (int i = 0; i < g_log.n_pieces; i++) {
             const piece_t *p = &g_log.pieces[i];
             switch (p->field) {
-            case F_LITERAL: len = put(line, len, g_log.s.format + p->off, p->len); break;
-            case F_ASCTIME: len = put_padded(line, len, asct, p->width); break;
+            case F_LITERAL:
+                len = put(line, len, g_log.s.format + p->off, p->len);
+                break;
+            case F_ASCTIME:
+                len = put_padded(line, len, asct, p->width);
+                break;
             case F_CREATED:
                 snprintf(num, sizeof num, "%lld.%06ld", (long long)ts.tv_sec, ts.tv_nsec / 1000);
                 len = put_padded(line, len, num, p->width);
                 break;
-            case F_LEVEL: len = put_padded(line, len, log_level_name(l), p->width); break;
-            case F_NAME: len = put_padded(line, len, logger, p->width); break;
-            case F_MESSAGE: len = put_escaped(line, len, msg, false); break;
+            case F_LEVEL:
+                len = put_padded(line, len, log_level_name(l), p->width);
+                break;
+            case F_NAME:
+                len = put_padded(line, len, logger, p->width);
+                break;
+            case F_MESSAGE:
+                len = put_escaped(line, len, msg, false);
+                break;
             case F_PROCESS:
                 snprintf(num, sizeof num, "%d", (int)getpid());
                 len = put_padded(line, len, num, p->width);

@@ -14,9 +14,9 @@ typedef enum { M_COUNTER, M_GAUGE, M_HISTOGRAM } mtype_t;
 struct metrics_series {
     struct metrics_series *next;
     struct family *fam;
-    char *labels; /* rendered `a="x",b="y"` (escaped), "" when none */
-    _Atomic double value; /* counter, gauge; histogram sum */
-    _Atomic unsigned long long count;                       /* histogram */
+    char *labels;                     /* rendered `a="x",b="y"` (escaped), "" when none */
+    _Atomic double value;             /* counter, gauge; histogram sum */
+    _Atomic unsigned long long count; /* histogram */
     _Atomic unsigned long long buckets[METRICS_MAX_BUCKETS + 1]; /* per bucket, not cumulative */
 };
 
@@ -43,8 +43,8 @@ struct metrics_registry {
     int n_hooks;
 };
 
-const double METRICS_LATENCY_BUCKETS[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                          0.1,   0.25,   0.5,   1,    2.5,   5, 10};
+const double METRICS_LATENCY_BUCKETS[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                          0.25,  0.5,    1,     2.5,  5,     10};
 const int METRICS_N_LATENCY_BUCKETS = sizeof METRICS_LATENCY_BUCKETS / sizeof(double);
 
 metrics_registry_t *metrics_create(void)
@@ -79,7 +79,8 @@ static bool valid_name(const char *s, bool metric)
     if (!s || !*s) return false;
     for (const char *p = s; *p; p++) {
         char c = *p;
-        bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (metric && c == ':');
+        bool alpha =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (metric && c == ':');
         if (!alpha && !(p > s && c >= '0' && c <= '9')) return false;
     }
     return true;
@@ -88,10 +89,14 @@ static bool valid_name(const char *s, bool metric)
 static void put_escaped(sbuf_t *b, const char *s, bool quote)
 {
     for (; *s; s++) {
-        if (*s == '\\') sbuf_puts(b, "\\\\");
-        else if (*s == '\n') sbuf_puts(b, "\\n");
-        else if (quote && *s == '"') sbuf_puts(b, "\\\"");
-        else sbuf_putc(b, *s);
+        if (*s == '\\')
+            sbuf_puts(b, "\\\\");
+        else if (*s == '\n')
+            sbuf_puts(b, "\\n");
+        else if (quote && *s == '"')
+            sbuf_puts(b, "\\\"");
+        else
+            sbuf_putc(b, *s);
     }
 }
 
@@ -204,22 +209,35 @@ static void atomic_add_double(_Atomic double *a, double v)
     }
 }
 
-void metrics_counter_inc(metrics_counter_t *c) { atomic_add_double(&c->value, 1.0); }
+void metrics_counter_inc(metrics_counter_t *c)
+{
+    atomic_add_double(&c->value, 1.0);
+}
 
 void metrics_counter_add(metrics_counter_t *c, double v)
 {
     if (v > 0) atomic_add_double(&c->value, v);
 }
 
-void metrics_counter_set(metrics_counter_t *c, double v) { atomic_store(&c->value, v); }
-void metrics_gauge_set(metrics_gauge_t *g, double v) { atomic_store(&g->value, v); }
-void metrics_gauge_add(metrics_gauge_t *g, double v) { atomic_add_double(&g->value, v); }
+void metrics_counter_set(metrics_counter_t *c, double v)
+{
+    atomic_store(&c->value, v);
+}
+void metrics_gauge_set(metrics_gauge_t *g, double v)
+{
+    atomic_store(&g->value, v);
+}
+void metrics_gauge_add(metrics_gauge_t *g, double v)
+{
+    atomic_add_double(&g->value, v);
+}
 
 void metrics_histogram_observe(metrics_histogram_t *h, double v)
 {
     const family_t *f = h->fam;
     int i = 0;
-    while (i < f->n_bounds && !(v <= f->bounds[i])) i++;
+    while (i < f->n_bounds && !(v <= f->bounds[i]))
+        i++;
     atomic_fetch_add_explicit(&h->buckets[i], 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
     atomic_add_double(&h->value, v);
@@ -288,7 +306,8 @@ void metrics_render(metrics_registry_t *r, sbuf_t *out)
     pthread_mutex_lock(&r->lock);
     int n_hooks = r->n_hooks;
     pthread_mutex_unlock(&r->lock);
-    for (int i = 0; i < n_hooks; i++) r->hooks[i].fn(r->hooks[i].arg);
+    for (int i = 0; i < n_hooks; i++)
+        r->hooks[i].fn(r->hooks[i].arg);
 
     pthread_mutex_lock(&r->lock);
     for (int i = 0; i < r->n_fams; i++) {
@@ -310,8 +329,10 @@ void metrics_render(metrics_registry_t *r, sbuf_t *out)
                 cum += atomic_load(&s->buckets[k]);
                 sbuf_reset(&le);
                 sbuf_puts(&le, "le=\"");
-                if (k < f->n_bounds) put_double(&le, f->bounds[k]);
-                else sbuf_puts(&le, "+Inf");
+                if (k < f->n_bounds)
+                    put_double(&le, f->bounds[k]);
+                else
+                    sbuf_puts(&le, "+Inf");
                 sbuf_putc(&le, '"');
                 put_sample(out, f->name, "_bucket", s->labels, sbuf_str(&le), (double)cum);
             }

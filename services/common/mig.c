@@ -66,8 +66,10 @@ static int list_files(const char *dir, mfile_t **out, int *n_out, char *err, siz
     qsort(files, n, sizeof *files, cmp_version);
     for (int i = 0; i < n; i++) {
         if (files[i].version != i + 1) {
-            snprintf(err, errlen, "%s: migration %s should be number %04d (numbers start at 0001 "
-                     "without gaps or duplicates)", dir, files[i].name, i + 1);
+            snprintf(err, errlen,
+                     "%s: migration %s should be number %04d (numbers start at 0001 "
+                     "without gaps or duplicates)",
+                     dir, files[i].name, i + 1);
             goto check;
         }
     }
@@ -76,7 +78,8 @@ static int list_files(const char *dir, mfile_t **out, int *n_out, char *err, siz
     files = NULL;
     rc = 0;
 check:
-    for (int i = 0; files && i < n; i++) free(files[i].name);
+    for (int i = 0; files && i < n; i++)
+        free(files[i].name);
     free(files);
     closedir(d);
     return rc;
@@ -164,12 +167,14 @@ int mig_apply(db_t *db, const char *dir, mig_report_t *rep, char *err, size_t er
         checksum(sql, len, sum);
         const char *recorded = NULL;
         for (int r = 0; r < n_rows; r++) {
-            if (atoi(PQgetvalue(applied, r, 0)) == files[i].version) recorded = PQgetvalue(applied, r, 2);
+            if (atoi(PQgetvalue(applied, r, 0)) == files[i].version)
+                recorded = PQgetvalue(applied, r, 2);
         }
         if (recorded) {
             free(sql);
             if (strcmp(recorded, sum) != 0) {
-                snprintf(err, errlen, "migration %s changed after it was applied (checksum %s, "
+                snprintf(err, errlen,
+                         "migration %s changed after it was applied (checksum %s, "
                          "recorded %s): migrations are append-only, add a new file instead",
                          files[i].name, sum, recorded);
                 goto transaction;
@@ -184,7 +189,8 @@ int mig_apply(db_t *db, const char *dir, mig_report_t *rep, char *err, size_t er
         free(sql);
         snprintf(version, sizeof version, "%d", files[i].version);
         const char *params[] = {version, files[i].name, sum};
-        if (db_exec(db, "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+        if (db_exec(db,
+                    "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
                     3, params, msg, sizeof msg)) {
             snprintf(err, errlen, "recording %s: %s", files[i].name, msg);
             goto transaction;
@@ -202,7 +208,8 @@ transaction:
     rep->n_applied = 0;
 begin:
     PQclear(applied);
-    for (int i = 0; i < n; i++) free(files[i].name);
+    for (int i = 0; i < n; i++)
+        free(files[i].name);
     free(files);
     return rc;
 }

@@ -94,4 +94,7 @@ int64_t procstat_mem_total(void)
     return total;
 }
 
-int64_t procstat_mem_available(void) { return meminfo("MemAvailable"); }
+int64_t procstat_mem_available(void)
+{
+    return meminfo("MemAvailable");
+}

@@ -74,8 +74,10 @@ static int parse_url(rq_t *r, const char *url, char *err, size_t errlen)
         if (!close) goto bad;
         *close = '\0';
         host++;
-        if (close[1] == ':') colon = close + 1;
-        else if (close[1]) goto bad;
+        if (close[1] == ':')
+            colon = close + 1;
+        else if (close[1])
+            goto bad;
     } else {
         colon = strrchr(host, ':');
     }
@@ -93,8 +95,10 @@ static int parse_url(rq_t *r, const char *url, char *err, size_t errlen)
     }
     return 0;
 bad:
-    snprintf(err, errlen, "'%s' is not a Redis URL (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or "
-             "unix:///PATH[?db=N])", url);
+    snprintf(err, errlen,
+             "'%s' is not a Redis URL (redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or "
+             "unix:///PATH[?db=N])",
+             url);
     return -1;
 }
 
@@ -158,8 +162,12 @@ int rq_connect(rq_t *r, char *err, size_t errlen)
     r->ctx = r->path[0] ? redisConnectUnixWithTimeout(r->path, tv)
                         : redisConnectWithTimeout(r->host, r->port, tv);
     if (!r->ctx || r->ctx->err) {
-        if (r->path[0]) snprintf(err, errlen, "redis %s: %s", r->path, r->ctx ? r->ctx->errstr : "out of memory");
-        else snprintf(err, errlen, "redis %s:%d: %s", r->host, r->port, r->ctx ? r->ctx->errstr : "out of memory");
+        if (r->path[0])
+            snprintf(err, errlen, "redis %s: %s", r->path,
+                     r->ctx ? r->ctx->errstr : "out of memory");
+        else
+            snprintf(err, errlen, "redis %s:%d: %s", r->host, r->port,
+                     r->ctx ? r->ctx->errstr : "out of memory");
         goto connect;
     }
     if (redisSetTimeout(r->ctx, tv) != REDIS_OK) {
@@ -277,7 +285,8 @@ int rq_flush(rq_t *r, char *err, size_t errlen)
     while (r->pending > 0) {
         void *rep = NULL;
         if (redisGetReply(r->ctx, &rep) != REDIS_OK) {
-            snprintf(err, errlen, "redis: %s", r->ctx->errstr[0] ? r->ctx->errstr : strerror(errno));
+            snprintf(err, errlen, "redis: %s",
+                     r->ctx->errstr[0] ? r->ctx->errstr : strerror(errno));
             drop(r);
             return -1;
         }

@@ -49,9 +49,15 @@ void sbuf_append(sbuf_t *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
-void sbuf_puts(sbuf_t *b, const char *s) { sbuf_append(b, s, strlen(s)); }
+void sbuf_puts(sbuf_t *b, const char *s)
+{
+    sbuf_append(b, s, strlen(s));
+}
 
-void sbuf_putc(sbuf_t *b, char c) { sbuf_append(b, &c, 1); }
+void sbuf_putc(sbuf_t *b, char c)
+{
+    sbuf_append(b, &c, 1);
+}
 
 void sbuf_vprintf(sbuf_t *b, const char *fmt, va_list ap)
 {
@@ -90,4 +96,7 @@ char *sbuf_detach(sbuf_t *b, size_t *len)
     return p;
 }
 
-const char *sbuf_str(const sbuf_t *b) { return b->data ? b->data : ""; }
+const char *sbuf_str(const sbuf_t *b)
+{
+    return b->data ? b->data : "";
+}

@@ -2,7 +2,11 @@
 #include "svc.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -59,10 +63,13 @@ void svc_process_metrics(metrics_registry_t *m)
     static pmetrics_t p;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    p.cpu = metrics_counter(m, "process_cpu_seconds_total", "User and system CPU time spent in seconds", NULL);
-    p.rss = metrics_gauge(m, "process_resident_memory_bytes", "Resident memory size in bytes", NULL);
+    p.cpu = metrics_counter(m, "process_cpu_seconds_total",
+                            "User and system CPU time spent in seconds", NULL);
+    p.rss =
+        metrics_gauge(m, "process_resident_memory_bytes", "Resident memory size in bytes", NULL);
     metrics_gauge_set(metrics_gauge(m, "process_start_time_seconds",
-                                    "Start time of the process since the Unix epoch in seconds", NULL),
+                                    "Start time of the process since the Unix epoch in seconds",
+                                    NULL),
                       (double)ts.tv_sec + ts.tv_nsec * 1e-9);
     metrics_on_collect(m, collect_process, &p);
 }
@@ -73,39 +80,66 @@ void svc_join_address(char *out, size_t cap, const char *host, int port)
     snprintf(out, cap, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", port);
 }
 
-static sigset_t g_stop_set;
+/* Stop signals: a handler notes the signal and writes to a pipe; the main
+ * thread waits on the pipe (ppoll, with the signals unblocked only during
+ * the wait). Our threads inherit the signals blocked, so their system calls
+ * never see EINTR; threads that libraries start before main (OpenBLAS's
+ * pool) do not block them, which is why there is a handler at all: without
+ * one a signal delivered to such a thread would kill the process. */
+static int g_pipe[2] = {-1, -1};
+static volatile sig_atomic_t g_signo;
+static sigset_t g_wait_mask;
 static bool g_stopping;
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    g_signo = sig;
+    ssize_t n = write(g_pipe[1], "s", 1); /* full pipe: a wake-up is pending anyway */
+    (void)n;
+    errno = saved;
+}
 
 void svc_signals_init(void)
 {
     signal(SIGPIPE, SIG_IGN);
-    sigemptyset(&g_stop_set);
-    sigaddset(&g_stop_set, SIGINT);
-    sigaddset(&g_stop_set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &g_stop_set, NULL);
+    if (pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) abort();
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &g_wait_mask);
+    sigdelset(&g_wait_mask, SIGINT);
+    sigdelset(&g_wait_mask, SIGTERM);
 }
 
 bool svc_wait(int ms)
 {
-    if (g_stopping) return true;
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
     int64_t deadline = svc_now_ms() + ms;
-    for (;;) {
-        int sig = sigtimedwait(&g_stop_set, NULL, &ts);
-        if (sig > 0) {
-            log_info("signal %d (%s): stopping", sig, strsignal(sig));
-            g_stopping = true;
-            return true;
-        }
-        if (errno != EINTR) return false; /* EAGAIN: the time passed */
+    while (!g_stopping) {
         int64_t left = deadline - svc_now_ms();
-        if (left <= 0) return false;
-        ts.tv_sec = left / 1000;
-        ts.tv_nsec = (long)(left % 1000) * 1000000;
+        struct timespec ts = {.tv_sec = left > 0 ? left / 1000 : 0,
+                              .tv_nsec = left > 0 ? (long)(left % 1000) * 1000000 : 0};
+        struct pollfd p = {.fd = g_pipe[0], .events = POLLIN};
+        int n = ppoll(&p, 1, &ts, &g_wait_mask);
+        if (g_signo) {
+            log_info("signal %d (%s): stopping", (int)g_signo, strsignal(g_signo));
+            g_stopping = true;
+            break;
+        }
+        if (n == 0 || left <= 0) return false;
     }
+    return true;
 }
 
-bool svc_stopping(void) { return g_stopping; }
+bool svc_stopping(void)
+{
+    return g_stopping;
+}
 
 int64_t svc_now_ms(void)
 {
@@ -119,14 +153,16 @@ void svc_random_id(char out[33])
     uint64_t w[2];
     ssize_t n;
     /* 16 bytes from getrandom never come short once the pool is ready. */
-    do n = getrandom(w, sizeof w, 0);
+    do
+        n = getrandom(w, sizeof w, 0);
     while (n < 0 && errno == EINTR);
     if (n != (ssize_t)sizeof w) {
         /* Kernels without getrandom (before 3.17): time and pid through
          * splitmix64, distinct enough for ids. */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + ((uint64_t)getpid() << 40);
+        uint64_t x =
+            (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + ((uint64_t)getpid() << 40);
         for (int i = 0; i < 2; i++) {
             uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
             z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -22,9 +22,10 @@ void svc_process_metrics(metrics_registry_t *m);
 /* "host:port", or "[host]:port" for an IPv6 literal. */
 void svc_join_address(char *out, size_t cap, const char *host, int port);
 
-/* Call first in main, before any thread starts: blocks SIGINT and SIGTERM
- * (every thread inherits the mask, so only svc_wait receives them) and
- * ignores SIGPIPE (a client that hangs up must not kill the service). */
+/* Call first in main, before any thread starts: SIGINT and SIGTERM stop the
+ * service (svc_wait returns true from then on) and are blocked in every
+ * thread the program starts; SIGPIPE is ignored (a client that hangs up
+ * must not kill the service). */
 void svc_signals_init(void);
 /* Sleeps up to ms, returning early with true once SIGINT or SIGTERM came
  * (then and ever after). Main thread only. */

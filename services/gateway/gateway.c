@@ -80,8 +80,8 @@ static void reply_db_error(http_reply_t *out, const conns_t *c, const char *what
 }
 
 /* Runs a statement whose single value is a JSON document and replies with it. */
-static void reply_query_json(http_reply_t *out, conns_t *c, const char *what, const char *sql, int n,
-                             const char *const *params)
+static void reply_query_json(http_reply_t *out, conns_t *c, const char *what, const char *sql,
+                             int n, const char *const *params)
 {
     char err[512];
     PGresult *r = db_query(c->db, sql, n, params, err, sizeof err);
@@ -142,14 +142,18 @@ static void job_health(void *state, void *arg, http_reply_t *out)
     int rd = c->rq ? rq_ping(c->rq, re, sizeof re) : -1;
     if (!c->rq) snprintf(re, sizeof re, "bad redis URL");
     if (pg == 0 && rd == 0) {
-        http_reply_json(out, 200, json_pack("{s:s,s:s,s:s}", "status", "ok", "postgres", "ok", "redis", "ok"));
+        http_reply_json(
+            out, 200, json_pack("{s:s,s:s,s:s}", "status", "ok", "postgres", "ok", "redis", "ok"));
         return;
     }
     http_reply_error(out, 503, "unavailable", "%s%s%s%s%s", pg ? "postgres: " : "", pg ? pe : "",
                      pg && rd ? "; " : "", rd ? "redis: " : "", rd ? re : "");
 }
 
-static void h_health(http_req_t *r) { http_defer(r, job_health, NULL, 0); }
+static void h_health(http_req_t *r)
+{
+    http_defer(r, job_health, NULL, 0);
+}
 
 /* ---- sessions ----------------------------------------------------------- */
 
@@ -164,8 +168,8 @@ static void job_create_session(void *state, void *arg, http_reply_t *out)
     create_arg_t *a = arg;
     char err[512];
     const char *params[] = {a->has_name ? a->name : NULL};
-    PGresult *res = db_query(c->db, "INSERT INTO sessions (name) VALUES ($1) RETURNING id", 1, params,
-                             err, sizeof err);
+    PGresult *res = db_query(c->db, "INSERT INTO sessions (name) VALUES ($1) RETURNING id", 1,
+                             params, err, sizeof err);
     if (!res) {
         reply_db_error(out, c, "creating a session", err);
         return;
@@ -185,13 +189,15 @@ static void h_create_session(http_req_t *r)
         return;
     }
     size_t i = 0;
-    while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t')) i++;
+    while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t'))
+        i++;
     if (i < len) {
         json_error_t je;
         json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
         if (!doc) {
             char msg[300];
-            snprintf(msg, sizeof msg, "body is not JSON: %s at line %d column %d", je.text, je.line, je.column);
+            snprintf(msg, sizeof msg, "body is not JSON: %s at line %d column %d", je.text, je.line,
+                     je.column);
             send_error(r, 400, "invalid_json", msg);
             return;
         }
@@ -204,8 +210,8 @@ static void h_create_session(http_req_t *r)
             if (strcmp(key, "name") != 0) {
                 bad = "unknown field in the session body (only \"name\")";
             } else if (json_is_string(v)) {
-                if (json_string_length(v) > NAME_MAX_BYTES) bad = "\"name\" is longer than 256 bytes";
-                else if (memchr(json_string_value(v), '\0', json_string_length(v))) bad = "\"name\" has a NUL";
+                if (json_string_length(v) > NAME_MAX_BYTES)
+                    bad = "\"name\" is longer than 256 bytes";
                 else {
                     a.has_name = true;
                     snprintf(a.name, sizeof a.name, "%s", json_string_value(v));
@@ -227,14 +233,17 @@ static void job_list_sessions(void *state, void *arg, http_reply_t *out)
 {
     reply_query_json(out, state, "listing sessions",
                      "SELECT json_build_object('sessions', coalesce(json_agg(json_build_object("
-                     " 'session_id', s.id, 'name', s.name, 'created_at', " RFC3339("s.created_at")
-                     ") ORDER BY s.created_at, s.id), '[]'::json))::text"
-                     " FROM (SELECT * FROM sessions ORDER BY created_at DESC, id DESC LIMIT " LIST_MAX
-                     ") s",
+                     " 'session_id', s.id, 'name', s.name, 'created_at', " RFC3339(
+                         "s.created_at") ") ORDER BY s.created_at, s.id), '[]'::json))::text"
+                                         " FROM (SELECT * FROM sessions ORDER BY created_at DESC, "
+                                         "id DESC LIMIT " LIST_MAX ") s",
                      0, NULL);
 }
 
-static void h_list_sessions(http_req_t *r) { http_defer(r, job_list_sessions, NULL, 0); }
+static void h_list_sessions(http_req_t *r)
+{
+    http_defer(r, job_list_sessions, NULL, 0);
+}
 
 static void job_get_session(void *state, void *arg, http_reply_t *out)
 {
@@ -242,18 +251,22 @@ static void job_get_session(void *state, void *arg, http_reply_t *out)
     id_arg_t *a = arg;
     char err[512];
     const char *params[] = {a->id};
-    PGresult *res = db_query(c->db,
-                             "SELECT json_build_object('session_id', s.id, 'name', s.name,"
-                             " 'created_at', " RFC3339("s.created_at") ","
-                             " 'tasks', (SELECT count(*) FROM tasks t WHERE t.session_id = s.id))::text"
-                             " FROM sessions s WHERE s.id = $1",
-                             1, params, err, sizeof err);
+    PGresult *res =
+        db_query(c->db,
+                 "SELECT json_build_object('session_id', s.id, 'name', s.name,"
+                 " 'created_at', " RFC3339("s.created_at") ","
+                                                           " 'tasks', (SELECT count(*) FROM tasks "
+                                                           "t WHERE t.session_id = s.id))::text"
+                                                           " FROM sessions s WHERE s.id = $1",
+                 1, params, err, sizeof err);
     if (!res) {
         reply_db_error(out, c, "reading a session", err);
         return;
     }
-    if (PQntuples(res) == 0) http_reply_error(out, 404, "not_found", "no session '%s'", a->id);
-    else http_reply_json_text(out, 200, PQgetvalue(res, 0, 0));
+    if (PQntuples(res) == 0)
+        http_reply_error(out, 404, "not_found", "no session '%s'", a->id);
+    else
+        http_reply_json_text(out, 200, PQgetvalue(res, 0, 0));
     PQclear(res);
 }
 
@@ -272,13 +285,16 @@ static void job_delete_session(void *state, void *arg, http_reply_t *out)
     /* Tasks, chunks and events go with it (ON DELETE CASCADE). Chunk data
      * in the store and running jobs are freed by their supervisor, which
      * finds its tasks gone, once task execution exists. */
-    PGresult *res = db_query(c->db, "DELETE FROM sessions WHERE id = $1", 1, params, err, sizeof err);
+    PGresult *res =
+        db_query(c->db, "DELETE FROM sessions WHERE id = $1", 1, params, err, sizeof err);
     if (!res) {
         reply_db_error(out, c, "deleting a session", err);
         return;
     }
-    if (strcmp(PQcmdTuples(res), "0") == 0) http_reply_error(out, 404, "not_found", "no session '%s'", a->id);
-    else *out = (http_reply_t){.status = 204};
+    if (strcmp(PQcmdTuples(res), "0") == 0)
+        http_reply_error(out, 404, "not_found", "no session '%s'", a->id);
+    else
+        *out = (http_reply_t){.status = 204};
     PQclear(res);
 }
 
@@ -305,18 +321,23 @@ static void job_list_tasks(void *state, void *arg, http_reply_t *out)
         "                   WHEN t.chunks_total > 0 THEN t.chunks_done::float8 / t.chunks_total"
         "                   ELSE 0 END,"
         "  'chunks_total', t.chunks_total, 'chunks_done', t.chunks_done, 'error', t.error,"
-        "  'submitted_at', " RFC3339("t.submitted_at") ", 'started_at', " RFC3339("t.started_at") ","
-        "  'finished_at', " RFC3339("t.finished_at")
-        " ) ORDER BY t.submitted_at, t.id), '[]'::json))::text"
-        " FROM (SELECT * FROM tasks WHERE session_id = $1"
-        "       ORDER BY submitted_at DESC, id DESC LIMIT " LIST_MAX ") t",
+        "  'submitted_at', " RFC3339("t.submitted_at") ", 'started_at', " RFC3339(
+            "t.started_at") ","
+                            "  'finished_at', " RFC3339(
+                                "t.finished_at") " ) ORDER BY t.submitted_at, t.id), "
+                                                 "'[]'::json))::text"
+                                                 " FROM (SELECT * FROM tasks WHERE session_id = $1"
+                                                 "       ORDER BY submitted_at DESC, id DESC "
+                                                 "LIMIT " LIST_MAX ") t",
         1, params, err, sizeof err);
     if (!res) {
         reply_db_error(out, c, "listing tasks", err);
         return;
     }
-    if (strcmp(PQgetvalue(res, 0, 0), "t") != 0) http_reply_error(out, 404, "not_found", "no session '%s'", a->id);
-    else http_reply_json_text(out, 200, PQgetvalue(res, 0, 1));
+    if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+        http_reply_error(out, 404, "not_found", "no session '%s'", a->id);
+    else
+        http_reply_json_text(out, 200, PQgetvalue(res, 0, 1));
     PQclear(res);
 }
 
@@ -337,9 +358,9 @@ static void h_later(http_req_t *r)
 /* ---- workers and supervisors -------------------------------------------- */
 
 /* Status from the age of the last heartbeat (thresholds in proto.h). */
-#define STATUS_SQL                                                                                  \
-    "CASE WHEN x.status = 'stopped' OR now() - x.last_heartbeat > $2::int * interval '1 ms'"      \
-    " THEN 'dead' WHEN now() - x.last_heartbeat > $1::int * interval '1 ms' THEN 'suspect'"      \
+#define STATUS_SQL                                                                                 \
+    "CASE WHEN x.status = 'stopped' OR now() - x.last_heartbeat > $2::int * interval '1 ms'"       \
+    " THEN 'dead' WHEN now() - x.last_heartbeat > $1::int * interval '1 ms' THEN 'suspect'"        \
     " ELSE 'alive' END"
 
 static void status_params(char suspect[16], char dead[16])
@@ -359,35 +380,48 @@ static void job_list_workers(void *state, void *arg, http_reply_t *out)
                      " 'n_cpu', x.n_cpu, 'cpu_usage', x.cpu_usage, 'memory_used', x.memory_used,"
                      " 'memory_limit', x.memory_limit, 'cache_used', x.cache_used,"
                      " 'cuda_devices', x.cuda_devices, 'chunks_running', x.chunks_running,"
-                     " 'chunks_done', x.chunks_done, 'last_heartbeat', " RFC3339("x.last_heartbeat")
-                     ") ORDER BY x.started_at, x.id), '[]'::json))::text"
-                     " FROM (SELECT * FROM workers ORDER BY started_at DESC, id DESC LIMIT " LIST_MAX
-                     ") x",
+                     " 'chunks_done', x.chunks_done, 'last_heartbeat', " RFC3339(
+                         "x.last_heartbeat") ") ORDER BY x.started_at, x.id), '[]'::json))::text"
+                                             " FROM (SELECT * FROM workers ORDER BY started_at "
+                                             "DESC, id DESC LIMIT " LIST_MAX ") x",
                      2, params);
 }
 
-static void h_list_workers(http_req_t *r) { http_defer(r, job_list_workers, NULL, 0); }
+static void h_list_workers(http_req_t *r)
+{
+    http_defer(r, job_list_workers, NULL, 0);
+}
 
 static void job_list_supervisors(void *state, void *arg, http_reply_t *out)
 {
     char s[16], d[16];
     status_params(s, d);
     const char *params[] = {s, d};
-    reply_query_json(out, state, "listing supervisors",
-                     "SELECT json_build_object('supervisors', coalesce(json_agg(json_build_object("
-                     " 'id', x.id, 'address', x.address, 'status', " STATUS_SQL ","
-                     " 'started_at', " RFC3339("x.started_at") ","
-                     " 'last_heartbeat', " RFC3339("x.last_heartbeat") ","
-                     " 'tasks', coalesce((SELECT json_agg(t.id ORDER BY t.submitted_at, t.id)"
-                     "   FROM tasks t WHERE t.owner_id = x.id AND t.status IN ('pending', 'running')),"
-                     "   '[]'::json)"
-                     ") ORDER BY x.started_at, x.id), '[]'::json))::text"
-                     " FROM (SELECT * FROM supervisors ORDER BY started_at DESC, id DESC LIMIT "
-                     LIST_MAX ") x",
-                     2, params);
+    reply_query_json(
+        out, state, "listing supervisors",
+        "SELECT json_build_object('supervisors', coalesce(json_agg(json_build_object("
+        " 'id', x.id, 'address', x.address, 'status', " STATUS_SQL ","
+        " 'started_at', " RFC3339(
+            "x.started_at") ","
+                            " 'last_heartbeat', " RFC3339(
+                                "x.last_heartbeat") ","
+                                                    " 'tasks', coalesce((SELECT json_agg(t.id "
+                                                    "ORDER BY t.submitted_at, t.id)"
+                                                    "   FROM tasks t WHERE t.owner_id = x.id AND "
+                                                    "t.status IN ('pending', 'running')),"
+                                                    "   '[]'::json)"
+                                                    ") ORDER BY x.started_at, x.id), "
+                                                    "'[]'::json))::text"
+                                                    " FROM (SELECT * FROM supervisors ORDER BY "
+                                                    "started_at DESC, id DESC LIMIT " LIST_MAX
+                                                    ") x",
+        2, params);
 }
 
-static void h_list_supervisors(http_req_t *r) { http_defer(r, job_list_supervisors, NULL, 0); }
+static void h_list_supervisors(http_req_t *r)
+{
+    http_defer(r, job_list_supervisors, NULL, 0);
+}
 
 /* ---- the table ---------------------------------------------------------- */
 
@@ -441,7 +475,10 @@ int gw_start(const gw_opts_t *o, gw_t **out, char *err, size_t errlen)
     return 0;
 }
 
-int gw_port(const gw_t *g) { return http_server_port(g->http); }
+int gw_port(const gw_t *g)
+{
+    return http_server_port(g->http);
+}
 
 void gw_free(gw_t *g)
 {

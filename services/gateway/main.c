@@ -20,10 +20,7 @@ int main(int argc, char **argv)
     svc_signals_init();
     if (!svc_init(&cfg, CFG_GATEWAY, argc, argv, &code)) return code;
     code = 1;
-    if (svc_discover(&cfg, err, sizeof err)) {
-        log_error("%s", err);
-        return 1;
-    }
+    if (svc_discover(&cfg, err, sizeof err)) return 0; /* only a stop signal ends the search */
     metrics_registry_t *m = metrics_create();
     if (!m) return 1;
     svc_process_metrics(m);

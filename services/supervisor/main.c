@@ -107,7 +107,8 @@ static int register_self(sup_t *s, char *err, size_t errlen)
     char host[256] = "", pid[16];
     gethostname(host, sizeof host - 1);
     snprintf(pid, sizeof pid, "%d", (int)getpid());
-    const char *params[] = {s->id, s->address, s->web_address[0] ? s->web_address : NULL, host, pid};
+    const char *params[] = {s->id, s->address, s->web_address[0] ? s->web_address : NULL, host,
+                            pid};
     return db_exec(s->db,
                    "INSERT INTO supervisors (id, address, web_address, hostname, pid)"
                    " VALUES ($1, $2, $3, $4, $5)",
@@ -129,10 +130,12 @@ static void heartbeat(sup_t *s)
         PQclear(r);
     }
     if (rc == 0) {
-        redisReply *rep = rq_command(s->rq, err, sizeof err, "SET %s%s %s PX %d", PROTO_SUPERVISOR_KEY,
-                                     s->id, s->address, PROTO_DEAD_MS);
-        if (rep) freeReplyObject(rep);
-        else rc = -1;
+        redisReply *rep = rq_command(s->rq, err, sizeof err, "SET %s%s %s PX %d",
+                                     PROTO_SUPERVISOR_KEY, s->id, s->address, PROTO_DEAD_MS);
+        if (rep)
+            freeReplyObject(rep);
+        else
+            rc = -1;
     }
     metrics_counter_inc(rc == 0 ? s->beats : s->beat_failures);
     /* Log changes of state, not every failed second. */
@@ -145,7 +148,8 @@ static void deregister(sup_t *s)
 {
     char err[512];
     const char *params[] = {s->id};
-    if (db_exec(s->db, "UPDATE supervisors SET status = 'stopped', stopped_at = now() WHERE id = $1", 1,
+    if (db_exec(s->db,
+                "UPDATE supervisors SET status = 'stopped', stopped_at = now() WHERE id = $1", 1,
                 params, err, sizeof err))
         log_warning("marking this supervisor stopped: %s", err);
     redisReply *rep = rq_command(s->rq, err, sizeof err, "DEL %s%s", PROTO_SUPERVISOR_KEY, s->id);
@@ -250,5 +254,6 @@ connect:
     rq_free(s.rq);
     metrics_free(s.metrics);
 metrics:
-    return code;
+    /* Stopped by a signal while waiting (for the database, say): a clean stop. */
+    return svc_stopping() ? 0 : code;
 }

@@ -35,4 +35,7 @@ void dispatch_stats(const dispatch_t *d, dispatch_stats_t *out)
     out->cache_used = atomic_load(&d->cache_used);
 }
 
-void dispatch_free(dispatch_t *d) { free(d); }
+void dispatch_free(dispatch_t *d)
+{
+    free(d);
+}

@@ -83,7 +83,8 @@ static void cuda_array(const cfg_t *c, char *out, size_t cap)
     sbuf_t b;
     sbuf_init(&b);
     sbuf_putc(&b, '{');
-    for (int i = 0; i < c->n_cuda; i++) sbuf_printf(&b, "%s%d", i ? "," : "", c->cuda[i]);
+    for (int i = 0; i < c->n_cuda; i++)
+        sbuf_printf(&b, "%s%d", i ? "," : "", c->cuda[i]);
     sbuf_putc(&b, '}');
     snprintf(out, cap, "%s", sbuf_str(&b));
     sbuf_close(&b);
@@ -149,7 +150,8 @@ static void heartbeat(worker_t *w)
                   " cache_used %s chunks_running %s chunks_done %s",
                   PROTO_WORKER_KEY, w->id, w->address, w->cfg.n_cpu, cpu, rss,
                   (long long)w->cfg.phy_mem, cache, running, done) ||
-        rq_append(w->rq, rerr, sizeof rerr, "PEXPIRE %s%s %d", PROTO_WORKER_KEY, w->id, PROTO_DEAD_MS) ||
+        rq_append(w->rq, rerr, sizeof rerr, "PEXPIRE %s%s %d", PROTO_WORKER_KEY, w->id,
+                  PROTO_DEAD_MS) ||
         rq_flush(w->rq, rerr, sizeof rerr))
         rc = -1;
     /* PostgreSQL: the durable row the REST API lists. */
@@ -159,7 +161,8 @@ static void heartbeat(worker_t *w)
                            " chunks_running = $5, chunks_done = $6, last_heartbeat = now(),"
                            " status = 'running', stopped_at = NULL WHERE id = $1",
                            6, params, perr, sizeof perr);
-    if (!r) rc = -1;
+    if (!r)
+        rc = -1;
     else {
         /* Someone removed our row (a cleanup): put it back. */
         if (strcmp(PQcmdTuples(r), "0") == 0 && register_self(w, perr, sizeof perr)) rc = -1;
@@ -176,8 +179,9 @@ static void deregister(worker_t *w)
 {
     char err[512];
     const char *params[] = {w->id};
-    if (db_exec(w->db, "UPDATE workers SET status = 'stopped', stopped_at = now(), cpu_usage = 0,"
-                       " chunks_running = 0 WHERE id = $1",
+    if (db_exec(w->db,
+                "UPDATE workers SET status = 'stopped', stopped_at = now(), cpu_usage = 0,"
+                " chunks_running = 0 WHERE id = $1",
                 1, params, err, sizeof err))
         log_warning("marking this worker stopped: %s", err);
     redisReply *rep = rq_command(w->rq, err, sizeof err, "DEL %s%s", PROTO_WORKER_KEY, w->id);
@@ -197,11 +201,7 @@ int main(int argc, char **argv)
         log_error("%s", err);
         return 1;
     }
-    if (svc_discover(&w.cfg, err, sizeof err)) {
-        log_error("%s", err);
-        return 1;
-    }
-    if (w.cfg.n_cuda == 0) log_debug("no CUDA devices");
+    if (svc_discover(&w.cfg, err, sizeof err)) return 0; /* only a stop signal ends the search */
 
     w.metrics = metrics_create();
     w.dispatch = dispatch_create(&w.cfg);
@@ -209,8 +209,9 @@ int main(int argc, char **argv)
     svc_process_metrics(w.metrics);
     w.g_cpu = metrics_gauge(w.metrics, "mars_worker_cpu_usage_cores",
                             "CPU cores this worker used over the last heartbeat interval", NULL);
-    metrics_gauge_set(metrics_gauge(w.metrics, "mars_worker_slots", "Slots for chunk kernels (--n-cpu)", NULL),
-                      w.cfg.n_cpu);
+    metrics_gauge_set(
+        metrics_gauge(w.metrics, "mars_worker_slots", "Slots for chunk kernels (--n-cpu)", NULL),
+        w.cfg.n_cpu);
     metrics_gauge_set(metrics_gauge(w.metrics, "mars_worker_memory_limit_bytes", "--phy-mem", NULL),
                       (double)w.cfg.phy_mem);
     w.beats = metrics_counter(w.metrics, "mars_heartbeats_total", "Heartbeats written", NULL);
@@ -289,5 +290,6 @@ connect:
 create:
     dispatch_free(w.dispatch);
     metrics_free(w.metrics);
-    return code;
+    /* Stopped by a signal while waiting (for the database, say): a clean stop. */
+    return svc_stopping() ? 0 : code;
 }

@@ -28,16 +28,12 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN_DIR = os.environ.get("MARS_BIN_DIR", os.path.join(REPO, "build", "bin"))
 MIGRATIONS = os.path.join(REPO, "db", "migrations")
-LSAN_SUPPRESSIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lsan.supp")
 
 
 def service_env(extra=None):
     """The environment of a mars-* process: ours without MARS_* settings (a
-    test says what it means), with the leak suppressions for libh2o when the
-    programs run under ASan."""
+    test says what it means), plus extra."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MARS_")}
-    lsan = env.get("LSAN_OPTIONS", "")
-    env["LSAN_OPTIONS"] = (lsan + ":" if lsan else "") + "suppressions=%s:print_suppressions=0" % LSAN_SUPPRESSIONS
     env.update(extra or {})
     return env
 

@@ -255,7 +255,8 @@ class Suite:
         check("0 applied now" in s3.tail(), "restart: %s", s3.tail())
         check(self.c.pg.psql("SELECT max(applied_at) FROM schema_migrations", db="race") == stamp, "re-applied")
         for s in sups + [s3]:
-            check(s.stop() == 0, "exit code: %s", s.tail())
+            rc = s.stop()
+            check(rc == 0, "%s exit code %r: %s", s.name, rc, s.tail())
         check(self.c.pg.psql("SELECT count(*) FROM supervisors WHERE status = 'stopped'", db="race") == "3",
               "stopped supervisors are not marked")
 
@@ -269,7 +270,8 @@ class Suite:
             p = free_port()
             s = self.c.start("edited0", "mars-supervisor", args + ["-p", p])
             s.wait_health(p)
-            check(s.stop() == 0, "exit: %s", s.tail())
+            rc = s.stop()
+            check(rc == 0, "exit %r: %s", rc, s.tail())
             with open(os.path.join(tmp, "0001_init.sql"), "a") as f:
                 f.write("\n-- edited after landing\n")
             rc, out, err = run_program("mars-supervisor", args + ["-p", free_port()], timeout=20)
@@ -291,7 +293,8 @@ class Suite:
         sid = request("POST", gp, "/api/v1/sessions").json()["session_id"]
         ids = [s["session_id"] for s in get(self.web, "/api/v1/sessions").json()["sessions"]]
         check(sid in ids, "a session made through one gateway is not seen by the other")
-        check(g.stop() == 0, "exit: %s", g.tail())
+        rc = g.stop()
+        check(rc == 0, "exit %r: %s", rc, g.tail())
 
     def gateway_config_file(self):
         tmp = tempfile.mkdtemp(prefix="mars-conf-")
@@ -310,7 +313,8 @@ class Suite:
                 raise AssertionError("the file's port answers: the command line must win")
             except OSError:
                 pass
-            check(g.stop() == 0, "exit: %s", g.tail())
+            rc = g.stop()
+            check(rc == 0, "exit %r: %s", rc, g.tail())
             lines = [ln for ln in g.tail().splitlines() if ln.strip()]
             check(lines, "no log line at level info")
             for ln in lines:
@@ -326,7 +330,8 @@ class Suite:
         g.wait_health(gp)
         e = check_error(get(gp, "/api/v1/health"), 503, "unavailable")
         check("redis" in e["message"] and "postgres" not in e["message"], "message %r", e["message"])
-        check(g.stop() == 0, "exit: %s", g.tail())
+        rc = g.stop()
+        check(rc == 0, "exit %r: %s", rc, g.tail())
 
     # ---- command lines ----
 
@@ -377,8 +382,10 @@ class Suite:
         check(rc == 1 and "--min-mem" in err, "rc %r: %s", rc, err)
 
     def stop_cleanly(self):
-        check(self.worker.stop() == 0, "worker exit: %s", self.worker.tail())
-        check(self.sup.stop() == 0, "supervisor exit: %s", self.sup.tail())
+        rc = self.worker.stop()
+        check(rc == 0, "worker exit %r: %s", rc, self.worker.tail())
+        rc = self.sup.stop()
+        check(rc == 0, "supervisor exit %r: %s", rc, self.sup.tail())
         st = self.c.pg.psql("SELECT status FROM supervisors WHERE address = '127.0.0.1:%d'" % self.port)
         check(st == "stopped", "supervisor row %r", st)
 

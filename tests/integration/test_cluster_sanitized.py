@@ -1,8 +1,8 @@
 """test_cluster_basics.py over the programs built with ASan and UBSan
 (build/san/bin): memory errors, undefined behaviour and leaks in the
 services fail the cases that stop them (a sanitizer report turns a clean
-exit into an abort). libh2o's own per-thread caches are suppressed in
-lsan.supp."""
+exit into an abort). libh2o's own per-thread caches are suppressed by the
+programs themselves (services/common/http.c)."""
 
 import os
 import sys

@@ -968,11 +968,14 @@ static void test_array_data(void **state)
 static void test_creation_params(void **state)
 {
     (void)state;
-    graph_t *g =
-        ok_nodes("{'key':'ar','op':'arange','start':1,'stop':2.0,'step':0.25},"
-                 "{'key':'ls','op':'linspace','start':0,'stop':1,'num':7,'endpoint':false},"
-                 "{'key':'ey','op':'eye','N':3,'M':null,'k':-1,'chunk_size':[2,3]},"
-                 "{'key':'fu','op':'full','shape':4,'fill_value':2.5,'dtype':'int32'}");
+    graph_t *g = ok_nodes(
+        "{'key':'ar','op':'arange','start':1,'stop':2.0,'step':0.25},"
+        "{'key':'ls','op':'linspace','start':0,'stop':1,'num':7,'endpoint':false},"
+        "{'key':'ey','op':'eye','N':3,'M':null,'k':-1,'chunk_size':[2,3]},"
+        "{'key':'fu','op':'full','shape':4,'fill_value':2.5,'dtype':'int32'},"
+        "{'key':'big','op':'arange','start':-1,'stop':9007199254740993,'step':9007199254740993},"
+        "{'key':'big2','op':'arange','stop':9007199254740995,'step':9007199254740993},"
+        "{'key':'neg','op':'arange','start':10,'stop':-3,'step':-4}");
     const graph_node_t *n = node(g, "ar");
     assert_int_equal(n->start.kind, SC_INT);
     assert_int_equal(n->stop.kind, SC_FLOAT);
@@ -990,6 +993,11 @@ static void test_creation_params(void **state)
     shape_is(n, "(3, 3)");
     assert_int_equal(n->n_chunk, 2);
     assert_int_equal(n->chunk[1], 3);
+    /* numpy rounds (stop - start) / step to a double before the ceiling:
+     * np.arange(-1, 2**53 + 1, 2**53 + 1) has 1 element, not 2 */
+    shape_is(node(g, "big"), "(1,)");
+    shape_is(node(g, "big2"), "(2,)"); /* np.arange(0, 2**53 + 3, 2**53 + 1) */
+    shape_is(node(g, "neg"), "(4,)");  /* np.arange(10, -3, -4) */
     n = node(g, "fu");
     assert_true(n->has_dtype);
     assert_int_equal(n->odtype, DT_INT32);

@@ -26,7 +26,8 @@ static void size_bad(const char *s, int64_t total, const char *needle)
 {
     int64_t v = -42;
     char err[256] = "";
-    if (cfg_parse_size(s, total, &v, err, sizeof err) == 0) fail_msg("'%s' accepted as %lld", s, (long long)v);
+    if (cfg_parse_size(s, total, &v, err, sizeof err) == 0)
+        fail_msg("'%s' accepted as %lld", s, (long long)v);
     assert_int_equal(v, -42);
     if (needle && !strstr(err, needle)) fail_msg("'%s': message '%s' lacks '%s'", s, err, needle);
 }
@@ -80,9 +81,10 @@ static void test_size_overflow(void **state)
 
 static void test_size_garbage(void **state)
 {
-    const char *bad[] = {"", "k", "-1", "+1", "1x", "1.2.3", "1.", ".", " 1", "1 ", "1 k",
-                         "1kk", "1bb", "1kbb", "0x10", "1e3", "nan", "inf", "1,5g"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) size_bad(bad[i], 1000, "SIZE");
+    const char *bad[] = {"",    "k",   "-1",  "+1",   "1x",   "1.2.3", "1.",  ".",   " 1",  "1 ",
+                         "1 k", "1kk", "1bb", "1kbb", "0x10", "1e3",   "nan", "inf", "1,5g"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        size_bad(bad[i], 1000, "SIZE");
 }
 
 static void test_endpoints(void **state)
@@ -100,8 +102,9 @@ static void test_endpoints(void **state)
     assert_int_equal(n, 1);
     assert_string_equal(e[0].host, "::1");
     assert_int_equal(e[0].port, 7000);
-    const char *bad[] = {"", "a", "a:", ":1", "a:0", "a:65536", "a:1,", ",a:1", "a:1,,b:2",
-                         "::1:80", "[::1]", "[::1]80", "a b:1", "a:1x", "a:-1"};
+    const char *bad[] = {"",        "a",       "a:",    ":1",       "a:0",
+                         "a:65536", "a:1,",    ",a:1",  "a:1,,b:2", "::1:80",
+                         "[::1]",   "[::1]80", "a b:1", "a:1x",     "a:-1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         if (cfg_parse_endpoints(bad[i], e, 4, &n, err, sizeof err) == 0)
             fail_msg("endpoint list '%s' accepted", bad[i]);
@@ -118,7 +121,8 @@ static int parse(cfg_t *c, cfg_service_t svc, char *err, size_t errlen, ...)
     argv[argc++] = (char *)"prog";
     va_list ap;
     va_start(ap, errlen);
-    for (char *a; (a = va_arg(ap, char *));) argv[argc++] = a;
+    for (char *a; (a = va_arg(ap, char *));)
+        argv[argc++] = a;
     va_end(ap);
     cfg_init(c, svc);
     c->total_mem = 4LL << 30;
@@ -163,7 +167,8 @@ static void test_worker_defaults(void **state)
     cfg_t *c = &g_cfg;
     unsetenv("MARS_PG_DSN");
     unsetenv("MARS_REDIS_URL");
-    if (parse(c, CFG_WORKER, err, sizeof err, "-s", "sup:7100", "--cuda-devices", "", NULL)) fail_msg("%s", err);
+    if (parse(c, CFG_WORKER, err, sizeof err, "-s", "sup:7100", "--cuda-devices", "", NULL))
+        fail_msg("%s", err);
     assert_int_equal(c->n_cpu, 3);
     assert_int_equal(c->n_io, 1);
     assert_int_equal(c->n_cuda, 0);
@@ -186,7 +191,8 @@ static void bad_cmdline(cfg_service_t svc, const char *needle, ...)
     argv[argc++] = (char *)"prog";
     va_list ap;
     va_start(ap, needle);
-    for (char *a; (a = va_arg(ap, char *));) argv[argc++] = a;
+    for (char *a; (a = va_arg(ap, char *));)
+        argv[argc++] = a;
     va_end(ap);
     char err[512] = "";
     cfg_init(&g_cfg, svc);
@@ -207,7 +213,8 @@ static void test_rejections(void **state)
     bad_cmdline(CFG_WORKER, "twice", "-s", "a:1", "--cuda-devices", "2,2", NULL);
     bad_cmdline(CFG_WORKER, "--cuda-devices", "-s", "a:1", "--cuda-devices", "64", NULL);
     bad_cmdline(CFG_WORKER, "--phy-mem", "-s", "a:1", "--phy-mem", "0", NULL);
-    bad_cmdline(CFG_WORKER, "--cache-mem", "-s", "a:1", "--phy-mem", "1g", "--cache-mem", "2g", NULL);
+    bad_cmdline(CFG_WORKER, "--cache-mem", "-s", "a:1", "--phy-mem", "1g", "--cache-mem", "2g",
+                NULL);
     bad_cmdline(CFG_WORKER, "--spill-dirs", "-s", "a:1", "--spill-dirs", "/a:", NULL);
     bad_cmdline(CFG_WORKER, "needs -s", NULL);
     bad_cmdline(CFG_WORKER, "needs -s", "--pg-dsn", "dbname=x", NULL);
@@ -233,10 +240,11 @@ static void test_help(void **state)
     char err[256];
     /* --help wins over anything else, even mistakes after it. */
     assert_int_equal(parse(&g_cfg, CFG_WORKER, err, sizeof err, "--help", "--n-cpu", "0", NULL), 1);
-    const char *worker[] = {"-H, --host", "-p, --port", "-f, --config-file", "--log-level", "--log-format",
-                            "--log-conf", "-s, --supervisors", "--pg-dsn", "--redis-url", "--n-cpu",
-                            "--n-io-process", "--cuda-devices", "--cache-mem", "--phy-mem", "--min-mem",
-                            "--spill-dirs", "--help"};
+    const char *worker[] = {"-H, --host",   "-p, --port", "-f, --config-file", "--log-level",
+                            "--log-format", "--log-conf", "-s, --supervisors", "--pg-dsn",
+                            "--redis-url",  "--n-cpu",    "--n-io-process",    "--cuda-devices",
+                            "--cache-mem",  "--phy-mem",  "--min-mem",         "--spill-dirs",
+                            "--help"};
     sbuf_t b;
     sbuf_init(&b);
     cfg_usage(CFG_WORKER, &b);
@@ -313,7 +321,8 @@ static void test_environment(void **state)
     if (parse(c, CFG_SUPERVISOR, err, sizeof err, NULL)) fail_msg("%s", err);
     assert_string_equal(c->pg_dsn, "dbname=fromenv");
     assert_string_equal(c->redis_url, "redis://envhost:7000");
-    if (parse(c, CFG_SUPERVISOR, err, sizeof err, "--pg-dsn", "dbname=flag", NULL)) fail_msg("%s", err);
+    if (parse(c, CFG_SUPERVISOR, err, sizeof err, "--pg-dsn", "dbname=flag", NULL))
+        fail_msg("%s", err);
     assert_string_equal(c->pg_dsn, "dbname=flag");
     /* A gateway with both from the environment needs no -s. */
     if (parse(c, CFG_GATEWAY, err, sizeof err, NULL)) fail_msg("%s", err);
@@ -364,12 +373,18 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_size_suffixes), cmocka_unit_test(test_size_percent),
-        cmocka_unit_test(test_size_overflow), cmocka_unit_test(test_size_garbage),
-        cmocka_unit_test(test_endpoints),     cmocka_unit_test(test_worker_flags),
-        cmocka_unit_test(test_worker_defaults), cmocka_unit_test(test_rejections),
-        cmocka_unit_test(test_help),          cmocka_unit_test(test_config_file),
-        cmocka_unit_test(test_environment),   cmocka_unit_test(test_log_conf),
+        cmocka_unit_test(test_size_suffixes),
+        cmocka_unit_test(test_size_percent),
+        cmocka_unit_test(test_size_overflow),
+        cmocka_unit_test(test_size_garbage),
+        cmocka_unit_test(test_endpoints),
+        cmocka_unit_test(test_worker_flags),
+        cmocka_unit_test(test_worker_defaults),
+        cmocka_unit_test(test_rejections),
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_config_file),
+        cmocka_unit_test(test_environment),
+        cmocka_unit_test(test_log_conf),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -104,13 +104,18 @@ static void test_per_logger_level(void **state)
 static void test_check_format(void **state)
 {
     char err[256];
-    const char *good[] = {"", "plain", "%(message)s", "%(created)f %(thread)d %(process)s", "%%", "json",
+    const char *good[] = {"",
+                          "plain",
+                          "%(message)s",
+                          "%(created)f %(thread)d %(process)s",
+                          "%%",
+                          "json",
                           "%(name)-12s %(levelname)8s"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         if (log_check_format(good[i], err, sizeof err)) fail_msg("'%s' rejected: %s", good[i], err);
     }
-    const char *bad[] = {"%", "%d", "%(message", "%(nope)s", "%(message)d", "%(levelname)", "50% done",
-                         "%(name)999s"};
+    const char *bad[] = {"%",           "%d",           "%(message", "%(nope)s",
+                         "%(message)d", "%(levelname)", "50% done",  "%(name)999s"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         if (!log_check_format(bad[i], err, sizeof err)) fail_msg("'%s' accepted", bad[i]);
     }

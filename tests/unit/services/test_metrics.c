@@ -44,7 +44,8 @@ static void test_labels_and_families(void **state)
     metrics_registry_t *r = metrics_create();
     const char *get200[] = {"method", "GET", "code", "200", NULL};
     metrics_counter_t *a = metrics_counter(r, "req_total", "Requests\nby code \\ method", get200);
-    metrics_counter_t *b = metrics_counter(r, "req_total", "Requests", (const char *[]){"method", "POST", "code", "201", NULL});
+    metrics_counter_t *b = metrics_counter(r, "req_total", "Requests",
+                                           (const char *[]){"method", "POST", "code", "201", NULL});
     metrics_counter_t *a2 = metrics_counter(r, "req_total", "Requests", get200);
     assert_non_null(a);
     assert_non_null(b);
@@ -85,7 +86,8 @@ static void test_registration_rules(void **state)
     assert_null(metrics_histogram(r, "kept", "h", NULL, bounds, 2));
     /* Histograms: increasing finite bounds, the same for the whole family, no `le` label. */
     assert_non_null(metrics_histogram(r, "lat", "h", NULL, bounds, 2));
-    assert_null(metrics_histogram(r, "lat", "h", (const char *[]){"k", "v", NULL}, (double[]){1, 3}, 2));
+    assert_null(
+        metrics_histogram(r, "lat", "h", (const char *[]){"k", "v", NULL}, (double[]){1, 3}, 2));
     assert_null(metrics_histogram(r, "h2", "h", NULL, (double[]){2, 1}, 2));
     assert_null(metrics_histogram(r, "h3", "h", NULL, (double[]){1, 1}, 2));
     assert_null(metrics_histogram(r, "h4", "h", NULL, (double[]){1, INFINITY}, 2));
@@ -98,8 +100,8 @@ static void test_histogram_text(void **state)
 {
     metrics_registry_t *r = metrics_create();
     double bounds[] = {0.1, 1, 10};
-    metrics_histogram_t *h = metrics_histogram(r, "lat_seconds", "Latency", (const char *[]){"server", "gw", NULL},
-                                               bounds, 3);
+    metrics_histogram_t *h = metrics_histogram(r, "lat_seconds", "Latency",
+                                               (const char *[]){"server", "gw", NULL}, bounds, 3);
     assert_non_null(h);
     metrics_histogram_observe(h, 0.05);
     metrics_histogram_observe(h, 0.1); /* bounds are inclusive (le) */
@@ -124,14 +126,19 @@ static void test_number_format(void **state)
         const char *name;
         double v;
         const char *text;
-    } cases[] = {{"g_int", 3, "3"},           {"g_tenth", 0.1, "0.1"},     {"g_third", 1.0 / 3, "0.3333333333333333"},
-                 {"g_big", 1e21, "1e+21"},    {"g_neg", -2.5e-7, "-2.5e-07"}, {"g_inf", INFINITY, "+Inf"},
-                 {"g_ninf", -INFINITY, "-Inf"}, {"g_nan", NAN, "NaN"}};
+    } cases[] = {{"g_int", 3, "3"},
+                 {"g_tenth", 0.1, "0.1"},
+                 {"g_third", 1.0 / 3, "0.3333333333333333"},
+                 {"g_big", 1e21, "1e+21"},
+                 {"g_neg", -2.5e-7, "-2.5e-07"},
+                 {"g_inf", INFINITY, "+Inf"},
+                 {"g_ninf", -INFINITY, "-Inf"},
+                 {"g_nan", NAN, "NaN"}};
     char expect[2048] = "", line[256];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         metrics_gauge_set(metrics_gauge(r, cases[i].name, "x", NULL), cases[i].v);
-        snprintf(line, sizeof line, "# HELP %s x\n# TYPE %s gauge\n%s %s\n", cases[i].name, cases[i].name,
-                 cases[i].name, cases[i].text);
+        snprintf(line, sizeof line, "# HELP %s x\n# TYPE %s gauge\n%s %s\n", cases[i].name,
+                 cases[i].name, cases[i].name, cases[i].text);
         strcat(expect, line);
     }
     /* Shortest text that reads back exactly, as Python's repr: 1/3 needs 16 digits. */
@@ -150,7 +157,8 @@ static void test_collect_hook(void **state)
     metrics_gauge_t *g = metrics_gauge(r, "collected", "Set at scrape", NULL);
     assert_int_equal(metrics_on_collect(r, collect, g), 0);
     assert_true(strstr(render(r), "\ncollected 42\n") != NULL);
-    for (int i = 1; i < 16; i++) assert_int_equal(metrics_on_collect(r, collect, g), 0);
+    for (int i = 1; i < 16; i++)
+        assert_int_equal(metrics_on_collect(r, collect, g), 0);
     assert_int_equal(metrics_on_collect(r, collect, g), -1); /* 16 hooks at most */
     metrics_free(r);
 }
@@ -174,8 +182,10 @@ static void test_threads(void **state)
 {
     metrics_registry_t *r = metrics_create();
     pthread_t t[THREADS];
-    for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, hammer, r);
-    for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, hammer, r);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
     assert_true(metrics_value(metrics_counter(r, "hits_total", "h", NULL)) == THREADS * PER_THREAD);
     const char *text = render(r);
     char want[128];
@@ -189,9 +199,12 @@ static void test_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_counter_text),    cmocka_unit_test(test_labels_and_families),
-        cmocka_unit_test(test_registration_rules), cmocka_unit_test(test_histogram_text),
-        cmocka_unit_test(test_number_format),   cmocka_unit_test(test_collect_hook),
+        cmocka_unit_test(test_counter_text),
+        cmocka_unit_test(test_labels_and_families),
+        cmocka_unit_test(test_registration_rules),
+        cmocka_unit_test(test_histogram_text),
+        cmocka_unit_test(test_number_format),
+        cmocka_unit_test(test_collect_hook),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
