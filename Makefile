@@ -94,7 +94,8 @@ bench: setup-bench build
 	@bench/run.sh
 
 format:
-	clang-format -i $(ENGINE_SRC) $(wildcard engine/*.h engine/kern/*.h) $(UNIT_SRC) $(FUZZ_SRC)
+	clang-format -i $(ENGINE_SRC) $(wildcard engine/*.h engine/kern/*.h) $(UNIT_SRC) $(FUZZ_SRC) \
+	  $(wildcard services/*/*.c services/*/*.h)
 
 clean:
 	rm -rf $(BUILD)
