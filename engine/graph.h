@@ -158,27 +158,32 @@ typedef struct graph_node {
     int64_t num;               /* linspace, default 50 */
     bool endpoint;             /* linspace, default true */
     int64_t N, M, k;           /* eye; M defaults to N */
-    bool axis_all;             /* axis null (all axes); for squeeze: all size-1 axes */
-    int n_axis;                /* axis list, normalised to 0..ndim-1, sorted, unique */
+    /* axis: axis_all means the document said null. For reductions, argmin,
+     * argmax, cumsum and cumprod axis[] then lists every input axis; for
+     * squeeze the size-1 axes; for concatenate it is empty (the inputs are
+     * flattened). Otherwise axis[] is normalised (0..ndim-1), sorted and
+     * unique; for expand_dims it holds positions in the output. */
+    bool axis_all;
+    int n_axis;
     int axis[MR_MAXDIM];
     bool keepdims;
     int64_t ddof;
     bool has_seed;
     uint64_t seed;             /* drawn by graph_parse when absent (has_seed then false) */
-    scalar_t low, high, loc, scale; /* randint (low default 0? no: required high), uniform, normal */
+    scalar_t low, high, loc, scale; /* randint: the final [low, high); uniform; normal */
     bool has_a_min, has_a_max;
     scalar_t a_min, a_max;     /* clip */
     int td_n;                  /* tensordot: number of contracted axes */
     int td_a[MR_MAXDIM], td_b[MR_MAXDIM]; /* contracted axes of a and b, normalised */
     int perm[MR_MAXDIM];       /* transpose: the permutation (null gives the reverse) */
-    int n_index;
-    index_t index[MR_MAXDIM];  /* getitem */
+    int n_index;               /* getitem: always the input's ndim (whole slices appended) */
+    index_t index[MR_MAXDIM];
     void *data;                /* array: the values, C order, in the output dtype (owned) */
 
     /* ---- inferred ---- */
     shape_t oshape;
     dtype_t odtype;
-    int n_consumers;           /* nodes that use this one as an input */
+    int n_consumers;           /* distinct nodes that use this one (inner(a, a) counts 1) */
     bool fetch;                /* named in the document's fetch list */
 } graph_node_t;
 
