@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "assemble.h"
@@ -39,6 +40,13 @@ static const char usage[] =
     "  -h, --help             this text\n"
     "SIZE: bytes with an optional k, m, g or t suffix.\n"
     "Exit status: 0 success, 2 rejected document or command line, 1 failure while running.\n";
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static int die2(const char *fmt, const char *a)
 {
@@ -272,12 +280,14 @@ int main(int argc, char **argv)
     char *doc = read_doc(path, lim.max_document_bytes, &len, err, sizeof err);
     if (!doc)
         return die2("%s", err);
+    double t0 = now_s();
     graph_t *g = NULL;
     if (graph_parse(doc, len, &lim, NULL, &g, err, sizeof err)) {
         free(doc);
         return die2("%s", err);
     }
     free(doc);
+    double t1 = now_s();
     tile_t *t = NULL;
     if (tile_build(g, &lim, &topts, &t, err, sizeof err)) {
         graph_free(g);
@@ -289,6 +299,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "mars-run: node \"%s\" (%s): drew seed %llu\n", n->key,
                     op_name(n->op), (unsigned long long)n->seed);
     }
+    double t2 = now_s();
     int rc = 0;
     exec_result_t *res = NULL;
     exec_opts_t eo = {.threads = threads};
@@ -297,12 +308,16 @@ int main(int argc, char **argv)
         rc = 1;
         goto done;
     }
+    double t3 = now_s();
     if (stats) {
         int64_t live = 0;
         for (int32_t j = 0; j < t->n_jobs; j++)
             live += t->live[j];
-        fprintf(stderr, "mars-run: %d jobs (%lld run), %d threads, peak chunk memory %zu bytes\n",
-                t->n_jobs, (long long)live, threads, exec_result_peak_bytes(res));
+        fprintf(stderr,
+                "mars-run: %d jobs (%lld run), %d threads, peak chunk memory %zu bytes; "
+                "parse %.3f s, tile %.3f s, run %.3f s\n",
+                t->n_jobs, (long long)live, threads, exec_result_peak_bytes(res), t1 - t0,
+                t2 - t1, t3 - t2);
     }
     if (mkdir_p(outdir)) {
         fprintf(stderr, "mars-run: cannot create output directory %s: %s\n", outdir,
