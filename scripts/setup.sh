@@ -6,8 +6,8 @@ set -euo pipefail
 what=${1:-build}
 build_pkgs="build-essential pkg-config clang libclang-rt-14-dev libjansson-dev libopenblas-dev
   libh2o-evloop-dev libhiredis-dev libpq-dev libcmocka-dev"
-test_pkgs="python3 python3-numpy python3-pandas postgresql redis-server"
-run_pkgs="postgresql redis-server"
+test_pkgs="python3 python3-numpy python3-pandas postgresql redis-server curl docker-compose"
+run_pkgs="postgresql redis-server curl"
 bench_pkgs="python3-numpy python3-pandas python3-dask python3-distributed libopenblas0"
 case "$what" in
 build) pkgs="$build_pkgs" ;;
