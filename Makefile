@@ -29,7 +29,7 @@ FUZZ_CC := clang
 FUZZ_CFLAGS := $(CSTD) -Wall -Wextra -Werror -Wno-unused-parameter -O1 -g \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEPS_CFLAGS)
 
-.PHONY: all setup setup-test setup-run setup-bench build test unit fuzz run bench clean format
+.PHONY: all setup setup-test setup-run setup-bench build test unit fuzz run run-standalone bench clean format
 
 all: setup build
 
@@ -85,7 +85,16 @@ fuzz: $(FUZZ_BIN)
 test: setup-test build unit fuzz
 	@tests/run.sh
 
-run: setup build
+# A whole cluster on this machine until Ctrl-C: PostgreSQL and Redis in
+# temporary directories, a supervisor serving the REST API and dashboard on
+# $${MARS_WEB_PORT:-7005}, two workers. `scripts/run-cluster.sh --help` lists
+# its settings; `scripts/run-cluster.sh --check` runs the seed example end to
+# end and stops.
+run: setup-run build
+	@scripts/run-cluster.sh
+
+# The seed example in one process (mars-run), without the cluster.
+run-standalone: setup build
 	$(BUILD)/bin/mars-run examples/seed-inner.json -o $(BUILD)/run-out
 	@echo "wrote $(BUILD)/run-out/b.npy"
 	@/usr/bin/python3 -c "import numpy as np; b = np.load('$(BUILD)/run-out/b.npy'); print('b', b.shape, b.dtype, 'b[0, :3] =', b[0, :3])" 2>/dev/null || true
