@@ -8,16 +8,17 @@
 # -DH2O_USE_LIBUV=0 selects libh2o's own event loop (STACK-NOTES);
 # _GNU_SOURCE for memmem in h2o's headers.
 
-SVC_CFLAGS := -D_GNU_SOURCE -DH2O_USE_LIBUV=0 -Iservices/common -Iservices/gateway \
+SVC_CFLAGS := -D_GNU_SOURCE -DH2O_USE_LIBUV=0 -Iservices/common -Iservices/gateway -Iengine \
   $(shell pkg-config --cflags libh2o-evloop hiredis libpq 2>/dev/null || echo -I/usr/include/hiredis -I/usr/include/postgresql)
 SVC_LIBS := $(shell pkg-config --libs libh2o-evloop hiredis libpq 2>/dev/null || echo -lh2o-evloop -lhiredis -lpq) \
   $(DEPS_LIBS)
 
 SVC_COMMON_SRC := $(wildcard services/common/*.c)
-SVC_GATEWAY_LIB_SRC := services/gateway/gateway.c
+SVC_GATEWAY_LIB_SRC := $(filter-out services/gateway/main.c,$(wildcard services/gateway/*.c))
 SVC_WORKER_SRC := $(wildcard services/worker/*.c)
+SVC_SUPERVISOR_SRC := $(wildcard services/supervisor/*.c)
 SVC_ALL_SRC := $(SVC_COMMON_SRC) $(SVC_GATEWAY_LIB_SRC) services/gateway/main.c \
-  services/supervisor/main.c $(SVC_WORKER_SRC)
+  $(SVC_SUPERVISOR_SRC) $(SVC_WORKER_SRC)
 
 SVC_REL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(SVC_ALL_SRC))
 SVC_SAN_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(SVC_ALL_SRC))
@@ -40,19 +41,22 @@ $(BUILD)/san/lib/libmarssvc.a: $(patsubst %.c,$(BUILD)/san/%.o,$(SVC_COMMON_SRC)
 	ar rcs $@ $^
 
 SVC_PROGRAMS := mars-supervisor mars-gateway mars-worker
-svc_main_mars-supervisor := services/supervisor/main.o
+svc_main_mars-supervisor := $(patsubst %.c,%.o,$(SVC_SUPERVISOR_SRC))
 svc_main_mars-gateway := services/gateway/main.o
 svc_main_mars-worker := $(patsubst %.c,%.o,$(SVC_WORKER_SRC))
 
+# The supervisor and the worker tile and run graphs through engine/ (the
+# gateway validates with it too): every program links the engine archive
+# after the services' one.
 # Release programs in build/bin (what users and the integration suite run),
 # and the same under ASan and UBSan in build/san/bin (MARS_BIN_DIR=build/san/bin
 # runs the integration suite over them).
 define svc_program
-$(BUILD)/bin/$(1): $(addprefix $(BUILD)/obj/,$(svc_main_$(1))) $(BUILD)/lib/libmarssvc.a
+$(BUILD)/bin/$(1): $(addprefix $(BUILD)/obj/,$(svc_main_$(1))) $(BUILD)/lib/libmarssvc.a $(BUILD)/lib/libmarsengine.a
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS_REL) -o $$@ $$^ $$(SVC_LIBS)
 
-$(BUILD)/san/bin/$(1): $(addprefix $(BUILD)/san/,$(svc_main_$(1))) $(BUILD)/san/lib/libmarssvc.a
+$(BUILD)/san/bin/$(1): $(addprefix $(BUILD)/san/,$(svc_main_$(1))) $(BUILD)/san/lib/libmarssvc.a $(BUILD)/san/lib/libmarsengine.a
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS_SAN) -o $$@ $$^ $$(SVC_LIBS)
 endef
@@ -64,9 +68,10 @@ build: $(addprefix $(BUILD)/bin/,$(SVC_PROGRAMS)) $(addprefix $(BUILD)/san/bin/,
 SVC_UNIT_SRC := $(wildcard tests/unit/services/*.c)
 SVC_UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(SVC_UNIT_SRC))
 
-$(SVC_UNIT_BIN): $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/san/lib/libmarssvc.a
+$(SVC_UNIT_BIN): $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/san/lib/libmarssvc.a $(BUILD)/san/lib/libmarsengine.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_SAN) $(SVC_CFLAGS) -o $@ $< $(BUILD)/san/lib/libmarssvc.a -lcmocka $(SVC_LIBS)
+	$(CC) $(CFLAGS_SAN) $(SVC_CFLAGS) -o $@ $< $(BUILD)/san/lib/libmarssvc.a \
+	  $(BUILD)/san/lib/libmarsengine.a -lcmocka $(SVC_LIBS)
 
 unit: $(SVC_UNIT_BIN)
 

@@ -47,6 +47,18 @@ const char *__lsan_default_options(void)
 
 typedef struct job job_t;
 
+/* A pool of blocking-work threads and its bounded queue. */
+typedef struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    job_t *head, *tail;
+    int queued;
+    bool stop;
+    int n;
+    pthread_t th[MAX_WORKERS];
+    struct http_server *srv;
+} pool_t;
+
 typedef struct http_loop {
     http_server_t *srv;
     pthread_t tid;
@@ -55,8 +67,10 @@ typedef struct http_loop {
     h2o_context_t ctx;
     h2o_accept_ctx_t accept;
     h2o_socket_t *listener;
-    h2o_multithread_receiver_t done; /* completed jobs and the stop message */
+    h2o_multithread_receiver_t done;    /* completed jobs and the stop message */
+    h2o_multithread_receiver_t streams; /* streams with something to send */
     h2o_multithread_message_t stop_msg;
+    h2o_timeout_t poll_timeout; /* long polls waiting for their next turn */
     bool stop;
 } http_loop_t;
 
@@ -77,13 +91,9 @@ struct http_server {
     int n_loops;
     http_loop_t loops[HTTP_MAX_LOOPS];
 
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    job_t *head, *tail;
-    int queued;
-    bool pool_stop;
-    int n_workers;
-    pthread_t workers[MAX_WORKERS];
+    pool_t pool;   /* http_defer, http_defer_poll */
+    pool_t spool;  /* http_defer_stream (when it has threads; else pool) */
+    bool stopping; /* the pools stop: read without a lock (atomics) by streams */
     void *(*worker_init)(void *app);
     void (*worker_close)(void *state);
 };
@@ -103,6 +113,11 @@ struct job {
     http_req_t *req; /* NULL once the request is gone */
     job_t **token;   /* in the request's pool: tells the request's end to us */
     http_job_fn fn;
+    http_stream_fn sfn; /* a stream job (http_defer_stream) */
+    http_stream_t *st;
+    bool poll;     /* http_defer_poll: status 0 runs it again */
+    bool in_timer; /* waiting on the loop's poll timer (loop thread only) */
+    h2o_timeout_entry_t timer;
     http_reply_t reply;
     _Alignas(max_align_t) unsigned char arg[];
 };
@@ -231,6 +246,21 @@ static const char *method_label(h2o_iovec_t m)
     return "other";
 }
 
+static void record(http_req_t *r, int status)
+{
+    h2o_req_t *req = r->req;
+    http_server_t *s = r->loop->srv;
+    char code[8];
+    snprintf(code, sizeof code, "%d", status);
+    metrics_counter_t *c =
+        metrics_counter(s->metrics, "mars_http_requests_total",
+                        "HTTP requests answered, by server, method and status",
+                        (const char *[]){"server", s->name, "method", method_label(req->method),
+                                         "code", code, NULL});
+    if (c) metrics_counter_inc(c);
+    if (s->latency) metrics_histogram_observe(s->latency, seconds_since(&r->start));
+}
+
 void http_send(http_req_t *r, http_reply_t *rep)
 {
     h2o_req_t *req = r->req;
@@ -246,16 +276,7 @@ void http_send(http_req_t *r, http_reply_t *rep)
     if (rep->status >= 500)
         log_warning("%s %.*s -> %d %.*s", s->name, (int)req->path.len, req->path.base, rep->status,
                     (int)(rep->len < 300 ? rep->len : 300), rep->body ? rep->body : "");
-
-    char code[8];
-    snprintf(code, sizeof code, "%d", rep->status);
-    metrics_counter_t *c =
-        metrics_counter(s->metrics, "mars_http_requests_total",
-                        "HTTP requests answered, by server, method and status",
-                        (const char *[]){"server", s->name, "method", method_label(req->method),
-                                         "code", code, NULL});
-    if (c) metrics_counter_inc(c);
-    if (s->latency) metrics_histogram_observe(s->latency, seconds_since(&r->start));
+    record(r, rep->status);
 
     /* h2o_send_inline leaves Content-Length to us; 204 has no body at all. */
     size_t len = rep->status == 204 || !rep->body ? 0 : rep->len;
@@ -275,6 +296,64 @@ void *http_app(const http_req_t *r)
 const char *http_param(const http_req_t *r, int i)
 {
     return i >= 0 && i < r->n_params ? r->params[i] : NULL;
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+const char *http_query(const http_req_t *r, const char *name)
+{
+    h2o_req_t *req = r->req;
+    if (req->query_at == SIZE_MAX) return NULL;
+    const char *p = req->path.base + req->query_at + 1, *end = req->path.base + req->path.len;
+    size_t nlen = strlen(name);
+    while (p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *e = amp ? amp : end;
+        const char *eq = memchr(p, '=', (size_t)(e - p));
+        const char *ke = eq ? eq : e;
+        if ((size_t)(ke - p) == nlen && memcmp(p, name, nlen) == 0) {
+            const char *v = eq ? eq + 1 : e;
+            char *out = h2o_mem_alloc_pool(&req->pool, (size_t)(e - v) + 1), *o = out;
+            for (; v < e; v++) {
+                int hi, lo;
+                if (*v == '+')
+                    *o++ = ' ';
+                else if (*v == '%' && e - v >= 3 && (hi = hexval(v[1])) >= 0 &&
+                         (lo = hexval(v[2])) >= 0) {
+                    *o++ = (char)(hi << 4 | lo);
+                    v += 2;
+                } else
+                    *o++ = *v;
+            }
+            *o = '\0';
+            return out;
+        }
+        p = e + 1;
+    }
+    return NULL;
+}
+
+const char *http_header(const http_req_t *r, const char *name)
+{
+    h2o_req_t *req = r->req;
+    char lower[64];
+    size_t n = strlen(name);
+    if (n >= sizeof lower) return NULL;
+    for (size_t i = 0; i < n; i++)
+        lower[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+    ssize_t at = h2o_find_header_by_str(&req->headers, lower, n, -1);
+    if (at < 0) return NULL;
+    h2o_iovec_t v = req->headers.entries[at].value;
+    char *out = h2o_mem_alloc_pool(&req->pool, v.len + 1);
+    memcpy(out, v.base, v.len);
+    out[v.len] = '\0';
+    return out;
 }
 
 const char *http_body(const http_req_t *r, size_t *len)
@@ -303,49 +382,355 @@ void http_handle_metrics(http_req_t *r)
 
 /* ---- deferred jobs ------------------------------------------------------ */
 
+static void on_poll_timer(h2o_timeout_entry_t *e);
+
 static void on_req_gone(void *p)
 {
     job_t **token = p;
-    if (*token) (*token)->req = NULL;
+    job_t *j = *token;
+    if (!j) return;
+    if (j->in_timer) { /* a long poll between turns: nobody else has it */
+        h2o_timeout_unlink(&j->timer);
+        free(j);
+        return;
+    }
+    j->req = NULL;
 }
 
-void http_defer(http_req_t *r, http_job_fn fn, const void *arg, size_t arg_size)
+/* Queues j for its pool (loop thread). false: refused (stopping or full). */
+static bool enqueue(http_server_t *s, job_t *j)
+{
+    pool_t *p = j->sfn && s->spool.n ? &s->spool : &s->pool;
+    pthread_mutex_lock(&p->mu);
+    bool refused = p->stop || p->queued >= p->n * QUEUE_PER_WORKER;
+    if (!refused) {
+        j->next = NULL;
+        if (p->tail)
+            p->tail->next = j;
+        else
+            p->head = j;
+        p->tail = j;
+        p->queued++;
+        pthread_cond_signal(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return !refused;
+}
+
+static void send_refused(http_req_t *r)
 {
     http_server_t *s = r->loop->srv;
     http_reply_t rep;
-    if (s->n_workers == 0) {
+    http_reply_error(&rep, 503, "overloaded", "%s",
+                     __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)
+                         ? "the server is stopping"
+                         : "too many requests waiting for the database");
+    http_send(r, &rep);
+}
+
+static job_t *job_new(http_req_t *r, const void *arg, size_t arg_size)
+{
+    http_server_t *s = r->loop->srv;
+    if (s->pool.n == 0) {
+        http_reply_t rep;
         http_reply_error(&rep, 500, "internal", "this server has no pool for blocking work");
         http_send(r, &rep);
-        return;
+        return NULL;
     }
     job_t *j = calloc(1, sizeof *j + arg_size);
     if (!j) abort();
     j->loop = r->loop;
     j->req = r;
-    j->fn = fn;
     if (arg_size) memcpy(j->arg, arg, arg_size);
+    return j;
+}
 
-    pthread_mutex_lock(&s->mu);
-    bool refused = s->pool_stop || s->queued >= s->n_workers * QUEUE_PER_WORKER;
-    if (!refused) {
-        j->token = h2o_mem_alloc_shared(&r->req->pool, sizeof *j->token, on_req_gone);
-        *j->token = j;
-        if (s->tail)
-            s->tail->next = j;
-        else
-            s->head = j;
-        s->tail = j;
-        s->queued++;
-        pthread_cond_signal(&s->cv);
-    }
-    pthread_mutex_unlock(&s->mu);
-    if (refused) {
+/* Queues j and ties it to its request; answers 503 when refused. */
+static bool job_submit(http_req_t *r, job_t *j)
+{
+    if (!enqueue(r->loop->srv, j)) {
         free(j);
-        http_reply_error(&rep, 503, "overloaded", "%s",
-                         s->pool_stop ? "the server is stopping"
-                                      : "too many requests waiting for the database");
-        http_send(r, &rep);
+        send_refused(r);
+        return false;
     }
+    /* The pool thread never touches the token: only the loop does (here,
+     * in on_done and in on_req_gone), so setting it after queueing is safe. */
+    j->token = h2o_mem_alloc_shared(&r->req->pool, sizeof *j->token, on_req_gone);
+    *j->token = j;
+    return true;
+}
+
+void http_defer_poll(http_req_t *r, http_job_fn fn, const void *arg, size_t arg_size)
+{
+    job_t *j = job_new(r, arg, arg_size);
+    if (!j) return;
+    j->fn = fn;
+    j->poll = true;
+    j->timer.cb = on_poll_timer;
+    job_submit(r, j);
+}
+
+void http_defer(http_req_t *r, http_job_fn fn, const void *arg, size_t arg_size)
+{
+    job_t *j = job_new(r, arg, arg_size);
+    if (!j) return;
+    j->fn = fn;
+    job_submit(r, j);
+}
+
+/* ---- streams ------------------------------------------------------------
+ *
+ * Shared by the producer (a pool thread) and the request's loop. refs: one
+ * for the producer (dropped on the loop once its job is done), one for the
+ * request (dropped when the request's pool is disposed), one while a
+ * notification message is queued. Everything below mu is guarded by it. */
+struct http_stream {
+    h2o_generator_t gen; /* first: h2o hands it back to proceed */
+    http_loop_t *loop;
+    http_req_t *hr;
+    h2o_multithread_message_t msg;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int refs;
+    bool gone;        /* the request is disposed */
+    bool begun;       /* the producer called http_stream_begin */
+    bool started;     /* the loop called h2o_start_response */
+    bool done;        /* the producer's job returned */
+    bool failed;      /* http_stream_fail, or the producer died early */
+    bool msg_pending; /* msg is queued to the loop */
+    bool sending;     /* an h2o_send is in flight (inflight) */
+    bool finished;    /* the final h2o_send happened */
+    int status;
+    const char *ctype;
+    size_t clen;
+    char *q[HTTP_STREAM_QUEUE];
+    size_t qlen[HTTP_STREAM_QUEUE];
+    int qhead, qn;
+    char *inflight;
+    /* Sent pieces kept for reuse: 1 MiB mallocs are fresh mmaps, and
+     * faulting in new pages for every piece costs more than the copy. */
+    char *spare[HTTP_STREAM_QUEUE];
+    int n_spare;
+    char *fill; /* producer only */
+    size_t fill_len;
+};
+
+static void stream_release(http_stream_t *st)
+{
+    pthread_mutex_lock(&st->mu);
+    int left = --st->refs;
+    pthread_mutex_unlock(&st->mu);
+    if (left) return;
+    for (int i = 0; i < st->qn; i++)
+        free(st->q[(st->qhead + i) % HTTP_STREAM_QUEUE]);
+    free(st->inflight);
+    for (int i = 0; i < st->n_spare; i++)
+        free(st->spare[i]);
+    free(st->fill);
+    pthread_mutex_destroy(&st->mu);
+    pthread_cond_destroy(&st->cv);
+    free(st);
+}
+
+/* Under mu: asks the loop to look at the stream. */
+static void stream_notify_locked(http_stream_t *st)
+{
+    if (st->msg_pending || st->gone) return;
+    st->msg_pending = true;
+    st->refs++;
+    h2o_multithread_send_message(&st->loop->streams, &st->msg);
+}
+
+/* Loop thread: starts the answer and sends what is queued. Touches nothing
+ * of st after h2o_send, which may dispose the request (and st with it). */
+static void stream_pump(http_stream_t *st)
+{
+    pthread_mutex_lock(&st->mu);
+    if (st->gone || !st->begun || st->finished) {
+        pthread_mutex_unlock(&st->mu);
+        return;
+    }
+    bool start = !st->started;
+    st->started = true;
+    pthread_mutex_unlock(&st->mu);
+    h2o_req_t *req = st->hr->req;
+    if (start) {
+        req->res.status = st->status;
+        req->res.reason = reason(st->status);
+        if (st->ctype)
+            h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, st->ctype,
+                           strlen(st->ctype));
+        req->res.content_length = st->clen;
+        record(st->hr, st->status);
+        h2o_start_response(req, &st->gen);
+    }
+    pthread_mutex_lock(&st->mu);
+    if (st->sending) {
+        pthread_mutex_unlock(&st->mu);
+        return;
+    }
+    h2o_iovec_t buf = {NULL, 0};
+    h2o_send_state_t state;
+    if (st->qn > 0) {
+        buf.base = st->q[st->qhead];
+        buf.len = st->qlen[st->qhead];
+        st->qhead = (st->qhead + 1) % HTTP_STREAM_QUEUE;
+        st->qn--;
+        st->inflight = buf.base;
+        st->sending = true;
+        state = H2O_SEND_STATE_IN_PROGRESS;
+        pthread_cond_broadcast(&st->cv);
+    } else if (st->done) {
+        st->finished = true;
+        state = st->failed ? H2O_SEND_STATE_ERROR : H2O_SEND_STATE_FINAL;
+    } else {
+        pthread_mutex_unlock(&st->mu);
+        return;
+    }
+    pthread_mutex_unlock(&st->mu);
+    h2o_send(req, buf.base ? &buf : NULL, buf.base ? 1 : 0, state);
+}
+
+static void stream_proceed(h2o_generator_t *gen, h2o_req_t *req)
+{
+    http_stream_t *st = (http_stream_t *)gen;
+    pthread_mutex_lock(&st->mu);
+    if (st->n_spare < HTTP_STREAM_QUEUE)
+        st->spare[st->n_spare++] = st->inflight;
+    else
+        free(st->inflight);
+    st->inflight = NULL;
+    st->sending = false;
+    pthread_mutex_unlock(&st->mu);
+    stream_pump(st);
+}
+
+static void stream_stop(h2o_generator_t *gen, h2o_req_t *req)
+{
+    /* The request's disposal (stream_req_gone) does the work. */
+}
+
+static void stream_req_gone(void *p)
+{
+    http_stream_t *st = *(http_stream_t **)p;
+    pthread_mutex_lock(&st->mu);
+    st->gone = true;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    stream_release(st);
+}
+
+static void on_stream_msg(h2o_multithread_receiver_t *rx, h2o_linklist_t *messages)
+{
+    while (!h2o_linklist_is_empty(messages)) {
+        h2o_multithread_message_t *m =
+            H2O_STRUCT_FROM_MEMBER(h2o_multithread_message_t, link, messages->next);
+        h2o_linklist_unlink(&m->link);
+        http_stream_t *st = H2O_STRUCT_FROM_MEMBER(http_stream_t, msg, m);
+        pthread_mutex_lock(&st->mu);
+        st->msg_pending = false;
+        pthread_mutex_unlock(&st->mu);
+        stream_pump(st);
+        stream_release(st);
+    }
+}
+
+void http_defer_stream(http_req_t *r, http_stream_fn fn, const void *arg, size_t arg_size)
+{
+    job_t *j = job_new(r, arg, arg_size);
+    if (!j) return;
+    http_stream_t *st = calloc(1, sizeof *st);
+    if (!st) abort();
+    st->gen.proceed = stream_proceed;
+    st->gen.stop = stream_stop;
+    st->loop = r->loop;
+    st->hr = r;
+    st->refs = 2;
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_cond_init(&st->cv, NULL);
+    j->sfn = fn;
+    j->st = st;
+    if (!job_submit(r, j)) {
+        pthread_mutex_destroy(&st->mu);
+        pthread_cond_destroy(&st->cv);
+        free(st);
+        return;
+    }
+    http_stream_t **hold = h2o_mem_alloc_shared(&r->req->pool, sizeof *hold, stream_req_gone);
+    *hold = st;
+}
+
+void http_stream_begin(http_stream_t *st, int status, const char *content_type,
+                       size_t content_length)
+{
+    pthread_mutex_lock(&st->mu);
+    st->begun = true;
+    st->status = status;
+    st->ctype = content_type;
+    st->clen = content_length;
+    stream_notify_locked(st);
+    pthread_mutex_unlock(&st->mu);
+}
+
+/* Producer: moves the fill buffer to the queue, waiting for room. */
+static int stream_push(http_stream_t *st)
+{
+    http_server_t *s = st->loop->srv;
+    pthread_mutex_lock(&st->mu);
+    while (st->qn == HTTP_STREAM_QUEUE && !st->gone &&
+           !__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
+        /* Timed: a stopping server must not wait for a stalled client. */
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_nsec += 100 * 1000000L;
+        if (t.tv_nsec >= 1000000000L) {
+            t.tv_sec++;
+            t.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&st->cv, &st->mu, &t);
+    }
+    if (st->gone || st->qn == HTTP_STREAM_QUEUE) {
+        pthread_mutex_unlock(&st->mu);
+        return -1;
+    }
+    int at = (st->qhead + st->qn) % HTTP_STREAM_QUEUE;
+    st->q[at] = st->fill;
+    st->qlen[at] = st->fill_len;
+    st->qn++;
+    st->fill = NULL;
+    st->fill_len = 0;
+    stream_notify_locked(st);
+    pthread_mutex_unlock(&st->mu);
+    return 0;
+}
+
+int http_stream_write(http_stream_t *st, const void *data, size_t n)
+{
+    const char *p = data;
+    while (n > 0) {
+        if (!st->fill) {
+            pthread_mutex_lock(&st->mu);
+            if (st->n_spare) st->fill = st->spare[--st->n_spare];
+            pthread_mutex_unlock(&st->mu);
+            if (!st->fill) st->fill = malloc(HTTP_STREAM_PIECE);
+            if (!st->fill) abort();
+        }
+        size_t take = HTTP_STREAM_PIECE - st->fill_len;
+        if (take > n) take = n;
+        memcpy(st->fill + st->fill_len, p, take);
+        st->fill_len += take;
+        p += take;
+        n -= take;
+        if (st->fill_len == HTTP_STREAM_PIECE && stream_push(st)) return -1;
+    }
+    return 0;
+}
+
+void http_stream_fail(http_stream_t *st)
+{
+    pthread_mutex_lock(&st->mu);
+    st->failed = true;
+    pthread_mutex_unlock(&st->mu);
 }
 
 /* Loop thread: completed jobs, and the stop message. */
@@ -361,32 +746,70 @@ static void on_done(h2o_multithread_receiver_t *rx, h2o_linklist_t *messages)
             continue;
         }
         job_t *j = (job_t *)m;
+        if (j->poll && j->req && j->reply.status == 0) {
+            j->in_timer = true; /* on_req_gone frees it if the client leaves */
+            h2o_timeout_link(l->loop, &l->poll_timeout, &j->timer);
+            continue;
+        }
+        http_stream_t *st = j->st;
+        bool begun = false;
+        if (st) {
+            pthread_mutex_lock(&st->mu);
+            st->done = true;
+            begun = st->begun;
+            pthread_mutex_unlock(&st->mu);
+        }
         if (j->req) {
             *j->token = NULL;
-            http_send(j->req, &j->reply);
+            if (begun)
+                stream_pump(st);
+            else
+                http_send(j->req, &j->reply);
         }
+        if (st) stream_release(st);
         free(j->reply.body);
         free(j);
     }
 }
 
+/* Loop thread: a long poll's next turn. */
+static void on_poll_timer(h2o_timeout_entry_t *e)
+{
+    job_t *j = H2O_STRUCT_FROM_MEMBER(job_t, timer, e);
+    j->in_timer = false;
+    j->reply = (http_reply_t){0};
+    if (!enqueue(j->loop->srv, j)) {
+        http_req_t *r = j->req;
+        *j->token = NULL;
+        free(j);
+        send_refused(r);
+    }
+}
+
 static void *worker_main(void *arg)
 {
-    http_server_t *s = arg;
+    pool_t *p = arg;
+    http_server_t *s = p->srv;
     void *state = s->worker_init ? s->worker_init(s->app) : NULL;
     for (;;) {
-        pthread_mutex_lock(&s->mu);
-        while (!s->head && !s->pool_stop)
-            pthread_cond_wait(&s->cv, &s->mu);
-        job_t *j = s->head;
+        pthread_mutex_lock(&p->mu);
+        while (!p->head && !p->stop)
+            pthread_cond_wait(&p->cv, &p->mu);
+        job_t *j = p->head;
         if (j) {
-            s->head = j->next;
-            if (!s->head) s->tail = NULL;
-            s->queued--;
+            p->head = j->next;
+            if (!p->head) p->tail = NULL;
+            p->queued--;
         }
-        pthread_mutex_unlock(&s->mu);
+        pthread_mutex_unlock(&p->mu);
         if (!j) break; /* stopping and drained */
-        j->fn(state, j->arg, &j->reply);
+        if (j->sfn) {
+            j->sfn(state, j->arg, j->st, &j->reply);
+            http_stream_t *st = j->st;
+            if (st->begun && st->fill_len && stream_push(st)) http_stream_fail(st);
+        } else {
+            j->fn(state, j->arg, &j->reply);
+        }
         h2o_multithread_send_message(&j->loop->done, &j->msg);
     }
     if (s->worker_close) s->worker_close(state);
@@ -496,6 +919,7 @@ static void *loop_main(void *arg)
     h2o_socket_close(l->listener);
     l->listener = NULL;
     h2o_multithread_unregister_receiver(l->ctx.queue, &l->done);
+    h2o_multithread_unregister_receiver(l->ctx.queue, &l->streams);
     for (int i = 0; i < 5; i++)
         h2o_evloop_run(l->loop, 10);
     return NULL;
@@ -541,6 +965,8 @@ static int loop_init(http_server_t *s, http_loop_t *l, char *err, size_t errlen)
     l->accept.hosts = s->config.hosts;
     /* The context's own queue carries our completions too. */
     h2o_multithread_register_receiver(l->ctx.queue, &l->done, on_done);
+    h2o_multithread_register_receiver(l->ctx.queue, &l->streams, on_stream_msg);
+    h2o_timeout_init(l->loop, &l->poll_timeout, HTTP_POLL_MS);
     int fd = dup(s->fd);
     if (fd < 0) {
         snprintf(err, errlen, "dup listening socket: %s", strerror(errno));
@@ -558,8 +984,19 @@ static void loop_dispose(http_loop_t *l)
     if (l->listener) { /* a loop that never ran */
         h2o_socket_close(l->listener);
         h2o_multithread_unregister_receiver(l->ctx.queue, &l->done);
+        h2o_multithread_unregister_receiver(l->ctx.queue, &l->streams);
         h2o_evloop_run(l->loop, 0);
     }
+    /* Long polls still waiting for a turn: their clients get no answer. */
+    while (!h2o_linklist_is_empty(&l->poll_timeout._entries)) {
+        h2o_timeout_entry_t *e =
+            H2O_STRUCT_FROM_MEMBER(h2o_timeout_entry_t, _link, l->poll_timeout._entries.next);
+        job_t *j = H2O_STRUCT_FROM_MEMBER(job_t, timer, e);
+        h2o_timeout_unlink(e);
+        *j->token = NULL;
+        free(j);
+    }
+    h2o_timeout_dispose(l->loop, &l->poll_timeout);
     h2o_context_dispose(&l->ctx);
     h2o_evloop_destroy(l->loop);
     l->loop = NULL;
@@ -568,9 +1005,10 @@ static void loop_dispose(http_loop_t *l)
 int http_server_start(const http_opts_t *o, http_server_t **out, char *err, size_t errlen)
 {
     if (o->n_loops < 1 || o->n_loops > HTTP_MAX_LOOPS || o->n_workers < 0 ||
-        o->n_workers > MAX_WORKERS) {
-        snprintf(err, errlen, "http: %d loops and %d workers (1..%d, 0..%d)", o->n_loops,
-                 o->n_workers, HTTP_MAX_LOOPS, MAX_WORKERS);
+        o->n_workers > MAX_WORKERS || o->n_stream_workers < 0 ||
+        o->n_stream_workers > MAX_WORKERS) {
+        snprintf(err, errlen, "http: %d loops, %d and %d workers (1..%d, 0..%d)", o->n_loops,
+                 o->n_workers, o->n_stream_workers, HTTP_MAX_LOOPS, MAX_WORKERS);
         return -1;
     }
     http_server_t *s = calloc(1, sizeof *s);
@@ -580,15 +1018,18 @@ int http_server_start(const http_opts_t *o, http_server_t **out, char *err, size
     s->n_routes = o->n_routes;
     s->app = o->app;
     s->metrics = o->metrics;
-    s->n_workers = o->n_workers;
     s->worker_init = o->worker_init;
     s->worker_close = o->worker_close;
     s->latency = metrics_histogram(o->metrics, "mars_http_request_seconds",
                                    "Time from a request's arrival to its answer, by server",
                                    (const char *[]){"server", s->name, NULL},
                                    METRICS_LATENCY_BUCKETS, METRICS_N_LATENCY_BUCKETS);
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
+    pool_t *pools[] = {&s->pool, &s->spool};
+    for (int k = 0; k < 2; k++) {
+        pthread_mutex_init(&pools[k]->mu, NULL);
+        pthread_cond_init(&pools[k]->cv, NULL);
+        pools[k]->srv = s;
+    }
 
     s->fd = listen_on(o->host, o->port, &s->port, err, errlen);
     if (s->fd < 0) goto listen;
@@ -607,11 +1048,14 @@ int http_server_start(const http_opts_t *o, http_server_t **out, char *err, size
     for (int i = 0; i < s->n_loops; i++) {
         if (loop_init(s, &s->loops[i], err, errlen)) goto loops;
     }
-    for (int i = 0; i < s->n_workers; i++) {
-        if (pthread_create(&s->workers[i], NULL, worker_main, s)) {
-            snprintf(err, errlen, "http: starting pool thread %d failed", i);
-            s->n_workers = i;
-            goto loops;
+    int want[] = {o->n_workers, o->n_stream_workers};
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < want[k]; i++) {
+            if (pthread_create(&pools[k]->th[i], NULL, worker_main, pools[k])) {
+                snprintf(err, errlen, "http: starting pool thread %d failed", i);
+                goto loops;
+            }
+            pools[k]->n = i + 1;
         }
     }
     for (int i = 0; i < s->n_loops; i++) {
@@ -627,8 +1071,10 @@ loops:
     http_server_free(s);
     return -1;
 listen:
-    pthread_mutex_destroy(&s->mu);
-    pthread_cond_destroy(&s->cv);
+    for (int k = 0; k < 2; k++) {
+        pthread_mutex_destroy(&pools[k]->mu);
+        pthread_cond_destroy(&pools[k]->cv);
+    }
     free(s);
     return -1;
 }
@@ -641,13 +1087,18 @@ int http_server_port(const http_server_t *s)
 void http_server_free(http_server_t *s)
 {
     if (!s) return;
-    /* The pool first: its last replies still reach running loops. */
-    pthread_mutex_lock(&s->mu);
-    s->pool_stop = true;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-    for (int i = 0; i < s->n_workers; i++)
-        pthread_join(s->workers[i], NULL);
+    /* The pools first: their last replies still reach running loops. */
+    pool_t *pools[] = {&s->pool, &s->spool};
+    __atomic_store_n(&s->stopping, true, __ATOMIC_RELEASE);
+    for (int k = 0; k < 2; k++) {
+        pthread_mutex_lock(&pools[k]->mu);
+        pools[k]->stop = true;
+        pthread_cond_broadcast(&pools[k]->cv);
+        pthread_mutex_unlock(&pools[k]->mu);
+    }
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < pools[k]->n; i++)
+            pthread_join(pools[k]->th[i], NULL);
     for (int i = 0; i < s->n_loops; i++) {
         http_loop_t *l = &s->loops[i];
         if (!l->started) continue;
@@ -658,7 +1109,9 @@ void http_server_free(http_server_t *s)
         loop_dispose(&s->loops[i]);
     if (s->n_loops) h2o_config_dispose(&s->config);
     close(s->fd);
-    pthread_mutex_destroy(&s->mu);
-    pthread_cond_destroy(&s->cv);
+    for (int k = 0; k < 2; k++) {
+        pthread_mutex_destroy(&pools[k]->mu);
+        pthread_cond_destroy(&pools[k]->cv);
+    }
     free(s);
 }

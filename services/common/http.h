@@ -69,6 +69,9 @@ typedef struct http_opts {
     metrics_registry_t *metrics;
     /* Blocking pool; n_workers 0: no pool (http_defer then answers 500). */
     int n_workers;
+    /* Threads for http_defer_stream only (same worker_init), so that long
+     * downloads never starve short requests; 0: streams use the pool. */
+    int n_stream_workers;
     void *(*worker_init)(void *app); /* per-thread state; may return NULL */
     void (*worker_close)(void *state);
 } http_opts_t;
@@ -89,6 +92,48 @@ void http_send(http_req_t *r, http_reply_t *rep);
 /* Copies arg (arg_size bytes) and runs fn on the pool; the reply is sent
  * when it is done. */
 void http_defer(http_req_t *r, http_job_fn fn, const void *arg, size_t arg_size);
+
+/* The query-string parameter `name`, percent-decoded ('+' is a space), in
+ * the request's pool; NULL when absent. The first occurrence wins. */
+const char *http_query(const http_req_t *r, const char *name);
+/* The request header `name` (any case), NUL-terminated in the request's
+ * pool; NULL when absent. */
+const char *http_header(const http_req_t *r, const char *name);
+
+/* Long polls. Like http_defer, but a job that leaves out->status at 0 means
+ * "not yet": it runs again, with the same arg (which it may update), after
+ * HTTP_POLL_MS on its loop's timer. No pool thread is held in between, so
+ * a thousand waiting clients cost a thousand short statements per 100 ms,
+ * not a thousand threads. The job bounds the wait itself (a deadline in
+ * arg). A client that goes away ends the polling. */
+#define HTTP_POLL_MS 100
+void http_defer_poll(http_req_t *r, http_job_fn fn, const void *arg, size_t arg_size);
+
+/* Streamed answers. fn runs on a pool thread like a deferred job. It either
+ * fills out (a plain answer, e.g. an error) or calls http_stream_begin and
+ * then http_stream_write as often as it likes; the bytes travel to the
+ * request's loop through a bounded queue (HTTP_STREAM_QUEUE pieces of
+ * HTTP_STREAM_PIECE bytes) and h2o sends each piece from the generator's
+ * proceed callback, so a slow client slows the producer instead of growing
+ * memory. The answer ends when fn returns. */
+typedef struct http_stream http_stream_t;
+typedef void (*http_stream_fn)(void *thread_state, void *arg, http_stream_t *st, http_reply_t *out);
+/* 1 MiB pieces: h2o sends them at GB/s (STACK-NOTES); four in the queue
+ * keep the socket busy while the producer reads the next chunk. */
+#define HTTP_STREAM_PIECE (1u << 20)
+#define HTTP_STREAM_QUEUE 4
+void http_defer_stream(http_req_t *r, http_stream_fn fn, const void *arg, size_t arg_size);
+/* Starts the answer (content_type: a static string; content_length:
+ * SIZE_MAX when unknown, then the body is chunked). out is ignored after. */
+void http_stream_begin(http_stream_t *st, int status, const char *content_type,
+                       size_t content_length);
+/* Queues n bytes, blocking while the queue is full. -1 when the client went
+ * away or the server is stopping: fn should return. */
+int http_stream_write(http_stream_t *st, const void *data, size_t n);
+/* The body cannot be completed (a chunk went missing): the connection is
+ * closed after what was sent, so the client sees a truncated answer rather
+ * than a wrong one. */
+void http_stream_fail(http_stream_t *st);
 
 /* Handlers every service mounts: GET /health and GET /metrics. */
 void http_handle_health(http_req_t *r);

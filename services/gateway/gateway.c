@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "db.h"
+#include "gateway_internal.h"
 #include "http.h"
 #include "log.h"
 #include "proto.h"
@@ -22,18 +23,9 @@
 struct gw {
     http_server_t *http;
     char *pg_dsn, *redis_url;
+    size_t max_body;
 };
 
-/* Per pool thread: its own connections. */
-typedef struct conns {
-    db_t *db;
-    rq_t *rq;
-} conns_t;
-
-/* Ids the API hands out are UUIDs or hex; accepting up to 64 of [A-Za-z0-9_-]
- * leaves room for other schemes while keeping odd bytes out of SQL and
- * messages. */
-#define ID_MAX 64
 /* A session name is a label for people; 256 bytes are plenty. */
 #define NAME_MAX_BYTES 256
 /* Session creation bodies are tiny JSON objects; parsing a larger one on the
@@ -42,9 +34,6 @@ typedef struct conns {
 /* Lists answer with at most this many items, the newest: enough for any
  * dashboard, and bounded in time and memory. */
 #define LIST_MAX "10000"
-
-/* RFC 3339 in UTC, microseconds; NULL stays NULL (JSON null). */
-#define RFC3339(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
 /* ---- pool thread state -------------------------------------------------- */
 
@@ -71,7 +60,7 @@ static void conns_close(void *state)
 }
 
 /* A failed statement: 503 when the database is unreachable, else 500. */
-static void reply_db_error(http_reply_t *out, const conns_t *c, const char *what, const char *err)
+void gw_reply_db_error(http_reply_t *out, const conns_t *c, const char *what, const char *err)
 {
     if (db_unavailable(c->db))
         http_reply_error(out, 503, "unavailable", "database unavailable: %s", err);
@@ -86,14 +75,24 @@ static void reply_query_json(http_reply_t *out, conns_t *c, const char *what, co
     char err[512];
     PGresult *r = db_query(c->db, sql, n, params, err, sizeof err);
     if (!r) {
-        reply_db_error(out, c, what, err);
+        gw_reply_db_error(out, c, what, err);
         return;
     }
     http_reply_json_text(out, 200, PQgetvalue(r, 0, 0));
     PQclear(r);
 }
 
-static bool valid_id(const char *s)
+void gw_reply_rq_error(http_reply_t *out, const char *what, const char *err)
+{
+    http_reply_error(out, 503, "unavailable", "chunk store unavailable (%s): %s", what, err);
+}
+
+size_t gw_max_body(http_req_t *r)
+{
+    return ((gw_t *)http_app(r))->max_body;
+}
+
+bool gw_valid_id(const char *s)
 {
     size_t n = strlen(s);
     if (n == 0 || n > ID_MAX) return false;
@@ -106,23 +105,19 @@ static bool valid_id(const char *s)
     return true;
 }
 
-static void send_error(http_req_t *r, int status, const char *code, const char *msg)
+void gw_send_error(http_req_t *r, int status, const char *code, const char *msg)
 {
     http_reply_t rep;
     http_reply_error(&rep, status, code, "%s", msg);
     http_send(r, &rep);
 }
 
-typedef struct id_arg {
-    char id[ID_MAX + 1];
-} id_arg_t;
-
 /* Takes the {} parameter i as the id of a `what`, or answers 404 (an id
  * that cannot exist is an unknown id). Returns false when it answered. */
-static bool take_id(http_req_t *r, int i, const char *what, id_arg_t *out)
+bool gw_take_id(http_req_t *r, int i, const char *what, id_arg_t *out)
 {
     const char *id = http_param(r, i);
-    if (!valid_id(id)) {
+    if (!gw_valid_id(id)) {
         http_reply_t rep;
         http_reply_error(&rep, 404, "not_found", "no %s '%.*s'", what, ID_MAX, id);
         http_send(r, &rep);
@@ -171,7 +166,7 @@ static void job_create_session(void *state, void *arg, http_reply_t *out)
     PGresult *res = db_query(c->db, "INSERT INTO sessions (name) VALUES ($1) RETURNING id", 1,
                              params, err, sizeof err);
     if (!res) {
-        reply_db_error(out, c, "creating a session", err);
+        gw_reply_db_error(out, c, "creating a session", err);
         return;
     }
     http_reply_json(out, 201, json_pack("{s:s}", "session_id", PQgetvalue(res, 0, 0)));
@@ -185,7 +180,7 @@ static void h_create_session(http_req_t *r)
     const char *body = http_body(r, &len);
     create_arg_t a = {0};
     if (len > SESSION_BODY_MAX) {
-        send_error(r, 413, "body_too_large", "a session body is at most 64 KiB");
+        gw_send_error(r, 413, "body_too_large", "a session body is at most 64 KiB");
         return;
     }
     size_t i = 0;
@@ -198,7 +193,7 @@ static void h_create_session(http_req_t *r)
             char msg[300];
             snprintf(msg, sizeof msg, "body is not JSON: %s at line %d column %d", je.text, je.line,
                      je.column);
-            send_error(r, 400, "invalid_json", msg);
+            gw_send_error(r, 400, "invalid_json", msg);
             return;
         }
         const char *key;
@@ -222,7 +217,7 @@ static void h_create_session(http_req_t *r)
         }
         json_decref(doc);
         if (bad) {
-            send_error(r, 400, "invalid_request", bad);
+            gw_send_error(r, 400, "invalid_request", bad);
             return;
         }
     }
@@ -260,7 +255,7 @@ static void job_get_session(void *state, void *arg, http_reply_t *out)
                                                            " FROM sessions s WHERE s.id = $1",
                  1, params, err, sizeof err);
     if (!res) {
-        reply_db_error(out, c, "reading a session", err);
+        gw_reply_db_error(out, c, "reading a session", err);
         return;
     }
     if (PQntuples(res) == 0)
@@ -273,35 +268,7 @@ static void job_get_session(void *state, void *arg, http_reply_t *out)
 static void h_get_session(http_req_t *r)
 {
     id_arg_t a;
-    if (take_id(r, 0, "session", &a)) http_defer(r, job_get_session, &a, sizeof a);
-}
-
-static void job_delete_session(void *state, void *arg, http_reply_t *out)
-{
-    conns_t *c = state;
-    id_arg_t *a = arg;
-    char err[512];
-    const char *params[] = {a->id};
-    /* Tasks, chunks and events go with it (ON DELETE CASCADE). Chunk data
-     * in the store and running jobs are freed by their supervisor, which
-     * finds its tasks gone, once task execution exists. */
-    PGresult *res =
-        db_query(c->db, "DELETE FROM sessions WHERE id = $1", 1, params, err, sizeof err);
-    if (!res) {
-        reply_db_error(out, c, "deleting a session", err);
-        return;
-    }
-    if (strcmp(PQcmdTuples(res), "0") == 0)
-        http_reply_error(out, 404, "not_found", "no session '%s'", a->id);
-    else
-        *out = (http_reply_t){.status = 204};
-    PQclear(res);
-}
-
-static void h_delete_session(http_req_t *r)
-{
-    id_arg_t a;
-    if (take_id(r, 0, "session", &a)) http_defer(r, job_delete_session, &a, sizeof a);
+    if (gw_take_id(r, 0, "session", &a)) http_defer(r, job_get_session, &a, sizeof a);
 }
 
 /* ---- tasks -------------------------------------------------------------- */
@@ -312,26 +279,15 @@ static void job_list_tasks(void *state, void *arg, http_reply_t *out)
     id_arg_t *a = arg;
     char err[512];
     const char *params[] = {a->id};
-    PGresult *res = db_query(
-        c->db,
-        "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1),"
-        " json_build_object('tasks', coalesce(json_agg(json_build_object("
-        "  'task_id', t.id, 'status', t.status,"
-        "  'progress', CASE WHEN t.status = 'succeeded' THEN 1.0"
-        "                   WHEN t.chunks_total > 0 THEN t.chunks_done::float8 / t.chunks_total"
-        "                   ELSE 0 END,"
-        "  'chunks_total', t.chunks_total, 'chunks_done', t.chunks_done, 'error', t.error,"
-        "  'submitted_at', " RFC3339("t.submitted_at") ", 'started_at', " RFC3339(
-            "t.started_at") ","
-                            "  'finished_at', " RFC3339(
-                                "t.finished_at") " ) ORDER BY t.submitted_at, t.id), "
-                                                 "'[]'::json))::text"
-                                                 " FROM (SELECT * FROM tasks WHERE session_id = $1"
-                                                 "       ORDER BY submitted_at DESC, id DESC "
-                                                 "LIMIT " LIST_MAX ") t",
-        1, params, err, sizeof err);
+    PGresult *res = db_query(c->db,
+                             "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1),"
+                             " json_build_object('tasks', coalesce(json_agg(" GW_TASK_JSON
+                             " ORDER BY t.submitted_at, t.id), '[]'::json))::text"
+                             " FROM (SELECT * FROM tasks WHERE session_id = $1"
+                             "       ORDER BY submitted_at DESC, id DESC LIMIT " LIST_MAX ") t",
+                             1, params, err, sizeof err);
     if (!res) {
-        reply_db_error(out, c, "listing tasks", err);
+        gw_reply_db_error(out, c, "listing tasks", err);
         return;
     }
     if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
@@ -344,15 +300,13 @@ static void job_list_tasks(void *state, void *arg, http_reply_t *out)
 static void h_list_tasks(http_req_t *r)
 {
     id_arg_t a;
-    if (take_id(r, 0, "session", &a)) http_defer(r, job_list_tasks, &a, sizeof a);
+    if (gw_take_id(r, 0, "session", &a)) http_defer(r, job_list_tasks, &a, sizeof a);
 }
 
-/* Routes of the contract that need the engine's tiler and the chunk store. */
+/* The dashboard is not served yet. */
 static void h_later(http_req_t *r)
 {
-    send_error(r, 501, "not_implemented",
-               "not implemented yet: task submission, task status, tensors, files and the "
-               "dashboard arrive with task execution");
+    gw_send_error(r, 501, "not_implemented", "not implemented yet: the dashboard");
 }
 
 /* ---- workers and supervisors -------------------------------------------- */
@@ -432,15 +386,15 @@ static const http_route_t ROUTES[] = {
     {"POST", "/api/v1/sessions", h_create_session},
     {"GET", "/api/v1/sessions", h_list_sessions},
     {"GET", "/api/v1/sessions/{}", h_get_session},
-    {"DELETE", "/api/v1/sessions/{}", h_delete_session},
+    {"DELETE", "/api/v1/sessions/{}", gw_h_delete_session},
     {"GET", "/api/v1/sessions/{}/tasks", h_list_tasks},
-    {"POST", "/api/v1/sessions/{}/tasks", h_later},
-    {"GET", "/api/v1/sessions/{}/tasks/{}", h_later},
-    {"DELETE", "/api/v1/sessions/{}/tasks/{}", h_later},
-    {"POST", "/api/v1/sessions/{}/tensors", h_later},
-    {"GET", "/api/v1/sessions/{}/tensors/{}", h_later},
-    {"GET", "/api/v1/sessions/{}/tensors/{}/data", h_later},
-    {"PUT", "/api/v1/files/{}", h_later},
+    {"POST", "/api/v1/sessions/{}/tasks", gw_h_submit_task},
+    {"GET", "/api/v1/sessions/{}/tasks/{}", gw_h_get_task},
+    {"DELETE", "/api/v1/sessions/{}/tasks/{}", gw_h_cancel_task},
+    {"POST", "/api/v1/sessions/{}/tensors", gw_h_upload_tensor},
+    {"GET", "/api/v1/sessions/{}/tensors/{}", gw_h_get_tensor},
+    {"GET", "/api/v1/sessions/{}/tensors/{}/data", gw_h_tensor_data},
+    {"PUT", "/api/v1/files/{}", gw_h_put_file},
     {"GET", "/api/v1/workers", h_list_workers},
     {"GET", "/api/v1/supervisors", h_list_supervisors},
     {"GET", "/", h_later},
@@ -453,6 +407,7 @@ int gw_start(const gw_opts_t *o, gw_t **out, char *err, size_t errlen)
     g->pg_dsn = strdup(o->pg_dsn ? o->pg_dsn : "");
     g->redis_url = strdup(o->redis_url ? o->redis_url : "");
     if (!g->pg_dsn || !g->redis_url) abort();
+    g->max_body = (size_t)o->max_body;
     http_opts_t ho = {
         .name = "gateway",
         .host = o->host,
@@ -464,6 +419,7 @@ int gw_start(const gw_opts_t *o, gw_t **out, char *err, size_t errlen)
         .app = g,
         .metrics = o->metrics,
         .n_workers = GW_DEFAULT_DB_THREADS,
+        .n_stream_workers = GW_DEFAULT_STREAM_THREADS,
         .worker_init = conns_open,
         .worker_close = conns_close,
     };

@@ -21,6 +21,10 @@ typedef struct gw gw_t;
 /* Pool threads, hence database connections, per gateway: requests are
  * short statements, four serve thousands per second. */
 #define GW_DEFAULT_DB_THREADS 4
+/* Threads streaming tensor data (each with its own connections): a
+ * download holds one while it lasts, apart from the pool above, so slow
+ * clients delay other downloads but never the API's short requests. */
+#define GW_DEFAULT_STREAM_THREADS 4
 
 typedef struct gw_opts {
     const char *host; /* bind */

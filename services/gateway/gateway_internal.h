@@ -1,0 +1,69 @@
+/* gateway_internal.h: what the gateway's files share (gateway.c: sessions,
+ * workers, supervisors and the route table; tasks.c: task submission,
+ * status, cancellation; tensors.c: tensor uploads, metadata and data,
+ * files). Not a public interface. */
+#ifndef MARS_GW_INTERNAL_H
+#define MARS_GW_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "db.h"
+#include "http.h"
+#include "rq.h"
+
+/* Per pool thread: its own connections. */
+typedef struct conns {
+    db_t *db;
+    rq_t *rq; /* NULL only for a bad URL (checked at start) */
+} conns_t;
+
+/* Ids the API hands out are UUIDs or hex; accepting up to 64 of [A-Za-z0-9_-]
+ * leaves room for other schemes while keeping odd bytes out of SQL and
+ * messages. */
+#define ID_MAX 64
+
+typedef struct id_arg {
+    char id[ID_MAX + 1];
+} id_arg_t;
+
+/* RFC 3339 in UTC, microseconds; NULL stays NULL (JSON null). */
+#define RFC3339(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
+/* The API's form of a task row aliased t (GET .../tasks and .../tasks/{tid}). */
+#define GW_TASK_JSON                                                                               \
+    "json_build_object('task_id', t.id, 'status', t.status,"                                       \
+    " 'progress', CASE WHEN t.status = 'succeeded' THEN 1.0"                                       \
+    "                  WHEN t.chunks_total > 0 THEN t.chunks_done::float8 / t.chunks_total"        \
+    "                  ELSE 0 END,"                                                                \
+    " 'chunks_total', t.chunks_total, 'chunks_done', t.chunks_done, 'error', t.error,"             \
+    " 'submitted_at', " RFC3339("t.submitted_at") ", 'started_at', " RFC3339(                      \
+        "t.started_at") ", 'finished_at', " RFC3339("t.finished_at") ")"
+
+/* A failed statement: 503 when the database is unreachable, else 500. */
+void gw_reply_db_error(http_reply_t *out, const conns_t *c, const char *what, const char *err);
+/* A failed Redis command: 503 (the chunk store is the service's own). */
+void gw_reply_rq_error(http_reply_t *out, const char *what, const char *err);
+bool gw_valid_id(const char *s);
+void gw_send_error(http_req_t *r, int status, const char *code, const char *msg);
+/* Takes the {} parameter i as the id of a `what`, or answers 404 (an id
+ * that cannot exist is an unknown id). Returns false when it answered. */
+bool gw_take_id(http_req_t *r, int i, const char *what, id_arg_t *out);
+/* The gateway's largest request body (--max-body-size). */
+size_t gw_max_body(http_req_t *r);
+
+/* tasks.c */
+void gw_h_submit_task(http_req_t *r);
+void gw_h_get_task(http_req_t *r);
+void gw_h_cancel_task(http_req_t *r);
+
+/* tensors.c */
+void gw_h_upload_tensor(http_req_t *r);
+void gw_h_get_tensor(http_req_t *r);
+void gw_h_tensor_data(http_req_t *r);
+void gw_h_put_file(http_req_t *r);
+/* DELETE /api/v1/sessions/{sid}: the rows and every chunk of the session
+ * in the store. */
+void gw_h_delete_session(http_req_t *r);
+
+#endif

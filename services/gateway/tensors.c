@@ -1,0 +1,850 @@
+/* tensors.c: a session's tensors (uploads, metadata, data streamed from the
+ * chunk store), uploaded files, and deleting a session with its data.
+ *
+ * A tensor is a tensors row (shape, dtype, per-axis chunk bounds, chunk
+ * keys in grid C order) plus its chunks in Redis. Reading one never holds
+ * more than one slab of it: asm_stream_npy / asm_stream_json pull chunks
+ * through a getter (a Redis GET each) and push bytes through the HTTP
+ * server's bounded stream queue. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "assemble.h"
+#include "gateway_internal.h"
+#include "graph.h"
+#include "log.h"
+#include "npy.h"
+#include "plan.h"
+#include "svc.h"
+
+#define LOG_MODULE "gateway"
+
+/* Redis pipelines: at most this many commands or bytes in flight, so that
+ * an upload of a million chunks or a deleted session with a million keys
+ * costs bounded memory on both ends. */
+#define PIPE_CMDS 512
+#define PIPE_BYTES (64u << 20)
+/* Chunks of an upload that names no chunk_size: at most 16 MiB, the
+ * engine's own default target (tile_opts_default). */
+#define UPLOAD_CHUNK_BYTES (16 << 20)
+/* File names: a plain name, no directories, at most what every file
+ * system takes as one name (workers may spill or cache files under it). */
+#define FILE_NAME_MAX 255
+
+static bool valid_key(const char *k)
+{
+    size_t n = strlen(k);
+    if (n == 0 || n > GRAPH_KEY_MAX) return false;
+    for (; *k; k++) {
+        char ch = *k;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '.' || ch == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* ---- reading a tensor's row --------------------------------------------- */
+
+typedef struct tensor_arg {
+    char sid[ID_MAX + 1];
+    char key[GRAPH_KEY_MAX + 1];
+    bool npy;
+} tensor_arg_t;
+
+/* No tensors row for key: says why, as precisely as the tasks tell. */
+static void reply_missing(conns_t *c, const char *sid, const char *key, http_reply_t *out)
+{
+    char err[512];
+    const char *params[] = {sid, key};
+    PGresult *res =
+        db_query(c->db,
+                 "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $1),"
+                 " (SELECT t.id FROM tasks t WHERE t.session_id = $1 AND t.status = 'succeeded'"
+                 "   AND EXISTS (SELECT 1 FROM json_array_elements(t.graph->'nodes') n"
+                 "               WHERE n->>'key' = $2)"
+                 "   ORDER BY t.submitted_at DESC LIMIT 1),"
+                 " (SELECT t.id || ' is ' || t.status FROM tasks t WHERE t.session_id = $1"
+                 "   AND t.status IN ('pending', 'running')"
+                 "   AND EXISTS (SELECT 1 FROM json_array_elements(t.graph->'nodes') n"
+                 "               WHERE n->>'key' = $2)"
+                 "   ORDER BY t.submitted_at DESC LIMIT 1)",
+                 2, params, err, sizeof err);
+    if (!res) {
+        gw_reply_db_error(out, c, "reading a tensor", err);
+        return;
+    }
+    if (strcmp(PQgetvalue(res, 0, 0), "t") != 0)
+        http_reply_error(out, 404, "not_found", "no session '%s'", sid);
+    else if (!PQgetisnull(res, 0, 2))
+        http_reply_error(out, 404, "not_ready", "tensor \"%s\" is not ready yet: task %s", key,
+                         PQgetvalue(res, 0, 2));
+    else if (!PQgetisnull(res, 0, 1))
+        http_reply_error(out, 404, "not_kept",
+                         "tensor \"%s\" of task %s was not kept: only the nodes a document "
+                         "names in \"fetch\" stay in the session; name it there to keep it",
+                         key, PQgetvalue(res, 0, 1));
+    else
+        http_reply_error(out, 404, "not_found", "no tensor \"%s\" in session '%s'", key, sid);
+    PQclear(res);
+}
+
+/* Reads the row into s (plan_src_t: shape, dtype, bounds, chunk keys) and
+ * *nbytes. 1 found, 0 not (out answered), -1 error (out answered). */
+static int read_tensor(conns_t *c, const tensor_arg_t *a, plan_src_t *s, int64_t *nbytes,
+                       http_reply_t *out)
+{
+    char err[512];
+    const char *params[] = {a->sid, a->key};
+    PGresult *res = db_query(c->db,
+                             "SELECT json_build_object('shape', shape, 'dtype', dtype,"
+                             " 'bounds', bounds, 'chunk_keys', chunk_keys)::text, nbytes"
+                             " FROM tensors WHERE session_id = $1 AND key = $2",
+                             2, params, err, sizeof err);
+    if (!res) {
+        gw_reply_db_error(out, c, "reading a tensor", err);
+        return -1;
+    }
+    if (PQntuples(res) == 0) {
+        PQclear(res);
+        reply_missing(c, a->sid, a->key, out);
+        return 0;
+    }
+    json_error_t je;
+    json_t *o = json_loads(PQgetvalue(res, 0, 0), 0, &je);
+    *nbytes = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    PQclear(res);
+    memset(s, 0, sizeof *s);
+    snprintf(s->key, sizeof s->key, "%s", a->key);
+    int rc = o ? plan_src_parse(o, s, err, sizeof err) : -1;
+    json_decref(o);
+    if (rc) {
+        http_reply_error(out, 500, "internal", "tensor \"%s\" has a bad row: %s", a->key,
+                         o ? err : je.text);
+        return -1;
+    }
+    return 1;
+}
+
+/* {"key", "shape", "dtype", "chunk_size", "nbytes"}; chunk_size: per axis
+ * the list of chunk lengths (uneven chunkings are kept exactly). */
+static json_t *tensor_json(const plan_src_t *s, int64_t nbytes)
+{
+    json_t *shape = json_array(), *cs = json_array();
+    for (int d = 0; d < s->shape.ndim; d++) {
+        json_array_append_new(shape, json_integer(s->shape.d[d]));
+        json_t *ax = json_array();
+        for (int64_t i = 0; i < s->nch[d]; i++)
+            json_array_append_new(ax, json_integer(s->bounds[d][i + 1] - s->bounds[d][i]));
+        json_array_append_new(cs, ax);
+    }
+    return json_pack("{s:s,s:o,s:s,s:o,s:I}", "key", s->key, "shape", shape, "dtype",
+                     dt_name(s->dt), "chunk_size", cs, "nbytes", (json_int_t)nbytes);
+}
+
+static bool take_tensor(http_req_t *r, tensor_arg_t *a)
+{
+    id_arg_t sid;
+    if (!gw_take_id(r, 0, "session", &sid)) return false;
+    const char *key = http_param(r, 1);
+    memset(a, 0, sizeof *a);
+    if (!valid_key(key)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "no tensor \"%.*s\" (keys are 1-128 of [A-Za-z0-9_.-])",
+                 GRAPH_KEY_MAX, key);
+        gw_send_error(r, 404, "not_found", msg);
+        return false;
+    }
+    memcpy(a->sid, sid.id, sizeof a->sid);
+    snprintf(a->key, sizeof a->key, "%s", key);
+    return true;
+}
+
+/* ---- GET /api/v1/sessions/{sid}/tensors/{key} ---------------------------- */
+
+static void job_get_tensor(void *state, void *arg, http_reply_t *out)
+{
+    plan_src_t s;
+    int64_t nbytes;
+    if (read_tensor(state, arg, &s, &nbytes, out) != 1) return;
+    http_reply_json(out, 200, tensor_json(&s, nbytes));
+    plan_src_close(&s);
+}
+
+void gw_h_get_tensor(http_req_t *r)
+{
+    tensor_arg_t a;
+    if (take_tensor(r, &a)) http_defer(r, job_get_tensor, &a, sizeof a);
+}
+
+/* ---- GET /api/v1/sessions/{sid}/tensors/{key}/data ----------------------- */
+
+/* Chunk reads: GETRANGE windows of 1 MiB, 64 in flight at most. */
+#define GET_WINDOW ((size_t)1 << 20)
+#define GET_WINDOWS 64
+
+typedef struct getter {
+    rq_t *rq;
+    const plan_src_t *s;
+    char *buf; /* the chunk handed out last (asm_get_fn's contract), reused */
+    size_t cap;
+    char err[256];
+} getter_t;
+
+static int64_t chunk_bytes(const plan_src_t *s, int64_t li)
+{
+    int64_t n = (int64_t)dt_size(s->dt);
+    for (int d = s->shape.ndim - 1; d >= 0; d--) {
+        int64_t i = li % s->nch[d];
+        li /= s->nch[d];
+        n *= s->bounds[d][i + 1] - s->bounds[d][i];
+    }
+    return n;
+}
+
+static const void *get_chunk(void *ctx, int64_t li)
+{
+    getter_t *g = ctx;
+    if (li < 0 || li >= g->s->n_keys) return NULL;
+    const char *key = g->s->chunk_keys[li];
+    size_t want = (size_t)chunk_bytes(g->s, li);
+    if (want > g->cap) {
+        free(g->buf);
+        g->buf = malloc(want);
+        if (!g->buf) abort();
+        g->cap = want;
+    }
+    /* GETRANGE windows, pipelined: hiredis 0.14 reads one large value much
+     * slower than the same bytes in 1 MiB replies (measured on a 160 MB
+     * tensor in 8 MB chunks: 0.16 GB/s end to end with one GET per chunk,
+     * 0.3 GB/s with windows). */
+    size_t got = 0;
+    bool bad = false;
+    for (size_t w0 = 0; w0 < want && !bad; w0 += (size_t)GET_WINDOWS * GET_WINDOW) {
+        redisReply *rep[GET_WINDOWS];
+        int n = 0;
+        for (size_t w = w0; n < GET_WINDOWS && w < want; w += GET_WINDOW, n++) {
+            size_t end = w + GET_WINDOW < want ? w + GET_WINDOW : want;
+            if (rq_append(g->rq, g->err, sizeof g->err, "GETRANGE %s %lld %lld", key, (long long)w,
+                          (long long)end - 1))
+                return NULL;
+        }
+        if (rq_flush_replies(g->rq, rep, n, g->err, sizeof g->err)) return NULL;
+        for (int i = 0; i < n; i++) {
+            if (rep[i]->type != REDIS_REPLY_STRING || got + rep[i]->len > want)
+                bad = true;
+            else if (!bad) {
+                memcpy(g->buf + got, rep[i]->str, rep[i]->len);
+                got += rep[i]->len;
+            }
+            freeReplyObject(rep[i]);
+        }
+    }
+    if (got != want) {
+        snprintf(g->err, sizeof g->err, "chunk %s is missing or of the wrong size", key);
+        return NULL;
+    }
+    /* A chunk of zero bytes: any non-NULL pointer will do. */
+    return want ? (const void *)g->buf : (const void *)"";
+}
+
+typedef struct sink_ctx {
+    http_stream_t *st;
+    bool client_gone; /* a write failed: the client hung up (or we stop) */
+} sink_ctx_t;
+
+static int sink(void *ctx, const void *data, size_t n)
+{
+    sink_ctx_t *sc = ctx;
+    if (http_stream_write(sc->st, data, n) == 0) return 0;
+    sc->client_gone = true;
+    return -1;
+}
+
+/* Whether every chunk is in the store (pipelined EXISTS), so that a freed
+ * or lost chunk is a clean error before the answer starts rather than a
+ * truncated body. 1 all there, 0 not (msg says which), -1 Redis failed. */
+static int chunks_present(rq_t *rq, const plan_src_t *s, char *msg, size_t msglen)
+{
+    redisReply *rep[PIPE_CMDS];
+    for (int64_t i0 = 0; i0 < s->n_keys; i0 += PIPE_CMDS) {
+        int n = (int)(s->n_keys - i0 < PIPE_CMDS ? s->n_keys - i0 : PIPE_CMDS);
+        for (int i = 0; i < n; i++)
+            if (rq_append(rq, msg, msglen, "EXISTS %s", s->chunk_keys[i0 + i])) return -1;
+        if (rq_flush_replies(rq, rep, n, msg, msglen)) return -1;
+        int64_t missing = -1;
+        for (int i = 0; i < n; i++) {
+            if (missing < 0 && (rep[i]->type != REDIS_REPLY_INTEGER || rep[i]->integer != 1))
+                missing = i0 + i;
+            freeReplyObject(rep[i]);
+        }
+        if (missing >= 0) {
+            snprintf(msg, msglen, "chunk %s of tensor \"%s\" is gone from the chunk store",
+                     s->chunk_keys[missing], s->key);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_reply_t *out)
+{
+    conns_t *c = state;
+    tensor_arg_t *a = arg;
+    plan_src_t s;
+    int64_t nbytes;
+    char err[512];
+    if (read_tensor(c, a, &s, &nbytes, out) != 1) return;
+    if (!c->rq) {
+        gw_reply_rq_error(out, "reading chunks", "bad redis URL");
+        goto row;
+    }
+    int ok = chunks_present(c->rq, &s, err, sizeof err);
+    if (ok < 0) {
+        gw_reply_rq_error(out, "reading chunks", err);
+        goto row;
+    }
+    if (ok == 0) {
+        http_reply_error(out, 500, "data_lost", "%s", err);
+        goto row;
+    }
+
+    /* Only shape, dt, nchunks and bounds are read by the assembler. */
+    tgrid_t G;
+    memset(&G, 0, sizeof G);
+    G.shape = s.shape;
+    G.dt = s.dt;
+    G.total = s.n_keys;
+    for (int d = 0; d < s.shape.ndim; d++) {
+        G.nchunks[d] = s.nch[d];
+        G.bounds[d] = s.bounds[d];
+    }
+    getter_t g = {.rq = c->rq, .s = &s};
+    sink_ctx_t sc = {.st = st};
+    int rc;
+    if (a->npy) {
+        http_stream_begin(st, 200, "application/x-npy", (size_t)asm_npy_size(&G));
+        rc = asm_stream_npy(&G, get_chunk, &g, sink, &sc, err, sizeof err);
+    } else {
+        http_stream_begin(st, 200, "application/json", SIZE_MAX);
+        rc = asm_stream_json(&G, get_chunk, &g, sink, &sc, err, sizeof err);
+    }
+    free(g.buf);
+    if (rc && sc.client_gone) {
+        log_debug("tensor %s/%s: the client left during the download", a->sid, a->key);
+        http_stream_fail(st);
+    } else if (rc) {
+        /* Started already: the client sees a truncated answer. */
+        log_warning("tensor %s/%s: streaming stopped: %s%s%s", a->sid, a->key, err,
+                    g.err[0] ? ": " : "", g.err);
+        http_stream_fail(st);
+    }
+row:
+    plan_src_close(&s);
+}
+
+/* .npy when asked by ?format=npy or an Accept naming application/x-npy;
+ * JSON otherwise (?format=json forces it). */
+void gw_h_tensor_data(http_req_t *r)
+{
+    tensor_arg_t a;
+    if (!take_tensor(r, &a)) return;
+    const char *fmt = http_query(r, "format");
+    const char *accept = http_header(r, "accept");
+    if (fmt && strcmp(fmt, "npy") != 0 && strcmp(fmt, "json") != 0) {
+        gw_send_error(r, 400, "invalid_request", "format must be npy or json");
+        return;
+    }
+    a.npy = fmt ? strcmp(fmt, "npy") == 0 : accept && strstr(accept, "application/x-npy");
+    http_defer_stream(r, job_tensor_data, &a, sizeof a);
+}
+
+/* ---- POST /api/v1/sessions/{sid}/tensors?key=K&chunk_size=C -------------- */
+
+typedef struct upload_arg {
+    char sid[ID_MAX + 1];
+    char key[GRAPH_KEY_MAX + 1];
+    int n_chunk; /* 0: absent; 1: one length for every axis; else one per axis */
+    int64_t chunk[MR_MAXDIM];
+    size_t len;
+    char body[]; /* the .npy image: travels in the job's argument */
+} upload_arg_t;
+
+/* "C" or "C1,C2,...": positive integers. -1 when malformed. */
+static int parse_chunk_size(const char *s, int64_t *out)
+{
+    int n = 0;
+    const char *p = s;
+    for (;;) {
+        char *end;
+        if (*p < '0' || *p > '9' || n == MR_MAXDIM) return -1;
+        long long v = strtoll(p, &end, 10);
+        if (v <= 0 || end == p) return -1;
+        out[n++] = v;
+        if (*end == '\0') return n;
+        if (*end != ',') return -1;
+        p = end + 1;
+    }
+}
+
+/* The chunk lengths when the upload names none: whole axes, halving the
+ * longest until a chunk is at most UPLOAD_CHUNK_BYTES. */
+static void default_chunks(const shape_t *sh, dtype_t dt, int64_t *chunk)
+{
+    for (int d = 0; d < sh->ndim; d++)
+        chunk[d] = sh->d[d] > 0 ? sh->d[d] : 1;
+    for (;;) {
+        int64_t bytes = (int64_t)dt_size(dt);
+        int big = 0;
+        for (int d = 0; d < sh->ndim; d++) {
+            bytes *= chunk[d];
+            if (chunk[d] > chunk[big]) big = d;
+        }
+        if (sh->ndim == 0 || bytes <= UPLOAD_CHUNK_BYTES || chunk[big] == 1) return;
+        chunk[big] = (chunk[big] + 1) / 2;
+    }
+}
+
+/* Copies the box at off with lengths len out of the C-order array src
+ * (shape sh) into dst, contiguous. */
+static void copy_box(const char *src, const shape_t *sh, size_t isz, const int64_t *off,
+                     const int64_t *len, char *dst)
+{
+    int nd = sh->ndim;
+    if (nd == 0) {
+        memcpy(dst, src, isz);
+        return;
+    }
+    int64_t total = 1;
+    for (int d = 0; d < nd; d++)
+        total *= len[d];
+    if (total == 0) return;
+    int64_t stride[MR_MAXDIM], idx[MR_MAXDIM] = {0};
+    stride[nd - 1] = 1;
+    for (int d = nd - 2; d >= 0; d--)
+        stride[d] = stride[d + 1] * sh->d[d + 1];
+    size_t row = (size_t)len[nd - 1] * isz;
+    for (;;) {
+        int64_t at = 0;
+        for (int d = 0; d < nd; d++)
+            at += (off[d] + idx[d]) * stride[d];
+        memcpy(dst, src + at * (int64_t)isz, row);
+        dst += row;
+        int d = nd - 2;
+        while (d >= 0 && ++idx[d] == len[d])
+            idx[d--] = 0;
+        if (d < 0) return;
+    }
+}
+
+/* Deletes keys[0..n) from Redis, pipelined in bounded batches. Best effort:
+ * a failure is logged (the keys are garbage, not data anyone reads). */
+static void del_keys(rq_t *rq, char **keys, int64_t n)
+{
+    char err[256];
+    if (!rq) return;
+    for (int64_t i0 = 0; i0 < n; i0 += PIPE_CMDS) {
+        int64_t m = n - i0 < PIPE_CMDS ? n - i0 : PIPE_CMDS;
+        for (int64_t i = 0; i < m; i++)
+            rq_append(rq, err, sizeof err, "DEL %s", keys[i0 + i]);
+        if (rq_flush(rq, err, sizeof err)) {
+            log_warning("freeing %lld chunk keys: %s", (long long)n, err);
+            return;
+        }
+    }
+}
+
+static void job_upload(void *state, void *arg, http_reply_t *out)
+{
+    conns_t *c = state;
+    upload_arg_t *a = arg;
+    char err[512];
+    dtype_t dt;
+    shape_t sh;
+    const void *data;
+    size_t nbytes;
+    plan_src_t s;
+    memset(&s, 0, sizeof s);
+    char *buf = NULL;
+    PGresult *res;
+
+    if (npy_parse(a->body, a->len, &dt, &sh, &data, &nbytes, err, sizeof err)) {
+        http_reply_error(out, 400, "invalid_npy", "the body is not a .npy this engine reads: %s",
+                         err);
+        return;
+    }
+    int64_t chunk[MR_MAXDIM];
+    if (a->n_chunk == 0)
+        default_chunks(&sh, dt, chunk);
+    else if (a->n_chunk == 1 || a->n_chunk == sh.ndim)
+        for (int d = 0; d < sh.ndim; d++)
+            chunk[d] = a->chunk[a->n_chunk == 1 ? 0 : d];
+    else {
+        http_reply_error(out, 400, "invalid_request",
+                         "chunk_size has %d lengths for a tensor of %d axes", a->n_chunk, sh.ndim);
+        return;
+    }
+    const char *sp[] = {a->sid};
+    res = db_query(c->db, "SELECT 1 FROM sessions WHERE id = $1", 1, sp, err, sizeof err);
+    if (!res) {
+        gw_reply_db_error(out, c, "reading a session", err);
+        return;
+    }
+    bool found = PQntuples(res) == 1;
+    PQclear(res);
+    if (!found) {
+        http_reply_error(out, 404, "not_found", "no session '%s'", a->sid);
+        return;
+    }
+    if (!c->rq) {
+        gw_reply_rq_error(out, "storing chunks", "bad redis URL");
+        return;
+    }
+
+    /* The grid: bounds per axis, chunk keys in C order. */
+    snprintf(s.key, sizeof s.key, "%s", a->key);
+    s.shape = sh;
+    s.dt = dt;
+    s.n_keys = 1;
+    for (int d = 0; d < sh.ndim; d++) {
+        int64_t ext = sh.d[d];
+        s.nch[d] = ext == 0 ? 1 : (ext + chunk[d] - 1) / chunk[d];
+        s.bounds[d] = malloc(sizeof(int64_t) * (size_t)(s.nch[d] + 1));
+        if (!s.bounds[d]) abort();
+        for (int64_t i = 0; i <= s.nch[d]; i++)
+            s.bounds[d][i] = i * chunk[d] < ext ? i * chunk[d] : ext;
+        s.n_keys *= s.nch[d];
+    }
+    graph_limits_t lim;
+    graph_limits_default(&lim);
+    if (s.n_keys > lim.max_chunks) {
+        http_reply_error(out, 400, "invalid_request",
+                         "%lld chunks, more than the %lld a tensor may have: use a larger "
+                         "chunk_size",
+                         (long long)s.n_keys, (long long)lim.max_chunks);
+        goto grid;
+    }
+    char id[33];
+    svc_random_id(id);
+    s.chunk_keys = calloc((size_t)s.n_keys, sizeof *s.chunk_keys);
+    if (!s.chunk_keys) abort();
+    size_t isz = dt_size(dt);
+    int64_t most = 0;
+    for (int64_t li = 0; li < s.n_keys; li++) {
+        char key[128];
+        snprintf(key, sizeof key, "chunk:up:%s:%lld", id, (long long)li);
+        s.chunk_keys[li] = strdup(key);
+        if (!s.chunk_keys[li]) abort();
+        if (chunk_bytes(&s, li) > most) most = chunk_bytes(&s, li);
+    }
+
+    /* SETs pipelined, each chunk copied out of the body into its own
+     * buffer (hiredis copies the value into its output buffer at append,
+     * so one buffer serves every chunk). */
+    buf = malloc(most ? (size_t)most : 1);
+    if (!buf) abort();
+    int queued = 0;
+    size_t queued_bytes = 0;
+    for (int64_t li = 0; li < s.n_keys; li++) {
+        int64_t off[MR_MAXDIM], len[MR_MAXDIM], rest = li;
+        for (int d = sh.ndim - 1; d >= 0; d--) {
+            int64_t i = rest % s.nch[d];
+            rest /= s.nch[d];
+            off[d] = s.bounds[d][i];
+            len[d] = s.bounds[d][i + 1] - s.bounds[d][i];
+        }
+        size_t cb = (size_t)chunk_bytes(&s, li);
+        copy_box(data, &sh, isz, off, len, buf);
+        if (rq_append(c->rq, err, sizeof err, "SET %s %b", s.chunk_keys[li], buf, cb)) break;
+        queued++;
+        queued_bytes += cb;
+        if (queued == PIPE_CMDS || queued_bytes >= PIPE_BYTES || li == s.n_keys - 1) {
+            if (rq_flush(c->rq, err, sizeof err)) {
+                queued = -1;
+                break;
+            }
+            queued = 0;
+            queued_bytes = 0;
+        }
+    }
+    if (queued != 0) {
+        gw_reply_rq_error(out, "storing chunks", err);
+        del_keys(c->rq, s.chunk_keys, s.n_keys);
+        goto keys;
+    }
+
+    /* The row, replacing one of the same key; the replaced tensor's chunks
+     * go once no row references them. */
+    json_t *srcj = plan_src_json(&s);
+    char *bounds = json_dumps(json_object_get(srcj, "bounds"), JSON_COMPACT);
+    json_t *shape = json_array(), *keys = json_array();
+    for (int d = 0; d < sh.ndim; d++)
+        json_array_append_new(shape, json_integer(sh.d[d]));
+    for (int64_t li = 0; li < s.n_keys; li++)
+        json_array_append_new(keys, json_string(s.chunk_keys[li]));
+    char *shape_s = json_dumps(shape, JSON_COMPACT), *keys_s = json_dumps(keys, JSON_COMPACT);
+    json_decref(srcj);
+    json_decref(shape);
+    json_decref(keys);
+    char nb[32];
+    snprintf(nb, sizeof nb, "%zu", nbytes);
+    const char *params[] = {a->sid, a->key, shape_s, dt_name(dt), bounds, keys_s, nb};
+    res = db_query(
+        c->db,
+        "WITH old AS (SELECT chunk_keys FROM tensors WHERE session_id = $1 AND key = $2),"
+        " up AS (INSERT INTO tensors (session_id, key, task_id, shape, dtype, bounds,"
+        "         chunk_keys, nbytes)"
+        "   SELECT $1, $2, NULL,"
+        "    ARRAY(SELECT json_array_elements_text($3::json)::bigint), $4, $5::jsonb,"
+        "    ARRAY(SELECT json_array_elements_text($6::json)), $7::bigint"
+        "   ON CONFLICT (session_id, key) DO UPDATE SET task_id = NULL, shape = EXCLUDED.shape,"
+        "    dtype = EXCLUDED.dtype, bounds = EXCLUDED.bounds, chunk_keys = EXCLUDED.chunk_keys,"
+        "    nbytes = EXCLUDED.nbytes, created_at = now())"
+        " SELECT k FROM old, unnest(old.chunk_keys) k",
+        7, params, err, sizeof err);
+    free(bounds);
+    free(shape_s);
+    free(keys_s);
+    if (!res) {
+        if (strcmp(db_sqlstate(c->db), "23503") == 0)
+            http_reply_error(out, 404, "not_found", "no session '%s'", a->sid);
+        else
+            gw_reply_db_error(out, c, "recording the tensor", err);
+        del_keys(c->rq, s.chunk_keys, s.n_keys);
+        goto keys;
+    }
+    int n_old = PQntuples(res);
+    if (n_old > 0) {
+        /* Old keys no row references any more (another session's row or a
+         * task's may share none of an upload's, but a task's may). */
+        json_t *olds = json_array();
+        for (int i = 0; i < n_old; i++)
+            json_array_append_new(olds, json_string(PQgetvalue(res, i, 0)));
+        char *olds_s = json_dumps(olds, JSON_COMPACT);
+        json_decref(olds);
+        const char *op[] = {olds_s};
+        PGresult *fr = db_query(c->db,
+                                "SELECT k FROM json_array_elements_text($1::json) k"
+                                " WHERE NOT EXISTS (SELECT 1 FROM tensors t"
+                                "                   WHERE t.chunk_keys @> ARRAY[k])",
+                                1, op, err, sizeof err);
+        free(olds_s);
+        if (fr) {
+            int nf = PQntuples(fr);
+            char **fk = malloc(sizeof *fk * (size_t)(nf ? nf : 1));
+            if (!fk) abort();
+            for (int i = 0; i < nf; i++)
+                fk[i] = PQgetvalue(fr, i, 0);
+            del_keys(c->rq, fk, nf);
+            free(fk);
+            PQclear(fr);
+        } else {
+            log_warning("tensor %s/%s: finding the replaced chunks: %s", a->sid, a->key, err);
+        }
+    }
+    PQclear(res);
+    http_reply_json(out, 201, tensor_json(&s, (int64_t)nbytes));
+keys:
+    free(buf);
+grid:
+    plan_src_close(&s);
+}
+
+void gw_h_upload_tensor(http_req_t *r)
+{
+    id_arg_t sid;
+    if (!gw_take_id(r, 0, "session", &sid)) return;
+    const char *key = http_query(r, "key");
+    const char *cs = http_query(r, "chunk_size");
+    if (!key || !valid_key(key)) {
+        gw_send_error(r, 400, "invalid_request",
+                      "key=K is required: 1-128 characters of [A-Za-z0-9_.-]");
+        return;
+    }
+    int64_t chunk[MR_MAXDIM];
+    int n_chunk = 0;
+    if (cs && (n_chunk = parse_chunk_size(cs, chunk)) < 0) {
+        gw_send_error(r, 400, "invalid_request",
+                      "chunk_size must be a positive integer or a comma list of them, one per "
+                      "axis");
+        return;
+    }
+    size_t len;
+    const char *body = http_body(r, &len);
+    upload_arg_t *a = malloc(sizeof *a + len);
+    if (!a) abort();
+    memset(a, 0, sizeof *a);
+    memcpy(a->sid, sid.id, sizeof a->sid);
+    snprintf(a->key, sizeof a->key, "%s", key);
+    a->n_chunk = n_chunk;
+    memcpy(a->chunk, chunk, sizeof(int64_t) * (size_t)n_chunk);
+    a->len = len;
+    memcpy(a->body, body, len);
+    http_defer(r, job_upload, a, sizeof *a + len);
+    free(a);
+}
+
+/* ---- PUT /api/v1/files/{name} -------------------------------------------- */
+
+typedef struct file_arg {
+    char name[FILE_NAME_MAX + 1];
+    size_t len;
+    char body[];
+} file_arg_t;
+
+static bool valid_file_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > FILE_NAME_MAX || strstr(s, "..")) return false;
+    for (; *s; s++) {
+        char ch = *s;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '.' || ch == '-'))
+            return false;
+    }
+    return true;
+}
+
+static void job_put_file(void *state, void *arg, http_reply_t *out)
+{
+    conns_t *c = state;
+    file_arg_t *a = arg;
+    char err[512];
+    if (!c->rq) {
+        gw_reply_rq_error(out, "storing a file", "bad redis URL");
+        return;
+    }
+    redisReply *rr = rq_command(c->rq, err, sizeof err, "SET file:%s %b", a->name, a->body, a->len);
+    if (!rr) {
+        gw_reply_rq_error(out, "storing a file", err);
+        return;
+    }
+    freeReplyObject(rr);
+    http_reply_json(out, 201,
+                    json_pack("{s:s,s:I}", "name", a->name, "nbytes", (json_int_t)a->len));
+}
+
+void gw_h_put_file(http_req_t *r)
+{
+    const char *name = http_param(r, 0);
+    if (!valid_file_name(name)) {
+        gw_send_error(r, 400, "invalid_request",
+                      "a file name is 1-255 characters of [A-Za-z0-9._-], without \"..\"");
+        return;
+    }
+    size_t len;
+    const char *body = http_body(r, &len);
+    file_arg_t *a = malloc(sizeof *a + len);
+    if (!a) abort();
+    memset(a, 0, sizeof *a);
+    snprintf(a->name, sizeof a->name, "%s", name);
+    a->len = len;
+    memcpy(a->body, body, len);
+    http_defer(r, job_put_file, a, sizeof *a + len);
+    free(a);
+}
+
+/* ---- DELETE /api/v1/sessions/{sid} --------------------------------------- */
+
+/* Every chunk:<tid>:* key of a task (SCAN, bounded batches). */
+static int del_task_chunks(rq_t *rq, const char *tid, char *err, size_t errlen)
+{
+    char pattern[128], cursor[32] = "0";
+    snprintf(pattern, sizeof pattern, "chunk:%s:*", tid);
+    do {
+        redisReply *rr =
+            rq_command(rq, err, errlen, "SCAN %s MATCH %s COUNT 1000", cursor, pattern);
+        if (!rr) return -1;
+        if (rr->type != REDIS_REPLY_ARRAY || rr->elements != 2) {
+            snprintf(err, errlen, "unexpected SCAN reply");
+            freeReplyObject(rr);
+            return -1;
+        }
+        snprintf(cursor, sizeof cursor, "%s", rr->element[0]->str);
+        redisReply *ks = rr->element[1];
+        char **keys = malloc(sizeof *keys * (ks->elements ? ks->elements : 1));
+        if (!keys) abort();
+        for (size_t i = 0; i < ks->elements; i++)
+            keys[i] = ks->element[i]->str;
+        del_keys(rq, keys, (int64_t)ks->elements);
+        free(keys);
+        freeReplyObject(rr);
+    } while (strcmp(cursor, "0") != 0);
+    return 0;
+}
+
+static void job_delete_session(void *state, void *arg, http_reply_t *out)
+{
+    conns_t *c = state;
+    id_arg_t *a = arg;
+    char err[512];
+    const char *params[] = {a->id};
+    /* One statement: the keys and tasks as they were, and the rows gone
+     * (tasks, chunks, events and tensors go with the session: ON DELETE
+     * CASCADE). A supervisor running one of its tasks finds the task gone. */
+    PGresult *res =
+        db_query(c->db,
+                 "WITH k AS (SELECT coalesce(json_agg(x), '[]') AS keys FROM tensors t,"
+                 "           unnest(t.chunk_keys) x WHERE t.session_id = $1),"
+                 " tk AS (SELECT coalesce(json_agg(json_build_array(id, status)), '[]') AS tasks"
+                 "        FROM tasks WHERE session_id = $1),"
+                 " d AS (DELETE FROM sessions WHERE id = $1 RETURNING id)"
+                 " SELECT (SELECT count(*) FROM d), k.keys::text, tk.tasks::text FROM k, tk",
+                 1, params, err, sizeof err);
+    if (!res) {
+        gw_reply_db_error(out, c, "deleting a session", err);
+        return;
+    }
+    if (strcmp(PQgetvalue(res, 0, 0), "0") == 0) {
+        http_reply_error(out, 404, "not_found", "no session '%s'", a->id);
+        PQclear(res);
+        return;
+    }
+    json_t *keys = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
+    json_t *tasks = json_loads(PQgetvalue(res, 0, 2), 0, NULL);
+    PQclear(res);
+    *out = (http_reply_t){.status = 204};
+    if (c->rq && keys && tasks) {
+        size_t n = json_array_size(keys);
+        char **ks = malloc(sizeof *ks * (n ? n : 1));
+        if (!ks) abort();
+        for (size_t i = 0; i < n; i++)
+            ks[i] = (char *)json_string_value(json_array_get(keys, i));
+        del_keys(c->rq, ks, (int64_t)n);
+        free(ks);
+        size_t i;
+        json_t *t;
+        json_array_foreach(tasks, i, t)
+        {
+            const char *tid = json_string_value(json_array_get(t, 0));
+            const char *status = json_string_value(json_array_get(t, 1));
+            if (!tid) continue;
+            char key[128];
+            /* An open task: tell its workers to stop (the key expires by
+             * itself), then drop what it wrote. */
+            if (strcmp(status, "pending") == 0 || strcmp(status, "running") == 0) {
+                snprintf(key, sizeof key, "mars:task:%s:cancel", tid);
+                redisReply *rr = rq_command(c->rq, err, sizeof err, "SET %s 1 EX 86400", key);
+                if (rr) freeReplyObject(rr);
+            }
+            snprintf(key, sizeof key, "mars:plan:%s", tid);
+            redisReply *rr = rq_command(c->rq, err, sizeof err, "DEL %s", key);
+            if (rr) freeReplyObject(rr);
+            if (del_task_chunks(c->rq, tid, err, sizeof err))
+                log_warning("session %s: freeing the chunks of task %s: %s", a->id, tid, err);
+        }
+    }
+    json_decref(keys);
+    json_decref(tasks);
+}
+
+void gw_h_delete_session(http_req_t *r)
+{
+    id_arg_t a;
+    if (gw_take_id(r, 0, "session", &a)) http_defer(r, job_delete_session, &a, sizeof a);
+}
