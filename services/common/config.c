@@ -226,6 +226,20 @@ static int set_web_port(cfg_t *c, const char *v, char *err, size_t errlen)
     return 0;
 }
 
+static int set_worker_timeout(cfg_t *c, const char *v, char *err, size_t errlen)
+{
+    char *end;
+    double sec = strtod(v, &end);
+    /* 0.1 s: below a heartbeat's interval every worker looks dead; an hour
+     * is past any pause worth waiting for. */
+    if (end == v || *end || !(sec >= 0.1 && sec <= 3600)) {
+        snprintf(err, errlen, "'%s' is not a number of seconds from 0.1 to 3600", v);
+        return -1;
+    }
+    c->worker_timeout_ms = (int)(sec * 1000 + 0.5);
+    return 0;
+}
+
 static int set_config_file(cfg_t *c, const char *v, char *err, size_t errlen)
 {
     return copy_str(c->config_file, sizeof c->config_file, v, "config file path", err, errlen);
@@ -420,22 +434,25 @@ static const opt_t OPTS[] = {
     {"supervisors", 's', ALL, "LIST", set_supervisors, NULL},
     {"pg-dsn", 0, ALL, "DSN", set_pg_dsn, NULL},
     {"redis-url", 0, ALL, "URL", set_redis_url, NULL},
+    {"worker-timeout", 0, CFG_SUPERVISOR, "SECONDS", set_worker_timeout,
+     "a worker whose heartbeat is older than this is dead: its running jobs are queued "
+     "again (default 10)"},
     {"migrations-dir", 0, CFG_SUPERVISOR, "DIR", set_migrations_dir,
      "where the NNNN_*.sql migrations are (default: db/migrations of the source tree the "
      "program was built in, else ./db/migrations)"},
     {"max-body-size", 0, CFG_SUPERVISOR | CFG_GATEWAY, "SIZE", set_max_body,
      "largest request body the REST API accepts, larger ones get 413 (default 256m)"},
     {"n-cpu", 0, CFG_WORKER, "N", set_n_cpu,
-     "slots that run chunk kernels at once, never more cores than this (default: all CPUs "
-     "this process may use); reported to the cluster now, slots run with task execution"},
+     "slots that run chunk kernels at once, each single-threaded: never more cores than this "
+     "(default: all CPUs this process may use)"},
     {"n-io-process", 0, CFG_WORKER, "N", set_n_io,
      "threads for network transfer (default 1); takes effect with task execution"},
     {"cuda-devices", 0, CFG_WORKER, "LIST", set_cuda,
      "CUDA device indices such as 0,1; \"\" for none (default: every /dev/nvidiaN present); "
      "reported now, used by kernels with task execution"},
     {"cache-mem", 0, CFG_WORKER, "SIZE", set_cache_mem,
-     "memory for cached chunk data, " SIZE_NOTE " (default 40% of --phy-mem); reported now, "
-     "the cache comes with task execution"},
+     "memory for cached chunk data (least recently used evicted first), " SIZE_NOTE
+     " (default 40% of --phy-mem)"},
     {"phy-mem", 0, CFG_WORKER, "SIZE", set_phy_mem,
      "total memory the worker may use, " SIZE_NOTE " (default: all memory); soft and hard "
      "limits at 75% and 90% of it are enforced with task execution, reported as memory_limit "
@@ -567,6 +584,7 @@ void cfg_init(cfg_t *c, cfg_service_t svc)
     c->cpu_count = procstat_cpu_count();
     log_settings_init(&c->log);
     c->web_port = -1;
+    c->worker_timeout_ms = 10000;
     c->max_body = svc == CFG_WORKER ? CFG_SERVICE_MAX_BODY : CFG_DEFAULT_MAX_BODY;
     c->n_io = 1;
     c->n_cuda = -1; /* not given: every device present, found at finish */

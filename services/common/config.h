@@ -68,6 +68,7 @@ typedef struct cfg {
     bool log_level_set, log_format_set; /* explicit ones win over --log-conf */
 
     int web_port; /* supervisor -w; -1: none */
+    int worker_timeout_ms; /* supervisor --worker-timeout */
     int n_supervisors;
     cfg_endpoint_t supervisors[CFG_MAX_ENDPOINTS];
     bool has_pg_dsn, has_redis_url; /* given by flag, file or environment */

@@ -308,3 +308,37 @@ int rq_ping(rq_t *r, char *err, size_t errlen)
     freeReplyObject(rep);
     return 0;
 }
+
+int rq_flush_replies(rq_t *r, redisReply **out, int n, char *err, size_t errlen)
+{
+    if (n != r->pending) {
+        snprintf(err, errlen, "redis: %d replies asked for, %d commands queued", n, r->pending);
+        return -1;
+    }
+    if (!r->ctx) {
+        snprintf(err, errlen, "redis: connection lost before the flush");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        void *rep = NULL;
+        if (redisGetReply(r->ctx, &rep) != REDIS_OK) {
+            snprintf(err, errlen, "redis: %s",
+                     r->ctx->errstr[0] ? r->ctx->errstr : strerror(errno));
+            drop(r);
+            for (int k = 0; k < i; k++)
+                freeReplyObject(out[k]);
+            return -1;
+        }
+        r->pending--;
+        out[i] = rep;
+    }
+    for (int i = 0; i < n; i++) {
+        if (out[i]->type == REDIS_REPLY_ERROR) {
+            snprintf(err, errlen, "redis: %s", out[i]->str);
+            for (int k = 0; k < n; k++)
+                freeReplyObject(out[k]);
+            return -1;
+        }
+    }
+    return 0;
+}

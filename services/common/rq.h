@@ -46,6 +46,11 @@ redisReply *rq_command_blocking(rq_t *r, int block_ms, char *err, size_t errlen,
  * reads every reply, failing if any is an error. */
 int rq_append(rq_t *r, char *err, size_t errlen, const char *fmt, ...);
 int rq_flush(rq_t *r, char *err, size_t errlen);
+/* The same, handing the replies over: out[i] is the reply of the i-th
+ * queued command (the caller frees each with freeReplyObject). n must be
+ * the number of commands queued. On any failure or error reply every reply
+ * is freed and -1 returned with err. */
+int rq_flush_replies(rq_t *r, redisReply **out, int n, char *err, size_t errlen);
 int rq_ping(rq_t *r, char *err, size_t errlen);
 
 #endif

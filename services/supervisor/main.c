@@ -2,10 +2,9 @@
  * heartbeats, answers its service port (/health, /metrics, cluster-info)
  * and, with -w, serves the gateway in the same process.
  *
- * Task ownership, tiling (engine/) and chunk dispatch through Redis plug in
- * at the heartbeat loop below, once the engine's tiler exists: each turn
- * will claim pending tasks whose lease expired (tasks.owner_id,
- * lease_expires_at), renew the leases it holds, and push ready chunks. */
+ * Task execution (claiming, tiling through engine/, dispatch, completions,
+ * task ends, dead workers) runs on the scheduler's own thread with its own
+ * connections: sched.h. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "mig.h"
 #include "proto.h"
 #include "rq.h"
+#include "sched.h"
 #include "svc.h"
 
 #define LOG_MODULE "supervisor"
@@ -43,6 +43,7 @@ typedef struct sup {
     metrics_registry_t *metrics;
     http_server_t *http;
     gw_t *gw;
+    sched_t *sched;
     metrics_counter_t *beats, *beat_failures;
     bool beat_ok;
 } sup_t;
@@ -231,6 +232,16 @@ int main(int argc, char **argv)
         goto serve;
     }
     s.beat_ok = true;
+    sched_opts_t so = {.id = s.id,
+                       .pg_dsn = s.cfg.pg_dsn,
+                       .redis_url = s.cfg.redis_url,
+                       .worker_timeout_ms = s.cfg.worker_timeout_ms,
+                       .metrics = s.metrics};
+    if (sched_start(&so, &s.sched, err, sizeof err)) {
+        log_error("scheduler: %s", err);
+        deregister(&s);
+        goto serve;
+    }
     log_info("supervisor %s at %s%s%s", s.id, s.address, s.gw ? ", gateway at " : "",
              s.web_address);
 
@@ -239,11 +250,12 @@ int main(int argc, char **argv)
         int64_t wait = next - svc_now_ms();
         if (svc_wait(wait > 0 ? (int)wait : 0)) break;
         heartbeat(&s);
-        /* Task claiming, lease renewal and chunk dispatch go here. */
         /* Fixed rate; after a stall, resume from now rather than catch up. */
         next += PROTO_HEARTBEAT_MS;
         if (next < svc_now_ms()) next = svc_now_ms() + PROTO_HEARTBEAT_MS;
     }
+    sched_free(s.sched); /* our tasks' leases end now: others take them over */
+    s.sched = NULL;
     deregister(&s);
     code = 0;
 serve:

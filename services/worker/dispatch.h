@@ -1,15 +1,17 @@
-/* dispatch.h: the worker's job loop, the seam where task execution plugs in.
+/* dispatch.h: the worker's job loop (docs/cluster-protocol.md).
  *
- * Now: it owns the counters the heartbeat reports (chunks running and done,
- * cache bytes), all zero, and takes no job from the queue, so that a worker
- * started today never takes a job it cannot run.
- *
- * With the engine's tiler and executor: dispatch_start starts n_cpu slot
- * threads; each moves a job from the Redis queue to its own processing list
- * (BLMOVE, with a block timeout below the socket timeout, see rq.h), reads
- * the inputs (cache, then chunk store), runs the kernel through engine/
- * with single-threaded BLAS, writes the output chunk, reports completion
- * with the job's attempt, and drops the job from its processing list. */
+ * dispatch_start starts n_cpu slot threads, each with its own Redis
+ * connection and single-threaded BLAS (kern_init), so that the worker never
+ * runs more kernels at once than --n-cpu. A slot moves a job message
+ * "<task_id> <job_index> <attempt>" from mars:jobs to mars:processing:<id>
+ * (BLMOVE, block timeout below the socket timeout, see rq.h), drops it when
+ * mars:task:<tid>:cancel is set or the task's plan is gone, re-tiles the
+ * task from mars:plan:<tid> (a few recent plans are cached, checked against
+ * the stored plan's first bytes on every job so that a new owner is seen at
+ * once), reads the inputs (the worker's chunk cache, bounded by --cache-mem
+ * and evicted least recently used first, else one pipelined GET), runs the
+ * job through exec_job, SETs chunk:<tid>:<job>, RPUSHes the completion to
+ * mars:done:<owner> and LREMs the message. */
 #ifndef MARS_WORKER_DISPATCH_H
 #define MARS_WORKER_DISPATCH_H
 
@@ -26,8 +28,9 @@ typedef struct dispatch_stats {
     int64_t cache_used;
 } dispatch_stats_t;
 
-/* c must outlive the dispatcher. NULL only on OOM. */
-dispatch_t *dispatch_create(const cfg_t *c);
+/* c must outlive the dispatcher; worker_id names its processing list and
+ * its completions (copied). NULL only on OOM. */
+dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id);
 int dispatch_start(dispatch_t *d, char *err, size_t errlen);
 /* Safe from any thread. */
 void dispatch_stats(const dispatch_t *d, dispatch_stats_t *out);

@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# Runs examples/dtype-promotion.json on a running cluster (`make run`) with curl: see
+# examples/submit.sh for what it does and its settings (MARS_URL, OUT, ...).
+exec "$(dirname "$0")/submit.sh" "$(dirname "$0")/dtype-promotion.json"

@@ -1,0 +1,282 @@
+/* plan.c: task plans (see plan.h). */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void plan_src_close(plan_src_t *s)
+{
+    for (int d = 0; d < MR_MAXDIM; d++) {
+        free(s->bounds[d]);
+        s->bounds[d] = NULL;
+    }
+    for (int64_t i = 0; s->chunk_keys && i < s->n_keys; i++)
+        free(s->chunk_keys[i]);
+    free(s->chunk_keys);
+    s->chunk_keys = NULL;
+    s->n_keys = 0;
+}
+
+int plan_src_parse(json_t *obj, plan_src_t *out, char *err, size_t errlen)
+{
+    json_t *shape = json_object_get(obj, "shape"), *dt = json_object_get(obj, "dtype");
+    json_t *bounds = json_object_get(obj, "bounds"), *keys = json_object_get(obj, "chunk_keys");
+    char key[GRAPH_KEY_MAX + 1];
+    memcpy(key, out->key, sizeof key);
+    memset(out, 0, sizeof *out);
+    memcpy(out->key, key, sizeof key);
+    if (!json_is_array(shape) || !json_is_string(dt) || !json_is_array(bounds) ||
+        !json_is_array(keys) || json_array_size(shape) > MR_MAXDIM ||
+        json_array_size(bounds) != json_array_size(shape) ||
+        dt_parse(json_string_value(dt), &out->dt)) {
+        snprintf(err, errlen, "session tensor \"%s\": malformed description", key);
+        return -1;
+    }
+    out->shape.ndim = (int)json_array_size(shape);
+    int64_t total = 1;
+    for (int d = 0; d < out->shape.ndim; d++) {
+        json_t *b = json_array_get(bounds, (size_t)d);
+        out->shape.d[d] = json_integer_value(json_array_get(shape, (size_t)d));
+        size_t nb = json_is_array(b) ? json_array_size(b) : 0;
+        if (out->shape.d[d] < 0 || nb < 2) goto bad;
+        out->nch[d] = (int64_t)nb - 1;
+        out->bounds[d] = malloc(sizeof(int64_t) * nb);
+        if (!out->bounds[d]) goto bad;
+        for (size_t i = 0; i < nb; i++) {
+            json_t *v = json_array_get(b, i);
+            if (!json_is_integer(v)) goto bad;
+            out->bounds[d][i] = json_integer_value(v);
+            if (i > 0 && out->bounds[d][i] < out->bounds[d][i - 1]) goto bad;
+        }
+        if (out->bounds[d][0] != 0 || out->bounds[d][nb - 1] != out->shape.d[d]) goto bad;
+        total *= out->nch[d];
+    }
+    if ((int64_t)json_array_size(keys) != total) goto bad;
+    out->chunk_keys = calloc((size_t)(total ? total : 1), sizeof(char *));
+    if (!out->chunk_keys) goto bad;
+    out->n_keys = total;
+    for (int64_t i = 0; i < total; i++) {
+        json_t *v = json_array_get(keys, (size_t)i);
+        if (!json_is_string(v) || !(out->chunk_keys[i] = strdup(json_string_value(v)))) goto bad;
+    }
+    return 0;
+bad:
+    plan_src_close(out);
+    snprintf(err, errlen, "session tensor \"%s\": inconsistent shape, bounds or chunk keys", key);
+    return -1;
+}
+
+json_t *plan_src_json(const plan_src_t *s)
+{
+    json_t *shape = json_array(), *bounds = json_array(), *keys = json_array();
+    for (int d = 0; d < s->shape.ndim; d++) {
+        json_array_append_new(shape, json_integer(s->shape.d[d]));
+        json_t *b = json_array();
+        for (int64_t i = 0; i <= s->nch[d]; i++)
+            json_array_append_new(b, json_integer(s->bounds[d][i]));
+        json_array_append_new(bounds, b);
+    }
+    for (int64_t i = 0; i < s->n_keys; i++)
+        json_array_append_new(keys, json_string(s->chunk_keys[i]));
+    return json_pack("{s:o,s:s,s:o,s:o}", "shape", shape, "dtype", dt_name(s->dt), "bounds", bounds,
+                     "chunk_keys", keys);
+}
+
+int plan_init(plan_t *p, const char *owner, const char *doc, size_t len)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->owner, sizeof p->owner, "%s", owner);
+    p->doc = malloc(len + 1);
+    if (!p->doc) return -1;
+    memcpy(p->doc, doc, len);
+    p->doc[len] = '\0';
+    p->doc_len = len;
+    return 0;
+}
+
+static plan_src_t *src_find(plan_t *p, const char *key)
+{
+    for (int i = 0; i < p->n_src; i++)
+        if (strcmp(p->src[i].key, key) == 0) return &p->src[i];
+    return NULL;
+}
+
+static plan_src_t *src_add(plan_t *p)
+{
+    if (p->n_src == p->cap_src) {
+        int cap = p->cap_src ? p->cap_src * 2 : 4;
+        plan_src_t *n = realloc(p->src, sizeof *n * (size_t)cap);
+        if (!n) return NULL;
+        p->src = n;
+        p->cap_src = cap;
+    }
+    plan_src_t *s = &p->src[p->n_src];
+    memset(s, 0, sizeof *s);
+    return s;
+}
+
+int plan_parse(plan_t *p, const char *text, size_t len, char *err, size_t errlen)
+{
+    json_error_t je;
+    memset(p, 0, sizeof *p);
+    json_t *root = json_loadb(text, len, 0, &je);
+    json_t *owner = json_object_get(root, "owner"), *doc = json_object_get(root, "doc");
+    json_t *srcs = json_object_get(root, "sources");
+    if (!json_is_string(owner) || !json_is_object(doc) || (srcs && !json_is_object(srcs))) {
+        snprintf(err, errlen, "plan: malformed (%s)",
+                 root ? "missing owner, doc or sources" : je.text);
+        json_decref(root);
+        return -1;
+    }
+    snprintf(p->owner, sizeof p->owner, "%s", json_string_value(owner));
+    p->doc = json_dumps(doc, JSON_COMPACT);
+    if (!p->doc) goto oom;
+    p->doc_len = strlen(p->doc);
+    const char *k;
+    json_t *v;
+    json_object_foreach(srcs, k, v)
+    {
+        plan_src_t *s = src_add(p);
+        if (!s) goto oom;
+        snprintf(s->key, sizeof s->key, "%s", k);
+        if (plan_src_parse(v, s, err, errlen)) {
+            json_decref(root);
+            plan_close(p);
+            return -1;
+        }
+        p->n_src++;
+    }
+    json_decref(root);
+    return 0;
+oom:
+    snprintf(err, errlen, "plan: out of memory");
+    json_decref(root);
+    plan_close(p);
+    return -1;
+}
+
+static int lookup(void *ctx, const char *key, shape_t *shape, dtype_t *dt, int64_t chunk[MR_MAXDIM])
+{
+    plan_t *p = ctx;
+    plan_src_t *s = src_find(p, key);
+    if (!s && p->load) {
+        s = src_add(p);
+        if (!s) return -1;
+        snprintf(s->key, sizeof s->key, "%s", key);
+        if (p->load(p->load_ctx, key, s)) return -1;
+        p->n_src++;
+    }
+    if (!s) return -1;
+    *shape = s->shape;
+    *dt = s->dt;
+    for (int d = 0; d < s->shape.ndim; d++) {
+        int64_t c = s->bounds[d][1] - s->bounds[d][0];
+        chunk[d] = c > 0 ? c : 1;
+    }
+    return 0;
+}
+
+static int source_bounds(void *ctx, const graph_node_t *n, int64_t *nch, const int64_t **bounds)
+{
+    plan_t *p = ctx;
+    plan_src_t *s = src_find(p, n->key);
+    if (!s) return -1;
+    for (int d = 0; d < s->shape.ndim; d++) {
+        nch[d] = s->nch[d];
+        bounds[d] = s->bounds[d];
+    }
+    return 0;
+}
+
+int plan_tile(plan_t *p, char *err, size_t errlen)
+{
+    graph_limits_t lim;
+    graph_limits_default(&lim);
+    graph_session_t sess = {.ctx = p, .lookup = lookup};
+    if (graph_parse(p->doc, p->doc_len, &lim, &sess, &p->g, err, errlen)) return -1;
+    tile_opts_t o;
+    tile_opts_default(&o);
+    o.source_bounds = source_bounds;
+    o.source_ctx = p;
+    if (tile_build(p->g, &lim, &o, &p->t, err, errlen)) return -1;
+    p->node_src = malloc(sizeof(int) * (size_t)(p->g->n_nodes ? p->g->n_nodes : 1));
+    if (!p->node_src) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < p->g->n_nodes; i++) {
+        p->node_src[i] = -1;
+        if (p->g->nodes[i].op != OP_SESSION_TENSOR) continue;
+        plan_src_t *s = src_find(p, p->g->nodes[i].key);
+        if (s) p->node_src[i] = (int)(s - p->src);
+    }
+    return 0;
+}
+
+char *plan_dump(const plan_t *p)
+{
+    json_error_t je;
+    json_t *doc = json_loadb(p->doc, p->doc_len, 0, &je);
+    json_t *srcs = json_object();
+    /* Only the sources the graph uses (a failed lookup may have left none). */
+    for (int i = 0; i < p->n_src; i++)
+        json_object_set_new(srcs, p->src[i].key, plan_src_json(&p->src[i]));
+    json_t *root = json_pack("{s:s,s:o,s:o}", "owner", p->owner, "doc", doc ? doc : json_null(),
+                             "sources", srcs);
+    char *s = root ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(root);
+    return s;
+}
+
+void plan_close(plan_t *p)
+{
+    if (p->t) tile_free(p->t);
+    if (p->g) graph_free(p->g);
+    for (int i = 0; i < p->n_src; i++)
+        plan_src_close(&p->src[i]);
+    free(p->src);
+    free(p->doc);
+    free(p->node_src);
+    memset(p, 0, sizeof *p);
+}
+
+void plan_chunk_key(const plan_t *p, const char *tid, int32_t j, char *out, size_t cap)
+{
+    const job_t *jb = &p->t->jobs[j];
+    if (jb->kind == JK_SOURCE) {
+        int si = p->node_src[jb->node];
+        if (si >= 0 && jb->source_index >= 0 && jb->source_index < p->src[si].n_keys) {
+            snprintf(out, cap, "%s", p->src[si].chunk_keys[jb->source_index]);
+            return;
+        }
+    }
+    snprintf(out, cap, "chunk:%s:%d", tid, (int)j);
+}
+
+int plan_fill_seeds(plan_t *p)
+{
+    int filled = 0;
+    json_error_t je;
+    json_t *doc = json_loadb(p->doc, p->doc_len, 0, &je);
+    json_t *nodes = json_object_get(doc, "nodes");
+    for (size_t i = 0; p->g && i < json_array_size(nodes); i++) {
+        json_t *n = json_array_get(nodes, i);
+        int gi = graph_find(p->g, json_string_value(json_object_get(n, "key")));
+        if (gi < 0) continue;
+        const graph_node_t *gn = &p->g->nodes[gi];
+        if (op_kind(gn->op) != OPK_RANDOM || gn->has_seed || json_object_get(n, "seed")) continue;
+        /* Drawn seeds are 63-bit (graph.c): they fit a JSON int64. */
+        json_object_set_new(n, "seed", json_integer((json_int_t)gn->seed));
+        filled++;
+    }
+    char *text = filled ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    if (filled && !text) return -1;
+    if (text) {
+        free(p->doc);
+        p->doc = text;
+        p->doc_len = strlen(text);
+    }
+    return filled;
+}

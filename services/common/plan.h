@@ -1,0 +1,74 @@
+/* plan.h: a task's plan, what every process needs to re-tile a task exactly
+ * as its owning supervisor did (docs/cluster-protocol.md, mars:plan:<tid>):
+ *   {"owner": "<supervisor id>", "doc": <document, seeds filled in>,
+ *    "sources": {"<key>": {"shape": [...], "dtype": "...",
+ *                          "bounds": [[...], ...], "chunk_keys": [...]}}}
+ * Tiling uses the defaults (tile_opts_default, keep_all false) and
+ * graph_limits_default, so that every process numbers the jobs alike.
+ *
+ * The supervisor fills sources as graph_parse asks for session tensors (a
+ * loader reading the tensors table); workers take them from the plan text. */
+#ifndef MARS_SVC_PLAN_H
+#define MARS_SVC_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "graph.h"
+#include "tile.h"
+
+/* A session tensor a document reads. */
+typedef struct plan_src {
+    char key[GRAPH_KEY_MAX + 1];
+    shape_t shape;
+    dtype_t dt;
+    int64_t nch[MR_MAXDIM];
+    int64_t *bounds[MR_MAXDIM]; /* nch[d]+1 offsets each, owned */
+    int64_t n_keys;
+    char **chunk_keys; /* grid C order, owned */
+} plan_src_t;
+
+typedef struct plan {
+    char owner[72];
+    char *doc; /* the document text (owned) */
+    size_t doc_len;
+    int n_src, cap_src;
+    plan_src_t *src;
+    /* Supervisor: fills *out for a session tensor named key. 0, or -1 when
+     * the session has none (or on error; the document is then rejected). */
+    int (*load)(void *ctx, const char *key, plan_src_t *out);
+    void *load_ctx;
+    graph_t *g; /* after plan_tile */
+    tile_t *t;
+    int *node_src; /* per graph node: index into src, or -1 */
+} plan_t;
+
+/* Parses a source description ({"shape", "dtype", "bounds", "chunk_keys"})
+ * into out (key set by the caller). 0, or -1 with err. */
+int plan_src_parse(json_t *obj, plan_src_t *out, char *err, size_t errlen);
+void plan_src_close(plan_src_t *s);
+/* The description of s as a new JSON object. */
+json_t *plan_src_json(const plan_src_t *s);
+
+/* Initialises p for the document doc (copied). */
+int plan_init(plan_t *p, const char *owner, const char *doc, size_t len);
+/* Parses plan text (workers). 0, or -1 with err. */
+int plan_parse(plan_t *p, const char *text, size_t len, char *err, size_t errlen);
+/* graph_parse and tile_build as the protocol says. 0, or -1 with err (a
+ * rejected document: the message names the node). */
+int plan_tile(plan_t *p, char *err, size_t errlen);
+/* After plan_tile: writes the seed graph_parse drew for every random node
+ * that had none into p->doc, so that whoever re-tiles the document draws
+ * the same values. Returns how many were filled, or -1 on OOM. */
+int plan_fill_seeds(plan_t *p);
+/* The plan as text (malloc'ed; NULL on OOM). */
+char *plan_dump(const plan_t *p);
+void plan_close(plan_t *p);
+
+/* The chunk store key of job j's output: the session tensor's chunk for
+ * JK_SOURCE jobs, else chunk:<tid>:<j>. */
+void plan_chunk_key(const plan_t *p, const char *tid, int32_t j, char *out, size_t cap);
+
+#endif

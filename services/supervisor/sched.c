@@ -1,0 +1,1230 @@
+/* sched.c: task execution in the supervisor (see sched.h and
+ * docs/cluster-protocol.md). Everything runs on one thread: the state of a
+ * task (which jobs are done, waiting, queued) is this thread's alone, so
+ * nothing is locked; PostgreSQL gets the state in batches once per turn. */
+#include "sched.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <time.h>
+
+#include <libpq-fe.h>
+
+#include "db.h"
+#include "log.h"
+#include "plan.h"
+#include "rq.h"
+#include "sbuf.h"
+#include "svc.h"
+
+#define LOG_MODULE "sched"
+
+/* Completions wait at most this long in BLPOP: LISTEN notifications and the
+ * once-a-second work are looked at between two waits. 200 ms + the margin
+ * stays well within the 2 s socket timeout (rq.h). */
+#define BLOCK_MS 200
+/* Completions taken per LPOP after the first: one turn handles a burst
+ * without starving the periodic work. */
+#define DRAIN_BATCH 1000
+/* Chunk rows per INSERT or UPDATE statement (STACK-NOTES: 1000-row
+ * statements run at ~170k rows/s, one per row at ~5.6k). */
+#define ROW_BATCH 1000
+/* Lease: renewed every second; 10 s rides out a stall of the database or
+ * of this process before another supervisor takes the task over. */
+#define LEASE_S "10 seconds"
+#define TICK_MS 1000
+/* Dead workers are looked for every two seconds. */
+#define DEAD_SCAN_MS 2000
+/* Tasks claimed per statement: tiling is the slow part of a claim. */
+#define CLAIM_BATCH 4
+/* Recently ended (failed or cancelled) tasks whose late completions still
+ * leave a chunk behind to delete. */
+#define ENDED_RING 64
+#define KEY_MAX 256
+
+enum { S_WAIT = 0, S_QUEUED, S_DONE, S_FREED };
+static const char *const STATUS[] = {"waiting", "queued", "done", "freed"};
+
+typedef struct stask {
+    struct stask *next;
+    char id[72];
+    char session[72];
+    plan_t plan;
+    int32_t n;
+    int32_t *dep_off, *deps, *con_off, *cons;
+    int32_t *waiting; /* deps not done yet */
+    int32_t *uses;    /* consumers not done yet, +1 for kept chunks */
+    uint8_t *st;
+    int32_t *attempt;
+    int64_t *nbytes;
+    char **worker; /* last worker reporting the job (owned) */
+    int64_t n_live, n_done;
+    int32_t *upd; /* jobs whose row changed since the last flush */
+    uint8_t *in_upd;
+    int32_t n_upd;
+    bool progress_dirty;
+} stask_t;
+
+struct sched {
+    char id[72];
+    char *dsn, *url;
+    int worker_timeout_ms;
+    pthread_t thread;
+    atomic_bool stop;
+    db_t *db;
+    rq_t *rq;   /* commands */
+    rq_t *done; /* BLPOP of completions */
+    PGconn *listen;
+    int64_t listen_retry_ms;
+    stask_t *tasks;
+    char ended[ENDED_RING][72];
+    int ended_next;
+    char **push; /* job messages to LPUSH at the end of the turn */
+    int n_push, cap_push;
+    metrics_counter_t *m_dispatched, *m_completed, *m_stale, *m_failed_jobs, *m_requeued;
+    metrics_counter_t *m_tasks_ok, *m_tasks_failed, *m_tasks_cancelled;
+    metrics_histogram_t *m_tiling;
+};
+
+/* ---- small helpers -------------------------------------------------------- */
+
+/* Appends s as an element of a PostgreSQL array literal. */
+static void arr_elem(sbuf_t *b, const char *s)
+{
+    if (b->len > 1) sbuf_putc(b, ',');
+    sbuf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') sbuf_putc(b, '\\');
+        sbuf_putc(b, *s);
+    }
+    sbuf_putc(b, '"');
+}
+
+static void arr_open(sbuf_t *b)
+{
+    sbuf_reset(b);
+    sbuf_putc(b, '{');
+}
+
+static void shape_text(char *out, size_t cap, int ndim, const int64_t *d)
+{
+    size_t n = (size_t)snprintf(out, cap, "{");
+    for (int i = 0; i < ndim && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%lld", i ? "," : "", (long long)d[i]);
+    if (n < cap) snprintf(out + n, cap - n, "}");
+}
+
+static stask_t *task_find(sched_t *s, const char *id)
+{
+    for (stask_t *t = s->tasks; t; t = t->next)
+        if (strcmp(t->id, id) == 0) return t;
+    return NULL;
+}
+
+static void task_free(stask_t *t)
+{
+    if (!t) return;
+    plan_close(&t->plan);
+    free(t->dep_off);
+    free(t->deps);
+    free(t->con_off);
+    free(t->cons);
+    free(t->waiting);
+    free(t->uses);
+    free(t->st);
+    free(t->attempt);
+    free(t->nbytes);
+    for (int32_t j = 0; t->worker && j < t->n; j++)
+        free(t->worker[j]);
+    free(t->worker);
+    free(t->upd);
+    free(t->in_upd);
+    free(t);
+}
+
+static void task_unlink(sched_t *s, stask_t *t)
+{
+    for (stask_t **p = &s->tasks; *p; p = &(*p)->next)
+        if (*p == t) {
+            *p = t->next;
+            return;
+        }
+}
+
+static void mark(stask_t *t, int32_t j)
+{
+    if (!t->in_upd[j]) {
+        t->in_upd[j] = 1;
+        t->upd[t->n_upd++] = j;
+    }
+}
+
+static void push_job(sched_t *s, stask_t *t, int32_t j)
+{
+    if (s->n_push == s->cap_push) {
+        int cap = s->cap_push ? s->cap_push * 2 : 256;
+        char **n = realloc(s->push, sizeof(char *) * (size_t)cap);
+        if (!n) abort(); /* as sbuf: a scheduler that cannot grow a list cannot go on */
+        s->push = n;
+        s->cap_push = cap;
+    }
+    char m[160];
+    snprintf(m, sizeof m, "%s %d %d", t->id, (int)j, (int)t->attempt[j]);
+    s->push[s->n_push] = strdup(m);
+    if (!s->push[s->n_push]) abort();
+    s->n_push++;
+    t->st[j] = S_QUEUED;
+    mark(t, j);
+}
+
+static void flush_pushes(sched_t *s)
+{
+    if (s->n_push == 0) return;
+    char err[256];
+    int rc = 0;
+    for (int i = 0; i < s->n_push && rc == 0; i++)
+        rc = rq_append(s->rq, err, sizeof err, "LPUSH mars:jobs %s", s->push[i]);
+    if (rc == 0) rc = rq_flush(s->rq, err, sizeof err);
+    if (rc) {
+        /* Kept and pushed again next turn. Some may have gone through: a
+         * message twice is harmless (the second completion finds the job
+         * done and is ignored as stale). */
+        log_error("pushing %d jobs: %s (retried)", s->n_push, err);
+        return;
+    }
+    metrics_counter_add(s->m_dispatched, s->n_push);
+    for (int i = 0; i < s->n_push; i++)
+        free(s->push[i]);
+    s->n_push = 0;
+}
+
+/* DELs keys in pipelined batches. */
+static void del_keys(sched_t *s, char **keys, int n)
+{
+    char err[256];
+    for (int i = 0; i < n; i++)
+        if (rq_append(s->rq, err, sizeof err, "DEL %s", keys[i])) break;
+    if (n && rq_flush(s->rq, err, sizeof err)) log_warning("deleting %d chunks: %s", n, err);
+}
+
+/* ---- PostgreSQL batches --------------------------------------------------- */
+
+static int flush_rows(sched_t *s, stask_t *t)
+{
+    char err[512];
+    int rc = 0;
+    if (t->n_upd > 0) {
+        sbuf_t k, st, at, nb, wk;
+        sbuf_init(&k);
+        sbuf_init(&st);
+        sbuf_init(&at);
+        sbuf_init(&nb);
+        sbuf_init(&wk);
+        for (int32_t base = 0; base < t->n_upd && rc == 0; base += ROW_BATCH) {
+            arr_open(&k);
+            arr_open(&st);
+            arr_open(&at);
+            arr_open(&nb);
+            arr_open(&wk);
+            int32_t end = base + ROW_BATCH < t->n_upd ? base + ROW_BATCH : t->n_upd;
+            for (int32_t i = base; i < end; i++) {
+                int32_t j = t->upd[i];
+                char key[KEY_MAX], num[32];
+                plan_chunk_key(&t->plan, t->id, j, key, sizeof key);
+                arr_elem(&k, key);
+                arr_elem(&st, STATUS[t->st[j]]);
+                snprintf(num, sizeof num, "%d", (int)t->attempt[j]);
+                arr_elem(&at, num);
+                snprintf(num, sizeof num, "%lld", (long long)t->nbytes[j]);
+                arr_elem(&nb, num);
+                arr_elem(&wk, t->worker[j] ? t->worker[j] : "");
+            }
+            sbuf_putc(&k, '}');
+            sbuf_putc(&st, '}');
+            sbuf_putc(&at, '}');
+            sbuf_putc(&nb, '}');
+            sbuf_putc(&wk, '}');
+            const char *p[] = {t->id,         sbuf_str(&k),  sbuf_str(&st),
+                               sbuf_str(&at), sbuf_str(&nb), sbuf_str(&wk)};
+            rc = db_exec(s->db,
+                         "UPDATE chunks c SET status = u.st, attempt = u.a,"
+                         " nbytes = NULLIF(u.nb, -1), worker_id = NULLIF(u.w, ''),"
+                         " queued_at = CASE WHEN u.st = 'queued' THEN now() ELSE c.queued_at END,"
+                         " finished_at = CASE WHEN u.st = 'done' AND c.finished_at IS NULL"
+                         " THEN now() ELSE c.finished_at END"
+                         " FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[])"
+                         " AS u(k, st, a, nb, w) WHERE c.task_id = $1 AND c.key = u.k",
+                         6, p, err, sizeof err);
+        }
+        sbuf_close(&k);
+        sbuf_close(&st);
+        sbuf_close(&at);
+        sbuf_close(&nb);
+        sbuf_close(&wk);
+        if (rc) {
+            log_warning("task %s: updating chunk rows: %s", t->id, err);
+            return -1;
+        }
+        for (int32_t i = 0; i < t->n_upd; i++)
+            t->in_upd[t->upd[i]] = 0;
+        t->n_upd = 0;
+    }
+    if (t->progress_dirty) {
+        char done[24];
+        snprintf(done, sizeof done, "%lld", (long long)t->n_done);
+        const char *p[] = {t->id, done};
+        if (db_exec(s->db, "UPDATE tasks SET chunks_done = $2 WHERE id = $1", 2, p, err,
+                    sizeof err)) {
+            log_warning("task %s: progress: %s", t->id, err);
+            return -1;
+        }
+        t->progress_dirty = false;
+    }
+    return 0;
+}
+
+/* Inserts a row per live job (ON CONFLICT DO NOTHING: a takeover finds
+ * most of them there). */
+static int insert_rows(sched_t *s, stask_t *t, char *err, size_t errlen)
+{
+    const tile_t *tl = t->plan.t;
+    const graph_t *g = t->plan.g;
+    /* grid position of each job, where it has one */
+    int64_t *gpos = malloc(sizeof(int64_t) * (size_t)(t->n ? t->n : 1));
+    if (!gpos) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int32_t j = 0; j < t->n; j++)
+        gpos[j] = -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const tgrid_t *G = tl->grid[i];
+        if (!G) continue;
+        for (int64_t li = 0; li < G->total; li++)
+            if (G->job[li] >= 0 && G->job[li] < t->n && tl->jobs[G->job[li]].node == i)
+                gpos[G->job[li]] = li;
+    }
+    sbuf_t k, nk, op, ci, sh, dt, st;
+    sbuf_init(&k);
+    sbuf_init(&nk);
+    sbuf_init(&op);
+    sbuf_init(&ci);
+    sbuf_init(&sh);
+    sbuf_init(&dt);
+    sbuf_init(&st);
+    int rc = 0, cnt = 0;
+    arr_open(&k), arr_open(&nk), arr_open(&op), arr_open(&ci), arr_open(&sh), arr_open(&dt),
+        arr_open(&st);
+    for (int32_t j = 0; j <= t->n && rc == 0; j++) {
+        if (j < t->n && tl->live[j]) {
+            const job_t *jb = &tl->jobs[j];
+            const graph_node_t *nd = &g->nodes[jb->node];
+            char key[KEY_MAX], buf[MR_MAXDIM * 21 + 4];
+            plan_chunk_key(&t->plan, t->id, j, key, sizeof key);
+            arr_elem(&k, key);
+            arr_elem(&nk, nd->key);
+            arr_elem(&op, op_name(nd->op));
+            if (gpos[j] >= 0) {
+                const tgrid_t *G = tl->grid[jb->node];
+                int64_t co[MR_MAXDIM], rem = gpos[j];
+                for (int d = G->shape.ndim - 1; d >= 0; d--) {
+                    co[d] = rem % G->nchunks[d];
+                    rem /= G->nchunks[d];
+                }
+                shape_text(buf, sizeof buf, G->shape.ndim, co);
+            } else {
+                snprintf(buf, sizeof buf, "{}");
+            }
+            arr_elem(&ci, buf);
+            shape_text(buf, sizeof buf, jb->ndim, jb->shape);
+            arr_elem(&sh, buf);
+            arr_elem(&dt, dt_name((dtype_t)jb->dt));
+            arr_elem(&st, STATUS[t->st[j]]);
+            cnt++;
+        }
+        if (cnt == ROW_BATCH || (j == t->n && cnt > 0)) {
+            sbuf_putc(&k, '}'), sbuf_putc(&nk, '}'), sbuf_putc(&op, '}'), sbuf_putc(&ci, '}'),
+                sbuf_putc(&sh, '}'), sbuf_putc(&dt, '}'), sbuf_putc(&st, '}');
+            const char *p[] = {t->id,         sbuf_str(&k),  sbuf_str(&nk), sbuf_str(&op),
+                               sbuf_str(&ci), sbuf_str(&sh), sbuf_str(&dt), sbuf_str(&st)};
+            rc =
+                db_exec(s->db,
+                        "INSERT INTO chunks (task_id, key, node_key, op, chunk_index, shape, dtype,"
+                        " status, finished_at)"
+                        " SELECT $1, u.k, u.n, u.o, u.ci::bigint[], u.sh::bigint[], u.d, u.st,"
+                        " CASE WHEN u.st = 'done' THEN now() END"
+                        " FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[],"
+                        " $7::text[], $8::text[]) AS u(k, n, o, ci, sh, d, st)"
+                        " ON CONFLICT (task_id, key) DO NOTHING",
+                        8, p, err, errlen);
+            cnt = 0;
+            arr_open(&k), arr_open(&nk), arr_open(&op), arr_open(&ci), arr_open(&sh), arr_open(&dt),
+                arr_open(&st);
+        }
+    }
+    sbuf_close(&k);
+    sbuf_close(&nk);
+    sbuf_close(&op);
+    sbuf_close(&ci);
+    sbuf_close(&sh);
+    sbuf_close(&dt);
+    sbuf_close(&st);
+    free(gpos);
+    return rc;
+}
+
+/* ---- task state ---------------------------------------------------------------- */
+
+/* Distinct live inputs and consumers of every live job (as engine/exec.c). */
+static int build_edges(stask_t *t)
+{
+    const tile_t *tl = t->plan.t;
+    int32_t n = t->n;
+    int64_t ne = 0;
+    for (int32_t j = 0; j < n; j++) {
+        if (!tl->live[j]) continue;
+        for (int k = 0; k < tl->jobs[j].n_in; k++)
+            ne += tl->jobs[j].in[k].job >= 0 ? 1 : tl->jobs[j].in[k].n_pieces;
+    }
+    if (ne > INT32_MAX) return -1;
+    t->dep_off = calloc((size_t)n + 1, sizeof(int32_t));
+    t->deps = malloc(sizeof(int32_t) * (size_t)(ne ? ne : 1));
+    t->con_off = calloc((size_t)n + 2, sizeof(int32_t));
+    int32_t *markj = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (!t->dep_off || !t->deps || !t->con_off || !markj) {
+        free(markj);
+        return -1;
+    }
+    for (int32_t j = 0; j < n; j++)
+        markj[j] = -1;
+    int32_t m = 0;
+    for (int32_t j = 0; j < n; j++) {
+        t->dep_off[j] = m;
+        if (!tl->live[j]) continue;
+        const job_t *jb = &tl->jobs[j];
+        for (int k = 0; k < jb->n_in; k++) {
+            const jin_t *in = &jb->in[k];
+            int32_t np = in->job >= 0 ? 1 : in->n_pieces;
+            for (int32_t q = 0; q < np; q++) {
+                int32_t x = in->job >= 0 ? in->job : in->pieces[q].src;
+                if (markj[x] != j) {
+                    markj[x] = j;
+                    t->deps[m++] = x;
+                    t->con_off[x + 1]++;
+                }
+            }
+        }
+    }
+    t->dep_off[n] = m;
+    free(markj);
+    for (int32_t j = 0; j < n; j++)
+        t->con_off[j + 1] += t->con_off[j];
+    t->cons = malloc(sizeof(int32_t) * (size_t)(m ? m : 1));
+    int32_t *fill = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (!t->cons || !fill) {
+        free(fill);
+        return -1;
+    }
+    memcpy(fill, t->con_off, sizeof(int32_t) * (size_t)n);
+    for (int32_t j = 0; j < n; j++)
+        for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
+            t->cons[fill[t->deps[k]]++] = j;
+    free(fill);
+    return 0;
+}
+
+static bool kept(const stask_t *t, int32_t j)
+{
+    return t->plan.t->jobs[j].keep || t->plan.t->jobs[j].kind == JK_SOURCE;
+}
+
+static void remember_ended(sched_t *s, const char *tid)
+{
+    snprintf(s->ended[s->ended_next], sizeof s->ended[0], "%s", tid);
+    s->ended_next = (s->ended_next + 1) % ENDED_RING;
+}
+
+static bool recently_ended(const sched_t *s, const char *tid)
+{
+    for (int i = 0; i < ENDED_RING; i++)
+        if (strcmp(s->ended[i], tid) == 0) return true;
+    return false;
+}
+
+/* DELs every chunk this task wrote (not the session tensors' it read). */
+static void del_task_chunks(sched_t *s, stask_t *t)
+{
+    char **keys = malloc(sizeof(char *) * (size_t)(t->n ? t->n : 1));
+    int n = 0;
+    for (int32_t j = 0; keys && j < t->n; j++) {
+        if (!t->plan.t->live[j] || t->plan.t->jobs[j].kind == JK_SOURCE || t->st[j] == S_WAIT)
+            continue;
+        char key[KEY_MAX];
+        plan_chunk_key(&t->plan, t->id, j, key, sizeof key);
+        keys[n] = strdup(key);
+        if (keys[n]) n++;
+    }
+    del_keys(s, keys, n);
+    for (int i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+}
+
+static void notify_done(sched_t *s, const char *tid)
+{
+    char err[256];
+    const char *p[] = {tid};
+    if (db_exec(s->db, "SELECT pg_notify('mars_task_done', $1)", 1, p, err, sizeof err))
+        log_warning("notify of %s: %s", tid, err);
+}
+
+static void drop_plan(sched_t *s, const char *tid)
+{
+    char err[256];
+    redisReply *r = rq_command(s->rq, err, sizeof err, "DEL mars:plan:%s", tid);
+    if (r) freeReplyObject(r);
+}
+
+/* Ends a task that failed (msg) or was cancelled (msg NULL). */
+static void end_task(sched_t *s, stask_t *t, const char *msg)
+{
+    char err[512];
+    flush_rows(s, t);
+    const char *p[] = {t->id, s->id, msg};
+    if (db_exec(s->db,
+                msg ? "UPDATE tasks SET status = 'failed', error = $3, finished_at = now()"
+                      " WHERE id = $1 AND owner_id = $2 AND status IN ('pending', 'running')"
+                    : "UPDATE tasks SET status = 'cancelled', finished_at = now()"
+                      " WHERE id = $1 AND owner_id = $2 AND status IN ('pending', 'running')",
+                msg ? 3 : 2, p, err, sizeof err))
+        log_warning("task %s: ending: %s", t->id, err);
+    notify_done(s, t->id);
+    drop_plan(s, t->id);
+    del_task_chunks(s, t);
+    remember_ended(s, t->id);
+    metrics_counter_inc(msg ? s->m_tasks_failed : s->m_tasks_cancelled);
+    log_info("task %s %s%s%s", t->id, msg ? "failed: " : "cancelled", msg ? msg : "", "");
+    task_unlink(s, t);
+    task_free(t);
+}
+
+/* Every live job done: the fetched nodes become the session's tensors. */
+static void finish_task(sched_t *s, stask_t *t)
+{
+    char err[1024];
+    const tile_t *tl = t->plan.t;
+    const graph_t *g = t->plan.g;
+    if (flush_rows(s, t)) return; /* retried next turn */
+    sbuf_t keys, bounds, orphans;
+    sbuf_init(&keys);
+    sbuf_init(&bounds);
+    sbuf_init(&orphans);
+    arr_open(&orphans);
+    int rc = db_exec(s->db, "BEGIN", 0, NULL, err, sizeof err);
+    for (int f = 0; f < g->n_fetch && rc == 0; f++) {
+        int node = g->fetch[f];
+        bool dup = false;
+        for (int e = 0; e < f; e++)
+            dup = dup || g->fetch[e] == node;
+        const tgrid_t *G = tl->grid[node];
+        if (dup || !G) continue;
+        arr_open(&keys);
+        sbuf_reset(&bounds);
+        sbuf_putc(&bounds, '[');
+        int64_t nbytes = 0;
+        for (int64_t li = 0; li < G->total; li++) {
+            char key[KEY_MAX];
+            plan_chunk_key(&t->plan, t->id, G->job[li], key, sizeof key);
+            arr_elem(&keys, key);
+            nbytes += (int64_t)job_nbytes(&tl->jobs[G->job[li]]);
+        }
+        sbuf_putc(&keys, '}');
+        for (int d = 0; d < G->shape.ndim; d++) {
+            sbuf_puts(&bounds, d ? ",[" : "[");
+            for (int64_t i = 0; i <= G->nchunks[d]; i++)
+                sbuf_printf(&bounds, "%s%lld", i ? "," : "", (long long)G->bounds[d][i]);
+            sbuf_putc(&bounds, ']');
+        }
+        sbuf_putc(&bounds, ']');
+        char shape[MR_MAXDIM * 21 + 4], nb[24];
+        shape_text(shape, sizeof shape, G->shape.ndim, G->shape.d);
+        snprintf(nb, sizeof nb, "%lld", (long long)nbytes);
+        const char *p[] = {t->session,     g->nodes[node].key, t->id,           shape,
+                           dt_name(G->dt), sbuf_str(&bounds),  sbuf_str(&keys), nb};
+        PGresult *r = db_query(
+            s->db,
+            "WITH old AS (SELECT unnest(chunk_keys) AS k FROM tensors"
+            " WHERE session_id = $1 AND key = $2),"
+            " up AS (INSERT INTO tensors (session_id, key, task_id, shape, dtype, bounds,"
+            " chunk_keys, nbytes) VALUES ($1, $2, $3, $4::bigint[], $5, $6::jsonb, $7::text[],"
+            " $8::bigint) ON CONFLICT (session_id, key) DO UPDATE SET task_id = EXCLUDED.task_id,"
+            " shape = EXCLUDED.shape, dtype = EXCLUDED.dtype, bounds = EXCLUDED.bounds,"
+            " chunk_keys = EXCLUDED.chunk_keys, nbytes = EXCLUDED.nbytes, created_at = now()"
+            " RETURNING 1)"
+            " SELECT k FROM old WHERE NOT (k = ANY ($7::text[]))",
+            8, p, err, sizeof err);
+        if (!r) {
+            rc = -1;
+            break;
+        }
+        for (int i = 0; i < PQntuples(r); i++)
+            arr_elem(&orphans, PQgetvalue(r, i, 0));
+        PQclear(r);
+    }
+    sbuf_putc(&orphans, '}');
+    PGresult *orph = NULL;
+    if (rc == 0) {
+        char total[24];
+        snprintf(total, sizeof total, "%lld", (long long)t->n_done);
+        const char *p[] = {t->id, s->id, total};
+        PGresult *r = db_query(s->db,
+                               "UPDATE tasks SET status = 'succeeded', finished_at = now(),"
+                               " chunks_done = $3 WHERE id = $1 AND owner_id = $2"
+                               " AND status = 'running'",
+                               3, p, err, sizeof err);
+        if (!r)
+            rc = -1;
+        else
+            PQclear(r);
+    }
+    if (rc == 0) {
+        /* Replaced tensors' chunks that no tensor references any more. */
+        const char *p[] = {sbuf_str(&orphans)};
+        orph = db_query(s->db,
+                        "SELECT k FROM unnest($1::text[]) AS k WHERE NOT EXISTS"
+                        " (SELECT 1 FROM tensors WHERE chunk_keys @> ARRAY[k])",
+                        1, p, err, sizeof err);
+        if (!orph) rc = -1;
+    }
+    if (rc == 0) {
+        const char *p[] = {t->id};
+        rc = db_exec(s->db, "SELECT pg_notify('mars_task_done', $1)", 1, p, err, sizeof err);
+    }
+    if (rc == 0) rc = db_exec(s->db, "COMMIT", 0, NULL, err, sizeof err);
+    if (rc) {
+        char e2[256];
+        db_exec(s->db, "ROLLBACK", 0, NULL, e2, sizeof e2);
+        log_warning("task %s: recording its end: %s (retried)", t->id, err);
+        if (orph) PQclear(orph);
+        sbuf_close(&keys);
+        sbuf_close(&bounds);
+        sbuf_close(&orphans);
+        return;
+    }
+    int no = PQntuples(orph);
+    char **ok = malloc(sizeof(char *) * (size_t)(no ? no : 1));
+    for (int i = 0; ok && i < no; i++)
+        ok[i] = PQgetvalue(orph, i, 0);
+    if (ok) del_keys(s, ok, no);
+    free(ok);
+    PQclear(orph);
+    drop_plan(s, t->id);
+    sbuf_close(&keys);
+    sbuf_close(&bounds);
+    sbuf_close(&orphans);
+    metrics_counter_inc(s->m_tasks_ok);
+    log_info("task %s succeeded: %lld chunks", t->id, (long long)t->n_live);
+    task_unlink(s, t);
+    task_free(t);
+}
+
+/* A job finished: successors may run, inputs may be freed. */
+static void job_done(sched_t *s, stask_t *t, int32_t j, int64_t nbytes, const char *worker,
+                     char **dels, int *n_dels)
+{
+    t->st[j] = S_DONE;
+    t->nbytes[j] = nbytes;
+    free(t->worker[j]);
+    t->worker[j] = worker ? strdup(worker) : NULL;
+    t->n_done++;
+    t->progress_dirty = true;
+    mark(t, j);
+    for (int32_t k = t->con_off[j]; k < t->con_off[j + 1]; k++) {
+        int32_t c = t->cons[k];
+        if (--t->waiting[c] == 0 && t->st[c] == S_WAIT) push_job(s, t, c);
+    }
+    for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++) {
+        int32_t x = t->deps[k];
+        if (--t->uses[x] == 0 && !kept(t, x) && t->st[x] == S_DONE) {
+            char key[KEY_MAX];
+            plan_chunk_key(&t->plan, t->id, x, key, sizeof key);
+            dels[(*n_dels)++] = strdup(key);
+            t->st[x] = S_FREED;
+            mark(t, x);
+        }
+    }
+}
+
+/* "<tid> <job> <attempt> <worker> ok <nbytes>" or "... err <message>". */
+static void completion(sched_t *s, const char *m)
+{
+    char tid[72], worker[72], kind[8];
+    int job, attempt, off = 0;
+    if (sscanf(m, "%71s %d %d %71s %7s %n", tid, &job, &attempt, worker, kind, &off) < 5) {
+        log_warning("malformed completion \"%.200s\"", m);
+        return;
+    }
+    const char *rest = m + off;
+    stask_t *t = task_find(s, tid);
+    if (!t) {
+        if (recently_ended(s, tid) && job >= 0) {
+            /* a job that ran past its task's failure or cancel */
+            char key[KEY_MAX], *k = key;
+            snprintf(key, sizeof key, "chunk:%s:%d", tid, job);
+            del_keys(s, &k, 1);
+        }
+        return;
+    }
+    if (job < 0 || job >= t->n || !t->plan.t->live[job] || attempt != t->attempt[job] ||
+        t->st[job] != S_QUEUED) {
+        metrics_counter_inc(s->m_stale);
+        return;
+    }
+    metrics_counter_inc(s->m_completed);
+    if (strcmp(kind, "ok") != 0) {
+        metrics_counter_inc(s->m_failed_jobs);
+        end_task(s, t, rest[0] ? rest : "a job failed without a message");
+        return;
+    }
+    char **dels = malloc(sizeof(char *) * (size_t)(t->dep_off[job + 1] - t->dep_off[job] + 1));
+    int nd = 0;
+    if (!dels) abort();
+    job_done(s, t, job, strtoll(rest, NULL, 10), worker, dels, &nd);
+    del_keys(s, dels, nd);
+    for (int i = 0; i < nd; i++)
+        free(dels[i]);
+    free(dels);
+}
+
+/* ---- claiming ---------------------------------------------------------------- */
+
+typedef struct {
+    sched_t *s;
+    const char *session;
+} loadctx_t;
+
+static int load_source(void *ctx, const char *key, plan_src_t *out)
+{
+    loadctx_t *lc = ctx;
+    char err[512];
+    const char *p[] = {lc->session, key};
+    PGresult *r = db_query(lc->s->db,
+                           "SELECT json_build_object('shape', shape, 'dtype', dtype, 'bounds',"
+                           " bounds, 'chunk_keys', chunk_keys)::text FROM tensors"
+                           " WHERE session_id = $1 AND key = $2",
+                           2, p, err, sizeof err);
+    if (!r) {
+        log_warning("looking up session tensor %s: %s", key, err);
+        return -1;
+    }
+    int rc = -1;
+    if (PQntuples(r) == 1) {
+        json_error_t je;
+        json_t *o = json_loads(PQgetvalue(r, 0, 0), 0, &je);
+        if (o) rc = plan_src_parse(o, out, err, sizeof err);
+        if (rc) log_warning("session tensor %s: %s", key, o ? err : je.text);
+        json_decref(o);
+    }
+    PQclear(r);
+    return rc;
+}
+
+/* Fails a task we could not even set up (a rejected document, say). */
+static void fail_unstarted(sched_t *s, const char *tid, const char *msg)
+{
+    char err[512];
+    const char *p[] = {tid, s->id, msg};
+    if (db_exec(s->db,
+                "UPDATE tasks SET status = 'failed', error = $3, finished_at = now()"
+                " WHERE id = $1 AND owner_id = $2",
+                3, p, err, sizeof err))
+        log_warning("task %s: %s", tid, err);
+    notify_done(s, tid);
+    drop_plan(s, tid);
+    log_info("task %s failed: %s", tid, msg);
+    metrics_counter_inc(s->m_tasks_failed);
+}
+
+/* Takes a task over or on: tiles, writes the plan and the rows, queues
+ * what is ready. */
+static void start_task(sched_t *s, const char *tid, const char *session, const char *doc,
+                       bool takeover)
+{
+    char err[1024];
+    stask_t *t = calloc(1, sizeof *t);
+    if (!t) return;
+    snprintf(t->id, sizeof t->id, "%s", tid);
+    snprintf(t->session, sizeof t->session, "%s", session);
+    loadctx_t lc = {s, session};
+    int64_t t0 = svc_now_ms();
+    if (plan_init(&t->plan, s->id, doc, strlen(doc))) {
+        task_free(t);
+        return;
+    }
+    t->plan.load = load_source;
+    t->plan.load_ctx = &lc;
+    if (plan_tile(&t->plan, err, sizeof err)) {
+        fail_unstarted(s, tid, err);
+        task_free(t);
+        return;
+    }
+    t->plan.load = NULL;
+    /* The gateway fills the seeds in; a row written otherwise gets them
+     * here, in the row too, so that a takeover draws the same values. */
+    int filled = plan_fill_seeds(&t->plan);
+    if (filled > 0) {
+        const char *p[] = {tid, t->plan.doc};
+        if (db_exec(s->db, "UPDATE tasks SET graph = $2::json WHERE id = $1", 2, p, err,
+                    sizeof err)) {
+            log_warning("task %s: recording its seeds: %s (retried)", tid, err);
+            task_free(t);
+            return;
+        }
+    }
+    metrics_histogram_observe(s->m_tiling, (double)(svc_now_ms() - t0) / 1000.0);
+    const tile_t *tl = t->plan.t;
+    int32_t n = t->n = tl->n_jobs;
+    size_t nn = (size_t)(n ? n : 1);
+    t->waiting = calloc(nn, sizeof(int32_t));
+    t->uses = calloc(nn, sizeof(int32_t));
+    t->st = calloc(nn, 1);
+    t->attempt = calloc(nn, sizeof(int32_t));
+    t->nbytes = malloc(nn * sizeof(int64_t));
+    t->worker = calloc(nn, sizeof(char *));
+    t->upd = malloc(nn * sizeof(int32_t));
+    t->in_upd = calloc(nn, 1);
+    if (!t->waiting || !t->uses || !t->st || !t->attempt || !t->nbytes || !t->worker || !t->upd ||
+        !t->in_upd || build_edges(t)) {
+        fail_unstarted(s, tid, "supervisor: out of memory tiling the task");
+        task_free(t);
+        return;
+    }
+    for (int32_t j = 0; j < n; j++) {
+        t->nbytes[j] = -1;
+        if (!tl->live[j]) continue;
+        t->n_live++;
+        if (tl->jobs[j].kind == JK_SOURCE) t->st[j] = S_DONE;
+    }
+    char *pl = plan_dump(&t->plan);
+    redisReply *r = pl ? rq_command(s->rq, err, sizeof err, "SET mars:plan:%s %s", tid, pl) : NULL;
+    free(pl);
+    if (!r) {
+        log_warning("task %s: writing its plan: %s (retried)", tid, pl ? err : "out of memory");
+        task_free(t);
+        return;
+    }
+    freeReplyObject(r);
+
+    if (takeover) {
+        /* Done chunks whose data still exists stay done; the rest run again
+         * with a higher attempt, so that late completions are stale. */
+        const char *p[] = {tid};
+        PGresult *q = db_query(s->db, "SELECT key, status, attempt FROM chunks WHERE task_id = $1",
+                               1, p, err, sizeof err);
+        if (!q) {
+            log_warning("task %s: reading its chunks: %s (retried)", tid, err);
+            task_free(t);
+            return;
+        }
+        char pre[100];
+        int pl_len = snprintf(pre, sizeof pre, "chunk:%s:", tid);
+        int nq = PQntuples(q), n_check = 0;
+        int32_t *check = malloc(sizeof(int32_t) * (size_t)(nq ? nq : 1));
+        for (int i = 0; check && i < nq; i++) {
+            const char *k = PQgetvalue(q, i, 0);
+            if (strncmp(k, pre, (size_t)pl_len) != 0) continue;
+            long j = strtol(k + pl_len, NULL, 10);
+            if (j < 0 || j >= n || !tl->live[j] || tl->jobs[j].kind == JK_SOURCE) continue;
+            t->attempt[j] = atoi(PQgetvalue(q, i, 2)) + 1;
+            if (strcmp(PQgetvalue(q, i, 1), "done") == 0) {
+                t->attempt[j]--;
+                check[n_check++] = (int32_t)j;
+            }
+        }
+        PQclear(q);
+        for (int i = 0; check && i < n_check; i++) {
+            char key[KEY_MAX];
+            plan_chunk_key(&t->plan, tid, check[i], key, sizeof key);
+            rq_append(s->rq, err, sizeof err, "EXISTS %s", key);
+        }
+        redisReply **reps = check ? calloc((size_t)(n_check ? n_check : 1), sizeof *reps) : NULL;
+        if (check && reps &&
+            (n_check == 0 || rq_flush_replies(s->rq, reps, n_check, err, sizeof err) == 0)) {
+            for (int i = 0; i < n_check; i++) {
+                if (reps[i]->type == REDIS_REPLY_INTEGER && reps[i]->integer > 0) {
+                    t->st[check[i]] = S_DONE;
+                } else {
+                    t->attempt[check[i]]++;
+                }
+                freeReplyObject(reps[i]);
+            }
+        }
+        free(reps);
+        free(check);
+        for (int32_t j = 0; j < n; j++)
+            if (tl->live[j] && tl->jobs[j].kind != JK_SOURCE) mark(t, j);
+    }
+    for (int32_t j = 0; j < n; j++)
+        if (tl->live[j] && t->st[j] == S_DONE) t->n_done++;
+    if (insert_rows(s, t, err, sizeof err)) {
+        log_warning("task %s: writing chunk rows: %s (retried)", tid, err);
+        task_free(t);
+        return;
+    }
+    char total[24], done[24];
+    snprintf(total, sizeof total, "%lld", (long long)t->n_live);
+    snprintf(done, sizeof done, "%lld", (long long)t->n_done);
+    const char *p[] = {tid, total, done};
+    if (db_exec(s->db, "UPDATE tasks SET chunks_total = $2, chunks_done = $3 WHERE id = $1", 3, p,
+                err, sizeof err))
+        log_warning("task %s: %s", tid, err);
+    t->next = s->tasks;
+    s->tasks = t;
+    /* waiting: inputs not done; uses: consumers not done (+ kept) */
+    for (int32_t j = 0; j < n; j++) {
+        if (!tl->live[j]) continue;
+        for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
+            if (t->st[t->deps[k]] != S_DONE) t->waiting[j]++;
+        for (int32_t k = t->con_off[j]; k < t->con_off[j + 1]; k++)
+            if (t->st[t->cons[k]] != S_DONE) t->uses[j]++;
+    }
+    for (int32_t j = 0; j < n; j++)
+        if (tl->live[j] && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
+    log_info("task %s %s: %lld live jobs of %d, %lld done", tid,
+             takeover ? "taken over" : "started", (long long)t->n_live, (int)n,
+             (long long)t->n_done);
+    if (t->n_done == t->n_live) finish_task(s, t);
+}
+
+static void claim(sched_t *s)
+{
+    char err[512];
+    for (int round = 0; round < 64; round++) { /* bounded: other work waits */
+        const char *p[] = {s->id};
+        PGresult *r = db_query(
+            s->db,
+            "WITH c AS (SELECT id, status AS old FROM tasks"
+            " WHERE status = 'pending' OR (status = 'running' AND (lease_expires_at IS NULL"
+            " OR lease_expires_at < now())) ORDER BY submitted_at LIMIT "
+            "4"
+            " FOR UPDATE SKIP LOCKED)"
+            " UPDATE tasks t SET owner_id = $1, status = 'running', lease_expires_at = now()"
+            " + interval '" LEASE_S "', started_at = coalesce(t.started_at, now())"
+            " FROM c WHERE t.id = c.id"
+            " RETURNING t.id, t.session_id, t.graph::text, c.old, t.cancel_requested",
+            1, p, err, sizeof err);
+        if (!r) {
+            log_warning("claiming tasks: %s", err);
+            return;
+        }
+        int nt = PQntuples(r);
+        for (int i = 0; i < nt; i++) {
+            const char *tid = PQgetvalue(r, i, 0);
+            if (task_find(s, tid)) continue; /* ours already; our lease lapsed for a while */
+            bool takeover = strcmp(PQgetvalue(r, i, 3), "running") == 0;
+            if (strcmp(PQgetvalue(r, i, 4), "t") == 0) {
+                const char *q[] = {tid, s->id};
+                db_exec(s->db,
+                        "UPDATE tasks SET status = 'cancelled', finished_at = now()"
+                        " WHERE id = $1 AND owner_id = $2",
+                        2, q, err, sizeof err);
+                notify_done(s, tid);
+                drop_plan(s, tid);
+                continue;
+            }
+            start_task(s, tid, PQgetvalue(r, i, 1), PQgetvalue(r, i, 2), takeover);
+            flush_pushes(s);
+        }
+        PQclear(r);
+        if (nt < CLAIM_BATCH) break;
+    }
+}
+
+/* Renews our leases; tasks no longer ours are forgotten, cancelled ones end. */
+static void renew(sched_t *s)
+{
+    char err[512];
+    if (!s->tasks) return;
+    /* Only the tasks we track: one we claimed but could not set up lets its
+     * lease lapse and is claimed again. */
+    sbuf_t ids;
+    sbuf_init(&ids);
+    arr_open(&ids);
+    for (stask_t *t = s->tasks; t; t = t->next)
+        arr_elem(&ids, t->id);
+    sbuf_putc(&ids, '}');
+    const char *p[] = {s->id, sbuf_str(&ids)};
+    PGresult *r = db_query(s->db,
+                           "UPDATE tasks SET lease_expires_at = now() + interval '" LEASE_S "'"
+                           " WHERE owner_id = $1 AND status = 'running' AND id = ANY ($2::text[])"
+                           " RETURNING id, cancel_requested",
+                           2, p, err, sizeof err);
+    sbuf_close(&ids);
+    if (!r) {
+        log_warning("renewing leases: %s", err);
+        return;
+    }
+    int nt = PQntuples(r);
+    for (stask_t *t = s->tasks, *next; t; t = next) {
+        next = t->next;
+        int found = -1;
+        for (int i = 0; i < nt && found < 0; i++)
+            if (strcmp(PQgetvalue(r, i, 0), t->id) == 0) found = i;
+        if (found < 0) {
+            /* Taken over, ended elsewhere, or deleted with its session: in
+             * the last case nobody else will free its chunks. */
+            const char *q[] = {t->id};
+            PGresult *x =
+                db_query(s->db, "SELECT 1 FROM tasks WHERE id = $1", 1, q, err, sizeof err);
+            bool deleted = x && PQntuples(x) == 0;
+            if (x) PQclear(x);
+            log_warning("task %s is no longer ours (%s)", t->id,
+                        deleted ? "deleted" : "taken over or ended elsewhere");
+            if (deleted) {
+                drop_plan(s, t->id);
+                del_task_chunks(s, t);
+                remember_ended(s, t->id);
+            }
+            task_unlink(s, t);
+            task_free(t);
+        } else if (strcmp(PQgetvalue(r, found, 1), "t") == 0) {
+            end_task(s, t, NULL);
+        }
+    }
+    PQclear(r);
+}
+
+/* Jobs on the processing lists of dead workers go back on the queue with
+ * attempt+1. Each supervisor takes only its own tasks' messages (LREM
+ * decides who got one). */
+static void requeue_dead(sched_t *s)
+{
+    char err[512], secs[32];
+    if (!s->tasks) return;
+    snprintf(secs, sizeof secs, "%.3f", s->worker_timeout_ms / 1000.0);
+    const char *p[] = {secs};
+    PGresult *r = db_query(s->db,
+                           "SELECT id FROM workers WHERE last_heartbeat < now() -"
+                           " make_interval(secs => $1::float8) AND last_heartbeat > now() -"
+                           " interval '1 day' ORDER BY last_heartbeat DESC LIMIT 1000",
+                           1, p, err, sizeof err);
+    if (!r) {
+        log_warning("looking for dead workers: %s", err);
+        return;
+    }
+    for (int i = 0; i < PQntuples(r); i++) {
+        const char *wid = PQgetvalue(r, i, 0);
+        redisReply *l = rq_command(s->rq, err, sizeof err, "LRANGE mars:processing:%s 0 -1", wid);
+        if (!l) continue;
+        for (size_t k = 0; l->type == REDIS_REPLY_ARRAY && k < l->elements; k++) {
+            const char *m = l->element[k]->str;
+            char tid[72];
+            int job, attempt;
+            if (!m || sscanf(m, "%71s %d %d", tid, &job, &attempt) != 3) continue;
+            stask_t *t = task_find(s, tid);
+            if (!t) continue;
+            redisReply *x =
+                rq_command(s->rq, err, sizeof err, "LREM mars:processing:%s 1 %s", wid, m);
+            bool mine = x && x->type == REDIS_REPLY_INTEGER && x->integer == 1;
+            if (x) freeReplyObject(x);
+            if (!mine || job < 0 || job >= t->n || t->st[job] != S_QUEUED ||
+                t->attempt[job] != attempt)
+                continue;
+            t->attempt[job]++;
+            push_job(s, t, job);
+            metrics_counter_inc(s->m_requeued);
+            log_info("job %s of dead worker %s queued again (attempt %d)", m, wid, t->attempt[job]);
+        }
+        freeReplyObject(l);
+    }
+    PQclear(r);
+}
+
+/* ---- LISTEN ---------------------------------------------------------------- */
+
+static void listen_open(sched_t *s)
+{
+    if (s->listen && PQstatus(s->listen) == CONNECTION_OK) return;
+    if (svc_now_ms() < s->listen_retry_ms) return;
+    if (s->listen) PQfinish(s->listen);
+    s->listen = PQconnectdb(s->dsn);
+    PGresult *r = NULL;
+    if (PQstatus(s->listen) == CONNECTION_OK) r = PQexec(s->listen, "LISTEN mars_task");
+    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
+        log_warning("LISTEN mars_task: %s (polling meanwhile)", PQerrorMessage(s->listen));
+        PQfinish(s->listen);
+        s->listen = NULL;
+        s->listen_retry_ms = svc_now_ms() + 5000;
+    }
+    if (r) PQclear(r);
+}
+
+/* True when a notification came (a submission or a cancel). */
+static bool listen_poll(sched_t *s)
+{
+    listen_open(s);
+    if (!s->listen) return false;
+    if (!PQconsumeInput(s->listen)) {
+        PQfinish(s->listen);
+        s->listen = NULL;
+        return true; /* look at the table now: we may have missed some */
+    }
+    bool any = false;
+    PGnotify *nf;
+    while ((nf = PQnotifies(s->listen))) {
+        any = true;
+        PQfreemem(nf);
+    }
+    return any;
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+static void take_completions(sched_t *s)
+{
+    char err[256];
+    redisReply *r =
+        rq_command_blocking(s->done, BLOCK_MS, err, sizeof err, "BLPOP mars:done:%s 0.2", s->id);
+    if (!r) {
+        log_warning("waiting for completions: %s", err);
+        struct timespec ts = {0, 200 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        return;
+    }
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[1]->str)
+        completion(s, r->element[1]->str);
+    bool got = r->type == REDIS_REPLY_ARRAY;
+    freeReplyObject(r);
+    while (got) {
+        r = rq_command(s->done, err, sizeof err, "LPOP mars:done:%s %d", s->id, DRAIN_BATCH);
+        if (!r) break;
+        got = r->type == REDIS_REPLY_ARRAY && r->elements == DRAIN_BATCH;
+        for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
+            if (r->element[i]->str) completion(s, r->element[i]->str);
+        freeReplyObject(r);
+        flush_pushes(s);
+    }
+}
+
+static void *sched_main(void *arg)
+{
+    sched_t *s = arg;
+    int64_t next_tick = 0, next_dead = svc_now_ms() + DEAD_SCAN_MS;
+    while (!atomic_load(&s->stop)) {
+        int64_t now = svc_now_ms();
+        bool notified = listen_poll(s);
+        if (notified || now >= next_tick) {
+            renew(s);
+            claim(s);
+            next_tick = now + TICK_MS;
+        }
+        if (now >= next_dead) {
+            requeue_dead(s);
+            next_dead = now + DEAD_SCAN_MS;
+        }
+        flush_pushes(s);
+        take_completions(s);
+        flush_pushes(s);
+        for (stask_t *t = s->tasks, *next; t; t = next) {
+            next = t->next;
+            if (t->n_done == t->n_live)
+                finish_task(s, t);
+            else
+                flush_rows(s, t);
+        }
+    }
+    /* Stopping: let another supervisor take our tasks at once. */
+    char err[256];
+    const char *p[] = {s->id};
+    db_exec(s->db,
+            "UPDATE tasks SET lease_expires_at = now() WHERE owner_id = $1 AND status = 'running'",
+            1, p, err, sizeof err);
+    return NULL;
+}
+
+int sched_start(const sched_opts_t *o, sched_t **out, char *err, size_t errlen)
+{
+    sched_t *s = calloc(1, sizeof *s);
+    if (!s) goto oom;
+    snprintf(s->id, sizeof s->id, "%s", o->id);
+    s->worker_timeout_ms = o->worker_timeout_ms;
+    s->dsn = strdup(o->pg_dsn);
+    s->url = strdup(o->redis_url);
+    if (!s->dsn || !s->url) goto oom;
+    s->db = db_create(o->pg_dsn, "mars-supervisor-sched");
+    if (!s->db) goto oom;
+    s->rq = rq_create(o->redis_url, RQ_DEFAULT_TIMEOUT_MS, err, errlen);
+    if (!s->rq) goto fail;
+    s->done = rq_create(o->redis_url, RQ_DEFAULT_TIMEOUT_MS, err, errlen);
+    if (!s->done) goto fail;
+    metrics_registry_t *m = o->metrics;
+    s->m_dispatched = metrics_counter(m, "mars_jobs_dispatched_total", "Chunk jobs pushed", NULL);
+    s->m_completed = metrics_counter(m, "mars_jobs_completed_total",
+                                     "Chunk job completions accepted (ok or err)", NULL);
+    s->m_stale = metrics_counter(m, "mars_jobs_stale_total",
+                                 "Completions ignored: an older attempt or an unknown job", NULL);
+    s->m_failed_jobs =
+        metrics_counter(m, "mars_jobs_failed_total", "Jobs that reported an error", NULL);
+    s->m_requeued =
+        metrics_counter(m, "mars_jobs_requeued_total", "Jobs of dead workers queued again", NULL);
+    s->m_tasks_ok = metrics_counter(m, "mars_tasks_total", "Tasks ended, by status",
+                                    (const char *[]){"status", "succeeded", NULL});
+    s->m_tasks_failed = metrics_counter(m, "mars_tasks_total", "Tasks ended, by status",
+                                        (const char *[]){"status", "failed", NULL});
+    s->m_tasks_cancelled = metrics_counter(m, "mars_tasks_total", "Tasks ended, by status",
+                                           (const char *[]){"status", "cancelled", NULL});
+    static const double TILING_BUCKETS[] = {0.0001, 0.0003, 0.001, 0.003, 0.01, 0.03,
+                                            0.1,    0.3,    1,     3,     10};
+    s->m_tiling =
+        metrics_histogram(m, "mars_tiling_seconds", "Time to parse and tile a task", NULL,
+                          TILING_BUCKETS, (int)(sizeof TILING_BUCKETS / sizeof TILING_BUCKETS[0]));
+    if (db_connect(s->db, err, errlen) || rq_connect(s->rq, err, errlen) ||
+        rq_connect(s->done, err, errlen))
+        goto fail;
+    if (pthread_create(&s->thread, NULL, sched_main, s) != 0) {
+        snprintf(err, errlen, "cannot start the scheduler thread");
+        goto fail;
+    }
+    *out = s;
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+fail:
+    if (s) {
+        db_free(s->db);
+        rq_free(s->rq);
+        rq_free(s->done);
+        free(s->dsn);
+        free(s->url);
+        free(s);
+    }
+    return -1;
+}
+
+void sched_free(sched_t *s)
+{
+    if (!s) return;
+    atomic_store(&s->stop, true);
+    pthread_join(s->thread, NULL);
+    while (s->tasks) {
+        stask_t *t = s->tasks;
+        s->tasks = t->next;
+        task_free(t);
+    }
+    for (int i = 0; i < s->n_push; i++)
+        free(s->push[i]);
+    free(s->push);
+    if (s->listen) PQfinish(s->listen);
+    db_free(s->db);
+    rq_free(s->rq);
+    rq_free(s->done);
+    free(s->dsn);
+    free(s->url);
+    free(s);
+}

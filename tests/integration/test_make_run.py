@@ -1,0 +1,198 @@
+"""`make run`'s cluster script, scripts/run-cluster.sh, driven as a user
+would: check mode end to end (the seed example over REST with curl, the
+result compared with numpy), every examples/NAME.sh curl script against the
+foreground cluster (results compared with mars-run's for the same document),
+the foreground mode stopped with SIGTERM and with Ctrl-C (SIGINT to the
+process group), and a service that fails to start.
+
+Debian's /usr/bin/python3 with numpy. Every run uses free ports
+(MARS_WEB_PORT=0) so a cluster already on 7005 does not matter.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import numpy as np  # noqa: E402
+
+from harness import REPO, BIN_DIR as _BIN_DIR, Runner, check, get, kill_pid  # noqa: E402
+
+BIN_DIR = os.path.abspath(_BIN_DIR)
+
+SCRIPT = os.path.join(REPO, "scripts", "run-cluster.sh")
+
+
+def script_env(**extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MARS_")}
+    env.update({"MARS_WEB_PORT": "0", "MARS_BIN_DIR": BIN_DIR})
+    env.update(extra)
+    return env
+
+
+def base_dir(text):
+    m = re.search(r"logs: +(/\S+)/logs", text)
+    return m.group(1) if m else None
+
+
+def ports_in(text):
+    return sorted({int(p) for p in re.findall(r"127\.0\.0\.1:(\d+)", text)})
+
+
+def listening(port):
+    import socket
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def check_all_gone(text):
+    base = base_dir(text)
+    check(base is not None, "no logs line in the output: %s", text[-1500:])
+    check(not os.path.exists(base), "temporary directory %s left behind", base)
+    still = [p for p in ports_in(text) if listening(p)]
+    check(not still, "ports still listening after the stop: %s", still)
+
+
+def case_check_mode_inner():
+    out = tempfile.mkdtemp(prefix="mars-mr-")
+    try:
+        r = subprocess.run([SCRIPT, "--check"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           env=script_env(MARS_OUT=out), cwd=REPO, timeout=600)
+        text = r.stdout.decode(errors="replace")
+        check(r.returncode == 0, "exit %d: %s", r.returncode, text[-3000:])
+        check(re.search(r"dashboard: +http://127\.0\.0\.1:\d+/", text), "no dashboard URL: %s", text[-1500:])
+        check("seed-inner: succeeded" in text, "no success line: %s", text[-1500:])
+        b = np.load(os.path.join(out, "b.npy"))
+        a = np.ones((2000, 2000))
+        want = np.inner(a, a)
+        check(b.shape == want.shape and b.dtype == want.dtype, "b is %s %s", b.shape, b.dtype)
+        check(np.allclose(b, want, rtol=1e-12, atol=0), "b differs from numpy: b[0, :3] = %s", b[0, :3])
+        check(os.path.getsize(os.path.join(out, "b.json")) > 0, "b.json is empty")
+        check_all_gone(text)
+    finally:
+        subprocess.run(["rm", "-rf", out])
+
+
+def start_foreground():
+    p = subprocess.Popen([SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=script_env(),
+                         cwd=REPO, start_new_session=True)
+    buf = b""
+    deadline = time.monotonic() + 120
+    while b"Press Ctrl-C" not in buf:
+        if time.monotonic() > deadline or p.poll() is not None:
+            rest = p.stdout.read() if p.poll() is not None else b""
+            kill_pid(p.pid, signal.SIGKILL)
+            raise AssertionError("cluster did not come up: %s" % (buf + rest).decode(errors="replace")[-3000:])
+        chunk = p.stdout.read1(65536)
+        if not chunk:
+            time.sleep(0.05)
+        buf += chunk
+    text = buf.decode(errors="replace")
+    m = re.search(r"dashboard: +http://127\.0\.0\.1:(\d+)/", text)
+    check(m, "no dashboard URL: %s", text[-1500:])
+    return p, text, int(m.group(1))
+
+
+def stop_with(sig, group, want_rc):
+    p, text, web = start_foreground()
+    try:
+        r = get(web, "/api/v1/health")
+        check(r.status == 200, "health: %r", r)
+        workers = get(web, "/api/v1/workers").json()["workers"]
+        alive = [w for w in workers if w["status"] == "alive"]
+        check(len(alive) == 2, "want 2 alive workers: %s", workers)
+        if group:
+            os.killpg(p.pid, sig)
+        else:
+            kill_pid(p.pid, sig)
+        rest = p.communicate(timeout=60)[0].decode(errors="replace")
+    finally:
+        if p.poll() is None:
+            kill_pid(p.pid, signal.SIGKILL)
+    check(p.returncode == want_rc, "exit %s, want %d: %s", p.returncode, want_rc, rest[-1500:])
+    check_all_gone(text + rest)
+
+
+def case_every_example_script():
+    work = tempfile.mkdtemp(prefix="mars-ex-")
+    p, text, web = start_foreground()
+    try:
+        names = sorted(f[:-5] for f in os.listdir(os.path.join(REPO, "examples")) if f.endswith(".json"))
+        check(names, "no examples")
+        for name in names:
+            script = os.path.join(REPO, "examples", name + ".sh")
+            check(os.access(script, os.X_OK), "%s is missing or not executable", script)
+            out = os.path.join(work, "rest", name)
+            r = subprocess.run([script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300, cwd=work,
+                               env=dict(script_env(), MARS_URL="http://127.0.0.1:%d" % web, OUT=out))
+            log = r.stdout.decode(errors="replace")
+            check(r.returncode == 0 and "%s: succeeded" % name in log, "%s: exit %d: %s", name, r.returncode,
+                  log[-1500:])
+            check(re.search(r"^deleted session ", log, re.M), "%s did not delete its session: %s", name, log[-500:])
+            ref = os.path.join(work, "ref", name)
+            r = subprocess.run([os.path.join(BIN_DIR, "mars-run"), os.path.join(REPO, "examples", name + ".json"),
+                                "-o", ref], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+            check(r.returncode == 0, "mars-run %s: %s", name, r.stdout.decode(errors="replace")[-500:])
+            keys = sorted(f for f in os.listdir(ref) if f.endswith(".npy"))
+            check(keys and sorted(f for f in os.listdir(out) if f.endswith(".npy")) == keys,
+                  "%s: fetched %s, mars-run wrote %s", name, os.listdir(out), keys)
+            for f in keys:
+                got, want = np.load(os.path.join(out, f)), np.load(os.path.join(ref, f))
+                check(got.shape == want.shape and got.dtype == want.dtype, "%s/%s: %s %s, want %s %s", name, f,
+                      got.shape, got.dtype, want.shape, want.dtype)
+                if want.dtype.kind == "f":
+                    check(np.allclose(got, want, rtol=1e-12, atol=1e-12, equal_nan=True), "%s/%s differs", name, f)
+                else:
+                    check(np.array_equal(got, want), "%s/%s differs", name, f)
+    finally:
+        if p.poll() is None:
+            kill_pid(p.pid, signal.SIGTERM)
+            p.communicate(timeout=60)
+        subprocess.run(["rm", "-rf", work])
+    check(p.returncode == 143, "exit %s after SIGTERM", p.returncode)
+
+
+def case_sigterm_stops_everything():
+    stop_with(signal.SIGTERM, False, 143)
+
+
+def case_ctrl_c_stops_everything():
+    stop_with(signal.SIGINT, True, 130)
+
+
+def case_failed_start_is_reported():
+    fake = tempfile.mkdtemp(prefix="mars-fake-")
+    try:
+        with open(os.path.join(fake, "mars-supervisor"), "w") as f:
+            f.write("#!/bin/sh\necho 'mars-supervisor: cannot bind 0.0.0.0:1: Permission denied' >&2\nexit 1\n")
+        os.chmod(os.path.join(fake, "mars-supervisor"), 0o755)
+        os.symlink(os.path.join(BIN_DIR, "mars-worker"), os.path.join(fake, "mars-worker"))
+        r = subprocess.run([SCRIPT, "--check"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           env=script_env(MARS_BIN_DIR=fake), cwd=REPO, timeout=120)
+        text = r.stdout.decode(errors="replace")
+        check(r.returncode == 1, "exit %d: %s", r.returncode, text[-1500:])
+        check("mars-supervisor exited while starting" in text, "no clear message: %s", text[-1500:])
+        check("cannot bind 0.0.0.0:1" in text, "log tail not shown: %s", text[-1500:])
+        m = re.search(r"last lines of (/tmp/mars-cluster\.[A-Za-z0-9]+)/", text)
+        check(m and not os.path.exists(m.group(1)), "temporary directory left behind: %s", text[-800:])
+    finally:
+        subprocess.run(["rm", "-rf", fake])
+
+
+def main():
+    run = Runner()
+    run.case("failed_start_is_reported", case_failed_start_is_reported)
+    run.case("sigterm_stops_everything", case_sigterm_stops_everything)
+    run.case("ctrl_c_stops_everything", case_ctrl_c_stops_everything)
+    run.case("check_mode_inner", case_check_mode_inner)
+    run.case("every_example_script", case_every_example_script)
+    return run.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
