@@ -14,9 +14,9 @@ CFLAGS_REL := $(CSTD) $(WARN) $(OPT) -g -MMD -MP $(DEPS_CFLAGS)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 CFLAGS_SAN := $(CSTD) $(WARN) -O1 -g $(SAN) -MMD -MP $(DEPS_CFLAGS)
 
-ENGINE_SRC := $(wildcard engine/*.c engine/kern/*.c)
+ENGINE_SRC := $(wildcard engine/*.c engine/kern/*.c engine/df/*.c)
 ENGINE_LIB_SRC := $(filter-out engine/mars_run.c,$(ENGINE_SRC))
-UNIT_SRC := $(wildcard tests/unit/engine/*.c tests/unit/engine/kern/*.c)
+UNIT_SRC := $(wildcard tests/unit/engine/*.c tests/unit/engine/kern/*.c tests/unit/engine/df/*.c)
 UNIT_HELPERS := $(wildcard tests/unit/*.c)
 
 REL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ENGINE_LIB_SRC))
@@ -103,7 +103,7 @@ bench: setup-bench build
 	@bench/run.sh
 
 format:
-	clang-format -i $(ENGINE_SRC) $(wildcard engine/*.h engine/kern/*.h) $(UNIT_SRC) $(FUZZ_SRC) \
+	clang-format -i $(ENGINE_SRC) $(wildcard engine/*.h engine/kern/*.h engine/df/*.h) $(UNIT_SRC) $(FUZZ_SRC) \
 	  $(wildcard services/*/*.c services/*/*.h)
 
 clean:

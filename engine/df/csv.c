@@ -1,0 +1,1222 @@
+/* csv.c: the CSV reader of csv.h. The tokenizer (tok_next) and the split
+ * DFA (trans/line_inc) encode the same rules of pandas' C tokenizer: a field
+ * is quoted only when its first byte is '"'; inside it '""' is a quote and
+ * a lone '"' closes it; after the closing quote, and in an unquoted field,
+ * '"' is an ordinary byte; "\n", "\r\n" and a lone "\r" end a record; a line
+ * of nothing but spaces and tabs is skipped (and counted as a line). */
+#include "csv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../dtype.h" /* engine/: the Makefile compiles engine sources without -I */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Grows *p (elements of size elem, capacity *cap) to hold at least need
+ * elements, doubling; every size is checked before realloc. */
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2) return -1;
+        nc *= 2;
+    }
+    size_t bytes;
+    if (__builtin_mul_overflow(nc, elem, &bytes)) return -1;
+    void *q = realloc(*p, bytes);
+    if (!q) return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Types. */
+
+uint32_t csv_kinds_merge(uint32_t a, uint32_t b)
+{
+    uint32_t ifail = (a & CSV_K_IFAIL_MASK) ? a & CSV_K_IFAIL_MASK : b & CSV_K_IFAIL_MASK;
+    uint32_t ufail = (a & CSV_K_UFAIL_MASK) ? a & CSV_K_UFAIL_MASK : b & CSV_K_UFAIL_MASK;
+    return ((a | b) & CSV_K_FLAGS_MASK) | ifail | ufail;
+}
+
+/* pandas' _convert_tokens: int64, then (on an int64 overflow) uint64, then
+ * float64, then bool, else object; int64 with NA upcast to float64. */
+csv_type_t csv_kinds_type(uint32_t k, int64_t total_rows)
+{
+    if (total_rows == 0) return CSV_STRING;
+    uint32_t ifail = k & CSV_K_IFAIL_MASK, ufail = k & CSV_K_UFAIL_MASK;
+    if (ifail == 0) return (k & CSV_K_NA) ? CSV_FLOAT64 : CSV_INT64;
+    if (ifail == CSV_K_IFAIL_OVERFLOW) {
+        if (ufail == CSV_K_UFAIL_OVERFLOW) return CSV_STRING;
+        if (ufail == 0) {
+            /* every value parsed as uint64: pandas gives uint64 unless a
+             * value was negative (or NA beside a value past INT64_MAX), then
+             * object. The engine has no uint64: float64. */
+            bool conflict = (k & CSV_K_SINT) || ((k & CSV_K_UINT) && (k & CSV_K_NA));
+            return conflict ? CSV_STRING : CSV_FLOAT64;
+        }
+        /* else: a value that is no integer; pandas goes on to float64 */
+    }
+    if (!(k & CSV_K_NOTFLOAT)) return CSV_FLOAT64;
+    if (!(k & CSV_K_NOTBOOL)) return CSV_BOOL;
+    return CSV_STRING;
+}
+
+const char *csv_type_name(csv_type_t t, bool has_na)
+{
+    switch (t) {
+    case CSV_INT64:
+        return "int64";
+    case CSV_FLOAT64:
+        return "float64";
+    case CSV_BOOL:
+        return has_na ? "object" : "bool";
+    case CSV_STRING:
+        return "object";
+    }
+    return "?";
+}
+
+/* pandas 1.5's default na_values (pandas._libs.parsers.STR_NA_VALUES). */
+static const char *const na_strings[] = {
+    "",        "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A",      "NA",  "NULL",    "NaN",      "n/a",  "nan",  "null",
+};
+
+static bool is_na(const char *s, size_t n)
+{
+    if (n > 8) return false; /* the longest NA string, "#N/A N/A", has 8 bytes */
+    if (n == 0) return true;
+    /* every NA string starts with one of these: most values leave here */
+    if (!strchr("#-1<Nn", s[0])) return false;
+    for (size_t i = 0; i < sizeof na_strings / sizeof na_strings[0]; i++)
+        if (strlen(na_strings[i]) == n && memcmp(na_strings[i], s, n) == 0) return true;
+    return false;
+}
+
+/* 1 true, 0 false, -1 neither (pandas' default true_values/false_values). */
+static int bool_value(const char *s, size_t n)
+{
+    if (n == 4 && (!memcmp(s, "True", 4) || !memcmp(s, "true", 4) || !memcmp(s, "TRUE", 4)))
+        return 1;
+    if (n == 5 && (!memcmp(s, "False", 5) || !memcmp(s, "false", 5) || !memcmp(s, "FALSE", 5)))
+        return 0;
+    return -1;
+}
+
+static bool sp(char c) /* pandas' isspace_ascii */
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+static bool dig(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* pandas' str_to_int64 (sign 1 or -1 allowed) and str_to_uint64: spaces
+ * around, an optional sign, digits only. Overflow is found while reading the
+ * digits, before anything after them is looked at, as pandas does: "1e99999"
+ * style tails do not matter once the digits overflow. */
+enum { PI_OK = 0, PI_OVERFLOW, PI_INVALID };
+
+static int parse_i64(const char *s, size_t n, int64_t *out)
+{
+    size_t i = 0;
+    while (i < n && sp(s[i]))
+        i++;
+    bool neg = false;
+    if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
+    if (i >= n || !dig(s[i])) return PI_INVALID;
+    /* the magnitude limit: INT64_MAX, or its negation's 2^63 */
+    uint64_t lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, v = 0;
+    for (; i < n && dig(s[i]); i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (lim - d) / 10) return PI_OVERFLOW;
+        v = v * 10 + d;
+    }
+    while (i < n && sp(s[i]))
+        i++;
+    if (i != n) return PI_INVALID;
+    *out = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+    return PI_OK;
+}
+
+/* str_to_uint64 on a value that does not start with '-' (pandas notes those
+ * as "seen_sint" without parsing them). */
+static int parse_u64(const char *s, size_t n, uint64_t *out)
+{
+    size_t i = 0;
+    while (i < n && sp(s[i]))
+        i++;
+    if (i < n && s[i] == '+') i++;
+    if (i >= n || !dig(s[i])) return PI_INVALID;
+    uint64_t v = 0;
+    for (; i < n && dig(s[i]); i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) return PI_OVERFLOW;
+        v = v * 10 + d;
+    }
+    while (i < n && sp(s[i]))
+        i++;
+    if (i != n) return PI_INVALID;
+    *out = v;
+    return PI_OK;
+}
+
+static bool ieq(const char *s, size_t n, const char *lit)
+{
+    if (strlen(lit) != n) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != lit[i]) return false;
+    }
+    return true;
+}
+
+/* A float as pandas' _try_double: the syntax xstrtod accepts (leading and
+ * trailing whitespace, sign, digits with an optional '.', an exponent that
+ * counts only when digits follow it), else inf/infinity with an optional
+ * sign in any case. s is NUL-terminated at s[n]. 0 ok, -1 not a float or
+ * out of range (pandas leaves those as strings). With out NULL only the
+ * answer is wanted, and strtod runs only where the value could overflow. */
+static int parse_float(const char *s, size_t n, double *out)
+{
+    double dummy;
+    bool check_only = out == NULL;
+    if (check_only) out = &dummy;
+    if (n <= 9) { /* "+infinity" is the longest spelling: 9 bytes */
+        size_t o = (n && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+        if (ieq(s + o, n - o, "inf") || ieq(s + o, n - o, "infinity")) {
+            *out = s[0] == '-' ? -INFINITY : INFINITY;
+            return 0;
+        }
+    }
+    size_t i = 0;
+    while (i < n && sp(s[i]))
+        i++;
+    size_t num0 = i;
+    if (i < n && (s[i] == '-' || s[i] == '+')) i++;
+    size_t ndig = 0, nint = 0; /* digits; integer digits after leading zeros */
+    while (i < n && dig(s[i])) {
+        if (nint || s[i] != '0') nint++;
+        i++, ndig++;
+    }
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && dig(s[i]))
+            i++, ndig++;
+    }
+    if (ndig == 0) return -1;
+    int64_t ex = 0; /* the exponent, clamped: past 10^6 it only matters that it is big */
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        size_t j = i + 1;
+        bool eneg = false;
+        if (j < n && (s[j] == '-' || s[j] == '+')) eneg = s[j++] == '-';
+        size_t e0 = j;
+        for (; j < n && dig(s[j]); j++)
+            if (ex < 1000000) ex = ex * 10 + (s[j] - '0');
+        if (j > e0) i = j;
+        if (eneg) ex = -ex;
+    }
+    while (i < n && sp(s[i]))
+        i++;
+    if (i != n) return -1;
+    /* below 10^300 nothing overflows (DBL_MAX is about 1.8e308) */
+    if (check_only && (int64_t)nint + ex < 300) return 0;
+    /* strtod reads exactly the checked text: it stops where the syntax
+     * above stopped, at whitespace or at the NUL. */
+    errno = 0;
+    char *end;
+    double v = strtod(s + num0, &end);
+    if (errno == ERANGE && isinf(v)) return -1; /* 1e400: pandas keeps the string */
+    *out = v;
+    return 0;
+}
+
+/* The kinds of one value (merged in file order by csv_kinds_merge). */
+static uint32_t classify(const char *s, size_t n)
+{
+    if (is_na(s, n)) return CSV_K_NA;
+    uint32_t k = 0;
+    int64_t iv;
+    int ir = parse_i64(s, n, &iv);
+    size_t i = 0;
+    while (i < n && sp(s[i]))
+        i++;
+    bool minus = i < n && s[i] == '-';
+    /* the common case: an int64 is a float, a uint64 (when not negative),
+     * and not a bool */
+    if (ir == PI_OK) return CSV_K_NOTBOOL | (minus ? CSV_K_SINT : 0);
+    k |= ir == PI_OVERFLOW ? CSV_K_IFAIL_OVERFLOW : CSV_K_IFAIL_OTHER;
+    if (minus) {
+        k |= CSV_K_SINT;
+    } else {
+        uint64_t uv;
+        int ur = parse_u64(s, n, &uv);
+        if (ur != PI_OK)
+            k |= ur == PI_OVERFLOW ? CSV_K_UFAIL_OVERFLOW : CSV_K_UFAIL_OTHER;
+        else if (uv > (uint64_t)INT64_MAX)
+            k |= CSV_K_UINT;
+    }
+    if (parse_float(s, n, NULL) < 0) k |= CSV_K_NOTFLOAT;
+    if (bool_value(s, n) < 0) k |= CSV_K_NOTBOOL;
+    return k;
+}
+
+/* ---------------------------------------------------------------------------
+ * Tokenizer: one record at a time from buf[pos, end). The fields of the
+ * current record are copied, unquoted, into fb, each NUL-terminated; field i
+ * starts at fb[fo[i]] and has fl[i] bytes. Fields past `maxstore` are counted
+ * but not kept. */
+typedef struct {
+    const char *p;
+    int64_t pos, end;
+    int64_t line;     /* pandas' 0-based line number of the next record */
+    int64_t rec_line; /* ... of the current record */
+    char *fb;
+    size_t fbcap, fblen;
+    size_t *fo, *fl;
+    size_t focap, flcap;
+    int nf; /* fields of the current record */
+    int maxstore;
+} tok_t;
+
+static void tok_init(tok_t *t, const char *buf, int64_t start, int64_t end, int64_t line,
+                     int maxstore)
+{
+    memset(t, 0, sizeof *t);
+    t->p = buf;
+    t->pos = start;
+    t->end = end;
+    t->line = line;
+    t->maxstore = maxstore;
+}
+
+static void tok_close(tok_t *t)
+{
+    free(t->fb);
+    free(t->fo);
+    free(t->fl);
+}
+
+static int tok_bytes(tok_t *t, const char *src, size_t n, char *err, size_t errlen)
+{
+    size_t need;
+    if (__builtin_add_overflow(t->fblen, n + 1, &need) ||
+        grow((void **)&t->fb, &t->fbcap, need, 1) < 0)
+        return fail(err, errlen, "out of memory buffering a field of %zu bytes", n);
+    memcpy(t->fb + t->fblen, src, n);
+    t->fblen += n;
+    return 0;
+}
+
+/* 1: a record; 0: no more records; -1: error. */
+static int tok_next(tok_t *t, char *err, size_t errlen)
+{
+    const char *p = t->p;
+    int64_t i = t->pos, end = t->end;
+    /* Blank lines and lines of spaces/tabs are skipped (skip_blank_lines),
+     * and so is such a tail at the end of the input. */
+    for (;;) {
+        int64_t j = i;
+        while (j < end && (p[j] == ' ' || p[j] == '\t'))
+            j++;
+        if (j >= end) {
+            t->pos = end;
+            return 0;
+        }
+        if (p[j] == '\n') {
+            t->line++;
+            i = j + 1;
+            continue;
+        }
+        if (p[j] == '\r') {
+            t->line++;
+            i = j + 1;
+            if (i < end && p[i] == '\n') i++;
+            continue;
+        }
+        break;
+    }
+    t->rec_line = t->line;
+    t->nf = 0;
+    t->fblen = 0;
+    for (;;) {
+        size_t fstart = t->fblen;
+        if (i < end && p[i] == '"') {
+            i++;
+            for (;;) {
+                /* copy the run up to the next quote in one piece */
+                const char *qp = memchr(p + i, '"', (size_t)(end - i));
+                int64_t qi = qp ? (int64_t)(qp - p) : end;
+                if (tok_bytes(t, p + i, (size_t)(qi - i), err, errlen) < 0) return -1;
+                i = qi;
+                if (i >= end)
+                    return fail(err, errlen, "EOF inside string starting at row %lld",
+                                (long long)t->rec_line);
+                if (i + 1 < end && p[i + 1] == '"') {
+                    if (tok_bytes(t, "\"", 1, err, errlen) < 0) return -1;
+                    i += 2;
+                    continue;
+                }
+                i++;
+                break;
+            }
+        }
+        int64_t u = i;
+        while (u < end && p[u] != ',' && p[u] != '\n' && p[u] != '\r')
+            u++;
+        if (tok_bytes(t, p + i, (size_t)(u - i), err, errlen) < 0) return -1;
+        i = u;
+        t->fb[t->fblen++] = '\0'; /* tok_bytes reserved the byte */
+        if (t->nf < t->maxstore) {
+            size_t k = (size_t)t->nf;
+            if (grow((void **)&t->fo, &t->focap, k + 1, sizeof(size_t)) < 0 ||
+                grow((void **)&t->fl, &t->flcap, k + 1, sizeof(size_t)) < 0)
+                return fail(err, errlen, "out of memory for %d fields", t->nf + 1);
+            t->fo[k] = fstart;
+            t->fl[k] = t->fblen - 1 - fstart;
+        } else {
+            t->fblen = fstart; /* not kept: only counted */
+        }
+        if (t->nf == INT_MAX)
+            return fail(err, errlen, "line %lld: more than %d fields", (long long)t->rec_line + 1,
+                        INT_MAX);
+        t->nf++;
+        if (i >= end) break;
+        char c = p[i++];
+        if (c == ',') continue;
+        if (c == '\r' && i < end && p[i] == '\n') i++;
+        break;
+    }
+    t->line++;
+    t->pos = i;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Files. */
+
+int csv_file_open(csv_file_t *f, const char *path, char *err, size_t errlen)
+{
+    f->buf = NULL;
+    f->len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fail(err, errlen, "%s: %s", path, strerror(errno));
+    struct stat st;
+    int rc = -1;
+    if (fstat(fd, &st) < 0) {
+        fail(err, errlen, "%s: %s", path, strerror(errno));
+        goto close_fd;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fail(err, errlen, "%s: not a regular file", path);
+        goto close_fd;
+    }
+    if (st.st_size > 0) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            fail(err, errlen, "%s: mmap of %lld bytes: %s", path, (long long)st.st_size,
+                 strerror(errno));
+            goto close_fd;
+        }
+        f->buf = m;
+        f->len = (size_t)st.st_size;
+    }
+    rc = 0;
+close_fd:
+    close(fd);
+    return rc;
+}
+
+void csv_file_close(csv_file_t *f)
+{
+    if (f->buf) munmap((void *)f->buf, f->len);
+    f->buf = NULL;
+    f->len = 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Header. Duplicate names are mangled as pandas 1.5's _get_header does:
+ * named columns first, then the unnamed ones, each duplicate becoming
+ * "name.k" with the first k that is neither in the header nor taken. A
+ * hash table keyed by name holds pandas' `counts`, how often the name
+ * appears in the header being rewritten, and whether it is an unnamed one. */
+typedef struct {
+    char *key;
+    int count;
+    int inhdr;
+    bool unnamed;
+} hent_t;
+
+typedef struct {
+    hent_t *e;
+    size_t cap; /* a power of two, at least twice the entries ever added */
+} htab_t;
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The entry of key, created (a copy of key, zeroed) when absent; NULL when
+ * out of memory. */
+static hent_t *hget(htab_t *t, const char *key)
+{
+    size_t m = t->cap - 1;
+    for (size_t i = (size_t)hash_str(key) & m;; i = (i + 1) & m) {
+        if (!t->e[i].key) {
+            t->e[i].key = strdup(key);
+            return t->e[i].key ? &t->e[i] : NULL;
+        }
+        if (strcmp(t->e[i].key, key) == 0) return &t->e[i];
+    }
+}
+
+static hent_t *hfind(htab_t *t, const char *key)
+{
+    size_t m = t->cap - 1;
+    for (size_t i = (size_t)hash_str(key) & m;; i = (i + 1) & m) {
+        if (!t->e[i].key) return NULL;
+        if (strcmp(t->e[i].key, key) == 0) return &t->e[i];
+    }
+}
+
+static int mangle(char **names, int n, const bool *was_empty, char *err, size_t errlen)
+{
+    int rc = -1;
+    htab_t t = {0};
+    int *order = NULL;
+    /* Entries: the n names, plus at most one new name per rename (the
+     * probes of the rename loop insert nothing); 4n slots keep the table at
+     * most half full, so it never grows and entries never move. */
+    size_t cap = 16;
+    while (cap < (size_t)n * 4 + 16)
+        cap *= 2;
+    t.cap = cap;
+    t.e = calloc(cap, sizeof *t.e);
+    order = malloc((size_t)n * sizeof *order + 1);
+    if (!t.e || !order) {
+        fail(err, errlen, "out of memory for a header of %d columns", n);
+        goto free_all;
+    }
+    for (int i = 0; i < n; i++) {
+        hent_t *e = hget(&t, names[i]);
+        if (!e) goto oom;
+        e->inhdr++;
+        if (was_empty[i]) e->unnamed = true;
+    }
+    int no = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++)
+            if (hfind(&t, names[i])->unnamed == (pass == 1)) order[no++] = i;
+    for (int oi = 0; oi < n; oi++) {
+        int i = order[oi];
+        char *col = names[i];
+        hent_t *oe = hfind(&t, col);
+        int cur = oe->count;
+        if (cur > 0) {
+            char *nc = NULL;
+            while (cur > 0) {
+                oe->count = cur + 1;
+                free(nc);
+                size_t need = strlen(col) + 24; /* ".%d" of an int: at most 12 bytes */
+                nc = malloc(need);
+                if (!nc) goto oom;
+                snprintf(nc, need, "%s.%d", col, cur);
+                hent_t *ne = hfind(&t, nc);
+                if (ne && ne->inhdr > 0)
+                    cur++;
+                else
+                    cur = ne ? ne->count : 0;
+            }
+            hent_t *ne = hget(&t, nc);
+            if (!ne) {
+                free(nc);
+                goto oom;
+            }
+            oe->inhdr--; /* entries never move: oe is still col's */
+            ne->inhdr++;
+            free(names[i]);
+            names[i] = nc;
+            oe = ne;
+        }
+        oe->count = cur + 1;
+    }
+    rc = 0;
+    goto free_all;
+oom:
+    fail(err, errlen, "out of memory mangling a header of %d columns", n);
+free_all:
+    if (t.e)
+        for (size_t i = 0; i < t.cap; i++)
+            free(t.e[i].key);
+    free(t.e);
+    free(order);
+    return rc;
+}
+
+void csv_header_close(csv_header_t *h)
+{
+    if (h->names)
+        for (int i = 0; i < h->ncols; i++)
+            free(h->names[i]);
+    free(h->names);
+    free(h->sel);
+    memset(h, 0, sizeof *h);
+}
+
+/* Python's repr of a str, near enough for messages: 'x'. */
+static void append_fmt(char *buf, size_t len, size_t *off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append_fmt(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+    if (*off >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *off, len - *off, fmt, ap);
+    va_end(ap);
+    if (k > 0) *off += (size_t)k;
+}
+
+int csv_header_parse(const char *buf, size_t len, const char *const *usecols, int n_usecols,
+                     csv_header_t *h, char *err, size_t errlen)
+{
+    memset(h, 0, sizeof *h);
+    if (len > (size_t)INT64_MAX) return fail(err, errlen, "input of %zu bytes is too long", len);
+    if (n_usecols < 0) return fail(err, errlen, "usecols: negative count %d", n_usecols);
+    tok_t t;
+    /* Keep one field more than the limit so that a longer header is seen. */
+    tok_init(&t, buf, 0, (int64_t)len, 0, CSV_MAX_COLS + 1);
+    bool *was_empty = NULL;
+    int rc = tok_next(&t, err, errlen);
+    if (rc < 0) goto fail_tok;
+    if (rc == 0) {
+        fail(err, errlen, "No columns to parse from file");
+        goto fail_tok;
+    }
+    if (t.nf > CSV_MAX_COLS) {
+        fail(err, errlen, "header has %d fields, more than the %d allowed", t.nf, CSV_MAX_COLS);
+        goto fail_tok;
+    }
+    h->ncols = t.nf;
+    h->names = calloc((size_t)t.nf, sizeof *h->names);
+    was_empty = calloc((size_t)t.nf, sizeof *was_empty);
+    if (!h->names || !was_empty) goto oom;
+    for (int i = 0; i < t.nf; i++) {
+        if (t.fl[i] == 0) {
+            char nb[32];
+            snprintf(nb, sizeof nb, "Unnamed: %d", i);
+            h->names[i] = strdup(nb);
+            was_empty[i] = true;
+        } else {
+            h->names[i] = strdup(t.fb + t.fo[i]);
+        }
+        if (!h->names[i]) goto oom;
+    }
+    if (mangle(h->names, h->ncols, was_empty, err, errlen) < 0) goto fail_tok;
+
+    h->sel = malloc((size_t)h->ncols * sizeof *h->sel + 1);
+    if (!h->sel) goto oom;
+    if (n_usecols == 0) {
+        for (int i = 0; i < h->ncols; i++)
+            h->sel[i] = i;
+        h->nsel = h->ncols;
+    } else {
+        h->usecols = true;
+        size_t off = 0;
+        int missing = 0;
+        for (int u = 0; u < n_usecols; u++) {
+            bool found = false;
+            for (int i = 0; i < h->ncols && !found; i++)
+                found = strcmp(h->names[i], usecols[u]) == 0;
+            if (!found) {
+                if (missing++ == 0)
+                    append_fmt(err, errlen, &off,
+                               "Usecols do not match columns, columns expected but not found: [");
+                else
+                    append_fmt(err, errlen, &off, ", ");
+                append_fmt(err, errlen, &off, "'%s'", usecols[u]);
+            }
+        }
+        if (missing) {
+            append_fmt(err, errlen, &off, "]");
+            goto fail_tok;
+        }
+        /* file order, as pandas: the order of usecols does not matter */
+        for (int i = 0; i < h->ncols; i++)
+            for (int u = 0; u < n_usecols; u++)
+                if (strcmp(h->names[i], usecols[u]) == 0) {
+                    h->sel[h->nsel++] = i;
+                    break;
+                }
+    }
+    h->data_start = t.pos;
+    h->data_line = t.line;
+    free(was_empty);
+    tok_close(&t);
+    return 0;
+oom:
+    fail(err, errlen, "out of memory reading a header of %d fields", t.nf);
+fail_tok:
+    free(was_empty);
+    tok_close(&t);
+    csv_header_close(h);
+    return -1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Split. */
+
+enum { C_OTHER, C_QUOTE, C_COMMA, C_LF, C_CR, C_N };
+
+static const uint8_t trans[CSV_NSTATES][C_N] = {
+    [CSV_S_REC] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR},
+    [CSV_S_FLD] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR},
+    [CSV_S_UNQ] = {CSV_S_UNQ, CSV_S_UNQ, CSV_S_FLD, CSV_S_REC, CSV_S_CR},
+    [CSV_S_QUO] = {CSV_S_QUO, CSV_S_QQ, CSV_S_QUO, CSV_S_QUO, CSV_S_QUO},
+    [CSV_S_QQ] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR},
+    [CSV_S_CR] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR},
+};
+/* A line end outside quotes counts one line, except the '\n' of "\r\n". */
+static const uint8_t line_inc[CSV_NSTATES][C_N] = {
+    [CSV_S_REC] = {0, 0, 0, 1, 1}, [CSV_S_FLD] = {0, 0, 0, 1, 1}, [CSV_S_UNQ] = {0, 0, 0, 1, 1},
+    [CSV_S_QUO] = {0, 0, 0, 0, 0}, [CSV_S_QQ] = {0, 0, 0, 1, 1},  [CSV_S_CR] = {0, 0, 0, 0, 1},
+};
+
+static const uint8_t byte_cls[256] = {
+    ['"'] = C_QUOTE,
+    [','] = C_COMMA,
+    ['\n'] = C_LF,
+    ['\r'] = C_CR,
+};
+
+/* Six runs of the DFA, one per start state. Two runs that reach the same
+ * state go on together, so they merge (the line counts they gathered apart
+ * stay as offsets) and the loop steps once per distinct run: after the
+ * first line end outside quotes that is at most two, inside a quote or not.
+ * After an ordinary byte every run is in UNQ or QUO, which ordinary bytes
+ * do not change, so runs of them are skipped. */
+void csv_scan_block(const char *p, size_t n, csv_block_t *out)
+{
+    uint8_t cur[CSV_NSTATES];
+    int64_t ln[CSV_NSTATES], off[CSV_NSTATES];
+    int run_of[CSV_NSTATES];
+    int m = CSV_NSTATES;
+    for (int s = 0; s < CSV_NSTATES; s++) {
+        cur[s] = (uint8_t)s;
+        ln[s] = off[s] = 0;
+        run_of[s] = s;
+    }
+    size_t i = 0;
+    while (i < n) {
+        int c = byte_cls[(unsigned char)p[i++]];
+        for (int j = 0; j < m; j++) {
+            ln[j] += line_inc[cur[j]][c];
+            cur[j] = trans[cur[j]][c];
+        }
+        if (c == C_OTHER)
+            while (i < n && byte_cls[(unsigned char)p[i]] == C_OTHER)
+                i++;
+        for (int j = m - 1; j > 0; j--) {
+            int t = 0;
+            while (t < j && cur[t] != cur[j])
+                t++;
+            if (t == j) continue;
+            /* run j joins run t; the last run moves into slot j */
+            for (int s = 0; s < CSV_NSTATES; s++) {
+                if (run_of[s] == j) {
+                    run_of[s] = t;
+                    off[s] += ln[j] - ln[t];
+                } else if (run_of[s] == m - 1) {
+                    run_of[s] = j;
+                }
+            }
+            cur[j] = cur[m - 1];
+            ln[j] = ln[m - 1];
+            m--;
+        }
+    }
+    for (int s = 0; s < CSV_NSTATES; s++) {
+        out->exit[s] = cur[run_of[s]];
+        out->lines[s] = ln[run_of[s]] + off[s];
+    }
+}
+
+/* Whether a record starts at q, the DFA being in state st before buf[q]. */
+static bool at_boundary(const char *buf, int64_t len, int64_t q, int st)
+{
+    return st == CSV_S_REC || (st == CSV_S_CR && (q >= len || buf[q] != '\n'));
+}
+
+int64_t csv_find_boundary(const char *buf, size_t len, int64_t pos, int state, int64_t *line)
+{
+    int64_t q = pos, L = (int64_t)len, ln = *line;
+    int s = state;
+    while (q < L && !at_boundary(buf, L, q, s)) {
+        int c = byte_cls[(unsigned char)buf[q]];
+        ln += line_inc[s][c];
+        s = trans[s][c];
+        q++;
+    }
+    *line = ln;
+    return q;
+}
+
+int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target, csv_range_t **out,
+              int64_t *nout, char *err, size_t errlen)
+{
+    *out = NULL;
+    *nout = 0;
+    if (target < 1)
+        return fail(err, errlen, "chunk_bytes must be >= 1, got %lld", (long long)target);
+    if (len > (size_t)INT64_MAX) return fail(err, errlen, "input of %zu bytes is too long", len);
+    int64_t L = (int64_t)len, d0 = h->data_start;
+    if (d0 < 0 || d0 > L)
+        return fail(err, errlen, "data start %lld outside the input", (long long)d0);
+    int64_t body = L - d0;
+    int64_t nb = body / target + (body % target != 0);
+    if (nb == 0) nb = 1;
+    csv_block_t *blk = NULL;
+    csv_range_t *r = NULL;
+    uint8_t *bst = NULL;
+    int64_t *bln = NULL;
+    int64_t bytes;
+    /* nb blocks of csv_block_t, and a range, a state and a line per block:
+     * csv_block_t is the largest of the four, so its check covers them all */
+    if (mul_ovf_i64(nb, (int64_t)sizeof *blk, &bytes) || (uint64_t)bytes > SIZE_MAX)
+        return fail(err, errlen, "%lld chunks: too many", (long long)nb);
+    blk = malloc((size_t)bytes);
+    r = malloc((size_t)nb * sizeof *r);
+    bst = malloc((size_t)nb);
+    bln = malloc((size_t)nb * sizeof *bln);
+    if (!blk || !r || !bst || !bln) {
+        fail(err, errlen, "out of memory splitting into %lld chunks", (long long)nb);
+        goto free_all;
+    }
+    /* Phase 1: every block's transfer function; independent per block. */
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t s = d0 + b * target; /* b * target < body: no overflow */
+        int64_t e = body - b * target > target ? s + target : L;
+        csv_scan_block(buf + s, (size_t)(e - s), &blk[b]);
+    }
+    /* Phase 2: compose from the known state at the data start. */
+    int st = CSV_S_REC;
+    int64_t line = h->data_line;
+    for (int64_t b = 0; b < nb; b++) {
+        bst[b] = (uint8_t)st;
+        bln[b] = line;
+        line += blk[b].lines[st];
+        st = blk[b].exit[st];
+    }
+    /* Phase 3: the first record start at or after each block start. A
+     * block whose start lies before the previous chunk's start shares it
+     * (no record starts between), which keeps the whole scan linear when a
+     * quoted field spans many blocks. */
+    int64_t n = 0, prev = -1;
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t q = d0 + b * target;
+        if (b > 0 && q <= prev) continue;
+        int64_t ln = bln[b];
+        q = csv_find_boundary(buf, len, q, bst[b], &ln);
+        if (b > 0 && (q >= L || q == prev)) continue;
+        if (n > 0) r[n - 1].end = q;
+        r[n].start = q;
+        r[n].end = L;
+        r[n].line = ln;
+        n++;
+        prev = q;
+    }
+    *out = r;
+    *nout = n;
+    r = NULL;
+free_all:
+    free(blk);
+    free(r);
+    free(bst);
+    free(bln);
+    return *out ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------------------
+ * Chunks. */
+
+static int check_range(const csv_header_t *h, const csv_range_t *r, char *err, size_t errlen)
+{
+    if (r->start < 0 || r->end < r->start)
+        return fail(err, errlen, "bad range [%lld, %lld)", (long long)r->start, (long long)r->end);
+    if (h->nsel < 0 || h->nsel > h->ncols) return fail(err, errlen, "bad header");
+    return 0;
+}
+
+static int ragged(const csv_header_t *h, const tok_t *t, char *err, size_t errlen)
+{
+    if (!h->usecols && t->nf > h->ncols)
+        return fail(err, errlen, "Expected %d fields in line %lld, saw %d", h->ncols,
+                    (long long)t->rec_line + 1, t->nf);
+    return 0;
+}
+
+/* Fields kept per record: up to the last selected column. */
+static int keep_fields(const csv_header_t *h)
+{
+    return h->nsel ? h->sel[h->nsel - 1] + 1 : 0;
+}
+
+int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r, uint32_t *kinds,
+                    int64_t *nrows, char *err, size_t errlen)
+{
+    if (check_range(h, r, err, errlen) < 0) return -1;
+    tok_t t;
+    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h));
+    int rc, ret = -1;
+    int64_t rows = 0;
+    while ((rc = tok_next(&t, err, errlen)) == 1) {
+        if (ragged(h, &t, err, errlen) < 0) goto close_tok;
+        for (int k = 0; k < h->nsel; k++) {
+            int f = h->sel[k];
+            kinds[k] =
+                csv_kinds_merge(kinds[k], f < t.nf ? classify(t.fb + t.fo[f], t.fl[f]) : CSV_K_NA);
+        }
+        rows++;
+    }
+    if (rc < 0) goto close_tok;
+    *nrows += rows;
+    ret = 0;
+close_tok:
+    tok_close(&t);
+    return ret;
+}
+
+/* A column being built: capacities beside the csv_column_t arrays. */
+typedef struct {
+    csv_column_t c;
+    size_t cap, vcap, ocap, bcap;
+    int64_t blen;
+    bool any_na;
+} colb_t;
+
+static int colb_push(colb_t *b, const char *s, size_t n, bool na, const char *name, int64_t line,
+                     char *err, size_t errlen)
+{
+    csv_column_t *c = &b->c;
+    size_t i = (size_t)c->n;
+    size_t esz = c->type == CSV_INT64 ? 8 : c->type == CSV_FLOAT64 ? 8 : 1;
+    if (c->type != CSV_STRING && grow(&c->data, &b->cap, i + 1, esz) < 0) goto oom;
+    if ((c->type == CSV_BOOL || c->type == CSV_STRING) &&
+        grow((void **)&c->valid, &b->vcap, i + 1, 1) < 0)
+        goto oom;
+    switch (c->type) {
+    case CSV_INT64: {
+        int64_t v = 0;
+        if (na || parse_i64(s, n, &v) != PI_OK) goto bad;
+        ((int64_t *)c->data)[i] = v;
+        break;
+    }
+    case CSV_FLOAT64: {
+        double v = NAN;
+        if (!na && parse_float(s, n, &v) < 0) goto bad;
+        ((double *)c->data)[i] = v;
+        break;
+    }
+    case CSV_BOOL: {
+        int v = na ? 0 : bool_value(s, n);
+        if (v < 0) goto bad;
+        ((uint8_t *)c->data)[i] = (uint8_t)v;
+        c->valid[i] = !na;
+        break;
+    }
+    case CSV_STRING: {
+        size_t need_off = i + 2, need_b;
+        if (na) n = 0;
+        if (grow((void **)&c->offsets, &b->ocap, need_off, sizeof(int64_t)) < 0) goto oom;
+        if (__builtin_add_overflow((size_t)b->blen, n + 1, &need_b) ||
+            grow((void **)&c->bytes, &b->bcap, need_b, 1) < 0)
+            goto oom;
+        if (i == 0) c->offsets[0] = 0;
+        memcpy(c->bytes + b->blen, s, n);
+        b->blen += (int64_t)n;
+        c->bytes[b->blen] = '\0';
+        c->offsets[i + 1] = b->blen;
+        c->valid[i] = !na;
+        break;
+    }
+    }
+    if (na) b->any_na = true;
+    c->n++;
+    return 0;
+bad:
+    return fail(err, errlen, "line %lld, column '%s': '%.*s' does not parse as %s",
+                (long long)line + 1, name, (int)(n > 64 ? 64 : n), s,
+                csv_type_name(c->type, false));
+oom:
+    return fail(err, errlen, "out of memory at row %zu of column '%s'", i, name);
+}
+
+static void column_free(csv_column_t *c)
+{
+    free(c->data);
+    free(c->offsets);
+    free(c->bytes);
+    free(c->valid);
+    memset(c, 0, sizeof *c);
+}
+
+void csv_frame_close(csv_frame_t *f)
+{
+    for (int k = 0; k < f->ncols; k++) {
+        if (f->cols) column_free(&f->cols[k]);
+        if (f->names) free(f->names[k]);
+    }
+    free(f->cols);
+    free(f->names);
+    memset(f, 0, sizeof *f);
+}
+
+/* Turns builders into columns in a frame with empty-but-valid arrays. */
+static int colb_finish(colb_t *b, char *err, size_t errlen)
+{
+    csv_column_t *c = &b->c;
+    if (c->type == CSV_STRING && !c->offsets) {
+        c->offsets = calloc(1, sizeof(int64_t));
+        c->bytes = calloc(1, 1);
+        if (!c->offsets || !c->bytes) return fail(err, errlen, "out of memory");
+    }
+    if (c->type != CSV_STRING && !c->data) {
+        c->data = malloc(8);
+        if (!c->data) return fail(err, errlen, "out of memory");
+    }
+    if (!b->any_na) {
+        free(c->valid);
+        c->valid = NULL;
+    }
+    return 0;
+}
+
+static int frame_alloc(const csv_header_t *h, csv_frame_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->cols = calloc((size_t)h->nsel + 1, sizeof *out->cols);
+    out->names = calloc((size_t)h->nsel + 1, sizeof *out->names);
+    if (!out->cols || !out->names) goto oom;
+    out->ncols = h->nsel;
+    for (int k = 0; k < h->nsel; k++)
+        if (!(out->names[k] = strdup(h->names[h->sel[k]]))) goto oom;
+    return 0;
+oom:
+    csv_frame_close(out);
+    return fail(err, errlen, "out of memory for a frame of %d columns", h->nsel);
+}
+
+int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
+                   const csv_type_t *types, csv_frame_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (check_range(h, r, err, errlen) < 0) return -1;
+    tok_t t;
+    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h));
+    colb_t *b = calloc((size_t)h->nsel + 1, sizeof *b);
+    int rc, ret = -1;
+    if (!b) {
+        fail(err, errlen, "out of memory for %d columns", h->nsel);
+        goto close_tok;
+    }
+    for (int k = 0; k < h->nsel; k++)
+        b[k].c.type = types[k];
+    int64_t rows = 0;
+    while ((rc = tok_next(&t, err, errlen)) == 1) {
+        if (ragged(h, &t, err, errlen) < 0) goto free_cols;
+        for (int k = 0; k < h->nsel; k++) {
+            int f = h->sel[k];
+            bool have = f < t.nf;
+            const char *s = have ? t.fb + t.fo[f] : "";
+            size_t n = have ? t.fl[f] : 0;
+            if (colb_push(&b[k], s, n, !have || is_na(s, n), h->names[f], t.rec_line, err, errlen) <
+                0)
+                goto free_cols;
+        }
+        rows++;
+    }
+    if (rc < 0) goto free_cols;
+    for (int k = 0; k < h->nsel; k++) {
+        if (colb_finish(&b[k], err, errlen) < 0) goto free_cols;
+    }
+    if (frame_alloc(h, out, err, errlen) < 0) goto free_cols;
+    out->nrows = rows;
+    for (int k = 0; k < h->nsel; k++)
+        out->cols[k] = b[k].c;
+    ret = 0;
+    goto free_builders;
+free_cols:
+    for (int k = 0; k < h->nsel; k++)
+        column_free(&b[k].c);
+free_builders:
+    free(b);
+close_tok:
+    tok_close(&t);
+    return ret;
+}
+
+/* Appends n1 rows of s to d, which has n0 (same type). */
+static int column_append(csv_column_t *d, const csv_column_t *s, int64_t n0, int64_t n1,
+                         const char *name, char *err, size_t errlen)
+{
+    int64_t nt = n0 + n1; /* checked by the caller */
+    if (d->type == CSV_STRING) {
+        int64_t b0 = d->offsets[n0], b1 = s->offsets[n1], bt, bb, ob;
+        /* offsets: nt + 1 of 8 bytes; bytes: b0 + b1 and the NUL */
+        if (add_ovf_i64(b0, b1, &bt) || add_ovf_i64(bt, 1, &bb) || mul_ovf_i64(nt + 1, 8, &ob) ||
+            (uint64_t)bb > SIZE_MAX || (uint64_t)ob > SIZE_MAX)
+            return fail(err, errlen, "column '%s': size overflows", name);
+        int64_t *o = realloc(d->offsets, (size_t)ob);
+        if (!o) goto oom;
+        d->offsets = o;
+        char *by = realloc(d->bytes, (size_t)bb);
+        if (!by) goto oom;
+        d->bytes = by;
+        memcpy(by + b0, s->bytes, (size_t)b1 + 1);
+        for (int64_t i = 1; i <= n1; i++)
+            o[n0 + i] = b0 + s->offsets[i];
+    } else {
+        int64_t esz = d->type == CSV_BOOL ? 1 : 8, nb;
+        /* at least one element: realloc to 0 bytes may free */
+        if (mul_ovf_i64(nt ? nt : 1, esz, &nb) || (uint64_t)nb > SIZE_MAX)
+            return fail(err, errlen, "column '%s': size overflows", name);
+        void *p = realloc(d->data, (size_t)nb);
+        if (!p) goto oom;
+        d->data = p;
+        memcpy((char *)p + n0 * esz, s->data, (size_t)(n1 * esz));
+    }
+    if ((d->valid || s->valid) && nt > 0) {
+        uint8_t *v = realloc(d->valid, (size_t)nt);
+        if (!v) goto oom;
+        if (!d->valid) memset(v, 1, (size_t)n0);
+        d->valid = v;
+        if (s->valid)
+            memcpy(v + n0, s->valid, (size_t)n1);
+        else
+            memset(v + n0, 1, (size_t)n1);
+    }
+    d->n = nt;
+    return 0;
+oom:
+    return fail(err, errlen, "out of memory appending to column '%s'", name);
+}
+
+/* Appends src's rows to dst (same columns and types). */
+static int frame_append(csv_frame_t *dst, const csv_frame_t *src, char *err, size_t errlen)
+{
+    int64_t nt;
+    if (add_ovf_i64(dst->nrows, src->nrows, &nt)) return fail(err, errlen, "row count overflows");
+    for (int k = 0; k < dst->ncols; k++)
+        if (column_append(&dst->cols[k], &src->cols[k], dst->nrows, src->nrows, dst->names[k], err,
+                          errlen) < 0)
+            return -1;
+    dst->nrows = nt;
+    return 0;
+}
+
+int csv_read_buffer(const char *buf, size_t len, const char *const *usecols, int n_usecols,
+                    int64_t target, csv_frame_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    csv_header_t h;
+    csv_range_t *r = NULL;
+    int64_t nr = 0, rows = 0;
+    uint32_t *kinds = NULL;
+    csv_type_t *types = NULL;
+    int ret = -1;
+    if (csv_header_parse(buf, len, usecols, n_usecols, &h, err, errlen) < 0) return -1;
+    if (csv_split(buf, len, &h, target, &r, &nr, err, errlen) < 0) goto close_header;
+    kinds = calloc((size_t)h.nsel + 1, sizeof *kinds);
+    types = calloc((size_t)h.nsel + 1, sizeof *types);
+    if (!kinds || !types) {
+        fail(err, errlen, "out of memory for %d columns", h.nsel);
+        goto free_ranges;
+    }
+    for (int64_t i = 0; i < nr; i++)
+        if (csv_infer_range(buf, &h, &r[i], kinds, &rows, err, errlen) < 0) goto free_ranges;
+    for (int k = 0; k < h.nsel; k++)
+        types[k] = csv_kinds_type(kinds[k], rows);
+    for (int64_t i = 0; i < nr; i++) {
+        csv_frame_t f;
+        if (csv_read_range(buf, &h, &r[i], types, i == 0 ? out : &f, err, errlen) < 0)
+            goto free_out;
+        if (i == 0) continue;
+        int rc = frame_append(out, &f, err, errlen);
+        csv_frame_close(&f);
+        if (rc < 0) goto free_out;
+    }
+    ret = 0;
+    goto free_ranges;
+free_out:
+    csv_frame_close(out);
+free_ranges:
+    free(kinds);
+    free(types);
+    free(r);
+close_header:
+    csv_header_close(&h);
+    return ret;
+}
+
+/* ---------------------------------------------------------------------------
+ * Paths. */
+
+int csv_resolve_path(const char *data_dir, const char *rel, char *out, size_t outlen, char *err,
+                     size_t errlen)
+{
+    if (!rel || !*rel) return fail(err, errlen, "path is empty");
+    if (rel[0] == '/') return fail(err, errlen, "path '%s': absolute paths are refused", rel);
+    for (const char *c = rel; *c;) {
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        if (n == 2 && c[0] == '.' && c[1] == '.')
+            return fail(err, errlen, "path '%s': '..' components are refused", rel);
+        c += n;
+        while (*c == '/')
+            c++;
+    }
+    char rd[PATH_MAX], joined[PATH_MAX], rp[PATH_MAX];
+    if (!realpath(data_dir, rd))
+        return fail(err, errlen, "data dir '%s': %s", data_dir, strerror(errno));
+    int k = snprintf(joined, sizeof joined, "%s/%s", rd, rel);
+    if (k < 0 || (size_t)k >= sizeof joined)
+        return fail(err, errlen, "path '%s': longer than %d bytes", rel, PATH_MAX);
+    if (!realpath(joined, rp)) return fail(err, errlen, "path '%s': %s", rel, strerror(errno));
+    size_t dl = strlen(rd);
+    /* inside: rd itself is "/" (every path is in it), or rp is rd + "/..." */
+    bool inside = (dl == 1 && rd[0] == '/') || (strncmp(rp, rd, dl) == 0 && rp[dl] == '/');
+    if (!inside) return fail(err, errlen, "path '%s': resolves outside the data directory", rel);
+    if (strlen(rp) >= outlen)
+        return fail(err, errlen, "path '%s': resolved path does not fit %zu bytes", rel, outlen);
+    memcpy(out, rp, strlen(rp) + 1);
+    return 0;
+}

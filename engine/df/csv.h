@@ -1,0 +1,236 @@
+/* csv.h: the CSV reader behind `dataframe.read_csv`, as pandas 1.5's C
+ * parser reads a file with its defaults (sep ",", header 0, quotechar '"',
+ * doublequote, skip_blank_lines, the default NA strings, no whitespace
+ * stripping), in chunks that can be parsed apart from each other.
+ *
+ * A read goes in phases; each is a function here, so that the tiler can run
+ * the per-chunk ones on workers:
+ *
+ *   1. csv_header_parse: the first non-blank record names the columns
+ *      (pandas' mangling of duplicates and of empty names) and `usecols`
+ *      picks some of them.
+ *   2. csv_split: chunk boundaries at record starts. The bytes after the
+ *      header are cut into blocks of target_chunk_bytes. Each block is run
+ *      through a six-state DFA once from every state (csv_scan_block: one
+ *      pass, independent of every other block, so blocks can be scanned in
+ *      parallel); a sequential step composes the blocks' transfer functions
+ *      from the known state at the data start, which gives the exact quote
+ *      state and line number at each block start; then each chunk begins at
+ *      the first record boundary at or after its block start
+ *      (csv_find_boundary). The tiler can run these steps itself: phase one
+ *      on workers, the composition on the coordinator. A newline
+ *      inside a quoted field is never taken for a boundary, whatever the
+ *      quote parity of the bytes before the block looks like. Blank lines
+ *      and lines of spaces are skipped by the parser wherever they fall.
+ *   3. csv_infer_range on every chunk: per selected column a summary of
+ *      its values (CSV_K_*) and the row count. Summaries merge in file order
+ *      (csv_kinds_merge); csv_kinds_type turns the merged summary into the
+ *      column's type as pandas infers it over the whole file.
+ *   4. csv_read_range on every chunk with the final types: typed columns.
+ *
+ * Values: integers as pandas' str_to_int64 (spaces and tabs around them
+ * allowed, optional sign, digits only); floats by strtod after checking the
+ * syntax pandas' xstrtod accepts (digits with optional '.', fraction and
+ * exponent, or inf/infinity in any case with a sign). strtod is correctly
+ * rounded: the values equal, bit for bit, those of pandas'
+ * read_csv(float_precision="round_trip"). pandas 1.5's default
+ * (float_precision None, "high": precise_xstrtod) keeps only the first 17
+ * digits, leading zeros included, then scales by a power of ten, so it is
+ * not correctly rounded: it reads "972.9028711318601" one ulp off, and
+ * "0.00016541668601584926" with 12 significant digits (a relative 3e-14
+ * off); near the smallest denormals it reads 2.4703282292062328e-324 as
+ * 0.0 where strtod gives 5e-324. tests/diff/test_csv.py checks equality
+ * with round_trip and a relative 1e-11 with the default. A float that
+ * overflows (1e400) leaves the column a string column, as in pandas.
+ * strtod follows the C locale's decimal point: the engine never calls
+ * setlocale.
+ *
+ * Known divergences from pandas, each rare in practice: a column of
+ * integers of which some pass INT64_MAX but all fit uint64 is float64 here
+ * (pandas: uint64; the engine has no uint64); where pandas gives object
+ * because uint64 values meet negative or NA ones, its NA strings stay
+ * strings ('NA'), here they are NA; a first data row with one field more
+ * than the header is an error here (pandas takes the first column as the
+ * index).
+ *
+ * Every function returns 0, or -1 with a one-line message in err (when err
+ * is not NULL) naming what failed and where, in pandas' words where pandas
+ * has some ("Expected 2 fields in line 3, saw 3", "EOF inside string
+ * starting at row 2"). Nothing prints. Bytes are passed through as they are
+ * (no UTF-8 check). */
+#ifndef MARS_CSV_H
+#define MARS_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Column types. pandas' dtype names: csv_type_name. */
+typedef enum { CSV_INT64 = 0, CSV_FLOAT64, CSV_BOOL, CSV_STRING } csv_type_t;
+
+/* What a chunk reports per column (csv_infer_range), in pandas' terms: it
+ * tries int64 over the column, on an int64 overflow uint64, then float64,
+ * then bool, else object, and the outcome of the first two depends on which
+ * value fails first. So a summary holds flags that OR, and the kind of the
+ * first failure, which the earlier chunk decides: merge summaries in file
+ * order (csv_kinds_merge is associative, not commutative). */
+enum {
+    CSV_K_NA = 1u << 0,       /* an empty field, a default NA string, or a missing field */
+    CSV_K_SINT = 1u << 1,     /* a value starting with '-' (pandas' uint64 "seen_sint") */
+    CSV_K_UINT = 1u << 2,     /* a value that is an integer in (INT64_MAX, UINT64_MAX] */
+    CSV_K_NOTFLOAT = 1u << 3, /* a value that is not a float (nor inf), or overflows one */
+    CSV_K_NOTBOOL = 1u << 4,  /* a value other than True/False/true/false/TRUE/FALSE */
+    CSV_K_FLAGS_MASK = 0xffu,
+    /* the first value that is not an int64: none, overflowed, or not an integer */
+    CSV_K_IFAIL_OVERFLOW = 1u << 8,
+    CSV_K_IFAIL_OTHER = 2u << 8,
+    CSV_K_IFAIL_MASK = 3u << 8,
+    /* the first value not starting with '-' that is not a uint64 */
+    CSV_K_UFAIL_OVERFLOW = 1u << 10,
+    CSV_K_UFAIL_OTHER = 2u << 10,
+    CSV_K_UFAIL_MASK = 3u << 10,
+};
+
+/* The summary of a then b, b coming after a in the file. 0 is the
+ * summary of no values. */
+uint32_t csv_kinds_merge(uint32_t a, uint32_t b);
+
+/* The type pandas gives a column whose merged summary is `kinds`, in a file
+ * of total_rows data rows (a column of no rows is a string column, as
+ * pandas gives object). */
+csv_type_t csv_kinds_type(uint32_t kinds, int64_t total_rows);
+
+/* pandas' dtype name for a column: "int64", "float64", "bool", or "object"
+ * for strings and for a bool column that has NA values. */
+const char *csv_type_name(csv_type_t t, bool has_na);
+
+/* ---------------------------------------------------------------------------
+ * A file mapped read-only into memory. The struct is the caller's;
+ * csv_file_close unmaps it. buf is NULL for an empty file. */
+typedef struct {
+    const char *buf;
+    size_t len;
+} csv_file_t;
+
+int csv_file_open(csv_file_t *f, const char *path, char *err, size_t errlen);
+void csv_file_close(csv_file_t *f);
+
+/* ---------------------------------------------------------------------------
+ * The header. The struct is the caller's; csv_header_close frees what it
+ * holds. */
+typedef struct {
+    int ncols;          /* fields of the header record */
+    char **names;       /* ncols names after mangling, NUL-terminated, owned */
+    int nsel;           /* columns read: usecols, or all */
+    int *sel;           /* nsel column indexes, ascending (file order, as pandas), owned */
+    bool usecols;       /* usecols was given: rows with extra fields are not errors */
+    int64_t data_start; /* byte offset of the first data record (after the header's line end) */
+    int64_t data_line;  /* pandas' 0-based line number of that record */
+} csv_header_t;
+
+/* The most columns a header may name. A bound on what one header line can
+ * make the reader allocate per row (flags, offsets); pandas has none, but a
+ * million columns is past any DataFrame this engine tiles by rows. */
+#define CSV_MAX_COLS (1 << 20)
+
+/* Parses the header at the start of buf. usecols: n_usecols names (NULL
+ * when n_usecols is 0: every column); an unknown name fails with pandas'
+ * message "Usecols do not match columns, columns expected but not found:
+ * ['x']". An empty input fails ("No columns to parse from file"). */
+int csv_header_parse(const char *buf, size_t len, const char *const *usecols, int n_usecols,
+                     csv_header_t *h, char *err, size_t errlen);
+void csv_header_close(csv_header_t *h);
+
+/* ---------------------------------------------------------------------------
+ * Splitting. */
+
+/* A chunk: bytes [start, end) of the buffer, starting at a record boundary;
+ * line is pandas' 0-based line number of its first record (for messages). */
+typedef struct {
+    int64_t start, end;
+    int64_t line;
+} csv_range_t;
+
+/* The DFA of csv_split. CSV_S_REC is a record start. */
+enum { CSV_S_REC = 0, CSV_S_FLD, CSV_S_UNQ, CSV_S_QUO, CSV_S_QQ, CSV_S_CR, CSV_NSTATES };
+
+/* A block's transfer function: for each state at its first byte, the state
+ * after its last byte and the count of line ends in between. */
+typedef struct {
+    uint8_t exit[CSV_NSTATES];
+    int64_t lines[CSV_NSTATES];
+} csv_block_t;
+
+/* Scans n bytes from every state at once. Reads nothing outside p[0..n). */
+void csv_scan_block(const char *p, size_t n, csv_block_t *out);
+
+/* The first record start at or after pos, the DFA being in `state` at pos
+ * (from the composed transfer functions) with *line lines before it; *line
+ * becomes the line number there. Returns len when no record starts before
+ * the end. Reads buf[pos, result]: a worker needs the bytes of its block
+ * and, when a quoted field runs past the block's end, those up to the
+ * field's end. */
+int64_t csv_find_boundary(const char *buf, size_t len, int64_t pos, int state, int64_t *line);
+
+/* Splits buf[h->data_start, len) into chunks of about target_chunk_bytes
+ * (>= 1). *out (owned by the caller: free()) holds *n >= 1 ranges that tile
+ * [h->data_start, len) in order; an empty body gives one empty range. */
+int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target_chunk_bytes,
+              csv_range_t **out, int64_t *n, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------------------
+ * Parsing a chunk. */
+
+/* Phase one: merges into kinds[0..h->nsel) the summary of the chunk's
+ * values of each selected column and adds its data rows to *nrows. kinds is
+ * the caller's: zeros, or the merged summaries of the chunks before this one
+ * (chunks summarised apart, each from zeros, merge with csv_kinds_merge). Errors: a row with more
+ * fields than the header (unless usecols), a quote still open at the end
+ * of the buffer. */
+int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r, uint32_t *kinds,
+                    int64_t *nrows, char *err, size_t errlen);
+
+/* A typed column. Every array is malloc'ed, owned by the frame. */
+typedef struct {
+    csv_type_t type;
+    int64_t n;        /* rows */
+    void *data;       /* INT64: int64_t[n]; FLOAT64: double[n] (NaN for NA); BOOL: uint8_t[n]
+                       * (0/1); STRING: NULL */
+    int64_t *offsets; /* STRING: n + 1 offsets; value i is bytes[offsets[i], offsets[i+1]) */
+    char *bytes;      /* STRING: the values back to back, NUL-terminated at offsets[n] */
+    uint8_t *valid;   /* BOOL and STRING: NULL when no value is NA, else n flags (1 present,
+                       * 0 NA; an NA string is empty); always NULL for INT64 and FLOAT64 */
+} csv_column_t;
+
+/* A chunk's columns, in h->sel order. The struct is the caller's;
+ * csv_frame_close frees the columns. */
+typedef struct {
+    int ncols;
+    int64_t nrows;
+    char **names; /* ncols names, owned copies */
+    csv_column_t *cols;
+} csv_frame_t;
+
+/* Phase two: parses the chunk into columns of types[0..h->nsel) (from
+ * csv_kinds_type over every chunk). A value the type cannot hold (types
+ * that did not come from this file) fails with its line and column. On
+ * failure *out holds nothing to free. */
+int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
+                   const csv_type_t *types, csv_frame_t *out, char *err, size_t errlen);
+void csv_frame_close(csv_frame_t *f);
+
+/* The whole pipeline on one buffer (tests, small files): header, split at
+ * target_chunk_bytes, infer over every chunk, then read every chunk and
+ * concatenate. */
+int csv_read_buffer(const char *buf, size_t len, const char *const *usecols, int n_usecols,
+                    int64_t target_chunk_bytes, csv_frame_t *out, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------------------
+ * Paths. Resolves relative_path under data_dir as the contract requires:
+ * refuses an empty path, an absolute path, any ".." component, and a path
+ * whose realpath (symlinks followed) is not inside realpath(data_dir).
+ * The file must exist. Writes the resolved absolute path into out. */
+int csv_resolve_path(const char *data_dir, const char *relative_path, char *out, size_t outlen,
+                     char *err, size_t errlen);
+
+#endif

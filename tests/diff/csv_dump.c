@@ -1,0 +1,106 @@
+/* csv_dump.c: the driver of test_csv.py (built by it, not by the Makefile).
+ *   csv_dump FILE CHUNK_BYTES [USECOL...]
+ * reads FILE with csv_read_buffer and prints one JSON object:
+ *   {"columns": [...], "dtypes": [...], "data": [[column 0 values], ...]}
+ * (NaN, Infinity and -Infinity as Python's json reads them; NA as null), or
+ *   {"error": "message"}
+ * Exit status 0 either way; 2 on bad arguments. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "df/csv.h"
+
+static void put_str(const char *s, int64_t n)
+{
+    putchar('"');
+    for (int64_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void put_cstr(const char *s)
+{
+    int64_t n = 0;
+    while (s[n])
+        n++;
+    put_str(s, n);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: csv_dump FILE CHUNK_BYTES [USECOL...]\n");
+        return 2;
+    }
+    char err[512];
+    csv_file_t f;
+    csv_frame_t fr;
+    if (csv_file_open(&f, argv[1], err, sizeof err) < 0) {
+        printf("{\"error\": ");
+        put_cstr(err);
+        printf("}\n");
+        return 0;
+    }
+    int rc = csv_read_buffer(f.buf, f.len, (const char *const *)argv + 3, argc - 3,
+                             strtoll(argv[2], NULL, 10), &fr, err, sizeof err);
+    csv_file_close(&f);
+    if (rc < 0) {
+        printf("{\"error\": ");
+        put_cstr(err);
+        printf("}\n");
+        return 0;
+    }
+    printf("{\"nrows\": %lld, \"columns\": [", (long long)fr.nrows);
+    for (int k = 0; k < fr.ncols; k++) {
+        if (k) printf(", ");
+        put_cstr(fr.names[k]);
+    }
+    printf("], \"dtypes\": [");
+    for (int k = 0; k < fr.ncols; k++)
+        printf("%s\"%s\"", k ? ", " : "", csv_type_name(fr.cols[k].type, fr.cols[k].valid != NULL));
+    printf("], \"data\": [");
+    for (int k = 0; k < fr.ncols; k++) {
+        const csv_column_t *c = &fr.cols[k];
+        printf("%s[", k ? ", " : "");
+        for (int64_t i = 0; i < c->n; i++) {
+            if (i) printf(", ");
+            if (c->valid && !c->valid[i]) {
+                printf("null");
+                continue;
+            }
+            switch (c->type) {
+            case CSV_INT64:
+                printf("%lld", (long long)((int64_t *)c->data)[i]);
+                break;
+            case CSV_FLOAT64: {
+                double v = ((double *)c->data)[i];
+                if (isnan(v))
+                    printf("NaN");
+                else if (isinf(v))
+                    printf(v > 0 ? "Infinity" : "-Infinity");
+                else
+                    printf("%.17g", v);
+                break;
+            }
+            case CSV_BOOL:
+                printf(((uint8_t *)c->data)[i] ? "true" : "false");
+                break;
+            case CSV_STRING:
+                put_str(c->bytes + c->offsets[i], c->offsets[i + 1] - c->offsets[i]);
+                break;
+            }
+        }
+        printf("]");
+    }
+    printf("]}\n");
+    csv_frame_close(&fr);
+    return 0;
+}
