@@ -867,11 +867,22 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
         }
         free(reps);
         free(check);
+        /* A job not done runs again only if a kept chunk needs it, directly
+         * or through consumers that run again (consumers come later in job
+         * order): a freed intermediate whose consumers are all done stays
+         * freed. */
+        for (int32_t j = n - 1; j >= 0; j--) {
+            if (!tl->live[j] || t->st[j] == S_DONE) continue;
+            bool need = tl->jobs[j].keep;
+            for (int32_t k = t->con_off[j]; k < t->con_off[j + 1] && !need; k++)
+                need = t->st[t->cons[k]] == S_WAIT;
+            if (!need) t->st[j] = S_FREED;
+        }
         for (int32_t j = 0; j < n; j++)
             if (tl->live[j] && tl->jobs[j].kind != JK_SOURCE) mark(t, j);
     }
     for (int32_t j = 0; j < n; j++)
-        if (tl->live[j] && t->st[j] == S_DONE) t->n_done++;
+        if (tl->live[j] && (t->st[j] == S_DONE || t->st[j] == S_FREED)) t->n_done++;
     if (insert_rows(s, t, err, sizeof err)) {
         log_warning("task %s: writing chunk rows: %s (retried)", tid, err);
         task_free(t);
@@ -886,13 +897,29 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
         log_warning("task %s: %s", tid, err);
     t->next = s->tasks;
     s->tasks = t;
-    /* waiting: inputs not done; uses: consumers not done (+ kept) */
+    /* waiting: inputs not done; uses: consumers still to run */
+    int n_dels = 0;
+    char **dels = takeover ? malloc(sizeof(char *) * (size_t)(n ? n : 1)) : NULL;
     for (int32_t j = 0; j < n; j++) {
         if (!tl->live[j]) continue;
         for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
             if (t->st[t->deps[k]] != S_DONE) t->waiting[j]++;
         for (int32_t k = t->con_off[j]; k < t->con_off[j + 1]; k++)
-            if (t->st[t->cons[k]] != S_DONE) t->uses[j]++;
+            if (t->st[t->cons[k]] == S_WAIT) t->uses[j]++;
+        /* after a takeover: stored intermediates nobody needs any more */
+        if (dels && t->st[j] == S_DONE && t->uses[j] == 0 && !kept(t, j)) {
+            char key[KEY_MAX];
+            plan_chunk_key(&t->plan, tid, j, key, sizeof key);
+            if ((dels[n_dels] = strdup(key))) n_dels++;
+            t->st[j] = S_FREED;
+            mark(t, j);
+        }
+    }
+    if (dels) {
+        del_keys(s, dels, n_dels);
+        for (int i = 0; i < n_dels; i++)
+            free(dels[i]);
+        free(dels);
     }
     for (int32_t j = 0; j < n; j++)
         if (tl->live[j] && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);

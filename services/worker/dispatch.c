@@ -80,6 +80,8 @@ struct dispatch {
     pthread_mutex_t pmu;
     pentry_t plans[PLAN_CACHE];
     int64_t plan_clock;
+    metrics_counter_t *m_ok, *m_err, *m_dropped, *m_hit, *m_miss;
+    metrics_histogram_t *m_seconds;
 };
 
 static unsigned hash_key(const char *k)
@@ -169,6 +171,7 @@ static cbuf_t *cache_get(dispatch_t *d, const char *key)
         lru_front(c, b);
     }
     pthread_mutex_unlock(&c->mu);
+    metrics_counter_inc(b ? d->m_hit : d->m_miss);
     return b;
 }
 
@@ -507,6 +510,7 @@ static void handle(dispatch_t *d, rq_t *r, const char *msg)
     freeReplyObject(reps[1]);
     if (cancelled || gone) {
         log_debug("job %s dropped: task %s", msg, cancelled ? "cancelled" : "ended");
+        metrics_counter_inc(d->m_dropped);
         ack(d, r, msg);
         return;
     }
@@ -514,6 +518,7 @@ static void handle(dispatch_t *d, rq_t *r, const char *msg)
     if (!pe) {
         /* No owner to tell: the plan is unreadable or gone. */
         log_warning("job %s dropped: %s", msg, err);
+        metrics_counter_inc(d->m_dropped);
         ack(d, r, msg);
         return;
     }
@@ -526,7 +531,10 @@ static void handle(dispatch_t *d, rq_t *r, const char *msg)
     }
     atomic_fetch_add(&d->running, 1);
     cbuf_t *out = NULL;
+    int64_t t0 = svc_now_ms();
     int rc = run_job(d, r, tid, p, ji, &out, err, sizeof err);
+    metrics_histogram_observe(d->m_seconds, (double)(svc_now_ms() - t0) / 1000.0);
+    metrics_counter_inc(rc == 0 ? d->m_ok : d->m_err);
     atomic_fetch_sub(&d->running, 1);
     if (rc == 0) {
         char e2[256], line[400];
@@ -598,10 +606,25 @@ static void *slot_main(void *arg)
 
 /* ---- lifecycle ---------------------------------------------------------------- */
 
-dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id)
+dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_registry_t *m)
 {
     dispatch_t *d = calloc(1, sizeof *d);
     if (!d) return NULL;
+    static const char H[] = "Chunk jobs this worker took, by result";
+    d->m_ok =
+        metrics_counter(m, "mars_worker_jobs_total", H, (const char *[]){"result", "ok", NULL});
+    d->m_err =
+        metrics_counter(m, "mars_worker_jobs_total", H, (const char *[]){"result", "err", NULL});
+    d->m_dropped = metrics_counter(m, "mars_worker_jobs_total", H,
+                                   (const char *[]){"result", "dropped", NULL});
+    static const char C[] = "Input chunks looked up in the worker's cache, by result";
+    d->m_hit = metrics_counter(m, "mars_worker_cache_lookups_total", C,
+                               (const char *[]){"result", "hit", NULL});
+    d->m_miss = metrics_counter(m, "mars_worker_cache_lookups_total", C,
+                                (const char *[]){"result", "miss", NULL});
+    d->m_seconds =
+        metrics_histogram(m, "mars_worker_job_seconds", "Time to read a job's inputs and run it",
+                          NULL, METRICS_LATENCY_BUCKETS, METRICS_N_LATENCY_BUCKETS);
     d->cfg = c;
     snprintf(d->id, sizeof d->id, "%s", worker_id);
     pthread_mutex_init(&d->cache.mu, NULL);

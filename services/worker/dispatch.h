@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "metrics.h"
 
 typedef struct dispatch dispatch_t;
 
@@ -28,9 +29,11 @@ typedef struct dispatch_stats {
     int64_t cache_used;
 } dispatch_stats_t;
 
-/* c must outlive the dispatcher; worker_id names its processing list and
- * its completions (copied). NULL only on OOM. */
-dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id);
+/* c and m must outlive the dispatcher; worker_id names its processing list
+ * and its completions (copied). Its counters and histograms go into m
+ * (mars_worker_jobs_total{result}, mars_worker_job_seconds,
+ * mars_worker_cache_lookups_total{result}). NULL only on OOM. */
+dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_registry_t *m);
 int dispatch_start(dispatch_t *d, char *err, size_t errlen);
 /* Safe from any thread. */
 void dispatch_stats(const dispatch_t *d, dispatch_stats_t *out);

@@ -204,7 +204,7 @@ int main(int argc, char **argv)
     if (svc_discover(&w.cfg, err, sizeof err)) return 0; /* only a stop signal ends the search */
 
     w.metrics = metrics_create();
-    w.dispatch = dispatch_create(&w.cfg, w.id);
+    w.dispatch = w.metrics ? dispatch_create(&w.cfg, w.id, w.metrics) : NULL;
     if (!w.metrics || !w.dispatch) goto create;
     svc_process_metrics(w.metrics);
     w.g_cpu = metrics_gauge(w.metrics, "mars_worker_cpu_usage_cores",

@@ -427,6 +427,14 @@ def case_metrics(e):
     check(n and n[0][2] > 0, "no tiling observed")
     done = int(e.sql("SELECT coalesce(sum(chunks_done), 0) FROM workers"))
     check(done > 0, "workers report %d chunks done", done)
+    ok = hits = 0
+    for port in e.worker_ports:
+        wf = harness.parse_prometheus(harness.get(port, "/metrics").body.decode())
+        ok += sum(v for n, lab, v in wf["mars_worker_jobs_total"]["samples"] if lab.get("result") == "ok")
+        hits += sum(v for n, lab, v in wf["mars_worker_cache_lookups_total"]["samples"]
+                    if lab.get("result") == "hit")
+        check(wf["mars_worker_job_seconds"]["type"] == "histogram", "job histogram")
+    check(ok > 0 and hits > 0, "worker metrics: %d jobs ok, %d cache hits", ok, hits)
 
 
 def main():
@@ -437,7 +445,7 @@ def main():
         sup = c.start("supervisor", "mars-supervisor",
                       ["-H", "127.0.0.1", "-p", sup_port, "-w", web_port, "--worker-timeout", "3"] + common)
         sup.wait_health(sup_port)
-        workers = []
+        workers, worker_ports = [], []
         for i in range(2):
             p = harness.free_port()
             w = c.start("worker%d" % i, "mars-worker",
@@ -445,7 +453,9 @@ def main():
                          "--cache-mem", "256m"])
             w.wait_health(p)
             workers.append(w)
+            worker_ports.append(p)
         e = Env(c, web_port, sup_port)
+        e.worker_ports = worker_ports
         ok = runner.case("seed_inner", case_seed_inner, e)
         if not ok:
             sys.stderr.write(sup.tail(3000) + "\n" + workers[0].tail(2000) + "\n")
