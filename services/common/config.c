@@ -446,22 +446,24 @@ static const opt_t OPTS[] = {
      "slots that run chunk kernels at once, each single-threaded: never more cores than this "
      "(default: all CPUs this process may use)"},
     {"n-io-process", 0, CFG_WORKER, "N", set_n_io,
-     "threads for network transfer (default 1); takes effect with task execution"},
+     "threads for network transfer (default 1); accepted and validated, not yet used: each "
+     "slot reads and writes its own chunks today (a separate I/O pool comes with the "
+     "performance work)"},
     {"cuda-devices", 0, CFG_WORKER, "LIST", set_cuda,
      "CUDA device indices such as 0,1; \"\" for none (default: every /dev/nvidiaN present); "
-     "reported now, used by kernels with task execution"},
+     "reported as cuda_devices; kernels run on the CPU until the CUDA kernels land"},
     {"cache-mem", 0, CFG_WORKER, "SIZE", set_cache_mem,
      "memory for cached chunk data (least recently used evicted first), " SIZE_NOTE
      " (default 40% of --phy-mem)"},
     {"phy-mem", 0, CFG_WORKER, "SIZE", set_phy_mem,
      "total memory the worker may use, " SIZE_NOTE " (default: all memory); soft and hard "
-     "limits at 75% and 90% of it are enforced with task execution, reported as memory_limit "
-     "now"},
+     "limits at 75% and 90% of it are not enforced yet (they come with the fault and limits "
+     "work); reported as memory_limit"},
     {"min-mem", 0, CFG_WORKER, "SIZE", set_min_mem,
      "refuse to start with less available memory than this (default 128m)"},
     {"spill-dirs", 0, CFG_WORKER, "DIR:DIR", set_spill_dirs,
      "where cold chunk data is spilled when memory runs short; created and checked for "
-     "writing at start, spilling comes with task execution"},
+     "writing at start; spilling is not implemented yet (the cache evicts instead)"},
     {"help", 0, ALL, NULL, NULL, "print this help and exit"},
 };
 #define N_OPTS (int)(sizeof OPTS / sizeof OPTS[0])
@@ -496,8 +498,8 @@ static const char *help_for(const opt_t *o, cfg_service_t svc)
     }
     if (strcmp(o->name, "supervisors") == 0) {
         return svc == CFG_SUPERVISOR
-                   ? "all supervisor endpoints host:port,... sharing the database; checked now, "
-                     "used when supervisors share task ownership (with task execution)"
+                   ? "all supervisor endpoints host:port,... sharing the database; handed to "
+                     "workers in /api/v1/cluster-info (tasks are shared through leases)"
                    : "supervisor endpoints host:port,...: the first that answers tells the "
                      "database and queue addresses not given by --pg-dsn/--redis-url";
     }
@@ -547,12 +549,11 @@ void cfg_usage(cfg_service_t svc, sbuf_t *out)
 {
     static const char *const WHAT[] = {
         [CFG_SUPERVISOR] = "keeps task and chunk metadata in PostgreSQL, tracks workers and, "
-                           "with -w, serves the REST API; applies db/migrations at start. Task "
-                           "tiling and dispatch arrive with the engine's tiler.",
+                           "with -w, serves the REST API; applies db/migrations at start, claims "
+                           "tasks under a lease, tiles them and dispatches their chunk jobs.",
         [CFG_GATEWAY] = "serves the REST API (stateless; run any number).",
-        [CFG_WORKER] = "registers with the cluster and reports its resources every second. "
-                       "Running chunk jobs arrives with task execution (services/worker/"
-                       "dispatch.c).",
+        [CFG_WORKER] = "registers with the cluster, runs chunk jobs in --n-cpu slots and "
+                       "reports its resources every second.",
     };
     sbuf_printf(out, "Usage: %s [OPTION]...\n", cfg_program(svc));
     sbuf_t what;
