@@ -7,11 +7,21 @@ Every command runs RUNS times in turn (A B C A B C ...) after one warm-up so
 that drift of a shared machine hits all alike; the table gives medians and
 ratios to numpy. Results go to stdout and to docs/benchmarks.md.
 
-Usage: bench/bench.py [--runs N] [--only W1,W3] [--out docs/benchmarks.md]
+The cluster column: a local cluster (scripts/run-cluster.sh: PostgreSQL,
+Redis, a supervisor serving the REST API, two workers) is started once; each
+run creates a session, submits the document, long-polls until it ends and
+downloads every fetched tensor as .npy ("submit to result in hand"), timed in
+this process (no client start-up, unlike the other columns, which pay a
+process and numpy's import).
+
+Usage: bench/bench.py [--runs N] [--only W1,W3] [--no-cluster] [--out docs/benchmarks.md]
 Benchmarks are not tests: nothing here asserts on timing.
 """
 import argparse
 import json
+import re
+import signal
+import urllib.request
 import os
 import platform
 import shutil
@@ -101,6 +111,57 @@ def commands(name, w, tmp):
     return cmds
 
 
+class LocalCluster:
+    """scripts/run-cluster.sh in the background; stopped by SIGTERM."""
+
+    def __init__(self):
+        env = dict(os.environ, MARS_WEB_PORT="0")
+        self.p = subprocess.Popen([os.path.join(ROOT, "scripts", "run-cluster.sh")], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                  start_new_session=True)
+        self.url = None
+        for line in self.p.stdout:
+            m = re.search(r"dashboard:\s+(http://\S+?)/?$", line.strip())
+            if m:
+                self.url = m.group(1)
+                break
+        if not self.url:
+            raise RuntimeError("the local cluster did not start")
+
+    def _req(self, method, path, body=None, timeout=600):
+        r = urllib.request.Request(self.url + path, data=body, method=method,
+                                   headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(r, timeout=timeout) as f:
+            return f.read()
+
+    def run(self, doc, out_dir):
+        """Submit to result in hand; returns seconds."""
+        t0 = time.perf_counter()
+        sid = json.loads(self._req("POST", "/api/v1/sessions"))["session_id"]
+        tid = json.loads(self._req("POST", "/api/v1/sessions/%s/tasks" % sid,
+                                   json.dumps(doc).encode()))["task_id"]
+        while True:
+            t = json.loads(self._req("GET", "/api/v1/sessions/%s/tasks/%s?wait=60" % (sid, tid)))
+            if t["status"] not in ("pending", "running"):
+                break
+        if t["status"] != "succeeded":
+            raise RuntimeError("cluster task %s: %s" % (t["status"], t["error"]))
+        for key in doc["fetch"]:
+            data = self._req("GET", "/api/v1/sessions/%s/tensors/%s/data?format=npy" % (sid, key))
+            with open(os.path.join(out_dir, key + ".npy"), "wb") as f:
+                f.write(data)
+        dt = time.perf_counter() - t0
+        self._req("DELETE", "/api/v1/sessions/%s" % sid)
+        return dt
+
+    def stop(self):
+        try:
+            os.killpg(self.p.pid, signal.SIGTERM)
+            self.p.wait(timeout=30)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+
+
 def run_once(cmd):
     t0 = time.perf_counter()
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -128,10 +189,12 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--only", default="")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    ap.add_argument("--no-cluster", action="store_true")
     a = ap.parse_args()
     names = [n for n in WORKLOADS if not a.only or n in a.only.split(",")]
     rows = []
     tmp = tempfile.mkdtemp(prefix="mars-bench-")
+    cluster = None if a.no_cluster else LocalCluster()
     try:
         for name in names:
             w = WORKLOADS[name]
@@ -139,27 +202,37 @@ def main():
             for c in cmds.values():  # warm-up: page cache, first-touch
                 run_once(c)
             times = {k: [] for k in cmds}
+            if cluster:
+                cluster.run(w["doc"], tmp)
+                times["cluster"] = []
             for _ in range(a.runs):
                 for k, c in cmds.items():
                     times[k].append(run_once(c))
+                if cluster:
+                    times["cluster"].append(cluster.run(w["doc"], tmp))
             med = {k: statistics.median(v) for k, v in times.items()}
             rows.append((name, w["title"], med, {k: (min(v), max(v)) for k, v in times.items()}))
             line = "%s %-55s " % (name, w["title"]) + "  ".join(
                 "%s %.3fs (x%.2f)" % (k, med[k], med[k] / med["numpy"]) for k in med)
             print(line, flush=True)
     finally:
+        if cluster:
+            cluster.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     md = ["# Benchmarks", "",
           "Measured by `make bench` (bench/bench.py): whole processes that build the inputs, "
           "compute and write the result as .npy; median of %d runs after a warm-up, run in "
           "turn; ratio = median / numpy's median (lower is better)." % a.runs, "",
           "Machine: " + machine(), "",
-          "| workload | | numpy s | mars-run s (ratio) | dask threads s (ratio) |",
-          "|---|---|---|---|---|"]
+          "| workload | | numpy s | mars-run s (ratio) | cluster, REST end to end s (ratio) "
+          "| dask threads s (ratio) |",
+          "|---|---|---|---|---|---|"]
+
+    def col(med, k):
+        return "%.3f (%.2f)" % (med[k], med[k] / med["numpy"]) if k in med else "n/a"
     for name, title, med, _ in rows:
-        dk = "%.3f (%.2f)" % (med["dask"], med["dask"] / med["numpy"]) if "dask" in med else "n/a"
-        md.append("| %s | %s | %.3f | %.3f (%.2f) | %s |" % (
-            name, title, med["numpy"], med["mars-run"], med["mars-run"] / med["numpy"], dk))
+        md.append("| %s | %s | %.3f | %s | %s | %s |" % (
+            name, title, med["numpy"], col(med, "mars-run"), col(med, "cluster"), col(med, "dask")))
     if a.out:
         os.makedirs(os.path.dirname(a.out), exist_ok=True)
         with open(a.out, "w") as f:
