@@ -1,4 +1,5 @@
 /* npy.c: .npy headers, readers and a streaming writer (see npy.h). */
+#include "errmsg.h"
 #include "npy.h"
 
 #include <errno.h>
@@ -21,20 +22,6 @@ static const char npy_magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
  * gathering 1 MiB per write() keeps the syscall count low, and pieces at
  * least this large go straight to write(). */
 #define NPY_WRITER_BUF (1u << 20)
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* ---------------------------------------------------------------------------
  * Writing headers */
@@ -124,8 +111,8 @@ static const char *hp_near(const hp_t *h, char *buf, size_t len)
 static int hp_fail(hp_t *h, const char *what)
 {
     char near[24];
-    return fail(h->err, h->errlen, "npy header: expected %s near '%s'", what,
-                hp_near(h, near, sizeof near));
+    return errmsg(h->err, h->errlen, "npy header: expected %s near '%s'", what,
+                  hp_near(h, near, sizeof near));
 }
 
 /* A quoted string without escapes, copied (NUL-terminated) into out. A
@@ -142,16 +129,16 @@ static int hp_string(hp_t *h, char *out, size_t outlen, bool *cut)
         /* escapes would need decoding, and a control byte (a NUL) would let
          * "<f8\0junk" pass as "<f8" */
         if (*h->p == '\\' || (unsigned char)*h->p < 0x20)
-            return fail(h->err, h->errlen,
-                        "npy header: escapes and control characters in strings are not "
-                        "supported");
+            return errmsg(h->err, h->errlen,
+                          "npy header: escapes and control characters in strings are not "
+                          "supported");
         if (n + 1 < outlen)
             out[n++] = *h->p;
         else
             *cut = true;
         h->p++;
     }
-    if (h->p >= h->end) return fail(h->err, h->errlen, "npy header: unterminated string");
+    if (h->p >= h->end) return errmsg(h->err, h->errlen, "npy header: unterminated string");
     h->p++;
     out[n] = '\0';
     return 0;
@@ -176,13 +163,13 @@ static int hp_int(hp_t *h, int64_t *out)
 {
     hp_ws(h);
     if (h->p < h->end && *h->p == '-')
-        return fail(h->err, h->errlen, "npy header: negative dimension in shape");
+        return errmsg(h->err, h->errlen, "npy header: negative dimension in shape");
     if (h->p >= h->end || *h->p < '0' || *h->p > '9')
         return hp_fail(h, "a dimension (a non-negative integer)");
     int64_t v = 0;
     while (h->p < h->end && *h->p >= '0' && *h->p <= '9') {
         if (mul_ovf_i64(v, 10, &v) || add_ovf_i64(v, *h->p - '0', &v))
-            return fail(h->err, h->errlen, "npy header: dimension does not fit 64 bits");
+            return errmsg(h->err, h->errlen, "npy header: dimension does not fit 64 bits");
         h->p++;
     }
     *out = v;
@@ -199,14 +186,14 @@ static int hp_shape(hp_t *h, shape_t *shape)
     if (hp_eat(h, ')')) return 0;
     for (;;) {
         if (shape->ndim == MR_MAXDIM)
-            return fail(h->err, h->errlen, "npy header: shape has more than %d dimensions",
-                        MR_MAXDIM);
+            return errmsg(h->err, h->errlen, "npy header: shape has more than %d dimensions",
+                          MR_MAXDIM);
         if (hp_int(h, &shape->d[shape->ndim]) < 0) return -1;
         shape->ndim++;
         if (hp_eat(h, ')')) {
             if (shape->ndim == 1)
-                return fail(h->err, h->errlen, "npy header: shape (%lld) is not a tuple",
-                            (long long)shape->d[0]);
+                return errmsg(h->err, h->errlen, "npy header: shape (%lld) is not a tuple",
+                              (long long)shape->d[0]);
             return 0;
         }
         if (!hp_eat(h, ',')) return hp_fail(h, "',' or ')' in shape");
@@ -219,9 +206,9 @@ int npy_parse_header(const void *buf, size_t len, dtype_t *dt, shape_t *shape, s
 {
     const unsigned char *b = buf;
     if (len < 10)
-        return fail(err, errlen, "npy header: %zu bytes, too short for a .npy header", len);
+        return errmsg(err, errlen, "npy header: %zu bytes, too short for a .npy header", len);
     if (memcmp(b, npy_magic, 6) != 0)
-        return fail(err, errlen, "npy header: not a .npy file (no \\x93NUMPY magic)");
+        return errmsg(err, errlen, "npy header: not a .npy file (no \\x93NUMPY magic)");
     int major = b[6], minor = b[7];
     size_t prefix, hlen;
     if (major == 1 && minor == 0) {
@@ -231,20 +218,20 @@ int npy_parse_header(const void *buf, size_t len, dtype_t *dt, shape_t *shape, s
         /* 2.0 widened the length to 4 bytes; 3.0 made the header UTF-8, which
          * changes nothing for the ASCII this accepts. */
         if (len < 12)
-            return fail(err, errlen, "npy header: %zu bytes, too short for a version %d.0 header",
-                        len, major);
+            return errmsg(err, errlen, "npy header: %zu bytes, too short for a version %d.0 header",
+                          len, major);
         prefix = 12;
         hlen = (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
     } else {
-        return fail(err, errlen, "npy header: unsupported format version %d.%d", major, minor);
+        return errmsg(err, errlen, "npy header: unsupported format version %d.%d", major, minor);
     }
     if (hlen > NPY_HEADER_LEN_MAX)
-        return fail(err, errlen, "npy header: header length %zu exceeds the limit of %d bytes",
-                    hlen, NPY_HEADER_LEN_MAX);
+        return errmsg(err, errlen, "npy header: header length %zu exceeds the limit of %d bytes",
+                      hlen, NPY_HEADER_LEN_MAX);
     if (len - prefix < hlen)
-        return fail(err, errlen,
-                    "npy header: truncated, the header announces %zu bytes and %zu follow", hlen,
-                    len - prefix);
+        return errmsg(err, errlen,
+                      "npy header: truncated, the header announces %zu bytes and %zu follow", hlen,
+                      len - prefix);
 
     hp_t h = {(const char *)b + prefix, (const char *)b + prefix + hlen, err, errlen};
     bool have_descr = false, have_order = false, have_shape = false;
@@ -257,32 +244,32 @@ int npy_parse_header(const void *buf, size_t len, dtype_t *dt, shape_t *shape, s
         if (hp_string(&h, key, sizeof key, &cut) < 0) return -1;
         if (!hp_eat(&h, ':')) return hp_fail(&h, "':'");
         if (!cut && strcmp(key, "descr") == 0) {
-            if (have_descr) return fail(err, errlen, "npy header: key 'descr' appears twice");
+            if (have_descr) return errmsg(err, errlen, "npy header: key 'descr' appears twice");
             have_descr = true;
             hp_ws(&h);
             if (h.p < h.end && (*h.p == '[' || *h.p == '('))
-                return fail(err, errlen,
-                            "npy header: structured dtypes are not supported (descr is a list)");
+                return errmsg(err, errlen,
+                              "npy header: structured dtypes are not supported (descr is a list)");
             if (hp_string(&h, val, sizeof val, &cut) < 0) return -1;
             if (cut || dt_parse_npy_descr(val, &t) < 0)
-                return fail(err, errlen,
-                            "npy header: unsupported dtype descr '%s%s' (supported: <f8 <f4 <i8 "
-                            "<i4 |b1)",
-                            val, cut ? "..." : "");
+                return errmsg(err, errlen,
+                              "npy header: unsupported dtype descr '%s%s' (supported: <f8 <f4 <i8 "
+                              "<i4 |b1)",
+                              val, cut ? "..." : "");
         } else if (!cut && strcmp(key, "fortran_order") == 0) {
             if (have_order)
-                return fail(err, errlen, "npy header: key 'fortran_order' appears twice");
+                return errmsg(err, errlen, "npy header: key 'fortran_order' appears twice");
             have_order = true;
             if (hp_word(&h, "True"))
-                return fail(err, errlen,
-                            "npy header: fortran_order True is not supported (C order only)");
+                return errmsg(err, errlen,
+                              "npy header: fortran_order True is not supported (C order only)");
             if (!hp_word(&h, "False")) return hp_fail(&h, "True or False for fortran_order");
         } else if (!cut && strcmp(key, "shape") == 0) {
-            if (have_shape) return fail(err, errlen, "npy header: key 'shape' appears twice");
+            if (have_shape) return errmsg(err, errlen, "npy header: key 'shape' appears twice");
             have_shape = true;
             if (hp_shape(&h, &s) < 0) return -1;
         } else {
-            return fail(err, errlen, "npy header: unknown key '%s%s'", key, cut ? "..." : "");
+            return errmsg(err, errlen, "npy header: unknown key '%s%s'", key, cut ? "..." : "");
         }
         if (!hp_eat(&h, ',')) {
             if (hp_eat(&h, '}')) break;
@@ -292,10 +279,10 @@ int npy_parse_header(const void *buf, size_t len, dtype_t *dt, shape_t *shape, s
     hp_ws(&h);
     if (h.p != h.end) return hp_fail(&h, "nothing after the dict");
     if (!have_descr || !have_order || !have_shape)
-        return fail(err, errlen, "npy header: missing key '%s'",
-                    !have_descr   ? "descr"
-                    : !have_order ? "fortran_order"
-                                  : "shape");
+        return errmsg(err, errlen, "npy header: missing key '%s'",
+                      !have_descr   ? "descr"
+                      : !have_order ? "fortran_order"
+                                    : "shape");
 
     /* The data size must be representable: count * itemsize in int64 (and so
      * in size_t on this 64-bit target). */
@@ -304,8 +291,8 @@ int npy_parse_header(const void *buf, size_t len, dtype_t *dt, shape_t *shape, s
         (uint64_t)bytes > SIZE_MAX - (prefix + hlen)) {
         char sh[MR_MAXDIM * 21 + 8];
         shape_format(&s, sh, sizeof sh);
-        return fail(err, errlen, "npy header: shape %s of %s overflows 64-bit byte counts", sh,
-                    dt_name(t));
+        return errmsg(err, errlen, "npy header: shape %s of %s overflows 64-bit byte counts", sh,
+                      dt_name(t));
     }
     *dt = t;
     *shape = s;
@@ -326,8 +313,8 @@ int npy_parse(const void *buf, size_t len, dtype_t *dt, shape_t *shape, const vo
     if (npy_parse_header(buf, len, dt, shape, &off, err, errlen) < 0) return -1;
     size_t want = data_bytes(*dt, shape);
     if (len - off != want)
-        return fail(err, errlen, "npy: the header announces %zu data bytes and %zu follow", want,
-                    len - off);
+        return errmsg(err, errlen, "npy: the header announces %zu data bytes and %zu follow", want,
+                      len - off);
     *data = (const char *)buf + off;
     *nbytes = want;
     return 0;
@@ -378,23 +365,23 @@ int npy_read_file(const char *path, dtype_t *dt, shape_t *shape, void **data, si
     char *hdr = NULL, *out = NULL;
     char msg[256];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    if (fd < 0) return errmsg(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 
     /* The fixed prefix first (12 bytes cover every version), then exactly
      * the announced header, bounded by NPY_HEADER_LEN_MAX before allocating. */
     unsigned char pre[12];
     ssize_t got = read_full(fd, pre, sizeof pre);
     if (got < 0) {
-        fail(err, errlen, "%s: read error: %s", path, strerror(errno));
+        errmsg(err, errlen, "%s: read error: %s", path, strerror(errno));
         goto close_fd;
     }
     size_t prefix = (got >= 8 && pre[6] == 1) ? 10 : 12;
     if ((size_t)got < prefix) {
         /* let the parser name what is wrong with so short a file */
         if (npy_parse_header(pre, (size_t)got, dt, shape, &prefix, msg, sizeof msg) < 0)
-            fail(err, errlen, "%s: %s", path, msg);
+            errmsg(err, errlen, "%s: %s", path, msg);
         else
-            fail(err, errlen, "%s: file ends inside the header", path);
+            errmsg(err, errlen, "%s: file ends inside the header", path);
         goto close_fd;
     }
     size_t hlen = prefix == 10 ? ((size_t)pre[8] | (size_t)pre[9] << 8)
@@ -403,13 +390,13 @@ int npy_read_file(const char *path, dtype_t *dt, shape_t *shape, void **data, si
     if (hlen > NPY_HEADER_LEN_MAX) {
         /* the parser names the limit; nothing more is read */
         npy_parse_header(pre, (size_t)got, dt, shape, &prefix, msg, sizeof msg);
-        fail(err, errlen, "%s: %s", path, msg);
+        errmsg(err, errlen, "%s: %s", path, msg);
         goto close_fd;
     }
     /* + sizeof pre: the 12 bytes already read may pass a short v1 header */
     hdr = malloc(prefix + hlen + sizeof pre);
     if (!hdr) {
-        fail(err, errlen, "%s: out of memory for a %zu-byte header", path, hlen);
+        errmsg(err, errlen, "%s: out of memory for a %zu-byte header", path, hlen);
         goto close_fd;
     }
     memcpy(hdr, pre, (size_t)got);
@@ -417,14 +404,14 @@ int npy_read_file(const char *path, dtype_t *dt, shape_t *shape, void **data, si
     if (have < prefix + hlen) {
         got = read_full(fd, hdr + have, prefix + hlen - have);
         if (got < 0) {
-            fail(err, errlen, "%s: read error: %s", path, strerror(errno));
+            errmsg(err, errlen, "%s: read error: %s", path, strerror(errno));
             goto free_hdr;
         }
         have += (size_t)got;
     }
     size_t off;
     if (npy_parse_header(hdr, have, dt, shape, &off, msg, sizeof msg) < 0) {
-        fail(err, errlen, "%s: %s", path, msg);
+        errmsg(err, errlen, "%s: %s", path, msg);
         goto free_hdr;
     }
     size_t want = data_bytes(*dt, shape);
@@ -433,38 +420,38 @@ int npy_read_file(const char *path, dtype_t *dt, shape_t *shape, void **data, si
      * before allocating what a (possibly hostile) header announces. */
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size != off + want) {
-        fail(err, errlen, "%s: the header announces %zu data bytes but the file holds %lld", path,
-             want, (long long)st.st_size - (long long)off);
+        errmsg(err, errlen, "%s: the header announces %zu data bytes but the file holds %lld", path,
+               want, (long long)st.st_size - (long long)off);
         goto free_hdr;
     }
     out = malloc(want ? want : 1);
     if (!out) {
-        fail(err, errlen, "%s: out of memory for %zu data bytes", path, want);
+        errmsg(err, errlen, "%s: out of memory for %zu data bytes", path, want);
         goto free_hdr;
     }
     /* Reading the prefix may have taken up to 2 data bytes with it. */
     size_t pre_data = have - off;
     if (pre_data > want) {
-        fail(err, errlen, "%s: more data after the %zu data bytes the header announces", path,
-             want);
+        errmsg(err, errlen, "%s: more data after the %zu data bytes the header announces", path,
+               want);
         goto free_hdr;
     }
     memcpy(out, hdr + off, pre_data);
     got = read_full(fd, out + pre_data, want - pre_data);
     if (got < 0) {
-        fail(err, errlen, "%s: read error: %s", path, strerror(errno));
+        errmsg(err, errlen, "%s: read error: %s", path, strerror(errno));
         goto free_out;
     }
     if ((size_t)got != want - pre_data) {
-        fail(err, errlen, "%s: the header announces %zu data bytes but the file holds %zu", path,
-             want, pre_data + (size_t)got);
+        errmsg(err, errlen, "%s: the header announces %zu data bytes but the file holds %zu", path,
+               want, pre_data + (size_t)got);
         goto free_out;
     }
     char extra;
     got = read_full(fd, &extra, 1);
     if (got != 0) {
-        fail(err, errlen, "%s: %s after the %zu data bytes the header announces", path,
-             got < 0 ? "read error" : "more data", want);
+        errmsg(err, errlen, "%s: %s after the %zu data bytes the header announces", path,
+               got < 0 ? "read error" : "more data", want);
         goto free_out;
     }
     *data = out;
@@ -495,7 +482,7 @@ static int writer_check(dtype_t dt, const shape_t *shape, char hdr[NPY_HEADER_MA
         mul_ovf_i64(count, (int64_t)dt_size(dt), bytes)) {
         char sh[MR_MAXDIM * 21 + 8];
         shape_format(shape, sh, sizeof sh);
-        return fail(err, errlen, "npy: invalid shape %s for %s", sh, dt_name(dt));
+        return errmsg(err, errlen, "npy: invalid shape %s for %s", sh, dt_name(dt));
     }
     return 0;
 }
@@ -506,7 +493,7 @@ static int writer_start(npy_writer_t *w, int fd, bool own, const char *path, con
 {
     *w = (npy_writer_t){.fd = fd, .own_fd = own, .expected = (uint64_t)bytes};
     w->buf = malloc(NPY_WRITER_BUF);
-    if (!w->buf) return fail(err, errlen, "npy: out of memory for the write buffer");
+    if (!w->buf) return errmsg(err, errlen, "npy: out of memory for the write buffer");
     if (own) {
         struct stat st;
         w->remove_on_fail = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
@@ -514,7 +501,7 @@ static int writer_start(npy_writer_t *w, int fd, bool own, const char *path, con
         if (!w->path) {
             free(w->buf);
             w->buf = NULL;
-            return fail(err, errlen, "npy: out of memory");
+            return errmsg(err, errlen, "npy: out of memory");
         }
     }
     memcpy(w->buf, hdr, hl);
@@ -530,7 +517,7 @@ int npy_writer_open(npy_writer_t *w, const char *path, dtype_t dt, const shape_t
     char hdr[NPY_HEADER_MAX];
     if (writer_check(dt, shape, hdr, &hl, &bytes, err, errlen) < 0) return -1;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+    if (fd < 0) return errmsg(err, errlen, "%s: cannot create: %s", path, strerror(errno));
     if (writer_start(w, fd, true, path, hdr, hl, bytes, err, errlen) < 0) {
         struct stat st;
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
@@ -564,13 +551,13 @@ static void writer_flush(npy_writer_t *w)
 int npy_writer_write(npy_writer_t *w, const void *data, size_t n, char *err, size_t errlen)
 {
     if (w->error)
-        return fail(err, errlen, "%s: write error: %s", writer_name(w), strerror(w->error));
+        return errmsg(err, errlen, "%s: write error: %s", writer_name(w), strerror(w->error));
     if (w->overrun || n > w->expected - w->received) {
         w->overrun = true;
-        return fail(err, errlen,
-                    "%s: %zu more bytes would pass the %llu data bytes announced (%llu written)",
-                    writer_name(w), n, (unsigned long long)w->expected,
-                    (unsigned long long)w->received);
+        return errmsg(err, errlen,
+                      "%s: %zu more bytes would pass the %llu data bytes announced (%llu written)",
+                      writer_name(w), n, (unsigned long long)w->expected,
+                      (unsigned long long)w->received);
     }
     w->received += n;
     if (n > NPY_WRITER_BUF - w->buf_used) {
@@ -585,27 +572,28 @@ int npy_writer_write(npy_writer_t *w, const void *data, size_t n, char *err, siz
         w->buf_used += n;
     }
     if (w->error)
-        return fail(err, errlen, "%s: write error: %s", writer_name(w), strerror(w->error));
+        return errmsg(err, errlen, "%s: write error: %s", writer_name(w), strerror(w->error));
     return 0;
 }
 
 int npy_writer_close(npy_writer_t *w, char *err, size_t errlen)
 {
-    if (!w->buf) return fail(err, errlen, "npy: writer is not open");
+    if (!w->buf) return errmsg(err, errlen, "npy: writer is not open");
     int rc = 0;
     writer_flush(w);
     if (w->error)
-        rc = fail(err, errlen, "%s: write error: %s", writer_name(w), strerror(w->error));
+        rc = errmsg(err, errlen, "%s: write error: %s", writer_name(w), strerror(w->error));
     else if (w->overrun)
-        rc = fail(err, errlen, "%s: more data was given than the %llu bytes announced",
-                  writer_name(w), (unsigned long long)w->expected);
+        rc = errmsg(err, errlen, "%s: more data was given than the %llu bytes announced",
+                    writer_name(w), (unsigned long long)w->expected);
     else if (w->received != w->expected)
-        rc = fail(err, errlen, "%s: %llu of the %llu data bytes announced were written",
-                  writer_name(w), (unsigned long long)w->received, (unsigned long long)w->expected);
+        rc = errmsg(err, errlen, "%s: %llu of the %llu data bytes announced were written",
+                    writer_name(w), (unsigned long long)w->received,
+                    (unsigned long long)w->expected);
     if (w->own_fd) {
         /* close reports errors some file systems defer (NFS, quotas) */
         if (close(w->fd) < 0 && rc == 0)
-            rc = fail(err, errlen, "%s: close: %s", w->path, strerror(errno));
+            rc = errmsg(err, errlen, "%s: close: %s", w->path, strerror(errno));
         if (rc < 0 && w->remove_on_fail) unlink(w->path);
     }
     free(w->buf);

@@ -4,6 +4,7 @@
  * a lone '"' closes it; after the closing quote, and in an unquoted field,
  * '"' is an ordinary byte; "\n", "\r\n" and a lone "\r" end a record; a line
  * of nothing but spaces and tabs is skipped (and counted as a line). */
+#include "../errmsg.h"
 #include "csv.h"
 
 #include <errno.h>
@@ -19,19 +20,6 @@
 #include <unistd.h>
 
 #include "../dtype.h" /* engine/: the Makefile compiles engine sources without -I */
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* Grows *p (elements of size elem, capacity *cap) to hold at least need
  * elements, doubling; every size is checked before realloc. */
@@ -328,7 +316,7 @@ static int tok_bytes(tok_t *t, const char *src, size_t n, char *err, size_t errl
     size_t need;
     if (__builtin_add_overflow(t->fblen, n + 1, &need) ||
         grow((void **)&t->fb, &t->fbcap, need, 1) < 0)
-        return fail(err, errlen, "out of memory buffering a field of %zu bytes", n);
+        return errmsg(err, errlen, "out of memory buffering a field of %zu bytes", n);
     memcpy(t->fb + t->fblen, src, n);
     t->fblen += n;
     return 0;
@@ -376,8 +364,8 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
                 if (tok_bytes(t, p + i, (size_t)(qi - i), err, errlen) < 0) return -1;
                 i = qi;
                 if (i >= end)
-                    return fail(err, errlen, "EOF inside string starting at row %lld",
-                                (long long)t->rec_line);
+                    return errmsg(err, errlen, "EOF inside string starting at row %lld",
+                                  (long long)t->rec_line);
                 if (i + 1 < end && p[i + 1] == '"') {
                     if (tok_bytes(t, "\"", 1, err, errlen) < 0) return -1;
                     i += 2;
@@ -397,15 +385,15 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
             size_t k = (size_t)t->nf;
             if (grow((void **)&t->fo, &t->focap, k + 1, sizeof(size_t)) < 0 ||
                 grow((void **)&t->fl, &t->flcap, k + 1, sizeof(size_t)) < 0)
-                return fail(err, errlen, "out of memory for %d fields", t->nf + 1);
+                return errmsg(err, errlen, "out of memory for %d fields", t->nf + 1);
             t->fo[k] = fstart;
             t->fl[k] = t->fblen - 1 - fstart;
         } else {
             t->fblen = fstart; /* not kept: only counted */
         }
         if (t->nf == INT_MAX)
-            return fail(err, errlen, "line %lld: more than %d fields", (long long)t->rec_line + 1,
-                        INT_MAX);
+            return errmsg(err, errlen, "line %lld: more than %d fields", (long long)t->rec_line + 1,
+                          INT_MAX);
         t->nf++;
         if (i >= end) break;
         char c = p[i++];
@@ -426,22 +414,22 @@ int csv_file_open(csv_file_t *f, const char *path, char *err, size_t errlen)
     f->buf = NULL;
     f->len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(err, errlen, "%s: %s", path, strerror(errno));
+    if (fd < 0) return errmsg(err, errlen, "%s: %s", path, strerror(errno));
     struct stat st;
     int rc = -1;
     if (fstat(fd, &st) < 0) {
-        fail(err, errlen, "%s: %s", path, strerror(errno));
+        errmsg(err, errlen, "%s: %s", path, strerror(errno));
         goto close_fd;
     }
     if (!S_ISREG(st.st_mode)) {
-        fail(err, errlen, "%s: not a regular file", path);
+        errmsg(err, errlen, "%s: not a regular file", path);
         goto close_fd;
     }
     if (st.st_size > 0) {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED) {
-            fail(err, errlen, "%s: mmap of %lld bytes: %s", path, (long long)st.st_size,
-                 strerror(errno));
+            errmsg(err, errlen, "%s: mmap of %lld bytes: %s", path, (long long)st.st_size,
+                   strerror(errno));
             goto close_fd;
         }
         f->buf = m;
@@ -524,7 +512,7 @@ static int mangle(char **names, int n, const bool *was_empty, char *err, size_t 
     t.e = calloc(cap, sizeof *t.e);
     order = malloc((size_t)n * sizeof *order + 1);
     if (!t.e || !order) {
-        fail(err, errlen, "out of memory for a header of %d columns", n);
+        errmsg(err, errlen, "out of memory for a header of %d columns", n);
         goto free_all;
     }
     for (int i = 0; i < n; i++) {
@@ -573,7 +561,7 @@ static int mangle(char **names, int n, const bool *was_empty, char *err, size_t 
     rc = 0;
     goto free_all;
 oom:
-    fail(err, errlen, "out of memory mangling a header of %d columns", n);
+    errmsg(err, errlen, "out of memory mangling a header of %d columns", n);
 free_all:
     if (t.e)
         for (size_t i = 0; i < t.cap; i++)
@@ -610,8 +598,8 @@ int csv_header_parse(const char *buf, size_t len, const char *const *usecols, in
                      csv_header_t *h, char *err, size_t errlen)
 {
     memset(h, 0, sizeof *h);
-    if (len > (size_t)INT64_MAX) return fail(err, errlen, "input of %zu bytes is too long", len);
-    if (n_usecols < 0) return fail(err, errlen, "usecols: negative count %d", n_usecols);
+    if (len > (size_t)INT64_MAX) return errmsg(err, errlen, "input of %zu bytes is too long", len);
+    if (n_usecols < 0) return errmsg(err, errlen, "usecols: negative count %d", n_usecols);
     tok_t t;
     /* Keep one field more than the limit so that a longer header is seen. */
     tok_init(&t, buf, 0, (int64_t)len, 0, CSV_MAX_COLS + 1);
@@ -619,11 +607,11 @@ int csv_header_parse(const char *buf, size_t len, const char *const *usecols, in
     int rc = tok_next(&t, err, errlen);
     if (rc < 0) goto fail_tok;
     if (rc == 0) {
-        fail(err, errlen, "No columns to parse from file");
+        errmsg(err, errlen, "No columns to parse from file");
         goto fail_tok;
     }
     if (t.nf > CSV_MAX_COLS) {
-        fail(err, errlen, "header has %d fields, more than the %d allowed", t.nf, CSV_MAX_COLS);
+        errmsg(err, errlen, "header has %d fields, more than the %d allowed", t.nf, CSV_MAX_COLS);
         goto fail_tok;
     }
     h->ncols = t.nf;
@@ -684,7 +672,7 @@ int csv_header_parse(const char *buf, size_t len, const char *const *usecols, in
     tok_close(&t);
     return 0;
 oom:
-    fail(err, errlen, "out of memory reading a header of %d fields", t.nf);
+    errmsg(err, errlen, "out of memory reading a header of %d fields", t.nf);
 fail_tok:
     free(was_empty);
     tok_close(&t);
@@ -796,11 +784,11 @@ int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target
     *out = NULL;
     *nout = 0;
     if (target < 1)
-        return fail(err, errlen, "chunk_bytes must be >= 1, got %lld", (long long)target);
-    if (len > (size_t)INT64_MAX) return fail(err, errlen, "input of %zu bytes is too long", len);
+        return errmsg(err, errlen, "chunk_bytes must be >= 1, got %lld", (long long)target);
+    if (len > (size_t)INT64_MAX) return errmsg(err, errlen, "input of %zu bytes is too long", len);
     int64_t L = (int64_t)len, d0 = h->data_start;
     if (d0 < 0 || d0 > L)
-        return fail(err, errlen, "data start %lld outside the input", (long long)d0);
+        return errmsg(err, errlen, "data start %lld outside the input", (long long)d0);
     int64_t body = L - d0;
     int64_t nb = body / target + (body % target != 0);
     if (nb == 0) nb = 1;
@@ -812,13 +800,13 @@ int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target
     /* nb blocks of csv_block_t, and a range, a state and a line per block:
      * csv_block_t is the largest of the four, so its check covers them all */
     if (mul_ovf_i64(nb, (int64_t)sizeof *blk, &bytes) || (uint64_t)bytes > SIZE_MAX)
-        return fail(err, errlen, "%lld chunks: too many", (long long)nb);
+        return errmsg(err, errlen, "%lld chunks: too many", (long long)nb);
     blk = malloc((size_t)bytes);
     r = malloc((size_t)nb * sizeof *r);
     bst = malloc((size_t)nb);
     bln = malloc((size_t)nb * sizeof *bln);
     if (!blk || !r || !bst || !bln) {
-        fail(err, errlen, "out of memory splitting into %lld chunks", (long long)nb);
+        errmsg(err, errlen, "out of memory splitting into %lld chunks", (long long)nb);
         goto free_all;
     }
     /* Phase 1: every block's transfer function; independent per block. */
@@ -871,16 +859,17 @@ free_all:
 static int check_range(const csv_header_t *h, const csv_range_t *r, char *err, size_t errlen)
 {
     if (r->start < 0 || r->end < r->start)
-        return fail(err, errlen, "bad range [%lld, %lld)", (long long)r->start, (long long)r->end);
-    if (h->nsel < 0 || h->nsel > h->ncols) return fail(err, errlen, "bad header");
+        return errmsg(err, errlen, "bad range [%lld, %lld)", (long long)r->start,
+                      (long long)r->end);
+    if (h->nsel < 0 || h->nsel > h->ncols) return errmsg(err, errlen, "bad header");
     return 0;
 }
 
 static int ragged(const csv_header_t *h, const tok_t *t, char *err, size_t errlen)
 {
     if (!h->usecols && t->nf > h->ncols)
-        return fail(err, errlen, "Expected %d fields in line %lld, saw %d", h->ncols,
-                    (long long)t->rec_line + 1, t->nf);
+        return errmsg(err, errlen, "Expected %d fields in line %lld, saw %d", h->ncols,
+                      (long long)t->rec_line + 1, t->nf);
     return 0;
 }
 
@@ -973,11 +962,11 @@ static int colb_push(colb_t *b, const char *s, size_t n, bool na, const char *na
     c->n++;
     return 0;
 bad:
-    return fail(err, errlen, "line %lld, column '%s': '%.*s' does not parse as %s",
-                (long long)line + 1, name, (int)(n > 64 ? 64 : n), s,
-                csv_type_name(c->type, false));
+    return errmsg(err, errlen, "line %lld, column '%s': '%.*s' does not parse as %s",
+                  (long long)line + 1, name, (int)(n > 64 ? 64 : n), s,
+                  csv_type_name(c->type, false));
 oom:
-    return fail(err, errlen, "out of memory at row %zu of column '%s'", i, name);
+    return errmsg(err, errlen, "out of memory at row %zu of column '%s'", i, name);
 }
 
 static void column_free(csv_column_t *c)
@@ -1007,11 +996,11 @@ static int colb_finish(colb_t *b, char *err, size_t errlen)
     if (c->type == CSV_STRING && !c->offsets) {
         c->offsets = calloc(1, sizeof(int64_t));
         c->bytes = calloc(1, 1);
-        if (!c->offsets || !c->bytes) return fail(err, errlen, "out of memory");
+        if (!c->offsets || !c->bytes) return errmsg(err, errlen, "out of memory");
     }
     if (c->type != CSV_STRING && !c->data) {
         c->data = malloc(8);
-        if (!c->data) return fail(err, errlen, "out of memory");
+        if (!c->data) return errmsg(err, errlen, "out of memory");
     }
     if (!b->any_na) {
         free(c->valid);
@@ -1032,7 +1021,7 @@ static int frame_alloc(const csv_header_t *h, csv_frame_t *out, char *err, size_
     return 0;
 oom:
     csv_frame_close(out);
-    return fail(err, errlen, "out of memory for a frame of %d columns", h->nsel);
+    return errmsg(err, errlen, "out of memory for a frame of %d columns", h->nsel);
 }
 
 int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
@@ -1045,7 +1034,7 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
     colb_t *b = calloc((size_t)h->nsel + 1, sizeof *b);
     int rc, ret = -1;
     if (!b) {
-        fail(err, errlen, "out of memory for %d columns", h->nsel);
+        errmsg(err, errlen, "out of memory for %d columns", h->nsel);
         goto close_tok;
     }
     for (int k = 0; k < h->nsel; k++)
@@ -1094,7 +1083,7 @@ static int column_append(csv_column_t *d, const csv_column_t *s, int64_t n0, int
         /* offsets: nt + 1 of 8 bytes; bytes: b0 + b1 and the NUL */
         if (add_ovf_i64(b0, b1, &bt) || add_ovf_i64(bt, 1, &bb) || mul_ovf_i64(nt + 1, 8, &ob) ||
             (uint64_t)bb > SIZE_MAX || (uint64_t)ob > SIZE_MAX)
-            return fail(err, errlen, "column '%s': size overflows", name);
+            return errmsg(err, errlen, "column '%s': size overflows", name);
         int64_t *o = realloc(d->offsets, (size_t)ob);
         if (!o) goto oom;
         d->offsets = o;
@@ -1108,7 +1097,7 @@ static int column_append(csv_column_t *d, const csv_column_t *s, int64_t n0, int
         int64_t esz = d->type == CSV_BOOL ? 1 : 8, nb;
         /* at least one element: realloc to 0 bytes may free */
         if (mul_ovf_i64(nt ? nt : 1, esz, &nb) || (uint64_t)nb > SIZE_MAX)
-            return fail(err, errlen, "column '%s': size overflows", name);
+            return errmsg(err, errlen, "column '%s': size overflows", name);
         void *p = realloc(d->data, (size_t)nb);
         if (!p) goto oom;
         d->data = p;
@@ -1127,14 +1116,14 @@ static int column_append(csv_column_t *d, const csv_column_t *s, int64_t n0, int
     d->n = nt;
     return 0;
 oom:
-    return fail(err, errlen, "out of memory appending to column '%s'", name);
+    return errmsg(err, errlen, "out of memory appending to column '%s'", name);
 }
 
 /* Appends src's rows to dst (same columns and types). */
 static int frame_append(csv_frame_t *dst, const csv_frame_t *src, char *err, size_t errlen)
 {
     int64_t nt;
-    if (add_ovf_i64(dst->nrows, src->nrows, &nt)) return fail(err, errlen, "row count overflows");
+    if (add_ovf_i64(dst->nrows, src->nrows, &nt)) return errmsg(err, errlen, "row count overflows");
     for (int k = 0; k < dst->ncols; k++)
         if (column_append(&dst->cols[k], &src->cols[k], dst->nrows, src->nrows, dst->names[k], err,
                           errlen) < 0)
@@ -1158,7 +1147,7 @@ int csv_read_buffer(const char *buf, size_t len, const char *const *usecols, int
     kinds = calloc((size_t)h.nsel + 1, sizeof *kinds);
     types = calloc((size_t)h.nsel + 1, sizeof *types);
     if (!kinds || !types) {
-        fail(err, errlen, "out of memory for %d columns", h.nsel);
+        errmsg(err, errlen, "out of memory for %d columns", h.nsel);
         goto free_ranges;
     }
     for (int64_t i = 0; i < nr; i++)
@@ -1193,30 +1182,30 @@ close_header:
 int csv_resolve_path(const char *data_dir, const char *rel, char *out, size_t outlen, char *err,
                      size_t errlen)
 {
-    if (!rel || !*rel) return fail(err, errlen, "path is empty");
-    if (rel[0] == '/') return fail(err, errlen, "path '%s': absolute paths are refused", rel);
+    if (!rel || !*rel) return errmsg(err, errlen, "path is empty");
+    if (rel[0] == '/') return errmsg(err, errlen, "path '%s': absolute paths are refused", rel);
     for (const char *c = rel; *c;) {
         const char *e = strchr(c, '/');
         size_t n = e ? (size_t)(e - c) : strlen(c);
         if (n == 2 && c[0] == '.' && c[1] == '.')
-            return fail(err, errlen, "path '%s': '..' components are refused", rel);
+            return errmsg(err, errlen, "path '%s': '..' components are refused", rel);
         c += n;
         while (*c == '/')
             c++;
     }
     char rd[PATH_MAX], joined[PATH_MAX], rp[PATH_MAX];
     if (!realpath(data_dir, rd))
-        return fail(err, errlen, "data dir '%s': %s", data_dir, strerror(errno));
+        return errmsg(err, errlen, "data dir '%s': %s", data_dir, strerror(errno));
     int k = snprintf(joined, sizeof joined, "%s/%s", rd, rel);
     if (k < 0 || (size_t)k >= sizeof joined)
-        return fail(err, errlen, "path '%s': longer than %d bytes", rel, PATH_MAX);
-    if (!realpath(joined, rp)) return fail(err, errlen, "path '%s': %s", rel, strerror(errno));
+        return errmsg(err, errlen, "path '%s': longer than %d bytes", rel, PATH_MAX);
+    if (!realpath(joined, rp)) return errmsg(err, errlen, "path '%s': %s", rel, strerror(errno));
     size_t dl = strlen(rd);
     /* inside: rd itself is "/" (every path is in it), or rp is rd + "/..." */
     bool inside = (dl == 1 && rd[0] == '/') || (strncmp(rp, rd, dl) == 0 && rp[dl] == '/');
-    if (!inside) return fail(err, errlen, "path '%s': resolves outside the data directory", rel);
+    if (!inside) return errmsg(err, errlen, "path '%s': resolves outside the data directory", rel);
     if (strlen(rp) >= outlen)
-        return fail(err, errlen, "path '%s': resolved path does not fit %zu bytes", rel, outlen);
+        return errmsg(err, errlen, "path '%s': resolved path does not fit %zu bytes", rel, outlen);
     memcpy(out, rp, strlen(rp) + 1);
     return 0;
 }
