@@ -29,13 +29,27 @@ static arr_t arr_of(void *data, dtype_t dt, int nd, const int64_t *shape)
 
 /* Assembles input k into a fresh buffer (caller frees) or returns the
  * source's bytes (*owned = NULL). */
-static const void *input_data(const jin_t *in, const void *(*get)(void *, int32_t), void *ctx,
-                              void **owned)
+static const void *input_data(const tile_t *t, const jin_t *in,
+                              const void *(*get)(void *, int32_t), void *ctx, void **owned)
 {
     *owned = NULL;
     if (in->job >= 0)
         return get(ctx, in->job);
     size_t bytes = (size_t)shape_elems(in->ndim, in->shape) * dt_size(in->dt);
+    if (in->gen_node >= 0) {
+        /* a creation or random op's region, made here rather than stored */
+        void *buf = malloc(bytes ? bytes : 1);
+        if (!buf)
+            return NULL;
+        arr_t a = arr_of(buf, in->dt, in->ndim, in->shape);
+        const graph_node_t *n = &t->g->nodes[in->gen_node];
+        if (op_kind(n->op) == OPK_RANDOM)
+            kern_random(n, in->gen_off, &a);
+        else
+            kern_create(n, in->gen_off, &a);
+        *owned = buf;
+        return buf;
+    }
     void *buf = malloc(bytes ? bytes : 1);
     const void **srcs = malloc(sizeof(void *) * (size_t)(in->n_pieces ? in->n_pieces : 1));
     if (!buf || !srcs) {
@@ -84,7 +98,7 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
     }
     for (int k = 0; k < j->n_in; k++) {
         const jin_t *in = &j->in[k];
-        const void *d = input_data(in, get, ctx, &owned[k]);
+        const void *d = input_data(t, in, get, ctx, &owned[k]);
         if (!d) {
             snprintf(err, errlen, "out of memory assembling an input");
             for (int q = 0; q < k; q++)

@@ -55,6 +55,12 @@ typedef struct {
     int32_t job;     /* >= 0: that job's whole output as is; -1: assembled */
     int32_t n_pieces;
     piece_t *pieces;
+    /* >= 0: generated in the consuming job instead (job -1, no pieces): the
+     * box at gen_off of creation or random node gen_node, whose chunks are
+     * never materialised when it only feeds one element-wise or reduction
+     * consumer */
+    int32_t gen_node;
+    int64_t *gen_off;
     int ndim;        /* the array the kernel sees */
     int64_t *shape;
     dtype_t dt;

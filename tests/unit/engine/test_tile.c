@@ -192,6 +192,43 @@ static void test_reduction_tree_and_value(void **state)
     done(&x);
 }
 
+/* A random leaf that only feeds an element-wise chain and a reduction is
+ * generated inside the map jobs (never stored), and gives the same values as
+ * when it is fetched and so materialised. */
+static void test_random_leaf_generated_in_consumer(void **state)
+{
+    (void)state;
+    const char *gen = "{\"version\":1,\"nodes\":[{\"key\":\"a\",\"op\":\"random.rand\","
+                      "\"shape\":[30,20],\"chunk_size\":[7,6],\"seed\":9},"
+                      "{\"key\":\"b\",\"op\":\"multiply\",\"inputs\":[\"a\",2]},"
+                      "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"b\"],\"axis\":0}],"
+                      "\"fetch\":[\"s\"]}";
+    const char *mat = "{\"version\":1,\"nodes\":[{\"key\":\"a\",\"op\":\"random.rand\","
+                      "\"shape\":[30,20],\"chunk_size\":[7,6],\"seed\":9},"
+                      "{\"key\":\"b\",\"op\":\"multiply\",\"inputs\":[\"a\",2]},"
+                      "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"b\"],\"axis\":0}],"
+                      "\"fetch\":[\"s\",\"a\"]}";
+    run_t x, y;
+    run_doc(&x, gen, 2);
+    run_doc(&y, mat, 2);
+    assert_int_equal(count_kind(x.t, JK_RANDOM, true), 0);
+    assert_int_equal(count_kind(y.t, JK_RANDOM, true), 20);
+    double sx[20], sy[20], a[600];
+    fetch_f64(&x, "s", sx, 20);
+    fetch_f64(&y, "s", sy, 20);
+    assert_memory_equal(sx, sy, sizeof sx);
+    /* and the sums are those of the materialised values */
+    fetch_f64(&y, "a", a, 600);
+    for (int j = 0; j < 20; j++) {
+        double want = 0;
+        for (int i = 0; i < 30; i++)
+            want += 2 * a[i * 20 + j];
+        assert_true(fabs(sx[j] - want) < 1e-12);
+    }
+    done(&x);
+    done(&y);
+}
+
 static void test_rechunk_reuses_aligned_chunks(void **state)
 {
     (void)state;
@@ -301,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_elementwise_chain_fuses),
         cmocka_unit_test(test_fetched_intermediate_not_fused),
         cmocka_unit_test(test_reduction_tree_and_value),
+        cmocka_unit_test(test_random_leaf_generated_in_consumer),
         cmocka_unit_test(test_rechunk_reuses_aligned_chunks),
         cmocka_unit_test(test_unfetched_branch_not_run),
         cmocka_unit_test(test_reshape_and_transpose_values),
