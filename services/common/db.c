@@ -1,5 +1,6 @@
 /* db.c: libpq connection with reconnect and backoff. */
 #include "db.h"
+#include "svc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,13 +20,6 @@ struct db {
  * doubling to 5 s (a long outage, polled gently). */
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 db_t *db_create(const char *dsn, const char *app)
 {
@@ -66,7 +60,7 @@ static void copy_msg(char *err, size_t errlen, const char *prefix, const char *m
 int db_connect(db_t *db, char *err, size_t errlen)
 {
     if (db->conn && PQstatus(db->conn) == CONNECTION_OK) return 0;
-    long long now = now_ms();
+    long long now = svc_now_ms();
     if (now < db->next_try_ms) {
         snprintf(err, errlen, "database unavailable (next attempt in %lld ms)",
                  db->next_try_ms - now);
@@ -87,7 +81,7 @@ int db_connect(db_t *db, char *err, size_t errlen)
         db->conn = NULL;
         db->backoff_ms = db->backoff_ms ? db->backoff_ms * 2 : BACKOFF_MIN_MS;
         if (db->backoff_ms > BACKOFF_MAX_MS) db->backoff_ms = BACKOFF_MAX_MS;
-        db->next_try_ms = now_ms() + db->backoff_ms;
+        db->next_try_ms = svc_now_ms() + db->backoff_ms;
         db->unavailable = true;
         return -1;
     }
@@ -96,22 +90,14 @@ int db_connect(db_t *db, char *err, size_t errlen)
     return 0;
 }
 
+static int connect_cb(void *ctx, char *err, size_t errlen)
+{
+    return db_connect(ctx, err, errlen);
+}
+
 int db_connect_wait(db_t *db, int timeout_ms, bool (*stop)(int wait_ms), char *err, size_t errlen)
 {
-    long long deadline = now_ms() + timeout_ms;
-    for (;;) {
-        if (db_connect(db, err, errlen) == 0) return 0;
-        long long wait = db->next_try_ms - now_ms();
-        if (now_ms() + (wait > 0 ? wait : 0) > deadline) return -1;
-        if (wait > 0) {
-            if (stop) {
-                if (stop((int)wait)) return -1;
-            } else {
-                struct timespec ts = {.tv_sec = wait / 1000, .tv_nsec = wait % 1000 * 1000000};
-                nanosleep(&ts, NULL);
-            }
-        }
-    }
+    return svc_connect_wait(connect_cb, db, &db->next_try_ms, timeout_ms, stop, err, errlen);
 }
 
 /* Drops a connection the server closed, so that db_connect reopens it. */

@@ -1,5 +1,6 @@
 /* rq.c: hiredis connection with reconnect and backoff. */
 #include "rq.h"
+#include "svc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -22,13 +23,6 @@ struct rq {
 
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int copy_part(char *dst, size_t cap, const char *s, size_t n)
 {
@@ -135,7 +129,7 @@ static void backoff(rq_t *r)
 {
     r->backoff_ms = r->backoff_ms ? r->backoff_ms * 2 : BACKOFF_MIN_MS;
     if (r->backoff_ms > BACKOFF_MAX_MS) r->backoff_ms = BACKOFF_MAX_MS;
-    r->next_try_ms = now_ms() + r->backoff_ms;
+    r->next_try_ms = svc_now_ms() + r->backoff_ms;
 }
 
 /* A reply that must not be an error, for the set-up commands. */
@@ -153,7 +147,7 @@ static int setup_cmd(rq_t *r, char *err, size_t errlen, redisReply *rep, const c
 int rq_connect(rq_t *r, char *err, size_t errlen)
 {
     if (r->ctx) return 0;
-    long long now = now_ms();
+    long long now = svc_now_ms();
     if (now < r->next_try_ms) {
         snprintf(err, errlen, "redis unavailable (next attempt in %lld ms)", r->next_try_ms - now);
         return -1;
@@ -191,22 +185,14 @@ connect:
     return -1;
 }
 
+static int connect_cb(void *ctx, char *err, size_t errlen)
+{
+    return rq_connect(ctx, err, errlen);
+}
+
 int rq_connect_wait(rq_t *r, int timeout_ms, bool (*stop)(int wait_ms), char *err, size_t errlen)
 {
-    long long deadline = now_ms() + timeout_ms;
-    for (;;) {
-        if (rq_connect(r, err, errlen) == 0) return 0;
-        long long wait = r->next_try_ms - now_ms();
-        if (now_ms() + (wait > 0 ? wait : 0) > deadline) return -1;
-        if (wait > 0) {
-            if (stop) {
-                if (stop((int)wait)) return -1;
-            } else {
-                struct timespec ts = {.tv_sec = wait / 1000, .tv_nsec = wait % 1000 * 1000000};
-                nanosleep(&ts, NULL);
-            }
-        }
-    }
+    return svc_connect_wait(connect_cb, r, &r->next_try_ms, timeout_ms, stop, err, errlen);
 }
 
 /* Turns a NULL reply or an error reply into err; drops a broken context. */

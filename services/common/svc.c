@@ -148,6 +148,26 @@ int64_t svc_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int svc_connect_wait(int (*connect)(void *ctx, char *err, size_t errlen), void *ctx,
+                     const long long *next_try_ms, int timeout_ms, bool (*stop)(int wait_ms),
+                     char *err, size_t errlen)
+{
+    long long deadline = svc_now_ms() + timeout_ms;
+    for (;;) {
+        if (connect(ctx, err, errlen) == 0) return 0;
+        long long wait = *next_try_ms - svc_now_ms();
+        if (svc_now_ms() + (wait > 0 ? wait : 0) > deadline) return -1;
+        if (wait > 0) {
+            if (stop) {
+                if (stop((int)wait)) return -1;
+            } else {
+                struct timespec ts = {.tv_sec = wait / 1000, .tv_nsec = wait % 1000 * 1000000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+}
+
 void svc_random_id(char out[33])
 {
     uint64_t w[2];

@@ -32,6 +32,14 @@ void svc_signals_init(void);
 bool svc_wait(int ms);
 bool svc_stopping(void);
 int64_t svc_now_ms(void); /* monotonic clock */
+/* Retries connect(ctx) until it succeeds or timeout_ms has passed, waiting
+ * before each new try until *next_try_ms (the caller's backoff, which every
+ * failed try moves on). stop, when given, does the waiting: it sleeps up to
+ * its argument and returns true to give up (a stop signal); otherwise the
+ * wait is a plain sleep. 0, or -1 with the last try's message. */
+int svc_connect_wait(int (*connect)(void *ctx, char *err, size_t errlen), void *ctx,
+                     const long long *next_try_ms, int timeout_ms, bool (*stop)(int wait_ms),
+                     char *err, size_t errlen);
 /* A random id of 32 hex digits. */
 void svc_random_id(char out[33]);
 /* Fills c->pg_dsn and c->redis_url where not given, from GET
