@@ -68,6 +68,22 @@ void gw_reply_db_error(http_reply_t *out, const conns_t *c, const char *what, co
         http_reply_error(out, 500, "internal", "%s: %s", what, err);
 }
 
+bool gw_session_exists(http_reply_t *out, conns_t *c, const char *sid)
+{
+    char err[512];
+    const char *sp[] = {sid};
+    PGresult *res = db_query(c->db, "SELECT 1 FROM sessions WHERE id = $1", 1, sp, err, sizeof err);
+    if (!res) {
+        gw_reply_db_error(out, c, "reading a session", err);
+        return false;
+    }
+    bool found = PQntuples(res) == 1;
+    PQclear(res);
+    if (!found)
+        http_reply_error(out, 404, "not_found", "no session '%s'", sid);
+    return found;
+}
+
 /* Runs a statement whose single value is a JSON document and replies with it. */
 static void reply_query_json(http_reply_t *out, conns_t *c, const char *what, const char *sql,
                              int n, const char *const *params)

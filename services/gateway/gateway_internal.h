@@ -45,6 +45,9 @@ void gw_reply_db_error(http_reply_t *out, const conns_t *c, const char *what, co
 /* A failed Redis command: 503 (the chunk store is the service's own). */
 void gw_reply_rq_error(http_reply_t *out, const char *what, const char *err);
 bool gw_valid_id(const char *s);
+/* Whether session sid exists; answers 404 (or the database error) and
+ * returns false when it does not. */
+bool gw_session_exists(http_reply_t *out, conns_t *c, const char *sid);
 void gw_send_error(http_req_t *r, int status, const char *code, const char *msg);
 /* Takes the {} parameter i as the id of a `what`, or answers 404 (an id
  * that cannot exist is an unknown id). Returns false when it answered. */

@@ -113,18 +113,9 @@ static void job_submit(void *state, void *arg, http_reply_t *out)
     plan_t p;
     char *text = NULL;
     json_t *seeds = NULL;
-    const char *sp[] = {a->sid};
-    PGresult *res = db_query(c->db, "SELECT 1 FROM sessions WHERE id = $1", 1, sp, err, sizeof err);
-    if (!res) {
-        gw_reply_db_error(out, c, "reading a session", err);
+    if (!gw_session_exists(out, c, a->sid))
         return;
-    }
-    bool found = PQntuples(res) == 1;
-    PQclear(res);
-    if (!found) {
-        http_reply_error(out, 404, "not_found", "no session '%s'", a->sid);
-        return;
-    }
+    PGresult *res;
 
     if (plan_init(&p, "", a->body, a->len)) {
         http_reply_error(out, 500, "internal", "out of memory");

@@ -489,18 +489,8 @@ static void job_upload(void *state, void *arg, http_reply_t *out)
                          "chunk_size has %d lengths for a tensor of %d axes", a->n_chunk, sh.ndim);
         return;
     }
-    const char *sp[] = {a->sid};
-    res = db_query(c->db, "SELECT 1 FROM sessions WHERE id = $1", 1, sp, err, sizeof err);
-    if (!res) {
-        gw_reply_db_error(out, c, "reading a session", err);
+    if (!gw_session_exists(out, c, a->sid))
         return;
-    }
-    bool found = PQntuples(res) == 1;
-    PQclear(res);
-    if (!found) {
-        http_reply_error(out, 404, "not_found", "no session '%s'", a->sid);
-        return;
-    }
     if (!c->rq) {
         gw_reply_rq_error(out, "storing chunks", "bad redis URL");
         return;
