@@ -383,6 +383,16 @@ def case_dead_worker(e, extra):
     tid = e.submit(sid, big_doc(6))
     wid = wait_until(lambda: [w for w in e.sql("SELECT id FROM workers WHERE pid = %d" % extra.proc.pid).split()
                               if e.r("LLEN", "mars:processing:%s" % w)], 60, "the extra worker to take a job")[0]
+    # Freeze it while it holds a job, then kill it: a job it finished between
+    # our look at its list and the kill would leave nothing to requeue.
+    def frozen_holding_a_job():
+        os.kill(extra.proc.pid, signal.SIGSTOP)
+        if e.r("LLEN", "mars:processing:%s" % wid):
+            return True
+        os.kill(extra.proc.pid, signal.SIGCONT)
+        time.sleep(0.01)
+        return False
+    wait_until(frozen_holding_a_job, 60, "the extra worker frozen while it holds a job", interval=0)
     extra.proc.send_signal(signal.SIGKILL)
     extra.proc.wait(10)
     t = e.wait(tid, 120)
