@@ -14,7 +14,8 @@ downloads every fetched tensor as .npy ("submit to result in hand"), timed in
 this process (no client start-up, unlike the other columns, which pay a
 process and numpy's import).
 
-Usage: bench/bench.py [--runs N] [--only W1,W3] [--no-cluster] [--out docs/benchmarks.md]
+Usage: bench/bench.py [--runs N] [--only W1,W3,W7] [--no-cluster] [--no-distributed]
+                      [--w7-chunks N] [--out docs/benchmarks.md]
 Benchmarks are not tests: nothing here asserts on timing.
 """
 import argparse
@@ -77,6 +78,21 @@ WORKLOADS = {
         "numpy": "a = np.random.default_rng(1).random((5000, 5000)); b = a.dot(a.T); np.save(OUT, b)",
         "dask": "a = da.random.random((5000, 5000), chunks=500); np.save(OUT, a.dot(a.T).compute())",
     },
+    "W5": {
+        "title": "DataFrame(random 2,000,000 x 10, 200,000-row chunks).sum()",
+        "df": True,
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.rand", "shape": [2000000, 10], "chunk_size": [200000, 10],
+             "seed": 1},
+            {"key": "d", "op": "dataframe.from_tensor", "inputs": ["a"]},
+            {"key": "s", "op": "dataframe.sum", "inputs": ["d"]}], "fetch": ["s"]},
+        "numpy": "import pandas as pd\n"
+                 "d = pd.DataFrame(np.random.default_rng(1).random((2000000, 10))); "
+                 "s = d.sum(); open(OUT, 'w').write(s.to_json())",
+        "dask": "import dask.dataframe as dd\n"
+                "a = da.random.random((2000000, 10), chunks=(200000, 10)); "
+                "s = dd.from_dask_array(a).sum().compute(); open(OUT, 'w').write(s.to_json())",
+    },
     "W6": {
         "title": "ones 4000x4000 chunk 100 (1,600 chunks), (a + 1).sum()",
         "doc": {"version": 1, "nodes": [
@@ -92,9 +108,21 @@ PRELUDE = {"numpy": "import numpy as np\n",
            "dask": "import numpy as np, dask, dask.array as da\n"
                    "dask.config.set(scheduler='threads')\n"}
 
+# W7: a task of many tiny chunks, measured once (it is long): tiling time,
+# jobs per second end to end, and how fast the REST API and the dashboard
+# answer while it runs.
+W7_CHUNKS = 1000000
 
-def have_dask():
-    return subprocess.run([PY, "-c", "import dask.array"], capture_output=True).returncode == 0
+
+def w7_doc(n):
+    return {"version": 1, "nodes": [
+        {"key": "a", "op": "ones", "shape": [n], "chunk_size": 1},
+        {"key": "b", "op": "add", "inputs": ["a", 1]},
+        {"key": "s", "op": "sum", "inputs": ["b"]}], "fetch": ["s"]}
+
+
+def have_module(name):
+    return subprocess.run([PY, "-c", "import " + name], capture_output=True).returncode == 0
 
 
 def commands(name, w, tmp):
@@ -104,11 +132,38 @@ def commands(name, w, tmp):
     out = os.path.join(tmp, "out-" + name)
     cmds = {"mars-run": [MARS_RUN, doc, "-o", out]}
     for peer in ("numpy", "dask"):
-        if peer == "dask" and not have_dask():
+        if peer == "dask" and not have_module("dask.array"):
             continue
-        script = PRELUDE[peer] + "OUT = %r\n" % os.path.join(tmp, "%s-%s.npy" % (name, peer)) + w[peer]
+        script = PRELUDE[peer] + "OUT = %r\n" % os.path.join(tmp, "%s-%s.out" % (name, peer)) + w[peer]
         cmds[peer] = [PY, "-c", script]
     return cmds
+
+
+class DaskDistributed:
+    """bench/dask_cluster.py: a dask.distributed LocalCluster (2 workers of
+    one thread) kept running; each run is timed inside it."""
+
+    def __init__(self):
+        self.p = subprocess.Popen([PY, os.path.join(ROOT, "bench", "dask_cluster.py")],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+        if not json.loads(self.p.stdout.readline() or "{}").get("ready"):
+            raise RuntimeError("dask.distributed LocalCluster did not start")
+
+    def run(self, code, out):
+        self.p.stdin.write(json.dumps({"code": code, "out": out}) + "\n")
+        self.p.stdin.flush()
+        r = json.loads(self.p.stdout.readline() or '{"error": "the dask cluster died"}')
+        if "error" in r:
+            raise RuntimeError("dask.distributed: " + r["error"])
+        return r["seconds"]
+
+    def stop(self):
+        try:
+            self.p.stdin.close()
+            self.p.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.p.kill()
 
 
 class LocalCluster:
@@ -121,22 +176,24 @@ class LocalCluster:
                                   start_new_session=True)
         self.url = None
         for line in self.p.stdout:
-            m = re.search(r"dashboard:\s+(http://\S+?)/?$", line.strip())
+            m = re.search(r"dashboard:\s+(http://\S+?)/?(\?\S*)?$", line.strip())
             if m:
                 self.url = m.group(1)
                 break
         if not self.url:
             raise RuntimeError("the local cluster did not start")
+        self.headers = {}
+        tok = os.environ.get("MARS_TOKEN")
+        if tok:
+            self.headers["Authorization"] = "Bearer " + tok
 
-    def _req(self, method, path, body=None, timeout=600):
-        r = urllib.request.Request(self.url + path, data=body, method=method,
-                                   headers={"Content-Type": "application/json"})
+    def _req(self, method, path, body=None, timeout=900):
+        h = dict(self.headers, **{"Content-Type": "application/json"})
+        r = urllib.request.Request(self.url + path, data=body, method=method, headers=h)
         with urllib.request.urlopen(r, timeout=timeout) as f:
             return f.read()
 
-    def run(self, doc, out_dir):
-        """Submit to result in hand; returns seconds."""
-        t0 = time.perf_counter()
+    def submit_wait(self, doc):
         sid = json.loads(self._req("POST", "/api/v1/sessions"))["session_id"]
         tid = json.loads(self._req("POST", "/api/v1/sessions/%s/tasks" % sid,
                                    json.dumps(doc).encode()))["task_id"]
@@ -146,13 +203,36 @@ class LocalCluster:
                 break
         if t["status"] != "succeeded":
             raise RuntimeError("cluster task %s: %s" % (t["status"], t["error"]))
+        return sid, t
+
+    def run(self, doc, out_dir, df=False):
+        """Submit to result in hand; returns seconds."""
+        t0 = time.perf_counter()
+        sid, _ = self.submit_wait(doc)
         for key in doc["fetch"]:
-            data = self._req("GET", "/api/v1/sessions/%s/tensors/%s/data?format=npy" % (sid, key))
-            with open(os.path.join(out_dir, key + ".npy"), "wb") as f:
+            q = "" if df else "?format=npy"
+            data = self._req("GET", "/api/v1/sessions/%s/tensors/%s/data%s" % (sid, key, q))
+            with open(os.path.join(out_dir, key + (".json" if df else ".npy")), "wb") as f:
                 f.write(data)
         dt = time.perf_counter() - t0
         self._req("DELETE", "/api/v1/sessions/%s" % sid)
         return dt
+
+    def worker_pids(self):
+        """The mars-worker processes of this cluster (its process group)."""
+        pids = []
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                if os.getpgid(int(d)) != self.p.pid:
+                    continue
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    if b"mars-worker" in f.read().split(b"\0")[0]:
+                        pids.append(int(d))
+            except OSError:
+                pass
+        return pids
 
     def stop(self):
         try:
@@ -167,7 +247,7 @@ def run_once(cmd):
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     dt = time.perf_counter() - t0
     if p.returncode != 0:
-        raise RuntimeError("%s failed: %s" % (cmd[0], p.stderr.decode()[-500:]))
+        raise RuntimeError("%s failed: %s" % (cmd[0], p.stderr.decode()[-300:].strip()))
     return dt
 
 
@@ -184,55 +264,180 @@ def machine():
     return "%s, %d cores, %.0f GiB, %s" % (cpu, os.cpu_count(), mem, platform.platform())
 
 
+def vm_hwm(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def measure_w7(cluster, n, tmp):
+    """Tiling time (mars-run --stats), the cluster's jobs per second, and the
+    latency of /api/v1/health and of the dashboard while the task runs."""
+    import threading
+    r = {"chunks": n}
+    doc = w7_doc(n)
+    path = os.path.join(tmp, "W7.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    p = subprocess.run([MARS_RUN, path, "-o", os.path.join(tmp, "out-W7"), "--stats"],
+                       capture_output=True, text=True)
+    m = re.search(r"(\d+) jobs \((\d+) run\).*tile ([0-9.]+) s, run ([0-9.]+) s", p.stderr)
+    if m:
+        r.update(jobs=int(m.group(1)), jobs_run=int(m.group(2)), tile_s=float(m.group(3)),
+                 mars_run_s=float(m.group(4)))
+    if not cluster:
+        return r
+    lat = {"health": [], "dashboard": [], "workers": []}
+    stop = threading.Event()
+
+    def probe():
+        paths = {"health": "/api/v1/health", "dashboard": "/", "workers": "/api/v1/workers"}
+        while not stop.is_set():
+            for k, path in paths.items():
+                t0 = time.perf_counter()
+                try:
+                    cluster._req("GET", path, timeout=30)
+                    lat[k].append(time.perf_counter() - t0)
+                except Exception:  # noqa: BLE001 (a refused dashboard counts as no answer)
+                    lat[k].append(float("inf"))
+            stop.wait(0.1)
+    th = threading.Thread(target=probe)
+    th.start()
+    t0 = time.perf_counter()
+    try:
+        sid, t = cluster.submit_wait(doc)
+        r["cluster_s"] = time.perf_counter() - t0
+        r["cluster_chunks"] = t["chunks_total"]
+        cluster._req("DELETE", "/api/v1/sessions/%s" % sid)
+    except Exception as e:  # noqa: BLE001
+        r["cluster_error"] = str(e)
+    stop.set()
+    th.join()
+    for k, v in lat.items():
+        v.sort()
+        if v:
+            r[k + "_p50_ms"] = v[len(v) // 2] * 1e3
+            r[k + "_p99_ms"] = v[min(len(v) - 1, int(len(v) * 0.99))] * 1e3
+            r[k + "_max_ms"] = v[-1] * 1e3
+    if "cluster_s" in r:
+        r["jobs_per_s"] = r["cluster_chunks"] / r["cluster_s"]
+    return r
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="workloads, e.g. W1,W3,W7")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     ap.add_argument("--no-cluster", action="store_true")
+    ap.add_argument("--no-distributed", action="store_true")
+    ap.add_argument("--w7-chunks", type=int, default=W7_CHUNKS)
     a = ap.parse_args()
-    names = [n for n in WORKLOADS if not a.only or n in a.only.split(",")]
-    rows = []
+    only = a.only.split(",") if a.only else []
+    names = [n for n in WORKLOADS if not only or n in only]
+    rows, errors = [], []
     tmp = tempfile.mkdtemp(prefix="mars-bench-")
     cluster = None if a.no_cluster else LocalCluster()
+    dist = None
+    if not a.no_distributed and have_module("distributed"):
+        try:
+            dist = DaskDistributed()
+        except RuntimeError as e:
+            errors.append(str(e))
+    w7 = None
+    peak = {}
     try:
         for name in names:
             w = WORKLOADS[name]
             cmds = commands(name, w, tmp)
-            for c in cmds.values():  # warm-up: page cache, first-touch
-                run_once(c)
-            times = {k: [] for k in cmds}
+            runners = {k: (lambda c=c: run_once(c)) for k, c in cmds.items()}
             if cluster:
-                cluster.run(w["doc"], tmp)
-                times["cluster"] = []
+                runners["cluster"] = lambda w=w: cluster.run(w["doc"], tmp, w.get("df", False))
+            if dist:
+                out = os.path.join(tmp, "%s-distributed.out" % name)
+                runners["distributed"] = lambda w=w, out=out: dist.run(w["dask"], out)
+            times = {}
+            for k, fn in list(runners.items()):  # warm-up; a failing column is reported, not fatal
+                try:
+                    fn()
+                    times[k] = []
+                except Exception as e:  # noqa: BLE001
+                    errors.append("%s %s: %s" % (name, k, e))
             for _ in range(a.runs):
-                for k, c in cmds.items():
-                    times[k].append(run_once(c))
-                if cluster:
-                    times["cluster"].append(cluster.run(w["doc"], tmp))
+                for k in times:
+                    times[k].append(runners[k]())
             med = {k: statistics.median(v) for k, v in times.items()}
-            rows.append((name, w["title"], med, {k: (min(v), max(v)) for k, v in times.items()}))
+            rows.append((name, w["title"], med))
+            ref = med.get("numpy")
             line = "%s %-55s " % (name, w["title"]) + "  ".join(
-                "%s %.3fs (x%.2f)" % (k, med[k], med[k] / med["numpy"]) for k in med)
+                "%s %.3fs (x%.2f)" % (k, med[k], med[k] / ref if ref else float("nan")) for k in med)
             print(line, flush=True)
+        if cluster:
+            for pid in cluster.worker_pids():
+                peak[pid] = vm_hwm(pid)
+            try:
+                peak_cache = {w["id"]: (w["cache_used"], w["n_cpu"]) for w in
+                              json.loads(cluster._req("GET", "/api/v1/workers"))["workers"]}
+            except Exception:  # noqa: BLE001
+                peak_cache = {}
+        if not only or "W7" in only:
+            w7 = measure_w7(cluster, a.w7_chunks, tmp)
+            print("W7", json.dumps(w7), flush=True)
     finally:
         if cluster:
             cluster.stop()
+        if dist:
+            dist.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+    for e in errors:
+        print("note:", e)
     md = ["# Benchmarks", "",
           "Measured by `make bench` (bench/bench.py): whole processes that build the inputs, "
-          "compute and write the result as .npy; median of %d runs after a warm-up, run in "
-          "turn; ratio = median / numpy's median (lower is better)." % a.runs, "",
+          "compute and write the result (numpy/pandas, mars-run, Dask threads); for the two "
+          "clusters (ours through the REST API, dask.distributed's LocalCluster with 2 worker "
+          "processes of one thread) submit to result in hand, timed in the client. Median of "
+          "%d runs after a warm-up, run in turn; ratio = median / numpy's (pandas' for W5) "
+          "median, lower is better." % a.runs, "",
           "Machine: " + machine(), "",
           "| workload | | numpy s | mars-run s (ratio) | cluster, REST end to end s (ratio) "
-          "| dask threads s (ratio) |",
-          "|---|---|---|---|---|---|"]
+          "| dask threads s (ratio) | dask.distributed s (ratio) |",
+          "|---|---|---|---|---|---|---|"]
 
     def col(med, k):
-        return "%.3f (%.2f)" % (med[k], med[k] / med["numpy"]) if k in med else "n/a"
-    for name, title, med, _ in rows:
-        md.append("| %s | %s | %.3f | %s | %s | %s |" % (
-            name, title, med["numpy"], col(med, "mars-run"), col(med, "cluster"), col(med, "dask")))
+        if k not in med:
+            return "n/a"
+        if "numpy" not in med:
+            return "%.3f" % med[k]
+        return "%.3f (%.2f)" % (med[k], med[k] / med["numpy"])
+    for name, title, med in rows:
+        md.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            name, title, "%.3f" % med["numpy"] if "numpy" in med else "n/a", col(med, "mars-run"),
+            col(med, "cluster"), col(med, "dask"), col(med, "distributed")))
+    if errors:
+        md += ["", "Columns that could not run:", ""] + ["- " + e for e in errors]
+    if w7:
+        md += ["", "## W7: one task of %d tiny chunks (`ones` chunk 1, `(a + 1).sum()`), run once"
+               % w7["chunks"], ""]
+        if "tile_s" in w7:
+            md.append("- mars-run: %d jobs (%d run), tiling %.3f s, running %.3f s."
+                      % (w7["jobs"], w7["jobs_run"], w7["tile_s"], w7["mars_run_s"]))
+        if "cluster_s" in w7:
+            md.append("- cluster: %d jobs in %.1f s end to end: %.0f jobs per second."
+                      % (w7["cluster_chunks"], w7["cluster_s"], w7["jobs_per_s"]))
+        if "cluster_error" in w7:
+            md.append("- cluster: " + w7["cluster_error"])
+        for k in ("health", "dashboard", "workers"):
+            if k + "_p50_ms" in w7:
+                md.append("- `GET %s` while it ran: median %.1f ms, p99 %.1f ms, max %.1f ms." % (
+                    {"health": "/api/v1/health", "dashboard": "/", "workers": "/api/v1/workers"}[k],
+                    w7[k + "_p50_ms"], w7[k + "_p99_ms"], w7[k + "_max_ms"]))
+    if peak:
+        md += ["", "## Worker memory", "",
+               "Peak resident memory (VmHWM) of each worker after the workloads above:", ""]
+        for pid, b in sorted(peak.items()):
+            md.append("- pid %d: %.1f MiB" % (pid, b / 2**20))
     if a.out:
         os.makedirs(os.path.dirname(a.out), exist_ok=True)
         with open(a.out, "w") as f:
