@@ -261,6 +261,19 @@ int rq_append(rq_t *r, char *err, size_t errlen, const char *fmt, ...)
     return 0;
 }
 
+int rq_append_argv(rq_t *r, int argc, const char **argv, const size_t *argvlen, char *err,
+                   size_t errlen)
+{
+    if (rq_connect(r, err, errlen)) return -1;
+    if (redisAppendCommandArgv(r->ctx, argc, argv, argvlen) != REDIS_OK) {
+        snprintf(err, errlen, "redis: %s", r->ctx->errstr);
+        drop(r);
+        return -1;
+    }
+    r->pending++;
+    return 0;
+}
+
 int rq_flush(rq_t *r, char *err, size_t errlen)
 {
     int rc = 0;

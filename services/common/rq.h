@@ -46,6 +46,10 @@ redisReply *rq_command_blocking(rq_t *r, int block_ms, char *err, size_t errlen,
  * reads every reply, failing if any is an error. */
 int rq_append(rq_t *r, char *err, size_t errlen, const char *fmt, ...);
 int rq_flush(rq_t *r, char *err, size_t errlen);
+/* Queues one command given as argc strings (argvlen NULL: NUL-terminated),
+ * e.g. one LPUSH of many values. */
+int rq_append_argv(rq_t *r, int argc, const char **argv, const size_t *argvlen, char *err,
+                   size_t errlen);
 /* The same, handing the replies over: out[i] is the reply of the i-th
  * queued command (the caller frees each with freeReplyObject). n must be
  * the number of commands queued. On any failure or error reply every reply

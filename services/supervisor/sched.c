@@ -35,6 +35,10 @@
 /* Chunk rows per INSERT or UPDATE statement (STACK-NOTES: 1000-row
  * statements run at ~170k rows/s, one per row at ~5.6k). */
 #define ROW_BATCH 1000
+/* Chunk rows and progress are written at most this often per running task
+ * (and always when it ends): a job queued and done in between costs one row
+ * update, not two. */
+#define ROW_FLUSH_MS 500
 /* Lease: renewed every second; 10 s rides out a stall of the database or
  * of this process before another supervisor takes the task over. */
 #define LEASE_S "10 seconds"
@@ -51,6 +55,49 @@
 enum { S_WAIT = 0, S_QUEUED, S_DONE, S_FREED };
 static const char *const STATUS[] = {"waiting", "queued", "done", "freed"};
 
+/* Strings owned by the list, sent to Redis in a batch. */
+typedef struct {
+    char **v;
+    int n, cap;
+} strlist_t;
+
+static void strlist_add(strlist_t *l, const char *str)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 256;
+        char **n = realloc(l->v, sizeof(char *) * (size_t)cap);
+        if (!n) abort(); /* as sbuf: a scheduler that cannot grow a list cannot go on */
+        l->v = n;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(str))) abort();
+    l->n++;
+}
+
+static void strlist_clear(strlist_t *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->v[i]);
+    l->n = 0;
+}
+
+/* Queues `cmd key v...` for every value of l, ARGV_BATCH values a command. */
+#define ARGV_BATCH 1000
+static int strlist_append_cmds(rq_t *r, const char *cmd, const char *key, const strlist_t *l,
+                               char *err, size_t errlen)
+{
+    const char *argv[ARGV_BATCH + 2];
+    for (int base = 0; base < l->n; base += ARGV_BATCH) {
+        int n = l->n - base < ARGV_BATCH ? l->n - base : ARGV_BATCH, argc = 0;
+        argv[argc++] = cmd;
+        if (key) argv[argc++] = key;
+        for (int i = 0; i < n; i++)
+            argv[argc++] = l->v[base + i];
+        if (rq_append_argv(r, argc, argv, NULL, err, errlen)) return -1;
+    }
+    return 0;
+}
+
 typedef struct stask {
     struct stask *next;
     char id[72];
@@ -66,6 +113,7 @@ typedef struct stask {
     char **worker; /* last worker reporting the job (owned) */
     int64_t n_live, n_done;
     int32_t *upd; /* jobs whose row changed since the last flush */
+    int64_t next_flush; /* svc_now_ms() after which the rows are written again */
     uint8_t *in_upd;
     int32_t n_upd;
     bool progress_dirty;
@@ -85,8 +133,8 @@ struct sched {
     stask_t *tasks;
     char ended[ENDED_RING][72];
     int ended_next;
-    char **push; /* job messages to LPUSH at the end of the turn */
-    int n_push, cap_push;
+    strlist_t push; /* job messages to LPUSH at the end of the turn */
+    strlist_t dels; /* chunk keys to delete at the end of the turn */
     metrics_counter_t *m_dispatched, *m_completed, *m_stale, *m_failed_jobs, *m_requeued;
     metrics_counter_t *m_tasks_ok, *m_tasks_failed, *m_tasks_cancelled;
     metrics_histogram_t *m_tiling;
@@ -167,41 +215,36 @@ static void mark(stask_t *t, int32_t j)
 
 static void push_job(sched_t *s, stask_t *t, int32_t j)
 {
-    if (s->n_push == s->cap_push) {
-        int cap = s->cap_push ? s->cap_push * 2 : 256;
-        char **n = realloc(s->push, sizeof(char *) * (size_t)cap);
-        if (!n) abort(); /* as sbuf: a scheduler that cannot grow a list cannot go on */
-        s->push = n;
-        s->cap_push = cap;
-    }
     char m[160];
     snprintf(m, sizeof m, "%s %d %d", t->id, (int)j, (int)t->attempt[j]);
-    s->push[s->n_push] = strdup(m);
-    if (!s->push[s->n_push]) abort();
-    s->n_push++;
+    strlist_add(&s->push, m);
     t->st[j] = S_QUEUED;
     mark(t, j);
 }
 
 static void flush_pushes(sched_t *s)
 {
-    if (s->n_push == 0) return;
     char err[256];
-    int rc = 0;
-    for (int i = 0; i < s->n_push && rc == 0; i++)
-        rc = rq_append(s->rq, err, sizeof err, "LPUSH mars:jobs %s", s->push[i]);
+    if (s->dels.n) {
+        /* Freed intermediates; a failure leaves garbage that the task's
+         * end or its session's deletion removes. */
+        if (strlist_append_cmds(s->rq, "UNLINK", NULL, &s->dels, err, sizeof err) ||
+            rq_flush(s->rq, err, sizeof err))
+            log_warning("deleting %d chunks: %s", s->dels.n, err);
+        strlist_clear(&s->dels);
+    }
+    if (s->push.n == 0) return;
+    int rc = strlist_append_cmds(s->rq, "LPUSH", "mars:jobs", &s->push, err, sizeof err);
     if (rc == 0) rc = rq_flush(s->rq, err, sizeof err);
     if (rc) {
         /* Kept and pushed again next turn. Some may have gone through: a
          * message twice is harmless (the second completion finds the job
          * done and is ignored as stale). */
-        log_error("pushing %d jobs: %s (retried)", s->n_push, err);
+        log_error("pushing %d jobs: %s (retried)", s->push.n, err);
         return;
     }
-    metrics_counter_add(s->m_dispatched, s->n_push);
-    for (int i = 0; i < s->n_push; i++)
-        free(s->push[i]);
-    s->n_push = 0;
+    metrics_counter_add(s->m_dispatched, s->push.n);
+    strlist_clear(&s->push);
 }
 
 /* DELs keys in pipelined batches. */
@@ -259,7 +302,10 @@ static int flush_rows(sched_t *s, stask_t *t)
                          " finished_at = CASE WHEN u.st = 'done' AND c.finished_at IS NULL"
                          " THEN now() ELSE c.finished_at END"
                          " FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[])"
-                         " AS u(k, st, a, nb, w) WHERE c.task_id = $1 AND c.key = u.k",
+                         " AS u(k, st, a, nb, w)"
+                         /* key = ANY($2): an index lookup per changed row,
+                          * whatever the planner believes of the task's size */
+                         " WHERE c.task_id = $1 AND c.key = ANY($2::text[]) AND c.key = u.k",
                          6, p, err, sizeof err);
         }
         sbuf_close(&k);
@@ -635,8 +681,7 @@ static void finish_task(sched_t *s, stask_t *t)
 }
 
 /* A job finished: successors may run, inputs may be freed. */
-static void job_done(sched_t *s, stask_t *t, int32_t j, int64_t nbytes, const char *worker,
-                     char **dels, int *n_dels)
+static void job_done(sched_t *s, stask_t *t, int32_t j, int64_t nbytes, const char *worker)
 {
     t->st[j] = S_DONE;
     t->nbytes[j] = nbytes;
@@ -654,7 +699,7 @@ static void job_done(sched_t *s, stask_t *t, int32_t j, int64_t nbytes, const ch
         if (--t->uses[x] == 0 && !kept(t, x) && t->st[x] == S_DONE) {
             char key[KEY_MAX];
             plan_chunk_key(&t->plan, t->id, x, key, sizeof key);
-            dels[(*n_dels)++] = strdup(key);
+            strlist_add(&s->dels, key);
             t->st[x] = S_FREED;
             mark(t, x);
         }
@@ -692,14 +737,7 @@ static void completion(sched_t *s, const char *m)
         end_task(s, t, rest[0] ? rest : "a job failed without a message");
         return;
     }
-    char **dels = malloc(sizeof(char *) * (size_t)(t->dep_off[job + 1] - t->dep_off[job] + 1));
-    int nd = 0;
-    if (!dels) abort();
-    job_done(s, t, job, strtoll(rest, NULL, 10), worker, dels, &nd);
-    del_keys(s, dels, nd);
-    for (int i = 0; i < nd; i++)
-        free(dels[i]);
-    free(dels);
+    job_done(s, t, job, strtoll(rest, NULL, 10), worker);
 }
 
 /* ---- claiming ---------------------------------------------------------------- */
@@ -1160,10 +1198,12 @@ static void *sched_main(void *arg)
         flush_pushes(s);
         for (stask_t *t = s->tasks, *next; t; t = next) {
             next = t->next;
-            if (t->n_done == t->n_live)
+            if (t->n_done == t->n_live) {
                 finish_task(s, t);
-            else
+            } else if (now >= t->next_flush) {
                 flush_rows(s, t);
+                t->next_flush = now + ROW_FLUSH_MS;
+            }
         }
     }
     /* Stopping: let another supervisor take our tasks at once. */
@@ -1244,9 +1284,10 @@ void sched_free(sched_t *s)
         s->tasks = t->next;
         task_free(t);
     }
-    for (int i = 0; i < s->n_push; i++)
-        free(s->push[i]);
-    free(s->push);
+    strlist_clear(&s->push);
+    free(s->push.v);
+    strlist_clear(&s->dels);
+    free(s->dels.v);
     if (s->listen) PQfinish(s->listen);
     db_free(s->db);
     rq_free(s->rq);
