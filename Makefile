@@ -42,7 +42,12 @@ setup-run:
 setup-bench:
 	@scripts/setup.sh bench
 
-build: $(BUILD)/bin/mars-run $(BUILD)/san/bin/mars-run
+build: $(BUILD)/bin/mars-run $(BUILD)/san/bin/mars-run ui/dist/index.html
+
+# The dashboard (ui/README.md): plain ES modules copied under hashed names
+# into ui/dist, which the gateway serves at /. Node only, no npm packages.
+ui/dist/index.html: ui/build.mjs $(wildcard ui/src/*)
+	node ui/build.mjs
 
 $(BUILD)/lib/libmarsengine.a: $(REL_OBJ)
 	@mkdir -p $(dir $@)

@@ -5,8 +5,11 @@
 set -euo pipefail
 what=${1:-build}
 build_pkgs="build-essential pkg-config clang libclang-rt-14-dev libjansson-dev libopenblas-dev
-  libh2o-evloop-dev libhiredis-dev libpq-dev libcmocka-dev"
-test_pkgs="python3 python3-numpy python3-pandas postgresql redis-server curl docker-compose"
+  libh2o-evloop-dev libhiredis-dev libpq-dev libcmocka-dev nodejs"
+# chromium and npm: tests/ui (the dashboard in a headless browser, driven by
+# ui/'s one npm package, playwright-core, installed from its lockfile below).
+test_pkgs="python3 python3-numpy python3-pandas postgresql redis-server curl docker-compose
+  chromium npm"
 run_pkgs="postgresql redis-server curl"
 bench_pkgs="python3-numpy python3-pandas python3-dask python3-distributed libopenblas0"
 case "$what" in
@@ -21,7 +24,16 @@ for p in $pkgs; do
   st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$st" = installed ] || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# tests/ui drive Chromium with playwright-core (ui/package-lock.json).
+npm_ci() {
+  if [ "$what" = test ] || [ "$what" = bench ]; then
+    if [ ! -d "$(dirname "$0")/../ui/node_modules/playwright-core" ]; then
+      echo "setup: npm ci in ui/ (playwright-core for tests/ui)" >&2
+      (cd "$(dirname "$0")/../ui" && npm ci --no-audit --no-fund >&2)
+    fi
+  fi
+}
+if [ ${#missing[@]} -eq 0 ]; then npm_ci; exit 0; fi
 echo "setup: installing ${missing[*]}" >&2
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -31,3 +43,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+npm_ci

@@ -289,6 +289,15 @@ static int set_redis_url(cfg_t *c, const char *v, char *err, size_t errlen)
     return 0;
 }
 
+static int set_ui_dir(cfg_t *c, const char *v, char *err, size_t errlen)
+{
+    if (!*v) {
+        snprintf(err, errlen, "empty directory");
+        return -1;
+    }
+    return copy_str(c->ui_dir, sizeof c->ui_dir, v, "path", err, errlen);
+}
+
 static int set_migrations_dir(cfg_t *c, const char *v, char *err, size_t errlen)
 {
     if (!*v) {
@@ -440,6 +449,9 @@ static const opt_t OPTS[] = {
     {"migrations-dir", 0, CFG_SUPERVISOR, "DIR", set_migrations_dir,
      "where the NNNN_*.sql migrations are (default: db/migrations of the source tree the "
      "program was built in, else ./db/migrations)"},
+    {"ui-dir", 0, CFG_SUPERVISOR | CFG_GATEWAY, "DIR", set_ui_dir,
+     "the built dashboard served at / (default: ui/dist of the source tree the program was "
+     "built in, else ./ui/dist)"},
     {"max-body-size", 0, CFG_SUPERVISOR | CFG_GATEWAY, "SIZE", set_max_body,
      "largest request body the REST API accepts, larger ones get 413 (default 256m)"},
     {"n-cpu", 0, CFG_WORKER, "N", set_n_cpu,

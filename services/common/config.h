@@ -75,6 +75,7 @@ typedef struct cfg {
     char pg_dsn[CFG_STR_MAX];
     char redis_url[CFG_STR_MAX];
     char migrations_dir[CFG_STR_MAX]; /* "" : found beside the executable */
+    char ui_dir[CFG_STR_MAX];         /* --ui-dir; "" : found beside the executable */
     int64_t max_body;
 
     int n_cpu, n_io;

@@ -273,6 +273,9 @@ void http_send(http_req_t *r, http_reply_t *rep)
     if (rep->allow)
         h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_ALLOW, NULL, rep->allow,
                        strlen(rep->allow));
+    for (const char *const *h = rep->headers; h && h[0] && h[1]; h += 2)
+        h2o_add_header_by_str(&req->pool, &req->res.headers, h[0], strlen(h[0]), 0, NULL, h[1],
+                              strlen(h[1]));
     if (rep->status >= 500)
         log_warning("%s %.*s -> %d %.*s", s->name, (int)req->path.len, req->path.base, rep->status,
                     (int)(rep->len < 300 ? rep->len : 300), rep->body ? rep->body : "");

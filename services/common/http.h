@@ -40,6 +40,9 @@ typedef struct http_reply {
     char *body;               /* malloc'd, owned by the reply; NULL for none */
     size_t len;
     const char *allow; /* Allow header (405), static string or NULL */
+    /* More headers: name, value, name, value, ..., NULL; static strings, or
+     * NULL for none. */
+    const char *const *headers;
 } http_reply_t;
 
 typedef void (*http_handler_fn)(http_req_t *r);

@@ -148,6 +148,13 @@ int64_t svc_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t svc_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int svc_connect_wait(int (*connect)(void *ctx, char *err, size_t errlen), void *ctx,
                      const long long *next_try_ms, int timeout_ms, bool (*stop)(int wait_ms),
                      char *err, size_t errlen)

@@ -24,6 +24,7 @@ struct gw {
     http_server_t *http;
     char *pg_dsn, *redis_url;
     size_t max_body;
+    char ui_dir[4096];
 };
 
 /* A session name is a label for people; 256 bytes are plenty. */
@@ -106,6 +107,11 @@ void gw_reply_rq_error(http_reply_t *out, const char *what, const char *err)
 size_t gw_max_body(http_req_t *r)
 {
     return ((gw_t *)http_app(r))->max_body;
+}
+
+const char *gw_ui_root(http_req_t *r)
+{
+    return ((gw_t *)http_app(r))->ui_dir;
 }
 
 bool gw_valid_id(const char *s)
@@ -319,12 +325,6 @@ static void h_list_tasks(http_req_t *r)
     if (gw_take_id(r, 0, "session", &a)) http_defer(r, job_list_tasks, &a, sizeof a);
 }
 
-/* The dashboard is not served yet. */
-static void h_later(http_req_t *r)
-{
-    gw_send_error(r, 501, "not_implemented", "not implemented yet: the dashboard");
-}
-
 /* ---- workers and supervisors -------------------------------------------- */
 
 /* Status from the age of the last heartbeat (thresholds in proto.h). */
@@ -413,7 +413,14 @@ static const http_route_t ROUTES[] = {
     {"PUT", "/api/v1/files/{}", gw_h_put_file},
     {"GET", "/api/v1/workers", h_list_workers},
     {"GET", "/api/v1/supervisors", h_list_supervisors},
-    {"GET", "/", h_later},
+    /* the dashboard: its files, and what its pages read (dash.c) */
+    {"GET", "/api/v1/tasks", gw_h_recent_tasks},
+    {"GET", "/api/v1/cluster", gw_h_cluster},
+    {"GET", "/api/v1/workers/{}", gw_h_worker},
+    {"GET", "/api/v1/sessions/{}/tasks/{}/graph", gw_h_task_graph},
+    {"GET", "/api/v1/sessions/{}/tasks/{}/chunks", gw_h_task_chunks},
+    {"GET", "/", gw_h_ui_index},
+    {"GET", "/assets/{}", gw_h_ui_asset},
 };
 
 int gw_start(const gw_opts_t *o, gw_t **out, char *err, size_t errlen)
@@ -424,6 +431,9 @@ int gw_start(const gw_opts_t *o, gw_t **out, char *err, size_t errlen)
     g->redis_url = strdup(o->redis_url ? o->redis_url : "");
     if (!g->pg_dsn || !g->redis_url) abort();
     g->max_body = (size_t)o->max_body;
+    if (gw_ui_find(o->ui_dir, g->ui_dir, sizeof g->ui_dir))
+        log_warning("no dashboard files (ui/dist) beside the program: GET / answers 503;"
+                    " build them with `make` or give --ui-dir");
     http_opts_t ho = {
         .name = "gateway",
         .host = o->host,

@@ -31,6 +31,7 @@ typedef struct gw_opts {
     int port;         /* 0: a free one */
     int64_t max_body;
     const char *pg_dsn, *redis_url; /* copied */
+    const char *ui_dir;             /* --ui-dir (copied); NULL or "": found beside the program */
     metrics_registry_t *metrics;    /* the process's; outlives the gateway */
 } gw_opts_t;
 

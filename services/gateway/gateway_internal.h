@@ -1,7 +1,8 @@
 /* gateway_internal.h: what the gateway's files share (gateway.c: sessions,
  * workers, supervisors and the route table; tasks.c: task submission,
  * status, cancellation; tensors.c: tensor uploads, metadata and data,
- * files). Not a public interface. */
+ * files; ui.c: the dashboard's files; dash.c: the dashboard's read-only
+ * routes). Not a public interface. */
 #ifndef MARS_GW_INTERNAL_H
 #define MARS_GW_INTERNAL_H
 
@@ -10,6 +11,7 @@
 
 #include "db.h"
 #include "http.h"
+#include "plan.h"
 #include "rq.h"
 
 /* Per pool thread: its own connections. */
@@ -54,8 +56,34 @@ void gw_send_error(http_req_t *r, int status, const char *code, const char *msg)
 bool gw_take_id(http_req_t *r, int i, const char *what, id_arg_t *out);
 /* The gateway's largest request body (--max-body-size). */
 size_t gw_max_body(http_req_t *r);
+/* The dashboard's folder (--ui-dir, or found by gw_ui_find). */
+const char *gw_ui_root(http_req_t *r);
+
+/* ui.c: the dashboard's files. gw_ui_find writes --ui-dir (opt) or the
+ * ui/dist of the source tree the program was built in (up to 3 levels
+ * above the executable) into out; -1 when neither exists (out is then
+ * "ui/dist"). */
+int gw_ui_find(const char *opt, char *out, size_t cap);
+void gw_h_ui_index(http_req_t *r);
+void gw_h_ui_asset(http_req_t *r);
+
+/* dash.c: the read-only routes the dashboard needs (docs/dashboard.md). */
+void gw_h_recent_tasks(http_req_t *r);
+void gw_h_cluster(http_req_t *r);
+void gw_h_worker(http_req_t *r);
+void gw_h_task_graph(http_req_t *r);
+void gw_h_task_chunks(http_req_t *r);
 
 /* tasks.c */
+/* plan_t's loader (plan.h) for the tensors of session sid; db_failed and
+ * err tell a database failure from a missing tensor. */
+typedef struct gw_load_ctx {
+    conns_t *c;
+    const char *sid;
+    bool db_failed;
+    char err[512];
+} gw_load_ctx_t;
+int gw_load_src(void *ctx, const char *key, plan_src_t *out);
 void gw_h_submit_task(http_req_t *r);
 void gw_h_get_task(http_req_t *r);
 void gw_h_cancel_task(http_req_t *r);

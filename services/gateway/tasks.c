@@ -38,17 +38,10 @@ typedef struct submit_arg {
     char body[];
 } submit_arg_t;
 
-typedef struct load_ctx {
-    conns_t *c;
-    const char *sid;
-    bool db_failed;
-    char err[512];
-} load_ctx_t;
-
 /* plan_t's loader: the session's tensor `key` from the tensors table. */
-static int load_src(void *ctx, const char *key, plan_src_t *out)
+int gw_load_src(void *ctx, const char *key, plan_src_t *out)
 {
-    load_ctx_t *lc = ctx;
+    gw_load_ctx_t *lc = ctx;
     if (lc->db_failed) return -1;
     const char *params[] = {lc->sid, key};
     PGresult *res = db_query(lc->c->db,
@@ -121,8 +114,8 @@ static void job_submit(void *state, void *arg, http_reply_t *out)
         http_reply_error(out, 500, "internal", "out of memory");
         return;
     }
-    load_ctx_t lc = {.c = c, .sid = a->sid};
-    p.load = load_src;
+    gw_load_ctx_t lc = {.c = c, .sid = a->sid};
+    p.load = gw_load_src;
     p.load_ctx = &lc;
     if (plan_tile(&p, err, sizeof err)) {
         if (lc.db_failed)

@@ -220,6 +220,7 @@ int main(int argc, char **argv)
                         .max_body = s.cfg.max_body,
                         .pg_dsn = s.cfg.pg_dsn,
                         .redis_url = s.cfg.redis_url,
+                        .ui_dir = s.cfg.ui_dir,
                         .metrics = s.metrics};
         if (gw_start(&go, &s.gw, err, sizeof err)) {
             log_error("gateway: %s", err);

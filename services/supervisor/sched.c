@@ -98,6 +98,14 @@ static int strlist_append_cmds(rq_t *r, const char *cmd, const char *key, const 
     return 0;
 }
 
+/* A job's run as its worker reported it (docs/cluster-protocol.md): the
+ * slot, and the worker's wall clock in ms since the epoch at its start and
+ * end; -1 and 0 when not reported. */
+typedef struct jrun {
+    int64_t t0, t1;
+    int32_t slot;
+} jrun_t;
+
 typedef struct stask {
     struct stask *next;
     char id[72];
@@ -111,6 +119,7 @@ typedef struct stask {
     int32_t *attempt;
     int64_t *nbytes;
     char **worker; /* last worker reporting the job (owned) */
+    jrun_t *run;   /* where and when the job last ran, as its worker reported */
     int64_t n_live, n_done;
     int32_t *upd; /* jobs whose row changed since the last flush */
     int64_t next_flush; /* svc_now_ms() after which the rows are written again */
@@ -191,6 +200,7 @@ static void task_free(stask_t *t)
     for (int32_t j = 0; t->worker && j < t->n; j++)
         free(t->worker[j]);
     free(t->worker);
+    free(t->run);
     free(t->upd);
     free(t->in_upd);
     free(t);
@@ -263,18 +273,24 @@ static int flush_rows(sched_t *s, stask_t *t)
     char err[512];
     int rc = 0;
     if (t->n_upd > 0) {
-        sbuf_t k, st, at, nb, wk;
+        sbuf_t k, st, at, nb, wk, sl, t0, t1;
         sbuf_init(&k);
         sbuf_init(&st);
         sbuf_init(&at);
         sbuf_init(&nb);
         sbuf_init(&wk);
+        sbuf_init(&sl);
+        sbuf_init(&t0);
+        sbuf_init(&t1);
         for (int32_t base = 0; base < t->n_upd && rc == 0; base += ROW_BATCH) {
             arr_open(&k);
             arr_open(&st);
             arr_open(&at);
             arr_open(&nb);
             arr_open(&wk);
+            arr_open(&sl);
+            arr_open(&t0);
+            arr_open(&t1);
             int32_t end = base + ROW_BATCH < t->n_upd ? base + ROW_BATCH : t->n_upd;
             for (int32_t i = base; i < end; i++) {
                 int32_t j = t->upd[i];
@@ -287,32 +303,52 @@ static int flush_rows(sched_t *s, stask_t *t)
                 snprintf(num, sizeof num, "%lld", (long long)t->nbytes[j]);
                 arr_elem(&nb, num);
                 arr_elem(&wk, t->worker[j] ? t->worker[j] : "");
+                snprintf(num, sizeof num, "%d", (int)t->run[j].slot);
+                arr_elem(&sl, num);
+                snprintf(num, sizeof num, "%lld", (long long)t->run[j].t0);
+                arr_elem(&t0, num);
+                snprintf(num, sizeof num, "%lld", (long long)t->run[j].t1);
+                arr_elem(&t1, num);
             }
             sbuf_putc(&k, '}');
             sbuf_putc(&st, '}');
             sbuf_putc(&at, '}');
             sbuf_putc(&nb, '}');
             sbuf_putc(&wk, '}');
-            const char *p[] = {t->id,         sbuf_str(&k),  sbuf_str(&st),
-                               sbuf_str(&at), sbuf_str(&nb), sbuf_str(&wk)};
+            sbuf_putc(&sl, '}');
+            sbuf_putc(&t0, '}');
+            sbuf_putc(&t1, '}');
+            const char *p[] = {t->id,         sbuf_str(&k),  sbuf_str(&st), sbuf_str(&at),
+                               sbuf_str(&nb), sbuf_str(&wk), sbuf_str(&sl), sbuf_str(&t0),
+                               sbuf_str(&t1)};
+            /* A run the worker reported carries its own start and end (its
+             * wall clock); otherwise the end is when we learnt of it. */
             rc = db_exec(s->db,
                          "UPDATE chunks c SET status = u.st, attempt = u.a,"
                          " nbytes = NULLIF(u.nb, -1), worker_id = NULLIF(u.w, ''),"
+                         " slot = CASE WHEN u.t1 > 0 THEN NULLIF(u.sl, -1) ELSE c.slot END,"
                          " queued_at = CASE WHEN u.st = 'queued' THEN now() ELSE c.queued_at END,"
-                         " finished_at = CASE WHEN u.st = 'done' AND c.finished_at IS NULL"
+                         " started_at = CASE WHEN u.t1 > 0 THEN to_timestamp(u.t0 / 1000.0)"
+                         " ELSE c.started_at END,"
+                         " finished_at = CASE WHEN u.t1 > 0 THEN to_timestamp(u.t1 / 1000.0)"
+                         " WHEN u.st = 'done' AND c.finished_at IS NULL"
                          " THEN now() ELSE c.finished_at END"
-                         " FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[])"
-                         " AS u(k, st, a, nb, w)"
+                         " FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[],"
+                         " $7::int[], $8::bigint[], $9::bigint[])"
+                         " AS u(k, st, a, nb, w, sl, t0, t1)"
                          /* key = ANY($2): an index lookup per changed row,
                           * whatever the planner believes of the task's size */
                          " WHERE c.task_id = $1 AND c.key = ANY($2::text[]) AND c.key = u.k",
-                         6, p, err, sizeof err);
+                         9, p, err, sizeof err);
         }
         sbuf_close(&k);
         sbuf_close(&st);
         sbuf_close(&at);
         sbuf_close(&nb);
         sbuf_close(&wk);
+        sbuf_close(&sl);
+        sbuf_close(&t0);
+        sbuf_close(&t1);
         if (rc) {
             log_warning("task %s: updating chunk rows: %s", t->id, err);
             return -1;
@@ -681,10 +717,12 @@ static void finish_task(sched_t *s, stask_t *t)
 }
 
 /* A job finished: successors may run, inputs may be freed. */
-static void job_done(sched_t *s, stask_t *t, int32_t j, int64_t nbytes, const char *worker)
+static void job_done(sched_t *s, stask_t *t, int32_t j, int64_t nbytes, const char *worker,
+                     jrun_t run)
 {
     t->st[j] = S_DONE;
     t->nbytes[j] = nbytes;
+    t->run[j] = run;
     free(t->worker[j]);
     t->worker[j] = worker ? strdup(worker) : NULL;
     t->n_done++;
@@ -706,7 +744,23 @@ static void job_done(sched_t *s, stask_t *t, int32_t j, int64_t nbytes, const ch
     }
 }
 
-/* "<tid> <job> <attempt> <worker> ok <nbytes>" or "... err <message>". */
+/* The failed job's row: status failed, its worker and the message (the
+ * task ends with it; the dashboard shows it on the node). */
+static void job_failed(sched_t *s, stask_t *t, int32_t j, const char *worker, const char *msg)
+{
+    char key[KEY_MAX], err[512];
+    flush_rows(s, t); /* first: it would write the job back as queued */
+    plan_chunk_key(&t->plan, t->id, j, key, sizeof key);
+    const char *p[] = {t->id, key, worker, msg};
+    if (db_exec(s->db,
+                "UPDATE chunks SET status = 'failed', worker_id = $3, error = $4,"
+                " finished_at = now() WHERE task_id = $1 AND key = $2",
+                4, p, err, sizeof err))
+        log_warning("task %s: recording the failed job %d: %s", t->id, (int)j, err);
+}
+
+/* "<tid> <job> <attempt> <worker> ok <nbytes> [<slot> <start_ms> <end_ms>]"
+ * or "... err <message>". */
 static void completion(sched_t *s, const char *m)
 {
     char tid[72], worker[72], kind[8];
@@ -734,10 +788,17 @@ static void completion(sched_t *s, const char *m)
     metrics_counter_inc(s->m_completed);
     if (strcmp(kind, "ok") != 0) {
         metrics_counter_inc(s->m_failed_jobs);
-        end_task(s, t, rest[0] ? rest : "a job failed without a message");
+        const char *msg = rest[0] ? rest : "a job failed without a message";
+        job_failed(s, t, job, worker, msg);
+        end_task(s, t, msg);
         return;
     }
-    job_done(s, t, job, strtoll(rest, NULL, 10), worker);
+    long long nbytes = 0, t0 = 0, t1 = 0;
+    int slot = -1;
+    jrun_t run = {0, 0, -1};
+    int got = sscanf(rest, "%lld %d %lld %lld", &nbytes, &slot, &t0, &t1);
+    if (got == 4 && slot >= 0 && t0 > 0 && t1 >= t0) run = (jrun_t){t0, t1, slot};
+    job_done(s, t, job, nbytes, worker, run);
 }
 
 /* ---- claiming ---------------------------------------------------------------- */
@@ -835,9 +896,10 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     t->attempt = calloc(nn, sizeof(int32_t));
     t->nbytes = malloc(nn * sizeof(int64_t));
     t->worker = calloc(nn, sizeof(char *));
+    t->run = malloc(nn * sizeof(jrun_t));
     t->upd = malloc(nn * sizeof(int32_t));
     t->in_upd = calloc(nn, 1);
-    if (!t->waiting || !t->uses || !t->st || !t->attempt || !t->nbytes || !t->worker || !t->upd ||
+    if (!t->waiting || !t->uses || !t->st || !t->attempt || !t->nbytes || !t->worker || !t->run || !t->upd ||
         !t->in_upd || build_edges(t)) {
         fail_unstarted(s, tid, "supervisor: out of memory tiling the task");
         task_free(t);
@@ -845,6 +907,7 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     }
     for (int32_t j = 0; j < n; j++) {
         t->nbytes[j] = -1;
+        t->run[j] = (jrun_t){0, 0, -1};
         if (!tl->live[j]) continue;
         t->n_live++;
         if (tl->jobs[j].kind == JK_SOURCE) t->st[j] = S_DONE;

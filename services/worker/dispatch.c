@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "exec.h"
 #include "kern/kern.h"
 #include "log.h"
@@ -68,6 +70,16 @@ typedef struct {
     plan_t plan;
 } pentry_t;
 
+/* What a slot runs now, for the heartbeat's `slots` (proto.h). */
+typedef struct {
+    bool busy;
+    char tid[72];
+    int32_t job;
+    char node[GRAPH_KEY_MAX + 1];
+    const char *op; /* static (op_name) */
+    int64_t started_ms;
+} slot_job_t;
+
 struct dispatch {
     const cfg_t *cfg;
     char id[72];
@@ -76,6 +88,9 @@ struct dispatch {
     atomic_bool stop;
     int n_threads;
     pthread_t *threads;
+    atomic_int next_slot;
+    pthread_mutex_t smu; /* slots */
+    slot_job_t *slots;
     ccache_t cache;
     pthread_mutex_t pmu;
     pentry_t plans[PLAN_CACHE];
@@ -480,7 +495,14 @@ static void report(dispatch_t *d, rq_t *r, const char *owner, const char *msg, c
         log_warning("reporting \"%s\": %s", msg, err);
 }
 
-static void handle(dispatch_t *d, rq_t *r, const char *msg)
+static void slot_set(dispatch_t *d, int slot, const slot_job_t *j)
+{
+    pthread_mutex_lock(&d->smu);
+    d->slots[slot] = *j;
+    pthread_mutex_unlock(&d->smu);
+}
+
+static void handle(dispatch_t *d, rq_t *r, int slot, const char *msg)
 {
     char tid[72], err[MSG_MAX], what[MSG_MAX + 8];
     int32_t ji;
@@ -531,14 +553,25 @@ static void handle(dispatch_t *d, rq_t *r, const char *msg)
     }
     atomic_fetch_add(&d->running, 1);
     cbuf_t *out = NULL;
+    slot_job_t sj = {.busy = true, .job = ji, .started_ms = svc_wall_ms()};
+    const graph_node_t *nd = &p->g->nodes[p->t->jobs[ji].node];
+    snprintf(sj.tid, sizeof sj.tid, "%s", tid);
+    snprintf(sj.node, sizeof sj.node, "%s", nd->key);
+    sj.op = op_name(nd->op);
+    slot_set(d, slot, &sj);
     int64_t t0 = svc_now_ms();
     int rc = run_job(d, r, tid, p, ji, &out, err, sizeof err);
-    metrics_histogram_observe(d->m_seconds, (double)(svc_now_ms() - t0) / 1000.0);
+    int64_t t1 = svc_now_ms();
+    metrics_histogram_observe(d->m_seconds, (double)(t1 - t0) / 1000.0);
     metrics_counter_inc(rc == 0 ? d->m_ok : d->m_err);
     atomic_fetch_sub(&d->running, 1);
+    slot_set(d, slot, &(slot_job_t){.busy = false});
     if (rc == 0) {
         char e2[256], line[400];
-        snprintf(line, sizeof line, "%s %s ok %zu", msg, d->id, out->n);
+        /* The run in wall-clock ms: its start, and the start plus the
+         * monotonic duration (a clock step cannot make it negative). */
+        snprintf(line, sizeof line, "%s %s ok %zu %d %lld %lld", msg, d->id, out->n, slot,
+                 (long long)sj.started_ms, (long long)(sj.started_ms + (t1 - t0)));
         int rc2 = -1;
         /* A few tries: rq reconnects (with backoff) after a broken link. A
          * job never reported would stall its task while we keep beating. */
@@ -572,6 +605,7 @@ static void *slot_main(void *arg)
 {
     dispatch_t *d = arg;
     char err[512];
+    int slot = atomic_fetch_add(&d->next_slot, 1);
     kern_init();
     rq_t *r = rq_create(d->cfg->redis_url, RQ_DEFAULT_TIMEOUT_MS, err, sizeof err);
     if (!r) {
@@ -596,7 +630,7 @@ static void *slot_main(void *arg)
         if (rep->type == REDIS_REPLY_STRING) {
             char msg[300];
             snprintf(msg, sizeof msg, "%.*s", (int)(rep->len < 299 ? rep->len : 299), rep->str);
-            handle(d, r, msg);
+            handle(d, r, slot, msg);
         }
         freeReplyObject(rep);
     }
@@ -629,6 +663,7 @@ dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_regis
     snprintf(d->id, sizeof d->id, "%s", worker_id);
     pthread_mutex_init(&d->cache.mu, NULL);
     pthread_mutex_init(&d->pmu, NULL);
+    pthread_mutex_init(&d->smu, NULL);
     d->cache.limit = c->cache_mem;
     return d;
 }
@@ -637,7 +672,8 @@ int dispatch_start(dispatch_t *d, char *err, size_t errlen)
 {
     kern_init();
     d->threads = calloc((size_t)d->cfg->n_cpu, sizeof(pthread_t));
-    if (!d->threads) {
+    d->slots = calloc((size_t)d->cfg->n_cpu, sizeof(slot_job_t));
+    if (!d->threads || !d->slots) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -662,6 +698,27 @@ void dispatch_stats(const dispatch_t *d, dispatch_stats_t *out)
     pthread_mutex_unlock(&m->cache.mu);
 }
 
+char *dispatch_slots_json(const dispatch_t *d)
+{
+    dispatch_t *m = (dispatch_t *)d; /* the slots' lock only */
+    json_t *a = json_array();
+    if (!a) abort();
+    pthread_mutex_lock(&m->smu);
+    for (int i = 0; m->slots && i < d->cfg->n_cpu; i++) {
+        const slot_job_t *j = &m->slots[i];
+        json_array_append_new(a, !j->busy ? json_null()
+                                          : json_pack("{s:s,s:i,s:s,s:s,s:I}", "task_id", j->tid,
+                                                      "job", (int)j->job, "node", j->node, "op",
+                                                      j->op, "started_at",
+                                                      (json_int_t)j->started_ms));
+    }
+    pthread_mutex_unlock(&m->smu);
+    char *text = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    if (!text) abort();
+    return text;
+}
+
 void dispatch_free(dispatch_t *d)
 {
     if (!d) return;
@@ -677,5 +734,7 @@ void dispatch_free(dispatch_t *d)
         if (d->plans[i].used) plan_close(&d->plans[i].plan);
     pthread_mutex_destroy(&d->cache.mu);
     pthread_mutex_destroy(&d->pmu);
+    pthread_mutex_destroy(&d->smu);
+    free(d->slots);
     free(d);
 }

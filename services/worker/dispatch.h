@@ -37,6 +37,9 @@ dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_regis
 int dispatch_start(dispatch_t *d, char *err, size_t errlen);
 /* Safe from any thread. */
 void dispatch_stats(const dispatch_t *d, dispatch_stats_t *out);
+/* What each slot runs now, as the JSON array of proto.h's `slots`
+ * (malloc'ed, the caller frees). Safe from any thread. */
+char *dispatch_slots_json(const dispatch_t *d);
 /* Stops the slots (running jobs finish) and frees. */
 void dispatch_free(dispatch_t *d);
 

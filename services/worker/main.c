@@ -145,15 +145,26 @@ static void heartbeat(worker_t *w)
     /* Redis: the live report the dispatcher reads, expiring with death. */
     char rerr[256] = "", perr[256] = "";
     int rc = 0;
+    /* The history the dashboard charts: a capped list, newest first. */
+    char *slots = dispatch_slots_json(w->dispatch), hist[160];
+    snprintf(hist, sizeof hist, "%lld %s %s %s %s %s", (long long)svc_wall_ms(), cpu, rss, cache,
+             running, done);
     if (rq_append(w->rq, rerr, sizeof rerr,
                   "HSET %s%s address %s n_cpu %d cpu_usage %s memory_used %s memory_limit %lld"
-                  " cache_used %s chunks_running %s chunks_done %s",
+                  " cache_used %s chunks_running %s chunks_done %s slots %s",
                   PROTO_WORKER_KEY, w->id, w->address, w->cfg.n_cpu, cpu, rss,
-                  (long long)w->cfg.phy_mem, cache, running, done) ||
+                  (long long)w->cfg.phy_mem, cache, running, done, slots) ||
         rq_append(w->rq, rerr, sizeof rerr, "PEXPIRE %s%s %d", PROTO_WORKER_KEY, w->id,
                   PROTO_DEAD_MS) ||
+        rq_append(w->rq, rerr, sizeof rerr, "LPUSH %s%s" PROTO_HISTORY_SUFFIX " %s",
+                  PROTO_WORKER_KEY, w->id, hist) ||
+        rq_append(w->rq, rerr, sizeof rerr, "LTRIM %s%s" PROTO_HISTORY_SUFFIX " 0 %d",
+                  PROTO_WORKER_KEY, w->id, PROTO_HISTORY_LEN - 1) ||
+        rq_append(w->rq, rerr, sizeof rerr, "PEXPIRE %s%s" PROTO_HISTORY_SUFFIX " %d",
+                  PROTO_WORKER_KEY, w->id, PROTO_HISTORY_TTL_MS) ||
         rq_flush(w->rq, rerr, sizeof rerr))
         rc = -1;
+    free(slots);
     /* PostgreSQL: the durable row the REST API lists. */
     const char *params[] = {w->id, cpu, rss, cache, running, done};
     PGresult *r = db_query(w->db,

@@ -1,4 +1,4 @@
--- 0003_chunks_hot.sql: cheaper chunk-row updates (docs/benchmarks.md, W7).
+-- 0004_chunks_hot.sql: cheaper chunk-row updates (docs/benchmarks.md, W7).
 -- Append-only, as every migration.
 --
 -- A chunk row changes status a few times while its task runs. An index on
