@@ -248,11 +248,35 @@ class Suite:
         self.api("/api/v1/sessions/%s/tasks/%s/chunks?limit=0" % (sid, tid), status=400)
         self.api("/api/v1/sessions/%s/tasks/nope/chunks" % sid, status=404)
 
-    def browser(self, r):
+    def fill(self):
+        """10,000 more tasks and 98 more workers (not alive) in the database,
+        for the scale check; the API's lists stay bounded."""
+        self.c.pg.psql(
+            "INSERT INTO sessions (id, name) VALUES ('scale-session', 'scale');"
+            "INSERT INTO tasks (session_id, graph, status, chunks_total, chunks_done, submitted_at,"
+            " started_at, finished_at) SELECT 'scale-session', '{}', 'succeeded', 4, 4,"
+            " now() - interval '1 day' + i * interval '1 ms', now() - interval '1 day',"
+            " now() - interval '1 day' FROM generate_series(1, 10000) i;"
+            "INSERT INTO workers (id, address, hostname, pid, n_cpu, n_io, memory_limit,"
+            " cache_limit, last_heartbeat) SELECT 'scale-w' || i, '10.0.0.' || i || ':7000',"
+            " 'h' || i, i, 4, 1, 1 << 30, 1 << 28, now() - interval '1 hour'"
+            " FROM generate_series(1, 98) i;")
+        j = self.api("/api/v1/tasks")
+        check(len(j["tasks"]) == 50 and j["total"] >= 10002, "bounded tasks %r", j["total"])
+        ws = self.api("/api/v1/workers")["workers"]
+        check(len(ws) == 100, "100 workers listed: %d", len(ws))
+        dead = [w for w in ws if w["id"].startswith("scale-w")]
+        check(all(w["status"] == "dead" and 0 <= w["cpu_usage"] <= w["n_cpu"] for w in dead),
+              "old heartbeats are dead workers: %r", dead[:1])
+
+    def browser(self, r, scale=None):
         """tests/ui/test_dashboard.mjs in headless Chromium; each of its
         ok/FAIL lines counts as a case here."""
         os.makedirs(ARTIFACTS, exist_ok=True)
-        facts = {"url": "http://127.0.0.1:%d" % self.web,
+        facts = {"url": "http://127.0.0.1:%d" % self.web, "scale": scale,
+                 "artifacts": ARTIFACTS, "docs": os.path.join(REPO, "docs", "dashboard")}
+        if not scale:
+            facts = {"url": "http://127.0.0.1:%d" % self.web,
                  "workers": [{"address": a, "n_cpu": n} for a, n in self.workers],
                  "good": {"sid": self.good[0], "tid": self.good[1]},
                  "bad": {"sid": self.bad[0], "tid": self.bad[1], "error": self.bad_error},
@@ -298,6 +322,8 @@ def main():
                      "worker_page", "graph", "chunks"):
             r.case(name, getattr(s, name))
         s.browser(r)
+        if r.case("fill", s.fill):
+            s.browser(r, scale={"tasks": 10000, "workers": 100})
     return r.finish()
 
 

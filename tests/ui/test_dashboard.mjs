@@ -48,6 +48,30 @@ async function waitFor(page, name, selector, timeout = 10000) {
   }
 }
 
+/** Scale: with f.scale = {tasks, workers} in the database, the front page
+ *  still shows every worker and a bounded list of the newest tasks, and
+ *  keeps polling. Load times are printed, never asserted on. */
+async function scale(browser, f) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const t0 = Date.now();
+  await page.goto(`${f.url}/`, { waitUntil: 'load' });
+  try {
+    await page.waitForFunction((n) => document.querySelectorAll('#workers tbody tr').length === n,
+      f.scale.workers, { timeout: 20000 });
+    ok(`scale: the workers table lists all ${f.scale.workers} workers`);
+  } catch (e) {
+    fail('scale: workers table', e.message);
+  }
+  console.log(`# scale: front page with ${f.scale.tasks} tasks and ${f.scale.workers} workers filled in ${Date.now() - t0} ms`);
+  const rows = await page.locator('#tasks tbody tr').count();
+  check('scale: the tasks table is bounded to the 50 newest', rows === 50, `${rows} rows`);
+  const before = await page.locator('#updated').textContent();
+  await sleep(4500);
+  const after = await page.locator('#updated').textContent();
+  check('scale: the page keeps updating', before !== after, `${before} -> ${after}`);
+  await page.close();
+}
+
 async function main() {
   const f = JSON.parse(process.argv[2] || '{}');
   const base = f.url;
@@ -69,6 +93,14 @@ async function main() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+  if (f.scale) {
+    try {
+      await scale(browser, f);
+    } finally {
+      await browser.close().catch(() => {});
+    }
+    return;
+  }
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const dialogs = [];
