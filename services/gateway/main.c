@@ -29,6 +29,7 @@ int main(int argc, char **argv)
                    .max_body = cfg.max_body,
                    .pg_dsn = cfg.pg_dsn,
                    .redis_url = cfg.redis_url,
+                   .token = cfg.token,
                    .metrics = m};
     if (gw_start(&o, &gw, err, sizeof err)) {
         log_error("%s", err);
