@@ -176,16 +176,14 @@ class LocalCluster:
                                   start_new_session=True)
         self.url = None
         for line in self.p.stdout:
-            m = re.search(r"dashboard:\s+(http://\S+?)/?(\?\S*)?$", line.strip())
+            m = re.search(r"dashboard:\s+(http://[^/\s]+)/?(?:\?token=(\w+))?$", line.strip())
             if m:
-                self.url = m.group(1)
+                self.url, tok = m.group(1), m.group(2)
                 break
         if not self.url:
             raise RuntimeError("the local cluster did not start")
-        self.headers = {}
-        tok = os.environ.get("MARS_TOKEN")
-        if tok:
-            self.headers["Authorization"] = "Bearer " + tok
+        # make run's token (printed in the dashboard link) goes with every request
+        self.headers = {"Authorization": "Bearer " + tok} if tok else {}
 
     def _req(self, method, path, body=None, timeout=900):
         h = dict(self.headers, **{"Content-Type": "application/json"})

@@ -7,6 +7,8 @@
 # Usage: examples/submit.sh GRAPH.json
 # Environment:
 #   MARS_URL      the REST API (default http://127.0.0.1:7005, as `make run`)
+#   MARS_TOKEN    the API token, sent as `Authorization: Bearer` (`make run`
+#                 prints it); empty: none
 #   OUT           where KEY.npy and KEY.json go (default
 #                 /tmp/mars-examples/NAME, NAME the document's base name)
 #   WAIT          seconds to wait for the task (default 300)
@@ -25,10 +27,12 @@ wait_total=${WAIT:-300}
 mkdir -p "$out"
 tmp=$(mktemp -d)
 sid=""
+auth=()
+[ -z "${MARS_TOKEN:-}" ] || auth=(-H "Authorization: Bearer $MARS_TOKEN")
 
 finish() {
   if [ -n "$sid" ] && [ "${KEEP_SESSION:-0}" != 1 ]; then
-    curl -s -o /dev/null -X DELETE "$url/api/v1/sessions/$sid" || true
+    curl -s "${auth[@]}" -o /dev/null -X DELETE "$url/api/v1/sessions/$sid" || true
     echo "deleted session $sid"
   elif [ -n "$sid" ]; then
     echo "kept session $sid"
@@ -42,7 +46,7 @@ trap finish EXIT
 api() {
   local method=$1 path=$2 want=$3 code
   shift 3
-  code=$(curl -sS -X "$method" -o "$tmp/body" -w '%{http_code}' "$@" "$url$path") ||
+  code=$(curl -sS "${auth[@]}" -X "$method" -o "$tmp/body" -w '%{http_code}' "$@" "$url$path") ||
     { echo "submit: $method $url$path: no answer (is the cluster up? \`make run\`)" >&2; exit 1; }
   if [ "$code" != "$want" ]; then
     echo "submit: $method $path answered $code (expected $want): $(head -c 2000 "$tmp/body")" >&2

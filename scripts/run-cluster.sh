@@ -20,6 +20,10 @@
 #   MARS_OUT        where --check saves the fetched tensors (default a
 #                   temporary directory, removed at the end)
 #   MARS_KEEP_LOGS=1  keep the services' logs (their directory is printed)
+#   MARS_TOKEN      the API token every route but /health will require
+#                   (default: a random one, written to the temporary
+#                   directory and printed); MARS_OPEN=1: no token at all
+#                   (docs/security.md)
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -186,6 +190,20 @@ redis_url="redis://127.0.0.1:$redis_port/0"
 
 # ---- services ---------------------------------------------------------------
 
+# ---- the API token -------------------------------------------------------------
+
+token=${MARS_TOKEN:-}
+if [ "${MARS_OPEN:-0}" = 1 ]; then
+  token=""
+elif [ -z "$token" ]; then
+  token=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+fi
+token_args=()
+if [ -n "$token" ]; then
+  (umask 077 && printf '%s\n' "$token" >"$base/token")
+  token_args=(--token-file "$base/token")
+fi
+
 # The services take their settings from the command line only.
 # shellcheck disable=SC2163 # unexports the variable named by $v
 for v in $(compgen -e | grep '^MARS_' || true); do export -n "$v"; done
@@ -203,7 +221,7 @@ used_ports[$web_port]=1
 free_port sup_port
 say "starting mars-supervisor on 127.0.0.1:$sup_port (REST API on $web_port)"
 "$bin_dir/mars-supervisor" -H 127.0.0.1 -p "$sup_port" -w "$web_port" --pg-dsn "$pg_dsn" \
-  --redis-url "$redis_url" >"$base/logs/supervisor.log" 2>&1 &
+  --redis-url "$redis_url" "${token_args[@]}" >"$base/logs/supervisor.log" 2>&1 &
 sup_pid=$!
 await mars-supervisor "curl -sf http://127.0.0.1:$sup_port/health" 60 "$sup_pid" "$base/logs/supervisor.log"
 
@@ -213,36 +231,49 @@ for ((k = 1; k <= n_workers; k++)); do
   free_port wport
   say "starting mars-worker $k on 127.0.0.1:$wport (--n-cpu $n_cpu)"
   "$bin_dir/mars-worker" -H 127.0.0.1 -p "$wport" -s "127.0.0.1:$sup_port" --n-cpu "$n_cpu" \
-    >"$base/logs/worker-$k.log" 2>&1 &
+    "${token_args[@]}" >"$base/logs/worker-$k.log" 2>&1 &
   worker_pids+=($!)
   await "mars-worker $k" "curl -sf http://127.0.0.1:$wport/health" 30 "$!" "$base/logs/worker-$k.log"
 done
 
 url="http://127.0.0.1:$web_port"
-await "the REST API" "curl -sf $url/api/v1/health" 30 "$sup_pid" "$base/logs/supervisor.log"
+await "the REST API" "curl -sf ${token:+-H 'Authorization: Bearer $token'} $url/api/v1/health" 30 \
+  "$sup_pid" "$base/logs/supervisor.log"
 
 # ---- ready ------------------------------------------------------------------
 
+if [ -n "$token" ]; then
+  dash="$url/?token=$token"
+  hdr=" -H 'Authorization: Bearer $token'"
+  token_line="  token:      $token
+              (every route but /health needs 'Authorization: Bearer <token>';
+              the dashboard link above sets it as a cookie; kept in $base/token)"
+  env_tok="MARS_TOKEN=$token "
+else
+  dash="$url/" hdr="" env_tok=""
+  token_line="  token:      none (MARS_OPEN=1): anyone who reaches the port may use the API"
+fi
 cat <<EOF
 
 mars cluster is up: 1 supervisor, $n_workers workers, PostgreSQL on :$pg_port, Redis on :$redis_port
-  dashboard:  $url/
+  dashboard:  $dash
   REST API:   $url/api/v1/health
+$token_line
   logs:       $base/logs
 
 Try it (the seed example, inner(ones((2000, 2000)), itself)):
 
-  MARS_URL=$url examples/seed-inner.sh
+  MARS_URL=$url ${env_tok}examples/seed-inner.sh
 
 or by hand with curl, from the repository root:
 
-  sid=\$(curl -s -X POST $url/api/v1/sessions | sed 's/.*"session_id" *: *"\\([^"]*\\)".*/\\1/')
-  tid=\$(curl -s -H 'Content-Type: application/json' --data-binary @examples/seed-inner.json \\
+  sid=\$(curl -s$hdr -X POST $url/api/v1/sessions | sed 's/.*"session_id" *: *"\\([^"]*\\)".*/\\1/')
+  tid=\$(curl -s$hdr -H 'Content-Type: application/json' --data-binary @examples/seed-inner.json \\
         $url/api/v1/sessions/\$sid/tasks | sed 's/.*"task_id" *: *"\\([^"]*\\)".*/\\1/')
-  curl -s "$url/api/v1/sessions/\$sid/tasks/\$tid?wait=60"; echo
-  curl -s -o b.npy "$url/api/v1/sessions/\$sid/tensors/b/data?format=npy"
-  curl -s $url/api/v1/sessions/\$sid/tensors/b; echo
-  curl -s -X DELETE $url/api/v1/sessions/\$sid
+  curl -s$hdr "$url/api/v1/sessions/\$sid/tasks/\$tid?wait=60"; echo
+  curl -s$hdr -o b.npy "$url/api/v1/sessions/\$sid/tensors/b/data?format=npy"
+  curl -s$hdr $url/api/v1/sessions/\$sid/tensors/b; echo
+  curl -s$hdr -X DELETE $url/api/v1/sessions/\$sid
 
 EOF
 
@@ -251,7 +282,7 @@ if [ "$check" = 1 ]; then
   mkdir -p "$out"
   say "check: running examples/seed-inner.sh against $url"
   rc=0
-  MARS_URL=$url OUT=$out "$repo/examples/seed-inner.sh" || rc=$?
+  MARS_URL=$url MARS_TOKEN=$token OUT=$out "$repo/examples/seed-inner.sh" || rc=$?
   if [ "$rc" = 0 ]; then
     say "check passed"
   else

@@ -79,3 +79,10 @@ unit: $(SVC_UNIT_BIN)
 services: $(addprefix $(BUILD)/bin/,$(SVC_PROGRAMS))
 
 -include $(SVC_REL_OBJ:.o=.d) $(SVC_SAN_OBJ:.o=.d) $(SVC_UNIT_BIN:=.d)
+
+# The HTTP fuzzer (fuzz/fuzz_http.c) also needs the services' pure request
+# parsing: an explicit rule, which wins over the top Makefile's fuzz pattern.
+$(BUILD)/fuzz/fuzz_http: fuzz/fuzz_http.c services/common/httpparse.c $(ENGINE_LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iengine -Iservices/common -o $@ $< services/common/httpparse.c \
+	  $(ENGINE_LIB_SRC) $(DEPS_LIBS)

@@ -207,6 +207,68 @@ static int set_host(cfg_t *c, const char *v, char *err, size_t errlen)
 {
     if (check_host(v, v, err, errlen)) return -1;
     snprintf(c->host, sizeof c->host, "%s", v);
+    c->host_set = true;
+    return 0;
+}
+
+static int set_max_attempts(cfg_t *c, const char *v, char *err, size_t errlen)
+{
+    long n;
+    /* 100: past that a job is not unlucky, and the task had better fail. */
+    if (parse_int(v, 1, 100, &n, err, errlen)) return -1;
+    c->max_attempts = (int)n;
+    return 0;
+}
+
+static int set_token_file(cfg_t *c, const char *v, char *err, size_t errlen)
+{
+    if (!*v) {
+        snprintf(err, errlen, "empty path");
+        return -1;
+    }
+    return copy_str(c->token_file, sizeof c->token_file, v, "token file path", err, errlen);
+}
+
+/* A token travels in a header and a cookie: printable ASCII without spaces,
+ * quotes, commas, semicolons or backslashes (RFC 6750's b64token and a
+ * cookie value both hold it). */
+static int check_token(const char *t, const char *what, char *err, size_t errlen)
+{
+    size_t n = strlen(t);
+    if (n == 0 || n >= CFG_TOKEN_MAX) {
+        snprintf(err, errlen, "%s: a token of 1 to %d bytes is needed", what, CFG_TOKEN_MAX - 1);
+        return -1;
+    }
+    for (const char *p = t; *p; p++) {
+        if (*p <= ' ' || *p >= 0x7f || strchr("\"\\,;", *p)) {
+            snprintf(err, errlen,
+                     "%s: the token may hold printable ASCII only, without spaces, quotes, "
+                     "commas, semicolons or backslashes",
+                     what);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The token file's first line, without its line end. */
+static int read_token_file(cfg_t *c, char *err, size_t errlen)
+{
+    FILE *f = fopen(c->token_file, "r");
+    if (!f) {
+        snprintf(err, errlen, "--token-file %s: %s", c->token_file, strerror(errno));
+        return -1;
+    }
+    char line[CFG_TOKEN_MAX + 2] = "";
+    bool got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    size_t n = got ? strlen(line) : 0;
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = '\0';
+    char what[CFG_STR_MAX + 16];
+    snprintf(what, sizeof what, "--token-file %s", c->token_file);
+    if (check_token(line, what, err, errlen)) return -1;
+    memcpy(c->token, line, n + 1);
     return 0;
 }
 
@@ -426,7 +488,8 @@ static int set_spill_dirs(cfg_t *c, const char *v, char *err, size_t errlen)
 
 static const opt_t OPTS[] = {
     {"host", 'H', ALL, "HOST", set_host,
-     "address to bind and to advertise (default: bind 0.0.0.0, advertise this host's name)"},
+     "address to bind and to advertise (default: 127.0.0.1 without a token; with a token, bind "
+     "0.0.0.0 and advertise this host's name)"},
     {"port", 'p', ALL, "PORT", set_port, NULL},
     {"config-file", 'f', ALL, "FILE", set_config_file,
      "configuration file of `key = value` lines (long option names as keys); the command line "
@@ -446,6 +509,13 @@ static const opt_t OPTS[] = {
     {"worker-timeout", 0, CFG_SUPERVISOR, "SECONDS", set_worker_timeout,
      "a worker whose heartbeat is older than this is dead: its running jobs are queued "
      "again (default 10)"},
+    {"max-attempts", 0, CFG_SUPERVISOR, "N", set_max_attempts,
+     "a job whose worker died while running it this many times fails its task, with an error "
+     "naming the node and chunk (default 3, at most 100)"},
+    {"token-file", 0, ALL, "FILE", set_token_file,
+     "file whose first line is the cluster's token (environment MARS_TOKEN): every route but "
+     "/health then needs `Authorization: Bearer TOKEN` (or the mars_token cookie), and this "
+     "service sends it to the supervisors; without a token nothing is asked"},
     {"migrations-dir", 0, CFG_SUPERVISOR, "DIR", set_migrations_dir,
      "where the NNNN_*.sql migrations are (default: db/migrations of the source tree the "
      "program was built in, else ./db/migrations)"},
@@ -598,6 +668,7 @@ void cfg_init(cfg_t *c, cfg_service_t svc)
     log_settings_init(&c->log);
     c->web_port = -1;
     c->worker_timeout_ms = 10000;
+    c->max_attempts = CFG_DEFAULT_MAX_ATTEMPTS;
     c->max_body = svc == CFG_WORKER ? CFG_SERVICE_MAX_BODY : CFG_DEFAULT_MAX_BODY;
     c->n_io = 1;
     c->n_cuda = -1; /* not given: every device present, found at finish */
@@ -735,6 +806,13 @@ static int finish(cfg_t *c, char *err, size_t errlen)
             return -1;
         }
     }
+    if (c->token_file[0]) {
+        if (read_token_file(c, err, errlen)) return -1;
+    } else if (getenv("MARS_TOKEN") && getenv("MARS_TOKEN")[0]) {
+        /* An empty MARS_TOKEN is no token: compose files pass ${MARS_TOKEN:-}. */
+        if (check_token(getenv("MARS_TOKEN"), "MARS_TOKEN", err, errlen)) return -1;
+        snprintf(c->token, sizeof c->token, "%s", getenv("MARS_TOKEN"));
+    }
     if (c->service == CFG_SUPERVISOR) {
         if (!c->has_redis_url) snprintf(c->redis_url, sizeof c->redis_url, CFG_DEFAULT_REDIS_URL);
         /* An empty DSN is libpq's defaults (PGHOST, PGUSER, ... or the local socket). */
@@ -769,8 +847,10 @@ static int finish(cfg_t *c, char *err, size_t errlen)
         c->n_cuda = 0;
     }
 
-    bool wildcard = !c->host[0] || strcmp(c->host, "0.0.0.0") == 0 || strcmp(c->host, "::") == 0;
-    if (!c->host[0]) snprintf(c->host, sizeof c->host, "0.0.0.0");
+    /* Without -H: loopback, unless a token protects the service
+     * (docs/security.md says why). */
+    if (!c->host_set) snprintf(c->host, sizeof c->host, "%s", c->token[0] ? "0.0.0.0" : "127.0.0.1");
+    bool wildcard = strcmp(c->host, "0.0.0.0") == 0 || strcmp(c->host, "::") == 0;
     if (wildcard) {
         if (gethostname(c->advertise, sizeof c->advertise) != 0 || !c->advertise[0])
             snprintf(c->advertise, sizeof c->advertise, "localhost");

@@ -2,7 +2,7 @@
  * (shared/spec/cluster.md, "Command-line options").
  *
  * Values come from, lowest to highest: built-in defaults, the environment
- * (MARS_PG_DSN, MARS_REDIS_URL), the -f FILE configuration file, the command
+ * (MARS_PG_DSN, MARS_REDIS_URL, MARS_TOKEN), the -f FILE configuration file, the command
  * line. The file holds `key = value` lines with the long option names as
  * keys (`port = 7103`, `n-cpu = 4`; `_` may stand for `-`), `#` comment
  * lines, and values optionally in double quotes (`cuda-devices = ""`).
@@ -44,6 +44,12 @@ typedef enum { CFG_SUPERVISOR = 1, CFG_GATEWAY = 2, CFG_WORKER = 4 } cfg_service
  * uploads can be large but a single request over 256 MiB belongs in several
  * chunked uploads. h2o answers 413 above it by itself. */
 #define CFG_DEFAULT_MAX_BODY ((int64_t)256 << 20)
+/* --max-attempts default: a job whose worker died under it three times is
+ * more likely the cause than the victim. */
+#define CFG_DEFAULT_MAX_ATTEMPTS 3
+/* A bearer token: 256 bytes hold any random token a person would generate
+ * (32 random bytes are 64 hex digits). */
+#define CFG_TOKEN_MAX 257
 /* Service ports (/health, /metrics, cluster-info) take no real bodies. */
 #define CFG_SERVICE_MAX_BODY ((int64_t)1 << 20)
 
@@ -60,6 +66,7 @@ typedef struct cfg {
     int cpu_count;
 
     char host[CFG_HOST_MAX];      /* address to bind */
+    bool host_set;                /* -H given (else: loopback, or 0.0.0.0 with a token) */
     char advertise[CFG_HOST_MAX]; /* address others reach us at: -H, or this host's name */
     int port;                     /* 0: a free one */
     char config_file[CFG_STR_MAX];
@@ -69,6 +76,9 @@ typedef struct cfg {
 
     int web_port; /* supervisor -w; -1: none */
     int worker_timeout_ms; /* supervisor --worker-timeout */
+    int max_attempts;      /* supervisor --max-attempts */
+    char token_file[CFG_STR_MAX];
+    char token[CFG_TOKEN_MAX]; /* --token-file's content or MARS_TOKEN; "" : no authentication */
     int n_supervisors;
     cfg_endpoint_t supervisors[CFG_MAX_ENDPOINTS];
     bool has_pg_dsn, has_redis_url; /* given by flag, file or environment */

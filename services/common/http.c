@@ -16,6 +16,7 @@
 
 #include <h2o.h>
 
+#include "httpparse.h"
 #include "log.h"
 
 #define LOG_MODULE "http"
@@ -85,6 +86,7 @@ struct http_server {
     const http_route_t *routes;
     int n_routes;
     void *app;
+    char token[HTTP_TOKEN_MAX]; /* "" : no authentication */
     metrics_registry_t *metrics;
     metrics_histogram_t *latency;
     int fd, port;
@@ -135,6 +137,10 @@ static const char *reason(int status)
         return "Accepted";
     case 204:
         return "No Content";
+    case 303:
+        return "See Other";
+    case 401:
+        return "Unauthorized";
     case 400:
         return "Bad Request";
     case 404:
@@ -301,45 +307,17 @@ const char *http_param(const http_req_t *r, int i)
     return i >= 0 && i < r->n_params ? r->params[i] : NULL;
 }
 
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
 const char *http_query(const http_req_t *r, const char *name)
 {
     h2o_req_t *req = r->req;
     if (req->query_at == SIZE_MAX) return NULL;
-    const char *p = req->path.base + req->query_at + 1, *end = req->path.base + req->path.len;
-    size_t nlen = strlen(name);
-    while (p < end) {
-        const char *amp = memchr(p, '&', (size_t)(end - p));
-        const char *e = amp ? amp : end;
-        const char *eq = memchr(p, '=', (size_t)(e - p));
-        const char *ke = eq ? eq : e;
-        if ((size_t)(ke - p) == nlen && memcmp(p, name, nlen) == 0) {
-            const char *v = eq ? eq + 1 : e;
-            char *out = h2o_mem_alloc_pool(&req->pool, (size_t)(e - v) + 1), *o = out;
-            for (; v < e; v++) {
-                int hi, lo;
-                if (*v == '+')
-                    *o++ = ' ';
-                else if (*v == '%' && e - v >= 3 && (hi = hexval(v[1])) >= 0 &&
-                         (lo = hexval(v[2])) >= 0) {
-                    *o++ = (char)(hi << 4 | lo);
-                    v += 2;
-                } else
-                    *o++ = *v;
-            }
-            *o = '\0';
-            return out;
-        }
-        p = e + 1;
-    }
-    return NULL;
+    size_t vlen;
+    const char *v = http_query_find(req->path.base + req->query_at + 1,
+                                    req->path.len - req->query_at - 1, name, &vlen);
+    if (!v) return NULL;
+    char *out = h2o_mem_alloc_pool(&req->pool, vlen + 1);
+    http_percent_decode(v, vlen, out);
+    return out;
 }
 
 const char *http_header(const http_req_t *r, const char *name)
@@ -825,30 +803,79 @@ static void *worker_main(void *arg)
 static bool match(const char *pat, const char *path, size_t plen, h2o_mem_pool_t *pool,
                   const char **params, int *n_params)
 {
-    size_t i = 0;
+    size_t off[HTTPP_MAX_PARAMS][2];
     int n = 0;
-    while (*pat) {
-        if (pat[0] == '{' && pat[1] == '}') {
-            size_t start = i;
-            while (i < plen && path[i] != '/')
-                i++;
-            if (i == start || n == HTTP_MAX_PARAMS) return false;
-            if (params) {
-                char *p = h2o_mem_alloc_pool(pool, i - start + 1);
-                memcpy(p, path + start, i - start);
-                p[i - start] = '\0';
-                params[n] = p;
-            }
-            n++;
-            pat += 2;
-        } else {
-            if (i >= plen || path[i] != *pat) return false;
-            i++;
-            pat++;
-        }
+    if (!http_pattern_match(pat, path, plen, off, &n)) return false;
+    for (int i = 0; params && i < n; i++) {
+        char *p = h2o_mem_alloc_pool(pool, off[i][1] + 1);
+        memcpy(p, path + off[i][0], off[i][1]);
+        p[off[i][1]] = '\0';
+        params[i] = p;
     }
-    if (i != plen) return false;
     if (n_params) *n_params = n;
+    return true;
+}
+
+/* ---- authentication -------------------------------------------------------
+ *
+ * With a token configured every route but /health needs it, in an
+ * `Authorization: Bearer` header or the mars_token cookie (browsers: the
+ * dashboard's same-origin fetches carry the cookie). GET /?token=T with the
+ * right token sets the cookie and redirects to /, so that the token leaves
+ * the address bar and the history at once. */
+
+static bool authorized(const http_server_t *s, h2o_req_t *req)
+{
+    bool ok = false;
+    for (ssize_t at = -1; (at = h2o_find_header(&req->headers, H2O_TOKEN_AUTHORIZATION, at)) >= 0;)
+        ok |= http_bearer_ok(req->headers.entries[at].value.base,
+                             req->headers.entries[at].value.len, s->token);
+    for (ssize_t at = -1; (at = h2o_find_header(&req->headers, H2O_TOKEN_COOKIE, at)) >= 0;)
+        ok |= http_cookie_ok(req->headers.entries[at].value.base,
+                             req->headers.entries[at].value.len, s->token);
+    return ok;
+}
+
+/* Answers a request that the token does not let through, or the cookie
+ * exchange. false: the request goes on to its route. */
+static bool auth_answered(http_req_t *r, const char *path, size_t plen, h2o_iovec_t m)
+{
+    http_server_t *s = r->loop->srv;
+    h2o_req_t *req = r->req;
+    if (!s->token[0] || (plen == 7 && memcmp(path, "/health", 7) == 0)) return false;
+    bool get = h2o_memis(m.base, m.len, H2O_STRLIT("GET"));
+    size_t vlen = 0;
+    const char *qt = NULL;
+    if (get && plen == 1 && req->query_at != SIZE_MAX)
+        qt = http_query_find(req->path.base + req->query_at + 1,
+                             req->path.len - req->query_at - 1, "token", &vlen);
+    if (qt) {
+        char *tok = h2o_mem_alloc_pool(&req->pool, vlen + 1);
+        size_t tlen = http_percent_decode(qt, vlen, tok);
+        if (http_token_equal(tok, tlen, s->token)) {
+            h2o_iovec_t cookie = h2o_concat(&req->pool, h2o_iovec_init(H2O_STRLIT("mars_token=")),
+                                            h2o_iovec_init(s->token, strlen(s->token)),
+                                            h2o_iovec_init(H2O_STRLIT("; HttpOnly; SameSite=Strict; Path=/")));
+            h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_SET_COOKIE, NULL, cookie.base,
+                           cookie.len);
+            h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_LOCATION, NULL,
+                           H2O_STRLIT("/"));
+            h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CACHE_CONTROL, NULL,
+                           H2O_STRLIT("no-store"));
+            http_reply_t rep = {.status = 303};
+            http_send(r, &rep);
+            return true;
+        }
+    } else if (authorized(s, req)) {
+        return false;
+    }
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_WWW_AUTHENTICATE, NULL,
+                   H2O_STRLIT("Bearer realm=\"mars\""));
+    http_reply_t rep;
+    http_reply_error(&rep, 401, "unauthorized", "%s",
+                     qt ? "wrong token in ?token="
+                        : "this service needs its token: Authorization: Bearer TOKEN");
+    http_send(r, &rep);
     return true;
 }
 
@@ -866,6 +893,7 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
     if (plen > 1 && path[plen - 1] == '/') plen--; /* "/x/" is "/x" */
     h2o_iovec_t m = req->method;
     if (h2o_memis(m.base, m.len, H2O_STRLIT("HEAD"))) m = h2o_iovec_init(H2O_STRLIT("GET"));
+    if (auth_answered(r, path, plen, m)) return 0;
 
     char allow[64] = "";
     for (int i = 0; i < s->n_routes; i++) {
@@ -1020,6 +1048,12 @@ int http_server_start(const http_opts_t *o, http_server_t **out, char *err, size
     s->routes = o->routes;
     s->n_routes = o->n_routes;
     s->app = o->app;
+    if (o->token && strlen(o->token) >= sizeof s->token) {
+        snprintf(err, errlen, "http: a token of at most %zu bytes", sizeof s->token - 1);
+        free(s);
+        return -1;
+    }
+    snprintf(s->token, sizeof s->token, "%s", o->token ? o->token : "");
     s->metrics = o->metrics;
     s->worker_init = o->worker_init;
     s->worker_close = o->worker_close;

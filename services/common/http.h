@@ -20,7 +20,8 @@
  * Routes: a pattern is a path whose `{}` segments match any one non-empty
  * segment, captured in order (http_param). A path that matches no pattern
  * gets 404, one that matches only under other methods gets 405 with Allow;
- * both with the JSON error body. */
+ * both with the JSON error body. The pure parts (patterns, query strings,
+ * tokens) are in httpparse.h. */
 #ifndef MARS_SVC_HTTP_H
 #define MARS_SVC_HTTP_H
 
@@ -60,6 +61,9 @@ typedef struct http_route {
 /* Loop threads: past 16, one machine's NIC, not the loops, is the limit. */
 #define HTTP_MAX_LOOPS 16
 
+/* Tokens the server compares (config.h's CFG_TOKEN_MAX). */
+#define HTTP_TOKEN_MAX 257
+
 typedef struct http_opts {
     const char *name; /* "gateway", "supervisor", "worker": metrics label */
     const char *host; /* address to bind */
@@ -69,6 +73,12 @@ typedef struct http_opts {
     const http_route_t *routes;
     int n_routes;
     void *app; /* handed to handlers (http_app) */
+    /* NULL or "": every route is open. Else every route but GET /health
+     * needs `Authorization: Bearer TOKEN` or the cookie mars_token=TOKEN
+     * (401 with WWW-Authenticate otherwise), and GET /?token=TOKEN sets
+     * that cookie (HttpOnly, SameSite=Strict, Path=/) and redirects to /.
+     * Copied. */
+    const char *token;
     metrics_registry_t *metrics;
     /* Blocking pool; n_workers 0: no pool (http_defer then answers 500). */
     int n_workers;

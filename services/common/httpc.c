@@ -69,6 +69,12 @@ static int connect_any(const char *host, int port, long long deadline, char *err
 int httpc_get(const char *host, int port, const char *path, int timeout_ms, int *status,
               sbuf_t *body, char *err, size_t errlen)
 {
+    return httpc_get_auth(host, port, path, NULL, timeout_ms, status, body, err, errlen);
+}
+
+int httpc_get_auth(const char *host, int port, const char *path, const char *token,
+                   int timeout_ms, int *status, sbuf_t *body, char *err, size_t errlen)
+{
     long long deadline = now_ms() + timeout_ms;
     sbuf_t req, resp;
     int rc = -1;
@@ -77,8 +83,10 @@ int httpc_get(const char *host, int port, const char *path, int timeout_ms, int 
     int fd = connect_any(host, port, deadline, err, errlen);
     if (fd < 0) goto connect;
     bool v6 = strchr(host, ':') != NULL;
-    sbuf_printf(&req, "GET %s HTTP/1.0\r\nHost: %s%s%s:%d\r\nAccept: application/json\r\n\r\n",
-                path, v6 ? "[" : "", host, v6 ? "]" : "", port);
+    sbuf_printf(&req, "GET %s HTTP/1.0\r\nHost: %s%s%s:%d\r\nAccept: application/json\r\n", path,
+                v6 ? "[" : "", host, v6 ? "]" : "", port);
+    if (token && token[0]) sbuf_printf(&req, "Authorization: Bearer %s\r\n", token);
+    sbuf_puts(&req, "\r\n");
     for (size_t off = 0; off < req.len;) {
         ssize_t n = send(fd, req.data + off, req.len - off, MSG_NOSIGNAL);
         if (n > 0) {

@@ -208,10 +208,13 @@ static int ask(cfg_t *c, const cfg_endpoint_t *e, char *err, size_t errlen)
     int status = 0, rc = -1;
     sbuf_t body;
     sbuf_init(&body);
-    if (httpc_get(e->host, e->port, "/api/v1/cluster-info", 3000, &status, &body, err, errlen))
+    if (httpc_get_auth(e->host, e->port, "/api/v1/cluster-info", c->token, 3000, &status, &body,
+                       err, errlen))
         goto get;
     if (status != 200) {
-        snprintf(err, errlen, "%s:%d/api/v1/cluster-info answered %d", e->host, e->port, status);
+        snprintf(err, errlen, "%s:%d/api/v1/cluster-info answered %d%s", e->host, e->port, status,
+                 status == 401 ? " (the token is missing or differs: --token-file, MARS_TOKEN)"
+                               : "");
         goto get;
     }
     json_error_t je;

@@ -443,6 +443,7 @@ int gw_start(const gw_opts_t *o, gw_t **out, char *err, size_t errlen)
         .routes = ROUTES,
         .n_routes = (int)(sizeof ROUTES / sizeof ROUTES[0]),
         .app = g,
+        .token = o->token,
         .metrics = o->metrics,
         .n_workers = GW_DEFAULT_DB_THREADS,
         .n_stream_workers = GW_DEFAULT_STREAM_THREADS,

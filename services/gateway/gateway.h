@@ -32,6 +32,7 @@ typedef struct gw_opts {
     int64_t max_body;
     const char *pg_dsn, *redis_url; /* copied */
     const char *ui_dir;             /* --ui-dir (copied); NULL or "": found beside the program */
+    const char *token;              /* NULL or "": open; else http.h's rules (copied) */
     metrics_registry_t *metrics;    /* the process's; outlives the gateway */
 } gw_opts_t;
 

@@ -30,6 +30,7 @@ int main(int argc, char **argv)
                    .pg_dsn = cfg.pg_dsn,
                    .redis_url = cfg.redis_url,
                    .ui_dir = cfg.ui_dir,
+                   .token = cfg.token,
                    .metrics = m};
     if (gw_start(&o, &gw, err, sizeof err)) {
         log_error("%s", err);

@@ -208,6 +208,7 @@ int main(int argc, char **argv)
         .n_routes = (int)(sizeof ROUTES / sizeof ROUTES[0]),
         .app = &s,
         .metrics = s.metrics,
+        .token = s.cfg.token,
     };
     if (http_server_start(&ho, &s.http, err, sizeof err)) {
         log_error("service port: %s", err);
@@ -221,6 +222,7 @@ int main(int argc, char **argv)
                         .pg_dsn = s.cfg.pg_dsn,
                         .redis_url = s.cfg.redis_url,
                         .ui_dir = s.cfg.ui_dir,
+                        .token = s.cfg.token,
                         .metrics = s.metrics};
         if (gw_start(&go, &s.gw, err, sizeof err)) {
             log_error("gateway: %s", err);
@@ -237,6 +239,7 @@ int main(int argc, char **argv)
                        .pg_dsn = s.cfg.pg_dsn,
                        .redis_url = s.cfg.redis_url,
                        .worker_timeout_ms = s.cfg.worker_timeout_ms,
+                       .max_attempts = s.cfg.max_attempts,
                        .metrics = s.metrics};
     if (sched_start(&so, &s.sched, err, sizeof err)) {
         log_error("scheduler: %s", err);

@@ -117,6 +117,7 @@ typedef struct stask {
     int32_t *uses;    /* consumers not done yet, +1 for kept chunks */
     uint8_t *st;
     int32_t *attempt;
+    uint8_t *lost; /* times the job's worker died under it, since we own the task */
     int64_t *nbytes;
     char **worker; /* last worker reporting the job (owned) */
     jrun_t *run;   /* where and when the job last ran, as its worker reported */
@@ -132,6 +133,9 @@ struct sched {
     char id[72];
     char *dsn, *url;
     int worker_timeout_ms;
+    int max_attempts;
+    bool sentinel_set; /* mars:sentinel:<id> written once: its loss is Redis's */
+    bool lost_pending; /* the loss is found, the rebuild not done yet */
     pthread_t thread;
     atomic_bool stop;
     db_t *db;
@@ -145,9 +149,11 @@ struct sched {
     strlist_t push; /* job messages to LPUSH at the end of the turn */
     strlist_t dels; /* chunk keys to delete at the end of the turn */
     metrics_counter_t *m_dispatched, *m_completed, *m_stale, *m_failed_jobs, *m_requeued;
-    metrics_counter_t *m_tasks_ok, *m_tasks_failed, *m_tasks_cancelled;
+    metrics_counter_t *m_tasks_ok, *m_tasks_failed, *m_tasks_cancelled, *m_redis_lost;
     metrics_histogram_t *m_tiling;
 };
+
+static int redis_lost(sched_t *s);
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -196,6 +202,7 @@ static void task_free(stask_t *t)
     free(t->uses);
     free(t->st);
     free(t->attempt);
+    free(t->lost);
     free(t->nbytes);
     for (int32_t j = 0; t->worker && j < t->n; j++)
         free(t->worker[j]);
@@ -603,6 +610,8 @@ static void finish_task(sched_t *s, stask_t *t)
     const tile_t *tl = t->plan.t;
     const graph_t *g = t->plan.g;
     if (flush_rows(s, t)) return; /* retried next turn */
+    /* Chunks lost with Redis would make a success that holds nothing. */
+    if (redis_lost(s) != 0) return;
     sbuf_t keys, bounds, orphans;
     sbuf_init(&keys);
     sbuf_init(&bounds);
@@ -759,6 +768,34 @@ static void job_failed(sched_t *s, stask_t *t, int32_t j, const char *worker, co
         log_warning("task %s: recording the failed job %d: %s", t->id, (int)j, err);
 }
 
+/* A completion for a task we do not run stored chunk:<tid>:<job>. If the
+ * task has ended and no tensor holds that chunk, nothing will ever read or
+ * free it: delete it. A task running under another owner (ours lapsed)
+ * keeps it: the same bytes, maybe read already. Rare (a worker that
+ * outlived its job's requeue), so one statement per case is fine. */
+static void zombie_of_ended(sched_t *s, const char *tid, int job)
+{
+    char key[KEY_MAX], *k = key, err[256];
+    snprintf(key, sizeof key, "chunk:%s:%d", tid, job);
+    if (recently_ended(s, tid)) { /* failed or cancelled here: nothing kept */
+        del_keys(s, &k, 1);
+        return;
+    }
+    const char *p[] = {tid, key};
+    PGresult *r = db_query(s->db,
+                           "SELECT 1 FROM tasks t WHERE t.id = $1 AND t.status IN ('succeeded',"
+                           " 'failed', 'cancelled') AND NOT EXISTS (SELECT 1 FROM tensors"
+                           " WHERE chunk_keys @> ARRAY[$2::text])",
+                           2, p, err, sizeof err);
+    if (!r) {
+        log_warning("late completion of %s: %s", key, err);
+        return;
+    }
+    bool orphan = PQntuples(r) == 1;
+    PQclear(r);
+    if (orphan) del_keys(s, &k, 1);
+}
+
 /* "<tid> <job> <attempt> <worker> ok <nbytes> [<slot> <start_ms> <end_ms>]"
  * or "... err <message>". */
 static void completion(sched_t *s, const char *m)
@@ -770,23 +807,31 @@ static void completion(sched_t *s, const char *m)
         return;
     }
     const char *rest = m + off;
+    /* After a loss every dispatch is redone: what comes now is moot. */
+    if (s->lost_pending) return;
     stask_t *t = task_find(s, tid);
     if (!t) {
-        if (recently_ended(s, tid) && job >= 0) {
-            /* a job that ran past its task's failure or cancel */
-            char key[KEY_MAX], *k = key;
-            snprintf(key, sizeof key, "chunk:%s:%d", tid, job);
-            del_keys(s, &k, 1);
-        }
+        metrics_counter_inc(s->m_stale);
+        if (job >= 0 && strcmp(kind, "ok") == 0) zombie_of_ended(s, tid, job);
         return;
     }
     if (job < 0 || job >= t->n || !t->plan.t->live[job] || attempt != t->attempt[job] ||
         t->st[job] != S_QUEUED) {
         metrics_counter_inc(s->m_stale);
+        /* A late run of a job whose output was already freed stored it
+         * again: nothing will read or free it but us. (Done or queued
+         * jobs keep theirs: a run writes the same bytes as any other.) */
+        if (job >= 0 && job < t->n && t->st[job] == S_FREED && strcmp(kind, "ok") == 0) {
+            char key[KEY_MAX], *k = key;
+            plan_chunk_key(&t->plan, t->id, job, key, sizeof key);
+            del_keys(s, &k, 1);
+        }
         return;
     }
     metrics_counter_inc(s->m_completed);
     if (strcmp(kind, "ok") != 0) {
+        /* A missing input right after Redis lost its data is the loss's. */
+        if (redis_lost(s) == 1) return;
         metrics_counter_inc(s->m_failed_jobs);
         const char *msg = rest[0] ? rest : "a job failed without a message";
         job_failed(s, t, job, worker, msg);
@@ -894,12 +939,14 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     t->uses = calloc(nn, sizeof(int32_t));
     t->st = calloc(nn, 1);
     t->attempt = calloc(nn, sizeof(int32_t));
+    t->lost = calloc(nn, 1);
     t->nbytes = malloc(nn * sizeof(int64_t));
     t->worker = calloc(nn, sizeof(char *));
     t->run = malloc(nn * sizeof(jrun_t));
     t->upd = malloc(nn * sizeof(int32_t));
     t->in_upd = calloc(nn, 1);
-    if (!t->waiting || !t->uses || !t->st || !t->attempt || !t->nbytes || !t->worker || !t->run || !t->upd ||
+    if (!t->waiting || !t->uses || !t->st || !t->attempt || !t->lost || !t->nbytes || !t->worker ||
+        !t->run || !t->upd ||
         !t->in_upd || build_edges(t)) {
         fail_unstarted(s, tid, "supervisor: out of memory tiling the task");
         task_free(t);
@@ -1128,6 +1175,32 @@ static void renew(sched_t *s)
     PQclear(r);
 }
 
+/* `node "b" (matmul) chunk [0, 1] (job 5 of task T)` for messages. */
+static void job_label(const stask_t *t, int32_t j, char *out, size_t cap)
+{
+    const tile_t *tl = t->plan.t;
+    const job_t *jb = &tl->jobs[j];
+    const graph_node_t *nd = &t->plan.g->nodes[jb->node];
+    char idx[MR_MAXDIM * 21 + 8] = "";
+    const tgrid_t *G = tl->grid[jb->node];
+    for (int64_t li = 0; G && li < G->total; li++) {
+        if (G->job[li] != j) continue;
+        int64_t co[MR_MAXDIM], rem = li;
+        for (int d = G->shape.ndim - 1; d >= 0; d--) {
+            co[d] = rem % G->nchunks[d];
+            rem /= G->nchunks[d];
+        }
+        size_t n = (size_t)snprintf(idx, sizeof idx, " chunk [");
+        for (int d = 0; d < G->shape.ndim && n < sizeof idx; d++)
+            n += (size_t)snprintf(idx + n, sizeof idx - n, "%s%lld", d ? ", " : "", (long long)co[d]);
+        if (n < sizeof idx) snprintf(idx + n, sizeof idx - n, "]");
+        break;
+    }
+    /* Bounded pieces: the whole fits the callers' 512 bytes. */
+    snprintf(out, cap, "node \"%.128s\" (%.32s)%.200s (job %d of task %.72s)", nd->key,
+             op_name(nd->op), idx, (int)j, t->id);
+}
+
 /* Jobs on the processing lists of dead workers go back on the queue with
  * attempt+1. Each supervisor takes only its own tasks' messages (LREM
  * decides who got one). */
@@ -1164,6 +1237,19 @@ static void requeue_dead(sched_t *s)
             if (!mine || job < 0 || job >= t->n || t->st[job] != S_QUEUED ||
                 t->attempt[job] != attempt)
                 continue;
+            if (++t->lost[job] >= s->max_attempts) {
+                /* The job more likely kills its workers than meets bad luck. */
+                char what[512], msg[1200];
+                job_label(t, job, what, sizeof what);
+                snprintf(msg, sizeof msg,
+                         "%s: its worker died while running it %d times (attempts %d to %d, the "
+                         "last on worker %s); the task fails rather than lose more workers "
+                         "(--max-attempts %d)",
+                         what, (int)t->lost[job], attempt - (int)t->lost[job] + 1, attempt, wid,
+                         s->max_attempts);
+                end_task(s, t, msg);
+                continue;
+            }
             t->attempt[job]++;
             push_job(s, t, job);
             metrics_counter_inc(s->m_requeued);
@@ -1172,6 +1258,83 @@ static void requeue_dead(sched_t *s)
         freeReplyObject(l);
     }
     PQclear(r);
+}
+
+static void start_task(sched_t *s, const char *tid, const char *session, const char *doc,
+                       bool takeover);
+
+/* Redis lost its data (restarted without persistence, flushed): the queue,
+ * the processing lists, the plans and the chunks of our tasks are gone.
+ * mars:sentinel:<id> tells: we write it once and never delete it while we
+ * run, so finding it absent means Redis forgot. Every task we run is then
+ * set up again as on a takeover, from PostgreSQL: plans written anew, done
+ * chunks that still exist kept, the rest queued again with a higher
+ * attempt (completions of the lost dispatches are stale). Jobs reading
+ * data that existed only in Redis (uploads, earlier results) then fail
+ * their task with an error naming the missing chunk.
+ *
+ * Looked at every tick, before a task is declared done (its chunks must
+ * still be there), and before an error completion fails a task (a job
+ * released just before the loss finds its inputs gone). Returns 1 when
+ * the loss is found (the rebuild then happens at the top of the loop),
+ * 0 when Redis still holds our sentinel, -1 when Redis does not answer. */
+static int redis_lost(sched_t *s)
+{
+    char err[256];
+    if (s->lost_pending) return 1;
+    redisReply *r = rq_command(s->rq, err, sizeof err, "SET mars:sentinel:%s 1 NX", s->id);
+    if (!r) return -1; /* Redis away: looked at again later */
+    bool created = r->type == REDIS_REPLY_STATUS;
+    freeReplyObject(r);
+    if (!created) return 0;
+    if (!s->sentinel_set) {
+        s->sentinel_set = true;
+        return 0;
+    }
+    s->lost_pending = true;
+    return 1;
+}
+
+/* Sets our tasks up again after redis_lost found the loss (at the top of
+ * the loop: no task is being walked then). */
+static void rebuild_after_loss(sched_t *s)
+{
+    s->lost_pending = false;
+    int n = 0;
+    for (stask_t *t = s->tasks; t; t = t->next)
+        n++;
+    log_warning("Redis lost its data: setting up our %d running tasks again from PostgreSQL", n);
+    metrics_counter_inc(s->m_redis_lost);
+    /* Pushes not sent yet belong to the lost queue: the set-up below makes
+     * its own. */
+    strlist_clear(&s->push);
+    strlist_clear(&s->dels);
+    typedef struct {
+        char id[72], session[72];
+        char *doc;
+    } redo_t;
+    redo_t *redo = calloc((size_t)(n ? n : 1), sizeof *redo);
+    if (!redo) abort();
+    int k = 0;
+    while (s->tasks) {
+        stask_t *t = s->tasks;
+        flush_rows(s, t); /* attempts in PostgreSQL are what the set-up raises */
+        snprintf(redo[k].id, sizeof redo[k].id, "%s", t->id);
+        snprintf(redo[k].session, sizeof redo[k].session, "%s", t->session);
+        redo[k].doc = strdup(t->plan.doc);
+        if (!redo[k].doc) abort();
+        k++;
+        task_unlink(s, t);
+        task_free(t);
+    }
+    for (int i = 0; i < k; i++) {
+        /* One that cannot be set up now (Redis flapping) is not tracked:
+         * its lease lapses and claim() takes it over again. */
+        start_task(s, redo[i].id, redo[i].session, redo[i].doc, true);
+        flush_pushes(s);
+        free(redo[i].doc);
+    }
+    free(redo);
 }
 
 /* ---- LISTEN ---------------------------------------------------------------- */
@@ -1247,7 +1410,8 @@ static void *sched_main(void *arg)
     while (!atomic_load(&s->stop)) {
         int64_t now = svc_now_ms();
         bool notified = listen_poll(s);
-        if (notified || now >= next_tick) {
+        if (s->lost_pending || notified || now >= next_tick) {
+            if (redis_lost(s) == 1) rebuild_after_loss(s);
             renew(s);
             claim(s);
             next_tick = now + TICK_MS;
@@ -1271,6 +1435,8 @@ static void *sched_main(void *arg)
     }
     /* Stopping: let another supervisor take our tasks at once. */
     char err[256];
+    redisReply *x = rq_command(s->rq, err, sizeof err, "DEL mars:sentinel:%s", s->id);
+    if (x) freeReplyObject(x);
     const char *p[] = {s->id};
     db_exec(s->db,
             "UPDATE tasks SET lease_expires_at = now() WHERE owner_id = $1 AND status = 'running'",
@@ -1284,6 +1450,7 @@ int sched_start(const sched_opts_t *o, sched_t **out, char *err, size_t errlen)
     if (!s) goto oom;
     snprintf(s->id, sizeof s->id, "%s", o->id);
     s->worker_timeout_ms = o->worker_timeout_ms;
+    s->max_attempts = o->max_attempts > 0 ? o->max_attempts : 3;
     s->dsn = strdup(o->pg_dsn);
     s->url = strdup(o->redis_url);
     if (!s->dsn || !s->url) goto oom;
@@ -1303,6 +1470,10 @@ int sched_start(const sched_opts_t *o, sched_t **out, char *err, size_t errlen)
         metrics_counter(m, "mars_jobs_failed_total", "Jobs that reported an error", NULL);
     s->m_requeued =
         metrics_counter(m, "mars_jobs_requeued_total", "Jobs of dead workers queued again", NULL);
+    s->m_redis_lost = metrics_counter(m, "mars_redis_data_lost_total",
+                                      "Times Redis was found to have lost its data (running "
+                                      "tasks set up again from PostgreSQL)",
+                                      NULL);
     s->m_tasks_ok = metrics_counter(m, "mars_tasks_total", "Tasks ended, by status",
                                     (const char *[]){"status", "succeeded", NULL});
     s->m_tasks_failed = metrics_counter(m, "mars_tasks_total", "Tasks ended, by status",

@@ -36,8 +36,15 @@
 #define KEY_MAX 256
 /* Completion and error messages: the engine's are one line of < 1 KiB. */
 #define MSG_MAX 1200
-/* Storing a result: tries over about a second before giving up. */
-#define STORE_TRIES 4
+/* Between tries of a Redis step that must happen (reading the job's
+ * task state, storing a result): rq backs off its reconnects meanwhile. A
+ * message left on our processing list while we keep heartbeating would
+ * stall its task for ever, so these steps are retried until they work or
+ * the worker stops (then the supervisor requeues the message once our
+ * heartbeat lapses). A warning every RETRY_LOG_EVERY tries (~3 s). */
+#define RETRY_SLEEP_MS 300
+#define RETRY_LOG_EVERY 10
+
 
 /* ---- chunk cache ---------------------------------------------------------- */
 
@@ -474,6 +481,15 @@ static int parse_msg(const char *m, char *tid, size_t cap, int32_t *job, int *at
     return 0;
 }
 
+/* Sleeps before try `tries` (none before the first); false when stopping. */
+static bool retry_wait(dispatch_t *d, int tries)
+{
+    if (tries == 0) return true;
+    struct timespec ts = {0, RETRY_SLEEP_MS * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    return !atomic_load(&d->stop);
+}
+
 /* Takes the message off our processing list; the job is reported or dropped. */
 static void ack(dispatch_t *d, rq_t *r, const char *msg)
 {
@@ -489,10 +505,13 @@ static void report(dispatch_t *d, rq_t *r, const char *owner, const char *msg, c
 {
     char err[256], line[MSG_MAX + 400];
     snprintf(line, sizeof line, "%s %s %s", msg, d->id, what);
-    if (rq_append(r, err, sizeof err, "RPUSH mars:done:%s %s", owner, line) ||
-        rq_append(r, err, sizeof err, "LREM mars:processing:%s 1 %s", d->id, msg) ||
-        rq_flush(r, err, sizeof err))
-        log_warning("reporting \"%s\": %s", msg, err);
+    for (int tries = 0; retry_wait(d, tries); tries++) {
+        if (rq_append(r, err, sizeof err, "RPUSH mars:done:%s %s", owner, line) == 0 &&
+            rq_append(r, err, sizeof err, "LREM mars:processing:%s 1 %s", d->id, msg) == 0 &&
+            rq_flush(r, err, sizeof err) == 0)
+            return;
+        if (tries % RETRY_LOG_EVERY == 0) log_warning("reporting \"%s\": %s (retrying)", msg, err);
+    }
 }
 
 static void slot_set(dispatch_t *d, int slot, const slot_job_t *j)
@@ -514,11 +533,14 @@ static void handle(dispatch_t *d, rq_t *r, int slot, const char *msg)
     }
     /* Cancelled, or ended (its plan is gone): drop without running. */
     redisReply *reps[2];
-    if (rq_append(r, err, sizeof err, "EXISTS mars:task:%s:cancel", tid) ||
-        rq_append(r, err, sizeof err, "GETRANGE mars:plan:%s 0 %d", tid, PLAN_PREFIX - 1) ||
-        rq_flush_replies(r, reps, 2, err, sizeof err)) {
-        log_warning("job %s: %s (left on the processing list)", msg, err);
-        return;
+    for (int tries = 0;; tries++) {
+        if (!retry_wait(d, tries)) return; /* left on the list: requeued after we stop */
+        if (rq_append(r, err, sizeof err, "EXISTS mars:task:%s:cancel", tid) == 0 &&
+            rq_append(r, err, sizeof err, "GETRANGE mars:plan:%s 0 %d", tid, PLAN_PREFIX - 1) ==
+                0 &&
+            rq_flush_replies(r, reps, 2, err, sizeof err) == 0)
+            break;
+        if (tries % RETRY_LOG_EVERY == 0) log_warning("job %s: %s (retrying)", msg, err);
     }
     bool cancelled = reps[0]->type == REDIS_REPLY_INTEGER && reps[0]->integer > 0;
     bool gone = reps[1]->type != REDIS_REPLY_STRING || reps[1]->len == 0;
@@ -573,17 +595,16 @@ static void handle(dispatch_t *d, rq_t *r, int slot, const char *msg)
         snprintf(line, sizeof line, "%s %s ok %zu %d %lld %lld", msg, d->id, out->n, slot,
                  (long long)sj.started_ms, (long long)(sj.started_ms + (t1 - t0)));
         int rc2 = -1;
-        /* A few tries: rq reconnects (with backoff) after a broken link. A
-         * job never reported would stall its task while we keep beating. */
-        for (int tries = 0; tries < STORE_TRIES && rc2 != 0; tries++) {
-            if (tries) {
-                struct timespec ts = {0, 300 * 1000 * 1000};
-                nanosleep(&ts, NULL);
-            }
+        /* Until it works (retry_wait): a job never reported would stall
+         * its task while we keep beating. SET, RPUSH and LREM travel in
+         * one pipeline, so a completion never arrives without its chunk. */
+        for (int tries = 0; rc2 != 0 && retry_wait(d, tries); tries++) {
             rc2 = rq_append(r, e2, sizeof e2, "SET %s %b", out->key, out->data, out->n) ||
                   rq_append(r, e2, sizeof e2, "RPUSH mars:done:%s %s", p->owner, line) ||
                   rq_append(r, e2, sizeof e2, "LREM mars:processing:%s 1 %s", d->id, msg) ||
                   rq_flush(r, e2, sizeof e2);
+            if (rc2 && tries % RETRY_LOG_EVERY == 0)
+                log_warning("storing %s: %s (retrying)", out->key, e2);
         }
         if (rc2) {
             log_warning("storing %s: %s", out->key, e2);

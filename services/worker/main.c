@@ -254,6 +254,7 @@ int main(int argc, char **argv)
         .n_routes = (int)(sizeof ROUTES / sizeof ROUTES[0]),
         .app = &w,
         .metrics = w.metrics,
+        .token = w.cfg.token,
     };
     if (http_server_start(&ho, &w.http, err, sizeof err)) {
         log_error("service port: %s", err);

@@ -27,6 +27,9 @@ from harness import REPO, Cluster, Runner, check, free_port, get, request, wait_
 
 XSS = "<img src=x onerror=alert(1)>"
 ARTIFACTS = os.path.join(REPO, "build", "ui-artifacts")
+# docs/dashboard/*.png are refreshed only when asked (UPDATE_SCREENSHOTS=1):
+# a test run leaves the checkout as it found it.
+DOCS = os.path.join(REPO, "docs", "dashboard") if os.environ.get("UPDATE_SCREENSHOTS") == "1" else None
 CSP_PARTS = ["default-src 'self'", "script-src 'self'", "object-src 'none'", "frame-ancestors 'none'"]
 
 
@@ -274,14 +277,14 @@ class Suite:
         ok/FAIL lines counts as a case here."""
         os.makedirs(ARTIFACTS, exist_ok=True)
         facts = {"url": "http://127.0.0.1:%d" % self.web, "scale": scale,
-                 "artifacts": ARTIFACTS, "docs": os.path.join(REPO, "docs", "dashboard")}
+                 "artifacts": ARTIFACTS, "docs": DOCS}
         if not scale:
             facts = {"url": "http://127.0.0.1:%d" % self.web,
                  "workers": [{"address": a, "n_cpu": n} for a, n in self.workers],
                  "good": {"sid": self.good[0], "tid": self.good[1]},
                  "bad": {"sid": self.bad[0], "tid": self.bad[1], "error": self.bad_error},
                  "seed": self.seed, "xss": XSS, "artifacts": ARTIFACTS,
-                 "docs": os.path.join(REPO, "docs", "dashboard")}
+                 "docs": DOCS}
         try:
             p = subprocess.run(["node", os.path.join(REPO, "tests", "ui", "test_dashboard.mjs"),
                                 json.dumps(facts)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

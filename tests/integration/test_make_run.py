@@ -34,6 +34,11 @@ def script_env(**extra):
     return env
 
 
+def token_in(text):
+    m = re.search(r"^  token: +([0-9a-f]{48})$", text, re.M)
+    return m.group(1) if m else None
+
+
 def base_dir(text):
     m = re.search(r"logs: +(/\S+)/logs", text)
     return m.group(1) if m else None
@@ -95,15 +100,25 @@ def start_foreground():
     text = buf.decode(errors="replace")
     m = re.search(r"dashboard: +http://127\.0\.0\.1:(\d+)/", text)
     check(m, "no dashboard URL: %s", text[-1500:])
+    check(token_in(text), "no token printed: %s", text[-1500:])
     return p, text, int(m.group(1))
 
 
 def stop_with(sig, group, want_rc):
     p, text, web = start_foreground()
     try:
-        r = get(web, "/api/v1/health")
+        tok = token_in(text)
+        auth = {"Authorization": "Bearer " + tok}
+        check(get(web, "/api/v1/health").status == 401, "the API answers without the token")
+        check(get(web, "/health").status == 200, "/health needs no token")
+        r = get(web, "/api/v1/health", headers=auth)
         check(r.status == 200, "health: %r", r)
-        workers = get(web, "/api/v1/workers").json()["workers"]
+        check(re.search(r"dashboard: +http://127\.0\.0\.1:%d/\?token=%s$" % (web, tok), text, re.M),
+              "the dashboard URL does not carry the token: %s", text[-1500:])
+        r = get(web, "/?token=" + tok)
+        check(r.status in (302, 303) and "mars_token=" in r.headers.get("set-cookie", ""),
+              "the dashboard link does not set the cookie: %r", r)
+        workers = get(web, "/api/v1/workers", headers=auth).json()["workers"]
         alive = [w for w in workers if w["status"] == "alive"]
         check(len(alive) == 2, "want 2 alive workers: %s", workers)
         if group:
@@ -129,7 +144,8 @@ def case_every_example_script():
             check(os.access(script, os.X_OK), "%s is missing or not executable", script)
             out = os.path.join(work, "rest", name)
             r = subprocess.run([script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300, cwd=work,
-                               env=dict(script_env(), MARS_URL="http://127.0.0.1:%d" % web, OUT=out))
+                               env=dict(script_env(), MARS_URL="http://127.0.0.1:%d" % web, OUT=out,
+                                        MARS_TOKEN=token_in(text)))
             log = r.stdout.decode(errors="replace")
             check(r.returncode == 0 and "%s: succeeded" % name in log, "%s: exit %d: %s", name, r.returncode,
                   log[-1500:])

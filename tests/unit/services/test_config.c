@@ -1,5 +1,6 @@
 /* Unit tests of services/common/config.c: SIZE values, endpoint lists, the
  * command line, the configuration file, environment fallbacks, defaults. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -177,11 +178,68 @@ static void test_worker_defaults(void **state)
     assert_int_equal(c->min_mem, 128LL << 20);
     assert_int_equal(c->port, 0);
     assert_int_equal(c->web_port, -1);
+    /* No token: loopback only (docs/security.md). */
+    assert_string_equal(c->host, "127.0.0.1");
+    assert_string_equal(c->advertise, "127.0.0.1");
+    assert_string_equal(c->token, "");
+    assert_int_equal(c->log.level, LOGL_INFO);
+}
+
+/* A token (file or MARS_TOKEN) makes the default bind 0.0.0.0; -H still wins. */
+static void test_token(void **state)
+{
+    char err[512];
+    cfg_t *c = &g_cfg;
+    unsetenv("MARS_PG_DSN");
+    unsetenv("MARS_REDIS_URL");
+    unsetenv("MARS_TOKEN");
+    char path[] = "/tmp/mars-test-token-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "s3cret-T0ken\n", 13), 13);
+    close(fd);
+    if (parse(c, CFG_SUPERVISOR, err, sizeof err, "--token-file", path, "--max-attempts", "5",
+              NULL))
+        fail_msg("%s", err);
+    assert_string_equal(c->token, "s3cret-T0ken");
     assert_string_equal(c->host, "0.0.0.0");
     char host[256] = "";
     gethostname(host, sizeof host);
     assert_string_equal(c->advertise, host);
-    assert_int_equal(c->log.level, LOGL_INFO);
+    assert_int_equal(c->max_attempts, 5);
+
+    setenv("MARS_TOKEN", "from-env", 1);
+    if (parse(c, CFG_WORKER, err, sizeof err, "-s", "a:1", "-H", "127.0.0.2", NULL))
+        fail_msg("%s", err);
+    assert_string_equal(c->token, "from-env");
+    assert_string_equal(c->host, "127.0.0.2");
+    /* the file wins over the environment */
+    if (parse(c, CFG_WORKER, err, sizeof err, "-s", "a:1", "--token-file", path, NULL))
+        fail_msg("%s", err);
+    assert_string_equal(c->token, "s3cret-T0ken");
+    setenv("MARS_TOKEN", "", 1);
+    if (parse(c, CFG_GATEWAY, err, sizeof err, "-s", "a:1", NULL)) fail_msg("%s", err);
+    assert_string_equal(c->token, "");
+    setenv("MARS_TOKEN", "has space", 1);
+    assert_int_equal(parse(c, CFG_GATEWAY, err, sizeof err, "-s", "a:1", NULL), -1);
+    assert_non_null(strstr(err, "MARS_TOKEN"));
+    unsetenv("MARS_TOKEN");
+
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(parse(c, CFG_GATEWAY, err, sizeof err, "-s", "a:1", "--token-file", path,
+                           NULL),
+                     -1);
+    assert_non_null(strstr(err, "--token-file"));
+    unlink(path);
+    assert_int_equal(parse(c, CFG_GATEWAY, err, sizeof err, "-s", "a:1", "--token-file", path,
+                           NULL),
+                     -1);
+    assert_int_equal(parse(c, CFG_SUPERVISOR, err, sizeof err, "--max-attempts", "0", NULL), -1);
+    assert_int_equal(parse(c, CFG_WORKER, err, sizeof err, "-s", "a:1", "--max-attempts", "2",
+                           NULL),
+                     -1);
 }
 
 static void bad_cmdline(cfg_service_t svc, const char *needle, ...)
@@ -380,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_endpoints),
         cmocka_unit_test(test_worker_flags),
         cmocka_unit_test(test_worker_defaults),
+        cmocka_unit_test(test_token),
         cmocka_unit_test(test_rejections),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_config_file),
