@@ -369,6 +369,47 @@ static int set_migrations_dir(cfg_t *c, const char *v, char *err, size_t errlen)
     return copy_str(c->migrations_dir, sizeof c->migrations_dir, v, "path", err, errlen);
 }
 
+/* A quota: a positive number (or SIZE for bytes) no larger than the
+ * engine's own limit, which workers apply when they tile the same graph. */
+static int set_quota(const char *v, bool size, int64_t total_mem, int64_t engine, int64_t *out,
+                     char *err, size_t errlen)
+{
+    int64_t n;
+    if (size) {
+        if (cfg_parse_size(v, total_mem, &n, err, errlen)) return -1;
+    } else {
+        long long l;
+        char *end;
+        errno = 0;
+        l = strtoll(v, &end, 10);
+        if (errno || end == v || *end || l < 1) {
+            snprintf(err, errlen, "'%s' is not a positive integer", v);
+            return -1;
+        }
+        n = l;
+    }
+    if (n < 1 || n > engine) {
+        snprintf(err, errlen, "%s must be between 1 and the engine's limit %lld", v,
+                 (long long)engine);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+#define QUOTA_SETTER(name, field, size)                                                            \
+    static int name(cfg_t *c, const char *v, char *err, size_t errlen)                            \
+    {                                                                                              \
+        graph_limits_t d;                                                                          \
+        graph_limits_default(&d);                                                                  \
+        return set_quota(v, size, c->total_mem, d.field, &c->quota.field, err, errlen);            \
+    }
+QUOTA_SETTER(set_q_elements, max_elements, false)
+QUOTA_SETTER(set_q_bytes, max_bytes, true)
+QUOTA_SETTER(set_q_chunks, max_chunks, false)
+QUOTA_SETTER(set_q_total, max_total_chunks, false)
+QUOTA_SETTER(set_q_document, max_document_bytes, true)
+
 static int set_max_body(cfg_t *c, const char *v, char *err, size_t errlen)
 {
     int64_t s;
@@ -524,6 +565,17 @@ static const opt_t OPTS[] = {
      "built in, else ./ui/dist)"},
     {"max-body-size", 0, CFG_SUPERVISOR | CFG_GATEWAY, "SIZE", set_max_body,
      "largest request body the REST API accepts, larger ones get 413 (default 256m)"},
+    {"max-elements", 0, CFG_SUPERVISOR | CFG_GATEWAY, "N", set_q_elements,
+     "quota: a submitted graph whose tensor has more elements is refused with 400 (default and "
+     "most: the engine's limit)"},
+    {"max-bytes", 0, CFG_SUPERVISOR | CFG_GATEWAY, "SIZE", set_q_bytes,
+     "quota: largest byte size of one tensor of a submitted graph"},
+    {"max-chunks", 0, CFG_SUPERVISOR | CFG_GATEWAY, "N", set_q_chunks,
+     "quota: most chunks of one tensor of a submitted graph"},
+    {"max-total-chunks", 0, CFG_SUPERVISOR | CFG_GATEWAY, "N", set_q_total,
+     "quota: most chunk jobs of one submitted graph"},
+    {"max-document", 0, CFG_SUPERVISOR | CFG_GATEWAY, "SIZE", set_q_document,
+     "quota: largest graph document in bytes"},
     {"n-cpu", 0, CFG_WORKER, "N", set_n_cpu,
      "slots that run chunk kernels at once, each single-threaded: never more cores than this "
      "(default: all CPUs this process may use)"},
@@ -670,6 +722,7 @@ void cfg_init(cfg_t *c, cfg_service_t svc)
     c->worker_timeout_ms = 10000;
     c->max_attempts = CFG_DEFAULT_MAX_ATTEMPTS;
     c->max_body = svc == CFG_WORKER ? CFG_SERVICE_MAX_BODY : CFG_DEFAULT_MAX_BODY;
+    graph_limits_default(&c->quota);
     c->n_io = 1;
     c->n_cuda = -1; /* not given: every device present, found at finish */
     c->cache_mem = -1;

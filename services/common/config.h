@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "graph.h"
 #include "log.h"
 #include "sbuf.h"
 
@@ -87,6 +88,10 @@ typedef struct cfg {
     char migrations_dir[CFG_STR_MAX]; /* "" : found beside the executable */
     char ui_dir[CFG_STR_MAX];         /* --ui-dir; "" : found beside the executable */
     int64_t max_body;
+    /* supervisor/gateway --max-elements, --max-bytes, --max-chunks,
+     * --max-total-chunks, --max-document: the submission quotas, each at
+     * most the engine's own limit (graph_limits_default) */
+    graph_limits_t quota;
 
     int n_cpu, n_io;
     int n_cuda;

@@ -193,6 +193,7 @@ int plan_tile(plan_t *p, char *err, size_t errlen)
 {
     graph_limits_t lim;
     graph_limits_default(&lim);
+    if (p->quota) lim = *p->quota;
     graph_session_t sess = {.ctx = p, .lookup = lookup};
     if (graph_parse(p->doc, p->doc_len, &lim, &sess, &p->g, err, errlen)) return -1;
     tile_opts_t o;

@@ -40,6 +40,7 @@ typedef struct plan {
      * the session has none (or on error; the document is then rejected). */
     int (*load)(void *ctx, const char *key, plan_src_t *out);
     void *load_ctx;
+    const graph_limits_t *quota; /* NULL: the engine's limits (set by the gateway) */
     graph_t *g; /* after plan_tile */
     tile_t *t;
     int *node_src; /* per graph node: index into src, or -1 */

@@ -24,6 +24,7 @@ struct gw {
     http_server_t *http;
     char *pg_dsn, *redis_url;
     size_t max_body;
+    graph_limits_t quota;
     char ui_dir[4096];
 };
 
@@ -44,6 +45,7 @@ static void *conns_open(void *app)
     char err[256];
     conns_t *c = calloc(1, sizeof *c);
     if (!c) abort();
+    c->quota = &g->quota;
     c->db = db_create(g->pg_dsn, "mars-gateway");
     c->rq = rq_create(g->redis_url, RQ_DEFAULT_TIMEOUT_MS, err, sizeof err);
     if (!c->db) abort();
@@ -107,6 +109,11 @@ void gw_reply_rq_error(http_reply_t *out, const char *what, const char *err)
 size_t gw_max_body(http_req_t *r)
 {
     return ((gw_t *)http_app(r))->max_body;
+}
+
+const graph_limits_t *gw_quota(http_req_t *r)
+{
+    return &((gw_t *)http_app(r))->quota;
 }
 
 const char *gw_ui_root(http_req_t *r)
@@ -431,6 +438,7 @@ int gw_start(const gw_opts_t *o, gw_t **out, char *err, size_t errlen)
     g->redis_url = strdup(o->redis_url ? o->redis_url : "");
     if (!g->pg_dsn || !g->redis_url) abort();
     g->max_body = (size_t)o->max_body;
+    g->quota = o->quota;
     if (gw_ui_find(o->ui_dir, g->ui_dir, sizeof g->ui_dir))
         log_warning("no dashboard files (ui/dist) beside the program: GET / answers 503;"
                     " build them with `make` or give --ui-dir");

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "graph.h"
 #include "metrics.h"
 
 typedef struct gw gw_t;
@@ -33,6 +34,7 @@ typedef struct gw_opts {
     const char *pg_dsn, *redis_url; /* copied */
     const char *ui_dir;             /* --ui-dir (copied); NULL or "": found beside the program */
     const char *token;              /* NULL or "": open; else http.h's rules (copied) */
+    graph_limits_t quota;           /* submission quotas (cfg_t.quota) */
     metrics_registry_t *metrics;    /* the process's; outlives the gateway */
 } gw_opts_t;
 

@@ -18,6 +18,7 @@
 typedef struct conns {
     db_t *db;
     rq_t *rq; /* NULL only for a bad URL (checked at start) */
+    const graph_limits_t *quota; /* the gateway's submission quotas */
 } conns_t;
 
 /* Ids the API hands out are UUIDs or hex; accepting up to 64 of [A-Za-z0-9_-]
@@ -56,6 +57,8 @@ void gw_send_error(http_req_t *r, int status, const char *code, const char *msg)
 bool gw_take_id(http_req_t *r, int i, const char *what, id_arg_t *out);
 /* The gateway's largest request body (--max-body-size). */
 size_t gw_max_body(http_req_t *r);
+/* The submission quotas (--max-elements ...). */
+const graph_limits_t *gw_quota(http_req_t *r);
 /* The dashboard's folder (--ui-dir, or found by gw_ui_find). */
 const char *gw_ui_root(http_req_t *r);
 

@@ -27,6 +27,7 @@ int main(int argc, char **argv)
     gw_opts_t o = {.host = cfg.host,
                    .port = cfg.port,
                    .max_body = cfg.max_body,
+                   .quota = cfg.quota,
                    .pg_dsn = cfg.pg_dsn,
                    .redis_url = cfg.redis_url,
                    .ui_dir = cfg.ui_dir,

@@ -117,6 +117,7 @@ static void job_submit(void *state, void *arg, http_reply_t *out)
     gw_load_ctx_t lc = {.c = c, .sid = a->sid};
     p.load = gw_load_src;
     p.load_ctx = &lc;
+    p.quota = c->quota;
     if (plan_tile(&p, err, sizeof err)) {
         if (lc.db_failed)
             gw_reply_db_error(out, c, "reading the session's tensors", lc.err);
@@ -153,8 +154,7 @@ void gw_h_submit_task(http_req_t *r)
 {
     id_arg_t sid;
     if (!gw_take_id(r, 0, "session", &sid)) return;
-    graph_limits_t lim;
-    graph_limits_default(&lim);
+    graph_limits_t lim = *gw_quota(r);
     size_t len;
     const char *body = http_body(r, &len);
     if ((int64_t)len > lim.max_document_bytes) {

@@ -511,7 +511,7 @@ static void job_upload(void *state, void *arg, http_reply_t *out)
         s.n_keys *= s.nch[d];
     }
     graph_limits_t lim;
-    graph_limits_default(&lim);
+    lim = *c->quota;
     if (s.n_keys > lim.max_chunks) {
         http_reply_error(out, 400, "invalid_request",
                          "%lld chunks, more than the %lld a tensor may have: use a larger "

@@ -219,6 +219,7 @@ int main(int argc, char **argv)
         gw_opts_t go = {.host = s.cfg.host,
                         .port = s.cfg.web_port,
                         .max_body = s.cfg.max_body,
+                        .quota = s.cfg.quota,
                         .pg_dsn = s.cfg.pg_dsn,
                         .redis_url = s.cfg.redis_url,
                         .ui_dir = s.cfg.ui_dir,

@@ -284,6 +284,50 @@ def case_redis_password(c):
         harness.stop_proc(proc)
 
 
+def case_quotas(c):
+    """--max-elements, --max-chunks, --max-total-chunks, --max-document on a
+    gateway: over-quota documents are refused at submission with 400 naming
+    the node; bad values and values over the engine's limits stop the start."""
+    p = harness.free_port()
+    g = c.start("qgw", "mars-gateway", ["-H", "127.0.0.1", "-p", p, "--pg-dsn", c.pg.dsn(),
+                                        "--redis-url", c.redis.url(), "--max-elements", "1000000",
+                                        "--max-chunks", "100", "--max-total-chunks", "500",
+                                        "--max-document", "4k"])
+    g.wait_health(p)
+    sid = harness.request("POST", p, "/api/v1/sessions", body={}).json()["session_id"]
+    path = "/api/v1/sessions/%s/tasks" % sid
+
+    def submit(nodes):
+        return harness.request("POST", p, path, body={"version": 1, "nodes": nodes,
+                                                      "fetch": [nodes[-1]["key"]]})
+    r = submit([{"key": "big", "op": "ones", "shape": [1001, 1000], "chunk_size": 1001}])
+    check(r.status == 400 and "big" in r.json()["error"]["message"], "elements quota: %r", r)
+    r = submit([{"key": "many", "op": "ones", "shape": [101], "chunk_size": 1}])
+    check(r.status == 400 and "many" in r.json()["error"]["message"], "chunks quota: %r", r)
+    r = submit([{"key": "a", "op": "ones", "shape": [90], "chunk_size": 1},
+                {"key": "b", "op": "add", "inputs": ["a", 1]},
+                {"key": "c", "op": "multiply", "inputs": ["b", 2]},
+                {"key": "d", "op": "cumsum", "inputs": ["c"]},
+                {"key": "e", "op": "cumsum", "inputs": ["d"]},
+                {"key": "f", "op": "cumsum", "inputs": ["e"]},
+                {"key": "h", "op": "cumsum", "inputs": ["f"]},
+                {"key": "i", "op": "cumsum", "inputs": ["h"]},
+                {"key": "j", "op": "cumsum", "inputs": ["i"]}])
+    check(r.status == 400 and "chunk" in r.json()["error"]["message"], "total chunks quota: %r", r)
+    r = harness.request("POST", p, path, body=b'{"version": 1, "nodes": [], "fetch": []' + b" " * 5000 + b"}",
+                        headers={"Content-Type": "application/json"})
+    check(r.status == 413, "document quota: %r", r)
+    r = submit([{"key": "ok", "op": "ones", "shape": [1000, 1000], "chunk_size": 100}])
+    check(r.status == 202, "within the quotas: %r", r)
+    g.stop()
+    for args in (["--max-chunks", "0"], ["--max-elements", "x"], ["--max-total-chunks", "1e99"],
+                 ["--max-chunks", str(10 ** 15)]):
+        r = subprocess.run([os.path.join(harness.BIN_DIR, "mars-gateway"), "-p", "0"] + args,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
+        check(r.returncode == 2 and args[0] in r.stdout.decode(), "%s: exit %d %s", args, r.returncode,
+              r.stdout[-300:])
+
+
 def main():
     runner = harness.Runner()
     with harness.Cluster() as c:
@@ -298,6 +342,7 @@ def main():
         runner.case("sql_parametrised", case_sql_parametrised)
         runner.case("default_bind", case_default_bind, c)
         runner.case("redis_password", case_redis_password, c)
+        runner.case("quotas", case_quotas, c)
 
         tf = os.path.join(c.logdir, "token")
         with open(tf, "w") as f:
