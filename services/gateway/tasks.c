@@ -124,6 +124,7 @@ static void job_submit(void *state, void *arg, http_reply_t *out)
     load_ctx_t lc = {.c = c, .sid = a->sid};
     p.load = load_src;
     p.load_ctx = &lc;
+    p.files_rq = c->rq;
     if (plan_tile(&p, err, sizeof err)) {
         if (lc.db_failed)
             gw_reply_db_error(out, c, "reading the session's tensors", lc.err);
