@@ -102,6 +102,24 @@ WORKLOADS = {
         "numpy": "a = np.ones((4000, 4000)); np.save(OUT, (a + 1).sum())",
         "dask": "a = da.ones((4000, 4000), chunks=100); np.save(OUT, (a + 1).sum().compute())",
     },
+    # DataFrames: the "numpy" column runs pandas, the "dask" ones dask.dataframe
+    "W5g": {
+        "title": "groupby over 10,000,000 rows (1,000 int keys, 1,000,000-row chunks): sum and mean",
+        "df": True,
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
+             "chunk_size": [1000000, 2], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["df"], "by": ["k"],
+             "agg": {"s": ["v", "sum"], "m": ["v", "mean"]}}], "fetch": ["g"]},
+        "numpy": "import pandas as pd; a = np.random.default_rng(1).integers(0, 1000, (10000000, 2)); "
+                 "df = pd.DataFrame(a, columns=['k', 'v']); "
+                 "df.groupby('k').agg(s=('v', 'sum'), m=('v', 'mean')).to_json(OUT)",
+        "dask": "import dask.dataframe as dd; "
+                "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
+                "df = dd.from_dask_array(a, columns=['k', 'v']); "
+                "df.groupby('k').agg({'v': ['sum', 'mean']}).compute().to_json(OUT)",
+    },
 }
 
 PRELUDE = {"numpy": "import numpy as np\n",

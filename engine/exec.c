@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "df/dfexec.h"
 #include "kern/kern.h"
 
 /* ------------------------------------------------------------------ one job */
@@ -120,6 +121,10 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         snprintf(err, errlen, "internal: a source chunk cannot run as a job");
         rc = -1;
         break;
+    case JK_DF:
+        snprintf(err, errlen, "internal: a DataFrame job runs through exec_job_any");
+        rc = -1;
+        break;
     case JK_EW:
         rc = kern_ew_eval(pa->prog, ins, &o, err, errlen);
         break;
@@ -214,6 +219,69 @@ done_alloc:
     return rc;
 }
 
+typedef struct {
+    const void *(*get)(void *ctx, int32_t job, size_t *len);
+    void *ctx;
+} getn_t;
+
+static const void *get_nolen(void *ctx, int32_t job)
+{
+    const getn_t *g = ctx;
+    size_t len;
+    return g->get(g->ctx, job, &len);
+}
+
+int exec_job_any(const tile_t *t, int32_t ji,
+                 const void *(*get)(void *ctx, int32_t job, size_t *len), void *ctx, void *out,
+                 void **blob, size_t *blob_len, char *err, size_t errlen)
+{
+    const job_t *j = &t->jobs[ji];
+    *blob = NULL;
+    *blob_len = 0;
+    getn_t g = {get, ctx};
+    if (j->kind != JK_DF)
+        return exec_job(t, ji, get_nolen, &g, out, err, errlen);
+    dfx_in_t local[8] = {{0}};
+    void *owned_local[8];
+    dfx_in_t *ins = j->n_in <= 8 ? local : calloc((size_t)j->n_in, sizeof(dfx_in_t));
+    void **owned = j->n_in <= 8 ? owned_local : calloc((size_t)j->n_in, sizeof(void *));
+    int rc = -1, k = 0;
+    if (!ins || !owned) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (; k < j->n_in; k++) {
+        const jin_t *in = &j->in[k];
+        owned[k] = NULL;
+        if (in->job >= 0) {
+            ins[k].data = get(ctx, in->job, &ins[k].len);
+            if (!t->jobs[in->job].blob && ins[k].len < job_nbytes(&t->jobs[in->job])) {
+                snprintf(err, errlen, "internal: input chunk of %zu bytes, %zu expected",
+                         ins[k].len, job_nbytes(&t->jobs[in->job]));
+                k++;
+                goto done;
+            }
+            continue;
+        }
+        ins[k].data = input_data(t, in, get_nolen, &g, &owned[k]);
+        ins[k].len = (size_t)shape_elems(in->ndim, in->shape) * dt_size(in->dt);
+        if (!ins[k].data) {
+            snprintf(err, errlen, "out of memory assembling an input");
+            k++;
+            goto done;
+        }
+    }
+    rc = dfx_run(t, ji, ins, blob, blob_len, out, err, errlen);
+done:
+    for (int q = 0; q < k; q++)
+        free(owned[q]);
+    if (ins != local)
+        free(ins);
+    if (owned != owned_local)
+        free(owned);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ the pool */
 
 typedef struct {
@@ -248,9 +316,10 @@ typedef struct {
     _Atomic size_t held, peak;
 } pool_t;
 
-static const void *pool_get(void *ctx, int32_t j)
+static const void *pool_get(void *ctx, int32_t j, size_t *len)
 {
     pool_t *p = ctx;
+    *len = p->out[j]->bytes;
     return p->out[j]->data;
 }
 
@@ -283,8 +352,8 @@ static int run_one(pool_t *p, int32_t ji, char *err, size_t errlen)
     }
     buf_t *b = malloc(sizeof(buf_t));
     size_t bytes = job_nbytes(j);
-    void *data = malloc(bytes ? bytes : 1);
-    if (!b || !data) {
+    void *data = j->blob ? NULL : malloc(bytes ? bytes : 1);
+    if (!b || (!data && !j->blob)) {
         free(b);
         free(data);
         snprintf(err, errlen, "out of memory: a chunk of %zu bytes", bytes);
@@ -293,12 +362,20 @@ static int run_one(pool_t *p, int32_t ji, char *err, size_t errlen)
     b->data = data;
     b->bytes = bytes;
     atomic_init(&b->refs, 1);
-    count_held(p, bytes);
     int rc;
-    if (j->kind == JK_SOURCE)
+    if (j->kind == JK_SOURCE) {
         rc = p->o->source ? p->o->source(p->o->source_ctx, t, ji, data, err, errlen) : -1;
-    else
-        rc = exec_job(t, ji, pool_get, p, data, err, errlen);
+    } else {
+        void *blob = NULL;
+        size_t blen = 0;
+        rc = exec_job_any(t, ji, pool_get, p, data, &blob, &blen, err, errlen);
+        if (j->blob) {
+            b->data = blob ? blob : malloc(1);
+            b->bytes = blen;
+            bytes = blen;
+        }
+    }
+    count_held(p, bytes);
     if (rc && j->kind == JK_SOURCE && !p->o->source)
         snprintf(err, errlen, "internal: no source for session tensors");
     p->out[ji] = b;
@@ -499,6 +576,11 @@ cleanup:
 const void *exec_result_chunk(const exec_result_t *r, int32_t j)
 {
     return r->out[j] ? r->out[j]->data : NULL;
+}
+
+size_t exec_result_chunk_len(const exec_result_t *r, int32_t j)
+{
+    return r->out[j] ? r->out[j]->bytes : 0;
 }
 
 size_t exec_result_peak_bytes(const exec_result_t *r) { return r->peak; }

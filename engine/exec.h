@@ -25,6 +25,8 @@ int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *e
              size_t errlen);
 /* The data of kept job j (a chunk of a fetched tensor), owned by r. */
 const void *exec_result_chunk(const exec_result_t *r, int32_t j);
+/* Its size in bytes (a frame blob's real length for blob jobs). */
+size_t exec_result_chunk_len(const exec_result_t *r, int32_t j);
 void exec_result_free(exec_result_t *r);
 /* Peak bytes of chunk data held at once during the run. */
 size_t exec_result_peak_bytes(const exec_result_t *r);
@@ -33,5 +35,13 @@ size_t exec_result_peak_bytes(const exec_result_t *r);
  * job ji reads; out has job_nbytes(ji) bytes. JK_SOURCE jobs cannot run here. */
 int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t job), void *ctx,
              void *out, char *err, size_t errlen);
+
+/* Runs job ji alone when its output may be a blob (JK_DF: tile.h's
+ * job.blob), or any job: get(ctx, k, &len) returns job k's output and its
+ * length. A blob job sets *blob (malloc'ed, the caller frees) and *blob_len;
+ * any other writes job_nbytes bytes at out (*blob stays NULL). */
+int exec_job_any(const tile_t *t, int32_t ji,
+                 const void *(*get)(void *ctx, int32_t job, size_t *len), void *ctx, void *out,
+                 void **blob, size_t *blob_len, char *err, size_t errlen);
 
 #endif

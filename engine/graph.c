@@ -47,6 +47,9 @@ void graph_limits_default(graph_limits_t *lim)
     /* 10M inline values (80 MB as float64): more belongs in a file or a
      * session tensor. */
     lim->max_array_elements = 10000000;
+    lim->data_dir = NULL;
+    /* 16 MiB of CSV text per chunk: the default chunk size of tensors too */
+    lim->csv_chunk_bytes = 16LL << 20;
 }
 
 /* ---------------------------------------------------------------------------
@@ -886,6 +889,16 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
 /* The number of inputs each op takes: [min, max]. */
 static void op_arity(op_t op, int *lo, int *hi)
 {
+    if (op_kind(op) == OPK_DF) {
+        *lo = *hi = 1;
+        if (op == OP_DF_READ_CSV) *lo = *hi = 0;
+        if (op == OP_DF_FILTER || op == OP_DF_MERGE) *lo = *hi = 2;
+        if (op == OP_DF_ASSIGN) {
+            *lo = 2;
+            *hi = INT32_MAX;
+        }
+        return;
+    }
     switch (op_kind(op)) {
     case OPK_CREATE:
     case OPK_RANDOM:
@@ -977,6 +990,12 @@ static int parse_node(pctx_t *c, int di, json_t *obj)
     if (json_object_set_new(c->keys, n->key, json_integer(di)) != 0)
         return NFAIL(c, n, "out of memory");
 
+    if (op_kind(n->op) == OPK_DF) {
+        graph_df_env_t env = {c->lim, c->sess, c->err, c->errlen};
+        if (graph_df_check_fields(&env, n, obj) < 0 || parse_inputs(c, n, r, obj) < 0)
+            return -1;
+        return graph_df_parse(&env, n, obj);
+    }
     const char *name;
     json_t *val;
     uint32_t allowed = op_fields(n->op) | B(F_INPUTS);
@@ -1378,6 +1397,7 @@ void graph_free(graph_t *g)
     for (int i = 0; i < g->n_nodes; i++) {
         free(g->nodes[i].in);
         free(g->nodes[i].data);
+        graph_df_free(g->nodes[i].df);
     }
     free(g->nodes);
     free(g->fetch);

@@ -93,6 +93,26 @@
     X(STACK, "stack", OPK_SHAPE)                                                                  \
     X(RECHUNK, "rechunk", OPK_SHAPE)                                                              \
     X(GETITEM, "getitem", OPK_SHAPE)                                                              \
+    X(DF_FROM_TENSOR, "dataframe.from_tensor", OPK_DF)                                            \
+    X(DF_READ_CSV, "dataframe.read_csv", OPK_DF)                                                  \
+    X(DF_GETITEM, "dataframe.getitem", OPK_DF)                                                    \
+    X(DF_FILTER, "dataframe.filter", OPK_DF)                                                      \
+    X(DF_ASSIGN, "dataframe.assign", OPK_DF)                                                      \
+    X(DF_SUM, "dataframe.sum", OPK_DF)                                                            \
+    X(DF_MEAN, "dataframe.mean", OPK_DF)                                                          \
+    X(DF_MIN, "dataframe.min", OPK_DF)                                                            \
+    X(DF_MAX, "dataframe.max", OPK_DF)                                                            \
+    X(DF_COUNT, "dataframe.count", OPK_DF)                                                        \
+    X(DF_PROD, "dataframe.prod", OPK_DF)                                                          \
+    X(DF_STD, "dataframe.std", OPK_DF)                                                            \
+    X(DF_VAR, "dataframe.var", OPK_DF)                                                            \
+    X(DF_NUNIQUE, "dataframe.nunique", OPK_DF)                                                    \
+    X(DF_DESCRIBE, "dataframe.describe", OPK_DF)                                                  \
+    X(DF_GROUPBY_AGG, "dataframe.groupby_agg", OPK_DF)                                            \
+    X(DF_SORT_VALUES, "dataframe.sort_values", OPK_DF)                                            \
+    X(DF_MERGE, "dataframe.merge", OPK_DF)                                                        \
+    X(DF_HEAD, "dataframe.head", OPK_DF)                                                          \
+    X(DF_TO_TENSOR, "dataframe.to_tensor", OPK_DF)                                                \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {
@@ -109,7 +129,15 @@ typedef enum {
     OPK_LINALG,
     OPK_SHAPE,
     OPK_SOURCE, /* a tensor that exists already (cluster sessions); no document names this op */
+    OPK_DF,     /* dataframe.*: see df/dfgraph.h */
 } op_kind_t;
+
+/* What a node produces. Element-wise ops produce a DataFrame or a Series
+ * when an input is one; dataframe.* reductions of a Series, and to_tensor,
+ * produce tensors. */
+typedef enum { VK_TENSOR = 0, VK_DATAFRAME, VK_SERIES } vkind_t;
+
+struct df_node;
 
 #define GRAPH_OP_ENUM(id, name, kind) OP_##id,
 typedef enum { GRAPH_OPS(GRAPH_OP_ENUM) OP_COUNT } op_t;
@@ -181,6 +209,9 @@ typedef struct graph_node {
     void *data;                /* array: the values, C order, in the output dtype (owned) */
 
     /* ---- inferred ---- */
+    uint8_t vkind;             /* vkind_t */
+    struct df_node *df;        /* dataframe.* ops and element-wise ops on frames: parameters and
+                                * the schema of the value (owned; df/dfgraph.h) */
     shape_t oshape;
     dtype_t odtype;
     int n_consumers;           /* distinct nodes that use this one (inner(a, a) counts 1) */
@@ -196,6 +227,11 @@ typedef struct {
     int64_t max_chunks;         /* per tensor, checked by the tiler */
     int64_t max_total_chunks;   /* per graph, checked by the tiler */
     int64_t max_array_elements; /* the inline data of one `array` node */
+    /* Where dataframe.read_csv paths resolve (mars-run --data-dir); NULL:
+     * the current directory. Not a limit, but a setting of validation too:
+     * read_csv's header and column types are read when the document is. */
+    const char *data_dir;
+    int64_t csv_chunk_bytes;    /* read_csv's chunk size when the node gives none */
 } graph_limits_t;
 
 void graph_limits_default(graph_limits_t *lim);
@@ -206,6 +242,12 @@ typedef struct {
     void *ctx;
     int (*lookup)(void *ctx, const char *key, shape_t *shape, dtype_t *dtype,
                   int64_t chunk[MR_MAXDIM]);
+    /* Optional (cluster mode): makes the uploaded file `name` (PUT
+     * /api/v1/files/{name}) readable at a local path written into path.
+     * Returns 0, 1 when no such file was uploaded (read_csv then looks
+     * under data_dir), or -1 with a message. */
+    int (*file)(void *ctx, const char *name, char *path, size_t pathlen, char *err,
+                size_t errlen);
 } graph_session_t;
 
 typedef struct graph {

@@ -807,8 +807,12 @@ int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limi
 {
     ictx_t x = {g, &g->nodes[i], raw, err, errlen};
     graph_node_t *n = x.n;
-    int rc = 0;
+    int rc = graph_df_infer(g, i, err, errlen);
+    if (rc <= 0) return rc;
+    rc = 0;
     switch (op_kind(n->op)) {
+    case OPK_DF:
+        return graph_fail(err, errlen, n, "internal: dataframe op not inferred");
     case OPK_CREATE:
     case OPK_RANDOM:
     case OPK_SOURCE:

@@ -43,4 +43,21 @@ typedef struct {
 } graph_slice_t;
 int graph_parse_slice(const char *s, graph_slice_t *out);
 
+/* ---- DataFrames (graph_df.c) ---- */
+typedef struct {
+    const graph_limits_t *lim;
+    const graph_session_t *sess;
+    char *err;
+    size_t errlen;
+} graph_df_env_t;
+/* Refuses fields a dataframe.* op does not take. */
+int graph_df_check_fields(const graph_df_env_t *e, graph_node_t *n, json_t *obj);
+/* The op's parameters (those that need no input) into n->df. */
+int graph_df_parse(const graph_df_env_t *e, graph_node_t *n, json_t *obj);
+/* Inference of a dataframe.* node, or of an element-wise node with a frame
+ * input; and the refusal of tensor ops on frames. Returns 1 when node i is
+ * none of those (tensor inference applies), 0 when done, -1 on error. */
+int graph_df_infer(graph_t *g, int i, char *err, size_t errlen);
+void graph_df_free(struct df_node *d);
+
 #endif

@@ -4,8 +4,9 @@
  *
  * Exit 0 on success; 2 with one line on stderr for a rejected document or
  * command line; 1 for a failure while running. Each fetched tensor goes to
- * DIR/KEY.npy, written to a temporary name and renamed into place, so an
- * existing file is only replaced by a complete one. */
+ * DIR/KEY.npy, a DataFrame or Series to DIR/KEY.json (df/dfexec.h), written
+ * to a temporary name and renamed into place, so an existing file is only
+ * replaced by a complete one. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -17,6 +18,8 @@
 #include <unistd.h>
 
 #include "assemble.h"
+#include "df/dfexec.h"
+#include "df/dfgraph.h"
 #include "exec.h"
 #include "graph.h"
 #include "npy.h"
@@ -25,12 +28,14 @@
 static const char usage[] =
     "usage: mars-run GRAPH.json|- -o DIR [options]\n"
     "Runs a graph document (docs/graph-format.md) on a thread pool in this process\n"
-    "and writes each fetched tensor to DIR/KEY.npy.\n"
+    "and writes each fetched tensor to DIR/KEY.npy (a DataFrame or Series to\n"
+    "DIR/KEY.json).\n"
     "\n"
     "  -o, --output DIR       where the .npy files go (created if missing)\n"
     "  --threads N            worker threads (default: all cores)\n"
     "  --data-dir DIR         where dataframe.read_csv paths resolve (default: .)\n"
-    "  --chunk-bytes SIZE     chunk size chosen when a document gives none (default 16m)\n"
+    "  --chunk-bytes SIZE     chunk size chosen when a document gives none, also\n"
+    "                         read_csv's byte ranges (default 16m)\n"
     "  --max-elements N       largest element count of one tensor\n"
     "  --max-bytes SIZE       largest byte size of one tensor\n"
     "  --max-chunks N         most chunks of one tensor\n"
@@ -189,6 +194,52 @@ static int write_tensor(const tile_t *t, const exec_result_t *r, int node, const
     return npy_writer_close(&w, err, errlen);
 }
 
+static int file_sink(void *ctx, const void *data, size_t n)
+{
+    return fwrite(data, 1, n, ctx) == n ? 0 : -1;
+}
+
+/* Writes DataFrame, Series or to_tensor node `node` to path: JSON (see
+ * dfexec.h), or .npy for a to_tensor result. */
+static int write_frame(const tile_t *t, const exec_result_t *r, int node, const char *path,
+                       char *err, size_t errlen)
+{
+    const tgrid_t *G = t->grid[node];
+    const graph_node_t *n = &t->g->nodes[node];
+    const void **blobs = calloc((size_t)G->total + 1, sizeof(void *));
+    size_t *lens = calloc((size_t)G->total + 1, sizeof(size_t));
+    frame_t f = {0};
+    int rc = -1;
+    FILE *fp = NULL;
+    if (!blobs || !lens) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int64_t k = 0; k < G->total; k++) {
+        blobs[k] = exec_result_chunk(r, G->job[k]);
+        lens[k] = exec_result_chunk_len(r, G->job[k]);
+    }
+    if (dfx_assemble(blobs, lens, G->total, &f, err, errlen))
+        goto done;
+    if (!(fp = fopen(path, "wb"))) {
+        snprintf(err, errlen, "cannot create it: %s", strerror(errno));
+        goto done;
+    }
+    bool held = n->df && n->df->held;
+    int wrc = held ? dfx_write_tensor_npy(&f, n->oshape.ndim, file_sink, fp)
+                   : dfx_write_json(&f, file_sink, fp);
+    if (fclose(fp) || wrc) {
+        snprintf(err, errlen, "cannot write it: %s", strerror(errno));
+        goto done;
+    }
+    rc = 0;
+done:
+    frame_free(&f);
+    free(blobs);
+    free(lens);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     enum { O_THREADS = 256, O_DATA, O_CHUNK, O_MAXEL, O_MAXB, O_MAXCH, O_MAXTOT, O_MAXDOC, O_STATS };
@@ -234,12 +285,14 @@ int main(int argc, char **argv)
             struct stat st;
             if (stat(optarg, &st) || !S_ISDIR(st.st_mode))
                 return die2("--data-dir '%s' is not a directory", optarg);
+            lim.data_dir = optarg;
             break;
         }
         case O_CHUNK:
             if (parse_size(optarg, &v) || v < 1)
                 return die2("--chunk-bytes wants a positive SIZE, not '%s'", optarg);
             topts.target_chunk_bytes = v;
+            lim.csv_chunk_bytes = v; /* read_csv's byte ranges too */
             break;
         case O_MAXEL:
         case O_MAXB:
@@ -328,14 +381,18 @@ int main(int argc, char **argv)
     for (int k = 0; k < g->n_fetch; k++) {
         const graph_node_t *n = &g->nodes[g->fetch[k]];
         char tmp[PATH_MAX], fin[PATH_MAX];
-        if (snprintf(fin, sizeof fin, "%s/%s.npy", outdir, n->key) >= (int)sizeof fin ||
-            snprintf(tmp, sizeof tmp, "%s/.%s.npy.tmp%d", outdir, n->key, (int)getpid()) >=
+        bool frame = n->vkind != VK_TENSOR;
+        bool held = n->df && n->df->held;
+        const char *ext = frame ? "json" : "npy";
+        if (snprintf(fin, sizeof fin, "%s/%s.%s", outdir, n->key, ext) >= (int)sizeof fin ||
+            snprintf(tmp, sizeof tmp, "%s/.%s.%s.tmp%d", outdir, n->key, ext, (int)getpid()) >=
                 (int)sizeof tmp) {
             fprintf(stderr, "mars-run: output path too long for node \"%s\"\n", n->key);
             rc = 1;
             goto done;
         }
-        if (write_tensor(t, res, g->fetch[k], tmp, err, sizeof err)) {
+        if ((frame || held ? write_frame(t, res, g->fetch[k], tmp, err, sizeof err)
+                           : write_tensor(t, res, g->fetch[k], tmp, err, sizeof err))) {
             fprintf(stderr, "mars-run: writing %s: %s\n", fin, err);
             unlink(tmp);
             rc = 1;

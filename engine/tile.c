@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "tile_internal.h"
 #include "ufunc.h"
 
 /* Fan-in of a reduction's combine tree: few enough that a combine job stays
@@ -17,26 +18,9 @@
  * room for the casts the builder may insert. */
 #define FUSE_MAX_COST 40
 
-typedef struct {
-    tile_t *t;
-    const graph_t *g;
-    const graph_limits_t *lim;
-    const tile_opts_t *opts;
-    char *err;
-    size_t errlen;
-    int node;         /* the node being tiled, for messages */
-    int64_t n_refs;   /* inputs and pieces made so far */
-    bool *fused;      /* node is evaluated inside its consumer's program */
-    int *cost;        /* fused program size estimate per element-wise node */
-    bool *skip;       /* node never tiled (a transpose folded into a product) */
-    bool *gen;        /* creation/random node generated inside its consumer's jobs */
-    /* scratch for building one input */
-    piece_t *pv;
-    int64_t npv, cappv;
-} tctx_t;
 
-static int fail(tctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(tctx_t *c, const char *fmt, ...)
+
+int tile__fail(tctx_t *c, const char *fmt, ...)
 {
     const graph_node_t *n = &c->g->nodes[c->node];
     int o = snprintf(c->err, c->errlen, "node \"%s\" (%s): ", n->key, op_name(n->op));
@@ -49,14 +33,14 @@ static int fail(tctx_t *c, const char *fmt, ...)
     return -1;
 }
 
-static int64_t *arena_i64(tctx_t *c, int n)
+int64_t *tile__arena_i64(tctx_t *c, int n)
 {
     return arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
 }
 
 static int64_t *arena_i64_copy(tctx_t *c, const int64_t *src, int n)
 {
-    int64_t *p = arena_i64(c, n);
+    int64_t *p = tile__arena_i64(c, n);
     if (n > 0)
         memcpy(p, src, sizeof(int64_t) * (size_t)n);
     return p;
@@ -81,12 +65,12 @@ static int64_t prod(int ndim, const int64_t *v)
 
 /* ------------------------------------------------------------------ jobs */
 
-static int32_t job_new(tctx_t *c, job_kind_t kind, dtype_t dt, int ndim, const int64_t *shape,
+int32_t tile__job_new(tctx_t *c, job_kind_t kind, dtype_t dt, int ndim, const int64_t *shape,
                        int n_in)
 {
     tile_t *t = c->t;
     if (t->n_jobs >= c->lim->max_total_chunks) {
-        fail(c, "the graph needs more than %lld chunk jobs (limit max_total_chunks)",
+        tile__fail(c, "the graph needs more than %lld chunk jobs (limit max_total_chunks)",
              (long long)c->lim->max_total_chunks);
         return -1;
     }
@@ -94,7 +78,7 @@ static int32_t job_new(tctx_t *c, job_kind_t kind, dtype_t dt, int ndim, const i
         int32_t cap = t->cap_jobs ? t->cap_jobs * 2 : 1024;
         job_t *nj = realloc(t->jobs, sizeof(job_t) * (size_t)cap);
         if (!nj) {
-            fail(c, "out of memory while tiling");
+            tile__fail(c, "out of memory while tiling");
             return -1;
         }
         t->jobs = nj;
@@ -121,11 +105,13 @@ static int32_t job_new(tctx_t *c, job_kind_t kind, dtype_t dt, int ndim, const i
 
 size_t job_nbytes(const job_t *j)
 {
+    if (j->blob)
+        return 0;
     return (size_t)prod(j->ndim, j->shape) * dt_size((dtype_t)j->dt);
 }
 
 /* Input k of job ji is job src's whole output. */
-static void jin_direct(tctx_t *c, int32_t ji, int k, int32_t src)
+void tile__jin_direct(tctx_t *c, int32_t ji, int k, int32_t src)
 {
     job_t *sj = &c->t->jobs[src];
     jin_t *in = &c->t->jobs[ji].in[k];
@@ -145,18 +131,18 @@ static void bounds_uniform(int64_t len, int64_t chunk, int64_t *nch)
     *nch = len == 0 ? 1 : (len + chunk - 1) / chunk;
 }
 
-static tgrid_t *grid_alloc(tctx_t *c, const shape_t *shape, dtype_t dt, const int64_t *nchunks)
+tgrid_t *tile__grid_alloc(tctx_t *c, const shape_t *shape, dtype_t dt, const int64_t *nchunks)
 {
     int64_t total = 1;
     for (int d = 0; d < shape->ndim; d++) {
         if (mul_ovf_i64(total, nchunks[d], &total) || total > c->lim->max_chunks) {
-            fail(c, "the tensor would have more than %lld chunks (limit max_chunks)",
+            tile__fail(c, "the tensor would have more than %lld chunks (limit max_chunks)",
                  (long long)c->lim->max_chunks);
             return NULL;
         }
     }
     if (total > c->lim->max_total_chunks - c->t->n_jobs) {
-        fail(c, "the graph needs more than %lld chunk jobs (limit max_total_chunks)",
+        tile__fail(c, "the graph needs more than %lld chunk jobs (limit max_total_chunks)",
              (long long)c->lim->max_total_chunks);
         return NULL;
     }
@@ -179,7 +165,7 @@ static tgrid_t *grid_regular(tctx_t *c, const shape_t *shape, dtype_t dt, const 
     int64_t nch[MR_MAXDIM];
     for (int d = 0; d < shape->ndim; d++)
         bounds_uniform(shape->d[d], chunk[d], &nch[d]);
-    tgrid_t *G = grid_alloc(c, shape, dt, nch);
+    tgrid_t *G = tile__grid_alloc(c, shape, dt, nch);
     if (!G)
         return NULL;
     for (int d = 0; d < shape->ndim; d++) {
@@ -195,7 +181,7 @@ static tgrid_t *grid_regular(tctx_t *c, const shape_t *shape, dtype_t dt, const 
 static tgrid_t *grid_with_bounds(tctx_t *c, const shape_t *shape, dtype_t dt,
                                  const int64_t *const *bounds, const int64_t *nch)
 {
-    tgrid_t *G = grid_alloc(c, shape, dt, nch);
+    tgrid_t *G = tile__grid_alloc(c, shape, dt, nch);
     if (!G)
         return NULL;
     for (int d = 0; d < shape->ndim; d++)
@@ -373,14 +359,14 @@ static int add_region(tctx_t *c, const tgrid_t *G, const int64_t *start, const i
         if (!p)
             goto oom;
         if (++c->n_refs > c->lim->max_total_chunks * 4) {
-            fail(c, "the graph needs too many chunk copies (limit 4 x max_total_chunks)");
+            tile__fail(c, "the graph needs too many chunk copies (limit 4 x max_total_chunks)");
             goto done;
         }
         p->src = G->job[grid_index(G, co)];
         p->ndim = nd;
-        p->count = arena_i64(c, nd);
-        p->src_stride = arena_i64(c, nd);
-        p->dst_stride = arena_i64(c, nd);
+        p->count = tile__arena_i64(c, nd);
+        p->src_stride = tile__arena_i64(c, nd);
+        p->dst_stride = tile__arena_i64(c, nd);
         p->src_off = 0;
         p->dst_off = dst_base;
         for (int d = 0; d < nd; d++) {
@@ -401,7 +387,7 @@ static int add_region(tctx_t *c, const tgrid_t *G, const int64_t *start, const i
     rc = 0;
     goto done;
 oom:
-    fail(c, "out of memory while tiling");
+    tile__fail(c, "out of memory while tiling");
 done:
     for (int d = 0; d < nd; d++)
         free(segs[d]);
@@ -450,7 +436,7 @@ static void input_finish(tctx_t *c, int32_t ji, int k, int ndim, const int64_t *
 }
 
 /* Input k of ji: the box [off, off+len) of G, in G's layout. */
-static int input_box(tctx_t *c, int32_t ji, int k, const tgrid_t *G, const int64_t *off,
+int tile__input_box(tctx_t *c, int32_t ji, int k, const tgrid_t *G, const int64_t *off,
                      const int64_t *len)
 {
     int nd = G->shape.ndim;
@@ -478,8 +464,8 @@ static int32_t region_job(tctx_t *c, const tgrid_t *G, const int64_t *off, const
     }
     if (exact)
         return G->job[grid_index(G, co)];
-    int32_t ji = job_new(c, JK_GATHER, G->dt, nd, len, 1);
-    if (ji < 0 || input_box(c, ji, 0, G, off, len))
+    int32_t ji = tile__job_new(c, JK_GATHER, G->dt, nd, len, 1);
+    if (ji < 0 || tile__input_box(c, ji, 0, G, off, len))
         return -1;
     return ji;
 }
@@ -490,7 +476,7 @@ static int32_t gather_job(tctx_t *c, const tgrid_t *G, int ond, const int64_t *o
                           const int64_t *start, const int64_t *step, const int64_t *cnt,
                           const int64_t *dst)
 {
-    int32_t ji = job_new(c, JK_GATHER, G->dt, ond, olen, 1);
+    int32_t ji = tile__job_new(c, JK_GATHER, G->dt, ond, olen, 1);
     if (ji < 0)
         return -1;
     c->npv = 0;
@@ -552,7 +538,8 @@ typedef struct {
 static bool fusable_into(tctx_t *c, int m, int consumer)
 {
     const graph_node_t *M = &c->g->nodes[m], *C = &c->g->nodes[consumer];
-    if (!op_is_elementwise(M->op) || M->fetch || M->n_consumers != 1 || c->opts->keep_all)
+    if (!op_is_elementwise(M->op) || M->fetch || M->n_consumers != 1 || c->opts->keep_all ||
+        M->df || C->df)
         return false;
     if (op_is_elementwise(C->op))
         return shape_eq(&M->oshape, &C->oshape);
@@ -648,9 +635,9 @@ static int emit_node(tctx_t *c, pbuild_t *b, int node)
     ew_types_t ty;
     char e[256];
     if (ew_node_types(n, in_dt, in_nd, &ty, e, sizeof e))
-        return fail(c, "%s", e);
+        return tile__fail(c, "%s", e);
     if (b->p->n_regs > EW_MAX_REGS - 8 || b->p->n_ins > EW_MAX_INS - 6)
-        return fail(c, "internal: fused program too large");
+        return tile__fail(c, "internal: fused program too large");
     int r;
     op_kind_t kind = op_kind(n->op);
     if (n->op == OP_ASTYPE) {
@@ -675,7 +662,7 @@ static int emit_node(tctx_t *c, pbuild_t *b, int node)
         r = emit(b, n->op, ty.compute, ty.out, ops[0], ops[1], -1);
     }
     if (b->p->reg_dt[r] != n->odtype)
-        return fail(c, "internal: program dtype %s differs from the inferred %s",
+        return tile__fail(c, "internal: program dtype %s differs from the inferred %s",
                     dt_name((dtype_t)b->p->reg_dt[r]), dt_name(n->odtype));
     if (b->n_memo < EW_MAX_REGS) {
         b->memo_node[b->n_memo] = node;
@@ -709,7 +696,7 @@ static tgrid_t *ew_grid(tctx_t *c, const pbuild_t *b, const shape_t *shape, dtyp
     int nd = shape->ndim;
     int64_t *bounds[MR_MAXDIM], nch[MR_MAXDIM];
     static const int64_t one[2] = {0, 1};
-    int64_t *zero = arena_i64(c, 2);
+    int64_t *zero = tile__arena_i64(c, 2);
     zero[0] = zero[1] = 0;
     for (int d = 0; d < nd; d++) {
         bounds[d] = NULL;
@@ -731,7 +718,7 @@ static tgrid_t *ew_grid(tctx_t *c, const pbuild_t *b, const shape_t *shape, dtyp
 
 /* Input k of job ji: the box [off, off+len) of creation or random node
  * `node`, generated by the job itself. */
-static void input_generated(tctx_t *c, int32_t ji, int k, int node, int nd, const int64_t *off,
+void tile__input_generated(tctx_t *c, int32_t ji, int k, int node, int nd, const int64_t *off,
                             const int64_t *len, dtype_t dt)
 {
     jin_t *in = &c->t->jobs[ji].in[k];
@@ -767,7 +754,7 @@ static int ew_inputs(tctx_t *c, int32_t ji, const pbuild_t *b, int nd, const int
             }
         }
         if (c->gen[b->leaf_node[k]]) {
-            input_generated(c, ji, k, b->leaf_node[k], ln, lo, n, L->dt);
+            tile__input_generated(c, ji, k, b->leaf_node[k], ln, lo, n, L->dt);
             continue;
         }
         c_strides(ln, n, dst);
@@ -802,11 +789,11 @@ static tgrid_t *grid_astype(tctx_t *c, const tgrid_t *G, dtype_t dt)
     for (int64_t li = 0; li < R->total; li++) {
         int32_t src = G->job[li];
         const job_t *sj = &c->t->jobs[src];
-        int32_t ji = job_new(c, JK_EW, dt, sj->ndim, sj->shape, 1);
+        int32_t ji = tile__job_new(c, JK_EW, dt, sj->ndim, sj->shape, 1);
         if (ji < 0)
             return NULL;
         c->t->jobs[ji].param = pa;
-        jin_direct(c, ji, 0, src);
+        tile__jin_direct(c, ji, 0, src);
         R->job[li] = ji;
     }
     return R;
@@ -845,10 +832,10 @@ static tgrid_t *grid_alias_reshape(tctx_t *c, const tgrid_t *G, const shape_t *s
         grid_coords(R, li, co);
         grid_region(R, co, off, len);
         int32_t src = G->job[li];
-        int32_t ji = job_new(c, JK_ALIAS, G->dt, shape->ndim, len, 1);
+        int32_t ji = tile__job_new(c, JK_ALIAS, G->dt, shape->ndim, len, 1);
         if (ji < 0)
             return NULL;
-        jin_direct(c, ji, 0, src);
+        tile__jin_direct(c, ji, 0, src);
         R->job[li] = ji;
     }
     return R;
@@ -946,7 +933,7 @@ static tgrid_t *grid_reshape(tctx_t *c, const tgrid_t *G, const shape_t *shape)
             rows = shape->d[0] > 0 ? shape->d[0] : 1;
         bounds_uniform(shape->d[0], rows, &nch[0]);
     }
-    tgrid_t *R = grid_alloc(c, shape, G->dt, nch);
+    tgrid_t *R = tile__grid_alloc(c, shape, G->dt, nch);
     if (!R)
         return NULL;
     for (int d = 0; d < nd; d++) {
@@ -966,14 +953,14 @@ static tgrid_t *grid_reshape(tctx_t *c, const tgrid_t *G, const shape_t *shape)
         int64_t f1 = f0 + prod(nd, len);
         if (G->total == 1 && size > 0) {
             /* one chunk in, one out: the same bytes */
-            int32_t ji = job_new(c, JK_ALIAS, G->dt, nd, len, 1);
+            int32_t ji = tile__job_new(c, JK_ALIAS, G->dt, nd, len, 1);
             if (ji < 0)
                 return NULL;
-            jin_direct(c, ji, 0, G->job[0]);
+            tile__jin_direct(c, ji, 0, G->job[0]);
             R->job[li] = ji;
             continue;
         }
-        int32_t ji = job_new(c, JK_GATHER, G->dt, nd, len, 1);
+        int32_t ji = tile__job_new(c, JK_GATHER, G->dt, nd, len, 1);
         if (ji < 0)
             return NULL;
         c->npv = 0;
@@ -1081,7 +1068,7 @@ static tgrid_t *grid_concat(tctx_t *c, tgrid_t *const *in, int n, int axis, cons
 
 /* ------------------------------------------------------------------ op tilers */
 
-static jparam_t *param_new(tctx_t *c, op_t op)
+jparam_t *tile__param_new(tctx_t *c, op_t op)
 {
     jparam_t *p = arena_alloc(c->t->arena, sizeof(jparam_t));
     memset(p, 0, sizeof(*p));
@@ -1110,7 +1097,7 @@ static tgrid_t *tile_create(tctx_t *c, const graph_node_t *n, job_kind_t kind)
         int64_t co[MR_MAXDIM], off[MR_MAXDIM], len[MR_MAXDIM];
         grid_coords(G, li, co);
         grid_region(G, co, off, len);
-        int32_t ji = job_new(c, kind, n->odtype, n->oshape.ndim, len, 0);
+        int32_t ji = tile__job_new(c, kind, n->odtype, n->oshape.ndim, len, 0);
         if (ji < 0)
             return NULL;
         c->t->jobs[ji].off = arena_i64_copy(c, off, n->oshape.ndim);
@@ -1128,7 +1115,7 @@ static tgrid_t *tile_ew(tctx_t *c, int node)
     ew_prog_t *p = build_prog(c, &b, node);
     if (!p)
         return NULL;
-    jparam_t *pa = param_new(c, n->op);
+    jparam_t *pa = tile__param_new(c, n->op);
     pa->prog = p;
     tgrid_t *G = ew_grid(c, &b, &n->oshape, n->odtype);
     if (!G)
@@ -1137,7 +1124,7 @@ static tgrid_t *tile_ew(tctx_t *c, int node)
         int64_t co[MR_MAXDIM], off[MR_MAXDIM], len[MR_MAXDIM];
         grid_coords(G, li, co);
         grid_region(G, co, off, len);
-        int32_t ji = job_new(c, JK_EW, n->odtype, n->oshape.ndim, len, b.n_leaves);
+        int32_t ji = tile__job_new(c, JK_EW, n->odtype, n->oshape.ndim, len, b.n_leaves);
         if (ji < 0)
             return NULL;
         c->t->jobs[ji].param = pa;
@@ -1151,7 +1138,7 @@ static tgrid_t *tile_ew(tctx_t *c, int node)
 
 /* Reduces partial jobs parts[0..np) into one: a tree of combines, then the
  * final job (shape fshape, dtype fdt) when final is set. */
-static int32_t reduce_tree(tctx_t *c, const jparam_t *pa, int32_t *parts, int64_t np, int64_t nbytes,
+int32_t tile__reduce_tree(tctx_t *c, const jparam_t *pa, int32_t *parts, int64_t np, int64_t nbytes,
                            bool final, dtype_t fdt, int fnd, const int64_t *fshape)
 {
     int64_t bshape[1] = {nbytes};
@@ -1159,23 +1146,23 @@ static int32_t reduce_tree(tctx_t *c, const jparam_t *pa, int32_t *parts, int64_
         int64_t m = 0;
         for (int64_t i = 0; i < np; i += RED_FANIN) {
             int k = (int)(np - i < RED_FANIN ? np - i : RED_FANIN);
-            int32_t ji = job_new(c, JK_RED_COMBINE, DT_BOOL, 1, bshape, k);
+            int32_t ji = tile__job_new(c, JK_RED_COMBINE, DT_BOOL, 1, bshape, k);
             if (ji < 0)
                 return -1;
             c->t->jobs[ji].param = pa;
             for (int q = 0; q < k; q++)
-                jin_direct(c, ji, q, parts[i + q]);
+                tile__jin_direct(c, ji, q, parts[i + q]);
             parts[m++] = ji;
         }
         np = m;
     }
-    int32_t ji = final ? job_new(c, JK_RED_FINAL, fdt, fnd, fshape, (int)np)
-                       : job_new(c, JK_RED_COMBINE, DT_BOOL, 1, bshape, (int)np);
+    int32_t ji = final ? tile__job_new(c, JK_RED_FINAL, fdt, fnd, fshape, (int)np)
+                       : tile__job_new(c, JK_RED_COMBINE, DT_BOOL, 1, bshape, (int)np);
     if (ji < 0)
         return -1;
     c->t->jobs[ji].param = pa;
     for (int q = 0; q < np; q++)
-        jin_direct(c, ji, q, parts[q]);
+        tile__jin_direct(c, ji, q, parts[q]);
     return ji;
 }
 
@@ -1185,7 +1172,7 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
     int x = n->in[0].node;
     const graph_node_t *X = &c->g->nodes[x];
     int nd = X->oshape.ndim;
-    jparam_t *pa = param_new(c, n->op);
+    jparam_t *pa = tile__param_new(c, n->op);
     pbuild_t b;
     const tgrid_t *M; /* the grid of the values reduced */
     if (c->fused[x]) {
@@ -1236,7 +1223,7 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
             group *= M->nchunks[d];
     int32_t *parts = malloc(sizeof(int32_t) * (size_t)group);
     if (!parts) {
-        fail(c, "out of memory while tiling");
+        tile__fail(c, "out of memory while tiling");
         return NULL;
     }
     for (int64_t li = 0; li < R->total; li++) {
@@ -1270,24 +1257,24 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
             grid_region(M, mco, off, len);
             int32_t ji;
             if (pa->prog) {
-                ji = job_new(c, JK_RED_MAP, DT_BOOL, 1, bshape, b.n_leaves);
+                ji = tile__job_new(c, JK_RED_MAP, DT_BOOL, 1, bshape, b.n_leaves);
                 if (ji < 0 || ew_inputs(c, ji, &b, nd, off, len))
                     goto fail;
                 c->t->jobs[ji].vshape = arena_i64_copy(c, len, nd);
             } else {
-                ji = job_new(c, JK_RED_MAP, DT_BOOL, 1, bshape, 1);
+                ji = tile__job_new(c, JK_RED_MAP, DT_BOOL, 1, bshape, 1);
                 if (ji < 0)
                     goto fail;
                 if (c->gen[x])
-                    input_generated(c, ji, 0, x, nd, off, len, X->odtype);
+                    tile__input_generated(c, ji, 0, x, nd, off, len, X->odtype);
                 else
-                    jin_direct(c, ji, 0, M->job[grid_index(M, mco)]);
+                    tile__jin_direct(c, ji, 0, M->job[grid_index(M, mco)]);
             }
             c->t->jobs[ji].param = pa;
             c->t->jobs[ji].off = arena_i64_copy(c, off, nd);
             parts[gi] = ji;
         }
-        int32_t fj = reduce_tree(c, pa, parts, group, nbytes, true, n->odtype, n->oshape.ndim, rlen);
+        int32_t fj = tile__reduce_tree(c, pa, parts, group, nbytes, true, n->odtype, n->oshape.ndim, rlen);
         if (fj < 0)
             goto fail;
         R->job[li] = fj;
@@ -1312,7 +1299,7 @@ static tgrid_t *tile_scan(tctx_t *c, int node)
     } else {
         axis = n->axis[0];
     }
-    jparam_t *pa = param_new(c, n->op);
+    jparam_t *pa = tile__param_new(c, n->op);
     pa->axis = axis;
     pa->in_dt = X->dt;
     tgrid_t *R = grid_with_bounds(c, &X->shape, n->odtype, (const int64_t *const *)X->bounds,
@@ -1323,16 +1310,16 @@ static tgrid_t *tile_scan(tctx_t *c, int node)
     /* locals first, then carries and results along each line of chunks */
     int32_t *local = malloc(sizeof(int32_t) * (size_t)R->total);
     if (!local) {
-        fail(c, "out of memory while tiling");
+        tile__fail(c, "out of memory while tiling");
         return NULL;
     }
     for (int64_t li = 0; li < R->total; li++) {
         const job_t *sj = &c->t->jobs[X->job[li]];
-        int32_t ji = job_new(c, JK_SCAN_LOCAL, n->odtype, nd, sj->shape, 1);
+        int32_t ji = tile__job_new(c, JK_SCAN_LOCAL, n->odtype, nd, sj->shape, 1);
         if (ji < 0)
             goto fail;
         c->t->jobs[ji].param = pa;
-        jin_direct(c, ji, 0, X->job[li]);
+        tile__jin_direct(c, ji, 0, X->job[li]);
         local[li] = ji;
     }
     for (int64_t li = 0; li < R->total; li++) {
@@ -1354,23 +1341,23 @@ static tgrid_t *tile_scan(tctx_t *c, int node)
             int64_t cshape[MR_MAXDIM];
             memcpy(cshape, c->t->jobs[local[idx]].shape, sizeof(int64_t) * (size_t)nd);
             cshape[axis] = 1;
-            int32_t cj = job_new(c, JK_SCAN_CARRY, n->odtype, nd, cshape, carry >= 0 ? 2 : 1);
+            int32_t cj = tile__job_new(c, JK_SCAN_CARRY, n->odtype, nd, cshape, carry >= 0 ? 2 : 1);
             if (cj < 0)
                 goto fail;
             c->t->jobs[cj].param = pa;
             if (carry >= 0) {
-                jin_direct(c, cj, 0, carry);
-                jin_direct(c, cj, 1, local[prev]);
+                tile__jin_direct(c, cj, 0, carry);
+                tile__jin_direct(c, cj, 1, local[prev]);
             } else {
-                jin_direct(c, cj, 0, local[prev]);
+                tile__jin_direct(c, cj, 0, local[prev]);
             }
             carry = cj;
-            int32_t aj = job_new(c, JK_SCAN_APPLY, n->odtype, nd, c->t->jobs[local[idx]].shape, 2);
+            int32_t aj = tile__job_new(c, JK_SCAN_APPLY, n->odtype, nd, c->t->jobs[local[idx]].shape, 2);
             if (aj < 0)
                 goto fail;
             c->t->jobs[aj].param = pa;
-            jin_direct(c, aj, 0, local[idx]);
-            jin_direct(c, aj, 1, carry);
+            tile__jin_direct(c, aj, 0, local[idx]);
+            tile__jin_direct(c, aj, 1, carry);
             R->job[idx] = aj;
         }
     }
@@ -1391,7 +1378,7 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
         if (!B)
             return NULL;
     }
-    jparam_t *pa = param_new(c, op);
+    jparam_t *pa = tile__param_new(c, op);
     pa->td_n = nc;
     for (int i = 0; i < nc; i++) {
         pa->td_a[i] = ca[i];
@@ -1428,7 +1415,7 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
     for (int i = 0; i < nc; i++)
         ncomb *= A->nchunks[ca[i]];
     if (ncomb > INT32_MAX / 2) {
-        fail(c, "too many contracted chunks");
+        tile__fail(c, "too many contracted chunks");
         return NULL;
     }
     int od = oshape->ndim;
@@ -1443,7 +1430,7 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
                     continue;
                 int64_t tco[2] = {co[1], co[0]};
                 int32_t src = R->job[grid_index(R, tco)];
-                int32_t ji = job_new(c, JK_GATHER, A->dt, 2, len, 1);
+                int32_t ji = tile__job_new(c, JK_GATHER, A->dt, 2, len, 1);
                 if (ji < 0)
                     return NULL;
                 c->npv = 0;
@@ -1453,8 +1440,8 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
                 p->src = src;
                 p->ndim = 2;
                 p->count = arena_i64_copy(c, len, 2);
-                p->src_stride = arena_i64(c, 2);
-                p->dst_stride = arena_i64(c, 2);
+                p->src_stride = tile__arena_i64(c, 2);
+                p->dst_stride = tile__arena_i64(c, 2);
                 p->src_stride[0] = 1;
                 p->src_stride[1] = len[0];
                 p->dst_stride[0] = len[1];
@@ -1467,7 +1454,7 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
             if (sym && co[0] > co[1])
                 continue;
             bool diag = sym && co[0] == co[1];
-            int32_t ji = job_new(c, diag ? JK_SYRK : JK_TENSORDOT, A->dt, od, len,
+            int32_t ji = tile__job_new(c, diag ? JK_SYRK : JK_TENSORDOT, A->dt, od, len,
                                  (int)(diag ? ncomb : 2 * ncomb));
             if (ji < 0)
                 return NULL;
@@ -1484,10 +1471,10 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
                     r /= A->nchunks[ca[i]];
                 }
                 if (diag) {
-                    jin_direct(c, ji, (int)k, A->job[grid_index(A, aco)]);
+                    tile__jin_direct(c, ji, (int)k, A->job[grid_index(A, aco)]);
                 } else {
-                    jin_direct(c, ji, (int)(2 * k), A->job[grid_index(A, aco)]);
-                    jin_direct(c, ji, (int)(2 * k + 1), B->job[grid_index(B, bco)]);
+                    tile__jin_direct(c, ji, (int)(2 * k), A->job[grid_index(A, aco)]);
+                    tile__jin_direct(c, ji, (int)(2 * k + 1), B->job[grid_index(B, bco)]);
                 }
             }
             R->job[li] = ji;
@@ -1534,13 +1521,13 @@ static tgrid_t *grid_matmul(tctx_t *c, const tgrid_t *A, const tgrid_t *B, const
     tgrid_t *R = grid_with_bounds(c, oshape, A->dt, (const int64_t *const *)bounds, nch);
     if (!R)
         return NULL;
-    jparam_t *pa = param_new(c, OP_MATMUL);
+    jparam_t *pa = tile__param_new(c, OP_MATMUL);
     int64_t nk = A->nchunks[an - 1];
     for (int64_t li = 0; li < R->total; li++) {
         int64_t co[MR_MAXDIM], off[MR_MAXDIM], len[MR_MAXDIM];
         grid_coords(R, li, co);
         grid_region(R, co, off, len);
-        int32_t ji = job_new(c, JK_MATMUL, A->dt, on, len, (int)(2 * nk));
+        int32_t ji = tile__job_new(c, JK_MATMUL, A->dt, on, len, (int)(2 * nk));
         if (ji < 0)
             return NULL;
         c->t->jobs[ji].param = pa;
@@ -1557,8 +1544,8 @@ static tgrid_t *grid_matmul(tctx_t *c, const tgrid_t *A, const tgrid_t *B, const
         for (int64_t k = 0; k < nk; k++) {
             aco[an - 1] = k;
             bco[bn - 2] = k;
-            jin_direct(c, ji, (int)(2 * k), A->job[grid_index(A, aco)]);
-            jin_direct(c, ji, (int)(2 * k + 1), B->job[grid_index(B, bco)]);
+            tile__jin_direct(c, ji, (int)(2 * k), A->job[grid_index(A, aco)]);
+            tile__jin_direct(c, ji, (int)(2 * k + 1), B->job[grid_index(B, bco)]);
         }
         R->job[li] = ji;
     }
@@ -1590,7 +1577,7 @@ static tgrid_t *tile_linalg(tctx_t *c, int node)
         return grid_tensordot(c, A, A, 1, &one, &one, &n->oshape, n->op);
     }
     if (c->skip[bn] || c->skip[an]) {
-        fail(c, "internal: operand not tiled");
+        tile__fail(c, "internal: operand not tiled");
         return NULL;
     }
     A = grid_astype(c, c->t->grid[an], n->odtype);
@@ -1663,7 +1650,7 @@ static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
             seg_t *segs;
             int64_t ns;
             if (split_axis(G->bounds[d], G->nchunks[d], ix.start, ix.step, ix.len, &segs, &ns)) {
-                fail(c, "out of memory while tiling");
+                tile__fail(c, "out of memory while tiling");
                 return NULL;
             }
             /* segments come in chunk order; i ranges ascend for positive steps */
@@ -1747,7 +1734,7 @@ static tgrid_t *tile_shape_op(tctx_t *c, int node)
     case OP_STACK: {
         tgrid_t **in = malloc(sizeof(tgrid_t *) * (size_t)n->n_in);
         if (!in) {
-            fail(c, "out of memory while tiling");
+            tile__fail(c, "out of memory while tiling");
             return NULL;
         }
         /* concatenate with axis null joins the flattened inputs */
@@ -1786,7 +1773,7 @@ static tgrid_t *tile_shape_op(tctx_t *c, int node)
         return R;
     }
     default:
-        fail(c, "internal: not a shape op");
+        tile__fail(c, "internal: not a shape op");
         return NULL;
     }
 }
@@ -1853,7 +1840,9 @@ static void plan_generated(tctx_t *c)
             const graph_node_t *M = &g->nodes[m];
             op_kind_t mk = op_kind(M->op), nk = op_kind(n->op);
             if ((mk == OPK_CREATE || mk == OPK_RANDOM) && !M->fetch && M->n_consumers == 1 &&
-                (op_is_elementwise(n->op) || nk == OPK_REDUCE || nk == OPK_ARGREDUCE))
+                (((op_is_elementwise(n->op) || nk == OPK_REDUCE || nk == OPK_ARGREDUCE) &&
+                  !n->df) ||
+                 n->op == OP_DF_FROM_TENSOR))
                 c->gen[m] = true;
         }
     }
@@ -1924,7 +1913,18 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
         if (c.fused[i] || c.skip[i])
             continue;
         tgrid_t *G = NULL;
+        if (n->df || op_kind(n->op) == OPK_DF) {
+            if (!(G = tile_df(&c, i)))
+                goto fail;
+            t->grid[i] = G;
+            if (n->fetch || opts->keep_all)
+                for (int64_t k = 0; k < G->total; k++)
+                    t->jobs[G->job[k]].keep = true;
+            continue;
+        }
         switch (op_kind(n->op)) {
+        case OPK_DF:
+            break;
         case OPK_CREATE:
             G = tile_create(&c, n, JK_CREATE);
             break;
@@ -1958,7 +1958,7 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
         if (!G)
             goto fail;
         if (!shape_eq(&G->shape, &n->oshape) || G->dt != n->odtype) {
-            fail(&c, "internal: tiled shape or dtype differs from the inferred one");
+            tile__fail(&c, "internal: tiled shape or dtype differs from the inferred one");
             goto fail;
         }
         t->grid[i] = G;

@@ -37,7 +37,39 @@ typedef enum {
     JK_TENSORDOT,   /* inputs: pairs (a_k, b_k); out = sum_k tensordot(a_k, b_k) */
     JK_MATMUL,      /* inputs: pairs (a_k, b_k); out = sum_k matmul(a_k, b_k) */
     JK_SYRK,        /* inputs: a_k; out = sum_k a_k a_kᵀ */
+    JK_DF,          /* a DataFrame step (param->dfk, df/dfexec.h); its output is a frame blob
+                     * whose size is known only when it runs (job.blob), or fixed bytes */
 } job_kind_t;
+
+/* The steps of DataFrame ops. Per-job arguments are in job.off[]. */
+typedef enum {
+    DFJ_FROM_TENSOR, /* in: the rows' box of the tensor; off[0] = first row */
+    DFJ_READ_CSV,    /* off[0] = range, off[1] = first row */
+    DFJ_GETITEM,     /* in: a chunk */
+    DFJ_EW,          /* in: chunks of the frame inputs, in input order */
+    DFJ_FILTER,      /* in: chunk, mask chunk */
+    DFJ_ASSIGN,      /* in: chunk, then a chunk of each Series */
+    DFJ_HEAD,        /* in: chunks in order; off[0] = rows to take */
+    DFJ_TO_TENSOR,   /* in: every chunk in order */
+    DFJ_RED_MAP,     /* in: a chunk (or the tensor box of a from_tensor); fixed partials */
+    DFJ_RED_COMBINE, /* fixed partials */
+    DFJ_RED_FINAL,   /* a Series blob (DataFrame input) or a 0-d tensor (Series input) */
+    DFJ_NU_MAP,
+    DFJ_NU_COMBINE,
+    DFJ_NU_FINAL,
+    DFJ_DESCRIBE,    /* in: every chunk */
+    DFJ_GB_MAP,
+    DFJ_GB_COMBINE,
+    DFJ_GB_FINAL,
+    DFJ_HASH_PART,   /* a pack of off[0] parts by the node's key columns (off[1]: side) */
+    DFJ_GB_PART,     /* in: every chunk's pack; off[0] = part: map, combine, final */
+    DFJ_GB_MERGE,    /* in: every part's final, merged in key order */
+    DFJ_SORT_SAMPLE,
+    DFJ_SORT_SPLIT,  /* in: every sample */
+    DFJ_SORT_RANGE,  /* in: chunk, splitters: a pack */
+    DFJ_SORT_PART,   /* in: every chunk's pack; off[0] = part */
+    DFJ_MERGE_PART,  /* in: left packs then right packs; off[0] = part, off[1] = left count */
+} dfjob_t;
 
 /* A strided copy of a box out of a source chunk into the assembled array:
  * element (i_0..i_{n-1}), 0 <= i_d < count[d], is read at element
@@ -78,6 +110,7 @@ typedef struct {
     int axis;         /* scans */
     int td_n;         /* tensordot */
     int td_a[MR_MAXDIM], td_b[MR_MAXDIM];
+    uint8_t dfk;      /* JK_DF: dfjob_t */
 } jparam_t;
 
 typedef struct {
@@ -85,6 +118,8 @@ typedef struct {
     uint8_t dt;       /* output dtype (partials: DT_BOOL, shape = [nbytes]) */
     int8_t ndim;
     bool keep;        /* a chunk of a fetched tensor: kept after its consumers ran */
+    bool blob;        /* JK_DF: the output is a frame blob (or a pack of them) whose size only
+                       * the kernel knows; job_nbytes is 0 */
     int32_t node;     /* the graph node it serves */
     int64_t *shape;   /* output chunk shape */
     int64_t *off;     /* global offset of the chunk in its tensor (creation, random, arg maps) */
@@ -137,7 +172,7 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
                tile_t **out, char *err, size_t errlen);
 void tile_free(tile_t *t);
 
-/* Bytes of a job's output. */
+/* Bytes of a job's output (0 for a blob job: see job.blob). */
 size_t job_nbytes(const job_t *j);
 
 /* Copies pieces into dst (an array of the input's shape and dtype). */

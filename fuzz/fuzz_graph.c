@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Small limits keep each run fast (no huge array data). */
     lim.max_array_elements = 4096;
     lim.max_nodes = 4096;
-    graph_session_t sess = {NULL, lookup};
+    graph_session_t sess = {.ctx = NULL, .lookup = lookup};
     graph_t *g = NULL;
     char err[256];
     if (graph_parse((const char *)data, size, &lim, size % 2 ? &sess : NULL, &g, err, sizeof err) ==

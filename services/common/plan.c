@@ -1,9 +1,15 @@
 /* plan.c: task plans (see plan.h). */
 #include "plan.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rq.h"
 
 void plan_src_close(plan_src_t *s)
 {
@@ -189,12 +195,72 @@ static int source_bounds(void *ctx, const graph_node_t *n, int64_t *nch, const i
     return 0;
 }
 
+int plan_file_local(void *rq, const char *name, char *path, size_t pathlen, char *err,
+                    size_t errlen)
+{
+    redisReply *rep = rq_command(rq, err, errlen, "GET file:%s", name);
+    if (!rep) return -1;
+    if (rep->type != REDIS_REPLY_STRING) {
+        freeReplyObject(rep);
+        snprintf(err, errlen,
+                 "path '%.200s': no uploaded file of that name (upload it with PUT "
+                 "/api/v1/files/%.200s)",
+                 name, name);
+        return -1;
+    }
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < rep->len; i++)
+        h = (h ^ (unsigned char)rep->str[i]) * 1099511628211ull;
+    const char *tmp = getenv("TMPDIR");
+    char dir[512], tmpf[1200];
+    snprintf(dir, sizeof dir, "%s/mars-files-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
+    if (mkdir(dir, 0700) && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+        freeReplyObject(rep);
+        return -1;
+    }
+    if (snprintf(path, pathlen, "%s/%s.%016llx", dir, name, (unsigned long long)h) >=
+        (int)pathlen) {
+        snprintf(err, errlen, "path '%.200s': too long", name);
+        freeReplyObject(rep);
+        return -1;
+    }
+    struct stat st;
+    int rc = 0;
+    if (stat(path, &st) != 0 || (size_t)st.st_size != rep->len) {
+        /* written apart, then renamed: a reader never sees half a file */
+        snprintf(tmpf, sizeof tmpf, "%s.tmp%d.%lx", path, (int)getpid(),
+                 (unsigned long)pthread_self());
+        FILE *f = fopen(tmpf, "wb");
+        if (!f || fwrite(rep->str, 1, rep->len, f) != rep->len || fclose(f) ||
+            rename(tmpf, path)) {
+            snprintf(err, errlen, "writing a local copy of '%.200s': %s", name, strerror(errno));
+            unlink(tmpf);
+            rc = -1;
+        }
+    }
+    freeReplyObject(rep);
+    return rc;
+}
+
+static int plan_file(void *ctx, const char *name, char *path, size_t pathlen, char *err,
+                     size_t errlen)
+{
+    plan_t *p = ctx;
+    if (!p->files_rq) {
+        snprintf(err, errlen, "path '%.200s': files cannot be read here", name);
+        return -1;
+    }
+    return plan_file_local(p->files_rq, name, path, pathlen, err, errlen);
+}
+
 int plan_tile(plan_t *p, char *err, size_t errlen)
 {
     graph_limits_t lim;
     graph_limits_default(&lim);
     if (p->quota) lim = *p->quota;
-    graph_session_t sess = {.ctx = p, .lookup = lookup};
+    /* in the cluster read_csv reads uploaded files only (plan_file) */
+    graph_session_t sess = {.ctx = p, .lookup = lookup, .file = plan_file};
     if (graph_parse(p->doc, p->doc_len, &lim, &sess, &p->g, err, errlen)) return -1;
     tile_opts_t o;
     tile_opts_default(&o);

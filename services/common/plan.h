@@ -41,6 +41,10 @@ typedef struct plan {
     int (*load)(void *ctx, const char *key, plan_src_t *out);
     void *load_ctx;
     const graph_limits_t *quota; /* NULL: the engine's limits (set by the gateway) */
+    /* The queue holding uploaded files (PUT /api/v1/files/{name} stores
+     * file:<name>): dataframe.read_csv reads them through a local copy
+     * (plan_file_local). NULL: read_csv is refused. An rq_t. */
+    void *files_rq;
     graph_t *g; /* after plan_tile */
     tile_t *t;
     int *node_src; /* per graph node: index into src, or -1 */
@@ -67,6 +71,14 @@ int plan_fill_seeds(plan_t *p);
 /* The plan as text (malloc'ed; NULL on OOM). */
 char *plan_dump(const plan_t *p);
 void plan_close(plan_t *p);
+
+/* The uploaded file `name` (Redis file:<name>) as a local file, written
+ * under $TMPDIR/mars-files-<uid>/ (default /tmp) named after its content's
+ * hash, so that a file replaced by a new upload is a new local file and
+ * one already there is reused. Writes its path. 0, or -1 with err (no
+ * such upload: a message saying how to upload it). */
+int plan_file_local(void *rq, const char *name, char *path, size_t pathlen, char *err,
+                    size_t errlen);
 
 /* The chunk store key of job j's output: the session tensor's chunk for
  * JK_SOURCE jobs, else chunk:<tid>:<j>. */

@@ -18,6 +18,8 @@
 #include "gateway_internal.h"
 #include "graph.h"
 #include "log.h"
+#include "df/dfexec.h"
+#include "df/dfgraph.h"
 #include "npy.h"
 #include "plan.h"
 #include "svc.h"
@@ -55,7 +57,15 @@ typedef struct tensor_arg {
     char sid[ID_MAX + 1];
     char key[GRAPH_KEY_MAX + 1];
     bool npy;
+    bool csv;   /* a DataFrame or Series as text/csv */
+    bool csv_format; /* ?format=csv: a tensor is then a 400 */
+    int frame;  /* read_tensor: 0 a tensor, else what its dtype text says (FRAME_*) */
 } tensor_arg_t;
+
+/* Results of DataFrame ops are lists of frame blobs (engine/df/frame.h);
+ * their tensors row says which by its dtype text (services/supervisor). */
+enum { FRAME_NONE = 0, FRAME_DATAFRAME, FRAME_SERIES, FRAME_TENSOR };
+static const char *const frame_kinds[] = {NULL, "dataframe", "series", "frame-tensor"};
 
 /* No tensors row for key: says why, as precisely as the tasks tell. */
 static void reply_missing(conns_t *c, const char *sid, const char *key, http_reply_t *out)
@@ -96,7 +106,7 @@ static void reply_missing(conns_t *c, const char *sid, const char *key, http_rep
 
 /* Reads the row into s (plan_src_t: shape, dtype, bounds, chunk keys) and
  * *nbytes. 1 found, 0 not (out answered), -1 error (out answered). */
-static int read_tensor(conns_t *c, const tensor_arg_t *a, plan_src_t *s, int64_t *nbytes,
+static int read_tensor(conns_t *c, tensor_arg_t *a, plan_src_t *s, int64_t *nbytes,
                        http_reply_t *out)
 {
     char err[512];
@@ -119,6 +129,15 @@ static int read_tensor(conns_t *c, const tensor_arg_t *a, plan_src_t *s, int64_t
     json_t *o = json_loads(PQgetvalue(res, 0, 0), 0, &je);
     *nbytes = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
     PQclear(res);
+    /* a frame's row: its chunks as a 1-D grid of "bool" (no element type) */
+    a->frame = FRAME_NONE;
+    json_t *dtj = o ? json_object_get(o, "dtype") : NULL;
+    for (int k = 1; k <= FRAME_TENSOR && json_is_string(dtj); k++)
+        if (strcmp(json_string_value(dtj), frame_kinds[k]) == 0) {
+            a->frame = k;
+            json_object_set_new(o, "dtype", json_string("bool")); /* frees dtj */
+            break;
+        }
     memset(s, 0, sizeof *s);
     snprintf(s->key, sizeof s->key, "%s", a->key);
     int rc = o ? plan_src_parse(o, s, err, sizeof err) : -1;
@@ -167,11 +186,76 @@ static bool take_tensor(http_req_t *r, tensor_arg_t *a)
 
 /* ---- GET /api/v1/sessions/{sid}/tensors/{key} ---------------------------- */
 
+static int frame_read(rq_t *rq, const plan_src_t *s, frame_t *f, int64_t upto, char *err,
+                      size_t errlen);
+
+/* {"key", "kind", "columns", "dtypes", "nrows", "nchunks", "nbytes"} of a
+ * DataFrame ({"name", "dtype"} in place of columns and dtypes for a Series);
+ * a to_tensor result as a tensor ({"key", "kind", "shape", "dtype", ...}). */
+static json_t *frame_json(const tensor_arg_t *a, const plan_src_t *s, const frame_t *f,
+                          int64_t nbytes)
+{
+    json_t *o = json_pack("{s:s,s:s,s:I,s:I}", "key", s->key, "kind", frame_kinds[a->frame],
+                          "nchunks", (json_int_t)s->n_keys, "nbytes", (json_int_t)nbytes);
+    if (a->frame == FRAME_TENSOR) {
+        json_object_set_new(o, "kind", json_string("tensor"));
+        json_object_set_new(o, "shape", f->series ? json_pack("[I]", (json_int_t)f->nrows)
+                                                  : json_pack("[I,i]", (json_int_t)f->nrows,
+                                                              f->ncols));
+        const char *dt = !f->ncols || f->cols[0].type == FT_FLOAT64 ? "float64"
+                         : f->cols[0].type == FT_INT64             ? "int64"
+                                                                   : "bool";
+        json_object_set_new(o, "dtype", json_string(dt));
+        return o;
+    }
+    json_object_set_new(o, "nrows", json_integer(f->nrows));
+    json_t *cols = json_array(), *dts = json_object();
+    for (int k = 0; k < f->ncols; k++) {
+        const flabel_t *l = &f->names[k];
+        json_array_append_new(cols, !l->s ? json_null()
+                                    : l->is_int ? json_integer(strtoll(l->s, NULL, 10))
+                                                : json_string(l->s));
+        bool na = false;
+        for (int64_t i = 0; f->cols[k].valid && i < f->nrows && !na; i++)
+            na = !f->cols[k].valid[i];
+        json_object_set_new(dts, l->s ? l->s : "None",
+                            json_string(df_type_name(f->cols[k].type, na)));
+    }
+    if (a->frame == FRAME_SERIES) {
+        json_object_set_new(o, "name", json_incref(json_array_get(cols, 0)));
+        json_object_set_new(o, "dtype", json_string(f->ncols ? df_type_name(f->cols[0].type,
+                                                                             false)
+                                                             : "float64"));
+        json_decref(cols);
+        json_decref(dts);
+    } else {
+        json_object_set_new(o, "columns", cols);
+        json_object_set_new(o, "dtypes", dts);
+    }
+    return o;
+}
+
 static void job_get_tensor(void *state, void *arg, http_reply_t *out)
 {
+    conns_t *c = state;
+    tensor_arg_t *a = arg;
     plan_src_t s;
     int64_t nbytes;
     if (read_tensor(state, arg, &s, &nbytes, out) != 1) return;
+    if (a->frame) {
+        frame_t f;
+        char err[512];
+        if (!c->rq)
+            gw_reply_rq_error(out, "reading chunks", "bad redis URL");
+        else if (frame_read(c->rq, &s, &f, s.n_keys, err, sizeof err))
+            http_reply_error(out, 500, "data_lost", "%s", err);
+        else {
+            http_reply_json(out, 200, frame_json(a, &s, &f, nbytes));
+            frame_free(&f);
+        }
+        plan_src_close(&s);
+        return;
+    }
     http_reply_json(out, 200, tensor_json(&s, nbytes));
     plan_src_close(&s);
 }
@@ -292,6 +376,89 @@ static int chunks_present(rq_t *rq, const plan_src_t *s, char *msg, size_t msgle
     return 1;
 }
 
+/* The frame of a result: chunks [0, upto) read whole (GET), viewed and
+ * concatenated (dfx_assemble). The whole value is held in memory. */
+static int frame_read(rq_t *rq, const plan_src_t *s, frame_t *f, int64_t upto, char *err,
+                      size_t errlen)
+{
+    int64_t n = upto < s->n_keys ? upto : s->n_keys;
+    redisReply **rep = calloc((size_t)n + 1, sizeof *rep);
+    void **blobs = calloc((size_t)n + 1, sizeof(void *));
+    size_t *lens = calloc((size_t)n + 1, sizeof(size_t));
+    int rc = -1;
+    int64_t got = 0;
+    if (!rep || !blobs || !lens) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int64_t i0 = 0; i0 < n; i0 += PIPE_CMDS) {
+        int m = (int)(n - i0 < PIPE_CMDS ? n - i0 : PIPE_CMDS);
+        for (int i = 0; i < m; i++)
+            if (rq_append(rq, err, errlen, "GET %s", s->chunk_keys[i0 + i])) goto done;
+        if (rq_flush_replies(rq, rep + i0, m, err, errlen)) goto done;
+        got = i0 + m;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (rep[i]->type != REDIS_REPLY_STRING) {
+            snprintf(err, errlen, "chunk %s of \"%s\" is gone from the chunk store",
+                     s->chunk_keys[i], s->key);
+            goto done;
+        }
+        /* a blob is read in place: copy it to 8-aligned memory */
+        blobs[i] = malloc(rep[i]->len ? rep[i]->len : 1);
+        if (!blobs[i]) {
+            snprintf(err, errlen, "out of memory");
+            goto done;
+        }
+        memcpy(blobs[i], rep[i]->str, rep[i]->len);
+        lens[i] = rep[i]->len;
+    }
+    rc = dfx_assemble((const void *const *)blobs, lens, n, f, err, errlen);
+done:
+    for (int64_t i = 0; i < got; i++)
+        if (rep[i]) freeReplyObject(rep[i]);
+    for (int64_t i = 0; blobs && i < n; i++)
+        free(blobs[i]);
+    free(rep);
+    free(blobs);
+    free(lens);
+    return rc;
+}
+
+static int frame_sink(void *ctx, const void *data, size_t n)
+{
+    return sink(ctx, data, n);
+}
+
+static void frame_data(conns_t *c, tensor_arg_t *a, const plan_src_t *s, http_stream_t *st,
+                       http_reply_t *out)
+{
+    frame_t f;
+    char err[512];
+    if (frame_read(c->rq, s, &f, s->n_keys, err, sizeof err)) {
+        http_reply_error(out, 500, "data_lost", "%s", err);
+        return;
+    }
+    sink_ctx_t sc = {.st = st};
+    int rc;
+    int nd = f.series ? 1 : 2;
+    if (a->frame == FRAME_TENSOR && a->npy) {
+        http_stream_begin(st, 200, "application/x-npy", SIZE_MAX);
+        rc = dfx_write_tensor_npy(&f, nd, frame_sink, &sc);
+    } else if (a->frame == FRAME_TENSOR) {
+        http_stream_begin(st, 200, "application/json", SIZE_MAX);
+        rc = dfx_write_tensor_json(&f, nd, frame_sink, &sc);
+    } else if (a->csv) {
+        http_stream_begin(st, 200, "text/csv", SIZE_MAX);
+        rc = dfx_write_csv(&f, frame_sink, &sc);
+    } else {
+        http_stream_begin(st, 200, "application/json", SIZE_MAX);
+        rc = dfx_write_json(&f, frame_sink, &sc);
+    }
+    if (rc) http_stream_fail(st);
+    frame_free(&f);
+}
+
 static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_reply_t *out)
 {
     conns_t *c = state;
@@ -300,6 +467,11 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
     int64_t nbytes;
     char err[512];
     if (read_tensor(c, a, &s, &nbytes, out) != 1) return;
+    if (a->csv_format && (a->frame == FRAME_NONE || a->frame == FRAME_TENSOR)) {
+        http_reply_error(out, 400, "invalid_request",
+                         "\"%s\" is a tensor: format csv is for DataFrames and Series", a->key);
+        goto row;
+    }
     if (!c->rq) {
         gw_reply_rq_error(out, "reading chunks", "bad redis URL");
         goto row;
@@ -311,6 +483,10 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
     }
     if (ok == 0) {
         http_reply_error(out, 500, "data_lost", "%s", err);
+        goto row;
+    }
+    if (a->frame) {
+        frame_data(c, a, &s, st, out);
         goto row;
     }
 
@@ -356,11 +532,14 @@ void gw_h_tensor_data(http_req_t *r)
     if (!take_tensor(r, &a)) return;
     const char *fmt = http_query(r, "format");
     const char *accept = http_header(r, "accept");
-    if (fmt && strcmp(fmt, "npy") != 0 && strcmp(fmt, "json") != 0) {
-        gw_send_error(r, 400, "invalid_request", "format must be npy or json");
+    if (fmt && strcmp(fmt, "npy") != 0 && strcmp(fmt, "json") != 0 && strcmp(fmt, "csv") != 0) {
+        gw_send_error(r, 400, "invalid_request", "format must be npy, json or csv");
         return;
     }
     a.npy = fmt ? strcmp(fmt, "npy") == 0 : accept && strstr(accept, "application/x-npy");
+    /* DataFrames and Series: CSV when asked (?format=csv or Accept: text/csv) */
+    a.csv = fmt ? strcmp(fmt, "csv") == 0 : accept && strstr(accept, "text/csv");
+    a.csv_format = fmt && strcmp(fmt, "csv") == 0;
     http_defer_stream(r, job_tensor_data, &a, sizeof a);
 }
 

@@ -4,6 +4,8 @@
  * nothing is locked; PostgreSQL gets the state in batches once per turn. */
 #include "sched.h"
 
+#include "df/dfgraph.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -633,21 +635,36 @@ static void finish_task(sched_t *s, stask_t *t)
             char key[KEY_MAX];
             plan_chunk_key(&t->plan, t->id, G->job[li], key, sizeof key);
             arr_elem(&keys, key);
-            nbytes += (int64_t)job_nbytes(&tl->jobs[G->job[li]]);
+            const job_t *jb = &tl->jobs[G->job[li]];
+            /* a frame blob's size is the one its worker reported */
+            nbytes += jb->blob ? (t->nbytes[G->job[li]] > 0 ? t->nbytes[G->job[li]] : 0)
+                               : (int64_t)job_nbytes(jb);
         }
         sbuf_putc(&keys, '}');
+        /* a frame's grid is its list of chunks: bounds 0..nchunks */
+        bool framed = g->nodes[node].df && (g->nodes[node].vkind != VK_TENSOR ||
+                                            g->nodes[node].df->held);
         for (int d = 0; d < G->shape.ndim; d++) {
             sbuf_puts(&bounds, d ? ",[" : "[");
             for (int64_t i = 0; i <= G->nchunks[d]; i++)
-                sbuf_printf(&bounds, "%s%lld", i ? "," : "", (long long)G->bounds[d][i]);
+                sbuf_printf(&bounds, "%s%lld", i ? "," : "",
+                            (long long)(framed ? i : G->bounds[d][i]));
             sbuf_putc(&bounds, ']');
         }
         sbuf_putc(&bounds, ']');
         char shape[MR_MAXDIM * 21 + 4], nb[24];
         shape_text(shape, sizeof shape, G->shape.ndim, G->shape.d);
         snprintf(nb, sizeof nb, "%lld", (long long)nbytes);
+        /* DataFrames, Series and to_tensor results are stored as frame blobs:
+         * their dtype text says so (docs/graph-format.md, DataFrames) */
+        const graph_node_t *gn = &g->nodes[node];
+        const char *dtxt = !framed                   ? dt_name(G->dt)
+                           : gn->vkind == VK_DATAFRAME ? "dataframe"
+                           : gn->vkind == VK_SERIES  ? "series"
+                           : gn->df && gn->df->held  ? "frame-tensor"
+                                                     : dt_name(G->dt);
         const char *p[] = {t->session,     g->nodes[node].key, t->id,           shape,
-                           dt_name(G->dt), sbuf_str(&bounds),  sbuf_str(&keys), nb};
+                           dtxt,           sbuf_str(&bounds),  sbuf_str(&keys), nb};
         PGresult *r = db_query(
             s->db,
             "WITH old AS (SELECT unnest(chunk_keys) AS k FROM tensors"
@@ -913,6 +930,7 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     }
     t->plan.load = load_source;
     t->plan.load_ctx = &lc;
+    t->plan.files_rq = s->rq;
     if (plan_tile(&t->plan, err, sizeof err)) {
         fail_unstarted(s, tid, err);
         task_free(t);

@@ -265,10 +265,12 @@ static pentry_t *plan_get(dispatch_t *d, rq_t *r, const char *tid, const char *p
     memcpy(pre, rep->str, n);
     freeReplyObject(rep);
     if (rc) return NULL;
+    p.files_rq = r;
     if (plan_tile(&p, err, errlen)) {
         plan_close(&p);
         return NULL;
     }
+    p.files_rq = NULL; /* r is this slot's; the plan may be shared */
 
     pthread_mutex_lock(&d->pmu);
     pentry_t *slot = NULL;
@@ -336,11 +338,15 @@ typedef struct {
     cbuf_t **buf;
 } inputs_t;
 
-static const void *get_input(void *ctx, int32_t job)
+static const void *get_input(void *ctx, int32_t job, size_t *len)
 {
     const inputs_t *in = ctx;
     for (int i = 0; i < in->n; i++)
-        if (in->job[i] == job) return in->buf[i]->data;
+        if (in->job[i] == job) {
+            *len = in->buf[i]->n;
+            return in->buf[i]->data;
+        }
+    *len = 0;
     return NULL;
 }
 
@@ -348,6 +354,106 @@ static void node_prefix(const plan_t *p, const job_t *jb, char *out, size_t cap)
 {
     const graph_node_t *n = &p->g->nodes[jb->node];
     snprintf(out, cap, "node \"%s\" (%s): ", n->key, op_name(n->op));
+}
+
+/* A DataFrame part job (a shuffle's consumer) reads one part of each
+ * partition pack (engine/df/dfexec.h): the part of job s's output that
+ * job jb takes, or -1 when jb reads s whole. */
+static int64_t pack_part_of(const tile_t *t, const job_t *jb, int32_t s)
+{
+    const job_t *src = &t->jobs[s];
+    if (jb->kind != JK_DF || src->kind != JK_DF) return -1;
+    int k = jb->param->dfk, ks = src->param->dfk;
+    if ((k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART) ||
+        (ks != DFJ_HASH_PART && ks != DFJ_SORT_RANGE))
+        return -1;
+    return jb->off[0];
+}
+
+/* The most parts a pack may declare: far above the tiler's (32), low enough
+ * that a corrupted header cannot make us allocate much. */
+#define PACK_MAX_PARTS 65536
+
+static redisReply *getrange(rq_t *r, const char *key, uint64_t a, uint64_t n, char *err,
+                            size_t errlen)
+{
+    redisReply *rep = rq_command(r, err, errlen, "GETRANGE %s %llu %llu", key,
+                                 (unsigned long long)a, (unsigned long long)(a + n - 1));
+    if (rep && (rep->type != REDIS_REPLY_STRING || (uint64_t)rep->len != n)) {
+        snprintf(err, errlen, "chunk %.200s is missing from the chunk store or truncated", key);
+        freeReplyObject(rep);
+        return NULL;
+    }
+    return rep;
+}
+
+/* Part `part` (and part 0, which a sort part falls back on for its empty
+ * result's columns) of the pack stored at key, as a pack of the same part
+ * count whose other parts are empty: a shuffle's consumer reads its share,
+ * not every chunk's whole output. NULL with err. */
+static cbuf_t *fetch_pack_part(rq_t *r, const char *key, const char *ckey, int64_t part,
+                               char *err, size_t errlen)
+{
+    uint64_t h[2];
+    redisReply *rep = getrange(r, key, 0, 16, err, errlen);
+    if (!rep) return NULL;
+    memcpy(h, rep->str, 16);
+    freeReplyObject(rep);
+    uint64_t npk = h[1];
+    if (npk == 0 || npk > PACK_MAX_PARTS) {
+        snprintf(err, errlen, "chunk %.200s is no frame pack", key);
+        return NULL;
+    }
+    size_t hl = 16 + 8 * (size_t)(npk + 1);
+    uint64_t *off = malloc(8 * (size_t)(npk + 1));
+    if (!off) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    cbuf_t *b = NULL;
+    if (!(rep = getrange(r, key, 16, 8 * (npk + 1), err, errlen))) goto done;
+    memcpy(off, rep->str, 8 * (size_t)(npk + 1));
+    freeReplyObject(rep);
+    uint64_t want[2] = {0, part >= 0 && (uint64_t)part < npk ? (uint64_t)part : 0};
+    uint64_t size = hl;
+    for (int w = 0; w < 2; w++) {
+        uint64_t a = off[want[w]], e = off[want[w] + 1];
+        if (a > e || e - a > (1ull << 40) || (a & 7)) {
+            snprintf(err, errlen, "chunk %.200s: bad frame pack offsets", key);
+            goto done;
+        }
+        if (w == 0 || want[1] != 0) size += e - a;
+    }
+    if (!(b = cbuf_new(ckey, size))) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    uint64_t *nh = (uint64_t *)b->data, at = hl;
+    nh[0] = h[0];
+    nh[1] = npk;
+    for (uint64_t i = 0; i <= npk; i++)
+        nh[2 + i] = hl; /* empty parts */
+    for (int w = 0; w < 2; w++) {
+        if (w == 1 && want[1] == 0) break;
+        uint64_t a = off[want[w]], n = off[want[w] + 1] - a;
+        nh[2 + want[w]] = at;
+        if (n) {
+            if (!(rep = getrange(r, key, a, n, err, errlen))) {
+                cbuf_unref_locked(b); /* never shared: no lock needed */
+                b = NULL;
+                goto done;
+            }
+            memcpy(b->data + at, rep->str, n);
+            freeReplyObject(rep);
+        }
+        at += n;
+        /* the parts after this one start where it ends */
+        for (uint64_t i = want[w] + 1; i <= npk; i++)
+            nh[2 + i] = at;
+    }
+done:
+    free(off);
+    return b;
 }
 
 /* Runs job ji of the plan; on success *outb holds the output (a reference
@@ -383,6 +489,25 @@ static int run_job(dispatch_t *d, rq_t *r, const char *tid, const plan_t *p, int
             char key[KEY_MAX];
             plan_chunk_key(p, tid, s, key, sizeof key);
             in.job[in.n] = s;
+            int64_t part = pack_part_of(t, jb, s);
+            if (part >= 0) {
+                /* one part of a pack: cached under a key of its own */
+                char ckey[KEY_MAX];
+                snprintf(ckey, sizeof ckey, "%.200s#%lld", key, (long long)part);
+                in.buf[in.n] = cache_get(d, ckey);
+                if (!in.buf[in.n]) {
+                    char e2[256];
+                    in.buf[in.n] = fetch_pack_part(r, key, ckey, part, e2, sizeof e2);
+                    if (!in.buf[in.n]) {
+                        snprintf(err, errlen, "%s%s", np, e2);
+                        in.n++;
+                        goto done;
+                    }
+                    cache_put(d, in.buf[in.n]);
+                }
+                in.n++;
+                continue;
+            }
             in.buf[in.n] = cache_get(d, key);
             if (!in.buf[in.n]) missing[n_missing++] = in.n;
             in.n++;
@@ -413,6 +538,9 @@ static int run_job(dispatch_t *d, rq_t *r, const char *tid, const plan_t *p, int
             char key[KEY_MAX];
             plan_chunk_key(p, tid, s, key, sizeof key);
             size_t want = job_nbytes(&t->jobs[s]);
+            /* a DataFrame chunk (a frame blob) has the length it was stored with;
+             * the kernel checks the blob itself */
+            if (t->jobs[s].blob && rep->type == REDIS_REPLY_STRING) want = (size_t)rep->len;
             if (bad < 0 && rep->type != REDIS_REPLY_STRING) {
                 snprintf(err, errlen, "%sinput chunk %s is missing from the chunk store", np, key);
                 bad = i;
@@ -443,7 +571,20 @@ static int run_job(dispatch_t *d, rq_t *r, const char *tid, const plan_t *p, int
         snprintf(err, errlen, "%sout of memory", np);
         goto done;
     }
-    if (exec_job(t, ji, get_input, &in, o->data, err, errlen)) {
+    void *blob = NULL;
+    size_t blob_len = 0;
+    int jrc = exec_job_any(t, ji, get_input, &in, o->data, &blob, &blob_len, err, errlen);
+    if (jrc == 0 && jb->blob) {
+        /* the output's size was known only to the kernel: adopt its buffer */
+        free(o->data);
+        o->data = blob ? blob : malloc(1);
+        o->n = blob_len;
+        if (!o->data) {
+            snprintf(err, errlen, "out of memory");
+            jrc = -1;
+        }
+    }
+    if (jrc) {
         /* Kernel messages name the rule; the report names the node too. */
         size_t lp = strlen(np), le = strlen(err);
         if (strncmp(err, "node \"", 6) != 0 && lp + le < errlen) {

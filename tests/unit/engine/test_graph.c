@@ -1670,7 +1670,7 @@ static void test_session(void **state)
 {
     (void)state;
     sess_ctx_t ctx = {0};
-    graph_session_t sess = {&ctx, lookup};
+    graph_session_t sess = {.ctx = &ctx, .lookup = lookup};
     graph_limits_t lim;
     graph_limits_default(&lim);
     graph_t *g = NULL;
@@ -1741,7 +1741,7 @@ static int lookup_any(void *ctx, const char *key, shape_t *shape, dtype_t *dtype
 static void test_session_many(void **state)
 {
     (void)state;
-    graph_session_t sess = {NULL, lookup_any};
+    graph_session_t sess = {.ctx = NULL, .lookup = lookup_any};
     char buf[8192];
     size_t o = (size_t)snprintf(buf, sizeof buf, "{\"version\":1,\"nodes\":[");
     for (int i = 0; i < 50; i++)

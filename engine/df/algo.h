@@ -1,0 +1,124 @@
+/* algo.h: the DataFrame algorithms that need more than one pass over the
+ * rows, as job-level kernels on frames (frame.h): groupby_agg, sort_values,
+ * merge, describe and nunique. The tiler (engine/df) builds the chunk graph;
+ * these functions are what each job runs. Inputs are read-only frames (often
+ * views of blobs); outputs are owned frames (frame_free). Every function
+ * returns 0, or -1 with a one-line message in err. Column indexes refer to
+ * the input frame's columns (not its index levels).
+ *
+ * Semantics are pandas 1.5's; missing values as in frame.h. */
+#ifndef MARS_DF_ALGO_H
+#define MARS_DF_ALGO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "frame.h"
+
+#define DF_MAX_KEYS 16
+
+/* ---- hashing and partitioning (groupby's shuffle, merge, nunique) ----
+ * Rows go to part hash(values of cols) % nparts. Equal keys go to the same
+ * part whatever chunk or frame they come from, including an int64 key and a
+ * float64 key of the same value (pandas merges 1 with 1.0). Rows keep their
+ * order within each part. outs: nparts frames, all owned by the caller. */
+int df_hash_partition(const frame_t *in, const int *cols, int ncols, int nparts, frame_t *outs,
+                      char *err, size_t errlen);
+
+/* ---- groupby_agg ---- */
+typedef enum {
+    AGG_SUM, AGG_MEAN, AGG_MIN, AGG_MAX, AGG_COUNT, AGG_SIZE, AGG_STD, AGG_VAR,
+    AGG_NUNIQUE, AGG_FIRST, AGG_LAST
+} agg_func_t;
+
+typedef struct {
+    const char *out; /* the output column's name */
+    int col;         /* input column aggregated */
+    agg_func_t func;
+} agg_spec_t;
+
+typedef struct {
+    int nby;
+    int by[DF_MAX_KEYS]; /* key columns */
+    int nagg;
+    const agg_spec_t *agg;
+} gb_spec_t;
+
+/* Map: one chunk of the input to a partial (the keys as index levels, and
+ * state columns whose layout is the algorithm's own). Rows whose key has a
+ * missing value are dropped (pandas' dropna=True). */
+int df_gb_map(const frame_t *in, const gb_spec_t *s, frame_t *out, char *err, size_t errlen);
+/* Combine partials given in chunk order into one partial (first and last
+ * depend on that order). */
+int df_gb_combine(const frame_t *const *parts, int n, const gb_spec_t *s, frame_t *out, char *err,
+                  size_t errlen);
+/* Final: a partial to the result: one row per group, sorted by key (pandas'
+ * sort=True), index = the key values (one level per `by` column, named after
+ * it), one column per agg in order, with pandas' result dtypes. */
+int df_gb_final(const frame_t *part, const gb_spec_t *s, frame_t *out, char *err, size_t errlen);
+/* Many groups: the final results of the hash parts (each sorted by key and
+ * with disjoint keys), merged into one result sorted by key. */
+int df_gb_merge_sorted(const frame_t *const *parts, int n, const gb_spec_t *s, frame_t *out,
+                       char *err, size_t errlen);
+
+/* ---- sort_values (sample sort; stable as kind="mergesort"; NaN last) ---- */
+typedef struct {
+    int nby;
+    int by[DF_MAX_KEYS];
+    bool asc[DF_MAX_KEYS];
+} sort_spec_t;
+
+/* Up to k sample rows of in's key columns (a frame of the by columns only). */
+int df_sort_sample(const frame_t *in, const sort_spec_t *s, int k, frame_t *out, char *err,
+                   size_t errlen);
+/* From every chunk's sample: nparts - 1 splitter rows (a frame of the by
+ * columns only, in sort order; fewer when the samples have fewer distinct
+ * keys). */
+int df_sort_splitters(const frame_t *const *samples, int n, const sort_spec_t *s, int nparts,
+                      frame_t *out, char *err, size_t errlen);
+/* Rows of in to parts 0..nsplit by the splitters (nsplit = splitters->nrows):
+ * part p takes keys in (splitter p-1, splitter p] in sort order, so equal
+ * keys always meet in one part. outs: nsplit + 1 frames. */
+int df_range_partition(const frame_t *in, const frame_t *splitters, const sort_spec_t *s,
+                       frame_t *outs, char *err, size_t errlen);
+/* One part: the pieces every chunk sent it, in chunk order, concatenated and
+ * stably sorted (index kept, as pandas keeps it). */
+int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, frame_t *out,
+                 char *err, size_t errlen);
+
+/* ---- merge (hash partitioned; each part joined alone) ---- */
+typedef enum { MERGE_INNER, MERGE_LEFT, MERGE_RIGHT, MERGE_OUTER } merge_how_t;
+
+typedef struct {
+    int n_on;
+    int lon[DF_MAX_KEYS], ron[DF_MAX_KEYS]; /* key columns in left and right */
+    merge_how_t how;
+} merge_spec_t;
+
+/* The rows of pandas' left.merge(right, on=..., how=...) for one part:
+ * columns as pandas orders and names them (left's columns, then right's
+ * other columns; names both sides share outside `on` get _x and _y), dtypes
+ * as pandas gives them (int64 with missing values becomes float64, bool
+ * becomes object-like bool with validity). range_index set: the final index
+ * is 0..n-1 over all parts. */
+int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
+                  char *err, size_t errlen);
+
+/* ---- describe (exact) ----
+ * The whole input (every chunk concatenated, numeric columns only) to
+ * pandas' describe(): index count, mean, std, min, 25%, 50%, 75%, max; a
+ * column per numeric (int64, float64) column; all float64. A Series input
+ * gives a Series. */
+int df_describe(const frame_t *in, frame_t *out, char *err, size_t errlen);
+
+/* ---- nunique ----
+ * Map: per column, the distinct non-missing values of the chunk (a frame
+ * whose layout is the algorithm's own). Combine: distinct values of several.
+ * Final: a Series of int64 counts indexed by the column names (a 1-row
+ * frame for a Series input; the tiler turns it into a scalar). */
+int df_nunique_map(const frame_t *in, frame_t *out, char *err, size_t errlen);
+int df_nunique_combine(const frame_t *const *parts, int n, frame_t *out, char *err, size_t errlen);
+int df_nunique_final(const frame_t *part, frame_t *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,1279 @@
+/* dfexec.c: the DataFrame job kernels (dfexec.h). */
+#include "dfexec.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kern/kern.h"
+#include "../ufunc.h"
+#include "algo.h"
+#include "dfgraph.h"
+
+#define PACK_MAGIC 0x4b43415046444d52ull /* "RMDFPACK" */
+/* rows sampled per chunk for the sort's splitters: enough that parts come
+ * out within a few times of each other on skew-free keys */
+#define SORT_SAMPLE_ROWS 64
+
+static int xfail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int oom(char *err, size_t errlen)
+{
+    return xfail(err, errlen, "out of memory");
+}
+
+/* ------------------------------------------------------------------ blobs */
+
+static int emit(frame_t *f, void **blob, size_t *len, char *err, size_t errlen)
+{
+    size_t n = frame_blob_size(f);
+    void *b = malloc(n);
+    if (!b) return oom(err, errlen);
+    frame_serialize(f, b);
+    *blob = b;
+    *len = n;
+    return 0;
+}
+
+static int view(const dfx_in_t *in, frame_t *f, char *err, size_t errlen)
+{
+    return frame_view(in->data, in->len, f, err, errlen);
+}
+
+int dfx_pack_part(const void *pack, size_t len, int64_t p, const void **blob, size_t *blob_len,
+                  int64_t *nparts, char *err, size_t errlen)
+{
+    const uint64_t *h = pack;
+    /* the header holds nparts + 1 offsets after its two words */
+    if (len < 24 || ((uintptr_t)pack & 7) || h[0] != PACK_MAGIC || h[1] >= (len - 16) / 8)
+        return xfail(err, errlen, "frame pack: bad header");
+    uint64_t np = h[1];
+    *nparts = (int64_t)np;
+    if (p < 0 || (uint64_t)p >= np)
+        return xfail(err, errlen, "frame pack: no part %lld", (long long)p);
+    uint64_t a = h[2 + p], b = h[3 + p];
+    if (a > b || b > len || (a & 7)) return xfail(err, errlen, "frame pack: bad offsets");
+    *blob = (const char *)pack + a;
+    *blob_len = (size_t)(b - a);
+    return 0;
+}
+
+static size_t pad8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+static int emit_pack(frame_t *parts, int64_t np, void **blob, size_t *len, char *err, size_t errlen)
+{
+    size_t head = 16 + 8 * (size_t)(np + 1), total = head;
+    for (int64_t p = 0; p < np; p++)
+        total += pad8(frame_blob_size(&parts[p]));
+    uint8_t *b = malloc(total);
+    if (!b) return oom(err, errlen);
+    uint64_t *h = (uint64_t *)b;
+    h[0] = PACK_MAGIC;
+    h[1] = (uint64_t)np;
+    size_t at = head;
+    for (int64_t p = 0; p < np; p++) {
+        h[2 + p] = at;
+        size_t s = frame_blob_size(&parts[p]);
+        frame_serialize(&parts[p], b + at);
+        memset(b + at + s, 0, pad8(s) - s);
+        at += pad8(s);
+    }
+    h[2 + np] = at;
+    *blob = b;
+    *len = total;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+/* An empty frame shaped as the schema of d (series or not). */
+static int frame_of_schema(const df_node_t *d, bool series, int64_t nrows, frame_t *f)
+{
+    if (frame_alloc(f, series, nrows, d->ncols, d->nidx)) return -1;
+    for (int k = 0; k < d->ncols; k++)
+        if (flabel_set(&f->names[k], d->cols[k].name, d->cols[k].is_int)) return -1;
+    for (int k = 0; k < d->nidx; k++)
+        if (flabel_set(&f->idx_names[k], d->idx[k].name, d->idx[k].is_int)) return -1;
+    return 0;
+}
+
+/* A shallow frame: columns and labels borrowed (frame_free frees only the
+ * arrays of fcol_t and labels). */
+static int shallow(frame_t *f, bool series, int64_t nrows, int ncols, int nidx)
+{
+    if (frame_alloc(f, series, nrows, ncols, nidx)) return -1;
+    f->view = true;
+    return 0;
+}
+
+static int positions(fcol_t *c, int64_t n, int64_t start)
+{
+    if (fcol_alloc(c, FT_INT64, n, 0, false)) return -1;
+    int64_t *p = c->data;
+    for (int64_t i = 0; i < n; i++)
+        p[i] = start + i;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ concat */
+
+int dfx_concat(const frame_t *const *parts, int n, frame_t *out, char *err, size_t errlen)
+{
+    const frame_t *p0 = parts[0];
+    for (int q = 1; q < n; q++)
+        if (parts[q]->ncols != p0->ncols || parts[q]->nidx != p0->nidx)
+            return xfail(err, errlen, "internal: concatenating frames of different shapes");
+    /* columns whose types differ between parts become float64 */
+    int nc = p0->ncols + p0->nidx;
+    bool *tofloat = calloc((size_t)nc + 1, 1);
+    if (!tofloat) return oom(err, errlen);
+    bool any = false;
+    for (int k = 0; k < nc; k++) {
+        for (int q = 1; q < n; q++) {
+            const fcol_t *a = k < p0->ncols ? &p0->cols[k] : &p0->idx[k - p0->ncols];
+            const fcol_t *b = k < p0->ncols ? &parts[q]->cols[k] : &parts[q]->idx[k - p0->ncols];
+            if (a->type != b->type) {
+                bool num = (a->type == FT_INT64 || a->type == FT_FLOAT64) &&
+                           (b->type == FT_INT64 || b->type == FT_FLOAT64);
+                if (!num) {
+                    free(tofloat);
+                    return xfail(err, errlen,
+                                 "concatenating a %s and a %s column is not "
+                                 "supported",
+                                 df_type_name(a->type, false), df_type_name(b->type, false));
+                }
+                tofloat[k] = any = true;
+            }
+        }
+    }
+    if (!any) {
+        free(tofloat);
+        return frame_concat(parts, n, out) ? oom(err, errlen) : 0;
+    }
+    frame_t *tmp = calloc((size_t)n, sizeof(frame_t));
+    const frame_t **tp = calloc((size_t)n, sizeof(frame_t *));
+    fcol_t *owned = calloc((size_t)n * (size_t)nc + 1, sizeof(fcol_t));
+    int rc = -1;
+    if (!tmp || !tp || !owned) goto done;
+    for (int q = 0; q < n; q++) {
+        const frame_t *s = parts[q];
+        if (shallow(&tmp[q], s->series, s->nrows, s->ncols, s->nidx)) goto done;
+        tmp[q].range_index = s->range_index;
+        memcpy(tmp[q].cols, s->cols, sizeof(fcol_t) * (size_t)s->ncols);
+        memcpy(tmp[q].names, s->names, sizeof(flabel_t) * (size_t)s->ncols);
+        memcpy(tmp[q].idx, s->idx, sizeof(fcol_t) * (size_t)s->nidx);
+        memcpy(tmp[q].idx_names, s->idx_names, sizeof(flabel_t) * (size_t)s->nidx);
+        for (int k = 0; k < nc; k++) {
+            fcol_t *c = k < s->ncols ? &tmp[q].cols[k] : &tmp[q].idx[k - s->ncols];
+            if (!tofloat[k] || c->type == FT_FLOAT64) continue;
+            fcol_t *o = &owned[q * nc + k];
+            if (fcol_alloc(o, FT_FLOAT64, c->n, 0, false)) goto done;
+            for (int64_t i = 0; i < c->n; i++)
+                ((double *)o->data)[i] = (double)((const int64_t *)c->data)[i];
+            *c = *o;
+        }
+        tp[q] = &tmp[q];
+    }
+    rc = frame_concat(tp, n, out) ? -1 : 0;
+done:
+    for (int q = 0; tmp && q < n; q++)
+        frame_free(&tmp[q]);
+    for (int i = 0; owned && i < n * nc; i++)
+        fcol_free(&owned[i]);
+    free(tmp);
+    free(tp);
+    free(owned);
+    free(tofloat);
+    return rc ? oom(err, errlen) : 0;
+}
+
+int dfx_assemble(const void *const *blobs, const size_t *lens, int64_t n, frame_t *out, char *err,
+                 size_t errlen)
+{
+    if (n < 1 || n > INT32_MAX) return xfail(err, errlen, "internal: no chunks");
+    frame_t *v = calloc((size_t)n, sizeof(frame_t));
+    const frame_t **vp = calloc((size_t)n, sizeof(frame_t *));
+    int rc = -1;
+    if (!v || !vp) {
+        oom(err, errlen);
+        goto done;
+    }
+    int64_t k;
+    for (k = 0; k < n; k++) {
+        if (frame_view(blobs[k], lens[k], &v[k], err, errlen)) goto done;
+        vp[k] = &v[k];
+    }
+    rc = dfx_concat(vp, (int)n, out, err, errlen);
+done:
+    for (int64_t q = 0; v && q < n; q++)
+        frame_free(&v[q]);
+    free(v);
+    free(vp);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ row-wise steps */
+
+static int run_from_tensor(const graph_node_t *n, const job_t *j, const dfx_in_t *in, frame_t *f)
+{
+    const df_node_t *d = n->df;
+    const jin_t *ji = &j->in[0];
+    int64_t rows = ji->shape[0], nc = ji->ndim == 2 ? ji->shape[1] : 1;
+    if (frame_of_schema(d, n->vkind == VK_SERIES, rows, f)) return -1;
+    if (positions(&f->idx[0], rows, j->off[0])) return -1;
+    dtype_t dt = ji->dt;
+    int ft = dt_is_float(dt) ? FT_FLOAT64 : dt_is_int(dt) ? FT_INT64 : FT_BOOL;
+    for (int64_t c = 0; c < nc; c++)
+        if (fcol_alloc(&f->cols[c], (ftype_t)ft, rows, 0, false)) return -1;
+    const char *src = in->data;
+    for (int64_t c = 0; c < nc; c++) {
+        void *o = f->cols[c].data;
+        switch (dt) {
+        case DT_FLOAT64:
+            for (int64_t i = 0; i < rows; i++)
+                ((double *)o)[i] = ((const double *)src)[i * nc + c];
+            break;
+        case DT_FLOAT32:
+            for (int64_t i = 0; i < rows; i++)
+                ((double *)o)[i] = ((const float *)src)[i * nc + c];
+            break;
+        case DT_INT64:
+            for (int64_t i = 0; i < rows; i++)
+                ((int64_t *)o)[i] = ((const int64_t *)src)[i * nc + c];
+            break;
+        case DT_INT32:
+            for (int64_t i = 0; i < rows; i++)
+                ((int64_t *)o)[i] = ((const int32_t *)src)[i * nc + c];
+            break;
+        default:
+            for (int64_t i = 0; i < rows; i++)
+                ((uint8_t *)o)[i] = ((const uint8_t *)src)[i * nc + c] != 0;
+            break;
+        }
+    }
+    return 0;
+}
+
+static int run_read_csv(const graph_node_t *n, const job_t *j, void **blob, size_t *len, char *err,
+                        size_t errlen)
+{
+    const df_node_t *d = n->df;
+    csv_file_t file = {0};
+    csv_frame_t cf = {0};
+    frame_t f = {0};
+    char msg[1024];
+    int rc = -1;
+    if (csv_file_open(&file, d->path, msg, sizeof msg)) return xfail(err, errlen, "%s", msg);
+    if (file.len != (size_t)(d->ranges[d->nranges - 1].end)) {
+        xfail(err, errlen, "%s changed since the document was validated", d->path);
+        goto done;
+    }
+    if (csv_read_range(file.buf, &d->hdr, &d->ranges[j->off[0]], d->ctypes, &cf, msg, sizeof msg)) {
+        xfail(err, errlen, "%s", msg);
+        goto done;
+    }
+    if (frame_of_schema(d, false, cf.nrows, &f) || positions(&f.idx[0], cf.nrows, j->off[1])) {
+        oom(err, errlen);
+        goto done;
+    }
+    for (int k = 0; k < cf.ncols && k < f.ncols; k++) {
+        csv_column_t *s = &cf.cols[k];
+        fcol_t *c = &f.cols[k];
+        c->type = (uint8_t)s->type;
+        c->n = s->n;
+        c->data = s->data;
+        c->offsets = s->offsets;
+        c->bytes = s->bytes;
+        c->valid = s->valid;
+        s->data = NULL;
+        s->offsets = NULL;
+        s->bytes = NULL;
+        s->valid = NULL;
+    }
+    rc = emit(&f, blob, len, err, errlen);
+done:
+    frame_free(&f);
+    csv_frame_close(&cf);
+    csv_file_close(&file);
+    return rc;
+}
+
+/* The columns of a shallow frame sel from s, labels from the schema. */
+static int pick(const df_node_t *d, bool series, const frame_t *s, const int *sel, int nsel,
+                frame_t *f)
+{
+    if (shallow(f, series, s->nrows, nsel, s->nidx)) return -1;
+    for (int k = 0; k < nsel; k++) {
+        f->cols[k] = s->cols[sel[k]];
+        f->names[k] = s->names[sel[k]];
+        if (d) {
+            f->names[k].s = d->cols[k].name;
+            f->names[k].is_int = d->cols[k].is_int;
+        }
+    }
+    memcpy(f->idx, s->idx, sizeof(fcol_t) * (size_t)s->nidx);
+    memcpy(f->idx_names, s->idx_names, sizeof(flabel_t) * (size_t)s->nidx);
+    f->range_index = s->range_index;
+    return 0;
+}
+
+/* One element-wise instruction over columns; registers as tile.c's. */
+static int reg_new(ew_prog_t *p, dtype_t dt)
+{
+    int r = p->n_regs++;
+    p->reg_dt[r] = (uint8_t)dt;
+    p->is_const[r] = false;
+    return r;
+}
+
+static int ins(ew_prog_t *p, op_t op, dtype_t cdt, dtype_t odt, int a, int b, int c)
+{
+    int dst = reg_new(p, odt);
+    ew_ins_t *x = &p->ins[p->n_ins++];
+    x->op = (int16_t)op;
+    x->dt = (uint8_t)cdt;
+    x->dst = (int8_t)dst;
+    x->a = (int8_t)a;
+    x->b = (int8_t)b;
+    x->c = (int8_t)c;
+    return dst;
+}
+
+static int cast(ew_prog_t *p, int r, dtype_t dt)
+{
+    return p->reg_dt[r] == dt ? r : ins(p, OP_ASTYPE, dt, dt, r, -1, -1);
+}
+
+static int konst(ew_prog_t *p, scalar_t s, dtype_t dt)
+{
+    int r = reg_new(p, dt);
+    p->is_const[r] = true;
+    p->konst[r] = s;
+    return r;
+}
+
+static dtype_t ftdt(int t)
+{
+    return t == FT_INT64 ? DT_INT64 : t == FT_FLOAT64 ? DT_FLOAT64 : DT_BOOL;
+}
+
+static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t *f, char *err,
+                  size_t errlen)
+{
+    const df_node_t *d = n->df;
+    frame_t v[3] = {{0}};
+    int rc = -1, nv = 0;
+    for (int q = 0; q < nin && q < 3; q++, nv++)
+        if (view(&ins_[q], &v[q], err, errlen)) goto done;
+    if (frame_of_schema(d, n->vkind == VK_SERIES, v[0].nrows, f)) {
+        oom(err, errlen);
+        goto done;
+    }
+    for (int k = 0; k < v[0].nidx; k++)
+        if (fcol_copy(&v[0].idx[k], &f->idx[k]) ||
+            flabel_set(&f->idx_names[k], v[0].idx_names[k].s, v[0].idx_names[k].is_int)) {
+            oom(err, errlen);
+            goto done;
+        }
+    f->range_index = v[0].range_index;
+    int64_t rows = v[0].nrows;
+    for (int k = 0; k < d->ncols; k++) {
+        ew_prog_t p;
+        memset(&p, 0, sizeof p);
+        arr_t in[3];
+        int reg[3] = {-1, -1, -1};
+        int q = 0;
+        for (int jn = 0; jn < n->n_in && jn < 3; jn++) {
+            if (n->in[jn].node < 0) continue;
+            const fcol_t *c = &v[q].cols[d->ew_col[k * n->n_in + jn]];
+            in[q].data = c->data;
+            in[q].dt = ftdt(c->type);
+            in[q].shape.ndim = 1;
+            in[q].shape.d[0] = rows;
+            reg[jn] = q;
+            p.reg_dt[q] = (uint8_t)in[q].dt;
+            q++;
+        }
+        p.n_inputs = p.n_regs = q;
+        dtype_t cd = (dtype_t)d->ew_dt[k], od = ftdt(d->cols[k].type);
+        int r;
+        if (n->op == OP_ASTYPE) {
+            int a = reg[0] >= 0 ? reg[0] : konst(&p, n->in[0].sc, sc_default_dtype(n->in[0].sc));
+            r = ins(&p, OP_ASTYPE, cd, od, a, -1, -1);
+        } else if (n->op == OP_WHERE) {
+            int c0 = reg[0] >= 0 ? cast(&p, reg[0], DT_BOOL) : konst(&p, n->in[0].sc, DT_BOOL);
+            int x = reg[1] >= 0 ? cast(&p, reg[1], cd) : konst(&p, n->in[1].sc, cd);
+            int y = reg[2] >= 0 ? cast(&p, reg[2], cd) : konst(&p, n->in[2].sc, cd);
+            r = ins(&p, OP_WHERE, cd, od, c0, x, y);
+        } else if (n->op == OP_CLIP) {
+            int a = reg[0] >= 0 ? cast(&p, reg[0], cd) : konst(&p, n->in[0].sc, cd);
+            int lo = n->has_a_min ? konst(&p, n->a_min, cd) : -1;
+            int hi = n->has_a_max ? konst(&p, n->a_max, cd) : -1;
+            r = ins(&p, OP_CLIP, cd, od, a, lo, hi);
+        } else {
+            int o[2] = {-1, -1};
+            int ar = op_kind(n->op) == OPK_UNARY ? 1 : 2;
+            for (int i = 0; i < ar; i++)
+                o[i] = reg[i] >= 0 ? cast(&p, reg[i], cd) : konst(&p, n->in[i].sc, cd);
+            r = ins(&p, n->op, cd, od, o[0], o[1], -1);
+        }
+        p.out = r;
+        if (fcol_alloc(&f->cols[k], (ftype_t)d->cols[k].type, rows, 0, false)) {
+            oom(err, errlen);
+            goto done;
+        }
+        arr_t out = {.data = f->cols[k].data, .dt = od};
+        out.shape.ndim = 1;
+        out.shape.d[0] = rows;
+        if (kern_ew_eval(&p, in, &out, err, errlen)) goto done;
+    }
+    rc = 0;
+done:
+    for (int q = 0; q < nv; q++)
+        frame_free(&v[q]);
+    return rc;
+}
+
+static int run_filter(const dfx_in_t *ins_, frame_t *f, char *err, size_t errlen)
+{
+    frame_t a, m;
+    if (view(&ins_[0], &a, err, errlen)) return -1;
+    if (view(&ins_[1], &m, err, errlen)) {
+        frame_free(&a);
+        return -1;
+    }
+    int rc = -1;
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(a.nrows + 1)), k = 0;
+    if (!rows || m.nrows != a.nrows || m.cols[0].type != FT_BOOL) {
+        xfail(err, errlen, rows ? "internal: the mask does not line up" : "out of memory");
+        goto done;
+    }
+    const uint8_t *mv = m.cols[0].data, *ok = m.cols[0].valid;
+    for (int64_t i = 0; i < a.nrows; i++)
+        if (mv[i] && (!ok || ok[i])) rows[k++] = i;
+    rc = frame_take(&a, rows, k, f) ? oom(err, errlen) : 0;
+done:
+    free(rows);
+    frame_free(&a);
+    frame_free(&m);
+    return rc;
+}
+
+static int run_assign(const graph_node_t *n, const dfx_in_t *ins_, void **blob, size_t *len,
+                      char *err, size_t errlen)
+{
+    const df_node_t *d = n->df;
+    frame_t *v = calloc((size_t)n->n_in, sizeof(frame_t));
+    frame_t f = {0};
+    int rc = -1, nv = 0;
+    if (!v) return oom(err, errlen);
+    for (; nv < n->n_in; nv++)
+        if (view(&ins_[nv], &v[nv], err, errlen)) goto done;
+    if (shallow(&f, false, v[0].nrows, d->ncols, v[0].nidx)) {
+        oom(err, errlen);
+        goto done;
+    }
+    for (int k = 0; k < d->ncols; k++) {
+        int s = d->assign_src[k];
+        const fcol_t *c = s < 0 ? &v[0].cols[-1 - s] : &v[s].cols[0];
+        if (c->n != v[0].nrows) {
+            xfail(err, errlen, "internal: assigned Series does not line up");
+            goto done;
+        }
+        f.cols[k] = *c;
+        f.names[k].s = d->cols[k].name;
+        f.names[k].is_int = d->cols[k].is_int;
+    }
+    memcpy(f.idx, v[0].idx, sizeof(fcol_t) * (size_t)v[0].nidx);
+    memcpy(f.idx_names, v[0].idx_names, sizeof(flabel_t) * (size_t)v[0].nidx);
+    f.range_index = v[0].range_index;
+    rc = emit(&f, blob, len, err, errlen);
+done:
+    frame_free(&f);
+    for (int q = 0; q < nv; q++)
+        frame_free(&v[q]);
+    free(v);
+    return rc;
+}
+
+/* Views of every input; *v (n frames) to free with free_views. */
+static int views(const dfx_in_t *ins_, int n, frame_t **v, char *err, size_t errlen)
+{
+    *v = calloc((size_t)n + 1, sizeof(frame_t));
+    if (!*v) return oom(err, errlen);
+    for (int k = 0; k < n; k++)
+        if (view(&ins_[k], &(*v)[k], err, errlen)) return -1;
+    return 0;
+}
+
+static void free_views(frame_t *v, int n)
+{
+    for (int k = 0; v && k < n; k++)
+        frame_free(&v[k]);
+    free(v);
+}
+
+static int concat_views(frame_t *v, int n, frame_t *out, char *err, size_t errlen)
+{
+    const frame_t **p = calloc((size_t)n + 1, sizeof(frame_t *));
+    if (!p) return oom(err, errlen);
+    for (int k = 0; k < n; k++)
+        p[k] = &v[k];
+    int rc = dfx_concat(p, n, out, err, errlen);
+    free(p);
+    return rc;
+}
+
+static int run_head(const job_t *j, const dfx_in_t *ins_, frame_t *f, char *err, size_t errlen)
+{
+    frame_t *v = NULL;
+    int rc = -1;
+    if (views(ins_, j->n_in, &v, err, errlen)) goto done;
+    int64_t left = j->off[0];
+    int m = 0;
+    frame_t last = {0};
+    bool cut = false;
+    while (m < j->n_in && (left > 0 || m == 0)) {
+        if (v[m].nrows > left) {
+            if (frame_slice(&v[m], 0, left, &last)) {
+                oom(err, errlen);
+                goto done;
+            }
+            frame_free(&v[m]);
+            v[m] = last;
+            cut = true;
+        }
+        left -= v[m].nrows;
+        m++;
+        if (cut) break;
+    }
+    rc = concat_views(v, m, f, err, errlen);
+done:
+    free_views(v, j->n_in);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ reductions */
+
+typedef struct {
+    double cnt, sum, m2, mn, mx, prod;
+    int64_t isum, imn, imx, iprod;
+    int64_t kind; /* 0 float, 1 int, 2 bool */
+} part_t;
+
+size_t dfx_partial_bytes(int ncols)
+{
+    return sizeof(part_t) * (size_t)(ncols > 0 ? ncols : 1);
+}
+
+static void part_init(part_t *p, int kind)
+{
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->mn = INFINITY;
+    p->mx = -INFINITY;
+    p->prod = 1;
+    p->imn = INT64_MAX;
+    p->imx = INT64_MIN;
+    p->iprod = 1;
+}
+
+/* Partial of a float column (stride in elements). */
+static void part_f(part_t *p, dfred_t r, const double *x, int64_t n, int64_t st)
+{
+    double s = 0, c = 0;
+    switch (r) {
+    case DFR_SUM:
+    case DFR_MEAN:
+        for (int64_t i = 0; i < n; i++) {
+            double v = x[i * st];
+            if (v == v) {
+                s += v;
+                c++;
+            }
+        }
+        p->sum = s;
+        p->cnt = c;
+        break;
+    case DFR_COUNT:
+        for (int64_t i = 0; i < n; i++)
+            c += x[i * st] == x[i * st];
+        p->cnt = c;
+        break;
+    case DFR_MIN:
+    case DFR_MAX:
+        for (int64_t i = 0; i < n; i++) {
+            double v = x[i * st];
+            if (v == v) {
+                c++;
+                if (v < p->mn) p->mn = v;
+                if (v > p->mx) p->mx = v;
+            }
+        }
+        p->cnt = c;
+        break;
+    case DFR_PROD:
+        for (int64_t i = 0; i < n; i++) {
+            double v = x[i * st];
+            if (v == v) {
+                p->prod *= v;
+                c++;
+            }
+        }
+        p->cnt = c;
+        break;
+    default: {
+        for (int64_t i = 0; i < n; i++) {
+            double v = x[i * st];
+            if (v == v) {
+                s += v;
+                c++;
+            }
+        }
+        double mean = c > 0 ? s / c : 0, m2 = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double v = x[i * st];
+            if (v == v) m2 += (v - mean) * (v - mean);
+        }
+        p->sum = s;
+        p->cnt = c;
+        p->m2 = m2;
+    }
+    }
+}
+
+static void part_i(part_t *p, dfred_t r, const int64_t *x, int64_t n, int64_t st)
+{
+    p->cnt = (double)n;
+    uint64_t s = 0, pr = 1;
+    double ds = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = x[i * st];
+        s += (uint64_t)v;
+        ds += (double)v;
+        if (r == DFR_PROD) pr *= (uint64_t)v;
+        if (v < p->imn) p->imn = v;
+        if (v > p->imx) p->imx = v;
+    }
+    p->isum = (int64_t)s;
+    p->iprod = (int64_t)pr;
+    p->sum = ds;
+    if (r == DFR_STD || r == DFR_VAR) {
+        double mean = n > 0 ? ds / (double)n : 0, m2 = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double e = (double)x[i * st] - mean;
+            m2 += e * e;
+        }
+        p->m2 = m2;
+    }
+}
+
+static void part_b(part_t *p, const uint8_t *x, const uint8_t *valid, int64_t n, int64_t st)
+{
+    int64_t c = 0, t = 0, mn = 1, mx = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (valid && !valid[i * st]) continue;
+        int v = x[i * st] != 0;
+        c++;
+        t += v;
+        mn &= v;
+        mx |= v;
+    }
+    p->cnt = (double)c;
+    p->isum = t;
+    p->sum = (double)t;
+    p->imn = c ? mn : INT64_MAX;
+    p->imx = c ? mx : INT64_MIN;
+    p->iprod = c == t ? 1 : 0;
+    double mean = c ? (double)t / (double)c : 0;
+    p->m2 = (double)t * (1 - mean) * (1 - mean) + (double)(c - t) * mean * mean;
+}
+
+static void part_merge(part_t *a, const part_t *b)
+{
+    double n = a->cnt + b->cnt;
+    if (n > 0 && a->cnt > 0 && b->cnt > 0) {
+        double d = b->sum / b->cnt - a->sum / a->cnt;
+        a->m2 += b->m2 + d * d * a->cnt * b->cnt / n;
+    } else if (b->cnt > 0) {
+        a->m2 = b->m2;
+    }
+    a->cnt = n;
+    a->sum += b->sum;
+    a->mn = b->mn < a->mn ? b->mn : a->mn;
+    a->mx = b->mx > a->mx ? b->mx : a->mx;
+    a->prod *= b->prod;
+    a->isum = (int64_t)((uint64_t)a->isum + (uint64_t)b->isum);
+    a->iprod = (int64_t)((uint64_t)a->iprod * (uint64_t)b->iprod);
+    a->imn = b->imn < a->imn ? b->imn : a->imn;
+    a->imx = b->imx > a->imx ? b->imx : a->imx;
+}
+
+static dfred_t red_of(op_t op)
+{
+    switch (op) {
+    case OP_DF_SUM:
+        return DFR_SUM;
+    case OP_DF_MEAN:
+        return DFR_MEAN;
+    case OP_DF_MIN:
+        return DFR_MIN;
+    case OP_DF_MAX:
+        return DFR_MAX;
+    case OP_DF_COUNT:
+        return DFR_COUNT;
+    case OP_DF_PROD:
+        return DFR_PROD;
+    case OP_DF_STD:
+        return DFR_STD;
+    default:
+        return DFR_VAR;
+    }
+}
+
+static int run_red_map(const tile_t *t, const job_t *j, const dfx_in_t *in, void *out, char *err,
+                       size_t errlen)
+{
+    const graph_node_t *n = &t->g->nodes[j->node];
+    const df_node_t *d = n->df;
+    dfred_t r = red_of(n->op);
+    part_t *p = out;
+    if (j->off[1]) {
+        /* the rows of a from_tensor: a row-major array */
+        const jin_t *ji = &j->in[0];
+        int64_t rows = ji->shape[0], nc = ji->ndim == 2 ? ji->shape[1] : 1;
+        dtype_t dt = ji->dt;
+        if (dt == DT_FLOAT64 && r == DFR_SUM && nc <= 4096) {
+            /* the hot path: row by row, a running sum per column */
+            const double *x = in->data;
+            double *s = calloc((size_t)nc, sizeof(double));
+            double *c = calloc((size_t)nc, sizeof(double));
+            if (!s || !c) {
+                free(s);
+                free(c);
+                return oom(err, errlen);
+            }
+            for (int64_t i = 0; i < rows; i++) {
+                const double *row = x + i * nc;
+                for (int64_t k = 0; k < nc; k++) {
+                    double v = row[k];
+                    if (v == v) {
+                        s[k] += v;
+                        c[k] += 1;
+                    }
+                }
+            }
+            for (int64_t k = 0; k < nc; k++) {
+                part_init(&p[k], 0);
+                p[k].sum = s[k];
+                p[k].cnt = c[k];
+            }
+            free(s);
+            free(c);
+            return 0;
+        }
+        for (int64_t k = 0; k < nc; k++) {
+            if (dt == DT_FLOAT64) {
+                part_init(&p[k], 0);
+                part_f(&p[k], r, (const double *)in->data + k, rows, nc);
+            } else if (dt == DT_INT64) {
+                part_init(&p[k], 1);
+                part_i(&p[k], r, (const int64_t *)in->data + k, rows, nc);
+            } else if (dt == DT_BOOL) {
+                part_init(&p[k], 2);
+                part_b(&p[k], (const uint8_t *)in->data + k, NULL, rows, nc);
+            } else {
+                /* 32-bit types: widen the column first */
+                bool f = dt == DT_FLOAT32;
+                void *tmp = malloc(8 * (size_t)(rows ? rows : 1));
+                if (!tmp) return oom(err, errlen);
+                for (int64_t i = 0; i < rows; i++) {
+                    if (f)
+                        ((double *)tmp)[i] = ((const float *)in->data)[i * nc + k];
+                    else
+                        ((int64_t *)tmp)[i] = ((const int32_t *)in->data)[i * nc + k];
+                }
+                part_init(&p[k], f ? 0 : 1);
+                if (f)
+                    part_f(&p[k], r, tmp, rows, 1);
+                else
+                    part_i(&p[k], r, tmp, rows, 1);
+                free(tmp);
+            }
+        }
+        return 0;
+    }
+    frame_t f;
+    if (view(in, &f, err, errlen)) return -1;
+    for (int k = 0; k < d->nsel; k++) {
+        const fcol_t *c = &f.cols[d->sel[k]];
+        if (c->type == FT_FLOAT64) {
+            part_init(&p[k], 0);
+            part_f(&p[k], r, c->data, c->n, 1);
+        } else if (c->type == FT_INT64) {
+            part_init(&p[k], 1);
+            part_i(&p[k], r, c->data, c->n, 1);
+        } else if (c->type == FT_BOOL) {
+            part_init(&p[k], 2);
+            part_b(&p[k], c->data, c->valid, c->n, 1);
+        } else {
+            /* count of a string Series */
+            part_init(&p[k], 3);
+            int64_t cnt = 0;
+            for (int64_t i = 0; i < c->n; i++)
+                cnt += !fcol_is_na(c, i);
+            p[k].cnt = (double)cnt;
+        }
+    }
+    frame_free(&f);
+    return 0;
+}
+
+/* The result of reduction r over partial p, stored as type rt. */
+static void red_value(dfred_t r, const part_t *p, int64_t ddof, int rt, void *dst)
+{
+    double v = NAN;
+    int64_t iv = 0;
+    bool isint = false;
+    switch (r) {
+    case DFR_SUM:
+        if (p->kind == 0)
+            v = p->sum;
+        else {
+            iv = p->isum;
+            isint = true;
+        }
+        break;
+    case DFR_PROD:
+        if (p->kind == 0)
+            v = p->prod;
+        else {
+            iv = p->iprod;
+            isint = true;
+        }
+        break;
+    case DFR_MEAN:
+        v = p->cnt > 0 ? p->sum / p->cnt : NAN;
+        break;
+    case DFR_COUNT:
+        iv = (int64_t)p->cnt;
+        isint = true;
+        break;
+    case DFR_MIN:
+    case DFR_MAX:
+        if (p->kind == 0)
+            v = p->cnt > 0 ? (r == DFR_MIN ? p->mn : p->mx) : NAN;
+        else if (p->cnt > 0) {
+            iv = r == DFR_MIN ? p->imn : p->imx;
+            isint = true;
+        }
+        break;
+    default: {
+        double den = p->cnt - (double)ddof;
+        v = den > 0 ? p->m2 / den : NAN;
+        if (r == DFR_STD) v = sqrt(v);
+    }
+    }
+    if (!isint && rt != FT_FLOAT64) {
+        isint = true;
+        iv = v == v ? (int64_t)v : 0;
+    }
+    if (rt == FT_FLOAT64)
+        *(double *)dst = isint ? (double)iv : v;
+    else if (rt == FT_INT64)
+        *(int64_t *)dst = isint ? iv : (int64_t)v;
+    else
+        *(uint8_t *)dst = (isint ? iv : (int64_t)v) != 0;
+}
+
+static int run_red_final(const tile_t *t, const job_t *j, const part_t *p, void **blob, size_t *len,
+                         void *fixed, char *err, size_t errlen)
+{
+    const graph_node_t *n = &t->g->nodes[j->node];
+    const df_node_t *d = n->df;
+    const graph_node_t *src = &t->g->nodes[n->in[0].node];
+    dfred_t r = red_of(n->op);
+    if (n->vkind == VK_TENSOR) {
+        int rt = n->odtype == DT_FLOAT64 ? FT_FLOAT64 : n->odtype == DT_INT64 ? FT_INT64 : FT_BOOL;
+        red_value(r, &p[0], d->ddof, rt, fixed);
+        return 0;
+    }
+    frame_t f;
+    if (frame_of_schema(d, true, d->nsel, &f)) return oom(err, errlen);
+    int rt = d->cols[0].type;
+    const df_node_t *s = src->df;
+    int it = d->idx[0].type;
+    int64_t nb = 1;
+    for (int k = 0; k < d->nsel; k++)
+        nb += s->cols[d->sel[k]].name ? (int64_t)strlen(s->cols[d->sel[k]].name) : 0;
+    if (fcol_alloc(&f.cols[0], (ftype_t)rt, d->nsel, 0, false) ||
+        fcol_alloc(&f.idx[0], (ftype_t)it, d->nsel, nb, false)) {
+        frame_free(&f);
+        return oom(err, errlen);
+    }
+    int64_t at = 0;
+    for (int k = 0; k < d->nsel; k++) {
+        const df_col_t *c = &s->cols[d->sel[k]];
+        if (it == FT_INT64) {
+            ((int64_t *)f.idx[0].data)[k] = strtoll(c->name, NULL, 10);
+        } else {
+            size_t l = c->name ? strlen(c->name) : 0;
+            memcpy(f.idx[0].bytes + at, c->name ? c->name : "", l);
+            at += (int64_t)l;
+            f.idx[0].offsets[k + 1] = at;
+        }
+        void *dst = (char *)f.cols[0].data + (size_t)k * (rt == FT_BOOL ? 1 : 8);
+        red_value(r, &p[k], d->ddof, rt, dst);
+    }
+    if (it == FT_STRING) f.idx[0].bytes[at] = 0;
+    int rc = emit(&f, blob, len, err, errlen);
+    frame_free(&f);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ to_tensor */
+
+static int run_to_tensor(const graph_node_t *n, const job_t *j, const dfx_in_t *ins_, frame_t *f,
+                         char *err, size_t errlen)
+{
+    const df_node_t *d = n->df;
+    frame_t *v = NULL, all = {0};
+    int rc = -1;
+    if (views(ins_, j->n_in, &v, err, errlen) || concat_views(v, j->n_in, &all, err, errlen))
+        goto done;
+    int ft = d->tdt == DT_FLOAT64 ? FT_FLOAT64 : d->tdt == DT_INT64 ? FT_INT64 : FT_BOOL;
+    if (frame_alloc(f, false, all.nrows, d->nsel, 1) || positions(&f->idx[0], all.nrows, 0)) {
+        oom(err, errlen);
+        goto done;
+    }
+    for (int k = 0; k < d->nsel; k++) {
+        const fcol_t *c = &all.cols[d->sel[k]];
+        fcol_t *o = &f->cols[k];
+        if (fcol_alloc(o, (ftype_t)ft, all.nrows, 0, false)) {
+            oom(err, errlen);
+            goto done;
+        }
+        for (int64_t i = 0; i < all.nrows; i++) {
+            double x = c->type == FT_FLOAT64 ? ((double *)c->data)[i]
+                       : c->type == FT_INT64 ? (double)((int64_t *)c->data)[i]
+                                             : (double)((uint8_t *)c->data)[i];
+            if (ft == FT_FLOAT64)
+                ((double *)o->data)[i] = x;
+            else if (ft == FT_INT64)
+                ((int64_t *)o->data)[i] =
+                    c->type == FT_INT64 ? ((int64_t *)c->data)[i] : (int64_t)x;
+            else
+                ((uint8_t *)o->data)[i] = x != 0;
+        }
+    }
+    rc = 0;
+done:
+    frame_free(&all);
+    free_views(v, j->n_in);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ algorithms */
+
+static int run_pack_part(const dfx_in_t *in, int64_t p, frame_t *f, bool *have, char *err,
+                         size_t errlen)
+{
+    const void *b = NULL;
+    size_t bl = 0;
+    int64_t np = 0;
+    *have = false;
+    if (dfx_pack_part(in->data, in->len, 0, &b, &bl, &np, err, errlen)) return -1;
+    if (p >= np) return 0;
+    if (dfx_pack_part(in->data, in->len, p, &b, &bl, &np, err, errlen) ||
+        frame_view(b, bl, f, err, errlen))
+        return -1;
+    *have = true;
+    return 0;
+}
+
+/* Part p of packs ins_[0..n) concatenated (an empty frame shaped as part 0
+ * of the first pack when no pack has the part). */
+static int gather_part(const dfx_in_t *ins_, int n, int64_t p, frame_t *out, char *err,
+                       size_t errlen)
+{
+    frame_t *v = calloc((size_t)n + 1, sizeof(frame_t));
+    int m = 0, rc = -1;
+    if (!v) return oom(err, errlen);
+    for (int k = 0; k < n; k++) {
+        bool have;
+        if (run_pack_part(&ins_[k], p, &v[m], &have, err, errlen)) goto done;
+        m += have;
+    }
+    if (m == 0) {
+        frame_t z;
+        bool have;
+        if (run_pack_part(&ins_[0], 0, &z, &have, err, errlen)) goto done;
+        rc = frame_slice(&z, 0, 0, out) ? oom(err, errlen) : 0;
+        frame_free(&z);
+        goto done;
+    }
+    rc = concat_views(v, m, out, err, errlen);
+done:
+    free_views(v, m);
+    return rc;
+}
+
+static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void **blob, size_t *len,
+                    void *fixed, char *err, size_t errlen)
+{
+    const graph_node_t *n = &t->g->nodes[j->node];
+    const df_node_t *d = n->df;
+    dfjob_t k = (dfjob_t)j->param->dfk;
+    frame_t *v = NULL, out = {0}, tmp = {0}, tmp2 = {0};
+    frame_t *outs = NULL;
+    int64_t nouts = 0;
+    int rc = -1, nv = 0;
+    const frame_t **vp = NULL;
+    bool inputs_are_blobs = k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART;
+    if (inputs_are_blobs) {
+        if (views(ins_, j->n_in, &v, err, errlen)) {
+            nv = j->n_in;
+            goto done;
+        }
+        nv = j->n_in;
+        vp = calloc((size_t)nv + 1, sizeof(frame_t *));
+        if (!vp) {
+            oom(err, errlen);
+            goto done;
+        }
+        for (int q = 0; q < nv; q++)
+            vp[q] = &v[q];
+    }
+    switch (k) {
+    case DFJ_NU_MAP:
+        rc = df_nunique_map(&v[0], &out, err, errlen);
+        break;
+    case DFJ_NU_COMBINE:
+        rc = df_nunique_combine(vp, nv, &out, err, errlen);
+        break;
+    case DFJ_NU_FINAL:
+        rc = df_nunique_final(&v[0], &out, err, errlen);
+        if (rc == 0 && n->vkind == VK_TENSOR) {
+            *(int64_t *)fixed = out.nrows > 0 && out.cols[0].type == FT_INT64
+                                    ? ((int64_t *)out.cols[0].data)[0]
+                                    : 0;
+            frame_free(&out);
+            goto done_free;
+        }
+        if (rc == 0) out.series = true;
+        break;
+    case DFJ_DESCRIBE: {
+        if (concat_views(v, nv, &tmp, err, errlen)) goto done;
+        frame_t num;
+        if (pick(NULL, n->vkind == VK_SERIES, &tmp, d->sel, d->nsel, &num)) {
+            oom(err, errlen);
+            goto done;
+        }
+        rc = df_describe(&num, &out, err, errlen);
+        frame_free(&num);
+        break;
+    }
+    case DFJ_GB_MAP:
+        rc = df_gb_map(&v[0], &d->gb, &out, err, errlen);
+        break;
+    case DFJ_GB_COMBINE:
+        rc = df_gb_combine(vp, nv, &d->gb, &out, err, errlen);
+        break;
+    case DFJ_GB_FINAL:
+        rc = df_gb_final(&v[0], &d->gb, &out, err, errlen);
+        break;
+    case DFJ_GB_MERGE:
+        rc = df_gb_merge_sorted(vp, nv, &d->gb, &out, err, errlen);
+        break;
+    case DFJ_HASH_PART: {
+        nouts = j->off[0];
+        outs = calloc((size_t)nouts, sizeof(frame_t));
+        if (!outs) {
+            oom(err, errlen);
+            goto done;
+        }
+        int cols[DF_MAX_KEYS], nc;
+        if (n->op == OP_DF_MERGE) {
+            nc = d->merge.n_on;
+            memcpy(cols, j->off[1] ? d->merge.ron : d->merge.lon, sizeof(int) * (size_t)nc);
+        } else {
+            nc = d->gb.nby;
+            memcpy(cols, d->gb.by, sizeof(int) * (size_t)nc);
+        }
+        if (df_hash_partition(&v[0], cols, nc, (int)nouts, outs, err, errlen)) goto done;
+        rc = emit_pack(outs, nouts, blob, len, err, errlen);
+        goto done;
+    }
+    case DFJ_GB_PART:
+        if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen) ||
+            df_gb_map(&tmp, &d->gb, &tmp2, err, errlen))
+            goto done;
+        rc = df_gb_final(&tmp2, &d->gb, &out, err, errlen);
+        break;
+    case DFJ_SORT_SAMPLE:
+        rc = df_sort_sample(&v[0], &d->sort, SORT_SAMPLE_ROWS, &out, err, errlen);
+        break;
+    case DFJ_SORT_SPLIT:
+        rc = df_sort_splitters(vp, nv, &d->sort, (int)j->off[0], &out, err, errlen);
+        break;
+    case DFJ_SORT_RANGE: {
+        nouts = v[1].nrows + 1;
+        outs = calloc((size_t)nouts, sizeof(frame_t));
+        if (!outs) {
+            oom(err, errlen);
+            goto done;
+        }
+        if (df_range_partition(&v[0], &v[1], &d->sort, outs, err, errlen)) goto done;
+        rc = emit_pack(outs, nouts, blob, len, err, errlen);
+        goto done;
+    }
+    case DFJ_SORT_PART: {
+        frame_t *pv = calloc((size_t)j->n_in + 1, sizeof(frame_t));
+        const frame_t **pp = calloc((size_t)j->n_in + 1, sizeof(frame_t *));
+        int m = 0;
+        if (!pv || !pp) {
+            free(pv);
+            free(pp);
+            oom(err, errlen);
+            goto done;
+        }
+        bool bad = false;
+        for (int q = 0; q < j->n_in && !bad; q++) {
+            bool have;
+            bad = run_pack_part(&ins_[q], j->off[0], &pv[m], &have, err, errlen) != 0;
+            pp[m] = &pv[m];
+            m += have && !bad;
+        }
+        if (!bad && m == 0) {
+            bool have;
+            if (run_pack_part(&ins_[0], 0, &pv[0], &have, err, errlen) == 0 &&
+                frame_slice(&pv[0], 0, 0, &out) == 0)
+                rc = 0;
+            frame_free(&pv[0]);
+        } else if (!bad) {
+            rc = df_sort_part(pp, m, &d->sort, &out, err, errlen);
+        }
+        for (int q = 0; q < m; q++)
+            frame_free(&pv[q]);
+        free(pv);
+        free(pp);
+        break;
+    }
+    case DFJ_MERGE_PART: {
+        int nl = (int)j->off[1];
+        if (gather_part(ins_, nl, j->off[0], &tmp, err, errlen) ||
+            gather_part(ins_ + nl, j->n_in - nl, j->off[0], &tmp2, err, errlen))
+            goto done;
+        rc = df_merge_part(&tmp, &tmp2, &d->merge, &out, err, errlen);
+        break;
+    }
+    default:
+        xfail(err, errlen, "internal: unknown DataFrame step %d", (int)k);
+        goto done;
+    }
+    if (rc == 0) rc = emit(&out, blob, len, err, errlen);
+done:
+    frame_free(&out);
+done_free:
+    frame_free(&tmp);
+    frame_free(&tmp2);
+    for (int64_t q = 0; outs && q < nouts; q++)
+        frame_free(&outs[q]);
+    free(outs);
+    free(vp);
+    free_views(v, nv);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ dispatch */
+
+int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size_t *blob_len,
+            void *fixed_out, char *err, size_t errlen)
+{
+    const job_t *j = &t->jobs[ji];
+    const graph_node_t *n = &t->g->nodes[j->node];
+    const df_node_t *d = n->df;
+    frame_t f = {0};
+    int rc = -1;
+    *blob = NULL;
+    *blob_len = 0;
+    switch ((dfjob_t)j->param->dfk) {
+    case DFJ_FROM_TENSOR:
+        rc = run_from_tensor(n, j, &ins_[0], &f) ? oom(err, errlen) : 0;
+        break;
+    case DFJ_READ_CSV:
+        return run_read_csv(n, j, blob, blob_len, err, errlen);
+    case DFJ_GETITEM: {
+        frame_t s;
+        if (view(&ins_[0], &s, err, errlen)) return -1;
+        if (pick(d, n->vkind == VK_SERIES, &s, d->sel, d->nsel, &f)) {
+            frame_free(&s);
+            return oom(err, errlen);
+        }
+        rc = emit(&f, blob, blob_len, err, errlen);
+        frame_free(&f);
+        frame_free(&s);
+        return rc;
+    }
+    case DFJ_EW:
+        rc = run_ew(n, ins_, j->n_in, &f, err, errlen);
+        break;
+    case DFJ_FILTER:
+        rc = run_filter(ins_, &f, err, errlen);
+        break;
+    case DFJ_ASSIGN:
+        return run_assign(n, ins_, blob, blob_len, err, errlen);
+    case DFJ_HEAD:
+        rc = run_head(j, ins_, &f, err, errlen);
+        break;
+    case DFJ_TO_TENSOR:
+        rc = run_to_tensor(n, j, ins_, &f, err, errlen);
+        break;
+    case DFJ_RED_MAP:
+        return run_red_map(t, j, &ins_[0], fixed_out, err, errlen);
+    case DFJ_RED_COMBINE:
+    case DFJ_RED_FINAL: {
+        int nc = d->nsel > 0 ? d->nsel : 1;
+        part_t *acc = malloc(sizeof(part_t) * (size_t)nc);
+        if (!acc) return oom(err, errlen);
+        for (int k = 0; k < j->n_in; k++) {
+            if (ins_[k].len < sizeof(part_t) * (size_t)nc) {
+                free(acc);
+                return xfail(err, errlen, "internal: short reduction partial");
+            }
+            const part_t *p = ins_[k].data;
+            for (int c = 0; c < nc; c++) {
+                if (k == 0)
+                    acc[c] = p[c];
+                else
+                    part_merge(&acc[c], &p[c]);
+            }
+        }
+        if (j->param->dfk == DFJ_RED_COMBINE) {
+            memcpy(fixed_out, acc, sizeof(part_t) * (size_t)nc);
+            rc = 0;
+        } else {
+            rc = run_red_final(t, j, acc, blob, blob_len, fixed_out, err, errlen);
+        }
+        free(acc);
+        return rc;
+    }
+    default:
+        return run_algo(t, j, ins_, blob, blob_len, fixed_out, err, errlen);
+    }
+    if (rc == 0) rc = emit(&f, blob, blob_len, err, errlen);
+    frame_free(&f);
+    return rc;
+}

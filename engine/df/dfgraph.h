@@ -1,0 +1,82 @@
+/* dfgraph.h: the DataFrame part of a graph node (graph.h's node->df):
+ * the parameters of a dataframe.* op as validated, and the schema of the
+ * value it produces (columns, their types, index levels), inferred as
+ * pandas 1.5 would at validation time. Element-wise ops whose inputs are
+ * Series or DataFrames carry one too.
+ *
+ * Parsed and inferred by graph_df.c; tiled by tile_df.c; run by dfexec.c.
+ * Everything a df_node_t points to is owned by it (df_node_free). */
+#ifndef MARS_DF_DFGRAPH_H
+#define MARS_DF_DFGRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../graph.h"
+#include "algo.h"
+#include "csv.h"
+#include "frame.h"
+
+/* A column (or index level) of a schema: label and type. */
+typedef struct {
+    char *name;   /* NULL: unnamed (a Series without a name) */
+    bool is_int;  /* an integer label (from_tensor's default names) */
+    uint8_t type; /* ftype_t */
+} df_col_t;
+
+/* Reduction ops (dataframe.sum ...): the statistic kept per column. */
+typedef enum { DFR_SUM, DFR_MEAN, DFR_MIN, DFR_MAX, DFR_COUNT, DFR_PROD, DFR_STD, DFR_VAR } dfred_t;
+
+typedef struct df_node {
+    /* ---- the value produced ---- */
+    int ncols;
+    df_col_t *cols; /* DataFrame columns, or the one column of a Series */
+    int nidx;
+    df_col_t *idx; /* index levels (type FT_INT64 named NULL for a default index) */
+    /* rows: the node whose chunks this value's chunks line up with row for
+     * row (element-wise ops between Series need the same one); itself for
+     * ops that make new rows */
+    int rowsrc;
+    int64_t nrows; /* -1: known only when it runs (after filter, groupby ...) */
+
+    /* ---- parameters ---- */
+    int nsel;
+    int *sel;           /* getitem: input columns taken; to_tensor/reductions: input columns used */
+    bool sel_series;    /* getitem with one name: a Series */
+    int64_t chunk_rows; /* from_tensor (0: the tensor's row chunks) */
+    int64_t n;          /* head */
+    int64_t ddof;       /* std, var */
+    /* assign: for each output column, the input it comes from: -1 - k is
+     * column k of the DataFrame, j >= 1 is input j (a Series) */
+    int *assign_src;
+    /* read_csv */
+    char *path; /* the resolved file */
+    csv_header_t hdr;
+    int64_t nranges;
+    csv_range_t *ranges;
+    int64_t *range_rows;
+    csv_type_t *ctypes;
+    /* groupby_agg */
+    gb_spec_t gb;
+    agg_spec_t *aggs;
+    /* sort_values */
+    sort_spec_t sort;
+    /* merge */
+    merge_spec_t merge;
+    /* element-wise on frames: per output column, the input column of each
+     * frame input (-1 for scalars and broadcast Series) */
+    int *ew_col;    /* ncols * n_in */
+    uint8_t *ew_dt; /* ncols: compute dtype */
+    /* to_tensor: the tensor's dtype */
+    dtype_t tdt;
+    bool held;  /* the value is a tensor held as a frame blob (to_tensor): fetch only */
+    void *json; /* the node's JSON object while the document is parsed (borrowed) */
+} df_node_t;
+
+void df_node_free(df_node_t *d);
+
+/* pandas' dtype name of a column of type t ("int64", "float64", "bool",
+ * "object"); has_na: a bool column with missing values is object. */
+const char *df_type_name(int t, bool has_na);
+
+#endif

@@ -1,0 +1,372 @@
+/* dfout.c: frames written as JSON, CSV and .npy (dfexec.h). Output goes
+ * through a 64 KiB buffer to the sink. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../npy.h"
+#include "dfexec.h"
+#include "dfgraph.h"
+
+typedef struct {
+    dfx_sink_fn sink;
+    void *ctx;
+    char buf[65536];
+    size_t used;
+    int failed;
+} wr_t;
+
+static int flush(wr_t *w)
+{
+    if (w->used && !w->failed && w->sink(w->ctx, w->buf, w->used)) w->failed = 1;
+    w->used = 0;
+    return w->failed ? -1 : 0;
+}
+
+static void put(wr_t *w, const char *s, size_t n)
+{
+    while (n && !w->failed) {
+        if (w->used == sizeof w->buf) flush(w);
+        size_t k = sizeof w->buf - w->used < n ? sizeof w->buf - w->used : n;
+        memcpy(w->buf + w->used, s, k);
+        w->used += k;
+        s += k;
+        n -= k;
+    }
+}
+
+static void puts_(wr_t *w, const char *s)
+{
+    put(w, s, strlen(s));
+}
+
+static int fmt_float(char *b, size_t len, double v)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        int n = snprintf(b, len, "%.*g", prec, v);
+        if (strtod(b, NULL) == v) return n;
+    }
+    return snprintf(b, len, "%.17g", v);
+}
+
+/* A JSON string (escaped). */
+static void jstr(wr_t *w, const char *s, size_t n)
+{
+    put(w, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x20 && ch != '"' && ch != '\\') continue;
+        put(w, s + run, i - run);
+        char e[8];
+        if (ch == '"' || ch == '\\')
+            snprintf(e, sizeof e, "\\%c", ch);
+        else if (ch == '\n')
+            snprintf(e, sizeof e, "\\n");
+        else
+            snprintf(e, sizeof e, "\\u%04x", ch);
+        puts_(w, e);
+        run = i + 1;
+    }
+    put(w, s + run, n - run);
+    put(w, "\"", 1);
+}
+
+static void jlabel(wr_t *w, const flabel_t *l)
+{
+    if (!l->s)
+        puts_(w, "null");
+    else if (l->is_int)
+        puts_(w, l->s);
+    else
+        jstr(w, l->s, strlen(l->s));
+}
+
+static void jval(wr_t *w, const fcol_t *c, int64_t i)
+{
+    char b[40];
+    if (fcol_is_na(c, i)) {
+        puts_(w, "null");
+        return;
+    }
+    switch (c->type) {
+    case FT_INT64:
+        snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)c->data)[i]);
+        puts_(w, b);
+        return;
+    case FT_FLOAT64: {
+        double v = ((const double *)c->data)[i];
+        if (isinf(v))
+            puts_(w, v > 0 ? "\"inf\"" : "\"-inf\"");
+        else {
+            fmt_float(b, sizeof b, v);
+            puts_(w, b);
+        }
+        return;
+    }
+    case FT_BOOL:
+        puts_(w, ((const uint8_t *)c->data)[i] ? "true" : "false");
+        return;
+    default: {
+        int64_t n;
+        const char *s = fcol_str(c, i, &n);
+        jstr(w, s, (size_t)n);
+    }
+    }
+}
+
+static bool has_na(const fcol_t *c)
+{
+    if (!c->valid) return false;
+    for (int64_t i = 0; i < c->n; i++)
+        if (!c->valid[i]) return true;
+    return false;
+}
+
+static void jindex(wr_t *w, const frame_t *f)
+{
+    puts_(w, "\"index\": [");
+    for (int64_t i = 0; i < f->nrows; i++) {
+        if (i) put(w, ", ", 2);
+        if (f->nidx == 1) {
+            jval(w, &f->idx[0], i);
+            continue;
+        }
+        put(w, "[", 1);
+        for (int k = 0; k < f->nidx; k++) {
+            if (k) put(w, ", ", 2);
+            jval(w, &f->idx[k], i);
+        }
+        put(w, "]", 1);
+    }
+    put(w, "]", 1);
+}
+
+int dfx_write_json(const frame_t *f, dfx_sink_fn sink, void *ctx)
+{
+    wr_t *w = malloc(sizeof *w);
+    if (!w) return -1;
+    w->sink = sink;
+    w->ctx = ctx;
+    w->used = 0;
+    w->failed = 0;
+    if (f->series) {
+        puts_(w, "{\"name\": ");
+        jlabel(w, &f->names[0]);
+        puts_(w, ", ");
+        jindex(w, f);
+        puts_(w, ", \"data\": [");
+        for (int64_t i = 0; i < f->nrows; i++) {
+            if (i) put(w, ", ", 2);
+            jval(w, &f->cols[0], i);
+        }
+        puts_(w, "], \"dtype\": \"");
+        puts_(w, df_type_name(f->cols[0].type, has_na(&f->cols[0])));
+        puts_(w, "\"}\n");
+    } else {
+        puts_(w, "{\"columns\": [");
+        for (int k = 0; k < f->ncols; k++) {
+            if (k) put(w, ", ", 2);
+            jlabel(w, &f->names[k]);
+        }
+        puts_(w, "], ");
+        jindex(w, f);
+        puts_(w, ", \"data\": [");
+        for (int64_t i = 0; i < f->nrows; i++) {
+            put(w, i ? ", [" : "[", i ? 3 : 1);
+            for (int k = 0; k < f->ncols; k++) {
+                if (k) put(w, ", ", 2);
+                jval(w, &f->cols[k], i);
+            }
+            put(w, "]", 1);
+        }
+        puts_(w, "], \"dtypes\": {");
+        for (int k = 0; k < f->ncols; k++) {
+            if (k) put(w, ", ", 2);
+            const char *s = f->names[k].s ? f->names[k].s : "None";
+            jstr(w, s, strlen(s));
+            puts_(w, ": \"");
+            puts_(w, df_type_name(f->cols[k].type, has_na(&f->cols[k])));
+            put(w, "\"", 1);
+        }
+        puts_(w, "}}\n");
+    }
+    int rc = flush(w);
+    free(w);
+    return rc;
+}
+
+/* ---- CSV ---- */
+
+static void cfield(wr_t *w, const char *s, size_t n)
+{
+    bool q = false;
+    for (size_t i = 0; i < n && !q; i++)
+        q = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+    if (!q) {
+        put(w, s, n);
+        return;
+    }
+    put(w, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '"') continue;
+        put(w, s + run, i + 1 - run);
+        put(w, "\"", 1);
+        run = i + 1;
+    }
+    put(w, s + run, n - run);
+    put(w, "\"", 1);
+}
+
+static void cval(wr_t *w, const fcol_t *c, int64_t i)
+{
+    char b[48];
+    if (fcol_is_na(c, i)) return;
+    switch (c->type) {
+    case FT_INT64:
+        snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)c->data)[i]);
+        break;
+    case FT_FLOAT64: {
+        double v = ((const double *)c->data)[i];
+        if (isinf(v)) {
+            snprintf(b, sizeof b, "%s", v > 0 ? "inf" : "-inf");
+            break;
+        }
+        /* Python's repr: a ".0" on integral values */
+        int n = fmt_float(b, sizeof b, v);
+        if (!strpbrk(b, ".en") && n < 40) strcat(b, ".0");
+        break;
+    }
+    case FT_BOOL:
+        snprintf(b, sizeof b, "%s", ((const uint8_t *)c->data)[i] ? "True" : "False");
+        break;
+    default: {
+        int64_t n;
+        const char *s = fcol_str(c, i, &n);
+        cfield(w, s, (size_t)n);
+        return;
+    }
+    }
+    puts_(w, b);
+}
+
+static void clabel(wr_t *w, const flabel_t *l)
+{
+    if (l->s) cfield(w, l->s, strlen(l->s));
+}
+
+int dfx_write_csv(const frame_t *f, dfx_sink_fn sink, void *ctx)
+{
+    wr_t *w = malloc(sizeof *w);
+    if (!w) return -1;
+    w->sink = sink;
+    w->ctx = ctx;
+    w->used = 0;
+    w->failed = 0;
+    for (int k = 0; k < f->nidx; k++) {
+        if (k) put(w, ",", 1);
+        clabel(w, &f->idx_names[k]);
+    }
+    for (int k = 0; k < f->ncols; k++) {
+        put(w, ",", 1);
+        if (f->series && !f->names[k].s)
+            puts_(w, "0");
+        else
+            clabel(w, &f->names[k]);
+    }
+    put(w, "\n", 1);
+    for (int64_t i = 0; i < f->nrows && !w->failed; i++) {
+        for (int k = 0; k < f->nidx; k++) {
+            if (k) put(w, ",", 1);
+            cval(w, &f->idx[k], i);
+        }
+        for (int k = 0; k < f->ncols; k++) {
+            put(w, ",", 1);
+            cval(w, &f->cols[k], i);
+        }
+        put(w, "\n", 1);
+    }
+    int rc = flush(w);
+    free(w);
+    return rc;
+}
+
+/* ---- to_tensor results ---- */
+
+static dtype_t col_dt(const frame_t *f)
+{
+    int t = f->ncols ? f->cols[0].type : FT_FLOAT64;
+    return t == FT_INT64 ? DT_INT64 : t == FT_BOOL ? DT_BOOL : DT_FLOAT64;
+}
+
+int dfx_write_tensor_npy(const frame_t *f, int ndim, dfx_sink_fn sink, void *ctx)
+{
+    dtype_t dt = col_dt(f);
+    shape_t s = {.ndim = ndim};
+    s.d[0] = f->nrows;
+    s.d[1] = f->ncols;
+    char hdr[4096];
+    size_t hl;
+    if (npy_header(dt, &s, hdr, sizeof hdr, &hl)) return -1;
+    wr_t *w = malloc(sizeof *w);
+    if (!w) return -1;
+    w->sink = sink;
+    w->ctx = ctx;
+    w->used = 0;
+    w->failed = 0;
+    put(w, hdr, hl);
+    size_t es = dt_size(dt);
+    for (int64_t i = 0; i < f->nrows && !w->failed; i++)
+        for (int k = 0; k < f->ncols; k++)
+            put(w, (const char *)f->cols[k].data + (size_t)i * es, es);
+    int rc = flush(w);
+    free(w);
+    return rc;
+}
+
+int dfx_write_tensor_json(const frame_t *f, int ndim, dfx_sink_fn sink, void *ctx)
+{
+    wr_t *w = malloc(sizeof *w);
+    if (!w) return -1;
+    w->sink = sink;
+    w->ctx = ctx;
+    w->used = 0;
+    w->failed = 0;
+    char b[64];
+    if (ndim == 1)
+        snprintf(b, sizeof b, "{\"shape\": [%lld], \"dtype\": \"", (long long)f->nrows);
+    else
+        snprintf(b, sizeof b, "{\"shape\": [%lld, %d], \"dtype\": \"", (long long)f->nrows,
+                 f->ncols);
+    puts_(w, b);
+    puts_(w, dt_name(col_dt(f)));
+    puts_(w, "\", \"data\": [");
+    for (int64_t i = 0; i < f->nrows; i++) {
+        if (i) put(w, ", ", 2);
+        if (ndim == 2) put(w, "[", 1);
+        for (int k = 0; k < f->ncols; k++) {
+            if (k) put(w, ", ", 2);
+            const fcol_t *c = &f->cols[k];
+            if (c->type == FT_FLOAT64) {
+                double v = ((const double *)c->data)[i];
+                if (v != v)
+                    puts_(w, "\"nan\"");
+                else if (isinf(v))
+                    puts_(w, v > 0 ? "\"inf\"" : "\"-inf\"");
+                else {
+                    fmt_float(b, sizeof b, v);
+                    puts_(w, b);
+                }
+            } else {
+                jval(w, c, i);
+            }
+        }
+        if (ndim == 2) put(w, "]", 1);
+    }
+    puts_(w, "]}\n");
+    int rc = flush(w);
+    free(w);
+    return rc;
+}

@@ -1,0 +1,268 @@
+/* merge.c: one part of a hash-partitioned merge (algo.h), pandas 1.5's
+ * left.merge(right, on=..., how=...). A hash table over right's keys
+ * (missing keys match missing keys, as pandas matches NaN with NaN; int64
+ * and float64 keys match by value), probed with left's rows; each left row
+ * meets its matches in right's row order. Output rows: the pairs in left
+ * order (with unmatched left rows for left/outer), then unmatched right rows
+ * for right/outer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo_util.h"
+
+static const char *type_name(int t)
+{
+    static const char *const n[] = {"int64", "float64", "bool", "object"};
+    return t >= 0 && t <= FT_STRING ? n[t] : "?";
+}
+
+static bool label_eq(const flabel_t *a, const flabel_t *b)
+{
+    if (!a->s || !b->s) return !a->s && !b->s;
+    return a->is_int == b->is_int && strcmp(a->s, b->s) == 0;
+}
+
+static int label_suffix(flabel_t *l, const flabel_t *src, const char *suffix)
+{
+    if (!src->s) return flabel_set(l, suffix + 1, false);
+    size_t n = strlen(src->s), m = strlen(suffix);
+    char *s = malloc(n + m + 1);
+    if (!s) return -1;
+    memcpy(s, src->s, n);
+    memcpy(s + n, suffix, m + 1);
+    int rc = flabel_set(l, s, false);
+    free(s);
+    return rc;
+}
+
+/* out[i] = a's value at lrow[i] when lrow[i] >= 0, else b's at rrow[i]
+ * (either may be -1 too: missing), as type t. */
+static int coalesce(const fcol_t *a, const fcol_t *b, const int64_t *lrow, const int64_t *rrow,
+                    int64_t n, ftype_t t, fcol_t *out)
+{
+    int64_t nb = 1;
+    bool need_valid = false;
+    for (int64_t i = 0; i < n; i++) {
+        const fcol_t *c = lrow[i] >= 0 ? a : b;
+        int64_t r = lrow[i] >= 0 ? lrow[i] : rrow[i];
+        if (r < 0 || fcol_is_na(c, r))
+            need_valid = true;
+        else if (t == FT_STRING)
+            nb += c->offsets[r + 1] - c->offsets[r];
+    }
+    if (fcol_alloc(out, t, n, nb, need_valid && (t == FT_BOOL || t == FT_STRING))) return -1;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const fcol_t *c = lrow[i] >= 0 ? a : b;
+        int64_t r = lrow[i] >= 0 ? lrow[i] : rrow[i];
+        bool na = r < 0 || fcol_is_na(c, r);
+        switch (t) {
+        case FT_INT64:
+            ((int64_t *)out->data)[i] = na ? 0 : ((const int64_t *)c->data)[r];
+            break;
+        case FT_FLOAT64:
+            ((double *)out->data)[i] = na ? NAN : dfa_num(c, r);
+            break;
+        case FT_BOOL:
+            ((uint8_t *)out->data)[i] = na ? 0 : ((const uint8_t *)c->data)[r];
+            break;
+        default:
+            if (!na) {
+                int64_t len;
+                const char *s = fcol_str(c, r, &len);
+                memcpy(out->bytes + at, s, (size_t)len);
+                at += len;
+            }
+            out->offsets[i + 1] = at;
+            break;
+        }
+        if (out->valid) out->valid[i] = !na;
+    }
+    if (t == FT_STRING) out->bytes[at] = 0;
+    return 0;
+}
+
+static int check(const frame_t *l, const frame_t *r, const merge_spec_t *s, char *err,
+                 size_t errlen)
+{
+    if (s->n_on < 1 || s->n_on > DF_MAX_KEYS || (unsigned)s->how > MERGE_OUTER)
+        return dfa_fail(err, errlen, "merge: %d keys, how %d", s->n_on, (int)s->how);
+    for (int k = 0; k < s->n_on; k++) {
+        if (s->lon[k] < 0 || s->lon[k] >= l->ncols || s->ron[k] < 0 || s->ron[k] >= r->ncols)
+            return dfa_fail(err, errlen,
+                            "merge: key %d is column %d of %d (left), %d of %d (right)", k,
+                            s->lon[k], l->ncols, s->ron[k], r->ncols);
+        int lt = l->cols[s->lon[k]].type, rt = r->cols[s->ron[k]].type;
+        if ((lt == FT_STRING) != (rt == FT_STRING))
+            return dfa_fail(err, errlen,
+                            "merge: You are trying to merge on %s and %s columns. If you wish to "
+                            "proceed you should use pd.concat",
+                            type_name(lt), type_name(rt));
+    }
+    return 0;
+}
+
+int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
+                  char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (check(left, right, s, err, errlen)) return -1;
+    int64_t nl = left->nrows, nr = right->nrows;
+    dfa_keys_t lk = {.nk = s->n_on}, rk = {.nk = s->n_on};
+    bool lkey[left->ncols + 1], rkey[right->ncols + 1];
+    memset(lkey, 0, sizeof lkey);
+    memset(rkey, 0, sizeof rkey);
+    for (int k = 0; k < s->n_on; k++) {
+        lk.k[k] = &left->cols[s->lon[k]];
+        rk.k[k] = &right->cols[s->ron[k]];
+        lkey[s->lon[k]] = true;
+        rkey[s->ron[k]] = true;
+    }
+    bool keep_l = s->how == MERGE_LEFT || s->how == MERGE_OUTER;
+    bool keep_r = s->how == MERGE_RIGHT || s->how == MERGE_OUTER;
+
+    dfa_htab_t t = {0};
+    int64_t *rgid = dfa_alloc(nr, sizeof *rgid), *lgid = dfa_alloc(nl, sizeof *lgid);
+    uint64_t *lh = dfa_alloc(nl, sizeof *lh);
+    int64_t *gstart = NULL, *grows = NULL, *lrow = NULL, *rrow = NULL;
+    uint8_t *rmatched = NULL;
+    if (!rgid || !lgid || !lh || dfa_group(&rk, nr, NULL, rgid, &t)) goto nomem;
+    int64_t ng = t.ngroups;
+    /* right rows by group, in row order */
+    gstart = dfa_alloc(ng + 1, sizeof *gstart);
+    grows = dfa_alloc(nr, sizeof *grows);
+    rmatched = dfa_alloc(ng, 1);
+    if (!gstart || !grows || !rmatched) goto nomem;
+    memset(gstart, 0, (size_t)(ng + 1) * sizeof *gstart);
+    memset(rmatched, 0, (size_t)ng);
+    for (int64_t i = 0; i < nr; i++)
+        gstart[rgid[i] + 1]++;
+    for (int64_t g = 0; g < ng; g++)
+        gstart[g + 1] += gstart[g];
+    for (int64_t i = 0; i < nr; i++)
+        grows[gstart[rgid[i]]++] = i;
+    for (int64_t g = ng; g > 0; g--)
+        gstart[g] = gstart[g - 1];
+    gstart[0] = 0;
+
+    dfa_hash_rows(lk.k, lk.nk, nl, lh);
+    int64_t total = 0;
+    for (int64_t i = 0; i < nl; i++) {
+        int64_t g = dfa_htab_find(&t, &rk, &lk, i, lh[i]);
+        lgid[i] = g;
+        int64_t m = g >= 0 ? gstart[g + 1] - gstart[g] : keep_l ? 1 : 0;
+        if (g >= 0) rmatched[g] = 1;
+        if (__builtin_add_overflow(total, m, &total)) goto toobig;
+    }
+    if (keep_r)
+        for (int64_t g = 0; g < ng; g++)
+            if (!rmatched[g] && __builtin_add_overflow(total, gstart[g + 1] - gstart[g], &total))
+                goto toobig;
+    lrow = dfa_alloc(total, sizeof *lrow);
+    rrow = dfa_alloc(total, sizeof *rrow);
+    if (!lrow || !rrow) goto toobig;
+    int64_t o = 0;
+    for (int64_t i = 0; i < nl; i++) {
+        int64_t g = lgid[i];
+        if (g >= 0) {
+            for (int64_t j = gstart[g]; j < gstart[g + 1]; j++, o++) {
+                lrow[o] = i;
+                rrow[o] = grows[j];
+            }
+        } else if (keep_l) {
+            lrow[o] = i;
+            rrow[o++] = -1;
+        }
+    }
+    if (keep_r)
+        for (int64_t i = 0; i < nr; i++)
+            if (!rmatched[rgid[i]]) {
+                lrow[o] = -1;
+                rrow[o++] = i;
+            }
+
+    /* columns: left's (keys in place), then right's non-key columns */
+    int nout = left->ncols;
+    for (int c = 0; c < right->ncols; c++)
+        nout += !rkey[c];
+    if (frame_alloc(out, false, total, nout, 1)) goto nomem;
+    out->range_index = true;
+    if (fcol_alloc(&out->idx[0], FT_INT64, total, 0, false)) goto nomem;
+    for (int64_t i = 0; i < total; i++)
+        ((int64_t *)out->idx[0].data)[i] = i;
+    int at = 0;
+    for (int c = 0; c < left->ncols; c++, at++) {
+        const flabel_t *name = &left->names[c];
+        int rc;
+        if (lkey[c]) {
+            int k = 0;
+            while (s->lon[k] != c)
+                k++;
+            const fcol_t *a = lk.k[k], *b = rk.k[k];
+            ftype_t ty = s->how == MERGE_RIGHT   ? (ftype_t)b->type
+                         : s->how != MERGE_OUTER ? (ftype_t)a->type
+                         : a->type == b->type    ? (ftype_t)a->type
+                                                 : FT_FLOAT64;
+            if (s->how == MERGE_RIGHT) /* every row has right's key */
+                rc = coalesce(b, a, rrow, lrow, total, ty, &out->cols[at]);
+            else
+                rc = coalesce(a, b, lrow, rrow, total, ty, &out->cols[at]);
+            if (rc || flabel_set(&out->names[at], name->s, name->is_int)) goto nomem;
+            continue;
+        }
+        if (dfa_take_col(&left->cols[c], lrow, total, false, &out->cols[at])) goto nomem;
+        bool clash = false;
+        for (int d = 0; d < right->ncols; d++)
+            clash |= !rkey[d] && label_eq(name, &right->names[d]);
+        rc = clash ? label_suffix(&out->names[at], name, "_x")
+                   : flabel_set(&out->names[at], name->s, name->is_int);
+        if (rc) goto nomem;
+    }
+    for (int c = 0; c < right->ncols; c++) {
+        if (rkey[c]) continue;
+        const flabel_t *name = &right->names[c];
+        if (dfa_take_col(&right->cols[c], rrow, total, false, &out->cols[at])) goto nomem;
+        bool clash = false;
+        for (int d = 0; d < left->ncols; d++)
+            clash |= !lkey[d] && label_eq(name, &left->names[d]);
+        int rc = clash ? label_suffix(&out->names[at], name, "_y")
+                       : flabel_set(&out->names[at], name->s, name->is_int);
+        if (rc) goto nomem;
+        at++;
+    }
+    dfa_htab_free(&t);
+    free(rgid);
+    free(lgid);
+    free(lh);
+    free(gstart);
+    free(grows);
+    free(rmatched);
+    free(lrow);
+    free(rrow);
+    return 0;
+toobig:
+    dfa_htab_free(&t);
+    free(rgid);
+    free(lgid);
+    free(lh);
+    free(gstart);
+    free(grows);
+    free(rmatched);
+    free(lrow);
+    free(rrow);
+    return dfa_fail(err, errlen, "merge: %lld x %lld rows give too many rows for memory",
+                    (long long)nl, (long long)nr);
+nomem:
+    frame_free(out);
+    dfa_htab_free(&t);
+    free(rgid);
+    free(lgid);
+    free(lh);
+    free(gstart);
+    free(grows);
+    free(rmatched);
+    free(lrow);
+    free(rrow);
+    return dfa_fail(err, errlen, "merge: out of memory joining %lld and %lld rows", (long long)nl,
+                    (long long)nr);
+}

@@ -1,0 +1,550 @@
+/* tile_df.c: DataFrame nodes into chunk jobs (tile.h's JK_DF).
+ *
+ * A DataFrame or Series is a list of row chunks, each the output of one job:
+ * a frame blob (df/frame.h). Its grid (tgrid_t) is 1-D over the chunks:
+ * shape (nchunks,), bounds[0] the row offsets of the chunks when they are
+ * known before running (from_tensor, read_csv and what keeps their rows),
+ * else -1 everywhere (after filter, groupby, sort, merge). Jobs of ops that
+ * keep rows line up with their input's chunks one for one; element-wise ops
+ * between Series need the same chunks, which graph validation checked.
+ *
+ * Steps with several outputs (hash and range partitions) write a pack of
+ * frames (df/dfexec.h); each part job reads its part out of every pack. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "df/dfexec.h"
+#include "df/dfgraph.h"
+#include "tile_internal.h"
+
+/* Fan-in of combine trees, as the tensor reductions'. */
+#define DF_FANIN 8
+/* Parts of a shuffle (groupby's many-groups path, merge, sort): one per
+ * input chunk, at most this many, so that a part job's fan-in (it reads
+ * one piece of every chunk's pack) and the number of packs read stay
+ * bounded. */
+#define DF_MAX_PARTS 32
+/* groupby_agg takes the hash shuffle instead of the combine tree when its
+ * input has more chunks than this and more rows than DF_GB_TREE_ROWS (or
+ * an unknown count): the tree's last combine holds every group at once. */
+#define DF_GB_TREE_CHUNKS 8
+#define DF_GB_TREE_ROWS 1000000
+
+static jparam_t *dparam(tctx_t *c, int node, dfjob_t k)
+{
+    jparam_t *p = tile__param_new(c, c->g->nodes[node].op);
+    p->dfk = (uint8_t)k;
+    return p;
+}
+
+/* A blob job of step pa with n_in inputs; off[] of 4 zeros. */
+static int32_t bjob(tctx_t *c, const jparam_t *pa, int n_in)
+{
+    int64_t one = 1;
+    int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, n_in);
+    if (ji < 0) return -1;
+    job_t *j = &c->t->jobs[ji];
+    j->blob = true;
+    j->param = pa;
+    j->off = tile__arena_i64(c, 4);
+    memset(j->off, 0, 4 * sizeof(int64_t));
+    return ji;
+}
+
+/* A job with fixed output bytes (partials) or a fixed tensor shape. */
+static int32_t fjob(tctx_t *c, const jparam_t *pa, dtype_t dt, int nd, const int64_t *shape,
+                    int n_in)
+{
+    int32_t ji = tile__job_new(c, JK_DF, dt, nd, shape, n_in);
+    if (ji < 0) return -1;
+    job_t *j = &c->t->jobs[ji];
+    j->param = pa;
+    j->off = tile__arena_i64(c, 4);
+    memset(j->off, 0, 4 * sizeof(int64_t));
+    return ji;
+}
+
+/* A frame grid of nch chunks; rows known when rowoff is given (nch+1). */
+static tgrid_t *fgrid(tctx_t *c, int64_t nch, const int64_t *rowoff)
+{
+    shape_t s = {.ndim = 1};
+    s.d[0] = nch;
+    tgrid_t *G = tile__grid_alloc(c, &s, DT_BOOL, &nch);
+    if (!G) return NULL;
+    for (int64_t k = 0; k <= nch; k++)
+        G->bounds[0][k] = rowoff ? rowoff[k] : -1;
+    return G;
+}
+
+static bool rows_known(const tgrid_t *G)
+{
+    return G->bounds[0][0] >= 0;
+}
+
+static const tgrid_t *in_grid(tctx_t *c, int node, int j)
+{
+    return c->t->grid[c->g->nodes[node].in[j].node];
+}
+
+/* One job per chunk of input 0 with every frame input's chunk k. */
+static tgrid_t *tile_rowwise(tctx_t *c, int node, dfjob_t kind, bool keep_rows)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0];
+    tgrid_t *G = fgrid(c, nch, keep_rows && rows_known(A) ? A->bounds[0] : NULL);
+    if (!G) return NULL;
+    jparam_t *pa = dparam(c, node, kind);
+    int nin = 0;
+    for (int j = 0; j < n->n_in; j++)
+        nin += n->in[j].node >= 0;
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t ji = bjob(c, pa, nin);
+        if (ji < 0) return NULL;
+        int q = 0;
+        for (int j = 0; j < n->n_in; j++) {
+            if (n->in[j].node < 0) continue;
+            const tgrid_t *B = in_grid(c, node, j);
+            if (B->nchunks[0] != nch) {
+                tile__fail(c, "internal: inputs with %lld and %lld chunks", (long long)nch,
+                           (long long)B->nchunks[0]);
+                return NULL;
+            }
+            tile__jin_direct(c, ji, q++, B->job[k]);
+        }
+        G->job[k] = ji;
+    }
+    return G;
+}
+
+/* Input k of job ji: rows [r0, r1) of from_tensor node ft's tensor. */
+static int ft_input(tctx_t *c, int32_t ji, int k, int ft, int64_t r0, int64_t r1)
+{
+    const graph_node_t *F = &c->g->nodes[ft];
+    int m = F->in[0].node;
+    const graph_node_t *T = &c->g->nodes[m];
+    int nd = T->oshape.ndim;
+    int64_t off[2] = {r0, 0}, len[2] = {r1 - r0, nd == 2 ? T->oshape.d[1] : 0};
+    if (c->gen[m]) {
+        tile__input_generated(c, ji, k, m, nd, off, len, T->odtype);
+        return 0;
+    }
+    return tile__input_box(c, ji, k, c->t->grid[m], off, len);
+}
+
+/* Row offsets of from_tensor node ft's chunks (nch+1, in the arena). */
+static int64_t *ft_bounds(tctx_t *c, int ft, int64_t *nch)
+{
+    const graph_node_t *F = &c->g->nodes[ft];
+    int m = F->in[0].node;
+    const graph_node_t *T = &c->g->nodes[m];
+    int64_t rows = T->oshape.d[0];
+    const tgrid_t *TG = c->t->grid[m];
+    int64_t step = F->df->chunk_rows;
+    if (!step && TG) {
+        *nch = TG->nchunks[0];
+        return TG->bounds[0];
+    }
+    if (!step && T->n_chunk > 0) step = T->chunk[0];
+    if (!step) {
+        int64_t w = (T->oshape.ndim == 2 && T->oshape.d[1] > 0 ? T->oshape.d[1] : 1) * 8;
+        step = c->opts->target_chunk_bytes / w;
+        if (step < 1) step = 1;
+    }
+    *nch = rows == 0 ? 1 : (rows + step - 1) / step;
+    if (*nch > c->lim->max_chunks) {
+        tile__fail(c, "the DataFrame would have more than %lld chunks (limit max_chunks)",
+                   (long long)c->lim->max_chunks);
+        return NULL;
+    }
+    int64_t *b = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(*nch + 1));
+    for (int64_t k = 0; k <= *nch; k++)
+        b[k] = k * step < rows ? k * step : rows;
+    return b;
+}
+
+static tgrid_t *tile_from_tensor(tctx_t *c, int node)
+{
+    int64_t nch;
+    int64_t *b = ft_bounds(c, node, &nch);
+    if (!b) return NULL;
+    tgrid_t *G = fgrid(c, nch, b);
+    if (!G) return NULL;
+    jparam_t *pa = dparam(c, node, DFJ_FROM_TENSOR);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t ji = bjob(c, pa, 1);
+        if (ji < 0 || ft_input(c, ji, 0, node, b[k], b[k + 1])) return NULL;
+        c->t->jobs[ji].off[0] = b[k];
+        G->job[k] = ji;
+    }
+    return G;
+}
+
+static tgrid_t *tile_read_csv(tctx_t *c, int node)
+{
+    const df_node_t *d = c->g->nodes[node].df;
+    int64_t *b = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(d->nranges + 1));
+    b[0] = 0;
+    for (int64_t r = 0; r < d->nranges; r++)
+        b[r + 1] = b[r] + d->range_rows[r];
+    tgrid_t *G = fgrid(c, d->nranges, b);
+    if (!G) return NULL;
+    jparam_t *pa = dparam(c, node, DFJ_READ_CSV);
+    for (int64_t r = 0; r < d->nranges; r++) {
+        int32_t ji = bjob(c, pa, 0);
+        if (ji < 0) return NULL;
+        c->t->jobs[ji].off[0] = r;
+        c->t->jobs[ji].off[1] = b[r];
+        G->job[r] = ji;
+    }
+    return G;
+}
+
+/* A job reading every chunk of A in order. */
+static int32_t all_job(tctx_t *c, const jparam_t *pa, const tgrid_t *A, int extra)
+{
+    int64_t nch = A->nchunks[0];
+    if (nch > INT32_MAX / 2) {
+        tile__fail(c, "too many chunks");
+        return -1;
+    }
+    int32_t ji = bjob(c, pa, (int)nch + extra);
+    if (ji < 0) return -1;
+    for (int64_t k = 0; k < nch; k++)
+        tile__jin_direct(c, ji, (int)k, A->job[k]);
+    return ji;
+}
+
+static tgrid_t *tile_head(tctx_t *c, int node)
+{
+    const df_node_t *d = c->g->nodes[node].df;
+    const tgrid_t *A = in_grid(c, node, 0);
+    jparam_t *pa = dparam(c, node, DFJ_HEAD);
+    if (!rows_known(A)) {
+        tgrid_t *G = fgrid(c, 1, NULL);
+        int32_t ji = G ? all_job(c, pa, A, 0) : -1;
+        if (ji < 0) return NULL;
+        c->t->jobs[ji].off[0] = d->n;
+        G->job[0] = ji;
+        return G;
+    }
+    /* the chunks up to row n: whole ones as they are, the last one cut */
+    int64_t nch = A->nchunks[0], m = 1;
+    while (m < nch && A->bounds[0][m] < d->n)
+        m++;
+    int64_t *b = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(m + 1));
+    for (int64_t q = 0; q <= m; q++)
+        b[q] = A->bounds[0][q] < d->n ? A->bounds[0][q] : d->n;
+    tgrid_t *G = fgrid(c, m, b);
+    if (!G) return NULL;
+    for (int64_t q = 0; q < m; q++) {
+        if (A->bounds[0][q + 1] <= d->n) {
+            G->job[q] = A->job[q];
+            continue;
+        }
+        int32_t ji = bjob(c, pa, 1);
+        if (ji < 0) return NULL;
+        tile__jin_direct(c, ji, 0, A->job[q]);
+        c->t->jobs[ji].off[0] = b[q + 1] - b[q];
+        G->job[q] = ji;
+    }
+    return G;
+}
+
+/* A frame node holding one chunk made by job ji. */
+static tgrid_t *one_chunk(tctx_t *c, int32_t ji, int64_t rows)
+{
+    int64_t b[2] = {0, rows};
+    tgrid_t *G = fgrid(c, 1, rows >= 0 ? b : NULL);
+    if (G) G->job[0] = ji;
+    return G;
+}
+
+/* from_tensor node m feeding only this reduction: the map reads the
+ * tensor itself. */
+static bool ft_direct(tctx_t *c, int m)
+{
+    const graph_node_t *M = &c->g->nodes[m];
+    return M->op == OP_DF_FROM_TENSOR && !M->fetch && M->n_consumers == 1 && !c->opts->keep_all;
+}
+
+static int32_t tree(tctx_t *c, int node, dfjob_t comb, int32_t *parts, int64_t np,
+                    int64_t fixed_bytes)
+{
+    jparam_t *pa = dparam(c, node, comb);
+    while (np > 1) {
+        int64_t m = 0;
+        for (int64_t i = 0; i < np; i += DF_FANIN) {
+            int k = (int)(np - i < DF_FANIN ? np - i : DF_FANIN);
+            if (k == 1) {
+                parts[m++] = parts[i];
+                continue;
+            }
+            int32_t ji =
+                fixed_bytes >= 0 ? fjob(c, pa, DT_BOOL, 1, &fixed_bytes, k) : bjob(c, pa, k);
+            if (ji < 0) return -1;
+            for (int q = 0; q < k; q++)
+                tile__jin_direct(c, ji, q, parts[i + q]);
+            parts[m++] = ji;
+        }
+        np = m;
+    }
+    return parts[0];
+}
+
+static tgrid_t *tile_reduce_df(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const df_node_t *d = n->df;
+    int m = n->in[0].node;
+    const tgrid_t *A = c->t->grid[m];
+    bool nu = n->op == OP_DF_NUNIQUE;
+    int64_t nch = A->nchunks[0];
+    const int64_t *ftb = NULL;
+    if (!nu && ft_direct(c, m)) {
+        ftb = ft_bounds(c, m, &nch);
+        if (!ftb) return NULL;
+    }
+    int32_t *parts = malloc(sizeof(int32_t) * (size_t)(nch + 1));
+    if (!parts) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    int64_t pb = (int64_t)dfx_partial_bytes(d->nsel);
+    jparam_t *pm = dparam(c, node, nu ? DFJ_NU_MAP : DFJ_RED_MAP);
+    tgrid_t *G = NULL;
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t ji = nu ? bjob(c, pm, 1) : fjob(c, pm, DT_BOOL, 1, &pb, 1);
+        if (ji < 0) goto done;
+        if (ftb) {
+            if (ft_input(c, ji, 0, m, ftb[k], ftb[k + 1])) goto done;
+            c->t->jobs[ji].off[1] = 1; /* the input is a tensor */
+        } else {
+            tile__jin_direct(c, ji, 0, A->job[k]);
+        }
+        parts[k] = ji;
+    }
+    int32_t top = tree(c, node, nu ? DFJ_NU_COMBINE : DFJ_RED_COMBINE, parts, nch, nu ? -1 : pb);
+    if (top < 0) goto done;
+    jparam_t *pf = dparam(c, node, nu ? DFJ_NU_FINAL : DFJ_RED_FINAL);
+    int32_t fj;
+    if (n->vkind == VK_TENSOR) {
+        fj = fjob(c, pf, n->odtype, 0, NULL, 1);
+        if (fj < 0) goto done;
+        tile__jin_direct(c, fj, 0, top);
+        int64_t one = 1;
+        G = tile__grid_alloc(c, &n->oshape, n->odtype, &one);
+        if (G) G->job[0] = fj;
+    } else {
+        fj = bjob(c, pf, 1);
+        if (fj < 0) goto done;
+        tile__jin_direct(c, fj, 0, top);
+        G = one_chunk(c, fj, d->nrows);
+    }
+done:
+    free(parts);
+    return G;
+}
+
+static tgrid_t *tile_gather_all(tctx_t *c, int node, dfjob_t kind, int64_t rows)
+{
+    const tgrid_t *A = in_grid(c, node, 0);
+    int32_t ji = all_job(c, dparam(c, node, kind), A, 0);
+    return ji < 0 ? NULL : one_chunk(c, ji, rows);
+}
+
+static int64_t nparts_for(int64_t nch)
+{
+    return nch < 1 ? 1 : nch > DF_MAX_PARTS ? DF_MAX_PARTS : nch;
+}
+
+/* Every chunk of A into a pack of np parts by the node's keys (side 0:
+ * by/left on, 1: right on). packs[k]: the jobs. */
+static int hash_packs(tctx_t *c, int node, const tgrid_t *A, int64_t np, int side, int32_t *packs)
+{
+    jparam_t *pa = dparam(c, node, DFJ_HASH_PART);
+    for (int64_t k = 0; k < A->nchunks[0]; k++) {
+        int32_t ji = bjob(c, pa, 1);
+        if (ji < 0) return -1;
+        tile__jin_direct(c, ji, 0, A->job[k]);
+        c->t->jobs[ji].off[0] = np;
+        c->t->jobs[ji].off[1] = side;
+        packs[k] = ji;
+    }
+    return 0;
+}
+
+static tgrid_t *tile_groupby(tctx_t *c, int node)
+{
+    const tgrid_t *A = in_grid(c, node, 0);
+    const df_node_t *src = c->g->nodes[c->g->nodes[node].in[0].node].df;
+    int64_t nch = A->nchunks[0];
+    bool shuffle = nch > DF_GB_TREE_CHUNKS && (src->nrows < 0 || src->nrows > DF_GB_TREE_ROWS);
+    int32_t *parts = malloc(sizeof(int32_t) * (size_t)(nch + DF_MAX_PARTS + 1));
+    if (!parts) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    tgrid_t *G = NULL;
+    if (!shuffle) {
+        jparam_t *pm = dparam(c, node, DFJ_GB_MAP);
+        for (int64_t k = 0; k < nch; k++) {
+            int32_t ji = bjob(c, pm, 1);
+            if (ji < 0) goto done;
+            tile__jin_direct(c, ji, 0, A->job[k]);
+            parts[k] = ji;
+        }
+        int32_t top = tree(c, node, DFJ_GB_COMBINE, parts, nch, -1);
+        int32_t fj = top < 0 ? -1 : bjob(c, dparam(c, node, DFJ_GB_FINAL), 1);
+        if (fj < 0) goto done;
+        tile__jin_direct(c, fj, 0, top);
+        G = one_chunk(c, fj, -1);
+        goto done;
+    }
+    int64_t np = nparts_for(nch);
+    if (hash_packs(c, node, A, np, 0, parts)) goto done;
+    jparam_t *pp = dparam(c, node, DFJ_GB_PART);
+    int32_t *fin = parts + nch;
+    for (int64_t p = 0; p < np; p++) {
+        int32_t ji = bjob(c, pp, (int)nch);
+        if (ji < 0) goto done;
+        for (int64_t k = 0; k < nch; k++)
+            tile__jin_direct(c, ji, (int)k, parts[k]);
+        c->t->jobs[ji].off[0] = p;
+        fin[p] = ji;
+    }
+    int32_t mj = bjob(c, dparam(c, node, DFJ_GB_MERGE), (int)np);
+    if (mj < 0) goto done;
+    for (int64_t p = 0; p < np; p++)
+        tile__jin_direct(c, mj, (int)p, fin[p]);
+    G = one_chunk(c, mj, -1);
+done:
+    free(parts);
+    return G;
+}
+
+static tgrid_t *tile_sort(tctx_t *c, int node)
+{
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0], np = nparts_for(nch);
+    int32_t *samp = malloc(sizeof(int32_t) * (size_t)(2 * nch + 1));
+    if (!samp) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    tgrid_t *G = NULL;
+    jparam_t *ps = dparam(c, node, DFJ_SORT_SAMPLE);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t ji = bjob(c, ps, 1);
+        if (ji < 0) goto done;
+        tile__jin_direct(c, ji, 0, A->job[k]);
+        samp[k] = ji;
+    }
+    int32_t sp = bjob(c, dparam(c, node, DFJ_SORT_SPLIT), (int)nch);
+    if (sp < 0) goto done;
+    c->t->jobs[sp].off[0] = np;
+    for (int64_t k = 0; k < nch; k++)
+        tile__jin_direct(c, sp, (int)k, samp[k]);
+    int32_t *packs = samp + nch;
+    jparam_t *pr = dparam(c, node, DFJ_SORT_RANGE);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t ji = bjob(c, pr, 2);
+        if (ji < 0) goto done;
+        tile__jin_direct(c, ji, 0, A->job[k]);
+        tile__jin_direct(c, ji, 1, sp);
+        packs[k] = ji;
+    }
+    if (!(G = fgrid(c, np, NULL))) goto done;
+    jparam_t *pp = dparam(c, node, DFJ_SORT_PART);
+    for (int64_t p = 0; p < np; p++) {
+        int32_t ji = bjob(c, pp, (int)nch);
+        if (ji < 0) {
+            G = NULL;
+            goto done;
+        }
+        for (int64_t k = 0; k < nch; k++)
+            tile__jin_direct(c, ji, (int)k, packs[k]);
+        c->t->jobs[ji].off[0] = p;
+        G->job[p] = ji;
+    }
+done:
+    free(samp);
+    return G;
+}
+
+static tgrid_t *tile_merge(tctx_t *c, int node)
+{
+    const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
+    int64_t nl = L->nchunks[0], nr = R->nchunks[0];
+    int64_t np = nparts_for(nl > nr ? nl : nr);
+    int32_t *packs = malloc(sizeof(int32_t) * (size_t)(nl + nr + 1));
+    if (!packs) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    tgrid_t *G = NULL;
+    if (hash_packs(c, node, L, np, 0, packs) || hash_packs(c, node, R, np, 1, packs + nl))
+        goto done;
+    if (!(G = fgrid(c, np, NULL))) goto done;
+    jparam_t *pp = dparam(c, node, DFJ_MERGE_PART);
+    for (int64_t p = 0; p < np; p++) {
+        int32_t ji = bjob(c, pp, (int)(nl + nr));
+        if (ji < 0) {
+            G = NULL;
+            goto done;
+        }
+        for (int64_t k = 0; k < nl + nr; k++)
+            tile__jin_direct(c, ji, (int)k, packs[k]);
+        c->t->jobs[ji].off[0] = p;
+        c->t->jobs[ji].off[1] = nl;
+        G->job[p] = ji;
+    }
+done:
+    free(packs);
+    return G;
+}
+
+tgrid_t *tile_df(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    if (op_is_elementwise(n->op)) return tile_rowwise(c, node, DFJ_EW, true);
+    switch (n->op) {
+    case OP_DF_FROM_TENSOR:
+        return tile_from_tensor(c, node);
+    case OP_DF_READ_CSV:
+        return tile_read_csv(c, node);
+    case OP_DF_GETITEM:
+        return tile_rowwise(c, node, DFJ_GETITEM, true);
+    case OP_DF_FILTER:
+        return tile_rowwise(c, node, DFJ_FILTER, false);
+    case OP_DF_ASSIGN:
+        return tile_rowwise(c, node, DFJ_ASSIGN, true);
+    case OP_DF_HEAD:
+        return tile_head(c, node);
+    case OP_DF_TO_TENSOR:
+        return tile_gather_all(c, node, DFJ_TO_TENSOR, n->df->nrows);
+    case OP_DF_DESCRIBE:
+        return tile_gather_all(c, node, DFJ_DESCRIBE, 8);
+    case OP_DF_GROUPBY_AGG:
+        return tile_groupby(c, node);
+    case OP_DF_SORT_VALUES:
+        return tile_sort(c, node);
+    case OP_DF_MERGE:
+        return tile_merge(c, node);
+    case OP_DF_SUM:
+    case OP_DF_MEAN:
+    case OP_DF_MIN:
+    case OP_DF_MAX:
+    case OP_DF_COUNT:
+    case OP_DF_PROD:
+    case OP_DF_STD:
+    case OP_DF_VAR:
+    case OP_DF_NUNIQUE:
+        return tile_reduce_df(c, node);
+    default:
+        tile__fail(c, "internal: no tiling for this op");
+        return NULL;
+    }
+}

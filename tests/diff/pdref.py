@@ -1,0 +1,122 @@
+"""pandas 1.5's answer to a graph document with DataFrame ops
+(graph-format.md, DataFrames): tensor nodes through npref, dataframe.* and
+element-wise ops on frames through pandas. Used by test_docs.py for the
+DataFrame examples of docs/graph-format.md and examples/df_*.json.
+
+evaluate(doc, data_dir) -> {key: value} (numpy arrays, pandas objects)."""
+
+import os
+
+import numpy as np
+import pandas as pd
+
+import npref
+
+EW = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+    "floor_divide": np.floor_divide, "mod": np.mod, "power": np.power,
+    "maximum": np.maximum, "minimum": np.minimum, "equal": np.equal,
+    "not_equal": np.not_equal, "less": np.less, "less_equal": np.less_equal,
+    "greater": np.greater, "greater_equal": np.greater_equal,
+    "logical_and": np.logical_and, "logical_or": np.logical_or,
+    "negative": np.negative, "abs": np.abs, "sqrt": np.sqrt, "exp": np.exp, "log": np.log,
+    "log1p": np.log1p, "expm1": np.expm1, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+    "tanh": np.tanh, "square": np.square, "sign": np.sign, "floor": np.floor,
+    "ceil": np.ceil, "logical_not": np.logical_not, "isnan": np.isnan,
+    "isfinite": np.isfinite,
+}
+
+
+def is_df_doc(doc):
+    return any(n["op"].startswith("dataframe.") for n in doc["nodes"])
+
+
+def evaluate(doc, data_dir="."):
+    nodes = {n["key"]: n for n in doc["nodes"]}
+    pure = {}
+
+    def is_pure(k):
+        if k not in pure:
+            n = nodes[k]
+            pure[k] = not n["op"].startswith("dataframe.") and all(
+                is_pure(i) for i in n.get("inputs", []) if isinstance(i, str))
+        return pure[k]
+    tensor = [n for n in doc["nodes"] if is_pure(n["key"])]
+    vals = {}
+
+    def frame_input(n):
+        return any(isinstance(vals.get(k), (pd.DataFrame, pd.Series))
+                   for k in n.get("inputs", []) if isinstance(k, str))
+
+    def ev(key):
+        if key in vals:
+            return vals[key]
+        n = nodes[key]
+        for k in n.get("inputs", []):
+            if isinstance(k, str):
+                ev(k)
+        op = n["op"]
+        ins = [vals[k] if isinstance(k, str) else k for k in n.get("inputs", [])]
+        if not op.startswith("dataframe.") and not frame_input(n):
+            sub = [t for t in tensor]
+            v = npref.evaluate({"version": 1, "nodes": sub, "fetch": [key]})[key]
+        elif op in EW:
+            v = EW[op](*ins)
+        elif op == "astype":
+            v = ins[0].astype(n["dtype"])
+        elif op == "where":
+            v = ins[1].where(ins[0], ins[2])
+        elif op == "clip":
+            v = ins[0].clip(n.get("a_min"), n.get("a_max"))
+        elif op == "dataframe.from_tensor":
+            a = ins[0]
+            if a.ndim == 1 and "name" in n:
+                v = pd.Series(a, name=n["name"])
+            else:
+                v = pd.DataFrame(a, columns=n.get("columns"))
+        elif op == "dataframe.read_csv":
+            v = pd.read_csv(os.path.join(data_dir, n["path"]), usecols=n.get("usecols"))
+        elif op == "dataframe.getitem":
+            v = ins[0][n["columns"]]
+        elif op == "dataframe.filter":
+            v = ins[0][ins[1]]
+        elif op == "dataframe.assign":
+            v = ins[0].assign(**dict(zip(n["names"], ins[1:])))
+        elif op in ("dataframe.std", "dataframe.var"):
+            f = getattr(ins[0], op.split(".")[1])
+            kw = {"ddof": n.get("ddof", 1)}
+            v = f(numeric_only=True, **kw) if isinstance(ins[0], pd.DataFrame) else f(**kw)
+        elif op == "dataframe.nunique":
+            v = ins[0].nunique()
+        elif op.split(".")[1] in ("sum", "mean", "min", "max", "count", "prod"):
+            f = getattr(ins[0], op.split(".")[1])
+            v = f(numeric_only=True) if isinstance(ins[0], pd.DataFrame) else f()
+        elif op == "dataframe.describe":
+            v = ins[0].describe()
+        elif op == "dataframe.groupby_agg":
+            v = ins[0].groupby(n["by"]).agg(**{k: tuple(s) for k, s in n["agg"].items()})
+        elif op == "dataframe.sort_values":
+            if isinstance(ins[0], pd.Series):
+                v = ins[0].sort_values(ascending=n.get("ascending", True), kind="mergesort")
+            else:
+                v = ins[0].sort_values(n["by"], ascending=n.get("ascending", True),
+                                       kind="mergesort")
+        elif op == "dataframe.merge":
+            v = ins[0].merge(ins[1], on=n["on"], how=n.get("how", "inner"))
+        elif op == "dataframe.head":
+            v = ins[0].head(n.get("n", 5))
+        elif op == "dataframe.to_tensor":
+            f = ins[0]
+            if isinstance(f, pd.DataFrame):
+                f = f.select_dtypes(include=["number", "bool"])
+            v = f.to_numpy()
+        else:
+            raise ValueError("pdref: no reference for %s" % op)
+        if isinstance(v, (np.generic, float, int, bool)):
+            v = np.array(v)
+        vals[key] = v
+        return v
+
+    for k in doc.get("fetch", []):
+        ev(k)
+    return vals

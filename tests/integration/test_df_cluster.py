@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""DataFrames through the cluster's REST API: a CSV uploaded with
+PUT /api/v1/files/{name}, then read_csv, filter, groupby (tree and shuffle),
+sort, merge, reductions, head and to_tensor as one task on a two-worker
+cluster. Every result is compared with pandas and with mars-run's output
+for the same document (DIR/KEY.json); a DataFrame also comes back as CSV
+(Accept: text/csv), and the metadata route names its kind and columns.
+
+Run with Debian's python: /usr/bin/python3 tests/integration/test_df_cluster.py
+(MARS_BIN_DIR=build/san/bin runs it over the sanitized programs).
+"""
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from harness import BIN_DIR, Cluster, Runner, check, get, request  # noqa: E402
+from test_cluster_parity import run_task, session, start_cluster  # noqa: E402
+
+sys.path.append(os.path.join(ROOT, "tests", "diff"))
+import test_df  # noqa: E402
+
+MARS_RUN = os.path.join(BIN_DIR, "mars-run")
+
+
+def make_csv(path):
+    rng = np.random.default_rng(11)
+    test_df.gen_csv(path, rng, 1500)
+    return pd.read_csv(path)
+
+
+def document():
+    nodes = [
+        {"key": "c", "op": "dataframe.read_csv", "path": "t.csv", "chunk_bytes": 2000},
+        {"key": "ci", "op": "dataframe.getitem", "inputs": ["c"], "columns": "i"},
+        {"key": "m", "op": "less", "inputs": ["ci", 10]},
+        {"key": "cf", "op": "dataframe.filter", "inputs": ["c", "m"]},
+        {"key": "gb", "op": "dataframe.groupby_agg", "inputs": ["c"], "by": ["k"],
+         "agg": {"n": ["i", "sum"], "mf": ["f", "mean"], "u": ["s", "nunique"]}},
+        {"key": "gbs", "op": "dataframe.groupby_agg", "inputs": ["cf"], "by": ["s", "b"],
+         "agg": {"n": ["i", "size"], "x": ["f", "max"]}},
+        {"key": "so", "op": "dataframe.sort_values", "inputs": ["cf"], "by": ["f", "i"],
+         "ascending": [False, True]},
+        {"key": "r", "op": "dataframe.read_csv", "path": "r.csv", "chunk_bytes": 40},
+        {"key": "me", "op": "dataframe.merge", "inputs": ["cf", "r"], "on": ["k"],
+         "how": "outer"},
+        {"key": "su", "op": "dataframe.sum", "inputs": ["c"]},
+        {"key": "sd", "op": "dataframe.std", "inputs": ["ci"]},
+        {"key": "hd", "op": "dataframe.head", "inputs": ["cf"], "n": 9},
+        {"key": "tt", "op": "dataframe.to_tensor", "inputs": ["hd"]},
+        {"key": "de", "op": "dataframe.describe", "inputs": ["c"]},
+    ]
+    return {"version": 1, "nodes": nodes,
+            "fetch": ["gb", "gbs", "so", "me", "su", "sd", "hd", "tt", "de"]}
+
+
+def right(pdf):
+    r = pdf.groupby("k").agg(tot=("f", "sum")).reset_index()
+    return r[r.k != "k2"]
+
+
+def refs(pdf):
+    cf = pdf[pdf.i < 10]
+    gb = pdf.groupby(["k"]).agg(n=("i", "sum"), mf=("f", "mean"), u=("s", "nunique"))
+    return {
+        "gb": gb,
+        "gbs": cf.groupby(["s", "b"]).agg(n=("i", "size"), x=("f", "max")),
+        "so": cf.sort_values(["f", "i"], ascending=[False, True], kind="mergesort"),
+        "me": cf.merge(right(pdf), on=["k"], how="outer"),
+        "su": pdf.sum(numeric_only=True),
+        "sd": pdf.i.std(),
+        "hd": cf.head(9),
+        "de": pdf.describe(),
+    }
+
+
+def main():
+    run = Runner()
+    data = tempfile.mkdtemp(prefix="dfc_")
+    path = os.path.join(data, "t.csv")
+    pdf = make_csv(path)
+    right(pdf).to_csv(os.path.join(data, "r.csv"), index=False)
+    doc = document()
+    out = tempfile.mkdtemp(prefix="dfc_out_")
+    p = subprocess.run([MARS_RUN, "-", "-o", out, "--data-dir", data],
+                       input=json.dumps(doc).encode(), capture_output=True)
+    check(p.returncode == 0, "mars-run: %s", p.stderr.decode())
+    want = refs(pdf)
+    with Cluster() as c:
+        web, _ = start_cluster(c, [1, 1])
+        def upload():
+            for name in ("t.csv", "r.csv"):
+                with open(os.path.join(data, name), "rb") as f:
+                    body = f.read()
+                r = request("PUT", web, "/api/v1/files/" + name, body=body,
+                            headers={"Content-Type": "text/csv"})
+                check(r.status == 201, "upload: %r", r)
+        run.case("upload", upload)
+        sid = session(web)
+
+        def rejected():
+            bad = {"version": 1, "nodes": [{"key": "r", "op": "dataframe.read_csv",
+                                            "path": "nope.csv"}], "fetch": ["r"]}
+            r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid,
+                        body=json.dumps(bad).encode(), headers={"Content-Type": "application/json"})
+            check(r.status == 400 and 'node \\"r\\"' in r.body.decode(), "missing file: %r", r)
+            bad["nodes"][0]["path"] = "../t.csv"
+            r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid,
+                        body=json.dumps(bad).encode(), headers={"Content-Type": "application/json"})
+            check(r.status == 400, "..: %r", r)
+        run.case("rejected", rejected)
+
+        res = {}
+
+        def task():
+            _, t = run_task(web, sid, doc)
+            check(t["status"] == "succeeded", "task: %r", t)
+        if not run.case("task", task):
+            return run.finish()
+        for key in doc["fetch"]:
+            def one(key=key):
+                if key == "sd":
+                    r = get(web, "/api/v1/sessions/%s/tensors/%s/data?format=npy" % (sid, key))
+                    check(r.status == 200, "data: %r", r)
+                    v = np.load(io.BytesIO(r.body))
+                    check(abs(float(v) - want[key]) < 1e-9 * abs(want[key]), "%r vs %r", v,
+                          want[key])
+                    check(np.array_equal(v, np.load(os.path.join(out, key + ".npy"))),
+                          "differs from mars-run")
+                    return
+                if key == "tt":
+                    r = get(web, "/api/v1/sessions/%s/tensors/%s/data?format=npy" % (sid, key))
+                    check(r.status == 200, "data: %r", r)
+                    v = np.load(io.BytesIO(r.body))
+                    check(np.array_equal(v, np.load(os.path.join(out, key + ".npy")),
+                                         equal_nan=True), "differs from mars-run")
+                    w = want["hd"][["i", "f", "b"]].to_numpy().astype(float)
+                    check(np.allclose(v, w, equal_nan=True), "%r vs %r", v, w)
+                    return
+                r = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key))
+                check(r.status == 200, "data: %r", r)
+                got = r.json()
+                res[key] = got
+                why = test_df.expect_frame(got, want[key], sort_rows=key == "me")
+                check(not why, "%s", why)
+                with open(os.path.join(out, key + ".json")) as f:
+                    mine = json.load(f)
+                if key != "me":  # merge: the order of rows is not specified
+                    check(test_df.same([got["index"], got["data"]],
+                                       [mine["index"], mine["data"]]), "differs from mars-run")
+            run.case("result-" + key, one)
+
+        def csv_and_meta():
+            r = get(web, "/api/v1/sessions/%s/tensors/hd/data" % sid,
+                    headers={"Accept": "text/csv"})
+            check(r.status == 200 and r.headers.get("content-type", "").startswith("text/csv"),
+                  "csv: %r", r)
+            back = pd.read_csv(io.StringIO(r.body.decode()), index_col=0)
+            ref = want["hd"]
+            check(list(back.columns) == list(ref.columns), "csv columns %r", list(back.columns))
+            check(back.index.tolist() == ref.index.tolist(), "csv index")
+            check(np.allclose(back.f.to_numpy(), ref.f.to_numpy(), equal_nan=True), "csv f")
+            # the text itself is pandas' to_csv
+            for key in ("hd", "gbs"):  # exact values (no float sums)
+                r = get(web, "/api/v1/sessions/%s/tensors/%s/data?format=csv" % (sid, key))
+                check(r.status == 200, "csv of %s: %r", key, r)
+                check(r.body.decode() == want[key].to_csv(), "csv of %s: %r vs pandas %r", key,
+                      r.body.decode()[:300], want[key].to_csv()[:300])
+            m = get(web, "/api/v1/sessions/%s/tensors/gb" % sid).json()
+            check(m["kind"] == "dataframe" and m["columns"] == ["n", "mf", "u"], "meta %r", m)
+            check(m["dtypes"] == {"n": "int64", "mf": "float64", "u": "int64"}, "meta %r", m)
+            m = get(web, "/api/v1/sessions/%s/tensors/su" % sid).json()
+            check(m["kind"] == "series", "meta %r", m)
+        run.case("csv-and-metadata", csv_and_meta)
+
+        def session_tensor():
+            # a tensor uploaded to the session, as a DataFrame's input
+            a = np.arange(3000, dtype=np.float64).reshape(1000, 3) % 7
+            f = io.BytesIO()
+            np.save(f, a)
+            r = request("POST", web, "/api/v1/sessions/%s/tensors?key=up&chunk_size=300" % sid,
+                        body=f.getvalue())
+            check(r.status == 201, "upload: %r", r)
+            d = {"version": 1, "nodes": [
+                {"key": "udf", "op": "dataframe.from_tensor", "inputs": ["up"],
+                 "columns": ["p", "q", "r"], "chunk_rows": 250},
+                {"key": "um", "op": "dataframe.mean", "inputs": ["udf"]}], "fetch": ["um"]}
+            _, t = run_task(web, sid, d)
+            check(t["status"] == "succeeded", "task: %r", t)
+            got = get(web, "/api/v1/sessions/%s/tensors/um/data" % sid).json()
+            why = test_df.expect_frame(got, pd.DataFrame(a, columns=["p", "q", "r"]).mean())
+            check(not why, "%s", why)
+            # a DataFrame of an earlier task is no input of a later one
+            d = {"version": 1, "nodes": [{"key": "z", "op": "dataframe.sum", "inputs": ["gb"]}],
+                 "fetch": ["z"]}
+            r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid,
+                        body=json.dumps(d).encode(), headers={"Content-Type": "application/json"})
+            check(r.status == 400, "DataFrame as a session input: %r", r)
+        run.case("session-tensor", session_tensor)
+    return run.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
