@@ -9,6 +9,7 @@ Debian's /usr/bin/python3 with numpy. Every run uses free ports
 (MARS_WEB_PORT=0) so a cluster already on 7005 does not matter.
 """
 
+import json
 import os
 import re
 import signal
@@ -154,8 +155,14 @@ def case_every_example_script():
             r = subprocess.run([os.path.join(BIN_DIR, "mars-run"), os.path.join(REPO, "examples", name + ".json"),
                                 "-o", ref], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
             check(r.returncode == 0, "mars-run %s: %s", name, r.stdout.decode(errors="replace")[-500:])
+            # DataFrame and Series results: mars-run's KEY.json equals the REST API's JSON
+            for f in sorted(f for f in os.listdir(ref) if f.endswith(".json")):
+                with open(os.path.join(ref, f)) as a, open(os.path.join(out, f)) as b:
+                    got, want = json.load(b), json.load(a)
+                check(got == want, "%s/%s: REST %s, mars-run %s", name, f, str(got)[:300], str(want)[:300])
             keys = sorted(f for f in os.listdir(ref) if f.endswith(".npy"))
-            check(keys and sorted(f for f in os.listdir(out) if f.endswith(".npy")) == keys,
+            check(keys or any(f.endswith(".json") for f in os.listdir(ref)), "%s: no results", name)
+            check(sorted(f for f in os.listdir(out) if f.endswith(".npy")) == keys,
                   "%s: fetched %s, mars-run wrote %s", name, os.listdir(out), keys)
             for f in keys:
                 got, want = np.load(os.path.join(out, f)), np.load(os.path.join(ref, f))
