@@ -14,6 +14,9 @@ downloads every fetched tensor as .npy ("submit to result in hand"), timed in
 this process (no client start-up, unlike the other columns, which pay a
 process and numpy's import).
 
+docs/benchmarks-notes.md (hand-written: profiles, what was done, targets
+missed) is appended verbatim to docs/benchmarks.md after the tables.
+
 Usage: bench/bench.py [--runs N] [--only W1,W3,W7] [--no-cluster] [--no-distributed]
                       [--w7-chunks N] [--out docs/benchmarks.md]
 Benchmarks are not tests: nothing here asserts on timing.
@@ -35,6 +38,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARS_RUN = os.environ.get("MARS_RUN", os.path.join(ROOT, "build", "bin", "mars-run"))
 PY = "/usr/bin/python3"
+NOTES = os.path.join(ROOT, "docs", "benchmarks-notes.md")
 
 # Each workload: a graph document for mars-run and the same computation in
 # numpy and dask.array. Python snippets receive OUT (the .npy path to write).
@@ -390,6 +394,8 @@ def main():
             line = "%s %-55s " % (name, w["title"]) + "  ".join(
                 "%s %.3fs (x%.2f)" % (k, med[k], med[k] / ref if ref else float("nan")) for k in med)
             print(line, flush=True)
+            print("   runs: " + "  ".join("%s %s" % (k, " ".join("%.3f" % t for t in v))
+                                         for k, v in times.items()), flush=True)
         if cluster:
             for pid in cluster.worker_pids():
                 peak[pid] = vm_hwm(pid)
@@ -440,8 +446,10 @@ def main():
             md.append("- mars-run: %d jobs (%d run), tiling %.3f s, running %.3f s."
                       % (w7["jobs"], w7["jobs_run"], w7["tile_s"], w7["mars_run_s"]))
         if "cluster_s" in w7:
-            md.append("- cluster: %d jobs in %.1f s end to end: %.0f jobs per second."
-                      % (w7["cluster_chunks"], w7["cluster_s"], w7["jobs_per_s"]))
+            md.append("- cluster: %d jobs in %.1f s end to end: %.0f jobs per second "
+                      "(%.0f input chunks per second)."
+                      % (w7["cluster_chunks"], w7["cluster_s"], w7["jobs_per_s"],
+                         w7["chunks"] / w7["cluster_s"]))
         if "cluster_error" in w7:
             md.append("- cluster: " + w7["cluster_error"])
         for k in ("health", "dashboard", "workers"):
@@ -454,6 +462,11 @@ def main():
                "Peak resident memory (VmHWM) of each worker after the workloads above:", ""]
         for pid, b in sorted(peak.items()):
             md.append("- pid %d: %.1f MiB" % (pid, b / 2**20))
+    # The hand-written analysis (profiles, what was done, targets missed)
+    # survives re-runs: it lives in its own file and is included verbatim.
+    if os.path.exists(NOTES):
+        with open(NOTES) as f:
+            md += ["", f.read().rstrip()]
     if a.out:
         os.makedirs(os.path.dirname(a.out), exist_ok=True)
         with open(a.out, "w") as f:

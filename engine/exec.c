@@ -133,17 +133,41 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         memcpy(out, ins[0].data, job_nbytes(j));
         break;
     case JK_RED_MAP: {
-        kern_red_map_t m = {.op = pa->op, .prog = pa->prog, .in = ins, .axes = pa->axes,
-                            .goff = j->off, .gshape = pa->gshape};
-        if (pa->prog) {
-            /* the values reduced have the shape of this chunk of the input */
-            m.shape = arr_of(NULL, DT_BOOL, pa->gshape->ndim, j->vshape).shape;
-            m.dt = (dtype_t)pa->prog->reg_dt[pa->prog->out];
-        } else {
-            m.shape = ins[0].shape;
-            m.dt = ins[0].dt;
+        /* n_regions small regions (tile_reduce fuses them): a partial each,
+         * then one combine of them into out */
+        int nr = j->n_regions > 1 ? j->n_regions : 1, per = j->n_in / nr;
+        int nd = pa->gshape->ndim;
+        size_t pb = job_nbytes(j);
+        unsigned char *tmp = nr > 1 ? malloc(pb * (size_t)nr) : NULL;
+        const void *parts[64];
+        if (nr > 1 && (!tmp || nr > 64)) {
+            snprintf(err, errlen, "out of memory");
+            free(tmp);
+            rc = -1;
+            break;
         }
-        rc = kern_red_map(&m, out, err, errlen);
+        for (int r = 0; r < nr && rc == 0; r++) {
+            kern_red_map_t m = {.op = pa->op, .prog = pa->prog, .in = ins + r * per,
+                                .axes = pa->axes, .goff = j->off ? j->off + r * nd : NULL,
+                                .gshape = pa->gshape};
+            if (pa->prog) {
+                /* the values reduced have the shape of this region of the input */
+                m.shape = arr_of(NULL, DT_BOOL, nd, j->vshape + r * nd).shape;
+                m.dt = (dtype_t)pa->prog->reg_dt[pa->prog->out];
+            } else {
+                m.shape = ins[r * per].shape;
+                m.dt = ins[r * per].dt;
+            }
+            void *dst = nr > 1 ? tmp + pb * (size_t)r : out;
+            parts[r] = dst;
+            rc = kern_red_map(&m, dst, err, errlen);
+        }
+        if (rc == 0 && nr > 1) {
+            size_t per_out = kern_red_partial_bytes(pa->op, pa->in_dt, 1);
+            kern_red_combine(pa->op, pa->in_dt, (int64_t)(pb / per_out), nr,
+                             (const void *const *)parts, out);
+        }
+        free(tmp);
         break;
     }
     case JK_RED_COMBINE:

@@ -14,6 +14,12 @@
 /* Fan-in of a reduction's combine tree: few enough that a combine job stays
  * short, many enough that 1,600 partials need only three levels. */
 #define RED_FANIN 8
+/* A reduction's map job reduces up to RED_FANIN adjacent regions of the
+ * values (then combines their partials) while together they hold at most
+ * this many bytes: a job costs some 50-100 us of dispatch in a cluster, more
+ * than the kernel of a small region (W6's 100x100 float64 chunks: 80 KB,
+ * ~10 us); 1 MiB keeps a fused job short and leaves big chunks one a job. */
+#define RED_FUSE_BYTES (1 << 20)
 /* Budget of a fused element-wise program, below EW_MAX_REGS/EW_MAX_INS with
  * room for the casts the builder may insert. */
 #define FUSE_MAX_COST 40
@@ -735,11 +741,13 @@ void tile__input_generated(tctx_t *c, int32_t ji, int k, int node, int nd, const
 /* Inputs of job ji for the leaves of b, over the region [off, off+len) of
  * the element-wise result (of ndim nd): each leaf's own part, broadcast
  * axes reduced to one position. */
-static int ew_inputs(tctx_t *c, int32_t ji, const pbuild_t *b, int nd, const int64_t *off,
-                     const int64_t *len)
+/* Inputs k0 .. k0 + n_leaves - 1 of job ji: the program's leaves over the
+ * region (off, len). */
+static int ew_inputs(tctx_t *c, int32_t ji, int k0, const pbuild_t *b, int nd,
+                     const int64_t *off, const int64_t *len)
 {
-    for (int k = 0; k < b->n_leaves; k++) {
-        const tgrid_t *L = c->t->grid[b->leaf_node[k]];
+    for (int k = k0; k < k0 + b->n_leaves; k++) {
+        const tgrid_t *L = c->t->grid[b->leaf_node[k - k0]];
         int ln = L->shape.ndim;
         int64_t lo[MR_MAXDIM], n[MR_MAXDIM], step[MR_MAXDIM], dst[MR_MAXDIM];
         for (int e = 0; e < ln; e++) {
@@ -753,8 +761,8 @@ static int ew_inputs(tctx_t *c, int32_t ji, const pbuild_t *b, int nd, const int
                 n[e] = len[d];
             }
         }
-        if (c->gen[b->leaf_node[k]]) {
-            tile__input_generated(c, ji, k, b->leaf_node[k], ln, lo, n, L->dt);
+        if (c->gen[b->leaf_node[k - k0]]) {
+            tile__input_generated(c, ji, k, b->leaf_node[k - k0], ln, lo, n, L->dt);
             continue;
         }
         c_strides(ln, n, dst);
@@ -1129,7 +1137,7 @@ static tgrid_t *tile_ew(tctx_t *c, int node)
             return NULL;
         c->t->jobs[ji].param = pa;
         c->t->jobs[ji].off = arena_i64_copy(c, off, n->oshape.ndim);
-        if (ew_inputs(c, ji, &b, n->oshape.ndim, off, len))
+        if (ew_inputs(c, ji, 0, &b, n->oshape.ndim, off, len))
             return NULL;
         G->job[li] = ji;
     }
@@ -1245,36 +1253,59 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
                     q++;
             }
         }
-        for (int64_t gi = 0; gi < group; gi++) {
-            int64_t r = gi;
-            for (int d = nd - 1; d >= 0; d--) {
-                if (axes & (1u << d)) {
-                    mco[d] = r % M->nchunks[d];
-                    r /= M->nchunks[d];
+        int64_t np = 0;
+        for (int64_t gi = 0; gi < group;) {
+            /* regions gi .. gi+k-1 (adjacent in C order over the reduced
+             * axes) fuse into one map job while they are small */
+            int64_t off[RED_FANIN][MR_MAXDIM], len[RED_FANIN][MR_MAXDIM], fused = 0;
+            int64_t src[RED_FANIN];
+            int k = 0;
+            while (k < RED_FANIN && gi + k < group) {
+                int64_t r = gi + k;
+                for (int d = nd - 1; d >= 0; d--) {
+                    if (axes & (1u << d)) {
+                        mco[d] = r % M->nchunks[d];
+                        r /= M->nchunks[d];
+                    }
+                }
+                grid_region(M, mco, off[k], len[k]);
+                src[k] = grid_index(M, mco);
+                int64_t rb = prod(nd, len[k]) * (int64_t)dt_size(X->odtype);
+                if (k > 0 && fused + rb > RED_FUSE_BYTES)
+                    break;
+                fused += rb;
+                k++;
+            }
+            int per = pa->prog ? b.n_leaves : 1;
+            int32_t ji = tile__job_new(c, JK_RED_MAP, DT_BOOL, 1, bshape, per * k);
+            if (ji < 0)
+                goto fail;
+            job_t *jb = &c->t->jobs[ji];
+            jb->param = pa;
+            jb->n_regions = k;
+            jb->off = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(nd * k + 1));
+            if (pa->prog)
+                jb->vshape = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(nd * k + 1));
+            for (int e = 0; e < k; e++) {
+                jb = &c->t->jobs[ji]; /* making inputs may add jobs (and move them) */
+                if (nd > 0)
+                    memcpy(jb->off + e * nd, off[e], sizeof(int64_t) * (size_t)nd);
+                if (pa->prog) {
+                    if (nd > 0)
+                        memcpy(jb->vshape + e * nd, len[e],
+                               sizeof(int64_t) * (size_t)nd);
+                    if (ew_inputs(c, ji, e * per, &b, nd, off[e], len[e]))
+                        goto fail;
+                } else if (c->gen[x]) {
+                    tile__input_generated(c, ji, e, x, nd, off[e], len[e], X->odtype);
+                } else {
+                    tile__jin_direct(c, ji, e, M->job[src[e]]);
                 }
             }
-            int64_t off[MR_MAXDIM], len[MR_MAXDIM];
-            grid_region(M, mco, off, len);
-            int32_t ji;
-            if (pa->prog) {
-                ji = tile__job_new(c, JK_RED_MAP, DT_BOOL, 1, bshape, b.n_leaves);
-                if (ji < 0 || ew_inputs(c, ji, &b, nd, off, len))
-                    goto fail;
-                c->t->jobs[ji].vshape = arena_i64_copy(c, len, nd);
-            } else {
-                ji = tile__job_new(c, JK_RED_MAP, DT_BOOL, 1, bshape, 1);
-                if (ji < 0)
-                    goto fail;
-                if (c->gen[x])
-                    tile__input_generated(c, ji, 0, x, nd, off, len, X->odtype);
-                else
-                    tile__jin_direct(c, ji, 0, M->job[grid_index(M, mco)]);
-            }
-            c->t->jobs[ji].param = pa;
-            c->t->jobs[ji].off = arena_i64_copy(c, off, nd);
-            parts[gi] = ji;
+            parts[np++] = ji;
+            gi += k;
         }
-        int32_t fj = tile__reduce_tree(c, pa, parts, group, nbytes, true, n->odtype, n->oshape.ndim, rlen);
+        int32_t fj = tile__reduce_tree(c, pa, parts, np, nbytes, true, n->odtype, n->oshape.ndim, rlen);
         if (fj < 0)
             goto fail;
         R->job[li] = fj;

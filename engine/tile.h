@@ -122,12 +122,16 @@ typedef struct {
                        * the kernel knows; job_nbytes is 0 */
     int32_t node;     /* the graph node it serves */
     int64_t *shape;   /* output chunk shape */
-    int64_t *off;     /* global offset of the chunk in its tensor (creation, random, arg maps) */
-    int64_t *vshape;  /* JK_RED_MAP with a program: the shape of the values reduced */
+    int64_t *off;     /* global offset of the chunk in its tensor (creation, random, arg maps);
+                       * JK_RED_MAP: n_regions offsets, one after the other */
+    int64_t *vshape;  /* JK_RED_MAP with a program: the shape of the values reduced, per region */
     int32_t n_in;
     jin_t *in;
     const jparam_t *param;
     int64_t source_index; /* JK_SOURCE: the chunk's index in the session tensor's grid */
+    /* JK_RED_MAP: the regions reduced (0 or 1: one), each by n_in / n_regions
+     * inputs, their partials then combined into the output */
+    int32_t n_regions;
 } job_t;
 
 /* A chunked tensor: bounds[d] has nchunks[d]+1 offsets (0 ... shape.d[d]);

@@ -21,6 +21,9 @@ bench) pkgs="$build_pkgs $test_pkgs $bench_pkgs" ;;
 esac
 missing=()
 for p in $pkgs; do
+  # nodejs packages from elsewhere (NodeSource) bring npm and conflict with
+  # Debian's npm package: an npm command is enough.
+  [ "$p" = npm ] && command -v npm >/dev/null && continue
   st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$st" = installed ] || missing+=("$p")
 done

@@ -148,6 +148,41 @@ int db_exec(db_t *db, const char *sql, int n, const char *const *params, char *e
     return 0;
 }
 
+int db_copy_in(db_t *db, const char *sql, const char *data, size_t len, char *err, size_t errlen)
+{
+    if (ensure(db, err, errlen)) return -1;
+    PGresult *r = PQexec(db->conn, sql);
+    if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
+        int rc = check(db, r, err, errlen);
+        PQclear(r);
+        if (rc == 0) { /* a statement that was no COPY FROM STDIN */
+            snprintf(err, errlen, "db_copy_in: not a COPY FROM STDIN statement");
+            rc = -1;
+        }
+        return rc;
+    }
+    PQclear(r);
+    /* Pieces of 1 MiB: libpq buffers what it is given before sending. */
+    const char *why = NULL;
+    for (size_t off = 0; off < len && !why;) {
+        size_t n = len - off < (1u << 20) ? len - off : (1u << 20);
+        if (PQputCopyData(db->conn, data + off, (int)n) != 1) why = PQerrorMessage(db->conn);
+        off += n;
+    }
+    if (PQputCopyEnd(db->conn, why) != 1 && !why) why = PQerrorMessage(db->conn);
+    int rc = 0;
+    while ((r = PQgetResult(db->conn))) {
+        if (rc == 0 && check(db, r, err, errlen)) rc = -1;
+        PQclear(r);
+        if (!db->conn) break; /* check() dropped a broken connection */
+    }
+    if (rc == 0 && why) {
+        copy_msg(err, errlen, "", why);
+        rc = -1;
+    }
+    return rc;
+}
+
 int db_exec_script(db_t *db, const char *sql, char *err, size_t errlen)
 {
     if (ensure(db, err, errlen)) return -1;

@@ -36,6 +36,11 @@ PGresult *db_query(db_t *db, const char *sql, int n, const char *const *params, 
                    size_t errlen);
 /* The same, discarding the result. */
 int db_exec(db_t *db, const char *sql, int n, const char *const *params, char *err, size_t errlen);
+/* Runs sql, a `COPY ... FROM STDIN` (text format), with data (len bytes:
+ * rows of tab-separated fields, each line ended by a newline, values
+ * escaped as COPY's text format wants) as its input. 0, or -1 with err (the
+ * whole COPY is one statement: nothing of it stays on failure). */
+int db_copy_in(db_t *db, const char *sql, const char *data, size_t len, char *err, size_t errlen);
 /* Runs a script of several statements (simple query protocol). For
  * migrations only: the text must come from the program's own files. */
 int db_exec_script(db_t *db, const char *sql, char *err, size_t errlen);

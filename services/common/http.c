@@ -72,6 +72,7 @@ typedef struct http_loop {
     h2o_multithread_receiver_t streams; /* streams with something to send */
     h2o_multithread_message_t stop_msg;
     h2o_timeout_t poll_timeout; /* long polls waiting for their next turn */
+    h2o_timeout_t poll_fast;    /* the same in their first turns (HTTP_POLL_FAST_MS) */
     bool stop;
 } http_loop_t;
 
@@ -119,6 +120,7 @@ struct job {
     http_stream_t *st;
     bool poll;     /* http_defer_poll: status 0 runs it again */
     bool in_timer; /* waiting on the loop's poll timer (loop thread only) */
+    int turns;     /* long poll turns so far */
     h2o_timeout_entry_t timer;
     http_reply_t reply;
     _Alignas(max_align_t) unsigned char arg[];
@@ -729,7 +731,9 @@ static void on_done(h2o_multithread_receiver_t *rx, h2o_linklist_t *messages)
         job_t *j = (job_t *)m;
         if (j->poll && j->req && j->reply.status == 0) {
             j->in_timer = true; /* on_req_gone frees it if the client leaves */
-            h2o_timeout_link(l->loop, &l->poll_timeout, &j->timer);
+            h2o_timeout_link(l->loop,
+                             j->turns++ < HTTP_POLL_FAST_TURNS ? &l->poll_fast : &l->poll_timeout,
+                             &j->timer);
             continue;
         }
         http_stream_t *st = j->st;
@@ -998,6 +1002,7 @@ static int loop_init(http_server_t *s, http_loop_t *l, char *err, size_t errlen)
     h2o_multithread_register_receiver(l->ctx.queue, &l->done, on_done);
     h2o_multithread_register_receiver(l->ctx.queue, &l->streams, on_stream_msg);
     h2o_timeout_init(l->loop, &l->poll_timeout, HTTP_POLL_MS);
+    h2o_timeout_init(l->loop, &l->poll_fast, HTTP_POLL_FAST_MS);
     int fd = dup(s->fd);
     if (fd < 0) {
         snprintf(err, errlen, "dup listening socket: %s", strerror(errno));
@@ -1019,15 +1024,18 @@ static void loop_dispose(http_loop_t *l)
         h2o_evloop_run(l->loop, 0);
     }
     /* Long polls still waiting for a turn: their clients get no answer. */
-    while (!h2o_linklist_is_empty(&l->poll_timeout._entries)) {
-        h2o_timeout_entry_t *e =
-            H2O_STRUCT_FROM_MEMBER(h2o_timeout_entry_t, _link, l->poll_timeout._entries.next);
-        job_t *j = H2O_STRUCT_FROM_MEMBER(job_t, timer, e);
-        h2o_timeout_unlink(e);
-        *j->token = NULL;
-        free(j);
+    h2o_timeout_t *timers[] = {&l->poll_timeout, &l->poll_fast};
+    for (int i = 0; i < 2; i++) {
+        while (!h2o_linklist_is_empty(&timers[i]->_entries)) {
+            h2o_timeout_entry_t *e =
+                H2O_STRUCT_FROM_MEMBER(h2o_timeout_entry_t, _link, timers[i]->_entries.next);
+            job_t *j = H2O_STRUCT_FROM_MEMBER(job_t, timer, e);
+            h2o_timeout_unlink(e);
+            *j->token = NULL;
+            free(j);
+        }
+        h2o_timeout_dispose(l->loop, timers[i]);
     }
-    h2o_timeout_dispose(l->loop, &l->poll_timeout);
     h2o_context_dispose(&l->ctx);
     h2o_evloop_destroy(l->loop);
     l->loop = NULL;

@@ -28,9 +28,13 @@
 #define LOG_MODULE "sched"
 
 /* Completions wait at most this long in BLPOP: LISTEN notifications and the
- * once-a-second work are looked at between two waits. 200 ms + the margin
- * stays well within the 2 s socket timeout (rq.h). */
-#define BLOCK_MS 200
+ * once-a-second work are looked at between two waits, so this is also how
+ * long a submission can wait to be claimed (issue 7, W6: 200 ms made a
+ * short task take 0.2-0.4 s end to end). An idle supervisor makes 50 cheap
+ * round trips a second; Redis (>= 6) times blocked clients out precisely.
+ * Far within the 2 s socket timeout (rq.h). */
+#define BLOCK_MS 20
+#define BLOCK_S "0.02"
 /* Completions taken per LPOP after the first: one turn handles a burst
  * without starving the periodic work. */
 #define DRAIN_BATCH 1000
@@ -41,6 +45,14 @@
  * (and always when it ends): a job queued and done in between costs one row
  * update, not two. */
 #define ROW_FLUSH_MS 500
+/* Tasks of more live jobs than this keep their chunk rows quiet: a job's
+ * first dispatch is not written (its row goes from waiting to done) and a
+ * done intermediate freed after its done row was written stays done (its
+ * data is gone, which a takeover checks anyway). One row write per job
+ * instead of three: at ~15 us a write, W7's 143k jobs spent most of
+ * PostgreSQL's CPU there (docs/benchmarks.md). Small tasks keep every
+ * state for the dashboard. */
+#define ROW_QUIET_JOBS 10000
 /* Lease: renewed every second; 10 s rides out a stall of the database or
  * of this process before another supervisor takes the task over. */
 #define LEASE_S "10 seconds"
@@ -129,6 +141,7 @@ typedef struct stask {
     uint8_t *in_upd;
     int32_t n_upd;
     bool progress_dirty;
+    bool quiet; /* n_live > ROW_QUIET_JOBS: see there */
 } stask_t;
 
 struct sched {
@@ -238,7 +251,9 @@ static void push_job(sched_t *s, stask_t *t, int32_t j)
     snprintf(m, sizeof m, "%s %d %d", t->id, (int)j, (int)t->attempt[j]);
     strlist_add(&s->push, m);
     t->st[j] = S_QUEUED;
-    mark(t, j);
+    /* A re-dispatch (attempt > 0) is always written: a takeover must not
+     * reuse its attempt number. */
+    if (!t->quiet || t->attempt[j] > 0) mark(t, j);
 }
 
 static void flush_pushes(sched_t *s)
@@ -330,24 +345,12 @@ static int flush_rows(sched_t *s, stask_t *t)
             const char *p[] = {t->id,         sbuf_str(&k),  sbuf_str(&st), sbuf_str(&at),
                                sbuf_str(&nb), sbuf_str(&wk), sbuf_str(&sl), sbuf_str(&t0),
                                sbuf_str(&t1)};
-            /* A run the worker reported carries its own start and end (its
-             * wall clock); otherwise the end is when we learnt of it. */
+            /* db/migrations/0005: a nested loop of primary-key lookups
+             * whatever the planner believes of the task's size. Only the
+             * owner writes its task's rows. */
             rc = db_exec(s->db,
-                         "UPDATE chunks c SET status = u.st, attempt = u.a,"
-                         " nbytes = NULLIF(u.nb, -1), worker_id = NULLIF(u.w, ''),"
-                         " slot = CASE WHEN u.t1 > 0 THEN NULLIF(u.sl, -1) ELSE c.slot END,"
-                         " queued_at = CASE WHEN u.st = 'queued' THEN now() ELSE c.queued_at END,"
-                         " started_at = CASE WHEN u.t1 > 0 THEN to_timestamp(u.t0 / 1000.0)"
-                         " ELSE c.started_at END,"
-                         " finished_at = CASE WHEN u.t1 > 0 THEN to_timestamp(u.t1 / 1000.0)"
-                         " WHEN u.st = 'done' AND c.finished_at IS NULL"
-                         " THEN now() ELSE c.finished_at END"
-                         " FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[],"
-                         " $7::int[], $8::bigint[], $9::bigint[])"
-                         " AS u(k, st, a, nb, w, sl, t0, t1)"
-                         /* key = ANY($2): an index lookup per changed row,
-                          * whatever the planner believes of the task's size */
-                         " WHERE c.task_id = $1 AND c.key = ANY($2::text[]) AND c.key = u.k",
+                         "SELECT chunks_update($1, $2::text[], $3::text[], $4::int[],"
+                         " $5::bigint[], $6::text[], $7::int[], $8::bigint[], $9::bigint[])",
                          9, p, err, sizeof err);
         }
         sbuf_close(&k);
@@ -380,9 +383,96 @@ static int flush_rows(sched_t *s, stask_t *t)
     return 0;
 }
 
-/* Inserts a row per live job (ON CONFLICT DO NOTHING: a takeover finds
- * most of them there). */
-static int insert_rows(sched_t *s, stask_t *t, char *err, size_t errlen)
+/* Appends s to a COPY text-format field. */
+static void copy_field(sbuf_t *b, const char *s, char end)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '\\':
+            sbuf_puts(b, "\\\\");
+            break;
+        case '\t':
+            sbuf_puts(b, "\\t");
+            break;
+        case '\n':
+            sbuf_puts(b, "\\n");
+            break;
+        case '\r':
+            sbuf_puts(b, "\\r");
+            break;
+        default:
+            sbuf_putc(b, *s);
+        }
+    }
+    sbuf_putc(b, end);
+}
+
+/* The text of job j's chunk_index ({} outside any grid) into buf. */
+static void chunk_index_text(const stask_t *t, const int64_t *gpos, int32_t j, char *buf,
+                             size_t cap)
+{
+    const tile_t *tl = t->plan.t;
+    if (gpos[j] < 0) {
+        snprintf(buf, cap, "{}");
+        return;
+    }
+    const tgrid_t *G = tl->grid[tl->jobs[j].node];
+    int64_t co[MR_MAXDIM], rem = gpos[j];
+    for (int d = G->shape.ndim - 1; d >= 0; d--) {
+        co[d] = rem % G->nchunks[d];
+        rem /= G->nchunks[d];
+    }
+    shape_text(buf, cap, G->shape.ndim, co);
+}
+
+/* A fresh task's rows in one COPY: W7's 142,860 rows in 1.1 s (the
+ * foreign key's check and two long text keys per row make it slower than
+ * STACK-NOTES' ~600k rows/s).
+ * -1 with err; db_sqlstate tells a conflict. */
+static int copy_rows(sched_t *s, stask_t *t, const int64_t *gpos, char *err, size_t errlen)
+{
+    const tile_t *tl = t->plan.t;
+    const graph_t *g = t->plan.g;
+    char now[40];
+    int64_t ms = svc_wall_ms();
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tmv;
+    gmtime_r(&secs, &tmv);
+    size_t nl = strftime(now, sizeof now, "%Y-%m-%d %H:%M:%S", &tmv);
+    snprintf(now + nl, sizeof now - nl, ".%03d+00", (int)(ms % 1000));
+    sbuf_t b;
+    sbuf_init(&b);
+    for (int32_t j = 0; j < t->n; j++) {
+        if (!tl->live[j]) continue;
+        const job_t *jb = &tl->jobs[j];
+        char key[KEY_MAX], buf[MR_MAXDIM * 21 + 4];
+        plan_chunk_key(&t->plan, t->id, j, key, sizeof key);
+        copy_field(&b, t->id, '\t');
+        copy_field(&b, key, '\t');
+        copy_field(&b, g->nodes[jb->node].key, '\t');
+        copy_field(&b, op_name(g->nodes[jb->node].op), '\t');
+        chunk_index_text(t, gpos, j, buf, sizeof buf);
+        copy_field(&b, buf, '\t');
+        shape_text(buf, sizeof buf, jb->ndim, jb->shape);
+        copy_field(&b, buf, '\t');
+        copy_field(&b, dt_name((dtype_t)jb->dt), '\t');
+        copy_field(&b, STATUS[t->st[j]], '\t');
+        if (t->st[j] == S_DONE)
+            copy_field(&b, now, '\n');
+        else
+            sbuf_puts(&b, "\\N\n"); /* NULL */
+    }
+    int rc = db_copy_in(s->db,
+                        "COPY chunks (task_id, key, node_key, op, chunk_index, shape, dtype,"
+                        " status, finished_at) FROM STDIN",
+                        sbuf_str(&b), b.len, err, errlen);
+    sbuf_close(&b);
+    return rc;
+}
+
+/* Inserts a row per live job: by COPY for a fresh task (nobody wrote its
+ * rows), else ON CONFLICT DO NOTHING (a takeover finds most of them there). */
+static int insert_rows(sched_t *s, stask_t *t, bool fresh, char *err, size_t errlen)
 {
     const tile_t *tl = t->plan.t;
     const graph_t *g = t->plan.g;
@@ -400,6 +490,17 @@ static int insert_rows(sched_t *s, stask_t *t, char *err, size_t errlen)
         for (int64_t li = 0; li < G->total; li++)
             if (G->job[li] >= 0 && G->job[li] < t->n && tl->jobs[G->job[li]].node == i)
                 gpos[G->job[li]] = li;
+    }
+    if (fresh) {
+        if (copy_rows(s, t, gpos, err, errlen) == 0) {
+            free(gpos);
+            return 0;
+        }
+        if (strcmp(db_sqlstate(s->db), "23505") != 0) {
+            free(gpos);
+            return -1;
+        }
+        log_warning("task %s: its chunk rows exist already; inserting the missing ones", t->id);
     }
     sbuf_t k, nk, op, ci, sh, dt, st;
     sbuf_init(&k);
@@ -421,17 +522,7 @@ static int insert_rows(sched_t *s, stask_t *t, char *err, size_t errlen)
             arr_elem(&k, key);
             arr_elem(&nk, nd->key);
             arr_elem(&op, op_name(nd->op));
-            if (gpos[j] >= 0) {
-                const tgrid_t *G = tl->grid[jb->node];
-                int64_t co[MR_MAXDIM], rem = gpos[j];
-                for (int d = G->shape.ndim - 1; d >= 0; d--) {
-                    co[d] = rem % G->nchunks[d];
-                    rem /= G->nchunks[d];
-                }
-                shape_text(buf, sizeof buf, G->shape.ndim, co);
-            } else {
-                snprintf(buf, sizeof buf, "{}");
-            }
+            chunk_index_text(t, gpos, j, buf, sizeof buf);
             arr_elem(&ci, buf);
             shape_text(buf, sizeof buf, jb->ndim, jb->shape);
             arr_elem(&sh, buf);
@@ -765,7 +856,7 @@ static void job_done(sched_t *s, stask_t *t, int32_t j, int64_t nbytes, const ch
             plan_chunk_key(&t->plan, t->id, x, key, sizeof key);
             strlist_add(&s->dels, key);
             t->st[x] = S_FREED;
-            mark(t, x);
+            if (!t->quiet) mark(t, x); /* quiet: written only with its done */
         }
     }
 }
@@ -912,6 +1003,24 @@ static void fail_unstarted(sched_t *s, const char *tid, const char *msg)
     metrics_counter_inc(s->m_tasks_failed);
 }
 
+/* A task's chunk rows and its chunks_total (fresh: by COPY). */
+static int write_rows(sched_t *s, stask_t *t, bool fresh)
+{
+    char err[1024];
+    if (insert_rows(s, t, fresh, err, sizeof err)) {
+        log_warning("task %s: writing chunk rows: %s (retried)", t->id, err);
+        return -1;
+    }
+    char total[24], done[24];
+    snprintf(total, sizeof total, "%lld", (long long)t->n_live);
+    snprintf(done, sizeof done, "%lld", (long long)t->n_done);
+    const char *p[] = {t->id, total, done};
+    if (db_exec(s->db, "UPDATE tasks SET chunks_total = $2, chunks_done = $3 WHERE id = $1", 3, p,
+                err, sizeof err))
+        log_warning("task %s: %s", t->id, err);
+    return 0;
+}
+
 /* Takes a task over or on: tiles, writes the plan and the rows, queues
  * what is ready. */
 static void start_task(sched_t *s, const char *tid, const char *session, const char *doc,
@@ -977,6 +1086,7 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
         t->n_live++;
         if (tl->jobs[j].kind == JK_SOURCE) t->st[j] = S_DONE;
     }
+    t->quiet = t->n_live > ROW_QUIET_JOBS;
     char *pl = plan_dump(&t->plan);
     redisReply *r = pl ? rq_command(s->rq, err, sizeof err, "SET mars:plan:%s %s", tid, pl) : NULL;
     free(pl);
@@ -1049,18 +1159,11 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     }
     for (int32_t j = 0; j < n; j++)
         if (tl->live[j] && (t->st[j] == S_DONE || t->st[j] == S_FREED)) t->n_done++;
-    if (insert_rows(s, t, err, sizeof err)) {
-        log_warning("task %s: writing chunk rows: %s (retried)", tid, err);
+    int64_t t_rows = svc_now_ms();
+    if (write_rows(s, t, !takeover)) {
         task_free(t);
         return;
     }
-    char total[24], done[24];
-    snprintf(total, sizeof total, "%lld", (long long)t->n_live);
-    snprintf(done, sizeof done, "%lld", (long long)t->n_done);
-    const char *p[] = {tid, total, done};
-    if (db_exec(s->db, "UPDATE tasks SET chunks_total = $2, chunks_done = $3 WHERE id = $1", 3, p,
-                err, sizeof err))
-        log_warning("task %s: %s", tid, err);
     t->next = s->tasks;
     s->tasks = t;
     /* waiting: inputs not done; uses: consumers still to run */
@@ -1089,9 +1192,12 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     }
     for (int32_t j = 0; j < n; j++)
         if (tl->live[j] && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
-    log_info("task %s %s: %lld live jobs of %d, %lld done", tid,
-             takeover ? "taken over" : "started", (long long)t->n_live, (int)n,
-             (long long)t->n_done);
+    int64_t t_end = svc_now_ms();
+    log_info("task %s %s: %lld live jobs of %d, %lld done (set-up %lld ms: tiling and plan"
+             " %lld ms, chunk rows and queue %lld ms)",
+             tid, takeover ? "taken over" : "started", (long long)t->n_live, (int)n,
+             (long long)t->n_done, (long long)(t_end - t0), (long long)(t_rows - t0),
+             (long long)(t_end - t_rows));
     if (t->n_done == t->n_live) finish_task(s, t);
 }
 
@@ -1398,8 +1504,8 @@ static bool listen_poll(sched_t *s)
 static void take_completions(sched_t *s)
 {
     char err[256];
-    redisReply *r =
-        rq_command_blocking(s->done, BLOCK_MS, err, sizeof err, "BLPOP mars:done:%s 0.2", s->id);
+    redisReply *r = rq_command_blocking(s->done, BLOCK_MS, err, sizeof err, "BLPOP mars:done:%s %s",
+                                        s->id, BLOCK_S);
     if (!r) {
         log_warning("waiting for completions: %s", err);
         struct timespec ts = {0, 200 * 1000 * 1000};

@@ -30,8 +30,13 @@
 /* Bytes of the stored plan compared on every job: the owner comes first in
  * the plan text, so a takeover (new owner) changes them. */
 #define PLAN_PREFIX 160
-/* Chunk cache hash buckets (chained): thousands of chunks at most. */
-#define CACHE_BUCKETS 4096
+/* Chunk cache hash buckets (chained), and the most chunks it keeps: tiny
+ * chunks (W7's 16-byte partials) never reach the byte limit, and with
+ * 4096 buckets and no bound on entries the chains grew with every task
+ * (strcmp along them was 40% of a worker's CPU in W7's profile). Each
+ * entry also costs its cbuf_t (~300 bytes), counted in `used`. */
+#define CACHE_BUCKETS 65536
+#define CACHE_MAX_ENTRIES 65536
 /* Chunk keys: "chunk:<tid>:<job>" or an upload's; ids are at most 64. */
 #define KEY_MAX 256
 /* Completion and error messages: the engine's are one line of < 1 KiB. */
@@ -45,6 +50,20 @@
 #define RETRY_SLEEP_MS 300
 #define RETRY_LOG_EVERY 10
 
+/* Jobs a slot takes in one round trip (TAKE_SCRIPT): one per TAKE_SPREAD
+ * waiting, at most BATCH_MAX. A short queue is taken one job at a time, so
+ * that big jobs spread over the slots; a long one (W7: 125k map jobs of a
+ * few us each) in batches, which divides the round trips per job (about
+ * 10 us of Redis CPU each, the largest cost once PostgreSQL's writes were
+ * cut, docs/benchmarks.md). */
+#define BATCH_MAX 32
+#define TAKE_SPREAD 16
+/* A batch's reports (output SET, completion RPUSH, message LREM) go in one
+ * pipeline, sent early once the outputs pending hold this many bytes
+ * (memory: outputs are held until reported) or the first has waited this
+ * long (its successors wait for it). */
+#define REPORT_BYTES (1 << 20)
+#define REPORT_MS 2
 
 /* ---- chunk cache ---------------------------------------------------------- */
 
@@ -61,7 +80,8 @@ typedef struct {
     pthread_mutex_t mu;
     cbuf_t *buckets[CACHE_BUCKETS];
     cbuf_t *head, *tail; /* most recent first */
-    int64_t used, limit;
+    int64_t used, limit; /* bytes, entries' own included */
+    int64_t entries;
 } ccache_t;
 
 /* ---- plan cache ----------------------------------------------------------- */
@@ -175,7 +195,8 @@ static void cache_drop_locked(ccache_t *c, cbuf_t *b)
     if (*p) *p = b->hnext;
     lru_unlink(c, b);
     b->cached = false;
-    c->used -= (int64_t)b->n;
+    c->used -= (int64_t)(b->n + sizeof *b);
+    c->entries--;
     cbuf_unref_locked(b);
 }
 
@@ -202,7 +223,7 @@ static cbuf_t *cache_get(dispatch_t *d, const char *key)
 static void cache_put(dispatch_t *d, cbuf_t *b)
 {
     ccache_t *c = &d->cache;
-    if ((int64_t)b->n > c->limit) return;
+    if ((int64_t)(b->n + sizeof *b) > c->limit) return;
     pthread_mutex_lock(&c->mu);
     unsigned h = hash_key(b->key);
     cbuf_t *e = c->buckets[h];
@@ -214,8 +235,9 @@ static void cache_put(dispatch_t *d, cbuf_t *b)
         b->hnext = c->buckets[h];
         c->buckets[h] = b;
         lru_front(c, b);
-        c->used += (int64_t)b->n;
-        while (c->used > c->limit && c->tail)
+        c->used += (int64_t)(b->n + sizeof *b);
+        c->entries++;
+        while ((c->used > c->limit || c->entries > CACHE_MAX_ENTRIES) && c->tail)
             cache_drop_locked(c, c->tail);
     }
     pthread_mutex_unlock(&c->mu);
@@ -329,6 +351,48 @@ static void plan_done(dispatch_t *d, pentry_t *e)
         free(e);
     }
 }
+
+/* ---- batches ---------------------------------------------------------------- */
+
+/* KEYS[1] the queue, KEYS[2] our processing list; ARGV[1] TAKE_SPREAD,
+ * ARGV[2] BATCH_MAX. LMOVEs max(1, min(LLEN / spread, max)) messages, each
+ * as BLMOVE RIGHT LEFT would, and returns them (an empty array when the
+ * queue is empty). A script runs atomically: no message is ever in neither
+ * list. */
+static const char TAKE_SCRIPT[] =
+    "local n = math.floor(redis.call('LLEN', KEYS[1]) / tonumber(ARGV[1]))"
+    " if n < 1 then n = 1 end"
+    " if n > tonumber(ARGV[2]) then n = tonumber(ARGV[2]) end"
+    " local out = {}"
+    " for i = 1, n do"
+    "  local m = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')"
+    "  if not m then break end"
+    "  out[#out + 1] = m"
+    " end"
+    " return out";
+
+/* One job's report, sent with the batch's others. */
+typedef struct {
+    char msg[300];  /* the job message, LREMed from the processing list */
+    char owner[72]; /* completion list: mars:done:<owner>; "" when dropped */
+    char line[MSG_MAX + 400];
+    cbuf_t *out; /* output to SET first (a reference), or NULL */
+} report_t;
+
+typedef struct {
+    report_t *v; /* BATCH_MAX */
+    int n;
+    size_t bytes;
+    int64_t first_ms;
+} reports_t;
+
+/* The cancel key and plan prefix of a task, read once per batch. */
+typedef struct {
+    char tid[72];
+    bool cancelled, gone;
+    char prefix[PLAN_PREFIX];
+    size_t plen;
+} tcheck_t;
 
 /* ---- one job ---------------------------------------------------------------- */
 
@@ -631,30 +695,6 @@ static bool retry_wait(dispatch_t *d, int tries)
     return !atomic_load(&d->stop);
 }
 
-/* Takes the message off our processing list; the job is reported or dropped. */
-static void ack(dispatch_t *d, rq_t *r, const char *msg)
-{
-    char err[256];
-    redisReply *rep = rq_command(r, err, sizeof err, "LREM mars:processing:%s 1 %s", d->id, msg);
-    if (rep)
-        freeReplyObject(rep);
-    else
-        log_warning("LREM of \"%s\": %s", msg, err);
-}
-
-static void report(dispatch_t *d, rq_t *r, const char *owner, const char *msg, const char *what)
-{
-    char err[256], line[MSG_MAX + 400];
-    snprintf(line, sizeof line, "%s %s %s", msg, d->id, what);
-    for (int tries = 0; retry_wait(d, tries); tries++) {
-        if (rq_append(r, err, sizeof err, "RPUSH mars:done:%s %s", owner, line) == 0 &&
-            rq_append(r, err, sizeof err, "LREM mars:processing:%s 1 %s", d->id, msg) == 0 &&
-            rq_flush(r, err, sizeof err) == 0)
-            return;
-        if (tries % RETRY_LOG_EVERY == 0) log_warning("reporting \"%s\": %s (retrying)", msg, err);
-    }
-}
-
 static void slot_set(dispatch_t *d, int slot, const slot_job_t *j)
 {
     pthread_mutex_lock(&d->smu);
@@ -662,55 +702,83 @@ static void slot_set(dispatch_t *d, int slot, const slot_job_t *j)
     pthread_mutex_unlock(&d->smu);
 }
 
-static void handle(dispatch_t *d, rq_t *r, int slot, const char *msg)
+/* Sends the pending reports in one pipeline: per job the output's SET, the
+ * completion's RPUSH and the message's LREM, in that order (a message
+ * leaves the processing list only once reported). A few tries: rq
+ * reconnects (with backoff) after a broken link; a job never reported would
+ * stall its task while we keep beating. Resending is harmless: the same
+ * bytes, and a second completion is stale. */
+static void reports_flush(dispatch_t *d, rq_t *r, reports_t *rp)
 {
-    char tid[72], err[MSG_MAX], what[MSG_MAX + 8];
-    int32_t ji;
-    int attempt;
-    if (parse_msg(msg, tid, sizeof tid, &ji, &attempt)) {
-        log_warning("dropping malformed job message \"%.200s\"", msg);
-        ack(d, r, msg);
-        return;
+    if (rp->n == 0) return;
+    char err[256];
+    int rc = -1;
+    /* Until it works or we stop (retry_wait): a message left on our list
+     * while we keep beating would stall its task for ever; once we stop,
+     * the supervisor requeues it when our heartbeat lapses. */
+    for (int tries = 0; rc != 0 && retry_wait(d, tries); tries++) {
+        if (tries && tries % RETRY_LOG_EVERY == 1)
+            log_warning("reporting %d jobs: %s (retrying)", rp->n, err);
+        rc = 0;
+        for (int i = 0; i < rp->n && rc == 0; i++) {
+            report_t *x = &rp->v[i];
+            if (x->out)
+                rc = rq_append(r, err, sizeof err, "SET %s %b", x->out->key, x->out->data,
+                               x->out->n);
+            if (rc == 0 && x->owner[0])
+                rc = rq_append(r, err, sizeof err, "RPUSH mars:done:%s %s", x->owner, x->line);
+            if (rc == 0)
+                rc = rq_append(r, err, sizeof err, "LREM mars:processing:%s 1 %s", d->id, x->msg);
+        }
+        if (rc == 0) rc = rq_flush(r, err, sizeof err);
     }
-    /* Cancelled, or ended (its plan is gone): drop without running. */
-    redisReply *reps[2];
-    for (int tries = 0;; tries++) {
-        if (!retry_wait(d, tries)) return; /* left on the list: requeued after we stop */
-        if (rq_append(r, err, sizeof err, "EXISTS mars:task:%s:cancel", tid) == 0 &&
-            rq_append(r, err, sizeof err, "GETRANGE mars:plan:%s 0 %d", tid, PLAN_PREFIX - 1) ==
-                0 &&
-            rq_flush_replies(r, reps, 2, err, sizeof err) == 0)
-            break;
-        if (tries % RETRY_LOG_EVERY == 0) log_warning("job %s: %s (retrying)", msg, err);
+    if (rc) log_warning("reporting %d jobs: %s (stopping: left on the processing list)", rp->n, err);
+    for (int i = 0; i < rp->n; i++) {
+        report_t *x = &rp->v[i];
+        if (!x->out) continue;
+        if (rc == 0) {
+            cache_put(d, x->out);
+            atomic_fetch_add(&d->done, 1);
+        }
+        cbuf_release(d, x->out);
+        x->out = NULL;
     }
-    bool cancelled = reps[0]->type == REDIS_REPLY_INTEGER && reps[0]->integer > 0;
-    bool gone = reps[1]->type != REDIS_REPLY_STRING || reps[1]->len == 0;
-    char prefix[PLAN_PREFIX];
-    size_t plen = 0;
-    if (!gone) {
-        plen = (size_t)reps[1]->len < PLAN_PREFIX ? (size_t)reps[1]->len : PLAN_PREFIX;
-        memcpy(prefix, reps[1]->str, plen);
-    }
-    freeReplyObject(reps[0]);
-    freeReplyObject(reps[1]);
-    if (cancelled || gone) {
-        log_debug("job %s dropped: task %s", msg, cancelled ? "cancelled" : "ended");
-        metrics_counter_inc(d->m_dropped);
-        ack(d, r, msg);
-        return;
-    }
-    pentry_t *pe = plan_get(d, r, tid, prefix, plen, err, sizeof err);
+    rp->n = 0;
+    rp->bytes = 0;
+}
+
+/* Queues a report (owner NULL: the message is only dropped). */
+static void report_add(dispatch_t *d, rq_t *r, reports_t *rp, const char *msg, const char *owner,
+                       const char *line, cbuf_t *out)
+{
+    if (rp->n == BATCH_MAX) reports_flush(d, r, rp);
+    report_t *x = &rp->v[rp->n++];
+    snprintf(x->msg, sizeof x->msg, "%s", msg);
+    snprintf(x->owner, sizeof x->owner, "%s", owner ? owner : "");
+    snprintf(x->line, sizeof x->line, "%s %s %s", msg, d->id, line ? line : "");
+    x->out = out;
+    if (rp->n == 1) rp->first_ms = svc_now_ms();
+    if (out) rp->bytes += out->n;
+}
+
+/* Runs one job of a batch whose task passed its checks (ck); queues its
+ * report. */
+static void run_one(dispatch_t *d, rq_t *r, int slot, const char *msg, const char *tid, int32_t ji,
+                    const tcheck_t *ck, reports_t *rp)
+{
+    char err[MSG_MAX], what[MSG_MAX + 8];
+    pentry_t *pe = plan_get(d, r, tid, ck->prefix, ck->plen, err, sizeof err);
     if (!pe) {
         /* No owner to tell: the plan is unreadable or gone. */
         log_warning("job %s dropped: %s", msg, err);
         metrics_counter_inc(d->m_dropped);
-        ack(d, r, msg);
+        report_add(d, r, rp, msg, NULL, NULL, NULL);
         return;
     }
     const plan_t *p = &pe->plan;
     if (ji >= p->t->n_jobs || !p->t->live[ji] || p->t->jobs[ji].kind == JK_SOURCE) {
         snprintf(what, sizeof what, "err job %d is not a runnable job of task %s", (int)ji, tid);
-        report(d, r, p->owner, msg, what);
+        report_add(d, r, rp, msg, p->owner, what, NULL);
         plan_done(d, pe);
         return;
     }
@@ -730,37 +798,84 @@ static void handle(dispatch_t *d, rq_t *r, int slot, const char *msg)
     atomic_fetch_sub(&d->running, 1);
     slot_set(d, slot, &(slot_job_t){.busy = false});
     if (rc == 0) {
-        char e2[256], line[400];
         /* The run in wall-clock ms: its start, and the start plus the
          * monotonic duration (a clock step cannot make it negative). */
-        snprintf(line, sizeof line, "%s %s ok %zu %d %lld %lld", msg, d->id, out->n, slot,
-                 (long long)sj.started_ms, (long long)(sj.started_ms + (t1 - t0)));
-        int rc2 = -1;
-        /* Until it works (retry_wait): a job never reported would stall
-         * its task while we keep beating. SET, RPUSH and LREM travel in
-         * one pipeline, so a completion never arrives without its chunk. */
-        for (int tries = 0; rc2 != 0 && retry_wait(d, tries); tries++) {
-            rc2 = rq_append(r, e2, sizeof e2, "SET %s %b", out->key, out->data, out->n) ||
-                  rq_append(r, e2, sizeof e2, "RPUSH mars:done:%s %s", p->owner, line) ||
-                  rq_append(r, e2, sizeof e2, "LREM mars:processing:%s 1 %s", d->id, msg) ||
-                  rq_flush(r, e2, sizeof e2);
-            if (rc2 && tries % RETRY_LOG_EVERY == 0)
-                log_warning("storing %s: %s (retrying)", out->key, e2);
-        }
-        if (rc2) {
-            log_warning("storing %s: %s", out->key, e2);
-        } else {
-            cache_put(d, out);
-            atomic_fetch_add(&d->done, 1);
-        }
-        cbuf_release(d, out);
+        snprintf(what, sizeof what, "ok %zu %d %lld %lld", out->n, slot, (long long)sj.started_ms,
+                 (long long)(sj.started_ms + (t1 - t0)));
+        report_add(d, r, rp, msg, p->owner, what, out);
     } else {
         for (char *c = err; *c; c++)
             if (*c == '\n') *c = ' ';
         snprintf(what, sizeof what, "err %s", err);
-        report(d, r, p->owner, msg, what);
+        report_add(d, r, rp, msg, p->owner, what, NULL);
     }
     plan_done(d, pe);
+}
+
+/* Runs a batch of job messages taken from the queue (all on our
+ * processing list): the cancel key and plan prefix once per task, then the
+ * jobs in order, their reports pipelined. */
+static void handle_batch(dispatch_t *d, rq_t *r, int slot, char (*msgs)[300], int n, reports_t *rp)
+{
+    char err[256];
+    char tids[BATCH_MAX][72];
+    int32_t jobs[BATCH_MAX];
+    int task_of[BATCH_MAX];
+    tcheck_t ck[BATCH_MAX];
+    int nt = 0;
+    for (int i = 0; i < n; i++) {
+        int attempt;
+        task_of[i] = -1;
+        if (parse_msg(msgs[i], tids[i], sizeof tids[i], &jobs[i], &attempt)) continue;
+        int t = 0;
+        while (t < nt && strcmp(ck[t].tid, tids[i]) != 0)
+            t++;
+        if (t == nt) {
+            memset(&ck[nt], 0, sizeof ck[nt]);
+            memcpy(ck[nt].tid, tids[i], sizeof ck[nt].tid); /* both 72, NUL-terminated */
+            nt++;
+        }
+        task_of[i] = t;
+    }
+    /* Cancelled, or ended (its plan is gone): dropped without running. */
+    redisReply *reps[2 * BATCH_MAX];
+    for (int tries = 0; nt > 0; tries++) {
+        if (!retry_wait(d, tries)) return; /* left on the list: requeued after we stop */
+        int rc = 0;
+        for (int t = 0; t < nt && rc == 0; t++)
+            rc = rq_append(r, err, sizeof err, "EXISTS mars:task:%s:cancel", ck[t].tid) ||
+                 rq_append(r, err, sizeof err, "GETRANGE mars:plan:%s 0 %d", ck[t].tid,
+                           PLAN_PREFIX - 1);
+        if (rc == 0 && rq_flush_replies(r, reps, 2 * nt, err, sizeof err) == 0) break;
+        if (tries % RETRY_LOG_EVERY == 0) log_warning("%d jobs: %s (retrying)", n, err);
+    }
+    for (int t = 0; t < nt; t++) {
+        redisReply *c = reps[2 * t], *g = reps[2 * t + 1];
+        ck[t].cancelled = c->type == REDIS_REPLY_INTEGER && c->integer > 0;
+        ck[t].gone = g->type != REDIS_REPLY_STRING || g->len == 0;
+        if (!ck[t].gone) {
+            ck[t].plen = (size_t)g->len < PLAN_PREFIX ? (size_t)g->len : PLAN_PREFIX;
+            memcpy(ck[t].prefix, g->str, ck[t].plen);
+        }
+        freeReplyObject(c);
+        freeReplyObject(g);
+    }
+    for (int i = 0; i < n; i++) {
+        if (task_of[i] < 0) {
+            log_warning("dropping malformed job message \"%.200s\"", msgs[i]);
+            report_add(d, r, rp, msgs[i], NULL, NULL, NULL);
+        } else if (ck[task_of[i]].cancelled || ck[task_of[i]].gone) {
+            log_debug("job %s dropped: task %s", msgs[i],
+                      ck[task_of[i]].cancelled ? "cancelled" : "ended");
+            metrics_counter_inc(d->m_dropped);
+            report_add(d, r, rp, msgs[i], NULL, NULL, NULL);
+        } else {
+            run_one(d, r, slot, msgs[i], tids[i], jobs[i], &ck[task_of[i]], rp);
+        }
+        if (rp->bytes >= REPORT_BYTES || svc_now_ms() - rp->first_ms >= REPORT_MS)
+            reports_flush(d, r, rp);
+    }
+    reports_flush(d, r, rp);
 }
 
 static void *slot_main(void *arg)
@@ -774,11 +889,30 @@ static void *slot_main(void *arg)
         log_error("slot: %s", err);
         return NULL;
     }
+    reports_t rp = {.v = calloc(BATCH_MAX, sizeof(report_t))};
+    char(*msgs)[300] = malloc(sizeof(char[300]) * BATCH_MAX);
+    if (!rp.v || !msgs) {
+        log_error("slot: out of memory");
+        free(rp.v);
+        free(msgs);
+        rq_free(r);
+        return NULL;
+    }
     bool ok = true;
+    char spread[16], bmax[16];
+    snprintf(spread, sizeof spread, "%d", TAKE_SPREAD);
+    snprintf(bmax, sizeof bmax, "%d", BATCH_MAX);
     while (!atomic_load(&d->stop)) {
+        /* Several jobs in one round trip when the queue is long; else wait
+         * for one. */
         redisReply *rep =
-            rq_command_blocking(r, BLOCK_MS, err, sizeof err,
-                                "BLMOVE mars:jobs mars:processing:%s RIGHT LEFT 1", d->id);
+            rq_command(r, err, sizeof err, "EVAL %s 2 mars:jobs mars:processing:%s %s %s",
+                       TAKE_SCRIPT, d->id, spread, bmax);
+        if (rep && (rep->type != REDIS_REPLY_ARRAY || rep->elements == 0)) {
+            freeReplyObject(rep);
+            rep = rq_command_blocking(r, BLOCK_MS, err, sizeof err,
+                                      "BLMOVE mars:jobs mars:processing:%s RIGHT LEFT 1", d->id);
+        }
         if (!rep) {
             if (ok) log_warning("taking a job: %s", err);
             ok = false;
@@ -789,13 +923,21 @@ static void *slot_main(void *arg)
         }
         if (!ok) log_info("taking jobs again");
         ok = true;
+        int n = 0;
         if (rep->type == REDIS_REPLY_STRING) {
-            char msg[300];
-            snprintf(msg, sizeof msg, "%.*s", (int)(rep->len < 299 ? rep->len : 299), rep->str);
-            handle(d, r, slot, msg);
+            snprintf(msgs[n++], 300, "%.*s", (int)(rep->len < 299 ? rep->len : 299), rep->str);
+        } else if (rep->type == REDIS_REPLY_ARRAY) {
+            for (size_t i = 0; i < rep->elements && n < BATCH_MAX; i++) {
+                redisReply *e = rep->element[i];
+                if (e->type != REDIS_REPLY_STRING) continue;
+                snprintf(msgs[n++], 300, "%.*s", (int)(e->len < 299 ? e->len : 299), e->str);
+            }
         }
         freeReplyObject(rep);
+        if (n > 0) handle_batch(d, r, slot, msgs, n, &rp);
     }
+    free(rp.v);
+    free(msgs);
     rq_free(r);
     return NULL;
 }

@@ -381,13 +381,19 @@ def case_dead_worker(e, extra):
     """A worker killed mid-task: its jobs are queued again after --worker-timeout."""
     sid = e.session()
     tid = e.submit(sid, big_doc(6))
+    # A job of this task: the queue may still hold messages of the task
+    # cancelled before, which the new worker takes (and drops) first; those
+    # are never queued again.
+    def holds_ours(w):
+        msgs = e.r("LRANGE", "mars:processing:%s" % w, 0, -1) or []
+        return any((m.decode() if isinstance(m, bytes) else m).split()[0] == tid for m in msgs)
     wid = wait_until(lambda: [w for w in e.sql("SELECT id FROM workers WHERE pid = %d" % extra.proc.pid).split()
-                              if e.r("LLEN", "mars:processing:%s" % w)], 60, "the extra worker to take a job")[0]
+                              if holds_ours(w)], 60, "the extra worker to take a job")[0]
     # Freeze it while it holds a job, then kill it: a job it finished between
     # our look at its list and the kill would leave nothing to requeue.
     def frozen_holding_a_job():
         os.kill(extra.proc.pid, signal.SIGSTOP)
-        if e.r("LLEN", "mars:processing:%s" % wid):
+        if holds_ours(wid):
             return True
         os.kill(extra.proc.pid, signal.SIGCONT)
         time.sleep(0.01)

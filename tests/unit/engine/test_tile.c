@@ -180,8 +180,11 @@ static void test_reduction_tree_and_value(void **state)
             "\"chunk_size\":10},{\"key\":\"b\",\"op\":\"add\",\"inputs\":[\"a\",1]},"
             "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"b\"]}],\"fetch\":[\"s\"]}",
             2);
-    /* 1600 maps fused with the add; combines of at most 8 partials */
-    assert_int_equal(count_kind(x.t, JK_RED_MAP, true), 1600);
+    /* 1600 regions of 800 bytes, fused with the add, eight a map job;
+     * combines of at most 8 partials */
+    assert_int_equal(count_kind(x.t, JK_RED_MAP, true), 200);
+    for (int32_t j = 0; j < x.t->n_jobs; j++)
+        if (x.t->jobs[j].kind == JK_RED_MAP) assert_int_equal(x.t->jobs[j].n_regions, 8);
     assert_int_equal(count_kind(x.t, JK_EW, true), 0);
     assert_int_equal(count_kind(x.t, JK_RED_FINAL, true), 1);
     for (int32_t j = 0; j < x.t->n_jobs; j++)
