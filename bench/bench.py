@@ -346,6 +346,39 @@ def measure_w7(cluster, n, tmp):
     return r
 
 
+def targets(rows, w7):
+    """The issue's targets that this run measured: (target, measured, verdict)."""
+    med = {name: m for name, _, m in rows}
+    out = []
+
+    def ratio(w, k, limit, text):
+        m = med.get(w, {})
+        if k in m and "numpy" in m:
+            r = m[k] / m["numpy"]
+            out.append((text, "%.2fx" % r, "met" if r <= limit else "missed by %.2fx" % (r - limit)))
+    ratio("W1", "mars-run", 1.3, "W1: mars-run at most 1.3x numpy")
+    ratio("W1", "cluster", 2.0, "W1: cluster at most 2x numpy")
+    ratio("W3", "cluster", 1.0, "W3: cluster no slower than numpy")
+    ratio("W4", "cluster", 1.5, "W4: cluster at most 1.5x numpy")
+    ratio("W5", "mars-run", 1.5, "W5: mars-run at most 1.5x pandas")
+    ratio("W5", "cluster", 1.5, "W5: cluster at most 1.5x pandas")
+    if "cluster" in med.get("W6", {}):
+        t = med["W6"]["cluster"]
+        out.append(("W6: cluster at most 0.15 s end to end", "%.3f s" % t,
+                    "met" if t <= 0.15 else "missed by %.3f s" % (t - 0.15)))
+    if w7 and "jobs_per_s" in w7:
+        j = w7["jobs_per_s"]
+        out.append(("W7: at least 20,000 chunk jobs a second", "%.0f jobs/s (%d jobs for %d chunks)"
+                    % (j, w7["cluster_chunks"], w7["chunks"]),
+                    "met" if j >= 20000 else "missed by %.0f jobs/s" % (20000 - j)))
+        for k, path in (("health", "/api/v1/health"), ("dashboard", "/")):
+            if k + "_max_ms" in w7:
+                v = w7[k + "_max_ms"]
+                out.append(("W7: `GET %s` within 100 ms while it runs" % path, "max %.1f ms" % v,
+                            "met" if v <= 100 else "missed (max %.1f ms)" % v))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
@@ -462,6 +495,13 @@ def main():
                "Peak resident memory (VmHWM) of each worker after the workloads above:", ""]
         for pid, b in sorted(peak.items()):
             md.append("- pid %d: %.1f MiB" % (pid, b / 2**20))
+    tg = targets(rows, w7)
+    if tg:
+        md += ["", "## Targets (issue 7), from this run", "",
+               "| target | measured | |", "|---|---|---|"]
+        md += ["| %s | %s | %s |" % t for t in tg]
+    print()
+    print("\n".join(l for l in md if l.startswith("|")))
     # The hand-written analysis (profiles, what was done, targets missed)
     # survives re-runs: it lives in its own file and is included verbatim.
     if os.path.exists(NOTES):
