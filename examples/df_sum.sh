@@ -3,8 +3,8 @@
 # session, submits examples/df_sum.json (a 15000 x 4 tensor as a DataFrame
 # of 2000-row chunks, summed per column), waits for the task, prints the
 # Series' metadata, its JSON ({"name", "index", "data", "dtype"}, saved as
-# OUT/s.json) and its CSV (Accept: text/csv, saved as OUT/s.csv), then
-# deletes the session.
+# OUT/s.json) and its CSV (Accept: text/csv, saved as OUT/s.csv). The session
+# is kept (its task stays on the dashboard) unless KEEP_SESSION=0.
 #
 # Environment: MARS_URL (default http://127.0.0.1:7005, as `make run`),
 # MARS_TOKEN (the API token `make run` prints; empty: none), OUT (default
@@ -23,7 +23,11 @@ field() { sed -n 's/.*"'"$1"'" *: *"\{0,1\}\([^",} ]*\).*/\1/p' | head -1; }
 
 sid=$(api -X POST "$url/api/v1/sessions" | field session_id)
 finish() {
-  curl -s "${auth[@]}" -o /dev/null -X DELETE "$url/api/v1/sessions/$sid" && echo "deleted session $sid"
+  if [ "${KEEP_SESSION:-1}" = 0 ]; then
+    curl -s "${auth[@]}" -o /dev/null -X DELETE "$url/api/v1/sessions/$sid" && echo "deleted session $sid"
+  else
+    echo "kept session $sid"
+  fi
 }
 trap finish EXIT
 echo "session $sid"

@@ -12,7 +12,9 @@
 #   OUT           where KEY.npy and KEY.json go (default
 #                 /tmp/mars-examples/NAME, NAME the document's base name)
 #   WAIT          seconds to wait for the task (default 300)
-#   KEEP_SESSION=1  do not delete the session at the end (its id is printed)
+#   KEEP_SESSION  1 (default): keep the session, so that its task stays on the
+#                 dashboard and its tensors can be fetched again; 0: delete it
+#                 at the end (frees its data; its tasks leave the dashboard)
 # Exit status: 0 when the task succeeded and every tensor was fetched; 1
 # otherwise, with the failing answer printed.
 set -euo pipefail
@@ -31,11 +33,11 @@ auth=()
 [ -z "${MARS_TOKEN:-}" ] || auth=(-H "Authorization: Bearer $MARS_TOKEN")
 
 finish() {
-  if [ -n "$sid" ] && [ "${KEEP_SESSION:-0}" != 1 ]; then
+  if [ -n "$sid" ] && [ "${KEEP_SESSION:-1}" = 0 ]; then
     curl -s "${auth[@]}" -o /dev/null -X DELETE "$url/api/v1/sessions/$sid" || true
     echo "deleted session $sid"
   elif [ -n "$sid" ]; then
-    echo "kept session $sid"
+    echo "kept session $sid (delete it: curl -X DELETE $url/api/v1/sessions/$sid, with the token)"
   fi
   rm -rf "$tmp"
 }

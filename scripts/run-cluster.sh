@@ -264,6 +264,9 @@ $token_line
 Try it (the seed example, inner(ones((2000, 2000)), itself)):
 
   MARS_URL=$url ${env_tok}examples/seed-inner.sh
+  MARS_URL=$url ${env_tok}examples/df_sum.sh      # md.DataFrame(a).sum()
+
+Then open the dashboard link: the task, its graph and its task stream.
 
 or by hand with curl, from the repository root:
 
@@ -273,7 +276,8 @@ or by hand with curl, from the repository root:
   curl -s$hdr "$url/api/v1/sessions/\$sid/tasks/\$tid?wait=60"; echo
   curl -s$hdr -o b.npy "$url/api/v1/sessions/\$sid/tensors/b/data?format=npy"
   curl -s$hdr $url/api/v1/sessions/\$sid/tensors/b; echo
-  curl -s$hdr -X DELETE $url/api/v1/sessions/\$sid
+  # when done (frees its data; its task then leaves the dashboard):
+  # curl -s$hdr -X DELETE $url/api/v1/sessions/\$sid
 
 EOF
 

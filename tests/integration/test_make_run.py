@@ -146,7 +146,7 @@ def case_every_example_script():
             out = os.path.join(work, "rest", name)
             r = subprocess.run([script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300, cwd=work,
                                env=dict(script_env(), MARS_URL="http://127.0.0.1:%d" % web, OUT=out,
-                                        MARS_TOKEN=token_in(text)))
+                                        MARS_TOKEN=token_in(text), KEEP_SESSION="0"))
             log = r.stdout.decode(errors="replace")
             check(r.returncode == 0 and "%s: succeeded" % name in log, "%s: exit %d: %s", name, r.returncode,
                   log[-1500:])
