@@ -391,9 +391,19 @@ def case_dead_worker(e, extra):
                               if holds_ours(w)], 60, "the extra worker to take a job")[0]
     # Freeze it while it holds a job, then kill it: a job it finished between
     # our look at its list and the kill would leave nothing to requeue.
+    # A job it has not reported: its chunk not stored yet (a worker stores
+    # the chunk, then pushes the completion, then drops the message, in one
+    # pipeline; frozen half way through a batch's pipeline, its list may
+    # still name jobs whose completions went out).
+    def holds_unreported(w):
+        msgs = [(m.decode() if isinstance(m, bytes) else m).split()
+                for m in (e.r("LRANGE", "mars:processing:%s" % w, 0, -1) or [])]
+        return any(m[0] == tid and not e.r("EXISTS", "chunk:%s:%s" % (tid, m[1])) for m in msgs)
+
     def frozen_holding_a_job():
         os.kill(extra.proc.pid, signal.SIGSTOP)
-        if holds_ours(wid):
+        time.sleep(0.05)  # what it had sent before the stop has reached Redis
+        if holds_unreported(wid):
             return True
         os.kill(extra.proc.pid, signal.SIGCONT)
         time.sleep(0.01)
