@@ -603,7 +603,7 @@ static int infer_assign(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     return 0;
 }
 
-static dfred_t red_of(op_t op)
+dfred_t df_red_of(op_t op)
 {
     switch (op) {
     case OP_DF_SUM:
@@ -676,7 +676,7 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
             return XFAIL(n, "the Series is of type object; %s takes numbers", op_name(n->op));
         if (d->nsel == 0) d->sel[d->nsel++] = 0;
         int t = s->cols[0].type;
-        int rt = n->op == OP_DF_NUNIQUE ? FT_INT64 : red_type(red_of(n->op), t);
+        int rt = n->op == OP_DF_NUNIQUE ? FT_INT64 : red_type(df_red_of(n->op), t);
         n->vkind = VK_TENSOR;
         n->oshape.ndim = 0;
         n->odtype = ft_dtype(rt);
@@ -689,7 +689,7 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     } else if (d->nsel > 0) {
         bool any_f = false, any_i = false, any_b = false;
         for (int k = 0; k < d->nsel; k++) {
-            int t = red_type(red_of(n->op), s->cols[d->sel[k]].type);
+            int t = red_type(df_red_of(n->op), s->cols[d->sel[k]].type);
             any_f |= t == FT_FLOAT64;
             any_i |= t == FT_INT64;
             any_b |= t == FT_BOOL;

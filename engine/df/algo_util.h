@@ -12,11 +12,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../errmsg.h"
 #include "algo.h"
 #include "frame.h"
-
-/* Fills err (when given) and returns -1. */
-int dfa_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* malloc of n elements of size sz with overflow checks; NULL on overflow or
  * failure. n == 0 gives a 1-byte block, so NULL always means failure. */

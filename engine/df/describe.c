@@ -216,7 +216,7 @@ int df_describe(const frame_t *in, frame_t *out, char *err, size_t errlen)
     for (int c = 0; c < in->ncols; c++)
         nnum += in->cols[c].type == FT_INT64 || in->cols[c].type == FT_FLOAT64;
     if (nnum == 0)
-        return dfa_fail(err, errlen,
+        return errmsg(err, errlen,
                         "describe: no numeric (int64 or float64) column; the describe of bool "
                         "and string data is not supported");
     if (frame_alloc(out, in->series, 8, nnum, 1)) goto nomem;
@@ -246,5 +246,5 @@ int df_describe(const frame_t *in, frame_t *out, char *err, size_t errlen)
     return 0;
 nomem:
     frame_free(out);
-    return dfa_fail(err, errlen, "describe: out of memory for %lld rows", (long long)in->nrows);
+    return errmsg(err, errlen, "describe: out of memory for %lld rows", (long long)in->nrows);
 }

@@ -2,11 +2,11 @@
 #include "dfexec.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../errmsg.h"
 #include "../kern/kern.h"
 #include "../ufunc.h"
 #include "algo.h"
@@ -17,18 +17,9 @@
  * out within a few times of each other on skew-free keys */
 #define SORT_SAMPLE_ROWS 64
 
-static int xfail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 static int oom(char *err, size_t errlen)
 {
-    return xfail(err, errlen, "out of memory");
+    return errmsg(err, errlen, "out of memory");
 }
 
 /* ------------------------------------------------------------------ blobs */
@@ -55,13 +46,13 @@ int dfx_pack_part(const void *pack, size_t len, int64_t p, const void **blob, si
     const uint64_t *h = pack;
     /* the header holds nparts + 1 offsets after its two words */
     if (len < 24 || ((uintptr_t)pack & 7) || h[0] != PACK_MAGIC || h[1] >= (len - 16) / 8)
-        return xfail(err, errlen, "frame pack: bad header");
+        return errmsg(err, errlen, "frame pack: bad header");
     uint64_t np = h[1];
     *nparts = (int64_t)np;
     if (p < 0 || (uint64_t)p >= np)
-        return xfail(err, errlen, "frame pack: no part %lld", (long long)p);
+        return errmsg(err, errlen, "frame pack: no part %lld", (long long)p);
     uint64_t a = h[2 + p], b = h[3 + p];
-    if (a > b || b > len || (a & 7)) return xfail(err, errlen, "frame pack: bad offsets");
+    if (a > b || b > len || (a & 7)) return errmsg(err, errlen, "frame pack: bad offsets");
     *blob = (const char *)pack + a;
     *blob_len = (size_t)(b - a);
     return 0;
@@ -134,7 +125,7 @@ int dfx_concat(const frame_t *const *parts, int n, frame_t *out, char *err, size
     const frame_t *p0 = parts[0];
     for (int q = 1; q < n; q++)
         if (parts[q]->ncols != p0->ncols || parts[q]->nidx != p0->nidx)
-            return xfail(err, errlen, "internal: concatenating frames of different shapes");
+            return errmsg(err, errlen, "internal: concatenating frames of different shapes");
     /* columns whose types differ between parts become float64 */
     int nc = p0->ncols + p0->nidx;
     bool *tofloat = calloc((size_t)nc + 1, 1);
@@ -149,7 +140,7 @@ int dfx_concat(const frame_t *const *parts, int n, frame_t *out, char *err, size
                            (b->type == FT_INT64 || b->type == FT_FLOAT64);
                 if (!num) {
                     free(tofloat);
-                    return xfail(err, errlen,
+                    return errmsg(err, errlen,
                                  "concatenating a %s and a %s column is not "
                                  "supported",
                                  df_type_name(a->type, false), df_type_name(b->type, false));
@@ -202,7 +193,7 @@ done:
 int dfx_assemble(const void *const *blobs, const size_t *lens, int64_t n, frame_t *out, char *err,
                  size_t errlen)
 {
-    if (n < 1 || n > INT32_MAX) return xfail(err, errlen, "internal: no chunks");
+    if (n < 1 || n > INT32_MAX) return errmsg(err, errlen, "internal: no chunks");
     frame_t *v = calloc((size_t)n, sizeof(frame_t));
     const frame_t **vp = calloc((size_t)n, sizeof(frame_t *));
     int rc = -1;
@@ -275,13 +266,13 @@ static int run_read_csv(const graph_node_t *n, const job_t *j, void **blob, size
     frame_t f = {0};
     char msg[1024];
     int rc = -1;
-    if (csv_file_open(&file, d->path, msg, sizeof msg)) return xfail(err, errlen, "%s", msg);
+    if (csv_file_open(&file, d->path, msg, sizeof msg)) return errmsg(err, errlen, "%s", msg);
     if (file.len != (size_t)(d->ranges[d->nranges - 1].end)) {
-        xfail(err, errlen, "%s changed since the document was validated", d->path);
+        errmsg(err, errlen, "%s changed since the document was validated", d->path);
         goto done;
     }
     if (csv_read_range(file.buf, &d->hdr, &d->ranges[j->off[0]], d->ctypes, &cf, msg, sizeof msg)) {
-        xfail(err, errlen, "%s", msg);
+        errmsg(err, errlen, "%s", msg);
         goto done;
     }
     if (frame_of_schema(d, false, cf.nrows, &f) || positions(&f.idx[0], cf.nrows, j->off[1])) {
@@ -457,7 +448,7 @@ static int run_filter(const dfx_in_t *ins_, frame_t *f, char *err, size_t errlen
     int rc = -1;
     int64_t *rows = malloc(sizeof(int64_t) * (size_t)(a.nrows + 1)), k = 0;
     if (!rows || m.nrows != a.nrows || m.cols[0].type != FT_BOOL) {
-        xfail(err, errlen, rows ? "internal: the mask does not line up" : "out of memory");
+        errmsg(err, errlen, rows ? "internal: the mask does not line up" : "out of memory");
         goto done;
     }
     const uint8_t *mv = m.cols[0].data, *ok = m.cols[0].valid;
@@ -489,7 +480,7 @@ static int run_assign(const graph_node_t *n, const dfx_in_t *ins_, void **blob, 
         int s = d->assign_src[k];
         const fcol_t *c = s < 0 ? &v[0].cols[-1 - s] : &v[s].cols[0];
         if (c->n != v[0].nrows) {
-            xfail(err, errlen, "internal: assigned Series does not line up");
+            errmsg(err, errlen, "internal: assigned Series does not line up");
             goto done;
         }
         f.cols[k] = *c;
@@ -721,34 +712,12 @@ static void part_merge(part_t *a, const part_t *b)
     a->imx = b->imx > a->imx ? b->imx : a->imx;
 }
 
-static dfred_t red_of(op_t op)
-{
-    switch (op) {
-    case OP_DF_SUM:
-        return DFR_SUM;
-    case OP_DF_MEAN:
-        return DFR_MEAN;
-    case OP_DF_MIN:
-        return DFR_MIN;
-    case OP_DF_MAX:
-        return DFR_MAX;
-    case OP_DF_COUNT:
-        return DFR_COUNT;
-    case OP_DF_PROD:
-        return DFR_PROD;
-    case OP_DF_STD:
-        return DFR_STD;
-    default:
-        return DFR_VAR;
-    }
-}
-
 static int run_red_map(const tile_t *t, const job_t *j, const dfx_in_t *in, void *out, char *err,
                        size_t errlen)
 {
     const graph_node_t *n = &t->g->nodes[j->node];
     const df_node_t *d = n->df;
-    dfred_t r = red_of(n->op);
+    dfred_t r = df_red_of(n->op);
     part_t *p = out;
     if (j->off[1]) {
         /* the rows of a from_tensor: a row-major array */
@@ -904,7 +873,7 @@ static int run_red_final(const tile_t *t, const job_t *j, const part_t *p, void 
     const graph_node_t *n = &t->g->nodes[j->node];
     const df_node_t *d = n->df;
     const graph_node_t *src = &t->g->nodes[n->in[0].node];
-    dfred_t r = red_of(n->op);
+    dfred_t r = df_red_of(n->op);
     if (n->vkind == VK_TENSOR) {
         int rt = n->odtype == DT_FLOAT64 ? FT_FLOAT64 : n->odtype == DT_INT64 ? FT_INT64 : FT_BOOL;
         red_value(r, &p[0], d->ddof, rt, fixed);
@@ -1180,7 +1149,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         break;
     }
     default:
-        xfail(err, errlen, "internal: unknown DataFrame step %d", (int)k);
+        errmsg(err, errlen, "internal: unknown DataFrame step %d", (int)k);
         goto done;
     }
     if (rc == 0) rc = emit(&out, blob, len, err, errlen);
@@ -1251,7 +1220,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         for (int k = 0; k < j->n_in; k++) {
             if (ins_[k].len < sizeof(part_t) * (size_t)nc) {
                 free(acc);
-                return xfail(err, errlen, "internal: short reduction partial");
+                return errmsg(err, errlen, "internal: short reduction partial");
             }
             const part_t *p = ins_[k].data;
             for (int c = 0; c < nc; c++) {

@@ -79,4 +79,7 @@ void df_node_free(df_node_t *d);
  * "object"); has_na: a bool column with missing values is object. */
 const char *df_type_name(int t, bool has_na);
 
+/* The statistic of reduction op (OP_DF_SUM ... OP_DF_VAR). */
+dfred_t df_red_of(op_t op);
+
 #endif

@@ -143,14 +143,21 @@ static void jindex(wr_t *w, const frame_t *f)
     put(w, "]", 1);
 }
 
-int dfx_write_json(const frame_t *f, dfx_sink_fn sink, void *ctx)
+static wr_t *wr_new(dfx_sink_fn sink, void *ctx)
 {
     wr_t *w = malloc(sizeof *w);
-    if (!w) return -1;
+    if (!w) return NULL;
     w->sink = sink;
     w->ctx = ctx;
     w->used = 0;
     w->failed = 0;
+    return w;
+}
+
+int dfx_write_json(const frame_t *f, dfx_sink_fn sink, void *ctx)
+{
+    wr_t *w = wr_new(sink, ctx);
+    if (!w) return -1;
     if (f->series) {
         puts_(w, "{\"name\": ");
         jlabel(w, &f->names[0]);
@@ -259,12 +266,8 @@ static void clabel(wr_t *w, const flabel_t *l)
 
 int dfx_write_csv(const frame_t *f, dfx_sink_fn sink, void *ctx)
 {
-    wr_t *w = malloc(sizeof *w);
+    wr_t *w = wr_new(sink, ctx);
     if (!w) return -1;
-    w->sink = sink;
-    w->ctx = ctx;
-    w->used = 0;
-    w->failed = 0;
     for (int k = 0; k < f->nidx; k++) {
         if (k) put(w, ",", 1);
         clabel(w, &f->idx_names[k]);
@@ -310,12 +313,8 @@ int dfx_write_tensor_npy(const frame_t *f, int ndim, dfx_sink_fn sink, void *ctx
     char hdr[4096];
     size_t hl;
     if (npy_header(dt, &s, hdr, sizeof hdr, &hl)) return -1;
-    wr_t *w = malloc(sizeof *w);
+    wr_t *w = wr_new(sink, ctx);
     if (!w) return -1;
-    w->sink = sink;
-    w->ctx = ctx;
-    w->used = 0;
-    w->failed = 0;
     put(w, hdr, hl);
     size_t es = dt_size(dt);
     for (int64_t i = 0; i < f->nrows && !w->failed; i++)
@@ -328,12 +327,8 @@ int dfx_write_tensor_npy(const frame_t *f, int ndim, dfx_sink_fn sink, void *ctx
 
 int dfx_write_tensor_json(const frame_t *f, int ndim, dfx_sink_fn sink, void *ctx)
 {
-    wr_t *w = malloc(sizeof *w);
+    wr_t *w = wr_new(sink, ctx);
     if (!w) return -1;
-    w->sink = sink;
-    w->ctx = ctx;
-    w->used = 0;
-    w->failed = 0;
     char b[64];
     if (ndim == 1)
         snprintf(b, sizeof b, "{\"shape\": [%lld], \"dtype\": \"", (long long)f->nrows);

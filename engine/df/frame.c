@@ -1,7 +1,8 @@
 /* frame.c: frame memory, blobs and row operations. */
 #include "frame.h"
 
-#include <stdarg.h>
+#include "../errmsg.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,17 +237,6 @@ size_t frame_blob_len(const void *buf, size_t len)
     return (size_t)total;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 typedef struct {
     const uint8_t *p;
     size_t left;
@@ -267,13 +257,13 @@ static int view_col(cur_t *cu, int64_t nrows, fcol_t *c, flabel_t *l, char *err,
 {
     const uint8_t *d = take(cu, DESC);
     if (!d)
-        return fail(err, errlen, "frame blob: truncated column descriptor");
+        return errmsg(err, errlen, "frame blob: truncated column descriptor");
     uint32_t ll;
     int64_t nb;
     memcpy(&ll, d + 4, 4);
     memcpy(&nb, d + 8, 8);
     if (d[0] > FT_STRING || d[1] > 1 || d[2] > 1 || d[3] > 1)
-        return fail(err, errlen, "frame blob: bad column descriptor");
+        return errmsg(err, errlen, "frame blob: bad column descriptor");
     memset(c, 0, sizeof *c);
     c->type = d[0];
     c->n = nrows;
@@ -282,36 +272,36 @@ static int view_col(cur_t *cu, int64_t nrows, fcol_t *c, flabel_t *l, char *err,
     if (d[2]) {
         const uint8_t *s = ll < UINT32_MAX ? take(cu, (size_t)ll + 1) : NULL;
         if (!s || s[ll] != 0 || memchr(s, 0, ll))
-            return fail(err, errlen, "frame blob: bad column label");
+            return errmsg(err, errlen, "frame blob: bad column label");
         l->s = (char *)s;
     }
     size_t n = (size_t)nrows;
     if (c->type == FT_STRING) {
         const uint8_t *o = take(cu, (n + 1) * 8);
         if (!o || nb < 1 || (uint64_t)nb > cu->left)
-            return fail(err, errlen, "frame blob: truncated string column");
+            return errmsg(err, errlen, "frame blob: truncated string column");
         const uint8_t *b = take(cu, (size_t)nb);
         if (!b)
-            return fail(err, errlen, "frame blob: truncated string bytes");
+            return errmsg(err, errlen, "frame blob: truncated string bytes");
         c->offsets = (int64_t *)o;
         c->bytes = (char *)b;
         if (c->offsets[0] != 0 || c->offsets[n] != nb - 1 || c->bytes[nb - 1] != 0)
-            return fail(err, errlen, "frame blob: bad string offsets");
+            return errmsg(err, errlen, "frame blob: bad string offsets");
         for (size_t i = 0; i < n; i++)
             if (c->offsets[i + 1] < c->offsets[i])
-                return fail(err, errlen, "frame blob: bad string offsets");
+                return errmsg(err, errlen, "frame blob: bad string offsets");
     } else {
         if (nb != 0)
-            return fail(err, errlen, "frame blob: bad column descriptor");
+            return errmsg(err, errlen, "frame blob: bad column descriptor");
         const uint8_t *v = take(cu, n * width((ftype_t)c->type));
         if (!v)
-            return fail(err, errlen, "frame blob: truncated column");
+            return errmsg(err, errlen, "frame blob: truncated column");
         c->data = (void *)v;
     }
     if (d[1]) {
         const uint8_t *v = take(cu, n);
         if (!v)
-            return fail(err, errlen, "frame blob: truncated validity");
+            return errmsg(err, errlen, "frame blob: truncated validity");
         c->valid = (uint8_t *)v;
     }
     return 0;
@@ -321,10 +311,10 @@ int frame_view(const void *buf, size_t len, frame_t *out, char *err, size_t errl
 {
     memset(out, 0, sizeof *out);
     if (((uintptr_t)buf & 7) != 0)
-        return fail(err, errlen, "frame blob: not 8-byte aligned");
+        return errmsg(err, errlen, "frame blob: not 8-byte aligned");
     size_t total = frame_blob_len(buf, len);
     if (!total)
-        return fail(err, errlen, "frame blob: bad header");
+        return errmsg(err, errlen, "frame blob: bad header");
     const uint8_t *p = buf;
     int64_t nrows;
     int32_t nc, ni;
@@ -334,9 +324,9 @@ int frame_view(const void *buf, size_t len, frame_t *out, char *err, size_t errl
     /* every row takes at least one byte per column, so nrows <= total */
     if (nrows < 0 || (uint64_t)nrows > total || nc < 0 || ni < 1 || p[32] > 1 || p[33] > 1 ||
         (size_t)nc + (size_t)ni > (total - HDR) / DESC || (p[32] && nc != 1))
-        return fail(err, errlen, "frame blob: bad header");
+        return errmsg(err, errlen, "frame blob: bad header");
     if (frame_alloc(out, p[32], nrows, nc, ni))
-        return fail(err, errlen, "frame blob: out of memory");
+        return errmsg(err, errlen, "frame blob: out of memory");
     out->view = true;
     out->range_index = p[33];
     cur_t cu = {p + HDR, total - HDR};

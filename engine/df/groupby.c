@@ -48,22 +48,22 @@ static const char *func_name(agg_func_t f)
 static int check_spec(const frame_t *in, const gb_spec_t *s, char *err, size_t errlen)
 {
     if (s->nby < 1 || s->nby > DF_MAX_KEYS || s->nagg < 0 || (s->nagg && !s->agg))
-        return dfa_fail(err, errlen, "groupby_agg: %d keys, %d aggregations", s->nby, s->nagg);
+        return errmsg(err, errlen, "groupby_agg: %d keys, %d aggregations", s->nby, s->nagg);
     for (int k = 0; k < s->nby; k++)
         if (s->by[k] < 0 || s->by[k] >= in->ncols)
-            return dfa_fail(err, errlen, "groupby_agg: key column %d of %d", s->by[k], in->ncols);
+            return errmsg(err, errlen, "groupby_agg: key column %d of %d", s->by[k], in->ncols);
     for (int a = 0; a < s->nagg; a++) {
         const agg_spec_t *g = &s->agg[a];
         if ((unsigned)g->func > AGG_LAST)
-            return dfa_fail(err, errlen, "groupby_agg: aggregation %d unknown", (int)g->func);
+            return errmsg(err, errlen, "groupby_agg: aggregation %d unknown", (int)g->func);
         if (g->func == AGG_SIZE) continue;
         if (g->col < 0 || g->col >= in->ncols)
-            return dfa_fail(err, errlen, "groupby_agg: column %d of %d for '%s'", g->col, in->ncols,
+            return errmsg(err, errlen, "groupby_agg: column %d of %d for '%s'", g->col, in->ncols,
                             g->out ? g->out : "");
         bool numeric_only =
             g->func == AGG_SUM || g->func == AGG_MEAN || g->func == AGG_STD || g->func == AGG_VAR;
         if (numeric_only && in->cols[g->col].type == FT_STRING)
-            return dfa_fail(err, errlen, "groupby_agg: %s of string column '%s' is not supported",
+            return errmsg(err, errlen, "groupby_agg: %s of string column '%s' is not supported",
                             func_name(g->func), in->names[g->col].s ? in->names[g->col].s : "");
     }
     return 0;
@@ -165,6 +165,17 @@ static int i64_col(fcol_t *c, int64_t n)
 {
     if (fcol_alloc(c, FT_INT64, n, 0, false)) return -1;
     memset(c->data, 0, (size_t)n * 8);
+    return 0;
+}
+
+/* st: ng int64 zeros plus the partial counts in[0..n) added per group. */
+static int sum_counts(fcol_t *st, int64_t ng, const fcol_t *in, const int64_t *gid, int64_t n)
+{
+    if (i64_col(st, ng)) return -1;
+    int64_t *s = st->data;
+    const int64_t *d = in->data;
+    for (int64_t i = 0; i < n; i++)
+        s[gid[i]] += d[i];
     return 0;
 }
 
@@ -322,7 +333,7 @@ nomem:
     free(skip);
     free(gid);
     dfa_htab_free(&t);
-    return dfa_fail(err, errlen, "groupby_agg: out of memory grouping %lld rows", (long long)n);
+    return errmsg(err, errlen, "groupby_agg: out of memory grouping %lld rows", (long long)n);
 }
 
 /* ---- combine ---- */
@@ -354,13 +365,7 @@ static int combine_agg(const frame_t *all, int at, const int64_t *gid, int64_t n
             comp[k] = t - s[k] - y;
             s[k] = t;
         }
-        if (g->func == AGG_MEAN) {
-            if (i64_col(&st[2], ng)) return -1;
-            int64_t *c = st[2].data;
-            const int64_t *dn = in[2].data;
-            for (int64_t i = 0; i < n; i++)
-                c[gid[i]] += dn[i];
-        }
+        if (g->func == AGG_MEAN) return sum_counts(&st[2], ng, &in[2], gid, n);
         return 0;
     }
     case AGG_MIN:
@@ -369,14 +374,8 @@ static int combine_agg(const frame_t *all, int at, const int64_t *gid, int64_t n
     case AGG_LAST:
         return value_state(&in[0], gid, ng, g->func, &st[0]);
     case AGG_COUNT:
-    case AGG_SIZE: {
-        if (i64_col(&st[0], ng)) return -1;
-        int64_t *s = st[0].data;
-        const int64_t *d = in[0].data;
-        for (int64_t i = 0; i < n; i++)
-            s[gid[i]] += d[i];
-        return 0;
-    }
+    case AGG_SIZE:
+        return sum_counts(&st[0], ng, &in[0], gid, n);
     case AGG_STD:
     case AGG_VAR: {
         if (i64_col(&st[0], ng) || f64_col(&st[1], ng, 0) || f64_col(&st[2], ng, 0)) return -1;
@@ -432,7 +431,7 @@ static int combine_agg(const frame_t *all, int at, const int64_t *gid, int64_t n
 static int check_partial(const frame_t *p, const gb_spec_t *s, char *err, size_t errlen)
 {
     if (s->nby < 1 || s->nby > DF_MAX_KEYS || p->nidx != s->nby || p->ncols != total_states(s))
-        return dfa_fail(err, errlen,
+        return errmsg(err, errlen,
                         "groupby_agg: a partial of %d levels and %d columns for %d keys and %d "
                         "state columns",
                         p->nidx, p->ncols, s->nby, total_states(s));
@@ -443,12 +442,12 @@ int df_gb_combine(const frame_t *const *parts, int n, const gb_spec_t *s, frame_
                   size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (n < 1) return dfa_fail(err, errlen, "groupby_agg: combine of no partials");
+    if (n < 1) return errmsg(err, errlen, "groupby_agg: combine of no partials");
     for (int p = 0; p < n; p++)
         if (check_partial(parts[p], s, err, errlen)) return -1;
     frame_t all;
     if (frame_concat(parts, n, &all))
-        return dfa_fail(err, errlen, "groupby_agg: partials differ in layout or out of memory");
+        return errmsg(err, errlen, "groupby_agg: partials differ in layout or out of memory");
     int64_t m = all.nrows;
     dfa_keys_t ks = {.nk = s->nby};
     const flabel_t *kn[DF_MAX_KEYS];
@@ -476,7 +475,7 @@ nomem:
     free(gid);
     dfa_htab_free(&t);
     frame_free(&all);
-    return dfa_fail(err, errlen, "groupby_agg: out of memory combining %lld groups", (long long)m);
+    return errmsg(err, errlen, "groupby_agg: out of memory combining %lld groups", (long long)m);
 }
 
 /* ---- final ---- */
@@ -562,7 +561,7 @@ int df_gb_final(const frame_t *part, const gb_spec_t *s, frame_t *out, char *err
 nomem:
     frame_free(out);
     free(perm);
-    return dfa_fail(err, errlen, "groupby_agg: out of memory finishing %lld groups", (long long)ng);
+    return errmsg(err, errlen, "groupby_agg: out of memory finishing %lld groups", (long long)ng);
 }
 
 /* ---- merge of sorted results ---- */
@@ -596,14 +595,14 @@ int df_gb_merge_sorted(const frame_t *const *parts, int n, const gb_spec_t *s, f
                        char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (n < 1) return dfa_fail(err, errlen, "groupby_agg: merge of no results");
+    if (n < 1) return errmsg(err, errlen, "groupby_agg: merge of no results");
     for (int p = 0; p < n; p++)
         if (parts[p]->nidx != s->nby || parts[p]->ncols != s->nagg)
-            return dfa_fail(err, errlen, "groupby_agg: result %d has %d levels, %d columns", p,
+            return errmsg(err, errlen, "groupby_agg: result %d has %d levels, %d columns", p,
                             parts[p]->nidx, parts[p]->ncols);
     frame_t all;
     if (frame_concat(parts, n, &all))
-        return dfa_fail(err, errlen, "groupby_agg: results differ in layout or out of memory");
+        return errmsg(err, errlen, "groupby_agg: results differ in layout or out of memory");
     dfa_keys_t ks = {.nk = s->nby};
     for (int k = 0; k < s->nby; k++)
         ks.k[k] = &all.idx[k];
@@ -637,6 +636,6 @@ done:
     free(order);
     free(heap);
     frame_free(&all);
-    if (rc) return dfa_fail(err, errlen, "groupby_agg: out of memory merging results");
+    if (rc) return errmsg(err, errlen, "groupby_agg: out of memory merging results");
     return 0;
 }

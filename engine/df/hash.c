@@ -1,23 +1,11 @@
 /* hash.c: hashing and hash partitioning of frames (algo.h), and the shared
  * internals of algo_util.h: the group table, column gathers and the
  * distinct-value sets of nunique. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "algo_util.h"
-
-int dfa_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 void *dfa_alloc(int64_t n, size_t sz)
 {
@@ -94,11 +82,11 @@ int df_hash_partition(const frame_t *in, const int *cols, int ncols, int nparts,
                       char *err, size_t errlen)
 {
     if (nparts < 1 || ncols < 0 || ncols > DF_MAX_KEYS)
-        return dfa_fail(err, errlen, "hash_partition: %d parts over %d columns", nparts, ncols);
+        return errmsg(err, errlen, "hash_partition: %d parts over %d columns", nparts, ncols);
     const fcol_t *kc[DF_MAX_KEYS];
     for (int k = 0; k < ncols; k++) {
         if (cols[k] < 0 || cols[k] >= in->ncols)
-            return dfa_fail(err, errlen, "hash_partition: column %d of %d", cols[k], in->ncols);
+            return errmsg(err, errlen, "hash_partition: column %d of %d", cols[k], in->ncols);
         kc[k] = &in->cols[cols[k]];
     }
     int64_t n = in->nrows;
@@ -136,7 +124,7 @@ nomem:
     free(rows);
     free(start);
     free(part);
-    return dfa_fail(err, errlen, "hash_partition: out of memory for %lld rows", (long long)n);
+    return errmsg(err, errlen, "hash_partition: out of memory for %lld rows", (long long)n);
 }
 
 /* ---- the group table ---- */

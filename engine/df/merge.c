@@ -86,15 +86,15 @@ static int check(const frame_t *l, const frame_t *r, const merge_spec_t *s, char
                  size_t errlen)
 {
     if (s->n_on < 1 || s->n_on > DF_MAX_KEYS || (unsigned)s->how > MERGE_OUTER)
-        return dfa_fail(err, errlen, "merge: %d keys, how %d", s->n_on, (int)s->how);
+        return errmsg(err, errlen, "merge: %d keys, how %d", s->n_on, (int)s->how);
     for (int k = 0; k < s->n_on; k++) {
         if (s->lon[k] < 0 || s->lon[k] >= l->ncols || s->ron[k] < 0 || s->ron[k] >= r->ncols)
-            return dfa_fail(err, errlen,
+            return errmsg(err, errlen,
                             "merge: key %d is column %d of %d (left), %d of %d (right)", k,
                             s->lon[k], l->ncols, s->ron[k], r->ncols);
         int lt = l->cols[s->lon[k]].type, rt = r->cols[s->ron[k]].type;
         if ((lt == FT_STRING) != (rt == FT_STRING))
-            return dfa_fail(err, errlen,
+            return errmsg(err, errlen,
                             "merge: You are trying to merge on %s and %s columns. If you wish to "
                             "proceed you should use pd.concat",
                             type_name(lt), type_name(rt));
@@ -126,6 +126,7 @@ int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t 
     uint64_t *lh = dfa_alloc(nl, sizeof *lh);
     int64_t *gstart = NULL, *grows = NULL, *lrow = NULL, *rrow = NULL;
     uint8_t *rmatched = NULL;
+    int ret;
     if (!rgid || !lgid || !lh || dfa_group(&rk, nr, NULL, rgid, &t)) goto nomem;
     int64_t ng = t.ngroups;
     /* right rows by group, in row order */
@@ -230,30 +231,17 @@ int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t 
         if (rc) goto nomem;
         at++;
     }
-    dfa_htab_free(&t);
-    free(rgid);
-    free(lgid);
-    free(lh);
-    free(gstart);
-    free(grows);
-    free(rmatched);
-    free(lrow);
-    free(rrow);
-    return 0;
+    ret = 0;
+    goto done;
 toobig:
-    dfa_htab_free(&t);
-    free(rgid);
-    free(lgid);
-    free(lh);
-    free(gstart);
-    free(grows);
-    free(rmatched);
-    free(lrow);
-    free(rrow);
-    return dfa_fail(err, errlen, "merge: %lld x %lld rows give too many rows for memory",
-                    (long long)nl, (long long)nr);
+    ret = errmsg(err, errlen, "merge: %lld x %lld rows give too many rows for memory",
+                   (long long)nl, (long long)nr);
+    goto done;
 nomem:
     frame_free(out);
+    ret = errmsg(err, errlen, "merge: out of memory joining %lld and %lld rows", (long long)nl,
+                   (long long)nr);
+done:
     dfa_htab_free(&t);
     free(rgid);
     free(lgid);
@@ -263,6 +251,5 @@ nomem:
     free(rmatched);
     free(lrow);
     free(rrow);
-    return dfa_fail(err, errlen, "merge: out of memory joining %lld and %lld rows", (long long)nl,
-                    (long long)nr);
+    return ret;
 }

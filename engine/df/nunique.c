@@ -49,23 +49,23 @@ int df_nunique_map(const frame_t *in, frame_t *out, char *err, size_t errlen)
 nomem:
     frame_free(out);
     free(gid);
-    return dfa_fail(err, errlen, "nunique: out of memory for %lld rows", (long long)n);
+    return errmsg(err, errlen, "nunique: out of memory for %lld rows", (long long)n);
 }
 
 static int check_partial(const frame_t *p, const frame_t *first, char *err, size_t errlen)
 {
     if (p->ncols != first->ncols)
-        return dfa_fail(err, errlen, "nunique: partials of %d and %d columns", p->ncols,
+        return errmsg(err, errlen, "nunique: partials of %d and %d columns", p->ncols,
                         first->ncols);
     for (int c = 0; c < p->ncols; c++) {
         const fcol_t *x = &p->cols[c];
         if (x->type != FT_STRING)
-            return dfa_fail(err, errlen, "nunique: partial column %d is no set", c);
+            return errmsg(err, errlen, "nunique: partial column %d is no set", c);
         for (int64_t r = 0; r < x->n; r++) {
             int64_t len;
             const char *s = fcol_str(x, r, &len);
             if (len < 1 || s[0] < '0' || s[0] > '0' + FT_STRING || s[0] != first->cols[c].bytes[0])
-                return dfa_fail(err, errlen, "nunique: partial column %d has a bad set", c);
+                return errmsg(err, errlen, "nunique: partial column %d has a bad set", c);
         }
     }
     return 0;
@@ -74,10 +74,10 @@ static int check_partial(const frame_t *p, const frame_t *first, char *err, size
 int df_nunique_combine(const frame_t *const *parts, int n, frame_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (n < 1) return dfa_fail(err, errlen, "nunique: combine of no partials");
+    if (n < 1) return errmsg(err, errlen, "nunique: combine of no partials");
     for (int p = 0; p < n; p++)
         if (parts[p]->nrows != 1 || check_partial(parts[p], parts[0], err, errlen))
-            return parts[p]->nrows != 1 ? dfa_fail(err, errlen, "nunique: a partial of %lld rows",
+            return parts[p]->nrows != 1 ? errmsg(err, errlen, "nunique: a partial of %lld rows",
                                                    (long long)parts[p]->nrows)
                                         : -1;
     int64_t *off2 = dfa_alloc(2 * (int64_t)n + 1, sizeof *off2);
@@ -119,14 +119,14 @@ nomem:
     frame_free(out);
     free(off2);
     free(rows);
-    return dfa_fail(err, errlen, "nunique: out of memory combining %d partials", n);
+    return errmsg(err, errlen, "nunique: out of memory combining %d partials", n);
 }
 
 int df_nunique_final(const frame_t *part, frame_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (part->nrows != 1 || check_partial(part, part, err, errlen))
-        return part->nrows != 1 ? dfa_fail(err, errlen, "nunique: a partial of %lld rows",
+        return part->nrows != 1 ? errmsg(err, errlen, "nunique: a partial of %lld rows",
                                            (long long)part->nrows)
                                 : -1;
     int nc = part->ncols;
@@ -178,5 +178,5 @@ int df_nunique_final(const frame_t *part, frame_t *out, char *err, size_t errlen
 nomem:
     frame_free(out);
     free(cnt);
-    return dfa_fail(err, errlen, "nunique: out of memory for %d columns", nc);
+    return errmsg(err, errlen, "nunique: out of memory for %d columns", nc);
 }

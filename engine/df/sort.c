@@ -212,12 +212,12 @@ static int keys_of(const frame_t *f, const sort_spec_t *s, bool by_position, dfa
                    char *err, size_t errlen)
 {
     if (s->nby < 1 || s->nby > DF_MAX_KEYS)
-        return dfa_fail(err, errlen, "sort_values: %d keys", s->nby);
+        return errmsg(err, errlen, "sort_values: %d keys", s->nby);
     ks->nk = s->nby;
     for (int k = 0; k < s->nby; k++) {
         int c = by_position ? k : s->by[k];
         if (c < 0 || c >= f->ncols)
-            return dfa_fail(err, errlen, "sort_values: key column %d of %d", c, f->ncols);
+            return errmsg(err, errlen, "sort_values: key column %d of %d", c, f->ncols);
         ks->k[k] = &f->cols[c];
     }
     return 0;
@@ -288,17 +288,17 @@ int df_sort_sample(const frame_t *in, const sort_spec_t *s, int k, frame_t *out,
 nomem:
     free(cand);
     free(pick);
-    return dfa_fail(err, errlen, "sort_values: out of memory sampling %lld rows", (long long)n);
+    return errmsg(err, errlen, "sort_values: out of memory sampling %lld rows", (long long)n);
 }
 
 int df_sort_splitters(const frame_t *const *samples, int n, const sort_spec_t *s, int nparts,
                       frame_t *out, char *err, size_t errlen)
 {
     if (n < 1 || nparts < 1)
-        return dfa_fail(err, errlen, "sort_values: %d samples for %d parts", n, nparts);
+        return errmsg(err, errlen, "sort_values: %d samples for %d parts", n, nparts);
     frame_t all;
     if (frame_concat(samples, n, &all))
-        return dfa_fail(err, errlen, "sort_values: samples differ in columns or out of memory");
+        return errmsg(err, errlen, "sort_values: samples differ in columns or out of memory");
     dfa_keys_t ks = {0};
     int64_t *rows = NULL;
     if (keys_of(&all, s, true, &ks, err, errlen)) goto fail;
@@ -323,7 +323,7 @@ int df_sort_splitters(const frame_t *const *samples, int n, const sort_spec_t *s
     frame_free(&all);
     return 0;
 nomem:
-    dfa_fail(err, errlen, "sort_values: out of memory for splitters");
+    errmsg(err, errlen, "sort_values: out of memory for splitters");
 fail:
     free(rows);
     frame_free(&all);
@@ -338,7 +338,7 @@ int df_range_partition(const frame_t *in, const frame_t *splitters, const sort_s
         return -1;
     for (int k = 0; k < s->nby; k++)
         if (ks.k[k]->type != sk.k[k]->type)
-            return dfa_fail(err, errlen, "sort_values: key %d is %d in the chunk, %d in splitters",
+            return errmsg(err, errlen, "sort_values: key %d is %d in the chunk, %d in splitters",
                             k, ks.k[k]->type, sk.k[k]->type);
     int64_t n = in->nrows, ns = splitters->nrows;
     int64_t *part = dfa_alloc(n, sizeof *part), *start = dfa_alloc(ns + 2, sizeof *start);
@@ -379,13 +379,13 @@ nomem:
     free(part);
     free(start);
     free(rows);
-    return dfa_fail(err, errlen, "sort_values: out of memory partitioning %lld rows", (long long)n);
+    return errmsg(err, errlen, "sort_values: out of memory partitioning %lld rows", (long long)n);
 }
 
 int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, frame_t *out, char *err,
                  size_t errlen)
 {
-    if (n < 1) return dfa_fail(err, errlen, "sort_values: a part of no pieces");
+    if (n < 1) return errmsg(err, errlen, "sort_values: a part of no pieces");
     /* shallow copies without range_index: concatenation keeps the pieces'
      * index labels instead of renumbering them */
     frame_t *tmp = dfa_alloc(n, sizeof *tmp);
@@ -393,7 +393,7 @@ int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, fram
     if (!tmp || !tp) {
         free(tmp);
         free(tp);
-        return dfa_fail(err, errlen, "sort_values: out of memory for %d pieces", n);
+        return errmsg(err, errlen, "sort_values: out of memory for %d pieces", n);
     }
     for (int i = 0; i < n; i++) {
         tmp[i] = *pieces[i];
@@ -404,7 +404,7 @@ int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, fram
     int crc = frame_concat(tp, n, &all);
     free(tmp);
     free(tp);
-    if (crc) return dfa_fail(err, errlen, "sort_values: pieces differ in columns or out of memory");
+    if (crc) return errmsg(err, errlen, "sort_values: pieces differ in columns or out of memory");
     dfa_keys_t ks = {0};
     int64_t *rows = NULL;
     if (keys_of(&all, s, false, &ks, err, errlen)) goto fail;
@@ -418,7 +418,7 @@ int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, fram
     frame_free(&all);
     return 0;
 nomem:
-    dfa_fail(err, errlen, "sort_values: out of memory sorting %lld rows", (long long)all.nrows);
+    errmsg(err, errlen, "sort_values: out of memory sorting %lld rows", (long long)all.nrows);
 fail:
     free(rows);
     frame_free(&all);
