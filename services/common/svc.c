@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -264,4 +266,23 @@ int svc_discover(cfg_t *c, char *err, size_t errlen)
         backoff = backoff * 2 > 5000 ? 5000 : backoff * 2;
     }
     return 0;
+}
+
+int svc_find_in_tree(const char *rel, char *out, size_t cap)
+{
+    char dir[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+    if (n > 0) {
+        dir[n] = '\0';
+        for (int up = 0; up <= 3; up++) {
+            char *slash = strrchr(dir, '/');
+            if (!slash || slash == dir) break;
+            *slash = '\0';
+            struct stat st;
+            snprintf(out, cap, "%.*s/%s", (int)(cap / 2), dir, rel);
+            if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+        }
+    }
+    snprintf(out, cap, "%s", rel);
+    return -1;
 }

@@ -43,6 +43,12 @@ int svc_connect_wait(int (*connect)(void *ctx, char *err, size_t errlen), void *
                      char *err, size_t errlen);
 /* A random id of 32 hex digits. */
 void svc_random_id(char out[33]);
+
+/* The folder rel (e.g. "db/migrations") of the source tree the program was
+ * built in: build/bin or build/san/bin below it, so up to 3 levels above the
+ * executable. Returns 0 with its path in out, else -1 with rel itself in out
+ * (relative to the current directory). */
+int svc_find_in_tree(const char *rel, char *out, size_t cap);
 /* Fills c->pg_dsn and c->redis_url where not given, from GET
  * /api/v1/cluster-info of the first supervisor of c->supervisors that
  * answers; tries them in turn with backoff until one answers, or until a

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "gateway_internal.h"
+#include "svc.h"
 #include "log.h"
 
 #define LOG_MODULE "gateway"
@@ -69,23 +70,7 @@ int gw_ui_find(const char *opt, char *out, size_t cap)
         snprintf(out, cap, "%s", opt);
         return 0;
     }
-    /* build/bin or build/san/bin below the source tree: up to 3 levels
-     * above the executable, as the migrations are found. */
-    char dir[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
-    if (n > 0) {
-        dir[n] = '\0';
-        for (int up = 0; up <= 3; up++) {
-            char *slash = strrchr(dir, '/');
-            if (!slash || slash == dir) break;
-            *slash = '\0';
-            struct stat st;
-            snprintf(out, cap, "%.*s/ui/dist", (int)(cap - 16), dir);
-            if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
-        }
-    }
-    snprintf(out, cap, "ui/dist");
-    return -1;
+    return svc_find_in_tree("ui/dist", out, cap);
 }
 
 /* One segment of [A-Za-z0-9._-], not starting with '.'. */

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -73,12 +72,6 @@ static const http_route_t ROUTES[] = {
     {"GET", "/api/v1/cluster-info", h_cluster_info},
 };
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* --migrations-dir, else the db/migrations of the source tree the program
  * was built in (build/bin or build/san/bin below it: up to 3 levels above
  * the executable), else ./db/migrations. */
@@ -88,19 +81,7 @@ static void find_migrations(const cfg_t *c, char *out, size_t cap)
         snprintf(out, cap, "%s", c->migrations_dir);
         return;
     }
-    char dir[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
-    if (n > 0) {
-        dir[n] = '\0';
-        for (int up = 0; up <= 3; up++) {
-            char *slash = strrchr(dir, '/');
-            if (!slash || slash == dir) break;
-            *slash = '\0';
-            snprintf(out, cap, "%.*s/db/migrations", (int)(cap - 16), dir);
-            if (is_dir(out)) return;
-        }
-    }
-    snprintf(out, cap, "db/migrations");
+    svc_find_in_tree("db/migrations", out, cap);
 }
 
 static int register_self(sup_t *s, char *err, size_t errlen)
