@@ -234,7 +234,8 @@ class Redis:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _resp(f):
+def _resp(f, raw=False):
+    """One RESP reply from file f; bulk strings as str, or as bytes when raw."""
     line = f.readline().rstrip(b"\r\n")
     t, rest = line[:1], line[1:]
     if t == b"+":
@@ -248,10 +249,10 @@ def _resp(f):
         if n < 0:
             return None
         data = f.read(n + 2)[:-2]
-        return data.decode(errors="replace")
+        return data if raw else data.decode(errors="replace")
     if t == b"*":
         n = int(rest)
-        return None if n < 0 else [_resp(f) for _ in range(n)]
+        return None if n < 0 else [_resp(f, raw) for _ in range(n)]
     raise RuntimeError("bad RESP line %r" % line)
 
 

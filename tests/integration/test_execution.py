@@ -39,24 +39,7 @@ class Redis:
             a = a if isinstance(a, bytes) else str(a).encode()
             out += b"$%d\r\n%s\r\n" % (len(a), a)
         self.s.sendall(out)
-        return self._read()
-
-    def _read(self):
-        line = self.f.readline().rstrip(b"\r\n")
-        t, rest = line[:1], line[1:]
-        if t == b"+":
-            return rest.decode()
-        if t == b"-":
-            raise RuntimeError(rest.decode())
-        if t == b":":
-            return int(rest)
-        if t == b"$":
-            n = int(rest)
-            return None if n < 0 else self.f.read(n + 2)[:-2]
-        if t == b"*":
-            n = int(rest)
-            return None if n < 0 else [self._read() for _ in range(n)]
-        raise RuntimeError("bad RESP line %r" % line)
+        return harness._resp(self.f, raw=True)
 
     def keys(self, pattern):
         cur, found = b"0", []
