@@ -29,7 +29,7 @@ FUZZ_CC := clang
 FUZZ_CFLAGS := $(CSTD) -Wall -Wextra -Werror -Wno-unused-parameter -O1 -g \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEPS_CFLAGS)
 
-.PHONY: all setup setup-test setup-run setup-bench build test unit fuzz run run-standalone bench clean format
+.PHONY: all setup setup-test setup-run setup-bench build test unit fuzz run run-standalone bench clean format format-check
 
 all: setup build
 
@@ -87,7 +87,7 @@ $(BUILD)/fuzz/%: fuzz/%.c $(ENGINE_LIB_SRC)
 unit: $(UNIT_BIN)
 fuzz: $(FUZZ_BIN)
 
-test: setup-test build unit fuzz
+test: setup-test format-check build unit fuzz
 	@tests/run.sh
 
 # A whole cluster on this machine until Ctrl-C: PostgreSQL and Redis in
@@ -107,9 +107,18 @@ run-standalone: setup build
 bench: setup-bench build
 	@bench/run.sh
 
+# Every tracked C source and header, formatted by .clang-format (clang-format 14).
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+
 format:
-	clang-format -i $(ENGINE_SRC) $(wildcard engine/*.h engine/kern/*.h engine/df/*.h) $(UNIT_SRC) $(FUZZ_SRC) \
-	  $(wildcard services/*/*.c services/*/*.h)
+	clang-format -i $(FORMAT_FILES)
+
+# Fails, naming the files, when one differs from clang-format's output
+# (`make format` fixes them). Part of `make test`.
+format-check:
+	@bad=0; for f in $(FORMAT_FILES); do \
+	  clang-format --dry-run -Werror "$$f" >/dev/null 2>&1 || { echo "format-check: $$f differs (run make format)"; bad=1; }; \
+	done; [ $$bad -eq 0 ] && echo "format-check: $(words $(FORMAT_FILES)) files formatted"
 
 clean:
 	rm -rf $(BUILD)

@@ -17,7 +17,10 @@ struct arena {
     size_t total;
 };
 
-struct arena *arena_create(void) { return calloc(1, sizeof(struct arena)); }
+struct arena *arena_create(void)
+{
+    return calloc(1, sizeof(struct arena));
+}
 
 void *arena_alloc(struct arena *a, size_t n)
 {
@@ -41,12 +44,14 @@ void *arena_alloc(struct arena *a, size_t n)
     return p;
 }
 
-size_t arena_bytes(const struct arena *a) { return a->total; }
+size_t arena_bytes(const struct arena *a)
+{
+    return a->total;
+}
 
 void arena_destroy(struct arena *a)
 {
-    if (!a)
-        return;
+    if (!a) return;
     struct ablock *b = a->head;
     while (b) {
         struct ablock *n = b->next;

@@ -31,8 +31,7 @@ static int for_each_slab(const tgrid_t *G, asm_get_fn get, void *gctx, slab_fn e
     int64_t row = 1;
     for (int d = 1; d < nd; d++)
         row *= G->shape.d[d];
-    if (shape_size(&G->shape) == 0)
-        return 0;
+    if (shape_size(&G->shape) == 0) return 0;
     int64_t maxrows = 0;
     for (int64_t k = 0; k < G->nchunks[0]; k++)
         if (G->bounds[0][k + 1] - G->bounds[0][k] > maxrows)
@@ -72,24 +71,26 @@ static int for_each_slab(const tgrid_t *G, asm_get_fn get, void *gctx, slab_fn e
                 cnt[d] = G->bounds[d][co[d] + 1] - G->bounds[d][co[d]];
                 cst[d] = cs;
                 cs *= cnt[d];
-                if (d > 0)
-                    off += G->bounds[d][co[d]] * sst[d];
+                if (d > 0) off += G->bounds[d][co[d]] * sst[d];
             }
-            if (cs == 0)
-                continue;
+            if (cs == 0) continue;
             const void *src = get(gctx, li);
             if (!src) {
                 snprintf(err, errlen, "chunk %lld is missing", (long long)li);
                 rc = -1;
                 break;
             }
-            piece_t p = {.src = 0, .ndim = nd, .count = cnt, .src_stride = cst,
-                         .dst_stride = sst, .src_off = 0, .dst_off = off};
+            piece_t p = {.src = 0,
+                         .ndim = nd,
+                         .count = cnt,
+                         .src_stride = cst,
+                         .dst_stride = sst,
+                         .src_off = 0,
+                         .dst_off = off};
             jin_t in = {.job = -1, .n_pieces = 1, .pieces = &p, .ndim = nd, .dt = G->dt};
             tile_gather(&in, &src, slab);
         }
-        if (rc == 0)
-            rc = emit(ectx, slab, rows, row);
+        if (rc == 0) rc = emit(ectx, slab, rows, row);
     }
     free(slab);
     return rc;
@@ -118,8 +119,7 @@ int asm_stream_raw(const tgrid_t *G, asm_get_fn get, void *gctx, asm_sink_fn sin
 {
     out_t o = {.sink = sink, .sctx = sctx, .es = dt_size(G->dt)};
     int rc = for_each_slab(G, get, gctx, raw_emit, &o, err, errlen);
-    if (rc && !err[0])
-        snprintf(err, errlen, "the receiver stopped reading");
+    if (rc && !err[0]) snprintf(err, errlen, "the receiver stopped reading");
     return rc;
 }
 
@@ -144,8 +144,7 @@ int64_t asm_npy_size(const tgrid_t *G)
 {
     char hdr[NPY_HEADER_MAX];
     size_t hl;
-    if (npy_header(G->dt, &G->shape, hdr, sizeof hdr, &hl))
-        return -1;
+    if (npy_header(G->dt, &G->shape, hdr, sizeof hdr, &hl)) return -1;
     return (int64_t)hl + shape_size(&G->shape) * (int64_t)dt_size(G->dt);
 }
 
@@ -157,8 +156,7 @@ int64_t asm_npy_size(const tgrid_t *G)
 
 static int jflush(out_t *o)
 {
-    if (o->used == 0)
-        return 0;
+    if (o->used == 0) return 0;
     int rc = o->sink(o->sctx, o->buf, o->used);
     o->used = 0;
     return rc;
@@ -166,8 +164,7 @@ static int jflush(out_t *o)
 
 static int jput(out_t *o, const char *s, size_t n)
 {
-    if (o->used + n > o->cap && jflush(o))
-        return -1;
+    if (o->used + n > o->cap && jflush(o)) return -1;
     memcpy(o->buf + o->used, s, n);
     o->used += n;
     return 0;
@@ -214,10 +211,8 @@ static int json_value(out_t *o, const char *p)
         } else {
             memcpy(&v, p, 8);
         }
-        if (isnan(v))
-            return jput(o, "\"nan\"", 5);
-        if (isinf(v))
-            return v > 0 ? jput(o, "\"inf\"", 5) : jput(o, "\"-inf\"", 6);
+        if (isnan(v)) return jput(o, "\"nan\"", 5);
+        if (isinf(v)) return v > 0 ? jput(o, "\"inf\"", 5) : jput(o, "\"-inf\"", 6);
         n = fmt_float(b, sizeof b, v, o->dt == DT_FLOAT32);
         break;
     }
@@ -240,29 +235,23 @@ static int json_emit(void *ctx, const void *slab, int64_t rows, int64_t row)
         int open = 0;
         int64_t r = e;
         for (int d = nd - 1; d >= 0; d--) {
-            if (r % s->d[d] != 0)
-                break;
+            if (r % s->d[d] != 0) break;
             open++;
             r /= s->d[d];
         }
-        if (e > 0 && open < nd && jput(o, ",", 1))
-            return -1;
+        if (e > 0 && open < nd && jput(o, ",", 1)) return -1;
         for (int k = 0; k < open; k++)
-            if (jput(o, "[", 1))
-                return -1;
-        if (json_value(o, p + i * (int64_t)o->es))
-            return -1;
+            if (jput(o, "[", 1)) return -1;
+        if (json_value(o, p + i * (int64_t)o->es)) return -1;
         int close = 0;
         r = e + 1;
         for (int d = nd - 1; d >= 0; d--) {
-            if (r % s->d[d] != 0)
-                break;
+            if (r % s->d[d] != 0) break;
             close++;
             r /= s->d[d];
         }
         for (int k = 0; k < close; k++)
-            if (jput(o, "]", 1))
-                return -1;
+            if (jput(o, "]", 1)) return -1;
     }
     return 0;
 }
@@ -270,8 +259,12 @@ static int json_emit(void *ctx, const void *slab, int64_t rows, int64_t row)
 int asm_stream_json(const tgrid_t *G, asm_get_fn get, void *gctx, asm_sink_fn sink, void *sctx,
                     char *err, size_t errlen)
 {
-    out_t o = {.sink = sink, .sctx = sctx, .es = dt_size(G->dt), .dt = G->dt,
-               .shape = &G->shape, .cap = JSON_FLUSH};
+    out_t o = {.sink = sink,
+               .sctx = sctx,
+               .es = dt_size(G->dt),
+               .dt = G->dt,
+               .shape = &G->shape,
+               .cap = JSON_FLUSH};
     o.buf = malloc(o.cap);
     if (!o.buf) {
         snprintf(err, errlen, "out of memory");
@@ -283,8 +276,8 @@ int asm_stream_json(const tgrid_t *G, asm_get_fn get, void *gctx, asm_sink_fn si
     for (int d = 0; d < G->shape.ndim; d++)
         h += (size_t)snprintf(head + h, sizeof head - h, "%s%lld", d ? ", " : "",
                               (long long)G->shape.d[d]);
-    h += (size_t)snprintf(head + h, sizeof head - h, "], \"dtype\": \"%s\", \"data\": ",
-                          dt_name(G->dt));
+    h += (size_t)snprintf(head + h, sizeof head - h,
+                          "], \"dtype\": \"%s\", \"data\": ", dt_name(G->dt));
     int rc = jput(&o, head, h);
     bool empty = shape_size(&G->shape) == 0;
     if (rc == 0 && empty) {
@@ -324,12 +317,9 @@ int asm_stream_json(const tgrid_t *G, asm_get_fn get, void *gctx, asm_sink_fn si
     } else if (rc == 0) {
         rc = for_each_slab(G, get, gctx, json_emit, &o, err, errlen);
     }
-    if (rc == 0)
-        rc = jput(&o, "}", 1);
-    if (rc == 0)
-        rc = jflush(&o);
+    if (rc == 0) rc = jput(&o, "}", 1);
+    if (rc == 0) rc = jflush(&o);
     free(o.buf);
-    if (rc && !err[0])
-        snprintf(err, errlen, "the receiver stopped reading");
+    if (rc && !err[0]) snprintf(err, errlen, "the receiver stopped reading");
     return rc;
 }

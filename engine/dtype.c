@@ -16,9 +16,18 @@ static const struct {
     [DT_FLOAT64] = {"float64", "<f8", 8},
 };
 
-size_t dt_size(dtype_t t) { return dt_info[t].size; }
-const char *dt_name(dtype_t t) { return dt_info[t].name; }
-const char *dt_npy_descr(dtype_t t) { return dt_info[t].descr; }
+size_t dt_size(dtype_t t)
+{
+    return dt_info[t].size;
+}
+const char *dt_name(dtype_t t)
+{
+    return dt_info[t].name;
+}
+const char *dt_npy_descr(dtype_t t)
+{
+    return dt_info[t].descr;
+}
 
 int dt_parse(const char *name, dtype_t *out)
 {
@@ -56,7 +65,10 @@ static const dtype_t promote_table[DT_NTYPES][DT_NTYPES] = {
     /* float64 */ {DT_FLOAT64, DT_FLOAT64, DT_FLOAT64, DT_FLOAT64, DT_FLOAT64},
 };
 
-dtype_t dt_promote(dtype_t a, dtype_t b) { return promote_table[a][b]; }
+dtype_t dt_promote(dtype_t a, dtype_t b)
+{
+    return promote_table[a][b];
+}
 
 double sc_as_double(scalar_t s)
 {
@@ -76,7 +88,10 @@ dtype_t sc_default_dtype(scalar_t s)
     return s.kind == SC_BOOL ? DT_BOOL : s.kind == SC_INT ? DT_INT64 : DT_FLOAT64;
 }
 
-static int dt_category(dtype_t t) { return t == DT_BOOL ? 0 : dt_is_int(t) ? 1 : 2; }
+static int dt_category(dtype_t t)
+{
+    return t == DT_BOOL ? 0 : dt_is_int(t) ? 1 : 2;
+}
 
 /* The smallest of our dtypes that numpy's min_scalar_type would promote to
  * together with an array of dtype `arr` of the same or higher category.
@@ -98,8 +113,7 @@ static dtype_t scalar_value_type(scalar_t s, dtype_t arr)
     case SC_FLOAT:
         /* numpy's min_scalar_type bounds: float32 for |x| < 3.4e38 (its
          * literal bound, not FLT_MAX); inf and nan count as float16. */
-        if (isnan(s.f) || isinf(s.f) || fabs(s.f) < 3.4e38)
-            return DT_FLOAT32;
+        if (isnan(s.f) || isinf(s.f) || fabs(s.f) < 3.4e38) return DT_FLOAT32;
         return DT_FLOAT64;
     }
     return DT_FLOAT64;
@@ -119,11 +133,9 @@ dtype_t dt_result_type(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *
     int max_sc_cat = -1;
     for (int i = 0; i < n_sc; i++) {
         int c = sc[i].kind == SC_BOOL ? 0 : sc[i].kind == SC_INT ? 1 : 2;
-        if (c > max_sc_cat)
-            max_sc_cat = c;
+        if (c > max_sc_cat) max_sc_cat = c;
     }
-    if (n_sc == 0)
-        return r;
+    if (n_sc == 0) return r;
     if (max_sc_cat > dt_category(r)) {
         /* scalars of a higher category count as their default types */
         for (int i = 0; i < n_sc; i++)
@@ -145,9 +157,9 @@ void sc_store(scalar_t s, dtype_t t, void *dst)
         break;
     }
     case DT_INT32: {
-        int32_t v = s.kind == SC_BOOL    ? (int32_t)s.b
-                    : s.kind == SC_INT   ? (int32_t)(uint32_t)(uint64_t)s.i
-                                         : cast_f64_i32(s.f);
+        int32_t v = s.kind == SC_BOOL  ? (int32_t)s.b
+                    : s.kind == SC_INT ? (int32_t)(uint32_t)(uint64_t)s.i
+                                       : cast_f64_i32(s.f);
         memcpy(dst, &v, 4);
         break;
     }
@@ -175,8 +187,7 @@ int64_t shape_size(const shape_t *s)
 {
     int64_t n = 1;
     for (int i = 0; i < s->ndim; i++)
-        if (mul_ovf_i64(n, s->d[i], &n))
-            return -1;
+        if (mul_ovf_i64(n, s->d[i], &n)) return -1;
     return n;
 }
 
@@ -192,10 +203,8 @@ void shape_format(const shape_t *s, char *buf, size_t len)
 
 bool shape_eq(const shape_t *a, const shape_t *b)
 {
-    if (a->ndim != b->ndim)
-        return false;
+    if (a->ndim != b->ndim) return false;
     for (int i = 0; i < a->ndim; i++)
-        if (a->d[i] != b->d[i])
-            return false;
+        if (a->d[i] != b->d[i]) return false;
     return true;
 }

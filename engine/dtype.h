@@ -10,22 +10,21 @@
 /* numpy allows 32 dimensions; so do we. */
 #define MR_MAXDIM 32
 
-typedef enum {
-    DT_BOOL = 0,
-    DT_INT32,
-    DT_INT64,
-    DT_FLOAT32,
-    DT_FLOAT64,
-    DT_NTYPES
-} dtype_t;
+typedef enum { DT_BOOL = 0, DT_INT32, DT_INT64, DT_FLOAT32, DT_FLOAT64, DT_NTYPES } dtype_t;
 
 size_t dt_size(dtype_t t);
-const char *dt_name(dtype_t t);       /* "float64" ... */
-const char *dt_npy_descr(dtype_t t);  /* "<f8", "|b1" ... for .npy headers */
-int dt_parse(const char *name, dtype_t *out);      /* 0, or -1 if unknown */
+const char *dt_name(dtype_t t);                      /* "float64" ... */
+const char *dt_npy_descr(dtype_t t);                 /* "<f8", "|b1" ... for .npy headers */
+int dt_parse(const char *name, dtype_t *out);        /* 0, or -1 if unknown */
 int dt_parse_npy_descr(const char *d, dtype_t *out); /* 0, or -1 if unsupported */
-static inline bool dt_is_float(dtype_t t) { return t == DT_FLOAT32 || t == DT_FLOAT64; }
-static inline bool dt_is_int(dtype_t t) { return t == DT_INT32 || t == DT_INT64; }
+static inline bool dt_is_float(dtype_t t)
+{
+    return t == DT_FLOAT32 || t == DT_FLOAT64;
+}
+static inline bool dt_is_int(dtype_t t)
+{
+    return t == DT_INT32 || t == DT_INT64;
+}
 
 /* np.result_type of two arrays. */
 dtype_t dt_promote(dtype_t a, dtype_t b);
@@ -41,9 +40,18 @@ typedef struct {
     };
 } scalar_t;
 
-static inline scalar_t sc_bool(bool b) { return (scalar_t){.kind = SC_BOOL, .b = b}; }
-static inline scalar_t sc_int(int64_t i) { return (scalar_t){.kind = SC_INT, .i = i}; }
-static inline scalar_t sc_float(double f) { return (scalar_t){.kind = SC_FLOAT, .f = f}; }
+static inline scalar_t sc_bool(bool b)
+{
+    return (scalar_t){.kind = SC_BOOL, .b = b};
+}
+static inline scalar_t sc_int(int64_t i)
+{
+    return (scalar_t){.kind = SC_INT, .i = i};
+}
+static inline scalar_t sc_float(double f)
+{
+    return (scalar_t){.kind = SC_FLOAT, .f = f};
+}
 double sc_as_double(scalar_t s);
 /* The scalar's default dtype when it stands alone: bool, int64, float64. */
 dtype_t sc_default_dtype(scalar_t s);

@@ -30,18 +30,16 @@ static arr_t arr_of(void *data, dtype_t dt, int nd, const int64_t *shape)
 
 /* Assembles input k into a fresh buffer (caller frees) or returns the
  * source's bytes (*owned = NULL). */
-static const void *input_data(const tile_t *t, const jin_t *in,
-                              const void *(*get)(void *, int32_t), void *ctx, void **owned)
+static const void *input_data(const tile_t *t, const jin_t *in, const void *(*get)(void *, int32_t),
+                              void *ctx, void **owned)
 {
     *owned = NULL;
-    if (in->job >= 0)
-        return get(ctx, in->job);
+    if (in->job >= 0) return get(ctx, in->job);
     size_t bytes = (size_t)shape_elems(in->ndim, in->shape) * dt_size(in->dt);
     if (in->gen_node >= 0) {
         /* a creation or random op's region, made here rather than stored */
         void *buf = malloc(bytes ? bytes : 1);
-        if (!buf)
-            return NULL;
+        if (!buf) return NULL;
         arr_t a = arr_of(buf, in->dt, in->ndim, in->shape);
         const graph_node_t *n = &t->g->nodes[in->gen_node];
         if (op_kind(n->op) == OPK_RANDOM)
@@ -147,8 +145,11 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
             break;
         }
         for (int r = 0; r < nr && rc == 0; r++) {
-            kern_red_map_t m = {.op = pa->op, .prog = pa->prog, .in = ins + r * per,
-                                .axes = pa->axes, .goff = j->off ? j->off + r * nd : NULL,
+            kern_red_map_t m = {.op = pa->op,
+                                .prog = pa->prog,
+                                .in = ins + r * per,
+                                .axes = pa->axes,
+                                .goff = j->off ? j->off + r * nd : NULL,
                                 .gshape = pa->gshape};
             if (pa->prog) {
                 /* the values reduced have the shape of this region of the input */
@@ -217,29 +218,24 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
     case JK_TENSORDOT:
         for (int k = 0; k + 1 < j->n_in; k += 2)
             kern_tensordot(&ins[k], &ins[k + 1], pa->td_n, pa->td_a, pa->td_b, k > 0, &o);
-        if (j->n_in == 0)
-            memset(out, 0, job_nbytes(j));
+        if (j->n_in == 0) memset(out, 0, job_nbytes(j));
         break;
     case JK_MATMUL:
         for (int k = 0; k + 1 < j->n_in; k += 2)
             kern_matmul(&ins[k], &ins[k + 1], k > 0, &o);
-        if (j->n_in == 0)
-            memset(out, 0, job_nbytes(j));
+        if (j->n_in == 0) memset(out, 0, job_nbytes(j));
         break;
     case JK_SYRK:
         for (int k = 0; k < j->n_in; k++)
             kern_syrk(&ins[k], k > 0, &o);
-        if (j->n_in == 0)
-            memset(out, 0, job_nbytes(j));
+        if (j->n_in == 0) memset(out, 0, job_nbytes(j));
         break;
     }
     for (int k = 0; k < j->n_in; k++)
         free(owned[k]);
 done_alloc:
-    if (ins != ins_local)
-        free(ins);
-    if (owned != owned_local)
-        free(owned);
+    if (ins != ins_local) free(ins);
+    if (owned != owned_local) free(owned);
     return rc;
 }
 
@@ -263,8 +259,7 @@ int exec_job_any(const tile_t *t, int32_t ji,
     *blob = NULL;
     *blob_len = 0;
     getn_t g = {get, ctx};
-    if (j->kind != JK_DF)
-        return exec_job(t, ji, get_nolen, &g, out, err, errlen);
+    if (j->kind != JK_DF) return exec_job(t, ji, get_nolen, &g, out, err, errlen);
     dfx_in_t local[8] = {{0}};
     void *owned_local[8];
     dfx_in_t *ins = j->n_in <= 8 ? local : calloc((size_t)j->n_in, sizeof(dfx_in_t));
@@ -299,10 +294,8 @@ int exec_job_any(const tile_t *t, int32_t ji,
 done:
     for (int q = 0; q < k; q++)
         free(owned[q]);
-    if (ins != local)
-        free(ins);
-    if (owned != owned_local)
-        free(owned);
+    if (ins != local) free(ins);
+    if (owned != owned_local) free(owned);
     return rc;
 }
 
@@ -323,16 +316,16 @@ struct exec_result {
 typedef struct {
     const tile_t *t;
     const exec_opts_t *o;
-    int32_t *dep_off, *deps;  /* distinct sources of each job (CSR) */
-    int32_t *con_off, *cons;  /* consumers of each job (CSR) */
-    atomic_int *waiting;      /* sources not yet done */
-    atomic_int *uses;         /* consumers not yet done (+1 if kept) */
+    int32_t *dep_off, *deps; /* distinct sources of each job (CSR) */
+    int32_t *con_off, *cons; /* consumers of each job (CSR) */
+    atomic_int *waiting;     /* sources not yet done */
+    atomic_int *uses;        /* consumers not yet done (+1 if kept) */
     buf_t **out;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int32_t *ready;
     int32_t n_ready;
-    int32_t n_left;           /* live jobs not finished */
+    int32_t n_left; /* live jobs not finished */
     int running;
     int failed;
     char *err;
@@ -414,8 +407,7 @@ static void *worker(void *arg)
     for (;;) {
         while (p->n_ready == 0 && p->n_left > 0 && !p->failed)
             pthread_cond_wait(&p->cv, &p->mu);
-        if (p->failed || p->n_left == 0)
-            break;
+        if (p->failed || p->n_left == 0) break;
         int32_t ji = p->ready[--p->n_ready];
         pthread_mutex_unlock(&p->mu);
 
@@ -445,11 +437,9 @@ static void *worker(void *arg)
         p->n_left--;
         for (int32_t k = p->con_off[ji]; k < p->con_off[ji + 1]; k++) {
             int32_t c = p->cons[k];
-            if (atomic_fetch_sub(&p->waiting[c], 1) == 1)
-                p->ready[p->n_ready++] = c;
+            if (atomic_fetch_sub(&p->waiting[c], 1) == 1) p->ready[p->n_ready++] = c;
         }
-        if (p->n_ready > 0 || p->n_left == 0)
-            pthread_cond_broadcast(&p->cv);
+        if (p->n_ready > 0 || p->n_left == 0) pthread_cond_broadcast(&p->cv);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -462,13 +452,11 @@ static int build_edges(pool_t *p)
     int32_t n = t->n_jobs;
     int64_t ne = 0;
     for (int32_t j = 0; j < n; j++) {
-        if (!t->live[j])
-            continue;
+        if (!t->live[j]) continue;
         for (int k = 0; k < t->jobs[j].n_in; k++)
             ne += t->jobs[j].in[k].job >= 0 ? 1 : t->jobs[j].in[k].n_pieces;
     }
-    if (ne > INT32_MAX)
-        return -1;
+    if (ne > INT32_MAX) return -1;
     p->dep_off = calloc((size_t)n + 1, sizeof(int32_t));
     p->deps = malloc(sizeof(int32_t) * (size_t)(ne ? ne : 1));
     p->con_off = calloc((size_t)n + 2, sizeof(int32_t));
@@ -482,8 +470,7 @@ static int build_edges(pool_t *p)
     int32_t m = 0;
     for (int32_t j = 0; j < n; j++) {
         p->dep_off[j] = m;
-        if (!t->live[j])
-            continue;
+        if (!t->live[j]) continue;
         const job_t *jb = &t->jobs[j];
         for (int k = 0; k < jb->n_in; k++) {
             const jin_t *in = &jb->in[k];
@@ -516,8 +503,7 @@ static int build_edges(pool_t *p)
     return 0;
 }
 
-int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *err,
-             size_t errlen)
+int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *err, size_t errlen)
 {
     kern_init();
     pool_t p = {.t = t, .o = o, .err = err, .errlen = errlen};
@@ -535,30 +521,26 @@ int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *e
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     for (int32_t j = 0; j < n; j++) {
-        if (!t->live[j])
-            continue;
+        if (!t->live[j]) continue;
         p.n_left++;
         atomic_init(&p.waiting[j], p.dep_off[j + 1] - p.dep_off[j]);
         atomic_init(&p.uses[j], (p.con_off[j + 1] - p.con_off[j]) + (t->jobs[j].keep ? 1 : 0));
     }
     /* ready jobs pushed in reverse so that the stack runs them in order */
     for (int32_t j = n - 1; j >= 0; j--)
-        if (t->live[j] && p.dep_off[j + 1] == p.dep_off[j])
-            p.ready[p.n_ready++] = j;
+        if (t->live[j] && p.dep_off[j + 1] == p.dep_off[j]) p.ready[p.n_ready++] = j;
     int nt = o && o->threads > 0 ? o->threads : 1;
     pthread_t *th = malloc(sizeof(pthread_t) * (size_t)nt);
     int started = 0;
     for (int i = 1; th && i < nt; i++)
-        if (pthread_create(&th[started], NULL, worker, &p) == 0)
-            started++;
+        if (pthread_create(&th[started], NULL, worker, &p) == 0) started++;
     worker(&p);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     free(th);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);
-    if (!p.failed)
-        rc = 0;
+    if (!p.failed) rc = 0;
 cleanup:
     if (r) {
         r->n = n;
@@ -566,8 +548,7 @@ cleanup:
         r->peak = atomic_load(&p.peak);
         /* drop everything but kept chunks; after a failure, everything */
         for (int32_t j = 0; p.out && j < n; j++) {
-            if (!p.out[j])
-                continue;
+            if (!p.out[j]) continue;
             if (rc == 0 && t->jobs[j].keep && atomic_load(&p.uses[j]) >= 1) {
                 continue;
             }
@@ -607,12 +588,14 @@ size_t exec_result_chunk_len(const exec_result_t *r, int32_t j)
     return r->out[j] ? r->out[j]->bytes : 0;
 }
 
-size_t exec_result_peak_bytes(const exec_result_t *r) { return r->peak; }
+size_t exec_result_peak_bytes(const exec_result_t *r)
+{
+    return r->peak;
+}
 
 void exec_result_free(exec_result_t *r)
 {
-    if (!r)
-        return;
+    if (!r) return;
     for (int32_t j = 0; j < r->n; j++) {
         buf_t *b = r->out[j];
         if (b && atomic_fetch_sub(&b->refs, 1) == 1) {

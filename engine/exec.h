@@ -21,8 +21,7 @@ typedef struct exec_result exec_result_t;
 
 /* Runs every live job of t. On success returns 0 and *out holds the kept
  * chunks (exec_result_free). On failure returns -1 with the first error. */
-int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *err,
-             size_t errlen);
+int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *err, size_t errlen);
 /* The data of kept job j (a chunk of a fetched tensor), owned by r. */
 const void *exec_result_chunk(const exec_result_t *r, int32_t j);
 /* Its size in bytes (a frame blob's real length for blob jobs). */

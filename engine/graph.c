@@ -992,8 +992,7 @@ static int parse_node(pctx_t *c, int di, json_t *obj)
 
     if (op_kind(n->op) == OPK_DF) {
         graph_df_env_t env = {c->lim, c->sess, c->err, c->errlen};
-        if (graph_df_check_fields(&env, n, obj) < 0 || parse_inputs(c, n, r, obj) < 0)
-            return -1;
+        if (graph_df_check_fields(&env, n, obj) < 0 || parse_inputs(c, n, r, obj) < 0) return -1;
         return graph_df_parse(&env, n, obj);
     }
     const char *name;

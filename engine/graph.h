@@ -15,104 +15,104 @@
 #include "dtype.h"
 
 /* X(ID, "name", kind): every op of the contract's tensor part. */
-#define GRAPH_OPS(X)                                                                              \
-    X(ONES, "ones", OPK_CREATE)                                                                   \
-    X(ZEROS, "zeros", OPK_CREATE)                                                                 \
-    X(FULL, "full", OPK_CREATE)                                                                   \
-    X(ARANGE, "arange", OPK_CREATE)                                                               \
-    X(LINSPACE, "linspace", OPK_CREATE)                                                           \
-    X(EYE, "eye", OPK_CREATE)                                                                     \
-    X(ARRAY, "array", OPK_CREATE)                                                                 \
-    X(RAND, "random.rand", OPK_RANDOM)                                                            \
-    X(RANDN, "random.randn", OPK_RANDOM)                                                          \
-    X(RANDINT, "random.randint", OPK_RANDOM)                                                      \
-    X(UNIFORM, "random.uniform", OPK_RANDOM)                                                      \
-    X(NORMAL, "random.normal", OPK_RANDOM)                                                        \
-    X(ADD, "add", OPK_BINARY)                                                                     \
-    X(SUBTRACT, "subtract", OPK_BINARY)                                                           \
-    X(MULTIPLY, "multiply", OPK_BINARY)                                                           \
-    X(DIVIDE, "divide", OPK_BINARY)                                                               \
-    X(FLOOR_DIVIDE, "floor_divide", OPK_BINARY)                                                   \
-    X(MOD, "mod", OPK_BINARY)                                                                     \
-    X(POWER, "power", OPK_BINARY)                                                                 \
-    X(MAXIMUM, "maximum", OPK_BINARY)                                                             \
-    X(MINIMUM, "minimum", OPK_BINARY)                                                             \
-    X(EQUAL, "equal", OPK_BINARY)                                                                 \
-    X(NOT_EQUAL, "not_equal", OPK_BINARY)                                                         \
-    X(LESS, "less", OPK_BINARY)                                                                   \
-    X(LESS_EQUAL, "less_equal", OPK_BINARY)                                                       \
-    X(GREATER, "greater", OPK_BINARY)                                                             \
-    X(GREATER_EQUAL, "greater_equal", OPK_BINARY)                                                 \
-    X(LOGICAL_AND, "logical_and", OPK_BINARY)                                                     \
-    X(LOGICAL_OR, "logical_or", OPK_BINARY)                                                       \
-    X(NEGATIVE, "negative", OPK_UNARY)                                                            \
-    X(ABS, "abs", OPK_UNARY)                                                                      \
-    X(SQRT, "sqrt", OPK_UNARY)                                                                    \
-    X(EXP, "exp", OPK_UNARY)                                                                      \
-    X(LOG, "log", OPK_UNARY)                                                                      \
-    X(LOG1P, "log1p", OPK_UNARY)                                                                  \
-    X(EXPM1, "expm1", OPK_UNARY)                                                                  \
-    X(SIN, "sin", OPK_UNARY)                                                                      \
-    X(COS, "cos", OPK_UNARY)                                                                      \
-    X(TAN, "tan", OPK_UNARY)                                                                      \
-    X(TANH, "tanh", OPK_UNARY)                                                                    \
-    X(SQUARE, "square", OPK_UNARY)                                                                \
-    X(SIGN, "sign", OPK_UNARY)                                                                    \
-    X(FLOOR, "floor", OPK_UNARY)                                                                  \
-    X(CEIL, "ceil", OPK_UNARY)                                                                    \
-    X(LOGICAL_NOT, "logical_not", OPK_UNARY)                                                      \
-    X(ISNAN, "isnan", OPK_UNARY)                                                                  \
-    X(ISFINITE, "isfinite", OPK_UNARY)                                                            \
-    X(WHERE, "where", OPK_WHERE)                                                                  \
-    X(CLIP, "clip", OPK_CLIP)                                                                     \
-    X(ASTYPE, "astype", OPK_ASTYPE)                                                               \
-    X(SUM, "sum", OPK_REDUCE)                                                                     \
-    X(PROD, "prod", OPK_REDUCE)                                                                   \
-    X(MEAN, "mean", OPK_REDUCE)                                                                   \
-    X(MIN, "min", OPK_REDUCE)                                                                     \
-    X(MAX, "max", OPK_REDUCE)                                                                     \
-    X(STD, "std", OPK_REDUCE)                                                                     \
-    X(VAR, "var", OPK_REDUCE)                                                                     \
-    X(ALL, "all", OPK_REDUCE)                                                                     \
-    X(ANY, "any", OPK_REDUCE)                                                                     \
-    X(ARGMIN, "argmin", OPK_ARGREDUCE)                                                            \
-    X(ARGMAX, "argmax", OPK_ARGREDUCE)                                                            \
-    X(CUMSUM, "cumsum", OPK_SCAN)                                                                 \
-    X(CUMPROD, "cumprod", OPK_SCAN)                                                               \
-    X(DOT, "dot", OPK_LINALG)                                                                     \
-    X(MATMUL, "matmul", OPK_LINALG)                                                               \
-    X(INNER, "inner", OPK_LINALG)                                                                 \
-    X(OUTER, "outer", OPK_LINALG)                                                                 \
-    X(TENSORDOT, "tensordot", OPK_LINALG)                                                         \
-    X(TRANSPOSE, "transpose", OPK_SHAPE)                                                          \
-    X(RESHAPE, "reshape", OPK_SHAPE)                                                              \
-    X(RAVEL, "ravel", OPK_SHAPE)                                                                  \
-    X(SQUEEZE, "squeeze", OPK_SHAPE)                                                              \
-    X(EXPAND_DIMS, "expand_dims", OPK_SHAPE)                                                      \
-    X(CONCATENATE, "concatenate", OPK_SHAPE)                                                      \
-    X(STACK, "stack", OPK_SHAPE)                                                                  \
-    X(RECHUNK, "rechunk", OPK_SHAPE)                                                              \
-    X(GETITEM, "getitem", OPK_SHAPE)                                                              \
-    X(DF_FROM_TENSOR, "dataframe.from_tensor", OPK_DF)                                            \
-    X(DF_READ_CSV, "dataframe.read_csv", OPK_DF)                                                  \
-    X(DF_GETITEM, "dataframe.getitem", OPK_DF)                                                    \
-    X(DF_FILTER, "dataframe.filter", OPK_DF)                                                      \
-    X(DF_ASSIGN, "dataframe.assign", OPK_DF)                                                      \
-    X(DF_SUM, "dataframe.sum", OPK_DF)                                                            \
-    X(DF_MEAN, "dataframe.mean", OPK_DF)                                                          \
-    X(DF_MIN, "dataframe.min", OPK_DF)                                                            \
-    X(DF_MAX, "dataframe.max", OPK_DF)                                                            \
-    X(DF_COUNT, "dataframe.count", OPK_DF)                                                        \
-    X(DF_PROD, "dataframe.prod", OPK_DF)                                                          \
-    X(DF_STD, "dataframe.std", OPK_DF)                                                            \
-    X(DF_VAR, "dataframe.var", OPK_DF)                                                            \
-    X(DF_NUNIQUE, "dataframe.nunique", OPK_DF)                                                    \
-    X(DF_DESCRIBE, "dataframe.describe", OPK_DF)                                                  \
-    X(DF_GROUPBY_AGG, "dataframe.groupby_agg", OPK_DF)                                            \
-    X(DF_SORT_VALUES, "dataframe.sort_values", OPK_DF)                                            \
-    X(DF_MERGE, "dataframe.merge", OPK_DF)                                                        \
-    X(DF_HEAD, "dataframe.head", OPK_DF)                                                          \
-    X(DF_TO_TENSOR, "dataframe.to_tensor", OPK_DF)                                                \
+#define GRAPH_OPS(X)                                                                               \
+    X(ONES, "ones", OPK_CREATE)                                                                    \
+    X(ZEROS, "zeros", OPK_CREATE)                                                                  \
+    X(FULL, "full", OPK_CREATE)                                                                    \
+    X(ARANGE, "arange", OPK_CREATE)                                                                \
+    X(LINSPACE, "linspace", OPK_CREATE)                                                            \
+    X(EYE, "eye", OPK_CREATE)                                                                      \
+    X(ARRAY, "array", OPK_CREATE)                                                                  \
+    X(RAND, "random.rand", OPK_RANDOM)                                                             \
+    X(RANDN, "random.randn", OPK_RANDOM)                                                           \
+    X(RANDINT, "random.randint", OPK_RANDOM)                                                       \
+    X(UNIFORM, "random.uniform", OPK_RANDOM)                                                       \
+    X(NORMAL, "random.normal", OPK_RANDOM)                                                         \
+    X(ADD, "add", OPK_BINARY)                                                                      \
+    X(SUBTRACT, "subtract", OPK_BINARY)                                                            \
+    X(MULTIPLY, "multiply", OPK_BINARY)                                                            \
+    X(DIVIDE, "divide", OPK_BINARY)                                                                \
+    X(FLOOR_DIVIDE, "floor_divide", OPK_BINARY)                                                    \
+    X(MOD, "mod", OPK_BINARY)                                                                      \
+    X(POWER, "power", OPK_BINARY)                                                                  \
+    X(MAXIMUM, "maximum", OPK_BINARY)                                                              \
+    X(MINIMUM, "minimum", OPK_BINARY)                                                              \
+    X(EQUAL, "equal", OPK_BINARY)                                                                  \
+    X(NOT_EQUAL, "not_equal", OPK_BINARY)                                                          \
+    X(LESS, "less", OPK_BINARY)                                                                    \
+    X(LESS_EQUAL, "less_equal", OPK_BINARY)                                                        \
+    X(GREATER, "greater", OPK_BINARY)                                                              \
+    X(GREATER_EQUAL, "greater_equal", OPK_BINARY)                                                  \
+    X(LOGICAL_AND, "logical_and", OPK_BINARY)                                                      \
+    X(LOGICAL_OR, "logical_or", OPK_BINARY)                                                        \
+    X(NEGATIVE, "negative", OPK_UNARY)                                                             \
+    X(ABS, "abs", OPK_UNARY)                                                                       \
+    X(SQRT, "sqrt", OPK_UNARY)                                                                     \
+    X(EXP, "exp", OPK_UNARY)                                                                       \
+    X(LOG, "log", OPK_UNARY)                                                                       \
+    X(LOG1P, "log1p", OPK_UNARY)                                                                   \
+    X(EXPM1, "expm1", OPK_UNARY)                                                                   \
+    X(SIN, "sin", OPK_UNARY)                                                                       \
+    X(COS, "cos", OPK_UNARY)                                                                       \
+    X(TAN, "tan", OPK_UNARY)                                                                       \
+    X(TANH, "tanh", OPK_UNARY)                                                                     \
+    X(SQUARE, "square", OPK_UNARY)                                                                 \
+    X(SIGN, "sign", OPK_UNARY)                                                                     \
+    X(FLOOR, "floor", OPK_UNARY)                                                                   \
+    X(CEIL, "ceil", OPK_UNARY)                                                                     \
+    X(LOGICAL_NOT, "logical_not", OPK_UNARY)                                                       \
+    X(ISNAN, "isnan", OPK_UNARY)                                                                   \
+    X(ISFINITE, "isfinite", OPK_UNARY)                                                             \
+    X(WHERE, "where", OPK_WHERE)                                                                   \
+    X(CLIP, "clip", OPK_CLIP)                                                                      \
+    X(ASTYPE, "astype", OPK_ASTYPE)                                                                \
+    X(SUM, "sum", OPK_REDUCE)                                                                      \
+    X(PROD, "prod", OPK_REDUCE)                                                                    \
+    X(MEAN, "mean", OPK_REDUCE)                                                                    \
+    X(MIN, "min", OPK_REDUCE)                                                                      \
+    X(MAX, "max", OPK_REDUCE)                                                                      \
+    X(STD, "std", OPK_REDUCE)                                                                      \
+    X(VAR, "var", OPK_REDUCE)                                                                      \
+    X(ALL, "all", OPK_REDUCE)                                                                      \
+    X(ANY, "any", OPK_REDUCE)                                                                      \
+    X(ARGMIN, "argmin", OPK_ARGREDUCE)                                                             \
+    X(ARGMAX, "argmax", OPK_ARGREDUCE)                                                             \
+    X(CUMSUM, "cumsum", OPK_SCAN)                                                                  \
+    X(CUMPROD, "cumprod", OPK_SCAN)                                                                \
+    X(DOT, "dot", OPK_LINALG)                                                                      \
+    X(MATMUL, "matmul", OPK_LINALG)                                                                \
+    X(INNER, "inner", OPK_LINALG)                                                                  \
+    X(OUTER, "outer", OPK_LINALG)                                                                  \
+    X(TENSORDOT, "tensordot", OPK_LINALG)                                                          \
+    X(TRANSPOSE, "transpose", OPK_SHAPE)                                                           \
+    X(RESHAPE, "reshape", OPK_SHAPE)                                                               \
+    X(RAVEL, "ravel", OPK_SHAPE)                                                                   \
+    X(SQUEEZE, "squeeze", OPK_SHAPE)                                                               \
+    X(EXPAND_DIMS, "expand_dims", OPK_SHAPE)                                                       \
+    X(CONCATENATE, "concatenate", OPK_SHAPE)                                                       \
+    X(STACK, "stack", OPK_SHAPE)                                                                   \
+    X(RECHUNK, "rechunk", OPK_SHAPE)                                                               \
+    X(GETITEM, "getitem", OPK_SHAPE)                                                               \
+    X(DF_FROM_TENSOR, "dataframe.from_tensor", OPK_DF)                                             \
+    X(DF_READ_CSV, "dataframe.read_csv", OPK_DF)                                                   \
+    X(DF_GETITEM, "dataframe.getitem", OPK_DF)                                                     \
+    X(DF_FILTER, "dataframe.filter", OPK_DF)                                                       \
+    X(DF_ASSIGN, "dataframe.assign", OPK_DF)                                                       \
+    X(DF_SUM, "dataframe.sum", OPK_DF)                                                             \
+    X(DF_MEAN, "dataframe.mean", OPK_DF)                                                           \
+    X(DF_MIN, "dataframe.min", OPK_DF)                                                             \
+    X(DF_MAX, "dataframe.max", OPK_DF)                                                             \
+    X(DF_COUNT, "dataframe.count", OPK_DF)                                                         \
+    X(DF_PROD, "dataframe.prod", OPK_DF)                                                           \
+    X(DF_STD, "dataframe.std", OPK_DF)                                                             \
+    X(DF_VAR, "dataframe.var", OPK_DF)                                                             \
+    X(DF_NUNIQUE, "dataframe.nunique", OPK_DF)                                                     \
+    X(DF_DESCRIBE, "dataframe.describe", OPK_DF)                                                   \
+    X(DF_GROUPBY_AGG, "dataframe.groupby_agg", OPK_DF)                                             \
+    X(DF_SORT_VALUES, "dataframe.sort_values", OPK_DF)                                             \
+    X(DF_MERGE, "dataframe.merge", OPK_DF)                                                         \
+    X(DF_HEAD, "dataframe.head", OPK_DF)                                                           \
+    X(DF_TO_TENSOR, "dataframe.to_tensor", OPK_DF)                                                 \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {
@@ -162,8 +162,8 @@ typedef struct {
  * (as Python's slice.indices): an integer drops its axis. */
 typedef struct {
     bool is_int;
-    int64_t i;                   /* is_int: position, already made non-negative */
-    int64_t start, stop, step;   /* slice: normalised; len is the count selected */
+    int64_t i;                 /* is_int: position, already made non-negative */
+    int64_t start, stop, step; /* slice: normalised; len is the count selected */
     int64_t len;
 } index_t;
 
@@ -176,16 +176,16 @@ typedef struct graph_node {
     operand_t *in;
 
     /* ---- parameters as given (defaults filled in) ---- */
-    shape_t shape;             /* creation and random ops; session tensors */
+    shape_t shape; /* creation and random ops; session tensors */
     bool has_dtype;
-    dtype_t dtype;             /* the `dtype` field, when has_dtype */
-    int n_chunk;               /* 0: absent; else one entry per axis of the output */
-    int64_t chunk[MR_MAXDIM];  /* chunk_size, expanded to one per axis */
-    scalar_t fill_value;       /* full */
+    dtype_t dtype;              /* the `dtype` field, when has_dtype */
+    int n_chunk;                /* 0: absent; else one entry per axis of the output */
+    int64_t chunk[MR_MAXDIM];   /* chunk_size, expanded to one per axis */
+    scalar_t fill_value;        /* full */
     scalar_t start, stop, step; /* arange (start 0, step 1), linspace (start, stop) */
-    int64_t num;               /* linspace, default 50 */
-    bool endpoint;             /* linspace, default true */
-    int64_t N, M, k;           /* eye; M defaults to N */
+    int64_t num;                /* linspace, default 50 */
+    bool endpoint;              /* linspace, default true */
+    int64_t N, M, k;            /* eye; M defaults to N */
     /* axis: axis_all means the document said null. For reductions, argmin,
      * argmax, cumsum and cumprod axis[] then lists every input axis; for
      * squeeze the size-1 axes; for concatenate it is empty (the inputs are
@@ -197,25 +197,25 @@ typedef struct graph_node {
     bool keepdims;
     int64_t ddof;
     bool has_seed;
-    uint64_t seed;             /* drawn by graph_parse when absent (has_seed then false) */
+    uint64_t seed;                  /* drawn by graph_parse when absent (has_seed then false) */
     scalar_t low, high, loc, scale; /* randint: the final [low, high); uniform; normal */
     bool has_a_min, has_a_max;
-    scalar_t a_min, a_max;     /* clip */
-    int td_n;                  /* tensordot: number of contracted axes */
+    scalar_t a_min, a_max;                /* clip */
+    int td_n;                             /* tensordot: number of contracted axes */
     int td_a[MR_MAXDIM], td_b[MR_MAXDIM]; /* contracted axes of a and b, normalised */
-    int perm[MR_MAXDIM];       /* transpose: the permutation (null gives the reverse) */
-    int n_index;               /* getitem: always the input's ndim (whole slices appended) */
+    int perm[MR_MAXDIM];                  /* transpose: the permutation (null gives the reverse) */
+    int n_index; /* getitem: always the input's ndim (whole slices appended) */
     index_t index[MR_MAXDIM];
-    void *data;                /* array: the values, C order, in the output dtype (owned) */
+    void *data; /* array: the values, C order, in the output dtype (owned) */
 
     /* ---- inferred ---- */
-    uint8_t vkind;             /* vkind_t */
-    struct df_node *df;        /* dataframe.* ops and element-wise ops on frames: parameters and
-                                * the schema of the value (owned; df/dfgraph.h) */
+    uint8_t vkind;      /* vkind_t */
+    struct df_node *df; /* dataframe.* ops and element-wise ops on frames: parameters and
+                         * the schema of the value (owned; df/dfgraph.h) */
     shape_t oshape;
     dtype_t odtype;
-    int n_consumers;           /* distinct nodes that use this one (inner(a, a) counts 1) */
-    bool fetch;                /* named in the document's fetch list */
+    int n_consumers; /* distinct nodes that use this one (inner(a, a) counts 1) */
+    bool fetch;      /* named in the document's fetch list */
 } graph_node_t;
 
 /* Configurable limits. Every bound is checked before anything is allocated. */
@@ -231,7 +231,7 @@ typedef struct {
      * the current directory. Not a limit, but a setting of validation too:
      * read_csv's header and column types are read when the document is. */
     const char *data_dir;
-    int64_t csv_chunk_bytes;    /* read_csv's chunk size when the node gives none */
+    int64_t csv_chunk_bytes; /* read_csv's chunk size when the node gives none */
 } graph_limits_t;
 
 void graph_limits_default(graph_limits_t *lim);
@@ -246,15 +246,14 @@ typedef struct {
      * /api/v1/files/{name}) readable at a local path written into path.
      * Returns 0, 1 when no such file was uploaded (read_csv then looks
      * under data_dir), or -1 with a message. */
-    int (*file)(void *ctx, const char *name, char *path, size_t pathlen, char *err,
-                size_t errlen);
+    int (*file)(void *ctx, const char *name, char *path, size_t pathlen, char *err, size_t errlen);
 } graph_session_t;
 
 typedef struct graph {
     int n_nodes;
     graph_node_t *nodes; /* topological order: inputs come before their users */
     int n_fetch;
-    int *fetch;          /* node indexes, in the document's order */
+    int *fetch; /* node indexes, in the document's order */
 } graph_t;
 
 /* Parses and validates a document. On success returns 0 and sets *out (owned

@@ -10,8 +10,14 @@ static const struct {
 } op_table[OP_COUNT] = {GRAPH_OPS(OP_ROW)};
 #undef OP_ROW
 
-const char *op_name(op_t op) { return (unsigned)op < OP_COUNT ? op_table[op].name : "?"; }
-op_kind_t op_kind(op_t op) { return op_table[op].kind; }
+const char *op_name(op_t op)
+{
+    return (unsigned)op < OP_COUNT ? op_table[op].name : "?";
+}
+op_kind_t op_kind(op_t op)
+{
+    return op_table[op].kind;
+}
 
 int op_parse(const char *name, op_t *out)
 {

@@ -67,22 +67,32 @@ static int parse_size(const char *s, int64_t *out)
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (errno || end == s || v < 0)
-        return -1;
+    if (errno || end == s || v < 0) return -1;
     int shift = 0;
     if (*end) {
         switch (*end) {
-        case 'k': case 'K': shift = 10; break;
-        case 'm': case 'M': shift = 20; break;
-        case 'g': case 'G': shift = 30; break;
-        case 't': case 'T': shift = 40; break;
-        default: return -1;
-        }
-        if (end[1] && !((end[1] == 'b' || end[1] == 'B') && !end[2]))
+        case 'k':
+        case 'K':
+            shift = 10;
+            break;
+        case 'm':
+        case 'M':
+            shift = 20;
+            break;
+        case 'g':
+        case 'G':
+            shift = 30;
+            break;
+        case 't':
+        case 'T':
+            shift = 40;
+            break;
+        default:
             return -1;
+        }
+        if (end[1] && !((end[1] == 'b' || end[1] == 'B') && !end[2])) return -1;
     }
-    if (v > (INT64_MAX >> shift))
-        return -1;
+    if (v > (INT64_MAX >> shift)) return -1;
     *out = (int64_t)v << shift;
     return 0;
 }
@@ -105,8 +115,7 @@ static char *read_doc(const char *path, int64_t max, size_t *len, char *err, siz
                 goto fail;
             }
             char *nb = realloc(buf, cap * 2);
-            if (!nb)
-                break;
+            if (!nb) break;
             buf = nb;
             cap *= 2;
         }
@@ -128,32 +137,27 @@ static char *read_doc(const char *path, int64_t max, size_t *len, char *err, siz
         snprintf(err, errlen, "document: larger than the limit of %lld bytes", (long long)max);
         goto fail;
     }
-    if (f != stdin)
-        fclose(f);
+    if (f != stdin) fclose(f);
     *len = n;
     return buf;
 fail:
     free(buf);
-    if (f != stdin)
-        fclose(f);
+    if (f != stdin) fclose(f);
     return NULL;
 }
 
 static int mkdir_p(const char *dir)
 {
     char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
-        return -1;
+    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp) return -1;
     for (char *p = tmp + 1; *p; p++) {
         if (*p == '/') {
             *p = 0;
-            if (mkdir(tmp, 0777) && errno != EEXIST)
-                return -1;
+            if (mkdir(tmp, 0777) && errno != EEXIST) return -1;
             *p = '/';
         }
     }
-    if (mkdir(tmp, 0777) && errno != EEXIST)
-        return -1;
+    if (mkdir(tmp, 0777) && errno != EEXIST) return -1;
     struct stat st;
     return stat(tmp, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
 }
@@ -180,8 +184,7 @@ static int write_tensor(const tile_t *t, const exec_result_t *r, int node, const
 {
     const tgrid_t *G = t->grid[node];
     npy_writer_t w;
-    if (npy_writer_open(&w, path, G->dt, &G->shape, err, errlen))
-        return -1;
+    if (npy_writer_open(&w, path, G->dt, &G->shape, err, errlen)) return -1;
     chunks_t ctx = {r, G};
     err[0] = 0;
     if (asm_stream_raw(G, result_chunk, &ctx, writer_sink, &w, err, errlen)) {
@@ -219,8 +222,7 @@ static int write_frame(const tile_t *t, const exec_result_t *r, int node, const 
         blobs[k] = exec_result_chunk(r, G->job[k]);
         lens[k] = exec_result_chunk_len(r, G->job[k]);
     }
-    if (dfx_assemble(blobs, lens, G->total, &f, err, errlen))
-        goto done;
+    if (dfx_assemble(blobs, lens, G->total, &f, err, errlen)) goto done;
     if (!(fp = fopen(path, "wb"))) {
         snprintf(err, errlen, "cannot create it: %s", strerror(errno));
         goto done;
@@ -242,7 +244,17 @@ done:
 
 int main(int argc, char **argv)
 {
-    enum { O_THREADS = 256, O_DATA, O_CHUNK, O_MAXEL, O_MAXB, O_MAXCH, O_MAXTOT, O_MAXDOC, O_STATS };
+    enum {
+        O_THREADS = 256,
+        O_DATA,
+        O_CHUNK,
+        O_MAXEL,
+        O_MAXB,
+        O_MAXCH,
+        O_MAXTOT,
+        O_MAXDOC,
+        O_STATS
+    };
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'},
         {"threads", required_argument, 0, O_THREADS},
@@ -324,15 +336,13 @@ int main(int argc, char **argv)
     }
     if (optind != argc - 1)
         return die2("%s", "expects one GRAPH.json (or -) and -o DIR (see --help)");
-    if (!outdir)
-        return die2("%s", "-o DIR is required (see --help)");
+    if (!outdir) return die2("%s", "-o DIR is required (see --help)");
     const char *path = argv[optind];
 
     char err[1024];
     size_t len;
     char *doc = read_doc(path, lim.max_document_bytes, &len, err, sizeof err);
-    if (!doc)
-        return die2("%s", err);
+    if (!doc) return die2("%s", err);
     double t0 = now_s();
     graph_t *g = NULL;
     if (graph_parse(doc, len, &lim, NULL, &g, err, sizeof err)) {
@@ -349,8 +359,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node_t *n = &g->nodes[i];
         if (op_kind(n->op) == OPK_RANDOM && !n->has_seed)
-            fprintf(stderr, "mars-run: node \"%s\" (%s): drew seed %llu\n", n->key,
-                    op_name(n->op), (unsigned long long)n->seed);
+            fprintf(stderr, "mars-run: node \"%s\" (%s): drew seed %llu\n", n->key, op_name(n->op),
+                    (unsigned long long)n->seed);
     }
     double t2 = now_s();
     int rc = 0;
@@ -369,8 +379,8 @@ int main(int argc, char **argv)
         fprintf(stderr,
                 "mars-run: %d jobs (%lld run), %d threads, peak chunk memory %zu bytes; "
                 "parse %.3f s, tile %.3f s, run %.3f s\n",
-                t->n_jobs, (long long)live, threads, exec_result_peak_bytes(res), t1 - t0,
-                t2 - t1, t3 - t2);
+                t->n_jobs, (long long)live, threads, exec_result_peak_bytes(res), t1 - t0, t2 - t1,
+                t3 - t2);
     }
     if (mkdir_p(outdir)) {
         fprintf(stderr, "mars-run: cannot create output directory %s: %s\n", outdir,

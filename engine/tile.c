@@ -24,14 +24,11 @@
  * room for the casts the builder may insert. */
 #define FUSE_MAX_COST 40
 
-
-
 int tile__fail(tctx_t *c, const char *fmt, ...)
 {
     const graph_node_t *n = &c->g->nodes[c->node];
     int o = snprintf(c->err, c->errlen, "node \"%s\" (%s): ", n->key, op_name(n->op));
-    if (o < 0 || (size_t)o >= c->errlen)
-        return -1;
+    if (o < 0 || (size_t)o >= c->errlen) return -1;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->err + o, c->errlen - (size_t)o, fmt, ap);
@@ -47,8 +44,7 @@ int64_t *tile__arena_i64(tctx_t *c, int n)
 static int64_t *arena_i64_copy(tctx_t *c, const int64_t *src, int n)
 {
     int64_t *p = tile__arena_i64(c, n);
-    if (n > 0)
-        memcpy(p, src, sizeof(int64_t) * (size_t)n);
+    if (n > 0) memcpy(p, src, sizeof(int64_t) * (size_t)n);
     return p;
 }
 
@@ -72,12 +68,12 @@ static int64_t prod(int ndim, const int64_t *v)
 /* ------------------------------------------------------------------ jobs */
 
 int32_t tile__job_new(tctx_t *c, job_kind_t kind, dtype_t dt, int ndim, const int64_t *shape,
-                       int n_in)
+                      int n_in)
 {
     tile_t *t = c->t;
     if (t->n_jobs >= c->lim->max_total_chunks) {
         tile__fail(c, "the graph needs more than %lld chunk jobs (limit max_total_chunks)",
-             (long long)c->lim->max_total_chunks);
+                   (long long)c->lim->max_total_chunks);
         return -1;
     }
     if (t->n_jobs == t->cap_jobs) {
@@ -111,8 +107,7 @@ int32_t tile__job_new(tctx_t *c, job_kind_t kind, dtype_t dt, int ndim, const in
 
 size_t job_nbytes(const job_t *j)
 {
-    if (j->blob)
-        return 0;
+    if (j->blob) return 0;
     return (size_t)prod(j->ndim, j->shape) * dt_size((dtype_t)j->dt);
 }
 
@@ -143,13 +138,13 @@ tgrid_t *tile__grid_alloc(tctx_t *c, const shape_t *shape, dtype_t dt, const int
     for (int d = 0; d < shape->ndim; d++) {
         if (mul_ovf_i64(total, nchunks[d], &total) || total > c->lim->max_chunks) {
             tile__fail(c, "the tensor would have more than %lld chunks (limit max_chunks)",
-                 (long long)c->lim->max_chunks);
+                       (long long)c->lim->max_chunks);
             return NULL;
         }
     }
     if (total > c->lim->max_total_chunks - c->t->n_jobs) {
         tile__fail(c, "the graph needs more than %lld chunk jobs (limit max_total_chunks)",
-             (long long)c->lim->max_total_chunks);
+                   (long long)c->lim->max_total_chunks);
         return NULL;
     }
     tgrid_t *G = arena_alloc(c->t->arena, sizeof(tgrid_t));
@@ -172,8 +167,7 @@ static tgrid_t *grid_regular(tctx_t *c, const shape_t *shape, dtype_t dt, const 
     for (int d = 0; d < shape->ndim; d++)
         bounds_uniform(shape->d[d], chunk[d], &nch[d]);
     tgrid_t *G = tile__grid_alloc(c, shape, dt, nch);
-    if (!G)
-        return NULL;
+    if (!G) return NULL;
     for (int d = 0; d < shape->ndim; d++) {
         for (int64_t k = 0; k <= nch[d]; k++) {
             int64_t b = k * chunk[d];
@@ -188,8 +182,7 @@ static tgrid_t *grid_with_bounds(tctx_t *c, const shape_t *shape, dtype_t dt,
                                  const int64_t *const *bounds, const int64_t *nch)
 {
     tgrid_t *G = tile__grid_alloc(c, shape, dt, nch);
-    if (!G)
-        return NULL;
+    if (!G) return NULL;
     for (int d = 0; d < shape->ndim; d++)
         memcpy(G->bounds[d], bounds[d], sizeof(int64_t) * (size_t)(nch[d] + 1));
     return G;
@@ -197,8 +190,7 @@ static tgrid_t *grid_with_bounds(tctx_t *c, const shape_t *shape, dtype_t dt,
 
 static bool bounds_eq(const tgrid_t *A, int da, const tgrid_t *B, int db)
 {
-    if (A->nchunks[da] != B->nchunks[db])
-        return false;
+    if (A->nchunks[da] != B->nchunks[db]) return false;
     return memcmp(A->bounds[da], B->bounds[db], sizeof(int64_t) * (size_t)(A->nchunks[da] + 1)) ==
            0;
 }
@@ -250,8 +242,7 @@ static piece_t *pv_push(tctx_t *c)
     if (c->npv == c->cappv) {
         int64_t cap = c->cappv ? c->cappv * 2 : 64;
         piece_t *np = realloc(c->pv, sizeof(piece_t) * (size_t)cap);
-        if (!np)
-            return NULL;
+        if (!np) return NULL;
         c->pv = np;
         c->cappv = cap;
     }
@@ -261,8 +252,7 @@ static piece_t *pv_push(tctx_t *c)
 static int64_t floordiv(int64_t a, int64_t b)
 {
     int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        q--;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
     return q;
 }
 
@@ -289,12 +279,10 @@ static int split_axis(const int64_t *bounds, int64_t nch, int64_t start, int64_t
                       seg_t **segs, int64_t *nseg)
 {
     *nseg = 0;
-    if (n <= 0)
-        return 0;
+    if (n <= 0) return 0;
     if (step == 0 || n == 1) {
         seg_t *s = malloc(sizeof(seg_t));
-        if (!s)
-            return -1;
+        if (!s) return -1;
         s->chunk = chunk_of(bounds, nch, start);
         s->i0 = 0;
         s->i1 = n;
@@ -306,8 +294,7 @@ static int split_axis(const int64_t *bounds, int64_t nch, int64_t start, int64_t
     int64_t pmin = step > 0 ? start : last, pmax = step > 0 ? last : start;
     int64_t k0 = chunk_of(bounds, nch, pmin), k1 = chunk_of(bounds, nch, pmax);
     seg_t *s = malloc(sizeof(seg_t) * (size_t)(k1 - k0 + 1));
-    if (!s)
-        return -1;
+    if (!s) return -1;
     int64_t m = 0;
     for (int64_t k = k0; k <= k1; k++) {
         int64_t lo = bounds[k], hi = bounds[k + 1], i0, i1;
@@ -319,10 +306,8 @@ static int split_axis(const int64_t *bounds, int64_t nch, int64_t start, int64_t
             i0 = floordiv(start - hi, ts) + 1;
             i1 = floordiv(start - lo, ts) + 1;
         }
-        if (i0 < 0)
-            i0 = 0;
-        if (i1 > n)
-            i1 = n;
+        if (i0 < 0) i0 = 0;
+        if (i1 > n) i1 = n;
         if (i1 > i0) {
             s[m].chunk = k;
             s[m].i0 = i0;
@@ -362,8 +347,7 @@ static int add_region(tctx_t *c, const tgrid_t *G, const int64_t *start, const i
         }
         c_strides(nd, sshape, sst);
         piece_t *p = pv_push(c);
-        if (!p)
-            goto oom;
+        if (!p) goto oom;
         if (++c->n_refs > c->lim->max_total_chunks * 4) {
             tile__fail(c, "the graph needs too many chunk copies (limit 4 x max_total_chunks)");
             goto done;
@@ -387,8 +371,7 @@ static int add_region(tctx_t *c, const tgrid_t *G, const int64_t *start, const i
         int d = nd - 1;
         while (d >= 0 && ++it[d] == nseg[d])
             it[d--] = 0;
-        if (d < 0)
-            break;
+        if (d < 0) break;
     }
     rc = 0;
     goto done;
@@ -433,8 +416,7 @@ static void input_finish(tctx_t *c, int32_t ji, int k, int ndim, const int64_t *
     in->job = -1;
     in->n_pieces = (int32_t)c->npv;
     in->pieces = arena_alloc(c->t->arena, sizeof(piece_t) * (size_t)(c->npv ? c->npv : 1));
-    if (c->npv)
-        memcpy(in->pieces, c->pv, sizeof(piece_t) * (size_t)c->npv);
+    if (c->npv) memcpy(in->pieces, c->pv, sizeof(piece_t) * (size_t)c->npv);
     in->ndim = ndim;
     in->shape = arena_i64_copy(c, shape, ndim);
     in->dt = dt;
@@ -443,7 +425,7 @@ static void input_finish(tctx_t *c, int32_t ji, int k, int ndim, const int64_t *
 
 /* Input k of ji: the box [off, off+len) of G, in G's layout. */
 int tile__input_box(tctx_t *c, int32_t ji, int k, const tgrid_t *G, const int64_t *off,
-                     const int64_t *len)
+                    const int64_t *len)
 {
     int nd = G->shape.ndim;
     int64_t step[MR_MAXDIM], dst[MR_MAXDIM];
@@ -451,8 +433,7 @@ int tile__input_box(tctx_t *c, int32_t ji, int k, const tgrid_t *G, const int64_
         step[d] = 1;
     c_strides(nd, len, dst);
     c->npv = 0;
-    if (add_region(c, G, off, step, len, dst, 0))
-        return -1;
+    if (add_region(c, G, off, step, len, dst, 0)) return -1;
     input_finish(c, ji, k, nd, len, G->dt);
     return 0;
 }
@@ -468,11 +449,9 @@ static int32_t region_job(tctx_t *c, const tgrid_t *G, const int64_t *off, const
         co[d] = chunk_of(G->bounds[d], G->nchunks[d], off[d]);
         exact = G->bounds[d][co[d]] == off[d] && G->bounds[d][co[d] + 1] == off[d] + len[d];
     }
-    if (exact)
-        return G->job[grid_index(G, co)];
+    if (exact) return G->job[grid_index(G, co)];
     int32_t ji = tile__job_new(c, JK_GATHER, G->dt, nd, len, 1);
-    if (ji < 0 || tile__input_box(c, ji, 0, G, off, len))
-        return -1;
+    if (ji < 0 || tile__input_box(c, ji, 0, G, off, len)) return -1;
     return ji;
 }
 
@@ -483,11 +462,9 @@ static int32_t gather_job(tctx_t *c, const tgrid_t *G, int ond, const int64_t *o
                           const int64_t *dst)
 {
     int32_t ji = tile__job_new(c, JK_GATHER, G->dt, ond, olen, 1);
-    if (ji < 0)
-        return -1;
+    if (ji < 0) return -1;
     c->npv = 0;
-    if (add_region(c, G, start, step, cnt, dst, 0))
-        return -1;
+    if (add_region(c, G, start, step, cnt, dst, 0)) return -1;
     input_finish(c, ji, 0, ond, olen, G->dt);
     return ji;
 }
@@ -502,18 +479,15 @@ static tgrid_t *grid_rechunk(tctx_t *c, const tgrid_t *G, int64_t *const *bounds
     for (int d = 0; d < nd && same; d++)
         same = nch[d] == G->nchunks[d] &&
                memcmp(bounds[d], G->bounds[d], sizeof(int64_t) * (size_t)(nch[d] + 1)) == 0;
-    if (same)
-        return (tgrid_t *)G;
+    if (same) return (tgrid_t *)G;
     tgrid_t *R = grid_with_bounds(c, &G->shape, G->dt, (const int64_t *const *)bounds, nch);
-    if (!R)
-        return NULL;
+    if (!R) return NULL;
     for (int64_t li = 0; li < R->total; li++) {
         int64_t co[MR_MAXDIM], off[MR_MAXDIM], len[MR_MAXDIM];
         grid_coords(R, li, co);
         grid_region(R, co, off, len);
         int32_t ji = region_job(c, G, off, len);
-        if (ji < 0)
-            return NULL;
+        if (ji < 0) return NULL;
         R->job[li] = ji;
     }
     return R;
@@ -522,8 +496,7 @@ static tgrid_t *grid_rechunk(tctx_t *c, const tgrid_t *G, int64_t *const *bounds
 /* G with axis d rechunked to the bounds of axis e of H. */
 static tgrid_t *grid_align_axis(tctx_t *c, const tgrid_t *G, int d, const tgrid_t *H, int e)
 {
-    if (bounds_eq(G, d, H, e))
-        return (tgrid_t *)G;
+    if (bounds_eq(G, d, H, e)) return (tgrid_t *)G;
     int64_t *b[MR_MAXDIM], nch[MR_MAXDIM];
     for (int a = 0; a < G->shape.ndim; a++) {
         b[a] = a == d ? H->bounds[e] : G->bounds[a];
@@ -547,8 +520,7 @@ static bool fusable_into(tctx_t *c, int m, int consumer)
     if (!op_is_elementwise(M->op) || M->fetch || M->n_consumers != 1 || c->opts->keep_all ||
         M->df || C->df)
         return false;
-    if (op_is_elementwise(C->op))
-        return shape_eq(&M->oshape, &C->oshape);
+    if (op_is_elementwise(C->op)) return shape_eq(&M->oshape, &C->oshape);
     op_kind_t k = op_kind(C->op);
     return k == OPK_REDUCE || k == OPK_ARGREDUCE;
 }
@@ -558,8 +530,7 @@ static void collect_leaves(tctx_t *c, pbuild_t *b, int node)
     const graph_node_t *n = &c->g->nodes[node];
     for (int i = 0; i < n->n_in; i++) {
         int m = n->in[i].node;
-        if (m < 0)
-            continue;
+        if (m < 0) continue;
         if (c->fused[m]) {
             collect_leaves(c, b, m);
             continue;
@@ -567,8 +538,7 @@ static void collect_leaves(tctx_t *c, pbuild_t *b, int node)
         bool seen = false;
         for (int k = 0; k < b->n_leaves; k++)
             seen |= b->leaf_node[k] == m;
-        if (!seen)
-            b->leaf_node[b->n_leaves++] = m;
+        if (!seen) b->leaf_node[b->n_leaves++] = m;
     }
 }
 
@@ -595,8 +565,7 @@ static int emit(pbuild_t *b, op_t op, dtype_t compute, dtype_t out, int a, int x
 
 static int cast_to(pbuild_t *b, int r, dtype_t dt)
 {
-    if (r < 0 || b->p->reg_dt[r] == dt)
-        return r;
+    if (r < 0 || b->p->reg_dt[r] == dt) return r;
     return emit(b, OP_ASTYPE, dt, dt, r, -1, -1);
 }
 
@@ -612,23 +581,19 @@ static int const_reg(pbuild_t *b, scalar_t s, dtype_t dt)
 static int emit_node(tctx_t *c, pbuild_t *b, int node)
 {
     for (int k = 0; k < b->n_memo; k++)
-        if (b->memo_node[k] == node)
-            return b->memo_reg[k];
+        if (b->memo_node[k] == node) return b->memo_reg[k];
     const graph_node_t *n = &c->g->nodes[node];
     int reg[4] = {-1, -1, -1, -1};
     for (int i = 0; i < n->n_in && i < 3; i++) {
         int m = n->in[i].node;
-        if (m < 0)
-            continue;
+        if (m < 0) continue;
         if (c->fused[m]) {
             reg[i] = emit_node(c, b, m);
         } else {
             for (int k = 0; k < b->n_leaves; k++)
-                if (b->leaf_node[k] == m)
-                    reg[i] = k;
+                if (b->leaf_node[k] == m) reg[i] = k;
         }
-        if (reg[i] < 0)
-            return -1;
+        if (reg[i] < 0) return -1;
     }
     dtype_t in_dt[3] = {DT_BOOL, DT_BOOL, DT_BOOL};
     int in_nd[3] = {0, 0, 0};
@@ -640,8 +605,7 @@ static int emit_node(tctx_t *c, pbuild_t *b, int node)
     }
     ew_types_t ty;
     char e[256];
-    if (ew_node_types(n, in_dt, in_nd, &ty, e, sizeof e))
-        return tile__fail(c, "%s", e);
+    if (ew_node_types(n, in_dt, in_nd, &ty, e, sizeof e)) return tile__fail(c, "%s", e);
     if (b->p->n_regs > EW_MAX_REGS - 8 || b->p->n_ins > EW_MAX_INS - 6)
         return tile__fail(c, "internal: fused program too large");
     int r;
@@ -651,11 +615,14 @@ static int emit_node(tctx_t *c, pbuild_t *b, int node)
         r = emit(b, OP_ASTYPE, ty.compute, ty.out, a, -1, -1);
     } else if (n->op == OP_WHERE) {
         int cond = reg[0] >= 0 ? cast_to(b, reg[0], DT_BOOL) : const_reg(b, n->in[0].sc, DT_BOOL);
-        int x = reg[1] >= 0 ? cast_to(b, reg[1], ty.compute) : const_reg(b, n->in[1].sc, ty.compute);
-        int y = reg[2] >= 0 ? cast_to(b, reg[2], ty.compute) : const_reg(b, n->in[2].sc, ty.compute);
+        int x =
+            reg[1] >= 0 ? cast_to(b, reg[1], ty.compute) : const_reg(b, n->in[1].sc, ty.compute);
+        int y =
+            reg[2] >= 0 ? cast_to(b, reg[2], ty.compute) : const_reg(b, n->in[2].sc, ty.compute);
         r = emit(b, OP_WHERE, ty.compute, ty.out, cond, x, y);
     } else if (n->op == OP_CLIP) {
-        int a = reg[0] >= 0 ? cast_to(b, reg[0], ty.compute) : const_reg(b, n->in[0].sc, ty.compute);
+        int a =
+            reg[0] >= 0 ? cast_to(b, reg[0], ty.compute) : const_reg(b, n->in[0].sc, ty.compute);
         int lo = n->has_a_min ? const_reg(b, n->a_min, ty.compute) : -1;
         int hi = n->has_a_max ? const_reg(b, n->a_max, ty.compute) : -1;
         r = emit(b, OP_CLIP, ty.compute, ty.out, a, lo, hi);
@@ -669,7 +636,7 @@ static int emit_node(tctx_t *c, pbuild_t *b, int node)
     }
     if (b->p->reg_dt[r] != n->odtype)
         return tile__fail(c, "internal: program dtype %s differs from the inferred %s",
-                    dt_name((dtype_t)b->p->reg_dt[r]), dt_name(n->odtype));
+                          dt_name((dtype_t)b->p->reg_dt[r]), dt_name(n->odtype));
     if (b->n_memo < EW_MAX_REGS) {
         b->memo_node[b->n_memo] = node;
         b->memo_reg[b->n_memo++] = r;
@@ -689,8 +656,7 @@ static ew_prog_t *build_prog(tctx_t *c, pbuild_t *b, int root)
     for (int k = 0; k < b->n_leaves; k++)
         b->p->reg_dt[k] = (uint8_t)c->t->grid[b->leaf_node[k]]->dt;
     int r = emit_node(c, b, root);
-    if (r < 0)
-        return NULL;
+    if (r < 0) return NULL;
     b->p->out = r;
     return b->p;
 }
@@ -725,7 +691,7 @@ static tgrid_t *ew_grid(tctx_t *c, const pbuild_t *b, const shape_t *shape, dtyp
 /* Input k of job ji: the box [off, off+len) of creation or random node
  * `node`, generated by the job itself. */
 void tile__input_generated(tctx_t *c, int32_t ji, int k, int node, int nd, const int64_t *off,
-                            const int64_t *len, dtype_t dt)
+                           const int64_t *len, dtype_t dt)
 {
     jin_t *in = &c->t->jobs[ji].in[k];
     in->job = -1;
@@ -743,8 +709,8 @@ void tile__input_generated(tctx_t *c, int32_t ji, int k, int node, int nd, const
  * axes reduced to one position. */
 /* Inputs k0 .. k0 + n_leaves - 1 of job ji: the program's leaves over the
  * region (off, len). */
-static int ew_inputs(tctx_t *c, int32_t ji, int k0, const pbuild_t *b, int nd,
-                     const int64_t *off, const int64_t *len)
+static int ew_inputs(tctx_t *c, int32_t ji, int k0, const pbuild_t *b, int nd, const int64_t *off,
+                     const int64_t *len)
 {
     for (int k = k0; k < k0 + b->n_leaves; k++) {
         const tgrid_t *L = c->t->grid[b->leaf_node[k - k0]];
@@ -767,8 +733,7 @@ static int ew_inputs(tctx_t *c, int32_t ji, int k0, const pbuild_t *b, int nd,
         }
         c_strides(ln, n, dst);
         c->npv = 0;
-        if (add_region(c, L, lo, step, n, dst, 0))
-            return -1;
+        if (add_region(c, L, lo, step, n, dst, 0)) return -1;
         input_finish(c, ji, k, ln, n, L->dt);
     }
     return 0;
@@ -776,8 +741,7 @@ static int ew_inputs(tctx_t *c, int32_t ji, int k0, const pbuild_t *b, int nd,
 
 static tgrid_t *grid_astype(tctx_t *c, const tgrid_t *G, dtype_t dt)
 {
-    if (G->dt == dt)
-        return (tgrid_t *)G;
+    if (G->dt == dt) return (tgrid_t *)G;
     ew_prog_t *p = arena_alloc(c->t->arena, sizeof(ew_prog_t));
     memset(p, 0, sizeof(*p));
     p->n_inputs = 1;
@@ -792,14 +756,12 @@ static tgrid_t *grid_astype(tctx_t *c, const tgrid_t *G, dtype_t dt)
     pa->op = OP_ASTYPE;
     pa->prog = p;
     tgrid_t *R = grid_with_bounds(c, &G->shape, dt, (const int64_t *const *)G->bounds, G->nchunks);
-    if (!R)
-        return NULL;
+    if (!R) return NULL;
     for (int64_t li = 0; li < R->total; li++) {
         int32_t src = G->job[li];
         const job_t *sj = &c->t->jobs[src];
         int32_t ji = tile__job_new(c, JK_EW, dt, sj->ndim, sj->shape, 1);
-        if (ji < 0)
-            return NULL;
+        if (ji < 0) return NULL;
         c->t->jobs[ji].param = pa;
         tile__jin_direct(c, ji, 0, src);
         R->job[li] = ji;
@@ -832,8 +794,7 @@ static tgrid_t *grid_alias_reshape(tctx_t *c, const tgrid_t *G, const shape_t *s
         e++;
     }
     tgrid_t *R = grid_with_bounds(c, shape, G->dt, (const int64_t *const *)bounds, nch);
-    if (!R)
-        return NULL;
+    if (!R) return NULL;
     /* the chunks correspond one to one, in the same C order */
     for (int64_t li = 0; li < R->total; li++) {
         int64_t co[MR_MAXDIM], off[MR_MAXDIM], len[MR_MAXDIM];
@@ -841,8 +802,7 @@ static tgrid_t *grid_alias_reshape(tctx_t *c, const tgrid_t *G, const shape_t *s
         grid_region(R, co, off, len);
         int32_t src = G->job[li];
         int32_t ji = tile__job_new(c, JK_ALIAS, G->dt, shape->ndim, len, 1);
-        if (ji < 0)
-            return NULL;
+        if (ji < 0) return NULL;
         tile__jin_direct(c, ji, 0, src);
         R->job[li] = ji;
     }
@@ -857,10 +817,8 @@ static bool only_ones_differ(const shape_t *a, const shape_t *b)
             i++;
         while (j < b->ndim && b->d[j] == 1)
             j++;
-        if (i == a->ndim || j == b->ndim)
-            return i == a->ndim && j == b->ndim;
-        if (a->d[i++] != b->d[j++])
-            return false;
+        if (i == a->ndim || j == b->ndim) return i == a->ndim && j == b->ndim;
+        if (a->d[i++] != b->d[j++]) return false;
     }
 }
 
@@ -887,8 +845,7 @@ static int add_flat_range(tctx_t *c, const tgrid_t *G, int64_t f0, int64_t f1)
             j--;
         }
         int64_t cnt = shape[j] - idx[j];
-        if (cnt > (f1 - f0) / inner)
-            cnt = (f1 - f0) / inner;
+        if (cnt > (f1 - f0) / inner) cnt = (f1 - f0) / inner;
         int64_t start[MR_MAXDIM], step[MR_MAXDIM], n[MR_MAXDIM];
         for (int d = 0; d < nd; d++) {
             step[d] = 1;
@@ -903,8 +860,7 @@ static int add_flat_range(tctx_t *c, const tgrid_t *G, int64_t f0, int64_t f1)
                 n[d] = shape[d];
             }
         }
-        if (add_region(c, G, start, step, n, gst, f0 - base0))
-            return -1;
+        if (add_region(c, G, start, step, n, gst, f0 - base0)) return -1;
         f0 += cnt * inner;
     }
     return 0;
@@ -912,10 +868,8 @@ static int add_flat_range(tctx_t *c, const tgrid_t *G, int64_t f0, int64_t f1)
 
 static tgrid_t *grid_reshape(tctx_t *c, const tgrid_t *G, const shape_t *shape)
 {
-    if (shape_eq(&G->shape, shape))
-        return (tgrid_t *)G;
-    if (only_ones_differ(&G->shape, shape))
-        return grid_alias_reshape(c, G, shape);
+    if (shape_eq(&G->shape, shape)) return (tgrid_t *)G;
+    if (only_ones_differ(&G->shape, shape)) return grid_alias_reshape(c, G, shape);
     int64_t size = shape_size(shape);
     int nd = shape->ndim;
     int64_t nch[MR_MAXDIM] = {0};
@@ -935,15 +889,12 @@ static tgrid_t *grid_reshape(tctx_t *c, const tgrid_t *G, const shape_t *shape)
             target *= mx > 0 ? mx : 1;
         }
         rows = rowsize > 0 ? target / rowsize : shape->d[0];
-        if (rows < 1)
-            rows = 1;
-        if (G->total == 1 || size == 0)
-            rows = shape->d[0] > 0 ? shape->d[0] : 1;
+        if (rows < 1) rows = 1;
+        if (G->total == 1 || size == 0) rows = shape->d[0] > 0 ? shape->d[0] : 1;
         bounds_uniform(shape->d[0], rows, &nch[0]);
     }
     tgrid_t *R = tile__grid_alloc(c, shape, G->dt, nch);
-    if (!R)
-        return NULL;
+    if (!R) return NULL;
     for (int d = 0; d < nd; d++) {
         if (d == 0) {
             for (int64_t k = 0; k <= nch[0]; k++)
@@ -962,18 +913,15 @@ static tgrid_t *grid_reshape(tctx_t *c, const tgrid_t *G, const shape_t *shape)
         if (G->total == 1 && size > 0) {
             /* one chunk in, one out: the same bytes */
             int32_t ji = tile__job_new(c, JK_ALIAS, G->dt, nd, len, 1);
-            if (ji < 0)
-                return NULL;
+            if (ji < 0) return NULL;
             tile__jin_direct(c, ji, 0, G->job[0]);
             R->job[li] = ji;
             continue;
         }
         int32_t ji = tile__job_new(c, JK_GATHER, G->dt, nd, len, 1);
-        if (ji < 0)
-            return NULL;
+        if (ji < 0) return NULL;
         c->npv = 0;
-        if (size > 0 && add_flat_range(c, G, f0, f1))
-            return NULL;
+        if (size > 0 && add_flat_range(c, G, f0, f1)) return NULL;
         input_finish(c, ji, 0, nd, len, G->dt);
         R->job[li] = ji;
     }
@@ -986,8 +934,7 @@ static tgrid_t *grid_transpose(tctx_t *c, const tgrid_t *G, const int *perm)
     bool ident = true;
     for (int j = 0; j < nd; j++)
         ident &= perm[j] == j;
-    if (ident)
-        return (tgrid_t *)G;
+    if (ident) return (tgrid_t *)G;
     shape_t s = {.ndim = nd};
     int64_t *bounds[MR_MAXDIM], nch[MR_MAXDIM];
     for (int j = 0; j < nd; j++) {
@@ -996,8 +943,7 @@ static tgrid_t *grid_transpose(tctx_t *c, const tgrid_t *G, const int *perm)
         nch[j] = G->nchunks[perm[j]];
     }
     tgrid_t *R = grid_with_bounds(c, &s, G->dt, (const int64_t *const *)bounds, nch);
-    if (!R)
-        return NULL;
+    if (!R) return NULL;
     for (int64_t li = 0; li < R->total; li++) {
         int64_t co[MR_MAXDIM], off[MR_MAXDIM], len[MR_MAXDIM], ost[MR_MAXDIM];
         int64_t gstart[MR_MAXDIM], gn[MR_MAXDIM], gstep[MR_MAXDIM], dst[MR_MAXDIM];
@@ -1011,8 +957,7 @@ static tgrid_t *grid_transpose(tctx_t *c, const tgrid_t *G, const int *perm)
             dst[perm[j]] = ost[j];
         }
         int32_t ji = gather_job(c, G, nd, len, gstart, gstep, gn, dst);
-        if (ji < 0)
-            return NULL;
+        if (ji < 0) return NULL;
         R->job[li] = ji;
     }
     return R;
@@ -1024,17 +969,14 @@ static tgrid_t *grid_concat(tctx_t *c, tgrid_t *const *in, int n, int axis, cons
     int nd = shape->ndim;
     int64_t total_ch = 0;
     for (int k = 0; k < n; k++)
-        if (in[k]->shape.d[axis] > 0)
-            total_ch += in[k]->nchunks[axis];
-    if (total_ch == 0)
-        total_ch = 1;
+        if (in[k]->shape.d[axis] > 0) total_ch += in[k]->nchunks[axis];
+    if (total_ch == 0) total_ch = 1;
     int64_t *ab = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(total_ch + 1));
     int *owner = arena_alloc(c->t->arena, sizeof(int) * (size_t)total_ch);
     int64_t m = 0, base = 0;
     ab[0] = 0;
     for (int k = 0; k < n; k++) {
-        if (in[k]->shape.d[axis] == 0)
-            continue;
+        if (in[k]->shape.d[axis] == 0) continue;
         for (int64_t q = 0; q < in[k]->nchunks[axis]; q++) {
             ab[m + 1] = base + in[k]->bounds[axis][q + 1];
             owner[m++] = k;
@@ -1051,8 +993,7 @@ static tgrid_t *grid_concat(tctx_t *c, tgrid_t *const *in, int n, int axis, cons
         nch[d] = d == axis ? total_ch : in[0]->nchunks[d];
     }
     tgrid_t *R = grid_with_bounds(c, shape, in[0]->dt, (const int64_t *const *)bounds, nch);
-    if (!R)
-        return NULL;
+    if (!R) return NULL;
     /* offset of each input along the axis */
     int64_t offs[n];
     base = 0;
@@ -1067,8 +1008,7 @@ static tgrid_t *grid_concat(tctx_t *c, tgrid_t *const *in, int n, int axis, cons
         int k = owner[co[axis]];
         off[axis] -= offs[k];
         int32_t ji = region_job(c, in[k], off, len);
-        if (ji < 0)
-            return NULL;
+        if (ji < 0) return NULL;
         R->job[li] = ji;
     }
     return R;
@@ -1099,18 +1039,15 @@ static tgrid_t *tile_create(tctx_t *c, const graph_node_t *n, job_kind_t kind)
             default_chunks(&n->oshape, n->odtype, c->opts->target_chunk_bytes, chunk);
         G = grid_regular(c, &n->oshape, n->odtype, chunk);
     }
-    if (!G)
-        return NULL;
+    if (!G) return NULL;
     for (int64_t li = 0; li < G->total; li++) {
         int64_t co[MR_MAXDIM], off[MR_MAXDIM], len[MR_MAXDIM];
         grid_coords(G, li, co);
         grid_region(G, co, off, len);
         int32_t ji = tile__job_new(c, kind, n->odtype, n->oshape.ndim, len, 0);
-        if (ji < 0)
-            return NULL;
+        if (ji < 0) return NULL;
         c->t->jobs[ji].off = arena_i64_copy(c, off, n->oshape.ndim);
-        if (kind == JK_SOURCE)
-            c->t->jobs[ji].source_index = li;
+        if (kind == JK_SOURCE) c->t->jobs[ji].source_index = li;
         G->job[li] = ji;
     }
     return G;
@@ -1121,24 +1058,20 @@ static tgrid_t *tile_ew(tctx_t *c, int node)
     const graph_node_t *n = &c->g->nodes[node];
     pbuild_t b;
     ew_prog_t *p = build_prog(c, &b, node);
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     jparam_t *pa = tile__param_new(c, n->op);
     pa->prog = p;
     tgrid_t *G = ew_grid(c, &b, &n->oshape, n->odtype);
-    if (!G)
-        return NULL;
+    if (!G) return NULL;
     for (int64_t li = 0; li < G->total; li++) {
         int64_t co[MR_MAXDIM], off[MR_MAXDIM], len[MR_MAXDIM];
         grid_coords(G, li, co);
         grid_region(G, co, off, len);
         int32_t ji = tile__job_new(c, JK_EW, n->odtype, n->oshape.ndim, len, b.n_leaves);
-        if (ji < 0)
-            return NULL;
+        if (ji < 0) return NULL;
         c->t->jobs[ji].param = pa;
         c->t->jobs[ji].off = arena_i64_copy(c, off, n->oshape.ndim);
-        if (ew_inputs(c, ji, 0, &b, n->oshape.ndim, off, len))
-            return NULL;
+        if (ew_inputs(c, ji, 0, &b, n->oshape.ndim, off, len)) return NULL;
         G->job[li] = ji;
     }
     return G;
@@ -1147,7 +1080,7 @@ static tgrid_t *tile_ew(tctx_t *c, int node)
 /* Reduces partial jobs parts[0..np) into one: a tree of combines, then the
  * final job (shape fshape, dtype fdt) when final is set. */
 int32_t tile__reduce_tree(tctx_t *c, const jparam_t *pa, int32_t *parts, int64_t np, int64_t nbytes,
-                           bool final, dtype_t fdt, int fnd, const int64_t *fshape)
+                          bool final, dtype_t fdt, int fnd, const int64_t *fshape)
 {
     int64_t bshape[1] = {nbytes};
     while (np > RED_FANIN) {
@@ -1155,8 +1088,7 @@ int32_t tile__reduce_tree(tctx_t *c, const jparam_t *pa, int32_t *parts, int64_t
         for (int64_t i = 0; i < np; i += RED_FANIN) {
             int k = (int)(np - i < RED_FANIN ? np - i : RED_FANIN);
             int32_t ji = tile__job_new(c, JK_RED_COMBINE, DT_BOOL, 1, bshape, k);
-            if (ji < 0)
-                return -1;
+            if (ji < 0) return -1;
             c->t->jobs[ji].param = pa;
             for (int q = 0; q < k; q++)
                 tile__jin_direct(c, ji, q, parts[i + q]);
@@ -1166,8 +1098,7 @@ int32_t tile__reduce_tree(tctx_t *c, const jparam_t *pa, int32_t *parts, int64_t
     }
     int32_t ji = final ? tile__job_new(c, JK_RED_FINAL, fdt, fnd, fshape, (int)np)
                        : tile__job_new(c, JK_RED_COMBINE, DT_BOOL, 1, bshape, (int)np);
-    if (ji < 0)
-        return -1;
+    if (ji < 0) return -1;
     c->t->jobs[ji].param = pa;
     for (int q = 0; q < np; q++)
         tile__jin_direct(c, ji, q, parts[q]);
@@ -1185,17 +1116,14 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
     const tgrid_t *M; /* the grid of the values reduced */
     if (c->fused[x]) {
         pa->prog = build_prog(c, &b, x);
-        if (!pa->prog)
-            return NULL;
+        if (!pa->prog) return NULL;
         M = ew_grid(c, &b, &X->oshape, X->odtype);
-        if (!M)
-            return NULL;
+        if (!M) return NULL;
     } else {
         M = c->t->grid[x];
     }
     uint32_t axes = 0;
-    if (n->axis_all)
-        axes = nd >= 32 ? 0xffffffffu : ((1u << nd) - 1);
+    if (n->axis_all) axes = nd >= 32 ? 0xffffffffu : ((1u << nd) - 1);
     for (int i = 0; !n->axis_all && i < n->n_axis; i++)
         axes |= 1u << n->axis[i];
     pa->axes = axes;
@@ -1204,8 +1132,7 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
     pa->gshape = &X->oshape;
     int64_t nred = 1;
     for (int d = 0; d < nd; d++)
-        if (axes & (1u << d))
-            nred *= X->oshape.d[d];
+        if (axes & (1u << d)) nred *= X->oshape.d[d];
     pa->n_reduced = nred;
 
     /* output grid: kept axes keep M's bounds */
@@ -1222,13 +1149,11 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
         }
     }
     tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)bounds, nch);
-    if (!R)
-        return NULL;
+    if (!R) return NULL;
     /* chunks of M reduced into one output chunk: the product of the reduced axes' chunks */
     int64_t group = 1;
     for (int d = 0; d < nd; d++)
-        if (axes & (1u << d))
-            group *= M->nchunks[d];
+        if (axes & (1u << d)) group *= M->nchunks[d];
     int32_t *parts = malloc(sizeof(int32_t) * (size_t)group);
     if (!parts) {
         tile__fail(c, "out of memory while tiling");
@@ -1249,8 +1174,7 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
                 mco[d] = rco[q++];
             else {
                 mco[d] = 0;
-                if (n->keepdims)
-                    q++;
+                if (n->keepdims) q++;
             }
         }
         int64_t np = 0;
@@ -1271,15 +1195,13 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
                 grid_region(M, mco, off[k], len[k]);
                 src[k] = grid_index(M, mco);
                 int64_t rb = prod(nd, len[k]) * (int64_t)dt_size(X->odtype);
-                if (k > 0 && fused + rb > RED_FUSE_BYTES)
-                    break;
+                if (k > 0 && fused + rb > RED_FUSE_BYTES) break;
                 fused += rb;
                 k++;
             }
             int per = pa->prog ? b.n_leaves : 1;
             int32_t ji = tile__job_new(c, JK_RED_MAP, DT_BOOL, 1, bshape, per * k);
-            if (ji < 0)
-                goto fail;
+            if (ji < 0) goto fail;
             job_t *jb = &c->t->jobs[ji];
             jb->param = pa;
             jb->n_regions = k;
@@ -1288,14 +1210,10 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
                 jb->vshape = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(nd * k + 1));
             for (int e = 0; e < k; e++) {
                 jb = &c->t->jobs[ji]; /* making inputs may add jobs (and move them) */
-                if (nd > 0)
-                    memcpy(jb->off + e * nd, off[e], sizeof(int64_t) * (size_t)nd);
+                if (nd > 0) memcpy(jb->off + e * nd, off[e], sizeof(int64_t) * (size_t)nd);
                 if (pa->prog) {
-                    if (nd > 0)
-                        memcpy(jb->vshape + e * nd, len[e],
-                               sizeof(int64_t) * (size_t)nd);
-                    if (ew_inputs(c, ji, e * per, &b, nd, off[e], len[e]))
-                        goto fail;
+                    if (nd > 0) memcpy(jb->vshape + e * nd, len[e], sizeof(int64_t) * (size_t)nd);
+                    if (ew_inputs(c, ji, e * per, &b, nd, off[e], len[e])) goto fail;
                 } else if (c->gen[x]) {
                     tile__input_generated(c, ji, e, x, nd, off[e], len[e], X->odtype);
                 } else {
@@ -1305,9 +1223,9 @@ static tgrid_t *tile_reduce(tctx_t *c, int node)
             parts[np++] = ji;
             gi += k;
         }
-        int32_t fj = tile__reduce_tree(c, pa, parts, np, nbytes, true, n->odtype, n->oshape.ndim, rlen);
-        if (fj < 0)
-            goto fail;
+        int32_t fj =
+            tile__reduce_tree(c, pa, parts, np, nbytes, true, n->odtype, n->oshape.ndim, rlen);
+        if (fj < 0) goto fail;
         R->job[li] = fj;
     }
     free(parts);
@@ -1325,18 +1243,16 @@ static tgrid_t *tile_scan(tctx_t *c, int node)
     if (n->axis_all || X->shape.ndim == 0) {
         shape_t flat = {.ndim = 1, .d = {shape_size(&X->shape)}};
         X = grid_reshape(c, X, &flat);
-        if (!X)
-            return NULL;
+        if (!X) return NULL;
     } else {
         axis = n->axis[0];
     }
     jparam_t *pa = tile__param_new(c, n->op);
     pa->axis = axis;
     pa->in_dt = X->dt;
-    tgrid_t *R = grid_with_bounds(c, &X->shape, n->odtype, (const int64_t *const *)X->bounds,
-                                  X->nchunks);
-    if (!R)
-        return NULL;
+    tgrid_t *R =
+        grid_with_bounds(c, &X->shape, n->odtype, (const int64_t *const *)X->bounds, X->nchunks);
+    if (!R) return NULL;
     int nd = X->shape.ndim;
     /* locals first, then carries and results along each line of chunks */
     int32_t *local = malloc(sizeof(int32_t) * (size_t)R->total);
@@ -1347,8 +1263,7 @@ static tgrid_t *tile_scan(tctx_t *c, int node)
     for (int64_t li = 0; li < R->total; li++) {
         const job_t *sj = &c->t->jobs[X->job[li]];
         int32_t ji = tile__job_new(c, JK_SCAN_LOCAL, n->odtype, nd, sj->shape, 1);
-        if (ji < 0)
-            goto fail;
+        if (ji < 0) goto fail;
         c->t->jobs[ji].param = pa;
         tile__jin_direct(c, ji, 0, X->job[li]);
         local[li] = ji;
@@ -1356,8 +1271,7 @@ static tgrid_t *tile_scan(tctx_t *c, int node)
     for (int64_t li = 0; li < R->total; li++) {
         int64_t co[MR_MAXDIM];
         grid_coords(R, li, co);
-        if (co[axis] != 0)
-            continue;
+        if (co[axis] != 0) continue;
         int32_t carry = -1;
         for (int64_t k = 0; k < R->nchunks[axis]; k++) {
             co[axis] = k;
@@ -1373,8 +1287,7 @@ static tgrid_t *tile_scan(tctx_t *c, int node)
             memcpy(cshape, c->t->jobs[local[idx]].shape, sizeof(int64_t) * (size_t)nd);
             cshape[axis] = 1;
             int32_t cj = tile__job_new(c, JK_SCAN_CARRY, n->odtype, nd, cshape, carry >= 0 ? 2 : 1);
-            if (cj < 0)
-                goto fail;
+            if (cj < 0) goto fail;
             c->t->jobs[cj].param = pa;
             if (carry >= 0) {
                 tile__jin_direct(c, cj, 0, carry);
@@ -1383,9 +1296,9 @@ static tgrid_t *tile_scan(tctx_t *c, int node)
                 tile__jin_direct(c, cj, 0, local[prev]);
             }
             carry = cj;
-            int32_t aj = tile__job_new(c, JK_SCAN_APPLY, n->odtype, nd, c->t->jobs[local[idx]].shape, 2);
-            if (aj < 0)
-                goto fail;
+            int32_t aj =
+                tile__job_new(c, JK_SCAN_APPLY, n->odtype, nd, c->t->jobs[local[idx]].shape, 2);
+            if (aj < 0) goto fail;
             c->t->jobs[aj].param = pa;
             tile__jin_direct(c, aj, 0, local[idx]);
             tile__jin_direct(c, aj, 1, carry);
@@ -1400,14 +1313,13 @@ fail:
 }
 
 /* tensordot of grids A and B (same dtype) contracting ca[i] with cb[i]. */
-static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, int nc,
-                               const int *ca, const int *cb, const shape_t *oshape, op_t op)
+static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, int nc, const int *ca,
+                               const int *cb, const shape_t *oshape, op_t op)
 {
     bool sym = A == B && A->shape.ndim == 2 && nc == 1 && ca[0] == 1 && cb[0] == 1;
     for (int i = 0; i < nc; i++) {
         B = grid_align_axis(c, B, cb[i], A, ca[i]);
-        if (!B)
-            return NULL;
+        if (!B) return NULL;
     }
     jparam_t *pa = tile__param_new(c, op);
     pa->td_n = nc;
@@ -1420,15 +1332,13 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
         bool con = false;
         for (int i = 0; i < nc; i++)
             con |= ca[i] == d;
-        if (!con)
-            fa[nfa++] = d;
+        if (!con) fa[nfa++] = d;
     }
     for (int d = 0; d < B->shape.ndim; d++) {
         bool con = false;
         for (int i = 0; i < nc; i++)
             con |= cb[i] == d;
-        if (!con)
-            fb[nfb++] = d;
+        if (!con) fb[nfb++] = d;
     }
     int64_t *bounds[MR_MAXDIM], nch[MR_MAXDIM];
     for (int i = 0; i < nfa; i++) {
@@ -1440,8 +1350,7 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
         nch[nfa + i] = B->nchunks[fb[i]];
     }
     tgrid_t *R = grid_with_bounds(c, oshape, A->dt, (const int64_t *const *)bounds, nch);
-    if (!R)
-        return NULL;
+    if (!R) return NULL;
     int64_t ncomb = 1;
     for (int i = 0; i < nc; i++)
         ncomb *= A->nchunks[ca[i]];
@@ -1457,17 +1366,14 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
             grid_coords(R, li, co);
             grid_region(R, co, off, len);
             if (sym && pass == 1) {
-                if (co[0] <= co[1])
-                    continue;
+                if (co[0] <= co[1]) continue;
                 int64_t tco[2] = {co[1], co[0]};
                 int32_t src = R->job[grid_index(R, tco)];
                 int32_t ji = tile__job_new(c, JK_GATHER, A->dt, 2, len, 1);
-                if (ji < 0)
-                    return NULL;
+                if (ji < 0) return NULL;
                 c->npv = 0;
                 piece_t *p = pv_push(c);
-                if (!p)
-                    return NULL;
+                if (!p) return NULL;
                 p->src = src;
                 p->ndim = 2;
                 p->count = arena_i64_copy(c, len, 2);
@@ -1482,13 +1388,11 @@ static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, in
                 R->job[li] = ji;
                 continue;
             }
-            if (sym && co[0] > co[1])
-                continue;
+            if (sym && co[0] > co[1]) continue;
             bool diag = sym && co[0] == co[1];
             int32_t ji = tile__job_new(c, diag ? JK_SYRK : JK_TENSORDOT, A->dt, od, len,
-                                 (int)(diag ? ncomb : 2 * ncomb));
-            if (ji < 0)
-                return NULL;
+                                       (int)(diag ? ncomb : 2 * ncomb));
+            if (ji < 0) return NULL;
             c->t->jobs[ji].param = pa;
             int64_t aco[MR_MAXDIM], bco[MR_MAXDIM];
             for (int i = 0; i < nfa; i++)
@@ -1520,14 +1424,12 @@ static tgrid_t *grid_matmul(tctx_t *c, const tgrid_t *A, const tgrid_t *B, const
     int an = A->shape.ndim, bn = B->shape.ndim, on = oshape->ndim;
     /* align the contracted axis and the batch axes where both span them */
     B = grid_align_axis(c, B, bn - 2, A, an - 1);
-    if (!B)
-        return NULL;
+    if (!B) return NULL;
     for (int d = 0; d < on - 2; d++) {
         int ea = d - (on - an), eb = d - (on - bn);
         if (ea >= 0 && eb >= 0 && A->shape.d[ea] != 1 && B->shape.d[eb] != 1) {
             B = grid_align_axis(c, B, eb, A, ea);
-            if (!B)
-                return NULL;
+            if (!B) return NULL;
         }
     }
     int64_t *bounds[MR_MAXDIM], nch[MR_MAXDIM];
@@ -1550,8 +1452,7 @@ static tgrid_t *grid_matmul(tctx_t *c, const tgrid_t *A, const tgrid_t *B, const
     bounds[on - 1] = B->bounds[bn - 1];
     nch[on - 1] = B->nchunks[bn - 1];
     tgrid_t *R = grid_with_bounds(c, oshape, A->dt, (const int64_t *const *)bounds, nch);
-    if (!R)
-        return NULL;
+    if (!R) return NULL;
     jparam_t *pa = tile__param_new(c, OP_MATMUL);
     int64_t nk = A->nchunks[an - 1];
     for (int64_t li = 0; li < R->total; li++) {
@@ -1559,16 +1460,13 @@ static tgrid_t *grid_matmul(tctx_t *c, const tgrid_t *A, const tgrid_t *B, const
         grid_coords(R, li, co);
         grid_region(R, co, off, len);
         int32_t ji = tile__job_new(c, JK_MATMUL, A->dt, on, len, (int)(2 * nk));
-        if (ji < 0)
-            return NULL;
+        if (ji < 0) return NULL;
         c->t->jobs[ji].param = pa;
         int64_t aco[MR_MAXDIM], bco[MR_MAXDIM];
         for (int d = 0; d < on - 2; d++) {
             int ea = d - (on - an), eb = d - (on - bn);
-            if (ea >= 0)
-                aco[ea] = A->shape.d[ea] == 1 ? 0 : co[d];
-            if (eb >= 0)
-                bco[eb] = B->shape.d[eb] == 1 ? 0 : co[d];
+            if (ea >= 0) aco[ea] = A->shape.d[ea] == 1 ? 0 : co[d];
+            if (eb >= 0) bco[eb] = B->shape.d[eb] == 1 ? 0 : co[d];
         }
         aco[an - 2] = co[on - 2];
         bco[bn - 1] = co[on - 1];
@@ -1602,8 +1500,7 @@ static tgrid_t *tile_linalg(tctx_t *c, int node)
     if ((n->op == OP_DOT || n->op == OP_MATMUL) && Xa->oshape.ndim == 2 &&
         is_plain_transpose_of(c, bn, an)) {
         A = grid_astype(c, c->t->grid[an], n->odtype);
-        if (!A)
-            return NULL;
+        if (!A) return NULL;
         int one = 1;
         return grid_tensordot(c, A, A, 1, &one, &one, &n->oshape, n->op);
     }
@@ -1613,15 +1510,13 @@ static tgrid_t *tile_linalg(tctx_t *c, int node)
     }
     A = grid_astype(c, c->t->grid[an], n->odtype);
     B = an == bn ? A : grid_astype(c, c->t->grid[bn], n->odtype);
-    if (!A || !B)
-        return NULL;
+    if (!A || !B) return NULL;
     if (n->op == OP_OUTER) {
         shape_t fa = {.ndim = 1, .d = {shape_size(&Xa->oshape)}};
         shape_t fb = {.ndim = 1, .d = {shape_size(&Xb->oshape)}};
         const tgrid_t *RA = grid_reshape(c, A, &fa);
         const tgrid_t *RB = A == B ? RA : grid_reshape(c, B, &fb);
-        if (!RA || !RB)
-            return NULL;
+        if (!RA || !RB) return NULL;
         return grid_tensordot(c, RA, RB, 0, NULL, NULL, &n->oshape, n->op);
     }
     if (n->op == OP_MATMUL) {
@@ -1640,8 +1535,7 @@ static tgrid_t *tile_linalg(tctx_t *c, int node)
             sb = (shape_t){.ndim = 2, .d = {B->shape.d[0], 1}};
             B = grid_reshape(c, B, &sb);
         }
-        if (!A || !B)
-            return NULL;
+        if (!A || !B) return NULL;
         if (na == 1 || nb == 1) {
             /* the full result shape with the size-1 axes back in place */
             int bat = (A->shape.ndim > B->shape.ndim ? A->shape.ndim : B->shape.ndim) - 2;
@@ -1652,8 +1546,7 @@ static tgrid_t *tile_linalg(tctx_t *c, int node)
             so.d[bat + 1] = nb == 1 ? 1 : B->shape.d[B->shape.ndim - 1];
         }
         tgrid_t *R = grid_matmul(c, A, B, &so);
-        if (!R)
-            return NULL;
+        if (!R) return NULL;
         return grid_reshape(c, R, &n->oshape);
     }
     return grid_tensordot(c, A, B, n->td_n, n->td_a, n->td_b, &n->oshape, n->op);
@@ -1669,10 +1562,12 @@ static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
         if (d < n->n_index)
             ix = n->index[d];
         else
-            ix = (index_t){.is_int = false, .start = 0, .stop = G->shape.d[d], .step = 1,
+            ix = (index_t){.is_int = false,
+                           .start = 0,
+                           .stop = G->shape.d[d],
+                           .step = 1,
                            .len = G->shape.d[d]};
-        if (ix.is_int)
-            continue;
+        if (ix.is_int) continue;
         /* one output chunk per input chunk that holds selected positions */
         int64_t *b = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(G->nchunks[d] + 2));
         int64_t m = 0;
@@ -1700,8 +1595,7 @@ static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
         nch[od++] = m;
     }
     tgrid_t *R = grid_with_bounds(c, &n->oshape, G->dt, (const int64_t *const *)bounds, nch);
-    if (!R)
-        return NULL;
+    if (!R) return NULL;
     for (int64_t li = 0; li < R->total; li++) {
         int64_t co[MR_MAXDIM], off[MR_MAXDIM], len[MR_MAXDIM], ost[MR_MAXDIM];
         int64_t start[MR_MAXDIM], step[MR_MAXDIM], cnt[MR_MAXDIM], dst[MR_MAXDIM];
@@ -1729,8 +1623,7 @@ static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
             }
         }
         int32_t ji = gather_job(c, G, od, len, start, step, cnt, dst);
-        if (ji < 0)
-            return NULL;
+        if (ji < 0) return NULL;
         R->job[li] = ji;
     }
     return R;
@@ -1784,18 +1677,15 @@ static tgrid_t *tile_shape_op(tctx_t *c, int node)
                     s.d[d] = d == axis ? 1 : X->shape.d[e++];
                 X = grid_reshape(c, X, &s);
             }
-            if (!X)
-                goto cat_done;
+            if (!X) goto cat_done;
             in[k] = (tgrid_t *)X;
         }
         /* other axes follow the first input's chunking */
         for (int k = 1; k < n->n_in; k++) {
             for (int d = 0; d < n->oshape.ndim; d++) {
-                if (d == axis)
-                    continue;
+                if (d == axis) continue;
                 in[k] = grid_align_axis(c, in[k], d, in[0], d);
-                if (!in[k])
-                    goto cat_done;
+                if (!in[k]) goto cat_done;
             }
         }
         R = grid_concat(c, in, n->n_in, axis, &n->oshape);
@@ -1828,8 +1718,7 @@ static void plan_fusion(tctx_t *c)
         const graph_node_t *n = &g->nodes[i];
         bool ew = op_is_elementwise(n->op);
         op_kind_t k = op_kind(n->op);
-        if (!ew && k != OPK_REDUCE && k != OPK_ARGREDUCE)
-            continue;
+        if (!ew && k != OPK_REDUCE && k != OPK_ARGREDUCE) continue;
         int cost = 4;
         bool any = false;
         for (int j = 0; j < n->n_in; j++) {
@@ -1844,8 +1733,7 @@ static void plan_fusion(tctx_t *c)
         if (any && cost <= FUSE_MAX_COST) {
             for (int j = 0; j < n->n_in; j++) {
                 int m = n->in[j].node;
-                if (m >= 0 && fusable_into(c, m, i))
-                    c->fused[m] = true;
+                if (m >= 0 && fusable_into(c, m, i)) c->fused[m] = true;
             }
             c->cost[i] = cost;
         } else {
@@ -1860,14 +1748,12 @@ static void plan_fusion(tctx_t *c)
 static void plan_generated(tctx_t *c)
 {
     const graph_t *g = c->g;
-    if (c->opts->keep_all)
-        return;
+    if (c->opts->keep_all) return;
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node_t *n = &g->nodes[i];
         for (int j = 0; j < n->n_in; j++) {
             int m = n->in[j].node;
-            if (m < 0)
-                continue;
+            if (m < 0) continue;
             const graph_node_t *M = &g->nodes[m];
             op_kind_t mk = op_kind(M->op), nk = op_kind(n->op);
             if ((mk == OPK_CREATE || mk == OPK_RANDOM) && !M->fetch && M->n_consumers == 1 &&
@@ -1900,21 +1786,19 @@ static void mark_live(tile_t *t)
     for (int32_t j = 0; j < t->n_jobs; j++)
         t->live[j] = t->jobs[j].keep;
     for (int32_t j = t->n_jobs - 1; j >= 0; j--) {
-        if (!t->live[j])
-            continue;
+        if (!t->live[j]) continue;
         const job_t *jb = &t->jobs[j];
         for (int k = 0; k < jb->n_in; k++) {
             const jin_t *in = &jb->in[k];
-            if (in->job >= 0)
-                t->live[in->job] = 1;
+            if (in->job >= 0) t->live[in->job] = 1;
             for (int p = 0; p < in->n_pieces; p++)
                 t->live[in->pieces[p].src] = 1;
         }
     }
 }
 
-int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *opts,
-               tile_t **out, char *err, size_t errlen)
+int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *opts, tile_t **out,
+               char *err, size_t errlen)
 {
     tile_opts_t defo;
     if (!opts) {
@@ -1927,13 +1811,11 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
     c.skip = calloc((size_t)g->n_nodes + 1, sizeof(bool));
     c.cost = calloc((size_t)g->n_nodes + 1, sizeof(int));
     c.gen = calloc((size_t)g->n_nodes + 1, sizeof(bool));
-    if (!t || !c.fused || !c.skip || !c.cost || !c.gen)
-        goto oom;
+    if (!t || !c.fused || !c.skip || !c.cost || !c.gen) goto oom;
     t->g = g;
     t->arena = arena_create();
     t->grid = calloc((size_t)g->n_nodes + 1, sizeof(tgrid_t *));
-    if (!t->arena || !t->grid)
-        goto oom;
+    if (!t->arena || !t->grid) goto oom;
     c.t = t;
     plan_fusion(&c);
     plan_skips(&c);
@@ -1941,12 +1823,10 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node_t *n = &g->nodes[i];
         c.node = i;
-        if (c.fused[i] || c.skip[i])
-            continue;
+        if (c.fused[i] || c.skip[i]) continue;
         tgrid_t *G = NULL;
         if (n->df || op_kind(n->op) == OPK_DF) {
-            if (!(G = tile_df(&c, i)))
-                goto fail;
+            if (!(G = tile_df(&c, i))) goto fail;
             t->grid[i] = G;
             if (n->fetch || opts->keep_all)
                 for (int64_t k = 0; k < G->total; k++)
@@ -1986,8 +1866,7 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
             G = tile_shape_op(&c, i);
             break;
         }
-        if (!G)
-            goto fail;
+        if (!G) goto fail;
         if (!shape_eq(&G->shape, &n->oshape) || G->dt != n->odtype) {
             tile__fail(&c, "internal: tiled shape or dtype differs from the inferred one");
             goto fail;
@@ -1998,8 +1877,7 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
                 t->jobs[G->job[k]].keep = true;
     }
     t->live = calloc((size_t)t->n_jobs + 1, 1);
-    if (!t->live)
-        goto oom;
+    if (!t->live) goto oom;
     mark_live(t);
     free(c.fused);
     free(c.skip);
@@ -2022,8 +1900,7 @@ fail:
 
 void tile_free(tile_t *t)
 {
-    if (!t)
-        return;
+    if (!t) return;
     arena_destroy(t->arena);
     free(t->jobs);
     free(t->grid);
@@ -2076,7 +1953,6 @@ void tile_gather(const jin_t *in, const void *const *srcs_by_piece, void *dst)
         bool empty = false;
         for (int a = 0; a < p->ndim; a++)
             empty |= p->count[a] == 0;
-        if (!empty)
-            copy_box(p, 0, s, d, es);
+        if (!empty) copy_box(p, 0, s, d, es);
     }
 }

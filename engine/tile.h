@@ -32,13 +32,13 @@ typedef enum {
     JK_RED_COMBINE, /* kern_red_combine of the inputs' partials */
     JK_RED_FINAL,   /* combine of the inputs' partials, then kern_red_final */
     JK_SCAN_LOCAL,
-    JK_SCAN_CARRY,  /* inputs: [prev_local] or [prev_carry, prev_local] */
-    JK_SCAN_APPLY,  /* inputs: [local, carry] */
-    JK_TENSORDOT,   /* inputs: pairs (a_k, b_k); out = sum_k tensordot(a_k, b_k) */
-    JK_MATMUL,      /* inputs: pairs (a_k, b_k); out = sum_k matmul(a_k, b_k) */
-    JK_SYRK,        /* inputs: a_k; out = sum_k a_k a_kᵀ */
-    JK_DF,          /* a DataFrame step (param->dfk, df/dfexec.h); its output is a frame blob
-                     * whose size is known only when it runs (job.blob), or fixed bytes */
+    JK_SCAN_CARRY, /* inputs: [prev_local] or [prev_carry, prev_local] */
+    JK_SCAN_APPLY, /* inputs: [local, carry] */
+    JK_TENSORDOT,  /* inputs: pairs (a_k, b_k); out = sum_k tensordot(a_k, b_k) */
+    JK_MATMUL,     /* inputs: pairs (a_k, b_k); out = sum_k matmul(a_k, b_k) */
+    JK_SYRK,       /* inputs: a_k; out = sum_k a_k a_kᵀ */
+    JK_DF,         /* a DataFrame step (param->dfk, df/dfexec.h); its output is a frame blob
+                    * whose size is known only when it runs (job.blob), or fixed bytes */
 } job_kind_t;
 
 /* The steps of DataFrame ops. Per-job arguments are in job.off[]. */
@@ -57,18 +57,18 @@ typedef enum {
     DFJ_NU_MAP,
     DFJ_NU_COMBINE,
     DFJ_NU_FINAL,
-    DFJ_DESCRIBE,    /* in: every chunk */
+    DFJ_DESCRIBE, /* in: every chunk */
     DFJ_GB_MAP,
     DFJ_GB_COMBINE,
     DFJ_GB_FINAL,
-    DFJ_HASH_PART,   /* a pack of off[0] parts by the node's key columns (off[1]: side) */
-    DFJ_GB_PART,     /* in: every chunk's pack; off[0] = part: map, combine, final */
-    DFJ_GB_MERGE,    /* in: every part's final, merged in key order */
+    DFJ_HASH_PART, /* a pack of off[0] parts by the node's key columns (off[1]: side) */
+    DFJ_GB_PART,   /* in: every chunk's pack; off[0] = part: map, combine, final */
+    DFJ_GB_MERGE,  /* in: every part's final, merged in key order */
     DFJ_SORT_SAMPLE,
-    DFJ_SORT_SPLIT,  /* in: every sample */
-    DFJ_SORT_RANGE,  /* in: chunk, splitters: a pack */
-    DFJ_SORT_PART,   /* in: every chunk's pack; off[0] = part */
-    DFJ_MERGE_PART,  /* in: left packs then right packs; off[0] = part, off[1] = left count */
+    DFJ_SORT_SPLIT, /* in: every sample */
+    DFJ_SORT_RANGE, /* in: chunk, splitters: a pack */
+    DFJ_SORT_PART,  /* in: every chunk's pack; off[0] = part */
+    DFJ_MERGE_PART, /* in: left packs then right packs; off[0] = part, off[1] = left count */
 } dfjob_t;
 
 /* A strided copy of a box out of a source chunk into the assembled array:
@@ -84,7 +84,7 @@ typedef struct {
 } piece_t;
 
 typedef struct {
-    int32_t job;     /* >= 0: that job's whole output as is; -1: assembled */
+    int32_t job; /* >= 0: that job's whole output as is; -1: assembled */
     int32_t n_pieces;
     piece_t *pieces;
     /* >= 0: generated in the consuming job instead (job -1, no pieces): the
@@ -93,7 +93,7 @@ typedef struct {
      * consumer */
     int32_t gen_node;
     int64_t *gen_off;
-    int ndim;        /* the array the kernel sees */
+    int ndim; /* the array the kernel sees */
     int64_t *shape;
     dtype_t dt;
 } jin_t;
@@ -101,30 +101,30 @@ typedef struct {
 /* Kind-specific parameters, shared by the jobs of one node. */
 typedef struct {
     op_t op;
-    ew_prog_t *prog;  /* JK_EW; JK_RED_MAP when fused (else NULL) */
-    uint32_t axes;    /* reductions: reduced axes of the map's input */
-    dtype_t in_dt;    /* reductions: dtype of the values reduced */
+    ew_prog_t *prog; /* JK_EW; JK_RED_MAP when fused (else NULL) */
+    uint32_t axes;   /* reductions: reduced axes of the map's input */
+    dtype_t in_dt;   /* reductions: dtype of the values reduced */
     int64_t n_reduced;
     int64_t ddof;
     const shape_t *gshape; /* argmin/argmax: the whole input's shape */
-    int axis;         /* scans */
-    int td_n;         /* tensordot */
+    int axis;              /* scans */
+    int td_n;              /* tensordot */
     int td_a[MR_MAXDIM], td_b[MR_MAXDIM];
-    uint8_t dfk;      /* JK_DF: dfjob_t */
+    uint8_t dfk; /* JK_DF: dfjob_t */
 } jparam_t;
 
 typedef struct {
-    uint8_t kind;     /* job_kind_t */
-    uint8_t dt;       /* output dtype (partials: DT_BOOL, shape = [nbytes]) */
+    uint8_t kind; /* job_kind_t */
+    uint8_t dt;   /* output dtype (partials: DT_BOOL, shape = [nbytes]) */
     int8_t ndim;
-    bool keep;        /* a chunk of a fetched tensor: kept after its consumers ran */
-    bool blob;        /* JK_DF: the output is a frame blob (or a pack of them) whose size only
-                       * the kernel knows; job_nbytes is 0 */
-    int32_t node;     /* the graph node it serves */
-    int64_t *shape;   /* output chunk shape */
-    int64_t *off;     /* global offset of the chunk in its tensor (creation, random, arg maps);
-                       * JK_RED_MAP: n_regions offsets, one after the other */
-    int64_t *vshape;  /* JK_RED_MAP with a program: the shape of the values reduced, per region */
+    bool keep;       /* a chunk of a fetched tensor: kept after its consumers ran */
+    bool blob;       /* JK_DF: the output is a frame blob (or a pack of them) whose size only
+                      * the kernel knows; job_nbytes is 0 */
+    int32_t node;    /* the graph node it serves */
+    int64_t *shape;  /* output chunk shape */
+    int64_t *off;    /* global offset of the chunk in its tensor (creation, random, arg maps);
+                      * JK_RED_MAP: n_regions offsets, one after the other */
+    int64_t *vshape; /* JK_RED_MAP with a program: the shape of the values reduced, per region */
     int32_t n_in;
     jin_t *in;
     const jparam_t *param;
@@ -151,20 +151,19 @@ struct tile {
     const graph_t *g;
     int32_t n_jobs, cap_jobs;
     job_t *jobs;
-    tgrid_t **grid;   /* per graph node; NULL for nodes fused into their consumer */
+    tgrid_t **grid; /* per graph node; NULL for nodes fused into their consumer */
     struct arena *arena;
-    uint8_t *live;    /* per job: needed for a kept chunk (others never run) */
+    uint8_t *live; /* per job: needed for a kept chunk (others never run) */
 };
 
 typedef struct {
     int64_t target_chunk_bytes; /* default chunk size when a document gives none */
-    bool keep_all;    /* keep every node's chunks (cluster sessions), not only fetched ones */
+    bool keep_all; /* keep every node's chunks (cluster sessions), not only fetched ones */
     /* Cluster sessions: the chunk bounds of session tensor n (an
      * OP_SESSION_TENSOR node), which an earlier task may have left uneven.
      * Returns 0 with nch[d] and bounds[d] (nch[d]+1 offsets, owned by ctx,
      * valid during tile_build), or -1 to use regular chunks of n->chunk. */
-    int (*source_bounds)(void *ctx, const graph_node_t *n, int64_t *nch,
-                         const int64_t **bounds);
+    int (*source_bounds)(void *ctx, const graph_node_t *n, int64_t *nch, const int64_t **bounds);
     void *source_ctx;
 } tile_opts_t;
 
@@ -172,8 +171,8 @@ void tile_opts_default(tile_opts_t *o);
 
 /* Tiles a validated graph. Returns 0, or -1 with a message naming the node
  * (chunk counts over lim's quotas). The graph must outlive the tile. */
-int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *opts,
-               tile_t **out, char *err, size_t errlen);
+int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *opts, tile_t **out,
+               char *err, size_t errlen);
 void tile_free(tile_t *t);
 
 /* Bytes of a job's output (0 for a blob job: see job.blob). */

@@ -4,8 +4,7 @@
 
 static int refuse(char *err, size_t errlen, const char *what, op_t op, dtype_t dt)
 {
-    snprintf(err, errlen, "%s: %s is not supported for %s input", op_name(op), what,
-             dt_name(dt));
+    snprintf(err, errlen, "%s: %s is not supported for %s input", op_name(op), what, dt_name(dt));
     return -1;
 }
 
@@ -28,8 +27,9 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     switch (op) {
     case OP_SUBTRACT:
         if (r == DT_BOOL) {
-            snprintf(err, errlen, "numpy boolean subtract is not supported; use logical_xor "
-                                  "or not_equal");
+            snprintf(err, errlen,
+                     "numpy boolean subtract is not supported; use logical_xor "
+                     "or not_equal");
             return -1;
         }
         return 0;
@@ -40,20 +40,17 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
         }
         return 0;
     case OP_SIGN:
-        if (r == DT_BOOL)
-            return refuse(err, errlen, "sign", op, r);
+        if (r == DT_BOOL) return refuse(err, errlen, "sign", op, r);
         return 0;
     case OP_DIVIDE:
-        if (!dt_is_float(r))
-            t->compute = t->out = DT_FLOAT64;
+        if (!dt_is_float(r)) t->compute = t->out = DT_FLOAT64;
         return 0;
     case OP_FLOOR_DIVIDE:
     case OP_MOD:
     case OP_POWER:
     case OP_SQUARE:
         /* numpy gives int8 for bools, a dtype outside the contract */
-        if (r == DT_BOOL)
-            return refuse(err, errlen, "the int8 result numpy gives", op, r);
+        if (r == DT_BOOL) return refuse(err, errlen, "the int8 result numpy gives", op, r);
         return 0;
     case OP_SQRT:
     case OP_EXP:
@@ -67,10 +64,8 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     case OP_FLOOR:
     case OP_CEIL:
         /* numpy gives float16 for bool, a dtype outside the contract */
-        if (r == DT_BOOL)
-            return refuse(err, errlen, "the float16 result numpy gives", op, r);
-        if (!dt_is_float(r))
-            t->compute = t->out = DT_FLOAT64;
+        if (r == DT_BOOL) return refuse(err, errlen, "the float16 result numpy gives", op, r);
+        if (!dt_is_float(r)) t->compute = t->out = DT_FLOAT64;
         return 0;
     case OP_EQUAL:
     case OP_NOT_EQUAL:
@@ -87,11 +82,17 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     }
 }
 
-static int dt_kind(dtype_t t) { return t == DT_BOOL ? 0 : dt_is_int(t) ? 1 : 2; }
-static int sc_kind(scalar_t s) { return s.kind == SC_BOOL ? 0 : s.kind == SC_INT ? 1 : 2; }
+static int dt_kind(dtype_t t)
+{
+    return t == DT_BOOL ? 0 : dt_is_int(t) ? 1 : 2;
+}
+static int sc_kind(scalar_t s)
+{
+    return s.kind == SC_BOOL ? 0 : s.kind == SC_INT ? 1 : 2;
+}
 
-int ew_node_types(const graph_node_t *n, const dtype_t *in_dt, const int *in_ndim,
-                  ew_types_t *t, char *err, size_t errlen)
+int ew_node_types(const graph_node_t *n, const dtype_t *in_dt, const int *in_ndim, ew_types_t *t,
+                  char *err, size_t errlen)
 {
     /* at most 3 operands and 2 clip bounds */
     dtype_t arr[8];
@@ -111,10 +112,8 @@ int ew_node_types(const graph_node_t *n, const dtype_t *in_dt, const int *in_ndi
         }
     }
     if (n->op == OP_CLIP) {
-        if (n->has_a_min)
-            sc[ns++] = n->a_min;
-        if (n->has_a_max)
-            sc[ns++] = n->a_max;
+        if (n->has_a_min) sc[ns++] = n->a_min;
+        if (n->has_a_max) sc[ns++] = n->a_max;
     }
     for (int j = 0; j < ns; j++)
         max_sc_kind = sc_kind(sc[j]) > max_sc_kind ? sc_kind(sc[j]) : max_sc_kind;
@@ -124,6 +123,5 @@ int ew_node_types(const graph_node_t *n, const dtype_t *in_dt, const int *in_ndi
             arr[na++] = sc_default_dtype(sc[j]);
         ns = 0;
     }
-    return ew_resolve(n->op, na, arr, ns, sc, n->has_dtype ? n->dtype : DT_FLOAT64, t, err,
-                      errlen);
+    return ew_resolve(n->op, na, arr, ns, sc, n->has_dtype ? n->dtype : DT_FLOAT64, t, err, errlen);
 }

@@ -30,7 +30,7 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
  * otherwise Python scalars count as their default dtypes. A 0-d tensor of
  * the graph has no known value before running, so it counts as its dtype
  * (as in dask and Mars): numpy may pick a smaller type there. */
-int ew_node_types(const graph_node_t *n, const dtype_t *in_dt, const int *in_ndim,
-                  ew_types_t *t, char *err, size_t errlen);
+int ew_node_types(const graph_node_t *n, const dtype_t *in_dt, const int *in_ndim, ew_types_t *t,
+                  char *err, size_t errlen);
 
 #endif

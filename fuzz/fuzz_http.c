@@ -18,10 +18,20 @@
 #include "httpparse.h"
 
 static const char *const PATTERNS[] = {
-    "/health", "/metrics", "/api/v1/health", "/api/v1/sessions", "/api/v1/sessions/{}",
-    "/api/v1/sessions/{}/tasks", "/api/v1/sessions/{}/tasks/{}", "/api/v1/sessions/{}/tensors",
-    "/api/v1/sessions/{}/tensors/{}", "/api/v1/sessions/{}/tensors/{}/data", "/api/v1/files/{}",
-    "/api/v1/workers", "/api/v1/supervisors", "/",
+    "/health",
+    "/metrics",
+    "/api/v1/health",
+    "/api/v1/sessions",
+    "/api/v1/sessions/{}",
+    "/api/v1/sessions/{}/tasks",
+    "/api/v1/sessions/{}/tasks/{}",
+    "/api/v1/sessions/{}/tensors",
+    "/api/v1/sessions/{}/tensors/{}",
+    "/api/v1/sessions/{}/tensors/{}/data",
+    "/api/v1/files/{}",
+    "/api/v1/workers",
+    "/api/v1/supervisors",
+    "/",
 };
 
 static void fuzz_route(const char *d, size_t n)

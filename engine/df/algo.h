@@ -28,8 +28,17 @@ int df_hash_partition(const frame_t *in, const int *cols, int ncols, int nparts,
 
 /* ---- groupby_agg ---- */
 typedef enum {
-    AGG_SUM, AGG_MEAN, AGG_MIN, AGG_MAX, AGG_COUNT, AGG_SIZE, AGG_STD, AGG_VAR,
-    AGG_NUNIQUE, AGG_FIRST, AGG_LAST
+    AGG_SUM,
+    AGG_MEAN,
+    AGG_MIN,
+    AGG_MAX,
+    AGG_COUNT,
+    AGG_SIZE,
+    AGG_STD,
+    AGG_VAR,
+    AGG_NUNIQUE,
+    AGG_FIRST,
+    AGG_LAST
 } agg_func_t;
 
 typedef struct {
@@ -84,8 +93,8 @@ int df_range_partition(const frame_t *in, const frame_t *splitters, const sort_s
                        frame_t *outs, char *err, size_t errlen);
 /* One part: the pieces every chunk sent it, in chunk order, concatenated and
  * stably sorted (index kept, as pandas keeps it). */
-int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, frame_t *out,
-                 char *err, size_t errlen);
+int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, frame_t *out, char *err,
+                 size_t errlen);
 
 /* ---- merge (hash partitioned; each part joined alone) ---- */
 typedef enum { MERGE_INNER, MERGE_LEFT, MERGE_RIGHT, MERGE_OUTER } merge_how_t;

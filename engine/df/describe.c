@@ -217,8 +217,8 @@ int df_describe(const frame_t *in, frame_t *out, char *err, size_t errlen)
         nnum += in->cols[c].type == FT_INT64 || in->cols[c].type == FT_FLOAT64;
     if (nnum == 0)
         return errmsg(err, errlen,
-                        "describe: no numeric (int64 or float64) column; the describe of bool "
-                        "and string data is not supported");
+                      "describe: no numeric (int64 or float64) column; the describe of bool "
+                      "and string data is not supported");
     if (frame_alloc(out, in->series, 8, nnum, 1)) goto nomem;
     int64_t nb = 1;
     for (int r = 0; r < 8; r++)

@@ -141,9 +141,9 @@ int dfx_concat(const frame_t *const *parts, int n, frame_t *out, char *err, size
                 if (!num) {
                     free(tofloat);
                     return errmsg(err, errlen,
-                                 "concatenating a %s and a %s column is not "
-                                 "supported",
-                                 df_type_name(a->type, false), df_type_name(b->type, false));
+                                  "concatenating a %s and a %s column is not "
+                                  "supported",
+                                  df_type_name(a->type, false), df_type_name(b->type, false));
                 }
                 tofloat[k] = any = true;
             }

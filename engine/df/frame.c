@@ -17,23 +17,20 @@ static size_t width(ftype_t t)
 
 static bool mul_ok(int64_t a, int64_t b, int64_t *out)
 {
-    if (a < 0 || b < 0)
-        return false;
+    if (a < 0 || b < 0) return false;
     return !__builtin_mul_overflow(a, b, out);
 }
 
 static void *xmalloc(int64_t n)
 {
-    if (n < 0 || (uint64_t)n > SIZE_MAX)
-        return NULL;
+    if (n < 0 || (uint64_t)n > SIZE_MAX) return NULL;
     return malloc(n ? (size_t)n : 1);
 }
 
 int frame_alloc(frame_t *f, bool series, int64_t nrows, int ncols, int nidx)
 {
     memset(f, 0, sizeof *f);
-    if (nrows < 0 || ncols < 0 || nidx < 1 || (series && ncols != 1))
-        return -1;
+    if (nrows < 0 || ncols < 0 || nidx < 1 || (series && ncols != 1)) return -1;
     f->series = series;
     f->nrows = nrows;
     f->ncols = ncols;
@@ -65,8 +62,7 @@ int fcol_alloc(fcol_t *c, ftype_t t, int64_t n, int64_t nbytes, bool with_valid)
         goto fail;
     }
     if (with_valid) {
-        if (!(c->valid = xmalloc(n)))
-            goto fail;
+        if (!(c->valid = xmalloc(n))) goto fail;
         memset(c->valid, 1, (size_t)n);
     }
     return 0;
@@ -89,8 +85,7 @@ int flabel_set(flabel_t *l, const char *s, bool is_int)
     free(l->s);
     l->s = NULL;
     l->is_int = is_int;
-    if (s && !(l->s = strdup(s)))
-        return -1;
+    if (s && !(l->s = strdup(s))) return -1;
     return 0;
 }
 
@@ -116,16 +111,14 @@ void frame_free(frame_t *f)
 int fcol_copy(const fcol_t *c, fcol_t *out)
 {
     int64_t nb = c->type == FT_STRING ? c->offsets[c->n] + 1 : 0;
-    if (fcol_alloc(out, (ftype_t)c->type, c->n, nb, c->valid != NULL))
-        return -1;
+    if (fcol_alloc(out, (ftype_t)c->type, c->n, nb, c->valid != NULL)) return -1;
     if (c->type == FT_STRING) {
         memcpy(out->offsets, c->offsets, (size_t)(c->n + 1) * 8);
         memcpy(out->bytes, c->bytes, (size_t)nb);
     } else {
         memcpy(out->data, c->data, (size_t)c->n * width((ftype_t)c->type));
     }
-    if (c->valid)
-        memcpy(out->valid, c->valid, (size_t)c->n);
+    if (c->valid) memcpy(out->valid, c->valid, (size_t)c->n);
     return 0;
 }
 
@@ -147,14 +140,12 @@ static size_t pad8(size_t n)
 static size_t col_size(const fcol_t *c, const flabel_t *l)
 {
     size_t n = (size_t)c->n, s = DESC;
-    if (l->s)
-        s += pad8(strlen(l->s) + 1);
+    if (l->s) s += pad8(strlen(l->s) + 1);
     if (c->type == FT_STRING)
         s += (n + 1) * 8 + pad8((size_t)c->offsets[n] + 1);
     else
         s += pad8(n * width((ftype_t)c->type));
-    if (c->valid)
-        s += pad8(n);
+    if (c->valid) s += pad8(n);
     return s;
 }
 
@@ -170,8 +161,7 @@ size_t frame_blob_size(const frame_t *f)
 
 static uint8_t *put(uint8_t *p, const void *src, size_t n)
 {
-    if (n)
-        memcpy(p, src, n);
+    if (n) memcpy(p, src, n);
     memset(p + n, 0, pad8(n) - n);
     return p + pad8(n);
 }
@@ -188,16 +178,14 @@ static uint8_t *put_col(uint8_t *p, const fcol_t *c, const flabel_t *l)
     memcpy(p + 4, &ll32, 4);
     memcpy(p + 8, &nb, 8);
     p += DESC;
-    if (l->s)
-        p = put(p, l->s, ll + 1);
+    if (l->s) p = put(p, l->s, ll + 1);
     if (c->type == FT_STRING) {
         p = put(p, c->offsets, (n + 1) * 8);
         p = put(p, c->bytes, (size_t)nb);
     } else {
         p = put(p, c->data, n * width((ftype_t)c->type));
     }
-    if (c->valid)
-        p = put(p, c->valid, n);
+    if (c->valid) p = put(p, c->valid, n);
     return p;
 }
 
@@ -227,13 +215,11 @@ size_t frame_blob_len(const void *buf, size_t len)
 {
     uint32_t magic, ver;
     uint64_t total;
-    if (len < HDR)
-        return 0;
+    if (len < HDR) return 0;
     memcpy(&magic, buf, 4);
     memcpy(&ver, (const char *)buf + 4, 4);
     memcpy(&total, (const char *)buf + 8, 8);
-    if (magic != BLOB_MAGIC || ver != BLOB_VERSION || total < HDR || total > len)
-        return 0;
+    if (magic != BLOB_MAGIC || ver != BLOB_VERSION || total < HDR || total > len) return 0;
     return (size_t)total;
 }
 
@@ -245,8 +231,7 @@ typedef struct {
 /* Takes n bytes (padded to 8) from the cursor, or NULL past the end. */
 static const uint8_t *take(cur_t *c, size_t n)
 {
-    if (n > c->left || pad8(n) > c->left)
-        return NULL;
+    if (n > c->left || pad8(n) > c->left) return NULL;
     const uint8_t *r = c->p;
     c->p += pad8(n);
     c->left -= pad8(n);
@@ -256,8 +241,7 @@ static const uint8_t *take(cur_t *c, size_t n)
 static int view_col(cur_t *cu, int64_t nrows, fcol_t *c, flabel_t *l, char *err, size_t errlen)
 {
     const uint8_t *d = take(cu, DESC);
-    if (!d)
-        return errmsg(err, errlen, "frame blob: truncated column descriptor");
+    if (!d) return errmsg(err, errlen, "frame blob: truncated column descriptor");
     uint32_t ll;
     int64_t nb;
     memcpy(&ll, d + 4, 4);
@@ -281,8 +265,7 @@ static int view_col(cur_t *cu, int64_t nrows, fcol_t *c, flabel_t *l, char *err,
         if (!o || nb < 1 || (uint64_t)nb > cu->left)
             return errmsg(err, errlen, "frame blob: truncated string column");
         const uint8_t *b = take(cu, (size_t)nb);
-        if (!b)
-            return errmsg(err, errlen, "frame blob: truncated string bytes");
+        if (!b) return errmsg(err, errlen, "frame blob: truncated string bytes");
         c->offsets = (int64_t *)o;
         c->bytes = (char *)b;
         if (c->offsets[0] != 0 || c->offsets[n] != nb - 1 || c->bytes[nb - 1] != 0)
@@ -291,17 +274,14 @@ static int view_col(cur_t *cu, int64_t nrows, fcol_t *c, flabel_t *l, char *err,
             if (c->offsets[i + 1] < c->offsets[i])
                 return errmsg(err, errlen, "frame blob: bad string offsets");
     } else {
-        if (nb != 0)
-            return errmsg(err, errlen, "frame blob: bad column descriptor");
+        if (nb != 0) return errmsg(err, errlen, "frame blob: bad column descriptor");
         const uint8_t *v = take(cu, n * width((ftype_t)c->type));
-        if (!v)
-            return errmsg(err, errlen, "frame blob: truncated column");
+        if (!v) return errmsg(err, errlen, "frame blob: truncated column");
         c->data = (void *)v;
     }
     if (d[1]) {
         const uint8_t *v = take(cu, n);
-        if (!v)
-            return errmsg(err, errlen, "frame blob: truncated validity");
+        if (!v) return errmsg(err, errlen, "frame blob: truncated validity");
         c->valid = (uint8_t *)v;
     }
     return 0;
@@ -310,11 +290,9 @@ static int view_col(cur_t *cu, int64_t nrows, fcol_t *c, flabel_t *l, char *err,
 int frame_view(const void *buf, size_t len, frame_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (((uintptr_t)buf & 7) != 0)
-        return errmsg(err, errlen, "frame blob: not 8-byte aligned");
+    if (((uintptr_t)buf & 7) != 0) return errmsg(err, errlen, "frame blob: not 8-byte aligned");
     size_t total = frame_blob_len(buf, len);
-    if (!total)
-        return errmsg(err, errlen, "frame blob: bad header");
+    if (!total) return errmsg(err, errlen, "frame blob: bad header");
     const uint8_t *p = buf;
     int64_t nrows;
     int32_t nc, ni;
@@ -331,11 +309,9 @@ int frame_view(const void *buf, size_t len, frame_t *out, char *err, size_t errl
     out->range_index = p[33];
     cur_t cu = {p + HDR, total - HDR};
     for (int i = 0; i < ni; i++)
-        if (view_col(&cu, nrows, &out->idx[i], &out->idx_names[i], err, errlen))
-            goto bad;
+        if (view_col(&cu, nrows, &out->idx[i], &out->idx_names[i], err, errlen)) goto bad;
     for (int i = 0; i < nc; i++)
-        if (view_col(&cu, nrows, &out->cols[i], &out->names[i], err, errlen))
-            goto bad;
+        if (view_col(&cu, nrows, &out->cols[i], &out->names[i], err, errlen)) goto bad;
     return 0;
 bad:
     frame_free(out);
@@ -346,12 +322,10 @@ bad:
 
 static int frame_like(const frame_t *src, int64_t nrows, frame_t *out)
 {
-    if (frame_alloc(out, src->series, nrows, src->ncols, src->nidx))
-        return -1;
+    if (frame_alloc(out, src->series, nrows, src->ncols, src->nidx)) return -1;
     out->range_index = src->range_index;
     for (int i = 0; i < src->ncols; i++)
-        if (flabel_set(&out->names[i], src->names[i].s, src->names[i].is_int))
-            goto fail;
+        if (flabel_set(&out->names[i], src->names[i].s, src->names[i].is_int)) goto fail;
     for (int i = 0; i < src->nidx; i++)
         if (flabel_set(&out->idx_names[i], src->idx_names[i].s, src->idx_names[i].is_int))
             goto fail;
@@ -367,8 +341,7 @@ static int take_col(const fcol_t *c, const int64_t *rows, int64_t n, fcol_t *out
     if (c->type == FT_STRING)
         for (int64_t i = 0; i < n; i++)
             nb += c->offsets[rows[i] + 1] - c->offsets[rows[i]];
-    if (fcol_alloc(out, (ftype_t)c->type, n, nb, c->valid != NULL))
-        return -1;
+    if (fcol_alloc(out, (ftype_t)c->type, n, nb, c->valid != NULL)) return -1;
     if (c->type == FT_STRING) {
         int64_t at = 0;
         for (int64_t i = 0; i < n; i++) {
@@ -398,14 +371,11 @@ static int take_col(const fcol_t *c, const int64_t *rows, int64_t n, fcol_t *out
 
 int frame_take(const frame_t *src, const int64_t *rows, int64_t n, frame_t *out)
 {
-    if (frame_like(src, n, out))
-        return -1;
+    if (frame_like(src, n, out)) return -1;
     for (int i = 0; i < src->nidx; i++)
-        if (take_col(&src->idx[i], rows, n, &out->idx[i]))
-            goto fail;
+        if (take_col(&src->idx[i], rows, n, &out->idx[i])) goto fail;
     for (int i = 0; i < src->ncols; i++)
-        if (take_col(&src->cols[i], rows, n, &out->cols[i]))
-            goto fail;
+        if (take_col(&src->cols[i], rows, n, &out->cols[i])) goto fail;
     return 0;
 fail:
     frame_free(out);
@@ -414,11 +384,9 @@ fail:
 
 int frame_slice(const frame_t *src, int64_t start, int64_t n, frame_t *out)
 {
-    if (start < 0 || n < 0 || start > src->nrows || n > src->nrows - start)
-        return -1;
+    if (start < 0 || n < 0 || start > src->nrows || n > src->nrows - start) return -1;
     int64_t *rows = xmalloc(n * 8);
-    if (!rows)
-        return -1;
+    if (!rows) return -1;
     for (int64_t i = 0; i < n; i++)
         rows[i] = start + i;
     int rc = frame_take(src, rows, n, out);
@@ -434,14 +402,11 @@ static int concat_col(const frame_t *const *parts, int n, bool is_idx, int k, in
     int64_t nb = 1;
     for (int p = 0; p < n; p++) {
         const fcol_t *c = is_idx ? &parts[p]->idx[k] : &parts[p]->cols[k];
-        if (c->type != c0->type)
-            return -1;
+        if (c->type != c0->type) return -1;
         valid |= c->valid != NULL;
-        if (c->type == FT_STRING && __builtin_add_overflow(nb, c->offsets[c->n], &nb))
-            return -1;
+        if (c->type == FT_STRING && __builtin_add_overflow(nb, c->offsets[c->n], &nb)) return -1;
     }
-    if (fcol_alloc(out, (ftype_t)c0->type, total, nb, valid))
-        return -1;
+    if (fcol_alloc(out, (ftype_t)c0->type, total, nb, valid)) return -1;
     int64_t row = 0, at = 0;
     size_t w = width((ftype_t)c0->type);
     for (int p = 0; p < n; p++) {
@@ -454,33 +419,27 @@ static int concat_col(const frame_t *const *parts, int n, bool is_idx, int k, in
         } else if (c->n) {
             memcpy((char *)out->data + (size_t)row * w, c->data, (size_t)c->n * w);
         }
-        if (c->valid)
-            memcpy(out->valid + row, c->valid, (size_t)c->n);
+        if (c->valid) memcpy(out->valid + row, c->valid, (size_t)c->n);
         row += c->n;
     }
-    if (c0->type == FT_STRING)
-        out->bytes[at] = 0;
+    if (c0->type == FT_STRING) out->bytes[at] = 0;
     return 0;
 }
 
 int frame_concat(const frame_t *const *parts, int n, frame_t *out)
 {
-    if (n < 1)
-        return -1;
+    if (n < 1) return -1;
     int64_t total = 0;
     for (int p = 0; p < n; p++) {
         if (parts[p]->ncols != parts[0]->ncols || parts[p]->nidx != parts[0]->nidx ||
             __builtin_add_overflow(total, parts[p]->nrows, &total))
             return -1;
     }
-    if (frame_like(parts[0], total, out))
-        return -1;
+    if (frame_like(parts[0], total, out)) return -1;
     for (int i = 0; i < parts[0]->nidx; i++)
-        if (concat_col(parts, n, true, i, total, &out->idx[i]))
-            goto fail;
+        if (concat_col(parts, n, true, i, total, &out->idx[i])) goto fail;
     for (int i = 0; i < parts[0]->ncols; i++)
-        if (concat_col(parts, n, false, i, total, &out->cols[i]))
-            goto fail;
+        if (concat_col(parts, n, false, i, total, &out->cols[i])) goto fail;
     if (out->range_index && out->idx[0].type == FT_INT64)
         for (int64_t i = 0; i < total; i++)
             ((int64_t *)out->idx[0].data)[i] = i;

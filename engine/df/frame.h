@@ -50,10 +50,10 @@ typedef struct {
                        * (merge results, default indexes) */
     int64_t nrows;
     int ncols;
-    fcol_t *cols;     /* ncols columns of nrows rows */
-    flabel_t *names;  /* ncols labels */
-    int nidx;         /* index levels, >= 1 */
-    fcol_t *idx;      /* nidx levels of nrows rows */
+    fcol_t *cols;    /* ncols columns of nrows rows */
+    flabel_t *names; /* ncols labels */
+    int nidx;        /* index levels, >= 1 */
+    fcol_t *idx;     /* nidx levels of nrows rows */
     flabel_t *idx_names;
     /* memory: frame_alloc'ed frames own everything (frame_free); frame_view'ed
      * frames own only the four arrays above (frame_free frees just those) */
@@ -78,8 +78,7 @@ int fcol_copy(const fcol_t *c, fcol_t *out);
 /* Value access. */
 static inline bool fcol_is_na(const fcol_t *c, int64_t i)
 {
-    if (c->type == FT_FLOAT64)
-        return ((const double *)c->data)[i] != ((const double *)c->data)[i];
+    if (c->type == FT_FLOAT64) return ((const double *)c->data)[i] != ((const double *)c->data)[i];
     return c->valid && !c->valid[i];
 }
 static inline const char *fcol_str(const fcol_t *c, int64_t i, int64_t *len)

@@ -59,12 +59,12 @@ static int check_spec(const frame_t *in, const gb_spec_t *s, char *err, size_t e
         if (g->func == AGG_SIZE) continue;
         if (g->col < 0 || g->col >= in->ncols)
             return errmsg(err, errlen, "groupby_agg: column %d of %d for '%s'", g->col, in->ncols,
-                            g->out ? g->out : "");
+                          g->out ? g->out : "");
         bool numeric_only =
             g->func == AGG_SUM || g->func == AGG_MEAN || g->func == AGG_STD || g->func == AGG_VAR;
         if (numeric_only && in->cols[g->col].type == FT_STRING)
             return errmsg(err, errlen, "groupby_agg: %s of string column '%s' is not supported",
-                            func_name(g->func), in->names[g->col].s ? in->names[g->col].s : "");
+                          func_name(g->func), in->names[g->col].s ? in->names[g->col].s : "");
     }
     return 0;
 }
@@ -432,9 +432,9 @@ static int check_partial(const frame_t *p, const gb_spec_t *s, char *err, size_t
 {
     if (s->nby < 1 || s->nby > DF_MAX_KEYS || p->nidx != s->nby || p->ncols != total_states(s))
         return errmsg(err, errlen,
-                        "groupby_agg: a partial of %d levels and %d columns for %d keys and %d "
-                        "state columns",
-                        p->nidx, p->ncols, s->nby, total_states(s));
+                      "groupby_agg: a partial of %d levels and %d columns for %d keys and %d "
+                      "state columns",
+                      p->nidx, p->ncols, s->nby, total_states(s));
     return 0;
 }
 
@@ -599,7 +599,7 @@ int df_gb_merge_sorted(const frame_t *const *parts, int n, const gb_spec_t *s, f
     for (int p = 0; p < n; p++)
         if (parts[p]->nidx != s->nby || parts[p]->ncols != s->nagg)
             return errmsg(err, errlen, "groupby_agg: result %d has %d levels, %d columns", p,
-                            parts[p]->nidx, parts[p]->ncols);
+                          parts[p]->nidx, parts[p]->ncols);
     frame_t all;
     if (frame_concat(parts, n, &all))
         return errmsg(err, errlen, "groupby_agg: results differ in layout or out of memory");

@@ -89,15 +89,14 @@ static int check(const frame_t *l, const frame_t *r, const merge_spec_t *s, char
         return errmsg(err, errlen, "merge: %d keys, how %d", s->n_on, (int)s->how);
     for (int k = 0; k < s->n_on; k++) {
         if (s->lon[k] < 0 || s->lon[k] >= l->ncols || s->ron[k] < 0 || s->ron[k] >= r->ncols)
-            return errmsg(err, errlen,
-                            "merge: key %d is column %d of %d (left), %d of %d (right)", k,
-                            s->lon[k], l->ncols, s->ron[k], r->ncols);
+            return errmsg(err, errlen, "merge: key %d is column %d of %d (left), %d of %d (right)",
+                          k, s->lon[k], l->ncols, s->ron[k], r->ncols);
         int lt = l->cols[s->lon[k]].type, rt = r->cols[s->ron[k]].type;
         if ((lt == FT_STRING) != (rt == FT_STRING))
             return errmsg(err, errlen,
-                            "merge: You are trying to merge on %s and %s columns. If you wish to "
-                            "proceed you should use pd.concat",
-                            type_name(lt), type_name(rt));
+                          "merge: You are trying to merge on %s and %s columns. If you wish to "
+                          "proceed you should use pd.concat",
+                          type_name(lt), type_name(rt));
     }
     return 0;
 }
@@ -235,12 +234,12 @@ int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t 
     goto done;
 toobig:
     ret = errmsg(err, errlen, "merge: %lld x %lld rows give too many rows for memory",
-                   (long long)nl, (long long)nr);
+                 (long long)nl, (long long)nr);
     goto done;
 nomem:
     frame_free(out);
     ret = errmsg(err, errlen, "merge: out of memory joining %lld and %lld rows", (long long)nl,
-                   (long long)nr);
+                 (long long)nr);
 done:
     dfa_htab_free(&t);
     free(rgid);

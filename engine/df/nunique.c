@@ -56,7 +56,7 @@ static int check_partial(const frame_t *p, const frame_t *first, char *err, size
 {
     if (p->ncols != first->ncols)
         return errmsg(err, errlen, "nunique: partials of %d and %d columns", p->ncols,
-                        first->ncols);
+                      first->ncols);
     for (int c = 0; c < p->ncols; c++) {
         const fcol_t *x = &p->cols[c];
         if (x->type != FT_STRING)
@@ -78,7 +78,7 @@ int df_nunique_combine(const frame_t *const *parts, int n, frame_t *out, char *e
     for (int p = 0; p < n; p++)
         if (parts[p]->nrows != 1 || check_partial(parts[p], parts[0], err, errlen))
             return parts[p]->nrows != 1 ? errmsg(err, errlen, "nunique: a partial of %lld rows",
-                                                   (long long)parts[p]->nrows)
+                                                 (long long)parts[p]->nrows)
                                         : -1;
     int64_t *off2 = dfa_alloc(2 * (int64_t)n + 1, sizeof *off2);
     int64_t *rows = dfa_alloc(n, sizeof *rows), in_off[2] = {0, n};
@@ -126,9 +126,9 @@ int df_nunique_final(const frame_t *part, frame_t *out, char *err, size_t errlen
 {
     memset(out, 0, sizeof *out);
     if (part->nrows != 1 || check_partial(part, part, err, errlen))
-        return part->nrows != 1 ? errmsg(err, errlen, "nunique: a partial of %lld rows",
-                                           (long long)part->nrows)
-                                : -1;
+        return part->nrows != 1
+                   ? errmsg(err, errlen, "nunique: a partial of %lld rows", (long long)part->nrows)
+                   : -1;
     int nc = part->ncols;
     int64_t *cnt = dfa_alloc(nc, sizeof *cnt);
     if (!cnt) goto nomem;

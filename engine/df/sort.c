@@ -338,8 +338,8 @@ int df_range_partition(const frame_t *in, const frame_t *splitters, const sort_s
         return -1;
     for (int k = 0; k < s->nby; k++)
         if (ks.k[k]->type != sk.k[k]->type)
-            return errmsg(err, errlen, "sort_values: key %d is %d in the chunk, %d in splitters",
-                            k, ks.k[k]->type, sk.k[k]->type);
+            return errmsg(err, errlen, "sort_values: key %d is %d in the chunk, %d in splitters", k,
+                          ks.k[k]->type, sk.k[k]->type);
     int64_t n = in->nrows, ns = splitters->nrows;
     int64_t *part = dfa_alloc(n, sizeof *part), *start = dfa_alloc(ns + 2, sizeof *start);
     int64_t *rows = dfa_alloc(n, sizeof *rows);

@@ -56,8 +56,7 @@ typedef struct {
 
 /* out = program(inputs); out->dt is reg_dt[prog->out]. Returns -1 only for
  * data errors (integers to negative integer powers, as numpy raises). */
-int kern_ew_eval(const ew_prog_t *prog, const arr_t *inputs, arr_t *out, char *err,
-                 size_t errlen);
+int kern_ew_eval(const ew_prog_t *prog, const arr_t *inputs, arr_t *out, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------------------
  * Reductions as map, combine and final stages over partial results.
@@ -73,9 +72,9 @@ typedef struct {
      * `shape` (fused: no intermediate array for the whole chunk). */
     const ew_prog_t *prog;
     const arr_t *in;
-    shape_t shape;     /* the shape of the values (in[0].shape without prog) */
-    dtype_t dt;        /* their dtype (prog's output dtype, or in[0].dt) */
-    uint32_t axes;     /* bit d set: axis d is reduced */
+    shape_t shape; /* the shape of the values (in[0].shape without prog) */
+    dtype_t dt;    /* their dtype (prog's output dtype, or in[0].dt) */
+    uint32_t axes; /* bit d set: axis d is reduced */
     /* argmin/argmax only: where this chunk sits in the whole tensor, to
      * produce global indices (flat C-order index over the whole tensor when
      * every axis is reduced, else the index along the one reduced axis). */
@@ -85,8 +84,8 @@ typedef struct {
 
 /* Partial positions are the C order of `shape` with reduced axes of size 1. */
 int kern_red_map(const kern_red_map_t *m, void *partial, char *err, size_t errlen);
-void kern_red_combine(op_t op, dtype_t in_dt, int64_t n_out, int n_parts,
-                      const void *const *parts, void *out_partial);
+void kern_red_combine(op_t op, dtype_t in_dt, int64_t n_out, int n_parts, const void *const *parts,
+                      void *out_partial);
 /* n_reduced: how many elements in all were reduced into each position (for
  * mean, std, var); ddof for std and var. out->dt is the op's result dtype. */
 void kern_red_final(op_t op, dtype_t in_dt, int64_t n_out, int64_t n_reduced, int64_t ddof,
@@ -101,8 +100,8 @@ dtype_t kern_red_result_dtype(op_t op, dtype_t in_dt);
  *   result_k = local_k (+|*) carry_k, broadcast along the axis
  * Carries have the chunk's shape with the axis of size 1. */
 void kern_scan_local(op_t op, const arr_t *in, int axis, arr_t *out);
-void kern_scan_carry(op_t op, const arr_t *prev_carry /* NULL for k = 1 */,
-                     const arr_t *prev_local, int axis, arr_t *out);
+void kern_scan_carry(op_t op, const arr_t *prev_carry /* NULL for k = 1 */, const arr_t *prev_local,
+                     int axis, arr_t *out);
 void kern_scan_apply(op_t op, const arr_t *local, const arr_t *carry, int axis, arr_t *out);
 
 /* ---------------------------------------------------------------------------

@@ -398,7 +398,7 @@ static int set_quota(const char *v, bool size, int64_t total_mem, int64_t engine
 }
 
 #define QUOTA_SETTER(name, field, size)                                                            \
-    static int name(cfg_t *c, const char *v, char *err, size_t errlen)                            \
+    static int name(cfg_t *c, const char *v, char *err, size_t errlen)                             \
     {                                                                                              \
         graph_limits_t d;                                                                          \
         graph_limits_default(&d);                                                                  \
@@ -902,7 +902,8 @@ static int finish(cfg_t *c, char *err, size_t errlen)
 
     /* Without -H: loopback, unless a token protects the service
      * (docs/security.md says why). */
-    if (!c->host_set) snprintf(c->host, sizeof c->host, "%s", c->token[0] ? "0.0.0.0" : "127.0.0.1");
+    if (!c->host_set)
+        snprintf(c->host, sizeof c->host, "%s", c->token[0] ? "0.0.0.0" : "127.0.0.1");
     bool wildcard = strcmp(c->host, "0.0.0.0") == 0 || strcmp(c->host, "::") == 0;
     if (wildcard) {
         if (gethostname(c->advertise, sizeof c->advertise) != 0 || !c->advertise[0])

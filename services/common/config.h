@@ -75,7 +75,7 @@ typedef struct cfg {
     log_settings_t log;
     bool log_level_set, log_format_set; /* explicit ones win over --log-conf */
 
-    int web_port; /* supervisor -w; -1: none */
+    int web_port;          /* supervisor -w; -1: none */
     int worker_timeout_ms; /* supervisor --worker-timeout */
     int max_attempts;      /* supervisor --max-attempts */
     char token_file[CFG_STR_MAX];

@@ -851,15 +851,16 @@ static bool auth_answered(http_req_t *r, const char *path, size_t plen, h2o_iove
     size_t vlen = 0;
     const char *qt = NULL;
     if (get && plen == 1 && req->query_at != SIZE_MAX)
-        qt = http_query_find(req->path.base + req->query_at + 1,
-                             req->path.len - req->query_at - 1, "token", &vlen);
+        qt = http_query_find(req->path.base + req->query_at + 1, req->path.len - req->query_at - 1,
+                             "token", &vlen);
     if (qt) {
         char *tok = h2o_mem_alloc_pool(&req->pool, vlen + 1);
         size_t tlen = http_percent_decode(qt, vlen, tok);
         if (http_token_equal(tok, tlen, s->token)) {
-            h2o_iovec_t cookie = h2o_concat(&req->pool, h2o_iovec_init(H2O_STRLIT("mars_token=")),
-                                            h2o_iovec_init(s->token, strlen(s->token)),
-                                            h2o_iovec_init(H2O_STRLIT("; HttpOnly; SameSite=Strict; Path=/")));
+            h2o_iovec_t cookie =
+                h2o_concat(&req->pool, h2o_iovec_init(H2O_STRLIT("mars_token=")),
+                           h2o_iovec_init(s->token, strlen(s->token)),
+                           h2o_iovec_init(H2O_STRLIT("; HttpOnly; SameSite=Strict; Path=/")));
             h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_SET_COOKIE, NULL, cookie.base,
                            cookie.len);
             h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_LOCATION, NULL,

@@ -72,8 +72,8 @@ int httpc_get(const char *host, int port, const char *path, int timeout_ms, int 
     return httpc_get_auth(host, port, path, NULL, timeout_ms, status, body, err, errlen);
 }
 
-int httpc_get_auth(const char *host, int port, const char *path, const char *token,
-                   int timeout_ms, int *status, sbuf_t *body, char *err, size_t errlen)
+int httpc_get_auth(const char *host, int port, const char *path, const char *token, int timeout_ms,
+                   int *status, sbuf_t *body, char *err, size_t errlen)
 {
     long long deadline = now_ms() + timeout_ms;
     sbuf_t req, resp;

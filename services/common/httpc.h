@@ -17,7 +17,7 @@
 int httpc_get(const char *host, int port, const char *path, int timeout_ms, int *status,
               sbuf_t *body, char *err, size_t errlen);
 /* The same with `Authorization: Bearer token` (token NULL or "": none). */
-int httpc_get_auth(const char *host, int port, const char *path, const char *token,
-                   int timeout_ms, int *status, sbuf_t *body, char *err, size_t errlen);
+int httpc_get_auth(const char *host, int port, const char *path, const char *token, int timeout_ms,
+                   int *status, sbuf_t *body, char *err, size_t errlen);
 
 #endif

@@ -232,8 +232,7 @@ int plan_file_local(void *rq, const char *name, char *path, size_t pathlen, char
         snprintf(tmpf, sizeof tmpf, "%s.tmp%d.%lx", path, (int)getpid(),
                  (unsigned long)pthread_self());
         FILE *f = fopen(tmpf, "wb");
-        if (!f || fwrite(rep->str, 1, rep->len, f) != rep->len || fclose(f) ||
-            rename(tmpf, path)) {
+        if (!f || fwrite(rep->str, 1, rep->len, f) != rep->len || fclose(f) || rename(tmpf, path)) {
             snprintf(err, errlen, "writing a local copy of '%.200s': %s", name, strerror(errno));
             unlink(tmpf);
             rc = -1;

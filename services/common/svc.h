@@ -31,7 +31,7 @@ void svc_signals_init(void);
  * (then and ever after). Main thread only. */
 bool svc_wait(int ms);
 bool svc_stopping(void);
-int64_t svc_now_ms(void); /* monotonic clock */
+int64_t svc_now_ms(void);  /* monotonic clock */
 int64_t svc_wall_ms(void); /* wall clock: ms since the epoch (reports, not timeouts) */
 /* Retries connect(ctx) until it succeeds or timeout_ms has passed, waiting
  * before each new try until *next_try_ms (the caller's backoff, which every

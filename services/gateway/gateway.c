@@ -82,8 +82,7 @@ bool gw_session_exists(http_reply_t *out, conns_t *c, const char *sid)
     }
     bool found = PQntuples(res) == 1;
     PQclear(res);
-    if (!found)
-        http_reply_error(out, 404, "not_found", "no session '%s'", sid);
+    if (!found) http_reply_error(out, 404, "not_found", "no session '%s'", sid);
     return found;
 }
 

@@ -17,7 +17,7 @@
 /* Per pool thread: its own connections. */
 typedef struct conns {
     db_t *db;
-    rq_t *rq; /* NULL only for a bad URL (checked at start) */
+    rq_t *rq;                    /* NULL only for a bad URL (checked at start) */
     const graph_limits_t *quota; /* the gateway's submission quotas */
 } conns_t;
 

@@ -106,8 +106,7 @@ static void job_submit(void *state, void *arg, http_reply_t *out)
     plan_t p;
     char *text = NULL;
     json_t *seeds = NULL;
-    if (!gw_session_exists(out, c, a->sid))
-        return;
+    if (!gw_session_exists(out, c, a->sid)) return;
     PGresult *res;
 
     if (plan_init(&p, "", a->body, a->len)) {

@@ -57,9 +57,9 @@ typedef struct tensor_arg {
     char sid[ID_MAX + 1];
     char key[GRAPH_KEY_MAX + 1];
     bool npy;
-    bool csv;   /* a DataFrame or Series as text/csv */
+    bool csv;        /* a DataFrame or Series as text/csv */
     bool csv_format; /* ?format=csv: a tensor is then a 400 */
-    int frame;  /* read_tensor: 0 a tensor, else what its dtype text says (FRAME_*) */
+    int frame;       /* read_tensor: 0 a tensor, else what its dtype text says (FRAME_*) */
 } tensor_arg_t;
 
 /* Results of DataFrame ops are lists of frame blobs (engine/df/frame.h);
@@ -199,12 +199,12 @@ static json_t *frame_json(const tensor_arg_t *a, const plan_src_t *s, const fram
                           "nchunks", (json_int_t)s->n_keys, "nbytes", (json_int_t)nbytes);
     if (a->frame == FRAME_TENSOR) {
         json_object_set_new(o, "kind", json_string("tensor"));
-        json_object_set_new(o, "shape", f->series ? json_pack("[I]", (json_int_t)f->nrows)
-                                                  : json_pack("[I,i]", (json_int_t)f->nrows,
-                                                              f->ncols));
+        json_object_set_new(o, "shape",
+                            f->series ? json_pack("[I]", (json_int_t)f->nrows)
+                                      : json_pack("[I,i]", (json_int_t)f->nrows, f->ncols));
         const char *dt = !f->ncols || f->cols[0].type == FT_FLOAT64 ? "float64"
-                         : f->cols[0].type == FT_INT64             ? "int64"
-                                                                   : "bool";
+                         : f->cols[0].type == FT_INT64              ? "int64"
+                                                                    : "bool";
         json_object_set_new(o, "dtype", json_string(dt));
         return o;
     }
@@ -212,7 +212,7 @@ static json_t *frame_json(const tensor_arg_t *a, const plan_src_t *s, const fram
     json_t *cols = json_array(), *dts = json_object();
     for (int k = 0; k < f->ncols; k++) {
         const flabel_t *l = &f->names[k];
-        json_array_append_new(cols, !l->s ? json_null()
+        json_array_append_new(cols, !l->s       ? json_null()
                                     : l->is_int ? json_integer(strtoll(l->s, NULL, 10))
                                                 : json_string(l->s));
         bool na = false;
@@ -223,9 +223,8 @@ static json_t *frame_json(const tensor_arg_t *a, const plan_src_t *s, const fram
     }
     if (a->frame == FRAME_SERIES) {
         json_object_set_new(o, "name", json_incref(json_array_get(cols, 0)));
-        json_object_set_new(o, "dtype", json_string(f->ncols ? df_type_name(f->cols[0].type,
-                                                                             false)
-                                                             : "float64"));
+        json_object_set_new(
+            o, "dtype", json_string(f->ncols ? df_type_name(f->cols[0].type, false) : "float64"));
         json_decref(cols);
         json_decref(dts);
     } else {
@@ -668,8 +667,7 @@ static void job_upload(void *state, void *arg, http_reply_t *out)
                          "chunk_size has %d lengths for a tensor of %d axes", a->n_chunk, sh.ndim);
         return;
     }
-    if (!gw_session_exists(out, c, a->sid))
-        return;
+    if (!gw_session_exists(out, c, a->sid)) return;
     if (!c->rq) {
         gw_reply_rq_error(out, "storing chunks", "bad redis URL");
         return;

@@ -136,7 +136,7 @@ typedef struct stask {
     char **worker; /* last worker reporting the job (owned) */
     jrun_t *run;   /* where and when the job last ran, as its worker reported */
     int64_t n_live, n_done;
-    int32_t *upd; /* jobs whose row changed since the last flush */
+    int32_t *upd;       /* jobs whose row changed since the last flush */
     int64_t next_flush; /* svc_now_ms() after which the rows are written again */
     uint8_t *in_upd;
     int32_t n_upd;
@@ -342,9 +342,9 @@ static int flush_rows(sched_t *s, stask_t *t)
             sbuf_putc(&sl, '}');
             sbuf_putc(&t0, '}');
             sbuf_putc(&t1, '}');
-            const char *p[] = {t->id,         sbuf_str(&k),  sbuf_str(&st), sbuf_str(&at),
-                               sbuf_str(&nb), sbuf_str(&wk), sbuf_str(&sl), sbuf_str(&t0),
-                               sbuf_str(&t1)};
+            const char *p[] = {t->id,         sbuf_str(&k),  sbuf_str(&st),
+                               sbuf_str(&at), sbuf_str(&nb), sbuf_str(&wk),
+                               sbuf_str(&sl), sbuf_str(&t0), sbuf_str(&t1)};
             /* db/migrations/0005: a nested loop of primary-key lookups
              * whatever the planner believes of the task's size. Only the
              * owner writes its task's rows. */
@@ -733,8 +733,8 @@ static void finish_task(sched_t *s, stask_t *t)
         }
         sbuf_putc(&keys, '}');
         /* a frame's grid is its list of chunks: bounds 0..nchunks */
-        bool framed = g->nodes[node].df && (g->nodes[node].vkind != VK_TENSOR ||
-                                            g->nodes[node].df->held);
+        bool framed =
+            g->nodes[node].df && (g->nodes[node].vkind != VK_TENSOR || g->nodes[node].df->held);
         for (int d = 0; d < G->shape.ndim; d++) {
             sbuf_puts(&bounds, d ? ",[" : "[");
             for (int64_t i = 0; i <= G->nchunks[d]; i++)
@@ -749,13 +749,13 @@ static void finish_task(sched_t *s, stask_t *t)
         /* DataFrames, Series and to_tensor results are stored as frame blobs:
          * their dtype text says so (docs/graph-format.md, DataFrames) */
         const graph_node_t *gn = &g->nodes[node];
-        const char *dtxt = !framed                   ? dt_name(G->dt)
+        const char *dtxt = !framed                     ? dt_name(G->dt)
                            : gn->vkind == VK_DATAFRAME ? "dataframe"
-                           : gn->vkind == VK_SERIES  ? "series"
-                           : gn->df && gn->df->held  ? "frame-tensor"
-                                                     : dt_name(G->dt);
-        const char *p[] = {t->session,     g->nodes[node].key, t->id,           shape,
-                           dtxt,           sbuf_str(&bounds),  sbuf_str(&keys), nb};
+                           : gn->vkind == VK_SERIES    ? "series"
+                           : gn->df && gn->df->held    ? "frame-tensor"
+                                                       : dt_name(G->dt);
+        const char *p[] = {t->session, g->nodes[node].key, t->id,           shape,
+                           dtxt,       sbuf_str(&bounds),  sbuf_str(&keys), nb};
         PGresult *r = db_query(
             s->db,
             "WITH old AS (SELECT unnest(chunk_keys) AS k FROM tensors"
@@ -1073,8 +1073,7 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     t->upd = malloc(nn * sizeof(int32_t));
     t->in_upd = calloc(nn, 1);
     if (!t->waiting || !t->uses || !t->st || !t->attempt || !t->lost || !t->nbytes || !t->worker ||
-        !t->run || !t->upd ||
-        !t->in_upd || build_edges(t)) {
+        !t->run || !t->upd || !t->in_upd || build_edges(t)) {
         fail_unstarted(s, tid, "supervisor: out of memory tiling the task");
         task_free(t);
         return;
@@ -1316,7 +1315,8 @@ static void job_label(const stask_t *t, int32_t j, char *out, size_t cap)
         }
         size_t n = (size_t)snprintf(idx, sizeof idx, " chunk [");
         for (int d = 0; d < G->shape.ndim && n < sizeof idx; d++)
-            n += (size_t)snprintf(idx + n, sizeof idx - n, "%s%lld", d ? ", " : "", (long long)co[d]);
+            n += (size_t)snprintf(idx + n, sizeof idx - n, "%s%lld", d ? ", " : "",
+                                  (long long)co[d]);
         if (n < sizeof idx) snprintf(idx + n, sizeof idx - n, "]");
         break;
     }

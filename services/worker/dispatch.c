@@ -455,8 +455,8 @@ static redisReply *getrange(rq_t *r, const char *key, uint64_t a, uint64_t n, ch
  * result's columns) of the pack stored at key, as a pack of the same part
  * count whose other parts are empty: a shuffle's consumer reads its share,
  * not every chunk's whole output. NULL with err. */
-static cbuf_t *fetch_pack_part(rq_t *r, const char *key, const char *ckey, int64_t part,
-                               char *err, size_t errlen)
+static cbuf_t *fetch_pack_part(rq_t *r, const char *key, const char *ckey, int64_t part, char *err,
+                               size_t errlen)
 {
     uint64_t h[2];
     redisReply *rep = getrange(r, key, 0, 16, err, errlen);
@@ -732,7 +732,8 @@ static void reports_flush(dispatch_t *d, rq_t *r, reports_t *rp)
         }
         if (rc == 0) rc = rq_flush(r, err, sizeof err);
     }
-    if (rc) log_warning("reporting %d jobs: %s (stopping: left on the processing list)", rp->n, err);
+    if (rc)
+        log_warning("reporting %d jobs: %s (stopping: left on the processing list)", rp->n, err);
     for (int i = 0; i < rp->n; i++) {
         report_t *x = &rp->v[i];
         if (!x->out) continue;
@@ -1010,11 +1011,11 @@ char *dispatch_slots_json(const dispatch_t *d)
     pthread_mutex_lock(&m->smu);
     for (int i = 0; m->slots && i < d->cfg->n_cpu; i++) {
         const slot_job_t *j = &m->slots[i];
-        json_array_append_new(a, !j->busy ? json_null()
-                                          : json_pack("{s:s,s:i,s:s,s:s,s:I}", "task_id", j->tid,
-                                                      "job", (int)j->job, "node", j->node, "op",
-                                                      j->op, "started_at",
-                                                      (json_int_t)j->started_ms));
+        json_array_append_new(a, !j->busy
+                                     ? json_null()
+                                     : json_pack("{s:s,s:i,s:s,s:s,s:I}", "task_id", j->tid, "job",
+                                                 (int)j->job, "node", j->node, "op", j->op,
+                                                 "started_at", (json_int_t)j->started_ms));
     }
     pthread_mutex_unlock(&m->smu);
     char *text = json_dumps(a, JSON_COMPACT);

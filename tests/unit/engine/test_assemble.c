@@ -36,7 +36,10 @@ typedef struct {
     void **chunks;
 } fake_t;
 
-static const void *get_chunk(void *ctx, int64_t li) { return ((fake_t *)ctx)->chunks[li]; }
+static const void *get_chunk(void *ctx, int64_t li)
+{
+    return ((fake_t *)ctx)->chunks[li];
+}
 
 static void fake_make(fake_t *f, dtype_t dt, const shape_t *s, int64_t *const *bounds,
                       const int64_t *nch, const void *whole)

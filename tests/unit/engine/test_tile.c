@@ -29,8 +29,7 @@ static void tile_doc(run_t *x, const char *doc)
     memset(x, 0, sizeof(*x));
     if (graph_parse(doc, strlen(doc), &lim, NULL, &x->g, err, sizeof err))
         fail_msg("graph_parse: %s", err);
-    if (tile_build(x->g, &lim, NULL, &x->t, err, sizeof err))
-        fail_msg("tile_build: %s", err);
+    if (tile_build(x->g, &lim, NULL, &x->t, err, sizeof err)) fail_msg("tile_build: %s", err);
 }
 
 static void run_doc(run_t *x, const char *doc, int threads)
@@ -38,8 +37,7 @@ static void run_doc(run_t *x, const char *doc, int threads)
     tile_doc(x, doc);
     char err[512] = "";
     exec_opts_t o = {.threads = threads};
-    if (exec_run(x->t, &o, &x->r, err, sizeof err))
-        fail_msg("exec_run: %s", err);
+    if (exec_run(x->t, &o, &x->r, err, sizeof err)) fail_msg("exec_run: %s", err);
 }
 
 static void done(run_t *x)
@@ -53,8 +51,7 @@ static int count_kind(const tile_t *t, job_kind_t k, bool live_only)
 {
     int n = 0;
     for (int32_t j = 0; j < t->n_jobs; j++)
-        if (t->jobs[j].kind == k && (!live_only || t->live[j]))
-            n++;
+        if (t->jobs[j].kind == k && (!live_only || t->live[j])) n++;
     return n;
 }
 

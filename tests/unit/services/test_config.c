@@ -228,18 +228,15 @@ static void test_token(void **state)
     fd = open(path, O_WRONLY | O_TRUNC);
     assert_true(fd >= 0);
     close(fd);
-    assert_int_equal(parse(c, CFG_GATEWAY, err, sizeof err, "-s", "a:1", "--token-file", path,
-                           NULL),
-                     -1);
+    assert_int_equal(
+        parse(c, CFG_GATEWAY, err, sizeof err, "-s", "a:1", "--token-file", path, NULL), -1);
     assert_non_null(strstr(err, "--token-file"));
     unlink(path);
-    assert_int_equal(parse(c, CFG_GATEWAY, err, sizeof err, "-s", "a:1", "--token-file", path,
-                           NULL),
-                     -1);
+    assert_int_equal(
+        parse(c, CFG_GATEWAY, err, sizeof err, "-s", "a:1", "--token-file", path, NULL), -1);
     assert_int_equal(parse(c, CFG_SUPERVISOR, err, sizeof err, "--max-attempts", "0", NULL), -1);
-    assert_int_equal(parse(c, CFG_WORKER, err, sizeof err, "-s", "a:1", "--max-attempts", "2",
-                           NULL),
-                     -1);
+    assert_int_equal(
+        parse(c, CFG_WORKER, err, sizeof err, "-s", "a:1", "--max-attempts", "2", NULL), -1);
 }
 
 static void bad_cmdline(cfg_service_t svc, const char *needle, ...)
@@ -431,18 +428,12 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_size_suffixes),
-        cmocka_unit_test(test_size_percent),
-        cmocka_unit_test(test_size_overflow),
-        cmocka_unit_test(test_size_garbage),
-        cmocka_unit_test(test_endpoints),
-        cmocka_unit_test(test_worker_flags),
-        cmocka_unit_test(test_worker_defaults),
-        cmocka_unit_test(test_token),
-        cmocka_unit_test(test_rejections),
-        cmocka_unit_test(test_help),
-        cmocka_unit_test(test_config_file),
-        cmocka_unit_test(test_environment),
+        cmocka_unit_test(test_size_suffixes),   cmocka_unit_test(test_size_percent),
+        cmocka_unit_test(test_size_overflow),   cmocka_unit_test(test_size_garbage),
+        cmocka_unit_test(test_endpoints),       cmocka_unit_test(test_worker_flags),
+        cmocka_unit_test(test_worker_defaults), cmocka_unit_test(test_token),
+        cmocka_unit_test(test_rejections),      cmocka_unit_test(test_help),
+        cmocka_unit_test(test_config_file),     cmocka_unit_test(test_environment),
         cmocka_unit_test(test_log_conf),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
