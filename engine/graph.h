@@ -263,5 +263,9 @@ int graph_parse(const char *json, size_t len, const graph_limits_t *lim,
                 const graph_session_t *sess, graph_t **out, char *err, size_t errlen);
 void graph_free(graph_t *g);
 int graph_find(const graph_t *g, const char *key); /* node index or -1 */
+/* Every op with its kind, inputs and parameter names, as the JSON text of
+ * `mars-run --list-ops` and GET /api/v1/ops (graph_list.c); malloc'd, NULL
+ * when out of memory. */
+char *graph_ops_json(void);
 
 #endif

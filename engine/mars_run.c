@@ -42,6 +42,7 @@ static const char usage[] =
     "  --max-total-chunks N   most chunk jobs of one graph\n"
     "  --max-document SIZE    largest document in bytes\n"
     "  --stats                print job count, threads and peak chunk memory on stderr\n"
+    "  --list-ops             print every op with its inputs and parameters (JSON) and exit\n"
     "  -h, --help             this text\n"
     "SIZE: bytes with an optional k, m, g or t suffix.\n"
     "Exit status: 0 success, 2 rejected document or command line, 1 failure while running.\n";
@@ -253,7 +254,8 @@ int main(int argc, char **argv)
         O_MAXCH,
         O_MAXTOT,
         O_MAXDOC,
-        O_STATS
+        O_STATS,
+        O_LISTOPS
     };
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'},
@@ -266,6 +268,7 @@ int main(int argc, char **argv)
         {"max-total-chunks", required_argument, 0, O_MAXTOT},
         {"max-document", required_argument, 0, O_MAXDOC},
         {"stats", no_argument, 0, O_STATS},
+        {"list-ops", no_argument, 0, O_LISTOPS},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -327,6 +330,13 @@ int main(int argc, char **argv)
         case O_STATS:
             stats = true;
             break;
+        case O_LISTOPS: {
+            char *ops = graph_ops_json();
+            if (!ops) return die2("%s", "out of memory");
+            puts(ops);
+            free(ops);
+            return 0;
+        }
         default:
             if (optopt)
                 return die2("unknown or incomplete option -%c (see --help)",

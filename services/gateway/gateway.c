@@ -399,6 +399,22 @@ static void h_list_supervisors(http_req_t *r)
     http_defer(r, job_list_supervisors, NULL, 0);
 }
 
+/* ---- GET /api/v1/ops ---------------------------------------------------- */
+
+/* The engine's op list (engine/graph_list.c): no I/O, answered on the loop. */
+static void h_list_ops(http_req_t *r)
+{
+    http_reply_t rep;
+    char *ops = graph_ops_json();
+    if (!ops) {
+        http_reply_error(&rep, 500, "internal", "out of memory listing the ops");
+    } else {
+        http_reply_json_text(&rep, 200, ops);
+        free(ops);
+    }
+    http_send(r, &rep);
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 static const http_route_t ROUTES[] = {
@@ -419,6 +435,7 @@ static const http_route_t ROUTES[] = {
     {"PUT", "/api/v1/files/{}", gw_h_put_file},
     {"GET", "/api/v1/workers", h_list_workers},
     {"GET", "/api/v1/supervisors", h_list_supervisors},
+    {"GET", "/api/v1/ops", h_list_ops},
     /* the dashboard: its files, and what its pages read (dash.c) */
     {"GET", "/api/v1/tasks", gw_h_recent_tasks},
     {"GET", "/api/v1/cluster", gw_h_cluster},

@@ -1,0 +1,149 @@
+/* graph_list.c: the op table as JSON, for `mars-run --list-ops` and
+ * `GET /api/v1/ops` (docs/graph-format.md, "Listing the ops").
+ *
+ * The list walks GRAPH_OPS, so every op the engine parses is listed. What
+ * an op takes comes from its kind (kind_default below) unless PARAMS has an
+ * entry for its name: adding an op whose parameters differ from its kind's
+ * means adding one line to PARAMS. The clients (clients/python) build their
+ * functions from this list, so a parameter missing here is one they cannot
+ * pass by keyword. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+
+/* inputs: "0", "1", "2", "3", or "N+" (at least N). params: NULL-ended. */
+typedef struct {
+    const char *name;
+    const char *inputs;
+    const char *params[12];
+} op_params_t;
+
+static const op_params_t PARAMS[] = {
+    {"ones", "0", {"shape", "dtype", "chunk_size"}},
+    {"zeros", "0", {"shape", "dtype", "chunk_size"}},
+    {"full", "0", {"shape", "fill_value", "dtype", "chunk_size"}},
+    {"arange", "0", {"start", "stop", "step", "dtype", "chunk_size"}},
+    {"linspace", "0", {"start", "stop", "num", "endpoint", "chunk_size"}},
+    {"eye", "0", {"N", "M", "k", "dtype", "chunk_size"}},
+    {"array", "0", {"data", "dtype", "chunk_size"}},
+    {"random.randint", "0", {"low", "high", "shape", "dtype", "seed", "chunk_size"}},
+    {"random.uniform", "0", {"low", "high", "shape", "seed", "chunk_size"}},
+    {"random.normal", "0", {"loc", "scale", "shape", "seed", "chunk_size"}},
+    {"std", "1", {"axis", "keepdims", "ddof"}},
+    {"var", "1", {"axis", "keepdims", "ddof"}},
+    {"tensordot", "2", {"axes"}},
+    {"transpose", "1", {"axes"}},
+    {"reshape", "1", {"newshape"}},
+    {"ravel", "1", {NULL}},
+    {"squeeze", "1", {"axis"}},
+    {"expand_dims", "1", {"axis"}},
+    {"concatenate", "1+", {"axis"}},
+    {"stack", "1+", {"axis"}},
+    {"rechunk", "1", {"chunk_size"}},
+    {"getitem", "1+", {"index"}},
+    {"setitem", "2+", {"index"}},
+    {"dataframe.from_tensor", "1", {"columns", "chunk_rows", "name"}},
+    {"dataframe.read_csv", "0", {"path", "chunk_bytes", "usecols"}},
+    {"dataframe.getitem", "1", {"columns"}},
+    {"dataframe.filter", "2", {NULL}},
+    {"dataframe.assign", "1+", {"names"}},
+    {"dataframe.std", "1", {"axis", "ddof"}},
+    {"dataframe.var", "1", {"axis", "ddof"}},
+    {"dataframe.describe", "1", {NULL}},
+    {"dataframe.groupby_agg", "1", {"by", "agg"}},
+    {"dataframe.sort_values", "1", {"by", "ascending"}},
+    {"dataframe.merge", "2", {"on", "how"}},
+    {"dataframe.head", "1", {"n"}},
+    {"dataframe.to_tensor", "1", {NULL}},
+};
+
+/* The kind's name, its inputs and parameters when PARAMS has no entry. */
+static const char *kind_default(op_kind_t k, const char **inputs, const char *const **params)
+{
+    static const char *const none[] = {NULL};
+    static const char *const rnd[] = {"shape", "seed", "chunk_size", NULL};
+    static const char *const red[] = {"axis", "keepdims", NULL};
+    static const char *const clip[] = {"a_min", "a_max", NULL};
+    static const char *const dt[] = {"dtype", NULL};
+    static const char *const axis[] = {"axis", NULL};
+    *inputs = "1";
+    *params = none;
+    switch (k) {
+    case OPK_CREATE:
+        *inputs = "0";
+        return "creation";
+    case OPK_RANDOM:
+        *inputs = "0";
+        *params = rnd;
+        return "random";
+    case OPK_UNARY:
+        return "unary";
+    case OPK_BINARY:
+        *inputs = "2";
+        return "binary";
+    case OPK_WHERE:
+        *inputs = "3";
+        return "where";
+    case OPK_CLIP:
+        *params = clip;
+        return "clip";
+    case OPK_ASTYPE:
+        *params = dt;
+        return "astype";
+    case OPK_REDUCE:
+        *params = red;
+        return "reduction";
+    case OPK_ARGREDUCE:
+        *params = red;
+        return "argreduction";
+    case OPK_SCAN:
+        *params = axis;
+        return "scan";
+    case OPK_LINALG:
+        *inputs = "2";
+        return "linalg";
+    case OPK_SHAPE:
+        return "shape";
+    case OPK_DF:
+        *params = axis;
+        return "dataframe";
+    default:
+        return "other";
+    }
+}
+
+char *graph_ops_json(void)
+{
+    json_t *ops = json_array();
+    if (!ops) return NULL;
+    for (int i = 0; i < OP_COUNT; i++) {
+        op_kind_t k = op_kind((op_t)i);
+        if (k == OPK_SOURCE) continue;
+        const char *name = op_name((op_t)i);
+        const char *inputs;
+        const char *const *params;
+        const char *kname = kind_default(k, &inputs, &params);
+        for (size_t j = 0; j < sizeof PARAMS / sizeof PARAMS[0]; j++)
+            if (strcmp(PARAMS[j].name, name) == 0) {
+                inputs = PARAMS[j].inputs;
+                params = PARAMS[j].params;
+                break;
+            }
+        json_t *p = json_array();
+        for (int j = 0; p && params[j]; j++)
+            json_array_append_new(p, json_string(params[j]));
+        json_t *o = json_pack("{s:s, s:s, s:s, s:o}", "name", name, "kind", kname, "inputs", inputs,
+                              "params", p ? p : json_array());
+        if (!o || json_array_append_new(ops, o)) {
+            json_decref(ops);
+            return NULL;
+        }
+    }
+    json_t *doc = json_pack("{s:i, s:o}", "version", 1, "ops", ops);
+    if (!doc) return NULL;
+    char *s = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    return s;
+}
