@@ -1,0 +1,311 @@
+"""marsc.dataframe (md): pandas' names for the cluster's DataFrame ops.
+
+DataFrames are chunked by rows on the cluster; a fetch returns a
+pandas.DataFrame or pandas.Series (index names kept). A DataFrame is never
+an input of a later task on the cluster, so each execution submits a
+DataFrame's whole lineage (tensors it starts from are reused).
+"""
+import numpy as np
+
+from ..core import Entity, Node, _after_create
+from ..tensor import Tensor, _as_tensor, as_operand
+
+_KEEP = object()
+_REDUCTIONS = ("sum", "mean", "min", "max", "count", "prod", "nunique")
+
+
+def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_KEEP):
+    sess = next((x._session for x in inputs if isinstance(x, Entity) and x._session), None)
+    node = Node(op, [x._ref if isinstance(x, Entity) else x for x in inputs], params, kind)
+    if kind == "tensor":
+        return _after_create(Tensor(node, session=sess))
+    cls = DataFrame if kind == "dataframe" else Series
+    obj = cls.__new__(cls)
+    Entity.__init__(obj, node, sess)
+    obj._columns = list(columns) if columns is not None else None
+    if index_names is _KEEP:  # rows kept: the first frame input's index names
+        index_names = next((x._index_names for x in inputs if isinstance(x, _Frame)), None)
+    obj._index_names = index_names
+    return _after_create(obj)
+
+
+def elementwise(op, inputs, params=None):
+    """An element-wise op with a DataFrame or Series among its inputs."""
+    ins = [as_operand(x) for x in inputs]
+    kinds = [x._ref.kind for x in ins if isinstance(x, Entity)]
+    kind = "dataframe" if "dataframe" in kinds else "series"
+    cols = next((x._columns for x in ins if isinstance(x, DataFrame)), None)
+    return _make(op, ins, params, kind, cols)
+
+
+class _Frame(Entity):
+    """What DataFrame and Series share: operators and reductions."""
+
+    __array_priority__ = 100
+    __array_ufunc__ = None
+    _columns = None
+    _index_names = None  # known here when the server's JSON lacks "index_names"
+
+    def __hash__(self):
+        return id(self)
+
+    def __bool__(self):
+        raise TypeError("the truth value of a marsc %s is unknown until it runs"
+                        % type(self).__name__)
+
+    def _bin(op):  # noqa: N805 - a factory used in the class body
+        def f(self, o):
+            return elementwise(op, [self, o])
+
+        def r(self, o):
+            return elementwise(op, [o, self])
+        return f, r
+
+    __add__, __radd__ = _bin("add")
+    __sub__, __rsub__ = _bin("subtract")
+    __mul__, __rmul__ = _bin("multiply")
+    __truediv__, __rtruediv__ = _bin("divide")
+    __floordiv__, __rfloordiv__ = _bin("floor_divide")
+    __mod__, __rmod__ = _bin("mod")
+    __pow__, __rpow__ = _bin("power")
+    __and__, __rand__ = _bin("logical_and")
+    __or__, __ror__ = _bin("logical_or")
+    __eq__, _ = _bin("equal")
+    __ne__, _ = _bin("not_equal")
+    __lt__, _ = _bin("less")
+    __le__, _ = _bin("less_equal")
+    __gt__, _ = _bin("greater")
+    __ge__, _ = _bin("greater_equal")
+    del _bin, _
+
+    def __neg__(self):
+        return elementwise("negative", [self])
+
+    def __abs__(self):
+        return elementwise("abs", [self])
+
+    def __invert__(self):
+        return elementwise("logical_not", [self])
+
+    def abs(self):
+        return elementwise("abs", [self])
+
+    def astype(self, dtype):
+        return elementwise("astype", [self], {"dtype": np.dtype(dtype).name})
+
+    def _reduce(self, op, axis=0, **params):
+        p = {} if axis in (0, None, "index") else {"axis": axis}
+        p.update(params)
+        out = "series" if isinstance(self, DataFrame) else "tensor"
+        return _make("dataframe." + op, [self], p, out, index_names=None)
+
+    def sum(self, axis=0): return self._reduce("sum", axis)
+    def mean(self, axis=0): return self._reduce("mean", axis)
+    def min(self, axis=0): return self._reduce("min", axis)
+    def max(self, axis=0): return self._reduce("max", axis)
+    def count(self, axis=0): return self._reduce("count", axis)
+    def prod(self, axis=0): return self._reduce("prod", axis)
+    def nunique(self, axis=0): return self._reduce("nunique", axis)
+
+    def std(self, axis=0, ddof=1):
+        return self._reduce("std", axis, **({} if ddof == 1 else {"ddof": ddof}))
+
+    def var(self, axis=0, ddof=1):
+        return self._reduce("var", axis, **({} if ddof == 1 else {"ddof": ddof}))
+
+    def describe(self):
+        return _make("dataframe.describe", [self], None,
+                     "dataframe" if isinstance(self, DataFrame) else "series", index_names=None)
+
+    def head(self, n=5):
+        return _make("dataframe.head", [self], {"n": int(n)}, self._ref.kind, self._columns)
+
+    def to_tensor(self):
+        return _make("dataframe.to_tensor", [self], None, "tensor")
+
+
+class DataFrame(_Frame):
+    """md.DataFrame(data, columns=None, chunk_rows=None): data a marsc tensor
+    (1-D or 2-D), a numpy array or a numeric pandas.DataFrame."""
+
+    def __init__(self, data, columns=None, chunk_rows=None):
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is a dependency of md
+            pd = None
+        if pd is not None and isinstance(data, pd.DataFrame):
+            if columns is None:
+                columns = [str(c) for c in data.columns]
+            data = data.to_numpy()
+        t = _as_tensor(data)
+        p = {}
+        if columns is not None:
+            p["columns"] = [c if isinstance(c, str) else jsonable_col(c) for c in columns]
+        if chunk_rows is not None:
+            p["chunk_rows"] = int(chunk_rows)
+        node = Node("dataframe.from_tensor", [t._ref], p, "dataframe")
+        Entity.__init__(self, node, t._session)
+        self._columns = list(columns) if columns is not None else None
+        _after_create(self)
+
+    @property
+    def columns(self):
+        return None if self._columns is None else list(self._columns)
+
+    def __repr__(self):
+        return "DataFrame <op=%s, columns=%s, key=%s>" % (self.op, self._columns, self.key)
+
+    def __getitem__(self, key):
+        if isinstance(key, Series):
+            return _make("dataframe.filter", [self, key], None, "dataframe", self._columns)
+        if isinstance(key, (list, tuple)):
+            return _make("dataframe.getitem", [self], {"columns": list(key)}, "dataframe",
+                         list(key))
+        return _make("dataframe.getitem", [self], {"columns": key}, "series")
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._columns is not None and name not in self._columns:
+            raise AttributeError("DataFrame has no attribute or column %r (columns: %s)"
+                                 % (name, self._columns))
+        return self[name]
+
+    def __setitem__(self, name, value):
+        """df[name] = series: the frame becomes df.assign(name=series)."""
+        new = self.assign(**{name: value})
+        self._ref = new._ref
+        self._columns = new._columns
+
+    def assign(self, **series):
+        names = list(series)
+        cols = None if self._columns is None else \
+            self._columns + [n for n in names if n not in self._columns]
+        return _make("dataframe.assign", [self] + [series[n] for n in names], {"names": names},
+                     "dataframe", cols)
+
+    def groupby(self, by):
+        return GroupBy(self, [by] if isinstance(by, str) else list(by))
+
+    def sort_values(self, by, ascending=True):
+        p = {"by": [by] if isinstance(by, str) else list(by)}
+        if ascending is not True:
+            p["ascending"] = ascending if isinstance(ascending, bool) else list(ascending)
+        return _make("dataframe.sort_values", [self], p, "dataframe", self._columns)
+
+    def merge(self, right, on=None, how="inner"):
+        p = {"how": how}
+        if on is not None:
+            p["on"] = [on] if isinstance(on, str) else list(on)
+        return _make("dataframe.merge", [self, right], p, "dataframe", index_names=None)
+
+
+class Series(_Frame):
+    """A column of a DataFrame, or md.Series(1-D tensor, name=None)."""
+
+    def __init__(self, data, name=None, chunk_rows=None):
+        t = _as_tensor(data)
+        p = {}
+        if name is not None:
+            p["name"] = name
+        if chunk_rows is not None:
+            p["chunk_rows"] = int(chunk_rows)
+        Entity.__init__(self, Node("dataframe.from_tensor", [t._ref], p, "series"), t._session)
+        _after_create(self)
+
+    def __repr__(self):
+        return "Series <op=%s, key=%s>" % (self.op, self.key)
+
+    def __getitem__(self, mask):
+        if isinstance(mask, Series):
+            return _make("dataframe.filter", [self, mask], None, "series")
+        raise TypeError("a marsc Series is indexed by a boolean Series (s[s > 0])")
+
+
+class GroupBy:
+    """df.groupby(by): .agg(out=("column", "func"), ...) as pandas' named
+    aggregation; .sum(), .mean(), ... of given columns with agg(col=...)."""
+
+    def __init__(self, df, by):
+        self._df = df
+        self._by = by
+
+    def agg(self, *args, **named):
+        if args:
+            raise TypeError("marsc groupby takes named aggregations: "
+                            "agg(out=(\"column\", \"sum\"), ...)")
+        if not named:
+            raise TypeError("agg needs at least one named aggregation, out=(\"column\", \"func\")")
+        agg = {}
+        for out, spec in named.items():
+            if not (isinstance(spec, (tuple, list)) and len(spec) == 2):
+                raise TypeError("agg(%s=%r): expected (column, func)" % (out, spec))
+            agg[out] = [spec[0], spec[1]]
+        return _make("dataframe.groupby_agg", [self._df], {"by": self._by, "agg": agg},
+                     "dataframe", list(named), index_names=list(self._by))
+
+    aggregate = agg
+
+
+def jsonable_col(c):
+    if isinstance(c, np.generic):
+        return c.item()
+    return c
+
+
+def read_csv(path, chunk_bytes=None, usecols=None, session=None):
+    """A CSV file on the cluster: one uploaded with sess.upload(path) (named
+    by its base name), or a path under the workers' data directory."""
+    p = {"path": path}
+    if chunk_bytes is not None:
+        p["chunk_bytes"] = int(chunk_bytes)
+    if usecols is not None:
+        p["usecols"] = list(usecols)
+    node = Node("dataframe.read_csv", [], p, "dataframe")
+    df = DataFrame.__new__(DataFrame)
+    Entity.__init__(df, node, session)
+    df._columns = list(usecols) if usecols is not None else None
+    return _after_create(df)
+
+
+def _values(v, dtype):
+    if dtype in ("float64", "float32"):
+        return [float(x) if isinstance(x, str) else (np.nan if x is None else x) for x in v]
+    return v
+
+
+def _index(ix, names):
+    import pandas as pd
+    if ix and isinstance(ix[0], list):
+        return pd.MultiIndex.from_tuples([tuple(x) for x in ix], names=names)
+    return pd.Index(ix, name=(names or [None])[0])
+
+
+def frame_from_json(doc, index_names=None):
+    """The JSON form of a fetched DataFrame or Series as pandas; index_names
+    stand in when the server's JSON carries none."""
+    import pandas as pd
+    names = doc.get("index_names") or index_names
+    index = _index(doc["index"], names)
+    if "columns" in doc:
+        dtypes = doc.get("dtypes") or {}
+        cols = doc["columns"]
+        rows = doc["data"]
+        data = {}
+        for j, c in enumerate(cols):
+            dt = dtypes.get(str(c), dtypes.get(c) if isinstance(dtypes, dict) else None)
+            vals = _values([r[j] for r in rows], dt)
+            try:
+                data[c] = pd.Series(vals, index=index, dtype=dt if dt != "string" else object,
+                                    name=c)
+            except (TypeError, ValueError):
+                data[c] = pd.Series(vals, index=index, name=c)
+        df = pd.DataFrame(data, index=index, columns=cols)
+        return df
+    dt = doc.get("dtype")
+    vals = _values(doc["data"], dt)
+    try:
+        return pd.Series(vals, index=index, name=doc.get("name"),
+                         dtype=dt if dt != "string" else object)
+    except (TypeError, ValueError):
+        return pd.Series(vals, index=index, name=doc.get("name"))

@@ -1,0 +1,855 @@
+"""marsc.tensor (mt): numpy's names for the cluster's tensor ops.
+
+Every function builds a node; nothing runs until execute() (or eager mode).
+The functions below carry numpy's signatures; any other op the cluster lists
+at GET /api/v1/ops is reached by its name too (mt.NAME, mt.linalg.NAME,
+mt.random.NAME), its positional arguments being its inputs and then its
+parameters in the listed order.
+"""
+import builtins
+import math
+import numbers
+
+import numpy as np
+
+from .. import core
+from ..core import Entity, Node, OutRef, _after_create
+from . import _infer as inf
+
+_BINARY = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "power", "maximum",
+           "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+           "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+           "bitwise_xor", "true_divide", "remainder", "fmod", "hypot", "arctan2", "fmax",
+           "fmin", "left_shift", "right_shift", "copysign", "nextafter", "logaddexp",
+           "logaddexp2", "float_power", "heaviside", "ldexp", "gcd", "lcm")
+_UNARY = ("negative", "positive", "abs", "absolute", "sqrt", "exp", "log", "log1p", "expm1",
+          "sin", "cos", "tan", "tanh", "square", "sign", "floor", "ceil", "logical_not",
+          "isnan", "isfinite", "isinf", "exp2", "log2", "log10", "arcsin", "arccos", "arctan",
+          "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "rint", "trunc", "reciprocal",
+          "cbrt", "invert", "bitwise_not", "fabs", "signbit", "deg2rad", "rad2deg", "degrees",
+          "radians", "conj", "conjugate", "spacing")
+_REDUCE = ("sum", "prod", "mean", "min", "max", "all", "any", "nansum", "nanprod", "nanmean",
+           "nanmin", "nanmax", "amin", "amax")
+
+
+def _dtname(dt):
+    return None if dt is None else np.dtype(dt).name
+
+
+class Tensor(Entity):
+    """A tensor of the cluster: numpy's operators and attributes, computed
+    when executed."""
+
+    __array_priority__ = 100
+    __array_ufunc__ = None  # ndarray OP tensor defers to Tensor's reflected operators
+
+    def __init__(self, ref, shape=None, dtype=None, session=None):
+        super().__init__(ref, session)
+        self._shape = None if shape is None else tuple(int(d) for d in shape)
+        self._dtype = None if dtype is None else np.dtype(dtype)
+
+    # -- attributes --
+
+    def _meta(self):
+        s = self._session or core.Session.default()
+        if s is not None and self.key in s._held:
+            info = s.tensor_info(self.key)
+            if "shape" in info:
+                self._shape = tuple(info["shape"])
+                self._dtype = np.dtype(info["dtype"])
+
+    @property
+    def shape(self):
+        """The shape when the client can tell (or once executed); else None."""
+        if self._shape is None:
+            self._meta()
+        return self._shape
+
+    @property
+    def dtype(self):
+        if self._dtype is None:
+            self._meta()
+        return self._dtype
+
+    @property
+    def ndim(self):
+        s = self.shape
+        return None if s is None else len(s)
+
+    @property
+    def size(self):
+        s = self.shape
+        return None if s is None else math.prod(s)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def __len__(self):
+        s = self.shape
+        if s is None:
+            raise TypeError("len() of a tensor whose shape is not known yet: execute it first")
+        if not s:
+            raise TypeError("len() of a 0-d tensor")
+        return s[0]
+
+    def __repr__(self):
+        return "Tensor <op=%s, shape=%s, dtype=%s, key=%s>" % (
+            self.op or "upload", self._shape, _dtname(self._dtype), self.key)
+
+    def __bool__(self):
+        raise TypeError("the truth value of a marsc tensor is unknown until it runs: use "
+                        "bool(t.fetch()), or mt.all/mt.any")
+
+    __hash__ = Entity.__hash__
+
+    def __array__(self, dtype=None):
+        a = np.asarray(self.fetch())
+        return a if dtype is None else a.astype(dtype)
+
+    def tolist(self):
+        return np.asarray(self.fetch()).tolist()
+
+    # -- operators --
+
+    def __add__(self, o): return _binary("add", self, o)
+    def __radd__(self, o): return _binary("add", o, self)
+    def __sub__(self, o): return _binary("subtract", self, o)
+    def __rsub__(self, o): return _binary("subtract", o, self)
+    def __mul__(self, o): return _binary("multiply", self, o)
+    def __rmul__(self, o): return _binary("multiply", o, self)
+    def __truediv__(self, o): return _binary("divide", self, o)
+    def __rtruediv__(self, o): return _binary("divide", o, self)
+    def __floordiv__(self, o): return _binary("floor_divide", self, o)
+    def __rfloordiv__(self, o): return _binary("floor_divide", o, self)
+    def __mod__(self, o): return _binary("mod", self, o)
+    def __rmod__(self, o): return _binary("mod", o, self)
+    def __pow__(self, o): return _binary("power", self, o)
+    def __rpow__(self, o): return _binary("power", o, self)
+    def __matmul__(self, o): return matmul(self, o)
+    def __rmatmul__(self, o): return matmul(o, self)
+    def __eq__(self, o): return _binary("equal", self, o)  # noqa: E704
+    def __ne__(self, o): return _binary("not_equal", self, o)
+    def __lt__(self, o): return _binary("less", self, o)
+    def __le__(self, o): return _binary("less_equal", self, o)
+    def __gt__(self, o): return _binary("greater", self, o)
+    def __ge__(self, o): return _binary("greater_equal", self, o)
+    def __neg__(self): return _unary("negative", self)
+    def __pos__(self): return self
+    def __abs__(self): return _unary("abs", self)
+
+    def _bitwise(self, logical, bitwise, a, b):
+        dts = [x.dtype if isinstance(x, Tensor) else np.asarray(x).dtype for x in (a, b)]
+        if builtins.all(dt is not None and dt.kind in "iu" for dt in dts):
+            return _binary(bitwise, a, b)
+        return _binary(logical, a, b)
+
+    def __and__(self, o): return self._bitwise("logical_and", "bitwise_and", self, o)
+    def __rand__(self, o): return self._bitwise("logical_and", "bitwise_and", o, self)
+    def __or__(self, o): return self._bitwise("logical_or", "bitwise_or", self, o)
+    def __ror__(self, o): return self._bitwise("logical_or", "bitwise_or", o, self)
+    def __xor__(self, o): return self._bitwise("logical_xor", "bitwise_xor", self, o)
+    def __rxor__(self, o): return self._bitwise("logical_xor", "bitwise_xor", o, self)
+
+    def __invert__(self):
+        dt = self.dtype
+        if dt is not None and dt.kind in "iu":
+            return _unary("invert", self)
+        return _unary("logical_not", self)
+
+    def __getitem__(self, index):
+        return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        """a[index] = value: a becomes setitem(a, value, index) (a new node;
+        other handles on the old value keep it)."""
+        t = setitem(self, index, value)
+        self._ref = t._ref
+        self._shape, self._dtype = t._shape, t._dtype
+
+    # -- methods --
+
+    def astype(self, dtype, copy=True):
+        return _make("astype", [self], {"dtype": np.dtype(dtype).name}, self._shape,
+                     np.dtype(dtype))
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = shape[0]
+        return reshape(self, shape)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (list, tuple))):
+            axes = axes[0]
+        return transpose(self, axes or None)
+
+    def ravel(self):
+        return ravel(self)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        return squeeze(self, axis)
+
+    def rechunk(self, chunk_size):
+        return rechunk(self, chunk_size)
+
+    def dot(self, b):
+        return dot(self, b)
+
+    def clip(self, a_min=None, a_max=None):
+        return clip(self, a_min, a_max)
+
+    def sum(self, axis=None, keepdims=False, **kw): return sum(self, axis, keepdims=keepdims, **kw)
+    def prod(self, axis=None, keepdims=False, **kw): return prod(self, axis, keepdims=keepdims, **kw)
+    def mean(self, axis=None, keepdims=False, **kw): return mean(self, axis, keepdims=keepdims, **kw)
+    def min(self, axis=None, keepdims=False, **kw): return min(self, axis, keepdims=keepdims, **kw)
+    def max(self, axis=None, keepdims=False, **kw): return max(self, axis, keepdims=keepdims, **kw)
+    def all(self, axis=None, keepdims=False, **kw): return all(self, axis, keepdims=keepdims, **kw)
+    def any(self, axis=None, keepdims=False, **kw): return any(self, axis, keepdims=keepdims, **kw)
+
+    def std(self, axis=None, ddof=0, keepdims=False, **kw):
+        return std(self, axis, ddof=ddof, keepdims=keepdims, **kw)
+
+    def var(self, axis=None, ddof=0, keepdims=False, **kw):
+        return var(self, axis, ddof=ddof, keepdims=keepdims, **kw)
+
+    def argmin(self, axis=None, **kw): return argmin(self, axis, **kw)
+    def argmax(self, axis=None, **kw): return argmax(self, axis, **kw)
+    def cumsum(self, axis=None, **kw): return cumsum(self, axis, **kw)
+    def cumprod(self, axis=None, **kw): return cumprod(self, axis, **kw)
+
+
+# ---------------------------------------------------------------------------
+# building nodes
+
+
+def _make(op, inputs, params=None, shape=None, dtype=None, n_outputs=0):
+    ins = [as_operand(x) for x in inputs]
+    sess = next((x._session for x in inputs if isinstance(x, Entity) and x._session), None)
+    node = Node(op, [x._ref if isinstance(x, Entity) else x for x in ins],
+                {k: v for k, v in (params or {}).items() if v is not _UNSET}, "tensor",
+                n_outputs=n_outputs)
+    if n_outputs:
+        outs = tuple(Tensor(OutRef(node, i), session=sess) for i in range(n_outputs))
+        for o in outs:
+            _after_create(o)
+        return outs
+    return _after_create(Tensor(node, shape, dtype, session=sess))
+
+
+_UNSET = object()
+
+
+def as_operand(x):
+    """Entities stay; numbers and strings stay scalars; arrays and lists
+    become local arrays uploaded as session tensors at execution."""
+    if isinstance(x, Entity):
+        return x
+    if isinstance(x, (numbers.Number, np.generic, str)) or x is None:
+        return x.item() if isinstance(x, np.generic) else x
+    return tensor(x)
+
+
+def _as_tensor(x):
+    x = as_operand(x)
+    if not isinstance(x, Entity):
+        return tensor(np.asarray(x))
+    return x
+
+
+def _kind_of(inputs):
+    kinds = [x._ref.kind for x in inputs if isinstance(x, Entity)]
+    if "dataframe" in kinds:
+        return "dataframe"
+    if "series" in kinds:
+        return "series"
+    return "tensor"
+
+
+def _binary(op, a, b):
+    a, b = as_operand(a), as_operand(b)
+    if _kind_of([a, b]) != "tensor":
+        from ..dataframe import elementwise
+        return elementwise(op, [a, b])
+    shapes = [x._shape if isinstance(x, Tensor) else () for x in (a, b)]
+    return _make(op, [a, b], None, inf.broadcast(*shapes), inf.ufunc_dtype(op, [a, b]))
+
+
+def _unary(op, a, params=None):
+    a = as_operand(a)
+    if _kind_of([a]) != "tensor":
+        from ..dataframe import elementwise
+        return elementwise(op, [a], params)
+    if not isinstance(a, Tensor):
+        a = _as_tensor(a)
+    return _make(op, [a], params, a._shape, inf.ufunc_dtype(op, [a]))
+
+
+def tensor(data, dtype=None, chunk_size=None):
+    """A local array (or nested list) as a tensor: uploaded to the session
+    (POST .../tensors?key=) when a task first needs it."""
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.astype(dtype)
+    arr = np.asarray(data, dtype=dtype)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError("mt.tensor: dtype %s is not one the cluster stores" % arr.dtype)
+    if arr.dtype.byteorder == ">":
+        arr = arr.astype(arr.dtype.newbyteorder("<"))
+    node = Node(None, (), None, "tensor", data=np.ascontiguousarray(arr), chunk_size=chunk_size)
+    return Tensor(node, arr.shape, arr.dtype)
+
+
+array = asarray = tensor
+
+
+def _shape_arg(shape):
+    return (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(d) for d in shape)
+
+
+def _create(op, shape, dtype, chunk_size, default_dtype="float64", **params):
+    shape = _shape_arg(shape)
+    p = {"shape": list(shape)}
+    p.update(params)
+    if dtype is not None:
+        p["dtype"] = np.dtype(dtype).name
+    if chunk_size is not None:
+        p["chunk_size"] = chunk_size
+    return _make(op, [], p, shape, np.dtype(dtype if dtype is not None else default_dtype))
+
+
+def ones(shape, dtype=None, chunk_size=None):
+    return _create("ones", shape, dtype, chunk_size)
+
+
+def zeros(shape, dtype=None, chunk_size=None):
+    return _create("zeros", shape, dtype, chunk_size)
+
+
+def full(shape, fill_value, dtype=None, chunk_size=None):
+    dt = dtype if dtype is not None else np.array(fill_value).dtype
+    return _create("full", shape, dtype, chunk_size, dt, fill_value=fill_value)
+
+
+def ones_like(a, dtype=None, chunk_size=None):
+    return ones(a.shape, dtype or a.dtype, chunk_size)
+
+
+def zeros_like(a, dtype=None, chunk_size=None):
+    return zeros(a.shape, dtype or a.dtype, chunk_size)
+
+
+def arange(start, stop=None, step=1, dtype=None, chunk_size=None):
+    if stop is None:
+        start, stop = 0, start
+    p = {"start": start, "stop": stop, "step": step}
+    if dtype is not None:
+        p["dtype"] = np.dtype(dtype).name
+    if chunk_size is not None:
+        p["chunk_size"] = chunk_size
+    n = builtins.max(0, math.ceil((stop - start) / step)) if step else None
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(start, stop, step)
+    return _make("arange", [], p, None if n is None else (n,), dt)
+
+
+def linspace(start, stop, num=50, endpoint=True, chunk_size=None):
+    p = {"start": start, "stop": stop, "num": num, "endpoint": endpoint}
+    if chunk_size is not None:
+        p["chunk_size"] = chunk_size
+    return _make("linspace", [], p, (int(num),), np.float64)
+
+
+def eye(N, M=None, k=0, dtype=None, chunk_size=None):
+    p = {"N": N, "k": k}
+    if M is not None:
+        p["M"] = M
+    if dtype is not None:
+        p["dtype"] = np.dtype(dtype).name
+    if chunk_size is not None:
+        p["chunk_size"] = chunk_size
+    return _make("eye", [], p, (N, N if M is None else M), np.dtype(dtype or "float64"))
+
+
+def identity(n, dtype=None, chunk_size=None):
+    return eye(n, dtype=dtype, chunk_size=chunk_size)
+
+
+# element-wise
+
+
+def _ufunc(name):
+    if name in _BINARY:
+        def f(x1, x2):
+            return _binary(name, x1, x2)
+        f.__doc__ = "numpy.%s(x1, x2), element-wise with broadcasting" % name
+    else:
+        def f(x):
+            return _unary(name, x)
+        f.__doc__ = "numpy.%s(x), element-wise" % name
+    f.__name__ = name
+    return f
+
+
+for _n in _BINARY + _UNARY:
+    globals()[_n] = _ufunc(_n)
+del _n
+
+
+def where(condition, x, y):
+    c, x, y = as_operand(condition), as_operand(x), as_operand(y)
+    if _kind_of([c, x, y]) != "tensor":
+        from ..dataframe import elementwise
+        return elementwise("where", [c, x, y])
+    shapes = [t._shape if isinstance(t, Tensor) else () for t in (c, x, y)]
+    dt = inf.ufunc_dtype("where", [np.ones(1, bool), x, y])
+    return _make("where", [c, x, y], None, inf.broadcast(*shapes), dt)
+
+
+def clip(a, a_min=None, a_max=None):
+    a = _as_tensor(a)
+    dt = inf.ufunc_dtype("clip", [a, a_min, a_max]) if (a_min is not None or a_max is not None) \
+        else a._dtype
+    return _make("clip", [a], {"a_min": a_min, "a_max": a_max}, a._shape, dt)
+
+
+def astype(a, dtype):
+    return _as_tensor(a).astype(dtype)
+
+
+# reductions
+
+
+def _reduce(op, a, axis=None, keepdims=False, **kw):
+    a = _as_tensor(a)
+    if _kind_of([a]) != "tensor":  # a DataFrame or Series: its own method
+        return getattr(a, op)(**({} if axis is None else {"axis": axis}), **kw)
+    p = {}
+    if axis is not None:
+        p["axis"] = list(axis) if isinstance(axis, (list, tuple)) else axis
+    if keepdims:
+        p["keepdims"] = True
+    p.update(kw)
+    shape = inf.reduce_shape(a._shape, axis, keepdims)
+    dt = None
+    if a._dtype is not None and a._shape is not None:
+        npf = getattr(np, op, None)
+        try:
+            ax = inf.norm_axes(axis, len(a._shape))
+            dt = np.asarray(npf(np.ones((2,) * len(a._shape), a._dtype), axis=ax,
+                                **{k: v for k, v in kw.items() if k in ("ddof", "dtype")})).dtype
+        except Exception:  # noqa: BLE001
+            dt = None
+    return _make(op, [a], p, shape, dt)
+
+
+def _reducer(op):
+    def f(a, axis=None, keepdims=False, **kw):
+        return _reduce(op, a, axis, keepdims, **kw)
+    f.__name__ = op
+    f.__doc__ = "numpy.%s(a, axis=None, keepdims=False)" % op
+    return f
+
+
+for _n in _REDUCE:
+    globals()[_n] = _reducer(_n)
+del _n
+
+
+def std(a, axis=None, ddof=0, keepdims=False):
+    return _reduce("std", a, axis, keepdims, **({"ddof": ddof} if ddof else {}))
+
+
+def var(a, axis=None, ddof=0, keepdims=False):
+    return _reduce("var", a, axis, keepdims, **({"ddof": ddof} if ddof else {}))
+
+
+def _argreduce(op, a, axis=None):
+    a = _as_tensor(a)
+    p = {} if axis is None else {"axis": axis}
+    return _make(op, [a], p, inf.reduce_shape(a._shape, axis, False), np.int64)
+
+
+def argmin(a, axis=None):
+    return _argreduce("argmin", a, axis)
+
+
+def argmax(a, axis=None):
+    return _argreduce("argmax", a, axis)
+
+
+def _scan(op, a, axis=None):
+    a = _as_tensor(a)
+    p = {} if axis is None else {"axis": axis}
+    shape = None
+    if a._shape is not None:
+        shape = (math.prod(a._shape),) if axis is None else a._shape
+    dt = None if a._dtype is None else getattr(np, op)(np.ones(1, a._dtype)).dtype
+    return _make(op, [a], p, shape, dt)
+
+
+def cumsum(a, axis=None):
+    return _scan("cumsum", a, axis)
+
+
+def cumprod(a, axis=None):
+    return _scan("cumprod", a, axis)
+
+
+# linear algebra
+
+
+def _la_dtype(a, b):
+    return inf.ufunc_dtype("multiply", [a, b]) if isinstance(a, Tensor) and \
+        isinstance(b, Tensor) else None
+
+
+def dot(a, b):
+    a, b = _as_tensor(a), _as_tensor(b)
+    return _make("dot", [a, b], None, inf.dot_shape(a._shape, b._shape), _la_dtype(a, b))
+
+
+def matmul(a, b):
+    a, b = _as_tensor(a), _as_tensor(b)
+    return _make("matmul", [a, b], None, inf.matmul_shape(a._shape, b._shape), _la_dtype(a, b))
+
+
+def inner(a, b):
+    a, b = _as_tensor(a), _as_tensor(b)
+    return _make("inner", [a, b], None, inf.inner_shape(a._shape, b._shape), _la_dtype(a, b))
+
+
+def outer(a, b):
+    a, b = _as_tensor(a), _as_tensor(b)
+    shape = None if a.size is None or b.size is None else (a.size, b.size)
+    return _make("outer", [a, b], None, shape, _la_dtype(a, b))
+
+
+def tensordot(a, b, axes=2):
+    a, b = _as_tensor(a), _as_tensor(b)
+    return _make("tensordot", [a, b], {"axes": axes}, inf.tensordot_shape(a._shape, b._shape, axes),
+                 _la_dtype(a, b))
+
+
+# shapes
+
+
+def transpose(a, axes=None):
+    a = _as_tensor(a)
+    shape = None
+    if a._shape is not None:
+        perm = tuple(reversed(range(len(a._shape)))) if axes is None else tuple(axes)
+        if sorted(p % builtins.max(len(a._shape), 1) for p in perm) == list(range(len(a._shape))):
+            shape = tuple(a._shape[p] for p in perm)
+    return _make("transpose", [a], {} if axes is None else {"axes": list(axes)}, shape, a._dtype)
+
+
+def reshape(a, newshape, order="C"):
+    a = _as_tensor(a)
+    ns = [int(newshape)] if isinstance(newshape, numbers.Integral) else [int(d) for d in newshape]
+    return _make("reshape", [a], {"newshape": ns}, inf.reshape_shape(a._shape, ns), a._dtype)
+
+
+def ravel(a):
+    a = _as_tensor(a)
+    return _make("ravel", [a], None, None if a._shape is None else (math.prod(a._shape),),
+                 a._dtype)
+
+
+def squeeze(a, axis=None):
+    a = _as_tensor(a)
+    shape = None
+    if a._shape is not None:
+        try:
+            shape = np.broadcast_to(np.zeros((), np.int8), a._shape).squeeze(axis).shape
+        except ValueError:
+            shape = None
+    return _make("squeeze", [a], {} if axis is None else {"axis": axis}, shape, a._dtype)
+
+
+def expand_dims(a, axis):
+    a = _as_tensor(a)
+    shape = None
+    if a._shape is not None:
+        try:
+            shape = np.expand_dims(np.broadcast_to(np.zeros((), np.int8), a._shape), axis).shape
+        except (ValueError, np.AxisError):
+            shape = None
+    return _make("expand_dims", [a], {"axis": axis}, shape, a._dtype)
+
+
+def _joined(op, arrays, axis):
+    ts = [_as_tensor(x) for x in arrays]
+    shape, dt = None, None
+    if ts and builtins.all(t._shape is not None for t in ts):
+        nd = len(ts[0]._shape)
+        if op == "stack":
+            if builtins.all(t._shape == ts[0]._shape for t in ts) and -nd - 1 <= axis <= nd:
+                shape = list(ts[0]._shape)
+                shape.insert(axis % (nd + 1), len(ts))
+        elif axis is None:
+            shape = [builtins.sum(math.prod(t._shape) for t in ts)]
+        elif nd and -nd <= axis < nd and builtins.all(len(t._shape) == nd for t in ts):
+            ax = axis % nd
+            if builtins.all(t._shape[:ax] + t._shape[ax + 1:] == ts[0]._shape[:ax] +
+                            ts[0]._shape[ax + 1:] for t in ts):
+                shape = list(ts[0]._shape)
+                shape[ax] = builtins.sum(t._shape[ax] for t in ts)
+        shape = None if shape is None else tuple(shape)
+    if builtins.all(t._dtype is not None for t in ts):
+        dt = np.result_type(*[t._dtype for t in ts])
+    return _make(op, ts, {"axis": axis}, shape, dt)
+
+
+def concatenate(arrays, axis=0):
+    return _joined("concatenate", arrays, axis)
+
+
+def stack(arrays, axis=0):
+    return _joined("stack", arrays, axis)
+
+
+def rechunk(a, chunk_size):
+    a = _as_tensor(a)
+    return _make("rechunk", [a], {"chunk_size": chunk_size}, a._shape, a._dtype)
+
+
+# indexing
+
+
+def _slice_text(s):
+    def part(v):
+        return "" if v is None else str(int(v))
+    return "%s:%s%s" % (part(s.start), part(s.stop), "" if s.step is None else ":" + part(s.step))
+
+
+def _index_doc(a, index):
+    """(index entries, extra inputs, is_basic) in the document's form."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    entries, extra, basic = [], [], True
+    for e in index:
+        if isinstance(e, (bool, np.bool_)):
+            e = tensor(np.array(e))
+        if isinstance(e, numbers.Integral):
+            entries.append(int(e))
+        elif isinstance(e, slice):
+            entries.append(_slice_text(e))
+        elif e is None:
+            entries.append(None)
+        elif e is Ellipsis:
+            entries.append("...")
+        else:
+            t = _as_tensor(e)
+            extra.append(t)
+            entries.append({"input": len(extra)})
+            basic = False
+    return entries, extra, basic, index
+
+
+def _lower_basic(a, entries):
+    """A basic index on a tensor of known ndim, in the form every engine
+    version reads: Ellipsis expanded to whole slices, None entries applied as
+    expand_dims after the getitem."""
+    nd = len(a._shape)
+    n_real = builtins.sum(1 for e in entries if e is not None and e != "...")
+    out, newaxes, pos = [], [], 0
+    for e in entries:
+        if e == "...":
+            for _ in range(nd - n_real):
+                out.append(":")
+                pos += 1
+        elif e is None:
+            newaxes.append(pos)
+            pos += 1
+        else:
+            out.append(e)
+            if not isinstance(e, int):
+                pos += 1
+    return out, newaxes
+
+
+def getitem(a, index):
+    a = _as_tensor(a)
+    entries, extra, basic, index = _index_doc(a, index)
+    if basic and a._shape is not None and entries.count("...") <= 1:
+        shape = inf.basic_index_shape(a._shape, index)
+        if shape is None:  # numpy refuses it: the server will say why
+            return _make("getitem", [a], {"index": entries}, None, a._dtype)
+        out, newaxes = _lower_basic(a, entries)
+        r = _make("getitem", [a], {"index": out}, None if newaxes else shape, a._dtype) \
+            if builtins.any(e != ":" for e in out) or not newaxes else a
+        if newaxes:
+            r = _make("expand_dims", [r], {"axis": newaxes}, shape, a._dtype)
+        return r
+    shape = inf.basic_index_shape(a._shape, index) if basic else None
+    return _make("getitem", [a] + extra, {"index": entries}, shape, a._dtype)
+
+
+def setitem(a, index, value):
+    """A new tensor equal to a with a[index] = value (the contract's setitem)."""
+    a = _as_tensor(a)
+    entries, extra, _, _ = _index_doc(a, index)
+    v = as_operand(value)
+    return _make("setitem", [a, v] + extra, {"index": entries}, a._shape, a._dtype)
+
+
+# random
+
+
+class _Namespace:
+    """mt.random / mt.linalg: explicit functions plus any op of the cluster's
+    list under that prefix."""
+
+    def __init__(self, prefix, funcs):
+        self._prefix = prefix
+        self.__dict__.update(funcs)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _listed(self._prefix + name)
+
+    def __dir__(self):
+        names = set(k for k in self.__dict__ if not k.startswith("_"))
+        names.update(n[len(self._prefix):] for n in _cluster_ops() if n.startswith(self._prefix))
+        return sorted(names)
+
+
+def _seed(seed):
+    import random as _r
+    return _r.SystemRandom().getrandbits(31) if seed is None else int(seed)
+
+
+def _rand_node(op, size, params, dtype, chunk_size, seed):
+    shape = () if size is None else _shape_arg(size)
+    p = dict(params)
+    p["shape"] = list(shape)
+    p["seed"] = _seed(seed)  # drawn here: re-running the lineage repeats the values
+    if chunk_size is not None:
+        p["chunk_size"] = chunk_size
+    return _make(op, [], p, shape, np.dtype(dtype))
+
+
+def _rand(*shape, chunk_size=None, seed=None):
+    return _rand_node("random.rand", shape, {}, "float64", chunk_size, seed)
+
+
+def _randn(*shape, chunk_size=None, seed=None):
+    return _rand_node("random.randn", shape, {}, "float64", chunk_size, seed)
+
+
+def _randint(low, high=None, size=None, dtype="int64", chunk_size=None, seed=None):
+    if high is None:
+        low, high = 0, low
+    p = {"low": low, "high": high}
+    if dtype is not None and np.dtype(dtype) != np.int64:
+        p["dtype"] = np.dtype(dtype).name
+    return _rand_node("random.randint", size, p, dtype or "int64", chunk_size, seed)
+
+
+def _uniform(low=0.0, high=1.0, size=None, chunk_size=None, seed=None):
+    return _rand_node("random.uniform", size, {"low": low, "high": high}, "float64", chunk_size,
+                      seed)
+
+
+def _normal(loc=0.0, scale=1.0, size=None, chunk_size=None, seed=None):
+    return _rand_node("random.normal", size, {"loc": loc, "scale": scale}, "float64", chunk_size,
+                      seed)
+
+
+def _random_sample(size=None, chunk_size=None, seed=None):
+    return _rand_node("random.rand", size, {}, "float64", chunk_size, seed)
+
+
+random = _Namespace("random.", {"rand": _rand, "randn": _randn, "randint": _randint,
+                                "uniform": _uniform, "normal": _normal,
+                                "random": _random_sample, "random_sample": _random_sample})
+linalg = _Namespace("linalg.", {})
+fft = _Namespace("fft.", {})
+
+# ---------------------------------------------------------------------------
+# the cluster's op list (GET /api/v1/ops)
+
+_ops_cache = {}
+
+# Ops whose numpy function returns a tuple: how many results.
+MULTI_OUTPUT = {"linalg.qr": 2, "linalg.svd": 3, "linalg.eigh": 2, "linalg.eig": 2,
+                "linalg.slogdet": 2, "linalg.lstsq": 4, "histogram": 2}
+
+
+def _cluster_ops(session=None):
+    """{name: entry} of GET /api/v1/ops on the default session's cluster
+    (cached per cluster); empty without a session."""
+    s = session or core.Session.default()
+    if s is None:
+        return {}
+    if s.url not in _ops_cache:
+        doc = s._http.json("GET", "/api/v1/ops").json()
+        _ops_cache[s.url] = {o["name"]: o for o in doc["ops"]}
+    return _ops_cache[s.url]
+
+
+def ops(session=None):
+    """The cluster's op list: {name: {"kind", "inputs", "params"}}."""
+    return dict(_cluster_ops(session))
+
+
+def _listed(name):
+    entry = _cluster_ops().get(name)
+    if entry is None:
+        raise AttributeError(
+            "marsc.tensor has no %r, and the cluster does not list an op of that name at "
+            "GET /api/v1/ops (create a session first with marsc.new_session() so that "
+            "the cluster's list is read)" % name)
+    return generic(name, entry)
+
+
+def generic(name, entry):
+    """A function for op `name` from its listing: positional arguments are
+    its inputs (a list for ops of N+ inputs) then its parameters in order;
+    keywords are parameters under their own names."""
+    n_in = entry.get("inputs", "1")
+    params = list(entry.get("params", []))
+    n_out = entry.get("outputs") or MULTI_OUTPUT.get(name, 0)
+
+    def f(*args, **kw):
+        args = list(args)
+        if n_in.endswith("+"):
+            if not args:
+                raise TypeError("%s: expects a sequence of tensors" % name)
+            first = args.pop(0)
+            inputs = list(first) if isinstance(first, (list, tuple)) else [first]
+        else:
+            k = int(n_in)
+            inputs, args = args[:k], args[k:]
+        if len(args) > len(params):
+            raise TypeError("%s takes at most %d parameters (%s), got %d"
+                            % (name, len(params), ", ".join(params), len(args)))
+        p = dict(zip(params, args))
+        for k, v in kw.items():
+            if k == "size" and "shape" in params:
+                k = "shape"
+            p[k] = v
+        if name.startswith("random.") and "seed" in params and p.get("seed") is None:
+            p["seed"] = _seed(None)
+        if "dtype" in p and p["dtype"] is not None:
+            p["dtype"] = np.dtype(p["dtype"]).name
+        ins = [as_operand(x) for x in inputs]
+        kind = _kind_of(ins)
+        if kind != "tensor":
+            from ..dataframe import elementwise
+            return elementwise(name, ins, p)
+        return _make(name, ins, p, None, None, n_outputs=n_out)
+    f.__name__ = name.rsplit(".", 1)[-1]
+    f.__doc__ = "the cluster's op %s: inputs %s, parameters %s" % (name, n_in, ", ".join(params))
+    return f
+
+
+def __getattr__(name):
+    if name.startswith("_"):
+        raise AttributeError(name)
+    return _listed(name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(n for n in _cluster_ops() if "." not in n))
