@@ -622,8 +622,10 @@ def _slice_text(s):
     return "%s:%s%s" % (part(s.start), part(s.stop), "" if s.step is None else ":" + part(s.step))
 
 
-def _index_doc(a, index):
-    """(index entries, extra inputs, is_basic) in the document's form."""
+def _index_doc(a, index, first=1):
+    """(index entries, extra inputs, is_basic, index tuple) in the document's
+    form; a tensor index is {"input": N}, N counting from `first` (1 for
+    getitem's [a, i1, ...], 2 for setitem's [a, value, i1, ...])."""
     if not isinstance(index, tuple):
         index = (index,)
     entries, extra, basic = [], [], True
@@ -641,7 +643,7 @@ def _index_doc(a, index):
         else:
             t = _as_tensor(e)
             extra.append(t)
-            entries.append({"input": len(extra)})
+            entries.append({"input": first + len(extra) - 1})
             basic = False
     return entries, extra, basic, index
 
@@ -688,7 +690,7 @@ def getitem(a, index):
 def setitem(a, index, value):
     """A new tensor equal to a with a[index] = value (the contract's setitem)."""
     a = _as_tensor(a)
-    entries, extra, _, _ = _index_doc(a, index)
+    entries, extra, _, _ = _index_doc(a, index, first=2)
     v = as_operand(value)
     return _make("setitem", [a, v] + extra, {"index": entries}, a._shape, a._dtype)
 

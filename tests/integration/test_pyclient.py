@@ -1,0 +1,714 @@
+#!/usr/bin/python3
+"""The Python client (clients/python/marsc) against a real cluster: PostgreSQL,
+Redis, a supervisor serving the REST API (-w) and two workers, started by
+harness.py. Every operator, function and method is compared with numpy,
+DataFrames with pandas; futures, cancellation, eager mode, uploads with
+read_csv, the error types, 50 random expression trees, GET /api/v1/ops and
+an offline `pip install` of the package.
+
+Run with Debian's python: /usr/bin/python3 tests/integration/test_pyclient.py [TestClass[.test]]
+(unittest inside; the last line is `RESULT passed=N failed=M` for tests/run.sh).
+"""
+import io
+import json
+import os
+import pty
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+import pandas as pd
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+import harness  # noqa: E402
+from harness import BIN_DIR, Cluster, free_port, get, run_program  # noqa: E402
+
+import marsc  # noqa: E402
+import marsc.dataframe as md  # noqa: E402
+import marsc.tensor as mt  # noqa: E402
+
+C = None      # the Cluster
+WEB = None    # the REST API port
+URL = None
+SESS = None   # the suite's session
+
+
+def setUpModule():
+    global C, WEB, URL, SESS
+    C = Cluster().__enter__()
+    env = {"MARS_PG_DSN": C.pg.dsn(), "MARS_REDIS_URL": C.redis.url()}
+    port, WEB = free_port(), free_port()
+    sup = C.start("supervisor", "mars-supervisor", ["-H", "127.0.0.1", "-p", port, "-w", WEB],
+                  env=env)
+    sup.wait_health(port)
+    sup.wait_health(WEB)
+    for i in range(2):
+        wp = free_port()
+        w = C.start("worker%d" % i, "mars-worker",
+                    ["-H", "127.0.0.1", "-p", wp, "-s", "127.0.0.1:%d" % port, "--n-cpu", 1])
+        w.wait_health(wp)
+    URL = "http://127.0.0.1:%d" % WEB
+    SESS = marsc.new_session(URL)
+
+
+def tearDownModule():
+    if C is not None:
+        C.stop()
+
+
+def n_tasks(sess):
+    return len(get(WEB, "/api/v1/sessions/%s/tasks" % sess.session_id).json()["tasks"])
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        SESS.as_default()
+        marsc.options.eager_mode = False
+
+    def close(self, got, want, msg="", rtol=1e-7, atol=1e-9):
+        got = np.asarray(got)
+        want = np.asarray(want)
+        self.assertEqual(got.shape, want.shape, "shape %s" % msg)
+        self.assertEqual(got.dtype, want.dtype, "dtype %s" % msg)
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=msg)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=msg)
+
+    def run_all(self, pairs, **kw):
+        """pairs: [(name, marsc tensor, numpy value)]: one task, compared."""
+        marsc.execute(*[p[1] for p in pairs])
+        for name, t, want in pairs:
+            got = t.fetch()
+            self.close(got, want, name, **kw)
+            want = np.asarray(want)
+            if t._shape is not None:  # what the client inferred is numpy's
+                self.assertEqual(t._shape, want.shape, "inferred shape of %s" % name)
+            if t._dtype is not None:
+                self.assertEqual(t._dtype, want.dtype, "inferred dtype of %s" % name)
+
+
+RNG = np.random.default_rng(7)
+XN = RNG.standard_normal((6, 8))
+YN = RNG.standard_normal((6, 8)) + 0.5
+IN = RNG.integers(-9, 10, (6, 8))
+JN = RNG.integers(1, 5, (6, 8))
+
+
+class TestOperators(Base):
+    def test_arithmetic_and_comparisons(self):
+        x, y = mt.tensor(XN, chunk_size=3), mt.tensor(YN, chunk_size=(4, 5))
+        i, j = mt.tensor(IN, chunk_size=4), mt.tensor(JN)
+        pairs = [
+            ("x+y", x + y, XN + YN), ("x-y", x - y, XN - YN), ("x*y", x * y, XN * YN),
+            ("x/y", x / y, XN / YN), ("x//y", x // y, XN // YN), ("x%y", x % y, XN % YN),
+            ("|x|**y", abs(x) ** y, abs(XN) ** YN), ("x@y.T", x @ y.T, XN @ YN.T),
+            ("-x", -x, -XN), ("+x", +x, +XN), ("abs", abs(i), abs(IN)),
+            ("2+x", 2 + x, 2 + XN), ("1-x", 1 - x, 1 - XN), ("3*i", 3 * i, 3 * IN),
+            ("1/x", 1 / y, 1 / YN), ("7//j", 7 // j, 7 // JN), ("i%j", i % j, IN % JN),
+            ("i//j", i // j, IN // JN), ("i/j", i / j, IN / JN), ("2**j", 2 ** j, 2 ** JN),
+            ("i**2", i ** 2, IN ** 2), ("x*2.5", x * 2.5, XN * 2.5), ("i+0.5", i + 0.5, IN + 0.5),
+            ("x==y", x == y, XN == YN), ("i==j", i == j, IN == JN), ("x!=y", x != y, XN != YN),
+            ("x<y", x < y, XN < YN), ("x<=0", x <= 0, XN <= 0), ("x>y", x > y, XN > YN),
+            ("i>=j", i >= j, IN >= JN), ("0<x", 0 < x, 0 < XN),
+            ("&", (x > 0) & (y > 0), (XN > 0) & (YN > 0)),
+            ("|", (x > 0) | (i < 0), (XN > 0) | (IN < 0)), ("~", ~(x > 0), ~(XN > 0)),
+            ("nd+t", XN + y, XN + YN), ("row", x + XN[0], XN + XN[0]),
+            ("col", x * mt.tensor(XN[:, :1]), XN * XN[:, :1]),
+        ]
+        self.run_all(pairs)
+
+    def test_matmul_vectors(self):
+        a, v = mt.tensor(XN), mt.tensor(XN[0])
+        self.run_all([("m@v", a @ v, XN @ XN[0]), ("v@v", v @ v, XN[0] @ XN[0]),
+                      ("v@mT", mt.tensor(XN[:, 0]) @ a, XN[:, 0] @ XN)])
+
+    def test_bool_and_int_bitwise_forms(self):
+        b = mt.tensor(XN) > 0
+        self.assertEqual(b.document()["nodes"][-1]["op"], "greater")
+        self.assertEqual((b & b)._ref.op, "logical_and")
+        self.assertEqual((~b)._ref.op, "logical_not")
+        i = mt.tensor(IN)
+        self.assertEqual((i & i)._ref.op, "bitwise_and")  # numpy's meaning on integers
+        self.assertEqual((~i)._ref.op, "invert")
+
+
+class TestIndexing(Base):
+    def test_basic(self):
+        xn = np.arange(120.0).reshape(4, 5, 6)
+        x = mt.tensor(xn, chunk_size=2)
+        idx = [(1,), (-1, 2), (slice(1, 3),), (slice(None, None, -1),), (slice(None), 3),
+               (Ellipsis, 2), (None,), (None, 1, Ellipsis, None), (1, None, slice(0, 5, 2)),
+               (slice(3, 0, -2), Ellipsis, slice(None, None, 3)), (-2, -3, -4),
+               (Ellipsis,), (slice(10, 20),)]
+        pairs = [("x[%r]" % (ix,), x[ix], xn[ix]) for ix in idx]
+        pairs.append(("x[2]", x[2], xn[2]))
+        self.run_all(pairs)
+
+    def test_tensor_indices_contract(self):
+        """Integer-tensor and boolean-mask indices and setitem: the client
+        builds the contract's document; the server runs it or answers 400
+        (GraphError) while the engine does not accept it yet."""
+        xn = np.arange(20.0).reshape(4, 5)
+        x = mt.tensor(xn)
+        ii = np.array([3, 0, 3])
+        cases = [("fancy", lambda: x[ii], lambda: xn[ii], [{"input": 1}]),
+                 ("mask", lambda: x[x > 7], lambda: xn[xn > 7], [{"input": 1}]),
+                 ("mixed", lambda: x[1:, ii[:2] - 1], lambda: xn[1:, ii[:2] - 1],
+                  ["1:", {"input": 1}])]
+        for name, mk, ref, index in cases:
+            t = mk()
+            node = t.document()["nodes"][-1]
+            self.assertEqual(node["op"], "getitem", name)
+            self.assertEqual(node["index"], index, name)
+            self.assertEqual(len(node["inputs"]), 2, name)
+            try:
+                got = t.fetch()
+            except marsc.GraphError as e:
+                self.assertIn("getitem", str(e), name)
+                continue
+            self.close(got, ref(), name)
+        # setitem: a[...] = v rebinds a to a new setitem node
+        y = mt.tensor(xn)
+        old = y.key
+        y[1:3, 0] = -1.0
+        node = y.document()["nodes"][-1]
+        self.assertEqual((node["op"], node["index"], node["inputs"][0], node["inputs"][1]),
+                         ("setitem", ["1:3", 0], old, -1.0))
+        want = xn.copy()
+        want[1:3, 0] = -1.0
+        try:
+            self.close(y.fetch(), want, "setitem")
+        except marsc.GraphError as e:
+            self.assertIn("setitem", str(e))
+        z = mt.tensor(xn)
+        z[z > 5] = mt.zeros(1)
+        node = z.document()["nodes"][-1]
+        self.assertEqual(node["index"], [{"input": 2}])
+
+
+class TestAttributesAndMethods(Base):
+    def test_attributes(self):
+        x = mt.tensor(XN, chunk_size=4)
+        self.assertEqual((x.shape, x.dtype, x.ndim, x.size), ((6, 8), np.float64, 2, 48))
+        self.assertEqual(x.T.shape, (8, 6))
+        self.assertEqual(len(x), 6)
+        self.assertEqual(x.astype("int32").dtype, np.int32)
+        self.assertEqual(mt.ones((3, 4), dtype="int64").sum(axis=0).dtype, np.int64)
+        # unknown shapes come from the server once executed
+        m = mt.tensor(XN).sum(axis=1)
+        m._shape = None
+        m.execute()
+        self.assertEqual(m.shape, (6,))
+
+    def test_methods(self):
+        x, i = mt.tensor(XN, chunk_size=4), mt.tensor(IN, chunk_size=5)
+        b = mt.tensor(XN > 0)
+        pairs = [("T", x.T, XN.T), ("astype", x.astype("int32"), XN.astype("int32")),
+                 ("astype-f32", i.astype(np.float32), IN.astype(np.float32))]
+        for m in ("sum", "prod", "mean", "min", "max", "std", "var"):
+            for ax in (None, 0, 1, (0, 1)):
+                pairs.append(("%s(%s)" % (m, ax), getattr(x, m)(axis=ax), getattr(XN, m)(axis=ax)))
+            pairs.append(("i.%s" % m, getattr(i, m)(axis=0), getattr(IN, m)(axis=0)))
+        pairs += [("sum-keep", x.sum(axis=1, keepdims=True), XN.sum(axis=1, keepdims=True)),
+                  ("std-ddof", x.std(axis=0, ddof=1), XN.std(axis=0, ddof=1)),
+                  ("all", b.all(axis=0), (XN > 0).all(axis=0)), ("any", b.any(), (XN > 0).any()),
+                  ("argmin", x.argmin(axis=1), XN.argmin(axis=1)), ("argmax", x.argmax(), XN.argmax()),
+                  ("cumsum", x.cumsum(axis=0), XN.cumsum(axis=0)), ("cumprod", i.cumprod(), IN.cumprod()),
+                  ("reshape", x.reshape(4, 12), XN.reshape(4, 12)),
+                  ("reshape-1", x.reshape((-1, 3)), XN.reshape(-1, 3)),
+                  ("transpose", x.transpose(1, 0), XN.transpose(1, 0)), ("ravel", x.ravel(), XN.ravel()),
+                  ("dot", x.dot(x.T), XN.dot(XN.T)), ("clip", x.clip(-0.5, 0.5), XN.clip(-0.5, 0.5)),
+                  ("squeeze", x[:1].squeeze(), XN[:1].squeeze())]
+        self.run_all(pairs)
+
+
+class TestFunctions(Base):
+    def test_creation(self):
+        self.run_all([
+            ("ones", mt.ones((3, 4), chunk_size=2), np.ones((3, 4))),
+            ("zeros-i", mt.zeros(5, dtype="int32"), np.zeros(5, dtype=np.int32)),
+            ("full", mt.full((2, 3), 7), np.full((2, 3), 7)),
+            ("full-f", mt.full((2, 3), 1.5), np.full((2, 3), 1.5)),
+            ("arange", mt.arange(10), np.arange(10)), ("arange3", mt.arange(1, 2, 0.25), np.arange(1, 2, 0.25)),
+            ("linspace", mt.linspace(0, 1, 7), np.linspace(0, 1, 7)),
+            ("eye", mt.eye(4, 5, k=1), np.eye(4, 5, k=1)),
+            ("tensor", mt.tensor([[1, 2], [3, 4]]), np.array([[1, 2], [3, 4]])),
+        ])
+
+    def test_random(self):
+        r = mt.random.rand(300, 200, chunk_size=70)
+        n = mt.random.randn(1000)
+        k = mt.random.randint(3, 9, size=(50, 4))
+        u = mt.random.uniform(-2, -1, size=400)
+        g = mt.random.normal(10, 0.1, size=400)
+        marsc.execute(r, n, k, u, g)
+        rv = r.fetch()
+        self.assertEqual((rv.shape, rv.dtype), ((300, 200), np.float64))
+        self.assertTrue(0 <= rv.min() and rv.max() < 1 and abs(rv.mean() - 0.5) < 0.02)
+        self.assertLess(abs(n.fetch().mean()), 0.15)
+        kv = k.fetch()
+        self.assertEqual(kv.dtype, np.int64)
+        self.assertTrue(kv.min() >= 3 and kv.max() < 9)
+        self.assertTrue((u.fetch() >= -2).all() and (u.fetch() < -1).all())
+        self.assertLess(abs(g.fetch().mean() - 10), 0.05)
+        # the client draws the seed: the lineage run again repeats the values
+        s = r + 0
+        self.close(s.fetch(), rv, "random re-run")
+        self.close(mt.random.rand(40, seed=5).fetch(), mt.random.rand(40, seed=5, chunk_size=7).fetch(),
+                   "same seed, other chunks")
+
+    def test_elementwise_functions(self):
+        x, p = mt.tensor(XN), mt.tensor(np.abs(YN) + 0.1)
+        pairs = []
+        for f in ("negative", "abs", "exp", "sin", "cos", "tan", "tanh", "square", "sign", "floor",
+                  "ceil", "expm1", "isnan", "isfinite"):
+            pairs.append((f, getattr(mt, f)(x), getattr(np, f)(XN)))
+        for f in ("sqrt", "log", "log1p"):
+            pairs.append((f, getattr(mt, f)(p), getattr(np, f)(np.abs(YN) + 0.1)))
+        for f in ("add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
+                  "floor_divide", "mod"):
+            a, b = (p, x) if f == "power" else (x, p)
+            an, bn = (np.abs(YN) + 0.1, XN) if f == "power" else (XN, np.abs(YN) + 0.1)
+            pairs.append((f, getattr(mt, f)(a, b), getattr(np, f)(an, bn)))
+        pairs += [("logical_and", mt.logical_and(x > 0, p > 1), np.logical_and(XN > 0, np.abs(YN) + 0.1 > 1)),
+                  ("logical_not", mt.logical_not(x > 0), XN <= 0),
+                  ("where", mt.where(x > 0, x, 0), np.where(XN > 0, XN, 0)),
+                  ("clip", mt.clip(x, None, 0.3), np.clip(XN, None, 0.3)),
+                  ("astype", mt.astype(x, "float32"), XN.astype(np.float32))]
+        self.run_all(pairs, rtol=1e-6)
+
+    def test_linalg_and_shapes(self):
+        a = RNG.standard_normal((5, 4))
+        b = RNG.standard_normal((4, 3))
+        c = RNG.standard_normal((2, 3, 4))
+        ta, tb, tc = mt.tensor(a, chunk_size=2), mt.tensor(b), mt.tensor(c)
+        self.run_all([
+            ("dot", mt.dot(ta, tb), np.dot(a, b)), ("matmul", mt.matmul(tc, b), np.matmul(c, b)),
+            ("inner", mt.inner(ta, ta), np.inner(a, a)), ("outer", mt.outer(ta[0], tb[0]), np.outer(a[0], b[0])),
+            ("tensordot", mt.tensordot(tc, tb, axes=([2], [0])), np.tensordot(c, b, axes=([2], [0]))),
+            ("tensordot2", mt.tensordot(tc, mt.tensor(c.transpose(1, 2, 0)), axes=2),
+             np.tensordot(c, c.transpose(1, 2, 0), axes=2)),
+            ("transpose", mt.transpose(tc, (2, 0, 1)), np.transpose(c, (2, 0, 1))),
+            ("reshape", mt.reshape(tc, (4, -1)), np.reshape(c, (4, -1))),
+            ("ravel", mt.ravel(ta), np.ravel(a)),
+            ("squeeze", mt.squeeze(mt.tensor(a[None])), np.squeeze(a[None])),
+            ("expand_dims", mt.expand_dims(ta, 1), np.expand_dims(a, 1)),
+            ("concatenate", mt.concatenate([ta, ta * 2], axis=1), np.concatenate([a, a * 2], axis=1)),
+            ("concat-none", mt.concatenate([ta, tb], axis=None), np.concatenate([a, b], axis=None)),
+            ("stack", mt.stack([tb, tb, tb], axis=1), np.stack([b, b, b], axis=1)),
+            ("rechunk", mt.rechunk(ta, 3), a),
+        ])
+
+    def test_ops_listing(self):
+        r = get(WEB, "/api/v1/ops")
+        self.assertEqual(r.status, 200)
+        listed = r.json()
+        rc, out, err = run_program("mars-run", ["--list-ops"])
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out), listed)  # one table behind both
+        names = {o["name"] for o in listed["ops"]}
+        for need in ("ones", "inner", "random.rand", "getitem", "dataframe.groupby_agg"):
+            self.assertIn(need, names)
+        for o in listed["ops"]:
+            self.assertEqual(set(o), {"name", "kind", "inputs", "params"}, o)
+            name = o["name"]
+            if name.startswith("dataframe.") or name in ("getitem", "setitem"):
+                continue
+            obj = mt
+            for part in name.split("."):
+                obj = getattr(obj, part)  # every listed tensor op is reachable by its name
+            self.assertTrue(callable(obj), name)
+        # an op known only from the list: the generic function builds its node
+        f = mt.generic("clip", {"inputs": "1", "params": ["a_min", "a_max"]})
+        self.close(f(mt.tensor(XN), -0.1, a_max=0.1).fetch(), np.clip(XN, -0.1, 0.1))
+        with self.assertRaises(AttributeError) as cm:
+            mt.no_such_op_anywhere
+        self.assertIn("/api/v1/ops", str(cm.exception))
+
+
+class TestExecution(Base):
+    def test_reuse_and_one_task(self):
+        a = mt.ones((400, 400), chunk_size=100)
+        b = mt.inner(a, a)
+        t0 = n_tasks(SESS)
+        self.assertIs(b.execute(), b)
+        self.assertEqual(n_tasks(SESS), t0 + 1)
+        c = b + 1
+        doc = c.document()
+        self.assertEqual(len(doc["nodes"]), 1)  # b is held: named, not recomputed
+        self.assertEqual(doc["nodes"][0]["inputs"], [b.key, 1])
+        d, e = (c * 2).sum(), c.mean(axis=0)
+        r = marsc.execute(d, e)
+        self.assertEqual(r, (d, e))
+        self.assertEqual(n_tasks(SESS), t0 + 2)  # several tensors, one task
+        self.close(d.fetch(), np.float64(401 * 2 * 400 * 400))
+        self.close(e.fetch(), np.full(400, 401.0))
+        self.assertEqual(n_tasks(SESS), t0 + 2)  # fetch of executed tensors runs nothing
+
+    def test_fetch_streams_and_uploads(self):
+        big = RNG.standard_normal((1500, 1100))
+        t = mt.tensor(big, chunk_size=400)
+        self.assertEqual(t.document()["nodes"], [])  # a local array: uploaded, not inlined
+        u = t * 1
+        got = u.fetch()
+        self.close(got, big)
+        info = get(WEB, "/api/v1/sessions/%s/tensors/%s" % (SESS.session_id, t.key)).json()
+        self.assertEqual(info["chunk_size"][0], [400, 400, 400, 300])
+        # a numpy array given straight to an op is uploaded too
+        v = mt.tensor(XN) + np.arange(8.0)
+        self.close(v.fetch(), XN + np.arange(8.0))
+        # 0-d results come back as numpy scalars
+        s = mt.tensor(XN).sum().fetch()
+        self.assertIsInstance(s, np.float64)
+
+    def test_futures(self):
+        a = mt.random.rand(1200, 1200, chunk_size=300)
+        b = mt.inner(a, a).sum()
+        f = b.execute(wait=False)
+        self.assertIsInstance(f, marsc.Future)
+        p = f.progress()
+        self.assertTrue(0.0 <= p <= 1.0, p)
+        self.assertIs(f.result(timeout=120), b)
+        self.assertTrue(f.done())
+        self.assertEqual(f.progress(), 1.0)
+        self.assertFalse(f.cancel())  # already ended
+        an = a.fetch()
+        self.close(b.fetch(), np.inner(an, an).sum(), rtol=1e-9)
+        # several targets
+        f2 = marsc.execute(a.max(), a.min(), wait=False)
+        mx, mn = f2.result(timeout=60)
+        self.close(mx.fetch(), an.max())
+
+    def test_timeout_and_cancel(self):
+        a = mt.random.rand(4000, 4000, chunk_size=250)
+        b = mt.inner(a, a)
+        f = b.execute(wait=False)
+        with self.assertRaises(TimeoutError):
+            f.result(timeout=0.2)
+        self.assertTrue(f.cancel())
+        with self.assertRaises(marsc.TaskError) as cm:
+            f.result(timeout=60)
+        self.assertEqual(cm.exception.status, "cancelled")
+        self.assertIn("cancelled", str(cm.exception))
+        self.assertTrue(f.done() and f.cancelled())
+
+    def test_eager_mode(self):
+        marsc.options.eager_mode = True
+        try:
+            t0 = n_tasks(SESS)
+            a = mt.ones((30, 30), chunk_size=10)
+            self.assertIn(a.key, SESS._held)  # ran when made
+            b = a * 3 + mt.arange(30.0)
+            self.assertIn(b.key, SESS._held)
+            self.assertEqual(n_tasks(SESS), t0 + 4)  # ones, multiply, arange, add
+            c = b.sum(axis=0)
+            self.assertEqual(len(c.document()["nodes"]), 0)
+            self.close(c.fetch(), (np.ones((30, 30)) * 3 + np.arange(30.0)).sum(axis=0))
+            with self.assertRaises(marsc.GraphError):  # errors come at once too
+                mt.inner(a, mt.ones((3, 4)))
+        finally:
+            marsc.options.eager_mode = False
+
+    def test_progress_bar(self):
+        master, slave = pty.openpty()
+        old = sys.stderr
+        sys.stderr = os.fdopen(slave, "w")
+        try:
+            a = mt.random.rand(800, 800, chunk_size=100)
+            mt.inner(a, a).sum().execute(show_progress=True)
+        finally:
+            sys.stderr.flush()
+            sys.stderr.close()
+            sys.stderr = old
+        out = b""
+        os.set_blocking(master, False)
+        try:
+            while True:
+                chunk = os.read(master, 65536)
+                if not chunk:
+                    break
+                out += chunk
+        except (BlockingIOError, OSError):
+            pass
+        os.close(master)
+        text = out.decode()
+        self.assertIn("100%", text)
+        self.assertIn("[" + "#" * 30 + "]", text)
+        self.assertEqual(text.strip().count("\n"), 0, "one line: %r" % text)  # redrawn with \r
+
+
+class TestDataFrames(Base):
+    def test_from_tensor(self):
+        an = (np.arange(3000.0).reshape(1000, 3) * 7) % 13
+        pdf = pd.DataFrame(an, columns=["x", "y", "z"])
+        df = md.DataFrame(mt.tensor(an, chunk_size=250), columns=["x", "y", "z"])
+        df2 = md.DataFrame(an, columns=["x", "y", "z"], chunk_rows=300)
+        f = df[df.x > 5]
+        g = df.groupby(["y"]).agg(out=("z", "sum"), n=("x", "count"))
+        g2 = df.groupby(["y", "x"]).agg(m=("z", "max"))
+        s = df2.sort_values(["y", "x"], ascending=[False, True])
+        right = md.DataFrame(np.array([[0.0, 100.0], [1.0, 101.0], [5.0, 105.0]]), columns=["x", "w"])
+        m = df.merge(right, on=["x"], how="inner")
+        res = marsc.execute(df.sum(), df.describe(), f, g, g2, s, m, df.mean(), df.x.sum(),
+                            df.std(), (df.x * 2 + df.y).max(), df.head(7), df.count())
+        want = [pdf.sum(), pdf.describe(), pdf[pdf.x > 5],
+                pdf.groupby(["y"]).agg(out=("z", "sum"), n=("x", "count")),
+                pdf.groupby(["y", "x"]).agg(m=("z", "max")),
+                pdf.sort_values(["y", "x"], ascending=[False, True], kind="mergesort"),
+                pdf.merge(pd.DataFrame({"x": [0.0, 1.0, 5.0], "w": [100.0, 101.0, 105.0]}), on=["x"]),
+                pdf.mean(), pdf.x.sum(), pdf.std(), (pdf.x * 2 + pdf.y).max(), pdf.head(7), pdf.count()]
+        for i, (t, w) in enumerate(zip(res, want)):
+            got = t.fetch()
+            if isinstance(w, pd.DataFrame):
+                self.assertIsInstance(got, pd.DataFrame, i)
+                if i == 6:  # merge: row order unspecified
+                    got = got.sort_values(list(got.columns)).reset_index(drop=True)
+                    w = w.sort_values(list(w.columns)).reset_index(drop=True)
+                pd.testing.assert_frame_equal(got, w, check_index_type=False, check_dtype=False)
+                self.assertEqual(list(got.index.names), list(w.index.names), "index names %d" % i)
+            elif isinstance(w, pd.Series):
+                self.assertIsInstance(got, pd.Series, i)
+                pd.testing.assert_series_equal(got, w, check_index_type=False, check_dtype=False)
+            else:
+                self.assertAlmostEqual(float(got), float(w), places=6)
+        # a DataFrame as a tensor again
+        tt = df.head(4).to_tensor().fetch()
+        self.close(tt, an[:4])
+
+    def test_upload_read_csv(self):
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "pyclient.csv")
+            rng = np.random.default_rng(3)
+            pdf = pd.DataFrame({"k": rng.choice(["a", "b", "c"], 700), "i": rng.integers(0, 50, 700),
+                                "f": rng.standard_normal(700).round(4)})
+            pdf.to_csv(path, index=False)
+            self.assertEqual(SESS.upload(path), "pyclient.csv")
+            df = md.read_csv("pyclient.csv", chunk_bytes=2000)
+            g = df.groupby("k").agg(tot=("i", "sum"), mf=("f", "mean"))
+            res = marsc.execute(df.describe(), g, df[df.i < 10].sort_values("f"))
+            pd.testing.assert_frame_equal(res[0].fetch(), pdf.describe())
+            pd.testing.assert_frame_equal(res[1].fetch(), pdf.groupby("k").agg(tot=("i", "sum"), mf=("f", "mean")))
+            pd.testing.assert_frame_equal(res[2].fetch(), pdf[pdf.i < 10].sort_values("f", kind="mergesort"))
+        finally:
+            shutil.rmtree(d)
+
+    def test_string_literal(self):
+        """Strings are literal values ({"value": ...}); the server runs them or
+        says why (GraphError) while the engine does not read literals yet."""
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "lit.csv")
+            pd.DataFrame({"c": ["paris", "rome", "paris"], "v": [1, 2, 3]}).to_csv(path, index=False)
+            SESS.upload(path)
+            df = md.read_csv("lit.csv")
+            f = df[df.c == "paris"]
+            nodes = f.document()["nodes"]
+            self.assertIn({"value": "paris"}, nodes[-2]["inputs"])
+            try:
+                got = f.fetch()
+                self.assertEqual(got.v.tolist(), [1, 3])
+            except marsc.GraphError as e:
+                self.assertIn("inputs", str(e))
+        finally:
+            shutil.rmtree(d)
+
+
+class TestErrors(Base):
+    def test_graph_error(self):
+        with self.assertRaises(marsc.GraphError) as cm:
+            mt.inner(mt.ones((3, 4)), mt.ones((5, 3))).execute()
+        self.assertIn("not aligned", str(cm.exception))
+        self.assertIn("(inner)", str(cm.exception))
+        self.assertIn("nodes", cm.exception.document)
+        with self.assertRaises(marsc.GraphError):
+            mt.ones((2, 2)).reshape(3, 3).execute()
+        with self.assertRaises(marsc.GraphError):
+            md.read_csv("never-uploaded.csv").sum().execute()
+
+    def test_task_error(self):
+        t = mt.full(6, 2) ** mt.arange(-3, 3)  # integers to negative powers fail while running
+        with self.assertRaises(marsc.TaskError) as cm:
+            t.execute()
+        self.assertEqual(cm.exception.status, "failed")
+        self.assertIn("power", str(cm.exception))
+
+    def test_connection_errors(self):
+        with self.assertRaises(marsc.ConnectionError) as cm:
+            marsc.new_session("http://127.0.0.1:%d" % free_port())
+        self.assertIn("MARS_URL", str(cm.exception))
+        self.assertIsInstance(cm.exception, ConnectionError)  # the builtin's subclass too
+        # a gateway with a token refuses a session without it, or with a wrong one
+        tf = os.path.join(C.logdir, "pyclient-token")
+        with open(tf, "w") as f:
+            f.write("s3cret-token\n")
+        gp = free_port()
+        gw = C.start("gateway-token", "mars-gateway",
+                     ["-H", "127.0.0.1", "-p", gp, "--pg-dsn", C.pg.dsn(), "--redis-url",
+                      C.redis.url(), "--token-file", tf])
+        try:
+            gw.wait_health(gp)
+            for tok in (None, "wrong"):
+                with self.assertRaises(marsc.ConnectionError) as cm:
+                    marsc.new_session("http://127.0.0.1:%d" % gp, token=tok)
+                self.assertIn("MARS_TOKEN", str(cm.exception))
+            s = marsc.new_session("http://127.0.0.1:%d" % gp, token="s3cret-token")
+            self.close(mt.arange(5).sum().execute(session=s).fetch(session=s), np.int64(10))
+            s.close()
+        finally:
+            gw.stop()
+
+
+class TestSessions(Base):
+    def test_default_env_and_close(self):
+        old = {k: os.environ.get(k) for k in ("MARS_URL", "MARS_TOKEN")}
+        os.environ["MARS_URL"] = URL
+        os.environ.pop("MARS_TOKEN", None)
+        try:
+            with marsc.new_session() as s:
+                self.assertIs(marsc.get_default_session(), s)  # the newest is the default
+                self.assertEqual(s.url, URL)
+                a = mt.ones(4).sum().execute()
+                self.assertIs(a._session, None)
+                self.assertIn(a.key, s._held)
+                sid = s.session_id
+            self.assertEqual(get(WEB, "/api/v1/sessions/%s" % sid).status, 404)  # deleted
+            self.assertIsNot(marsc.get_default_session(), s)
+            with self.assertRaises(marsc.MarsError):
+                s.upload(__file__)
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
+# ---- 50 random expression trees --------------------------------------------
+
+def random_tree(rng, leaves, depth):
+    """(marsc expression, numpy expression) of shape (6, 8) float64."""
+    if depth == 0 or rng.random() < 0.2:
+        i = rng.randrange(len(leaves))
+        return leaves[i]
+    k = rng.randrange(12)
+    a = random_tree(rng, leaves, depth - 1)
+    if k < 5:
+        b = random_tree(rng, leaves, depth - 1)
+        op = ["+", "-", "*", "max", "where"][k]
+        if op == "+":
+            return a[0] + b[0], a[1] + b[1]
+        if op == "-":
+            return a[0] - b[0], a[1] - b[1]
+        if op == "*":
+            return a[0] * b[0], a[1] * b[1]
+        if op == "max":
+            return mt.maximum(a[0], b[0]), np.maximum(a[1], b[1])
+        return mt.where(a[0] > b[0], a[0], b[0] * 0.5), np.where(a[1] > b[1], a[1], b[1] * 0.5)
+    if k == 5:
+        c = rng.choice([0.5, 2, -1.25, 3])
+        return a[0] * c + 1, a[1] * c + 1
+    if k == 6:
+        return mt.tanh(a[0]), np.tanh(a[1])
+    if k == 7:
+        return mt.sqrt(abs(a[0]) + 1), np.sqrt(abs(a[1]) + 1)
+    if k == 8:  # a matrix product back to (6, 8)
+        return (a[0] @ a[0].T) @ a[0] / 64, (a[1] @ a[1].T) @ a[1] / 64
+    if k == 9:  # a reduction broadcast back
+        ax = rng.choice([0, 1])
+        return a[0] - a[0].mean(axis=ax, keepdims=True), a[1] - a[1].mean(axis=ax, keepdims=True)
+    if k == 10:  # reversed rows
+        return a[0][::-1], a[1][::-1]
+    return mt.clip(a[0], -2, 2) / (abs(a[0]).max() + 1), np.clip(a[1], -2, 2) / (abs(a[1]).max() + 1)
+
+
+class TestRandomTrees(Base):
+    def test_fifty_trees(self):
+        rng = random.Random(20261123)
+        bases = [RNG.standard_normal((6, 8)) for _ in range(3)]
+        leaves = [(mt.tensor(b, chunk_size=rng.choice([3, 4, 8])), b) for b in bases]
+        trees = [random_tree(rng, leaves, 4) for _ in range(50)]
+        for start in range(0, 50, 10):  # five tasks of ten trees
+            part = trees[start:start + 10]
+            marsc.execute(*[t[0] for t in part])
+            for i, (t, want) in enumerate(part):
+                got = t.fetch()
+                self.assertEqual(t.shape, want.shape, "tree %d" % (start + i))
+                self.assertEqual(t.dtype, want.dtype, "tree %d" % (start + i))
+                np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12,
+                                           err_msg="tree %d" % (start + i))
+
+
+class TestExamples(Base):
+    def test_examples_run(self):
+        """examples/python/*.py, each in its own process against the cluster."""
+        d = os.path.join(ROOT, "examples", "python")
+        names = sorted(f for f in os.listdir(d) if f.endswith(".py") and not f.startswith("_"))
+        self.assertGreaterEqual(len(names), 8, names)
+        env = dict(os.environ, MARS_URL=URL, KEEP_SESSION="0")
+        env.pop("MARS_TOKEN", None)
+        for n in names:
+            p = subprocess.run([sys.executable, os.path.join(d, n)], capture_output=True,
+                               env=env, timeout=300)
+            out = p.stdout.decode()
+            self.assertEqual(p.returncode, 0, "%s: %s %s" % (n, out[-1000:], p.stderr.decode()[-2000:]))
+            self.assertIn("%s: succeeded" % n[:-3], out, n)
+            self.assertIn("deleted session", out, n)
+
+
+class TestPackaging(unittest.TestCase):
+    def test_pip_install_offline(self):
+        if shutil.which("pip3") is None and subprocess.run(
+                [sys.executable, "-m", "pip", "--version"], capture_output=True).returncode:
+            self.fail("pip is missing: install Debian's python3-pip (scripts/setup.sh)")
+        target = tempfile.mkdtemp()
+        src = tempfile.mkdtemp()
+        try:
+            # copy the source tree: a build must not leave files in the repository
+            shutil.copytree(os.path.join(ROOT, "clients", "python"), os.path.join(src, "python"))
+            p = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index",
+                                "--no-build-isolation", "--no-deps", "--target", target,
+                                os.path.join(src, "python")], capture_output=True, timeout=120,
+                               env=dict(os.environ, PIP_NO_CACHE_DIR="1"))
+            self.assertEqual(p.returncode, 0, p.stderr.decode()[-2000:])
+            q = subprocess.run([sys.executable, "-c", "import marsc, marsc.tensor, marsc.dataframe; "
+                                "print(marsc.__file__)"], capture_output=True,
+                               env=dict(os.environ, PYTHONPATH=target), cwd=target, timeout=60)
+            self.assertEqual(q.returncode, 0, q.stderr.decode())
+            self.assertTrue(q.stdout.decode().startswith(target), q.stdout)
+            meta = [f for f in os.listdir(target) if f.endswith(".dist-info")]
+            self.assertEqual(len(meta), 1, os.listdir(target))
+            with open(os.path.join(target, meta[0], "METADATA")) as f:
+                reqs = [ln for ln in f.read().splitlines() if ln.startswith("Requires-Dist:")]
+            # numpy, and pandas for DataFrames: both Debian packages (python3-numpy, python3-pandas)
+            names = {r.split(":", 1)[1].split(";")[0].strip().split()[0] for r in reqs}
+            self.assertEqual(names, {"numpy", "pandas"}, reqs)
+        finally:
+            shutil.rmtree(target)
+            shutil.rmtree(src)
+
+
+def main():
+    loader = unittest.TestLoader()
+    names = sys.argv[1:]
+    suite = loader.loadTestsFromNames(names, sys.modules[__name__]) if names else \
+        loader.loadTestsFromModule(sys.modules[__name__])
+    res = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    failed = len(res.failures) + len(res.errors) + len(res.unexpectedSuccesses)
+    skipped = len(res.skipped)
+    passed = res.testsRun - failed - skipped
+    print("RESULT passed=%d failed=%d" % (passed, failed + skipped), flush=True)
+    return 0 if failed + skipped == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
