@@ -236,8 +236,9 @@ def build_document(targets, session):
                 seen.add(n.key)
                 nodes.append(n.document_entry())
     fetch = []
-    for t in targets:
-        if t._ref.node.data is None and t.key not in fetch:
+    for t in targets:  # held tensors and local arrays are the session's already
+        if t._ref.node.data is None and t.key not in fetch and not (
+                t._ref.kind == "tensor" and t.key in held):
             fetch.append(t.key)
     return {"version": 1, "nodes": nodes, "fetch": fetch}, uploads
 
@@ -333,10 +334,12 @@ class Future:
                 bar.end()
         st = t["status"]
         if st == "failed":
-            raise TaskError("task %s failed: %s" % (self.task_id, t.get("error") or "(no message)"),
-                            self.task_id, st)
+            raise TaskError("task %s failed: %s. The node named is the tensor whose .key it is: "
+                            "fix that op or its inputs and execute again"
+                            % (self.task_id, t.get("error") or "(no message)"), self.task_id, st)
         if st == "cancelled":
-            raise TaskError("task %s was cancelled" % self.task_id, self.task_id, st)
+            raise TaskError("task %s was cancelled (Future.cancel() or DELETE on the task); "
+                            "execute again to run it" % self.task_id, self.task_id, st)
         return self.targets[0] if len(self.targets) == 1 else tuple(self.targets)
 
 
@@ -554,8 +557,16 @@ class Session:
 
 
 def _graph_error(r, doc):
-    e = GraphError("the cluster rejected the document: %s. Fix the op's arguments (the node "
-                   "named is in this error's .document)" % r.message())
+    """The server's message, with the node it names as the client built it
+    (keys are generated: the op and its inputs say which call made it)."""
+    msg = r.message()
+    node = next((n for n in doc["nodes"] if '"%s"' % n["key"] in msg), None)
+    hint = ""
+    if node is not None:
+        text = json.dumps(node)
+        hint = "; that node is %s" % (text if len(text) <= 400 else text[:400] + "...")
+    e = GraphError("the cluster rejected the document: %s%s. Fix that call's arguments "
+                   "(the whole document is in this error's .document)" % (msg, hint))
     e.document = doc
     return e
 
