@@ -53,15 +53,15 @@ static void test_every_op_once_in_order(void **state)
     json_decref(ops);
 }
 
-/* Parses one node of `op` with field `f` (value null) and `n_in` inputs
- * (ones of shape [2, 2]); true when the message calls f an unknown field. */
-static bool unknown_field(const char *op, const char *f, int n_in)
+/* Parses one node of `op` with field `f` (value null; none when NULL) and
+ * `n_in` inputs (ones of shape [2, 2]); the message in err ("" when parsed). */
+static void parse_one(const char *op, const char *f, int n_in, char *err, size_t errlen)
 {
     json_t *nodes = json_array();
     json_t *x = json_pack("{s:s, s:s, s:[i,i]}", "key", "x", "op", "ones", "shape", 2, 2);
     json_array_append_new(nodes, x);
     json_t *n = json_pack("{s:s, s:s}", "key", "n", "op", op);
-    json_object_set_new(n, f, json_null());
+    if (f) json_object_set_new(n, f, json_null());
     if (n_in > 0) {
         json_t *in = json_array();
         for (int i = 0; i < n_in; i++)
@@ -76,11 +76,17 @@ static bool unknown_field(const char *op, const char *f, int n_in)
     graph_limits_t lim;
     graph_limits_default(&lim);
     graph_t *g = NULL;
-    char err[1024] = "";
-    int rc = graph_parse(text, strlen(text), &lim, NULL, &g, err, sizeof err);
+    err[0] = 0;
+    if (graph_parse(text, strlen(text), &lim, NULL, &g, err, errlen) == 0) err[0] = 0;
     free(text);
     graph_free(g);
-    if (rc == 0) return false;
+}
+
+/* True when the parser calls field f of op unknown. */
+static bool unknown_field(const char *op, const char *f, int n_in)
+{
+    char err[1024];
+    parse_one(op, f, n_in, err, sizeof err);
     char want[256];
     snprintf(want, sizeof want, "unknown field \"%s\"", f);
     return strstr(err, want) != NULL;
@@ -126,11 +132,48 @@ static void test_params_match_the_parser(void **state)
     json_decref(ops);
 }
 
+/* A message about the number of inputs (graph.c's parse_inputs). */
+static bool count_error(const char *err)
+{
+    return strstr(err, " input, got ") || strstr(err, " inputs, got ") ||
+           strstr(err, "need at least one");
+}
+
+/* The listed input count is one the parser takes ("N+": N and N + 1), and
+ * one input fewer is refused for its count. */
+static void test_inputs_match_the_parser(void **state)
+{
+    (void)state;
+    json_t *ops = ops_list();
+    size_t i;
+    json_t *o;
+    json_array_foreach(ops, i, o)
+    {
+        const char *name = json_string_value(json_object_get(o, "name"));
+        const char *in = json_string_value(json_object_get(o, "inputs"));
+        int n = atoi(in);
+        char err[1024];
+        for (int k = n; k <= n + (in[1] == '+'); k++) {
+            parse_one(name, NULL, k, err, sizeof err);
+            if (count_error(err))
+                fail_msg("op %s with %d inputs (listed %s): %s", name, k, in, err);
+        }
+        if (n > 0) {
+            parse_one(name, NULL, n - 1, err, sizeof err);
+            if (!count_error(err))
+                fail_msg("op %s with %d inputs (listed %s) is not refused for its count: %s", name,
+                         n - 1, in, err);
+        }
+    }
+    json_decref(ops);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_op_once_in_order),
         cmocka_unit_test(test_params_match_the_parser),
+        cmocka_unit_test(test_inputs_match_the_parser),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
