@@ -370,6 +370,24 @@ class TestExecution(Base):
         s = mt.tensor(XN).sum().fetch()
         self.assertIsInstance(s, np.float64)
 
+    def test_upload_edge_cases(self):
+        # 0-d, empty, Fortran-ordered and boolean arrays keep their shapes and values
+        for arr in (np.float64(3.5), np.zeros((0, 3)), np.asfortranarray(XN), XN > 0,
+                    np.arange(7, dtype=np.int32)):
+            got = (mt.tensor(arr) * 1).fetch() if np.asarray(arr).dtype != bool else \
+                mt.logical_not(mt.tensor(arr)).fetch()
+            want = np.asarray(arr) * 1 if np.asarray(arr).dtype != bool else ~np.asarray(arr)
+            self.close(got, want[()] if want.ndim == 0 else want, "upload %r" % (arr.shape,))
+        # the local array is copied when the tensor is made
+        loc = np.ones(4)
+        t = mt.tensor(loc)
+        loc[:] = 5
+        self.close(t.sum().fetch(), np.float64(4.0))
+        # iteration: one tensor per row
+        self.close(np.array([r.fetch() for r in mt.tensor(XN[:3])]), XN[:3])
+        with self.assertRaises(TypeError):
+            iter(md.DataFrame(XN))
+
     def test_futures(self):
         a = mt.random.rand(1200, 1200, chunk_size=300)
         b = mt.inner(a, a).sum()

@@ -449,15 +449,22 @@ class Session:
         return name
 
     def _upload_array(self, node):
-        buf = io.BytesIO()
-        np.save(buf, np.ascontiguousarray(node.data), allow_pickle=False)
+        # streamed: the .npy header, then the array's own bytes (no copy)
+        arr = np.require(node.data, requirements="C")
+        hdr = io.BytesIO()
+        np.lib.format.write_array_header_1_0(hdr, np.lib.format.header_data_from_array_1_0(arr))
+        parts = [hdr.getvalue()]
+        if arr.size:
+            parts.append(memoryview(arr.reshape(-1).view(np.uint8)))
         q = "key=%s" % node.key
         if node.chunk_size is not None:
             cs = node.chunk_size
             q += "&chunk_size=" + (",".join(str(int(c)) for c in cs)
                                    if isinstance(cs, (list, tuple)) else str(int(cs)))
         r = self._http.request("POST", "/api/v1/sessions/%s/tensors?%s" % (self.session_id, q),
-                               buf.getvalue(), {"Content-Type": "application/x-npy"})
+                               parts, {"Content-Type": "application/x-npy",
+                                       "Content-Length": str(sum(len(p) for p in parts))},
+                               timeout=max(self._http.timeout, 600))
         if r.status == 400:
             raise GraphError("uploading a local array (%s, %s) as tensor %s: %s"
                              % (node.data.shape, node.data.dtype, node.key, r.message()))

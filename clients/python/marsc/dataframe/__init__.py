@@ -53,6 +53,10 @@ class _Frame(Entity):
         raise TypeError("the truth value of a marsc %s is unknown until it runs"
                         % type(self).__name__)
 
+    def __iter__(self):
+        raise TypeError("a marsc %s is not iterable: fetch() it into pandas first"
+                        % type(self).__name__)
+
     def _bin(op):  # noqa: N805 - a factory used in the class body
         def f(self, o):
             return elementwise(op, [self, o])

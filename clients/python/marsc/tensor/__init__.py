@@ -93,6 +93,10 @@ class Tensor(Entity):
             raise TypeError("len() of a 0-d tensor")
         return s[0]
 
+    def __iter__(self):
+        n = len(self)
+        return (self[i] for i in range(n))
+
     def __repr__(self):
         return "Tensor <op=%s, shape=%s, dtype=%s, key=%s>" % (
             self.op or "upload", self._shape, _dtname(self._dtype), self.key)
@@ -296,7 +300,9 @@ def tensor(data, dtype=None, chunk_size=None):
         raise TypeError("mt.tensor: dtype %s is not one the cluster stores" % arr.dtype)
     if arr.dtype.byteorder == ">":
         arr = arr.astype(arr.dtype.newbyteorder("<"))
-    node = Node(None, (), None, "tensor", data=np.ascontiguousarray(arr), chunk_size=chunk_size)
+    # a copy: changing the local array later does not change the tensor
+    node = Node(None, (), None, "tensor", data=np.array(arr, order="C", copy=True),
+                chunk_size=chunk_size)
     return Tensor(node, arr.shape, arr.dtype)
 
 
