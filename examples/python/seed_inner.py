@@ -1,8 +1,6 @@
 #!/usr/bin/python3
 """The Mars documents' first example, examples/seed-inner.json in Python:
 inner(ones((2000, 2000)), itself) in 10 x 10 chunks of 200 x 200."""
-import numpy as np
-
 import _setup
 import marsc.tensor as mt
 

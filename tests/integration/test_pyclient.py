@@ -9,7 +9,6 @@ an offline `pip install` of the package.
 Run with Debian's python: /usr/bin/python3 tests/integration/test_pyclient.py [TestClass[.test]]
 (unittest inside; the last line is `RESULT passed=N failed=M` for tests/run.sh).
 """
-import io
 import json
 import os
 import pty
@@ -18,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 import numpy as np
@@ -28,8 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
-import harness  # noqa: E402
-from harness import BIN_DIR, Cluster, free_port, get, run_program  # noqa: E402
+from harness import Cluster, free_port, get, run_program  # noqa: E402
 
 import marsc  # noqa: E402
 import marsc.dataframe as md  # noqa: E402

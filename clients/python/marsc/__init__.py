@@ -9,6 +9,7 @@ Standard library plus numpy; pandas where DataFrames are fetched.
 """
 from .core import Future, Session, execute, get_default_session, new_session, options
 from .errors import ConnectionError, GraphError, MarsError, RequestError, TaskError
+from . import dataframe, tensor  # noqa: E402 - marsc.tensor.ones works after `import marsc`
 
 __version__ = "0.1.0"
 

@@ -9,6 +9,7 @@ parameters in the listed order.
 import builtins
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -439,10 +440,12 @@ def _reduce(op, a, axis=None, keepdims=False, **kw):
     dt = None
     if a._dtype is not None and a._shape is not None:
         npf = getattr(np, op, None)
-        try:
+        try:  # numpy's dtype on a one-element sample of the same ndim
             ax = inf.norm_axes(axis, len(a._shape))
-            dt = np.asarray(npf(np.ones((2,) * len(a._shape), a._dtype), axis=ax,
-                                **{k: v for k, v in kw.items() if k in ("ddof", "dtype")})).dtype
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                dt = np.asarray(npf(np.ones((1,) * len(a._shape), a._dtype), axis=ax, **{
+                    k: v for k, v in kw.items() if k in ("ddof", "dtype")})).dtype
         except Exception:  # noqa: BLE001
             dt = None
     return _make(op, [a], p, shape, dt)
@@ -456,7 +459,8 @@ def _reducer(op):
     return f
 
 
-for _n in _REDUCE:
+sum, prod, mean, min, max, all, any = (_reducer(n) for n in _REDUCE[:7])  # noqa: A001
+for _n in _REDUCE[7:]:
     globals()[_n] = _reducer(_n)
 del _n
 
