@@ -136,6 +136,13 @@ class TestOperators(Base):
         i = mt.tensor(IN)
         self.assertEqual((i & i)._ref.op, "bitwise_and")  # numpy's meaning on integers
         self.assertEqual((~i)._ref.op, "invert")
+        # ^ is numpy's logical_xor on booleans: run, or refused by name while the engine lacks it
+        x = b ^ (mt.tensor(YN) > 0)
+        self.assertEqual(x._ref.op, "logical_xor")
+        try:
+            self.close(x.fetch(), (XN > 0) ^ (YN > 0))
+        except marsc.GraphError as e:
+            self.assertIn("logical_xor", str(e))
 
 
 class TestIndexing(Base):
@@ -611,56 +618,72 @@ class TestSessions(Base):
 # ---- 50 random expression trees --------------------------------------------
 
 def random_tree(rng, leaves, depth):
-    """(marsc expression, numpy expression) of shape (6, 8) float64."""
+    """(marsc expression, numpy expression): shapes broadcastable to (6, 8),
+    int64 or float64."""
     if depth == 0 or rng.random() < 0.2:
-        i = rng.randrange(len(leaves))
-        return leaves[i]
-    k = rng.randrange(12)
+        return leaves[rng.randrange(len(leaves))]
+    k = rng.randrange(15)
     a = random_tree(rng, leaves, depth - 1)
     if k < 5:
         b = random_tree(rng, leaves, depth - 1)
-        op = ["+", "-", "*", "max", "where"][k]
-        if op == "+":
+        if k == 0:
             return a[0] + b[0], a[1] + b[1]
-        if op == "-":
+        if k == 1:
             return a[0] - b[0], a[1] - b[1]
-        if op == "*":
+        if k == 2:
             return a[0] * b[0], a[1] * b[1]
-        if op == "max":
+        if k == 3:
             return mt.maximum(a[0], b[0]), np.maximum(a[1], b[1])
         return mt.where(a[0] > b[0], a[0], b[0] * 0.5), np.where(a[1] > b[1], a[1], b[1] * 0.5)
     if k == 5:
-        c = rng.choice([0.5, 2, -1.25, 3])
+        c = rng.choice([0.5, 2, -1.25, 3, -2])
         return a[0] * c + 1, a[1] * c + 1
     if k == 6:
         return mt.tanh(a[0]), np.tanh(a[1])
     if k == 7:
         return mt.sqrt(abs(a[0]) + 1), np.sqrt(abs(a[1]) + 1)
-    if k == 8:  # a matrix product back to (6, 8)
-        return (a[0] @ a[0].T) @ a[0] / 64, (a[1] @ a[1].T) @ a[1] / 64
-    if k == 9:  # a reduction broadcast back
-        ax = rng.choice([0, 1])
+    if k == 8:  # a matrix product of the (6, 8) broadcast, back to (6, 8)
+        z, zn = leaves[-1]
+        m, mn = a[0] + z, a[1] + zn
+        return (m @ m.T) @ m / 64, (mn @ mn.T) @ mn / 64
+    if k == 9:  # a reduction kept as an axis, broadcast back
+        ax = rng.choice([0, 1]) if a[1].ndim == 2 else 0
         return a[0] - a[0].mean(axis=ax, keepdims=True), a[1] - a[1].mean(axis=ax, keepdims=True)
-    if k == 10:  # reversed rows
+    if k == 10:  # reversed along the first axis
         return a[0][::-1], a[1][::-1]
+    if k == 11:  # a boolean turned into integers
+        return (a[0] > 0).astype("int64") * 3 - a[0], (a[1] > 0).astype(np.int64) * 3 - a[1]
+    if k == 12:
+        return (a[0].T * 1).T, (a[1].T * 1).T
+    if k == 13:  # slice and pad back by broadcasting against a leaf
+        if a[1].ndim == 2 and a[1].shape[1] == 8:
+            return a[0][:, 2:3] + a[0][:1], a[1][:, 2:3] + a[1][:1]
+        return -a[0], -a[1]
     return mt.clip(a[0], -2, 2) / (abs(a[0]).max() + 1), np.clip(a[1], -2, 2) / (abs(a[1]).max() + 1)
 
 
 class TestRandomTrees(Base):
     def test_fifty_trees(self):
         rng = random.Random(20261123)
-        bases = [RNG.standard_normal((6, 8)) for _ in range(3)]
-        leaves = [(mt.tensor(b, chunk_size=rng.choice([3, 4, 8])), b) for b in bases]
+        arrays = [RNG.standard_normal((6, 8)) for _ in range(3)] + [
+            RNG.integers(-5, 6, (6, 8)), RNG.standard_normal(8), RNG.standard_normal((6, 1)),
+            RNG.integers(-3, 4, (1, 8)), np.zeros((6, 8))]
+        leaves = [(mt.tensor(x, chunk_size=rng.choice([2, 3, 4, 8])), x) for x in arrays]
         trees = [random_tree(rng, leaves, 4) for _ in range(50)]
+        kinds = {(t[1].shape, t[1].dtype.kind) for t in trees}
+        self.assertGreaterEqual(len(kinds), 3, kinds)  # shapes and dtypes vary
         for start in range(0, 50, 10):  # five tasks of ten trees
             part = trees[start:start + 10]
             marsc.execute(*[t[0] for t in part])
             for i, (t, want) in enumerate(part):
                 got = t.fetch()
-                self.assertEqual(t.shape, want.shape, "tree %d" % (start + i))
-                self.assertEqual(t.dtype, want.dtype, "tree %d" % (start + i))
-                np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12,
-                                           err_msg="tree %d" % (start + i))
+                name = "tree %d" % (start + i)
+                self.assertEqual(t.shape, want.shape, name)
+                self.assertEqual(t.dtype, want.dtype, name)
+                self.assertEqual(np.asarray(got).dtype, want.dtype, name)
+                np.testing.assert_allclose(got, want, rtol=1e-9,
+                                           atol=1e-12 * max(1.0, float(np.abs(want).max())),
+                                           err_msg=name)
 
 
 class TestExamples(Base):
