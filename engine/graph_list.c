@@ -4,9 +4,11 @@
  * The list walks GRAPH_OPS, so every op the engine parses is listed. What
  * an op takes comes from its kind (kind_default below) unless PARAMS has an
  * entry for its name: adding an op whose parameters differ from its kind's
- * means adding one line to PARAMS. The clients (clients/python) build their
- * functions from this list, so a parameter missing here is one they cannot
- * pass by keyword. */
+ * means adding one line to PARAMS, its parameters in numpy's positional
+ * order (`random.randint`: low, high, then shape for numpy's size): the
+ * Python client maps positional arguments to them in this order for ops it
+ * has no function of its own for. tests/unit/engine/test_graph_list.c checks
+ * every line against the parser (fields and input counts). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
