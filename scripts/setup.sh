@@ -6,10 +6,10 @@ set -euo pipefail
 what=${1:-build}
 build_pkgs="build-essential pkg-config clang libclang-rt-14-dev libjansson-dev libopenblas-dev
   libh2o-evloop-dev libhiredis-dev libpq-dev libcmocka-dev nodejs"
-# python3-pip, python3-setuptools: test_pyclient installs clients/python offline.
+# python3-pip, python3-venv: test_pyclient installs clients/python offline into a venv.
 # chromium and npm: tests/ui (the dashboard in a headless browser, driven by
 # ui/'s one npm package, playwright-core, installed from its lockfile below).
-test_pkgs="clang-format python3 python3-numpy python3-pandas python3-pip python3-setuptools postgresql redis-server curl docker-compose
+test_pkgs="clang-format python3 python3-numpy python3-pandas python3-pip python3-venv postgresql redis-server curl docker-compose
   chromium npm"
 run_pkgs="postgresql redis-server curl"
 bench_pkgs="python3-numpy python3-pandas python3-dask python3-distributed libopenblas0"

@@ -20,5 +20,5 @@ def fetch(*targets, session=None):
         else targets[0].fetch(session=session)
 
 
-__all__ = ["new_session", "get_default_session", "Session", "execute", "fetch", "Future",
+__all__ = ["new_session", "get_default_session", "Session", "execute", "fetch", "Future", "tensor", "dataframe",
            "options", "MarsError", "GraphError", "TaskError", "ConnectionError", "RequestError"]

@@ -283,7 +283,8 @@ class Future:
         """The task's fields (GET .../tasks/TID), holding up to wait seconds."""
         if self._final is not None:
             return self._final
-        path = self._path() + ("?wait=%g" % wait if wait > 0 else "")
+        wait = round(min(wait, 300.0), 3)  # the gateway takes 0 to 300 s, in plain decimals
+        path = self._path() + ("?wait=%.3f" % wait if wait > 0 else "")
         t = self.session._http.json("GET", path, timeout=wait + 30).json()
         if t["status"] not in ("pending", "running"):
             self._final = t
