@@ -200,6 +200,30 @@ class TestIndexing(Base):
         self.assertEqual(node["index"], [{"input": 2}])
 
 
+class TestMultiOutput(Base):
+    def test_outputs_contract(self):
+        """Ops with several results (numpy functions returning a tuple) get
+        one key per result under "outputs"; while the engine lacks them the
+        server's 400 comes back as GraphError naming the op."""
+        f = mt.generic("linalg.qr", {"inputs": "1", "params": ["mode"]})
+        a = mt.tensor(XN)
+        q, r = f(a)
+        self.assertTrue(isinstance(q, mt.Tensor) and isinstance(r, mt.Tensor))
+        doc = marsc.core.build_document([q, r * 2], SESS)[0]
+        qr = [n for n in doc["nodes"] if n["op"] == "linalg.qr"]
+        self.assertEqual(len(qr), 1)  # one node for both results
+        self.assertEqual(qr[0]["outputs"], [q.key, r.key])
+        self.assertNotIn(qr[0]["key"], doc["fetch"])
+        mul = [n for n in doc["nodes"] if n["op"] == "multiply"][0]
+        self.assertEqual(mul["inputs"], [r.key, 2])
+        try:
+            marsc.execute(q, r)
+        except marsc.GraphError as e:
+            self.assertIn("linalg.qr", str(e))
+        else:
+            self.close(q.fetch() @ r.fetch(), XN, "q @ r")
+
+
 class TestAttributesAndMethods(Base):
     def test_attributes(self):
         x = mt.tensor(XN, chunk_size=4)
