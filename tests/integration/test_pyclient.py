@@ -542,6 +542,10 @@ class TestDataFrames(Base):
             self.assertEqual(SESS.upload(path), "pyclient.csv")
             df = md.read_csv("pyclient.csv", chunk_bytes=2000)
             g = df.groupby("k").agg(tot=("i", "sum"), mf=("f", "mean"))
+            self.assertIsNone(df.columns)  # not known before it runs
+            df.execute()
+            self.assertEqual(df.columns, ["k", "i", "f"])  # the server's, once executed
+            self.assertEqual(df.dtypes.to_dict(), pdf.dtypes.to_dict())
             res = marsc.execute(df.describe(), g, df[df.i < 10].sort_values("f"))
             pd.testing.assert_frame_equal(res[0].fetch(), pdf.describe())
             pd.testing.assert_frame_equal(res[1].fetch(), pdf.groupby("k").agg(tot=("i", "sum"), mf=("f", "mean")))

@@ -152,9 +152,32 @@ class DataFrame(_Frame):
         self._columns = list(columns) if columns is not None else None
         _after_create(self)
 
+    def _meta(self):
+        """The server's metadata once executed (GET .../tensors/KEY), else None."""
+        from ..core import Session
+        sess = self._session or Session.default()
+        if sess is None or self.key not in sess._frames:
+            return None
+        return sess.tensor_info(self.key)
+
     @property
     def columns(self):
+        """The column names: known here, or the server's once executed; else None."""
+        if self._columns is None:
+            m = self._meta()
+            if m and "columns" in m:
+                self._columns = list(m["columns"])
         return None if self._columns is None else list(self._columns)
+
+    @property
+    def dtypes(self):
+        """pandas.Series of column dtypes, from the server once executed; else None."""
+        import pandas as pd
+        m = self._meta()
+        if not m or "dtypes" not in m:
+            return None
+        return pd.Series({c: np.dtype(object if d in ("string", "object") else d)
+                          for c, d in m["dtypes"].items()}, dtype=object)
 
     def __repr__(self):
         return "DataFrame <op=%s, columns=%s, key=%s>" % (self.op, self._columns, self.key)
