@@ -271,7 +271,18 @@ class TestFunctions(Base):
             ("linspace", mt.linspace(0, 1, 7), np.linspace(0, 1, 7)),
             ("eye", mt.eye(4, 5, k=1), np.eye(4, 5, k=1)),
             ("tensor", mt.tensor([[1, 2], [3, 4]]), np.array([[1, 2], [3, 4]])),
+            ("ones_like", mt.ones_like(mt.tensor(IN)), np.ones_like(IN)),
+            ("zeros_like", mt.zeros_like(mt.tensor(XN), dtype="float32"),
+             np.zeros_like(XN, dtype=np.float32)),
+            ("identity", mt.identity(3), np.identity(3)),
         ])
+        # numpy's other names map to the engine's ops
+        x = mt.tensor(XN)
+        self.assertEqual((mt.absolute(x).op, mt.amax(x).op, mt.true_divide(x, 2).op,
+                          mt.remainder(x, 2).op), ("abs", "max", "divide", "mod"))
+        self.close(mt.amin(x, axis=0).fetch(), np.amin(XN, axis=0))
+        r = mt.random.random((2, 3)).fetch()
+        self.assertTrue(r.shape == (2, 3) and ((0 <= r) & (r < 1)).all())
 
     def test_random(self):
         r = mt.random.rand(300, 200, chunk_size=70)

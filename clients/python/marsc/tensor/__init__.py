@@ -384,14 +384,20 @@ def identity(n, dtype=None, chunk_size=None):
 # element-wise
 
 
+# numpy's other names for one function: the document names the engine's op
+_ALIASES = {"absolute": "abs", "true_divide": "divide", "remainder": "mod",
+            "bitwise_not": "invert", "amin": "min", "amax": "max"}
+
+
 def _ufunc(name):
+    op = _ALIASES.get(name, name)
     if name in _BINARY:
         def f(x1, x2):
-            return _binary(name, x1, x2)
+            return _binary(op, x1, x2)
         f.__doc__ = "numpy.%s(x1, x2), element-wise with broadcasting" % name
     else:
         def f(x):
-            return _unary(name, x)
+            return _unary(op, x)
         f.__doc__ = "numpy.%s(x), element-wise" % name
     f.__name__ = name
     return f
@@ -451,11 +457,13 @@ def _reduce(op, a, axis=None, keepdims=False, **kw):
     return _make(op, [a], p, shape, dt)
 
 
-def _reducer(op):
+def _reducer(name):
+    op = _ALIASES.get(name, name)
+
     def f(a, axis=None, keepdims=False, **kw):
         return _reduce(op, a, axis, keepdims, **kw)
-    f.__name__ = op
-    f.__doc__ = "numpy.%s(a, axis=None, keepdims=False)" % op
+    f.__name__ = name
+    f.__doc__ = "numpy.%s(a, axis=None, keepdims=False)" % name
     return f
 
 
