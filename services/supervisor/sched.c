@@ -20,6 +20,8 @@
 
 #include "db.h"
 #include "log.h"
+#include "msg.h"
+#include "proto.h"
 #include "plan.h"
 #include "rq.h"
 #include "sbuf.h"
@@ -112,6 +114,25 @@ static int strlist_append_cmds(rq_t *r, const char *cmd, const char *key, const 
     return 0;
 }
 
+/* A worker known alive: jobs are placed on its queue mars:jobs:<id>. */
+typedef struct {
+    char id[72];
+    int n_cpu;
+    bool alive;
+    bool lost_done; /* found dead and its chunks recovered */
+    int64_t outstanding; /* jobs placed on its queue and not reported yet */
+    strlist_t push;      /* job messages for its queue, this turn */
+    strlist_t frees;     /* chunk keys it should drop, this turn */
+} sworker_t;
+
+/* A job to push again once due (a `retry` completion backs off). */
+typedef struct {
+    char tid[72];
+    int32_t job;
+    int attempt;
+    int64_t due_ms;
+} delayed_t;
+
 /* A job's run as its worker reported it (docs/cluster-protocol.md): the
  * slot, and the worker's wall clock in ms since the epoch at its start and
  * end; -1 and 0 when not reported. */
@@ -133,7 +154,11 @@ typedef struct stask {
     int32_t *attempt;
     uint8_t *lost; /* times the job's worker died under it, since we own the task */
     int64_t *nbytes;
-    char **worker; /* last worker reporting the job (owned) */
+    char **worker; /* last worker reporting the job (owned): where its chunk lives */
+    uint8_t *inl;  /* the done job's chunk is inline in Redis (no worker holds it) */
+    int16_t *placed;  /* index in sched.wk of the worker whose queue got it, or -1 */
+    uint8_t *retries; /* `retry` completions since the job last ran */
+    strlist_t hdel;   /* jobs whose location field goes at the end of the turn */
     jrun_t *run;   /* where and when the job last ran, as its worker reported */
     int64_t n_live, n_done;
     int32_t *upd;       /* jobs whose row changed since the last flush */
@@ -161,14 +186,24 @@ struct sched {
     stask_t *tasks;
     char ended[ENDED_RING][72];
     int ended_next;
-    strlist_t push; /* job messages to LPUSH at the end of the turn */
-    strlist_t dels; /* chunk keys to delete at the end of the turn */
+    strlist_t push; /* job messages to LPUSH on mars:jobs at the end of the turn */
+    strlist_t dels; /* inline chunk keys to delete at the end of the turn */
+    strlist_t locs; /* "<tid> <job> <location>" to HSET before the pushes */
+    /* Workers known alive (place.c), each with the jobs placed on its own
+     * queue and the chunks to free on it at the end of the turn. */
+    sworker_t *wk;
+    int n_wk, cap_wk;
+    int64_t wk_next_ms;
+    /* `retry` jobs waiting for their turn to be pushed again. */
+    delayed_t *delayed;
+    int n_delayed, cap_delayed;
     metrics_counter_t *m_dispatched, *m_completed, *m_stale, *m_failed_jobs, *m_requeued;
     metrics_counter_t *m_tasks_ok, *m_tasks_failed, *m_tasks_cancelled, *m_redis_lost;
     metrics_histogram_t *m_tiling;
 };
 
 static int redis_lost(sched_t *s);
+static void job_label(const stask_t *t, int32_t j, char *out, size_t cap);
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -222,6 +257,11 @@ static void task_free(stask_t *t)
     for (int32_t j = 0; t->worker && j < t->n; j++)
         free(t->worker[j]);
     free(t->worker);
+    free(t->inl);
+    free(t->placed);
+    free(t->retries);
+    strlist_clear(&t->hdel);
+    free(t->hdel.v);
     free(t->run);
     free(t->upd);
     free(t->in_upd);
@@ -245,49 +285,254 @@ static void mark(stask_t *t, int32_t j)
     }
 }
 
-static void push_job(sched_t *s, stask_t *t, int32_t j)
+/* ---- placement and freeing (docs/cluster-protocol.md, "Data plane") ------ */
+
+/* The index of worker id in s->wk, or -1. */
+static int wk_find(const sched_t *s, const char *id)
 {
-    char m[160];
-    snprintf(m, sizeof m, "%s %d %d", t->id, (int)j, (int)t->attempt[j]);
-    strlist_add(&s->push, m);
+    for (int i = 0; id && i < s->n_wk; i++)
+        if (strcmp(s->wk[i].id, id) == 0) return i;
+    return -1;
+}
+
+/* Adds (or revives) worker id; its index. Entries are never removed, so
+ * indexes held in stask_t.placed stay valid. */
+static int wk_add(sched_t *s, const char *id, int n_cpu)
+{
+    int i = wk_find(s, id);
+    if (i < 0) {
+        if (s->n_wk == s->cap_wk) {
+            int cap = s->cap_wk ? s->cap_wk * 2 : 16;
+            sworker_t *n = realloc(s->wk, sizeof *n * (size_t)cap);
+            if (!n) abort();
+            s->wk = n;
+            s->cap_wk = cap;
+        }
+        i = s->n_wk++;
+        memset(&s->wk[i], 0, sizeof s->wk[i]);
+        snprintf(s->wk[i].id, sizeof s->wk[i].id, "%s", id);
+    }
+    s->wk[i].alive = true;
+    s->wk[i].n_cpu = n_cpu > 0 ? n_cpu : 1;
+    return i;
+}
+
+/* Workers whose heartbeat is recent, from PostgreSQL (every second). */
+static void wk_refresh(sched_t *s)
+{
+    char err[256], secs[32];
+    snprintf(secs, sizeof secs, "%.3f", s->worker_timeout_ms / 1000.0);
+    const char *p[] = {secs};
+    PGresult *r = db_query(s->db,
+                           "SELECT id, n_cpu FROM workers WHERE status = 'running' AND"
+                           " last_heartbeat >= now() - make_interval(secs => $1::float8)",
+                           1, p, err, sizeof err);
+    if (!r) {
+        log_warning("listing workers: %s", err);
+        return;
+    }
+    for (int i = 0; i < s->n_wk; i++)
+        s->wk[i].alive = false;
+    for (int i = 0; i < PQntuples(r); i++)
+        wk_add(s, PQgetvalue(r, i, 0), atoi(PQgetvalue(r, i, 1)));
+    PQclear(r);
+}
+
+/* Where job j runs: the alive worker holding the largest share of its
+ * input bytes, unless that one already has twice its slots' worth of jobs
+ * waiting; else the least loaded alive worker (jobs per slot); avoid: a
+ * worker index to pass over (-1: none). -1: no worker known, the job goes
+ * on mars:jobs for any. */
+static int place_job(sched_t *s, stask_t *t, int32_t j, int avoid)
+{
+    int best = -1;
+    int64_t best_bytes = 0;
+    for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++) {
+        int32_t x = t->deps[k];
+        if (t->st[x] != S_DONE || t->inl[x] || !t->worker[x] || t->nbytes[x] <= 0) continue;
+        int w = wk_find(s, t->worker[x]);
+        if (w < 0 || !s->wk[w].alive || w == avoid) continue;
+        /* the bytes of every input held there */
+        int64_t b = 0;
+        for (int32_t q = t->dep_off[j]; q < t->dep_off[j + 1]; q++) {
+            int32_t y = t->deps[q];
+            if (t->st[y] == S_DONE && !t->inl[y] && t->worker[y] && t->nbytes[y] > 0 &&
+                strcmp(t->worker[y], s->wk[w].id) == 0)
+                b += t->nbytes[y];
+        }
+        if (b > best_bytes) {
+            best_bytes = b;
+            best = w;
+        }
+    }
+    if (best >= 0 && s->wk[best].outstanding < 2 * (int64_t)s->wk[best].n_cpu) return best;
+    int least = -1;
+    for (int w = 0; w < s->n_wk; w++) {
+        if (!s->wk[w].alive || w == avoid) continue;
+        if (least < 0 || s->wk[w].outstanding * s->wk[least].n_cpu <
+                             s->wk[least].outstanding * s->wk[w].n_cpu)
+            least = w;
+    }
+    if (least < 0 && avoid >= 0 && avoid < s->n_wk && s->wk[avoid].alive) least = avoid;
+    return least >= 0 ? least : best;
+}
+
+static void unplace(sched_t *s, stask_t *t, int32_t j)
+{
+    int w = t->placed[j];
+    if (w >= 0 && w < s->n_wk && s->wk[w].outstanding > 0) s->wk[w].outstanding--;
+    t->placed[j] = -1;
+}
+
+static void push_job_avoiding(sched_t *s, stask_t *t, int32_t j, int avoid)
+{
+    char m[MSG_JOB_MAX];
+    msg_job_fmt(m, sizeof m, t->id, j, (int)t->attempt[j]);
+    unplace(s, t, j);
+    int w = place_job(s, t, j, avoid);
+    if (w >= 0) {
+        strlist_add(&s->wk[w].push, m);
+        s->wk[w].outstanding++;
+        t->placed[j] = (int16_t)w;
+    } else {
+        strlist_add(&s->push, m);
+    }
     t->st[j] = S_QUEUED;
     /* A re-dispatch (attempt > 0) is always written: a takeover must not
      * reuse its attempt number. */
     if (!t->quiet || t->attempt[j] > 0) mark(t, j);
 }
 
+static void push_job(sched_t *s, stask_t *t, int32_t j)
+{
+    push_job_avoiding(s, t, j, -1);
+}
+
+/* Records where job j's chunk lives (its completion said), for the
+ * workers that read it (mars:loc:<tid>, HSET before any push). */
+static void set_location(sched_t *s, stask_t *t, int32_t j, const char *worker, bool inl)
+{
+    free(t->worker[j]);
+    t->worker[j] = worker ? strdup(worker) : NULL;
+    t->inl[j] = inl;
+    char line[MSG_ID_MAX * 2 + 32];
+    snprintf(line, sizeof line, "%s %d %s", t->id, (int)j,
+             inl || !worker ? MSG_INLINE_LOC : worker);
+    strlist_add(&s->locs, line);
+}
+
+/* Drops chunk key from where it lives: Redis (inline) or the worker's
+ * store (a free message on mars:free:<worker>). */
+static void free_at(sched_t *s, const char *key, const char *worker, bool inl)
+{
+    if (inl || !worker) {
+        strlist_add(&s->dels, key);
+        return;
+    }
+    int w = wk_find(s, worker);
+    if (w < 0) w = wk_add(s, worker, 1), s->wk[w].alive = false;
+    strlist_add(&s->wk[w].frees, key);
+}
+
+/* Job j's chunk is not needed any more: freed where it lives, and its
+ * location field dropped. */
+static void free_job(sched_t *s, stask_t *t, int32_t j)
+{
+    char key[KEY_MAX], num[16];
+    plan_chunk_key(&t->plan, t->id, j, key, sizeof key);
+    free_at(s, key, t->worker[j], t->inl[j]);
+    snprintf(num, sizeof num, "%d", (int)j);
+    strlist_add(&t->hdel, num);
+}
+
+/* Chunks named by key whose location we do not track (an earlier task's
+ * replaced tensors, a zombie's output): looked up in mars:loc and freed
+ * there. Uploads (chunk:up:...) live in Redis. */
+static void free_keys_lookup(sched_t *s, char **keys, int n)
+{
+    char err[256];
+    for (int i = 0; i < n; i++) {
+        char tid[72];
+        int32_t job;
+        if (msg_chunk_key_parse(keys[i], tid, sizeof tid, &job)) {
+            strlist_add(&s->dels, keys[i]);
+            continue;
+        }
+        redisReply *r = rq_command(s->rq, err, sizeof err, "HGET " MSG_LOC "%s %d", tid, (int)job);
+        if (!r) {
+            log_warning("freeing %s: %s", keys[i], err);
+            continue;
+        }
+        if (r->type == REDIS_REPLY_STRING && !msg_loc_inline(r->str))
+            free_at(s, keys[i], r->str, false);
+        else
+            strlist_add(&s->dels, keys[i]);
+        freeReplyObject(r);
+        redisReply *x = rq_command(s->rq, err, sizeof err, "HDEL " MSG_LOC "%s %d", tid, (int)job);
+        if (x) freeReplyObject(x);
+    }
+}
+
+/* Sends what the turn decided, in this order: locations (a job pushed
+ * below may read them at once), job messages (per worker queue, the
+ * worker added to mars:wq, the set thieves look at; then mars:jobs), and
+ * frees. A push that fails is kept and sent again next turn (a message
+ * twice is harmless: the second completion is stale). */
 static void flush_pushes(sched_t *s)
 {
     char err[256];
-    if (s->dels.n) {
-        /* Freed intermediates; a failure leaves garbage that the task's
-         * end or its session's deletion removes. */
-        if (strlist_append_cmds(s->rq, "UNLINK", NULL, &s->dels, err, sizeof err) ||
-            rq_flush(s->rq, err, sizeof err))
-            log_warning("deleting %d chunks: %s", s->dels.n, err);
-        strlist_clear(&s->dels);
+    int rc = 0, n_push = s->push.n;
+    for (int i = 0; i < s->locs.n && rc == 0; i++) {
+        char tid[72], loc[72];
+        int job;
+        if (sscanf(s->locs.v[i], "%71s %d %71s", tid, &job, loc) != 3) continue;
+        rc = rq_append(s->rq, err, sizeof err, "HSET " MSG_LOC "%s %d %s", tid, job, loc);
     }
-    if (s->push.n == 0) return;
-    int rc = strlist_append_cmds(s->rq, "LPUSH", "mars:jobs", &s->push, err, sizeof err);
-    if (rc == 0) rc = rq_flush(s->rq, err, sizeof err);
+    if (rc == 0 && s->push.n)
+        rc = strlist_append_cmds(s->rq, "LPUSH", MSG_JOBS, &s->push, err, sizeof err);
+    for (int w = 0; w < s->n_wk && rc == 0; w++) {
+        if (s->wk[w].push.n == 0) continue;
+        char key[100];
+        snprintf(key, sizeof key, MSG_WJOBS "%s", s->wk[w].id);
+        n_push += s->wk[w].push.n;
+        rc = strlist_append_cmds(s->rq, "LPUSH", key, &s->wk[w].push, err, sizeof err) ||
+             rq_append(s->rq, err, sizeof err, "SADD mars:wq %s", s->wk[w].id);
+    }
+    if (rc == 0 && (s->locs.n || n_push)) rc = rq_flush(s->rq, err, sizeof err);
     if (rc) {
-        /* Kept and pushed again next turn. Some may have gone through: a
-         * message twice is harmless (the second completion finds the job
-         * done and is ignored as stale). */
-        log_error("pushing %d jobs: %s (retried)", s->push.n, err);
-        return;
+        log_error("pushing %d jobs: %s (retried)", n_push, err);
+    } else {
+        metrics_counter_add(s->m_dispatched, n_push);
+        strlist_clear(&s->locs);
+        strlist_clear(&s->push);
+        for (int w = 0; w < s->n_wk; w++)
+            strlist_clear(&s->wk[w].push);
     }
-    metrics_counter_add(s->m_dispatched, s->push.n);
-    strlist_clear(&s->push);
-}
-
-/* DELs keys in pipelined batches. */
-static void del_keys(sched_t *s, char **keys, int n)
-{
-    char err[256];
-    for (int i = 0; i < n; i++)
-        if (rq_append(s->rq, err, sizeof err, "DEL %s", keys[i])) break;
-    if (n && rq_flush(s->rq, err, sizeof err)) log_warning("deleting %d chunks: %s", n, err);
+    /* Frees: a failure leaves garbage that the workers' collection (chunks
+     * of ended tasks that mars:loc does not place on them) removes. */
+    int nf = s->dels.n;
+    rc = s->dels.n ? strlist_append_cmds(s->rq, "UNLINK", NULL, &s->dels, err, sizeof err) : 0;
+    for (int w = 0; w < s->n_wk && rc == 0; w++) {
+        if (s->wk[w].frees.n == 0) continue;
+        char key[100];
+        snprintf(key, sizeof key, MSG_FREE "%s", s->wk[w].id);
+        nf += s->wk[w].frees.n;
+        rc = strlist_append_cmds(s->rq, "RPUSH", key, &s->wk[w].frees, err, sizeof err);
+    }
+    for (stask_t *t = s->tasks; t && rc == 0; t = t->next) {
+        if (t->hdel.n == 0) continue;
+        char key[100];
+        snprintf(key, sizeof key, MSG_LOC "%s", t->id);
+        rc = strlist_append_cmds(s->rq, "HDEL", key, &t->hdel, err, sizeof err);
+        nf += t->hdel.n;
+    }
+    if (nf && rc == 0) rc = rq_flush(s->rq, err, sizeof err);
+    if (rc) log_warning("freeing %d chunks: %s", nf, err);
+    strlist_clear(&s->dels);
+    for (int w = 0; w < s->n_wk; w++)
+        strlist_clear(&s->wk[w].frees);
+    for (stask_t *t = s->tasks; t; t = t->next)
+        strlist_clear(&t->hdel);
 }
 
 /* ---- PostgreSQL batches --------------------------------------------------- */
@@ -639,23 +884,19 @@ static bool recently_ended(const sched_t *s, const char *tid)
     return false;
 }
 
-/* DELs every chunk this task wrote (not the session tensors' it read). */
+/* Frees every chunk this task stored (not the session tensors' it read)
+ * and its location hash. Chunks still being computed are left to the
+ * workers' collection. */
 static void del_task_chunks(sched_t *s, stask_t *t)
 {
-    char **keys = malloc(sizeof(char *) * (size_t)(t->n ? t->n : 1));
-    int n = 0;
-    for (int32_t j = 0; keys && j < t->n; j++) {
-        if (!t->plan.t->live[j] || t->plan.t->jobs[j].kind == JK_SOURCE || t->st[j] == S_WAIT)
-            continue;
-        char key[KEY_MAX];
-        plan_chunk_key(&t->plan, t->id, j, key, sizeof key);
-        keys[n] = strdup(key);
-        if (keys[n]) n++;
-    }
-    del_keys(s, keys, n);
-    for (int i = 0; i < n; i++)
-        free(keys[i]);
-    free(keys);
+    char err[256];
+    for (int32_t j = 0; j < t->n; j++)
+        if (t->plan.t->live[j] && t->plan.t->jobs[j].kind != JK_SOURCE && t->st[j] == S_DONE)
+            free_job(s, t, j);
+    strlist_clear(&t->hdel);
+    redisReply *r = rq_command(s->rq, err, sizeof err, "DEL " MSG_LOC "%s", t->id);
+    if (r) freeReplyObject(r);
+    flush_pushes(s);
 }
 
 static void notify_done(sched_t *s, const char *tid)
@@ -820,7 +1061,7 @@ static void finish_task(sched_t *s, stask_t *t)
     char **ok = malloc(sizeof(char *) * (size_t)(no ? no : 1));
     for (int i = 0; ok && i < no; i++)
         ok[i] = PQgetvalue(orph, i, 0);
-    if (ok) del_keys(s, ok, no);
+    if (ok) free_keys_lookup(s, ok, no);
     free(ok);
     PQclear(orph);
     drop_plan(s, t->id);
@@ -834,14 +1075,15 @@ static void finish_task(sched_t *s, stask_t *t)
 }
 
 /* A job finished: successors may run, inputs may be freed. */
-static void job_done(sched_t *s, stask_t *t, int32_t j, int64_t nbytes, const char *worker,
-                     jrun_t run)
+static void job_done(sched_t *s, stask_t *t, int32_t j, const msg_done_t *d)
 {
     t->st[j] = S_DONE;
-    t->nbytes[j] = nbytes;
-    t->run[j] = run;
-    free(t->worker[j]);
-    t->worker[j] = worker ? strdup(worker) : NULL;
+    t->nbytes[j] = d->nbytes;
+    t->run[j] = d->slot >= 0 && d->t0 > 0 && d->t1 >= d->t0 ? (jrun_t){d->t0, d->t1, d->slot}
+                                                              : (jrun_t){0, 0, -1};
+    t->retries[j] = 0;
+    unplace(s, t, j);
+    set_location(s, t, j, d->worker, d->inline_data);
     t->n_done++;
     t->progress_dirty = true;
     mark(t, j);
@@ -852,9 +1094,7 @@ static void job_done(sched_t *s, stask_t *t, int32_t j, int64_t nbytes, const ch
     for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++) {
         int32_t x = t->deps[k];
         if (--t->uses[x] == 0 && !kept(t, x) && t->st[x] == S_DONE) {
-            char key[KEY_MAX];
-            plan_chunk_key(&t->plan, t->id, x, key, sizeof key);
-            strlist_add(&s->dels, key);
+            free_job(s, t, x);
             t->st[x] = S_FREED;
             if (!t->quiet) mark(t, x); /* quiet: written only with its done */
         }
@@ -876,20 +1116,21 @@ static void job_failed(sched_t *s, stask_t *t, int32_t j, const char *worker, co
         log_warning("task %s: recording the failed job %d: %s", t->id, (int)j, err);
 }
 
-/* A completion for a task we do not run stored chunk:<tid>:<job>. If the
- * task has ended and no tensor holds that chunk, nothing will ever read or
- * free it: delete it. A task running under another owner (ours lapsed)
- * keeps it: the same bytes, maybe read already. Rare (a worker that
- * outlived its job's requeue), so one statement per case is fine. */
-static void zombie_of_ended(sched_t *s, const char *tid, int job)
+/* A completion for a task we do not run stored chunk:<tid>:<job> on its
+ * worker (or inline). If the task has ended and no tensor holds that
+ * chunk, nothing will ever read or free it: free it. A task running under
+ * another owner (ours lapsed) keeps it: the same bytes, maybe read
+ * already. Rare (a worker that outlived its job's requeue), so one
+ * statement per case is fine. */
+static void zombie_of_ended(sched_t *s, const msg_done_t *d)
 {
-    char key[KEY_MAX], *k = key, err[256];
-    snprintf(key, sizeof key, "chunk:%s:%d", tid, job);
-    if (recently_ended(s, tid)) { /* failed or cancelled here: nothing kept */
-        del_keys(s, &k, 1);
+    char key[KEY_MAX], err[256];
+    msg_chunk_key(key, sizeof key, d->tid, d->job);
+    if (recently_ended(s, d->tid)) { /* failed or cancelled here: nothing kept */
+        free_at(s, key, d->worker, d->inline_data);
         return;
     }
-    const char *p[] = {tid, key};
+    const char *p[] = {d->tid, key};
     PGresult *r = db_query(s->db,
                            "SELECT 1 FROM tasks t WHERE t.id = $1 AND t.status IN ('succeeded',"
                            " 'failed', 'cancelled') AND NOT EXISTS (SELECT 1 FROM tensors"
@@ -901,57 +1142,126 @@ static void zombie_of_ended(sched_t *s, const char *tid, int job)
     }
     bool orphan = PQntuples(r) == 1;
     PQclear(r);
-    if (orphan) del_keys(s, &k, 1);
+    if (orphan) free_at(s, key, d->worker, d->inline_data);
 }
 
-/* "<tid> <job> <attempt> <worker> ok <nbytes> [<slot> <start_ms> <end_ms>]"
- * or "... err <message>". */
+/* `retry` completions a job may send before its task fails with the last
+ * one's message (a memory limit no worker can meet, an input nobody can
+ * serve), and the back-off between them. */
+#define RETRY_MAX 8
+#define RETRY_BACKOFF_MS 250
+
+static void delay_push(sched_t *s, stask_t *t, int32_t j, int64_t ms)
+{
+    if (s->n_delayed == s->cap_delayed) {
+        int cap = s->cap_delayed ? s->cap_delayed * 2 : 64;
+        delayed_t *n = realloc(s->delayed, sizeof *n * (size_t)cap);
+        if (!n) abort();
+        s->delayed = n;
+        s->cap_delayed = cap;
+    }
+    delayed_t *x = &s->delayed[s->n_delayed++];
+    snprintf(x->tid, sizeof x->tid, "%s", t->id);
+    x->job = j;
+    x->attempt = t->attempt[j];
+    x->due_ms = svc_now_ms() + ms;
+}
+
+/* Pushes the delayed jobs that are due (and still waiting for it). */
+static void push_delayed(sched_t *s)
+{
+    int64_t now = svc_now_ms();
+    int k = 0;
+    for (int i = 0; i < s->n_delayed; i++) {
+        delayed_t *x = &s->delayed[i];
+        if (x->due_ms > now) {
+            s->delayed[k++] = *x;
+            continue;
+        }
+        stask_t *t = task_find(s, x->tid);
+        if (t && t->st[x->job] == S_WAIT && t->attempt[x->job] == x->attempt &&
+            t->waiting[x->job] == 0)
+            push_job(s, t, x->job);
+    }
+    s->n_delayed = k;
+}
+
+/* The job could not run where it was (its worker's memory limit, an input
+ * whose holder did not answer): again, elsewhere, after a pause; the task
+ * fails after RETRY_MAX of them in a row. */
+static void job_retry(sched_t *s, stask_t *t, int32_t j, const msg_done_t *d)
+{
+    unplace(s, t, j);
+    if (++t->retries[j] > RETRY_MAX) {
+        char what[512], msg[MSG_TEXT_MAX + 600];
+        job_label(t, j, what, sizeof what);
+        snprintf(msg, sizeof msg, "%s could not run after %d tries; the last: %s", what,
+                 RETRY_MAX, d->text);
+        metrics_counter_inc(s->m_failed_jobs);
+        job_failed(s, t, j, d->worker, msg);
+        end_task(s, t, msg);
+        return;
+    }
+    log_info("task %s job %d: retried (%d): %s", t->id, (int)j, (int)t->retries[j], d->text);
+    t->attempt[j]++;
+    t->st[j] = S_WAIT;
+    mark(t, j);
+    /* the worker that sent it back is passed over next time */
+    int avoid = wk_find(s, d->worker);
+    if (t->retries[j] == 1) {
+        push_job_avoiding(s, t, j, avoid);
+    } else {
+        delay_push(s, t, j, (int64_t)RETRY_BACKOFF_MS * t->retries[j]);
+    }
+}
+
+/* A completion line (msg.h). */
 static void completion(sched_t *s, const char *m)
 {
-    char tid[72], worker[72], kind[8];
-    int job, attempt, off = 0;
-    if (sscanf(m, "%71s %d %d %71s %7s %n", tid, &job, &attempt, worker, kind, &off) < 5) {
+    msg_done_t d;
+    if (msg_done_parse(m, &d)) {
         log_warning("malformed completion \"%.200s\"", m);
         return;
     }
-    const char *rest = m + off;
+    int32_t job = d.job;
     /* After a loss every dispatch is redone: what comes now is moot. */
     if (s->lost_pending) return;
-    stask_t *t = task_find(s, tid);
+    stask_t *t = task_find(s, d.tid);
     if (!t) {
         metrics_counter_inc(s->m_stale);
-        if (job >= 0 && strcmp(kind, "ok") == 0) zombie_of_ended(s, tid, job);
+        if (d.kind == MSG_OK) zombie_of_ended(s, &d);
         return;
     }
-    if (job < 0 || job >= t->n || !t->plan.t->live[job] || attempt != t->attempt[job] ||
+    if (job >= t->n || !t->plan.t->live[job] || d.attempt != t->attempt[job] ||
         t->st[job] != S_QUEUED) {
         metrics_counter_inc(s->m_stale);
         /* A late run of a job whose output was already freed stored it
          * again: nothing will read or free it but us. (Done or queued
-         * jobs keep theirs: a run writes the same bytes as any other.) */
-        if (job >= 0 && job < t->n && t->st[job] == S_FREED && strcmp(kind, "ok") == 0) {
-            char key[KEY_MAX], *k = key;
+         * jobs keep theirs: a run writes the same bytes as any other; a
+         * copy on another worker than the one recorded is collected by
+         * that worker once the task ends.) */
+        if (job < t->n && t->st[job] == S_FREED && d.kind == MSG_OK) {
+            char key[KEY_MAX];
             plan_chunk_key(&t->plan, t->id, job, key, sizeof key);
-            del_keys(s, &k, 1);
+            free_at(s, key, d.worker, d.inline_data);
         }
         return;
     }
     metrics_counter_inc(s->m_completed);
-    if (strcmp(kind, "ok") != 0) {
+    if (d.kind == MSG_RETRY) {
+        job_retry(s, t, job, &d);
+        return;
+    }
+    if (d.kind == MSG_ERR) {
         /* A missing input right after Redis lost its data is the loss's. */
         if (redis_lost(s) == 1) return;
         metrics_counter_inc(s->m_failed_jobs);
-        const char *msg = rest[0] ? rest : "a job failed without a message";
-        job_failed(s, t, job, worker, msg);
+        const char *msg = d.text[0] ? d.text : "a job failed without a message";
+        job_failed(s, t, job, d.worker, msg);
         end_task(s, t, msg);
         return;
     }
-    long long nbytes = 0, t0 = 0, t1 = 0;
-    int slot = -1;
-    jrun_t run = {0, 0, -1};
-    int got = sscanf(rest, "%lld %d %lld %lld", &nbytes, &slot, &t0, &t1);
-    if (got == 4 && slot >= 0 && t0 > 0 && t1 >= t0) run = (jrun_t){t0, t1, slot};
-    job_done(s, t, job, nbytes, worker, run);
+    job_done(s, t, job, &d);
 }
 
 /* ---- claiming ---------------------------------------------------------------- */
@@ -1021,6 +1331,56 @@ static int write_rows(sched_t *s, stask_t *t, bool fresh)
     return 0;
 }
 
+/* After a takeover: which of the chunks done before still exist. A
+ * chunk lives where mars:loc:<tid> says: inline (its key in Redis) or on
+ * a worker that is still alive (its mars:worker:<id> hash). The others run
+ * again with a higher attempt. */
+static void takeover_check(sched_t *s, stask_t *t, const int32_t *check, int n_check)
+{
+    char err[256];
+    if (!check || n_check == 0) return;
+    redisReply **reps = calloc((size_t)n_check, sizeof *reps);
+    redisReply **ex = calloc((size_t)n_check, sizeof *ex);
+    if (!reps || !ex) goto out;
+    for (int i = 0; i < n_check; i++)
+        if (rq_append(s->rq, err, sizeof err, "HGET " MSG_LOC "%s %d", t->id, (int)check[i]))
+            goto out;
+    if (rq_flush_replies(s->rq, reps, n_check, err, sizeof err)) goto out;
+    for (int i = 0; i < n_check; i++) {
+        char key[KEY_MAX];
+        plan_chunk_key(&t->plan, t->id, check[i], key, sizeof key);
+        if (reps[i]->type != REDIS_REPLY_STRING)
+            rq_append(s->rq, err, sizeof err, "EXISTS no-location-recorded");
+        else if (msg_loc_inline(reps[i]->str))
+            rq_append(s->rq, err, sizeof err, "EXISTS %s", key);
+        else
+            rq_append(s->rq, err, sizeof err, "EXISTS %s%s", PROTO_WORKER_KEY, reps[i]->str);
+    }
+    if (rq_flush_replies(s->rq, ex, n_check, err, sizeof err)) {
+        memset(ex, 0, sizeof *ex * (size_t)n_check);
+        goto out;
+    }
+    for (int i = 0; i < n_check; i++) {
+        int32_t j = check[i];
+        if (ex[i]->type == REDIS_REPLY_INTEGER && ex[i]->integer > 0) {
+            t->st[j] = S_DONE;
+            bool inl = msg_loc_inline(reps[i]->str);
+            t->inl[j] = inl;
+            t->worker[j] = inl ? NULL : strdup(reps[i]->str);
+        } else {
+            t->attempt[j]++;
+        }
+    }
+out:
+    for (int i = 0; reps && i < n_check; i++)
+        if (reps[i]) freeReplyObject(reps[i]);
+    for (int i = 0; ex && i < n_check; i++)
+        if (ex[i]) freeReplyObject(ex[i]);
+    if (!reps || !ex) log_warning("task %s: checking its chunks: %s", t->id, err);
+    free(reps);
+    free(ex);
+}
+
 /* Takes a task over or on: tiles, writes the plan and the rows, queues
  * what is ready. */
 static void start_task(sched_t *s, const char *tid, const char *session, const char *doc,
@@ -1069,17 +1429,21 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     t->lost = calloc(nn, 1);
     t->nbytes = malloc(nn * sizeof(int64_t));
     t->worker = calloc(nn, sizeof(char *));
+    t->inl = calloc(nn, 1);
+    t->placed = malloc(nn * sizeof(int16_t));
+    t->retries = calloc(nn, 1);
     t->run = malloc(nn * sizeof(jrun_t));
     t->upd = malloc(nn * sizeof(int32_t));
     t->in_upd = calloc(nn, 1);
     if (!t->waiting || !t->uses || !t->st || !t->attempt || !t->lost || !t->nbytes || !t->worker ||
-        !t->run || !t->upd || !t->in_upd || build_edges(t)) {
+        !t->inl || !t->placed || !t->retries || !t->run || !t->upd || !t->in_upd || build_edges(t)) {
         fail_unstarted(s, tid, "supervisor: out of memory tiling the task");
         task_free(t);
         return;
     }
     for (int32_t j = 0; j < n; j++) {
         t->nbytes[j] = -1;
+        t->placed[j] = -1;
         t->run[j] = (jrun_t){0, 0, -1};
         if (!tl->live[j]) continue;
         t->n_live++;
@@ -1100,7 +1464,9 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
         /* Done chunks whose data still exists stay done; the rest run again
          * with a higher attempt, so that late completions are stale. */
         const char *p[] = {tid};
-        PGresult *q = db_query(s->db, "SELECT key, status, attempt FROM chunks WHERE task_id = $1",
+        PGresult *q = db_query(s->db,
+                               "SELECT key, status, attempt, coalesce(nbytes, -1) FROM chunks"
+                               " WHERE task_id = $1",
                                1, p, err, sizeof err);
         if (!q) {
             log_warning("task %s: reading its chunks: %s (retried)", tid, err);
@@ -1117,30 +1483,14 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
             long j = strtol(k + pl_len, NULL, 10);
             if (j < 0 || j >= n || !tl->live[j] || tl->jobs[j].kind == JK_SOURCE) continue;
             t->attempt[j] = atoi(PQgetvalue(q, i, 2)) + 1;
+            t->nbytes[j] = atoll(PQgetvalue(q, i, 3));
             if (strcmp(PQgetvalue(q, i, 1), "done") == 0) {
                 t->attempt[j]--;
                 check[n_check++] = (int32_t)j;
             }
         }
         PQclear(q);
-        for (int i = 0; check && i < n_check; i++) {
-            char key[KEY_MAX];
-            plan_chunk_key(&t->plan, tid, check[i], key, sizeof key);
-            rq_append(s->rq, err, sizeof err, "EXISTS %s", key);
-        }
-        redisReply **reps = check ? calloc((size_t)(n_check ? n_check : 1), sizeof *reps) : NULL;
-        if (check && reps &&
-            (n_check == 0 || rq_flush_replies(s->rq, reps, n_check, err, sizeof err) == 0)) {
-            for (int i = 0; i < n_check; i++) {
-                if (reps[i]->type == REDIS_REPLY_INTEGER && reps[i]->integer > 0) {
-                    t->st[check[i]] = S_DONE;
-                } else {
-                    t->attempt[check[i]]++;
-                }
-                freeReplyObject(reps[i]);
-            }
-        }
-        free(reps);
+        takeover_check(s, t, check, n_check);
         free(check);
         /* A job not done runs again only if a kept chunk needs it, directly
          * or through consumers that run again (consumers come later in job
@@ -1166,8 +1516,6 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     t->next = s->tasks;
     s->tasks = t;
     /* waiting: inputs not done; uses: consumers still to run */
-    int n_dels = 0;
-    char **dels = takeover ? malloc(sizeof(char *) * (size_t)(n ? n : 1)) : NULL;
     for (int32_t j = 0; j < n; j++) {
         if (!tl->live[j]) continue;
         for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
@@ -1175,19 +1523,11 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
         for (int32_t k = t->con_off[j]; k < t->con_off[j + 1]; k++)
             if (t->st[t->cons[k]] == S_WAIT) t->uses[j]++;
         /* after a takeover: stored intermediates nobody needs any more */
-        if (dels && t->st[j] == S_DONE && t->uses[j] == 0 && !kept(t, j)) {
-            char key[KEY_MAX];
-            plan_chunk_key(&t->plan, tid, j, key, sizeof key);
-            if ((dels[n_dels] = strdup(key))) n_dels++;
+        if (takeover && t->st[j] == S_DONE && t->uses[j] == 0 && !kept(t, j)) {
+            free_job(s, t, j);
             t->st[j] = S_FREED;
             mark(t, j);
         }
-    }
-    if (dels) {
-        del_keys(s, dels, n_dels);
-        for (int i = 0; i < n_dels; i++)
-            free(dels[i]);
-        free(dels);
     }
     for (int32_t j = 0; j < n; j++)
         if (tl->live[j] && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
@@ -1325,9 +1665,112 @@ static void job_label(const stask_t *t, int32_t j, char *out, size_t cap)
              op_name(nd->op), idx, (int)j, t->id);
 }
 
+/* Lineage: the chunks of task t that lived on dead worker wid and are
+ * still needed (by a consumer that has not run, or as a result) are made
+ * again by running the jobs that made them, and, recursively, the jobs
+ * that made their inputs when those were freed already. Consumers queued
+ * meanwhile run again (attempt + 1: what they report is stale). Returns
+ * the number of chunks lost. */
+static int recover_lost(sched_t *s, stask_t *t, const char *wid)
+{
+    const tile_t *tl = t->plan.t;
+    int32_t n = t->n;
+    uint8_t *need = calloc((size_t)(n ? n : 1), 1);
+    if (!need) abort();
+    int lost = 0;
+    for (int32_t j = 0; j < n; j++) {
+        if (!tl->live[j] || tl->jobs[j].kind == JK_SOURCE || t->st[j] != S_DONE || t->inl[j] ||
+            !t->worker[j] || strcmp(t->worker[j], wid) != 0)
+            continue;
+        if (t->uses[j] > 0 || kept(t, j)) {
+            need[j] = 1;
+            lost++;
+        } else { /* consumed already: gone with its worker, nobody minds */
+            t->st[j] = S_FREED;
+            mark(t, j);
+        }
+    }
+    if (lost == 0) {
+        free(need);
+        return 0;
+    }
+    /* inputs come before their consumers in job order */
+    for (int32_t j = n - 1; j >= 0; j--) {
+        if (!need[j]) continue;
+        for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
+            if (t->st[t->deps[k]] == S_FREED) need[t->deps[k]] = 1;
+    }
+    for (int32_t j = 0; j < n; j++) {
+        if (!need[j]) continue;
+        t->st[j] = S_WAIT;
+        t->attempt[j]++;
+        free(t->worker[j]);
+        t->worker[j] = NULL;
+        t->inl[j] = 0;
+        char num[16];
+        snprintf(num, sizeof num, "%d", (int)j);
+        strlist_add(&t->hdel, num);
+        mark(t, j);
+        for (int32_t k = t->con_off[j]; k < t->con_off[j + 1]; k++) {
+            int32_t c = t->cons[k];
+            if (t->st[c] != S_QUEUED) continue;
+            t->st[c] = S_WAIT;
+            t->attempt[c]++;
+            unplace(s, t, c);
+            mark(t, c);
+        }
+    }
+    free(need);
+    /* counts from scratch: rare, and simpler to get right */
+    t->n_done = 0;
+    for (int32_t j = 0; j < n; j++) {
+        if (!tl->live[j]) continue;
+        if (t->st[j] == S_DONE || t->st[j] == S_FREED) t->n_done++;
+        t->waiting[j] = t->uses[j] = 0;
+        for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
+            if (t->st[t->deps[k]] != S_DONE) t->waiting[j]++;
+        for (int32_t k = t->con_off[j]; k < t->con_off[j + 1]; k++)
+            if (t->st[t->cons[k]] == S_WAIT || t->st[t->cons[k]] == S_QUEUED) t->uses[j]++;
+    }
+    for (int32_t j = 0; j < n; j++)
+        if (tl->live[j] && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
+    t->progress_dirty = true;
+    return lost;
+}
+
+/* A dead worker's queue goes to mars:jobs, for any worker. */
+static const char DRAIN_SCRIPT[] = "local n = 0"
+                                   " while redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')"
+                                   " do n = n + 1 end"
+                                   " redis.call('SREM', 'mars:wq', ARGV[1])"
+                                   " return n";
+
+/* Everything a dead worker held: its queue, its running jobs, its chunks. */
+static void worker_dead(sched_t *s, const char *wid)
+{
+    char err[512];
+    redisReply *l = rq_command(s->rq, err, sizeof err, "EVAL %s 2 " MSG_WJOBS "%s " MSG_JOBS " %s",
+                               DRAIN_SCRIPT, wid, wid);
+    if (l) freeReplyObject(l);
+    int w = wk_find(s, wid);
+    if (w < 0) w = wk_add(s, wid, 1);
+    s->wk[w].alive = false;
+    if (s->wk[w].lost_done) return;
+    s->wk[w].lost_done = true;
+    for (stask_t *t = s->tasks; t; t = t->next) {
+        int lost = recover_lost(s, t, wid);
+        if (lost) {
+            log_warning("task %s: %d chunks lost with worker %s: recomputing them from their "
+                        "lineage",
+                        t->id, lost, wid);
+            metrics_counter_add(s->m_requeued, lost);
+        }
+    }
+}
+
 /* Jobs on the processing lists of dead workers go back on the queue with
  * attempt+1. Each supervisor takes only its own tasks' messages (LREM
- * decides who got one). */
+ * decides who got one). Then the chunks they held are made again. */
 static void requeue_dead(sched_t *s)
 {
     char err[512], secs[32];
@@ -1335,9 +1778,10 @@ static void requeue_dead(sched_t *s)
     snprintf(secs, sizeof secs, "%.3f", s->worker_timeout_ms / 1000.0);
     const char *p[] = {secs};
     PGresult *r = db_query(s->db,
-                           "SELECT id FROM workers WHERE last_heartbeat < now() -"
-                           " make_interval(secs => $1::float8) AND last_heartbeat > now() -"
-                           " interval '1 day' ORDER BY last_heartbeat DESC LIMIT 1000",
+                           "SELECT id FROM workers WHERE (last_heartbeat < now() -"
+                           " make_interval(secs => $1::float8) OR status = 'stopped')"
+                           " AND last_heartbeat > now() - interval '1 day'"
+                           " ORDER BY last_heartbeat DESC LIMIT 1000",
                            1, p, err, sizeof err);
     if (!r) {
         log_warning("looking for dead workers: %s", err);
@@ -1350,16 +1794,16 @@ static void requeue_dead(sched_t *s)
         for (size_t k = 0; l->type == REDIS_REPLY_ARRAY && k < l->elements; k++) {
             const char *m = l->element[k]->str;
             char tid[72];
-            int job, attempt;
-            if (!m || sscanf(m, "%71s %d %d", tid, &job, &attempt) != 3) continue;
+            int32_t job;
+            int attempt;
+            if (!m || msg_job_parse(m, tid, sizeof tid, &job, &attempt)) continue;
             stask_t *t = task_find(s, tid);
             if (!t) continue;
             redisReply *x =
                 rq_command(s->rq, err, sizeof err, "LREM mars:processing:%s 1 %s", wid, m);
             bool mine = x && x->type == REDIS_REPLY_INTEGER && x->integer == 1;
             if (x) freeReplyObject(x);
-            if (!mine || job < 0 || job >= t->n || t->st[job] != S_QUEUED ||
-                t->attempt[job] != attempt)
+            if (!mine || job >= t->n || t->st[job] != S_QUEUED || t->attempt[job] != attempt)
                 continue;
             if (++t->lost[job] >= s->max_attempts) {
                 /* The job more likely kills its workers than meets bad luck. */
@@ -1380,6 +1824,7 @@ static void requeue_dead(sched_t *s)
             log_info("job %s of dead worker %s queued again (attempt %d)", m, wid, t->attempt[job]);
         }
         freeReplyObject(l);
+        worker_dead(s, wid);
     }
     PQclear(r);
 }
@@ -1433,6 +1878,12 @@ static void rebuild_after_loss(sched_t *s)
      * its own. */
     strlist_clear(&s->push);
     strlist_clear(&s->dels);
+    strlist_clear(&s->locs);
+    for (int w = 0; w < s->n_wk; w++) {
+        strlist_clear(&s->wk[w].push);
+        s->wk[w].outstanding = 0;
+    }
+    s->n_delayed = 0;
     typedef struct {
         char id[72], session[72];
         char *doc;
@@ -1536,6 +1987,7 @@ static void *sched_main(void *arg)
         bool notified = listen_poll(s);
         if (s->lost_pending || notified || now >= next_tick) {
             if (redis_lost(s) == 1) rebuild_after_loss(s);
+            wk_refresh(s);
             renew(s);
             claim(s);
             next_tick = now + TICK_MS;
@@ -1544,6 +1996,7 @@ static void *sched_main(void *arg)
             requeue_dead(s);
             next_dead = now + DEAD_SCAN_MS;
         }
+        push_delayed(s);
         flush_pushes(s);
         take_completions(s);
         flush_pushes(s);
@@ -1646,6 +2099,16 @@ void sched_free(sched_t *s)
     free(s->push.v);
     strlist_clear(&s->dels);
     free(s->dels.v);
+    strlist_clear(&s->locs);
+    free(s->locs.v);
+    for (int w = 0; w < s->n_wk; w++) {
+        strlist_clear(&s->wk[w].push);
+        free(s->wk[w].push.v);
+        strlist_clear(&s->wk[w].frees);
+        free(s->wk[w].frees.v);
+    }
+    free(s->wk);
+    free(s->delayed);
     if (s->listen) PQfinish(s->listen);
     db_free(s->db);
     rq_free(s->rq);
