@@ -78,9 +78,9 @@ typedef struct {
     msg_kind_t kind;
     /* ok */
     int64_t nbytes;
-    int slot;          /* -1: not reported */
-    int64_t t0, t1;    /* ms since the epoch, worker's clock; 0: not reported */
-    bool inline_data;  /* stored in Redis under the chunk key */
+    int slot;                /* -1: not reported */
+    int64_t t0, t1;          /* ms since the epoch, worker's clock; 0: not reported */
+    bool inline_data;        /* stored in Redis under the chunk key */
     char text[MSG_TEXT_MAX]; /* err, retry */
 } msg_done_t;
 

@@ -119,7 +119,7 @@ typedef struct {
     char id[72];
     int n_cpu;
     bool alive;
-    bool lost_done; /* found dead and its chunks recovered */
+    bool lost_done;      /* found dead and its chunks recovered */
     int64_t outstanding; /* jobs placed on its queue and not reported yet */
     strlist_t push;      /* job messages for its queue, this turn */
     strlist_t frees;     /* chunk keys it should drop, this turn */
@@ -154,12 +154,12 @@ typedef struct stask {
     int32_t *attempt;
     uint8_t *lost; /* times the job's worker died under it, since we own the task */
     int64_t *nbytes;
-    char **worker; /* last worker reporting the job (owned): where its chunk lives */
-    uint8_t *inl;  /* the done job's chunk is inline in Redis (no worker holds it) */
+    char **worker;    /* last worker reporting the job (owned): where its chunk lives */
+    uint8_t *inl;     /* the done job's chunk is inline in Redis (no worker holds it) */
     int16_t *placed;  /* index in sched.wk of the worker whose queue got it, or -1 */
     uint8_t *retries; /* `retry` completions since the job last ran */
     strlist_t hdel;   /* jobs whose location field goes at the end of the turn */
-    jrun_t *run;   /* where and when the job last ran, as its worker reported */
+    jrun_t *run;      /* where and when the job last ran, as its worker reported */
     int64_t n_live, n_done;
     int32_t *upd;       /* jobs whose row changed since the last flush */
     int64_t next_flush; /* svc_now_ms() after which the rows are written again */
@@ -369,8 +369,8 @@ static int place_job(sched_t *s, stask_t *t, int32_t j, int avoid)
     int least = -1;
     for (int w = 0; w < s->n_wk; w++) {
         if (!s->wk[w].alive || w == avoid) continue;
-        if (least < 0 || s->wk[w].outstanding * s->wk[least].n_cpu <
-                             s->wk[least].outstanding * s->wk[w].n_cpu)
+        if (least < 0 ||
+            s->wk[w].outstanding * s->wk[least].n_cpu < s->wk[least].outstanding * s->wk[w].n_cpu)
             least = w;
     }
     if (least < 0 && avoid >= 0 && avoid < s->n_wk && s->wk[avoid].alive) least = avoid;
@@ -1080,7 +1080,7 @@ static void job_done(sched_t *s, stask_t *t, int32_t j, const msg_done_t *d)
     t->st[j] = S_DONE;
     t->nbytes[j] = d->nbytes;
     t->run[j] = d->slot >= 0 && d->t0 > 0 && d->t1 >= d->t0 ? (jrun_t){d->t0, d->t1, d->slot}
-                                                              : (jrun_t){0, 0, -1};
+                                                            : (jrun_t){0, 0, -1};
     t->retries[j] = 0;
     unplace(s, t, j);
     set_location(s, t, j, d->worker, d->inline_data);
@@ -1195,8 +1195,8 @@ static void job_retry(sched_t *s, stask_t *t, int32_t j, const msg_done_t *d)
     if (++t->retries[j] > RETRY_MAX) {
         char what[512], msg[MSG_TEXT_MAX + 600];
         job_label(t, j, what, sizeof what);
-        snprintf(msg, sizeof msg, "%s could not run after %d tries; the last: %s", what,
-                 RETRY_MAX, d->text);
+        snprintf(msg, sizeof msg, "%s could not run after %d tries; the last: %s", what, RETRY_MAX,
+                 d->text);
         metrics_counter_inc(s->m_failed_jobs);
         job_failed(s, t, j, d->worker, msg);
         end_task(s, t, msg);
@@ -1436,7 +1436,8 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     t->upd = malloc(nn * sizeof(int32_t));
     t->in_upd = calloc(nn, 1);
     if (!t->waiting || !t->uses || !t->st || !t->attempt || !t->lost || !t->nbytes || !t->worker ||
-        !t->inl || !t->placed || !t->retries || !t->run || !t->upd || !t->in_upd || build_edges(t)) {
+        !t->inl || !t->placed || !t->retries || !t->run || !t->upd || !t->in_upd ||
+        build_edges(t)) {
         fail_unstarted(s, tid, "supervisor: out of memory tiling the task");
         task_free(t);
         return;
