@@ -18,6 +18,7 @@
 #include "gateway_internal.h"
 #include "graph.h"
 #include "log.h"
+#include "msg.h"
 #include "df/dfexec.h"
 #include "df/dfgraph.h"
 #include "npy.h"
@@ -186,8 +187,11 @@ static bool take_tensor(http_req_t *r, tensor_arg_t *a)
 
 /* ---- GET /api/v1/sessions/{sid}/tensors/{key} ---------------------------- */
 
-static int frame_read(rq_t *rq, const plan_src_t *s, frame_t *f, int64_t upto, char *err,
-                      size_t errlen);
+static int frame_read(conns_t *c, const plan_src_t *s, const gw_loc_t *locs, frame_t *f,
+                      int64_t upto, char *err, size_t errlen);
+/* A lost chunk (its worker died) is recomputed while a request waits this
+ * long before answering 500 data_lost. */
+#define LOST_WAIT_MS 120000
 
 /* {"key", "kind", "columns", "dtypes", "nrows", "nchunks", "nbytes"} of a
  * DataFrame ({"name", "dtype"} in place of columns and dtypes for a Series);
@@ -244,14 +248,20 @@ static void job_get_tensor(void *state, void *arg, http_reply_t *out)
     if (a->frame) {
         frame_t f;
         char err[512];
-        if (!c->rq)
-            gw_reply_rq_error(out, "reading chunks", "bad redis URL");
-        else if (frame_read(c->rq, &s, &f, s.n_keys, err, sizeof err))
+        gw_loc_t *locs = calloc((size_t)(s.n_keys ? s.n_keys : 1), sizeof *locs);
+        int ok =
+            !c->rq || !locs ? -1 : gw_locate_chunks(c, &s, locs, LOST_WAIT_MS, err, sizeof err);
+        if (!c->rq || !locs)
+            gw_reply_rq_error(out, "reading chunks", !locs ? "out of memory" : "bad redis URL");
+        else if (ok < 0)
+            gw_reply_rq_error(out, "reading chunks", err);
+        else if (ok == 0 || frame_read(c, &s, locs, &f, s.n_keys, err, sizeof err))
             http_reply_error(out, 500, "data_lost", "%s", err);
         else {
             http_reply_json(out, 200, frame_json(a, &s, &f, nbytes));
             frame_free(&f);
         }
+        free(locs);
         plan_src_close(&s);
         return;
     }
@@ -267,13 +277,10 @@ void gw_h_get_tensor(http_req_t *r)
 
 /* ---- GET /api/v1/sessions/{sid}/tensors/{key}/data ----------------------- */
 
-/* Chunk reads: GETRANGE windows of 1 MiB, 64 in flight at most. */
-#define GET_WINDOW ((size_t)1 << 20)
-#define GET_WINDOWS 64
-
 typedef struct getter {
-    rq_t *rq;
+    conns_t *c;
     const plan_src_t *s;
+    const gw_loc_t *locs;
     char *buf; /* the chunk handed out last (asm_get_fn's contract), reused */
     size_t cap;
     char err[256];
@@ -294,42 +301,13 @@ static const void *get_chunk(void *ctx, int64_t li)
 {
     getter_t *g = ctx;
     if (li < 0 || li >= g->s->n_keys) return NULL;
-    const char *key = g->s->chunk_keys[li];
-    size_t want = (size_t)chunk_bytes(g->s, li);
-    if (want > g->cap) {
-        free(g->buf);
-        g->buf = malloc(want);
-        if (!g->buf) abort();
-        g->cap = want;
-    }
-    /* GETRANGE windows, pipelined: hiredis 0.14 reads one large value much
-     * slower than the same bytes in 1 MiB replies (measured on a 160 MB
-     * tensor in 8 MB chunks: 0.16 GB/s end to end with one GET per chunk,
-     * 0.3 GB/s with windows). */
-    size_t got = 0;
-    bool bad = false;
-    for (size_t w0 = 0; w0 < want && !bad; w0 += (size_t)GET_WINDOWS * GET_WINDOW) {
-        redisReply *rep[GET_WINDOWS];
-        int n = 0;
-        for (size_t w = w0; n < GET_WINDOWS && w < want; w += GET_WINDOW, n++) {
-            size_t end = w + GET_WINDOW < want ? w + GET_WINDOW : want;
-            if (rq_append(g->rq, g->err, sizeof g->err, "GETRANGE %s %lld %lld", key, (long long)w,
-                          (long long)end - 1))
-                return NULL;
-        }
-        if (rq_flush_replies(g->rq, rep, n, g->err, sizeof g->err)) return NULL;
-        for (int i = 0; i < n; i++) {
-            if (rep[i]->type != REDIS_REPLY_STRING || got + rep[i]->len > want)
-                bad = true;
-            else if (!bad) {
-                memcpy(g->buf + got, rep[i]->str, rep[i]->len);
-                got += rep[i]->len;
-            }
-            freeReplyObject(rep[i]);
-        }
-    }
+    size_t want = (size_t)chunk_bytes(g->s, li), got = 0;
+    if (gw_read_chunk(g->c, g->s, &g->locs[li], li, want, &g->buf, &g->cap, &got, g->err,
+                      sizeof g->err))
+        return NULL;
     if (got != want) {
-        snprintf(g->err, sizeof g->err, "chunk %s is missing or of the wrong size", key);
+        snprintf(g->err, sizeof g->err, "chunk %s has %zu bytes, not %zu", g->s->chunk_keys[li],
+                 got, want);
         return NULL;
     }
     /* A chunk of zero bytes: any non-NULL pointer will do. */
@@ -349,76 +327,33 @@ static int sink(void *ctx, const void *data, size_t n)
     return -1;
 }
 
-/* Whether every chunk is in the store (pipelined EXISTS), so that a freed
- * or lost chunk is a clean error before the answer starts rather than a
- * truncated body. 1 all there, 0 not (msg says which), -1 Redis failed. */
-static int chunks_present(rq_t *rq, const plan_src_t *s, char *msg, size_t msglen)
-{
-    redisReply *rep[PIPE_CMDS];
-    for (int64_t i0 = 0; i0 < s->n_keys; i0 += PIPE_CMDS) {
-        int n = (int)(s->n_keys - i0 < PIPE_CMDS ? s->n_keys - i0 : PIPE_CMDS);
-        for (int i = 0; i < n; i++)
-            if (rq_append(rq, msg, msglen, "EXISTS %s", s->chunk_keys[i0 + i])) return -1;
-        if (rq_flush_replies(rq, rep, n, msg, msglen)) return -1;
-        int64_t missing = -1;
-        for (int i = 0; i < n; i++) {
-            if (missing < 0 && (rep[i]->type != REDIS_REPLY_INTEGER || rep[i]->integer != 1))
-                missing = i0 + i;
-            freeReplyObject(rep[i]);
-        }
-        if (missing >= 0) {
-            snprintf(msg, msglen, "chunk %s of tensor \"%s\" is gone from the chunk store",
-                     s->chunk_keys[missing], s->key);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* The frame of a result: chunks [0, upto) read whole (GET), viewed and
+/* The frame of a result: chunks [0, upto) read whole, viewed and
  * concatenated (dfx_assemble). The whole value is held in memory. */
-static int frame_read(rq_t *rq, const plan_src_t *s, frame_t *f, int64_t upto, char *err,
-                      size_t errlen)
+static int frame_read(conns_t *c, const plan_src_t *s, const gw_loc_t *locs, frame_t *f,
+                      int64_t upto, char *err, size_t errlen)
 {
     int64_t n = upto < s->n_keys ? upto : s->n_keys;
-    redisReply **rep = calloc((size_t)n + 1, sizeof *rep);
     void **blobs = calloc((size_t)n + 1, sizeof(void *));
     size_t *lens = calloc((size_t)n + 1, sizeof(size_t));
     int rc = -1;
-    int64_t got = 0;
-    if (!rep || !blobs || !lens) {
+    if (!blobs || !lens) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    for (int64_t i0 = 0; i0 < n; i0 += PIPE_CMDS) {
-        int m = (int)(n - i0 < PIPE_CMDS ? n - i0 : PIPE_CMDS);
-        for (int i = 0; i < m; i++)
-            if (rq_append(rq, err, errlen, "GET %s", s->chunk_keys[i0 + i])) goto done;
-        if (rq_flush_replies(rq, rep + i0, m, err, errlen)) goto done;
-        got = i0 + m;
-    }
     for (int64_t i = 0; i < n; i++) {
-        if (rep[i]->type != REDIS_REPLY_STRING) {
-            snprintf(err, errlen, "chunk %s of \"%s\" is gone from the chunk store",
-                     s->chunk_keys[i], s->key);
+        /* a blob is read in place: malloc'ed memory is 8-aligned */
+        size_t cap = 0;
+        char *b = NULL;
+        if (gw_read_chunk(c, s, &locs[i], i, 0, &b, &cap, &lens[i], err, errlen)) {
+            free(b);
             goto done;
         }
-        /* a blob is read in place: copy it to 8-aligned memory */
-        blobs[i] = malloc(rep[i]->len ? rep[i]->len : 1);
-        if (!blobs[i]) {
-            snprintf(err, errlen, "out of memory");
-            goto done;
-        }
-        memcpy(blobs[i], rep[i]->str, rep[i]->len);
-        lens[i] = rep[i]->len;
+        blobs[i] = b;
     }
     rc = dfx_assemble((const void *const *)blobs, lens, n, f, err, errlen);
 done:
-    for (int64_t i = 0; i < got; i++)
-        if (rep[i]) freeReplyObject(rep[i]);
     for (int64_t i = 0; blobs && i < n; i++)
         free(blobs[i]);
-    free(rep);
     free(blobs);
     free(lens);
     return rc;
@@ -429,12 +364,12 @@ static int frame_sink(void *ctx, const void *data, size_t n)
     return sink(ctx, data, n);
 }
 
-static void frame_data(conns_t *c, tensor_arg_t *a, const plan_src_t *s, http_stream_t *st,
-                       http_reply_t *out)
+static void frame_data(conns_t *c, tensor_arg_t *a, const plan_src_t *s, const gw_loc_t *locs,
+                       http_stream_t *st, http_reply_t *out)
 {
     frame_t f;
     char err[512];
-    if (frame_read(c->rq, s, &f, s->n_keys, err, sizeof err)) {
+    if (frame_read(c, s, locs, &f, s->n_keys, err, sizeof err)) {
         http_reply_error(out, 500, "data_lost", "%s", err);
         return;
     }
@@ -465,6 +400,7 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
     plan_src_t s;
     int64_t nbytes;
     char err[512];
+    gw_loc_t *locs = NULL;
     if (read_tensor(c, a, &s, &nbytes, out) != 1) return;
     if (a->csv_format && (a->frame == FRAME_NONE || a->frame == FRAME_TENSOR)) {
         http_reply_error(out, 400, "invalid_request",
@@ -475,7 +411,12 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
         gw_reply_rq_error(out, "reading chunks", "bad redis URL");
         goto row;
     }
-    int ok = chunks_present(c->rq, &s, err, sizeof err);
+    locs = calloc((size_t)(s.n_keys ? s.n_keys : 1), sizeof *locs);
+    if (!locs) {
+        http_reply_error(out, 500, "internal", "out of memory");
+        goto row;
+    }
+    int ok = gw_locate_chunks(c, &s, locs, LOST_WAIT_MS, err, sizeof err);
     if (ok < 0) {
         gw_reply_rq_error(out, "reading chunks", err);
         goto row;
@@ -485,7 +426,7 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
         goto row;
     }
     if (a->frame) {
-        frame_data(c, a, &s, st, out);
+        frame_data(c, a, &s, locs, st, out);
         goto row;
     }
 
@@ -499,7 +440,7 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
         G.nchunks[d] = s.nch[d];
         G.bounds[d] = s.bounds[d];
     }
-    getter_t g = {.rq = c->rq, .s = &s};
+    getter_t g = {.c = c, .s = &s, .locs = locs};
     sink_ctx_t sc = {.st = st};
     int rc;
     if (a->npy) {
@@ -520,6 +461,7 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
         http_stream_fail(st);
     }
 row:
+    free(locs);
     plan_src_close(&s);
 }
 
@@ -918,6 +860,30 @@ void gw_h_put_file(http_req_t *r)
 
 /* ---- DELETE /api/v1/sessions/{sid} --------------------------------------- */
 
+/* The chunks of a task that workers hold: a free message to each holder
+ * (mars:loc:<tid> says who), then the location hash. */
+static void free_task_locs(rq_t *rq, const char *tid)
+{
+    char err[256];
+    redisReply *r = rq_command(rq, err, sizeof err, "HGETALL " MSG_LOC "%s", tid);
+    if (!r) {
+        log_warning("freeing the chunks of task %s: %s", tid, err);
+        return;
+    }
+    int n = 0;
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
+        const char *job = r->element[i]->str, *loc = r->element[i + 1]->str;
+        if (!job || !loc || msg_loc_inline(loc)) continue;
+        if (rq_append(rq, err, sizeof err, "RPUSH " MSG_FREE "%s chunk:%s:%s", loc, tid, job))
+            break;
+        n++;
+    }
+    freeReplyObject(r);
+    if (rq_append(rq, err, sizeof err, "DEL " MSG_LOC "%s", tid) == 0) n++;
+    if (n && rq_flush(rq, err, sizeof err))
+        log_warning("freeing the chunks of task %s: %s", tid, err);
+}
+
 /* Every chunk:<tid>:* key of a task (SCAN, bounded batches). */
 static int del_task_chunks(rq_t *rq, const char *tid, char *err, size_t errlen)
 {
@@ -1002,6 +968,7 @@ static void job_delete_session(void *state, void *arg, http_reply_t *out)
             snprintf(key, sizeof key, "mars:plan:%s", tid);
             redisReply *rr = rq_command(c->rq, err, sizeof err, "DEL %s", key);
             if (rr) freeReplyObject(rr);
+            free_task_locs(c->rq, tid);
             if (del_task_chunks(c->rq, tid, err, sizeof err))
                 log_warning("session %s: freeing the chunks of task %s: %s", a->id, tid, err);
         }
