@@ -69,6 +69,9 @@
 #define KEY_MAX 256
 
 enum { S_WAIT = 0, S_QUEUED, S_DONE, S_FREED };
+/* How a task is set up: claimed pending, taken over running, or revived
+ * after it ended (its lost results are made again). */
+enum { START_FRESH = 0, START_TAKEOVER, START_REVIVE };
 static const char *const STATUS[] = {"waiting", "queued", "done", "freed"};
 
 /* Strings owned by the list, sent to Redis in a batch. */
@@ -166,7 +169,9 @@ typedef struct stask {
     uint8_t *in_upd;
     int32_t n_upd;
     bool progress_dirty;
-    bool quiet; /* n_live > ROW_QUIET_JOBS: see there */
+    bool quiet;  /* n_live > ROW_QUIET_JOBS: see there */
+    bool revive; /* an ended task whose lost results are made again: no row
+                  * or status of it changes, only its chunks' locations */
 } stask_t;
 
 struct sched {
@@ -541,6 +546,13 @@ static int flush_rows(sched_t *s, stask_t *t)
 {
     char err[512];
     int rc = 0;
+    if (t->revive) { /* the ended task's rows stay as they were */
+        for (int32_t i = 0; i < t->n_upd; i++)
+            t->in_upd[t->upd[i]] = 0;
+        t->n_upd = 0;
+        t->progress_dirty = false;
+        return 0;
+    }
     if (t->n_upd > 0) {
         sbuf_t k, st, at, nb, wk, sl, t0, t1;
         sbuf_init(&k);
@@ -915,9 +927,15 @@ static void drop_plan(sched_t *s, const char *tid)
 }
 
 /* Ends a task that failed (msg) or was cancelled (msg NULL). */
+static void end_revive(sched_t *s, stask_t *t, const char *msg);
+
 static void end_task(sched_t *s, stask_t *t, const char *msg)
 {
     char err[512];
+    if (t->revive) {
+        end_revive(s, t, msg);
+        return;
+    }
     flush_rows(s, t);
     const char *p[] = {t->id, s->id, msg};
     if (db_exec(s->db,
@@ -941,6 +959,10 @@ static void end_task(sched_t *s, stask_t *t, const char *msg)
 static void finish_task(sched_t *s, stask_t *t)
 {
     char err[1024];
+    if (t->revive) {
+        end_revive(s, t, NULL);
+        return;
+    }
     const tile_t *tl = t->plan.t;
     const graph_t *g = t->plan.g;
     if (flush_rows(s, t)) return; /* retried next turn */
@@ -1383,12 +1405,13 @@ out:
 
 /* Takes a task over or on: tiles, writes the plan and the rows, queues
  * what is ready. */
-static void start_task(sched_t *s, const char *tid, const char *session, const char *doc,
-                       bool takeover)
+static void start_task(sched_t *s, const char *tid, const char *session, const char *doc, int mode)
 {
     char err[1024];
+    bool takeover = mode != START_FRESH, revive = mode == START_REVIVE;
     stask_t *t = calloc(1, sizeof *t);
     if (!t) return;
+    t->revive = revive;
     snprintf(t->id, sizeof t->id, "%s", tid);
     snprintf(t->session, sizeof t->session, "%s", session);
     loadctx_t lc = {s, session};
@@ -1401,6 +1424,11 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     t->plan.load_ctx = &lc;
     t->plan.files_rq = s->rq;
     if (plan_tile(&t->plan, err, sizeof err)) {
+        if (revive) {
+            log_warning("task %s: its lost chunks cannot be made again: %s", tid, err);
+            task_free(t);
+            return;
+        }
         fail_unstarted(s, tid, err);
         task_free(t);
         return;
@@ -1408,7 +1436,7 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     t->plan.load = NULL;
     /* The gateway fills the seeds in; a row written otherwise gets them
      * here, in the row too, so that a takeover draws the same values. */
-    int filled = plan_fill_seeds(&t->plan);
+    int filled = revive ? 0 : plan_fill_seeds(&t->plan);
     if (filled > 0) {
         const char *p[] = {tid, t->plan.doc};
         if (db_exec(s->db, "UPDATE tasks SET graph = $2::json WHERE id = $1", 2, p, err,
@@ -1461,7 +1489,27 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     }
     freeReplyObject(r);
 
-    if (takeover) {
+    if (revive) {
+        /* An ended task's results: those still where mars:loc says stay
+         * done, the others (and what they need) run again. */
+        int32_t *check = malloc(sizeof(int32_t) * nn);
+        int n_check = 0;
+        for (int32_t j = 0; check && j < n; j++) {
+            if (!tl->live[j] || tl->jobs[j].kind == JK_SOURCE) continue;
+            t->attempt[j] = 1;
+            if (tl->jobs[j].keep) check[n_check++] = j;
+        }
+        takeover_check(s, t, check, n_check);
+        free(check);
+        for (int32_t j = n - 1; j >= 0; j--) {
+            if (!tl->live[j] || t->st[j] == S_DONE) continue;
+            bool need = tl->jobs[j].keep;
+            for (int32_t k = t->con_off[j]; k < t->con_off[j + 1] && !need; k++)
+                need = t->st[t->cons[k]] == S_WAIT;
+            if (!need) t->st[j] = S_FREED;
+        }
+    }
+    if (takeover && !revive) {
         /* Done chunks whose data still exists stay done; the rest run again
          * with a higher attempt, so that late completions are stale. */
         const char *p[] = {tid};
@@ -1510,7 +1558,7 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     for (int32_t j = 0; j < n; j++)
         if (tl->live[j] && (t->st[j] == S_DONE || t->st[j] == S_FREED)) t->n_done++;
     int64_t t_rows = svc_now_ms();
-    if (write_rows(s, t, !takeover)) {
+    if (!revive && write_rows(s, t, !takeover)) {
         task_free(t);
         return;
     }
@@ -1535,10 +1583,64 @@ static void start_task(sched_t *s, const char *tid, const char *session, const c
     int64_t t_end = svc_now_ms();
     log_info("task %s %s: %lld live jobs of %d, %lld done (set-up %lld ms: tiling and plan"
              " %lld ms, chunk rows and queue %lld ms)",
-             tid, takeover ? "taken over" : "started", (long long)t->n_live, (int)n,
-             (long long)t->n_done, (long long)(t_end - t0), (long long)(t_rows - t0),
-             (long long)(t_end - t_rows));
+             tid,
+             revive     ? "revived"
+             : takeover ? "taken over"
+                        : "started",
+             (long long)t->n_live, (int)n, (long long)t->n_done, (long long)(t_end - t0),
+             (long long)(t_rows - t0), (long long)(t_end - t_rows));
     if (t->n_done == t->n_live) finish_task(s, t);
+}
+
+/* A revive ended: all its lost chunks made again (msg NULL) or not. The
+ * chunks it made that no result needs are freed; the results stay. */
+static void end_revive(sched_t *s, stask_t *t, const char *msg)
+{
+    char err[256];
+    for (int32_t j = 0; j < t->n; j++)
+        if (t->plan.t->live[j] && t->st[j] == S_DONE && !kept(t, j)) free_job(s, t, j);
+    flush_pushes(s);
+    drop_plan(s, t->id);
+    redisReply *r = rq_command(s->rq, err, sizeof err, "DEL " MSG_REVIVING "%s", t->id);
+    if (r) freeReplyObject(r);
+    if (msg)
+        log_warning("task %s: its lost chunks could not be made again: %s", t->id, msg);
+    else
+        log_info("task %s: its lost chunks are made again", t->id);
+    task_unlink(s, t);
+    task_free(t);
+}
+
+/* Ended tasks whose results lost chunks with their workers (a gateway or a
+ * worker asked, msg.h): one supervisor claims each (mars:reviving:<tid>,
+ * expiring) and makes the lost chunks again from their lineage. */
+static void revive_poll(sched_t *s)
+{
+    char err[256];
+    redisReply *r = rq_command(s->rq, err, sizeof err, "LPOP " MSG_REVIVE " 16");
+    if (!r) return;
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        const char *tid = r->element[i]->str;
+        if (!tid || task_find(s, tid) || strlen(tid) >= 72) continue;
+        redisReply *c = rq_command(s->rq, err, sizeof err, "SET " MSG_REVIVING "%s %s NX PX 600000",
+                                   tid, s->id);
+        bool mine = c && c->type == REDIS_REPLY_STATUS;
+        if (c) freeReplyObject(c);
+        if (!mine) continue;
+        const char *p[] = {tid};
+        PGresult *q = db_query(s->db,
+                               "SELECT session_id, graph::text FROM tasks WHERE id = $1"
+                               " AND status = 'succeeded'",
+                               1, p, err, sizeof err);
+        if (q && PQntuples(q) == 1) {
+            start_task(s, tid, PQgetvalue(q, 0, 0), PQgetvalue(q, 0, 1), START_REVIVE);
+        } else {
+            redisReply *x = rq_command(s->rq, err, sizeof err, "DEL " MSG_REVIVING "%s", tid);
+            if (x) freeReplyObject(x);
+        }
+        if (q) PQclear(q);
+    }
+    freeReplyObject(r);
 }
 
 static void claim(sched_t *s)
@@ -1577,7 +1679,8 @@ static void claim(sched_t *s)
                 drop_plan(s, tid);
                 continue;
             }
-            start_task(s, tid, PQgetvalue(r, i, 1), PQgetvalue(r, i, 2), takeover);
+            start_task(s, tid, PQgetvalue(r, i, 1), PQgetvalue(r, i, 2),
+                       takeover ? START_TAKEOVER : START_FRESH);
             flush_pushes(s);
         }
         PQclear(r);
@@ -1595,9 +1698,14 @@ static void renew(sched_t *s)
     sbuf_t ids;
     sbuf_init(&ids);
     arr_open(&ids);
+    int n_ids = 0;
     for (stask_t *t = s->tasks; t; t = t->next)
-        arr_elem(&ids, t->id);
+        if (!t->revive) arr_elem(&ids, t->id), n_ids++;
     sbuf_putc(&ids, '}');
+    if (n_ids == 0) {
+        sbuf_close(&ids);
+        return;
+    }
     const char *p[] = {s->id, sbuf_str(&ids)};
     PGresult *r = db_query(s->db,
                            "UPDATE tasks SET lease_expires_at = now() + interval '" LEASE_S "'"
@@ -1612,6 +1720,7 @@ static void renew(sched_t *s)
     int nt = PQntuples(r);
     for (stask_t *t = s->tasks, *next; t; t = next) {
         next = t->next;
+        if (t->revive) continue;
         int found = -1;
         for (int i = 0; i < nt && found < 0; i++)
             if (strcmp(PQgetvalue(r, i, 0), t->id) == 0) found = i;
@@ -1830,8 +1939,7 @@ static void requeue_dead(sched_t *s)
     PQclear(r);
 }
 
-static void start_task(sched_t *s, const char *tid, const char *session, const char *doc,
-                       bool takeover);
+static void start_task(sched_t *s, const char *tid, const char *session, const char *doc, int mode);
 
 /* Redis lost its data (restarted without persistence, flushed): the queue,
  * the processing lists, the plans and the chunks of our tasks are gone.
@@ -1906,7 +2014,7 @@ static void rebuild_after_loss(sched_t *s)
     for (int i = 0; i < k; i++) {
         /* One that cannot be set up now (Redis flapping) is not tracked:
          * its lease lapses and claim() takes it over again. */
-        start_task(s, redo[i].id, redo[i].session, redo[i].doc, true);
+        start_task(s, redo[i].id, redo[i].session, redo[i].doc, START_TAKEOVER);
         flush_pushes(s);
         free(redo[i].doc);
     }
@@ -1991,6 +2099,7 @@ static void *sched_main(void *arg)
             wk_refresh(s);
             renew(s);
             claim(s);
+            revive_poll(s);
             next_tick = now + TICK_MS;
         }
         if (now >= next_dead) {
