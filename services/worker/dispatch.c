@@ -18,6 +18,7 @@
 #include "log.h"
 #include "memguard.h"
 #include "msg.h"
+#include "owned.h"
 #include "plan.h"
 #include "rq.h"
 #include "store.h"
@@ -98,6 +99,8 @@ struct dispatch {
     store_t *store;
     memguard_t *mg;
     addrs_t *addrs;
+    owned_t *owned; /* the chunks we made, collected once garbage */
+    metrics_registry_t *metrics;
     pthread_mutex_t pmu;
     pentry_t plans[PLAN_CACHE];
     int64_t plan_clock;
@@ -432,6 +435,7 @@ static void report_output(dispatch_t *d, rq_t *r, reports_t *rp, const char *msg
     char key[MSG_KEY_MAX];
     msg_chunk_key(key, sizeof key, done->tid, done->job);
     store_put(d->store, key, out, n, true);
+    owned_add(d->owned, key);
     report_add(d, r, rp, msg, owner, done, NULL, 0, true);
 }
 
@@ -695,6 +699,7 @@ dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_regis
     pthread_mutex_init(&d->smu, NULL);
     d->store = store;
     d->mg = mg;
+    d->metrics = m;
     d->addrs = addrs_create();
     if (!d->addrs) {
         free(d);
@@ -706,6 +711,8 @@ dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_regis
 int dispatch_start(dispatch_t *d, char *err, size_t errlen)
 {
     kern_init();
+    d->owned = owned_start(d->cfg->redis_url, d->id, d->store, d->metrics, err, errlen);
+    if (!d->owned) return -1;
     d->threads = calloc((size_t)d->cfg->n_cpu, sizeof(pthread_t));
     d->slots = calloc((size_t)d->cfg->n_cpu, sizeof(slot_job_t));
     if (!d->threads || !d->slots) {
@@ -760,6 +767,7 @@ void dispatch_free(dispatch_t *d)
     for (int i = 0; i < d->n_threads; i++)
         pthread_join(d->threads[i], NULL);
     free(d->threads);
+    owned_stop(d->owned);
     for (int i = 0; i < PLAN_CACHE; i++)
         if (d->plans[i].used) plan_close(&d->plans[i].plan);
     addrs_free(d->addrs);
