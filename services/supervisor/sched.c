@@ -820,61 +820,15 @@ static int insert_rows(sched_t *s, stask_t *t, bool fresh, char *err, size_t err
 
 /* ---- task state ---------------------------------------------------------------- */
 
-/* Distinct live inputs and consumers of every live job (as engine/exec.c). */
+/* Distinct live inputs and consumers of every live job (tile_edges). */
 static int build_edges(stask_t *t)
 {
-    const tile_t *tl = t->plan.t;
-    int32_t n = t->n;
-    int64_t ne = 0;
-    for (int32_t j = 0; j < n; j++) {
-        if (!tl->live[j]) continue;
-        for (int k = 0; k < tl->jobs[j].n_in; k++)
-            ne += tl->jobs[j].in[k].job >= 0 ? 1 : tl->jobs[j].in[k].n_pieces;
-    }
-    if (ne > INT32_MAX) return -1;
-    t->dep_off = calloc((size_t)n + 1, sizeof(int32_t));
-    t->deps = malloc(sizeof(int32_t) * (size_t)(ne ? ne : 1));
-    t->con_off = calloc((size_t)n + 2, sizeof(int32_t));
-    int32_t *markj = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-    if (!t->dep_off || !t->deps || !t->con_off || !markj) {
-        free(markj);
-        return -1;
-    }
-    for (int32_t j = 0; j < n; j++)
-        markj[j] = -1;
-    int32_t m = 0;
-    for (int32_t j = 0; j < n; j++) {
-        t->dep_off[j] = m;
-        if (!tl->live[j]) continue;
-        const job_t *jb = &tl->jobs[j];
-        for (int k = 0; k < jb->n_in; k++) {
-            const jin_t *in = &jb->in[k];
-            int32_t np = in->job >= 0 ? 1 : in->n_pieces;
-            for (int32_t q = 0; q < np; q++) {
-                int32_t x = in->job >= 0 ? in->job : in->pieces[q].src;
-                if (markj[x] != j) {
-                    markj[x] = j;
-                    t->deps[m++] = x;
-                    t->con_off[x + 1]++;
-                }
-            }
-        }
-    }
-    t->dep_off[n] = m;
-    free(markj);
-    for (int32_t j = 0; j < n; j++)
-        t->con_off[j + 1] += t->con_off[j];
-    t->cons = malloc(sizeof(int32_t) * (size_t)(m ? m : 1));
-    int32_t *fill = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-    if (!t->cons || !fill) {
-        free(fill);
-        return -1;
-    }
-    memcpy(fill, t->con_off, sizeof(int32_t) * (size_t)n);
-    for (int32_t j = 0; j < n; j++)
-        for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
-            t->cons[fill[t->deps[k]]++] = j;
-    free(fill);
+    tile_edges_t e;
+    if (tile_edges(t->plan.t, &e)) return -1;
+    t->dep_off = e.dep_off;
+    t->deps = e.deps;
+    t->con_off = e.con_off;
+    t->cons = e.cons;
     return 0;
 }
 
