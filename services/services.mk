@@ -89,3 +89,9 @@ $(BUILD)/fuzz/fuzz_http: fuzz/fuzz_http.c services/common/httpparse.c $(ENGINE_L
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iengine -Iservices/common -o $@ $< services/common/httpparse.c \
 	  $(ENGINE_LIB_SRC) $(DEPS_LIBS)
+
+# The chunk-range fuzzer (fuzz/fuzz_chunkrange.c): the query string of the
+# worker's chunk route.
+$(BUILD)/fuzz/fuzz_chunkrange: fuzz/fuzz_chunkrange.c services/common/chunkrange.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iservices/common -o $@ $< services/common/chunkrange.c
