@@ -25,7 +25,7 @@ static unsigned g_instance;
 
 /* Field 22 of /proc/<pid>/stat: start time in clock ticks since boot. "" when
  * unreadable. */
-static void start_time(long pid, char *out, size_t cap)
+void spilldir_start_time(long pid, char *out, size_t cap)
 {
     char path[64], buf[1024];
     out[0] = '\0';
@@ -59,7 +59,7 @@ bool spilldir_owner_alive(const char *dir, long pid)
         fclose(f);
         want[strcspn(want, "\n")] = '\0';
     }
-    start_time(pid, have, sizeof have);
+    spilldir_start_time(pid, have, sizeof have);
     if (want[0] && have[0]) return strcmp(want, have) == 0; /* a reused pid differs */
     if (!have[0]) return true; /* another pid namespace: cannot tell, keep it */
     /* No owner file (made before it was written): a worker by its name. */
@@ -141,7 +141,7 @@ static int take_dir(const char *path, char *err, size_t errlen)
     }
     char owner[SPILLDIR_PATH_MAX + 16], st[32];
     snprintf(owner, sizeof owner, "%s/owner", path);
-    start_time((long)getpid(), st, sizeof st);
+    spilldir_start_time((long)getpid(), st, sizeof st);
     FILE *f = fopen(owner, "w");
     if (!f || fprintf(f, "%s\n", st) < 0 || fclose(f) != 0) {
         snprintf(err, errlen, "spill directory %s: cannot write %s", path, owner);

@@ -30,6 +30,10 @@ void spilldir_close(spilldir_t *d);
 /* Removes the stale `mars-worker-<pid>` directories directly under parent;
  * returns how many. */
 int spilldir_sweep(const char *parent);
+/* The start time of process pid (field 22 of /proc/<pid>/stat, clock ticks
+ * since boot) as text: with the pid it names one process, not a reused
+ * pid. "" when unreadable. */
+void spilldir_start_time(long pid, char *out, size_t cap);
 /* Whether `mars-worker-<pid>` under parent belongs to a live process. */
 bool spilldir_owner_alive(const char *dir, long pid);
 
