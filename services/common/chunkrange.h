@@ -50,9 +50,10 @@ int chunkrange_format(const chunkrange_t *r, char *out, size_t cap);
  * dimensions that the box spans whole are merged into one run. */
 typedef struct chunkrange_iter {
     const chunkrange_t *r;
-    int outer;                         /* dims iterated; the rest make one run */
-    uint64_t run;                      /* bytes per run */
-    uint64_t idx[CHUNKRANGE_MAX_DIMS]; /* current index in the outer dims */
+    int outer;                            /* dims iterated; the rest make one run */
+    uint64_t run;                         /* bytes per run */
+    uint64_t idx[CHUNKRANGE_MAX_DIMS];    /* current index in the outer dims */
+    uint64_t stride[CHUNKRANGE_MAX_DIMS]; /* bytes per step of each dim */
     int done;
 } chunkrange_iter_t;
 /* r must have passed chunkrange_resolve. */

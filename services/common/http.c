@@ -73,8 +73,17 @@ typedef struct http_loop {
     h2o_multithread_message_t stop_msg;
     h2o_timeout_t poll_timeout; /* long polls waiting for their next turn */
     h2o_timeout_t poll_fast;    /* the same in their first turns (HTTP_POLL_FAST_MS) */
+    h2o_linklist_t conns;       /* conn_t: open connections, closed at stop */
     bool stop;
 } http_loop_t;
+
+/* An accepted connection, tracked until h2o closes its socket: at stop,
+ * idle keep-alive connections (a peer's pool of chunk readers keeps them)
+ * must be closed before the context is disposed of, which h2o asserts. */
+typedef struct conn {
+    h2o_linklist_t link;
+    h2o_socket_t *sock;
+} conn_t;
 
 typedef struct handler {
     h2o_handler_t super;
@@ -320,6 +329,17 @@ const char *http_query(const http_req_t *r, const char *name)
     char *out = h2o_mem_alloc_pool(&req->pool, vlen + 1);
     http_percent_decode(v, vlen, out);
     return out;
+}
+
+const char *http_query_raw(const http_req_t *r, size_t *len)
+{
+    h2o_req_t *req = r->req;
+    if (req->query_at == SIZE_MAX) {
+        *len = 0;
+        return "";
+    }
+    *len = req->path.len - req->query_at - 1;
+    return req->path.base + req->query_at + 1;
 }
 
 const char *http_header(const http_req_t *r, const char *name)
@@ -931,6 +951,13 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
 
 /* ---- loops -------------------------------------------------------------- */
 
+static void on_conn_close(void *data)
+{
+    conn_t *c = data;
+    h2o_linklist_unlink(&c->link);
+    free(c);
+}
+
 static void on_accept(h2o_socket_t *listener, const char *err)
 {
     http_loop_t *l = listener->data;
@@ -938,7 +965,23 @@ static void on_accept(h2o_socket_t *listener, const char *err)
     /* Several loops watch the same socket: the others may have taken the
      * connection already, and accept then finds nothing. */
     h2o_socket_t *sock = h2o_evloop_socket_accept(listener);
-    if (sock) h2o_accept(&l->accept, sock);
+    if (!sock) return;
+    conn_t *c = calloc(1, sizeof *c);
+    if (!c) abort();
+    c->sock = sock;
+    h2o_linklist_insert(&l->conns, &c->link);
+    sock->on_close.cb = on_conn_close;
+    sock->on_close.data = c;
+    h2o_accept(&l->accept, sock);
+}
+
+/* Shuts the open connections down: h2o reads the end and closes them. */
+static void shutdown_conns(http_loop_t *l)
+{
+    for (h2o_linklist_t *n = l->conns.next; n != &l->conns; n = n->next) {
+        conn_t *c = H2O_STRUCT_FROM_MEMBER(conn_t, link, n);
+        shutdown(h2o_socket_get_fd(c->sock), SHUT_RDWR);
+    }
 }
 
 static void *loop_main(void *arg)
@@ -957,6 +1000,11 @@ static void *loop_main(void *arg)
     h2o_multithread_unregister_receiver(l->ctx.queue, &l->done);
     h2o_multithread_unregister_receiver(l->ctx.queue, &l->streams);
     for (int i = 0; i < 5; i++)
+        h2o_evloop_run(l->loop, 10);
+    /* Connections still open (idle keep-alive ones): shut down, closed by
+     * h2o within a few more turns (bounded the same way). */
+    shutdown_conns(l);
+    for (int i = 0; i < 5 && !h2o_linklist_is_empty(&l->conns); i++)
         h2o_evloop_run(l->loop, 10);
     return NULL;
 }
@@ -1004,6 +1052,7 @@ static int loop_init(http_server_t *s, http_loop_t *l, char *err, size_t errlen)
     h2o_multithread_register_receiver(l->ctx.queue, &l->streams, on_stream_msg);
     h2o_timeout_init(l->loop, &l->poll_timeout, HTTP_POLL_MS);
     h2o_timeout_init(l->loop, &l->poll_fast, HTTP_POLL_FAST_MS);
+    h2o_linklist_init_anchor(&l->conns);
     int fd = dup(s->fd);
     if (fd < 0) {
         snprintf(err, errlen, "dup listening socket: %s", strerror(errno));

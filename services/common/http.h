@@ -109,6 +109,10 @@ void http_defer(http_req_t *r, http_job_fn fn, const void *arg, size_t arg_size)
 /* The query-string parameter `name`, percent-decoded ('+' is a space), in
  * the request's pool; NULL when absent. The first occurrence wins. */
 const char *http_query(const http_req_t *r, const char *name);
+/* The whole query string as it came (after '?', not decoded, not
+ * NUL-terminated), len bytes; "" with len 0 when there is none. For routes
+ * that parse strictly and refuse unknown parameters. */
+const char *http_query_raw(const http_req_t *r, size_t *len);
 /* The request header `name` (any case), NUL-terminated in the request's
  * pool; NULL when absent. */
 const char *http_header(const http_req_t *r, const char *name);

@@ -58,7 +58,8 @@ typedef struct peer_req {
     size_t n;
     /* out */
     int rc; /* as peer_get */
-    char err[256];
+    /* The address, the key and the peer's own message fit. */
+    char err[1024];
 } peer_req_t;
 /* Runs n (<= PEER_MANY_MAX) reads in parallel, one connection each, with
  * poll(); timeout_ms bounds them all. Each request gets its own rc and err.
@@ -81,11 +82,5 @@ typedef struct peer_sink {
 int peer_stream(peer_pool_t *pool, const char *addr, const char *token, const char *key,
                 const peer_range_t *range, const peer_sink_t *sink, int timeout_ms, char *err,
                 size_t errlen);
-
-/* The chunk's size in bytes without reading it: a 0-byte range read, whose
- * answer carries the size in X-Mars-Chunk-Size (every chunk answer does).
- * Returns 0 with *size, or a PEER_ code. */
-int peer_size(peer_pool_t *pool, const char *addr, const char *token, const char *key,
-              uint64_t *size, int timeout_ms, char *err, size_t errlen);
 
 #endif

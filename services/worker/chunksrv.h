@@ -3,8 +3,9 @@
  *   GET /api/v1/chunks/{key}[?offset=O&length=N | ?shape=..&itemsize=K&box=..]
  *
  * 200 application/octet-stream with Content-Length, streamed from the store
- * in pieces on the server's stream threads (--n-io-process); every answer
- * carries X-Mars-Chunk-Size (the whole chunk's size). 404 not_found when the
+ * in pieces on the server's stream threads (--n-io-process). A byte range
+ * is read with store_read (a spilled chunk straight from its file); a box
+ * pins the chunk (store_get) and gathers its rows. 404 not_found when the
  * worker does not hold the key, 400 bad_request for parameters
  * chunkrange_parse/chunkrange_resolve refuse. The server's token guards
  * it like every route but /health.
