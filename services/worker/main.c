@@ -13,14 +13,18 @@
 
 #include "config.h"
 #include "db.h"
+#include "chunksrv.h"
 #include "dispatch.h"
+#include "freedrain.h"
 #include "http.h"
 #include "log.h"
+#include "memguard.h"
 #include "metrics.h"
 #include "procstat.h"
 #include "proto.h"
 #include "rq.h"
 #include "sbuf.h"
+#include "store.h"
 #include "svc.h"
 
 #define LOG_MODULE "worker"
@@ -29,6 +33,7 @@
 #define STARTUP_WAIT_MS 60000
 
 typedef struct worker {
+    chunksrv_app_t chunks; /* first: the chunk route finds the store here */
     cfg_t cfg;
     char id[33];
     char address[CFG_HOST_MAX + 16];
@@ -37,6 +42,9 @@ typedef struct worker {
     metrics_registry_t *metrics;
     http_server_t *http;
     dispatch_t *dispatch;
+    store_t *store;
+    memguard_t *mg;
+    freedrain_t *drain;
     procstat_t last;
     int64_t last_ms;
     metrics_gauge_t *g_cpu;
@@ -47,6 +55,7 @@ typedef struct worker {
 static const http_route_t ROUTES[] = {
     {"GET", "/health", http_handle_health},
     {"GET", "/metrics", http_handle_metrics},
+    {"GET", CHUNKSRV_PATTERN, chunksrv_handle_get},
 };
 
 static int check_memory(const cfg_t *c, char *err, size_t errlen)
@@ -134,6 +143,7 @@ static void heartbeat(worker_t *w)
     dispatch_stats_t ds;
     char err[600], cpu[32], rss[24], cache[24], running[16], done[24];
     double cores = sample_cpu(w, &ps);
+    w->cfg.phy_mem = memguard_limit(w->mg); /* a host share follows the workers of the host */
     dispatch_stats(w->dispatch, &ds);
     metrics_gauge_set(w->g_cpu, cores);
     snprintf(cpu, sizeof cpu, "%.4f", cores);
@@ -215,8 +225,32 @@ int main(int argc, char **argv)
     if (svc_discover(&w.cfg, err, sizeof err)) return 0; /* only a stop signal ends the search */
 
     w.metrics = metrics_create();
-    w.dispatch = w.metrics ? dispatch_create(&w.cfg, w.id, w.metrics) : NULL;
-    if (!w.metrics || !w.dispatch) goto create;
+    if (!w.metrics) goto create;
+    /* The store (chunks this worker made, spilled past --cache-mem) and the
+     * memory bound over the whole process (--phy-mem). */
+    const char *dirs[CFG_MAX_SPILL];
+    for (int i = 0; i < w.cfg.n_spill; i++)
+        dirs[i] = w.cfg.spill[i];
+    store_opts_t so = {.mem_limit = w.cfg.cache_mem,
+                       .spill_dirs = dirs,
+                       .n_spill = w.cfg.n_spill,
+                       .metrics = w.metrics};
+    if (!(w.store = store_create(&so, err, sizeof err))) {
+        log_error("chunk store: %s", err);
+        goto create;
+    }
+    memguard_opts_t mo = {.phy_mem = w.cfg.phy_mem_given ? w.cfg.phy_mem : 0,
+                          .store = w.store,
+                          .follow_cache = !w.cfg.cache_mem_given,
+                          .metrics = w.metrics};
+    if (!(w.mg = memguard_create(&mo, err, sizeof err)) || memguard_start(w.mg, err, sizeof err)) {
+        log_error("memory limit: %s", err);
+        goto create;
+    }
+    w.cfg.phy_mem = memguard_limit(w.mg);
+    chunksrv_app_init(&w.chunks, w.store, w.metrics);
+    w.dispatch = dispatch_create(&w.cfg, w.id, w.metrics, w.store, w.mg);
+    if (!w.dispatch) goto create;
     svc_process_metrics(w.metrics);
     w.g_cpu = metrics_gauge(w.metrics, "mars_worker_cpu_usage_cores",
                             "CPU cores this worker used over the last heartbeat interval", NULL);
@@ -248,7 +282,9 @@ int main(int argc, char **argv)
         .name = "worker",
         .host = w.cfg.host,
         .port = w.cfg.port,
-        .n_loops = 1, /* /health and /metrics; chunk transfer will get its own */
+        .n_loops = 1,
+        /* chunk reads by peers and gateways stream on threads of their own */
+        .n_stream_workers = w.cfg.n_io > 1 ? w.cfg.n_io : 2,
         .max_body = CFG_SERVICE_MAX_BODY,
         .routes = ROUTES,
         .n_routes = (int)(sizeof ROUTES / sizeof ROUTES[0]),
@@ -269,6 +305,10 @@ int main(int argc, char **argv)
     if (register_self(&w, err, sizeof err)) {
         log_error("registering: %s", err);
         goto serve;
+    }
+    if (!(w.drain = freedrain_start(w.cfg.redis_url, w.id, w.store, w.metrics, err, sizeof err))) {
+        log_error("free drain: %s", err);
+        goto registered;
     }
     if (dispatch_start(w.dispatch, err, sizeof err)) {
         log_error("dispatch: %s", err);
@@ -301,6 +341,9 @@ connect:
     rq_free(w.rq);
 create:
     dispatch_free(w.dispatch);
+    freedrain_stop(w.drain);
+    memguard_free(w.mg);
+    store_destroy(w.store);
     metrics_free(w.metrics);
     /* Stopped by a signal while waiting (for the database, say): a clean stop. */
     return svc_stopping() ? 0 : code;
