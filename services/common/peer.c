@@ -643,3 +643,57 @@ int peer_stream(peer_pool_t *pool, const char *addr, const char *token, const ch
     if (q.rc != 0 && err) snprintf(err, errlen, "%s", q.err);
     return q.rc;
 }
+
+/* ---- whole chunks of unknown size ------------------------------------------ */
+
+typedef struct {
+    uint64_t max;
+    unsigned char *buf;
+    size_t len, at;
+    bool too_big;
+} alloc_sink_t;
+
+static int alloc_begin(void *ctx, uint64_t content_length)
+{
+    alloc_sink_t *a = ctx;
+    if (content_length > a->max || content_length > SIZE_MAX) {
+        a->too_big = true;
+        return -1;
+    }
+    a->len = (size_t)content_length;
+    a->buf = malloc(a->len ? a->len : 1);
+    return a->buf ? 0 : -1;
+}
+
+static int alloc_data(void *ctx, const void *p, size_t n)
+{
+    alloc_sink_t *a = ctx;
+    if (!a->buf || n > a->len - a->at) return -1;
+    memcpy(a->buf + a->at, p, n);
+    a->at += n;
+    return 0;
+}
+
+int peer_get_alloc(peer_pool_t *pool, const char *addr, const char *token, const char *key,
+                   uint64_t max, void **out, size_t *n, int timeout_ms, char *err, size_t errlen)
+{
+    alloc_sink_t a = {.max = max};
+    peer_sink_t sink = {alloc_begin, alloc_data, &a};
+    int rc = peer_stream(pool, addr, token, key, NULL, &sink, timeout_ms, err, errlen);
+    if (rc == 0 && a.at != a.len) {
+        snprintf(err, errlen, "%s: chunk %s: %zu of %zu bytes", addr, key, a.at, a.len);
+        rc = PEER_BAD;
+    }
+    if (rc == PEER_ABORTED) {
+        snprintf(err, errlen, "%s: chunk %s: %s", addr, key,
+                 a.too_big ? "larger than any chunk may be" : "out of memory");
+        rc = PEER_BAD;
+    }
+    if (rc) {
+        free(a.buf);
+        return rc;
+    }
+    *out = a.buf;
+    *n = a.len;
+    return 0;
+}

@@ -83,4 +83,10 @@ int peer_stream(peer_pool_t *pool, const char *addr, const char *token, const ch
                 const peer_range_t *range, const peer_sink_t *sink, int timeout_ms, char *err,
                 size_t errlen);
 
+/* Reads a whole chunk whose size the caller does not know (a frame blob):
+ * *out is malloc'ed with the answer's Content-Length, at most max bytes
+ * (a larger answer is PEER_BAD). The caller frees *out. */
+int peer_get_alloc(peer_pool_t *pool, const char *addr, const char *token, const char *key,
+                   uint64_t max, void **out, size_t *n, int timeout_ms, char *err, size_t errlen);
+
 #endif

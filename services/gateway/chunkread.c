@@ -196,16 +196,17 @@ int gw_read_chunk(conns_t *c, const plan_src_t *s, const gw_loc_t *loc, int64_t 
 {
     const char *key = s->chunk_keys[i];
     if (loc->inl) return read_inline(c, key, n, buf, cap, got, err, errlen);
-    if (n == 0) {
-        uint64_t sz;
-        if (peer_size(c->pool, loc->addr, c->token, key, &sz, READ_TIMEOUT_MS, err, errlen))
+    if (n == 0) { /* a frame blob: its size is the holder's to say */
+        void *b;
+        size_t len;
+        if (peer_get_alloc(c->pool, loc->addr, c->token, key, (uint64_t)1 << 40, &b, &len,
+                           READ_TIMEOUT_MS, err, errlen))
             return -1;
-        if (sz > ((uint64_t)1 << 40)) {
-            snprintf(err, errlen, "chunk %s: its worker claims %llu bytes", key,
-                     (unsigned long long)sz);
-            return -1;
-        }
-        n = (size_t)sz;
+        free(*buf);
+        *buf = b;
+        *cap = len ? len : 1;
+        *got = len;
+        return 0;
     }
     if (grow(buf, cap, n, err, errlen)) return -1;
     if (peer_get(c->pool, loc->addr, c->token, key, NULL, *buf, n, READ_TIMEOUT_MS, err, errlen))

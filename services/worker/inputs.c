@@ -385,22 +385,15 @@ static int fetch_remote(islot_t *s, const tile_t *t, const char *tid, jinputs_t 
             continue;
         }
         size_t want = job_nbytes(&t->jobs[in->job[k]]);
-        if (t->jobs[in->job[k]].blob) {
-            uint64_t sz;
-            int pr = peer_size(s->pool, addr[nr], s->token, in->key[k], &sz, PEER_TIMEOUT_MS, err,
-                               errlen);
+        if (t->jobs[in->job[k]].blob) { /* its size is the holder's to say */
+            int pr = peer_get_alloc(s->pool, addr[nr], s->token, in->key[k], (uint64_t)1 << 40,
+                                    &in->own[k], &in->len[k], PEER_TIMEOUT_MS, err, errlen);
             if (pr) {
                 rc = pr == PEER_BAD ? INPUTS_ERR : INPUTS_RETRY;
                 addr_forget(s->addrs, x->loc);
                 break;
             }
-            if (sz > ((uint64_t)1 << 40)) {
-                snprintf(err, errlen, "input chunk %.200s claims %llu bytes", in->key[k],
-                         (unsigned long long)sz);
-                rc = INPUTS_ERR;
-                break;
-            }
-            want = (size_t)sz;
+            continue;
         }
         in->own[k] = malloc(want ? want : 1);
         if (!in->own[k]) {
