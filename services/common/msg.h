@@ -51,16 +51,27 @@
 #define MSG_INLINE_MAX 4096
 
 /* ---- key names ---- */
-#define MSG_JOBS "mars:jobs"              /* list: jobs any worker may take */
-#define MSG_WJOBS "mars:jobs:"            /* + worker id: jobs placed on that worker */
-#define MSG_PROCESSING "mars:processing:" /* + worker id */
-#define MSG_DONE "mars:done:"             /* + supervisor id */
-#define MSG_PLAN "mars:plan:"             /* + task id */
-#define MSG_LOC "mars:loc:"               /* + task id: hash job -> location */
-#define MSG_FREE "mars:free:"             /* + worker id */
-#define MSG_REVIVE "mars:revive"          /* list of task ids */
-#define MSG_REVIVING "mars:reviving:"     /* + task id: a supervisor's claim, expiring */
+#define MSG_JOBS "mars:jobs"                /* list: jobs any worker may take */
+#define MSG_WJOBS "mars:jobs:"              /* + worker id: jobs placed on that worker */
+#define MSG_PROCESSING "mars:processing:"   /* + worker id */
+#define MSG_DONE "mars:done:"               /* + supervisor id */
+#define MSG_PLAN "mars:plan:"               /* + task id */
+#define MSG_LOC "mars:loc:"                 /* + task id: hash job -> location */
+#define MSG_FREE "mars:free:"               /* + worker id */
+#define MSG_REVIVE "mars:revive"            /* list of task ids */
+#define MSG_REVIVING "mars:reviving:"       /* + task id: a supervisor's claim, expiring */
+#define MSG_UNREACHABLE "mars:unreachable:" /* + worker id: a reader could not reach it */
 #define MSG_INLINE_LOC "@"
+/* How long a worker stays unreachable for revives once a reader found it
+ * so (its live report may outlive it by up to 10 s). */
+#define MSG_UNREACHABLE_S 30
+
+/* Lua (EVAL with KEYS mars:worker:<id>, mars:unreachable:<id>): the
+ * worker's address while its live report exists and no reader found it
+ * unreachable; nil otherwise. */
+#define MSG_ALIVE_ADDR_SCRIPT                                                                      \
+    "local a = redis.call('HGET', KEYS[1], 'address')"                                             \
+    " if a and redis.call('EXISTS', KEYS[2]) == 0 then return a end return false"
 
 /* ---- job ---- */
 int msg_job_fmt(char *out, size_t cap, const char *tid, int32_t job, int attempt);

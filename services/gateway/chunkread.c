@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "gateway_internal.h"
+#include "httpc.h"
 #include "log.h"
 #include "msg.h"
 #include "proto.h"
@@ -56,7 +57,8 @@ static int64_t locate_once(conns_t *c, const plan_src_t *s, gw_loc_t *locs,
             else if (msg_loc_inline(rep[i]->str))
                 rq_append(c->rq, msg, msglen, "EXISTS %s", key);
             else
-                rq_append(c->rq, msg, msglen, "HGET %s%s address", PROTO_WORKER_KEY, rep[i]->str);
+                rq_append(c->rq, msg, msglen, "EVAL %s 2 %s%s " MSG_UNREACHABLE "%s",
+                          MSG_ALIVE_ADDR_SCRIPT, PROTO_WORKER_KEY, rep[i]->str, rep[i]->str);
         }
         int frc = rq_flush_replies(c->rq, ex, n, msg, msglen);
         for (int i = 0; i < n && frc == 0; i++) {
@@ -69,6 +71,7 @@ static int64_t locate_once(conns_t *c, const plan_src_t *s, gw_loc_t *locs,
                        (size_t)ex[i]->len < sizeof l->addr) {
                 l->inl = false;
                 snprintf(l->addr, sizeof l->addr, "%s", ex[i]->str);
+                snprintf(l->wid, sizeof l->wid, "%s", rep[i]->str);
                 found = true;
             }
             if (found) continue;
@@ -91,6 +94,47 @@ static int64_t locate_once(conns_t *c, const plan_src_t *s, gw_loc_t *locs,
     return missing;
 }
 
+/* Whether the holders of the located chunks answer (GET /health, 2 s): a
+ * worker killed a moment ago keeps its live report for up to 10 s. One that
+ * does not is marked unreachable (msg.h), so that its chunks count as lost.
+ * Returns the number that did not answer. */
+static int probe_holders(conns_t *c, const gw_loc_t *locs, int64_t n)
+{
+    char seen[32][MSG_ID_MAX];
+    int n_seen = 0, bad = 0;
+    for (int64_t i = 0; i < n && n_seen < 32; i++) {
+        if (locs[i].inl) continue;
+        bool dup = false;
+        for (int k = 0; k < n_seen && !dup; k++)
+            dup = strcmp(seen[k], locs[i].wid) == 0;
+        if (dup) continue;
+        snprintf(seen[n_seen++], MSG_ID_MAX, "%s", locs[i].wid);
+        char host[300], err[256];
+        snprintf(host, sizeof host, "%s", locs[i].addr);
+        char *colon = strrchr(host, ':');
+        if (!colon) continue;
+        *colon = '\0';
+        int port = atoi(colon + 1), status = 0;
+        char *h = host;
+        if (h[0] == '[' && h[strlen(h) - 1] == ']') {
+            h[strlen(h) - 1] = '\0';
+            h++;
+        }
+        sbuf_t body;
+        sbuf_init(&body);
+        int rc = httpc_get(h, port, "/health", 2000, &status, &body, err, sizeof err);
+        sbuf_close(&body);
+        if (rc == 0 && status == 200) continue;
+        log_warning("worker %s at %s does not answer: its chunks count as lost", locs[i].wid,
+                    locs[i].addr);
+        redisReply *r = rq_command(c->rq, err, sizeof err, "SET " MSG_UNREACHABLE "%s 1 EX %d",
+                                   locs[i].wid, MSG_UNREACHABLE_S);
+        if (r) freeReplyObject(r);
+        bad++;
+    }
+    return bad;
+}
+
 int gw_locate_chunks(conns_t *c, const plan_src_t *s, gw_loc_t *locs, int wait_ms, char *msg,
                      size_t msglen)
 {
@@ -103,7 +147,8 @@ int gw_locate_chunks(conns_t *c, const plan_src_t *s, gw_loc_t *locs, int wait_m
         int64_t first;
         int64_t missing = locate_once(c, s, locs, lost, &n_lost, 16, &first, msg, msglen);
         if (missing < 0) return -1;
-        if (missing == 0) return 1;
+        if (missing == 0 && probe_holders(c, locs, s->n_keys) == 0) return 1;
+        if (missing == 0) continue; /* looked at again: now they count as lost */
         /* Uploads have no lineage: nothing to wait for. */
         if (n_lost == 0) {
             snprintf(msg, msglen, "chunk %s of tensor \"%s\" is gone from the chunk store",

@@ -110,6 +110,7 @@ void gw_h_delete_session(http_req_t *r);
 typedef struct {
     bool inl;
     char addr[300];
+    char wid[72]; /* the holder's id */
 } gw_loc_t;
 
 /* Finds every chunk of s: mars:loc of the task that made it, then the

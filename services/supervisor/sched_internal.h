@@ -183,8 +183,12 @@ struct sched {
 /* `retry` completions a job may send before its task fails with the last
  * one's message (a memory limit no worker can meet, an input nobody can
  * serve), and the back-off between them. */
-#define RETRY_MAX 8
+#define RETRY_MAX 12
 #define RETRY_BACKOFF_MS 250
+/* ... doubling up to this: twelve tries span about 40 s, past the time a
+ * dead worker takes to be found (--worker-timeout) and its chunks made
+ * again. */
+#define RETRY_BACKOFF_MAX_MS 5000
 
 /* ---- claiming ---------------------------------------------------------------- */
 

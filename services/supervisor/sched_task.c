@@ -201,7 +201,8 @@ void job_retry(sched_t *s, stask_t *t, int32_t j, const msg_done_t *d)
     if (t->retries[j] == 1) {
         push_job_avoiding(s, t, j, avoid);
     } else {
-        delay_push(s, t, j, (int64_t)RETRY_BACKOFF_MS * t->retries[j]);
+        int64_t ms = (int64_t)RETRY_BACKOFF_MS << (t->retries[j] - 2);
+        delay_push(s, t, j, ms < RETRY_BACKOFF_MAX_MS ? ms : RETRY_BACKOFF_MAX_MS);
     }
 }
 
@@ -277,7 +278,8 @@ void takeover_check(sched_t *s, stask_t *t, const int32_t *check, int n_check)
         else if (msg_loc_inline(reps[i]->str))
             rq_append(s->rq, err, sizeof err, "EXISTS %s", key);
         else
-            rq_append(s->rq, err, sizeof err, "EXISTS %s%s", PROTO_WORKER_KEY, reps[i]->str);
+            rq_append(s->rq, err, sizeof err, "EVAL %s 2 %s%s " MSG_UNREACHABLE "%s",
+                      MSG_ALIVE_ADDR_SCRIPT, PROTO_WORKER_KEY, reps[i]->str, reps[i]->str);
     }
     if (rq_flush_replies(s->rq, ex, n_check, err, sizeof err)) {
         memset(ex, 0, sizeof *ex * (size_t)n_check);
@@ -285,7 +287,9 @@ void takeover_check(sched_t *s, stask_t *t, const int32_t *check, int n_check)
     }
     for (int i = 0; i < n_check; i++) {
         int32_t j = check[i];
-        if (ex[i]->type == REDIS_REPLY_INTEGER && ex[i]->integer > 0) {
+        /* inline and there, or on a worker alive and reachable */
+        if ((ex[i]->type == REDIS_REPLY_INTEGER && ex[i]->integer > 0) ||
+            ex[i]->type == REDIS_REPLY_STRING) {
             t->st[j] = S_DONE;
             bool inl = msg_loc_inline(reps[i]->str);
             t->inl[j] = inl;

@@ -60,7 +60,8 @@ static void addr_forget(addrs_t *a, const char *wid)
 }
 
 /* The address of worker wid: 0, 1 when it is gone (its live report
- * expired: dead), -1 with err when Redis does not answer. */
+ * expired: dead; or a reader found it unreachable), -1 with err when Redis
+ * does not answer. */
 static int addr_of(islot_t *s, const char *wid, char *out, size_t cap, char *err, size_t errlen)
 {
     int64_t now = svc_now_ms();
@@ -74,7 +75,8 @@ static int addr_of(islot_t *s, const char *wid, char *out, size_t cap, char *err
         }
     }
     pthread_mutex_unlock(&s->addrs->mu);
-    redisReply *r = rq_command(s->r, err, errlen, "HGET %s%s address", PROTO_WORKER_KEY, wid);
+    redisReply *r = rq_command(s->r, err, errlen, "EVAL %s 2 %s%s " MSG_UNREACHABLE "%s",
+                               MSG_ALIVE_ADDR_SCRIPT, PROTO_WORKER_KEY, wid, wid);
     if (!r) return -1;
     int rc = 1;
     if (r->type == REDIS_REPLY_STRING && r->len > 0 && (size_t)r->len < cap) {
@@ -334,10 +336,17 @@ static int locate(islot_t *s, const char *tid, jinputs_t *in, miss_t *m, int nm,
 }
 
 /* An input that nobody serves: made again by its task's supervisor
- * (lineage); one of an ended task is revived (msg.h). */
+ * (lineage); one of an ended task is revived (msg.h), its holder marked
+ * unreachable when it did not answer. */
 static int lost_input(islot_t *s, const char *tid, const miss_t *m, const char *key,
-                      const char *why, char *err, size_t errlen)
+                      const char *why, bool unreachable, char *err, size_t errlen)
 {
+    if (unreachable && m->known && !msg_loc_inline(m->loc)) {
+        char e2[128];
+        redisReply *r = rq_command(s->r, e2, sizeof e2, "SET " MSG_UNREACHABLE "%s 1 EX %d", m->loc,
+                                   MSG_UNREACHABLE_S);
+        if (r) freeReplyObject(r);
+    }
     if (strcmp(m->otid, tid) != 0) {
         char e2[128];
         redisReply *r = rq_command(s->r, e2, sizeof e2, "RPUSH " MSG_REVIVE " %s", m->otid);
@@ -372,7 +381,7 @@ static int fetch_remote(islot_t *s, const tile_t *t, const char *tid, jinputs_t 
         if (a > 0) {
             char why[160];
             snprintf(why, sizeof why, "is lost: worker %.72s that held it is gone", x->loc);
-            rc = lost_input(s, tid, x, in->key[k], why, err, errlen);
+            rc = lost_input(s, tid, x, in->key[k], why, false, err, errlen);
             break;
         }
         if (x->part >= 0) { /* a pack part: ranges, one after the other */
@@ -389,8 +398,12 @@ static int fetch_remote(islot_t *s, const tile_t *t, const char *tid, jinputs_t 
             int pr = peer_get_alloc(s->pool, addr[nr], s->token, in->key[k], (uint64_t)1 << 40,
                                     &in->own[k], &in->len[k], PEER_TIMEOUT_MS, err, errlen);
             if (pr) {
-                rc = pr == PEER_BAD ? INPUTS_ERR : INPUTS_RETRY;
                 addr_forget(s->addrs, x->loc);
+                char why[300];
+                snprintf(why, sizeof why, "could not be read: %.250s", err);
+                rc = pr == PEER_BAD ? INPUTS_ERR
+                                    : lost_input(s, tid, x, in->key[k], why, pr == PEER_UNREACHABLE,
+                                                 err, errlen);
                 break;
             }
             continue;
@@ -421,7 +434,7 @@ static int fetch_remote(islot_t *s, const tile_t *t, const char *tid, jinputs_t 
                                 rq[q].rc == PEER_NOT_FOUND
                                     ? "is not on the worker recorded for it"
                                     : "could not be read: its worker does not answer",
-                                err, errlen);
+                                true, err, errlen);
             }
         }
     }
@@ -552,13 +565,13 @@ int inputs_load(islot_t *s, const char *tid, const plan_t *p, int32_t ji, jinput
         for (int i = 0; i < nm; i++) {
             if (!m[i].known) {
                 rc = lost_input(s, tid, &m[i], in->key[m[i].idx],
-                                "has no location (it is being made again)", e2, sizeof e2);
+                                "has no location (it is being made again)", false, e2, sizeof e2);
                 goto out;
             }
             if (strcmp(m[i].loc, s->self) == 0) {
-                rc =
-                    lost_input(s, tid, &m[i], in->key[m[i].idx],
-                               "is recorded on this worker but is not in its store", e2, sizeof e2);
+                rc = lost_input(s, tid, &m[i], in->key[m[i].idx],
+                                "is recorded on this worker but is not in its store", false, e2,
+                                sizeof e2);
                 goto out;
             }
         }
