@@ -244,6 +244,28 @@ static int start_data_plane(worker_t *w, char *err, size_t errlen)
     return memguard_start(w->memguard, err, errlen);
 }
 
+/* The service port: /health, /metrics and the chunk route. */
+static int start_service_port(worker_t *w, char *err, size_t errlen)
+{
+    http_opts_t ho = {
+        .name = "worker",
+        .host = w->cfg.host,
+        .port = w->cfg.port,
+        /* Chunk transfers: --n-io-process loops, STREAMS_PER_IO stream
+         * threads each; one pool thread for what is not a stream. */
+        .n_loops = w->cfg.n_io < HTTP_MAX_LOOPS ? w->cfg.n_io : HTTP_MAX_LOOPS,
+        .max_body = CFG_SERVICE_MAX_BODY,
+        .routes = ROUTES,
+        .n_routes = (int)(sizeof ROUTES / sizeof ROUTES[0]),
+        .app = w,
+        .metrics = w->metrics,
+        .token = w->cfg.token, /* every route but /health, the chunks included */
+        .n_workers = 1,
+        .n_stream_workers = w->cfg.n_io * STREAMS_PER_IO < 64 ? w->cfg.n_io * STREAMS_PER_IO : 64,
+    };
+    return http_server_start(&ho, &w->http, err, errlen);
+}
+
 static void deregister(worker_t *w)
 {
     char err[512];
@@ -308,23 +330,7 @@ int main(int argc, char **argv)
         goto connect;
     }
 
-    http_opts_t ho = {
-        .name = "worker",
-        .host = w.cfg.host,
-        .port = w.cfg.port,
-        /* Chunk transfers: --n-io-process loops, STREAMS_PER_IO stream
-         * threads each; one pool thread for what is not a stream. */
-        .n_loops = w.cfg.n_io < HTTP_MAX_LOOPS ? w.cfg.n_io : HTTP_MAX_LOOPS,
-        .max_body = CFG_SERVICE_MAX_BODY,
-        .routes = ROUTES,
-        .n_routes = (int)(sizeof ROUTES / sizeof ROUTES[0]),
-        .app = &w,
-        .metrics = w.metrics,
-        .token = w.cfg.token, /* every route but /health, the chunks included */
-        .n_workers = 1,
-        .n_stream_workers = w.cfg.n_io * STREAMS_PER_IO < 64 ? w.cfg.n_io * STREAMS_PER_IO : 64,
-    };
-    if (http_server_start(&ho, &w.http, err, sizeof err)) {
+    if (start_service_port(&w, err, sizeof err)) {
         log_error("service port: %s", err);
         goto serve;
     }

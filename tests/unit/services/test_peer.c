@@ -12,7 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -430,6 +435,63 @@ static void test_server_gone(void **state)
     peer_pool_free(pool);
 }
 
+/* A raw server that answers each connection's first request with 5 bytes
+ * (keep-alive, by HTTP/1.1) and then closes it: the client's pooled
+ * connection is stale at its next request. */
+typedef struct closer {
+    int fd, served;
+} closer_t;
+
+static void *closer_main(void *p)
+{
+    closer_t *c = p;
+    for (int i = 0; i < 3; i++) {
+        int s = accept(c->fd, NULL, NULL);
+        if (s < 0) return NULL;
+        char buf[4096];
+        size_t got = 0;
+        while (got < sizeof buf - 1) {
+            ssize_t r = read(s, buf + got, sizeof buf - 1 - got);
+            if (r <= 0) break;
+            got += (size_t)r;
+            buf[got] = '\0';
+            if (strstr(buf, "\r\n\r\n")) break;
+        }
+        const char *ans = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+        if (write(s, ans, strlen(ans)) > 0) c->served++;
+        close(s);
+    }
+    return NULL;
+}
+
+static void test_stale_keepalive(void **state)
+{
+    closer_t c = {0};
+    c.fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t l = sizeof a;
+    assert_int_equal(bind(c.fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(c.fd, 4), 0);
+    getsockname(c.fd, (struct sockaddr *)&a, &l);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", ntohs(a.sin_port));
+    pthread_t th;
+    pthread_create(&th, NULL, closer_main, &c);
+    peer_pool_t *pool = peer_pool_create();
+    char buf[8], err[1024];
+    for (int i = 0; i < 3; i++) {
+        memset(buf, 0, sizeof buf);
+        int rc = peer_get(pool, addr, NULL, "k", NULL, buf, 5, 5000, err, sizeof err);
+        if (rc != 0) fail_msg("read %d: %d %s", i, rc, err);
+        assert_string_equal(buf, "hello");
+        usleep(20000); /* the server has closed the pooled connection */
+    }
+    pthread_join(th, NULL);
+    assert_int_equal(c.served, 3);
+    close(c.fd);
+    peer_pool_free(pool);
+}
+
 int main(void)
 {
     /* As the services do (svc_signals_init): a reader that hangs up must
@@ -443,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_many),
         cmocka_unit_test(test_stream),
         cmocka_unit_test(test_server_gone),
+        cmocka_unit_test(test_stale_keepalive),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
