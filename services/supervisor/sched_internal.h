@@ -105,6 +105,7 @@ typedef struct {
     int32_t job;
     int attempt;
     int64_t due_ms;
+    int avoid; /* the worker that sent it back (sched.wk index), or -1 */
 } delayed_t;
 
 /* A job's run as its worker reported it (docs/cluster-protocol.md): the
@@ -230,7 +231,7 @@ void free_at(sched_t *s, const char *key, const char *worker, bool inl);
 void free_job(sched_t *s, stask_t *t, int32_t j);
 void free_keys_lookup(sched_t *s, char **keys, int n);
 void flush_pushes(sched_t *s);
-void delay_push(sched_t *s, stask_t *t, int32_t j, int64_t ms);
+void delay_push(sched_t *s, stask_t *t, int32_t j, int64_t ms, int avoid);
 void push_delayed(sched_t *s);
 
 /* ---- sched_rows.c ---- */

@@ -253,7 +253,7 @@ void flush_pushes(sched_t *s)
         strlist_clear(&t->hdel);
 }
 
-void delay_push(sched_t *s, stask_t *t, int32_t j, int64_t ms)
+void delay_push(sched_t *s, stask_t *t, int32_t j, int64_t ms, int avoid)
 {
     if (s->n_delayed == s->cap_delayed) {
         int cap = s->cap_delayed ? s->cap_delayed * 2 : 64;
@@ -267,6 +267,7 @@ void delay_push(sched_t *s, stask_t *t, int32_t j, int64_t ms)
     x->job = j;
     x->attempt = t->attempt[j];
     x->due_ms = svc_now_ms() + ms;
+    x->avoid = avoid;
 }
 
 /* Pushes the delayed jobs that are due (and still waiting for it). */
@@ -283,7 +284,7 @@ void push_delayed(sched_t *s)
         stask_t *t = task_find(s, x->tid);
         if (t && t->st[x->job] == S_WAIT && t->attempt[x->job] == x->attempt &&
             t->waiting[x->job] == 0)
-            push_job(s, t, x->job);
+            push_job_avoiding(s, t, x->job, x->avoid);
     }
     s->n_delayed = k;
 }

@@ -202,7 +202,7 @@ void job_retry(sched_t *s, stask_t *t, int32_t j, const msg_done_t *d)
         push_job_avoiding(s, t, j, avoid);
     } else {
         int64_t ms = (int64_t)RETRY_BACKOFF_MS << (t->retries[j] - 2);
-        delay_push(s, t, j, ms < RETRY_BACKOFF_MAX_MS ? ms : RETRY_BACKOFF_MAX_MS);
+        delay_push(s, t, j, ms < RETRY_BACKOFF_MAX_MS ? ms : RETRY_BACKOFF_MAX_MS, avoid);
     }
 }
 

@@ -39,7 +39,7 @@ struct memguard {
     bool paused;
     int64_t next_share_ms;
     metrics_gauge_t *g_limit, *g_rss, *g_reserved, *g_paused;
-    metrics_counter_t *c_refused, *c_spilled;
+    metrics_counter_t *c_refused, *c_spilled, *c_pauses;
 };
 
 static int64_t rss_self(void *ctx)
@@ -162,6 +162,10 @@ static void init_metrics(memguard_t *m, metrics_registry_t *r)
         metrics_gauge(r, "mars_memguard_reserved_bytes", "Memory reserved by admitted jobs", NULL);
     m->g_paused = metrics_gauge(r, "mars_memguard_paused",
                                 "1 while above the soft limit (no new jobs)", NULL);
+    m->c_pauses = metrics_counter(r, "mars_memguard_pauses_total",
+                                  "Times the worker went above its soft limit and stopped taking"
+                                  " jobs",
+                                  NULL);
     m->c_refused = metrics_counter(r, "mars_memguard_refused_total",
                                    "Jobs refused because they would pass the hard limit", NULL);
     m->c_spilled = metrics_counter(r, "mars_memguard_spilled_bytes_total",
@@ -321,13 +325,16 @@ void memguard_sample(memguard_t *m)
     int64_t soft = limit / 100 * MEMGUARD_SOFT_PCT;
     int64_t target = soft - limit / 100 * MEMGUARD_MARGIN_PCT;
     int64_t rss = read_rss(m);
-    if (rss > soft && spill(m, rss - target) > 0) rss = read_rss(m);
+    /* Above soft: no new job from now until a sample finds it back under
+     * (the spill below usually takes it there by the next one). */
     bool now = rss > soft;
     pthread_mutex_lock(&m->mu);
     bool was = m->paused;
     m->paused = now;
     pthread_mutex_unlock(&m->mu);
     if (m->g_paused) metrics_gauge_set(m->g_paused, now ? 1 : 0);
+    if (now && !was && m->c_pauses) metrics_counter_inc(m->c_pauses);
+    if (now) spill(m, rss - target);
     if (now != was)
         log_info("memory %s the soft limit (%lld of %lld bytes): %s",
                  rss > soft ? "above" : "back under", (long long)rss, (long long)soft,

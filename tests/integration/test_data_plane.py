@@ -168,6 +168,13 @@ def same(got, want, what):
           float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))) if got.size else 0)
 
 
+def spill_files(*dirs):
+    """Chunk files under the workers' spill directories (not their owner
+    marker)."""
+    return [f for d in dirs for f in glob.glob(os.path.join(d, "mars-worker-*", "*"))
+            if os.path.basename(f) != "owner"]
+
+
 def rand_doc(n, chunk, extra_nodes=(), fetch=("x",)):
     return {"version": 1,
             "nodes": [{"key": "x", "op": "random.rand", "shape": [n, n], "chunk_size": chunk}] + list(extra_nodes),
@@ -222,7 +229,7 @@ def case_spill_under_phy_mem(c):
     tid, seeded = e.run(sid, doc)
     spilled = metric(w.port, "mars_store_spilled_bytes", token=None)
     check(spilled >= 100e6, "only %d bytes spilled", spilled)
-    files = glob.glob(os.path.join(d1, "mars-worker-*", "*")) + glob.glob(os.path.join(d2, "mars-worker-*", "*"))
+    files = spill_files(d1, d2)
     check(len(files) >= 2 and any(d1 in f for f in files) and any(d2 in f for f in files),
           "spill files not spread over both directories: %s", files[:4])
     want = mars_run(seeded, ["x", "m"])
@@ -234,8 +241,7 @@ def case_spill_under_phy_mem(c):
     check(r.status == 204, "delete: %r", r)
 
     def no_files():
-        return not (glob.glob(os.path.join(d1, "mars-worker-*", "*")) +
-                    glob.glob(os.path.join(d2, "mars-worker-*", "*")))
+        return not spill_files(d1, d2)
     wait_until(no_files, 20, "the spill files to go with the session")
     w.stop()
     check(not glob.glob(os.path.join(d1, "mars-worker-*")) and not glob.glob(os.path.join(d2, "mars-worker-*")),
@@ -245,19 +251,22 @@ def case_spill_under_phy_mem(c):
 def case_soft_limit_pauses(c):
     e = Env(c)
     d = tempfile.mkdtemp(dir=c.logdir)
-    w = e.worker("--phy-mem", "400m", "--cache-mem", "280m", "--spill-dirs", d, n_cpu=2)
+    # the store may hold as much as --phy-mem: only the soft limit (75%,
+    # 300 MiB) can make this worker stop taking jobs and spill
+    w = e.worker("--phy-mem", "400m", "--cache-mem", "400m", "--spill-dirs", d, n_cpu=2)
     sid = e.session()
-    # 48 chunks of 8 MB kept: the cache bound (280m) is above the soft limit
-    # (300m): the soft limit is what stops the worker and makes it spill
+    # 48 chunks of 8 MB kept: 384 MB of results
     doc = rand_doc(4000, [250, 4000], [{"key": "s", "op": "sum", "inputs": ["x"]}], ["x", "s"])
     doc["nodes"][0]["shape"] = [12000, 4000]
     tid, seeded = e.run(sid, doc, timeout=240)
-    paused = metric(w.port, "mars_memguard_paused_total", token=None)
-    check(paused > 0, "the worker never paused above its soft limit")
-    check(metric(w.port, "mars_store_spilled_bytes", token=None) > 0, "nothing spilled")
+    check(metric(w.port, "mars_memguard_pauses_total", token=None) > 0,
+          "the worker never stopped taking jobs above its soft limit")
+    check(metric(w.port, "mars_memguard_spilled_bytes_total", token=None) > 0,
+          "the soft limit made nothing spill")
     check(vm_hwm(w.proc.pid) < 400 * 2**20, "peak RSS over --phy-mem")
-    want = mars_run(seeded, ["s"])
+    want = mars_run(seeded, ["x", "s"])
     same(e.fetch(sid, "s"), want["s"], "s")
+    same(e.fetch(sid, "x"), want["x"], "x")
 
 
 BIG = {"version": 1,
