@@ -161,7 +161,9 @@ void http_stream_fail(http_stream_t *st);
 void http_handle_health(http_req_t *r);
 void http_handle_metrics(http_req_t *r);
 
-/* ---- reply builders (any thread) ---- */
+/* ---- reply builders (any thread; httpreply.c) ---- */
+/* The reason phrase of a status ("Not Found"). */
+const char *http_reason(int status);
 void http_reply_json(http_reply_t *rep, int status, json_t *doc); /* steals doc */
 /* body is a JSON text the caller already has (from PostgreSQL); copied. */
 void http_reply_json_text(http_reply_t *rep, int status, const char *body);

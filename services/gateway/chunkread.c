@@ -259,3 +259,27 @@ int gw_read_chunk(conns_t *c, const plan_src_t *s, const gw_loc_t *loc, int64_t 
     *got = n;
     return 0;
 }
+
+void gw_free_chunks(rq_t *rq, char **keys, int n)
+{
+    char err[256];
+    for (int i = 0; rq && i < n; i++) {
+        char tid[MSG_ID_MAX];
+        int32_t job;
+        redisReply *r = NULL;
+        if (msg_chunk_key_parse(keys[i], tid, sizeof tid, &job) == 0)
+            r = rq_command(rq, err, sizeof err, "HGET " MSG_LOC "%s %d", tid, (int)job);
+        if (r && r->type == REDIS_REPLY_STRING && !msg_loc_inline(r->str))
+            rq_append(rq, err, sizeof err, "RPUSH " MSG_FREE "%s %s", r->str, keys[i]);
+        else
+            rq_append(rq, err, sizeof err, "DEL %s", keys[i]);
+        if (r) {
+            rq_append(rq, err, sizeof err, "HDEL " MSG_LOC "%s %d", tid, (int)job);
+            freeReplyObject(r);
+        }
+        if (rq_flush(rq, err, sizeof err)) {
+            log_warning("freeing %d chunks: %s", n, err);
+            return;
+        }
+    }
+}

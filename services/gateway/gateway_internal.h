@@ -126,4 +126,8 @@ int gw_locate_chunks(conns_t *c, const plan_src_t *s, gw_loc_t *locs, int wait_m
 int gw_read_chunk(conns_t *c, const plan_src_t *s, const gw_loc_t *loc, int64_t i, size_t n,
                   char **buf, size_t *cap, size_t *got, char *err, size_t errlen);
 
+/* Frees chunks named by key wherever they live: inline or uploaded (DEL),
+ * or on their worker (a free message); their location goes. */
+void gw_free_chunks(rq_t *rq, char **keys, int n);
+
 #endif

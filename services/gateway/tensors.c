@@ -579,131 +579,143 @@ static void del_keys(rq_t *rq, char **keys, int64_t n)
     }
 }
 
-static void job_upload(void *state, void *arg, http_reply_t *out)
+/* The grid of an upload: bounds per axis (chunk_size, or the default),
+ * chunk keys in C order. 0, or -1 having answered. */
+static int upload_grid(conns_t *c, const upload_arg_t *a, dtype_t dt, const shape_t *sh,
+                       plan_src_t *s, int64_t *most, http_reply_t *out)
 {
-    conns_t *c = state;
-    upload_arg_t *a = arg;
-    char err[512];
-    dtype_t dt;
-    shape_t sh;
-    const void *data;
-    size_t nbytes;
-    plan_src_t s;
-    memset(&s, 0, sizeof s);
-    char *buf = NULL;
-    PGresult *res;
-
-    if (npy_parse(a->body, a->len, &dt, &sh, &data, &nbytes, err, sizeof err)) {
-        http_reply_error(out, 400, "invalid_npy", "the body is not a .npy this engine reads: %s",
-                         err);
-        return;
-    }
     int64_t chunk[MR_MAXDIM];
     if (a->n_chunk == 0)
-        default_chunks(&sh, dt, chunk);
-    else if (a->n_chunk == 1 || a->n_chunk == sh.ndim)
-        for (int d = 0; d < sh.ndim; d++)
+        default_chunks(sh, dt, chunk);
+    else if (a->n_chunk == 1 || a->n_chunk == sh->ndim)
+        for (int d = 0; d < sh->ndim; d++)
             chunk[d] = a->chunk[a->n_chunk == 1 ? 0 : d];
     else {
         http_reply_error(out, 400, "invalid_request",
-                         "chunk_size has %d lengths for a tensor of %d axes", a->n_chunk, sh.ndim);
-        return;
+                         "chunk_size has %d lengths for a tensor of %d axes", a->n_chunk, sh->ndim);
+        return -1;
     }
-    if (!gw_session_exists(out, c, a->sid)) return;
-    if (!c->rq) {
-        gw_reply_rq_error(out, "storing chunks", "bad redis URL");
-        return;
+    snprintf(s->key, sizeof s->key, "%s", a->key);
+    s->shape = *sh;
+    s->dt = dt;
+    s->n_keys = 1;
+    for (int d = 0; d < sh->ndim; d++) {
+        int64_t ext = sh->d[d];
+        s->nch[d] = ext == 0 ? 1 : (ext + chunk[d] - 1) / chunk[d];
+        s->bounds[d] = malloc(sizeof(int64_t) * (size_t)(s->nch[d] + 1));
+        if (!s->bounds[d]) abort();
+        for (int64_t i = 0; i <= s->nch[d]; i++)
+            s->bounds[d][i] = i * chunk[d] < ext ? i * chunk[d] : ext;
+        s->n_keys *= s->nch[d];
     }
-
-    /* The grid: bounds per axis, chunk keys in C order. */
-    snprintf(s.key, sizeof s.key, "%s", a->key);
-    s.shape = sh;
-    s.dt = dt;
-    s.n_keys = 1;
-    for (int d = 0; d < sh.ndim; d++) {
-        int64_t ext = sh.d[d];
-        s.nch[d] = ext == 0 ? 1 : (ext + chunk[d] - 1) / chunk[d];
-        s.bounds[d] = malloc(sizeof(int64_t) * (size_t)(s.nch[d] + 1));
-        if (!s.bounds[d]) abort();
-        for (int64_t i = 0; i <= s.nch[d]; i++)
-            s.bounds[d][i] = i * chunk[d] < ext ? i * chunk[d] : ext;
-        s.n_keys *= s.nch[d];
-    }
-    graph_limits_t lim;
-    lim = *c->quota;
-    if (s.n_keys > lim.max_chunks) {
+    if (s->n_keys > c->quota->max_chunks) {
         http_reply_error(out, 400, "invalid_request",
                          "%lld chunks, more than the %lld a tensor may have: use a larger "
                          "chunk_size",
-                         (long long)s.n_keys, (long long)lim.max_chunks);
-        goto grid;
+                         (long long)s->n_keys, (long long)c->quota->max_chunks);
+        return -1;
     }
     char id[33];
     svc_random_id(id);
-    s.chunk_keys = calloc((size_t)s.n_keys, sizeof *s.chunk_keys);
-    if (!s.chunk_keys) abort();
-    size_t isz = dt_size(dt);
-    int64_t most = 0;
-    for (int64_t li = 0; li < s.n_keys; li++) {
+    s->chunk_keys = calloc((size_t)s->n_keys, sizeof *s->chunk_keys);
+    if (!s->chunk_keys) abort();
+    *most = 0;
+    for (int64_t li = 0; li < s->n_keys; li++) {
         char key[128];
         snprintf(key, sizeof key, "chunk:up:%s:%lld", id, (long long)li);
-        s.chunk_keys[li] = strdup(key);
-        if (!s.chunk_keys[li]) abort();
-        if (chunk_bytes(&s, li) > most) most = chunk_bytes(&s, li);
+        s->chunk_keys[li] = strdup(key);
+        if (!s->chunk_keys[li]) abort();
+        if (chunk_bytes(s, li) > *most) *most = chunk_bytes(s, li);
     }
+    return 0;
+}
 
-    /* SETs pipelined, each chunk copied out of the body into its own
-     * buffer (hiredis copies the value into its output buffer at append,
-     * so one buffer serves every chunk). */
-    buf = malloc(most ? (size_t)most : 1);
-    if (!buf) abort();
+/* SETs the chunks, pipelined, each copied out of the body into buf
+ * (hiredis copies the value into its output buffer at append, so one
+ * buffer serves every chunk). Uploads stay in Redis: nothing could make
+ * them again (docs/cluster-protocol.md, "Data plane"). 0, or -1 with err. */
+static int upload_store(conns_t *c, const plan_src_t *s, const void *data, char *buf, char *err,
+                        size_t errlen)
+{
     int queued = 0;
-    size_t queued_bytes = 0;
-    for (int64_t li = 0; li < s.n_keys; li++) {
+    size_t queued_bytes = 0, isz = dt_size(s->dt);
+    for (int64_t li = 0; li < s->n_keys; li++) {
         int64_t off[MR_MAXDIM], len[MR_MAXDIM], rest = li;
-        for (int d = sh.ndim - 1; d >= 0; d--) {
-            int64_t i = rest % s.nch[d];
-            rest /= s.nch[d];
-            off[d] = s.bounds[d][i];
-            len[d] = s.bounds[d][i + 1] - s.bounds[d][i];
+        for (int d = s->shape.ndim - 1; d >= 0; d--) {
+            int64_t i = rest % s->nch[d];
+            rest /= s->nch[d];
+            off[d] = s->bounds[d][i];
+            len[d] = s->bounds[d][i + 1] - s->bounds[d][i];
         }
-        size_t cb = (size_t)chunk_bytes(&s, li);
-        copy_box(data, &sh, isz, off, len, buf);
-        if (rq_append(c->rq, err, sizeof err, "SET %s %b", s.chunk_keys[li], buf, cb)) break;
+        size_t cb = (size_t)chunk_bytes(s, li);
+        copy_box(data, &s->shape, isz, off, len, buf);
+        if (rq_append(c->rq, err, errlen, "SET %s %b", s->chunk_keys[li], buf, cb)) return -1;
         queued++;
         queued_bytes += cb;
-        if (queued == PIPE_CMDS || queued_bytes >= PIPE_BYTES || li == s.n_keys - 1) {
-            if (rq_flush(c->rq, err, sizeof err)) {
-                queued = -1;
-                break;
-            }
+        if (queued == PIPE_CMDS || queued_bytes >= PIPE_BYTES || li == s->n_keys - 1) {
+            if (rq_flush(c->rq, err, errlen)) return -1;
             queued = 0;
             queued_bytes = 0;
         }
     }
-    if (queued != 0) {
-        gw_reply_rq_error(out, "storing chunks", err);
-        del_keys(c->rq, s.chunk_keys, s.n_keys);
-        goto keys;
-    }
+    return 0;
+}
 
-    /* The row, replacing one of the same key; the replaced tensor's chunks
-     * go once no row references them. */
-    json_t *srcj = plan_src_json(&s);
+/* Frees the chunks of a replaced row that no row references any more
+ * (another session's row or a task's may share none of an upload's, but a
+ * task's may). */
+static void free_replaced(conns_t *c, const upload_arg_t *a, PGresult *res)
+{
+    char err[512];
+    int n_old = PQntuples(res);
+    if (n_old == 0) return;
+    json_t *olds = json_array();
+    for (int i = 0; i < n_old; i++)
+        json_array_append_new(olds, json_string(PQgetvalue(res, i, 0)));
+    char *olds_s = json_dumps(olds, JSON_COMPACT);
+    json_decref(olds);
+    const char *op[] = {olds_s};
+    PGresult *fr = db_query(c->db,
+                            "SELECT k FROM json_array_elements_text($1::json) k"
+                            " WHERE NOT EXISTS (SELECT 1 FROM tensors t"
+                            "                   WHERE t.chunk_keys @> ARRAY[k])",
+                            1, op, err, sizeof err);
+    free(olds_s);
+    if (!fr) {
+        log_warning("tensor %s/%s: finding the replaced chunks: %s", a->sid, a->key, err);
+        return;
+    }
+    int nf = PQntuples(fr);
+    char **fk = malloc(sizeof *fk * (size_t)(nf ? nf : 1));
+    if (!fk) abort();
+    for (int i = 0; i < nf; i++)
+        fk[i] = PQgetvalue(fr, i, 0);
+    gw_free_chunks(c->rq, fk, nf);
+    free(fk);
+    PQclear(fr);
+}
+
+/* The tensors row, replacing one of the same key. 0, or -1 having
+ * answered. */
+static int upload_row(conns_t *c, const upload_arg_t *a, const plan_src_t *s, size_t nbytes,
+                      http_reply_t *out)
+{
+    char err[512];
+    json_t *srcj = plan_src_json(s);
     char *bounds = json_dumps(json_object_get(srcj, "bounds"), JSON_COMPACT);
     json_t *shape = json_array(), *keys = json_array();
-    for (int d = 0; d < sh.ndim; d++)
-        json_array_append_new(shape, json_integer(sh.d[d]));
-    for (int64_t li = 0; li < s.n_keys; li++)
-        json_array_append_new(keys, json_string(s.chunk_keys[li]));
+    for (int d = 0; d < s->shape.ndim; d++)
+        json_array_append_new(shape, json_integer(s->shape.d[d]));
+    for (int64_t li = 0; li < s->n_keys; li++)
+        json_array_append_new(keys, json_string(s->chunk_keys[li]));
     char *shape_s = json_dumps(shape, JSON_COMPACT), *keys_s = json_dumps(keys, JSON_COMPACT);
     json_decref(srcj);
     json_decref(shape);
     json_decref(keys);
     char nb[32];
     snprintf(nb, sizeof nb, "%zu", nbytes);
-    const char *params[] = {a->sid, a->key, shape_s, dt_name(dt), bounds, keys_s, nb};
-    res = db_query(
+    const char *params[] = {a->sid, a->key, shape_s, dt_name(s->dt), bounds, keys_s, nb};
+    PGresult *res = db_query(
         c->db,
         "WITH old AS (SELECT chunk_keys FROM tensors WHERE session_id = $1 AND key = $2),"
         " up AS (INSERT INTO tensors (session_id, key, task_id, shape, dtype, bounds,"
@@ -724,41 +736,46 @@ static void job_upload(void *state, void *arg, http_reply_t *out)
             http_reply_error(out, 404, "not_found", "no session '%s'", a->sid);
         else
             gw_reply_db_error(out, c, "recording the tensor", err);
-        del_keys(c->rq, s.chunk_keys, s.n_keys);
-        goto keys;
+        return -1;
     }
-    int n_old = PQntuples(res);
-    if (n_old > 0) {
-        /* Old keys no row references any more (another session's row or a
-         * task's may share none of an upload's, but a task's may). */
-        json_t *olds = json_array();
-        for (int i = 0; i < n_old; i++)
-            json_array_append_new(olds, json_string(PQgetvalue(res, i, 0)));
-        char *olds_s = json_dumps(olds, JSON_COMPACT);
-        json_decref(olds);
-        const char *op[] = {olds_s};
-        PGresult *fr = db_query(c->db,
-                                "SELECT k FROM json_array_elements_text($1::json) k"
-                                " WHERE NOT EXISTS (SELECT 1 FROM tensors t"
-                                "                   WHERE t.chunk_keys @> ARRAY[k])",
-                                1, op, err, sizeof err);
-        free(olds_s);
-        if (fr) {
-            int nf = PQntuples(fr);
-            char **fk = malloc(sizeof *fk * (size_t)(nf ? nf : 1));
-            if (!fk) abort();
-            for (int i = 0; i < nf; i++)
-                fk[i] = PQgetvalue(fr, i, 0);
-            del_keys(c->rq, fk, nf);
-            free(fk);
-            PQclear(fr);
-        } else {
-            log_warning("tensor %s/%s: finding the replaced chunks: %s", a->sid, a->key, err);
-        }
-    }
+    free_replaced(c, a, res);
     PQclear(res);
-    http_reply_json(out, 201, tensor_json(&s, (int64_t)nbytes));
-keys:
+    return 0;
+}
+
+static void job_upload(void *state, void *arg, http_reply_t *out)
+{
+    conns_t *c = state;
+    upload_arg_t *a = arg;
+    char err[512];
+    dtype_t dt;
+    shape_t sh;
+    const void *data;
+    size_t nbytes;
+    plan_src_t s;
+    memset(&s, 0, sizeof s);
+    if (npy_parse(a->body, a->len, &dt, &sh, &data, &nbytes, err, sizeof err)) {
+        http_reply_error(out, 400, "invalid_npy", "the body is not a .npy this engine reads: %s",
+                         err);
+        return;
+    }
+    int64_t most;
+    if (!gw_session_exists(out, c, a->sid)) return;
+    if (!c->rq) {
+        gw_reply_rq_error(out, "storing chunks", "bad redis URL");
+        return;
+    }
+    if (upload_grid(c, a, dt, &sh, &s, &most, out)) goto grid;
+    char *buf = malloc(most ? (size_t)most : 1);
+    if (!buf) abort();
+    if (upload_store(c, &s, data, buf, err, sizeof err)) {
+        gw_reply_rq_error(out, "storing chunks", err);
+        del_keys(c->rq, s.chunk_keys, s.n_keys);
+    } else if (upload_row(c, a, &s, nbytes, out)) {
+        del_keys(c->rq, s.chunk_keys, s.n_keys);
+    } else {
+        http_reply_json(out, 201, tensor_json(&s, (int64_t)nbytes));
+    }
     free(buf);
 grid:
     plan_src_close(&s);

@@ -198,7 +198,8 @@ void job_retry(sched_t *s, stask_t *t, int32_t j, const msg_done_t *d)
     mark(t, j);
     /* the worker that sent it back is passed over next time */
     int avoid = wk_find(s, d->worker);
-    if (t->retries[j] == 1) {
+    if (t->waiting[j] > 0) { /* an input is being made again: pushed once it is done */
+    } else if (t->retries[j] == 1) {
         push_job_avoiding(s, t, j, avoid);
     } else {
         int64_t ms = (int64_t)RETRY_BACKOFF_MS << (t->retries[j] - 2);

@@ -101,8 +101,14 @@ class Env:
 
     def fetch(self, sid, key):
         t = self.tensor_row(sid, key)
-        r = harness.request("GET", self.web, "/api/v1/sessions/%s/tensors/%s/data?format=npy" % (sid, key),
-                            timeout=180)
+        # 503 is the gateway's "try again" (its database or Redis connection
+        # is being reopened after a restart): a client retries
+        for _ in range(40):
+            r = harness.request("GET", self.web, "/api/v1/sessions/%s/tensors/%s/data?format=npy" % (sid, key),
+                                timeout=180)
+            if r.status != 503:
+                break
+            time.sleep(0.5)
         check(r.status == 200, "GET %s: %s %s", key, r.status, r.body[:300])
         out = np.load(io.BytesIO(r.body), allow_pickle=False)
         check(list(out.shape) == list(t["shape"]), "shape %s, row %s", out.shape, t["shape"])
@@ -415,6 +421,8 @@ def case_takeover(e, second):
     check(len(victim) == 1, "owner pid %s is none of ours", owner)
     victim[0].proc.send_signal(signal.SIGKILL)
     victim[0].proc.wait(10)
+    if victim[0] is e.sup:  # its gateway went with it: read through the other's
+        e.web = e.second_web
     t = e.wait(tid, 120)
     check(t["status"] == "succeeded", "status %s", t)
     new_owner = e.sql("SELECT owner_id FROM tasks WHERE id = '%s'" % tid)
@@ -483,9 +491,10 @@ def main():
         runner.case("dead_worker_requeued", case_dead_worker, e, extra)
         runner.case("metrics", case_metrics, e)
 
-        second_port = harness.free_port()
+        second_port, e.second_web = harness.free_port(), harness.free_port()
         second = c.start("supervisor2", "mars-supervisor",
-                         ["-H", "127.0.0.1", "-p", second_port, "--worker-timeout", "3"] + common)
+                         ["-H", "127.0.0.1", "-p", second_port, "-w", e.second_web, "--worker-timeout", "3"]
+                         + common)
         second.wait_health(second_port)
         e.sup = sup
         runner.case("takeover_after_lease", case_takeover, e, second)
