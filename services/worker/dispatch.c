@@ -324,12 +324,12 @@ static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p,
         inputs_done(is, &in);
         return INPUTS_ERR;
     }
-    char e2[MSG_TEXT_MAX];
+    char e2[900];
     rc =
         exec_job_any(t, ji, inputs_get, &in, buf, &blob, &blob_len, e2, sizeof e2) ? INPUTS_ERR : 0;
     if (rc) {
         const graph_node_t *nd = &p->g->nodes[jb->node];
-        snprintf(err, errlen, "node \"%s\" (%s): %s", nd->key, op_name(nd->op), e2);
+        snprintf(err, errlen, "node \"%.128s\" (%.32s): %s", nd->key, op_name(nd->op), e2);
     }
     inputs_done(is, &in);
     if (rc) {
