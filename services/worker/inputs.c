@@ -461,6 +461,10 @@ static int fetch_inline(islot_t *s, jinputs_t *in, const miss_t *m, int nm, char
             if ((rc = fetch_pack_part(&r, m[i].part, &in->own[k], &in->len[k], err, errlen)))
                 return rc;
             in->data[k] = in->own[k];
+            /* cached under the part's own key: it is not the whole pack */
+            char part_key[MSG_KEY_MAX];
+            snprintf(part_key, sizeof part_key, "%.200s#%lld", in->key[k], (long long)m[i].part);
+            memcpy(in->key[k], part_key, sizeof part_key);
             continue;
         }
         if (rq_append(s->r, err, errlen, "GET %s", in->key[k])) return INPUTS_ERR;
