@@ -481,8 +481,13 @@ static int fetch_inline(islot_t *s, jinputs_t *in, const miss_t *m, int nm, char
         redisReply *r = reps[q++];
         int k = m[i].idx;
         if (rc == 0 && r->type != REDIS_REPLY_STRING) {
-            snprintf(err, errlen, "input chunk %.200s is missing from Redis", in->key[k]);
-            rc = INPUTS_RETRY;
+            char tid[MSG_ID_MAX];
+            int32_t job;
+            /* a task's chunk is made again (lineage); an upload cannot be */
+            bool upload = msg_chunk_key_parse(in->key[k], tid, sizeof tid, &job) != 0;
+            snprintf(err, errlen, "input chunk %.200s is missing from Redis%s", in->key[k],
+                     upload ? " (an upload: upload it again)" : "");
+            rc = upload ? INPUTS_ERR : INPUTS_RETRY;
         } else if (rc == 0) {
             in->own[k] = malloc(r->len ? (size_t)r->len : 1);
             if (!in->own[k]) {
