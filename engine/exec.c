@@ -448,58 +448,12 @@ static void *worker(void *arg)
 /* Distinct live sources of every live job, and the reverse edges. */
 static int build_edges(pool_t *p)
 {
-    const tile_t *t = p->t;
-    int32_t n = t->n_jobs;
-    int64_t ne = 0;
-    for (int32_t j = 0; j < n; j++) {
-        if (!t->live[j]) continue;
-        for (int k = 0; k < t->jobs[j].n_in; k++)
-            ne += t->jobs[j].in[k].job >= 0 ? 1 : t->jobs[j].in[k].n_pieces;
-    }
-    if (ne > INT32_MAX) return -1;
-    p->dep_off = calloc((size_t)n + 1, sizeof(int32_t));
-    p->deps = malloc(sizeof(int32_t) * (size_t)(ne ? ne : 1));
-    p->con_off = calloc((size_t)n + 2, sizeof(int32_t));
-    int32_t *mark = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-    if (!p->dep_off || !p->deps || !p->con_off || !mark) {
-        free(mark);
-        return -1;
-    }
-    for (int32_t j = 0; j < n; j++)
-        mark[j] = -1;
-    int32_t m = 0;
-    for (int32_t j = 0; j < n; j++) {
-        p->dep_off[j] = m;
-        if (!t->live[j]) continue;
-        const job_t *jb = &t->jobs[j];
-        for (int k = 0; k < jb->n_in; k++) {
-            const jin_t *in = &jb->in[k];
-            int32_t np = in->job >= 0 ? 1 : in->n_pieces;
-            for (int32_t q = 0; q < np; q++) {
-                int32_t s = in->job >= 0 ? in->job : in->pieces[q].src;
-                if (mark[s] != j) {
-                    mark[s] = j;
-                    p->deps[m++] = s;
-                    p->con_off[s + 1]++;
-                }
-            }
-        }
-    }
-    p->dep_off[n] = m;
-    free(mark);
-    for (int32_t j = 0; j < n; j++)
-        p->con_off[j + 1] += p->con_off[j];
-    p->cons = malloc(sizeof(int32_t) * (size_t)(m ? m : 1));
-    int32_t *fill = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-    if (!p->cons || !fill) {
-        free(fill);
-        return -1;
-    }
-    memcpy(fill, p->con_off, sizeof(int32_t) * (size_t)n);
-    for (int32_t j = 0; j < n; j++)
-        for (int32_t k = p->dep_off[j]; k < p->dep_off[j + 1]; k++)
-            p->cons[fill[p->deps[k]]++] = j;
-    free(fill);
+    tile_edges_t e;
+    if (tile_edges(p->t, &e)) return -1;
+    p->dep_off = e.dep_off;
+    p->deps = e.deps;
+    p->con_off = e.con_off;
+    p->cons = e.cons;
     return 0;
 }
 

@@ -178,6 +178,16 @@ void tile_free(tile_t *t);
 /* Bytes of a job's output (0 for a blob job: see job.blob). */
 size_t job_nbytes(const job_t *j);
 
+/* The distinct live inputs (deps[dep_off[j] .. dep_off[j+1])) and
+ * consumers (cons[con_off[j] .. con_off[j+1])) of every live job j; dead
+ * jobs have none. Both executors walk it. */
+typedef struct {
+    int32_t *dep_off, *deps, *con_off, *cons;
+} tile_edges_t;
+/* 0, or -1 on OOM (or more than 2^31 edges); free with tile_edges_free. */
+int tile_edges(const tile_t *t, tile_edges_t *e);
+void tile_edges_free(tile_edges_t *e);
+
 /* Copies pieces into dst (an array of the input's shape and dtype). */
 void tile_gather(const jin_t *in, const void *const *srcs_by_piece, void *dst);
 

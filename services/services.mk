@@ -8,7 +8,7 @@
 # -DH2O_USE_LIBUV=0 selects libh2o's own event loop (STACK-NOTES);
 # _GNU_SOURCE for memmem in h2o's headers.
 
-SVC_CFLAGS := -D_GNU_SOURCE -DH2O_USE_LIBUV=0 -Iservices/common -Iservices/gateway -Iengine \
+SVC_CFLAGS := -D_GNU_SOURCE -DH2O_USE_LIBUV=0 -Iservices/common -Iservices/gateway -Iservices/worker -Iengine \
   $(shell pkg-config --cflags libh2o-evloop hiredis libpq 2>/dev/null || echo -I/usr/include/hiredis -I/usr/include/postgresql)
 SVC_LIBS := $(shell pkg-config --libs libh2o-evloop hiredis libpq 2>/dev/null || echo -lh2o-evloop -lhiredis -lpq) \
   $(DEPS_LIBS)
@@ -16,6 +16,9 @@ SVC_LIBS := $(shell pkg-config --libs libh2o-evloop hiredis libpq 2>/dev/null ||
 SVC_COMMON_SRC := $(wildcard services/common/*.c)
 SVC_GATEWAY_LIB_SRC := $(filter-out services/gateway/main.c,$(wildcard services/gateway/*.c))
 SVC_WORKER_SRC := $(wildcard services/worker/*.c)
+# The worker's modules apart from its main (store, memguard, chunk route):
+# in the archive too, so that unit tests link them.
+SVC_WORKER_LIB_SRC := $(filter-out services/worker/main.c,$(SVC_WORKER_SRC))
 SVC_SUPERVISOR_SRC := $(wildcard services/supervisor/*.c)
 SVC_ALL_SRC := $(SVC_COMMON_SRC) $(SVC_GATEWAY_LIB_SRC) services/gateway/main.c \
   $(SVC_SUPERVISOR_SRC) $(SVC_WORKER_SRC)
@@ -32,11 +35,11 @@ $(SVC_SAN_OBJ): $(BUILD)/san/%.o: %.c
 	$(CC) $(CFLAGS_SAN) $(SVC_CFLAGS) -c $< -o $@
 
 # The shared plumbing and the gateway library, one archive per flavour.
-$(BUILD)/lib/libmarssvc.a: $(patsubst %.c,$(BUILD)/obj/%.o,$(SVC_COMMON_SRC) $(SVC_GATEWAY_LIB_SRC))
+$(BUILD)/lib/libmarssvc.a: $(patsubst %.c,$(BUILD)/obj/%.o,$(SVC_COMMON_SRC) $(SVC_GATEWAY_LIB_SRC) $(SVC_WORKER_LIB_SRC))
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
 
-$(BUILD)/san/lib/libmarssvc.a: $(patsubst %.c,$(BUILD)/san/%.o,$(SVC_COMMON_SRC) $(SVC_GATEWAY_LIB_SRC))
+$(BUILD)/san/lib/libmarssvc.a: $(patsubst %.c,$(BUILD)/san/%.o,$(SVC_COMMON_SRC) $(SVC_GATEWAY_LIB_SRC) $(SVC_WORKER_LIB_SRC))
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
 
@@ -86,3 +89,9 @@ $(BUILD)/fuzz/fuzz_http: fuzz/fuzz_http.c services/common/httpparse.c $(ENGINE_L
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iengine -Iservices/common -o $@ $< services/common/httpparse.c \
 	  $(ENGINE_LIB_SRC) $(DEPS_LIBS)
+
+# The chunk-range fuzzer (fuzz/fuzz_chunkrange.c): the query string of the
+# worker's chunk route.
+$(BUILD)/fuzz/fuzz_chunkrange: fuzz/fuzz_chunkrange.c services/common/chunkrange.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iservices/common -o $@ $< services/common/chunkrange.c

@@ -478,7 +478,9 @@ static int set_cuda(cfg_t *c, const char *v, char *err, size_t errlen)
 
 static int set_cache_mem(cfg_t *c, const char *v, char *err, size_t errlen)
 {
-    return cfg_parse_size(v, c->total_mem, &c->cache_mem, err, errlen);
+    if (cfg_parse_size(v, c->total_mem, &c->cache_mem, err, errlen)) return -1;
+    c->cache_mem_given = true;
+    return 0;
 }
 
 static int set_phy_mem(cfg_t *c, const char *v, char *err, size_t errlen)
@@ -488,6 +490,7 @@ static int set_phy_mem(cfg_t *c, const char *v, char *err, size_t errlen)
         snprintf(err, errlen, "'%s' leaves the worker no memory", v);
         return -1;
     }
+    c->phy_mem_given = true;
     return 0;
 }
 
@@ -580,24 +583,26 @@ static const opt_t OPTS[] = {
      "slots that run chunk kernels at once, each single-threaded: never more cores than this "
      "(default: all CPUs this process may use)"},
     {"n-io-process", 0, CFG_WORKER, "N", set_n_io,
-     "threads for network transfer (default 1); accepted and validated, not yet used: each "
-     "slot reads and writes its own chunks today (a separate I/O pool comes with the "
-     "performance work)"},
+     "event loops serving chunk transfers to peers and the gateway on the -p port, with 4 "
+     "stream threads each (default 1)"},
     {"cuda-devices", 0, CFG_WORKER, "LIST", set_cuda,
      "CUDA device indices such as 0,1; \"\" for none (default: every /dev/nvidiaN present); "
      "reported as cuda_devices; kernels run on the CPU until the CUDA kernels land"},
     {"cache-mem", 0, CFG_WORKER, "SIZE", set_cache_mem,
-     "memory for cached chunk data (least recently used evicted first), " SIZE_NOTE
-     " (default 40% of --phy-mem)"},
+     "memory for chunk data in the worker's store; colder chunks are spilled to --spill-dirs "
+     "(copies of peers' chunks dropped first), " SIZE_NOTE " (default 40% of --phy-mem, "
+     "following the host share when --phy-mem is not given)"},
     {"phy-mem", 0, CFG_WORKER, "SIZE", set_phy_mem,
-     "total memory the worker may use, " SIZE_NOTE " (default: all memory); soft and hard "
-     "limits at 75% and 90% of it are not enforced yet (they come with the fault and limits "
-     "work); reported as memory_limit"},
+     "total memory the worker process may use, " SIZE_NOTE "; above 75% it spills and takes "
+     "no new job, a job that would pass 90% fails with an error naming the limit and is "
+     "retried elsewhere (default: the host's memory divided by the workers running on this "
+     "host); reported as memory_limit"},
     {"min-mem", 0, CFG_WORKER, "SIZE", set_min_mem,
      "refuse to start with less available memory than this (default 128m)"},
     {"spill-dirs", 0, CFG_WORKER, "DIR:DIR", set_spill_dirs,
-     "where cold chunk data is spilled when memory runs short; created and checked for "
-     "writing at start; spilling is not implemented yet (the cache evicts instead)"},
+     "where chunks are spilled when the store is over --cache-mem, round-robin, in "
+     "DIR/mars-worker-PID (removed at a clean stop; a dead worker's are removed at the next "
+     "start) (default: $TMPDIR/mars-spill or /tmp/mars-spill)"},
     {"help", 0, ALL, NULL, NULL, "print this help and exit"},
 };
 #define N_OPTS (int)(sizeof OPTS / sizeof OPTS[0])

@@ -97,6 +97,10 @@ typedef struct cfg {
     int n_cuda;
     int cuda[CFG_MAX_CUDA];
     int64_t cache_mem, phy_mem, min_mem;
+    /* --cache-mem / --phy-mem given (flag or file). Not given, phy_mem is
+     * total_mem here and the worker's memguard takes the host share
+     * instead; cache_mem then follows the effective limit. */
+    bool cache_mem_given, phy_mem_given;
     int n_spill;
     char spill[CFG_MAX_SPILL][CFG_STR_MAX];
 } cfg_t;

@@ -73,8 +73,17 @@ typedef struct http_loop {
     h2o_multithread_message_t stop_msg;
     h2o_timeout_t poll_timeout; /* long polls waiting for their next turn */
     h2o_timeout_t poll_fast;    /* the same in their first turns (HTTP_POLL_FAST_MS) */
+    h2o_linklist_t conns;       /* conn_t: open connections, closed at stop */
     bool stop;
 } http_loop_t;
+
+/* An accepted connection, tracked until h2o closes its socket: at stop,
+ * idle keep-alive connections (a peer's pool of chunk readers keeps them)
+ * must be closed before the context is disposed of, which h2o asserts. */
+typedef struct conn {
+    h2o_linklist_t link;
+    h2o_socket_t *sock;
+} conn_t;
 
 typedef struct handler {
     h2o_handler_t super;
@@ -126,114 +135,6 @@ struct job {
     _Alignas(max_align_t) unsigned char arg[];
 };
 
-/* ---- replies ------------------------------------------------------------ */
-
-static const char *reason(int status)
-{
-    switch (status) {
-    case 200:
-        return "OK";
-    case 201:
-        return "Created";
-    case 202:
-        return "Accepted";
-    case 204:
-        return "No Content";
-    case 303:
-        return "See Other";
-    case 401:
-        return "Unauthorized";
-    case 400:
-        return "Bad Request";
-    case 404:
-        return "Not Found";
-    case 405:
-        return "Method Not Allowed";
-    case 409:
-        return "Conflict";
-    case 413:
-        return "Payload Too Large";
-    case 415:
-        return "Unsupported Media Type";
-    case 500:
-        return "Internal Server Error";
-    case 501:
-        return "Not Implemented";
-    case 503:
-        return "Service Unavailable";
-    default:
-        return status < 400 ? "OK" : status < 500 ? "Client Error" : "Server Error";
-    }
-}
-
-void http_reply_json(http_reply_t *rep, int status, json_t *doc)
-{
-    char *s = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-    json_decref(doc);
-    if (!s) {
-        /* Only an allocation failure gets here. */
-        http_reply_json_text(rep, 500,
-                             "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}");
-        return;
-    }
-    memset(rep, 0, sizeof *rep);
-    rep->status = status;
-    rep->content_type = "application/json";
-    rep->body = s;
-    rep->len = strlen(s);
-}
-
-void http_reply_json_text(http_reply_t *rep, int status, const char *body)
-{
-    memset(rep, 0, sizeof *rep);
-    rep->status = status;
-    rep->content_type = "application/json";
-    rep->body = strdup(body);
-    if (!rep->body) abort();
-    rep->len = strlen(body);
-}
-
-/* Messages quote what clients sent (paths, methods) and JSON strings must be
- * UTF-8: every byte that does not start a valid sequence becomes '?'. */
-static void sanitize_utf8(char *s)
-{
-    unsigned char *p = (unsigned char *)s;
-    while (*p) {
-        int n = *p < 0x80             ? 0
-                : (*p & 0xe0) == 0xc0 ? 1
-                : (*p & 0xf0) == 0xe0 ? 2
-                : (*p & 0xf8) == 0xf0 ? 3
-                                      : -1;
-        unsigned cp = n == 0 ? *p : n == 1 ? *p & 0x1fu : n == 2 ? *p & 0x0fu : *p & 0x07u;
-        bool ok = n >= 0 && (n > 0 || *p >= 0x20);
-        for (int i = 1; ok && i <= n; i++) {
-            ok = (p[i] & 0xc0) == 0x80;
-            cp = cp << 6 | (p[i] & 0x3fu);
-        }
-        /* Overlong forms, surrogates and values past U+10FFFF are invalid. */
-        if (ok && n > 0) {
-            static const unsigned min[] = {0, 0x80, 0x800, 0x10000};
-            ok = cp >= min[n] && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
-        }
-        if (!ok) {
-            *p++ = '?';
-            continue;
-        }
-        p += n + 1;
-    }
-}
-
-void http_reply_error(http_reply_t *rep, int status, const char *code, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    sanitize_utf8(msg);
-    http_reply_json(rep, status, json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg));
-}
-
 /* ---- sending ------------------------------------------------------------ */
 
 static double seconds_since(const struct timespec *t0)
@@ -274,7 +175,7 @@ void http_send(http_req_t *r, http_reply_t *rep)
     h2o_req_t *req = r->req;
     http_server_t *s = r->loop->srv;
     req->res.status = rep->status;
-    req->res.reason = reason(rep->status);
+    req->res.reason = http_reason(rep->status);
     if (rep->content_type)
         h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL,
                        rep->content_type, strlen(rep->content_type));
@@ -320,6 +221,17 @@ const char *http_query(const http_req_t *r, const char *name)
     char *out = h2o_mem_alloc_pool(&req->pool, vlen + 1);
     http_percent_decode(v, vlen, out);
     return out;
+}
+
+const char *http_query_raw(const http_req_t *r, size_t *len)
+{
+    h2o_req_t *req = r->req;
+    if (req->query_at == SIZE_MAX) {
+        *len = 0;
+        return "";
+    }
+    *len = req->path.len - req->query_at - 1;
+    return req->path.base + req->query_at + 1;
 }
 
 const char *http_header(const http_req_t *r, const char *name)
@@ -539,7 +451,7 @@ static void stream_pump(http_stream_t *st)
     h2o_req_t *req = st->hr->req;
     if (start) {
         req->res.status = st->status;
-        req->res.reason = reason(st->status);
+        req->res.reason = http_reason(st->status);
         if (st->ctype)
             h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, st->ctype,
                            strlen(st->ctype));
@@ -931,6 +843,13 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
 
 /* ---- loops -------------------------------------------------------------- */
 
+static void on_conn_close(void *data)
+{
+    conn_t *c = data;
+    h2o_linklist_unlink(&c->link);
+    free(c);
+}
+
 static void on_accept(h2o_socket_t *listener, const char *err)
 {
     http_loop_t *l = listener->data;
@@ -938,7 +857,23 @@ static void on_accept(h2o_socket_t *listener, const char *err)
     /* Several loops watch the same socket: the others may have taken the
      * connection already, and accept then finds nothing. */
     h2o_socket_t *sock = h2o_evloop_socket_accept(listener);
-    if (sock) h2o_accept(&l->accept, sock);
+    if (!sock) return;
+    conn_t *c = calloc(1, sizeof *c);
+    if (!c) abort();
+    c->sock = sock;
+    h2o_linklist_insert(&l->conns, &c->link);
+    sock->on_close.cb = on_conn_close;
+    sock->on_close.data = c;
+    h2o_accept(&l->accept, sock);
+}
+
+/* Shuts the open connections down: h2o reads the end and closes them. */
+static void shutdown_conns(http_loop_t *l)
+{
+    for (h2o_linklist_t *n = l->conns.next; n != &l->conns; n = n->next) {
+        conn_t *c = H2O_STRUCT_FROM_MEMBER(conn_t, link, n);
+        shutdown(h2o_socket_get_fd(c->sock), SHUT_RDWR);
+    }
 }
 
 static void *loop_main(void *arg)
@@ -957,6 +892,11 @@ static void *loop_main(void *arg)
     h2o_multithread_unregister_receiver(l->ctx.queue, &l->done);
     h2o_multithread_unregister_receiver(l->ctx.queue, &l->streams);
     for (int i = 0; i < 5; i++)
+        h2o_evloop_run(l->loop, 10);
+    /* Connections still open (idle keep-alive ones): shut down, closed by
+     * h2o within a few more turns (bounded the same way). */
+    shutdown_conns(l);
+    for (int i = 0; i < 5 && !h2o_linklist_is_empty(&l->conns); i++)
         h2o_evloop_run(l->loop, 10);
     return NULL;
 }
@@ -1004,6 +944,7 @@ static int loop_init(http_server_t *s, http_loop_t *l, char *err, size_t errlen)
     h2o_multithread_register_receiver(l->ctx.queue, &l->streams, on_stream_msg);
     h2o_timeout_init(l->loop, &l->poll_timeout, HTTP_POLL_MS);
     h2o_timeout_init(l->loop, &l->poll_fast, HTTP_POLL_FAST_MS);
+    h2o_linklist_init_anchor(&l->conns);
     int fd = dup(s->fd);
     if (fd < 0) {
         snprintf(err, errlen, "dup listening socket: %s", strerror(errno));

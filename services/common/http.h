@@ -109,6 +109,10 @@ void http_defer(http_req_t *r, http_job_fn fn, const void *arg, size_t arg_size)
 /* The query-string parameter `name`, percent-decoded ('+' is a space), in
  * the request's pool; NULL when absent. The first occurrence wins. */
 const char *http_query(const http_req_t *r, const char *name);
+/* The whole query string as it came (after '?', not decoded, not
+ * NUL-terminated), len bytes; "" with len 0 when there is none. For routes
+ * that parse strictly and refuse unknown parameters. */
+const char *http_query_raw(const http_req_t *r, size_t *len);
 /* The request header `name` (any case), NUL-terminated in the request's
  * pool; NULL when absent. */
 const char *http_header(const http_req_t *r, const char *name);
@@ -157,7 +161,9 @@ void http_stream_fail(http_stream_t *st);
 void http_handle_health(http_req_t *r);
 void http_handle_metrics(http_req_t *r);
 
-/* ---- reply builders (any thread) ---- */
+/* ---- reply builders (any thread; httpreply.c) ---- */
+/* The reason phrase of a status ("Not Found"). */
+const char *http_reason(int status);
 void http_reply_json(http_reply_t *rep, int status, json_t *doc); /* steals doc */
 /* body is a JSON text the caller already has (from PostgreSQL); copied. */
 void http_reply_json_text(http_reply_t *rep, int status, const char *body);

@@ -26,6 +26,7 @@ struct gw {
     size_t max_body;
     graph_limits_t quota;
     char ui_dir[4096];
+    char token[HTTP_TOKEN_MAX]; /* the cluster's, sent to workers for chunk reads */
 };
 
 /* A session name is a label for people; 256 bytes are plenty. */
@@ -48,7 +49,9 @@ static void *conns_open(void *app)
     c->quota = &g->quota;
     c->db = db_create(g->pg_dsn, "mars-gateway");
     c->rq = rq_create(g->redis_url, RQ_DEFAULT_TIMEOUT_MS, err, sizeof err);
-    if (!c->db) abort();
+    c->pool = peer_pool_create();
+    c->token = g->token;
+    if (!c->db || !c->pool) abort();
     /* The URL was checked at start; connections open on first use. */
     if (!c->rq) log_error("redis: %s", err);
     return c;
@@ -59,6 +62,7 @@ static void conns_close(void *state)
     conns_t *c = state;
     db_free(c->db);
     rq_free(c->rq);
+    peer_pool_free(c->pool);
     free(c);
 }
 
@@ -455,6 +459,7 @@ int gw_start(const gw_opts_t *o, gw_t **out, char *err, size_t errlen)
     if (!g->pg_dsn || !g->redis_url) abort();
     g->max_body = (size_t)o->max_body;
     g->quota = o->quota;
+    snprintf(g->token, sizeof g->token, "%s", o->token ? o->token : "");
     if (gw_ui_find(o->ui_dir, g->ui_dir, sizeof g->ui_dir))
         log_warning("no dashboard files (ui/dist) beside the program: GET / answers 503;"
                     " build them with `make` or give --ui-dir");

@@ -11,6 +11,7 @@
 
 #include "db.h"
 #include "http.h"
+#include "peer.h"
 #include "plan.h"
 #include "rq.h"
 
@@ -19,6 +20,8 @@ typedef struct conns {
     db_t *db;
     rq_t *rq;                    /* NULL only for a bad URL (checked at start) */
     const graph_limits_t *quota; /* the gateway's submission quotas */
+    peer_pool_t *pool;           /* chunk reads from workers */
+    const char *token;           /* the cluster's token, for workers ("" none) */
 } conns_t;
 
 /* Ids the API hands out are UUIDs or hex; accepting up to 64 of [A-Za-z0-9_-]
@@ -99,5 +102,32 @@ void gw_h_put_file(http_req_t *r);
 /* DELETE /api/v1/sessions/{sid}: the rows and every chunk of the session
  * in the store. */
 void gw_h_delete_session(http_req_t *r);
+
+/* ---- chunkread.c: result chunks, wherever they live -------------------- */
+
+/* Where each chunk of a tensor lives: inline in Redis, or on a worker at
+ * an address. */
+typedef struct {
+    bool inl;
+    char addr[300];
+    char wid[72]; /* the holder's id */
+} gw_loc_t;
+
+/* Finds every chunk of s: mars:loc of the task that made it, then the
+ * holder's address. A chunk whose holder is gone is made again: its task
+ * is revived (msg.h) and the locations are read again until they are all
+ * there or wait_ms passes. 1 all found, 0 not (msg says which), -1 Redis
+ * failed (msg). */
+int gw_locate_chunks(conns_t *c, const plan_src_t *s, gw_loc_t *locs, int wait_ms, char *msg,
+                     size_t msglen);
+/* Reads chunk i of s whole into buf (n bytes: its size, when known; for a
+ * frame blob n is 0 and the size comes from the holder): 0 with *got, or
+ * -1 with err. *buf is grown (realloc) as needed. */
+int gw_read_chunk(conns_t *c, const plan_src_t *s, const gw_loc_t *loc, int64_t i, size_t n,
+                  char **buf, size_t *cap, size_t *got, char *err, size_t errlen);
+
+/* Frees chunks named by key wherever they live: inline or uploaded (DEL),
+ * or on their worker (a free message); their location goes. */
+void gw_free_chunks(rq_t *rq, char **keys, int n);
 
 #endif

@@ -18,6 +18,7 @@
 #include "gateway_internal.h"
 #include "graph.h"
 #include "log.h"
+#include "msg.h"
 #include "df/dfexec.h"
 #include "df/dfgraph.h"
 #include "npy.h"
@@ -186,8 +187,11 @@ static bool take_tensor(http_req_t *r, tensor_arg_t *a)
 
 /* ---- GET /api/v1/sessions/{sid}/tensors/{key} ---------------------------- */
 
-static int frame_read(rq_t *rq, const plan_src_t *s, frame_t *f, int64_t upto, char *err,
-                      size_t errlen);
+static int frame_read(conns_t *c, const plan_src_t *s, const gw_loc_t *locs, frame_t *f,
+                      int64_t upto, char *err, size_t errlen);
+/* A lost chunk (its worker died) is recomputed while a request waits this
+ * long before answering 500 data_lost. */
+#define LOST_WAIT_MS 120000
 
 /* {"key", "kind", "columns", "dtypes", "nrows", "nchunks", "nbytes"} of a
  * DataFrame ({"name", "dtype"} in place of columns and dtypes for a Series);
@@ -244,14 +248,20 @@ static void job_get_tensor(void *state, void *arg, http_reply_t *out)
     if (a->frame) {
         frame_t f;
         char err[512];
-        if (!c->rq)
-            gw_reply_rq_error(out, "reading chunks", "bad redis URL");
-        else if (frame_read(c->rq, &s, &f, s.n_keys, err, sizeof err))
+        gw_loc_t *locs = calloc((size_t)(s.n_keys ? s.n_keys : 1), sizeof *locs);
+        int ok =
+            !c->rq || !locs ? -1 : gw_locate_chunks(c, &s, locs, LOST_WAIT_MS, err, sizeof err);
+        if (!c->rq || !locs)
+            gw_reply_rq_error(out, "reading chunks", !locs ? "out of memory" : "bad redis URL");
+        else if (ok < 0)
+            gw_reply_rq_error(out, "reading chunks", err);
+        else if (ok == 0 || frame_read(c, &s, locs, &f, s.n_keys, err, sizeof err))
             http_reply_error(out, 500, "data_lost", "%s", err);
         else {
             http_reply_json(out, 200, frame_json(a, &s, &f, nbytes));
             frame_free(&f);
         }
+        free(locs);
         plan_src_close(&s);
         return;
     }
@@ -267,13 +277,10 @@ void gw_h_get_tensor(http_req_t *r)
 
 /* ---- GET /api/v1/sessions/{sid}/tensors/{key}/data ----------------------- */
 
-/* Chunk reads: GETRANGE windows of 1 MiB, 64 in flight at most. */
-#define GET_WINDOW ((size_t)1 << 20)
-#define GET_WINDOWS 64
-
 typedef struct getter {
-    rq_t *rq;
+    conns_t *c;
     const plan_src_t *s;
+    const gw_loc_t *locs;
     char *buf; /* the chunk handed out last (asm_get_fn's contract), reused */
     size_t cap;
     char err[256];
@@ -294,42 +301,13 @@ static const void *get_chunk(void *ctx, int64_t li)
 {
     getter_t *g = ctx;
     if (li < 0 || li >= g->s->n_keys) return NULL;
-    const char *key = g->s->chunk_keys[li];
-    size_t want = (size_t)chunk_bytes(g->s, li);
-    if (want > g->cap) {
-        free(g->buf);
-        g->buf = malloc(want);
-        if (!g->buf) abort();
-        g->cap = want;
-    }
-    /* GETRANGE windows, pipelined: hiredis 0.14 reads one large value much
-     * slower than the same bytes in 1 MiB replies (measured on a 160 MB
-     * tensor in 8 MB chunks: 0.16 GB/s end to end with one GET per chunk,
-     * 0.3 GB/s with windows). */
-    size_t got = 0;
-    bool bad = false;
-    for (size_t w0 = 0; w0 < want && !bad; w0 += (size_t)GET_WINDOWS * GET_WINDOW) {
-        redisReply *rep[GET_WINDOWS];
-        int n = 0;
-        for (size_t w = w0; n < GET_WINDOWS && w < want; w += GET_WINDOW, n++) {
-            size_t end = w + GET_WINDOW < want ? w + GET_WINDOW : want;
-            if (rq_append(g->rq, g->err, sizeof g->err, "GETRANGE %s %lld %lld", key, (long long)w,
-                          (long long)end - 1))
-                return NULL;
-        }
-        if (rq_flush_replies(g->rq, rep, n, g->err, sizeof g->err)) return NULL;
-        for (int i = 0; i < n; i++) {
-            if (rep[i]->type != REDIS_REPLY_STRING || got + rep[i]->len > want)
-                bad = true;
-            else if (!bad) {
-                memcpy(g->buf + got, rep[i]->str, rep[i]->len);
-                got += rep[i]->len;
-            }
-            freeReplyObject(rep[i]);
-        }
-    }
+    size_t want = (size_t)chunk_bytes(g->s, li), got = 0;
+    if (gw_read_chunk(g->c, g->s, &g->locs[li], li, want, &g->buf, &g->cap, &got, g->err,
+                      sizeof g->err))
+        return NULL;
     if (got != want) {
-        snprintf(g->err, sizeof g->err, "chunk %s is missing or of the wrong size", key);
+        snprintf(g->err, sizeof g->err, "chunk %s has %zu bytes, not %zu", g->s->chunk_keys[li],
+                 got, want);
         return NULL;
     }
     /* A chunk of zero bytes: any non-NULL pointer will do. */
@@ -349,76 +327,33 @@ static int sink(void *ctx, const void *data, size_t n)
     return -1;
 }
 
-/* Whether every chunk is in the store (pipelined EXISTS), so that a freed
- * or lost chunk is a clean error before the answer starts rather than a
- * truncated body. 1 all there, 0 not (msg says which), -1 Redis failed. */
-static int chunks_present(rq_t *rq, const plan_src_t *s, char *msg, size_t msglen)
-{
-    redisReply *rep[PIPE_CMDS];
-    for (int64_t i0 = 0; i0 < s->n_keys; i0 += PIPE_CMDS) {
-        int n = (int)(s->n_keys - i0 < PIPE_CMDS ? s->n_keys - i0 : PIPE_CMDS);
-        for (int i = 0; i < n; i++)
-            if (rq_append(rq, msg, msglen, "EXISTS %s", s->chunk_keys[i0 + i])) return -1;
-        if (rq_flush_replies(rq, rep, n, msg, msglen)) return -1;
-        int64_t missing = -1;
-        for (int i = 0; i < n; i++) {
-            if (missing < 0 && (rep[i]->type != REDIS_REPLY_INTEGER || rep[i]->integer != 1))
-                missing = i0 + i;
-            freeReplyObject(rep[i]);
-        }
-        if (missing >= 0) {
-            snprintf(msg, msglen, "chunk %s of tensor \"%s\" is gone from the chunk store",
-                     s->chunk_keys[missing], s->key);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* The frame of a result: chunks [0, upto) read whole (GET), viewed and
+/* The frame of a result: chunks [0, upto) read whole, viewed and
  * concatenated (dfx_assemble). The whole value is held in memory. */
-static int frame_read(rq_t *rq, const plan_src_t *s, frame_t *f, int64_t upto, char *err,
-                      size_t errlen)
+static int frame_read(conns_t *c, const plan_src_t *s, const gw_loc_t *locs, frame_t *f,
+                      int64_t upto, char *err, size_t errlen)
 {
     int64_t n = upto < s->n_keys ? upto : s->n_keys;
-    redisReply **rep = calloc((size_t)n + 1, sizeof *rep);
     void **blobs = calloc((size_t)n + 1, sizeof(void *));
     size_t *lens = calloc((size_t)n + 1, sizeof(size_t));
     int rc = -1;
-    int64_t got = 0;
-    if (!rep || !blobs || !lens) {
+    if (!blobs || !lens) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    for (int64_t i0 = 0; i0 < n; i0 += PIPE_CMDS) {
-        int m = (int)(n - i0 < PIPE_CMDS ? n - i0 : PIPE_CMDS);
-        for (int i = 0; i < m; i++)
-            if (rq_append(rq, err, errlen, "GET %s", s->chunk_keys[i0 + i])) goto done;
-        if (rq_flush_replies(rq, rep + i0, m, err, errlen)) goto done;
-        got = i0 + m;
-    }
     for (int64_t i = 0; i < n; i++) {
-        if (rep[i]->type != REDIS_REPLY_STRING) {
-            snprintf(err, errlen, "chunk %s of \"%s\" is gone from the chunk store",
-                     s->chunk_keys[i], s->key);
+        /* a blob is read in place: malloc'ed memory is 8-aligned */
+        size_t cap = 0;
+        char *b = NULL;
+        if (gw_read_chunk(c, s, &locs[i], i, 0, &b, &cap, &lens[i], err, errlen)) {
+            free(b);
             goto done;
         }
-        /* a blob is read in place: copy it to 8-aligned memory */
-        blobs[i] = malloc(rep[i]->len ? rep[i]->len : 1);
-        if (!blobs[i]) {
-            snprintf(err, errlen, "out of memory");
-            goto done;
-        }
-        memcpy(blobs[i], rep[i]->str, rep[i]->len);
-        lens[i] = rep[i]->len;
+        blobs[i] = b;
     }
     rc = dfx_assemble((const void *const *)blobs, lens, n, f, err, errlen);
 done:
-    for (int64_t i = 0; i < got; i++)
-        if (rep[i]) freeReplyObject(rep[i]);
     for (int64_t i = 0; blobs && i < n; i++)
         free(blobs[i]);
-    free(rep);
     free(blobs);
     free(lens);
     return rc;
@@ -429,12 +364,12 @@ static int frame_sink(void *ctx, const void *data, size_t n)
     return sink(ctx, data, n);
 }
 
-static void frame_data(conns_t *c, tensor_arg_t *a, const plan_src_t *s, http_stream_t *st,
-                       http_reply_t *out)
+static void frame_data(conns_t *c, tensor_arg_t *a, const plan_src_t *s, const gw_loc_t *locs,
+                       http_stream_t *st, http_reply_t *out)
 {
     frame_t f;
     char err[512];
-    if (frame_read(c->rq, s, &f, s->n_keys, err, sizeof err)) {
+    if (frame_read(c, s, locs, &f, s->n_keys, err, sizeof err)) {
         http_reply_error(out, 500, "data_lost", "%s", err);
         return;
     }
@@ -465,6 +400,7 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
     plan_src_t s;
     int64_t nbytes;
     char err[512];
+    gw_loc_t *locs = NULL;
     if (read_tensor(c, a, &s, &nbytes, out) != 1) return;
     if (a->csv_format && (a->frame == FRAME_NONE || a->frame == FRAME_TENSOR)) {
         http_reply_error(out, 400, "invalid_request",
@@ -475,7 +411,12 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
         gw_reply_rq_error(out, "reading chunks", "bad redis URL");
         goto row;
     }
-    int ok = chunks_present(c->rq, &s, err, sizeof err);
+    locs = calloc((size_t)(s.n_keys ? s.n_keys : 1), sizeof *locs);
+    if (!locs) {
+        http_reply_error(out, 500, "internal", "out of memory");
+        goto row;
+    }
+    int ok = gw_locate_chunks(c, &s, locs, LOST_WAIT_MS, err, sizeof err);
     if (ok < 0) {
         gw_reply_rq_error(out, "reading chunks", err);
         goto row;
@@ -485,7 +426,7 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
         goto row;
     }
     if (a->frame) {
-        frame_data(c, a, &s, st, out);
+        frame_data(c, a, &s, locs, st, out);
         goto row;
     }
 
@@ -499,7 +440,7 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
         G.nchunks[d] = s.nch[d];
         G.bounds[d] = s.bounds[d];
     }
-    getter_t g = {.rq = c->rq, .s = &s};
+    getter_t g = {.c = c, .s = &s, .locs = locs};
     sink_ctx_t sc = {.st = st};
     int rc;
     if (a->npy) {
@@ -520,6 +461,7 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
         http_stream_fail(st);
     }
 row:
+    free(locs);
     plan_src_close(&s);
 }
 
@@ -637,131 +579,143 @@ static void del_keys(rq_t *rq, char **keys, int64_t n)
     }
 }
 
-static void job_upload(void *state, void *arg, http_reply_t *out)
+/* The grid of an upload: bounds per axis (chunk_size, or the default),
+ * chunk keys in C order. 0, or -1 having answered. */
+static int upload_grid(conns_t *c, const upload_arg_t *a, dtype_t dt, const shape_t *sh,
+                       plan_src_t *s, int64_t *most, http_reply_t *out)
 {
-    conns_t *c = state;
-    upload_arg_t *a = arg;
-    char err[512];
-    dtype_t dt;
-    shape_t sh;
-    const void *data;
-    size_t nbytes;
-    plan_src_t s;
-    memset(&s, 0, sizeof s);
-    char *buf = NULL;
-    PGresult *res;
-
-    if (npy_parse(a->body, a->len, &dt, &sh, &data, &nbytes, err, sizeof err)) {
-        http_reply_error(out, 400, "invalid_npy", "the body is not a .npy this engine reads: %s",
-                         err);
-        return;
-    }
     int64_t chunk[MR_MAXDIM];
     if (a->n_chunk == 0)
-        default_chunks(&sh, dt, chunk);
-    else if (a->n_chunk == 1 || a->n_chunk == sh.ndim)
-        for (int d = 0; d < sh.ndim; d++)
+        default_chunks(sh, dt, chunk);
+    else if (a->n_chunk == 1 || a->n_chunk == sh->ndim)
+        for (int d = 0; d < sh->ndim; d++)
             chunk[d] = a->chunk[a->n_chunk == 1 ? 0 : d];
     else {
         http_reply_error(out, 400, "invalid_request",
-                         "chunk_size has %d lengths for a tensor of %d axes", a->n_chunk, sh.ndim);
-        return;
+                         "chunk_size has %d lengths for a tensor of %d axes", a->n_chunk, sh->ndim);
+        return -1;
     }
-    if (!gw_session_exists(out, c, a->sid)) return;
-    if (!c->rq) {
-        gw_reply_rq_error(out, "storing chunks", "bad redis URL");
-        return;
+    snprintf(s->key, sizeof s->key, "%s", a->key);
+    s->shape = *sh;
+    s->dt = dt;
+    s->n_keys = 1;
+    for (int d = 0; d < sh->ndim; d++) {
+        int64_t ext = sh->d[d];
+        s->nch[d] = ext == 0 ? 1 : (ext + chunk[d] - 1) / chunk[d];
+        s->bounds[d] = malloc(sizeof(int64_t) * (size_t)(s->nch[d] + 1));
+        if (!s->bounds[d]) abort();
+        for (int64_t i = 0; i <= s->nch[d]; i++)
+            s->bounds[d][i] = i * chunk[d] < ext ? i * chunk[d] : ext;
+        s->n_keys *= s->nch[d];
     }
-
-    /* The grid: bounds per axis, chunk keys in C order. */
-    snprintf(s.key, sizeof s.key, "%s", a->key);
-    s.shape = sh;
-    s.dt = dt;
-    s.n_keys = 1;
-    for (int d = 0; d < sh.ndim; d++) {
-        int64_t ext = sh.d[d];
-        s.nch[d] = ext == 0 ? 1 : (ext + chunk[d] - 1) / chunk[d];
-        s.bounds[d] = malloc(sizeof(int64_t) * (size_t)(s.nch[d] + 1));
-        if (!s.bounds[d]) abort();
-        for (int64_t i = 0; i <= s.nch[d]; i++)
-            s.bounds[d][i] = i * chunk[d] < ext ? i * chunk[d] : ext;
-        s.n_keys *= s.nch[d];
-    }
-    graph_limits_t lim;
-    lim = *c->quota;
-    if (s.n_keys > lim.max_chunks) {
+    if (s->n_keys > c->quota->max_chunks) {
         http_reply_error(out, 400, "invalid_request",
                          "%lld chunks, more than the %lld a tensor may have: use a larger "
                          "chunk_size",
-                         (long long)s.n_keys, (long long)lim.max_chunks);
-        goto grid;
+                         (long long)s->n_keys, (long long)c->quota->max_chunks);
+        return -1;
     }
     char id[33];
     svc_random_id(id);
-    s.chunk_keys = calloc((size_t)s.n_keys, sizeof *s.chunk_keys);
-    if (!s.chunk_keys) abort();
-    size_t isz = dt_size(dt);
-    int64_t most = 0;
-    for (int64_t li = 0; li < s.n_keys; li++) {
+    s->chunk_keys = calloc((size_t)s->n_keys, sizeof *s->chunk_keys);
+    if (!s->chunk_keys) abort();
+    *most = 0;
+    for (int64_t li = 0; li < s->n_keys; li++) {
         char key[128];
         snprintf(key, sizeof key, "chunk:up:%s:%lld", id, (long long)li);
-        s.chunk_keys[li] = strdup(key);
-        if (!s.chunk_keys[li]) abort();
-        if (chunk_bytes(&s, li) > most) most = chunk_bytes(&s, li);
+        s->chunk_keys[li] = strdup(key);
+        if (!s->chunk_keys[li]) abort();
+        if (chunk_bytes(s, li) > *most) *most = chunk_bytes(s, li);
     }
+    return 0;
+}
 
-    /* SETs pipelined, each chunk copied out of the body into its own
-     * buffer (hiredis copies the value into its output buffer at append,
-     * so one buffer serves every chunk). */
-    buf = malloc(most ? (size_t)most : 1);
-    if (!buf) abort();
+/* SETs the chunks, pipelined, each copied out of the body into buf
+ * (hiredis copies the value into its output buffer at append, so one
+ * buffer serves every chunk). Uploads stay in Redis: nothing could make
+ * them again (docs/cluster-protocol.md, "Data plane"). 0, or -1 with err. */
+static int upload_store(conns_t *c, const plan_src_t *s, const void *data, char *buf, char *err,
+                        size_t errlen)
+{
     int queued = 0;
-    size_t queued_bytes = 0;
-    for (int64_t li = 0; li < s.n_keys; li++) {
+    size_t queued_bytes = 0, isz = dt_size(s->dt);
+    for (int64_t li = 0; li < s->n_keys; li++) {
         int64_t off[MR_MAXDIM], len[MR_MAXDIM], rest = li;
-        for (int d = sh.ndim - 1; d >= 0; d--) {
-            int64_t i = rest % s.nch[d];
-            rest /= s.nch[d];
-            off[d] = s.bounds[d][i];
-            len[d] = s.bounds[d][i + 1] - s.bounds[d][i];
+        for (int d = s->shape.ndim - 1; d >= 0; d--) {
+            int64_t i = rest % s->nch[d];
+            rest /= s->nch[d];
+            off[d] = s->bounds[d][i];
+            len[d] = s->bounds[d][i + 1] - s->bounds[d][i];
         }
-        size_t cb = (size_t)chunk_bytes(&s, li);
-        copy_box(data, &sh, isz, off, len, buf);
-        if (rq_append(c->rq, err, sizeof err, "SET %s %b", s.chunk_keys[li], buf, cb)) break;
+        size_t cb = (size_t)chunk_bytes(s, li);
+        copy_box(data, &s->shape, isz, off, len, buf);
+        if (rq_append(c->rq, err, errlen, "SET %s %b", s->chunk_keys[li], buf, cb)) return -1;
         queued++;
         queued_bytes += cb;
-        if (queued == PIPE_CMDS || queued_bytes >= PIPE_BYTES || li == s.n_keys - 1) {
-            if (rq_flush(c->rq, err, sizeof err)) {
-                queued = -1;
-                break;
-            }
+        if (queued == PIPE_CMDS || queued_bytes >= PIPE_BYTES || li == s->n_keys - 1) {
+            if (rq_flush(c->rq, err, errlen)) return -1;
             queued = 0;
             queued_bytes = 0;
         }
     }
-    if (queued != 0) {
-        gw_reply_rq_error(out, "storing chunks", err);
-        del_keys(c->rq, s.chunk_keys, s.n_keys);
-        goto keys;
-    }
+    return 0;
+}
 
-    /* The row, replacing one of the same key; the replaced tensor's chunks
-     * go once no row references them. */
-    json_t *srcj = plan_src_json(&s);
+/* Frees the chunks of a replaced row that no row references any more
+ * (another session's row or a task's may share none of an upload's, but a
+ * task's may). */
+static void free_replaced(conns_t *c, const upload_arg_t *a, PGresult *res)
+{
+    char err[512];
+    int n_old = PQntuples(res);
+    if (n_old == 0) return;
+    json_t *olds = json_array();
+    for (int i = 0; i < n_old; i++)
+        json_array_append_new(olds, json_string(PQgetvalue(res, i, 0)));
+    char *olds_s = json_dumps(olds, JSON_COMPACT);
+    json_decref(olds);
+    const char *op[] = {olds_s};
+    PGresult *fr = db_query(c->db,
+                            "SELECT k FROM json_array_elements_text($1::json) k"
+                            " WHERE NOT EXISTS (SELECT 1 FROM tensors t"
+                            "                   WHERE t.chunk_keys @> ARRAY[k])",
+                            1, op, err, sizeof err);
+    free(olds_s);
+    if (!fr) {
+        log_warning("tensor %s/%s: finding the replaced chunks: %s", a->sid, a->key, err);
+        return;
+    }
+    int nf = PQntuples(fr);
+    char **fk = malloc(sizeof *fk * (size_t)(nf ? nf : 1));
+    if (!fk) abort();
+    for (int i = 0; i < nf; i++)
+        fk[i] = PQgetvalue(fr, i, 0);
+    gw_free_chunks(c->rq, fk, nf);
+    free(fk);
+    PQclear(fr);
+}
+
+/* The tensors row, replacing one of the same key. 0, or -1 having
+ * answered. */
+static int upload_row(conns_t *c, const upload_arg_t *a, const plan_src_t *s, size_t nbytes,
+                      http_reply_t *out)
+{
+    char err[512];
+    json_t *srcj = plan_src_json(s);
     char *bounds = json_dumps(json_object_get(srcj, "bounds"), JSON_COMPACT);
     json_t *shape = json_array(), *keys = json_array();
-    for (int d = 0; d < sh.ndim; d++)
-        json_array_append_new(shape, json_integer(sh.d[d]));
-    for (int64_t li = 0; li < s.n_keys; li++)
-        json_array_append_new(keys, json_string(s.chunk_keys[li]));
+    for (int d = 0; d < s->shape.ndim; d++)
+        json_array_append_new(shape, json_integer(s->shape.d[d]));
+    for (int64_t li = 0; li < s->n_keys; li++)
+        json_array_append_new(keys, json_string(s->chunk_keys[li]));
     char *shape_s = json_dumps(shape, JSON_COMPACT), *keys_s = json_dumps(keys, JSON_COMPACT);
     json_decref(srcj);
     json_decref(shape);
     json_decref(keys);
     char nb[32];
     snprintf(nb, sizeof nb, "%zu", nbytes);
-    const char *params[] = {a->sid, a->key, shape_s, dt_name(dt), bounds, keys_s, nb};
-    res = db_query(
+    const char *params[] = {a->sid, a->key, shape_s, dt_name(s->dt), bounds, keys_s, nb};
+    PGresult *res = db_query(
         c->db,
         "WITH old AS (SELECT chunk_keys FROM tensors WHERE session_id = $1 AND key = $2),"
         " up AS (INSERT INTO tensors (session_id, key, task_id, shape, dtype, bounds,"
@@ -782,41 +736,46 @@ static void job_upload(void *state, void *arg, http_reply_t *out)
             http_reply_error(out, 404, "not_found", "no session '%s'", a->sid);
         else
             gw_reply_db_error(out, c, "recording the tensor", err);
-        del_keys(c->rq, s.chunk_keys, s.n_keys);
-        goto keys;
+        return -1;
     }
-    int n_old = PQntuples(res);
-    if (n_old > 0) {
-        /* Old keys no row references any more (another session's row or a
-         * task's may share none of an upload's, but a task's may). */
-        json_t *olds = json_array();
-        for (int i = 0; i < n_old; i++)
-            json_array_append_new(olds, json_string(PQgetvalue(res, i, 0)));
-        char *olds_s = json_dumps(olds, JSON_COMPACT);
-        json_decref(olds);
-        const char *op[] = {olds_s};
-        PGresult *fr = db_query(c->db,
-                                "SELECT k FROM json_array_elements_text($1::json) k"
-                                " WHERE NOT EXISTS (SELECT 1 FROM tensors t"
-                                "                   WHERE t.chunk_keys @> ARRAY[k])",
-                                1, op, err, sizeof err);
-        free(olds_s);
-        if (fr) {
-            int nf = PQntuples(fr);
-            char **fk = malloc(sizeof *fk * (size_t)(nf ? nf : 1));
-            if (!fk) abort();
-            for (int i = 0; i < nf; i++)
-                fk[i] = PQgetvalue(fr, i, 0);
-            del_keys(c->rq, fk, nf);
-            free(fk);
-            PQclear(fr);
-        } else {
-            log_warning("tensor %s/%s: finding the replaced chunks: %s", a->sid, a->key, err);
-        }
-    }
+    free_replaced(c, a, res);
     PQclear(res);
-    http_reply_json(out, 201, tensor_json(&s, (int64_t)nbytes));
-keys:
+    return 0;
+}
+
+static void job_upload(void *state, void *arg, http_reply_t *out)
+{
+    conns_t *c = state;
+    upload_arg_t *a = arg;
+    char err[512];
+    dtype_t dt;
+    shape_t sh;
+    const void *data;
+    size_t nbytes;
+    plan_src_t s;
+    memset(&s, 0, sizeof s);
+    if (npy_parse(a->body, a->len, &dt, &sh, &data, &nbytes, err, sizeof err)) {
+        http_reply_error(out, 400, "invalid_npy", "the body is not a .npy this engine reads: %s",
+                         err);
+        return;
+    }
+    int64_t most;
+    if (!gw_session_exists(out, c, a->sid)) return;
+    if (!c->rq) {
+        gw_reply_rq_error(out, "storing chunks", "bad redis URL");
+        return;
+    }
+    if (upload_grid(c, a, dt, &sh, &s, &most, out)) goto grid;
+    char *buf = malloc(most ? (size_t)most : 1);
+    if (!buf) abort();
+    if (upload_store(c, &s, data, buf, err, sizeof err)) {
+        gw_reply_rq_error(out, "storing chunks", err);
+        del_keys(c->rq, s.chunk_keys, s.n_keys);
+    } else if (upload_row(c, a, &s, nbytes, out)) {
+        del_keys(c->rq, s.chunk_keys, s.n_keys);
+    } else {
+        http_reply_json(out, 201, tensor_json(&s, (int64_t)nbytes));
+    }
     free(buf);
 grid:
     plan_src_close(&s);
@@ -918,6 +877,30 @@ void gw_h_put_file(http_req_t *r)
 
 /* ---- DELETE /api/v1/sessions/{sid} --------------------------------------- */
 
+/* The chunks of a task that workers hold: a free message to each holder
+ * (mars:loc:<tid> says who), then the location hash. */
+static void free_task_locs(rq_t *rq, const char *tid)
+{
+    char err[256];
+    redisReply *r = rq_command(rq, err, sizeof err, "HGETALL " MSG_LOC "%s", tid);
+    if (!r) {
+        log_warning("freeing the chunks of task %s: %s", tid, err);
+        return;
+    }
+    int n = 0;
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
+        const char *job = r->element[i]->str, *loc = r->element[i + 1]->str;
+        if (!job || !loc || msg_loc_inline(loc)) continue;
+        if (rq_append(rq, err, sizeof err, "RPUSH " MSG_FREE "%s chunk:%s:%s", loc, tid, job))
+            break;
+        n++;
+    }
+    freeReplyObject(r);
+    if (rq_append(rq, err, sizeof err, "DEL " MSG_LOC "%s", tid) == 0) n++;
+    if (n && rq_flush(rq, err, sizeof err))
+        log_warning("freeing the chunks of task %s: %s", tid, err);
+}
+
 /* Every chunk:<tid>:* key of a task (SCAN, bounded batches). */
 static int del_task_chunks(rq_t *rq, const char *tid, char *err, size_t errlen)
 {
@@ -1002,6 +985,7 @@ static void job_delete_session(void *state, void *arg, http_reply_t *out)
             snprintf(key, sizeof key, "mars:plan:%s", tid);
             redisReply *rr = rq_command(c->rq, err, sizeof err, "DEL %s", key);
             if (rr) freeReplyObject(rr);
+            free_task_locs(c->rq, tid);
             if (del_task_chunks(c->rq, tid, err, sizeof err))
                 log_warning("session %s: freeing the chunks of task %s: %s", a->id, tid, err);
         }

@@ -13,34 +13,31 @@
 #include <jansson.h>
 
 #include "exec.h"
+#include "inputs.h"
 #include "kern/kern.h"
 #include "log.h"
+#include "memguard.h"
+#include "msg.h"
+#include "owned.h"
 #include "plan.h"
 #include "rq.h"
+#include "store.h"
 #include "svc.h"
 
 #define LOG_MODULE "dispatch"
 
-/* BLMOVE's block: a stop is noticed within a second; 1 s plus the margin
- * stays within the 2 s socket timeout (rq.h). */
-#define BLOCK_MS 1000
+/* A slot blocks this long on its own queue when there is nothing to take
+ * or steal: a job placed on it wakes it at once; one on mars:jobs or on a
+ * busy peer's queue waits at most this. Within the 2 s socket timeout
+ * (rq.h). */
+#define BLOCK_MS 100
+#define BLOCK_S "0.1"
 /* Plans kept parsed and tiled: a worker serves a few tasks at once; each
  * plan holds a tile (a few bytes per job), so 8 bounds the memory. */
 #define PLAN_CACHE 8
 /* Bytes of the stored plan compared on every job: the owner comes first in
  * the plan text, so a takeover (new owner) changes them. */
 #define PLAN_PREFIX 160
-/* Chunk cache hash buckets (chained), and the most chunks it keeps: tiny
- * chunks (W7's 16-byte partials) never reach the byte limit, and with
- * 4096 buckets and no bound on entries the chains grew with every task
- * (strcmp along them was 40% of a worker's CPU in W7's profile). Each
- * entry also costs its cbuf_t (~300 bytes), counted in `used`. */
-#define CACHE_BUCKETS 65536
-#define CACHE_MAX_ENTRIES 65536
-/* Chunk keys: "chunk:<tid>:<job>" or an upload's; ids are at most 64. */
-#define KEY_MAX 256
-/* Completion and error messages: the engine's are one line of < 1 KiB. */
-#define MSG_MAX 1200
 /* Between tries of a Redis step that must happen (reading the job's
  * task state, storing a result): rq backs off its reconnects meanwhile. A
  * message left on our processing list while we keep heartbeating would
@@ -49,40 +46,21 @@
  * heartbeat lapses). A warning every RETRY_LOG_EVERY tries (~3 s). */
 #define RETRY_SLEEP_MS 300
 #define RETRY_LOG_EVERY 10
+/* While above the soft memory limit a slot takes no job; it looks again
+ * this often. */
+#define PAUSE_MS 20
 
 /* Jobs a slot takes in one round trip (TAKE_SCRIPT): one per TAKE_SPREAD
  * waiting, at most BATCH_MAX. A short queue is taken one job at a time, so
  * that big jobs spread over the slots; a long one (W7: 125k map jobs of a
- * few us each) in batches, which divides the round trips per job (about
- * 10 us of Redis CPU each, the largest cost once PostgreSQL's writes were
- * cut, docs/benchmarks.md). */
+ * few us each) in batches, which divides the round trips per job. */
 #define BATCH_MAX 32
 #define TAKE_SPREAD 16
-/* A batch's reports (output SET, completion RPUSH, message LREM) go in one
- * pipeline, sent early once the outputs pending hold this many bytes
- * (memory: outputs are held until reported) or the first has waited this
- * long (its successors wait for it). */
+/* A batch's reports (inline output SET, completion RPUSH, message LREM) go
+ * in one pipeline, sent early once the inline outputs pending hold this
+ * many bytes or the first has waited this long (its successors wait). */
 #define REPORT_BYTES (1 << 20)
 #define REPORT_MS 2
-
-/* ---- chunk cache ---------------------------------------------------------- */
-
-typedef struct cbuf {
-    struct cbuf *hnext, *prev, *next; /* hash chain, LRU list (cache only) */
-    int refs;                         /* holders, the cache included; under mu */
-    bool cached;
-    size_t n;
-    char key[KEY_MAX];
-    unsigned char *data;
-} cbuf_t;
-
-typedef struct {
-    pthread_mutex_t mu;
-    cbuf_t *buckets[CACHE_BUCKETS];
-    cbuf_t *head, *tail; /* most recent first */
-    int64_t used, limit; /* bytes, entries' own included */
-    int64_t entries;
-} ccache_t;
 
 /* ---- plan cache ----------------------------------------------------------- */
 
@@ -118,130 +96,18 @@ struct dispatch {
     atomic_int next_slot;
     pthread_mutex_t smu; /* slots */
     slot_job_t *slots;
-    ccache_t cache;
+    store_t *store;
+    memguard_t *mg;
+    addrs_t *addrs;
+    owned_t *owned; /* the chunks we made, collected once garbage */
+    metrics_registry_t *metrics;
     pthread_mutex_t pmu;
     pentry_t plans[PLAN_CACHE];
     int64_t plan_clock;
-    metrics_counter_t *m_ok, *m_err, *m_dropped, *m_hit, *m_miss;
+    metrics_counter_t *m_ok, *m_err, *m_dropped, *m_retry, *m_hit, *m_miss, *m_stolen;
+    metrics_counter_t *m_fetched;
     metrics_histogram_t *m_seconds;
 };
-
-static unsigned hash_key(const char *k)
-{
-    unsigned h = 2166136261u;
-    for (; *k; k++)
-        h = (h ^ (unsigned char)*k) * 16777619u;
-    return h % CACHE_BUCKETS;
-}
-
-static cbuf_t *cbuf_new(const char *key, size_t n)
-{
-    cbuf_t *b = calloc(1, sizeof *b);
-    if (!b) return NULL;
-    b->data = malloc(n ? n : 1);
-    if (!b->data) {
-        free(b);
-        return NULL;
-    }
-    b->refs = 1;
-    b->n = n;
-    snprintf(b->key, sizeof b->key, "%s", key);
-    return b;
-}
-
-static void cbuf_unref_locked(cbuf_t *b)
-{
-    if (--b->refs == 0) {
-        free(b->data);
-        free(b);
-    }
-}
-
-static void cbuf_release(dispatch_t *d, cbuf_t *b)
-{
-    if (!b) return;
-    pthread_mutex_lock(&d->cache.mu);
-    cbuf_unref_locked(b);
-    pthread_mutex_unlock(&d->cache.mu);
-}
-
-static void lru_unlink(ccache_t *c, cbuf_t *b)
-{
-    if (b->prev)
-        b->prev->next = b->next;
-    else
-        c->head = b->next;
-    if (b->next)
-        b->next->prev = b->prev;
-    else
-        c->tail = b->prev;
-    b->prev = b->next = NULL;
-}
-
-static void lru_front(ccache_t *c, cbuf_t *b)
-{
-    b->next = c->head;
-    b->prev = NULL;
-    if (c->head) c->head->prev = b;
-    c->head = b;
-    if (!c->tail) c->tail = b;
-}
-
-static void cache_drop_locked(ccache_t *c, cbuf_t *b)
-{
-    cbuf_t **p = &c->buckets[hash_key(b->key)];
-    while (*p && *p != b)
-        p = &(*p)->hnext;
-    if (*p) *p = b->hnext;
-    lru_unlink(c, b);
-    b->cached = false;
-    c->used -= (int64_t)(b->n + sizeof *b);
-    c->entries--;
-    cbuf_unref_locked(b);
-}
-
-/* A cached chunk, with a reference for the caller; NULL if absent. */
-static cbuf_t *cache_get(dispatch_t *d, const char *key)
-{
-    ccache_t *c = &d->cache;
-    pthread_mutex_lock(&c->mu);
-    cbuf_t *b = c->buckets[hash_key(key)];
-    while (b && strcmp(b->key, key) != 0)
-        b = b->hnext;
-    if (b) {
-        b->refs++;
-        lru_unlink(c, b);
-        lru_front(c, b);
-    }
-    pthread_mutex_unlock(&c->mu);
-    metrics_counter_inc(b ? d->m_hit : d->m_miss);
-    return b;
-}
-
-/* Offers b to the cache (chunks are immutable: a copy under the same key
- * is the same bytes). Evicts least recently used chunks past the limit. */
-static void cache_put(dispatch_t *d, cbuf_t *b)
-{
-    ccache_t *c = &d->cache;
-    if ((int64_t)(b->n + sizeof *b) > c->limit) return;
-    pthread_mutex_lock(&c->mu);
-    unsigned h = hash_key(b->key);
-    cbuf_t *e = c->buckets[h];
-    while (e && strcmp(e->key, b->key) != 0)
-        e = e->hnext;
-    if (!e && !b->cached) {
-        b->refs++;
-        b->cached = true;
-        b->hnext = c->buckets[h];
-        c->buckets[h] = b;
-        lru_front(c, b);
-        c->used += (int64_t)(b->n + sizeof *b);
-        c->entries++;
-        while ((c->used > c->limit || c->entries > CACHE_MAX_ENTRIES) && c->tail)
-            cache_drop_locked(c, c->tail);
-    }
-    pthread_mutex_unlock(&c->mu);
-}
 
 /* ---- plans ---------------------------------------------------------------- */
 
@@ -354,29 +220,56 @@ static void plan_done(dispatch_t *d, pentry_t *e)
 
 /* ---- batches ---------------------------------------------------------------- */
 
-/* KEYS[1] the queue, KEYS[2] our processing list; ARGV[1] TAKE_SPREAD,
- * ARGV[2] BATCH_MAX. LMOVEs max(1, min(LLEN / spread, max)) messages, each
- * as BLMOVE RIGHT LEFT would, and returns them (an empty array when the
- * queue is empty). A script runs atomically: no message is ever in neither
- * list. */
+/* KEYS[1] our queue (mars:jobs:<id>), KEYS[2] mars:jobs, KEYS[3] our
+ * processing list; ARGV[1] TAKE_SPREAD, ARGV[2] BATCH_MAX, ARGV[3] our id.
+ * From our queue, else from mars:jobs: LMOVEs max(1, min(LLEN / spread,
+ * max)) messages, as BLMOVE RIGHT LEFT would. Both empty: steals one job
+ * from the longest queue of another worker (mars:wq lists them) that has
+ * at least two waiting, or any waiting on a worker whose live report
+ * expired. Returns {messages, stolen}. A script runs atomically: no
+ * message is ever in no list. */
 static const char TAKE_SCRIPT[] =
-    "local n = math.floor(redis.call('LLEN', KEYS[1]) / tonumber(ARGV[1]))"
-    " if n < 1 then n = 1 end"
-    " if n > tonumber(ARGV[2]) then n = tonumber(ARGV[2]) end"
-    " local out = {}"
-    " for i = 1, n do"
-    "  local m = redis.call('LMOVE', KEYS[1], KEYS[2], 'RIGHT', 'LEFT')"
-    "  if not m then break end"
-    "  out[#out + 1] = m"
+    "local function take(q)"
+    "  local n = math.floor(redis.call('LLEN', q) / tonumber(ARGV[1]))"
+    "  if n < 1 then n = 1 end"
+    "  if n > tonumber(ARGV[2]) then n = tonumber(ARGV[2]) end"
+    "  local out = {}"
+    "  for i = 1, n do"
+    "   local m = redis.call('LMOVE', q, KEYS[3], 'RIGHT', 'LEFT')"
+    "   if not m then break end"
+    "   out[#out + 1] = m"
+    "  end"
+    "  return out"
     " end"
-    " return out";
+    " local out = take(KEYS[1])"
+    " if #out == 0 then out = take(KEYS[2]) end"
+    " if #out > 0 then return {out, 0} end"
+    " local best, blen = nil, 0"
+    " for _, w in ipairs(redis.call('SMEMBERS', 'mars:wq')) do"
+    "  if w ~= ARGV[3] then"
+    "   local q = 'mars:jobs:' .. w"
+    "   local l = redis.call('LLEN', q)"
+    "   if l == 0 then redis.call('SREM', 'mars:wq', w)"
+    "   elseif l >= 2 or redis.call('EXISTS', 'mars:worker:' .. w) == 0 then"
+    "    if l > blen then best, blen = q, l end"
+    "   end"
+    "  end"
+    " end"
+    " if best then"
+    "  local m = redis.call('LMOVE', best, KEYS[3], 'LEFT', 'LEFT')"
+    "  if m then return {{m}, 1} end"
+    " end"
+    " return {{}, 0}";
 
 /* One job's report, sent with the batch's others. */
 typedef struct {
-    char msg[300];  /* the job message, LREMed from the processing list */
-    char owner[72]; /* completion list: mars:done:<owner>; "" when dropped */
-    char line[MSG_MAX + 400];
-    cbuf_t *out; /* output to SET first (a reference), or NULL */
+    char msg[MSG_JOB_MAX]; /* the job message, LREMed from the processing list */
+    char owner[72];        /* completion list: mars:done:<owner>; "" when dropped */
+    char line[MSG_DONE_MAX];
+    char key[MSG_KEY_MAX]; /* an inline output: SET first */
+    void *out;             /* its bytes (owned), or NULL */
+    size_t n;
+    bool stored; /* an output kept in our store: counted done once reported */
 } report_t;
 
 typedef struct {
@@ -396,293 +289,56 @@ typedef struct {
 
 /* ---- one job ---------------------------------------------------------------- */
 
-typedef struct {
-    int n;
-    int32_t *job;
-    cbuf_t **buf;
-} inputs_t;
-
-static const void *get_input(void *ctx, int32_t job, size_t *len)
+/* Memory job ji may need beyond what is resident now: its output, the
+ * inputs it must bring in, and as much again as its output for the
+ * kernel's scratch (a blob job's output is not known before it runs: its
+ * inputs' size stands for it). */
+static int64_t job_need(const islot_t *is, const char *tid, const plan_t *p, int32_t ji)
 {
-    const inputs_t *in = ctx;
-    for (int i = 0; i < in->n; i++)
-        if (in->job[i] == job) {
-            *len = in->buf[i]->n;
-            return in->buf[i]->data;
-        }
-    *len = 0;
-    return NULL;
+    const job_t *jb = &p->t->jobs[ji];
+    int64_t miss = inputs_missing_bytes(is, tid, p, ji);
+    int64_t out = jb->blob ? miss : (int64_t)job_nbytes(jb);
+    return miss + 2 * out;
 }
 
-static void node_prefix(const plan_t *p, const job_t *jb, char *out, size_t cap)
-{
-    const graph_node_t *n = &p->g->nodes[jb->node];
-    snprintf(out, cap, "node \"%s\" (%s): ", n->key, op_name(n->op));
-}
-
-/* A DataFrame part job (a shuffle's consumer) reads one part of each
- * partition pack (engine/df/dfexec.h): the part of job s's output that
- * job jb takes, or -1 when jb reads s whole. */
-static int64_t pack_part_of(const tile_t *t, const job_t *jb, int32_t s)
-{
-    const job_t *src = &t->jobs[s];
-    if (jb->kind != JK_DF || src->kind != JK_DF) return -1;
-    int k = jb->param->dfk, ks = src->param->dfk;
-    if ((k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART) ||
-        (ks != DFJ_HASH_PART && ks != DFJ_SORT_RANGE))
-        return -1;
-    return jb->off[0];
-}
-
-/* The most parts a pack may declare: far above the tiler's (32), low enough
- * that a corrupted header cannot make us allocate much. */
-#define PACK_MAX_PARTS 65536
-
-static redisReply *getrange(rq_t *r, const char *key, uint64_t a, uint64_t n, char *err,
-                            size_t errlen)
-{
-    redisReply *rep = rq_command(r, err, errlen, "GETRANGE %s %llu %llu", key,
-                                 (unsigned long long)a, (unsigned long long)(a + n - 1));
-    if (rep && (rep->type != REDIS_REPLY_STRING || (uint64_t)rep->len != n)) {
-        snprintf(err, errlen, "chunk %.200s is missing from the chunk store or truncated", key);
-        freeReplyObject(rep);
-        return NULL;
-    }
-    return rep;
-}
-
-/* Part `part` (and part 0, which a sort part falls back on for its empty
- * result's columns) of the pack stored at key, as a pack of the same part
- * count whose other parts are empty: a shuffle's consumer reads its share,
- * not every chunk's whole output. NULL with err. */
-static cbuf_t *fetch_pack_part(rq_t *r, const char *key, const char *ckey, int64_t part, char *err,
-                               size_t errlen)
-{
-    uint64_t h[2];
-    redisReply *rep = getrange(r, key, 0, 16, err, errlen);
-    if (!rep) return NULL;
-    memcpy(h, rep->str, 16);
-    freeReplyObject(rep);
-    uint64_t npk = h[1];
-    if (npk == 0 || npk > PACK_MAX_PARTS) {
-        snprintf(err, errlen, "chunk %.200s is no frame pack", key);
-        return NULL;
-    }
-    size_t hl = 16 + 8 * (size_t)(npk + 1);
-    uint64_t *off = malloc(8 * (size_t)(npk + 1));
-    if (!off) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    cbuf_t *b = NULL;
-    if (!(rep = getrange(r, key, 16, 8 * (npk + 1), err, errlen))) goto done;
-    memcpy(off, rep->str, 8 * (size_t)(npk + 1));
-    freeReplyObject(rep);
-    uint64_t want[2] = {0, part >= 0 && (uint64_t)part < npk ? (uint64_t)part : 0};
-    uint64_t size = hl;
-    for (int w = 0; w < 2; w++) {
-        uint64_t a = off[want[w]], e = off[want[w] + 1];
-        if (a > e || e - a > (1ull << 40) || (a & 7)) {
-            snprintf(err, errlen, "chunk %.200s: bad frame pack offsets", key);
-            goto done;
-        }
-        if (w == 0 || want[1] != 0) size += e - a;
-    }
-    if (!(b = cbuf_new(ckey, size))) {
-        snprintf(err, errlen, "out of memory");
-        goto done;
-    }
-    uint64_t *nh = (uint64_t *)b->data, at = hl;
-    nh[0] = h[0];
-    nh[1] = npk;
-    for (uint64_t i = 0; i <= npk; i++)
-        nh[2 + i] = hl; /* empty parts */
-    for (int w = 0; w < 2; w++) {
-        if (w == 1 && want[1] == 0) break;
-        uint64_t a = off[want[w]], n = off[want[w] + 1] - a;
-        nh[2 + want[w]] = at;
-        if (n) {
-            if (!(rep = getrange(r, key, a, n, err, errlen))) {
-                cbuf_unref_locked(b); /* never shared: no lock needed */
-                b = NULL;
-                goto done;
-            }
-            memcpy(b->data + at, rep->str, n);
-            freeReplyObject(rep);
-        }
-        at += n;
-        /* the parts after this one start where it ends */
-        for (uint64_t i = want[w] + 1; i <= npk; i++)
-            nh[2 + i] = at;
-    }
-done:
-    free(off);
-    return b;
-}
-
-/* Runs job ji of the plan; on success *outb holds the output (a reference
- * for the caller). -1 with err (the message names the node). */
-static int run_job(dispatch_t *d, rq_t *r, const char *tid, const plan_t *p, int32_t ji,
-                   cbuf_t **outb, char *err, size_t errlen)
+/* Runs job ji of the plan with its inputs loaded: 0 with *out (malloc'ed,
+ * *n bytes), or an INPUTS_ code with err naming the node. */
+static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p, int32_t ji,
+                   void **out, size_t *n, char *err, size_t errlen)
 {
     const tile_t *t = p->t;
     const job_t *jb = &t->jobs[ji];
-    char np[300];
-    node_prefix(p, jb, np, sizeof np);
-    int rc = -1, cap = 0;
-    inputs_t in = {0};
-    for (int k = 0; k < jb->n_in; k++)
-        cap += jb->in[k].job >= 0 ? 1 : jb->in[k].n_pieces;
-    in.job = malloc(sizeof(int32_t) * (size_t)(cap ? cap : 1));
-    in.buf = calloc((size_t)(cap ? cap : 1), sizeof(cbuf_t *));
-    int *missing = malloc(sizeof(int) * (size_t)(cap ? cap : 1));
-    int n_missing = 0;
-    if (!in.job || !in.buf || !missing) {
-        snprintf(err, errlen, "%sout of memory", np);
-        goto done;
-    }
-    for (int k = 0; k < jb->n_in; k++) {
-        const jin_t *x = &jb->in[k];
-        int np_ = x->job >= 0 ? 1 : x->n_pieces;
-        for (int q = 0; q < np_; q++) {
-            int32_t s = x->job >= 0 ? x->job : x->pieces[q].src;
-            bool seen = false;
-            for (int i = 0; i < in.n && !seen; i++)
-                seen = in.job[i] == s;
-            if (seen) continue;
-            char key[KEY_MAX];
-            plan_chunk_key(p, tid, s, key, sizeof key);
-            in.job[in.n] = s;
-            int64_t part = pack_part_of(t, jb, s);
-            if (part >= 0) {
-                /* one part of a pack: cached under a key of its own */
-                char ckey[KEY_MAX];
-                snprintf(ckey, sizeof ckey, "%.200s#%lld", key, (long long)part);
-                in.buf[in.n] = cache_get(d, ckey);
-                if (!in.buf[in.n]) {
-                    char e2[256];
-                    in.buf[in.n] = fetch_pack_part(r, key, ckey, part, e2, sizeof e2);
-                    if (!in.buf[in.n]) {
-                        snprintf(err, errlen, "%s%s", np, e2);
-                        in.n++;
-                        goto done;
-                    }
-                    cache_put(d, in.buf[in.n]);
-                }
-                in.n++;
-                continue;
-            }
-            in.buf[in.n] = cache_get(d, key);
-            if (!in.buf[in.n]) missing[n_missing++] = in.n;
-            in.n++;
-        }
-    }
-    if (n_missing > 0) {
-        redisReply **reps = calloc((size_t)n_missing, sizeof *reps);
-        if (!reps) {
-            snprintf(err, errlen, "%sout of memory", np);
-            goto done;
-        }
-        for (int i = 0; i < n_missing; i++) {
-            char key[KEY_MAX];
-            plan_chunk_key(p, tid, in.job[missing[i]], key, sizeof key);
-            if (rq_append(r, err, errlen, "GET %s", key)) {
-                free(reps);
-                goto done;
-            }
-        }
-        if (rq_flush_replies(r, reps, n_missing, err, errlen)) {
-            free(reps);
-            goto done;
-        }
-        int bad = -1;
-        for (int i = 0; i < n_missing; i++) {
-            int32_t s = in.job[missing[i]];
-            redisReply *rep = reps[i];
-            char key[KEY_MAX];
-            plan_chunk_key(p, tid, s, key, sizeof key);
-            size_t want = job_nbytes(&t->jobs[s]);
-            /* a DataFrame chunk (a frame blob) has the length it was stored with;
-             * the kernel checks the blob itself */
-            if (t->jobs[s].blob && rep->type == REDIS_REPLY_STRING) want = (size_t)rep->len;
-            if (bad < 0 && rep->type != REDIS_REPLY_STRING) {
-                snprintf(err, errlen, "%sinput chunk %s is missing from the chunk store", np, key);
-                bad = i;
-            } else if (bad < 0 && (size_t)rep->len != want) {
-                snprintf(err, errlen, "%sinput chunk %s has %zu bytes, not the %zu expected", np,
-                         key, (size_t)rep->len, want);
-                bad = i;
-            } else if (bad < 0) {
-                cbuf_t *b = cbuf_new(key, want);
-                if (!b) {
-                    snprintf(err, errlen, "%sout of memory", np);
-                    bad = i;
-                } else {
-                    memcpy(b->data, rep->str, want);
-                    in.buf[missing[i]] = b;
-                    cache_put(d, b);
-                }
-            }
-            freeReplyObject(rep);
-        }
-        free(reps);
-        if (bad >= 0) goto done;
-    }
-    char key[KEY_MAX];
-    plan_chunk_key(p, tid, ji, key, sizeof key);
-    cbuf_t *o = cbuf_new(key, job_nbytes(jb));
-    if (!o) {
-        snprintf(err, errlen, "%sout of memory", np);
-        goto done;
-    }
-    void *blob = NULL;
-    size_t blob_len = 0;
-    int jrc = exec_job_any(t, ji, get_input, &in, o->data, &blob, &blob_len, err, errlen);
-    if (jrc == 0 && jb->blob) {
-        /* the output's size was known only to the kernel: adopt its buffer */
-        free(o->data);
-        o->data = blob ? blob : malloc(1);
-        o->n = blob_len;
-        if (!o->data) {
-            snprintf(err, errlen, "out of memory");
-            jrc = -1;
-        }
-    }
-    if (jrc) {
-        /* Kernel messages name the rule; the report names the node too. */
-        size_t lp = strlen(np), le = strlen(err);
-        if (strncmp(err, "node \"", 6) != 0 && lp + le < errlen) {
-            memmove(err + lp, err, le + 1);
-            memcpy(err, np, lp);
-        }
-        cbuf_release(d, o);
-        goto done;
-    }
-    *outb = o;
-    rc = 0;
-done:
-    free(missing);
+    jinputs_t in;
+    int rc = inputs_load(is, tid, p, ji, &in, err, errlen);
+    if (rc) return rc;
+    if (in.fetched_bytes) metrics_counter_add(d->m_fetched, (double)in.fetched_bytes);
     for (int i = 0; i < in.n; i++)
-        cbuf_release(d, in.buf[i]);
-    free(in.job);
-    free(in.buf);
-    return rc;
-}
-
-/* Parses "<task_id> <job_index> <attempt>". */
-static int parse_msg(const char *m, char *tid, size_t cap, int32_t *job, int *attempt)
-{
-    const char *sp = strchr(m, ' ');
-    if (!sp || (size_t)(sp - m) >= cap || sp == m) return -1;
-    memcpy(tid, m, (size_t)(sp - m));
-    tid[sp - m] = '\0';
-    char *end;
-    long j = strtol(sp + 1, &end, 10);
-    if (*end != ' ' || j < 0 || j > INT32_MAX) return -1;
-    long a = strtol(end + 1, &end, 10);
-    if (*end || a < 0 || a > INT32_MAX) return -1;
-    *job = (int32_t)j;
-    *attempt = (int)a;
+        metrics_counter_inc(in.own[i] ? d->m_miss : d->m_hit);
+    size_t want = job_nbytes(jb);
+    void *buf = jb->blob ? NULL : malloc(want ? want : 1), *blob = NULL;
+    size_t blob_len = 0;
+    if (!jb->blob && !buf) {
+        const graph_node_t *nd = &p->g->nodes[jb->node];
+        snprintf(err, errlen, "node \"%s\" (%s): out of memory for a %zu-byte chunk", nd->key,
+                 op_name(nd->op), want);
+        inputs_done(is, &in);
+        return INPUTS_ERR;
+    }
+    char e2[900];
+    rc =
+        exec_job_any(t, ji, inputs_get, &in, buf, &blob, &blob_len, e2, sizeof e2) ? INPUTS_ERR : 0;
+    if (rc) {
+        const graph_node_t *nd = &p->g->nodes[jb->node];
+        snprintf(err, errlen, "node \"%.128s\" (%.32s): %s", nd->key, op_name(nd->op), e2);
+    }
+    inputs_done(is, &in);
+    if (rc) {
+        free(buf);
+        free(blob);
+        return rc;
+    }
+    *out = jb->blob ? blob : buf;
+    *n = jb->blob ? blob_len : want;
     return 0;
 }
 
@@ -702,33 +358,30 @@ static void slot_set(dispatch_t *d, int slot, const slot_job_t *j)
     pthread_mutex_unlock(&d->smu);
 }
 
-/* Sends the pending reports in one pipeline: per job the output's SET, the
- * completion's RPUSH and the message's LREM, in that order (a message
- * leaves the processing list only once reported). A few tries: rq
- * reconnects (with backoff) after a broken link; a job never reported would
- * stall its task while we keep beating. Resending is harmless: the same
- * bytes, and a second completion is stale. */
+/* Sends the pending reports in one pipeline: per job the inline output's
+ * SET, the completion's RPUSH and the message's LREM, in that order (a
+ * message leaves the processing list only once reported). Outputs kept
+ * in our store were put there before (a successor may read them as soon
+ * as the supervisor sees the completion). Retried until it works or we
+ * stop: a job never reported would stall its task while we keep beating.
+ * Resending is harmless: the same bytes, and a second completion is
+ * stale. */
 static void reports_flush(dispatch_t *d, rq_t *r, reports_t *rp)
 {
     if (rp->n == 0) return;
     char err[256];
     int rc = -1;
-    /* Until it works or we stop (retry_wait): a message left on our list
-     * while we keep beating would stall its task for ever; once we stop,
-     * the supervisor requeues it when our heartbeat lapses. */
     for (int tries = 0; rc != 0 && retry_wait(d, tries); tries++) {
         if (tries && tries % RETRY_LOG_EVERY == 1)
             log_warning("reporting %d jobs: %s (retrying)", rp->n, err);
         rc = 0;
         for (int i = 0; i < rp->n && rc == 0; i++) {
             report_t *x = &rp->v[i];
-            if (x->out)
-                rc = rq_append(r, err, sizeof err, "SET %s %b", x->out->key, x->out->data,
-                               x->out->n);
+            if (x->out) rc = rq_append(r, err, sizeof err, "SET %s %b", x->key, x->out, x->n);
             if (rc == 0 && x->owner[0])
-                rc = rq_append(r, err, sizeof err, "RPUSH mars:done:%s %s", x->owner, x->line);
+                rc = rq_append(r, err, sizeof err, "RPUSH " MSG_DONE "%s %s", x->owner, x->line);
             if (rc == 0)
-                rc = rq_append(r, err, sizeof err, "LREM mars:processing:%s 1 %s", d->id, x->msg);
+                rc = rq_append(r, err, sizeof err, "LREM " MSG_PROCESSING "%s 1 %s", d->id, x->msg);
         }
         if (rc == 0) rc = rq_flush(r, err, sizeof err);
     }
@@ -736,55 +389,98 @@ static void reports_flush(dispatch_t *d, rq_t *r, reports_t *rp)
         log_warning("reporting %d jobs: %s (stopping: left on the processing list)", rp->n, err);
     for (int i = 0; i < rp->n; i++) {
         report_t *x = &rp->v[i];
-        if (!x->out) continue;
-        if (rc == 0) {
-            cache_put(d, x->out);
-            atomic_fetch_add(&d->done, 1);
-        }
-        cbuf_release(d, x->out);
+        if (rc == 0 && (x->out || x->stored)) atomic_fetch_add(&d->done, 1);
+        free(x->out);
         x->out = NULL;
     }
     rp->n = 0;
     rp->bytes = 0;
 }
 
-/* Queues a report (owner NULL: the message is only dropped). */
+/* Queues a report (owner NULL: the message is only dropped); takes out. */
 static void report_add(dispatch_t *d, rq_t *r, reports_t *rp, const char *msg, const char *owner,
-                       const char *line, cbuf_t *out)
+                       const msg_done_t *done, void *out, size_t n, bool stored)
 {
     if (rp->n == BATCH_MAX) reports_flush(d, r, rp);
     report_t *x = &rp->v[rp->n++];
     snprintf(x->msg, sizeof x->msg, "%s", msg);
     snprintf(x->owner, sizeof x->owner, "%s", owner ? owner : "");
-    snprintf(x->line, sizeof x->line, "%s %s %s", msg, d->id, line ? line : "");
+    x->line[0] = '\0';
+    if (done && msg_done_fmt(x->line, sizeof x->line, done) < 0)
+        snprintf(x->line, sizeof x->line, "%s %d %d %s err the job's message did not fit",
+                 done->tid, (int)done->job, done->attempt, done->worker);
     x->out = out;
+    x->n = n;
+    x->stored = stored;
+    if (out) msg_chunk_key(x->key, sizeof x->key, done->tid, done->job);
     if (rp->n == 1) rp->first_ms = svc_now_ms();
-    if (out) rp->bytes += out->n;
+    if (out) rp->bytes += n;
+}
+
+/* A completion of kind k with text (err, retry). */
+static void report_text(dispatch_t *d, rq_t *r, reports_t *rp, const char *msg, const char *owner,
+                        msg_done_t *done, msg_kind_t k, const char *text)
+{
+    done->kind = k;
+    snprintf(done->text, sizeof done->text, "%s", text);
+    report_add(d, r, rp, msg, owner, done, NULL, 0, false);
+}
+
+/* Keeps a job's output: inline (small: SET with the report) or in our
+ * store (before the report goes). Reports it. */
+static void report_output(dispatch_t *d, rq_t *r, reports_t *rp, const char *msg, const char *owner,
+                          msg_done_t *done, void *out, size_t n)
+{
+    done->kind = MSG_OK;
+    done->nbytes = (int64_t)n;
+    done->inline_data = n <= MSG_INLINE_MAX;
+    if (done->inline_data) {
+        report_add(d, r, rp, msg, owner, done, out, n, false);
+        return;
+    }
+    char key[MSG_KEY_MAX];
+    msg_chunk_key(key, sizeof key, done->tid, done->job);
+    store_put(d->store, key, out, n, true);
+    owned_add(d->owned, key);
+    report_add(d, r, rp, msg, owner, done, NULL, 0, true);
 }
 
 /* Runs one job of a batch whose task passed its checks (ck); queues its
  * report. */
-static void run_one(dispatch_t *d, rq_t *r, int slot, const char *msg, const char *tid, int32_t ji,
-                    const tcheck_t *ck, reports_t *rp)
+static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const char *tid,
+                    int32_t ji, int attempt, const tcheck_t *ck, reports_t *rp)
 {
-    char err[MSG_MAX], what[MSG_MAX + 8];
+    rq_t *r = is->r;
+    char err[MSG_TEXT_MAX];
+    msg_done_t done = {.job = ji, .attempt = attempt, .slot = slot};
+    snprintf(done.tid, sizeof done.tid, "%s", tid);
+    snprintf(done.worker, sizeof done.worker, "%s", d->id);
     pentry_t *pe = plan_get(d, r, tid, ck->prefix, ck->plen, err, sizeof err);
     if (!pe) {
         /* No owner to tell: the plan is unreadable or gone. */
         log_warning("job %s dropped: %s", msg, err);
         metrics_counter_inc(d->m_dropped);
-        report_add(d, r, rp, msg, NULL, NULL, NULL);
+        report_add(d, r, rp, msg, NULL, NULL, NULL, 0, false);
         return;
     }
     const plan_t *p = &pe->plan;
     if (ji >= p->t->n_jobs || !p->t->live[ji] || p->t->jobs[ji].kind == JK_SOURCE) {
-        snprintf(what, sizeof what, "err job %d is not a runnable job of task %s", (int)ji, tid);
-        report_add(d, r, rp, msg, p->owner, what, NULL);
+        snprintf(err, sizeof err, "job %d is not a runnable job of task %s", (int)ji, tid);
+        report_text(d, r, rp, msg, p->owner, &done, MSG_ERR, err);
+        plan_done(d, pe);
+        return;
+    }
+    /* The hard memory limit: admitted by estimate, checked again after. */
+    int64_t need = job_need(is, tid, p, ji);
+    if (memguard_admit(d->mg, need, err, sizeof err)) {
+        metrics_counter_inc(d->m_retry);
+        report_text(d, r, rp, msg, p->owner, &done, MSG_RETRY, err);
         plan_done(d, pe);
         return;
     }
     atomic_fetch_add(&d->running, 1);
-    cbuf_t *out = NULL;
+    void *out = NULL;
+    size_t n = 0;
     slot_job_t sj = {.busy = true, .job = ji, .started_ms = svc_wall_ms()};
     const graph_node_t *nd = &p->g->nodes[p->t->jobs[ji].node];
     snprintf(sj.tid, sizeof sj.tid, "%s", tid);
@@ -792,23 +488,25 @@ static void run_one(dispatch_t *d, rq_t *r, int slot, const char *msg, const cha
     sj.op = op_name(nd->op);
     slot_set(d, slot, &sj);
     int64_t t0 = svc_now_ms();
-    int rc = run_job(d, r, tid, p, ji, &out, err, sizeof err);
+    int rc = run_job(d, is, tid, p, ji, &out, &n, err, sizeof err);
     int64_t t1 = svc_now_ms();
+    if (rc == 0 && memguard_over_hard(d->mg, err, sizeof err)) {
+        free(out);
+        rc = INPUTS_RETRY;
+    }
+    memguard_release(d->mg, need);
     metrics_histogram_observe(d->m_seconds, (double)(t1 - t0) / 1000.0);
-    metrics_counter_inc(rc == 0 ? d->m_ok : d->m_err);
+    metrics_counter_inc(rc == 0 ? d->m_ok : rc == INPUTS_RETRY ? d->m_retry : d->m_err);
     atomic_fetch_sub(&d->running, 1);
     slot_set(d, slot, &(slot_job_t){.busy = false});
     if (rc == 0) {
         /* The run in wall-clock ms: its start, and the start plus the
          * monotonic duration (a clock step cannot make it negative). */
-        snprintf(what, sizeof what, "ok %zu %d %lld %lld", out->n, slot, (long long)sj.started_ms,
-                 (long long)(sj.started_ms + (t1 - t0)));
-        report_add(d, r, rp, msg, p->owner, what, out);
+        done.t0 = sj.started_ms;
+        done.t1 = sj.started_ms + (t1 - t0);
+        report_output(d, r, rp, msg, p->owner, &done, out, n);
     } else {
-        for (char *c = err; *c; c++)
-            if (*c == '\n') *c = ' ';
-        snprintf(what, sizeof what, "err %s", err);
-        report_add(d, r, rp, msg, p->owner, what, NULL);
+        report_text(d, r, rp, msg, p->owner, &done, rc == INPUTS_RETRY ? MSG_RETRY : MSG_ERR, err);
     }
     plan_done(d, pe);
 }
@@ -816,18 +514,20 @@ static void run_one(dispatch_t *d, rq_t *r, int slot, const char *msg, const cha
 /* Runs a batch of job messages taken from the queue (all on our
  * processing list): the cancel key and plan prefix once per task, then the
  * jobs in order, their reports pipelined. */
-static void handle_batch(dispatch_t *d, rq_t *r, int slot, char (*msgs)[300], int n, reports_t *rp)
+static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_JOB_MAX], int n,
+                         reports_t *rp)
 {
+    rq_t *r = is->r;
     char err[256];
     char tids[BATCH_MAX][72];
     int32_t jobs[BATCH_MAX];
+    int attempts[BATCH_MAX];
     int task_of[BATCH_MAX];
     tcheck_t ck[BATCH_MAX];
     int nt = 0;
     for (int i = 0; i < n; i++) {
-        int attempt;
         task_of[i] = -1;
-        if (parse_msg(msgs[i], tids[i], sizeof tids[i], &jobs[i], &attempt)) continue;
+        if (msg_job_parse(msgs[i], tids[i], sizeof tids[i], &jobs[i], &attempts[i])) continue;
         int t = 0;
         while (t < nt && strcmp(ck[t].tid, tids[i]) != 0)
             t++;
@@ -864,19 +564,62 @@ static void handle_batch(dispatch_t *d, rq_t *r, int slot, char (*msgs)[300], in
     for (int i = 0; i < n; i++) {
         if (task_of[i] < 0) {
             log_warning("dropping malformed job message \"%.200s\"", msgs[i]);
-            report_add(d, r, rp, msgs[i], NULL, NULL, NULL);
+            report_add(d, r, rp, msgs[i], NULL, NULL, NULL, 0, false);
         } else if (ck[task_of[i]].cancelled || ck[task_of[i]].gone) {
             log_debug("job %s dropped: task %s", msgs[i],
                       ck[task_of[i]].cancelled ? "cancelled" : "ended");
             metrics_counter_inc(d->m_dropped);
-            report_add(d, r, rp, msgs[i], NULL, NULL, NULL);
+            report_add(d, r, rp, msgs[i], NULL, NULL, NULL, 0, false);
         } else {
-            run_one(d, r, slot, msgs[i], tids[i], jobs[i], &ck[task_of[i]], rp);
+            run_one(d, is, slot, msgs[i], tids[i], jobs[i], attempts[i], &ck[task_of[i]], rp);
         }
         if (rp->bytes >= REPORT_BYTES || svc_now_ms() - rp->first_ms >= REPORT_MS)
             reports_flush(d, r, rp);
     }
     reports_flush(d, r, rp);
+}
+
+/* Takes a batch: our queue, mars:jobs, or one stolen job (TAKE_SCRIPT);
+ * when there is none, waits on our queue. The reply, or NULL with err. */
+static redisReply *take(dispatch_t *d, rq_t *r, int *stolen, char *err, size_t errlen)
+{
+    char spread[16], bmax[16];
+    snprintf(spread, sizeof spread, "%d", TAKE_SPREAD);
+    snprintf(bmax, sizeof bmax, "%d", BATCH_MAX);
+    *stolen = 0;
+    redisReply *rep = rq_command(
+        r, err, errlen, "EVAL %s 3 " MSG_WJOBS "%s " MSG_JOBS " " MSG_PROCESSING "%s %s %s %s",
+        TAKE_SCRIPT, d->id, d->id, spread, bmax, d->id);
+    if (!rep) return NULL;
+    if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
+        rep->element[0]->type == REDIS_REPLY_ARRAY && rep->element[0]->elements > 0) {
+        *stolen = rep->element[1]->type == REDIS_REPLY_INTEGER && rep->element[1]->integer > 0;
+        return rep;
+    }
+    freeReplyObject(rep);
+    return rq_command_blocking(r, BLOCK_MS, err, errlen,
+                               "BLMOVE " MSG_WJOBS "%s " MSG_PROCESSING "%s RIGHT LEFT " BLOCK_S,
+                               d->id, d->id);
+}
+
+/* The messages of a take's reply into msgs; their number. */
+static int take_msgs(const redisReply *rep, char (*msgs)[MSG_JOB_MAX])
+{
+    int n = 0;
+    if (rep->type == REDIS_REPLY_STRING) {
+        snprintf(msgs[n++], MSG_JOB_MAX, "%.*s",
+                 (int)(rep->len < MSG_JOB_MAX - 1 ? rep->len : MSG_JOB_MAX - 1), rep->str);
+        return n;
+    }
+    if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) return 0;
+    const redisReply *a = rep->element[0];
+    for (size_t i = 0; a->type == REDIS_REPLY_ARRAY && i < a->elements && n < BATCH_MAX; i++) {
+        const redisReply *e = a->element[i];
+        if (e->type != REDIS_REPLY_STRING) continue;
+        snprintf(msgs[n++], MSG_JOB_MAX, "%.*s",
+                 (int)(e->len < MSG_JOB_MAX - 1 ? e->len : MSG_JOB_MAX - 1), e->str);
+    }
+    return n;
 }
 
 static void *slot_main(void *arg)
@@ -885,35 +628,26 @@ static void *slot_main(void *arg)
     char err[512];
     int slot = atomic_fetch_add(&d->next_slot, 1);
     kern_init();
-    rq_t *r = rq_create(d->cfg->redis_url, RQ_DEFAULT_TIMEOUT_MS, err, sizeof err);
-    if (!r) {
-        log_error("slot: %s", err);
-        return NULL;
-    }
+    islot_t is = {.store = d->store, .addrs = d->addrs, .token = d->cfg->token, .self = d->id};
+    is.r = rq_create(d->cfg->redis_url, RQ_DEFAULT_TIMEOUT_MS, err, sizeof err);
+    is.pool = peer_pool_create();
     reports_t rp = {.v = calloc(BATCH_MAX, sizeof(report_t))};
-    char(*msgs)[300] = malloc(sizeof(char[300]) * BATCH_MAX);
-    if (!rp.v || !msgs) {
-        log_error("slot: out of memory");
-        free(rp.v);
-        free(msgs);
-        rq_free(r);
-        return NULL;
+    char(*msgs)[MSG_JOB_MAX] = malloc(sizeof(char[MSG_JOB_MAX]) * BATCH_MAX);
+    if (!is.r || !is.pool || !rp.v || !msgs) {
+        log_error("slot: %s", is.r ? "out of memory" : err);
+        goto out;
     }
     bool ok = true;
-    char spread[16], bmax[16];
-    snprintf(spread, sizeof spread, "%d", TAKE_SPREAD);
-    snprintf(bmax, sizeof bmax, "%d", BATCH_MAX);
     while (!atomic_load(&d->stop)) {
-        /* Several jobs in one round trip when the queue is long; else wait
-         * for one. */
-        redisReply *rep =
-            rq_command(r, err, sizeof err, "EVAL %s 2 mars:jobs mars:processing:%s %s %s",
-                       TAKE_SCRIPT, d->id, spread, bmax);
-        if (rep && (rep->type != REDIS_REPLY_ARRAY || rep->elements == 0)) {
-            freeReplyObject(rep);
-            rep = rq_command_blocking(r, BLOCK_MS, err, sizeof err,
-                                      "BLMOVE mars:jobs mars:processing:%s RIGHT LEFT 1", d->id);
+        /* Above the soft memory limit: no new job until the store has
+         * spilled (memguard's thread) or running jobs ended. */
+        if (memguard_paused(d->mg)) {
+            struct timespec ts = {0, PAUSE_MS * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            continue;
         }
+        int stolen;
+        redisReply *rep = take(d, is.r, &stolen, err, sizeof err);
         if (!rep) {
             if (ok) log_warning("taking a job: %s", err);
             ok = false;
@@ -924,28 +658,23 @@ static void *slot_main(void *arg)
         }
         if (!ok) log_info("taking jobs again");
         ok = true;
-        int n = 0;
-        if (rep->type == REDIS_REPLY_STRING) {
-            snprintf(msgs[n++], 300, "%.*s", (int)(rep->len < 299 ? rep->len : 299), rep->str);
-        } else if (rep->type == REDIS_REPLY_ARRAY) {
-            for (size_t i = 0; i < rep->elements && n < BATCH_MAX; i++) {
-                redisReply *e = rep->element[i];
-                if (e->type != REDIS_REPLY_STRING) continue;
-                snprintf(msgs[n++], 300, "%.*s", (int)(e->len < 299 ? e->len : 299), e->str);
-            }
-        }
+        int n = take_msgs(rep, msgs);
         freeReplyObject(rep);
-        if (n > 0) handle_batch(d, r, slot, msgs, n, &rp);
+        if (stolen) metrics_counter_add(d->m_stolen, n);
+        if (n > 0) handle_batch(d, &is, slot, msgs, n, &rp);
     }
+out:
     free(rp.v);
     free(msgs);
-    rq_free(r);
+    peer_pool_free(is.pool);
+    rq_free(is.r);
     return NULL;
 }
 
 /* ---- lifecycle ---------------------------------------------------------------- */
 
-dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_registry_t *m)
+dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_registry_t *m,
+                            store_t *store, memguard_t *mg)
 {
     dispatch_t *d = calloc(1, sizeof *d);
     if (!d) return NULL;
@@ -956,7 +685,13 @@ dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_regis
         metrics_counter(m, "mars_worker_jobs_total", H, (const char *[]){"result", "err", NULL});
     d->m_dropped = metrics_counter(m, "mars_worker_jobs_total", H,
                                    (const char *[]){"result", "dropped", NULL});
-    static const char C[] = "Input chunks looked up in the worker's cache, by result";
+    d->m_retry =
+        metrics_counter(m, "mars_worker_jobs_total", H, (const char *[]){"result", "retry", NULL});
+    d->m_stolen = metrics_counter(m, "mars_worker_jobs_stolen_total",
+                                  "Jobs taken from another worker's queue", NULL);
+    d->m_fetched = metrics_counter(m, "mars_worker_input_bytes_fetched_total",
+                                   "Input bytes read from peers and Redis", NULL);
+    static const char C[] = "Input chunks looked up in the worker's store, by result";
     d->m_hit = metrics_counter(m, "mars_worker_cache_lookups_total", C,
                                (const char *[]){"result", "hit", NULL});
     d->m_miss = metrics_counter(m, "mars_worker_cache_lookups_total", C,
@@ -966,16 +701,24 @@ dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_regis
                           NULL, METRICS_LATENCY_BUCKETS, METRICS_N_LATENCY_BUCKETS);
     d->cfg = c;
     snprintf(d->id, sizeof d->id, "%s", worker_id);
-    pthread_mutex_init(&d->cache.mu, NULL);
     pthread_mutex_init(&d->pmu, NULL);
     pthread_mutex_init(&d->smu, NULL);
-    d->cache.limit = c->cache_mem;
+    d->store = store;
+    d->mg = mg;
+    d->metrics = m;
+    d->addrs = addrs_create();
+    if (!d->addrs) {
+        free(d);
+        return NULL;
+    }
     return d;
 }
 
 int dispatch_start(dispatch_t *d, char *err, size_t errlen)
 {
     kern_init();
+    d->owned = owned_start(d->cfg->redis_url, d->id, d->store, d->metrics, err, errlen);
+    if (!d->owned) return -1;
     d->threads = calloc((size_t)d->cfg->n_cpu, sizeof(pthread_t));
     d->slots = calloc((size_t)d->cfg->n_cpu, sizeof(slot_job_t));
     if (!d->threads || !d->slots) {
@@ -989,7 +732,7 @@ int dispatch_start(dispatch_t *d, char *err, size_t errlen)
         }
         d->n_threads++;
     }
-    log_info("%d slots taking jobs from mars:jobs", d->n_threads);
+    log_info("%d slots taking jobs from " MSG_WJOBS "%s and " MSG_JOBS, d->n_threads, d->id);
     return 0;
 }
 
@@ -997,10 +740,9 @@ void dispatch_stats(const dispatch_t *d, dispatch_stats_t *out)
 {
     out->chunks_running = atomic_load(&d->running);
     out->chunks_done = atomic_load(&d->done);
-    dispatch_t *m = (dispatch_t *)d; /* the cache's lock only */
-    pthread_mutex_lock(&m->cache.mu);
-    out->cache_used = m->cache.used;
-    pthread_mutex_unlock(&m->cache.mu);
+    store_stats_t st;
+    store_stats(d->store, &st);
+    out->cache_used = st.mem_bytes;
 }
 
 char *dispatch_slots_json(const dispatch_t *d)
@@ -1031,13 +773,10 @@ void dispatch_free(dispatch_t *d)
     for (int i = 0; i < d->n_threads; i++)
         pthread_join(d->threads[i], NULL);
     free(d->threads);
-    pthread_mutex_lock(&d->cache.mu);
-    while (d->cache.tail)
-        cache_drop_locked(&d->cache, d->cache.tail);
-    pthread_mutex_unlock(&d->cache.mu);
+    owned_stop(d->owned);
     for (int i = 0; i < PLAN_CACHE; i++)
         if (d->plans[i].used) plan_close(&d->plans[i].plan);
-    pthread_mutex_destroy(&d->cache.mu);
+    addrs_free(d->addrs);
     pthread_mutex_destroy(&d->pmu);
     pthread_mutex_destroy(&d->smu);
     free(d->slots);

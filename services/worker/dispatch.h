@@ -19,7 +19,9 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "memguard.h"
 #include "metrics.h"
+#include "store.h"
 
 typedef struct dispatch dispatch_t;
 
@@ -33,7 +35,8 @@ typedef struct dispatch_stats {
  * and its completions (copied). Its counters and histograms go into m
  * (mars_worker_jobs_total{result}, mars_worker_job_seconds,
  * mars_worker_cache_lookups_total{result}). NULL only on OOM. */
-dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_registry_t *m);
+dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_registry_t *m,
+                            store_t *store, memguard_t *mg);
 int dispatch_start(dispatch_t *d, char *err, size_t errlen);
 /* Safe from any thread. */
 void dispatch_stats(const dispatch_t *d, dispatch_stats_t *out);

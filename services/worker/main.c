@@ -3,7 +3,11 @@
  * reports what it uses: CPU of its own process over the last second (cores,
  * from /proc/self/stat), resident memory (/proc/self/statm), cache and
  * chunk counts, into a Redis hash with expiry and its PostgreSQL row.
- * Running chunk jobs plugs in through dispatch.h. */
+ * Running chunk jobs plugs in through dispatch.h. The data plane (issue 11,
+ * docs/data-plane.md): the chunk store (store.h) with its spill
+ * directories, the memory bound (memguard.h), the chunk route on the -p
+ * port (chunksrv.h) and the drain of chunks the supervisor frees
+ * (freedrain.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,16 +15,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chunksrv.h"
 #include "config.h"
 #include "db.h"
 #include "dispatch.h"
+#include "freedrain.h"
 #include "http.h"
 #include "log.h"
+#include "memguard.h"
 #include "metrics.h"
 #include "procstat.h"
 #include "proto.h"
 #include "rq.h"
 #include "sbuf.h"
+#include "store.h"
 #include "svc.h"
 
 #define LOG_MODULE "worker"
@@ -28,7 +36,13 @@
 /* As for the supervisor: wait a minute for the database and queue. */
 #define STARTUP_WAIT_MS 60000
 
+/* Stream threads per --n-io-process loop: a thread is held for as long as
+ * its reader takes to receive a chunk, so a few per loop keep one slow
+ * reader from holding up the others. */
+#define STREAMS_PER_IO 4
+
 typedef struct worker {
+    chunksrv_app_t srv; /* first: the http server's app (chunksrv.h) */
     cfg_t cfg;
     char id[33];
     char address[CFG_HOST_MAX + 16];
@@ -37,6 +51,10 @@ typedef struct worker {
     metrics_registry_t *metrics;
     http_server_t *http;
     dispatch_t *dispatch;
+    store_t *store;
+    memguard_t *memguard;
+    freedrain_t *freedrain;
+    metrics_gauge_t *g_limit;
     procstat_t last;
     int64_t last_ms;
     metrics_gauge_t *g_cpu;
@@ -47,6 +65,7 @@ typedef struct worker {
 static const http_route_t ROUTES[] = {
     {"GET", "/health", http_handle_health},
     {"GET", "/metrics", http_handle_metrics},
+    {"GET", CHUNKSRV_PATTERN, chunksrv_handle_get},
 };
 
 static int check_memory(const cfg_t *c, char *err, size_t errlen)
@@ -97,8 +116,10 @@ static int register_self(worker_t *w, char *err, size_t errlen)
     snprintf(pid, sizeof pid, "%d", (int)getpid());
     snprintf(ncpu, sizeof ncpu, "%d", w->cfg.n_cpu);
     snprintf(nio, sizeof nio, "%d", w->cfg.n_io);
-    snprintf(mem, sizeof mem, "%lld", (long long)w->cfg.phy_mem);
-    snprintf(cache, sizeof cache, "%lld", (long long)w->cfg.cache_mem);
+    store_stats_t st;
+    store_stats(w->store, &st);
+    snprintf(mem, sizeof mem, "%lld", (long long)memguard_limit(w->memguard));
+    snprintf(cache, sizeof cache, "%lld", (long long)st.mem_limit);
     cuda_array(&w->cfg, cuda, sizeof cuda);
     const char *params[] = {w->id, w->address, host, pid, ncpu, nio, cuda, mem, cache};
     return db_exec(w->db,
@@ -135,6 +156,9 @@ static void heartbeat(worker_t *w)
     char err[600], cpu[32], rss[24], cache[24], running[16], done[24];
     double cores = sample_cpu(w, &ps);
     dispatch_stats(w->dispatch, &ds);
+    /* The effective bound: --phy-mem, or the host share as it is now. */
+    int64_t limit = memguard_limit(w->memguard);
+    metrics_gauge_set(w->g_limit, (double)limit);
     metrics_gauge_set(w->g_cpu, cores);
     snprintf(cpu, sizeof cpu, "%.4f", cores);
     snprintf(rss, sizeof rss, "%lld", (long long)ps.rss_bytes);
@@ -152,8 +176,8 @@ static void heartbeat(worker_t *w)
     if (rq_append(w->rq, rerr, sizeof rerr,
                   "HSET %s%s address %s n_cpu %d cpu_usage %s memory_used %s memory_limit %lld"
                   " cache_used %s chunks_running %s chunks_done %s slots %s",
-                  PROTO_WORKER_KEY, w->id, w->address, w->cfg.n_cpu, cpu, rss,
-                  (long long)w->cfg.phy_mem, cache, running, done, slots) ||
+                  PROTO_WORKER_KEY, w->id, w->address, w->cfg.n_cpu, cpu, rss, (long long)limit,
+                  cache, running, done, slots) ||
         rq_append(w->rq, rerr, sizeof rerr, "PEXPIRE %s%s %d", PROTO_WORKER_KEY, w->id,
                   PROTO_DEAD_MS) ||
         rq_append(w->rq, rerr, sizeof rerr, "LPUSH %s%s" PROTO_HISTORY_SUFFIX " %s",
@@ -166,12 +190,18 @@ static void heartbeat(worker_t *w)
         rc = -1;
     free(slots);
     /* PostgreSQL: the durable row the REST API lists. */
-    const char *params[] = {w->id, cpu, rss, cache, running, done};
+    char slimit[24], scache[24];
+    store_stats_t st;
+    store_stats(w->store, &st);
+    snprintf(slimit, sizeof slimit, "%lld", (long long)limit);
+    snprintf(scache, sizeof scache, "%lld", (long long)st.mem_limit);
+    const char *params[] = {w->id, cpu, rss, cache, running, done, slimit, scache};
     PGresult *r = db_query(w->db,
                            "UPDATE workers SET cpu_usage = $2, memory_used = $3, cache_used = $4,"
                            " chunks_running = $5, chunks_done = $6, last_heartbeat = now(),"
-                           " status = 'running', stopped_at = NULL WHERE id = $1",
-                           6, params, perr, sizeof perr);
+                           " status = 'running', stopped_at = NULL, memory_limit = $7,"
+                           " cache_limit = $8 WHERE id = $1",
+                           8, params, perr, sizeof perr);
     if (!r)
         rc = -1;
     else {
@@ -184,6 +214,56 @@ static void heartbeat(worker_t *w)
     if (rc != 0 && w->beat_ok) log_warning("heartbeat failed: %s", err);
     if (rc == 0 && !w->beat_ok) log_info("heartbeat ok");
     w->beat_ok = rc == 0;
+}
+
+/* The store (--cache-mem, --spill-dirs; stale spill directories of dead
+ * workers removed) and the memory guard (--phy-mem or the host share). */
+static int start_data_plane(worker_t *w, char *err, size_t errlen)
+{
+    const char *dirs[CFG_MAX_SPILL];
+    for (int i = 0; i < w->cfg.n_spill; i++)
+        dirs[i] = w->cfg.spill[i];
+    store_opts_t so = {
+        .mem_limit = w->cfg.cache_mem,
+        .spill_dirs = dirs,
+        .n_spill = w->cfg.n_spill,
+        .metrics = w->metrics,
+    };
+    w->store = store_create(&so, err, errlen);
+    if (!w->store) return -1;
+    memguard_opts_t mo = {
+        .phy_mem = w->cfg.phy_mem_given ? w->cfg.phy_mem : 0,
+        .host_mem = w->cfg.total_mem,
+        .store = w->store,
+        .follow_cache = !w->cfg.cache_mem_given,
+        .metrics = w->metrics,
+    };
+    w->memguard = memguard_create(&mo, err, errlen);
+    if (!w->memguard) return -1;
+    chunksrv_app_init(&w->srv, w->store, w->metrics);
+    return memguard_start(w->memguard, err, errlen);
+}
+
+/* The service port: /health, /metrics and the chunk route. */
+static int start_service_port(worker_t *w, char *err, size_t errlen)
+{
+    http_opts_t ho = {
+        .name = "worker",
+        .host = w->cfg.host,
+        .port = w->cfg.port,
+        /* Chunk transfers: --n-io-process loops, STREAMS_PER_IO stream
+         * threads each; one pool thread for what is not a stream. */
+        .n_loops = w->cfg.n_io < HTTP_MAX_LOOPS ? w->cfg.n_io : HTTP_MAX_LOOPS,
+        .max_body = CFG_SERVICE_MAX_BODY,
+        .routes = ROUTES,
+        .n_routes = (int)(sizeof ROUTES / sizeof ROUTES[0]),
+        .app = w,
+        .metrics = w->metrics,
+        .token = w->cfg.token, /* every route but /health, the chunks included */
+        .n_workers = 1,
+        .n_stream_workers = w->cfg.n_io * STREAMS_PER_IO < 64 ? w->cfg.n_io * STREAMS_PER_IO : 64,
+    };
+    return http_server_start(&ho, &w->http, err, errlen);
 }
 
 static void deregister(worker_t *w)
@@ -215,16 +295,22 @@ int main(int argc, char **argv)
     if (svc_discover(&w.cfg, err, sizeof err)) return 0; /* only a stop signal ends the search */
 
     w.metrics = metrics_create();
-    w.dispatch = w.metrics ? dispatch_create(&w.cfg, w.id, w.metrics) : NULL;
-    if (!w.metrics || !w.dispatch) goto create;
+    if (!w.metrics) goto create;
+    if (start_data_plane(&w, err, sizeof err)) {
+        log_error("%s", err);
+        goto create;
+    }
+    w.dispatch = dispatch_create(&w.cfg, w.id, w.metrics, w.store, w.memguard);
+    if (!w.dispatch) goto create;
     svc_process_metrics(w.metrics);
     w.g_cpu = metrics_gauge(w.metrics, "mars_worker_cpu_usage_cores",
                             "CPU cores this worker used over the last heartbeat interval", NULL);
     metrics_gauge_set(
         metrics_gauge(w.metrics, "mars_worker_slots", "Slots for chunk kernels (--n-cpu)", NULL),
         w.cfg.n_cpu);
-    metrics_gauge_set(metrics_gauge(w.metrics, "mars_worker_memory_limit_bytes", "--phy-mem", NULL),
-                      (double)w.cfg.phy_mem);
+    w.g_limit = metrics_gauge(w.metrics, "mars_worker_memory_limit_bytes",
+                              "--phy-mem, or the host share without it", NULL);
+    metrics_gauge_set(w.g_limit, (double)memguard_limit(w.memguard));
     w.beats = metrics_counter(w.metrics, "mars_heartbeats_total", "Heartbeats written", NULL);
     w.beat_failures = metrics_counter(w.metrics, "mars_heartbeat_failures_total",
                                       "Heartbeats that could not be written", NULL);
@@ -244,19 +330,7 @@ int main(int argc, char **argv)
         goto connect;
     }
 
-    http_opts_t ho = {
-        .name = "worker",
-        .host = w.cfg.host,
-        .port = w.cfg.port,
-        .n_loops = 1, /* /health and /metrics; chunk transfer will get its own */
-        .max_body = CFG_SERVICE_MAX_BODY,
-        .routes = ROUTES,
-        .n_routes = (int)(sizeof ROUTES / sizeof ROUTES[0]),
-        .app = &w,
-        .metrics = w.metrics,
-        .token = w.cfg.token,
-    };
-    if (http_server_start(&ho, &w.http, err, sizeof err)) {
+    if (start_service_port(&w, err, sizeof err)) {
         log_error("service port: %s", err);
         goto serve;
     }
@@ -274,13 +348,22 @@ int main(int argc, char **argv)
         log_error("dispatch: %s", err);
         goto registered;
     }
+    w.freedrain = freedrain_start(w.cfg.redis_url, w.id, w.store, w.metrics, err, sizeof err);
+    if (!w.freedrain) {
+        log_error("free list: %s", err);
+        goto registered;
+    }
     /* The first report now, so that the worker is listed with real values
      * from the start. */
     w.beat_ok = true;
     heartbeat(&w);
-    log_info("worker %s at %s: %d slots, memory limit %lld, cache %lld, %d CUDA devices", w.id,
-             w.address, w.cfg.n_cpu, (long long)w.cfg.phy_mem, (long long)w.cfg.cache_mem,
-             w.cfg.n_cuda);
+    store_stats_t st;
+    store_stats(w.store, &st);
+    log_info("worker %s at %s: %d slots, memory limit %lld%s, store %lld, spill to %s%s, %d CUDA"
+             " devices",
+             w.id, w.address, w.cfg.n_cpu, (long long)memguard_limit(w.memguard),
+             w.cfg.phy_mem_given ? "" : " (host share)", (long long)st.mem_limit,
+             store_spill_dir(w.store, 0), w.cfg.n_spill > 1 ? " and more" : "", w.cfg.n_cuda);
 
     int64_t next = svc_now_ms() + PROTO_HEARTBEAT_MS;
     for (;;) {
@@ -293,6 +376,7 @@ int main(int argc, char **argv)
     }
     code = 0;
 registered:
+    freedrain_stop(w.freedrain);
     deregister(&w);
 serve:
     http_server_free(w.http);
@@ -301,6 +385,8 @@ connect:
     rq_free(w.rq);
 create:
     dispatch_free(w.dispatch);
+    memguard_free(w.memguard);
+    store_destroy(w.store); /* its spill directories go with it */
     metrics_free(w.metrics);
     /* Stopped by a signal while waiting (for the database, say): a clean stop. */
     return svc_stopping() ? 0 : code;

@@ -127,9 +127,16 @@ def main():
             for sid, tid, key, _ in submitted:
                 keep |= set(e.tensor_row(sid, key)["chunk_keys"])
             time.sleep(3)  # late reports of killed jobs' twins
-            have = e.r.keys("chunk:*")
-            check(have == keep, "chunks in Redis: %d, fetched: %d (extra %s, missing %s)", len(have), len(keep),
+            # chunks live in the workers' stores: mars:loc says where, and
+            # names exactly the fetched ones; inline chunks left in Redis
+            # are fetched ones
+            have = set()
+            for _, tid, _, _ in submitted:
+                have |= {"chunk:%s:%s" % (tid, f.decode()) for f in e.r("HKEYS", "mars:loc:%s" % tid)}
+            check(have == keep, "chunk locations: %d, fetched: %d (extra %s, missing %s)", len(have), len(keep),
                   sorted(have - keep)[:5], sorted(keep - have)[:5])
+            inline = e.r.keys("chunk:*")
+            check(inline <= keep, "inline chunks in Redis that nothing fetched: %s", sorted(inline - keep)[:5])
             check(not e.r.keys("mars:plan:*"), "plans left: %s", e.r.keys("mars:plan:*"))
         runner.case("no_chunk_data_left", nothing_left)
         if runner.failed and os.environ.get("MARS_SHOW_LOGS"):

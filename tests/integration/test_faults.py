@@ -7,6 +7,7 @@ supervisors, and Redis and PostgreSQL restarting under running tasks.
 Run with Debian's Python: /usr/bin/python3 tests/integration/test_faults.py
 """
 
+import io
 import os
 import signal
 import subprocess
@@ -261,8 +262,10 @@ def restart_redis(c, down_s):
 
 def case_redis_restart(f):
     """Redis killed and started empty mid-task: the supervisor rebuilds the
-    queue from PostgreSQL and the task ends with the right answer; a task
-    reading an upload that lived only in Redis fails naming the chunk."""
+    queue from PostgreSQL and the task ends with the right answer; a finished
+    task's result whose location went with Redis is made again from its
+    lineage when read; a task reading an upload, which lived only in Redis,
+    fails naming the chunk."""
     e = f.e
     w = f.worker(2)
     # a finished task's result lives only in Redis: reading it later is data_lost
@@ -270,6 +273,11 @@ def case_redis_restart(f):
     done_tid = e.run(sid2, {"version": 1, "nodes": [
         {"key": "x", "op": "arange", "stop": 10, "dtype": "float64"}], "fetch": ["x"]})
     check(done_tid, "small task")
+    up = io.BytesIO()
+    np.save(up, np.arange(6, dtype=np.float64))
+    r = harness.request("POST", e.web, "/api/v1/sessions/%s/tensors?key=u" % sid2, body=up.getvalue(),
+                        headers={"Content-Type": "application/x-npy"})
+    check(r.status == 201, "upload: %r", r)
     sid = e.session()
     tid = e.submit(sid, dot_doc(2400, 400))
     wait_until(lambda: int(e.task(tid)["done"] or 0) > 5, 60, "the task to make progress")
@@ -289,11 +297,15 @@ def case_redis_restart(f):
     close(c, np.full(2400, 2400.0 * 2400.0), "result after Redis restarted empty")
     check(metric(f.sup_port, "mars_redis_data_lost_total") > before, "the loss was not noticed")
     print("# task ended %.1fs after the Redis restart" % (time.monotonic() - t0))
-    r = harness.get(e.web, "/api/v1/sessions/%s/tensors/x/data" % sid2)
-    check(r.status == 500 and r.json()["error"]["code"] == "data_lost", "lost result: %r", r)
-    # a task reading the lost tensor fails with a clear error, never hangs
+    # the result computed before: made again from its lineage
+    x, _ = e.fetch(sid2, "x")
+    close(x, np.arange(10, dtype=np.float64), "a result whose location went with Redis")
+    # the upload: nothing can make it again
+    r = harness.get(e.web, "/api/v1/sessions/%s/tensors/u/data" % sid2)
+    check(r.status == 500 and r.json()["error"]["code"] == "data_lost", "lost upload: %r", r)
+    # a task reading the lost upload fails with a clear error, never hangs
     tid3 = e.submit(sid2, {"version": 1, "nodes": [
-        {"key": "y", "op": "add", "inputs": ["x", 1]}], "fetch": ["y"]})
+        {"key": "y", "op": "add", "inputs": ["u", 1]}], "fetch": ["y"]})
     t3 = e.wait(tid3, 30)
     check(t3["status"] == "failed" and "missing" in (t3["error"] or ""), "task on lost data: %s", t3)
     f.stop_all_workers()

@@ -155,6 +155,8 @@ static void test_worker_flags(void **state)
     assert_int_equal(c->cuda[1], 0);
     assert_int_equal(c->phy_mem, 2LL << 30);
     assert_int_equal(c->cache_mem, 512LL << 20);
+    assert_true(c->phy_mem_given);
+    assert_true(c->cache_mem_given);
     assert_int_equal(c->min_mem, 1LL << 30);
     assert_int_equal(c->n_spill, 2);
     assert_string_equal(c->spill[1], "/tmp/b");
@@ -175,6 +177,9 @@ static void test_worker_defaults(void **state)
     assert_int_equal(c->n_cuda, 0);
     assert_int_equal(c->phy_mem, 4LL << 30);
     assert_int_equal(c->cache_mem, (4LL << 30) / 10 * 4);
+    /* Not given: the worker's memguard takes the host share instead. */
+    assert_false(c->phy_mem_given);
+    assert_false(c->cache_mem_given);
     assert_int_equal(c->min_mem, 128LL << 20);
     assert_int_equal(c->port, 0);
     assert_int_equal(c->web_port, -1);
