@@ -178,6 +178,10 @@ void tile_free(tile_t *t);
 /* Bytes of a job's output (0 for a blob job: see job.blob). */
 size_t job_nbytes(const job_t *j);
 
+/* The parameters kern_create and kern_random take for creation or random
+ * node n. */
+void tile_gen_params(const graph_node_t *n, kern_gen_t *out);
+
 /* Copies pieces into dst (an array of the input's shape and dtype). */
 void tile_gather(const jin_t *in, const void *const *srcs_by_piece, void *dst);
 

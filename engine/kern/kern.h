@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "../dtype.h"
-#include "../graph.h"
+#include "../ops.h"
 
 typedef struct {
     void *data;
@@ -106,11 +106,25 @@ void kern_scan_apply(op_t op, const arr_t *local, const arr_t *carry, int axis, 
 
 /* ---------------------------------------------------------------------------
  * Creation and random ops: fill `out` (its shape is the chunk's) with the
- * region of node n's tensor that starts at global offset off. */
-void kern_create(const graph_node_t *n, const int64_t *off, arr_t *out);
+ * region of the tensor described by g that starts at global offset off. */
+typedef struct {
+    op_t op;
+    shape_t shape; /* the whole tensor's */
+    dtype_t dt;
+    scalar_t fill_value;        /* full */
+    scalar_t start, stop, step; /* arange, linspace */
+    int64_t num;                /* linspace */
+    bool endpoint;              /* linspace */
+    int64_t k;                  /* eye: the diagonal */
+    const void *data;           /* array: every value, C order, in dt */
+    uint64_t seed;              /* random ops */
+    scalar_t low, high, loc, scale;
+} kern_gen_t;
+
+void kern_create(const kern_gen_t *g, const int64_t *off, arr_t *out);
 /* Counter-based (Philox4x32-10): each value depends only on the seed, the
  * tensor's shape and the element's global position. */
-void kern_random(const graph_node_t *n, const int64_t *off, arr_t *out);
+void kern_random(const kern_gen_t *g, const int64_t *off, arr_t *out);
 
 /* ---------------------------------------------------------------------------
  * Linear algebra on blocks (OpenBLAS for float32/float64, plain loops for
