@@ -61,6 +61,10 @@ static const void *input_data(const tile_t *t, const jin_t *in, const void *(*ge
         srcs[p] = get(ctx, in->pieces[p].src);
     tile_gather(in, (const void *const *)srcs, buf);
     free(srcs);
+    if (tile_gen_pieces(t, in, buf)) {
+        free(buf);
+        return NULL;
+    }
     *owned = buf;
     return buf;
 }
@@ -84,6 +88,10 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
             srcs[p] = get(ctx, in->pieces[p].src);
         tile_gather(in, (const void *const *)srcs, out);
         free(srcs);
+        if (tile_gen_pieces(t, in, out)) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         return 0;
     }
 

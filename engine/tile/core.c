@@ -66,6 +66,7 @@ int32_t tile__job_new(tctx_t *c, job_kind_t kind, dtype_t dt, int ndim, const in
     j->source_index = -1;
     if (n_in > 0) {
         j->in = arena_alloc(t->arena, sizeof(jin_t) * (size_t)n_in);
+        memset(j->in, 0, sizeof(jin_t) * (size_t)n_in);
         for (int k = 0; k < n_in; k++)
             j->in[k].gen_node = -1;
     }
@@ -173,9 +174,10 @@ static void plan_fusion(tctx_t *c)
     }
 }
 
-/* Marks the creation and random nodes whose values can be generated inside
- * their only consumer's jobs (element-wise programs and reduction maps read
- * their leaves by region): their chunks then never exist. */
+/* Marks the creation and random nodes whose values element-wise programs
+ * and reduction maps generate by region, inside their own jobs: a creation
+ * node for every such consumer, a random node when it is the only one.
+ * Other readers generate creation chunks too (tile__plan_virtual). */
 static void plan_generated(tctx_t *c)
 {
     const graph_t *g = c->g;
@@ -187,7 +189,8 @@ static void plan_generated(tctx_t *c)
             if (m < 0) continue;
             const graph_node_t *M = &g->nodes[m];
             op_kind_t mk = op_kind(M->op), nk = op_kind(n->op);
-            if ((mk == OPK_CREATE || mk == OPK_RANDOM) && !M->fetch && M->n_consumers == 1 &&
+            bool one = mk == OPK_CREATE || M->n_consumers == 1;
+            if ((mk == OPK_CREATE || mk == OPK_RANDOM) && !M->fetch && one &&
                 (((op_is_elementwise(n->op) || nk == OPK_REDUCE || nk == OPK_ARGREDUCE) &&
                   !n->df) ||
                  n->op == OP_DF_FROM_TENSOR))
@@ -309,6 +312,8 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
     }
     t->live = calloc((size_t)t->n_jobs + 1, 1);
     if (!t->live) goto oom;
+    c.node = 0;
+    if (g->n_nodes > 0 && tile__plan_virtual(&c)) goto fail;
     mark_live(t);
     free(c.fused);
     free(c.skip);

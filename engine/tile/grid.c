@@ -403,20 +403,22 @@ static void copy_box(const piece_t *p, int d, const char *src, char *dst, size_t
         copy_box(p, d + 1, src + i * ss, dst + i * ds, es);
 }
 
+void tile__copy_piece(const piece_t *p, const void *src, void *dst, size_t es)
+{
+    const char *s = (const char *)src + p->src_off * (int64_t)es;
+    char *d = (char *)dst + p->dst_off * (int64_t)es;
+    if (p->ndim == 0) {
+        memcpy(d, s, es);
+        return;
+    }
+    for (int a = 0; a < p->ndim; a++)
+        if (p->count[a] == 0) return;
+    copy_box(p, 0, s, d, es);
+}
+
 void tile_gather(const jin_t *in, const void *const *srcs_by_piece, void *dst)
 {
     size_t es = dt_size(in->dt);
-    for (int32_t k = 0; k < in->n_pieces; k++) {
-        const piece_t *p = &in->pieces[k];
-        const char *s = (const char *)srcs_by_piece[k] + p->src_off * (int64_t)es;
-        char *d = (char *)dst + p->dst_off * (int64_t)es;
-        if (p->ndim == 0) {
-            memcpy(d, s, es);
-            continue;
-        }
-        bool empty = false;
-        for (int a = 0; a < p->ndim; a++)
-            empty |= p->count[a] == 0;
-        if (!empty) copy_box(p, 0, s, d, es);
-    }
+    for (int32_t k = 0; k < in->n_pieces; k++)
+        tile__copy_piece(&in->pieces[k], srcs_by_piece[k], dst, es);
 }

@@ -118,6 +118,14 @@ int32_t gather_job(tctx_t *c, const tgrid_t *G, int ond, const int64_t *olen, co
                    const int64_t *step, const int64_t *cnt, const int64_t *dst);
 tgrid_t *grid_rechunk(tctx_t *c, const tgrid_t *G, int64_t *const *bounds, const int64_t *nch);
 tgrid_t *grid_align_axis(tctx_t *c, const tgrid_t *G, int d, const tgrid_t *H, int e);
+/* Copies piece p out of the source array src into dst (es bytes an element). */
+void tile__copy_piece(const piece_t *p, const void *src, void *dst, size_t es);
+
+/* ---- gen.c */
+/* After every node is tiled: the inputs that read creation chunks, or random
+ * chunks read by one job only, generate them instead (jin_t.gpieces); those
+ * chunks then have no reader and never run. Returns 0, or -1 with a message. */
+int tile__plan_virtual(tctx_t *c);
 
 /* ---- fusion.c */
 typedef struct {
