@@ -182,6 +182,7 @@ enum {
     F_AXES,
     F_NEWSHAPE,
     F_INDEX,
+    F_DECIMALS,
     F_COUNT
 };
 
@@ -213,6 +214,7 @@ static const char *const field_names[F_COUNT] = {
     [F_AXES] = "axes",
     [F_NEWSHAPE] = "newshape",
     [F_INDEX] = "index",
+    [F_DECIMALS] = "decimals",
 };
 
 #define B(f) (1u << (f))
@@ -269,6 +271,9 @@ static uint32_t op_fields(op_t op)
         return B(F_CHUNK);
     case OP_GETITEM:
         return B(F_INDEX);
+    case OP_ROUND:
+    case OP_AROUND:
+        return B(F_DECIMALS);
     default:
         break;
     }
@@ -838,6 +843,12 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
         if (!n->has_a_min && !n->has_a_max) return NFAIL(c, n, "One of max or min must be given");
         return 0;
     }
+    case OP_ROUND:
+    case OP_AROUND:
+        if (get_int(c, n, obj, "decimals", false, &n->decimals) < 0) return -1;
+        if (n->decimals > 400 || n->decimals < -400)
+            return NFAIL(c, n, "\"decimals\" must be between -400 and 400");
+        return 0;
     case OP_ASTYPE:
         if ((rc = get_dtype(c, n, obj)) < 0) return -1;
         if (rc == 0) return missing(c, n, "dtype");

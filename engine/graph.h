@@ -66,6 +66,7 @@ typedef struct graph_node {
     int axis[MR_MAXDIM];
     bool keepdims;
     int64_t ddof;
+    int64_t decimals; /* round, around */
     bool has_seed;
     uint64_t seed;                  /* drawn by graph_parse when absent (has_seed then false) */
     scalar_t low, high, loc, scale; /* randint: the final [low, high); uniform; normal */

@@ -36,6 +36,21 @@
     X(GREATER_EQUAL, "greater_equal", OPK_BINARY)                                                  \
     X(LOGICAL_AND, "logical_and", OPK_BINARY)                                                      \
     X(LOGICAL_OR, "logical_or", OPK_BINARY)                                                        \
+    X(ARCTAN2, "arctan2", OPK_BINARY)                                                              \
+    X(HYPOT, "hypot", OPK_BINARY)                                                                  \
+    X(FMOD, "fmod", OPK_BINARY)                                                                    \
+    X(REMAINDER, "remainder", OPK_BINARY)                                                          \
+    X(FMAX, "fmax", OPK_BINARY)                                                                    \
+    X(FMIN, "fmin", OPK_BINARY)                                                                    \
+    X(COPYSIGN, "copysign", OPK_BINARY)                                                            \
+    X(LOGICAL_XOR, "logical_xor", OPK_BINARY)                                                      \
+    X(BITWISE_AND, "bitwise_and", OPK_BINARY)                                                      \
+    X(BITWISE_OR, "bitwise_or", OPK_BINARY)                                                        \
+    X(BITWISE_XOR, "bitwise_xor", OPK_BINARY)                                                      \
+    X(LEFT_SHIFT, "left_shift", OPK_BINARY)                                                        \
+    X(RIGHT_SHIFT, "right_shift", OPK_BINARY)                                                      \
+    X(FLOAT_POWER, "float_power", OPK_BINARY)                                                      \
+    X(HEAVISIDE, "heaviside", OPK_BINARY)                                                          \
     X(NEGATIVE, "negative", OPK_UNARY)                                                             \
     X(ABS, "abs", OPK_UNARY)                                                                       \
     X(SQRT, "sqrt", OPK_UNARY)                                                                     \
@@ -54,6 +69,32 @@
     X(LOGICAL_NOT, "logical_not", OPK_UNARY)                                                       \
     X(ISNAN, "isnan", OPK_UNARY)                                                                   \
     X(ISFINITE, "isfinite", OPK_UNARY)                                                             \
+    X(LOG2, "log2", OPK_UNARY)                                                                     \
+    X(LOG10, "log10", OPK_UNARY)                                                                   \
+    X(EXP2, "exp2", OPK_UNARY)                                                                     \
+    X(CBRT, "cbrt", OPK_UNARY)                                                                     \
+    X(RECIPROCAL, "reciprocal", OPK_UNARY)                                                         \
+    X(POSITIVE, "positive", OPK_UNARY)                                                             \
+    X(ARCSIN, "arcsin", OPK_UNARY)                                                                 \
+    X(ARCCOS, "arccos", OPK_UNARY)                                                                 \
+    X(ARCTAN, "arctan", OPK_UNARY)                                                                 \
+    X(SINH, "sinh", OPK_UNARY)                                                                     \
+    X(COSH, "cosh", OPK_UNARY)                                                                     \
+    X(ARCSINH, "arcsinh", OPK_UNARY)                                                               \
+    X(ARCCOSH, "arccosh", OPK_UNARY)                                                               \
+    X(ARCTANH, "arctanh", OPK_UNARY)                                                               \
+    X(DEGREES, "degrees", OPK_UNARY)                                                               \
+    X(RADIANS, "radians", OPK_UNARY)                                                               \
+    X(RINT, "rint", OPK_UNARY)                                                                     \
+    X(TRUNC, "trunc", OPK_UNARY)                                                                   \
+    X(FIX, "fix", OPK_UNARY)                                                                       \
+    X(ISINF, "isinf", OPK_UNARY)                                                                   \
+    X(ISNEGINF, "isneginf", OPK_UNARY)                                                             \
+    X(ISPOSINF, "isposinf", OPK_UNARY)                                                             \
+    X(SIGNBIT, "signbit", OPK_UNARY)                                                               \
+    X(INVERT, "invert", OPK_UNARY)                                                                 \
+    X(ROUND, "round", OPK_UNARY)                                                                   \
+    X(AROUND, "around", OPK_UNARY)                                                                 \
     X(WHERE, "where", OPK_WHERE)                                                                   \
     X(CLIP, "clip", OPK_CLIP)                                                                      \
     X(ASTYPE, "astype", OPK_ASTYPE)                                                                \

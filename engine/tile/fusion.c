@@ -123,6 +123,11 @@ static int emit_node(tctx_t *c, pbuild_t *b, int node)
         int lo = n->has_a_min ? const_reg(b, n->a_min, ty.compute) : -1;
         int hi = n->has_a_max ? const_reg(b, n->a_max, ty.compute) : -1;
         r = emit(b, OP_CLIP, ty.compute, ty.out, a, lo, hi);
+    } else if (n->op == OP_ROUND || n->op == OP_AROUND) {
+        int a =
+            reg[0] >= 0 ? cast_to(b, reg[0], ty.compute) : const_reg(b, n->in[0].sc, ty.compute);
+        int dec = const_reg(b, sc_int(n->decimals), ty.compute);
+        r = emit(b, n->op, ty.compute, ty.out, a, dec, -1);
     } else {
         int ops[2] = {-1, -1};
         int arity = kind == OPK_UNARY ? 1 : 2;

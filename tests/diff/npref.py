@@ -54,12 +54,19 @@ BINARY_OPS = {
     "add", "subtract", "multiply", "divide", "floor_divide", "mod", "power", "maximum",
     "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or",
+    "arctan2", "hypot", "fmod", "remainder", "fmax", "fmin", "copysign", "logical_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "float_power",
+    "heaviside",
 }
 UNARY_OPS = {
     "negative", "abs", "sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
     "square", "sign", "floor", "ceil", "logical_not", "isnan", "isfinite",
+    "log2", "log10", "exp2", "cbrt", "reciprocal", "positive", "arcsin", "arccos", "arctan",
+    "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "degrees", "radians", "rint", "trunc", "fix",
+    "isinf", "isneginf", "isposinf", "signbit", "invert",
 }
-OTHER_EW_OPS = {"where", "clip", "astype"}
+ROUND_OPS = {"round", "around"}
+OTHER_EW_OPS = {"where", "clip", "astype"} | ROUND_OPS
 ELEMENTWISE_OPS = BINARY_OPS | UNARY_OPS | OTHER_EW_OPS
 REDUCE_OPS = {"sum", "prod", "mean", "min", "max", "std", "var", "all", "any"}
 ARG_OPS = {"argmin", "argmax"}
@@ -73,8 +80,10 @@ ALL_OPS = (CREATION_OPS | RANDOM_OPS | ELEMENTWISE_OPS | REDUCE_OPS | ARG_OPS | 
            | LINALG_OPS | SHAPE_OPS)
 
 # Ops whose float results numpy and a chunked engine may round differently.
-INEXACT_UNARY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"}
-INEXACT_OPS = INEXACT_UNARY | {"power"} | REDUCE_OPS - {"min", "max", "all", "any"} \
+INEXACT_UNARY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
+                 "log2", "log10", "exp2", "cbrt", "arcsin", "arccos", "arctan", "sinh", "cosh",
+                 "arcsinh", "arccosh", "arctanh", "degrees", "radians"}
+INEXACT_OPS = INEXACT_UNARY | {"power", "float_power", "arctan2", "hypot"} | REDUCE_OPS - {"min", "max", "all", "any"} \
     | SCAN_OPS | LINALG_OPS | {"linspace", "arange"}
 
 # Parameters each op may carry besides key, op and inputs (for doc checks).
@@ -107,6 +116,8 @@ PARAMS = {
     "stack": {"axis"},
     "rechunk": {"chunk_size"},
     "getitem": {"index"},
+    "round": {"decimals"},
+    "around": {"decimals"},
 }
 for _op in REDUCE_OPS:
     PARAMS[_op] = {"axis", "keepdims"} | ({"ddof"} if _op in ("std", "var") else set())
@@ -412,6 +423,13 @@ def _eval_node(node, ins, random_values, perturb):
         if hi is None:
             return ew_call(lambda a, l: np.clip(a, l, None), [ins[0], lo])
         return ew_call(np.clip, args + [lo, hi])
+    if op in ROUND_OPS:
+        if len(ins) != 1:
+            raise Rejected("%s takes 1 input" % op)
+        d = node.get("decimals", 0)
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise Rejected("decimals must be an integer")
+        return ew_call(lambda a: np.round(a, d), ins)
     if op == "astype":
         (a,) = ins
         if is_scalar(a):
