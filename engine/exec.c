@@ -214,6 +214,10 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
             }
         }
         free(parts);
+        if (rc == 0 && j->kind == JK_RED_FINAL && kern_red_all_nan(pa->op, &o)) {
+            snprintf(err, errlen, "All-NaN slice encountered");
+            rc = -1;
+        }
         break;
     }
     case JK_SCAN_LOCAL:

@@ -253,9 +253,13 @@ static uint32_t op_fields(op_t op)
         return B(F_DTYPE);
     case OP_STD:
     case OP_VAR:
+    case OP_NANSTD:
+    case OP_NANVAR:
         return B(F_AXIS) | B(F_KEEPDIMS) | B(F_DDOF);
     case OP_CUMSUM:
     case OP_CUMPROD:
+    case OP_NANCUMSUM:
+    case OP_NANCUMPROD:
         return B(F_AXIS);
     case OP_TENSORDOT:
     case OP_TRANSPOSE:

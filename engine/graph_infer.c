@@ -122,7 +122,7 @@ static int infer_ew(ictx_t *x)
 
 static dtype_t reduce_dtype(op_t op, dtype_t t)
 {
-    switch (op) {
+    switch (op_nan_base(op)) {
     case OP_SUM:
     case OP_PROD:
     case OP_CUMSUM:
@@ -165,7 +165,8 @@ static int infer_reduce(ictx_t *x)
         int64_t a = (int64_t)json_integer_value(ax);
         /* numpy's ufunc reductions take axis 0 or -1 of a 0-d array as no
          * axis at all; mean, std and var (Python code) do not. */
-        bool quirk = n->op != OP_MEAN && n->op != OP_STD && n->op != OP_VAR;
+        op_t b = op_nan_base(n->op);
+        bool quirk = b != OP_MEAN && b != OP_STD && b != OP_VAR;
         if (!(s->ndim == 0 && quirk && (a == 0 || a == -1))) {
             int d;
             if (norm_axis(x, a, s->ndim, &d) < 0) return -1;
@@ -190,6 +191,9 @@ static int infer_reduce(ictx_t *x)
             if ((n->op == OP_MIN || n->op == OP_MAX) && s->d[d] == 0)
                 return FAIL(x, "zero-size array to reduction operation %s which has no identity",
                             n->op == OP_MIN ? "minimum" : "maximum");
+            if ((n->op == OP_NANMIN || n->op == OP_NANMAX) && s->d[d] == 0)
+                return FAIL(x, "zero-size array to reduction operation %s which has no identity",
+                            n->op == OP_NANMIN ? "fmin" : "fmax");
             if (n->keepdims) n->oshape.d[n->oshape.ndim++] = 1;
         } else {
             n->oshape.d[n->oshape.ndim++] = s->d[d];
@@ -206,7 +210,7 @@ static int infer_argreduce(ictx_t *x)
     graph_node_t *n = x->n;
     const shape_t *s = in_shape(x, 0);
     json_t *ax = x->r->axis;
-    const char *what = n->op == OP_ARGMIN ? "argmin" : "argmax";
+    const char *what = op_nan_base(n->op) == OP_ARGMIN ? "argmin" : "argmax";
     n->odtype = DT_INT64;
     if (!ax || json_is_null(ax)) {
         all_axes(n, s->ndim);

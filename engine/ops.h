@@ -107,10 +107,21 @@
     X(VAR, "var", OPK_REDUCE)                                                                      \
     X(ALL, "all", OPK_REDUCE)                                                                      \
     X(ANY, "any", OPK_REDUCE)                                                                      \
+    X(NANSUM, "nansum", OPK_REDUCE)                                                                \
+    X(NANPROD, "nanprod", OPK_REDUCE)                                                              \
+    X(NANMEAN, "nanmean", OPK_REDUCE)                                                              \
+    X(NANMIN, "nanmin", OPK_REDUCE)                                                                \
+    X(NANMAX, "nanmax", OPK_REDUCE)                                                                \
+    X(NANSTD, "nanstd", OPK_REDUCE)                                                                \
+    X(NANVAR, "nanvar", OPK_REDUCE)                                                                \
     X(ARGMIN, "argmin", OPK_ARGREDUCE)                                                             \
     X(ARGMAX, "argmax", OPK_ARGREDUCE)                                                             \
+    X(NANARGMIN, "nanargmin", OPK_ARGREDUCE)                                                       \
+    X(NANARGMAX, "nanargmax", OPK_ARGREDUCE)                                                       \
     X(CUMSUM, "cumsum", OPK_SCAN)                                                                  \
     X(CUMPROD, "cumprod", OPK_SCAN)                                                                \
+    X(NANCUMSUM, "nancumsum", OPK_SCAN)                                                            \
+    X(NANCUMPROD, "nancumprod", OPK_SCAN)                                                          \
     X(DOT, "dot", OPK_LINALG)                                                                      \
     X(MATMUL, "matmul", OPK_LINALG)                                                                \
     X(INNER, "inner", OPK_LINALG)                                                                  \
@@ -171,6 +182,13 @@ typedef enum { GRAPH_OPS(GRAPH_OP_ENUM) OP_COUNT } op_t;
 const char *op_name(op_t op);
 op_kind_t op_kind(op_t op);
 int op_parse(const char *name, op_t *out); /* 0, or -1 if unknown */
+/* The plain reduction a nan-reduction (nansum ... nancumprod) is on data
+ * without NaN (integers and bools); op itself for every other op. */
+op_t op_nan_base(op_t op);
+static inline bool op_is_nan_reduction(op_t op)
+{
+    return op_nan_base(op) != op;
+}
 static inline bool op_is_elementwise(op_t op)
 {
     op_kind_t k = op_kind(op);

@@ -61,7 +61,8 @@ int kern_ew_eval(const ew_prog_t *prog, const arr_t *inputs, arr_t *out, char *e
 /* ---------------------------------------------------------------------------
  * Reductions as map, combine and final stages over partial results.
  * op is one of OP_SUM, OP_PROD, OP_MEAN, OP_MIN, OP_MAX, OP_STD, OP_VAR,
- * OP_ALL, OP_ANY, OP_ARGMIN, OP_ARGMAX. A partial result for n_out output
+ * OP_ALL, OP_ANY, OP_ARGMIN, OP_ARGMAX and their nan-variants (OP_NANSUM ...
+ * OP_NANARGMAX). A partial result for n_out output
  * positions is one opaque buffer of kern_red_partial_bytes() bytes. */
 size_t kern_red_partial_bytes(op_t op, dtype_t in_dt, int64_t n_out);
 
@@ -90,6 +91,9 @@ void kern_red_combine(op_t op, dtype_t in_dt, int64_t n_out, int n_parts, const 
  * mean, std, var); ddof for std and var. out->dt is the op's result dtype. */
 void kern_red_final(op_t op, dtype_t in_dt, int64_t n_out, int64_t n_reduced, int64_t ddof,
                     const void *partial, arr_t *out);
+/* After kern_red_final of nanargmin or nanargmax: whether some position
+ * saw only NaN (numpy raises "All-NaN slice encountered"). */
+bool kern_red_all_nan(op_t op, const arr_t *out);
 /* The result dtype of a reduction over in_dt (numpy 1.24). */
 dtype_t kern_red_result_dtype(op_t op, dtype_t in_dt);
 

@@ -68,9 +68,10 @@ UNARY_OPS = {
 ROUND_OPS = {"round", "around"}
 OTHER_EW_OPS = {"where", "clip", "astype"} | ROUND_OPS
 ELEMENTWISE_OPS = BINARY_OPS | UNARY_OPS | OTHER_EW_OPS
-REDUCE_OPS = {"sum", "prod", "mean", "min", "max", "std", "var", "all", "any"}
-ARG_OPS = {"argmin", "argmax"}
-SCAN_OPS = {"cumsum", "cumprod"}
+NAN_REDUCE_OPS = {"nansum", "nanprod", "nanmean", "nanmin", "nanmax", "nanstd", "nanvar"}
+REDUCE_OPS = {"sum", "prod", "mean", "min", "max", "std", "var", "all", "any"} | NAN_REDUCE_OPS
+ARG_OPS = {"argmin", "argmax", "nanargmin", "nanargmax"}
+SCAN_OPS = {"cumsum", "cumprod", "nancumsum", "nancumprod"}
 LINALG_OPS = {"dot", "matmul", "inner", "outer", "tensordot"}
 SHAPE_OPS = {
     "transpose", "reshape", "ravel", "squeeze", "expand_dims", "concatenate", "stack",
@@ -83,8 +84,8 @@ ALL_OPS = (CREATION_OPS | RANDOM_OPS | ELEMENTWISE_OPS | REDUCE_OPS | ARG_OPS | 
 INEXACT_UNARY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
                  "log2", "log10", "exp2", "cbrt", "arcsin", "arccos", "arctan", "sinh", "cosh",
                  "arcsinh", "arccosh", "arctanh", "degrees", "radians"}
-INEXACT_OPS = INEXACT_UNARY | {"power", "float_power", "arctan2", "hypot"} | REDUCE_OPS - {"min", "max", "all", "any"} \
-    | SCAN_OPS | LINALG_OPS | {"linspace", "arange"}
+INEXACT_OPS = INEXACT_UNARY | {"power", "float_power", "arctan2", "hypot"} \
+    | REDUCE_OPS - {"min", "max", "all", "any", "nanmin", "nanmax"} | SCAN_OPS | LINALG_OPS | {"linspace", "arange"}
 
 # Parameters each op may carry besides key, op and inputs (for doc checks).
 PARAMS = {
@@ -106,6 +107,10 @@ PARAMS = {
     "argmax": {"axis", "keepdims"},
     "cumsum": {"axis"},
     "cumprod": {"axis"},
+    "nancumsum": {"axis"},
+    "nancumprod": {"axis"},
+    "nanargmin": {"axis", "keepdims"},
+    "nanargmax": {"axis", "keepdims"},
     "tensordot": {"axes"},
     "transpose": {"axes"},
     "reshape": {"newshape"},
@@ -120,7 +125,8 @@ PARAMS = {
     "around": {"decimals"},
 }
 for _op in REDUCE_OPS:
-    PARAMS[_op] = {"axis", "keepdims"} | ({"ddof"} if _op in ("std", "var") else set())
+    PARAMS[_op] = {"axis", "keepdims"} | ({"ddof"} if _op in ("std", "var", "nanstd", "nanvar")
+                                          else set())
 for _op in BINARY_OPS | UNARY_OPS | {"where"} | {"dot", "matmul", "inner", "outer"}:
     PARAMS.setdefault(_op, set())
 
@@ -289,7 +295,9 @@ def evaluate(doc, random_values=None, all=False, scales=None, perturb=False):
             in_keys = [i for i in node.get("inputs", []) or [] if isinstance(i, str)]
             op = node["op"]
             own = op in INEXACT_OPS and v.dtype.kind == "f"
-            if op in ("mean", "std", "var", "sum", "prod") or op in LINALG_OPS \
+            if op in ("mean", "std", "var", "sum", "prod") \
+                    or op in NAN_REDUCE_OPS - {"nanmin", "nanmax"} \
+                    or op in LINALG_OPS \
                     or op in SCAN_OPS:
                 own = own or v.dtype.kind == "f"
             up = [i for i in in_keys if inexact.get(i)]
@@ -302,8 +310,8 @@ def evaluate(doc, random_values=None, all=False, scales=None, perturb=False):
                     for i in in_keys:
                         s = max(s, _maxabs(vals[i].astype(np.float64))
                                 if vals[i].dtype.kind in "biu" else _maxabs(vals[i]))
-                    if op in ("sum", "mean", "std", "var") or op in LINALG_OPS \
-                            or op == "cumsum":
+                    if op in ("sum", "mean", "std", "var", "nansum", "nanmean", "nanstd",
+                              "nanvar") or op in LINALG_OPS or op in ("cumsum", "nancumsum"):
                         # the magnitude of partial sums, not only of terms
                         s = max(s, _partial_scale(node, ins))
                 # the precision of the roughest inexact step on the way
@@ -336,7 +344,7 @@ def _partial_scale(node, ins):
 def _reduce(op, a, axis, keepdims, ddof, perturb):
     fn = getattr(np, op)
     kw = {"axis": axis, "keepdims": keepdims}
-    if op in ("std", "var"):
+    if op in ("std", "var", "nanstd", "nanvar"):
         kw["ddof"] = ddof
     r = np.asarray(fn(a, **kw))
     if perturb and a.dtype.kind == "f" and op in ("sum", "mean") and a.size:

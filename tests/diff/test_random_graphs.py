@@ -509,6 +509,8 @@ class Gen:
             mag = 1.5 ** min(max(red, 1), 1500) if a.mag <= 1.5 else math.inf
         if dt in INTS:
             mag = min(mag, 2.0 ** 63)
+        if op not in ("all", "any") and self.chance(0.3):
+            p["op"] = "nan" + op  # the same on data without NaN; NaN skipped else
         return self.emit(p, Node(p["key"], shape, dt, level, mag))
 
     def s_argred(self):
@@ -528,6 +530,8 @@ class Gen:
                 shape = [1 if i == ax else d for i, d in enumerate(a.shape)]
         else:
             shape = []
+        if self.chance(0.3):
+            p["op"] = "nan" + op
         return self.emit(p, Node(p["key"], shape, "int64", 0, max(a.shape + (1,))))
 
     def s_scan(self):
@@ -549,6 +553,8 @@ class Gen:
         dt = a.dtype if a.dtype in FLOATS or a.dtype == "int64" else "int64"
         level = 2 if dt in FLOATS else 0
         mag = a.mag * a.size if op == "cumsum" else (1.2 ** min(a.size, 3000) if dt in FLOATS else 2.0 ** 63)
+        if self.chance(0.3):
+            p["op"] = "nan" + op
         return self.emit(p, Node(p["key"], shape, dt, level, min(mag, 2.0 ** 63) if dt in INTS else mag))
 
     def s_linalg(self):
