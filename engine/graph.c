@@ -729,14 +729,22 @@ static int check_index_json(pctx_t *c, graph_node_t *n, json_t *v)
 {
     if (!json_is_array(v))
         return NFAIL(c, n, "\"index\" must be a list of integers and slice strings");
+    int ellipses = 0;
     for (size_t i = 0; i < json_array_size(v); i++) {
         json_t *e = json_array_get(v, i);
         graph_slice_t sl;
         char eb[ESC_LEN];
-        if (json_is_integer(e)) continue;
+        if (json_is_integer(e) || json_is_null(e)) continue; /* null: numpy.newaxis */
+        if (json_is_string(e) && strcmp(json_string_value(e), "...") == 0) {
+            if (++ellipses > 1)
+                return NFAIL(c, n, "an index can only have a single ellipsis ('...')");
+            continue;
+        }
         if (!json_is_string(e))
             return NFAIL(c, n,
-                         "index[%zu] must be an integer or a slice string \"start:stop:step\"", i);
+                         "index[%zu] must be an integer, a slice string \"start:stop:step\", "
+                         "\"...\" or null (newaxis)",
+                         i);
         if (graph_parse_slice(json_string_value(e), &sl) != 0)
             return NFAIL(c, n, "index[%zu]: \"%s\" is not a slice \"start:stop:step\"", i,
                          esc(json_string_value(e), eb));

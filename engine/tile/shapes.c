@@ -288,7 +288,11 @@ static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
         bounds[od] = b;
         nch[od++] = m;
     }
-    tgrid_t *R = grid_with_bounds(c, &n->oshape, G->dt, (const int64_t *const *)bounds, nch);
+    /* the selection's own shape: the output without getitem's new axes */
+    shape_t sel = {.ndim = 0};
+    for (int d = 0; d < n->oshape.ndim; d++)
+        if (!(n->newaxis & (1u << d))) sel.d[sel.ndim++] = n->oshape.d[d];
+    tgrid_t *R = grid_with_bounds(c, &sel, G->dt, (const int64_t *const *)bounds, nch);
     if (!R) return NULL;
     for (gwalk_t w = gwalk_start(R); gwalk_next(&w);) {
         int64_t li = w.li, *off = w.off, *len = w.len;
@@ -319,7 +323,8 @@ static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
         if (ji < 0) return NULL;
         R->job[li] = ji;
     }
-    return R;
+    /* numpy.newaxis: size-1 axes, the same chunks */
+    return n->newaxis ? grid_reshape(c, R, &n->oshape) : R;
 }
 
 tgrid_t *tile_shape_op(tctx_t *c, int node)

@@ -85,7 +85,8 @@ INEXACT_UNARY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
                  "log2", "log10", "exp2", "cbrt", "arcsin", "arccos", "arctan", "sinh", "cosh",
                  "arcsinh", "arccosh", "arctanh", "degrees", "radians"}
 INEXACT_OPS = INEXACT_UNARY | {"power", "float_power", "arctan2", "hypot"} \
-    | REDUCE_OPS - {"min", "max", "all", "any", "nanmin", "nanmax"} | SCAN_OPS | LINALG_OPS | {"linspace", "arange"}
+    | REDUCE_OPS - {"min", "max", "all", "any", "nanmin", "nanmax"} | SCAN_OPS | LINALG_OPS \
+    | {"linspace", "arange"}
 
 # Parameters each op may carry besides key, op and inputs (for doc checks).
 PARAMS = {
@@ -163,6 +164,10 @@ def to_index(index):
             raise Rejected("bool index")
         if isinstance(e, int):
             out.append(e)
+        elif e is None:
+            out.append(None)  # numpy.newaxis
+        elif e == "...":
+            out.append(Ellipsis)
         elif isinstance(e, str):
             out.append(parse_slice(e))
         else:
@@ -523,9 +528,13 @@ def _eval_node(node, ins, random_values, perturb):
         idx = node["index"]
         if not isinstance(idx, list):
             raise Rejected("index must be a list")
-        if len(idx) > a.ndim:
+        ix = to_index(idx)
+        if sum(1 for e in ix if e is not None and e is not Ellipsis) > a.ndim:
             raise Rejected("too many indices")
-        return np.asarray(a[to_index(idx)]).copy()
+        try:
+            return np.asarray(a[ix]).copy()
+        except IndexError as e:
+            raise Rejected(str(e))
     raise Rejected("op %r not handled" % op)
 
 
