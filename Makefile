@@ -14,7 +14,7 @@ CFLAGS_REL := $(CSTD) $(WARN) $(OPT) -g -MMD -MP $(DEPS_CFLAGS)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 CFLAGS_SAN := $(CSTD) $(WARN) -O1 -g $(SAN) -MMD -MP $(DEPS_CFLAGS)
 
-ENGINE_SRC := $(wildcard engine/*.c engine/kern/*.c engine/df/*.c)
+ENGINE_SRC := $(wildcard engine/*.c engine/tile/*.c engine/kern/*.c engine/df/*.c)
 ENGINE_LIB_SRC := $(filter-out engine/mars_run.c,$(ENGINE_SRC))
 UNIT_SRC := $(wildcard tests/unit/engine/*.c tests/unit/engine/kern/*.c tests/unit/engine/df/*.c)
 UNIT_HELPERS := $(wildcard tests/unit/*.c)
@@ -51,10 +51,12 @@ ui/dist/index.html: ui/build.mjs $(wildcard ui/src/*)
 
 $(BUILD)/lib/libmarsengine.a: $(REL_OBJ)
 	@mkdir -p $(dir $@)
+	rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/san/lib/libmarsengine.a: $(SAN_OBJ)
 	@mkdir -p $(dir $@)
+	rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/obj/%.o: %.c

@@ -41,11 +41,12 @@ static const void *input_data(const tile_t *t, const jin_t *in, const void *(*ge
         void *buf = malloc(bytes ? bytes : 1);
         if (!buf) return NULL;
         arr_t a = arr_of(buf, in->dt, in->ndim, in->shape);
-        const graph_node_t *n = &t->g->nodes[in->gen_node];
-        if (op_kind(n->op) == OPK_RANDOM)
-            kern_random(n, in->gen_off, &a);
+        kern_gen_t gp;
+        tile_gen_params(&t->g->nodes[in->gen_node], &gp);
+        if (op_kind(gp.op) == OPK_RANDOM)
+            kern_random(&gp, in->gen_off, &a);
         else
-            kern_create(n, in->gen_off, &a);
+            kern_create(&gp, in->gen_off, &a);
         *owned = buf;
         return buf;
     }
@@ -60,6 +61,10 @@ static const void *input_data(const tile_t *t, const jin_t *in, const void *(*ge
         srcs[p] = get(ctx, in->pieces[p].src);
     tile_gather(in, (const void *const *)srcs, buf);
     free(srcs);
+    if (tile_gen_pieces(t, in, buf)) {
+        free(buf);
+        return NULL;
+    }
     *owned = buf;
     return buf;
 }
@@ -83,6 +88,10 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
             srcs[p] = get(ctx, in->pieces[p].src);
         tile_gather(in, (const void *const *)srcs, out);
         free(srcs);
+        if (tile_gen_pieces(t, in, out)) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         return 0;
     }
 
@@ -110,11 +119,15 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
 
     switch ((job_kind_t)j->kind) {
     case JK_CREATE:
-        kern_create(&t->g->nodes[j->node], j->off, &o);
+    case JK_RANDOM: {
+        kern_gen_t gp;
+        tile_gen_params(&t->g->nodes[j->node], &gp);
+        if (j->kind == JK_RANDOM)
+            kern_random(&gp, j->off, &o);
+        else
+            kern_create(&gp, j->off, &o);
         break;
-    case JK_RANDOM:
-        kern_random(&t->g->nodes[j->node], j->off, &o);
-        break;
+    }
     case JK_SOURCE:
         snprintf(err, errlen, "internal: a source chunk cannot run as a job");
         rc = -1;
@@ -201,6 +214,10 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
             }
         }
         free(parts);
+        if (rc == 0 && j->kind == JK_RED_FINAL && kern_red_all_nan(pa->op, &o)) {
+            snprintf(err, errlen, "All-NaN slice encountered");
+            rc = -1;
+        }
         break;
     }
     case JK_SCAN_LOCAL:

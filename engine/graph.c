@@ -182,6 +182,7 @@ enum {
     F_AXES,
     F_NEWSHAPE,
     F_INDEX,
+    F_DECIMALS,
     F_COUNT
 };
 
@@ -213,6 +214,7 @@ static const char *const field_names[F_COUNT] = {
     [F_AXES] = "axes",
     [F_NEWSHAPE] = "newshape",
     [F_INDEX] = "index",
+    [F_DECIMALS] = "decimals",
 };
 
 #define B(f) (1u << (f))
@@ -251,9 +253,13 @@ static uint32_t op_fields(op_t op)
         return B(F_DTYPE);
     case OP_STD:
     case OP_VAR:
+    case OP_NANSTD:
+    case OP_NANVAR:
         return B(F_AXIS) | B(F_KEEPDIMS) | B(F_DDOF);
     case OP_CUMSUM:
     case OP_CUMPROD:
+    case OP_NANCUMSUM:
+    case OP_NANCUMPROD:
         return B(F_AXIS);
     case OP_TENSORDOT:
     case OP_TRANSPOSE:
@@ -269,6 +275,9 @@ static uint32_t op_fields(op_t op)
         return B(F_CHUNK);
     case OP_GETITEM:
         return B(F_INDEX);
+    case OP_ROUND:
+    case OP_AROUND:
+        return B(F_DECIMALS);
     default:
         break;
     }
@@ -720,14 +729,22 @@ static int check_index_json(pctx_t *c, graph_node_t *n, json_t *v)
 {
     if (!json_is_array(v))
         return NFAIL(c, n, "\"index\" must be a list of integers and slice strings");
+    int ellipses = 0;
     for (size_t i = 0; i < json_array_size(v); i++) {
         json_t *e = json_array_get(v, i);
         graph_slice_t sl;
         char eb[ESC_LEN];
-        if (json_is_integer(e)) continue;
+        if (json_is_integer(e) || json_is_null(e)) continue; /* null: numpy.newaxis */
+        if (json_is_string(e) && strcmp(json_string_value(e), "...") == 0) {
+            if (++ellipses > 1)
+                return NFAIL(c, n, "an index can only have a single ellipsis ('...')");
+            continue;
+        }
         if (!json_is_string(e))
             return NFAIL(c, n,
-                         "index[%zu] must be an integer or a slice string \"start:stop:step\"", i);
+                         "index[%zu] must be an integer, a slice string \"start:stop:step\", "
+                         "\"...\" or null (newaxis)",
+                         i);
         if (graph_parse_slice(json_string_value(e), &sl) != 0)
             return NFAIL(c, n, "index[%zu]: \"%s\" is not a slice \"start:stop:step\"", i,
                          esc(json_string_value(e), eb));
@@ -838,6 +855,12 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
         if (!n->has_a_min && !n->has_a_max) return NFAIL(c, n, "One of max or min must be given");
         return 0;
     }
+    case OP_ROUND:
+    case OP_AROUND:
+        if (get_int(c, n, obj, "decimals", false, &n->decimals) < 0) return -1;
+        if (n->decimals > 400 || n->decimals < -400)
+            return NFAIL(c, n, "\"decimals\" must be between -400 and 400");
+        return 0;
     case OP_ASTYPE:
         if ((rc = get_dtype(c, n, obj)) < 0) return -1;
         if (rc == 0) return missing(c, n, "dtype");

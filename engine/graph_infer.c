@@ -122,7 +122,7 @@ static int infer_ew(ictx_t *x)
 
 static dtype_t reduce_dtype(op_t op, dtype_t t)
 {
-    switch (op) {
+    switch (op_nan_base(op)) {
     case OP_SUM:
     case OP_PROD:
     case OP_CUMSUM:
@@ -165,7 +165,8 @@ static int infer_reduce(ictx_t *x)
         int64_t a = (int64_t)json_integer_value(ax);
         /* numpy's ufunc reductions take axis 0 or -1 of a 0-d array as no
          * axis at all; mean, std and var (Python code) do not. */
-        bool quirk = n->op != OP_MEAN && n->op != OP_STD && n->op != OP_VAR;
+        op_t b = op_nan_base(n->op);
+        bool quirk = b != OP_MEAN && b != OP_STD && b != OP_VAR;
         if (!(s->ndim == 0 && quirk && (a == 0 || a == -1))) {
             int d;
             if (norm_axis(x, a, s->ndim, &d) < 0) return -1;
@@ -190,6 +191,9 @@ static int infer_reduce(ictx_t *x)
             if ((n->op == OP_MIN || n->op == OP_MAX) && s->d[d] == 0)
                 return FAIL(x, "zero-size array to reduction operation %s which has no identity",
                             n->op == OP_MIN ? "minimum" : "maximum");
+            if ((n->op == OP_NANMIN || n->op == OP_NANMAX) && s->d[d] == 0)
+                return FAIL(x, "zero-size array to reduction operation %s which has no identity",
+                            n->op == OP_NANMIN ? "fmin" : "fmax");
             if (n->keepdims) n->oshape.d[n->oshape.ndim++] = 1;
         } else {
             n->oshape.d[n->oshape.ndim++] = s->d[d];
@@ -206,7 +210,7 @@ static int infer_argreduce(ictx_t *x)
     graph_node_t *n = x->n;
     const shape_t *s = in_shape(x, 0);
     json_t *ax = x->r->axis;
-    const char *what = n->op == OP_ARGMIN ? "argmin" : "argmax";
+    const char *what = op_nan_base(n->op) == OP_ARGMIN ? "argmin" : "argmax";
     n->odtype = DT_INT64;
     if (!ax || json_is_null(ax)) {
         all_axes(n, s->ndim);
@@ -695,15 +699,48 @@ static int infer_getitem(ictx_t *x, const shape_t *s)
     graph_node_t *n = x->n;
     json_t *idx = x->r->index;
     size_t cnt = json_array_size(idx);
-    if (cnt > (size_t)s->ndim)
+    /* entries that select along an input axis: integers and slices */
+    size_t used = 0, n_new = 0;
+    bool ell = false;
+    for (size_t k = 0; k < cnt; k++) {
+        json_t *e = json_array_get(idx, k);
+        if (json_is_null(e))
+            n_new++;
+        else if (json_is_string(e) && strcmp(json_string_value(e), "...") == 0)
+            ell = true;
+        else
+            used++;
+    }
+    if (used > (size_t)s->ndim)
         return FAIL(x, "too many indices for array: array is %d-dimensional, but %zu were indexed",
-                    s->ndim, cnt);
+                    s->ndim, used);
     n->n_index = s->ndim;
+    n->newaxis = 0;
     n->oshape.ndim = 0;
-    for (int d = 0; d < s->ndim; d++) {
+    int d = 0; /* the input axis next entries select along */
+    for (size_t k = 0; k <= cnt; k++) {
+        json_t *e = k < cnt ? json_array_get(idx, k) : NULL;
+        int upto = d; /* whole slices up to this input axis */
+        if (!e) {
+            upto = s->ndim; /* the rest, after the last entry */
+        } else if (json_is_string(e) && strcmp(json_string_value(e), "...") == 0) {
+            upto = d + (s->ndim - (int)used);
+        }
+        for (; d < upto; d++) {
+            if (n->oshape.ndim >= MR_MAXDIM) return too_many_dims(x, s->ndim + (int)n_new);
+            graph_slice_t whole = {0};
+            slice_indices(&whole, s->d[d], &n->index[d]);
+            n->oshape.d[n->oshape.ndim++] = n->index[d].len;
+        }
+        if (!e || (json_is_string(e) && strcmp(json_string_value(e), "...") == 0)) continue;
+        if (json_is_null(e)) {
+            if (n->oshape.ndim >= MR_MAXDIM) return too_many_dims(x, s->ndim + (int)n_new);
+            n->newaxis |= 1u << n->oshape.ndim;
+            n->oshape.d[n->oshape.ndim++] = 1;
+            continue;
+        }
         index_t *ix = &n->index[d];
-        json_t *e = (size_t)d < cnt ? json_array_get(idx, (size_t)d) : NULL;
-        if (e && json_is_integer(e)) {
+        if (json_is_integer(e)) {
             int64_t i = (int64_t)json_integer_value(e);
             if (i < -s->d[d] || i >= s->d[d])
                 return FAIL(x, "index %lld is out of bounds for axis %d with size %lld",
@@ -711,13 +748,17 @@ static int infer_getitem(ictx_t *x, const shape_t *s)
             memset(ix, 0, sizeof *ix);
             ix->is_int = true;
             ix->i = i < 0 ? i + s->d[d] : i;
+            d++;
             continue;
         }
+        if (n->oshape.ndim >= MR_MAXDIM) return too_many_dims(x, s->ndim + (int)n_new);
         graph_slice_t sl = {0};
-        if (e) graph_parse_slice(json_string_value(e), &sl); /* checked in the first pass */
+        graph_parse_slice(json_string_value(e), &sl); /* checked in the first pass */
         slice_indices(&sl, s->d[d], ix);
         n->oshape.d[n->oshape.ndim++] = ix->len;
+        d++;
     }
+    (void)ell;
     return 0;
 }
 

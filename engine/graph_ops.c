@@ -30,3 +30,33 @@ int op_parse(const char *name, op_t *out)
     }
     return -1;
 }
+
+op_t op_nan_base(op_t op)
+{
+    switch (op) {
+    case OP_NANSUM:
+        return OP_SUM;
+    case OP_NANPROD:
+        return OP_PROD;
+    case OP_NANMEAN:
+        return OP_MEAN;
+    case OP_NANMIN:
+        return OP_MIN;
+    case OP_NANMAX:
+        return OP_MAX;
+    case OP_NANSTD:
+        return OP_STD;
+    case OP_NANVAR:
+        return OP_VAR;
+    case OP_NANARGMIN:
+        return OP_ARGMIN;
+    case OP_NANARGMAX:
+        return OP_ARGMAX;
+    case OP_NANCUMSUM:
+        return OP_CUMSUM;
+    case OP_NANCUMPROD:
+        return OP_CUMPROD;
+    default:
+        return op;
+    }
+}

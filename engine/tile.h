@@ -83,6 +83,16 @@ typedef struct {
     int64_t src_off, dst_off;
 } piece_t;
 
+/* A box of a creation or random node generated inside the consuming job
+ * (tile/gen.c), then copied into the assembled array by `p` (p.src is -1;
+ * p's source strides and offset are in the generated box's C layout). */
+typedef struct {
+    int32_t node;
+    int32_t ndim;       /* the node's */
+    int64_t *off, *len; /* the box: global offset and shape in the node's tensor */
+    piece_t p;
+} gpiece_t;
+
 typedef struct {
     int32_t job; /* >= 0: that job's whole output as is; -1: assembled */
     int32_t n_pieces;
@@ -93,6 +103,12 @@ typedef struct {
      * consumer */
     int32_t gen_node;
     int64_t *gen_off;
+    /* Assembled (job -1) inputs may also take pieces of creation chunks, and
+     * of random chunks that only this job reads, generated here: those chunks
+     * never run (they are not live) and are not among `pieces`, so that a
+     * scheduler sees no dependency on them. */
+    int32_t n_gpieces;
+    gpiece_t *gpieces;
     int ndim; /* the array the kernel sees */
     int64_t *shape;
     dtype_t dt;
@@ -188,7 +204,14 @@ typedef struct {
 int tile_edges(const tile_t *t, tile_edges_t *e);
 void tile_edges_free(tile_edges_t *e);
 
+/* The parameters kern_create and kern_random take for creation or random
+ * node n. */
+void tile_gen_params(const graph_node_t *n, kern_gen_t *out);
+
 /* Copies pieces into dst (an array of the input's shape and dtype). */
 void tile_gather(const jin_t *in, const void *const *srcs_by_piece, void *dst);
+/* Generates the input's gpieces into dst (an array of its shape and dtype).
+ * Returns 0, or -1 when out of memory. */
+int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst);
 
 #endif

@@ -1,4 +1,4 @@
-/* tile_internal.h: what tile.c and tile_df.c (the DataFrame ops) share.
+/* tile_internal.h: what the tiler (engine/tile/) and tile_df.c (the DataFrame ops) share.
  * Not part of the engine's public face: include tile.h instead. */
 #ifndef MARS_TILE_INTERNAL_H
 #define MARS_TILE_INTERNAL_H

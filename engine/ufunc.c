@@ -16,7 +16,8 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
         t->out = astype_to;
         return 0;
     }
-    if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR || op == OP_LOGICAL_NOT) {
+    if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR || op == OP_LOGICAL_NOT ||
+        op == OP_LOGICAL_XOR) {
         t->compute = DT_BOOL;
         t->out = DT_BOOL;
         return 0;
@@ -47,8 +48,11 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
         return 0;
     case OP_FLOOR_DIVIDE:
     case OP_MOD:
+    case OP_REMAINDER:
+    case OP_FMOD:
     case OP_POWER:
     case OP_SQUARE:
+    case OP_RECIPROCAL:
         /* numpy gives int8 for bools, a dtype outside the contract */
         if (r == DT_BOOL) return refuse(err, errlen, "the int8 result numpy gives", op, r);
         return 0;
@@ -63,6 +67,27 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     case OP_TANH:
     case OP_FLOOR:
     case OP_CEIL:
+    case OP_LOG2:
+    case OP_LOG10:
+    case OP_EXP2:
+    case OP_CBRT:
+    case OP_ARCSIN:
+    case OP_ARCCOS:
+    case OP_ARCTAN:
+    case OP_SINH:
+    case OP_COSH:
+    case OP_ARCSINH:
+    case OP_ARCCOSH:
+    case OP_ARCTANH:
+    case OP_DEGREES:
+    case OP_RADIANS:
+    case OP_RINT:
+    case OP_TRUNC:
+    case OP_FIX:
+    case OP_ARCTAN2:
+    case OP_HYPOT:
+    case OP_COPYSIGN:
+    case OP_HEAVISIDE:
         /* numpy gives float16 for bool, a dtype outside the contract */
         if (r == DT_BOOL) return refuse(err, errlen, "the float16 result numpy gives", op, r);
         if (!dt_is_float(r)) t->compute = t->out = DT_FLOAT64;
@@ -75,7 +100,36 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     case OP_GREATER_EQUAL:
     case OP_ISNAN:
     case OP_ISFINITE:
+    case OP_ISINF:
+    case OP_ISNEGINF:
+    case OP_ISPOSINF:
         t->out = DT_BOOL;
+        return 0;
+    case OP_SIGNBIT:
+        /* numpy's loops are float only: other dtypes are cast to a float */
+        if (!dt_is_float(r)) t->compute = DT_FLOAT64;
+        t->out = DT_BOOL;
+        return 0;
+    case OP_ROUND:
+    case OP_AROUND:
+        if (r == DT_BOOL) return refuse(err, errlen, "the float16 result numpy gives", op, r);
+        return 0;
+    case OP_POSITIVE:
+        if (r == DT_BOOL) return refuse(err, errlen, "positive", op, r);
+        return 0;
+    case OP_FLOAT_POWER:
+        t->compute = t->out = DT_FLOAT64;
+        return 0;
+    case OP_BITWISE_AND:
+    case OP_BITWISE_OR:
+    case OP_BITWISE_XOR:
+    case OP_INVERT:
+        if (dt_is_float(r)) return refuse(err, errlen, "a bitwise op", op, r);
+        return 0;
+    case OP_LEFT_SHIFT:
+    case OP_RIGHT_SHIFT:
+        if (dt_is_float(r)) return refuse(err, errlen, "a shift", op, r);
+        if (r == DT_BOOL) return refuse(err, errlen, "the int8 result numpy gives", op, r);
         return 0;
     default:
         return 0;

@@ -68,7 +68,7 @@ static int64_t sc_int_value(scalar_t s)
     return s.kind == SC_BOOL ? (int64_t)s.b : s.i;
 }
 
-static void create_arange(const graph_node_t *n, int64_t g0, arr_t *out)
+static void create_arange(const kern_gen_t *n, int64_t g0, arr_t *out)
 {
     int64_t len = shape_size(&out->shape);
     scalar_t next;
@@ -135,7 +135,7 @@ static void create_arange(const graph_node_t *n, int64_t g0, arr_t *out)
  *            step == 0 (denormal deltas); div <= 0: y = i * delta
  *   y += start; with endpoint and num > 1 the last element is stop
  * then cast to the output dtype (integers: floor first, as numpy). */
-static double linspace_at(const graph_node_t *n, int64_t i)
+static double linspace_at(const kern_gen_t *n, int64_t i)
 {
     double start = sc_as_double(n->start), stop = sc_as_double(n->stop);
     int64_t div = n->endpoint ? n->num - 1 : n->num;
@@ -153,7 +153,7 @@ static double linspace_at(const graph_node_t *n, int64_t i)
     return y + start;
 }
 
-static void create_linspace(const graph_node_t *n, int64_t g0, arr_t *out)
+static void create_linspace(const kern_gen_t *n, int64_t g0, arr_t *out)
 {
     int64_t len = shape_size(&out->shape);
     for (int64_t i = 0; i < len; i++) {
@@ -164,7 +164,7 @@ static void create_linspace(const graph_node_t *n, int64_t g0, arr_t *out)
 }
 
 typedef struct {
-    const graph_node_t *n;
+    const kern_gen_t *n;
     arr_t *out;
 } seg_ctx_t;
 
@@ -176,7 +176,7 @@ static void array_seg(void *vc, int64_t gflat, int64_t lflat, int64_t len)
            (size_t)len * es);
 }
 
-void kern_create(const graph_node_t *n, const int64_t *off, arr_t *out)
+void kern_create(const kern_gen_t *n, const int64_t *off, arr_t *out)
 {
     size_t es = dt_size(out->dt);
     int64_t total = shape_size(&out->shape);
@@ -214,7 +214,7 @@ void kern_create(const graph_node_t *n, const int64_t *off, arr_t *out)
     }
     case OP_ARRAY: {
         seg_ctx_t c = {n, out};
-        kern_for_each_segment(&out->shape, &n->oshape, off, array_seg, &c);
+        kern_for_each_segment(&out->shape, &n->shape, off, array_seg, &c);
         break;
     }
     default:

@@ -265,6 +265,149 @@ VFUN(sqrt, sqrtf, sqrt)
 VFUN(floor, floorf, floor)
 VFUN(ceil, ceilf, ceil)
 
+/* ---- more numpy ufuncs ------------------------------------------------------
+ * Float functions: float32 through the f-suffixed libm functions, as numpy's
+ * float32 loops. degrees and radians multiply by numpy's constants; fix is
+ * trunc (numpy's ceil below 0 and floor above agree with it, -0.0 and NaN
+ * included). */
+FUN(log2, log2f, log2)
+FUN(log10, log10f, log10)
+FUN(exp2, exp2f, exp2)
+FUN(cbrt, cbrtf, cbrt)
+FUN(asin, asinf, asin)
+FUN(acos, acosf, acos)
+FUN(atan, atanf, atan)
+FUN(sinh, sinhf, sinh)
+FUN(cosh, coshf, cosh)
+FUN(asinh, asinhf, asinh)
+FUN(acosh, acoshf, acosh)
+FUN(atanh, atanhf, atanh)
+FUN(rint, rintf, rint)
+FUN(trunc, truncf, trunc)
+#define NPY_PI_D 3.141592653589793238462643383279502884
+#define NPY_PI_F 3.141592653589793238462643383279502884f
+UN(deg_F, float, float, x *(180.0f / NPY_PI_F))
+UN(deg_D, double, double, x *(180.0 / NPY_PI_D))
+UN(rad_F, float, float, x *(NPY_PI_F / 180.0f))
+UN(rad_D, double, double, x *(NPY_PI_D / 180.0))
+/* Integers: numpy computes 1.0 / x and converts: 0 gives the x86 conversion
+ * of infinity (the type's minimum), |x| > 1 gives 0. */
+UN(recip_I, int32_t, int32_t, x == 0 ? INT32_MIN : x == 1 ? 1 : x == -1 ? -1 : 0)
+UN(recip_L, int64_t, int64_t, x == 0 ? INT64_MIN : x == 1 ? 1 : x == -1 ? -1 : 0)
+UN(recip_F, float, float, 1.0f / x)
+UN(recip_D, double, double, 1.0 / x)
+UN(pos_I, int32_t, int32_t, x)
+UN(pos_L, int64_t, int64_t, x)
+UN(pos_F, float, float, x)
+UN(pos_D, double, double, x)
+UN(isinf_B, uint8_t, uint8_t, 0 * x)
+UN(isinf_I, int32_t, uint8_t, 0 * x)
+UN(isinf_L, int64_t, uint8_t, 0 * x)
+UN(isinf_F, float, uint8_t, isinf(x) != 0)
+UN(isinf_D, double, uint8_t, isinf(x) != 0)
+UN(isninf_B, uint8_t, uint8_t, 0 * x)
+UN(isninf_I, int32_t, uint8_t, 0 * x)
+UN(isninf_L, int64_t, uint8_t, 0 * x)
+UN(isninf_F, float, uint8_t, x == -INFINITY)
+UN(isninf_D, double, uint8_t, x == -(double)INFINITY)
+UN(ispinf_B, uint8_t, uint8_t, 0 * x)
+UN(ispinf_I, int32_t, uint8_t, 0 * x)
+UN(ispinf_L, int64_t, uint8_t, 0 * x)
+UN(ispinf_F, float, uint8_t, x == INFINITY)
+UN(ispinf_D, double, uint8_t, x == (double)INFINITY)
+UN(signbit_F, float, uint8_t, signbit(x) != 0)
+UN(signbit_D, double, uint8_t, signbit(x) != 0)
+UN(inv_B, uint8_t, uint8_t, x == 0)
+UN(inv_I, int32_t, int32_t, ~x)
+UN(inv_L, int64_t, int64_t, ~x)
+
+/* round(x, decimals): numpy's PyArray_Round. Floats: decimals >= 0 gives
+ * rint(x * f) / f, decimals < 0 rint(x / f) * f, f = 10^|decimals| in the
+ * array's dtype; integers: unchanged for decimals >= 0, else computed so in
+ * float64 and converted back. b holds decimals (NULL: 0). */
+static double power_of_ten(int64_t n)
+{
+    static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    if (n < 9) return p10[n];
+    double r = 1e9;
+    for (int64_t i = 9; i < n && i < 400; i++)
+        r *= 10.;
+    return r;
+}
+#define ROUNDF(name, T, RINT)                                                                      \
+    static void name(int64_t n, void *restrict dv, const void *restrict av,                        \
+                     const void *restrict bv, const void *restrict cv)                             \
+    {                                                                                              \
+        T *restrict d = dv;                                                                        \
+        const T *restrict a = av;                                                                  \
+        (void)cv;                                                                                  \
+        int64_t dec = bv ? (int64_t)((const T *)bv)[0] : 0;                                        \
+        T f = (T)power_of_ten(dec < 0 ? -dec : dec);                                               \
+        if (dec >= 0)                                                                              \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                d[i] = RINT(a[i] * f) / f;                                                         \
+        else                                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                d[i] = RINT(a[i] / f) * f;                                                         \
+    }
+ROUNDF(round_F, float, rintf)
+ROUNDF(round_D, double, rint)
+#define ROUNDI(name, T, CONV)                                                                      \
+    static void name(int64_t n, void *restrict dv, const void *restrict av,                        \
+                     const void *restrict bv, const void *restrict cv)                             \
+    {                                                                                              \
+        T *restrict d = dv;                                                                        \
+        const T *restrict a = av;                                                                  \
+        (void)cv;                                                                                  \
+        int64_t dec = bv ? (int64_t)((const T *)bv)[0] : 0;                                        \
+        if (dec >= 0) {                                                                            \
+            memcpy(d, a, (size_t)n * sizeof(T));                                                   \
+            return;                                                                                \
+        }                                                                                          \
+        double f = power_of_ten(-dec);                                                             \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            d[i] = CONV(rint((double)a[i] / f) * f);                                               \
+    }
+ROUNDI(round_I, int32_t, cast_f64_i32)
+ROUNDI(round_L, int64_t, cast_f64_i64)
+
+/* Binary: atan2, hypot, copysign through libm; heaviside as npy_heaviside. */
+#define FBIN(name, FF, FD)                                                                         \
+    BIN(name##_F, float, float, FF(x, y))                                                          \
+    BIN(name##_D, double, double, FD(x, y))
+FBIN(atan2, atan2f, atan2)
+FBIN(hypot, hypotf, hypot)
+FBIN(copysign, copysignf, copysign)
+BIN(heavi_F, float, float, x != x ? x : x == 0 ? y : x < 0 ? 0.0f : 1.0f)
+BIN(heavi_D, double, double, x != x ? x : x == 0 ? y : x < 0 ? 0.0 : 1.0)
+/* fmod: C's sign (the dividend's); integers by 0 give 0, as numpy. */
+BIN(fmod_I, int32_t, int32_t, (y == 0 || y == -1) ? 0 : x % y)
+BIN(fmod_L, int64_t, int64_t, (y == 0 || y == -1) ? 0 : x % y)
+BIN(fmod_F, float, float, fmodf(x, y))
+BIN(fmod_D, double, double, fmod(x, y))
+/* fmax and fmin ignore a NaN; equal values (signed zeros) give y, as the
+ * maxsd/minsd that numpy's loops and glibc use. */
+BIN(fmax_F, float, float, y != y ? x : x > y ? x : y)
+BIN(fmax_D, double, double, y != y ? x : x > y ? x : y)
+BIN(fmin_F, float, float, y != y ? x : x < y ? x : y)
+BIN(fmin_D, double, double, y != y ? x : x < y ? x : y)
+BIN(lxor_B, uint8_t, uint8_t, (x != 0) != (y != 0))
+BIN(band_B, uint8_t, uint8_t, x &y)
+BIN(band_I, int32_t, int32_t, x &y)
+BIN(band_L, int64_t, int64_t, x &y)
+BIN(bor_B, uint8_t, uint8_t, x | y)
+BIN(bor_I, int32_t, int32_t, x | y)
+BIN(bor_L, int64_t, int64_t, x | y)
+BIN(bxor_B, uint8_t, uint8_t, x ^ y)
+BIN(bxor_I, int32_t, int32_t, x ^ y)
+BIN(bxor_L, int64_t, int64_t, x ^ y)
+/* Shifts as npy_lshift/npy_rshift: a count outside [0, bits) shifts
+ * everything out (left: 0; right: 0, or -1 for a negative x). */
+BIN(shl_I, int32_t, int32_t, (uint32_t)y < 32u ? W32((uint32_t)x << y) : 0)
+BIN(shl_L, int64_t, int64_t, (uint64_t)y < 64u ? W64((uint64_t)x << y) : 0)
+BIN(shr_I, int32_t, int32_t, (uint32_t)y < 32u ? x >> y : x < 0 ? -1 : 0)
+BIN(shr_L, int64_t, int64_t, (uint64_t)y < 64u ? x >> y : x < 0 ? -1 : 0)
+
 /* ---- where, clip ---------------------------------------------------------- */
 #define WHERE(name, T)                                                                             \
     static void name(int64_t n, void *restrict dv, const void *restrict av,                        \
@@ -436,6 +579,47 @@ static const ew_fn op_table[OP_COUNT][DT_NTYPES] = {
     [OP_CEIL] = FLT2(ceil),
     [OP_ISNAN] = ALL5(isnan),
     [OP_ISFINITE] = ALL5(isfin),
+    [OP_LOG2] = FLT2(log2),
+    [OP_LOG10] = FLT2(log10),
+    [OP_EXP2] = FLT2(exp2),
+    [OP_CBRT] = FLT2(cbrt),
+    [OP_RECIPROCAL] = NUM4(recip),
+    [OP_POSITIVE] = NUM4(pos),
+    [OP_ARCSIN] = FLT2(asin),
+    [OP_ARCCOS] = FLT2(acos),
+    [OP_ARCTAN] = FLT2(atan),
+    [OP_SINH] = FLT2(sinh),
+    [OP_COSH] = FLT2(cosh),
+    [OP_ARCSINH] = FLT2(asinh),
+    [OP_ARCCOSH] = FLT2(acosh),
+    [OP_ARCTANH] = FLT2(atanh),
+    [OP_DEGREES] = FLT2(deg),
+    [OP_RADIANS] = FLT2(rad),
+    [OP_RINT] = FLT2(rint),
+    [OP_TRUNC] = FLT2(trunc),
+    [OP_FIX] = FLT2(trunc),
+    [OP_ISINF] = ALL5(isinf),
+    [OP_ISNEGINF] = ALL5(isninf),
+    [OP_ISPOSINF] = ALL5(ispinf),
+    [OP_SIGNBIT] = FLT2(signbit),
+    [OP_INVERT] = {inv_B, inv_I, inv_L},
+    [OP_ROUND] = NUM4(round),
+    [OP_AROUND] = NUM4(round),
+    [OP_ARCTAN2] = FLT2(atan2),
+    [OP_HYPOT] = FLT2(hypot),
+    [OP_FMOD] = NUM4(fmod),
+    [OP_REMAINDER] = {NULL, mod_I_loop, mod_L_loop, mod_F_loop, mod_D_loop},
+    [OP_FMAX] = {max_B, max_I, max_L, fmax_F, fmax_D},
+    [OP_FMIN] = {min_B, min_I, min_L, fmin_F, fmin_D},
+    [OP_COPYSIGN] = FLT2(copysign),
+    [OP_LOGICAL_XOR] = {lxor_B},
+    [OP_BITWISE_AND] = {band_B, band_I, band_L},
+    [OP_BITWISE_OR] = {bor_B, bor_I, bor_L},
+    [OP_BITWISE_XOR] = {bxor_B, bxor_I, bxor_L},
+    [OP_LEFT_SHIFT] = {NULL, shl_I, shl_L},
+    [OP_RIGHT_SHIFT] = {NULL, shr_I, shr_L},
+    [OP_FLOAT_POWER] = {NULL, NULL, NULL, NULL, pow_D},
+    [OP_HEAVISIDE] = FLT2(heavi),
     [OP_WHERE] = {where_1, where_4, where_8, where_4, where_8},
     [OP_CLIP] = ALL5(clip),
 };

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "../dtype.h"
-#include "../graph.h"
+#include "../ops.h"
 
 typedef struct {
     void *data;
@@ -61,7 +61,8 @@ int kern_ew_eval(const ew_prog_t *prog, const arr_t *inputs, arr_t *out, char *e
 /* ---------------------------------------------------------------------------
  * Reductions as map, combine and final stages over partial results.
  * op is one of OP_SUM, OP_PROD, OP_MEAN, OP_MIN, OP_MAX, OP_STD, OP_VAR,
- * OP_ALL, OP_ANY, OP_ARGMIN, OP_ARGMAX. A partial result for n_out output
+ * OP_ALL, OP_ANY, OP_ARGMIN, OP_ARGMAX and their nan-variants (OP_NANSUM ...
+ * OP_NANARGMAX). A partial result for n_out output
  * positions is one opaque buffer of kern_red_partial_bytes() bytes. */
 size_t kern_red_partial_bytes(op_t op, dtype_t in_dt, int64_t n_out);
 
@@ -90,6 +91,9 @@ void kern_red_combine(op_t op, dtype_t in_dt, int64_t n_out, int n_parts, const 
  * mean, std, var); ddof for std and var. out->dt is the op's result dtype. */
 void kern_red_final(op_t op, dtype_t in_dt, int64_t n_out, int64_t n_reduced, int64_t ddof,
                     const void *partial, arr_t *out);
+/* After kern_red_final of nanargmin or nanargmax: whether some position
+ * saw only NaN (numpy raises "All-NaN slice encountered"). */
+bool kern_red_all_nan(op_t op, const arr_t *out);
 /* The result dtype of a reduction over in_dt (numpy 1.24). */
 dtype_t kern_red_result_dtype(op_t op, dtype_t in_dt);
 
@@ -106,11 +110,25 @@ void kern_scan_apply(op_t op, const arr_t *local, const arr_t *carry, int axis, 
 
 /* ---------------------------------------------------------------------------
  * Creation and random ops: fill `out` (its shape is the chunk's) with the
- * region of node n's tensor that starts at global offset off. */
-void kern_create(const graph_node_t *n, const int64_t *off, arr_t *out);
+ * region of the tensor described by g that starts at global offset off. */
+typedef struct {
+    op_t op;
+    shape_t shape; /* the whole tensor's */
+    dtype_t dt;
+    scalar_t fill_value;        /* full */
+    scalar_t start, stop, step; /* arange, linspace */
+    int64_t num;                /* linspace */
+    bool endpoint;              /* linspace */
+    int64_t k;                  /* eye: the diagonal */
+    const void *data;           /* array: every value, C order, in dt */
+    uint64_t seed;              /* random ops */
+    scalar_t low, high, loc, scale;
+} kern_gen_t;
+
+void kern_create(const kern_gen_t *g, const int64_t *off, arr_t *out);
 /* Counter-based (Philox4x32-10): each value depends only on the seed, the
  * tensor's shape and the element's global position. */
-void kern_random(const graph_node_t *n, const int64_t *off, arr_t *out);
+void kern_random(const kern_gen_t *g, const int64_t *off, arr_t *out);
 
 /* ---------------------------------------------------------------------------
  * Linear algebra on blocks (OpenBLAS for float32/float64, plain loops for

@@ -129,7 +129,7 @@ static void philox_batch(uint64_t b0, uint32_t k0, uint32_t k1, uint32_t stream,
 #endif
 
 typedef struct {
-    const graph_node_t *n;
+    const kern_gen_t *n;
     arr_t *out;
     uint32_t k0, k1, stream;
     double a, b;                  /* uniform: low, high - low; normal: loc, scale */
@@ -323,7 +323,7 @@ static void random_seg(void *vc, int64_t e0, int64_t l0, int64_t len)
     }
 }
 
-void kern_random(const graph_node_t *n, const int64_t *off, arr_t *out)
+void kern_random(const kern_gen_t *n, const int64_t *off, arr_t *out)
 {
     rnd_ctx_t *c = kern_xmalloc(sizeof *c);
     c->n = n;
@@ -359,6 +359,6 @@ void kern_random(const graph_node_t *n, const int64_t *off, arr_t *out)
     default:
         break;
     }
-    kern_for_each_segment(&out->shape, &n->oshape, off, random_seg, c);
+    kern_for_each_segment(&out->shape, &n->shape, off, random_seg, c);
     free(c);
 }

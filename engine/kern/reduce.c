@@ -10,6 +10,14 @@
  *   argmin/argmax  value[n_out] (float64 for floats, int64 otherwise), then
  *                  index[n_out] (int64; -1: nothing seen yet). Map stores
  *                  global indices; ties and NaN go to the smallest index.
+ * The nan-reductions of float data (on other dtypes they are the plain ones):
+ *   nansum, nanprod float64, NaN taken as 0 (1): numpy replaces it so
+ *   nanmean        float64 sum[n_out] (NaN as 0), then count[n_out]
+ *   nanvar, nanstd as var over the values that are not NaN
+ *   nanmin, nanmax the input dtype, NaN while no value was seen (fmin/fmax)
+ *   nanargmin/max  value, index as argmin's over the values with NaN as
+ *                  +inf (-inf for nanargmax), as numpy, then ok[n_out]
+ *                  (int64): some value was not NaN (else numpy raises)
  *
  * A full reduction (every axis of size > 1 reduced) runs over blocks of the
  * values, each reduced into a one-position partial and merged by a binary
@@ -34,6 +42,18 @@ typedef struct {
     int64_t n_out;
 } part_t;
 
+/* The op whose layout and kernels a reduction uses: a nan-reduction of
+ * data that has no NaN is the plain one. */
+static op_t eff_op(op_t op, dtype_t dt)
+{
+    return dt_is_float(dt) ? op : op_nan_base(op);
+}
+
+static bool is_arg_op(op_t op)
+{
+    return op == OP_ARGMIN || op == OP_ARGMAX || op == OP_NANARGMIN || op == OP_NANARGMAX;
+}
+
 /* Reduce n contiguous values, at local flat indices f0.., into position o. */
 typedef void (*run_fn)(const part_t *P, int64_t o, const void *v, int64_t n, int64_t f0);
 /* Reduce value j of a row into position o + j. */
@@ -41,16 +61,26 @@ typedef void (*row_fn)(const part_t *P, int64_t o, const void *v, int64_t n, int
 
 static size_t pos_bytes(op_t op, dtype_t dt)
 {
-    switch (op) {
+    switch (eff_op(op, dt)) {
     case OP_SUM:
     case OP_PROD:
     case OP_MEAN:
+    case OP_NANSUM:
+    case OP_NANPROD:
         return 8;
+    case OP_NANMEAN:
+        return 16;
     case OP_VAR:
     case OP_STD:
+    case OP_NANVAR:
+    case OP_NANSTD:
+    case OP_NANARGMIN:
+    case OP_NANARGMAX:
         return 24;
     case OP_MIN:
     case OP_MAX:
+    case OP_NANMIN:
+    case OP_NANMAX:
         return dt_size(dt);
     case OP_ALL:
     case OP_ANY:
@@ -70,7 +100,7 @@ size_t kern_red_partial_bytes(op_t op, dtype_t in_dt, int64_t n_out)
 
 dtype_t kern_red_result_dtype(op_t op, dtype_t in_dt)
 {
-    switch (op) {
+    switch (op_nan_base(op)) {
     case OP_SUM:
     case OP_PROD:
         return dt_is_float(in_dt) ? in_dt : DT_INT64;
@@ -449,6 +479,207 @@ static inline void var_merge(double *na, double *ma, double *qa, double nb, doub
         }                                                                                          \
     }
 
+/* ---- nan-reductions of floats ------------------------------------------------
+ * The values with NaN replaced (0 for sums, 1 for products, +-inf for the
+ * arg ops) or skipped (counts, mean, var, min, max), as numpy's nanfunctions. */
+#define RED_NANF(S, T)                                                                             \
+    static double pwn_##S(const T *a, int64_t n)                                                   \
+    {                                                                                              \
+        if (n < 8) {                                                                               \
+            double res = 0.;                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                res += a[i] != a[i] ? 0. : (double)a[i];                                           \
+            return res;                                                                            \
+        }                                                                                          \
+        if (n <= 128) {                                                                            \
+            double r[8];                                                                           \
+            for (int j = 0; j < 8; j++)                                                            \
+                r[j] = a[j] != a[j] ? 0. : (double)a[j];                                           \
+            int64_t i;                                                                             \
+            for (i = 8; i < n - (n % 8); i += 8)                                                   \
+                for (int j = 0; j < 8; j++)                                                        \
+                    r[j] += a[i + j] != a[i + j] ? 0. : (double)a[i + j];                          \
+            double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));        \
+            for (; i < n; i++)                                                                     \
+                res += a[i] != a[i] ? 0. : (double)a[i];                                           \
+            return res;                                                                            \
+        }                                                                                          \
+        int64_t n2 = n / 2;                                                                        \
+        n2 -= n2 % 8;                                                                              \
+        return pwn_##S(a, n2) + pwn_##S(a + n2, n - n2);                                           \
+    }                                                                                              \
+    static int64_t count_##S(const T *a, int64_t n)                                                \
+    {                                                                                              \
+        int64_t c = 0;                                                                             \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            c += a[i] == a[i];                                                                     \
+        return c;                                                                                  \
+    }                                                                                              \
+    static void nansum_run_##S(const part_t *P, int64_t o, const void *v, int64_t n, int64_t f0)   \
+    {                                                                                              \
+        (void)f0;                                                                                  \
+        ((double *)P->p)[o] += pwn_##S((const T *)v, n);                                           \
+    }                                                                                              \
+    static void nansum_row_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0)  \
+    {                                                                                              \
+        const T *restrict v = vv;                                                                  \
+        double *restrict acc = (double *)P->p + o;                                                 \
+        (void)f0;                                                                                  \
+        for (int64_t j = 0; j < n; j++)                                                            \
+            acc[j] += v[j] != v[j] ? 0. : (double)v[j];                                            \
+    }                                                                                              \
+    static void nanprod_run_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0) \
+    {                                                                                              \
+        const T *v = vv;                                                                           \
+        (void)f0;                                                                                  \
+        double pr = ((double *)P->p)[o];                                                           \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            pr *= v[i] != v[i] ? 1. : (double)v[i];                                                \
+        ((double *)P->p)[o] = pr;                                                                  \
+    }                                                                                              \
+    static void nanprod_row_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0) \
+    {                                                                                              \
+        const T *restrict v = vv;                                                                  \
+        double *restrict acc = (double *)P->p + o;                                                 \
+        (void)f0;                                                                                  \
+        for (int64_t j = 0; j < n; j++)                                                            \
+            acc[j] *= v[j] != v[j] ? 1. : (double)v[j];                                            \
+    }                                                                                              \
+    static void nanmean_run_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0) \
+    {                                                                                              \
+        (void)f0;                                                                                  \
+        ((double *)P->p)[o] += pwn_##S((const T *)vv, n);                                          \
+        ((double *)P->p)[P->n_out + o] += (double)count_##S((const T *)vv, n);                     \
+    }                                                                                              \
+    static void nanmean_row_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0) \
+    {                                                                                              \
+        const T *restrict v = vv;                                                                  \
+        double *restrict acc = (double *)P->p + o;                                                 \
+        double *restrict cnt = (double *)P->p + P->n_out + o;                                      \
+        (void)f0;                                                                                  \
+        for (int64_t j = 0; j < n; j++) {                                                          \
+            bool ok = v[j] == v[j];                                                                \
+            acc[j] += ok ? (double)v[j] : 0.;                                                      \
+            cnt[j] += ok;                                                                          \
+        }                                                                                          \
+    }                                                                                              \
+    static inline T nanext_##S(T c, T x, bool mx)                                                  \
+    {                                                                                              \
+        if (x != x) return c;                                                                      \
+        if (c != c) return x;                                                                      \
+        return mx ? (x > c ? x : c) : (x < c ? x : c);                                             \
+    }                                                                                              \
+    static void nanmax_run_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0)  \
+    {                                                                                              \
+        const T *v = vv;                                                                           \
+        T r = ((T *)P->p)[o];                                                                      \
+        (void)f0;                                                                                  \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            r = nanext_##S(r, v[i], true);                                                         \
+        ((T *)P->p)[o] = r;                                                                        \
+    }                                                                                              \
+    static void nanmin_run_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0)  \
+    {                                                                                              \
+        const T *v = vv;                                                                           \
+        T r = ((T *)P->p)[o];                                                                      \
+        (void)f0;                                                                                  \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            r = nanext_##S(r, v[i], false);                                                        \
+        ((T *)P->p)[o] = r;                                                                        \
+    }                                                                                              \
+    static void nanmax_row_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0)  \
+    {                                                                                              \
+        const T *restrict v = vv;                                                                  \
+        T *restrict acc = (T *)P->p + o;                                                           \
+        (void)f0;                                                                                  \
+        for (int64_t j = 0; j < n; j++)                                                            \
+            acc[j] = nanext_##S(acc[j], v[j], true);                                               \
+    }                                                                                              \
+    static void nanmin_row_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0)  \
+    {                                                                                              \
+        const T *restrict v = vv;                                                                  \
+        T *restrict acc = (T *)P->p + o;                                                           \
+        (void)f0;                                                                                  \
+        for (int64_t j = 0; j < n; j++)                                                            \
+            acc[j] = nanext_##S(acc[j], v[j], false);                                              \
+    }                                                                                              \
+    static void nanvar_run_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0)  \
+    {                                                                                              \
+        const T *v = vv;                                                                           \
+        double *pn = (double *)P->p, *pm = pn + P->n_out, *pq = pm + P->n_out;                     \
+        (void)f0;                                                                                  \
+        for (int64_t s = 0; s < n; s += VAR_BLOCK) {                                               \
+            int64_t k = n - s < VAR_BLOCK ? n - s : VAR_BLOCK;                                     \
+            int64_t c = count_##S(v + s, k);                                                       \
+            if (c == 0) continue;                                                                  \
+            double mean = pwn_##S(v + s, k) / (double)c, q = 0;                                    \
+            for (int64_t i = 0; i < k; i++) {                                                      \
+                if (v[s + i] != v[s + i]) continue;                                                \
+                double d = (double)v[s + i] - mean;                                                \
+                q += d * d;                                                                        \
+            }                                                                                      \
+            var_merge(&pn[o], &pm[o], &pq[o], (double)c, mean, q);                                 \
+        }                                                                                          \
+    }                                                                                              \
+    static void nanvar_row_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0)  \
+    {                                                                                              \
+        const T *restrict v = vv;                                                                  \
+        double *restrict pn = (double *)P->p + o;                                                  \
+        double *restrict pm = (double *)P->p + P->n_out + o;                                       \
+        double *restrict pq = (double *)P->p + 2 * P->n_out + o;                                   \
+        (void)f0;                                                                                  \
+        for (int64_t j = 0; j < n; j++) {                                                          \
+            if (v[j] != v[j]) continue;                                                            \
+            double x = (double)v[j], c = pn[j] + 1.0, d = x - pm[j];                               \
+            double m = pm[j] + d / c;                                                              \
+            pq[j] += d * (x - m);                                                                  \
+            pm[j] = m;                                                                             \
+            pn[j] = c;                                                                             \
+        }                                                                                          \
+    }                                                                                              \
+    /* position o of a row or run: candidates in increasing index order */                         \
+    static inline void nanarg_put_##S(const part_t *P, int64_t o, T xv, int64_t xi, bool mx)       \
+    {                                                                                              \
+        double *val = (double *)P->p;                                                              \
+        int64_t *idx = (int64_t *)P->p + P->n_out, *ok = idx + P->n_out;                           \
+        double x = xv != xv ? (mx ? -INFINITY : INFINITY) : (double)xv;                            \
+        ok[o] |= xv == xv;                                                                         \
+        if (idx[o] < 0 || (mx ? x > val[o] : x < val[o])) {                                        \
+            val[o] = x;                                                                            \
+            idx[o] = xi;                                                                           \
+        }                                                                                          \
+    }                                                                                              \
+    static void nanargmax_run_##S(const part_t *P, int64_t o, const void *vv, int64_t n,           \
+                                  int64_t f0)                                                      \
+    {                                                                                              \
+        const T *v = vv;                                                                           \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            nanarg_put_##S(P, o, v[i], f0 + i, true);                                              \
+    }                                                                                              \
+    static void nanargmin_run_##S(const part_t *P, int64_t o, const void *vv, int64_t n,           \
+                                  int64_t f0)                                                      \
+    {                                                                                              \
+        const T *v = vv;                                                                           \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            nanarg_put_##S(P, o, v[i], f0 + i, false);                                             \
+    }                                                                                              \
+    static void nanargmax_row_##S(const part_t *P, int64_t o, const void *vv, int64_t n,           \
+                                  int64_t f0)                                                      \
+    {                                                                                              \
+        const T *v = vv;                                                                           \
+        for (int64_t j = 0; j < n; j++)                                                            \
+            nanarg_put_##S(P, o + j, v[j], f0 + j, true);                                          \
+    }                                                                                              \
+    static void nanargmin_row_##S(const part_t *P, int64_t o, const void *vv, int64_t n,           \
+                                  int64_t f0)                                                      \
+    {                                                                                              \
+        const T *v = vv;                                                                           \
+        for (int64_t j = 0; j < n; j++)                                                            \
+            nanarg_put_##S(P, o + j, v[j], f0 + j, false);                                         \
+    }
+RED_NANF(F, float)
+RED_NANF(D, double)
+
 RED_T(B, uint8_t, 0, int64_t, i)
 RED_T(I, int32_t, 0, int64_t, i)
 RED_T(L, int64_t, 0, int64_t, i)
@@ -465,11 +696,35 @@ typedef struct {
         {op##_run_B, op##_row_B}, {op##_run_I, op##_row_I}, {op##_run_L, op##_row_L},              \
             {op##_run_F, op##_row_F}, {op##_run_D, op##_row_D},                                    \
     }
+/* float dtypes only: eff_op maps the others to the plain reductions */
+#define FNSF(op)                                                                                   \
+    {                                                                                              \
+        {NULL, NULL}, {NULL, NULL}, {NULL, NULL}, {op##_run_F, op##_row_F},                        \
+        {                                                                                          \
+            op##_run_D, op##_row_D                                                                 \
+        }                                                                                          \
+    }
 static const red_fns_t red_table[OP_COUNT][DT_NTYPES] = {
-    [OP_SUM] = FNS5(sum),       [OP_PROD] = FNS5(prod),     [OP_MEAN] = FNS5(mean),
-    [OP_MIN] = FNS5(min),       [OP_MAX] = FNS5(max),       [OP_VAR] = FNS5(var),
-    [OP_STD] = FNS5(var),       [OP_ALL] = FNS5(all),       [OP_ANY] = FNS5(any),
-    [OP_ARGMIN] = FNS5(argmin), [OP_ARGMAX] = FNS5(argmax),
+    [OP_SUM] = FNS5(sum),
+    [OP_PROD] = FNS5(prod),
+    [OP_MEAN] = FNS5(mean),
+    [OP_MIN] = FNS5(min),
+    [OP_MAX] = FNS5(max),
+    [OP_VAR] = FNS5(var),
+    [OP_STD] = FNS5(var),
+    [OP_ALL] = FNS5(all),
+    [OP_ANY] = FNS5(any),
+    [OP_ARGMIN] = FNS5(argmin),
+    [OP_ARGMAX] = FNS5(argmax),
+    [OP_NANSUM] = FNSF(nansum),
+    [OP_NANPROD] = FNSF(nanprod),
+    [OP_NANMEAN] = FNSF(nanmean),
+    [OP_NANMIN] = FNSF(nanmin),
+    [OP_NANMAX] = FNSF(nanmax),
+    [OP_NANVAR] = FNSF(nanvar),
+    [OP_NANSTD] = FNSF(nanvar),
+    [OP_NANARGMIN] = FNSF(nanargmin),
+    [OP_NANARGMAX] = FNSF(nanargmax),
 };
 
 /* ---- identity, combine ----------------------------------------------------- */
@@ -477,14 +732,35 @@ static const red_fns_t red_table[OP_COUNT][DT_NTYPES] = {
 static void red_init(op_t op, dtype_t dt, const part_t *P)
 {
     int64_t n = P->n_out;
+    op = eff_op(op, dt);
     switch (op) {
     case OP_SUM:
     case OP_MEAN:
     case OP_VAR:
     case OP_STD:
+    case OP_NANSUM:
+    case OP_NANMEAN:
+    case OP_NANVAR:
+    case OP_NANSTD:
         /* zero bits are 0 and 0.0 */
         memset(P->p, 0, pos_bytes(op, dt) * (size_t)n);
         break;
+    case OP_NANMIN:
+    case OP_NANMAX:
+        for (int64_t i = 0; i < n; i++) {
+            if (dt == DT_FLOAT32)
+                ((float *)P->p)[i] = NAN;
+            else
+                ((double *)P->p)[i] = NAN;
+        }
+        break;
+    case OP_NANARGMIN:
+    case OP_NANARGMAX:
+        memset(P->p, 0, 8 * (size_t)n);
+        memset((int64_t *)P->p + n, 0xff, 8 * (size_t)n);
+        memset((int64_t *)P->p + 2 * n, 0, 8 * (size_t)n);
+        break;
+    case OP_NANPROD:
     case OP_PROD:
         for (int64_t i = 0; i < n; i++) {
             if (dt_is_float(dt))
@@ -545,7 +821,57 @@ static void red_init(op_t op, dtype_t dt, const part_t *P)
 static void red_comb(op_t op, dtype_t dt, const part_t *a, const part_t *b)
 {
     int64_t n = a->n_out;
+    op = eff_op(op, dt);
     switch (op) {
+    case OP_NANMEAN: {
+        double *x = a->p;
+        const double *y = b->p;
+        for (int64_t i = 0; i < 2 * n; i++)
+            x[i] += y[i];
+        break;
+    }
+    case OP_NANMIN:
+    case OP_NANMAX: {
+        bool mx = op == OP_NANMAX;
+        if (dt == DT_FLOAT32) {
+            float *x = a->p;
+            const float *y = b->p;
+            for (int64_t i = 0; i < n; i++)
+                x[i] = nanext_F(x[i], y[i], mx);
+        } else {
+            double *x = a->p;
+            const double *y = b->p;
+            for (int64_t i = 0; i < n; i++)
+                x[i] = nanext_D(x[i], y[i], mx);
+        }
+        break;
+    }
+    case OP_NANARGMIN:
+    case OP_NANARGMAX: {
+        /* b holds later candidates: it wins only strictly */
+        bool mx = op == OP_NANARGMAX;
+        double *av = a->p;
+        const double *bv = b->p;
+        int64_t *ai = (int64_t *)a->p + n, *aok = ai + n;
+        const int64_t *bi = (const int64_t *)b->p + n, *bok = bi + n;
+        for (int64_t i = 0; i < n; i++) {
+            aok[i] |= bok[i];
+            if (bi[i] < 0) continue;
+            if (ai[i] < 0 || (mx ? bv[i] > av[i] : bv[i] < av[i]) ||
+                (bv[i] == av[i] && bi[i] < ai[i])) {
+                av[i] = bv[i];
+                ai[i] = bi[i];
+            }
+        }
+        break;
+    }
+    case OP_NANSUM:
+    case OP_NANPROD:
+    case OP_NANVAR:
+    case OP_NANSTD:
+        /* float partials of the plain layouts */
+        red_comb(op_nan_base(op), dt, a, b);
+        break;
     case OP_SUM:
     case OP_MEAN:
         if (op == OP_SUM && !dt_is_float(dt)) {
@@ -718,8 +1044,8 @@ int kern_red_map(const kern_red_map_t *m, void *partial, char *err, size_t errle
     part_t P = {partial, n_out};
     red_init(m->op, dt, &P);
     if (total == 0) return 0;
-    const red_fns_t *F = &red_table[m->op][dt];
-    bool is_arg = m->op == OP_ARGMIN || m->op == OP_ARGMAX;
+    const red_fns_t *F = &red_table[eff_op(m->op, dt)][dt];
+    bool is_arg = is_arg_op(m->op);
     int rc = 0;
     ew_ctx_t *ctx = NULL;
     if (m->prog) {
@@ -836,7 +1162,40 @@ void kern_red_final(op_t op, dtype_t in_dt, int64_t n_out, int64_t n_reduced, in
 {
     dtype_t rdt = kern_red_result_dtype(op, in_dt);
     const double *pd = partial;
+    op = eff_op(op, in_dt);
     switch (op) {
+    case OP_NANSUM:
+    case OP_NANPROD:
+        kern_red_final(op_nan_base(op), in_dt, n_out, n_reduced, ddof, partial, out);
+        break;
+    case OP_NANMEAN:
+    case OP_NANVAR:
+    case OP_NANSTD:
+        for (int64_t i = 0; i < n_out; i++) {
+            double r;
+            if (op == OP_NANMEAN) {
+                r = pd[i] / pd[n_out + i]; /* no value: 0/0, NaN as numpy */
+            } else {
+                /* numpy's nanvar: NaN where count - ddof <= 0 */
+                double dof = pd[i] - (double)ddof;
+                r = dof > 0 ? pd[2 * n_out + i] / dof : NAN;
+                if (op == OP_NANSTD) r = sqrt(r);
+            }
+            if (rdt == DT_FLOAT32)
+                ((float *)out->data)[i] = (float)r;
+            else
+                ((double *)out->data)[i] = r;
+        }
+        break;
+    case OP_NANARGMIN:
+    case OP_NANARGMAX: {
+        /* -1 marks an all-NaN slice: kern_red_all_nan reports it */
+        const int64_t *idx = (const int64_t *)partial + n_out, *ok = idx + n_out;
+        int64_t *o = out->data;
+        for (int64_t i = 0; i < n_out; i++)
+            o[i] = ok[i] ? idx[i] : -1;
+        break;
+    }
     case OP_SUM:
     case OP_PROD:
         if (rdt == DT_INT64) {
@@ -879,4 +1238,14 @@ void kern_red_final(op_t op, dtype_t in_dt, int64_t n_out, int64_t n_reduced, in
         memcpy(out->data, partial, kern_red_partial_bytes(op, in_dt, n_out));
         break;
     }
+}
+
+bool kern_red_all_nan(op_t op, const arr_t *out)
+{
+    if (op != OP_NANARGMIN && op != OP_NANARGMAX) return false;
+    int64_t n = shape_size(&out->shape);
+    const int64_t *o = out->data;
+    for (int64_t i = 0; i < n; i++)
+        if (o[i] < 0) return true;
+    return false;
 }

@@ -76,7 +76,28 @@ void kern_scan_local(op_t op, const arr_t *in, int axis, arr_t *out)
 {
     int64_t outer, n, inner;
     split_axis(&in->shape, axis, &outer, &n, &inner);
-    scan_table[op == OP_CUMPROD][in->dt](in->data, out->data, outer, n, inner);
+    bool mul = op_nan_base(op) == OP_CUMPROD;
+    if (op_is_nan_reduction(op) && dt_is_float(in->dt)) {
+        /* nancumsum, nancumprod: NaN counts as 0 (1), as numpy replaces it */
+        int64_t total = outer * n * inner;
+        size_t es = dt_size(in->dt);
+        void *tmp = kern_xmalloc((size_t)(total > 0 ? total : 1) * es);
+        if (in->dt == DT_FLOAT32) {
+            const float *a = in->data;
+            float *t = tmp;
+            for (int64_t i = 0; i < total; i++)
+                t[i] = a[i] != a[i] ? (mul ? 1.0f : 0.0f) : a[i];
+        } else {
+            const double *a = in->data;
+            double *t = tmp;
+            for (int64_t i = 0; i < total; i++)
+                t[i] = a[i] != a[i] ? (mul ? 1.0 : 0.0) : a[i];
+        }
+        scan_table[mul][in->dt](tmp, out->data, outer, n, inner);
+        free(tmp);
+        return;
+    }
+    scan_table[mul][in->dt](in->data, out->data, outer, n, inner);
 }
 
 /* out[o, j] = a[o, j] OP b[o, j] over outer x inner, where a is read with a
@@ -107,7 +128,7 @@ void kern_scan_carry(op_t op, const arr_t *prev_carry, const arr_t *prev_local, 
     const char *last =
         (const char *)prev_local->data + (size_t)((n - 1) * inner) * dt_size(prev_local->dt);
     const void *pc = prev_carry ? prev_carry->data : NULL;
-    bool mul = op == OP_CUMPROD;
+    bool mul = op_nan_base(op) == OP_CUMPROD;
     switch (prev_local->dt) {
     case DT_FLOAT32:
         (mul ? carry_mul_F : carry_add_F)(last, n * inner, pc, out->data, outer, inner);
@@ -148,7 +169,7 @@ void kern_scan_apply(op_t op, const arr_t *local, const arr_t *carry, int axis, 
 {
     int64_t outer, n, inner;
     split_axis(&local->shape, axis, &outer, &n, &inner);
-    bool mul = op == OP_CUMPROD;
+    bool mul = op_nan_base(op) == OP_CUMPROD;
     switch (local->dt) {
     case DT_FLOAT32:
         (mul ? apply_mul_F : apply_add_F)(local->data, carry->data, out->data, outer, n, inner);

@@ -54,16 +54,24 @@ BINARY_OPS = {
     "add", "subtract", "multiply", "divide", "floor_divide", "mod", "power", "maximum",
     "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or",
+    "arctan2", "hypot", "fmod", "remainder", "fmax", "fmin", "copysign", "logical_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "float_power",
+    "heaviside",
 }
 UNARY_OPS = {
     "negative", "abs", "sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
     "square", "sign", "floor", "ceil", "logical_not", "isnan", "isfinite",
+    "log2", "log10", "exp2", "cbrt", "reciprocal", "positive", "arcsin", "arccos", "arctan",
+    "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "degrees", "radians", "rint", "trunc", "fix",
+    "isinf", "isneginf", "isposinf", "signbit", "invert",
 }
-OTHER_EW_OPS = {"where", "clip", "astype"}
+ROUND_OPS = {"round", "around"}
+OTHER_EW_OPS = {"where", "clip", "astype"} | ROUND_OPS
 ELEMENTWISE_OPS = BINARY_OPS | UNARY_OPS | OTHER_EW_OPS
-REDUCE_OPS = {"sum", "prod", "mean", "min", "max", "std", "var", "all", "any"}
-ARG_OPS = {"argmin", "argmax"}
-SCAN_OPS = {"cumsum", "cumprod"}
+NAN_REDUCE_OPS = {"nansum", "nanprod", "nanmean", "nanmin", "nanmax", "nanstd", "nanvar"}
+REDUCE_OPS = {"sum", "prod", "mean", "min", "max", "std", "var", "all", "any"} | NAN_REDUCE_OPS
+ARG_OPS = {"argmin", "argmax", "nanargmin", "nanargmax"}
+SCAN_OPS = {"cumsum", "cumprod", "nancumsum", "nancumprod"}
 LINALG_OPS = {"dot", "matmul", "inner", "outer", "tensordot"}
 SHAPE_OPS = {
     "transpose", "reshape", "ravel", "squeeze", "expand_dims", "concatenate", "stack",
@@ -73,9 +81,12 @@ ALL_OPS = (CREATION_OPS | RANDOM_OPS | ELEMENTWISE_OPS | REDUCE_OPS | ARG_OPS | 
            | LINALG_OPS | SHAPE_OPS)
 
 # Ops whose float results numpy and a chunked engine may round differently.
-INEXACT_UNARY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh"}
-INEXACT_OPS = INEXACT_UNARY | {"power"} | REDUCE_OPS - {"min", "max", "all", "any"} \
-    | SCAN_OPS | LINALG_OPS | {"linspace", "arange"}
+INEXACT_UNARY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
+                 "log2", "log10", "exp2", "cbrt", "arcsin", "arccos", "arctan", "sinh", "cosh",
+                 "arcsinh", "arccosh", "arctanh", "degrees", "radians"}
+INEXACT_OPS = INEXACT_UNARY | {"power", "float_power", "arctan2", "hypot"} \
+    | REDUCE_OPS - {"min", "max", "all", "any", "nanmin", "nanmax"} | SCAN_OPS | LINALG_OPS \
+    | {"linspace", "arange"}
 
 # Parameters each op may carry besides key, op and inputs (for doc checks).
 PARAMS = {
@@ -97,6 +108,10 @@ PARAMS = {
     "argmax": {"axis", "keepdims"},
     "cumsum": {"axis"},
     "cumprod": {"axis"},
+    "nancumsum": {"axis"},
+    "nancumprod": {"axis"},
+    "nanargmin": {"axis", "keepdims"},
+    "nanargmax": {"axis", "keepdims"},
     "tensordot": {"axes"},
     "transpose": {"axes"},
     "reshape": {"newshape"},
@@ -107,9 +122,12 @@ PARAMS = {
     "stack": {"axis"},
     "rechunk": {"chunk_size"},
     "getitem": {"index"},
+    "round": {"decimals"},
+    "around": {"decimals"},
 }
 for _op in REDUCE_OPS:
-    PARAMS[_op] = {"axis", "keepdims"} | ({"ddof"} if _op in ("std", "var") else set())
+    PARAMS[_op] = {"axis", "keepdims"} | ({"ddof"} if _op in ("std", "var", "nanstd", "nanvar")
+                                          else set())
 for _op in BINARY_OPS | UNARY_OPS | {"where"} | {"dot", "matmul", "inner", "outer"}:
     PARAMS.setdefault(_op, set())
 
@@ -146,6 +164,10 @@ def to_index(index):
             raise Rejected("bool index")
         if isinstance(e, int):
             out.append(e)
+        elif e is None:
+            out.append(None)  # numpy.newaxis
+        elif e == "...":
+            out.append(Ellipsis)
         elif isinstance(e, str):
             out.append(parse_slice(e))
         else:
@@ -278,7 +300,9 @@ def evaluate(doc, random_values=None, all=False, scales=None, perturb=False):
             in_keys = [i for i in node.get("inputs", []) or [] if isinstance(i, str)]
             op = node["op"]
             own = op in INEXACT_OPS and v.dtype.kind == "f"
-            if op in ("mean", "std", "var", "sum", "prod") or op in LINALG_OPS \
+            if op in ("mean", "std", "var", "sum", "prod") \
+                    or op in NAN_REDUCE_OPS - {"nanmin", "nanmax"} \
+                    or op in LINALG_OPS \
                     or op in SCAN_OPS:
                 own = own or v.dtype.kind == "f"
             up = [i for i in in_keys if inexact.get(i)]
@@ -291,8 +315,8 @@ def evaluate(doc, random_values=None, all=False, scales=None, perturb=False):
                     for i in in_keys:
                         s = max(s, _maxabs(vals[i].astype(np.float64))
                                 if vals[i].dtype.kind in "biu" else _maxabs(vals[i]))
-                    if op in ("sum", "mean", "std", "var") or op in LINALG_OPS \
-                            or op == "cumsum":
+                    if op in ("sum", "mean", "std", "var", "nansum", "nanmean", "nanstd",
+                              "nanvar") or op in LINALG_OPS or op in ("cumsum", "nancumsum"):
                         # the magnitude of partial sums, not only of terms
                         s = max(s, _partial_scale(node, ins))
                 # the precision of the roughest inexact step on the way
@@ -325,7 +349,7 @@ def _partial_scale(node, ins):
 def _reduce(op, a, axis, keepdims, ddof, perturb):
     fn = getattr(np, op)
     kw = {"axis": axis, "keepdims": keepdims}
-    if op in ("std", "var"):
+    if op in ("std", "var", "nanstd", "nanvar"):
         kw["ddof"] = ddof
     r = np.asarray(fn(a, **kw))
     if perturb and a.dtype.kind == "f" and op in ("sum", "mean") and a.size:
@@ -412,6 +436,13 @@ def _eval_node(node, ins, random_values, perturb):
         if hi is None:
             return ew_call(lambda a, l: np.clip(a, l, None), [ins[0], lo])
         return ew_call(np.clip, args + [lo, hi])
+    if op in ROUND_OPS:
+        if len(ins) != 1:
+            raise Rejected("%s takes 1 input" % op)
+        d = node.get("decimals", 0)
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise Rejected("decimals must be an integer")
+        return ew_call(lambda a: np.round(a, d), ins)
     if op == "astype":
         (a,) = ins
         if is_scalar(a):
@@ -497,9 +528,13 @@ def _eval_node(node, ins, random_values, perturb):
         idx = node["index"]
         if not isinstance(idx, list):
             raise Rejected("index must be a list")
-        if len(idx) > a.ndim:
+        ix = to_index(idx)
+        if sum(1 for e in ix if e is not None and e is not Ellipsis) > a.ndim:
             raise Rejected("too many indices")
-        return np.asarray(a[to_index(idx)]).copy()
+        try:
+            return np.asarray(a[ix]).copy()
+        except IndexError as e:
+            raise Rejected(str(e))
     raise Rejected("op %r not handled" % op)
 
 

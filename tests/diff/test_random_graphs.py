@@ -228,9 +228,23 @@ class Gen:
                     ops += ["exp", "expm1"]
                 if a.mag <= 50:
                     ops += ["sin", "cos"]
+        # the second wave of ufuncs (tests/diff/test_ufuncs.py has their edge cases)
+        if a.dtype == "bool":
+            ops += ["invert", "isinf", "signbit", "isposinf"]
+        else:
+            ops += ["positive", "arctan"]
+            if a.level == 0:
+                ops += ["rint", "trunc", "fix", "cbrt", "log2", "log10", "exp2", "degrees",
+                        "radians", "arcsinh", "reciprocal", "signbit", "isinf", "isneginf",
+                        "isposinf"]
+            if a.dtype in INTS:
+                ops += ["invert"]
         if a.level > 0:
             ops = [o for o in ops if o not in ("isnan", "isfinite", "logical_not")] or ["abs"]
         op = self.choice(ops)
+        wave2 = self.unary_wave2(a, op)
+        if wave2 is not None:
+            return wave2
         if op == "square" and a.mag > 1e3 and a.level > 0:
             op = "abs"
         k = self.key("u")
@@ -254,6 +268,31 @@ class Gen:
             mag = 1
         if dt in INTS:
             mag = min(mag, 2.0 ** 63)
+        return self.emit({"key": k, "op": op, "inputs": [a.key]}, Node(k, a.shape, dt, level, mag))
+
+    def unary_wave2(self, a, op):
+        """The node of a second-wave unary op, or None for the others."""
+        f = a.dtype in FLOATS
+        fdt = a.dtype if f else "float64"
+        k = self.key("u")
+        dt, level, mag = a.dtype, a.level, a.mag
+        if op in ("signbit", "isinf", "isneginf", "isposinf"):
+            dt, level, mag = "bool", 0, 1
+        elif op == "invert":
+            mag = 1 if a.dtype == "bool" else min(a.mag + 1, 2.0 ** 63)
+        elif op == "positive":
+            pass
+        elif op in ("rint", "trunc", "fix"):
+            dt, level, mag = fdt, 0, a.mag + 1
+        elif op == "reciprocal":
+            mag = 2.0 ** 63 if a.dtype in INTS else math.inf
+        elif op in ("arctan", "cbrt", "log2", "log10", "exp2", "degrees", "radians", "arcsinh"):
+            dt, level = fdt, max(level, 1)
+            mag = {"arctan": 2, "cbrt": max(a.mag, 1) ** (1 / 3) + 1, "log2": math.inf,
+                   "log10": math.inf, "exp2": 2.0 ** min(a.mag, 1100), "degrees": a.mag * 58,
+                   "radians": a.mag / 57 + 1, "arcsinh": math.log(max(a.mag, 1)) * 2 + 2}[op]
+        else:
+            return None
         return self.emit({"key": k, "op": op, "inputs": [a.key]}, Node(k, a.shape, dt, level, mag))
 
     def compatible_shape(self, shape):
@@ -297,6 +336,19 @@ class Gen:
                 ops += ["floor_divide", "mod"]
         else:
             ops = [o for o in ops if not o.startswith("logical")]
+        # the second wave: fmax/fmin/hypot are continuous, the rest take exact inputs
+        no_float = a.dtype not in FLOATS and b.dtype not in FLOATS
+        ops += ["fmax", "fmin"]
+        if not both_bool:
+            ops += ["hypot"]
+        if exact:
+            ops += ["logical_xor"]
+            if not both_bool:
+                ops += ["fmod", "remainder", "copysign", "heaviside", "arctan2"]
+            if no_float:
+                ops += ["bitwise_and", "bitwise_or", "bitwise_xor"]
+                if not both_bool:
+                    ops += ["left_shift", "right_shift"]
         op = self.choice(ops)
         if op == "multiply" and (a.level or b.level) and max(a.mag, b.mag) > 100:
             op = "add"
@@ -312,8 +364,20 @@ class Gen:
         level = max(a.level, b.level)
         mag = max(a.mag, b.mag)
         if op in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-                  "logical_and", "logical_or"):
+                  "logical_and", "logical_or", "logical_xor"):
             dt, mag, level = "bool", 1, 0
+        elif op in ("hypot", "copysign", "heaviside", "arctan2"):
+            dt = dt if dt in FLOATS else "float64"
+            mag = {"hypot": a.mag + b.mag, "copysign": a.mag, "heaviside": 1,
+                   "arctan2": 4}[op]
+            if op == "arctan2":
+                level = max(level, 1)
+        elif op in ("fmod", "remainder"):
+            mag = math.inf if dt in FLOATS else mag
+        elif op in ("left_shift", "right_shift"):
+            mag = 2.0 ** 63
+        elif op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+            mag = 2.0 ** 63 if dt != "bool" else 1
         elif op == "divide":
             dt = dt if dt in FLOATS else "float64"
             mag = math.inf
@@ -445,6 +509,8 @@ class Gen:
             mag = 1.5 ** min(max(red, 1), 1500) if a.mag <= 1.5 else math.inf
         if dt in INTS:
             mag = min(mag, 2.0 ** 63)
+        if op not in ("all", "any") and self.chance(0.3):
+            p["op"] = "nan" + op  # the same on data without NaN; NaN skipped else
         return self.emit(p, Node(p["key"], shape, dt, level, mag))
 
     def s_argred(self):
@@ -464,6 +530,8 @@ class Gen:
                 shape = [1 if i == ax else d for i, d in enumerate(a.shape)]
         else:
             shape = []
+        if self.chance(0.3):
+            p["op"] = "nan" + op
         return self.emit(p, Node(p["key"], shape, "int64", 0, max(a.shape + (1,))))
 
     def s_scan(self):
@@ -485,6 +553,8 @@ class Gen:
         dt = a.dtype if a.dtype in FLOATS or a.dtype == "int64" else "int64"
         level = 2 if dt in FLOATS else 0
         mag = a.mag * a.size if op == "cumsum" else (1.2 ** min(a.size, 3000) if dt in FLOATS else 2.0 ** 63)
+        if self.chance(0.3):
+            p["op"] = "nan" + op
         return self.emit(p, Node(p["key"], shape, dt, level, min(mag, 2.0 ** 63) if dt in INTS else mag))
 
     def s_linalg(self):

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec.h"
@@ -102,8 +103,9 @@ static void test_seed_inner_is_symmetric(void **state)
     tile_doc(&x, "{\"version\":1,\"nodes\":[{\"key\":\"a\",\"op\":\"ones\",\"shape\":[2000,2000],"
                  "\"chunk_size\":200},{\"key\":\"b\",\"op\":\"inner\",\"inputs\":[\"a\",\"a\"]}],"
                  "\"fetch\":[\"b\"]}");
-    /* 10 x 10 output blocks: 10 diagonal syrk, 45 upper products, 45 mirrored copies */
-    assert_int_equal(count_kind(x.t, JK_CREATE, true), 100);
+    /* 10 x 10 output blocks: 10 diagonal syrk, 45 upper products, 45 mirrored
+     * copies; the products generate the `ones` blocks they read (none stored) */
+    assert_int_equal(count_kind(x.t, JK_CREATE, true), 0);
     assert_int_equal(count_kind(x.t, JK_SYRK, true), 10);
     assert_int_equal(count_kind(x.t, JK_TENSORDOT, true), 45);
     assert_int_equal(count_kind(x.t, JK_GATHER, true), 45);
@@ -229,6 +231,125 @@ static void test_random_leaf_generated_in_consumer(void **state)
     done(&y);
 }
 
+/* Runs doc twice, the second time also fetching `extra` (so its chunks are
+ * stored and read), and checks `key` comes out byte for byte the same. */
+static void same_as_stored(const char *nodes, const char *key, const char *extra, int64_t n,
+                           run_t *gen_run)
+{
+    char a[4096], b[4096];
+    snprintf(a, sizeof a, "{\"version\":1,\"nodes\":[%s],\"fetch\":[\"%s\"]}", nodes, key);
+    snprintf(b, sizeof b, "{\"version\":1,\"nodes\":[%s],\"fetch\":[\"%s\",\"%s\"]}", nodes, key,
+             extra);
+    run_t y;
+    run_doc(gen_run, a, 2);
+    run_doc(&y, b, 2);
+    double *va = malloc(sizeof(double) * (size_t)n), *vb = malloc(sizeof(double) * (size_t)n);
+    assert_non_null(va);
+    assert_non_null(vb);
+    fetch_f64(gen_run, key, va, n);
+    fetch_f64(&y, key, vb, n);
+    assert_memory_equal(va, vb, sizeof(double) * (size_t)n);
+    free(va);
+    free(vb);
+    done(&y);
+}
+
+static void test_creation_generated_in_every_reader(void **state)
+{
+    (void)state;
+    run_t x;
+    /* arange read by a transpose, a reversed strided slice, a reshape and a
+     * product: no arange chunk is stored, and the values are exact */
+    run_doc(&x,
+            "{\"version\":1,\"nodes\":["
+            "{\"key\":\"a\",\"op\":\"arange\",\"stop\":63,\"dtype\":\"float64\",\"chunk_size\":10},"
+            "{\"key\":\"m\",\"op\":\"reshape\",\"inputs\":[\"a\"],\"newshape\":[7,9]},"
+            "{\"key\":\"r\",\"op\":\"rechunk\",\"inputs\":[\"m\"],\"chunk_size\":[3,4]},"
+            "{\"key\":\"t\",\"op\":\"transpose\",\"inputs\":[\"r\"]},"
+            "{\"key\":\"s\",\"op\":\"getitem\",\"inputs\":[\"a\"],"
+            "\"index\":[\"60:2:-7\"]},"
+            "{\"key\":\"e\",\"op\":\"eye\",\"N\":9,\"chunk_size\":4},"
+            "{\"key\":\"p\",\"op\":\"dot\",\"inputs\":[\"r\",\"e\"]}],"
+            "\"fetch\":[\"t\",\"s\",\"p\"]}",
+            2);
+    assert_int_equal(count_kind(x.t, JK_CREATE, true), 0);
+    double t[63], s[9], p[63];
+    fetch_f64(&x, "t", t, 63);
+    fetch_f64(&x, "s", s, 9);
+    fetch_f64(&x, "p", p, 63);
+    for (int i = 0; i < 7; i++)
+        for (int j = 0; j < 9; j++) {
+            assert_true(t[j * 7 + i] == i * 9 + j);
+            assert_true(p[i * 9 + j] == i * 9 + j);
+        }
+    for (int k = 0; k < 9; k++)
+        assert_true(s[k] == 60 - 7 * k);
+    done(&x);
+}
+
+static void test_size1_reshape_of_creation(void **state)
+{
+    (void)state;
+    run_t x;
+    /* only size-1 axes differ: an alias of each chunk, which becomes a gather
+     * generating it */
+    run_doc(&x,
+            "{\"version\":1,\"nodes\":["
+            "{\"key\":\"a\",\"op\":\"linspace\",\"start\":0,\"stop\":1,\"num\":11,"
+            "\"chunk_size\":4},"
+            "{\"key\":\"b\",\"op\":\"expand_dims\",\"inputs\":[\"a\"],\"axis\":0}],"
+            "\"fetch\":[\"b\"]}",
+            2);
+    assert_int_equal(count_kind(x.t, JK_CREATE, true), 0);
+    assert_int_equal(count_kind(x.t, JK_ALIAS, true), 0);
+    double b[11];
+    fetch_f64(&x, "b", b, 11);
+    for (int k = 0; k < 11; k++)
+        assert_true(fabs(b[k] - k / 10.0) < 1e-15);
+    done(&x);
+}
+
+static void test_random_generated_in_its_one_reader(void **state)
+{
+    (void)state;
+    run_t x;
+    /* the data-heavy shape in small: rand -> transpose -> rechunk -> sum;
+     * each random chunk has one reader (a transpose gather): none stored */
+    const char *nodes =
+        "{\"key\":\"r\",\"op\":\"random.rand\",\"shape\":[23,17],\"chunk_size\":[5,4],\"seed\":3},"
+        "{\"key\":\"t\",\"op\":\"transpose\",\"inputs\":[\"r\"]},"
+        "{\"key\":\"c\",\"op\":\"rechunk\",\"inputs\":[\"t\"],\"chunk_size\":[3,11]},"
+        "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"c\"],\"axis\":0}";
+    same_as_stored(nodes, "s", "r", 23, &x);
+    assert_int_equal(count_kind(x.t, JK_RANDOM, true), 0);
+    done(&x);
+    /* a product reading each chunk of b once (outer: one block pair a job) */
+    nodes = "{\"key\":\"a\",\"op\":\"random.randn\",\"shape\":[13],\"chunk_size\":5,\"seed\":4},"
+            "{\"key\":\"b\",\"op\":\"random.rand\",\"shape\":[13,6],\"chunk_size\":[5,6],"
+            "\"seed\":5},"
+            "{\"key\":\"p\",\"op\":\"dot\",\"inputs\":[\"b\",\"w\"]},"
+            "{\"key\":\"w\",\"op\":\"ones\",\"shape\":[6,2]}";
+    same_as_stored(nodes, "p", "b", 26, &x);
+    assert_int_equal(count_kind(x.t, JK_RANDOM, true), 0);
+    done(&x);
+}
+
+static void test_random_with_two_readers_stored(void **state)
+{
+    (void)state;
+    run_t x;
+    /* every chunk of r read by a transpose gather and by dot's block products
+     * (two jobs): stored once, not generated twice */
+    run_doc(&x,
+            "{\"version\":1,\"nodes\":["
+            "{\"key\":\"r\",\"op\":\"random.rand\",\"shape\":[8,8],\"chunk_size\":4,\"seed\":1},"
+            "{\"key\":\"t\",\"op\":\"transpose\",\"inputs\":[\"r\"]},"
+            "{\"key\":\"p\",\"op\":\"matmul\",\"inputs\":[\"t\",\"r\"]}],\"fetch\":[\"p\"]}",
+            2);
+    assert_int_equal(count_kind(x.t, JK_RANDOM, true), 4);
+    done(&x);
+}
+
 static void test_rechunk_reuses_aligned_chunks(void **state)
 {
     (void)state;
@@ -236,12 +357,16 @@ static void test_rechunk_reuses_aligned_chunks(void **state)
     tile_doc(&x, "{\"version\":1,\"nodes\":[{\"key\":\"a\",\"op\":\"zeros\",\"shape\":[12],"
                  "\"chunk_size\":4},{\"key\":\"b\",\"op\":\"rechunk\",\"inputs\":[\"a\"],"
                  "\"chunk_size\":8}],\"fetch\":[\"b\"]}");
-    /* [0,8) is gathered from two chunks; [8,12) is a's last chunk itself */
+    /* [0,8) is gathered from two chunks (generated in the gather: zeros are
+     * never stored for a reader); [8,12) is a's last chunk itself */
     int bn = graph_find(x.g, "b"), an = graph_find(x.g, "a");
     assert_int_equal(x.t->grid[bn]->total, 2);
     assert_int_equal(x.t->grid[bn]->job[1], x.t->grid[an]->job[2]);
     assert_int_equal(x.t->jobs[x.t->grid[bn]->job[0]].kind, JK_GATHER);
-    assert_int_equal(x.t->jobs[x.t->grid[bn]->job[0]].in[0].n_pieces, 2);
+    assert_int_equal(x.t->jobs[x.t->grid[bn]->job[0]].in[0].n_pieces, 0);
+    assert_int_equal(x.t->jobs[x.t->grid[bn]->job[0]].in[0].n_gpieces, 2);
+    assert_true(x.t->live[x.t->grid[bn]->job[1]]); /* fetched: stored */
+    assert_false(x.t->live[x.t->grid[an]->job[0]]);
     done(&x);
 }
 
@@ -339,6 +464,10 @@ int main(void)
         cmocka_unit_test(test_fetched_intermediate_not_fused),
         cmocka_unit_test(test_reduction_tree_and_value),
         cmocka_unit_test(test_random_leaf_generated_in_consumer),
+        cmocka_unit_test(test_creation_generated_in_every_reader),
+        cmocka_unit_test(test_size1_reshape_of_creation),
+        cmocka_unit_test(test_random_generated_in_its_one_reader),
+        cmocka_unit_test(test_random_with_two_readers_stored),
         cmocka_unit_test(test_rechunk_reuses_aligned_chunks),
         cmocka_unit_test(test_unfetched_branch_not_run),
         cmocka_unit_test(test_reshape_and_transpose_values),

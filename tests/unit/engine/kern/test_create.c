@@ -12,31 +12,31 @@
 
 #include "kern/kern.h"
 
-static graph_node_t node(op_t op, dtype_t dt, int nd, const int64_t *shape)
+static kern_gen_t node(op_t op, dtype_t dt, int nd, const int64_t *shape)
 {
-    graph_node_t n;
+    kern_gen_t n;
     memset(&n, 0, sizeof n);
     n.op = op;
-    n.odtype = dt;
-    n.oshape.ndim = nd;
+    n.dt = dt;
+    n.shape.ndim = nd;
     for (int i = 0; i < nd; i++)
-        n.oshape.d[i] = shape[i];
+        n.shape.d[i] = shape[i];
     return n;
 }
 
 /* Generates a 1-D node whole, and again in the chunks cut[0..nc], and checks
  * both agree byte for byte; leaves the whole result in out. */
-static void gen_1d(const graph_node_t *n, void *out, const int64_t *cut, int nc)
+static void gen_1d(const kern_gen_t *n, void *out, const int64_t *cut, int nc)
 {
-    int64_t len = n->oshape.d[0];
-    size_t es = dt_size(n->odtype);
+    int64_t len = n->shape.d[0];
+    size_t es = dt_size(n->dt);
     int64_t zero = 0;
-    arr_t whole = {out, n->odtype, n->oshape};
+    arr_t whole = {out, n->dt, n->shape};
     kern_create(n, &zero, &whole);
     char *pieces = malloc((size_t)len * es + 1);
     for (int k = 0; k < nc; k++) {
         int64_t off = cut[k];
-        arr_t a = {pieces + (size_t)off * es, n->odtype, {.ndim = 1, .d = {cut[k + 1] - off}}};
+        arr_t a = {pieces + (size_t)off * es, n->dt, {.ndim = 1, .d = {cut[k + 1] - off}}};
         kern_create(n, &off, &a);
     }
     assert_memory_equal(pieces, out, (size_t)len * es);
@@ -48,15 +48,15 @@ static void test_fill_ops(void **state)
     (void)state;
     int64_t sh[2] = {3, 4}, off[2] = {0, 0};
     int32_t i32[12];
-    graph_node_t n = node(OP_FULL, DT_INT32, 2, sh);
+    kern_gen_t n = node(OP_FULL, DT_INT32, 2, sh);
     n.fill_value = sc_float(-2.7);
-    arr_t a = {i32, DT_INT32, n.oshape};
+    arr_t a = {i32, DT_INT32, n.shape};
     kern_create(&n, off, &a);
     for (int i = 0; i < 12; i++)
         assert_int_equal(i32[i], -2);
     double d[12];
     n = node(OP_ONES, DT_FLOAT64, 2, sh);
-    arr_t b = {d, DT_FLOAT64, n.oshape};
+    arr_t b = {d, DT_FLOAT64, n.shape};
     kern_create(&n, off, &b);
     for (int i = 0; i < 12; i++)
         assert_true(d[i] == 1.0);
@@ -67,7 +67,7 @@ static void test_fill_ops(void **state)
     uint8_t bo[12];
     n = node(OP_FULL, DT_BOOL, 2, sh);
     n.fill_value = sc_float(NAN);
-    arr_t c = {bo, DT_BOOL, n.oshape};
+    arr_t c = {bo, DT_BOOL, n.shape};
     kern_create(&n, off, &c);
     for (int i = 0; i < 12; i++)
         assert_int_equal(bo[i], 1);
@@ -78,7 +78,7 @@ static void test_arange_float(void **state)
     (void)state;
     /* np.arange(0.1, 100, 0.3): 334 values; delta = (0.1 + 0.3) - 0.1 */
     int64_t len = 334;
-    graph_node_t n = node(OP_ARANGE, DT_FLOAT64, 1, &len);
+    kern_gen_t n = node(OP_ARANGE, DT_FLOAT64, 1, &len);
     n.start = sc_float(0.1);
     n.stop = sc_int(100);
     n.step = sc_float(0.3);
@@ -120,7 +120,7 @@ static void test_arange_int(void **state)
 {
     (void)state;
     int64_t len = 5;
-    graph_node_t n = node(OP_ARANGE, DT_INT32, 1, &len);
+    kern_gen_t n = node(OP_ARANGE, DT_INT32, 1, &len);
     n.start = sc_int(3);
     n.step = sc_int(-3);
     int32_t i32[5], e32[] = {3, 0, -3, -6, -9};
@@ -147,7 +147,7 @@ static void test_linspace(void **state)
 {
     (void)state;
     int64_t len = 11;
-    graph_node_t n = node(OP_LINSPACE, DT_FLOAT64, 1, &len);
+    kern_gen_t n = node(OP_LINSPACE, DT_FLOAT64, 1, &len);
     n.start = sc_float(-1.3);
     n.stop = sc_float(2.9);
     n.num = 11;
@@ -212,13 +212,11 @@ static void test_eye(void **state)
     (void)state;
     int64_t sh[2] = {5, 7};
     for (int64_t k = -6; k <= 8; k++) {
-        graph_node_t n = node(OP_EYE, DT_INT32, 2, sh);
-        n.N = 5;
-        n.M = 7;
+        kern_gen_t n = node(OP_EYE, DT_INT32, 2, sh);
         n.k = k;
         int32_t whole[35];
         int64_t zero[2] = {0, 0};
-        arr_t w = {whole, DT_INT32, n.oshape};
+        arr_t w = {whole, DT_INT32, n.shape};
         kern_create(&n, zero, &w);
         for (int i = 0; i < 5; i++)
             for (int j = 0; j < 7; j++)
@@ -236,11 +234,11 @@ static void test_eye(void **state)
                         assert_int_equal(ch[i * cols + j], whole[(r0 + i) * 7 + c0 + j]);
             }
     }
-    graph_node_t n = node(OP_EYE, DT_FLOAT64, 2, sh);
+    kern_gen_t n = node(OP_EYE, DT_FLOAT64, 2, sh);
     n.k = INT64_MAX;
     double d[35];
     int64_t zero[2] = {0, 0};
-    arr_t a = {d, DT_FLOAT64, n.oshape};
+    arr_t a = {d, DT_FLOAT64, n.shape};
     kern_create(&n, zero, &a);
     for (int i = 0; i < 35; i++)
         assert_true(d[i] == 0.0);
@@ -253,7 +251,7 @@ static void test_array_regions(void **state)
     int64_t data[120];
     for (int i = 0; i < 120; i++)
         data[i] = i * 3 - 7;
-    graph_node_t n = node(OP_ARRAY, DT_INT64, 3, sh);
+    kern_gen_t n = node(OP_ARRAY, DT_INT64, 3, sh);
     n.data = data;
     /* a chunk (2, 3, 4) at (1, 2, 1) */
     int64_t ch[24], off[3] = {1, 2, 1};
@@ -270,7 +268,7 @@ static void test_array_regions(void **state)
     assert_memory_equal(ch2, data + 60, sizeof ch2);
     /* 0-d */
     double s = 4.25, so = 0;
-    graph_node_t z = node(OP_ARRAY, DT_FLOAT64, 0, NULL);
+    kern_gen_t z = node(OP_ARRAY, DT_FLOAT64, 0, NULL);
     z.data = &s;
     arr_t c = {&so, DT_FLOAT64, {.ndim = 0}};
     kern_create(&z, NULL, &c);

@@ -13,36 +13,35 @@
 #include "kern/kern.h"
 #include "kern/kern_internal.h"
 
-static graph_node_t node(op_t op, dtype_t dt, int64_t r, int64_t c, uint64_t seed)
+static kern_gen_t node(op_t op, dtype_t dt, int64_t r, int64_t c, uint64_t seed)
 {
-    graph_node_t n;
+    kern_gen_t n;
     memset(&n, 0, sizeof n);
     n.op = op;
-    n.odtype = dt;
-    n.oshape = (shape_t){.ndim = 2, .d = {r, c}};
-    n.has_seed = true;
+    n.dt = dt;
+    n.shape = (shape_t){.ndim = 2, .d = {r, c}};
     n.seed = seed;
     return n;
 }
 
-static void gen_whole(const graph_node_t *n, void *out)
+static void gen_whole(const kern_gen_t *n, void *out)
 {
     int64_t off[2] = {0, 0};
-    arr_t a = {out, n->odtype, n->oshape};
+    arr_t a = {out, n->dt, n->shape};
     kern_random(n, off, &a);
 }
 
 /* Generates in (cr, cc) chunks and assembles the whole tensor into out. */
-static void gen_chunked(const graph_node_t *n, int64_t cr, int64_t cc, void *out)
+static void gen_chunked(const kern_gen_t *n, int64_t cr, int64_t cc, void *out)
 {
-    int64_t R = n->oshape.d[0], C = n->oshape.d[1];
-    size_t es = dt_size(n->odtype);
+    int64_t R = n->shape.d[0], C = n->shape.d[1];
+    size_t es = dt_size(n->dt);
     char *buf = malloc((size_t)(cr * cc) * es);
     for (int64_t r0 = 0; r0 < R; r0 += cr)
         for (int64_t c0 = 0; c0 < C; c0 += cc) {
             int64_t rows = r0 + cr <= R ? cr : R - r0, cols = c0 + cc <= C ? cc : C - c0;
             int64_t off[2] = {r0, c0};
-            arr_t a = {buf, n->odtype, {.ndim = 2, .d = {rows, cols}}};
+            arr_t a = {buf, n->dt, {.ndim = 2, .d = {rows, cols}}};
             kern_random(n, off, &a);
             for (int64_t i = 0; i < rows; i++)
                 memcpy((char *)out + (size_t)((r0 + i) * C + c0) * es,
@@ -77,7 +76,7 @@ static void test_counter_mapping(void **state)
 {
     (void)state;
     uint64_t seed = 0x0123456789abcdefULL;
-    graph_node_t n = node(OP_RANDINT, DT_INT64, 3, 701, seed);
+    kern_gen_t n = node(OP_RANDINT, DT_INT64, 3, 701, seed);
     n.low = sc_int(INT64_MIN);
     n.high = sc_int(INT64_MAX);
     int64_t *v = malloc(3 * 701 * sizeof *v);
@@ -101,7 +100,7 @@ static void test_box_muller_values(void **state)
 {
     (void)state;
     uint64_t seed = 977;
-    graph_node_t n = node(OP_RANDN, DT_FLOAT64, 1, 4001, seed);
+    kern_gen_t n = node(OP_RANDN, DT_FLOAT64, 1, 4001, seed);
     double *v = malloc(4001 * sizeof *v);
     gen_chunked(&n, 1, 1000, v);
     uint32_t key[2] = {(uint32_t)seed, 0};
@@ -128,7 +127,7 @@ static void test_chunking_invariance(void **state)
     op_t ops[] = {OP_RAND, OP_RANDN, OP_RANDINT, OP_UNIFORM, OP_NORMAL};
     for (int t = 0; t < 5; t++) {
         dtype_t dt = ops[t] == OP_RANDINT ? DT_INT32 : DT_FLOAT64;
-        graph_node_t n = node(ops[t], dt, R, C, 42);
+        kern_gen_t n = node(ops[t], dt, R, C, 42);
         n.low = sc_int(-5);
         n.high = sc_int(17);
         n.loc = sc_float(3.0);
@@ -173,7 +172,7 @@ static void test_distributions(void **state)
     (void)state;
     enum { N = 100000 };
     double *v = malloc(N * sizeof *v), mean, sd;
-    graph_node_t n = node(OP_RAND, DT_FLOAT64, 1, N, 7);
+    kern_gen_t n = node(OP_RAND, DT_FLOAT64, 1, N, 7);
     gen_whole(&n, v);
     for (int i = 0; i < N; i++)
         assert_true(v[i] >= 0.0 && v[i] < 1.0);

@@ -1,4 +1,4 @@
-/* tile_edges.c: the distinct inputs and consumers of every live job, the
+/* edges.c: the distinct inputs and consumers of every live job, the
  * adjacency both executors walk (engine/exec.c in one process, the
  * supervisor's scheduler in the cluster). */
 #include <stdlib.h>

@@ -1,0 +1,198 @@
+/* ops.h: the ops of the graph format (shared/spec/graph-format.md): their
+ * names and kinds. Kernels use op_t without the document model (graph.h). */
+#ifndef MARS_OPS_H
+#define MARS_OPS_H
+
+#include <stdbool.h>
+
+/* X(ID, "name", kind): every op of the contract's tensor part. */
+#define GRAPH_OPS(X)                                                                               \
+    X(ONES, "ones", OPK_CREATE)                                                                    \
+    X(ZEROS, "zeros", OPK_CREATE)                                                                  \
+    X(FULL, "full", OPK_CREATE)                                                                    \
+    X(ARANGE, "arange", OPK_CREATE)                                                                \
+    X(LINSPACE, "linspace", OPK_CREATE)                                                            \
+    X(EYE, "eye", OPK_CREATE)                                                                      \
+    X(ARRAY, "array", OPK_CREATE)                                                                  \
+    X(RAND, "random.rand", OPK_RANDOM)                                                             \
+    X(RANDN, "random.randn", OPK_RANDOM)                                                           \
+    X(RANDINT, "random.randint", OPK_RANDOM)                                                       \
+    X(UNIFORM, "random.uniform", OPK_RANDOM)                                                       \
+    X(NORMAL, "random.normal", OPK_RANDOM)                                                         \
+    X(ADD, "add", OPK_BINARY)                                                                      \
+    X(SUBTRACT, "subtract", OPK_BINARY)                                                            \
+    X(MULTIPLY, "multiply", OPK_BINARY)                                                            \
+    X(DIVIDE, "divide", OPK_BINARY)                                                                \
+    X(FLOOR_DIVIDE, "floor_divide", OPK_BINARY)                                                    \
+    X(MOD, "mod", OPK_BINARY)                                                                      \
+    X(POWER, "power", OPK_BINARY)                                                                  \
+    X(MAXIMUM, "maximum", OPK_BINARY)                                                              \
+    X(MINIMUM, "minimum", OPK_BINARY)                                                              \
+    X(EQUAL, "equal", OPK_BINARY)                                                                  \
+    X(NOT_EQUAL, "not_equal", OPK_BINARY)                                                          \
+    X(LESS, "less", OPK_BINARY)                                                                    \
+    X(LESS_EQUAL, "less_equal", OPK_BINARY)                                                        \
+    X(GREATER, "greater", OPK_BINARY)                                                              \
+    X(GREATER_EQUAL, "greater_equal", OPK_BINARY)                                                  \
+    X(LOGICAL_AND, "logical_and", OPK_BINARY)                                                      \
+    X(LOGICAL_OR, "logical_or", OPK_BINARY)                                                        \
+    X(ARCTAN2, "arctan2", OPK_BINARY)                                                              \
+    X(HYPOT, "hypot", OPK_BINARY)                                                                  \
+    X(FMOD, "fmod", OPK_BINARY)                                                                    \
+    X(REMAINDER, "remainder", OPK_BINARY)                                                          \
+    X(FMAX, "fmax", OPK_BINARY)                                                                    \
+    X(FMIN, "fmin", OPK_BINARY)                                                                    \
+    X(COPYSIGN, "copysign", OPK_BINARY)                                                            \
+    X(LOGICAL_XOR, "logical_xor", OPK_BINARY)                                                      \
+    X(BITWISE_AND, "bitwise_and", OPK_BINARY)                                                      \
+    X(BITWISE_OR, "bitwise_or", OPK_BINARY)                                                        \
+    X(BITWISE_XOR, "bitwise_xor", OPK_BINARY)                                                      \
+    X(LEFT_SHIFT, "left_shift", OPK_BINARY)                                                        \
+    X(RIGHT_SHIFT, "right_shift", OPK_BINARY)                                                      \
+    X(FLOAT_POWER, "float_power", OPK_BINARY)                                                      \
+    X(HEAVISIDE, "heaviside", OPK_BINARY)                                                          \
+    X(NEGATIVE, "negative", OPK_UNARY)                                                             \
+    X(ABS, "abs", OPK_UNARY)                                                                       \
+    X(SQRT, "sqrt", OPK_UNARY)                                                                     \
+    X(EXP, "exp", OPK_UNARY)                                                                       \
+    X(LOG, "log", OPK_UNARY)                                                                       \
+    X(LOG1P, "log1p", OPK_UNARY)                                                                   \
+    X(EXPM1, "expm1", OPK_UNARY)                                                                   \
+    X(SIN, "sin", OPK_UNARY)                                                                       \
+    X(COS, "cos", OPK_UNARY)                                                                       \
+    X(TAN, "tan", OPK_UNARY)                                                                       \
+    X(TANH, "tanh", OPK_UNARY)                                                                     \
+    X(SQUARE, "square", OPK_UNARY)                                                                 \
+    X(SIGN, "sign", OPK_UNARY)                                                                     \
+    X(FLOOR, "floor", OPK_UNARY)                                                                   \
+    X(CEIL, "ceil", OPK_UNARY)                                                                     \
+    X(LOGICAL_NOT, "logical_not", OPK_UNARY)                                                       \
+    X(ISNAN, "isnan", OPK_UNARY)                                                                   \
+    X(ISFINITE, "isfinite", OPK_UNARY)                                                             \
+    X(LOG2, "log2", OPK_UNARY)                                                                     \
+    X(LOG10, "log10", OPK_UNARY)                                                                   \
+    X(EXP2, "exp2", OPK_UNARY)                                                                     \
+    X(CBRT, "cbrt", OPK_UNARY)                                                                     \
+    X(RECIPROCAL, "reciprocal", OPK_UNARY)                                                         \
+    X(POSITIVE, "positive", OPK_UNARY)                                                             \
+    X(ARCSIN, "arcsin", OPK_UNARY)                                                                 \
+    X(ARCCOS, "arccos", OPK_UNARY)                                                                 \
+    X(ARCTAN, "arctan", OPK_UNARY)                                                                 \
+    X(SINH, "sinh", OPK_UNARY)                                                                     \
+    X(COSH, "cosh", OPK_UNARY)                                                                     \
+    X(ARCSINH, "arcsinh", OPK_UNARY)                                                               \
+    X(ARCCOSH, "arccosh", OPK_UNARY)                                                               \
+    X(ARCTANH, "arctanh", OPK_UNARY)                                                               \
+    X(DEGREES, "degrees", OPK_UNARY)                                                               \
+    X(RADIANS, "radians", OPK_UNARY)                                                               \
+    X(RINT, "rint", OPK_UNARY)                                                                     \
+    X(TRUNC, "trunc", OPK_UNARY)                                                                   \
+    X(FIX, "fix", OPK_UNARY)                                                                       \
+    X(ISINF, "isinf", OPK_UNARY)                                                                   \
+    X(ISNEGINF, "isneginf", OPK_UNARY)                                                             \
+    X(ISPOSINF, "isposinf", OPK_UNARY)                                                             \
+    X(SIGNBIT, "signbit", OPK_UNARY)                                                               \
+    X(INVERT, "invert", OPK_UNARY)                                                                 \
+    X(ROUND, "round", OPK_UNARY)                                                                   \
+    X(AROUND, "around", OPK_UNARY)                                                                 \
+    X(WHERE, "where", OPK_WHERE)                                                                   \
+    X(CLIP, "clip", OPK_CLIP)                                                                      \
+    X(ASTYPE, "astype", OPK_ASTYPE)                                                                \
+    X(SUM, "sum", OPK_REDUCE)                                                                      \
+    X(PROD, "prod", OPK_REDUCE)                                                                    \
+    X(MEAN, "mean", OPK_REDUCE)                                                                    \
+    X(MIN, "min", OPK_REDUCE)                                                                      \
+    X(MAX, "max", OPK_REDUCE)                                                                      \
+    X(STD, "std", OPK_REDUCE)                                                                      \
+    X(VAR, "var", OPK_REDUCE)                                                                      \
+    X(ALL, "all", OPK_REDUCE)                                                                      \
+    X(ANY, "any", OPK_REDUCE)                                                                      \
+    X(NANSUM, "nansum", OPK_REDUCE)                                                                \
+    X(NANPROD, "nanprod", OPK_REDUCE)                                                              \
+    X(NANMEAN, "nanmean", OPK_REDUCE)                                                              \
+    X(NANMIN, "nanmin", OPK_REDUCE)                                                                \
+    X(NANMAX, "nanmax", OPK_REDUCE)                                                                \
+    X(NANSTD, "nanstd", OPK_REDUCE)                                                                \
+    X(NANVAR, "nanvar", OPK_REDUCE)                                                                \
+    X(ARGMIN, "argmin", OPK_ARGREDUCE)                                                             \
+    X(ARGMAX, "argmax", OPK_ARGREDUCE)                                                             \
+    X(NANARGMIN, "nanargmin", OPK_ARGREDUCE)                                                       \
+    X(NANARGMAX, "nanargmax", OPK_ARGREDUCE)                                                       \
+    X(CUMSUM, "cumsum", OPK_SCAN)                                                                  \
+    X(CUMPROD, "cumprod", OPK_SCAN)                                                                \
+    X(NANCUMSUM, "nancumsum", OPK_SCAN)                                                            \
+    X(NANCUMPROD, "nancumprod", OPK_SCAN)                                                          \
+    X(DOT, "dot", OPK_LINALG)                                                                      \
+    X(MATMUL, "matmul", OPK_LINALG)                                                                \
+    X(INNER, "inner", OPK_LINALG)                                                                  \
+    X(OUTER, "outer", OPK_LINALG)                                                                  \
+    X(TENSORDOT, "tensordot", OPK_LINALG)                                                          \
+    X(TRANSPOSE, "transpose", OPK_SHAPE)                                                           \
+    X(RESHAPE, "reshape", OPK_SHAPE)                                                               \
+    X(RAVEL, "ravel", OPK_SHAPE)                                                                   \
+    X(SQUEEZE, "squeeze", OPK_SHAPE)                                                               \
+    X(EXPAND_DIMS, "expand_dims", OPK_SHAPE)                                                       \
+    X(CONCATENATE, "concatenate", OPK_SHAPE)                                                       \
+    X(STACK, "stack", OPK_SHAPE)                                                                   \
+    X(RECHUNK, "rechunk", OPK_SHAPE)                                                               \
+    X(GETITEM, "getitem", OPK_SHAPE)                                                               \
+    X(DF_FROM_TENSOR, "dataframe.from_tensor", OPK_DF)                                             \
+    X(DF_READ_CSV, "dataframe.read_csv", OPK_DF)                                                   \
+    X(DF_GETITEM, "dataframe.getitem", OPK_DF)                                                     \
+    X(DF_FILTER, "dataframe.filter", OPK_DF)                                                       \
+    X(DF_ASSIGN, "dataframe.assign", OPK_DF)                                                       \
+    X(DF_SUM, "dataframe.sum", OPK_DF)                                                             \
+    X(DF_MEAN, "dataframe.mean", OPK_DF)                                                           \
+    X(DF_MIN, "dataframe.min", OPK_DF)                                                             \
+    X(DF_MAX, "dataframe.max", OPK_DF)                                                             \
+    X(DF_COUNT, "dataframe.count", OPK_DF)                                                         \
+    X(DF_PROD, "dataframe.prod", OPK_DF)                                                           \
+    X(DF_STD, "dataframe.std", OPK_DF)                                                             \
+    X(DF_VAR, "dataframe.var", OPK_DF)                                                             \
+    X(DF_NUNIQUE, "dataframe.nunique", OPK_DF)                                                     \
+    X(DF_DESCRIBE, "dataframe.describe", OPK_DF)                                                   \
+    X(DF_GROUPBY_AGG, "dataframe.groupby_agg", OPK_DF)                                             \
+    X(DF_SORT_VALUES, "dataframe.sort_values", OPK_DF)                                             \
+    X(DF_MERGE, "dataframe.merge", OPK_DF)                                                         \
+    X(DF_HEAD, "dataframe.head", OPK_DF)                                                           \
+    X(DF_TO_TENSOR, "dataframe.to_tensor", OPK_DF)                                                 \
+    X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
+
+typedef enum {
+    OPK_CREATE,
+    OPK_RANDOM,
+    OPK_UNARY,
+    OPK_BINARY,
+    OPK_WHERE,
+    OPK_CLIP,
+    OPK_ASTYPE,
+    OPK_REDUCE,
+    OPK_ARGREDUCE,
+    OPK_SCAN,
+    OPK_LINALG,
+    OPK_SHAPE,
+    OPK_SOURCE, /* a tensor that exists already (cluster sessions); no document names this op */
+    OPK_DF,     /* dataframe.*: see df/dfgraph.h */
+} op_kind_t;
+
+#define GRAPH_OP_ENUM(id, name, kind) OP_##id,
+typedef enum { GRAPH_OPS(GRAPH_OP_ENUM) OP_COUNT } op_t;
+#undef GRAPH_OP_ENUM
+
+const char *op_name(op_t op);
+op_kind_t op_kind(op_t op);
+int op_parse(const char *name, op_t *out); /* 0, or -1 if unknown */
+/* The plain reduction a nan-reduction (nansum ... nancumprod) is on data
+ * without NaN (integers and bools); op itself for every other op. */
+op_t op_nan_base(op_t op);
+static inline bool op_is_nan_reduction(op_t op)
+{
+    return op_nan_base(op) != op;
+}
+static inline bool op_is_elementwise(op_t op)
+{
+    op_kind_t k = op_kind(op);
+    return k == OPK_UNARY || k == OPK_BINARY || k == OPK_WHERE || k == OPK_CLIP || k == OPK_ASTYPE;
+}
+
+#endif

@@ -1,0 +1,203 @@
+/* gen.c: creation and random chunks generated inside the jobs that read
+ * them rather than stored.
+ *
+ * A creation op (ones, zeros, full, arange, linspace, eye, array) costs less
+ * to generate than to store and fetch: every job that reads one of its chunks
+ * generates the part it needs, whatever the job is (element-wise, reduction,
+ * gather for transpose/rechunk/slicing/reshape, block product). A random op
+ * costs more, so a chunk of one is generated in its reader only when exactly
+ * one job reads it. Values depend only on the element's global position
+ * (create.c; random.c's Philox streams), so a generated box holds the bytes
+ * the stored chunk would have.
+ *
+ * This runs after tiling, on the chunk graph: an input reading a chosen chunk
+ * whole, or pieces of it, becomes a gpiece (the chunk's box that the pieces
+ * touch, and the copy out of it). Element-wise programs and reduction maps
+ * already read creation leaves by box (jin_t.gen_node, planned per node in
+ * core.c); this covers every other reader. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../arena.h"
+#include "tile_priv.h"
+
+static bool node_fetched(const tctx_t *c, int32_t node)
+{
+    return c->g->nodes[node].fetch;
+}
+
+/* Turns piece p of chunk job s into gpiece g: the box of s that p reads.
+ * False when p does not map axis to axis onto s (then it stays a piece). */
+static bool to_gpiece(tctx_t *c, const job_t *sj, const piece_t *p, gpiece_t *g)
+{
+    int nd = sj->ndim;
+    if (p->ndim != nd) return false;
+    int64_t sst[MR_MAXDIM], pos[MR_MAXDIM], step[MR_MAXDIM], lo[MR_MAXDIM], len[MR_MAXDIM];
+    c_strides(nd, sj->shape, sst);
+    for (int d = 0; d < nd; d++) {
+        if (sj->shape[d] <= 0 || p->count[d] <= 0) return false;
+        pos[d] = (p->src_off / sst[d]) % sj->shape[d];
+        step[d] = 1;
+        if (p->count[d] > 1) {
+            if (p->src_stride[d] % sst[d] != 0) return false;
+            step[d] = p->src_stride[d] / sst[d];
+            if (step[d] == 0) return false;
+        }
+        int64_t span = (step[d] < 0 ? -step[d] : step[d]) * (p->count[d] - 1);
+        lo[d] = step[d] > 0 ? pos[d] : pos[d] - span;
+        len[d] = span + 1;
+        if (lo[d] < 0 || lo[d] + len[d] > sj->shape[d]) return false;
+    }
+    /* the decomposition must give back the piece's own offset */
+    int64_t chk = 0;
+    for (int d = 0; d < nd; d++)
+        chk += pos[d] * sst[d];
+    if (chk != p->src_off) return false;
+    int64_t bst[MR_MAXDIM];
+    c_strides(nd, len, bst);
+    g->node = sj->node;
+    g->ndim = nd;
+    g->off = tile__arena_i64(c, nd);
+    g->len = arena_i64_copy(c, len, nd);
+    g->p = *p;
+    g->p.src = -1;
+    g->p.src_stride = tile__arena_i64(c, nd);
+    g->p.src_off = 0;
+    for (int d = 0; d < nd; d++) {
+        g->off[d] = sj->off[d] + lo[d];
+        g->p.src_stride[d] = step[d] * bst[d];
+        g->p.src_off += (pos[d] - lo[d]) * bst[d];
+    }
+    return true;
+}
+
+/* Chunk job s read whole: one gpiece copying all of it. */
+static void whole_gpiece(tctx_t *c, const job_t *sj, gpiece_t *g)
+{
+    g->node = sj->node;
+    g->ndim = sj->ndim;
+    g->off = sj->off;
+    g->len = sj->shape;
+    memset(&g->p, 0, sizeof(g->p));
+    g->p.src = -1;
+    g->p.ndim = 1;
+    g->p.count = tile__arena_i64(c, 1);
+    g->p.src_stride = tile__arena_i64(c, 1);
+    g->p.dst_stride = g->p.src_stride;
+    g->p.count[0] = prod(sj->ndim, sj->shape);
+    g->p.src_stride[0] = 1;
+}
+
+int tile__plan_virtual(tctx_t *c)
+{
+    tile_t *t = c->t;
+    if (c->opts->keep_all) return 0;
+    int32_t n = t->n_jobs;
+    uint8_t *cand = calloc((size_t)n + 1, 1);
+    int32_t *last = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *readers = calloc((size_t)n + 1, sizeof(int32_t));
+    if (!cand || !last || !readers) {
+        free(cand);
+        free(last);
+        free(readers);
+        snprintf(c->err, c->errlen, "document: out of memory while tiling");
+        return -1;
+    }
+    for (int32_t j = 0; j < n; j++)
+        last[j] = -1;
+    /* distinct reader jobs of every job */
+    for (int32_t j = 0; j < n; j++) {
+        const job_t *jb = &t->jobs[j];
+        for (int k = 0; k < jb->n_in; k++) {
+            const jin_t *in = &jb->in[k];
+            int32_t np = in->job >= 0 ? 1 : in->n_pieces;
+            for (int32_t q = 0; q < np; q++) {
+                int32_t s = in->job >= 0 ? in->job : in->pieces[q].src;
+                if (last[s] != j) {
+                    last[s] = j;
+                    readers[s]++;
+                }
+            }
+        }
+    }
+    for (int32_t j = 0; j < n; j++) {
+        const job_t *jb = &t->jobs[j];
+        if (jb->keep || node_fetched(c, jb->node) || readers[j] == 0) continue;
+        if (jb->kind == JK_CREATE || (jb->kind == JK_RANDOM && readers[j] == 1)) cand[j] = 1;
+    }
+    for (int32_t j = 0; j < n; j++) {
+        job_t *jb = &t->jobs[j];
+        for (int k = 0; k < jb->n_in; k++) {
+            jin_t *in = &jb->in[k];
+            if (in->job >= 0) {
+                if (!cand[in->job]) continue;
+                const job_t *sj = &t->jobs[in->job];
+                gpiece_t *g = arena_alloc(t->arena, sizeof(gpiece_t));
+                whole_gpiece(c, sj, g);
+                in->job = -1;
+                in->n_pieces = 0;
+                in->pieces = NULL;
+                in->n_gpieces = 1;
+                in->gpieces = g;
+                /* an alias of a chunk that is never stored: a gather of it */
+                if (jb->kind == JK_ALIAS) jb->kind = JK_GATHER;
+                continue;
+            }
+            int32_t m = 0;
+            for (int32_t q = 0; q < in->n_pieces; q++)
+                m += cand[in->pieces[q].src];
+            if (m == 0) continue;
+            gpiece_t *gp = arena_alloc(t->arena, sizeof(gpiece_t) * (size_t)m);
+            int32_t kept = 0, ng = 0;
+            for (int32_t q = 0; q < in->n_pieces; q++) {
+                const piece_t *p = &in->pieces[q];
+                if (cand[p->src] && to_gpiece(c, &t->jobs[p->src], p, &gp[ng])) {
+                    ng++;
+                    continue;
+                }
+                in->pieces[kept++] = *p;
+            }
+            in->n_pieces = kept;
+            in->n_gpieces = ng;
+            in->gpieces = ng ? gp : NULL;
+        }
+    }
+    free(cand);
+    free(last);
+    free(readers);
+    return 0;
+}
+
+int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst)
+{
+    size_t es = dt_size(in->dt);
+    for (int32_t i = 0; i < in->n_gpieces; i++) {
+        const gpiece_t *g = &in->gpieces[i];
+        kern_gen_t gp;
+        tile_gen_params(&t->g->nodes[g->node], &gp);
+        arr_t a = {.dt = gp.dt};
+        a.shape.ndim = g->ndim;
+        for (int d = 0; d < g->ndim; d++)
+            a.shape.d[d] = g->len[d];
+        int64_t nel = prod(g->ndim, g->len);
+        const piece_t *p = &g->p;
+        bool whole = p->ndim == 1 && p->src_off == 0 && p->count[0] == nel &&
+                     p->src_stride[0] == 1 && p->dst_stride[0] == 1;
+        void *buf = NULL;
+        if (whole) {
+            a.data = (char *)dst + p->dst_off * (int64_t)es;
+        } else {
+            buf = malloc((size_t)(nel > 0 ? nel : 1) * es);
+            if (!buf) return -1;
+            a.data = buf;
+        }
+        if (op_kind(gp.op) == OPK_RANDOM)
+            kern_random(&gp, g->off, &a);
+        else
+            kern_create(&gp, g->off, &a);
+        if (!whole) tile__copy_piece(p, buf, dst, es);
+        free(buf);
+    }
+    return 0;
+}
