@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tile.h"
+#include "../tile.h"
 
 int tile_edges(const tile_t *t, tile_edges_t *e)
 {
