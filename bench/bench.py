@@ -710,11 +710,15 @@ def main():
     ap.add_argument("--columns", default=os.environ.get("BENCH_COLUMNS", ""),
                     help="only these columns, e.g. cluster,mars-run (or BENCH_COLUMNS): " + ", ".join(
                         ["numpy", "numpy-in", "mars-run", "cluster", "dask", "dask-in", "distributed"]))
+    ap.add_argument("--stat", choices=("median", "best"), default=os.environ.get("BENCH_STAT", "median"),
+                    help="what a cell shows of its runs (or BENCH_STAT): the median, or the best "
+                    "(least disturbed on a shared machine)")
     ap.add_argument("--no-cluster", action="store_true")
     ap.add_argument("--no-distributed", action="store_true")
     ap.add_argument("--no-inproc", action="store_true")
     ap.add_argument("--w7-chunks", type=int, default=W7_CHUNKS)
     a = ap.parse_args()
+    a.load0 = os.getloadavg()[0]
     only = [n.strip() for n in a.only.split(",") if n.strip()]
     bad = [n for n in only if n not in WORKLOADS and n != "W7"]
     if bad:
@@ -868,7 +872,9 @@ def run_workload(name, w, a, tmp, cluster_for, dist, errors):
     finally:
         if inproc:
             inproc.stop()
-    med = {k: statistics.median(v) for k, v in times.items() if v}
+    info["runs"] = times
+    pick = min if a.stat == "best" else statistics.median
+    med = {k: pick(v) for k, v in times.items() if v}
     if "cluster" in med:
         info["exact"] = same_result(os.path.join(tmp, "out-" + name), cdir, w["doc"]["fetch"], w.get("df"))
     elif heavy and "cluster" in selected and "cluster_error" not in info:
@@ -930,9 +936,11 @@ def report(rows, errors, w7, peak, a):
           "building the inputs (the document's creation ops) and, in parentheses, without "
           "(inputs ready), and Dask threads (graph built and computed). For the two clusters "
           "(ours through the REST API, dask.distributed's LocalCluster with 2 worker processes "
-          "of one thread) submit to result in hand, timed in the client. Median of %d runs "
-          "after a warm-up, run in turn (W9: %d run, no warm-up); ratio = median / numpy "
-          "in-process median (with its inputs built), lower is better." % (a.runs, a.heavy_runs), "",
+          "of one thread) submit to result in hand, timed in the client. %s of %d runs "
+          "after a warm-up, run in turn (W9: %d run, no warm-up); ratio = that / numpy "
+          "in-process's (with its inputs built), lower is better. Load average (1 min) at the "
+          "start %.1f, at the end %.1f." % ("Best" if a.stat == "best" else "Median", a.runs,
+                                           a.heavy_runs, a.load0, os.getloadavg()[0]), "",
           "Machine: " + machine(), "",
           "| workload | | numpy, process s | numpy in-process s (inputs ready) | mars-run s (ratio) "
           "| cluster, REST s (ratio) | Dask threads, process s | Dask threads in-process s (ratio) "
@@ -959,6 +967,10 @@ def report(rows, errors, w7, peak, a):
     if exact:
         md += ["", "The cluster's results against mars-run's output of the same document: "
                + "; ".join("%s %s" % e for e in exact) + "."]
+    md += ["", "Every run, in seconds, in the order taken:", ""]
+    for n, _, _, x in rows:
+        md.append("- %s: " % n + "; ".join("%s %s" % (COLS.get(k, k), " ".join("%.3f" % t for t in v))
+                                          for k, v in x.get("runs", {}).items()))
     cpu = [(n, x) for n, _, _, x in rows if x.get("cluster_cpu")]
     if cpu:
         md += ["", "CPU seconds (user + system) of the cluster's processes per cluster run "

@@ -24,11 +24,6 @@
 #   MARS_WORKER_RESTARTS  restarts allowed per worker within a minute
 #                   (default 5); a worker that dies more often stops the
 #                   cluster
-# Each worker k spills under TMP/spill/worker-k (--spill-dirs), TMP being the
-# script's temporary directory. A worker that dies while the cluster runs is
-# started again with the same command line, and one line says so:
-#   run-cluster: mars-worker K (pid N) died (killed by SIGKILL); restarted as pid M
-# The supervisor, PostgreSQL or Redis dying stops the whole cluster (exit 1).
 #   MARS_BIN_DIR    where the programs are (default build/bin)
 #   MARS_OUT        where --check saves the fetched tensors (default a
 #                   temporary directory, removed at the end)
@@ -37,6 +32,12 @@
 #                   (default: a random one, written to the temporary
 #                   directory and printed); MARS_OPEN=1: no token at all
 #                   (docs/security.md)
+#
+# Each worker k spills under TMP/spill/worker-k (--spill-dirs), TMP being the
+# script's temporary directory. A worker that dies while the cluster runs is
+# started again with the same command line, and one line says so:
+#   run-cluster: mars-worker K (pid N) died (killed by SIGKILL); restarted as pid M
+# The supervisor, PostgreSQL or Redis dying stops the whole cluster (exit 1).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
