@@ -1,24 +1,35 @@
 #!/usr/bin/python3
-"""Side-by-side benchmarks: this engine's mars-run against numpy (the one-process
-physical reference) and Dask (the peer), each as a whole process doing the same
-work: build the inputs, compute, and write the result to a .npy file.
+"""Side-by-side benchmarks: this engine's mars-run and local cluster against
+numpy/pandas (the one-process physical reference) and Dask (the peer).
 
-Every command runs RUNS times in turn (A B C A B C ...) after one warm-up so
-that drift of a shared machine hits all alike; the table gives medians and
-ratios to numpy. Results go to stdout and to docs/benchmarks.md.
+Columns: whole processes doing the same work (build the inputs, compute,
+write the result): numpy/pandas, mars-run, Dask threads. In a warm
+interpreter (bench/inproc.py, imports done, result in hand): numpy/pandas,
+with the inputs' building timed apart, and Dask threads. The two clusters,
+timed in the client from submission to result in hand: ours through the
+REST API (scripts/run-cluster.sh: PostgreSQL, Redis, a supervisor serving
+the REST API, two workers; each run creates a session, submits the
+document, long-polls and downloads every fetched tensor) and
+dask.distributed's LocalCluster (bench/dask_cluster.py). The cluster's
+results are compared with mars-run's output of the same document.
 
-The cluster column: a local cluster (scripts/run-cluster.sh: PostgreSQL,
-Redis, a supervisor serving the REST API, two workers) is started once; each
-run creates a session, submits the document, long-polls until it ends and
-downloads every fetched tensor as .npy ("submit to result in hand"), timed in
-this process (no client start-up, unlike the other columns, which pay a
-process and numpy's import).
+Every column runs RUNS times in turn (A B C A B C ...) after one warm-up so
+that drift of a shared machine hits all alike; the table gives medians (or
+the best, --stat best) and ratios to numpy in-process. W9 runs once, on its
+own cluster whose workers get --phy-mem 1g --cache-mem 512m, watched and
+guarded (see W9_* below). Results go to stdout and, for a run of every
+workload and column, to docs/benchmarks.md, with the issues' targets
+computed from the run.
 
 docs/benchmarks-notes.md (hand-written: profiles, what was done, targets
 missed) is appended verbatim to docs/benchmarks.md after the tables.
 
-Usage: bench/bench.py [--runs N] [--only W1,W3,W7] [--no-cluster] [--no-distributed]
-                      [--w7-chunks N] [--out docs/benchmarks.md]
+Usage: bench/bench.py [--runs N] [--only W1,W8,W9,W7] [--columns cluster,mars-run,...]
+                      [--stat median|best] [--no-cluster] [--no-distributed] [--no-inproc]
+                      [--w7-chunks N] [--out FILE]
+Environment: BENCH_ONLY, BENCH_COLUMNS, BENCH_RUNS, BENCH_HEAVY_RUNS, BENCH_STAT, BENCH_OUT
+(the flags' defaults, for `make bench`), BENCH_W9_RSS_FACTOR, BENCH_W9_REDIS_CAP_GIB,
+BENCH_W9_TIMEOUT, BENCH_MEM_FLOOR_GIB (W9's guards).
 Benchmarks are not tests: nothing here asserts on timing.
 """
 import argparse
@@ -705,7 +716,7 @@ def main():
                     help="runs of W9 (no warm-up)")
     ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
                     help="workloads, e.g. W1,W8,W9 (or BENCH_ONLY)")
-    ap.add_argument("--out", default=None, help="the markdown written (default docs/benchmarks.md "
+    ap.add_argument("--out", default=os.environ.get("BENCH_OUT") or None, help="(or BENCH_OUT) ""the markdown written (default docs/benchmarks.md "
                     "for a run of every workload and column; none for a subset)")
     ap.add_argument("--columns", default=os.environ.get("BENCH_COLUMNS", ""),
                     help="only these columns, e.g. cluster,mars-run (or BENCH_COLUMNS): " + ", ".join(
@@ -726,6 +737,11 @@ def main():
               file=sys.stderr)
         return 2
     a.columns = [c.strip() for c in a.columns.split(",") if c.strip()]
+    known = ["numpy", "numpy-in", "mars-run", "cluster", "dask", "dask-in", "distributed"]
+    if [c for c in a.columns if c not in known]:
+        print("bench: unknown column(s) %s; known: %s" % (
+            ", ".join(c for c in a.columns if c not in known), ", ".join(known)), file=sys.stderr)
+        return 2
     if a.columns:
         a.no_cluster |= "cluster" not in a.columns
         a.no_distributed |= "distributed" not in a.columns

@@ -52,7 +52,11 @@ for arg in "$@"; do
 done
 n_workers=${MARS_WORKERS:-2}
 
-say() { printf 'run-cluster: %s\n' "$*" >&2; }
+# Messages go to fd 3, a copy of stderr: the monitoring loop at the end sends
+# its own stderr to /dev/null, which keeps bash's "PID Killed ..." notice
+# of a dead worker out of the output (the loop says it in one line instead).
+exec 3>&2
+say() { printf 'run-cluster: %s\n' "$*" >&3; }
 die() { say "$*"; exit 1; }
 
 bin_dir=$(cd "$bin_dir" 2>/dev/null && pwd || echo "$bin_dir")
@@ -148,9 +152,9 @@ trap 'say "stopping"; exit 143' TERM
 
 # Prints the last lines of a log after a failure.
 show_log() {
-  printf -- '---- last lines of %s ----\n' "$1" >&2
-  tail -n 25 "$1" >&2 2>/dev/null || true
-  printf -- '----\n' >&2
+  printf -- '---- last lines of %s ----\n' "$1" >&3
+  tail -n 25 "$1" >&3 2>/dev/null || true
+  printf -- '----\n' >&3
 }
 
 # A port nothing listens on (a connection to it is refused). Ports are drawn
@@ -409,4 +413,4 @@ while :; do
   done
   sleep 1 &
   wait $! || true
-done
+done 2>/dev/null

@@ -226,6 +226,22 @@ def read_until(p, pattern, timeout):
     return None, buf.decode(errors="replace")
 
 
+def stop_script(p):
+    """After a failure: SIGTERM lets the script stop what it started and
+    remove its directory; SIGKILL to its whole group if it does not go."""
+    if p.poll() is not None:
+        return
+    kill_pid(p.pid, signal.SIGTERM)
+    try:
+        p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait(10)
+
+
 def case_dead_worker_is_restarted():
     p, text, web = start_foreground()
     rest = ""
@@ -285,9 +301,10 @@ def case_dead_worker_is_restarted():
         kill_pid(p.pid, signal.SIGTERM)
         rest += p.communicate(timeout=60)[0].decode(errors="replace")
     finally:
-        if p.poll() is None:
-            kill_pid(p.pid, signal.SIGKILL)
+        stop_script(p)
     check(p.returncode == 143, "exit %s after SIGTERM: %s", p.returncode, rest[-1500:])
+    check(len(re.findall(r"died", rest)) == 1 and not re.search(r"\bKilled\b", rest),
+          "more than the one line about the dead worker: %s", rest[-1500:])
     check_all_gone(text + rest)
 
 
@@ -313,11 +330,11 @@ def case_worker_restarts_are_bounded():
         os.kill(new, signal.SIGTERM)
         rest += p.communicate(timeout=60)[0].decode(errors="replace")
     finally:
-        if p.poll() is None:
-            kill_pid(p.pid, signal.SIGKILL)
+        stop_script(p)
     check(p.returncode == 1, "exit %s, want 1: %s", p.returncode, rest[-1500:])
-    check(re.search(r"^run-cluster: mars-worker 1 \(pid %d\) died \(exit status 0\) after 1 restarts within a "
-                    r"minute: stopping$" % new, rest, re.M), "no stop line: %s", rest[-1500:])
+    check(re.search(r"^run-cluster: mars-worker 1 \(pid %d\) died \((exit status 0|killed by SIGTERM)\) after 1 "
+                    r"restarts within a minute: stopping$" % new, rest, re.M), "no stop line: %s", rest[-1500:])
+    check(not re.search(r"\bKilled\b", rest), "bash's own job notice is in the output: %s", rest[-1500:])
     check_all_gone(text + rest)
 
 
