@@ -939,6 +939,10 @@ def heavy_cluster_run(cluster, w, out_dir, info):
                 info["redis_rss_peak"] = watch.redis_rss
             except (OSError, KeyError, ValueError, subprocess.SubprocessError) as e:
                 info["redis_error"] = str(e)
+            # the session is deleted: its spill files may go a moment later
+            end = time.monotonic() + 10
+            while cluster.spill_files() and time.monotonic() < end:
+                time.sleep(0.2)
             info["spill_left"] = cluster.spill_files()
     return t
 
