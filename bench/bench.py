@@ -679,8 +679,8 @@ def targets11(rows):
     return out
 
 
-COLS = {"numpy": "numpy, process", "numpy-in": "numpy in-process",
-        "numpy-in-compute": "numpy in-process, inputs ready", "mars-run": "mars-run",
+COLS = {"numpy": "numpy/pandas, process", "numpy-in": "numpy/pandas in-process",
+        "numpy-in-compute": "numpy/pandas in-process, inputs ready", "mars-run": "mars-run",
         "cluster": "cluster", "dask": "Dask threads, process", "dask-in": "Dask threads in-process",
         "distributed": "dask.distributed"}
 
