@@ -1,24 +1,35 @@
 #!/usr/bin/python3
-"""Side-by-side benchmarks: this engine's mars-run against numpy (the one-process
-physical reference) and Dask (the peer), each as a whole process doing the same
-work: build the inputs, compute, and write the result to a .npy file.
+"""Side-by-side benchmarks: this engine's mars-run and local cluster against
+numpy/pandas (the one-process physical reference) and Dask (the peer).
 
-Every command runs RUNS times in turn (A B C A B C ...) after one warm-up so
-that drift of a shared machine hits all alike; the table gives medians and
-ratios to numpy. Results go to stdout and to docs/benchmarks.md.
+Columns: whole processes doing the same work (build the inputs, compute,
+write the result): numpy/pandas, mars-run, Dask threads. In a warm
+interpreter (bench/inproc.py, imports done, result in hand): numpy/pandas,
+with the inputs' building timed apart, and Dask threads. The two clusters,
+timed in the client from submission to result in hand: ours through the
+REST API (scripts/run-cluster.sh: PostgreSQL, Redis, a supervisor serving
+the REST API, two workers; each run creates a session, submits the
+document, long-polls and downloads every fetched tensor) and
+dask.distributed's LocalCluster (bench/dask_cluster.py). The cluster's
+results are compared with mars-run's output of the same document.
 
-The cluster column: a local cluster (scripts/run-cluster.sh: PostgreSQL,
-Redis, a supervisor serving the REST API, two workers) is started once; each
-run creates a session, submits the document, long-polls until it ends and
-downloads every fetched tensor as .npy ("submit to result in hand"), timed in
-this process (no client start-up, unlike the other columns, which pay a
-process and numpy's import).
+Every column runs RUNS times in turn (A B C A B C ...) after one warm-up so
+that drift of a shared machine hits all alike; the table gives medians (or
+the best, --stat best) and ratios to numpy in-process. W9 runs once, on its
+own cluster whose workers get --phy-mem 1g --cache-mem 512m, watched and
+guarded (see W9_* below). Results go to stdout and, for a run of every
+workload and column, to docs/benchmarks.md, with the issues' targets
+computed from the run.
 
 docs/benchmarks-notes.md (hand-written: profiles, what was done, targets
 missed) is appended verbatim to docs/benchmarks.md after the tables.
 
-Usage: bench/bench.py [--runs N] [--only W1,W3,W7] [--no-cluster] [--no-distributed]
-                      [--w7-chunks N] [--out docs/benchmarks.md]
+Usage: bench/bench.py [--runs N] [--only W1,W8,W9,W7] [--columns cluster,mars-run,...]
+                      [--stat median|best] [--no-cluster] [--no-distributed] [--no-inproc]
+                      [--w7-chunks N] [--out FILE]
+Environment: BENCH_ONLY, BENCH_COLUMNS, BENCH_RUNS, BENCH_HEAVY_RUNS, BENCH_STAT, BENCH_OUT
+(the flags' defaults, for `make bench`), BENCH_W9_RSS_FACTOR, BENCH_W9_REDIS_CAP_GIB,
+BENCH_W9_TIMEOUT, BENCH_MEM_FLOOR_GIB (W9's guards).
 Benchmarks are not tests: nothing here asserts on timing.
 """
 import argparse
@@ -40,26 +51,38 @@ MARS_RUN = os.environ.get("MARS_RUN", os.path.join(ROOT, "build", "bin", "mars-r
 PY = "/usr/bin/python3"
 NOTES = os.path.join(ROOT, "docs", "benchmarks-notes.md")
 
-# Each workload: a graph document for mars-run and the same computation in
-# numpy and dask.array. Python snippets receive OUT (the .npy path to write).
+# Each workload: a graph document for mars-run and the cluster, and the same
+# computation in numpy/pandas and dask. np_setup builds the inputs (the
+# document's creation ops), np_compute computes `r` from them; dask computes
+# `r` (lazily built, then .compute()). `save` writes r to OUT in the
+# whole-process columns: "npy" (np.save) or "json" (pandas' to_json).
+def _sum_t_doc(n, chunk, rechunk):
+    return {"version": 1, "nodes": [
+        {"key": "a", "op": "random.rand", "shape": [n, n], "chunk_size": chunk, "seed": 1},
+        {"key": "t", "op": "transpose", "inputs": ["a"]},
+        {"key": "r", "op": "rechunk", "inputs": ["t"], "chunk_size": rechunk},
+        {"key": "s", "op": "sum", "inputs": ["r"], "axis": 0}], "fetch": ["s"]}
+
+
 WORKLOADS = {
     "W1": {
         "title": "ones 2000x2000 chunk 200, inner(a, a)",
         "doc": {"version": 1, "nodes": [
             {"key": "a", "op": "ones", "shape": [2000, 2000], "chunk_size": 200},
             {"key": "b", "op": "inner", "inputs": ["a", "a"]}], "fetch": ["b"]},
-        "numpy": "a = np.ones((2000, 2000)); b = np.inner(a, a); np.save(OUT, b)",
-        "dask": "a = da.ones((2000, 2000), chunks=200); b = da.tensordot(a, a, axes=(1, 1)); "
-                "np.save(OUT, b.compute())",
+        "np_setup": "a = np.ones((2000, 2000))",
+        "np_compute": "r = np.inner(a, a)",
+        "dask": "a = da.ones((2000, 2000), chunks=200); r = da.tensordot(a, a, axes=(1, 1)).compute()",
     },
     "W2": {
         "title": "random.rand 2000x2000 chunk 200, inner(a, a)",
         "doc": {"version": 1, "nodes": [
             {"key": "a", "op": "random.rand", "shape": [2000, 2000], "chunk_size": 200, "seed": 1},
             {"key": "b", "op": "inner", "inputs": ["a", "a"]}], "fetch": ["b"]},
-        "numpy": "a = np.random.default_rng(1).random((2000, 2000)); b = np.inner(a, a); np.save(OUT, b)",
+        "np_setup": "a = np.random.default_rng(1).random((2000, 2000))",
+        "np_compute": "r = np.inner(a, a)",
         "dask": "a = da.random.random((2000, 2000), chunks=200); "
-                "b = da.tensordot(a, a, axes=(1, 1)); np.save(OUT, b.compute())",
+                "r = da.tensordot(a, a, axes=(1, 1)).compute()",
     },
     "W3": {
         "title": "random.rand 10000x10000 chunk 1000, (a*2 + 1).sum()",
@@ -68,10 +91,9 @@ WORKLOADS = {
             {"key": "b", "op": "multiply", "inputs": ["a", 2]},
             {"key": "c", "op": "add", "inputs": ["b", 1]},
             {"key": "s", "op": "sum", "inputs": ["c"]}], "fetch": ["s"]},
-        "numpy": "a = np.random.default_rng(1).random((10000, 10000)); s = (a * 2 + 1).sum(); "
-                 "np.save(OUT, s)",
-        "dask": "a = da.random.random((10000, 10000), chunks=1000); "
-                "np.save(OUT, (a * 2 + 1).sum().compute())",
+        "np_setup": "a = np.random.default_rng(1).random((10000, 10000))",
+        "np_compute": "r = (a * 2 + 1).sum()",
+        "dask": "a = da.random.random((10000, 10000), chunks=1000); r = (a * 2 + 1).sum().compute()",
     },
     "W4": {
         "title": "random.rand 5000x5000 chunk 500, a.dot(a.T)",
@@ -79,23 +101,22 @@ WORKLOADS = {
             {"key": "a", "op": "random.rand", "shape": [5000, 5000], "chunk_size": 500, "seed": 1},
             {"key": "t", "op": "transpose", "inputs": ["a"]},
             {"key": "b", "op": "dot", "inputs": ["a", "t"]}], "fetch": ["b"]},
-        "numpy": "a = np.random.default_rng(1).random((5000, 5000)); b = a.dot(a.T); np.save(OUT, b)",
-        "dask": "a = da.random.random((5000, 5000), chunks=500); np.save(OUT, a.dot(a.T).compute())",
+        "np_setup": "a = np.random.default_rng(1).random((5000, 5000))",
+        "np_compute": "r = a.dot(a.T)",
+        "dask": "a = da.random.random((5000, 5000), chunks=500); r = a.dot(a.T).compute()",
     },
     "W5": {
         "title": "DataFrame(random 2,000,000 x 10, 200,000-row chunks).sum()",
-        "df": True,
+        "df": True, "save": "json",
         "doc": {"version": 1, "nodes": [
             {"key": "a", "op": "random.rand", "shape": [2000000, 10], "chunk_size": [200000, 10],
              "seed": 1},
             {"key": "d", "op": "dataframe.from_tensor", "inputs": ["a"]},
             {"key": "s", "op": "dataframe.sum", "inputs": ["d"]}], "fetch": ["s"]},
-        "numpy": "import pandas as pd\n"
-                 "d = pd.DataFrame(np.random.default_rng(1).random((2000000, 10))); "
-                 "s = d.sum(); open(OUT, 'w').write(s.to_json())",
-        "dask": "import dask.dataframe as dd\n"
-                "a = da.random.random((2000000, 10), chunks=(200000, 10)); "
-                "s = dd.from_dask_array(a).sum().compute(); open(OUT, 'w').write(s.to_json())",
+        "np_setup": "d = pd.DataFrame(np.random.default_rng(1).random((2000000, 10)))",
+        "np_compute": "r = d.sum()",
+        "dask": "a = da.random.random((2000000, 10), chunks=(200000, 10)); "
+                "r = dd.from_dask_array(a).sum().compute()",
     },
     "W6": {
         "title": "ones 4000x4000 chunk 100 (1,600 chunks), (a + 1).sum()",
@@ -103,37 +124,96 @@ WORKLOADS = {
             {"key": "a", "op": "ones", "shape": [4000, 4000], "chunk_size": 100},
             {"key": "b", "op": "add", "inputs": ["a", 1]},
             {"key": "s", "op": "sum", "inputs": ["b"]}], "fetch": ["s"]},
-        "numpy": "a = np.ones((4000, 4000)); np.save(OUT, (a + 1).sum())",
-        "dask": "a = da.ones((4000, 4000), chunks=100); np.save(OUT, (a + 1).sum().compute())",
+        "np_setup": "a = np.ones((4000, 4000))",
+        "np_compute": "r = (a + 1).sum()",
+        "dask": "a = da.ones((4000, 4000), chunks=100); r = (a + 1).sum().compute()",
     },
-    # DataFrames: the "numpy" column runs pandas, the "dask" ones dask.dataframe
+    # DataFrames: the "numpy" columns run pandas, the "dask" ones dask.dataframe
     "W5g": {
         "title": "groupby over 10,000,000 rows (1,000 int keys, 1,000,000-row chunks): sum and mean",
-        "df": True,
+        "df": True, "save": "json",
         "doc": {"version": 1, "nodes": [
             {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
              "chunk_size": [1000000, 2], "seed": 1},
             {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
             {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["df"], "by": ["k"],
              "agg": {"s": ["v", "sum"], "m": ["v", "mean"]}}], "fetch": ["g"]},
-        "numpy": "import pandas as pd; a = np.random.default_rng(1).integers(0, 1000, (10000000, 2)); "
-                 "df = pd.DataFrame(a, columns=['k', 'v']); "
-                 "df.groupby('k').agg(s=('v', 'sum'), m=('v', 'mean')).to_json(OUT)",
-        "dask": "import dask.dataframe as dd; "
-                "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
+                    "columns=['k', 'v'])",
+        "np_compute": "r = df.groupby('k').agg(s=('v', 'sum'), m=('v', 'mean'))",
+        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
                 "df = dd.from_dask_array(a, columns=['k', 'v']); "
-                "df.groupby('k').agg({'v': ['sum', 'mean']}).compute().to_json(OUT)",
+                "r = df.groupby('k').agg({'v': ['sum', 'mean']}).compute()",
+    },
+    # W8 and W9: a transpose and a rechunk that moves every chunk's data to
+    # other chunks (each output chunk reads parts of 2 or 4 input chunks).
+    # numpy's random stream is not the engine's (Philox): the peers do the same
+    # work on other numbers; the cluster's exactness is checked against
+    # mars-run's output of the same document (bench prints it).
+    "W8": {
+        "title": "random.rand 10000x10000 chunk 1000, transpose, rechunk [500, 2000], sum(axis=0) "
+                 "(800 MB)",
+        "doc": _sum_t_doc(10000, 1000, [500, 2000]),
+        "np_setup": "a = np.random.default_rng(1).random((10000, 10000))",
+        "np_compute": "r = a.T.sum(axis=0)",
+        "dask": "a = da.random.random((10000, 10000), chunks=1000); "
+                "r = a.T.rechunk((500, 2000)).sum(axis=0).compute()",
+        "profile": True,
+    },
+    # W9: its own cluster, whose workers get --phy-mem 1g --cache-mem 512m and a
+    # spill directory; run once (no warm-up), watched (see W9_* below).
+    "W9": {
+        "title": "random.rand 20000x20000 chunk 2000, transpose, rechunk [1000, 4000], sum(axis=0) "
+                 "(3.2 GB; workers --phy-mem 1g --cache-mem 512m)",
+        "doc": _sum_t_doc(20000, 2000, [1000, 4000]),
+        "np_setup": "a = np.random.default_rng(1).random((20000, 20000))",
+        "np_compute": "r = a.T.sum(axis=0)",
+        "dask": "a = da.random.random((20000, 20000), chunks=2000); "
+                "r = a.T.rechunk((1000, 4000)).sum(axis=0).compute()",
+        "heavy": True, "profile": True,
+        "mem_need": 4 << 30,  # numpy's 3.2 GB input, with room
+        "cluster_env": {"MARS_WORKER_PHY_MEM": "1g", "MARS_WORKER_CACHE_MEM": "512m"},
     },
 }
 
-PRELUDE = {"numpy": "import numpy as np\n",
-           "dask": "import numpy as np, dask, dask.array as da\n"
-                   "dask.config.set(scheduler='threads')\n"}
+def prelude(peer, w):
+    """The imports of a whole-process peer: pandas and dask.dataframe only for
+    the DataFrame workloads (their import is part of what a process pays)."""
+    if peer == "numpy":
+        return "import numpy as np\n" + ("import pandas as pd\n" if w.get("df") else "")
+    return ("import numpy as np, dask, dask.array as da\n"
+            + ("import dask.dataframe as dd\n" if w.get("df") else "")
+            + "dask.config.set(scheduler='threads')\n")
 
-# W7: a task of many tiny chunks, measured once (it is long): tiling time,
-# jobs per second end to end, and how fast the REST API and the dashboard
-# answer while it runs.
+
+def save_code(w):
+    return "r.to_json(OUT)\n" if w.get("save") == "json" else "np.save(OUT, r)\n"
+
+
 W7_CHUNKS = 1000000
+
+# W9's guards (the bench must never get a process OOM-killed on a shared
+# machine): the cluster run is aborted (the cluster stopped) when a worker's
+# resident memory passes W9_RSS_FACTOR x its --phy-mem, Redis's passes
+# W9_REDIS_CAP, the host's MemAvailable falls under MEM_FLOOR, or it runs
+# longer than W9_TIMEOUT seconds. A peer's run of a workload with mem_need is
+# skipped (reported) when MemAvailable < mem_need + MEM_FLOOR.
+W9_RSS_FACTOR = float(os.environ.get("BENCH_W9_RSS_FACTOR", "2"))
+W9_REDIS_CAP = int(float(os.environ.get("BENCH_W9_REDIS_CAP_GIB", "4")) * 2**30)
+W9_TIMEOUT = float(os.environ.get("BENCH_W9_TIMEOUT", "900"))
+MEM_FLOOR = int(float(os.environ.get("BENCH_MEM_FLOOR_GIB", "2")) * 2**30)
+REDIS_TARGET = 64 << 20  # issue 11: Redis peak memory under 64 MiB during W9
+
+
+def mem_available():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 1 << 62
 
 
 def w7_doc(n):
@@ -148,37 +228,39 @@ def have_module(name):
 
 
 def commands(name, w, tmp):
+    """The whole-process commands: mars-run, numpy (pandas), Dask threads."""
     doc = os.path.join(tmp, name + ".json")
     with open(doc, "w") as f:
         json.dump(w["doc"], f)
-    out = os.path.join(tmp, "out-" + name)
-    cmds = {"mars-run": [MARS_RUN, doc, "-o", out]}
-    for peer in ("numpy", "dask"):
-        if peer == "dask" and not have_module("dask.array"):
-            continue
-        script = PRELUDE[peer] + "OUT = %r\n" % os.path.join(tmp, "%s-%s.out" % (name, peer)) + w[peer]
-        cmds[peer] = [PY, "-c", script]
+    cmds = {"mars-run": [MARS_RUN, doc, "-o", os.path.join(tmp, "out-" + name)]}
+    out = "OUT = %r\n" % os.path.join(tmp, "%s-peer.out" % name)
+    cmds["numpy"] = [PY, "-c", prelude("numpy", w) + out + w["np_setup"] + "\n" + w["np_compute"] + "\n"
+                     + save_code(w)]
+    if have_module("dask.array"):
+        cmds["dask"] = [PY, "-c", prelude("dask", w) + out + w["dask"] + "\n" + save_code(w)]
     return cmds
 
 
-class DaskDistributed:
-    """bench/dask_cluster.py: a dask.distributed LocalCluster (2 workers of
-    one thread) kept running; each run is timed inside it."""
+class Peer:
+    """A line-oriented JSON child (bench/inproc.py, bench/dask_cluster.py)."""
 
-    def __init__(self):
-        self.p = subprocess.Popen([PY, os.path.join(ROOT, "bench", "dask_cluster.py")],
+    def __init__(self, script, what):
+        self.what = what
+        self.p = subprocess.Popen([PY, os.path.join(ROOT, "bench", script)],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, text=True)
-        if not json.loads(self.p.stdout.readline() or "{}").get("ready"):
-            raise RuntimeError("dask.distributed LocalCluster did not start")
+        self.hello = json.loads(self.p.stdout.readline() or "{}")
+        if not self.hello.get("ready"):
+            self.stop()
+            raise RuntimeError("%s did not start" % what)
 
-    def run(self, code, out):
-        self.p.stdin.write(json.dumps({"code": code, "out": out}) + "\n")
+    def ask(self, req):
+        self.p.stdin.write(json.dumps(req) + "\n")
         self.p.stdin.flush()
-        r = json.loads(self.p.stdout.readline() or '{"error": "the dask cluster died"}')
+        r = json.loads(self.p.stdout.readline() or '{"error": "it died"}')
         if "error" in r:
-            raise RuntimeError("dask.distributed: " + r["error"])
-        return r["seconds"]
+            raise RuntimeError("%s: %s" % (self.what, r["error"]))
+        return r
 
     def stop(self):
         try:
@@ -186,26 +268,101 @@ class DaskDistributed:
             self.p.wait(timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             self.p.kill()
+            self.p.wait()
+
+
+class InProc(Peer):
+    """bench/inproc.py: numpy/pandas and Dask threads in a warm interpreter
+    (imports done; numpy's inputs built, and timed, apart from the compute)."""
+
+    def __init__(self):
+        super().__init__("inproc.py", "in-process interpreter")
+
+    def numpy(self, w):
+        r = self.ask({"setup": w["np_setup"], "compute": w["np_compute"]})
+        return {"numpy-in": r["setup_s"] + r["compute_s"], "numpy-in-compute": r["compute_s"]}
+
+    def dask(self, w):
+        r = self.ask({"setup": "", "compute": w["dask"]})
+        return r["compute_s"]
+
+
+class DaskDistributed(Peer):
+    """bench/dask_cluster.py: a dask.distributed LocalCluster (2 workers of
+    one thread) kept running; each run is timed inside it, result in hand."""
+
+    def __init__(self):
+        super().__init__("dask_cluster.py", "dask.distributed LocalCluster")
+
+    def run(self, code, out):
+        return self.ask({"code": code, "out": out})["seconds"]
+
+
+def proc_status(pid, field):
+    """A memory field of /proc/PID/status (VmRSS, VmHWM) in bytes; 0 if gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def cpu_times(pid):
+    """(user, system) CPU seconds of a process, 0s if gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        hz = os.sysconf("SC_CLK_TCK")
+        return int(fields[11]) / hz, int(fields[12]) / hz
+    except (OSError, IndexError, ValueError):
+        return 0.0, 0.0
+
+
+def vm_hwm(pid):
+    return proc_status(pid, "VmHWM")
 
 
 class LocalCluster:
-    """scripts/run-cluster.sh in the background; stopped by SIGTERM."""
+    """scripts/run-cluster.sh in the background (its own process group);
+    stopped by SIGTERM to the group. `env` adds settings (MARS_WORKER_PHY_MEM,
+    ...). A thread drains the script's output, so worker restarts it reports
+    are seen (and the pipe never fills)."""
 
-    def __init__(self):
-        env = dict(os.environ, MARS_WEB_PORT="0")
+    def __init__(self, env=None):
+        import threading
+        env = dict(os.environ, MARS_WEB_PORT="0", **(env or {}))
         self.p = subprocess.Popen([os.path.join(ROOT, "scripts", "run-cluster.sh")], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                   start_new_session=True)
         self.url = None
+        self.redis_port = None
+        self.lines = []
         for line in self.p.stdout:
+            self.lines.append(line)
+            m = re.search(r"Redis on :(\d+)", line)
+            if m:
+                self.redis_port = int(m.group(1))
             m = re.search(r"dashboard:\s+(http://[^/\s]+)/?(?:\?token=(\w+))?$", line.strip())
             if m:
                 self.url, tok = m.group(1), m.group(2)
                 break
         if not self.url:
-            raise RuntimeError("the local cluster did not start")
+            self.p.wait()
+            raise RuntimeError("the local cluster did not start: " + "".join(self.lines[-15:]).strip())
         # make run's token (printed in the dashboard link) goes with every request
         self.headers = {"Authorization": "Bearer " + tok} if tok else {}
+        self.reader = threading.Thread(target=self._drain, daemon=True)
+        self.reader.start()
+
+    def _drain(self):
+        for line in self.p.stdout:
+            self.lines.append(line)
+
+    def restarts(self):
+        return [l.strip() for l in self.lines if "restarted as pid" in l]
 
     def _req(self, method, path, body=None, timeout=900):
         h = dict(self.headers, **{"Content-Type": "application/json"})
@@ -213,22 +370,26 @@ class LocalCluster:
         with urllib.request.urlopen(r, timeout=timeout) as f:
             return f.read()
 
-    def submit_wait(self, doc):
+    def submit_wait(self, doc, deadline=None):
         sid = json.loads(self._req("POST", "/api/v1/sessions"))["session_id"]
         tid = json.loads(self._req("POST", "/api/v1/sessions/%s/tasks" % sid,
                                    json.dumps(doc).encode()))["task_id"]
         while True:
-            t = json.loads(self._req("GET", "/api/v1/sessions/%s/tasks/%s?wait=60" % (sid, tid)))
+            if deadline and time.monotonic() > deadline:
+                raise RuntimeError("still running after the time limit")
+            t = json.loads(self._req("GET", "/api/v1/sessions/%s/tasks/%s?wait=%d" % (
+                sid, tid, 60 if not deadline else max(1, min(60, deadline - time.monotonic())))))
             if t["status"] not in ("pending", "running"):
                 break
         if t["status"] != "succeeded":
             raise RuntimeError("cluster task %s: %s" % (t["status"], t["error"]))
         return sid, t
 
-    def run(self, doc, out_dir, df=False):
+    def run(self, doc, out_dir, df=False, deadline=None):
         """Submit to result in hand; returns seconds."""
         t0 = time.perf_counter()
-        sid, _ = self.submit_wait(doc)
+        sid, _ = self.submit_wait(doc, deadline)
+        os.makedirs(out_dir, exist_ok=True)
         for key in doc["fetch"]:
             q = "" if df else "?format=npy"
             data = self._req("GET", "/api/v1/sessions/%s/tensors/%s/data%s" % (sid, key, q))
@@ -238,9 +399,9 @@ class LocalCluster:
         self._req("DELETE", "/api/v1/sessions/%s" % sid)
         return dt
 
-    def worker_pids(self):
-        """The mars-worker processes of this cluster (its process group)."""
-        pids = []
+    def group_procs(self, name):
+        """pid -> argv of this cluster's processes (its group) named `name`."""
+        out = {}
         for d in os.listdir("/proc"):
             if not d.isdigit():
                 continue
@@ -248,18 +409,114 @@ class LocalCluster:
                 if os.getpgid(int(d)) != self.p.pid:
                     continue
                 with open("/proc/%s/cmdline" % d, "rb") as f:
-                    if b"mars-worker" in f.read().split(b"\0")[0]:
-                        pids.append(int(d))
+                    argv = [a.decode(errors="replace") for a in f.read().split(b"\0") if a]
             except OSError:
-                pass
-        return pids
+                continue
+            # PostgreSQL's backends retitle themselves "postgres: ..."
+            # and Redis "redis-server HOST:PORT": the first word counts
+            if argv and re.split(r"[:\s]", os.path.basename(argv[0]))[0] == name:
+                out[int(d)] = argv
+        return out
+
+    def cpu_by_role(self):
+        """{role: (user, system) seconds} summed over this cluster's processes
+        now alive: workers, Redis, the supervisor, PostgreSQL."""
+        roles = {"mars-worker": "workers", "redis-server": "Redis", "mars-supervisor": "supervisor",
+                 "postgres": "PostgreSQL"}
+        out = {}
+        for name, role in roles.items():
+            for pid in self.group_procs(name):
+                u, s = cpu_times(pid)
+                pu, ps = out.get(role, (0.0, 0.0))
+                out[role] = (pu + u, ps + s)
+        return out
+
+    def worker_pids(self):
+        return sorted(self.group_procs("mars-worker"))
+
+    def worker_flag(self, argv, flag):
+        return argv[argv.index(flag) + 1] if flag in argv else None
+
+    def spill_files(self):
+        """Files left under the workers' --spill-dirs."""
+        left = []
+        for argv in self.group_procs("mars-worker").values():
+            for d in (self.worker_flag(argv, "--spill-dirs") or "").split(":"):
+                for top, _, files in os.walk(d) if d else ():
+                    left += [os.path.join(top, f) for f in files]
+        return left
+
+    def redis_info(self):
+        """Redis's INFO memory fields (redis-cli, installed with redis-server)."""
+        r = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(self.redis_port), "INFO", "memory"],
+                           capture_output=True, text=True, timeout=10)
+        return dict(l.strip().split(":", 1) for l in r.stdout.splitlines() if ":" in l)
 
     def stop(self):
         try:
             os.killpg(self.p.pid, signal.SIGTERM)
-            self.p.wait(timeout=30)
+            self.p.wait(timeout=60)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
+
+
+class MemWatch:
+    """Samples the cluster's workers and Redis every 0.2 s while a run goes
+    on; aborts it (stops the cluster) past the W9 guards above."""
+
+    def __init__(self, cluster):
+        import threading
+        self.c = cluster
+        self.peak_rss = {}  # worker pid -> highest VmRSS seen
+        self.redis_rss = 0
+        self.reason = None
+        self.stop_ev = threading.Event()
+        self.phy = {}
+        for pid, argv in cluster.group_procs("mars-worker").items():
+            self.phy[pid] = parse_size(cluster.worker_flag(argv, "--phy-mem") or "0")
+        self.th = threading.Thread(target=self._loop, daemon=True)
+        self.th.start()
+
+    def _loop(self):
+        while not self.stop_ev.wait(0.2):
+            over = []
+            for pid, argv in self.c.group_procs("mars-worker").items():
+                if pid not in self.phy:
+                    self.phy[pid] = parse_size(self.c.worker_flag(argv, "--phy-mem") or "0")
+                rss = proc_status(pid, "VmRSS")
+                self.peak_rss[pid] = max(self.peak_rss.get(pid, 0), rss, vm_hwm(pid))
+                if self.phy[pid] and rss > W9_RSS_FACTOR * self.phy[pid]:
+                    over.append("worker pid %d resident %.0f MiB, over %gx its --phy-mem (%.0f MiB)" % (
+                        pid, rss / 2**20, W9_RSS_FACTOR, self.phy[pid] / 2**20))
+            for pid in self.c.group_procs("redis-server"):
+                rss = proc_status(pid, "VmRSS")
+                self.redis_rss = max(self.redis_rss, rss)
+                if rss > W9_REDIS_CAP:
+                    over.append("Redis resident %.0f MiB, over the %.0f MiB guard" % (
+                        rss / 2**20, W9_REDIS_CAP / 2**20))
+            if mem_available() < MEM_FLOOR:
+                over.append("the host's MemAvailable fell under %.1f GiB" % (MEM_FLOOR / 2**30))
+            if over:
+                self.abort("; ".join(over))
+
+    def abort(self, reason):
+        if self.reason:
+            return
+        self.reason = reason
+        print("W9 guard: %s: stopping its cluster" % reason, flush=True)
+        self.stop_ev.set()
+        self.c.stop()
+
+    def done(self):
+        self.stop_ev.set()
+        self.th.join()
+
+
+def parse_size(v):
+    m = re.fullmatch(r"(\d+)([kmgtKMGT]?)", v.strip())
+    if not m:
+        return 0
+    return int(m.group(1)) << (10 * " kmgt".index(m.group(2).lower() or " "))
 
 
 def run_once(cmd):
@@ -282,14 +539,6 @@ def machine():
         pass
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return "%s, %d cores, %.0f GiB, %s" % (cpu, os.cpu_count(), mem, platform.platform())
-
-
-def vm_hwm(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def measure_w7(cluster, n, tmp):
@@ -346,9 +595,9 @@ def measure_w7(cluster, n, tmp):
     return r
 
 
-def targets(rows, w7):
-    """The issue's targets that this run measured: (target, measured, verdict)."""
-    med = {name: m for name, _, m in rows}
+def targets7(rows, w7):
+    """Issue 7's targets (ratios to the whole-process numpy column)."""
+    med = {name: m for name, _, m, _ in rows}
     out = []
 
     def ratio(w, k, limit, text):
@@ -379,20 +628,160 @@ def targets(rows, w7):
     return out
 
 
+def targets11(rows):
+    """Issue 11's targets, from this run: (target, measured, verdict)."""
+    med = {name: m for name, _, m, _ in rows}
+    info = {name: x for name, _, _, x in rows}
+    out = []
+
+    def ratio(w, k, base, limit, text, also=None):
+        m = med.get(w, {})
+        if k not in m or base not in m:
+            if w in med:
+                out.append((text, "not measured (%s or %s missing)" % (k, base), "unknown"))
+            return
+        r = m[k] / m[base]
+        meas = "%.2fx (%.3f s / %.3f s)" % (r, m[k], m[base])
+        if also and also in m:
+            meas += "; %.2fx against %s" % (m[k] / m[also], COLS.get(also, also))
+        out.append((text, meas, "met" if r <= limit else "missed by %.2fx" % (r - limit)))
+    ratio("W8", "cluster", "mars-run", 2.0, "W8: cluster at most 2x mars-run")
+    ratio("W8", "cluster", "dask-in", 1.0, "W8: cluster faster than Dask threads (in-process)", "dask")
+    x = info.get("W9", {})
+    if "W9" in med or x:
+        if x.get("cluster_error"):
+            out.append(("W9: completes with the exact result", "did not complete: " + x["cluster_error"],
+                        "missed"))
+        elif "exact" in x:
+            out.append(("W9: completes with the exact result", "%.1f s; %s" % (
+                med["W9"].get("cluster", float("nan")), x["exact"]),
+                "met" if x["exact"].startswith("identical") else "missed"))
+        if x.get("worker_peak"):
+            worst = max(x["worker_peak"], key=lambda t: t[1] / max(t[2], 1))
+            over = [t for t in x["worker_peak"] if t[2] and t[1] >= t[2]]
+            out.append(("W9: every worker's peak RSS under its --phy-mem",
+                        "; ".join("pid %d %.0f MiB of %.0f" % (p, b / 2**20, l / 2**20)
+                                  for p, b, l in x["worker_peak"]),
+                        "missed (worst %.1fx)" % (worst[1] / worst[2]) if over else
+                        "met" if "cluster" in med["W9"] else "unknown (the run did not complete)"))
+        if "redis_peak" in x:
+            v = x["redis_peak"]
+            out.append(("W9: Redis peak memory under 64 MiB", "used_memory_peak %.1f MiB" % (v / 2**20),
+                        ("met" if "cluster" in med["W9"] else "unknown (the run did not complete)")
+                        if v < REDIS_TARGET else "missed by %.1f MiB" % ((v - REDIS_TARGET) / 2**20)))
+        if "spill_left" in x:
+            n = len(x["spill_left"])
+            out.append(("W9: no spill file left behind", "%d files left" % n, "met" if n == 0 else "missed"))
+    ratio("W1", "cluster", "numpy-in", 2.0, "W1: cluster at most 2x numpy in-process", "numpy-in-compute")
+    ratio("W4", "cluster", "numpy-in", 1.5, "W4: cluster at most 1.5x numpy in-process", "numpy-in-compute")
+    ratio("W5g", "cluster", "numpy-in", 1.5, "W5g: cluster at most 1.5x pandas in-process",
+          "numpy-in-compute")
+    return out
+
+
+COLS = {"numpy": "numpy/pandas, process", "numpy-in": "numpy/pandas in-process",
+        "numpy-in-compute": "numpy/pandas in-process, inputs ready", "mars-run": "mars-run",
+        "cluster": "cluster", "dask": "Dask threads, process", "dask-in": "Dask threads in-process",
+        "distributed": "dask.distributed"}
+
+
+def same_result(ref_dir, got_dir, keys, df):
+    """The cluster's fetched results against mars-run's, as a phrase."""
+    import numpy as np
+    notes = []
+    for key in keys:
+        ext = ".json" if df else ".npy"
+        a, b = os.path.join(ref_dir, key + ext), os.path.join(got_dir, key + ext)
+        if not (os.path.exists(a) and os.path.exists(b)):
+            return "not checked (%s missing)" % (a if not os.path.exists(a) else b)
+        if df:
+            with open(a) as fa, open(b) as fb:
+                if json.load(fa) != json.load(fb):
+                    return "DIFFERS from mars-run (%s)" % key
+            continue
+        x, y = np.load(a), np.load(b)
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return "DIFFERS from mars-run: %s %s %s against %s %s" % (key, y.shape, y.dtype, x.shape, x.dtype)
+        if not np.array_equal(x, y, equal_nan=x.dtype.kind == "f"):
+            d = float(np.max(np.abs(x - y) / np.maximum(np.abs(x), 1e-300)))
+            return "DIFFERS from mars-run: %s max relative difference %.3g" % (key, d)
+        notes.append(key)
+    return "identical to mars-run's output (%s)" % ", ".join(notes or keys)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--only", default="", help="workloads, e.g. W1,W3,W7")
-    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
+    ap.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "5")))
+    ap.add_argument("--heavy-runs", type=int, default=int(os.environ.get("BENCH_HEAVY_RUNS", "1")),
+                    help="runs of W9 (no warm-up)")
+    ap.add_argument("--only", default=os.environ.get("BENCH_ONLY", ""),
+                    help="workloads, e.g. W1,W8,W9 (or BENCH_ONLY)")
+    ap.add_argument("--out", default=os.environ.get("BENCH_OUT") or None, help="(or BENCH_OUT) ""the markdown written (default docs/benchmarks.md "
+                    "for a run of every workload and column; none for a subset)")
+    ap.add_argument("--columns", default=os.environ.get("BENCH_COLUMNS", ""),
+                    help="only these columns, e.g. cluster,mars-run (or BENCH_COLUMNS): " + ", ".join(
+                        ["numpy", "numpy-in", "mars-run", "cluster", "dask", "dask-in", "distributed"]))
+    ap.add_argument("--stat", choices=("median", "best"), default=os.environ.get("BENCH_STAT", "median"),
+                    help="what a cell shows of its runs (or BENCH_STAT): the median, or the best "
+                    "(least disturbed on a shared machine)")
     ap.add_argument("--no-cluster", action="store_true")
     ap.add_argument("--no-distributed", action="store_true")
+    ap.add_argument("--no-inproc", action="store_true")
     ap.add_argument("--w7-chunks", type=int, default=W7_CHUNKS)
     a = ap.parse_args()
-    only = a.only.split(",") if a.only else []
+    a.load0 = os.getloadavg()[0]
+    only = [n.strip() for n in a.only.split(",") if n.strip()]
+    bad = [n for n in only if n not in WORKLOADS and n != "W7"]
+    if bad:
+        print("bench: unknown workload(s) %s; known: %s, W7" % (", ".join(bad), ", ".join(WORKLOADS)),
+              file=sys.stderr)
+        return 2
+    a.columns = [c.strip() for c in a.columns.split(",") if c.strip()]
+    known = ["numpy", "numpy-in", "mars-run", "cluster", "dask", "dask-in", "distributed"]
+    if [c for c in a.columns if c not in known]:
+        print("bench: unknown column(s) %s; known: %s" % (
+            ", ".join(c for c in a.columns if c not in known), ", ".join(known)), file=sys.stderr)
+        return 2
+    if a.columns:
+        a.no_cluster |= "cluster" not in a.columns
+        a.no_distributed |= "distributed" not in a.columns
+        a.no_inproc |= "numpy-in" not in a.columns and "dask-in" not in a.columns
+    if a.out is None:
+        a.out = "" if only or a.columns else os.path.join(ROOT, "docs", "benchmarks.md")
     names = [n for n in WORKLOADS if not only or n in only]
+    light = [n for n in names if not WORKLOADS[n].get("heavy")]
+    heavy = [n for n in names if WORKLOADS[n].get("heavy")]
     rows, errors = [], []
     tmp = tempfile.mkdtemp(prefix="mars-bench-")
-    cluster = None if a.no_cluster else LocalCluster()
+    state = {"cluster": None, "env": None}
+    peak = {}
+
+    def cluster_for(env):
+        """The local cluster with these settings (one at a time: another is
+        stopped first, the main one's worker peaks recorded)."""
+        if a.no_cluster:
+            return None
+        if state["cluster"] and state["env"] == env:
+            return state["cluster"]
+        stop_cluster()
+        try:
+            state["cluster"] = LocalCluster(env)
+            state["env"] = env
+        except RuntimeError as e:
+            errors.append(str(e))
+            state["cluster"], state["env"] = None, None
+        return state["cluster"]
+
+    def stop_cluster():
+        c = state["cluster"]
+        if not c:
+            return
+        if not state["env"]:
+            for pid in c.worker_pids():
+                peak[pid] = vm_hwm(pid)
+        c.stop()
+        state["cluster"] = None
+
     dist = None
     if not a.no_distributed and have_module("distributed"):
         try:
@@ -400,78 +789,242 @@ def main():
         except RuntimeError as e:
             errors.append(str(e))
     w7 = None
-    peak = {}
     try:
-        for name in names:
-            w = WORKLOADS[name]
-            cmds = commands(name, w, tmp)
-            runners = {k: (lambda c=c: run_once(c)) for k, c in cmds.items()}
-            if cluster:
-                runners["cluster"] = lambda w=w: cluster.run(w["doc"], tmp, w.get("df", False))
-            if dist:
-                out = os.path.join(tmp, "%s-distributed.out" % name)
-                runners["distributed"] = lambda w=w, out=out: dist.run(w["dask"], out)
-            times = {}
-            for k, fn in list(runners.items()):  # warm-up; a failing column is reported, not fatal
-                try:
-                    fn()
-                    times[k] = []
-                except Exception as e:  # noqa: BLE001
-                    errors.append("%s %s: %s" % (name, k, e))
-            for _ in range(a.runs):
-                for k in times:
-                    times[k].append(runners[k]())
-            med = {k: statistics.median(v) for k, v in times.items()}
-            rows.append((name, w["title"], med))
-            ref = med.get("numpy")
-            line = "%s %-55s " % (name, w["title"]) + "  ".join(
-                "%s %.3fs (x%.2f)" % (k, med[k], med[k] / ref if ref else float("nan")) for k in med)
-            print(line, flush=True)
-            print("   runs: " + "  ".join("%s %s" % (k, " ".join("%.3f" % t for t in v))
-                                         for k, v in times.items()), flush=True)
-        if cluster:
-            for pid in cluster.worker_pids():
-                peak[pid] = vm_hwm(pid)
-            try:
-                peak_cache = {w["id"]: (w["cache_used"], w["n_cpu"]) for w in
-                              json.loads(cluster._req("GET", "/api/v1/workers"))["workers"]}
-            except Exception:  # noqa: BLE001
-                peak_cache = {}
-        if not only or "W7" in only:
-            w7 = measure_w7(cluster, a.w7_chunks, tmp)
-            print("W7", json.dumps(w7), flush=True)
+        for name in light + (["W7"] if not only or "W7" in only else []) + heavy:
+            if name == "W7":
+                w7 = measure_w7(cluster_for({}), a.w7_chunks, tmp)
+                print("W7", json.dumps(w7), flush=True)
+                continue
+            rows.append(run_workload(name, WORKLOADS[name], a, tmp, cluster_for, dist, errors))
     finally:
-        if cluster:
-            cluster.stop()
+        stop_cluster()
         if dist:
             dist.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     for e in errors:
         print("note:", e)
+    md = report(rows, errors, w7, peak, a)
+    print()
+    print("\n".join(l for l in md if l.startswith("|")))
+    # The hand-written analysis (profiles, what was done, targets missed)
+    # survives re-runs: it lives in its own file and is included verbatim.
+    if os.path.exists(NOTES):
+        with open(NOTES) as f:
+            md += ["", f.read().rstrip()]
+    if a.out:
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        with open(a.out, "w") as f:
+            f.write("\n".join(md) + "\n")
+        print("wrote", a.out)
+    return 0
+
+
+def run_workload(name, w, a, tmp, cluster_for, dist, errors):
+    """One workload's columns, run in turn; returns (name, title, medians, info)."""
+    heavy = w.get("heavy", False)
+    info = {}
+    cmds = commands(name, w, tmp)
+    runners = {k: (lambda c=c: run_once(c)) for k, c in cmds.items()}
+    inproc = None
+    if not a.no_inproc:
+        try:
+            inproc = InProc()
+            runners["numpy-in"] = lambda: inproc.numpy(w)
+            if inproc.hello.get("dask"):
+                runners["dask-in"] = lambda: inproc.dask(w)
+        except RuntimeError as e:
+            errors.append("%s: %s" % (name, e))
+    cluster = cluster_for(w.get("cluster_env") or {})
+    cdir = os.path.join(tmp, "cluster-" + name)
+    if cluster:
+        def run_cluster():
+            before = cluster.cpu_by_role() if w.get("profile") else {}
+            if heavy:
+                t = heavy_cluster_run(cluster, w, cdir, info)
+            else:
+                t = cluster.run(w["doc"], cdir, w.get("df", False))
+            if w.get("profile"):  # CPU seconds per role over the timed runs
+                after = cluster.cpu_by_role()
+                cpu = info.setdefault("cluster_cpu", {})
+                for role, (u, s_) in after.items():
+                    bu, bs = before.get(role, (0.0, 0.0))
+                    cu, cs = cpu.get(role, (0.0, 0.0))
+                    cpu[role] = (cu + u - bu, cs + s_ - bs)
+                info["cluster_cpu_runs"] = info.get("cluster_cpu_runs", 0) + 1
+            return t
+        runners["cluster"] = run_cluster
+    if dist:
+        runners["distributed"] = lambda: dist.run(w["dask"], os.path.join(tmp, name + "-distributed.out"))
+    need = w.get("mem_need", 0)
+    times = {}
+    selected = [k for k in runners if not a.columns or k in a.columns]
+    live = list(selected)
+
+    def one(k):
+        if need and k in ("numpy", "numpy-in") and mem_available() < need + MEM_FLOOR:
+            raise RuntimeError("skipped: MemAvailable %.1f GiB, it needs ~%.1f GiB and %.1f GiB stay free"
+                               % (mem_available() / 2**30, need / 2**30, MEM_FLOOR / 2**30))
+        r = runners[k]()
+        for col, t in (r.items() if isinstance(r, dict) else [(k, r)]):
+            times.setdefault(col, []).append(t)
+
+    n_runs = a.heavy_runs if heavy else a.runs
+    warm = 0 if heavy else 1
+    try:
+        for i in range(warm + n_runs):
+            for k in list(live):
+                try:
+                    if i < warm:
+                        runners[k]()  # warm-up, not counted
+                        info.pop("cluster_cpu", None)
+                        info.pop("cluster_cpu_runs", None)
+                    else:
+                        one(k)
+                except Exception as e:  # noqa: BLE001 (a failing column is reported, not fatal)
+                    errors.append("%s %s: %s" % (name, COLS.get(k, k), e))
+                    live.remove(k)
+                    for col in [c for c in times if c == k or c.startswith(k + "-")]:
+                        del times[col]
+    finally:
+        if inproc:
+            inproc.stop()
+    info["runs"] = times
+    pick = min if a.stat == "best" else statistics.median
+    med = {k: pick(v) for k, v in times.items() if v}
+    if "cluster" in med:
+        info["exact"] = same_result(os.path.join(tmp, "out-" + name), cdir, w["doc"]["fetch"], w.get("df"))
+    elif heavy and "cluster" in selected and "cluster_error" not in info:
+        info["cluster_error"] = next((e.split(": ", 1)[1] for e in errors
+                                      if e.startswith(name + " cluster")), "not run")
+    ref = med.get("numpy-in")
+    print("%s %s" % (name, w["title"]), flush=True)
+    print("   " + "  ".join("%s %.3fs%s" % (k, med[k], " (x%.2f)" % (med[k] / ref) if ref else "")
+                           for k in med), flush=True)
+    print("   runs: " + "  ".join("%s %s" % (k, " ".join("%.3f" % t for t in v))
+                                 for k, v in times.items()), flush=True)
+    if "exact" in info:
+        print("   cluster result: " + info["exact"], flush=True)
+    for k in ("worker_peak", "redis_peak", "spill_left", "restarts", "cluster_error", "cluster_cpu"):
+        if k in info:
+            print("   %s: %s" % (k, info[k]), flush=True)
+    return name, w["title"], med, info
+
+
+def heavy_cluster_run(cluster, w, out_dir, info):
+    """W9 on its own cluster, watched: peak RSS of every worker, Redis's peak,
+    the spill directories after the run. Raises (reported) when the task
+    fails, a guard stops it or it passes W9_TIMEOUT."""
+    watch = MemWatch(cluster)
+    try:
+        t = cluster.run(w["doc"], out_dir, w.get("df", False), deadline=time.monotonic() + W9_TIMEOUT)
+    except Exception as e:  # noqa: BLE001
+        watch.done()
+        info["cluster_error"] = watch.reason and "aborted: " + watch.reason or str(e)
+        if not watch.reason:
+            cluster.stop()  # a timed-out task must not run on
+        raise RuntimeError(info["cluster_error"])
+    finally:
+        watch.done()
+        info["restarts"] = cluster.restarts() or []
+        if not info["restarts"]:
+            del info["restarts"]
+        pids = cluster.group_procs("mars-worker")
+        for pid, argv in pids.items():
+            watch.peak_rss[pid] = max(watch.peak_rss.get(pid, 0), vm_hwm(pid))
+        info["worker_peak"] = [(pid, b, watch.phy.get(pid, 0)) for pid, b in sorted(watch.peak_rss.items())]
+        if pids:
+            try:
+                mi = cluster.redis_info()
+                info["redis_peak"] = int(mi["used_memory_peak"])
+                info["redis_rss_peak"] = watch.redis_rss
+            except (OSError, KeyError, ValueError, subprocess.SubprocessError) as e:
+                info["redis_error"] = str(e)
+            # the session is deleted: its spill files may go a moment later
+            end = time.monotonic() + 10
+            while cluster.spill_files() and time.monotonic() < end:
+                time.sleep(0.2)
+            info["spill_left"] = cluster.spill_files()
+    return t
+
+
+def report(rows, errors, w7, peak, a):
     md = ["# Benchmarks", "",
-          "Measured by `make bench` (bench/bench.py): whole processes that build the inputs, "
-          "compute and write the result (numpy/pandas, mars-run, Dask threads); for the two "
-          "clusters (ours through the REST API, dask.distributed's LocalCluster with 2 worker "
-          "processes of one thread) submit to result in hand, timed in the client. Median of "
-          "%d runs after a warm-up, run in turn; ratio = median / numpy's (pandas' for W5) "
-          "median, lower is better." % a.runs, "",
+          "Measured by `make bench` (bench/bench.py). Whole processes that build the inputs, "
+          "compute and write the result: numpy/pandas, mars-run, Dask threads. In a warm "
+          "interpreter (bench/inproc.py; imports done before timing, the result in hand, "
+          "nothing written), the way a notebook user compares: numpy/pandas, timed with "
+          "building the inputs (the document's creation ops) and, in parentheses, without "
+          "(inputs ready), and Dask threads (graph built and computed). For the two clusters "
+          "(ours through the REST API, dask.distributed's LocalCluster with 2 worker processes "
+          "of one thread) submit to result in hand, timed in the client. %s of %d runs "
+          "after a warm-up, run in turn (W9: %d run, no warm-up); ratio = that / numpy "
+          "in-process's (with its inputs built), lower is better. Load average (1 min) at the "
+          "start %.1f, at the end %.1f." % ("Best" if a.stat == "best" else "Median", a.runs,
+                                           a.heavy_runs, a.load0, os.getloadavg()[0]), "",
           "Machine: " + machine(), "",
-          "| workload | | numpy s | mars-run s (ratio) | cluster, REST end to end s (ratio) "
-          "| dask threads s (ratio) | dask.distributed s (ratio) |",
-          "|---|---|---|---|---|---|---|"]
+          "| workload | | numpy, process s | numpy in-process s (inputs ready) | mars-run s (ratio) "
+          "| cluster, REST s (ratio) | Dask threads, process s | Dask threads in-process s (ratio) "
+          "| dask.distributed s (ratio) |",
+          "|---|---|---|---|---|---|---|---|---|"]
 
     def col(med, k):
         if k not in med:
             return "n/a"
-        if "numpy" not in med:
+        if "numpy-in" not in med:
             return "%.3f" % med[k]
-        return "%.3f (%.2f)" % (med[k], med[k] / med["numpy"])
-    for name, title, med in rows:
-        md.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-            name, title, "%.3f" % med["numpy"] if "numpy" in med else "n/a", col(med, "mars-run"),
-            col(med, "cluster"), col(med, "dask"), col(med, "distributed")))
+        return "%.3f (%.2f)" % (med[k], med[k] / med["numpy-in"])
+
+    def plain(med, k):
+        return "%.3f" % med[k] if k in med else "n/a"
+    for name, title, med, info in rows:
+        npin = plain(med, "numpy-in")
+        if "numpy-in-compute" in med:
+            npin += " (%.3f)" % med["numpy-in-compute"]
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            name, title, plain(med, "numpy"), npin, col(med, "mars-run"), col(med, "cluster"),
+            plain(med, "dask"), col(med, "dask-in"), col(med, "distributed")))
+    exact = [(n, x["exact"]) for n, _, _, x in rows if "exact" in x]
+    if exact:
+        md += ["", "The cluster's results against mars-run's output of the same document: "
+               + "; ".join("%s %s" % e for e in exact) + "."]
+    md += ["", "Every run, in seconds, in the order taken:", ""]
+    for n, _, _, x in rows:
+        md.append("- %s: " % n + "; ".join("%s %s" % (COLS.get(k, k), " ".join("%.3f" % t for t in v))
+                                          for k, v in x.get("runs", {}).items()))
+    cpu = [(n, x) for n, _, _, x in rows if x.get("cluster_cpu")]
+    if cpu:
+        md += ["", "CPU seconds (user + system) of the cluster's processes per cluster run "
+               "(/proc/PID/stat before and after each timed run):", ""]
+        for n, x in cpu:
+            k = x["cluster_cpu_runs"]
+            md.append("- %s: " % n + ", ".join("%s %.1f + %.1f" % (role, u / k, s_ / k)
+                                              for role, (u, s_) in sorted(x["cluster_cpu"].items())))
     if errors:
         md += ["", "Columns that could not run:", ""] + ["- " + e for e in errors]
+    for name, title, med, x in rows:
+        if not WORKLOADS[name].get("heavy"):
+            continue
+        md += ["", "## %s on a memory-bound cluster" % name, "",
+               "Its own `scripts/run-cluster.sh` cluster: 2 workers started with `--phy-mem 1g "
+               "--cache-mem 512m --spill-dirs DIR` (MARS_WORKER_PHY_MEM, MARS_WORKER_CACHE_MEM); "
+               "watched every 0.2 s, and stopped if a worker's resident memory passes %gx its "
+               "--phy-mem, Redis's %.0f MiB, the host's MemAvailable falls under %.1f GiB, or "
+               "after %.0f s." % (W9_RSS_FACTOR, W9_REDIS_CAP / 2**20, MEM_FLOOR / 2**30, W9_TIMEOUT), ""]
+        if "cluster" in med:
+            md.append("- completed in %.1f s; %s." % (med["cluster"], x.get("exact", "?")))
+        if x.get("cluster_error"):
+            md.append("- did not complete: %s." % x["cluster_error"])
+        for pid, b, lim in x.get("worker_peak", []):
+            md.append("- worker pid %d: peak resident %.1f MiB (--phy-mem %.0f MiB)" % (
+                pid, b / 2**20, lim / 2**20))
+        if "redis_peak" in x:
+            md.append("- Redis: used_memory_peak %.1f MiB, peak resident %.1f MiB" % (
+                x["redis_peak"] / 2**20, x.get("redis_rss_peak", 0) / 2**20))
+        if "spill_left" in x:
+            md.append("- spill files left after the run: %d%s" % (
+                len(x["spill_left"]), (" (" + ", ".join(x["spill_left"][:5]) + ")") if x["spill_left"] else ""))
+        for r in x.get("restarts", []):
+            md.append("- " + r)
     if w7:
         md += ["", "## W7: one task of %d tiny chunks (`ones` chunk 1, `(a + 1).sum()`), run once"
                % w7["chunks"], ""]
@@ -492,26 +1045,17 @@ def main():
                     w7[k + "_p50_ms"], w7[k + "_p99_ms"], w7[k + "_max_ms"]))
     if peak:
         md += ["", "## Worker memory", "",
-               "Peak resident memory (VmHWM) of each worker after the workloads above:", ""]
+               "Peak resident memory (VmHWM) of each worker of the main cluster after the "
+               "workloads above (W9 has its own):", ""]
         for pid, b in sorted(peak.items()):
             md.append("- pid %d: %.1f MiB" % (pid, b / 2**20))
-    tg = targets(rows, w7)
-    if tg:
-        md += ["", "## Targets (issue 7), from this run", "",
-               "| target | measured | |", "|---|---|---|"]
-        md += ["| %s | %s | %s |" % t for t in tg]
-    print()
-    print("\n".join(l for l in md if l.startswith("|")))
-    # The hand-written analysis (profiles, what was done, targets missed)
-    # survives re-runs: it lives in its own file and is included verbatim.
-    if os.path.exists(NOTES):
-        with open(NOTES) as f:
-            md += ["", f.read().rstrip()]
-    if a.out:
-        os.makedirs(os.path.dirname(a.out), exist_ok=True)
-        with open(a.out, "w") as f:
-            f.write("\n".join(md) + "\n")
-        print("wrote", a.out)
+    for title, tg in (("Targets (issue 11), from this run", targets11(rows)),
+                      ("Targets (issue 7: ratios to the whole-process numpy column), from this run",
+                       targets7(rows, w7))):
+        if tg:
+            md += ["", "## " + title, "", "| target | measured | |", "|---|---|---|"]
+            md += ["| %s | %s | %s |" % t for t in tg]
+    return md
 
 
 if __name__ == "__main__":

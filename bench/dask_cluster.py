@@ -2,9 +2,10 @@
 """The dask.distributed peer of bench/bench.py: a LocalCluster with 2 worker
 processes of one thread each (the shape of our local cluster), started once.
 Reads one JSON request per line on stdin, {"code": ..., "out": ...}, runs the
-code with the cluster's Client as dask's default scheduler and answers one
-line, {"seconds": ...} or {"error": ...}, timed in this process (submit to
-result in hand, like the cluster column)."""
+code (bench.py's dask snippets: they compute `r`, nothing is written) with the
+cluster's Client as dask's default scheduler and answers one line,
+{"seconds": ...} or {"error": ...}, timed in this process (submit to result
+in hand, like the cluster column)."""
 import json
 import sys
 import time

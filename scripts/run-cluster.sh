@@ -16,6 +16,14 @@
 #   MARS_WORKERS    number of workers (default 2)
 #   MARS_WORKER_CPUS  --n-cpu of each worker (default: the cores divided
 #                   among the workers, at least 1)
+#   MARS_WORKER_PHY_MEM  --phy-mem of each worker (default: 80% of the host's
+#                   MemTotal divided among the workers; a SIZE as the worker
+#                   takes it: bytes, 512m, 2g, ...)
+#   MARS_WORKER_CACHE_MEM  --cache-mem of each worker (default 40% of its
+#                   --phy-mem, the worker's own default made explicit)
+#   MARS_WORKER_RESTARTS  restarts allowed per worker within a minute
+#                   (default 5); a worker that dies more often stops the
+#                   cluster
 #   MARS_BIN_DIR    where the programs are (default build/bin)
 #   MARS_OUT        where --check saves the fetched tensors (default a
 #                   temporary directory, removed at the end)
@@ -24,6 +32,12 @@
 #                   (default: a random one, written to the temporary
 #                   directory and printed); MARS_OPEN=1: no token at all
 #                   (docs/security.md)
+#
+# Each worker k spills under TMP/spill/worker-k (--spill-dirs), TMP being the
+# script's temporary directory. A worker that dies while the cluster runs is
+# started again with the same command line, and one line says so:
+#   run-cluster: mars-worker K (pid N) died (killed by SIGKILL); restarted as pid M
+# The supervisor, PostgreSQL or Redis dying stops the whole cluster (exit 1).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +52,11 @@ for arg in "$@"; do
 done
 n_workers=${MARS_WORKERS:-2}
 
-say() { printf 'run-cluster: %s\n' "$*" >&2; }
+# Messages go to fd 3, a copy of stderr: the monitoring loop at the end sends
+# its own stderr to /dev/null, which keeps bash's "PID Killed ..." notice
+# of a dead worker out of the output (the loop says it in one line instead).
+exec 3>&2
+say() { printf 'run-cluster: %s\n' "$*" >&3; }
 die() { say "$*"; exit 1; }
 
 bin_dir=$(cd "$bin_dir" 2>/dev/null && pwd || echo "$bin_dir")
@@ -51,6 +69,38 @@ pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -n | tail -1
 [ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ] ||
   die "PostgreSQL server binaries not found under /usr/lib/postgresql: apt-get install postgresql"
 case "$n_workers" in '' | *[!0-9]* | 0) die "MARS_WORKERS must be a positive number, not '$n_workers'" ;; esac
+
+# Each worker's memory: --phy-mem, --cache-mem (checked before anything starts).
+mem_total=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo 2>/dev/null || true) # kB
+case "$mem_total" in '' | *[!0-9]*) mem_total=$((4 << 20)) ;; esac
+mem_total=$((mem_total << 10))
+# A SIZE (bytes, k/m/g/t suffix, or a percentage of MemTotal) in bytes, into
+# the variable named $1; $3 names the setting in the message.
+size_bytes() {
+  local v=$2 n unit
+  case "$v" in
+  *%) n=${v%\%} unit=% ;;
+  *[kKmMgGtT]) n=${v%?} unit=${v: -1} ;;
+  *) n=$v unit="" ;;
+  esac
+  case "$n" in '' | *[!0-9]*) die "$3 must be a size such as 1073741824, 512m, 2g or 25%, not '$v'" ;; esac
+  case "$unit" in
+  %) n=$((mem_total * n / 100)) ;;
+  k | K) n=$((n << 10)) ;;
+  m | M) n=$((n << 20)) ;;
+  g | G) n=$((n << 30)) ;;
+  t | T) n=$((n << 40)) ;;
+  esac
+  [ "$n" -gt 0 ] || die "$3 must be more than 0, not '$v'"
+  printf -v "$1" %s "$n"
+}
+phy_mem=$((mem_total * 8 / 10 / n_workers))
+[ -n "${MARS_WORKER_PHY_MEM:-}" ] && size_bytes phy_mem "$MARS_WORKER_PHY_MEM" MARS_WORKER_PHY_MEM
+cache_mem=$((phy_mem * 4 / 10))
+[ -n "${MARS_WORKER_CACHE_MEM:-}" ] && size_bytes cache_mem "$MARS_WORKER_CACHE_MEM" MARS_WORKER_CACHE_MEM
+[ "$cache_mem" -le "$phy_mem" ] || die "MARS_WORKER_CACHE_MEM ($cache_mem bytes) is more than --phy-mem ($phy_mem)"
+max_restarts=${MARS_WORKER_RESTARTS:-5}
+case "$max_restarts" in '' | *[!0-9]*) die "MARS_WORKER_RESTARTS must be a number, not '$max_restarts'" ;; esac
 
 # ---- state and cleanup ------------------------------------------------------
 
@@ -102,9 +152,9 @@ trap 'say "stopping"; exit 143' TERM
 
 # Prints the last lines of a log after a failure.
 show_log() {
-  printf -- '---- last lines of %s ----\n' "$1" >&2
-  tail -n 25 "$1" >&2 2>/dev/null || true
-  printf -- '----\n' >&2
+  printf -- '---- last lines of %s ----\n' "$1" >&3
+  tail -n 25 "$1" >&3 2>/dev/null || true
+  printf -- '----\n' >&3
 }
 
 # A port nothing listens on (a connection to it is refused). Ports are drawn
@@ -227,11 +277,21 @@ await mars-supervisor "curl -sf http://127.0.0.1:$sup_port/health" 60 "$sup_pid"
 
 cores=$(nproc 2>/dev/null || echo 2)
 n_cpu=${MARS_WORKER_CPUS:-$((cores / n_workers > 0 ? cores / n_workers : 1))}
+# Worker K's command line, into the array cmd (the same for its restarts).
+worker_ports=()
+worker_cmd() {
+  cmd=("$bin_dir/mars-worker" -H 127.0.0.1 -p "${worker_ports[$1 - 1]}" -s "127.0.0.1:$sup_port"
+    --n-cpu "$n_cpu" --phy-mem "$phy_mem" --cache-mem "$cache_mem" --spill-dirs "$base/spill/worker-$1"
+    "${token_args[@]}")
+}
 for ((k = 1; k <= n_workers; k++)); do
   free_port wport
-  say "starting mars-worker $k on 127.0.0.1:$wport (--n-cpu $n_cpu)"
-  "$bin_dir/mars-worker" -H 127.0.0.1 -p "$wport" -s "127.0.0.1:$sup_port" --n-cpu "$n_cpu" \
-    "${token_args[@]}" >"$base/logs/worker-$k.log" 2>&1 &
+  worker_ports+=("$wport")
+  mkdir -p "$base/spill/worker-$k"
+  worker_cmd "$k"
+  say "starting mars-worker $k on 127.0.0.1:$wport (--n-cpu $n_cpu --phy-mem $phy_mem" \
+    "--cache-mem $cache_mem)"
+  "${cmd[@]}" >"$base/logs/worker-$k.log" 2>&1 &
   worker_pids+=($!)
   await "mars-worker $k" "curl -sf http://127.0.0.1:$wport/health" 30 "$!" "$base/logs/worker-$k.log"
 done
@@ -298,17 +358,54 @@ if [ "$check" = 1 ]; then
 fi
 
 echo "Press Ctrl-C to stop."
-# Runs until a signal, or until a service dies (then exits 1 naming it).
+
+# Starts worker $1 again with its first command line, after its pid $2 died
+# with wait status $3; at most $max_restarts times a minute. Its spill
+# directory is emptied first: what a dead worker spilled is lost with it (the
+# cluster recomputes lost chunks from their lineage).
+declare -A restart_times
+restart_worker() {
+  local k=$1 old=$2 st=$3 how now recent="" t n=0
+  if [ "$st" -gt 128 ]; then
+    how="killed by SIG$(kill -l $((st - 128)) 2>/dev/null || echo $((st - 128)))"
+  else
+    how="exit status $st"
+  fi
+  now=$(date +%s)
+  for t in ${restart_times[$k]:-}; do
+    if [ $((now - t)) -lt 60 ]; then recent="$recent $t" n=$((n + 1)); fi
+  done
+  if [ "$n" -ge "$max_restarts" ]; then
+    say "mars-worker $k (pid $old) died ($how) after $n restarts within a minute: stopping"
+    show_log "$base/logs/worker-$k.log"
+    exit 1
+  fi
+  restart_times[$k]="$recent $now"
+  find "$base/spill/worker-$k" -mindepth 1 -delete 2>/dev/null || true
+  worker_cmd "$k"
+  printf -- '---- restarted after pid %s died (%s) ----\n' "$old" "$how" >>"$base/logs/worker-$k.log"
+  "${cmd[@]}" >>"$base/logs/worker-$k.log" 2>&1 &
+  worker_pids[k - 1]=$!
+  say "mars-worker $k (pid $old) died ($how); restarted as pid $!"
+}
+
+# Runs until a signal, or until the supervisor, Redis or PostgreSQL dies
+# (then exits 1 naming it); a dead worker is restarted.
 while :; do
-  for pid in "$sup_pid" "${worker_pids[@]}" "$redis_pid" "$pg_pid"; do
+  for ((k = 1; k <= n_workers; k++)); do
+    pid=${worker_pids[k - 1]}
+    if ! kill -0 "$pid" 2>/dev/null; then
+      st=0
+      wait "$pid" 2>/dev/null || st=$?
+      restart_worker "$k" "$pid" "$st"
+    fi
+  done
+  for pid in "$sup_pid" "$redis_pid" "$pg_pid"; do
     if ! kill -0 "$pid" 2>/dev/null; then
       name=service log=""
       [ "$pid" = "$sup_pid" ] && name=mars-supervisor log=$base/logs/supervisor.log
       [ "$pid" = "$redis_pid" ] && name=Redis log=$base/logs/redis.log
       [ "$pid" = "$pg_pid" ] && name=PostgreSQL log=$pg_log
-      for ((k = 1; k <= n_workers; k++)); do
-        [ "$pid" = "${worker_pids[k - 1]}" ] && name="mars-worker $k" log=$base/logs/worker-$k.log
-      done
       say "$name (pid $pid) exited unexpectedly"
       [ -n "$log" ] && show_log "$log"
       exit 1
@@ -316,4 +413,4 @@ while :; do
   done
   sleep 1 &
   wait $! || true
-done
+done 2>/dev/null
