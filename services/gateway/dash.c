@@ -119,6 +119,11 @@ void gw_h_recent_tasks(http_req_t *r)
     " THEN 'dead' WHEN now() - w.last_heartbeat > $1::int * interval '1 ms' THEN 'suspect'"        \
     " ELSE 'alive' END"
 
+static const char QUEUED_SCRIPT[] = "local n = redis.call('LLEN', 'mars:jobs')"
+                                    " for _, w in ipairs(redis.call('SMEMBERS', 'mars:wq')) do"
+                                    "  n = n + redis.call('LLEN', 'mars:jobs:' .. w) end"
+                                    " return n";
+
 static void job_cluster(void *state, void *arg, http_reply_t *out)
 {
     conns_t *c = state;
@@ -164,13 +169,14 @@ static void job_cluster(void *state, void *arg, http_reply_t *out)
     }
     json_t *doc = json_from(PQgetvalue(res, 0, 0));
     PQclear(res);
-    /* Jobs waiting for a slot: the length of the queue. */
+    /* Jobs waiting for a slot: the lengths of mars:jobs and of every
+     * worker's queue (mars:wq lists them; one script, atomic). */
     json_t *queued = json_null();
-    redisReply *rr = c->rq ? rq_command(c->rq, err, sizeof err, "LLEN mars:jobs") : NULL;
+    redisReply *rr = c->rq ? rq_command(c->rq, err, sizeof err, "EVAL %s 0", QUEUED_SCRIPT) : NULL;
     if (rr && rr->type == REDIS_REPLY_INTEGER)
         queued = json_integer(rr->integer);
     else if (c->rq && !rr)
-        log_warning("cluster summary: LLEN mars:jobs: %s", err);
+        log_warning("cluster summary: queued jobs: %s", err);
     if (rr) freeReplyObject(rr);
     json_object_set_new(doc, "jobs_queued", queued);
     http_reply_json(out, 200, doc);
