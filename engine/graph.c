@@ -950,8 +950,27 @@ static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
             n->in[i].node = -2; /* resolved in the second pass */
             continue;
         }
-        if (!js_scalar(e, &n->in[i].sc))
+        /* a literal value (graph-format.md, additions): {"value": X}, X a
+         * string, a number, a boolean or null (NaN) */
+        if (json_is_object(e)) {
+            json_t *x = json_object_get(e, "value");
+            if (!x || json_object_size(e) != 1)
+                return NFAIL(c, n, "inputs[%zu]: a literal must be {\"value\": X}", i);
+            if (json_is_string(x)) {
+                if (!(n->in[i].str = strdup(json_string_value(x))))
+                    return NFAIL(c, n, "out of memory");
+                n->in[i].sc = sc_float(NAN);
+            } else if (json_is_null(x)) {
+                n->in[i].sc = sc_float(NAN);
+            } else if (!js_scalar(x, &n->in[i].sc)) {
+                return NFAIL(c, n,
+                             "inputs[%zu]: \"value\" must be a string, a number, a boolean or "
+                             "null",
+                             i);
+            }
+        } else if (!js_scalar(e, &n->in[i].sc)) {
             return NFAIL(c, n, "inputs[%zu] must be a node key, a number or a boolean", i);
+        }
         if (!op_is_elementwise(n->op))
             return NFAIL(c, n, "inputs[%zu] is a scalar; %s takes only tensor inputs", i,
                          op_name(n->op));
@@ -1394,6 +1413,8 @@ void graph_free(graph_t *g)
 {
     if (!g) return;
     for (int i = 0; i < g->n_nodes; i++) {
+        for (int j = 0; g->nodes[i].in && j < g->nodes[i].n_in; j++)
+            free(g->nodes[i].in[j].str);
         free(g->nodes[i].in);
         free(g->nodes[i].data);
         graph_df_free(g->nodes[i].df);

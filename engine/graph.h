@@ -156,6 +156,8 @@ static inline bool op_is_elementwise(op_t op)
 typedef struct {
     int node; /* index into graph_t.nodes, or -1 for a scalar */
     scalar_t sc;
+    char *str; /* node -1: a string literal ({"value": "..."}; owned), compared with
+                * Series of strings; sc is then unused */
 } operand_t;
 
 /* One entry of getitem's index, normalised against the input's shape

@@ -670,13 +670,17 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
     if (!d->sel) return XFAIL(n, "out of memory");
     for (int k = 0; k < s->ncols; k++)
-        if (n->op == OP_DF_NUNIQUE || is_numeric(s->cols[k].type)) d->sel[d->nsel++] = k;
+        /* count counts every column, as pandas' count() */
+        if (n->op == OP_DF_NUNIQUE || n->op == OP_DF_COUNT || is_numeric(s->cols[k].type))
+            d->sel[d->nsel++] = k;
     if (series) {
         if (d->nsel == 0 && n->op != OP_DF_COUNT)
             return XFAIL(n, "the Series is of type object; %s takes numbers", op_name(n->op));
         if (d->nsel == 0) d->sel[d->nsel++] = 0;
         int t = s->cols[0].type;
         int rt = n->op == OP_DF_NUNIQUE ? FT_INT64 : red_type(df_red_of(n->op), t);
+        /* pandas: the min or max of no values is NaN */
+        if ((n->op == OP_DF_MIN || n->op == OP_DF_MAX) && s->nrows == 0) rt = FT_FLOAT64;
         n->vkind = VK_TENSOR;
         n->oshape.ndim = 0;
         n->odtype = ft_dtype(rt);
@@ -697,6 +701,9 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         /* pandas gives object for bool mixed with numbers (min/max); this
          * engine gives the numeric type (docs/graph-format.md) */
         rt = any_f ? FT_FLOAT64 : any_i ? FT_INT64 : any_b ? FT_BOOL : FT_FLOAT64;
+        /* pandas: the min or max of no values is NaN (when the row count is
+         * known only when it runs, the final step makes the same choice) */
+        if ((n->op == OP_DF_MIN || n->op == OP_DF_MAX) && s->nrows == 0) rt = FT_FLOAT64;
     }
     if (set_col(&d->cols[0], NULL, false, rt)) return XFAIL(n, "out of memory");
     d->nrows = d->nsel;
@@ -967,7 +974,9 @@ static int infer_to_tensor(graph_t *g, graph_node_t *n, df_node_t *d, char *err,
     if (series && d->nsel == 0)
         return XFAIL(n, "the Series is of type object; to_tensor takes numbers");
     d->tdt = any_f ? DT_FLOAT64 : any_i ? DT_INT64 : d->nsel ? DT_BOOL : DT_FLOAT64;
-    d->held = true;
+    /* a tensor like any other when its row count is known now; else its
+     * shape is known only when it runs, and it can only be fetched */
+    d->held = s->nrows < 0;
     d->nrows = s->nrows;
     n->vkind = VK_TENSOR;
     n->oshape.ndim = series ? 1 : 2;
@@ -1031,9 +1040,33 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
             }
         }
     }
+    bool cmp = n->op == OP_EQUAL || n->op == OP_NOT_EQUAL || n->op == OP_LESS ||
+               n->op == OP_LESS_EQUAL || n->op == OP_GREATER || n->op == OP_GREATER_EQUAL;
     for (int k = 0; k < s->ncols; k++) {
         dtype_t in_dt[3] = {DT_BOOL, DT_BOOL, DT_BOOL};
         int in_nd[3] = {0, 0, 0};
+        /* strings: compared with strings (columns or literals), giving bool */
+        int nstr = 0, nother = 0;
+        for (int j = 0; j < n->n_in; j++) {
+            bool str = n->in[j].node < 0 ? n->in[j].str != NULL
+                                         : in_df(g, n, j)->cols[k].type == FT_STRING;
+            nstr += str;
+            nother += !str;
+        }
+        if (nstr > 0) {
+            char lb[128];
+            label_text(&s->cols[k], lb, sizeof lb);
+            if (!cmp || nother > 0)
+                return XFAIL(n,
+                             "column %s: %s of strings takes strings (columns or {\"value\": "
+                             "\"...\"} literals) on both sides, and only comparisons do",
+                             lb, op_name(n->op));
+            for (int j = 0; j < n->n_in; j++)
+                d->ew_col[k * n->n_in + j] = n->in[j].node < 0 ? -1 : k;
+            d->ew_dt[k] = DF_EW_STRCMP;
+            d->cols[k].type = FT_BOOL;
+            continue;
+        }
         for (int j = 0; j < n->n_in && j < 3; j++) {
             d->ew_col[k * n->n_in + j] = -1;
             if (n->in[j].node < 0) continue;
@@ -1076,11 +1109,20 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
                 frames = true;
             else if (M->df && M->df->held)
                 return XFAIL(n,
-                             "input \"%s\" (dataframe.to_tensor) can only be fetched, not "
-                             "computed on",
+                             "input \"%s\" (dataframe.to_tensor) is of a DataFrame whose row "
+                             "count is known only when it runs (after a filter, groupby or "
+                             "merge), so its shape is unknown here; fetch it instead",
                              M->key);
         }
-        if (!frames) return 1;
+        if (!frames) {
+            for (int j = 0; j < n->n_in; j++)
+                if (n->in[j].node < 0 && n->in[j].str)
+                    return XFAIL(n,
+                                 "inputs[%d] is a string; string literals are compared with "
+                                 "Series of strings only",
+                                 j);
+            return 1;
+        }
         if (op_is_elementwise(n->op)) return infer_ew_frame(g, n, err, errlen);
         for (int j = 0; j < n->n_in; j++) {
             int m = n->in[j].node;

@@ -92,7 +92,10 @@ static const tgrid_t *in_grid(tctx_t *c, int node, int j)
 static tgrid_t *tile_rowwise(tctx_t *c, int node, dfjob_t kind, bool keep_rows)
 {
     const graph_node_t *n = &c->g->nodes[node];
-    const tgrid_t *A = in_grid(c, node, 0);
+    int j0 = 0; /* the first frame input (a literal may come first) */
+    while (j0 < n->n_in - 1 && n->in[j0].node < 0)
+        j0++;
+    const tgrid_t *A = in_grid(c, node, j0);
     int64_t nch = A->nchunks[0];
     tgrid_t *G = fgrid(c, nch, keep_rows && rows_known(A) ? A->bounds[0] : NULL);
     if (!G) return NULL;
@@ -355,6 +358,53 @@ static tgrid_t *tile_gather_all(tctx_t *c, int node, dfjob_t kind, int64_t rows)
     return ji < 0 ? NULL : one_chunk(c, ji, rows);
 }
 
+/* to_tensor with a known row count: a tensor grid of fixed-size jobs, one
+ * per non-empty frame chunk where the chunks' rows are known, else one job
+ * reading every chunk. */
+static tgrid_t *tile_to_tensor(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const df_node_t *d = n->df;
+    const tgrid_t *A = in_grid(c, node, 0);
+    jparam_t *pa = dparam(c, node, DFJ_TO_TENSOR);
+    int nd = n->oshape.ndim;
+    int64_t nch = A->nchunks[0], m = 0;
+    bool known = rows_known(A);
+    for (int64_t k = 0; known && k < nch; k++)
+        m += A->bounds[0][k + 1] > A->bounds[0][k];
+    if (!known || m == 0) m = 1;
+    int64_t nchunks[2] = {m, 1};
+    tgrid_t *G = tile__grid_alloc(c, &n->oshape, n->odtype, nchunks);
+    if (!G) return NULL;
+    if (nd == 2) {
+        G->bounds[1][0] = 0;
+        G->bounds[1][1] = d->nsel;
+    }
+    G->bounds[0][0] = 0;
+    if (!known || m == 1) {
+        int64_t shape[2] = {n->oshape.d[0], d->nsel};
+        int32_t ji = fjob(c, pa, n->odtype, nd, shape, (int)nch);
+        if (ji < 0) return NULL;
+        for (int64_t k = 0; k < nch; k++)
+            tile__jin_direct(c, ji, (int)k, A->job[k]);
+        G->bounds[0][1] = n->oshape.d[0];
+        G->job[0] = ji;
+        return G;
+    }
+    int64_t q = 0;
+    for (int64_t k = 0; k < nch; k++) {
+        int64_t r0 = A->bounds[0][k], r1 = A->bounds[0][k + 1];
+        if (r1 == r0) continue;
+        int64_t shape[2] = {r1 - r0, d->nsel};
+        int32_t ji = fjob(c, pa, n->odtype, nd, shape, 1);
+        if (ji < 0) return NULL;
+        tile__jin_direct(c, ji, 0, A->job[k]);
+        G->bounds[0][q + 1] = r1;
+        G->job[q++] = ji;
+    }
+    return G;
+}
+
 static int64_t nparts_for(int64_t nch)
 {
     return nch < 1 ? 1 : nch > DF_MAX_PARTS ? DF_MAX_PARTS : nch;
@@ -524,7 +574,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_HEAD:
         return tile_head(c, node);
     case OP_DF_TO_TENSOR:
-        return tile_gather_all(c, node, DFJ_TO_TENSOR, n->df->nrows);
+        if (n->df->held) return tile_gather_all(c, node, DFJ_TO_TENSOR, n->df->nrows);
+        return tile_to_tensor(c, node);
     case OP_DF_DESCRIBE:
         return tile_gather_all(c, node, DFJ_DESCRIBE, 8);
     case OP_DF_GROUPBY_AGG:

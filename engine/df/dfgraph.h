@@ -24,6 +24,9 @@ typedef struct {
     uint8_t type; /* ftype_t */
 } df_col_t;
 
+/* ew_dt of a column compared as strings (with strings or string literals). */
+#define DF_EW_STRCMP 0xff
+
 /* Reduction ops (dataframe.sum ...): the statistic kept per column. */
 typedef enum { DFR_SUM, DFR_MEAN, DFR_MIN, DFR_MAX, DFR_COUNT, DFR_PROD, DFR_STD, DFR_VAR } dfred_t;
 
@@ -66,7 +69,7 @@ typedef struct df_node {
     /* element-wise on frames: per output column, the input column of each
      * frame input (-1 for scalars and broadcast Series) */
     int *ew_col;    /* ncols * n_in */
-    uint8_t *ew_dt; /* ncols: compute dtype */
+    uint8_t *ew_dt; /* ncols: compute dtype, or DF_EW_STRCMP: a comparison of strings */
     /* to_tensor: the tensor's dtype */
     dtype_t tdt;
     bool held;  /* the value is a tensor held as a frame blob (to_tensor): fetch only */

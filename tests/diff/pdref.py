@@ -56,7 +56,10 @@ def evaluate(doc, data_dir="."):
             if isinstance(k, str):
                 ev(k)
         op = n["op"]
-        ins = [vals[k] if isinstance(k, str) else k for k in n.get("inputs", [])]
+        # a literal {"value": X} is X (null: NaN)
+        ins = [vals[k] if isinstance(k, str) else
+               (np.nan if k["value"] is None else k["value"]) if isinstance(k, dict) else k
+               for k in n.get("inputs", [])]
         if not op.startswith("dataframe.") and not frame_input(n):
             sub = [t for t in tensor]
             v = npref.evaluate({"version": 1, "nodes": sub, "fetch": [key]})[key]
@@ -88,6 +91,8 @@ def evaluate(doc, data_dir="."):
             v = f(numeric_only=True, **kw) if isinstance(ins[0], pd.DataFrame) else f(**kw)
         elif op == "dataframe.nunique":
             v = ins[0].nunique()
+        elif op == "dataframe.count":
+            v = ins[0].count()
         elif op.split(".")[1] in ("sum", "mean", "min", "max", "count", "prod"):
             f = getattr(ins[0], op.split(".")[1])
             v = f(numeric_only=True) if isinstance(ins[0], pd.DataFrame) else f()
