@@ -1075,6 +1075,9 @@ static int resolve_key(pctx_t *c, const char *key, int *idx)
     c->raw[i].doc_index = -1;
     if (json_object_set_new(c->keys, key, json_integer(i)) != 0)
         return NFAIL(c, NULL, "document: out of memory");
+    /* a DataFrame or Series of an earlier task: its schema (graph_df.c) */
+    const char *schema = c->sess->frame_schema ? c->sess->frame_schema(c->sess->ctx, key) : NULL;
+    if (schema && graph_df_session(n, schema, c->err, c->errlen) < 0) return -1;
     *idx = i;
     return 0;
 }

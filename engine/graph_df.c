@@ -1096,9 +1096,59 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
     return 0;
 }
 
+static int schema_cols(json_t *a, df_col_t *out, int n)
+{
+    for (int k = 0; k < n; k++) {
+        json_t *e = json_array_get(a, (size_t)k);
+        json_t *nm = json_array_get(e, 0), *ii = json_array_get(e, 1), *ty = json_array_get(e, 2);
+        if (!json_is_array(e) || json_array_size(e) != 3 ||
+            !(json_is_null(nm) || json_is_string(nm)) || !json_is_boolean(ii) ||
+            !json_is_integer(ty) || json_integer_value(ty) < FT_INT64 ||
+            json_integer_value(ty) > FT_STRING)
+            return -1;
+        if (set_col(&out[k], json_is_string(nm) ? json_string_value(nm) : NULL, json_is_true(ii),
+                    (int)json_integer_value(ty)))
+            return -1;
+    }
+    return 0;
+}
+
+int graph_df_session(graph_node_t *n, const char *schema, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *o = json_loads(schema, 0, &je);
+    json_t *cols = json_object_get(o, "columns"), *idx = json_object_get(o, "index");
+    json_t *ser = json_object_get(o, "series");
+    int rc = -1;
+    if (!json_is_array(cols) || !json_is_array(idx) || !json_is_boolean(ser) ||
+        json_array_size(cols) > CSV_MAX_COLS || json_array_size(idx) < 1 ||
+        json_array_size(idx) > DF_MAX_KEYS || (json_is_true(ser) && json_array_size(cols) != 1)) {
+        XFAIL(n, "the session's DataFrame has a malformed schema");
+        goto done;
+    }
+    df_node_t *d = n->df = df_new();
+    if (!d || alloc_cols(d, (int)json_array_size(cols), (int)json_array_size(idx)) ||
+        schema_cols(cols, d->cols, d->ncols) || schema_cols(idx, d->idx, d->nidx)) {
+        XFAIL(n, "the session's DataFrame has a malformed schema");
+        goto done;
+    }
+    d->session_vk = json_is_true(ser) ? VK_SERIES : VK_DATAFRAME;
+    rc = 0;
+done:
+    json_decref(o);
+    return rc;
+}
+
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
+    if (n->op == OP_SESSION_TENSOR && n->df) {
+        /* a DataFrame or Series of an earlier task: new rows, count unknown */
+        n->df->rowsrc = i;
+        n->df->nrows = -1;
+        set_frame_shape(n, n->df->session_vk);
+        return 0;
+    }
     if (op_kind(n->op) != OPK_DF) {
         bool frames = false;
         for (int j = 0; j < n->n_in; j++) {

@@ -556,9 +556,37 @@ done:
     return G;
 }
 
+/* A DataFrame or Series of an earlier task: its chunks are sources
+ * (JK_SOURCE blob jobs; the caller supplies their bytes). */
+static tgrid_t *tile_session_frame(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    int64_t nch[MR_MAXDIM] = {0};
+    const int64_t *b[MR_MAXDIM] = {0};
+    if (!c->opts->source_bounds || c->opts->source_bounds(c->opts->source_ctx, n, nch, b) ||
+        nch[0] < 1) {
+        tile__fail(c, "internal: no chunks for the session's DataFrame \"%s\"", n->key);
+        return NULL;
+    }
+    tgrid_t *G = fgrid(c, nch[0], NULL);
+    if (!G) return NULL;
+    for (int64_t k = 0; k < nch[0]; k++) {
+        int64_t one = 1;
+        int32_t ji = tile__job_new(c, JK_SOURCE, DT_BOOL, 1, &one, 0);
+        if (ji < 0) return NULL;
+        c->t->jobs[ji].blob = true;
+        c->t->jobs[ji].source_index = k;
+        c->t->jobs[ji].off = tile__arena_i64(c, 4);
+        memset(c->t->jobs[ji].off, 0, 4 * sizeof(int64_t));
+        G->job[k] = ji;
+    }
+    return G;
+}
+
 tgrid_t *tile_df(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
+    if (n->op == OP_SESSION_TENSOR) return tile_session_frame(c, node);
     if (op_is_elementwise(n->op)) return tile_rowwise(c, node, DFJ_EW, true);
     switch (n->op) {
     case OP_DF_FROM_TENSOR:

@@ -72,8 +72,10 @@ typedef struct df_node {
     uint8_t *ew_dt; /* ncols: compute dtype, or DF_EW_STRCMP: a comparison of strings */
     /* to_tensor: the tensor's dtype */
     dtype_t tdt;
-    bool held;  /* the value is a tensor held as a frame blob (to_tensor): fetch only */
-    void *json; /* the node's JSON object while the document is parsed (borrowed) */
+    bool held;          /* the value is a tensor held as a frame blob (to_tensor): fetch only */
+    uint8_t session_vk; /* a session node (OP_SESSION_TENSOR) holding a DataFrame or
+                         * Series of an earlier task: its vkind_t (0: none) */
+    void *json;         /* the node's JSON object while the document is parsed (borrowed) */
 } df_node_t;
 
 void df_node_free(df_node_t *d);

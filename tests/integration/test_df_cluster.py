@@ -6,6 +6,8 @@ cluster. Every result is compared with pandas and with mars-run's output
 for the same document (DIR/KEY.json); a DataFrame also comes back as CSV
 (Accept: text/csv), and the metadata route names its kind and columns.
 
+DataFrames of one task are inputs of a later one (frames-across-tasks).
+
 Run with Debian's python: /usr/bin/python3 tests/integration/test_df_cluster.py
 (MARS_BIN_DIR=build/san/bin runs it over the sanitized programs).
 """
@@ -151,6 +153,8 @@ def main():
                 res[key] = got
                 why = test_df.expect_frame(got, want[key], sort_rows=key == "me")
                 check(not why, "%s", why)
+                check(got.get("index_names") == list(want[key].index.names),
+                      "index_names %r vs %r", got.get("index_names"), list(want[key].index.names))
                 with open(os.path.join(out, key + ".json")) as f:
                     mine = json.load(f)
                 if key != "me":  # merge: the order of rows is not specified
@@ -198,13 +202,36 @@ def main():
             got = get(web, "/api/v1/sessions/%s/tensors/um/data" % sid).json()
             why = test_df.expect_frame(got, pd.DataFrame(a, columns=["p", "q", "r"]).mean())
             check(not why, "%s", why)
-            # a DataFrame of an earlier task is no input of a later one
-            d = {"version": 1, "nodes": [{"key": "z", "op": "dataframe.sum", "inputs": ["gb"]}],
-                 "fetch": ["z"]}
-            r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid,
-                        body=json.dumps(d).encode(), headers={"Content-Type": "application/json"})
-            check(r.status == 400, "DataFrame as a session input: %r", r)
         run.case("session-tensor", session_tensor)
+
+        def frames_across_tasks():
+            # DataFrames and Series of an earlier task are inputs of a later one
+            d = {"version": 1, "nodes": [
+                {"key": "z", "op": "dataframe.sum", "inputs": ["gb"]},
+                {"key": "g2", "op": "dataframe.groupby_agg", "inputs": ["so"], "by": ["k", "b"],
+                 "agg": {"n": ["i", "count"]}},
+                {"key": "ks", "op": "dataframe.getitem", "inputs": ["so"], "columns": "k"},
+                {"key": "eq", "op": "equal", "inputs": ["ks", {"value": "k1"}]},
+                {"key": "fl", "op": "dataframe.filter", "inputs": ["so", "eq"]},
+                {"key": "h", "op": "dataframe.head", "inputs": ["fl"], "n": 7},
+                {"key": "ss", "op": "dataframe.sum", "inputs": ["su"]}],
+                "fetch": ["z", "g2", "h", "ss"]}
+            _, t = run_task(web, sid, d)
+            check(t["status"] == "succeeded", "task: %r", t)
+            pw = {"z": want["gb"].sum(numeric_only=True),
+                  "g2": want["so"].groupby(["k", "b"]).agg(n=("i", "count")),
+                  "h": want["so"][want["so"].k == "k1"].head(7)}
+            for key, ref in pw.items():
+                got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
+                why = test_df.expect_frame(got, ref)
+                check(not why, "%s: %s", key, why)
+                check(got.get("index_names") == list(ref.index.names), "%s index_names %r", key,
+                      got.get("index_names"))
+            r = get(web, "/api/v1/sessions/%s/tensors/ss/data?format=npy" % sid)
+            v = np.load(io.BytesIO(r.body))
+            w = want["su"].sum()
+            check(abs(float(v) - w) <= 1e-9 * abs(w), "ss %r vs %r", v, w)
+        run.case("frames-across-tasks", frames_across_tasks)
     return run.finish()
 
 
