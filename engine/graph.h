@@ -113,6 +113,18 @@
     X(DF_MERGE, "dataframe.merge", OPK_DF)                                                         \
     X(DF_HEAD, "dataframe.head", OPK_DF)                                                           \
     X(DF_TO_TENSOR, "dataframe.to_tensor", OPK_DF)                                                 \
+    X(DF_FILLNA, "dataframe.fillna", OPK_DF)                                                       \
+    X(DF_DROPNA, "dataframe.dropna", OPK_DF)                                                       \
+    X(DF_ISNA, "dataframe.isna", OPK_DF)                                                           \
+    X(DF_NOTNA, "dataframe.notna", OPK_DF)                                                         \
+    X(DF_ISIN, "dataframe.isin", OPK_DF)                                                           \
+    X(DF_ASTYPE, "dataframe.astype", OPK_DF)                                                       \
+    X(DF_RENAME, "dataframe.rename", OPK_DF)                                                       \
+    X(DF_DROP, "dataframe.drop", OPK_DF)                                                           \
+    X(DF_REPLACE, "dataframe.replace", OPK_DF)                                                     \
+    X(DF_CLIP, "dataframe.clip", OPK_DF)                                                           \
+    X(DF_ABS, "dataframe.abs", OPK_DF)                                                             \
+    X(DF_ROUND, "dataframe.round", OPK_DF)                                                         \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -5,6 +5,7 @@
  * directory, so a document naming a missing column or file is refused
  * before anything runs. Types follow pandas 1.5 (see df/dfgraph.h). */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,17 @@ void df_node_free(df_node_t *d)
     free(d->aggs);
     free(d->ew_col);
     free(d->ew_dt);
+    for (int i = 0; d->lit && i < d->ncols; i++)
+        free(d->lit[i].s);
+    for (int i = 0; i < d->nlit; i++) {
+        if (d->lits) free(d->lits[i].s);
+        if (d->lits2) free(d->lits2[i].s);
+    }
+    free(d->lit);
+    free(d->lits);
+    free(d->lits2);
+    free(d->lo.s);
+    free(d->hi.s);
     free(d);
 }
 
@@ -81,7 +93,32 @@ static const char *const *df_fields(op_t op)
     static const char *const so[] = {"by", "ascending", NULL};
     static const char *const me[] = {"on", "how", NULL};
     static const char *const hd[] = {"n", NULL};
+    static const char *const fi[] = {"value", "method", "axis", NULL};
+    static const char *const dn[] = {"how", "subset", "thresh", "axis", NULL};
+    static const char *const ii[] = {"values", NULL};
+    static const char *const at[] = {"dtype", NULL};
+    static const char *const cl[] = {"columns", NULL};
+    static const char *const rp[] = {"to_replace", "value", NULL};
+    static const char *const cp[] = {"lower", "upper", NULL};
+    static const char *const rd[] = {"decimals", NULL};
     switch (op) {
+    case OP_DF_FILLNA:
+        return fi;
+    case OP_DF_DROPNA:
+        return dn;
+    case OP_DF_ISIN:
+        return ii;
+    case OP_DF_ASTYPE:
+        return at;
+    case OP_DF_RENAME:
+    case OP_DF_DROP:
+        return cl;
+    case OP_DF_REPLACE:
+        return rp;
+    case OP_DF_CLIP:
+        return cp;
+    case OP_DF_ROUND:
+        return rd;
     case OP_DF_FROM_TENSOR:
         return ft;
     case OP_DF_READ_CSV:
@@ -1139,6 +1176,448 @@ done:
     return rc;
 }
 
+/* ---------------------------------------------------------------------------
+ * Cleaning ops (engine/df/clean.c) */
+
+/* A literal from JSON: a number, a boolean, a string, or null (NaN). */
+static int lit_of(json_t *v, df_lit_t *l)
+{
+    memset(l, 0, sizeof *l);
+    if (json_is_integer(v)) {
+        l->kind = DFL_NUM;
+        l->is_int = true;
+        l->i = (int64_t)json_integer_value(v);
+        l->f = (double)l->i;
+    } else if (json_is_real(v)) {
+        l->kind = DFL_NUM;
+        l->f = json_real_value(v);
+        l->i = (int64_t)l->f;
+    } else if (json_is_boolean(v)) {
+        l->kind = DFL_BOOL;
+        l->i = json_is_true(v);
+        l->f = (double)l->i;
+    } else if (json_is_string(v)) {
+        l->kind = DFL_STR;
+        if (!(l->s = strdup(json_string_value(v)))) return -1;
+    } else if (json_is_null(v)) {
+        l->kind = DFL_NAN;
+        l->f = NAN;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+static const char *lit_kind_name(int k)
+{
+    return k == DFL_NUM    ? "a number"
+           : k == DFL_BOOL ? "a boolean"
+           : k == DFL_STR  ? "a string"
+                           : "null";
+}
+
+/* May a value of kind k stand in column type t without making it mixed
+ * (pandas' object of several types, which these columns cannot hold)? */
+static bool lit_fits(int t, const df_lit_t *l)
+{
+    if (l->kind == DFL_NAN) return true;
+    switch (t) {
+    case FT_INT64:
+    case FT_FLOAT64:
+        return l->kind == DFL_NUM;
+    case FT_BOOL:
+        return l->kind == DFL_BOOL;
+    default:
+        return l->kind == DFL_STR;
+    }
+}
+
+/* The row-wise part shared by the cleaning ops: same rows, same index. */
+static void keep_rows(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s)
+{
+    d->nrows = s->nrows;
+    d->rowsrc = s->rowsrc;
+    set_frame_shape(n, in_vk(g, n, 0));
+}
+
+static int infer_fillna(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                        size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen) || json_axis0(obj, n, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *v = json_object_get(obj, "value"), *m = json_object_get(obj, "method");
+    if (m && json_is_null(m)) m = NULL;
+    if (v && json_is_null(v)) v = NULL;
+    if (!v == !m) return XFAIL(n, "Must specify a fill 'value' or 'method'");
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->lit = calloc((size_t)s->ncols + 1, sizeof(df_lit_t));
+    if (!d->lit) return XFAIL(n, "out of memory");
+    if (m) {
+        const char *ms = json_is_string(m) ? json_string_value(m) : "";
+        if (!strcmp(ms, "ffill") || !strcmp(ms, "pad"))
+            d->method = DFM_FFILL;
+        else if (!strcmp(ms, "bfill") || !strcmp(ms, "backfill"))
+            d->method = DFM_BFILL;
+        else
+            return XFAIL(n, "Invalid fill method. Expecting pad (ffill) or backfill (bfill)");
+        keep_rows(g, n, d, s);
+        return 0;
+    }
+    bool dict = json_is_object(v);
+    if (dict && in_vk(g, n, 0) == VK_SERIES)
+        return XFAIL(n, "\"value\" must be a scalar for a Series");
+    if (dict) {
+        const char *name;
+        json_t *x;
+        json_object_foreach(v, name, x)
+        {
+            json_t *nm = json_string(name);
+            int k = nm ? find_col(s, nm, n, "value", err, errlen) : -1;
+            json_decref(nm);
+            if (k < 0) return -1;
+            free(d->lit[k].s);
+            if (lit_of(x, &d->lit[k])) return XFAIL(n, "\"value\" must map names to scalars");
+        }
+    } else {
+        df_lit_t l;
+        if (lit_of(v, &l)) return XFAIL(n, "\"value\" must be a scalar or an object of scalars");
+        for (int k = 0; k < s->ncols; k++) {
+            d->lit[k] = l;
+            if (l.s && !(d->lit[k].s = strdup(l.s))) {
+                free(l.s);
+                return XFAIL(n, "out of memory");
+            }
+        }
+        free(l.s);
+    }
+    for (int k = 0; k < s->ncols; k++) {
+        int t = s->cols[k].type;
+        if (t == FT_INT64 || d->lit[k].kind == DFL_NONE) continue;
+        if (!lit_fits(t, &d->lit[k])) {
+            char lb[128];
+            label_text(&s->cols[k], lb, sizeof lb);
+            return XFAIL(n,
+                         "column %s is %s; filling it with %s would mix types in one column, "
+                         "which is not supported",
+                         lb, df_type_name(t, true), lit_kind_name(d->lit[k].kind));
+        }
+    }
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+static int infer_dropna(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                        size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen) || json_axis0(obj, n, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *how = json_object_get(obj, "how"), *sub = json_object_get(obj, "subset");
+    json_t *th = json_object_get(obj, "thresh");
+    d->n = -1;
+    if (how && !json_is_null(how)) {
+        const char *h = json_is_string(how) ? json_string_value(how) : "";
+        if (strcmp(h, "any") && strcmp(h, "all")) return XFAIL(n, "invalid how option: %.40s", h);
+        d->how = !strcmp(h, "all");
+    }
+    if (th && !json_is_null(th)) {
+        if (how && !json_is_null(how))
+            return XFAIL(n, "You cannot set both the how and thresh arguments at the same time.");
+        if (!json_is_integer(th) || json_integer_value(th) < 0)
+            return XFAIL(n, "\"thresh\" must be a non-negative integer");
+        d->n = (int64_t)json_integer_value(th);
+    }
+    if (sub && !json_is_null(sub)) {
+        if (in_vk(g, n, 0) == VK_SERIES) return XFAIL(n, "\"subset\" is for DataFrames");
+        if (find_cols(s, sub, n, "subset", &d->sel, &d->nsel, err, errlen)) return -1;
+    } else {
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel) return XFAIL(n, "out of memory");
+        for (int k = 0; k < s->ncols; k++)
+            d->sel[d->nsel++] = k;
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->rowsrc = (int)(n - g->nodes);
+    set_frame_shape(n, in_vk(g, n, 0));
+    return 0;
+}
+
+static int infer_isx(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                     size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    if (n->op == OP_DF_ISIN) {
+        json_t *v = json_object_get(obj, "values");
+        if (!v) return XFAIL(n, "\"values\" is missing");
+        if (!json_is_array(v))
+            return XFAIL(n, "only list-like objects are allowed to be passed to isin()");
+        if (json_array_size(v) > (size_t)INT_MAX / 4) return XFAIL(n, "too many values");
+        d->lits = calloc(json_array_size(v) + 1, sizeof(df_lit_t));
+        if (!d->lits) return XFAIL(n, "out of memory");
+        for (size_t q = 0; q < json_array_size(v); q++) {
+            if (lit_of(json_array_get(v, q), &d->lits[q]))
+                return XFAIL(n, "\"values\" must hold numbers, booleans, strings or null");
+            d->nlit++;
+        }
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    for (int k = 0; k < d->ncols; k++)
+        d->cols[k].type = FT_BOOL;
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+static int dtype_of_name(const char *t)
+{
+    if (!strcmp(t, "int64") || !strcmp(t, "int")) return FT_INT64;
+    if (!strcmp(t, "float64") || !strcmp(t, "float")) return FT_FLOAT64;
+    if (!strcmp(t, "bool")) return FT_BOOL;
+    if (!strcmp(t, "str") || !strcmp(t, "object")) return FT_STRING;
+    return -1;
+}
+
+static int infer_astype(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                        size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *dt = json_object_get(obj, "dtype");
+    if (!dt) return XFAIL(n, "\"dtype\" is missing");
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    int *to = calloc((size_t)s->ncols + 1, sizeof(int));
+    if (!to) return XFAIL(n, "out of memory");
+    for (int k = 0; k < s->ncols; k++)
+        to[k] = -2;
+    int rc = -1;
+    if (json_is_string(dt)) {
+        int t = dtype_of_name(json_string_value(dt));
+        for (int k = 0; k < s->ncols; k++)
+            to[k] = t;
+        if (t < 0) {
+            XFAIL(n, "data type '%.40s' not understood (int64, float64, bool, str)",
+                  json_string_value(dt));
+            goto done;
+        }
+    } else if (json_is_object(dt)) {
+        if (in_vk(g, n, 0) == VK_SERIES) {
+            XFAIL(n, "\"dtype\" must be a type name for a Series");
+            goto done;
+        }
+        const char *name;
+        json_t *x;
+        json_object_foreach(dt, name, x)
+        {
+            json_t *nm = json_string(name);
+            int k = nm ? find_col(s, nm, n, "dtype", err, errlen) : -1;
+            json_decref(nm);
+            if (k < 0) goto done;
+            to[k] = json_is_string(x) ? dtype_of_name(json_string_value(x)) : -1;
+            if (to[k] < 0) {
+                XFAIL(n, "dtype of '%.60s' not understood (int64, float64, bool, str)", name);
+                goto done;
+            }
+        }
+    } else {
+        XFAIL(n, "\"dtype\" must be a type name or an object of names");
+        goto done;
+    }
+    for (int k = 0; k < s->ncols; k++) {
+        /* "object" keeps a string column; numbers to object are not held */
+        if (to[k] == FT_STRING && json_is_string(dt) && !strcmp(json_string_value(dt), "object") &&
+            s->cols[k].type != FT_STRING) {
+            XFAIL(n, "astype(object) of a %s column is not supported (use str)",
+                  df_type_name(s->cols[k].type, false));
+            goto done;
+        }
+        if (to[k] >= 0) d->cols[k].type = (uint8_t)to[k];
+    }
+    keep_rows(g, n, d, s);
+    rc = 0;
+done:
+    free(to);
+    return rc;
+}
+
+static int infer_rename_drop(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                             size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *c = json_object_get(obj, "columns");
+    if (!c) return XFAIL(n, "\"columns\" is missing");
+    d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+    if (!d->sel || alloc_cols(d, s->ncols, s->nidx) || copy_index(d, s))
+        return XFAIL(n, "out of memory");
+    d->ncols = 0;
+    if (n->op == OP_DF_DROP) {
+        int *drop = NULL, nd = 0;
+        if (!json_is_array(c) && !json_is_string(c) && !json_is_integer(c))
+            return XFAIL(n, "\"columns\" must name columns");
+        bool list = json_is_array(c);
+        size_t cnt = list ? json_array_size(c) : 1;
+        for (size_t q = 0; q < cnt; q++) {
+            json_t *x = list ? json_array_get(c, q) : c;
+            char b[1024];
+            bool is_int;
+            if (label_of(x, b, sizeof b, &is_int))
+                return XFAIL(n, "\"columns\" must name columns (strings or integers)");
+            bool found = false;
+            for (int k = 0; k < s->ncols; k++)
+                found |=
+                    s->cols[k].name && s->cols[k].is_int == is_int && !strcmp(s->cols[k].name, b);
+            if (!found) {
+                b[100] = 0;
+                return XFAIL(n, "[%s%s%s] not found in axis", is_int ? "" : "'", b,
+                             is_int ? "" : "'");
+            }
+        }
+        if (find_cols(s, c, n, "columns", &drop, &nd, err, errlen)) {
+            free(drop);
+            return -1;
+        }
+        for (int k = 0; k < s->ncols; k++) {
+            bool gone = false;
+            for (int q = 0; q < nd; q++)
+                gone |= drop[q] == k;
+            if (gone) continue;
+            if (set_col(&d->cols[d->ncols], s->cols[k].name, s->cols[k].is_int, s->cols[k].type)) {
+                free(drop);
+                return XFAIL(n, "out of memory");
+            }
+            d->sel[d->ncols++] = k;
+        }
+        free(drop);
+    } else {
+        if (!json_is_object(c))
+            return XFAIL(n, "\"columns\" must be an object {\"old\": \"new\", ...}");
+        for (int k = 0; k < s->ncols; k++) {
+            const df_col_t *sc = &s->cols[k];
+            const char *nm = sc->name;
+            bool is_int = sc->is_int;
+            char b[32];
+            if (nm) {
+                json_t *x = json_object_get(c, nm);
+                if (x && !json_is_string(x) && !json_is_integer(x))
+                    return XFAIL(n, "\"columns\": new names must be strings or integers");
+                if (x && json_is_string(x)) {
+                    nm = json_string_value(x);
+                    is_int = false;
+                } else if (x) {
+                    snprintf(b, sizeof b, "%lld", (long long)json_integer_value(x));
+                    nm = b;
+                    is_int = true;
+                }
+            }
+            if (set_col(&d->cols[d->ncols], nm, is_int, sc->type)) return XFAIL(n, "out of memory");
+            d->sel[d->ncols++] = k;
+        }
+    }
+    d->nsel = d->ncols;
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+static int infer_replace(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                         size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *tr = json_object_get(obj, "to_replace"), *v = json_object_get(obj, "value");
+    if (!tr) return XFAIL(n, "\"to_replace\" is missing");
+    size_t cnt = json_is_object(tr)  ? json_object_size(tr)
+                 : json_is_array(tr) ? json_array_size(tr)
+                                     : 1;
+    if (json_is_object(tr) && v)
+        return XFAIL(n, "\"value\" must be absent when \"to_replace\" is an object");
+    if (!json_is_object(tr) && !v) return XFAIL(n, "\"value\" is missing");
+    if (json_is_array(v) && (!json_is_array(tr) || json_array_size(v) != cnt))
+        return XFAIL(n, "Replacement lists must match in length. Expecting %zu got %zu", cnt,
+                     json_is_array(v) ? json_array_size(v) : 0);
+    if (cnt > (size_t)INT_MAX / 4) return XFAIL(n, "too many values");
+    d->lits = calloc(cnt + 1, sizeof(df_lit_t));
+    d->lits2 = calloc(cnt + 1, sizeof(df_lit_t));
+    if (!d->lits || !d->lits2) return XFAIL(n, "out of memory");
+    const char *key;
+    json_t *x;
+    size_t q = 0;
+    if (json_is_object(tr)) {
+        /* {old: new}: JSON keys are strings */
+        json_object_foreach(tr, key, x)
+        {
+            json_t *k = json_string(key);
+            int bad = !k || lit_of(k, &d->lits[q]) || lit_of(x, &d->lits2[q]);
+            json_decref(k);
+            d->nlit = (int)++q;
+            if (bad) return XFAIL(n, "\"to_replace\" values must be scalars");
+        }
+    } else {
+        for (q = 0; q < cnt; q++) {
+            int bad = lit_of(json_is_array(tr) ? json_array_get(tr, q) : tr, &d->lits[q]) ||
+                      lit_of(json_is_array(v) ? json_array_get(v, q) : v, &d->lits2[q]);
+            d->nlit = (int)q + 1;
+            if (bad) return XFAIL(n, "\"to_replace\" and \"value\" must hold scalars");
+        }
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    for (int k = 0; k < s->ncols; k++) {
+        int t = s->cols[k].type, rt = t;
+        for (int p = 0; p < d->nlit; p++) {
+            const df_lit_t *a = &d->lits[p], *b = &d->lits2[p];
+            bool may = a->kind == DFL_NAN ? t != FT_INT64 : lit_fits(t, a);
+            if (!may) continue;
+            char lb[128];
+            label_text(&s->cols[k], lb, sizeof lb);
+            if (!lit_fits(t, b) ||
+                (b->kind == DFL_NAN && t != FT_FLOAT64 && t != FT_INT64 && t != FT_STRING))
+                return XFAIL(n,
+                             "column %s is %s; replacing with %s would mix types in one column, "
+                             "which is not supported",
+                             lb, df_type_name(t, true), lit_kind_name(b->kind));
+            if (t == FT_INT64 && (b->kind == DFL_NAN || !b->is_int)) rt = FT_FLOAT64;
+        }
+        d->cols[k].type = (uint8_t)rt;
+    }
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+static int infer_numeric(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                         size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    if (n->op == OP_DF_ROUND) {
+        json_t *dec = json_object_get(obj, "decimals");
+        if (dec && !json_is_integer(dec)) return XFAIL(n, "\"decimals\" must be an integer");
+        d->n = dec ? (int64_t)json_integer_value(dec) : 0;
+        if (d->n > 400 || d->n < -400) return XFAIL(n, "\"decimals\" is out of range");
+    }
+    if (n->op == OP_DF_CLIP) {
+        json_t *lo = json_object_get(obj, "lower"), *hi = json_object_get(obj, "upper");
+        if ((lo && lit_of(lo, &d->lo)) || (hi && lit_of(hi, &d->hi)) ||
+            (d->lo.kind != DFL_NONE && d->lo.kind != DFL_NUM && d->lo.kind != DFL_NAN) ||
+            (d->hi.kind != DFL_NONE && d->hi.kind != DFL_NUM && d->hi.kind != DFL_NAN))
+            return XFAIL(n, "\"lower\" and \"upper\" must be numbers or null");
+        if (d->lo.kind == DFL_NAN) d->lo.kind = DFL_NONE;
+        if (d->hi.kind == DFL_NAN) d->hi.kind = DFL_NONE;
+    }
+    for (int k = 0; k < s->ncols; k++) {
+        int t = s->cols[k].type;
+        char lb[128];
+        label_text(&s->cols[k], lb, sizeof lb);
+        if (t == FT_STRING && n->op != OP_DF_ROUND)
+            return XFAIL(n, "column %s is of type object; %s takes numbers", lb, op_name(n->op));
+        if (t == FT_BOOL && n->op == OP_DF_CLIP)
+            return XFAIL(n, "column %s is bool; clip takes numbers", lb);
+        if (t == FT_INT64 && n->op == OP_DF_CLIP &&
+            ((d->lo.kind == DFL_NUM && !d->lo.is_int) || (d->hi.kind == DFL_NUM && !d->hi.is_int)))
+            d->cols[k].type = FT_FLOAT64;
+    }
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
@@ -1220,6 +1699,32 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_TO_TENSOR:
         rc = infer_to_tensor(g, n, d, err, errlen);
+        break;
+    case OP_DF_FILLNA:
+        rc = infer_fillna(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_DROPNA:
+        rc = infer_dropna(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_ISNA:
+    case OP_DF_NOTNA:
+    case OP_DF_ISIN:
+        rc = infer_isx(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_ASTYPE:
+        rc = infer_astype(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_RENAME:
+    case OP_DF_DROP:
+        rc = infer_rename_drop(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_REPLACE:
+        rc = infer_replace(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_CLIP:
+    case OP_DF_ABS:
+    case OP_DF_ROUND:
+        rc = infer_numeric(g, n, d, obj, err, errlen);
         break;
     default:
         rc = infer_reduce(g, n, d, obj, err, errlen);

@@ -405,6 +405,45 @@ static tgrid_t *tile_to_tensor(tctx_t *c, int node)
     return G;
 }
 
+/* fillna with a method: every chunk's edge, the edges combined in order
+ * (forwards for ffill, backwards for bfill: a chain of small jobs), and
+ * each chunk filled from the carry of its neighbours. */
+static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
+{
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0];
+    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
+    if (!G) return NULL;
+    jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
+    jparam_t *pm = dparam(c, node, DFJ_MAP);
+    int32_t carry = -1; /* the carry of the chunks already passed */
+    for (int64_t q = 0; q < nch; q++) {
+        int64_t k = backwards ? nch - 1 - q : q;
+        int32_t mj = bjob(c, pm, carry >= 0 ? 2 : 1);
+        if (mj < 0) return NULL;
+        tile__jin_direct(c, mj, 0, A->job[k]);
+        if (carry >= 0) {
+            tile__jin_direct(c, mj, 1, carry);
+            c->t->jobs[mj].off[0] = 1;
+        }
+        G->job[k] = mj;
+        if (q == nch - 1) break;
+        int32_t ej = bjob(c, pe, 1);
+        if (ej < 0) return NULL;
+        tile__jin_direct(c, ej, 0, A->job[k]);
+        if (carry < 0) {
+            carry = ej;
+            continue;
+        }
+        int32_t cj = bjob(c, pc, 2);
+        if (cj < 0) return NULL;
+        tile__jin_direct(c, cj, 0, carry);
+        tile__jin_direct(c, cj, 1, ej);
+        carry = cj;
+    }
+    return G;
+}
+
 static int64_t nparts_for(int64_t nch)
 {
     return nch < 1 ? 1 : nch > DF_MAX_PARTS ? DF_MAX_PARTS : nch;
@@ -601,6 +640,22 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_rowwise(c, node, DFJ_ASSIGN, true);
     case OP_DF_HEAD:
         return tile_head(c, node);
+    case OP_DF_FILLNA:
+        if (n->df->method != DFM_NONE) return tile_carry(c, node, n->df->method == DFM_BFILL);
+        return tile_rowwise(c, node, DFJ_MAP, true);
+    case OP_DF_DROPNA:
+        return tile_rowwise(c, node, DFJ_MAP, false);
+    case OP_DF_ISNA:
+    case OP_DF_NOTNA:
+    case OP_DF_ISIN:
+    case OP_DF_ASTYPE:
+    case OP_DF_RENAME:
+    case OP_DF_DROP:
+    case OP_DF_REPLACE:
+    case OP_DF_CLIP:
+    case OP_DF_ABS:
+    case OP_DF_ROUND:
+        return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_TO_TENSOR:
         if (n->df->held) return tile_gather_all(c, node, DFJ_TO_TENSOR, n->df->nrows);
         return tile_to_tensor(c, node);

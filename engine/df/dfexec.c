@@ -10,6 +10,7 @@
 #include "../kern/kern.h"
 #include "../ufunc.h"
 #include "algo.h"
+#include "clean.h"
 #include "dfgraph.h"
 
 #define PACK_MAGIC 0x4b43415046444d52ull /* "RMDFPACK" */
@@ -1344,6 +1345,26 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         }
         free(acc);
         return rc;
+    }
+    case DFJ_MAP:
+    case DFJ_CARRY_EDGE:
+    case DFJ_CARRY_COMBINE: {
+        frame_t a = {0}, b = {0};
+        bool two = j->n_in > 1;
+        if (view(&ins_[0], &a, err, errlen)) return -1;
+        if (two && view(&ins_[1], &b, err, errlen)) {
+            frame_free(&a);
+            return -1;
+        }
+        if (j->param->dfk == DFJ_MAP)
+            rc = df_clean_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
+        else if (j->param->dfk == DFJ_CARRY_EDGE)
+            rc = df_clean_edge(d, &a, &f, err, errlen);
+        else
+            rc = df_clean_combine(d, &a, &b, &f, err, errlen);
+        frame_free(&a);
+        frame_free(&b);
+        break;
     }
     default:
         return run_algo(t, j, ins_, blob, blob_len, fixed_out, err, errlen);

@@ -30,6 +30,19 @@ typedef struct {
 /* Reduction ops (dataframe.sum ...): the statistic kept per column. */
 typedef enum { DFR_SUM, DFR_MEAN, DFR_MIN, DFR_MAX, DFR_COUNT, DFR_PROD, DFR_STD, DFR_VAR } dfred_t;
 
+/* A literal parameter (fillna's value, replace's, isin's, clip's bounds). */
+typedef struct {
+    uint8_t kind; /* DFL_* */
+    bool is_int;  /* DFL_NUM: an integer (i), else f */
+    int64_t i;
+    double f; /* DFL_NUM: the value as a double either way */
+    char *s;  /* DFL_STR (owned) */
+} df_lit_t;
+enum { DFL_NONE = 0, DFL_NUM, DFL_BOOL, DFL_STR, DFL_NAN };
+
+/* fillna's method */
+enum { DFM_NONE = 0, DFM_FFILL, DFM_BFILL };
+
 typedef struct df_node {
     /* ---- the value produced ---- */
     int ncols;
@@ -72,7 +85,18 @@ typedef struct df_node {
     uint8_t *ew_dt; /* ncols: compute dtype, or DF_EW_STRCMP: a comparison of strings */
     /* to_tensor: the tensor's dtype */
     dtype_t tdt;
-    bool held;          /* the value is a tensor held as a frame blob (to_tensor): fetch only */
+    bool held; /* the value is a tensor held as a frame blob (to_tensor): fetch only */
+    /* clean.c's ops: per output column k, lit[k] (fillna's value), sel[k]
+     * its input column (rename, drop, astype; cols[k].type the output
+     * type); lits (nlit: isin's values, replace's to_replace), lits2
+     * (replace's values, nlit of them), lo and hi (clip), n (round's
+     * decimals, dropna's thresh or -1), how (dropna: 0 any, 1 all),
+     * method (fillna: DFM_*) */
+    df_lit_t *lit;
+    int nlit;
+    df_lit_t *lits, *lits2;
+    df_lit_t lo, hi;
+    int how, method;
     uint8_t session_vk; /* a session node (OP_SESSION_TENSOR) holding a DataFrame or
                          * Series of an earlier task: its vkind_t (0: none) */
     void *json;         /* the node's JSON object while the document is parsed (borrowed) */

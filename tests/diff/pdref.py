@@ -27,6 +27,11 @@ EW = {
 }
 
 
+# ops whose fields are pandas' keywords of the method of the same name
+CLEAN = {"dataframe." + x for x in ("fillna", "dropna", "isna", "notna", "isin", "astype",
+                                    "rename", "drop", "replace", "clip", "abs", "round")}
+
+
 def is_df_doc(doc):
     return any(n["op"].startswith("dataframe.") for n in doc["nodes"])
 
@@ -115,6 +120,13 @@ def evaluate(doc, data_dir="."):
             if isinstance(f, pd.DataFrame):
                 f = f.select_dtypes(include=["number", "bool"])
             v = f.to_numpy()
+        elif op in CLEAN:
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            if op == "dataframe.isin":
+                kw = {"values": [np.nan if x is None else x for x in kw["values"]]}
+            if op == "dataframe.replace" and kw.get("to_replace", 0) is None:
+                kw["to_replace"] = np.nan
+            v = getattr(ins[0], op.split(".")[1])(**kw)
         else:
             raise ValueError("pdref: no reference for %s" % op)
         if isinstance(v, (np.generic, float, int, bool)):

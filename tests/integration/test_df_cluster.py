@@ -214,13 +214,21 @@ def main():
                 {"key": "eq", "op": "equal", "inputs": ["ks", {"value": "k1"}]},
                 {"key": "fl", "op": "dataframe.filter", "inputs": ["so", "eq"]},
                 {"key": "h", "op": "dataframe.head", "inputs": ["fl"], "n": 7},
-                {"key": "ss", "op": "dataframe.sum", "inputs": ["su"]}],
-                "fetch": ["z", "g2", "h", "ss"]}
+                {"key": "ss", "op": "dataframe.sum", "inputs": ["su"]},
+                {"key": "fw", "op": "dataframe.fillna", "inputs": ["so"], "method": "ffill"},
+                {"key": "bw", "op": "dataframe.fillna", "inputs": ["so"], "method": "bfill"},
+                {"key": "dn", "op": "dataframe.dropna", "inputs": ["so"], "subset": ["f", "s"]},
+                {"key": "rp", "op": "dataframe.replace", "inputs": ["so"], "to_replace": "k1",
+                 "value": "K1"}],
+                "fetch": ["z", "g2", "h", "ss", "fw", "bw", "dn", "rp"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             pw = {"z": want["gb"].sum(numeric_only=True),
                   "g2": want["so"].groupby(["k", "b"]).agg(n=("i", "count")),
-                  "h": want["so"][want["so"].k == "k1"].head(7)}
+                  "h": want["so"][want["so"].k == "k1"].head(7),
+                  "fw": want["so"].ffill(), "bw": want["so"].bfill(),
+                  "dn": want["so"].dropna(subset=["f", "s"]),
+                  "rp": want["so"].replace("k1", "K1")}
             for key, ref in pw.items():
                 got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
                 why = test_df.expect_frame(got, ref)
