@@ -125,6 +125,17 @@
     X(DF_CLIP, "dataframe.clip", OPK_DF)                                                           \
     X(DF_ABS, "dataframe.abs", OPK_DF)                                                             \
     X(DF_ROUND, "dataframe.round", OPK_DF)                                                         \
+    X(DF_SET_INDEX, "dataframe.set_index", OPK_DF)                                                 \
+    X(DF_RESET_INDEX, "dataframe.reset_index", OPK_DF)                                             \
+    X(DF_ILOC, "dataframe.iloc", OPK_DF)                                                           \
+    X(DF_LOC, "dataframe.loc", OPK_DF)                                                             \
+    X(DF_TAIL, "dataframe.tail", OPK_DF)                                                           \
+    X(DF_NLARGEST, "dataframe.nlargest", OPK_DF)                                                   \
+    X(DF_NSMALLEST, "dataframe.nsmallest", OPK_DF)                                                 \
+    X(DF_SORT_INDEX, "dataframe.sort_index", OPK_DF)                                               \
+    X(DF_SAMPLE, "dataframe.sample", OPK_DF)                                                       \
+    X(DF_DROP_DUPLICATES, "dataframe.drop_duplicates", OPK_DF)                                     \
+    X(DF_DUPLICATED, "dataframe.duplicated", OPK_DF)                                               \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

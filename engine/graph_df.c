@@ -69,6 +69,8 @@ void df_node_free(df_node_t *d)
     free(d->lits2);
     free(d->lo.s);
     free(d->hi.s);
+    free(d->pos);
+    free(d->key);
     free(d);
 }
 
@@ -101,7 +103,35 @@ static const char *const *df_fields(op_t op)
     static const char *const rp[] = {"to_replace", "value", NULL};
     static const char *const cp[] = {"lower", "upper", NULL};
     static const char *const rd[] = {"decimals", NULL};
+    static const char *const si[] = {"keys", "drop", "append", NULL};
+    static const char *const ri[] = {"drop", NULL};
+    static const char *const il[] = {"rows", "columns", NULL};
+    static const char *const lo[] = {"labels", "start", "stop", "columns", NULL};
+    static const char *const nl[] = {"n", "columns", "keep", NULL};
+    static const char *const sx[] = {"ascending", NULL};
+    static const char *const sa[] = {"n", "frac", "random_state", "replace", NULL};
+    static const char *const dd[] = {"subset", "keep", NULL};
     switch (op) {
+    case OP_DF_SET_INDEX:
+        return si;
+    case OP_DF_RESET_INDEX:
+        return ri;
+    case OP_DF_ILOC:
+        return il;
+    case OP_DF_LOC:
+        return lo;
+    case OP_DF_TAIL:
+        return hd;
+    case OP_DF_NLARGEST:
+    case OP_DF_NSMALLEST:
+        return nl;
+    case OP_DF_SORT_INDEX:
+        return sx;
+    case OP_DF_SAMPLE:
+        return sa;
+    case OP_DF_DROP_DUPLICATES:
+    case OP_DF_DUPLICATED:
+        return dd;
     case OP_DF_FILLNA:
         return fi;
     case OP_DF_DROPNA:
@@ -1618,6 +1648,390 @@ static int infer_numeric(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     return 0;
 }
 
+/* ---------------------------------------------------------------------------
+ * Selection and index ops (engine/df/select.c) */
+
+static int get_flag(json_t *obj, const char *name, bool dflt, bool *out, const graph_node_t *n,
+                    char *err, size_t errlen)
+{
+    json_t *v = json_object_get(obj, name);
+    *out = dflt;
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_boolean(v)) return XFAIL(n, "\"%s\" must be a boolean", name);
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int get_keep(json_t *obj, int *keep, bool none_ok, const graph_node_t *n, char *err,
+                    size_t errlen)
+{
+    json_t *v = json_object_get(obj, "keep");
+    *keep = 0;
+    if (!v || json_is_null(v)) return 0;
+    if (json_is_false(v) && none_ok) {
+        *keep = 2;
+        return 0;
+    }
+    const char *k = json_is_string(v) ? json_string_value(v) : "";
+    if (!strcmp(k, "first")) return 0;
+    if (!strcmp(k, "last")) {
+        *keep = 1;
+        return 0;
+    }
+    return XFAIL(n, "keep must be either \"first\", \"last\"%s", none_ok ? " or false" : "");
+}
+
+/* The result has new rows: a frame of s's schema (or d's own). */
+static void new_rows(graph_t *g, graph_node_t *n, df_node_t *d, uint8_t vk)
+{
+    d->rowsrc = (int)(n - g->nodes);
+    set_frame_shape(n, vk);
+}
+
+/* A slice "a:b:c" (any part empty). 0, or -1. */
+static int parse_slice(const char *t, int64_t sl[3], bool has[3])
+{
+    for (int q = 0; q < 3; q++) {
+        has[q] = false;
+        sl[q] = 0;
+    }
+    int part = 0;
+    const char *p = t;
+    while (*p) {
+        if (*p == ':') {
+            if (++part > 2) return -1;
+            p++;
+            continue;
+        }
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || has[part]) return -1;
+        sl[part] = v;
+        has[part] = true;
+        p = end;
+    }
+    if (part == 0) return -1;
+    if (has[2] && sl[2] == 0) return -1;
+    return 0;
+}
+
+static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                        size_t errlen)
+{
+    bool df_only = n->op == OP_DF_SET_INDEX;
+    if (want_frame(g, n, 0, !df_only, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    bool series = in_vk(g, n, 0) == VK_SERIES;
+    switch (n->op) {
+    case OP_DF_SET_INDEX: {
+        json_t *k = json_object_get(obj, "keys");
+        if (!k) return XFAIL(n, "\"keys\" is missing");
+        if (find_cols(s, k, n, "keys", &d->key, &d->nkey, err, errlen)) return -1;
+        if (get_flag(obj, "drop", true, &d->drop, n, err, errlen) ||
+            get_flag(obj, "append", false, &d->append, n, err, errlen))
+            return -1;
+        int nidx = d->nkey + (d->append ? s->nidx : 0);
+        if (d->nkey < 1 || nidx > DF_MAX_KEYS)
+            return XFAIL(n, "\"keys\" must name 1 to %d columns", DF_MAX_KEYS);
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel || alloc_cols(d, s->ncols, nidx)) return XFAIL(n, "out of memory");
+        int at = 0;
+        for (int q = 0; d->append && q < s->nidx; q++, at++)
+            if (set_col(&d->idx[at], s->idx[q].name, s->idx[q].is_int, s->idx[q].type))
+                return XFAIL(n, "out of memory");
+        for (int q = 0; q < d->nkey; q++, at++) {
+            const df_col_t *c = &s->cols[d->key[q]];
+            if (set_col(&d->idx[at], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+        }
+        d->ncols = 0;
+        for (int k2 = 0; k2 < s->ncols; k2++) {
+            bool key = false;
+            for (int q = 0; q < d->nkey; q++)
+                key |= d->key[q] == k2;
+            if (key && d->drop) continue;
+            const df_col_t *c = &s->cols[k2];
+            if (set_col(&d->cols[d->ncols], c->name, c->is_int, c->type))
+                return XFAIL(n, "out of memory");
+            d->sel[d->ncols++] = k2;
+        }
+        d->nsel = d->ncols;
+        d->nrows = s->nrows;
+        d->rowsrc = s->rowsrc;
+        set_frame_shape(n, VK_DATAFRAME);
+        return 0;
+    }
+    case OP_DF_RESET_INDEX: {
+        if (get_flag(obj, "drop", false, &d->drop, n, err, errlen)) return -1;
+        int lead = d->drop ? 0 : s->nidx;
+        if (alloc_cols(d, lead + s->ncols, 1) || default_index(d)) return XFAIL(n, "out of memory");
+        for (int q = 0; q < lead; q++) {
+            char b[32];
+            const char *nm = s->idx[q].name;
+            bool is_int = s->idx[q].is_int;
+            if (!nm) {
+                bool clash = false;
+                for (int k2 = 0; k2 < s->ncols; k2++)
+                    clash |= s->cols[k2].name && !s->cols[k2].is_int &&
+                             !strcmp(s->cols[k2].name, "index");
+                if (s->nidx == 1 && !clash)
+                    snprintf(b, sizeof b, "index");
+                else
+                    snprintf(b, sizeof b, "level_%d", q);
+                nm = b;
+                is_int = false;
+            }
+            for (int k2 = 0; k2 < s->ncols; k2++)
+                if (s->cols[k2].name && s->cols[k2].is_int == is_int &&
+                    !strcmp(s->cols[k2].name, nm))
+                    return XFAIL(n, "cannot insert %.100s, already exists", nm);
+            if (set_col(&d->cols[q], nm, is_int, s->idx[q].type)) return XFAIL(n, "out of memory");
+        }
+        for (int k2 = 0; k2 < s->ncols; k2++) {
+            const df_col_t *c = &s->cols[k2];
+            /* a Series without a name becomes column 0 */
+            bool unnamed = series && !c->name && !d->drop;
+            if (set_col(&d->cols[lead + k2], unnamed ? "0" : c->name, unnamed || c->is_int,
+                        c->type))
+                return XFAIL(n, "out of memory");
+        }
+        d->nrows = s->nrows;
+        d->rowsrc = s->rowsrc;
+        set_frame_shape(n, series && d->drop ? VK_SERIES : VK_DATAFRAME);
+        return 0;
+    }
+    default:
+        break;
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    switch (n->op) {
+    case OP_DF_TAIL: {
+        d->n = 5;
+        json_t *v = json_object_get(obj, "n");
+        if (v && (!json_is_integer(v) || json_integer_value(v) < 0))
+            return XFAIL(n, "\"n\" must be a non-negative integer");
+        if (v) d->n = (int64_t)json_integer_value(v);
+        d->nrows = s->nrows >= 0 ? (s->nrows < d->n ? s->nrows : d->n) : -1;
+        break;
+    }
+    case OP_DF_ILOC:
+    case OP_DF_LOC: {
+        json_t *r = json_object_get(obj, n->op == OP_DF_ILOC ? "rows" : "labels");
+        json_t *c = json_object_get(obj, "columns");
+        if (n->op == OP_DF_ILOC) {
+            if (!r || json_is_null(r)) {
+                d->row_slice = true;
+            } else if (json_is_string(r)) {
+                d->row_slice = true;
+                if (parse_slice(json_string_value(r), d->sl, d->sl_has))
+                    return XFAIL(n, "\"rows\": a slice is \"start:stop:step\" (step not 0)");
+            } else if (json_is_array(r)) {
+                d->pos = calloc(json_array_size(r) + 1, sizeof(int64_t));
+                if (!d->pos) return XFAIL(n, "out of memory");
+                for (size_t q = 0; q < json_array_size(r); q++) {
+                    json_t *x = json_array_get(r, q);
+                    if (!json_is_integer(x))
+                        return XFAIL(n, "\"rows\" must be a list of integers or a slice");
+                    d->pos[d->npos++] = (int64_t)json_integer_value(x);
+                }
+            } else {
+                return XFAIL(n, "\"rows\" must be a list of integers or a slice (a single row "
+                                "would be a Series of mixed types)");
+            }
+        } else {
+            json_t *a = json_object_get(obj, "start"), *b = json_object_get(obj, "stop");
+            if (r && (a || b)) return XFAIL(n, "give \"labels\" or \"start\"/\"stop\", not both");
+            if (s->nidx != 1) return XFAIL(n, "loc takes labels of a one-level index");
+            int it = s->idx[0].type;
+            if (r) {
+                if (!json_is_array(r)) return XFAIL(n, "\"labels\" must be a list");
+                d->lits = calloc(json_array_size(r) + 1, sizeof(df_lit_t));
+                if (!d->lits) return XFAIL(n, "out of memory");
+                for (size_t q = 0; q < json_array_size(r); q++) {
+                    if (lit_of(json_array_get(r, q), &d->lits[q]) ||
+                        (d->lits[q].kind == DFL_STR) != (it == FT_STRING))
+                        return XFAIL(n, "\"labels\" must be labels of the index's type (%s)",
+                                     df_type_name(it, false));
+                    d->nlit++;
+                }
+            } else {
+                if ((a && !json_is_null(a) && lit_of(a, &d->lo)) ||
+                    (b && !json_is_null(b) && lit_of(b, &d->hi)))
+                    return XFAIL(n, "\"start\" and \"stop\" must be labels");
+                d->has_lo = a && !json_is_null(a);
+                d->has_hi = b && !json_is_null(b);
+                if ((d->has_lo && (d->lo.kind == DFL_STR) != (it == FT_STRING)) ||
+                    (d->has_hi && (d->hi.kind == DFL_STR) != (it == FT_STRING)))
+                    return XFAIL(n,
+                                 "\"start\" and \"stop\" must be labels of the index's type "
+                                 "(%s)",
+                                 df_type_name(it, false));
+                if (!d->has_lo && !d->has_hi && !r)
+                    return XFAIL(n, "give \"labels\", \"start\" or \"stop\"");
+            }
+        }
+        if (c && !json_is_null(c)) {
+            if (series) return XFAIL(n, "\"columns\" is for DataFrames");
+            int *sel = NULL, nsel = 0;
+            if (n->op == OP_DF_LOC) {
+                if (find_cols(s, c, n, "columns", &sel, &nsel, err, errlen)) {
+                    free(sel);
+                    return -1;
+                }
+            } else {
+                int64_t csl[3];
+                bool chas[3];
+                sel = calloc((size_t)s->ncols + 1, sizeof(int));
+                if (!sel) return XFAIL(n, "out of memory");
+                if (json_is_string(c)) {
+                    if (parse_slice(json_string_value(c), csl, chas)) {
+                        free(sel);
+                        return XFAIL(n, "\"columns\": a slice is \"start:stop:step\"");
+                    }
+                    int64_t nc = s->ncols, st = chas[2] ? csl[2] : 1;
+                    int64_t a = chas[0] ? csl[0] : (st > 0 ? 0 : nc - 1);
+                    int64_t b = chas[1] ? csl[1] : (st > 0 ? nc : -nc - 1);
+                    if (a < 0) a = a + nc < (st > 0 ? 0 : -1) ? (st > 0 ? 0 : -1) : a + nc;
+                    if (b < 0) b = b + nc < (st > 0 ? 0 : -1) ? (st > 0 ? 0 : -1) : b + nc;
+                    if (a > (st > 0 ? nc : nc - 1)) a = st > 0 ? nc : nc - 1;
+                    if (b > (st > 0 ? nc : nc - 1)) b = st > 0 ? nc : nc - 1;
+                    for (int64_t q = a; st > 0 ? q < b : q > b; q += st)
+                        sel[nsel++] = (int)q;
+                } else if (json_is_array(c) && json_array_size(c) <= (size_t)s->ncols * 4 + 4) {
+                    free(sel);
+                    sel = calloc(json_array_size(c) + 1, sizeof(int));
+                    if (!sel) return XFAIL(n, "out of memory");
+                    for (size_t q = 0; q < json_array_size(c); q++) {
+                        json_t *x = json_array_get(c, q);
+                        int64_t p = json_is_integer(x) ? (int64_t)json_integer_value(x) : INT64_MAX;
+                        if (p < 0) p += s->ncols;
+                        if (p < 0 || p >= s->ncols) {
+                            free(sel);
+                            return XFAIL(n,
+                                         "\"columns\": positional indexers are out-of-bounds "
+                                         "(integers 0..%d)",
+                                         s->ncols - 1);
+                        }
+                        sel[nsel++] = (int)p;
+                    }
+                } else {
+                    free(sel);
+                    return XFAIL(n, "\"columns\" must be a list of positions or a slice");
+                }
+            }
+            for (int q = 0; q < d->ncols; q++)
+                col_free(&d->cols[q]);
+            free(d->cols);
+            d->cols = calloc((size_t)nsel + 1, sizeof(df_col_t));
+            if (!d->cols) {
+                free(sel);
+                return XFAIL(n, "out of memory");
+            }
+            d->ncols = nsel;
+            for (int q = 0; q < nsel; q++) {
+                const df_col_t *sc = &s->cols[sel[q]];
+                if (set_col(&d->cols[q], sc->name, sc->is_int, sc->type)) {
+                    free(sel);
+                    return XFAIL(n, "out of memory");
+                }
+            }
+            d->sel = sel;
+            d->nsel = nsel;
+        }
+        break;
+    }
+    case OP_DF_NLARGEST:
+    case OP_DF_NSMALLEST: {
+        json_t *v = json_object_get(obj, "n"), *c = json_object_get(obj, "columns");
+        if (!v || !json_is_integer(v) || json_integer_value(v) < 0)
+            return XFAIL(n, "\"n\" must be a non-negative integer");
+        d->n = (int64_t)json_integer_value(v);
+        if (get_keep(obj, &d->keep, false, n, err, errlen)) return -1;
+        if (series) {
+            if (c) return XFAIL(n, "\"columns\" is for DataFrames");
+            d->key = calloc(1, sizeof(int));
+            if (!d->key) return XFAIL(n, "out of memory");
+            d->nkey = 1;
+        } else {
+            if (!c) return XFAIL(n, "\"columns\" is missing");
+            if (find_cols(s, c, n, "columns", &d->key, &d->nkey, err, errlen)) return -1;
+        }
+        if (d->nkey < 1 || d->nkey > DF_MAX_KEYS)
+            return XFAIL(n, "\"columns\" must name 1 to %d columns", DF_MAX_KEYS);
+        for (int q = 0; q < d->nkey; q++) {
+            int t = s->cols[d->key[q]].type;
+            if (t != FT_INT64 && t != FT_FLOAT64) {
+                char lb[128];
+                label_text(&s->cols[d->key[q]], lb, sizeof lb);
+                return XFAIL(n, "Column %s has dtype %s, cannot use method '%s' with this dtype",
+                             lb, df_type_name(t, false), op_name(n->op) + 10);
+            }
+        }
+        break;
+    }
+    case OP_DF_SORT_INDEX:
+        if (get_flag(obj, "ascending", true, &d->asc1, n, err, errlen)) return -1;
+        break;
+    case OP_DF_SAMPLE: {
+        json_t *v = json_object_get(obj, "n"), *f = json_object_get(obj, "frac");
+        json_t *rs = json_object_get(obj, "random_state"), *rp = json_object_get(obj, "replace");
+        if (v && json_is_null(v)) v = NULL;
+        if (f && json_is_null(f)) f = NULL;
+        if (v && f) return XFAIL(n, "Please enter a value for `frac` OR `n`, not both");
+        d->n = 1;
+        if (v) {
+            if (!json_is_integer(v) || json_integer_value(v) < 0)
+                return XFAIL(n, "\"n\" must be a non-negative integer");
+            d->n = (int64_t)json_integer_value(v);
+        }
+        if (f) {
+            if (!json_is_number(f) || json_number_value(f) < 0 || json_number_value(f) > 1)
+                return XFAIL(n, "\"frac\" must be a number in [0, 1] (replace is false)");
+            d->has_frac = true;
+            d->frac = json_number_value(f);
+        }
+        if (rp && !json_is_false(rp) && !json_is_null(rp))
+            return XFAIL(n, "only \"replace\": false is supported");
+        if (!rs || !json_is_integer(rs) || json_integer_value(rs) < 0 ||
+            json_integer_value(rs) > 0xffffffffLL)
+            return XFAIL(n, "\"random_state\" must be an integer 0..2**32-1 (results repeat)");
+        d->seed = (int64_t)json_integer_value(rs);
+        break;
+    }
+    case OP_DF_DROP_DUPLICATES:
+    case OP_DF_DUPLICATED: {
+        json_t *sub = json_object_get(obj, "subset");
+        if (get_keep(obj, &d->keep, true, n, err, errlen)) return -1;
+        if (sub && !json_is_null(sub)) {
+            if (series) return XFAIL(n, "\"subset\" is for DataFrames");
+            if (find_cols(s, sub, n, "subset", &d->key, &d->nkey, err, errlen)) return -1;
+        } else {
+            d->key = calloc((size_t)s->ncols + 1, sizeof(int));
+            if (!d->key) return XFAIL(n, "out of memory");
+            for (int q = 0; q < s->ncols; q++)
+                d->key[d->nkey++] = q;
+        }
+        if (d->nkey > DF_MAX_KEYS)
+            return XFAIL(n, "\"subset\" may name at most %d columns", DF_MAX_KEYS);
+        if (n->op == OP_DF_DUPLICATED) {
+            for (int q = 0; q < d->ncols; q++)
+                col_free(&d->cols[q]);
+            d->ncols = 1;
+            if (set_col(&d->cols[0], NULL, false, FT_BOOL)) return XFAIL(n, "out of memory");
+            /* one chunk made from every row: new rows as far as lining up
+             * with other Series goes */
+            d->nrows = s->nrows;
+            new_rows(g, n, d, VK_SERIES);
+            return 0;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    new_rows(g, n, d, in_vk(g, n, 0));
+    return 0;
+}
+
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
@@ -1725,6 +2139,31 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_ABS:
     case OP_DF_ROUND:
         rc = infer_numeric(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_LOC:
+        if (n->n_in == 2) {
+            /* df.loc[mask]: a filter */
+            if (json_object_size(obj) > 3 ||
+                (json_object_size(obj) == 3 && !json_object_get(obj, "inputs"))) {
+                rc = XFAIL(n, "with a mask input, loc takes no other fields");
+                break;
+            }
+            rc = infer_filter(g, n, d, err, errlen);
+            break;
+        }
+        rc = infer_select(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_SET_INDEX:
+    case OP_DF_RESET_INDEX:
+    case OP_DF_ILOC:
+    case OP_DF_TAIL:
+    case OP_DF_NLARGEST:
+    case OP_DF_NSMALLEST:
+    case OP_DF_SORT_INDEX:
+    case OP_DF_SAMPLE:
+    case OP_DF_DROP_DUPLICATES:
+    case OP_DF_DUPLICATED:
+        rc = infer_select(g, n, d, obj, err, errlen);
         break;
     default:
         rc = infer_reduce(g, n, d, obj, err, errlen);

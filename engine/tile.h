@@ -75,6 +75,7 @@ typedef enum {
     DFJ_MAP,
     DFJ_CARRY_EDGE,    /* in: a chunk; its edge (the state it passes on) */
     DFJ_CARRY_COMBINE, /* in: the carry so far, the next chunk's edge */
+    DFJ_WHOLE,         /* in: every chunk in order: engine/df/select.c's op on all the rows */
 } dfjob_t;
 
 /* A strided copy of a box out of a source chunk into the assembled array:

@@ -622,6 +622,48 @@ static tgrid_t *tile_session_frame(tctx_t *c, int node)
     return G;
 }
 
+/* select.c's ops over every row: one job reading the chunks in order
+ * (only the last ones tail needs when the chunks' rows are known);
+ * nlargest and nsmallest read each chunk's own candidates. */
+static tgrid_t *tile_whole(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const df_node_t *d = n->df;
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0], first = 0;
+    if (n->op == OP_DF_TAIL && rows_known(A)) {
+        int64_t total = A->bounds[0][nch];
+        first = nch - 1;
+        while (first > 0 && total - A->bounds[0][first] < d->n)
+            first--;
+    }
+    int32_t *src = malloc(sizeof(int32_t) * (size_t)(nch + 1));
+    if (!src) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    for (int64_t k = first; k < nch; k++)
+        src[k - first] = A->job[k];
+    if (n->op == OP_DF_NLARGEST || n->op == OP_DF_NSMALLEST) {
+        jparam_t *pm = dparam(c, node, DFJ_MAP);
+        for (int64_t k = 0; k < nch; k++) {
+            int32_t ji = bjob(c, pm, 1);
+            if (ji < 0) {
+                free(src);
+                return NULL;
+            }
+            tile__jin_direct(c, ji, 0, A->job[k]);
+            src[k] = ji;
+        }
+    }
+    int32_t wj = bjob(c, dparam(c, node, DFJ_WHOLE), (int)(nch - first));
+    if (wj >= 0)
+        for (int64_t k = 0; k < nch - first; k++)
+            tile__jin_direct(c, wj, (int)k, src[k]);
+    free(src);
+    return wj < 0 ? NULL : one_chunk(c, wj, d->nrows);
+}
+
 tgrid_t *tile_df(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
@@ -645,6 +687,31 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_DROPNA:
         return tile_rowwise(c, node, DFJ_MAP, false);
+    case OP_DF_SET_INDEX:
+        return tile_rowwise(c, node, DFJ_MAP, true);
+    case OP_DF_RESET_INDEX: {
+        /* the new index numbers rows from each chunk's first row when known */
+        tgrid_t *G = tile_rowwise(c, node, DFJ_MAP, true);
+        const tgrid_t *A = in_grid(c, node, 0);
+        for (int64_t k = 0; G && k < G->nchunks[0]; k++)
+            c->t->jobs[G->job[k]].off[1] = rows_known(A) ? A->bounds[0][k] : -1;
+        return G;
+    }
+    case OP_DF_LOC:
+        if (n->n_in == 2) return tile_rowwise(c, node, DFJ_FILTER, false);
+        return tile_whole(c, node);
+    case OP_DF_DUPLICATED: {
+        /* a Series lining up with the input: the whole flags, then cut */
+        return tile_whole(c, node);
+    }
+    case OP_DF_ILOC:
+    case OP_DF_TAIL:
+    case OP_DF_NLARGEST:
+    case OP_DF_NSMALLEST:
+    case OP_DF_SORT_INDEX:
+    case OP_DF_SAMPLE:
+    case OP_DF_DROP_DUPLICATES:
+        return tile_whole(c, node);
     case OP_DF_ISNA:
     case OP_DF_NOTNA:
     case OP_DF_ISIN:

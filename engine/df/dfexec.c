@@ -11,6 +11,7 @@
 #include "../ufunc.h"
 #include "algo.h"
 #include "clean.h"
+#include "select.h"
 #include "dfgraph.h"
 
 #define PACK_MAGIC 0x4b43415046444d52ull /* "RMDFPACK" */
@@ -1356,7 +1357,10 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             frame_free(&a);
             return -1;
         }
-        if (j->param->dfk == DFJ_MAP)
+        if (j->param->dfk == DFJ_MAP && (n->op == OP_DF_SET_INDEX || n->op == OP_DF_RESET_INDEX ||
+                                         n->op == OP_DF_NLARGEST || n->op == OP_DF_NSMALLEST))
+            rc = df_select_map(d, n->op, &a, j->off[1], &f, err, errlen);
+        else if (j->param->dfk == DFJ_MAP)
             rc = df_clean_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
         else if (j->param->dfk == DFJ_CARRY_EDGE)
             rc = df_clean_edge(d, &a, &f, err, errlen);
@@ -1364,6 +1368,15 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             rc = df_clean_combine(d, &a, &b, &f, err, errlen);
         frame_free(&a);
         frame_free(&b);
+        break;
+    }
+    case DFJ_WHOLE: {
+        frame_t *v = NULL, all = {0};
+        if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
+            concat_views(v, j->n_in, &all, err, errlen) == 0)
+            rc = df_select_whole(d, n->op, &all, &f, err, errlen);
+        frame_free(&all);
+        free_views(v, j->n_in);
         break;
     }
     default:

@@ -97,6 +97,23 @@ typedef struct df_node {
     df_lit_t *lits, *lits2;
     df_lit_t lo, hi;
     int how, method;
+    /* select.c's ops: iloc's rows (pos, npos) or slice (row_slice: sl[] with
+     * sl_has[] for start, stop, step); keep (drop_duplicates, duplicated,
+     * nlargest: 0 first, 1 last, 2 none); sample's frac (has_frac) or n,
+     * and seed; sort_index's asc1; set_index's drop and append;
+     * reset_index's drop; loc's labels (lits, nlit) or label slice (lo, hi
+     * with has_lo, has_hi); sel: the columns kept (iloc, loc, set_index),
+     * the keys (nlargest, drop_duplicates) */
+    int64_t *pos, npos;
+    bool row_slice, sl_has[3];
+    int64_t sl[3];
+    int keep;
+    bool has_frac;
+    double frac;
+    int64_t seed;
+    bool asc1, drop, append, has_lo, has_hi;
+    int nkey;
+    int *key;
     uint8_t session_vk; /* a session node (OP_SESSION_TENSOR) holding a DataFrame or
                          * Series of an earlier task: its vkind_t (0: none) */
     void *json;         /* the node's JSON object while the document is parsed (borrowed) */

@@ -32,6 +32,10 @@ CLEAN = {"dataframe." + x for x in ("fillna", "dropna", "isna", "notna", "isin",
                                     "rename", "drop", "replace", "clip", "abs", "round")}
 
 
+SELECT = {"dataframe." + x for x in ("set_index", "reset_index", "tail", "nlargest",
+                                     "nsmallest", "sample", "drop_duplicates", "duplicated")}
+
+
 def is_df_doc(doc):
     return any(n["op"].startswith("dataframe.") for n in doc["nodes"])
 
@@ -120,6 +124,25 @@ def evaluate(doc, data_dir="."):
             if isinstance(f, pd.DataFrame):
                 f = f.select_dtypes(include=["number", "bool"])
             v = f.to_numpy()
+        elif op == "dataframe.iloc":
+            r = n.get("rows")
+            rs = slice(*[int(x) if x else None for x in r.split(":")]) if isinstance(r, str) \
+                else (slice(None) if r is None else r)
+            c = n.get("columns")
+            cs = slice(*[int(x) if x else None for x in c.split(":")]) if isinstance(c, str) \
+                else (slice(None) if c is None else c)
+            v = ins[0].iloc[rs] if isinstance(ins[0], pd.Series) else ins[0].iloc[rs, cs]
+        elif op == "dataframe.loc":
+            if len(ins) == 2:
+                v = ins[0].loc[ins[1]]
+            else:
+                r = n["labels"] if "labels" in n else slice(n.get("start"), n.get("stop"))
+                v = ins[0].loc[r] if "columns" not in n else ins[0].loc[r, n["columns"]]
+        elif op == "dataframe.sort_index":
+            v = ins[0].sort_index(ascending=n.get("ascending", True), kind="mergesort")
+        elif op in SELECT:
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            v = getattr(ins[0], op.split(".")[1])(**kw)
         elif op in CLEAN:
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             if op == "dataframe.isin":

@@ -359,6 +359,96 @@ def cleaning_rejects(data, pdf):
     return ""
 
 
+# ---------------------------------------------------------------- selection and index
+
+@case
+def set_reset_index(data, pdf):
+    nodes = [CSV, CSV1, op("si", "set_index", "t", keys="g"),
+             op("s2", "set_index", "t", keys=["k", "b"], drop=False),
+             op("sa", "set_index", "t1", keys="k", append=True),
+             op("rd", "reset_index", "si", drop=True),
+             op("gb", "groupby_agg", "t", by=["k", "g"], agg={"n": ["f", "sum"]}),
+             op("gr", "reset_index", "gb"), col("ff", "t", "f"),
+             op("ss", "reset_index", "ff"),
+             {"key": "ki", "op": "dataframe.getitem", "inputs": ["t"], "columns": "k"},
+             {"key": "m", "op": "greater", "inputs": ["ki", 1]},
+             {"key": "fl", "op": "dataframe.filter", "inputs": ["t", "m"]},
+             op("rf", "reset_index", "fl")]
+    s2 = pdf.set_index(["k", "b"], drop=False)
+    return check_frames(data, nodes, {
+        "si": pdf.set_index("g"), "s2": s2, "sa": pdf.set_index("k", append=True),
+        "rd": pdf.set_index("g").reset_index(drop=True),
+        "gr": pdf.groupby(["k", "g"]).agg(n=("f", "sum")).reset_index(),
+        "ss": pdf.f.reset_index(), "rf": pdf[pdf.k > 1].reset_index()})
+
+
+@case
+def iloc_loc_tail(data, pdf):
+    si = pdf.set_index("g")
+    srt = pdf.set_index("i").sort_index(kind="mergesort")  # stable, as documented
+    nodes = [CSV, CSV1, op("it", "iloc", "t", rows=[0, 5, -1, 399, 17]),
+             op("is", "iloc", "t", rows="10:300:7", columns=[0, -1]),
+             op("ir", "iloc", "t1", rows="::-50", columns="1:4"),
+             op("ic", "iloc", "t", columns="::2"),
+             op("tl", "tail", "t", n=13), op("tl1", "tail", "t1", n=3), op("t0", "tail", "t", n=0),
+             op("sg", "set_index", "t", keys="g"), op("lb", "loc", "sg", labels=["b", "a"]),
+             op("si", "set_index", "t", keys="i"), op("so", "sort_index", "si"),
+             op("ls", "loc", "so", start=-10, stop=12, columns=["f", "s"]),
+             op("lo", "loc", "so", stop=-40),
+             {"key": "ki", "op": "dataframe.getitem", "inputs": ["t"], "columns": "k"},
+             {"key": "m", "op": "greater", "inputs": ["ki", 2]},
+             {"key": "lm", "op": "dataframe.loc", "inputs": ["t", "m"]},
+             op("sd", "sort_index", "si", ascending=False)]
+    return check_frames(data, nodes, {
+        "it": pdf.iloc[[0, 5, -1, 399, 17]], "is": pdf.iloc[10:300:7, [0, -1]],
+        "ir": pdf.iloc[::-50, 1:4], "ic": pdf.iloc[:, ::2], "tl": pdf.tail(13),
+        "tl1": pdf.tail(3), "t0": pdf.tail(0), "lb": si.loc[["b", "a"]],
+        "so": srt, "ls": srt.loc[-10:12, ["f", "s"]], "lo": srt.loc[:-40],
+        "lm": pdf.loc[pdf.k > 2],
+        "sd": pdf.set_index("i").sort_index(ascending=False, kind="mergesort")})
+
+
+@case
+def nlargest_dups_sample(data, pdf):
+    nodes = [CSV, CSV1, col("ff", "t", "f"),
+             op("nl", "nlargest", "t", n=7, columns=["k", "i"]),
+             op("ns", "nsmallest", "t1", n=9, columns="f"),
+             op("nk", "nlargest", "t", n=5, columns="k", keep="last"),
+             op("sl", "nlargest", "ff", n=4),
+             op("dd", "drop_duplicates", "t", subset=["k", "g"]),
+             op("dl", "drop_duplicates", "t1", subset=["k"], keep="last"),
+             op("dn", "drop_duplicates", "t", subset=["g", "b"], keep=False),
+             op("da", "drop_duplicates", "t"),
+             op("du", "duplicated", "t", subset=["s"]),
+             op("sa", "sample", "t", n=20, random_state=42),
+             op("sf", "sample", "t1", frac=0.1, random_state=7)]
+    return check_frames(data, nodes, {
+        "nl": pdf.nlargest(7, ["k", "i"]), "ns": pdf.nsmallest(9, "f"),
+        "nk": pdf.nlargest(5, "k", keep="last"), "sl": pdf.f.nlargest(4),
+        "dd": pdf.drop_duplicates(subset=["k", "g"]),
+        "dl": pdf.drop_duplicates(subset=["k"], keep="last"),
+        "dn": pdf.drop_duplicates(subset=["g", "b"], keep=False),
+        "da": pdf.drop_duplicates(), "du": pdf.duplicated(subset=["s"]),
+        "sa": pdf.sample(n=20, random_state=42), "sf": pdf.sample(frac=0.1, random_state=7)})
+
+
+@case
+def selection_rejects(data, pdf):
+    base = [CSV, op("sg", "set_index", "t", keys="g")]
+    for node, words in (
+            (op("r", "iloc", "t", rows=3), ["list of integers"]),
+            (op("r", "iloc", "t", columns=[9]), ["out-of-bounds"]),
+            (op("r", "loc", "sg", labels=[1]), ["index's type"]),
+            (op("r", "set_index", "t", keys="zz"), ["no column"]),
+            (op("r", "nlargest", "t", n=3, columns="s"), ["dtype"]),
+            (op("r", "sample", "t", n=3), ["random_state"]),
+            (op("r", "drop_duplicates", "t", keep="middle"), ["keep"])):
+        why = rejected(data, base + [node], "r", words)
+        if why:
+            return "%s: %s" % (node["op"], why)
+    return ""
+
+
 def main():
     names = sys.argv[1:]
     data = tempfile.mkdtemp(prefix="df_ops_")

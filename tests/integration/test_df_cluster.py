@@ -219,8 +219,16 @@ def main():
                 {"key": "bw", "op": "dataframe.fillna", "inputs": ["so"], "method": "bfill"},
                 {"key": "dn", "op": "dataframe.dropna", "inputs": ["so"], "subset": ["f", "s"]},
                 {"key": "rp", "op": "dataframe.replace", "inputs": ["so"], "to_replace": "k1",
-                 "value": "K1"}],
-                "fetch": ["z", "g2", "h", "ss", "fw", "bw", "dn", "rp"]}
+                 "value": "K1"},
+                {"key": "ri", "op": "dataframe.reset_index", "inputs": ["so"]},
+                {"key": "dd", "op": "dataframe.drop_duplicates", "inputs": ["so"],
+                 "subset": ["k", "b"], "keep": "last"},
+                {"key": "tl", "op": "dataframe.tail", "inputs": ["so"], "n": 11},
+                {"key": "si", "op": "dataframe.sort_index", "inputs": ["so"]},
+                {"key": "sa", "op": "dataframe.sample", "inputs": ["so"], "n": 25,
+                 "random_state": 3}],
+                "fetch": ["z", "g2", "h", "ss", "fw", "bw", "dn", "rp", "ri", "dd", "tl", "si",
+                          "sa"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             pw = {"z": want["gb"].sum(numeric_only=True),
@@ -228,7 +236,10 @@ def main():
                   "h": want["so"][want["so"].k == "k1"].head(7),
                   "fw": want["so"].ffill(), "bw": want["so"].bfill(),
                   "dn": want["so"].dropna(subset=["f", "s"]),
-                  "rp": want["so"].replace("k1", "K1")}
+                  "rp": want["so"].replace("k1", "K1"), "ri": want["so"].reset_index(),
+                  "dd": want["so"].drop_duplicates(subset=["k", "b"], keep="last"),
+                  "tl": want["so"].tail(11), "si": want["so"].sort_index(kind="mergesort"),
+                  "sa": want["so"].sample(n=25, random_state=3)}
             for key, ref in pw.items():
                 got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
                 why = test_df.expect_frame(got, ref)
