@@ -136,6 +136,14 @@
     X(DF_SAMPLE, "dataframe.sample", OPK_DF)                                                       \
     X(DF_DROP_DUPLICATES, "dataframe.drop_duplicates", OPK_DF)                                     \
     X(DF_DUPLICATED, "dataframe.duplicated", OPK_DF)                                               \
+    X(DF_CUMSUM, "dataframe.cumsum", OPK_DF)                                                       \
+    X(DF_CUMPROD, "dataframe.cumprod", OPK_DF)                                                     \
+    X(DF_CUMMAX, "dataframe.cummax", OPK_DF)                                                       \
+    X(DF_CUMMIN, "dataframe.cummin", OPK_DF)                                                       \
+    X(DF_DIFF, "dataframe.diff", OPK_DF)                                                           \
+    X(DF_SHIFT, "dataframe.shift", OPK_DF)                                                         \
+    X(DF_PCT_CHANGE, "dataframe.pct_change", OPK_DF)                                               \
+    X(DF_ROLLING, "dataframe.rolling", OPK_DF)                                                     \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -111,7 +111,21 @@ static const char *const *df_fields(op_t op)
     static const char *const sx[] = {"ascending", NULL};
     static const char *const sa[] = {"n", "frac", "random_state", "replace", NULL};
     static const char *const dd[] = {"subset", "keep", NULL};
+    static const char *const cu[] = {"axis", "skipna", NULL};
+    static const char *const pe[] = {"periods", "axis", NULL};
+    static const char *const ro[] = {"window", "min_periods", "center", "agg", NULL};
     switch (op) {
+    case OP_DF_CUMSUM:
+    case OP_DF_CUMPROD:
+    case OP_DF_CUMMAX:
+    case OP_DF_CUMMIN:
+        return cu;
+    case OP_DF_DIFF:
+    case OP_DF_SHIFT:
+    case OP_DF_PCT_CHANGE:
+        return pe;
+    case OP_DF_ROLLING:
+        return ro;
     case OP_DF_SET_INDEX:
         return si;
     case OP_DF_RESET_INDEX:
@@ -2032,6 +2046,76 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     return 0;
 }
 
+/* ---------------------------------------------------------------------------
+ * Running ops (engine/df/running.c) */
+
+static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                         size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen) || json_axis0(obj, n, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    op_t op = n->op;
+    bool cum =
+        op == OP_DF_CUMSUM || op == OP_DF_CUMPROD || op == OP_DF_CUMMAX || op == OP_DF_CUMMIN;
+    if (cum) {
+        json_t *sk = json_object_get(obj, "skipna");
+        if (sk && !json_is_true(sk)) return XFAIL(n, "only \"skipna\": true is supported");
+    } else if (op == OP_DF_ROLLING) {
+        json_t *w = json_object_get(obj, "window"), *mp = json_object_get(obj, "min_periods");
+        json_t *ce = json_object_get(obj, "center"), *ag = json_object_get(obj, "agg");
+        if (!w || !json_is_integer(w) || json_integer_value(w) < 1 ||
+            json_integer_value(w) > 1000000)
+            return XFAIL(n, "\"window\" must be an integer 1..1000000 (rows)");
+        d->n = (int64_t)json_integer_value(w);
+        d->minp = d->n;
+        if (mp && !json_is_null(mp)) {
+            if (!json_is_integer(mp) || json_integer_value(mp) < 0 || json_integer_value(mp) > d->n)
+                return XFAIL(n, "min_periods %lld must be <= window %lld and >= 0",
+                             json_is_integer(mp) ? (long long)json_integer_value(mp) : -1LL,
+                             (long long)d->n);
+            d->minp = (int64_t)json_integer_value(mp);
+        }
+        if (ce && !json_is_false(ce)) return XFAIL(n, "only \"center\": false is supported");
+        static const char *const ags[] = {"sum", "mean", "min", "max", "std", "var", "count"};
+        d->ragg = -1;
+        for (int q = 0; q < 7 && ag && json_is_string(ag); q++)
+            if (!strcmp(json_string_value(ag), ags[q])) d->ragg = q;
+        if (d->ragg < 0)
+            return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count");
+        /* pandas 1.5: count's min_periods defaults to 0 */
+        if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
+    } else {
+        json_t *p = json_object_get(obj, "periods");
+        d->n = 1;
+        if (p) {
+            if (!json_is_integer(p) || json_integer_value(p) > 1000000 ||
+                json_integer_value(p) < -1000000)
+                return XFAIL(n, "\"periods\" must be an integer (at most 1000000 rows)");
+            d->n = (int64_t)json_integer_value(p);
+        }
+        if (op == OP_DF_PCT_CHANGE && d->n < 0)
+            return XFAIL(n, "negative \"periods\" are not supported by pct_change");
+    }
+    for (int k = 0; k < s->ncols; k++) {
+        int t = s->cols[k].type;
+        char lb[128];
+        label_text(&s->cols[k], lb, sizeof lb);
+        if (op == OP_DF_SHIFT) {
+            if (d->n != 0 && t == FT_INT64) d->cols[k].type = FT_FLOAT64;
+            continue;
+        }
+        bool ok = t == FT_INT64 || t == FT_FLOAT64 ||
+                  (t == FT_BOOL && (op == OP_DF_CUMSUM || op == OP_DF_CUMPROD));
+        if (!ok)
+            return XFAIL(n, "column %s is %s; %s takes numbers", lb, df_type_name(t, false),
+                         op_name(op));
+        d->cols[k].type = cum ? (t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64) : FT_FLOAT64;
+    }
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
@@ -2139,6 +2223,16 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_ABS:
     case OP_DF_ROUND:
         rc = infer_numeric(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_CUMSUM:
+    case OP_DF_CUMPROD:
+    case OP_DF_CUMMAX:
+    case OP_DF_CUMMIN:
+    case OP_DF_DIFF:
+    case OP_DF_SHIFT:
+    case OP_DF_PCT_CHANGE:
+    case OP_DF_ROLLING:
+        rc = infer_running(g, n, d, obj, err, errlen);
         break;
     case OP_DF_LOC:
         if (n->n_in == 2) {

@@ -17,6 +17,7 @@
 #include "arena.h"
 #include "df/dfexec.h"
 #include "df/dfgraph.h"
+#include "df/running.h"
 #include "tile_internal.h"
 
 /* Fan-in of combine trees, as the tensor reductions'. */
@@ -405,7 +406,8 @@ static tgrid_t *tile_to_tensor(tctx_t *c, int node)
     return G;
 }
 
-/* fillna with a method: every chunk's edge, the edges combined in order
+/* fillna with a method and the running ops (df/running.h): every chunk's
+ * edge, the edges combined in order
  * (forwards for ffill, backwards for bfill: a chain of small jobs), and
  * each chunk filled from the carry of its neighbours. */
 static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
@@ -689,6 +691,15 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_rowwise(c, node, DFJ_MAP, false);
     case OP_DF_SET_INDEX:
         return tile_rowwise(c, node, DFJ_MAP, true);
+    case OP_DF_CUMSUM:
+    case OP_DF_CUMPROD:
+    case OP_DF_CUMMAX:
+    case OP_DF_CUMMIN:
+    case OP_DF_DIFF:
+    case OP_DF_SHIFT:
+    case OP_DF_PCT_CHANGE:
+    case OP_DF_ROLLING:
+        return tile_carry(c, node, !df_run_forward(n->df, n->op));
     case OP_DF_RESET_INDEX: {
         /* the new index numbers rows from each chunk's first row when known */
         tgrid_t *G = tile_rowwise(c, node, DFJ_MAP, true);

@@ -11,6 +11,7 @@
 #include "../ufunc.h"
 #include "algo.h"
 #include "clean.h"
+#include "running.h"
 #include "select.h"
 #include "dfgraph.h"
 
@@ -1357,8 +1358,18 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             frame_free(&a);
             return -1;
         }
-        if (j->param->dfk == DFJ_MAP && (n->op == OP_DF_SET_INDEX || n->op == OP_DF_RESET_INDEX ||
-                                         n->op == OP_DF_NLARGEST || n->op == OP_DF_NSMALLEST))
+        bool running = n->op == OP_DF_CUMSUM || n->op == OP_DF_CUMPROD || n->op == OP_DF_CUMMAX ||
+                       n->op == OP_DF_CUMMIN || n->op == OP_DF_DIFF || n->op == OP_DF_SHIFT ||
+                       n->op == OP_DF_PCT_CHANGE || n->op == OP_DF_ROLLING;
+        if (running && j->param->dfk == DFJ_MAP)
+            rc = df_run_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
+        else if (running && j->param->dfk == DFJ_CARRY_EDGE)
+            rc = df_run_edge(d, n->op, &a, &f, err, errlen);
+        else if (running)
+            rc = df_run_combine(d, n->op, &a, &b, &f, err, errlen);
+        else if (j->param->dfk == DFJ_MAP &&
+                 (n->op == OP_DF_SET_INDEX || n->op == OP_DF_RESET_INDEX ||
+                  n->op == OP_DF_NLARGEST || n->op == OP_DF_NSMALLEST))
             rc = df_select_map(d, n->op, &a, j->off[1], &f, err, errlen);
         else if (j->param->dfk == DFJ_MAP)
             rc = df_clean_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);

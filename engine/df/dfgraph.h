@@ -40,6 +40,9 @@ typedef struct {
 } df_lit_t;
 enum { DFL_NONE = 0, DFL_NUM, DFL_BOOL, DFL_STR, DFL_NAN };
 
+/* rolling's agg */
+enum { DFRA_SUM, DFRA_MEAN, DFRA_MIN, DFRA_MAX, DFRA_STD, DFRA_VAR, DFRA_COUNT };
+
 /* fillna's method */
 enum { DFM_NONE = 0, DFM_FFILL, DFM_BFILL };
 
@@ -114,6 +117,10 @@ typedef struct df_node {
     bool asc1, drop, append, has_lo, has_hi;
     int nkey;
     int *key;
+    /* running.c's ops: n the periods (diff, shift, pct_change) or the
+     * window (rolling), minp rolling's min_periods, ragg its DFRA_* */
+    int64_t minp;
+    int ragg;
     uint8_t session_vk; /* a session node (OP_SESSION_TENSOR) holding a DataFrame or
                          * Series of an earlier task: its vkind_t (0: none) */
     void *json;         /* the node's JSON object while the document is parsed (borrowed) */

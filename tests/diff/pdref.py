@@ -36,6 +36,10 @@ SELECT = {"dataframe." + x for x in ("set_index", "reset_index", "tail", "nlarge
                                      "nsmallest", "sample", "drop_duplicates", "duplicated")}
 
 
+RUNNING = {"dataframe." + x for x in ("cumsum", "cumprod", "cummax", "cummin", "diff", "shift",
+                                      "pct_change")}
+
+
 def is_df_doc(doc):
     return any(n["op"].startswith("dataframe.") for n in doc["nodes"])
 
@@ -140,7 +144,11 @@ def evaluate(doc, data_dir="."):
                 v = ins[0].loc[r] if "columns" not in n else ins[0].loc[r, n["columns"]]
         elif op == "dataframe.sort_index":
             v = ins[0].sort_index(ascending=n.get("ascending", True), kind="mergesort")
-        elif op in SELECT:
+        elif op == "dataframe.rolling":
+            r = ins[0].rolling(n["window"], min_periods=n.get("min_periods"),
+                               center=n.get("center", False))
+            v = getattr(r, n["agg"])()
+        elif op in SELECT or op in RUNNING:
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = getattr(ins[0], op.split(".")[1])(**kw)
         elif op in CLEAN:

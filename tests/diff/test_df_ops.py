@@ -449,6 +449,70 @@ def selection_rejects(data, pdf):
     return ""
 
 
+# ---------------------------------------------------------------- running ops
+
+@case
+def cumulative(data, pdf):
+    num = {"key": "nu", "op": "dataframe.getitem", "inputs": ["t"], "columns": ["k", "i", "f"]}
+    num1 = {"key": "nu1", "op": "dataframe.getitem", "inputs": ["t1"], "columns": ["k", "f", "b"]}
+    nodes = [CSV, CSV1, num, num1, col("ff", "t", "f"),
+             op("cs", "cumsum", "nu"), op("cp", "cumprod", "ff"), op("cx", "cummax", "nu"),
+             op("cn", "cummin", "nu"), op("c1", "cumsum", "nu1")]
+    nf = pdf[["k", "i", "f"]]
+    return check_frames(data, nodes, {
+        "cs": nf.cumsum(), "cp": pdf.f.cumprod(),
+        "cx": nf.cummax(), "cn": nf.cummin(), "c1": pdf[["k", "f", "b"]].cumsum()})
+
+
+@case
+def diff_shift_pct(data, pdf):
+    num = {"key": "nu", "op": "dataframe.getitem", "inputs": ["t"], "columns": ["k", "i", "f"]}
+    num1 = {"key": "nu1", "op": "dataframe.getitem", "inputs": ["t1"], "columns": ["k", "i", "f"]}
+    nodes = [CSV, CSV1, num, num1,
+             op("d1", "diff", "nu"), op("d3", "diff", "nu1", periods=3),
+             op("dm", "diff", "nu", periods=-2), op("s1", "shift", "t"),
+             op("s5", "shift", "t1", periods=5), op("sm", "shift", "t", periods=-3),
+             op("s0", "shift", "t", periods=0), op("p1", "pct_change", "nu"),
+             op("p4", "pct_change", "nu1", periods=4)]
+    nf = pdf[["k", "i", "f"]]
+    return check_frames(data, nodes, {
+        "d1": nf.diff(), "d3": nf.diff(3), "dm": nf.diff(-2), "s1": pdf.shift(),
+        "s5": pdf.shift(5), "sm": pdf.shift(-3), "s0": pdf.shift(0), "p1": nf.pct_change(),
+        "p4": nf.pct_change(4)})
+
+
+@case
+def rolling(data, pdf):
+    num = {"key": "nu", "op": "dataframe.getitem", "inputs": ["t"], "columns": ["k", "i", "f"]}
+    num1 = {"key": "nu1", "op": "dataframe.getitem", "inputs": ["t1"], "columns": ["k", "f"]}
+    nodes = [CSV, CSV1, num, num1]
+    want = {}
+    nf = pdf[["k", "i", "f"]]
+    for agg in ("sum", "mean", "min", "max", "std", "var", "count"):
+        nodes.append(op("r" + agg, "rolling", "nu", window=7, agg=agg))
+        want["r" + agg] = getattr(nf.rolling(7, min_periods=0 if agg == "count" else None),
+                                  agg)()
+        nodes.append(op("m" + agg, "rolling", "nu1", window=4, min_periods=2, agg=agg))
+        want["m" + agg] = getattr(pdf[["k", "f"]].rolling(4, min_periods=2), agg)()
+    nodes.append(op("w1", "rolling", "nu", window=1, agg="sum"))
+    want["w1"] = nf.rolling(1).sum()
+    return check_frames(data, nodes, want)
+
+
+@case
+def running_rejects(data, pdf):
+    for node, words in (
+            (op("r", "cumsum", "t"), ["takes numbers"]),
+            (op("r", "rolling", "t", window=0, agg="sum"), ["window"]),
+            (op("r", "rolling", "t", window=3, agg="median"), ["agg"]),
+            (op("r", "rolling", "t", window=3, agg="sum", center=True), ["center"]),
+            (op("r", "pct_change", "t", periods=-1), ["negative"])):
+        why = rejected(data, [CSV, node], "r", words)
+        if why:
+            return "%s: %s" % (node["op"], why)
+    return ""
+
+
 def main():
     names = sys.argv[1:]
     data = tempfile.mkdtemp(prefix="df_ops_")

@@ -226,9 +226,16 @@ def main():
                 {"key": "tl", "op": "dataframe.tail", "inputs": ["so"], "n": 11},
                 {"key": "si", "op": "dataframe.sort_index", "inputs": ["so"]},
                 {"key": "sa", "op": "dataframe.sample", "inputs": ["so"], "n": 25,
-                 "random_state": 3}],
+                 "random_state": 3},
+                {"key": "nm", "op": "dataframe.getitem", "inputs": ["so"],
+                 "columns": ["i", "f"]},
+                {"key": "cs", "op": "dataframe.cumsum", "inputs": ["nm"]},
+                {"key": "df", "op": "dataframe.diff", "inputs": ["nm"], "periods": 2},
+                {"key": "sh", "op": "dataframe.shift", "inputs": ["so"], "periods": -3},
+                {"key": "rl", "op": "dataframe.rolling", "inputs": ["nm"], "window": 5,
+                 "min_periods": 2, "agg": "std"}],
                 "fetch": ["z", "g2", "h", "ss", "fw", "bw", "dn", "rp", "ri", "dd", "tl", "si",
-                          "sa"]}
+                          "sa", "cs", "df", "sh", "rl"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             pw = {"z": want["gb"].sum(numeric_only=True),
@@ -239,7 +246,10 @@ def main():
                   "rp": want["so"].replace("k1", "K1"), "ri": want["so"].reset_index(),
                   "dd": want["so"].drop_duplicates(subset=["k", "b"], keep="last"),
                   "tl": want["so"].tail(11), "si": want["so"].sort_index(kind="mergesort"),
-                  "sa": want["so"].sample(n=25, random_state=3)}
+                  "sa": want["so"].sample(n=25, random_state=3),
+                  "cs": want["so"][["i", "f"]].cumsum(), "df": want["so"][["i", "f"]].diff(2),
+                  "sh": want["so"].shift(-3),
+                  "rl": want["so"][["i", "f"]].rolling(5, min_periods=2).std()}
             for key, ref in pw.items():
                 got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
                 why = test_df.expect_frame(got, ref)
