@@ -144,6 +144,16 @@
     X(DF_SHIFT, "dataframe.shift", OPK_DF)                                                         \
     X(DF_PCT_CHANGE, "dataframe.pct_change", OPK_DF)                                               \
     X(DF_ROLLING, "dataframe.rolling", OPK_DF)                                                     \
+    X(DF_STR_LOWER, "dataframe.str.lower", OPK_DF)                                                 \
+    X(DF_STR_UPPER, "dataframe.str.upper", OPK_DF)                                                 \
+    X(DF_STR_LEN, "dataframe.str.len", OPK_DF)                                                     \
+    X(DF_STR_CONTAINS, "dataframe.str.contains", OPK_DF)                                           \
+    X(DF_STR_STARTSWITH, "dataframe.str.startswith", OPK_DF)                                       \
+    X(DF_STR_ENDSWITH, "dataframe.str.endswith", OPK_DF)                                           \
+    X(DF_STR_SLICE, "dataframe.str.slice", OPK_DF)                                                 \
+    X(DF_STR_STRIP, "dataframe.str.strip", OPK_DF)                                                 \
+    X(DF_STR_SPLIT, "dataframe.str.split", OPK_DF)                                                 \
+    X(DF_STR_REPLACE, "dataframe.str.replace", OPK_DF)                                             \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

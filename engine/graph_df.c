@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "df/dfgraph.h"
+#include "df/dfstr.h"
 #include "graph_internal.h"
 #include "ufunc.h"
 
@@ -71,6 +72,9 @@ void df_node_free(df_node_t *d)
     free(d->hi.s);
     free(d->pos);
     free(d->key);
+    free(d->pat);
+    free(d->repl);
+    df_str_free(d);
     free(d);
 }
 
@@ -114,7 +118,26 @@ static const char *const *df_fields(op_t op)
     static const char *const cu[] = {"axis", "skipna", NULL};
     static const char *const pe[] = {"periods", "axis", NULL};
     static const char *const ro[] = {"window", "min_periods", "center", "agg", NULL};
+    static const char *const sc[] = {"pat", "regex", "case", NULL};
+    static const char *const sw[] = {"pat", NULL};
+    static const char *const sl[] = {"start", "stop", "step", NULL};
+    static const char *const st[] = {"to_strip", NULL};
+    static const char *const sp[] = {"pat", "n", "get", NULL};
+    static const char *const sr[] = {"pat", "repl", "n", "regex", "case", NULL};
     switch (op) {
+    case OP_DF_STR_CONTAINS:
+        return sc;
+    case OP_DF_STR_STARTSWITH:
+    case OP_DF_STR_ENDSWITH:
+        return sw;
+    case OP_DF_STR_SLICE:
+        return sl;
+    case OP_DF_STR_STRIP:
+        return st;
+    case OP_DF_STR_SPLIT:
+        return sp;
+    case OP_DF_STR_REPLACE:
+        return sr;
     case OP_DF_CUMSUM:
     case OP_DF_CUMPROD:
     case OP_DF_CUMMAX:
@@ -2116,6 +2139,102 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     return 0;
 }
 
+/* ---------------------------------------------------------------------------
+ * String methods (engine/df/strings.c) */
+
+static int get_str(json_t *obj, const char *name, bool required, char **out, const graph_node_t *n,
+                   char *err, size_t errlen)
+{
+    json_t *v = json_object_get(obj, name);
+    if (!v || json_is_null(v)) {
+        if (required) return XFAIL(n, "\"%s\" is missing", name);
+        return 0;
+    }
+    if (!json_is_string(v)) return XFAIL(n, "\"%s\" must be a string", name);
+    if (!(*out = strdup(json_string_value(v)))) return XFAIL(n, "out of memory");
+    return 0;
+}
+
+static int get_int_opt(json_t *obj, const char *name, int64_t dflt, int64_t *out, bool *has,
+                       const graph_node_t *n, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(obj, name);
+    *out = dflt;
+    if (has) *has = false;
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_integer(v)) return XFAIL(n, "\"%s\" must be an integer", name);
+    *out = (int64_t)json_integer_value(v);
+    if (has) *has = true;
+    return 0;
+}
+
+static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                     size_t errlen)
+{
+    if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    if (s->cols[0].type != FT_STRING)
+        return XFAIL(n, "Can only use .str accessor with string values (the Series is %s)",
+                     df_type_name(s->cols[0].type, false));
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    op_t op = n->op;
+    d->n = -1;
+    switch (op) {
+    case OP_DF_STR_LEN:
+        d->cols[0].type = FT_INT64;
+        break;
+    case OP_DF_STR_CONTAINS:
+    case OP_DF_STR_STARTSWITH:
+    case OP_DF_STR_ENDSWITH:
+        d->cols[0].type = FT_BOOL;
+        if (get_str(obj, "pat", true, &d->pat, n, err, errlen)) return -1;
+        break;
+    case OP_DF_STR_SLICE:
+        if (get_int_opt(obj, "start", 0, &d->sl[0], &d->sl_has[0], n, err, errlen) ||
+            get_int_opt(obj, "stop", 0, &d->sl[1], &d->sl_has[1], n, err, errlen) ||
+            get_int_opt(obj, "step", 1, &d->sl[2], &d->sl_has[2], n, err, errlen))
+            return -1;
+        if (d->sl_has[2] && d->sl[2] == 0) return XFAIL(n, "slice step cannot be zero");
+        break;
+    case OP_DF_STR_STRIP:
+        if (get_str(obj, "to_strip", false, &d->pat, n, err, errlen)) return -1;
+        break;
+    case OP_DF_STR_SPLIT:
+        if (get_str(obj, "pat", false, &d->pat, n, err, errlen) ||
+            get_int_opt(obj, "n", -1, &d->n, NULL, n, err, errlen) ||
+            get_int_opt(obj, "get", 0, &d->sget, &d->has_get, n, err, errlen))
+            return -1;
+        if (!d->has_get || d->sget < 0)
+            return XFAIL(n, "\"get\" (a non-negative position: split().str[get]) is missing; "
+                            "a column of lists is not held");
+        if (d->pat && !*d->pat) return XFAIL(n, "empty separator");
+        if (d->n == 0) d->n = -1; /* pandas: 0 means all */
+        break;
+    case OP_DF_STR_REPLACE:
+        if (get_str(obj, "pat", true, &d->pat, n, err, errlen) ||
+            get_str(obj, "repl", true, &d->repl, n, err, errlen) ||
+            get_int_opt(obj, "n", -1, &d->n, NULL, n, err, errlen))
+            return -1;
+        if (d->n == 0) d->n = -1;
+        break;
+    default:
+        break;
+    }
+    if (op == OP_DF_STR_CONTAINS || op == OP_DF_STR_REPLACE) {
+        bool cs;
+        if (get_flag(obj, "regex", op == OP_DF_STR_CONTAINS, &d->regex, n, err, errlen) ||
+            get_flag(obj, "case", true, &cs, n, err, errlen))
+            return -1;
+        d->icase = !cs;
+        if (d->icase && !d->regex)
+            return XFAIL(n, "\"case\": false needs \"regex\": true (POSIX REG_ICASE)");
+        char msg[300];
+        if (d->regex && df_str_compile(d, msg, sizeof msg)) return XFAIL(n, "%s", msg);
+    }
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
@@ -2233,6 +2352,18 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_PCT_CHANGE:
     case OP_DF_ROLLING:
         rc = infer_running(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_STR_LOWER:
+    case OP_DF_STR_UPPER:
+    case OP_DF_STR_LEN:
+    case OP_DF_STR_CONTAINS:
+    case OP_DF_STR_STARTSWITH:
+    case OP_DF_STR_ENDSWITH:
+    case OP_DF_STR_SLICE:
+    case OP_DF_STR_STRIP:
+    case OP_DF_STR_SPLIT:
+    case OP_DF_STR_REPLACE:
+        rc = infer_str(g, n, d, obj, err, errlen);
         break;
     case OP_DF_LOC:
         if (n->n_in == 2) {

@@ -690,6 +690,16 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_DROPNA:
         return tile_rowwise(c, node, DFJ_MAP, false);
     case OP_DF_SET_INDEX:
+    case OP_DF_STR_LOWER:
+    case OP_DF_STR_UPPER:
+    case OP_DF_STR_LEN:
+    case OP_DF_STR_CONTAINS:
+    case OP_DF_STR_STARTSWITH:
+    case OP_DF_STR_ENDSWITH:
+    case OP_DF_STR_SLICE:
+    case OP_DF_STR_STRIP:
+    case OP_DF_STR_SPLIT:
+    case OP_DF_STR_REPLACE:
         return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_CUMSUM:
     case OP_DF_CUMPROD:

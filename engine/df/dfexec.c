@@ -13,6 +13,7 @@
 #include "clean.h"
 #include "running.h"
 #include "select.h"
+#include "dfstr.h"
 #include "dfgraph.h"
 
 #define PACK_MAGIC 0x4b43415046444d52ull /* "RMDFPACK" */
@@ -1361,7 +1362,10 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         bool running = n->op == OP_DF_CUMSUM || n->op == OP_DF_CUMPROD || n->op == OP_DF_CUMMAX ||
                        n->op == OP_DF_CUMMIN || n->op == OP_DF_DIFF || n->op == OP_DF_SHIFT ||
                        n->op == OP_DF_PCT_CHANGE || n->op == OP_DF_ROLLING;
-        if (running && j->param->dfk == DFJ_MAP)
+        bool str = n->op >= OP_DF_STR_LOWER && n->op <= OP_DF_STR_REPLACE;
+        if (str)
+            rc = df_str_map(d, n->op, &a, &f, err, errlen);
+        else if (running && j->param->dfk == DFJ_MAP)
             rc = df_run_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_CARRY_EDGE)
             rc = df_run_edge(d, n->op, &a, &f, err, errlen);

@@ -121,6 +121,13 @@ typedef struct df_node {
      * window (rolling), minp rolling's min_periods, ragg its DFRA_* */
     int64_t minp;
     int ragg;
+    /* strings.c's ops: pat and repl (owned), regex, icase (contains'
+     * case=false), sget (split's element, has_get), n (split's and
+     * replace's count, -1 all), sl/sl_has (slice), compiled regex (re) */
+    char *pat, *repl;
+    bool regex, icase, has_get, has_pat;
+    int64_t sget;
+    void *re;
     uint8_t session_vk; /* a session node (OP_SESSION_TENSOR) holding a DataFrame or
                          * Series of an earlier task: its vkind_t (0: none) */
     void *json;         /* the node's JSON object while the document is parsed (borrowed) */

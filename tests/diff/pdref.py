@@ -148,6 +148,14 @@ def evaluate(doc, data_dir="."):
             r = ins[0].rolling(n["window"], min_periods=n.get("min_periods"),
                                center=n.get("center", False))
             v = getattr(r, n["agg"])()
+        elif op.startswith("dataframe.str."):
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs", "get")}
+            m = op.split(".")[2]
+            if m in ("replace", "contains") and "regex" not in kw:
+                kw["regex"] = m == "contains"
+            v = getattr(ins[0].str, m)(**kw)
+            if m == "split":
+                v = v.str[n["get"]]
         elif op in SELECT or op in RUNNING:
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = getattr(ins[0], op.split(".")[1])(**kw)

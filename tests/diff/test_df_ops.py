@@ -513,6 +513,61 @@ def running_rejects(data, pdf):
     return ""
 
 
+# ---------------------------------------------------------------- strings
+
+def sop(key, name, src, **kw):
+    return dict({"key": key, "op": "dataframe.str." + name, "inputs": [src]}, **kw)
+
+
+@case
+def str_methods(data, pdf):
+    d = pd.DataFrame({"s": ["a b", "xYz", None, " \u00e9t\u00e9 ", "a,b,,c", "", "Stra\u00dfe",
+                            "  lead", "x.y.z", "aaa"] * 7})
+    d.to_csv(os.path.join(data, "s.csv"), index=False)
+    e = pd.read_csv(os.path.join(data, "s.csv"))
+    s = e.s
+    nodes = [{"key": "e", "op": "dataframe.read_csv", "path": "s.csv", "chunk_bytes": 9},
+             col("s", "e", "s"),
+             sop("lo", "lower", "s"), sop("up", "upper", "s"), sop("ln", "len", "s"),
+             sop("c1", "contains", "s", pat="b", regex=False), sop("c2", "contains", "s", pat="^a+$"),
+             sop("c3", "contains", "s", pat="X[a-z]", case=False),
+             sop("sw", "startswith", "s", pat="a"), sop("ew", "endswith", "s", pat="z"),
+             sop("sl", "slice", "s", start=1, stop=3), sop("sr", "slice", "s", step=-1),
+             sop("st", "strip", "s"), sop("sc", "strip", "s", to_strip=" a"),
+             sop("p1", "split", "s", pat=",", get=1), sop("p0", "split", "s", get=0),
+             sop("pn", "split", "s", pat=".", n=1, get=1),
+             sop("r1", "replace", "s", pat="a", repl="A"),
+             sop("r2", "replace", "s", pat="[.,]+", repl="_", regex=True),
+             sop("r3", "replace", "s", pat="a", repl="-", n=1)]
+    return check_frames(data, nodes, {
+        "lo": s.str.lower(), "up": s.str.upper(), "ln": s.str.len(),
+        "c1": s.str.contains("b", regex=False), "c2": s.str.contains("^a+$"),
+        "c3": s.str.contains("X[a-z]", case=False), "sw": s.str.startswith("a"),
+        "ew": s.str.endswith("z"), "sl": s.str.slice(1, 3), "sr": s.str.slice(step=-1),
+        "st": s.str.strip(), "sc": s.str.strip(" a"), "p1": s.str.split(",").str[1],
+        "p0": s.str.split().str[0], "pn": s.str.split(".", n=1).str[1],
+        "r1": s.str.replace("a", "A", regex=False),
+        "r2": s.str.replace("[.,]+", "_", regex=True),
+        "r3": s.str.replace("a", "-", n=1, regex=False)})
+
+
+@case
+def str_filter_and_rejects(data, pdf):
+    # a mask with missing values is refused by pandas: the g column has none
+    nodes = [CSV, col("gg", "t", "g"), sop("m", "contains", "gg", pat="a|b"),
+             {"key": "f", "op": "dataframe.filter", "inputs": ["t", "m"]}]
+    why = check_frames(data, nodes, {"f": pdf[pdf.g.str.contains("a|b")]})
+    if why:
+        return why
+    for node, words in ((sop("r", "lower", "ii"), ["str accessor"]),
+                        (sop("r", "contains", "gg", pat="("), ["regular expression"]),
+                        (sop("r", "split", "gg", pat=","), ["get"])):
+        why = rejected(data, [CSV, col("ii", "t", "i"), col("gg", "t", "g"), node], "r", words)
+        if why:
+            return "%s: %s" % (node["op"], why)
+    return ""
+
+
 def main():
     names = sys.argv[1:]
     data = tempfile.mkdtemp(prefix="df_ops_")

@@ -233,9 +233,13 @@ def main():
                 {"key": "df", "op": "dataframe.diff", "inputs": ["nm"], "periods": 2},
                 {"key": "sh", "op": "dataframe.shift", "inputs": ["so"], "periods": -3},
                 {"key": "rl", "op": "dataframe.rolling", "inputs": ["nm"], "window": 5,
-                 "min_periods": 2, "agg": "std"}],
+                 "min_periods": 2, "agg": "std"},
+                {"key": "sk", "op": "dataframe.getitem", "inputs": ["so"], "columns": "k"},
+                {"key": "su2", "op": "dataframe.str.upper", "inputs": ["sk"]},
+                {"key": "sc", "op": "dataframe.str.contains", "inputs": ["sk"],
+                 "pat": "k[1-3]"}],
                 "fetch": ["z", "g2", "h", "ss", "fw", "bw", "dn", "rp", "ri", "dd", "tl", "si",
-                          "sa", "cs", "df", "sh", "rl"]}
+                          "sa", "cs", "df", "sh", "rl", "su2", "sc"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             pw = {"z": want["gb"].sum(numeric_only=True),
@@ -249,7 +253,8 @@ def main():
                   "sa": want["so"].sample(n=25, random_state=3),
                   "cs": want["so"][["i", "f"]].cumsum(), "df": want["so"][["i", "f"]].diff(2),
                   "sh": want["so"].shift(-3),
-                  "rl": want["so"][["i", "f"]].rolling(5, min_periods=2).std()}
+                  "rl": want["so"][["i", "f"]].rolling(5, min_periods=2).std(),
+                  "su2": want["so"].k.str.upper(), "sc": want["so"].k.str.contains("k[1-3]")}
             for key, ref in pw.items():
                 got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
                 why = test_df.expect_frame(got, ref)
