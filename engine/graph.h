@@ -154,6 +154,15 @@
     X(DF_STR_STRIP, "dataframe.str.strip", OPK_DF)                                                 \
     X(DF_STR_SPLIT, "dataframe.str.split", OPK_DF)                                                 \
     X(DF_STR_REPLACE, "dataframe.str.replace", OPK_DF)                                             \
+    X(DF_MEDIAN, "dataframe.median", OPK_DF)                                                       \
+    X(DF_QUANTILE, "dataframe.quantile", OPK_DF)                                                   \
+    X(DF_SKEW, "dataframe.skew", OPK_DF)                                                           \
+    X(DF_KURT, "dataframe.kurt", OPK_DF)                                                           \
+    X(DF_CORR, "dataframe.corr", OPK_DF)                                                           \
+    X(DF_COV, "dataframe.cov", OPK_DF)                                                             \
+    X(DF_VALUE_COUNTS, "dataframe.value_counts", OPK_DF)                                           \
+    X(DF_RANK, "dataframe.rank", OPK_DF)                                                           \
+    X(DF_CONCAT, "dataframe.concat", OPK_DF)                                                       \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -124,7 +124,28 @@ static const char *const *df_fields(op_t op)
     static const char *const st[] = {"to_strip", NULL};
     static const char *const sp[] = {"pat", "n", "get", NULL};
     static const char *const sr[] = {"pat", "repl", "n", "regex", "case", NULL};
+    static const char *const md[] = {"axis", "numeric_only", NULL};
+    static const char *const qu[] = {"q", "axis", "numeric_only", NULL};
+    static const char *const co[] = {"method", "min_periods", NULL};
+    static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
+    static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
+    static const char *const cc[] = {"axis", NULL};
     switch (op) {
+    case OP_DF_MEDIAN:
+    case OP_DF_SKEW:
+    case OP_DF_KURT:
+        return md;
+    case OP_DF_QUANTILE:
+        return qu;
+    case OP_DF_CORR:
+    case OP_DF_COV:
+        return co;
+    case OP_DF_VALUE_COUNTS:
+        return vc;
+    case OP_DF_RANK:
+        return rk;
+    case OP_DF_CONCAT:
+        return cc;
     case OP_DF_STR_CONTAINS:
         return sc;
     case OP_DF_STR_STARTSWITH:
@@ -2235,6 +2256,147 @@ static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     return 0;
 }
 
+/* ---------------------------------------------------------------------------
+ * Statistics (engine/df/stats.c) and concat */
+
+static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                       size_t errlen)
+{
+    op_t op = n->op;
+    bool series_ok = op != OP_DF_CORR && op != OP_DF_COV;
+    bool df_ok = op != OP_DF_VALUE_COUNTS;
+    if (want_frame(g, n, 0, series_ok, df_ok, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    bool series = in_vk(g, n, 0) == VK_SERIES;
+    d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+    if (!d->sel) return XFAIL(n, "out of memory");
+    for (int k = 0; k < s->ncols; k++)
+        if (op == OP_DF_RANK || is_numeric(s->cols[k].type)) d->sel[d->nsel++] = k;
+    if (op == OP_DF_VALUE_COUNTS) {
+        json_t *dn = json_object_get(obj, "dropna");
+        if (dn && !json_is_true(dn)) return XFAIL(n, "only \"dropna\": true is supported");
+        if (get_flag(obj, "normalize", false, &d->drop, n, err, errlen) ||
+            get_flag(obj, "sort", true, &d->append, n, err, errlen) ||
+            get_flag(obj, "ascending", false, &d->asc1, n, err, errlen))
+            return -1;
+        if (alloc_cols(d, 1, 1) ||
+            set_col(&d->cols[0], s->cols[0].name, s->cols[0].is_int,
+                    d->drop ? FT_FLOAT64 : FT_INT64) ||
+            set_col(&d->idx[0], NULL, false, s->cols[0].type))
+            return XFAIL(n, "out of memory");
+        new_rows(g, n, d, VK_SERIES);
+        return 0;
+    }
+    if (op == OP_DF_RANK) {
+        static const char *const ms[] = {"average", "min", "max", "first", "dense"};
+        json_t *m = json_object_get(obj, "method"), *na = json_object_get(obj, "na_option");
+        d->how = m ? -1 : 0;
+        for (int q = 0; q < 5 && m && json_is_string(m); q++)
+            if (!strcmp(json_string_value(m), ms[q])) d->how = q;
+        if (d->how < 0) return XFAIL(n, "\"method\" must be average, min, max, first or dense");
+        if (na && !(json_is_string(na) && !strcmp(json_string_value(na), "keep")))
+            return XFAIL(n, "only \"na_option\": \"keep\" is supported");
+        if (get_flag(obj, "ascending", true, &d->asc1, n, err, errlen) ||
+            get_flag(obj, "pct", false, &d->drop, n, err, errlen))
+            return -1;
+        if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+        for (int k = 0; k < d->ncols; k++)
+            d->cols[k].type = FT_FLOAT64;
+        keep_rows(g, n, d, s);
+        return 0;
+    }
+    if (op == OP_DF_CORR || op == OP_DF_COV) {
+        json_t *m = json_object_get(obj, "method");
+        if (m && !(json_is_string(m) && !strcmp(json_string_value(m), "pearson")))
+            return XFAIL(n, "only \"method\": \"pearson\" is supported");
+        int64_t mp;
+        if (get_int_opt(obj, "min_periods", 1, &mp, NULL, n, err, errlen)) return -1;
+        d->n = mp;
+        if (alloc_cols(d, d->nsel, 1) || label_index(d, s, d->sel, d->nsel))
+            return XFAIL(n, "out of memory");
+        for (int k = 0; k < d->nsel; k++) {
+            const df_col_t *c = &s->cols[d->sel[k]];
+            if (set_col(&d->cols[k], c->name, c->is_int, FT_FLOAT64))
+                return XFAIL(n, "out of memory");
+        }
+        d->nrows = d->nsel;
+        new_rows(g, n, d, VK_DATAFRAME);
+        return 0;
+    }
+    /* median, quantile, skew, kurt */
+    json_t *no = json_object_get(obj, "numeric_only");
+    if (no && !json_is_true(no) && !json_is_null(no))
+        return XFAIL(n, "only \"numeric_only\": true is supported");
+    if (json_axis0(obj, n, err, errlen)) return -1;
+    d->frac = 0.5;
+    if (op == OP_DF_QUANTILE) {
+        json_t *q = json_object_get(obj, "q");
+        if (q) {
+            if (!json_is_number(q) || json_number_value(q) < 0 || json_number_value(q) > 1)
+                return XFAIL(n, "\"q\" must be a number in [0, 1]");
+            d->frac = json_number_value(q);
+        }
+    }
+    if (series) {
+        if (d->nsel == 0)
+            return XFAIL(n, "the Series is of type object; %s takes numbers", op_name(op));
+        n->vkind = VK_TENSOR;
+        n->oshape.ndim = 0;
+        n->odtype = DT_FLOAT64;
+        if (alloc_cols(d, 1, 1) || set_col(&d->cols[0], NULL, false, FT_FLOAT64) ||
+            default_index(d))
+            return XFAIL(n, "out of memory");
+        return 0;
+    }
+    /* quantile's Series is named after q (a number, written as one) */
+    char qb[40];
+    int qn = snprintf(qb, sizeof qb, "%.15g", d->frac);
+    if (strtod(qb, NULL) != d->frac) qn = snprintf(qb, sizeof qb, "%.17g", d->frac);
+    if (!strpbrk(qb, ".e") && qn < 30) strcat(qb, ".0");
+    bool qname = op == OP_DF_QUANTILE;
+    if (alloc_cols(d, 1, 1) || label_index(d, s, d->sel, d->nsel) ||
+        set_col(&d->cols[0], qname ? qb : NULL, qname, FT_FLOAT64))
+        return XFAIL(n, "out of memory");
+    d->nrows = d->nsel;
+    new_rows(g, n, d, VK_SERIES);
+    return 0;
+}
+
+static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                        size_t errlen)
+{
+    json_t *ax = json_object_get(obj, "axis");
+    if (ax && !json_is_null(ax) && !(json_is_integer(ax) && json_integer_value(ax) == 0))
+        return XFAIL(n, "only \"axis\": 0 (rows) is supported");
+    uint8_t vk = in_vk(g, n, 0);
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    int64_t rows = 0;
+    for (int j = 0; j < n->n_in; j++) {
+        if (n->in[j].node < 0) return XFAIL(n, "inputs[%d] is a scalar; concat takes frames", j);
+        if (want_frame(g, n, j, vk == VK_SERIES, vk == VK_DATAFRAME, err, errlen)) return -1;
+        const df_node_t *o = in_df(g, n, j);
+        bool same = o->ncols == s->ncols && o->nidx == s->nidx;
+        for (int k = 0; same && k < s->ncols; k++)
+            same =
+                o->cols[k].type == s->cols[k].type && o->cols[k].is_int == s->cols[k].is_int &&
+                ((!o->cols[k].name && !s->cols[k].name) ||
+                 (o->cols[k].name && s->cols[k].name && !strcmp(o->cols[k].name, s->cols[k].name)));
+        for (int k = 0; same && k < s->nidx; k++)
+            same = o->idx[k].type == s->idx[k].type;
+        if (!same)
+            return XFAIL(n,
+                         "inputs \"%s\" and \"%s\" differ in columns, their types or index "
+                         "levels; concat takes frames of one schema",
+                         g->nodes[n->in[0].node].key, g->nodes[n->in[j].node].key);
+        rows = rows >= 0 && o->nrows >= 0 ? rows + o->nrows : -1;
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->nrows = rows;
+    new_rows(g, n, d, vk);
+    return 0;
+}
+
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
@@ -2352,6 +2514,19 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_PCT_CHANGE:
     case OP_DF_ROLLING:
         rc = infer_running(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_MEDIAN:
+    case OP_DF_QUANTILE:
+    case OP_DF_SKEW:
+    case OP_DF_KURT:
+    case OP_DF_CORR:
+    case OP_DF_COV:
+    case OP_DF_VALUE_COUNTS:
+    case OP_DF_RANK:
+        rc = infer_stats(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_CONCAT:
+        rc = infer_concat(g, n, d, obj, err, errlen);
         break;
     case OP_DF_STR_LOWER:
     case OP_DF_STR_UPPER:

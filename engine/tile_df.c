@@ -658,12 +658,50 @@ static tgrid_t *tile_whole(tctx_t *c, int node)
             src[k] = ji;
         }
     }
-    int32_t wj = bjob(c, dparam(c, node, DFJ_WHOLE), (int)(nch - first));
+    bool tensor = n->vkind == VK_TENSOR; /* a Series statistic: a 0-d tensor */
+    jparam_t *pw = dparam(c, node, DFJ_WHOLE);
+    int32_t wj = tensor ? fjob(c, pw, n->odtype, 0, NULL, (int)(nch - first))
+                        : bjob(c, pw, (int)(nch - first));
     if (wj >= 0)
         for (int64_t k = 0; k < nch - first; k++)
             tile__jin_direct(c, wj, (int)k, src[k]);
     free(src);
-    return wj < 0 ? NULL : one_chunk(c, wj, d->nrows);
+    if (wj < 0) return NULL;
+    if (!tensor) return one_chunk(c, wj, d->nrows);
+    int64_t one = 1;
+    tgrid_t *G = tile__grid_alloc(c, &n->oshape, n->odtype, &one);
+    if (G) G->job[0] = wj;
+    return G;
+}
+
+/* concat along the rows: the inputs' chunks one after the other (no job) */
+static tgrid_t *tile_concat(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    int64_t nch = 0;
+    bool known = true;
+    for (int j = 0; j < n->n_in; j++) {
+        const tgrid_t *A = in_grid(c, node, j);
+        nch += A->nchunks[0];
+        known &= rows_known(A);
+    }
+    int64_t *b = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(nch + 1));
+    int64_t q = 0;
+    b[0] = 0;
+    for (int j = 0; j < n->n_in; j++) {
+        const tgrid_t *A = in_grid(c, node, j);
+        for (int64_t k = 0; k < A->nchunks[0]; k++, q++)
+            b[q + 1] = known ? b[q] + A->bounds[0][k + 1] - A->bounds[0][k] : -1;
+    }
+    tgrid_t *G = fgrid(c, nch, known ? b : NULL);
+    if (!G) return NULL;
+    q = 0;
+    for (int j = 0; j < n->n_in; j++) {
+        const tgrid_t *A = in_grid(c, node, j);
+        for (int64_t k = 0; k < A->nchunks[0]; k++)
+            G->job[q++] = A->job[k];
+    }
+    return G;
 }
 
 tgrid_t *tile_df(tctx_t *c, int node)
@@ -725,6 +763,16 @@ tgrid_t *tile_df(tctx_t *c, int node)
         /* a Series lining up with the input: the whole flags, then cut */
         return tile_whole(c, node);
     }
+    case OP_DF_CONCAT:
+        return tile_concat(c, node);
+    case OP_DF_MEDIAN:
+    case OP_DF_QUANTILE:
+    case OP_DF_SKEW:
+    case OP_DF_KURT:
+    case OP_DF_CORR:
+    case OP_DF_COV:
+    case OP_DF_VALUE_COUNTS:
+    case OP_DF_RANK:
     case OP_DF_ILOC:
     case OP_DF_TAIL:
     case OP_DF_NLARGEST:

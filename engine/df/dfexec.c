@@ -13,6 +13,7 @@
 #include "clean.h"
 #include "running.h"
 #include "select.h"
+#include "stats.h"
 #include "dfstr.h"
 #include "dfgraph.h"
 
@@ -1387,11 +1388,20 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     }
     case DFJ_WHOLE: {
         frame_t *v = NULL, all = {0};
+        bool stats = n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK;
         if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
             concat_views(v, j->n_in, &all, err, errlen) == 0)
-            rc = df_select_whole(d, n->op, &all, &f, err, errlen);
+            rc = stats ? df_stats_whole(d, n->op, &all, &f, err, errlen)
+                       : df_select_whole(d, n->op, &all, &f, err, errlen);
         frame_free(&all);
         free_views(v, j->n_in);
+        if (rc == 0 && !j->blob) {
+            /* a Series statistic: its one value as a 0-d float64 tensor */
+            *(double *)fixed_out =
+                f.nrows > 0 && f.cols[0].type == FT_FLOAT64 ? ((double *)f.cols[0].data)[0] : NAN;
+            frame_free(&f);
+            return 0;
+        }
         break;
     }
     default:

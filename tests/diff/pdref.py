@@ -40,6 +40,10 @@ RUNNING = {"dataframe." + x for x in ("cumsum", "cumprod", "cummax", "cummin", "
                                       "pct_change")}
 
 
+STATS = {"dataframe." + x for x in ("median", "quantile", "skew", "kurt", "corr", "cov",
+                                    "value_counts", "rank")}
+
+
 def is_df_doc(doc):
     return any(n["op"].startswith("dataframe.") for n in doc["nodes"])
 
@@ -156,6 +160,14 @@ def evaluate(doc, data_dir="."):
             v = getattr(ins[0].str, m)(**kw)
             if m == "split":
                 v = v.str[n["get"]]
+        elif op == "dataframe.concat":
+            v = pd.concat(ins, axis=n.get("axis", 0))
+        elif op in STATS:
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            if isinstance(ins[0], pd.DataFrame) and op not in ("dataframe.rank",
+                                                                "dataframe.value_counts"):
+                kw.setdefault("numeric_only", True)
+            v = getattr(ins[0], op.split(".")[1])(**kw)
         elif op in SELECT or op in RUNNING:
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = getattr(ins[0], op.split(".")[1])(**kw)

@@ -568,6 +568,52 @@ def str_filter_and_rejects(data, pdf):
     return ""
 
 
+# ---------------------------------------------------------------- statistics, concat
+
+@case
+def statistics(data, pdf):
+    num = {"key": "nu", "op": "dataframe.getitem", "inputs": ["t"], "columns": ["k", "i", "f"]}
+    num1 = {"key": "nu1", "op": "dataframe.getitem", "inputs": ["t1"], "columns": ["k", "f"]}
+    nodes = [CSV, CSV1, num, num1, col("ff", "t", "f"), col("ii", "t", "i"), col("gg", "t", "g"),
+             col("ss", "t", "s")]
+    nf = pdf[["k", "i", "f"]]
+    want = {}
+    for st in ("median", "skew", "kurt"):
+        nodes += [op("d" + st, st, "nu"), op("s" + st, st, "ff")]
+        want["d" + st] = getattr(nf, st)()
+        want["s" + st] = np.float64(getattr(pdf.f, st)())
+    # value_counts: few distinct values (pandas' sort of the counts is
+    # stable only for small results)
+    nodes += [op("q3", "quantile", "nu1", q=0.3), op("qs", "quantile", "ii", q=0.75),
+              op("co", "corr", "t"), op("cv", "cov", "nu1"),
+              op("vc", "value_counts", "gg"), op("vn", "value_counts", "ss", normalize=True),
+              op("ra", "rank", "t"), op("rm", "rank", "ff", method="min", ascending=False),
+              op("rd", "rank", "ii", method="dense", pct=True),
+              op("rf", "rank", "ii", method="first"), op("rx", "rank", "t1", method="max")]
+    want.update({
+        "q3": pdf[["k", "f"]].quantile(0.3), "qs": np.float64(pdf.i.quantile(0.75)),
+        "co": pdf.corr(numeric_only=True), "cv": pdf[["k", "f"]].cov(),
+        "vc": pdf.g.value_counts(), "vn": pdf.s.value_counts(normalize=True),
+        "ra": pdf.rank(), "rm": pdf.f.rank(method="min", ascending=False),
+        "rd": pdf.i.rank(method="dense", pct=True), "rf": pdf.i.rank(method="first"),
+        "rx": pdf.rank(method="max")})
+    return check_frames(data, nodes, want)
+
+
+@case
+def concat_rows(data, pdf):
+    nodes = [CSV, CSV1, col("ki", "t", "k"), {"key": "m", "op": "greater", "inputs": ["ki", 2]},
+             {"key": "fl", "op": "dataframe.filter", "inputs": ["t", "m"]},
+             {"key": "c", "op": "dataframe.concat", "inputs": ["t", "fl", "t1"]},
+             op("h", "tail", "c", n=450), col("f1", "t", "f"), col("f2", "t1", "f"),
+             {"key": "cs", "op": "dataframe.concat", "inputs": ["f1", "f2"]},
+             op("sm", "sum", "cs")]
+    c = pd.concat([pdf, pdf[pdf.k > 2], pdf])
+    return check_frames(data, nodes, {"c": c, "h": c.tail(450),
+                                      "cs": pd.concat([pdf.f, pdf.f]),
+                                      "sm": np.float64(pd.concat([pdf.f, pdf.f]).sum())})
+
+
 def main():
     names = sys.argv[1:]
     data = tempfile.mkdtemp(prefix="df_ops_")

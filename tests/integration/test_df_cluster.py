@@ -237,9 +237,12 @@ def main():
                 {"key": "sk", "op": "dataframe.getitem", "inputs": ["so"], "columns": "k"},
                 {"key": "su2", "op": "dataframe.str.upper", "inputs": ["sk"]},
                 {"key": "sc", "op": "dataframe.str.contains", "inputs": ["sk"],
-                 "pat": "k[1-3]"}],
+                 "pat": "k[1-3]"},
+                {"key": "md", "op": "dataframe.median", "inputs": ["nm"]},
+                {"key": "vc", "op": "dataframe.value_counts", "inputs": ["sk"]},
+                {"key": "cc", "op": "dataframe.concat", "inputs": ["so", "so"]}],
                 "fetch": ["z", "g2", "h", "ss", "fw", "bw", "dn", "rp", "ri", "dd", "tl", "si",
-                          "sa", "cs", "df", "sh", "rl", "su2", "sc"]}
+                          "sa", "cs", "df", "sh", "rl", "su2", "sc", "md", "vc", "cc"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             pw = {"z": want["gb"].sum(numeric_only=True),
@@ -254,7 +257,9 @@ def main():
                   "cs": want["so"][["i", "f"]].cumsum(), "df": want["so"][["i", "f"]].diff(2),
                   "sh": want["so"].shift(-3),
                   "rl": want["so"][["i", "f"]].rolling(5, min_periods=2).std(),
-                  "su2": want["so"].k.str.upper(), "sc": want["so"].k.str.contains("k[1-3]")}
+                  "su2": want["so"].k.str.upper(), "sc": want["so"].k.str.contains("k[1-3]"),
+                  "md": want["so"][["i", "f"]].median(), "vc": want["so"].k.value_counts(),
+                  "cc": pd.concat([want["so"], want["so"]])}
             for key, ref in pw.items():
                 got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
                 why = test_df.expect_frame(got, ref)
