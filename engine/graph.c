@@ -916,6 +916,8 @@ static void op_arity(op_t op, int *lo, int *hi)
         *lo = *hi = 1;
         if (op == OP_DF_READ_CSV) *lo = *hi = 0;
         if (op == OP_DF_FILTER || op == OP_DF_MERGE) *lo = *hi = 2;
+        if (op == OP_DF_LOC) *hi = 2; /* [df] or [df, mask] */
+        if (op == OP_DF_CONCAT) *hi = INT32_MAX;
         if (op == OP_DF_ASSIGN) {
             *lo = 2;
             *hi = INT32_MAX;
@@ -973,8 +975,27 @@ static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
             n->in[i].node = -2; /* resolved in the second pass */
             continue;
         }
-        if (!js_scalar(e, &n->in[i].sc))
+        /* a literal value (graph-format.md, additions): {"value": X}, X a
+         * string, a number, a boolean or null (NaN) */
+        if (json_is_object(e)) {
+            json_t *x = json_object_get(e, "value");
+            if (!x || json_object_size(e) != 1)
+                return NFAIL(c, n, "inputs[%zu]: a literal must be {\"value\": X}", i);
+            if (json_is_string(x)) {
+                if (!(n->in[i].str = strdup(json_string_value(x))))
+                    return NFAIL(c, n, "out of memory");
+                n->in[i].sc = sc_float(NAN);
+            } else if (json_is_null(x)) {
+                n->in[i].sc = sc_float(NAN);
+            } else if (!js_scalar(x, &n->in[i].sc)) {
+                return NFAIL(c, n,
+                             "inputs[%zu]: \"value\" must be a string, a number, a boolean or "
+                             "null",
+                             i);
+            }
+        } else if (!js_scalar(e, &n->in[i].sc)) {
             return NFAIL(c, n, "inputs[%zu] must be a node key, a number or a boolean", i);
+        }
         if (!op_is_elementwise(n->op))
             return NFAIL(c, n, "inputs[%zu] is a scalar; %s takes only tensor inputs", i,
                          op_name(n->op));
@@ -1079,6 +1100,9 @@ static int resolve_key(pctx_t *c, const char *key, int *idx)
     c->raw[i].doc_index = -1;
     if (json_object_set_new(c->keys, key, json_integer(i)) != 0)
         return NFAIL(c, NULL, "document: out of memory");
+    /* a DataFrame or Series of an earlier task: its schema (graph_df.c) */
+    const char *schema = c->sess->frame_schema ? c->sess->frame_schema(c->sess->ctx, key) : NULL;
+    if (schema && graph_df_session(n, schema, c->err, c->errlen) < 0) return -1;
     *idx = i;
     return 0;
 }
@@ -1417,6 +1441,8 @@ void graph_free(graph_t *g)
 {
     if (!g) return;
     for (int i = 0; i < g->n_nodes; i++) {
+        for (int j = 0; g->nodes[i].in && j < g->nodes[i].n_in; j++)
+            free(g->nodes[i].in[j].str);
         free(g->nodes[i].in);
         free(g->nodes[i].data);
         graph_df_free(g->nodes[i].df);

@@ -26,6 +26,8 @@ struct df_node;
 typedef struct {
     int node; /* index into graph_t.nodes, or -1 for a scalar */
     scalar_t sc;
+    char *str; /* node -1: a string literal ({"value": "..."}; owned), compared with
+                * Series of strings; sc is then unused */
 } operand_t;
 
 /* One entry of getitem's index, normalised against the input's shape
@@ -119,6 +121,13 @@ typedef struct {
      * Returns 0, 1 when no such file was uploaded (read_csv then looks
      * under data_dir), or -1 with a message. */
     int (*file)(void *ctx, const char *name, char *path, size_t pathlen, char *err, size_t errlen);
+    /* Optional (cluster mode): when the session value `key` (which lookup
+     * found) is a DataFrame or Series an earlier task made, its schema as
+     * JSON text, {"series": bool, "columns": [[name, is_int, type], ...],
+     * "index": [[name, is_int, type], ...]} (name null or a string; type
+     * frame.h's ftype_t); NULL for a tensor. The text stays owned by ctx.
+     * lookup gave the frame's grid: shape (nchunks,). */
+    const char *(*frame_schema)(void *ctx, const char *key);
 } graph_session_t;
 
 typedef struct graph {

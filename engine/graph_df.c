@@ -5,11 +5,13 @@
  * directory, so a document naming a missing column or file is refused
  * before anything runs. Types follow pandas 1.5 (see df/dfgraph.h). */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "df/dfgraph.h"
+#include "df/dfstr.h"
 #include "graph_internal.h"
 #include "ufunc.h"
 
@@ -57,6 +59,22 @@ void df_node_free(df_node_t *d)
     free(d->aggs);
     free(d->ew_col);
     free(d->ew_dt);
+    for (int i = 0; d->lit && i < d->ncols; i++)
+        free(d->lit[i].s);
+    for (int i = 0; i < d->nlit; i++) {
+        if (d->lits) free(d->lits[i].s);
+        if (d->lits2) free(d->lits2[i].s);
+    }
+    free(d->lit);
+    free(d->lits);
+    free(d->lits2);
+    free(d->lo.s);
+    free(d->hi.s);
+    free(d->pos);
+    free(d->key);
+    free(d->pat);
+    free(d->repl);
+    df_str_free(d);
     free(d);
 }
 
@@ -81,7 +99,114 @@ static const char *const *df_fields(op_t op)
     static const char *const so[] = {"by", "ascending", NULL};
     static const char *const me[] = {"on", "how", NULL};
     static const char *const hd[] = {"n", NULL};
+    static const char *const fi[] = {"value", "method", "axis", NULL};
+    static const char *const dn[] = {"how", "subset", "thresh", "axis", NULL};
+    static const char *const ii[] = {"values", NULL};
+    static const char *const at[] = {"dtype", NULL};
+    static const char *const cl[] = {"columns", NULL};
+    static const char *const rp[] = {"to_replace", "value", NULL};
+    static const char *const cp[] = {"lower", "upper", NULL};
+    static const char *const rd[] = {"decimals", NULL};
+    static const char *const si[] = {"keys", "drop", "append", NULL};
+    static const char *const ri[] = {"drop", NULL};
+    static const char *const il[] = {"rows", "columns", NULL};
+    static const char *const lo[] = {"labels", "start", "stop", "columns", NULL};
+    static const char *const nl[] = {"n", "columns", "keep", NULL};
+    static const char *const sx[] = {"ascending", NULL};
+    static const char *const sa[] = {"n", "frac", "random_state", "replace", NULL};
+    static const char *const dd[] = {"subset", "keep", NULL};
+    static const char *const cu[] = {"axis", "skipna", NULL};
+    static const char *const pe[] = {"periods", "axis", NULL};
+    static const char *const ro[] = {"window", "min_periods", "center", "agg", NULL};
+    static const char *const sc[] = {"pat", "regex", "case", NULL};
+    static const char *const sw[] = {"pat", NULL};
+    static const char *const sl[] = {"start", "stop", "step", NULL};
+    static const char *const st[] = {"to_strip", NULL};
+    static const char *const sp[] = {"pat", "n", "get", NULL};
+    static const char *const sr[] = {"pat", "repl", "n", "regex", "case", NULL};
+    static const char *const md[] = {"axis", "numeric_only", NULL};
+    static const char *const qu[] = {"q", "axis", "numeric_only", NULL};
+    static const char *const co[] = {"method", "min_periods", NULL};
+    static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
+    static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
+    static const char *const cc[] = {"axis", NULL};
     switch (op) {
+    case OP_DF_MEDIAN:
+    case OP_DF_SKEW:
+    case OP_DF_KURT:
+        return md;
+    case OP_DF_QUANTILE:
+        return qu;
+    case OP_DF_CORR:
+    case OP_DF_COV:
+        return co;
+    case OP_DF_VALUE_COUNTS:
+        return vc;
+    case OP_DF_RANK:
+        return rk;
+    case OP_DF_CONCAT:
+        return cc;
+    case OP_DF_STR_CONTAINS:
+        return sc;
+    case OP_DF_STR_STARTSWITH:
+    case OP_DF_STR_ENDSWITH:
+        return sw;
+    case OP_DF_STR_SLICE:
+        return sl;
+    case OP_DF_STR_STRIP:
+        return st;
+    case OP_DF_STR_SPLIT:
+        return sp;
+    case OP_DF_STR_REPLACE:
+        return sr;
+    case OP_DF_CUMSUM:
+    case OP_DF_CUMPROD:
+    case OP_DF_CUMMAX:
+    case OP_DF_CUMMIN:
+        return cu;
+    case OP_DF_DIFF:
+    case OP_DF_SHIFT:
+    case OP_DF_PCT_CHANGE:
+        return pe;
+    case OP_DF_ROLLING:
+        return ro;
+    case OP_DF_SET_INDEX:
+        return si;
+    case OP_DF_RESET_INDEX:
+        return ri;
+    case OP_DF_ILOC:
+        return il;
+    case OP_DF_LOC:
+        return lo;
+    case OP_DF_TAIL:
+        return hd;
+    case OP_DF_NLARGEST:
+    case OP_DF_NSMALLEST:
+        return nl;
+    case OP_DF_SORT_INDEX:
+        return sx;
+    case OP_DF_SAMPLE:
+        return sa;
+    case OP_DF_DROP_DUPLICATES:
+    case OP_DF_DUPLICATED:
+        return dd;
+    case OP_DF_FILLNA:
+        return fi;
+    case OP_DF_DROPNA:
+        return dn;
+    case OP_DF_ISIN:
+        return ii;
+    case OP_DF_ASTYPE:
+        return at;
+    case OP_DF_RENAME:
+    case OP_DF_DROP:
+        return cl;
+    case OP_DF_REPLACE:
+        return rp;
+    case OP_DF_CLIP:
+        return cp;
+    case OP_DF_ROUND:
+        return rd;
     case OP_DF_FROM_TENSOR:
         return ft;
     case OP_DF_READ_CSV:
@@ -670,13 +795,17 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
     if (!d->sel) return XFAIL(n, "out of memory");
     for (int k = 0; k < s->ncols; k++)
-        if (n->op == OP_DF_NUNIQUE || is_numeric(s->cols[k].type)) d->sel[d->nsel++] = k;
+        /* count counts every column, as pandas' count() */
+        if (n->op == OP_DF_NUNIQUE || n->op == OP_DF_COUNT || is_numeric(s->cols[k].type))
+            d->sel[d->nsel++] = k;
     if (series) {
         if (d->nsel == 0 && n->op != OP_DF_COUNT)
             return XFAIL(n, "the Series is of type object; %s takes numbers", op_name(n->op));
         if (d->nsel == 0) d->sel[d->nsel++] = 0;
         int t = s->cols[0].type;
         int rt = n->op == OP_DF_NUNIQUE ? FT_INT64 : red_type(df_red_of(n->op), t);
+        /* pandas: the min or max of no values is NaN */
+        if ((n->op == OP_DF_MIN || n->op == OP_DF_MAX) && s->nrows == 0) rt = FT_FLOAT64;
         n->vkind = VK_TENSOR;
         n->oshape.ndim = 0;
         n->odtype = ft_dtype(rt);
@@ -697,6 +826,9 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         /* pandas gives object for bool mixed with numbers (min/max); this
          * engine gives the numeric type (docs/graph-format.md) */
         rt = any_f ? FT_FLOAT64 : any_i ? FT_INT64 : any_b ? FT_BOOL : FT_FLOAT64;
+        /* pandas: the min or max of no values is NaN (when the row count is
+         * known only when it runs, the final step makes the same choice) */
+        if ((n->op == OP_DF_MIN || n->op == OP_DF_MAX) && s->nrows == 0) rt = FT_FLOAT64;
     }
     if (set_col(&d->cols[0], NULL, false, rt)) return XFAIL(n, "out of memory");
     d->nrows = d->nsel;
@@ -967,7 +1099,9 @@ static int infer_to_tensor(graph_t *g, graph_node_t *n, df_node_t *d, char *err,
     if (series && d->nsel == 0)
         return XFAIL(n, "the Series is of type object; to_tensor takes numbers");
     d->tdt = any_f ? DT_FLOAT64 : any_i ? DT_INT64 : d->nsel ? DT_BOOL : DT_FLOAT64;
-    d->held = true;
+    /* a tensor like any other when its row count is known now; else its
+     * shape is known only when it runs, and it can only be fetched */
+    d->held = s->nrows < 0;
     d->nrows = s->nrows;
     n->vkind = VK_TENSOR;
     n->oshape.ndim = series ? 1 : 2;
@@ -1033,9 +1167,33 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
             }
         }
     }
+    bool cmp = n->op == OP_EQUAL || n->op == OP_NOT_EQUAL || n->op == OP_LESS ||
+               n->op == OP_LESS_EQUAL || n->op == OP_GREATER || n->op == OP_GREATER_EQUAL;
     for (int k = 0; k < s->ncols; k++) {
         dtype_t in_dt[3] = {DT_BOOL, DT_BOOL, DT_BOOL};
         int in_nd[3] = {0, 0, 0};
+        /* strings: compared with strings (columns or literals), giving bool */
+        int nstr = 0, nother = 0;
+        for (int j = 0; j < n->n_in; j++) {
+            bool str = n->in[j].node < 0 ? n->in[j].str != NULL
+                                         : in_df(g, n, j)->cols[k].type == FT_STRING;
+            nstr += str;
+            nother += !str;
+        }
+        if (nstr > 0) {
+            char lb[128];
+            label_text(&s->cols[k], lb, sizeof lb);
+            if (!cmp || nother > 0)
+                return XFAIL(n,
+                             "column %s: %s of strings takes strings (columns or {\"value\": "
+                             "\"...\"} literals) on both sides, and only comparisons do",
+                             lb, op_name(n->op));
+            for (int j = 0; j < n->n_in; j++)
+                d->ew_col[k * n->n_in + j] = n->in[j].node < 0 ? -1 : k;
+            d->ew_dt[k] = DF_EW_STRCMP;
+            d->cols[k].type = FT_BOOL;
+            continue;
+        }
         for (int j = 0; j < n->n_in && j < 3; j++) {
             d->ew_col[k * n->n_in + j] = -1;
             if (n->in[j].node < 0) continue;
@@ -1065,9 +1223,1192 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
     return 0;
 }
 
+static int schema_cols(json_t *a, df_col_t *out, int n)
+{
+    for (int k = 0; k < n; k++) {
+        json_t *e = json_array_get(a, (size_t)k);
+        json_t *nm = json_array_get(e, 0), *ii = json_array_get(e, 1), *ty = json_array_get(e, 2);
+        if (!json_is_array(e) || json_array_size(e) != 3 ||
+            !(json_is_null(nm) || json_is_string(nm)) || !json_is_boolean(ii) ||
+            !json_is_integer(ty) || json_integer_value(ty) < FT_INT64 ||
+            json_integer_value(ty) > FT_STRING)
+            return -1;
+        if (set_col(&out[k], json_is_string(nm) ? json_string_value(nm) : NULL, json_is_true(ii),
+                    (int)json_integer_value(ty)))
+            return -1;
+    }
+    return 0;
+}
+
+int graph_df_session(graph_node_t *n, const char *schema, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *o = json_loads(schema, 0, &je);
+    json_t *cols = json_object_get(o, "columns"), *idx = json_object_get(o, "index");
+    json_t *ser = json_object_get(o, "series");
+    int rc = -1;
+    if (!json_is_array(cols) || !json_is_array(idx) || !json_is_boolean(ser) ||
+        json_array_size(cols) > CSV_MAX_COLS || json_array_size(idx) < 1 ||
+        json_array_size(idx) > DF_MAX_KEYS || (json_is_true(ser) && json_array_size(cols) != 1)) {
+        XFAIL(n, "the session's DataFrame has a malformed schema");
+        goto done;
+    }
+    df_node_t *d = n->df = df_new();
+    if (!d || alloc_cols(d, (int)json_array_size(cols), (int)json_array_size(idx)) ||
+        schema_cols(cols, d->cols, d->ncols) || schema_cols(idx, d->idx, d->nidx)) {
+        XFAIL(n, "the session's DataFrame has a malformed schema");
+        goto done;
+    }
+    d->session_vk = json_is_true(ser) ? VK_SERIES : VK_DATAFRAME;
+    rc = 0;
+done:
+    json_decref(o);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------
+ * Cleaning ops (engine/df/clean.c) */
+
+/* A literal from JSON: a number, a boolean, a string, or null (NaN). */
+static int lit_of(json_t *v, df_lit_t *l)
+{
+    memset(l, 0, sizeof *l);
+    if (json_is_integer(v)) {
+        l->kind = DFL_NUM;
+        l->is_int = true;
+        l->i = (int64_t)json_integer_value(v);
+        l->f = (double)l->i;
+    } else if (json_is_real(v)) {
+        l->kind = DFL_NUM;
+        l->f = json_real_value(v);
+        l->i = (int64_t)l->f;
+    } else if (json_is_boolean(v)) {
+        l->kind = DFL_BOOL;
+        l->i = json_is_true(v);
+        l->f = (double)l->i;
+    } else if (json_is_string(v)) {
+        l->kind = DFL_STR;
+        if (!(l->s = strdup(json_string_value(v)))) return -1;
+    } else if (json_is_null(v)) {
+        l->kind = DFL_NAN;
+        l->f = NAN;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+static const char *lit_kind_name(int k)
+{
+    return k == DFL_NUM    ? "a number"
+           : k == DFL_BOOL ? "a boolean"
+           : k == DFL_STR  ? "a string"
+                           : "null";
+}
+
+/* May a value of kind k stand in column type t without making it mixed
+ * (pandas' object of several types, which these columns cannot hold)? */
+static bool lit_fits(int t, const df_lit_t *l)
+{
+    if (l->kind == DFL_NAN) return true;
+    switch (t) {
+    case FT_INT64:
+    case FT_FLOAT64:
+        return l->kind == DFL_NUM;
+    case FT_BOOL:
+        return l->kind == DFL_BOOL;
+    default:
+        return l->kind == DFL_STR;
+    }
+}
+
+/* The row-wise part shared by the cleaning ops: same rows, same index. */
+static void keep_rows(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s)
+{
+    d->nrows = s->nrows;
+    d->rowsrc = s->rowsrc;
+    set_frame_shape(n, in_vk(g, n, 0));
+}
+
+static int infer_fillna(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                        size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen) || json_axis0(obj, n, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *v = json_object_get(obj, "value"), *m = json_object_get(obj, "method");
+    if (m && json_is_null(m)) m = NULL;
+    if (v && json_is_null(v)) v = NULL;
+    if (!v == !m) return XFAIL(n, "Must specify a fill 'value' or 'method'");
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->lit = calloc((size_t)s->ncols + 1, sizeof(df_lit_t));
+    if (!d->lit) return XFAIL(n, "out of memory");
+    if (m) {
+        const char *ms = json_is_string(m) ? json_string_value(m) : "";
+        if (!strcmp(ms, "ffill") || !strcmp(ms, "pad"))
+            d->method = DFM_FFILL;
+        else if (!strcmp(ms, "bfill") || !strcmp(ms, "backfill"))
+            d->method = DFM_BFILL;
+        else
+            return XFAIL(n, "Invalid fill method. Expecting pad (ffill) or backfill (bfill)");
+        keep_rows(g, n, d, s);
+        return 0;
+    }
+    bool dict = json_is_object(v);
+    if (dict && in_vk(g, n, 0) == VK_SERIES)
+        return XFAIL(n, "\"value\" must be a scalar for a Series");
+    if (dict) {
+        const char *name;
+        json_t *x;
+        json_object_foreach(v, name, x)
+        {
+            json_t *nm = json_string(name);
+            int k = nm ? find_col(s, nm, n, "value", err, errlen) : -1;
+            json_decref(nm);
+            if (k < 0) return -1;
+            free(d->lit[k].s);
+            if (lit_of(x, &d->lit[k])) return XFAIL(n, "\"value\" must map names to scalars");
+        }
+    } else {
+        df_lit_t l;
+        if (lit_of(v, &l)) return XFAIL(n, "\"value\" must be a scalar or an object of scalars");
+        for (int k = 0; k < s->ncols; k++) {
+            d->lit[k] = l;
+            if (l.s && !(d->lit[k].s = strdup(l.s))) {
+                free(l.s);
+                return XFAIL(n, "out of memory");
+            }
+        }
+        free(l.s);
+    }
+    for (int k = 0; k < s->ncols; k++) {
+        int t = s->cols[k].type;
+        if (t == FT_INT64 || d->lit[k].kind == DFL_NONE) continue;
+        if (!lit_fits(t, &d->lit[k])) {
+            char lb[128];
+            label_text(&s->cols[k], lb, sizeof lb);
+            return XFAIL(n,
+                         "column %s is %s; filling it with %s would mix types in one column, "
+                         "which is not supported",
+                         lb, df_type_name(t, true), lit_kind_name(d->lit[k].kind));
+        }
+    }
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+static int infer_dropna(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                        size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen) || json_axis0(obj, n, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *how = json_object_get(obj, "how"), *sub = json_object_get(obj, "subset");
+    json_t *th = json_object_get(obj, "thresh");
+    d->n = -1;
+    if (how && !json_is_null(how)) {
+        const char *h = json_is_string(how) ? json_string_value(how) : "";
+        if (strcmp(h, "any") && strcmp(h, "all")) return XFAIL(n, "invalid how option: %.40s", h);
+        d->how = !strcmp(h, "all");
+    }
+    if (th && !json_is_null(th)) {
+        if (how && !json_is_null(how))
+            return XFAIL(n, "You cannot set both the how and thresh arguments at the same time.");
+        if (!json_is_integer(th) || json_integer_value(th) < 0)
+            return XFAIL(n, "\"thresh\" must be a non-negative integer");
+        d->n = (int64_t)json_integer_value(th);
+    }
+    if (sub && !json_is_null(sub)) {
+        if (in_vk(g, n, 0) == VK_SERIES) return XFAIL(n, "\"subset\" is for DataFrames");
+        if (find_cols(s, sub, n, "subset", &d->sel, &d->nsel, err, errlen)) return -1;
+    } else {
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel) return XFAIL(n, "out of memory");
+        for (int k = 0; k < s->ncols; k++)
+            d->sel[d->nsel++] = k;
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->rowsrc = (int)(n - g->nodes);
+    set_frame_shape(n, in_vk(g, n, 0));
+    return 0;
+}
+
+static int infer_isx(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                     size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    if (n->op == OP_DF_ISIN) {
+        json_t *v = json_object_get(obj, "values");
+        if (!v) return XFAIL(n, "\"values\" is missing");
+        if (!json_is_array(v))
+            return XFAIL(n, "only list-like objects are allowed to be passed to isin()");
+        if (json_array_size(v) > (size_t)INT_MAX / 4) return XFAIL(n, "too many values");
+        d->lits = calloc(json_array_size(v) + 1, sizeof(df_lit_t));
+        if (!d->lits) return XFAIL(n, "out of memory");
+        for (size_t q = 0; q < json_array_size(v); q++) {
+            if (lit_of(json_array_get(v, q), &d->lits[q]))
+                return XFAIL(n, "\"values\" must hold numbers, booleans, strings or null");
+            d->nlit++;
+        }
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    for (int k = 0; k < d->ncols; k++)
+        d->cols[k].type = FT_BOOL;
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+static int dtype_of_name(const char *t)
+{
+    if (!strcmp(t, "int64") || !strcmp(t, "int")) return FT_INT64;
+    if (!strcmp(t, "float64") || !strcmp(t, "float")) return FT_FLOAT64;
+    if (!strcmp(t, "bool")) return FT_BOOL;
+    if (!strcmp(t, "str") || !strcmp(t, "object")) return FT_STRING;
+    return -1;
+}
+
+static int infer_astype(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                        size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *dt = json_object_get(obj, "dtype");
+    if (!dt) return XFAIL(n, "\"dtype\" is missing");
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    int *to = calloc((size_t)s->ncols + 1, sizeof(int));
+    if (!to) return XFAIL(n, "out of memory");
+    for (int k = 0; k < s->ncols; k++)
+        to[k] = -2;
+    int rc = -1;
+    if (json_is_string(dt)) {
+        int t = dtype_of_name(json_string_value(dt));
+        for (int k = 0; k < s->ncols; k++)
+            to[k] = t;
+        if (t < 0) {
+            XFAIL(n, "data type '%.40s' not understood (int64, float64, bool, str)",
+                  json_string_value(dt));
+            goto done;
+        }
+    } else if (json_is_object(dt)) {
+        if (in_vk(g, n, 0) == VK_SERIES) {
+            XFAIL(n, "\"dtype\" must be a type name for a Series");
+            goto done;
+        }
+        const char *name;
+        json_t *x;
+        json_object_foreach(dt, name, x)
+        {
+            json_t *nm = json_string(name);
+            int k = nm ? find_col(s, nm, n, "dtype", err, errlen) : -1;
+            json_decref(nm);
+            if (k < 0) goto done;
+            to[k] = json_is_string(x) ? dtype_of_name(json_string_value(x)) : -1;
+            if (to[k] < 0) {
+                XFAIL(n, "dtype of '%.60s' not understood (int64, float64, bool, str)", name);
+                goto done;
+            }
+        }
+    } else {
+        XFAIL(n, "\"dtype\" must be a type name or an object of names");
+        goto done;
+    }
+    for (int k = 0; k < s->ncols; k++) {
+        /* "object" keeps a string column; numbers to object are not held */
+        if (to[k] == FT_STRING && json_is_string(dt) && !strcmp(json_string_value(dt), "object") &&
+            s->cols[k].type != FT_STRING) {
+            XFAIL(n, "astype(object) of a %s column is not supported (use str)",
+                  df_type_name(s->cols[k].type, false));
+            goto done;
+        }
+        if (to[k] >= 0) d->cols[k].type = (uint8_t)to[k];
+    }
+    keep_rows(g, n, d, s);
+    rc = 0;
+done:
+    free(to);
+    return rc;
+}
+
+static int infer_rename_drop(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                             size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *c = json_object_get(obj, "columns");
+    if (!c) return XFAIL(n, "\"columns\" is missing");
+    d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+    if (!d->sel || alloc_cols(d, s->ncols, s->nidx) || copy_index(d, s))
+        return XFAIL(n, "out of memory");
+    d->ncols = 0;
+    if (n->op == OP_DF_DROP) {
+        int *drop = NULL, nd = 0;
+        if (!json_is_array(c) && !json_is_string(c) && !json_is_integer(c))
+            return XFAIL(n, "\"columns\" must name columns");
+        bool list = json_is_array(c);
+        size_t cnt = list ? json_array_size(c) : 1;
+        for (size_t q = 0; q < cnt; q++) {
+            json_t *x = list ? json_array_get(c, q) : c;
+            char b[1024];
+            bool is_int;
+            if (label_of(x, b, sizeof b, &is_int))
+                return XFAIL(n, "\"columns\" must name columns (strings or integers)");
+            bool found = false;
+            for (int k = 0; k < s->ncols; k++)
+                found |=
+                    s->cols[k].name && s->cols[k].is_int == is_int && !strcmp(s->cols[k].name, b);
+            if (!found) {
+                b[100] = 0;
+                return XFAIL(n, "[%s%s%s] not found in axis", is_int ? "" : "'", b,
+                             is_int ? "" : "'");
+            }
+        }
+        if (find_cols(s, c, n, "columns", &drop, &nd, err, errlen)) {
+            free(drop);
+            return -1;
+        }
+        for (int k = 0; k < s->ncols; k++) {
+            bool gone = false;
+            for (int q = 0; q < nd; q++)
+                gone |= drop[q] == k;
+            if (gone) continue;
+            if (set_col(&d->cols[d->ncols], s->cols[k].name, s->cols[k].is_int, s->cols[k].type)) {
+                free(drop);
+                return XFAIL(n, "out of memory");
+            }
+            d->sel[d->ncols++] = k;
+        }
+        free(drop);
+    } else {
+        if (!json_is_object(c))
+            return XFAIL(n, "\"columns\" must be an object {\"old\": \"new\", ...}");
+        for (int k = 0; k < s->ncols; k++) {
+            const df_col_t *sc = &s->cols[k];
+            const char *nm = sc->name;
+            bool is_int = sc->is_int;
+            char b[32];
+            if (nm) {
+                json_t *x = json_object_get(c, nm);
+                if (x && !json_is_string(x) && !json_is_integer(x))
+                    return XFAIL(n, "\"columns\": new names must be strings or integers");
+                if (x && json_is_string(x)) {
+                    nm = json_string_value(x);
+                    is_int = false;
+                } else if (x) {
+                    snprintf(b, sizeof b, "%lld", (long long)json_integer_value(x));
+                    nm = b;
+                    is_int = true;
+                }
+            }
+            if (set_col(&d->cols[d->ncols], nm, is_int, sc->type)) return XFAIL(n, "out of memory");
+            d->sel[d->ncols++] = k;
+        }
+    }
+    d->nsel = d->ncols;
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+static int infer_replace(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                         size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *tr = json_object_get(obj, "to_replace"), *v = json_object_get(obj, "value");
+    if (!tr) return XFAIL(n, "\"to_replace\" is missing");
+    size_t cnt = json_is_object(tr)  ? json_object_size(tr)
+                 : json_is_array(tr) ? json_array_size(tr)
+                                     : 1;
+    if (json_is_object(tr) && v)
+        return XFAIL(n, "\"value\" must be absent when \"to_replace\" is an object");
+    if (!json_is_object(tr) && !v) return XFAIL(n, "\"value\" is missing");
+    if (json_is_array(v) && (!json_is_array(tr) || json_array_size(v) != cnt))
+        return XFAIL(n, "Replacement lists must match in length. Expecting %zu got %zu", cnt,
+                     json_is_array(v) ? json_array_size(v) : 0);
+    if (cnt > (size_t)INT_MAX / 4) return XFAIL(n, "too many values");
+    d->lits = calloc(cnt + 1, sizeof(df_lit_t));
+    d->lits2 = calloc(cnt + 1, sizeof(df_lit_t));
+    if (!d->lits || !d->lits2) return XFAIL(n, "out of memory");
+    const char *key;
+    json_t *x;
+    size_t q = 0;
+    if (json_is_object(tr)) {
+        /* {old: new}: JSON keys are strings */
+        json_object_foreach(tr, key, x)
+        {
+            json_t *k = json_string(key);
+            int bad = !k || lit_of(k, &d->lits[q]) || lit_of(x, &d->lits2[q]);
+            json_decref(k);
+            d->nlit = (int)++q;
+            if (bad) return XFAIL(n, "\"to_replace\" values must be scalars");
+        }
+    } else {
+        for (q = 0; q < cnt; q++) {
+            int bad = lit_of(json_is_array(tr) ? json_array_get(tr, q) : tr, &d->lits[q]) ||
+                      lit_of(json_is_array(v) ? json_array_get(v, q) : v, &d->lits2[q]);
+            d->nlit = (int)q + 1;
+            if (bad) return XFAIL(n, "\"to_replace\" and \"value\" must hold scalars");
+        }
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    for (int k = 0; k < s->ncols; k++) {
+        int t = s->cols[k].type, rt = t;
+        for (int p = 0; p < d->nlit; p++) {
+            const df_lit_t *a = &d->lits[p], *b = &d->lits2[p];
+            bool may = a->kind == DFL_NAN ? t != FT_INT64 : lit_fits(t, a);
+            if (!may) continue;
+            char lb[128];
+            label_text(&s->cols[k], lb, sizeof lb);
+            if (!lit_fits(t, b) ||
+                (b->kind == DFL_NAN && t != FT_FLOAT64 && t != FT_INT64 && t != FT_STRING))
+                return XFAIL(n,
+                             "column %s is %s; replacing with %s would mix types in one column, "
+                             "which is not supported",
+                             lb, df_type_name(t, true), lit_kind_name(b->kind));
+            if (t == FT_INT64 && (b->kind == DFL_NAN || !b->is_int)) rt = FT_FLOAT64;
+        }
+        d->cols[k].type = (uint8_t)rt;
+    }
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+static int infer_numeric(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                         size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    if (n->op == OP_DF_ROUND) {
+        json_t *dec = json_object_get(obj, "decimals");
+        if (dec && !json_is_integer(dec)) return XFAIL(n, "\"decimals\" must be an integer");
+        d->n = dec ? (int64_t)json_integer_value(dec) : 0;
+        if (d->n > 400 || d->n < -400) return XFAIL(n, "\"decimals\" is out of range");
+    }
+    if (n->op == OP_DF_CLIP) {
+        json_t *lo = json_object_get(obj, "lower"), *hi = json_object_get(obj, "upper");
+        if ((lo && lit_of(lo, &d->lo)) || (hi && lit_of(hi, &d->hi)) ||
+            (d->lo.kind != DFL_NONE && d->lo.kind != DFL_NUM && d->lo.kind != DFL_NAN) ||
+            (d->hi.kind != DFL_NONE && d->hi.kind != DFL_NUM && d->hi.kind != DFL_NAN))
+            return XFAIL(n, "\"lower\" and \"upper\" must be numbers or null");
+        if (d->lo.kind == DFL_NAN) d->lo.kind = DFL_NONE;
+        if (d->hi.kind == DFL_NAN) d->hi.kind = DFL_NONE;
+    }
+    for (int k = 0; k < s->ncols; k++) {
+        int t = s->cols[k].type;
+        char lb[128];
+        label_text(&s->cols[k], lb, sizeof lb);
+        if (t == FT_STRING && n->op != OP_DF_ROUND)
+            return XFAIL(n, "column %s is of type object; %s takes numbers", lb, op_name(n->op));
+        if (t == FT_BOOL && n->op == OP_DF_CLIP)
+            return XFAIL(n, "column %s is bool; clip takes numbers", lb);
+        if (t == FT_INT64 && n->op == OP_DF_CLIP &&
+            ((d->lo.kind == DFL_NUM && !d->lo.is_int) || (d->hi.kind == DFL_NUM && !d->hi.is_int)))
+            d->cols[k].type = FT_FLOAT64;
+    }
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Selection and index ops (engine/df/select.c) */
+
+static int get_flag(json_t *obj, const char *name, bool dflt, bool *out, const graph_node_t *n,
+                    char *err, size_t errlen)
+{
+    json_t *v = json_object_get(obj, name);
+    *out = dflt;
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_boolean(v)) return XFAIL(n, "\"%s\" must be a boolean", name);
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int get_keep(json_t *obj, int *keep, bool none_ok, const graph_node_t *n, char *err,
+                    size_t errlen)
+{
+    json_t *v = json_object_get(obj, "keep");
+    *keep = 0;
+    if (!v || json_is_null(v)) return 0;
+    if (json_is_false(v) && none_ok) {
+        *keep = 2;
+        return 0;
+    }
+    const char *k = json_is_string(v) ? json_string_value(v) : "";
+    if (!strcmp(k, "first")) return 0;
+    if (!strcmp(k, "last")) {
+        *keep = 1;
+        return 0;
+    }
+    return XFAIL(n, "keep must be either \"first\", \"last\"%s", none_ok ? " or false" : "");
+}
+
+/* The result has new rows: a frame of s's schema (or d's own). */
+static void new_rows(graph_t *g, graph_node_t *n, df_node_t *d, uint8_t vk)
+{
+    d->rowsrc = (int)(n - g->nodes);
+    set_frame_shape(n, vk);
+}
+
+/* A slice "a:b:c" (any part empty). 0, or -1. */
+static int parse_slice(const char *t, int64_t sl[3], bool has[3])
+{
+    for (int q = 0; q < 3; q++) {
+        has[q] = false;
+        sl[q] = 0;
+    }
+    int part = 0;
+    const char *p = t;
+    while (*p) {
+        if (*p == ':') {
+            if (++part > 2) return -1;
+            p++;
+            continue;
+        }
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || has[part]) return -1;
+        sl[part] = v;
+        has[part] = true;
+        p = end;
+    }
+    if (part == 0) return -1;
+    if (has[2] && sl[2] == 0) return -1;
+    return 0;
+}
+
+static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                        size_t errlen)
+{
+    bool df_only = n->op == OP_DF_SET_INDEX;
+    if (want_frame(g, n, 0, !df_only, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    bool series = in_vk(g, n, 0) == VK_SERIES;
+    switch (n->op) {
+    case OP_DF_SET_INDEX: {
+        json_t *k = json_object_get(obj, "keys");
+        if (!k) return XFAIL(n, "\"keys\" is missing");
+        if (find_cols(s, k, n, "keys", &d->key, &d->nkey, err, errlen)) return -1;
+        if (get_flag(obj, "drop", true, &d->drop, n, err, errlen) ||
+            get_flag(obj, "append", false, &d->append, n, err, errlen))
+            return -1;
+        int nidx = d->nkey + (d->append ? s->nidx : 0);
+        if (d->nkey < 1 || nidx > DF_MAX_KEYS)
+            return XFAIL(n, "\"keys\" must name 1 to %d columns", DF_MAX_KEYS);
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel || alloc_cols(d, s->ncols, nidx)) return XFAIL(n, "out of memory");
+        int at = 0;
+        for (int q = 0; d->append && q < s->nidx; q++, at++)
+            if (set_col(&d->idx[at], s->idx[q].name, s->idx[q].is_int, s->idx[q].type))
+                return XFAIL(n, "out of memory");
+        for (int q = 0; q < d->nkey; q++, at++) {
+            const df_col_t *c = &s->cols[d->key[q]];
+            if (set_col(&d->idx[at], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+        }
+        d->ncols = 0;
+        for (int k2 = 0; k2 < s->ncols; k2++) {
+            bool key = false;
+            for (int q = 0; q < d->nkey; q++)
+                key |= d->key[q] == k2;
+            if (key && d->drop) continue;
+            const df_col_t *c = &s->cols[k2];
+            if (set_col(&d->cols[d->ncols], c->name, c->is_int, c->type))
+                return XFAIL(n, "out of memory");
+            d->sel[d->ncols++] = k2;
+        }
+        d->nsel = d->ncols;
+        d->nrows = s->nrows;
+        d->rowsrc = s->rowsrc;
+        set_frame_shape(n, VK_DATAFRAME);
+        return 0;
+    }
+    case OP_DF_RESET_INDEX: {
+        if (get_flag(obj, "drop", false, &d->drop, n, err, errlen)) return -1;
+        int lead = d->drop ? 0 : s->nidx;
+        if (alloc_cols(d, lead + s->ncols, 1) || default_index(d)) return XFAIL(n, "out of memory");
+        for (int q = 0; q < lead; q++) {
+            char b[32];
+            const char *nm = s->idx[q].name;
+            bool is_int = s->idx[q].is_int;
+            if (!nm) {
+                bool clash = false;
+                for (int k2 = 0; k2 < s->ncols; k2++)
+                    clash |= s->cols[k2].name && !s->cols[k2].is_int &&
+                             !strcmp(s->cols[k2].name, "index");
+                if (s->nidx == 1 && !clash)
+                    snprintf(b, sizeof b, "index");
+                else
+                    snprintf(b, sizeof b, "level_%d", q);
+                nm = b;
+                is_int = false;
+            }
+            for (int k2 = 0; k2 < s->ncols; k2++)
+                if (s->cols[k2].name && s->cols[k2].is_int == is_int &&
+                    !strcmp(s->cols[k2].name, nm))
+                    return XFAIL(n, "cannot insert %.100s, already exists", nm);
+            if (set_col(&d->cols[q], nm, is_int, s->idx[q].type)) return XFAIL(n, "out of memory");
+        }
+        for (int k2 = 0; k2 < s->ncols; k2++) {
+            const df_col_t *c = &s->cols[k2];
+            /* a Series without a name becomes column 0 */
+            bool unnamed = series && !c->name && !d->drop;
+            if (set_col(&d->cols[lead + k2], unnamed ? "0" : c->name, unnamed || c->is_int,
+                        c->type))
+                return XFAIL(n, "out of memory");
+        }
+        d->nrows = s->nrows;
+        d->rowsrc = s->rowsrc;
+        set_frame_shape(n, series && d->drop ? VK_SERIES : VK_DATAFRAME);
+        return 0;
+    }
+    default:
+        break;
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    switch (n->op) {
+    case OP_DF_TAIL: {
+        d->n = 5;
+        json_t *v = json_object_get(obj, "n");
+        if (v && (!json_is_integer(v) || json_integer_value(v) < 0))
+            return XFAIL(n, "\"n\" must be a non-negative integer");
+        if (v) d->n = (int64_t)json_integer_value(v);
+        d->nrows = s->nrows >= 0 ? (s->nrows < d->n ? s->nrows : d->n) : -1;
+        break;
+    }
+    case OP_DF_ILOC:
+    case OP_DF_LOC: {
+        json_t *r = json_object_get(obj, n->op == OP_DF_ILOC ? "rows" : "labels");
+        json_t *c = json_object_get(obj, "columns");
+        if (n->op == OP_DF_ILOC) {
+            if (!r || json_is_null(r)) {
+                d->row_slice = true;
+            } else if (json_is_string(r)) {
+                d->row_slice = true;
+                if (parse_slice(json_string_value(r), d->sl, d->sl_has))
+                    return XFAIL(n, "\"rows\": a slice is \"start:stop:step\" (step not 0)");
+            } else if (json_is_array(r)) {
+                d->pos = calloc(json_array_size(r) + 1, sizeof(int64_t));
+                if (!d->pos) return XFAIL(n, "out of memory");
+                for (size_t q = 0; q < json_array_size(r); q++) {
+                    json_t *x = json_array_get(r, q);
+                    if (!json_is_integer(x))
+                        return XFAIL(n, "\"rows\" must be a list of integers or a slice");
+                    d->pos[d->npos++] = (int64_t)json_integer_value(x);
+                }
+            } else {
+                return XFAIL(n, "\"rows\" must be a list of integers or a slice (a single row "
+                                "would be a Series of mixed types)");
+            }
+        } else {
+            json_t *a = json_object_get(obj, "start"), *b = json_object_get(obj, "stop");
+            if (r && (a || b)) return XFAIL(n, "give \"labels\" or \"start\"/\"stop\", not both");
+            if (s->nidx != 1) return XFAIL(n, "loc takes labels of a one-level index");
+            int it = s->idx[0].type;
+            if (r) {
+                if (!json_is_array(r)) return XFAIL(n, "\"labels\" must be a list");
+                d->lits = calloc(json_array_size(r) + 1, sizeof(df_lit_t));
+                if (!d->lits) return XFAIL(n, "out of memory");
+                for (size_t q = 0; q < json_array_size(r); q++) {
+                    if (lit_of(json_array_get(r, q), &d->lits[q]) ||
+                        (d->lits[q].kind == DFL_STR) != (it == FT_STRING))
+                        return XFAIL(n, "\"labels\" must be labels of the index's type (%s)",
+                                     df_type_name(it, false));
+                    d->nlit++;
+                }
+            } else {
+                if ((a && !json_is_null(a) && lit_of(a, &d->lo)) ||
+                    (b && !json_is_null(b) && lit_of(b, &d->hi)))
+                    return XFAIL(n, "\"start\" and \"stop\" must be labels");
+                d->has_lo = a && !json_is_null(a);
+                d->has_hi = b && !json_is_null(b);
+                if ((d->has_lo && (d->lo.kind == DFL_STR) != (it == FT_STRING)) ||
+                    (d->has_hi && (d->hi.kind == DFL_STR) != (it == FT_STRING)))
+                    return XFAIL(n,
+                                 "\"start\" and \"stop\" must be labels of the index's type "
+                                 "(%s)",
+                                 df_type_name(it, false));
+                if (!d->has_lo && !d->has_hi && !r)
+                    return XFAIL(n, "give \"labels\", \"start\" or \"stop\"");
+            }
+        }
+        if (c && !json_is_null(c)) {
+            if (series) return XFAIL(n, "\"columns\" is for DataFrames");
+            int *sel = NULL, nsel = 0;
+            if (n->op == OP_DF_LOC) {
+                if (find_cols(s, c, n, "columns", &sel, &nsel, err, errlen)) {
+                    free(sel);
+                    return -1;
+                }
+            } else {
+                int64_t csl[3];
+                bool chas[3];
+                sel = calloc((size_t)s->ncols + 1, sizeof(int));
+                if (!sel) return XFAIL(n, "out of memory");
+                if (json_is_string(c)) {
+                    if (parse_slice(json_string_value(c), csl, chas)) {
+                        free(sel);
+                        return XFAIL(n, "\"columns\": a slice is \"start:stop:step\"");
+                    }
+                    int64_t nc = s->ncols, st = chas[2] ? csl[2] : 1;
+                    int64_t a = chas[0] ? csl[0] : (st > 0 ? 0 : nc - 1);
+                    int64_t b = chas[1] ? csl[1] : (st > 0 ? nc : -nc - 1);
+                    if (a < 0) a = a + nc < (st > 0 ? 0 : -1) ? (st > 0 ? 0 : -1) : a + nc;
+                    if (b < 0) b = b + nc < (st > 0 ? 0 : -1) ? (st > 0 ? 0 : -1) : b + nc;
+                    if (a > (st > 0 ? nc : nc - 1)) a = st > 0 ? nc : nc - 1;
+                    if (b > (st > 0 ? nc : nc - 1)) b = st > 0 ? nc : nc - 1;
+                    for (int64_t q = a; st > 0 ? q < b : q > b; q += st)
+                        sel[nsel++] = (int)q;
+                } else if (json_is_array(c) && json_array_size(c) <= (size_t)s->ncols * 4 + 4) {
+                    free(sel);
+                    sel = calloc(json_array_size(c) + 1, sizeof(int));
+                    if (!sel) return XFAIL(n, "out of memory");
+                    for (size_t q = 0; q < json_array_size(c); q++) {
+                        json_t *x = json_array_get(c, q);
+                        int64_t p = json_is_integer(x) ? (int64_t)json_integer_value(x) : INT64_MAX;
+                        if (p < 0) p += s->ncols;
+                        if (p < 0 || p >= s->ncols) {
+                            free(sel);
+                            return XFAIL(n,
+                                         "\"columns\": positional indexers are out-of-bounds "
+                                         "(integers 0..%d)",
+                                         s->ncols - 1);
+                        }
+                        sel[nsel++] = (int)p;
+                    }
+                } else {
+                    free(sel);
+                    return XFAIL(n, "\"columns\" must be a list of positions or a slice");
+                }
+            }
+            for (int q = 0; q < d->ncols; q++)
+                col_free(&d->cols[q]);
+            free(d->cols);
+            d->cols = calloc((size_t)nsel + 1, sizeof(df_col_t));
+            if (!d->cols) {
+                free(sel);
+                return XFAIL(n, "out of memory");
+            }
+            d->ncols = nsel;
+            for (int q = 0; q < nsel; q++) {
+                const df_col_t *sc = &s->cols[sel[q]];
+                if (set_col(&d->cols[q], sc->name, sc->is_int, sc->type)) {
+                    free(sel);
+                    return XFAIL(n, "out of memory");
+                }
+            }
+            d->sel = sel;
+            d->nsel = nsel;
+        }
+        break;
+    }
+    case OP_DF_NLARGEST:
+    case OP_DF_NSMALLEST: {
+        json_t *v = json_object_get(obj, "n"), *c = json_object_get(obj, "columns");
+        if (!v || !json_is_integer(v) || json_integer_value(v) < 0)
+            return XFAIL(n, "\"n\" must be a non-negative integer");
+        d->n = (int64_t)json_integer_value(v);
+        if (get_keep(obj, &d->keep, false, n, err, errlen)) return -1;
+        if (series) {
+            if (c) return XFAIL(n, "\"columns\" is for DataFrames");
+            d->key = calloc(1, sizeof(int));
+            if (!d->key) return XFAIL(n, "out of memory");
+            d->nkey = 1;
+        } else {
+            if (!c) return XFAIL(n, "\"columns\" is missing");
+            if (find_cols(s, c, n, "columns", &d->key, &d->nkey, err, errlen)) return -1;
+        }
+        if (d->nkey < 1 || d->nkey > DF_MAX_KEYS)
+            return XFAIL(n, "\"columns\" must name 1 to %d columns", DF_MAX_KEYS);
+        for (int q = 0; q < d->nkey; q++) {
+            int t = s->cols[d->key[q]].type;
+            if (t != FT_INT64 && t != FT_FLOAT64) {
+                char lb[128];
+                label_text(&s->cols[d->key[q]], lb, sizeof lb);
+                return XFAIL(n, "Column %s has dtype %s, cannot use method '%s' with this dtype",
+                             lb, df_type_name(t, false), op_name(n->op) + 10);
+            }
+        }
+        break;
+    }
+    case OP_DF_SORT_INDEX:
+        if (get_flag(obj, "ascending", true, &d->asc1, n, err, errlen)) return -1;
+        break;
+    case OP_DF_SAMPLE: {
+        json_t *v = json_object_get(obj, "n"), *f = json_object_get(obj, "frac");
+        json_t *rs = json_object_get(obj, "random_state"), *rp = json_object_get(obj, "replace");
+        if (v && json_is_null(v)) v = NULL;
+        if (f && json_is_null(f)) f = NULL;
+        if (v && f) return XFAIL(n, "Please enter a value for `frac` OR `n`, not both");
+        d->n = 1;
+        if (v) {
+            if (!json_is_integer(v) || json_integer_value(v) < 0)
+                return XFAIL(n, "\"n\" must be a non-negative integer");
+            d->n = (int64_t)json_integer_value(v);
+        }
+        if (f) {
+            if (!json_is_number(f) || json_number_value(f) < 0 || json_number_value(f) > 1)
+                return XFAIL(n, "\"frac\" must be a number in [0, 1] (replace is false)");
+            d->has_frac = true;
+            d->frac = json_number_value(f);
+        }
+        if (rp && !json_is_false(rp) && !json_is_null(rp))
+            return XFAIL(n, "only \"replace\": false is supported");
+        if (!rs || !json_is_integer(rs) || json_integer_value(rs) < 0 ||
+            json_integer_value(rs) > 0xffffffffLL)
+            return XFAIL(n, "\"random_state\" must be an integer 0..2**32-1 (results repeat)");
+        d->seed = (int64_t)json_integer_value(rs);
+        break;
+    }
+    case OP_DF_DROP_DUPLICATES:
+    case OP_DF_DUPLICATED: {
+        json_t *sub = json_object_get(obj, "subset");
+        if (get_keep(obj, &d->keep, true, n, err, errlen)) return -1;
+        if (sub && !json_is_null(sub)) {
+            if (series) return XFAIL(n, "\"subset\" is for DataFrames");
+            if (find_cols(s, sub, n, "subset", &d->key, &d->nkey, err, errlen)) return -1;
+        } else {
+            d->key = calloc((size_t)s->ncols + 1, sizeof(int));
+            if (!d->key) return XFAIL(n, "out of memory");
+            for (int q = 0; q < s->ncols; q++)
+                d->key[d->nkey++] = q;
+        }
+        if (d->nkey > DF_MAX_KEYS)
+            return XFAIL(n, "\"subset\" may name at most %d columns", DF_MAX_KEYS);
+        if (n->op == OP_DF_DUPLICATED) {
+            for (int q = 0; q < d->ncols; q++)
+                col_free(&d->cols[q]);
+            d->ncols = 1;
+            if (set_col(&d->cols[0], NULL, false, FT_BOOL)) return XFAIL(n, "out of memory");
+            /* one chunk made from every row: new rows as far as lining up
+             * with other Series goes */
+            d->nrows = s->nrows;
+            new_rows(g, n, d, VK_SERIES);
+            return 0;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    new_rows(g, n, d, in_vk(g, n, 0));
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Running ops (engine/df/running.c) */
+
+static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                         size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen) || json_axis0(obj, n, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    op_t op = n->op;
+    bool cum =
+        op == OP_DF_CUMSUM || op == OP_DF_CUMPROD || op == OP_DF_CUMMAX || op == OP_DF_CUMMIN;
+    if (cum) {
+        json_t *sk = json_object_get(obj, "skipna");
+        if (sk && !json_is_true(sk)) return XFAIL(n, "only \"skipna\": true is supported");
+    } else if (op == OP_DF_ROLLING) {
+        json_t *w = json_object_get(obj, "window"), *mp = json_object_get(obj, "min_periods");
+        json_t *ce = json_object_get(obj, "center"), *ag = json_object_get(obj, "agg");
+        if (!w || !json_is_integer(w) || json_integer_value(w) < 1 ||
+            json_integer_value(w) > 1000000)
+            return XFAIL(n, "\"window\" must be an integer 1..1000000 (rows)");
+        d->n = (int64_t)json_integer_value(w);
+        d->minp = d->n;
+        if (mp && !json_is_null(mp)) {
+            if (!json_is_integer(mp) || json_integer_value(mp) < 0 || json_integer_value(mp) > d->n)
+                return XFAIL(n, "min_periods %lld must be <= window %lld and >= 0",
+                             json_is_integer(mp) ? (long long)json_integer_value(mp) : -1LL,
+                             (long long)d->n);
+            d->minp = (int64_t)json_integer_value(mp);
+        }
+        if (ce && !json_is_false(ce)) return XFAIL(n, "only \"center\": false is supported");
+        static const char *const ags[] = {"sum", "mean", "min", "max", "std", "var", "count"};
+        d->ragg = -1;
+        for (int q = 0; q < 7 && ag && json_is_string(ag); q++)
+            if (!strcmp(json_string_value(ag), ags[q])) d->ragg = q;
+        if (d->ragg < 0)
+            return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count");
+        /* pandas 1.5: count's min_periods defaults to 0 */
+        if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
+    } else {
+        json_t *p = json_object_get(obj, "periods");
+        d->n = 1;
+        if (p) {
+            if (!json_is_integer(p) || json_integer_value(p) > 1000000 ||
+                json_integer_value(p) < -1000000)
+                return XFAIL(n, "\"periods\" must be an integer (at most 1000000 rows)");
+            d->n = (int64_t)json_integer_value(p);
+        }
+        if (op == OP_DF_PCT_CHANGE && d->n < 0)
+            return XFAIL(n, "negative \"periods\" are not supported by pct_change");
+    }
+    for (int k = 0; k < s->ncols; k++) {
+        int t = s->cols[k].type;
+        char lb[128];
+        label_text(&s->cols[k], lb, sizeof lb);
+        if (op == OP_DF_SHIFT) {
+            if (d->n != 0 && t == FT_INT64) d->cols[k].type = FT_FLOAT64;
+            continue;
+        }
+        bool ok = t == FT_INT64 || t == FT_FLOAT64 ||
+                  (t == FT_BOOL && (op == OP_DF_CUMSUM || op == OP_DF_CUMPROD));
+        if (!ok)
+            return XFAIL(n, "column %s is %s; %s takes numbers", lb, df_type_name(t, false),
+                         op_name(op));
+        d->cols[k].type = cum ? (t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64) : FT_FLOAT64;
+    }
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * String methods (engine/df/strings.c) */
+
+static int get_str(json_t *obj, const char *name, bool required, char **out, const graph_node_t *n,
+                   char *err, size_t errlen)
+{
+    json_t *v = json_object_get(obj, name);
+    if (!v || json_is_null(v)) {
+        if (required) return XFAIL(n, "\"%s\" is missing", name);
+        return 0;
+    }
+    if (!json_is_string(v)) return XFAIL(n, "\"%s\" must be a string", name);
+    if (!(*out = strdup(json_string_value(v)))) return XFAIL(n, "out of memory");
+    return 0;
+}
+
+static int get_int_opt(json_t *obj, const char *name, int64_t dflt, int64_t *out, bool *has,
+                       const graph_node_t *n, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(obj, name);
+    *out = dflt;
+    if (has) *has = false;
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_integer(v)) return XFAIL(n, "\"%s\" must be an integer", name);
+    *out = (int64_t)json_integer_value(v);
+    if (has) *has = true;
+    return 0;
+}
+
+static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                     size_t errlen)
+{
+    if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    if (s->cols[0].type != FT_STRING)
+        return XFAIL(n, "Can only use .str accessor with string values (the Series is %s)",
+                     df_type_name(s->cols[0].type, false));
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    op_t op = n->op;
+    d->n = -1;
+    switch (op) {
+    case OP_DF_STR_LEN:
+        d->cols[0].type = FT_INT64;
+        break;
+    case OP_DF_STR_CONTAINS:
+    case OP_DF_STR_STARTSWITH:
+    case OP_DF_STR_ENDSWITH:
+        d->cols[0].type = FT_BOOL;
+        if (get_str(obj, "pat", true, &d->pat, n, err, errlen)) return -1;
+        break;
+    case OP_DF_STR_SLICE:
+        if (get_int_opt(obj, "start", 0, &d->sl[0], &d->sl_has[0], n, err, errlen) ||
+            get_int_opt(obj, "stop", 0, &d->sl[1], &d->sl_has[1], n, err, errlen) ||
+            get_int_opt(obj, "step", 1, &d->sl[2], &d->sl_has[2], n, err, errlen))
+            return -1;
+        if (d->sl_has[2] && d->sl[2] == 0) return XFAIL(n, "slice step cannot be zero");
+        break;
+    case OP_DF_STR_STRIP:
+        if (get_str(obj, "to_strip", false, &d->pat, n, err, errlen)) return -1;
+        break;
+    case OP_DF_STR_SPLIT:
+        if (get_str(obj, "pat", false, &d->pat, n, err, errlen) ||
+            get_int_opt(obj, "n", -1, &d->n, NULL, n, err, errlen) ||
+            get_int_opt(obj, "get", 0, &d->sget, &d->has_get, n, err, errlen))
+            return -1;
+        if (!d->has_get || d->sget < 0)
+            return XFAIL(n, "\"get\" (a non-negative position: split().str[get]) is missing; "
+                            "a column of lists is not held");
+        if (d->pat && !*d->pat) return XFAIL(n, "empty separator");
+        if (d->n == 0) d->n = -1; /* pandas: 0 means all */
+        break;
+    case OP_DF_STR_REPLACE:
+        if (get_str(obj, "pat", true, &d->pat, n, err, errlen) ||
+            get_str(obj, "repl", true, &d->repl, n, err, errlen) ||
+            get_int_opt(obj, "n", -1, &d->n, NULL, n, err, errlen))
+            return -1;
+        if (d->n == 0) d->n = -1;
+        break;
+    default:
+        break;
+    }
+    if (op == OP_DF_STR_CONTAINS || op == OP_DF_STR_REPLACE) {
+        bool cs;
+        if (get_flag(obj, "regex", op == OP_DF_STR_CONTAINS, &d->regex, n, err, errlen) ||
+            get_flag(obj, "case", true, &cs, n, err, errlen))
+            return -1;
+        d->icase = !cs;
+        if (d->icase && !d->regex)
+            return XFAIL(n, "\"case\": false needs \"regex\": true (POSIX REG_ICASE)");
+        char msg[300];
+        if (d->regex && df_str_compile(d, msg, sizeof msg)) return XFAIL(n, "%s", msg);
+    }
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Statistics (engine/df/stats.c) and concat */
+
+static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                       size_t errlen)
+{
+    op_t op = n->op;
+    bool series_ok = op != OP_DF_CORR && op != OP_DF_COV;
+    bool df_ok = op != OP_DF_VALUE_COUNTS;
+    if (want_frame(g, n, 0, series_ok, df_ok, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    bool series = in_vk(g, n, 0) == VK_SERIES;
+    d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+    if (!d->sel) return XFAIL(n, "out of memory");
+    for (int k = 0; k < s->ncols; k++)
+        if (op == OP_DF_RANK || is_numeric(s->cols[k].type)) d->sel[d->nsel++] = k;
+    if (op == OP_DF_VALUE_COUNTS) {
+        json_t *dn = json_object_get(obj, "dropna");
+        if (dn && !json_is_true(dn)) return XFAIL(n, "only \"dropna\": true is supported");
+        if (get_flag(obj, "normalize", false, &d->drop, n, err, errlen) ||
+            get_flag(obj, "sort", true, &d->append, n, err, errlen) ||
+            get_flag(obj, "ascending", false, &d->asc1, n, err, errlen))
+            return -1;
+        if (alloc_cols(d, 1, 1) ||
+            set_col(&d->cols[0], s->cols[0].name, s->cols[0].is_int,
+                    d->drop ? FT_FLOAT64 : FT_INT64) ||
+            set_col(&d->idx[0], NULL, false, s->cols[0].type))
+            return XFAIL(n, "out of memory");
+        new_rows(g, n, d, VK_SERIES);
+        return 0;
+    }
+    if (op == OP_DF_RANK) {
+        static const char *const ms[] = {"average", "min", "max", "first", "dense"};
+        json_t *m = json_object_get(obj, "method"), *na = json_object_get(obj, "na_option");
+        d->how = m ? -1 : 0;
+        for (int q = 0; q < 5 && m && json_is_string(m); q++)
+            if (!strcmp(json_string_value(m), ms[q])) d->how = q;
+        if (d->how < 0) return XFAIL(n, "\"method\" must be average, min, max, first or dense");
+        if (na && !(json_is_string(na) && !strcmp(json_string_value(na), "keep")))
+            return XFAIL(n, "only \"na_option\": \"keep\" is supported");
+        if (get_flag(obj, "ascending", true, &d->asc1, n, err, errlen) ||
+            get_flag(obj, "pct", false, &d->drop, n, err, errlen))
+            return -1;
+        if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+        for (int k = 0; k < d->ncols; k++)
+            d->cols[k].type = FT_FLOAT64;
+        keep_rows(g, n, d, s);
+        return 0;
+    }
+    if (op == OP_DF_CORR || op == OP_DF_COV) {
+        json_t *m = json_object_get(obj, "method");
+        if (m && !(json_is_string(m) && !strcmp(json_string_value(m), "pearson")))
+            return XFAIL(n, "only \"method\": \"pearson\" is supported");
+        int64_t mp;
+        if (get_int_opt(obj, "min_periods", 1, &mp, NULL, n, err, errlen)) return -1;
+        d->n = mp;
+        if (alloc_cols(d, d->nsel, 1) || label_index(d, s, d->sel, d->nsel))
+            return XFAIL(n, "out of memory");
+        for (int k = 0; k < d->nsel; k++) {
+            const df_col_t *c = &s->cols[d->sel[k]];
+            if (set_col(&d->cols[k], c->name, c->is_int, FT_FLOAT64))
+                return XFAIL(n, "out of memory");
+        }
+        d->nrows = d->nsel;
+        new_rows(g, n, d, VK_DATAFRAME);
+        return 0;
+    }
+    /* median, quantile, skew, kurt */
+    json_t *no = json_object_get(obj, "numeric_only");
+    if (no && !json_is_true(no) && !json_is_null(no))
+        return XFAIL(n, "only \"numeric_only\": true is supported");
+    if (json_axis0(obj, n, err, errlen)) return -1;
+    d->frac = 0.5;
+    if (op == OP_DF_QUANTILE) {
+        json_t *q = json_object_get(obj, "q");
+        if (q) {
+            if (!json_is_number(q) || json_number_value(q) < 0 || json_number_value(q) > 1)
+                return XFAIL(n, "\"q\" must be a number in [0, 1]");
+            d->frac = json_number_value(q);
+        }
+    }
+    if (series) {
+        if (d->nsel == 0)
+            return XFAIL(n, "the Series is of type object; %s takes numbers", op_name(op));
+        n->vkind = VK_TENSOR;
+        n->oshape.ndim = 0;
+        n->odtype = DT_FLOAT64;
+        if (alloc_cols(d, 1, 1) || set_col(&d->cols[0], NULL, false, FT_FLOAT64) ||
+            default_index(d))
+            return XFAIL(n, "out of memory");
+        return 0;
+    }
+    /* quantile's Series is named after q (a number, written as one) */
+    char qb[40];
+    int qn = snprintf(qb, sizeof qb, "%.15g", d->frac);
+    if (strtod(qb, NULL) != d->frac) qn = snprintf(qb, sizeof qb, "%.17g", d->frac);
+    if (!strpbrk(qb, ".e") && qn < 30) strcat(qb, ".0");
+    bool qname = op == OP_DF_QUANTILE;
+    if (alloc_cols(d, 1, 1) || label_index(d, s, d->sel, d->nsel) ||
+        set_col(&d->cols[0], qname ? qb : NULL, qname, FT_FLOAT64))
+        return XFAIL(n, "out of memory");
+    d->nrows = d->nsel;
+    new_rows(g, n, d, VK_SERIES);
+    return 0;
+}
+
+static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                        size_t errlen)
+{
+    json_t *ax = json_object_get(obj, "axis");
+    if (ax && !json_is_null(ax) && !(json_is_integer(ax) && json_integer_value(ax) == 0))
+        return XFAIL(n, "only \"axis\": 0 (rows) is supported");
+    uint8_t vk = in_vk(g, n, 0);
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    int64_t rows = 0;
+    for (int j = 0; j < n->n_in; j++) {
+        if (n->in[j].node < 0) return XFAIL(n, "inputs[%d] is a scalar; concat takes frames", j);
+        if (want_frame(g, n, j, vk == VK_SERIES, vk == VK_DATAFRAME, err, errlen)) return -1;
+        const df_node_t *o = in_df(g, n, j);
+        bool same = o->ncols == s->ncols && o->nidx == s->nidx;
+        for (int k = 0; same && k < s->ncols; k++)
+            same =
+                o->cols[k].type == s->cols[k].type && o->cols[k].is_int == s->cols[k].is_int &&
+                ((!o->cols[k].name && !s->cols[k].name) ||
+                 (o->cols[k].name && s->cols[k].name && !strcmp(o->cols[k].name, s->cols[k].name)));
+        for (int k = 0; same && k < s->nidx; k++)
+            same = o->idx[k].type == s->idx[k].type;
+        if (!same)
+            return XFAIL(n,
+                         "inputs \"%s\" and \"%s\" differ in columns, their types or index "
+                         "levels; concat takes frames of one schema",
+                         g->nodes[n->in[0].node].key, g->nodes[n->in[j].node].key);
+        rows = rows >= 0 && o->nrows >= 0 ? rows + o->nrows : -1;
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->nrows = rows;
+    new_rows(g, n, d, vk);
+    return 0;
+}
+
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
+    if (n->op == OP_SESSION_TENSOR && n->df) {
+        /* a DataFrame or Series of an earlier task: new rows, count unknown */
+        n->df->rowsrc = i;
+        n->df->nrows = -1;
+        set_frame_shape(n, n->df->session_vk);
+        return 0;
+    }
     if (op_kind(n->op) != OPK_DF) {
         bool frames = false;
         for (int j = 0; j < n->n_in; j++) {
@@ -1078,11 +2419,20 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
                 frames = true;
             else if (M->df && M->df->held)
                 return XFAIL(n,
-                             "input \"%s\" (dataframe.to_tensor) can only be fetched, not "
-                             "computed on",
+                             "input \"%s\" (dataframe.to_tensor) is of a DataFrame whose row "
+                             "count is known only when it runs (after a filter, groupby or "
+                             "merge), so its shape is unknown here; fetch it instead",
                              M->key);
         }
-        if (!frames) return 1;
+        if (!frames) {
+            for (int j = 0; j < n->n_in; j++)
+                if (n->in[j].node < 0 && n->in[j].str)
+                    return XFAIL(n,
+                                 "inputs[%d] is a string; string literals are compared with "
+                                 "Series of strings only",
+                                 j);
+            return 1;
+        }
         if (op_is_elementwise(n->op)) return infer_ew_frame(g, n, err, errlen);
         for (int j = 0; j < n->n_in; j++) {
             int m = n->in[j].node;
@@ -1130,6 +2480,92 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_TO_TENSOR:
         rc = infer_to_tensor(g, n, d, err, errlen);
+        break;
+    case OP_DF_FILLNA:
+        rc = infer_fillna(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_DROPNA:
+        rc = infer_dropna(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_ISNA:
+    case OP_DF_NOTNA:
+    case OP_DF_ISIN:
+        rc = infer_isx(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_ASTYPE:
+        rc = infer_astype(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_RENAME:
+    case OP_DF_DROP:
+        rc = infer_rename_drop(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_REPLACE:
+        rc = infer_replace(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_CLIP:
+    case OP_DF_ABS:
+    case OP_DF_ROUND:
+        rc = infer_numeric(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_CUMSUM:
+    case OP_DF_CUMPROD:
+    case OP_DF_CUMMAX:
+    case OP_DF_CUMMIN:
+    case OP_DF_DIFF:
+    case OP_DF_SHIFT:
+    case OP_DF_PCT_CHANGE:
+    case OP_DF_ROLLING:
+        rc = infer_running(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_MEDIAN:
+    case OP_DF_QUANTILE:
+    case OP_DF_SKEW:
+    case OP_DF_KURT:
+    case OP_DF_CORR:
+    case OP_DF_COV:
+    case OP_DF_VALUE_COUNTS:
+    case OP_DF_RANK:
+        rc = infer_stats(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_CONCAT:
+        rc = infer_concat(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_STR_LOWER:
+    case OP_DF_STR_UPPER:
+    case OP_DF_STR_LEN:
+    case OP_DF_STR_CONTAINS:
+    case OP_DF_STR_STARTSWITH:
+    case OP_DF_STR_ENDSWITH:
+    case OP_DF_STR_SLICE:
+    case OP_DF_STR_STRIP:
+    case OP_DF_STR_SPLIT:
+    case OP_DF_STR_REPLACE:
+        rc = infer_str(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_LOC:
+        if (n->n_in == 2) {
+            /* df.loc[mask]: a filter */
+            if (json_object_size(obj) > 3 ||
+                (json_object_size(obj) == 3 && !json_object_get(obj, "inputs"))) {
+                rc = XFAIL(n, "with a mask input, loc takes no other fields");
+                break;
+            }
+            rc = infer_filter(g, n, d, err, errlen);
+            break;
+        }
+        rc = infer_select(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_SET_INDEX:
+    case OP_DF_RESET_INDEX:
+    case OP_DF_ILOC:
+    case OP_DF_TAIL:
+    case OP_DF_NLARGEST:
+    case OP_DF_NSMALLEST:
+    case OP_DF_SORT_INDEX:
+    case OP_DF_SAMPLE:
+    case OP_DF_DROP_DUPLICATES:
+    case OP_DF_DUPLICATED:
+        rc = infer_select(g, n, d, obj, err, errlen);
         break;
     default:
         rc = infer_reduce(g, n, d, obj, err, errlen);

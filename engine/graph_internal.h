@@ -58,6 +58,9 @@ int graph_df_parse(const graph_df_env_t *e, graph_node_t *n, json_t *obj);
  * input; and the refusal of tensor ops on frames. Returns 1 when node i is
  * none of those (tensor inference applies), 0 when done, -1 on error. */
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen);
+/* A session node n that is a DataFrame or Series of an earlier task:
+ * its schema from the session's JSON text (graph_session_t.frame_schema). */
+int graph_df_session(graph_node_t *n, const char *schema, char *err, size_t errlen);
 void graph_df_free(struct df_node *d);
 
 #endif

@@ -156,6 +156,56 @@
     X(DF_MERGE, "dataframe.merge", OPK_DF)                                                         \
     X(DF_HEAD, "dataframe.head", OPK_DF)                                                           \
     X(DF_TO_TENSOR, "dataframe.to_tensor", OPK_DF)                                                 \
+    X(DF_FILLNA, "dataframe.fillna", OPK_DF)                                                       \
+    X(DF_DROPNA, "dataframe.dropna", OPK_DF)                                                       \
+    X(DF_ISNA, "dataframe.isna", OPK_DF)                                                           \
+    X(DF_NOTNA, "dataframe.notna", OPK_DF)                                                         \
+    X(DF_ISIN, "dataframe.isin", OPK_DF)                                                           \
+    X(DF_ASTYPE, "dataframe.astype", OPK_DF)                                                       \
+    X(DF_RENAME, "dataframe.rename", OPK_DF)                                                       \
+    X(DF_DROP, "dataframe.drop", OPK_DF)                                                           \
+    X(DF_REPLACE, "dataframe.replace", OPK_DF)                                                     \
+    X(DF_CLIP, "dataframe.clip", OPK_DF)                                                           \
+    X(DF_ABS, "dataframe.abs", OPK_DF)                                                             \
+    X(DF_ROUND, "dataframe.round", OPK_DF)                                                         \
+    X(DF_SET_INDEX, "dataframe.set_index", OPK_DF)                                                 \
+    X(DF_RESET_INDEX, "dataframe.reset_index", OPK_DF)                                             \
+    X(DF_ILOC, "dataframe.iloc", OPK_DF)                                                           \
+    X(DF_LOC, "dataframe.loc", OPK_DF)                                                             \
+    X(DF_TAIL, "dataframe.tail", OPK_DF)                                                           \
+    X(DF_NLARGEST, "dataframe.nlargest", OPK_DF)                                                   \
+    X(DF_NSMALLEST, "dataframe.nsmallest", OPK_DF)                                                 \
+    X(DF_SORT_INDEX, "dataframe.sort_index", OPK_DF)                                               \
+    X(DF_SAMPLE, "dataframe.sample", OPK_DF)                                                       \
+    X(DF_DROP_DUPLICATES, "dataframe.drop_duplicates", OPK_DF)                                     \
+    X(DF_DUPLICATED, "dataframe.duplicated", OPK_DF)                                               \
+    X(DF_CUMSUM, "dataframe.cumsum", OPK_DF)                                                       \
+    X(DF_CUMPROD, "dataframe.cumprod", OPK_DF)                                                     \
+    X(DF_CUMMAX, "dataframe.cummax", OPK_DF)                                                       \
+    X(DF_CUMMIN, "dataframe.cummin", OPK_DF)                                                       \
+    X(DF_DIFF, "dataframe.diff", OPK_DF)                                                           \
+    X(DF_SHIFT, "dataframe.shift", OPK_DF)                                                         \
+    X(DF_PCT_CHANGE, "dataframe.pct_change", OPK_DF)                                               \
+    X(DF_ROLLING, "dataframe.rolling", OPK_DF)                                                     \
+    X(DF_STR_LOWER, "dataframe.str.lower", OPK_DF)                                                 \
+    X(DF_STR_UPPER, "dataframe.str.upper", OPK_DF)                                                 \
+    X(DF_STR_LEN, "dataframe.str.len", OPK_DF)                                                     \
+    X(DF_STR_CONTAINS, "dataframe.str.contains", OPK_DF)                                           \
+    X(DF_STR_STARTSWITH, "dataframe.str.startswith", OPK_DF)                                       \
+    X(DF_STR_ENDSWITH, "dataframe.str.endswith", OPK_DF)                                           \
+    X(DF_STR_SLICE, "dataframe.str.slice", OPK_DF)                                                 \
+    X(DF_STR_STRIP, "dataframe.str.strip", OPK_DF)                                                 \
+    X(DF_STR_SPLIT, "dataframe.str.split", OPK_DF)                                                 \
+    X(DF_STR_REPLACE, "dataframe.str.replace", OPK_DF)                                             \
+    X(DF_MEDIAN, "dataframe.median", OPK_DF)                                                       \
+    X(DF_QUANTILE, "dataframe.quantile", OPK_DF)                                                   \
+    X(DF_SKEW, "dataframe.skew", OPK_DF)                                                           \
+    X(DF_KURT, "dataframe.kurt", OPK_DF)                                                           \
+    X(DF_CORR, "dataframe.corr", OPK_DF)                                                           \
+    X(DF_COV, "dataframe.cov", OPK_DF)                                                             \
+    X(DF_VALUE_COUNTS, "dataframe.value_counts", OPK_DF)                                           \
+    X(DF_RANK, "dataframe.rank", OPK_DF)                                                           \
+    X(DF_CONCAT, "dataframe.concat", OPK_DF)                                                       \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -69,6 +69,13 @@ typedef enum {
     DFJ_SORT_RANGE, /* in: chunk, splitters: a pack */
     DFJ_SORT_PART,  /* in: every chunk's pack; off[0] = part */
     DFJ_MERGE_PART, /* in: left packs then right packs; off[0] = part, off[1] = left count */
+    /* row-wise ops of engine/df/clean.c (fillna, dropna, isna, ...), by the
+     * node's op: in: a chunk, then (off[0] = 1) the carry from the chunks
+     * before it (ffill) or after it (bfill) */
+    DFJ_MAP,
+    DFJ_CARRY_EDGE,    /* in: a chunk; its edge (the state it passes on) */
+    DFJ_CARRY_COMBINE, /* in: the carry so far, the next chunk's edge */
+    DFJ_WHOLE,         /* in: every chunk in order: engine/df/select.c's op on all the rows */
 } dfjob_t;
 
 /* A strided copy of a box out of a source chunk into the assembled array:

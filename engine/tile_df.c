@@ -17,6 +17,7 @@
 #include "arena.h"
 #include "df/dfexec.h"
 #include "df/dfgraph.h"
+#include "df/running.h"
 #include "tile_internal.h"
 
 /* Fan-in of combine trees, as the tensor reductions'. */
@@ -92,7 +93,10 @@ static const tgrid_t *in_grid(tctx_t *c, int node, int j)
 static tgrid_t *tile_rowwise(tctx_t *c, int node, dfjob_t kind, bool keep_rows)
 {
     const graph_node_t *n = &c->g->nodes[node];
-    const tgrid_t *A = in_grid(c, node, 0);
+    int j0 = 0; /* the first frame input (a literal may come first) */
+    while (j0 < n->n_in - 1 && n->in[j0].node < 0)
+        j0++;
+    const tgrid_t *A = in_grid(c, node, j0);
     int64_t nch = A->nchunks[0];
     tgrid_t *G = fgrid(c, nch, keep_rows && rows_known(A) ? A->bounds[0] : NULL);
     if (!G) return NULL;
@@ -355,6 +359,93 @@ static tgrid_t *tile_gather_all(tctx_t *c, int node, dfjob_t kind, int64_t rows)
     return ji < 0 ? NULL : one_chunk(c, ji, rows);
 }
 
+/* to_tensor with a known row count: a tensor grid of fixed-size jobs, one
+ * per non-empty frame chunk where the chunks' rows are known, else one job
+ * reading every chunk. */
+static tgrid_t *tile_to_tensor(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const df_node_t *d = n->df;
+    const tgrid_t *A = in_grid(c, node, 0);
+    jparam_t *pa = dparam(c, node, DFJ_TO_TENSOR);
+    int nd = n->oshape.ndim;
+    int64_t nch = A->nchunks[0], m = 0;
+    bool known = rows_known(A);
+    for (int64_t k = 0; known && k < nch; k++)
+        m += A->bounds[0][k + 1] > A->bounds[0][k];
+    if (!known || m == 0) m = 1;
+    int64_t nchunks[2] = {m, 1};
+    tgrid_t *G = tile__grid_alloc(c, &n->oshape, n->odtype, nchunks);
+    if (!G) return NULL;
+    if (nd == 2) {
+        G->bounds[1][0] = 0;
+        G->bounds[1][1] = d->nsel;
+    }
+    G->bounds[0][0] = 0;
+    if (!known || m == 1) {
+        int64_t shape[2] = {n->oshape.d[0], d->nsel};
+        int32_t ji = fjob(c, pa, n->odtype, nd, shape, (int)nch);
+        if (ji < 0) return NULL;
+        for (int64_t k = 0; k < nch; k++)
+            tile__jin_direct(c, ji, (int)k, A->job[k]);
+        G->bounds[0][1] = n->oshape.d[0];
+        G->job[0] = ji;
+        return G;
+    }
+    int64_t q = 0;
+    for (int64_t k = 0; k < nch; k++) {
+        int64_t r0 = A->bounds[0][k], r1 = A->bounds[0][k + 1];
+        if (r1 == r0) continue;
+        int64_t shape[2] = {r1 - r0, d->nsel};
+        int32_t ji = fjob(c, pa, n->odtype, nd, shape, 1);
+        if (ji < 0) return NULL;
+        tile__jin_direct(c, ji, 0, A->job[k]);
+        G->bounds[0][q + 1] = r1;
+        G->job[q++] = ji;
+    }
+    return G;
+}
+
+/* fillna with a method and the running ops (df/running.h): every chunk's
+ * edge, the edges combined in order
+ * (forwards for ffill, backwards for bfill: a chain of small jobs), and
+ * each chunk filled from the carry of its neighbours. */
+static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
+{
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0];
+    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
+    if (!G) return NULL;
+    jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
+    jparam_t *pm = dparam(c, node, DFJ_MAP);
+    int32_t carry = -1; /* the carry of the chunks already passed */
+    for (int64_t q = 0; q < nch; q++) {
+        int64_t k = backwards ? nch - 1 - q : q;
+        int32_t mj = bjob(c, pm, carry >= 0 ? 2 : 1);
+        if (mj < 0) return NULL;
+        tile__jin_direct(c, mj, 0, A->job[k]);
+        if (carry >= 0) {
+            tile__jin_direct(c, mj, 1, carry);
+            c->t->jobs[mj].off[0] = 1;
+        }
+        G->job[k] = mj;
+        if (q == nch - 1) break;
+        int32_t ej = bjob(c, pe, 1);
+        if (ej < 0) return NULL;
+        tile__jin_direct(c, ej, 0, A->job[k]);
+        if (carry < 0) {
+            carry = ej;
+            continue;
+        }
+        int32_t cj = bjob(c, pc, 2);
+        if (cj < 0) return NULL;
+        tile__jin_direct(c, cj, 0, carry);
+        tile__jin_direct(c, cj, 1, ej);
+        carry = cj;
+    }
+    return G;
+}
+
 static int64_t nparts_for(int64_t nch)
 {
     return nch < 1 ? 1 : nch > DF_MAX_PARTS ? DF_MAX_PARTS : nch;
@@ -506,9 +597,117 @@ done:
     return G;
 }
 
+/* A DataFrame or Series of an earlier task: its chunks are sources
+ * (JK_SOURCE blob jobs; the caller supplies their bytes). */
+static tgrid_t *tile_session_frame(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    int64_t nch[MR_MAXDIM] = {0};
+    const int64_t *b[MR_MAXDIM] = {0};
+    if (!c->opts->source_bounds || c->opts->source_bounds(c->opts->source_ctx, n, nch, b) ||
+        nch[0] < 1) {
+        tile__fail(c, "internal: no chunks for the session's DataFrame \"%s\"", n->key);
+        return NULL;
+    }
+    tgrid_t *G = fgrid(c, nch[0], NULL);
+    if (!G) return NULL;
+    for (int64_t k = 0; k < nch[0]; k++) {
+        int64_t one = 1;
+        int32_t ji = tile__job_new(c, JK_SOURCE, DT_BOOL, 1, &one, 0);
+        if (ji < 0) return NULL;
+        c->t->jobs[ji].blob = true;
+        c->t->jobs[ji].source_index = k;
+        c->t->jobs[ji].off = tile__arena_i64(c, 4);
+        memset(c->t->jobs[ji].off, 0, 4 * sizeof(int64_t));
+        G->job[k] = ji;
+    }
+    return G;
+}
+
+/* select.c's ops over every row: one job reading the chunks in order
+ * (only the last ones tail needs when the chunks' rows are known);
+ * nlargest and nsmallest read each chunk's own candidates. */
+static tgrid_t *tile_whole(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const df_node_t *d = n->df;
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0], first = 0;
+    if (n->op == OP_DF_TAIL && rows_known(A)) {
+        int64_t total = A->bounds[0][nch];
+        first = nch - 1;
+        while (first > 0 && total - A->bounds[0][first] < d->n)
+            first--;
+    }
+    int32_t *src = malloc(sizeof(int32_t) * (size_t)(nch + 1));
+    if (!src) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    for (int64_t k = first; k < nch; k++)
+        src[k - first] = A->job[k];
+    if (n->op == OP_DF_NLARGEST || n->op == OP_DF_NSMALLEST) {
+        jparam_t *pm = dparam(c, node, DFJ_MAP);
+        for (int64_t k = 0; k < nch; k++) {
+            int32_t ji = bjob(c, pm, 1);
+            if (ji < 0) {
+                free(src);
+                return NULL;
+            }
+            tile__jin_direct(c, ji, 0, A->job[k]);
+            src[k] = ji;
+        }
+    }
+    bool tensor = n->vkind == VK_TENSOR; /* a Series statistic: a 0-d tensor */
+    jparam_t *pw = dparam(c, node, DFJ_WHOLE);
+    int32_t wj = tensor ? fjob(c, pw, n->odtype, 0, NULL, (int)(nch - first))
+                        : bjob(c, pw, (int)(nch - first));
+    if (wj >= 0)
+        for (int64_t k = 0; k < nch - first; k++)
+            tile__jin_direct(c, wj, (int)k, src[k]);
+    free(src);
+    if (wj < 0) return NULL;
+    if (!tensor) return one_chunk(c, wj, d->nrows);
+    int64_t one = 1;
+    tgrid_t *G = tile__grid_alloc(c, &n->oshape, n->odtype, &one);
+    if (G) G->job[0] = wj;
+    return G;
+}
+
+/* concat along the rows: the inputs' chunks one after the other (no job) */
+static tgrid_t *tile_concat(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    int64_t nch = 0;
+    bool known = true;
+    for (int j = 0; j < n->n_in; j++) {
+        const tgrid_t *A = in_grid(c, node, j);
+        nch += A->nchunks[0];
+        known &= rows_known(A);
+    }
+    int64_t *b = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(nch + 1));
+    int64_t q = 0;
+    b[0] = 0;
+    for (int j = 0; j < n->n_in; j++) {
+        const tgrid_t *A = in_grid(c, node, j);
+        for (int64_t k = 0; k < A->nchunks[0]; k++, q++)
+            b[q + 1] = known ? b[q] + A->bounds[0][k + 1] - A->bounds[0][k] : -1;
+    }
+    tgrid_t *G = fgrid(c, nch, known ? b : NULL);
+    if (!G) return NULL;
+    q = 0;
+    for (int j = 0; j < n->n_in; j++) {
+        const tgrid_t *A = in_grid(c, node, j);
+        for (int64_t k = 0; k < A->nchunks[0]; k++)
+            G->job[q++] = A->job[k];
+    }
+    return G;
+}
+
 tgrid_t *tile_df(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
+    if (n->op == OP_SESSION_TENSOR) return tile_session_frame(c, node);
     if (op_is_elementwise(n->op)) return tile_rowwise(c, node, DFJ_EW, true);
     switch (n->op) {
     case OP_DF_FROM_TENSOR:
@@ -523,8 +722,79 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_rowwise(c, node, DFJ_ASSIGN, true);
     case OP_DF_HEAD:
         return tile_head(c, node);
+    case OP_DF_FILLNA:
+        if (n->df->method != DFM_NONE) return tile_carry(c, node, n->df->method == DFM_BFILL);
+        return tile_rowwise(c, node, DFJ_MAP, true);
+    case OP_DF_DROPNA:
+        return tile_rowwise(c, node, DFJ_MAP, false);
+    case OP_DF_SET_INDEX:
+    case OP_DF_STR_LOWER:
+    case OP_DF_STR_UPPER:
+    case OP_DF_STR_LEN:
+    case OP_DF_STR_CONTAINS:
+    case OP_DF_STR_STARTSWITH:
+    case OP_DF_STR_ENDSWITH:
+    case OP_DF_STR_SLICE:
+    case OP_DF_STR_STRIP:
+    case OP_DF_STR_SPLIT:
+    case OP_DF_STR_REPLACE:
+        return tile_rowwise(c, node, DFJ_MAP, true);
+    case OP_DF_CUMSUM:
+    case OP_DF_CUMPROD:
+    case OP_DF_CUMMAX:
+    case OP_DF_CUMMIN:
+    case OP_DF_DIFF:
+    case OP_DF_SHIFT:
+    case OP_DF_PCT_CHANGE:
+    case OP_DF_ROLLING:
+        return tile_carry(c, node, !df_run_forward(n->df, n->op));
+    case OP_DF_RESET_INDEX: {
+        /* the new index numbers rows from each chunk's first row when known */
+        tgrid_t *G = tile_rowwise(c, node, DFJ_MAP, true);
+        const tgrid_t *A = in_grid(c, node, 0);
+        for (int64_t k = 0; G && k < G->nchunks[0]; k++)
+            c->t->jobs[G->job[k]].off[1] = rows_known(A) ? A->bounds[0][k] : -1;
+        return G;
+    }
+    case OP_DF_LOC:
+        if (n->n_in == 2) return tile_rowwise(c, node, DFJ_FILTER, false);
+        return tile_whole(c, node);
+    case OP_DF_DUPLICATED: {
+        /* a Series lining up with the input: the whole flags, then cut */
+        return tile_whole(c, node);
+    }
+    case OP_DF_CONCAT:
+        return tile_concat(c, node);
+    case OP_DF_MEDIAN:
+    case OP_DF_QUANTILE:
+    case OP_DF_SKEW:
+    case OP_DF_KURT:
+    case OP_DF_CORR:
+    case OP_DF_COV:
+    case OP_DF_VALUE_COUNTS:
+    case OP_DF_RANK:
+    case OP_DF_ILOC:
+    case OP_DF_TAIL:
+    case OP_DF_NLARGEST:
+    case OP_DF_NSMALLEST:
+    case OP_DF_SORT_INDEX:
+    case OP_DF_SAMPLE:
+    case OP_DF_DROP_DUPLICATES:
+        return tile_whole(c, node);
+    case OP_DF_ISNA:
+    case OP_DF_NOTNA:
+    case OP_DF_ISIN:
+    case OP_DF_ASTYPE:
+    case OP_DF_RENAME:
+    case OP_DF_DROP:
+    case OP_DF_REPLACE:
+    case OP_DF_CLIP:
+    case OP_DF_ABS:
+    case OP_DF_ROUND:
+        return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_TO_TENSOR:
-        return tile_gather_all(c, node, DFJ_TO_TENSOR, n->df->nrows);
+        if (n->df->held) return tile_gather_all(c, node, DFJ_TO_TENSOR, n->df->nrows);
+        return tile_to_tensor(c, node);
     case OP_DF_DESCRIBE:
         return tile_gather_all(c, node, DFJ_DESCRIBE, 8);
     case OP_DF_GROUPBY_AGG:

@@ -602,7 +602,9 @@ int csv_header_parse(const char *buf, size_t len, const char *const *usecols, in
     if (n_usecols < 0) return errmsg(err, errlen, "usecols: negative count %d", n_usecols);
     tok_t t;
     /* Keep one field more than the limit so that a longer header is seen. */
-    tok_init(&t, buf, 0, (int64_t)len, 0, CSV_MAX_COLS + 1);
+    /* a UTF-8 byte-order mark is no part of the first name (pandas drops it) */
+    int64_t bom = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+    tok_init(&t, buf, bom, (int64_t)len, 0, CSV_MAX_COLS + 1);
     bool *was_empty = NULL;
     int rc = tok_next(&t, err, errlen);
     if (rc < 0) goto fail_tok;

@@ -10,6 +10,11 @@
 #include "../kern/kern.h"
 #include "../ufunc.h"
 #include "algo.h"
+#include "clean.h"
+#include "running.h"
+#include "select.h"
+#include "stats.h"
+#include "dfstr.h"
 #include "dfgraph.h"
 
 #define PACK_MAGIC 0x4b43415046444d52ull /* "RMDFPACK" */
@@ -360,6 +365,72 @@ static dtype_t ftdt(int t)
     return t == FT_INT64 ? DT_INT64 : t == FT_FLOAT64 ? DT_FLOAT64 : DT_BOOL;
 }
 
+/* Column k of an element-wise comparison of strings (columns of the frame
+ * inputs v, or literals): bool, as pandas compares object columns; a
+ * missing value compares unequal to everything (so != gives true); 1 when
+ * an ordering meets a missing value, -1 when out of memory. */
+static int ew_strcmp(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
+                     int64_t rows, fcol_t *out)
+{
+    if (fcol_alloc(out, FT_BOOL, rows, 0, false)) return -1;
+    uint8_t *o = out->data;
+    const fcol_t *c[2] = {NULL, NULL};
+    const char *lit[2] = {NULL, NULL};
+    int q = 0;
+    for (int j = 0; j < 2 && j < n->n_in; j++) {
+        if (n->in[j].node < 0) {
+            lit[j] = n->in[j].str;
+            continue;
+        }
+        c[j] = &v[q++].cols[d->ew_col[k * n->n_in + j]];
+    }
+    size_t ll[2] = {lit[0] ? strlen(lit[0]) : 0, lit[1] ? strlen(lit[1]) : 0};
+    for (int64_t i = 0; i < rows; i++) {
+        const char *a[2];
+        int64_t al[2];
+        bool na = false;
+        for (int s = 0; s < 2; s++) {
+            if (c[s]) {
+                na |= fcol_is_na(c[s], i);
+                a[s] = fcol_str(c[s], i, &al[s]);
+            } else {
+                a[s] = lit[s];
+                al[s] = (int64_t)ll[s];
+            }
+        }
+        if (na) {
+            /* pandas: NaN == "x" is False and != True; an ordering raises */
+            if (n->op != OP_EQUAL && n->op != OP_NOT_EQUAL) return 1;
+            o[i] = n->op == OP_NOT_EQUAL;
+            continue;
+        }
+        int64_t m = al[0] < al[1] ? al[0] : al[1];
+        int r = memcmp(a[0], a[1], (size_t)m);
+        if (r == 0) r = al[0] < al[1] ? -1 : al[0] > al[1];
+        switch (n->op) {
+        case OP_EQUAL:
+            o[i] = r == 0;
+            break;
+        case OP_NOT_EQUAL:
+            o[i] = r != 0;
+            break;
+        case OP_LESS:
+            o[i] = r < 0;
+            break;
+        case OP_LESS_EQUAL:
+            o[i] = r <= 0;
+            break;
+        case OP_GREATER:
+            o[i] = r > 0;
+            break;
+        default:
+            o[i] = r >= 0;
+            break;
+        }
+    }
+    return 0;
+}
+
 static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t *f, char *err,
                   size_t errlen)
 {
@@ -381,6 +452,20 @@ static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t 
     f->range_index = v[0].range_index;
     int64_t rows = v[0].nrows;
     for (int k = 0; k < d->ncols; k++) {
+        if (d->ew_dt[k] == DF_EW_STRCMP) {
+            int sr = ew_strcmp(n, d, v, k, rows, &f->cols[k]);
+            if (sr) {
+                if (sr < 0)
+                    oom(err, errlen);
+                else
+                    errmsg(err, errlen,
+                           "node \"%s\" (%s): a missing value cannot be ordered against a "
+                           "string (pandas raises TypeError)",
+                           n->key, op_name(n->op));
+                goto done;
+            }
+            continue;
+        }
         ew_prog_t p;
         memset(&p, 0, sizeof p);
         arr_t in[3];
@@ -874,14 +959,24 @@ static int run_red_final(const tile_t *t, const job_t *j, const part_t *p, void 
     const df_node_t *d = n->df;
     const graph_node_t *src = &t->g->nodes[n->in[0].node];
     dfred_t r = df_red_of(n->op);
+    bool minmax = r == DFR_MIN || r == DFR_MAX;
     if (n->vkind == VK_TENSOR) {
         int rt = n->odtype == DT_FLOAT64 ? FT_FLOAT64 : n->odtype == DT_INT64 ? FT_INT64 : FT_BOOL;
+        if (minmax && rt != FT_FLOAT64 && p[0].cnt == 0)
+            return errmsg(err, errlen,
+                          "node \"%s\" (%s): the Series is empty, and its %s is NaN, which the "
+                          "%s scalar fixed when the document was validated cannot hold",
+                          n->key, op_name(n->op), r == DFR_MIN ? "min" : "max", dt_name(n->odtype));
         red_value(r, &p[0], d->ddof, rt, fixed);
         return 0;
     }
     frame_t f;
     if (frame_of_schema(d, true, d->nsel, &f)) return oom(err, errlen);
     int rt = d->cols[0].type;
+    /* pandas: the min or max of an empty column is NaN, so the Series is
+     * float64 */
+    for (int k = 0; minmax && rt != FT_FLOAT64 && k < d->nsel; k++)
+        if (p[k].cnt == 0) rt = FT_FLOAT64;
     const df_node_t *s = src->df;
     int it = d->idx[0].type;
     int64_t nb = 1;
@@ -1209,6 +1304,22 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         break;
     case DFJ_TO_TENSOR:
         rc = run_to_tensor(n, j, ins_, &f, err, errlen);
+        if (rc == 0 && !j->blob) {
+            /* a tensor chunk: the columns side by side, row-major */
+            size_t es = d->tdt == DT_BOOL ? 1 : 8;
+            int64_t expect = j->shape[0];
+            if (f.nrows != expect) {
+                rc = errmsg(err, errlen, "internal: to_tensor chunk of %lld rows, %lld expected",
+                            (long long)f.nrows, (long long)expect);
+            } else {
+                for (int k = 0; k < f.ncols; k++)
+                    for (int64_t i = 0; i < f.nrows; i++)
+                        memcpy((char *)fixed_out + ((size_t)i * (size_t)f.ncols + (size_t)k) * es,
+                               (const char *)f.cols[k].data + (size_t)i * es, es);
+            }
+            frame_free(&f);
+            return rc;
+        }
         break;
     case DFJ_RED_MAP:
         return run_red_map(t, j, &ins_[0], fixed_out, err, errlen);
@@ -1238,6 +1349,60 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         }
         free(acc);
         return rc;
+    }
+    case DFJ_MAP:
+    case DFJ_CARRY_EDGE:
+    case DFJ_CARRY_COMBINE: {
+        frame_t a = {0}, b = {0};
+        bool two = j->n_in > 1;
+        if (view(&ins_[0], &a, err, errlen)) return -1;
+        if (two && view(&ins_[1], &b, err, errlen)) {
+            frame_free(&a);
+            return -1;
+        }
+        bool running = n->op == OP_DF_CUMSUM || n->op == OP_DF_CUMPROD || n->op == OP_DF_CUMMAX ||
+                       n->op == OP_DF_CUMMIN || n->op == OP_DF_DIFF || n->op == OP_DF_SHIFT ||
+                       n->op == OP_DF_PCT_CHANGE || n->op == OP_DF_ROLLING;
+        bool str = n->op >= OP_DF_STR_LOWER && n->op <= OP_DF_STR_REPLACE;
+        if (str)
+            rc = df_str_map(d, n->op, &a, &f, err, errlen);
+        else if (running && j->param->dfk == DFJ_MAP)
+            rc = df_run_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
+        else if (running && j->param->dfk == DFJ_CARRY_EDGE)
+            rc = df_run_edge(d, n->op, &a, &f, err, errlen);
+        else if (running)
+            rc = df_run_combine(d, n->op, &a, &b, &f, err, errlen);
+        else if (j->param->dfk == DFJ_MAP &&
+                 (n->op == OP_DF_SET_INDEX || n->op == OP_DF_RESET_INDEX ||
+                  n->op == OP_DF_NLARGEST || n->op == OP_DF_NSMALLEST))
+            rc = df_select_map(d, n->op, &a, j->off[1], &f, err, errlen);
+        else if (j->param->dfk == DFJ_MAP)
+            rc = df_clean_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
+        else if (j->param->dfk == DFJ_CARRY_EDGE)
+            rc = df_clean_edge(d, &a, &f, err, errlen);
+        else
+            rc = df_clean_combine(d, &a, &b, &f, err, errlen);
+        frame_free(&a);
+        frame_free(&b);
+        break;
+    }
+    case DFJ_WHOLE: {
+        frame_t *v = NULL, all = {0};
+        bool stats = n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK;
+        if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
+            concat_views(v, j->n_in, &all, err, errlen) == 0)
+            rc = stats ? df_stats_whole(d, n->op, &all, &f, err, errlen)
+                       : df_select_whole(d, n->op, &all, &f, err, errlen);
+        frame_free(&all);
+        free_views(v, j->n_in);
+        if (rc == 0 && !j->blob) {
+            /* a Series statistic: its one value as a 0-d float64 tensor */
+            *(double *)fixed_out =
+                f.nrows > 0 && f.cols[0].type == FT_FLOAT64 ? ((double *)f.cols[0].data)[0] : NAN;
+            frame_free(&f);
+            return 0;
+        }
+        break;
     }
     default:
         return run_algo(t, j, ins_, blob, blob_len, fixed_out, err, errlen);

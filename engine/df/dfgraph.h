@@ -24,8 +24,27 @@ typedef struct {
     uint8_t type; /* ftype_t */
 } df_col_t;
 
+/* ew_dt of a column compared as strings (with strings or string literals). */
+#define DF_EW_STRCMP 0xff
+
 /* Reduction ops (dataframe.sum ...): the statistic kept per column. */
 typedef enum { DFR_SUM, DFR_MEAN, DFR_MIN, DFR_MAX, DFR_COUNT, DFR_PROD, DFR_STD, DFR_VAR } dfred_t;
+
+/* A literal parameter (fillna's value, replace's, isin's, clip's bounds). */
+typedef struct {
+    uint8_t kind; /* DFL_* */
+    bool is_int;  /* DFL_NUM: an integer (i), else f */
+    int64_t i;
+    double f; /* DFL_NUM: the value as a double either way */
+    char *s;  /* DFL_STR (owned) */
+} df_lit_t;
+enum { DFL_NONE = 0, DFL_NUM, DFL_BOOL, DFL_STR, DFL_NAN };
+
+/* rolling's agg */
+enum { DFRA_SUM, DFRA_MEAN, DFRA_MIN, DFRA_MAX, DFRA_STD, DFRA_VAR, DFRA_COUNT };
+
+/* fillna's method */
+enum { DFM_NONE = 0, DFM_FFILL, DFM_BFILL };
 
 typedef struct df_node {
     /* ---- the value produced ---- */
@@ -66,11 +85,52 @@ typedef struct df_node {
     /* element-wise on frames: per output column, the input column of each
      * frame input (-1 for scalars and broadcast Series) */
     int *ew_col;    /* ncols * n_in */
-    uint8_t *ew_dt; /* ncols: compute dtype */
+    uint8_t *ew_dt; /* ncols: compute dtype, or DF_EW_STRCMP: a comparison of strings */
     /* to_tensor: the tensor's dtype */
     dtype_t tdt;
-    bool held;  /* the value is a tensor held as a frame blob (to_tensor): fetch only */
-    void *json; /* the node's JSON object while the document is parsed (borrowed) */
+    bool held; /* the value is a tensor held as a frame blob (to_tensor): fetch only */
+    /* clean.c's ops: per output column k, lit[k] (fillna's value), sel[k]
+     * its input column (rename, drop, astype; cols[k].type the output
+     * type); lits (nlit: isin's values, replace's to_replace), lits2
+     * (replace's values, nlit of them), lo and hi (clip), n (round's
+     * decimals, dropna's thresh or -1), how (dropna: 0 any, 1 all),
+     * method (fillna: DFM_*) */
+    df_lit_t *lit;
+    int nlit;
+    df_lit_t *lits, *lits2;
+    df_lit_t lo, hi;
+    int how, method;
+    /* select.c's ops: iloc's rows (pos, npos) or slice (row_slice: sl[] with
+     * sl_has[] for start, stop, step); keep (drop_duplicates, duplicated,
+     * nlargest: 0 first, 1 last, 2 none); sample's frac (has_frac) or n,
+     * and seed; sort_index's asc1; set_index's drop and append;
+     * reset_index's drop; loc's labels (lits, nlit) or label slice (lo, hi
+     * with has_lo, has_hi); sel: the columns kept (iloc, loc, set_index),
+     * the keys (nlargest, drop_duplicates) */
+    int64_t *pos, npos;
+    bool row_slice, sl_has[3];
+    int64_t sl[3];
+    int keep;
+    bool has_frac;
+    double frac;
+    int64_t seed;
+    bool asc1, drop, append, has_lo, has_hi;
+    int nkey;
+    int *key;
+    /* running.c's ops: n the periods (diff, shift, pct_change) or the
+     * window (rolling), minp rolling's min_periods, ragg its DFRA_* */
+    int64_t minp;
+    int ragg;
+    /* strings.c's ops: pat and repl (owned), regex, icase (contains'
+     * case=false), sget (split's element, has_get), n (split's and
+     * replace's count, -1 all), sl/sl_has (slice), compiled regex (re) */
+    char *pat, *repl;
+    bool regex, icase, has_get, has_pat;
+    int64_t sget;
+    void *re;
+    uint8_t session_vk; /* a session node (OP_SESSION_TENSOR) holding a DataFrame or
+                         * Series of an earlier task: its vkind_t (0: none) */
+    void *json;         /* the node's JSON object while the document is parsed (borrowed) */
 } df_node_t;
 
 void df_node_free(df_node_t *d);

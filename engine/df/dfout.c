@@ -141,6 +141,14 @@ static void jindex(wr_t *w, const frame_t *f)
         put(w, "]", 1);
     }
     put(w, "]", 1);
+    /* the level names (graph-format.md, additions): a groupby by several
+     * keys keeps them */
+    puts_(w, ", \"index_names\": [");
+    for (int k = 0; k < f->nidx; k++) {
+        if (k) put(w, ", ", 2);
+        jlabel(w, &f->idx_names[k]);
+    }
+    put(w, "]", 1);
 }
 
 static wr_t *wr_new(dfx_sink_fn sink, void *ctx)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "df/frame.h"
 #include "rq.h"
 
 void plan_src_close(plan_src_t *s)
@@ -22,7 +23,11 @@ void plan_src_close(plan_src_t *s)
     free(s->chunk_keys);
     s->chunk_keys = NULL;
     s->n_keys = 0;
+    free(s->schema);
+    s->schema = NULL;
 }
+
+static const char *const frame_dtypes[] = {NULL, "dataframe", "series"};
 
 int plan_src_parse(json_t *obj, plan_src_t *out, char *err, size_t errlen)
 {
@@ -32,10 +37,18 @@ int plan_src_parse(json_t *obj, plan_src_t *out, char *err, size_t errlen)
     memcpy(key, out->key, sizeof key);
     memset(out, 0, sizeof *out);
     memcpy(out->key, key, sizeof key);
+    for (int k = 1; k <= 2 && json_is_string(dt); k++)
+        if (!strcmp(json_string_value(dt), frame_dtypes[k])) out->frame = k;
+    json_t *sch = json_object_get(obj, "schema");
+    if (out->frame && json_is_string(sch) && !(out->schema = strdup(json_string_value(sch)))) {
+        snprintf(err, errlen, "session tensor \"%s\": out of memory", key);
+        return -1;
+    }
     if (!json_is_array(shape) || !json_is_string(dt) || !json_is_array(bounds) ||
         !json_is_array(keys) || json_array_size(shape) > MR_MAXDIM ||
         json_array_size(bounds) != json_array_size(shape) ||
-        dt_parse(json_string_value(dt), &out->dt)) {
+        (out->frame ? (out->dt = DT_BOOL, 0) : dt_parse(json_string_value(dt), &out->dt))) {
+        plan_src_close(out);
         snprintf(err, errlen, "session tensor \"%s\": malformed description", key);
         return -1;
     }
@@ -85,8 +98,11 @@ json_t *plan_src_json(const plan_src_t *s)
     }
     for (int64_t i = 0; i < s->n_keys; i++)
         json_array_append_new(keys, json_string(s->chunk_keys[i]));
-    return json_pack("{s:o,s:s,s:o,s:o}", "shape", shape, "dtype", dt_name(s->dt), "bounds", bounds,
-                     "chunk_keys", keys);
+    json_t *o = json_pack("{s:o,s:s,s:o,s:o}", "shape", shape, "dtype",
+                          s->frame ? frame_dtypes[s->frame] : dt_name(s->dt), "bounds", bounds,
+                          "chunk_keys", keys);
+    if (o && s->schema) json_object_set_new(o, "schema", json_string(s->schema));
+    return o;
 }
 
 int plan_init(plan_t *p, const char *owner, const char *doc, size_t len)
@@ -183,6 +199,53 @@ static int lookup(void *ctx, const char *key, shape_t *shape, dtype_t *dt, int64
     return 0;
 }
 
+static json_t *schema_cols(const flabel_t *names, const fcol_t *cols, int n)
+{
+    json_t *a = json_array();
+    for (int k = 0; a && k < n; k++)
+        json_array_append_new(a, json_pack("[o,b,i]",
+                                           names[k].s ? json_string(names[k].s) : json_null(),
+                                           names[k].is_int, (int)cols[k].type));
+    return a;
+}
+
+/* The schema of frame source s from its first chunk (files_rq: the chunk
+ * store). 0, or -1. */
+static int load_schema(plan_t *p, plan_src_t *s)
+{
+    if (!p->files_rq || s->n_keys < 1) return -1;
+    char err[256];
+    redisReply *rep = rq_command(p->files_rq, err, sizeof err, "GET %s", s->chunk_keys[0]);
+    if (!rep) return -1;
+    int rc = -1;
+    void *buf = NULL;
+    frame_t f = {0};
+    if (rep->type == REDIS_REPLY_STRING && (buf = malloc(rep->len + 8))) {
+        memcpy(buf, rep->str, rep->len); /* frame_view wants 8-byte alignment */
+        if (frame_view(buf, rep->len, &f, err, sizeof err) == 0) {
+            json_t *o = json_pack("{s:b,s:o,s:o}", "series", f.series, "columns",
+                                  schema_cols(f.names, f.cols, f.ncols), "index",
+                                  schema_cols(f.idx_names, f.idx, f.nidx));
+            s->schema = o ? json_dumps(o, JSON_COMPACT) : NULL;
+            json_decref(o);
+            rc = s->schema ? 0 : -1;
+            frame_free(&f);
+        }
+    }
+    free(buf);
+    freeReplyObject(rep);
+    return rc;
+}
+
+static const char *frame_schema(void *ctx, const char *key)
+{
+    plan_t *p = ctx;
+    plan_src_t *s = src_find(p, key);
+    if (!s || !s->frame) return NULL;
+    if (!s->schema && load_schema(p, s)) return "";
+    return s->schema;
+}
+
 static int source_bounds(void *ctx, const graph_node_t *n, int64_t *nch, const int64_t **bounds)
 {
     plan_t *p = ctx;
@@ -259,7 +322,8 @@ int plan_tile(plan_t *p, char *err, size_t errlen)
     graph_limits_default(&lim);
     if (p->quota) lim = *p->quota;
     /* in the cluster read_csv reads uploaded files only (plan_file) */
-    graph_session_t sess = {.ctx = p, .lookup = lookup, .file = plan_file};
+    graph_session_t sess = {
+        .ctx = p, .lookup = lookup, .file = plan_file, .frame_schema = frame_schema};
     if (graph_parse(p->doc, p->doc_len, &lim, &sess, &p->g, err, errlen)) return -1;
     tile_opts_t o;
     tile_opts_default(&o);

@@ -28,6 +28,13 @@ typedef struct plan_src {
     int64_t *bounds[MR_MAXDIM]; /* nch[d]+1 offsets each, owned */
     int64_t n_keys;
     char **chunk_keys; /* grid C order, owned */
+    /* A DataFrame (1) or Series (2) of an earlier task (dtype text
+     * "dataframe" or "series": a 1-D grid of frame blobs), 0 for a tensor;
+     * schema: graph_session_t.frame_schema's JSON text (owned), read from
+     * the first chunk when the source is loaded and carried in the plan so
+     * that workers need not read it again. */
+    int frame;
+    char *schema;
 } plan_src_t;
 
 typedef struct plan {

@@ -27,6 +27,23 @@ EW = {
 }
 
 
+# ops whose fields are pandas' keywords of the method of the same name
+CLEAN = {"dataframe." + x for x in ("fillna", "dropna", "isna", "notna", "isin", "astype",
+                                    "rename", "drop", "replace", "clip", "abs", "round")}
+
+
+SELECT = {"dataframe." + x for x in ("set_index", "reset_index", "tail", "nlargest",
+                                     "nsmallest", "sample", "drop_duplicates", "duplicated")}
+
+
+RUNNING = {"dataframe." + x for x in ("cumsum", "cumprod", "cummax", "cummin", "diff", "shift",
+                                      "pct_change")}
+
+
+STATS = {"dataframe." + x for x in ("median", "quantile", "skew", "kurt", "corr", "cov",
+                                    "value_counts", "rank")}
+
+
 def is_df_doc(doc):
     return any(n["op"].startswith("dataframe.") for n in doc["nodes"])
 
@@ -56,7 +73,10 @@ def evaluate(doc, data_dir="."):
             if isinstance(k, str):
                 ev(k)
         op = n["op"]
-        ins = [vals[k] if isinstance(k, str) else k for k in n.get("inputs", [])]
+        # a literal {"value": X} is X (null: NaN)
+        ins = [vals[k] if isinstance(k, str) else
+               (np.nan if k["value"] is None else k["value"]) if isinstance(k, dict) else k
+               for k in n.get("inputs", [])]
         if not op.startswith("dataframe.") and not frame_input(n):
             sub = [t for t in tensor]
             v = npref.evaluate({"version": 1, "nodes": sub, "fetch": [key]})[key]
@@ -88,6 +108,8 @@ def evaluate(doc, data_dir="."):
             v = f(numeric_only=True, **kw) if isinstance(ins[0], pd.DataFrame) else f(**kw)
         elif op == "dataframe.nunique":
             v = ins[0].nunique()
+        elif op == "dataframe.count":
+            v = ins[0].count()
         elif op.split(".")[1] in ("sum", "mean", "min", "max", "count", "prod"):
             f = getattr(ins[0], op.split(".")[1])
             v = f(numeric_only=True) if isinstance(ins[0], pd.DataFrame) else f()
@@ -110,6 +132,52 @@ def evaluate(doc, data_dir="."):
             if isinstance(f, pd.DataFrame):
                 f = f.select_dtypes(include=["number", "bool"])
             v = f.to_numpy()
+        elif op == "dataframe.iloc":
+            r = n.get("rows")
+            rs = slice(*[int(x) if x else None for x in r.split(":")]) if isinstance(r, str) \
+                else (slice(None) if r is None else r)
+            c = n.get("columns")
+            cs = slice(*[int(x) if x else None for x in c.split(":")]) if isinstance(c, str) \
+                else (slice(None) if c is None else c)
+            v = ins[0].iloc[rs] if isinstance(ins[0], pd.Series) else ins[0].iloc[rs, cs]
+        elif op == "dataframe.loc":
+            if len(ins) == 2:
+                v = ins[0].loc[ins[1]]
+            else:
+                r = n["labels"] if "labels" in n else slice(n.get("start"), n.get("stop"))
+                v = ins[0].loc[r] if "columns" not in n else ins[0].loc[r, n["columns"]]
+        elif op == "dataframe.sort_index":
+            v = ins[0].sort_index(ascending=n.get("ascending", True), kind="mergesort")
+        elif op == "dataframe.rolling":
+            r = ins[0].rolling(n["window"], min_periods=n.get("min_periods"),
+                               center=n.get("center", False))
+            v = getattr(r, n["agg"])()
+        elif op.startswith("dataframe.str."):
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs", "get")}
+            m = op.split(".")[2]
+            if m in ("replace", "contains") and "regex" not in kw:
+                kw["regex"] = m == "contains"
+            v = getattr(ins[0].str, m)(**kw)
+            if m == "split":
+                v = v.str[n["get"]]
+        elif op == "dataframe.concat":
+            v = pd.concat(ins, axis=n.get("axis", 0))
+        elif op in STATS:
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            if isinstance(ins[0], pd.DataFrame) and op not in ("dataframe.rank",
+                                                                "dataframe.value_counts"):
+                kw.setdefault("numeric_only", True)
+            v = getattr(ins[0], op.split(".")[1])(**kw)
+        elif op in SELECT or op in RUNNING:
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            v = getattr(ins[0], op.split(".")[1])(**kw)
+        elif op in CLEAN:
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            if op == "dataframe.isin":
+                kw = {"values": [np.nan if x is None else x for x in kw["values"]]}
+            if op == "dataframe.replace" and kw.get("to_replace", 0) is None:
+                kw["to_replace"] = np.nan
+            v = getattr(ins[0], op.split(".")[1])(**kw)
         else:
             raise ValueError("pdref: no reference for %s" % op)
         if isinstance(v, (np.generic, float, int, bool)):

@@ -200,7 +200,8 @@ def main():
                 continue  # pandas: object for bool mixed with numbers (a documented divergence)
             nodes.append({"key": k, "op": "dataframe." + r, "inputs": [src]})
             fetch.append(k)
-            refs[k] = getattr(ref, r)(numeric_only=True)
+            # count counts every column (strings too), as pandas' count()
+            refs[k] = ref.count() if r == "count" else getattr(ref, r)(numeric_only=True)
     for r in reds:
         k = "w_" + r
         if r == "prod":

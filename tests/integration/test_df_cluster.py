@@ -6,6 +6,8 @@ cluster. Every result is compared with pandas and with mars-run's output
 for the same document (DIR/KEY.json); a DataFrame also comes back as CSV
 (Accept: text/csv), and the metadata route names its kind and columns.
 
+DataFrames of one task are inputs of a later one (frames-across-tasks).
+
 Run with Debian's python: /usr/bin/python3 tests/integration/test_df_cluster.py
 (MARS_BIN_DIR=build/san/bin runs it over the sanitized programs).
 """
@@ -151,6 +153,8 @@ def main():
                 res[key] = got
                 why = test_df.expect_frame(got, want[key], sort_rows=key == "me")
                 check(not why, "%s", why)
+                check(got.get("index_names") == list(want[key].index.names),
+                      "index_names %r vs %r", got.get("index_names"), list(want[key].index.names))
                 with open(os.path.join(out, key + ".json")) as f:
                     mine = json.load(f)
                 if key != "me":  # merge: the order of rows is not specified
@@ -198,13 +202,75 @@ def main():
             got = get(web, "/api/v1/sessions/%s/tensors/um/data" % sid).json()
             why = test_df.expect_frame(got, pd.DataFrame(a, columns=["p", "q", "r"]).mean())
             check(not why, "%s", why)
-            # a DataFrame of an earlier task is no input of a later one
-            d = {"version": 1, "nodes": [{"key": "z", "op": "dataframe.sum", "inputs": ["gb"]}],
-                 "fetch": ["z"]}
-            r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid,
-                        body=json.dumps(d).encode(), headers={"Content-Type": "application/json"})
-            check(r.status == 400, "DataFrame as a session input: %r", r)
         run.case("session-tensor", session_tensor)
+
+        def frames_across_tasks():
+            # DataFrames and Series of an earlier task are inputs of a later one
+            d = {"version": 1, "nodes": [
+                {"key": "z", "op": "dataframe.sum", "inputs": ["gb"]},
+                {"key": "g2", "op": "dataframe.groupby_agg", "inputs": ["so"], "by": ["k", "b"],
+                 "agg": {"n": ["i", "count"]}},
+                {"key": "ks", "op": "dataframe.getitem", "inputs": ["so"], "columns": "k"},
+                {"key": "eq", "op": "equal", "inputs": ["ks", {"value": "k1"}]},
+                {"key": "fl", "op": "dataframe.filter", "inputs": ["so", "eq"]},
+                {"key": "h", "op": "dataframe.head", "inputs": ["fl"], "n": 7},
+                {"key": "ss", "op": "dataframe.sum", "inputs": ["su"]},
+                {"key": "fw", "op": "dataframe.fillna", "inputs": ["so"], "method": "ffill"},
+                {"key": "bw", "op": "dataframe.fillna", "inputs": ["so"], "method": "bfill"},
+                {"key": "dn", "op": "dataframe.dropna", "inputs": ["so"], "subset": ["f", "s"]},
+                {"key": "rp", "op": "dataframe.replace", "inputs": ["so"], "to_replace": "k1",
+                 "value": "K1"},
+                {"key": "ri", "op": "dataframe.reset_index", "inputs": ["so"]},
+                {"key": "dd", "op": "dataframe.drop_duplicates", "inputs": ["so"],
+                 "subset": ["k", "b"], "keep": "last"},
+                {"key": "tl", "op": "dataframe.tail", "inputs": ["so"], "n": 11},
+                {"key": "si", "op": "dataframe.sort_index", "inputs": ["so"]},
+                {"key": "sa", "op": "dataframe.sample", "inputs": ["so"], "n": 25,
+                 "random_state": 3},
+                {"key": "nm", "op": "dataframe.getitem", "inputs": ["so"],
+                 "columns": ["i", "f"]},
+                {"key": "cs", "op": "dataframe.cumsum", "inputs": ["nm"]},
+                {"key": "df", "op": "dataframe.diff", "inputs": ["nm"], "periods": 2},
+                {"key": "sh", "op": "dataframe.shift", "inputs": ["so"], "periods": -3},
+                {"key": "rl", "op": "dataframe.rolling", "inputs": ["nm"], "window": 5,
+                 "min_periods": 2, "agg": "std"},
+                {"key": "sk", "op": "dataframe.getitem", "inputs": ["so"], "columns": "k"},
+                {"key": "su2", "op": "dataframe.str.upper", "inputs": ["sk"]},
+                {"key": "sc", "op": "dataframe.str.contains", "inputs": ["sk"],
+                 "pat": "k[1-3]"},
+                {"key": "md", "op": "dataframe.median", "inputs": ["nm"]},
+                {"key": "vc", "op": "dataframe.value_counts", "inputs": ["sk"]},
+                {"key": "cc", "op": "dataframe.concat", "inputs": ["so", "so"]}],
+                "fetch": ["z", "g2", "h", "ss", "fw", "bw", "dn", "rp", "ri", "dd", "tl", "si",
+                          "sa", "cs", "df", "sh", "rl", "su2", "sc", "md", "vc", "cc"]}
+            _, t = run_task(web, sid, d)
+            check(t["status"] == "succeeded", "task: %r", t)
+            pw = {"z": want["gb"].sum(numeric_only=True),
+                  "g2": want["so"].groupby(["k", "b"]).agg(n=("i", "count")),
+                  "h": want["so"][want["so"].k == "k1"].head(7),
+                  "fw": want["so"].ffill(), "bw": want["so"].bfill(),
+                  "dn": want["so"].dropna(subset=["f", "s"]),
+                  "rp": want["so"].replace("k1", "K1"), "ri": want["so"].reset_index(),
+                  "dd": want["so"].drop_duplicates(subset=["k", "b"], keep="last"),
+                  "tl": want["so"].tail(11), "si": want["so"].sort_index(kind="mergesort"),
+                  "sa": want["so"].sample(n=25, random_state=3),
+                  "cs": want["so"][["i", "f"]].cumsum(), "df": want["so"][["i", "f"]].diff(2),
+                  "sh": want["so"].shift(-3),
+                  "rl": want["so"][["i", "f"]].rolling(5, min_periods=2).std(),
+                  "su2": want["so"].k.str.upper(), "sc": want["so"].k.str.contains("k[1-3]"),
+                  "md": want["so"][["i", "f"]].median(), "vc": want["so"].k.value_counts(),
+                  "cc": pd.concat([want["so"], want["so"]])}
+            for key, ref in pw.items():
+                got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
+                why = test_df.expect_frame(got, ref)
+                check(not why, "%s: %s", key, why)
+                check(got.get("index_names") == list(ref.index.names), "%s index_names %r", key,
+                      got.get("index_names"))
+            r = get(web, "/api/v1/sessions/%s/tensors/ss/data?format=npy" % sid)
+            v = np.load(io.BytesIO(r.body))
+            w = want["su"].sum()
+            check(abs(float(v) - w) <= 1e-9 * abs(w), "ss %r vs %r", v, w)
+        run.case("frames-across-tasks", frames_across_tasks)
     return run.finish()
 
 

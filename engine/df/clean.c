@@ -1,0 +1,611 @@
+/* clean.c: the row-wise cleaning ops (dataframe.fillna, dropna, isna,
+ * notna, isin, astype, rename, drop, replace, clip, abs, round) on one
+ * chunk, and fillna's carry for method ffill/bfill across chunk boundaries
+ * (clean.h). Semantics are pandas 1.5's; the schema (output columns and
+ * types) was inferred by graph_df.c. */
+#include "clean.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../errmsg.h"
+
+static int oom(char *err, size_t errlen)
+{
+    return errmsg(err, errlen, "out of memory");
+}
+
+/* out: in's rows and index, d->ncols empty columns labelled by the schema. */
+static int out_like(const df_node_t *d, const frame_t *in, frame_t *out)
+{
+    if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx)) return -1;
+    out->range_index = in->range_index;
+    for (int k = 0; k < d->ncols; k++)
+        if (flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int)) return -1;
+    for (int k = 0; k < in->nidx; k++)
+        if (flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int) ||
+            fcol_copy(&in->idx[k], &out->idx[k]))
+            return -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ values */
+
+/* A string column from n pieces (ptr, len; ptr NULL: missing). */
+static int str_col(fcol_t *c, int64_t n, const char *const *p, const int64_t *l)
+{
+    int64_t nb = 1;
+    bool na = false;
+    for (int64_t i = 0; i < n; i++) {
+        nb += p[i] ? l[i] : 0;
+        na |= !p[i];
+    }
+    if (fcol_alloc(c, FT_STRING, n, nb, na)) return -1;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (p[i]) memcpy(c->bytes + at, p[i], (size_t)l[i]);
+        at += p[i] ? l[i] : 0;
+        c->offsets[i + 1] = at;
+        if (!p[i]) c->valid[i] = 0;
+    }
+    c->bytes[at] = 0;
+    return 0;
+}
+
+static double num_at(const fcol_t *c, int64_t i)
+{
+    switch (c->type) {
+    case FT_FLOAT64:
+        return ((const double *)c->data)[i];
+    case FT_INT64:
+        return (double)((const int64_t *)c->data)[i];
+    default:
+        return ((const uint8_t *)c->data)[i];
+    }
+}
+
+/* Does value i of c equal literal l (pandas' isin and replace matching)? */
+static bool lit_eq(const fcol_t *c, int64_t i, const df_lit_t *l)
+{
+    bool na = fcol_is_na(c, i);
+    if (l->kind == DFL_NAN) return na;
+    if (na) return false;
+    switch (c->type) {
+    case FT_STRING: {
+        if (l->kind != DFL_STR) return false;
+        int64_t n;
+        const char *s = fcol_str(c, i, &n);
+        return (size_t)n == strlen(l->s) && !memcmp(s, l->s, (size_t)n);
+    }
+    case FT_INT64:
+        if (l->kind == DFL_NUM && l->is_int) return ((const int64_t *)c->data)[i] == l->i;
+        return l->kind == DFL_NUM && num_at(c, i) == l->f;
+    case FT_FLOAT64:
+        return l->kind == DFL_NUM && num_at(c, i) == l->f;
+    default:
+        return l->kind == DFL_BOOL && ((const uint8_t *)c->data)[i] == (l->i != 0);
+    }
+}
+
+/* Python's repr of a double (str(float)): the shortest digits that read
+ * back, fixed notation for exponents -4..15, else d.ddde+XX. */
+static int py_float(char *b, size_t len, double v)
+{
+    if (v != v) return snprintf(b, len, "nan");
+    if (isinf(v)) return snprintf(b, len, v > 0 ? "inf" : "-inf");
+    if (v == 0) return snprintf(b, len, signbit(v) ? "-0.0" : "0.0");
+    char e[40];
+    int p;
+    for (p = 0; p < 17; p++) {
+        snprintf(e, sizeof e, "%.*e", p, v);
+        if (strtod(e, NULL) == v) break;
+    }
+    snprintf(e, sizeof e, "%.*e", p, v);
+    /* e: [-]d[.ddd]e[+-]XX */
+    bool neg = e[0] == '-';
+    char dig[24];
+    int nd = 0;
+    const char *q = e + neg;
+    for (; *q && *q != 'e'; q++)
+        if (*q != '.') dig[nd++] = *q;
+    dig[nd] = 0;
+    int ex = atoi(q + 1);
+    char *o = b;
+    size_t left = len;
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        int w_ = snprintf(o, left, __VA_ARGS__);                                                   \
+        if (w_ < 0 || (size_t)w_ >= left) return -1;                                               \
+        o += w_;                                                                                   \
+        left -= (size_t)w_;                                                                        \
+    } while (0)
+    if (neg) PUT("-");
+    if (ex >= -4 && ex < 16) {
+        if (ex < 0) {
+            PUT("0.");
+            for (int k = 0; k < -ex - 1; k++)
+                PUT("0");
+            PUT("%s", dig);
+        } else {
+            for (int k = 0; k <= ex; k++)
+                PUT("%c", k < nd ? dig[k] : '0');
+            PUT(".");
+            if (nd > ex + 1)
+                PUT("%s", dig + ex + 1);
+            else
+                PUT("0");
+        }
+    } else {
+        PUT("%c", dig[0]);
+        if (nd > 1) PUT(".%s", dig + 1);
+        PUT("e%c%02d", ex < 0 ? '-' : '+', ex < 0 ? -ex : ex);
+    }
+#undef PUT
+    return (int)(o - b);
+}
+
+/* ------------------------------------------------------------------ fillna */
+
+/* Column c with its missing values set to literal l (types checked by
+ * inference: l fits c). */
+static int fill_value(const fcol_t *c, const df_lit_t *l, fcol_t *o)
+{
+    if (l->kind == DFL_NONE || l->kind == DFL_NAN || c->type == FT_INT64) return fcol_copy(c, o);
+    int64_t n = c->n;
+    if (c->type == FT_FLOAT64) {
+        if (fcol_alloc(o, FT_FLOAT64, n, 0, false)) return -1;
+        const double *x = c->data;
+        double *y = o->data;
+        for (int64_t i = 0; i < n; i++)
+            y[i] = x[i] == x[i] ? x[i] : l->f;
+        return 0;
+    }
+    if (c->type == FT_BOOL) {
+        if (fcol_alloc(o, FT_BOOL, n, 0, false)) return -1;
+        const uint8_t *x = c->data;
+        uint8_t *y = o->data;
+        for (int64_t i = 0; i < n; i++)
+            y[i] = fcol_is_na(c, i) ? (l->i != 0) : x[i];
+        return 0;
+    }
+    const char **p = malloc(sizeof(char *) * (size_t)(n + 1));
+    int64_t *ln = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int rc = -1;
+    if (p && ln) {
+        for (int64_t i = 0; i < n; i++) {
+            if (fcol_is_na(c, i)) {
+                p[i] = l->s;
+                ln[i] = (int64_t)strlen(l->s);
+            } else {
+                p[i] = fcol_str(c, i, &ln[i]);
+            }
+        }
+        rc = str_col(o, n, p, ln);
+    }
+    free(p);
+    free(ln);
+    return rc;
+}
+
+/* ffill (dir 1) or bfill (dir -1) of c, starting from value `start` of
+ * column s (a 1-row carry; NULL or missing: nothing to carry). */
+static int fill_dir(const fcol_t *c, int dir, const fcol_t *s, fcol_t *o)
+{
+    int64_t n = c->n;
+    /* the source row of every value: itself, the previous present one, or
+     * -1 (the carry), -2 (none) */
+    int64_t *src = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!src) return -1;
+    int64_t last = s && !fcol_is_na(s, 0) ? -1 : -2;
+    bool any_na = false;
+    for (int64_t q = 0; q < n; q++) {
+        int64_t i = dir > 0 ? q : n - 1 - q;
+        if (!fcol_is_na(c, i)) last = i;
+        src[i] = last;
+        any_na |= last == -2;
+    }
+    int rc = -1;
+    if (c->type == FT_STRING) {
+        const char **p = malloc(sizeof(char *) * (size_t)(n + 1));
+        int64_t *ln = malloc(sizeof(int64_t) * (size_t)(n + 1));
+        if (p && ln) {
+            for (int64_t i = 0; i < n; i++) {
+                p[i] = src[i] == -2   ? NULL
+                       : src[i] == -1 ? fcol_str(s, 0, &ln[i])
+                                      : fcol_str(c, src[i], &ln[i]);
+            }
+            rc = str_col(o, n, p, ln);
+        }
+        free(p);
+        free(ln);
+        free(src);
+        return rc;
+    }
+    if (fcol_alloc(o, (ftype_t)c->type, n, 0, any_na && c->type == FT_BOOL)) goto done;
+    size_t w = c->type == FT_BOOL ? 1 : 8;
+    for (int64_t i = 0; i < n; i++) {
+        char *dst = (char *)o->data + (size_t)i * w;
+        if (src[i] == -2) {
+            if (c->type == FT_FLOAT64)
+                *(double *)dst = NAN;
+            else if (c->type == FT_BOOL) {
+                *dst = 0;
+                o->valid[i] = 0;
+            } else {
+                memcpy(dst, (const char *)c->data + (size_t)i * w, w);
+            }
+            continue;
+        }
+        const fcol_t *f = src[i] == -1 ? s : c;
+        int64_t r = src[i] == -1 ? 0 : src[i];
+        if (f->type == c->type)
+            memcpy(dst, (const char *)f->data + (size_t)r * w, w);
+        else if (c->type == FT_FLOAT64)
+            *(double *)dst = num_at(f, r);
+    }
+    rc = 0;
+done:
+    free(src);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ astype */
+
+static int astype_col(const fcol_t *c, int to, fcol_t *o, char *err, size_t errlen)
+{
+    int64_t n = c->n;
+    if (c->type == to) return fcol_copy(c, o) ? oom(err, errlen) : 0;
+    if (to == FT_STRING) {
+        /* str(): numbers as Python writes them; a missing string is 'None'
+         * (pandas' astype(str) of None), a NaN 'nan' */
+        char *buf = malloc((size_t)(n + 1) * 40);
+        const char **p = malloc(sizeof(char *) * (size_t)(n + 1));
+        int64_t *ln = malloc(sizeof(int64_t) * (size_t)(n + 1));
+        int rc = -1;
+        if (buf && p && ln) {
+            for (int64_t i = 0; i < n; i++) {
+                char *b = buf + i * 40;
+                if (c->type == FT_INT64)
+                    ln[i] = snprintf(b, 40, "%lld", (long long)((const int64_t *)c->data)[i]);
+                else if (c->type == FT_FLOAT64)
+                    ln[i] = py_float(b, 40, ((const double *)c->data)[i]);
+                else if (fcol_is_na(c, i))
+                    ln[i] = snprintf(b, 40, "None");
+                else
+                    ln[i] = snprintf(b, 40, "%s", ((const uint8_t *)c->data)[i] ? "True" : "False");
+                p[i] = b;
+            }
+            rc = str_col(o, n, p, ln);
+        }
+        free(buf);
+        free(p);
+        free(ln);
+        return rc ? oom(err, errlen) : 0;
+    }
+    if (fcol_alloc(o, (ftype_t)to, n, 0, false)) return oom(err, errlen);
+    for (int64_t i = 0; i < n; i++) {
+        if (c->type == FT_STRING) {
+            int64_t l;
+            const char *s = fcol_str(c, i, &l);
+            bool na = fcol_is_na(c, i);
+            if (to == FT_BOOL) {
+                ((uint8_t *)o->data)[i] = !na && l > 0;
+                continue;
+            }
+            char tmp[64];
+            if (na || l >= (int64_t)sizeof tmp) {
+                if (!na || to == FT_INT64) {
+                    fcol_free(o);
+                    return errmsg(err, errlen, "astype: cannot convert %s to %s",
+                                  na ? "a missing value" : "a long string",
+                                  to == FT_INT64 ? "int64" : "float64");
+                }
+                ((double *)o->data)[i] = NAN;
+                continue;
+            }
+            memcpy(tmp, s, (size_t)l);
+            tmp[l] = 0;
+            char *end;
+            if (to == FT_INT64) {
+                long long v = strtoll(tmp, &end, 10);
+                while (*end == ' ')
+                    end++;
+                if (end == tmp || *end) {
+                    fcol_free(o);
+                    return errmsg(err, errlen,
+                                  "astype: invalid literal for int() with base 10: '%.60s'", tmp);
+                }
+                ((int64_t *)o->data)[i] = v;
+            } else {
+                double v = strtod(tmp, &end);
+                while (*end == ' ')
+                    end++;
+                if (end == tmp || *end) {
+                    fcol_free(o);
+                    return errmsg(err, errlen, "astype: could not convert string to float: '%.60s'",
+                                  tmp);
+                }
+                ((double *)o->data)[i] = v;
+            }
+            continue;
+        }
+        double v = num_at(c, i);
+        if (to == FT_FLOAT64) {
+            ((double *)o->data)[i] = fcol_is_na(c, i) ? NAN : v;
+        } else if (to == FT_BOOL) {
+            ((uint8_t *)o->data)[i] =
+                c->type == FT_INT64 ? ((const int64_t *)c->data)[i] != 0 : v != 0; /* NaN is true */
+        } else {
+            if (c->type == FT_FLOAT64 && !isfinite(v)) {
+                fcol_free(o);
+                return errmsg(err, errlen,
+                              "astype: Cannot convert non-finite values (NA or inf) to integer");
+            }
+            if (c->type == FT_BOOL && fcol_is_na(c, i)) {
+                fcol_free(o);
+                return errmsg(err, errlen, "astype: cannot convert a missing value to int64");
+            }
+            ((int64_t *)o->data)[i] = (int64_t)v;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ replace */
+
+static int replace_col(const df_node_t *d, const fcol_t *c, int to, fcol_t *o)
+{
+    int64_t n = c->n;
+    if (c->type == FT_STRING) {
+        const char **p = malloc(sizeof(char *) * (size_t)(n + 1));
+        int64_t *ln = malloc(sizeof(int64_t) * (size_t)(n + 1));
+        int rc = -1;
+        if (p && ln) {
+            for (int64_t i = 0; i < n; i++) {
+                p[i] = fcol_is_na(c, i) ? NULL : fcol_str(c, i, &ln[i]);
+                for (int q = 0; q < d->nlit; q++) {
+                    if (!lit_eq(c, i, &d->lits[q])) continue;
+                    const df_lit_t *v = &d->lits2[q];
+                    p[i] = v->kind == DFL_STR ? v->s : NULL;
+                    ln[i] = v->kind == DFL_STR ? (int64_t)strlen(v->s) : 0;
+                    break;
+                }
+            }
+            rc = str_col(o, n, p, ln);
+        }
+        free(p);
+        free(ln);
+        return rc;
+    }
+    /* numbers and bools: the output type is the schema's unless no value
+     * matched (pandas keeps the dtype then) */
+    bool hit = false;
+    for (int64_t i = 0; i < n && !hit; i++)
+        for (int q = 0; q < d->nlit && !hit; q++)
+            hit = lit_eq(c, i, &d->lits[q]);
+    if (!hit) return fcol_copy(c, o);
+    bool na = to == FT_BOOL && c->valid;
+    if (fcol_alloc(o, (ftype_t)to, n, 0, na)) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        const df_lit_t *v = NULL;
+        for (int q = 0; q < d->nlit && !v; q++)
+            if (lit_eq(c, i, &d->lits[q])) v = &d->lits2[q];
+        if (to == FT_FLOAT64) {
+            ((double *)o->data)[i] =
+                v ? (v->kind == DFL_NAN ? NAN : v->f) : (fcol_is_na(c, i) ? NAN : num_at(c, i));
+        } else if (to == FT_INT64) {
+            ((int64_t *)o->data)[i] = v ? v->i : ((const int64_t *)c->data)[i];
+        } else {
+            ((uint8_t *)o->data)[i] = v ? v->i != 0 : ((const uint8_t *)c->data)[i];
+            if (na) o->valid[i] = v ? 1 : !fcol_is_na(c, i);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ numbers */
+
+/* numpy's round: rint(x * 10^d) / 10^d (d >= 0), rint(x / 10^-d) * 10^-d. */
+static double round_d(double x, int64_t dec)
+{
+    if (dec >= 0) {
+        double f = pow(10.0, (double)dec);
+        double y = rint(x * f) / f;
+        return isfinite(y) ? y : x;
+    }
+    double f = pow(10.0, (double)-dec);
+    return rint(x / f) * f;
+}
+
+static int num_col(const df_node_t *d, op_t op, const fcol_t *c, int to, fcol_t *o)
+{
+    int64_t n = c->n;
+    if (c->type == FT_STRING || (op == OP_DF_ROUND && c->type == FT_BOOL)) return fcol_copy(c, o);
+    if (fcol_alloc(o, (ftype_t)to, n, 0, c->valid != NULL && to == FT_BOOL)) return -1;
+    if (o->valid) memcpy(o->valid, c->valid, (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        if (to == FT_BOOL) {
+            ((uint8_t *)o->data)[i] = ((const uint8_t *)c->data)[i];
+            continue;
+        }
+        if (to == FT_INT64) {
+            int64_t v =
+                c->type == FT_INT64 ? ((const int64_t *)c->data)[i] : ((const uint8_t *)c->data)[i];
+            if (op == OP_DF_ABS)
+                v = v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
+            else if (op == OP_DF_CLIP) {
+                if (d->lo.kind == DFL_NUM && v < d->lo.i) v = d->lo.i;
+                if (d->hi.kind == DFL_NUM && v > d->hi.i) v = d->hi.i;
+            } else if (op == OP_DF_ROUND && d->n < 0) {
+                v = (int64_t)round_d((double)v, d->n);
+            }
+            ((int64_t *)o->data)[i] = v;
+            continue;
+        }
+        double v = num_at(c, i);
+        if (op == OP_DF_ABS)
+            v = fabs(v);
+        else if (op == OP_DF_CLIP && v == v) {
+            if (d->lo.kind == DFL_NUM && v < d->lo.f) v = d->lo.f;
+            if (d->hi.kind == DFL_NUM && v > d->hi.f) v = d->hi.f;
+        } else if (op == OP_DF_ROUND) {
+            v = round_d(v, d->n);
+        }
+        ((double *)o->data)[i] = v;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the map */
+
+static int dropna_rows(const df_node_t *d, const frame_t *in, int64_t **rows, int64_t *n)
+{
+    *rows = malloc(sizeof(int64_t) * (size_t)(in->nrows + 1));
+    if (!*rows) return -1;
+    int64_t m = 0;
+    for (int64_t i = 0; i < in->nrows; i++) {
+        int present = 0, cnt = d->nsel;
+        for (int q = 0; q < d->nsel; q++)
+            present += !fcol_is_na(&in->cols[d->sel[q]], i);
+        bool keep = d->n >= 0 ? present >= d->n : d->how == 1 ? present > 0 : present == cnt;
+        if (keep) (*rows)[m++] = i;
+    }
+    *n = m;
+    return 0;
+}
+
+int df_clean_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
+                 char *err, size_t errlen)
+{
+    if (op == OP_DF_DROPNA) {
+        int64_t *rows, m;
+        if (dropna_rows(d, in, &rows, &m)) return oom(err, errlen);
+        int rc = frame_take(in, rows, m, out) ? oom(err, errlen) : 0;
+        free(rows);
+        return rc;
+    }
+    if (out_like(d, in, out)) goto fail;
+    for (int k = 0; k < d->ncols; k++) {
+        fcol_t *o = &out->cols[k];
+        int to = d->cols[k].type;
+        const fcol_t *c = &in->cols[d->sel ? d->sel[k] : k];
+        int rc = 0;
+        switch (op) {
+        case OP_DF_FILLNA:
+            if (d->method == DFM_NONE)
+                rc = fill_value(c, &d->lit[k], o);
+            else
+                rc =
+                    fill_dir(c, d->method == DFM_FFILL ? 1 : -1, carry ? &carry->cols[k] : NULL, o);
+            break;
+        case OP_DF_ISNA:
+        case OP_DF_NOTNA:
+        case OP_DF_ISIN:
+            if ((rc = fcol_alloc(o, FT_BOOL, in->nrows, 0, false))) break;
+            for (int64_t i = 0; i < in->nrows; i++) {
+                bool v;
+                if (op == OP_DF_ISIN) {
+                    v = false;
+                    for (int q = 0; q < d->nlit && !v; q++)
+                        v = lit_eq(c, i, &d->lits[q]);
+                } else {
+                    v = fcol_is_na(c, i) == (op == OP_DF_ISNA);
+                }
+                ((uint8_t *)o->data)[i] = v;
+            }
+            break;
+        case OP_DF_ASTYPE:
+            if (astype_col(c, to, o, err, errlen)) {
+                frame_free(out);
+                return -1;
+            }
+            break;
+        case OP_DF_RENAME:
+        case OP_DF_DROP:
+            rc = fcol_copy(c, o);
+            break;
+        case OP_DF_REPLACE:
+            rc = replace_col(d, c, to, o);
+            break;
+        default: /* clip, abs, round */
+            rc = num_col(d, op, c, to, o);
+            break;
+        }
+        if (rc) goto fail;
+    }
+    return 0;
+fail:
+    frame_free(out);
+    return oom(err, errlen);
+}
+
+/* ------------------------------------------------------------------ the carry */
+
+int df_clean_edge(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen)
+{
+    /* fillna's method: the last (ffill) or first (bfill) present value of
+     * every column, as one row (missing where the chunk has none) */
+    int dir = d->method == DFM_FFILL ? 1 : -1;
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(d->ncols + 1));
+    if (!rows) return oom(err, errlen);
+    int rc = -1;
+    if (frame_alloc(out, false, 1, d->ncols, 1) || fcol_alloc(&out->idx[0], FT_INT64, 1, 0, false))
+        goto done;
+    ((int64_t *)out->idx[0].data)[0] = 0;
+    for (int k = 0; k < d->ncols; k++) {
+        const fcol_t *c = &in->cols[k];
+        int64_t at = -1;
+        for (int64_t q = 0; q < c->n && at < 0; q++) {
+            int64_t i = dir > 0 ? c->n - 1 - q : q;
+            if (!fcol_is_na(c, i)) at = i;
+        }
+        fcol_t *o = &out->cols[k];
+        if (flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int)) goto done;
+        if (c->type == FT_STRING) {
+            int64_t l = 0;
+            const char *p = at >= 0 ? fcol_str(c, at, &l) : NULL;
+            if (str_col(o, 1, &p, &l)) goto done;
+            continue;
+        }
+        if (fcol_alloc(o, (ftype_t)c->type, 1, 0, c->type == FT_BOOL)) goto done;
+        size_t w = c->type == FT_BOOL ? 1 : 8;
+        if (at >= 0)
+            memcpy(o->data, (const char *)c->data + (size_t)at * w, w);
+        else if (c->type == FT_FLOAT64)
+            *(double *)o->data = NAN;
+        else if (c->type == FT_BOOL)
+            o->valid[0] = 0, *(uint8_t *)o->data = 0;
+        else
+            memset(o->data, 0, w);
+    }
+    rc = 0;
+done:
+    free(rows);
+    if (rc) {
+        frame_free(out);
+        oom(err, errlen);
+    }
+    return rc;
+}
+
+int df_clean_combine(const df_node_t *d, const frame_t *far, const frame_t *near, frame_t *out,
+                     char *err, size_t errlen)
+{
+    /* the nearer chunk's value where it has one, else the farther one's */
+    int ncols = near->ncols;
+    frame_t tmp = {0};
+    if (frame_alloc(&tmp, false, 1, ncols, 1)) return oom(err, errlen);
+    tmp.view = true;
+    tmp.idx[0] = near->idx[0];
+    for (int k = 0; k < ncols; k++) {
+        bool use_near = !fcol_is_na(&near->cols[k], 0);
+        tmp.cols[k] = use_near ? near->cols[k] : far->cols[k];
+        tmp.names[k] = near->names[k];
+    }
+    int rc = dfx_concat((const frame_t *const[]){&tmp}, 1, out, err, errlen);
+    frame_free(&tmp);
+    (void)d;
+    return rc;
+}

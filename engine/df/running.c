@@ -1,0 +1,390 @@
+/* running.c: cumulative and windowed ops across chunk boundaries
+ * (running.h). */
+#include "running.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../errmsg.h"
+#include "dfexec.h"
+
+static int oom(char *err, size_t errlen)
+{
+    return errmsg(err, errlen, "out of memory");
+}
+
+static bool is_cum(op_t op)
+{
+    return op == OP_DF_CUMSUM || op == OP_DF_CUMPROD || op == OP_DF_CUMMAX || op == OP_DF_CUMMIN;
+}
+
+bool df_run_forward(const df_node_t *d, op_t op)
+{
+    return is_cum(op) || op == OP_DF_ROLLING || d->n >= 0;
+}
+
+/* rows of context a chunk needs from its neighbours */
+static int64_t width(const df_node_t *d, op_t op)
+{
+    if (op == OP_DF_ROLLING) return d->n - 1;
+    return d->n < 0 ? -d->n : d->n;
+}
+
+static double num(const fcol_t *c, int64_t i)
+{
+    switch (c->type) {
+    case FT_FLOAT64:
+        return ((const double *)c->data)[i];
+    case FT_INT64:
+        return (double)((const int64_t *)c->data)[i];
+    default:
+        return ((const uint8_t *)c->data)[i];
+    }
+}
+
+static int64_t inum(const fcol_t *c, int64_t i)
+{
+    return c->type == FT_INT64 ? ((const int64_t *)c->data)[i] : ((const uint8_t *)c->data)[i];
+}
+
+/* ------------------------------------------------------------------ cumulative */
+
+static double fstep(op_t op, double a, double x)
+{
+    switch (op) {
+    case OP_DF_CUMSUM:
+        return a + x;
+    case OP_DF_CUMPROD:
+        return a * x;
+    case OP_DF_CUMMAX:
+        return x > a ? x : a;
+    default:
+        return x < a ? x : a;
+    }
+}
+
+static int64_t istep(op_t op, int64_t a, int64_t x)
+{
+    switch (op) {
+    case OP_DF_CUMSUM:
+        return (int64_t)((uint64_t)a + (uint64_t)x);
+    case OP_DF_CUMPROD:
+        return (int64_t)((uint64_t)a * (uint64_t)x);
+    case OP_DF_CUMMAX:
+        return x > a ? x : a;
+    default:
+        return x < a ? x : a;
+    }
+}
+
+/* Column c run from carry column cc (2 rows: value, has; NULL: none);
+ * o: the running values (all rows: out_rows true) or the 2-row edge. */
+static int cum_col(op_t op, const fcol_t *c, int ot, const fcol_t *cc, bool edge, fcol_t *o)
+{
+    int64_t n = c->n;
+    bool has = cc && num(cc, 1) != 0;
+    if (fcol_alloc(o, (ftype_t)ot, edge ? 2 : n, 0, false)) return -1;
+    if (ot == FT_FLOAT64) {
+        double acc = has ? num(cc, 0) : 0, *y = o->data;
+        for (int64_t i = 0; i < n; i++) {
+            double x = num(c, i);
+            if (x != x) {
+                if (!edge) y[i] = NAN;
+                continue;
+            }
+            acc = has ? fstep(op, acc, x) : x;
+            has = true;
+            if (!edge) y[i] = acc;
+        }
+        if (edge) {
+            y[0] = has ? acc : 0;
+            y[1] = has;
+        }
+        return 0;
+    }
+    int64_t acc = has ? inum(cc, 0) : 0, *y = o->data;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = inum(c, i);
+        acc = has ? istep(op, acc, x) : x;
+        has = true;
+        if (!edge) y[i] = acc;
+    }
+    if (edge) {
+        y[0] = has ? acc : 0;
+        y[1] = has;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ windows */
+
+/* Forward fill of a float column in place (pct_change's fill_method). */
+static void ffill(double *x, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++)
+        if (x[i] != x[i]) x[i] = x[i - 1];
+}
+
+/* x as float64 (a copy), forward-filled when fill. */
+static double *as_float(const fcol_t *c, bool fill)
+{
+    double *x = malloc(sizeof(double) * (size_t)(c->n + 1));
+    if (!x) return NULL;
+    for (int64_t i = 0; i < c->n; i++)
+        x[i] = fcol_is_na(c, i) ? NAN : num(c, i);
+    if (fill) ffill(x, c->n);
+    return x;
+}
+
+static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int64_t off, int64_t m,
+                      fcol_t *o)
+{
+    int64_t N = c->n, p = d->n;
+    if (op == OP_DF_SHIFT) {
+        bool valid = ot == FT_BOOL || ot == FT_STRING;
+        if (ot == FT_STRING) {
+            int64_t nb = 1;
+            for (int64_t i = off; i < off + m; i++) {
+                int64_t s = i - p, l = 0;
+                if (s >= 0 && s < N && !fcol_is_na(c, s)) fcol_str(c, s, &l);
+                nb += l;
+            }
+            if (fcol_alloc(o, FT_STRING, m, nb, true)) return -1;
+            int64_t at = 0;
+            for (int64_t i = 0; i < m; i++) {
+                int64_t s = off + i - p, l = 0;
+                if (s >= 0 && s < N && !fcol_is_na(c, s)) {
+                    const char *str = fcol_str(c, s, &l);
+                    memcpy(o->bytes + at, str, (size_t)l);
+                } else {
+                    o->valid[i] = 0;
+                }
+                at += l;
+                o->offsets[i + 1] = at;
+            }
+            o->bytes[at] = 0;
+            return 0;
+        }
+        if (fcol_alloc(o, (ftype_t)ot, m, 0, valid)) return -1;
+        for (int64_t i = 0; i < m; i++) {
+            int64_t s = off + i - p;
+            bool in = s >= 0 && s < N;
+            if (ot == FT_FLOAT64)
+                ((double *)o->data)[i] = in && !fcol_is_na(c, s) ? num(c, s) : NAN;
+            else if (ot == FT_INT64)
+                ((int64_t *)o->data)[i] = inum(c, s); /* periods 0 */
+            else {
+                ((uint8_t *)o->data)[i] = in ? ((const uint8_t *)c->data)[s] : 0;
+                o->valid[i] = in && !fcol_is_na(c, s);
+            }
+        }
+        return 0;
+    }
+    double *x = as_float(c, op == OP_DF_PCT_CHANGE);
+    if (!x || fcol_alloc(o, FT_FLOAT64, m, 0, false)) {
+        free(x);
+        return -1;
+    }
+    double *y = o->data;
+    for (int64_t i = 0; i < m; i++) {
+        int64_t r = off + i;
+        if (op == OP_DF_DIFF || op == OP_DF_PCT_CHANGE) {
+            int64_t s = r - p;
+            if (s < 0 || s >= N) {
+                y[i] = NAN;
+            } else if (op == OP_DF_DIFF) {
+                y[i] = c->type == FT_INT64
+                           ? (double)(int64_t)((uint64_t)inum(c, r) - (uint64_t)inum(c, s))
+                           : x[r] - x[s];
+            } else {
+                y[i] = x[r] / x[s] - 1;
+            }
+            continue;
+        }
+        /* rolling: rows r - window + 1 .. r */
+        int64_t a = r - p + 1 < 0 ? 0 : r - p + 1, cnt = 0;
+        double s = 0, mn = INFINITY, mx = -INFINITY;
+        for (int64_t k = a; k <= r; k++) {
+            if (x[k] != x[k]) continue;
+            cnt++;
+            s += x[k];
+            if (x[k] < mn) mn = x[k];
+            if (x[k] > mx) mx = x[k];
+        }
+        double v = NAN;
+        if (d->ragg == DFRA_COUNT)
+            v = (double)cnt;
+        else if (cnt >= d->minp && cnt > 0) {
+            switch (d->ragg) {
+            case DFRA_SUM:
+                v = s;
+                break;
+            case DFRA_MEAN:
+                v = s / (double)cnt;
+                break;
+            case DFRA_MIN:
+                v = mn;
+                break;
+            case DFRA_MAX:
+                v = mx;
+                break;
+            default: {
+                double mean = s / (double)cnt, m2 = 0;
+                for (int64_t k = a; k <= r; k++)
+                    if (x[k] == x[k]) m2 += (x[k] - mean) * (x[k] - mean);
+                v = cnt > 1 ? m2 / (double)(cnt - 1) : NAN;
+                if (d->ragg == DFRA_STD) v = sqrt(v);
+            }
+            }
+        }
+        /* count: pandas counts the window's rows (NaN included) against
+         * min_periods, as notna().rolling().sum() */
+        if (d->ragg == DFRA_COUNT && r - a + 1 < d->minp) v = NAN;
+        y[i] = v;
+    }
+    free(x);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ frames */
+
+static int labels(const df_node_t *d, const frame_t *in, frame_t *out, bool with_index)
+{
+    for (int k = 0; k < d->ncols; k++)
+        if (flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int)) return -1;
+    for (int k = 0; with_index && k < in->nidx; k++)
+        if (flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int) ||
+            fcol_copy(&in->idx[k], &out->idx[k]))
+            return -1;
+    return 0;
+}
+
+/* The rows [a, a + n) of f as an owned frame. */
+static int rows_of(const frame_t *f, int64_t a, int64_t n, frame_t *out)
+{
+    return frame_slice(f, a, n, out);
+}
+
+/* Forward-fill the float columns of f in place (pct_change's edges). */
+static void ffill_frame(frame_t *f)
+{
+    for (int k = 0; k < f->ncols; k++)
+        if (f->cols[k].type == FT_FLOAT64) ffill(f->cols[k].data, f->cols[k].n);
+}
+
+static int concat2(const frame_t *a, const frame_t *b, frame_t *out, char *err, size_t errlen)
+{
+    const frame_t *p[2] = {a, b};
+    /* the labels of the index do not matter here: no renumbering */
+    frame_t ta = *a, tb = *b;
+    ta.range_index = tb.range_index = false;
+    p[0] = &ta;
+    p[1] = &tb;
+    return dfx_concat(p, 2, out, err, errlen);
+}
+
+int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
+               char *err, size_t errlen)
+{
+    if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx) || labels(d, in, out, true))
+        goto fail;
+    out->range_index = in->range_index;
+    if (is_cum(op)) {
+        for (int k = 0; k < d->ncols; k++)
+            if (cum_col(op, &in->cols[k], d->cols[k].type, carry ? &carry->cols[k] : NULL, false,
+                        &out->cols[k]))
+                goto fail;
+        return 0;
+    }
+    frame_t all = {0};
+    int64_t off = 0;
+    bool fwd = df_run_forward(d, op);
+    if (carry && carry->nrows > 0) {
+        if (fwd ? concat2(carry, in, &all, err, errlen) : concat2(in, carry, &all, err, errlen)) {
+            frame_free(out);
+            return -1;
+        }
+        off = fwd ? carry->nrows : 0;
+    }
+    const frame_t *x = carry && carry->nrows > 0 ? &all : in;
+    for (int k = 0; k < d->ncols; k++)
+        if (window_col(d, op, &x->cols[k], d->cols[k].type, off, in->nrows, &out->cols[k])) {
+            frame_free(&all);
+            goto fail;
+        }
+    frame_free(&all);
+    return 0;
+fail:
+    frame_free(out);
+    return oom(err, errlen);
+}
+
+int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                size_t errlen)
+{
+    if (is_cum(op)) {
+        if (frame_alloc(out, false, 2, d->ncols, 1) || labels(d, in, out, false) ||
+            fcol_alloc(&out->idx[0], FT_INT64, 2, 0, false))
+            goto fail;
+        ((int64_t *)out->idx[0].data)[0] = 0;
+        ((int64_t *)out->idx[0].data)[1] = 1;
+        for (int k = 0; k < d->ncols; k++)
+            if (cum_col(op, &in->cols[k], d->cols[k].type, NULL, true, &out->cols[k])) goto fail;
+        return 0;
+    }
+    int64_t w = width(d, op), n = in->nrows < w ? in->nrows : w;
+    bool fwd = df_run_forward(d, op);
+    if (op == OP_DF_PCT_CHANGE) {
+        /* the last rows as the whole chunk forward-filled has them */
+        frame_t all = {0};
+        if (rows_of(in, 0, in->nrows, &all)) return oom(err, errlen);
+        ffill_frame(&all);
+        int rc = rows_of(&all, all.nrows - n, n, out);
+        frame_free(&all);
+        return rc ? oom(err, errlen) : 0;
+    }
+    if (rows_of(in, fwd ? in->nrows - n : 0, n, out)) return oom(err, errlen);
+    return 0;
+fail:
+    frame_free(out);
+    return oom(err, errlen);
+}
+
+int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near,
+                   frame_t *out, char *err, size_t errlen)
+{
+    if (is_cum(op)) {
+        if (frame_alloc(out, false, 2, d->ncols, 1) || labels(d, near, out, false) ||
+            fcol_copy(&near->idx[0], &out->idx[0]))
+            goto fail;
+        for (int k = 0; k < d->ncols; k++) {
+            const fcol_t *a = &far->cols[k], *b = &near->cols[k];
+            fcol_t *o = &out->cols[k];
+            if (fcol_alloc(o, (ftype_t)a->type, 2, 0, false)) goto fail;
+            bool ha = num(a, 1) != 0, hb = num(b, 1) != 0;
+            if (a->type == FT_FLOAT64) {
+                double *y = o->data;
+                y[0] = hb ? (ha ? fstep(op, num(a, 0), num(b, 0)) : num(b, 0)) : num(a, 0);
+                y[1] = ha || hb;
+            } else {
+                int64_t *y = o->data;
+                y[0] = hb ? (ha ? istep(op, inum(a, 0), inum(b, 0)) : inum(b, 0)) : inum(a, 0);
+                y[1] = ha || hb;
+            }
+        }
+        return 0;
+    }
+    bool fwd = df_run_forward(d, op);
+    frame_t all = {0};
+    if (fwd ? concat2(far, near, &all, err, errlen) : concat2(near, far, &all, err, errlen))
+        return -1;
+    if (op == OP_DF_PCT_CHANGE) ffill_frame(&all);
+    int64_t w = width(d, op), n = all.nrows < w ? all.nrows : w;
+    int rc = rows_of(&all, fwd ? all.nrows - n : 0, n, out) ? oom(err, errlen) : 0;
+    frame_free(&all);
+    return rc;
+fail:
+    frame_free(out);
+    return oom(err, errlen);
+}

@@ -1,0 +1,24 @@
+/* running.h: the running ops of graph-format.md's additions
+ * (dataframe.cumsum, cumprod, cummax, cummin, diff, shift, pct_change,
+ * rolling) on one chunk, with a carry from the chunks before it (after it
+ * for negative periods): the cumulative ops carry the running value (a
+ * 2-row frame: the values, then 1 where a value exists), the windowed ops
+ * the last rows of the data before the chunk (diff, shift, pct_change:
+ * |periods| rows, pct_change's forward-filled as pandas' fill_method "pad";
+ * rolling: window - 1 rows). Semantics are pandas 1.5's. 0, or -1 with a
+ * message; outputs are owned frames. */
+#ifndef MARS_DF_RUNNING_H
+#define MARS_DF_RUNNING_H
+
+#include "dfgraph.h"
+
+/* Does op carry forwards (false: from the chunks after, negative periods)? */
+bool df_run_forward(const df_node_t *d, op_t op);
+int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
+               char *err, size_t errlen);
+int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                size_t errlen);
+int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near,
+                   frame_t *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,334 @@
+/* stats.c: whole-input statistics (stats.h). */
+#include "stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo_util.h"
+
+static int oom(char *err, size_t errlen)
+{
+    return errmsg(err, errlen, "out of memory");
+}
+
+/* The present values of column c as doubles, sorted when sort. */
+static int64_t present(const fcol_t *c, double *x, bool sort);
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int64_t present(const fcol_t *c, double *x, bool sort)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < c->n; i++)
+        if (!fcol_is_na(c, i)) x[m++] = dfa_num(c, i);
+    if (sort) qsort(x, (size_t)m, sizeof *x, cmp_d);
+    return m;
+}
+
+/* numpy's linear quantile of sorted x[0..m) */
+static double quant(const double *x, int64_t m, double q)
+{
+    if (m == 0) return NAN;
+    double pos = q * (double)(m - 1);
+    int64_t lo = (int64_t)floor(pos);
+    if (lo >= m - 1) return x[m - 1];
+    double f = pos - (double)lo;
+    /* numpy's _lerp: a + (b - a) * t, from the other end when t >= 0.5 */
+    double a = x[lo], b = x[lo + 1], d = b - a;
+    return f >= 0.5 ? b - d * (1 - f) : a + d * f;
+}
+
+static double zero_fperr(double v)
+{
+    return fabs(v) < 1e-14 ? 0 : v;
+}
+
+/* pandas' nanops.nanskew (k 3) and nankurt (k 4) */
+static double moment_stat(const double *x, int64_t m, int k)
+{
+    double n = (double)m, s = 0;
+    if (m < k) return NAN;
+    for (int64_t i = 0; i < m; i++)
+        s += x[i];
+    double mean = s / n, m2 = 0, m3 = 0, m4 = 0;
+    for (int64_t i = 0; i < m; i++) {
+        double a = x[i] - mean, a2 = a * a;
+        m2 += a2;
+        m3 += a2 * a;
+        m4 += a2 * a2;
+    }
+    m2 = zero_fperr(m2);
+    if (k == 3) {
+        m3 = zero_fperr(m3);
+        if (m2 == 0) return 0;
+        return (n * sqrt(n - 1) / (n - 2)) * (m3 / pow(m2, 1.5));
+    }
+    m4 = zero_fperr(m4);
+    double adj = 3 * (n - 1) * (n - 1) / ((n - 2) * (n - 3));
+    double num = zero_fperr(n * (n + 1) * (n - 1) * m4);
+    double den = zero_fperr((n - 2) * (n - 3) * m2 * m2);
+    if (den == 0) return 0;
+    return num / den - adj;
+}
+
+/* A label column from the names of in's columns sel[0..n). */
+static int name_index(const frame_t *in, const int *sel, int n, fcol_t *o)
+{
+    bool all_int = n > 0;
+    int64_t nb = 1;
+    for (int k = 0; k < n; k++) {
+        all_int &= in->names[sel[k]].is_int;
+        nb += in->names[sel[k]].s ? (int64_t)strlen(in->names[sel[k]].s) : 0;
+    }
+    if (fcol_alloc(o, all_int ? FT_INT64 : FT_STRING, n, nb, false)) return -1;
+    int64_t at = 0;
+    for (int k = 0; k < n; k++) {
+        const char *s = in->names[sel[k]].s ? in->names[sel[k]].s : "";
+        if (all_int) {
+            ((int64_t *)o->data)[k] = strtoll(s, NULL, 10);
+            continue;
+        }
+        memcpy(o->bytes + at, s, strlen(s));
+        at += (int64_t)strlen(s);
+        o->offsets[k + 1] = at;
+    }
+    if (!all_int) o->bytes[at] = 0;
+    return 0;
+}
+
+/* average, min, max, first, dense ranks of column c */
+static int rank_col(const df_node_t *d, const fcol_t *c, fcol_t *o)
+{
+    int64_t n = c->n, m = 0;
+    int64_t *rows = dfa_alloc(n + 1, sizeof *rows);
+    if (!rows || fcol_alloc(o, FT_FLOAT64, n, 0, false)) {
+        free(rows);
+        return -1;
+    }
+    double *y = o->data;
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = NAN;
+        if (!fcol_is_na(c, i)) rows[m++] = i;
+    }
+    dfa_keys_t ks = {0};
+    ks.nk = 1;
+    ks.k[0] = c;
+    bool asc[1] = {d->asc1};
+    if (dfa_argsort(&ks, asc, rows, m)) {
+        free(rows);
+        return -1;
+    }
+    int64_t dense = 0;
+    for (int64_t a = 0; a < m;) {
+        int64_t b = a + 1;
+        while (b < m && dfa_cell_eq(c, rows[a], c, rows[b]))
+            b++;
+        dense++;
+        for (int64_t q = a; q < b; q++) {
+            double r;
+            switch (d->how) {
+            case 1:
+                r = (double)(a + 1);
+                break;
+            case 2:
+                r = (double)b;
+                break;
+            case 3:
+                r = (double)(q + 1);
+                break;
+            case 4:
+                r = (double)dense;
+                break;
+            default:
+                r = (double)(a + 1 + b) / 2.0;
+            }
+            y[rows[q]] = d->drop && d->how != 4 ? r / (double)m : r;
+        }
+        a = b;
+    }
+    if (d->drop && d->how == 4)
+        for (int64_t q = 0; q < m; q++)
+            y[rows[q]] /= (double)dense;
+    free(rows);
+    return 0;
+}
+
+static int copy_index(const frame_t *in, frame_t *out)
+{
+    out->range_index = in->range_index;
+    for (int k = 0; k < in->nidx; k++)
+        if (fcol_copy(&in->idx[k], &out->idx[k]) ||
+            flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
+            return -1;
+    return 0;
+}
+
+int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                   size_t errlen)
+{
+    int64_t n = in->nrows;
+    double *x = dfa_alloc(n + 1, sizeof *x), *z = NULL;
+    if (!x) return oom(err, errlen);
+    int rc = -1;
+    switch (op) {
+    case OP_DF_MEDIAN:
+    case OP_DF_QUANTILE:
+    case OP_DF_SKEW:
+    case OP_DF_KURT: {
+        if (frame_alloc(out, true, d->nsel, 1, 1) ||
+            fcol_alloc(&out->cols[0], FT_FLOAT64, d->nsel, 0, false) ||
+            name_index(in, d->sel, d->nsel, &out->idx[0]) ||
+            flabel_set(&out->names[0], d->cols[0].name, d->cols[0].is_int))
+            goto nomem;
+        for (int k = 0; k < d->nsel; k++) {
+            bool q = op == OP_DF_MEDIAN || op == OP_DF_QUANTILE;
+            int64_t m = present(&in->cols[d->sel[k]], x, q);
+            double v = q ? quant(x, m, op == OP_DF_MEDIAN ? 0.5 : d->frac)
+                         : moment_stat(x, m, op == OP_DF_SKEW ? 3 : 4);
+            ((double *)out->cols[0].data)[k] = v;
+        }
+        rc = 0;
+        break;
+    }
+    case OP_DF_CORR:
+    case OP_DF_COV: {
+        int nc = d->nsel;
+        if (!(z = dfa_alloc(n + 1, sizeof *z)) || frame_alloc(out, false, nc, nc, 1) ||
+            name_index(in, d->sel, nc, &out->idx[0]))
+            goto nomem;
+        for (int a = 0; a < nc; a++) {
+            if (flabel_set(&out->names[a], in->names[d->sel[a]].s, in->names[d->sel[a]].is_int) ||
+                fcol_alloc(&out->cols[a], FT_FLOAT64, nc, 0, false))
+                goto nomem;
+        }
+        for (int a = 0; a < nc; a++)
+            for (int b = 0; b < nc; b++) {
+                const fcol_t *ca = &in->cols[d->sel[a]], *cb = &in->cols[d->sel[b]];
+                int64_t m = 0;
+                for (int64_t i = 0; i < n; i++)
+                    if (!fcol_is_na(ca, i) && !fcol_is_na(cb, i)) {
+                        x[m] = dfa_num(ca, i);
+                        z[m++] = dfa_num(cb, i);
+                    }
+                double v = NAN;
+                if (m >= (d->n > 0 ? d->n : 1)) {
+                    double sx = 0, sy = 0;
+                    for (int64_t i = 0; i < m; i++)
+                        sx += x[i], sy += z[i];
+                    double mx = sx / (double)m, my = sy / (double)m, xx = 0, yy = 0, xy = 0;
+                    for (int64_t i = 0; i < m; i++) {
+                        double u = x[i] - mx, w = z[i] - my;
+                        xx += u * u;
+                        yy += w * w;
+                        xy += u * w;
+                    }
+                    if (op == OP_DF_COV)
+                        v = m > 1 ? xy / (double)(m - 1) : NAN;
+                    else {
+                        double dv = sqrt(xx * yy);
+                        v = dv != 0 ? xy / dv : NAN;
+                        if (v > 1) v = 1;
+                        if (v < -1) v = -1;
+                    }
+                }
+                ((double *)out->cols[b].data)[a] = v;
+            }
+        rc = 0;
+        break;
+    }
+    case OP_DF_VALUE_COUNTS: {
+        const fcol_t *c = &in->cols[0];
+        dfa_keys_t ks = {0};
+        ks.nk = 1;
+        ks.k[0] = c;
+        int64_t *gid = dfa_alloc(n + 1, sizeof *gid);
+        uint8_t *skip = dfa_alloc(n + 1, 1);
+        dfa_htab_t t = {0};
+        int64_t *cnt = NULL, *ord = NULL;
+        bool ok = gid && skip;
+        for (int64_t i = 0; ok && i < n; i++)
+            skip[i] = fcol_is_na(c, i);
+        ok = ok && dfa_group(&ks, n, skip, gid, &t) == 0;
+        int64_t ng = ok ? t.ngroups : 0;
+        ok = ok && (cnt = dfa_alloc(ng + 1, sizeof *cnt)) && (ord = dfa_alloc(ng + 1, sizeof *ord));
+        if (ok) {
+            int64_t tot = 0;
+            for (int64_t g = 0; g < ng; g++)
+                cnt[g] = 0, ord[g] = g;
+            for (int64_t i = 0; i < n; i++)
+                if (gid[i] >= 0) cnt[gid[i]]++, tot++;
+            /* groups in first-appearance order, stably sorted by count */
+            if (d->append) {
+                fcol_t cc = {.type = FT_INT64, .n = ng, .data = cnt};
+                dfa_keys_t kc = {0};
+                kc.nk = 1;
+                kc.k[0] = &cc;
+                bool asc[1] = {d->asc1};
+                ok = dfa_argsort(&kc, asc, ord, ng) == 0;
+            }
+            int64_t *rep = dfa_alloc(ng + 1, sizeof *rep);
+            ok = ok && rep;
+            for (int64_t g = 0; ok && g < ng; g++)
+                rep[g] = t.grep[ord[g]];
+            frame_t one = {0}, tk = {0};
+            ok = ok && !frame_alloc(&one, true, n, 1, 1);
+            if (ok) {
+                one.view = true;
+                one.cols[0] = *c;
+                one.idx[0] = *c;
+                ok = !frame_take(&one, rep, ng, &tk);
+                frame_free(&one);
+            }
+            ok = ok && !frame_alloc(out, true, ng, 1, 1) &&
+                 !fcol_alloc(&out->cols[0], d->drop ? FT_FLOAT64 : FT_INT64, ng, 0, false) &&
+                 !flabel_set(&out->names[0], d->cols[0].name, d->cols[0].is_int);
+            if (ok) {
+                out->idx[0] = tk.idx[0];
+                memset(&tk.idx[0], 0, sizeof tk.idx[0]);
+                for (int64_t g = 0; g < ng; g++) {
+                    if (d->drop)
+                        ((double *)out->cols[0].data)[g] = (double)cnt[ord[g]] / (double)tot;
+                    else
+                        ((int64_t *)out->cols[0].data)[g] = cnt[ord[g]];
+                }
+            }
+            frame_free(&tk);
+            free(rep);
+        }
+        dfa_htab_free(&t);
+        free(gid);
+        free(skip);
+        free(cnt);
+        free(ord);
+        if (!ok) goto nomem;
+        rc = 0;
+        break;
+    }
+    case OP_DF_RANK: {
+        if (frame_alloc(out, in->series, n, d->ncols, in->nidx) || copy_index(in, out)) goto nomem;
+        for (int k = 0; k < d->ncols; k++)
+            if (flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int) ||
+                rank_col(d, &in->cols[d->sel[k]], &out->cols[k]))
+                goto nomem;
+        rc = 0;
+        break;
+    }
+    default:
+        errmsg(err, errlen, "internal: no statistic for %s", op_name(op));
+        break;
+    }
+    free(x);
+    free(z);
+    return rc;
+nomem:
+    free(x);
+    free(z);
+    frame_free(out);
+    return oom(err, errlen);
+}

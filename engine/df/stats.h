@@ -1,0 +1,15 @@
+/* stats.h: statistics over every row of a DataFrame or Series, as pandas
+ * 1.5 computes them (dataframe.median, quantile, skew, kurt, corr, cov,
+ * value_counts, rank): one job reads the whole input (the chunks
+ * concatenated in order). Reductions of a DataFrame give a Series indexed
+ * by the numeric columns' names, of a Series a one-row frame whose value
+ * the caller writes as a 0-d tensor. 0, or -1 with a message. */
+#ifndef MARS_DF_STATS_H
+#define MARS_DF_STATS_H
+
+#include "dfgraph.h"
+
+int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                   size_t errlen);
+
+#endif
