@@ -128,13 +128,19 @@ def check_mars_container(o, program, port):
 
 # ---- cases ----------------------------------------------------------------------
 
-def case_render_and_schema(state):
+def case_render(state):
     state["base"] = render(K8S)
+
+
+def case_schema(state):
     schema_check(state["base"])
 
 
-def case_render_external_and_schema(state):
+def case_render_external(state):
     state["ext"] = render(os.path.join(K8S, "external-db"))
+
+
+def case_schema_external(state):
     schema_check(state["ext"])
 
 
@@ -238,13 +244,15 @@ def case_token_secret_everywhere(state):
 def main():
     run = Runner()
     state = {}
-    if run.case("render_and_schema", case_render_and_schema, state):
+    if run.case("render", case_render, state):
+        run.case("schema", case_schema, state)
         run.case("database_statefulsets", case_database_statefulsets, state)
         run.case("supervisors", case_supervisors, state)
         run.case("gateway", case_gateway, state)
         run.case("workers_limits", case_workers_limits, state)
         run.case("token_secret_everywhere", case_token_secret_everywhere, state)
-        if run.case("render_external_and_schema", case_render_external_and_schema, state):
+        if run.case("render_external", case_render_external, state):
+            run.case("schema_external", case_schema_external, state)
             run.case("external_db", case_external_db, state)
     return run.finish()
 
