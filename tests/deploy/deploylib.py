@@ -132,7 +132,12 @@ def build_image():
     after = podman("images", "-q", "--filter", "reference=" + IMAGE).strip()
     if before and before != after:
         # The previous build's image (and the layers only it used): keeps the
-        # store from growing by one compile layer per run.
+        # store from growing by one image per run.
         podman("rmi", before, check=False)
+    # Untagged leftovers of earlier builds (their build stages): all but the
+    # newest, which is this build's build stage, the cache of the next run.
+    # Their shared package layers stay, being parents of the newest.
+    for old in podman("images", "-q", "--filter", "dangling=true", check=False).split()[1:]:
+        podman("rmi", old, check=False)
     log("image built in %.0f s (log %s)" % (dt, logpath))
     return dt
