@@ -323,6 +323,33 @@ def case_examples_token(s):
     s.run_examples("token")
 
 
+def case_k8s_job_script(s):
+    """deploy/k8s/job's script (submit, wait, fetch) run in the mars-c image
+    on the compose network against the supervisor's REST API, with the
+    token: what the Kubernetes Job does against the gateway Service."""
+    import yaml
+    docs = list(yaml.safe_load_all(open(os.path.join(REPO, "deploy", "k8s", "job", "submit-job.yaml"))))
+    cm = [d for d in docs if d and d["kind"] == "ConfigMap"][0]
+    jobdir = os.path.join(s.logdir, "job")
+    os.makedirs(jobdir, exist_ok=True)
+    for name, text in cm["data"].items():
+        with open(os.path.join(jobdir, name), "w") as f:
+            f.write(text)
+    os.chmod(s.logdir, 0o755)
+    os.chmod(jobdir, 0o755)
+    sup = s.containers("supervisor")[0]
+    nets = podman("inspect", "--format", "{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}", sup).split()
+    check(nets, "no network of %s", sup)
+    out = podman("run", "--rm", "--network", nets[0], "-v", "%s:/job:ro" % jobdir, "-e",
+                 "MARS_URL=http://supervisor:7005", "-e", "MARS_TOKEN=%s" % s.token, deploylib.IMAGE,
+                 "sh", "/job/submit.sh", timeout=600)
+    check(re.search(r"task \S+: succeeded", out), "the job's script: %s", out[-2000:])
+    lines = out.strip().splitlines()
+    graph = json.loads(cm["data"]["graph.json"])
+    check(graph["fetch"] == ["s"] and float(json.loads(lines[-1])["data"]) == 2000.0 ** 3,
+          "the job fetched %s", lines[-1][:500])
+
+
 def case_pg_volume_kept(s):
     r = s.api("POST", "/api/v1/sessions")
     check(r.status == 201, "POST /sessions: %r", r)
@@ -369,6 +396,7 @@ def main():
             run.fail("open_suite", "not run: the compose file did not come up")
         if run.case("up_with_token", case_up_with_token, s):
             run.case("examples_token", case_examples_token, s)
+            run.case("k8s_job_script", case_k8s_job_script, s)
             run.case("pg_volume_kept", case_pg_volume_kept, s)
         else:
             run.fail("token_suite", "not run: the compose file did not come up with a token")

@@ -234,6 +234,28 @@ def case_workers_limits(state):
     check("--spill-dirs" in args, "worker without --spill-dirs")
 
 
+def case_job(state):
+    """deploy/k8s/job: a Job that submits a graph to the gateway Service with
+    the token, from a ConfigMap (its script runs for real in
+    tests/deploy/test_compose_podman.py)."""
+    objs = render(os.path.join(K8S, "job"))
+    schema_check(objs)
+    k = by_kind(objs)
+    job, cm = k[("Job", "mars-submit")], k[("ConfigMap", "mars-graph")]
+    spec = job["spec"]["template"]["spec"]
+    c = spec["containers"][0]
+    check(c["image"].split(":")[0].endswith("/mars-c"), "job image %s", c["image"])
+    check(spec["restartPolicy"] == "Never" and job["spec"]["backoffLimit"] == 0, "the job retries: %s", job["spec"])
+    ref = env_of(c)["MARS_TOKEN"]["valueFrom"]["secretKeyRef"]
+    check(ref["name"] == "mars-token" and ref["key"] == "token", "job token %s", ref)
+    check(spec["volumes"][0]["configMap"]["name"] == "mars-graph", "job volume %s", spec["volumes"])
+    doc = json.loads(cm["data"]["graph.json"])
+    check(doc["version"] == 1 and doc["fetch"], "graph %s", doc)
+    base = by_kind(state["base"])
+    check("http://mars-gateway:%d" % base[("Service", "mars-gateway")]["spec"]["ports"][0]["port"]
+          in cm["data"]["submit.sh"], "the job's script does not call the gateway Service")
+
+
 def case_token_secret_everywhere(state):
     for o in state["base"]:
         if o["kind"] == "Secret":
@@ -251,6 +273,7 @@ def main():
         run.case("gateway", case_gateway, state)
         run.case("workers_limits", case_workers_limits, state)
         run.case("token_secret_everywhere", case_token_secret_everywhere, state)
+        run.case("job", case_job, state)
         if run.case("render_external", case_render_external, state):
             run.case("schema_external", case_schema_external, state)
             run.case("external_db", case_external_db, state)
