@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "integration"))
 from harness import BIN_DIR, REPO, Runner, check  # noqa: E402
@@ -84,6 +85,20 @@ def env_of(c):
 def opt(args, name):
     check(name in args, "%s missing from %s", name, args)
     return args[args.index(name) + 1]
+
+
+def m_name(args, flag):
+    return re.fullmatch(r"\$\((\w+)\)", opt(args, flag)).group(1)
+
+
+def quantity(q):
+    """A Kubernetes quantity as a number: 500m, 4, 8Gi, 1G."""
+    q = str(q)
+    units = {"m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30,
+             "Ti": 2 ** 40}
+    m = re.fullmatch(r"([0-9.]+)([a-zA-Z]*)", q)
+    check(m and (m.group(2) in units or not m.group(2)), "quantity %r", q)
+    return float(m.group(1)) * units.get(m.group(2), 1)
 
 
 def help_of(program):
@@ -232,6 +247,20 @@ def case_workers_limits(state):
         check(ref["resource"] == resource and ref.get("containerName") == c["name"] and str(ref.get("divisor")) == "1",
               "%s from %s", flag, ref)
     check("--spill-dirs" in args, "worker without --spill-dirs")
+    # The command line as the kubelet makes it (downward API values: whole
+    # cores rounded up, bytes), given to the real program, which must accept
+    # it: with --min-mem above any machine it then stops at once with exit 1
+    # (a rejected command line is exit 2).
+    values = {"POD_IP": "127.0.0.1", m_name(args, "--n-cpu"): str(int(-(-quantity(lim["cpu"]) // 1))),
+              m_name(args, "--phy-mem"): str(int(quantity(lim["memory"])))}
+    spill = tempfile.mkdtemp(prefix="mars-k8s-spill-")
+    argv = [re.sub(r"\$\((\w+)\)", lambda m: values[m.group(1)], a) for a in args[1:]]
+    argv[argv.index("--spill-dirs") + 1] = spill
+    r = subprocess.run([os.path.join(BIN_DIR, "mars-worker")] + argv + ["--min-mem", "1000t"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30, env={"PATH": "/usr/bin:/bin"})
+    shutil.rmtree(spill, ignore_errors=True)
+    out = r.stdout.decode(errors="replace")
+    check(r.returncode == 1 and "--min-mem" in out, "mars-worker %s: exit %d: %s", argv, r.returncode, out[-500:])
 
 
 def case_job(state):
