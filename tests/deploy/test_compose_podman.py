@@ -365,6 +365,7 @@ def case_pg_volume_kept(s):
 
 def case_teardown(s):
     s.down(volumes=True)
+    podman("network", "rm", "-f", PROJECT + "_default", check=False)
     check(not s.containers(all_=True), "containers left: %s", s.containers(all_=True))
     left = [v for v in podman("volume", "ls", "-q").split() if v.startswith(PROJECT + "_")]
     check(not left, "volumes left: %s", left)
