@@ -117,7 +117,7 @@ def build_image():
     package layers had to be built."""
     before = podman("images", "-q", "--filter", "reference=" + IMAGE, check=False).strip()
     if not before:
-        log("no %s yet: first build, with apt-get inside (about 10 minutes on 2 cores)" % IMAGE)
+        log("no %s yet: first build, with apt-get inside (3 to 10 minutes on 2 cores, by load)" % IMAGE)
     else:
         log("building %s (cached layers: only what changed is rebuilt)" % IMAGE)
     logpath = os.path.join(CACHE, "image-build.log")
