@@ -9,7 +9,12 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 DEPS_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null) -I/usr/include/x86_64-linux-gnu
 DEPS_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lopenblas -lpthread -lm
 # -ffp-contract=off: no fused multiply-add where numpy rounds twice.
-OPT := -O3 -march=native -ffp-contract=off
+# ARCH: the x86-64 level the programs are compiled for. `native` (this CPU's
+# instruction set) by default; the container image builds with
+# `make ARCH=x86-64-v2` so it runs on any x86-64 CPU of the last decade
+# (docs/deploy.md).
+ARCH ?= native
+OPT := -O3 -march=$(ARCH) -ffp-contract=off
 CFLAGS_REL := $(CSTD) $(WARN) $(OPT) -g -MMD -MP $(DEPS_CFLAGS)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 CFLAGS_SAN := $(CSTD) $(WARN) -O1 -g $(SAN) -MMD -MP $(DEPS_CFLAGS)

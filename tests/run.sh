@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test suite and ends with one summary line: "N passed, N failed".
 # Suites: unit tests (cmocka, under ASan+UBSan), Python suites that compare
-# with numpy/pandas (each prints "RESULT passed=N failed=M"), and the fuzzers
+# with numpy/pandas (each prints "RESULT passed=N failed=M"; tests/diff,
+# tests/integration, tests/deploy), and the fuzzers
 # (each a short libFuzzer run on its corpus; one test each).
 set -u
 cd "$(dirname "$0")/.."
@@ -33,9 +34,9 @@ run_cmocka() {
 }
 
 run_py() {
-  local script=$1 out p f
+  local script=$1 limit=${2:-1200} out p f
   out="$log/$(basename "$script").log"
-  timeout 1200 "$PYTHON" "$script" >"$out" 2>&1
+  timeout "$limit" "$PYTHON" "$script" >"$out" 2>&1
   local rc=$?
   p=$(sed -n 's/^RESULT passed=\([0-9]*\) failed=\([0-9]*\)$/\1/p' "$out" | tail -1)
   f=$(sed -n 's/^RESULT passed=\([0-9]*\) failed=\([0-9]*\)$/\2/p' "$out" | tail -1)
@@ -43,6 +44,8 @@ run_py() {
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
   pass=$((pass + p)) fail=$((fail + f))
   note "suite $script: $p passed, $f failed"
+  # a suite that cannot run on this machine says why on one line
+  grep -h ': cannot run here: ' "$out" || true
   if [ "$f" -ne 0 ]; then failed_suites+=("$script"); grep -v '^ok ' "$out" | tail -60; fi
 }
 
@@ -64,6 +67,12 @@ run_fuzz() {
 
 for bin in $(find "$BUILD/tests/unit" -type f -perm -u+x 2>/dev/null | sort); do run_cmocka "$bin"; done
 for script in $(ls tests/diff/test_*.py tests/integration/test_*.py 2>/dev/null | sort); do run_py "$script"; done
+# Deploy suites (tests/deploy): the images built and the compose file run
+# with podman, the Kubernetes manifests, several hosts in network
+# namespaces. A first run builds the base image and the image's package
+# layers (about 15 minutes): a longer limit. A suite that cannot run here
+# (no root, no podman) says so on one line and counts nothing.
+for script in $(ls tests/deploy/test_*.py 2>/dev/null | sort); do run_py "$script" 2700; done
 for bin in $(find "$BUILD/fuzz" -type f -perm -u+x 2>/dev/null | sort); do run_fuzz "$bin"; done
 
 if [ ${#failed_suites[@]} -ne 0 ]; then note "failing: ${failed_suites[*]}"; fi
