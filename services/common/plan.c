@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "df/frame.h"
+#include "chunkget.h"
 #include "rq.h"
 
 void plan_src_close(plan_src_t *s)
@@ -209,31 +210,29 @@ static json_t *schema_cols(const flabel_t *names, const fcol_t *cols, int n)
     return a;
 }
 
-/* The schema of frame source s from its first chunk (files_rq: the chunk
- * store). 0, or -1. */
+/* The schema of frame source s from its first chunk, wherever it lives
+ * (chunkget.h; files_rq: the queue). 0, or -1. */
 static int load_schema(plan_t *p, plan_src_t *s)
 {
     if (!p->files_rq || s->n_keys < 1) return -1;
-    char err[256];
-    redisReply *rep = rq_command(p->files_rq, err, sizeof err, "GET %s", s->chunk_keys[0]);
-    if (!rep) return -1;
+    char err[512];
+    void *buf = NULL; /* malloc'ed: 8-aligned, as frame_view wants */
+    size_t n = 0;
+    if (chunk_get_whole(p->files_rq, p->token, s->chunk_keys[0], (uint64_t)1 << 40, &buf, &n, err,
+                        sizeof err))
+        return -1;
     int rc = -1;
-    void *buf = NULL;
     frame_t f = {0};
-    if (rep->type == REDIS_REPLY_STRING && (buf = malloc(rep->len + 8))) {
-        memcpy(buf, rep->str, rep->len); /* frame_view wants 8-byte alignment */
-        if (frame_view(buf, rep->len, &f, err, sizeof err) == 0) {
-            json_t *o = json_pack("{s:b,s:o,s:o}", "series", f.series, "columns",
-                                  schema_cols(f.names, f.cols, f.ncols), "index",
-                                  schema_cols(f.idx_names, f.idx, f.nidx));
-            s->schema = o ? json_dumps(o, JSON_COMPACT) : NULL;
-            json_decref(o);
-            rc = s->schema ? 0 : -1;
-            frame_free(&f);
-        }
+    if (frame_view(buf, n, &f, err, sizeof err) == 0) {
+        json_t *o = json_pack("{s:b,s:o,s:o}", "series", f.series, "columns",
+                              schema_cols(f.names, f.cols, f.ncols), "index",
+                              schema_cols(f.idx_names, f.idx, f.nidx));
+        s->schema = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        json_decref(o);
+        rc = s->schema ? 0 : -1;
+        frame_free(&f);
     }
     free(buf);
-    freeReplyObject(rep);
     return rc;
 }
 

@@ -52,6 +52,9 @@ typedef struct plan {
      * file:<name>): dataframe.read_csv reads them through a local copy
      * (plan_file_local). NULL: read_csv is refused. An rq_t. */
     void *files_rq;
+    /* The cluster's token, for reading a DataFrame source's first chunk
+     * from its worker (its schema); NULL or "": none. */
+    const char *token;
     graph_t *g; /* after plan_tile */
     tile_t *t;
     int *node_src; /* per graph node: index into src, or -1 */

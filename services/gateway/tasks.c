@@ -118,6 +118,7 @@ static void job_submit(void *state, void *arg, http_reply_t *out)
     p.load_ctx = &lc;
     p.quota = c->quota;
     p.files_rq = c->rq;
+    p.token = c->token;
     if (plan_tile(&p, err, sizeof err)) {
         if (lc.db_failed)
             gw_reply_db_error(out, c, "reading the session's tensors", lc.err);

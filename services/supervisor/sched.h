@@ -24,6 +24,7 @@ typedef struct {
     const char *redis_url;       /* copied */
     int worker_timeout_ms;       /* a worker silent this long is dead */
     int max_attempts;            /* workers a job may lose before its task fails */
+    const char *token;           /* the cluster's, to read chunks from workers (copied) */
     metrics_registry_t *metrics; /* counters and histograms go here; outlives the scheduler */
 } sched_opts_t;
 

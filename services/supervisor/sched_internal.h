@@ -33,6 +33,8 @@
 #include "svc.h"
 
 #define LOG_MODULE "sched"
+/* config.h's CFG_TOKEN_MAX: a bearer token of up to 256 bytes. */
+#define CFG_TOKEN_MAX_SCHED 257
 
 /* Completions wait at most this long in BLPOP: LISTEN notifications and the
  * once-a-second work are looked at between two waits, so this is also how
@@ -149,6 +151,7 @@ typedef struct stask {
 struct sched {
     char id[72];
     char *dsn, *url;
+    char token[CFG_TOKEN_MAX_SCHED]; /* the cluster's ("" none) */
     int worker_timeout_ms;
     int max_attempts;
     bool sentinel_set; /* mars:sentinel:<id> written once: its loss is Redis's */

@@ -326,6 +326,7 @@ stask_t *task_tile(sched_t *s, const char *tid, const char *session, const char 
     t->plan.load = load_source;
     t->plan.load_ctx = &lc;
     t->plan.files_rq = s->rq;
+    t->plan.token = s->token;
     if (plan_tile(&t->plan, err, sizeof err)) {
         if (revive)
             log_warning("task %s: its lost chunks cannot be made again: %s", tid, err);

@@ -154,6 +154,7 @@ static pentry_t *plan_get(dispatch_t *d, rq_t *r, const char *tid, const char *p
     freeReplyObject(rep);
     if (rc) return NULL;
     p.files_rq = r;
+    p.token = d->cfg->token;
     if (plan_tile(&p, err, errlen)) {
         plan_close(&p);
         return NULL;

@@ -130,6 +130,9 @@ static void test_spill_under_soft(void **state)
     memguard_sample(m);
     /* Back to at most 75 - 5 = 70 MiB (memory given back by the store). */
     assert_true(fake_rss(&f) <= memguard_soft(m) - 100 * MiB / 100 * MEMGUARD_MARGIN_PCT);
+    /* Above soft at the sample: no new job until a sample finds it under */
+    assert_true(memguard_paused(m));
+    memguard_sample(m);
     assert_false(memguard_paused(m));
     store_stats_t st;
     store_stats(s, &st);
