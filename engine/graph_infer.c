@@ -137,6 +137,7 @@ static dtype_t reduce_dtype(op_t op, dtype_t t)
         return DT_BOOL;
     case OP_ARGMIN:
     case OP_ARGMAX:
+    case OP_COUNT_NONZERO:
         return DT_INT64;
     default:
         return t;
@@ -191,6 +192,9 @@ static int infer_reduce(ictx_t *x)
             if ((n->op == OP_MIN || n->op == OP_MAX) && s->d[d] == 0)
                 return FAIL(x, "zero-size array to reduction operation %s which has no identity",
                             n->op == OP_MIN ? "minimum" : "maximum");
+            if (n->op == OP_PTP && s->d[d] == 0)
+                return FAIL(x, "zero-size array to reduction operation maximum which has no "
+                               "identity");
             if ((n->op == OP_NANMIN || n->op == OP_NANMAX) && s->d[d] == 0)
                 return FAIL(x, "zero-size array to reduction operation %s which has no identity",
                             n->op == OP_NANMIN ? "fmin" : "fmax");
@@ -200,6 +204,8 @@ static int infer_reduce(ictx_t *x)
         }
     }
     n->odtype = reduce_dtype(n->op, input(x, 0)->odtype);
+    if (n->op == OP_PTP && n->odtype == DT_BOOL)
+        return FAIL(x, "numpy boolean subtract is not supported (ptp of bool)");
     return 0;
 }
 

@@ -114,6 +114,8 @@
     X(NANMAX, "nanmax", OPK_REDUCE)                                                                \
     X(NANSTD, "nanstd", OPK_REDUCE)                                                                \
     X(NANVAR, "nanvar", OPK_REDUCE)                                                                \
+    X(COUNT_NONZERO, "count_nonzero", OPK_REDUCE)                                                  \
+    X(PTP, "ptp", OPK_REDUCE)                                                                      \
     X(ARGMIN, "argmin", OPK_ARGREDUCE)                                                             \
     X(ARGMAX, "argmax", OPK_ARGREDUCE)                                                             \
     X(NANARGMIN, "nanargmin", OPK_ARGREDUCE)                                                       \

@@ -69,7 +69,8 @@ ROUND_OPS = {"round", "around"}
 OTHER_EW_OPS = {"where", "clip", "astype"} | ROUND_OPS
 ELEMENTWISE_OPS = BINARY_OPS | UNARY_OPS | OTHER_EW_OPS
 NAN_REDUCE_OPS = {"nansum", "nanprod", "nanmean", "nanmin", "nanmax", "nanstd", "nanvar"}
-REDUCE_OPS = {"sum", "prod", "mean", "min", "max", "std", "var", "all", "any"} | NAN_REDUCE_OPS
+REDUCE_OPS = {"sum", "prod", "mean", "min", "max", "std", "var", "all", "any", "count_nonzero",
+              "ptp"} | NAN_REDUCE_OPS
 ARG_OPS = {"argmin", "argmax", "nanargmin", "nanargmax"}
 SCAN_OPS = {"cumsum", "cumprod", "nancumsum", "nancumprod"}
 LINALG_OPS = {"dot", "matmul", "inner", "outer", "tensordot"}
@@ -85,7 +86,8 @@ INEXACT_UNARY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
                  "log2", "log10", "exp2", "cbrt", "arcsin", "arccos", "arctan", "sinh", "cosh",
                  "arcsinh", "arccosh", "arctanh", "degrees", "radians"}
 INEXACT_OPS = INEXACT_UNARY | {"power", "float_power", "arctan2", "hypot"} \
-    | REDUCE_OPS - {"min", "max", "all", "any", "nanmin", "nanmax"} | SCAN_OPS | LINALG_OPS \
+    | REDUCE_OPS - {"min", "max", "all", "any", "nanmin", "nanmax", "count_nonzero", "ptp"} \
+    | SCAN_OPS | LINALG_OPS \
     | {"linspace", "arange"}
 
 # Parameters each op may carry besides key, op and inputs (for doc checks).
