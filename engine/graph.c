@@ -183,6 +183,7 @@ enum {
     F_NEWSHAPE,
     F_INDEX,
     F_DECIMALS,
+    F_NSMALL,
     F_COUNT
 };
 
@@ -215,6 +216,7 @@ static const char *const field_names[F_COUNT] = {
     [F_NEWSHAPE] = "newshape",
     [F_INDEX] = "index",
     [F_DECIMALS] = "decimals",
+    [F_NSMALL] = "n",
 };
 
 #define B(f) (1u << (f))
@@ -227,7 +229,15 @@ static uint32_t op_fields(op_t op)
     switch (op) {
     case OP_ONES:
     case OP_ZEROS:
+    case OP_EMPTY:
+    case OP_ONES_LIKE:
+    case OP_ZEROS_LIKE:
+    case OP_EMPTY_LIKE:
         return B(F_SHAPE) | B(F_DTYPE) | B(F_CHUNK);
+    case OP_FULL_LIKE:
+        return B(F_SHAPE) | B(F_FILL) | B(F_DTYPE) | B(F_CHUNK);
+    case OP_IDENTITY:
+        return B(F_NSMALL) | B(F_DTYPE) | B(F_CHUNK);
     case OP_FULL:
         return B(F_SHAPE) | B(F_FILL) | B(F_DTYPE) | B(F_CHUNK);
     case OP_ARANGE:
@@ -780,8 +790,34 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
     if (kind == OPK_RANDOM) return parse_random(c, n, obj);
 
     switch (op) {
+    case OP_ONES_LIKE:
+    case OP_ZEROS_LIKE:
+    case OP_EMPTY_LIKE:
+    case OP_FULL_LIKE:
+        /* shape and dtype default to the input's (graph_infer) */
+        if ((rc = get_shape(c, n, obj, "shape", false, &n->shape)) < 0 || get_dtype(c, n, obj) < 0)
+            return -1;
+        n->has_shape = rc == 1;
+        if (op == OP_FULL_LIKE) {
+            if ((rc = get_scalar(c, n, obj, "fill_value", false, &n->fill_value)) < 0) return -1;
+            if (rc == 0) return missing(c, n, "fill_value");
+        }
+        return 0;
+    case OP_IDENTITY:
+        if ((rc = get_int(c, n, obj, "n", false, &n->N)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "n");
+        if (get_dtype(c, n, obj) < 0) return -1;
+        if (n->N < 0) return NFAIL(c, n, "negative dimensions are not allowed");
+        n->M = n->N;
+        n->k = 0;
+        n->dtype = n->has_dtype ? n->dtype : DT_FLOAT64;
+        n->shape.ndim = 2;
+        n->shape.d[0] = n->N;
+        n->shape.d[1] = n->N;
+        return 0;
     case OP_ONES:
     case OP_ZEROS:
+    case OP_EMPTY:
     case OP_FULL:
         if (get_shape(c, n, obj, "shape", true, &n->shape) < 0 || get_dtype(c, n, obj) < 0)
             return -1;
@@ -926,7 +962,7 @@ static void op_arity(op_t op, int *lo, int *hi)
     case OPK_CREATE:
     case OPK_RANDOM:
     case OPK_SOURCE:
-        *lo = *hi = 0;
+        *lo = *hi = op_is_like(op) ? 1 : 0;
         return;
     case OPK_BINARY:
     case OPK_LINALG:

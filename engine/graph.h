@@ -48,6 +48,7 @@ typedef struct graph_node {
     /* ---- parameters as given (defaults filled in) ---- */
     shape_t shape; /* creation and random ops; session tensors */
     bool has_dtype;
+    bool has_shape;             /* *_like: a shape was given (else the input's) */
     dtype_t dtype;              /* the `dtype` field, when has_dtype */
     int n_chunk;                /* 0: absent; else one entry per axis of the output */
     int64_t chunk[MR_MAXDIM];   /* chunk_size, expanded to one per axis */

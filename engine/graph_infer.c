@@ -863,6 +863,14 @@ int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limi
     case OPK_CREATE:
     case OPK_RANDOM:
     case OPK_SOURCE:
+        if (op_is_like(n->op)) {
+            /* the input's shape and dtype unless given; its values unread */
+            const graph_node_t *a = input(&x, 0);
+            if (a->vkind != VK_TENSOR)
+                return FAIL(&x, "input \"%s\" is a DataFrame or Series, not a tensor", a->key);
+            n->shape = n->has_shape ? n->shape : a->oshape;
+            n->dtype = n->has_dtype ? n->dtype : a->odtype;
+        }
         n->oshape = n->shape;
         n->odtype = n->dtype;
         break;

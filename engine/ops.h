@@ -14,6 +14,12 @@
     X(LINSPACE, "linspace", OPK_CREATE)                                                            \
     X(EYE, "eye", OPK_CREATE)                                                                      \
     X(ARRAY, "array", OPK_CREATE)                                                                  \
+    X(EMPTY, "empty", OPK_CREATE)                                                                  \
+    X(IDENTITY, "identity", OPK_CREATE)                                                            \
+    X(ONES_LIKE, "ones_like", OPK_CREATE)                                                          \
+    X(ZEROS_LIKE, "zeros_like", OPK_CREATE)                                                        \
+    X(EMPTY_LIKE, "empty_like", OPK_CREATE)                                                        \
+    X(FULL_LIKE, "full_like", OPK_CREATE)                                                          \
     X(RAND, "random.rand", OPK_RANDOM)                                                             \
     X(RANDN, "random.randn", OPK_RANDOM)                                                           \
     X(RANDINT, "random.randint", OPK_RANDOM)                                                       \
@@ -187,6 +193,11 @@ int op_parse(const char *name, op_t *out); /* 0, or -1 if unknown */
 /* The plain reduction a nan-reduction (nansum ... nancumprod) is on data
  * without NaN (integers and bools); op itself for every other op. */
 op_t op_nan_base(op_t op);
+/* *_like creation ops: their one input gives the shape and dtype */
+static inline bool op_is_like(op_t op)
+{
+    return op == OP_ONES_LIKE || op == OP_ZEROS_LIKE || op == OP_EMPTY_LIKE || op == OP_FULL_LIKE;
+}
 static inline bool op_is_nan_reduction(op_t op)
 {
     return op_nan_base(op) != op;

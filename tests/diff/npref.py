@@ -48,7 +48,9 @@ DTYPES = {
 }
 CONTRACT_DTYPES = set(DTYPES.values())
 
-CREATION_OPS = {"ones", "zeros", "full", "arange", "linspace", "eye", "array"}
+LIKE_OPS = {"ones_like", "zeros_like", "empty_like", "full_like"}
+CREATION_OPS = {"ones", "zeros", "full", "arange", "linspace", "eye", "array", "empty",
+                "identity"} | LIKE_OPS
 RANDOM_OPS = {"random.rand", "random.randn", "random.randint", "random.uniform", "random.normal"}
 BINARY_OPS = {
     "add", "subtract", "multiply", "divide", "floor_divide", "mod", "power", "maximum",
@@ -99,6 +101,12 @@ PARAMS = {
     "linspace": {"start", "stop", "num", "endpoint", "chunk_size"},
     "eye": {"N", "M", "k", "dtype", "chunk_size"},
     "array": {"data", "dtype", "chunk_size"},
+    "empty": {"shape", "dtype", "chunk_size"},
+    "identity": {"n", "dtype", "chunk_size"},
+    "ones_like": {"shape", "dtype", "chunk_size"},
+    "zeros_like": {"shape", "dtype", "chunk_size"},
+    "empty_like": {"shape", "dtype", "chunk_size"},
+    "full_like": {"shape", "fill_value", "dtype", "chunk_size"},
     "random.rand": {"shape", "seed", "chunk_size"},
     "random.randn": {"shape", "seed", "chunk_size"},
     "random.randint": {"shape", "seed", "chunk_size", "low", "high", "dtype"},
@@ -392,8 +400,29 @@ def _eval_node(node, ins, random_values, perturb):
             raise KeyError("random node %r needs its values from mars-run" % key)
         return np.asarray(random_values[key])
 
-    if op in ("ones", "zeros"):
-        return getattr(np, op)(_shape(node["shape"]), dtype=_dtype(node, np.float64))
+    if op in ("ones", "zeros", "empty"):
+        # the engine's empty gives zeros (numpy's holds whatever memory held)
+        fn = np.zeros if op == "empty" else getattr(np, op)
+        return fn(_shape(node["shape"]), dtype=_dtype(node, np.float64))
+    if op == "identity":
+        n = node["n"]
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise Rejected("n must be an integer")
+        return np.identity(n, dtype=_dtype(node, np.float64))
+    if op in LIKE_OPS:
+        if len(ins) != 1 or not isinstance(ins[0], np.ndarray):
+            raise Rejected("%s takes 1 tensor input" % op)
+        kw = {}
+        if "dtype" in node:
+            kw["dtype"] = _dtype(node)
+        if "shape" in node:
+            kw["shape"] = _shape(node["shape"])
+        if op == "full_like":
+            if "fill_value" not in node:
+                raise Rejected("fill_value missing")
+            return np.full_like(ins[0], node["fill_value"], **kw)
+        fn = np.zeros_like if op == "empty_like" else getattr(np, op)
+        return fn(ins[0], **kw)
     if op == "full":
         return np.full(_shape(node["shape"]), node["fill_value"], dtype=_dtype(node))
     if op == "arange":
