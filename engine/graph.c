@@ -184,6 +184,10 @@ enum {
     F_INDEX,
     F_DECIMALS,
     F_NSMALL,
+    F_AXIS1,
+    F_AXIS2,
+    F_SOURCE,
+    F_DESTINATION,
     F_COUNT
 };
 
@@ -217,15 +221,19 @@ static const char *const field_names[F_COUNT] = {
     [F_INDEX] = "index",
     [F_DECIMALS] = "decimals",
     [F_NSMALL] = "n",
+    [F_AXIS1] = "axis1",
+    [F_AXIS2] = "axis2",
+    [F_SOURCE] = "source",
+    [F_DESTINATION] = "destination",
 };
 
-#define B(f) (1u << (f))
+#define B(f) (UINT64_C(1) << (f))
 
 /* The fields each op takes besides key and op (`inputs` is known to every
  * op; its arity is checked apart). */
-static uint32_t op_fields(op_t op)
+static uint64_t op_fields(op_t op)
 {
-    const uint32_t rnd = B(F_SHAPE) | B(F_SEED) | B(F_CHUNK);
+    const uint64_t rnd = B(F_SHAPE) | B(F_SEED) | B(F_CHUNK);
     switch (op) {
     case OP_ONES:
     case OP_ZEROS:
@@ -285,6 +293,12 @@ static uint32_t op_fields(op_t op)
         return B(F_CHUNK);
     case OP_GETITEM:
         return B(F_INDEX);
+    case OP_SWAPAXES:
+        return B(F_AXIS1) | B(F_AXIS2);
+    case OP_MOVEAXIS:
+        return B(F_SOURCE) | B(F_DESTINATION);
+    case OP_FLIP:
+        return B(F_AXIS);
     case OP_ROUND:
     case OP_AROUND:
         return B(F_DECIMALS);
@@ -923,6 +937,21 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
         if (json_is_array(r->newshape) && json_array_size(r->newshape) > MR_MAXDIM)
             return too_many_dims(c, n, json_array_size(r->newshape));
         return 0;
+    case OP_SWAPAXES:
+        if ((rc = get_int(c, n, obj, "axis1", false, &n->axis1)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "axis1");
+        if ((rc = get_int(c, n, obj, "axis2", false, &n->axis2)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "axis2");
+        return 0;
+    case OP_MOVEAXIS:
+        r->source = json_object_get(obj, "source");
+        r->destination = json_object_get(obj, "destination");
+        if (!r->source) return missing(c, n, "source");
+        if (!r->destination) return missing(c, n, "destination");
+        if (!int_or_int_list(r->source) || !int_or_int_list(r->destination))
+            return NFAIL(c, n,
+                         "\"source\" and \"destination\" must be integers or lists of integers");
+        return 0;
     case OP_GETITEM:
         r->index = json_object_get(obj, "index");
         if (!r->index) return missing(c, n, "index");
@@ -933,7 +962,8 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
 
     if (op_fields(op) & B(F_AXIS)) {
         r->axis = json_object_get(obj, "axis");
-        bool list_ok = kind == OPK_REDUCE || op == OP_SQUEEZE || op == OP_EXPAND_DIMS;
+        bool list_ok =
+            kind == OPK_REDUCE || op == OP_SQUEEZE || op == OP_EXPAND_DIMS || op == OP_FLIP;
         bool null_ok = op != OP_EXPAND_DIMS && op != OP_STACK;
         if (op == OP_EXPAND_DIMS && !r->axis) return missing(c, n, "axis");
         if (check_axis_json(c, n, r->axis, "axis", null_ok, list_ok) < 0) return -1;
@@ -1056,7 +1086,7 @@ static int parse_node(pctx_t *c, int di, json_t *obj)
     }
     const char *name;
     json_t *val;
-    uint32_t allowed = op_fields(n->op) | B(F_INPUTS);
+    uint64_t allowed = op_fields(n->op) | B(F_INPUTS);
     json_object_foreach(obj, name, val)
     {
         if (strcmp(name, "key") == 0 || strcmp(name, "op") == 0) continue;

@@ -76,8 +76,9 @@ typedef struct graph_node {
     int td_n;                             /* tensordot: number of contracted axes */
     int td_a[MR_MAXDIM], td_b[MR_MAXDIM]; /* contracted axes of a and b, normalised */
     int perm[MR_MAXDIM];                  /* transpose: the permutation (null gives the reverse) */
-    int n_index;      /* getitem: always the input's ndim (whole slices appended) */
-    uint32_t newaxis; /* getitem: bit d set: output axis d is a numpy.newaxis (size 1) */
+    int n_index;          /* getitem: always the input's ndim (whole slices appended) */
+    uint32_t newaxis;     /* getitem: bit d set: output axis d is a numpy.newaxis (size 1) */
+    int64_t axis1, axis2; /* swapaxes, as given */
     index_t index[MR_MAXDIM];
     void *data; /* array: the values, C order, in the output dtype (owned) */
 

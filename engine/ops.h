@@ -144,6 +144,14 @@
     X(STACK, "stack", OPK_SHAPE)                                                                   \
     X(RECHUNK, "rechunk", OPK_SHAPE)                                                               \
     X(GETITEM, "getitem", OPK_SHAPE)                                                               \
+    X(SWAPAXES, "swapaxes", OPK_SHAPE)                                                             \
+    X(MOVEAXIS, "moveaxis", OPK_SHAPE)                                                             \
+    X(FLIP, "flip", OPK_SHAPE)                                                                     \
+    X(FLIPLR, "fliplr", OPK_SHAPE)                                                                 \
+    X(FLIPUD, "flipud", OPK_SHAPE)                                                                 \
+    X(ATLEAST_1D, "atleast_1d", OPK_SHAPE)                                                         \
+    X(ATLEAST_2D, "atleast_2d", OPK_SHAPE)                                                         \
+    X(ATLEAST_3D, "atleast_3d", OPK_SHAPE)                                                         \
     X(DF_FROM_TENSOR, "dataframe.from_tensor", OPK_DF)                                             \
     X(DF_READ_CSV, "dataframe.read_csv", OPK_DF)                                                   \
     X(DF_GETITEM, "dataframe.getitem", OPK_DF)                                                     \

@@ -333,7 +333,16 @@ tgrid_t *tile_shape_op(tctx_t *c, int node)
     const tgrid_t *G = c->t->grid[n->in[0].node];
     switch (n->op) {
     case OP_TRANSPOSE:
+    case OP_SWAPAXES:
+    case OP_MOVEAXIS:
         return grid_transpose(c, G, n->perm);
+    case OP_FLIP:
+    case OP_FLIPLR:
+    case OP_FLIPUD:
+        return tile_getitem(c, n, G);
+    case OP_ATLEAST_1D:
+    case OP_ATLEAST_2D:
+    case OP_ATLEAST_3D:
     case OP_RESHAPE:
     case OP_RAVEL:
     case OP_SQUEEZE:

@@ -78,7 +78,8 @@ SCAN_OPS = {"cumsum", "cumprod", "nancumsum", "nancumprod"}
 LINALG_OPS = {"dot", "matmul", "inner", "outer", "tensordot"}
 SHAPE_OPS = {
     "transpose", "reshape", "ravel", "squeeze", "expand_dims", "concatenate", "stack",
-    "rechunk", "getitem",
+    "rechunk", "getitem", "swapaxes", "moveaxis", "flip", "fliplr", "flipud", "atleast_1d",
+    "atleast_2d", "atleast_3d",
 }
 ALL_OPS = (CREATION_OPS | RANDOM_OPS | ELEMENTWISE_OPS | REDUCE_OPS | ARG_OPS | SCAN_OPS
            | LINALG_OPS | SHAPE_OPS)
@@ -133,6 +134,14 @@ PARAMS = {
     "rechunk": {"chunk_size"},
     "getitem": {"index"},
     "round": {"decimals"},
+    "swapaxes": {"axis1", "axis2"},
+    "moveaxis": {"source", "destination"},
+    "flip": {"axis"},
+    "fliplr": set(),
+    "flipud": set(),
+    "atleast_1d": set(),
+    "atleast_2d": set(),
+    "atleast_3d": set(),
     "around": {"decimals"},
 }
 for _op in REDUCE_OPS:
@@ -555,6 +564,23 @@ def _eval_node(node, ins, random_values, perturb):
         return np.stack(ins, axis=node.get("axis", 0))
     if op == "rechunk":
         return a
+    if op in ("swapaxes", "moveaxis", "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d",
+              "atleast_3d"):
+        if len(ins) != 1:
+            raise Rejected("%s takes 1 input" % op)
+        try:
+            if op == "swapaxes":
+                if "axis1" not in node or "axis2" not in node:
+                    raise Rejected("axis1 and axis2 are required")
+                return np.swapaxes(a, node["axis1"], node["axis2"]).copy()
+            if op == "moveaxis":
+                return np.moveaxis(a, node["source"], node["destination"]).copy()
+            if op == "flip":
+                ax = node.get("axis")
+                return np.flip(a, axis=tuple(ax) if isinstance(ax, list) else ax).copy()
+            return np.asarray(getattr(np, op)(a)).copy()
+        except (ValueError, np.AxisError) as e:
+            raise Rejected(str(e))
     if op == "getitem":
         idx = node["index"]
         if not isinstance(idx, list):
