@@ -632,9 +632,40 @@ class Gen:
         ops = ["transpose", "reshape", "ravel", "getitem", "getitem", "rechunk", "expand_dims"]
         if 1 in a.shape:
             ops.append("squeeze")
+        # the second wave: shape ops computed with numpy itself below
+        ops += ["flip", "atleast_2d", "like"]
+        if a.ndim >= 2:
+            ops += ["swapaxes", "moveaxis", "fliplr"]
         op = self.choice(ops)
         p = {"key": self.key("h"), "op": op, "inputs": [a.key]}
         s = list(a.shape)
+        if op in ("flip", "atleast_2d", "swapaxes", "moveaxis", "fliplr", "like"):
+            z = np.zeros(s, dtype=bool)
+            dt = a.dtype
+            level, mag = a.level, a.mag
+            if op == "flip":
+                if a.ndim and self.chance(0.6):
+                    p["axis"] = int(self.r.integers(-a.ndim, a.ndim))
+                shape = s
+            elif op == "swapaxes":
+                p["axis1"], p["axis2"] = [int(x) for x in self.r.integers(-a.ndim, a.ndim, 2)]
+                shape = list(np.swapaxes(z, p["axis1"], p["axis2"]).shape)
+            elif op == "moveaxis":
+                k = int(self.r.integers(1, a.ndim + 1))
+                p["source"] = [int(x) for x in self.r.permutation(a.ndim)[:k]]
+                p["destination"] = [int(x) for x in self.r.permutation(a.ndim)[:k]]
+                shape = list(np.moveaxis(z, p["source"], p["destination"]).shape)
+            elif op == "like":
+                p["op"] = self.choice(["ones_like", "zeros_like", "full_like", "empty_like"])
+                if p["op"] == "full_like":
+                    p["fill_value"] = self.choice([2, -1.5, True])
+                if self.chance(0.3):
+                    dt = self.choice(["int32", "float64", "bool"])
+                    p["dtype"] = dt
+                shape, level, mag = s, 0, 2
+            else:
+                shape = list(getattr(np, op)(z).shape)
+            return self.emit(p, Node(p["key"], shape, dt, level, mag))
         if op == "transpose":
             if self.chance(0.4):
                 shape = s[::-1]
