@@ -188,6 +188,9 @@ enum {
     F_AXIS2,
     F_SOURCE,
     F_DESTINATION,
+    F_RTOL,
+    F_ATOL,
+    F_EQUAL_NAN,
     F_COUNT
 };
 
@@ -225,6 +228,9 @@ static const char *const field_names[F_COUNT] = {
     [F_AXIS2] = "axis2",
     [F_SOURCE] = "source",
     [F_DESTINATION] = "destination",
+    [F_RTOL] = "rtol",
+    [F_ATOL] = "atol",
+    [F_EQUAL_NAN] = "equal_nan",
 };
 
 #define B(f) (UINT64_C(1) << (f))
@@ -295,6 +301,8 @@ static uint64_t op_fields(op_t op)
         return B(F_INDEX);
     case OP_SWAPAXES:
         return B(F_AXIS1) | B(F_AXIS2);
+    case OP_ISCLOSE:
+        return B(F_RTOL) | B(F_ATOL) | B(F_EQUAL_NAN);
     case OP_MOVEAXIS:
         return B(F_SOURCE) | B(F_DESTINATION);
     case OP_FLIP:
@@ -937,6 +945,18 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
         if (json_is_array(r->newshape) && json_array_size(r->newshape) > MR_MAXDIM)
             return too_many_dims(c, n, json_array_size(r->newshape));
         return 0;
+    case OP_ISCLOSE: {
+        scalar_t rt = sc_float(1e-05), at = sc_float(1e-08);
+        if (get_scalar(c, n, obj, "rtol", false, &rt) < 0 ||
+            get_scalar(c, n, obj, "atol", false, &at) < 0 ||
+            get_bool(c, n, obj, "equal_nan", &n->equal_nan) < 0)
+            return -1;
+        if (rt.kind == SC_BOOL || at.kind == SC_BOOL)
+            return NFAIL(c, n, "\"rtol\" and \"atol\" must be numbers");
+        n->rtol = sc_as_double(rt);
+        n->atol = sc_as_double(at);
+        return 0;
+    }
     case OP_SWAPAXES:
         if ((rc = get_int(c, n, obj, "axis1", false, &n->axis1)) < 0) return -1;
         if (rc == 0) return missing(c, n, "axis1");

@@ -79,6 +79,8 @@ typedef struct graph_node {
     int n_index;          /* getitem: always the input's ndim (whole slices appended) */
     uint32_t newaxis;     /* getitem: bit d set: output axis d is a numpy.newaxis (size 1) */
     int64_t axis1, axis2; /* swapaxes, as given */
+    double rtol, atol;    /* isclose (1e-05, 1e-08) */
+    bool equal_nan;       /* isclose */
     index_t index[MR_MAXDIM];
     void *data; /* array: the values, C order, in the output dtype (owned) */
 

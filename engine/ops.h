@@ -57,6 +57,7 @@
     X(RIGHT_SHIFT, "right_shift", OPK_BINARY)                                                      \
     X(FLOAT_POWER, "float_power", OPK_BINARY)                                                      \
     X(HEAVISIDE, "heaviside", OPK_BINARY)                                                          \
+    X(ISCLOSE, "isclose", OPK_BINARY)                                                              \
     X(NEGATIVE, "negative", OPK_UNARY)                                                             \
     X(ABS, "abs", OPK_UNARY)                                                                       \
     X(SQRT, "sqrt", OPK_UNARY)                                                                     \

@@ -58,7 +58,7 @@ BINARY_OPS = {
     "logical_and", "logical_or",
     "arctan2", "hypot", "fmod", "remainder", "fmax", "fmin", "copysign", "logical_xor",
     "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "float_power",
-    "heaviside",
+    "heaviside", "isclose",
 }
 UNARY_OPS = {
     "negative", "abs", "sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
@@ -147,6 +147,7 @@ PARAMS = {
 for _op in REDUCE_OPS:
     PARAMS[_op] = {"axis", "keepdims"} | ({"ddof"} if _op in ("std", "var", "nanstd", "nanvar")
                                           else set())
+PARAMS["isclose"] = {"rtol", "atol", "equal_nan"}
 for _op in BINARY_OPS | UNARY_OPS | {"where"} | {"dot", "matmul", "inner", "outer"}:
     PARAMS.setdefault(_op, set())
 
@@ -452,6 +453,16 @@ def _eval_node(node, ins, random_values, perturb):
     if op == "array":
         return np.array(node["data"], dtype=_dtype(node))
 
+    if op == "isclose":
+        if len(ins) != 2:
+            raise Rejected("isclose takes 2 inputs")
+        kw = {k: node[k] for k in ("rtol", "atol", "equal_nan") if k in node}
+        for k in ("rtol", "atol"):
+            if k in kw and (isinstance(kw[k], bool) or not isinstance(kw[k], (int, float))):
+                raise Rejected("%s must be a number" % k)
+        if "equal_nan" in kw and not isinstance(kw["equal_nan"], bool):
+            raise Rejected("equal_nan must be a boolean")
+        return ew_call(lambda x, y: np.isclose(x, y, **kw), ins)
     if op in BINARY_OPS:
         if len(ins) != 2:
             raise Rejected("%s takes 2 inputs" % op)
