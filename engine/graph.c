@@ -307,6 +307,8 @@ static uint64_t op_fields(op_t op)
         return B(F_SOURCE) | B(F_DESTINATION);
     case OP_FLIP:
         return B(F_AXIS);
+    case OP_DIFF:
+        return B(F_NSMALL) | B(F_AXIS);
     case OP_ROUND:
     case OP_AROUND:
         return B(F_DECIMALS);
@@ -955,6 +957,17 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
             return NFAIL(c, n, "\"rtol\" and \"atol\" must be numbers");
         n->rtol = sc_as_double(rt);
         n->atol = sc_as_double(at);
+        return 0;
+    }
+    case OP_DIFF: {
+        /* n (1) into N; axis (-1, one integer) into axis1 */
+        n->N = 1;
+        n->axis1 = -1;
+        if (get_int(c, n, obj, "n", false, &n->N) < 0 ||
+            get_int(c, n, obj, "axis", false, &n->axis1) < 0)
+            return -1;
+        if (n->N < 0)
+            return NFAIL(c, n, "order must be non-negative but got %lld", (long long)n->N);
         return 0;
     }
     case OP_SWAPAXES:

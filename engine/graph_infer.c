@@ -922,6 +922,16 @@ static int infer_shape_op(ictx_t *x)
     case OP_ATLEAST_3D:
         infer_atleast(x, s);
         return 0;
+    case OP_DIFF: {
+        if (s->ndim == 0) return FAIL(x, "diff requires input that is at least one dimensional");
+        int d;
+        if (norm_axis(x, n->axis1, s->ndim, &d) < 0) return -1;
+        n->n_axis = 1;
+        n->axis[0] = d;
+        n->oshape = *s;
+        n->oshape.d[d] = s->d[d] > n->N ? s->d[d] - n->N : 0;
+        return 0;
+    }
     default: /* rechunk */
         n->oshape = *s;
         return 0;

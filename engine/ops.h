@@ -153,6 +153,7 @@
     X(ATLEAST_1D, "atleast_1d", OPK_SHAPE)                                                         \
     X(ATLEAST_2D, "atleast_2d", OPK_SHAPE)                                                         \
     X(ATLEAST_3D, "atleast_3d", OPK_SHAPE)                                                         \
+    X(DIFF, "diff", OPK_SHAPE)                                                                     \
     X(DF_FROM_TENSOR, "dataframe.from_tensor", OPK_DF)                                             \
     X(DF_READ_CSV, "dataframe.read_csv", OPK_DF)                                                   \
     X(DF_GETITEM, "dataframe.getitem", OPK_DF)                                                     \

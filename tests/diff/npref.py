@@ -79,7 +79,7 @@ LINALG_OPS = {"dot", "matmul", "inner", "outer", "tensordot"}
 SHAPE_OPS = {
     "transpose", "reshape", "ravel", "squeeze", "expand_dims", "concatenate", "stack",
     "rechunk", "getitem", "swapaxes", "moveaxis", "flip", "fliplr", "flipud", "atleast_1d",
-    "atleast_2d", "atleast_3d",
+    "atleast_2d", "atleast_3d", "diff",
 }
 ALL_OPS = (CREATION_OPS | RANDOM_OPS | ELEMENTWISE_OPS | REDUCE_OPS | ARG_OPS | SCAN_OPS
            | LINALG_OPS | SHAPE_OPS)
@@ -142,6 +142,7 @@ PARAMS = {
     "atleast_1d": set(),
     "atleast_2d": set(),
     "atleast_3d": set(),
+    "diff": {"n", "axis"},
     "around": {"decimals"},
 }
 for _op in REDUCE_OPS:
@@ -575,6 +576,17 @@ def _eval_node(node, ins, random_values, perturb):
         return np.stack(ins, axis=node.get("axis", 0))
     if op == "rechunk":
         return a
+    if op == "diff":
+        if len(ins) != 1:
+            raise Rejected("diff takes 1 input")
+        nn, ax = node.get("n", 1), node.get("axis", -1)
+        if not isinstance(nn, int) or isinstance(nn, bool) or not isinstance(ax, int) \
+                or isinstance(ax, bool):
+            raise Rejected("n and axis must be integers")
+        try:
+            return np.asarray(np.diff(a, n=nn, axis=ax))
+        except (ValueError, np.AxisError) as e:
+            raise Rejected(str(e))
     if op in ("swapaxes", "moveaxis", "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d",
               "atleast_3d"):
         if len(ins) != 1:

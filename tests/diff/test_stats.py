@@ -96,6 +96,21 @@ case("count_nonzero/empty", [N("a", "zeros", shape=[0, 4], chunk_size=2),
 case("ptp/empty-axis", [N("a", "zeros", shape=[0, 4], chunk_size=2), N("r", "ptp", ["a"], axis=0)])
 case("ptp/bool", [A("a", [True, False]), N("r", "ptp", ["a"])])
 
+for dt in DTS:
+    for nn, ax in [(1, -1), (1, 0), (2, 1), (3, 0), (0, 1), (7, 0), (9, 1), (1, -2)]:
+        case("diff/%s/n=%d,axis=%d" % (dt, nn, ax),
+             [A("a", sample(dt, (7, 6)), dt, [3, 4]), N("r", "diff", ["a"], n=nn, axis=ax)])
+    case("diff/%s/default" % dt, [A("a", sample(dt, (11,)), dt, 4), N("r", "diff", ["a"])])
+case("diff/3d-middle-axis", [A("a", sample("float64", (4, 9, 3)), "float64", [3, 2, 2]),
+                             N("r", "diff", ["a"], n=2, axis=1)])
+case("diff/int32-wraps", [A("a", [-2 ** 31, 2 ** 31 - 1], "int32", 1), N("r", "diff", ["a"])])
+case("diff/empty-axis", [N("a", "zeros", shape=[0, 3], chunk_size=2), N("r", "diff", ["a"], axis=0)])
+case("diff/of-fused", [A("a", sample("float64", (8,)), "float64", 3), N("b", "exp", ["a"]),
+                       N("r", "diff", ["b"], n=2)])
+case("diff/0d", [A("a", 2.0), N("r", "diff", ["a"])])
+case("diff/axis-out-of-range", [A("a", [1.0, 2.0]), N("r", "diff", ["a"], axis=1)])
+case("diff/negative-n", [A("a", [1.0, 2.0]), N("r", "diff", ["a"], n=-1)])
+
 
 def main():
     suite = harness.Suite("test_stats")
