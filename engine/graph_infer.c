@@ -922,6 +922,16 @@ static int infer_shape_op(ictx_t *x)
     case OP_ATLEAST_3D:
         infer_atleast(x, s);
         return 0;
+    case OP_EDIFF1D:
+        /* numpy subtracts: bools are refused */
+        if (n->odtype == DT_BOOL)
+            return FAIL(x, "numpy boolean subtract is not supported; ediff1d of bool");
+        n->N = 1;
+        n->n_axis = 1;
+        n->axis[0] = 0;
+        n->oshape.ndim = 1;
+        n->oshape.d[0] = shape_size(s) > 0 ? shape_size(s) - 1 : 0;
+        return 0;
     case OP_DIFF: {
         if (s->ndim == 0) return FAIL(x, "diff requires input that is at least one dimensional");
         int d;

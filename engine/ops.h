@@ -154,6 +154,7 @@
     X(ATLEAST_2D, "atleast_2d", OPK_SHAPE)                                                         \
     X(ATLEAST_3D, "atleast_3d", OPK_SHAPE)                                                         \
     X(DIFF, "diff", OPK_SHAPE)                                                                     \
+    X(EDIFF1D, "ediff1d", OPK_SHAPE)                                                               \
     X(DF_FROM_TENSOR, "dataframe.from_tensor", OPK_DF)                                             \
     X(DF_READ_CSV, "dataframe.read_csv", OPK_DF)                                                   \
     X(DF_GETITEM, "dataframe.getitem", OPK_DF)                                                     \

@@ -405,6 +405,12 @@ tgrid_t *tile_shape_op(tctx_t *c, int node)
         return tile_getitem(c, n, G);
     case OP_DIFF:
         return tile_diff(c, n, G);
+    case OP_EDIFF1D: {
+        /* diff of the flattened input */
+        shape_t flat = {.ndim = 1, .d = {shape_size(&G->shape)}};
+        const tgrid_t *F = grid_reshape(c, G, &flat);
+        return F ? tile_diff(c, n, F) : NULL;
+    }
     case OP_ATLEAST_1D:
     case OP_ATLEAST_2D:
     case OP_ATLEAST_3D:

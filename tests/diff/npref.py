@@ -79,7 +79,7 @@ LINALG_OPS = {"dot", "matmul", "inner", "outer", "tensordot"}
 SHAPE_OPS = {
     "transpose", "reshape", "ravel", "squeeze", "expand_dims", "concatenate", "stack",
     "rechunk", "getitem", "swapaxes", "moveaxis", "flip", "fliplr", "flipud", "atleast_1d",
-    "atleast_2d", "atleast_3d", "diff",
+    "atleast_2d", "atleast_3d", "diff", "ediff1d",
 }
 ALL_OPS = (CREATION_OPS | RANDOM_OPS | ELEMENTWISE_OPS | REDUCE_OPS | ARG_OPS | SCAN_OPS
            | LINALG_OPS | SHAPE_OPS)
@@ -143,6 +143,7 @@ PARAMS = {
     "atleast_2d": set(),
     "atleast_3d": set(),
     "diff": {"n", "axis"},
+    "ediff1d": set(),
     "around": {"decimals"},
 }
 for _op in REDUCE_OPS:
@@ -576,6 +577,13 @@ def _eval_node(node, ins, random_values, perturb):
         return np.stack(ins, axis=node.get("axis", 0))
     if op == "rechunk":
         return a
+    if op == "ediff1d":
+        if len(ins) != 1:
+            raise Rejected("ediff1d takes 1 input")
+        try:
+            return np.asarray(np.ediff1d(a))
+        except TypeError as e:
+            raise Rejected(str(e))
     if op == "diff":
         if len(ins) != 1:
             raise Rejected("diff takes 1 input")

@@ -51,7 +51,7 @@ def sample(dt, shape):
     if dt.startswith("int"):
         v = RNG.integers(-4, 5, shape)
         return v
-    v = np.round(RNG.normal(0, 3, shape), 2)
+    v = np.asarray(np.round(RNG.normal(0, 3, shape), 2))
     v[RNG.random(shape) < 0.3] = 0.0
     return v
 
@@ -110,6 +110,13 @@ case("diff/of-fused", [A("a", sample("float64", (8,)), "float64", 3), N("b", "ex
 case("diff/0d", [A("a", 2.0), N("r", "diff", ["a"])])
 case("diff/axis-out-of-range", [A("a", [1.0, 2.0]), N("r", "diff", ["a"], axis=1)])
 case("diff/negative-n", [A("a", [1.0, 2.0]), N("r", "diff", ["a"], n=-1)])
+
+for dt in DTS:
+    for shp, ch in [((7, 6), [3, 4]), ((11,), 4), ((), None), ((0, 3), 2), ((2, 3, 4), [1, 2, 3])]:
+        case("ediff1d/%s/%s" % (dt, "x".join(map(str, shp)) or "0d"),
+             [A("a", sample(dt, shp), dt, ch), N("r", "ediff1d", ["a"])])
+case("ediff1d/int64-wraps", [A("a", [2 ** 63 - 1, -2 ** 63, 5], "int64", 2),
+                             N("r", "ediff1d", ["a"])])
 
 
 def main():
