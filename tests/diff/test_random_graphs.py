@@ -636,9 +636,17 @@ class Gen:
         ops += ["flip", "atleast_2d", "like"]
         if a.ndim >= 2:
             ops += ["swapaxes", "moveaxis", "fliplr"]
+        if a.ndim >= 1 and a.dtype != "bool":
+            ops += ["diff"]
         op = self.choice(ops)
         p = {"key": self.key("h"), "op": op, "inputs": [a.key]}
         s = list(a.shape)
+        if op == "diff":
+            p["n"] = int(self.r.integers(0, 3))
+            p["axis"] = int(self.r.integers(-a.ndim, a.ndim))
+            shape = list(np.diff(np.zeros(s), n=p["n"], axis=p["axis"]).shape)
+            return self.emit(p, Node(p["key"], shape, a.dtype, a.level,
+                                     min(a.mag * 4, 2.0 ** 63) if a.dtype in INTS else a.mag * 4))
         if op in ("flip", "atleast_2d", "swapaxes", "moveaxis", "fliplr", "like"):
             z = np.zeros(s, dtype=bool)
             dt = a.dtype
