@@ -183,6 +183,14 @@ enum {
     F_NEWSHAPE,
     F_INDEX,
     F_DECIMALS,
+    F_NSMALL,
+    F_AXIS1,
+    F_AXIS2,
+    F_SOURCE,
+    F_DESTINATION,
+    F_RTOL,
+    F_ATOL,
+    F_EQUAL_NAN,
     F_COUNT
 };
 
@@ -215,19 +223,35 @@ static const char *const field_names[F_COUNT] = {
     [F_NEWSHAPE] = "newshape",
     [F_INDEX] = "index",
     [F_DECIMALS] = "decimals",
+    [F_NSMALL] = "n",
+    [F_AXIS1] = "axis1",
+    [F_AXIS2] = "axis2",
+    [F_SOURCE] = "source",
+    [F_DESTINATION] = "destination",
+    [F_RTOL] = "rtol",
+    [F_ATOL] = "atol",
+    [F_EQUAL_NAN] = "equal_nan",
 };
 
-#define B(f) (1u << (f))
+#define B(f) (UINT64_C(1) << (f))
 
 /* The fields each op takes besides key and op (`inputs` is known to every
  * op; its arity is checked apart). */
-static uint32_t op_fields(op_t op)
+static uint64_t op_fields(op_t op)
 {
-    const uint32_t rnd = B(F_SHAPE) | B(F_SEED) | B(F_CHUNK);
+    const uint64_t rnd = B(F_SHAPE) | B(F_SEED) | B(F_CHUNK);
     switch (op) {
     case OP_ONES:
     case OP_ZEROS:
+    case OP_EMPTY:
+    case OP_ONES_LIKE:
+    case OP_ZEROS_LIKE:
+    case OP_EMPTY_LIKE:
         return B(F_SHAPE) | B(F_DTYPE) | B(F_CHUNK);
+    case OP_FULL_LIKE:
+        return B(F_SHAPE) | B(F_FILL) | B(F_DTYPE) | B(F_CHUNK);
+    case OP_IDENTITY:
+        return B(F_NSMALL) | B(F_DTYPE) | B(F_CHUNK);
     case OP_FULL:
         return B(F_SHAPE) | B(F_FILL) | B(F_DTYPE) | B(F_CHUNK);
     case OP_ARANGE:
@@ -275,6 +299,16 @@ static uint32_t op_fields(op_t op)
         return B(F_CHUNK);
     case OP_GETITEM:
         return B(F_INDEX);
+    case OP_SWAPAXES:
+        return B(F_AXIS1) | B(F_AXIS2);
+    case OP_ISCLOSE:
+        return B(F_RTOL) | B(F_ATOL) | B(F_EQUAL_NAN);
+    case OP_MOVEAXIS:
+        return B(F_SOURCE) | B(F_DESTINATION);
+    case OP_FLIP:
+        return B(F_AXIS);
+    case OP_DIFF:
+        return B(F_NSMALL) | B(F_AXIS);
     case OP_ROUND:
     case OP_AROUND:
         return B(F_DECIMALS);
@@ -780,8 +814,34 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
     if (kind == OPK_RANDOM) return parse_random(c, n, obj);
 
     switch (op) {
+    case OP_ONES_LIKE:
+    case OP_ZEROS_LIKE:
+    case OP_EMPTY_LIKE:
+    case OP_FULL_LIKE:
+        /* shape and dtype default to the input's (graph_infer) */
+        if ((rc = get_shape(c, n, obj, "shape", false, &n->shape)) < 0 || get_dtype(c, n, obj) < 0)
+            return -1;
+        n->has_shape = rc == 1;
+        if (op == OP_FULL_LIKE) {
+            if ((rc = get_scalar(c, n, obj, "fill_value", false, &n->fill_value)) < 0) return -1;
+            if (rc == 0) return missing(c, n, "fill_value");
+        }
+        return 0;
+    case OP_IDENTITY:
+        if ((rc = get_int(c, n, obj, "n", false, &n->N)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "n");
+        if (get_dtype(c, n, obj) < 0) return -1;
+        if (n->N < 0) return NFAIL(c, n, "negative dimensions are not allowed");
+        n->M = n->N;
+        n->k = 0;
+        n->dtype = n->has_dtype ? n->dtype : DT_FLOAT64;
+        n->shape.ndim = 2;
+        n->shape.d[0] = n->N;
+        n->shape.d[1] = n->N;
+        return 0;
     case OP_ONES:
     case OP_ZEROS:
+    case OP_EMPTY:
     case OP_FULL:
         if (get_shape(c, n, obj, "shape", true, &n->shape) < 0 || get_dtype(c, n, obj) < 0)
             return -1;
@@ -887,6 +947,44 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
         if (json_is_array(r->newshape) && json_array_size(r->newshape) > MR_MAXDIM)
             return too_many_dims(c, n, json_array_size(r->newshape));
         return 0;
+    case OP_ISCLOSE: {
+        scalar_t rt = sc_float(1e-05), at = sc_float(1e-08);
+        if (get_scalar(c, n, obj, "rtol", false, &rt) < 0 ||
+            get_scalar(c, n, obj, "atol", false, &at) < 0 ||
+            get_bool(c, n, obj, "equal_nan", &n->equal_nan) < 0)
+            return -1;
+        if (rt.kind == SC_BOOL || at.kind == SC_BOOL)
+            return NFAIL(c, n, "\"rtol\" and \"atol\" must be numbers");
+        n->rtol = sc_as_double(rt);
+        n->atol = sc_as_double(at);
+        return 0;
+    }
+    case OP_DIFF: {
+        /* n (1) into N; axis (-1, one integer) into axis1 */
+        n->N = 1;
+        n->axis1 = -1;
+        if (get_int(c, n, obj, "n", false, &n->N) < 0 ||
+            get_int(c, n, obj, "axis", false, &n->axis1) < 0)
+            return -1;
+        if (n->N < 0)
+            return NFAIL(c, n, "order must be non-negative but got %lld", (long long)n->N);
+        return 0;
+    }
+    case OP_SWAPAXES:
+        if ((rc = get_int(c, n, obj, "axis1", false, &n->axis1)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "axis1");
+        if ((rc = get_int(c, n, obj, "axis2", false, &n->axis2)) < 0) return -1;
+        if (rc == 0) return missing(c, n, "axis2");
+        return 0;
+    case OP_MOVEAXIS:
+        r->source = json_object_get(obj, "source");
+        r->destination = json_object_get(obj, "destination");
+        if (!r->source) return missing(c, n, "source");
+        if (!r->destination) return missing(c, n, "destination");
+        if (!int_or_int_list(r->source) || !int_or_int_list(r->destination))
+            return NFAIL(c, n,
+                         "\"source\" and \"destination\" must be integers or lists of integers");
+        return 0;
     case OP_GETITEM:
         r->index = json_object_get(obj, "index");
         if (!r->index) return missing(c, n, "index");
@@ -897,7 +995,8 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
 
     if (op_fields(op) & B(F_AXIS)) {
         r->axis = json_object_get(obj, "axis");
-        bool list_ok = kind == OPK_REDUCE || op == OP_SQUEEZE || op == OP_EXPAND_DIMS;
+        bool list_ok =
+            kind == OPK_REDUCE || op == OP_SQUEEZE || op == OP_EXPAND_DIMS || op == OP_FLIP;
         bool null_ok = op != OP_EXPAND_DIMS && op != OP_STACK;
         if (op == OP_EXPAND_DIMS && !r->axis) return missing(c, n, "axis");
         if (check_axis_json(c, n, r->axis, "axis", null_ok, list_ok) < 0) return -1;
@@ -928,7 +1027,7 @@ static void op_arity(op_t op, int *lo, int *hi)
     case OPK_CREATE:
     case OPK_RANDOM:
     case OPK_SOURCE:
-        *lo = *hi = 0;
+        *lo = *hi = op_is_like(op) ? 1 : 0;
         return;
     case OPK_BINARY:
     case OPK_LINALG:
@@ -1041,7 +1140,7 @@ static int parse_node(pctx_t *c, int di, json_t *obj)
     }
     const char *name;
     json_t *val;
-    uint32_t allowed = op_fields(n->op) | B(F_INPUTS);
+    uint64_t allowed = op_fields(n->op) | B(F_INPUTS);
     json_object_foreach(obj, name, val)
     {
         if (strcmp(name, "key") == 0 || strcmp(name, "op") == 0) continue;

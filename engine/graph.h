@@ -50,6 +50,7 @@ typedef struct graph_node {
     /* ---- parameters as given (defaults filled in) ---- */
     shape_t shape; /* creation and random ops; session tensors */
     bool has_dtype;
+    bool has_shape;             /* *_like: a shape was given (else the input's) */
     dtype_t dtype;              /* the `dtype` field, when has_dtype */
     int n_chunk;                /* 0: absent; else one entry per axis of the output */
     int64_t chunk[MR_MAXDIM];   /* chunk_size, expanded to one per axis */
@@ -77,8 +78,11 @@ typedef struct graph_node {
     int td_n;                             /* tensordot: number of contracted axes */
     int td_a[MR_MAXDIM], td_b[MR_MAXDIM]; /* contracted axes of a and b, normalised */
     int perm[MR_MAXDIM];                  /* transpose: the permutation (null gives the reverse) */
-    int n_index;      /* getitem: always the input's ndim (whole slices appended) */
-    uint32_t newaxis; /* getitem: bit d set: output axis d is a numpy.newaxis (size 1) */
+    int n_index;          /* getitem: always the input's ndim (whole slices appended) */
+    uint32_t newaxis;     /* getitem: bit d set: output axis d is a numpy.newaxis (size 1) */
+    int64_t axis1, axis2; /* swapaxes, as given */
+    double rtol, atol;    /* isclose (1e-05, 1e-08) */
+    bool equal_nan;       /* isclose */
     index_t index[MR_MAXDIM];
     void *data; /* array: the values, C order, in the output dtype (owned) */
 

@@ -137,6 +137,7 @@ static dtype_t reduce_dtype(op_t op, dtype_t t)
         return DT_BOOL;
     case OP_ARGMIN:
     case OP_ARGMAX:
+    case OP_COUNT_NONZERO:
         return DT_INT64;
     default:
         return t;
@@ -191,6 +192,9 @@ static int infer_reduce(ictx_t *x)
             if ((n->op == OP_MIN || n->op == OP_MAX) && s->d[d] == 0)
                 return FAIL(x, "zero-size array to reduction operation %s which has no identity",
                             n->op == OP_MIN ? "minimum" : "maximum");
+            if (n->op == OP_PTP && s->d[d] == 0)
+                return FAIL(x, "zero-size array to reduction operation maximum which has no "
+                               "identity");
             if ((n->op == OP_NANMIN || n->op == OP_NANMAX) && s->d[d] == 0)
                 return FAIL(x, "zero-size array to reduction operation %s which has no identity",
                             n->op == OP_NANMIN ? "fmin" : "fmax");
@@ -200,6 +204,8 @@ static int infer_reduce(ictx_t *x)
         }
     }
     n->odtype = reduce_dtype(n->op, input(x, 0)->odtype);
+    if (n->op == OP_PTP && n->odtype == DT_BOOL)
+        return FAIL(x, "numpy boolean subtract is not supported (ptp of bool)");
     return 0;
 }
 
@@ -762,6 +768,126 @@ static int infer_getitem(ictx_t *x, const shape_t *s)
     return 0;
 }
 
+/* swapaxes, moveaxis: a permutation (numpy's moveaxis order). */
+static int infer_axes_perm(ictx_t *x, const shape_t *s)
+{
+    graph_node_t *n = x->n;
+    int nd = s->ndim;
+    for (int d = 0; d < nd; d++)
+        n->perm[d] = d;
+    if (n->op == OP_SWAPAXES) {
+        int a, b;
+        if (norm_axis(x, n->axis1, nd, &a) < 0 || norm_axis(x, n->axis2, nd, &b) < 0) return -1;
+        n->perm[a] = b;
+        n->perm[b] = a;
+    } else {
+        json_t *sj = x->r->source, *dj = x->r->destination;
+        size_t ns = json_is_array(sj) ? json_array_size(sj) : 1;
+        size_t nds = json_is_array(dj) ? json_array_size(dj) : 1;
+        if (ns != nds)
+            return FAIL(x, "`source` and `destination` arguments must have the same number of "
+                           "elements");
+        if (ns > (size_t)nd) return FAIL(x, "repeated axis in `source` argument");
+        int src[MR_MAXDIM], dst[MR_MAXDIM];
+        bool su[MR_MAXDIM] = {false}, du[MR_MAXDIM] = {false};
+        for (size_t i = 0; i < ns; i++) {
+            json_t *a = json_is_array(sj) ? json_array_get(sj, i) : sj;
+            json_t *b = json_is_array(dj) ? json_array_get(dj, i) : dj;
+            if (norm_axis(x, (int64_t)json_integer_value(a), nd, &src[i]) < 0) return -1;
+            if (su[src[i]]) return FAIL(x, "repeated axis in `source` argument");
+            su[src[i]] = true;
+            if (norm_axis(x, (int64_t)json_integer_value(b), nd, &dst[i]) < 0) return -1;
+            if (du[dst[i]]) return FAIL(x, "repeated axis in `destination` argument");
+            du[dst[i]] = true;
+        }
+        /* the other axes in order, then each source inserted at its
+         * destination, by increasing destination */
+        int order[MR_MAXDIM], m = 0;
+        for (int d = 0; d < nd; d++)
+            if (!su[d]) order[m++] = d;
+        for (int t = 0; t < nd; t++) {
+            if (!du[t]) continue;
+            size_t i = 0;
+            while (dst[i] != t)
+                i++;
+            for (int k = m; k > t; k--)
+                order[k] = order[k - 1];
+            order[t] = src[i];
+            m++;
+        }
+        for (int d = 0; d < nd; d++)
+            n->perm[d] = order[d];
+    }
+    n->oshape.ndim = nd;
+    for (int d = 0; d < nd; d++)
+        n->oshape.d[d] = s->d[n->perm[d]];
+    return 0;
+}
+
+/* flip, fliplr, flipud: a reversed slice on each flipped axis. */
+static int infer_flip(ictx_t *x, const shape_t *s)
+{
+    graph_node_t *n = x->n;
+    int nd = s->ndim;
+    bool rev[MR_MAXDIM] = {false};
+    if (n->op == OP_FLIPLR) {
+        if (nd < 2) return FAIL(x, "Input must be >= 2-d.");
+        rev[1] = true;
+    } else if (n->op == OP_FLIPUD) {
+        if (nd < 1) return FAIL(x, "Input must be >= 1-d.");
+        rev[0] = true;
+    } else {
+        json_t *ax = x->r->axis;
+        if (!ax || json_is_null(ax)) {
+            for (int d = 0; d < nd; d++)
+                rev[d] = true;
+        } else {
+            size_t na = json_is_array(ax) ? json_array_size(ax) : 1;
+            for (size_t i = 0; i < na; i++) {
+                json_t *a = json_is_array(ax) ? json_array_get(ax, i) : ax;
+                int d;
+                if (norm_axis(x, (int64_t)json_integer_value(a), nd, &d) < 0) return -1;
+                if (rev[d]) return FAIL(x, "repeated axis");
+                rev[d] = true;
+            }
+        }
+    }
+    n->n_index = nd;
+    n->newaxis = 0;
+    n->oshape = *s;
+    for (int d = 0; d < nd; d++) {
+        graph_slice_t sl = {0};
+        if (rev[d]) {
+            sl.has_step = true;
+            sl.step = -1;
+        }
+        slice_indices(&sl, s->d[d], &n->index[d]);
+    }
+    return 0;
+}
+
+/* atleast_1d, _2d, _3d: numpy's placement of the added size-1 axes. */
+static void infer_atleast(ictx_t *x, const shape_t *s)
+{
+    graph_node_t *n = x->n;
+    int want = n->op == OP_ATLEAST_1D ? 1 : n->op == OP_ATLEAST_2D ? 2 : 3;
+    n->oshape = *s;
+    if (s->ndim >= want) return;
+    if (s->ndim == 0) {
+        n->oshape.ndim = want;
+        for (int d = 0; d < want; d++)
+            n->oshape.d[d] = 1;
+    } else if (s->ndim == 1) { /* (N,) -> (1, N) or (1, N, 1) */
+        n->oshape.ndim = want;
+        n->oshape.d[0] = 1;
+        n->oshape.d[1] = s->d[0];
+        if (want == 3) n->oshape.d[2] = 1;
+    } else { /* (M, N) -> (M, N, 1) */
+        n->oshape.ndim = 3;
+        n->oshape.d[2] = 1;
+    }
+}
+
 static int infer_shape_op(ictx_t *x)
 {
     graph_node_t *n = x->n;
@@ -784,6 +910,38 @@ static int infer_shape_op(ictx_t *x)
         return infer_expand_dims(x, s);
     case OP_GETITEM:
         return infer_getitem(x, s);
+    case OP_SWAPAXES:
+    case OP_MOVEAXIS:
+        return infer_axes_perm(x, s);
+    case OP_FLIP:
+    case OP_FLIPLR:
+    case OP_FLIPUD:
+        return infer_flip(x, s);
+    case OP_ATLEAST_1D:
+    case OP_ATLEAST_2D:
+    case OP_ATLEAST_3D:
+        infer_atleast(x, s);
+        return 0;
+    case OP_EDIFF1D:
+        /* numpy subtracts: bools are refused */
+        if (n->odtype == DT_BOOL)
+            return FAIL(x, "numpy boolean subtract is not supported; ediff1d of bool");
+        n->N = 1;
+        n->n_axis = 1;
+        n->axis[0] = 0;
+        n->oshape.ndim = 1;
+        n->oshape.d[0] = shape_size(s) > 0 ? shape_size(s) - 1 : 0;
+        return 0;
+    case OP_DIFF: {
+        if (s->ndim == 0) return FAIL(x, "diff requires input that is at least one dimensional");
+        int d;
+        if (norm_axis(x, n->axis1, s->ndim, &d) < 0) return -1;
+        n->n_axis = 1;
+        n->axis[0] = d;
+        n->oshape = *s;
+        n->oshape.d[d] = s->d[d] > n->N ? s->d[d] - n->N : 0;
+        return 0;
+    }
     default: /* rechunk */
         n->oshape = *s;
         return 0;
@@ -857,6 +1015,14 @@ int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limi
     case OPK_CREATE:
     case OPK_RANDOM:
     case OPK_SOURCE:
+        if (op_is_like(n->op)) {
+            /* the input's shape and dtype unless given; its values unread */
+            const graph_node_t *a = input(&x, 0);
+            if (a->vkind != VK_TENSOR)
+                return FAIL(&x, "input \"%s\" is a DataFrame or Series, not a tensor", a->key);
+            n->shape = n->has_shape ? n->shape : a->oshape;
+            n->dtype = n->has_dtype ? n->dtype : a->odtype;
+        }
         n->oshape = n->shape;
         n->odtype = n->dtype;
         break;

@@ -13,13 +13,14 @@
  * from the document, alive until graph_parse returns) from the first pass to
  * inference. Their JSON types were checked in the first pass. NULL: absent. */
 typedef struct {
-    int doc_index;      /* position in the document's nodes; -1 for a session tensor */
-    json_t *inputs;     /* the node's `inputs` list */
-    json_t *axis;       /* reductions, squeeze, expand_dims, concatenate, stack */
-    json_t *axes;       /* transpose, tensordot */
-    json_t *newshape;   /* reshape */
-    json_t *index;      /* getitem */
-    json_t *chunk_size; /* creation, random and rechunk */
+    int doc_index;                /* position in the document's nodes; -1 for a session tensor */
+    json_t *inputs;               /* the node's `inputs` list */
+    json_t *axis;                 /* reductions, squeeze, expand_dims, concatenate, stack */
+    json_t *axes;                 /* transpose, tensordot */
+    json_t *newshape;             /* reshape */
+    json_t *index;                /* getitem */
+    json_t *chunk_size;           /* creation, random and rechunk */
+    json_t *source, *destination; /* moveaxis */
 } graph_raw_t;
 
 /* Writes one line into err: `node "<key>" (<op>): <rule>` when n is given,

@@ -14,6 +14,12 @@
     X(LINSPACE, "linspace", OPK_CREATE)                                                            \
     X(EYE, "eye", OPK_CREATE)                                                                      \
     X(ARRAY, "array", OPK_CREATE)                                                                  \
+    X(EMPTY, "empty", OPK_CREATE)                                                                  \
+    X(IDENTITY, "identity", OPK_CREATE)                                                            \
+    X(ONES_LIKE, "ones_like", OPK_CREATE)                                                          \
+    X(ZEROS_LIKE, "zeros_like", OPK_CREATE)                                                        \
+    X(EMPTY_LIKE, "empty_like", OPK_CREATE)                                                        \
+    X(FULL_LIKE, "full_like", OPK_CREATE)                                                          \
     X(RAND, "random.rand", OPK_RANDOM)                                                             \
     X(RANDN, "random.randn", OPK_RANDOM)                                                           \
     X(RANDINT, "random.randint", OPK_RANDOM)                                                       \
@@ -51,6 +57,7 @@
     X(RIGHT_SHIFT, "right_shift", OPK_BINARY)                                                      \
     X(FLOAT_POWER, "float_power", OPK_BINARY)                                                      \
     X(HEAVISIDE, "heaviside", OPK_BINARY)                                                          \
+    X(ISCLOSE, "isclose", OPK_BINARY)                                                              \
     X(NEGATIVE, "negative", OPK_UNARY)                                                             \
     X(ABS, "abs", OPK_UNARY)                                                                       \
     X(SQRT, "sqrt", OPK_UNARY)                                                                     \
@@ -114,6 +121,8 @@
     X(NANMAX, "nanmax", OPK_REDUCE)                                                                \
     X(NANSTD, "nanstd", OPK_REDUCE)                                                                \
     X(NANVAR, "nanvar", OPK_REDUCE)                                                                \
+    X(COUNT_NONZERO, "count_nonzero", OPK_REDUCE)                                                  \
+    X(PTP, "ptp", OPK_REDUCE)                                                                      \
     X(ARGMIN, "argmin", OPK_ARGREDUCE)                                                             \
     X(ARGMAX, "argmax", OPK_ARGREDUCE)                                                             \
     X(NANARGMIN, "nanargmin", OPK_ARGREDUCE)                                                       \
@@ -136,6 +145,16 @@
     X(STACK, "stack", OPK_SHAPE)                                                                   \
     X(RECHUNK, "rechunk", OPK_SHAPE)                                                               \
     X(GETITEM, "getitem", OPK_SHAPE)                                                               \
+    X(SWAPAXES, "swapaxes", OPK_SHAPE)                                                             \
+    X(MOVEAXIS, "moveaxis", OPK_SHAPE)                                                             \
+    X(FLIP, "flip", OPK_SHAPE)                                                                     \
+    X(FLIPLR, "fliplr", OPK_SHAPE)                                                                 \
+    X(FLIPUD, "flipud", OPK_SHAPE)                                                                 \
+    X(ATLEAST_1D, "atleast_1d", OPK_SHAPE)                                                         \
+    X(ATLEAST_2D, "atleast_2d", OPK_SHAPE)                                                         \
+    X(ATLEAST_3D, "atleast_3d", OPK_SHAPE)                                                         \
+    X(DIFF, "diff", OPK_SHAPE)                                                                     \
+    X(EDIFF1D, "ediff1d", OPK_SHAPE)                                                               \
     X(DF_FROM_TENSOR, "dataframe.from_tensor", OPK_DF)                                             \
     X(DF_READ_CSV, "dataframe.read_csv", OPK_DF)                                                   \
     X(DF_GETITEM, "dataframe.getitem", OPK_DF)                                                     \
@@ -235,6 +254,11 @@ int op_parse(const char *name, op_t *out); /* 0, or -1 if unknown */
 /* The plain reduction a nan-reduction (nansum ... nancumprod) is on data
  * without NaN (integers and bools); op itself for every other op. */
 op_t op_nan_base(op_t op);
+/* *_like creation ops: their one input gives the shape and dtype */
+static inline bool op_is_like(op_t op)
+{
+    return op == OP_ONES_LIKE || op == OP_ZEROS_LIKE || op == OP_EMPTY_LIKE || op == OP_FULL_LIKE;
+}
 static inline bool op_is_nan_reduction(op_t op)
 {
     return op_nan_base(op) != op;

@@ -120,6 +120,15 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     case OP_FLOAT_POWER:
         t->compute = t->out = DT_FLOAT64;
         return 0;
+    case OP_ISCLOSE:
+        /* numpy makes y a float first: bools and integers compare as float64 */
+        if (n_arr == 2 && n_sc == 0) {
+            dtype_t two[2] = {arr[0], dt_is_float(arr[1]) ? arr[1] : DT_FLOAT64};
+            r = dt_result_type(2, two, 0, NULL);
+        }
+        t->compute = dt_is_float(r) ? r : DT_FLOAT64;
+        t->out = DT_BOOL;
+        return 0;
     case OP_BITWISE_AND:
     case OP_BITWISE_OR:
     case OP_BITWISE_XOR:

@@ -82,6 +82,10 @@ static size_t pos_bytes(op_t op, dtype_t dt)
     case OP_NANMIN:
     case OP_NANMAX:
         return dt_size(dt);
+    case OP_PTP:
+        return 2 * dt_size(dt);
+    case OP_COUNT_NONZERO:
+        return 8;
     case OP_ALL:
     case OP_ANY:
         return 1;
@@ -101,6 +105,10 @@ size_t kern_red_partial_bytes(op_t op, dtype_t in_dt, int64_t n_out)
 dtype_t kern_red_result_dtype(op_t op, dtype_t in_dt)
 {
     switch (op_nan_base(op)) {
+    case OP_COUNT_NONZERO:
+        return DT_INT64;
+    case OP_PTP:
+        return in_dt;
     case OP_SUM:
     case OP_PROD:
         return dt_is_float(in_dt) ? in_dt : DT_INT64;
@@ -686,6 +694,43 @@ RED_T(L, int64_t, 0, int64_t, i)
 RED_T(F, float, 1, double, f)
 RED_T(D, double, 1, double, f)
 
+/* ---- count_nonzero (an int64 count) and ptp (min then max of the dtype) ---- */
+#define RED_CNT_PTP(S, T)                                                                          \
+    static void cnz_run_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0)     \
+    {                                                                                              \
+        const T *v = vv;                                                                           \
+        int64_t c = 0;                                                                             \
+        (void)f0;                                                                                  \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            c += v[i] != 0;                                                                        \
+        ((int64_t *)P->p)[o] += c;                                                                 \
+    }                                                                                              \
+    static void cnz_row_##S(const part_t *P, int64_t o, const void *vv, int64_t n, int64_t f0)     \
+    {                                                                                              \
+        const T *restrict v = vv;                                                                  \
+        int64_t *restrict acc = (int64_t *)P->p + o;                                               \
+        (void)f0;                                                                                  \
+        for (int64_t j = 0; j < n; j++)                                                            \
+            acc[j] += v[j] != 0;                                                                   \
+    }                                                                                              \
+    static void ptp_run_##S(const part_t *P, int64_t o, const void *v, int64_t n, int64_t f0)      \
+    {                                                                                              \
+        part_t lo = {P->p, P->n_out}, hi = {(T *)P->p + P->n_out, P->n_out};                       \
+        min_run_##S(&lo, o, v, n, f0);                                                             \
+        max_run_##S(&hi, o, v, n, f0);                                                             \
+    }                                                                                              \
+    static void ptp_row_##S(const part_t *P, int64_t o, const void *v, int64_t n, int64_t f0)      \
+    {                                                                                              \
+        part_t lo = {P->p, P->n_out}, hi = {(T *)P->p + P->n_out, P->n_out};                       \
+        min_row_##S(&lo, o, v, n, f0);                                                             \
+        max_row_##S(&hi, o, v, n, f0);                                                             \
+    }
+RED_CNT_PTP(B, uint8_t)
+RED_CNT_PTP(I, int32_t)
+RED_CNT_PTP(L, int64_t)
+RED_CNT_PTP(F, float)
+RED_CNT_PTP(D, double)
+
 typedef struct {
     run_fn run;
     row_fn row;
@@ -725,6 +770,8 @@ static const red_fns_t red_table[OP_COUNT][DT_NTYPES] = {
     [OP_NANSTD] = FNSF(nanvar),
     [OP_NANARGMIN] = FNSF(nanargmin),
     [OP_NANARGMAX] = FNSF(nanargmax),
+    [OP_COUNT_NONZERO] = FNS5(cnz),
+    [OP_PTP] = FNS5(ptp),
 };
 
 /* ---- identity, combine ----------------------------------------------------- */
@@ -745,6 +792,15 @@ static void red_init(op_t op, dtype_t dt, const part_t *P)
         /* zero bits are 0 and 0.0 */
         memset(P->p, 0, pos_bytes(op, dt) * (size_t)n);
         break;
+    case OP_COUNT_NONZERO:
+        memset(P->p, 0, 8 * (size_t)n);
+        break;
+    case OP_PTP: {
+        part_t lo = {P->p, n}, hi = {(char *)P->p + dt_size(dt) * (size_t)n, n};
+        red_init(OP_MIN, dt, &lo);
+        red_init(OP_MAX, dt, &hi);
+        break;
+    }
     case OP_NANMIN:
     case OP_NANMAX:
         for (int64_t i = 0; i < n; i++) {
@@ -872,6 +928,21 @@ static void red_comb(op_t op, dtype_t dt, const part_t *a, const part_t *b)
         /* float partials of the plain layouts */
         red_comb(op_nan_base(op), dt, a, b);
         break;
+    case OP_COUNT_NONZERO: {
+        int64_t *x = a->p;
+        const int64_t *y = b->p;
+        for (int64_t i = 0; i < n; i++)
+            x[i] += y[i];
+        break;
+    }
+    case OP_PTP: {
+        size_t h = dt_size(dt) * (size_t)n;
+        part_t alo = {a->p, n}, ahi = {(char *)a->p + h, n};
+        part_t blo = {b->p, n}, bhi = {(char *)b->p + h, n};
+        red_comb(OP_MIN, dt, &alo, &blo);
+        red_comb(OP_MAX, dt, &ahi, &bhi);
+        break;
+    }
     case OP_SUM:
     case OP_MEAN:
         if (op == OP_SUM && !dt_is_float(dt)) {
@@ -1187,6 +1258,36 @@ void kern_red_final(op_t op, dtype_t in_dt, int64_t n_out, int64_t n_reduced, in
                 ((double *)out->data)[i] = r;
         }
         break;
+    case OP_COUNT_NONZERO:
+        memcpy(out->data, partial, 8 * (size_t)n_out);
+        break;
+    case OP_PTP: {
+        /* max - min in the dtype: integers wrap, as numpy's subtract */
+        const char *lo = partial, *hi = lo + dt_size(in_dt) * (size_t)n_out;
+        for (int64_t i = 0; i < n_out; i++) {
+            switch (in_dt) {
+            case DT_INT32: {
+                uint32_t h32 = (uint32_t)((const int32_t *)hi)[i];
+                uint32_t l32 = (uint32_t)((const int32_t *)lo)[i];
+                ((int32_t *)out->data)[i] = (int32_t)(h32 - l32);
+                break;
+            }
+            case DT_INT64: {
+                uint64_t h64 = (uint64_t)((const int64_t *)hi)[i];
+                uint64_t l64 = (uint64_t)((const int64_t *)lo)[i];
+                ((int64_t *)out->data)[i] = (int64_t)(h64 - l64);
+                break;
+            }
+            case DT_FLOAT32:
+                ((float *)out->data)[i] = ((const float *)hi)[i] - ((const float *)lo)[i];
+                break;
+            default:
+                ((double *)out->data)[i] = ((const double *)hi)[i] - ((const double *)lo)[i];
+                break;
+            }
+        }
+        break;
+    }
     case OP_NANARGMIN:
     case OP_NANARGMAX: {
         /* -1 marks an all-NaN slice: kern_red_all_nan reports it */

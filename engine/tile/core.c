@@ -109,9 +109,17 @@ tgrid_t *tile_create(tctx_t *c, const graph_node_t *n, job_kind_t kind)
     int64_t chunk[MR_MAXDIM], nch[MR_MAXDIM];
     const int64_t *sb[MR_MAXDIM];
     tgrid_t *G;
+    const tgrid_t *like =
+        op_is_like(n->op) && !n->has_shape && n->n_chunk == 0 && n->n_in == 1 && n->in[0].node >= 0
+            ? c->t->grid[n->in[0].node]
+            : NULL;
     if (kind == JK_SOURCE && c->opts->source_bounds &&
         c->opts->source_bounds(c->opts->source_ctx, n, nch, sb) == 0) {
         G = grid_with_bounds(c, &n->oshape, n->odtype, sb, nch);
+    } else if (like && like->shape.ndim == n->oshape.ndim) {
+        /* *_like: the input's chunks */
+        G = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)like->bounds,
+                             like->nchunks);
     } else {
         if (n->n_chunk > 0)
             memcpy(chunk, n->chunk, sizeof(int64_t) * (size_t)n->oshape.ndim);
@@ -348,6 +356,25 @@ void tile_gen_params(const graph_node_t *n, kern_gen_t *o)
 {
     memset(o, 0, sizeof(*o));
     o->op = n->op;
+    /* empty gives zeros (numpy leaves the memory as it was) */
+    switch (n->op) {
+    case OP_EMPTY:
+    case OP_EMPTY_LIKE:
+    case OP_ZEROS_LIKE:
+        o->op = OP_ZEROS;
+        break;
+    case OP_ONES_LIKE:
+        o->op = OP_ONES;
+        break;
+    case OP_FULL_LIKE:
+        o->op = OP_FULL;
+        break;
+    case OP_IDENTITY:
+        o->op = OP_EYE;
+        break;
+    default:
+        break;
+    }
     o->shape = n->oshape;
     o->dt = n->odtype;
     o->fill_value = n->fill_value;

@@ -123,6 +123,34 @@ static int emit_node(tctx_t *c, pbuild_t *b, int node)
         int lo = n->has_a_min ? const_reg(b, n->a_min, ty.compute) : -1;
         int hi = n->has_a_max ? const_reg(b, n->a_max, ty.compute) : -1;
         r = emit(b, OP_CLIP, ty.compute, ty.out, a, lo, hi);
+    } else if (n->op == OP_ISCLOSE) {
+        /* numpy's isclose: |x - y| <= atol + rtol * |y| where both are
+         * finite (the tolerance in y's float dtype), x == y elsewhere, and
+         * with equal_nan two NaN are close */
+        dtype_t C = ty.compute, B = DT_BOOL;
+        int xr = reg[0], yr = reg[1];
+        dtype_t yf = yr >= 0 && dt_is_float((dtype_t)b->p->reg_dt[yr]) ? (dtype_t)b->p->reg_dt[yr]
+                                                                       : DT_FLOAT64;
+        if (yr >= 0 && !dt_is_float((dtype_t)b->p->reg_dt[yr])) yf = DT_FLOAT64;
+        if (yr < 0) yf = C;
+        int x = xr >= 0 ? cast_to(b, xr, C) : const_reg(b, n->in[0].sc, C);
+        int y = yr >= 0 ? cast_to(b, yr, yf) : const_reg(b, n->in[1].sc, yf);
+        int yc = cast_to(b, y, C);
+        int ad = emit(b, OP_ABS, C, C, emit(b, OP_SUBTRACT, C, C, x, yc, -1), -1, -1);
+        int tol = emit(b, OP_ADD, yf, yf, const_reg(b, sc_float(n->atol), yf),
+                       emit(b, OP_MULTIPLY, yf, yf, const_reg(b, sc_float(n->rtol), yf),
+                            emit(b, OP_ABS, yf, yf, y, -1, -1), -1),
+                       -1);
+        int le = emit(b, OP_LESS_EQUAL, C, B, ad, cast_to(b, tol, C), -1);
+        int fin = emit(b, OP_LOGICAL_AND, B, B, emit(b, OP_ISFINITE, C, B, x, -1, -1),
+                       emit(b, OP_ISFINITE, C, B, yc, -1, -1), -1);
+        int eq = emit(b, OP_EQUAL, C, B, x, yc, -1);
+        r = emit(b, OP_WHERE, B, B, fin, le, eq);
+        if (n->equal_nan)
+            r = emit(b, OP_LOGICAL_OR, B, B, r,
+                     emit(b, OP_LOGICAL_AND, B, B, emit(b, OP_ISNAN, C, B, x, -1, -1),
+                          emit(b, OP_ISNAN, C, B, yc, -1, -1), -1),
+                     -1);
     } else if (n->op == OP_ROUND || n->op == OP_AROUND) {
         int a =
             reg[0] >= 0 ? cast_to(b, reg[0], ty.compute) : const_reg(b, n->in[0].sc, ty.compute);

@@ -327,13 +327,93 @@ static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
     return n->newaxis ? grid_reshape(c, R, &n->oshape) : R;
 }
 
+/* diff: n times, the slice [1:] minus the slice [:-1] along the axis
+ * (not_equal for bools, as numpy), one element-wise job per chunk. */
+static tgrid_t *tile_diff(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
+{
+    int nd = G->shape.ndim, axis = n->axis[0];
+    dtype_t dt = G->dt;
+    ew_prog_t *p = arena_alloc(c->t->arena, sizeof(ew_prog_t));
+    memset(p, 0, sizeof(*p));
+    p->n_inputs = 2;
+    p->n_regs = 3;
+    p->n_ins = 1;
+    p->out = 2;
+    p->reg_dt[0] = p->reg_dt[1] = p->reg_dt[2] = (uint8_t)dt;
+    op_t op = dt == DT_BOOL ? OP_NOT_EQUAL : OP_SUBTRACT;
+    p->ins[0] = (ew_ins_t){.op = (int16_t)op, .dt = (uint8_t)dt, .dst = 2, .a = 0, .b = 1, .c = -1};
+    jparam_t *pa = tile__param_new(c, op);
+    pa->prog = p;
+    graph_node_t *sl = malloc(sizeof(graph_node_t));
+    if (!sl) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    for (int64_t k = 0; k < n->N && G->shape.d[axis] > 0; k++) {
+        int64_t len = G->shape.d[axis];
+        const tgrid_t *S[2];
+        for (int w = 0; w < 2; w++) { /* w 0: [1:], w 1: [:-1] */
+            memcpy(sl, n, sizeof(*sl));
+            sl->n_index = nd;
+            sl->newaxis = 0;
+            sl->oshape = G->shape;
+            sl->oshape.d[axis] = len - 1;
+            for (int d = 0; d < nd; d++) {
+                int64_t lo = d == axis && w == 0 ? 1 : 0;
+                int64_t cnt = d == axis ? len - 1 : G->shape.d[d];
+                sl->index[d] = (index_t){
+                    .is_int = false, .start = lo, .stop = lo + cnt, .step = 1, .len = cnt};
+            }
+            S[w] = tile_getitem(c, sl, G);
+            if (!S[w]) goto fail;
+        }
+        const tgrid_t *A = S[0], *Bg = grid_align_axis(c, S[1], axis, A, axis);
+        if (!Bg) goto fail;
+        tgrid_t *R =
+            grid_with_bounds(c, &A->shape, dt, (const int64_t *const *)A->bounds, A->nchunks);
+        if (!R) goto fail;
+        for (int64_t li = 0; li < R->total; li++) {
+            const job_t *aj = &c->t->jobs[A->job[li]];
+            int32_t ji = tile__job_new(c, JK_EW, dt, aj->ndim, aj->shape, 2);
+            if (ji < 0) goto fail;
+            c->t->jobs[ji].param = pa;
+            tile__jin_direct(c, ji, 0, A->job[li]);
+            tile__jin_direct(c, ji, 1, Bg->job[li]);
+            R->job[li] = ji;
+        }
+        G = R;
+    }
+    free(sl);
+    return (tgrid_t *)G;
+fail:
+    free(sl);
+    return NULL;
+}
+
 tgrid_t *tile_shape_op(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
     const tgrid_t *G = c->t->grid[n->in[0].node];
     switch (n->op) {
     case OP_TRANSPOSE:
+    case OP_SWAPAXES:
+    case OP_MOVEAXIS:
         return grid_transpose(c, G, n->perm);
+    case OP_FLIP:
+    case OP_FLIPLR:
+    case OP_FLIPUD:
+        return tile_getitem(c, n, G);
+    case OP_DIFF:
+        return tile_diff(c, n, G);
+    case OP_EDIFF1D: {
+        /* diff of the flattened input */
+        shape_t flat = {.ndim = 1, .d = {shape_size(&G->shape)}};
+        const tgrid_t *F = grid_reshape(c, G, &flat);
+        return F ? tile_diff(c, n, F) : NULL;
+    }
+    case OP_ATLEAST_1D:
+    case OP_ATLEAST_2D:
+    case OP_ATLEAST_3D:
     case OP_RESHAPE:
     case OP_RAVEL:
     case OP_SQUEEZE:

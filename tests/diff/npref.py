@@ -48,7 +48,9 @@ DTYPES = {
 }
 CONTRACT_DTYPES = set(DTYPES.values())
 
-CREATION_OPS = {"ones", "zeros", "full", "arange", "linspace", "eye", "array"}
+LIKE_OPS = {"ones_like", "zeros_like", "empty_like", "full_like"}
+CREATION_OPS = {"ones", "zeros", "full", "arange", "linspace", "eye", "array", "empty",
+                "identity"} | LIKE_OPS
 RANDOM_OPS = {"random.rand", "random.randn", "random.randint", "random.uniform", "random.normal"}
 BINARY_OPS = {
     "add", "subtract", "multiply", "divide", "floor_divide", "mod", "power", "maximum",
@@ -56,7 +58,7 @@ BINARY_OPS = {
     "logical_and", "logical_or",
     "arctan2", "hypot", "fmod", "remainder", "fmax", "fmin", "copysign", "logical_xor",
     "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "float_power",
-    "heaviside",
+    "heaviside", "isclose",
 }
 UNARY_OPS = {
     "negative", "abs", "sqrt", "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
@@ -69,13 +71,15 @@ ROUND_OPS = {"round", "around"}
 OTHER_EW_OPS = {"where", "clip", "astype"} | ROUND_OPS
 ELEMENTWISE_OPS = BINARY_OPS | UNARY_OPS | OTHER_EW_OPS
 NAN_REDUCE_OPS = {"nansum", "nanprod", "nanmean", "nanmin", "nanmax", "nanstd", "nanvar"}
-REDUCE_OPS = {"sum", "prod", "mean", "min", "max", "std", "var", "all", "any"} | NAN_REDUCE_OPS
+REDUCE_OPS = {"sum", "prod", "mean", "min", "max", "std", "var", "all", "any", "count_nonzero",
+              "ptp"} | NAN_REDUCE_OPS
 ARG_OPS = {"argmin", "argmax", "nanargmin", "nanargmax"}
 SCAN_OPS = {"cumsum", "cumprod", "nancumsum", "nancumprod"}
 LINALG_OPS = {"dot", "matmul", "inner", "outer", "tensordot"}
 SHAPE_OPS = {
     "transpose", "reshape", "ravel", "squeeze", "expand_dims", "concatenate", "stack",
-    "rechunk", "getitem",
+    "rechunk", "getitem", "swapaxes", "moveaxis", "flip", "fliplr", "flipud", "atleast_1d",
+    "atleast_2d", "atleast_3d", "diff", "ediff1d",
 }
 ALL_OPS = (CREATION_OPS | RANDOM_OPS | ELEMENTWISE_OPS | REDUCE_OPS | ARG_OPS | SCAN_OPS
            | LINALG_OPS | SHAPE_OPS)
@@ -85,7 +89,8 @@ INEXACT_UNARY = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
                  "log2", "log10", "exp2", "cbrt", "arcsin", "arccos", "arctan", "sinh", "cosh",
                  "arcsinh", "arccosh", "arctanh", "degrees", "radians"}
 INEXACT_OPS = INEXACT_UNARY | {"power", "float_power", "arctan2", "hypot"} \
-    | REDUCE_OPS - {"min", "max", "all", "any", "nanmin", "nanmax"} | SCAN_OPS | LINALG_OPS \
+    | REDUCE_OPS - {"min", "max", "all", "any", "nanmin", "nanmax", "count_nonzero", "ptp"} \
+    | SCAN_OPS | LINALG_OPS \
     | {"linspace", "arange"}
 
 # Parameters each op may carry besides key, op and inputs (for doc checks).
@@ -97,6 +102,12 @@ PARAMS = {
     "linspace": {"start", "stop", "num", "endpoint", "chunk_size"},
     "eye": {"N", "M", "k", "dtype", "chunk_size"},
     "array": {"data", "dtype", "chunk_size"},
+    "empty": {"shape", "dtype", "chunk_size"},
+    "identity": {"n", "dtype", "chunk_size"},
+    "ones_like": {"shape", "dtype", "chunk_size"},
+    "zeros_like": {"shape", "dtype", "chunk_size"},
+    "empty_like": {"shape", "dtype", "chunk_size"},
+    "full_like": {"shape", "fill_value", "dtype", "chunk_size"},
     "random.rand": {"shape", "seed", "chunk_size"},
     "random.randn": {"shape", "seed", "chunk_size"},
     "random.randint": {"shape", "seed", "chunk_size", "low", "high", "dtype"},
@@ -123,11 +134,22 @@ PARAMS = {
     "rechunk": {"chunk_size"},
     "getitem": {"index"},
     "round": {"decimals"},
+    "swapaxes": {"axis1", "axis2"},
+    "moveaxis": {"source", "destination"},
+    "flip": {"axis"},
+    "fliplr": set(),
+    "flipud": set(),
+    "atleast_1d": set(),
+    "atleast_2d": set(),
+    "atleast_3d": set(),
+    "diff": {"n", "axis"},
+    "ediff1d": set(),
     "around": {"decimals"},
 }
 for _op in REDUCE_OPS:
     PARAMS[_op] = {"axis", "keepdims"} | ({"ddof"} if _op in ("std", "var", "nanstd", "nanvar")
                                           else set())
+PARAMS["isclose"] = {"rtol", "atol", "equal_nan"}
 for _op in BINARY_OPS | UNARY_OPS | {"where"} | {"dot", "matmul", "inner", "outer"}:
     PARAMS.setdefault(_op, set())
 
@@ -390,8 +412,29 @@ def _eval_node(node, ins, random_values, perturb):
             raise KeyError("random node %r needs its values from mars-run" % key)
         return np.asarray(random_values[key])
 
-    if op in ("ones", "zeros"):
-        return getattr(np, op)(_shape(node["shape"]), dtype=_dtype(node, np.float64))
+    if op in ("ones", "zeros", "empty"):
+        # the engine's empty gives zeros (numpy's holds whatever memory held)
+        fn = np.zeros if op == "empty" else getattr(np, op)
+        return fn(_shape(node["shape"]), dtype=_dtype(node, np.float64))
+    if op == "identity":
+        n = node["n"]
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise Rejected("n must be an integer")
+        return np.identity(n, dtype=_dtype(node, np.float64))
+    if op in LIKE_OPS:
+        if len(ins) != 1 or not isinstance(ins[0], np.ndarray):
+            raise Rejected("%s takes 1 tensor input" % op)
+        kw = {}
+        if "dtype" in node:
+            kw["dtype"] = _dtype(node)
+        if "shape" in node:
+            kw["shape"] = _shape(node["shape"])
+        if op == "full_like":
+            if "fill_value" not in node:
+                raise Rejected("fill_value missing")
+            return np.full_like(ins[0], node["fill_value"], **kw)
+        fn = np.zeros_like if op == "empty_like" else getattr(np, op)
+        return fn(ins[0], **kw)
     if op == "full":
         return np.full(_shape(node["shape"]), node["fill_value"], dtype=_dtype(node))
     if op == "arange":
@@ -412,6 +455,16 @@ def _eval_node(node, ins, random_values, perturb):
     if op == "array":
         return np.array(node["data"], dtype=_dtype(node))
 
+    if op == "isclose":
+        if len(ins) != 2:
+            raise Rejected("isclose takes 2 inputs")
+        kw = {k: node[k] for k in ("rtol", "atol", "equal_nan") if k in node}
+        for k in ("rtol", "atol"):
+            if k in kw and (isinstance(kw[k], bool) or not isinstance(kw[k], (int, float))):
+                raise Rejected("%s must be a number" % k)
+        if "equal_nan" in kw and not isinstance(kw["equal_nan"], bool):
+            raise Rejected("equal_nan must be a boolean")
+        return ew_call(lambda x, y: np.isclose(x, y, **kw), ins)
     if op in BINARY_OPS:
         if len(ins) != 2:
             raise Rejected("%s takes 2 inputs" % op)
@@ -524,6 +577,41 @@ def _eval_node(node, ins, random_values, perturb):
         return np.stack(ins, axis=node.get("axis", 0))
     if op == "rechunk":
         return a
+    if op == "ediff1d":
+        if len(ins) != 1:
+            raise Rejected("ediff1d takes 1 input")
+        try:
+            return np.asarray(np.ediff1d(a))
+        except TypeError as e:
+            raise Rejected(str(e))
+    if op == "diff":
+        if len(ins) != 1:
+            raise Rejected("diff takes 1 input")
+        nn, ax = node.get("n", 1), node.get("axis", -1)
+        if not isinstance(nn, int) or isinstance(nn, bool) or not isinstance(ax, int) \
+                or isinstance(ax, bool):
+            raise Rejected("n and axis must be integers")
+        try:
+            return np.asarray(np.diff(a, n=nn, axis=ax))
+        except (ValueError, np.AxisError) as e:
+            raise Rejected(str(e))
+    if op in ("swapaxes", "moveaxis", "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d",
+              "atleast_3d"):
+        if len(ins) != 1:
+            raise Rejected("%s takes 1 input" % op)
+        try:
+            if op == "swapaxes":
+                if "axis1" not in node or "axis2" not in node:
+                    raise Rejected("axis1 and axis2 are required")
+                return np.swapaxes(a, node["axis1"], node["axis2"]).copy()
+            if op == "moveaxis":
+                return np.moveaxis(a, node["source"], node["destination"]).copy()
+            if op == "flip":
+                ax = node.get("axis")
+                return np.flip(a, axis=tuple(ax) if isinstance(ax, list) else ax).copy()
+            return np.asarray(getattr(np, op)(a)).copy()
+        except (ValueError, np.AxisError) as e:
+            raise Rejected(str(e))
     if op == "getitem":
         idx = node["index"]
         if not isinstance(idx, list):

@@ -71,6 +71,43 @@ rejects.append(Reject("getitem/dots-typo/rejected", D([
     {"key": "g", "op": "getitem", "inputs": ["a"], "index": [".."]}]), "g", "getitem"))
 
 
+# ---------------------------------------------------------------------------
+# Shape ops of the second wave: permutations, flips, atleast_*d.
+
+
+def shape_case(name, node, shape=(4, 5, 3), chunk=(3, 2, 2)):
+    v = RNG.integers(-50, 50, shape)
+    nodes = [{"key": "a", "op": "array", "data": v.tolist(), "dtype": "int64",
+              "chunk_size": list(chunk)}, dict(node, key="g", inputs=["a"])]
+    d = D(nodes)
+    try:
+        npref.evaluate(d)
+    except npref.Rejected:
+        rejects.append(Reject("%s/rejected" % name, d, "g", node["op"]))
+        return
+    cases.append(Case(name, d))
+
+
+for a1, a2 in [(0, 1), (0, 2), (-1, 0), (1, 1), (2, -3), (3, 0)]:
+    shape_case("swapaxes/%d,%d" % (a1, a2), {"op": "swapaxes", "axis1": a1, "axis2": a2})
+for src, dst in [(0, 2), (-1, 0), ([0, 1], [2, 0]), ([0, 2], [1, 0]), ([2], [-3]), ([0, 0], [1, 2]),
+                 ([0, 1], [0]), (5, 0)]:
+    shape_case("moveaxis/%s,%s" % (src, dst), {"op": "moveaxis", "source": src, "destination": dst})
+for ax in [None, 0, 1, -1, [0, 2], [0, 1, 2], [1, 1], 3]:
+    shape_case("flip/%s" % (ax,), {"op": "flip", "axis": ax})
+shape_case("flip/absent-axis", {"op": "flip"})
+for op in ["fliplr", "flipud", "atleast_1d", "atleast_2d", "atleast_3d"]:
+    for shp, ch in [((4, 5, 3), (3, 2, 2)), ((6, 5), (4, 2)), ((7,), (3,)), ((), ())]:
+        shape_case("%s/%s" % (op, "x".join(map(str, shp)) or "0d"), {"op": op}, shp, ch)
+rejects.append(Reject("swapaxes/missing-axis2/rejected", D([
+    {"key": "a", "op": "ones", "shape": [2, 2]},
+    {"key": "g", "op": "swapaxes", "inputs": ["a"], "axis1": 0}]), "g", "swapaxes"))
+rejects.append(Reject("moveaxis/bad-source/rejected", D([
+    {"key": "a", "op": "ones", "shape": [2, 2]},
+    {"key": "g", "op": "moveaxis", "inputs": ["a"], "source": "x", "destination": 0}]),
+    "g", "moveaxis"))
+
+
 def main():
     suite = harness.Suite("test_indexing")
     harness.require_mars_run(suite)

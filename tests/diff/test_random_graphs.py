@@ -479,6 +479,11 @@ class Gen:
             op = "max" if red else "sum"
         if op in ("all", "any") and a.level > 0:
             op = "sum"
+        if self.chance(0.1):  # statistics: count_nonzero (exact inputs), ptp (not of bool)
+            if a.level == 0:
+                op = "count_nonzero"
+            elif a.dtype != "bool" and red:
+                op = "ptp"
         kd = bool(self.chance(0.3))
         p = {"key": self.key("r"), "op": op, "inputs": [a.key]}
         if ax is not None or self.chance(0.5):
@@ -491,25 +496,28 @@ class Gen:
             [d for i, d in enumerate(a.shape) if i not in axes]
         if op in ("all", "any"):
             dt = "bool"
-        elif op in ("min", "max"):
+        elif op == "count_nonzero":
+            dt = "int64"
+        elif op in ("min", "max", "ptp"):
             dt = a.dtype
         elif op in ("sum", "prod"):
             dt = a.dtype if a.dtype in FLOATS or a.dtype == "int64" else "int64"
         else:
             dt = a.dtype if a.dtype in FLOATS else "float64"
-        if dt in FLOATS and op not in ("min", "max"):
+        if dt in FLOATS and op not in ("min", "max", "ptp"):
             level = 2
-        elif op in ("all", "any"):
+        elif op in ("all", "any", "count_nonzero"):
             level = 0
         else:
             level = a.level
         mag = {"sum": a.mag * max(red, 1), "mean": a.mag, "min": a.mag, "max": a.mag, "prod": 2.0 ** 63,
-               "std": a.mag * 2, "var": (a.mag * 2) ** 2, "all": 1, "any": 1}[op]
+               "std": a.mag * 2, "var": (a.mag * 2) ** 2, "all": 1, "any": 1,
+               "count_nonzero": max(red, 1), "ptp": 2 * a.mag}[op]
         if dt in FLOATS and op == "prod":
             mag = 1.5 ** min(max(red, 1), 1500) if a.mag <= 1.5 else math.inf
         if dt in INTS:
             mag = min(mag, 2.0 ** 63)
-        if op not in ("all", "any") and self.chance(0.3):
+        if op not in ("all", "any", "count_nonzero", "ptp") and self.chance(0.3):
             p["op"] = "nan" + op  # the same on data without NaN; NaN skipped else
         return self.emit(p, Node(p["key"], shape, dt, level, mag))
 
@@ -624,9 +632,48 @@ class Gen:
         ops = ["transpose", "reshape", "ravel", "getitem", "getitem", "rechunk", "expand_dims"]
         if 1 in a.shape:
             ops.append("squeeze")
+        # the second wave: shape ops computed with numpy itself below
+        ops += ["flip", "atleast_2d", "like"]
+        if a.ndim >= 2:
+            ops += ["swapaxes", "moveaxis", "fliplr"]
+        if a.ndim >= 1 and a.dtype != "bool":
+            ops += ["diff"]
         op = self.choice(ops)
         p = {"key": self.key("h"), "op": op, "inputs": [a.key]}
         s = list(a.shape)
+        if op == "diff":
+            p["n"] = int(self.r.integers(0, 3))
+            p["axis"] = int(self.r.integers(-a.ndim, a.ndim))
+            shape = list(np.diff(np.zeros(s), n=p["n"], axis=p["axis"]).shape)
+            return self.emit(p, Node(p["key"], shape, a.dtype, a.level,
+                                     min(a.mag * 4, 2.0 ** 63) if a.dtype in INTS else a.mag * 4))
+        if op in ("flip", "atleast_2d", "swapaxes", "moveaxis", "fliplr", "like"):
+            z = np.zeros(s, dtype=bool)
+            dt = a.dtype
+            level, mag = a.level, a.mag
+            if op == "flip":
+                if a.ndim and self.chance(0.6):
+                    p["axis"] = int(self.r.integers(-a.ndim, a.ndim))
+                shape = s
+            elif op == "swapaxes":
+                p["axis1"], p["axis2"] = [int(x) for x in self.r.integers(-a.ndim, a.ndim, 2)]
+                shape = list(np.swapaxes(z, p["axis1"], p["axis2"]).shape)
+            elif op == "moveaxis":
+                k = int(self.r.integers(1, a.ndim + 1))
+                p["source"] = [int(x) for x in self.r.permutation(a.ndim)[:k]]
+                p["destination"] = [int(x) for x in self.r.permutation(a.ndim)[:k]]
+                shape = list(np.moveaxis(z, p["source"], p["destination"]).shape)
+            elif op == "like":
+                p["op"] = self.choice(["ones_like", "zeros_like", "full_like", "empty_like"])
+                if p["op"] == "full_like":
+                    p["fill_value"] = self.choice([2, -1.5, True])
+                if self.chance(0.3):
+                    dt = self.choice(["int32", "float64", "bool"])
+                    p["dtype"] = dt
+                shape, level, mag = s, 0, 2
+            else:
+                shape = list(getattr(np, op)(z).shape)
+            return self.emit(p, Node(p["key"], shape, dt, level, mag))
         if op == "transpose":
             if self.chance(0.4):
                 shape = s[::-1]

@@ -180,6 +180,33 @@ case("fmod/int-by-zero-and-minus-one", [A("a", [-2 ** 31, 7, -7, 0, 5], "int32",
      fetch=["c", "d"])
 
 # ---------------------------------------------------------------------------
+# isclose: every dtype pair, specials, tolerances, equal_nan.
+
+for i, (da, db) in enumerate(itertools.product(DTS, DTS)):
+    av = sample(da, (6, 5))
+    bv = av[0] + (sample(db, (5,)) * 1e-6 if db.startswith("float") else sample(db, (5,)))
+    if db == "bool":
+        bv = sample(db, (5,))
+    for kw in [{}, {"rtol": 0.1, "atol": 0.5}, {"rtol": 0, "atol": 0}]:
+        case("isclose/%s,%s/%s" % (da, db, kw),
+             [A("a", av, da, [4, 2]), A("b", np.asarray(bv).astype(db).tolist(), db, 3),
+              N("c", "isclose", ["a", "b"], **kw)])
+for en in [False, True]:
+    case("isclose/specials/equal_nan=%s" % en, specials("s") + specials("t", "float32") +
+         [N("c", "isclose", ["s", "t"], equal_nan=en), N("d", "isclose", ["s", "s"], equal_nan=en)],
+         fetch=["c", "d"])
+case("isclose/scalar", [A("a", [1.0, 1.00001, 1.1, 0.0], "float32", 3),
+                        N("c", "isclose", ["a", 1.0]), N("d", "isclose", [1, "a"], atol=0.2)],
+     fetch=["c", "d"])
+case("isclose/near-the-edge", [A("a", [1.0, 1.0, 1.0, 1.0], "float64", 2),
+                               A("b", [1.0 + 1e-5, 1.0 + 1.1e-5, 1.0 - 1e-5, 1.00002], "float64", 3),
+                               N("c", "isclose", ["a", "b"])])
+rejects.append(Reject("isclose/rtol-not-number/rejected",
+                      D([A("a", [1.0]), N("c", "isclose", ["a", "a"], rtol="x")]), "c", "isclose"))
+rejects.append(Reject("isclose/one-input/rejected",
+                      D([A("a", [1.0]), N("c", "isclose", ["a"])]), "c", "isclose"))
+
+# ---------------------------------------------------------------------------
 # round and around with decimals.
 
 for op in ["round", "around"]:

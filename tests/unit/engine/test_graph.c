@@ -1303,7 +1303,8 @@ static const err_case_t node_errors[] = {
     {D(ONES23 ",{'key':'c','op':'getitem','inputs':['a'],'index':['::0']}"),
      "node \"c\" (getitem): slice step cannot be zero"},
     {D(ONES23 ",{'key':'c','op':'getitem','inputs':['a'],'index':[true]}"),
-     "node \"c\" (getitem): index[0] must be an integer or a slice string \"start:stop:step\""},
+     "node \"c\" (getitem): index[0] must be an integer, a slice string \"start:stop:step\", "
+     "\"...\" or null (newaxis)"},
 };
 
 #define A(shape, dt) "{'key':'a','op':'ones','shape':" shape ",'dtype':'" dt "'}"

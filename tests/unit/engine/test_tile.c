@@ -350,6 +350,29 @@ static void test_random_with_two_readers_stored(void **state)
     done(&x);
 }
 
+static void test_like_keeps_input_chunks(void **state)
+{
+    (void)state;
+    run_t x;
+    run_doc(&x,
+            "{\"version\":1,\"nodes\":[{\"key\":\"a\",\"op\":\"arange\",\"stop\":10,"
+            "\"chunk_size\":3,\"dtype\":\"float64\"},"
+            "{\"key\":\"o\",\"op\":\"full_like\",\"inputs\":[\"a\"],\"fill_value\":2.5}],"
+            "\"fetch\":[\"o\"]}",
+            2);
+    int on = graph_find(x.g, "o"), an = graph_find(x.g, "a");
+    assert_int_equal(x.t->grid[on]->nchunks[0], 4);
+    assert_memory_equal(x.t->grid[on]->bounds[0], x.t->grid[an]->bounds[0], 5 * sizeof(int64_t));
+    /* the input's values are never computed */
+    for (int64_t k = 0; k < x.t->grid[an]->total; k++)
+        assert_false(x.t->live[x.t->grid[an]->job[k]]);
+    double o[10];
+    fetch_f64(&x, "o", o, 10);
+    for (int i = 0; i < 10; i++)
+        assert_true(o[i] == 2.5);
+    done(&x);
+}
+
 static void test_rechunk_reuses_aligned_chunks(void **state)
 {
     (void)state;
@@ -468,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_size1_reshape_of_creation),
         cmocka_unit_test(test_random_generated_in_its_one_reader),
         cmocka_unit_test(test_random_with_two_readers_stored),
+        cmocka_unit_test(test_like_keeps_input_chunks),
         cmocka_unit_test(test_rechunk_reuses_aligned_chunks),
         cmocka_unit_test(test_unfetched_branch_not_run),
         cmocka_unit_test(test_reshape_and_transpose_values),
