@@ -95,7 +95,7 @@ static const char *const *df_fields(op_t op)
     static const char *const as[] = {"names", NULL};
     static const char *const red[] = {"axis", NULL};
     static const char *const sv[] = {"axis", "ddof", NULL};
-    static const char *const gb[] = {"by", "agg", NULL};
+    static const char *const gb[] = {"by", "agg", "dropna", "as_index", NULL};
     static const char *const so[] = {"by", "ascending", NULL};
     static const char *const me[] = {"on", "how", NULL};
     static const char *const hd[] = {"n", NULL};
@@ -860,8 +860,12 @@ static int infer_describe(graph_t *g, graph_node_t *n, df_node_t *d, char *err, 
     return 0;
 }
 
-static const char *const agg_names[] = {"sum", "mean", "min",     "max",   "count", "size",
-                                        "std", "var",  "nunique", "first", "last"};
+static int get_flag(json_t *obj, const char *name, bool dflt, bool *out, const graph_node_t *n,
+                    char *err, size_t errlen);
+
+static const char *const agg_names[] = {"sum",  "mean",   "min",  "max",     "count",
+                                        "size", "std",    "var",  "nunique", "first",
+                                        "last", "median", "prod", "idxmin",  "idxmax"};
 
 static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
@@ -911,7 +915,7 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if (f < 0)
             return XFAIL(n,
                          "agg \"%.100s\": unknown func \"%.40s\" (sum, mean, min, max, count, "
-                         "size, std, var, nunique, first, last)",
+                         "size, std, var, nunique, first, last, median, prod, idxmin, idxmax)",
                          out, fn);
         int t = s->cols[col].type, rt = t;
         if (t == FT_STRING && (f == AGG_MEAN || f == AGG_STD || f == AGG_VAR || f == AGG_SUM))
@@ -919,6 +923,18 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if (f == AGG_MEAN || f == AGG_STD || f == AGG_VAR) rt = FT_FLOAT64;
         if (f == AGG_COUNT || f == AGG_SIZE || f == AGG_NUNIQUE) rt = FT_INT64;
         if (f == AGG_SUM && t == FT_BOOL) rt = FT_INT64;
+        if (f >= AGG_MEDIAN) {
+            d->gb_whole = true;
+            if (t == FT_STRING)
+                return XFAIL(n, "agg \"%.100s\": %s of an object column is not supported", out, fn);
+            if (f == AGG_MEDIAN) rt = FT_FLOAT64;
+            if (f == AGG_PROD) rt = t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
+            if (f == AGG_IDXMIN || f == AGG_IDXMAX) {
+                if (s->nidx != 1)
+                    return XFAIL(n, "agg \"%.100s\": %s needs a one-level index", out, fn);
+                rt = s->idx[0].type;
+            }
+        }
         d->aggs[k].out = strdup(out);
         d->aggs[k].col = col;
         d->aggs[k].func = (agg_func_t)f;
@@ -928,6 +944,32 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         k++;
     }
     d->gb.agg = d->aggs;
+    bool dropna, as_index;
+    if (get_flag(obj, "dropna", true, &dropna, n, err, errlen) ||
+        get_flag(obj, "as_index", true, &as_index, n, err, errlen))
+        return -1;
+    d->gb_keepna = !dropna;
+    d->gb_flat = !as_index;
+    d->gb_whole |= d->gb_keepna || d->gb_flat;
+    if (d->gb_flat) {
+        /* as_index false: the keys are the first columns, a default index */
+        df_col_t *cols = calloc((size_t)(nsel + na) + 1, sizeof(df_col_t));
+        df_col_t *idx = calloc(2, sizeof(df_col_t));
+        if (!cols || !idx) {
+            free(cols);
+            free(idx);
+            return XFAIL(n, "out of memory");
+        }
+        memcpy(cols, d->idx, sizeof(df_col_t) * (size_t)nsel);
+        memcpy(cols + nsel, d->cols, sizeof(df_col_t) * (size_t)na);
+        free(d->idx);
+        free(d->cols);
+        d->cols = cols;
+        d->ncols = nsel + na;
+        d->idx = idx;
+        d->nidx = 1;
+        if (default_index(d)) return XFAIL(n, "out of memory");
+    }
     d->rowsrc = (int)(n - g->nodes);
     set_frame_shape(n, VK_DATAFRAME);
     return 0;

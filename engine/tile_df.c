@@ -798,6 +798,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_DESCRIBE:
         return tile_gather_all(c, node, DFJ_DESCRIBE, 8);
     case OP_DF_GROUPBY_AGG:
+        if (n->df->gb_whole) return tile_whole(c, node);
         return tile_groupby(c, node);
     case OP_DF_SORT_VALUES:
         return tile_sort(c, node);

@@ -11,6 +11,7 @@
 #include "../ufunc.h"
 #include "algo.h"
 #include "clean.h"
+#include "gball.h"
 #include "running.h"
 #include "select.h"
 #include "stats.h"
@@ -1391,8 +1392,9 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         bool stats = n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK;
         if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
             concat_views(v, j->n_in, &all, err, errlen) == 0)
-            rc = stats ? df_stats_whole(d, n->op, &all, &f, err, errlen)
-                       : df_select_whole(d, n->op, &all, &f, err, errlen);
+            rc = n->op == OP_DF_GROUPBY_AGG ? df_gb_whole(d, &all, &f, err, errlen)
+                 : stats                    ? df_stats_whole(d, n->op, &all, &f, err, errlen)
+                                            : df_select_whole(d, n->op, &all, &f, err, errlen);
         frame_free(&all);
         free_views(v, j->n_in);
         if (rc == 0 && !j->blob) {

@@ -116,7 +116,9 @@ def evaluate(doc, data_dir="."):
         elif op == "dataframe.describe":
             v = ins[0].describe()
         elif op == "dataframe.groupby_agg":
-            v = ins[0].groupby(n["by"]).agg(**{k: tuple(s) for k, s in n["agg"].items()})
+            v = ins[0].groupby(n["by"], dropna=n.get("dropna", True),
+                               as_index=n.get("as_index", True)).agg(
+                **{k: tuple(s) for k, s in n["agg"].items()})
         elif op == "dataframe.sort_values":
             if isinstance(ins[0], pd.Series):
                 v = ins[0].sort_values(ascending=n.get("ascending", True), kind="mergesort")

@@ -614,6 +614,36 @@ def concat_rows(data, pdf):
                                       "sm": np.float64(pd.concat([pdf.f, pdf.f]).sum())})
 
 
+# ---------------------------------------------------------------- groupby in one job
+
+@case
+def groupby_more(data, pdf):
+    gb = "groupby_agg"
+    nodes = [CSV, CSV1,
+             op("g1", gb, "t", by=["k", "g"], agg={"md": ["f", "median"], "pr": ["i", "prod"],
+                                                 "lo": ["f", "idxmin"], "hi": ["i", "idxmax"],
+                                                 "n": ["s", "count"], "u": ["s", "nunique"],
+                                                 "mx": ["g", "max"], "fs": ["s", "first"]}),
+             op("g2", gb, "t1", by=["s"], dropna=False,
+                agg={"n": ["i", "sum"], "m": ["f", "mean"], "z": ["f", "size"],
+                     "sd": ["f", "std"], "lb": ["b", "last"]}),
+             op("g3", gb, "t", by=["g", "b"], as_index=False,
+                agg={"n": ["i", "sum"], "v": ["f", "var"], "mn": ["f", "min"]}),
+             op("g4", gb, "t", by=["s", "k"], dropna=False, as_index=False,
+                agg={"c": ["i", "count"]})]
+    a = pdf.groupby(["k", "g"]).agg(md=("f", "median"), pr=("i", "prod"), lo=("f", "idxmin"),
+                                    hi=("i", "idxmax"), n=("s", "count"), u=("s", "nunique"),
+                                    mx=("g", "max"), fs=("s", "first"))
+    return check_frames(data, nodes, {
+        "g1": a,
+        "g2": pdf.groupby(["s"], dropna=False).agg(n=("i", "sum"), m=("f", "mean"),
+                                                   z=("f", "size"), sd=("f", "std"),
+                                                   lb=("b", "last")),
+        "g3": pdf.groupby(["g", "b"], as_index=False).agg(n=("i", "sum"), v=("f", "var"),
+                                                         mn=("f", "min")),
+        "g4": pdf.groupby(["s", "k"], dropna=False, as_index=False).agg(c=("i", "count"))})
+
+
 def main():
     names = sys.argv[1:]
     data = tempfile.mkdtemp(prefix="df_ops_")
