@@ -12,6 +12,7 @@
 
 #include "df/dfgraph.h"
 #include "df/dfstr.h"
+#include "df/expr.h"
 #include "graph_internal.h"
 #include "ufunc.h"
 
@@ -75,6 +76,7 @@ void df_node_free(df_node_t *d)
     free(d->pat);
     free(d->repl);
     df_str_free(d);
+    dfexpr_free(d->expr);
     free(d);
 }
 
@@ -130,7 +132,11 @@ static const char *const *df_fields(op_t op)
     static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
     static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
     static const char *const cc[] = {"axis", NULL};
+    static const char *const ex[] = {"expr", NULL};
     switch (op) {
+    case OP_DF_QUERY:
+    case OP_DF_EVAL:
+        return ex;
     case OP_DF_MEDIAN:
     case OP_DF_SKEW:
     case OP_DF_KURT:
@@ -2439,6 +2445,44 @@ static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     return 0;
 }
 
+static int infer_expr(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                      size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *x = json_object_get(obj, "expr");
+    if (!x || !json_is_string(x)) return XFAIL(n, "\"expr\" must be a string");
+    const char **names = calloc((size_t)s->ncols + 1, sizeof(char *));
+    uint8_t *types = calloc((size_t)s->ncols + 1, 1);
+    if (!names || !types) {
+        free(names);
+        free(types);
+        return XFAIL(n, "out of memory");
+    }
+    for (int k = 0; k < s->ncols; k++) {
+        names[k] = s->cols[k].is_int ? NULL : s->cols[k].name;
+        types[k] = s->cols[k].type;
+    }
+    char msg[300];
+    d->expr = dfexpr_parse(json_string_value(x), names, types, s->ncols, msg, sizeof msg);
+    free(names);
+    free(types);
+    if (!d->expr) return XFAIL(n, "%s", msg);
+    if (n->op == OP_DF_QUERY) {
+        if (dfexpr_type(d->expr) != FT_BOOL)
+            return XFAIL(n, "expr: a query must give booleans (a comparison, and, or, not, in)");
+        if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+        new_rows(g, n, d, VK_DATAFRAME);
+        return 0;
+    }
+    if (alloc_cols(d, 1, s->nidx) || copy_index(d, s) ||
+        set_col(&d->cols[0], NULL, false, dfexpr_type(d->expr)))
+        return XFAIL(n, "out of memory");
+    keep_rows(g, n, d, s);
+    n->vkind = VK_SERIES;
+    return 0;
+}
+
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
@@ -2569,6 +2613,10 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_CONCAT:
         rc = infer_concat(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_QUERY:
+    case OP_DF_EVAL:
+        rc = infer_expr(g, n, d, obj, err, errlen);
         break;
     case OP_DF_STR_LOWER:
     case OP_DF_STR_UPPER:

@@ -127,6 +127,7 @@ typedef struct df_node {
     /* groupby_agg in one job (gball.c): new funcs, dropna false or
      * as_index false */
     bool gb_whole, gb_keepna, gb_flat;
+    struct dfexpr *expr; /* query, eval (expr.h) */
     char *pat, *repl;
     bool regex, icase, has_get, has_pat;
     int64_t sget;

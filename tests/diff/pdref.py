@@ -162,6 +162,12 @@ def evaluate(doc, data_dir="."):
             v = getattr(ins[0].str, m)(**kw)
             if m == "split":
                 v = v.str[n["get"]]
+        elif op == "dataframe.query":
+            v = ins[0].query(n["expr"])
+        elif op == "dataframe.eval":
+            v = ins[0].eval(n["expr"])
+            if isinstance(v, pd.Series):
+                v = v.rename(None)
         elif op == "dataframe.concat":
             v = pd.concat(ins, axis=n.get("axis", 0))
         elif op in STATS:

@@ -644,6 +644,45 @@ def groupby_more(data, pdf):
         "g4": pdf.groupby(["s", "k"], dropna=False, as_index=False).agg(c=("i", "count"))})
 
 
+# ---------------------------------------------------------------- expressions
+
+QUERIES = [
+    "k > 2", "f < 0.5 and s == 'paris'", "i % 3 == 1 | b", "not b & (k <= 1 or g != 'a')",
+    "s in ['nice', 'lyon']", "g not in ('a', 'c')", "f != f", "-i ** 2 > -100",
+    "(i + k) * 2 >= f", "i // 7 == -1", "`f` / 2 < k - 1.5", "~(k == 3)", "b == True",
+    "g < 'b'", "k in [1, 3] and f > -1e1",
+]
+EVALS = ["i + k * 2", "f / (k + 1)", "i // 4 + i % 4", "k > 2", "-f + 1.25", "i ** 2", "b + k",
+         "2 ** k"]
+
+
+@case
+def query_eval(data, pdf):
+    nodes = [CSV, CSV1]
+    want = {}
+    for q, x in enumerate(QUERIES):
+        nodes.append(op("q%d" % q, "query", "t" if q % 2 else "t1", expr=x))
+        want["q%d" % q] = pdf.query(x)
+    for q, x in enumerate(EVALS):
+        nodes.append(op("e%d" % q, "eval", "t", expr=x))
+        r = pdf.eval(x)
+        want["e%d" % q] = r.rename(None) if isinstance(r, pd.Series) else r
+    return check_frames(data, nodes, want)
+
+
+@case
+def query_rejects(data, pdf):
+    for x, words in (("k >", ["missing"]), ("zz > 1", ["not a column"]),
+                     ("s + 1", ["string"]), ("k == 'a'", ["string"]),
+                     ("k > 1 2", ["unexpected"]), ("__import__('os')", ["not a column"]),
+                     ("k +", ["missing"]), ("'abc", ["unterminated"]),
+                     ("(" * 100 + "k" + ")" * 100, ["deeply"]), ("k", ["booleans"])):
+        why = rejected(data, [CSV, op("r", "query", "t", expr=x)], "r", words)
+        if why:
+            return "%r: %s" % (x, why)
+    return ""
+
+
 def main():
     names = sys.argv[1:]
     data = tempfile.mkdtemp(prefix="df_ops_")
