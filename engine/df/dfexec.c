@@ -1397,7 +1397,23 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                        n->op == OP_DF_CUMMIN || n->op == OP_DF_DIFF || n->op == OP_DF_SHIFT ||
                        n->op == OP_DF_PCT_CHANGE || n->op == OP_DF_ROLLING;
         bool str = n->op >= OP_DF_STR_LOWER && n->op <= OP_DF_STR_REPLACE;
-        if (n->op == OP_DF_QUERY || n->op == OP_DF_EVAL)
+        if (n->op == OP_DF_RESET_INDEX && j->param->dfk != DFJ_MAP) {
+            /* the carry: rows before the chunk (edge: the chunk's count) */
+            int64_t cnt =
+                j->param->dfk == DFJ_CARRY_EDGE
+                    ? a.nrows
+                    : ((const int64_t *)a.cols[0].data)[0] + ((const int64_t *)b.cols[0].data)[0];
+            rc = frame_alloc(&f, false, 1, 1, 1) || fcol_alloc(&f.cols[0], FT_INT64, 1, 0, false) ||
+                         fcol_alloc(&f.idx[0], FT_INT64, 1, 0, false)
+                     ? oom(err, errlen)
+                     : 0;
+            if (rc == 0) {
+                ((int64_t *)f.cols[0].data)[0] = cnt;
+                ((int64_t *)f.idx[0].data)[0] = 0;
+            }
+        } else if (n->op == OP_DF_RESET_INDEX && two) {
+            rc = df_select_map(d, n->op, &a, ((const int64_t *)b.cols[0].data)[0], &f, err, errlen);
+        } else if (n->op == OP_DF_QUERY || n->op == OP_DF_EVAL)
             rc = run_expr(n, &a, &f, err, errlen);
         else if (str)
             rc = df_str_map(d, n->op, &a, &f, err, errlen);
