@@ -133,7 +133,10 @@ static const char *const *df_fields(op_t op)
     static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
     static const char *const cc[] = {"axis", NULL};
     static const char *const ex[] = {"expr", NULL};
+    static const char *const mt[] = {"id_vars", "value_vars", "var_name", "value_name", NULL};
     switch (op) {
+    case OP_DF_MELT:
+        return mt;
     case OP_DF_QUERY:
     case OP_DF_EVAL:
         return ex;
@@ -2483,6 +2486,73 @@ static int infer_expr(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
     return 0;
 }
 
+/* melt: key = id columns, sel = value columns; output columns: the ids,
+ * var_name (strings), value_name (the values' common type) */
+static int infer_melt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                      size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *id = json_object_get(obj, "id_vars"), *vv = json_object_get(obj, "value_vars");
+    if (id && !json_is_null(id) && find_cols(s, id, n, "id_vars", &d->key, &d->nkey, err, errlen))
+        return -1;
+    if (vv && !json_is_null(vv)) {
+        if (find_cols(s, vv, n, "value_vars", &d->sel, &d->nsel, err, errlen)) return -1;
+    } else {
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel) return XFAIL(n, "out of memory");
+        for (int k = 0; k < s->ncols; k++) {
+            bool isid = false;
+            for (int q = 0; q < d->nkey; q++)
+                isid |= d->key[q] == k;
+            if (!isid) d->sel[d->nsel++] = k;
+        }
+    }
+    if (d->nsel < 1) return XFAIL(n, "melt needs at least one value column");
+    int vt = s->cols[d->sel[0]].type;
+    for (int q = 1; q < d->nsel; q++) {
+        int t = s->cols[d->sel[q]].type;
+        if (t == vt) continue;
+        if ((t == FT_INT64 || t == FT_FLOAT64) && (vt == FT_INT64 || vt == FT_FLOAT64)) {
+            vt = FT_FLOAT64;
+            continue;
+        }
+        return XFAIL(n, "the value columns mix %s and %s, which one column cannot hold",
+                     df_type_name(vt, false), df_type_name(t, false));
+    }
+    for (int q = 0; q < d->nsel; q++)
+        if (s->cols[d->sel[q]].is_int || !s->cols[d->sel[q]].name)
+            return XFAIL(n, "melt takes value columns with string names");
+    char *vn = NULL, *val = NULL;
+    if (get_str(obj, "var_name", false, &vn, n, err, errlen) ||
+        get_str(obj, "value_name", false, &val, n, err, errlen)) {
+        free(vn);
+        return -1;
+    }
+    int rc = -1;
+    if (alloc_cols(d, d->nkey + 2, 1) || default_index(d)) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    for (int q = 0; q < d->nkey; q++) {
+        const df_col_t *c = &s->cols[d->key[q]];
+        if (set_col(&d->cols[q], c->name, c->is_int, c->type)) goto oom;
+    }
+    if (set_col(&d->cols[d->nkey], vn ? vn : "variable", false, FT_STRING) ||
+        set_col(&d->cols[d->nkey + 1], val ? val : "value", false, vt))
+        goto oom;
+    d->nrows = s->nrows >= 0 ? s->nrows * d->nsel : -1;
+    new_rows(g, n, d, VK_DATAFRAME);
+    rc = 0;
+    goto done;
+oom:
+    XFAIL(n, "out of memory");
+done:
+    free(vn);
+    free(val);
+    return rc;
+}
+
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
@@ -2617,6 +2687,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_QUERY:
     case OP_DF_EVAL:
         rc = infer_expr(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_MELT:
+        rc = infer_melt(g, n, d, obj, err, errlen);
         break;
     case OP_DF_STR_LOWER:
     case OP_DF_STR_UPPER:

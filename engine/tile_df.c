@@ -783,6 +783,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     }
     case OP_DF_CONCAT:
         return tile_concat(c, node);
+    case OP_DF_MELT:
     case OP_DF_MEDIAN:
     case OP_DF_QUANTILE:
     case OP_DF_SKEW:

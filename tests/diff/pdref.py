@@ -33,7 +33,8 @@ CLEAN = {"dataframe." + x for x in ("fillna", "dropna", "isna", "notna", "isin",
 
 
 SELECT = {"dataframe." + x for x in ("set_index", "reset_index", "tail", "nlargest",
-                                     "nsmallest", "sample", "drop_duplicates", "duplicated")}
+                                     "nsmallest", "sample", "drop_duplicates", "duplicated",
+                                     "melt")}
 
 
 RUNNING = {"dataframe." + x for x in ("cumsum", "cumprod", "cummax", "cummin", "diff", "shift",

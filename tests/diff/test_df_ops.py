@@ -684,6 +684,21 @@ def query_rejects(data, pdf):
     return ""
 
 
+@case
+def melt(data, pdf):
+    nodes = [CSV, CSV1, op("m1", "melt", "t", id_vars=["g"], value_vars=["k", "i", "f"]),
+             op("m2", "melt", "t1", id_vars=["k", "b"], value_vars=["s", "g"],
+                var_name="col", value_name="val"),
+             op("m3", "melt", "t", id_vars="s", value_vars=["i", "k"]),
+             op("m4", "melt", "t", value_vars=["b"])]
+    return check_frames(data, nodes, {
+        "m1": pdf.melt(id_vars=["g"], value_vars=["k", "i", "f"]),
+        "m2": pdf.melt(id_vars=["k", "b"], value_vars=["s", "g"], var_name="col",
+                       value_name="val"),
+        "m3": pdf.melt(id_vars="s", value_vars=["i", "k"]),
+        "m4": pdf.melt(value_vars=["b"])})
+
+
 # ---------------------------------------------------------------- random DataFrame chains
 
 def random_chain(rng, n_ops):
