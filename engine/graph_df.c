@@ -12,6 +12,7 @@
 
 #include "df/dfgraph.h"
 #include "df/dfstr.h"
+#include "df/expr.h"
 #include "graph_internal.h"
 #include "ufunc.h"
 
@@ -75,6 +76,7 @@ void df_node_free(df_node_t *d)
     free(d->pat);
     free(d->repl);
     df_str_free(d);
+    dfexpr_free(d->expr);
     free(d);
 }
 
@@ -95,7 +97,7 @@ static const char *const *df_fields(op_t op)
     static const char *const as[] = {"names", NULL};
     static const char *const red[] = {"axis", NULL};
     static const char *const sv[] = {"axis", "ddof", NULL};
-    static const char *const gb[] = {"by", "agg", NULL};
+    static const char *const gb[] = {"by", "agg", "dropna", "as_index", NULL};
     static const char *const so[] = {"by", "ascending", NULL};
     static const char *const me[] = {"on", "how", NULL};
     static const char *const hd[] = {"n", NULL};
@@ -130,7 +132,14 @@ static const char *const *df_fields(op_t op)
     static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
     static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
     static const char *const cc[] = {"axis", NULL};
+    static const char *const ex[] = {"expr", NULL};
+    static const char *const mt[] = {"id_vars", "value_vars", "var_name", "value_name", NULL};
     switch (op) {
+    case OP_DF_MELT:
+        return mt;
+    case OP_DF_QUERY:
+    case OP_DF_EVAL:
+        return ex;
     case OP_DF_MEDIAN:
     case OP_DF_SKEW:
     case OP_DF_KURT:
@@ -860,8 +869,12 @@ static int infer_describe(graph_t *g, graph_node_t *n, df_node_t *d, char *err, 
     return 0;
 }
 
-static const char *const agg_names[] = {"sum", "mean", "min",     "max",   "count", "size",
-                                        "std", "var",  "nunique", "first", "last"};
+static int get_flag(json_t *obj, const char *name, bool dflt, bool *out, const graph_node_t *n,
+                    char *err, size_t errlen);
+
+static const char *const agg_names[] = {"sum",  "mean",   "min",  "max",     "count",
+                                        "size", "std",    "var",  "nunique", "first",
+                                        "last", "median", "prod", "idxmin",  "idxmax"};
 
 static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
@@ -911,7 +924,7 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if (f < 0)
             return XFAIL(n,
                          "agg \"%.100s\": unknown func \"%.40s\" (sum, mean, min, max, count, "
-                         "size, std, var, nunique, first, last)",
+                         "size, std, var, nunique, first, last, median, prod, idxmin, idxmax)",
                          out, fn);
         int t = s->cols[col].type, rt = t;
         if (t == FT_STRING && (f == AGG_MEAN || f == AGG_STD || f == AGG_VAR || f == AGG_SUM))
@@ -919,6 +932,18 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if (f == AGG_MEAN || f == AGG_STD || f == AGG_VAR) rt = FT_FLOAT64;
         if (f == AGG_COUNT || f == AGG_SIZE || f == AGG_NUNIQUE) rt = FT_INT64;
         if (f == AGG_SUM && t == FT_BOOL) rt = FT_INT64;
+        if (f >= AGG_MEDIAN) {
+            d->gb_whole = true;
+            if (t == FT_STRING)
+                return XFAIL(n, "agg \"%.100s\": %s of an object column is not supported", out, fn);
+            if (f == AGG_MEDIAN) rt = FT_FLOAT64;
+            if (f == AGG_PROD) rt = t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
+            if (f == AGG_IDXMIN || f == AGG_IDXMAX) {
+                if (s->nidx != 1)
+                    return XFAIL(n, "agg \"%.100s\": %s needs a one-level index", out, fn);
+                rt = s->idx[0].type;
+            }
+        }
         d->aggs[k].out = strdup(out);
         d->aggs[k].col = col;
         d->aggs[k].func = (agg_func_t)f;
@@ -928,6 +953,32 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         k++;
     }
     d->gb.agg = d->aggs;
+    bool dropna, as_index;
+    if (get_flag(obj, "dropna", true, &dropna, n, err, errlen) ||
+        get_flag(obj, "as_index", true, &as_index, n, err, errlen))
+        return -1;
+    d->gb_keepna = !dropna;
+    d->gb_flat = !as_index;
+    d->gb_whole |= d->gb_keepna || d->gb_flat;
+    if (d->gb_flat) {
+        /* as_index false: the keys are the first columns, a default index */
+        df_col_t *cols = calloc((size_t)(nsel + na) + 1, sizeof(df_col_t));
+        df_col_t *idx = calloc(2, sizeof(df_col_t));
+        if (!cols || !idx) {
+            free(cols);
+            free(idx);
+            return XFAIL(n, "out of memory");
+        }
+        memcpy(cols, d->idx, sizeof(df_col_t) * (size_t)nsel);
+        memcpy(cols + nsel, d->cols, sizeof(df_col_t) * (size_t)na);
+        free(d->idx);
+        free(d->cols);
+        d->cols = cols;
+        d->ncols = nsel + na;
+        d->idx = idx;
+        d->nidx = 1;
+        if (default_index(d)) return XFAIL(n, "out of memory");
+    }
     d->rowsrc = (int)(n - g->nodes);
     set_frame_shape(n, VK_DATAFRAME);
     return 0;
@@ -2400,6 +2451,111 @@ static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     return 0;
 }
 
+static int infer_expr(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                      size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *x = json_object_get(obj, "expr");
+    if (!x || !json_is_string(x)) return XFAIL(n, "\"expr\" must be a string");
+    const char **names = calloc((size_t)s->ncols + 1, sizeof(char *));
+    uint8_t *types = calloc((size_t)s->ncols + 1, 1);
+    if (!names || !types) {
+        free(names);
+        free(types);
+        return XFAIL(n, "out of memory");
+    }
+    for (int k = 0; k < s->ncols; k++) {
+        names[k] = s->cols[k].is_int ? NULL : s->cols[k].name;
+        types[k] = s->cols[k].type;
+    }
+    char msg[300];
+    d->expr = dfexpr_parse(json_string_value(x), names, types, s->ncols, msg, sizeof msg);
+    free(names);
+    free(types);
+    if (!d->expr) return XFAIL(n, "%s", msg);
+    if (n->op == OP_DF_QUERY) {
+        if (dfexpr_type(d->expr) != FT_BOOL)
+            return XFAIL(n, "expr: a query must give booleans (a comparison, and, or, not, in)");
+        if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+        new_rows(g, n, d, VK_DATAFRAME);
+        return 0;
+    }
+    if (alloc_cols(d, 1, s->nidx) || copy_index(d, s) ||
+        set_col(&d->cols[0], NULL, false, dfexpr_type(d->expr)))
+        return XFAIL(n, "out of memory");
+    keep_rows(g, n, d, s);
+    n->vkind = VK_SERIES;
+    return 0;
+}
+
+/* melt: key = id columns, sel = value columns; output columns: the ids,
+ * var_name (strings), value_name (the values' common type) */
+static int infer_melt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                      size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *id = json_object_get(obj, "id_vars"), *vv = json_object_get(obj, "value_vars");
+    if (id && !json_is_null(id) && find_cols(s, id, n, "id_vars", &d->key, &d->nkey, err, errlen))
+        return -1;
+    if (vv && !json_is_null(vv)) {
+        if (find_cols(s, vv, n, "value_vars", &d->sel, &d->nsel, err, errlen)) return -1;
+    } else {
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel) return XFAIL(n, "out of memory");
+        for (int k = 0; k < s->ncols; k++) {
+            bool isid = false;
+            for (int q = 0; q < d->nkey; q++)
+                isid |= d->key[q] == k;
+            if (!isid) d->sel[d->nsel++] = k;
+        }
+    }
+    if (d->nsel < 1) return XFAIL(n, "melt needs at least one value column");
+    int vt = s->cols[d->sel[0]].type;
+    for (int q = 1; q < d->nsel; q++) {
+        int t = s->cols[d->sel[q]].type;
+        if (t == vt) continue;
+        if ((t == FT_INT64 || t == FT_FLOAT64) && (vt == FT_INT64 || vt == FT_FLOAT64)) {
+            vt = FT_FLOAT64;
+            continue;
+        }
+        return XFAIL(n, "the value columns mix %s and %s, which one column cannot hold",
+                     df_type_name(vt, false), df_type_name(t, false));
+    }
+    for (int q = 0; q < d->nsel; q++)
+        if (s->cols[d->sel[q]].is_int || !s->cols[d->sel[q]].name)
+            return XFAIL(n, "melt takes value columns with string names");
+    char *vn = NULL, *val = NULL;
+    if (get_str(obj, "var_name", false, &vn, n, err, errlen) ||
+        get_str(obj, "value_name", false, &val, n, err, errlen)) {
+        free(vn);
+        return -1;
+    }
+    int rc = -1;
+    if (alloc_cols(d, d->nkey + 2, 1) || default_index(d)) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    for (int q = 0; q < d->nkey; q++) {
+        const df_col_t *c = &s->cols[d->key[q]];
+        if (set_col(&d->cols[q], c->name, c->is_int, c->type)) goto oom;
+    }
+    if (set_col(&d->cols[d->nkey], vn ? vn : "variable", false, FT_STRING) ||
+        set_col(&d->cols[d->nkey + 1], val ? val : "value", false, vt))
+        goto oom;
+    d->nrows = s->nrows >= 0 ? s->nrows * d->nsel : -1;
+    new_rows(g, n, d, VK_DATAFRAME);
+    rc = 0;
+    goto done;
+oom:
+    XFAIL(n, "out of memory");
+done:
+    free(vn);
+    free(val);
+    return rc;
+}
+
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
@@ -2530,6 +2686,13 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_CONCAT:
         rc = infer_concat(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_QUERY:
+    case OP_DF_EVAL:
+        rc = infer_expr(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_MELT:
+        rc = infer_melt(g, n, d, obj, err, errlen);
         break;
     case OP_DF_STR_LOWER:
     case OP_DF_STR_UPPER:

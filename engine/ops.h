@@ -225,6 +225,9 @@
     X(DF_VALUE_COUNTS, "dataframe.value_counts", OPK_DF)                                           \
     X(DF_RANK, "dataframe.rank", OPK_DF)                                                           \
     X(DF_CONCAT, "dataframe.concat", OPK_DF)                                                       \
+    X(DF_QUERY, "dataframe.query", OPK_DF)                                                         \
+    X(DF_EVAL, "dataframe.eval", OPK_DF)                                                           \
+    X(DF_MELT, "dataframe.melt", OPK_DF)                                                           \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -430,17 +430,30 @@ static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
         }
         G->job[k] = mj;
         if (q == nch - 1) break;
-        int32_t ej = bjob(c, pe, 1);
-        if (ej < 0) return NULL;
-        tile__jin_direct(c, ej, 0, A->job[k]);
-        if (carry < 0) {
-            carry = ej;
+        /* cumulative ops fold the chunk's own values into the carry (the
+         * same sequential sums as pandas'); the others combine edges */
+        const graph_node_t *n = &c->g->nodes[node];
+        bool raw = n->op == OP_DF_CUMSUM || n->op == OP_DF_CUMPROD || n->op == OP_DF_CUMMAX ||
+                   n->op == OP_DF_CUMMIN;
+        if (carry < 0 || !raw) {
+            int32_t ej = bjob(c, pe, 1);
+            if (ej < 0) return NULL;
+            tile__jin_direct(c, ej, 0, A->job[k]);
+            if (carry < 0) {
+                carry = ej;
+                continue;
+            }
+            int32_t cj = bjob(c, pc, 2);
+            if (cj < 0) return NULL;
+            tile__jin_direct(c, cj, 0, carry);
+            tile__jin_direct(c, cj, 1, ej);
+            carry = cj;
             continue;
         }
         int32_t cj = bjob(c, pc, 2);
         if (cj < 0) return NULL;
         tile__jin_direct(c, cj, 0, carry);
-        tile__jin_direct(c, cj, 1, ej);
+        tile__jin_direct(c, cj, 1, A->job[k]);
         carry = cj;
     }
     return G;
@@ -726,7 +739,10 @@ tgrid_t *tile_df(tctx_t *c, int node)
         if (n->df->method != DFM_NONE) return tile_carry(c, node, n->df->method == DFM_BFILL);
         return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_DROPNA:
+    case OP_DF_QUERY:
         return tile_rowwise(c, node, DFJ_MAP, false);
+    case OP_DF_EVAL:
+        return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_SET_INDEX:
     case OP_DF_STR_LOWER:
     case OP_DF_STR_UPPER:
@@ -749,9 +765,11 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_ROLLING:
         return tile_carry(c, node, !df_run_forward(n->df, n->op));
     case OP_DF_RESET_INDEX: {
-        /* the new index numbers rows from each chunk's first row when known */
-        tgrid_t *G = tile_rowwise(c, node, DFJ_MAP, true);
+        /* the new index numbers rows from each chunk's first row: known
+         * now, or counted along the chunks by the carry chain */
         const tgrid_t *A = in_grid(c, node, 0);
+        if (!rows_known(A)) return tile_carry(c, node, false);
+        tgrid_t *G = tile_rowwise(c, node, DFJ_MAP, true);
         for (int64_t k = 0; G && k < G->nchunks[0]; k++)
             c->t->jobs[G->job[k]].off[1] = rows_known(A) ? A->bounds[0][k] : -1;
         return G;
@@ -765,6 +783,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     }
     case OP_DF_CONCAT:
         return tile_concat(c, node);
+    case OP_DF_MELT:
     case OP_DF_MEDIAN:
     case OP_DF_QUANTILE:
     case OP_DF_SKEW:
@@ -798,6 +817,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_DESCRIBE:
         return tile_gather_all(c, node, DFJ_DESCRIBE, 8);
     case OP_DF_GROUPBY_AGG:
+        if (n->df->gb_whole) return tile_whole(c, node);
         return tile_groupby(c, node);
     case OP_DF_SORT_VALUES:
         return tile_sort(c, node);

@@ -38,7 +38,12 @@ typedef enum {
     AGG_VAR,
     AGG_NUNIQUE,
     AGG_FIRST,
-    AGG_LAST
+    AGG_LAST,
+    /* only in the one-job groupby (engine/df/gball.c) */
+    AGG_MEDIAN,
+    AGG_PROD,
+    AGG_IDXMIN,
+    AGG_IDXMAX
 } agg_func_t;
 
 typedef struct {

@@ -11,6 +11,8 @@
 #include "../ufunc.h"
 #include "algo.h"
 #include "clean.h"
+#include "expr.h"
+#include "gball.h"
 #include "running.h"
 #include "select.h"
 #include "stats.h"
@@ -1261,6 +1263,37 @@ done_free:
     return rc;
 }
 
+/* query: the rows where the expression holds; eval: its values */
+static int run_expr(const graph_node_t *n, const frame_t *a, frame_t *f, char *err, size_t errlen)
+{
+    const df_node_t *d = n->df;
+    fcol_t v = {0};
+    if (dfexpr_eval(d->expr, a, &v)) return oom(err, errlen);
+    int rc = 0;
+    if (n->op == OP_DF_QUERY) {
+        int64_t *rows = malloc(sizeof(int64_t) * (size_t)(a->nrows + 1)), m = 0;
+        if (!rows) {
+            fcol_free(&v);
+            return oom(err, errlen);
+        }
+        for (int64_t i = 0; i < a->nrows; i++)
+            if (((const uint8_t *)v.data)[i]) rows[m++] = i;
+        rc = frame_take(a, rows, m, f) ? oom(err, errlen) : 0;
+        free(rows);
+        fcol_free(&v);
+        return rc;
+    }
+    if (frame_of_schema(d, true, a->nrows, f)) {
+        fcol_free(&v);
+        return oom(err, errlen);
+    }
+    f->cols[0] = v;
+    f->range_index = a->range_index;
+    for (int k = 0; k < a->nidx; k++)
+        if (fcol_copy(&a->idx[k], &f->idx[k])) return oom(err, errlen);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ dispatch */
 
 int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size_t *blob_len,
@@ -1364,7 +1397,25 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                        n->op == OP_DF_CUMMIN || n->op == OP_DF_DIFF || n->op == OP_DF_SHIFT ||
                        n->op == OP_DF_PCT_CHANGE || n->op == OP_DF_ROLLING;
         bool str = n->op >= OP_DF_STR_LOWER && n->op <= OP_DF_STR_REPLACE;
-        if (str)
+        if (n->op == OP_DF_RESET_INDEX && j->param->dfk != DFJ_MAP) {
+            /* the carry: rows before the chunk (edge: the chunk's count) */
+            int64_t cnt =
+                j->param->dfk == DFJ_CARRY_EDGE
+                    ? a.nrows
+                    : ((const int64_t *)a.cols[0].data)[0] + ((const int64_t *)b.cols[0].data)[0];
+            rc = frame_alloc(&f, false, 1, 1, 1) || fcol_alloc(&f.cols[0], FT_INT64, 1, 0, false) ||
+                         fcol_alloc(&f.idx[0], FT_INT64, 1, 0, false)
+                     ? oom(err, errlen)
+                     : 0;
+            if (rc == 0) {
+                ((int64_t *)f.cols[0].data)[0] = cnt;
+                ((int64_t *)f.idx[0].data)[0] = 0;
+            }
+        } else if (n->op == OP_DF_RESET_INDEX && two) {
+            rc = df_select_map(d, n->op, &a, ((const int64_t *)b.cols[0].data)[0], &f, err, errlen);
+        } else if (n->op == OP_DF_QUERY || n->op == OP_DF_EVAL)
+            rc = run_expr(n, &a, &f, err, errlen);
+        else if (str)
             rc = df_str_map(d, n->op, &a, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_MAP)
             rc = df_run_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
@@ -1391,8 +1442,9 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         bool stats = n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK;
         if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
             concat_views(v, j->n_in, &all, err, errlen) == 0)
-            rc = stats ? df_stats_whole(d, n->op, &all, &f, err, errlen)
-                       : df_select_whole(d, n->op, &all, &f, err, errlen);
+            rc = n->op == OP_DF_GROUPBY_AGG ? df_gb_whole(d, &all, &f, err, errlen)
+                 : stats                    ? df_stats_whole(d, n->op, &all, &f, err, errlen)
+                                            : df_select_whole(d, n->op, &all, &f, err, errlen);
         frame_free(&all);
         free_views(v, j->n_in);
         if (rc == 0 && !j->blob) {

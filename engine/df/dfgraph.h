@@ -124,6 +124,10 @@ typedef struct df_node {
     /* strings.c's ops: pat and repl (owned), regex, icase (contains'
      * case=false), sget (split's element, has_get), n (split's and
      * replace's count, -1 all), sl/sl_has (slice), compiled regex (re) */
+    /* groupby_agg in one job (gball.c): new funcs, dropna false or
+     * as_index false */
+    bool gb_whole, gb_keepna, gb_flat;
+    struct dfexpr *expr; /* query, eval (expr.h) */
     char *pat, *repl;
     bool regex, icase, has_get, has_pat;
     int64_t sget;

@@ -194,6 +194,11 @@ static int map_agg(const fcol_t *c, const int64_t *gid, int64_t n, int64_t ng, c
                    fcol_t *st)
 {
     switch (g->func) {
+    case AGG_MEDIAN:
+    case AGG_PROD:
+    case AGG_IDXMIN:
+    case AGG_IDXMAX:
+        return -1; /* the one-job groupby's (gball.c); refused by the spec check */
     case AGG_SUM:
     case AGG_MEAN: {
         bool isint = g->func == AGG_SUM && c->type != FT_FLOAT64;
@@ -344,6 +349,11 @@ static int combine_agg(const frame_t *all, int at, const int64_t *gid, int64_t n
     int64_t n = all->nrows;
     const fcol_t *in = &all->cols[at];
     switch (g->func) {
+    case AGG_MEDIAN:
+    case AGG_PROD:
+    case AGG_IDXMIN:
+    case AGG_IDXMAX:
+        return -1; /* the one-job groupby's (gball.c); refused by the spec check */
     case AGG_SUM:
     case AGG_MEAN: {
         if (in[0].type == FT_INT64) {
@@ -485,6 +495,11 @@ static int final_agg(const frame_t *p, int at, const int64_t *perm, int64_t ng, 
 {
     const fcol_t *st = &p->cols[at];
     switch (g->func) {
+    case AGG_MEDIAN:
+    case AGG_PROD:
+    case AGG_IDXMIN:
+    case AGG_IDXMAX:
+        return -1; /* the one-job groupby's (gball.c); refused by the spec check */
     case AGG_SUM:
     case AGG_MIN:
     case AGG_MAX:

@@ -356,23 +356,15 @@ int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_
 {
     if (is_cum(op)) {
         if (frame_alloc(out, false, 2, d->ncols, 1) || labels(d, near, out, false) ||
-            fcol_copy(&near->idx[0], &out->idx[0]))
+            fcol_alloc(&out->idx[0], FT_INT64, 2, 0, false))
             goto fail;
-        for (int k = 0; k < d->ncols; k++) {
-            const fcol_t *a = &far->cols[k], *b = &near->cols[k];
-            fcol_t *o = &out->cols[k];
-            if (fcol_alloc(o, (ftype_t)a->type, 2, 0, false)) goto fail;
-            bool ha = num(a, 1) != 0, hb = num(b, 1) != 0;
-            if (a->type == FT_FLOAT64) {
-                double *y = o->data;
-                y[0] = hb ? (ha ? fstep(op, num(a, 0), num(b, 0)) : num(b, 0)) : num(a, 0);
-                y[1] = ha || hb;
-            } else {
-                int64_t *y = o->data;
-                y[0] = hb ? (ha ? istep(op, inum(a, 0), inum(b, 0)) : inum(b, 0)) : inum(a, 0);
-                y[1] = ha || hb;
-            }
-        }
+        ((int64_t *)out->idx[0].data)[0] = 0;
+        ((int64_t *)out->idx[0].data)[1] = 1;
+        /* near is the next chunk itself: its values folded into the carry
+         * one by one, as a sequential cumsum adds them */
+        for (int k = 0; k < d->ncols; k++)
+            if (cum_col(op, &near->cols[k], d->cols[k].type, &far->cols[k], true, &out->cols[k]))
+                goto fail;
         return 0;
     }
     bool fwd = df_run_forward(d, op);

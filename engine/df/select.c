@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "algo_util.h"
+#include "dfexec.h"
 
 static int oom(char *err, size_t errlen)
 {
@@ -468,6 +469,85 @@ int df_select_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out
         rc = take(d, in, in->series, rows, k, out, err, errlen);
         free(rows);
         return rc;
+    }
+    case OP_DF_MELT: {
+        /* for each value column in order, every row: the ids, its name, its value */
+        int64_t nv = d->nsel, total;
+        if (__builtin_mul_overflow(n, nv, &total)) return oom(err, errlen);
+        if (!(rows = dfa_alloc(total + 1, sizeof *rows))) return oom(err, errlen);
+        for (int64_t v = 0; v < nv; v++)
+            for (int64_t i = 0; i < n; i++)
+                rows[v * n + i] = i;
+        int ni = d->nkey;
+        if (frame_alloc(out, false, total, ni + 2, 1)) goto melt_fail;
+        for (int k = 0; k < ni + 2; k++)
+            if (flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int)) goto melt_fail;
+        for (int k = 0; k < ni; k++)
+            if (dfa_take_col(&in->cols[d->key[k]], rows, total, true, &out->cols[k]))
+                goto melt_fail;
+        int64_t nb = 1;
+        for (int64_t v = 0; v < nv; v++)
+            nb += n * (int64_t)strlen(in->names[d->sel[v]].s);
+        fcol_t *vc = &out->cols[ni];
+        if (fcol_alloc(vc, FT_STRING, total, nb, false)) goto melt_fail;
+        int64_t at = 0;
+        for (int64_t v = 0; v < nv; v++) {
+            const char *nm = in->names[d->sel[v]].s;
+            size_t l = strlen(nm);
+            for (int64_t i = 0; i < n; i++) {
+                memcpy(vc->bytes + at, nm, l);
+                at += (int64_t)l;
+                vc->offsets[v * n + i + 1] = at;
+            }
+        }
+        vc->bytes[at] = 0;
+        /* the values, column after column (int64 widened when mixed) */
+        int vt = d->cols[ni + 1].type;
+        frame_t parts = {0};
+        if (vt == FT_STRING || vt == FT_BOOL) {
+            /* gather through a take per column, then concatenate */
+            frame_t *pv = calloc((size_t)nv, sizeof(frame_t));
+            const frame_t **pp = calloc((size_t)nv, sizeof(frame_t *));
+            int ok = pv && pp;
+            for (int64_t v = 0; ok && v < nv; v++) {
+                ok = !frame_alloc(&pv[v], false, n, 1, 1);
+                if (!ok) break;
+                pv[v].view = true;
+                pv[v].cols[0] = in->cols[d->sel[v]];
+                pv[v].idx[0] = in->idx[0];
+                pp[v] = &pv[v];
+            }
+            ok = ok && !dfx_concat(pp, (int)nv, &parts, err, errlen);
+            for (int64_t v = 0; pv && v < nv; v++)
+                frame_free(&pv[v]);
+            free(pv);
+            free(pp);
+            if (!ok) goto melt_fail;
+            out->cols[ni + 1] = parts.cols[0];
+            memset(&parts.cols[0], 0, sizeof parts.cols[0]);
+            frame_free(&parts);
+        } else {
+            fcol_t *o = &out->cols[ni + 1];
+            if (fcol_alloc(o, (ftype_t)vt, total, 0, false)) goto melt_fail;
+            for (int64_t v = 0; v < nv; v++) {
+                const fcol_t *c = &in->cols[d->sel[v]];
+                for (int64_t i = 0; i < n; i++) {
+                    if (vt == FT_FLOAT64)
+                        ((double *)o->data)[v * n + i] = dfa_num(c, i);
+                    else
+                        ((int64_t *)o->data)[v * n + i] = ((const int64_t *)c->data)[i];
+                }
+            }
+        }
+        if (fcol_alloc(&out->idx[0], FT_INT64, total, 0, false)) goto melt_fail;
+        for (int64_t i = 0; i < total; i++)
+            ((int64_t *)out->idx[0].data)[i] = i;
+        free(rows);
+        return 0;
+    melt_fail:
+        free(rows);
+        frame_free(out);
+        return oom(err, errlen);
     }
     default:
         return errmsg(err, errlen, "internal: no whole-frame step for %s", op_name(op));

@@ -33,7 +33,8 @@ CLEAN = {"dataframe." + x for x in ("fillna", "dropna", "isna", "notna", "isin",
 
 
 SELECT = {"dataframe." + x for x in ("set_index", "reset_index", "tail", "nlargest",
-                                     "nsmallest", "sample", "drop_duplicates", "duplicated")}
+                                     "nsmallest", "sample", "drop_duplicates", "duplicated",
+                                     "melt")}
 
 
 RUNNING = {"dataframe." + x for x in ("cumsum", "cumprod", "cummax", "cummin", "diff", "shift",
@@ -116,7 +117,9 @@ def evaluate(doc, data_dir="."):
         elif op == "dataframe.describe":
             v = ins[0].describe()
         elif op == "dataframe.groupby_agg":
-            v = ins[0].groupby(n["by"]).agg(**{k: tuple(s) for k, s in n["agg"].items()})
+            v = ins[0].groupby(n["by"], dropna=n.get("dropna", True),
+                               as_index=n.get("as_index", True)).agg(
+                **{k: tuple(s) for k, s in n["agg"].items()})
         elif op == "dataframe.sort_values":
             if isinstance(ins[0], pd.Series):
                 v = ins[0].sort_values(ascending=n.get("ascending", True), kind="mergesort")
@@ -160,6 +163,12 @@ def evaluate(doc, data_dir="."):
             v = getattr(ins[0].str, m)(**kw)
             if m == "split":
                 v = v.str[n["get"]]
+        elif op == "dataframe.query":
+            v = ins[0].query(n["expr"])
+        elif op == "dataframe.eval":
+            v = ins[0].eval(n["expr"])
+            if isinstance(v, pd.Series):
+                v = v.rename(None)
         elif op == "dataframe.concat":
             v = pd.concat(ins, axis=n.get("axis", 0))
         elif op in STATS:

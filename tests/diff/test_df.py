@@ -355,7 +355,7 @@ def main():
         ("ew-string", {"key": "r", "op": "add", "inputs": ["cs", 1]}),
         ("tensor-op-on-frame", {"key": "r", "op": "sum", "inputs": ["c"]}),
         ("gb-unknown-func", {"key": "r", "op": "dataframe.groupby_agg", "inputs": ["c"],
-                             "by": ["k"], "agg": {"o": ["i", "median"]}}),
+                             "by": ["k"], "agg": {"o": ["i", "mode"]}}),
         ("merge-how", {"key": "r", "op": "dataframe.merge", "inputs": ["c", "c"],
                        "on": ["k"], "how": "cross"}),
         ("head-negative", {"key": "r", "op": "dataframe.head", "inputs": ["c"], "n": -1}),

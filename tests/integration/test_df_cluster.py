@@ -240,9 +240,12 @@ def main():
                  "pat": "k[1-3]"},
                 {"key": "md", "op": "dataframe.median", "inputs": ["nm"]},
                 {"key": "vc", "op": "dataframe.value_counts", "inputs": ["sk"]},
-                {"key": "cc", "op": "dataframe.concat", "inputs": ["so", "so"]}],
+                {"key": "cc", "op": "dataframe.concat", "inputs": ["so", "so"]},
+                {"key": "qy", "op": "dataframe.query", "inputs": ["so"],
+                 "expr": "f > 0 and k in ['k1', 'k2'] or i < -40"},
+                {"key": "ev", "op": "dataframe.eval", "inputs": ["so"], "expr": "i * 2 - f"}],
                 "fetch": ["z", "g2", "h", "ss", "fw", "bw", "dn", "rp", "ri", "dd", "tl", "si",
-                          "sa", "cs", "df", "sh", "rl", "su2", "sc", "md", "vc", "cc"]}
+                          "sa", "cs", "df", "sh", "rl", "su2", "sc", "md", "vc", "cc", "qy", "ev"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             pw = {"z": want["gb"].sum(numeric_only=True),
@@ -259,7 +262,9 @@ def main():
                   "rl": want["so"][["i", "f"]].rolling(5, min_periods=2).std(),
                   "su2": want["so"].k.str.upper(), "sc": want["so"].k.str.contains("k[1-3]"),
                   "md": want["so"][["i", "f"]].median(), "vc": want["so"].k.value_counts(),
-                  "cc": pd.concat([want["so"], want["so"]])}
+                  "cc": pd.concat([want["so"], want["so"]]),
+                  "qy": want["so"].query("f > 0 and k in ['k1', 'k2'] or i < -40"),
+                  "ev": want["so"].eval("i * 2 - f").rename(None)}
             for key, ref in pw.items():
                 got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
                 why = test_df.expect_frame(got, ref)
