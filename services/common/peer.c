@@ -554,39 +554,68 @@ static void xfer_end(peer_pool_t *pool, xfer_t *x)
     x->fd = -1;
 }
 
-/* Drives xs[0..n) until all are done or the deadline passes. per_wait_ms
- * > 0: the deadline is per wait instead (streams). */
+/* A peer that does not accept a connection within this long is taken for
+ * gone (a dead host, a cut link: packets dropped, no refusal comes back),
+ * and one that sends nothing for PEER_STALL_MS in the middle of an answer
+ * too, whatever the whole read's timeout: a reader then reports the chunk
+ * lost instead of holding its slot for a minute. */
+#define PEER_CONNECT_MS 3000
+#define PEER_STALL_MS 10000
+
+/* Fails every transfer still in progress (those still connecting only,
+ * when connecting_only) with what. */
+static void fail_waiting(xfer_t *xs, int n, bool connecting_only, const char *what, int ms)
+{
+    for (int i = 0; i < n; i++) {
+        xfer_t *x = &xs[i];
+        if (x->state == X_DONE || (connecting_only && x->state != X_CONNECT)) continue;
+        snprintf(x->req->err, sizeof x->req->err, "peer %.200s: chunk %.200s: %s within %d ms",
+                 x->req->addr, x->req->key, what, ms);
+        x->close_after = true;
+        finish(x, PEER_UNREACHABLE);
+    }
+}
+
+/* Drives xs[0..n) until all are done or the deadline passes. per_wait: the
+ * deadline is per wait instead (streams). Connections must be made within
+ * PEER_CONNECT_MS, and no wait may last longer than PEER_STALL_MS. */
 static void run_all(xfer_t *xs, int n, int timeout_ms, bool per_wait)
 {
     struct pollfd pfd[PEER_MANY_MAX];
     int idx[PEER_MANY_MAX];
-    int64_t deadline = now_ms() + timeout_ms;
+    int64_t start = now_ms(), deadline = start + timeout_ms;
+    int connect_ms = timeout_ms < PEER_CONNECT_MS ? timeout_ms : PEER_CONNECT_MS;
+    int stall_ms = timeout_ms < PEER_STALL_MS ? timeout_ms : PEER_STALL_MS;
     for (int i = 0; i < n; i++)
         if (xs[i].state != X_DONE) step(&xs[i]);
     for (;;) {
         int k = 0;
+        bool connecting = false;
         for (int i = 0; i < n; i++) {
             if (xs[i].state == X_DONE) continue;
+            connecting = connecting || xs[i].state == X_CONNECT;
             pfd[k] = (struct pollfd){.fd = xs[i].fd, .events = events_of(&xs[i])};
             idx[k++] = i;
         }
         if (k == 0) return;
-        int64_t left = per_wait ? timeout_ms : deadline - now_ms();
+        int64_t now = now_ms();
+        int64_t left = per_wait ? timeout_ms : deadline - now;
+        if (left > stall_ms) left = stall_ms;
+        if (connecting && start + connect_ms - now < left) left = start + connect_ms - now;
         int r = left > 0 ? poll(pfd, (nfds_t)k, (int)left) : 0;
         if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) {
-            for (int j = 0; j < k; j++) {
-                xfer_t *x = &xs[idx[j]];
-                snprintf(x->req->err, sizeof x->req->err,
-                         "peer %.200s: chunk %.200s: no answer within %d ms", x->req->addr,
-                         x->req->key, timeout_ms);
-                x->close_after = true;
-                finish(x, PEER_UNREACHABLE);
-            }
-            return;
+        if (r > 0) {
+            for (int j = 0; j < k; j++)
+                if (pfd[j].revents) step(&xs[idx[j]]);
+            continue;
         }
-        for (int j = 0; j < k; j++)
-            if (pfd[j].revents) step(&xs[idx[j]]);
+        now = now_ms();
+        if (connecting && now >= start + connect_ms) {
+            fail_waiting(xs, n, true, "no connection", connect_ms);
+            continue;
+        }
+        fail_waiting(xs, n, false, "no answer", per_wait || now < deadline ? stall_ms : timeout_ms);
+        return;
     }
 }
 
