@@ -33,6 +33,18 @@ static const op_params_t PARAMS[] = {
     {"linspace", "0", {"start", "stop", "num", "endpoint", "chunk_size"}},
     {"eye", "0", {"N", "M", "k", "dtype", "chunk_size"}},
     {"array", "0", {"data", "dtype", "chunk_size"}},
+    /* from the tensorops branch (ignored until it is merged) */
+    {"empty", "0", {"shape", "dtype", "chunk_size"}},
+    {"identity", "0", {"n", "dtype", "chunk_size"}},
+    {"ones_like", "1", {"dtype", "shape", "chunk_size"}},
+    {"zeros_like", "1", {"dtype", "shape", "chunk_size"}},
+    {"empty_like", "1", {"dtype", "shape", "chunk_size"}},
+    {"full_like", "1", {"fill_value", "dtype", "shape", "chunk_size"}},
+    {"isclose", "2", {"rtol", "atol", "equal_nan"}},
+    {"swapaxes", "1", {"axis1", "axis2"}},
+    {"moveaxis", "1", {"source", "destination"}},
+    {"flip", "1", {"axis"}},
+    {"diff", "1", {"n", "axis"}},
     {"random.randint", "0", {"low", "high", "shape", "dtype", "seed", "chunk_size"}},
     {"random.uniform", "0", {"low", "high", "shape", "seed", "chunk_size"}},
     {"random.normal", "0", {"loc", "scale", "shape", "seed", "chunk_size"}},
@@ -116,6 +128,9 @@ static const op_params_t PARAMS[] = {
     {"dataframe.value_counts", "1", {"normalize", "sort", "ascending", "dropna"}},
     {"dataframe.rank", "1", {"method", "na_option", "ascending", "pct"}},
     {"dataframe.concat", "1+", {"axis"}},
+    /* from the df2 branch (ignored until it is merged) */
+    {"dataframe.query", "1", {"expr"}},
+    {"dataframe.eval", "1", {"expr"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */
