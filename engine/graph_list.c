@@ -133,6 +133,7 @@ static const op_params_t PARAMS[] = {
     /* from the df2 branch (ignored until it is merged) */
     {"dataframe.query", "1", {"expr"}},
     {"dataframe.eval", "1", {"expr"}},
+    {"dataframe.melt", "1", {"id_vars", "value_vars", "var_name", "value_name"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */
