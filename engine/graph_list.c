@@ -15,7 +15,10 @@
 
 #include "graph.h"
 
-/* inputs: "0", "1", "2", "3", or "N+" (at least N). params: NULL-ended. */
+/* inputs: "0", "1", "2", "3", or "N+" (at least N). params: NULL-ended.
+ * graph_ops_json() walks the op table and looks each op up here, so a line
+ * whose name is no op of the table (an op another branch adds, not merged
+ * yet) is never read: it is ignored, neither listed nor an error. */
 typedef struct {
     const char *name;
     const char *inputs;
@@ -30,11 +33,27 @@ static const op_params_t PARAMS[] = {
     {"linspace", "0", {"start", "stop", "num", "endpoint", "chunk_size"}},
     {"eye", "0", {"N", "M", "k", "dtype", "chunk_size"}},
     {"array", "0", {"data", "dtype", "chunk_size"}},
+    /* from the tensorops branch (ignored until it is merged) */
+    {"empty", "0", {"shape", "dtype", "chunk_size"}},
+    {"identity", "0", {"n", "dtype", "chunk_size"}},
+    {"ones_like", "1", {"dtype", "shape", "chunk_size"}},
+    {"zeros_like", "1", {"dtype", "shape", "chunk_size"}},
+    {"empty_like", "1", {"dtype", "shape", "chunk_size"}},
+    {"full_like", "1", {"fill_value", "dtype", "shape", "chunk_size"}},
+    {"isclose", "2", {"rtol", "atol", "equal_nan"}},
+    {"swapaxes", "1", {"axis1", "axis2"}},
+    {"moveaxis", "1", {"source", "destination"}},
+    {"flip", "1", {"axis"}},
+    {"diff", "1", {"n", "axis"}},
     {"random.randint", "0", {"low", "high", "shape", "dtype", "seed", "chunk_size"}},
     {"random.uniform", "0", {"low", "high", "shape", "seed", "chunk_size"}},
     {"random.normal", "0", {"loc", "scale", "shape", "seed", "chunk_size"}},
+    {"round", "1", {"decimals"}},
+    {"around", "1", {"decimals"}},
     {"std", "1", {"axis", "keepdims", "ddof"}},
     {"var", "1", {"axis", "keepdims", "ddof"}},
+    {"nanstd", "1", {"axis", "keepdims", "ddof"}},
+    {"nanvar", "1", {"axis", "keepdims", "ddof"}},
     {"tensordot", "2", {"axes"}},
     {"transpose", "1", {"axes"}},
     {"reshape", "1", {"newshape"}},
@@ -54,11 +73,67 @@ static const op_params_t PARAMS[] = {
     {"dataframe.std", "1", {"axis", "ddof"}},
     {"dataframe.var", "1", {"axis", "ddof"}},
     {"dataframe.describe", "1", {NULL}},
+    /* the df2 branch adds as_index and dropna: when it is merged, this line
+     * becomes {"by", "agg", "as_index", "dropna"} (the test fails until then) */
     {"dataframe.groupby_agg", "1", {"by", "agg"}},
     {"dataframe.sort_values", "1", {"by", "ascending"}},
     {"dataframe.merge", "2", {"on", "how"}},
     {"dataframe.head", "1", {"n"}},
     {"dataframe.to_tensor", "1", {NULL}},
+    {"dataframe.fillna", "1", {"value", "method", "axis"}},
+    {"dataframe.dropna", "1", {"axis", "how", "thresh", "subset"}},
+    {"dataframe.isna", "1", {NULL}},
+    {"dataframe.notna", "1", {NULL}},
+    {"dataframe.isin", "1", {"values"}},
+    {"dataframe.astype", "1", {"dtype"}},
+    {"dataframe.rename", "1", {"columns"}},
+    {"dataframe.drop", "1", {"columns"}},
+    {"dataframe.replace", "1", {"to_replace", "value"}},
+    {"dataframe.clip", "1", {"lower", "upper"}},
+    {"dataframe.abs", "1", {NULL}},
+    {"dataframe.round", "1", {"decimals"}},
+    {"dataframe.set_index", "1", {"keys", "drop", "append"}},
+    {"dataframe.reset_index", "1", {"drop"}},
+    {"dataframe.iloc", "1", {"rows", "columns"}},
+    {"dataframe.loc", "1", {"labels", "start", "stop", "columns"}}, /* [df] or [df, mask] */
+    {"dataframe.tail", "1", {"n"}},
+    {"dataframe.nlargest", "1", {"n", "columns", "keep"}},
+    {"dataframe.nsmallest", "1", {"n", "columns", "keep"}},
+    {"dataframe.sort_index", "1", {"ascending"}},
+    {"dataframe.sample", "1", {"n", "frac", "replace", "random_state"}},
+    {"dataframe.drop_duplicates", "1", {"subset", "keep"}},
+    {"dataframe.duplicated", "1", {"subset", "keep"}},
+    {"dataframe.cumsum", "1", {"axis", "skipna"}},
+    {"dataframe.cumprod", "1", {"axis", "skipna"}},
+    {"dataframe.cummax", "1", {"axis", "skipna"}},
+    {"dataframe.cummin", "1", {"axis", "skipna"}},
+    {"dataframe.diff", "1", {"periods", "axis"}},
+    {"dataframe.shift", "1", {"periods", "axis"}},
+    {"dataframe.pct_change", "1", {"periods", "axis"}},
+    {"dataframe.rolling", "1", {"window", "min_periods", "center", "agg"}},
+    {"dataframe.str.lower", "1", {NULL}},
+    {"dataframe.str.upper", "1", {NULL}},
+    {"dataframe.str.len", "1", {NULL}},
+    {"dataframe.str.contains", "1", {"pat", "case", "regex"}},
+    {"dataframe.str.startswith", "1", {"pat"}},
+    {"dataframe.str.endswith", "1", {"pat"}},
+    {"dataframe.str.slice", "1", {"start", "stop", "step"}},
+    {"dataframe.str.strip", "1", {"to_strip"}},
+    {"dataframe.str.split", "1", {"pat", "n", "get"}},
+    {"dataframe.str.replace", "1", {"pat", "repl", "n", "case", "regex"}},
+    {"dataframe.median", "1", {"axis", "numeric_only"}},
+    {"dataframe.quantile", "1", {"q", "axis", "numeric_only"}},
+    {"dataframe.skew", "1", {"axis", "numeric_only"}},
+    {"dataframe.kurt", "1", {"axis", "numeric_only"}},
+    {"dataframe.corr", "1", {"method", "min_periods"}},
+    {"dataframe.cov", "1", {"min_periods", "method"}},
+    {"dataframe.value_counts", "1", {"normalize", "sort", "ascending", "dropna"}},
+    {"dataframe.rank", "1", {"method", "na_option", "ascending", "pct"}},
+    {"dataframe.concat", "1+", {"axis"}},
+    /* from the df2 branch (ignored until it is merged) */
+    {"dataframe.query", "1", {"expr"}},
+    {"dataframe.eval", "1", {"expr"}},
+    {"dataframe.melt", "1", {"id_vars", "value_vars", "var_name", "value_name"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */
