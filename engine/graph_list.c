@@ -75,7 +75,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.describe", "1", {NULL}},
     /* the df2 branch adds as_index and dropna: when it is merged, this line
      * becomes {"by", "agg", "as_index", "dropna"} (the test fails until then) */
-    {"dataframe.groupby_agg", "1", {"by", "agg"}},
+    {"dataframe.groupby_agg", "1", {"by", "agg", "dropna", "as_index"}},
     {"dataframe.sort_values", "1", {"by", "ascending"}},
     {"dataframe.merge", "2", {"on", "how"}},
     {"dataframe.head", "1", {"n"}},
