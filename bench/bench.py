@@ -438,12 +438,13 @@ class LocalCluster:
         return argv[argv.index(flag) + 1] if flag in argv else None
 
     def spill_files(self):
-        """Files left under the workers' --spill-dirs."""
+        """Chunk files left under the workers' --spill-dirs (a running
+        worker's directory holds its `owner` marker: not a chunk)."""
         left = []
         for argv in self.group_procs("mars-worker").values():
             for d in (self.worker_flag(argv, "--spill-dirs") or "").split(":"):
                 for top, _, files in os.walk(d) if d else ():
-                    left += [os.path.join(top, f) for f in files]
+                    left += [os.path.join(top, f) for f in files if f != "owner"]
         return left
 
     def redis_info(self):
