@@ -34,9 +34,7 @@
 #define PROTO_HISTORY_TTL_MS 3600000
 /* String holding a supervisor's address, same expiry. */
 #define PROTO_SUPERVISOR_KEY "mars:supervisor:"
-/* List of chunk keys a worker may drop from its store (data plane): the
- * supervisor pushes (RPUSH), the worker pops and frees each. Key:
- * PROTO_FREE_KEY + worker id. */
-#define PROTO_FREE_KEY "mars:free:"
+/* The data plane's keys and messages (mars:free:<id>, mars:loc:<tid>, ...)
+ * are in msg.h. */
 
 #endif

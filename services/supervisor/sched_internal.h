@@ -173,7 +173,6 @@ struct sched {
      * queue and the chunks to free on it at the end of the turn. */
     sworker_t *wk;
     int n_wk, cap_wk;
-    int64_t wk_next_ms;
     /* `retry` jobs waiting for their turn to be pushed again. */
     delayed_t *delayed;
     int n_delayed, cap_delayed;

@@ -1,4 +1,4 @@
-/* freedrain.c: pops chunk keys from PROTO_FREE_KEY + worker id and frees
+/* freedrain.c: pops chunk keys from MSG_FREE + worker id and frees
  * them from the store (freedrain.h). LPOP with a count takes what is
  * there in one round trip; when the list is empty a short BLPOP waits for
  * the next key without polling. */
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "msg.h"
 #include "proto.h"
 #include "rq.h"
 #include "svc.h"
@@ -108,7 +109,7 @@ freedrain_t *freedrain_start(const char *redis_url, const char *worker_id, store
         return NULL;
     }
     d->store = store;
-    snprintf(d->key, sizeof d->key, PROTO_FREE_KEY "%s", worker_id);
+    snprintf(d->key, sizeof d->key, MSG_FREE "%s", worker_id);
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
     if (metrics)

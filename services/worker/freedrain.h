@@ -1,6 +1,6 @@
 /* freedrain.h: frees chunks the supervisor no longer needs. The
  * supervisor (or gateway) pushes chunk keys onto the Redis list
- * PROTO_FREE_KEY + worker id; a thread here pops them in batches and
+ * MSG_FREE (msg.h) + worker id; a thread here pops them in batches and
  * calls store_free on each. Its own Redis connection. */
 #ifndef MARS_WORKER_FREEDRAIN_H
 #define MARS_WORKER_FREEDRAIN_H
