@@ -321,7 +321,7 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
     t->live = calloc((size_t)t->n_jobs + 1, 1);
     if (!t->live) goto oom;
     c.node = 0;
-    if (g->n_nodes > 0 && tile__plan_virtual(&c)) goto fail;
+    if (g->n_nodes > 0 && (tile__fuse_gathers(&c) || tile__plan_virtual(&c))) goto fail;
     mark_live(t);
     free(c.fused);
     free(c.skip);

@@ -27,33 +27,86 @@ static bool node_fetched(const tctx_t *c, int32_t node)
     return c->g->nodes[node].fetch;
 }
 
-/* Turns piece p of chunk job s into gpiece g: the box of s that p reads.
- * False when p does not map axis to axis onto s (then it stays a piece). */
-static bool to_gpiece(tctx_t *c, const job_t *sj, const piece_t *p, gpiece_t *g)
+/* The box of chunk job s that piece p reads: lo[a], len[a] per axis a of
+ * s, with p's dimension d walking s's axis ax[d] by step[d] elements from
+ * pos[ax[d]]. A piece may walk the axes in another order (a transpose) or
+ * with steps (a strided slice). False when p is not such a walk (then it
+ * stays a piece). */
+static bool piece_box(const job_t *sj, const piece_t *p, int64_t *pos, int *ax, int64_t *step,
+                      int64_t *lo, int64_t *len)
 {
     int nd = sj->ndim;
-    if (p->ndim != nd) return false;
-    int64_t sst[MR_MAXDIM], pos[MR_MAXDIM], step[MR_MAXDIM], lo[MR_MAXDIM], len[MR_MAXDIM];
+    if (p->ndim != nd || nd < 1) return false;
+    int64_t sst[MR_MAXDIM];
     c_strides(nd, sj->shape, sst);
-    for (int d = 0; d < nd; d++) {
-        if (sj->shape[d] <= 0 || p->count[d] <= 0) return false;
-        pos[d] = (p->src_off / sst[d]) % sj->shape[d];
-        step[d] = 1;
-        if (p->count[d] > 1) {
-            if (p->src_stride[d] % sst[d] != 0) return false;
-            step[d] = p->src_stride[d] / sst[d];
-            if (step[d] == 0) return false;
-        }
-        int64_t span = (step[d] < 0 ? -step[d] : step[d]) * (p->count[d] - 1);
-        lo[d] = step[d] > 0 ? pos[d] : pos[d] - span;
-        len[d] = span + 1;
-        if (lo[d] < 0 || lo[d] + len[d] > sj->shape[d]) return false;
+    for (int a = 0; a < nd; a++) {
+        if (sj->shape[a] <= 0) return false;
+        pos[a] = (p->src_off / sst[a]) % sj->shape[a];
     }
     /* the decomposition must give back the piece's own offset */
     int64_t chk = 0;
-    for (int d = 0; d < nd; d++)
-        chk += pos[d] * sst[d];
-    if (chk != p->src_off) return false;
+    for (int a = 0; a < nd; a++)
+        chk += pos[a] * sst[a];
+    if (p->src_off < 0 || chk != p->src_off) return false;
+    bool used[MR_MAXDIM] = {false};
+    for (int d = 0; d < nd; d++) {
+        ax[d] = -1;
+        step[d] = 1;
+        if (p->count[d] <= 0) return false;
+        if (p->count[d] == 1) continue;
+        /* the outermost unused axis whose stride divides the piece's and
+         * whose walk stays inside the chunk */
+        for (int a = 0; a < nd && ax[d] < 0; a++) {
+            if (used[a] || p->src_stride[d] % sst[a] != 0) continue;
+            int64_t k = p->src_stride[d] / sst[a];
+            if (k == 0) continue;
+            int64_t end = pos[a] + k * (p->count[d] - 1);
+            if (end < 0 || end >= sj->shape[a]) continue;
+            ax[d] = a;
+            step[d] = k;
+            used[a] = true;
+        }
+        if (ax[d] < 0) return false;
+    }
+    for (int d = 0; d < nd; d++) /* length-1 dimensions: any axis left */
+        if (ax[d] < 0)
+            for (int a = 0; a < nd; a++)
+                if (!used[a]) {
+                    ax[d] = a;
+                    used[a] = true;
+                    break;
+                }
+    for (int a = 0; a < nd; a++) {
+        lo[a] = pos[a];
+        len[a] = 1;
+    }
+    for (int d = 0; d < nd; d++) {
+        int a = ax[d];
+        int64_t span = (step[d] < 0 ? -step[d] : step[d]) * (p->count[d] - 1);
+        lo[a] = step[d] > 0 ? pos[a] : pos[a] - span;
+        len[a] = span + 1;
+    }
+    return true;
+}
+
+/* Elements generating the box piece p reads of chunk job s takes, or -1
+ * when p is not a box walk. */
+static int64_t piece_box_size(const job_t *sj, const piece_t *p)
+{
+    int64_t pos[MR_MAXDIM], step[MR_MAXDIM], lo[MR_MAXDIM], len[MR_MAXDIM];
+    int ax[MR_MAXDIM];
+    if (!piece_box(sj, p, pos, ax, step, lo, len)) return -1;
+    return prod(sj->ndim, len);
+}
+
+/* Turns piece p of chunk job s into gpiece g: the box of s that p reads,
+ * generated in s's C layout, and p's copy out of it. */
+static bool to_gpiece(tctx_t *c, const job_t *sj, const piece_t *p, gpiece_t *g)
+{
+    int nd = sj->ndim;
+    int64_t pos[MR_MAXDIM], step[MR_MAXDIM], lo[MR_MAXDIM], len[MR_MAXDIM];
+    int ax[MR_MAXDIM];
+    if (!piece_box(sj, p, pos, ax, step, lo, len)) return false;
     int64_t bst[MR_MAXDIM];
     c_strides(nd, len, bst);
     g->node = sj->node;
@@ -64,11 +117,12 @@ static bool to_gpiece(tctx_t *c, const job_t *sj, const piece_t *p, gpiece_t *g)
     g->p.src = -1;
     g->p.src_stride = tile__arena_i64(c, nd);
     g->p.src_off = 0;
-    for (int d = 0; d < nd; d++) {
-        g->off[d] = sj->off[d] + lo[d];
-        g->p.src_stride[d] = step[d] * bst[d];
-        g->p.src_off += (pos[d] - lo[d]) * bst[d];
+    for (int a = 0; a < nd; a++) {
+        g->off[a] = sj->off[a] + lo[a];
+        g->p.src_off += (pos[a] - lo[a]) * bst[a];
     }
+    for (int d = 0; d < nd; d++)
+        g->p.src_stride[d] = step[d] * bst[ax[d]];
     return true;
 }
 
@@ -87,6 +141,42 @@ static void whole_gpiece(tctx_t *c, const job_t *sj, gpiece_t *g)
     g->p.dst_stride = g->p.src_stride;
     g->p.count[0] = prod(sj->ndim, sj->shape);
     g->p.src_stride[0] = 1;
+}
+
+/* A random chunk read by several jobs is generated by each of them when
+ * they read it in parts: its elements may be generated this fraction more
+ * than once in all (1/4). */
+#define GEN_SHARED_SLACK 4
+
+/* Per job: elements its readers would generate if each generated the part
+ * it reads (a reader of the whole chunk: all of it), for random jobs read by
+ * more than one job; -1 where a reader's piece is not a box walk, and for
+ * other jobs. NULL on OOM. */
+static int64_t *random_read_volumes(const tile_t *t, const int32_t *readers)
+{
+    int32_t n = t->n_jobs;
+    int64_t *vol = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!vol) return NULL;
+    for (int32_t j = 0; j < n; j++)
+        vol[j] = t->jobs[j].kind == JK_RANDOM && readers[j] > 1 ? 0 : -1;
+    for (int32_t j = 0; j < n; j++) {
+        const job_t *jb = &t->jobs[j];
+        for (int k = 0; k < jb->n_in; k++) {
+            const jin_t *in = &jb->in[k];
+            if (in->job >= 0) {
+                const job_t *sj = &t->jobs[in->job];
+                if (vol[in->job] >= 0) vol[in->job] += prod(sj->ndim, sj->shape);
+                continue;
+            }
+            for (int32_t q = 0; q < in->n_pieces; q++) {
+                int32_t s = in->pieces[q].src;
+                if (vol[s] < 0) continue;
+                int64_t b = piece_box_size(&t->jobs[s], &in->pieces[q]);
+                vol[s] = b < 0 ? -1 : vol[s] + b;
+            }
+        }
+    }
+    return vol;
 }
 
 int tile__plan_virtual(tctx_t *c)
@@ -121,11 +211,27 @@ int tile__plan_virtual(tctx_t *c)
             }
         }
     }
+    int64_t *vol = random_read_volumes(t, readers);
+    if (!vol) {
+        free(cand);
+        free(last);
+        free(readers);
+        snprintf(c->err, c->errlen, "document: out of memory while tiling");
+        return -1;
+    }
     for (int32_t j = 0; j < n; j++) {
         const job_t *jb = &t->jobs[j];
         if (jb->keep || node_fetched(c, jb->node) || readers[j] == 0) continue;
         if (jb->kind == JK_CREATE || (jb->kind == JK_RANDOM && readers[j] == 1)) cand[j] = 1;
+        /* a random chunk its readers split between them (a transpose or a
+         * rechunk cutting it in parts): each generates its own part, at
+         * most GEN_SHARED_SLACK more elements in all than the chunk holds */
+        int64_t nel = prod(jb->ndim, jb->shape);
+        if (jb->kind == JK_RANDOM && readers[j] > 1 && vol[j] >= 0 &&
+            vol[j] <= nel + nel / GEN_SHARED_SLACK)
+            cand[j] = 1;
     }
+    free(vol);
     for (int32_t j = 0; j < n; j++) {
         job_t *jb = &t->jobs[j];
         for (int k = 0; k < jb->n_in; k++) {

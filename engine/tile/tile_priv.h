@@ -5,6 +5,7 @@
  *   grid.c    chunk grids; job inputs cut out of them (boxes, strided
  *             selections, the pieces copying them); tile_gather
  *   gen.c     creation and random chunks generated inside their consumers
+ *   fuse_gather.c  gathers whose readers copy straight from their sources
  *   fusion.c  element-wise programs and the element-wise tiler
  *   shapes.c  reshape, transpose, concatenate, getitem, rechunk
  *   reduce.c  reductions and scans
@@ -126,6 +127,8 @@ void tile__copy_piece(const piece_t *p, const void *src, void *dst, size_t es);
  * chunks read by one job only, generate them instead (jin_t.gpieces); those
  * chunks then have no reader and never run. Returns 0, or -1 with a message. */
 int tile__plan_virtual(tctx_t *c);
+/* ---- fuse_gather.c: gathers read through by their readers */
+int tile__fuse_gathers(tctx_t *c);
 
 /* ---- fusion.c */
 typedef struct {

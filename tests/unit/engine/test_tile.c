@@ -350,6 +350,37 @@ static void test_random_with_two_readers_stored(void **state)
     done(&x);
 }
 
+static void test_gathers_read_through(void **state)
+{
+    (void)state;
+    run_t x;
+    /* W8 in small, uneven chunks: the rechunk's boxes read the random
+     * chunks straight through the transpose (fuse_gather.c), whose chunks
+     * never run; each random chunk, read in parts, is generated in them */
+    const char *nodes =
+        "{\"key\":\"r\",\"op\":\"random.rand\",\"shape\":[23,17],\"chunk_size\":[5,4],\"seed\":3},"
+        "{\"key\":\"t\",\"op\":\"transpose\",\"inputs\":[\"r\"]},"
+        "{\"key\":\"c\",\"op\":\"rechunk\",\"inputs\":[\"t\"],\"chunk_size\":[3,11]},"
+        "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"c\"],\"axis\":0}";
+    same_as_stored(nodes, "s", "t", 23, &x);
+    assert_int_equal(count_kind(x.t, JK_RANDOM, true), 0);
+    /* live gathers: the rechunk's 6 x 3 chunks, none of the transpose's */
+    assert_int_equal(count_kind(x.t, JK_GATHER, true), 18);
+    done(&x);
+    /* a contiguous slice of a rechunk of a transpose of a creation: a chain
+     * of gathers read through; a reversed slice keeps its gather */
+    nodes = "{\"key\":\"a\",\"op\":\"arange\",\"start\":0,\"stop\":391,\"chunk_size\":7,\"dtype\":"
+            "\"float64\"},"
+            "{\"key\":\"m\",\"op\":\"reshape\",\"inputs\":[\"a\"],\"newshape\":[23,17]},"
+            "{\"key\":\"t\",\"op\":\"transpose\",\"inputs\":[\"m\"]},"
+            "{\"key\":\"c\",\"op\":\"rechunk\",\"inputs\":[\"t\"],\"chunk_size\":[6,5]},"
+            "{\"key\":\"g\",\"op\":\"getitem\",\"inputs\":[\"c\"],"
+            "\"index\":[\"2:15\",\"20:1:-1\"]},"
+            "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"g\"],\"axis\":1}";
+    same_as_stored(nodes, "s", "c", 13, &x);
+    done(&x);
+}
+
 static void test_like_keeps_input_chunks(void **state)
 {
     (void)state;
@@ -491,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_size1_reshape_of_creation),
         cmocka_unit_test(test_random_generated_in_its_one_reader),
         cmocka_unit_test(test_random_with_two_readers_stored),
+        cmocka_unit_test(test_gathers_read_through),
         cmocka_unit_test(test_like_keeps_input_chunks),
         cmocka_unit_test(test_rechunk_reuses_aligned_chunks),
         cmocka_unit_test(test_unfetched_branch_not_run),
