@@ -8,6 +8,7 @@
 
 #include "df/dfexec.h"
 #include "kern/kern.h"
+#include "scratch.h"
 
 /* ------------------------------------------------------------------ one job */
 
@@ -38,7 +39,7 @@ static const void *input_data(const tile_t *t, const jin_t *in, const void *(*ge
     size_t bytes = (size_t)shape_elems(in->ndim, in->shape) * dt_size(in->dt);
     if (in->gen_node >= 0) {
         /* a creation or random op's region, made here rather than stored */
-        void *buf = malloc(bytes ? bytes : 1);
+        void *buf = scratch_alloc(bytes);
         if (!buf) return NULL;
         arr_t a = arr_of(buf, in->dt, in->ndim, in->shape);
         kern_gen_t gp;
@@ -50,10 +51,10 @@ static const void *input_data(const tile_t *t, const jin_t *in, const void *(*ge
         *owned = buf;
         return buf;
     }
-    void *buf = malloc(bytes ? bytes : 1);
+    void *buf = scratch_alloc(bytes);
     const void **srcs = malloc(sizeof(void *) * (size_t)(in->n_pieces ? in->n_pieces : 1));
     if (!buf || !srcs) {
-        free(buf);
+        scratch_free(buf);
         free(srcs);
         return NULL;
     }
@@ -62,7 +63,7 @@ static const void *input_data(const tile_t *t, const jin_t *in, const void *(*ge
     tile_gather(in, (const void *const *)srcs, buf);
     free(srcs);
     if (tile_gen_pieces(t, in, buf)) {
-        free(buf);
+        scratch_free(buf);
         return NULL;
     }
     *owned = buf;
@@ -110,7 +111,7 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         if (!d) {
             snprintf(err, errlen, "out of memory assembling an input");
             for (int q = 0; q < k; q++)
-                free(owned[q]);
+                scratch_free(owned[q]);
             rc = -1;
             goto done_alloc;
         }
@@ -249,7 +250,7 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         break;
     }
     for (int k = 0; k < j->n_in; k++)
-        free(owned[k]);
+        scratch_free(owned[k]);
 done_alloc:
     if (ins != ins_local) free(ins);
     if (owned != owned_local) free(owned);
@@ -310,7 +311,7 @@ int exec_job_any(const tile_t *t, int32_t ji,
     rc = dfx_run(t, ji, ins, blob, blob_len, out, err, errlen);
 done:
     for (int q = 0; q < k; q++)
-        free(owned[q]);
+        scratch_free(owned[q]);
     if (ins != local) free(ins);
     if (owned != owned_local) free(owned);
     return rc;

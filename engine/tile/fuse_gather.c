@@ -112,25 +112,38 @@ static bool gather_fusable(const tile_t *t, const job_t *g)
     return true;
 }
 
-/* Marks bad[s] for every job s some job reads other than as unit-step
- * boxes (whole, or through a strided piece). */
-static void mark_unfusable(const tile_t *t, uint8_t *bad)
+/* Marks bad[s] for every job s some job reads through a piece that is not
+ * a unit-step box of it; counts the jobs reading s whole (whole[s]) and
+ * through pieces (parts[s]). */
+static void count_readers(const tile_t *t, uint8_t *bad, int32_t *whole, int32_t *parts)
 {
     for (int32_t j = 0; j < t->n_jobs; j++) {
         const job_t *jb = &t->jobs[j];
         for (int k = 0; k < jb->n_in; k++) {
             const jin_t *in = &jb->in[k];
             if (in->job >= 0) {
-                bad[in->job] = 1;
+                whole[in->job]++;
                 continue;
             }
             for (int32_t q = 0; q < in->n_pieces; q++) {
                 const piece_t *p = &in->pieces[q];
                 int64_t lo[MR_MAXDIM], len[MR_MAXDIM];
+                parts[p->src]++;
                 if (!bad[p->src] && !src_box(p, &t->jobs[p->src], lo, len)) bad[p->src] = 1;
             }
         }
     }
+}
+
+/* Whether gather job g, read whole by one job, can be assembled by that
+ * job instead: a gather of pieces of stored chunks. */
+static bool gather_inlinable(const tile_t *t, const job_t *g)
+{
+    if (g->kind != JK_GATHER || g->keep || g->n_in != 1) return false;
+    if (t->g->nodes[g->node].fetch) return false;
+    const jin_t *in = &g->in[0];
+    return in->job < 0 && in->n_gpieces == 0 && in->gen_node < 0 && in->dt == g->dt &&
+           prod(in->ndim, in->shape) == prod(g->ndim, g->shape);
 }
 
 /* Appends to out the pieces reading, from g's sources, what reader piece p
@@ -183,7 +196,7 @@ static int rewrite_input(tctx_t *c, jin_t *in, const uint8_t *fused)
     bool any = false;
     for (int32_t q = 0; q < in->n_pieces; q++) {
         int32_t s = in->pieces[q].src;
-        if (fused[s]) {
+        if (fused[s] == 1) {
             any = true;
             m += t->jobs[s].in[0].n_pieces;
         } else {
@@ -197,7 +210,7 @@ static int rewrite_input(tctx_t *c, jin_t *in, const uint8_t *fused)
     int32_t n = 0;
     for (int32_t q = 0; q < in->n_pieces; q++) {
         const piece_t *p = &in->pieces[q];
-        if (!fused[p->src]) {
+        if (fused[p->src] != 1) {
             np[n++] = *p;
             continue;
         }
@@ -235,31 +248,59 @@ static int as_pieces(tctx_t *c, job_t *g)
     return 0;
 }
 
+/* Input in reads gather g whole: it assembles g's pieces itself (the same
+ * elements in the same C order, whatever shape in gives them). */
+static void take_pieces(job_t *reader, jin_t *in, const job_t *g)
+{
+    const jin_t *gin = &g->in[0];
+    in->job = -1;
+    in->n_pieces = gin->n_pieces;
+    in->pieces = gin->pieces;
+    if (reader->kind == JK_ALIAS) reader->kind = JK_GATHER; /* nothing to alias now */
+}
+
 int tile__fuse_gathers(tctx_t *c)
 {
     tile_t *t = c->t;
     int32_t n = t->n_jobs;
     uint8_t *bad = calloc((size_t)n + 1, 1), *fused = calloc((size_t)n + 1, 1);
-    if (!bad || !fused) goto oom;
-    mark_unfusable(t, bad);
+    int32_t *whole = calloc((size_t)n + 1, sizeof(int32_t));
+    int32_t *parts = calloc((size_t)n + 1, sizeof(int32_t));
+    if (!bad || !fused || !whole || !parts) goto oom;
+    count_readers(t, bad, whole, parts);
+    /* fused[j]: 1 read through (its readers copy from its sources), 2
+     * assembled by its one reader */
     for (int32_t j = 0; j < n; j++) {
         job_t *jb = &t->jobs[j];
-        for (int k = 0; k < jb->n_in; k++)
-            if (jb->in[k].job < 0 && jb->in[k].n_pieces > 0 && rewrite_input(c, &jb->in[k], fused))
+        for (int k = 0; k < jb->n_in; k++) {
+            jin_t *in = &jb->in[k];
+            if (in->job >= 0 && fused[in->job] == 2)
+                take_pieces(jb, in, &t->jobs[in->job]);
+            else if (in->job < 0 && in->n_pieces > 0 && rewrite_input(c, in, fused))
                 goto oom;
+        }
         if (bad[j]) continue;
-        if (as_pieces(c, jb)) goto oom;
-        fused[j] = gather_fusable(t, jb);
+        if (whole[j] == 0) {
+            if (as_pieces(c, jb)) goto oom;
+            fused[j] = gather_fusable(t, jb) ? 1 : 0;
+        } else if (whole[j] == 1 && parts[j] == 0) {
+            fused[j] = gather_inlinable(t, jb) ? 2 : 0;
+        }
     }
-    /* a gather read through reads nothing itself: no reader counts it */
+    /* a gather read through or assembled by its reader reads nothing
+     * itself: no reader counts it */
     for (int32_t j = 0; j < n; j++)
         if (fused[j]) t->jobs[j].in[0].n_pieces = 0;
     free(bad);
     free(fused);
+    free(whole);
+    free(parts);
     return 0;
 oom:
     free(bad);
     free(fused);
+    free(whole);
+    free(parts);
     snprintf(c->err, c->errlen, "document: out of memory while tiling");
     return -1;
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../arena.h"
+#include "../scratch.h"
 #include "tile_priv.h"
 
 static bool node_fetched(const tctx_t *c, int32_t node)
@@ -294,7 +295,7 @@ int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst)
         if (whole) {
             a.data = (char *)dst + p->dst_off * (int64_t)es;
         } else {
-            buf = malloc((size_t)(nel > 0 ? nel : 1) * es);
+            buf = scratch_alloc((size_t)(nel > 0 ? nel : 1) * es);
             if (!buf) return -1;
             a.data = buf;
         }
@@ -303,7 +304,7 @@ int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst)
         else
             kern_create(&gp, g->off, &a);
         if (!whole) tile__copy_piece(p, buf, dst, es);
-        free(buf);
+        scratch_free(buf);
     }
     return 0;
 }

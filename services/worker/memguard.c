@@ -325,6 +325,12 @@ void memguard_sample(memguard_t *m)
     int64_t soft = limit / 100 * MEMGUARD_SOFT_PCT;
     int64_t target = soft - limit / 100 * MEMGUARD_MARGIN_PCT;
     int64_t rss = read_rss(m);
+    /* memory malloc keeps for reuse (main.c: M_TRIM_THRESHOLD) goes back
+     * before anything spills */
+    if (rss > soft) {
+        malloc_trim(0);
+        rss = read_rss(m);
+    }
     /* Above soft: no new job from now until a sample finds it back under
      * (the spill below usually takes it there by the next one). */
     bool now = rss > soft;
@@ -370,6 +376,10 @@ int memguard_admit(memguard_t *m, int64_t need, char *err, size_t errlen)
     int64_t soft = limit / 100 * MEMGUARD_SOFT_PCT, hard = limit / 100 * MEMGUARD_HARD_PCT;
     int64_t rss = read_rss(m);
     int64_t reserved = memguard_reserved(m);
+    if (rss + reserved + need > soft) {
+        malloc_trim(0);
+        rss = read_rss(m);
+    }
     if (rss + reserved + need > soft)
         spill(m, rss + reserved + need - (soft - limit / 100 * MEMGUARD_MARGIN_PCT));
     rss = read_rss(m);
