@@ -16,6 +16,7 @@
 
 #include <h2o.h>
 
+#include "http_internal.h"
 #include "httpparse.h"
 #include "log.h"
 
@@ -24,9 +25,6 @@
 /* Jobs waiting for a pool thread, per pool thread: a database that stalls
  * for seconds meets at most this backlog, then quick 503s. */
 #define QUEUE_PER_WORKER 256
-/* Pool threads: each holds a database connection; PostgreSQL's default
- * max_connections is 100, shared by every service. */
-#define MAX_WORKERS 64
 
 /* Under LeakSanitizer (the build/san programs and tests): libh2o 2.2.5 keeps
  * freed request-pool chunks and socket buffers on per-thread recycle lists
@@ -45,95 +43,6 @@ const char *__lsan_default_options(void)
 {
     return "print_suppressions=0";
 }
-
-typedef struct job job_t;
-
-/* A pool of blocking-work threads and its bounded queue. */
-typedef struct pool {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    job_t *head, *tail;
-    int queued;
-    bool stop;
-    int n;
-    pthread_t th[MAX_WORKERS];
-    struct http_server *srv;
-} pool_t;
-
-typedef struct http_loop {
-    http_server_t *srv;
-    pthread_t tid;
-    bool started;
-    h2o_evloop_t *loop;
-    h2o_context_t ctx;
-    h2o_accept_ctx_t accept;
-    h2o_socket_t *listener;
-    h2o_multithread_receiver_t done;    /* completed jobs and the stop message */
-    h2o_multithread_receiver_t streams; /* streams with something to send */
-    h2o_multithread_message_t stop_msg;
-    h2o_timeout_t poll_timeout; /* long polls waiting for their next turn */
-    h2o_timeout_t poll_fast;    /* the same in their first turns (HTTP_POLL_FAST_MS) */
-    h2o_linklist_t conns;       /* conn_t: open connections, closed at stop */
-    bool stop;
-} http_loop_t;
-
-/* An accepted connection, tracked until h2o closes its socket: at stop,
- * idle keep-alive connections (a peer's pool of chunk readers keeps them)
- * must be closed before the context is disposed of, which h2o asserts. */
-typedef struct conn {
-    h2o_linklist_t link;
-    h2o_socket_t *sock;
-} conn_t;
-
-typedef struct handler {
-    h2o_handler_t super;
-    http_server_t *srv;
-} handler_t;
-
-struct http_server {
-    char name[32];
-    h2o_globalconf_t config;
-    const http_route_t *routes;
-    int n_routes;
-    void *app;
-    char token[HTTP_TOKEN_MAX]; /* "" : no authentication */
-    metrics_registry_t *metrics;
-    metrics_histogram_t *latency;
-    int fd, port;
-    int n_loops;
-    http_loop_t loops[HTTP_MAX_LOOPS];
-
-    pool_t pool;   /* http_defer, http_defer_poll */
-    pool_t spool;  /* http_defer_stream (when it has threads; else pool) */
-    bool stopping; /* the pools stop: read without a lock (atomics) by streams */
-    void *(*worker_init)(void *app);
-    void (*worker_close)(void *state);
-};
-
-struct http_req {
-    h2o_req_t *req;
-    http_loop_t *loop;
-    struct timespec start;
-    int n_params;
-    const char *params[HTTP_MAX_PARAMS];
-};
-
-struct job {
-    h2o_multithread_message_t msg; /* first: messages come back as jobs */
-    job_t *next;
-    http_loop_t *loop;
-    http_req_t *req; /* NULL once the request is gone */
-    job_t **token;   /* in the request's pool: tells the request's end to us */
-    http_job_fn fn;
-    http_stream_fn sfn; /* a stream job (http_defer_stream) */
-    http_stream_t *st;
-    bool poll;     /* http_defer_poll: status 0 runs it again */
-    bool in_timer; /* waiting on the loop's poll timer (loop thread only) */
-    int turns;     /* long poll turns so far */
-    h2o_timeout_entry_t timer;
-    http_reply_t reply;
-    _Alignas(max_align_t) unsigned char arg[];
-};
 
 /* ---- sending ------------------------------------------------------------ */
 
@@ -155,7 +64,7 @@ static const char *method_label(h2o_iovec_t m)
     return "other";
 }
 
-static void record(http_req_t *r, int status)
+void http__record(http_req_t *r, int status)
 {
     h2o_req_t *req = r->req;
     http_server_t *s = r->loop->srv;
@@ -188,7 +97,7 @@ void http_send(http_req_t *r, http_reply_t *rep)
     if (rep->status >= 500)
         log_warning("%s %.*s -> %d %.*s", s->name, (int)req->path.len, req->path.base, rep->status,
                     (int)(rep->len < 300 ? rep->len : 300), rep->body ? rep->body : "");
-    record(r, rep->status);
+    http__record(r, rep->status);
 
     /* h2o_send_inline leaves Content-Length to us; 204 has no body at all. */
     size_t len = rep->status == 204 || !rep->body ? 0 : rep->len;
@@ -323,7 +232,7 @@ static void send_refused(http_req_t *r)
     http_send(r, &rep);
 }
 
-static job_t *job_new(http_req_t *r, const void *arg, size_t arg_size)
+job_t *http__job_new(http_req_t *r, const void *arg, size_t arg_size)
 {
     http_server_t *s = r->loop->srv;
     if (s->pool.n == 0) {
@@ -341,7 +250,7 @@ static job_t *job_new(http_req_t *r, const void *arg, size_t arg_size)
 }
 
 /* Queues j and ties it to its request; answers 503 when refused. */
-static bool job_submit(http_req_t *r, job_t *j)
+bool http__job_submit(http_req_t *r, job_t *j)
 {
     if (!enqueue(r->loop->srv, j)) {
         free(j);
@@ -357,278 +266,22 @@ static bool job_submit(http_req_t *r, job_t *j)
 
 void http_defer_poll(http_req_t *r, http_job_fn fn, const void *arg, size_t arg_size)
 {
-    job_t *j = job_new(r, arg, arg_size);
+    job_t *j = http__job_new(r, arg, arg_size);
     if (!j) return;
     j->fn = fn;
     j->poll = true;
     j->timer.cb = on_poll_timer;
-    job_submit(r, j);
+    http__job_submit(r, j);
 }
 
 void http_defer(http_req_t *r, http_job_fn fn, const void *arg, size_t arg_size)
 {
-    job_t *j = job_new(r, arg, arg_size);
+    job_t *j = http__job_new(r, arg, arg_size);
     if (!j) return;
     j->fn = fn;
-    job_submit(r, j);
+    http__job_submit(r, j);
 }
 
-/* ---- streams ------------------------------------------------------------
- *
- * Shared by the producer (a pool thread) and the request's loop. refs: one
- * for the producer (dropped on the loop once its job is done), one for the
- * request (dropped when the request's pool is disposed), one while a
- * notification message is queued. Everything below mu is guarded by it. */
-struct http_stream {
-    h2o_generator_t gen; /* first: h2o hands it back to proceed */
-    http_loop_t *loop;
-    http_req_t *hr;
-    h2o_multithread_message_t msg;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int refs;
-    bool gone;        /* the request is disposed */
-    bool begun;       /* the producer called http_stream_begin */
-    bool started;     /* the loop called h2o_start_response */
-    bool done;        /* the producer's job returned */
-    bool failed;      /* http_stream_fail, or the producer died early */
-    bool msg_pending; /* msg is queued to the loop */
-    bool sending;     /* an h2o_send is in flight (inflight) */
-    bool finished;    /* the final h2o_send happened */
-    int status;
-    const char *ctype;
-    size_t clen;
-    char *q[HTTP_STREAM_QUEUE];
-    size_t qlen[HTTP_STREAM_QUEUE];
-    int qhead, qn;
-    char *inflight;
-    /* Sent pieces kept for reuse: 1 MiB mallocs are fresh mmaps, and
-     * faulting in new pages for every piece costs more than the copy. */
-    char *spare[HTTP_STREAM_QUEUE];
-    int n_spare;
-    char *fill; /* producer only */
-    size_t fill_len;
-};
-
-static void stream_release(http_stream_t *st)
-{
-    pthread_mutex_lock(&st->mu);
-    int left = --st->refs;
-    pthread_mutex_unlock(&st->mu);
-    if (left) return;
-    for (int i = 0; i < st->qn; i++)
-        free(st->q[(st->qhead + i) % HTTP_STREAM_QUEUE]);
-    free(st->inflight);
-    for (int i = 0; i < st->n_spare; i++)
-        free(st->spare[i]);
-    free(st->fill);
-    pthread_mutex_destroy(&st->mu);
-    pthread_cond_destroy(&st->cv);
-    free(st);
-}
-
-/* Under mu: asks the loop to look at the stream. */
-static void stream_notify_locked(http_stream_t *st)
-{
-    if (st->msg_pending || st->gone) return;
-    st->msg_pending = true;
-    st->refs++;
-    h2o_multithread_send_message(&st->loop->streams, &st->msg);
-}
-
-/* Loop thread: starts the answer and sends what is queued. Touches nothing
- * of st after h2o_send, which may dispose the request (and st with it). */
-static void stream_pump(http_stream_t *st)
-{
-    pthread_mutex_lock(&st->mu);
-    if (st->gone || !st->begun || st->finished) {
-        pthread_mutex_unlock(&st->mu);
-        return;
-    }
-    bool start = !st->started;
-    st->started = true;
-    pthread_mutex_unlock(&st->mu);
-    h2o_req_t *req = st->hr->req;
-    if (start) {
-        req->res.status = st->status;
-        req->res.reason = http_reason(st->status);
-        if (st->ctype)
-            h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, NULL, st->ctype,
-                           strlen(st->ctype));
-        req->res.content_length = st->clen;
-        record(st->hr, st->status);
-        h2o_start_response(req, &st->gen);
-    }
-    pthread_mutex_lock(&st->mu);
-    if (st->sending) {
-        pthread_mutex_unlock(&st->mu);
-        return;
-    }
-    h2o_iovec_t buf = {NULL, 0};
-    h2o_send_state_t state;
-    if (st->qn > 0) {
-        buf.base = st->q[st->qhead];
-        buf.len = st->qlen[st->qhead];
-        st->qhead = (st->qhead + 1) % HTTP_STREAM_QUEUE;
-        st->qn--;
-        st->inflight = buf.base;
-        st->sending = true;
-        state = H2O_SEND_STATE_IN_PROGRESS;
-        pthread_cond_broadcast(&st->cv);
-    } else if (st->done) {
-        st->finished = true;
-        state = st->failed ? H2O_SEND_STATE_ERROR : H2O_SEND_STATE_FINAL;
-    } else {
-        pthread_mutex_unlock(&st->mu);
-        return;
-    }
-    pthread_mutex_unlock(&st->mu);
-    h2o_send(req, buf.base ? &buf : NULL, buf.base ? 1 : 0, state);
-}
-
-static void stream_proceed(h2o_generator_t *gen, h2o_req_t *req)
-{
-    http_stream_t *st = (http_stream_t *)gen;
-    pthread_mutex_lock(&st->mu);
-    if (st->n_spare < HTTP_STREAM_QUEUE)
-        st->spare[st->n_spare++] = st->inflight;
-    else
-        free(st->inflight);
-    st->inflight = NULL;
-    st->sending = false;
-    pthread_mutex_unlock(&st->mu);
-    stream_pump(st);
-}
-
-static void stream_stop(h2o_generator_t *gen, h2o_req_t *req)
-{
-    /* The request's disposal (stream_req_gone) does the work. */
-}
-
-static void stream_req_gone(void *p)
-{
-    http_stream_t *st = *(http_stream_t **)p;
-    pthread_mutex_lock(&st->mu);
-    st->gone = true;
-    pthread_cond_broadcast(&st->cv);
-    pthread_mutex_unlock(&st->mu);
-    stream_release(st);
-}
-
-static void on_stream_msg(h2o_multithread_receiver_t *rx, h2o_linklist_t *messages)
-{
-    while (!h2o_linklist_is_empty(messages)) {
-        h2o_multithread_message_t *m =
-            H2O_STRUCT_FROM_MEMBER(h2o_multithread_message_t, link, messages->next);
-        h2o_linklist_unlink(&m->link);
-        http_stream_t *st = H2O_STRUCT_FROM_MEMBER(http_stream_t, msg, m);
-        pthread_mutex_lock(&st->mu);
-        st->msg_pending = false;
-        pthread_mutex_unlock(&st->mu);
-        stream_pump(st);
-        stream_release(st);
-    }
-}
-
-void http_defer_stream(http_req_t *r, http_stream_fn fn, const void *arg, size_t arg_size)
-{
-    job_t *j = job_new(r, arg, arg_size);
-    if (!j) return;
-    http_stream_t *st = calloc(1, sizeof *st);
-    if (!st) abort();
-    st->gen.proceed = stream_proceed;
-    st->gen.stop = stream_stop;
-    st->loop = r->loop;
-    st->hr = r;
-    st->refs = 2;
-    pthread_mutex_init(&st->mu, NULL);
-    pthread_cond_init(&st->cv, NULL);
-    j->sfn = fn;
-    j->st = st;
-    if (!job_submit(r, j)) {
-        pthread_mutex_destroy(&st->mu);
-        pthread_cond_destroy(&st->cv);
-        free(st);
-        return;
-    }
-    http_stream_t **hold = h2o_mem_alloc_shared(&r->req->pool, sizeof *hold, stream_req_gone);
-    *hold = st;
-}
-
-void http_stream_begin(http_stream_t *st, int status, const char *content_type,
-                       size_t content_length)
-{
-    pthread_mutex_lock(&st->mu);
-    st->begun = true;
-    st->status = status;
-    st->ctype = content_type;
-    st->clen = content_length;
-    stream_notify_locked(st);
-    pthread_mutex_unlock(&st->mu);
-}
-
-/* Producer: moves the fill buffer to the queue, waiting for room. */
-static int stream_push(http_stream_t *st)
-{
-    http_server_t *s = st->loop->srv;
-    pthread_mutex_lock(&st->mu);
-    while (st->qn == HTTP_STREAM_QUEUE && !st->gone &&
-           !__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
-        /* Timed: a stopping server must not wait for a stalled client. */
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        t.tv_nsec += 100 * 1000000L;
-        if (t.tv_nsec >= 1000000000L) {
-            t.tv_sec++;
-            t.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&st->cv, &st->mu, &t);
-    }
-    if (st->gone || st->qn == HTTP_STREAM_QUEUE) {
-        pthread_mutex_unlock(&st->mu);
-        return -1;
-    }
-    int at = (st->qhead + st->qn) % HTTP_STREAM_QUEUE;
-    st->q[at] = st->fill;
-    st->qlen[at] = st->fill_len;
-    st->qn++;
-    st->fill = NULL;
-    st->fill_len = 0;
-    stream_notify_locked(st);
-    pthread_mutex_unlock(&st->mu);
-    return 0;
-}
-
-int http_stream_write(http_stream_t *st, const void *data, size_t n)
-{
-    const char *p = data;
-    while (n > 0) {
-        if (!st->fill) {
-            pthread_mutex_lock(&st->mu);
-            if (st->n_spare) st->fill = st->spare[--st->n_spare];
-            pthread_mutex_unlock(&st->mu);
-            if (!st->fill) st->fill = malloc(HTTP_STREAM_PIECE);
-            if (!st->fill) abort();
-        }
-        size_t take = HTTP_STREAM_PIECE - st->fill_len;
-        if (take > n) take = n;
-        memcpy(st->fill + st->fill_len, p, take);
-        st->fill_len += take;
-        p += take;
-        n -= take;
-        if (st->fill_len == HTTP_STREAM_PIECE && stream_push(st)) return -1;
-    }
-    return 0;
-}
-
-void http_stream_fail(http_stream_t *st)
-{
-    pthread_mutex_lock(&st->mu);
-    st->failed = true;
-    pthread_mutex_unlock(&st->mu);
-}
-
-/* Loop thread: completed jobs, and the stop message. */
 static void on_done(h2o_multithread_receiver_t *rx, h2o_linklist_t *messages)
 {
     http_loop_t *l = H2O_STRUCT_FROM_MEMBER(http_loop_t, done, rx);
@@ -659,11 +312,11 @@ static void on_done(h2o_multithread_receiver_t *rx, h2o_linklist_t *messages)
         if (j->req) {
             *j->token = NULL;
             if (begun)
-                stream_pump(st);
+                http__stream_pump(st);
             else
                 http_send(j->req, &j->reply);
         }
-        if (st) stream_release(st);
+        if (st) http__stream_release(st);
         free(j->reply.body);
         free(j);
     }
@@ -703,7 +356,7 @@ static void *worker_main(void *arg)
         if (j->sfn) {
             j->sfn(state, j->arg, j->st, &j->reply);
             http_stream_t *st = j->st;
-            if (st->begun && st->fill_len && stream_push(st)) http_stream_fail(st);
+            if (st->begun && st->fill_len && http__stream_push(st)) http_stream_fail(st);
         } else {
             j->fn(state, j->arg, &j->reply);
         }
@@ -941,7 +594,7 @@ static int loop_init(http_server_t *s, http_loop_t *l, char *err, size_t errlen)
     l->accept.hosts = s->config.hosts;
     /* The context's own queue carries our completions too. */
     h2o_multithread_register_receiver(l->ctx.queue, &l->done, on_done);
-    h2o_multithread_register_receiver(l->ctx.queue, &l->streams, on_stream_msg);
+    h2o_multithread_register_receiver(l->ctx.queue, &l->streams, http__on_stream_msg);
     h2o_timeout_init(l->loop, &l->poll_timeout, HTTP_POLL_MS);
     h2o_timeout_init(l->loop, &l->poll_fast, HTTP_POLL_FAST_MS);
     h2o_linklist_init_anchor(&l->conns);
