@@ -26,6 +26,22 @@ UNIT_HELPERS := $(wildcard tests/unit/*.c)
 
 REL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ENGINE_LIB_SRC))
 SAN_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(ENGINE_LIB_SRC))
+
+# CPU levels (engine/kern/cpu.h, docs/deploy.md "CPU level"): the hot kernel
+# files are compiled again for each level in KERN_LEVELS, into NAME.LEVEL.o,
+# and engine/kern/cpu.c picks one copy at start-up by the CPU's features
+# (MARS_CPU_LEVEL forces one). The plain objects are the `portable` copy,
+# compiled for ARCH. x86-64 compilers only; `make KERN_LEVELS=` builds the
+# portable copy alone.
+KERN_MV_SRC := engine/kern/ew.c engine/kern/reduce.c engine/kern/random.c
+KERN_LEVELS ?= $(if $(findstring x86_64,$(shell $(CC) -dumpmachine 2>/dev/null)),avx2 avx512)
+KERN_MARCH_avx2 := -march=x86-64-v3
+KERN_MARCH_avx512 := -march=x86-64-v4
+KERN_HAVE := $(foreach l,$(KERN_LEVELS),-DKERN_HAVE_$(shell echo $(l) | tr a-z A-Z))
+KERN_REL_OBJ := $(foreach l,$(KERN_LEVELS),$(patsubst %.c,$(BUILD)/obj/%.$(l).o,$(KERN_MV_SRC)))
+KERN_SAN_OBJ := $(foreach l,$(KERN_LEVELS),$(patsubst %.c,$(BUILD)/san/%.$(l).o,$(KERN_MV_SRC)))
+REL_OBJ += $(KERN_REL_OBJ)
+SAN_OBJ += $(KERN_SAN_OBJ)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 
 FUZZ_SRC := $(wildcard fuzz/*.c)
@@ -71,6 +87,28 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_SAN) -c $< -o $@
+
+# A kernel file's copy for one level: its -march after ARCH's, KERN_LEVEL for
+# engine/kern/level.h. The level is the object name's last part before .o.
+kern_lv = $(lastword $(subst ., ,$(basename $(1))))
+# Release copies keep their code in a section of their own, .mars.kern.LEVEL
+# (objcopy; no cold partitions left in .text.unlikely), so that a check of a
+# baseline build (tests/diff/test_cpu_levels.py, tests/deploy) finds wide
+# vector instructions there and nowhere else.
+$(KERN_REL_OBJ):
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) $(KERN_MARCH_$(call kern_lv,$@)) -DKERN_LEVEL=$(call kern_lv,$@) \
+	  -fno-reorder-blocks-and-partition -fno-reorder-functions -MF $(@:.o=.d) -MT $@ -c $< -o $@.tmp
+	objcopy --rename-section .text=.mars.kern.$(call kern_lv,$@),alloc,load,readonly,code,contents $@.tmp $@
+	rm -f $@.tmp
+$(KERN_SAN_OBJ):
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_SAN) $(KERN_MARCH_$(call kern_lv,$@)) -DKERN_LEVEL=$(call kern_lv,$@) -c $< -o $@
+$(foreach l,$(KERN_LEVELS),$(foreach s,$(KERN_MV_SRC),$(eval $(BUILD)/obj/$(s:.c=.$(l).o) $(BUILD)/san/$(s:.c=.$(l).o): $(s))))
+# cpu.c calls the copies the build carries.
+# KERN_ARCH: what the portable copy was compiled for (--version says).
+$(BUILD)/obj/engine/kern/cpu.o: CFLAGS_REL += $(KERN_HAVE) -DKERN_ARCH='"$(ARCH)"'
+$(BUILD)/san/engine/kern/cpu.o: CFLAGS_SAN += $(KERN_HAVE) -DKERN_ARCH='"x86-64"'
 
 $(BUILD)/bin/mars-run: $(BUILD)/obj/engine/mars_run.o $(BUILD)/lib/libmarsengine.a
 	@mkdir -p $(dir $@)

@@ -22,6 +22,7 @@
 #include "df/dfgraph.h"
 #include "exec.h"
 #include "graph.h"
+#include "kern/cpu.h"
 #include "npy.h"
 #include "tile.h"
 
@@ -43,8 +44,11 @@ static const char usage[] =
     "  --max-document SIZE    largest document in bytes\n"
     "  --stats                print job count, threads and peak chunk memory on stderr\n"
     "  --list-ops             print every op with its inputs and parameters (JSON) and exit\n"
+    "  --version              print the build's CPU levels and the one chosen, and exit\n"
     "  -h, --help             this text\n"
     "SIZE: bytes with an optional k, m, g or t suffix.\n"
+    "Environment: MARS_CPU_LEVEL=portable|avx2|avx512|auto forces the kernels' CPU level\n"
+    "(docs/deploy.md); a level this build or CPU lacks exits 2.\n"
     "Exit status: 0 success, 2 rejected document or command line, 1 failure while running.\n";
 
 static double now_s(void)
@@ -255,7 +259,8 @@ int main(int argc, char **argv)
         O_MAXTOT,
         O_MAXDOC,
         O_STATS,
-        O_LISTOPS
+        O_LISTOPS,
+        O_VERSION
     };
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'},
@@ -269,6 +274,7 @@ int main(int argc, char **argv)
         {"max-document", required_argument, 0, O_MAXDOC},
         {"stats", no_argument, 0, O_STATS},
         {"list-ops", no_argument, 0, O_LISTOPS},
+        {"version", no_argument, 0, O_VERSION},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -337,6 +343,13 @@ int main(int argc, char **argv)
             free(ops);
             return 0;
         }
+        case O_VERSION: {
+            char lv[200];
+            if (kern_cpu_init(lv, sizeof lv)) return die2("%s", lv);
+            kern_cpu_describe(lv, sizeof lv);
+            printf("mars-run (mars-c): %s\n", lv);
+            return 0;
+        }
         default:
             if (optopt)
                 return die2("unknown or incomplete option -%c (see --help)",
@@ -350,6 +363,7 @@ int main(int argc, char **argv)
     const char *path = argv[optind];
 
     char err[1024];
+    if (kern_cpu_init(err, sizeof err)) return die2("%s", err);
     size_t len;
     char *doc = read_doc(path, lim.max_document_bytes, &len, err, sizeof err);
     if (!doc) return die2("%s", err);
@@ -388,9 +402,9 @@ int main(int argc, char **argv)
             live += t->live[j];
         fprintf(stderr,
                 "mars-run: %d jobs (%lld run), %d threads, peak chunk memory %zu bytes; "
-                "parse %.3f s, tile %.3f s, run %.3f s\n",
+                "parse %.3f s, tile %.3f s, run %.3f s; kernels at cpu level %s\n",
                 t->n_jobs, (long long)live, threads, exec_result_peak_bytes(res), t1 - t0, t2 - t1,
-                t3 - t2);
+                t3 - t2, kern_cpu_name(kern_cpu_level()));
     }
     if (mkdir_p(outdir)) {
         fprintf(stderr, "mars-run: cannot create output directory %s: %s\n", outdir,

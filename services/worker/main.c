@@ -21,6 +21,7 @@
 #include "dispatch.h"
 #include "freedrain.h"
 #include "http.h"
+#include "kern/cpu.h"
 #include "log.h"
 #include "memguard.h"
 #include "metrics.h"
@@ -287,6 +288,12 @@ int main(int argc, char **argv)
     svc_signals_init();
     if (!svc_init(&w.cfg, CFG_WORKER, argc, argv, &code)) return code;
     code = 1;
+    /* MARS_CPU_LEVEL naming a level this build or CPU lacks: refused, as a
+     * bad option is (docs/deploy.md, "CPU level") */
+    if (kern_cpu_init(err, sizeof err)) {
+        fprintf(stderr, "mars-worker: %s\n", err);
+        return 2;
+    }
     svc_random_id(w.id);
     if (check_memory(&w.cfg, err, sizeof err) || prepare_spill(&w.cfg, err, sizeof err)) {
         log_error("%s", err);
@@ -364,6 +371,8 @@ int main(int argc, char **argv)
              w.id, w.address, w.cfg.n_cpu, (long long)memguard_limit(w.memguard),
              w.cfg.phy_mem_given ? "" : " (host share)", (long long)st.mem_limit,
              store_spill_dir(w.store, 0), w.cfg.n_spill > 1 ? " and more" : "", w.cfg.n_cuda);
+    kern_cpu_describe(err, sizeof err);
+    log_info("kernels: %s", err);
 
     int64_t next = svc_now_ms() + PROTO_HEARTBEAT_MS;
     for (;;) {
