@@ -42,6 +42,25 @@ KERN_REL_OBJ := $(foreach l,$(KERN_LEVELS),$(patsubst %.c,$(BUILD)/obj/%.$(l).o,
 KERN_SAN_OBJ := $(foreach l,$(KERN_LEVELS),$(patsubst %.c,$(BUILD)/san/%.$(l).o,$(KERN_MV_SRC)))
 REL_OBJ += $(KERN_REL_OBJ)
 SAN_OBJ += $(KERN_SAN_OBJ)
+
+# CUDA (engine/cuda/gpu.h, docs/gpu.md): with nvcc at $(NVCC) the release
+# build compiles engine/cuda/gpu.cu and links the CUDA runtime from
+# $(CUDA_HOME)/lib64 (cuBLAS is dlopen'ed on first use); without it (or with NVCC=/nonexistent) it links
+# gpu_stub.c, which refuses every device. The sanitizer build always links
+# the stub. NVCC_GENCODE: the GPUs compiled for (Turing, Ampere, Hopper, and
+# PTX for later ones).
+NVCC ?= /usr/local/cuda/bin/nvcc
+NVCC_PATH := $(shell command -v $(NVCC) 2>/dev/null)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC_PATH))
+NVCC_GENCODE ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+  -gencode arch=compute_90,code=[sm_90,compute_90]
+HAVE_CUDA := $(if $(NVCC_PATH),1)
+GPU_REL_OBJ := $(BUILD)/obj/engine/cuda/gpu_common.o \
+  $(if $(HAVE_CUDA),$(BUILD)/obj/engine/cuda/gpu.cu.o,$(BUILD)/obj/engine/cuda/gpu_stub.o)
+CUDA_LINK := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
+CUDA_LIBS := $(if $(HAVE_CUDA),$(CUDA_LINK))
+REL_OBJ += $(GPU_REL_OBJ)
+SAN_OBJ += $(BUILD)/san/engine/cuda/gpu_common.o $(BUILD)/san/engine/cuda/gpu_stub.o
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 
 FUZZ_SRC := $(wildcard fuzz/*.c)
@@ -50,7 +69,7 @@ FUZZ_CC := clang
 FUZZ_CFLAGS := $(CSTD) -Wall -Wextra -Werror -Wno-unused-parameter -O1 -g \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEPS_CFLAGS)
 
-.PHONY: all setup setup-test setup-run setup-bench build test unit fuzz run run-standalone bench clean format format-check
+.PHONY: gpu-test-bin all setup setup-test setup-run setup-bench build test unit fuzz run run-standalone bench clean format format-check
 
 all: setup build
 
@@ -63,7 +82,7 @@ setup-run:
 setup-bench:
 	@scripts/setup.sh bench
 
-build: $(BUILD)/bin/mars-run $(BUILD)/san/bin/mars-run ui/dist/index.html
+build: $(BUILD)/bin/mars-run $(BUILD)/san/bin/mars-run ui/dist/index.html gpu-test-bin
 
 # The dashboard (ui/README.md): plain ES modules copied under hashed names
 # into ui/dist, which the gateway serves at /. Node only, no npm packages.
@@ -112,7 +131,18 @@ $(BUILD)/san/engine/kern/cpu.o: CFLAGS_SAN += $(KERN_HAVE) -DKERN_ARCH='"x86-64"
 
 $(BUILD)/bin/mars-run: $(BUILD)/obj/engine/mars_run.o $(BUILD)/lib/libmarsengine.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_REL) -o $@ $^ $(DEPS_LIBS)
+	$(CC) $(CFLAGS_REL) -o $@ $^ $(DEPS_LIBS) $(CUDA_LIBS)
+
+$(BUILD)/obj/engine/cuda/gpu.cu.o: engine/cuda/gpu.cu engine/cuda/gpu.h
+	@mkdir -p $(dir $@)
+	$(NVCC_PATH) -O2 -std=c++17 $(NVCC_GENCODE) -Xcompiler -fPIE,-Wall -Iengine \
+	  -DMARS_CUDA_LIB_DIR='"$(CUDA_HOME)/lib64"' -c $< -o $@
+
+# The GPU suite's program (tests/gpu): built with the CUDA path only.
+$(BUILD)/tests/gpu/test_gpu: tests/gpu/test_gpu.c $(BUILD)/lib/libmarsengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) -Iengine -o $@ $^ $(DEPS_LIBS) $(CUDA_LIBS)
+gpu-test-bin: $(if $(HAVE_CUDA),$(BUILD)/tests/gpu/test_gpu)
 
 # The same program under ASan and UBSan, for the differential suite.
 $(BUILD)/san/bin/mars-run: $(BUILD)/san/engine/mars_run.o $(BUILD)/san/lib/libmarsengine.a

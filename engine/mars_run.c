@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "assemble.h"
+#include "cuda/gpu.h"
 #include "df/dfexec.h"
 #include "df/dfgraph.h"
 #include "exec.h"
@@ -45,6 +46,9 @@ static const char usage[] =
     "  --stats                print job count, threads and peak chunk memory on stderr\n"
     "  --list-ops             print every op with its inputs and parameters (JSON) and exit\n"
     "  --version              print the build's CPU levels and the one chosen, and exit\n"
+    "  --cuda-devices LIST    CUDA device indices such as 0,1 (\"\" for none, the default):\n"
+    "                         refused (exit 2) when this build has no CUDA or a device\n"
+    "                         does not exist; no op runs on a GPU yet (docs/gpu.md)\n"
     "  -h, --help             this text\n"
     "SIZE: bytes with an optional k, m, g or t suffix.\n"
     "Environment: MARS_CPU_LEVEL=portable|avx2|avx512|auto forces the kernels' CPU level\n"
@@ -260,7 +264,8 @@ int main(int argc, char **argv)
         O_MAXDOC,
         O_STATS,
         O_LISTOPS,
-        O_VERSION
+        O_VERSION,
+        O_CUDA
     };
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'},
@@ -275,6 +280,7 @@ int main(int argc, char **argv)
         {"stats", no_argument, 0, O_STATS},
         {"list-ops", no_argument, 0, O_LISTOPS},
         {"version", no_argument, 0, O_VERSION},
+        {"cuda-devices", required_argument, 0, O_CUDA},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -286,6 +292,8 @@ int main(int argc, char **argv)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = ncpu > 0 ? (int)ncpu : 1;
     bool stats = false;
+    const char *cuda_list = NULL;
+    int n_cuda = 0;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -347,8 +355,20 @@ int main(int argc, char **argv)
             char lv[200];
             if (kern_cpu_init(lv, sizeof lv)) return die2("%s", lv);
             kern_cpu_describe(lv, sizeof lv);
-            printf("mars-run (mars-c): %s\n", lv);
+            printf("mars-run (mars-c): %s\ncuda: %s\n", lv, gpu_build_info());
             return 0;
+        }
+        case O_CUDA: {
+            int dev[GPU_MAX_DEVICES], ndev;
+            char e[512];
+            if (gpu_parse_devices(optarg, dev, &ndev, e, sizeof e) ||
+                gpu_check_devices(dev, ndev, e, sizeof e)) {
+                fprintf(stderr, "mars-run: --cuda-devices '%s': %s\n", optarg, e);
+                return 2;
+            }
+            cuda_list = optarg;
+            n_cuda = ndev;
+            break;
         }
         default:
             if (optopt)
@@ -364,6 +384,11 @@ int main(int argc, char **argv)
 
     char err[1024];
     if (kern_cpu_init(err, sizeof err)) return die2("%s", err);
+    if (n_cuda > 0)
+        fprintf(stderr,
+                "mars-run: --cuda-devices %s: the devices are there (%s), but no op runs on a "
+                "GPU yet: the kernels run on the CPU (docs/gpu.md)\n",
+                cuda_list, gpu_build_info());
     size_t len;
     char *doc = read_doc(path, lim.max_document_bytes, &len, err, sizeof err);
     if (!doc) return die2("%s", err);

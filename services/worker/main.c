@@ -20,6 +20,7 @@
 #include "db.h"
 #include "dispatch.h"
 #include "freedrain.h"
+#include "cuda/gpu.h"
 #include "http.h"
 #include "kern/cpu.h"
 #include "log.h"
@@ -280,6 +281,36 @@ static void deregister(worker_t *w)
     if (rep) freeReplyObject(rep);
 }
 
+/* --cuda-devices: listed devices the CUDA runtime cannot use are refused
+ * (never silently ignored); the default (every /dev/nvidiaN present) keeps
+ * only what the runtime sees, saying what it drops. docs/gpu.md. */
+static int check_cuda(cfg_t *c, char *err, size_t errlen)
+{
+    char why[512];
+    if (c->cuda_given) {
+        if (gpu_check_devices(c->cuda, c->n_cuda, why, sizeof why) == 0) return 0;
+        char list[CFG_MAX_CUDA * 4 + 4] = "";
+        size_t len = 0;
+        for (int i = 0; i < c->n_cuda && len < sizeof list; i++)
+            len +=
+                (size_t)snprintf(list + len, sizeof list - len, "%s%d", i ? "," : "", c->cuda[i]);
+        snprintf(err, errlen, "--cuda-devices %s: %s", list, why);
+        return -1;
+    }
+    if (c->n_cuda == 0) return 0;
+    int count = 0, kept = 0;
+    if (gpu_device_count(&count, why, sizeof why)) count = 0;
+    for (int i = 0; i < c->n_cuda; i++) {
+        if (c->cuda[i] < count)
+            c->cuda[kept++] = c->cuda[i];
+        else
+            log_warning("/dev/nvidia%d is present but not used: %s", c->cuda[i],
+                        count ? "the CUDA runtime sees fewer devices" : why);
+    }
+    c->n_cuda = kept;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static worker_t w; /* large (the config); static keeps it off the stack */
@@ -291,6 +322,10 @@ int main(int argc, char **argv)
     /* MARS_CPU_LEVEL naming a level this build or CPU lacks: refused, as a
      * bad option is (docs/deploy.md, "CPU level") */
     if (kern_cpu_init(err, sizeof err)) {
+        fprintf(stderr, "mars-worker: %s\n", err);
+        return 2;
+    }
+    if (check_cuda(&w.cfg, err, sizeof err)) {
         fprintf(stderr, "mars-worker: %s\n", err);
         return 2;
     }
