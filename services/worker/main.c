@@ -345,6 +345,14 @@ int main(int argc, char **argv)
     w.dispatch = dispatch_create(&w.cfg, w.id, w.metrics, w.store, w.memguard);
     if (!w.dispatch) goto create;
     svc_process_metrics(w.metrics);
+    {
+        /* the kernels' CPU level (docs/deploy.md "CPU level"), as an info
+         * series: 1 with the level as its label */
+        const char *const lv[] = {"level", kern_cpu_name(kern_cpu_level()), NULL};
+        metrics_gauge_t *g = metrics_gauge(w.metrics, "mars_worker_kernel_cpu_level",
+                                           "The CPU level the kernels run at (the label)", lv);
+        if (g) metrics_gauge_set(g, 1);
+    }
     w.g_cpu = metrics_gauge(w.metrics, "mars_worker_cpu_usage_cores",
                             "CPU cores this worker used over the last heartbeat interval", NULL);
     metrics_gauge_set(
