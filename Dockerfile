@@ -17,8 +17,11 @@
 #   docker build --target db -t mars-c-db .
 #   docker build --build-arg ARCH=x86-64-v3 -t mars-c .     (AVX2 CPUs only)
 #
-# OpenBLAS (Debian's) picks its kernels at run time by CPU features, so matrix
-# products use AVX2 or AVX-512 where the CPU has them whatever ARCH says.
+# The engine's hot kernels (element-wise, reductions, random) are compiled for
+# AVX2 and AVX-512 as well and picked at run time by CPU features (the
+# Makefile's KERN_LEVELS; MARS_CPU_LEVEL forces one), and OpenBLAS (Debian's)
+# picks its own kernels so too: wide vectors where the CPU has them, whatever
+# ARCH says (docs/deploy.md, "CPU level").
 
 FROM debian:bookworm AS build
 ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8

@@ -26,6 +26,41 @@ UNIT_HELPERS := $(wildcard tests/unit/*.c)
 
 REL_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(ENGINE_LIB_SRC))
 SAN_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(ENGINE_LIB_SRC))
+
+# CPU levels (engine/kern/cpu.h, docs/deploy.md "CPU level"): the hot kernel
+# files are compiled again for each level in KERN_LEVELS, into NAME.LEVEL.o,
+# and engine/kern/cpu.c picks one copy at start-up by the CPU's features
+# (MARS_CPU_LEVEL forces one). The plain objects are the `portable` copy,
+# compiled for ARCH. x86-64 compilers only; `make KERN_LEVELS=` builds the
+# portable copy alone.
+KERN_MV_SRC := engine/kern/ew.c engine/kern/reduce.c engine/kern/random.c
+KERN_LEVELS ?= $(if $(findstring x86_64,$(shell $(CC) -dumpmachine 2>/dev/null)),avx2 avx512)
+KERN_MARCH_avx2 := -march=x86-64-v3
+KERN_MARCH_avx512 := -march=x86-64-v4
+KERN_HAVE := $(foreach l,$(KERN_LEVELS),-DKERN_HAVE_$(shell echo $(l) | tr a-z A-Z))
+KERN_REL_OBJ := $(foreach l,$(KERN_LEVELS),$(patsubst %.c,$(BUILD)/obj/%.$(l).o,$(KERN_MV_SRC)))
+KERN_SAN_OBJ := $(foreach l,$(KERN_LEVELS),$(patsubst %.c,$(BUILD)/san/%.$(l).o,$(KERN_MV_SRC)))
+REL_OBJ += $(KERN_REL_OBJ)
+SAN_OBJ += $(KERN_SAN_OBJ)
+
+# CUDA (engine/cuda/gpu.h, docs/gpu.md): with nvcc at $(NVCC) the release
+# build compiles engine/cuda/gpu.cu and links the CUDA runtime from
+# $(CUDA_HOME)/lib64 (cuBLAS is dlopen'ed on first use); without it (or with NVCC=/nonexistent) it links
+# gpu_stub.c, which refuses every device. The sanitizer build always links
+# the stub. NVCC_GENCODE: the GPUs compiled for (Turing, Ampere, Hopper, and
+# PTX for later ones).
+NVCC ?= /usr/local/cuda/bin/nvcc
+NVCC_PATH := $(shell command -v $(NVCC) 2>/dev/null)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC_PATH))
+NVCC_GENCODE ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+  -gencode arch=compute_90,code=[sm_90,compute_90]
+HAVE_CUDA := $(if $(NVCC_PATH),1)
+GPU_REL_OBJ := $(BUILD)/obj/engine/cuda/gpu_common.o \
+  $(if $(HAVE_CUDA),$(BUILD)/obj/engine/cuda/gpu.cu.o,$(BUILD)/obj/engine/cuda/gpu_stub.o)
+CUDA_LINK := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
+CUDA_LIBS := $(if $(HAVE_CUDA),$(CUDA_LINK))
+REL_OBJ += $(GPU_REL_OBJ)
+SAN_OBJ += $(BUILD)/san/engine/cuda/gpu_common.o $(BUILD)/san/engine/cuda/gpu_stub.o
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 
 FUZZ_SRC := $(wildcard fuzz/*.c)
@@ -34,7 +69,7 @@ FUZZ_CC := clang
 FUZZ_CFLAGS := $(CSTD) -Wall -Wextra -Werror -Wno-unused-parameter -O1 -g \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEPS_CFLAGS)
 
-.PHONY: all setup setup-test setup-run setup-bench build test unit fuzz run run-standalone bench clean format format-check
+.PHONY: gpu-test-bin all setup setup-test setup-run setup-bench build test unit fuzz run run-standalone bench clean format format-check
 
 all: setup build
 
@@ -47,7 +82,7 @@ setup-run:
 setup-bench:
 	@scripts/setup.sh bench
 
-build: $(BUILD)/bin/mars-run $(BUILD)/san/bin/mars-run ui/dist/index.html
+build: $(BUILD)/bin/mars-run $(BUILD)/san/bin/mars-run ui/dist/index.html gpu-test-bin
 
 # The dashboard (ui/README.md): plain ES modules copied under hashed names
 # into ui/dist, which the gateway serves at /. Node only, no npm packages.
@@ -72,9 +107,42 @@ $(BUILD)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_SAN) -c $< -o $@
 
+# A kernel file's copy for one level: its -march after ARCH's, KERN_LEVEL for
+# engine/kern/level.h. The level is the object name's last part before .o.
+kern_lv = $(lastword $(subst ., ,$(basename $(1))))
+# Release copies keep their code in a section of their own, .mars.kern.LEVEL
+# (objcopy; no cold partitions left in .text.unlikely), so that a check of a
+# baseline build (tests/diff/test_cpu_levels.py, tests/deploy) finds wide
+# vector instructions there and nowhere else.
+$(KERN_REL_OBJ):
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) $(KERN_MARCH_$(call kern_lv,$@)) -DKERN_LEVEL=$(call kern_lv,$@) \
+	  -fno-reorder-blocks-and-partition -fno-reorder-functions -MF $(@:.o=.d) -MT $@ -c $< -o $@.tmp
+	objcopy --rename-section .text=.mars.kern.$(call kern_lv,$@),alloc,load,readonly,code,contents $@.tmp $@
+	rm -f $@.tmp
+$(KERN_SAN_OBJ):
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_SAN) $(KERN_MARCH_$(call kern_lv,$@)) -DKERN_LEVEL=$(call kern_lv,$@) -c $< -o $@
+$(foreach l,$(KERN_LEVELS),$(foreach s,$(KERN_MV_SRC),$(eval $(BUILD)/obj/$(s:.c=.$(l).o) $(BUILD)/san/$(s:.c=.$(l).o): $(s))))
+# cpu.c calls the copies the build carries.
+# KERN_ARCH: what the portable copy was compiled for (--version says).
+$(BUILD)/obj/engine/kern/cpu.o: CFLAGS_REL += $(KERN_HAVE) -DKERN_ARCH='"$(ARCH)"'
+$(BUILD)/san/engine/kern/cpu.o: CFLAGS_SAN += $(KERN_HAVE) -DKERN_ARCH='"x86-64"'
+
 $(BUILD)/bin/mars-run: $(BUILD)/obj/engine/mars_run.o $(BUILD)/lib/libmarsengine.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_REL) -o $@ $^ $(DEPS_LIBS)
+	$(CC) $(CFLAGS_REL) -o $@ $^ $(DEPS_LIBS) $(CUDA_LIBS)
+
+$(BUILD)/obj/engine/cuda/gpu.cu.o: engine/cuda/gpu.cu engine/cuda/gpu.h
+	@mkdir -p $(dir $@)
+	$(NVCC_PATH) -O2 -std=c++17 $(NVCC_GENCODE) -Xcompiler -fPIE,-Wall -Iengine \
+	  -DMARS_CUDA_LIB_DIR='"$(CUDA_HOME)/lib64"' -c $< -o $@
+
+# The GPU suite's program (tests/gpu): built with the CUDA path only.
+$(BUILD)/tests/gpu/test_gpu: tests/gpu/test_gpu.c $(BUILD)/lib/libmarsengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) -Iengine -o $@ $^ $(DEPS_LIBS) $(CUDA_LIBS)
+gpu-test-bin: $(if $(HAVE_CUDA),$(BUILD)/tests/gpu/test_gpu)
 
 # The same program under ASan and UBSan, for the differential suite.
 $(BUILD)/san/bin/mars-run: $(BUILD)/san/engine/mars_run.o $(BUILD)/san/lib/libmarsengine.a

@@ -18,10 +18,12 @@
 #include <unistd.h>
 
 #include "assemble.h"
+#include "cuda/gpu.h"
 #include "df/dfexec.h"
 #include "df/dfgraph.h"
 #include "exec.h"
 #include "graph.h"
+#include "kern/cpu.h"
 #include "npy.h"
 #include "tile.h"
 
@@ -43,8 +45,14 @@ static const char usage[] =
     "  --max-document SIZE    largest document in bytes\n"
     "  --stats                print job count, threads and peak chunk memory on stderr\n"
     "  --list-ops             print every op with its inputs and parameters (JSON) and exit\n"
+    "  --version              print the build's CPU levels and the one chosen, and exit\n"
+    "  --cuda-devices LIST    CUDA device indices such as 0,1 (\"\" for none, the default):\n"
+    "                         refused (exit 2) when this build has no CUDA or a device\n"
+    "                         does not exist; no op runs on a GPU yet (docs/gpu.md)\n"
     "  -h, --help             this text\n"
     "SIZE: bytes with an optional k, m, g or t suffix.\n"
+    "Environment: MARS_CPU_LEVEL=portable|avx2|avx512|auto forces the kernels' CPU level\n"
+    "(docs/deploy.md); a level this build or CPU lacks exits 2.\n"
     "Exit status: 0 success, 2 rejected document or command line, 1 failure while running.\n";
 
 static double now_s(void)
@@ -255,7 +263,9 @@ int main(int argc, char **argv)
         O_MAXTOT,
         O_MAXDOC,
         O_STATS,
-        O_LISTOPS
+        O_LISTOPS,
+        O_VERSION,
+        O_CUDA
     };
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'},
@@ -269,6 +279,8 @@ int main(int argc, char **argv)
         {"max-document", required_argument, 0, O_MAXDOC},
         {"stats", no_argument, 0, O_STATS},
         {"list-ops", no_argument, 0, O_LISTOPS},
+        {"version", no_argument, 0, O_VERSION},
+        {"cuda-devices", required_argument, 0, O_CUDA},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -280,6 +292,8 @@ int main(int argc, char **argv)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = ncpu > 0 ? (int)ncpu : 1;
     bool stats = false;
+    const char *cuda_list = NULL;
+    int n_cuda = 0;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -337,6 +351,25 @@ int main(int argc, char **argv)
             free(ops);
             return 0;
         }
+        case O_VERSION: {
+            char lv[200];
+            if (kern_cpu_init(lv, sizeof lv)) return die2("%s", lv);
+            kern_cpu_describe(lv, sizeof lv);
+            printf("mars-run (mars-c): %s\ncuda: %s\n", lv, gpu_build_info());
+            return 0;
+        }
+        case O_CUDA: {
+            int dev[GPU_MAX_DEVICES], ndev;
+            char e[512];
+            if (gpu_parse_devices(optarg, dev, &ndev, e, sizeof e) ||
+                gpu_check_devices(dev, ndev, e, sizeof e)) {
+                fprintf(stderr, "mars-run: --cuda-devices '%s': %s\n", optarg, e);
+                return 2;
+            }
+            cuda_list = optarg;
+            n_cuda = ndev;
+            break;
+        }
         default:
             if (optopt)
                 return die2("unknown or incomplete option -%c (see --help)",
@@ -350,6 +383,12 @@ int main(int argc, char **argv)
     const char *path = argv[optind];
 
     char err[1024];
+    if (kern_cpu_init(err, sizeof err)) return die2("%s", err);
+    if (n_cuda > 0)
+        fprintf(stderr,
+                "mars-run: --cuda-devices %s: the devices are there (%s), but no op runs on a "
+                "GPU yet: the kernels run on the CPU (docs/gpu.md)\n",
+                cuda_list, gpu_build_info());
     size_t len;
     char *doc = read_doc(path, lim.max_document_bytes, &len, err, sizeof err);
     if (!doc) return die2("%s", err);
@@ -388,9 +427,9 @@ int main(int argc, char **argv)
             live += t->live[j];
         fprintf(stderr,
                 "mars-run: %d jobs (%lld run), %d threads, peak chunk memory %zu bytes; "
-                "parse %.3f s, tile %.3f s, run %.3f s\n",
+                "parse %.3f s, tile %.3f s, run %.3f s; kernels at cpu level %s\n",
                 t->n_jobs, (long long)live, threads, exec_result_peak_bytes(res), t1 - t0, t2 - t1,
-                t3 - t2);
+                t3 - t2, kern_cpu_name(kern_cpu_level()));
     }
     if (mkdir_p(outdir)) {
         fprintf(stderr, "mars-run: cannot create output directory %s: %s\n", outdir,

@@ -57,7 +57,7 @@ svc_main_mars-worker := $(patsubst %.c,%.o,$(SVC_WORKER_SRC))
 define svc_program
 $(BUILD)/bin/$(1): $(addprefix $(BUILD)/obj/,$(svc_main_$(1))) $(BUILD)/lib/libmarssvc.a $(BUILD)/lib/libmarsengine.a
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS_REL) -o $$@ $$^ $$(SVC_LIBS)
+	$$(CC) $$(CFLAGS_REL) -o $$@ $$^ $$(SVC_LIBS) $$(CUDA_LIBS)
 
 $(BUILD)/san/bin/$(1): $(addprefix $(BUILD)/san/,$(svc_main_$(1))) $(BUILD)/san/lib/libmarssvc.a $(BUILD)/san/lib/libmarsengine.a
 	@mkdir -p $$(dir $$@)

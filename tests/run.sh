@@ -74,6 +74,13 @@ for script in $(ls tests/diff/test_*.py tests/integration/test_*.py 2>/dev/null 
 # (no root, no podman) says so on one line and counts nothing.
 for script in $(ls tests/deploy/test_*.py 2>/dev/null | sort); do run_py "$script" 2700; done
 for bin in $(find "$BUILD/fuzz" -type f -perm -u+x 2>/dev/null | sort); do run_fuzz "$bin"; done
+# The GPU suite (tests/gpu, docs/gpu.md): only where nvidia-smi lists a
+# device; otherwise one line and nothing counted, passed or failed.
+if [ "$(tests/gpu/devices.sh)" -gt 0 ]; then
+  for script in $(ls tests/gpu/test_*.py 2>/dev/null | sort); do run_py "$script"; done
+else
+  note "GPU suite not run: no device"
+fi
 
 if [ ${#failed_suites[@]} -ne 0 ]; then note "failing: ${failed_suites[*]}"; fi
 echo "$pass passed, $fail failed"

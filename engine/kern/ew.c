@@ -4,6 +4,7 @@
  * are numpy 1.24's, on x86-64: integers wrap (computed unsigned, no UB),
  * floor_divide and mod follow Python's signs, NaN propagates through
  * maximum, minimum and clip. */
+#include "level.h" /* first: renames the external functions per CPU level */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -19,6 +19,7 @@
  *   normal    loc + scale * randn
  *   randint   low + floor(w * (high - low) / 2^64) (Lemire's multiply-high,
  *             without rejection: bias below (high - low) / 2^64) */
+#include "level.h" /* first: renames the external functions per CPU level */
 #include <math.h>
 #include <string.h>
 

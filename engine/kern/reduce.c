@@ -25,6 +25,7 @@
  * program never needs a chunk-sized temporary. A partial-axis reduction
  * walks the values (evaluated into a temporary when fused) as runs along a
  * reduced last axis or rows along a kept last axis. */
+#include "level.h" /* first: renames the external functions per CPU level */
 #include <math.h>
 #include <string.h>
 

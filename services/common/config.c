@@ -442,6 +442,7 @@ static int set_n_io(cfg_t *c, const char *v, char *err, size_t errlen)
 static int set_cuda(cfg_t *c, const char *v, char *err, size_t errlen)
 {
     c->n_cuda = 0;
+    c->cuda_given = true;
     const char *p = v;
     while (*p) {
         const char *end = strchr(p, ',');
@@ -587,7 +588,8 @@ static const opt_t OPTS[] = {
      "stream threads each (default 1)"},
     {"cuda-devices", 0, CFG_WORKER, "LIST", set_cuda,
      "CUDA device indices such as 0,1; \"\" for none (default: every /dev/nvidiaN present); "
-     "reported as cuda_devices; kernels run on the CPU until the CUDA kernels land"},
+     "reported as cuda_devices; refused (exit 2) when this build has no CUDA or a listed device "
+     "does not exist; kernels run on the CPU until the CUDA kernels land"},
     {"cache-mem", 0, CFG_WORKER, "SIZE", set_cache_mem,
      "memory for chunk data in the worker's store; colder chunks are spilled to --spill-dirs "
      "(copies of peers' chunks dropped first), " SIZE_NOTE " (default 40% of --phy-mem, "

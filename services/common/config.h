@@ -96,6 +96,7 @@ typedef struct cfg {
     int n_cpu, n_io;
     int n_cuda;
     int cuda[CFG_MAX_CUDA];
+    bool cuda_given; /* --cuda-devices (or cuda-devices in -f FILE) was given */
     int64_t cache_mem, phy_mem, min_mem;
     /* --cache-mem / --phy-mem given (flag or file). Not given, phy_mem is
      * total_mem here and the worker's memguard takes the host share

@@ -21,7 +21,9 @@
 #include "db.h"
 #include "dispatch.h"
 #include "freedrain.h"
+#include "cuda/gpu.h"
 #include "http.h"
+#include "kern/cpu.h"
 #include "log.h"
 #include "memguard.h"
 #include "metrics.h"
@@ -294,6 +296,36 @@ static void keep_freed_memory(void)
     mallopt(M_TRIM_THRESHOLD, WORKER_MALLOC_KEEP);
 }
 
+/* --cuda-devices: listed devices the CUDA runtime cannot use are refused
+ * (never silently ignored); the default (every /dev/nvidiaN present) keeps
+ * only what the runtime sees, saying what it drops. docs/gpu.md. */
+static int check_cuda(cfg_t *c, char *err, size_t errlen)
+{
+    char why[512];
+    if (c->cuda_given) {
+        if (gpu_check_devices(c->cuda, c->n_cuda, why, sizeof why) == 0) return 0;
+        char list[CFG_MAX_CUDA * 4 + 4] = "";
+        size_t len = 0;
+        for (int i = 0; i < c->n_cuda && len < sizeof list; i++)
+            len +=
+                (size_t)snprintf(list + len, sizeof list - len, "%s%d", i ? "," : "", c->cuda[i]);
+        snprintf(err, errlen, "--cuda-devices %s: %s", list, why);
+        return -1;
+    }
+    if (c->n_cuda == 0) return 0;
+    int count = 0, kept = 0;
+    if (gpu_device_count(&count, why, sizeof why)) count = 0;
+    for (int i = 0; i < c->n_cuda; i++) {
+        if (c->cuda[i] < count)
+            c->cuda[kept++] = c->cuda[i];
+        else
+            log_warning("/dev/nvidia%d is present but not used: %s", c->cuda[i],
+                        count ? "the CUDA runtime sees fewer devices" : why);
+    }
+    c->n_cuda = kept;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static worker_t w; /* large (the config); static keeps it off the stack */
@@ -303,6 +335,16 @@ int main(int argc, char **argv)
     keep_freed_memory();
     if (!svc_init(&w.cfg, CFG_WORKER, argc, argv, &code)) return code;
     code = 1;
+    /* MARS_CPU_LEVEL naming a level this build or CPU lacks: refused, as a
+     * bad option is (docs/deploy.md, "CPU level") */
+    if (kern_cpu_init(err, sizeof err)) {
+        fprintf(stderr, "mars-worker: %s\n", err);
+        return 2;
+    }
+    if (check_cuda(&w.cfg, err, sizeof err)) {
+        fprintf(stderr, "mars-worker: %s\n", err);
+        return 2;
+    }
     svc_random_id(w.id);
     if (check_memory(&w.cfg, err, sizeof err) || prepare_spill(&w.cfg, err, sizeof err)) {
         log_error("%s", err);
@@ -319,6 +361,14 @@ int main(int argc, char **argv)
     w.dispatch = dispatch_create(&w.cfg, w.id, w.metrics, w.store, w.memguard);
     if (!w.dispatch) goto create;
     svc_process_metrics(w.metrics);
+    {
+        /* the kernels' CPU level (docs/deploy.md "CPU level"), as an info
+         * series: 1 with the level as its label */
+        const char *const lv[] = {"level", kern_cpu_name(kern_cpu_level()), NULL};
+        metrics_gauge_t *g = metrics_gauge(w.metrics, "mars_worker_kernel_cpu_level",
+                                           "The CPU level the kernels run at (the label)", lv);
+        if (g) metrics_gauge_set(g, 1);
+    }
     w.g_cpu = metrics_gauge(w.metrics, "mars_worker_cpu_usage_cores",
                             "CPU cores this worker used over the last heartbeat interval", NULL);
     metrics_gauge_set(
@@ -380,6 +430,8 @@ int main(int argc, char **argv)
              w.id, w.address, w.cfg.n_cpu, (long long)memguard_limit(w.memguard),
              w.cfg.phy_mem_given ? "" : " (host share)", (long long)st.mem_limit,
              store_spill_dir(w.store, 0), w.cfg.n_spill > 1 ? " and more" : "", w.cfg.n_cuda);
+    kern_cpu_describe(err, sizeof err);
+    log_info("kernels: %s", err);
 
     int64_t next = svc_now_ms() + PROTO_HEARTBEAT_MS;
     for (;;) {

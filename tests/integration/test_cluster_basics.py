@@ -229,6 +229,10 @@ class Suite:
         fams = parse_prometheus(get(self.wport, "/metrics").body.decode())
         cores = fams["mars_worker_cpu_usage_cores"]["samples"][0][2]
         check(0 <= cores <= N_CPU, "worker cpu usage %r", cores)
+        # the kernels' CPU level (docs/deploy.md "CPU level"): one series, 1
+        lv = fams["mars_worker_kernel_cpu_level"]["samples"]
+        check(len(lv) == 1 and lv[0][2] == 1 and lv[0][1].get("level") in ("portable", "avx2", "avx512"),
+              "mars_worker_kernel_cpu_level %r", lv)
 
     # ---- migrations ----
 
