@@ -157,4 +157,8 @@ tgrid_t *tile_scan(tctx_t *c, int node);
 bool is_plain_transpose_of(tctx_t *c, int tnode, int a);
 tgrid_t *tile_linalg(tctx_t *c, int node);
 
+/* ---- la.c (the linalg branch's ops, graph_la.h) */
+bool tile_la_owns(op_t op);
+tgrid_t *tile_la(tctx_t *c, int node);
+
 #endif
