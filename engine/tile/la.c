@@ -433,6 +433,79 @@ static tgrid_t *tile_vdot(tctx_t *c, const graph_node_t *n)
     return R;
 }
 
+/* ---------------------------------------------------------------- einsum */
+
+/* einsum lowered onto chunked ops where its subscripts allow: one operand
+ * whose labels are distinct and all kept is a transpose; two operands with
+ * distinct labels each, every shared label summed and every other kept, of
+ * equal sizes (no broadcasting), are a tensordot over the shared labels,
+ * then a transpose into the output's order. NULL with no message when the
+ * subscripts need the single-block loop; NULL with a message on error
+ * (c->err set). */
+static tgrid_t *einsum_lowered(tctx_t *c, const graph_node_t *n, bool *lowered)
+{
+    const la_node_t *la = n->la;
+    *lowered = false;
+    if (la->n_opnd > 2) return NULL;
+    const tgrid_t *G[2];
+    int pos[2][256]; /* label -> axis of operand k, or -1 */
+    for (int k = 0; k < la->n_opnd; k++) {
+        if (!(G[k] = in_grid(c, n, k))) return NULL;
+        for (int L = 0; L < 256; L++)
+            pos[k][L] = -1;
+        for (int d = 0; d < la->nlab[k]; d++) {
+            unsigned char L = la->lab[k][d];
+            if (pos[k][L] >= 0) return NULL; /* a diagonal */
+            pos[k][L] = d;
+        }
+    }
+    int opos[256];
+    for (int L = 0; L < 256; L++)
+        opos[L] = -1;
+    for (int i = 0; i < la->nout; i++)
+        opos[la->out[i]] = i;
+    int perm[MR_MAXDIM];
+    if (la->n_opnd == 1) {
+        if (la->nout != la->nlab[0]) return NULL; /* a sum */
+        for (int i = 0; i < la->nout; i++)
+            perm[i] = pos[0][la->out[i]];
+        *lowered = true;
+        const tgrid_t *A = grid_astype(c, G[0], n->odtype);
+        return A ? grid_transpose(c, A, perm) : NULL;
+    }
+    int ca[MR_MAXDIM], cb[MR_MAXDIM], nc = 0;
+    unsigned char rl[MR_MAXDIM]; /* the tensordot's labels: a's free, then b's free */
+    int nr = 0;
+    for (int k = 0; k < 2; k++)
+        for (int d = 0; d < la->nlab[k]; d++) {
+            unsigned char L = la->lab[k][d];
+            int other = pos[1 - k][L];
+            if (other >= 0) {
+                if (opos[L] >= 0) return NULL; /* a batch label */
+                if (G[0]->shape.d[pos[0][L]] != G[1]->shape.d[pos[1][L]]) return NULL;
+                if (k == 0) {
+                    ca[nc] = d;
+                    cb[nc++] = other;
+                }
+            } else {
+                if (opos[L] < 0) return NULL; /* summed within one operand */
+                rl[nr++] = L;
+            }
+        }
+    shape_t rs = {.ndim = nr};
+    for (int i = 0; i < nr; i++)
+        rs.d[i] = n->oshape.d[opos[rl[i]]];
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nr; j++)
+            if (rl[j] == la->out[i]) perm[i] = j;
+    *lowered = true;
+    const tgrid_t *A = grid_astype(c, G[0], n->odtype);
+    const tgrid_t *B = n->in[1].node == n->in[0].node ? A : grid_astype(c, G[1], n->odtype);
+    if (!A || !B) return NULL;
+    tgrid_t *R = grid_tensordot(c, A, B, nc, ca, cb, &rs, OP_TENSORDOT);
+    return R ? grid_transpose(c, R, perm) : NULL;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 tgrid_t *tile_la(tctx_t *c, int node)
@@ -446,10 +519,15 @@ tgrid_t *tile_la(tctx_t *c, int node)
     case OP_LA_CHOLESKY:
         if (nd == 2) return tile_cholesky(c, n);
         return tile_whole(c, n, n->odtype, NULL);
+    case OP_EINSUM: {
+        bool lowered;
+        tgrid_t *R = einsum_lowered(c, n, &lowered);
+        if (lowered || R) return R;
+        return tile_whole(c, n, n->odtype, NULL);
+    }
     case OP_LA_SOLVE:
     case OP_LA_INV:
     case OP_LA_DET:
-    case OP_EINSUM:
         return tile_whole(c, n, n->odtype, NULL);
     case OP_LA_MATRIX_RANK:
         return tile_whole(c, n, G->dt == DT_FLOAT32 ? DT_FLOAT32 : DT_FLOAT64, NULL);

@@ -277,10 +277,17 @@ ein = [
     ("ij,ij->i", [I2, I2], [I2v, I2v]),
     ("ii,i->i", [Z, V], [Zv, Vv]),
     ("Ab,bC->CA", [X, Y], [Xv, Yv]),
+    # lowered onto tensordot: the same operand twice (syrk blocks), a double
+    # contraction against a transpose, bools, a pure transpose
+    ("ij,kj->ik", [X, X], [Xv, Xv]),
+    ("ij,ji->", [Z, Z], [Zv, Zv]),
+    ("ij,jk->ik", [A("P", RNG.random((5, 6)) < 0.5, "bool", [2, 4])[0],
+                   A("Q", RNG.random((6, 3)) < 0.5, "bool", [5, 2])[0]], None),
+    ("kji->ijk", [B3], [B3v]),
 ]
 for s, ins, vals in ein:
-    if vals is None:  # the third operand's values: rebuild them from its node
-        vals = [Xv, Yv, np.asarray(ins[2]["data"], dtype=np.float64)]
+    if vals is None:  # the operands' values from their nodes
+        vals = [np.asarray(n["data"]).astype(n["dtype"]) for n in ins]
     exp = np.einsum(s, *vals)
     case("einsum/%s" % s, list(ins) + [N("r", "einsum", [n["key"] for n in ins], subscripts=s)],
          exp, 1e-4 if any(v.dtype == np.float32 for v in vals) else 1e-6)
