@@ -167,7 +167,7 @@ int graph_la_parse(graph_node_t *n, json_t *obj, char *err, size_t errlen)
                 return LFAIL(n, "\"dtype\" must be one of float64, float32, int64, int32, bool");
             la->has_dtype = true;
         }
-        return 0;
+        break;
     case OP_EINSUM:
         v = json_object_get(obj, "subscripts");
         if (!v) return LFAIL(n, "\"subscripts\" is missing");
@@ -180,10 +180,16 @@ int graph_la_parse(graph_node_t *n, json_t *obj, char *err, size_t errlen)
     case OP_DIAG:
     case OP_TRIL:
     case OP_TRIU:
-        return get_i64(n, obj, "k", &la->k, err, errlen) < 0 ? -1 : 0;
+        if (get_i64(n, obj, "k", &la->k, err, errlen) < 0) return -1;
+        break;
     default:
         return 0;
     }
+    /* an offset past every dimension acts as any other past them: clamped,
+     * so that sizes computed from it cannot overflow */
+    if (la->k > LA_K_MAX) la->k = LA_K_MAX;
+    if (la->k < -LA_K_MAX) la->k = -LA_K_MAX;
+    return 0;
 }
 
 void graph_la_free(la_node_t *la)
@@ -389,7 +395,10 @@ static int infer_einsum(graph_t *g, graph_node_t *n, la_node_t *la, char *err, s
         for (int e = 1; e <= maxell; e++)
             la->out[no++] = (unsigned char)e;
         for (int L = 'A'; L <= 'z'; L++)
-            if (is_label((unsigned char)L) && count[L] == 1) la->out[no++] = (unsigned char)L;
+            if (is_label((unsigned char)L) && count[L] == 1) {
+                if (no >= MR_MAXDIM) return LFAIL(n, "too many output subscripts");
+                la->out[no++] = (unsigned char)L;
+            }
     }
     la->nout = no;
     n->oshape.ndim = no;

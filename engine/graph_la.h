@@ -20,6 +20,9 @@
 /* einsum's single-block loop: at most 2^31 multiply-adds. */
 #define LA_EINSUM_MAX_OPS (1LL << 31)
 #define LA_EINSUM_MAX_OPERANDS 16
+/* |k| and |offset| beyond this are clamped to it (they select nothing then,
+ * as any offset past the dimensions). */
+#define LA_K_MAX (1LL << 50)
 
 enum { LA_ORD_NONE = 0, LA_ORD_FRO, LA_ORD_NUC, LA_ORD_NUM };
 

@@ -233,6 +233,15 @@ for op, fn in [("tril", np.tril), ("triu", np.triu)]:
     case("%s/bool" % op, [a, N("r", op, ["a"], k=-1)], fn(av, -1))
     a, av = A("a", RNG.normal(size=6), "float32", 4)
     case("%s/1-d" % op, [a, N("r", op, ["a"])], fn(av))
+    a, av = A("a", RNG.normal(size=(4, 5)), "float64", 3)
+    for k in [2 ** 62, -2 ** 62]:
+        case("%s/k=%d" % (op, k), [a, N("r", op, ["a"], k=k)], fn(av, k))
+a, av = A("a", RNG.normal(size=(4, 5)), "float64", 3)
+for k in [2 ** 31 - 1, -(2 ** 31 - 1)]:  # numpy 1.24 crashes on -2**31
+    case("trace/offset=%d" % k, [a, N("r", "trace", ["a"], offset=k)], np.trace(av, k))
+    case("diagonal/offset=%d" % k, [a, N("r", "diagonal", ["a"], offset=k)], np.diagonal(av, k))
+a, _ = A("a", [1.0, 2.0], "float64", 1)
+reject("diag/huge-k", [a, N("r", "diag", ["a"], k=2 ** 62)], "more")
 
 # ---------------------------------------------------------------- vdot
 for da, db in [("float64", "float64"), ("float32", "float32"), ("int32", "int64"),
