@@ -597,6 +597,23 @@ int la_exec(const tile_t *t, const job_t *j, const arr_t *ins, arr_t *o, char *e
     case LS_DIAG:
         step_diag(node, j, ins, j->n_in, o);
         return 0;
+    case LS_SUMSQ: {
+        double s = 0;
+        int64_t n = elems(&ins[0].shape);
+        for (int64_t i = 0; i < n; i++) {
+            double x = get_d(ins[0].data, ins[0].dt, i);
+            s += x * x;
+        }
+        ((double *)o->data)[0] = s;
+        return 0;
+    }
+    case LS_NORM2: {
+        double s = 0;
+        for (int k = 0; k < j->n_in; k++)
+            s += ((const double *)ins[k].data)[0];
+        put_d(o->data, o->dt, 0, sqrt(s));
+        return 0;
+    }
     case LS_WHOLE:
         break;
     }

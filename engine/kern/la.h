@@ -18,6 +18,8 @@ typedef enum {
     LS_TRACE,  /* in: diagonal segments (lead..., t); out[lead] = their sum */
     LS_DIAG,   /* diag of a vector into the chunk at job.off = (r0, c0, i0);
                 * in: v[i0 ...] (or none) */
+    LS_SUMSQ,  /* in: a chunk; out: float64 [1], the sum of its squares */
+    LS_NORM2,  /* in: LS_SUMSQ partials; out: the square root of their sum */
 } la_step_t;
 
 /* Runs JK_LA job j: 0, or -1 with a message (numpy's LinAlgError text:

@@ -433,6 +433,39 @@ static tgrid_t *tile_vdot(tctx_t *c, const graph_node_t *n)
     return R;
 }
 
+/* ---------------------------------------------------------------- norm */
+
+/* The norm of every element as one vector (axis null with ord null, "fro"
+ * on a matrix or 2 on a vector): a sum-of-squares job per chunk, then one
+ * job summing them and taking the square root. */
+static tgrid_t *tile_norm_flat(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
+{
+    if (G->total > INT32_MAX / 4) {
+        tile__fail(c, "too many chunks");
+        return NULL;
+    }
+    tgrid_t *R = one_chunk(c, &n->oshape, n->odtype);
+    if (!R) return NULL;
+    const jparam_t *pm = la_param(c, n->op, LS_SUMSQ), *pf = la_param(c, n->op, LS_NORM2);
+    int32_t fj = -1;
+    int64_t one = 1;
+    int32_t *parts = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)(G->total ? G->total : 1));
+    for (int64_t li = 0; li < G->total; li++) {
+        int32_t ji = tile__job_new(c, JK_LA, DT_FLOAT64, 1, &one, 1);
+        if (ji < 0) return NULL;
+        c->t->jobs[ji].param = pm;
+        tile__jin_direct(c, ji, 0, G->job[li]);
+        parts[li] = ji;
+    }
+    fj = tile__job_new(c, JK_LA, n->odtype, n->oshape.ndim, n->oshape.d, (int)G->total);
+    if (fj < 0) return NULL;
+    c->t->jobs[fj].param = pf;
+    for (int64_t li = 0; li < G->total; li++)
+        tile__jin_direct(c, fj, (int)li, parts[li]);
+    R->job[0] = fj;
+    return R;
+}
+
 /* ---------------------------------------------------------------- einsum */
 
 /* einsum lowered onto chunked ops where its subscripts allow: one operand
@@ -532,6 +565,7 @@ tgrid_t *tile_la(tctx_t *c, int node)
     case OP_LA_MATRIX_RANK:
         return tile_whole(c, n, G->dt == DT_FLOAT32 ? DT_FLOAT32 : DT_FLOAT64, NULL);
     case OP_LA_NORM: {
+        if (la->n_axis == 0) return tile_norm_flat(c, n, G);
         /* the normed axes last, in order (row, column) */
         int perm[MR_MAXDIM], p = 0;
         for (int d = 0; d < nd; d++) {

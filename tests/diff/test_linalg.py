@@ -162,6 +162,10 @@ for ordv, o in [(None, None), ("inf", np.inf), ("-inf", -np.inf), (0, 0), (1, 1)
 case("norm/flat-3d", [t, N("r", "linalg.norm", ["t"])], np.linalg.norm(tv), 1e-4)
 case("norm/flat-3d/keepdims", [t, N("r", "linalg.norm", ["t"], keepdims=True)],
      np.linalg.norm(tv, keepdims=True), 1e-4)
+# over the single-block limit: the flat norm is chunked (sum-of-squares jobs)
+case("norm/flat-over-single-block-limit",
+     [N("a", "ones", shape=[4200, 4100], chunk_size=[1000, 4100]), N("r", "linalg.norm", ["a"])],
+     np.sqrt(np.float64(4200 * 4100)))
 i, iv = A("i", ints((4, 5)), "int32", 3)
 case("norm/int-promoted", [i, N("r", "linalg.norm", ["i"], ord=1)], np.linalg.norm(iv, 1))
 bo, bov = A("bo", RNG.random(7) < 0.5, "bool", 3)
