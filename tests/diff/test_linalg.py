@@ -78,7 +78,8 @@ def ints(shape, lo=-5, hi=6):
 
 
 # ---------------------------------------------------------------- cholesky
-for n, ch in [(1, 1), (7, 3), (13, [4, 5]), (40, 7), (33, 33)]:
+# (70, 2): 35 row chunks, more than 32 blocks a side: even blocks of 3
+for n, ch in [(1, 1), (7, 3), (13, [4, 5]), (40, 7), (33, 33), (70, 2), (20, [20, 3])]:
     for dt in ["float64", "float32"]:
         a, av = A("a", spd(n), dt, ch)
         case("cholesky/%d/%s/chunks=%s" % (n, dt, ch), [a, N("r", "linalg.cholesky", ["a"])],
@@ -86,6 +87,9 @@ for n, ch in [(1, 1), (7, 3), (13, [4, 5]), (40, 7), (33, 33)]:
 m = ints((6, 6), -3, 4)
 a, av = A("a", m.T @ m + 6 * np.eye(6, dtype=int), "int64", 4)
 case("cholesky/int64-promoted", [a, N("r", "linalg.cholesky", ["a"])], np.linalg.cholesky(av))
+a, _ = A("a", [[1.0]], "float64", 1)
+case("cholesky/empty", [N("a", "zeros", shape=[0, 0]), N("r", "linalg.cholesky", ["a"])],
+     np.linalg.cholesky(np.zeros((0, 0))))
 a, av = A("a", np.stack([spd(5), spd(5), spd(5)]), "float64", [2, 3, 2])
 case("cholesky/stacked", [a, N("r", "linalg.cholesky", ["a"])], np.linalg.cholesky(av))
 a, av = A("a", spd(9), "float64", 2)
@@ -129,6 +133,9 @@ case("solve/stacked-matrix/mixed-dtype", [a, c, N("r", "linalg.solve", ["a", "c"
      np.linalg.solve(av, cv))
 case("inv/stacked", [a, N("r", "linalg.inv", ["a"])], np.linalg.inv(av))
 case("det/stacked", [a, N("r", "linalg.det", ["a"])], np.linalg.det(av))
+z = N("a", "zeros", shape=[0, 0])
+case("inv/empty", [z, N("r", "linalg.inv", ["a"])], np.linalg.inv(np.zeros((0, 0))))
+case("det/empty", [z, N("r", "linalg.det", ["a"])], np.linalg.det(np.zeros((0, 0))))
 a, av = A("a", [[2.0, 4.0, 1.0], [1.0, 2.0, 3.0], [3.0, 6.0, 0.5]], "float64", 2)
 case("det/singular-is-zero", [a, N("r", "linalg.det", ["a"])], np.linalg.det(av))
 b, _ = A("b", [1.0, 2.0, 3.0], "float64", 2)
