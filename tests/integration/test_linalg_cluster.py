@@ -47,6 +47,7 @@ OPS = [
     (N("nrm", "linalg.norm", ["x3"], ord=2, axis=[0, 2], keepdims=True),
      np.linalg.norm(X3, 2, axis=(0, 2), keepdims=True)),
     (N("rank", "linalg.matrix_rank", ["w"]), np.linalg.matrix_rank(W)),
+    (N("nflat", "linalg.norm", ["x3"]), np.linalg.norm(X3)),
     (N("tr", "trace", ["x3"], offset=1, axis1=2, axis2=0), np.trace(X3, 1, 2, 0)),
     (N("dg", "diagonal", ["w"], offset=-3), np.diagonal(W, -3)),
     (N("dv", "diag", ["b"], k=2), np.diag(b, 2)),
