@@ -174,6 +174,24 @@ WORKLOADS = {
         "mem_need": 4 << 30,  # numpy's 3.2 GB input, with room
         "cluster_env": {"MARS_WORKER_PHY_MEM": "1g", "MARS_WORKER_CACHE_MEM": "512m"},
     },
+    # linalg branch: the blocked Cholesky (potrf/trsm/update jobs over 1000 x
+    # 1000 blocks) of an SPD 4000 x 4000 matrix built as a aᵀ + 4000 I
+    "W10": {
+        "title": "random.rand 4000x4000 chunk 1000, s = a.dot(a.T) + 4000*eye, linalg.cholesky(s)",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.rand", "shape": [4000, 4000], "chunk_size": 1000, "seed": 1},
+            {"key": "t", "op": "transpose", "inputs": ["a"]},
+            {"key": "g", "op": "dot", "inputs": ["a", "t"]},
+            {"key": "e", "op": "eye", "N": 4000, "chunk_size": 1000},
+            {"key": "d", "op": "multiply", "inputs": ["e", 4000]},
+            {"key": "s", "op": "add", "inputs": ["g", "d"]},
+            {"key": "r", "op": "linalg.cholesky", "inputs": ["s"]}], "fetch": ["r"]},
+        "np_setup": "a = np.random.default_rng(1).random((4000, 4000))",
+        "np_compute": "r = np.linalg.cholesky(a.dot(a.T) + 4000 * np.eye(4000))",
+        "dask": "a = da.random.random((4000, 4000), chunks=1000); "
+                "r = da.linalg.cholesky(a.dot(a.T) + 4000 * da.eye(4000, chunks=1000), "
+                "lower=True).compute()",
+    },
 }
 
 def prelude(peer, w):

@@ -8,6 +8,7 @@
 
 #include "df/dfexec.h"
 #include "kern/kern.h"
+#include "kern/la.h"
 #include "scratch.h"
 
 /* ------------------------------------------------------------------ one job */
@@ -242,6 +243,9 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         for (int k = 0; k + 1 < j->n_in; k += 2)
             kern_matmul(&ins[k], &ins[k + 1], k > 0, &o);
         if (j->n_in == 0) memset(out, 0, job_nbytes(j));
+        break;
+    case JK_LA:
+        rc = la_exec(t, j, ins, &o, err, errlen);
         break;
     case JK_SYRK:
         for (int k = 0; k < j->n_in; k++)

@@ -21,6 +21,7 @@
 typedef enum { VK_TENSOR = 0, VK_DATAFRAME, VK_SERIES } vkind_t;
 
 struct df_node;
+struct la_node;
 
 /* An input: another node of the graph, or a scalar operand. */
 typedef struct {
@@ -90,6 +91,7 @@ typedef struct graph_node {
     uint8_t vkind;      /* vkind_t */
     struct df_node *df; /* dataframe.* ops and element-wise ops on frames: parameters and
                          * the schema of the value (owned; df/dfgraph.h) */
+    struct la_node *la; /* the linalg branch's ops: their parameters (owned; graph_la.h) */
     shape_t oshape;
     dtype_t odtype;
     int n_consumers; /* distinct nodes that use this one (inner(a, a) counts 1) */

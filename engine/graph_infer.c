@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "graph_internal.h"
+#include "graph_la.h"
 #include "ufunc.h"
 
 typedef struct {
@@ -1043,7 +1044,7 @@ int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limi
         rc = infer_scan(&x);
         break;
     case OPK_LINALG:
-        rc = infer_linalg(&x);
+        rc = graph_la_owns(n->op) ? graph_la_infer(g, i, err, errlen) : infer_linalg(&x);
         break;
     case OPK_SHAPE:
         rc = infer_shape_op(&x);

@@ -134,6 +134,20 @@ static const op_params_t PARAMS[] = {
     {"dataframe.query", "1", {"expr"}},
     {"dataframe.eval", "1", {"expr"}},
     {"dataframe.melt", "1", {"id_vars", "value_vars", "var_name", "value_name"}},
+    /* linalg: single-result linear algebra (graph_la.h) */
+    {"linalg.cholesky", "1", {NULL}},
+    {"linalg.solve", "2", {NULL}},
+    {"linalg.inv", "1", {NULL}},
+    {"linalg.det", "1", {NULL}},
+    {"linalg.norm", "1", {"ord", "axis", "keepdims"}},
+    {"linalg.matrix_rank", "1", {"tol", "hermitian"}},
+    {"trace", "1", {"offset", "axis1", "axis2", "dtype"}},
+    {"diagonal", "1", {"offset", "axis1", "axis2"}},
+    {"vdot", "2", {NULL}},
+    {"einsum", "1+", {"subscripts", "optimize"}},
+    {"diag", "1", {"k"}},
+    {"tril", "1", {"k"}},
+    {"triu", "1", {"k"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

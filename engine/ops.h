@@ -228,6 +228,20 @@
     X(DF_QUERY, "dataframe.query", OPK_DF)                                                         \
     X(DF_EVAL, "dataframe.eval", OPK_DF)                                                           \
     X(DF_MELT, "dataframe.melt", OPK_DF)                                                           \
+    /* linalg: single-result linear algebra (graph_la.h) */                                        \
+    X(LA_CHOLESKY, "linalg.cholesky", OPK_LINALG)                                                  \
+    X(LA_SOLVE, "linalg.solve", OPK_LINALG)                                                        \
+    X(LA_INV, "linalg.inv", OPK_LINALG)                                                            \
+    X(LA_DET, "linalg.det", OPK_LINALG)                                                            \
+    X(LA_NORM, "linalg.norm", OPK_LINALG)                                                          \
+    X(LA_MATRIX_RANK, "linalg.matrix_rank", OPK_LINALG)                                            \
+    X(TRACE, "trace", OPK_LINALG)                                                                  \
+    X(DIAGONAL, "diagonal", OPK_LINALG)                                                            \
+    X(VDOT, "vdot", OPK_LINALG)                                                                    \
+    X(EINSUM, "einsum", OPK_LINALG)                                                                \
+    X(DIAG, "diag", OPK_LINALG)                                                                    \
+    X(TRIL, "tril", OPK_LINALG)                                                                    \
+    X(TRIU, "triu", OPK_LINALG)                                                                    \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -39,6 +39,7 @@ typedef enum {
     JK_SYRK,       /* inputs: a_k; out = sum_k a_k a_kᵀ */
     JK_DF,         /* a DataFrame step (param->dfk, df/dfexec.h); its output is a frame blob
                     * whose size is known only when it runs (job.blob), or fixed bytes */
+    JK_LA,         /* the linalg branch's step param->la_step (kern/la.h) */
 } job_kind_t;
 
 /* The steps of DataFrame ops. Per-job arguments are in job.off[]. */
@@ -134,6 +135,7 @@ typedef struct {
     int td_n;              /* tensordot */
     int td_a[MR_MAXDIM], td_b[MR_MAXDIM];
     uint8_t dfk; /* JK_DF: dfjob_t */
+    int la_step; /* JK_LA: la_step_t (kern/la.h) */
 } jparam_t;
 
 typedef struct {

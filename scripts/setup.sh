@@ -25,7 +25,7 @@ image_build_pkgs="build-essential pkg-config libjansson-dev libopenblas-dev libh
   libpq-dev nodejs"
 image_run_pkgs="libjansson4 libopenblas0-pthread libh2o-evloop0.13 libhiredis0.14 libpq5 curl"
 image_db_pkgs="postgresql-15 redis-server"
-bench_pkgs="python3-numpy python3-pandas python3-dask python3-distributed libopenblas0"
+bench_pkgs="python3-numpy python3-pandas python3-dask python3-distributed python3-scipy libopenblas0"
 case "$what" in
 build) pkgs="$build_pkgs" ;;
 test) pkgs="$build_pkgs $test_pkgs" ;;

@@ -302,7 +302,7 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
             G = tile_scan(&c, i);
             break;
         case OPK_LINALG:
-            G = tile_linalg(&c, i);
+            G = tile_la_owns(n->op) ? tile_la(&c, i) : tile_linalg(&c, i);
             break;
         case OPK_SHAPE:
             G = tile_shape_op(&c, i);

@@ -8,8 +8,8 @@
 #include "../arena.h"
 #include "tile_priv.h"
 
-static tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, int nc, const int *ca,
-                               const int *cb, const shape_t *oshape, op_t op)
+tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, int nc, const int *ca,
+                        const int *cb, const shape_t *oshape, op_t op)
 {
     bool sym = A == B && A->shape.ndim == 2 && nc == 1 && ca[0] == 1 && cb[0] == 1;
     for (int i = 0; i < nc; i++) {

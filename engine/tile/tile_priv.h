@@ -158,6 +158,13 @@ tgrid_t *tile_scan(tctx_t *c, int node);
 
 /* ---- linalg.c */
 bool is_plain_transpose_of(tctx_t *c, int tnode, int a);
+/* The block products of tensordot(A, B) over the nc axis pairs (ca, cb). */
+tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, int nc, const int *ca,
+                        const int *cb, const shape_t *oshape, op_t op);
 tgrid_t *tile_linalg(tctx_t *c, int node);
+
+/* ---- la.c (the linalg branch's ops, graph_la.h) */
+bool tile_la_owns(op_t op);
+tgrid_t *tile_la(tctx_t *c, int node);
 
 #endif

@@ -154,6 +154,56 @@ for _op in BINARY_OPS | UNARY_OPS | {"where"} | {"dot", "matmul", "inner", "oute
     PARAMS.setdefault(_op, set())
 
 
+# linalg branch: single-result linear algebra (numpy's own functions)
+LA_BRANCH_PARAMS = {
+    "linalg.cholesky": set(), "linalg.solve": set(), "linalg.inv": set(), "linalg.det": set(),
+    "linalg.norm": {"ord", "axis", "keepdims"}, "linalg.matrix_rank": {"tol", "hermitian"},
+    "trace": {"offset", "axis1", "axis2", "dtype"}, "diagonal": {"offset", "axis1", "axis2"},
+    "vdot": set(), "einsum": {"subscripts", "optimize"}, "diag": {"k"}, "tril": {"k"},
+    "triu": {"k"},
+}
+LA_BRANCH_OPS = set(LA_BRANCH_PARAMS)
+ALL_OPS = ALL_OPS | LA_BRANCH_OPS
+PARAMS.update(LA_BRANCH_PARAMS)
+
+
+def _eval_la(node, ins):
+    op = node["op"]
+    try:
+        if op == "einsum":
+            if "subscripts" not in node:
+                raise Rejected('"subscripts" is missing')
+            return np.asarray(np.einsum(node["subscripts"], *ins)).copy()
+        if op in ("linalg.solve", "vdot"):
+            if len(ins) != 2:
+                raise Rejected("%s takes 2 inputs" % op)
+            fn = np.vdot if op == "vdot" else np.linalg.solve
+            return np.asarray(fn(ins[0], ins[1])).copy()
+        if len(ins) != 1:
+            raise Rejected("%s takes 1 input" % op)
+        a = ins[0]
+        if op == "linalg.norm":
+            o = node.get("ord")
+            o = {"inf": np.inf, "-inf": -np.inf}.get(o, o) if isinstance(o, str) else o
+            ax = node.get("axis")
+            return np.asarray(np.linalg.norm(a, o, tuple(ax) if isinstance(ax, list) else ax,
+                                             node.get("keepdims", False)))
+        if op == "linalg.matrix_rank":
+            return np.asarray(np.linalg.matrix_rank(a, node.get("tol"),
+                                                    node.get("hermitian", False)))
+        if op in ("trace", "diagonal"):
+            kw = dict(offset=node.get("offset", 0), axis1=node.get("axis1", 0),
+                      axis2=node.get("axis2", 1))
+            if op == "trace":
+                return np.asarray(np.trace(a, dtype=_dtype(node), **kw))
+            return np.diagonal(a, **kw).copy()
+        if op in ("diag", "tril", "triu"):
+            return np.asarray(getattr(np, op)(a, node.get("k", 0))).copy()
+        return np.asarray(getattr(np.linalg, op.split(".")[1])(a)).copy()
+    except (ValueError, TypeError, np.AxisError, np.linalg.LinAlgError) as e:
+        raise Rejected(str(e))
+
+
 # Relative tolerance of a value computed inexactly in each float dtype.
 RTOL_OF = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-4}
 
@@ -411,6 +461,8 @@ def _eval_node(node, ins, random_values, perturb):
         if key not in random_values:
             raise KeyError("random node %r needs its values from mars-run" % key)
         return np.asarray(random_values[key])
+    if op in LA_BRANCH_OPS:
+        return _eval_la(node, ins)
 
     if op in ("ones", "zeros", "empty"):
         # the engine's empty gives zeros (numpy's holds whatever memory held)
