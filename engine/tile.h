@@ -221,4 +221,44 @@ void tile_gather(const jin_t *in, const void *const *srcs_by_piece, void *dst);
  * Returns 0, or -1 when out of memory. */
 int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst);
 
+/* ---- Accessors: what code outside the engine reads of a tile (services
+ * never touch the structs' fields). j is a job index in [0, tile_n_jobs). */
+int32_t tile_n_jobs(const tile_t *t);
+const graph_t *tile_graph(const tile_t *t);
+/* false for an index out of range too */
+bool tile_job_is_live(const tile_t *t, int32_t j);
+job_kind_t tile_job_kind(const tile_t *t, int32_t j);
+bool tile_job_is_source(const tile_t *t, int32_t j); /* JK_SOURCE */
+bool tile_job_keep(const tile_t *t, int32_t j);      /* a chunk of a fetched tensor */
+bool tile_job_is_blob(const tile_t *t, int32_t j);   /* see job.blob */
+int32_t tile_job_node(const tile_t *t, int32_t j);
+size_t tile_job_nbytes(const tile_t *t, int32_t j); /* job_nbytes */
+dtype_t tile_job_dtype(const tile_t *t, int32_t j);
+/* The output chunk's ndim; *shape its extents (owned by t). */
+int tile_job_shape(const tile_t *t, int32_t j, const int64_t **shape);
+/* JK_SOURCE: the chunk's index in the session tensor's grid; else -1. */
+int64_t tile_job_source_index(const tile_t *t, int32_t j);
+/* An upper bound on the job's distinct inputs (the size tile_job_sources
+ * needs at out). */
+int tile_job_n_reads(const tile_t *t, int32_t j);
+/* The distinct jobs j reads, in the order exec reads them, into out;
+ * their number. */
+int tile_job_sources(const tile_t *t, int32_t j, int32_t *out);
+/* A DataFrame shuffle consumer reads one part of each partition pack
+ * (engine/df/dfexec.h): the part of src's output job j takes, or -1 when it
+ * reads src whole. */
+int64_t tile_job_pack_part(const tile_t *t, int32_t j, int32_t src);
+/* Chunk grids, per graph node: -1 from tile_grid_total when the node has
+ * none (fused into its consumer); the others only for nodes that have one.
+ * li is a grid position (C order over the per-axis chunk counts). */
+int64_t tile_grid_total(const tile_t *t, int32_t node);
+int32_t tile_grid_job(const tile_t *t, int32_t node, int64_t li);
+const shape_t *tile_grid_shape(const tile_t *t, int32_t node);
+dtype_t tile_grid_dtype(const tile_t *t, int32_t node);
+int64_t tile_grid_nchunks(const tile_t *t, int32_t node, int d);
+const int64_t *tile_grid_bounds(const tile_t *t, int32_t node, int d); /* nchunks+1 offsets */
+void tile_grid_coords(const tile_t *t, int32_t node, int64_t li, int64_t *co);
+/* Job j's position in its node's grid, or -1 (a job outside any grid). */
+int64_t tile_job_grid_pos(const tile_t *t, int32_t j);
+
 #endif

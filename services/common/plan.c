@@ -372,11 +372,11 @@ void plan_close(plan_t *p)
 
 void plan_chunk_key(const plan_t *p, const char *tid, int32_t j, char *out, size_t cap)
 {
-    const job_t *jb = &p->t->jobs[j];
-    if (jb->kind == JK_SOURCE) {
-        int si = p->node_src[jb->node];
-        if (si >= 0 && jb->source_index >= 0 && jb->source_index < p->src[si].n_keys) {
-            snprintf(out, cap, "%s", p->src[si].chunk_keys[jb->source_index]);
+    if (tile_job_is_source(p->t, j)) {
+        int si = p->node_src[tile_job_node(p->t, j)];
+        int64_t x = tile_job_source_index(p->t, j);
+        if (si >= 0 && x >= 0 && x < p->src[si].n_keys) {
+            snprintf(out, cap, "%s", p->src[si].chunk_keys[x]);
             return;
         }
     }

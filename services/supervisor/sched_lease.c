@@ -121,8 +121,8 @@ int recover_lost(sched_t *s, stask_t *t, const char *wid)
     if (!need) abort();
     int lost = 0;
     for (int32_t j = 0; j < n; j++) {
-        if (!tl->live[j] || tl->jobs[j].kind == JK_SOURCE || t->st[j] != S_DONE || t->inl[j] ||
-            !t->worker[j] || strcmp(t->worker[j], wid) != 0)
+        if (!tile_job_is_live(tl, j) || tile_job_is_source(tl, j) || t->st[j] != S_DONE ||
+            t->inl[j] || !t->worker[j] || strcmp(t->worker[j], wid) != 0)
             continue;
         if (t->uses[j] > 0 || kept(t, j)) {
             need[j] = 1;
@@ -166,7 +166,7 @@ int recover_lost(sched_t *s, stask_t *t, const char *wid)
     /* counts from scratch: rare, and simpler to get right */
     t->n_done = 0;
     for (int32_t j = 0; j < n; j++) {
-        if (!tl->live[j]) continue;
+        if (!tile_job_is_live(tl, j)) continue;
         if (t->st[j] == S_DONE || t->st[j] == S_FREED) t->n_done++;
         t->waiting[j] = t->uses[j] = 0;
         for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
@@ -175,7 +175,7 @@ int recover_lost(sched_t *s, stask_t *t, const char *wid)
             if (t->st[t->cons[k]] == S_WAIT || t->st[t->cons[k]] == S_QUEUED) t->uses[j]++;
     }
     for (int32_t j = 0; j < n; j++)
-        if (tl->live[j] && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
+        if (tile_job_is_live(tl, j) && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
     t->progress_dirty = true;
     return lost;
 }

@@ -9,7 +9,8 @@ void del_task_chunks(sched_t *s, stask_t *t)
 {
     char err[256];
     for (int32_t j = 0; j < t->n; j++)
-        if (t->plan.t->live[j] && t->plan.t->jobs[j].kind != JK_SOURCE && t->st[j] == S_DONE)
+        if (tile_job_is_live(t->plan.t, j) && !tile_job_is_source(t->plan.t, j) &&
+            t->st[j] == S_DONE)
             free_job(s, t, j);
     strlist_clear(&t->hdel);
     redisReply *r = rq_command(s->rq, err, sizeof err, "DEL " MSG_LOC "%s", t->id);
@@ -224,7 +225,7 @@ void completion(sched_t *s, const char *m)
         if (d.kind == MSG_OK) zombie_of_ended(s, &d);
         return;
     }
-    if (job >= t->n || !t->plan.t->live[job] || d.attempt != t->attempt[job] ||
+    if (job >= t->n || !tile_job_is_live(t->plan.t, job) || d.attempt != t->attempt[job] ||
         t->st[job] != S_QUEUED) {
         metrics_counter_inc(s->m_stale);
         /* A late run of a job whose output was already freed stored it
@@ -346,7 +347,7 @@ stask_t *task_tile(sched_t *s, const char *tid, const char *session, const char 
         }
     }
     metrics_histogram_observe(s->m_tiling, (double)(svc_now_ms() - t0) / 1000.0);
-    int32_t n = t->n = t->plan.t->n_jobs;
+    int32_t n = t->n = tile_n_jobs(t->plan.t);
     size_t nn = (size_t)(n ? n : 1);
     t->waiting = calloc(nn, sizeof(int32_t));
     t->uses = calloc(nn, sizeof(int32_t));
@@ -371,9 +372,9 @@ stask_t *task_tile(sched_t *s, const char *tid, const char *session, const char 
         t->nbytes[j] = -1;
         t->placed[j] = -1;
         t->run[j] = (jrun_t){0, 0, -1};
-        if (!t->plan.t->live[j]) continue;
+        if (!tile_job_is_live(t->plan.t, j)) continue;
         t->n_live++;
-        if (t->plan.t->jobs[j].kind == JK_SOURCE) t->st[j] = S_DONE;
+        if (tile_job_is_source(t->plan.t, j)) t->st[j] = S_DONE;
     }
     t->quiet = t->n_live > ROW_QUIET_JOBS;
     return t;
@@ -389,8 +390,8 @@ void mark_unneeded_freed(stask_t *t)
 {
     const tile_t *tl = t->plan.t;
     for (int32_t j = t->n - 1; j >= 0; j--) {
-        if (!tl->live[j] || t->st[j] == S_DONE) continue;
-        bool need = tl->jobs[j].keep;
+        if (!tile_job_is_live(tl, j) || t->st[j] == S_DONE) continue;
+        bool need = tile_job_keep(tl, j);
         for (int32_t k = t->con_off[j]; k < t->con_off[j + 1] && !need; k++)
             need = t->st[t->cons[k]] == S_WAIT;
         if (!need) t->st[j] = S_FREED;
@@ -405,9 +406,9 @@ void revive_state(sched_t *s, stask_t *t)
     int32_t *check = malloc(sizeof(int32_t) * (size_t)(t->n ? t->n : 1));
     int n_check = 0;
     for (int32_t j = 0; check && j < t->n; j++) {
-        if (!tl->live[j] || tl->jobs[j].kind == JK_SOURCE) continue;
+        if (!tile_job_is_live(tl, j) || tile_job_is_source(tl, j)) continue;
         t->attempt[j] = 1;
-        if (tl->jobs[j].keep) check[n_check++] = j;
+        if (tile_job_keep(tl, j)) check[n_check++] = j;
     }
     takeover_check(s, t, check, n_check);
     free(check);
@@ -438,7 +439,9 @@ int takeover_state(sched_t *s, stask_t *t)
         const char *k = PQgetvalue(q, i, 0);
         if (strncmp(k, pre, (size_t)pl_len) != 0) continue;
         long j = strtol(k + pl_len, NULL, 10);
-        if (j < 0 || j >= t->n || !tl->live[j] || tl->jobs[j].kind == JK_SOURCE) continue;
+        if (j < 0 || j >= t->n || !tile_job_is_live(tl, (int32_t)j) ||
+            tile_job_is_source(tl, (int32_t)j))
+            continue;
         t->attempt[j] = atoi(PQgetvalue(q, i, 2)) + 1;
         t->nbytes[j] = atoll(PQgetvalue(q, i, 3));
         if (strcmp(PQgetvalue(q, i, 1), "done") == 0) {
@@ -451,7 +454,7 @@ int takeover_state(sched_t *s, stask_t *t)
     free(check);
     mark_unneeded_freed(t);
     for (int32_t j = 0; j < t->n; j++)
-        if (tl->live[j] && tl->jobs[j].kind != JK_SOURCE) mark(t, j);
+        if (tile_job_is_live(tl, j) && !tile_job_is_source(tl, j)) mark(t, j);
     return 0;
 }
 
@@ -461,7 +464,7 @@ void task_queue(sched_t *s, stask_t *t, bool takeover)
 {
     const tile_t *tl = t->plan.t;
     for (int32_t j = 0; j < t->n; j++) {
-        if (!tl->live[j]) continue;
+        if (!tile_job_is_live(tl, j)) continue;
         for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
             if (t->st[t->deps[k]] != S_DONE) t->waiting[j]++;
         for (int32_t k = t->con_off[j]; k < t->con_off[j + 1]; k++)
@@ -474,7 +477,7 @@ void task_queue(sched_t *s, stask_t *t, bool takeover)
         }
     }
     for (int32_t j = 0; j < t->n; j++)
-        if (tl->live[j] && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
+        if (tile_job_is_live(tl, j) && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
 }
 
 /* Takes a task over or on (mode: START_*): tiles, writes the plan and the
@@ -502,7 +505,8 @@ void start_task(sched_t *s, const char *tid, const char *session, const char *do
         return;
     }
     for (int32_t j = 0; j < t->n; j++)
-        if (t->plan.t->live[j] && (t->st[j] == S_DONE || t->st[j] == S_FREED)) t->n_done++;
+        if (tile_job_is_live(t->plan.t, j) && (t->st[j] == S_DONE || t->st[j] == S_FREED))
+            t->n_done++;
     int64_t t_rows = svc_now_ms();
     if (!revive && write_rows(s, t, !takeover)) {
         task_free(t);
@@ -529,7 +533,7 @@ void end_revive(sched_t *s, stask_t *t, const char *msg)
 {
     char err[256];
     for (int32_t j = 0; j < t->n; j++)
-        if (t->plan.t->live[j] && t->st[j] == S_DONE && !kept(t, j)) free_job(s, t, j);
+        if (tile_job_is_live(t->plan.t, j) && t->st[j] == S_DONE && !kept(t, j)) free_job(s, t, j);
     flush_pushes(s);
     drop_plan(s, t->id);
     redisReply *r = rq_command(s->rq, err, sizeof err, "DEL " MSG_REVIVING "%s", t->id);

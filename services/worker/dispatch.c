@@ -296,9 +296,8 @@ typedef struct {
  * inputs' size stands for it). */
 static int64_t job_need(const islot_t *is, const char *tid, const plan_t *p, int32_t ji)
 {
-    const job_t *jb = &p->t->jobs[ji];
     int64_t miss = inputs_missing_bytes(is, tid, p, ji);
-    int64_t out = jb->blob ? miss : (int64_t)job_nbytes(jb);
+    int64_t out = tile_job_is_blob(p->t, ji) ? miss : (int64_t)tile_job_nbytes(p->t, ji);
     return miss + 2 * out;
 }
 
@@ -308,38 +307,36 @@ static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p,
                    void **out, size_t *n, char *err, size_t errlen)
 {
     const tile_t *t = p->t;
-    const job_t *jb = &t->jobs[ji];
+    bool blob = tile_job_is_blob(t, ji);
+    const graph_node_t *nd = &p->g->nodes[tile_job_node(t, ji)];
     jinputs_t in;
     int rc = inputs_load(is, tid, p, ji, &in, err, errlen);
     if (rc) return rc;
     if (in.fetched_bytes) metrics_counter_add(d->m_fetched, (double)in.fetched_bytes);
     for (int i = 0; i < in.n; i++)
         metrics_counter_inc(in.own[i] ? d->m_miss : d->m_hit);
-    size_t want = job_nbytes(jb);
-    void *buf = jb->blob ? NULL : malloc(want ? want : 1), *blob = NULL;
+    size_t want = tile_job_nbytes(t, ji);
+    void *buf = blob ? NULL : malloc(want ? want : 1), *bl = NULL;
     size_t blob_len = 0;
-    if (!jb->blob && !buf) {
-        const graph_node_t *nd = &p->g->nodes[jb->node];
+    if (!blob && !buf) {
         snprintf(err, errlen, "node \"%s\" (%s): out of memory for a %zu-byte chunk", nd->key,
                  op_name(nd->op), want);
         inputs_done(is, &in);
         return INPUTS_ERR;
     }
     char e2[900];
-    rc =
-        exec_job_any(t, ji, inputs_get, &in, buf, &blob, &blob_len, e2, sizeof e2) ? INPUTS_ERR : 0;
+    rc = exec_job_any(t, ji, inputs_get, &in, buf, &bl, &blob_len, e2, sizeof e2) ? INPUTS_ERR : 0;
     if (rc) {
-        const graph_node_t *nd = &p->g->nodes[jb->node];
         snprintf(err, errlen, "node \"%.128s\" (%.32s): %s", nd->key, op_name(nd->op), e2);
     }
     inputs_done(is, &in);
     if (rc) {
         free(buf);
-        free(blob);
+        free(bl);
         return rc;
     }
-    *out = jb->blob ? blob : buf;
-    *n = jb->blob ? blob_len : want;
+    *out = blob ? bl : buf;
+    *n = blob ? blob_len : want;
     return 0;
 }
 
@@ -465,7 +462,7 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
         return;
     }
     const plan_t *p = &pe->plan;
-    if (ji >= p->t->n_jobs || !p->t->live[ji] || p->t->jobs[ji].kind == JK_SOURCE) {
+    if (!tile_job_is_live(p->t, ji) || tile_job_is_source(p->t, ji)) {
         snprintf(err, sizeof err, "job %d is not a runnable job of task %s", (int)ji, tid);
         report_text(d, r, rp, msg, p->owner, &done, MSG_ERR, err);
         plan_done(d, pe);
@@ -483,7 +480,7 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
     void *out = NULL;
     size_t n = 0;
     slot_job_t sj = {.busy = true, .job = ji, .started_ms = svc_wall_ms()};
-    const graph_node_t *nd = &p->g->nodes[p->t->jobs[ji].node];
+    const graph_node_t *nd = &p->g->nodes[tile_job_node(p->t, ji)];
     snprintf(sj.tid, sizeof sj.tid, "%s", tid);
     snprintf(sj.node, sizeof sj.node, "%s", nd->key);
     sj.op = op_name(nd->op);
