@@ -177,6 +177,7 @@ struct tile {
     tgrid_t **grid; /* per graph node; NULL for nodes fused into their consumer */
     struct arena *arena;
     uint8_t *live; /* per job: needed for a kept chunk (others never run) */
+    int32_t *ids;  /* a decoded job descriptor's: the task's job index of each job; NULL */
 };
 
 typedef struct {
@@ -260,5 +261,27 @@ const int64_t *tile_grid_bounds(const tile_t *t, int32_t node, int d); /* nchunk
 void tile_grid_coords(const tile_t *t, int32_t node, int64_t li, int64_t *co);
 /* Job j's position in its node's grid, or -1 (a job outside any grid). */
 int64_t tile_job_grid_pos(const tile_t *t, int32_t j);
+
+/* ---- Job descriptors (engine/tile/jobdesc.c): one job with everything a
+ * worker needs to run it without tiling the document (kind, dtypes, shapes,
+ * offsets, inputs with their pieces and generated pieces, the node's
+ * parameters with its element-wise program), in a binary form.
+ *
+ * tile_job_encode: job ji of t as malloc'ed bytes (*out, *len). 0, or -1
+ * when out of memory.
+ *
+ * jobdesc_decode: a descriptor against g (the task's document, parsed as
+ * the encoder's tile was): a small tile whose job 0 is the job and jobs
+ * 1..n the distinct jobs it reads (their kind, dtype, shape, flags and
+ * node only: they never run here), all live, without grids. Run it with
+ * exec_job_any(t, 0, ...): the get callback is asked for jobs 1..n;
+ * tile_job_id gives their index in the task. Everything is checked (counts
+ * against the bytes left before allocating, indices, kinds, dtypes, ops,
+ * that every copy stays inside its arrays): 0, or -1 with a message. */
+int tile_job_encode(const tile_t *t, int32_t ji, void **out, size_t *len);
+int jobdesc_decode(const void *buf, size_t len, const graph_t *g, tile_t **out, char *err,
+                   size_t errlen);
+/* The task's job index of job j (j itself for a tile from tile_build). */
+int32_t tile_job_id(const tile_t *t, int32_t j);
 
 #endif

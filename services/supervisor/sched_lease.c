@@ -26,7 +26,8 @@ void claim(sched_t *s)
         int nt = PQntuples(r);
         for (int i = 0; i < nt; i++) {
             const char *tid = PQgetvalue(r, i, 0);
-            if (task_find(s, tid)) continue; /* ours already; our lease lapsed for a while */
+            /* ours already (our lease lapsed for a while), or being tiled */
+            if (task_find(s, tid) || tiler_has(s, tid)) continue;
             bool takeover = strcmp(PQgetvalue(r, i, 3), "running") == 0;
             if (strcmp(PQgetvalue(r, i, 4), "t") == 0) {
                 const char *q[] = {tid, s->id};
@@ -51,13 +52,13 @@ void claim(sched_t *s)
 void renew(sched_t *s)
 {
     char err[512];
-    if (!s->tasks) return;
-    /* Only the tasks we track: one we claimed but could not set up lets its
-     * lease lapse and is claimed again. */
+    /* Only the tasks we track (and those being tiled): one we claimed but
+     * could not set up lets its lease lapse and is claimed again. */
     sbuf_t ids;
     sbuf_init(&ids);
     arr_open(&ids);
     int n_ids = 0;
+    tiler_ids(s, &ids, &n_ids);
     for (stask_t *t = s->tasks; t; t = t->next)
         if (!t->revive) arr_elem(&ids, t->id), n_ids++;
     sbuf_putc(&ids, '}');

@@ -372,7 +372,7 @@ int load_source(void *ctx, const char *key, plan_src_t *out)
     loadctx_t *lc = ctx;
     char err[512];
     const char *p[] = {lc->session, key};
-    PGresult *r = db_query(lc->s->db,
+    PGresult *r = db_query(lc->db,
                            "SELECT json_build_object('shape', shape, 'dtype', dtype, 'bounds',"
                            " bounds, 'chunk_keys', chunk_keys)::text FROM tensors"
                            " WHERE session_id = $1 AND key = $2",

@@ -310,79 +310,6 @@ out:
     free(ex);
 }
 
-/* Parses and tiles the task's document (session tensors from the tensors
- * table), records seeds drawn here, allocates the job state. NULL when it
- * cannot be set up now (logged; a rejected document fails the task). */
-stask_t *task_tile(sched_t *s, const char *tid, const char *session, const char *doc, bool revive)
-{
-    char err[1024];
-    stask_t *t = calloc(1, sizeof *t);
-    if (!t) return NULL;
-    t->revive = revive;
-    snprintf(t->id, sizeof t->id, "%s", tid);
-    snprintf(t->session, sizeof t->session, "%s", session);
-    loadctx_t lc = {s, session};
-    int64_t t0 = svc_now_ms();
-    if (plan_init(&t->plan, s->id, doc, strlen(doc))) goto fail;
-    t->plan.load = load_source;
-    t->plan.load_ctx = &lc;
-    t->plan.files_rq = s->rq;
-    t->plan.token = s->token;
-    if (plan_tile(&t->plan, err, sizeof err)) {
-        if (revive)
-            log_warning("task %s: its lost chunks cannot be made again: %s", tid, err);
-        else
-            fail_unstarted(s, tid, err);
-        goto fail;
-    }
-    t->plan.load = NULL;
-    /* The gateway fills the seeds in; a row written otherwise gets them
-     * here, in the row too, so that a takeover draws the same values. */
-    if (!revive && plan_fill_seeds(&t->plan) > 0) {
-        const char *p[] = {tid, t->plan.doc};
-        if (db_exec(s->db, "UPDATE tasks SET graph = $2::json WHERE id = $1", 2, p, err,
-                    sizeof err)) {
-            log_warning("task %s: recording its seeds: %s (retried)", tid, err);
-            goto fail;
-        }
-    }
-    metrics_histogram_observe(s->m_tiling, (double)(svc_now_ms() - t0) / 1000.0);
-    int32_t n = t->n = tile_n_jobs(t->plan.t);
-    size_t nn = (size_t)(n ? n : 1);
-    t->waiting = calloc(nn, sizeof(int32_t));
-    t->uses = calloc(nn, sizeof(int32_t));
-    t->st = calloc(nn, 1);
-    t->attempt = calloc(nn, sizeof(int32_t));
-    t->lost = calloc(nn, 1);
-    t->nbytes = malloc(nn * sizeof(int64_t));
-    t->worker = calloc(nn, sizeof(char *));
-    t->inl = calloc(nn, 1);
-    t->placed = malloc(nn * sizeof(int16_t));
-    t->retries = calloc(nn, 1);
-    t->run = malloc(nn * sizeof(jrun_t));
-    t->upd = malloc(nn * sizeof(int32_t));
-    t->in_upd = calloc(nn, 1);
-    if (!t->waiting || !t->uses || !t->st || !t->attempt || !t->lost || !t->nbytes || !t->worker ||
-        !t->inl || !t->placed || !t->retries || !t->run || !t->upd || !t->in_upd ||
-        build_edges(t)) {
-        if (!revive) fail_unstarted(s, tid, "supervisor: out of memory tiling the task");
-        goto fail;
-    }
-    for (int32_t j = 0; j < n; j++) {
-        t->nbytes[j] = -1;
-        t->placed[j] = -1;
-        t->run[j] = (jrun_t){0, 0, -1};
-        if (!tile_job_is_live(t->plan.t, j)) continue;
-        t->n_live++;
-        if (tile_job_is_source(t->plan.t, j)) t->st[j] = S_DONE;
-    }
-    t->quiet = t->n_live > ROW_QUIET_JOBS;
-    return t;
-fail:
-    task_free(t);
-    return NULL;
-}
-
 /* A job not done runs again only if a kept chunk needs it, directly or
  * through consumers that run again (consumers come later in job order): a
  * freed intermediate whose consumers are all done stays freed. */
@@ -480,25 +407,25 @@ void task_queue(sched_t *s, stask_t *t, bool takeover)
         if (tile_job_is_live(tl, j) && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
 }
 
-/* Takes a task over or on (mode: START_*): tiles, writes the plan and the
- * rows, queues what is ready. */
+/* Takes a task over or on (mode: START_*): its tiling goes to the tiler's
+ * thread (sched_tiler.c); start_tiled carries on once it is done. */
 void start_task(sched_t *s, const char *tid, const char *session, const char *doc, int mode)
+{
+    tiler_submit(s, tid, session, doc, mode);
+}
+
+/* A task tiled (sched_tiler.c): writes the plan and the job descriptors,
+ * the rows, queues what is ready. Takes t (freed on failure). */
+void start_tiled(sched_t *s, stask_t *t, int mode, int64_t t0)
 {
     char err[1024];
     bool takeover = mode != START_FRESH, revive = mode == START_REVIVE;
-    int64_t t0 = svc_now_ms();
-    stask_t *t = task_tile(s, tid, session, doc, revive);
-    if (!t) return;
-    char *pl = plan_dump(&t->plan);
-    redisReply *r =
-        pl ? rq_command(s->rq, err, sizeof err, "SET " MSG_PLAN "%s %s", tid, pl) : NULL;
-    free(pl);
-    if (!r) {
-        log_warning("task %s: writing its plan: %s (retried)", tid, pl ? err : "out of memory");
+    const char *tid = t->id;
+    if (publish_plan(s, t, err, sizeof err)) {
+        log_warning("task %s: writing its plan: %s (retried)", tid, err);
         task_free(t);
         return;
     }
-    freeReplyObject(r);
     if (revive) revive_state(s, t);
     if (takeover && !revive && takeover_state(s, t)) {
         task_free(t);
@@ -556,7 +483,7 @@ void revive_poll(sched_t *s)
     if (!r) return;
     for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
         const char *tid = r->element[i]->str;
-        if (!tid || task_find(s, tid) || strlen(tid) >= 72) continue;
+        if (!tid || task_find(s, tid) || tiler_has(s, tid) || strlen(tid) >= 72) continue;
         redisReply *c = rq_command(s->rq, err, sizeof err, "SET " MSG_REVIVING "%s %s NX PX 600000",
                                    tid, s->id);
         bool mine = c && c->type == REDIS_REPLY_STATUS;

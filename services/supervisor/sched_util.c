@@ -75,6 +75,7 @@ void task_free(stask_t *t)
 {
     if (!t) return;
     plan_close(&t->plan);
+    free(t->plan_text);
     free(t->dep_off);
     free(t->deps);
     free(t->con_off);
@@ -154,6 +155,15 @@ void notify_done(sched_t *s, const char *tid)
     const char *p[] = {tid};
     if (db_exec(s->db, "SELECT pg_notify('mars_task_done', $1)", 1, p, err, sizeof err))
         log_warning("notify of %s: %s", tid, err);
+}
+
+/* Writes the plan key of a tiled task (mars:plan:<tid>, msg.h). */
+int publish_plan(sched_t *s, stask_t *t, char *err, size_t errlen)
+{
+    redisReply *r = rq_command(s->rq, err, errlen, "SET " MSG_PLAN "%s %s", t->id, t->plan_text);
+    if (!r) return -1;
+    freeReplyObject(r);
+    return 0;
 }
 
 void drop_plan(sched_t *s, const char *tid)

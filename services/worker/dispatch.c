@@ -23,6 +23,7 @@
 #include "rq.h"
 #include "store.h"
 #include "svc.h"
+#include "taskcache.h"
 
 #define LOG_MODULE "dispatch"
 
@@ -32,12 +33,6 @@
  * (rq.h). */
 #define BLOCK_MS 100
 #define BLOCK_S "0.1"
-/* Plans kept parsed and tiled: a worker serves a few tasks at once; each
- * plan holds a tile (a few bytes per job), so 8 bounds the memory. */
-#define PLAN_CACHE 8
-/* Bytes of the stored plan compared on every job: the owner comes first in
- * the plan text, so a takeover (new owner) changes them. */
-#define PLAN_PREFIX 160
 /* Between tries of a Redis step that must happen (reading the job's
  * task state, storing a result): rq backs off its reconnects meanwhile. A
  * message left on our processing list while we keep heartbeating would
@@ -61,19 +56,6 @@
  * many bytes or the first has waited this long (its successors wait). */
 #define REPORT_BYTES (1 << 20)
 #define REPORT_MS 2
-
-/* ---- plan cache ----------------------------------------------------------- */
-
-typedef struct {
-    bool used;
-    bool stale; /* replaced: freed once no slot holds it */
-    int refs;
-    int64_t last;
-    char tid[72];
-    char prefix[PLAN_PREFIX];
-    size_t prefix_len;
-    plan_t plan;
-} pentry_t;
 
 /* What a slot runs now, for the heartbeat's `slots` (proto.h). */
 typedef struct {
@@ -101,123 +83,11 @@ struct dispatch {
     addrs_t *addrs;
     owned_t *owned; /* the chunks we made, collected once garbage */
     metrics_registry_t *metrics;
-    pthread_mutex_t pmu;
-    pentry_t plans[PLAN_CACHE];
-    int64_t plan_clock;
+    taskcache_t *tasks; /* parsed plans of recent tasks */
     metrics_counter_t *m_ok, *m_err, *m_dropped, *m_retry, *m_hit, *m_miss, *m_stolen;
     metrics_counter_t *m_fetched;
     metrics_histogram_t *m_seconds;
 };
-
-/* ---- plans ---------------------------------------------------------------- */
-
-static void plan_release(dispatch_t *d, pentry_t *e)
-{
-    pthread_mutex_lock(&d->pmu);
-    if (--e->refs == 0 && e->stale) {
-        plan_close(&e->plan);
-        e->used = false;
-    }
-    pthread_mutex_unlock(&d->pmu);
-}
-
-/* The tiled plan of tid whose stored text starts with prefix; loads it when
- * no cached one matches. NULL with err. */
-static pentry_t *plan_get(dispatch_t *d, rq_t *r, const char *tid, const char *prefix, size_t plen,
-                          char *err, size_t errlen)
-{
-    pthread_mutex_lock(&d->pmu);
-    for (int i = 0; i < PLAN_CACHE; i++) {
-        pentry_t *e = &d->plans[i];
-        if (e->used && !e->stale && strcmp(e->tid, tid) == 0 && e->prefix_len == plen &&
-            memcmp(e->prefix, prefix, plen) == 0) {
-            e->refs++;
-            e->last = ++d->plan_clock;
-            pthread_mutex_unlock(&d->pmu);
-            return e;
-        }
-    }
-    pthread_mutex_unlock(&d->pmu);
-
-    redisReply *rep = rq_command(r, err, errlen, "GET mars:plan:%s", tid);
-    if (!rep) return NULL;
-    if (rep->type != REDIS_REPLY_STRING) {
-        freeReplyObject(rep);
-        snprintf(err, errlen, "task %s has no plan (it ended)", tid);
-        return NULL;
-    }
-    plan_t p;
-    int rc = plan_parse(&p, rep->str, rep->len, err, errlen);
-    size_t n = rep->len < PLAN_PREFIX ? rep->len : PLAN_PREFIX;
-    char pre[PLAN_PREFIX];
-    memcpy(pre, rep->str, n);
-    freeReplyObject(rep);
-    if (rc) return NULL;
-    p.files_rq = r;
-    p.token = d->cfg->token;
-    if (plan_tile(&p, err, errlen)) {
-        plan_close(&p);
-        return NULL;
-    }
-    p.files_rq = NULL; /* r is this slot's; the plan may be shared */
-
-    pthread_mutex_lock(&d->pmu);
-    pentry_t *slot = NULL;
-    for (int i = 0; i < PLAN_CACHE; i++) {
-        pentry_t *e = &d->plans[i];
-        if (e->used && !e->stale && strcmp(e->tid, tid) == 0) {
-            e->stale = true; /* an older plan of the task (a takeover) */
-            if (e->refs == 0) {
-                plan_close(&e->plan);
-                e->used = false;
-            }
-        }
-    }
-    for (int i = 0; i < PLAN_CACHE && !slot; i++)
-        if (!d->plans[i].used) slot = &d->plans[i];
-    if (!slot) { /* evict the least recently used plan no slot holds */
-        for (int i = 0; i < PLAN_CACHE; i++) {
-            pentry_t *e = &d->plans[i];
-            if (e->refs == 0 && (!slot || e->last < slot->last)) slot = e;
-        }
-        if (slot) plan_close(&slot->plan);
-    }
-    if (!slot) { /* every entry in use (more slots than entries): a private one */
-        pthread_mutex_unlock(&d->pmu);
-        pentry_t *e = calloc(1, sizeof *e);
-        if (!e) {
-            plan_close(&p);
-            snprintf(err, errlen, "out of memory");
-            return NULL;
-        }
-        e->plan = p;
-        e->refs = 1;
-        e->stale = true;
-        e->used = true;
-        snprintf(e->tid, sizeof e->tid, "%s", tid);
-        return e;
-    }
-    memset(slot, 0, sizeof *slot);
-    slot->used = true;
-    slot->refs = 1;
-    slot->last = ++d->plan_clock;
-    snprintf(slot->tid, sizeof slot->tid, "%s", tid);
-    memcpy(slot->prefix, pre, n);
-    slot->prefix_len = n;
-    slot->plan = p;
-    pthread_mutex_unlock(&d->pmu);
-    return slot;
-}
-
-static void plan_done(dispatch_t *d, pentry_t *e)
-{
-    if (e >= d->plans && e < d->plans + PLAN_CACHE) {
-        plan_release(d, e);
-    } else { /* private */
-        plan_close(&e->plan);
-        free(e);
-    }
-}
 
 /* ---- batches ---------------------------------------------------------------- */
 
@@ -284,7 +154,7 @@ typedef struct {
 typedef struct {
     char tid[72];
     bool cancelled, gone;
-    char prefix[PLAN_PREFIX];
+    char prefix[TASKCACHE_PREFIX];
     size_t plen;
 } tcheck_t;
 
@@ -453,7 +323,7 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
     msg_done_t done = {.job = ji, .attempt = attempt, .slot = slot};
     snprintf(done.tid, sizeof done.tid, "%s", tid);
     snprintf(done.worker, sizeof done.worker, "%s", d->id);
-    pentry_t *pe = plan_get(d, r, tid, ck->prefix, ck->plen, err, sizeof err);
+    tc_entry_t *pe = taskcache_get(d->tasks, r, tid, ck->prefix, ck->plen, err, sizeof err);
     if (!pe) {
         /* No owner to tell: the plan is unreadable or gone. */
         log_warning("job %s dropped: %s", msg, err);
@@ -461,11 +331,11 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
         report_add(d, r, rp, msg, NULL, NULL, NULL, 0, false);
         return;
     }
-    const plan_t *p = &pe->plan;
+    const plan_t *p = tc_plan(pe);
     if (!tile_job_is_live(p->t, ji) || tile_job_is_source(p->t, ji)) {
         snprintf(err, sizeof err, "job %d is not a runnable job of task %s", (int)ji, tid);
         report_text(d, r, rp, msg, p->owner, &done, MSG_ERR, err);
-        plan_done(d, pe);
+        taskcache_release(d->tasks, pe);
         return;
     }
     /* The hard memory limit: admitted by estimate, checked again after. */
@@ -473,7 +343,7 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
     if (memguard_admit(d->mg, need, err, sizeof err)) {
         metrics_counter_inc(d->m_retry);
         report_text(d, r, rp, msg, p->owner, &done, MSG_RETRY, err);
-        plan_done(d, pe);
+        taskcache_release(d->tasks, pe);
         return;
     }
     atomic_fetch_add(&d->running, 1);
@@ -506,7 +376,7 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
     } else {
         report_text(d, r, rp, msg, p->owner, &done, rc == INPUTS_RETRY ? MSG_RETRY : MSG_ERR, err);
     }
-    plan_done(d, pe);
+    taskcache_release(d->tasks, pe);
 }
 
 /* Runs a batch of job messages taken from the queue (all on our
@@ -544,7 +414,7 @@ static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_
         for (int t = 0; t < nt && rc == 0; t++)
             rc = rq_append(r, err, sizeof err, "EXISTS mars:task:%s:cancel", ck[t].tid) ||
                  rq_append(r, err, sizeof err, "GETRANGE mars:plan:%s 0 %d", ck[t].tid,
-                           PLAN_PREFIX - 1);
+                           TASKCACHE_PREFIX - 1);
         if (rc == 0 && rq_flush_replies(r, reps, 2 * nt, err, sizeof err) == 0) break;
         if (tries % RETRY_LOG_EVERY == 0) log_warning("%d jobs: %s (retrying)", n, err);
     }
@@ -553,7 +423,7 @@ static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_
         ck[t].cancelled = c->type == REDIS_REPLY_INTEGER && c->integer > 0;
         ck[t].gone = g->type != REDIS_REPLY_STRING || g->len == 0;
         if (!ck[t].gone) {
-            ck[t].plen = (size_t)g->len < PLAN_PREFIX ? (size_t)g->len : PLAN_PREFIX;
+            ck[t].plen = (size_t)g->len < TASKCACHE_PREFIX ? (size_t)g->len : TASKCACHE_PREFIX;
             memcpy(ck[t].prefix, g->str, ck[t].plen);
         }
         freeReplyObject(c);
@@ -699,13 +569,15 @@ dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_regis
                           NULL, METRICS_LATENCY_BUCKETS, METRICS_N_LATENCY_BUCKETS);
     d->cfg = c;
     snprintf(d->id, sizeof d->id, "%s", worker_id);
-    pthread_mutex_init(&d->pmu, NULL);
     pthread_mutex_init(&d->smu, NULL);
     d->store = store;
     d->mg = mg;
     d->metrics = m;
     d->addrs = addrs_create();
-    if (!d->addrs) {
+    d->tasks = taskcache_create(c->token);
+    if (!d->addrs || !d->tasks) {
+        addrs_free(d->addrs);
+        taskcache_free(d->tasks);
         free(d);
         return NULL;
     }
@@ -772,10 +644,8 @@ void dispatch_free(dispatch_t *d)
         pthread_join(d->threads[i], NULL);
     free(d->threads);
     owned_stop(d->owned);
-    for (int i = 0; i < PLAN_CACHE; i++)
-        if (d->plans[i].used) plan_close(&d->plans[i].plan);
+    taskcache_free(d->tasks);
     addrs_free(d->addrs);
-    pthread_mutex_destroy(&d->pmu);
     pthread_mutex_destroy(&d->smu);
     free(d->slots);
     free(d);
