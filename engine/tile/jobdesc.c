@@ -2,7 +2,8 @@
  * tile with everything needed to run it, so that a worker runs a job
  * without tiling the task's document.
  *
- * Layout (all integers little-endian; "i64[n]" is n of them):
+ * Layout ("i32" and "i64" are signed LEB128 varints, zigzag-coded, of at
+ * most 5 and 10 bytes; "u8" one byte; "i64[n]" n of them):
  *   "MJD1"
  *   i32 id                      the job's index in the task's tile
  *   i32 nsrc                    distinct jobs it reads, then per source:
@@ -11,11 +12,12 @@
  *   the job: u8 kind, u8 dt, u8 ndim, u8 flags, i32 node, i64 shape[ndim],
  *     i32 n_off, i64 off[n_off], i32 n_vshape, i64 vshape[n_vshape],
  *     i32 n_regions, i64 source_index
- *   u8 has_param; param: i32 op, u32 axes, u8 in_dt, i64 n_reduced,
+ *   u8 has_param; param: i32 op, u32 axes (4 bytes, little-endian), u8 in_dt, i64 n_reduced,
  *     i64 ddof, u8 gshape ndim (255: none), i64 gshape[ndim], i32 axis,
  *     i32 td_n, i32 td_a[td_n], i32 td_b[td_n], u8 dfk, u8 has_prog;
  *     program: i32 n_inputs, n_regs, n_ins, out; per register u8 dt,
- *     u8 is_const (then u8 kind, i64 bits); per instruction i32 op, u8 dt,
+ *     u8 is_const (then u8 kind, the
+ *     value's 8 bytes, little-endian); per instruction i32 op, u8 dt,
  *     i8 dst, a, b, c
  *   i32 n_in; per input: i32 src (index into the sources, or -1),
  *     u8 ndim, i64 shape[ndim], u8 dt, i32 n_pieces, pieces,
@@ -80,14 +82,25 @@ static void put_u64(wbuf_t *w, uint64_t v, int bytes)
     put(w, c, (size_t)bytes);
 }
 
-static void put_i32(wbuf_t *w, int64_t v)
-{
-    put_u64(w, (uint64_t)v, 4);
-}
-
+/* zigzag, then 7 bits a byte, low first, the top bit set on all but the
+ * last */
 static void put_i64(wbuf_t *w, int64_t v)
 {
-    put_u64(w, (uint64_t)v, 8);
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    unsigned char c[10];
+    int n = 0;
+    do {
+        c[n] = (unsigned char)(z & 0x7f);
+        z >>= 7;
+        if (z) c[n] |= 0x80;
+        n++;
+    } while (z);
+    put(w, c, (size_t)n);
+}
+
+static void put_i32(wbuf_t *w, int64_t v)
+{
+    put_i64(w, v);
 }
 
 static void put_i64s(wbuf_t *w, const int64_t *v, int n)
@@ -288,14 +301,30 @@ static unsigned get_u8(rbuf_t *r)
     return (unsigned)get_u(r, 1);
 }
 
+static int64_t get_varint(rbuf_t *r, int max_bytes)
+{
+    uint64_t z = 0;
+    for (int i = 0; !r->bad; i++) {
+        if (i == max_bytes) return fail(r, "bad number"), 0;
+        if (r->left == 0) return fail(r, "truncated"), 0;
+        unsigned c = *r->p++;
+        r->left--;
+        z |= (uint64_t)(c & 0x7f) << (7 * i);
+        if (!(c & 0x80)) break;
+    }
+    return r->bad ? 0 : (int64_t)((z >> 1) ^ (~(z & 1) + 1));
+}
+
 static int32_t get_i32(rbuf_t *r)
 {
-    return (int32_t)(uint32_t)get_u(r, 4);
+    int64_t v = get_varint(r, 5);
+    if (v < INT32_MIN || v > INT32_MAX) return fail(r, "bad number"), 0;
+    return (int32_t)v;
 }
 
 static int64_t get_i64(rbuf_t *r)
 {
-    return (int64_t)get_u(r, 8);
+    return get_varint(r, 10);
 }
 
 /* A count of records of at least `min` bytes each: in [0, max] and no more
@@ -322,7 +351,7 @@ static int get_ndim(rbuf_t *r)
 
 static int64_t *get_i64s(rbuf_t *r, int n)
 {
-    if (r->bad || (size_t)n > r->left / 8) {
+    if (r->bad || (size_t)n > r->left) { /* a byte each at least */
         fail(r, "truncated");
         return NULL;
     }
@@ -538,7 +567,7 @@ static void get_input(rbuf_t *r, jin_t *in, int nsrc, const int64_t *src_elems)
     if (s >= 0 && src_elems[s] >= 0 &&
         (int64_t)dt_size(in->dt) * el > src_elems[s] * (int64_t)dt_size(r->t->jobs[1 + s].dt))
         return (void)fail(r, "an input is larger than the chunk it reads");
-    in->n_pieces = get_count(r, INT32_MAX, 22, "piece");
+    in->n_pieces = get_count(r, INT32_MAX, 4, "piece");
     if (s >= 0 && in->n_pieces) return (void)fail(r, "a whole input with pieces");
     if (in->n_pieces) {
         in->pieces = arena_alloc(r->t->arena, sizeof(piece_t) * (size_t)in->n_pieces);
@@ -559,7 +588,7 @@ static void get_input(rbuf_t *r, jin_t *in, int nsrc, const int64_t *src_elems)
     } else {
         in->gen_node = -1;
     }
-    in->n_gpieces = get_count(r, INT32_MAX, 30, "generated piece");
+    in->n_gpieces = get_count(r, INT32_MAX, 6, "generated piece");
     if (in->n_gpieces && s >= 0) return (void)fail(r, "a whole input with generated pieces");
     if (in->n_gpieces)
         in->gpieces = arena_alloc(r->t->arena, sizeof(gpiece_t) * (size_t)in->n_gpieces);
@@ -649,8 +678,8 @@ int jobdesc_decode(const void *buf, size_t len, const graph_t *g, tile_t **out, 
     r.t = t;
     t->g = g;
     int32_t id = get_i32(&r);
-    /* a source record holds at least 26 bytes */
-    int nsrc = get_count(&r, INT32_MAX - 2, 26, "source");
+    /* a source record holds at least 8 bytes */
+    int nsrc = get_count(&r, INT32_MAX - 2, 8, "source");
     if (r.bad) goto bad;
     t->n_jobs = t->cap_jobs = nsrc + 1;
     t->jobs = calloc((size_t)t->n_jobs, sizeof(job_t));
@@ -687,16 +716,16 @@ int jobdesc_decode(const void *buf, size_t len, const graph_t *g, tile_t **out, 
     }
     job_t *j = &t->jobs[0];
     get_head(&r, j);
-    int n_off = get_count(&r, 64 * MR_MAXDIM, 8, "offset");
+    int n_off = get_count(&r, 64 * MR_MAXDIM, 1, "offset");
     j->off = n_off ? get_i64s(&r, n_off) : NULL;
-    int n_vs = get_count(&r, 64 * MR_MAXDIM, 8, "region shape");
+    int n_vs = get_count(&r, 64 * MR_MAXDIM, 1, "region shape");
     j->vshape = n_vs ? get_i64s(&r, n_vs) : NULL;
     j->n_regions = get_i32(&r);
     if (j->n_regions < 0 || j->n_regions > 64) fail(&r, "bad region count");
     j->source_index = get_i64(&r);
     j->param = get_param(&r);
-    /* an input record holds at least 18 bytes */
-    j->n_in = get_count(&r, INT32_MAX, 18, "input");
+    /* an input record holds at least 6 bytes */
+    j->n_in = get_count(&r, INT32_MAX, 6, "input");
     if (r.bad) goto bad;
     j->in = arena_alloc(t->arena, sizeof(jin_t) * (size_t)(j->n_in ? j->n_in : 1));
     for (int k = 0; k < j->n_in && !r.bad; k++)

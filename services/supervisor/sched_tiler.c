@@ -34,6 +34,36 @@ struct tiler {
     metrics_histogram_t *m_tiling;
 };
 
+/* Job descriptors written per pipeline round trip. */
+#define JD_BATCH 1000
+
+/* Writes the descriptor of every live job that runs (tile_job_encode) into
+ * mars:jd:<tid>, anew (a takeover's or revive's replace the old ones). 0,
+ * or -1 with err (Redis; retried when the task is claimed again). */
+static int write_descs(tiler_t *tl, const stask_t *t, char *err, size_t errlen)
+{
+    const tile_t *tile = t->plan.t;
+    int rc = rq_append(tl->rq, err, errlen, "DEL " MSG_JOBDESC "%s", t->id);
+    int pending = 1;
+    for (int32_t j = 0; j < t->n && rc == 0; j++) {
+        if (!tile_job_is_live(tile, j) || tile_job_is_source(tile, j)) continue;
+        void *d;
+        size_t dl;
+        if (tile_job_encode(tile, j, &d, &dl)) {
+            snprintf(err, errlen, "out of memory encoding job %d", (int)j);
+            return -1;
+        }
+        rc = rq_append(tl->rq, err, errlen, "HSET " MSG_JOBDESC "%s %d %b", t->id, (int)j, d, dl);
+        free(d);
+        if (rc == 0 && ++pending == JD_BATCH) {
+            rc = rq_flush(tl->rq, err, errlen);
+            pending = 0;
+        }
+    }
+    if (rc == 0 && pending) rc = rq_flush(tl->rq, err, errlen);
+    return rc;
+}
+
 /* Parses and tiles the task's document (session tensors from the tensors
  * table), records seeds drawn here, allocates the job state and encodes
  * what the plan key holds. NULL when it cannot be set up now (err; with
@@ -92,6 +122,10 @@ static stask_t *task_tile(tiler_t *tl, tjob_t *x)
         !t->inl || !t->placed || !t->retries || !t->run || !t->upd || !t->in_upd ||
         build_edges(t) || !(t->plan_text = plan_dump(&t->plan)))
         goto oom;
+    int64_t t1 = svc_now_ms();
+    if (write_descs(tl, t, err, errlen)) goto fail;
+    log_debug("task %s: %d job descriptors written in %lld ms", t->id, (int)t->n,
+              (long long)(svc_now_ms() - t1));
     for (int32_t j = 0; j < n; j++) {
         t->nbytes[j] = -1;
         t->placed[j] = -1;

@@ -169,7 +169,8 @@ int publish_plan(sched_t *s, stask_t *t, char *err, size_t errlen)
 void drop_plan(sched_t *s, const char *tid)
 {
     char err[256];
-    redisReply *r = rq_command(s->rq, err, sizeof err, "DEL mars:plan:%s", tid);
+    redisReply *r =
+        rq_command(s->rq, err, sizeof err, "DEL " MSG_PLAN "%s " MSG_JOBDESC "%s", tid, tid);
     if (r) freeReplyObject(r);
 }
 

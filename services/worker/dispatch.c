@@ -86,7 +86,7 @@ struct dispatch {
     taskcache_t *tasks; /* parsed plans of recent tasks */
     metrics_counter_t *m_ok, *m_err, *m_dropped, *m_retry, *m_hit, *m_miss, *m_stolen;
     metrics_counter_t *m_fetched;
-    metrics_histogram_t *m_seconds;
+    metrics_histogram_t *m_seconds, *m_decode;
 };
 
 /* ---- batches ---------------------------------------------------------------- */
@@ -158,29 +158,36 @@ typedef struct {
     size_t plen;
 } tcheck_t;
 
+static int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* ---- one job ---------------------------------------------------------------- */
 
 /* Memory job ji may need beyond what is resident now: its output, the
  * inputs it must bring in, and as much again as its output for the
  * kernel's scratch (a blob job's output is not known before it runs: its
  * inputs' size stands for it). */
-static int64_t job_need(const islot_t *is, const char *tid, const plan_t *p, int32_t ji)
+static int64_t job_need(const islot_t *is, const char *tid, const plan_t *p, const tile_t *t)
 {
-    int64_t miss = inputs_missing_bytes(is, tid, p, ji);
-    int64_t out = tile_job_is_blob(p->t, ji) ? miss : (int64_t)tile_job_nbytes(p->t, ji);
+    int64_t miss = inputs_missing_bytes(is, tid, p, t, 0);
+    int64_t out = tile_job_is_blob(t, 0) ? miss : (int64_t)tile_job_nbytes(t, 0);
     return miss + 2 * out;
 }
 
-/* Runs job ji of the plan with its inputs loaded: 0 with *out (malloc'ed,
- * *n bytes), or an INPUTS_ code with err naming the node. */
-static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p, int32_t ji,
+/* Runs the job of descriptor t (its job 0) with its inputs loaded: 0 with
+ * *out (malloc'ed, *n bytes), or an INPUTS_ code with err naming the node. */
+static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p, const tile_t *t,
                    void **out, size_t *n, char *err, size_t errlen)
 {
-    const tile_t *t = p->t;
+    const int32_t ji = 0;
     bool blob = tile_job_is_blob(t, ji);
     const graph_node_t *nd = &p->g->nodes[tile_job_node(t, ji)];
     jinputs_t in;
-    int rc = inputs_load(is, tid, p, ji, &in, err, errlen);
+    int rc = inputs_load(is, tid, p, t, ji, &in, err, errlen);
     if (rc) return rc;
     if (in.fetched_bytes) metrics_counter_add(d->m_fetched, (double)in.fetched_bytes);
     for (int i = 0; i < in.n; i++)
@@ -316,7 +323,8 @@ static void report_output(dispatch_t *d, rq_t *r, reports_t *rp, const char *msg
 /* Runs one job of a batch whose task passed its checks (ck); queues its
  * report. */
 static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const char *tid,
-                    int32_t ji, int attempt, const tcheck_t *ck, reports_t *rp)
+                    int32_t ji, int attempt, const tcheck_t *ck, const redisReply *desc,
+                    reports_t *rp)
 {
     rq_t *r = is->r;
     char err[MSG_TEXT_MAX];
@@ -332,17 +340,33 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
         return;
     }
     const plan_t *p = tc_plan(pe);
-    if (!tile_job_is_live(p->t, ji) || tile_job_is_source(p->t, ji)) {
-        snprintf(err, sizeof err, "job %d is not a runnable job of task %s", (int)ji, tid);
+    /* The job as its owner tiled it (mars:jd:<tid>, msg.h): no tiling here. */
+    tile_t *t = NULL;
+    char e2[600];
+    int64_t td0 = now_us();
+    if (!desc || desc->type != REDIS_REPLY_STRING) {
+        snprintf(err, sizeof err, "job %d is not a runnable job of task %s (no descriptor)",
+                 (int)ji, tid);
+    } else if (jobdesc_decode(desc->str, desc->len, p->g, &t, e2, sizeof e2)) {
+        snprintf(err, sizeof err, "job %d of task %s: %s", (int)ji, tid, e2);
+    } else if (tile_job_id(t, 0) != ji) {
+        snprintf(err, sizeof err, "job %d of task %s: its descriptor is job %d's", (int)ji, tid,
+                 (int)tile_job_id(t, 0));
+        tile_free(t);
+        t = NULL;
+    }
+    metrics_histogram_observe(d->m_decode, (double)(now_us() - td0) / 1e6);
+    if (!t) {
         report_text(d, r, rp, msg, p->owner, &done, MSG_ERR, err);
         taskcache_release(d->tasks, pe);
         return;
     }
     /* The hard memory limit: admitted by estimate, checked again after. */
-    int64_t need = job_need(is, tid, p, ji);
+    int64_t need = job_need(is, tid, p, t);
     if (memguard_admit(d->mg, need, err, sizeof err)) {
         metrics_counter_inc(d->m_retry);
         report_text(d, r, rp, msg, p->owner, &done, MSG_RETRY, err);
+        tile_free(t);
         taskcache_release(d->tasks, pe);
         return;
     }
@@ -350,13 +374,14 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
     void *out = NULL;
     size_t n = 0;
     slot_job_t sj = {.busy = true, .job = ji, .started_ms = svc_wall_ms()};
-    const graph_node_t *nd = &p->g->nodes[tile_job_node(p->t, ji)];
+    const graph_node_t *nd = &p->g->nodes[tile_job_node(t, 0)];
     snprintf(sj.tid, sizeof sj.tid, "%s", tid);
     snprintf(sj.node, sizeof sj.node, "%s", nd->key);
     sj.op = op_name(nd->op);
     slot_set(d, slot, &sj);
     int64_t t0 = svc_now_ms();
-    int rc = run_job(d, is, tid, p, ji, &out, &n, err, sizeof err);
+    int rc = run_job(d, is, tid, p, t, &out, &n, err, sizeof err);
+    tile_free(t);
     int64_t t1 = svc_now_ms();
     if (rc == 0 && memguard_over_hard(d->mg, err, sizeof err)) {
         free(out);
@@ -407,15 +432,23 @@ static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_
         task_of[i] = t;
     }
     /* Cancelled, or ended (its plan is gone): dropped without running. */
-    redisReply *reps[2 * BATCH_MAX];
+    /* ... and the jobs' descriptors, in the same round trip */
+    redisReply *reps[3 * BATCH_MAX], **desc = reps + 2 * nt;
+    int nd = 0;
     for (int tries = 0; nt > 0; tries++) {
         if (!retry_wait(d, tries)) return; /* left on the list: requeued after we stop */
         int rc = 0;
+        nd = 0;
         for (int t = 0; t < nt && rc == 0; t++)
             rc = rq_append(r, err, sizeof err, "EXISTS mars:task:%s:cancel", ck[t].tid) ||
                  rq_append(r, err, sizeof err, "GETRANGE mars:plan:%s 0 %d", ck[t].tid,
                            TASKCACHE_PREFIX - 1);
-        if (rc == 0 && rq_flush_replies(r, reps, 2 * nt, err, sizeof err) == 0) break;
+        for (int i = 0; i < n && rc == 0; i++)
+            if (task_of[i] >= 0)
+                rc = rq_append(r, err, sizeof err, "HGET " MSG_JOBDESC "%s %d", tids[i],
+                               (int)jobs[i]),
+                nd++;
+        if (rc == 0 && rq_flush_replies(r, reps, 2 * nt + nd, err, sizeof err) == 0) break;
         if (tries % RETRY_LOG_EVERY == 0) log_warning("%d jobs: %s (retrying)", n, err);
     }
     for (int t = 0; t < nt; t++) {
@@ -429,7 +462,8 @@ static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_
         freeReplyObject(c);
         freeReplyObject(g);
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0, q = 0; i < n; i++) {
+        redisReply *di = task_of[i] >= 0 && q < nd ? desc[q++] : NULL;
         if (task_of[i] < 0) {
             log_warning("dropping malformed job message \"%.200s\"", msgs[i]);
             report_add(d, r, rp, msgs[i], NULL, NULL, NULL, 0, false);
@@ -439,8 +473,9 @@ static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_
             metrics_counter_inc(d->m_dropped);
             report_add(d, r, rp, msgs[i], NULL, NULL, NULL, 0, false);
         } else {
-            run_one(d, is, slot, msgs[i], tids[i], jobs[i], attempts[i], &ck[task_of[i]], rp);
+            run_one(d, is, slot, msgs[i], tids[i], jobs[i], attempts[i], &ck[task_of[i]], di, rp);
         }
+        if (di) freeReplyObject(di);
         if (rp->bytes >= REPORT_BYTES || svc_now_ms() - rp->first_ms >= REPORT_MS)
             reports_flush(d, r, rp);
     }
@@ -567,6 +602,9 @@ dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_regis
     d->m_seconds =
         metrics_histogram(m, "mars_worker_job_seconds", "Time to read a job's inputs and run it",
                           NULL, METRICS_LATENCY_BUCKETS, METRICS_N_LATENCY_BUCKETS);
+    d->m_decode = metrics_histogram(m, "mars_worker_jobdesc_decode_seconds",
+                                    "Time to decode a job's descriptor (mars:jd)", NULL,
+                                    METRICS_LATENCY_BUCKETS, METRICS_N_LATENCY_BUCKETS);
     d->cfg = c;
     snprintf(d->id, sizeof d->id, "%s", worker_id);
     pthread_mutex_init(&d->smu, NULL);

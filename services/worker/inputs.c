@@ -192,9 +192,9 @@ done:
 
 /* ---- loading ------------------------------------------------------------- */
 
-static void node_prefix(const plan_t *p, int32_t ji, char *out, size_t cap)
+static void node_prefix(const plan_t *p, const tile_t *t, int32_t ji, char *out, size_t cap)
 {
-    const graph_node_t *n = &p->g->nodes[tile_job_node(p->t, ji)];
+    const graph_node_t *n = &p->g->nodes[tile_job_node(t, ji)];
     snprintf(out, cap, "node \"%s\" (%s): ", n->key, op_name(n->op));
 }
 
@@ -231,9 +231,9 @@ static void free_inputs(islot_t *s, jinputs_t *in, bool keep)
     memset(in, 0, sizeof *in);
 }
 
-int64_t inputs_missing_bytes(const islot_t *s, const char *tid, const plan_t *p, int32_t ji)
+int64_t inputs_missing_bytes(const islot_t *s, const char *tid, const plan_t *p, const tile_t *t,
+                             int32_t ji)
 {
-    const tile_t *t = p->t;
     int cap = tile_job_n_reads(t, ji);
     int32_t *src = malloc(sizeof(int32_t) * (size_t)(cap ? cap : 1));
     if (!src) return 0;
@@ -241,7 +241,7 @@ int64_t inputs_missing_bytes(const islot_t *s, const char *tid, const plan_t *p,
     int64_t miss = 0;
     for (int i = 0; i < n; i++) {
         char key[MSG_KEY_MAX];
-        plan_chunk_key(p, tid, src[i], key, sizeof key);
+        plan_chunk_key_of(p, t, tid, src[i], key, sizeof key);
         if (store_size(s->store, key) >= 0) continue; /* in memory or spilled: close enough */
         miss += (int64_t)tile_job_nbytes(t, src[i]);
     }
@@ -465,13 +465,12 @@ static int fetch_inline(islot_t *s, jinputs_t *in, const miss_t *m, int nm, char
 }
 
 /* Looks each input up in the store; the others go to m. */
-static int from_store(islot_t *s, const char *tid, const plan_t *p, int32_t ji, jinputs_t *in,
-                      miss_t *m, int *nm, char *err, size_t errlen)
+static int from_store(islot_t *s, const char *tid, const plan_t *p, const tile_t *t, int32_t ji,
+                      jinputs_t *in, miss_t *m, int *nm, char *err, size_t errlen)
 {
-    const tile_t *t = p->t;
     for (int i = 0; i < in->n; i++) {
         int32_t src = in->job[i];
-        plan_chunk_key(p, tid, src, in->key[i], sizeof in->key[i]);
+        plan_chunk_key_of(p, t, tid, src, in->key[i], sizeof in->key[i]);
         int64_t part = tile_job_pack_part(t, ji, src);
         char ckey[MSG_KEY_MAX];
         if (part >= 0)
@@ -512,12 +511,11 @@ static int check_sizes(const tile_t *t, const jinputs_t *in, char *err, size_t e
     return 0;
 }
 
-int inputs_load(islot_t *s, const char *tid, const plan_t *p, int32_t ji, jinputs_t *in, char *err,
-                size_t errlen)
+int inputs_load(islot_t *s, const char *tid, const plan_t *p, const tile_t *t, int32_t ji,
+                jinputs_t *in, char *err, size_t errlen)
 {
-    const tile_t *t = p->t;
     char np[300], e2[MSG_TEXT_MAX];
-    node_prefix(p, ji, np, sizeof np);
+    node_prefix(p, t, ji, np, sizeof np);
     int cap = tile_job_n_reads(t, ji);
     miss_t *m = calloc((size_t)(cap ? cap : 1), sizeof *m);
     int nm = 0, rc = 0;
@@ -527,7 +525,7 @@ int inputs_load(islot_t *s, const char *tid, const plan_t *p, int32_t ji, jinput
         goto out;
     }
     in->n = tile_job_sources(t, ji, in->job);
-    if ((rc = from_store(s, tid, p, ji, in, m, &nm, e2, sizeof e2))) goto out;
+    if ((rc = from_store(s, tid, p, t, ji, in, m, &nm, e2, sizeof e2))) goto out;
     if (nm > 0) {
         if ((rc = locate(s, tid, in, m, nm, e2, sizeof e2))) goto out;
         for (int i = 0; i < nm; i++) {

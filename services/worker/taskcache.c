@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* Entries kept: a worker serves a few tasks at once; each holds a parsed
- * graph (a few bytes per node), so 8 bounds the memory. */
+ * graph (a few bytes per node, never a tile), so 8 bounds the memory. */
 #define TASKCACHE_N 8
 
 struct tc_entry {
@@ -73,7 +73,7 @@ static int load(taskcache_t *c, rq_t *r, const char *tid, plan_t *p, char *pre, 
     if (rc) return -1;
     p->files_rq = r;
     p->token = c->token;
-    if (plan_tile(p, err, errlen)) {
+    if (plan_graph(p, err, errlen)) { /* the jobs come as descriptors: no tiling */
         plan_close(p);
         return -1;
     }
