@@ -1,5 +1,7 @@
-/* plan.h: a task's plan, what every process needs to re-tile a task exactly
- * as its owning supervisor did (docs/cluster-protocol.md, mars:plan:<tid>):
+/* plan.h: a task's plan: what a supervisor taking a task over needs to
+ * tile it exactly as its owner did, and what workers parse once per task
+ * (plan_graph: the graph their job descriptors refer to; they never tile)
+ * (docs/cluster-protocol.md, mars:plan:<tid>):
  *   {"owner": "<supervisor id>", "doc": <document, seeds filled in>,
  *    "sources": {"<key>": {"shape": [...], "dtype": "...",
  *                          "bounds": [[...], ...], "chunk_keys": [...]}}}
