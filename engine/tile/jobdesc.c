@@ -27,8 +27,11 @@
  *     i64 count[ndim], src_stride[ndim], dst_stride[ndim], src_off, dst_off
  *
  * Decoding checks every count against the bytes left before allocating,
- * every index, dtype, kind and op against its range, and that every copy a
- * piece describes stays inside its source and its destination. */
+ * every index, dtype, kind and op against its range, that every copy a
+ * piece describes stays inside its source and its destination, and what
+ * the kernels assume of the shapes they get: element-wise inputs broadcast
+ * to the output, reduction partials are as big as the reduction reads,
+ * block products' operands agree, scans read chunks of the job's shape. */
 #include "tile_priv.h"
 
 #include <stdio.h>
@@ -606,6 +609,103 @@ static void get_input(rbuf_t *r, jin_t *in, int nsrc, const int64_t *src_elems)
     }
 }
 
+/* ---- what the kernels assume of the shapes they are given -------------- */
+
+/* Input `in` broadcasts (numpy, aligned on the right) to nd/shape. */
+static bool broadcasts(const jin_t *in, int nd, const int64_t *shape)
+{
+    if (in->ndim > nd) return false;
+    for (int d = 0; d < in->ndim; d++) {
+        int64_t a = in->shape[in->ndim - 1 - d], b = shape[nd - 1 - d];
+        if (a != b && a != 1) return false;
+    }
+    return true;
+}
+
+static int64_t in_bytes(const jin_t *in)
+{
+    return prod(in->ndim, in->shape) * (int64_t)dt_size(in->dt);
+}
+
+/* The shapes of a block product's pairs agree with each other and with
+ * the output (kern_tensordot, kern_matmul, kern_syrk). */
+static bool products_agree(const job_t *j)
+{
+    const jparam_t *pa = j->param;
+    for (int k = 0; k < j->n_in; k++)
+        if (j->in[k].dt != j->dt) return false;
+    if (j->kind == JK_SYRK) {
+        for (int k = 0; k < j->n_in; k++) {
+            const jin_t *a = &j->in[k];
+            if (a->ndim != 2 || j->ndim != 2 || j->shape[0] != a->shape[0] ||
+                j->shape[1] != a->shape[0])
+                return false;
+        }
+        return true;
+    }
+    if (j->n_in % 2) return false;
+    for (int k = 0; k < j->n_in; k += 2) {
+        const jin_t *a = &j->in[k], *b = &j->in[k + 1];
+        if (j->kind == JK_MATMUL) {
+            if (a->ndim < 2 || b->ndim < 2 || j->ndim < 2 || a->ndim > j->ndim ||
+                b->ndim > j->ndim || a->shape[a->ndim - 1] != b->shape[b->ndim - 2] ||
+                j->shape[j->ndim - 2] != a->shape[a->ndim - 2] ||
+                j->shape[j->ndim - 1] != b->shape[b->ndim - 1])
+                return false;
+            for (int d = 3; d <= j->ndim; d++) { /* batch axes broadcast */
+                int64_t o = j->shape[j->ndim - d];
+                int64_t x = d <= a->ndim ? a->shape[a->ndim - d] : 1;
+                int64_t y = d <= b->ndim ? b->shape[b->ndim - d] : 1;
+                if ((x != o && x != 1) || (y != o && y != 1)) return false;
+            }
+            continue;
+        }
+        /* tensordot: contracted axes in range and equal; out = free axes */
+        bool ca[MR_MAXDIM] = {0}, cb[MR_MAXDIM] = {0};
+        for (int i = 0; i < pa->td_n; i++) {
+            int x = pa->td_a[i], y = pa->td_b[i];
+            if (x >= a->ndim || y >= b->ndim || ca[x] || cb[y] || a->shape[x] != b->shape[y])
+                return false;
+            ca[x] = cb[y] = true;
+        }
+        int o = 0;
+        for (int d = 0; d < a->ndim; d++)
+            if (!ca[d] && (o >= j->ndim || j->shape[o++] != a->shape[d])) return false;
+        for (int d = 0; d < b->ndim; d++)
+            if (!cb[d] && (o >= j->ndim || j->shape[o++] != b->shape[d])) return false;
+        if (o != j->ndim) return false;
+    }
+    return true;
+}
+
+/* A reduction map's regions: their inputs and partials fit (kern_red_map:
+ * partial positions are the region's shape with the reduced axes of size
+ * 1). */
+static bool red_map_agrees(const job_t *j, int nr)
+{
+    const jparam_t *pa = j->param;
+    int nd = pa->gshape->ndim, per = j->n_in / nr;
+    if (pa->axes >> nd) return false;
+    for (int r = 0; r < nr; r++) {
+        int64_t shape[MR_MAXDIM];
+        if (pa->prog) {
+            for (int d = 0; d < nd; d++)
+                shape[d] = j->vshape[r * nd + d];
+            for (int k = 0; k < per; k++)
+                if (!broadcasts(&j->in[r * per + k], nd, shape)) return false;
+        } else {
+            const jin_t *in = &j->in[r * per];
+            if (per != 1 || in->ndim != nd) return false;
+            memcpy(shape, in->shape, sizeof(int64_t) * (size_t)nd);
+        }
+        int64_t n_out = 1;
+        for (int d = 0; d < nd; d++)
+            if (!(pa->axes >> d & 1)) n_out *= shape[d];
+        if (kern_red_partial_bytes(pa->op, pa->in_dt, n_out) != job_nbytes(j)) return false;
+    }
+    return true;
+}
+
 /* What exec reads of the job beyond its inputs (off, vshape, regions). */
 static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
 {
@@ -619,7 +719,11 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
         break;
     case JK_EW:
         if (!pa || !pa->prog || pa->prog->n_inputs != j->n_in)
-            fail(r, "an element-wise job without its program");
+            return (void)fail(r, "an element-wise job without its program");
+        for (int k = 0; k < j->n_in; k++)
+            if (!broadcasts(&j->in[k], j->ndim, j->shape))
+                return (void)fail(r, "an element-wise input that does not broadcast");
+        if (pa->prog->reg_dt[pa->prog->out] != j->dt) fail(r, "a program of another dtype");
         break;
     case JK_GATHER:
     case JK_ALIAS:
@@ -636,18 +740,48 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
         int need = nr * pa->gshape->ndim;
         if ((n_off && n_off < need) || (pa->prog && n_vs < need) ||
             (pa->prog && pa->prog->n_inputs != j->n_in / nr))
-            fail(r, "a reduction map without its regions");
+            return (void)fail(r, "a reduction map without its regions");
+        if (!red_map_agrees(j, nr)) fail(r, "a reduction map whose shapes disagree");
         break;
     }
     case JK_RED_COMBINE:
-    case JK_RED_FINAL:
+    case JK_RED_FINAL: {
+        size_t per = pa ? kern_red_partial_bytes(pa->op, pa->in_dt, 1) : 0;
+        if (per == 0) return (void)fail(r, "a reduction job without its parameters");
+        int64_t n_out =
+            j->kind == JK_RED_FINAL ? prod(j->ndim, j->shape) : (int64_t)(job_nbytes(j) / per);
+        for (int k = 0; k < j->n_in; k++)
+            if (in_bytes(&j->in[k]) < n_out * (int64_t)per)
+                return (void)fail(r, "a partial smaller than its reduction");
+        if (j->kind == JK_RED_FINAL && j->n_in < 1) fail(r, "a reduction without its partials");
+        break;
+    }
     case JK_SCAN_LOCAL:
     case JK_SCAN_CARRY:
-    case JK_SCAN_APPLY:
+    case JK_SCAN_APPLY: {
+        int need = j->kind == JK_SCAN_APPLY ? 2 : 1;
+        if (!pa || pa->axis < 0 || pa->axis >= j->ndim || j->n_in < need || j->n_in > 2)
+            return (void)fail(r, "a scan job without its parameters");
+        /* local: the chunk; carries: the chunk with the axis of size 1 */
+        for (int k = 0; k < j->n_in; k++) {
+            const jin_t *in = &j->in[k];
+            if (in->ndim != j->ndim) return (void)fail(r, "a scan input of another shape");
+            /* along the axis: a local chunk as the job's; a carry, or the
+             * previous chunk a carry reads, any (a slice of it is read) */
+            bool whole = j->kind == JK_SCAN_LOCAL || (j->kind == JK_SCAN_APPLY && k == 0);
+            for (int d = 0; d < j->ndim; d++) {
+                bool ok = d != pa->axis || whole ? in->shape[d] == j->shape[d]
+                                                 : in->shape[d] >= 1 || j->shape[d] == 0;
+                if (!ok) return (void)fail(r, "a scan input of another shape");
+            }
+        }
+        break;
+    }
     case JK_TENSORDOT:
     case JK_MATMUL:
     case JK_SYRK:
-        if (!pa) fail(r, "a job without its parameters");
+        if (!pa) return (void)fail(r, "a job without its parameters");
+        if (!products_agree(j)) fail(r, "a block product whose shapes disagree");
         break;
     case JK_DF:
         if (!pa || n_off != 4) fail(r, "a DataFrame job without its parameters");
