@@ -38,13 +38,15 @@ struct tiler {
 #define JD_BATCH 1000
 
 /* Writes the descriptor of every live job that runs (tile_job_encode) into
- * mars:jd:<tid>, anew (a takeover's or revive's replace the old ones). 0,
- * or -1 with err (Redis; retried when the task is claimed again). */
+ * mars:jd:<tid>. A takeover's or revive's overwrite the fields in place,
+ * never deleting first: tiling is deterministic, so they are the same
+ * bytes, and a worker running a job of the old dispatch meanwhile still
+ * finds its descriptor. 0, or -1 with err (Redis; retried when the task is
+ * claimed again). */
 static int write_descs(tiler_t *tl, const stask_t *t, char *err, size_t errlen)
 {
     const tile_t *tile = t->plan.t;
-    int rc = rq_append(tl->rq, err, errlen, "DEL " MSG_JOBDESC "%s", t->id);
-    int pending = 1;
+    int rc = 0, pending = 0;
     for (int32_t j = 0; j < t->n && rc == 0; j++) {
         if (!tile_job_is_live(tile, j) || tile_job_is_source(tile, j)) continue;
         void *d;
