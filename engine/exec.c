@@ -131,6 +131,7 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         break;
     }
     case JK_SOURCE:
+    case JK__COUNT:
         snprintf(err, errlen, "internal: a source chunk cannot run as a job");
         rc = -1;
         break;

@@ -40,6 +40,7 @@ typedef enum {
     JK_DF,         /* a DataFrame step (param->dfk, df/dfexec.h); its output is a frame blob
                     * whose size is known only when it runs (job.blob), or fixed bytes */
     JK_LA,         /* the linalg branch's step param->la_step (kern/la.h) */
+    JK__COUNT      /* not a kind: how many there are (job descriptors check against it) */
 } job_kind_t;
 
 /* The steps of DataFrame ops. Per-job arguments are in job.off[]. */
@@ -77,6 +78,7 @@ typedef enum {
     DFJ_CARRY_EDGE,    /* in: a chunk; its edge (the state it passes on) */
     DFJ_CARRY_COMBINE, /* in: the carry so far, the next chunk's edge */
     DFJ_WHOLE,         /* in: every chunk in order: engine/df/select.c's op on all the rows */
+    DFJ__COUNT,        /* not a step: how many there are */
 } dfjob_t;
 
 /* A strided copy of a box out of a source chunk into the assembled array:
@@ -179,6 +181,7 @@ struct tile {
     tgrid_t **grid; /* per graph node; NULL for nodes fused into their consumer */
     struct arena *arena;
     uint8_t *live; /* per job: needed for a kept chunk (others never run) */
+    int32_t *ids;  /* a decoded job descriptor's: the task's job index of each job; NULL */
 };
 
 typedef struct {
@@ -222,5 +225,67 @@ void tile_gather(const jin_t *in, const void *const *srcs_by_piece, void *dst);
 /* Generates the input's gpieces into dst (an array of its shape and dtype).
  * Returns 0, or -1 when out of memory. */
 int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst);
+
+/* ---- Accessors: what code outside the engine reads of a tile (services
+ * never touch the structs' fields). j is a job index in [0, tile_n_jobs). */
+int32_t tile_n_jobs(const tile_t *t);
+const graph_t *tile_graph(const tile_t *t);
+/* false for an index out of range too */
+bool tile_job_is_live(const tile_t *t, int32_t j);
+job_kind_t tile_job_kind(const tile_t *t, int32_t j);
+bool tile_job_is_source(const tile_t *t, int32_t j); /* JK_SOURCE */
+bool tile_job_keep(const tile_t *t, int32_t j);      /* a chunk of a fetched tensor */
+bool tile_job_is_blob(const tile_t *t, int32_t j);   /* see job.blob */
+int32_t tile_job_node(const tile_t *t, int32_t j);
+size_t tile_job_nbytes(const tile_t *t, int32_t j); /* job_nbytes */
+dtype_t tile_job_dtype(const tile_t *t, int32_t j);
+/* The output chunk's ndim; *shape its extents (owned by t). */
+int tile_job_shape(const tile_t *t, int32_t j, const int64_t **shape);
+/* JK_SOURCE: the chunk's index in the session tensor's grid; else -1. */
+int64_t tile_job_source_index(const tile_t *t, int32_t j);
+/* An upper bound on the job's distinct inputs (the size tile_job_sources
+ * needs at out). */
+int tile_job_n_reads(const tile_t *t, int32_t j);
+/* The distinct jobs j reads, in the order exec reads them, into out;
+ * their number. */
+int tile_job_sources(const tile_t *t, int32_t j, int32_t *out);
+/* A DataFrame shuffle consumer reads one part of each partition pack
+ * (engine/df/dfexec.h): the part of src's output job j takes, or -1 when it
+ * reads src whole. */
+int64_t tile_job_pack_part(const tile_t *t, int32_t j, int32_t src);
+/* Chunk grids, per graph node: -1 from tile_grid_total when the node has
+ * none (fused into its consumer); the others only for nodes that have one.
+ * li is a grid position (C order over the per-axis chunk counts). */
+int64_t tile_grid_total(const tile_t *t, int32_t node);
+int32_t tile_grid_job(const tile_t *t, int32_t node, int64_t li);
+const shape_t *tile_grid_shape(const tile_t *t, int32_t node);
+dtype_t tile_grid_dtype(const tile_t *t, int32_t node);
+int64_t tile_grid_nchunks(const tile_t *t, int32_t node, int d);
+const int64_t *tile_grid_bounds(const tile_t *t, int32_t node, int d); /* nchunks+1 offsets */
+void tile_grid_coords(const tile_t *t, int32_t node, int64_t li, int64_t *co);
+/* Job j's position in its node's grid, or -1 (a job outside any grid). */
+int64_t tile_job_grid_pos(const tile_t *t, int32_t j);
+
+/* ---- Job descriptors (engine/tile/jobdesc.c): one job with everything a
+ * worker needs to run it without tiling the document (kind, dtypes, shapes,
+ * offsets, inputs with their pieces and generated pieces, the node's
+ * parameters with its element-wise program), in a binary form.
+ *
+ * tile_job_encode: job ji of t as malloc'ed bytes (*out, *len). 0, or -1
+ * when out of memory.
+ *
+ * jobdesc_decode: a descriptor against g (the task's document, parsed as
+ * the encoder's tile was): a small tile whose job 0 is the job and jobs
+ * 1..n the distinct jobs it reads (their kind, dtype, shape, flags and
+ * node only: they never run here), all live, without grids. Run it with
+ * exec_job_any(t, 0, ...): the get callback is asked for jobs 1..n;
+ * tile_job_id gives their index in the task. Everything is checked (counts
+ * against the bytes left before allocating, indices, kinds, dtypes, ops,
+ * that every copy stays inside its arrays): 0, or -1 with a message. */
+int tile_job_encode(const tile_t *t, int32_t ji, void **out, size_t *len);
+int jobdesc_decode(const void *buf, size_t len, const graph_t *g, tile_t **out, char *err,
+                   size_t errlen);
+/* The task's job index of job j (j itself for a tile from tile_build). */
+int32_t tile_job_id(const tile_t *t, int32_t j);
 
 #endif

@@ -56,6 +56,7 @@
 #define MSG_PROCESSING "mars:processing:"   /* + worker id */
 #define MSG_DONE "mars:done:"               /* + supervisor id */
 #define MSG_PLAN "mars:plan:"               /* + task id */
+#define MSG_JOBDESC "mars:jd:"              /* + task id: hash job -> job descriptor */
 #define MSG_LOC "mars:loc:"                 /* + task id: hash job -> location */
 #define MSG_FREE "mars:free:"               /* + worker id */
 #define MSG_REVIVE "mars:revive"            /* list of task ids */

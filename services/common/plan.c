@@ -315,7 +315,7 @@ static int plan_file(void *ctx, const char *name, char *path, size_t pathlen, ch
     return plan_file_local(p->files_rq, name, path, pathlen, err, errlen);
 }
 
-int plan_tile(plan_t *p, char *err, size_t errlen)
+int plan_graph(plan_t *p, char *err, size_t errlen)
 {
     graph_limits_t lim;
     graph_limits_default(&lim);
@@ -324,11 +324,6 @@ int plan_tile(plan_t *p, char *err, size_t errlen)
     graph_session_t sess = {
         .ctx = p, .lookup = lookup, .file = plan_file, .frame_schema = frame_schema};
     if (graph_parse(p->doc, p->doc_len, &lim, &sess, &p->g, err, errlen)) return -1;
-    tile_opts_t o;
-    tile_opts_default(&o);
-    o.source_bounds = source_bounds;
-    o.source_ctx = p;
-    if (tile_build(p->g, &lim, &o, &p->t, err, errlen)) return -1;
     p->node_src = malloc(sizeof(int) * (size_t)(p->g->n_nodes ? p->g->n_nodes : 1));
     if (!p->node_src) {
         snprintf(err, errlen, "out of memory");
@@ -341,6 +336,19 @@ int plan_tile(plan_t *p, char *err, size_t errlen)
         if (s) p->node_src[i] = (int)(s - p->src);
     }
     return 0;
+}
+
+int plan_tile(plan_t *p, char *err, size_t errlen)
+{
+    if (plan_graph(p, err, errlen)) return -1;
+    graph_limits_t lim;
+    graph_limits_default(&lim);
+    if (p->quota) lim = *p->quota;
+    tile_opts_t o;
+    tile_opts_default(&o);
+    o.source_bounds = source_bounds;
+    o.source_ctx = p;
+    return tile_build(p->g, &lim, &o, &p->t, err, errlen);
 }
 
 char *plan_dump(const plan_t *p)
@@ -372,15 +380,21 @@ void plan_close(plan_t *p)
 
 void plan_chunk_key(const plan_t *p, const char *tid, int32_t j, char *out, size_t cap)
 {
-    const job_t *jb = &p->t->jobs[j];
-    if (jb->kind == JK_SOURCE) {
-        int si = p->node_src[jb->node];
-        if (si >= 0 && jb->source_index >= 0 && jb->source_index < p->src[si].n_keys) {
-            snprintf(out, cap, "%s", p->src[si].chunk_keys[jb->source_index]);
+    plan_chunk_key_of(p, p->t, tid, j, out, cap);
+}
+
+void plan_chunk_key_of(const plan_t *p, const tile_t *t, const char *tid, int32_t j, char *out,
+                       size_t cap)
+{
+    if (tile_job_is_source(t, j)) {
+        int si = p->node_src[tile_job_node(t, j)];
+        int64_t x = tile_job_source_index(t, j);
+        if (si >= 0 && x >= 0 && x < p->src[si].n_keys) {
+            snprintf(out, cap, "%s", p->src[si].chunk_keys[x]);
             return;
         }
     }
-    snprintf(out, cap, "chunk:%s:%d", tid, (int)j);
+    snprintf(out, cap, "chunk:%s:%d", tid, (int)tile_job_id(t, j));
 }
 
 int plan_fill_seeds(plan_t *p)

@@ -1,5 +1,7 @@
-/* plan.h: a task's plan, what every process needs to re-tile a task exactly
- * as its owning supervisor did (docs/cluster-protocol.md, mars:plan:<tid>):
+/* plan.h: a task's plan: what a supervisor taking a task over needs to
+ * tile it exactly as its owner did, and what workers parse once per task
+ * (plan_graph: the graph their job descriptors refer to; they never tile)
+ * (docs/cluster-protocol.md, mars:plan:<tid>):
  *   {"owner": "<supervisor id>", "doc": <document, seeds filled in>,
  *    "sources": {"<key>": {"shape": [...], "dtype": "...",
  *                          "bounds": [[...], ...], "chunk_keys": [...]}}}
@@ -71,6 +73,9 @@ json_t *plan_src_json(const plan_src_t *s);
 int plan_init(plan_t *p, const char *owner, const char *doc, size_t len);
 /* Parses plan text (workers). 0, or -1 with err. */
 int plan_parse(plan_t *p, const char *text, size_t len, char *err, size_t errlen);
+/* graph_parse only (workers: jobs come as descriptors, msg.h MSG_JOBDESC):
+ * p->g and the session tensors' indexes, no tile. 0, or -1 with err. */
+int plan_graph(plan_t *p, char *err, size_t errlen);
 /* graph_parse and tile_build as the protocol says. 0, or -1 with err (a
  * rejected document: the message names the node). */
 int plan_tile(plan_t *p, char *err, size_t errlen);
@@ -93,5 +98,9 @@ int plan_file_local(void *rq, const char *name, char *path, size_t pathlen, char
 /* The chunk store key of job j's output: the session tensor's chunk for
  * JK_SOURCE jobs, else chunk:<tid>:<j>. */
 void plan_chunk_key(const plan_t *p, const char *tid, int32_t j, char *out, size_t cap);
+/* The same for job j of tile t (p->t, or a decoded job descriptor's:
+ * tile_job_id gives the task's job index). */
+void plan_chunk_key_of(const plan_t *p, const tile_t *t, const char *tid, int32_t j, char *out,
+                       size_t cap);
 
 #endif

@@ -53,6 +53,7 @@ void *sched_main(void *arg)
         push_delayed(s);
         flush_pushes(s);
         take_completions(s);
+        tiler_collect(s);
         flush_pushes(s);
         for (stask_t *t = s->tasks, *next; t; t = next) {
             next = t->next;
@@ -118,7 +119,7 @@ int sched_start(const sched_opts_t *o, sched_t **out, char *err, size_t errlen)
         metrics_histogram(m, "mars_tiling_seconds", "Time to parse and tile a task", NULL,
                           TILING_BUCKETS, (int)(sizeof TILING_BUCKETS / sizeof TILING_BUCKETS[0]));
     if (db_connect(s->db, err, errlen) || rq_connect(s->rq, err, errlen) ||
-        rq_connect(s->done, err, errlen))
+        rq_connect(s->done, err, errlen) || tiler_start(s, o->pg_dsn, o->redis_url, err, errlen))
         goto fail;
     if (pthread_create(&s->thread, NULL, sched_main, s) != 0) {
         snprintf(err, errlen, "cannot start the scheduler thread");
@@ -130,6 +131,7 @@ oom:
     snprintf(err, errlen, "out of memory");
 fail:
     if (s) {
+        tiler_free(s);
         db_free(s->db);
         rq_free(s->rq);
         rq_free(s->done);
@@ -145,6 +147,7 @@ void sched_free(sched_t *s)
     if (!s) return;
     atomic_store(&s->stop, true);
     pthread_join(s->thread, NULL);
+    tiler_free(s);
     while (s->tasks) {
         stask_t *t = s->tasks;
         s->tasks = t->next;

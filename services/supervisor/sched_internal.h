@@ -75,6 +75,8 @@
 #define ENDED_RING 64
 #define KEY_MAX 256
 
+typedef struct tiler tiler_t; /* sched_tiler.c */
+
 enum { S_WAIT = 0, S_QUEUED, S_DONE, S_FREED };
 /* How a task is set up: claimed pending, taken over running, or revived
  * after it ended (its lost results are made again). */
@@ -123,6 +125,7 @@ typedef struct stask {
     char id[72];
     char session[72];
     plan_t plan;
+    char *plan_text; /* what mars:plan:<tid> holds (the tiler's plan_dump) */
     int32_t n;
     int32_t *dep_off, *deps, *con_off, *cons;
     int32_t *waiting; /* deps not done yet */
@@ -179,6 +182,7 @@ struct sched {
     metrics_counter_t *m_dispatched, *m_completed, *m_stale, *m_failed_jobs, *m_requeued;
     metrics_counter_t *m_tasks_ok, *m_tasks_failed, *m_tasks_cancelled, *m_redis_lost;
     metrics_histogram_t *m_tiling;
+    tiler_t *tiler; /* sched_tiler.c */
 };
 
 /* Ends a task that failed (msg) or was cancelled (msg NULL). */
@@ -196,7 +200,7 @@ struct sched {
 /* ---- claiming ---------------------------------------------------------------- */
 
 typedef struct {
-    sched_t *s;
+    db_t *db; /* the tiler's connection */
     const char *session;
 } loadctx_t;
 
@@ -258,12 +262,13 @@ void zombie_of_ended(sched_t *s, const msg_done_t *d);
 void job_retry(sched_t *s, stask_t *t, int32_t j, const msg_done_t *d);
 void completion(sched_t *s, const char *m);
 void takeover_check(sched_t *s, stask_t *t, const int32_t *check, int n_check);
-stask_t *task_tile(sched_t *s, const char *tid, const char *session, const char *doc, bool revive);
 void mark_unneeded_freed(stask_t *t);
 void revive_state(sched_t *s, stask_t *t);
 int takeover_state(sched_t *s, stask_t *t);
 void task_queue(sched_t *s, stask_t *t, bool takeover);
 void start_task(sched_t *s, const char *tid, const char *session, const char *doc, int mode);
+void start_tiled(sched_t *s, stask_t *t, int mode, int64_t t0);
+int publish_plan(sched_t *s, stask_t *t, char *err, size_t errlen);
 void end_revive(sched_t *s, stask_t *t, const char *msg);
 void revive_poll(sched_t *s);
 
@@ -277,6 +282,18 @@ int redis_lost(sched_t *s);
 void rebuild_after_loss(sched_t *s);
 void listen_open(sched_t *s);
 bool listen_poll(sched_t *s);
+
+/* ---- sched_tiler.c ---- */
+int tiler_start(sched_t *s, const char *dsn, const char *redis_url, char *err, size_t errlen);
+void tiler_free(sched_t *s);
+/* Queues task tid's tiling (nothing when it is queued already). */
+void tiler_submit(sched_t *s, const char *tid, const char *session, const char *doc, int mode);
+/* Whether tid waits for its tiling or its start. */
+bool tiler_has(sched_t *s, const char *tid);
+/* Appends the ids of those waiting (not revives) to an array text. */
+void tiler_ids(sched_t *s, sbuf_t *ids, int *n);
+/* Starts the tasks tiled since the last call (start_tiled); their number. */
+int tiler_collect(sched_t *s);
 
 /* ---- sched.c ---- */
 void take_completions(sched_t *s);

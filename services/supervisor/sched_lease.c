@@ -26,7 +26,8 @@ void claim(sched_t *s)
         int nt = PQntuples(r);
         for (int i = 0; i < nt; i++) {
             const char *tid = PQgetvalue(r, i, 0);
-            if (task_find(s, tid)) continue; /* ours already; our lease lapsed for a while */
+            /* ours already (our lease lapsed for a while), or being tiled */
+            if (task_find(s, tid) || tiler_has(s, tid)) continue;
             bool takeover = strcmp(PQgetvalue(r, i, 3), "running") == 0;
             if (strcmp(PQgetvalue(r, i, 4), "t") == 0) {
                 const char *q[] = {tid, s->id};
@@ -51,13 +52,13 @@ void claim(sched_t *s)
 void renew(sched_t *s)
 {
     char err[512];
-    if (!s->tasks) return;
-    /* Only the tasks we track: one we claimed but could not set up lets its
-     * lease lapse and is claimed again. */
+    /* Only the tasks we track (and those being tiled): one we claimed but
+     * could not set up lets its lease lapse and is claimed again. */
     sbuf_t ids;
     sbuf_init(&ids);
     arr_open(&ids);
     int n_ids = 0;
+    tiler_ids(s, &ids, &n_ids);
     for (stask_t *t = s->tasks; t; t = t->next)
         if (!t->revive) arr_elem(&ids, t->id), n_ids++;
     sbuf_putc(&ids, '}');
@@ -121,8 +122,8 @@ int recover_lost(sched_t *s, stask_t *t, const char *wid)
     if (!need) abort();
     int lost = 0;
     for (int32_t j = 0; j < n; j++) {
-        if (!tl->live[j] || tl->jobs[j].kind == JK_SOURCE || t->st[j] != S_DONE || t->inl[j] ||
-            !t->worker[j] || strcmp(t->worker[j], wid) != 0)
+        if (!tile_job_is_live(tl, j) || tile_job_is_source(tl, j) || t->st[j] != S_DONE ||
+            t->inl[j] || !t->worker[j] || strcmp(t->worker[j], wid) != 0)
             continue;
         if (t->uses[j] > 0 || kept(t, j)) {
             need[j] = 1;
@@ -166,7 +167,7 @@ int recover_lost(sched_t *s, stask_t *t, const char *wid)
     /* counts from scratch: rare, and simpler to get right */
     t->n_done = 0;
     for (int32_t j = 0; j < n; j++) {
-        if (!tl->live[j]) continue;
+        if (!tile_job_is_live(tl, j)) continue;
         if (t->st[j] == S_DONE || t->st[j] == S_FREED) t->n_done++;
         t->waiting[j] = t->uses[j] = 0;
         for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
@@ -175,7 +176,7 @@ int recover_lost(sched_t *s, stask_t *t, const char *wid)
             if (t->st[t->cons[k]] == S_WAIT || t->st[t->cons[k]] == S_QUEUED) t->uses[j]++;
     }
     for (int32_t j = 0; j < n; j++)
-        if (tl->live[j] && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
+        if (tile_job_is_live(tl, j) && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
     t->progress_dirty = true;
     return lost;
 }

@@ -135,13 +135,10 @@ void chunk_index_text(const stask_t *t, const int64_t *gpos, int32_t j, char *bu
         snprintf(buf, cap, "{}");
         return;
     }
-    const tgrid_t *G = tl->grid[tl->jobs[j].node];
-    int64_t co[MR_MAXDIM], rem = gpos[j];
-    for (int d = G->shape.ndim - 1; d >= 0; d--) {
-        co[d] = rem % G->nchunks[d];
-        rem /= G->nchunks[d];
-    }
-    shape_text(buf, cap, G->shape.ndim, co);
+    int32_t node = tile_job_node(tl, j);
+    int64_t co[MR_MAXDIM];
+    tile_grid_coords(tl, node, gpos[j], co);
+    shape_text(buf, cap, tile_grid_shape(tl, node)->ndim, co);
 }
 
 /* A fresh task's rows in one COPY: W7's 142,860 rows in 1.1 s (the
@@ -162,19 +159,21 @@ int copy_rows(sched_t *s, stask_t *t, const int64_t *gpos, char *err, size_t err
     sbuf_t b;
     sbuf_init(&b);
     for (int32_t j = 0; j < t->n; j++) {
-        if (!tl->live[j]) continue;
-        const job_t *jb = &tl->jobs[j];
+        if (!tile_job_is_live(tl, j)) continue;
+        const graph_node_t *nd = &g->nodes[tile_job_node(tl, j)];
+        const int64_t *shape;
+        int ndim = tile_job_shape(tl, j, &shape);
         char key[KEY_MAX], buf[MR_MAXDIM * 21 + 4];
         plan_chunk_key(&t->plan, t->id, j, key, sizeof key);
         copy_field(&b, t->id, '\t');
         copy_field(&b, key, '\t');
-        copy_field(&b, g->nodes[jb->node].key, '\t');
-        copy_field(&b, op_name(g->nodes[jb->node].op), '\t');
+        copy_field(&b, nd->key, '\t');
+        copy_field(&b, op_name(nd->op), '\t');
         chunk_index_text(t, gpos, j, buf, sizeof buf);
         copy_field(&b, buf, '\t');
-        shape_text(buf, sizeof buf, jb->ndim, jb->shape);
+        shape_text(buf, sizeof buf, ndim, shape);
         copy_field(&b, buf, '\t');
-        copy_field(&b, dt_name((dtype_t)jb->dt), '\t');
+        copy_field(&b, dt_name(tile_job_dtype(tl, j)), '\t');
         copy_field(&b, STATUS[t->st[j]], '\t');
         if (t->st[j] == S_DONE)
             copy_field(&b, now, '\n');
@@ -204,11 +203,11 @@ int insert_rows(sched_t *s, stask_t *t, bool fresh, char *err, size_t errlen)
     for (int32_t j = 0; j < t->n; j++)
         gpos[j] = -1;
     for (int i = 0; i < g->n_nodes; i++) {
-        const tgrid_t *G = tl->grid[i];
-        if (!G) continue;
-        for (int64_t li = 0; li < G->total; li++)
-            if (G->job[li] >= 0 && G->job[li] < t->n && tl->jobs[G->job[li]].node == i)
-                gpos[G->job[li]] = li;
+        int64_t total = tile_grid_total(tl, i);
+        for (int64_t li = 0; li < total; li++) {
+            int32_t gj = tile_grid_job(tl, i, li);
+            if (gj >= 0 && gj < t->n && tile_job_node(tl, gj) == i) gpos[gj] = li;
+        }
     }
     if (fresh) {
         if (copy_rows(s, t, gpos, err, errlen) == 0) {
@@ -233,9 +232,10 @@ int insert_rows(sched_t *s, stask_t *t, bool fresh, char *err, size_t errlen)
     arr_open(&k), arr_open(&nk), arr_open(&op), arr_open(&ci), arr_open(&sh), arr_open(&dt),
         arr_open(&st);
     for (int32_t j = 0; j <= t->n && rc == 0; j++) {
-        if (j < t->n && tl->live[j]) {
-            const job_t *jb = &tl->jobs[j];
-            const graph_node_t *nd = &g->nodes[jb->node];
+        if (j < t->n && tile_job_is_live(tl, j)) {
+            const graph_node_t *nd = &g->nodes[tile_job_node(tl, j)];
+            const int64_t *shape;
+            int ndim = tile_job_shape(tl, j, &shape);
             char key[KEY_MAX], buf[MR_MAXDIM * 21 + 4];
             plan_chunk_key(&t->plan, t->id, j, key, sizeof key);
             arr_elem(&k, key);
@@ -243,9 +243,9 @@ int insert_rows(sched_t *s, stask_t *t, bool fresh, char *err, size_t errlen)
             arr_elem(&op, op_name(nd->op));
             chunk_index_text(t, gpos, j, buf, sizeof buf);
             arr_elem(&ci, buf);
-            shape_text(buf, sizeof buf, jb->ndim, jb->shape);
+            shape_text(buf, sizeof buf, ndim, shape);
             arr_elem(&sh, buf);
-            arr_elem(&dt, dt_name((dtype_t)jb->dt));
+            arr_elem(&dt, dt_name(tile_job_dtype(tl, j)));
             arr_elem(&st, STATUS[t->st[j]]);
             cnt++;
         }
@@ -292,43 +292,45 @@ int tensor_row(sched_t *s, stask_t *t, int f, sbuf_t *keys, sbuf_t *bounds, sbuf
     bool dup = false;
     for (int e = 0; e < f; e++)
         dup = dup || g->fetch[e] == node;
-    const tgrid_t *G = tl->grid[node];
-    if (dup || !G) return 0;
+    int64_t total = tile_grid_total(tl, node);
+    if (dup || total < 0) return 0;
+    const shape_t *gshape = tile_grid_shape(tl, node);
     arr_open(keys);
     sbuf_reset(bounds);
     sbuf_putc(bounds, '[');
     int64_t nbytes = 0;
-    for (int64_t li = 0; li < G->total; li++) {
+    for (int64_t li = 0; li < total; li++) {
         char key[KEY_MAX];
-        plan_chunk_key(&t->plan, t->id, G->job[li], key, sizeof key);
+        int32_t gj = tile_grid_job(tl, node, li);
+        plan_chunk_key(&t->plan, t->id, gj, key, sizeof key);
         arr_elem(keys, key);
-        const job_t *jb = &tl->jobs[G->job[li]];
         /* a frame blob's size is the one its worker reported */
-        nbytes += jb->blob ? (t->nbytes[G->job[li]] > 0 ? t->nbytes[G->job[li]] : 0)
-                           : (int64_t)job_nbytes(jb);
+        nbytes += tile_job_is_blob(tl, gj) ? (t->nbytes[gj] > 0 ? t->nbytes[gj] : 0)
+                                           : (int64_t)tile_job_nbytes(tl, gj);
     }
     sbuf_putc(keys, '}');
     /* a frame's grid is its list of chunks: bounds 0..nchunks */
     bool framed =
         g->nodes[node].df && (g->nodes[node].vkind != VK_TENSOR || g->nodes[node].df->held);
-    for (int d = 0; d < G->shape.ndim; d++) {
+    for (int d = 0; d < gshape->ndim; d++) {
         sbuf_puts(bounds, d ? ",[" : "[");
-        for (int64_t i = 0; i <= G->nchunks[d]; i++)
-            sbuf_printf(bounds, "%s%lld", i ? "," : "", (long long)(framed ? i : G->bounds[d][i]));
+        const int64_t *gb = tile_grid_bounds(tl, node, d);
+        for (int64_t i = 0; i <= tile_grid_nchunks(tl, node, d); i++)
+            sbuf_printf(bounds, "%s%lld", i ? "," : "", (long long)(framed ? i : gb[i]));
         sbuf_putc(bounds, ']');
     }
     sbuf_putc(bounds, ']');
     char shape[MR_MAXDIM * 21 + 4], nb[24];
-    shape_text(shape, sizeof shape, G->shape.ndim, G->shape.d);
+    shape_text(shape, sizeof shape, gshape->ndim, gshape->d);
     snprintf(nb, sizeof nb, "%lld", (long long)nbytes);
     /* DataFrames, Series and to_tensor results are stored as frame blobs:
      * their dtype text says so (docs/graph-format.md, DataFrames) */
     const graph_node_t *gn = &g->nodes[node];
-    const char *dtxt = !framed                     ? dt_name(G->dt)
+    const char *dtxt = !framed                     ? dt_name(tile_grid_dtype(tl, node))
                        : gn->vkind == VK_DATAFRAME ? "dataframe"
                        : gn->vkind == VK_SERIES    ? "series"
                        : gn->df && gn->df->held    ? "frame-tensor"
-                                                   : dt_name(G->dt);
+                                                   : dt_name(tile_grid_dtype(tl, node));
     const char *p[] = {t->session, g->nodes[node].key, t->id,          shape,
                        dtxt,       sbuf_str(bounds),   sbuf_str(keys), nb};
     PGresult *r = db_query(
@@ -370,7 +372,7 @@ int load_source(void *ctx, const char *key, plan_src_t *out)
     loadctx_t *lc = ctx;
     char err[512];
     const char *p[] = {lc->session, key};
-    PGresult *r = db_query(lc->s->db,
+    PGresult *r = db_query(lc->db,
                            "SELECT json_build_object('shape', shape, 'dtype', dtype, 'bounds',"
                            " bounds, 'chunk_keys', chunk_keys)::text FROM tensors"
                            " WHERE session_id = $1 AND key = $2",

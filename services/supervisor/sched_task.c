@@ -9,7 +9,8 @@ void del_task_chunks(sched_t *s, stask_t *t)
 {
     char err[256];
     for (int32_t j = 0; j < t->n; j++)
-        if (t->plan.t->live[j] && t->plan.t->jobs[j].kind != JK_SOURCE && t->st[j] == S_DONE)
+        if (tile_job_is_live(t->plan.t, j) && !tile_job_is_source(t->plan.t, j) &&
+            t->st[j] == S_DONE)
             free_job(s, t, j);
     strlist_clear(&t->hdel);
     redisReply *r = rq_command(s->rq, err, sizeof err, "DEL " MSG_LOC "%s", t->id);
@@ -224,7 +225,7 @@ void completion(sched_t *s, const char *m)
         if (d.kind == MSG_OK) zombie_of_ended(s, &d);
         return;
     }
-    if (job >= t->n || !t->plan.t->live[job] || d.attempt != t->attempt[job] ||
+    if (job >= t->n || !tile_job_is_live(t->plan.t, job) || d.attempt != t->attempt[job] ||
         t->st[job] != S_QUEUED) {
         metrics_counter_inc(s->m_stale);
         /* A late run of a job whose output was already freed stored it
@@ -309,79 +310,6 @@ out:
     free(ex);
 }
 
-/* Parses and tiles the task's document (session tensors from the tensors
- * table), records seeds drawn here, allocates the job state. NULL when it
- * cannot be set up now (logged; a rejected document fails the task). */
-stask_t *task_tile(sched_t *s, const char *tid, const char *session, const char *doc, bool revive)
-{
-    char err[1024];
-    stask_t *t = calloc(1, sizeof *t);
-    if (!t) return NULL;
-    t->revive = revive;
-    snprintf(t->id, sizeof t->id, "%s", tid);
-    snprintf(t->session, sizeof t->session, "%s", session);
-    loadctx_t lc = {s, session};
-    int64_t t0 = svc_now_ms();
-    if (plan_init(&t->plan, s->id, doc, strlen(doc))) goto fail;
-    t->plan.load = load_source;
-    t->plan.load_ctx = &lc;
-    t->plan.files_rq = s->rq;
-    t->plan.token = s->token;
-    if (plan_tile(&t->plan, err, sizeof err)) {
-        if (revive)
-            log_warning("task %s: its lost chunks cannot be made again: %s", tid, err);
-        else
-            fail_unstarted(s, tid, err);
-        goto fail;
-    }
-    t->plan.load = NULL;
-    /* The gateway fills the seeds in; a row written otherwise gets them
-     * here, in the row too, so that a takeover draws the same values. */
-    if (!revive && plan_fill_seeds(&t->plan) > 0) {
-        const char *p[] = {tid, t->plan.doc};
-        if (db_exec(s->db, "UPDATE tasks SET graph = $2::json WHERE id = $1", 2, p, err,
-                    sizeof err)) {
-            log_warning("task %s: recording its seeds: %s (retried)", tid, err);
-            goto fail;
-        }
-    }
-    metrics_histogram_observe(s->m_tiling, (double)(svc_now_ms() - t0) / 1000.0);
-    int32_t n = t->n = t->plan.t->n_jobs;
-    size_t nn = (size_t)(n ? n : 1);
-    t->waiting = calloc(nn, sizeof(int32_t));
-    t->uses = calloc(nn, sizeof(int32_t));
-    t->st = calloc(nn, 1);
-    t->attempt = calloc(nn, sizeof(int32_t));
-    t->lost = calloc(nn, 1);
-    t->nbytes = malloc(nn * sizeof(int64_t));
-    t->worker = calloc(nn, sizeof(char *));
-    t->inl = calloc(nn, 1);
-    t->placed = malloc(nn * sizeof(int16_t));
-    t->retries = calloc(nn, 1);
-    t->run = malloc(nn * sizeof(jrun_t));
-    t->upd = malloc(nn * sizeof(int32_t));
-    t->in_upd = calloc(nn, 1);
-    if (!t->waiting || !t->uses || !t->st || !t->attempt || !t->lost || !t->nbytes || !t->worker ||
-        !t->inl || !t->placed || !t->retries || !t->run || !t->upd || !t->in_upd ||
-        build_edges(t)) {
-        if (!revive) fail_unstarted(s, tid, "supervisor: out of memory tiling the task");
-        goto fail;
-    }
-    for (int32_t j = 0; j < n; j++) {
-        t->nbytes[j] = -1;
-        t->placed[j] = -1;
-        t->run[j] = (jrun_t){0, 0, -1};
-        if (!t->plan.t->live[j]) continue;
-        t->n_live++;
-        if (t->plan.t->jobs[j].kind == JK_SOURCE) t->st[j] = S_DONE;
-    }
-    t->quiet = t->n_live > ROW_QUIET_JOBS;
-    return t;
-fail:
-    task_free(t);
-    return NULL;
-}
-
 /* A job not done runs again only if a kept chunk needs it, directly or
  * through consumers that run again (consumers come later in job order): a
  * freed intermediate whose consumers are all done stays freed. */
@@ -389,8 +317,8 @@ void mark_unneeded_freed(stask_t *t)
 {
     const tile_t *tl = t->plan.t;
     for (int32_t j = t->n - 1; j >= 0; j--) {
-        if (!tl->live[j] || t->st[j] == S_DONE) continue;
-        bool need = tl->jobs[j].keep;
+        if (!tile_job_is_live(tl, j) || t->st[j] == S_DONE) continue;
+        bool need = tile_job_keep(tl, j);
         for (int32_t k = t->con_off[j]; k < t->con_off[j + 1] && !need; k++)
             need = t->st[t->cons[k]] == S_WAIT;
         if (!need) t->st[j] = S_FREED;
@@ -405,9 +333,9 @@ void revive_state(sched_t *s, stask_t *t)
     int32_t *check = malloc(sizeof(int32_t) * (size_t)(t->n ? t->n : 1));
     int n_check = 0;
     for (int32_t j = 0; check && j < t->n; j++) {
-        if (!tl->live[j] || tl->jobs[j].kind == JK_SOURCE) continue;
+        if (!tile_job_is_live(tl, j) || tile_job_is_source(tl, j)) continue;
         t->attempt[j] = 1;
-        if (tl->jobs[j].keep) check[n_check++] = j;
+        if (tile_job_keep(tl, j)) check[n_check++] = j;
     }
     takeover_check(s, t, check, n_check);
     free(check);
@@ -438,7 +366,9 @@ int takeover_state(sched_t *s, stask_t *t)
         const char *k = PQgetvalue(q, i, 0);
         if (strncmp(k, pre, (size_t)pl_len) != 0) continue;
         long j = strtol(k + pl_len, NULL, 10);
-        if (j < 0 || j >= t->n || !tl->live[j] || tl->jobs[j].kind == JK_SOURCE) continue;
+        if (j < 0 || j >= t->n || !tile_job_is_live(tl, (int32_t)j) ||
+            tile_job_is_source(tl, (int32_t)j))
+            continue;
         t->attempt[j] = atoi(PQgetvalue(q, i, 2)) + 1;
         t->nbytes[j] = atoll(PQgetvalue(q, i, 3));
         if (strcmp(PQgetvalue(q, i, 1), "done") == 0) {
@@ -451,7 +381,7 @@ int takeover_state(sched_t *s, stask_t *t)
     free(check);
     mark_unneeded_freed(t);
     for (int32_t j = 0; j < t->n; j++)
-        if (tl->live[j] && tl->jobs[j].kind != JK_SOURCE) mark(t, j);
+        if (tile_job_is_live(tl, j) && !tile_job_is_source(tl, j)) mark(t, j);
     return 0;
 }
 
@@ -461,7 +391,7 @@ void task_queue(sched_t *s, stask_t *t, bool takeover)
 {
     const tile_t *tl = t->plan.t;
     for (int32_t j = 0; j < t->n; j++) {
-        if (!tl->live[j]) continue;
+        if (!tile_job_is_live(tl, j)) continue;
         for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++)
             if (t->st[t->deps[k]] != S_DONE) t->waiting[j]++;
         for (int32_t k = t->con_off[j]; k < t->con_off[j + 1]; k++)
@@ -474,35 +404,36 @@ void task_queue(sched_t *s, stask_t *t, bool takeover)
         }
     }
     for (int32_t j = 0; j < t->n; j++)
-        if (tl->live[j] && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
+        if (tile_job_is_live(tl, j) && t->st[j] == S_WAIT && t->waiting[j] == 0) push_job(s, t, j);
 }
 
-/* Takes a task over or on (mode: START_*): tiles, writes the plan and the
- * rows, queues what is ready. */
+/* Takes a task over or on (mode: START_*): its tiling goes to the tiler's
+ * thread (sched_tiler.c); start_tiled carries on once it is done. */
 void start_task(sched_t *s, const char *tid, const char *session, const char *doc, int mode)
+{
+    tiler_submit(s, tid, session, doc, mode);
+}
+
+/* A task tiled (sched_tiler.c): writes the plan and the job descriptors,
+ * the rows, queues what is ready. Takes t (freed on failure). */
+void start_tiled(sched_t *s, stask_t *t, int mode, int64_t t0)
 {
     char err[1024];
     bool takeover = mode != START_FRESH, revive = mode == START_REVIVE;
-    int64_t t0 = svc_now_ms();
-    stask_t *t = task_tile(s, tid, session, doc, revive);
-    if (!t) return;
-    char *pl = plan_dump(&t->plan);
-    redisReply *r =
-        pl ? rq_command(s->rq, err, sizeof err, "SET " MSG_PLAN "%s %s", tid, pl) : NULL;
-    free(pl);
-    if (!r) {
-        log_warning("task %s: writing its plan: %s (retried)", tid, pl ? err : "out of memory");
+    const char *tid = t->id;
+    if (publish_plan(s, t, err, sizeof err)) {
+        log_warning("task %s: writing its plan: %s (retried)", tid, err);
         task_free(t);
         return;
     }
-    freeReplyObject(r);
     if (revive) revive_state(s, t);
     if (takeover && !revive && takeover_state(s, t)) {
         task_free(t);
         return;
     }
     for (int32_t j = 0; j < t->n; j++)
-        if (t->plan.t->live[j] && (t->st[j] == S_DONE || t->st[j] == S_FREED)) t->n_done++;
+        if (tile_job_is_live(t->plan.t, j) && (t->st[j] == S_DONE || t->st[j] == S_FREED))
+            t->n_done++;
     int64_t t_rows = svc_now_ms();
     if (!revive && write_rows(s, t, !takeover)) {
         task_free(t);
@@ -529,7 +460,7 @@ void end_revive(sched_t *s, stask_t *t, const char *msg)
 {
     char err[256];
     for (int32_t j = 0; j < t->n; j++)
-        if (t->plan.t->live[j] && t->st[j] == S_DONE && !kept(t, j)) free_job(s, t, j);
+        if (tile_job_is_live(t->plan.t, j) && t->st[j] == S_DONE && !kept(t, j)) free_job(s, t, j);
     flush_pushes(s);
     drop_plan(s, t->id);
     redisReply *r = rq_command(s->rq, err, sizeof err, "DEL " MSG_REVIVING "%s", t->id);
@@ -552,7 +483,7 @@ void revive_poll(sched_t *s)
     if (!r) return;
     for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
         const char *tid = r->element[i]->str;
-        if (!tid || task_find(s, tid) || strlen(tid) >= 72) continue;
+        if (!tid || task_find(s, tid) || tiler_has(s, tid) || strlen(tid) >= 72) continue;
         redisReply *c = rq_command(s->rq, err, sizeof err, "SET " MSG_REVIVING "%s %s NX PX 600000",
                                    tid, s->id);
         bool mine = c && c->type == REDIS_REPLY_STATUS;

@@ -75,6 +75,7 @@ void task_free(stask_t *t)
 {
     if (!t) return;
     plan_close(&t->plan);
+    free(t->plan_text);
     free(t->dep_off);
     free(t->deps);
     free(t->con_off);
@@ -132,7 +133,7 @@ int build_edges(stask_t *t)
 
 bool kept(const stask_t *t, int32_t j)
 {
-    return t->plan.t->jobs[j].keep || t->plan.t->jobs[j].kind == JK_SOURCE;
+    return tile_job_keep(t->plan.t, j) || tile_job_is_source(t->plan.t, j);
 }
 
 void remember_ended(sched_t *s, const char *tid)
@@ -156,10 +157,20 @@ void notify_done(sched_t *s, const char *tid)
         log_warning("notify of %s: %s", tid, err);
 }
 
+/* Writes the plan key of a tiled task (mars:plan:<tid>, msg.h). */
+int publish_plan(sched_t *s, stask_t *t, char *err, size_t errlen)
+{
+    redisReply *r = rq_command(s->rq, err, errlen, "SET " MSG_PLAN "%s %s", t->id, t->plan_text);
+    if (!r) return -1;
+    freeReplyObject(r);
+    return 0;
+}
+
 void drop_plan(sched_t *s, const char *tid)
 {
     char err[256];
-    redisReply *r = rq_command(s->rq, err, sizeof err, "DEL mars:plan:%s", tid);
+    redisReply *r =
+        rq_command(s->rq, err, sizeof err, "DEL " MSG_PLAN "%s " MSG_JOBDESC "%s", tid, tid);
     if (r) freeReplyObject(r);
 }
 
@@ -167,23 +178,19 @@ void drop_plan(sched_t *s, const char *tid)
 void job_label(const stask_t *t, int32_t j, char *out, size_t cap)
 {
     const tile_t *tl = t->plan.t;
-    const job_t *jb = &tl->jobs[j];
-    const graph_node_t *nd = &t->plan.g->nodes[jb->node];
+    int32_t node = tile_job_node(tl, j);
+    const graph_node_t *nd = &t->plan.g->nodes[node];
     char idx[MR_MAXDIM * 21 + 8] = "";
-    const tgrid_t *G = tl->grid[jb->node];
-    for (int64_t li = 0; G && li < G->total; li++) {
-        if (G->job[li] != j) continue;
-        int64_t co[MR_MAXDIM], rem = li;
-        for (int d = G->shape.ndim - 1; d >= 0; d--) {
-            co[d] = rem % G->nchunks[d];
-            rem /= G->nchunks[d];
-        }
+    int64_t li = tile_job_grid_pos(tl, j);
+    if (li >= 0) {
+        int64_t co[MR_MAXDIM];
+        int nd_g = tile_grid_shape(tl, node)->ndim;
+        tile_grid_coords(tl, node, li, co);
         size_t n = (size_t)snprintf(idx, sizeof idx, " chunk [");
-        for (int d = 0; d < G->shape.ndim && n < sizeof idx; d++)
+        for (int d = 0; d < nd_g && n < sizeof idx; d++)
             n += (size_t)snprintf(idx + n, sizeof idx - n, "%s%lld", d ? ", " : "",
                                   (long long)co[d]);
         if (n < sizeof idx) snprintf(idx + n, sizeof idx - n, "]");
-        break;
     }
     /* Bounded pieces: the whole fits the callers' 512 bytes. */
     snprintf(out, cap, "node \"%.128s\" (%.32s)%.200s (job %d of task %.72s)", nd->key,

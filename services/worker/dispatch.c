@@ -23,6 +23,7 @@
 #include "rq.h"
 #include "store.h"
 #include "svc.h"
+#include "taskcache.h"
 
 #define LOG_MODULE "dispatch"
 
@@ -32,12 +33,6 @@
  * (rq.h). */
 #define BLOCK_MS 100
 #define BLOCK_S "0.1"
-/* Plans kept parsed and tiled: a worker serves a few tasks at once; each
- * plan holds a tile (a few bytes per job), so 8 bounds the memory. */
-#define PLAN_CACHE 8
-/* Bytes of the stored plan compared on every job: the owner comes first in
- * the plan text, so a takeover (new owner) changes them. */
-#define PLAN_PREFIX 160
 /* Between tries of a Redis step that must happen (reading the job's
  * task state, storing a result): rq backs off its reconnects meanwhile. A
  * message left on our processing list while we keep heartbeating would
@@ -61,19 +56,6 @@
  * many bytes or the first has waited this long (its successors wait). */
 #define REPORT_BYTES (1 << 20)
 #define REPORT_MS 2
-
-/* ---- plan cache ----------------------------------------------------------- */
-
-typedef struct {
-    bool used;
-    bool stale; /* replaced: freed once no slot holds it */
-    int refs;
-    int64_t last;
-    char tid[72];
-    char prefix[PLAN_PREFIX];
-    size_t prefix_len;
-    plan_t plan;
-} pentry_t;
 
 /* What a slot runs now, for the heartbeat's `slots` (proto.h). */
 typedef struct {
@@ -101,123 +83,11 @@ struct dispatch {
     addrs_t *addrs;
     owned_t *owned; /* the chunks we made, collected once garbage */
     metrics_registry_t *metrics;
-    pthread_mutex_t pmu;
-    pentry_t plans[PLAN_CACHE];
-    int64_t plan_clock;
+    taskcache_t *tasks; /* parsed plans of recent tasks */
     metrics_counter_t *m_ok, *m_err, *m_dropped, *m_retry, *m_hit, *m_miss, *m_stolen;
     metrics_counter_t *m_fetched;
-    metrics_histogram_t *m_seconds;
+    metrics_histogram_t *m_seconds, *m_decode;
 };
-
-/* ---- plans ---------------------------------------------------------------- */
-
-static void plan_release(dispatch_t *d, pentry_t *e)
-{
-    pthread_mutex_lock(&d->pmu);
-    if (--e->refs == 0 && e->stale) {
-        plan_close(&e->plan);
-        e->used = false;
-    }
-    pthread_mutex_unlock(&d->pmu);
-}
-
-/* The tiled plan of tid whose stored text starts with prefix; loads it when
- * no cached one matches. NULL with err. */
-static pentry_t *plan_get(dispatch_t *d, rq_t *r, const char *tid, const char *prefix, size_t plen,
-                          char *err, size_t errlen)
-{
-    pthread_mutex_lock(&d->pmu);
-    for (int i = 0; i < PLAN_CACHE; i++) {
-        pentry_t *e = &d->plans[i];
-        if (e->used && !e->stale && strcmp(e->tid, tid) == 0 && e->prefix_len == plen &&
-            memcmp(e->prefix, prefix, plen) == 0) {
-            e->refs++;
-            e->last = ++d->plan_clock;
-            pthread_mutex_unlock(&d->pmu);
-            return e;
-        }
-    }
-    pthread_mutex_unlock(&d->pmu);
-
-    redisReply *rep = rq_command(r, err, errlen, "GET mars:plan:%s", tid);
-    if (!rep) return NULL;
-    if (rep->type != REDIS_REPLY_STRING) {
-        freeReplyObject(rep);
-        snprintf(err, errlen, "task %s has no plan (it ended)", tid);
-        return NULL;
-    }
-    plan_t p;
-    int rc = plan_parse(&p, rep->str, rep->len, err, errlen);
-    size_t n = rep->len < PLAN_PREFIX ? rep->len : PLAN_PREFIX;
-    char pre[PLAN_PREFIX];
-    memcpy(pre, rep->str, n);
-    freeReplyObject(rep);
-    if (rc) return NULL;
-    p.files_rq = r;
-    p.token = d->cfg->token;
-    if (plan_tile(&p, err, errlen)) {
-        plan_close(&p);
-        return NULL;
-    }
-    p.files_rq = NULL; /* r is this slot's; the plan may be shared */
-
-    pthread_mutex_lock(&d->pmu);
-    pentry_t *slot = NULL;
-    for (int i = 0; i < PLAN_CACHE; i++) {
-        pentry_t *e = &d->plans[i];
-        if (e->used && !e->stale && strcmp(e->tid, tid) == 0) {
-            e->stale = true; /* an older plan of the task (a takeover) */
-            if (e->refs == 0) {
-                plan_close(&e->plan);
-                e->used = false;
-            }
-        }
-    }
-    for (int i = 0; i < PLAN_CACHE && !slot; i++)
-        if (!d->plans[i].used) slot = &d->plans[i];
-    if (!slot) { /* evict the least recently used plan no slot holds */
-        for (int i = 0; i < PLAN_CACHE; i++) {
-            pentry_t *e = &d->plans[i];
-            if (e->refs == 0 && (!slot || e->last < slot->last)) slot = e;
-        }
-        if (slot) plan_close(&slot->plan);
-    }
-    if (!slot) { /* every entry in use (more slots than entries): a private one */
-        pthread_mutex_unlock(&d->pmu);
-        pentry_t *e = calloc(1, sizeof *e);
-        if (!e) {
-            plan_close(&p);
-            snprintf(err, errlen, "out of memory");
-            return NULL;
-        }
-        e->plan = p;
-        e->refs = 1;
-        e->stale = true;
-        e->used = true;
-        snprintf(e->tid, sizeof e->tid, "%s", tid);
-        return e;
-    }
-    memset(slot, 0, sizeof *slot);
-    slot->used = true;
-    slot->refs = 1;
-    slot->last = ++d->plan_clock;
-    snprintf(slot->tid, sizeof slot->tid, "%s", tid);
-    memcpy(slot->prefix, pre, n);
-    slot->prefix_len = n;
-    slot->plan = p;
-    pthread_mutex_unlock(&d->pmu);
-    return slot;
-}
-
-static void plan_done(dispatch_t *d, pentry_t *e)
-{
-    if (e >= d->plans && e < d->plans + PLAN_CACHE) {
-        plan_release(d, e);
-    } else { /* private */
-        plan_close(&e->plan);
-        free(e);
-    }
-}
 
 /* ---- batches ---------------------------------------------------------------- */
 
@@ -284,9 +154,16 @@ typedef struct {
 typedef struct {
     char tid[72];
     bool cancelled, gone;
-    char prefix[PLAN_PREFIX];
+    char prefix[TASKCACHE_PREFIX];
     size_t plen;
 } tcheck_t;
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 /* ---- one job ---------------------------------------------------------------- */
 
@@ -294,52 +171,49 @@ typedef struct {
  * inputs it must bring in, and as much again as its output for the
  * kernel's scratch (a blob job's output is not known before it runs: its
  * inputs' size stands for it). */
-static int64_t job_need(const islot_t *is, const char *tid, const plan_t *p, int32_t ji)
+static int64_t job_need(const islot_t *is, const char *tid, const plan_t *p, const tile_t *t)
 {
-    const job_t *jb = &p->t->jobs[ji];
-    int64_t miss = inputs_missing_bytes(is, tid, p, ji);
-    int64_t out = jb->blob ? miss : (int64_t)job_nbytes(jb);
+    int64_t miss = inputs_missing_bytes(is, tid, p, t, 0);
+    int64_t out = tile_job_is_blob(t, 0) ? miss : (int64_t)tile_job_nbytes(t, 0);
     return miss + 2 * out;
 }
 
-/* Runs job ji of the plan with its inputs loaded: 0 with *out (malloc'ed,
- * *n bytes), or an INPUTS_ code with err naming the node. */
-static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p, int32_t ji,
+/* Runs the job of descriptor t (its job 0) with its inputs loaded: 0 with
+ * *out (malloc'ed, *n bytes), or an INPUTS_ code with err naming the node. */
+static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p, const tile_t *t,
                    void **out, size_t *n, char *err, size_t errlen)
 {
-    const tile_t *t = p->t;
-    const job_t *jb = &t->jobs[ji];
+    const int32_t ji = 0;
+    bool blob = tile_job_is_blob(t, ji);
+    const graph_node_t *nd = &p->g->nodes[tile_job_node(t, ji)];
     jinputs_t in;
-    int rc = inputs_load(is, tid, p, ji, &in, err, errlen);
+    int rc = inputs_load(is, tid, p, t, ji, &in, err, errlen);
     if (rc) return rc;
     if (in.fetched_bytes) metrics_counter_add(d->m_fetched, (double)in.fetched_bytes);
     for (int i = 0; i < in.n; i++)
         metrics_counter_inc(in.own[i] ? d->m_miss : d->m_hit);
-    size_t want = job_nbytes(jb);
-    void *buf = jb->blob ? NULL : malloc(want ? want : 1), *blob = NULL;
+    size_t want = tile_job_nbytes(t, ji);
+    void *buf = blob ? NULL : malloc(want ? want : 1), *bl = NULL;
     size_t blob_len = 0;
-    if (!jb->blob && !buf) {
-        const graph_node_t *nd = &p->g->nodes[jb->node];
+    if (!blob && !buf) {
         snprintf(err, errlen, "node \"%s\" (%s): out of memory for a %zu-byte chunk", nd->key,
                  op_name(nd->op), want);
         inputs_done(is, &in);
         return INPUTS_ERR;
     }
     char e2[900];
-    rc =
-        exec_job_any(t, ji, inputs_get, &in, buf, &blob, &blob_len, e2, sizeof e2) ? INPUTS_ERR : 0;
+    rc = exec_job_any(t, ji, inputs_get, &in, buf, &bl, &blob_len, e2, sizeof e2) ? INPUTS_ERR : 0;
     if (rc) {
-        const graph_node_t *nd = &p->g->nodes[jb->node];
         snprintf(err, errlen, "node \"%.128s\" (%.32s): %s", nd->key, op_name(nd->op), e2);
     }
     inputs_done(is, &in);
     if (rc) {
         free(buf);
-        free(blob);
+        free(bl);
         return rc;
     }
-    *out = jb->blob ? blob : buf;
-    *n = jb->blob ? blob_len : want;
+    *out = blob ? bl : buf;
+    *n = blob ? blob_len : want;
     return 0;
 }
 
@@ -449,14 +323,15 @@ static void report_output(dispatch_t *d, rq_t *r, reports_t *rp, const char *msg
 /* Runs one job of a batch whose task passed its checks (ck); queues its
  * report. */
 static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const char *tid,
-                    int32_t ji, int attempt, const tcheck_t *ck, reports_t *rp)
+                    int32_t ji, int attempt, const tcheck_t *ck, const redisReply *desc,
+                    reports_t *rp)
 {
     rq_t *r = is->r;
     char err[MSG_TEXT_MAX];
     msg_done_t done = {.job = ji, .attempt = attempt, .slot = slot};
     snprintf(done.tid, sizeof done.tid, "%s", tid);
     snprintf(done.worker, sizeof done.worker, "%s", d->id);
-    pentry_t *pe = plan_get(d, r, tid, ck->prefix, ck->plen, err, sizeof err);
+    tc_entry_t *pe = taskcache_get(d->tasks, r, tid, ck->prefix, ck->plen, err, sizeof err);
     if (!pe) {
         /* No owner to tell: the plan is unreadable or gone. */
         log_warning("job %s dropped: %s", msg, err);
@@ -464,32 +339,49 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
         report_add(d, r, rp, msg, NULL, NULL, NULL, 0, false);
         return;
     }
-    const plan_t *p = &pe->plan;
-    if (ji >= p->t->n_jobs || !p->t->live[ji] || p->t->jobs[ji].kind == JK_SOURCE) {
-        snprintf(err, sizeof err, "job %d is not a runnable job of task %s", (int)ji, tid);
+    const plan_t *p = tc_plan(pe);
+    /* The job as its owner tiled it (mars:jd:<tid>, msg.h): no tiling here. */
+    tile_t *t = NULL;
+    char e2[600];
+    int64_t td0 = now_us();
+    if (!desc || desc->type != REDIS_REPLY_STRING) {
+        snprintf(err, sizeof err, "job %d is not a runnable job of task %s (no descriptor)",
+                 (int)ji, tid);
+    } else if (jobdesc_decode(desc->str, desc->len, p->g, &t, e2, sizeof e2)) {
+        snprintf(err, sizeof err, "job %d of task %s: %s", (int)ji, tid, e2);
+    } else if (tile_job_id(t, 0) != ji) {
+        snprintf(err, sizeof err, "job %d of task %s: its descriptor is job %d's", (int)ji, tid,
+                 (int)tile_job_id(t, 0));
+        tile_free(t);
+        t = NULL;
+    }
+    metrics_histogram_observe(d->m_decode, (double)(now_us() - td0) / 1e6);
+    if (!t) {
         report_text(d, r, rp, msg, p->owner, &done, MSG_ERR, err);
-        plan_done(d, pe);
+        taskcache_release(d->tasks, pe);
         return;
     }
     /* The hard memory limit: admitted by estimate, checked again after. */
-    int64_t need = job_need(is, tid, p, ji);
+    int64_t need = job_need(is, tid, p, t);
     if (memguard_admit(d->mg, need, err, sizeof err)) {
         metrics_counter_inc(d->m_retry);
         report_text(d, r, rp, msg, p->owner, &done, MSG_RETRY, err);
-        plan_done(d, pe);
+        tile_free(t);
+        taskcache_release(d->tasks, pe);
         return;
     }
     atomic_fetch_add(&d->running, 1);
     void *out = NULL;
     size_t n = 0;
     slot_job_t sj = {.busy = true, .job = ji, .started_ms = svc_wall_ms()};
-    const graph_node_t *nd = &p->g->nodes[p->t->jobs[ji].node];
+    const graph_node_t *nd = &p->g->nodes[tile_job_node(t, 0)];
     snprintf(sj.tid, sizeof sj.tid, "%s", tid);
     snprintf(sj.node, sizeof sj.node, "%s", nd->key);
     sj.op = op_name(nd->op);
     slot_set(d, slot, &sj);
     int64_t t0 = svc_now_ms();
-    int rc = run_job(d, is, tid, p, ji, &out, &n, err, sizeof err);
+    int rc = run_job(d, is, tid, p, t, &out, &n, err, sizeof err);
+    tile_free(t);
     int64_t t1 = svc_now_ms();
     if (rc == 0 && memguard_over_hard(d->mg, err, sizeof err)) {
         free(out);
@@ -509,7 +401,7 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
     } else {
         report_text(d, r, rp, msg, p->owner, &done, rc == INPUTS_RETRY ? MSG_RETRY : MSG_ERR, err);
     }
-    plan_done(d, pe);
+    taskcache_release(d->tasks, pe);
 }
 
 /* Runs a batch of job messages taken from the queue (all on our
@@ -540,15 +432,23 @@ static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_
         task_of[i] = t;
     }
     /* Cancelled, or ended (its plan is gone): dropped without running. */
-    redisReply *reps[2 * BATCH_MAX];
+    /* ... and the jobs' descriptors, in the same round trip */
+    redisReply *reps[3 * BATCH_MAX], **desc = reps + 2 * nt;
+    int nd = 0;
     for (int tries = 0; nt > 0; tries++) {
         if (!retry_wait(d, tries)) return; /* left on the list: requeued after we stop */
         int rc = 0;
+        nd = 0;
         for (int t = 0; t < nt && rc == 0; t++)
             rc = rq_append(r, err, sizeof err, "EXISTS mars:task:%s:cancel", ck[t].tid) ||
                  rq_append(r, err, sizeof err, "GETRANGE mars:plan:%s 0 %d", ck[t].tid,
-                           PLAN_PREFIX - 1);
-        if (rc == 0 && rq_flush_replies(r, reps, 2 * nt, err, sizeof err) == 0) break;
+                           TASKCACHE_PREFIX - 1);
+        for (int i = 0; i < n && rc == 0; i++)
+            if (task_of[i] >= 0)
+                rc = rq_append(r, err, sizeof err, "HGET " MSG_JOBDESC "%s %d", tids[i],
+                               (int)jobs[i]),
+                nd++;
+        if (rc == 0 && rq_flush_replies(r, reps, 2 * nt + nd, err, sizeof err) == 0) break;
         if (tries % RETRY_LOG_EVERY == 0) log_warning("%d jobs: %s (retrying)", n, err);
     }
     for (int t = 0; t < nt; t++) {
@@ -556,13 +456,14 @@ static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_
         ck[t].cancelled = c->type == REDIS_REPLY_INTEGER && c->integer > 0;
         ck[t].gone = g->type != REDIS_REPLY_STRING || g->len == 0;
         if (!ck[t].gone) {
-            ck[t].plen = (size_t)g->len < PLAN_PREFIX ? (size_t)g->len : PLAN_PREFIX;
+            ck[t].plen = (size_t)g->len < TASKCACHE_PREFIX ? (size_t)g->len : TASKCACHE_PREFIX;
             memcpy(ck[t].prefix, g->str, ck[t].plen);
         }
         freeReplyObject(c);
         freeReplyObject(g);
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0, q = 0; i < n; i++) {
+        redisReply *di = task_of[i] >= 0 && q < nd ? desc[q++] : NULL;
         if (task_of[i] < 0) {
             log_warning("dropping malformed job message \"%.200s\"", msgs[i]);
             report_add(d, r, rp, msgs[i], NULL, NULL, NULL, 0, false);
@@ -572,8 +473,9 @@ static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_
             metrics_counter_inc(d->m_dropped);
             report_add(d, r, rp, msgs[i], NULL, NULL, NULL, 0, false);
         } else {
-            run_one(d, is, slot, msgs[i], tids[i], jobs[i], attempts[i], &ck[task_of[i]], rp);
+            run_one(d, is, slot, msgs[i], tids[i], jobs[i], attempts[i], &ck[task_of[i]], di, rp);
         }
+        if (di) freeReplyObject(di);
         if (rp->bytes >= REPORT_BYTES || svc_now_ms() - rp->first_ms >= REPORT_MS)
             reports_flush(d, r, rp);
     }
@@ -700,15 +602,20 @@ dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_regis
     d->m_seconds =
         metrics_histogram(m, "mars_worker_job_seconds", "Time to read a job's inputs and run it",
                           NULL, METRICS_LATENCY_BUCKETS, METRICS_N_LATENCY_BUCKETS);
+    d->m_decode = metrics_histogram(m, "mars_worker_jobdesc_decode_seconds",
+                                    "Time to decode a job's descriptor (mars:jd)", NULL,
+                                    METRICS_LATENCY_BUCKETS, METRICS_N_LATENCY_BUCKETS);
     d->cfg = c;
     snprintf(d->id, sizeof d->id, "%s", worker_id);
-    pthread_mutex_init(&d->pmu, NULL);
     pthread_mutex_init(&d->smu, NULL);
     d->store = store;
     d->mg = mg;
     d->metrics = m;
     d->addrs = addrs_create();
-    if (!d->addrs) {
+    d->tasks = taskcache_create(c->token);
+    if (!d->addrs || !d->tasks) {
+        addrs_free(d->addrs);
+        taskcache_free(d->tasks);
         free(d);
         return NULL;
     }
@@ -775,10 +682,8 @@ void dispatch_free(dispatch_t *d)
         pthread_join(d->threads[i], NULL);
     free(d->threads);
     owned_stop(d->owned);
-    for (int i = 0; i < PLAN_CACHE; i++)
-        if (d->plans[i].used) plan_close(&d->plans[i].plan);
+    taskcache_free(d->tasks);
     addrs_free(d->addrs);
-    pthread_mutex_destroy(&d->pmu);
     pthread_mutex_destroy(&d->smu);
     free(d->slots);
     free(d);

@@ -5,10 +5,12 @@
  * runs more kernels at once than --n-cpu. A slot moves a job message
  * "<task_id> <job_index> <attempt>" from mars:jobs to mars:processing:<id>
  * (BLMOVE, block timeout below the socket timeout, see rq.h), drops it when
- * mars:task:<tid>:cancel is set or the task's plan is gone, re-tiles the
- * task from mars:plan:<tid> (a few recent plans are cached, checked against
- * the stored plan's first bytes on every job so that a new owner is seen at
- * once), reads the inputs (the worker's chunk cache, bounded by --cache-mem
+ * mars:task:<tid>:cancel is set or the task's plan is gone, parses the
+ * task's plan mars:plan:<tid> once (taskcache.h: a few recent tasks, checked
+ * against the stored plan's first bytes on every batch so that a new owner
+ * is seen at once), decodes the job's descriptor from mars:jd:<tid> (read
+ * in the batch's pipeline; no tiling: engine/tile.h jobdesc_decode), reads
+ * the inputs (the worker's chunk cache, bounded by --cache-mem
  * and evicted least recently used first, else one pipelined GET), runs the
  * job through exec_job, SETs chunk:<tid>:<job>, RPUSHes the completion to
  * mars:done:<owner> and LREMs the message. */

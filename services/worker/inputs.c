@@ -96,20 +96,6 @@ static int addr_of(islot_t *s, const char *wid, char *out, size_t cap, char *err
 
 /* ---- partition packs ----------------------------------------------------- */
 
-/* A DataFrame part job (a shuffle's consumer) reads one part of each
- * partition pack (engine/df/dfexec.h): the part of job src's output that
- * job jb takes, or -1 when jb reads it whole. */
-static int64_t pack_part_of(const tile_t *t, const job_t *jb, int32_t src)
-{
-    const job_t *sj = &t->jobs[src];
-    if (jb->kind != JK_DF || sj->kind != JK_DF) return -1;
-    int k = jb->param->dfk, ks = sj->param->dfk;
-    if ((k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART) ||
-        (ks != DFJ_HASH_PART && ks != DFJ_SORT_RANGE))
-        return -1;
-    return jb->off[0];
-}
-
 /* Reads bytes [off, off+len) of a chunk into dst: 0, or an INPUTS_ code. */
 typedef struct {
     islot_t *s;
@@ -206,9 +192,9 @@ done:
 
 /* ---- loading ------------------------------------------------------------- */
 
-static void node_prefix(const plan_t *p, const job_t *jb, char *out, size_t cap)
+static void node_prefix(const plan_t *p, const tile_t *t, int32_t ji, char *out, size_t cap)
 {
-    const graph_node_t *n = &p->g->nodes[jb->node];
+    const graph_node_t *n = &p->g->nodes[tile_job_node(t, ji)];
     snprintf(out, cap, "node \"%s\" (%s): ", n->key, op_name(n->op));
 }
 
@@ -245,46 +231,19 @@ static void free_inputs(islot_t *s, jinputs_t *in, bool keep)
     memset(in, 0, sizeof *in);
 }
 
-/* The distinct input jobs of ji, in the order exec reads them. */
-static int list_inputs(const tile_t *t, int32_t ji, int32_t *out)
+int64_t inputs_missing_bytes(const islot_t *s, const char *tid, const plan_t *p, const tile_t *t,
+                             int32_t ji)
 {
-    const job_t *jb = &t->jobs[ji];
-    int n = 0;
-    for (int k = 0; k < jb->n_in; k++) {
-        const jin_t *x = &jb->in[k];
-        int np = x->job >= 0 ? 1 : x->n_pieces;
-        for (int q = 0; q < np; q++) {
-            int32_t src = x->job >= 0 ? x->job : x->pieces[q].src;
-            bool seen = false;
-            for (int i = 0; i < n && !seen; i++)
-                seen = out[i] == src;
-            if (!seen) out[n++] = src;
-        }
-    }
-    return n;
-}
-
-static int count_pieces(const job_t *jb)
-{
-    int cap = 0;
-    for (int k = 0; k < jb->n_in; k++)
-        cap += jb->in[k].job >= 0 ? 1 : jb->in[k].n_pieces;
-    return cap;
-}
-
-int64_t inputs_missing_bytes(const islot_t *s, const char *tid, const plan_t *p, int32_t ji)
-{
-    const tile_t *t = p->t;
-    int cap = count_pieces(&t->jobs[ji]);
+    int cap = tile_job_n_reads(t, ji);
     int32_t *src = malloc(sizeof(int32_t) * (size_t)(cap ? cap : 1));
     if (!src) return 0;
-    int n = list_inputs(t, ji, src);
+    int n = tile_job_sources(t, ji, src);
     int64_t miss = 0;
     for (int i = 0; i < n; i++) {
         char key[MSG_KEY_MAX];
-        plan_chunk_key(p, tid, src[i], key, sizeof key);
+        plan_chunk_key_of(p, t, tid, src[i], key, sizeof key);
         if (store_size(s->store, key) >= 0) continue; /* in memory or spilled: close enough */
-        miss += (int64_t)job_nbytes(&t->jobs[src[i]]);
+        miss += (int64_t)tile_job_nbytes(t, src[i]);
     }
     free(src);
     return miss;
@@ -393,8 +352,8 @@ static int fetch_remote(islot_t *s, const tile_t *t, const char *tid, jinputs_t 
             if (rc == INPUTS_RETRY) addr_forget(s->addrs, x->loc);
             continue;
         }
-        size_t want = job_nbytes(&t->jobs[in->job[k]]);
-        if (t->jobs[in->job[k]].blob) { /* its size is the holder's to say */
+        size_t want = tile_job_nbytes(t, in->job[k]);
+        if (tile_job_is_blob(t, in->job[k])) { /* its size is the holder's to say */
             int pr = peer_get_alloc(s->pool, addr[nr], s->token, in->key[k], (uint64_t)1 << 40,
                                     &in->own[k], &in->len[k], PEER_TIMEOUT_MS, err, errlen);
             if (pr) {
@@ -506,14 +465,13 @@ static int fetch_inline(islot_t *s, jinputs_t *in, const miss_t *m, int nm, char
 }
 
 /* Looks each input up in the store; the others go to m. */
-static int from_store(islot_t *s, const char *tid, const plan_t *p, int32_t ji, jinputs_t *in,
-                      miss_t *m, int *nm, char *err, size_t errlen)
+static int from_store(islot_t *s, const char *tid, const plan_t *p, const tile_t *t, int32_t ji,
+                      jinputs_t *in, miss_t *m, int *nm, char *err, size_t errlen)
 {
-    const tile_t *t = p->t;
     for (int i = 0; i < in->n; i++) {
         int32_t src = in->job[i];
-        plan_chunk_key(p, tid, src, in->key[i], sizeof in->key[i]);
-        int64_t part = pack_part_of(t, &t->jobs[ji], src);
+        plan_chunk_key_of(p, t, tid, src, in->key[i], sizeof in->key[i]);
+        int64_t part = tile_job_pack_part(t, ji, src);
         char ckey[MSG_KEY_MAX];
         if (part >= 0)
             snprintf(ckey, sizeof ckey, "%.200s#%lld", in->key[i], (long long)part);
@@ -542,24 +500,23 @@ static int from_store(islot_t *s, const char *tid, const plan_t *p, int32_t ji, 
 static int check_sizes(const tile_t *t, const jinputs_t *in, char *err, size_t errlen)
 {
     for (int i = 0; i < in->n; i++) {
-        const job_t *sj = &t->jobs[in->job[i]];
-        if (sj->blob || strchr(in->key[i], '#')) continue;
-        if (in->len[i] != job_nbytes(sj)) {
+        int32_t sj = in->job[i];
+        if (tile_job_is_blob(t, sj) || strchr(in->key[i], '#')) continue;
+        if (in->len[i] != tile_job_nbytes(t, sj)) {
             snprintf(err, errlen, "input chunk %.200s has %zu bytes, not the %zu expected",
-                     in->key[i], in->len[i], job_nbytes(sj));
+                     in->key[i], in->len[i], tile_job_nbytes(t, sj));
             return INPUTS_ERR;
         }
     }
     return 0;
 }
 
-int inputs_load(islot_t *s, const char *tid, const plan_t *p, int32_t ji, jinputs_t *in, char *err,
-                size_t errlen)
+int inputs_load(islot_t *s, const char *tid, const plan_t *p, const tile_t *t, int32_t ji,
+                jinputs_t *in, char *err, size_t errlen)
 {
-    const tile_t *t = p->t;
     char np[300], e2[MSG_TEXT_MAX];
-    node_prefix(p, &t->jobs[ji], np, sizeof np);
-    int cap = count_pieces(&t->jobs[ji]);
+    node_prefix(p, t, ji, np, sizeof np);
+    int cap = tile_job_n_reads(t, ji);
     miss_t *m = calloc((size_t)(cap ? cap : 1), sizeof *m);
     int nm = 0, rc = 0;
     if (!m || alloc_inputs(in, cap)) {
@@ -567,8 +524,8 @@ int inputs_load(islot_t *s, const char *tid, const plan_t *p, int32_t ji, jinput
         rc = INPUTS_ERR;
         goto out;
     }
-    in->n = list_inputs(t, ji, in->job);
-    if ((rc = from_store(s, tid, p, ji, in, m, &nm, e2, sizeof e2))) goto out;
+    in->n = tile_job_sources(t, ji, in->job);
+    if ((rc = from_store(s, tid, p, t, ji, in, m, &nm, e2, sizeof e2))) goto out;
     if (nm > 0) {
         if ((rc = locate(s, tid, in, m, nm, e2, sizeof e2))) goto out;
         for (int i = 0; i < nm; i++) {

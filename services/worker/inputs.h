@@ -52,14 +52,20 @@ typedef struct {
 #define INPUTS_ERR (-1)
 #define INPUTS_RETRY (-2)
 
+/* Job ji of t: a decoded job descriptor (engine tile.h, jobdesc_decode:
+ * ji 0, its sources 1..n) or a task's tile; p: the task's plan (graph,
+ * session tensors' chunk keys). */
+
 /* Bytes of job ji's distinct inputs that are not in the store now (what
  * loading them would add to memory), and their total. For admission. */
-int64_t inputs_missing_bytes(const islot_t *s, const char *tid, const plan_t *p, int32_t ji);
+int64_t inputs_missing_bytes(const islot_t *s, const char *tid, const plan_t *p, const tile_t *t,
+                             int32_t ji);
 
-/* Loads every distinct input of job ji into in. On failure everything
- * taken is released. err names the node's chunk and what went wrong. */
-int inputs_load(islot_t *s, const char *tid, const plan_t *p, int32_t ji, jinputs_t *in, char *err,
-                size_t errlen);
+/* Loads every distinct input of job ji into in (in->job: t's indexes).
+ * On failure everything taken is released. err names the node's chunk and
+ * what went wrong. */
+int inputs_load(islot_t *s, const char *tid, const plan_t *p, const tile_t *t, int32_t ji,
+                jinputs_t *in, char *err, size_t errlen);
 /* The job's get callback for exec_job_any (ctx: the jinputs_t). */
 const void *inputs_get(void *ctx, int32_t job, size_t *len);
 /* Releases the pinned entries and offers the fetched copies to the store

@@ -24,6 +24,11 @@ deterministic, so the same jobs give the same bits wherever they run.
   (recomputed from lineage).
 - lineage_kill9_intermediates: kill -9 of a worker while it holds
   intermediates that other jobs still need, mid-task; the task ends exact.
+- job_descriptors: a task claimed while no worker runs has its job
+  descriptors in mars:jd:<tid> (one per chunk row of its own jobs, each
+  starting MJD1) before any job runs; a worker that joins runs them (its
+  decode histogram counts every job), the results are exact, and the hash
+  goes with the plan when the task ends.
 """
 import glob
 import io
@@ -355,9 +360,41 @@ def case_lineage_kill9_intermediates(c):
     same(e.fetch(sid, "y"), want["y"], "y")
 
 
+def case_job_descriptors(c):
+    e = Env(c, TOKEN)
+    sid = e.session()
+    doc = rand_doc(600, 150, [{"key": "t", "op": "transpose", "inputs": ["x"]},
+                              {"key": "r", "op": "rechunk", "inputs": ["t"], "chunk_size": [100, 300]},
+                              {"key": "s", "op": "sum", "inputs": ["r"], "axis": 0}], ["r", "s"])
+    tid, seeded = e.submit(sid, doc)
+    # no worker yet: the task is claimed and tiled, its jobs wait in Redis
+    wait_until(lambda: e.sql("SELECT 1 FROM tasks WHERE id = '%s' AND status = 'running'" % tid), 30,
+               "the task claimed")
+    q = "SELECT count(*) FROM chunks WHERE task_id = '%s' AND key LIKE 'chunk:%%'" % tid
+    rows = int(wait_until(lambda: e.sql(q).strip() not in ("", "0") and e.sql(q), 30, "chunk rows"))
+    key = "mars:jd:%s" % tid
+    n = e.redis("HLEN", key)
+    check(n == rows and rows > 0, "%s holds %s descriptors for %d chunk rows", key, n, rows)
+    for j in e.jobs_of(tid, "s"):
+        d = e.redis("HGET", key, str(j))
+        check(d is not None and d[:4] in (b"MJD1", "MJD1"), "descriptor of job %d: %r", j, d[:16] if d else d)
+    w = e.worker()
+    t = e.wait(sid, tid)
+    check(t["status"] == "succeeded", "task %s: %s", tid, t)
+    want = mars_run(seeded, ["r", "s"])
+    for k in ("r", "s"):
+        same(e.fetch(sid, k), want[k], k)
+    text = get(w.port, "/metrics", headers=e.hdr).body.decode()
+    decoded = [float(l.split()[-1]) for l in text.splitlines()
+               if l.startswith("mars_worker_jobdesc_decode_seconds_count")]
+    check(decoded and decoded[0] >= rows, "the worker decoded %s descriptors for %d jobs", decoded, rows)
+    wait_until(lambda: e.redis("EXISTS", key) == 0, 10, "the descriptors deleted with the task")
+    check(e.redis("EXISTS", "mars:plan:%s" % tid) == 0, "the plan outlived its task")
+
+
 CASES = ["peer_transfer_token", "spill_under_phy_mem", "soft_limit_pauses", "hard_limit_fails_job",
          "hard_limit_retried_elsewhere", "lineage_kill9_results", "lineage_kill9_intermediates",
-         "gathers_read_through"]
+         "job_descriptors", "gathers_read_through"]
 
 
 def case_gathers_read_through(c):
