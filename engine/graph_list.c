@@ -77,7 +77,9 @@ static const op_params_t PARAMS[] = {
      * becomes {"by", "agg", "as_index", "dropna"} (the test fails until then) */
     {"dataframe.groupby_agg", "1", {"by", "agg", "dropna", "as_index"}},
     {"dataframe.sort_values", "1", {"by", "ascending"}},
-    {"dataframe.merge", "2", {"on", "how"}},
+    {"dataframe.merge",
+     "2",
+     {"on", "how", "left_on", "right_on", "left_index", "right_index", "suffixes"}},
     {"dataframe.head", "1", {"n"}},
     {"dataframe.to_tensor", "1", {NULL}},
     {"dataframe.fillna", "1", {"value", "method", "axis"}},
@@ -129,11 +131,13 @@ static const op_params_t PARAMS[] = {
     {"dataframe.cov", "1", {"min_periods", "method"}},
     {"dataframe.value_counts", "1", {"normalize", "sort", "ascending", "dropna"}},
     {"dataframe.rank", "1", {"method", "na_option", "ascending", "pct"}},
-    {"dataframe.concat", "1+", {"axis"}},
+    {"dataframe.concat", "1+", {"axis", "join"}},
     /* from the df2 branch (ignored until it is merged) */
     {"dataframe.query", "1", {"expr"}},
     {"dataframe.eval", "1", {"expr"}},
     {"dataframe.melt", "1", {"id_vars", "value_vars", "var_name", "value_name"}},
+    /* df3: joins, pivot_table, groupby transforms, dates, I/O */
+    {"dataframe.join", "2", {"how", "lsuffix", "rsuffix"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

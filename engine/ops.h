@@ -228,6 +228,8 @@
     X(DF_QUERY, "dataframe.query", OPK_DF)                                                         \
     X(DF_EVAL, "dataframe.eval", OPK_DF)                                                           \
     X(DF_MELT, "dataframe.melt", OPK_DF)                                                           \
+    /* df3: joins, pivot_table, groupby transforms, dates, I/O */                                  \
+    X(DF_JOIN, "dataframe.join", OPK_DF)                                                           \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -11,6 +11,7 @@
 #include "../ufunc.h"
 #include "algo.h"
 #include "clean.h"
+#include "df3.h"
 #include "expr.h"
 #include "gball.h"
 #include "running.h"
@@ -1171,7 +1172,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             goto done;
         }
         int cols[DF_MAX_KEYS], nc;
-        if (n->op == OP_DF_MERGE) {
+        if (n->op == OP_DF_MERGE || n->op == OP_DF_JOIN) {
             nc = d->merge.n_on;
             memcpy(cols, j->off[1] ? d->merge.ron : d->merge.lon, sizeof(int) * (size_t)nc);
         } else {
@@ -1456,6 +1457,9 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         }
         break;
     }
+    case DFJ_MULTI:
+        rc = df3_run_multi(n, j, ins_, &f, err, errlen);
+        break;
     default:
         return run_algo(t, j, ins_, blob, blob_len, fixed_out, err, errlen);
     }

@@ -135,6 +135,9 @@ typedef struct df_node {
     uint8_t session_vk; /* a session node (OP_SESSION_TENSOR) holding a DataFrame or
                          * Series of an earlier task: its vkind_t (0: none) */
     void *json;         /* the node's JSON object while the document is parsed (borrowed) */
+    /* df3: concat along the columns (axis1; join_inner: join "inner"), its
+     * inputs' rows lining up (aligned: chunk by chunk, else one job) */
+    bool axis1, join_inner, aligned;
 } df_node_t;
 
 void df_node_free(df_node_t *d);

@@ -29,6 +29,7 @@ from test_cluster_parity import run_task, session, start_cluster  # noqa: E402
 
 sys.path.append(os.path.join(ROOT, "tests", "diff"))
 import test_df  # noqa: E402
+import test_df3  # noqa: E402
 
 MARS_RUN = os.path.join(BIN_DIR, "mars-run")
 
@@ -276,6 +277,41 @@ def main():
             w = want["su"].sum()
             check(abs(float(v) - w) <= 1e-9 * abs(w), "ss %r vs %r", v, w)
         run.case("frames-across-tasks", frames_across_tasks)
+
+        def df3_joins():
+            # df3: merge by left_on/right_on and on the index, join, concat along the columns
+            # (chunk by chunk and aligned in one job), over session frames and a new read
+            d = {"version": 1, "nodes": [
+                {"key": "r2", "op": "dataframe.read_csv", "path": "r.csv", "chunk_bytes": 40},
+                {"key": "ri2", "op": "dataframe.set_index", "inputs": ["r2"], "keys": ["k"]},
+                {"key": "ml", "op": "dataframe.merge", "inputs": ["so", "r2"], "left_on": "k",
+                 "right_on": "k", "how": "left"},
+                {"key": "ms", "op": "dataframe.merge", "inputs": ["so", "gb"], "left_on": "i",
+                 "right_on": "n", "how": "outer", "suffixes": ["_l", "_r"]},
+                {"key": "mx", "op": "dataframe.merge", "inputs": ["gb", "ri2"],
+                 "left_index": True, "right_index": True, "how": "inner"},
+                {"key": "jn", "op": "dataframe.join", "inputs": ["gb", "ri2"], "how": "outer"},
+                {"key": "nm2", "op": "dataframe.getitem", "inputs": ["so"], "columns": ["i", "f"]},
+                {"key": "sk2", "op": "dataframe.getitem", "inputs": ["so"], "columns": "k"},
+                {"key": "ca", "op": "dataframe.concat", "inputs": ["nm2", "sk2"], "axis": 1},
+                {"key": "cb", "op": "dataframe.concat", "inputs": ["gb", "ri2"], "axis": 1}],
+                "fetch": ["ml", "ms", "mx", "jn", "ca", "cb"]}
+            _, t = run_task(web, sid, d)
+            check(t["status"] == "succeeded", "task: %r", t)
+            so, gb = want["so"], want["gb"]
+            ri = right(pdf).set_index("k")
+            pw = {"ml": (so.merge(right(pdf), left_on="k", right_on="k", how="left"), "rows"),
+                  "ms": (so.merge(gb, left_on="i", right_on="n", how="outer",
+                                  suffixes=("_l", "_r")), "rows"),
+                  "mx": (gb.merge(ri, left_index=True, right_index=True), "index"),
+                  "jn": (gb.join(ri, how="outer"), "index"),
+                  "ca": (pd.concat([so[["i", "f"]], so.k], axis=1), "exact"),
+                  "cb": (pd.concat([gb, ri], axis=1), "exact")}
+            for key, (ref, order) in pw.items():
+                got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
+                why = test_df3.same_rows(got, ref, order)
+                check(not why, "%s: %s", key, why)
+        run.case("df3-joins", df3_joins)
     return run.finish()
 
 

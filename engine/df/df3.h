@@ -1,0 +1,25 @@
+/* df3.h: DataFrame ops of the df3 branch that read every input at once:
+ * concat along the columns (pandas' pd.concat(objs, axis=1)). One job
+ * (tile.h's DFJ_MULTI) gets the chunks of every frame input, input after
+ * input: off[q] is the first of input q's chunks, off[nin] the count. */
+#ifndef MARS_DF_DF3_H
+#define MARS_DF_DF3_H
+
+#include "../graph.h"
+#include "../tile.h"
+#include "dfexec.h"
+#include "dfgraph.h"
+
+/* The rows of one job's inputs (each input's chunks concatenated) through
+ * node n's op into *out. 0, or -1 with a message. */
+int df3_run_multi(const graph_node_t *n, const job_t *j, const dfx_in_t *ins, frame_t *out,
+                  char *err, size_t errlen);
+
+/* pd.concat(parts, axis=1, join=inner or outer) with the column labels of
+ * schema d: side by side when every index equals the first's, else aligned
+ * on the union (outer, in order of first appearance) or the intersection
+ * (inner, in the first input's order) of unique indexes. */
+int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out, char *err,
+                    size_t errlen);
+
+#endif
