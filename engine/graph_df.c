@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "df/df3.h"
 #include "df/dfgraph.h"
 #include "df/dfstr.h"
 #include "df/expr.h"
@@ -102,6 +103,8 @@ static const char *const *df_fields(op_t op)
     static const char *const me[] = {"on",         "how",         "left_on",  "right_on",
                                      "left_index", "right_index", "suffixes", NULL};
     static const char *const jo[] = {"how", "lsuffix", "rsuffix", NULL};
+    static const char *const pv[] = {"values",     "index",   "columns", "aggfunc",
+                                     "fill_value", "margins", "dropna",  NULL};
     static const char *const hd[] = {"n", NULL};
     static const char *const fi[] = {"value", "method", "axis", NULL};
     static const char *const dn[] = {"how", "subset", "thresh", "axis", NULL};
@@ -245,6 +248,8 @@ static const char *const *df_fields(op_t op)
         return me;
     case OP_DF_JOIN:
         return jo;
+    case OP_DF_PIVOT_TABLE:
+        return pv;
     case OP_DF_HEAD:
         return hd;
     default:
@@ -1294,6 +1299,121 @@ done:
     free(lon);
     free(ron);
     return rc;
+}
+
+static void new_rows(graph_t *g, graph_node_t *n, df_node_t *d, uint8_t vk);
+
+/* df3: pivot_table (df3.c), one job over every row */
+static int infer_pivot(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                       size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *jv = json_object_get(obj, "values"), *ji = json_object_get(obj, "index");
+    json_t *jc = json_object_get(obj, "columns"), *ja = json_object_get(obj, "aggfunc");
+    json_t *jf = json_object_get(obj, "fill_value"), *jm = json_object_get(obj, "margins");
+    json_t *jd = json_object_get(obj, "dropna");
+    static const char *const aggs[] = {"sum", "mean", "count", "min", "max"};
+    d->pv_agg = DF3_AGG_MEAN;
+    d->pv_col = -1;
+    if (json_given(ja)) {
+        d->pv_agg = -1;
+        for (int q = 0; q < 5 && json_is_string(ja); q++)
+            if (!strcmp(json_string_value(ja), aggs[q])) d->pv_agg = q;
+        if (d->pv_agg < 0) return XFAIL(n, "\"aggfunc\" must be one of sum, mean, count, min, max");
+    }
+    if (json_given(jm) && !json_is_false(jm))
+        return XFAIL(n, "\"margins\" must be false (margins are not supported)");
+    if (json_given(jd) && !json_is_true(jd))
+        return XFAIL(n, "\"dropna\" must be true (dropna false is not supported)");
+    if (json_given(jf)) {
+        if (!json_is_number(jf)) return XFAIL(n, "\"fill_value\" must be a number");
+        d->pv_has_fill = true;
+        d->pv_fill = json_number_value(jf);
+    }
+    if (!json_given(ji)) return XFAIL(n, "\"index\" is missing (the row keys)");
+    if (find_cols(s, ji, n, "index", &d->key, &d->nkey, err, errlen)) return -1;
+    if (d->nkey < 1 || d->nkey >= DF_MAX_KEYS)
+        return XFAIL(n, "\"index\" must name 1 to %d columns", DF_MAX_KEYS - 1);
+    if (json_given(jc)) {
+        json_t *c1 = jc;
+        if (json_is_array(jc)) {
+            if (json_array_size(jc) != 1)
+                return XFAIL(n, "\"columns\" must name one column (MultiIndex columns are not "
+                                "supported)");
+            c1 = json_array_get(jc, 0);
+        }
+        d->pv_col = find_col(s, c1, n, "columns", err, errlen);
+        if (d->pv_col < 0) return -1;
+        int t = s->cols[d->pv_col].type;
+        if (t != FT_INT64 && t != FT_STRING)
+            return XFAIL(n,
+                         "\"columns\": column of type %s; pivot_table takes an int64 or "
+                         "string columns key here",
+                         df_type_name(t, false));
+    }
+    bool *used = calloc((size_t)s->ncols + 1, 1);
+    if (!used) return XFAIL(n, "out of memory");
+    for (int k = 0; k < d->nkey; k++)
+        used[d->key[k]] = true;
+    if (d->pv_col >= 0) used[d->pv_col] = true;
+    if (json_given(jv)) {
+        if (find_cols(s, jv, n, "values", &d->sel, &d->nsel, err, errlen)) {
+            free(used);
+            return -1;
+        }
+    } else {
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel) {
+            free(used);
+            return XFAIL(n, "out of memory");
+        }
+        for (int k = 0; k < s->ncols; k++)
+            if (!used[k] && (d->pv_agg == DF3_AGG_COUNT || s->cols[k].type == FT_INT64 ||
+                             s->cols[k].type == FT_FLOAT64))
+                d->sel[d->nsel++] = k;
+    }
+    free(used);
+    if (d->nsel < 1) return XFAIL(n, "no value columns to aggregate");
+    if (d->pv_col >= 0 && d->nsel != 1)
+        return XFAIL(n,
+                     "%d value columns with \"columns\" make MultiIndex columns, which are "
+                     "not supported; give one value column",
+                     d->nsel);
+    for (int v = 0; v < d->nsel; v++) {
+        const df_col_t *c = &s->cols[d->sel[v]];
+        if (d->pv_agg != DF3_AGG_COUNT && c->type != FT_INT64 && c->type != FT_FLOAT64) {
+            char b[128];
+            label_text(c, b, sizeof b);
+            return XFAIL(n, "values: column %s is %s; %s takes int64 and float64 columns", b,
+                         df_type_name(c->type, false), aggs[d->pv_agg]);
+        }
+    }
+    /* the value columns sorted by name, as pandas sorts the table's columns */
+    for (int a = 1; a < d->nsel; a++)
+        for (int b = a; b > 0; b--) {
+            const df_col_t *x = &s->cols[d->sel[b - 1]], *y = &s->cols[d->sel[b]];
+            if (strcmp(x->name ? x->name : "", y->name ? y->name : "") <= 0) break;
+            int tmp = d->sel[b];
+            d->sel[b] = d->sel[b - 1];
+            d->sel[b - 1] = tmp;
+        }
+    int nc = d->pv_col >= 0 ? 0 : d->nsel;
+    if (alloc_cols(d, nc, d->nkey)) return XFAIL(n, "out of memory");
+    for (int k = 0; k < d->nkey; k++) {
+        const df_col_t *c = &s->cols[d->key[k]];
+        if (set_col(&d->idx[k], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+    }
+    for (int v = 0; v < nc; v++) {
+        const df_col_t *c = &s->cols[d->sel[v]];
+        int t = d->pv_agg == DF3_AGG_COUNT  ? FT_INT64
+                : d->pv_agg == DF3_AGG_MEAN ? FT_FLOAT64
+                                            : c->type;
+        if (set_col(&d->cols[v], c->name, c->is_int, t)) return XFAIL(n, "out of memory");
+    }
+    d->nrows = -1;
+    new_rows(g, n, d, VK_DATAFRAME);
+    return 0;
 }
 
 /* join: left.join(right, how, lsuffix, rsuffix) on both indexes */
@@ -2924,6 +3044,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_JOIN:
         rc = infer_join(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_PIVOT_TABLE:
+        rc = infer_pivot(g, n, d, obj, err, errlen);
         break;
     case OP_DF_HEAD:
         rc = infer_head(g, n, d, obj, err, errlen);

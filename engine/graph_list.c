@@ -138,6 +138,9 @@ static const op_params_t PARAMS[] = {
     {"dataframe.melt", "1", {"id_vars", "value_vars", "var_name", "value_name"}},
     /* df3: joins, pivot_table, groupby transforms, dates, I/O */
     {"dataframe.join", "2", {"how", "lsuffix", "rsuffix"}},
+    {"dataframe.pivot_table",
+     "1",
+     {"values", "index", "columns", "aggfunc", "fill_value", "margins", "dropna"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

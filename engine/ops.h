@@ -230,6 +230,7 @@
     X(DF_MELT, "dataframe.melt", OPK_DF)                                                           \
     /* df3: joins, pivot_table, groupby transforms, dates, I/O */                                  \
     X(DF_JOIN, "dataframe.join", OPK_DF)                                                           \
+    X(DF_PIVOT_TABLE, "dataframe.pivot_table", OPK_DF)                                             \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -835,6 +835,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
         if (n->df->axis1) return tile_multi(c, node, n->df->aligned);
         return tile_concat(c, node);
     case OP_DF_MELT:
+    case OP_DF_PIVOT_TABLE:
     case OP_DF_MEDIAN:
     case OP_DF_QUANTILE:
     case OP_DF_SKEW:

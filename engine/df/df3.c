@@ -1,6 +1,8 @@
 /* df3.c: concat along the columns (df3.h). */
 #include "df3.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,4 +232,297 @@ done:
     free(all);
     free(pp);
     return rc;
+}
+
+/* ------------------------------------------------------------------ pivot_table */
+
+static double agg_cell(int agg, const fcol_t *c, const int64_t *rows, int64_t n)
+{
+    double acc = agg == DF3_AGG_MIN ? INFINITY : agg == DF3_AGG_MAX ? -INFINITY : 0;
+    int64_t cnt = 0;
+    for (int64_t q = 0; q < n; q++) {
+        if (fcol_is_na(c, rows[q])) continue;
+        cnt++;
+        if (agg == DF3_AGG_COUNT) continue;
+        double x = dfa_num(c, rows[q]);
+        if (agg == DF3_AGG_MIN)
+            acc = x < acc ? x : acc;
+        else if (agg == DF3_AGG_MAX)
+            acc = x > acc ? x : acc;
+        else
+            acc += x;
+    }
+    switch (agg) {
+    case DF3_AGG_COUNT:
+        return (double)cnt;
+    case DF3_AGG_SUM:
+        return acc;
+    case DF3_AGG_MEAN:
+        return cnt ? acc / (double)cnt : NAN;
+    default:
+        return cnt ? acc : NAN;
+    }
+}
+
+/* int64 sums are exact in int64 (a double loses bits past 2^53) */
+static int64_t sum_i64(const fcol_t *c, const int64_t *rows, int64_t n)
+{
+    uint64_t acc = 0;
+    for (int64_t q = 0; q < n; q++)
+        acc += (uint64_t)((const int64_t *)c->data)[rows[q]];
+    return (int64_t)acc;
+}
+
+static bool integral(double x)
+{
+    return x == x && x >= -9007199254740992.0 && x <= 9007199254740992.0 && x == (double)(int64_t)x;
+}
+
+int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int nk = d->nkey, nv = d->nsel, agg = d->pv_agg;
+    bool has_col = d->pv_col >= 0;
+    int64_t n = in->nrows;
+    if (nk < 1 || nk + 1 > DF_MAX_KEYS || nv < 1)
+        return errmsg(err, errlen, "internal: pivot_table of %d keys, %d values", nk, nv);
+    /* the combos of index keys (and the columns key) of rows without a missing key */
+    dfa_keys_t ks = {.nk = nk + has_col}, ik = {.nk = nk}, ck = {.nk = 1};
+    for (int k = 0; k < nk; k++)
+        ks.k[k] = ik.k[k] = &in->cols[d->key[k]];
+    if (has_col) ks.k[nk] = ck.k[0] = &in->cols[d->pv_col];
+    uint8_t *skip = dfa_alloc(n, 1);
+    int64_t *gid = dfa_alloc(n, sizeof *gid), *start = NULL, *grows = NULL, *rowg = NULL;
+    int64_t *irow = NULL, *crow = NULL, *iord = NULL, *cord = NULL, *ipos = NULL, *cpos = NULL;
+    double *val = NULL;
+    bool *isf = NULL;
+    dfa_htab_t t = {0}, ti = {0}, tc = {0};
+    int ret = -1;
+    if (!skip || !gid) goto nomem;
+    for (int64_t i = 0; i < n; i++) {
+        skip[i] = 0;
+        for (int k = 0; k < ks.nk; k++)
+            skip[i] |= fcol_is_na(ks.k[k], i);
+    }
+    if (dfa_group(&ks, n, skip, gid, &t)) goto nomem;
+    int64_t ng = t.ngroups;
+    start = dfa_alloc(ng + 1, sizeof *start);
+    grows = dfa_alloc(n, sizeof *grows);
+    val = dfa_alloc(ng * nv + 1, sizeof *val);
+    isf = dfa_alloc(nv + 1, sizeof *isf);
+    if (!start || !grows || !val || !isf) goto nomem;
+    memset(start, 0, sizeof *start * (size_t)(ng + 1));
+    for (int64_t i = 0; i < n; i++)
+        if (gid[i] >= 0) start[gid[i] + 1]++;
+    for (int64_t g = 0; g < ng; g++)
+        start[g + 1] += start[g];
+    for (int64_t i = 0; i < n; i++)
+        if (gid[i] >= 0) grows[start[gid[i]]++] = i;
+    for (int64_t g = ng; g > 0; g--)
+        start[g] = start[g - 1];
+    start[0] = 0;
+    /* the aggregated values (pandas' groupby(index + columns).agg) */
+    for (int v = 0; v < nv; v++) {
+        const fcol_t *c = &in->cols[d->sel[v]];
+        isf[v] = agg == DF3_AGG_MEAN || (c->type == FT_FLOAT64 && agg != DF3_AGG_COUNT);
+        for (int64_t g = 0; g < ng; g++) {
+            const int64_t *r = grows + start[g];
+            int64_t m = start[g + 1] - start[g];
+            val[g * nv + v] = agg == DF3_AGG_SUM && c->type == FT_INT64 ? (double)sum_i64(c, r, m)
+                                                                        : agg_cell(agg, c, r, m);
+        }
+    }
+    /* dropna: combos whose values are all NaN go; then an int64 value column
+     * whose results are all integral is int64 again (pandas' downcast) */
+    int64_t kept = 0;
+    rowg = dfa_alloc(ng, sizeof *rowg);
+    if (!rowg) goto nomem;
+    for (int64_t g = 0; g < ng; g++) {
+        bool all = true;
+        for (int v = 0; v < nv; v++)
+            all &= val[g * nv + v] != val[g * nv + v];
+        if (!all) rowg[kept++] = g;
+    }
+    for (int v = 0; v < nv; v++) {
+        if (!isf[v] || in->cols[d->sel[v]].type != FT_INT64) continue;
+        bool ok = true;
+        for (int64_t q = 0; q < kept && ok; q++)
+            ok = integral(val[rowg[q] * nv + v]);
+        if (ok) isf[v] = false;
+    }
+    /* the table's rows: the index keys' combos, sorted; its columns: the
+     * columns key's values, sorted (or the values, sorted by name) */
+    irow = dfa_alloc(n, sizeof *irow); /* index group of each row */
+    crow = dfa_alloc(n, sizeof *crow); /* columns group of each row */
+    if (!irow || !crow || dfa_group(&ik, n, skip, irow, &ti)) goto nomem;
+    if (has_col && dfa_group(&ck, n, skip, crow, &tc)) goto nomem;
+    int64_t ni = ti.ngroups, nc = has_col ? tc.ngroups : 1;
+    ipos = dfa_alloc(ni + 1, sizeof *ipos);
+    cpos = dfa_alloc(nc + 1, sizeof *cpos);
+    iord = dfa_alloc(ni + 1, sizeof *iord);
+    cord = dfa_alloc(nc + 1, sizeof *cord);
+    if (!ipos || !cpos || !iord || !cord) goto nomem;
+    for (int64_t q = 0; q < ni; q++)
+        ipos[q] = -1;
+    for (int64_t q = 0; q < nc; q++)
+        cpos[q] = has_col ? -1 : 0;
+    for (int64_t q = 0; q < kept; q++) {
+        int64_t r = t.grep[rowg[q]];
+        ipos[irow[r]] = 0;
+        if (has_col) cpos[crow[r]] = 0;
+    }
+    int64_t mi = 0, mc = 0;
+    for (int64_t q = 0; q < ni; q++)
+        if (ipos[q] == 0) iord[mi++] = ti.grep[q];
+    for (int64_t q = 0; has_col && q < nc; q++)
+        if (cpos[q] == 0) cord[mc++] = tc.grep[q];
+    if (!has_col) mc = nv;
+    if (dfa_argsort(&ik, NULL, iord, mi) || (has_col && dfa_argsort(&ck, NULL, cord, mc)))
+        goto nomem;
+    for (int64_t q = 0; q < mi; q++)
+        ipos[irow[iord[q]]] = q;
+    for (int64_t q = 0; has_col && q < mc; q++)
+        cpos[crow[cord[q]]] = q;
+    /* the cells, column after column; NaN where no combo */
+    int64_t ncell;
+    if (__builtin_mul_overflow(mi, mc, &ncell) || ncell > ((int64_t)1 << 31)) {
+        ret = errmsg(err, errlen, "pivot_table: %lld rows by %lld columns is too large",
+                     (long long)mi, (long long)mc);
+        goto done;
+    }
+    double *cell = dfa_alloc(ncell + 1, sizeof *cell);
+    bool *cf = dfa_alloc(mc + 1, sizeof *cf);
+    if (!cell || !cf) {
+        free(cell);
+        free(cf);
+        goto nomem;
+    }
+    for (int64_t q = 0; q < ncell; q++)
+        cell[q] = NAN;
+    for (int64_t q = 0; q < kept; q++) {
+        int64_t g = rowg[q], r = t.grep[g];
+        for (int v = 0; v < nv; v++) {
+            int64_t col = has_col ? cpos[crow[r]] : v;
+            if (has_col && v > 0) break;
+            cell[col * mi + ipos[irow[r]]] = val[g * nv + v];
+        }
+    }
+    int ncol_out = 0;
+    bool *keep = dfa_alloc(mc + 1, sizeof *keep);
+    if (!keep) {
+        free(cell);
+        free(cf);
+        goto nomem;
+    }
+    for (int64_t c = 0; c < mc; c++) {
+        const double *x = cell + c * mi;
+        bool any_nan = false, all_nan = true, all_int = true;
+        for (int64_t i = 0; i < mi; i++) {
+            if (x[i] != x[i]) {
+                if (d->pv_has_fill) {
+                    cell[c * mi + i] = d->pv_fill;
+                } else {
+                    any_nan = true;
+                    continue;
+                }
+            }
+            all_nan = false;
+            all_int &= integral(x[i]);
+        }
+        int v = has_col ? 0 : (int)c;
+        /* float: a float result, a missing cell; fill_value's downcast="infer"
+         * makes integral floats int64 */
+        cf[c] = (isf[v] || any_nan) && !(d->pv_has_fill && all_int);
+        keep[c] = !all_nan || mi == 0;
+        ncol_out += keep[c];
+    }
+    if (frame_alloc(out, false, mi, ncol_out, nk)) {
+        free(cell);
+        free(cf);
+        free(keep);
+        goto nomem;
+    }
+    bool bad = false;
+    for (int k = 0; k < nk && !bad; k++)
+        bad = dfa_take_col(ik.k[k], iord, mi, false, &out->idx[k]) ||
+              flabel_set(&out->idx_names[k], in->names[d->key[k]].s, in->names[d->key[k]].is_int);
+    int at = 0;
+    for (int64_t c = 0; c < mc && !bad; c++) {
+        if (!keep[c]) continue;
+        fcol_t *o = &out->cols[at];
+        bad = fcol_alloc(o, cf[c] ? FT_FLOAT64 : FT_INT64, mi, 0, false) != 0;
+        for (int64_t i = 0; i < mi && !bad; i++) {
+            double x = cell[c * mi + i];
+            if (cf[c])
+                ((double *)o->data)[i] = x;
+            else
+                ((int64_t *)o->data)[i] = (int64_t)x;
+        }
+        if (bad) break;
+        if (has_col) {
+            const fcol_t *kc = ck.k[0];
+            int64_t r = cord[c];
+            char b[40];
+            if (kc->type == FT_STRING) {
+                int64_t len;
+                const char *sv = fcol_str(kc, r, &len);
+                char *z = malloc((size_t)len + 1);
+                bad = !z;
+                if (z) {
+                    memcpy(z, sv, (size_t)len);
+                    z[len] = 0;
+                    bad = flabel_set(&out->names[at], z, false) != 0;
+                    free(z);
+                }
+            } else {
+                snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)kc->data)[r]);
+                bad = flabel_set(&out->names[at], b, true) != 0;
+            }
+        } else {
+            const flabel_t *l = &in->names[d->sel[c]];
+            bad = flabel_set(&out->names[at], l->s, l->is_int) != 0;
+        }
+        at++;
+    }
+    /* exact int64 sums: the doubles above hold them only up to 2^53 */
+    for (int64_t c = 0, a2 = 0; c < mc && !bad; c++) {
+        if (!keep[c]) continue;
+        int v = has_col ? 0 : (int)c;
+        const fcol_t *src = &in->cols[d->sel[v]];
+        if (!cf[c] && agg == DF3_AGG_SUM && src->type == FT_INT64)
+            for (int64_t q = 0; q < kept; q++) {
+                int64_t g = rowg[q], r = t.grep[g];
+                if (has_col && cpos[crow[r]] != c) continue;
+                ((int64_t *)out->cols[a2].data)[ipos[irow[r]]] =
+                    sum_i64(src, grows + start[g], start[g + 1] - start[g]);
+            }
+        a2++;
+    }
+    free(cell);
+    free(cf);
+    free(keep);
+    if (bad) goto nomem;
+    ret = 0;
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "pivot_table: out of memory over %lld rows", (long long)n);
+done:
+    if (ret) frame_free(out);
+    dfa_htab_free(&t);
+    dfa_htab_free(&ti);
+    dfa_htab_free(&tc);
+    free(skip);
+    free(gid);
+    free(start);
+    free(grows);
+    free(rowg);
+    free(irow);
+    free(crow);
+    free(iord);
+    free(cord);
+    free(ipos);
+    free(cpos);
+    free(val);
+    free(isf);
+    return ret;
 }

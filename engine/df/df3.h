@@ -22,4 +22,14 @@ int df3_run_multi(const graph_node_t *n, const job_t *j, const dfx_in_t *ins, fr
 int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out, char *err,
                     size_t errlen);
 
+/* pivot_table's aggfunc (df_node_t.pv_agg) */
+enum { DF3_AGG_SUM, DF3_AGG_MEAN, DF3_AGG_COUNT, DF3_AGG_MIN, DF3_AGG_MAX };
+
+/* pd.pivot_table(in, values=d->sel, index=d->key, columns=d->pv_col (-1:
+ * none), aggfunc, fill_value): pandas 1.5's table, its rows and columns
+ * sorted, combos with a missing key dropped, all-NaN combos and columns
+ * dropped, and pandas' downcasts (int64 values whose results are integral;
+ * with fill_value every integral column). */
+int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen);
+
 #endif

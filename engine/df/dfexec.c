@@ -1443,9 +1443,10 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         bool stats = n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK;
         if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
             concat_views(v, j->n_in, &all, err, errlen) == 0)
-            rc = n->op == OP_DF_GROUPBY_AGG ? df_gb_whole(d, &all, &f, err, errlen)
-                 : stats                    ? df_stats_whole(d, n->op, &all, &f, err, errlen)
-                                            : df_select_whole(d, n->op, &all, &f, err, errlen);
+            rc = n->op == OP_DF_GROUPBY_AGG   ? df_gb_whole(d, &all, &f, err, errlen)
+                 : n->op == OP_DF_PIVOT_TABLE ? df3_pivot(d, &all, &f, err, errlen)
+                 : stats                      ? df_stats_whole(d, n->op, &all, &f, err, errlen)
+                                              : df_select_whole(d, n->op, &all, &f, err, errlen);
         frame_free(&all);
         free_views(v, j->n_in);
         if (rc == 0 && !j->blob) {

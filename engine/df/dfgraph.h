@@ -138,6 +138,11 @@ typedef struct df_node {
     /* df3: concat along the columns (axis1; join_inner: join "inner"), its
      * inputs' rows lining up (aligned: chunk by chunk, else one job) */
     bool axis1, join_inner, aligned;
+    /* df3: pivot_table: values sel (sorted by name), index key, columns
+     * pv_col (-1: none), aggfunc pv_agg (df3.h's DF3_AGG_*), fill_value */
+    int pv_col, pv_agg;
+    bool pv_has_fill;
+    double pv_fill;
 } df_node_t;
 
 void df_node_free(df_node_t *d);

@@ -131,6 +131,9 @@ def evaluate(doc, data_dir="."):
             if "suffixes" in kw:
                 kw["suffixes"] = tuple(kw["suffixes"])
             v = ins[0].merge(ins[1], **kw)
+        elif op == "dataframe.pivot_table":
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            v = pd.pivot_table(ins[0], **kw)
         elif op == "dataframe.join":
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = ins[0].join(ins[1], **kw)

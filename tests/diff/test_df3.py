@@ -284,6 +284,48 @@ def concat_columns_rejects(data, L, R, U):
     return ""
 
 
+# ---------------------------------------------------------------- pivot_table
+
+@case
+def pivot_table(data, L, R, U):
+    nodes = [CSV, CSV1, RC]
+    want = {}
+    specs = [
+        ("p1", "t", dict(values="f", index="g", columns="k", aggfunc="sum")),
+        ("p2", "t1", dict(values="i", index=["g"], columns="k", aggfunc="mean")),
+        ("p3", "t", dict(values="i", index=["g", "b"], columns="s", aggfunc="count")),
+        ("p4", "t", dict(values="f", index="s", columns="g", aggfunc="max", fill_value=0)),
+        ("p5", "t1", dict(values="i", index="k", columns="g", aggfunc="min")),
+        ("p6", "t", dict(values=["i", "f"], index=["g", "k"], aggfunc="sum")),
+        ("p7", "t", dict(values=["f", "i"], index="s")),
+        ("p8", "t", dict(index="g", aggfunc="count")),
+        ("p9", "r", dict(values="w", index="g", columns="key", aggfunc="mean", fill_value=-1)),
+        ("p10", "r", dict(values="i", index="g", columns="key", aggfunc="sum", fill_value=0)),
+        ("p11", "t", dict(values="i", index="g", aggfunc="mean")),
+    ]
+    frames = {"t": L, "t1": L, "r": R}
+    for key, src, kw in specs:
+        nodes.append(op(key, "pivot_table", src, **kw))
+        want[key] = (pd.pivot_table(frames[src], **kw), "exact")
+    return check(data, nodes, want)
+
+
+@case
+def pivot_table_rejects(data, L, R, U):
+    for extra, words in (({"values": "f"}, ["index"]),
+                         ({"values": "f", "index": "g", "aggfunc": "median"}, ["aggfunc"]),
+                         ({"values": "s", "index": "g", "aggfunc": "sum"}, ["object"]),
+                         ({"values": ["f", "i"], "index": "g", "columns": "k"}, ["MultiIndex"]),
+                         ({"values": "f", "index": "g", "columns": "f"}, ["float64"]),
+                         ({"values": "f", "index": "g", "margins": True}, ["margins"]),
+                         ({"values": "f", "index": "nope"}, ["no column 'nope'"]),
+                         ({"values": "f", "index": "g", "fill_value": "x"}, ["fill_value"])):
+        why = rejected(data, [CSV, op("x", "pivot_table", "t", **extra)], "x", words)
+        if why:
+            return "%r: %s" % (extra, why)
+    return ""
+
+
 def main():
     names = sys.argv[1:]
     data = tempfile.mkdtemp(prefix="df3_")

@@ -294,8 +294,13 @@ def main():
                 {"key": "nm2", "op": "dataframe.getitem", "inputs": ["so"], "columns": ["i", "f"]},
                 {"key": "sk2", "op": "dataframe.getitem", "inputs": ["so"], "columns": "k"},
                 {"key": "ca", "op": "dataframe.concat", "inputs": ["nm2", "sk2"], "axis": 1},
-                {"key": "cb", "op": "dataframe.concat", "inputs": ["gb", "ri2"], "axis": 1}],
-                "fetch": ["ml", "ms", "mx", "jn", "ca", "cb"]}
+                {"key": "cb", "op": "dataframe.concat", "inputs": ["gb", "ri2"], "axis": 1},
+                {"key": "p1", "op": "dataframe.pivot_table", "inputs": ["so"], "values": "i",
+                 "index": "s", "columns": "k", "aggfunc": "count"},
+                {"key": "p2", "op": "dataframe.pivot_table", "inputs": ["so"],
+                 "values": ["f", "i"], "index": ["k", "b"], "aggfunc": "mean",
+                 "fill_value": 0}],
+                "fetch": ["ml", "ms", "mx", "jn", "ca", "cb", "p1", "p2"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             so, gb = want["so"], want["gb"]
@@ -306,7 +311,11 @@ def main():
                   "mx": (gb.merge(ri, left_index=True, right_index=True), "index"),
                   "jn": (gb.join(ri, how="outer"), "index"),
                   "ca": (pd.concat([so[["i", "f"]], so.k], axis=1), "exact"),
-                  "cb": (pd.concat([gb, ri], axis=1), "exact")}
+                  "cb": (pd.concat([gb, ri], axis=1), "exact"),
+                  "p1": (pd.pivot_table(so, values="i", index="s", columns="k",
+                                        aggfunc="count"), "exact"),
+                  "p2": (pd.pivot_table(so, values=["f", "i"], index=["k", "b"],
+                                        aggfunc="mean", fill_value=0), "exact")}
             for key, (ref, order) in pw.items():
                 got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
                 why = test_df3.same_rows(got, ref, order)
