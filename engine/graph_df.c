@@ -103,6 +103,10 @@ static const char *const *df_fields(op_t op)
     static const char *const me[] = {"on",         "how",         "left_on",  "right_on",
                                      "left_index", "right_index", "suffixes", NULL};
     static const char *const jo[] = {"how", "lsuffix", "rsuffix", NULL};
+    static const char *const gs[] = {"by", NULL};
+    static const char *const gq[] = {"by", "q", "columns", NULL};
+    static const char *const gt[] = {"by", "func", "columns", NULL};
+    static const char *const gh[] = {"by", "n", NULL};
     static const char *const pv[] = {"values",     "index",   "columns", "aggfunc",
                                      "fill_value", "margins", "dropna",  NULL};
     static const char *const hd[] = {"n", NULL};
@@ -250,6 +254,15 @@ static const char *const *df_fields(op_t op)
         return jo;
     case OP_DF_PIVOT_TABLE:
         return pv;
+    case OP_DF_GROUPBY_SIZE:
+        return gs;
+    case OP_DF_GROUPBY_QUANTILE:
+        return gq;
+    case OP_DF_GROUPBY_TRANSFORM:
+        return gt;
+    case OP_DF_GROUPBY_HEAD:
+    case OP_DF_GROUPBY_TAIL:
+        return gh;
     case OP_DF_HEAD:
         return hd;
     default:
@@ -1412,6 +1425,110 @@ static int infer_pivot(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
         if (set_col(&d->cols[v], c->name, c->is_int, t)) return XFAIL(n, "out of memory");
     }
     d->nrows = -1;
+    new_rows(g, n, d, VK_DATAFRAME);
+    return 0;
+}
+
+/* df3: groupby_size, _quantile, _transform, _head, _tail (df3.c), one job */
+static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                     size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *by = json_object_get(obj, "by");
+    if (!json_given(by)) return XFAIL(n, "\"by\" is missing");
+    if (find_cols(s, by, n, "by", &d->key, &d->nkey, err, errlen)) return -1;
+    if (d->nkey < 1 || d->nkey > DF_MAX_KEYS)
+        return XFAIL(n, "\"by\" must name 1 to %d columns", DF_MAX_KEYS);
+    if (n->op == OP_DF_GROUPBY_HEAD || n->op == OP_DF_GROUPBY_TAIL) {
+        json_t *v = json_object_get(obj, "n");
+        d->n = 5;
+        if (json_given(v)) {
+            if (!json_is_integer(v) || json_integer_value(v) < 0)
+                return XFAIL(n, "\"n\" must be a non-negative integer");
+            d->n = (int64_t)json_integer_value(v);
+        }
+        if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+        d->nrows = -1;
+        new_rows(g, n, d, VK_DATAFRAME);
+        return 0;
+    }
+    if (n->op == OP_DF_GROUPBY_SIZE) {
+        if (alloc_cols(d, 1, d->nkey) || set_col(&d->cols[0], NULL, false, FT_INT64))
+            return XFAIL(n, "out of memory");
+        for (int k = 0; k < d->nkey; k++) {
+            const df_col_t *c = &s->cols[d->key[k]];
+            if (set_col(&d->idx[k], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+        }
+        d->nrows = -1;
+        new_rows(g, n, d, VK_SERIES);
+        return 0;
+    }
+    static const char *const funcs[] = {"sum", "mean", "count", "min", "max", "std", "var"};
+    const char *fname = "quantile";
+    if (n->op == OP_DF_GROUPBY_QUANTILE) {
+        json_t *q = json_object_get(obj, "q");
+        d->gq = 0.5;
+        if (json_given(q)) {
+            if (!json_is_number(q) || json_number_value(q) < 0 || json_number_value(q) > 1)
+                return XFAIL(n, "\"q\" must be a number in [0, 1]");
+            d->gq = json_number_value(q);
+        }
+        d->pv_agg = DF3_AGG_MEAN; /* numeric columns */
+    } else {
+        json_t *f = json_object_get(obj, "func");
+        if (!json_given(f)) return XFAIL(n, "\"func\" is missing");
+        d->pv_agg = -1;
+        for (int q = 0; q < 7 && json_is_string(f); q++)
+            if (!strcmp(json_string_value(f), funcs[q])) d->pv_agg = q;
+        if (d->pv_agg < 0)
+            return XFAIL(n, "\"func\" must be one of sum, mean, count, min, max, std, var");
+        fname = funcs[d->pv_agg];
+    }
+    bool any = d->pv_agg == DF3_AGG_COUNT;
+    json_t *cols = json_object_get(obj, "columns");
+    if (json_given(cols)) {
+        if (find_cols(s, cols, n, "columns", &d->sel, &d->nsel, err, errlen)) return -1;
+        for (int v = 0; v < d->nsel; v++) {
+            const df_col_t *c = &s->cols[d->sel[v]];
+            for (int k = 0; k < d->nkey; k++)
+                if (d->key[k] == d->sel[v]) return XFAIL(n, "\"columns\" names a \"by\" key");
+            if (!any && c->type != FT_INT64 && c->type != FT_FLOAT64) {
+                char b[128];
+                label_text(c, b, sizeof b);
+                return XFAIL(n, "columns: column %s is %s; %s takes int64 and float64 columns", b,
+                             df_type_name(c->type, false), fname);
+            }
+        }
+    } else {
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel) return XFAIL(n, "out of memory");
+        for (int k = 0; k < s->ncols; k++) {
+            bool key = false;
+            for (int q = 0; q < d->nkey; q++)
+                key |= d->key[q] == k;
+            if (!key && (any || s->cols[k].type == FT_INT64 || s->cols[k].type == FT_FLOAT64))
+                d->sel[d->nsel++] = k;
+        }
+    }
+    if (d->nsel < 1) return XFAIL(n, "no columns to compute %s over", fname);
+    bool tf = n->op == OP_DF_GROUPBY_TRANSFORM;
+    if (alloc_cols(d, d->nsel, tf ? s->nidx : d->nkey)) return XFAIL(n, "out of memory");
+    if (tf && copy_index(d, s)) return XFAIL(n, "out of memory");
+    for (int k = 0; !tf && k < d->nkey; k++) {
+        const df_col_t *c = &s->cols[d->key[k]];
+        if (set_col(&d->idx[k], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+    }
+    for (int v = 0; v < d->nsel; v++) {
+        const df_col_t *c = &s->cols[d->sel[v]];
+        int f = d->pv_agg;
+        int t = !tf                                                          ? FT_FLOAT64
+                : f == DF3_AGG_COUNT                                         ? FT_INT64
+                : (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX) ? c->type
+                                                                             : FT_FLOAT64;
+        if (set_col(&d->cols[v], c->name, c->is_int, t)) return XFAIL(n, "out of memory");
+    }
+    d->nrows = tf ? s->nrows : -1;
     new_rows(g, n, d, VK_DATAFRAME);
     return 0;
 }
@@ -3047,6 +3164,13 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_PIVOT_TABLE:
         rc = infer_pivot(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_GROUPBY_SIZE:
+    case OP_DF_GROUPBY_QUANTILE:
+    case OP_DF_GROUPBY_TRANSFORM:
+    case OP_DF_GROUPBY_HEAD:
+    case OP_DF_GROUPBY_TAIL:
+        rc = infer_gb3(g, n, d, obj, err, errlen);
         break;
     case OP_DF_HEAD:
         rc = infer_head(g, n, d, obj, err, errlen);

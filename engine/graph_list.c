@@ -141,6 +141,11 @@ static const op_params_t PARAMS[] = {
     {"dataframe.pivot_table",
      "1",
      {"values", "index", "columns", "aggfunc", "fill_value", "margins", "dropna"}},
+    {"dataframe.groupby_size", "1", {"by"}},
+    {"dataframe.groupby_quantile", "1", {"by", "q", "columns"}},
+    {"dataframe.groupby_transform", "1", {"by", "func", "columns"}},
+    {"dataframe.groupby_head", "1", {"by", "n"}},
+    {"dataframe.groupby_tail", "1", {"by", "n"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

@@ -836,6 +836,11 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_concat(c, node);
     case OP_DF_MELT:
     case OP_DF_PIVOT_TABLE:
+    case OP_DF_GROUPBY_SIZE:
+    case OP_DF_GROUPBY_QUANTILE:
+    case OP_DF_GROUPBY_TRANSFORM:
+    case OP_DF_GROUPBY_HEAD:
+    case OP_DF_GROUPBY_TAIL:
     case OP_DF_MEDIAN:
     case OP_DF_QUANTILE:
     case OP_DF_SKEW:

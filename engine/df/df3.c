@@ -526,3 +526,231 @@ done:
     free(isf);
     return ret;
 }
+
+/* ------------------------------------------------------------------ groupby_* */
+
+/* Kahan sum of the present values (pandas' group_add and group_mean) */
+static double ksum(const fcol_t *c, const int64_t *rows, int64_t n, int64_t *cnt)
+{
+    double s = 0, comp = 0;
+    *cnt = 0;
+    for (int64_t q = 0; q < n; q++) {
+        if (fcol_is_na(c, rows[q])) continue;
+        double y = dfa_num(c, rows[q]) - comp, t = s + y;
+        comp = (t - s) - y;
+        s = t;
+        (*cnt)++;
+    }
+    return s;
+}
+
+static double group_stat(int f, const fcol_t *c, const int64_t *rows, int64_t n)
+{
+    int64_t cnt;
+    if (f == DF3_AGG_SUM) return ksum(c, rows, n, &cnt);
+    if (f == DF3_AGG_MEAN) {
+        double s = ksum(c, rows, n, &cnt);
+        return cnt ? s / (double)cnt : NAN;
+    }
+    if (f == DF3_AGG_STD || f == DF3_AGG_VAR) {
+        double s = ksum(c, rows, n, &cnt);
+        if (cnt < 2) return NAN;
+        double m = s / (double)cnt, ss = 0;
+        for (int64_t q = 0; q < n; q++)
+            if (!fcol_is_na(c, rows[q])) {
+                double e = dfa_num(c, rows[q]) - m;
+                ss += e * e;
+            }
+        double v = ss / (double)(cnt - 1);
+        return f == DF3_AGG_VAR ? v : sqrt(v);
+    }
+    return agg_cell(f, c, rows, n);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int64_t n = in->nrows;
+    dfa_keys_t ks = {.nk = d->nkey};
+    for (int k = 0; k < d->nkey; k++)
+        ks.k[k] = &in->cols[d->key[k]];
+    uint8_t *skip = dfa_alloc(n, 1);
+    int64_t *gid = dfa_alloc(n, sizeof *gid), *start = NULL, *grows = NULL, *rep = NULL;
+    int64_t *pick = NULL;
+    double *buf = NULL;
+    dfa_htab_t t = {0};
+    int ret = -1;
+    if (!skip || !gid) goto nomem;
+    for (int64_t i = 0; i < n; i++) {
+        skip[i] = 0;
+        for (int k = 0; k < ks.nk; k++)
+            skip[i] |= fcol_is_na(ks.k[k], i);
+    }
+    if (dfa_group(&ks, n, skip, gid, &t)) goto nomem;
+    int64_t ng = t.ngroups;
+    /* groups sorted by key: rank g -> group id, rows of each group in order */
+    rep = dfa_alloc(ng + 1, sizeof *rep);
+    start = dfa_alloc(ng + 1, sizeof *start);
+    grows = dfa_alloc(n + 1, sizeof *grows);
+    if (!rep || !start || !grows) goto nomem;
+    memcpy(rep, t.grep, sizeof *rep * (size_t)ng);
+    if (dfa_argsort(&ks, NULL, rep, ng)) goto nomem;
+    memset(start, 0, sizeof *start * (size_t)(ng + 1));
+    for (int64_t i = 0; i < n; i++)
+        if (gid[i] >= 0) start[gid[i] + 1]++;
+    for (int64_t g = 0; g < ng; g++)
+        start[g + 1] += start[g];
+    for (int64_t i = 0; i < n; i++)
+        if (gid[i] >= 0) grows[start[gid[i]]++] = i;
+    for (int64_t g = ng; g > 0; g--)
+        start[g] = start[g - 1];
+    start[0] = 0;
+
+    if (op == OP_DF_GROUPBY_HEAD || op == OP_DF_GROUPBY_TAIL) {
+        /* the first (last) n rows of each group, in the input's order */
+        pick = dfa_alloc(n + 1, sizeof *pick);
+        if (!pick) goto nomem;
+        int64_t m = 0;
+        uint8_t *take = skip; /* reused: 1 = keep */
+        for (int64_t i = 0; i < n; i++)
+            take[i] = 0;
+        for (int64_t g = 0; g < ng; g++) {
+            int64_t a = start[g], b = start[g + 1];
+            if (b - a > d->n) {
+                if (op == OP_DF_GROUPBY_HEAD)
+                    b = a + d->n;
+                else
+                    a = b - d->n;
+            }
+            for (int64_t q = a; q < b; q++)
+                take[grows[q]] = 1;
+        }
+        for (int64_t i = 0; i < n; i++)
+            if (take[i]) pick[m++] = i;
+        if (frame_take(in, pick, m, out)) goto nomem;
+        ret = 0;
+        goto done;
+    }
+    if (op == OP_DF_GROUPBY_TRANSFORM) {
+        /* each row: its group's statistic; NaN for rows in no group */
+        if (frame_alloc(out, false, n, d->nsel, in->nidx)) goto nomem;
+        out->range_index = in->range_index;
+        for (int k = 0; k < in->nidx; k++)
+            if (fcol_copy(&in->idx[k], &out->idx[k]) ||
+                flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
+                goto nomem;
+        bool orphans = false;
+        for (int64_t i = 0; i < n && !orphans; i++)
+            orphans = gid[i] < 0;
+        buf = dfa_alloc(ng + 1, sizeof *buf);
+        if (!buf) goto nomem;
+        for (int v = 0; v < d->nsel; v++) {
+            const fcol_t *c = &in->cols[d->sel[v]];
+            int f = d->pv_agg;
+            bool ints = !orphans && (f == DF3_AGG_COUNT ||
+                                     (c->type == FT_INT64 &&
+                                      (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX)));
+            fcol_t *o = &out->cols[v];
+            if (fcol_alloc(o, ints ? FT_INT64 : FT_FLOAT64, n, 0, false) ||
+                flabel_set(&out->names[v], in->names[d->sel[v]].s, in->names[d->sel[v]].is_int))
+                goto nomem;
+            for (int64_t g = 0; g < ng; g++) {
+                const int64_t *r = grows + start[g];
+                int64_t m = start[g + 1] - start[g];
+                buf[g] = group_stat(f, c, r, m);
+                if (ints && f == DF3_AGG_SUM) buf[g] = 0; /* exact below */
+            }
+            for (int64_t i = 0; i < n; i++) {
+                if (!ints) {
+                    ((double *)o->data)[i] = gid[i] >= 0 ? buf[gid[i]] : NAN;
+                } else if (f == DF3_AGG_SUM) {
+                    ((int64_t *)o->data)[i] = 0;
+                } else {
+                    ((int64_t *)o->data)[i] = (int64_t)buf[gid[i]];
+                }
+            }
+            if (ints && f == DF3_AGG_SUM)
+                for (int64_t g = 0; g < ng; g++) {
+                    int64_t s = sum_i64(c, grows + start[g], start[g + 1] - start[g]);
+                    for (int64_t q = start[g]; q < start[g + 1]; q++)
+                        ((int64_t *)o->data)[grows[q]] = s;
+                }
+            /* int64 min and max exactly */
+            if (ints && (f == DF3_AGG_MIN || f == DF3_AGG_MAX))
+                for (int64_t g = 0; g < ng; g++) {
+                    const int64_t *x = c->data;
+                    int64_t best = x[grows[start[g]]];
+                    for (int64_t q = start[g]; q < start[g + 1]; q++) {
+                        int64_t y = x[grows[q]];
+                        if (f == DF3_AGG_MIN ? y < best : y > best) best = y;
+                    }
+                    for (int64_t q = start[g]; q < start[g + 1]; q++)
+                        ((int64_t *)o->data)[grows[q]] = best;
+                }
+        }
+        ret = 0;
+        goto done;
+    }
+    /* size and quantile: one row per group, indexed by its key */
+    bool size = op == OP_DF_GROUPBY_SIZE;
+    if (frame_alloc(out, size, ng, size ? 1 : d->nsel, d->nkey)) goto nomem;
+    for (int k = 0; k < d->nkey; k++)
+        if (dfa_take_col(ks.k[k], rep, ng, false, &out->idx[k]) ||
+            flabel_set(&out->idx_names[k], in->names[d->key[k]].s, in->names[d->key[k]].is_int))
+            goto nomem;
+    if (size) {
+        if (fcol_alloc(&out->cols[0], FT_INT64, ng, 0, false)) goto nomem;
+        for (int64_t q = 0; q < ng; q++) {
+            int64_t g = gid[rep[q]];
+            ((int64_t *)out->cols[0].data)[q] = start[g + 1] - start[g];
+        }
+        ret = 0;
+        goto done;
+    }
+    buf = dfa_alloc(n + 1, sizeof *buf);
+    if (!buf) goto nomem;
+    for (int v = 0; v < d->nsel; v++) {
+        const fcol_t *c = &in->cols[d->sel[v]];
+        fcol_t *o = &out->cols[v];
+        if (fcol_alloc(o, FT_FLOAT64, ng, 0, false) ||
+            flabel_set(&out->names[v], in->names[d->sel[v]].s, in->names[d->sel[v]].is_int))
+            goto nomem;
+        for (int64_t q = 0; q < ng; q++) {
+            int64_t g = gid[rep[q]], m = 0;
+            for (int64_t p = start[g]; p < start[g + 1]; p++)
+                if (!fcol_is_na(c, grows[p])) buf[m++] = dfa_num(c, grows[p]);
+            double r = NAN;
+            if (m > 0) {
+                qsort(buf, (size_t)m, sizeof *buf, cmp_dbl);
+                double pos = d->gq * (double)(m - 1);
+                int64_t lo = (int64_t)floor(pos);
+                double frac = pos - (double)lo;
+                r = buf[lo];
+                if (lo + 1 < m && frac > 0) r = buf[lo] + (buf[lo + 1] - buf[lo]) * frac;
+            }
+            ((double *)o->data)[q] = r;
+        }
+    }
+    ret = 0;
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "groupby: out of memory over %lld rows", (long long)n);
+done:
+    if (ret) frame_free(out);
+    dfa_htab_free(&t);
+    free(skip);
+    free(gid);
+    free(start);
+    free(grows);
+    free(rep);
+    free(pick);
+    free(buf);
+    return ret;
+}

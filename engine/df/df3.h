@@ -23,7 +23,15 @@ int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, fram
                     size_t errlen);
 
 /* pivot_table's aggfunc (df_node_t.pv_agg) */
-enum { DF3_AGG_SUM, DF3_AGG_MEAN, DF3_AGG_COUNT, DF3_AGG_MIN, DF3_AGG_MAX };
+enum {
+    DF3_AGG_SUM,
+    DF3_AGG_MEAN,
+    DF3_AGG_COUNT,
+    DF3_AGG_MIN,
+    DF3_AGG_MAX,
+    DF3_AGG_STD,
+    DF3_AGG_VAR
+};
 
 /* pd.pivot_table(in, values=d->sel, index=d->key, columns=d->pv_col (-1:
  * none), aggfunc, fill_value): pandas 1.5's table, its rows and columns
@@ -31,5 +39,11 @@ enum { DF3_AGG_SUM, DF3_AGG_MEAN, DF3_AGG_COUNT, DF3_AGG_MIN, DF3_AGG_MAX };
  * dropped, and pandas' downcasts (int64 values whose results are integral;
  * with fill_value every integral column). */
 int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen);
+
+/* groupby_size, groupby_quantile, groupby_transform, groupby_head and
+ * groupby_tail (op) over every row: pandas 1.5's df.groupby(by) methods,
+ * groups sorted by key, rows with a missing key in no group. */
+int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                size_t errlen);
 
 #endif

@@ -1445,8 +1445,10 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             concat_views(v, j->n_in, &all, err, errlen) == 0)
             rc = n->op == OP_DF_GROUPBY_AGG   ? df_gb_whole(d, &all, &f, err, errlen)
                  : n->op == OP_DF_PIVOT_TABLE ? df3_pivot(d, &all, &f, err, errlen)
-                 : stats                      ? df_stats_whole(d, n->op, &all, &f, err, errlen)
-                                              : df_select_whole(d, n->op, &all, &f, err, errlen);
+                 : n->op >= OP_DF_GROUPBY_SIZE && n->op <= OP_DF_GROUPBY_TAIL
+                     ? df3_groupby(d, n->op, &all, &f, err, errlen)
+                 : stats ? df_stats_whole(d, n->op, &all, &f, err, errlen)
+                         : df_select_whole(d, n->op, &all, &f, err, errlen);
         frame_free(&all);
         free_views(v, j->n_in);
         if (rc == 0 && !j->blob) {

@@ -143,6 +143,9 @@ typedef struct df_node {
     int pv_col, pv_agg;
     bool pv_has_fill;
     double pv_fill;
+    /* df3: groupby_* ops: by key/nkey, value columns sel/nsel, func pv_agg,
+     * n (head, tail), gq (quantile's q) */
+    double gq;
 } df_node_t;
 
 void df_node_free(df_node_t *d);

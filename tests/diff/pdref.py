@@ -134,6 +134,17 @@ def evaluate(doc, data_dir="."):
         elif op == "dataframe.pivot_table":
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = pd.pivot_table(ins[0], **kw)
+        elif op.startswith("dataframe.groupby_") and op != "dataframe.groupby_agg":
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs", "by",
+                                                          "columns")}
+            g = ins[0].groupby(n["by"])
+            if "columns" in n:
+                g = g[n["columns"]]
+            meth = op.split("_", 1)[1]
+            if meth == "transform":
+                v = g.transform(kw["func"])
+            else:
+                v = getattr(g, meth)(**kw)
         elif op == "dataframe.join":
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = ins[0].join(ins[1], **kw)

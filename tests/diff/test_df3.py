@@ -326,6 +326,57 @@ def pivot_table_rejects(data, L, R, U):
     return ""
 
 
+# ---------------------------------------------------------------- groupby additions
+
+@case
+def groupby_more(data, L, R, U):
+    nodes = [CSV, CSV1, RC]
+    want = {}
+    for key, src, opn, kw, ref in (
+            ("sz1", "t", "groupby_size", dict(by="g"), L.groupby("g").size()),
+            ("sz2", "t1", "groupby_size", dict(by=["s", "b"]), L.groupby(["s", "b"]).size()),
+            ("q1", "t", "groupby_quantile", dict(by="g", q=0.3),
+             L.groupby("g")[["k", "i", "f"]].quantile(0.3)),
+            ("q2", "t1", "groupby_quantile", dict(by=["s", "k"], columns=["f"]),
+             L.groupby(["s", "k"])[["f"]].quantile()),
+            ("q3", "r", "groupby_quantile", dict(by="g", q=1), R.groupby("g")[["key", "i", "w"]]
+             .quantile(1.0)),
+            ("h1", "t", "groupby_head", dict(by="g", n=3), L.groupby("g").head(3)),
+            ("h2", "t1", "groupby_head", dict(by=["s"]), L.groupby(["s"]).head()),
+            ("t1x", "t", "groupby_tail", dict(by=["k", "b"], n=2), L.groupby(["k", "b"]).tail(2)),
+            ("t2", "t", "groupby_tail", dict(by="s", n=0), L.groupby("s").tail(0))):
+        nodes.append(op(key, opn, src, **kw))
+        want[key] = (ref, "exact")
+    for f in ("sum", "mean", "count", "min", "max", "std", "var"):
+        nodes.append(op("tf_" + f, "groupby_transform", "t", by="g", func=f))
+        cols = ["k", "i", "f", "b", "s"] if f == "count" else ["k", "i", "f"]
+        want["tf_" + f] = (L.groupby("g")[cols].transform(f), "exact")
+        nodes.append(op("tn_" + f, "groupby_transform", "t1", by=["s"], func=f,
+                        columns=["i", "f"]))
+        want["tn_" + f] = (L.groupby(["s"])[["i", "f"]].transform(f), "exact")
+    nodes.append(op("tc", "groupby_transform", "t", by=["k"], func="count"))
+    want["tc"] = (L.groupby(["k"])[["i", "f", "b", "s", "g"]].transform("count"), "exact")
+    return check(data, nodes, want)
+
+
+@case
+def groupby_more_rejects(data, L, R, U):
+    for opn, extra, words in (
+            ("groupby_size", {}, ["by"]),
+            ("groupby_size", {"by": "nope"}, ["no column 'nope'"]),
+            ("groupby_quantile", {"by": "g", "q": 1.5}, ["q"]),
+            ("groupby_quantile", {"by": "g", "columns": ["s"]}, ["object"]),
+            ("groupby_transform", {"by": "g"}, ["func"]),
+            ("groupby_transform", {"by": "g", "func": "median"}, ["func"]),
+            ("groupby_transform", {"by": "g", "func": "sum", "columns": ["g"]}, ["key"]),
+            ("groupby_head", {"by": "g", "n": -1}, ["n"]),
+            ("groupby_tail", {"by": "g", "m": 1}, ["m"])):
+        why = rejected(data, [CSV, op("x", opn, "t", **extra)], "x", words)
+        if why:
+            return "%s %r: %s" % (opn, extra, why)
+    return ""
+
+
 def main():
     names = sys.argv[1:]
     data = tempfile.mkdtemp(prefix="df3_")

@@ -299,8 +299,18 @@ def main():
                  "index": "s", "columns": "k", "aggfunc": "count"},
                 {"key": "p2", "op": "dataframe.pivot_table", "inputs": ["so"],
                  "values": ["f", "i"], "index": ["k", "b"], "aggfunc": "mean",
-                 "fill_value": 0}],
-                "fetch": ["ml", "ms", "mx", "jn", "ca", "cb", "p1", "p2"]}
+                 "fill_value": 0},
+                {"key": "gs", "op": "dataframe.groupby_size", "inputs": ["so"], "by": ["k", "b"]},
+                {"key": "gq", "op": "dataframe.groupby_quantile", "inputs": ["so"], "by": "k",
+                 "q": 0.25},
+                {"key": "gt", "op": "dataframe.groupby_transform", "inputs": ["so"], "by": "s",
+                 "func": "mean"},
+                {"key": "gh", "op": "dataframe.groupby_head", "inputs": ["so"], "by": "k",
+                 "n": 2},
+                {"key": "gl", "op": "dataframe.groupby_tail", "inputs": ["so"], "by": "k",
+                 "n": 3}],
+                "fetch": ["ml", "ms", "mx", "jn", "ca", "cb", "p1", "p2", "gs", "gq", "gt", "gh",
+                          "gl"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             so, gb = want["so"], want["gb"]
@@ -315,7 +325,14 @@ def main():
                   "p1": (pd.pivot_table(so, values="i", index="s", columns="k",
                                         aggfunc="count"), "exact"),
                   "p2": (pd.pivot_table(so, values=["f", "i"], index=["k", "b"],
-                                        aggfunc="mean", fill_value=0), "exact")}
+                                        aggfunc="mean", fill_value=0), "exact"),
+                  "gq": (so.groupby("k")[["i", "f"]].quantile(0.25), "exact"),
+                  "gt": (so.groupby("s")[["i", "f"]].transform("mean"), "exact"),
+                  "gh": (so.groupby("k").head(2), "exact"),
+                  "gl": (so.groupby("k").tail(3), "exact")}
+            got = get(web, "/api/v1/sessions/%s/tensors/gs/data" % sid).json()
+            why = test_df.expect_frame(got, so.groupby(["k", "b"]).size())
+            check(not why, "gs: %s", why)
             for key, (ref, order) in pw.items():
                 got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
                 why = test_df3.same_rows(got, ref, order)
