@@ -104,6 +104,7 @@ static const char *const *df_fields(op_t op)
                                      "left_index", "right_index", "suffixes", NULL};
     static const char *const jo[] = {"how", "lsuffix", "rsuffix", NULL};
     static const char *const gs[] = {"by", NULL};
+    static const char *const rj[] = {"path", "orient", NULL};
     static const char *const gq[] = {"by", "q", "columns", NULL};
     static const char *const gt[] = {"by", "func", "columns", NULL};
     static const char *const gh[] = {"by", "n", NULL};
@@ -256,6 +257,8 @@ static const char *const *df_fields(op_t op)
         return pv;
     case OP_DF_GROUPBY_SIZE:
         return gs;
+    case OP_DF_READ_JSON:
+        return rj;
     case OP_DF_GROUPBY_QUANTILE:
         return gq;
     case OP_DF_GROUPBY_TRANSFORM:
@@ -543,6 +546,56 @@ done:
     return rc;
 }
 
+/* df3: read_json: the file is read here for its schema, and again by the
+ * job (df3.c) */
+static int parse_read_json(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
+{
+    df_node_t *d = n->df;
+    json_t *p = json_object_get(obj, "path"), *o = json_object_get(obj, "orient");
+    if (!p) return NFAIL(e, n, "\"path\" is missing");
+    if (!json_is_string(p)) return NFAIL(e, n, "\"path\" must be a string");
+    d->pv_agg = 0;
+    if (o && !json_is_null(o)) {
+        if (!json_is_string(o) ||
+            (strcmp(json_string_value(o), "columns") && strcmp(json_string_value(o), "records")))
+            return NFAIL(e, n, "\"orient\" must be \"columns\" or \"records\"");
+        d->pv_agg = !strcmp(json_string_value(o), "records");
+    }
+    const char *rel = json_string_value(p);
+    char path[4096], msg[1024];
+    int rc = 1;
+    if (!*rel) return NFAIL(e, n, "\"path\" is empty");
+    if (rel[0] == '/') rc = -2;
+    for (const char *c = rel; rc == 1 && *c;) {
+        const char *s = strchr(c, '/');
+        size_t l = s ? (size_t)(s - c) : strlen(c);
+        if (l == 2 && c[0] == '.' && c[1] == '.') rc = -2;
+        c += l + (s ? 1 : 0);
+    }
+    if (rc == -2)
+        return NFAIL(e, n,
+                     "path '%.200s': absolute paths and '..' are refused (paths are "
+                     "relative to the data directory)",
+                     rel);
+    if (e->sess && e->sess->file)
+        rc = e->sess->file(e->sess->ctx, rel, path, sizeof path, msg, sizeof msg);
+    if (rc == 1)
+        rc = csv_resolve_path(e->lim->data_dir ? e->lim->data_dir : ".", rel, path, sizeof path,
+                              msg, sizeof msg);
+    if (rc) return NFAIL(e, n, "%s", msg);
+    if (!(d->path = strdup(path))) return NFAIL(e, n, "out of memory");
+    frame_t f;
+    if (df3_read_json(path, d->pv_agg == 1, DF3_JSON_MAX_BYTES, &f, msg, sizeof msg))
+        return NFAIL(e, n, "%s: %s", rel, msg);
+    int bad = alloc_cols(d, f.ncols, 1) || set_col(&d->idx[0], NULL, false, f.idx[0].type);
+    for (int k = 0; !bad && k < f.ncols; k++)
+        bad = set_col(&d->cols[k], f.names[k].s, false, f.cols[k].type);
+    d->nrows = f.nrows;
+    frame_free(&f);
+    if (bad) return NFAIL(e, n, "out of memory");
+    return 0;
+}
+
 int graph_df_parse(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
 {
     n->df = df_new();
@@ -551,6 +604,7 @@ int graph_df_parse(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
      * the document (alive until graph_parse returns) */
     n->df->json = obj;
     if (n->op == OP_DF_READ_CSV) return parse_read_csv(e, n, obj);
+    if (n->op == OP_DF_READ_JSON) return parse_read_json(e, n, obj);
     return 0;
 }
 
@@ -3134,6 +3188,7 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         rc = infer_from_tensor(g, n, d, obj, err, errlen);
         break;
     case OP_DF_READ_CSV:
+    case OP_DF_READ_JSON:
         d->rowsrc = i;
         set_frame_shape(n, VK_DATAFRAME);
         rc = 0;

@@ -146,6 +146,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.groupby_transform", "1", {"by", "func", "columns"}},
     {"dataframe.groupby_head", "1", {"by", "n"}},
     {"dataframe.groupby_tail", "1", {"by", "n"}},
+    {"dataframe.read_json", "0", {"path", "orient"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

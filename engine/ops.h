@@ -236,6 +236,7 @@
     X(DF_GROUPBY_TRANSFORM, "dataframe.groupby_transform", OPK_DF)                                 \
     X(DF_GROUPBY_HEAD, "dataframe.groupby_head", OPK_DF)                                           \
     X(DF_GROUPBY_TAIL, "dataframe.groupby_tail", OPK_DF)                                           \
+    X(DF_READ_JSON, "dataframe.read_json", OPK_DF)                                                 \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

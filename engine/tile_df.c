@@ -777,6 +777,11 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_from_tensor(c, node);
     case OP_DF_READ_CSV:
         return tile_read_csv(c, node);
+    case OP_DF_READ_JSON: {
+        int32_t ji = bjob(c, dparam(c, node, DFJ_MULTI), 0);
+        if (ji < 0) return NULL;
+        return one_chunk(c, ji, n->df->nrows);
+    }
     case OP_DF_GETITEM:
         return tile_rowwise(c, node, DFJ_GETITEM, true);
     case OP_DF_FILTER:

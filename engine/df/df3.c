@@ -1,10 +1,13 @@
 /* df3.c: concat along the columns (df3.h). */
 #include "df3.h"
 
+#include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "algo_util.h"
 
@@ -188,6 +191,8 @@ nomem:
 int df3_run_multi(const graph_node_t *n, const job_t *j, const dfx_in_t *ins, frame_t *out,
                   char *err, size_t errlen)
 {
+    if (n->op == OP_DF_READ_JSON)
+        return df3_read_json(n->df->path, n->df->pv_agg == 1, DF3_JSON_MAX_BYTES, out, err, errlen);
     int nin = 0;
     for (int q = 0; q < n->n_in; q++)
         nin += n->in[q].node >= 0;
@@ -414,9 +419,13 @@ int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, si
         free(cf);
         goto nomem;
     }
+    /* unstack makes one block: a missing cell anywhere makes every column float */
+    bool nan_table = false;
+    for (int64_t q = 0; has_col && q < ncell && !nan_table; q++)
+        nan_table = cell[q] != cell[q];
     for (int64_t c = 0; c < mc; c++) {
         const double *x = cell + c * mi;
-        bool any_nan = false, all_nan = true, all_int = true;
+        bool all_nan = true, all_int = true, any_nan = nan_table;
         for (int64_t i = 0; i < mi; i++) {
             if (x[i] != x[i]) {
                 if (d->pv_has_fill) {
@@ -752,5 +761,244 @@ done:
     free(rep);
     free(pick);
     free(buf);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ read_json */
+
+/* the kinds of the values of a column */
+enum { JK_NULL = 1, JK_BOOL = 2, JK_INT = 4, JK_REAL = 8, JK_STR = 16, JK_OTHER = 32 };
+
+static int jkind(json_t *v)
+{
+    if (!v || json_is_null(v)) return JK_NULL;
+    if (json_is_boolean(v)) return JK_BOOL;
+    if (json_is_integer(v)) return JK_INT;
+    if (json_is_real(v)) return JK_REAL;
+    if (json_is_string(v)) return JK_STR;
+    return JK_OTHER;
+}
+
+/* a string holding a whole number (pandas converts such strings) */
+static bool str_num(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    if (!*s) return false;
+    double x = strtod(s, &end);
+    if (*end || errno) return false;
+    *out = x;
+    return true;
+}
+
+/* Column k of the table from cells[r] (r < nrows): pandas' read_json types. */
+static int json_col(json_t *const *cells, int64_t nrows, const char *name, fcol_t *out, char *err,
+                    size_t errlen)
+{
+    int kinds = 0;
+    int64_t nb = 1;
+    bool allnum = true;
+    for (int64_t r = 0; r < nrows; r++) {
+        int k = jkind(cells[r]);
+        kinds |= k;
+        if (k == JK_STR) {
+            double x;
+            nb += (int64_t)json_string_length(cells[r]);
+            allnum &= str_num(json_string_value(cells[r]), &x);
+        }
+    }
+    if (kinds & JK_OTHER)
+        return errmsg(err, errlen, "read_json: column '%.100s' holds lists or objects", name);
+    int vk = kinds & ~JK_NULL;
+    if ((vk & JK_STR) && (vk & ~JK_STR))
+        return errmsg(err, errlen,
+                      "read_json: column '%.100s' mixes strings with numbers or booleans", name);
+    if ((vk & JK_BOOL) && (vk & ~JK_BOOL))
+        return errmsg(err, errlen, "read_json: column '%.100s' mixes booleans with numbers", name);
+    if (vk == JK_STR && !allnum) {
+        bool nulls = kinds & JK_NULL;
+        if (fcol_alloc(out, FT_STRING, nrows, nb, nulls))
+            return errmsg(err, errlen, "read_json: out of memory");
+        int64_t at = 0;
+        for (int64_t r = 0; r < nrows; r++) {
+            if (json_is_string(cells[r])) {
+                size_t l = json_string_length(cells[r]);
+                memcpy(out->bytes + at, json_string_value(cells[r]), l);
+                at += (int64_t)l;
+            } else {
+                out->valid[r] = 0;
+            }
+            out->offsets[r + 1] = at;
+        }
+        out->bytes[at] = 0;
+        return 0;
+    }
+    if (vk == JK_BOOL && !(kinds & JK_NULL)) {
+        if (fcol_alloc(out, FT_BOOL, nrows, 0, false))
+            return errmsg(err, errlen, "read_json: out of memory");
+        for (int64_t r = 0; r < nrows; r++)
+            ((uint8_t *)out->data)[r] = json_is_true(cells[r]);
+        return 0;
+    }
+    /* numbers (booleans with nulls as 1.0 and 0.0): float64, int64 when
+     * every value is whole and none is missing */
+    bool whole = !(kinds & JK_NULL) && nrows > 0;
+    double *x = malloc(sizeof(double) * (size_t)(nrows + 1));
+    if (!x) return errmsg(err, errlen, "read_json: out of memory");
+    for (int64_t r = 0; r < nrows; r++) {
+        json_t *c = cells[r];
+        int k = jkind(c);
+        x[r] = k == JK_NULL   ? NAN
+               : k == JK_BOOL ? (json_is_true(c) ? 1.0 : 0.0)
+               : k == JK_STR  ? strtod(json_string_value(c), NULL)
+                              : json_number_value(c);
+        whole &= integral(x[r]);
+    }
+    /* an all-integer column keeps its exact values */
+    bool ints = vk == JK_INT && !(kinds & JK_NULL);
+    if (fcol_alloc(out, whole || ints ? FT_INT64 : FT_FLOAT64, nrows, 0, false)) {
+        free(x);
+        return errmsg(err, errlen, "read_json: out of memory");
+    }
+    for (int64_t r = 0; r < nrows; r++) {
+        if (ints)
+            ((int64_t *)out->data)[r] = (int64_t)json_integer_value(cells[r]);
+        else if (whole)
+            ((int64_t *)out->data)[r] = (int64_t)x[r];
+        else
+            ((double *)out->data)[r] = x[r];
+    }
+    free(x);
+    return 0;
+}
+
+int df3_read_json(const char *path, bool records, int64_t max_bytes, frame_t *out, char *err,
+                  size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(path, &st)) return errmsg(err, errlen, "read_json: cannot read the file");
+    if ((int64_t)st.st_size > max_bytes)
+        return errmsg(err, errlen,
+                      "read_json: the file has %lld bytes, more than the %lld one job reads "
+                      "whole",
+                      (long long)st.st_size, (long long)max_bytes);
+    json_error_t je;
+    json_t *doc = json_load_file(path, JSON_DECODE_ANY, &je);
+    if (!doc) return errmsg(err, errlen, "read_json: line %d: %.200s", je.line, je.text);
+    /* the table: column names, row labels, cells[c][r] (borrowed) */
+    json_t *cols = json_array(), *rows = json_array();
+    json_t **cells = NULL;
+    int ret = -1, ncols = 0;
+    int64_t nrows = 0;
+    if (!cols || !rows) goto nomem;
+    if (records) {
+        if (!json_is_array(doc)) {
+            ret = errmsg(err, errlen, "read_json: orient records needs a list of objects");
+            goto done;
+        }
+        size_t i;
+        json_t *rec;
+        json_array_foreach(doc, i, rec)
+        {
+            if (!json_is_object(rec)) {
+                ret = errmsg(err, errlen, "read_json: record %zu is no object", i);
+                goto done;
+            }
+            const char *k;
+            json_t *v;
+            json_object_foreach(rec, k, v)
+            {
+                bool seen = false;
+                for (size_t q = 0; q < json_array_size(cols) && !seen; q++)
+                    seen = !strcmp(json_string_value(json_array_get(cols, q)), k);
+                if (!seen && json_array_append_new(cols, json_string(k))) goto nomem;
+            }
+        }
+        nrows = (int64_t)json_array_size(doc);
+    } else {
+        if (!json_is_object(doc)) {
+            ret = errmsg(err, errlen,
+                         "read_json: orient columns needs an object of columns, each an object "
+                         "of rows");
+            goto done;
+        }
+        const char *k;
+        json_t *v;
+        json_object_foreach(doc, k, v)
+        {
+            if (!json_is_object(v)) {
+                ret = errmsg(err, errlen, "read_json: column '%.100s' is no object of rows", k);
+                goto done;
+            }
+            if (json_array_append_new(cols, json_string(k))) goto nomem;
+            const char *rk;
+            json_t *rv;
+            json_object_foreach(v, rk, rv)
+            {
+                bool seen = false;
+                for (size_t q = 0; q < json_array_size(rows) && !seen; q++)
+                    seen = !strcmp(json_string_value(json_array_get(rows, q)), rk);
+                if (!seen && json_array_append_new(rows, json_string(rk))) goto nomem;
+            }
+        }
+        nrows = (int64_t)json_array_size(rows);
+    }
+    ncols = (int)json_array_size(cols);
+    if (ncols > 4096) {
+        ret = errmsg(err, errlen, "read_json: %d columns, more than 4096", ncols);
+        goto done;
+    }
+    cells = calloc((size_t)nrows + 1, sizeof *cells);
+    if (!cells || frame_alloc(out, false, nrows, ncols, 1)) goto nomem;
+    for (int c = 0; c < ncols; c++) {
+        const char *name = json_string_value(json_array_get(cols, (size_t)c));
+        for (int64_t r = 0; r < nrows; r++)
+            cells[r] = records
+                           ? json_object_get(json_array_get(doc, (size_t)r), name)
+                           : json_object_get(json_object_get(doc, name),
+                                             json_string_value(json_array_get(rows, (size_t)r)));
+        if (flabel_set(&out->names[c], name, false)) goto nomem;
+        if (json_col(cells, nrows, name, &out->cols[c], err, errlen)) goto done;
+    }
+    /* the index: 0..n-1 (records), or the row labels, int64 when all are integers */
+    bool intkeys = true;
+    int64_t nb = 1;
+    for (int64_t r = 0; !records && r < nrows; r++) {
+        const char *s = json_string_value(json_array_get(rows, (size_t)r));
+        char *end;
+        errno = 0;
+        (void)strtoll(s, &end, 10);
+        intkeys &= *s && !*end && !errno;
+        nb += (int64_t)strlen(s);
+    }
+    if (records || intkeys) {
+        if (fcol_alloc(&out->idx[0], FT_INT64, nrows, 0, false)) goto nomem;
+        for (int64_t r = 0; r < nrows; r++)
+            ((int64_t *)out->idx[0].data)[r] =
+                records ? r : strtoll(json_string_value(json_array_get(rows, (size_t)r)), NULL, 10);
+        out->range_index = records;
+    } else {
+        if (fcol_alloc(&out->idx[0], FT_STRING, nrows, nb, false)) goto nomem;
+        int64_t at = 0;
+        for (int64_t r = 0; r < nrows; r++) {
+            const char *s = json_string_value(json_array_get(rows, (size_t)r));
+            size_t l = strlen(s);
+            memcpy(out->idx[0].bytes + at, s, l);
+            at += (int64_t)l;
+            out->idx[0].offsets[r + 1] = at;
+        }
+        out->idx[0].bytes[at] = 0;
+    }
+    ret = 0;
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "read_json: out of memory");
+done:
+    if (ret) frame_free(out);
+    free(cells);
+    json_decref(cols);
+    json_decref(rows);
+    json_decref(doc);
     return ret;
 }

@@ -302,6 +302,8 @@ def pivot_table(data, L, R, U):
         ("p9", "r", dict(values="w", index="g", columns="key", aggfunc="mean", fill_value=-1)),
         ("p10", "r", dict(values="i", index="g", columns="key", aggfunc="sum", fill_value=0)),
         ("p11", "t", dict(values="i", index="g", aggfunc="mean")),
+        ("p12", "t", dict(values=["f", "i"], index=["g", "k", "b"], aggfunc="mean")),
+        ("p13", "t", dict(values="i", index=["g", "b"], columns="k", aggfunc="count")),
     ]
     frames = {"t": L, "t1": L, "r": R}
     for key, src, kw in specs:
@@ -374,6 +376,108 @@ def groupby_more_rejects(data, L, R, U):
         why = rejected(data, [CSV, op("x", opn, "t", **extra)], "x", words)
         if why:
             return "%s %r: %s" % (opn, extra, why)
+    return ""
+
+
+# ---------------------------------------------------------------- read_json
+
+JSON_DOCS = {
+    "j1.json": [{"a": 1, "b": 1.5, "c": "x", "d": True, "e": 2.0, "f": "12", "g": None, "h": 1},
+                {"a": 2, "b": None, "c": None, "d": False, "e": 3.0, "f": "7", "g": None,
+                 "h": 2.5},
+                {"a": 3, "b": 2.5, "c": "z\u00e9", "d": None, "e": None, "f": "x", "g": None,
+                 "h": 3},
+                {"a": -4, "z": "only here", "d": True}],
+    "j2.json": {"a": {"0": 1, "1": 2, "5": 3}, "s": {"0": "p", "1": "q", "5": None},
+                "f": {"0": 1.0, "1": 2.0, "5": 4.0}, "b": {"0": True, "1": False, "5": True}},
+    "j3.json": {"a": {"x": 1, "y": 2}, "s": {"x": "p", "y": None}, "n": {"x": "1.5", "y": "2"}},
+    "j4.json": [{"k": i % 3, "v": i * 0.5} for i in range(50)],
+}
+
+
+@case
+def read_json(data, L, R, U):
+    for name, doc in JSON_DOCS.items():
+        with open(os.path.join(data, name), "w") as f:
+            json.dump(doc, f)
+    nodes, want = [], {}
+    for q, (name, orient) in enumerate((("j1.json", "records"), ("j2.json", None),
+                                        ("j3.json", "columns"), ("j4.json", "records"))):
+        nd = {"key": "r%d" % q, "op": "dataframe.read_json", "path": name}
+        kw = {}
+        if orient:
+            nd["orient"] = orient
+            kw["orient"] = orient
+        nodes.append(nd)
+        want["r%d" % q] = (pd.read_json(os.path.join(data, name), **kw), "exact")
+    # a read_json frame as an input
+    nodes.append(op("g", "groupby_size", "r3", by="k"))
+    want["g"] = (pd.read_json(os.path.join(data, "j4.json"), orient="records")
+                 .groupby("k").size(), "exact")
+    got, why = run_doc(data, nodes, list(want))
+    if why:
+        return why
+    for k, (ref, order) in want.items():
+        if isinstance(ref, pd.Series):
+            why = T.expect_frame(got[k], ref)
+        else:
+            why = same_rows(got[k], ref, order)
+        if why:
+            return "%s: %s" % (k, why)
+    return ""
+
+
+@case
+def read_json_rejects(data, L, R, U):
+    for name, text in (("b1.json", "[1, 2]"), ("b2.json", '{"a": [1, 2]}'),
+                       ("b3.json", '[{"a": 1}, {"a": "x"}]'), ("b4.json", "[{"),
+                       ("b5.json", '[{"a": [1]}]')):
+        with open(os.path.join(data, name), "w") as f:
+            f.write(text)
+    for nd, words in (({"path": "b1.json", "orient": "records"}, ["no object"]),
+                      ({"path": "b2.json"}, ["no object of rows"]),
+                      ({"path": "b3.json", "orient": "records"}, ["mixes"]),
+                      ({"path": "b4.json", "orient": "records"}, ["line"]),
+                      ({"path": "b5.json", "orient": "records"}, ["lists"]),
+                      ({"path": "nope.json"}, ["nope.json"]),
+                      ({"path": "../x.json"}, [".."]),
+                      ({"path": "b1.json", "orient": "split"}, ["orient"]),
+                      ({"path": "b1.json", "lines": True}, ["lines"])):
+        nd = dict(nd, key="x", op="dataframe.read_json")
+        why = rejected(data, [nd], "x", words)
+        if why:
+            return "%r: %s" % (nd, why)
+    return ""
+
+
+# ---------------------------------------------------------------- to_csv (mars-run --csv)
+
+@case
+def to_csv(data, L, R, U):
+    import subprocess
+    nodes = [CSV, RC, op("h", "head", "t", n=40), op("gs", "groupby_size", "t", by=["g", "b"]),
+             op("pv", "pivot_table", "r", values="i", index="g", columns="key", aggfunc="count"),
+             op("su", "sum", "r")]
+    doc = {"version": 1, "nodes": nodes, "fetch": ["h", "gs", "pv", "su"]}
+    out = tempfile.mkdtemp(prefix="df3_csv_")
+    try:
+        p = subprocess.run([T.harness.mars_run_path(), "-", "-o", out, "--data-dir", data,
+                            "--csv"], input=json.dumps(doc).encode(), capture_output=True,
+                           timeout=300)
+        if p.returncode != 0:
+            return "exit %d: %s" % (p.returncode, p.stderr.decode()[:300])
+        want = {"h": L.head(40), "gs": L.groupby(["g", "b"]).size(),
+                "pv": pd.pivot_table(R, values="i", index="g", columns="key", aggfunc="count"),
+                "su": R.sum(numeric_only=True)}
+        for k, ref in want.items():
+            with open(os.path.join(out, k + ".csv")) as f:
+                text = f.read()
+            if text != ref.to_csv():
+                return "%s: %r vs pandas %r" % (k, text[:300], ref.to_csv()[:300])
+        if not os.path.exists(os.path.join(out, "h.json")):
+            return "the JSON is not written with --csv"
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
     return ""
 
 

@@ -281,7 +281,15 @@ def main():
         def df3_joins():
             # df3: merge by left_on/right_on and on the index, join, concat along the columns
             # (chunk by chunk and aligned in one job), over session frames and a new read
+            recs = [{"k": "k%d" % (i % 4), "v": i * 0.25, "n": i} for i in range(40)]
+            r = request("PUT", web, "/api/v1/files/j.json", body=json.dumps(recs).encode(),
+                        headers={"Content-Type": "application/json"})
+            check(r.status == 201, "upload: %r", r)
             d = {"version": 1, "nodes": [
+                {"key": "rj", "op": "dataframe.read_json", "path": "j.json",
+                 "orient": "records"},
+                {"key": "rjg", "op": "dataframe.groupby_transform", "inputs": ["rj"], "by": "k",
+                 "func": "sum"},
                 {"key": "r2", "op": "dataframe.read_csv", "path": "r.csv", "chunk_bytes": 40},
                 {"key": "ri2", "op": "dataframe.set_index", "inputs": ["r2"], "keys": ["k"]},
                 {"key": "ml", "op": "dataframe.merge", "inputs": ["so", "r2"], "left_on": "k",
@@ -310,7 +318,7 @@ def main():
                 {"key": "gl", "op": "dataframe.groupby_tail", "inputs": ["so"], "by": "k",
                  "n": 3}],
                 "fetch": ["ml", "ms", "mx", "jn", "ca", "cb", "p1", "p2", "gs", "gq", "gt", "gh",
-                          "gl"]}
+                          "gl", "rj", "rjg"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             so, gb = want["so"], want["gb"]
@@ -329,7 +337,10 @@ def main():
                   "gq": (so.groupby("k")[["i", "f"]].quantile(0.25), "exact"),
                   "gt": (so.groupby("s")[["i", "f"]].transform("mean"), "exact"),
                   "gh": (so.groupby("k").head(2), "exact"),
-                  "gl": (so.groupby("k").tail(3), "exact")}
+                  "gl": (so.groupby("k").tail(3), "exact"),
+                  "rj": (pd.DataFrame(recs), "exact"),
+                  "rjg": (pd.DataFrame(recs).groupby("k")[["v", "n"]].transform("sum"),
+                          "exact")}
             got = get(web, "/api/v1/sessions/%s/tensors/gs/data" % sid).json()
             why = test_df.expect_frame(got, so.groupby(["k", "b"]).size())
             check(not why, "gs: %s", why)
