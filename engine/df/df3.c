@@ -188,11 +188,25 @@ nomem:
     return errmsg(err, errlen, "concat: out of memory");
 }
 
+int df3_whole_check(const graph_node_t *n, const dfx_in_t *ins, int n_in, char *err, size_t errlen)
+{
+    uint64_t total = 0;
+    for (int k = 0; k < n_in; k++)
+        total += ins[k].len;
+    if (total > (uint64_t)DF3_WHOLE_MAX_BYTES)
+        return errmsg(err, errlen,
+                      "%s reads its whole input in one job: %llu bytes, more than the limit of "
+                      "%lld (2 GiB)",
+                      op_name(n->op), (unsigned long long)total, (long long)DF3_WHOLE_MAX_BYTES);
+    return 0;
+}
+
 int df3_run_multi(const graph_node_t *n, const job_t *j, const dfx_in_t *ins, frame_t *out,
                   char *err, size_t errlen)
 {
     if (n->op == OP_DF_READ_JSON)
         return df3_read_json(n->df->path, n->df->pv_agg == 1, DF3_JSON_MAX_BYTES, out, err, errlen);
+    if (df3_whole_check(n, ins, j->n_in, err, errlen)) return -1;
     int nin = 0;
     for (int q = 0; q < n->n_in; q++)
         nin += n->in[q].node >= 0;

@@ -10,6 +10,11 @@
 #include "dfexec.h"
 #include "dfgraph.h"
 
+/* What one job of these ops reads whole (its inputs' bytes) at most: more
+ * is refused when the job runs, naming the limit. */
+#define DF3_WHOLE_MAX_BYTES (2LL << 30)
+int df3_whole_check(const graph_node_t *n, const dfx_in_t *ins, int n_in, char *err, size_t errlen);
+
 /* The rows of one job's inputs (each input's chunks concatenated) through
  * node n's op into *out. 0, or -1 with a message. */
 int df3_run_multi(const graph_node_t *n, const job_t *j, const dfx_in_t *ins, frame_t *out,

@@ -1441,6 +1441,9 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     case DFJ_WHOLE: {
         frame_t *v = NULL, all = {0};
         bool stats = n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK;
+        if (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL &&
+            df3_whole_check(n, ins_, j->n_in, err, errlen))
+            return -1;
         if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
             concat_views(v, j->n_in, &all, err, errlen) == 0)
             rc = n->op == OP_DF_GROUPBY_AGG   ? df_gb_whole(d, &all, &f, err, errlen)
