@@ -902,10 +902,11 @@ int df3_read_json(const char *path, bool records, int64_t max_bytes, frame_t *ou
     if (!doc) return errmsg(err, errlen, "read_json: line %d: %.200s", je.line, je.text);
     /* the table: column names, row labels, cells[c][r] (borrowed) */
     json_t *cols = json_array(), *rows = json_array();
+    json_t *seen = json_object(); /* names met so far (a set) */
     json_t **cells = NULL;
     int ret = -1, ncols = 0;
     int64_t nrows = 0;
-    if (!cols || !rows) goto nomem;
+    if (!cols || !rows || !seen) goto nomem;
     if (records) {
         if (!json_is_array(doc)) {
             ret = errmsg(err, errlen, "read_json: orient records needs a list of objects");
@@ -923,10 +924,10 @@ int df3_read_json(const char *path, bool records, int64_t max_bytes, frame_t *ou
             json_t *v;
             json_object_foreach(rec, k, v)
             {
-                bool seen = false;
-                for (size_t q = 0; q < json_array_size(cols) && !seen; q++)
-                    seen = !strcmp(json_string_value(json_array_get(cols, q)), k);
-                if (!seen && json_array_append_new(cols, json_string(k))) goto nomem;
+                if (json_object_get(seen, k)) continue;
+                if (json_object_set_new(seen, k, json_true()) ||
+                    json_array_append_new(cols, json_string(k)))
+                    goto nomem;
             }
         }
         nrows = (int64_t)json_array_size(doc);
@@ -950,10 +951,10 @@ int df3_read_json(const char *path, bool records, int64_t max_bytes, frame_t *ou
             json_t *rv;
             json_object_foreach(v, rk, rv)
             {
-                bool seen = false;
-                for (size_t q = 0; q < json_array_size(rows) && !seen; q++)
-                    seen = !strcmp(json_string_value(json_array_get(rows, q)), rk);
-                if (!seen && json_array_append_new(rows, json_string(rk))) goto nomem;
+                if (json_object_get(seen, rk)) continue;
+                if (json_object_set_new(seen, rk, json_true()) ||
+                    json_array_append_new(rows, json_string(rk)))
+                    goto nomem;
             }
         }
         nrows = (int64_t)json_array_size(rows);
@@ -1013,6 +1014,7 @@ done:
     free(cells);
     json_decref(cols);
     json_decref(rows);
+    json_decref(seen);
     json_decref(doc);
     return ret;
 }
