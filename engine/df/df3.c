@@ -204,8 +204,23 @@ int df3_whole_check(const graph_node_t *n, const dfx_in_t *ins, int n_in, char *
 int df3_run_multi(const graph_node_t *n, const job_t *j, const dfx_in_t *ins, frame_t *out,
                   char *err, size_t errlen)
 {
-    if (n->op == OP_DF_READ_JSON)
-        return df3_read_json(n->df->path, n->df->pv_agg == 1, DF3_JSON_MAX_BYTES, out, err, errlen);
+    if (n->op == OP_DF_READ_JSON) {
+        if (df3_read_json(n->df->path, n->df->pv_agg == 1, DF3_JSON_MAX_BYTES, out, err, errlen))
+            return -1;
+        /* the schema validated is what later steps rely on */
+        const df_node_t *d = n->df;
+        bool same =
+            out->ncols == d->ncols && out->nrows == d->nrows && out->idx[0].type == d->idx[0].type;
+        for (int k = 0; same && k < d->ncols; k++)
+            same = out->cols[k].type == d->cols[k].type && out->names[k].s && d->cols[k].name &&
+                   !strcmp(out->names[k].s, d->cols[k].name);
+        if (!same) {
+            frame_free(out);
+            return errmsg(err, errlen,
+                          "read_json: the file changed since the document was validated");
+        }
+        return 0;
+    }
     if (df3_whole_check(n, ins, j->n_in, err, errlen)) return -1;
     int nin = 0;
     for (int q = 0; q < n->n_in; q++)
