@@ -145,6 +145,31 @@ WORKLOADS = {
                 "df = dd.from_dask_array(a, columns=['k', 'v']); "
                 "r = df.groupby('k').agg({'v': ['sum', 'mean']}).compute()",
     },
+    # df3: a merge of 10,000,000 rows with a 1,000-row table (hash-partitioned
+    # on the key), summed so that the result is small
+    "W5m": {
+        "title": "merge of 10,000,000 rows (1,000 int keys, 1,000,000-row chunks) with a "
+                 "1,000-row table on the key, then sum",
+        "df": True, "save": "json",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
+             "chunk_size": [1000000, 2], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
+            {"key": "k1", "op": "arange", "stop": 1000},
+            {"key": "k3", "op": "multiply", "inputs": ["k1", 3]},
+            {"key": "kt", "op": "stack", "inputs": ["k1", "k3"], "axis": 1},
+            {"key": "rt", "op": "dataframe.from_tensor", "inputs": ["kt"], "columns": ["k", "w"]},
+            {"key": "m", "op": "dataframe.merge", "inputs": ["df", "rt"], "on": "k"},
+            {"key": "s", "op": "dataframe.sum", "inputs": ["m"]}], "fetch": ["s"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
+                    "columns=['k', 'v']); "
+                    "rt = pd.DataFrame({'k': np.arange(1000), 'w': np.arange(1000) * 3})",
+        "np_compute": "r = df.merge(rt, on='k').sum()",
+        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
+                "df = dd.from_dask_array(a, columns=['k', 'v']); "
+                "rt = pd.DataFrame({'k': np.arange(1000), 'w': np.arange(1000) * 3}); "
+                "r = df.merge(rt, on='k').sum().compute()",
+    },
     # W8 and W9: a transpose and a rechunk that moves every chunk's data to
     # other chunks (each output chunk reads parts of 2 or 4 input chunks).
     # numpy's random stream is not the engine's (Philox): the peers do the same
@@ -200,7 +225,7 @@ def prelude(peer, w):
     if peer == "numpy":
         return "import numpy as np\n" + ("import pandas as pd\n" if w.get("df") else "")
     return ("import numpy as np, dask, dask.array as da\n"
-            + ("import dask.dataframe as dd\n" if w.get("df") else "")
+            + ("import pandas as pd, dask.dataframe as dd\n" if w.get("df") else "")
             + "dask.config.set(scheduler='threads')\n")
 
 

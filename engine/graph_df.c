@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "df/df3.h"
 #include "df/dfgraph.h"
 #include "df/dfstr.h"
 #include "df/expr.h"
@@ -99,7 +100,16 @@ static const char *const *df_fields(op_t op)
     static const char *const sv[] = {"axis", "ddof", NULL};
     static const char *const gb[] = {"by", "agg", "dropna", "as_index", NULL};
     static const char *const so[] = {"by", "ascending", NULL};
-    static const char *const me[] = {"on", "how", NULL};
+    static const char *const me[] = {"on",         "how",         "left_on",  "right_on",
+                                     "left_index", "right_index", "suffixes", NULL};
+    static const char *const jo[] = {"how", "lsuffix", "rsuffix", NULL};
+    static const char *const gs[] = {"by", NULL};
+    static const char *const rj[] = {"path", "orient", NULL};
+    static const char *const gq[] = {"by", "q", "columns", NULL};
+    static const char *const gt[] = {"by", "func", "columns", NULL};
+    static const char *const gh[] = {"by", "n", NULL};
+    static const char *const pv[] = {"values",     "index",   "columns", "aggfunc",
+                                     "fill_value", "margins", "dropna",  NULL};
     static const char *const hd[] = {"n", NULL};
     static const char *const fi[] = {"value", "method", "axis", NULL};
     static const char *const dn[] = {"how", "subset", "thresh", "axis", NULL};
@@ -131,7 +141,7 @@ static const char *const *df_fields(op_t op)
     static const char *const co[] = {"method", "min_periods", NULL};
     static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
     static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
-    static const char *const cc[] = {"axis", NULL};
+    static const char *const cc[] = {"axis", "join", NULL};
     static const char *const ex[] = {"expr", NULL};
     static const char *const mt[] = {"id_vars", "value_vars", "var_name", "value_name", NULL};
     switch (op) {
@@ -241,6 +251,21 @@ static const char *const *df_fields(op_t op)
         return so;
     case OP_DF_MERGE:
         return me;
+    case OP_DF_JOIN:
+        return jo;
+    case OP_DF_PIVOT_TABLE:
+        return pv;
+    case OP_DF_GROUPBY_SIZE:
+        return gs;
+    case OP_DF_READ_JSON:
+        return rj;
+    case OP_DF_GROUPBY_QUANTILE:
+        return gq;
+    case OP_DF_GROUPBY_TRANSFORM:
+        return gt;
+    case OP_DF_GROUPBY_HEAD:
+    case OP_DF_GROUPBY_TAIL:
+        return gh;
     case OP_DF_HEAD:
         return hd;
     default:
@@ -521,6 +546,56 @@ done:
     return rc;
 }
 
+/* df3: read_json: the file is read here for its schema, and again by the
+ * job (df3.c) */
+static int parse_read_json(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
+{
+    df_node_t *d = n->df;
+    json_t *p = json_object_get(obj, "path"), *o = json_object_get(obj, "orient");
+    if (!p) return NFAIL(e, n, "\"path\" is missing");
+    if (!json_is_string(p)) return NFAIL(e, n, "\"path\" must be a string");
+    d->pv_agg = 0;
+    if (o && !json_is_null(o)) {
+        if (!json_is_string(o) ||
+            (strcmp(json_string_value(o), "columns") && strcmp(json_string_value(o), "records")))
+            return NFAIL(e, n, "\"orient\" must be \"columns\" or \"records\"");
+        d->pv_agg = !strcmp(json_string_value(o), "records");
+    }
+    const char *rel = json_string_value(p);
+    char path[4096], msg[1024];
+    int rc = 1;
+    if (!*rel) return NFAIL(e, n, "\"path\" is empty");
+    if (rel[0] == '/') rc = -2;
+    for (const char *c = rel; rc == 1 && *c;) {
+        const char *s = strchr(c, '/');
+        size_t l = s ? (size_t)(s - c) : strlen(c);
+        if (l == 2 && c[0] == '.' && c[1] == '.') rc = -2;
+        c += l + (s ? 1 : 0);
+    }
+    if (rc == -2)
+        return NFAIL(e, n,
+                     "path '%.200s': absolute paths and '..' are refused (paths are "
+                     "relative to the data directory)",
+                     rel);
+    if (e->sess && e->sess->file)
+        rc = e->sess->file(e->sess->ctx, rel, path, sizeof path, msg, sizeof msg);
+    if (rc == 1)
+        rc = csv_resolve_path(e->lim->data_dir ? e->lim->data_dir : ".", rel, path, sizeof path,
+                              msg, sizeof msg);
+    if (rc) return NFAIL(e, n, "%s", msg);
+    if (!(d->path = strdup(path))) return NFAIL(e, n, "out of memory");
+    frame_t f;
+    if (df3_read_json(path, d->pv_agg == 1, DF3_JSON_MAX_BYTES, &f, msg, sizeof msg))
+        return NFAIL(e, n, "%s: %s", rel, msg);
+    int bad = alloc_cols(d, f.ncols, 1) || set_col(&d->idx[0], NULL, false, f.idx[0].type);
+    for (int k = 0; !bad && k < f.ncols; k++)
+        bad = set_col(&d->cols[k], f.names[k].s, false, f.cols[k].type);
+    d->nrows = f.nrows;
+    frame_free(&f);
+    if (bad) return NFAIL(e, n, "out of memory");
+    return 0;
+}
+
 int graph_df_parse(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
 {
     n->df = df_new();
@@ -529,6 +604,7 @@ int graph_df_parse(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
      * the document (alive until graph_parse returns) */
     n->df->json = obj;
     if (n->op == OP_DF_READ_CSV) return parse_read_csv(e, n, obj);
+    if (n->op == OP_DF_READ_JSON) return parse_read_json(e, n, obj);
     return 0;
 }
 
@@ -1026,6 +1102,172 @@ static int infer_sort(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
     return 0;
 }
 
+static bool col_same(const df_col_t *a, const df_col_t *b)
+{
+    if (!a->name || !b->name) return !a->name && !b->name;
+    return a->is_int == b->is_int && !strcmp(a->name, b->name);
+}
+
+static int merge_suffix(json_t *v, merge_spec_t *m, int side, const graph_node_t *n,
+                        const char *field, char *err, size_t errlen)
+{
+    m->custom_sfx = true;
+    if (!v || json_is_null(v)) {
+        m->sfx[side][0] = 0;
+        return 0;
+    }
+    if (!json_is_string(v)) return XFAIL(n, "\"%s\" must be a string or null", field);
+    size_t len = strlen(json_string_value(v));
+    if (len > DF_SFX_MAX)
+        return XFAIL(n, "\"%s\": a suffix has at most %d bytes", field, DF_SFX_MAX);
+    memcpy(m->sfx[side], json_string_value(v), len + 1);
+    return 0;
+}
+
+static int merge_how(json_t *how, merge_spec_t *m, const graph_node_t *n, char *err, size_t errlen)
+{
+    if (!how || json_is_null(how)) return 0;
+    static const char *const hows[] = {"inner", "left", "right", "outer"};
+    for (int i = 0; i < 4 && json_is_string(how); i++)
+        if (!strcmp(json_string_value(how), hows[i])) {
+            m->how = (merge_how_t)i;
+            return 0;
+        }
+    return XFAIL(n, "\"how\" must be one of inner, left, right, outer");
+}
+
+/* The columns and index of merge's (and join's) result from d->merge, as
+ * pandas 1.5 names and types them (merge.c makes the same at run time). */
+static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *l,
+                        const df_node_t *r, char *err, size_t errlen)
+{
+    const merge_spec_t *m = &d->merge;
+    bool *lkey = calloc((size_t)l->ncols + 1, 1), *rdrop = calloc((size_t)r->ncols + 1, 1);
+    int rc = -1;
+    if (!lkey || !rdrop) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    for (int k = 0; k < m->n_on; k++) {
+        const df_col_t *lc = m->index ? &l->idx[-1 - m->lon[k]] : &l->cols[m->lon[k]];
+        const df_col_t *rc_ = m->index ? &r->idx[-1 - m->ron[k]] : &r->cols[m->ron[k]];
+        if ((lc->type == FT_STRING) != (rc_->type == FT_STRING)) {
+            XFAIL(n, "You are trying to merge on %s and %s columns for key '%.100s'",
+                  df_type_name(lc->type, false), df_type_name(rc_->type, false),
+                  lc->name ? lc->name : "");
+            goto done;
+        }
+        if (!m->index && !m->distinct[k]) {
+            lkey[m->lon[k]] = true;
+            rdrop[m->ron[k]] = true;
+        }
+    }
+    if (alloc_cols(d, l->ncols + r->ncols, m->index ? m->n_on : 1)) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    if (!m->index && default_index(d)) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    for (int k = 0; m->index && k < m->n_on; k++) {
+        const df_col_t *a = &l->idx[-1 - m->lon[k]], *b = &r->idx[-1 - m->ron[k]];
+        int t = m->how == MERGE_RIGHT   ? b->type
+                : m->how != MERGE_OUTER ? a->type
+                : a->type == b->type    ? a->type
+                                        : FT_FLOAT64;
+        bool same = col_same(a, b);
+        if (set_col(&d->idx[k], same ? a->name : NULL, same && a->is_int, t)) {
+            XFAIL(n, "out of memory");
+            goto done;
+        }
+    }
+    d->ncols = 0;
+    for (int side = 0; side < 2; side++) {
+        const df_node_t *s = side ? r : l;
+        const df_node_t *o = side ? l : r;
+        for (int k = 0; k < s->ncols; k++) {
+            if (side && rdrop[k]) continue;
+            const df_col_t *c = &s->cols[k];
+            bool clash = false;
+            for (int q = 0; q < o->ncols; q++)
+                if (!(side == 0 && rdrop[q]) && col_same(&o->cols[q], c)) clash = true;
+            const char *sfx = !clash ? "" : m->custom_sfx ? m->sfx[side] : side ? "_y" : "_x";
+            if (clash && m->custom_sfx && !m->sfx[0][0] && !m->sfx[1][0]) {
+                char b[128];
+                label_text(c, b, sizeof b);
+                XFAIL(n, "columns overlap but no suffix specified: %s", b);
+                goto done;
+            }
+            char b[1200];
+            snprintf(b, sizeof b, "%s%s", c->name ? c->name : (*sfx ? sfx + 1 : ""),
+                     c->name ? sfx : "");
+            int t = c->type;
+            /* a key column holds a key in every row */
+            bool may_miss = !(lkey[k] && !side) &&
+                            (m->how == MERGE_OUTER || (side == 1 && m->how == MERGE_LEFT) ||
+                             (side == 0 && m->how == MERGE_RIGHT));
+            if (lkey[k] && !side) {
+                int kk = 0;
+                while (m->distinct[kk] || m->lon[kk] != k)
+                    kk++;
+                int bt = r->cols[m->ron[kk]].type;
+                t = m->how == MERGE_RIGHT   ? bt
+                    : m->how != MERGE_OUTER ? t
+                    : t == bt               ? t
+                                            : FT_FLOAT64;
+            }
+            if (may_miss && t == FT_INT64) t = FT_FLOAT64;
+            bool named = c->name || *sfx;
+            if (set_col(&d->cols[d->ncols++], named ? b : NULL, c->is_int && !*sfx, t)) {
+                XFAIL(n, "out of memory");
+                goto done;
+            }
+        }
+    }
+    d->nrows = -1;
+    d->rowsrc = (int)(n - g->nodes);
+    set_frame_shape(n, VK_DATAFRAME);
+    rc = 0;
+done:
+    free(lkey);
+    free(rdrop);
+    return rc;
+}
+
+static bool json_given(json_t *v)
+{
+    return v && !json_is_null(v);
+}
+
+static int merge_flag(json_t *obj, const char *name, bool *out, const graph_node_t *n, char *err,
+                      size_t errlen)
+{
+    json_t *v = json_object_get(obj, name);
+    *out = false;
+    if (!json_given(v)) return 0;
+    if (!json_is_boolean(v)) return XFAIL(n, "\"%s\" must be a boolean", name);
+    *out = json_is_true(v);
+    return 0;
+}
+
+/* The index levels of both sides as the keys (left_index and right_index, join). */
+static int merge_on_index(merge_spec_t *m, const df_node_t *l, const df_node_t *r,
+                          const graph_node_t *n, char *err, size_t errlen)
+{
+    if (l->nidx != r->nidx)
+        return XFAIL(n, "joining an index of %d levels with one of %d is not supported", l->nidx,
+                     r->nidx);
+    if (l->nidx > DF_MAX_KEYS) return XFAIL(n, "more than %d index levels", DF_MAX_KEYS);
+    m->index = true;
+    m->n_on = l->nidx;
+    for (int k = 0; k < m->n_on; k++) {
+        m->lon[k] = -1 - k;
+        m->ron[k] = -1 - k;
+    }
+    return 0;
+}
+
 static int infer_merge(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                        size_t errlen)
 {
@@ -1033,84 +1275,336 @@ static int infer_merge(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
         want_frame(g, n, 1, false, true, err, errlen))
         return -1;
     const df_node_t *l = in_df(g, n, 0), *r = in_df(g, n, 1);
-    json_t *on = json_object_get(obj, "on"), *how = json_object_get(obj, "how");
-    if (!on) return XFAIL(n, "\"on\" is missing");
-    d->merge.how = MERGE_INNER;
-    if (how) {
-        static const char *const hows[] = {"inner", "left", "right", "outer"};
-        int h = -1;
-        for (int i = 0; i < 4 && json_is_string(how); i++)
-            if (!strcmp(json_string_value(how), hows[i])) h = i;
-        if (h < 0) return XFAIL(n, "\"how\" must be one of inner, left, right, outer");
-        d->merge.how = (merge_how_t)h;
+    json_t *on = json_object_get(obj, "on");
+    json_t *lo = json_object_get(obj, "left_on"), *ro = json_object_get(obj, "right_on");
+    json_t *sf = json_object_get(obj, "suffixes");
+    merge_spec_t *m = &d->merge;
+    m->how = MERGE_INNER;
+    bool li, ri;
+    if (merge_how(json_object_get(obj, "how"), m, n, err, errlen) ||
+        merge_flag(obj, "left_index", &li, n, err, errlen) ||
+        merge_flag(obj, "right_index", &ri, n, err, errlen))
+        return -1;
+    if (json_given(sf)) {
+        if (!json_is_array(sf) || json_array_size(sf) != 2)
+            return XFAIL(n, "\"suffixes\" must be a list of two strings (or nulls)");
+        if (merge_suffix(json_array_get(sf, 0), m, 0, n, "suffixes", err, errlen) ||
+            merge_suffix(json_array_get(sf, 1), m, 1, n, "suffixes", err, errlen))
+            return -1;
+    }
+    if (json_given(on) && (json_given(lo) || json_given(ro)))
+        return XFAIL(n, "Can only pass argument \"on\" OR \"left_on\" and \"right_on\", not a "
+                        "combination of both.");
+    if (json_given(on) && (li || ri))
+        return XFAIL(n, "Can only pass argument \"on\" OR \"left_index\" and \"right_index\", not "
+                        "a combination of both.");
+    if ((li && json_given(lo)) || (ri && json_given(ro)))
+        return XFAIL(n, "Can only pass argument \"left_on\" OR \"left_index\" (and \"right_on\" "
+                        "OR \"right_index\"), not both.");
+    if (li != ri) {
+        if (!json_given(li ? ro : lo))
+            return XFAIL(n, "Must pass \"%s_on\" OR \"%s_index\".", li ? "right" : "left",
+                         li ? "right" : "left");
+        return XFAIL(n, "merging a column with the other side's index (left_index or "
+                        "right_index alone) is not supported; set_index the column first, or "
+                        "reset_index the other side");
+    }
+    if (json_given(lo) != json_given(ro))
+        return XFAIL(n, "Must pass \"%s\" OR \"%s\".", json_given(lo) ? "right_on" : "left_on",
+                     json_given(lo) ? "right_index" : "left_index");
+    if (li) {
+        if (merge_on_index(m, l, r, n, err, errlen)) return -1;
+        return merge_schema(g, n, d, l, r, err, errlen);
     }
     int *lon = NULL, *ron = NULL, nl = 0, nr = 0;
     int rc = -1;
-    if (find_cols(l, on, n, "on (left)", &lon, &nl, err, errlen) ||
-        find_cols(r, on, n, "on (right)", &ron, &nr, err, errlen))
-        goto done;
-    if (nl < 1 || nl > DF_MAX_KEYS) {
-        XFAIL(n, "\"on\" must name 1 to %d columns", DF_MAX_KEYS);
-        goto done;
-    }
-    d->merge.n_on = nl;
-    for (int i = 0; i < nl; i++) {
-        d->merge.lon[i] = lon[i];
-        d->merge.ron[i] = ron[i];
-        int lt = l->cols[lon[i]].type, rt = r->cols[ron[i]].type;
-        if ((lt == FT_STRING) != (rt == FT_STRING)) {
-            XFAIL(n, "You are trying to merge on %s and %s columns for key '%.100s'",
-                  df_type_name(lt, false), df_type_name(rt, false),
-                  l->cols[lon[i]].name ? l->cols[lon[i]].name : "");
+    if (json_given(lo)) {
+        if (find_cols(l, lo, n, "left_on", &lon, &nl, err, errlen) ||
+            find_cols(r, ro, n, "right_on", &ron, &nr, err, errlen))
+            goto done;
+        if (nl != nr) {
+            XFAIL(n, "len(right_on) must equal len(left_on)");
+            goto done;
+        }
+    } else if (json_given(on)) {
+        if (find_cols(l, on, n, "on (left)", &lon, &nl, err, errlen) ||
+            find_cols(r, on, n, "on (right)", &ron, &nr, err, errlen))
+            goto done;
+    } else {
+        /* pandas: the columns both sides have */
+        lon = calloc((size_t)l->ncols + 1, sizeof(int));
+        ron = calloc((size_t)l->ncols + 1, sizeof(int));
+        if (!lon || !ron) {
+            XFAIL(n, "out of memory");
+            goto done;
+        }
+        for (int k = 0; k < l->ncols; k++)
+            for (int q = 0; q < r->ncols; q++)
+                if (l->cols[k].name && col_same(&l->cols[k], &r->cols[q])) {
+                    lon[nl++] = k;
+                    ron[nr++] = q;
+                    break;
+                }
+        if (nl == 0) {
+            XFAIL(n, "No common columns to perform merge on (give \"on\", \"left_on\" and "
+                     "\"right_on\", or \"left_index\" and \"right_index\")");
             goto done;
         }
     }
-    if (alloc_cols(d, l->ncols + r->ncols, 1) || default_index(d)) {
-        XFAIL(n, "out of memory");
+    if (nl < 1 || nl > DF_MAX_KEYS) {
+        XFAIL(n, "the merge must be on 1 to %d columns", DF_MAX_KEYS);
         goto done;
     }
-    d->ncols = 0;
-    for (int side = 0; side < 2; side++) {
-        const df_node_t *s = side ? r : l;
-        const df_node_t *o = side ? l : r;
-        const int *son = side ? ron : lon;
-        for (int k = 0; k < s->ncols; k++) {
-            bool key = false;
-            for (int i = 0; i < nl; i++)
-                key |= son[i] == k;
-            if (key && side) continue;
-            const df_col_t *c = &s->cols[k];
-            bool clash = false;
-            if (!key && c->name)
-                for (int q = 0; q < o->ncols; q++) {
-                    bool okey = false;
-                    for (int i = 0; i < nl; i++)
-                        okey |= (side ? lon : ron)[i] == q;
-                    if (!okey && o->cols[q].name && o->cols[q].is_int == c->is_int &&
-                        !strcmp(o->cols[q].name, c->name))
-                        clash = true;
-                }
-            char b[1100];
-            snprintf(b, sizeof b, "%s%s", c->name ? c->name : "",
-                     clash ? (side ? "_y" : "_x") : "");
-            int t = c->type;
-            bool may_miss =
-                !key && (d->merge.how == MERGE_OUTER || (side == 1 && d->merge.how == MERGE_LEFT) ||
-                         (side == 0 && d->merge.how == MERGE_RIGHT));
-            if (may_miss && t == FT_INT64) t = FT_FLOAT64;
-            if (set_col(&d->cols[d->ncols++], b, c->is_int && !clash, t)) {
-                XFAIL(n, "out of memory");
-                goto done;
-            }
-        }
+    m->n_on = nl;
+    for (int i = 0; i < nl; i++) {
+        m->lon[i] = lon[i];
+        m->ron[i] = ron[i];
+        m->distinct[i] = !col_same(&l->cols[lon[i]], &r->cols[ron[i]]);
     }
-    d->rowsrc = (int)(n - g->nodes);
-    set_frame_shape(n, VK_DATAFRAME);
-    rc = 0;
+    rc = merge_schema(g, n, d, l, r, err, errlen);
 done:
     free(lon);
     free(ron);
     return rc;
+}
+
+static void new_rows(graph_t *g, graph_node_t *n, df_node_t *d, uint8_t vk);
+
+/* df3: pivot_table (df3.c), one job over every row */
+static int infer_pivot(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                       size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *jv = json_object_get(obj, "values"), *ji = json_object_get(obj, "index");
+    json_t *jc = json_object_get(obj, "columns"), *ja = json_object_get(obj, "aggfunc");
+    json_t *jf = json_object_get(obj, "fill_value"), *jm = json_object_get(obj, "margins");
+    json_t *jd = json_object_get(obj, "dropna");
+    static const char *const aggs[] = {"sum", "mean", "count", "min", "max"};
+    d->pv_agg = DF3_AGG_MEAN;
+    d->pv_col = -1;
+    if (json_given(ja)) {
+        d->pv_agg = -1;
+        for (int q = 0; q < 5 && json_is_string(ja); q++)
+            if (!strcmp(json_string_value(ja), aggs[q])) d->pv_agg = q;
+        if (d->pv_agg < 0) return XFAIL(n, "\"aggfunc\" must be one of sum, mean, count, min, max");
+    }
+    if (json_given(jm) && !json_is_false(jm))
+        return XFAIL(n, "\"margins\" must be false (margins are not supported)");
+    if (json_given(jd) && !json_is_true(jd))
+        return XFAIL(n, "\"dropna\" must be true (dropna false is not supported)");
+    if (json_given(jf)) {
+        if (!json_is_number(jf)) return XFAIL(n, "\"fill_value\" must be a number");
+        d->pv_has_fill = true;
+        d->pv_fill = json_number_value(jf);
+    }
+    if (!json_given(ji)) return XFAIL(n, "\"index\" is missing (the row keys)");
+    if (find_cols(s, ji, n, "index", &d->key, &d->nkey, err, errlen)) return -1;
+    if (d->nkey < 1 || d->nkey >= DF_MAX_KEYS)
+        return XFAIL(n, "\"index\" must name 1 to %d columns", DF_MAX_KEYS - 1);
+    if (json_given(jc)) {
+        json_t *c1 = jc;
+        if (json_is_array(jc)) {
+            if (json_array_size(jc) != 1)
+                return XFAIL(n, "\"columns\" must name one column (MultiIndex columns are not "
+                                "supported)");
+            c1 = json_array_get(jc, 0);
+        }
+        d->pv_col = find_col(s, c1, n, "columns", err, errlen);
+        if (d->pv_col < 0) return -1;
+        int t = s->cols[d->pv_col].type;
+        if (t != FT_INT64 && t != FT_STRING)
+            return XFAIL(n,
+                         "\"columns\": column of type %s; pivot_table takes an int64 or "
+                         "string columns key here",
+                         df_type_name(t, false));
+    }
+    bool *used = calloc((size_t)s->ncols + 1, 1);
+    if (!used) return XFAIL(n, "out of memory");
+    for (int k = 0; k < d->nkey; k++)
+        used[d->key[k]] = true;
+    if (d->pv_col >= 0) used[d->pv_col] = true;
+    if (json_given(jv)) {
+        if (find_cols(s, jv, n, "values", &d->sel, &d->nsel, err, errlen)) {
+            free(used);
+            return -1;
+        }
+    } else {
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel) {
+            free(used);
+            return XFAIL(n, "out of memory");
+        }
+        for (int k = 0; k < s->ncols; k++)
+            if (!used[k] && (d->pv_agg == DF3_AGG_COUNT || s->cols[k].type == FT_INT64 ||
+                             s->cols[k].type == FT_FLOAT64))
+                d->sel[d->nsel++] = k;
+    }
+    free(used);
+    if (d->nsel < 1) return XFAIL(n, "no value columns to aggregate");
+    if (d->pv_col >= 0 && d->nsel != 1)
+        return XFAIL(n,
+                     "%d value columns with \"columns\" make MultiIndex columns, which are "
+                     "not supported; give one value column",
+                     d->nsel);
+    for (int v = 0; v < d->nsel; v++) {
+        const df_col_t *c = &s->cols[d->sel[v]];
+        if (d->pv_agg != DF3_AGG_COUNT && c->type != FT_INT64 && c->type != FT_FLOAT64) {
+            char b[128];
+            label_text(c, b, sizeof b);
+            return XFAIL(n, "values: column %s is %s; %s takes int64 and float64 columns", b,
+                         df_type_name(c->type, false), aggs[d->pv_agg]);
+        }
+    }
+    /* the value columns sorted by name, as pandas sorts the table's columns */
+    for (int a = 1; a < d->nsel; a++)
+        for (int b = a; b > 0; b--) {
+            const df_col_t *x = &s->cols[d->sel[b - 1]], *y = &s->cols[d->sel[b]];
+            if (strcmp(x->name ? x->name : "", y->name ? y->name : "") <= 0) break;
+            int tmp = d->sel[b];
+            d->sel[b] = d->sel[b - 1];
+            d->sel[b - 1] = tmp;
+        }
+    int nc = d->pv_col >= 0 ? 0 : d->nsel;
+    if (alloc_cols(d, nc, d->nkey)) return XFAIL(n, "out of memory");
+    for (int k = 0; k < d->nkey; k++) {
+        const df_col_t *c = &s->cols[d->key[k]];
+        if (set_col(&d->idx[k], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+    }
+    for (int v = 0; v < nc; v++) {
+        const df_col_t *c = &s->cols[d->sel[v]];
+        int t = d->pv_agg == DF3_AGG_COUNT  ? FT_INT64
+                : d->pv_agg == DF3_AGG_MEAN ? FT_FLOAT64
+                                            : c->type;
+        if (set_col(&d->cols[v], c->name, c->is_int, t)) return XFAIL(n, "out of memory");
+    }
+    d->nrows = -1;
+    new_rows(g, n, d, VK_DATAFRAME);
+    return 0;
+}
+
+/* df3: groupby_size, _quantile, _transform, _head, _tail (df3.c), one job */
+static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                     size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *by = json_object_get(obj, "by");
+    if (!json_given(by)) return XFAIL(n, "\"by\" is missing");
+    if (find_cols(s, by, n, "by", &d->key, &d->nkey, err, errlen)) return -1;
+    if (d->nkey < 1 || d->nkey > DF_MAX_KEYS)
+        return XFAIL(n, "\"by\" must name 1 to %d columns", DF_MAX_KEYS);
+    if (n->op == OP_DF_GROUPBY_HEAD || n->op == OP_DF_GROUPBY_TAIL) {
+        json_t *v = json_object_get(obj, "n");
+        d->n = 5;
+        if (json_given(v)) {
+            if (!json_is_integer(v) || json_integer_value(v) < 0)
+                return XFAIL(n, "\"n\" must be a non-negative integer");
+            d->n = (int64_t)json_integer_value(v);
+        }
+        if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+        d->nrows = -1;
+        new_rows(g, n, d, VK_DATAFRAME);
+        return 0;
+    }
+    if (n->op == OP_DF_GROUPBY_SIZE) {
+        if (alloc_cols(d, 1, d->nkey) || set_col(&d->cols[0], NULL, false, FT_INT64))
+            return XFAIL(n, "out of memory");
+        for (int k = 0; k < d->nkey; k++) {
+            const df_col_t *c = &s->cols[d->key[k]];
+            if (set_col(&d->idx[k], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+        }
+        d->nrows = -1;
+        new_rows(g, n, d, VK_SERIES);
+        return 0;
+    }
+    static const char *const funcs[] = {"sum", "mean", "count", "min", "max", "std", "var"};
+    const char *fname = "quantile";
+    if (n->op == OP_DF_GROUPBY_QUANTILE) {
+        json_t *q = json_object_get(obj, "q");
+        d->gq = 0.5;
+        if (json_given(q)) {
+            if (!json_is_number(q) || json_number_value(q) < 0 || json_number_value(q) > 1)
+                return XFAIL(n, "\"q\" must be a number in [0, 1]");
+            d->gq = json_number_value(q);
+        }
+        d->pv_agg = DF3_AGG_MEAN; /* numeric columns */
+    } else {
+        json_t *f = json_object_get(obj, "func");
+        if (!json_given(f)) return XFAIL(n, "\"func\" is missing");
+        d->pv_agg = -1;
+        for (int q = 0; q < 7 && json_is_string(f); q++)
+            if (!strcmp(json_string_value(f), funcs[q])) d->pv_agg = q;
+        if (d->pv_agg < 0)
+            return XFAIL(n, "\"func\" must be one of sum, mean, count, min, max, std, var");
+        fname = funcs[d->pv_agg];
+    }
+    bool any = d->pv_agg == DF3_AGG_COUNT;
+    json_t *cols = json_object_get(obj, "columns");
+    if (json_given(cols)) {
+        if (find_cols(s, cols, n, "columns", &d->sel, &d->nsel, err, errlen)) return -1;
+        for (int v = 0; v < d->nsel; v++) {
+            const df_col_t *c = &s->cols[d->sel[v]];
+            for (int k = 0; k < d->nkey; k++)
+                if (d->key[k] == d->sel[v]) return XFAIL(n, "\"columns\" names a \"by\" key");
+            if (!any && c->type != FT_INT64 && c->type != FT_FLOAT64) {
+                char b[128];
+                label_text(c, b, sizeof b);
+                return XFAIL(n, "columns: column %s is %s; %s takes int64 and float64 columns", b,
+                             df_type_name(c->type, false), fname);
+            }
+        }
+    } else {
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel) return XFAIL(n, "out of memory");
+        for (int k = 0; k < s->ncols; k++) {
+            bool key = false;
+            for (int q = 0; q < d->nkey; q++)
+                key |= d->key[q] == k;
+            if (!key && (any || s->cols[k].type == FT_INT64 || s->cols[k].type == FT_FLOAT64))
+                d->sel[d->nsel++] = k;
+        }
+    }
+    if (d->nsel < 1) return XFAIL(n, "no columns to compute %s over", fname);
+    bool tf = n->op == OP_DF_GROUPBY_TRANSFORM;
+    if (alloc_cols(d, d->nsel, tf ? s->nidx : d->nkey)) return XFAIL(n, "out of memory");
+    if (tf && copy_index(d, s)) return XFAIL(n, "out of memory");
+    for (int k = 0; !tf && k < d->nkey; k++) {
+        const df_col_t *c = &s->cols[d->key[k]];
+        if (set_col(&d->idx[k], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+    }
+    for (int v = 0; v < d->nsel; v++) {
+        const df_col_t *c = &s->cols[d->sel[v]];
+        int f = d->pv_agg;
+        int t = !tf                                                          ? FT_FLOAT64
+                : f == DF3_AGG_COUNT                                         ? FT_INT64
+                : (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX) ? c->type
+                                                                             : FT_FLOAT64;
+        if (set_col(&d->cols[v], c->name, c->is_int, t)) return XFAIL(n, "out of memory");
+    }
+    d->nrows = tf ? s->nrows : -1;
+    new_rows(g, n, d, VK_DATAFRAME);
+    return 0;
+}
+
+/* join: left.join(right, how, lsuffix, rsuffix) on both indexes */
+static int infer_join(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                      size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen) ||
+        want_frame(g, n, 1, true, true, err, errlen))
+        return -1;
+    const df_node_t *l = in_df(g, n, 0), *r = in_df(g, n, 1);
+    if (in_vk(g, n, 1) == VK_SERIES && !r->cols[0].name)
+        return XFAIL(n, "Other Series must have a name");
+    merge_spec_t *m = &d->merge;
+    m->how = MERGE_LEFT;
+    if (merge_how(json_object_get(obj, "how"), m, n, err, errlen) ||
+        merge_suffix(json_object_get(obj, "lsuffix"), m, 0, n, "lsuffix", err, errlen) ||
+        merge_suffix(json_object_get(obj, "rsuffix"), m, 1, n, "rsuffix", err, errlen) ||
+        merge_on_index(m, l, r, n, err, errlen))
+        return -1;
+    return merge_schema(g, n, d, l, r, err, errlen);
 }
 
 static int infer_head(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
@@ -2416,12 +2910,99 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
     return 0;
 }
 
+/* Whether node m's index is that of node src, the node its rows line up
+ * with: no set_index or reset_index between them (an op's index is its
+ * first frame input's). */
+static bool index_kept(const graph_t *g, int m, int src)
+{
+    for (int steps = 0; m >= 0 && steps < g->n_nodes; steps++) {
+        if (m == src) return true;
+        const graph_node_t *M = &g->nodes[m];
+        if (M->op == OP_DF_SET_INDEX || M->op == OP_DF_RESET_INDEX) return false;
+        int next = -1;
+        for (int j = 0; j < M->n_in && next < 0; j++)
+            if (M->in[j].node >= 0 && g->nodes[M->in[j].node].vkind != VK_TENSOR)
+                next = M->in[j].node;
+        m = next;
+    }
+    return false;
+}
+
+/* df3: pd.concat(objs, axis=1): every input's columns side by side, the
+ * rows aligned on the index (df3.c) */
+static int infer_concat_cols(graph_t *g, graph_node_t *n, df_node_t *d, char *err, size_t errlen)
+{
+    d->axis1 = true;
+    const df_node_t *s = in_df(g, n, 0);
+    int ncols = 0, unnamed = 0;
+    bool aligned = true;
+    for (int j = 0; j < n->n_in; j++) {
+        if (n->in[j].node < 0) return XFAIL(n, "inputs[%d] is a scalar; concat takes frames", j);
+        if (want_frame(g, n, j, true, true, err, errlen)) return -1;
+        const df_node_t *o = in_df(g, n, j);
+        if (o->nidx != s->nidx)
+            return XFAIL(n, "inputs \"%s\" and \"%s\" have indexes of %d and %d levels",
+                         g->nodes[n->in[0].node].key, g->nodes[n->in[j].node].key, s->nidx,
+                         o->nidx);
+        for (int k = 0; k < s->nidx; k++)
+            if (o->idx[k].type != s->idx[k].type)
+                return XFAIL(n,
+                             "inputs \"%s\" and \"%s\" have index levels of types %s and %s; "
+                             "concat along the columns aligns indexes of one type",
+                             g->nodes[n->in[0].node].key, g->nodes[n->in[j].node].key,
+                             df_type_name(s->idx[k].type, false),
+                             df_type_name(o->idx[k].type, false));
+        if (o->ncols > CSV_MAX_COLS - ncols) return XFAIL(n, "more than %d columns", CSV_MAX_COLS);
+        ncols += o->ncols;
+        aligned &=
+            o->rowsrc >= 0 && o->rowsrc == s->rowsrc && index_kept(g, n->in[j].node, s->rowsrc);
+    }
+    d->aligned = aligned;
+    if (alloc_cols(d, ncols, s->nidx) || copy_index(d, s)) return XFAIL(n, "out of memory");
+    int at = 0;
+    for (int j = 0; j < n->n_in; j++) {
+        const df_node_t *o = in_df(g, n, j);
+        bool series = in_vk(g, n, j) == VK_SERIES;
+        for (int k = 0; k < o->ncols; k++, at++) {
+            const df_col_t *c = &o->cols[k];
+            int t = c->type;
+            if (!aligned && !d->join_inner && t == FT_INT64) t = FT_FLOAT64;
+            char b[32];
+            bool num = series && !c->name;
+            if (num) snprintf(b, sizeof b, "%d", unnamed++);
+            if (set_col(&d->cols[at], num ? b : c->name, num || c->is_int, t))
+                return XFAIL(n, "out of memory");
+        }
+    }
+    if (aligned) {
+        d->nrows = s->nrows;
+        d->rowsrc = s->rowsrc;
+        set_frame_shape(n, VK_DATAFRAME);
+    } else {
+        d->nrows = -1;
+        new_rows(g, n, d, VK_DATAFRAME);
+    }
+    return 0;
+}
+
 static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                         size_t errlen)
 {
     json_t *ax = json_object_get(obj, "axis");
-    if (ax && !json_is_null(ax) && !(json_is_integer(ax) && json_integer_value(ax) == 0))
-        return XFAIL(n, "only \"axis\": 0 (rows) is supported");
+    bool a1 = ax && ((json_is_integer(ax) && json_integer_value(ax) == 1) ||
+                     (json_is_string(ax) && !strcmp(json_string_value(ax), "columns")));
+    if (ax && !json_is_null(ax) && !a1 && !(json_is_integer(ax) && json_integer_value(ax) == 0) &&
+        !(json_is_string(ax) && !strcmp(json_string_value(ax), "index")))
+        return XFAIL(n, "\"axis\" must be 0 (rows) or 1 (columns)");
+    json_t *jn = json_object_get(obj, "join");
+    if (json_given(jn)) {
+        if (!json_is_string(jn) ||
+            (strcmp(json_string_value(jn), "outer") && strcmp(json_string_value(jn), "inner")))
+            return XFAIL(n, "\"join\" must be \"outer\" or \"inner\"");
+        d->join_inner = !strcmp(json_string_value(jn), "inner");
+    }
+    if (a1) return infer_concat_cols(g, n, d, err, errlen);
+    if (d->join_inner) return XFAIL(n, "\"join\" is supported with \"axis\": 1 only");
     uint8_t vk = in_vk(g, n, 0);
     if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);
@@ -2607,6 +3188,7 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         rc = infer_from_tensor(g, n, d, obj, err, errlen);
         break;
     case OP_DF_READ_CSV:
+    case OP_DF_READ_JSON:
         d->rowsrc = i;
         set_frame_shape(n, VK_DATAFRAME);
         rc = 0;
@@ -2631,6 +3213,19 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_MERGE:
         rc = infer_merge(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_JOIN:
+        rc = infer_join(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_PIVOT_TABLE:
+        rc = infer_pivot(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_GROUPBY_SIZE:
+    case OP_DF_GROUPBY_QUANTILE:
+    case OP_DF_GROUPBY_TRANSFORM:
+    case OP_DF_GROUPBY_HEAD:
+    case OP_DF_GROUPBY_TAIL:
+        rc = infer_gb3(g, n, d, obj, err, errlen);
         break;
     case OP_DF_HEAD:
         rc = infer_head(g, n, d, obj, err, errlen);

@@ -77,7 +77,9 @@ static const op_params_t PARAMS[] = {
      * becomes {"by", "agg", "as_index", "dropna"} (the test fails until then) */
     {"dataframe.groupby_agg", "1", {"by", "agg", "dropna", "as_index"}},
     {"dataframe.sort_values", "1", {"by", "ascending"}},
-    {"dataframe.merge", "2", {"on", "how"}},
+    {"dataframe.merge",
+     "2",
+     {"on", "how", "left_on", "right_on", "left_index", "right_index", "suffixes"}},
     {"dataframe.head", "1", {"n"}},
     {"dataframe.to_tensor", "1", {NULL}},
     {"dataframe.fillna", "1", {"value", "method", "axis"}},
@@ -129,7 +131,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.cov", "1", {"min_periods", "method"}},
     {"dataframe.value_counts", "1", {"normalize", "sort", "ascending", "dropna"}},
     {"dataframe.rank", "1", {"method", "na_option", "ascending", "pct"}},
-    {"dataframe.concat", "1+", {"axis"}},
+    {"dataframe.concat", "1+", {"axis", "join"}},
     /* from the df2 branch (ignored until it is merged) */
     {"dataframe.query", "1", {"expr"}},
     {"dataframe.eval", "1", {"expr"}},
@@ -148,6 +150,17 @@ static const op_params_t PARAMS[] = {
     {"diag", "1", {"k"}},
     {"tril", "1", {"k"}},
     {"triu", "1", {"k"}},
+    /* df3: joins, pivot_table, groupby transforms, dates, I/O */
+    {"dataframe.join", "2", {"how", "lsuffix", "rsuffix"}},
+    {"dataframe.pivot_table",
+     "1",
+     {"values", "index", "columns", "aggfunc", "fill_value", "margins", "dropna"}},
+    {"dataframe.groupby_size", "1", {"by"}},
+    {"dataframe.groupby_quantile", "1", {"by", "q", "columns"}},
+    {"dataframe.groupby_transform", "1", {"by", "func", "columns"}},
+    {"dataframe.groupby_head", "1", {"by", "n"}},
+    {"dataframe.groupby_tail", "1", {"by", "n"}},
+    {"dataframe.read_json", "0", {"path", "orient"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

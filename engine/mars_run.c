@@ -44,6 +44,8 @@ static const char usage[] =
     "  --max-total-chunks N   most chunk jobs of one graph\n"
     "  --max-document SIZE    largest document in bytes\n"
     "  --stats                print job count, threads and peak chunk memory on stderr\n"
+    "  --csv                  also write each fetched DataFrame or Series to DIR/KEY.csv,\n"
+    "                         as pandas' to_csv() writes it\n"
     "  --list-ops             print every op with its inputs and parameters (JSON) and exit\n"
     "  --version              print the build's CPU levels and the one chosen, and exit\n"
     "  --cuda-devices LIST    CUDA device indices such as 0,1 (\"\" for none, the default):\n"
@@ -212,9 +214,10 @@ static int file_sink(void *ctx, const void *data, size_t n)
 }
 
 /* Writes DataFrame, Series or to_tensor node `node` to path: JSON (see
- * dfexec.h), or .npy for a to_tensor result. */
+ * dfexec.h), or .npy for a to_tensor result; and as CSV to csv_path when
+ * given (written to csv_tmp, then renamed). */
 static int write_frame(const tile_t *t, const exec_result_t *r, int node, const char *path,
-                       char *err, size_t errlen)
+                       const char *csv_tmp, const char *csv_path, char *err, size_t errlen)
 {
     const tgrid_t *G = t->grid[node];
     const graph_node_t *n = &t->g->nodes[node];
@@ -243,6 +246,18 @@ static int write_frame(const tile_t *t, const exec_result_t *r, int node, const 
         snprintf(err, errlen, "cannot write it: %s", strerror(errno));
         goto done;
     }
+    if (csv_path && !held) {
+        if (!(fp = fopen(csv_tmp, "wb"))) {
+            snprintf(err, errlen, "cannot create the CSV: %s", strerror(errno));
+            goto done;
+        }
+        wrc = dfx_write_csv(&f, file_sink, fp);
+        if (fclose(fp) || wrc || rename(csv_tmp, csv_path)) {
+            snprintf(err, errlen, "cannot write the CSV: %s", strerror(errno));
+            unlink(csv_tmp);
+            goto done;
+        }
+    }
     rc = 0;
 done:
     frame_free(&f);
@@ -265,7 +280,8 @@ int main(int argc, char **argv)
         O_STATS,
         O_LISTOPS,
         O_VERSION,
-        O_CUDA
+        O_CUDA,
+        O_CSV
     };
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'},
@@ -278,6 +294,7 @@ int main(int argc, char **argv)
         {"max-total-chunks", required_argument, 0, O_MAXTOT},
         {"max-document", required_argument, 0, O_MAXDOC},
         {"stats", no_argument, 0, O_STATS},
+        {"csv", no_argument, 0, O_CSV},
         {"list-ops", no_argument, 0, O_LISTOPS},
         {"version", no_argument, 0, O_VERSION},
         {"cuda-devices", required_argument, 0, O_CUDA},
@@ -291,7 +308,7 @@ int main(int argc, char **argv)
     const char *outdir = NULL;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = ncpu > 0 ? (int)ncpu : 1;
-    bool stats = false;
+    bool stats = false, csv = false;
     const char *cuda_list = NULL;
     int n_cuda = 0;
     int c;
@@ -343,6 +360,9 @@ int main(int argc, char **argv)
             break;
         case O_STATS:
             stats = true;
+            break;
+        case O_CSV:
+            csv = true;
             break;
         case O_LISTOPS: {
             char *ops = graph_ops_json();
@@ -439,18 +459,22 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < g->n_fetch; k++) {
         const graph_node_t *n = &g->nodes[g->fetch[k]];
-        char tmp[PATH_MAX], fin[PATH_MAX];
+        char tmp[PATH_MAX], fin[PATH_MAX], ctmp[PATH_MAX], cfin[PATH_MAX];
         bool frame = n->vkind != VK_TENSOR;
         bool held = n->df && n->df->held;
         const char *ext = frame ? "json" : "npy";
         if (snprintf(fin, sizeof fin, "%s/%s.%s", outdir, n->key, ext) >= (int)sizeof fin ||
             snprintf(tmp, sizeof tmp, "%s/.%s.%s.tmp%d", outdir, n->key, ext, (int)getpid()) >=
-                (int)sizeof tmp) {
+                (int)sizeof tmp ||
+            snprintf(cfin, sizeof cfin, "%s/%s.csv", outdir, n->key) >= (int)sizeof cfin ||
+            snprintf(ctmp, sizeof ctmp, "%s/.%s.csv.tmp%d", outdir, n->key, (int)getpid()) >=
+                (int)sizeof ctmp) {
             fprintf(stderr, "mars-run: output path too long for node \"%s\"\n", n->key);
             rc = 1;
             goto done;
         }
-        if ((frame || held ? write_frame(t, res, g->fetch[k], tmp, err, sizeof err)
+        if ((frame || held ? write_frame(t, res, g->fetch[k], tmp, ctmp, csv && frame ? cfin : NULL,
+                                         err, sizeof err)
                            : write_tensor(t, res, g->fetch[k], tmp, err, sizeof err))) {
             fprintf(stderr, "mars-run: writing %s: %s\n", fin, err);
             unlink(tmp);

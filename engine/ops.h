@@ -242,6 +242,15 @@
     X(DIAG, "diag", OPK_LINALG)                                                                    \
     X(TRIL, "tril", OPK_LINALG)                                                                    \
     X(TRIU, "triu", OPK_LINALG)                                                                    \
+    /* df3: joins, pivot_table, groupby transforms, dates, I/O */                                  \
+    X(DF_JOIN, "dataframe.join", OPK_DF)                                                           \
+    X(DF_PIVOT_TABLE, "dataframe.pivot_table", OPK_DF)                                             \
+    X(DF_GROUPBY_SIZE, "dataframe.groupby_size", OPK_DF)                                           \
+    X(DF_GROUPBY_QUANTILE, "dataframe.groupby_quantile", OPK_DF)                                   \
+    X(DF_GROUPBY_TRANSFORM, "dataframe.groupby_transform", OPK_DF)                                 \
+    X(DF_GROUPBY_HEAD, "dataframe.groupby_head", OPK_DF)                                           \
+    X(DF_GROUPBY_TAIL, "dataframe.groupby_tail", OPK_DF)                                           \
+    X(DF_READ_JSON, "dataframe.read_json", OPK_DF)                                                 \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -78,6 +78,9 @@ typedef enum {
     DFJ_CARRY_EDGE,    /* in: a chunk; its edge (the state it passes on) */
     DFJ_CARRY_COMBINE, /* in: the carry so far, the next chunk's edge */
     DFJ_WHOLE,         /* in: every chunk in order: engine/df/select.c's op on all the rows */
+    /* df3: in: the chunks of every frame input, input after input; off[q]
+     * the first of input q's, off[nin] their count (engine/df/df3.h) */
+    DFJ_MULTI,
     DFJ__COUNT,        /* not a step: how many there are */
 } dfjob_t;
 

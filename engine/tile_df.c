@@ -717,6 +717,56 @@ static tgrid_t *tile_concat(tctx_t *c, int node)
     return G;
 }
 
+/* df3: DFJ_MULTI jobs: chunk k of every frame input (rowwise: the inputs'
+ * rows line up), else one job reading every chunk of every input */
+static tgrid_t *tile_multi(tctx_t *c, int node, bool rowwise)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    int nin = 0;
+    int64_t total = 0;
+    for (int j = 0; j < n->n_in; j++)
+        if (n->in[j].node >= 0) {
+            nin++;
+            total += in_grid(c, node, j)->nchunks[0];
+        }
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = rowwise ? A->nchunks[0] : 1;
+    if (total > INT32_MAX / 2) {
+        tile__fail(c, "too many chunks");
+        return NULL;
+    }
+    tgrid_t *G = fgrid(c, nch, rowwise && rows_known(A) ? A->bounds[0] : NULL);
+    if (!G) return NULL;
+    jparam_t *pa = dparam(c, node, DFJ_MULTI);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t ji = bjob(c, pa, rowwise ? nin : (int)total);
+        if (ji < 0) return NULL;
+        job_t *jb = &c->t->jobs[ji];
+        jb->off = tile__arena_i64(c, nin + 4);
+        memset(jb->off, 0, sizeof(int64_t) * (size_t)(nin + 4));
+        int q = 0, slot = 0;
+        for (int j = 0; j < n->n_in; j++) {
+            if (n->in[j].node < 0) continue;
+            const tgrid_t *B = in_grid(c, node, j);
+            jb->off[q++] = slot;
+            if (rowwise) {
+                if (B->nchunks[0] != nch) {
+                    tile__fail(c, "internal: inputs with %lld and %lld chunks", (long long)nch,
+                               (long long)B->nchunks[0]);
+                    return NULL;
+                }
+                tile__jin_direct(c, ji, slot++, B->job[k]);
+            } else {
+                for (int64_t b = 0; b < B->nchunks[0]; b++)
+                    tile__jin_direct(c, ji, slot++, B->job[b]);
+            }
+        }
+        jb->off[nin] = slot;
+        G->job[k] = ji;
+    }
+    return G;
+}
+
 tgrid_t *tile_df(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
@@ -727,6 +777,11 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_from_tensor(c, node);
     case OP_DF_READ_CSV:
         return tile_read_csv(c, node);
+    case OP_DF_READ_JSON: {
+        int32_t ji = bjob(c, dparam(c, node, DFJ_MULTI), 0);
+        if (ji < 0) return NULL;
+        return one_chunk(c, ji, n->df->nrows);
+    }
     case OP_DF_GETITEM:
         return tile_rowwise(c, node, DFJ_GETITEM, true);
     case OP_DF_FILTER:
@@ -782,8 +837,15 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_whole(c, node);
     }
     case OP_DF_CONCAT:
+        if (n->df->axis1) return tile_multi(c, node, n->df->aligned);
         return tile_concat(c, node);
     case OP_DF_MELT:
+    case OP_DF_PIVOT_TABLE:
+    case OP_DF_GROUPBY_SIZE:
+    case OP_DF_GROUPBY_QUANTILE:
+    case OP_DF_GROUPBY_TRANSFORM:
+    case OP_DF_GROUPBY_HEAD:
+    case OP_DF_GROUPBY_TAIL:
     case OP_DF_MEDIAN:
     case OP_DF_QUANTILE:
     case OP_DF_SKEW:
@@ -822,6 +884,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_SORT_VALUES:
         return tile_sort(c, node);
     case OP_DF_MERGE:
+    case OP_DF_JOIN:
         return tile_merge(c, node);
     case OP_DF_SUM:
     case OP_DF_MEAN:

@@ -22,7 +22,8 @@
  * Rows go to part hash(values of cols) % nparts. Equal keys go to the same
  * part whatever chunk or frame they come from, including an int64 key and a
  * float64 key of the same value (pandas merges 1 with 1.0). Rows keep their
- * order within each part. outs: nparts frames, all owned by the caller. */
+ * order within each part. outs: nparts frames, all owned by the caller.
+ * cols[k] < 0 names index level -1 - cols[k] (merges on the index). */
 int df_hash_partition(const frame_t *in, const int *cols, int ncols, int nparts, frame_t *outs,
                       char *err, size_t errlen);
 
@@ -104,18 +105,34 @@ int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, fram
 /* ---- merge (hash partitioned; each part joined alone) ---- */
 typedef enum { MERGE_INNER, MERGE_LEFT, MERGE_RIGHT, MERGE_OUTER } merge_how_t;
 
+/* Longest suffix (bytes, NUL excluded) of merge's suffixes and join's lsuffix/rsuffix. */
+#define DF_SFX_MAX 63
+
+/* A zeroed spec past n_on, lon, ron and how is pandas' merge(on=...). */
 typedef struct {
     int n_on;
-    int lon[DF_MAX_KEYS], ron[DF_MAX_KEYS]; /* key columns in left and right */
+    /* key columns in left and right; -1 - L is index level L (index set) */
+    int lon[DF_MAX_KEYS], ron[DF_MAX_KEYS];
     merge_how_t how;
+    /* left_index and right_index: the keys are the index levels, every
+     * column of both sides is kept and the result's index is the key */
+    bool index;
+    /* left_on/right_on keys of different names: both columns are kept (each
+     * side's own values); otherwise right's key column is dropped and left's
+     * holds the key of every row (pandas' on=) */
+    bool distinct[DF_MAX_KEYS];
+    /* suffixes of overlapping names: custom_sfx false gives "_x" and "_y" */
+    bool custom_sfx;
+    char sfx[2][DF_SFX_MAX + 1];
 } merge_spec_t;
 
-/* The rows of pandas' left.merge(right, on=..., how=...) for one part:
+/* The rows of pandas' left.merge(right, on=..., how=...) for one part
+ * (left_on/right_on, left_index/right_index and suffixes as the spec says):
  * columns as pandas orders and names them (left's columns, then right's
  * other columns; names both sides share outside `on` get _x and _y), dtypes
  * as pandas gives them (int64 with missing values becomes float64, bool
  * becomes object-like bool with validity). range_index set: the final index
- * is 0..n-1 over all parts. */
+ * is 0..n-1 over all parts (an index merge: the key as the index). */
 int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
                   char *err, size_t errlen);
 

@@ -11,6 +11,7 @@
 #include "../ufunc.h"
 #include "algo.h"
 #include "clean.h"
+#include "df3.h"
 #include "expr.h"
 #include "gball.h"
 #include "running.h"
@@ -1171,7 +1172,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             goto done;
         }
         int cols[DF_MAX_KEYS], nc;
-        if (n->op == OP_DF_MERGE) {
+        if (n->op == OP_DF_MERGE || n->op == OP_DF_JOIN) {
             nc = d->merge.n_on;
             memcpy(cols, j->off[1] ? d->merge.ron : d->merge.lon, sizeof(int) * (size_t)nc);
         } else {
@@ -1440,11 +1441,17 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     case DFJ_WHOLE: {
         frame_t *v = NULL, all = {0};
         bool stats = n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK;
+        if (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL &&
+            df3_whole_check(n, ins_, j->n_in, err, errlen))
+            return -1;
         if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
             concat_views(v, j->n_in, &all, err, errlen) == 0)
-            rc = n->op == OP_DF_GROUPBY_AGG ? df_gb_whole(d, &all, &f, err, errlen)
-                 : stats                    ? df_stats_whole(d, n->op, &all, &f, err, errlen)
-                                            : df_select_whole(d, n->op, &all, &f, err, errlen);
+            rc = n->op == OP_DF_GROUPBY_AGG   ? df_gb_whole(d, &all, &f, err, errlen)
+                 : n->op == OP_DF_PIVOT_TABLE ? df3_pivot(d, &all, &f, err, errlen)
+                 : n->op >= OP_DF_GROUPBY_SIZE && n->op <= OP_DF_GROUPBY_TAIL
+                     ? df3_groupby(d, n->op, &all, &f, err, errlen)
+                 : stats ? df_stats_whole(d, n->op, &all, &f, err, errlen)
+                         : df_select_whole(d, n->op, &all, &f, err, errlen);
         frame_free(&all);
         free_views(v, j->n_in);
         if (rc == 0 && !j->blob) {
@@ -1456,6 +1463,9 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         }
         break;
     }
+    case DFJ_MULTI:
+        rc = df3_run_multi(n, j, ins_, &f, err, errlen);
+        break;
     default:
         return run_algo(t, j, ins_, blob, blob_len, fixed_out, err, errlen);
     }

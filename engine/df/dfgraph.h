@@ -135,6 +135,17 @@ typedef struct df_node {
     uint8_t session_vk; /* a session node (OP_SESSION_TENSOR) holding a DataFrame or
                          * Series of an earlier task: its vkind_t (0: none) */
     void *json;         /* the node's JSON object while the document is parsed (borrowed) */
+    /* df3: concat along the columns (axis1; join_inner: join "inner"), its
+     * inputs' rows lining up (aligned: chunk by chunk, else one job) */
+    bool axis1, join_inner, aligned;
+    /* df3: pivot_table: values sel (sorted by name), index key, columns
+     * pv_col (-1: none), aggfunc pv_agg (df3.h's DF3_AGG_*), fill_value */
+    int pv_col, pv_agg;
+    bool pv_has_fill;
+    double pv_fill;
+    /* df3: groupby_* ops: by key/nkey, value columns sel/nsel, func pv_agg,
+     * n (head, tail), gq (quantile's q) */
+    double gq;
 } df_node_t;
 
 void df_node_free(df_node_t *d);

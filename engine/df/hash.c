@@ -85,6 +85,10 @@ int df_hash_partition(const frame_t *in, const int *cols, int ncols, int nparts,
         return errmsg(err, errlen, "hash_partition: %d parts over %d columns", nparts, ncols);
     const fcol_t *kc[DF_MAX_KEYS];
     for (int k = 0; k < ncols; k++) {
+        if (cols[k] < 0 && -1 - cols[k] < in->nidx) {
+            kc[k] = &in->idx[-1 - cols[k]];
+            continue;
+        }
         if (cols[k] < 0 || cols[k] >= in->ncols)
             return errmsg(err, errlen, "hash_partition: column %d of %d", cols[k], in->ncols);
         kc[k] = &in->cols[cols[k]];

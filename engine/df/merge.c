@@ -1,5 +1,6 @@
 /* merge.c: one part of a hash-partitioned merge (algo.h), pandas 1.5's
- * left.merge(right, on=..., how=...). A hash table over right's keys
+ * left.merge(right, on=..., how=...), with left_on/right_on,
+ * left_index/right_index (and join's index join) and suffixes. A hash table over right's keys
  * (missing keys match missing keys, as pandas matches NaN with NaN; int64
  * and float64 keys match by value), probed with left's rows; each left row
  * meets its matches in right's row order. Output rows: the pairs in left
@@ -24,6 +25,7 @@ static bool label_eq(const flabel_t *a, const flabel_t *b)
 
 static int label_suffix(flabel_t *l, const flabel_t *src, const char *suffix)
 {
+    if (!*suffix) return flabel_set(l, src->s, src->is_int);
     if (!src->s) return flabel_set(l, suffix + 1, false);
     size_t n = strlen(src->s), m = strlen(suffix);
     char *s = malloc(n + m + 1);
@@ -82,16 +84,27 @@ static int coalesce(const fcol_t *a, const fcol_t *b, const int64_t *lrow, const
     return 0;
 }
 
+static const fcol_t *key_col(const frame_t *f, int c)
+{
+    return c < 0 ? &f->idx[-1 - c] : &f->cols[c];
+}
+
+static bool key_ok(const frame_t *f, int c)
+{
+    return c < 0 ? -1 - c < f->nidx : c < f->ncols;
+}
+
 static int check(const frame_t *l, const frame_t *r, const merge_spec_t *s, char *err,
                  size_t errlen)
 {
     if (s->n_on < 1 || s->n_on > DF_MAX_KEYS || (unsigned)s->how > MERGE_OUTER)
         return errmsg(err, errlen, "merge: %d keys, how %d", s->n_on, (int)s->how);
     for (int k = 0; k < s->n_on; k++) {
-        if (s->lon[k] < 0 || s->lon[k] >= l->ncols || s->ron[k] < 0 || s->ron[k] >= r->ncols)
+        if (!key_ok(l, s->lon[k]) || !key_ok(r, s->ron[k]) || (s->lon[k] < 0) != s->index ||
+            (s->ron[k] < 0) != s->index)
             return errmsg(err, errlen, "merge: key %d is column %d of %d (left), %d of %d (right)",
                           k, s->lon[k], l->ncols, s->ron[k], r->ncols);
-        int lt = l->cols[s->lon[k]].type, rt = r->cols[s->ron[k]].type;
+        int lt = key_col(l, s->lon[k])->type, rt = key_col(r, s->ron[k])->type;
         if ((lt == FT_STRING) != (rt == FT_STRING))
             return errmsg(err, errlen,
                           "merge: You are trying to merge on %s and %s columns. If you wish to "
@@ -101,6 +114,30 @@ static int check(const frame_t *l, const frame_t *r, const merge_spec_t *s, char
     return 0;
 }
 
+static const char *suffix(const merge_spec_t *s, int side)
+{
+    if (!s->custom_sfx) return side ? "_y" : "_x";
+    return s->sfx[side];
+}
+
+/* The key's type in the result: pandas' for a key both sides give. */
+static ftype_t key_type(const merge_spec_t *s, const fcol_t *a, const fcol_t *b)
+{
+    return s->how == MERGE_RIGHT   ? (ftype_t)b->type
+           : s->how != MERGE_OUTER ? (ftype_t)a->type
+           : a->type == b->type    ? (ftype_t)a->type
+                                   : FT_FLOAT64;
+}
+
+static int key_values(const merge_spec_t *s, const fcol_t *a, const fcol_t *b, const int64_t *lrow,
+                      const int64_t *rrow, int64_t n, fcol_t *out)
+{
+    ftype_t ty = key_type(s, a, b);
+    if (s->how == MERGE_RIGHT) /* every row has right's key */
+        return coalesce(b, a, rrow, lrow, n, ty, out);
+    return coalesce(a, b, lrow, rrow, n, ty, out);
+}
+
 int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
                   char *err, size_t errlen)
 {
@@ -108,14 +145,17 @@ int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t 
     if (check(left, right, s, err, errlen)) return -1;
     int64_t nl = left->nrows, nr = right->nrows;
     dfa_keys_t lk = {.nk = s->n_on}, rk = {.nk = s->n_on};
-    bool lkey[left->ncols + 1], rkey[right->ncols + 1];
+    /* lkey: a left key column holding both sides' key; rdrop: right's copy */
+    bool lkey[left->ncols + 1], rdrop[right->ncols + 1];
     memset(lkey, 0, sizeof lkey);
-    memset(rkey, 0, sizeof rkey);
+    memset(rdrop, 0, sizeof rdrop);
     for (int k = 0; k < s->n_on; k++) {
-        lk.k[k] = &left->cols[s->lon[k]];
-        rk.k[k] = &right->cols[s->ron[k]];
-        lkey[s->lon[k]] = true;
-        rkey[s->ron[k]] = true;
+        lk.k[k] = key_col(left, s->lon[k]);
+        rk.k[k] = key_col(right, s->ron[k]);
+        if (!s->index && !s->distinct[k]) {
+            lkey[s->lon[k]] = true;
+            rdrop[s->ron[k]] = true;
+        }
     }
     bool keep_l = s->how == MERGE_LEFT || s->how == MERGE_OUTER;
     bool keep_r = s->how == MERGE_RIGHT || s->how == MERGE_OUTER;
@@ -181,51 +221,54 @@ int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t 
                 rrow[o++] = i;
             }
 
-    /* columns: left's (keys in place), then right's non-key columns */
+    /* columns: left's (keys in place), then right's but its dropped keys;
+     * names both give get the suffixes */
     int nout = left->ncols;
     for (int c = 0; c < right->ncols; c++)
-        nout += !rkey[c];
-    if (frame_alloc(out, false, total, nout, 1)) goto nomem;
-    out->range_index = true;
-    if (fcol_alloc(&out->idx[0], FT_INT64, total, 0, false)) goto nomem;
-    for (int64_t i = 0; i < total; i++)
-        ((int64_t *)out->idx[0].data)[i] = i;
+        nout += !rdrop[c];
+    if (frame_alloc(out, false, total, nout, s->index ? s->n_on : 1)) goto nomem;
+    if (s->index) {
+        for (int k = 0; k < s->n_on; k++) {
+            const flabel_t *ln = &left->idx_names[-1 - s->lon[k]];
+            const flabel_t *rn = &right->idx_names[-1 - s->ron[k]];
+            if (key_values(s, lk.k[k], rk.k[k], lrow, rrow, total, &out->idx[k]) ||
+                (label_eq(ln, rn) && flabel_set(&out->idx_names[k], ln->s, ln->is_int)))
+                goto nomem;
+        }
+    } else {
+        out->range_index = true;
+        if (fcol_alloc(&out->idx[0], FT_INT64, total, 0, false)) goto nomem;
+        for (int64_t i = 0; i < total; i++)
+            ((int64_t *)out->idx[0].data)[i] = i;
+    }
     int at = 0;
     for (int c = 0; c < left->ncols; c++, at++) {
         const flabel_t *name = &left->names[c];
         int rc;
         if (lkey[c]) {
             int k = 0;
-            while (s->lon[k] != c)
+            while (s->index || s->distinct[k] || s->lon[k] != c)
                 k++;
-            const fcol_t *a = lk.k[k], *b = rk.k[k];
-            ftype_t ty = s->how == MERGE_RIGHT   ? (ftype_t)b->type
-                         : s->how != MERGE_OUTER ? (ftype_t)a->type
-                         : a->type == b->type    ? (ftype_t)a->type
-                                                 : FT_FLOAT64;
-            if (s->how == MERGE_RIGHT) /* every row has right's key */
-                rc = coalesce(b, a, rrow, lrow, total, ty, &out->cols[at]);
-            else
-                rc = coalesce(a, b, lrow, rrow, total, ty, &out->cols[at]);
-            if (rc || flabel_set(&out->names[at], name->s, name->is_int)) goto nomem;
-            continue;
+            rc = key_values(s, lk.k[k], rk.k[k], lrow, rrow, total, &out->cols[at]);
+        } else {
+            rc = dfa_take_col(&left->cols[c], lrow, total, false, &out->cols[at]);
         }
-        if (dfa_take_col(&left->cols[c], lrow, total, false, &out->cols[at])) goto nomem;
+        if (rc) goto nomem;
         bool clash = false;
         for (int d = 0; d < right->ncols; d++)
-            clash |= !rkey[d] && label_eq(name, &right->names[d]);
-        rc = clash ? label_suffix(&out->names[at], name, "_x")
+            clash |= !rdrop[d] && label_eq(name, &right->names[d]);
+        rc = clash ? label_suffix(&out->names[at], name, suffix(s, 0))
                    : flabel_set(&out->names[at], name->s, name->is_int);
         if (rc) goto nomem;
     }
     for (int c = 0; c < right->ncols; c++) {
-        if (rkey[c]) continue;
+        if (rdrop[c]) continue;
         const flabel_t *name = &right->names[c];
         if (dfa_take_col(&right->cols[c], rrow, total, false, &out->cols[at])) goto nomem;
         bool clash = false;
         for (int d = 0; d < left->ncols; d++)
-            clash |= !lkey[d] && label_eq(name, &left->names[d]);
-        int rc = clash ? label_suffix(&out->names[at], name, "_y")
+            clash |= label_eq(name, &left->names[d]);
+        int rc = clash ? label_suffix(&out->names[at], name, suffix(s, 1))
                        : flabel_set(&out->names[at], name->s, name->is_int);
         if (rc) goto nomem;
         at++;

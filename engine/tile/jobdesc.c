@@ -186,11 +186,22 @@ static void put_param(wbuf_t *w, const jparam_t *pa)
     if (pa->prog) put_prog(w, pa->prog);
 }
 
+/* The frame inputs of a DFJ_MULTI job's node (tile_df.c: tile_multi):
+ * its offsets are one per input, their end, and 3 more. */
+static int df_multi_inputs(const graph_t *g, int32_t node)
+{
+    int nin = 0;
+    for (int k = 0; k < g->nodes[node].n_in; k++)
+        nin += g->nodes[node].in[k].node >= 0;
+    return nin;
+}
+
 /* How many offsets job j holds (tile.h: job_t.off). */
 static int n_off_of(const tile_t *t, const job_t *j)
 {
     if (!j->off) return 0;
-    if (j->kind == JK_DF) return 4;
+    if (j->kind == JK_DF)
+        return j->param && j->param->dfk == DFJ_MULTI ? df_multi_inputs(t->g, j->node) + 4 : 4;
     if (j->kind == JK_LA && j->param && j->param->la_step == LS_DIAG) return 3;
     if (j->kind == JK_RED_MAP) {
         int nr = j->n_regions > 1 ? j->n_regions : 1;
@@ -789,7 +800,18 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
         if (!products_agree(j)) fail(r, "a block product whose shapes disagree");
         break;
     case JK_DF:
-        if (!pa || n_off != 4) fail(r, "a DataFrame job without its parameters");
+        if (!pa) return (void)fail(r, "a DataFrame job without its parameters");
+        if (pa->dfk == DFJ_MULTI) {
+            /* off[q]: input q's first slot, off[nin]: their end */
+            int nin = df_multi_inputs(r->g, j->node);
+            if (n_off != nin + 4) return (void)fail(r, "a DataFrame job without its parameters");
+            for (int q = 0; q < nin; q++)
+                if (j->off[q] < 0 || j->off[q] > j->off[q + 1])
+                    return (void)fail(r, "a DataFrame job reading outside its inputs");
+            if (j->off[nin] != j->n_in) fail(r, "a DataFrame job reading outside its inputs");
+        } else if (n_off != 4) {
+            fail(r, "a DataFrame job without its parameters");
+        }
         break;
     case JK_LA:
         /* la_exec reads the node (the graph the worker parsed) and, for a

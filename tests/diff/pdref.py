@@ -127,7 +127,27 @@ def evaluate(doc, data_dir="."):
                 v = ins[0].sort_values(n["by"], ascending=n.get("ascending", True),
                                        kind="mergesort")
         elif op == "dataframe.merge":
-            v = ins[0].merge(ins[1], on=n["on"], how=n.get("how", "inner"))
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            if "suffixes" in kw:
+                kw["suffixes"] = tuple(kw["suffixes"])
+            v = ins[0].merge(ins[1], **kw)
+        elif op == "dataframe.pivot_table":
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            v = pd.pivot_table(ins[0], **kw)
+        elif op.startswith("dataframe.groupby_") and op != "dataframe.groupby_agg":
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs", "by",
+                                                          "columns")}
+            g = ins[0].groupby(n["by"])
+            if "columns" in n:
+                g = g[n["columns"]]
+            meth = op.split("_", 1)[1]
+            if meth == "transform":
+                v = g.transform(kw["func"])
+            else:
+                v = getattr(g, meth)(**kw)
+        elif op == "dataframe.join":
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            v = ins[0].join(ins[1], **kw)
         elif op == "dataframe.head":
             v = ins[0].head(n.get("n", 5))
         elif op == "dataframe.to_tensor":
@@ -170,7 +190,7 @@ def evaluate(doc, data_dir="."):
             if isinstance(v, pd.Series):
                 v = v.rename(None)
         elif op == "dataframe.concat":
-            v = pd.concat(ins, axis=n.get("axis", 0))
+            v = pd.concat(ins, axis=n.get("axis", 0), join=n.get("join", "outer"))
         elif op in STATS:
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             if isinstance(ins[0], pd.DataFrame) and op not in ("dataframe.rank",

@@ -75,9 +75,9 @@ def run_df_case(suite, name, doc, shown):
                     return
                 continue
             with open(jp) as f:
+                joins = ("dataframe.merge", "dataframe.join")
                 why = test_df.expect_frame(json.load(f), ref,
-                                           sort_rows=any(n["op"] == "dataframe.merge"
-                                                         for n in doc["nodes"]))
+                                           sort_rows=any(n["op"] in joins for n in doc["nodes"]))
             if why:
                 suite.fail(name, "%s: %s" % (key, why), doc)
                 return

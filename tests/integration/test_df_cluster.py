@@ -29,6 +29,7 @@ from test_cluster_parity import run_task, session, start_cluster  # noqa: E402
 
 sys.path.append(os.path.join(ROOT, "tests", "diff"))
 import test_df  # noqa: E402
+import test_df3  # noqa: E402
 
 MARS_RUN = os.path.join(BIN_DIR, "mars-run")
 
@@ -276,6 +277,78 @@ def main():
             w = want["su"].sum()
             check(abs(float(v) - w) <= 1e-9 * abs(w), "ss %r vs %r", v, w)
         run.case("frames-across-tasks", frames_across_tasks)
+
+        def df3_joins():
+            # df3: merge by left_on/right_on and on the index, join, concat along the columns
+            # (chunk by chunk and aligned in one job), over session frames and a new read
+            recs = [{"k": "k%d" % (i % 4), "v": i * 0.25, "n": i} for i in range(40)]
+            r = request("PUT", web, "/api/v1/files/j.json", body=json.dumps(recs).encode(),
+                        headers={"Content-Type": "application/json"})
+            check(r.status == 201, "upload: %r", r)
+            d = {"version": 1, "nodes": [
+                {"key": "rj", "op": "dataframe.read_json", "path": "j.json",
+                 "orient": "records"},
+                {"key": "rjg", "op": "dataframe.groupby_transform", "inputs": ["rj"], "by": "k",
+                 "func": "sum"},
+                {"key": "r2", "op": "dataframe.read_csv", "path": "r.csv", "chunk_bytes": 40},
+                {"key": "ri2", "op": "dataframe.set_index", "inputs": ["r2"], "keys": ["k"]},
+                {"key": "ml", "op": "dataframe.merge", "inputs": ["so", "r2"], "left_on": "k",
+                 "right_on": "k", "how": "left"},
+                {"key": "ms", "op": "dataframe.merge", "inputs": ["so", "gb"], "left_on": "i",
+                 "right_on": "n", "how": "outer", "suffixes": ["_l", "_r"]},
+                {"key": "mx", "op": "dataframe.merge", "inputs": ["gb", "ri2"],
+                 "left_index": True, "right_index": True, "how": "inner"},
+                {"key": "jn", "op": "dataframe.join", "inputs": ["gb", "ri2"], "how": "outer"},
+                {"key": "nm2", "op": "dataframe.getitem", "inputs": ["so"], "columns": ["i", "f"]},
+                {"key": "sk2", "op": "dataframe.getitem", "inputs": ["so"], "columns": "k"},
+                {"key": "ca", "op": "dataframe.concat", "inputs": ["nm2", "sk2"], "axis": 1},
+                {"key": "cb", "op": "dataframe.concat", "inputs": ["gb", "ri2"], "axis": 1},
+                {"key": "p1", "op": "dataframe.pivot_table", "inputs": ["so"], "values": "i",
+                 "index": "s", "columns": "k", "aggfunc": "count"},
+                {"key": "p2", "op": "dataframe.pivot_table", "inputs": ["so"],
+                 "values": ["f", "i"], "index": ["k", "b"], "aggfunc": "mean",
+                 "fill_value": 0},
+                {"key": "gs", "op": "dataframe.groupby_size", "inputs": ["so"], "by": ["k", "b"]},
+                {"key": "gq", "op": "dataframe.groupby_quantile", "inputs": ["so"], "by": "k",
+                 "q": 0.25},
+                {"key": "gt", "op": "dataframe.groupby_transform", "inputs": ["so"], "by": "s",
+                 "func": "mean"},
+                {"key": "gh", "op": "dataframe.groupby_head", "inputs": ["so"], "by": "k",
+                 "n": 2},
+                {"key": "gl", "op": "dataframe.groupby_tail", "inputs": ["so"], "by": "k",
+                 "n": 3}],
+                "fetch": ["ml", "ms", "mx", "jn", "ca", "cb", "p1", "p2", "gs", "gq", "gt", "gh",
+                          "gl", "rj", "rjg"]}
+            _, t = run_task(web, sid, d)
+            check(t["status"] == "succeeded", "task: %r", t)
+            so, gb = want["so"], want["gb"]
+            ri = right(pdf).set_index("k")
+            pw = {"ml": (so.merge(right(pdf), left_on="k", right_on="k", how="left"), "rows"),
+                  "ms": (so.merge(gb, left_on="i", right_on="n", how="outer",
+                                  suffixes=("_l", "_r")), "rows"),
+                  "mx": (gb.merge(ri, left_index=True, right_index=True), "index"),
+                  "jn": (gb.join(ri, how="outer"), "index"),
+                  "ca": (pd.concat([so[["i", "f"]], so.k], axis=1), "exact"),
+                  "cb": (pd.concat([gb, ri], axis=1), "exact"),
+                  "p1": (pd.pivot_table(so, values="i", index="s", columns="k",
+                                        aggfunc="count"), "exact"),
+                  "p2": (pd.pivot_table(so, values=["f", "i"], index=["k", "b"],
+                                        aggfunc="mean", fill_value=0), "exact"),
+                  "gq": (so.groupby("k")[["i", "f"]].quantile(0.25), "exact"),
+                  "gt": (so.groupby("s")[["i", "f"]].transform("mean"), "exact"),
+                  "gh": (so.groupby("k").head(2), "exact"),
+                  "gl": (so.groupby("k").tail(3), "exact"),
+                  "rj": (pd.DataFrame(recs), "exact"),
+                  "rjg": (pd.DataFrame(recs).groupby("k")[["v", "n"]].transform("sum"),
+                          "exact")}
+            got = get(web, "/api/v1/sessions/%s/tensors/gs/data" % sid).json()
+            why = test_df.expect_frame(got, so.groupby(["k", "b"]).size())
+            check(not why, "gs: %s", why)
+            for key, (ref, order) in pw.items():
+                got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
+                why = test_df3.same_rows(got, ref, order)
+                check(not why, "%s: %s", key, why)
+        run.case("df3-joins", df3_joins)
     return run.finish()
 
 

@@ -1,0 +1,1035 @@
+/* df3.c: concat along the columns (df3.h). */
+#include "df3.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "algo_util.h"
+
+static bool index_equal(const frame_t *a, const frame_t *b)
+{
+    if (a->nrows != b->nrows || a->nidx != b->nidx) return false;
+    dfa_keys_t ka = {.nk = a->nidx}, kb = {.nk = b->nidx};
+    for (int k = 0; k < a->nidx; k++) {
+        if (a->idx[k].type != b->idx[k].type) return false;
+        ka.k[k] = &a->idx[k];
+        kb.k[k] = &b->idx[k];
+    }
+    for (int64_t i = 0; i < a->nrows; i++)
+        for (int k = 0; k < a->nidx; k++) {
+            bool na = fcol_is_na(ka.k[k], i), nb = fcol_is_na(kb.k[k], i);
+            if (na != nb || (!na && dfa_cell_cmp_present(ka.k[k], i, kb.k[k], i))) return false;
+        }
+    return true;
+}
+
+/* Output columns: every part's columns (rows[p][i] the row of part p, -1
+ * missing; NULL: the part's rows as they are), labels from d. */
+static int put_cols(const df_node_t *d, const frame_t *const *parts, int n, int64_t **rows,
+                    int64_t nout, frame_t *out)
+{
+    int at = 0;
+    for (int p = 0; p < n; p++)
+        for (int c = 0; c < parts[p]->ncols; c++, at++) {
+            if (at >= d->ncols || at >= out->ncols) return -1;
+            int rc = rows[p] ? dfa_take_col(&parts[p]->cols[c], rows[p], nout, true, &out->cols[at])
+                             : fcol_copy(&parts[p]->cols[c], &out->cols[at]);
+            if (rc || flabel_set(&out->names[at], d->cols[at].name, d->cols[at].is_int)) return -1;
+        }
+    return 0;
+}
+
+int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out, char *err,
+                    size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int ncols = 0;
+    bool same = true;
+    for (int p = 0; p < n; p++) {
+        ncols += parts[p]->ncols;
+        if (parts[p]->nidx != parts[0]->nidx)
+            return errmsg(err, errlen, "concat: indexes of %d and %d levels", parts[0]->nidx,
+                          parts[p]->nidx);
+        same &= index_equal(parts[0], parts[p]);
+    }
+    if (ncols != d->ncols)
+        return errmsg(err, errlen, "internal: concat of %d columns, %d expected", ncols, d->ncols);
+    int nidx = parts[0]->nidx;
+    if (d->aligned && !same)
+        return errmsg(err, errlen, "internal: concat of chunks whose indexes differ");
+    if (same) {
+        int64_t **none = calloc((size_t)n + 1, sizeof *none);
+        if (!none || frame_alloc(out, false, parts[0]->nrows, ncols, nidx)) {
+            free(none);
+            goto nomem;
+        }
+        out->range_index = parts[0]->range_index;
+        for (int k = 0; k < nidx; k++)
+            if (fcol_copy(&parts[0]->idx[k], &out->idx[k]) ||
+                flabel_set(&out->idx_names[k], parts[0]->idx_names[k].s,
+                           parts[0]->idx_names[k].is_int)) {
+                free(none);
+                goto nomem;
+            }
+        int rc = put_cols(d, parts, n, none, parts[0]->nrows, out);
+        free(none);
+        if (rc) goto nomem;
+        return 0;
+    }
+    /* every index's rows one after the other, grouped: the union in order
+     * of first appearance */
+    int64_t total = 0;
+    for (int p = 0; p < n; p++)
+        total += parts[p]->nrows;
+    frame_t keys = {0};
+    const frame_t **kp = calloc((size_t)n + 1, sizeof *kp);
+    frame_t *kf = calloc((size_t)n + 1, sizeof *kf);
+    int64_t *gid = dfa_alloc(total, sizeof *gid), **rows = calloc((size_t)n + 1, sizeof *rows);
+    int64_t *sel = NULL;
+    dfa_htab_t t = {0};
+    int ret = -1;
+    if (!kp || !kf || !gid || !rows) goto nomem2;
+    for (int p = 0; p < n; p++) {
+        /* a frame whose columns are part p's index levels (borrowed) */
+        kf[p] = (frame_t){.nrows = parts[p]->nrows,
+                          .ncols = nidx,
+                          .cols = parts[p]->idx,
+                          .names = parts[p]->idx_names,
+                          .nidx = nidx,
+                          .idx = parts[p]->idx,
+                          .idx_names = parts[p]->idx_names,
+                          .view = true};
+        kp[p] = &kf[p];
+        for (int k = 0; k < nidx; k++)
+            if (parts[p]->idx[k].type != parts[0]->idx[k].type) {
+                ret = errmsg(err, errlen, "concat: index levels of types %d and %d",
+                             parts[0]->idx[k].type, parts[p]->idx[k].type);
+                goto done;
+            }
+    }
+    if (frame_concat(kp, n, &keys)) goto nomem2;
+    dfa_keys_t ks = {.nk = nidx};
+    for (int k = 0; k < nidx; k++)
+        ks.k[k] = &keys.cols[k];
+    if (dfa_group(&ks, total, NULL, gid, &t)) goto nomem2;
+    int64_t ng = t.ngroups;
+    for (int p = 0; p < n; p++) {
+        rows[p] = dfa_alloc(ng, sizeof(int64_t));
+        if (!rows[p]) goto nomem2;
+        for (int64_t g = 0; g < ng; g++)
+            rows[p][g] = -1;
+    }
+    int64_t at = 0;
+    for (int p = 0; p < n; p++)
+        for (int64_t i = 0; i < parts[p]->nrows; i++, at++) {
+            int64_t g = gid[at];
+            if (rows[p][g] >= 0) {
+                ret = errmsg(err, errlen,
+                             "concat: Reindexing only valid with uniquely valued Index objects "
+                             "(input %d repeats an index value; the indexes differ, so the rows "
+                             "are aligned on them)",
+                             p);
+                goto done;
+            }
+            rows[p][g] = i;
+        }
+    /* the result's rows: every group (outer) or those of every part (inner) */
+    sel = dfa_alloc(ng, sizeof *sel);
+    if (!sel) goto nomem2;
+    int64_t nout = 0;
+    for (int64_t g = 0; g < ng; g++) {
+        bool all = true;
+        for (int p = 0; p < n; p++)
+            all &= rows[p][g] >= 0;
+        if (all || !d->join_inner) sel[nout++] = g;
+    }
+    for (int p = 0; p < n; p++) {
+        for (int64_t q = 0; q < nout; q++)
+            rows[p][q] = rows[p][sel[q]];
+    }
+    for (int64_t q = 0; q < nout; q++)
+        sel[q] = t.grep[sel[q]];
+    if (frame_alloc(out, false, nout, ncols, nidx)) goto nomem2;
+    for (int k = 0; k < nidx; k++) {
+        const flabel_t *a = &parts[0]->idx_names[k];
+        bool named = true;
+        for (int p = 1; p < n; p++) {
+            const flabel_t *b = &parts[p]->idx_names[k];
+            named &= a->s && b->s ? a->is_int == b->is_int && !strcmp(a->s, b->s) : !a->s && !b->s;
+        }
+        if (dfa_take_col(&keys.cols[k], sel, nout, false, &out->idx[k]) ||
+            (named && flabel_set(&out->idx_names[k], a->s, a->is_int)))
+            goto nomem2;
+    }
+    if (put_cols(d, parts, n, rows, nout, out)) goto nomem2;
+    ret = 0;
+    goto done;
+nomem2:
+    ret = errmsg(err, errlen, "concat: out of memory aligning %lld rows", (long long)total);
+done:
+    if (ret) frame_free(out);
+    frame_free(&keys);
+    dfa_htab_free(&t);
+    for (int p = 0; rows && p < n; p++)
+        free(rows[p]);
+    free(rows);
+    free(kp);
+    free(kf);
+    free(gid);
+    free(sel);
+    return ret;
+nomem:
+    frame_free(out);
+    return errmsg(err, errlen, "concat: out of memory");
+}
+
+int df3_whole_check(const graph_node_t *n, const dfx_in_t *ins, int n_in, char *err, size_t errlen)
+{
+    uint64_t total = 0;
+    for (int k = 0; k < n_in; k++)
+        total += ins[k].len;
+    if (total > (uint64_t)DF3_WHOLE_MAX_BYTES)
+        return errmsg(err, errlen,
+                      "%s reads its whole input in one job: %llu bytes, more than the limit of "
+                      "%lld (2 GiB)",
+                      op_name(n->op), (unsigned long long)total, (long long)DF3_WHOLE_MAX_BYTES);
+    return 0;
+}
+
+int df3_run_multi(const graph_node_t *n, const job_t *j, const dfx_in_t *ins, frame_t *out,
+                  char *err, size_t errlen)
+{
+    if (n->op == OP_DF_READ_JSON) {
+        if (df3_read_json(n->df->path, n->df->pv_agg == 1, DF3_JSON_MAX_BYTES, out, err, errlen))
+            return -1;
+        /* the schema validated is what later steps rely on */
+        const df_node_t *d = n->df;
+        bool same =
+            out->ncols == d->ncols && out->nrows == d->nrows && out->idx[0].type == d->idx[0].type;
+        for (int k = 0; same && k < d->ncols; k++)
+            same = out->cols[k].type == d->cols[k].type && out->names[k].s && d->cols[k].name &&
+                   !strcmp(out->names[k].s, d->cols[k].name);
+        if (!same) {
+            frame_free(out);
+            return errmsg(err, errlen,
+                          "read_json: the file changed since the document was validated");
+        }
+        return 0;
+    }
+    if (df3_whole_check(n, ins, j->n_in, err, errlen)) return -1;
+    int nin = 0;
+    for (int q = 0; q < n->n_in; q++)
+        nin += n->in[q].node >= 0;
+    if (nin < 1 || j->off[nin] != j->n_in)
+        return errmsg(err, errlen, "internal: a job of %d inputs for %d frames", j->n_in, nin);
+    frame_t *v = calloc((size_t)j->n_in + 1, sizeof *v), *all = calloc((size_t)nin, sizeof *all);
+    const frame_t **pp = calloc((size_t)j->n_in + 1, sizeof *pp);
+    int made = 0, viewed = 0, rc = -1;
+    if (!v || !all || !pp) {
+        errmsg(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int k = 0; k < j->n_in; k++, viewed++)
+        if (frame_view(ins[k].data, ins[k].len, &v[k], err, errlen)) goto done;
+    for (int q = 0; q < nin; q++, made++) {
+        int64_t a = j->off[q], b = j->off[q + 1];
+        if (a < 0 || b <= a || b > j->n_in) {
+            errmsg(err, errlen, "internal: input %d has chunks %lld..%lld", q, (long long)a,
+                   (long long)b);
+            goto done;
+        }
+        for (int64_t k = a; k < b; k++)
+            pp[k - a] = &v[k];
+        if (dfx_concat(pp, (int)(b - a), &all[q], err, errlen)) goto done;
+    }
+    for (int q = 0; q < nin; q++)
+        pp[q] = &all[q];
+    switch (n->op) {
+    case OP_DF_CONCAT:
+        rc = df3_concat_cols(n->df, pp, nin, out, err, errlen);
+        break;
+    default:
+        rc = errmsg(err, errlen, "internal: no multi-input step for %s", op_name(n->op));
+        break;
+    }
+done:
+    for (int q = 0; q < made; q++)
+        frame_free(&all[q]);
+    for (int k = 0; k < viewed; k++)
+        frame_free(&v[k]);
+    free(v);
+    free(all);
+    free(pp);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ pivot_table */
+
+static double agg_cell(int agg, const fcol_t *c, const int64_t *rows, int64_t n)
+{
+    double acc = agg == DF3_AGG_MIN ? INFINITY : agg == DF3_AGG_MAX ? -INFINITY : 0;
+    int64_t cnt = 0;
+    for (int64_t q = 0; q < n; q++) {
+        if (fcol_is_na(c, rows[q])) continue;
+        cnt++;
+        if (agg == DF3_AGG_COUNT) continue;
+        double x = dfa_num(c, rows[q]);
+        if (agg == DF3_AGG_MIN)
+            acc = x < acc ? x : acc;
+        else if (agg == DF3_AGG_MAX)
+            acc = x > acc ? x : acc;
+        else
+            acc += x;
+    }
+    switch (agg) {
+    case DF3_AGG_COUNT:
+        return (double)cnt;
+    case DF3_AGG_SUM:
+        return acc;
+    case DF3_AGG_MEAN:
+        return cnt ? acc / (double)cnt : NAN;
+    default:
+        return cnt ? acc : NAN;
+    }
+}
+
+/* int64 sums are exact in int64 (a double loses bits past 2^53) */
+static int64_t sum_i64(const fcol_t *c, const int64_t *rows, int64_t n)
+{
+    uint64_t acc = 0;
+    for (int64_t q = 0; q < n; q++)
+        acc += (uint64_t)((const int64_t *)c->data)[rows[q]];
+    return (int64_t)acc;
+}
+
+static bool integral(double x)
+{
+    return x == x && x >= -9007199254740992.0 && x <= 9007199254740992.0 && x == (double)(int64_t)x;
+}
+
+int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int nk = d->nkey, nv = d->nsel, agg = d->pv_agg;
+    bool has_col = d->pv_col >= 0;
+    int64_t n = in->nrows;
+    if (nk < 1 || nk + 1 > DF_MAX_KEYS || nv < 1)
+        return errmsg(err, errlen, "internal: pivot_table of %d keys, %d values", nk, nv);
+    /* the combos of index keys (and the columns key) of rows without a missing key */
+    dfa_keys_t ks = {.nk = nk + has_col}, ik = {.nk = nk}, ck = {.nk = 1};
+    for (int k = 0; k < nk; k++)
+        ks.k[k] = ik.k[k] = &in->cols[d->key[k]];
+    if (has_col) ks.k[nk] = ck.k[0] = &in->cols[d->pv_col];
+    uint8_t *skip = dfa_alloc(n, 1);
+    int64_t *gid = dfa_alloc(n, sizeof *gid), *start = NULL, *grows = NULL, *rowg = NULL;
+    int64_t *irow = NULL, *crow = NULL, *iord = NULL, *cord = NULL, *ipos = NULL, *cpos = NULL;
+    double *val = NULL;
+    bool *isf = NULL;
+    dfa_htab_t t = {0}, ti = {0}, tc = {0};
+    int ret = -1;
+    if (!skip || !gid) goto nomem;
+    for (int64_t i = 0; i < n; i++) {
+        skip[i] = 0;
+        for (int k = 0; k < ks.nk; k++)
+            skip[i] |= fcol_is_na(ks.k[k], i);
+    }
+    if (dfa_group(&ks, n, skip, gid, &t)) goto nomem;
+    int64_t ng = t.ngroups;
+    start = dfa_alloc(ng + 1, sizeof *start);
+    grows = dfa_alloc(n, sizeof *grows);
+    val = dfa_alloc(ng * nv + 1, sizeof *val);
+    isf = dfa_alloc(nv + 1, sizeof *isf);
+    if (!start || !grows || !val || !isf) goto nomem;
+    memset(start, 0, sizeof *start * (size_t)(ng + 1));
+    for (int64_t i = 0; i < n; i++)
+        if (gid[i] >= 0) start[gid[i] + 1]++;
+    for (int64_t g = 0; g < ng; g++)
+        start[g + 1] += start[g];
+    for (int64_t i = 0; i < n; i++)
+        if (gid[i] >= 0) grows[start[gid[i]]++] = i;
+    for (int64_t g = ng; g > 0; g--)
+        start[g] = start[g - 1];
+    start[0] = 0;
+    /* the aggregated values (pandas' groupby(index + columns).agg) */
+    for (int v = 0; v < nv; v++) {
+        const fcol_t *c = &in->cols[d->sel[v]];
+        isf[v] = agg == DF3_AGG_MEAN || (c->type == FT_FLOAT64 && agg != DF3_AGG_COUNT);
+        for (int64_t g = 0; g < ng; g++) {
+            const int64_t *r = grows + start[g];
+            int64_t m = start[g + 1] - start[g];
+            val[g * nv + v] = agg == DF3_AGG_SUM && c->type == FT_INT64 ? (double)sum_i64(c, r, m)
+                                                                        : agg_cell(agg, c, r, m);
+        }
+    }
+    /* dropna: combos whose values are all NaN go; then an int64 value column
+     * whose results are all integral is int64 again (pandas' downcast) */
+    int64_t kept = 0;
+    rowg = dfa_alloc(ng, sizeof *rowg);
+    if (!rowg) goto nomem;
+    for (int64_t g = 0; g < ng; g++) {
+        bool all = true;
+        for (int v = 0; v < nv; v++)
+            all &= val[g * nv + v] != val[g * nv + v];
+        if (!all) rowg[kept++] = g;
+    }
+    for (int v = 0; v < nv; v++) {
+        if (!isf[v] || in->cols[d->sel[v]].type != FT_INT64) continue;
+        bool ok = true;
+        for (int64_t q = 0; q < kept && ok; q++)
+            ok = integral(val[rowg[q] * nv + v]);
+        if (ok) isf[v] = false;
+    }
+    /* the table's rows: the index keys' combos, sorted; its columns: the
+     * columns key's values, sorted (or the values, sorted by name) */
+    irow = dfa_alloc(n, sizeof *irow); /* index group of each row */
+    crow = dfa_alloc(n, sizeof *crow); /* columns group of each row */
+    if (!irow || !crow || dfa_group(&ik, n, skip, irow, &ti)) goto nomem;
+    if (has_col && dfa_group(&ck, n, skip, crow, &tc)) goto nomem;
+    int64_t ni = ti.ngroups, nc = has_col ? tc.ngroups : 1;
+    ipos = dfa_alloc(ni + 1, sizeof *ipos);
+    cpos = dfa_alloc(nc + 1, sizeof *cpos);
+    iord = dfa_alloc(ni + 1, sizeof *iord);
+    cord = dfa_alloc(nc + 1, sizeof *cord);
+    if (!ipos || !cpos || !iord || !cord) goto nomem;
+    for (int64_t q = 0; q < ni; q++)
+        ipos[q] = -1;
+    for (int64_t q = 0; q < nc; q++)
+        cpos[q] = has_col ? -1 : 0;
+    for (int64_t q = 0; q < kept; q++) {
+        int64_t r = t.grep[rowg[q]];
+        ipos[irow[r]] = 0;
+        if (has_col) cpos[crow[r]] = 0;
+    }
+    int64_t mi = 0, mc = 0;
+    for (int64_t q = 0; q < ni; q++)
+        if (ipos[q] == 0) iord[mi++] = ti.grep[q];
+    for (int64_t q = 0; has_col && q < nc; q++)
+        if (cpos[q] == 0) cord[mc++] = tc.grep[q];
+    if (!has_col) mc = nv;
+    if (dfa_argsort(&ik, NULL, iord, mi) || (has_col && dfa_argsort(&ck, NULL, cord, mc)))
+        goto nomem;
+    for (int64_t q = 0; q < mi; q++)
+        ipos[irow[iord[q]]] = q;
+    for (int64_t q = 0; has_col && q < mc; q++)
+        cpos[crow[cord[q]]] = q;
+    /* the cells, column after column; NaN where no combo */
+    int64_t ncell;
+    if (__builtin_mul_overflow(mi, mc, &ncell) || ncell > ((int64_t)1 << 31)) {
+        ret = errmsg(err, errlen, "pivot_table: %lld rows by %lld columns is too large",
+                     (long long)mi, (long long)mc);
+        goto done;
+    }
+    double *cell = dfa_alloc(ncell + 1, sizeof *cell);
+    bool *cf = dfa_alloc(mc + 1, sizeof *cf);
+    if (!cell || !cf) {
+        free(cell);
+        free(cf);
+        goto nomem;
+    }
+    for (int64_t q = 0; q < ncell; q++)
+        cell[q] = NAN;
+    for (int64_t q = 0; q < kept; q++) {
+        int64_t g = rowg[q], r = t.grep[g];
+        for (int v = 0; v < nv; v++) {
+            int64_t col = has_col ? cpos[crow[r]] : v;
+            if (has_col && v > 0) break;
+            cell[col * mi + ipos[irow[r]]] = val[g * nv + v];
+        }
+    }
+    int ncol_out = 0;
+    bool *keep = dfa_alloc(mc + 1, sizeof *keep);
+    if (!keep) {
+        free(cell);
+        free(cf);
+        goto nomem;
+    }
+    /* unstack makes one block: a missing cell anywhere makes every column float */
+    bool nan_table = false;
+    for (int64_t q = 0; has_col && q < ncell && !nan_table; q++)
+        nan_table = cell[q] != cell[q];
+    for (int64_t c = 0; c < mc; c++) {
+        const double *x = cell + c * mi;
+        bool all_nan = true, all_int = true, any_nan = nan_table;
+        for (int64_t i = 0; i < mi; i++) {
+            if (x[i] != x[i]) {
+                if (d->pv_has_fill) {
+                    cell[c * mi + i] = d->pv_fill;
+                } else {
+                    any_nan = true;
+                    continue;
+                }
+            }
+            all_nan = false;
+            all_int &= integral(x[i]);
+        }
+        int v = has_col ? 0 : (int)c;
+        /* float: a float result, a missing cell; fill_value's downcast="infer"
+         * makes integral floats int64 */
+        cf[c] = (isf[v] || any_nan) && !(d->pv_has_fill && all_int);
+        keep[c] = !all_nan || mi == 0;
+        ncol_out += keep[c];
+    }
+    if (frame_alloc(out, false, mi, ncol_out, nk)) {
+        free(cell);
+        free(cf);
+        free(keep);
+        goto nomem;
+    }
+    bool bad = false;
+    for (int k = 0; k < nk && !bad; k++)
+        bad = dfa_take_col(ik.k[k], iord, mi, false, &out->idx[k]) ||
+              flabel_set(&out->idx_names[k], in->names[d->key[k]].s, in->names[d->key[k]].is_int);
+    int at = 0;
+    for (int64_t c = 0; c < mc && !bad; c++) {
+        if (!keep[c]) continue;
+        fcol_t *o = &out->cols[at];
+        bad = fcol_alloc(o, cf[c] ? FT_FLOAT64 : FT_INT64, mi, 0, false) != 0;
+        for (int64_t i = 0; i < mi && !bad; i++) {
+            double x = cell[c * mi + i];
+            if (cf[c])
+                ((double *)o->data)[i] = x;
+            else
+                ((int64_t *)o->data)[i] = (int64_t)x;
+        }
+        if (bad) break;
+        if (has_col) {
+            const fcol_t *kc = ck.k[0];
+            int64_t r = cord[c];
+            char b[40];
+            if (kc->type == FT_STRING) {
+                int64_t len;
+                const char *sv = fcol_str(kc, r, &len);
+                char *z = malloc((size_t)len + 1);
+                bad = !z;
+                if (z) {
+                    memcpy(z, sv, (size_t)len);
+                    z[len] = 0;
+                    bad = flabel_set(&out->names[at], z, false) != 0;
+                    free(z);
+                }
+            } else {
+                snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)kc->data)[r]);
+                bad = flabel_set(&out->names[at], b, true) != 0;
+            }
+        } else {
+            const flabel_t *l = &in->names[d->sel[c]];
+            bad = flabel_set(&out->names[at], l->s, l->is_int) != 0;
+        }
+        at++;
+    }
+    /* exact int64 sums: the doubles above hold them only up to 2^53 */
+    for (int64_t c = 0, a2 = 0; c < mc && !bad; c++) {
+        if (!keep[c]) continue;
+        int v = has_col ? 0 : (int)c;
+        const fcol_t *src = &in->cols[d->sel[v]];
+        if (!cf[c] && agg == DF3_AGG_SUM && src->type == FT_INT64)
+            for (int64_t q = 0; q < kept; q++) {
+                int64_t g = rowg[q], r = t.grep[g];
+                if (has_col && cpos[crow[r]] != c) continue;
+                ((int64_t *)out->cols[a2].data)[ipos[irow[r]]] =
+                    sum_i64(src, grows + start[g], start[g + 1] - start[g]);
+            }
+        a2++;
+    }
+    free(cell);
+    free(cf);
+    free(keep);
+    if (bad) goto nomem;
+    ret = 0;
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "pivot_table: out of memory over %lld rows", (long long)n);
+done:
+    if (ret) frame_free(out);
+    dfa_htab_free(&t);
+    dfa_htab_free(&ti);
+    dfa_htab_free(&tc);
+    free(skip);
+    free(gid);
+    free(start);
+    free(grows);
+    free(rowg);
+    free(irow);
+    free(crow);
+    free(iord);
+    free(cord);
+    free(ipos);
+    free(cpos);
+    free(val);
+    free(isf);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ groupby_* */
+
+/* Kahan sum of the present values (pandas' group_add and group_mean) */
+static double ksum(const fcol_t *c, const int64_t *rows, int64_t n, int64_t *cnt)
+{
+    double s = 0, comp = 0;
+    *cnt = 0;
+    for (int64_t q = 0; q < n; q++) {
+        if (fcol_is_na(c, rows[q])) continue;
+        double y = dfa_num(c, rows[q]) - comp, t = s + y;
+        comp = (t - s) - y;
+        s = t;
+        (*cnt)++;
+    }
+    return s;
+}
+
+static double group_stat(int f, const fcol_t *c, const int64_t *rows, int64_t n)
+{
+    int64_t cnt;
+    if (f == DF3_AGG_SUM) return ksum(c, rows, n, &cnt);
+    if (f == DF3_AGG_MEAN) {
+        double s = ksum(c, rows, n, &cnt);
+        return cnt ? s / (double)cnt : NAN;
+    }
+    if (f == DF3_AGG_STD || f == DF3_AGG_VAR) {
+        double s = ksum(c, rows, n, &cnt);
+        if (cnt < 2) return NAN;
+        double m = s / (double)cnt, ss = 0;
+        for (int64_t q = 0; q < n; q++)
+            if (!fcol_is_na(c, rows[q])) {
+                double e = dfa_num(c, rows[q]) - m;
+                ss += e * e;
+            }
+        double v = ss / (double)(cnt - 1);
+        return f == DF3_AGG_VAR ? v : sqrt(v);
+    }
+    return agg_cell(f, c, rows, n);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int64_t n = in->nrows;
+    dfa_keys_t ks = {.nk = d->nkey};
+    for (int k = 0; k < d->nkey; k++)
+        ks.k[k] = &in->cols[d->key[k]];
+    uint8_t *skip = dfa_alloc(n, 1);
+    int64_t *gid = dfa_alloc(n, sizeof *gid), *start = NULL, *grows = NULL, *rep = NULL;
+    int64_t *pick = NULL;
+    double *buf = NULL;
+    dfa_htab_t t = {0};
+    int ret = -1;
+    if (!skip || !gid) goto nomem;
+    for (int64_t i = 0; i < n; i++) {
+        skip[i] = 0;
+        for (int k = 0; k < ks.nk; k++)
+            skip[i] |= fcol_is_na(ks.k[k], i);
+    }
+    if (dfa_group(&ks, n, skip, gid, &t)) goto nomem;
+    int64_t ng = t.ngroups;
+    /* groups sorted by key: rank g -> group id, rows of each group in order */
+    rep = dfa_alloc(ng + 1, sizeof *rep);
+    start = dfa_alloc(ng + 1, sizeof *start);
+    grows = dfa_alloc(n + 1, sizeof *grows);
+    if (!rep || !start || !grows) goto nomem;
+    memcpy(rep, t.grep, sizeof *rep * (size_t)ng);
+    if (dfa_argsort(&ks, NULL, rep, ng)) goto nomem;
+    memset(start, 0, sizeof *start * (size_t)(ng + 1));
+    for (int64_t i = 0; i < n; i++)
+        if (gid[i] >= 0) start[gid[i] + 1]++;
+    for (int64_t g = 0; g < ng; g++)
+        start[g + 1] += start[g];
+    for (int64_t i = 0; i < n; i++)
+        if (gid[i] >= 0) grows[start[gid[i]]++] = i;
+    for (int64_t g = ng; g > 0; g--)
+        start[g] = start[g - 1];
+    start[0] = 0;
+
+    if (op == OP_DF_GROUPBY_HEAD || op == OP_DF_GROUPBY_TAIL) {
+        /* the first (last) n rows of each group, in the input's order */
+        pick = dfa_alloc(n + 1, sizeof *pick);
+        if (!pick) goto nomem;
+        int64_t m = 0;
+        uint8_t *take = skip; /* reused: 1 = keep */
+        for (int64_t i = 0; i < n; i++)
+            take[i] = 0;
+        for (int64_t g = 0; g < ng; g++) {
+            int64_t a = start[g], b = start[g + 1];
+            if (b - a > d->n) {
+                if (op == OP_DF_GROUPBY_HEAD)
+                    b = a + d->n;
+                else
+                    a = b - d->n;
+            }
+            for (int64_t q = a; q < b; q++)
+                take[grows[q]] = 1;
+        }
+        for (int64_t i = 0; i < n; i++)
+            if (take[i]) pick[m++] = i;
+        if (frame_take(in, pick, m, out)) goto nomem;
+        ret = 0;
+        goto done;
+    }
+    if (op == OP_DF_GROUPBY_TRANSFORM) {
+        /* each row: its group's statistic; NaN for rows in no group */
+        if (frame_alloc(out, false, n, d->nsel, in->nidx)) goto nomem;
+        out->range_index = in->range_index;
+        for (int k = 0; k < in->nidx; k++)
+            if (fcol_copy(&in->idx[k], &out->idx[k]) ||
+                flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
+                goto nomem;
+        bool orphans = false;
+        for (int64_t i = 0; i < n && !orphans; i++)
+            orphans = gid[i] < 0;
+        buf = dfa_alloc(ng + 1, sizeof *buf);
+        if (!buf) goto nomem;
+        for (int v = 0; v < d->nsel; v++) {
+            const fcol_t *c = &in->cols[d->sel[v]];
+            int f = d->pv_agg;
+            bool ints = !orphans && (f == DF3_AGG_COUNT ||
+                                     (c->type == FT_INT64 &&
+                                      (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX)));
+            fcol_t *o = &out->cols[v];
+            if (fcol_alloc(o, ints ? FT_INT64 : FT_FLOAT64, n, 0, false) ||
+                flabel_set(&out->names[v], in->names[d->sel[v]].s, in->names[d->sel[v]].is_int))
+                goto nomem;
+            for (int64_t g = 0; g < ng; g++) {
+                const int64_t *r = grows + start[g];
+                int64_t m = start[g + 1] - start[g];
+                buf[g] = group_stat(f, c, r, m);
+                if (ints && f == DF3_AGG_SUM) buf[g] = 0; /* exact below */
+            }
+            for (int64_t i = 0; i < n; i++) {
+                if (!ints) {
+                    ((double *)o->data)[i] = gid[i] >= 0 ? buf[gid[i]] : NAN;
+                } else if (f == DF3_AGG_SUM) {
+                    ((int64_t *)o->data)[i] = 0;
+                } else {
+                    ((int64_t *)o->data)[i] = (int64_t)buf[gid[i]];
+                }
+            }
+            if (ints && f == DF3_AGG_SUM)
+                for (int64_t g = 0; g < ng; g++) {
+                    int64_t s = sum_i64(c, grows + start[g], start[g + 1] - start[g]);
+                    for (int64_t q = start[g]; q < start[g + 1]; q++)
+                        ((int64_t *)o->data)[grows[q]] = s;
+                }
+            /* int64 min and max exactly */
+            if (ints && (f == DF3_AGG_MIN || f == DF3_AGG_MAX))
+                for (int64_t g = 0; g < ng; g++) {
+                    const int64_t *x = c->data;
+                    int64_t best = x[grows[start[g]]];
+                    for (int64_t q = start[g]; q < start[g + 1]; q++) {
+                        int64_t y = x[grows[q]];
+                        if (f == DF3_AGG_MIN ? y < best : y > best) best = y;
+                    }
+                    for (int64_t q = start[g]; q < start[g + 1]; q++)
+                        ((int64_t *)o->data)[grows[q]] = best;
+                }
+        }
+        ret = 0;
+        goto done;
+    }
+    /* size and quantile: one row per group, indexed by its key */
+    bool size = op == OP_DF_GROUPBY_SIZE;
+    if (frame_alloc(out, size, ng, size ? 1 : d->nsel, d->nkey)) goto nomem;
+    for (int k = 0; k < d->nkey; k++)
+        if (dfa_take_col(ks.k[k], rep, ng, false, &out->idx[k]) ||
+            flabel_set(&out->idx_names[k], in->names[d->key[k]].s, in->names[d->key[k]].is_int))
+            goto nomem;
+    if (size) {
+        if (fcol_alloc(&out->cols[0], FT_INT64, ng, 0, false)) goto nomem;
+        for (int64_t q = 0; q < ng; q++) {
+            int64_t g = gid[rep[q]];
+            ((int64_t *)out->cols[0].data)[q] = start[g + 1] - start[g];
+        }
+        ret = 0;
+        goto done;
+    }
+    buf = dfa_alloc(n + 1, sizeof *buf);
+    if (!buf) goto nomem;
+    for (int v = 0; v < d->nsel; v++) {
+        const fcol_t *c = &in->cols[d->sel[v]];
+        fcol_t *o = &out->cols[v];
+        if (fcol_alloc(o, FT_FLOAT64, ng, 0, false) ||
+            flabel_set(&out->names[v], in->names[d->sel[v]].s, in->names[d->sel[v]].is_int))
+            goto nomem;
+        for (int64_t q = 0; q < ng; q++) {
+            int64_t g = gid[rep[q]], m = 0;
+            for (int64_t p = start[g]; p < start[g + 1]; p++)
+                if (!fcol_is_na(c, grows[p])) buf[m++] = dfa_num(c, grows[p]);
+            double r = NAN;
+            if (m > 0) {
+                qsort(buf, (size_t)m, sizeof *buf, cmp_dbl);
+                double pos = d->gq * (double)(m - 1);
+                int64_t lo = (int64_t)floor(pos);
+                double frac = pos - (double)lo;
+                r = buf[lo];
+                if (lo + 1 < m && frac > 0) r = buf[lo] + (buf[lo + 1] - buf[lo]) * frac;
+            }
+            ((double *)o->data)[q] = r;
+        }
+    }
+    ret = 0;
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "groupby: out of memory over %lld rows", (long long)n);
+done:
+    if (ret) frame_free(out);
+    dfa_htab_free(&t);
+    free(skip);
+    free(gid);
+    free(start);
+    free(grows);
+    free(rep);
+    free(pick);
+    free(buf);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ read_json */
+
+/* the kinds of the values of a column */
+enum { JK_NULL = 1, JK_BOOL = 2, JK_INT = 4, JK_REAL = 8, JK_STR = 16, JK_OTHER = 32 };
+
+static int jkind(json_t *v)
+{
+    if (!v || json_is_null(v)) return JK_NULL;
+    if (json_is_boolean(v)) return JK_BOOL;
+    if (json_is_integer(v)) return JK_INT;
+    if (json_is_real(v)) return JK_REAL;
+    if (json_is_string(v)) return JK_STR;
+    return JK_OTHER;
+}
+
+/* a string holding a whole number (pandas converts such strings) */
+static bool str_num(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    if (!*s) return false;
+    double x = strtod(s, &end);
+    if (*end || errno) return false;
+    *out = x;
+    return true;
+}
+
+/* Column k of the table from cells[r] (r < nrows): pandas' read_json types. */
+static int json_col(json_t *const *cells, int64_t nrows, const char *name, fcol_t *out, char *err,
+                    size_t errlen)
+{
+    int kinds = 0;
+    int64_t nb = 1;
+    bool allnum = true;
+    for (int64_t r = 0; r < nrows; r++) {
+        int k = jkind(cells[r]);
+        kinds |= k;
+        if (k == JK_STR) {
+            double x;
+            nb += (int64_t)json_string_length(cells[r]);
+            allnum &= str_num(json_string_value(cells[r]), &x);
+        }
+    }
+    if (kinds & JK_OTHER)
+        return errmsg(err, errlen, "read_json: column '%.100s' holds lists or objects", name);
+    int vk = kinds & ~JK_NULL;
+    if ((vk & JK_STR) && (vk & ~JK_STR))
+        return errmsg(err, errlen,
+                      "read_json: column '%.100s' mixes strings with numbers or booleans", name);
+    if ((vk & JK_BOOL) && (vk & ~JK_BOOL))
+        return errmsg(err, errlen, "read_json: column '%.100s' mixes booleans with numbers", name);
+    if (vk == JK_STR && !allnum) {
+        bool nulls = kinds & JK_NULL;
+        if (fcol_alloc(out, FT_STRING, nrows, nb, nulls))
+            return errmsg(err, errlen, "read_json: out of memory");
+        int64_t at = 0;
+        for (int64_t r = 0; r < nrows; r++) {
+            if (json_is_string(cells[r])) {
+                size_t l = json_string_length(cells[r]);
+                memcpy(out->bytes + at, json_string_value(cells[r]), l);
+                at += (int64_t)l;
+            } else {
+                out->valid[r] = 0;
+            }
+            out->offsets[r + 1] = at;
+        }
+        out->bytes[at] = 0;
+        return 0;
+    }
+    if (vk == JK_BOOL && !(kinds & JK_NULL)) {
+        if (fcol_alloc(out, FT_BOOL, nrows, 0, false))
+            return errmsg(err, errlen, "read_json: out of memory");
+        for (int64_t r = 0; r < nrows; r++)
+            ((uint8_t *)out->data)[r] = json_is_true(cells[r]);
+        return 0;
+    }
+    /* numbers (booleans with nulls as 1.0 and 0.0): float64, int64 when
+     * every value is whole and none is missing */
+    bool whole = !(kinds & JK_NULL) && nrows > 0;
+    double *x = malloc(sizeof(double) * (size_t)(nrows + 1));
+    if (!x) return errmsg(err, errlen, "read_json: out of memory");
+    for (int64_t r = 0; r < nrows; r++) {
+        json_t *c = cells[r];
+        int k = jkind(c);
+        x[r] = k == JK_NULL   ? NAN
+               : k == JK_BOOL ? (json_is_true(c) ? 1.0 : 0.0)
+               : k == JK_STR  ? strtod(json_string_value(c), NULL)
+                              : json_number_value(c);
+        whole &= integral(x[r]);
+    }
+    /* an all-integer column keeps its exact values */
+    bool ints = vk == JK_INT && !(kinds & JK_NULL);
+    if (fcol_alloc(out, whole || ints ? FT_INT64 : FT_FLOAT64, nrows, 0, false)) {
+        free(x);
+        return errmsg(err, errlen, "read_json: out of memory");
+    }
+    for (int64_t r = 0; r < nrows; r++) {
+        if (ints)
+            ((int64_t *)out->data)[r] = (int64_t)json_integer_value(cells[r]);
+        else if (whole)
+            ((int64_t *)out->data)[r] = (int64_t)x[r];
+        else
+            ((double *)out->data)[r] = x[r];
+    }
+    free(x);
+    return 0;
+}
+
+int df3_read_json(const char *path, bool records, int64_t max_bytes, frame_t *out, char *err,
+                  size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(path, &st)) return errmsg(err, errlen, "read_json: cannot read the file");
+    if ((int64_t)st.st_size > max_bytes)
+        return errmsg(err, errlen,
+                      "read_json: the file has %lld bytes, more than the %lld one job reads "
+                      "whole",
+                      (long long)st.st_size, (long long)max_bytes);
+    json_error_t je;
+    json_t *doc = json_load_file(path, JSON_DECODE_ANY, &je);
+    if (!doc) return errmsg(err, errlen, "read_json: line %d: %.200s", je.line, je.text);
+    /* the table: column names, row labels, cells[c][r] (borrowed) */
+    json_t *cols = json_array(), *rows = json_array();
+    json_t *seen = json_object(); /* names met so far (a set) */
+    json_t **cells = NULL;
+    int ret = -1, ncols = 0;
+    int64_t nrows = 0;
+    if (!cols || !rows || !seen) goto nomem;
+    if (records) {
+        if (!json_is_array(doc)) {
+            ret = errmsg(err, errlen, "read_json: orient records needs a list of objects");
+            goto done;
+        }
+        size_t i;
+        json_t *rec;
+        json_array_foreach(doc, i, rec)
+        {
+            if (!json_is_object(rec)) {
+                ret = errmsg(err, errlen, "read_json: record %zu is no object", i);
+                goto done;
+            }
+            const char *k;
+            json_t *v;
+            json_object_foreach(rec, k, v)
+            {
+                if (json_object_get(seen, k)) continue;
+                if (json_object_set_new(seen, k, json_true()) ||
+                    json_array_append_new(cols, json_string(k)))
+                    goto nomem;
+            }
+        }
+        nrows = (int64_t)json_array_size(doc);
+    } else {
+        if (!json_is_object(doc)) {
+            ret = errmsg(err, errlen,
+                         "read_json: orient columns needs an object of columns, each an object "
+                         "of rows");
+            goto done;
+        }
+        const char *k;
+        json_t *v;
+        json_object_foreach(doc, k, v)
+        {
+            if (!json_is_object(v)) {
+                ret = errmsg(err, errlen, "read_json: column '%.100s' is no object of rows", k);
+                goto done;
+            }
+            if (json_array_append_new(cols, json_string(k))) goto nomem;
+            const char *rk;
+            json_t *rv;
+            json_object_foreach(v, rk, rv)
+            {
+                if (json_object_get(seen, rk)) continue;
+                if (json_object_set_new(seen, rk, json_true()) ||
+                    json_array_append_new(rows, json_string(rk)))
+                    goto nomem;
+            }
+        }
+        nrows = (int64_t)json_array_size(rows);
+    }
+    ncols = (int)json_array_size(cols);
+    if (ncols > 4096) {
+        ret = errmsg(err, errlen, "read_json: %d columns, more than 4096", ncols);
+        goto done;
+    }
+    cells = calloc((size_t)nrows + 1, sizeof *cells);
+    if (!cells || frame_alloc(out, false, nrows, ncols, 1)) goto nomem;
+    for (int c = 0; c < ncols; c++) {
+        const char *name = json_string_value(json_array_get(cols, (size_t)c));
+        for (int64_t r = 0; r < nrows; r++)
+            cells[r] = records
+                           ? json_object_get(json_array_get(doc, (size_t)r), name)
+                           : json_object_get(json_object_get(doc, name),
+                                             json_string_value(json_array_get(rows, (size_t)r)));
+        if (flabel_set(&out->names[c], name, false)) goto nomem;
+        if (json_col(cells, nrows, name, &out->cols[c], err, errlen)) goto done;
+    }
+    /* the index: 0..n-1 (records), or the row labels, int64 when all are integers */
+    bool intkeys = true;
+    int64_t nb = 1;
+    for (int64_t r = 0; !records && r < nrows; r++) {
+        const char *s = json_string_value(json_array_get(rows, (size_t)r));
+        char *end;
+        errno = 0;
+        (void)strtoll(s, &end, 10);
+        intkeys &= *s && !*end && !errno;
+        nb += (int64_t)strlen(s);
+    }
+    if (records || intkeys) {
+        if (fcol_alloc(&out->idx[0], FT_INT64, nrows, 0, false)) goto nomem;
+        for (int64_t r = 0; r < nrows; r++)
+            ((int64_t *)out->idx[0].data)[r] =
+                records ? r : strtoll(json_string_value(json_array_get(rows, (size_t)r)), NULL, 10);
+        out->range_index = records;
+    } else {
+        if (fcol_alloc(&out->idx[0], FT_STRING, nrows, nb, false)) goto nomem;
+        int64_t at = 0;
+        for (int64_t r = 0; r < nrows; r++) {
+            const char *s = json_string_value(json_array_get(rows, (size_t)r));
+            size_t l = strlen(s);
+            memcpy(out->idx[0].bytes + at, s, l);
+            at += (int64_t)l;
+            out->idx[0].offsets[r + 1] = at;
+        }
+        out->idx[0].bytes[at] = 0;
+    }
+    ret = 0;
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "read_json: out of memory");
+done:
+    if (ret) frame_free(out);
+    free(cells);
+    json_decref(cols);
+    json_decref(rows);
+    json_decref(seen);
+    json_decref(doc);
+    return ret;
+}

@@ -1,0 +1,64 @@
+/* df3.h: DataFrame ops of the df3 branch that read every input at once:
+ * concat along the columns (pandas' pd.concat(objs, axis=1)). One job
+ * (tile.h's DFJ_MULTI) gets the chunks of every frame input, input after
+ * input: off[q] is the first of input q's chunks, off[nin] the count. */
+#ifndef MARS_DF_DF3_H
+#define MARS_DF_DF3_H
+
+#include "../graph.h"
+#include "../tile.h"
+#include "dfexec.h"
+#include "dfgraph.h"
+
+/* What one job of these ops reads whole (its inputs' bytes) at most: more
+ * is refused when the job runs, naming the limit. */
+#define DF3_WHOLE_MAX_BYTES (2LL << 30)
+int df3_whole_check(const graph_node_t *n, const dfx_in_t *ins, int n_in, char *err, size_t errlen);
+
+/* The rows of one job's inputs (each input's chunks concatenated) through
+ * node n's op into *out. 0, or -1 with a message. */
+int df3_run_multi(const graph_node_t *n, const job_t *j, const dfx_in_t *ins, frame_t *out,
+                  char *err, size_t errlen);
+
+/* pd.concat(parts, axis=1, join=inner or outer) with the column labels of
+ * schema d: side by side when every index equals the first's, else aligned
+ * on the union (outer, in order of first appearance) or the intersection
+ * (inner, in the first input's order) of unique indexes. */
+int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out, char *err,
+                    size_t errlen);
+
+/* pivot_table's aggfunc (df_node_t.pv_agg) */
+enum {
+    DF3_AGG_SUM,
+    DF3_AGG_MEAN,
+    DF3_AGG_COUNT,
+    DF3_AGG_MIN,
+    DF3_AGG_MAX,
+    DF3_AGG_STD,
+    DF3_AGG_VAR
+};
+
+/* pd.pivot_table(in, values=d->sel, index=d->key, columns=d->pv_col (-1:
+ * none), aggfunc, fill_value): pandas 1.5's table, its rows and columns
+ * sorted, combos with a missing key dropped, all-NaN combos and columns
+ * dropped, and pandas' downcasts (int64 values whose results are integral;
+ * with fill_value every integral column). */
+int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen);
+
+/* groupby_size, groupby_quantile, groupby_transform, groupby_head and
+ * groupby_tail (op) over every row: pandas 1.5's df.groupby(by) methods,
+ * groups sorted by key, rows with a missing key in no group. */
+int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                size_t errlen);
+
+/* read_json: the file (at most max_bytes) as pandas 1.5's pd.read_json(path,
+ * orient="records" when records, else "columns"): columns in order of first
+ * appearance; int64, float64, bool or string as pandas types them (a
+ * column with a null is float64, or object for strings; whole floats are
+ * int64; numeric strings are numbers); the index 0..n-1, or the row labels
+ * (int64 when every label is an integer). */
+#define DF3_JSON_MAX_BYTES (256LL << 20)
+int df3_read_json(const char *path, bool records, int64_t max_bytes, frame_t *out, char *err,
+                  size_t errlen);
+
+#endif

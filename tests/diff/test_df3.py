@@ -1,0 +1,513 @@
+#!/usr/bin/python3
+"""DataFrame ops of the df3 branch through mars-run, against pandas 1.5:
+merge with left_on/right_on, left_index/right_index, suffixes and the
+common-columns default; join; concat along the columns. Inputs are many
+uneven chunks of CSVs with NaN, strings with missing values, bools and
+duplicate keys, and one-row chunks.
+
+Usage: test_df3.py [CASE...] (default: every case). Prints
+`RESULT passed=N failed=M`."""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_df as T  # noqa: E402  (run, load, expect_frame, same, norm)
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+def make_data(data):
+    rng = np.random.default_rng(33)
+    n = 300
+    words = np.array(["paris", "lyon", "nice", "x y", "\u00e9t\u00e9"])
+    s = words[rng.integers(0, len(words), n)].astype(object)
+    s[rng.random(n) < 0.1] = np.nan
+    f = np.round(rng.standard_normal(n) * 10, 3)
+    f[rng.random(n) < 0.15] = np.nan
+    left = pd.DataFrame({"k": rng.integers(0, 12, n), "i": rng.integers(-50, 50, n), "f": f,
+                         "b": rng.random(n) < 0.5, "s": s,
+                         "g": np.array(["a", "b", "c"])[rng.integers(0, 3, n)]})
+    left.to_csv(os.path.join(data, "t.csv"), index=False)
+    m = 60
+    right = pd.DataFrame({"key": rng.integers(0, 15, m), "i": rng.integers(0, 9, m),
+                          "w": np.round(rng.random(m), 4),
+                          "g": np.array(["a", "b", "d"])[rng.integers(0, 3, m)]})
+    right.to_csv(os.path.join(data, "r.csv"), index=False)
+    # unique keys for index joins
+    u = pd.DataFrame({"id": rng.permutation(40)[:25], "z": rng.integers(0, 100, 25),
+                      "f": np.round(rng.random(25), 3)})
+    u.to_csv(os.path.join(data, "u.csv"), index=False)
+    return (pd.read_csv(os.path.join(data, "t.csv")), pd.read_csv(os.path.join(data, "r.csv")),
+            pd.read_csv(os.path.join(data, "u.csv")))
+
+
+CSV = {"key": "t", "op": "dataframe.read_csv", "path": "t.csv", "chunk_bytes": 300}
+CSV1 = {"key": "t1", "op": "dataframe.read_csv", "path": "t.csv", "chunk_bytes": 1}
+RC = {"key": "r", "op": "dataframe.read_csv", "path": "r.csv", "chunk_bytes": 100}
+UC = {"key": "u", "op": "dataframe.read_csv", "path": "u.csv", "chunk_bytes": 60}
+
+
+def op(key, name, src, **kw):
+    d = {"key": key, "op": "dataframe." + name, "inputs": src if isinstance(src, list) else [src]}
+    d.update(kw)
+    return d
+
+
+def run_doc(data, nodes, fetch):
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": fetch}, data)
+    if rc != 0:
+        shutil.rmtree(out, ignore_errors=True)
+        return None, "exit %d: %s" % (rc, err.strip()[:400])
+    got = {k: T.load(out, k) for k in fetch}
+    shutil.rmtree(out, ignore_errors=True)
+    return got, ""
+
+
+def same_rows(got, ref, order):
+    """order: 'exact', 'rows' (sorted, index ignored: merge's new index) or
+    'index' (sorted with the index)."""
+    if order == "exact":
+        why = T.expect_frame(got, ref)
+        if why:
+            return why
+    else:
+        if "columns" not in got:
+            return "a DataFrame was expected"
+        if list(map(T.norm, got["columns"])) != [T.norm(c) for c in ref.columns]:
+            return "columns %r vs %r" % (got["columns"], list(ref.columns))
+        dt = {str(c): str(t) for c, t in ref.dtypes.items()}
+        if got["dtypes"] != dt:
+            return "dtypes %r vs %r" % (got["dtypes"], dt)
+        rows = [[i] + r for i, r in zip(got["index"], got["data"])]
+        want = [[i] + list(r) for i, r in zip(list(ref.index), ref.itertuples(index=False))]
+        if order == "rows":
+            rows = [r[1:] for r in rows]
+            want = [r[1:] for r in want]
+        key = lambda r: json.dumps(T.norm(r), default=str)  # noqa: E731
+        rows, want = sorted(rows, key=key), sorted(want, key=key)
+        if len(rows) != len(want):
+            return "%d rows vs %d" % (len(rows), len(want))
+        for a, b in zip(rows, want):
+            if not T.same(a, b):
+                return "row %r vs %r" % (str(a)[:200], str(T.norm(b))[:200])
+    names = list(ref.index.names) if order != "rows" else None
+    if names is not None and got.get("index_names") != names:
+        return "index_names %r vs pandas %r" % (got.get("index_names"), names)
+    return ""
+
+
+def check(data, nodes, want):
+    """want: {key: (pandas object, order)}."""
+    got, why = run_doc(data, nodes, list(want))
+    if why:
+        return why
+    for k, (ref, order) in want.items():
+        why = same_rows(got[k], ref, order)
+        if why:
+            return "%s: %s" % (k, why)
+    return ""
+
+
+def rejected(data, nodes, key, words):
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": [key]}, data)
+    shutil.rmtree(out, ignore_errors=True)
+    if rc != 2 or ('node "%s"' % key) not in err or "\n" in err.strip():
+        return "exit %d: %s" % (rc, err.strip()[:300])
+    for w in words:
+        if w not in err:
+            return "message lacks %r: %s" % (w, err.strip()[:300])
+    return ""
+
+
+# ---------------------------------------------------------------- merge and join
+
+@case
+def merge_left_right_on(data, L, R, U):
+    nodes, want = [CSV, CSV1, RC], {}
+    for how in ("inner", "left", "right", "outer"):
+        k = "m_" + how
+        nodes.append(op(k, "merge", ["t", "r"], left_on="k", right_on="key", how=how))
+        want[k] = (L.merge(R, left_on="k", right_on="key", how=how), "rows")
+        k = "m2_" + how
+        nodes.append(op(k, "merge", ["t1", "r"], left_on=["k", "g"], right_on=["key", "g"],
+                        how=how, suffixes=["_left", None]))
+        want[k] = (L.merge(R, left_on=["k", "g"], right_on=["key", "g"], how=how,
+                           suffixes=("_left", None)), "rows")
+    nodes.append(op("m3", "merge", ["t", "r"], left_on="i", right_on="i", how="outer"))
+    want["m3"] = (L.merge(R, left_on="i", right_on="i", how="outer"), "rows")
+    nodes.append(op("m4", "merge", ["t", "r"], how="left"))
+    want["m4"] = (L.merge(R, how="left"), "rows")
+    nodes.append(op("m5", "merge", ["r", "t"], on="g", suffixes=["", "_t"], how="right"))
+    want["m5"] = (R.merge(L, on="g", suffixes=("", "_t"), how="right"), "rows")
+    return check(data, nodes, want)
+
+
+def indexed(key, src, col):
+    return op(key, "set_index", src, keys=[col])
+
+
+@case
+def merge_on_index(data, L, R, U):
+    nodes = [CSV, RC, UC, indexed("ti", "t", "k"), indexed("ui", "u", "id"),
+             indexed("ri", "r", "key")]
+    Li, Ui, Ri = L.set_index("k"), U.set_index("id"), R.set_index("key")
+    want = {}
+    for how in ("inner", "left", "right", "outer"):
+        nodes.append(op("mi_" + how, "merge", ["ti", "ui"], left_index=True, right_index=True,
+                        how=how))
+        want["mi_" + how] = (Li.merge(Ui, left_index=True, right_index=True, how=how), "index")
+        nodes.append(op("mr_" + how, "merge", ["ui", "ri"], left_index=True, right_index=True,
+                        how=how, suffixes=["_u", "_r"]))
+        want["mr_" + how] = (Ui.merge(Ri, left_index=True, right_index=True, how=how,
+                                      suffixes=("_u", "_r")), "index")
+    return check(data, nodes, want)
+
+
+@case
+def join(data, L, R, U):
+    nodes = [CSV, CSV1, RC, UC, indexed("ti", "t1", "k"), indexed("ui", "u", "id"),
+             indexed("ri", "r", "key"), {"key": "z", "op": "dataframe.getitem",
+                                         "inputs": ["ui"], "columns": "z"}]
+    Li, Ui, Ri = L.set_index("k"), U.set_index("id"), R.set_index("key")
+    want = {}
+    for how in ("left", "inner", "right", "outer"):
+        nodes.append(op("j_" + how, "join", ["ti", "ui"], how=how, lsuffix="_l", rsuffix="_r"))
+        want["j_" + how] = (Li.join(Ui, how=how, lsuffix="_l", rsuffix="_r"), "index")
+    nodes.append(op("jd", "join", ["ti", "ri"], rsuffix="_r"))
+    want["jd"] = (Li.join(Ri, rsuffix="_r"), "index")
+    nodes.append(op("js", "join", ["ri", "z"], how="outer"))
+    want["js"] = (Ri.join(Ui.z, how="outer"), "index")
+    return check(data, nodes, want)
+
+
+@case
+def merge_join_rejects(data, L, R, U):
+    base = [CSV, RC, UC, indexed("ti", "t", "k"), indexed("ui", "u", "id")]
+    for extra, words in (
+            ({"left_on": "k"}, ["right_on"]),
+            ({"left_on": "k", "right_on": ["key", "i"]}, ["len(right_on)"]),
+            ({"left_on": "nope", "right_on": "key"}, ["no column 'nope'"]),
+            ({"on": "k", "left_on": "k", "right_on": "key"}, ["not a combination"]),
+            ({"left_index": True, "right_on": "key"}, ["not supported"]),
+            ({"left_index": 1, "right_index": True}, ["boolean"]),
+            ({"on": "g", "suffixes": [None, None]}, ["columns overlap", "'i'"]),
+            ({"on": "g", "suffixes": ["_a"]}, ["two strings"]),
+            ({"on": "g", "how": "cross"}, ["how"]),
+            ({"on": "g", "sort": True}, ["sort"]),
+            ({"left_on": "s", "right_on": "key"}, ["object and int64"])):
+        nodes = base + [op("x", "merge", ["t", "r"], **extra)]
+        why = rejected(data, nodes, "x", words)
+        if why:
+            return "%r: %s" % (extra, why)
+    nodes = base + [op("x", "merge", ["t", "u"], left_on="g", right_on="z")]
+    why = rejected(data, nodes, "x", ["object and int64"])
+    if why:
+        return why
+    for extra, words in (({}, ["columns overlap", "'f'"]), ({"how": "x"}, ["how"]),
+                         ({"on": "k"}, ["on"])):
+        nodes = base + [op("x", "join", ["ti", "ui"], **extra)]
+        why = rejected(data, nodes, "x", words)
+        if why:
+            return "join %r: %s" % (extra, why)
+    return ""
+
+
+# ---------------------------------------------------------------- concat along the columns
+
+def col(key, src, name):
+    return {"key": key, "op": "dataframe.getitem", "inputs": [src], "columns": name}
+
+
+@case
+def concat_columns(data, L, R, U):
+    nodes = [CSV, CSV1, RC, UC, col("f", "t", "f"), col("gs", "t", ["g", "s"]),
+             {"key": "fx", "op": "multiply", "inputs": ["f", 2]},
+             {"key": "fk", "op": "greater", "inputs": ["f", 0]},
+             {"key": "flt", "op": "dataframe.filter", "inputs": ["t", "fk"]},
+             col("fi", "flt", "i"),
+             indexed("ui", "u", "id"), indexed("ri", "t1", "k"),
+             op("rd", "drop_duplicates", "ri", subset=None),
+             col("zz", "ui", "z"),
+             # lined up: chunk by chunk
+             op("c1", "concat", ["gs", "f", "fx", "t"], axis=1),
+             # different rows: aligned on the index (outer, inner)
+             op("c2", "concat", ["t1", "fi"], axis=1),
+             op("c3", "concat", ["fi", "gs"], axis=1, join="inner"),
+             op("c4", "concat", ["ui", "zz", "u"], axis="columns"),
+             op("c5", "concat", ["r", "u"], axis=1),
+             op("c6", "concat", ["u", "r"], axis=1, join="inner")]
+    fx = L.f * 2
+    gs = L[["g", "s"]]
+    fi = L[L.f > 0].i
+    Ui = U.set_index("id")
+    want = {
+        "c1": (pd.concat([gs, L.f, fx, L], axis=1), "exact"),
+        "c2": (pd.concat([L, fi], axis=1), "exact"),
+        "c3": (pd.concat([fi, gs], axis=1, join="inner"), "exact"),
+        "c4": (pd.concat([Ui, Ui.z, U], axis=1), "exact"),
+        "c5": (pd.concat([R, U], axis=1), "exact"),
+        "c6": (pd.concat([U, R], axis=1, join="inner"), "exact"),
+    }
+    return check(data, nodes, want)
+
+
+@case
+def concat_columns_rejects(data, L, R, U):
+    base = [CSV, RC, indexed("ti", "t", "g")]
+    for extra, words in (({"axis": 2}, ["axis"]), ({"axis": 1, "join": "left"}, ["join"]),
+                         ({"join": "inner"}, ["axis"])):
+        why = rejected(data, base + [op("x", "concat", ["t", "r"], **extra)], "x", words)
+        if why:
+            return "%r: %s" % (extra, why)
+    why = rejected(data, base + [op("x", "concat", ["t", "ti"], axis=1)], "x",
+                   ["index levels of types"])
+    if why:
+        return why
+    # a repeated index value where rows must be aligned: pandas' error, at run time
+    nodes = [CSV, RC, indexed("ti", "t", "k"), op("x", "concat", ["ti", "r"], axis=1)]
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["x"]}, data)
+    shutil.rmtree(out, ignore_errors=True)
+    if rc == 0 or "uniquely valued" not in err or '"x"' not in err:
+        return "repeated index: exit %d: %s" % (rc, err.strip()[:300])
+    return ""
+
+
+# ---------------------------------------------------------------- pivot_table
+
+@case
+def pivot_table(data, L, R, U):
+    nodes = [CSV, CSV1, RC]
+    want = {}
+    specs = [
+        ("p1", "t", dict(values="f", index="g", columns="k", aggfunc="sum")),
+        ("p2", "t1", dict(values="i", index=["g"], columns="k", aggfunc="mean")),
+        ("p3", "t", dict(values="i", index=["g", "b"], columns="s", aggfunc="count")),
+        ("p4", "t", dict(values="f", index="s", columns="g", aggfunc="max", fill_value=0)),
+        ("p5", "t1", dict(values="i", index="k", columns="g", aggfunc="min")),
+        ("p6", "t", dict(values=["i", "f"], index=["g", "k"], aggfunc="sum")),
+        ("p7", "t", dict(values=["f", "i"], index="s")),
+        ("p8", "t", dict(index="g", aggfunc="count")),
+        ("p9", "r", dict(values="w", index="g", columns="key", aggfunc="mean", fill_value=-1)),
+        ("p10", "r", dict(values="i", index="g", columns="key", aggfunc="sum", fill_value=0)),
+        ("p11", "t", dict(values="i", index="g", aggfunc="mean")),
+        ("p12", "t", dict(values=["f", "i"], index=["g", "k", "b"], aggfunc="mean")),
+        ("p13", "t", dict(values="i", index=["g", "b"], columns="k", aggfunc="count")),
+    ]
+    frames = {"t": L, "t1": L, "r": R}
+    for key, src, kw in specs:
+        nodes.append(op(key, "pivot_table", src, **kw))
+        want[key] = (pd.pivot_table(frames[src], **kw), "exact")
+    return check(data, nodes, want)
+
+
+@case
+def pivot_table_rejects(data, L, R, U):
+    for extra, words in (({"values": "f"}, ["index"]),
+                         ({"values": "f", "index": "g", "aggfunc": "median"}, ["aggfunc"]),
+                         ({"values": "s", "index": "g", "aggfunc": "sum"}, ["object"]),
+                         ({"values": ["f", "i"], "index": "g", "columns": "k"}, ["MultiIndex"]),
+                         ({"values": "f", "index": "g", "columns": "f"}, ["float64"]),
+                         ({"values": "f", "index": "g", "margins": True}, ["margins"]),
+                         ({"values": "f", "index": "nope"}, ["no column 'nope'"]),
+                         ({"values": "f", "index": "g", "fill_value": "x"}, ["fill_value"])):
+        why = rejected(data, [CSV, op("x", "pivot_table", "t", **extra)], "x", words)
+        if why:
+            return "%r: %s" % (extra, why)
+    return ""
+
+
+# ---------------------------------------------------------------- groupby additions
+
+@case
+def groupby_more(data, L, R, U):
+    nodes = [CSV, CSV1, RC]
+    want = {}
+    for key, src, opn, kw, ref in (
+            ("sz1", "t", "groupby_size", dict(by="g"), L.groupby("g").size()),
+            ("sz2", "t1", "groupby_size", dict(by=["s", "b"]), L.groupby(["s", "b"]).size()),
+            ("q1", "t", "groupby_quantile", dict(by="g", q=0.3),
+             L.groupby("g")[["k", "i", "f"]].quantile(0.3)),
+            ("q2", "t1", "groupby_quantile", dict(by=["s", "k"], columns=["f"]),
+             L.groupby(["s", "k"])[["f"]].quantile()),
+            ("q3", "r", "groupby_quantile", dict(by="g", q=1), R.groupby("g")[["key", "i", "w"]]
+             .quantile(1.0)),
+            ("h1", "t", "groupby_head", dict(by="g", n=3), L.groupby("g").head(3)),
+            ("h2", "t1", "groupby_head", dict(by=["s"]), L.groupby(["s"]).head()),
+            ("t1x", "t", "groupby_tail", dict(by=["k", "b"], n=2), L.groupby(["k", "b"]).tail(2)),
+            ("t2", "t", "groupby_tail", dict(by="s", n=0), L.groupby("s").tail(0))):
+        nodes.append(op(key, opn, src, **kw))
+        want[key] = (ref, "exact")
+    for f in ("sum", "mean", "count", "min", "max", "std", "var"):
+        nodes.append(op("tf_" + f, "groupby_transform", "t", by="g", func=f))
+        cols = ["k", "i", "f", "b", "s"] if f == "count" else ["k", "i", "f"]
+        want["tf_" + f] = (L.groupby("g")[cols].transform(f), "exact")
+        nodes.append(op("tn_" + f, "groupby_transform", "t1", by=["s"], func=f,
+                        columns=["i", "f"]))
+        want["tn_" + f] = (L.groupby(["s"])[["i", "f"]].transform(f), "exact")
+    nodes.append(op("tc", "groupby_transform", "t", by=["k"], func="count"))
+    want["tc"] = (L.groupby(["k"])[["i", "f", "b", "s", "g"]].transform("count"), "exact")
+    return check(data, nodes, want)
+
+
+@case
+def groupby_more_rejects(data, L, R, U):
+    for opn, extra, words in (
+            ("groupby_size", {}, ["by"]),
+            ("groupby_size", {"by": "nope"}, ["no column 'nope'"]),
+            ("groupby_quantile", {"by": "g", "q": 1.5}, ["q"]),
+            ("groupby_quantile", {"by": "g", "columns": ["s"]}, ["object"]),
+            ("groupby_transform", {"by": "g"}, ["func"]),
+            ("groupby_transform", {"by": "g", "func": "median"}, ["func"]),
+            ("groupby_transform", {"by": "g", "func": "sum", "columns": ["g"]}, ["key"]),
+            ("groupby_head", {"by": "g", "n": -1}, ["n"]),
+            ("groupby_tail", {"by": "g", "m": 1}, ["m"])):
+        why = rejected(data, [CSV, op("x", opn, "t", **extra)], "x", words)
+        if why:
+            return "%s %r: %s" % (opn, extra, why)
+    return ""
+
+
+# ---------------------------------------------------------------- read_json
+
+JSON_DOCS = {
+    "j1.json": [{"a": 1, "b": 1.5, "c": "x", "d": True, "e": 2.0, "f": "12", "g": None, "h": 1},
+                {"a": 2, "b": None, "c": None, "d": False, "e": 3.0, "f": "7", "g": None,
+                 "h": 2.5},
+                {"a": 3, "b": 2.5, "c": "z\u00e9", "d": None, "e": None, "f": "x", "g": None,
+                 "h": 3},
+                {"a": -4, "z": "only here", "d": True}],
+    "j2.json": {"a": {"0": 1, "1": 2, "5": 3}, "s": {"0": "p", "1": "q", "5": None},
+                "f": {"0": 1.0, "1": 2.0, "5": 4.0}, "b": {"0": True, "1": False, "5": True}},
+    "j3.json": {"a": {"x": 1, "y": 2}, "s": {"x": "p", "y": None}, "n": {"x": "1.5", "y": "2"}},
+    "j4.json": [{"k": i % 3, "v": i * 0.5} for i in range(50)],
+}
+
+
+@case
+def read_json(data, L, R, U):
+    for name, doc in JSON_DOCS.items():
+        with open(os.path.join(data, name), "w") as f:
+            json.dump(doc, f)
+    nodes, want = [], {}
+    for q, (name, orient) in enumerate((("j1.json", "records"), ("j2.json", None),
+                                        ("j3.json", "columns"), ("j4.json", "records"))):
+        nd = {"key": "r%d" % q, "op": "dataframe.read_json", "path": name}
+        kw = {}
+        if orient:
+            nd["orient"] = orient
+            kw["orient"] = orient
+        nodes.append(nd)
+        want["r%d" % q] = (pd.read_json(os.path.join(data, name), **kw), "exact")
+    # a read_json frame as an input
+    nodes.append(op("g", "groupby_size", "r3", by="k"))
+    want["g"] = (pd.read_json(os.path.join(data, "j4.json"), orient="records")
+                 .groupby("k").size(), "exact")
+    got, why = run_doc(data, nodes, list(want))
+    if why:
+        return why
+    for k, (ref, order) in want.items():
+        if isinstance(ref, pd.Series):
+            why = T.expect_frame(got[k], ref)
+        else:
+            why = same_rows(got[k], ref, order)
+        if why:
+            return "%s: %s" % (k, why)
+    return ""
+
+
+@case
+def read_json_rejects(data, L, R, U):
+    for name, text in (("b1.json", "[1, 2]"), ("b2.json", '{"a": [1, 2]}'),
+                       ("b3.json", '[{"a": 1}, {"a": "x"}]'), ("b4.json", "[{"),
+                       ("b5.json", '[{"a": [1]}]')):
+        with open(os.path.join(data, name), "w") as f:
+            f.write(text)
+    for nd, words in (({"path": "b1.json", "orient": "records"}, ["no object"]),
+                      ({"path": "b2.json"}, ["no object of rows"]),
+                      ({"path": "b3.json", "orient": "records"}, ["mixes"]),
+                      ({"path": "b4.json", "orient": "records"}, ["line"]),
+                      ({"path": "b5.json", "orient": "records"}, ["lists"]),
+                      ({"path": "nope.json"}, ["nope.json"]),
+                      ({"path": "../x.json"}, [".."]),
+                      ({"path": "b1.json", "orient": "split"}, ["orient"]),
+                      ({"path": "b1.json", "lines": True}, ["lines"])):
+        nd = dict(nd, key="x", op="dataframe.read_json")
+        why = rejected(data, [nd], "x", words)
+        if why:
+            return "%r: %s" % (nd, why)
+    return ""
+
+
+# ---------------------------------------------------------------- to_csv (mars-run --csv)
+
+@case
+def to_csv(data, L, R, U):
+    import subprocess
+    nodes = [CSV, RC, op("h", "head", "t", n=40), op("gs", "groupby_size", "t", by=["g", "b"]),
+             op("pv", "pivot_table", "r", values="i", index="g", columns="key", aggfunc="count"),
+             op("su", "sum", "r")]
+    doc = {"version": 1, "nodes": nodes, "fetch": ["h", "gs", "pv", "su"]}
+    out = tempfile.mkdtemp(prefix="df3_csv_")
+    try:
+        p = subprocess.run([T.harness.mars_run_path(), "-", "-o", out, "--data-dir", data,
+                            "--csv"], input=json.dumps(doc).encode(), capture_output=True,
+                           timeout=300)
+        if p.returncode != 0:
+            return "exit %d: %s" % (p.returncode, p.stderr.decode()[:300])
+        want = {"h": L.head(40), "gs": L.groupby(["g", "b"]).size(),
+                "pv": pd.pivot_table(R, values="i", index="g", columns="key", aggfunc="count"),
+                "su": R.sum(numeric_only=True)}
+        for k, ref in want.items():
+            with open(os.path.join(out, k + ".csv")) as f:
+                text = f.read()
+            if text != ref.to_csv():
+                return "%s: %r vs pandas %r" % (k, text[:300], ref.to_csv()[:300])
+        if not os.path.exists(os.path.join(out, "h.json")):
+            return "the JSON is not written with --csv"
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return ""
+
+
+def main():
+    names = sys.argv[1:]
+    data = tempfile.mkdtemp(prefix="df3_")
+    frames = make_data(data)
+    passed = failed = 0
+    known = {c.__name__ for c in CASES}
+    for n in names:
+        if n not in known:
+            print("unknown case %s (cases: %s)" % (n, " ".join(sorted(known))))
+            failed += 1
+    for c in CASES:
+        if names and c.__name__ not in names:
+            continue
+        try:
+            why = c(data, *frames)
+        except Exception as e:  # a crash of the test is a failure, with its reason
+            why = "exception %r" % (e,)
+        if why:
+            failed += 1
+            print("FAIL %s: %s" % (c.__name__, why))
+        else:
+            passed += 1
+            print("ok", c.__name__)
+    shutil.rmtree(data, ignore_errors=True)
+    print("RESULT passed=%d failed=%d" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
