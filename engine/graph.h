@@ -85,6 +85,15 @@ typedef struct graph_node {
     bool equal_nan;       /* isclose */
     index_t index[MR_MAXDIM];
     void *data; /* array: the values, C order, in the output dtype (owned) */
+    /* multiout: one result of an op with several (graph_multi.c). The
+     * document's node `op_key` with "outputs" [k0, k1, ...] becomes one node
+     * per output, keyed k_i, with out_index i of n_outputs; op_key itself is
+     * no node. n_outputs 0: an ordinary node. */
+    int n_outputs, out_index;
+    char op_key[GRAPH_KEY_MAX + 1];
+    int mo_axis;    /* split: the axis; meshgrid: the output axis of this input */
+    bool mo_flag;   /* meshgrid: indexing "ij" */
+    bool mo_sparse; /* meshgrid: sparse */
 
     /* ---- inferred ---- */
     uint8_t vkind;      /* vkind_t */

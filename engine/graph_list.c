@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "graph_internal.h"
 
 /* inputs: "0", "1", "2", "3", or "N+" (at least N). params: NULL-ended.
  * graph_ops_json() walks the op table and looks each op up here, so a line
@@ -134,6 +135,12 @@ static const op_params_t PARAMS[] = {
     {"dataframe.query", "1", {"expr"}},
     {"dataframe.eval", "1", {"expr"}},
     {"dataframe.melt", "1", {"id_vars", "value_vars", "var_name", "value_name"}},
+    /* multiout: ops with several results (each also lists "outputs") */
+    {"split", "1", {"indices_or_sections", "axis"}},
+    {"array_split", "1", {"indices_or_sections", "axis"}},
+    {"hsplit", "1", {"indices_or_sections"}},
+    {"vsplit", "1", {"indices_or_sections"}},
+    {"meshgrid", "1+", {"indexing", "sparse", "copy"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */
@@ -213,6 +220,12 @@ char *graph_ops_json(void)
             json_array_append_new(p, json_string(params[j]));
         json_t *o = json_pack("{s:s, s:s, s:s, s:o}", "name", name, "kind", kname, "inputs", inputs,
                               "params", p ? p : json_array());
+        /* multiout: ops with several results say how many ("outputs") */
+        const char *outs = graph_multi_outputs((op_t)i);
+        if (o && outs && json_object_set_new(o, "outputs", json_string(outs))) {
+            json_decref(o);
+            o = NULL;
+        }
         if (!o || json_array_append_new(ops, o)) {
             json_decref(ops);
             return NULL;

@@ -228,6 +228,12 @@
     X(DF_QUERY, "dataframe.query", OPK_DF)                                                         \
     X(DF_EVAL, "dataframe.eval", OPK_DF)                                                           \
     X(DF_MELT, "dataframe.melt", OPK_DF)                                                           \
+    /* multiout: ops with several results ("outputs"; engine/graph_multi.c) */                     \
+    X(SPLIT, "split", OPK_SHAPE)                                                                   \
+    X(ARRAY_SPLIT, "array_split", OPK_SHAPE)                                                       \
+    X(HSPLIT, "hsplit", OPK_SHAPE)                                                                 \
+    X(VSPLIT, "vsplit", OPK_SHAPE)                                                                 \
+    X(MESHGRID, "meshgrid", OPK_SHAPE)                                                             \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

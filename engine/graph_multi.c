@@ -1,0 +1,250 @@
+/* graph_multi.c: ops with several results (docs/graph-format.md, "Ops with
+ * several results"): split, array_split, hsplit, vsplit, meshgrid.
+ *
+ * A document node {"key": "s", "op": "split", ..., "outputs": ["a", "b"]}
+ * is parsed (graph.c) into one graph node per output, keyed by the output,
+ * with op_key "s", out_index 0, 1 and n_outputs 2; "s" itself is no node.
+ * Each output node is then an ordinary tensor node: inferred here, tiled on
+ * its own (tile/multi.c), fetched and kept in a session under its own key.
+ * Every output node checks the whole op (its parameters and its output
+ * count), so a bad document fails on the first one, naming the op's key. */
+#include <jansson.h>
+#include <string.h>
+
+#include "graph_internal.h"
+
+#define FAIL(n, ...) graph_fail(err, errlen, (n), __VA_ARGS__)
+
+bool graph_multi_op(op_t op)
+{
+    switch (op) {
+    case OP_SPLIT:
+    case OP_ARRAY_SPLIT:
+    case OP_HSPLIT:
+    case OP_VSPLIT:
+    case OP_MESHGRID:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool graph_multi_arity(op_t op, int *lo, int *hi)
+{
+    if (!graph_multi_op(op)) return false;
+    *lo = *hi = 1;
+    if (op == OP_MESHGRID) *hi = INT32_MAX;
+    return true;
+}
+
+const char *graph_multi_outputs(op_t op)
+{
+    switch (op) {
+    case OP_SPLIT:
+    case OP_ARRAY_SPLIT:
+    case OP_HSPLIT:
+    case OP_VSPLIT:
+        return "sections"; /* indices_or_sections: N, or len(indices) + 1 */
+    case OP_MESHGRID:
+        return "inputs"; /* one per input */
+    default:
+        return NULL;
+    }
+}
+
+/* The fields op takes besides key, op, inputs and outputs. */
+static const char *const *fields(op_t op)
+{
+    static const char *const split[] = {"indices_or_sections", "axis", NULL};
+    static const char *const hv[] = {"indices_or_sections", NULL};
+    static const char *const mesh[] = {"indexing", "sparse", "copy", NULL};
+    static const char *const none[] = {NULL};
+    switch (op) {
+    case OP_SPLIT:
+    case OP_ARRAY_SPLIT:
+        return split;
+    case OP_HSPLIT:
+    case OP_VSPLIT:
+        return hv;
+    case OP_MESHGRID:
+        return mesh;
+    default:
+        return none;
+    }
+}
+
+int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
+{
+    const char *name;
+    json_t *v;
+    const char *const *f = fields(n->op);
+    json_object_foreach(obj, name, v)
+    {
+        if (!strcmp(name, "key") || !strcmp(name, "op") || !strcmp(name, "inputs") ||
+            !strcmp(name, "outputs"))
+            continue;
+        bool ok = false;
+        for (int i = 0; f[i] && !ok; i++)
+            ok = strcmp(name, f[i]) == 0;
+        if (!ok) {
+            char nm[49];
+            snprintf(nm, sizeof nm, "%s", name);
+            for (char *p = nm; *p; p++)
+                if (*p < 0x20 || *p > 0x7e || *p == '"' || *p == '\\') *p = '?';
+            return FAIL(n, "unknown field \"%s\"", nm);
+        }
+    }
+    if (n->op == OP_MESHGRID) {
+        json_t *ix = json_object_get(obj, "indexing");
+        n->mo_flag = false;
+        if (ix) {
+            const char *s = json_is_string(ix) ? json_string_value(ix) : "";
+            if (strcmp(s, "xy") != 0 && strcmp(s, "ij") != 0)
+                return FAIL(n, "Valid values for `indexing` are 'xy' and 'ij'.");
+            n->mo_flag = strcmp(s, "ij") == 0;
+        }
+        json_t *sp = json_object_get(obj, "sparse"), *cp = json_object_get(obj, "copy");
+        if (sp && !json_is_boolean(sp)) return FAIL(n, "\"sparse\" must be a boolean");
+        if (cp && !json_is_boolean(cp)) return FAIL(n, "\"copy\" must be a boolean");
+        n->mo_sparse = sp && json_is_true(sp);
+        return 0;
+    }
+    json_t *ios = json_object_get(obj, "indices_or_sections");
+    if (!ios) return FAIL(n, "\"indices_or_sections\" is missing");
+    if (json_is_integer(ios)) {
+        if (json_integer_value(ios) <= 0) return FAIL(n, "number sections must be larger than 0.");
+        if (json_integer_value(ios) > INT32_MAX)
+            return FAIL(n, "indices_or_sections: %lld sections are too many",
+                        (long long)json_integer_value(ios));
+    } else if (json_is_array(ios)) {
+        size_t i;
+        json_t *e;
+        json_array_foreach(ios, i, e)
+        {
+            if (!json_is_integer(e))
+                return FAIL(n, "indices_or_sections[%zu] must be an integer", i);
+        }
+    } else {
+        return FAIL(n, "\"indices_or_sections\" must be an integer or a list of integers");
+    }
+    json_t *ax = json_object_get(obj, "axis");
+    if (ax && !json_is_integer(ax)) return FAIL(n, "\"axis\" must be an integer");
+    return 0;
+}
+
+static int count_check(graph_node_t *n, int64_t want, const char *what, char *err, size_t errlen)
+{
+    if (want != n->n_outputs)
+        return FAIL(n, "%s gives %lld result%s, but \"outputs\" names %d", what, (long long)want,
+                    want == 1 ? "" : "s", n->n_outputs);
+    return 0;
+}
+
+/* Python's slice bound of a step-1 slice, clamped to [0, len]. */
+static int64_t clamp_bound(int64_t v, int64_t len)
+{
+    if (v < 0) v = v + len < 0 ? 0 : v + len;
+    return v > len ? len : v;
+}
+
+static int infer_split(graph_t *g, graph_node_t *n, const graph_raw_t *raw, char *err,
+                       size_t errlen)
+{
+    const graph_node_t *a = &g->nodes[n->in[0].node];
+    const shape_t *s = &a->oshape;
+    json_t *ios = json_object_get(raw->obj, "indices_or_sections");
+    json_t *ax = json_object_get(raw->obj, "axis");
+    int64_t axis = ax ? (int64_t)json_integer_value(ax) : 0;
+    if (n->op == OP_HSPLIT) {
+        if (s->ndim == 0) return FAIL(n, "hsplit only works on arrays of 1 or more dimensions");
+        axis = s->ndim > 1 ? 1 : 0;
+    } else if (n->op == OP_VSPLIT) {
+        if (s->ndim < 2) return FAIL(n, "vsplit only works on arrays of 2 or more dimensions");
+        axis = 0;
+    }
+    if (s->ndim == 0) return FAIL(n, "cannot split a 0-d array (it has no axis)");
+    if (axis < -s->ndim || axis >= s->ndim)
+        return FAIL(n, "axis %lld is out of bounds for array of dimension %d", (long long)axis,
+                    s->ndim);
+    if (axis < 0) axis += s->ndim;
+    int64_t len = s->d[axis], st, en;
+    bool equal = n->op != OP_ARRAY_SPLIT;
+    if (json_is_integer(ios)) {
+        int64_t N = (int64_t)json_integer_value(ios);
+        if (equal && len % N != 0)
+            return FAIL(n, "array split does not result in an equal division");
+        if (count_check(n, N, "indices_or_sections", err, errlen) < 0) return -1;
+        int64_t each = len / N, extras = len % N, k = n->out_index;
+        st = k * each + (k < extras ? k : extras);
+        en = st + each + (k < extras ? 1 : 0);
+    } else {
+        int64_t cnt = (int64_t)json_array_size(ios) + 1;
+        if (count_check(n, cnt, "indices_or_sections", err, errlen) < 0) return -1;
+        int k = n->out_index;
+        st = k == 0 ? 0 : (int64_t)json_integer_value(json_array_get(ios, (size_t)k - 1));
+        en = k == cnt - 1 ? len : (int64_t)json_integer_value(json_array_get(ios, (size_t)k));
+        st = clamp_bound(st, len);
+        en = clamp_bound(en, len);
+        if (en < st) en = st;
+    }
+    /* the output is the getitem a[..., st:en, ...] (tile_getitem) */
+    n->mo_axis = (int)axis;
+    n->n_index = s->ndim;
+    n->newaxis = 0;
+    n->oshape = *s;
+    for (int d = 0; d < s->ndim; d++) {
+        index_t *ix = &n->index[d];
+        memset(ix, 0, sizeof *ix);
+        ix->step = 1;
+        ix->start = d == axis ? st : 0;
+        ix->stop = d == axis ? en : s->d[d];
+        ix->len = ix->stop - ix->start;
+        n->oshape.d[d] = ix->len;
+    }
+    n->odtype = a->odtype;
+    return 0;
+}
+
+static int infer_meshgrid(graph_t *g, graph_node_t *n, char *err, size_t errlen)
+{
+    int N = n->n_in;
+    if (N > MR_MAXDIM)
+        return FAIL(n, "%d inputs give %d-dimensional results, more than the %d the engine holds",
+                    N, N, MR_MAXDIM);
+    if (count_check(n, N, "meshgrid of its inputs", err, errlen) < 0) return -1;
+    bool ij = n->mo_flag, sparse = n->mo_sparse;
+    shape_t out = {.ndim = N};
+    for (int k = 0; k < N; k++) {
+        const graph_node_t *x = &g->nodes[n->in[k].node];
+        int a = (!ij && N >= 2 && k < 2) ? 1 - k : k;
+        out.d[a] = shape_size(&x->oshape);
+    }
+    int k = n->out_index;
+    int a = (!ij && N >= 2 && k < 2) ? 1 - k : k;
+    n->mo_axis = a;
+    if (sparse) {
+        for (int d = 0; d < N; d++)
+            if (d != a) out.d[d] = 1;
+    }
+    n->oshape = out;
+    n->odtype = g->nodes[n->in[k].node].odtype;
+    return 0;
+}
+
+int graph_multi_infer(graph_t *g, int i, const graph_raw_t *raw, char *err, size_t errlen)
+{
+    graph_node_t *n = &g->nodes[i];
+    for (int j = 0; j < n->n_in; j++)
+        if (n->in[j].node < 0) return FAIL(n, "inputs[%d] must be a tensor", j);
+    switch (n->op) {
+    case OP_SPLIT:
+    case OP_ARRAY_SPLIT:
+    case OP_HSPLIT:
+    case OP_VSPLIT:
+        return infer_split(g, n, raw, err, errlen);
+    case OP_MESHGRID:
+        return infer_meshgrid(g, n, err, errlen);
+    default:
+        return FAIL(n, "internal: not an op with several results");
+    }
+}
