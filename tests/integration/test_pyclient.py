@@ -224,6 +224,42 @@ class TestMultiOutput(Base):
             self.close(q.fetch() @ r.fetch(), XN, "q @ r")
 
 
+    def test_split_and_meshgrid(self):
+        """split & co and meshgrid return tuples of tensors, one task for
+        all of them, each fetched; outputs feed later ops and tasks."""
+        x = mt.tensor(XN, chunk_size=(4, 3))
+        parts = mt.split(x, [1, 5, -1], axis=1)
+        self.assertIsInstance(parts, tuple)
+        self.assertEqual(len(parts), 4)
+        a3 = mt.array_split(x, 4)
+        h = mt.hsplit(x, 2)
+        v = mt.vsplit(x, [2])
+        gx, gy = mt.meshgrid(mt.arange(5), mt.linspace(0, 1, 3))
+        ix, iy, iz = mt.meshgrid(mt.arange(2), mt.arange(3), mt.arange(4), indexing="ij")
+        pairs = [("split%d" % i, t, w) for i, (t, w) in
+                 enumerate(zip(parts, np.split(XN, [1, 5, -1], axis=1)))]
+        pairs += [("array_split%d" % i, t, w) for i, (t, w) in
+                  enumerate(zip(a3, np.array_split(XN, 4)))]
+        pairs += [("hsplit%d" % i, t, w) for i, (t, w) in enumerate(zip(h, np.hsplit(XN, 2)))]
+        pairs += [("vsplit%d" % i, t, w) for i, (t, w) in enumerate(zip(v, np.vsplit(XN, [2])))]
+        wx, wy = np.meshgrid(np.arange(5), np.linspace(0, 1, 3))
+        jx, jy, jz = np.meshgrid(np.arange(2), np.arange(3), np.arange(4), indexing="ij")
+        pairs += [("gx", gx, wx), ("gy", gy, wy), ("ix", ix, jx), ("iz", iz, jz),
+                  ("expr", parts[1] * 2 + h[0][:, :4].sum(), np.split(XN, [1, 5, -1], axis=1)[1]
+                   * 2 + np.hsplit(XN, 2)[0][:, :4].sum())]
+        self.run_all(pairs)
+        # a fetched output in a later task
+        self.close((gx + gy).fetch(), wx + wy, "later task")
+        # the op list says which ops have several outputs, and the generic
+        # function of a listed op counts them from its arguments
+        self.assertEqual(mt.ops()["split"]["outputs"], "sections")
+        self.assertEqual(mt.ops()["meshgrid"]["outputs"], "inputs")
+        f = mt.generic("array_split", mt.ops()["array_split"])
+        r = f(mt.arange(10), 3)
+        self.assertEqual(len(r), 3)
+        self.close(r[2].fetch(), np.array_split(np.arange(10), 3)[2], "generic")
+
+
 class TestAttributesAndMethods(Base):
     def test_attributes(self):
         x = mt.tensor(XN, chunk_size=4)

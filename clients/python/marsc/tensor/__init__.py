@@ -788,6 +788,66 @@ linalg = _Namespace("linalg.", {})
 fft = _Namespace("fft.", {})
 
 # ---------------------------------------------------------------------------
+# multiout: ops with several results, each a tuple of tensors (one per
+# "outputs" key of the document; docs/graph-format.md)
+
+
+def _n_sections(ios):
+    """Results of split & co: N sections, or len(indices) + 1."""
+    if np.ndim(ios) == 0:
+        return int(ios)
+    return len(ios) + 1
+
+
+def _sections_param(ios):
+    return int(ios) if np.ndim(ios) == 0 else [int(i) for i in ios]
+
+
+def split(ary, indices_or_sections, axis=0):
+    return _make("split", [_as_tensor(ary)],
+                 {"indices_or_sections": _sections_param(indices_or_sections), "axis": axis},
+                 n_outputs=_n_sections(indices_or_sections))
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    return _make("array_split", [_as_tensor(ary)],
+                 {"indices_or_sections": _sections_param(indices_or_sections), "axis": axis},
+                 n_outputs=_n_sections(indices_or_sections))
+
+
+def hsplit(ary, indices_or_sections):
+    return _make("hsplit", [_as_tensor(ary)],
+                 {"indices_or_sections": _sections_param(indices_or_sections)},
+                 n_outputs=_n_sections(indices_or_sections))
+
+
+def vsplit(ary, indices_or_sections):
+    return _make("vsplit", [_as_tensor(ary)],
+                 {"indices_or_sections": _sections_param(indices_or_sections)},
+                 n_outputs=_n_sections(indices_or_sections))
+
+
+def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
+    ts = [_as_tensor(x) for x in xi]
+    if not ts:
+        return ()
+    return _make("meshgrid", ts, {"indexing": indexing, "sparse": bool(sparse)},
+                 n_outputs=len(ts))
+
+
+def _n_outputs(rule, inputs, p):
+    """An op list's "outputs": a count, or the rule giving it ("inputs":
+    one per input; "sections": from indices_or_sections)."""
+    if isinstance(rule, int):
+        return rule
+    if rule == "inputs":
+        return len(inputs)
+    if rule == "sections":
+        return _n_sections(p.get("indices_or_sections", 1))
+    return 0
+
+
+# ---------------------------------------------------------------------------
 # the cluster's op list (GET /api/v1/ops)
 
 _ops_cache = {}
@@ -859,7 +919,7 @@ def generic(name, entry):
         if kind != "tensor":
             from ..dataframe import elementwise
             return elementwise(name, ins, p)
-        return _make(name, ins, p, None, None, n_outputs=n_out)
+        return _make(name, ins, p, None, None, n_outputs=_n_outputs(n_out, ins, p))
     f.__name__ = name.rsplit(".", 1)[-1]
     f.__doc__ = "the cluster's op %s: inputs %s, parameters %s" % (name, n_in, ", ".join(params))
     return f
