@@ -1062,6 +1062,7 @@ static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
     size_t cnt = v ? json_array_size(v) : 0;
     int lo, hi;
     op_arity(n->op, &lo, &hi);
+    if (n->op == OP_WHERE && n->n_outputs) lo = hi = 1; /* multiout: where(a) is nonzero(a) */
     if (cnt < (size_t)lo || cnt > (size_t)hi) {
         if (n->op == OP_CONCATENATE) return NFAIL(c, n, "need at least one array to concatenate");
         if (n->op == OP_STACK) return NFAIL(c, n, "need at least one array to stack");
@@ -1164,7 +1165,9 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
                          (long long)(prev ? c->raw[json_integer_value(prev)].doc_index
                                           : json_integer_value(prevop)));
     }
-    if (graph_multi_op(n->op) != (out_key != NULL)) {
+    /* one-argument where: nonzero (several results) */
+    bool multi = graph_multi_op(n->op) || (n->op == OP_WHERE && out_key);
+    if (multi != (out_key != NULL)) {
         if (out_key) return NFAIL(c, n, "takes no \"outputs\": %s has one result", op_name(n->op));
         return NFAIL(c, n,
                      "has several results: name them with \"outputs\": [\"k1\", \"k2\", ...], "

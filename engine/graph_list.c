@@ -141,6 +141,7 @@ static const op_params_t PARAMS[] = {
     {"hsplit", "1", {"indices_or_sections"}},
     {"vsplit", "1", {"indices_or_sections"}},
     {"meshgrid", "1+", {"indexing", "sparse", "copy"}},
+    {"nonzero", "1", {NULL}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

@@ -1,5 +1,6 @@
 /* graph_multi.c: ops with several results (docs/graph-format.md, "Ops with
- * several results"): split, array_split, hsplit, vsplit, meshgrid.
+ * several results"): split, array_split, hsplit, vsplit, meshgrid, nonzero
+ * and one-argument where.
  *
  * A document node {"key": "s", "op": "split", ..., "outputs": ["a", "b"]}
  * is parsed (graph.c) into one graph node per output, keyed by the output,
@@ -9,8 +10,11 @@
  * Every output node checks the whole op (its parameters and its output
  * count), so a bad document fails on the first one, naming the op's key. */
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "df/dfgraph.h"
 #include "graph_internal.h"
 
 #define FAIL(n, ...) graph_fail(err, errlen, (n), __VA_ARGS__)
@@ -23,6 +27,7 @@ bool graph_multi_op(op_t op)
     case OP_HSPLIT:
     case OP_VSPLIT:
     case OP_MESHGRID:
+    case OP_NONZERO:
         return true;
     default:
         return false;
@@ -47,6 +52,8 @@ const char *graph_multi_outputs(op_t op)
         return "sections"; /* indices_or_sections: N, or len(indices) + 1 */
     case OP_MESHGRID:
         return "inputs"; /* one per input */
+    case OP_NONZERO:
+        return "ndim"; /* one per axis of the input */
     default:
         return NULL;
     }
@@ -109,6 +116,7 @@ int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         n->mo_sparse = sp && json_is_true(sp);
         return 0;
     }
+    if (n->op == OP_NONZERO || n->op == OP_WHERE) return 0;
     json_t *ios = json_object_get(obj, "indices_or_sections");
     if (!ios) return FAIL(n, "\"indices_or_sections\" is missing");
     if (json_is_integer(ios)) {
@@ -205,6 +213,42 @@ static int infer_split(graph_t *g, graph_node_t *n, const graph_raw_t *raw, char
     return 0;
 }
 
+/* nonzero(a), where(a): one index array per axis of a, whose length is
+ * known only when it runs. Like a held to_tensor result, each is a 1-D
+ * int64 tensor kept as frame blobs (a one-column Series per row block of
+ * a, tile/multi.c and df/multi.c): it can be fetched, not used as an input
+ * (graph_df_infer refuses that). */
+static int infer_nonzero(graph_t *g, int i, char *err, size_t errlen)
+{
+    graph_node_t *n = &g->nodes[i];
+    const graph_node_t *a = &g->nodes[n->in[0].node];
+    if (a->oshape.ndim == 0)
+        return FAIL(n, "calling nonzero on 0d arrays is not supported (numpy deprecates it); "
+                       "use atleast_1d first");
+    char what[64];
+    snprintf(what, sizeof what, "a %d-dimensional input", a->oshape.ndim);
+    if (count_check(n, a->oshape.ndim, what, err, errlen) < 0) return -1;
+    df_node_t *d = calloc(1, sizeof *d);
+    if (!d) return FAIL(n, "out of memory");
+    n->df = d;
+    d->cols = calloc(1, sizeof *d->cols);
+    d->idx = calloc(1, sizeof *d->idx);
+    if (!d->cols || !d->idx) return FAIL(n, "out of memory");
+    d->ncols = d->nidx = 1;
+    d->cols[0].type = FT_INT64;
+    d->idx[0].type = FT_INT64;
+    d->rowsrc = i;
+    d->nrows = -1;
+    d->tdt = DT_INT64;
+    d->held = true;
+    n->vkind = VK_TENSOR;
+    n->oshape.ndim = 1;
+    n->oshape.d[0] = 0;
+    n->odtype = DT_INT64;
+    n->mo_axis = n->out_index;
+    return 0;
+}
+
 static int infer_meshgrid(graph_t *g, graph_node_t *n, char *err, size_t errlen)
 {
     int N = n->n_in;
@@ -244,6 +288,9 @@ int graph_multi_infer(graph_t *g, int i, const graph_raw_t *raw, char *err, size
         return infer_split(g, n, raw, err, errlen);
     case OP_MESHGRID:
         return infer_meshgrid(g, n, err, errlen);
+    case OP_NONZERO:
+    case OP_WHERE:
+        return infer_nonzero(g, i, err, errlen);
     default:
         return FAIL(n, "internal: not an op with several results");
     }

@@ -234,6 +234,7 @@
     X(HSPLIT, "hsplit", OPK_SHAPE)                                                                 \
     X(VSPLIT, "vsplit", OPK_SHAPE)                                                                 \
     X(MESHGRID, "meshgrid", OPK_SHAPE)                                                             \
+    X(NONZERO, "nonzero", OPK_SHAPE)                                                               \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

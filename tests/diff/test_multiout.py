@@ -19,7 +19,7 @@ import harness  # noqa: E402
 DTS = ["bool", "int32", "int64", "float32", "float64"]
 RNG = np.random.default_rng(20261123)
 
-cases = []  # (name, nodes, fetch, {key: expected array})
+cases = []  # (name, nodes, fetch, {key: expected array}, mars-run arguments)
 rejects = []  # (name, doc, key named in the message, op)
 
 
@@ -45,8 +45,8 @@ def A(key, arr, chunk):
     return N(key, "array", data=arr.tolist(), dtype=str(arr.dtype), chunk_size=chunk)
 
 
-def add(name, nodes, exp, fetch=None):
-    cases.append((name, nodes, list(fetch or exp.keys()), exp))
+def add(name, nodes, exp, fetch=None, args=()):
+    cases.append((name, nodes, list(fetch or exp.keys()), exp, list(args)))
 
 
 def outs(prefix, n):
@@ -139,6 +139,39 @@ add("meshgrid/3000x2000-then-reduce",
     {"s": (gx * gy).sum(axis=0), "m": gy.max()})
 
 
+# ---- nonzero and one-argument where: lengths known when they run; small
+# --chunk-bytes split the input into many row blocks
+NZ = [((13,), 3), ((7, 5), [3, 2]), ((4, 3, 5), [3, 2, 2]), ((0, 4), 2), ((6, 0), 2), ((3, 4), 4)]
+for i, (shape, chunk) in enumerate(NZ):
+    for dt in DTS if i % 2 == 0 else DTS[1::2]:
+        a = sample(dt, shape)
+        if a.size and dt != "bool":
+            a = np.where(sample("bool", shape), a, np.zeros_like(a))
+        if dt.startswith("float") and a.size > 3:
+            a.flat[2] = -0.0  # zero
+        for op in ("nonzero", "where"):
+            res = np.nonzero(a)
+            ks = outs("n", len(res))
+            for cb in ("16m", "24"):
+                add("%s/%s/%s/chunk-bytes=%s" % (op, "x".join(map(str, shape)), dt, cb),
+                    [A("a", a, chunk), N("nz", op, ["a"], outputs=ks)], dict(zip(ks, res)),
+                    args=["--chunk-bytes", cb])
+# nonzero of a computed tensor, only some outputs fetched
+b = (np.arange(60).reshape(6, 10) % 7 == 3)
+add("nonzero/of-expression",
+    [N("a", "arange", stop=60, chunk_size=11), N("r", "reshape", ["a"], newshape=[6, 10]),
+     N("m", "mod", ["r", 7]), N("e", "equal", ["m", 3]),
+     N("nz", "nonzero", ["e"], outputs=["i", "j"])], {"j": np.nonzero(b)[1]})
+
+with np.errstate(all="ignore"):
+    q = np.array([0.0, 1.0, 0.0, -0.0, 2.0]) / np.array([0.0, 1.0, 1.0, 1.0, 0.0])
+add("nonzero/nan-and-inf-are-nonzero",
+    [N("x", "array", data=[0.0, 1.0, 0.0, -0.0, 2.0], chunk_size=2),
+     N("y", "array", data=[0.0, 1.0, 1.0, 1.0, 0.0], chunk_size=3),
+     N("q", "divide", ["x", "y"]), N("nz", "nonzero", ["q"], outputs=["i"])],
+    {"i": np.nonzero(q)[0]})
+
+
 # ---- rejected documents: exit 2, one line naming the op's key
 def D(nodes, fetch):
     return {"version": 1, "nodes": nodes, "fetch": fetch}
@@ -194,14 +227,24 @@ rejects += [
                                        outputs=["u"])], ["u"]), "sp", "split"),
     ("reject/meshgrid-indexing", D([ar, N("mg", "meshgrid", ["a"], indexing="xx",
                                          outputs=["u"])], ["u"]), "mg", "meshgrid"),
+    ("reject/nonzero-count", D([ar, N("nz", "nonzero", ["a"], outputs=["u", "v"])], ["u"]),
+     "nz", "nonzero"),
+    ("reject/nonzero-0d", D([N("z", "full", shape=[], fill_value=1),
+                             N("nz", "nonzero", ["z"], outputs=["u"])], ["u"]), "nz", "nonzero"),
+    ("reject/nonzero-output-as-input", D([ar, N("nz", "nonzero", ["a"], outputs=["u"]),
+                                          N("b", "add", ["u", 1])], ["b"]), "b", "add"),
+    ("reject/where-1-input-without-outputs", D([ar, N("w", "where", ["a"])], ["w"]),
+     "w", "where"),
+    ("reject/where-3-inputs-with-outputs", D([ar, N("w", "where", ["a", "a", "a"],
+                                                    outputs=["u"])], ["u"]), "w", "where"),
     ("reject/meshgrid-no-inputs", D([N("mg", "meshgrid", [], outputs=["u"])], ["u"]),
      "mg", "meshgrid"),
 ]
 
 
-def run_case(suite, name, nodes, fetch, exp):
+def run_case(suite, name, nodes, fetch, exp, args):
     d = {"version": 1, "nodes": nodes, "fetch": fetch}
-    r = harness.run_mars(d, threads=2)
+    r = harness.run_mars(d, threads=2, args=args)
     try:
         if r.rc != 0:
             return suite.fail(name, "exit %d: %s" % (r.rc, r.brief_error()), d)
@@ -222,9 +265,9 @@ def main():
     harness.require_mars_run(suite)
     sel = sys.argv[1] if len(sys.argv) > 1 else None
     print("# %d cases, %d rejections" % (len(cases), len(rejects)), flush=True)
-    for name, nodes, fetch, exp in cases:
+    for name, nodes, fetch, exp, args in cases:
         if not sel or sel in name:
-            run_case(suite, name, nodes, fetch, exp)
+            run_case(suite, name, nodes, fetch, exp, args)
     for name, d, key, op in rejects:
         if sel and sel not in name:
             continue
@@ -244,7 +287,7 @@ def main():
         import json
         ops = {o["name"]: o for o in json.loads(r.stdout)["ops"]}
         want = {"split": "sections", "array_split": "sections", "hsplit": "sections",
-                "vsplit": "sections", "meshgrid": "inputs"}
+                "vsplit": "sections", "meshgrid": "inputs", "nonzero": "ndim"}
         bad = [k for k, v in want.items() if ops.get(k, {}).get("outputs") != v]
         bad += [k for k, o in ops.items() if "outputs" in o and k not in want]
         suite.check("list-ops/outputs", not bad, "wrong \"outputs\" for %s" % bad)

@@ -2,7 +2,8 @@
 """Ops with several results ("outputs") through the cluster's REST API on a
 two-worker cluster: each output of split, array_split, hsplit, vsplit and
 meshgrid (uneven chunks) is fetched and compared with numpy and with
-mars-run's output; an output is a session tensor of a later task; fetching
+mars-run's output; nonzero and one-argument where (lengths known when they run) fetched;
+an output is a session tensor of a later task; fetching
 or using the op's own key is refused with 400 naming the node; GET
 /api/v1/ops says which ops have several outputs.
 
@@ -52,9 +53,12 @@ def document():
         N("mg", "meshgrid", ["x", "y"], outputs=["gx", "gy"]),
         N("mi", "meshgrid", ["x", "y"], indexing="ij", outputs=["ix", "iy"]),
         N("t", "multiply", ["s1", 2]),
+        N("gt", "greater", ["a", 15.0]),
+        N("nz", "nonzero", ["gt"], outputs=["nr", "nc"]),
+        N("wz", "where", ["x"], outputs=["wx"]),
     ]
     fetch = ["s0", "s1", "s2", "s3", "q0", "q1", "q2", "h0", "h1", "v0", "v1", "gx", "gy",
-             "ix", "iy", "t"]
+             "ix", "iy", "t", "nr", "nc", "wx"]
     return {"version": 1, "nodes": nodes, "fetch": fetch}
 
 
@@ -69,6 +73,8 @@ def expected():
     e.update({"q%d" % i: q[i] for i in range(3)})
     e.update({"h0": h[0], "h1": h[1], "v0": v[0], "v1": v[1], "gx": gx, "gy": gy, "ix": ix,
               "iy": iy, "t": s[1] * 2})
+    nr, nc = np.nonzero(A > 15.0)
+    e.update({"nr": nr, "nc": nc, "wx": np.where(X)[0]})
     return e
 
 
@@ -116,6 +122,8 @@ def main():
             check(m["shape"] == [7, 5] and m["dtype"] == "float64", "meta %r", m)
             r = get(web, "/api/v1/sessions/%s/tensors/sp" % sid)
             check(r.status == 404, "the op's own key is no tensor: %r", r)
+            m = get(web, "/api/v1/sessions/%s/tensors/nc" % sid).json()
+            check(m.get("kind") == "tensor" and m.get("dtype") == "int64", "meta of nc %r", m)
         run.case("metadata", metadata)
 
         def later_task():
@@ -159,7 +167,7 @@ def main():
             ops = {o["name"]: o for o in r.json()["ops"]}
             for k, v in (("split", "sections"), ("array_split", "sections"),
                          ("hsplit", "sections"), ("vsplit", "sections"),
-                         ("meshgrid", "inputs")):
+                         ("meshgrid", "inputs"), ("nonzero", "ndim")):
                 check(ops[k].get("outputs") == v, "%s: %r", k, ops[k])
             check("outputs" not in ops["add"], "add: %r", ops["add"])
             check(ops["split"]["params"] == ["indices_or_sections", "axis"], "%r", ops["split"])

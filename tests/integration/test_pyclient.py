@@ -258,6 +258,14 @@ class TestMultiOutput(Base):
         r = f(mt.arange(10), 3)
         self.assertEqual(len(r), 3)
         self.close(r[2].fetch(), np.array_split(np.arange(10), 3)[2], "generic")
+        # nonzero and one-argument where: lengths known when they run
+        i, j = mt.nonzero(x > 0.5)
+        (k,) = mt.where(mt.arange(7) % 3)
+        marsc.execute(i, j, k)
+        wi, wj = np.nonzero(XN > 0.5)
+        self.close(i.fetch(), wi, "nonzero rows")
+        self.close(j.fetch(), wj, "nonzero columns")
+        self.close(k.fetch(), np.where(np.arange(7) % 3)[0], "where")
 
 
 class TestAttributesAndMethods(Base):

@@ -408,7 +408,11 @@ for _n in _BINARY + _UNARY:
 del _n
 
 
-def where(condition, x, y):
+def where(condition, x=_UNSET, y=_UNSET):
+    if x is _UNSET and y is _UNSET:  # one argument: nonzero(condition)
+        return _multi_nonzero("where", condition)
+    if x is _UNSET or y is _UNSET:
+        raise ValueError("either both or neither of x and y should be given")
     c, x, y = as_operand(condition), as_operand(x), as_operand(y)
     if _kind_of([c, x, y]) != "tensor":
         from ..dataframe import elementwise
@@ -835,6 +839,20 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
                  n_outputs=len(ts))
 
 
+def _multi_nonzero(op, a):
+    a = _as_tensor(a)
+    if a._shape is None:
+        raise ValueError("%s: the input's number of dimensions is unknown here; execute it "
+                         "first" % op)
+    return _make(op, [a], {}, n_outputs=len(a._shape))
+
+
+def nonzero(a):
+    """A tuple of int64 index tensors, one per axis; their length is known
+    only once they run, so they can be fetched but not used in other ops."""
+    return _multi_nonzero("nonzero", a)
+
+
 def _n_outputs(rule, inputs, p):
     """An op list's "outputs": a count, or the rule giving it ("inputs":
     one per input; "sections": from indices_or_sections)."""
@@ -842,6 +860,9 @@ def _n_outputs(rule, inputs, p):
         return rule
     if rule == "inputs":
         return len(inputs)
+    if rule == "ndim":
+        s = getattr(inputs[0], "_shape", None) if inputs else None
+        return len(s) if s is not None else 0
     if rule == "sections":
         return _n_sections(p.get("indices_or_sections", 1))
     return 0

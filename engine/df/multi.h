@@ -1,0 +1,20 @@
+/* multi.h: the jobs of ops with several results whose lengths are known
+ * only when they run (multiout: nonzero and one-argument where). Each
+ * output is held as frame blobs, one per row block of the input, like a
+ * held to_tensor result (docs/graph-format.md, "Ops with several
+ * results"). */
+#ifndef MARS_DF_MULTI_H
+#define MARS_DF_MULTI_H
+
+#include <stddef.h>
+
+#include "dfexec.h"
+
+/* DFJ_MULTI job ji: input 0 is a block of whole rows of the input tensor
+ * starting at row job.off[0]; the output, a one-column int64 Series blob,
+ * holds the coordinates along axis job.off[1] of its nonzero elements in C
+ * order. 0, or -1 with a message. */
+int df_multi_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob, size_t *blob_len,
+                 char *err, size_t errlen);
+
+#endif
