@@ -94,6 +94,7 @@ typedef struct graph_node {
     int mo_axis;    /* split: the axis; meshgrid: the output axis of this input */
     bool mo_flag;   /* meshgrid: indexing "ij" */
     bool mo_sparse; /* meshgrid: sparse */
+    int mo_col;     /* unique: what this output is: 0 values, 1 first indexes, 2 counts */
 
     /* ---- inferred ---- */
     uint8_t vkind;      /* vkind_t */

@@ -142,6 +142,7 @@ static const op_params_t PARAMS[] = {
     {"vsplit", "1", {"indices_or_sections"}},
     {"meshgrid", "1+", {"indexing", "sparse", "copy"}},
     {"nonzero", "1", {NULL}},
+    {"unique", "1", {"return_index", "return_inverse", "return_counts", "axis", "equal_nan"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

@@ -28,6 +28,7 @@ bool graph_multi_op(op_t op)
     case OP_VSPLIT:
     case OP_MESHGRID:
     case OP_NONZERO:
+    case OP_UNIQUE:
         return true;
     default:
         return false;
@@ -54,6 +55,8 @@ const char *graph_multi_outputs(op_t op)
         return "inputs"; /* one per input */
     case OP_NONZERO:
         return "ndim"; /* one per axis of the input */
+    case OP_UNIQUE:
+        return "flags"; /* 1 + one per return_* flag set */
     default:
         return NULL;
     }
@@ -66,7 +69,11 @@ static const char *const *fields(op_t op)
     static const char *const hv[] = {"indices_or_sections", NULL};
     static const char *const mesh[] = {"indexing", "sparse", "copy", NULL};
     static const char *const none[] = {NULL};
+    static const char *const uniq[] = {"return_index", "return_inverse", "return_counts",
+                                       "axis",         "equal_nan",      NULL};
     switch (op) {
+    case OP_UNIQUE:
+        return uniq;
     case OP_SPLIT:
     case OP_ARRAY_SPLIT:
         return split;
@@ -117,6 +124,31 @@ int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         return 0;
     }
     if (n->op == OP_NONZERO || n->op == OP_WHERE) return 0;
+    if (n->op == OP_UNIQUE) {
+        static const char *const flags[] = {"return_index", "return_inverse", "return_counts",
+                                            "equal_nan"};
+        bool fv[4] = {false, false, false, true};
+        for (int k = 0; k < 4; k++) {
+            json_t *e = json_object_get(obj, flags[k]);
+            if (e && !json_is_boolean(e)) return FAIL(n, "\"%s\" must be a boolean", flags[k]);
+            if (e) fv[k] = json_is_true(e);
+        }
+        json_t *ax = json_object_get(obj, "axis");
+        if (ax && !json_is_null(ax))
+            return FAIL(n, "\"axis\" other than null is not supported (unique of the flattened "
+                           "input only)");
+        if (fv[1])
+            return FAIL(n, "return_inverse is not supported yet (return_index and "
+                           "return_counts are)");
+        if (!fv[3]) return FAIL(n, "equal_nan false is not supported (NaNs are one value)");
+        /* results in numpy's order: values, indexes, (inverse), counts */
+        int want = 1 + fv[0] + fv[2], k = n->out_index;
+        if (want != n->n_outputs)
+            return FAIL(n, "unique with these flags gives %d result%s, but \"outputs\" names %d",
+                        want, want == 1 ? "" : "s", n->n_outputs);
+        n->mo_col = k == 0 ? 0 : (k == 1 && fv[0]) ? 1 : 2;
+        return 0;
+    }
     json_t *ios = json_object_get(obj, "indices_or_sections");
     if (!ios) return FAIL(n, "\"indices_or_sections\" is missing");
     if (json_is_integer(ios)) {
@@ -249,6 +281,40 @@ static int infer_nonzero(graph_t *g, int i, char *err, size_t errlen)
     return 0;
 }
 
+/* unique: values (the input's dtype), first indexes and counts (int64),
+ * held like nonzero's results; the merge of the blocks' sets is one job
+ * (df/multi.c, MO_UNIQUE_MAX entries at most). */
+static int infer_unique(graph_t *g, int i, char *err, size_t errlen)
+{
+    graph_node_t *n = &g->nodes[i];
+    const graph_node_t *a = &g->nodes[n->in[0].node];
+    dtype_t dt = a->odtype;
+    if (n->mo_col == 0 && dt != DT_BOOL && dt != DT_INT64 && dt != DT_FLOAT64)
+        return FAIL(n,
+                    "unique of %s is not supported yet (bool, int64 and float64 are); "
+                    "astype first",
+                    dt_name(dt));
+    df_node_t *d = calloc(1, sizeof *d);
+    if (!d) return FAIL(n, "out of memory");
+    n->df = d;
+    d->cols = calloc(1, sizeof *d->cols);
+    d->idx = calloc(1, sizeof *d->idx);
+    if (!d->cols || !d->idx) return FAIL(n, "out of memory");
+    dtype_t odt = n->mo_col == 0 ? dt : DT_INT64;
+    d->ncols = d->nidx = 1;
+    d->cols[0].type = odt == DT_BOOL ? FT_BOOL : odt == DT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
+    d->idx[0].type = FT_INT64;
+    d->rowsrc = i;
+    d->nrows = -1;
+    d->tdt = odt;
+    d->held = true;
+    n->vkind = VK_TENSOR;
+    n->oshape.ndim = 1;
+    n->oshape.d[0] = 0;
+    n->odtype = odt;
+    return 0;
+}
+
 static int infer_meshgrid(graph_t *g, graph_node_t *n, char *err, size_t errlen)
 {
     int N = n->n_in;
@@ -291,6 +357,8 @@ int graph_multi_infer(graph_t *g, int i, const graph_raw_t *raw, char *err, size
     case OP_NONZERO:
     case OP_WHERE:
         return infer_nonzero(g, i, err, errlen);
+    case OP_UNIQUE:
+        return infer_unique(g, i, err, errlen);
     default:
         return FAIL(n, "internal: not an op with several results");
     }

@@ -235,6 +235,7 @@
     X(VSPLIT, "vsplit", OPK_SHAPE)                                                                 \
     X(MESHGRID, "meshgrid", OPK_SHAPE)                                                             \
     X(NONZERO, "nonzero", OPK_SHAPE)                                                               \
+    X(UNIQUE, "unique", OPK_SHAPE)                                                                 \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -14,6 +14,13 @@
  * starting at row job.off[0]; the output, a one-column int64 Series blob,
  * holds the coordinates along axis job.off[1] of its nonzero elements in C
  * order. 0, or -1 with a message. */
+/* job.off[2]: the step */
+enum { MO_NONZERO = 0, MO_UNIQUE_MAP, MO_UNIQUE_MERGE };
+/* unique: the most (value, first index, count) entries the merge job takes
+ * from the blocks' sets together (each block's set is sorted and has
+ * distinct values; the total is at most the input's element count). */
+#define MO_UNIQUE_MAX (INT64_C(1) << 26)
+
 int df_multi_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob, size_t *blob_len,
                  char *err, size_t errlen);
 

@@ -12,6 +12,8 @@
  *     order of the tensor), each a blob of the block's coordinates along
  *     the output's axis; fetching concatenates the blobs. No job holds more
  *     than one block (--chunk-bytes, or one row when a row is larger). */
+#include "../arena.h"
+#include "../df/multi.h"
 #include "tile_priv.h"
 
 /* The bounds of output axis d of meshgrid node n: those of the input
@@ -115,27 +117,34 @@ tgrid_t *tile_multi_held(tctx_t *c, int node)
     const graph_node_t *n = &c->g->nodes[node];
     const tgrid_t *A = c->t->grid[n->in[0].node];
     int nd = A->shape.ndim;
-    int64_t rowel = 1;
+    bool uniq = n->op == OP_UNIQUE;
+    int64_t n0 = nd ? A->shape.d[0] : 1, rowel = 1;
     for (int d = 1; d < nd; d++)
         rowel *= A->shape.d[d];
     int64_t rowb = rowel * (int64_t)dt_size(A->dt);
-    int64_t rows = rowb > 0 ? c->opts->target_chunk_bytes / rowb : A->shape.d[0];
+    int64_t rows = rowb > 0 ? c->opts->target_chunk_bytes / rowb : n0;
     if (rows < 1) rows = 1;
     int64_t nb;
-    bounds_uniform(A->shape.d[0], rows, &nb);
-    if (nb < 1 || A->shape.d[0] == 0) nb = 1;
-    shape_t fs = {.ndim = 1, .d = {nb}};
-    tgrid_t *G = tile__grid_alloc(c, &fs, DT_BOOL, &nb);
+    bounds_uniform(n0, rows, &nb);
+    if (nb < 1 || n0 == 0) nb = 1;
+    int64_t ng = uniq ? 1 : nb; /* unique: the blocks' sets merged in one job */
+    shape_t fs = {.ndim = 1, .d = {ng}};
+    tgrid_t *G = tile__grid_alloc(c, &fs, DT_BOOL, &ng);
     if (!G) return NULL;
     jparam_t *pa = tile__param_new(c, n->op);
     if (!pa) return NULL;
     pa->dfk = DFJ_MULTI;
-    for (int64_t k = 0; k <= nb; k++)
+    for (int64_t k = 0; k <= ng; k++)
         G->bounds[0][k] = -1; /* rows known only when it runs */
+    int32_t *maps = uniq ? arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)nb) : NULL;
+    if (uniq && !maps) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
     for (int64_t k = 0; k < nb; k++) {
         int64_t off[MR_MAXDIM] = {0}, len[MR_MAXDIM];
         off[0] = k * rows;
-        len[0] = off[0] + rows < A->shape.d[0] ? rows : A->shape.d[0] - off[0];
+        len[0] = off[0] + rows < n0 ? rows : n0 - off[0];
         if (len[0] < 0) len[0] = 0;
         for (int d = 1; d < nd; d++)
             len[d] = A->shape.d[d];
@@ -151,10 +160,37 @@ tgrid_t *tile_multi_held(tctx_t *c, int node)
             return NULL;
         }
         j->off[0] = off[0];
-        j->off[1] = n->mo_axis;
-        j->off[2] = j->off[3] = 0;
+        j->off[1] = uniq ? off[0] * rowel : n->mo_axis; /* unique: the block's flat offset */
+        j->off[2] = uniq ? MO_UNIQUE_MAP : MO_NONZERO;
+        j->off[3] = 0;
         if (tile__input_box(c, ji, 0, A, off, len)) return NULL;
-        G->job[k] = ji;
+        if (uniq)
+            maps[k] = ji;
+        else
+            G->job[k] = ji;
+    }
+    if (uniq) {
+        if (nb > INT32_MAX) {
+            tile__fail(c, "too many blocks");
+            return NULL;
+        }
+        int64_t one = 1;
+        int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, (int)nb);
+        if (ji < 0) return NULL;
+        job_t *j = &c->t->jobs[ji];
+        j->blob = true;
+        j->param = pa;
+        j->off = tile__arena_i64(c, 4);
+        if (!j->off) {
+            tile__fail(c, "out of memory while tiling");
+            return NULL;
+        }
+        j->off[0] = j->off[1] = 0;
+        j->off[2] = MO_UNIQUE_MERGE;
+        j->off[3] = n->mo_col;
+        for (int64_t k = 0; k < nb; k++)
+            tile__jin_direct(c, ji, (int)k, maps[k]);
+        G->job[0] = ji;
     }
     return G;
 }

@@ -172,6 +172,41 @@ add("nonzero/nan-and-inf-are-nonzero",
     {"i": np.nonzero(q)[0]})
 
 
+# ---- unique: per-block sets merged in one job; flags in numpy's order
+UQ = [((40,), 7), ((9, 7), [4, 3]), ((3, 4, 5), [2, 3, 2]), ((0,), 2), ((1,), 1)]
+FLAGS = [{}, {"return_index": True}, {"return_counts": True},
+         {"return_index": True, "return_counts": True}]
+for i, (shape, chunk) in enumerate(UQ):
+    for dt in ("bool", "int64", "float64"):
+        a = sample(dt, shape)
+        if dt != "bool":
+            a = (a // 3).astype(dt)  # repeated values
+        for fl in FLAGS if i < 3 else FLAGS[3:]:
+            res = np.unique(a, **fl)
+            res = res if isinstance(res, tuple) else (res,)
+            ks = outs("u", len(res))
+            for cb in ("16m", "40"):
+                add("unique/%s/%s/%s/chunk-bytes=%s" % ("x".join(map(str, shape)), dt,
+                                                        "+".join(sorted(fl)) or "plain", cb),
+                    [A("a", a, chunk), N("uq", "unique", ["a"], outputs=ks, **fl)],
+                    dict(zip(ks, res)), args=["--chunk-bytes", cb])
+with np.errstate(all="ignore"):
+    q = np.array([1.5, 0.0, -2.0, 1.5, 0.5, 0.0, 3.0]) / np.array([1.0, 0.0, 1.0, 1.0, 0.0, 0.0,
+                                                                    -0.0])
+u = np.unique(q, return_index=True, return_counts=True)
+add("unique/nan-inf-one-nan",
+    [N("x", "array", data=[1.5, 0.0, -2.0, 1.5, 0.5, 0.0, 3.0], chunk_size=2),
+     N("y", "array", data=[1.0, 0.0, 1.0, 1.0, 0.0, 0.0, -0.0], chunk_size=3),
+     N("q", "divide", ["x", "y"]),
+     N("uq", "unique", ["q"], return_index=True, return_counts=True, axis=None, equal_nan=True,
+       outputs=["v", "i", "c"])], {"v": u[0], "i": u[1], "c": u[2]}, args=["--chunk-bytes", "16"])
+g = np.arange(1000) % 37
+add("unique/of-expression-many-blocks",
+    [N("a", "arange", stop=1000, chunk_size=130), N("m", "mod", ["a", 37]),
+     N("uq", "unique", ["m"], return_counts=True, outputs=["v", "c"])],
+    dict(zip(["v", "c"], np.unique(g, return_counts=True))), args=["--chunk-bytes", "800"])
+
+
 # ---- rejected documents: exit 2, one line naming the op's key
 def D(nodes, fetch):
     return {"version": 1, "nodes": nodes, "fetch": fetch}
@@ -237,6 +272,16 @@ rejects += [
      "w", "where"),
     ("reject/where-3-inputs-with-outputs", D([ar, N("w", "where", ["a", "a", "a"],
                                                     outputs=["u"])], ["u"]), "w", "where"),
+    ("reject/unique-count", D([ar, N("uq", "unique", ["a"], return_counts=True,
+                                     outputs=["u"])], ["u"]), "uq", "unique"),
+    ("reject/unique-inverse", D([ar, N("uq", "unique", ["a"], return_inverse=True,
+                                       outputs=["u", "v"])], ["u"]), "uq", "unique"),
+    ("reject/unique-axis", D([ar, N("uq", "unique", ["a"], axis=0, outputs=["u"])], ["u"]),
+     "uq", "unique"),
+    ("reject/unique-int32", D([N("a", "arange", stop=5, dtype="int32"),
+                               N("uq", "unique", ["a"], outputs=["u"])], ["u"]), "uq", "unique"),
+    ("reject/unique-output-as-input", D([ar, N("uq", "unique", ["a"], outputs=["u"]),
+                                         N("s", "sum", ["u"])], ["s"]), "s", "sum"),
     ("reject/meshgrid-no-inputs", D([N("mg", "meshgrid", [], outputs=["u"])], ["u"]),
      "mg", "meshgrid"),
 ]
@@ -287,7 +332,8 @@ def main():
         import json
         ops = {o["name"]: o for o in json.loads(r.stdout)["ops"]}
         want = {"split": "sections", "array_split": "sections", "hsplit": "sections",
-                "vsplit": "sections", "meshgrid": "inputs", "nonzero": "ndim"}
+                "vsplit": "sections", "meshgrid": "inputs", "nonzero": "ndim",
+                "unique": "flags"}
         bad = [k for k, v in want.items() if ops.get(k, {}).get("outputs") != v]
         bad += [k for k, o in ops.items() if "outputs" in o and k not in want]
         suite.check("list-ops/outputs", not bad, "wrong \"outputs\" for %s" % bad)

@@ -56,9 +56,12 @@ def document():
         N("gt", "greater", ["a", 15.0]),
         N("nz", "nonzero", ["gt"], outputs=["nr", "nc"]),
         N("wz", "where", ["x"], outputs=["wx"]),
+        N("fl", "floor", ["a"]), N("md", "mod", ["fl", 6.0]),
+        N("uq", "unique", ["md"], return_index=True, return_counts=True,
+          outputs=["uv", "ui", "uc"]),
     ]
     fetch = ["s0", "s1", "s2", "s3", "q0", "q1", "q2", "h0", "h1", "v0", "v1", "gx", "gy",
-             "ix", "iy", "t", "nr", "nc", "wx"]
+             "ix", "iy", "t", "nr", "nc", "wx", "uv", "ui", "uc"]
     return {"version": 1, "nodes": nodes, "fetch": fetch}
 
 
@@ -75,6 +78,8 @@ def expected():
               "iy": iy, "t": s[1] * 2})
     nr, nc = np.nonzero(A > 15.0)
     e.update({"nr": nr, "nc": nc, "wx": np.where(X)[0]})
+    u = np.unique(np.mod(np.floor(A), 6.0), return_index=True, return_counts=True)
+    e.update({"uv": u[0], "ui": u[1], "uc": u[2]})
     return e
 
 
@@ -167,7 +172,7 @@ def main():
             ops = {o["name"]: o for o in r.json()["ops"]}
             for k, v in (("split", "sections"), ("array_split", "sections"),
                          ("hsplit", "sections"), ("vsplit", "sections"),
-                         ("meshgrid", "inputs"), ("nonzero", "ndim")):
+                         ("meshgrid", "inputs"), ("nonzero", "ndim"), ("unique", "flags")):
                 check(ops[k].get("outputs") == v, "%s: %r", k, ops[k])
             check("outputs" not in ops["add"], "add: %r", ops["add"])
             check(ops["split"]["params"] == ["indices_or_sections", "axis"], "%r", ops["split"])

@@ -266,6 +266,15 @@ class TestMultiOutput(Base):
         self.close(i.fetch(), wi, "nonzero rows")
         self.close(j.fetch(), wj, "nonzero columns")
         self.close(k.fetch(), np.where(np.arange(7) % 3)[0], "where")
+        # unique: plain, and with first indexes and counts
+        ints = mt.tensor(IN, chunk_size=(4, 5))
+        u = mt.unique(ints)
+        uv, ui, uc = mt.unique(ints, return_index=True, return_counts=True)
+        marsc.execute(u, uv, ui, uc)
+        wv, wi, wc = np.unique(IN, return_index=True, return_counts=True)
+        self.close(u.fetch(), np.unique(IN), "unique")
+        for name, t, w in (("values", uv, wv), ("index", ui, wi), ("counts", uc, wc)):
+            self.close(t.fetch(), w, "unique " + name)
 
 
 class TestAttributesAndMethods(Base):

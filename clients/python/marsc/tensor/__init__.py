@@ -853,6 +853,18 @@ def nonzero(a):
     return _multi_nonzero("nonzero", a)
 
 
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           equal_nan=True):
+    """numpy.unique: the sorted values alone, or a tuple with the first
+    indexes and/or counts (return_inverse is not supported by the engine).
+    Their length is known only once they run: fetch them."""
+    p = {"return_index": bool(return_index), "return_inverse": bool(return_inverse),
+         "return_counts": bool(return_counts), "axis": axis, "equal_nan": bool(equal_nan)}
+    n = 1 + bool(return_index) + bool(return_inverse) + bool(return_counts)
+    res = _make("unique", [_as_tensor(ar)], p, n_outputs=n)
+    return res if n > 1 else res[0]
+
+
 def _n_outputs(rule, inputs, p):
     """An op list's "outputs": a count, or the rule giving it ("inputs":
     one per input; "sections": from indices_or_sections)."""
@@ -860,6 +872,9 @@ def _n_outputs(rule, inputs, p):
         return rule
     if rule == "inputs":
         return len(inputs)
+    if rule == "flags":
+        return 1 + sum(bool(p.get(k)) for k in ("return_index", "return_inverse",
+                                                 "return_counts"))
     if rule == "ndim":
         s = getattr(inputs[0], "_shape", None) if inputs else None
         return len(s) if s is not None else 0
