@@ -10,6 +10,7 @@
  * has no function of its own for. tests/unit/engine/test_graph_list.c checks
  * every line against the parser (fields and input counts). */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +144,7 @@ static const op_params_t PARAMS[] = {
     {"meshgrid", "1+", {"indexing", "sparse", "copy"}},
     {"nonzero", "1", {NULL}},
     {"unique", "1", {"return_index", "return_inverse", "return_counts", "axis", "equal_nan"}},
+    {"histogram", "1", {"bins", "range", "density"}}, /* [a] or [a, bin_edges] */
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */
@@ -224,7 +226,10 @@ char *graph_ops_json(void)
                               "params", p ? p : json_array());
         /* multiout: ops with several results say how many ("outputs") */
         const char *outs = graph_multi_outputs((op_t)i);
-        if (o && outs && json_object_set_new(o, "outputs", json_string(outs))) {
+        /* a fixed count is a number, a rule ("sections", ...) a string */
+        bool num = outs && outs[0] && strspn(outs, "0123456789") == strlen(outs);
+        if (o && outs &&
+            json_object_set_new(o, "outputs", num ? json_integer(atoi(outs)) : json_string(outs))) {
             json_decref(o);
             o = NULL;
         }

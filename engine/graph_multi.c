@@ -10,6 +10,7 @@
  * Every output node checks the whole op (its parameters and its output
  * count), so a bad document fails on the first one, naming the op's key. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ bool graph_multi_op(op_t op)
     case OP_MESHGRID:
     case OP_NONZERO:
     case OP_UNIQUE:
+    case OP_HISTOGRAM:
         return true;
     default:
         return false;
@@ -40,6 +42,7 @@ bool graph_multi_arity(op_t op, int *lo, int *hi)
     if (!graph_multi_op(op)) return false;
     *lo = *hi = 1;
     if (op == OP_MESHGRID) *hi = INT32_MAX;
+    if (op == OP_HISTOGRAM) *hi = 2; /* [a] or [a, bin_edges] */
     return true;
 }
 
@@ -57,6 +60,8 @@ const char *graph_multi_outputs(op_t op)
         return "ndim"; /* one per axis of the input */
     case OP_UNIQUE:
         return "flags"; /* 1 + one per return_* flag set */
+    case OP_HISTOGRAM:
+        return "2"; /* hist, bin_edges */
     default:
         return NULL;
     }
@@ -71,7 +76,10 @@ static const char *const *fields(op_t op)
     static const char *const none[] = {NULL};
     static const char *const uniq[] = {"return_index", "return_inverse", "return_counts",
                                        "axis",         "equal_nan",      NULL};
+    static const char *const hist[] = {"bins", "range", "density", NULL};
     switch (op) {
+    case OP_HISTOGRAM:
+        return hist;
     case OP_UNIQUE:
         return uniq;
     case OP_SPLIT:
@@ -124,6 +132,37 @@ int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         return 0;
     }
     if (n->op == OP_NONZERO || n->op == OP_WHERE) return 0;
+    if (n->op == OP_HISTOGRAM) {
+        json_t *b = json_object_get(obj, "bins"), *r = json_object_get(obj, "range"),
+               *de = json_object_get(obj, "density");
+        n->mo_bins = 10;
+        if (b && n->n_in == 2)
+            return FAIL(n, "\"bins\" is given twice: as a field and as inputs[1] (the edges)");
+        if (b) {
+            if (!json_is_integer(b)) return FAIL(n, "\"bins\" must be an integer (or inputs[1])");
+            if (json_integer_value(b) < 1)
+                return FAIL(n, "`bins` must be positive, when an integer");
+            n->mo_bins = (int64_t)json_integer_value(b);
+        }
+        if (r && !json_is_null(r)) {
+            if (!json_is_array(r) || json_array_size(r) != 2 ||
+                !json_is_number(json_array_get(r, 0)) || !json_is_number(json_array_get(r, 1)))
+                return FAIL(n, "\"range\" must be null or a pair of numbers [min, max]");
+            n->mo_lo = json_number_value(json_array_get(r, 0));
+            n->mo_hi = json_number_value(json_array_get(r, 1));
+            if (n->mo_lo > n->mo_hi)
+                return FAIL(n, "max must be larger than min in range parameter.");
+            if (!isfinite(n->mo_lo) || !isfinite(n->mo_hi))
+                return FAIL(n, "supplied range of [%g, %g] is not finite", n->mo_lo, n->mo_hi);
+            n->mo_has_range = true;
+        }
+        if (de && !json_is_boolean(de)) return FAIL(n, "\"density\" must be a boolean");
+        n->mo_density = de && json_is_true(de);
+        if (n->n_outputs != 2)
+            return FAIL(n, "histogram gives 2 results (hist, bin_edges), but \"outputs\" names %d",
+                        n->n_outputs);
+        return 0;
+    }
     if (n->op == OP_UNIQUE) {
         static const char *const flags[] = {"return_index", "return_inverse", "return_counts",
                                             "equal_nan"};
@@ -315,6 +354,34 @@ static int infer_unique(graph_t *g, int i, char *err, size_t errlen)
     return 0;
 }
 
+/* histogram: hist (int64, float64 with density) and bin_edges (float64,
+ * float32 for a float32 input; inputs[1]'s dtype when it gives them) */
+static int infer_histogram(graph_t *g, graph_node_t *n, char *err, size_t errlen)
+{
+    const graph_node_t *a = &g->nodes[n->in[0].node];
+    if (a->odtype == DT_BOOL)
+        return FAIL(n, "numpy boolean subtract is not supported; histogram of bool (astype first)");
+    int64_t nb = n->mo_bins;
+    dtype_t edt = a->odtype == DT_FLOAT32 ? DT_FLOAT32 : DT_FLOAT64;
+    if (n->n_in == 2) {
+        const graph_node_t *e = &g->nodes[n->in[1].node];
+        if (e->oshape.ndim != 1) return FAIL(n, "`bins` must be 1d, when an array");
+        if (e->oshape.d[0] < 1) return FAIL(n, "`bins` must have at least one edge");
+        if (e->odtype == DT_BOOL) return FAIL(n, "`bins` of bool are not supported");
+        nb = e->oshape.d[0] - 1;
+        edt = e->odtype;
+    }
+    n->oshape.ndim = 1;
+    if (n->out_index == 0) {
+        n->oshape.d[0] = nb;
+        n->odtype = n->mo_density ? DT_FLOAT64 : DT_INT64;
+    } else {
+        n->oshape.d[0] = nb + 1;
+        n->odtype = edt;
+    }
+    return 0;
+}
+
 static int infer_meshgrid(graph_t *g, graph_node_t *n, char *err, size_t errlen)
 {
     int N = n->n_in;
@@ -359,6 +426,8 @@ int graph_multi_infer(graph_t *g, int i, const graph_raw_t *raw, char *err, size
         return infer_nonzero(g, i, err, errlen);
     case OP_UNIQUE:
         return infer_unique(g, i, err, errlen);
+    case OP_HISTOGRAM:
+        return infer_histogram(g, n, err, errlen);
     default:
         return FAIL(n, "internal: not an op with several results");
     }

@@ -236,6 +236,7 @@
     X(MESHGRID, "meshgrid", OPK_SHAPE)                                                             \
     X(NONZERO, "nonzero", OPK_SHAPE)                                                               \
     X(UNIQUE, "unique", OPK_SHAPE)                                                                 \
+    X(HISTOGRAM, "histogram", OPK_SHAPE)                                                           \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -1439,7 +1439,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         break;
     }
     case DFJ_MULTI:
-        return df_multi_run(t, ji, ins_, blob, blob_len, err, errlen);
+        return df_multi_run(t, ji, ins_, blob, blob_len, fixed_out, err, errlen);
     case DFJ_WHOLE: {
         frame_t *v = NULL, all = {0};
         bool stats = n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK;

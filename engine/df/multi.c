@@ -1,6 +1,7 @@
 /* multi.c: held outputs of ops with several results (multi.h). */
 #include "multi.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,10 +219,156 @@ done:
     return rc;
 }
 
+/* ---- histogram */
+static double at_f(const void *p, dtype_t dt, int64_t i)
+{
+    switch (dt) {
+    case DT_BOOL:
+        return ((const uint8_t *)p)[i];
+    case DT_INT32:
+        return ((const int32_t *)p)[i];
+    case DT_INT64:
+        return (double)((const int64_t *)p)[i];
+    case DT_FLOAT32:
+        return ((const float *)p)[i];
+    default:
+        return ((const double *)p)[i];
+    }
+}
+
+static int64_t jin_elems(const jin_t *in)
+{
+    int64_t n = 1;
+    for (int d = 0; d < in->ndim; d++)
+        n *= in->shape[d];
+    return n;
+}
+
+static int run_hist(const tile_t *t, const job_t *j, const dfx_in_t *ins, void *out, char *err,
+                    size_t errlen)
+{
+    const graph_node_t *n = &t->g->nodes[j->node];
+    const char *key = n->n_outputs ? n->op_key : n->key;
+    switch (j->off[2]) {
+    case MO_HIST_MINMAX: {
+        const jin_t *in = &j->in[0];
+        double lo = INFINITY, hi = -INFINITY;
+        bool nan = false;
+        for (int64_t i = 0, m = jin_elems(in); i < m; i++) {
+            double v = at_f(ins[0].data, in->dt, i);
+            nan |= v != v;
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        ((double *)out)[0] = nan ? NAN : lo;
+        ((double *)out)[1] = nan ? NAN : hi;
+        return 0;
+    }
+    case MO_HIST_EDGES: {
+        double lo = n->mo_lo, hi = n->mo_hi;
+        if (!n->mo_has_range) {
+            lo = INFINITY;
+            hi = -INFINITY;
+            bool nan = false;
+            for (int k = 0; k < j->n_in; k++) {
+                const double *p = ins[k].data;
+                nan |= p[0] != p[0] || p[1] != p[1];
+                lo = p[0] < lo ? p[0] : lo;
+                hi = p[1] > hi ? p[1] : hi;
+            }
+            if (lo > hi) { /* no elements */
+                lo = 0;
+                hi = 1;
+            } else if (nan || !isfinite(lo) || !isfinite(hi)) {
+                return errmsg(err, errlen,
+                              "node \"%s\" (histogram): autodetected range of [%g, %g] is not "
+                              "finite",
+                              key, nan ? NAN : lo, nan ? NAN : hi);
+            }
+        }
+        if (lo == hi) {
+            lo -= 0.5;
+            hi += 0.5;
+        }
+        int64_t nb = j->shape[0] - 1;
+        double step = (hi - lo) / (double)nb;
+        for (int64_t i = 0; i <= nb; i++) {
+            double v = i == nb ? hi : lo + (double)i * step; /* as numpy.linspace */
+            if (j->dt == DT_FLOAT32)
+                ((float *)out)[i] = (float)v;
+            else
+                ((double *)out)[i] = v;
+        }
+        return 0;
+    }
+    case MO_HIST_COUNT: {
+        const jin_t *in = &j->in[0], *ein = &j->in[1];
+        int64_t ne = jin_elems(ein), nb = ne - 1;
+        double *e = malloc(sizeof(double) * (size_t)ne);
+        if (!e) return errmsg(err, errlen, "out of memory");
+        for (int64_t i = 0; i < ne; i++) {
+            e[i] = at_f(ins[1].data, ein->dt, i);
+            if (i > 0 && !(e[i] >= e[i - 1])) {
+                free(e);
+                return errmsg(err, errlen,
+                              "node \"%s\" (histogram): `bins` must increase monotonically, "
+                              "when an array",
+                              key);
+            }
+        }
+        int64_t *c = out;
+        memset(c, 0, sizeof(int64_t) * (size_t)(nb > 0 ? nb : 0));
+        for (int64_t i = 0, m = jin_elems(in); nb > 0 && i < m; i++) {
+            double v = at_f(ins[0].data, in->dt, i);
+            if (!(v >= e[0] && v <= e[nb])) continue; /* outside, or NaN */
+            int64_t lo = 0, hi = ne;                  /* the first edge > v */
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (e[mid] > v)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            int64_t b = lo - 1;
+            if (b >= nb) b = nb - 1; /* the last bin holds its right edge */
+            c[b]++;
+        }
+        free(e);
+        return 0;
+    }
+    case MO_HIST_SUM: {
+        int64_t nb = j->shape[0];
+        int np = n->mo_density ? j->n_in - 1 : j->n_in;
+        int64_t *tot = calloc((size_t)(nb ? nb : 1), sizeof(int64_t));
+        if (!tot) return errmsg(err, errlen, "out of memory");
+        for (int k = 0; k < np; k++)
+            for (int64_t b = 0; b < nb; b++)
+                tot[b] += ((const int64_t *)ins[k].data)[b];
+        if (!n->mo_density) {
+            memcpy(out, tot, sizeof(int64_t) * (size_t)nb);
+        } else {
+            const jin_t *ein = &j->in[np];
+            int64_t all = 0;
+            for (int64_t b = 0; b < nb; b++)
+                all += tot[b];
+            for (int64_t b = 0; b < nb; b++) {
+                double w = at_f(ins[np].data, ein->dt, b + 1) - at_f(ins[np].data, ein->dt, b);
+                ((double *)out)[b] = (double)tot[b] / w / (double)all;
+            }
+        }
+        free(tot);
+        return 0;
+    }
+    default:
+        return errmsg(err, errlen, "internal: unknown histogram step");
+    }
+}
+
 int df_multi_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob, size_t *blob_len,
-                 char *err, size_t errlen)
+                 void *fixed_out, char *err, size_t errlen)
 {
     const job_t *j = &t->jobs[ji];
+    if (j->off[2] >= MO_HIST_MINMAX) return run_hist(t, j, ins, fixed_out, err, errlen);
     if (j->off[2] == MO_UNIQUE_MAP) return run_unique_map(j, ins, blob, blob_len, err, errlen);
     if (j->off[2] == MO_UNIQUE_MERGE)
         return run_unique_merge(t, j, ins, blob, blob_len, err, errlen);

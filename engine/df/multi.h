@@ -15,13 +15,27 @@
  * holds the coordinates along axis job.off[1] of its nonzero elements in C
  * order. 0, or -1 with a message. */
 /* job.off[2]: the step */
-enum { MO_NONZERO = 0, MO_UNIQUE_MAP, MO_UNIQUE_MERGE };
+enum {
+    MO_NONZERO = 0,
+    MO_UNIQUE_MAP,
+    MO_UNIQUE_MERGE,
+    /* histogram's fixed-size steps (job.blob false; output at fixed_out):
+     * a chunk's [min, max] (2 float64); the bin edges from every chunk's
+     * [min, max] or the range; a chunk's counts (in: chunk, edges); the
+     * sum of the counts (in: counts..., then the edges with density) */
+    MO_HIST_MINMAX,
+    MO_HIST_EDGES,
+    MO_HIST_COUNT,
+    MO_HIST_SUM,
+};
+/* histogram: the most bytes of counts one sum job reads (chunks x bins x 8) */
+#define MO_HIST_MAX_BYTES (INT64_C(256) << 20)
 /* unique: the most (value, first index, count) entries the merge job takes
  * from the blocks' sets together (each block's set is sorted and has
  * distinct values; the total is at most the input's element count). */
 #define MO_UNIQUE_MAX (INT64_C(1) << 26)
 
 int df_multi_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob, size_t *blob_len,
-                 char *err, size_t errlen);
+                 void *fixed_out, char *err, size_t errlen);
 
 #endif

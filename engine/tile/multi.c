@@ -95,6 +95,105 @@ static tgrid_t *tile_meshgrid(tctx_t *c, int node)
     return R;
 }
 
+/* A fixed-size DFJ_MULTI job of histogram step `step`. */
+static int32_t hjob(tctx_t *c, const jparam_t *pa, int step, dtype_t dt, int64_t len, int n_in)
+{
+    int32_t ji = tile__job_new(c, JK_DF, dt, 1, &len, n_in);
+    if (ji < 0) return -1;
+    job_t *j = &c->t->jobs[ji];
+    j->param = pa;
+    j->off = tile__arena_i64(c, 4);
+    if (!j->off) return tile__fail(c, "out of memory while tiling");
+    j->off[0] = j->off[1] = j->off[3] = 0;
+    j->off[2] = step;
+    return ji;
+}
+
+/* histogram: per chunk of a, [min, max] (without range nor edges), then one
+ * job of edges; per chunk, counts against the edges; one job summing them
+ * (MO_HIST_MAX_BYTES of counts at most). */
+static tgrid_t *tile_histogram(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const tgrid_t *A = c->t->grid[n->in[0].node];
+    const tgrid_t *E = n->n_in == 2 ? c->t->grid[n->in[1].node] : NULL;
+    if (E && n->out_index == 1) return (tgrid_t *)E; /* the edges given */
+    jparam_t *pa = tile__param_new(c, n->op);
+    pa->dfk = DFJ_MULTI;
+    int64_t nb = E ? E->shape.d[0] - 1 : n->mo_bins;
+    int32_t ej = -1; /* the edges job, when computed */
+    if (!E) {
+        dtype_t edt = A->dt == DT_FLOAT32 ? DT_FLOAT32 : DT_FLOAT64;
+        int nmm = n->mo_has_range ? 0 : (int)A->total;
+        if (A->total > INT32_MAX) {
+            tile__fail(c, "too many chunks");
+            return NULL;
+        }
+        int32_t *mm = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)(nmm ? nmm : 1));
+        if (!mm) {
+            tile__fail(c, "out of memory while tiling");
+            return NULL;
+        }
+        for (int k = 0; k < nmm; k++) {
+            if ((mm[k] = hjob(c, pa, MO_HIST_MINMAX, DT_FLOAT64, 2, 1)) < 0) return NULL;
+            tile__jin_direct(c, mm[k], 0, A->job[k]);
+        }
+        ej = hjob(c, pa, MO_HIST_EDGES, edt, nb + 1, nmm);
+        if (ej < 0) return NULL;
+        for (int k = 0; k < nmm; k++)
+            tile__jin_direct(c, ej, k, mm[k]);
+    }
+    shape_t s = {.ndim = 1, .d = {n->oshape.d[0]}};
+    int64_t one = 1;
+    tgrid_t *G = tile__grid_alloc(c, &s, n->odtype, &one);
+    if (!G) return NULL;
+    G->bounds[0][0] = 0;
+    G->bounds[0][1] = s.d[0];
+    if (n->out_index == 1) {
+        G->job[0] = ej;
+        return G;
+    }
+    if ((double)A->total * (double)nb * 8.0 > (double)MO_HIST_MAX_BYTES) {
+        tile__fail(c,
+                   "%lld chunks x %lld bins of counts pass the %lld bytes one histogram sum job "
+                   "reads (docs/graph-format.md, histogram); use fewer bins or larger chunks",
+                   (long long)A->total, (long long)nb, (long long)MO_HIST_MAX_BYTES);
+        return NULL;
+    }
+    int64_t eoff = 0, elen = nb + 1;
+    int np = (int)A->total;
+    int32_t *parts = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)(np ? np : 1));
+    if (!parts) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    for (int k = 0; k < np; k++) {
+        int32_t cj = hjob(c, pa, MO_HIST_COUNT, DT_INT64, nb, 2);
+        if (cj < 0) return NULL;
+        tile__jin_direct(c, cj, 0, A->job[k]);
+        if (E) {
+            if (tile__input_box(c, cj, 1, E, &eoff, &elen)) return NULL;
+        } else {
+            tile__jin_direct(c, cj, 1, ej);
+        }
+        parts[k] = cj;
+    }
+    int dens = n->mo_density ? 1 : 0;
+    int32_t sj = hjob(c, pa, MO_HIST_SUM, n->odtype, nb, np + dens);
+    if (sj < 0) return NULL;
+    for (int k = 0; k < np; k++)
+        tile__jin_direct(c, sj, k, parts[k]);
+    if (dens) {
+        if (E) {
+            if (tile__input_box(c, sj, np, E, &eoff, &elen)) return NULL;
+        } else {
+            tile__jin_direct(c, sj, np, ej);
+        }
+    }
+    G->job[0] = sj;
+    return G;
+}
+
 tgrid_t *tile_multi(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
@@ -106,6 +205,8 @@ tgrid_t *tile_multi(tctx_t *c, int node)
         return tile_getitem(c, n, c->t->grid[n->in[0].node]);
     case OP_MESHGRID:
         return tile_meshgrid(c, node);
+    case OP_HISTOGRAM:
+        return tile_histogram(c, node);
     default:
         tile__fail(c, "internal: not an op with several results");
         return NULL;

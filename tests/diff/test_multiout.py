@@ -207,6 +207,36 @@ add("unique/of-expression-many-blocks",
     dict(zip(["v", "c"], np.unique(g, return_counts=True))), args=["--chunk-bytes", "800"])
 
 
+# ---- histogram: bins, range, density, edges as inputs[1]; uneven chunks
+HI = [((50,), 7, {}), ((9, 7), [4, 3], {"bins": 5}), ((9, 7), [4, 3], {"bins": 4, "range": [-3, 3]}),
+      ((30,), 8, {"bins": 6, "density": True}), ((4, 3, 5), [3, 2, 2], {"range": [0, 0]}),
+      ((0,), 3, {"bins": 3}), ((12,), 5, {"bins": 1})]
+for i, (shape, chunk, kw) in enumerate(HI):
+    for dt in ("int32", "int64", "float32", "float64") if i % 2 == 0 else ("float64",):
+        a = sample(dt, shape)
+        nkw = dict(kw)
+        if "range" in nkw:
+            nkw["range"] = tuple(nkw["range"])
+        res = np.histogram(a, **nkw)
+        add("histogram/%s/%s/%s" % ("x".join(map(str, shape)), dt,
+                                    ",".join("%s=%s" % kv for kv in sorted(kw.items()))),
+            [A("a", a, chunk), N("h", "histogram", ["a"], outputs=["c", "e"], **kw)],
+            {"c": res[0], "e": res[1]})
+for i, edges in enumerate([[-5, -1, 0, 2.5, 7], [0, 10], [-20, 0, 20]]):
+    a = sample("float64", (11, 4))
+    for dens in (False, True):
+        res = np.histogram(a, np.array(edges, dtype=np.float64), density=dens)
+        add("histogram/edges-input/%d/density=%s" % (i, dens),
+            [A("a", a, [5, 3]), N("ed", "array", data=edges, dtype="float64", chunk_size=2),
+             N("h", "histogram", ["a", "ed"], density=dens, outputs=["c", "e"])],
+            {"c": res[0], "e": res[1]})
+hc, he = np.histogram(np.arange(100) % 13, bins=4)
+add("histogram/outputs-as-inputs",
+    [N("a", "arange", stop=100, chunk_size=30), N("m", "mod", ["a", 13]),
+     N("h", "histogram", ["m"], bins=4, outputs=["c", "e"]), N("s", "sum", ["c"]),
+     N("w", "diff", ["e"])], {"s": hc.sum(), "w": np.diff(he)})
+
+
 # ---- rejected documents: exit 2, one line naming the op's key
 def D(nodes, fetch):
     return {"version": 1, "nodes": nodes, "fetch": fetch}
@@ -282,6 +312,17 @@ rejects += [
                                N("uq", "unique", ["a"], outputs=["u"])], ["u"]), "uq", "unique"),
     ("reject/unique-output-as-input", D([ar, N("uq", "unique", ["a"], outputs=["u"]),
                                          N("s", "sum", ["u"])], ["s"]), "s", "sum"),
+    ("reject/histogram-count", D([ar, N("h", "histogram", ["a"], outputs=["u"])], ["u"]),
+     "h", "histogram"),
+    ("reject/histogram-bins-0", D([ar, N("h", "histogram", ["a"], bins=0, outputs=["u", "v"])],
+                                  ["u"]), "h", "histogram"),
+    ("reject/histogram-range", D([ar, N("h", "histogram", ["a"], range=[2, 1],
+                                        outputs=["u", "v"])], ["u"]), "h", "histogram"),
+    ("reject/histogram-bool", D([N("b", "ones", shape=[3], dtype="bool"),
+                                 N("h", "histogram", ["b"], outputs=["u", "v"])], ["u"]),
+     "h", "histogram"),
+    ("reject/histogram-bins-twice", D([ar, N("h", "histogram", ["a", "a"], bins=3,
+                                             outputs=["u", "v"])], ["u"]), "h", "histogram"),
     ("reject/meshgrid-no-inputs", D([N("mg", "meshgrid", [], outputs=["u"])], ["u"]),
      "mg", "meshgrid"),
 ]
@@ -333,7 +374,7 @@ def main():
         ops = {o["name"]: o for o in json.loads(r.stdout)["ops"]}
         want = {"split": "sections", "array_split": "sections", "hsplit": "sections",
                 "vsplit": "sections", "meshgrid": "inputs", "nonzero": "ndim",
-                "unique": "flags"}
+                "unique": "flags", "histogram": 2}
         bad = [k for k, v in want.items() if ops.get(k, {}).get("outputs") != v]
         bad += [k for k, o in ops.items() if "outputs" in o and k not in want]
         suite.check("list-ops/outputs", not bad, "wrong \"outputs\" for %s" % bad)

@@ -59,9 +59,11 @@ def document():
         N("fl", "floor", ["a"]), N("md", "mod", ["fl", 6.0]),
         N("uq", "unique", ["md"], return_index=True, return_counts=True,
           outputs=["uv", "ui", "uc"]),
+        N("hg", "histogram", ["a"], bins=6, outputs=["hc", "he"]),
+        N("hd", "histogram", ["a"], bins=3, range=[1, 20], density=True, outputs=["dc", "de"]),
     ]
     fetch = ["s0", "s1", "s2", "s3", "q0", "q1", "q2", "h0", "h1", "v0", "v1", "gx", "gy",
-             "ix", "iy", "t", "nr", "nc", "wx", "uv", "ui", "uc"]
+             "ix", "iy", "t", "nr", "nc", "wx", "uv", "ui", "uc", "hc", "he", "dc", "de"]
     return {"version": 1, "nodes": nodes, "fetch": fetch}
 
 
@@ -80,6 +82,9 @@ def expected():
     e.update({"nr": nr, "nc": nc, "wx": np.where(X)[0]})
     u = np.unique(np.mod(np.floor(A), 6.0), return_index=True, return_counts=True)
     e.update({"uv": u[0], "ui": u[1], "uc": u[2]})
+    h = np.histogram(A, 6)
+    d = np.histogram(A, 3, range=(1, 20), density=True)
+    e.update({"hc": h[0], "he": h[1], "dc": d[0], "de": d[1]})
     return e
 
 
@@ -137,12 +142,13 @@ def main():
                 N("u", "add", ["gx", "gy"]),
                 N("w", "sum", ["s1"], axis=0),
                 N("sp2", "split", ["v0"], indices_or_sections=[1], outputs=["z0", "z1"]),
-                N("z", "subtract", ["z1", 1])], "fetch": ["u", "w", "z0", "z"]}
+                N("z", "subtract", ["z1", 1]), N("hs", "sum", ["hc"])],
+                "fetch": ["u", "w", "z0", "z", "hs"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             v0 = np.vsplit(A, [5])[0]
             ref = {"u": want["gx"] + want["gy"], "w": want["s1"].sum(axis=0),
-                   "z0": v0[:1], "z": v0[1:] - 1}
+                   "z0": v0[:1], "z": v0[1:] - 1, "hs": np.array(A.size)}
             for k, e in ref.items():
                 v = fetch(web, sid, k)
                 check(v.shape == e.shape and np.allclose(v, e), "%s: %r vs %r", k, v, e)
@@ -172,7 +178,7 @@ def main():
             ops = {o["name"]: o for o in r.json()["ops"]}
             for k, v in (("split", "sections"), ("array_split", "sections"),
                          ("hsplit", "sections"), ("vsplit", "sections"),
-                         ("meshgrid", "inputs"), ("nonzero", "ndim"), ("unique", "flags")):
+                         ("meshgrid", "inputs"), ("nonzero", "ndim"), ("unique", "flags"), ("histogram", 2)):
                 check(ops[k].get("outputs") == v, "%s: %r", k, ops[k])
             check("outputs" not in ops["add"], "add: %r", ops["add"])
             check(ops["split"]["params"] == ["indices_or_sections", "axis"], "%r", ops["split"])

@@ -275,6 +275,14 @@ class TestMultiOutput(Base):
         self.close(u.fetch(), np.unique(IN), "unique")
         for name, t, w in (("values", uv, wv), ("index", ui, wi), ("counts", uc, wc)):
             self.close(t.fetch(), w, "unique " + name)
+        # histogram: bins, range and density; edges given as a list
+        hc, he = mt.histogram(x, 5)
+        dc, de = mt.histogram(x, [-2, 0, 0.5, 3], density=True)
+        rc, re_ = mt.histogram(ints, 4, range=(-5, 5))
+        self.run_all([("hist", hc, np.histogram(XN, 5)[0]), ("edges", he, np.histogram(XN, 5)[1]),
+                      ("dens", dc, np.histogram(XN, [-2, 0, 0.5, 3], density=True)[0]),
+                      ("range", rc, np.histogram(IN, 4, range=(-5, 5))[0]),
+                      ("range-edges", re_, np.histogram(IN, 4, range=(-5, 5))[1])])
 
 
 class TestAttributesAndMethods(Base):

@@ -865,6 +865,22 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return res if n > 1 else res[0]
 
 
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """numpy.histogram: (hist, bin_edges); bins an integer or edges (a
+    tensor, an array or a list)."""
+    if weights is not None:
+        raise NotImplementedError("histogram: weights are not supported")
+    ins = [_as_tensor(a)]
+    p = {"density": bool(density)}
+    if np.ndim(bins) == 0 and not isinstance(bins, Entity):
+        p["bins"] = int(bins)
+    else:
+        ins.append(_as_tensor(bins))
+    if range is not None:
+        p["range"] = [float(range[0]), float(range[1])]
+    return _make("histogram", ins, p, n_outputs=2)
+
+
 def _n_outputs(rule, inputs, p):
     """An op list's "outputs": a count, or the rule giving it ("inputs":
     one per input; "sections": from indices_or_sections)."""
