@@ -66,7 +66,10 @@ int graph_fail(char *err, size_t errlen, const graph_node_t *n, const char *fmt,
 {
     if (!err || errlen == 0) return -1;
     int o = 0;
-    if (n) o = snprintf(err, errlen, "node \"%s\" (%s): ", n->key, op_name(n->op));
+    /* an output of an op with several results: named by the op's key */
+    if (n)
+        o = snprintf(err, errlen, "node \"%s\" (%s): ", n->n_outputs ? n->op_key : n->key,
+                     op_name(n->op));
     if (o >= 0 && (size_t)o < errlen) {
         va_list ap;
         va_start(ap, fmt);
@@ -118,6 +121,7 @@ typedef struct {
     int cap;          /* allocated entries of g->nodes and raw */
     int n_doc;        /* nodes of the document; session tensors follow */
     json_t *keys;     /* key -> node index (json integer): a hash table */
+    json_t *opkeys;   /* multiout: key of an op with several results -> its document index */
 } pctx_t;
 
 static bool key_valid(const char *s)
@@ -1016,6 +1020,7 @@ static void op_arity(op_t op, int *lo, int *hi)
         graph_la_arity(op, lo, hi);
         return;
     }
+    if (graph_multi_arity(op, lo, hi)) return;
     if (op_kind(op) == OPK_DF) {
         *lo = *hi = 1;
         if (op == OP_DF_READ_CSV || op == OP_DF_READ_JSON) *lo = *hi = 0;
@@ -1062,6 +1067,7 @@ static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
     size_t cnt = v ? json_array_size(v) : 0;
     int lo, hi;
     op_arity(n->op, &lo, &hi);
+    if (n->op == OP_WHERE && n->n_outputs) lo = hi = 1; /* multiout: where(a) is nonzero(a) */
     if (cnt < (size_t)lo || cnt > (size_t)hi) {
         if (n->op == OP_CONCATENATE) return NFAIL(c, n, "need at least one array to concatenate");
         if (n->op == OP_STACK) return NFAIL(c, n, "need at least one array to stack");
@@ -1108,22 +1114,44 @@ static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
     return 0;
 }
 
-static int parse_node(pctx_t *c, int di, json_t *obj)
+/* multiout: the error for a key naming an op with several results, used
+ * as an input or fetched (graph-format.md, additions); 0 when key is none. */
+static int op_key_used(pctx_t *c, const graph_node_t *user, const char *key, const char *as)
 {
-    graph_node_t *n = &c->g->nodes[di];
-    graph_raw_t *r = &c->raw[di];
+    json_t *v = c->opkeys ? json_object_get(c->opkeys, key) : NULL;
+    if (!v) return 0;
+    char eb[ESC_LEN];
+    const graph_node_t *o = &c->g->nodes[json_integer_value(v)];
+    return NFAIL(c, user,
+                 "%s \"%s\", the key of an op with several results (%s), which is not a tensor; "
+                 "name one of its %d outputs (\"%s\", ...)",
+                 as, esc(key, eb), op_name(o->op), o->n_outputs, o->key);
+}
+
+/* Node ni of the graph from document node di (obj): the document's node
+ * itself, or output k (out_key) of its n_out outputs. */
+static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_key, int k, int n_out)
+{
+    graph_node_t *n = &c->g->nodes[ni];
+    graph_raw_t *r = &c->raw[ni];
     char eb[ESC_LEN];
     r->doc_index = di;
+    r->obj = obj;
 
     if (!json_is_object(obj)) return NFAIL(c, NULL, "nodes[%d]: must be an object", di);
-    json_t *k = json_object_get(obj, "key");
-    if (!k) return NFAIL(c, NULL, "nodes[%d]: \"key\" is missing", di);
-    if (!json_is_string(k)) return NFAIL(c, NULL, "nodes[%d]: \"key\" must be a string", di);
-    const char *key = json_string_value(k);
+    json_t *kj = json_object_get(obj, "key");
+    if (!kj) return NFAIL(c, NULL, "nodes[%d]: \"key\" is missing", di);
+    if (!json_is_string(kj)) return NFAIL(c, NULL, "nodes[%d]: \"key\" must be a string", di);
+    const char *key = json_string_value(kj);
     if (!key_valid(key))
         return NFAIL(c, NULL, "nodes[%d]: key \"%s\" must be 1-%d characters of [A-Za-z0-9_.-]", di,
                      esc(key, eb), GRAPH_KEY_MAX);
-    strcpy(n->key, key);
+    strcpy(n->key, out_key ? out_key : key);
+    if (out_key) {
+        strcpy(n->op_key, key);
+        n->n_outputs = n_out;
+        n->out_index = k;
+    }
     json_t *o = json_object_get(obj, "op");
     if (!o) return NFAIL(c, NULL, "node \"%s\": \"op\" is missing", n->key);
     if (!json_is_string(o)) return NFAIL(c, NULL, "node \"%s\": \"op\" must be a string", n->key);
@@ -1131,12 +1159,41 @@ static int parse_node(pctx_t *c, int di, json_t *obj)
         return NFAIL(c, NULL, "node \"%s\": unknown op \"%s\"", n->key,
                      esc(json_string_value(o), eb));
 
-    json_t *prev = json_object_get(c->keys, n->key);
-    if (prev)
-        return NFAIL(c, n, "duplicate key (nodes[%lld] has it too)",
-                     (long long)json_integer_value(prev));
-    if (json_object_set_new(c->keys, n->key, json_integer(di)) != 0)
+    /* keys of nodes, of outputs and of ops with several results share one
+     * namespace */
+    if (k == 0) {
+        json_t *prev = json_object_get(c->keys, key);
+        json_t *prevop = json_object_get(c->opkeys, key);
+        if (prev || prevop)
+            return NFAIL(c, NULL, "node \"%s\" (%s): duplicate key (nodes[%lld] has it too)", key,
+                         op_name(n->op),
+                         (long long)(prev ? c->raw[json_integer_value(prev)].doc_index
+                                          : json_integer_value(prevop)));
+    }
+    /* one-argument where: nonzero (several results) */
+    bool multi = graph_multi_op(n->op) || (n->op == OP_WHERE && out_key);
+    if (multi != (out_key != NULL)) {
+        if (out_key) return NFAIL(c, n, "takes no \"outputs\": %s has one result", op_name(n->op));
+        return NFAIL(c, n,
+                     "has several results: name them with \"outputs\": [\"k1\", \"k2\", ...], "
+                     "one new key per result in numpy's order");
+    }
+    if (out_key) {
+        if (k == 0 && json_object_set_new(c->opkeys, key, json_integer(ni)) != 0)
+            return NFAIL(c, n, "out of memory");
+        json_t *prev = json_object_get(c->keys, out_key);
+        json_t *prevop = json_object_get(c->opkeys, out_key);
+        if (prev || prevop)
+            return NFAIL(c, n, "outputs: duplicate key \"%s\" (nodes[%lld] has it too)", out_key,
+                         (long long)(prev ? c->raw[json_integer_value(prev)].doc_index
+                                          : c->raw[json_integer_value(prevop)].doc_index));
+    }
+    if (json_object_set_new(c->keys, n->key, json_integer(ni)) != 0)
         return NFAIL(c, n, "out of memory");
+    if (out_key) {
+        if (parse_inputs(c, n, r, obj) < 0) return -1;
+        return graph_multi_check(n, obj, c->err, c->errlen);
+    }
 
     if (op_kind(n->op) == OPK_DF) {
         graph_df_env_t env = {c->lim, c->sess, c->err, c->errlen};
@@ -1153,6 +1210,8 @@ static int parse_node(pctx_t *c, int di, json_t *obj)
     json_object_foreach(obj, name, val)
     {
         if (strcmp(name, "key") == 0 || strcmp(name, "op") == 0) continue;
+        if (strcmp(name, "outputs") == 0)
+            return NFAIL(c, n, "takes no \"outputs\": %s has one result", op_name(n->op));
         int f;
         for (f = 0; f < F_COUNT; f++)
             if (strcmp(name, field_names[f]) == 0) break;
@@ -1222,6 +1281,7 @@ static int resolve_inputs(pctx_t *c)
         for (int j = 0; j < c->g->nodes[i].n_in; j++) {
             if (c->g->nodes[i].in[j].node != -2) continue;
             const char *key = json_string_value(json_array_get(c->raw[i].inputs, (size_t)j));
+            if (op_key_used(c, &c->g->nodes[i], key, "input") < 0) return -1;
             int idx;
             if (resolve_key(c, key, &idx) < 0) return -1;
             graph_node_t *n = &c->g->nodes[i]; /* resolve_key may move the nodes */
@@ -1246,6 +1306,7 @@ static int parse_fetch(pctx_t *c, json_t *f)
     for (size_t i = 0; i < cnt; i++) {
         json_t *e = json_array_get(f, i);
         if (!json_is_string(e)) return NFAIL(c, NULL, "document: fetch[%zu] must be a node key", i);
+        if (op_key_used(c, NULL, json_string_value(e), "document: fetch names") < 0) return -1;
         int idx;
         if (resolve_key(c, json_string_value(e), &idx) < 0) return -1;
         if (idx < 0)
@@ -1490,15 +1551,52 @@ static int parse_document(pctx_t *c, json_t *root)
     if (fetch && !json_is_array(fetch))
         return NFAIL(c, NULL, "document: \"fetch\" must be a list of node keys");
 
-    c->n_doc = (int)n_doc;
-    c->cap = (int)n_doc + 1;
+    /* multiout: a node with "outputs" becomes one node per output */
+    size_t n_all = 0;
+    for (size_t i = 0; i < n_doc; i++) {
+        json_t *obj = json_array_get(nodes, i), *outs = json_object_get(obj, "outputs");
+        if (outs && json_object_get(obj, "key") && !json_is_string(json_object_get(obj, "key")))
+            outs = NULL; /* parse_node reports the key */
+        if (!outs) {
+            n_all++;
+            continue;
+        }
+        const char *key = json_string_value(json_object_get(obj, "key"));
+        if (!json_is_array(outs) || json_array_size(outs) == 0)
+            return NFAIL(c, NULL, "node \"%s\": \"outputs\" must be a non-empty list of keys",
+                         key ? esc(key, eb) : "?");
+        for (size_t k = 0; k < json_array_size(outs); k++) {
+            json_t *e = json_array_get(outs, k);
+            if (!json_is_string(e) || !key_valid(json_string_value(e)))
+                return NFAIL(c, NULL,
+                             "node \"%s\": outputs[%zu] must be a key of 1-%d characters of "
+                             "[A-Za-z0-9_.-]",
+                             key ? esc(key, eb) : "?", k, GRAPH_KEY_MAX);
+        }
+        n_all += json_array_size(outs);
+        if ((int64_t)n_all > c->lim->max_nodes || n_all > INT32_MAX / 4)
+            return NFAIL(c, NULL, "document: more than %lld nodes with the outputs of its ops",
+                         (long long)c->lim->max_nodes);
+    }
+    c->n_doc = (int)n_all;
+    c->cap = (int)n_all + 1;
     c->g->nodes = calloc((size_t)c->cap, sizeof *c->g->nodes);
     c->raw = calloc((size_t)c->cap, sizeof *c->raw);
     c->keys = json_object();
-    if (!c->g->nodes || !c->raw || !c->keys) return NFAIL(c, NULL, "document: out of memory");
-    for (int i = 0; i < c->n_doc; i++) {
-        c->g->n_nodes = i + 1; /* so that graph_free sees what this node holds */
-        if (parse_node(c, i, json_array_get(nodes, (size_t)i)) < 0) return -1;
+    c->opkeys = json_object();
+    if (!c->g->nodes || !c->raw || !c->keys || !c->opkeys)
+        return NFAIL(c, NULL, "document: out of memory");
+    int ni = 0;
+    for (size_t i = 0; i < n_doc; i++) {
+        json_t *obj = json_array_get(nodes, i), *outs = json_object_get(obj, "outputs");
+        if (outs && !json_is_string(json_object_get(obj, "key"))) outs = NULL;
+        size_t no = outs ? json_array_size(outs) : 1;
+        for (size_t k = 0; k < no; k++) {
+            c->g->n_nodes = ni + 1; /* so that graph_free sees what this node holds */
+            const char *ok = outs ? json_string_value(json_array_get(outs, k)) : NULL;
+            if (parse_node(c, ni, obj, (int)i, ok, (int)k, (int)no) < 0) return -1;
+            ni++;
+        }
     }
     if (resolve_inputs(c) < 0 || parse_fetch(c, fetch) < 0 || topo_sort(c) < 0) return -1;
     for (int i = 0; i < c->g->n_nodes; i++)
@@ -1541,6 +1639,7 @@ cleanup:
     graph_free(c.g);
     free(c.raw);
     json_decref(c.keys);
+    json_decref(c.opkeys);
     json_decref(root);
     return rc;
 }

@@ -86,6 +86,19 @@ typedef struct graph_node {
     bool equal_nan;       /* isclose */
     index_t index[MR_MAXDIM];
     void *data; /* array: the values, C order, in the output dtype (owned) */
+    /* multiout: one result of an op with several (graph_multi.c). The
+     * document's node `op_key` with "outputs" [k0, k1, ...] becomes one node
+     * per output, keyed k_i, with out_index i of n_outputs; op_key itself is
+     * no node. n_outputs 0: an ordinary node. */
+    int n_outputs, out_index;
+    char op_key[GRAPH_KEY_MAX + 1];
+    int mo_axis;     /* split: the axis; meshgrid: the output axis of this input */
+    bool mo_flag;    /* meshgrid: indexing "ij" */
+    bool mo_sparse;  /* meshgrid: sparse */
+    int mo_col;      /* unique: what this output is: 0 values, 1 first indexes, 2 counts */
+    int64_t mo_bins; /* histogram: bins (an integer; inputs[1] gives the edges) */
+    bool mo_has_range, mo_density; /* histogram */
+    double mo_lo, mo_hi;           /* histogram: range */
 
     /* ---- inferred ---- */
     uint8_t vkind;      /* vkind_t */

@@ -1009,6 +1009,8 @@ int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limi
     graph_node_t *n = x.n;
     int rc = graph_df_infer(g, i, err, errlen);
     if (rc <= 0) return rc;
+    if (n->n_outputs) /* multiout: one result of an op with several */
+        return graph_multi_infer(g, i, raw, err, errlen) < 0 ? -1 : check_limits(&x, lim);
     rc = 0;
     switch (op_kind(n->op)) {
     case OPK_DF:

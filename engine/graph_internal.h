@@ -21,6 +21,7 @@ typedef struct {
     json_t *index;                /* getitem */
     json_t *chunk_size;           /* creation, random and rechunk */
     json_t *source, *destination; /* moveaxis */
+    json_t *obj;                  /* multiout: the node's whole object */
 } graph_raw_t;
 
 /* Writes one line into err: `node "<key>" (<op>): <rule>` when n is given,
@@ -43,6 +44,19 @@ typedef struct {
     int64_t start, stop, step;
 } graph_slice_t;
 int graph_parse_slice(const char *s, graph_slice_t *out);
+
+/* ---- multiout: ops with several results (graph_multi.c) ---- */
+/* Whether op returns several results (its node needs "outputs"). */
+bool graph_multi_op(op_t op);
+/* Input count [lo, hi] of a multi-result op; false for other ops. */
+bool graph_multi_arity(op_t op, int *lo, int *hi);
+/* Refuses fields the op does not take and checks its parameters' JSON
+ * types; the output count is checked by graph_multi_infer. */
+int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen);
+/* Shape, dtype and parameters of output n->out_index. */
+int graph_multi_infer(graph_t *g, int i, const graph_raw_t *raw, char *err, size_t errlen);
+/* `mars-run --list-ops`: how many results op gives (text), NULL: one. */
+const char *graph_multi_outputs(op_t op);
 
 /* ---- DataFrames (graph_df.c) ---- */
 typedef struct {

@@ -10,10 +10,12 @@
  * has no function of its own for. tests/unit/engine/test_graph_list.c checks
  * every line against the parser (fields and input counts). */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
+#include "graph_internal.h"
 
 /* inputs: "0", "1", "2", "3", or "N+" (at least N). params: NULL-ended.
  * graph_ops_json() walks the op table and looks each op up here, so a line
@@ -161,6 +163,15 @@ static const op_params_t PARAMS[] = {
     {"dataframe.groupby_head", "1", {"by", "n"}},
     {"dataframe.groupby_tail", "1", {"by", "n"}},
     {"dataframe.read_json", "0", {"path", "orient"}},
+    /* multiout: ops with several results (each also lists "outputs") */
+    {"split", "1", {"indices_or_sections", "axis"}},
+    {"array_split", "1", {"indices_or_sections", "axis"}},
+    {"hsplit", "1", {"indices_or_sections"}},
+    {"vsplit", "1", {"indices_or_sections"}},
+    {"meshgrid", "1+", {"indexing", "sparse", "copy"}},
+    {"nonzero", "1", {NULL}},
+    {"unique", "1", {"return_index", "return_inverse", "return_counts", "axis", "equal_nan"}},
+    {"histogram", "1", {"bins", "range", "density"}}, /* [a] or [a, bin_edges] */
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */
@@ -240,6 +251,15 @@ char *graph_ops_json(void)
             json_array_append_new(p, json_string(params[j]));
         json_t *o = json_pack("{s:s, s:s, s:s, s:o}", "name", name, "kind", kname, "inputs", inputs,
                               "params", p ? p : json_array());
+        /* multiout: ops with several results say how many ("outputs") */
+        const char *outs = graph_multi_outputs((op_t)i);
+        /* a fixed count is a number, a rule ("sections", ...) a string */
+        bool num = outs && outs[0] && strspn(outs, "0123456789") == strlen(outs);
+        if (o && outs &&
+            json_object_set_new(o, "outputs", num ? json_integer(atoi(outs)) : json_string(outs))) {
+            json_decref(o);
+            o = NULL;
+        }
         if (!o || json_array_append_new(ops, o)) {
             json_decref(ops);
             return NULL;

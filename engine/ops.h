@@ -251,6 +251,15 @@
     X(DF_GROUPBY_HEAD, "dataframe.groupby_head", OPK_DF)                                           \
     X(DF_GROUPBY_TAIL, "dataframe.groupby_tail", OPK_DF)                                           \
     X(DF_READ_JSON, "dataframe.read_json", OPK_DF)                                                 \
+    /* multiout: ops with several results ("outputs"; engine/graph_multi.c) */                     \
+    X(SPLIT, "split", OPK_SHAPE)                                                                   \
+    X(ARRAY_SPLIT, "array_split", OPK_SHAPE)                                                       \
+    X(HSPLIT, "hsplit", OPK_SHAPE)                                                                 \
+    X(VSPLIT, "vsplit", OPK_SHAPE)                                                                 \
+    X(MESHGRID, "meshgrid", OPK_SHAPE)                                                             \
+    X(NONZERO, "nonzero", OPK_SHAPE)                                                               \
+    X(UNIQUE, "unique", OPK_SHAPE)                                                                 \
+    X(HISTOGRAM, "histogram", OPK_SHAPE)                                                           \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -81,7 +81,8 @@ typedef enum {
     /* df3: in: the chunks of every frame input, input after input; off[q]
      * the first of input q's, off[nin] their count (engine/df/df3.h) */
     DFJ_MULTI,
-    DFJ__COUNT,        /* not a step: how many there are */
+    DFJ_MULTIOUT, /* multiout (df/multi.c): a held output of an op with several results */
+    DFJ__COUNT,   /* not a step: how many there are */
 } dfjob_t;
 
 /* A strided copy of a box out of a source chunk into the assembled array:

@@ -49,5 +49,8 @@ int32_t tile__reduce_tree(tctx_t *c, const jparam_t *pa, int32_t *parts, int64_t
 /* tile_df.c: the grid of DataFrame node `node` (one chunk per entry, in
  * row order), or of a tensor a DataFrame op produces; NULL on error. */
 tgrid_t *tile_df(tctx_t *c, int node);
+/* tile/multi.c: an output of an op with several results whose length is
+ * known only when it runs (nonzero), held as frame blobs (multiout) */
+tgrid_t *tile_multi_held(tctx_t *c, int node);
 
 #endif

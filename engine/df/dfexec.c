@@ -19,6 +19,7 @@
 #include "stats.h"
 #include "dfstr.h"
 #include "dfgraph.h"
+#include "multi.h"
 
 #define PACK_MAGIC 0x4b43415046444d52ull /* "RMDFPACK" */
 /* rows sampled per chunk for the sort's splitters: enough that parts come
@@ -1438,6 +1439,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         frame_free(&b);
         break;
     }
+    case DFJ_MULTIOUT:
+        return df_multi_run(t, ji, ins_, blob, blob_len, fixed_out, err, errlen);
     case DFJ_WHOLE: {
         frame_t *v = NULL, all = {0};
         bool stats = n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK;

@@ -246,7 +246,7 @@ tgrid_t *grid_concat(tctx_t *c, tgrid_t *const *in, int n, int axis, const shape
     return R;
 }
 
-static tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
+tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
 {
     int nd = G->shape.ndim;
     int64_t *bounds[MR_MAXDIM], nch[MR_MAXDIM];
@@ -472,6 +472,7 @@ tgrid_t *tile_shape_op(tctx_t *c, int node)
         return R;
     }
     default:
+        if (n->n_outputs) return tile_multi(c, node); /* multiout: tile/multi.c */
         tile__fail(c, "internal: not a shape op");
         return NULL;
     }

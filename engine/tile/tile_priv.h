@@ -151,6 +151,11 @@ tgrid_t *grid_reshape(tctx_t *c, const tgrid_t *G, const shape_t *shape);
 tgrid_t *grid_transpose(tctx_t *c, const tgrid_t *G, const int *perm);
 tgrid_t *grid_concat(tctx_t *c, tgrid_t *const *in, int n, int axis, const shape_t *shape);
 tgrid_t *tile_shape_op(tctx_t *c, int node);
+/* getitem (and flips) of n, whose index[] is set, over G */
+tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G);
+
+/* ---- multi.c (multiout: one result of an op with several) */
+tgrid_t *tile_multi(tctx_t *c, int node);
 
 /* ---- reduce.c */
 tgrid_t *tile_reduce(tctx_t *c, int node);

@@ -224,6 +224,67 @@ class TestMultiOutput(Base):
             self.close(q.fetch() @ r.fetch(), XN, "q @ r")
 
 
+    def test_split_and_meshgrid(self):
+        """split & co and meshgrid return tuples of tensors, one task for
+        all of them, each fetched; outputs feed later ops and tasks."""
+        x = mt.tensor(XN, chunk_size=(4, 3))
+        parts = mt.split(x, [1, 5, -1], axis=1)
+        self.assertIsInstance(parts, tuple)
+        self.assertEqual(len(parts), 4)
+        a3 = mt.array_split(x, 4)
+        h = mt.hsplit(x, 2)
+        v = mt.vsplit(x, [2])
+        gx, gy = mt.meshgrid(mt.arange(5), mt.linspace(0, 1, 3))
+        ix, iy, iz = mt.meshgrid(mt.arange(2), mt.arange(3), mt.arange(4), indexing="ij")
+        pairs = [("split%d" % i, t, w) for i, (t, w) in
+                 enumerate(zip(parts, np.split(XN, [1, 5, -1], axis=1)))]
+        pairs += [("array_split%d" % i, t, w) for i, (t, w) in
+                  enumerate(zip(a3, np.array_split(XN, 4)))]
+        pairs += [("hsplit%d" % i, t, w) for i, (t, w) in enumerate(zip(h, np.hsplit(XN, 2)))]
+        pairs += [("vsplit%d" % i, t, w) for i, (t, w) in enumerate(zip(v, np.vsplit(XN, [2])))]
+        wx, wy = np.meshgrid(np.arange(5), np.linspace(0, 1, 3))
+        jx, jy, jz = np.meshgrid(np.arange(2), np.arange(3), np.arange(4), indexing="ij")
+        pairs += [("gx", gx, wx), ("gy", gy, wy), ("ix", ix, jx), ("iz", iz, jz),
+                  ("expr", parts[1] * 2 + h[0][:, :4].sum(), np.split(XN, [1, 5, -1], axis=1)[1]
+                   * 2 + np.hsplit(XN, 2)[0][:, :4].sum())]
+        self.run_all(pairs)
+        # a fetched output in a later task
+        self.close((gx + gy).fetch(), wx + wy, "later task")
+        # the op list says which ops have several outputs, and the generic
+        # function of a listed op counts them from its arguments
+        self.assertEqual(mt.ops()["split"]["outputs"], "sections")
+        self.assertEqual(mt.ops()["meshgrid"]["outputs"], "inputs")
+        f = mt.generic("array_split", mt.ops()["array_split"])
+        r = f(mt.arange(10), 3)
+        self.assertEqual(len(r), 3)
+        self.close(r[2].fetch(), np.array_split(np.arange(10), 3)[2], "generic")
+        # nonzero and one-argument where: lengths known when they run
+        i, j = mt.nonzero(x > 0.5)
+        (k,) = mt.where(mt.arange(7) % 3)
+        marsc.execute(i, j, k)
+        wi, wj = np.nonzero(XN > 0.5)
+        self.close(i.fetch(), wi, "nonzero rows")
+        self.close(j.fetch(), wj, "nonzero columns")
+        self.close(k.fetch(), np.where(np.arange(7) % 3)[0], "where")
+        # unique: plain, and with first indexes and counts
+        ints = mt.tensor(IN, chunk_size=(4, 5))
+        u = mt.unique(ints)
+        uv, ui, uc = mt.unique(ints, return_index=True, return_counts=True)
+        marsc.execute(u, uv, ui, uc)
+        wv, wi, wc = np.unique(IN, return_index=True, return_counts=True)
+        self.close(u.fetch(), np.unique(IN), "unique")
+        for name, t, w in (("values", uv, wv), ("index", ui, wi), ("counts", uc, wc)):
+            self.close(t.fetch(), w, "unique " + name)
+        # histogram: bins, range and density; edges given as a list
+        hc, he = mt.histogram(x, 5)
+        dc, de = mt.histogram(x, [-2, 0, 0.5, 3], density=True)
+        rc, re_ = mt.histogram(ints, 4, range=(-5, 5))
+        self.run_all([("hist", hc, np.histogram(XN, 5)[0]), ("edges", he, np.histogram(XN, 5)[1]),
+                      ("dens", dc, np.histogram(XN, [-2, 0, 0.5, 3], density=True)[0]),
+                      ("range", rc, np.histogram(IN, 4, range=(-5, 5))[0]),
+                      ("range-edges", re_, np.histogram(IN, 4, range=(-5, 5))[1])])
+
+
 class TestAttributesAndMethods(Base):
     def test_attributes(self):
         x = mt.tensor(XN, chunk_size=4)

@@ -408,7 +408,11 @@ for _n in _BINARY + _UNARY:
 del _n
 
 
-def where(condition, x, y):
+def where(condition, x=_UNSET, y=_UNSET):
+    if x is _UNSET and y is _UNSET:  # one argument: nonzero(condition)
+        return _multi_nonzero("where", condition)
+    if x is _UNSET or y is _UNSET:
+        raise ValueError("either both or neither of x and y should be given")
     c, x, y = as_operand(condition), as_operand(x), as_operand(y)
     if _kind_of([c, x, y]) != "tensor":
         from ..dataframe import elementwise
@@ -788,6 +792,114 @@ linalg = _Namespace("linalg.", {})
 fft = _Namespace("fft.", {})
 
 # ---------------------------------------------------------------------------
+# multiout: ops with several results, each a tuple of tensors (one per
+# "outputs" key of the document; docs/graph-format.md)
+
+
+def _n_sections(ios):
+    """Results of split & co: N sections, or len(indices) + 1."""
+    if np.ndim(ios) == 0:
+        return int(ios)
+    return len(ios) + 1
+
+
+def _sections_param(ios):
+    return int(ios) if np.ndim(ios) == 0 else [int(i) for i in ios]
+
+
+def split(ary, indices_or_sections, axis=0):
+    return _make("split", [_as_tensor(ary)],
+                 {"indices_or_sections": _sections_param(indices_or_sections), "axis": axis},
+                 n_outputs=_n_sections(indices_or_sections))
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    return _make("array_split", [_as_tensor(ary)],
+                 {"indices_or_sections": _sections_param(indices_or_sections), "axis": axis},
+                 n_outputs=_n_sections(indices_or_sections))
+
+
+def hsplit(ary, indices_or_sections):
+    return _make("hsplit", [_as_tensor(ary)],
+                 {"indices_or_sections": _sections_param(indices_or_sections)},
+                 n_outputs=_n_sections(indices_or_sections))
+
+
+def vsplit(ary, indices_or_sections):
+    return _make("vsplit", [_as_tensor(ary)],
+                 {"indices_or_sections": _sections_param(indices_or_sections)},
+                 n_outputs=_n_sections(indices_or_sections))
+
+
+def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
+    ts = [_as_tensor(x) for x in xi]
+    if not ts:
+        return ()
+    return _make("meshgrid", ts, {"indexing": indexing, "sparse": bool(sparse)},
+                 n_outputs=len(ts))
+
+
+def _multi_nonzero(op, a):
+    a = _as_tensor(a)
+    if a._shape is None:
+        raise ValueError("%s: the input's number of dimensions is unknown here; execute it "
+                         "first" % op)
+    return _make(op, [a], {}, n_outputs=len(a._shape))
+
+
+def nonzero(a):
+    """A tuple of int64 index tensors, one per axis; their length is known
+    only once they run, so they can be fetched but not used in other ops."""
+    return _multi_nonzero("nonzero", a)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           equal_nan=True):
+    """numpy.unique: the sorted values alone, or a tuple with the first
+    indexes and/or counts (return_inverse is not supported by the engine).
+    Their length is known only once they run: fetch them."""
+    p = {"return_index": bool(return_index), "return_inverse": bool(return_inverse),
+         "return_counts": bool(return_counts), "axis": axis, "equal_nan": bool(equal_nan)}
+    n = 1 + bool(return_index) + bool(return_inverse) + bool(return_counts)
+    res = _make("unique", [_as_tensor(ar)], p, n_outputs=n)
+    return res if n > 1 else res[0]
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """numpy.histogram: (hist, bin_edges); bins an integer or edges (a
+    tensor, an array or a list)."""
+    if weights is not None:
+        raise NotImplementedError("histogram: weights are not supported")
+    ins = [_as_tensor(a)]
+    p = {"density": bool(density)}
+    if np.ndim(bins) == 0 and not isinstance(bins, Entity):
+        p["bins"] = int(bins)
+    else:
+        ins.append(_as_tensor(bins))
+    if range is not None:
+        p["range"] = [float(range[0]), float(range[1])]
+    return _make("histogram", ins, p, n_outputs=2)
+
+
+def _n_outputs(rule, inputs, p):
+    """An op list's "outputs": a count, or the rule giving it ("inputs":
+    one per input; "sections": from indices_or_sections)."""
+    if isinstance(rule, int):
+        return rule
+    if rule == "inputs":
+        return len(inputs)
+    if rule == "flags":
+        return 1 + sum(bool(p.get(k)) for k in ("return_index", "return_inverse",
+                                                 "return_counts"))
+    if rule == "ndim":
+        s = getattr(inputs[0], "_shape", None) if inputs else None
+        return len(s) if s is not None else 0
+    if rule == "sections":
+        return _n_sections(p.get("indices_or_sections", 1))
+    return 0
+
+
+# ---------------------------------------------------------------------------
 # the cluster's op list (GET /api/v1/ops)
 
 _ops_cache = {}
@@ -859,7 +971,7 @@ def generic(name, entry):
         if kind != "tensor":
             from ..dataframe import elementwise
             return elementwise(name, ins, p)
-        return _make(name, ins, p, None, None, n_outputs=n_out)
+        return _make(name, ins, p, None, None, n_outputs=_n_outputs(n_out, ins, p))
     f.__name__ = name.rsplit(".", 1)[-1]
     f.__doc__ = "the cluster's op %s: inputs %s, parameters %s" % (name, n_in, ", ".join(params))
     return f
