@@ -63,7 +63,7 @@ static const op_params_t PARAMS[] = {
     {"concatenate", "1+", {"axis"}},
     {"stack", "1+", {"axis"}},
     {"rechunk", "1", {"chunk_size"}},
-    {"getitem", "1", {"index"}}, /* "1+" once tensor indices are read */
+    {"getitem", "1+", {"index"}}, /* [a, i1, ...]: {"input": N} entries */
     {"setitem", "2+", {"index"}},
     {"dataframe.from_tensor", "1", {"columns", "chunk_rows", "name"}},
     {"dataframe.read_csv", "0", {"path", "chunk_bytes", "usecols"}},
@@ -134,6 +134,12 @@ static const op_params_t PARAMS[] = {
     {"dataframe.query", "1", {"expr"}},
     {"dataframe.eval", "1", {"expr"}},
     {"dataframe.melt", "1", {"id_vars", "value_vars", "var_name", "value_name"}},
+    /* fancy: advanced indexing (setitem and getitem are above) */
+    {"take", "2", {"axis"}},
+    {"compress", "2", {"axis"}},
+    {"argwhere", "1", {NULL}},
+    {"flatnonzero", "1", {NULL}},
+    {"extract", "2", {NULL}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

@@ -228,6 +228,13 @@
     X(DF_QUERY, "dataframe.query", OPK_DF)                                                         \
     X(DF_EVAL, "dataframe.eval", OPK_DF)                                                           \
     X(DF_MELT, "dataframe.melt", OPK_DF)                                                           \
+    /* fancy: advanced indexing (engine/fancy.h) */                                                \
+    X(SETITEM, "setitem", OPK_SHAPE)                                                               \
+    X(TAKE, "take", OPK_SHAPE)                                                                     \
+    X(COMPRESS, "compress", OPK_SHAPE)                                                             \
+    X(ARGWHERE, "argwhere", OPK_SHAPE)                                                             \
+    X(FLATNONZERO, "flatnonzero", OPK_SHAPE)                                                       \
+    X(EXTRACT, "extract", OPK_SHAPE)                                                               \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {
