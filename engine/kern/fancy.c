@@ -30,10 +30,10 @@ static int xfail(const graph_node_t *n, char *err, size_t errlen, const char *fm
     __attribute__((format(printf, 4, 5)));
 static int xfail(const graph_node_t *n, char *err, size_t errlen, const char *fmt, ...)
 {
-    int k = snprintf(err, errlen, "node \"%s\" (%s): ", n->key, op_name(n->op));
+    (void)n; /* the executors name the node */
     va_list ap;
     va_start(ap, fmt);
-    if (k >= 0 && (size_t)k < errlen) vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+    vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
 }
