@@ -134,7 +134,8 @@ typedef struct {
     int axis;              /* scans */
     int td_n;              /* tensordot */
     int td_a[MR_MAXDIM], td_b[MR_MAXDIM];
-    uint8_t dfk; /* JK_DF: dfjob_t */
+    uint8_t dfk;            /* JK_DF: dfjob_t */
+    const struct fancy *fx; /* JK_FANCY: the job's own index when the node's is split, else NULL */
 } jparam_t;
 
 typedef struct {

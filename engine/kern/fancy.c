@@ -103,6 +103,12 @@ static void fmt_shape(int nd, const int64_t *d, char *buf, size_t len)
     shape_format(&s, buf, len);
 }
 
+/* An input as this job sees it: its box of the node's input. */
+typedef struct {
+    shape_t oshape;
+    dtype_t odtype;
+} vin_t;
+
 typedef void (*emit_fn)(void *ctx, int64_t k, const int64_t *v, int64_t off);
 
 typedef struct {
@@ -110,6 +116,7 @@ typedef struct {
     const graph_node_t *n;
     const fancy_t *fx;
     const void *const *data; /* per node input (NULL for scalars) */
+    const vin_t *vin;        /* per node input; odtype DT_NTYPES for scalars */
     int64_t S[MR_MAXDIM];
     int sn;
     int64_t V[MR_MAXDIM];
@@ -129,10 +136,9 @@ static void walk_free(walk_t *w)
     w->n_bufs = 0;
 }
 
-static const graph_node_t *in_node(const walk_t *w, int k)
+static const vin_t *in_node(const walk_t *w, int k)
 {
-    int m = w->n->in[k].node;
-    return m >= 0 ? &w->g->nodes[m] : NULL;
+    return w->n->in[k].node >= 0 ? &w->vin[k] : NULL;
 }
 
 /* Prepares the walk: the advanced entries' arrays, the broadcast, the view
@@ -140,7 +146,8 @@ static const graph_node_t *in_node(const walk_t *w, int k)
 static int walk_prepare(walk_t *w, char *err, size_t errlen)
 {
     const fancy_t *fx = w->fx;
-    const graph_node_t *n = w->n, *a = in_node(w, fx->src_in);
+    const graph_node_t *n = w->n;
+    const vin_t *a = in_node(w, fx->src_in);
     if (fx->flat_src) {
         w->sn = 1;
         w->S[0] = shape_size(&a->oshape);
@@ -158,7 +165,7 @@ static int walk_prepare(walk_t *w, char *err, size_t errlen)
             x->ival = e->ix.i;
             continue;
         }
-        const graph_node_t *m = in_node(w, e->in);
+        const vin_t *m = in_node(w, e->in);
         const void *p = w->data[e->in];
         if (e->kind == FX_ARR) {
             adv_t *x = &w->adv[w->n_adv++];
@@ -413,16 +420,29 @@ int fancy_run(const tile_t *t, int32_t ji, const void *const *job_in, void *out,
     const job_t *j = &t->jobs[ji];
     const graph_t *g = t->g;
     const graph_node_t *n = &g->nodes[j->node];
-    const fancy_t *fx = n->fancy;
-    /* node input k's data: the job's inputs are the tensor inputs in order */
-    const void *data[256];
-    const void **dp = n->n_in <= 256 ? data : malloc(sizeof(void *) * (size_t)n->n_in);
-    if (!dp) return xfail(n, err, errlen, "out of memory");
-    for (int k = 0, q = 0; k < n->n_in; k++)
-        dp[k] = n->in[k].node >= 0 ? job_in[q++] : NULL;
-    walk_t w = {.g = g, .n = n, .fx = fx, .data = dp};
+    /* the job's own index (a part of the node's) when the tiler split it */
+    const fancy_t *fx = j->param && j->param->fx ? j->param->fx : n->fancy;
+    /* node input k's data and box: the job's inputs are the tensor inputs in order */
+    const void **dp = malloc(sizeof(void *) * (size_t)(n->n_in + 1));
+    vin_t *vin = malloc(sizeof(vin_t) * (size_t)(n->n_in + 1));
+    if (!dp || !vin) {
+        free(dp);
+        free(vin);
+        return xfail(n, err, errlen, "out of memory");
+    }
+    for (int k = 0, q = 0; k < n->n_in; k++) {
+        dp[k] = NULL;
+        vin[k].odtype = DT_NTYPES;
+        if (n->in[k].node < 0) continue;
+        const jin_t *in = &j->in[q];
+        dp[k] = job_in[q++];
+        vin[k].odtype = in->dt;
+        vin[k].oshape.ndim = in->ndim;
+        memcpy(vin[k].oshape.d, in->shape, sizeof(int64_t) * (size_t)in->ndim);
+    }
+    walk_t w = {.g = g, .n = n, .fx = fx, .data = dp, .vin = vin};
     int rc = -1;
-    const graph_node_t *a = in_node(&w, fx->src_in);
+    const vin_t *a = in_node(&w, fx->src_in);
     dtype_t dt = a->odtype;
     size_t es = dt_size(dt);
     const char *src = dp[fx->src_in];
@@ -459,7 +479,7 @@ int fancy_run(const tile_t *t, int32_t ji, const void *const *job_in, void *out,
     if (fx->set) {
         memcpy(out, src, (size_t)shape_size(&a->oshape) * es);
         set_ctx_t sc = {.dst = out, .es = es, .dt = dt, .nv = w.nv};
-        const graph_node_t *v = in_node(&w, fx->value_in);
+        const vin_t *v = in_node(&w, fx->value_in);
         if (!v) {
             sc_store(n->in[fx->value_in].sc, dt, sc.sval);
         } else {
@@ -490,9 +510,12 @@ int fancy_run(const tile_t *t, int32_t ji, const void *const *job_in, void *out,
         goto done;
     }
     if (!fx->held) {
-        if (w.total != shape_size(&n->oshape)) {
+        int64_t want = 1;
+        for (int d = 0; d < j->ndim; d++)
+            want *= j->shape[d];
+        if (w.total != want) {
             xfail(n, err, errlen, "internal: view of %lld elements, %lld expected",
-                  (long long)w.total, (long long)shape_size(&n->oshape));
+                  (long long)w.total, (long long)want);
             goto done;
         }
         copy_ctx_t cc = {src, out, es};
@@ -515,6 +538,7 @@ int fancy_run(const tile_t *t, int32_t ji, const void *const *job_in, void *out,
     }
 done:
     walk_free(&w);
-    if (dp != data) free(dp);
+    free(dp);
+    free(vin);
     return rc;
 }

@@ -139,6 +139,18 @@ getitem_case("3d/newaxis-array", a3, [None, {"input": 1}, "1:4"], [np.array([3, 
 getitem_case("3d/array-2d-broadcast", a3, [{"input": 1}, {"input": 2}, {"input": 3}],
              [np.array([[0], [3]]), np.array([[1, 2, 4]]), np.array([0])], [2, 2, 2])
 
+# the split tiling: bands of the source along the axes kept whole, chunks of the index
+big = np.arange(40 * 30, dtype=np.float64).reshape(40, 30)
+getitem_case("split/rows-by-index-chunks", big, [{"input": 1}],
+             [RNG.integers(-40, 40, (23,))], [7, 9], ichunk=5)
+getitem_case("split/cols", big, [":", {"input": 1}], [RNG.integers(-30, 30, (4, 6))], [11, 4],
+             ichunk=[3, 4])
+getitem_case("split/3d-middle", values((5, 9, 7)), [":", {"input": 1}, "::-1"],
+             [RNG.integers(-9, 9, (10,))], [2, 4, 3], ichunk=3)
+add("split/take-axis-1", [arr("a", big, [7, 9]), arr("i", np.array([29, 0, -1, 5, 5]), 2),
+                          {"key": "t", "op": "take", "inputs": ["a", "i"], "axis": 1}],
+    {"t": np.take(big, [29, 0, -1, 5, 5], axis=1)})
+
 # boolean masks (the result's length is known when it runs)
 for dt in ("float64", "int64", "bool"):
     v = values((6, 7), dt)
@@ -332,6 +344,17 @@ add_error("take-axis", A + [arr("i", np.array([1])),
 add_error("take-float", A + [arr("i", np.array([1.5])),
           {"key": "t", "op": "take", "inputs": ["a", "i"]}],
           "t", "take", "Cannot cast array data", 2)
+add_error("one-job-limit", [{"key": "a", "op": "ones", "shape": [70000, 1000],
+                             "chunk_size": [1000, 1000]}, arr("i", np.array([1, 2])),
+                            {"key": "g", "op": "getitem", "inputs": ["a", "i"],
+                             "index": [{"input": 1}]}],
+          "g", "getitem", "more than the limit of 536870912 (FANCY_MAX_BYTES)", 2)
+add_error("held-limit", [{"key": "a", "op": "ones", "shape": [70000, 1000],
+                          "chunk_size": [1000, 1000]},
+                         {"key": "m", "op": "greater", "inputs": ["a", 0]},
+                         {"key": "g", "op": "getitem", "inputs": ["a", "m"],
+                          "index": [{"input": 1}]}],
+          "g", "getitem", "(FANCY_MAX_BYTES)", 2)
 add_error("getitem-extra-input", A + [arr("i", np.array([1])),
           {"key": "g", "op": "getitem", "inputs": ["a", "i"], "index": [0]}],
           "g", "getitem", "takes 1 input when the index has no", 2)
