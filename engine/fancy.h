@@ -39,7 +39,9 @@ typedef struct {
     index_t ix;
 } fx_ent_t;
 
-typedef enum { FXM_INDEX = 0, FXM_ARGWHERE, FXM_FLATNONZERO } fx_mode_t;
+/* FXM_MASKFILL: a job of setitem(a, scalar, mask) with a mask of a's shape,
+ * one per chunk of a: inputs [a's chunk, the mask's same box] */
+typedef enum { FXM_INDEX = 0, FXM_ARGWHERE, FXM_FLATNONZERO, FXM_MASKFILL } fx_mode_t;
 
 typedef struct fancy {
     uint8_t mode;  /* fx_mode_t */

@@ -475,6 +475,22 @@ int fancy_run(const tile_t *t, int32_t ji, const void *const *job_in, void *out,
         free(buf);
         goto done;
     }
+    if (fx->mode == FXM_MASKFILL) {
+        const vin_t *m = in_node(&w, fx->ent[0].in);
+        const void *mk = dp[fx->ent[0].in];
+        int64_t len = shape_size(&a->oshape);
+        char sval[16];
+        if (shape_size(&m->oshape) != len) {
+            xfail(n, err, errlen, "internal: mask box differs from the chunk");
+            goto done;
+        }
+        sc_store(n->in[fx->value_in].sc, dt, sval);
+        memcpy(out, src, (size_t)len * es);
+        for (int64_t i = 0; i < len; i++)
+            if (truthy(mk, m->odtype, i)) memcpy((char *)out + (size_t)i * es, sval, es);
+        rc = 0;
+        goto done;
+    }
     if (walk_prepare(&w, err, errlen)) goto done;
     if (fx->set) {
         memcpy(out, src, (size_t)shape_size(&a->oshape) * es);

@@ -82,6 +82,41 @@ static tgrid_t *tile_fancy_one(tctx_t *c, int node)
     return G;
 }
 
+/* setitem(a, scalar, mask) with a mask of a's shape (a[a < 0] = 0): one job
+ * per chunk of a, reading that chunk and the same box of the mask. */
+static tgrid_t *tile_maskfill(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const fancy_t *fx = n->fancy;
+    const tgrid_t *A = c->t->grid[n->in[fx->src_in].node];
+    const tgrid_t *M = c->t->grid[n->in[fx->ent[0].in].node];
+    if (!A || !M) return tile_fancy_one(c, node);
+    fancy_t *fj = arena_alloc(c->t->arena, sizeof(fancy_t));
+    *fj = *fx;
+    fj->mode = FXM_MASKFILL;
+    jparam_t *pa = tile__param_new(c, n->op);
+    pa->fx = fj;
+    int64_t nch[MR_MAXDIM];
+    const int64_t *bnd[MR_MAXDIM];
+    for (int d = 0; d < A->shape.ndim; d++) {
+        nch[d] = A->nchunks[d];
+        bnd[d] = A->bounds[d];
+    }
+    tgrid_t *G = grid_with_bounds(c, &n->oshape, n->odtype, bnd, nch);
+    if (!G) return NULL;
+    for (gwalk_t w = gwalk_start(G); gwalk_next(&w);) {
+        int32_t ji = tile__job_new(c, JK_FANCY, n->odtype, n->oshape.ndim, w.len, 2);
+        if (ji < 0) return NULL;
+        c->t->jobs[ji].param = pa;
+        /* job inputs follow the node's tensor inputs: a, then the mask */
+        if (tile__input_box(c, ji, 0, A, w.off, w.len) ||
+            tile__input_box(c, ji, 1, M, w.off, w.len))
+            return NULL;
+        G->job[w.li] = ji;
+    }
+    return G;
+}
+
 /* Output dim d of a getitem or take without masks: the entry it comes from
  * (>= 0), or -1 - q for broadcast dim q (the placement fancy_view_shape
  * makes). */
@@ -130,6 +165,9 @@ tgrid_t *tile_fancy(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
     const fancy_t *fx = n->fancy;
+    if (fx->set && fx->n_ent == 1 && fx->ent[0].kind == FX_MASK &&
+        fx->ent[0].nax == n->oshape.ndim && n->in[fx->value_in].node < 0)
+        return tile_maskfill(c, node);
     if (fx->held || fx->set || fx->mode != FXM_INDEX) return tile_fancy_one(c, node);
     int n_arr = 0, arr_k = -1;
     for (int k = 0; k < fx->n_ent; k++) {
