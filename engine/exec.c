@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "df/dfexec.h"
+#include "fancy.h"
 #include "kern/kern.h"
 #include "kern/la.h"
 #include "scratch.h"
@@ -139,6 +140,23 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         snprintf(err, errlen, "internal: a DataFrame job runs through exec_job_any");
         rc = -1;
         break;
+    case JK_FANCY: {
+        const void *local[16];
+        const void **pd = j->n_in <= 16 ? local : malloc(sizeof(void *) * (size_t)j->n_in);
+        void *blob = NULL;
+        size_t blen = 0;
+        if (!pd) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < j->n_in; k++)
+            pd[k] = ins[k].data;
+        rc = fancy_run(t, ji, pd, out, &blob, &blen, err, errlen);
+        free(blob); /* held results run through exec_job_any */
+        if (pd != local) free(pd);
+        break;
+    }
     case JK_EW:
         rc = kern_ew_eval(pa->prog, ins, &o, err, errlen);
         break;
@@ -282,7 +300,8 @@ int exec_job_any(const tile_t *t, int32_t ji,
     *blob = NULL;
     *blob_len = 0;
     getn_t g = {get, ctx};
-    if (j->kind != JK_DF) return exec_job(t, ji, get_nolen, &g, out, err, errlen);
+    if (j->kind != JK_DF && !(j->kind == JK_FANCY && j->blob))
+        return exec_job(t, ji, get_nolen, &g, out, err, errlen);
     dfx_in_t local[8] = {{0}};
     void *owned_local[8];
     dfx_in_t *ins = j->n_in <= 8 ? local : calloc((size_t)j->n_in, sizeof(dfx_in_t));
@@ -312,6 +331,17 @@ int exec_job_any(const tile_t *t, int32_t ji,
             k++;
             goto done;
         }
+    }
+    if (j->kind == JK_FANCY) {
+        const void *pd[256];
+        if (j->n_in > 256) {
+            snprintf(err, errlen, "internal: too many inputs");
+            goto done;
+        }
+        for (int q = 0; q < j->n_in; q++)
+            pd[q] = ins[q].data;
+        rc = fancy_run(t, ji, pd, out, blob, blob_len, err, errlen);
+        goto done;
     }
     rc = dfx_run(t, ji, ins, blob, blob_len, out, err, errlen);
 done:

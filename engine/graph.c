@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "graph.h"
+#include "graph_fancy.h"
 #include "graph_internal.h"
 #include "graph_la.h"
 
@@ -304,6 +305,12 @@ static uint64_t op_fields(op_t op)
         return B(F_CHUNK);
     case OP_GETITEM:
         return B(F_INDEX);
+    /* fancy: advanced indexing */
+    case OP_SETITEM:
+        return B(F_INDEX);
+    case OP_TAKE:
+    case OP_COMPRESS:
+        return B(F_AXIS);
     case OP_SWAPAXES:
         return B(F_AXIS1) | B(F_AXIS2);
     case OP_ISCLOSE:
@@ -774,6 +781,8 @@ static int check_index_json(pctx_t *c, graph_node_t *n, json_t *v)
         graph_slice_t sl;
         char eb[ESC_LEN];
         if (json_is_integer(e) || json_is_null(e)) continue; /* null: numpy.newaxis */
+        int64_t in_k;
+        if (fancy_json_input(e, &in_k)) continue; /* checked by graph_fancy_infer */
         if (json_is_string(e) && strcmp(json_string_value(e), "...") == 0) {
             if (++ellipses > 1)
                 return NFAIL(c, n, "an index can only have a single ellipsis ('...')");
@@ -994,6 +1003,21 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
         r->index = json_object_get(obj, "index");
         if (!r->index) return missing(c, n, "index");
         return check_index_json(c, n, r->index);
+    /* fancy: advanced indexing */
+    case OP_SETITEM:
+        r->index = json_object_get(obj, "index");
+        if (!r->index) return missing(c, n, "index");
+        return check_index_json(c, n, r->index);
+    case OP_TAKE:
+    case OP_COMPRESS:
+        r->axis = json_object_get(obj, "axis");
+        if (r->axis && !json_is_null(r->axis) && !json_is_integer(r->axis))
+            return NFAIL(c, n, "\"axis\" must be an integer or null");
+        return 0;
+    case OP_ARGWHERE:
+    case OP_FLATNONZERO:
+    case OP_EXTRACT:
+        return 0;
     default:
         break;
     }
@@ -1031,6 +1055,10 @@ static void op_arity(op_t op, int *lo, int *hi)
             *lo = 2;
             *hi = INT32_MAX;
         }
+        return;
+    }
+    if (op == OP_GETITEM || fancy_is_op(op)) {
+        fancy_arity(op, lo, hi);
         return;
     }
     switch (op_kind(op)) {
@@ -1106,7 +1134,9 @@ static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
         } else if (!js_scalar(e, &n->in[i].sc)) {
             return NFAIL(c, n, "inputs[%zu] must be a node key, a number or a boolean", i);
         }
-        if (!op_is_elementwise(n->op))
+        /* fancy: getitem's integer index inputs, setitem's value, take's indices */
+        bool fx_sc = i > 0 && (n->op == OP_GETITEM || n->op == OP_SETITEM || n->op == OP_TAKE);
+        if (!op_is_elementwise(n->op) && !fx_sc)
             return NFAIL(c, n, "inputs[%zu] is a scalar; %s takes only tensor inputs", i,
                          op_name(n->op));
         n->in[i].node = -1;
@@ -1654,6 +1684,7 @@ void graph_free(graph_t *g)
         free(g->nodes[i].data);
         graph_df_free(g->nodes[i].df);
         graph_la_free(g->nodes[i].la);
+        free(g->nodes[i].fancy);
     }
     free(g->nodes);
     free(g->fetch);

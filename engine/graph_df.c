@@ -3160,6 +3160,12 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
                              "input \"%s\" (%s) has a length known only when it runs, so its "
                              "shape is unknown here; fetch it instead",
                              M->key, op_name(M->op));
+            else if (M->df && M->df->held && M->fancy) /* branch fancy: fancy.h */
+                return XFAIL(n,
+                             "input \"%s\" (%s) has a length known only when it runs (a "
+                             "boolean mask, compress, argwhere, flatnonzero or extract), so its "
+                             "shape is unknown here; fetch it instead",
+                             M->key, op_name(M->op));
             else if (M->df && M->df->held)
                 return XFAIL(n,
                              "input \"%s\" (dataframe.to_tensor) is of a DataFrame whose row "

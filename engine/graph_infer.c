@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "graph_fancy.h"
 #include "graph_internal.h"
 #include "graph_la.h"
 #include "ufunc.h"
@@ -892,6 +893,8 @@ static void infer_atleast(ictx_t *x, const shape_t *s)
 static int infer_shape_op(ictx_t *x)
 {
     graph_node_t *n = x->n;
+    int fr = graph_fancy_infer(x->g, n, x->r, x->err, x->errlen);
+    if (fr <= 0) return fr;
     if (n->op == OP_CONCATENATE) return infer_concatenate(x);
     if (n->op == OP_STACK) return infer_stack(x);
     const shape_t *s = in_shape(x, 0);

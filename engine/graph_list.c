@@ -65,7 +65,7 @@ static const op_params_t PARAMS[] = {
     {"concatenate", "1+", {"axis"}},
     {"stack", "1+", {"axis"}},
     {"rechunk", "1", {"chunk_size"}},
-    {"getitem", "1", {"index"}}, /* "1+" once tensor indices are read */
+    {"getitem", "1+", {"index"}}, /* [a, i1, ...]: {"input": N} entries */
     {"setitem", "2+", {"index"}},
     {"dataframe.from_tensor", "1", {"columns", "chunk_rows", "name"}},
     {"dataframe.read_csv", "0", {"path", "chunk_bytes", "usecols"}},
@@ -172,6 +172,12 @@ static const op_params_t PARAMS[] = {
     {"nonzero", "1", {NULL}},
     {"unique", "1", {"return_index", "return_inverse", "return_counts", "axis", "equal_nan"}},
     {"histogram", "1", {"bins", "range", "density"}}, /* [a] or [a, bin_edges] */
+    /* fancy: advanced indexing (setitem and getitem are above) */
+    {"take", "2", {"axis"}},
+    {"compress", "2", {"axis"}},
+    {"argwhere", "1", {NULL}},
+    {"flatnonzero", "1", {NULL}},
+    {"extract", "2", {NULL}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

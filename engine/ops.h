@@ -260,6 +260,13 @@
     X(NONZERO, "nonzero", OPK_SHAPE)                                                               \
     X(UNIQUE, "unique", OPK_SHAPE)                                                                 \
     X(HISTOGRAM, "histogram", OPK_SHAPE)                                                           \
+    /* fancy: advanced indexing (engine/fancy.h) */                                                \
+    X(SETITEM, "setitem", OPK_SHAPE)                                                               \
+    X(TAKE, "take", OPK_SHAPE)                                                                     \
+    X(COMPRESS, "compress", OPK_SHAPE)                                                             \
+    X(ARGWHERE, "argwhere", OPK_SHAPE)                                                             \
+    X(FLATNONZERO, "flatnonzero", OPK_SHAPE)                                                       \
+    X(EXTRACT, "extract", OPK_SHAPE)                                                               \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -40,6 +40,7 @@ typedef enum {
     JK_DF,         /* a DataFrame step (param->dfk, df/dfexec.h); its output is a frame blob
                     * whose size is known only when it runs (job.blob), or fixed bytes */
     JK_LA,         /* the linalg branch's step param->la_step (kern/la.h) */
+    JK_FANCY,      /* advanced indexing (fancy.h): inputs whole; blob when held */
     JK__COUNT      /* not a kind: how many there are (job descriptors check against it) */
 } job_kind_t;
 
@@ -140,8 +141,9 @@ typedef struct {
     int axis;              /* scans */
     int td_n;              /* tensordot */
     int td_a[MR_MAXDIM], td_b[MR_MAXDIM];
-    uint8_t dfk; /* JK_DF: dfjob_t */
-    int la_step; /* JK_LA: la_step_t (kern/la.h) */
+    uint8_t dfk;            /* JK_DF: dfjob_t */
+    int la_step;            /* JK_LA: la_step_t (kern/la.h) */
+    const struct fancy *fx; /* JK_FANCY: the job's own index when the node's is split, else NULL */
 } jparam_t;
 
 typedef struct {

@@ -267,6 +267,14 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
         c.node = i;
         if (c.fused[i] || c.skip[i]) continue;
         tgrid_t *G = NULL;
+        if (n->fancy) { /* advanced indexing (tile/fancy.c); held results are framed */
+            if (!(G = tile_fancy(&c, i))) goto fail;
+            t->grid[i] = G;
+            if (n->fetch || opts->keep_all)
+                for (int64_t k = 0; k < G->total; k++)
+                    t->jobs[G->job[k]].keep = true;
+            continue;
+        }
         if (n->df || op_kind(n->op) == OPK_DF) {
             if (!(G = tile_df(&c, i))) goto fail;
             t->grid[i] = G;

@@ -14,7 +14,10 @@
  *     i32 n_regions, i64 source_index
  *   u8 has_param; param: i32 op, u32 axes (4 bytes, little-endian), u8 in_dt, i64 n_reduced,
  *     i64 ddof, u8 gshape ndim (255: none), i64 gshape[ndim], i32 axis,
- *     i32 td_n, i32 td_a[td_n], i32 td_b[td_n], u8 dfk, i32 la_step, u8 has_prog;
+ *     i32 td_n, i32 td_a[td_n], i32 td_b[td_n], u8 dfk, i32 la_step, u8 has_fx
+ *     (then the advanced index: u8 mode, u8 flags, i32 src_in, value_in, n_ent,
+ *     per entry u8 kind, i32 in, axis, nax, u8 is_int, i64 i, start, stop,
+ *     step, len), u8 has_prog;
  *     program: i32 n_inputs, n_regs, n_ins, out; per register u8 dt,
  *     u8 is_const (then u8 kind, the
  *     value's 8 bytes, little-endian); per instruction i32 op, u8 dt,
@@ -38,6 +41,7 @@
 #include <stdlib.h>
 
 #include "../arena.h"
+#include "../fancy.h"
 #include "../kern/la.h"
 
 #define MAGIC "MJD1"
@@ -163,6 +167,29 @@ static void put_prog(wbuf_t *w, const ew_prog_t *p)
     }
 }
 
+/* An advanced-indexing job's own index (jparam_t.fx, fancy.h). */
+static void put_fancy(wbuf_t *w, const fancy_t *fx)
+{
+    put_u8(w, fx->mode);
+    put_u8(w, (unsigned)fx->held | (unsigned)fx->flat_src << 1 | (unsigned)fx->set << 2);
+    put_i32(w, fx->src_in);
+    put_i32(w, fx->value_in);
+    put_i32(w, fx->n_ent);
+    for (int k = 0; k < fx->n_ent; k++) {
+        const fx_ent_t *e = &fx->ent[k];
+        put_u8(w, e->kind);
+        put_i32(w, e->in);
+        put_i32(w, e->axis);
+        put_i32(w, e->nax);
+        put_u8(w, e->ix.is_int);
+        put_i64(w, e->ix.i);
+        put_i64(w, e->ix.start);
+        put_i64(w, e->ix.stop);
+        put_i64(w, e->ix.step);
+        put_i64(w, e->ix.len);
+    }
+}
+
 static void put_param(wbuf_t *w, const jparam_t *pa)
 {
     put_u8(w, pa != NULL);
@@ -182,6 +209,8 @@ static void put_param(wbuf_t *w, const jparam_t *pa)
         put_i32(w, pa->td_b[i]);
     put_u8(w, pa->dfk);
     put_i32(w, pa->la_step);
+    put_u8(w, pa->fx != NULL);
+    if (pa->fx) put_fancy(w, pa->fx);
     put_u8(w, pa->prog != NULL);
     if (pa->prog) put_prog(w, pa->prog);
 }
@@ -514,6 +543,42 @@ static void get_prog(rbuf_t *r, ew_prog_t *p)
     }
 }
 
+/* put_fancy's index, its counts and ranges checked (check_job checks it
+ * against the job's node and inputs). */
+static const fancy_t *get_fancy(rbuf_t *r)
+{
+    fancy_t *fx = arena_alloc(r->t->arena, sizeof *fx);
+    memset(fx, 0, sizeof *fx);
+    unsigned mode = get_u8(r), flags = get_u8(r);
+    if (mode > FXM_MASKFILL || flags > 7) fail(r, "bad advanced index");
+    fx->mode = (uint8_t)mode;
+    fx->held = flags & 1;
+    fx->flat_src = flags >> 1 & 1;
+    fx->set = flags >> 2 & 1;
+    fx->src_in = get_i32(r);
+    fx->value_in = get_i32(r);
+    fx->n_ent = get_i32(r);
+    if (fx->n_ent < 0 || fx->n_ent > 2 * MR_MAXDIM) return fail(r, "bad advanced index"), NULL;
+    for (int k = 0; k < fx->n_ent && !r->bad; k++) {
+        fx_ent_t *e = &fx->ent[k];
+        unsigned kind = get_u8(r);
+        if (kind > FX_COND) fail(r, "bad advanced index");
+        e->kind = (uint8_t)kind;
+        e->in = get_i32(r);
+        e->axis = get_i32(r);
+        e->nax = get_i32(r);
+        if (e->axis < 0 || e->axis >= MR_MAXDIM || e->nax < 0 || e->nax > MR_MAXDIM)
+            fail(r, "bad advanced index");
+        e->ix.is_int = get_u8(r) != 0;
+        e->ix.i = get_i64(r);
+        e->ix.start = get_i64(r);
+        e->ix.stop = get_i64(r);
+        e->ix.step = get_i64(r);
+        e->ix.len = get_i64(r);
+    }
+    return fx;
+}
+
 static const jparam_t *get_param(rbuf_t *r)
 {
     if (!get_u8(r) || r->bad) return NULL;
@@ -554,6 +619,7 @@ static const jparam_t *get_param(rbuf_t *r)
     pa->dfk = (uint8_t)dfk;
     pa->la_step = get_i32(r);
     if (pa->la_step < 0 || pa->la_step > LS_NORM2) fail(r, "bad linear algebra step");
+    if (get_u8(r) && !r->bad) pa->fx = get_fancy(r);
     if (get_u8(r) && !r->bad) {
         ew_prog_t *p = arena_alloc(r->t->arena, sizeof *p);
         get_prog(r, p);
@@ -722,6 +788,42 @@ static bool red_map_agrees(const job_t *j, int nr)
     return true;
 }
 
+/* A job's own advanced index against its node (the graph the worker
+ * parsed) and its inputs: the node's inputs it names exist, and the slices
+ * and positions it takes of the source lie inside the source the job reads
+ * (the job's inputs are the node's tensor inputs, in order). */
+static void check_fancy(rbuf_t *r, const job_t *j, const fancy_t *fx)
+{
+    const graph_node_t *n = &r->g->nodes[j->node];
+    const fancy_t *nf = n->fancy;
+    if (!nf || fx->n_ent != nf->n_ent || fx->src_in != nf->src_in || fx->value_in != nf->value_in)
+        return (void)fail(r, "an advanced index of another node");
+    int src_job_in = -1, q = 0;
+    for (int k = 0; k < n->n_in; k++) {
+        if (n->in[k].node < 0) continue;
+        if (k == fx->src_in) src_job_in = q;
+        q++;
+    }
+    if (q != j->n_in) return (void)fail(r, "an advanced-indexing job of other inputs");
+    const jin_t *src = src_job_in >= 0 ? &j->in[src_job_in] : NULL;
+    for (int k = 0; k < fx->n_ent; k++) {
+        const fx_ent_t *e = &fx->ent[k], *ne = &nf->ent[k];
+        if (e->kind != ne->kind || e->in != ne->in || e->axis != ne->axis || e->nax != ne->nax)
+            return (void)fail(r, "an advanced index of another node");
+        if (e->kind != FX_SLICE && e->kind != FX_INT) continue;
+        if (!src || fx->flat_src || e->axis >= src->ndim) continue;
+        int64_t dim = src->shape[e->axis];
+        const index_t *ix = &e->ix;
+        bool ok = e->kind == FX_INT
+                      ? ix->i >= 0 && ix->i < dim
+                      : ix->len == 0 ||
+                            (ix->step != 0 && ix->start >= 0 && ix->start < dim && ix->len > 0 &&
+                             ix->len <= dim && ix->start + ix->step * (ix->len - 1) >= 0 &&
+                             ix->start + ix->step * (ix->len - 1) < dim);
+        if (!ok) return (void)fail(r, "an advanced index outside its source");
+    }
+}
+
 /* What exec reads of the job beyond its inputs (off, vshape, regions). */
 static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
 {
@@ -819,6 +921,10 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
         if (!pa) return (void)fail(r, "a linear algebra job without its parameters");
         if ((pa->la_step == LS_TRI && n_off < j->ndim) || (pa->la_step == LS_DIAG && n_off != 3))
             fail(r, "a linear algebra job without its offset");
+        break;
+    case JK_FANCY:
+        if (!pa) return (void)fail(r, "an advanced-indexing job without its parameters");
+        if (pa->fx) check_fancy(r, j, pa->fx);
         break;
     case JK__COUNT:
         fail(r, "bad job kind");

@@ -161,6 +161,9 @@ tgrid_t *tile_multi(tctx_t *c, int node);
 tgrid_t *tile_reduce(tctx_t *c, int node);
 tgrid_t *tile_scan(tctx_t *c, int node);
 
+/* ---- fancy.c (branch fancy): advanced indexing, fancy.h */
+tgrid_t *tile_fancy(tctx_t *c, int node);
+
 /* ---- linalg.c */
 bool is_plain_transpose_of(tctx_t *c, int tnode, int a);
 /* The block products of tensordot(A, B) over the nc axis pairs (ca, cb). */

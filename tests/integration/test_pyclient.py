@@ -160,8 +160,8 @@ class TestIndexing(Base):
 
     def test_tensor_indices_contract(self):
         """Integer-tensor and boolean-mask indices and setitem: the client
-        builds the contract's document; the server runs it or answers 400
-        (GraphError) while the engine does not accept it yet."""
+        builds the contract's document and the server runs it (numpy's
+        values)."""
         xn = np.arange(20.0).reshape(4, 5)
         x = mt.tensor(xn)
         ii = np.array([3, 0, 3])
@@ -175,12 +175,7 @@ class TestIndexing(Base):
             self.assertEqual(node["op"], "getitem", name)
             self.assertEqual(node["index"], index, name)
             self.assertEqual(len(node["inputs"]), 2, name)
-            try:
-                got = t.fetch()
-            except marsc.GraphError as e:
-                self.assertIn("getitem", str(e), name)
-                continue
-            self.close(got, ref(), name)
+            self.close(t.fetch(), ref(), name)
         # setitem: a[...] = v rebinds a to a new setitem node
         y = mt.tensor(xn)
         old = y.key
@@ -190,14 +185,89 @@ class TestIndexing(Base):
                          ("setitem", ["1:3", 0], old, -1.0))
         want = xn.copy()
         want[1:3, 0] = -1.0
-        try:
-            self.close(y.fetch(), want, "setitem")
-        except marsc.GraphError as e:
-            self.assertIn("setitem", str(e))
+        self.close(y.fetch(), want, "setitem")
         z = mt.tensor(xn)
         z[z > 5] = mt.zeros(1)
         node = z.document()["nodes"][-1]
         self.assertEqual(node["index"], [{"input": 2}])
+        want = xn.copy()
+        want[want > 5] = 0
+        self.close(z.fetch(), want, "setitem mask")
+
+
+class TestFancy(Base):
+    """Advanced indexing through the client (docs/python-client.md)."""
+
+    def test_getitem_values_and_shapes(self):
+        xn = RNG.standard_normal((7, 7))
+        x = mt.tensor(xn, chunk_size=(3, 4))
+        i, j = np.array([6, -1, 0, 2]), np.array([[1], [5], [-6]])
+        it, jt = mt.tensor(i, chunk_size=3), mt.tensor(j, chunk_size=2)
+        pairs = [("x[it]", x[it], xn[i]), ("x[[0, 6, -2]]", x[[0, 6, -2]], xn[[0, 6, -2]]),
+                 ("x[jt, it]", x[jt, it], xn[j, i]), ("x[:, it]", x[:, it], xn[:, i]),
+                 ("x[it, 1:5:2]", x[it, 1:5:2], xn[i, 1:5:2]),
+                 ("x[None, it]", x[None, it], xn[None, i]),
+                 ("x[it, None, jt]", x[it[:3], None, jt.ravel()], xn[i[:3], None, j.ravel()]),
+                 ("x[it].sum(0) + 1", x[it].sum(axis=0) + 1, xn[i].sum(axis=0) + 1)]
+        for name, t, want in pairs:  # the client knows numpy's shape before running
+            self.assertEqual(t.shape, want.shape, name)
+        self.run_all(pairs)
+
+    def test_masks_are_fetched(self):
+        xn = RNG.standard_normal((5, 4))
+        x = mt.tensor(xn, chunk_size=2)
+        m = x > 0
+        got = x[m].fetch()
+        self.close(got, xn[xn > 0], "x[x > 0]")
+        self.close(x[mt.tensor(np.array([True, False, True, True, False]))].fetch(),
+                   xn[[True, False, True, True, False]], "row mask")
+        t = x[m]
+        t.execute()
+        self.assertEqual(t.shape, xn[xn > 0].shape)  # read back from the server
+        with self.assertRaises(marsc.GraphError) as cm:  # its length is data: fetch only
+            (x[m] + 1).execute()
+        self.assertIn("known only when it runs", str(cm.exception))
+
+    def test_setitem(self):
+        xn = RNG.integers(-9, 10, (6, 5))
+        x = mt.tensor(xn, chunk_size=4)
+        keep = x * 1  # built on the old value
+        x[x < 0] = 0
+        x[[0, -1]] = mt.tensor(np.arange(5))
+        x[:, mt.tensor(np.array([1, 3]))] = 7.9  # cast to int64, as numpy
+        want = xn.copy()
+        want[want < 0] = 0
+        want[[0, -1]] = np.arange(5)
+        want[:, [1, 3]] = 7.9
+        self.close(x.fetch(), want, "setitem chain")
+        self.close(keep.fetch(), xn, "the old handle keeps its value")
+
+    def test_take_compress_and_friends(self):
+        xn = RNG.standard_normal((6, 4))
+        x = mt.tensor(xn, chunk_size=(4, 3))
+        idx = np.array([[0, -1], [2, 3]])
+        pairs = [("take", mt.take(x, idx), np.take(xn, idx)),
+                 ("take axis 1", mt.take(x, idx, axis=1), np.take(xn, idx, axis=1)),
+                 ("x.take", x.take([5, 0], axis=0), xn.take([5, 0], axis=0)),
+                 ("take scalar", mt.take(x, -2, axis=1), np.take(xn, -2, axis=1))]
+        self.run_all(pairs)
+        c = np.array([True, False, True])
+        self.close(mt.compress(c, x, axis=0).fetch(), np.compress(c, xn, axis=0), "compress")
+        self.close(x.compress(c).fetch(), xn.compress(c), "x.compress")
+        self.close(mt.extract(x > 0, x).fetch(), np.extract(xn > 0, xn), "extract")
+        self.close(mt.argwhere(x > 0).fetch(), np.argwhere(xn > 0), "argwhere")
+        self.close(mt.flatnonzero(x > 0).fetch(), np.flatnonzero(xn > 0), "flatnonzero")
+
+    def test_errors(self):
+        x = mt.tensor(np.arange(10), chunk_size=3)
+        with self.assertRaises(marsc.TaskError) as cm:  # values are data: it fails when it runs
+            x[mt.tensor(np.array([4, 12]))].fetch()
+        self.assertIn("index 12 is out of bounds for axis 0 with size 10", str(cm.exception))
+        with self.assertRaises(marsc.GraphError) as cm:
+            x[mt.tensor(np.array([True, False]))].fetch()
+        self.assertIn("boolean index did not match", str(cm.exception))
+        with self.assertRaises(marsc.GraphError):
+            x[mt.tensor(np.array([1.0]))].fetch()
 
 
 class TestMultiOutput(Base):

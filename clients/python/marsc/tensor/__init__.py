@@ -174,6 +174,13 @@ class Tensor(Entity):
 
     # -- methods --
 
+    def take(self, indices, axis=None):
+        """numpy's a.take: the contract's take (mode "raise")."""
+        return take(self, indices, axis=axis)
+
+    def compress(self, condition, axis=None):
+        return compress(condition, self, axis=axis)
+
     def astype(self, dtype, copy=True):
         return _make("astype", [self], {"dtype": np.dtype(dtype).name}, self._shape,
                      np.dtype(dtype))
@@ -705,8 +712,74 @@ def getitem(a, index):
         if newaxes:
             r = _make("expand_dims", [r], {"axis": newaxes}, shape, a._dtype)
         return r
-    shape = inf.basic_index_shape(a._shape, index) if basic else None
+    if basic:
+        shape = inf.basic_index_shape(a._shape, index)
+    else:
+        shape = _fancy_shape(a._shape, index)
     return _make("getitem", [a] + extra, {"index": entries}, shape, a._dtype)
+
+
+def _fancy_shape(shape, index):
+    """numpy's result shape of an index with integer tensors (None where it
+    is not known here: unknown shapes, boolean masks, indexes numpy refuses,
+    which the server then names)."""
+    if shape is None:
+        return None
+    items = []
+    for e in index:
+        if e is None:
+            items.append(("new",))
+        elif e is Ellipsis:
+            items.append(("ell",))
+        elif isinstance(e, slice):
+            items.append(("sl", e))
+        elif isinstance(e, (bool, np.bool_)):
+            return None
+        elif isinstance(e, numbers.Integral):
+            items.append(("int",))
+        else:
+            if isinstance(e, Entity):
+                shp, dt = e._shape, e._dtype
+            else:
+                v = np.asarray(e)
+                shp, dt = v.shape, v.dtype
+            if shp is None or dt is None or np.dtype(dt).kind not in "iu":
+                return None
+            items.append(("arr", tuple(shp)))
+    used = builtins.sum(1 for it in items if it[0] in ("arr", "sl", "int"))
+    if used > len(shape) or builtins.sum(1 for it in items if it[0] == "ell") > 1:
+        return None
+    ents, d = [], 0
+    for it in items:
+        if it[0] == "ell":
+            for _ in range(len(shape) - used):
+                ents.append(("sl", slice(None), shape[d]))
+                d += 1
+        elif it[0] == "new":
+            ents.append(it)
+        else:
+            ents.append(it + (shape[d],))
+            d += 1
+    while d < len(shape):
+        ents.append(("sl", slice(None), shape[d]))
+        d += 1
+    adv = [k for k, e in enumerate(ents) if e[0] in ("arr", "int")]
+    try:
+        b = np.broadcast_shapes(*[e[1] if e[0] == "arr" else () for e in ents
+                                  if e[0] in ("arr", "int")])
+    except ValueError:
+        return None
+    adjacent = builtins.all(ents[k][0] in ("arr", "int", "new") for k in range(adv[0], adv[-1] + 1))
+    out = [] if adjacent else list(b)
+    for k, e in enumerate(ents):
+        if e[0] in ("arr", "int"):
+            if adjacent and k == adv[0]:
+                out += list(b)
+        elif e[0] == "new":
+            out.append(1)
+        else:
+            out.append(len(range(*e[1].indices(e[2]))))
+    return tuple(out)
 
 
 def setitem(a, index, value):
@@ -715,6 +788,42 @@ def setitem(a, index, value):
     entries, extra, _, _ = _index_doc(a, index, first=2)
     v = as_operand(value)
     return _make("setitem", [a, v] + extra, {"index": entries}, a._shape, a._dtype)
+
+
+def take(a, indices, axis=None):
+    """numpy.take (mode "raise"; an index out of range fails the task)."""
+    a = _as_tensor(a)
+    i = indices if isinstance(indices, numbers.Integral) else _as_tensor(indices)
+    shape = None
+    if a._shape is not None:
+        ishape = () if isinstance(i, numbers.Integral) else i._shape
+        if ishape is not None and axis is None:
+            shape = tuple(ishape)
+        elif ishape is not None and -len(a._shape) <= axis < len(a._shape):
+            ax = axis % len(a._shape)
+            shape = tuple(a._shape[:ax]) + tuple(ishape) + tuple(a._shape[ax + 1:])
+    return _make("take", [a, int(i) if isinstance(i, numbers.Integral) else i], {"axis": axis},
+                 shape, a._dtype)
+
+
+def compress(condition, a, axis=None):
+    """numpy.compress: its length is known when it runs (fetch it; no op
+    takes it, docs/graph-format.md "Advanced indexing")."""
+    a = _as_tensor(a)
+    return _make("compress", [_as_tensor(condition), a], {"axis": axis}, None, a._dtype)
+
+
+def extract(condition, arr):
+    arr = _as_tensor(arr)
+    return _make("extract", [_as_tensor(condition), arr], {}, None, arr._dtype)
+
+
+def argwhere(a):
+    return _make("argwhere", [_as_tensor(a)], {}, None, np.dtype(np.int64))
+
+
+def flatnonzero(a):
+    return _make("flatnonzero", [_as_tensor(a)], {}, None, np.dtype(np.int64))
 
 
 # random
