@@ -1,4 +1,5 @@
 #include "exec.h"
+#include "sortstat.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -241,6 +242,9 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         for (int k = 0; k + 1 < j->n_in; k += 2)
             kern_matmul(&ins[k], &ins[k + 1], k > 0, &o);
         if (j->n_in == 0) memset(out, 0, job_nbytes(j));
+        break;
+    case JK_SS: /* sortstat */
+        rc = kern_ss(&t->g->nodes[j->node], pa->axis, ins, j->n_in, &o, err, errlen);
         break;
     case JK_SYRK:
         for (int k = 0; k < j->n_in; k++)

@@ -20,6 +20,7 @@
 
 #include "graph.h"
 #include "graph_internal.h"
+#include "sortstat.h"
 
 void graph_limits_default(graph_limits_t *lim)
 {
@@ -1011,6 +1012,10 @@ static int parse_params(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
 /* The number of inputs each op takes: [min, max]. */
 static void op_arity(op_t op, int *lo, int *hi)
 {
+    if (op_kind(op) == OPK_SORTSTAT) {
+        graph_ss_arity(op, lo, hi);
+        return;
+    }
     if (op_kind(op) == OPK_DF) {
         *lo = *hi = 1;
         if (op == OP_DF_READ_CSV) *lo = *hi = 0;
@@ -1137,6 +1142,10 @@ static int parse_node(pctx_t *c, int di, json_t *obj)
         graph_df_env_t env = {c->lim, c->sess, c->err, c->errlen};
         if (graph_df_check_fields(&env, n, obj) < 0 || parse_inputs(c, n, r, obj) < 0) return -1;
         return graph_df_parse(&env, n, obj);
+    }
+    if (op_kind(n->op) == OPK_SORTSTAT) {
+        if (parse_inputs(c, n, r, obj) < 0) return -1;
+        return graph_ss_parse(n, obj, c->err, c->errlen);
     }
     const char *name;
     json_t *val;
@@ -1545,6 +1554,7 @@ void graph_free(graph_t *g)
         free(g->nodes[i].in);
         free(g->nodes[i].data);
         graph_df_free(g->nodes[i].df);
+        graph_ss_free(g->nodes[i].ss);
     }
     free(g->nodes);
     free(g->fetch);

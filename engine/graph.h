@@ -84,7 +84,8 @@ typedef struct graph_node {
     double rtol, atol;    /* isclose (1e-05, 1e-08) */
     bool equal_nan;       /* isclose */
     index_t index[MR_MAXDIM];
-    void *data; /* array: the values, C order, in the output dtype (owned) */
+    void *data;         /* array: the values, C order, in the output dtype (owned) */
+    struct ss_node *ss; /* sortstat ops (sortstat.h): their parameters (owned) */
 
     /* ---- inferred ---- */
     uint8_t vkind;      /* vkind_t */

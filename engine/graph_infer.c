@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "graph_internal.h"
+#include "sortstat.h"
 #include "ufunc.h"
 
 typedef struct {
@@ -1047,6 +1048,9 @@ int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limi
         break;
     case OPK_SHAPE:
         rc = infer_shape_op(&x);
+        break;
+    case OPK_SORTSTAT:
+        rc = graph_ss_infer(g, n, err, errlen);
         break;
     }
     if (rc < 0) return -1;

@@ -39,6 +39,7 @@ typedef enum {
     JK_SYRK,       /* inputs: a_k; out = sum_k a_k a_kᵀ */
     JK_DF,         /* a DataFrame step (param->dfk, df/dfexec.h); its output is a frame blob
                     * whose size is known only when it runs (job.blob), or fixed bytes */
+    JK_SS,         /* sortstat: kern_ss of the node's op over its inputs (sortstat.h) */
 } job_kind_t;
 
 /* The steps of DataFrame ops. Per-job arguments are in job.off[]. */

@@ -153,6 +153,9 @@ tgrid_t *tile_shape_op(tctx_t *c, int node);
 tgrid_t *tile_reduce(tctx_t *c, int node);
 tgrid_t *tile_scan(tctx_t *c, int node);
 
+/* ---- sortstat.c (sortstat: sorting, searching and statistics) */
+tgrid_t *tile_sortstat(tctx_t *c, int node);
+
 /* ---- linalg.c */
 bool is_plain_transpose_of(tctx_t *c, int tnode, int a);
 tgrid_t *tile_linalg(tctx_t *c, int node);
