@@ -133,6 +133,85 @@ static void isort(dtype_t dt, const void *v, int64_t *ix, int64_t *tmp, int64_t 
     }
 }
 
+/* ---- selection (values without NaN): v[k] becomes the k-th smallest of
+ * v[lo..hi), smaller ones before it, larger after (Hoare, median of 3) --- */
+#define DEFINE_SELECT(SUF, T)                                                                      \
+    static void select_##SUF(T *v, int64_t lo, int64_t hi, int64_t k)                              \
+    {                                                                                              \
+        hi--;                                                                                      \
+        while (hi > lo) {                                                                          \
+            int64_t mid = lo + (hi - lo) / 2;                                                      \
+            T a = v[lo], b = v[mid], c = v[hi], p;                                                 \
+            p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));             \
+            int64_t i = lo, j = hi;                                                                \
+            while (i <= j) {                                                                       \
+                while (v[i] < p)                                                                   \
+                    i++;                                                                           \
+                while (p < v[j])                                                                   \
+                    j--;                                                                           \
+                if (i <= j) {                                                                      \
+                    T t = v[i];                                                                    \
+                    v[i] = v[j];                                                                   \
+                    v[j] = t;                                                                      \
+                    i++;                                                                           \
+                    j--;                                                                           \
+                }                                                                                  \
+            }                                                                                      \
+            if (k <= j)                                                                            \
+                hi = j;                                                                            \
+            else if (k >= i)                                                                       \
+                lo = i;                                                                            \
+            else                                                                                   \
+                return;                                                                            \
+        }                                                                                          \
+    }
+
+DEFINE_SELECT(b, uint8_t)
+DEFINE_SELECT(i32, int32_t)
+DEFINE_SELECT(i64, int64_t)
+DEFINE_SELECT(f32, float)
+DEFINE_SELECT(f64, double)
+
+static void vselect(dtype_t dt, void *v, int64_t lo, int64_t hi, int64_t k)
+{
+    switch (dt) {
+    case DT_BOOL:
+        select_b(v, lo, hi, k);
+        break;
+    case DT_INT32:
+        select_i32(v, lo, hi, k);
+        break;
+    case DT_INT64:
+        select_i64(v, lo, hi, k);
+        break;
+    case DT_FLOAT32:
+        select_f32(v, lo, hi, k);
+        break;
+    default:
+        select_f64(v, lo, hi, k);
+        break;
+    }
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Places the order statistics ks[0..nk) of v[0..m) (no NaN) at their
+ * positions, as a sort would; ks is sorted in place. */
+static void select_many(dtype_t dt, void *v, int64_t m, int64_t *ks, int nk)
+{
+    qsort(ks, (size_t)nk, sizeof(int64_t), cmp_i64);
+    int64_t start = 0;
+    for (int i = 0; i < nk; i++) {
+        if (ks[i] < start) continue;
+        vselect(dt, v, start, m, ks[i]);
+        start = ks[i] + 1;
+    }
+}
+
 static double getd(dtype_t dt, const void *p, int64_t i)
 {
     switch (dt) {
@@ -327,6 +406,20 @@ static double median_of(dtype_t dt, const void *v, int64_t m)
     return (getd(dt, v, h - 1) + getd(dt, v, h)) / 2.0;
 }
 
+/* numpy 1.24's linear method: the neighbours of the virtual index
+ * (m-1)*q (both the last past the end, both the first below 0) and gamma,
+ * which numpy computes from the adjusted previous index (-1 past the end). */
+static void quantile_pos(int64_t m, double q, int64_t *pi, int64_t *ni, double *g)
+{
+    double vi = (double)(m - 1) * q;
+    int64_t p = (int64_t)floor(vi), nx = p + 1;
+    if (vi >= (double)(m - 1)) p = nx = -1;
+    if (vi < 0) p = nx = 0;
+    if (g) *g = vi - (double)p;
+    *pi = p < 0 ? m + p : p;
+    *ni = nx < 0 ? m + nx : nx;
+}
+
 static int k_quantile(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, char *err,
                       size_t errlen)
 {
@@ -336,13 +429,14 @@ static int k_quantile(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, c
     bool nanf = n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE || n->op == OP_NANMEDIAN;
     bool med = n->op == OP_MEDIAN || n->op == OP_NANMEDIAN;
     int64_t len = l.len > 0 ? l.len : 1, nout = l.outer * l.inner;
-    void *buf = malloc((size_t)len * es), *tmp = malloc((size_t)len * es);
-    if (!buf || !tmp) {
+    int nq = med ? 1 : s->nq;
+    void *buf = malloc((size_t)len * es);
+    int64_t *ks = malloc(sizeof(int64_t) * (size_t)(2 * nq + 2));
+    if (!buf || !ks) {
         free(buf);
-        free(tmp);
+        free(ks);
         return oom(err, errlen);
     }
-    int nq = med ? 1 : s->nq;
     for (int64_t oo = 0; oo < l.outer; oo++)
         for (int64_t r = 0; r < l.inner; r++) {
             line_get(a, l, oo, r, buf);
@@ -356,9 +450,25 @@ static int k_quantile(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, c
                     }
                 m = k;
             }
-            vsort(a->dt, buf, tmp, m);
-            bool has_nan = m > 0 && is_nan_at(a->dt, buf, m - 1);
+            bool has_nan = false;
+            for (int64_t i = 0; i < m && dt_is_float(a->dt) && !has_nan; i++)
+                has_nan = is_nan_at(a->dt, buf, i);
             int64_t oi = oo * l.inner + r;
+            if (!has_nan && m > 0) { /* only the order statistics needed */
+                int nk = 0;
+                if (med) {
+                    ks[nk++] = m / 2;
+                    if (m % 2 == 0) ks[nk++] = m / 2 - 1;
+                } else {
+                    for (int qi = 0; qi < nq; qi++) {
+                        int64_t p, nx;
+                        quantile_pos(m, s->q[qi], &p, &nx, NULL);
+                        ks[nk++] = p;
+                        ks[nk++] = nx;
+                    }
+                }
+                select_many(a->dt, buf, m, ks, nk);
+            }
             for (int qi = 0; qi < nq; qi++) {
                 double res;
                 if (has_nan || m == 0) {
@@ -366,20 +476,16 @@ static int k_quantile(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, c
                 } else if (med) {
                     res = median_of(a->dt, buf, m);
                 } else {
-                    double vi = (double)(m - 1) * s->q[qi];
-                    double pf = floor(vi);
-                    int64_t p = (int64_t)pf, nx = p + 1;
-                    if (vi >= (double)(m - 1)) p = nx = -1;
-                    if (vi < 0) p = nx = 0;
-                    double g = vi - (double)p;
-                    int64_t pi = p < 0 ? m + p : p, ni = nx < 0 ? m + nx : nx;
+                    int64_t pi, ni;
+                    double g;
+                    quantile_pos(m, s->q[qi], &pi, &ni, &g);
                     res = lerp_at(a->dt, buf, pi, ni, g);
                 }
                 putd(o->dt, o->data, (int64_t)qi * nout + oi, res);
             }
         }
     free(buf);
-    free(tmp);
+    free(ks);
     return 0;
 }
 

@@ -254,6 +254,24 @@ for dt in DTS:
              [A("x", aa, dt, [2, 4, 3]), A("y", close, dt, 3), N("r", "allclose", ["x", "y"])],
              np.asarray(np.allclose(aa, close)))
 
+# long lines (the selection's partitioning paths), with many ties
+for dt in ["int32", "int64", "float32", "float64"]:
+    for hi in [3, 10**6]:
+        x = (RNG.integers(-hi, hi, (4, 3001)) if dt.startswith("int") else
+             np.round(RNG.normal(0, hi, (4, 3001)), 0)).astype(dt)
+        qs = [0, 0.1, 1, 12.5, 33.3, 50, 66.7, 99, 99.9, 100]
+        for op, q in [("percentile", qs), ("nanpercentile", qs), ("median", None), ("nanmedian", None)]:
+            for ax in [None, 1]:
+                kw = {"axis": ax}
+                if q is not None:
+                    kw["q"] = q
+                case("%s/long/%s/hi=%d/axis=%s" % (op, dt, hi, ax),
+                     [A("a", x, dt, [3, 1000]), N("r", op, ["a"], **kw)],
+                     np.asarray(npq(getattr(np, op), x, *([q] if q is not None else []), axis=ax)))
+            case("median/long-even/%s/hi=%d" % (dt, hi),
+                 [A("a", x[:, :3000], dt, [3, 1000]), N("r", "median", ["a"], axis=1)],
+                 np.median(x[:, :3000], axis=1))
+
 # NaN in statistics
 for dt in ["float32", "float64"]:
     x = sample(dt, (9, 7))
