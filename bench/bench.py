@@ -185,6 +185,39 @@ WORKLOADS = {
                 "r = a.T.rechunk((500, 2000)).sum(axis=0).compute()",
         "profile": True,
     },
+    # sortstat: W11 sorts 10^8 float64 (a 10000 x 10000 matrix along its
+    # rows, chunks of 1,000 whole rows: the engine sorts along an unchunked
+    # axis per chunk; a 1-D sort of 10^8 would pass the 256 MiB single-block
+    # limit, SS_MAX_BLOCK_BYTES). Dask has no sort: map_blocks(np.sort) on the
+    # same row blocks. W12: percentiles of a 1-D array flattened into one
+    # block, scaled down to 2 x 10^7 (160 MB) for that limit; Dask's
+    # da.percentile is approximate (it merges per-chunk percentiles).
+    # BENCH_SORT_ROWS / BENCH_PCT_N scale them (this machine: 24 GiB, 2 cores).
+    "W11": {
+        "title": "random.rand %dx10000 rows, chunk 1000 rows, sort(axis=1) (10^8 float64 at 10000 rows)"
+                 % int(os.environ.get("BENCH_SORT_ROWS", "10000")),
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.rand", "shape": [int(os.environ.get("BENCH_SORT_ROWS", "10000")), 10000],
+             "chunk_size": [1000, 10000], "seed": 1},
+            {"key": "r", "op": "sort", "inputs": ["a"], "axis": 1}], "fetch": ["r"]},
+        "np_setup": "a = np.random.default_rng(1).random((%d, 10000))"
+                    % int(os.environ.get("BENCH_SORT_ROWS", "10000")),
+        "np_compute": "r = np.sort(a, axis=1)",
+        "dask": "a = da.random.random((%d, 10000), chunks=(1000, 10000)); "
+                "r = a.map_blocks(np.sort, axis=1).compute()" % int(os.environ.get("BENCH_SORT_ROWS", "10000")),
+    },
+    "W12": {
+        "title": "random.rand %d (1-D, chunk 2,000,000), percentile([5, 50, 95]) (one block)"
+                 % int(os.environ.get("BENCH_PCT_N", "20000000")),
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.rand", "shape": [int(os.environ.get("BENCH_PCT_N", "20000000"))],
+             "chunk_size": 2000000, "seed": 1},
+            {"key": "r", "op": "percentile", "inputs": ["a"], "q": [5, 50, 95]}], "fetch": ["r"]},
+        "np_setup": "a = np.random.default_rng(1).random(%d)" % int(os.environ.get("BENCH_PCT_N", "20000000")),
+        "np_compute": "r = np.percentile(a, [5, 50, 95])",
+        "dask": "a = da.random.random(%d, chunks=2000000); r = da.percentile(a, [5, 50, 95]).compute()"
+                % int(os.environ.get("BENCH_PCT_N", "20000000")),
+    },
     # W9: its own cluster, whose workers get --phy-mem 1g --cache-mem 512m and a
     # spill directory; run once (no warm-up), watched (see W9_* below).
     "W9": {

@@ -1,4 +1,5 @@
 #include "exec.h"
+#include "sortstat.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -265,6 +266,9 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         break;
     case JK_LA:
         rc = la_exec(t, j, ins, &o, err, errlen);
+        break;
+    case JK_SS: /* sortstat */
+        rc = kern_ss(&t->g->nodes[j->node], pa->axis, ins, j->n_in, &o, err, errlen);
         break;
     case JK_SYRK:
         for (int k = 0; k < j->n_in; k++)

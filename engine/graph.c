@@ -22,6 +22,7 @@
 #include "graph_fancy.h"
 #include "graph_internal.h"
 #include "graph_la.h"
+#include "sortstat.h"
 
 void graph_limits_default(graph_limits_t *lim)
 {
@@ -1045,6 +1046,10 @@ static void op_arity(op_t op, int *lo, int *hi)
         return;
     }
     if (graph_multi_arity(op, lo, hi)) return;
+    if (op_kind(op) == OPK_SORTSTAT) {
+        graph_ss_arity(op, lo, hi);
+        return;
+    }
     if (op_kind(op) == OPK_DF) {
         *lo = *hi = 1;
         if (op == OP_DF_READ_CSV || op == OP_DF_READ_JSON) *lo = *hi = 0;
@@ -1233,6 +1238,10 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
     if (graph_la_owns(n->op)) {
         if (parse_inputs(c, n, r, obj) < 0) return -1;
         return graph_la_parse(n, obj, c->err, c->errlen);
+    }
+    if (op_kind(n->op) == OPK_SORTSTAT) {
+        if (parse_inputs(c, n, r, obj) < 0) return -1;
+        return graph_ss_parse(n, obj, c->err, c->errlen);
     }
     const char *name;
     json_t *val;
@@ -1685,6 +1694,7 @@ void graph_free(graph_t *g)
         graph_df_free(g->nodes[i].df);
         graph_la_free(g->nodes[i].la);
         free(g->nodes[i].fancy);
+        graph_ss_free(g->nodes[i].ss);
     }
     free(g->nodes);
     free(g->fetch);

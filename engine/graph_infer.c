@@ -8,6 +8,7 @@
 #include "graph_fancy.h"
 #include "graph_internal.h"
 #include "graph_la.h"
+#include "sortstat.h"
 #include "ufunc.h"
 
 typedef struct {
@@ -1053,6 +1054,9 @@ int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limi
         break;
     case OPK_SHAPE:
         rc = infer_shape_op(&x);
+        break;
+    case OPK_SORTSTAT:
+        rc = graph_ss_infer(g, n, err, errlen);
         break;
     }
     if (rc < 0) return -1;

@@ -178,6 +178,26 @@ static const op_params_t PARAMS[] = {
     {"argwhere", "1", {NULL}},
     {"flatnonzero", "1", {NULL}},
     {"extract", "2", {NULL}},
+    /* sortstat: sorting and searching, statistics (engine/sortstat.h) */
+    {"sort", "1", {"axis", "kind", "order"}},
+    {"argsort", "1", {"axis", "kind", "order"}},
+    {"partition", "1", {"kth", "axis", "kind", "order"}},
+    {"argpartition", "1", {"kth", "axis", "kind", "order"}},
+    {"topk", "1", {"k", "axis", "largest", "sorted"}},
+    {"searchsorted", "2+", {"side"}},
+    {"isin", "2", {"assume_unique", "invert"}},
+    {"in1d", "2", {"assume_unique", "invert"}},
+    {"percentile", "1", {"q", "axis", "method", "keepdims"}},
+    {"quantile", "1", {"q", "axis", "method", "keepdims"}},
+    {"median", "1", {"axis", "keepdims"}},
+    {"nanpercentile", "1", {"q", "axis", "method", "keepdims"}},
+    {"nanquantile", "1", {"q", "axis", "method", "keepdims"}},
+    {"nanmedian", "1", {"axis", "keepdims"}},
+    {"average", "1+", {"axis", "keepdims"}},
+    {"digitize", "2", {"right"}},
+    {"cov", "1+", {"rowvar", "bias", "ddof"}},
+    {"corrcoef", "1+", {"rowvar"}},
+    {"allclose", "2", {"rtol", "atol", "equal_nan"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */
@@ -230,6 +250,8 @@ static const char *kind_default(op_kind_t k, const char **inputs, const char *co
     case OPK_DF:
         *params = axis;
         return "dataframe";
+    case OPK_SORTSTAT:
+        return "sortstat";
     default:
         return "other";
     }

@@ -267,6 +267,26 @@
     X(ARGWHERE, "argwhere", OPK_SHAPE)                                                             \
     X(FLATNONZERO, "flatnonzero", OPK_SHAPE)                                                       \
     X(EXTRACT, "extract", OPK_SHAPE)                                                               \
+    /* sortstat: sorting and searching, statistics (engine/sortstat.h) */                          \
+    X(SORT, "sort", OPK_SORTSTAT)                                                                  \
+    X(ARGSORT, "argsort", OPK_SORTSTAT)                                                            \
+    X(PARTITION, "partition", OPK_SORTSTAT)                                                        \
+    X(ARGPARTITION, "argpartition", OPK_SORTSTAT)                                                  \
+    X(TOPK, "topk", OPK_SORTSTAT)                                                                  \
+    X(SEARCHSORTED, "searchsorted", OPK_SORTSTAT)                                                  \
+    X(ISIN, "isin", OPK_SORTSTAT)                                                                  \
+    X(IN1D, "in1d", OPK_SORTSTAT)                                                                  \
+    X(PERCENTILE, "percentile", OPK_SORTSTAT)                                                      \
+    X(QUANTILE, "quantile", OPK_SORTSTAT)                                                          \
+    X(MEDIAN, "median", OPK_SORTSTAT)                                                              \
+    X(NANPERCENTILE, "nanpercentile", OPK_SORTSTAT)                                                \
+    X(NANQUANTILE, "nanquantile", OPK_SORTSTAT)                                                    \
+    X(NANMEDIAN, "nanmedian", OPK_SORTSTAT)                                                        \
+    X(AVERAGE, "average", OPK_SORTSTAT)                                                            \
+    X(DIGITIZE, "digitize", OPK_SORTSTAT)                                                          \
+    X(COV, "cov", OPK_SORTSTAT)                                                                    \
+    X(CORRCOEF, "corrcoef", OPK_SORTSTAT)                                                          \
+    X(ALLCLOSE, "allclose", OPK_SORTSTAT)                                                          \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {
@@ -282,8 +302,9 @@ typedef enum {
     OPK_SCAN,
     OPK_LINALG,
     OPK_SHAPE,
-    OPK_SOURCE, /* a tensor that exists already (cluster sessions); no document names this op */
-    OPK_DF,     /* dataframe.*: see df/dfgraph.h */
+    OPK_SOURCE,   /* a tensor that exists already (cluster sessions); no document names this op */
+    OPK_DF,       /* dataframe.*: see df/dfgraph.h */
+    OPK_SORTSTAT, /* sortstat: sorting, searching and statistics (sortstat.h) */
 } op_kind_t;
 
 #define GRAPH_OP_ENUM(id, name, kind) OP_##id,

@@ -41,6 +41,7 @@ typedef enum {
                     * whose size is known only when it runs (job.blob), or fixed bytes */
     JK_LA,         /* the linalg branch's step param->la_step (kern/la.h) */
     JK_FANCY,      /* advanced indexing (fancy.h): inputs whole; blob when held */
+    JK_SS,         /* sortstat: kern_ss of the node's op over its inputs (sortstat.h) */
     JK__COUNT      /* not a kind: how many there are (job descriptors check against it) */
 } job_kind_t;
 

@@ -315,6 +315,9 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
         case OPK_SHAPE:
             G = tile_shape_op(&c, i);
             break;
+        case OPK_SORTSTAT:
+            G = tile_sortstat(&c, i);
+            break;
         }
         if (!G) goto fail;
         if (!shape_eq(&G->shape, &n->oshape) || G->dt != n->odtype) {

@@ -926,6 +926,9 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
         if (!pa) return (void)fail(r, "an advanced-indexing job without its parameters");
         if (pa->fx) check_fancy(r, j, pa->fx);
         break;
+    case JK_SS: /* kern_ss reads the node (the graph the worker parsed) and param->axis */
+        if (!pa) fail(r, "a sorting or statistics job without its parameters");
+        break;
     case JK__COUNT:
         fail(r, "bad job kind");
         break;

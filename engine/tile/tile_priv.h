@@ -163,6 +163,8 @@ tgrid_t *tile_scan(tctx_t *c, int node);
 
 /* ---- fancy.c (branch fancy): advanced indexing, fancy.h */
 tgrid_t *tile_fancy(tctx_t *c, int node);
+/* ---- sortstat.c (sortstat: sorting, searching and statistics) */
+tgrid_t *tile_sortstat(tctx_t *c, int node);
 
 /* ---- linalg.c */
 bool is_plain_transpose_of(tctx_t *c, int tnode, int a);

@@ -1,0 +1,834 @@
+/* sortstat.c: the kernels of the sortstat ops (engine/sortstat.h): stable
+ * merge sorts (NaN last, as numpy orders them), numpy 1.24's linear
+ * quantile, median, average, binary searches, cov and allclose. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../graph.h"
+#include "../sortstat.h"
+#include "kern_internal.h"
+
+/* ---- stable merge sorts: of values, and of indexes by value ----------- */
+
+#define LT_INT(a, b) ((a) < (b))
+#define LT_FLT(a, b) ((a) < (b) || ((b) != (b) && (a) == (a)))
+
+#define DEFINE_SORTS(SUF, T, LT)                                                                   \
+    static void vsort_##SUF(T *v, T *tmp, int64_t n)                                               \
+    {                                                                                              \
+        const int64_t RUN = 24;                                                                    \
+        for (int64_t lo = 0; lo < n; lo += RUN) {                                                  \
+            int64_t hi = lo + RUN < n ? lo + RUN : n;                                              \
+            for (int64_t i = lo + 1; i < hi; i++) {                                                \
+                T x = v[i];                                                                        \
+                int64_t j = i;                                                                     \
+                while (j > lo && LT(x, v[j - 1])) {                                                \
+                    v[j] = v[j - 1];                                                               \
+                    j--;                                                                           \
+                }                                                                                  \
+                v[j] = x;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        T *src = v, *dst = tmp;                                                                    \
+        for (int64_t w = RUN; w < n; w *= 2) {                                                     \
+            for (int64_t lo = 0; lo < n; lo += 2 * w) {                                            \
+                int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;       \
+                int64_t i = lo, j = mid, k = lo;                                                   \
+                while (i < mid && j < hi)                                                          \
+                    dst[k++] = LT(src[j], src[i]) ? src[j++] : src[i++];                           \
+                while (i < mid)                                                                    \
+                    dst[k++] = src[i++];                                                           \
+                while (j < hi)                                                                     \
+                    dst[k++] = src[j++];                                                           \
+            }                                                                                      \
+            T *t = src;                                                                            \
+            src = dst;                                                                             \
+            dst = t;                                                                               \
+        }                                                                                          \
+        if (src != v) memcpy(v, src, sizeof(T) * (size_t)n);                                       \
+    }                                                                                              \
+    static void isort_##SUF(const T *v, int64_t *ix, int64_t *tmp, int64_t n)                      \
+    {                                                                                              \
+        const int64_t RUN = 24;                                                                    \
+        for (int64_t lo = 0; lo < n; lo += RUN) {                                                  \
+            int64_t hi = lo + RUN < n ? lo + RUN : n;                                              \
+            for (int64_t i = lo + 1; i < hi; i++) {                                                \
+                int64_t x = ix[i];                                                                 \
+                int64_t j = i;                                                                     \
+                while (j > lo && LT(v[x], v[ix[j - 1]])) {                                         \
+                    ix[j] = ix[j - 1];                                                             \
+                    j--;                                                                           \
+                }                                                                                  \
+                ix[j] = x;                                                                         \
+            }                                                                                      \
+        }                                                                                          \
+        int64_t *src = ix, *dst = tmp;                                                             \
+        for (int64_t w = RUN; w < n; w *= 2) {                                                     \
+            for (int64_t lo = 0; lo < n; lo += 2 * w) {                                            \
+                int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;       \
+                int64_t i = lo, j = mid, k = lo;                                                   \
+                while (i < mid && j < hi)                                                          \
+                    dst[k++] = LT(v[src[j]], v[src[i]]) ? src[j++] : src[i++];                     \
+                while (i < mid)                                                                    \
+                    dst[k++] = src[i++];                                                           \
+                while (j < hi)                                                                     \
+                    dst[k++] = src[j++];                                                           \
+            }                                                                                      \
+            int64_t *t = src;                                                                      \
+            src = dst;                                                                             \
+            dst = t;                                                                               \
+        }                                                                                          \
+        if (src != ix) memcpy(ix, src, sizeof(int64_t) * (size_t)n);                               \
+    }
+
+DEFINE_SORTS(b, uint8_t, LT_INT)
+DEFINE_SORTS(i32, int32_t, LT_INT)
+DEFINE_SORTS(i64, int64_t, LT_INT)
+DEFINE_SORTS(f32, float, LT_FLT)
+DEFINE_SORTS(f64, double, LT_FLT)
+
+static void vsort(dtype_t dt, void *v, void *tmp, int64_t n)
+{
+    switch (dt) {
+    case DT_BOOL:
+        vsort_b(v, tmp, n);
+        break;
+    case DT_INT32:
+        vsort_i32(v, tmp, n);
+        break;
+    case DT_INT64:
+        vsort_i64(v, tmp, n);
+        break;
+    case DT_FLOAT32:
+        vsort_f32(v, tmp, n);
+        break;
+    default:
+        vsort_f64(v, tmp, n);
+        break;
+    }
+}
+
+static void isort(dtype_t dt, const void *v, int64_t *ix, int64_t *tmp, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        ix[i] = i;
+    switch (dt) {
+    case DT_BOOL:
+        isort_b(v, ix, tmp, n);
+        break;
+    case DT_INT32:
+        isort_i32(v, ix, tmp, n);
+        break;
+    case DT_INT64:
+        isort_i64(v, ix, tmp, n);
+        break;
+    case DT_FLOAT32:
+        isort_f32(v, ix, tmp, n);
+        break;
+    default:
+        isort_f64(v, ix, tmp, n);
+        break;
+    }
+}
+
+/* ---- selection (values without NaN): v[k] becomes the k-th smallest of
+ * v[lo..hi), smaller ones before it, larger after (Hoare, median of 3) --- */
+#define DEFINE_SELECT(SUF, T)                                                                      \
+    static void select_##SUF(T *v, int64_t lo, int64_t hi, int64_t k)                              \
+    {                                                                                              \
+        hi--;                                                                                      \
+        while (hi > lo) {                                                                          \
+            int64_t mid = lo + (hi - lo) / 2;                                                      \
+            T a = v[lo], b = v[mid], c = v[hi], p;                                                 \
+            p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));             \
+            int64_t i = lo, j = hi;                                                                \
+            while (i <= j) {                                                                       \
+                while (v[i] < p)                                                                   \
+                    i++;                                                                           \
+                while (p < v[j])                                                                   \
+                    j--;                                                                           \
+                if (i <= j) {                                                                      \
+                    T t = v[i];                                                                    \
+                    v[i] = v[j];                                                                   \
+                    v[j] = t;                                                                      \
+                    i++;                                                                           \
+                    j--;                                                                           \
+                }                                                                                  \
+            }                                                                                      \
+            if (k <= j)                                                                            \
+                hi = j;                                                                            \
+            else if (k >= i)                                                                       \
+                lo = i;                                                                            \
+            else                                                                                   \
+                return;                                                                            \
+        }                                                                                          \
+    }
+
+DEFINE_SELECT(b, uint8_t)
+DEFINE_SELECT(i32, int32_t)
+DEFINE_SELECT(i64, int64_t)
+DEFINE_SELECT(f32, float)
+DEFINE_SELECT(f64, double)
+
+static void vselect(dtype_t dt, void *v, int64_t lo, int64_t hi, int64_t k)
+{
+    switch (dt) {
+    case DT_BOOL:
+        select_b(v, lo, hi, k);
+        break;
+    case DT_INT32:
+        select_i32(v, lo, hi, k);
+        break;
+    case DT_INT64:
+        select_i64(v, lo, hi, k);
+        break;
+    case DT_FLOAT32:
+        select_f32(v, lo, hi, k);
+        break;
+    default:
+        select_f64(v, lo, hi, k);
+        break;
+    }
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Places the order statistics ks[0..nk) of v[0..m) (no NaN) at their
+ * positions, as a sort would; ks is sorted in place. */
+static void select_many(dtype_t dt, void *v, int64_t m, int64_t *ks, int nk)
+{
+    qsort(ks, (size_t)nk, sizeof(int64_t), cmp_i64);
+    int64_t start = 0;
+    for (int i = 0; i < nk; i++) {
+        if (ks[i] < start) continue;
+        vselect(dt, v, start, m, ks[i]);
+        start = ks[i] + 1;
+    }
+}
+
+static double getd(dtype_t dt, const void *p, int64_t i)
+{
+    switch (dt) {
+    case DT_BOOL:
+        return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
+    case DT_INT32:
+        return ((const int32_t *)p)[i];
+    case DT_INT64:
+        return (double)((const int64_t *)p)[i];
+    case DT_FLOAT32:
+        return ((const float *)p)[i];
+    default:
+        return ((const double *)p)[i];
+    }
+}
+
+static int64_t geti(dtype_t dt, const void *p, int64_t i)
+{
+    switch (dt) {
+    case DT_BOOL:
+        return ((const uint8_t *)p)[i] ? 1 : 0;
+    case DT_INT32:
+        return ((const int32_t *)p)[i];
+    case DT_INT64:
+        return ((const int64_t *)p)[i];
+    case DT_FLOAT32:
+        return (int64_t)((const float *)p)[i];
+    default:
+        return (int64_t)((const double *)p)[i];
+    }
+}
+
+static void putd(dtype_t dt, void *p, int64_t i, double x)
+{
+    if (dt == DT_FLOAT32)
+        ((float *)p)[i] = (float)x;
+    else
+        ((double *)p)[i] = x;
+}
+
+/* ---- lines along an axis ------------------------------------------------ */
+
+typedef struct {
+    int64_t outer, len, inner;
+} lines_t;
+
+static lines_t lines_of(const arr_t *a, int ax)
+{
+    lines_t l = {1, 1, 1};
+    for (int d = 0; d < a->shape.ndim; d++) {
+        if (d < ax)
+            l.outer *= a->shape.d[d];
+        else if (d == ax)
+            l.len = a->shape.d[d];
+        else
+            l.inner *= a->shape.d[d];
+    }
+    return l;
+}
+
+/* Copies line (o, r) of a into buf (contiguous). */
+static void line_get(const arr_t *a, lines_t l, int64_t o, int64_t r, void *buf)
+{
+    size_t es = dt_size(a->dt);
+    const char *src = (const char *)a->data + (size_t)(o * l.len * l.inner + r) * es;
+    if (l.inner == 1) {
+        memcpy(buf, src, (size_t)l.len * es);
+        return;
+    }
+    for (int64_t i = 0; i < l.len; i++)
+        memcpy((char *)buf + (size_t)i * es, src + (size_t)(i * l.inner) * es, es);
+}
+
+static void line_put(arr_t *a, int64_t olen, lines_t l, int64_t o, int64_t r, const void *buf)
+{
+    size_t es = dt_size(a->dt);
+    char *dst = (char *)a->data + (size_t)(o * olen * l.inner + r) * es;
+    if (l.inner == 1) {
+        memcpy(dst, buf, (size_t)olen * es);
+        return;
+    }
+    for (int64_t i = 0; i < olen; i++)
+        memcpy(dst + (size_t)(i * l.inner) * es, (const char *)buf + (size_t)i * es, es);
+}
+
+static int oom(char *err, size_t errlen)
+{
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+static bool is_nan_at(dtype_t dt, const void *v, int64_t i)
+{
+    if (dt == DT_FLOAT32) return isnan(((const float *)v)[i]);
+    if (dt == DT_FLOAT64) return isnan(((const double *)v)[i]);
+    return false;
+}
+
+/* sort, argsort, partition (a full sort is a valid partition), argpartition, topk */
+static int k_sortlike(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, char *err,
+                      size_t errlen)
+{
+    lines_t l = lines_of(a, ax);
+    size_t es = dt_size(a->dt);
+    int64_t olen = o->shape.ndim ? o->shape.d[ax] : 1;
+    bool idx = n->op == OP_ARGSORT || n->op == OP_ARGPARTITION;
+    int64_t len = l.len > 0 ? l.len : 1;
+    void *buf = malloc((size_t)len * es), *tmp = malloc((size_t)len * (es > 8 ? es : 8));
+    int64_t *ix = malloc(sizeof(int64_t) * (size_t)len), *ox = NULL;
+    void *ob = malloc((size_t)len * 8);
+    if (!buf || !tmp || !ix || !ob) {
+        free(buf);
+        free(tmp);
+        free(ix);
+        free(ob);
+        return oom(err, errlen);
+    }
+    (void)ox;
+    for (int64_t oo = 0; oo < l.outer; oo++)
+        for (int64_t r = 0; r < l.inner; r++) {
+            line_get(a, l, oo, r, buf);
+            if (idx) {
+                isort(a->dt, buf, ix, tmp, l.len);
+                line_put(o, olen, l, oo, r, ix);
+            } else if (n->op == OP_TOPK) {
+                vsort(a->dt, buf, tmp, l.len);
+                int64_t k = olen;
+                for (int64_t i = 0; i < k; i++) {
+                    int64_t src = n->ss->largest ? l.len - 1 - i : i;
+                    memcpy((char *)ob + (size_t)i * es, (char *)buf + (size_t)src * es, es);
+                }
+                line_put(o, olen, l, oo, r, ob);
+            } else {
+                vsort(a->dt, buf, tmp, l.len);
+                line_put(o, olen, l, oo, r, buf);
+            }
+        }
+    free(buf);
+    free(tmp);
+    free(ix);
+    free(ob);
+    return 0;
+}
+
+/* numpy 1.24 _lerp of sorted values v[i] and v[j] (dtype dt) by t */
+static double lerp_at(dtype_t dt, const void *v, int64_t i, int64_t j, double t)
+{
+    double a, b, d;
+    switch (dt) {
+    case DT_FLOAT32: {
+        float fa = ((const float *)v)[i], fb = ((const float *)v)[j];
+        a = fa;
+        b = fb;
+        d = (double)(float)(fb - fa);
+        break;
+    }
+    case DT_INT32: {
+        int32_t ia = ((const int32_t *)v)[i], ib = ((const int32_t *)v)[j];
+        a = ia;
+        b = ib;
+        d = (double)(int32_t)((uint32_t)ib - (uint32_t)ia);
+        break;
+    }
+    case DT_INT64: {
+        int64_t ia = ((const int64_t *)v)[i], ib = ((const int64_t *)v)[j];
+        a = (double)ia;
+        b = (double)ib;
+        d = (double)(int64_t)((uint64_t)ib - (uint64_t)ia);
+        break;
+    }
+    default:
+        a = getd(dt, v, i);
+        b = getd(dt, v, j);
+        d = b - a;
+        break;
+    }
+    double r = a + d * t;
+    if (t >= 0.5) r = b - d * (1 - t);
+    return r;
+}
+
+/* numpy median of sorted v[0..m) (mean of the middle one or two) */
+static double median_of(dtype_t dt, const void *v, int64_t m)
+{
+    if (m == 0) return NAN;
+    int64_t h = m / 2;
+    if (m % 2) return getd(dt, v, h);
+    if (dt == DT_FLOAT32) {
+        float s = ((const float *)v)[h - 1] + ((const float *)v)[h];
+        return (double)(s / 2.0f);
+    }
+    return (getd(dt, v, h - 1) + getd(dt, v, h)) / 2.0;
+}
+
+/* numpy 1.24's linear method: the neighbours of the virtual index
+ * (m-1)*q (both the last past the end, both the first below 0) and gamma,
+ * which numpy computes from the adjusted previous index (-1 past the end). */
+static void quantile_pos(int64_t m, double q, int64_t *pi, int64_t *ni, double *g)
+{
+    double vi = (double)(m - 1) * q;
+    int64_t p = (int64_t)floor(vi), nx = p + 1;
+    if (vi >= (double)(m - 1)) p = nx = -1;
+    if (vi < 0) p = nx = 0;
+    if (g) *g = vi - (double)p;
+    *pi = p < 0 ? m + p : p;
+    *ni = nx < 0 ? m + nx : nx;
+}
+
+static int k_quantile(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, char *err,
+                      size_t errlen)
+{
+    const ss_node_t *s = n->ss;
+    lines_t l = lines_of(a, ax);
+    size_t es = dt_size(a->dt);
+    bool nanf = n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE || n->op == OP_NANMEDIAN;
+    bool med = n->op == OP_MEDIAN || n->op == OP_NANMEDIAN;
+    int64_t len = l.len > 0 ? l.len : 1, nout = l.outer * l.inner;
+    int nq = med ? 1 : s->nq;
+    void *buf = malloc((size_t)len * es);
+    int64_t *ks = malloc(sizeof(int64_t) * (size_t)(2 * nq + 2));
+    if (!buf || !ks) {
+        free(buf);
+        free(ks);
+        return oom(err, errlen);
+    }
+    for (int64_t oo = 0; oo < l.outer; oo++)
+        for (int64_t r = 0; r < l.inner; r++) {
+            line_get(a, l, oo, r, buf);
+            int64_t m = l.len;
+            if (nanf && dt_is_float(a->dt)) { /* drop the NaNs */
+                int64_t k = 0;
+                for (int64_t i = 0; i < l.len; i++)
+                    if (!is_nan_at(a->dt, buf, i)) {
+                        if (k != i) memcpy((char *)buf + k * es, (char *)buf + i * es, es);
+                        k++;
+                    }
+                m = k;
+            }
+            bool has_nan = false;
+            for (int64_t i = 0; i < m && dt_is_float(a->dt) && !has_nan; i++)
+                has_nan = is_nan_at(a->dt, buf, i);
+            int64_t oi = oo * l.inner + r;
+            if (!has_nan && m > 0) { /* only the order statistics needed */
+                int nk = 0;
+                if (med) {
+                    ks[nk++] = m / 2;
+                    if (m % 2 == 0) ks[nk++] = m / 2 - 1;
+                } else {
+                    for (int qi = 0; qi < nq; qi++) {
+                        int64_t p, nx;
+                        quantile_pos(m, s->q[qi], &p, &nx, NULL);
+                        ks[nk++] = p;
+                        ks[nk++] = nx;
+                    }
+                }
+                select_many(a->dt, buf, m, ks, nk);
+            }
+            for (int qi = 0; qi < nq; qi++) {
+                double res;
+                if (has_nan || m == 0) {
+                    res = NAN;
+                } else if (med) {
+                    res = median_of(a->dt, buf, m);
+                } else {
+                    int64_t pi, ni;
+                    double g;
+                    quantile_pos(m, s->q[qi], &pi, &ni, &g);
+                    res = lerp_at(a->dt, buf, pi, ni, g);
+                }
+                putd(o->dt, o->data, (int64_t)qi * nout + oi, res);
+            }
+        }
+    free(buf);
+    free(ks);
+    return 0;
+}
+
+static int k_average(const graph_node_t *n, int ax, const arr_t *a, const arr_t *w, arr_t *o,
+                     char *err, size_t errlen)
+{
+    lines_t l = lines_of(a, ax);
+    for (int64_t oo = 0; oo < l.outer; oo++)
+        for (int64_t r = 0; r < l.inner; r++) {
+            double sum = 0, ws = 0;
+            for (int64_t i = 0; i < l.len; i++) {
+                int64_t at = (oo * l.len + i) * l.inner + r;
+                double x = getd(a->dt, a->data, at);
+                if (w) {
+                    double wv = getd(w->dt, w->data, n->ss->w_line ? i : at);
+                    sum += x * wv;
+                    ws += wv;
+                } else {
+                    sum += x;
+                }
+            }
+            if (!w) ws = (double)l.len;
+            if (w && ws == 0.0) {
+                snprintf(err, errlen, "Weights sum to zero, can't be normalized");
+                return -1;
+            }
+            putd(o->dt, o->data, oo * l.inner + r, sum / ws);
+        }
+    return 0;
+}
+
+/* ---- lookups: searchsorted, digitize, isin, in1d -------------------------- */
+
+/* numpy compares in the common type: doubles when either side is a float */
+static bool cmp_float(dtype_t a, dtype_t b)
+{
+    return dt_is_float(a) || dt_is_float(b);
+}
+
+/* count of a[0..n) before x: side right counts a <= x, left a < x (NaN last) */
+static int64_t bsearch_d(const double *a, int64_t n, double x, bool right)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        bool before = right ? !LT_FLT(x, a[mid]) : LT_FLT(a[mid], x);
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int64_t bsearch_i(const int64_t *a, int64_t n, int64_t x, bool right)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        bool before = right ? !(x < a[mid]) : a[mid] < x;
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The array looked up in, in the comparison type, in the order given (or by sorter). */
+static void *keys_of(const arr_t *a, const arr_t *sorter, bool fl, char *err, size_t errlen,
+                     int *rc)
+{
+    int64_t n = shape_size(&a->shape);
+    void *k = malloc(8 * (size_t)(n > 0 ? n : 1));
+    *rc = 0;
+    if (!k) {
+        *rc = oom(err, errlen);
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t src = i;
+        if (sorter) {
+            src = geti(sorter->dt, sorter->data, i);
+            if (src < 0 || src >= n) {
+                free(k);
+                snprintf(err, errlen, "Sorter index out of range.");
+                *rc = -1;
+                return NULL;
+            }
+        }
+        if (fl)
+            ((double *)k)[i] = getd(a->dt, a->data, src);
+        else
+            ((int64_t *)k)[i] = geti(a->dt, a->data, src);
+    }
+    return k;
+}
+
+static int k_lookup(const graph_node_t *n, const arr_t *x, const arr_t *a, const arr_t *sorter,
+                    arr_t *o, char *err, size_t errlen)
+{
+    bool fl = cmp_float(x->dt, a->dt);
+    int64_t na = shape_size(&a->shape), nx = shape_size(&x->shape);
+    int rc;
+    void *k = keys_of(a, sorter, fl, err, errlen, &rc);
+    if (!k) return rc;
+    if (n->op == OP_ISIN || n->op == OP_IN1D) {
+        void *t = malloc(8 * (size_t)(na > 0 ? na : 1));
+        if (!t) {
+            free(k);
+            return oom(err, errlen);
+        }
+        if (fl)
+            vsort_f64(k, t, na);
+        else
+            vsort_i64(k, t, na);
+        free(t);
+        uint8_t *out = o->data;
+        for (int64_t i = 0; i < nx; i++) {
+            bool hit;
+            if (fl) {
+                double v = getd(x->dt, x->data, i);
+                int64_t p = bsearch_d(k, na, v, false);
+                hit = p < na && ((double *)k)[p] == v;
+            } else {
+                int64_t v = geti(x->dt, x->data, i);
+                int64_t p = bsearch_i(k, na, v, false);
+                hit = p < na && ((int64_t *)k)[p] == v;
+            }
+            out[i] = hit != n->ss->invert;
+        }
+        free(k);
+        return 0;
+    }
+    bool right = n->ss->side_right;
+    int mono = 1;
+    if (n->op == OP_DIGITIZE) {
+        /* numpy's _monotonicity: 1 increasing, -1 decreasing, 0 neither */
+        right = !n->ss->right;
+        int64_t i = 1;
+        double first = fl ? ((double *)k)[0] : 0;
+        int64_t firsti = fl ? 0 : (na ? ((int64_t *)k)[0] : 0);
+#define KV(j) (fl ? ((double *)k)[j] : (double)((int64_t *)k)[j])
+#define KEQ(j) (fl ? ((double *)k)[j] == first : ((int64_t *)k)[j] == firsti)
+        while (i < na && KEQ(i))
+            i++;
+        if (i < na) {
+            bool inc = fl ? first < ((double *)k)[i] : firsti < ((int64_t *)k)[i];
+            mono = inc ? 1 : -1;
+            for (; i + 1 < na; i++) {
+                bool ok = fl ? (inc ? ((double *)k)[i] <= ((double *)k)[i + 1]
+                                    : ((double *)k)[i] >= ((double *)k)[i + 1])
+                             : (inc ? ((int64_t *)k)[i] <= ((int64_t *)k)[i + 1]
+                                    : ((int64_t *)k)[i] >= ((int64_t *)k)[i + 1]);
+                if (!ok) {
+                    mono = 0;
+                    break;
+                }
+            }
+            if (fl && (isnan(first) || isnan(KV(na - 1)))) mono = mono ? mono : 0;
+        }
+#undef KV
+#undef KEQ
+        if (mono == 0) {
+            free(k);
+            snprintf(err, errlen, "bins must be monotonically increasing or decreasing");
+            return -1;
+        }
+        if (mono < 0) { /* searchsorted on the reversed bins */
+            for (int64_t a0 = 0, b0 = na - 1; a0 < b0; a0++, b0--) {
+                int64_t t;
+                memcpy(&t, (char *)k + 8 * a0, 8);
+                memcpy((char *)k + 8 * a0, (char *)k + 8 * b0, 8);
+                memcpy((char *)k + 8 * b0, &t, 8);
+            }
+        }
+    }
+    int64_t *out = o->data;
+    for (int64_t i = 0; i < nx; i++) {
+        int64_t p = fl ? bsearch_d(k, na, getd(x->dt, x->data, i), right)
+                       : bsearch_i(k, na, geti(x->dt, x->data, i), right);
+        out[i] = mono < 0 ? na - p : p;
+    }
+    free(k);
+    return 0;
+}
+
+/* ---- cov, corrcoef, allclose ---------------------------------------------- */
+
+static int k_cov(const graph_node_t *n, const arr_t *ins, int n_in, arr_t *o, char *err,
+                 size_t errlen)
+{
+    const ss_node_t *s = n->ss;
+    int64_t nv = s->nvar, nobs = 0;
+    /* the rows (variables) of X, each nobs long */
+    for (int j = 0; j < n_in; j++) {
+        const shape_t *sh = &ins[j].shape;
+        int64_t r = sh->ndim == 2 ? sh->d[0] : 1, c = sh->ndim == 2 ? sh->d[1]
+                                                      : sh->ndim    ? sh->d[0]
+                                                                    : 1;
+        nobs = (!s->rowvar && r != 1) ? r : c;
+    }
+    double *X = malloc(sizeof(double) * (size_t)(nv * nobs > 0 ? nv * nobs : 1));
+    double *C = malloc(sizeof(double) * (size_t)(nv * nv));
+    if (!X || !C) {
+        free(X);
+        free(C);
+        return oom(err, errlen);
+    }
+    int64_t row = 0;
+    for (int j = 0; j < n_in; j++) {
+        const shape_t *sh = &ins[j].shape;
+        int64_t r = sh->ndim == 2 ? sh->d[0] : 1, c = sh->ndim == 2 ? sh->d[1]
+                                                      : sh->ndim    ? sh->d[0]
+                                                                    : 1;
+        bool tr = !s->rowvar && r != 1;
+        int64_t vr = tr ? c : r;
+        for (int64_t v = 0; v < vr; v++)
+            for (int64_t q = 0; q < nobs; q++)
+                X[(row + v) * nobs + q] = getd(ins[j].dt, ins[j].data, tr ? q * c + v : v * c + q);
+        row += vr;
+    }
+    int64_t ddof = s->has_ddof ? s->ddof : s->bias ? 0 : 1;
+    double fact = (double)(nobs - ddof);
+    if (fact <= 0) fact = 0.0;
+    for (int64_t v = 0; v < nv; v++) {
+        double m = 0;
+        for (int64_t q = 0; q < nobs; q++)
+            m += X[v * nobs + q];
+        m /= (double)nobs;
+        for (int64_t q = 0; q < nobs; q++)
+            X[v * nobs + q] -= m;
+    }
+    double rec = 1.0 / fact;
+    for (int64_t i = 0; i < nv; i++)
+        for (int64_t j = i; j < nv; j++) {
+            double acc = 0;
+            for (int64_t q = 0; q < nobs; q++)
+                acc += X[i * nobs + q] * X[j * nobs + q];
+            C[i * nv + j] = C[j * nv + i] = acc * rec;
+        }
+    double *out = o->data;
+    if (n->op == OP_CORRCOEF) {
+        if (nv == 1) {
+            out[0] = C[0] / C[0];
+        } else {
+            for (int64_t i = 0; i < nv; i++)
+                for (int64_t j = 0; j < nv; j++) {
+                    double x = C[i * nv + j] / sqrt(C[i * nv + i]);
+                    x /= sqrt(C[j * nv + j]);
+                    out[i * nv + j] = x < -1 ? -1 : x > 1 ? 1 : x;
+                }
+        }
+    } else {
+        memcpy(out, C, sizeof(double) * (size_t)(nv * nv));
+    }
+    free(X);
+    free(C);
+    return 0;
+}
+
+static int k_allclose(const graph_node_t *n, const arr_t *a, const arr_t *b, arr_t *o)
+{
+    const ss_node_t *s = n->ss;
+    int nd = a->shape.ndim > b->shape.ndim ? a->shape.ndim : b->shape.ndim;
+    int64_t sh[MR_MAXDIM], sa[MR_MAXDIM], sb[MR_MAXDIM], co[MR_MAXDIM];
+    int64_t ta = 1, tb = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        int ia = d - (nd - a->shape.ndim), ib = d - (nd - b->shape.ndim);
+        int64_t x = ia >= 0 ? a->shape.d[ia] : 1, y = ib >= 0 ? b->shape.d[ib] : 1;
+        sh[d] = x > y ? x : y;
+        if (x == 0 || y == 0) sh[d] = 0;
+        sa[d] = x == 1 ? 0 : ta;
+        sb[d] = y == 1 ? 0 : tb;
+        ta *= x;
+        tb *= y;
+        co[d] = 0;
+    }
+    int64_t total = 1;
+    for (int d = 0; d < nd; d++)
+        total *= sh[d];
+    bool f32 = (a->dt == DT_FLOAT32 || a->dt == DT_BOOL) && b->dt == DT_FLOAT32;
+    bool all = true;
+    int64_t pa = 0, pb = 0;
+    for (int64_t i = 0; i < total && all; i++) {
+        double x = getd(a->dt, a->data, pa), y = getd(b->dt, b->data, pb);
+        bool ok;
+        if (isfinite(x) && isfinite(y)) {
+            if (f32) {
+                float fx = (float)x, fy = (float)y;
+                ok = fabsf(fx - fy) <= (float)s->atol + (float)s->rtol * fabsf(fy);
+            } else {
+                ok = fabs(x - y) <= s->atol + s->rtol * fabs(y);
+            }
+        } else {
+            ok = x == y || (s->equal_nan && isnan(x) && isnan(y));
+        }
+        all = ok;
+        for (int d = nd - 1; d >= 0; d--) {
+            pa += sa[d];
+            pb += sb[d];
+            if (++co[d] < sh[d]) break;
+            pa -= sa[d] * sh[d];
+            pb -= sb[d] * sh[d];
+            co[d] = 0;
+        }
+    }
+    *(uint8_t *)o->data = all;
+    return 0;
+}
+
+int kern_ss(const graph_node_t *n, int axis, const arr_t *ins, int n_in, arr_t *o, char *err,
+            size_t errlen)
+{
+    switch (n->op) {
+    case OP_SORT:
+    case OP_ARGSORT:
+    case OP_PARTITION:
+    case OP_ARGPARTITION:
+    case OP_TOPK:
+        return k_sortlike(n, axis, &ins[0], o, err, errlen);
+    case OP_PERCENTILE:
+    case OP_QUANTILE:
+    case OP_MEDIAN:
+    case OP_NANPERCENTILE:
+    case OP_NANQUANTILE:
+    case OP_NANMEDIAN:
+        return k_quantile(n, axis, &ins[0], o, err, errlen);
+    case OP_AVERAGE:
+        return k_average(n, axis, &ins[0], n_in > 1 ? &ins[1] : NULL, o, err, errlen);
+    case OP_SEARCHSORTED:
+        return k_lookup(n, &ins[0], &ins[1], n_in > 2 ? &ins[2] : NULL, o, err, errlen);
+    case OP_DIGITIZE:
+    case OP_ISIN:
+    case OP_IN1D:
+        return k_lookup(n, &ins[0], &ins[1], NULL, o, err, errlen);
+    case OP_COV:
+    case OP_CORRCOEF:
+        return k_cov(n, ins, n_in, o, err, errlen);
+    case OP_ALLCLOSE:
+        return k_allclose(n, &ins[0], &ins[1], o);
+    default:
+        snprintf(err, errlen, "internal: not a sortstat op");
+        return -1;
+    }
+}

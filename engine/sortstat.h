@@ -1,0 +1,75 @@
+/* sortstat.h: the "sorting and searching" and "statistics" tensor ops
+ * (sort, argsort, partition, argpartition, topk, searchsorted, isin, in1d,
+ * percentile, quantile, median and their nan forms, average, digitize, cov,
+ * corrcoef, allclose): their parameters, inference, tiling and kernels.
+ *
+ *   graph_ss.c         parameters (numpy 1.24 keywords) and inference
+ *   tile/sortstat.c    tiling: each op reads whole lines along its axis (the
+ *                      input rechunked so the axis is one chunk), whole small
+ *                      operands (a sorted array, bins, test elements), or the
+ *                      whole input (axis None, cov, allclose): every such
+ *                      gathered block is checked against SS_MAX_BLOCK_BYTES
+ *   kern/sortstat.c    the kernels (JK_SS jobs), run by exec_job
+ *
+ * docs/graph-format.md, "Sorting, searching and statistics", is the
+ * contract. */
+#ifndef MARS_SORTSTAT_H
+#define MARS_SORTSTAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kern/kern.h"
+
+struct graph;
+struct graph_node;
+
+/* The most bytes one job may gather into one block (a whole line along a
+ * sorted axis, a flattened input, a sorted array searched): a tiling of a
+ * node that needs more is refused with a message naming the node and this
+ * limit. 256 MiB keeps such a job (its block, a copy and an index array)
+ * well inside a worker's 1 GiB memory budget. */
+#define SS_MAX_BLOCK_BYTES ((int64_t)256 << 20)
+
+typedef struct ss_node {
+    /* axis: axis_none (null); else axis as given, normalised by inference */
+    bool axis_none;
+    int64_t axis;
+    bool keepdims;
+    int nkth;
+    int64_t *kth; /* partition, argpartition */
+    int64_t k;    /* topk */
+    bool largest, sorted;
+    bool side_right; /* searchsorted */
+    bool invert;     /* isin, in1d */
+    int nq;
+    double *q; /* percentile (already / 100), quantile */
+    bool q_scalar;
+    bool right;        /* digitize */
+    bool rowvar;       /* cov, corrcoef */
+    bool bias;         /* cov */
+    bool has_ddof;     /* cov */
+    int64_t ddof;      /* cov */
+    double rtol, atol; /* allclose */
+    bool equal_nan;
+    /* inferred */
+    bool w_line; /* average: weights are 1-D along the axis (else a's shape) */
+    int nvar;    /* cov, corrcoef: number of variables */
+} ss_node_t;
+
+/* graph_ss.c (graph.c and graph_infer.c call these for OPK_SORTSTAT) */
+void graph_ss_arity(int op, int *lo, int *hi);
+/* Refuses unknown fields and parses the parameters into n->ss. */
+int graph_ss_parse(struct graph_node *n, void *json_obj, char *err, size_t errlen);
+int graph_ss_infer(struct graph *g, struct graph_node *n, char *err, size_t errlen);
+void graph_ss_free(ss_node_t *s);
+
+/* kern/sortstat.c: one JK_SS job of node n: ins (n_in arrays, as the tiler
+ * ordered them) into o; axis is the axis of ins[0] its lines run along.
+ * Returns 0, or -1 with a message (bins not monotonic, weights summing to
+ * zero, a sorter index out of range, out of memory). */
+int kern_ss(const struct graph_node *n, int axis, const arr_t *ins, int n_in, arr_t *o, char *err,
+            size_t errlen);
+
+#endif

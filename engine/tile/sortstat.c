@@ -1,0 +1,286 @@
+/* sortstat.c: tiling of the sortstat ops (engine/sortstat.h).
+ *
+ * Three shapes of job, all JK_SS:
+ *   line   ops along an axis (sort, argsort, partition, argpartition, topk,
+ *          the percentiles, median, average): the input is rechunked so the
+ *          axis is one chunk (other axes keep their chunks), one job per
+ *          chunk; axis None flattens the input into one block.
+ *   elem   searchsorted, isin, in1d, digitize: one job per chunk of the
+ *          values looked up, each also reading the whole sorted array, test
+ *          set or bins (one block).
+ *   whole  cov, corrcoef, allclose: one job reads every input whole.
+ * Every block gathered into one job is checked against SS_MAX_BLOCK_BYTES. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../arena.h"
+#include "../sortstat.h"
+#include "tile_priv.h"
+
+static int too_big(tctx_t *c, int64_t bytes, const char *what)
+{
+    return tile__fail(c,
+                      "%s needs %lld bytes in one job, over the single-block limit of %lld "
+                      "bytes (SS_MAX_BLOCK_BYTES); rechunk along the other axes or reduce the "
+                      "input",
+                      what, (long long)bytes, (long long)SS_MAX_BLOCK_BYTES);
+}
+
+/* A job whose output is the whole of G (one chunk). */
+static int32_t whole_job(tctx_t *c, const tgrid_t *G, const char *what)
+{
+    int64_t bytes = shape_size(&G->shape) * (int64_t)dt_size(G->dt);
+    if (bytes > SS_MAX_BLOCK_BYTES) {
+        too_big(c, bytes, what);
+        return -1;
+    }
+    if (G->total == 1) return G->job[0];
+    int64_t *b[MR_MAXDIM], nch[MR_MAXDIM];
+    for (int d = 0; d < G->shape.ndim; d++) {
+        b[d] = tile__arena_i64(c, 2);
+        b[d][0] = 0;
+        b[d][1] = G->shape.d[d];
+        nch[d] = 1;
+    }
+    tgrid_t *R = grid_rechunk(c, G, b, nch);
+    return R ? R->job[0] : -1;
+}
+
+static tgrid_t *flat_grid(tctx_t *c, const tgrid_t *G)
+{
+    shape_t f = {.ndim = 1, .d = {shape_size(&G->shape)}};
+    if (G->shape.ndim == 1) return (tgrid_t *)G;
+    return grid_reshape(c, G, &f);
+}
+
+/* G rechunked so that axis ax is one chunk; other axes keep their bounds. */
+static tgrid_t *along_grid(tctx_t *c, const tgrid_t *G, int ax, const char *what)
+{
+    int64_t *b[MR_MAXDIM], nch[MR_MAXDIM];
+    int64_t maxb = (int64_t)dt_size(G->dt);
+    for (int d = 0; d < G->shape.ndim; d++) {
+        if (d == ax) {
+            b[d] = tile__arena_i64(c, 2);
+            b[d][0] = 0;
+            b[d][1] = G->shape.d[d];
+            nch[d] = 1;
+            maxb *= G->shape.d[d];
+        } else {
+            b[d] = G->bounds[d];
+            nch[d] = G->nchunks[d];
+            int64_t m = 0;
+            for (int64_t k = 0; k < nch[d]; k++)
+                if (b[d][k + 1] - b[d][k] > m) m = b[d][k + 1] - b[d][k];
+            maxb *= m;
+        }
+    }
+    if (maxb > SS_MAX_BLOCK_BYTES) {
+        too_big(c, maxb, what);
+        return NULL;
+    }
+    return grid_rechunk(c, G, b, nch);
+}
+
+static int32_t ss_job(tctx_t *c, const jparam_t *pa, dtype_t dt, int nd, const int64_t *shape,
+                      int n_in)
+{
+    int32_t ji = tile__job_new(c, JK_SS, dt, nd, shape, n_in);
+    if (ji >= 0) c->t->jobs[ji].param = pa;
+    return ji;
+}
+
+static bool is_line_op(op_t op)
+{
+    switch (op) {
+    case OP_SORT:
+    case OP_ARGSORT:
+    case OP_PARTITION:
+    case OP_ARGPARTITION:
+    case OP_TOPK:
+    case OP_PERCENTILE:
+    case OP_QUANTILE:
+    case OP_MEDIAN:
+    case OP_NANPERCENTILE:
+    case OP_NANQUANTILE:
+    case OP_NANMEDIAN:
+    case OP_AVERAGE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool keeps_shape(op_t op)
+{
+    return op == OP_SORT || op == OP_ARGSORT || op == OP_PARTITION || op == OP_ARGPARTITION ||
+           op == OP_TOPK;
+}
+
+static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
+{
+    const ss_node_t *s = n->ss;
+    const tgrid_t *X = c->t->grid[n->in[0].node];
+    const tgrid_t *W = n->n_in > 1 ? c->t->grid[n->in[1].node] : NULL;
+    int32_t wwhole = -1;
+    bool shaped = keeps_shape(n->op);
+    if (s->axis_none) {
+        /* one block: the flattened input (and weights) */
+        X = flat_grid(c, X);
+        if (!X) return NULL;
+        int32_t xj = whole_job(c, X, "the flattened input (axis None)");
+        if (xj < 0) return NULL;
+        int32_t wj = -1;
+        if (W) {
+            const tgrid_t *WF = flat_grid(c, W);
+            if (!WF || (wj = whole_job(c, WF, "the flattened weights")) < 0) return NULL;
+        }
+        pa->axis = 0;
+        int64_t nch[MR_MAXDIM];
+        int64_t *b[MR_MAXDIM];
+        for (int d = 0; d < n->oshape.ndim; d++) {
+            b[d] = tile__arena_i64(c, 2);
+            b[d][0] = 0;
+            b[d][1] = n->oshape.d[d];
+            nch[d] = 1;
+        }
+        tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, nch);
+        if (!R) return NULL;
+        int32_t ji = ss_job(c, pa, n->odtype, n->oshape.ndim, n->oshape.d, W ? 2 : 1);
+        if (ji < 0) return NULL;
+        tile__jin_direct(c, ji, 0, xj);
+        if (W) tile__jin_direct(c, ji, 1, wj);
+        R->job[0] = ji;
+        return R;
+    }
+    int ax = (int)s->axis;
+    pa->axis = ax;
+    X = along_grid(c, X, ax, "a whole line along the axis");
+    if (!X) return NULL;
+    if (W && s->w_line) {
+        if ((wwhole = whole_job(c, W, "the weights")) < 0) return NULL;
+    } else if (W) {
+        W = grid_rechunk(c, W, X->bounds, X->nchunks);
+        if (!W) return NULL;
+    }
+    /* output bounds */
+    int64_t *b[MR_MAXDIM], nch[MR_MAXDIM];
+    int od = 0;
+    static const int64_t one[2] = {0, 1};
+    if (!shaped && s->q && !s->q_scalar) {
+        b[od] = tile__arena_i64(c, 2);
+        b[od][0] = 0;
+        b[od][1] = s->nq;
+        nch[od++] = 1;
+    }
+    for (int d = 0; d < X->shape.ndim; d++) {
+        if (d == ax && !shaped) {
+            if (s->keepdims) {
+                b[od] = (int64_t *)one;
+                nch[od++] = 1;
+            }
+            continue;
+        }
+        if (d == ax) {
+            b[od] = tile__arena_i64(c, 2);
+            b[od][0] = 0;
+            b[od][1] = n->oshape.d[d];
+            nch[od++] = 1;
+            continue;
+        }
+        b[od] = X->bounds[d];
+        nch[od++] = X->nchunks[d];
+    }
+    tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, nch);
+    if (!R) return NULL;
+    /* X's chunks and R's chunks correspond one to one, in C order */
+    for (gwalk_t w = gwalk_start(X); gwalk_next(&w);) {
+        int32_t ji = ss_job(c, pa, n->odtype, 0, NULL, W ? 2 : 1);
+        if (ji < 0) return NULL;
+        /* the output chunk's shape */
+        int64_t osh[MR_MAXDIM];
+        int o = 0;
+        if (!shaped && s->q && !s->q_scalar) osh[o++] = s->nq;
+        for (int d = 0; d < X->shape.ndim; d++) {
+            if (d == ax && !shaped) {
+                if (s->keepdims) osh[o++] = 1;
+            } else if (d == ax) {
+                osh[o++] = n->oshape.d[d];
+            } else {
+                osh[o++] = w.len[d];
+            }
+        }
+        job_t *jb = &c->t->jobs[ji];
+        jb->ndim = (int8_t)o;
+        jb->shape = arena_i64_copy(c, osh, o);
+        tile__jin_direct(c, ji, 0, X->job[w.li]);
+        if (W) tile__jin_direct(c, ji, 1, s->w_line ? wwhole : W->job[w.li]);
+        R->job[w.li] = ji;
+    }
+    return R;
+}
+
+static tgrid_t *tile_elem(tctx_t *c, const graph_node_t *n, jparam_t *pa)
+{
+    /* the values looked up, and the whole arrays they are looked up in */
+    int xi = n->op == OP_SEARCHSORTED ? 1 : 0;
+    int oi = n->op == OP_SEARCHSORTED ? 0 : 1;
+    const tgrid_t *X = c->t->grid[n->in[xi].node];
+    if (n->op == OP_IN1D) {
+        X = flat_grid(c, X);
+        if (!X) return NULL;
+    }
+    int32_t aj = whole_job(c, c->t->grid[n->in[oi].node],
+                           n->op == OP_SEARCHSORTED ? "the sorted array"
+                           : n->op == OP_DIGITIZE   ? "the bins"
+                                                    : "the test elements");
+    if (aj < 0) return NULL;
+    int32_t sj = -1;
+    if (n->n_in == 3 && (sj = whole_job(c, c->t->grid[n->in[2].node], "the sorter")) < 0)
+        return NULL;
+    tgrid_t *R =
+        grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)X->bounds, X->nchunks);
+    if (!R) return NULL;
+    for (gwalk_t w = gwalk_start(X); gwalk_next(&w);) {
+        int32_t ji = ss_job(c, pa, n->odtype, X->shape.ndim, w.len, sj >= 0 ? 3 : 2);
+        if (ji < 0) return NULL;
+        tile__jin_direct(c, ji, 0, X->job[w.li]);
+        tile__jin_direct(c, ji, 1, aj);
+        if (sj >= 0) tile__jin_direct(c, ji, 2, sj);
+        R->job[w.li] = ji;
+    }
+    return R;
+}
+
+static tgrid_t *tile_whole(tctx_t *c, const graph_node_t *n, jparam_t *pa)
+{
+    int32_t in[2];
+    for (int k = 0; k < n->n_in; k++)
+        if ((in[k] = whole_job(c, c->t->grid[n->in[k].node], "the whole input")) < 0) return NULL;
+    int64_t *b[MR_MAXDIM], nch[MR_MAXDIM];
+    for (int d = 0; d < n->oshape.ndim; d++) {
+        b[d] = tile__arena_i64(c, 2);
+        b[d][0] = 0;
+        b[d][1] = n->oshape.d[d];
+        nch[d] = 1;
+    }
+    tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, nch);
+    if (!R) return NULL;
+    int32_t ji = ss_job(c, pa, n->odtype, n->oshape.ndim, n->oshape.d, n->n_in);
+    if (ji < 0) return NULL;
+    for (int k = 0; k < n->n_in; k++)
+        tile__jin_direct(c, ji, k, in[k]);
+    R->job[0] = ji;
+    return R;
+}
+
+tgrid_t *tile_sortstat(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    jparam_t *pa = tile__param_new(c, n->op);
+    pa->in_dt = c->g->nodes[n->in[0].node].odtype;
+    if (is_line_op(n->op)) return tile_line(c, n, pa);
+    if (n->op == OP_COV || n->op == OP_CORRCOEF || n->op == OP_ALLCLOSE)
+        return tile_whole(c, n, pa);
+    return tile_elem(c, n, pa);
+}

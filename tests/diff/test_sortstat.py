@@ -1,0 +1,367 @@
+#!/usr/bin/python3
+"""Differential cases of the sortstat ops (sorting and searching,
+statistics) against numpy 1.24: sort, argsort (numpy's stable kind, ties
+included), partition and argpartition (checked by the partition property
+and against the sorted values at kth), topk (Mars's), searchsorted, isin,
+in1d, digitize, percentile, quantile, median and their nan forms, average,
+cov, corrcoef, allclose; every dtype, NaN where numpy has rules for it,
+uneven chunks along and across the axis, axis None; and the documents numpy
+refuses (each must be rejected naming the node and the rule).
+
+Run: /usr/bin/python3 tests/diff/test_sortstat.py [NAME-SUBSTRING ...]
+"""
+
+import os
+import sys
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+DTS = ["bool", "int32", "int64", "float32", "float64"]
+RNG = np.random.default_rng(20261123)
+suite = harness.Suite("test_sortstat")
+harness.require_mars_run(suite)
+cases = []  # (name, nodes, key, expected or callable check)
+rejects = []
+ONLY = sys.argv[1:]
+
+
+def N(key, op, inputs=None, **params):
+    n = {"key": key, "op": op}
+    if inputs is not None:
+        n["inputs"] = list(inputs)
+    n.update(params)
+    return n
+
+
+def A(key, data, dtype, chunk=None):
+    data = np.asarray(data)
+    n = {"key": key, "op": "array", "data": json_safe(data), "dtype": dtype}
+    if chunk is not None:
+        n["chunk_size"] = chunk
+    return n
+
+
+def json_safe(x):
+    """NaN cannot be in JSON: the suite builds NaN with divide nodes instead."""
+    assert not (x.dtype.kind == "f" and np.isnan(x).any())
+    return x.tolist()
+
+
+def sample(dt, shape, ties=True):
+    if dt == "bool":
+        return RNG.random(shape) < 0.5
+    if dt.startswith("int"):
+        return RNG.integers(-6, 7 if ties else 10**6, shape).astype(dt)
+    v = np.round(RNG.normal(0, 3, shape), 1 if ties else 6).astype(dt)
+    return v
+
+
+def with_nan(key, base_key, shape, frac=0.2, dt="float64"):
+    """nodes making `key` = base with NaN at random places (0/0 where a mask is 1)."""
+    m = (RNG.random(shape) < frac).astype(np.float64)
+    return [A(key + "_m", m, "float64", None),
+            N(key + "_z", "subtract", [key + "_m", key + "_m"]),
+            N(key + "_q0", "divide", [key + "_z", key + "_z"]),   # NaN everywhere
+            N(key + "_q", "astype", [key + "_q0"], dtype=dt),
+            N(key + "_mb", "greater", [key + "_m", 0.5]),
+            N(key, "where", [key + "_mb", key + "_q", base_key])], m > 0.5
+
+
+def case(name, nodes, expect, key="r"):
+    if ONLY and not any(o in name for o in ONLY):
+        return
+    cases.append((name, nodes, key, expect))
+
+
+def reject(name, nodes, key="r", op=None):
+    if ONLY and not any(o in name for o in ONLY):
+        return
+    rejects.append(harness.Reject(name, {"version": 1, "nodes": nodes, "fetch": [key]}, key,
+                                  op or nodes[-1]["op"]))
+
+
+def npq(f, *a, **k):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return f(*a, **k)
+
+
+# ---------------------------------------------------------------- sorting
+SH = (7, 9, 5)
+CH = [3, 4, 2]
+for dt in DTS:
+    x = sample(dt, SH)
+    for ax in [0, 1, 2, -1, None]:
+        kw = {} if ax == -1 else {"axis": ax}
+        case("sort/%s/axis=%s" % (dt, ax), [A("a", x, dt, CH), N("r", "sort", ["a"], **kw)],
+             np.sort(x, axis=ax))
+        case("argsort/%s/axis=%s" % (dt, ax), [A("a", x, dt, CH), N("r", "argsort", ["a"], **kw)],
+             np.argsort(x, axis=ax, kind="stable"))
+    for kth in [0, 3, [1, -1]]:
+        def pcheck(got, x=x, kth=kth, arg=False):
+            s = np.sort(x, axis=1)
+            v = np.take_along_axis(x, got, axis=1) if arg else got
+            if v.shape != s.shape:
+                return "shape %s, expected %s" % (v.shape, s.shape)
+            ks = [kth] if np.isscalar(kth) else kth
+            for k in ks:
+                if not np.array_equal(v[:, k], s[:, k]):
+                    return "values at kth %d differ" % k
+                kk = k % x.shape[1]
+                if not (np.all(v[:, :kk] <= v[:, kk:kk + 1]) and np.all(v[:, kk:] >= v[:, kk:kk + 1])):
+                    return "not partitioned at %d" % k
+            if arg and got.dtype != np.int64:
+                return "dtype %s" % got.dtype
+            return None
+        case("partition/%s/kth=%s" % (dt, kth),
+             [A("a", x, dt, CH), N("r", "partition", ["a"], kth=kth, axis=1)], pcheck)
+        case("argpartition/%s/kth=%s" % (dt, kth),
+             [A("a", x, dt, CH), N("r", "argpartition", ["a"], kth=kth, axis=1)],
+             lambda g, f=pcheck: f(g, arg=True))
+    for k, largest, ax in [(1, True, -1), (3, True, 0), (4, False, 1), (5, True, None)]:
+        s = np.sort(x.ravel() if ax is None else x, axis=-1 if ax is None else ax)
+        sa = -1 if ax is None else ax
+        L = s.shape[sa]
+        idx = np.arange(L - 1, L - 1 - k, -1) if largest else np.arange(k)
+        case("topk/%s/k=%d/largest=%s/axis=%s" % (dt, k, largest, ax),
+             [A("a", x, dt, CH), N("r", "topk", ["a"], k=k, largest=largest, axis=ax)],
+             np.take(s, idx, axis=sa))
+
+# NaN sorts last, ties keep their order
+for dt in ["float32", "float64"]:
+    x = sample(dt, (11, 6))
+    nodes, mask = with_nan("a", "a0", x.shape, dt=dt)
+    xn = np.where(mask, np.nan, x).astype(dt)
+    base = [A("a0", x, dt, [4, 5])] + nodes
+    case("sort/nan/%s" % dt, base + [N("r", "sort", ["a"], axis=0)], np.sort(xn, axis=0))
+    case("argsort/nan/%s" % dt, base + [N("r", "argsort", ["a"], axis=0)],
+         np.argsort(xn, axis=0, kind="stable"))
+    case("sort/nan-flat/%s" % dt, base + [N("r", "sort", ["a"], axis=None)], np.sort(xn, axis=None))
+
+# ---------------------------------------------------------------- searching
+for dt in DTS:
+    a = np.sort(sample(dt, (23,)))
+    for vdt in DTS:
+        v = sample(vdt, (5, 8))
+        for side in ["left", "right"]:
+            case("searchsorted/%s/%s/%s" % (dt, vdt, side),
+                 [A("a", a, dt, 6), A("v", v, vdt, [2, 3]),
+                  N("r", "searchsorted", ["a", "v"], side=side)],
+                 np.searchsorted(a, v, side=side))
+    perm = RNG.permutation(23)
+    u = a[perm]
+    vv = sample(dt, (9,))
+    srt = np.argsort(u, kind="stable")
+    case("searchsorted/sorter/%s" % dt,
+         [A("a", u, dt, 5), A("v", vv, dt, 4), A("s", srt, "int64", 7),
+          N("r", "searchsorted", ["a", "v", "s"])], np.searchsorted(u, vv, sorter=srt))
+    # isin / in1d
+    e = sample(dt, (6, 7))
+    t = sample(dt, (13,))
+    for inv in [False, True]:
+        case("isin/%s/invert=%s" % (dt, inv),
+             [A("e", e, dt, [4, 3]), A("t", t, dt, 5), N("r", "isin", ["e", "t"], invert=inv)],
+             np.isin(e, t, invert=inv))
+        case("in1d/%s/invert=%s" % (dt, inv),
+             [A("e", e, dt, [4, 3]), A("t", t, dt, 5), N("r", "in1d", ["e", "t"], invert=inv)],
+             np.in1d(e, t, invert=inv))
+    # digitize
+    if dt != "bool":
+        bins = np.unique(sample(dt, (8,)))
+        xs = sample(dt, (5, 6))
+        for right in [False, True]:
+            case("digitize/%s/right=%s" % (dt, right),
+                 [A("x", xs, dt, [2, 4]), A("b", bins, dt, 3), N("r", "digitize", ["x", "b"], right=right)],
+                 np.digitize(xs, bins, right=right))
+            case("digitize/%s/decreasing/right=%s" % (dt, right),
+                 [A("x", xs, dt, [2, 4]), A("b", bins[::-1].copy(), dt, 3),
+                  N("r", "digitize", ["x", "b"], right=right)],
+                 np.digitize(xs, bins[::-1], right=right))
+for dt in ["float32", "float64"]:
+    x = sample(dt, (13,))
+    nodes, mask = with_nan("v", "v0", x.shape, 0.3, dt)
+    xn = np.where(mask, np.nan, x).astype(dt)
+    a = np.sort(sample(dt, (10,)))
+    case("searchsorted/nan-values/%s" % dt,
+         [A("v0", x, dt, 4)] + nodes + [A("a", a, dt, 3), N("r", "searchsorted", ["a", "v"])],
+         np.searchsorted(a, xn))
+    case("isin/nan/%s" % dt,
+         [A("v0", x, dt, 4)] + nodes + [N("r", "isin", ["v", "v"])], np.isin(xn, xn))
+
+# ---------------------------------------------------------------- statistics
+SH2 = (8, 6, 5)
+CH2 = [3, 4, 2]
+for dt in DTS:
+    x = sample(dt, SH2)
+    for ax in [None, 0, 1, 2, -1]:
+        for op, q in [("percentile", 37), ("percentile", [0, 25, 50, 100, 99.5]),
+                      ("quantile", 0.5), ("quantile", [0.1, 0.9]), ("median", None),
+                      ("nanpercentile", [5, 95]), ("nanquantile", 0.3), ("nanmedian", None)]:
+            kw = {"axis": ax}
+            if q is not None:
+                kw["q"] = q
+            name = "%s/%s/axis=%s/q=%s" % (op, dt, ax, q)
+            nodes = [A("a", x, dt, CH2), N("r", op, ["a"], **kw)]
+            f = getattr(np, op)
+            try:
+                want = npq(f, x, *([q] if q is not None else []), axis=ax)
+            except Exception:
+                reject(name + "/rejected", nodes)
+                continue
+            case(name, nodes, np.asarray(want))
+        case("median/%s/keepdims/axis=%s" % (dt, ax),
+             [A("a", x, dt, CH2), N("r", "median", ["a"], axis=ax, keepdims=True)],
+             np.asarray(np.median(x, axis=ax, keepdims=True)))
+        case("average/%s/axis=%s" % (dt, ax), [A("a", x, dt, CH2), N("r", "average", ["a"], axis=ax)],
+             np.asarray(np.average(x, axis=ax)))
+    for wdt in ["int64", "float32", "float64"]:
+        w = np.abs(sample(wdt, SH2)) + 1
+        case("average/%s/weights-%s/axis=None" % (dt, wdt),
+             [A("a", x, dt, CH2), A("w", w, wdt, [5, 2, 3]), N("r", "average", ["a", "w"])],
+             np.asarray(np.average(x, weights=w)))
+        case("average/%s/weights-%s/axis=1" % (dt, wdt),
+             [A("a", x, dt, CH2), A("w", w, wdt, [5, 2, 3]), N("r", "average", ["a", "w"], axis=1)],
+             np.asarray(np.average(x, weights=w, axis=1)))
+        w1 = w[0, :, 0]
+        case("average/%s/weights1d-%s/axis=1" % (dt, wdt),
+             [A("a", x, dt, CH2), A("w", w1, wdt, 4), N("r", "average", ["a", "w"], axis=1)],
+             np.asarray(np.average(x, weights=w1, axis=1)))
+    m = sample(dt, (4, 9))
+    y = sample(dt, (2, 9))
+    for kw in [{}, {"rowvar": False}, {"bias": True}, {"ddof": 3}]:
+        case("cov/%s/%s" % (dt, kw), [A("m", m, dt, [3, 4]), N("r", "cov", ["m"], **kw)],
+             np.asarray(npq(np.cov, m, **kw)))
+    case("cov/%s/y" % dt, [A("m", m, dt, [3, 4]), A("y", y, dt, 5), N("r", "cov", ["m", "y"])],
+         np.asarray(np.cov(m, y)))
+    case("cov/%s/1d" % dt, [A("m", m[0], dt, 4), N("r", "cov", ["m"])], np.asarray(np.cov(m[0])))
+    case("corrcoef/%s" % dt, [A("m", m, dt, [3, 4]), N("r", "corrcoef", ["m"])],
+         np.asarray(npq(np.corrcoef, m)))
+    case("corrcoef/%s/rowvar=False" % dt,
+         [A("m", m.T.copy(), dt, [4, 3]), N("r", "corrcoef", ["m"], rowvar=False)],
+         np.asarray(npq(np.corrcoef, m.T, rowvar=False)))
+    for dt2 in DTS:
+        b = sample(dt2, (6, 1))
+        aa = sample(dt, (5, 6, 7))
+        case("allclose/%s/%s/differ" % (dt, dt2),
+             [A("x", aa, dt, [2, 4, 3]), A("y", b, dt2, [4, 1]), N("r", "allclose", ["x", "y"])],
+             np.asarray(np.allclose(aa, b)))
+        close = (aa.astype(np.float64) * (1 + 1e-7)).astype(dt) if dt != "bool" else aa
+        case("allclose/%s/close" % dt,
+             [A("x", aa, dt, [2, 4, 3]), A("y", close, dt, 3), N("r", "allclose", ["x", "y"])],
+             np.asarray(np.allclose(aa, close)))
+
+# long lines (the selection's partitioning paths), with many ties
+for dt in ["int32", "int64", "float32", "float64"]:
+    for hi in [3, 10**6]:
+        x = (RNG.integers(-hi, hi, (4, 3001)) if dt.startswith("int") else
+             np.round(RNG.normal(0, hi, (4, 3001)), 0)).astype(dt)
+        qs = [0, 0.1, 1, 12.5, 33.3, 50, 66.7, 99, 99.9, 100]
+        for op, q in [("percentile", qs), ("nanpercentile", qs), ("median", None), ("nanmedian", None)]:
+            for ax in [None, 1]:
+                kw = {"axis": ax}
+                if q is not None:
+                    kw["q"] = q
+                case("%s/long/%s/hi=%d/axis=%s" % (op, dt, hi, ax),
+                     [A("a", x, dt, [3, 1000]), N("r", op, ["a"], **kw)],
+                     np.asarray(npq(getattr(np, op), x, *([q] if q is not None else []), axis=ax)))
+            case("median/long-even/%s/hi=%d" % (dt, hi),
+                 [A("a", x[:, :3000], dt, [3, 1000]), N("r", "median", ["a"], axis=1)],
+                 np.median(x[:, :3000], axis=1))
+
+# NaN in statistics
+for dt in ["float32", "float64"]:
+    x = sample(dt, (9, 7))
+    nodes, mask = with_nan("a", "a0", x.shape, 0.25, dt)
+    mask[:, 3] = True  # an all-NaN column
+    nodes[0]["data"] = mask.astype(np.float64).tolist()
+    xn = np.where(mask, np.nan, x).astype(dt)
+    base = [A("a0", x, dt, [4, 3])] + nodes
+    for op, q in [("percentile", [10, 50]), ("nanpercentile", [10, 50]), ("median", None),
+                  ("nanmedian", None), ("nanquantile", 0.75)]:
+        kw = {"axis": 0}
+        if q is not None:
+            kw["q"] = q
+        want = npq(getattr(np, op), xn, *([q] if q is not None else []), axis=0)
+        case("%s/nan/%s" % (op, dt), base + [N("r", op, ["a"], **kw)], np.asarray(want))
+    case("allclose/nan/%s" % dt, base + [N("r", "allclose", ["a", "a"])], np.asarray(np.allclose(xn, xn)))
+    case("allclose/nan-equal/%s" % dt, base + [N("r", "allclose", ["a", "a"], equal_nan=True)],
+         np.asarray(np.allclose(xn, xn, equal_nan=True)))
+
+# ---------------------------------------------------------------- refusals
+X = A("a", np.arange(12.0).reshape(3, 4), "float64", 2)
+reject("sort/axis-out-of-bounds", [X, N("r", "sort", ["a"], axis=2)])
+reject("sort/unknown-field", [X, N("r", "sort", ["a"], axsi=0)])
+reject("sort/bad-kind", [X, N("r", "sort", ["a"], kind="bogo")])
+reject("partition/kth-out-of-bounds", [X, N("r", "partition", ["a"], kth=4)])
+reject("partition/kth-missing", [X, N("r", "partition", ["a"])])
+reject("topk/k-too-big", [X, N("r", "topk", ["a"], k=5)])
+reject("searchsorted/2d", [X, N("r", "searchsorted", ["a", "a"])])
+reject("searchsorted/bad-side", [A("s", [1, 2], "int64"), N("r", "searchsorted", ["s", "s"], side="up")])
+reject("percentile/q-range", [X, N("r", "percentile", ["a"], q=101)])
+reject("quantile/q-range", [X, N("r", "quantile", ["a"], q=[0.5, -0.1])])
+reject("percentile/method", [X, N("r", "percentile", ["a"], q=5, method="nearest")])
+reject("percentile/bool", [A("a", [True, False], "bool"), N("r", "percentile", ["a"], q=5)])
+reject("percentile/axis-tuple", [X, N("r", "percentile", ["a"], q=5, axis=[0, 1])])
+reject("average/weights-shape", [X, A("w", [1.0, 2.0], "float64"), N("r", "average", ["a", "w"], axis=1)])
+reject("average/weights-no-axis", [X, A("w", [1.0, 2.0, 3.0, 4.0], "float64"), N("r", "average", ["a", "w"])])
+reject("digitize/2d-bins", [X, N("r", "digitize", ["a", "a"])])
+reject("cov/3d", [A("a", np.zeros((2, 2, 2)), "float64"), N("r", "cov", ["a"])])
+reject("allclose/broadcast", [X, A("b", [1.0, 2.0, 3.0], "float64"), N("r", "allclose", ["a", "b"])])
+reject("isin/arity", [X, N("r", "isin", ["a"])])
+# the single-block limit (256 MiB): a 40000 x 1000 float64 (320 MB) sort along axis 0 in one job
+reject("sort/single-block-limit",
+       [N("a", "ones", shape=[40000000], chunk_size=1000000), N("r", "sort", ["a"])])
+
+
+def run_case_docs(batch):
+    nodes, fetch = [], []
+    for i, (name, ns, key, _) in enumerate(batch):
+        p = "c%d." % i
+        for n in ns:
+            m = dict(n)
+            m["key"] = p + n["key"]
+            if "inputs" in m:
+                m["inputs"] = [p + k if isinstance(k, str) else k for k in m["inputs"]]
+            nodes.append(m)
+        fetch.append(p + key)
+    doc = {"version": 1, "nodes": nodes, "fetch": fetch}
+    r = harness.run_mars(doc)
+    try:
+        if r.rc != 0:
+            return None, doc, r.brief_error()
+        return [r.load(f) for f in fetch], doc, None
+    finally:
+        harness.cleanup(r)
+
+
+def judge(name, got, expect, doc):
+    if callable(expect):
+        why = expect(got)
+    else:
+        why = harness.compare(np.asarray(expect), got)
+    if why:
+        suite.fail(name, why, doc)
+    else:
+        suite.ok(name)
+
+
+B = 60
+for s in range(0, len(cases), B):
+    batch = cases[s:s + B]
+    vals, doc, err = run_case_docs(batch)
+    if vals is None:
+        for c in batch:
+            v, d1, e1 = run_case_docs([c])
+            if v is None:
+                suite.fail(c[0], "mars-run failed: %s" % e1, d1)
+            else:
+                judge(c[0], v[0], c[3], d1)
+        continue
+    for c, v in zip(batch, vals):
+        judge(c[0], v, c[3], None)
+harness.run_rejects(suite, rejects)
+suite.finish()
