@@ -326,6 +326,30 @@ static int check_cuda(cfg_t *c, char *err, size_t errlen)
     return 0;
 }
 
+/* The worker's own series (the store, memguard, dispatch and the process
+ * register theirs). */
+static void worker_metrics(worker_t *w)
+{
+    svc_process_metrics(w->metrics);
+    /* the kernels' CPU level (docs/deploy.md "CPU level"), as an info
+     * series: 1 with the level as its label */
+    const char *const lv[] = {"level", kern_cpu_name(kern_cpu_level()), NULL};
+    metrics_gauge_t *g = metrics_gauge(w->metrics, "mars_worker_kernel_cpu_level",
+                                       "The CPU level the kernels run at (the label)", lv);
+    if (g) metrics_gauge_set(g, 1);
+    w->g_cpu = metrics_gauge(w->metrics, "mars_worker_cpu_usage_cores",
+                             "CPU cores this worker used over the last heartbeat interval", NULL);
+    metrics_gauge_set(
+        metrics_gauge(w->metrics, "mars_worker_slots", "Slots for chunk kernels (--n-cpu)", NULL),
+        w->cfg.n_cpu);
+    w->g_limit = metrics_gauge(w->metrics, "mars_worker_memory_limit_bytes",
+                               "--phy-mem, or the host share without it", NULL);
+    metrics_gauge_set(w->g_limit, (double)memguard_limit(w->memguard));
+    w->beats = metrics_counter(w->metrics, "mars_heartbeats_total", "Heartbeats written", NULL);
+    w->beat_failures = metrics_counter(w->metrics, "mars_heartbeat_failures_total",
+                                       "Heartbeats that could not be written", NULL);
+}
+
 int main(int argc, char **argv)
 {
     static worker_t w; /* large (the config); static keeps it off the stack */
@@ -360,26 +384,7 @@ int main(int argc, char **argv)
     }
     w.dispatch = dispatch_create(&w.cfg, w.id, w.metrics, w.store, w.memguard);
     if (!w.dispatch) goto create;
-    svc_process_metrics(w.metrics);
-    {
-        /* the kernels' CPU level (docs/deploy.md "CPU level"), as an info
-         * series: 1 with the level as its label */
-        const char *const lv[] = {"level", kern_cpu_name(kern_cpu_level()), NULL};
-        metrics_gauge_t *g = metrics_gauge(w.metrics, "mars_worker_kernel_cpu_level",
-                                           "The CPU level the kernels run at (the label)", lv);
-        if (g) metrics_gauge_set(g, 1);
-    }
-    w.g_cpu = metrics_gauge(w.metrics, "mars_worker_cpu_usage_cores",
-                            "CPU cores this worker used over the last heartbeat interval", NULL);
-    metrics_gauge_set(
-        metrics_gauge(w.metrics, "mars_worker_slots", "Slots for chunk kernels (--n-cpu)", NULL),
-        w.cfg.n_cpu);
-    w.g_limit = metrics_gauge(w.metrics, "mars_worker_memory_limit_bytes",
-                              "--phy-mem, or the host share without it", NULL);
-    metrics_gauge_set(w.g_limit, (double)memguard_limit(w.memguard));
-    w.beats = metrics_counter(w.metrics, "mars_heartbeats_total", "Heartbeats written", NULL);
-    w.beat_failures = metrics_counter(w.metrics, "mars_heartbeat_failures_total",
-                                      "Heartbeats that could not be written", NULL);
+    worker_metrics(&w);
 
     w.db = db_create(w.cfg.pg_dsn, "mars-worker");
     w.rq = rq_create(w.cfg.redis_url, RQ_DEFAULT_TIMEOUT_MS, err, sizeof err);
