@@ -279,8 +279,10 @@ def case_redis_restart(f):
                         headers={"Content-Type": "application/x-npy"})
     check(r.status == 201, "upload: %r", r)
     sid = e.session()
-    tid = e.submit(sid, dot_doc(2400, 400))
-    wait_until(lambda: int(e.task(tid)["done"] or 0) > 5, 60, "the task to make progress")
+    # big enough (81 block products of 9 pairs) that the worker is caught
+    # mid-task on a quiet machine too
+    tid = e.submit(sid, dot_doc(3600, 400))
+    wait_until(lambda: int(e.task(tid)["done"] or 0) > 2, 60, "the task to make progress")
     # the worker frozen: the task is surely still running when Redis goes
     os.kill(w.proc.pid, signal.SIGSTOP)
     try:
@@ -294,7 +296,7 @@ def case_redis_restart(f):
     t = e.wait(tid, 90)
     check(t["status"] == "succeeded", "status %s", t)
     c, _ = e.fetch(sid, "c")
-    close(c, np.full(2400, 2400.0 * 2400.0), "result after Redis restarted empty")
+    close(c, np.full(3600, 3600.0 * 3600.0), "result after Redis restarted empty")
     check(metric(f.sup_port, "mars_redis_data_lost_total") > before, "the loss was not noticed")
     print("# task ended %.1fs after the Redis restart" % (time.monotonic() - t0))
     # the result computed before: made again from its lineage
