@@ -25,7 +25,12 @@
                             int64_t ddof, const void *partial, arr_t *out);                        \
     bool kern_red_all_nan_##L(op_t op, const arr_t *out);                                          \
     void kern_random_##L(const kern_gen_t *g, const int64_t *off, arr_t *out);                     \
-    void kern_philox4x32_10_##L(uint32_t ctr[4], const uint32_t key[2]);
+    void kern_philox4x32_10_##L(uint32_t ctr[4], const uint32_t key[2]);                           \
+    ew_ctx_t *ew_ctx_create_##L(const ew_prog_t *prog, const arr_t *inputs, const shape_t *shape,  \
+                                char *err, size_t errlen);                                         \
+    int ew_ctx_block_##L(ew_ctx_t *c, int64_t start, int64_t n, void *dst, char *err,              \
+                         size_t errlen);                                                           \
+    void ew_ctx_free_##L(ew_ctx_t *c);
 
 DECL_LEVEL(portable)
 #ifdef KERN_HAVE_AVX2
@@ -179,6 +184,10 @@ typedef int (*red_map_fn)(const kern_red_map_t *, void *, char *, size_t);
 typedef void (*red_combine_fn)(op_t, dtype_t, int64_t, int, const void *const *, void *);
 typedef void (*red_final_fn)(op_t, dtype_t, int64_t, int64_t, int64_t, const void *, arr_t *);
 typedef void (*random_fn)(const kern_gen_t *, const int64_t *, arr_t *);
+typedef ew_ctx_t *(*ctx_create_fn)(const ew_prog_t *, const arr_t *, const shape_t *, char *,
+                                   size_t);
+typedef int (*ctx_block_fn)(ew_ctx_t *, int64_t, int64_t, void *, char *, size_t);
+typedef void (*ctx_free_fn)(ew_ctx_t *);
 
 static ew_eval_fn pick_ew_eval(void)
 {
@@ -199,6 +208,33 @@ static red_final_fn pick_red_final(void)
 static random_fn pick_random(void)
 {
     PICK(kern_random)
+}
+static ctx_create_fn pick_ctx_create(void)
+{
+    PICK(ew_ctx_create)
+}
+static ctx_block_fn pick_ctx_block(void)
+{
+    PICK(ew_ctx_block)
+}
+static ctx_free_fn pick_ctx_free(void){PICK(ew_ctx_free)}
+
+/* Block evaluation (kern_internal.h) for kernel files compiled once: the
+ * level is fixed for the process, so a context always meets its own copy. */
+ew_ctx_t *ew_ctx_create(const ew_prog_t *prog, const arr_t *inputs, const shape_t *shape, char *err,
+                        size_t errlen)
+{
+    return pick_ctx_create()(prog, inputs, shape, err, errlen);
+}
+
+int ew_ctx_block(ew_ctx_t *c, int64_t start, int64_t n, void *dst, char *err, size_t errlen)
+{
+    return pick_ctx_block()(c, start, n, dst, err, errlen);
+}
+
+void ew_ctx_free(ew_ctx_t *c)
+{
+    pick_ctx_free()(c);
 }
 
 int kern_ew_eval(const ew_prog_t *prog, const arr_t *inputs, arr_t *out, char *err, size_t errlen)

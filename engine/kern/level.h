@@ -3,7 +3,9 @@
  * avx2 with -march=x86-64-v3, avx512 with -march=x86-64-v4). Included first
  * in each, this renames their external functions to NAME_<level>, so the
  * copies link side by side; cpu.c defines the plain names and calls the copy
- * of the level chosen at start-up (docs/deploy.md, "CPU level").
+ * of the level chosen at start-up (docs/deploy.md, "CPU level"). Other
+ * kernel files, compiled once, may still call ew_ctx_create and the rest by
+ * their plain names: they reach the chosen copy through cpu.c.
  *
  * A file that adds an external function to one of those files adds its
  * name here too (otherwise the link fails on a duplicate symbol). */
