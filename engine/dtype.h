@@ -17,6 +17,41 @@ const char *dt_name(dtype_t t);                      /* "float64" ... */
 const char *dt_npy_descr(dtype_t t);                 /* "<f8", "|b1" ... for .npy headers */
 int dt_parse(const char *name, dtype_t *out);        /* 0, or -1 if unknown */
 int dt_parse_npy_descr(const char *d, dtype_t *out); /* 0, or -1 if unsupported */
+/* Element i of an array of dtype dt as a double, and as an int64 (floats
+ * truncated toward zero; bools 0 or 1): for kernels that read any input
+ * dtype element by element. */
+static inline double dt_read_f64(dtype_t dt, const void *p, int64_t i)
+{
+    switch (dt) {
+    case DT_BOOL:
+        return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
+    case DT_INT32:
+        return (double)((const int32_t *)p)[i];
+    case DT_INT64:
+        return (double)((const int64_t *)p)[i];
+    case DT_FLOAT32:
+        return (double)((const float *)p)[i];
+    default:
+        return ((const double *)p)[i];
+    }
+}
+
+static inline int64_t dt_read_i64(dtype_t dt, const void *p, int64_t i)
+{
+    switch (dt) {
+    case DT_BOOL:
+        return ((const uint8_t *)p)[i] ? 1 : 0;
+    case DT_INT32:
+        return ((const int32_t *)p)[i];
+    case DT_INT64:
+        return ((const int64_t *)p)[i];
+    case DT_FLOAT32:
+        return (int64_t)((const float *)p)[i];
+    default:
+        return (int64_t)((const double *)p)[i];
+    }
+}
+
 static inline bool dt_is_float(dtype_t t)
 {
     return t == DT_FLOAT32 || t == DT_FLOAT64;

@@ -32,38 +32,6 @@ void dgesdd_(const char *jobz, const blasint *m, const blasint *n, double *a, co
              double *s, double *u, const blasint *ldu, double *vt, const blasint *ldvt,
              double *work, const blasint *lwork, blasint *iwork, blasint *info, size_t);
 
-static double get_d(const void *p, dtype_t dt, int64_t i)
-{
-    switch (dt) {
-    case DT_BOOL:
-        return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
-    case DT_INT32:
-        return (double)((const int32_t *)p)[i];
-    case DT_INT64:
-        return (double)((const int64_t *)p)[i];
-    case DT_FLOAT32:
-        return (double)((const float *)p)[i];
-    default:
-        return ((const double *)p)[i];
-    }
-}
-
-static int64_t get_i(const void *p, dtype_t dt, int64_t i)
-{
-    switch (dt) {
-    case DT_BOOL:
-        return ((const uint8_t *)p)[i] ? 1 : 0;
-    case DT_INT32:
-        return ((const int32_t *)p)[i];
-    case DT_INT64:
-        return ((const int64_t *)p)[i];
-    case DT_FLOAT32:
-        return (int64_t)((const float *)p)[i];
-    default:
-        return (int64_t)((const double *)p)[i];
-    }
-}
-
 static void put_d(void *p, dtype_t dt, int64_t i, double v)
 {
     switch (dt) {
@@ -114,7 +82,7 @@ static double *widen(const arr_t *a, int64_t off, int64_t n)
         memcpy(d, (const double *)a->data + off, sizeof(double) * (size_t)n);
     else
         for (int64_t i = 0; i < n; i++)
-            d[i] = get_d(a->data, a->dt, off + i);
+            d[i] = dt_read_f64(a->dt, a->data, off + i);
     return d;
 }
 
@@ -248,7 +216,7 @@ static int run_solve(const arr_t *A, const arr_t *B, arr_t *o, char *err, size_t
         } else {
             for (int64_t i = 0; i < n; i++)
                 for (int64_t r = 0; r < k; r++)
-                    bc[i + r * n] = get_d(B->data, B->dt, p * n * k + i * k + r);
+                    bc[i + r * n] = dt_read_f64(B->dt, B->data, p * n * k + i * k + r);
             dgetrs_("T", &N, &K, a, &N, ipiv, bc, &N, &info, 1);
             for (int64_t i = 0; i < n; i++)
                 for (int64_t r = 0; r < k; r++)
@@ -268,7 +236,7 @@ static int run_rank(const graph_node_t *node, const arr_t *in, arr_t *o, char *e
     if (nd < 2) {
         int64_t n = elems(&in->shape), any = 0;
         for (int64_t i = 0; i < n && !any; i++)
-            any = get_d(in->data, in->dt, i) != 0;
+            any = dt_read_f64(in->dt, in->data, i) != 0;
         ((int64_t *)o->data)[0] = any;
         return 0;
     }
@@ -312,7 +280,7 @@ static int run_norm(const graph_node_t *node, const arr_t *in, arr_t *o, char *e
             double r = 0;
             if (kind == LA_ORD_NONE || (kind == LA_ORD_NUM && ord == 2)) {
                 for (int64_t i = 0; i < V; i++) {
-                    double x = get_d(in->data, in->dt, b + i);
+                    double x = dt_read_f64(in->dt, in->data, b + i);
                     r += x * x;
                 }
                 r = sqrt(r);
@@ -320,7 +288,7 @@ static int run_norm(const graph_node_t *node, const arr_t *in, arr_t *o, char *e
                 r = ord > 0 ? 0 : INFINITY;
                 if (V == 0 && ord < 0) r = INFINITY;
                 for (int64_t i = 0; i < V; i++) {
-                    double x = fabs(get_d(in->data, in->dt, b + i));
+                    double x = fabs(dt_read_f64(in->dt, in->data, b + i));
                     if (isnan(x)) {
                         r = x;
                         break;
@@ -334,13 +302,13 @@ static int run_norm(const graph_node_t *node, const arr_t *in, arr_t *o, char *e
                                   ord > 0 ? "maximum" : "minimum");
             } else if (ord == 0) {
                 for (int64_t i = 0; i < V; i++)
-                    r += get_d(in->data, in->dt, b + i) != 0;
+                    r += dt_read_f64(in->dt, in->data, b + i) != 0;
             } else if (ord == 1) {
                 for (int64_t i = 0; i < V; i++)
-                    r += fabs(get_d(in->data, in->dt, b + i));
+                    r += fabs(dt_read_f64(in->dt, in->data, b + i));
             } else {
                 for (int64_t i = 0; i < V; i++)
-                    r += pow(fabs(get_d(in->data, in->dt, b + i)), ord);
+                    r += pow(fabs(dt_read_f64(in->dt, in->data, b + i)), ord);
                 r = pow(r, 1.0 / ord);
             }
             put_d(o->data, o->dt, p, r);
@@ -445,12 +413,12 @@ static int run_einsum(const graph_node_t *node, const arr_t *ins, arr_t *o, char
         if (fl) {
             double v = 1;
             for (int k = 0; k < nop; k++)
-                v *= get_d(ins[k].data, ins[k].dt, off[k]);
+                v *= dt_read_f64(ins[k].dt, ins[k].data, off[k]);
             accd[off[nop]] += v;
         } else {
             int64_t v = 1;
             for (int k = 0; k < nop; k++)
-                v = (int64_t)((uint64_t)v * (uint64_t)get_i(ins[k].data, ins[k].dt, off[k]));
+                v = (int64_t)((uint64_t)v * (uint64_t)dt_read_i64(ins[k].dt, ins[k].data, off[k]));
             acci[off[nop]] = (int64_t)((uint64_t)acci[off[nop]] + (uint64_t)v);
         }
         for (int i = nl - 1; i >= 0; i--) {
@@ -544,10 +512,10 @@ static void step_trace(const arr_t *ins, int n_in, arr_t *o)
             int64_t L = ins[k].shape.d[nd - 1];
             for (int64_t t = 0; t < L; t++) {
                 if (fl)
-                    sd += get_d(ins[k].data, ins[k].dt, p * L + t);
+                    sd += dt_read_f64(ins[k].dt, ins[k].data, p * L + t);
                 else
                     si = (int64_t)((uint64_t)si +
-                                   (uint64_t)get_i(ins[k].data, ins[k].dt, p * L + t));
+                                   (uint64_t)dt_read_i64(ins[k].dt, ins[k].data, p * L + t));
             }
         }
         if (fl)
@@ -601,7 +569,7 @@ int la_exec(const tile_t *t, const job_t *j, const arr_t *ins, arr_t *o, char *e
         double s = 0;
         int64_t n = elems(&ins[0].shape);
         for (int64_t i = 0; i < n; i++) {
-            double x = get_d(ins[0].data, ins[0].dt, i);
+            double x = dt_read_f64(ins[0].dt, ins[0].data, i);
             s += x * x;
         }
         ((double *)o->data)[0] = s;

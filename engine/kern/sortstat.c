@@ -212,38 +212,6 @@ static void select_many(dtype_t dt, void *v, int64_t m, int64_t *ks, int nk)
     }
 }
 
-static double getd(dtype_t dt, const void *p, int64_t i)
-{
-    switch (dt) {
-    case DT_BOOL:
-        return ((const uint8_t *)p)[i] ? 1.0 : 0.0;
-    case DT_INT32:
-        return ((const int32_t *)p)[i];
-    case DT_INT64:
-        return (double)((const int64_t *)p)[i];
-    case DT_FLOAT32:
-        return ((const float *)p)[i];
-    default:
-        return ((const double *)p)[i];
-    }
-}
-
-static int64_t geti(dtype_t dt, const void *p, int64_t i)
-{
-    switch (dt) {
-    case DT_BOOL:
-        return ((const uint8_t *)p)[i] ? 1 : 0;
-    case DT_INT32:
-        return ((const int32_t *)p)[i];
-    case DT_INT64:
-        return ((const int64_t *)p)[i];
-    case DT_FLOAT32:
-        return (int64_t)((const float *)p)[i];
-    default:
-        return (int64_t)((const double *)p)[i];
-    }
-}
-
 static void putd(dtype_t dt, void *p, int64_t i, double x)
 {
     if (dt == DT_FLOAT32)
@@ -383,8 +351,8 @@ static double lerp_at(dtype_t dt, const void *v, int64_t i, int64_t j, double t)
         break;
     }
     default:
-        a = getd(dt, v, i);
-        b = getd(dt, v, j);
+        a = dt_read_f64(dt, v, i);
+        b = dt_read_f64(dt, v, j);
         d = b - a;
         break;
     }
@@ -398,12 +366,12 @@ static double median_of(dtype_t dt, const void *v, int64_t m)
 {
     if (m == 0) return NAN;
     int64_t h = m / 2;
-    if (m % 2) return getd(dt, v, h);
+    if (m % 2) return dt_read_f64(dt, v, h);
     if (dt == DT_FLOAT32) {
         float s = ((const float *)v)[h - 1] + ((const float *)v)[h];
         return (double)(s / 2.0f);
     }
-    return (getd(dt, v, h - 1) + getd(dt, v, h)) / 2.0;
+    return (dt_read_f64(dt, v, h - 1) + dt_read_f64(dt, v, h)) / 2.0;
 }
 
 /* numpy 1.24's linear method: the neighbours of the virtual index
@@ -498,9 +466,9 @@ static int k_average(const graph_node_t *n, int ax, const arr_t *a, const arr_t 
             double sum = 0, ws = 0;
             for (int64_t i = 0; i < l.len; i++) {
                 int64_t at = (oo * l.len + i) * l.inner + r;
-                double x = getd(a->dt, a->data, at);
+                double x = dt_read_f64(a->dt, a->data, at);
                 if (w) {
-                    double wv = getd(w->dt, w->data, n->ss->w_line ? i : at);
+                    double wv = dt_read_f64(w->dt, w->data, n->ss->w_line ? i : at);
                     sum += x * wv;
                     ws += wv;
                 } else {
@@ -568,7 +536,7 @@ static void *keys_of(const arr_t *a, const arr_t *sorter, bool fl, char *err, si
     for (int64_t i = 0; i < n; i++) {
         int64_t src = i;
         if (sorter) {
-            src = geti(sorter->dt, sorter->data, i);
+            src = dt_read_i64(sorter->dt, sorter->data, i);
             if (src < 0 || src >= n) {
                 free(k);
                 snprintf(err, errlen, "Sorter index out of range.");
@@ -577,9 +545,9 @@ static void *keys_of(const arr_t *a, const arr_t *sorter, bool fl, char *err, si
             }
         }
         if (fl)
-            ((double *)k)[i] = getd(a->dt, a->data, src);
+            ((double *)k)[i] = dt_read_f64(a->dt, a->data, src);
         else
-            ((int64_t *)k)[i] = geti(a->dt, a->data, src);
+            ((int64_t *)k)[i] = dt_read_i64(a->dt, a->data, src);
     }
     return k;
 }
@@ -607,11 +575,11 @@ static int k_lookup(const graph_node_t *n, const arr_t *x, const arr_t *a, const
         for (int64_t i = 0; i < nx; i++) {
             bool hit;
             if (fl) {
-                double v = getd(x->dt, x->data, i);
+                double v = dt_read_f64(x->dt, x->data, i);
                 int64_t p = bsearch_d(k, na, v, false);
                 hit = p < na && ((double *)k)[p] == v;
             } else {
-                int64_t v = geti(x->dt, x->data, i);
+                int64_t v = dt_read_i64(x->dt, x->data, i);
                 int64_t p = bsearch_i(k, na, v, false);
                 hit = p < na && ((int64_t *)k)[p] == v;
             }
@@ -665,8 +633,8 @@ static int k_lookup(const graph_node_t *n, const arr_t *x, const arr_t *a, const
     }
     int64_t *out = o->data;
     for (int64_t i = 0; i < nx; i++) {
-        int64_t p = fl ? bsearch_d(k, na, getd(x->dt, x->data, i), right)
-                       : bsearch_i(k, na, geti(x->dt, x->data, i), right);
+        int64_t p = fl ? bsearch_d(k, na, dt_read_f64(x->dt, x->data, i), right)
+                       : bsearch_i(k, na, dt_read_i64(x->dt, x->data, i), right);
         out[i] = mono < 0 ? na - p : p;
     }
     free(k);
@@ -705,7 +673,8 @@ static int k_cov(const graph_node_t *n, const arr_t *ins, int n_in, arr_t *o, ch
         int64_t vr = tr ? c : r;
         for (int64_t v = 0; v < vr; v++)
             for (int64_t q = 0; q < nobs; q++)
-                X[(row + v) * nobs + q] = getd(ins[j].dt, ins[j].data, tr ? q * c + v : v * c + q);
+                X[(row + v) * nobs + q] =
+                    dt_read_f64(ins[j].dt, ins[j].data, tr ? q * c + v : v * c + q);
         row += vr;
     }
     int64_t ddof = s->has_ddof ? s->ddof : s->bias ? 0 : 1;
@@ -771,7 +740,7 @@ static int k_allclose(const graph_node_t *n, const arr_t *a, const arr_t *b, arr
     bool all = true;
     int64_t pa = 0, pb = 0;
     for (int64_t i = 0; i < total && all; i++) {
-        double x = getd(a->dt, a->data, pa), y = getd(b->dt, b->data, pb);
+        double x = dt_read_f64(a->dt, a->data, pa), y = dt_read_f64(b->dt, b->data, pb);
         bool ok;
         if (isfinite(x) && isfinite(y)) {
             if (f32) {
