@@ -309,26 +309,29 @@ static void test_size1_reshape_of_creation(void **state)
     done(&x);
 }
 
+/* W8's shape in small, uneven chunks: rand -> transpose -> rechunk -> sum */
+static const char *const W8_SMALL =
+    "{\"key\":\"r\",\"op\":\"random.rand\",\"shape\":[23,17],\"chunk_size\":[5,4],\"seed\":3},"
+    "{\"key\":\"t\",\"op\":\"transpose\",\"inputs\":[\"r\"]},"
+    "{\"key\":\"c\",\"op\":\"rechunk\",\"inputs\":[\"t\"],\"chunk_size\":[3,11]},"
+    "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"c\"],\"axis\":0}";
+
 static void test_random_generated_in_its_one_reader(void **state)
 {
     (void)state;
     run_t x;
-    /* the data-heavy shape in small: rand -> transpose -> rechunk -> sum;
-     * each random chunk has one reader (a transpose gather): none stored */
-    const char *nodes =
-        "{\"key\":\"r\",\"op\":\"random.rand\",\"shape\":[23,17],\"chunk_size\":[5,4],\"seed\":3},"
-        "{\"key\":\"t\",\"op\":\"transpose\",\"inputs\":[\"r\"]},"
-        "{\"key\":\"c\",\"op\":\"rechunk\",\"inputs\":[\"t\"],\"chunk_size\":[3,11]},"
-        "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"c\"],\"axis\":0}";
-    same_as_stored(nodes, "s", "r", 23, &x);
+    /* each random chunk is read in parts by the sum's map jobs (the
+     * transpose and rechunk read through): none stored */
+    same_as_stored(W8_SMALL, "s", "r", 23, &x);
     assert_int_equal(count_kind(x.t, JK_RANDOM, true), 0);
     done(&x);
     /* a product reading each chunk of b once (outer: one block pair a job) */
-    nodes = "{\"key\":\"a\",\"op\":\"random.randn\",\"shape\":[13],\"chunk_size\":5,\"seed\":4},"
-            "{\"key\":\"b\",\"op\":\"random.rand\",\"shape\":[13,6],\"chunk_size\":[5,6],"
-            "\"seed\":5},"
-            "{\"key\":\"p\",\"op\":\"dot\",\"inputs\":[\"b\",\"w\"]},"
-            "{\"key\":\"w\",\"op\":\"ones\",\"shape\":[6,2]}";
+    const char *nodes =
+        "{\"key\":\"a\",\"op\":\"random.randn\",\"shape\":[13],\"chunk_size\":5,\"seed\":4},"
+        "{\"key\":\"b\",\"op\":\"random.rand\",\"shape\":[13,6],\"chunk_size\":[5,6],"
+        "\"seed\":5},"
+        "{\"key\":\"p\",\"op\":\"dot\",\"inputs\":[\"b\",\"w\"]},"
+        "{\"key\":\"w\",\"op\":\"ones\",\"shape\":[6,2]}";
     same_as_stored(nodes, "p", "b", 26, &x);
     assert_int_equal(count_kind(x.t, JK_RANDOM, true), 0);
     done(&x);
@@ -357,12 +360,7 @@ static void test_gathers_read_through(void **state)
     /* W8 in small, uneven chunks: the rechunk's boxes read the random
      * chunks straight through the transpose (fuse_gather.c), whose chunks
      * never run; each random chunk, read in parts, is generated in them */
-    const char *nodes =
-        "{\"key\":\"r\",\"op\":\"random.rand\",\"shape\":[23,17],\"chunk_size\":[5,4],\"seed\":3},"
-        "{\"key\":\"t\",\"op\":\"transpose\",\"inputs\":[\"r\"]},"
-        "{\"key\":\"c\",\"op\":\"rechunk\",\"inputs\":[\"t\"],\"chunk_size\":[3,11]},"
-        "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"c\"],\"axis\":0}";
-    same_as_stored(nodes, "s", "t", 23, &x);
+    same_as_stored(W8_SMALL, "s", "t", 23, &x);
     assert_int_equal(count_kind(x.t, JK_RANDOM, true), 0);
     /* no live gather: the sum's map jobs assemble the rechunk's chunks (its
      * one reader each), out of the boxes of the random chunks they read */
@@ -370,14 +368,15 @@ static void test_gathers_read_through(void **state)
     done(&x);
     /* a contiguous slice of a rechunk of a transpose of a creation: a chain
      * of gathers read through; a reversed slice keeps its gather */
-    nodes = "{\"key\":\"a\",\"op\":\"arange\",\"start\":0,\"stop\":391,\"chunk_size\":7,\"dtype\":"
-            "\"float64\"},"
-            "{\"key\":\"m\",\"op\":\"reshape\",\"inputs\":[\"a\"],\"newshape\":[23,17]},"
-            "{\"key\":\"t\",\"op\":\"transpose\",\"inputs\":[\"m\"]},"
-            "{\"key\":\"c\",\"op\":\"rechunk\",\"inputs\":[\"t\"],\"chunk_size\":[6,5]},"
-            "{\"key\":\"g\",\"op\":\"getitem\",\"inputs\":[\"c\"],"
-            "\"index\":[\"2:15\",\"20:1:-1\"]},"
-            "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"g\"],\"axis\":1}";
+    const char *nodes =
+        "{\"key\":\"a\",\"op\":\"arange\",\"start\":0,\"stop\":391,\"chunk_size\":7,\"dtype\":"
+        "\"float64\"},"
+        "{\"key\":\"m\",\"op\":\"reshape\",\"inputs\":[\"a\"],\"newshape\":[23,17]},"
+        "{\"key\":\"t\",\"op\":\"transpose\",\"inputs\":[\"m\"]},"
+        "{\"key\":\"c\",\"op\":\"rechunk\",\"inputs\":[\"t\"],\"chunk_size\":[6,5]},"
+        "{\"key\":\"g\",\"op\":\"getitem\",\"inputs\":[\"c\"],"
+        "\"index\":[\"2:15\",\"20:1:-1\"]},"
+        "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"g\"],\"axis\":1}";
     same_as_stored(nodes, "s", "c", 13, &x);
     done(&x);
 }
