@@ -24,19 +24,6 @@
  * box a reader takes of it becomes up to this many. */
 #define FUSE_GATHER_MAX_PIECES 16
 
-/* Decomposes element offset off of a C-layout array (strides st, shape sh)
- * into coordinates pos. False when off is outside the array. */
-static bool decompose(int nd, const int64_t *st, const int64_t *sh, int64_t off, int64_t *pos)
-{
-    if (off < 0) return false;
-    for (int a = 0; a < nd; a++) {
-        pos[a] = off / st[a];
-        if (pos[a] >= sh[a]) return false;
-        off -= pos[a] * st[a];
-    }
-    return off == 0;
-}
-
 /* A piece p seen as a box of the array it writes (shape sh): the box's
  * origin and length per axis, and the axis ax[d] each of p's dimensions
  * walks, with unit steps. False when p's destination is not such a box. */
@@ -45,7 +32,7 @@ static bool dst_box(const piece_t *p, int nd, const int64_t *sh, int64_t *lo, in
     int64_t st[MR_MAXDIM];
     if (p->ndim != nd) return false;
     c_strides(nd, sh, st);
-    if (!decompose(nd, st, sh, p->dst_off, lo)) return false;
+    if (!c_decompose(nd, st, sh, p->dst_off, lo)) return false;
     bool used[MR_MAXDIM] = {false};
     for (int a = 0; a < nd; a++)
         len[a] = 1;
@@ -82,7 +69,7 @@ static bool src_box(const piece_t *p, const job_t *g, int64_t *lo, int64_t *len)
     int64_t st[MR_MAXDIM];
     if (p->ndim != nd) return false;
     c_strides(nd, g->shape, st);
-    if (!decompose(nd, st, g->shape, p->src_off, lo)) return false;
+    if (!c_decompose(nd, st, g->shape, p->src_off, lo)) return false;
     for (int a = 0; a < nd; a++) {
         if (p->count[a] <= 0) return false;
         if (p->count[a] > 1 && p->src_stride[a] != st[a]) return false;

@@ -40,15 +40,9 @@ static bool piece_box(const job_t *sj, const piece_t *p, int64_t *pos, int *ax, 
     if (p->ndim != nd || nd < 1) return false;
     int64_t sst[MR_MAXDIM];
     c_strides(nd, sj->shape, sst);
-    for (int a = 0; a < nd; a++) {
-        if (sj->shape[a] <= 0) return false;
-        pos[a] = (p->src_off / sst[a]) % sj->shape[a];
-    }
-    /* the decomposition must give back the piece's own offset */
-    int64_t chk = 0;
     for (int a = 0; a < nd; a++)
-        chk += pos[a] * sst[a];
-    if (p->src_off < 0 || chk != p->src_off) return false;
+        if (sj->shape[a] <= 0) return false;
+    if (!c_decompose(nd, sst, sj->shape, p->src_off, pos)) return false;
     bool used[MR_MAXDIM] = {false};
     for (int d = 0; d < nd; d++) {
         ax[d] = -1;

@@ -43,6 +43,20 @@ static inline void c_strides(int ndim, const int64_t *shape, int64_t *st)
     }
 }
 
+/* Decomposes element offset off of a C-layout array (strides st, shape sh)
+ * into coordinates pos. False when off is outside the array. */
+static inline bool c_decompose(int nd, const int64_t *st, const int64_t *sh, int64_t off,
+                               int64_t *pos)
+{
+    if (off < 0) return false;
+    for (int a = 0; a < nd; a++) {
+        pos[a] = off / st[a];
+        if (pos[a] >= sh[a]) return false;
+        off -= pos[a] * st[a];
+    }
+    return off == 0;
+}
+
 static inline int64_t prod(int ndim, const int64_t *v)
 {
     int64_t p = 1;
