@@ -529,9 +529,23 @@ static void shutdown_conns(http_loop_t *l)
     }
 }
 
+static int loop_init(http_server_t *s, http_loop_t *l, char *err, size_t errlen);
+static void loop_dispose(http_loop_t *l);
+
+/* A loop lives wholly in its own thread: h2o's socket buffers come from a
+ * per-thread (__thread) prototype and recycle list, taken from the thread
+ * that creates the socket. Sockets made by the starting thread (the
+ * listener, the context's message queue) and read by a loop thread would
+ * share the starter's list among every loop: a data race that freed the
+ * buffers of live sockets under many long polls. So the loop's thread sets
+ * it up, runs it and disposes of it. */
 static void *loop_main(void *arg)
 {
     http_loop_t *l = arg;
+    l->init_rc = loop_init(l->srv, l, l->init_err, sizeof l->init_err);
+    bool ok = l->init_rc == 0;
+    sem_post(&l->ready); /* from here the starter may free l if !ok */
+    if (!ok) return NULL;
     while (!l->stop)
         h2o_evloop_run(l->loop, INT32_MAX);
     /* Stopped: the pool is joined, so nothing sends to the queue any more.
@@ -551,6 +565,7 @@ static void *loop_main(void *arg)
     shutdown_conns(l);
     for (int i = 0; i < 5 && !h2o_linklist_is_empty(&l->conns); i++)
         h2o_evloop_run(l->loop, 10);
+    loop_dispose(l);
     return NULL;
 }
 
@@ -601,6 +616,10 @@ static int loop_init(http_server_t *s, http_loop_t *l, char *err, size_t errlen)
     int fd = dup(s->fd);
     if (fd < 0) {
         snprintf(err, errlen, "dup listening socket: %s", strerror(errno));
+        h2o_multithread_unregister_receiver(l->ctx.queue, &l->done);
+        h2o_multithread_unregister_receiver(l->ctx.queue, &l->streams);
+        h2o_evloop_run(l->loop, 0);
+        loop_dispose(l);
         return -1;
     }
     l->listener = h2o_evloop_socket_create(l->loop, fd, H2O_SOCKET_FLAG_DONT_READ);
@@ -612,12 +631,6 @@ static int loop_init(http_server_t *s, http_loop_t *l, char *err, size_t errlen)
 static void loop_dispose(http_loop_t *l)
 {
     if (!l->loop) return;
-    if (l->listener) { /* a loop that never ran */
-        h2o_socket_close(l->listener);
-        h2o_multithread_unregister_receiver(l->ctx.queue, &l->done);
-        h2o_multithread_unregister_receiver(l->ctx.queue, &l->streams);
-        h2o_evloop_run(l->loop, 0);
-    }
     /* Long polls still waiting for a turn: their clients get no answer. */
     h2o_timeout_t *timers[] = {&l->poll_timeout, &l->poll_fast};
     for (int i = 0; i < 2; i++) {
@@ -685,9 +698,6 @@ int http_server_start(const http_opts_t *o, http_server_t **out, char *err, size
     h->srv = s;
 
     s->n_loops = o->n_loops;
-    for (int i = 0; i < s->n_loops; i++) {
-        if (loop_init(s, &s->loops[i], err, errlen)) goto loops;
-    }
     int want[] = {o->n_workers, o->n_stream_workers};
     for (int k = 0; k < 2; k++) {
         for (int i = 0; i < want[k]; i++) {
@@ -699,11 +709,23 @@ int http_server_start(const http_opts_t *o, http_server_t **out, char *err, size
         }
     }
     for (int i = 0; i < s->n_loops; i++) {
-        if (pthread_create(&s->loops[i].tid, NULL, loop_main, &s->loops[i])) {
+        http_loop_t *l = &s->loops[i];
+        l->srv = s;
+        sem_init(&l->ready, 0, 0);
+        if (pthread_create(&l->tid, NULL, loop_main, l)) {
             snprintf(err, errlen, "http: starting loop thread %d failed", i);
+            sem_destroy(&l->ready);
             goto loops;
         }
-        s->loops[i].started = true;
+        while (sem_wait(&l->ready) && errno == EINTR) {
+        }
+        sem_destroy(&l->ready);
+        if (l->init_rc) {
+            pthread_join(l->tid, NULL);
+            snprintf(err, errlen, "http: %s", l->init_err);
+            goto loops;
+        }
+        l->started = true;
     }
     *out = s;
     return 0;
@@ -743,10 +765,8 @@ void http_server_free(http_server_t *s)
         http_loop_t *l = &s->loops[i];
         if (!l->started) continue;
         h2o_multithread_send_message(&l->done, &l->stop_msg);
-        pthread_join(l->tid, NULL);
+        pthread_join(l->tid, NULL); /* the thread disposed of its loop */
     }
-    for (int i = 0; i < s->n_loops; i++)
-        loop_dispose(&s->loops[i]);
     if (s->n_loops) h2o_config_dispose(&s->config);
     close(s->fd);
     for (int k = 0; k < 2; k++) {

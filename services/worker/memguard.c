@@ -163,8 +163,8 @@ static void init_metrics(memguard_t *m, metrics_registry_t *r)
     m->g_paused = metrics_gauge(r, "mars_memguard_paused",
                                 "1 while above the soft limit (no new jobs)", NULL);
     m->c_pauses = metrics_counter(r, "mars_memguard_pauses_total",
-                                  "Times the worker went above its soft limit and stopped taking"
-                                  " jobs",
+                                  "Times the worker reached its soft limit (a sample above it,"
+                                  " or a job that would cross it) and stopped taking jobs",
                                   NULL);
     m->c_refused = metrics_counter(r, "mars_memguard_refused_total",
                                    "Jobs refused because they would pass the hard limit", NULL);
@@ -380,8 +380,27 @@ int memguard_admit(memguard_t *m, int64_t need, char *err, size_t errlen)
         malloc_trim(0);
         rss = read_rss(m);
     }
-    if (rss + reserved + need > soft)
+    if (rss + reserved + need > soft) {
+        /* The job would take the worker over its soft limit: that is a
+         * pause too (counted the same as one the sampler finds, which a
+         * job's output landing between two samples can hide). No job is
+         * taken while the store spills to make room. */
+        pthread_mutex_lock(&m->mu);
+        bool was = m->paused;
+        m->paused = true;
+        pthread_mutex_unlock(&m->mu);
+        if (!was && m->c_pauses) metrics_counter_inc(m->c_pauses);
+        if (m->g_paused) metrics_gauge_set(m->g_paused, 1);
         spill(m, rss + reserved + need - (soft - limit / 100 * MEMGUARD_MARGIN_PCT));
+        rss = read_rss(m);
+        /* back under: jobs flow again at once (else the next sample ends it) */
+        if (rss <= soft) {
+            pthread_mutex_lock(&m->mu);
+            m->paused = false;
+            pthread_mutex_unlock(&m->mu);
+            if (m->g_paused) metrics_gauge_set(m->g_paused, 0);
+        }
+    }
     rss = read_rss(m);
     pthread_mutex_lock(&m->mu);
     int64_t holds = rss + m->reserved;

@@ -387,6 +387,41 @@ class Suite:
                                                    "--redis-url", self.c.redis.url(), "--min-mem", "100%"])
         check(rc == 1 and "--min-mem" in err, "rc %r: %s", rc, err)
 
+    def polls_with_leaving_clients(self):
+        """Many long polls at once, with clients that hang up at any moment
+        (before, during and after their answer). Each gateway loop must keep
+        its own socket buffers: they once shared the starting thread's, and
+        a few seconds of this freed live buffers (a crash under ASan, lost
+        connections without it)."""
+        import random
+        import threading
+        sid = request("POST", self.web, "/api/v1/sessions").json()["session_id"]
+        tids = [self.c.pg.psql(
+            "INSERT INTO tasks (session_id, graph, status, lease_expires_at, started_at) VALUES"
+            " ('%s', '{\"version\": 1, \"nodes\": [], \"fetch\": []}', 'running',"
+            " now() + interval '1 hour', now()) RETURNING id" % sid).splitlines()[0] for _ in range(4)]
+        answered = []
+
+        def client(k):
+            rnd = random.Random(k)
+            end = time.monotonic() + 8
+            while time.monotonic() < end and self.sup.alive():
+                try:
+                    r = get(self.web, "/api/v1/sessions/%s/tasks/%s?wait=%.2f" % (sid, rnd.choice(tids),
+                                                                                  rnd.uniform(0, 1.5)),
+                            timeout=rnd.uniform(0.01, 2))
+                    answered.append(r.status)
+                except OSError:  # this client's own timeout: it hung up
+                    pass
+        threads = [threading.Thread(target=client, args=(k,)) for k in range(32)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        check(self.sup.alive(), "the supervisor died under long polls: %s", self.sup.tail())
+        check(answered and set(answered) == {200}, "answers %r", sorted(set(answered)))
+        check(get(self.web, "/api/v1/sessions/%s" % sid).status == 200, "the gateway no longer answers")
+
     def stop_cleanly(self):
         rc = self.worker.stop()
         check(rc == 0, "worker exit %r: %s", rc, self.worker.tail())
@@ -408,7 +443,8 @@ def main():
             for name in ["health", "api_health", "cluster_info", "sessions", "error_bodies", "workers",
                          "worker_redis_report", "worker_flags", "supervisors", "metrics", "migrations_concurrent",
                          "migrations_append_only", "gateway_via_supervisor", "gateway_config_file",
-                         "gateway_dependency_down", "cli_help", "cli_rejects", "worker_min_mem", "stop_cleanly"]:
+                         "gateway_dependency_down", "cli_help", "cli_rejects", "worker_min_mem",
+                         "polls_with_leaving_clients", "stop_cleanly"]:
                 run.case(name, getattr(s, name))
     except Exception as e:  # noqa: BLE001 - PostgreSQL or Redis did not start
         run.fail("infrastructure", str(e).replace("\n", " | ")[:2000])

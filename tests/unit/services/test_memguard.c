@@ -142,6 +142,8 @@ static void test_spill_under_soft(void **state)
      * spills down to 40 (70 - 30) first. */
     assert_int_equal(memguard_admit(m, 30 * MiB, err, sizeof err), 0);
     assert_true(fake_rss(&f) + 30 * MiB <= memguard_soft(m));
+    /* that pause ended with the spill: the RSS is back under soft */
+    assert_false(memguard_paused(m));
     /* Pinned chunks (read back into memory: 30 + 48 MiB) cannot be spilled:
      * then the job is refused. */
     memguard_release(m, 30 * MiB);
@@ -154,6 +156,8 @@ static void test_spill_under_soft(void **state)
     }
     assert_int_equal(memguard_admit(m, 50 * MiB, err, sizeof err), -1);
     assert_non_null(strstr(err, "the job needs 50.0 MiB"));
+    /* 78 MiB held, over soft: the admission left the worker paused */
+    assert_true(memguard_paused(m));
     for (int i = 0; i < n; i++)
         store_release(s, refs[i]);
     memguard_free(m);
