@@ -35,9 +35,9 @@ typedef struct pool {
 typedef struct http_loop {
     http_server_t *srv;
     pthread_t tid;
-    bool started;  /* its thread runs (and has set itself up: init_rc 0) */
-    sem_t ready;   /* posted by the loop's thread once init_rc is known */
-    int init_rc;   /* loop_init's result, in the loop's own thread */
+    bool started; /* its thread runs (and has set itself up: init_rc 0) */
+    sem_t ready;  /* posted by the loop's thread once init_rc is known */
+    int init_rc;  /* loop_init's result, in the loop's own thread */
     char init_err[256];
     h2o_evloop_t *loop;
     h2o_context_t ctx;
