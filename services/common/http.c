@@ -282,6 +282,30 @@ void http_defer(http_req_t *r, http_job_fn fn, const void *arg, size_t arg_size)
     http__job_submit(r, j);
 }
 
+/* Loop thread: every long poll waiting on a timer takes its turn now. */
+static void poll_now(http_loop_t *l)
+{
+    h2o_timeout_t *timers[] = {&l->poll_timeout, &l->poll_fast};
+    for (int i = 0; i < 2; i++) {
+        /* on_poll_timer queues the job for the pool: it leaves the list */
+        while (!h2o_linklist_is_empty(&timers[i]->_entries)) {
+            h2o_timeout_entry_t *e =
+                H2O_STRUCT_FROM_MEMBER(h2o_timeout_entry_t, _link, timers[i]->_entries.next);
+            h2o_timeout_unlink(e);
+            on_poll_timer(e);
+        }
+    }
+}
+
+void http_poll_kick(http_server_t *s)
+{
+    for (int i = 0; i < s->n_loops; i++) {
+        http_loop_t *l = &s->loops[i];
+        if (!l->started || __atomic_exchange_n(&l->kick_pending, true, __ATOMIC_ACQ_REL)) continue;
+        h2o_multithread_send_message(&l->done, &l->kick_msg);
+    }
+}
+
 static void on_done(h2o_multithread_receiver_t *rx, h2o_linklist_t *messages)
 {
     http_loop_t *l = H2O_STRUCT_FROM_MEMBER(http_loop_t, done, rx);
@@ -289,6 +313,11 @@ static void on_done(h2o_multithread_receiver_t *rx, h2o_linklist_t *messages)
         h2o_multithread_message_t *m =
             H2O_STRUCT_FROM_MEMBER(h2o_multithread_message_t, link, messages->next);
         h2o_linklist_unlink(&m->link);
+        if (m == &l->kick_msg) {
+            __atomic_store_n(&l->kick_pending, false, __ATOMIC_RELEASE);
+            poll_now(l);
+            continue;
+        }
         if (m == &l->stop_msg) {
             l->stop = true;
             continue;

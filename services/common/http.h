@@ -92,6 +92,9 @@ typedef struct http_opts {
 /* Binds, starts the loops and the pool. The caller owns *out: http_server_free. */
 int http_server_start(const http_opts_t *o, http_server_t **out, char *err, size_t errlen);
 int http_server_port(const http_server_t *s);
+/* Runs every waiting long poll's next turn now instead of at its timer
+ * (any thread): something they may wait for has happened (a task ended). */
+void http_poll_kick(http_server_t *s);
 /* Stops accepting, ends the loops and the pool (jobs in flight finish
  * first), frees everything. */
 void http_server_free(http_server_t *s);

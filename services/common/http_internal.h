@@ -46,9 +46,11 @@ typedef struct http_loop {
     h2o_multithread_receiver_t done;    /* completed jobs and the stop message */
     h2o_multithread_receiver_t streams; /* streams with something to send */
     h2o_multithread_message_t stop_msg;
-    h2o_timeout_t poll_timeout; /* long polls waiting for their next turn */
-    h2o_timeout_t poll_fast;    /* the same in their first turns (HTTP_POLL_FAST_MS) */
-    h2o_linklist_t conns;       /* conn_t: open connections, closed at stop */
+    h2o_multithread_message_t kick_msg; /* http_poll_kick */
+    bool kick_pending;                  /* kick_msg is on its way (atomics) */
+    h2o_timeout_t poll_timeout;         /* long polls waiting for their next turn */
+    h2o_timeout_t poll_fast;            /* the same in their first turns (HTTP_POLL_FAST_MS) */
+    h2o_linklist_t conns;               /* conn_t: open connections, closed at stop */
     bool stop;
 } http_loop_t;
 

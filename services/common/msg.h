@@ -62,6 +62,16 @@
 #define MSG_REVIVE "mars:revive"            /* list of task ids */
 #define MSG_REVIVING "mars:reviving:"       /* + task id: a supervisor's claim, expiring */
 #define MSG_UNREACHABLE "mars:unreachable:" /* + worker id: a reader could not reach it */
+/* Wake-ups of a supervisor's loop, which blocks on Redis (BLPOP of its
+ * completions): Redis ends a blocking pop's timeout only at its own clock
+ * (hz 10 by default: up to 100 ms late), so whatever should make the loop
+ * turn at once pushes here. MSG_WAKE is any supervisor's (a submission, a
+ * cancel: whichever wakes claims); MSG_WAKE_SELF goes to the supervisor's
+ * own completion list (its tiler finished). Both are trimmed to
+ * MSG_WAKE_KEEP entries, so that none grows while no supervisor runs. */
+#define MSG_WAKE "mars:wake"
+#define MSG_WAKE_SELF "wake"
+#define MSG_WAKE_KEEP 8
 #define MSG_INLINE_LOC "@"
 /* How long a worker stays unreachable for revives once a reader found it
  * so (its live report may outlive it by up to 10 s). */

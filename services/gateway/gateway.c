@@ -15,13 +15,16 @@
 #include "gateway_internal.h"
 #include "http.h"
 #include "log.h"
+#include "msg.h"
 #include "proto.h"
 #include "rq.h"
+#include "taskwake.h"
 
 #define LOG_MODULE "gateway"
 
 struct gw {
     http_server_t *http;
+    taskwake_t *wake; /* long polls answered when a task ends */
     char *pg_dsn, *redis_url;
     size_t max_body;
     graph_limits_t quota;
@@ -107,6 +110,16 @@ static void reply_query_json(http_reply_t *out, conns_t *c, const char *what, co
 void gw_reply_rq_error(http_reply_t *out, const char *what, const char *err)
 {
     http_reply_error(out, 503, "unavailable", "chunk store unavailable (%s): %s", what, err);
+}
+
+void gw_wake_supervisors(conns_t *c)
+{
+    if (!c->rq) return;
+    char err[256];
+    if (rq_append(c->rq, err, sizeof err, "LPUSH " MSG_WAKE " 1") ||
+        rq_append(c->rq, err, sizeof err, "LTRIM " MSG_WAKE " 0 %d", MSG_WAKE_KEEP - 1) ||
+        rq_flush(c->rq, err, sizeof err))
+        log_debug("waking the supervisors: %s (they look at the table within a second)", err);
 }
 
 size_t gw_max_body(http_req_t *r)
@@ -483,6 +496,8 @@ int gw_start(const gw_opts_t *o, gw_t **out, char *err, size_t errlen)
         gw_free(g);
         return -1;
     }
+    g->wake = taskwake_start(g->pg_dsn, g->http);
+    if (!g->wake) log_warning("no task-end listener: long polls answer on their 100 ms turns");
     *out = g;
     return 0;
 }
@@ -495,6 +510,7 @@ int gw_port(const gw_t *g)
 void gw_free(gw_t *g)
 {
     if (!g) return;
+    taskwake_stop(g->wake);
     http_server_free(g->http);
     free(g->pg_dsn);
     free(g->redis_url);

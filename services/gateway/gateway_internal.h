@@ -48,6 +48,9 @@ typedef struct id_arg {
 
 /* A failed statement: 503 when the database is unreachable, else 500. */
 void gw_reply_db_error(http_reply_t *out, const conns_t *c, const char *what, const char *err);
+/* Tells the supervisors' loops that a task was submitted or cancelled, so
+ * that one claims it now rather than at its next turn (msg.h MSG_WAKE). */
+void gw_wake_supervisors(conns_t *c);
 /* A failed Redis command: 503 (the chunk store is the service's own). */
 void gw_reply_rq_error(http_reply_t *out, const char *what, const char *err);
 bool gw_valid_id(const char *s);

@@ -142,6 +142,7 @@ static void job_submit(void *state, void *arg, http_reply_t *out)
             gw_reply_db_error(out, c, "storing the task", err);
         goto plan;
     }
+    gw_wake_supervisors(c);
     http_reply_json(out, 202,
                     json_pack("{s:s,s:O}", "task_id", PQgetvalue(res, 0, 0), "seeds", seeds));
     PQclear(res);
@@ -317,6 +318,7 @@ static void job_cancel_task(void *state, void *arg, http_reply_t *out)
             log_warning("cancel %s: notify: %s", a->tid, err);
     }
     char *json = NULL, status[16];
+    if (cancelled) gw_wake_supervisors(c);
     if (cancelled && c->rq) {
         char key[128];
         snprintf(key, sizeof key, "mars:task:%s:cancel", a->tid);

@@ -8,24 +8,34 @@
 void take_completions(sched_t *s)
 {
     char err[256];
-    redisReply *r = rq_command_blocking(s->done, BLOCK_MS, err, sizeof err, "BLPOP mars:done:%s %s",
-                                        s->id, BLOCK_S);
+    redisReply *r = rq_command_blocking(s->done, BLOCK_MS, err, sizeof err,
+                                        "BLPOP mars:done:%s " MSG_WAKE " %s", s->id, BLOCK_S);
     if (!r) {
         log_warning("waiting for completions: %s", err);
         struct timespec ts = {0, 200 * 1000 * 1000};
         nanosleep(&ts, NULL);
         return;
     }
-    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[1]->str)
-        completion(s, r->element[1]->str);
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[1]->str) {
+        if (strcmp(r->element[0]->str, MSG_WAKE) == 0 ||
+            strcmp(r->element[1]->str, MSG_WAKE_SELF) == 0)
+            s->woken = true; /* the loop's next turn looks at the tables at once */
+        else
+            completion(s, r->element[1]->str);
+    }
     bool got = r->type == REDIS_REPLY_ARRAY;
     freeReplyObject(r);
     while (got) {
         r = rq_command(s->done, err, sizeof err, "LPOP mars:done:%s %d", s->id, DRAIN_BATCH);
         if (!r) break;
         got = r->type == REDIS_REPLY_ARRAY && r->elements == DRAIN_BATCH;
-        for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
-            if (r->element[i]->str) completion(s, r->element[i]->str);
+        for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+            if (!r->element[i]->str) continue;
+            if (strcmp(r->element[i]->str, MSG_WAKE_SELF) == 0)
+                s->woken = true;
+            else
+                completion(s, r->element[i]->str);
+        }
         freeReplyObject(r);
         flush_pushes(s);
     }
@@ -37,7 +47,8 @@ void *sched_main(void *arg)
     int64_t next_tick = 0, next_dead = svc_now_ms() + DEAD_SCAN_MS;
     while (!atomic_load(&s->stop)) {
         int64_t now = svc_now_ms();
-        bool notified = listen_poll(s);
+        bool notified = listen_poll(s) || s->woken;
+        s->woken = false;
         if (s->lost_pending || notified || now >= next_tick) {
             if (redis_lost(s) == 1) rebuild_after_loss(s);
             wk_refresh(s);

@@ -159,6 +159,7 @@ struct sched {
     int max_attempts;
     bool sentinel_set; /* mars:sentinel:<id> written once: its loss is Redis's */
     bool lost_pending; /* the loss is found, the rebuild not done yet */
+    bool woken;        /* a wake-up came (msg.h MSG_WAKE): claim and collect now */
     pthread_t thread;
     atomic_bool stop;
     db_t *db;

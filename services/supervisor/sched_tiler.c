@@ -165,6 +165,16 @@ static void *tiler_main(void *arg)
         tl->busy = NULL;
         x->next = tl->done;
         tl->done = x;
+        pthread_mutex_unlock(&tl->mu);
+        /* the loop may be blocked on its completions: it takes this now */
+        char err[256];
+        redisReply *r =
+            rq_command(tl->rq, err, sizeof err, "LPUSH " MSG_DONE "%s " MSG_WAKE_SELF, tl->id);
+        if (r)
+            freeReplyObject(r);
+        else /* it comes at the loop's next turn anyway */
+            log_debug("waking the scheduler: %s", err);
+        pthread_mutex_lock(&tl->mu);
     }
     pthread_mutex_unlock(&tl->mu);
     return NULL;
