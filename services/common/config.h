@@ -121,6 +121,11 @@ const char *cfg_program(cfg_service_t svc); /* "mars-worker", ... */
  * down. Fails on anything else or on a value over 2^63-1. */
 int cfg_parse_size(const char *s, int64_t total_mem, int64_t *out, char *err, size_t errlen);
 /* "host:port,host:port" ("[v6]:port" for IPv6 literals). */
+/* An integer in [lo, hi] (the whole string), or -1 with err. */
+int cfg_parse_int(const char *s, long lo, long hi, long *out, char *err, size_t errlen);
+/* A host name or address h (from option text s, for the message): at
+ * most 253 bytes of letters, digits and . - _ : %; -1 with err. */
+int cfg_check_host(const char *h, const char *s, char *err, size_t errlen);
 int cfg_parse_endpoints(const char *s, cfg_endpoint_t *out, int max, int *n, char *err,
                         size_t errlen);
 

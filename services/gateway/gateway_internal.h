@@ -98,6 +98,9 @@ void gw_h_get_task(http_req_t *r);
 void gw_h_cancel_task(http_req_t *r);
 
 /* tensors.c */
+/* Deletes keys[0..n) from Redis, pipelined in bounded batches. Best effort:
+ * a failure is logged (the keys are garbage, not data anyone reads). */
+void gw_del_keys(rq_t *rq, char **keys, int64_t n);
 void gw_h_upload_tensor(http_req_t *r);
 void gw_h_get_tensor(http_req_t *r);
 void gw_h_tensor_data(http_req_t *r);
