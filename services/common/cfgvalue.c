@@ -174,4 +174,3 @@ int cfg_parse_endpoints(const char *s, cfg_endpoint_t *out, int max, int *n, cha
         return -1;
     }
 }
-
