@@ -507,8 +507,22 @@ static tgrid_t *tile_groupby(tctx_t *c, int node)
         G = one_chunk(c, fj, -1);
         goto done;
     }
+    /* Each chunk's partial aggregates first, then those shuffled by key:
+     * with few groups the shuffle moves a few rows per chunk instead of
+     * every row, and with all keys distinct the partials are no larger
+     * than the rows. (HASH_PART and GB_PART with off[1] = 1: keys in the
+     * index, rows are partials.) */
     int64_t np = nparts_for(nch);
-    if (hash_packs(c, node, A, np, 0, parts)) goto done;
+    jparam_t *pm = dparam(c, node, DFJ_GB_MAP), *pa = dparam(c, node, DFJ_HASH_PART);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t mj = bjob(c, pm, 1), hj = mj < 0 ? -1 : bjob(c, pa, 1);
+        if (hj < 0) goto done;
+        tile__jin_direct(c, mj, 0, A->job[k]);
+        tile__jin_direct(c, hj, 0, mj);
+        c->t->jobs[hj].off[0] = np;
+        c->t->jobs[hj].off[1] = 1;
+        parts[k] = hj;
+    }
     jparam_t *pp = dparam(c, node, DFJ_GB_PART);
     int32_t *fin = parts + nch;
     for (int64_t p = 0; p < np; p++) {
@@ -517,6 +531,7 @@ static tgrid_t *tile_groupby(tctx_t *c, int node)
         for (int64_t k = 0; k < nch; k++)
             tile__jin_direct(c, ji, (int)k, parts[k]);
         c->t->jobs[ji].off[0] = p;
+        c->t->jobs[ji].off[1] = 1;
         fin[p] = ji;
     }
     int32_t mj = bjob(c, dparam(c, node, DFJ_GB_MERGE), (int)np);

@@ -1176,6 +1176,10 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         if (n->op == OP_DF_MERGE || n->op == OP_DF_JOIN) {
             nc = d->merge.n_on;
             memcpy(cols, j->off[1] ? d->merge.ron : d->merge.lon, sizeof(int) * (size_t)nc);
+        } else if (j->off[1]) { /* groupby partials: the keys are the index */
+            nc = d->gb.nby;
+            for (int q = 0; q < nc; q++)
+                cols[q] = -1 - q;
         } else {
             nc = d->gb.nby;
             memcpy(cols, d->gb.by, sizeof(int) * (size_t)nc);
@@ -1184,12 +1188,15 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         rc = emit_pack(outs, nouts, blob, len, err, errlen);
         goto done;
     }
-    case DFJ_GB_PART:
+    case DFJ_GB_PART: {
+        const frame_t *one = &tmp;
         if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen) ||
-            df_gb_map(&tmp, &d->gb, &tmp2, err, errlen))
+            (j->off[1] ? df_gb_combine(&one, 1, &d->gb, &tmp2, err, errlen)
+                       : df_gb_map(&tmp, &d->gb, &tmp2, err, errlen)))
             goto done;
         rc = df_gb_final(&tmp2, &d->gb, &out, err, errlen);
         break;
+    }
     case DFJ_SORT_SAMPLE:
         rc = df_sort_sample(&v[0], &d->sort, SORT_SAMPLE_ROWS, &out, err, errlen);
         break;

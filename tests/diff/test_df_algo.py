@@ -74,6 +74,10 @@ def main():
     # a filtered input (rows unknown) with ~1200 groups: the hash shuffle
     gb("gb_shuffle", "tf", pd_[pd_.u > 300], ["u"])
     gb("gb_shuffle2", "tf", pd_[pd_.u > 300], ["s", "k2"])
+    # the shuffle moves each chunk's partial aggregates: few groups (and a
+    # float key with NaN, dropped) and keys seen in every chunk
+    gb("gb_shuffle_few", "tf", pd_[pd_.u > 300], ["kf"])
+    gb("gb_shuffle_few2", "tf", pd_[pd_.u > 300], ["k", "kf"])
     for key, by, asc in [("so_s_f", ["s", "f"], [False, True]), ("so_f", ["f"], [False]),
                          ("so_kf_k", ["kf", "k"], [True, False]), ("so_b", ["b"], [True])]:
         nodes.append({"key": key, "op": "dataframe.sort_values", "inputs": ["t"], "by": by,
