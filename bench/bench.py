@@ -218,6 +218,20 @@ WORKLOADS = {
         "dask": "a = da.random.random(%d, chunks=2000000); r = da.percentile(a, [5, 50, 95]).compute()"
                 % int(os.environ.get("BENCH_PCT_N", "20000000")),
     },
+    # issue 13's fancy indexing: take 10^7 random positions of 10^7 values
+    "W14": {
+        "title": "random.rand 10^7 and random.randint 10^7 in [0, 10^7) (chunks of 10^6), take(a, i)",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.rand", "shape": [10000000], "chunk_size": 1000000, "seed": 1},
+            {"key": "i", "op": "random.randint", "shape": [10000000], "low": 0, "high": 10000000,
+             "chunk_size": 1000000, "seed": 2},
+            {"key": "r", "op": "take", "inputs": ["a", "i"]}], "fetch": ["r"]},
+        "np_setup": "a = np.random.default_rng(1).random(10000000); "
+                    "i = np.random.default_rng(2).integers(0, 10000000, 10000000)",
+        "np_compute": "r = np.take(a, i)",
+        "dask": "a = da.random.random(10000000, chunks=1000000); "
+                "i = da.random.randint(0, 10000000, 10000000, chunks=1000000); r = da.take(a, i).compute()",
+    },
     # W9: its own cluster, whose workers get --phy-mem 1g --cache-mem 512m and a
     # spill directory; run once (no warm-up), watched (see W9_* below).
     "W9": {
