@@ -1,0 +1,269 @@
+#!/usr/bin/python3
+"""Random DataFrame chains, each compared with pandas 1.5 (pdref.py).
+
+A seeded generator writes a CSV per graph (string keys with NaN, small int
+keys, floats with NaN, ints, bools; 0..400 rows) and a small dimension
+table, then builds a chain of 1..5 steps on `read_csv` with uneven chunks
+(`chunk_bytes` from 60 to 4000 bytes, so from one chunk to dozens):
+filters by a comparison of a column with a literal, `query`, `dropna`,
+`sort_values` on one or two columns, `head`, column selection, `assign` of
+a computed column, a running `cumsum` over the numeric columns, and a
+`merge` with the dimension table (after which no step depends on the row
+order: pandas promises none for a merge either); then, often, a last step that reduces:
+`groupby_agg` (one or two keys, several aggregations), `describe`, `sum`,
+`mean`, `nunique`, `value_counts`. Every graph runs in mars-run, and each
+fetched frame must equal pandas' answer (values, index, column names and
+dtypes; rows after a merge compared as a multiset; value_counts as counts
+per value in descending order, ties in any order).
+
+Environment: MARS_DIFF_SEED (default 20261123), MARS_DF_GRAPHS (default 60).
+"""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import pdref  # noqa: E402
+import test_df  # noqa: E402
+
+KEYS = ["a", "b", "c", "dd", "e"]
+NUMERIC = ("int", "float", "bool")
+
+
+def write_data(rng, data, gid):
+    n = rng.randint(0, 400)
+    nprng = np.random.default_rng(rng.randint(0, 2**31))
+    k = np.array([KEYS[i] for i in nprng.integers(0, len(KEYS), n)], dtype=object)
+    k[nprng.random(n) < 0.1] = None
+    x = nprng.random(n).round(3)
+    x[nprng.random(n) < 0.15] = np.nan
+    df = pd.DataFrame({"k": k, "g": nprng.integers(0, 6, n), "x": x,
+                       "y": nprng.integers(-50, 50, n), "b": nprng.random(n) < 0.5})
+    name = "t%d.csv" % gid
+    df.to_csv(os.path.join(data, name), index=False)
+    dim = pd.DataFrame({"k": KEYS[:4], "w": [1.5, -2.0, 3.25, 0.5]})
+    dim.to_csv(os.path.join(data, "dim%d.csv" % gid), index=False)
+    return name, "dim%d.csv" % gid
+
+
+class Gen:
+    def __init__(self, rng, gid, name, dim):
+        self.rng = rng
+        self.gid = gid
+        self.nodes = []
+        self.n = 0
+        self.cur = self.add({"op": "dataframe.read_csv", "path": name,
+                             "chunk_bytes": rng.choice([60, 150, 400, 1000, 4000])})
+        self.dim = dim
+        # name -> kind: str, int, float, bool (pandas' types of the CSV)
+        self.cols = {"k": "str", "g": "int", "x": "float", "y": "int", "b": "bool"}
+        self.merged = False
+        self.counts = False  # value_counts: ties come in no promised order
+
+    def add(self, node):
+        self.n += 1
+        node["key"] = "n%d" % self.n
+        self.nodes.append(node)
+        return node["key"]
+
+    def numeric(self, kinds=("int", "float")):
+        return [c for c, t in self.cols.items() if t in kinds]
+
+    def step(self):
+        r = self.rng
+        moves = [self.filter, self.query, self.sort, self.select, self.assign, self.dropna,
+                 self.merge]
+        if not self.merged:
+            # a merge's row order is its own (pandas promises none either,
+            # and the rows after one are compared as a multiset): nothing
+            # that depends on the order follows one
+            moves += [self.head, self.cumsum]
+        r.choice(moves)()
+
+    def filter(self):
+        cs = self.numeric()
+        if not cs:
+            return
+        c = self.rng.choice(cs)
+        s = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": c})
+        lit = self.rng.choice([0, 2, 10, -5]) if self.cols[c] == "int" else \
+            self.rng.choice([0.2, 0.5, 0.8])
+        m = self.add({"op": self.rng.choice(["greater", "less", "greater_equal", "not_equal"]),
+                      "inputs": [s, lit]})
+        self.cur = self.add({"op": "dataframe.filter", "inputs": [self.cur, m]})
+
+    def query(self):
+        terms = []
+        if self.cols.get("x") == "float":
+            terms.append("x > %s" % self.rng.choice(["0.1", "0.5", "0.9"]))
+        if self.cols.get("g") == "int":
+            terms.append("g %s %d" % (self.rng.choice(["<", ">=", "=="]), self.rng.randint(0, 5)))
+        if self.cols.get("y") == "int":
+            terms.append("y < %d" % self.rng.randint(-20, 40))
+        if not terms:
+            return
+        self.rng.shuffle(terms)
+        expr = (" %s " % self.rng.choice(["and", "or"])).join(terms[:self.rng.randint(1, 2)])
+        self.cur = self.add({"op": "dataframe.query", "inputs": [self.cur], "expr": expr})
+
+    def sort(self):
+        cs = self.numeric(("int", "float", "bool"))
+        if not cs:
+            return
+        by = self.rng.sample(cs, min(len(cs), self.rng.randint(1, 2)))
+        asc = [self.rng.random() < 0.5 for _ in by]
+        self.cur = self.add({"op": "dataframe.sort_values", "inputs": [self.cur], "by": by,
+                             "ascending": asc})
+
+    def head(self):
+        self.cur = self.add({"op": "dataframe.head", "inputs": [self.cur],
+                             "n": self.rng.choice([0, 1, 3, 17, 120])})
+
+    def select(self):
+        names = list(self.cols)
+        if len(names) < 2:
+            return
+        keep = [c for c in names if self.rng.random() < 0.7] or [names[0]]
+        self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": keep})
+        self.cols = {c: self.cols[c] for c in keep}
+
+    def assign(self):
+        cs = self.numeric()
+        if not cs:
+            return
+        c = self.rng.choice(cs)
+        s = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": c})
+        op, lit = self.rng.choice([("multiply", 2), ("add", 1), ("subtract", 3)])
+        v = self.add({"op": op, "inputs": [s, lit]})
+        name = "z%d" % self.n
+        self.cur = self.add({"op": "dataframe.assign", "inputs": [self.cur, v], "names": [name]})
+        self.cols[name] = self.cols[c]
+
+    def dropna(self):
+        self.cur = self.add({"op": "dataframe.dropna", "inputs": [self.cur]})
+        if self.cols.get("x") == "float":
+            pass  # x keeps its float type in pandas after dropna
+
+    def merge(self):
+        if self.merged or self.cols.get("k") != "str":
+            return
+        d = self.add({"op": "dataframe.read_csv", "path": self.dim, "chunk_bytes": 20})
+        self.cur = self.add({"op": "dataframe.merge", "inputs": [self.cur, d], "on": "k",
+                             "how": self.rng.choice(["inner", "left"])})
+        self.cols["w"] = "float"
+        self.merged = True
+
+    def cumsum(self):
+        cs = self.numeric()
+        if not cs:
+            return
+        self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": cs})
+        self.cols = {c: self.cols[c] for c in cs}
+        self.cur = self.add({"op": "dataframe.cumsum", "inputs": [self.cur]})
+
+    def finish(self):
+        r = self.rng.random()
+        cs = self.numeric()
+        keys = [c for c in ("k", "g") if c in self.cols]
+        if r < 0.35 and keys and cs:
+            by = self.rng.sample(keys, self.rng.randint(1, len(keys)))
+            aggs = {}
+            for i, c in enumerate(self.rng.sample(cs, min(len(cs), 3))):
+                fn = self.rng.choice(["sum", "mean", "min", "max", "count", "size"])
+                aggs["o%d" % i] = [c, fn]
+            self.cur = self.add({"op": "dataframe.groupby_agg", "inputs": [self.cur], "by": by,
+                                 "agg": aggs})
+        elif r < 0.45 and cs:
+            self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": cs})
+            self.cur = self.add({"op": "dataframe.describe", "inputs": [self.cur]})
+        elif r < 0.6 and cs:
+            self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": cs})
+            self.cur = self.add({"op": self.rng.choice(["dataframe.sum", "dataframe.mean"]),
+                                 "inputs": [self.cur]})
+        elif r < 0.7 and keys:
+            s = self.add({"op": "dataframe.getitem", "inputs": [self.cur],
+                          "columns": self.rng.choice(keys)})
+            self.cur = self.add({"op": "dataframe.value_counts", "inputs": [s]})
+            self.counts = True
+        elif r < 0.75:
+            self.cur = self.add({"op": "dataframe.nunique", "inputs": [self.cur]})
+
+    def doc(self):
+        return {"version": 1, "nodes": self.nodes, "fetch": [self.cur]}
+
+
+def same_counts(got, want):
+    """value_counts: the same count for every value, counts descending, the
+    same name and dtype; the order among equal counts is free (pandas' own
+    depends on its hash table)."""
+    if got.get("dtype") != str(want.dtype) or got.get("name") != want.name:
+        return "dtype or name %r %r vs %r %r" % (got.get("dtype"), got.get("name"), want.dtype,
+                                                 want.name)
+    g = dict(zip(map(str, got["index"]), got["data"]))
+    w = {str(k): int(v) for k, v in want.items()}
+    if g != w:
+        return "counts %r vs pandas %r" % (g, w)
+    if any(a < b for a, b in zip(got["data"], got["data"][1:])):
+        return "counts not in descending order: %r" % got["data"]
+    return ""
+
+
+def run(doc, data):
+    out = tempfile.mkdtemp(prefix="mars-rdf-")
+    p = subprocess.run([harness.mars_run_path(), "-", "-o", out, "--data-dir", data],
+                       input=json.dumps(doc).encode(), capture_output=True, timeout=120)
+    return p, out
+
+
+def main():
+    seed = int(os.environ.get("MARS_DIFF_SEED", "20261123"))
+    n_graphs = int(os.environ.get("MARS_DF_GRAPHS", "60"))
+    suite = harness.Suite("test_random_df_graphs")
+    data = tempfile.mkdtemp(prefix="mars-rdf-data-")
+    try:
+        for gid in range(n_graphs):
+            rng = random.Random(seed * 1000 + gid)
+            name, dim = write_data(rng, data, gid)
+            g = Gen(rng, gid, name, dim)
+            for _ in range(rng.randint(1, 5)):
+                g.step()
+            g.finish()
+            doc = g.doc()
+            case = "g%d" % gid
+            try:
+                want = pdref.evaluate(doc, data)[g.cur]
+            except Exception as e:  # noqa: BLE001 - pandas refuses it too: not a case
+                suite.fail(case, "the generator made a graph pandas refuses: %s" % e, doc)
+                continue
+            p, out = run(doc, data)
+            try:
+                if p.returncode != 0:
+                    suite.fail(case, "mars-run exit %d: %s" % (p.returncode,
+                                                               p.stderr.decode()[-500:]), doc)
+                    continue
+                with open(os.path.join(out, g.cur + ".json")) as f:
+                    got = json.load(f)
+                why = same_counts(got, want) if g.counts else \
+                    test_df.expect_frame(got, want, sort_rows=g.merged)
+                if why:
+                    suite.fail(case, why, doc)
+                else:
+                    suite.ok(case)
+            finally:
+                shutil.rmtree(out, ignore_errors=True)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    suite.finish()
+
+
+if __name__ == "__main__":
+    main()
