@@ -981,6 +981,12 @@ static int run_red_final(const tile_t *t, const job_t *j, const part_t *p, void 
      * float64 */
     for (int k = 0; minmax && rt != FT_FLOAT64 && k < d->nsel; k++)
         if (p[k].cnt == 0) rt = FT_FLOAT64;
+    /* and the sum or product of a frame with no rows is 0.0 or 1.0 (int
+     * and bool columns have no missing values: no count, no rows) */
+    bool none = d->nsel > 0;
+    for (int k = 0; k < d->nsel; k++)
+        none &= p[k].cnt == 0;
+    if ((r == DFR_SUM || r == DFR_PROD) && none) rt = FT_FLOAT64;
     const df_node_t *s = src->df;
     int it = d->idx[0].type;
     int64_t nb = 1;

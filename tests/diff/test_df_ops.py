@@ -171,6 +171,25 @@ def minmax_empty(data, pdf):
 
 
 @case
+def sum_prod_empty(data, pdf):
+    """pandas 1.5: the sum or product of a frame with no rows is float64
+    (0.0, 1.0) even when every column is int or bool; a Series' stays int.
+    (Found by test_random_df_graphs.)"""
+    nodes = [CSV, col("ki", "t", "k"), {"key": "m", "op": "greater", "inputs": ["ki", 100]},
+             {"key": "fl", "op": "dataframe.filter", "inputs": ["t", "m"]},
+             {"key": "ib", "op": "dataframe.getitem", "inputs": ["fl"], "columns": ["k", "i", "b"]},
+             {"key": "su", "op": "dataframe.sum", "inputs": ["ib"]},
+             {"key": "pr", "op": "dataframe.prod", "inputs": ["ib"]},
+             col("ii", "fl", "i"), {"key": "si", "op": "dataframe.sum", "inputs": ["ii"]},
+             {"key": "ib2", "op": "dataframe.getitem", "inputs": ["t"], "columns": ["k", "i", "b"]},
+             {"key": "su2", "op": "dataframe.sum", "inputs": ["ib2"]}]
+    e = pdf[pdf.k > 100][["k", "i", "b"]]
+    return check_frames(data, nodes, {
+        "su": e.sum(numeric_only=True), "pr": e.prod(numeric_only=True),
+        "si": np.int64(e.i.sum()), "su2": pdf[["k", "i", "b"]].sum(numeric_only=True)})
+
+
+@case
 def count_strings(data, pdf):
     nodes = [CSV, CSV1, {"key": "c", "op": "dataframe.count", "inputs": ["t"]},
              {"key": "c1", "op": "dataframe.count", "inputs": ["t1"]},
