@@ -142,6 +142,11 @@ typedef struct {
      * Returns 0, 1 when no such file was uploaded (read_csv then looks
      * under data_dir), or -1 with a message. */
     int (*file)(void *ctx, const char *name, char *path, size_t pathlen, char *err, size_t errlen);
+    /* Optional (cluster mode): the uploaded files whose names match the
+     * read_csv pattern (*, ?, [...]), sorted, as malloc'ed names in a
+     * malloc'ed array. Returns 0 (perhaps with none), 1 when files are not
+     * uploaded here (read_csv then globs under data_dir), or -1. */
+    int (*list)(void *ctx, const char *pattern, char ***names, int *n, char *err, size_t errlen);
     /* Optional (cluster mode): when the session value `key` (which lookup
      * found) is a DataFrame or Series an earlier task made, its schema as
      * JSON text, {"series": bool, "columns": [[name, is_int, type], ...],

@@ -51,6 +51,10 @@ void df_node_free(df_node_t *d)
     free(d->sel);
     free(d->assign_src);
     free(d->path);
+    for (int i = 0; i < d->npaths; i++)
+        free(d->paths[i]);
+    free(d->paths);
+    free(d->path_len);
     csv_header_close(&d->hdr);
     free(d->ranges);
     free(d->range_rows);
@@ -420,6 +424,156 @@ static int find_cols(const df_node_t *d, json_t *v, const graph_node_t *n, const
 /* ---------------------------------------------------------------------------
  * Parameters needing no inputs */
 
+/* read_csv's files: one path, or every file a pattern matches (sorted by
+ * name; the uploaded files in the cluster, else under the data directory).
+ * Each is opened, its header checked against the first's and split into
+ * ranges (range.file: which), and each range's values summarised: *kinds
+ * (malloc'ed, one per selected column) merges them all. Fills d->path(s),
+ * hdr, ranges, range_rows. 0, or -1 having failed the node. */
+static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *rel, int64_t chunk,
+                          const char **use, int nuse, uint32_t **kinds)
+{
+    df_node_t *d = n->df;
+    const char *dir = e->lim->data_dir ? e->lim->data_dir : ".";
+    char **names = NULL, msg[1024], path[4096];
+    int nf = 0, rc = -1;
+    uint32_t *part = NULL;
+    *kinds = NULL;
+    if (csv_is_glob(rel)) {
+        int lr = 1;
+        if (e->sess && e->sess->list)
+            lr = e->sess->list(e->sess->ctx, rel, &names, &nf, msg, sizeof msg);
+        if (lr == 1) lr = csv_glob(dir, rel, &names, &nf, msg, sizeof msg);
+        if (lr) return NFAIL(e, n, "%s", msg);
+        if (nf == 0) {
+            free(names);
+            return NFAIL(e, n, "path '%.200s': no file matches the pattern", rel);
+        }
+        if (nf > CSV_GLOB_MAX_FILES) {
+            NFAIL(e, n, "path '%.200s': %d files match, more than %d (CSV_GLOB_MAX_FILES)", rel, nf,
+                  CSV_GLOB_MAX_FILES);
+            goto out;
+        }
+    } else {
+        names = calloc(2, sizeof(char *));
+        if (!names || !(names[0] = strdup(rel))) {
+            free(names);
+            return NFAIL(e, n, "out of memory");
+        }
+        nf = 1;
+    }
+    d->paths = calloc((size_t)nf, sizeof(char *));
+    d->path_len = calloc((size_t)nf, sizeof(int64_t));
+    if (!d->paths || !d->path_len) {
+        NFAIL(e, n, "out of memory");
+        goto out;
+    }
+    d->npaths = nf;
+    int64_t cap = 0, nchunks = 0;
+    for (int i = 0; i < nf; i++) {
+        const char *name = names[i];
+        int fr = 1;
+        if (e->sess && e->sess->file)
+            fr = e->sess->file(e->sess->ctx, name, path, sizeof path, msg, sizeof msg);
+        if (fr == 1) fr = csv_resolve_path(dir, name, path, sizeof path, msg, sizeof msg);
+        if (fr) {
+            NFAIL(e, n, "%s", msg);
+            goto out;
+        }
+        if (!(d->paths[i] = strdup(path)) || (i == 0 && !(d->path = strdup(path)))) {
+            NFAIL(e, n, "out of memory");
+            goto out;
+        }
+        csv_file_t f = {0};
+        if (csv_file_open(&f, path, msg, sizeof msg)) {
+            NFAIL(e, n, "%s", msg);
+            goto out;
+        }
+        d->path_len[i] = (int64_t)f.len;
+        /* the ranges are counted against the chunk quota before any is made */
+        nchunks += (int64_t)(f.len / (size_t)chunk) + 1;
+        if (nchunks > e->lim->max_chunks) {
+            NFAIL(e, n,
+                  "%s: %zu bytes in chunks of %lld would make more than %lld chunks (limit "
+                  "max_chunks)",
+                  name, f.len, (long long)chunk, (long long)e->lim->max_chunks);
+            csv_file_close(&f);
+            goto out;
+        }
+        csv_header_t h0 = {0}, *h = i == 0 ? &d->hdr : &h0;
+        csv_range_t *rg = NULL;
+        int64_t nr = 0;
+        int bad = csv_header_parse(f.buf, f.len, use, nuse, h, msg, sizeof msg) ||
+                  csv_split(f.buf, f.len, h, chunk, &rg, &nr, msg, sizeof msg);
+        if (!bad && i > 0) { /* the same columns as the first file, in its order */
+            bool same = h->ncols == d->hdr.ncols && h->nsel == d->hdr.nsel;
+            for (int k = 0; same && k < h->ncols; k++)
+                same = strcmp(h->names[k], d->hdr.names[k]) == 0;
+            if (!same) {
+                snprintf(msg, sizeof msg, "its header differs from that of %s, the first file",
+                         names[0]);
+                bad = 1;
+            }
+        }
+        if (bad) {
+            NFAIL(e, n, "%s: %s", name, msg);
+            free(rg);
+            csv_header_close(&h0);
+            csv_file_close(&f);
+            goto out;
+        }
+        int nsel = d->hdr.nsel;
+        if (i == 0) {
+            *kinds = calloc((size_t)nsel + 1, sizeof(uint32_t));
+            part = calloc((size_t)nsel + 1, sizeof(uint32_t));
+        }
+        if (d->nranges + nr > cap) {
+            int64_t nc = (d->nranges + nr) * 2;
+            csv_range_t *r2 = realloc(d->ranges, sizeof(csv_range_t) * (size_t)nc);
+            if (r2) d->ranges = r2;
+            int64_t *w2 = r2 ? realloc(d->range_rows, sizeof(int64_t) * (size_t)(nc + 1)) : NULL;
+            if (w2) d->range_rows = w2;
+            if (r2 && w2) cap = nc;
+        }
+        if (!*kinds || !part || d->nranges + nr > cap) {
+            NFAIL(e, n, "out of memory");
+            free(rg);
+            csv_header_close(&h0);
+            csv_file_close(&f);
+            goto out;
+        }
+        for (int64_t r = 0; r < nr && !bad; r++) {
+            int64_t at = d->nranges++;
+            d->ranges[at] = rg[r];
+            d->ranges[at].file = i;
+            memset(part, 0, sizeof(uint32_t) * (size_t)nsel);
+            d->range_rows[at] = 0;
+            if (csv_infer_range(f.buf, h, &rg[r], part, &d->range_rows[at], msg, sizeof msg)) {
+                NFAIL(e, n, "%s: %s", name, msg);
+                bad = 1;
+                break;
+            }
+            for (int k = 0; k < nsel; k++)
+                (*kinds)[k] = csv_kinds_merge((*kinds)[k], part[k]);
+        }
+        free(rg);
+        csv_header_close(&h0);
+        csv_file_close(&f);
+        if (bad) goto out;
+    }
+    rc = 0;
+out:
+    free(part);
+    if (rc) {
+        free(*kinds);
+        *kinds = NULL;
+    }
+    for (int i = 0; i < nf; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
 static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
 {
     df_node_t *d = n->df;
@@ -451,7 +605,6 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
             names[i] = json_string_value(s);
         }
     }
-    char path[4096], msg[1024];
     int rc = 1;
     /* the path rules first, whatever resolves it */
     if (!*rel || rel[0] == '/') rc = -2;
@@ -469,71 +622,29 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
                      "relative to the data directory)",
                      rel);
     }
-    if (e->sess && e->sess->file)
-        rc = e->sess->file(e->sess->ctx, rel, path, sizeof path, msg, sizeof msg);
-    if (rc == 1)
-        rc = csv_resolve_path(e->lim->data_dir ? e->lim->data_dir : ".", rel, path, sizeof path,
-                              msg, sizeof msg);
-    if (rc) {
-        free(names);
-        return NFAIL(e, n, "%s", msg);
-    }
-    d->path = strdup(path);
-    csv_file_t f = {0};
-    if (!d->path || csv_file_open(&f, path, msg, sizeof msg)) {
-        free(names);
-        return NFAIL(e, n, "%s", d->path ? msg : "out of memory");
-    }
+    uint32_t *kinds = NULL;
+    rc = read_csv_files(e, n, rel, chunk, names, nuse, &kinds);
+    if (rc) goto done;
     rc = -1;
-    /* the ranges are counted against the chunk quota before any is made */
-    if ((int64_t)(f.len / (size_t)chunk) >= e->lim->max_chunks) {
-        NFAIL(e, n,
-              "%s: %zu bytes in chunks of %lld would make more than %lld chunks (limit "
-              "max_chunks)",
-              rel, f.len, (long long)chunk, (long long)e->lim->max_chunks);
-        goto done;
-    }
-    if (csv_header_parse(f.buf, f.len, names, nuse, &d->hdr, msg, sizeof msg) ||
-        csv_split(f.buf, f.len, &d->hdr, chunk, &d->ranges, &d->nranges, msg, sizeof msg)) {
-        NFAIL(e, n, "%s: %s", rel, msg);
-        goto done;
-    }
     int nsel = d->hdr.nsel;
-    uint32_t *kinds = calloc((size_t)nsel + 1, sizeof(uint32_t));
-    uint32_t *part = calloc((size_t)nsel + 1, sizeof(uint32_t));
-    d->range_rows = calloc((size_t)d->nranges + 1, sizeof(int64_t));
     d->ctypes = calloc((size_t)nsel + 1, sizeof(csv_type_t));
-    if (!kinds || !part || !d->range_rows || !d->ctypes || alloc_cols(d, nsel, 1)) {
+    if (!d->ctypes || alloc_cols(d, nsel, 1)) {
         free(kinds);
-        free(part);
         NFAIL(e, n, "out of memory");
         goto done;
     }
     int64_t total = 0;
-    for (int64_t r = 0; r < d->nranges; r++) {
-        memset(part, 0, sizeof(uint32_t) * (size_t)nsel);
-        if (csv_infer_range(f.buf, &d->hdr, &d->ranges[r], part, &d->range_rows[r], msg,
-                            sizeof msg)) {
-            free(kinds);
-            free(part);
-            NFAIL(e, n, "%s: %s", rel, msg);
-            goto done;
-        }
-        for (int k = 0; k < nsel; k++)
-            kinds[k] = csv_kinds_merge(kinds[k], part[k]);
+    for (int64_t r = 0; r < d->nranges; r++)
         total += d->range_rows[r];
-    }
     for (int k = 0; k < nsel; k++) {
         d->ctypes[k] = csv_kinds_type(kinds[k], total);
         if (set_col(&d->cols[k], d->hdr.names[d->hdr.sel[k]], false, (int)d->ctypes[k])) {
             free(kinds);
-            free(part);
             NFAIL(e, n, "out of memory");
             goto done;
         }
     }
     free(kinds);
-    free(part);
     if (default_index(d)) {
         NFAIL(e, n, "out of memory");
         goto done;
@@ -541,7 +652,6 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     d->nrows = total;
     rc = 0;
 done:
-    csv_file_close(&f);
     free(names);
     return rc;
 }

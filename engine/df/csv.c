@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1180,6 +1181,52 @@ close_header:
 
 /* ---------------------------------------------------------------------------
  * Paths. */
+
+bool csv_is_glob(const char *path)
+{
+    return strpbrk(path, "*?[") != NULL;
+}
+
+int csv_glob(const char *data_dir, const char *pattern, char ***names, int *n, char *err,
+             size_t errlen)
+{
+    *names = NULL;
+    *n = 0;
+    char rd[PATH_MAX], pat[PATH_MAX + 8];
+    if (!realpath(data_dir, rd))
+        return errmsg(err, errlen, "data dir '%s': %s", data_dir, strerror(errno));
+    size_t dl = strlen(rd);
+    int k = snprintf(pat, sizeof pat, "%s/%s", rd, pattern);
+    if (k < 0 || (size_t)k >= sizeof pat)
+        return errmsg(err, errlen, "path '%s': longer than %d bytes", pattern, PATH_MAX);
+    glob_t g;
+    int rc = glob(pat, GLOB_ERR, NULL, &g);
+    if (rc == GLOB_NOMATCH) return 0;
+    if (rc) return errmsg(err, errlen, "path '%s': cannot list its directory", pattern);
+    int m = 0;
+    char **out = calloc(g.gl_pathc + 1, sizeof(char *));
+    if (!out) {
+        globfree(&g);
+        return errmsg(err, errlen, "out of memory");
+    }
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        const char *p = g.gl_pathv[i];
+        /* glob's paths start with the data directory as given to it */
+        if (strncmp(p, rd, dl) != 0 || p[dl] != '/') continue;
+        if (!(out[m] = strdup(p + dl + 1))) {
+            for (int q = 0; q < m; q++)
+                free(out[q]);
+            free(out);
+            globfree(&g);
+            return errmsg(err, errlen, "out of memory");
+        }
+        m++;
+    }
+    globfree(&g); /* glob sorts its paths (no GLOB_NOSORT) */
+    *names = out;
+    *n = m;
+    return 0;
+}
 
 int csv_resolve_path(const char *data_dir, const char *rel, char *out, size_t outlen, char *err,
                      size_t errlen)

@@ -149,6 +149,7 @@ void csv_header_close(csv_header_t *h);
 typedef struct {
     int64_t start, end;
     int64_t line;
+    int32_t file; /* read_csv over a glob: which of the node's files (0 for one file) */
 } csv_range_t;
 
 /* The DFA of csv_split. CSV_S_REC is a record start. */
@@ -230,6 +231,20 @@ int csv_read_buffer(const char *buf, size_t len, const char *const *usecols, int
  * refuses an empty path, an absolute path, any ".." component, and a path
  * whose realpath (symlinks followed) is not inside realpath(data_dir).
  * The file must exist. Writes the resolved absolute path into out. */
+/* The most files one read_csv glob may match: each is opened and split
+ * when the document is validated. */
+#define CSV_GLOB_MAX_FILES 10000
+
+/* Whether a read_csv path is a pattern (has *, ? or [). */
+bool csv_is_glob(const char *path);
+
+/* The files under data_dir matching the relative pattern (glob(3), no
+ * hidden files unless the pattern names them), as paths relative to
+ * data_dir, sorted; *names and each name are malloc'ed. 0 (possibly no
+ * match), or -1 with a message. */
+int csv_glob(const char *data_dir, const char *pattern, char ***names, int *n, char *err,
+             size_t errlen);
+
 int csv_resolve_path(const char *data_dir, const char *relative_path, char *out, size_t outlen,
                      char *err, size_t errlen);
 

@@ -275,13 +275,19 @@ static int run_read_csv(const graph_node_t *n, const job_t *j, void **blob, size
     frame_t f = {0};
     char msg[1024];
     int rc = -1;
-    if (csv_file_open(&file, d->path, msg, sizeof msg)) return errmsg(err, errlen, "%s", msg);
-    if (file.len != (size_t)(d->ranges[d->nranges - 1].end)) {
-        errmsg(err, errlen, "%s changed since the document was validated", d->path);
+    const csv_range_t *rg = &d->ranges[j->off[0]];
+    const char *path = d->npaths ? d->paths[rg->file] : d->path;
+    if (csv_file_open(&file, path, msg, sizeof msg)) return errmsg(err, errlen, "%s", msg);
+    if (d->npaths ? (int64_t)file.len != d->path_len[rg->file]
+                  : file.len != (size_t)(d->ranges[d->nranges - 1].end)) {
+        errmsg(err, errlen, "%s changed since the document was validated", path);
         goto done;
     }
-    if (csv_read_range(file.buf, &d->hdr, &d->ranges[j->off[0]], d->ctypes, &cf, msg, sizeof msg)) {
-        errmsg(err, errlen, "%s", msg);
+    if (csv_read_range(file.buf, &d->hdr, rg, d->ctypes, &cf, msg, sizeof msg)) {
+        if (d->npaths > 1) /* which of the pattern's files */
+            errmsg(err, errlen, "%s: %s", path, msg);
+        else
+            errmsg(err, errlen, "%s", msg);
         goto done;
     }
     if (frame_of_schema(d, false, cf.nrows, &f) || positions(&f.idx[0], cf.nrows, j->off[1])) {

@@ -69,7 +69,10 @@ typedef struct df_node {
      * column k of the DataFrame, j >= 1 is input j (a Series) */
     int *assign_src;
     /* read_csv */
-    char *path; /* the resolved file */
+    char *path; /* the resolved file (the first, for a glob) */
+    int npaths; /* a glob: its files, in order (sorted names), and their sizes */
+    char **paths;
+    int64_t *path_len;
     csv_header_t hdr;
     int64_t nranges;
     csv_range_t *ranges;

@@ -1,6 +1,7 @@
 /* plan.c: task plans (see plan.h). */
 #include "plan.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "df/csv.h"
 #include "df/frame.h"
 #include "chunkget.h"
 #include "rq.h"
@@ -315,14 +317,93 @@ static int plan_file(void *ctx, const char *name, char *path, size_t pathlen, ch
     return plan_file_local(p->files_rq, name, path, pathlen, err, errlen);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* read_csv over a pattern: the uploaded files whose names match it (Redis
+ * SCAN of file:<pattern>; Redis matches *, ? and [...] as glob(3) does),
+ * sorted by name. */
+static int plan_list(void *ctx, const char *pattern, char ***names, int *n, char *err,
+                     size_t errlen)
+{
+    plan_t *p = ctx;
+    *names = NULL;
+    *n = 0;
+    if (!p->files_rq) {
+        snprintf(err, errlen, "path '%.200s': files cannot be read here", pattern);
+        return -1;
+    }
+    for (const char *c = pattern; *c; c++)
+        if (!isalnum((unsigned char)*c) && !strchr("._-*?[]!^", *c)) {
+            snprintf(err, errlen,
+                     "path '%.200s': uploaded file names are [A-Za-z0-9._-]; a pattern over them "
+                     "adds only *, ? and [...]",
+                     pattern);
+            return -1;
+        }
+    char cursor[32] = "0", **out = NULL;
+    int m = 0, cap = 0;
+    do {
+        redisReply *r = rq_command(p->files_rq, err, errlen, "SCAN %s MATCH file:%s COUNT 1000",
+                                   cursor, pattern);
+        if (!r) goto fail;
+        if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !r->element[0]->str ||
+            r->element[1]->type != REDIS_REPLY_ARRAY) {
+            freeReplyObject(r);
+            snprintf(err, errlen, "listing uploaded files: unexpected reply");
+            goto fail;
+        }
+        snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+        const redisReply *ks = r->element[1];
+        for (size_t i = 0; i < ks->elements; i++) {
+            const char *k = ks->element[i]->str;
+            if (!k || strncmp(k, "file:", 5) != 0) continue;
+            if (m == cap) {
+                cap = cap ? cap * 2 : 64;
+                char **o2 = cap > CSV_GLOB_MAX_FILES * 2
+                                ? NULL
+                                : realloc(out, sizeof(char *) * (size_t)cap);
+                if (!o2) {
+                    freeReplyObject(r);
+                    snprintf(err, errlen, "path '%.200s': more than %d files match", pattern,
+                             CSV_GLOB_MAX_FILES);
+                    goto fail;
+                }
+                out = o2;
+            }
+            if (!(out[m] = strdup(k + 5))) {
+                freeReplyObject(r);
+                snprintf(err, errlen, "out of memory");
+                goto fail;
+            }
+            m++;
+        }
+        freeReplyObject(r);
+    } while (strcmp(cursor, "0") != 0);
+    if (m > 1) qsort(out, (size_t)m, sizeof *out, cmp_name);
+    *names = out;
+    *n = m;
+    return 0;
+fail:
+    for (int i = 0; i < m; i++)
+        free(out[i]);
+    free(out);
+    return -1;
+}
+
 int plan_graph(plan_t *p, char *err, size_t errlen)
 {
     graph_limits_t lim;
     graph_limits_default(&lim);
     if (p->quota) lim = *p->quota;
     /* in the cluster read_csv reads uploaded files only (plan_file) */
-    graph_session_t sess = {
-        .ctx = p, .lookup = lookup, .file = plan_file, .frame_schema = frame_schema};
+    graph_session_t sess = {.ctx = p,
+                            .lookup = lookup,
+                            .file = plan_file,
+                            .list = plan_list,
+                            .frame_schema = frame_schema};
     if (graph_parse(p->doc, p->doc_len, &lim, &sess, &p->g, err, errlen)) return -1;
     p->node_src = malloc(sizeof(int) * (size_t)(p->g->n_nodes ? p->g->n_nodes : 1));
     if (!p->node_src) {

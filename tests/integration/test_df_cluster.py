@@ -121,6 +121,38 @@ def main():
             check(r.status == 400, "..: %r", r)
         run.case("rejected", rejected)
 
+        def glob_files():
+            # read_csv over a pattern of uploaded files: sorted by name, one
+            # frame with a continuous index, as pd.concat of each file's read
+            parts = {"part-2.csv": pdf.iloc[150:], "part-0.csv": pdf.iloc[:70],
+                     "part-1.csv": pdf.iloc[70:150], "other.csv": pdf.iloc[:3]}
+            for name, part in parts.items():
+                r = request("PUT", web, "/api/v1/files/" + name,
+                            body=part.to_csv(index=False).encode(),
+                            headers={"Content-Type": "text/csv"})
+                check(r.status == 201, "upload %s: %r", name, r)
+            d = {"version": 1, "nodes": [
+                {"key": "g", "op": "dataframe.read_csv", "path": "part-*.csv", "chunk_bytes": 700},
+                {"key": "s", "op": "dataframe.groupby_agg", "inputs": ["g"], "by": ["k"],
+                 "agg": {"n": ["i", "count"], "t": ["f", "sum"]}}], "fetch": ["g", "s"]}
+            _, t = run_task(web, sid, d)
+            check(t["status"] == "succeeded", "task: %r", t)
+            union = pd.concat([pd.read_csv(io.StringIO(parts[n].to_csv(index=False)))
+                               for n in sorted(x for x in parts if x.startswith("part-"))],
+                              ignore_index=True)
+            for key, ref in (("g", union),
+                             ("s", union.groupby(["k"]).agg(n=("i", "count"), t=("f", "sum")))):
+                r = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key))
+                check(r.status == 200, "data %s: %r", key, r)
+                why = test_df.expect_frame(r.json(), ref)
+                check(not why, "%s: %s", key, why)
+            bad = {"version": 1, "nodes": [{"key": "r", "op": "dataframe.read_csv",
+                                            "path": "nope-*.csv"}], "fetch": ["r"]}
+            r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid,
+                        body=json.dumps(bad).encode(), headers={"Content-Type": "application/json"})
+            check(r.status == 400 and "no file matches" in r.body.decode(), "no match: %r", r)
+        run.case("glob_files", glob_files)
+
         res = {}
 
         def task():

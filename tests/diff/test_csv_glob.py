@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""dataframe.read_csv over a pattern (`path: "logs/*.csv"`) in mars-run,
+against pandas: the files the pattern matches, sorted by name, read as one
+frame with a continuous RangeIndex, i.e. pd.concat([pd.read_csv(f) for f in
+sorted(glob(pattern))], ignore_index=True). Uneven chunks within and across
+files, usecols, a file with a header and no rows, column types merged
+across files (an int column that has a float in another file is float64),
+a groupby and a filter over the union; and the refusals: no file matches,
+a file whose header differs (named), a pattern reaching outside the data
+directory."""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import test_df  # noqa: E402
+
+
+def write(data):
+    rng = np.random.default_rng(5)
+    os.makedirs(os.path.join(data, "logs"))
+    os.makedirs(os.path.join(data, "bad"))
+    sizes = {"2024-01.csv": 120, "2024-02.csv": 0, "2024-03.csv": 333, "2024-04.csv": 7}
+    for name, n in sizes.items():
+        k = np.array(["a", "b", "c"], dtype=object)[rng.integers(0, 3, n)]
+        v = rng.integers(-100, 100, n).astype(object)
+        if name == "2024-03.csv" and n:
+            v[5] = 2.5  # a float here: v is float64 in the union
+        df = pd.DataFrame({"k": k, "v": v, "x": rng.random(n).round(4)})
+        df.to_csv(os.path.join(data, "logs", name), index=False)
+    # not matched by logs/2024-*.csv
+    pd.DataFrame({"k": ["z"], "v": [1], "x": [0.5]}).to_csv(os.path.join(data, "logs", "notes.txt"),
+                                                          index=False)
+    pd.DataFrame({"k": ["a"], "v": [1]}).to_csv(os.path.join(data, "bad", "a.csv"), index=False)
+    pd.DataFrame({"k": ["a"], "w": [1]}).to_csv(os.path.join(data, "bad", "b.csv"), index=False)
+
+
+def union(data, pattern, **kw):
+    files = sorted(glob.glob(os.path.join(data, pattern)))
+    return pd.concat([pd.read_csv(f, **kw) for f in files], ignore_index=True)
+
+
+def run(doc, data):
+    out = tempfile.mkdtemp(prefix="mars-glob-")
+    p = subprocess.run([harness.mars_run_path(), "-", "-o", out, "--data-dir", data],
+                       input=json.dumps(doc).encode(), capture_output=True, timeout=120)
+    return p, out
+
+
+def main():
+    suite = harness.Suite("test_csv_glob")
+    data = tempfile.mkdtemp(prefix="mars-glob-data-")
+    try:
+        write(data)
+        u = union(data, "logs/2024-*.csv")
+        cases = []
+        for cb in (40, 300, 100000):
+            cases.append(("whole_%d" % cb, [{"key": "t", "op": "dataframe.read_csv",
+                                             "path": "logs/2024-*.csv", "chunk_bytes": cb}], "t", u))
+        cases.append(("usecols", [{"key": "t", "op": "dataframe.read_csv", "path": "logs/2024-0[13].csv",
+                                   "usecols": ["x", "k"], "chunk_bytes": 64}], "t",
+                      union(data, "logs/2024-0[13].csv", usecols=["x", "k"])))
+        cases.append(("groupby", [
+            {"key": "t", "op": "dataframe.read_csv", "path": "logs/*.csv", "chunk_bytes": 200},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["k"],
+             "agg": {"n": ["v", "count"], "s": ["x", "sum"]}}], "g",
+            union(data, "logs/*.csv").groupby(["k"]).agg(n=("v", "count"), s=("x", "sum"))))
+        cases.append(("filter", [
+            {"key": "t", "op": "dataframe.read_csv", "path": "logs/2024-??.csv", "chunk_bytes": 90},
+            {"key": "x", "op": "dataframe.getitem", "inputs": ["t"], "columns": "x"},
+            {"key": "m", "op": "greater", "inputs": ["x", 0.7]},
+            {"key": "f", "op": "dataframe.filter", "inputs": ["t", "m"]}], "f",
+            u[u.x > 0.7]))
+        for name, nodes, key, want in cases:
+            doc = {"version": 1, "nodes": nodes, "fetch": [key]}
+            p, out = run(doc, data)
+            try:
+                if p.returncode != 0:
+                    suite.fail(name, "exit %d: %s" % (p.returncode, p.stderr.decode()[-400:]), doc)
+                    continue
+                with open(os.path.join(out, key + ".json")) as f:
+                    why = test_df.expect_frame(json.load(f), want)
+                suite.check(name, not why, why, doc)
+            finally:
+                shutil.rmtree(out, ignore_errors=True)
+        # the union's column types: v has a float in 2024-03.csv
+        suite.check("types", str(u.v.dtype) == "float64", "pandas' union has v %s" % u.v.dtype)
+        for name, path, want in [
+                ("no_match", "logs/*.parquet", "no file matches the pattern"),
+                ("header_differs", "bad/*.csv", "b.csv: its header differs from that of bad/a.csv"),
+                ("outside", "../*.csv", "'..' are refused")]:
+            doc = {"version": 1, "nodes": [{"key": "t", "op": "dataframe.read_csv", "path": path}],
+                   "fetch": ["t"]}
+            p, out = run(doc, data)
+            shutil.rmtree(out, ignore_errors=True)
+            err = p.stderr.decode()
+            suite.check(name, p.returncode == 2 and want in err and 'node "t"' in err,
+                        "exit %d: %s" % (p.returncode, err[-300:]), doc)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    suite.finish()
+
+
+if __name__ == "__main__":
+    main()
