@@ -1080,7 +1080,7 @@ static void op_arity(op_t op, int *lo, int *hi)
         *lo = *hi = 3;
         return;
     case OPK_SHAPE:
-        if (op == OP_CONCATENATE || op == OP_STACK) {
+        if (op == OP_CONCATENATE || op == OP_STACK || op_is_stack_family(op)) {
             *lo = 1;
             *hi = INT32_MAX;
             return;
@@ -1102,7 +1102,8 @@ static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
     op_arity(n->op, &lo, &hi);
     if (n->op == OP_WHERE && n->n_outputs) lo = hi = 1; /* multiout: where(a) is nonzero(a) */
     if (cnt < (size_t)lo || cnt > (size_t)hi) {
-        if (n->op == OP_CONCATENATE) return NFAIL(c, n, "need at least one array to concatenate");
+        if (n->op == OP_CONCATENATE || op_is_stack_family(n->op))
+            return NFAIL(c, n, "need at least one array to concatenate");
         if (n->op == OP_STACK) return NFAIL(c, n, "need at least one array to stack");
         if (lo == 0) return NFAIL(c, n, "takes no inputs, got %zu", cnt);
         return NFAIL(c, n, "takes %d input%s, got %zu", lo, lo == 1 ? "" : "s", cnt);

@@ -166,6 +166,13 @@ typedef struct graph {
 /* Parses and validates a document. On success returns 0 and sets *out (owned
  * by the caller: graph_free). On a rejected document returns -1 and writes
  * one line into err. */
+/* hstack, vstack, dstack, column_stack: input shape s lifted as numpy
+ * lifts it (atleast_1d/2d/3d; column_stack makes 0-D and 1-D inputs
+ * columns) into *out; returns the axis the lifted inputs are joined on
+ * (hstack: 0 when the first input, of first_ndim dimensions, is 0-D or
+ * 1-D, else 1). */
+int graph_stack_lift(op_t op, const shape_t *s, int first_ndim, shape_t *out);
+
 int graph_parse(const char *json, size_t len, const graph_limits_t *lim,
                 const graph_session_t *sess, graph_t **out, char *err, size_t errlen);
 void graph_free(graph_t *g);

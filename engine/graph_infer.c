@@ -596,6 +596,63 @@ static int infer_expand_dims(ictx_t *x, const shape_t *s)
     return 0;
 }
 
+int graph_stack_lift(op_t op, const shape_t *s, int first_ndim, shape_t *out)
+{
+    *out = *s;
+    switch (op) {
+    case OP_HSTACK: /* atleast_1d; 1-D inputs join on axis 0, others on 1 */
+        if (s->ndim == 0) *out = (shape_t){.ndim = 1, .d = {1}};
+        return first_ndim <= 1 ? 0 : 1;
+    case OP_VSTACK: /* atleast_2d */
+        if (s->ndim == 0) *out = (shape_t){.ndim = 2, .d = {1, 1}};
+        if (s->ndim == 1) *out = (shape_t){.ndim = 2, .d = {1, s->d[0]}};
+        return 0;
+    case OP_DSTACK: /* atleast_3d */
+        if (s->ndim == 0) *out = (shape_t){.ndim = 3, .d = {1, 1, 1}};
+        if (s->ndim == 1) *out = (shape_t){.ndim = 3, .d = {1, s->d[0], 1}};
+        if (s->ndim == 2) *out = (shape_t){.ndim = 3, .d = {s->d[0], s->d[1], 1}};
+        return 2;
+    default: /* column_stack: 0-D and 1-D inputs become columns */
+        if (s->ndim == 0) *out = (shape_t){.ndim = 2, .d = {1, 1}};
+        if (s->ndim == 1) *out = (shape_t){.ndim = 2, .d = {s->d[0], 1}};
+        return 1;
+    }
+}
+
+/* hstack, vstack, dstack, column_stack: numpy's concatenation of the
+ * lifted inputs (graph_stack_lift), with its messages. */
+static int infer_stack_family(ictx_t *x)
+{
+    graph_node_t *n = x->n;
+    n->odtype = input(x, 0)->odtype;
+    shape_t s0;
+    int axis = graph_stack_lift(n->op, in_shape(x, 0), in_shape(x, 0)->ndim, &s0);
+    n->n_axis = 1;
+    n->axis[0] = axis;
+    n->oshape = s0;
+    for (int j = 1; j < n->n_in; j++) {
+        n->odtype = dt_promote(n->odtype, input(x, j)->odtype);
+        shape_t s;
+        graph_stack_lift(n->op, in_shape(x, j), in_shape(x, 0)->ndim, &s);
+        if (s.ndim != s0.ndim)
+            return FAIL(x,
+                        "all the input arrays must have same number of dimensions, but the array "
+                        "at index 0 has %d dimension(s) and the array at index %d has %d "
+                        "dimension(s)",
+                        s0.ndim, j, s.ndim);
+        for (int d = 0; d < s.ndim; d++)
+            if (d != axis && s.d[d] != s0.d[d])
+                return FAIL(x,
+                            "all the input array dimensions except for the concatenation axis "
+                            "must match exactly, but along dimension %d, the array at index 0 "
+                            "has size %lld and the array at index %d has size %lld",
+                            d, (long long)s0.d[d], j, (long long)s.d[d]);
+        if (add_ovf_i64(n->oshape.d[axis], s.d[axis], &n->oshape.d[axis]))
+            return FAIL(x, "the result has more elements than an int64 can count");
+    }
+    return 0;
+}
+
 static int infer_concatenate(ictx_t *x)
 {
     graph_node_t *n = x->n;
@@ -897,6 +954,7 @@ static int infer_shape_op(ictx_t *x)
     int fr = graph_fancy_infer(x->g, n, x->r, x->err, x->errlen);
     if (fr <= 0) return fr;
     if (n->op == OP_CONCATENATE) return infer_concatenate(x);
+    if (op_is_stack_family(n->op)) return infer_stack_family(x);
     if (n->op == OP_STACK) return infer_stack(x);
     const shape_t *s = in_shape(x, 0);
     n->odtype = input(x, 0)->odtype;

@@ -64,6 +64,10 @@ static const op_params_t PARAMS[] = {
     {"expand_dims", "1", {"axis"}},
     {"concatenate", "1+", {"axis"}},
     {"stack", "1+", {"axis"}},
+    {"hstack", "1+", {NULL}},
+    {"vstack", "1+", {NULL}},
+    {"dstack", "1+", {NULL}},
+    {"column_stack", "1+", {NULL}},
     {"rechunk", "1", {"chunk_size"}},
     {"getitem", "1+", {"index"}}, /* [a, i1, ...]: {"input": N} entries */
     {"setitem", "2+", {"index"}},

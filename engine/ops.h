@@ -287,6 +287,12 @@
     X(COV, "cov", OPK_SORTSTAT)                                                                    \
     X(CORRCOEF, "corrcoef", OPK_SORTSTAT)                                                          \
     X(ALLCLOSE, "allclose", OPK_SORTSTAT)                                                          \
+    /* joining: numpy's stacks, concatenations of their inputs lifted by                           \
+     * atleast_1d/2d/3d (graph_stack_lift) */                                                      \
+    X(HSTACK, "hstack", OPK_SHAPE)                                                                 \
+    X(VSTACK, "vstack", OPK_SHAPE)                                                                 \
+    X(DSTACK, "dstack", OPK_SHAPE)                                                                 \
+    X(COLUMN_STACK, "column_stack", OPK_SHAPE)                                                     \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {
@@ -321,6 +327,11 @@ op_t op_nan_base(op_t op);
 static inline bool op_is_like(op_t op)
 {
     return op == OP_ONES_LIKE || op == OP_ZEROS_LIKE || op == OP_EMPTY_LIKE || op == OP_FULL_LIKE;
+}
+/* hstack, vstack, dstack, column_stack */
+static inline bool op_is_stack_family(op_t op)
+{
+    return op == OP_HSTACK || op == OP_VSTACK || op == OP_DSTACK || op == OP_COLUMN_STACK;
 }
 static inline bool op_is_nan_reduction(op_t op)
 {

@@ -433,7 +433,11 @@ tgrid_t *tile_shape_op(tctx_t *c, int node)
         return grid_rechunk(c, G, b, nch);
     }
     case OP_CONCATENATE:
-    case OP_STACK: {
+    case OP_STACK:
+    case OP_HSTACK:
+    case OP_VSTACK:
+    case OP_DSTACK:
+    case OP_COLUMN_STACK: {
         tgrid_t **in = malloc(sizeof(tgrid_t *) * (size_t)n->n_in);
         if (!in) {
             tile__fail(c, "out of memory while tiling");
@@ -454,6 +458,11 @@ tgrid_t *tile_shape_op(tctx_t *c, int node)
                 for (int d = 0, e = 0; d < s.ndim; d++)
                     s.d[d] = d == axis ? 1 : X->shape.d[e++];
                 X = grid_reshape(c, X, &s);
+            }
+            if (X && op_is_stack_family(n->op)) { /* lifted as numpy lifts them */
+                shape_t s;
+                graph_stack_lift(n->op, &X->shape, c->g->nodes[n->in[0].node].oshape.ndim, &s);
+                if (s.ndim != X->shape.ndim) X = grid_reshape(c, X, &s);
             }
             if (!X) goto cat_done;
             in[k] = (tgrid_t *)X;

@@ -174,6 +174,13 @@ def main():
         web, _ = start_cluster(c, [1, 1])
         for i, d in enumerate(docs):
             run.case("parity-%d-%d" % (seed, i), parity_case, web, d)
+        # the stacks (hstack, vstack, dstack, column_stack) with uneven chunks
+        for fn, shapes in [("hstack", [[7, 5], [7, 3]]), ("vstack", [[9], [9]]),
+                           ("dstack", [[4, 6], [4, 6, 3]]), ("column_stack", [[11], [11, 4]])]:
+            nodes = [{"key": "x%d" % k, "op": "random.rand", "shape": s, "seed": 3 + k,
+                      "chunk_size": [max(1, d // 2 + 1) for d in s]} for k, s in enumerate(shapes)]
+            nodes.append({"key": "r", "op": fn, "inputs": ["x%d" % k for k in range(len(shapes))]})
+            run.case("stack-" + fn, parity_case, web, {"version": 1, "nodes": nodes, "fetch": ["r"]})
     with Cluster() as c:
         web, ws = start_cluster(c, [1])
         run.case("n_cpu_1_uses_one_core", cpu_case, web, ws[0])

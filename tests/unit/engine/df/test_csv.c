@@ -623,7 +623,7 @@ static void test_errors(void **st)
     t = CSV_STRING;
     assert_int_equal(csv_read_range(text, &h, &r[0], &t, &f, err, sizeof err), 0);
     csv_frame_close(&f);
-    csv_range_t bad = {5, 2, 0};
+    csv_range_t bad = {5, 2, 0, 0};
     assert_int_equal(csv_read_range(text, &h, &bad, &t, &f, err, sizeof err), -1);
     /* a NULL err is allowed */
     assert_int_equal(csv_read_range(text, &h, &bad, &t, &f, NULL, 0), -1);
