@@ -477,7 +477,13 @@ class TestFunctions(Base):
             ("concat-none", mt.concatenate([ta, tb], axis=None), np.concatenate([a, b], axis=None)),
             ("stack", mt.stack([tb, tb, tb], axis=1), np.stack([b, b, b], axis=1)),
             ("rechunk", mt.rechunk(ta, 3), a),
+            ("hstack", mt.hstack([ta, ta[:, :1]]), np.hstack([a, a[:, :1]])),
+            ("vstack", mt.vstack([tb[0], tb]), np.vstack([b[0], b])),
+            ("dstack", mt.dstack([ta, ta]), np.dstack([a, a])),
+            ("column_stack", mt.column_stack([ta[:, 0], ta]), np.column_stack([a[:, 0], a])),
         ])
+        self.assertEqual(mt.vstack([tb[0], tb]).shape, (5, 3))
+        self.assertEqual(mt.dstack([ta[0], ta[1]]).shape, (1, 4, 2))
 
     def test_ops_listing(self):
         r = get(WEB, "/api/v1/ops")

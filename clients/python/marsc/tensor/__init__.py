@@ -637,6 +637,51 @@ def stack(arrays, axis=0):
     return _joined("stack", arrays, axis)
 
 
+def _lift(op, shape, first_nd):
+    """numpy's lift of one input of hstack/vstack/dstack/column_stack, and
+    the axis the lifted inputs join on (the engine's graph_stack_lift)."""
+    s = tuple(shape)
+    if op == "hstack":
+        return (s or (1,)), (0 if first_nd <= 1 else 1)
+    if op == "vstack":
+        return {0: (1, 1), 1: (1,) + s}.get(len(s), s), 0
+    if op == "dstack":
+        return {0: (1, 1, 1), 1: (1,) + s + (1,), 2: s + (1,)}.get(len(s), s), 2
+    return {0: (1, 1), 1: s + (1,)}.get(len(s), s), 1
+
+
+def _stacked(op, arrays):
+    ts = [_as_tensor(x) for x in arrays]
+    shape, dt = None, None
+    if ts and builtins.all(t._shape is not None for t in ts):
+        nd0 = len(ts[0]._shape)
+        lifted = [_lift(op, t._shape, nd0) for t in ts]
+        ax = lifted[0][1]
+        s0 = lifted[0][0]
+        if builtins.all(len(s) == len(s0) and s[:ax] + s[ax + 1:] == s0[:ax] + s0[ax + 1:]
+                        for s, _ in lifted):
+            shape = s0[:ax] + (builtins.sum(s[ax] for s, _ in lifted),) + s0[ax + 1:]
+    if builtins.all(t._dtype is not None for t in ts):
+        dt = np.result_type(*[t._dtype for t in ts])
+    return _make(op, ts, {}, shape, dt)
+
+
+def hstack(tup):
+    return _stacked("hstack", tup)
+
+
+def vstack(tup):
+    return _stacked("vstack", tup)
+
+
+def dstack(tup):
+    return _stacked("dstack", tup)
+
+
+def column_stack(tup):
+    return _stacked("column_stack", tup)
+
+
 def rechunk(a, chunk_size):
     a = _as_tensor(a)
     return _make("rechunk", [a], {"chunk_size": chunk_size}, a._shape, a._dtype)
