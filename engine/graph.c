@@ -22,6 +22,7 @@
 #include "graph_fancy.h"
 #include "graph_internal.h"
 #include "graph_la.h"
+#include "setops.h"
 #include "sortstat.h"
 
 void graph_limits_default(graph_limits_t *lim)
@@ -1046,6 +1047,7 @@ static void op_arity(op_t op, int *lo, int *hi)
         return;
     }
     if (graph_multi_arity(op, lo, hi)) return;
+    if (graph_setops_arity(op, lo, hi)) return; /* setops: setops.h */
     if (op_kind(op) == OPK_SORTSTAT) {
         graph_ss_arity(op, lo, hi);
         return;
@@ -1242,6 +1244,10 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
     if (op_kind(n->op) == OPK_SORTSTAT) {
         if (parse_inputs(c, n, r, obj) < 0) return -1;
         return graph_ss_parse(n, obj, c->err, c->errlen);
+    }
+    if (graph_setops_owns(n->op)) { /* setops: setops.h */
+        if (parse_inputs(c, n, r, obj) < 0) return -1;
+        return graph_setops_parse(n, obj, c->err, c->errlen);
     }
     const char *name;
     json_t *val;

@@ -42,7 +42,7 @@ bool graph_multi_arity(op_t op, int *lo, int *hi)
     if (!graph_multi_op(op)) return false;
     *lo = *hi = 1;
     if (op == OP_MESHGRID) *hi = INT32_MAX;
-    if (op == OP_HISTOGRAM) *hi = 2; /* [a] or [a, bin_edges] */
+    if (op == OP_HISTOGRAM) *hi = 3; /* [a], [a, bin_edges], then weights with "weights" */
     return true;
 }
 
@@ -76,7 +76,7 @@ static const char *const *fields(op_t op)
     static const char *const none[] = {NULL};
     static const char *const uniq[] = {"return_index", "return_inverse", "return_counts",
                                        "axis",         "equal_nan",      NULL};
-    static const char *const hist[] = {"bins", "range", "density", NULL};
+    static const char *const hist[] = {"bins", "range", "density", "weights", NULL};
     switch (op) {
     case OP_HISTOGRAM:
         return hist;
@@ -136,7 +136,13 @@ int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         json_t *b = json_object_get(obj, "bins"), *r = json_object_get(obj, "range"),
                *de = json_object_get(obj, "density");
         n->mo_bins = 10;
-        if (b && n->n_in == 2)
+        json_t *wt = json_object_get(obj, "weights"); /* setops: the last input is weights */
+        if (wt && !json_is_boolean(wt))
+            return FAIL(n, "\"weights\" must be a boolean (true: the last input is the weights)");
+        n->mo_weighted = wt && json_is_true(wt);
+        if (n->mo_weighted && n->n_in < 2)
+            return FAIL(n, "\"weights\" is true, but no input after a gives them");
+        if (b && n->n_in - (n->mo_weighted ? 1 : 0) == 2)
             return FAIL(n, "\"bins\" is given twice: as a field and as inputs[1] (the edges)");
         if (b) {
             if (!json_is_integer(b)) return FAIL(n, "\"bins\" must be an integer (or inputs[1])");
@@ -363,7 +369,14 @@ static int infer_histogram(graph_t *g, graph_node_t *n, char *err, size_t errlen
         return FAIL(n, "numpy boolean subtract is not supported; histogram of bool (astype first)");
     int64_t nb = n->mo_bins;
     dtype_t edt = a->odtype == DT_FLOAT32 ? DT_FLOAT32 : DT_FLOAT64;
-    if (n->n_in == 2) {
+    const graph_node_t *w = n->mo_weighted ? &g->nodes[n->in[n->n_in - 1].node] : NULL;
+    if (w) { /* setops: weights, a's shape; hist takes their dtype */
+        if (!shape_eq(&w->oshape, &a->oshape))
+            return FAIL(n, "weights should have the same shape as a.");
+        if (w->odtype == DT_BOOL)
+            return FAIL(n, "weights of bool are not supported (astype first)");
+    }
+    if (n->n_in - (w ? 1 : 0) == 2) {
         const graph_node_t *e = &g->nodes[n->in[1].node];
         if (e->oshape.ndim != 1) return FAIL(n, "`bins` must be 1d, when an array");
         if (e->oshape.d[0] < 1) return FAIL(n, "`bins` must have at least one edge");
@@ -374,7 +387,7 @@ static int infer_histogram(graph_t *g, graph_node_t *n, char *err, size_t errlen
     n->oshape.ndim = 1;
     if (n->out_index == 0) {
         n->oshape.d[0] = nb;
-        n->odtype = n->mo_density ? DT_FLOAT64 : DT_INT64;
+        n->odtype = n->mo_density ? DT_FLOAT64 : w ? w->odtype : DT_INT64;
     } else {
         n->oshape.d[0] = nb + 1;
         n->odtype = edt;

@@ -287,6 +287,11 @@
     X(COV, "cov", OPK_SORTSTAT)                                                                    \
     X(CORRCOEF, "corrcoef", OPK_SORTSTAT)                                                          \
     X(ALLCLOSE, "allclose", OPK_SORTSTAT)                                                          \
+    /* setops: set operations and counting (engine/setops.h) */                                    \
+    X(UNION1D, "union1d", OPK_SHAPE)                                                               \
+    X(INTERSECT1D, "intersect1d", OPK_SHAPE)                                                       \
+    X(SETDIFF1D, "setdiff1d", OPK_SHAPE)                                                           \
+    X(BINCOUNT, "bincount", OPK_SHAPE)                                                             \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

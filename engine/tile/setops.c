@@ -1,0 +1,95 @@
+/* setops.c: tiling of union1d, intersect1d, setdiff1d and bincount
+ * (setops.h). Each input is cut into blocks of whole rows (--chunk-bytes
+ * each, or one row when a row is larger); one DFJ_MULTIOUT job per block
+ * (a set op's: unique's MO_UNIQUE_MAP, the block's sorted distinct values;
+ * bincount's: MO_BIN_MAP, the block's counts) and one job merging them,
+ * whose blob is the held result. */
+#include "../arena.h"
+#include "../df/multi.h"
+#include "../setops.h"
+#include "tile_priv.h"
+
+static int32_t so_job(tctx_t *c, const jparam_t *pa, int n_in, int64_t o0, int64_t o1, int64_t step,
+                      int64_t o3)
+{
+    int64_t one = 1;
+    int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, n_in);
+    if (ji < 0) return -1;
+    job_t *j = &c->t->jobs[ji];
+    j->blob = true;
+    j->param = pa;
+    j->off = tile__arena_i64(c, 4);
+    if (!j->off) return tile__fail(c, "out of memory while tiling");
+    j->off[0] = o0;
+    j->off[1] = o1;
+    j->off[2] = step;
+    j->off[3] = o3;
+    return ji;
+}
+
+/* Blocks of whole rows of A: one job of `step` each, appended to *jobs
+ * (room for them: *cnt is updated). W (bincount's weights, 1-D like A) is
+ * read over the same box as input 1. */
+static int row_blocks(tctx_t *c, const jparam_t *pa, const tgrid_t *A, const tgrid_t *W, int step,
+                      int32_t **jobs, int64_t *cnt)
+{
+    int nd = A->shape.ndim;
+    int64_t n0 = nd ? A->shape.d[0] : 1, rowel = 1;
+    for (int d = 1; d < nd; d++)
+        rowel *= A->shape.d[d];
+    int64_t rowb = rowel * (int64_t)dt_size(A->dt);
+    if (W && (int64_t)dt_size(W->dt) > (int64_t)dt_size(A->dt)) rowb = (int64_t)dt_size(W->dt);
+    int64_t rows = rowb > 0 ? c->opts->target_chunk_bytes / rowb : n0;
+    if (rows < 1) rows = 1;
+    int64_t nb;
+    bounds_uniform(n0, rows, &nb);
+    if (nb < 1 || n0 == 0) nb = 1;
+    if (*cnt + nb > INT32_MAX) return tile__fail(c, "too many blocks");
+    int32_t *v = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)(*cnt + nb));
+    if (!v) return tile__fail(c, "out of memory while tiling");
+    if (*cnt) memcpy(v, *jobs, sizeof(int32_t) * (size_t)*cnt);
+    for (int64_t k = 0; k < nb; k++) {
+        int64_t off[MR_MAXDIM] = {0}, len[MR_MAXDIM];
+        off[0] = k * rows;
+        len[0] = off[0] + rows < n0 ? rows : n0 - off[0];
+        if (len[0] < 0) len[0] = 0;
+        for (int d = 1; d < nd; d++)
+            len[d] = A->shape.d[d];
+        int32_t ji = so_job(c, pa, W ? 2 : 1, off[0], off[0] * rowel, step, 0);
+        if (ji < 0) return -1;
+        if (tile__input_box(c, ji, 0, A, off, len)) return -1;
+        if (W && tile__input_box(c, ji, 1, W, off, len)) return -1;
+        v[*cnt + k] = ji;
+    }
+    *jobs = v;
+    *cnt += nb;
+    return 0;
+}
+
+tgrid_t *tile_setops(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const tgrid_t *A = c->t->grid[n->in[0].node];
+    const tgrid_t *B = n->n_in > 1 ? c->t->grid[n->in[1].node] : NULL;
+    jparam_t *pa = tile__param_new(c, n->op);
+    if (!pa) return NULL;
+    pa->dfk = DFJ_MULTIOUT;
+    int64_t one = 1;
+    shape_t fs = {.ndim = 1, .d = {1}};
+    tgrid_t *G = tile__grid_alloc(c, &fs, DT_BOOL, &one);
+    if (!G) return NULL;
+    G->bounds[0][0] = G->bounds[0][1] = -1; /* rows known only when it runs */
+    int32_t *maps = NULL;
+    int64_t cnt = 0, na;
+    bool bin = n->op == OP_BINCOUNT;
+    if (row_blocks(c, pa, A, bin ? B : NULL, bin ? MO_BIN_MAP : MO_UNIQUE_MAP, &maps, &cnt))
+        return NULL;
+    na = cnt;
+    if (!bin && row_blocks(c, pa, B, NULL, MO_UNIQUE_MAP, &maps, &cnt)) return NULL;
+    int32_t ji = so_job(c, pa, (int)cnt, na, 0, bin ? MO_BIN_MERGE : MO_SET_MERGE, 0);
+    if (ji < 0) return NULL;
+    for (int64_t k = 0; k < cnt; k++)
+        tile__jin_direct(c, ji, (int)k, maps[k]);
+    G->job[0] = ji;
+    return G;
+}
