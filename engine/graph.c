@@ -1208,7 +1208,8 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
                                           : json_integer_value(prevop)));
     }
     /* one-argument where: nonzero (several results) */
-    bool multi = graph_multi_op(n->op) || (n->op == OP_WHERE && out_key);
+    bool multi = graph_multi_op(n->op) || (n->op == OP_WHERE && out_key) ||
+                 (n->op == OP_INTERSECT1D && out_key); /* setops: with return_indices */
     if (multi != (out_key != NULL)) {
         if (out_key) return NFAIL(c, n, "takes no \"outputs\": %s has one result", op_name(n->op));
         return NFAIL(c, n,

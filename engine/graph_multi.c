@@ -17,6 +17,7 @@
 
 #include "df/dfgraph.h"
 #include "graph_internal.h"
+#include "setops.h"
 
 #define FAIL(n, ...) graph_fail(err, errlen, (n), __VA_ARGS__)
 
@@ -97,6 +98,8 @@ static const char *const *fields(op_t op)
 
 int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
 {
+    if (n->op == OP_INTERSECT1D) /* setops: with return_indices, 3 results */
+        return graph_setops_parse(n, obj, err, errlen);
     const char *name;
     json_t *v;
     const char *const *f = fields(n->op);
@@ -182,16 +185,18 @@ int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         if (ax && !json_is_null(ax))
             return FAIL(n, "\"axis\" other than null is not supported (unique of the flattened "
                            "input only)");
-        if (fv[1])
-            return FAIL(n, "return_inverse is not supported yet (return_index and "
-                           "return_counts are)");
         if (!fv[3]) return FAIL(n, "equal_nan false is not supported (NaNs are one value)");
-        /* results in numpy's order: values, indexes, (inverse), counts */
-        int want = 1 + fv[0] + fv[2], k = n->out_index;
+        /* results in numpy's order: values, indexes, inverse, counts
+         * (mo_col 0, 1, 3 (setops: tile/setops.c), 2) */
+        int cols[4], want = 0;
+        cols[want++] = 0;
+        if (fv[0]) cols[want++] = 1;
+        if (fv[1]) cols[want++] = 3;
+        if (fv[2]) cols[want++] = 2;
         if (want != n->n_outputs)
             return FAIL(n, "unique with these flags gives %d result%s, but \"outputs\" names %d",
                         want, want == 1 ? "" : "s", n->n_outputs);
-        n->mo_col = k == 0 ? 0 : (k == 1 && fv[0]) ? 1 : 2;
+        n->mo_col = cols[n->out_index];
         return 0;
     }
     json_t *ios = json_object_get(obj, "indices_or_sections");
@@ -334,11 +339,17 @@ static int infer_unique(graph_t *g, int i, char *err, size_t errlen)
     graph_node_t *n = &g->nodes[i];
     const graph_node_t *a = &g->nodes[n->in[0].node];
     dtype_t dt = a->odtype;
-    if (n->mo_col == 0 && dt != DT_BOOL && dt != DT_INT64 && dt != DT_FLOAT64)
+    if (dt != DT_BOOL && dt != DT_INT64 && dt != DT_FLOAT64)
         return FAIL(n,
                     "unique of %s is not supported yet (bool, int64 and float64 are); "
                     "astype first",
                     dt_name(dt));
+    if (n->mo_col == 3) { /* setops: the inverse, a's flattened length: an ordinary tensor */
+        n->oshape.ndim = 1;
+        n->oshape.d[0] = shape_size(&a->oshape);
+        n->odtype = DT_INT64;
+        return 0;
+    }
     df_node_t *d = calloc(1, sizeof *d);
     if (!d) return FAIL(n, "out of memory");
     n->df = d;
@@ -441,6 +452,8 @@ int graph_multi_infer(graph_t *g, int i, const graph_raw_t *raw, char *err, size
         return infer_unique(g, i, err, errlen);
     case OP_HISTOGRAM:
         return infer_histogram(g, n, err, errlen);
+    case OP_INTERSECT1D: /* setops: with return_indices */
+        return graph_setops_infer(g, i, err, errlen);
     default:
         return FAIL(n, "internal: not an op with several results");
     }

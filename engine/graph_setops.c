@@ -50,6 +50,7 @@ int graph_setops_parse(graph_node_t *n, void *json_obj, char *err, size_t errlen
             snprintf(eb, sizeof eb, "%s", name);
             for (char *p = eb; *p; p++)
                 if (*p < 0x20 || *p > 0x7e || *p == '"' || *p == '\\') *p = '?';
+            if (!strcmp(name, "outputs") && n->n_outputs) continue; /* intersect1d's */
             if (!strcmp(name, "outputs"))
                 return FAIL(n, "takes no \"outputs\": %s has one result", op_name(n->op));
             return FAIL(n, "unknown field \"%s\"", eb);
@@ -66,9 +67,20 @@ int graph_setops_parse(graph_node_t *n, void *json_obj, char *err, size_t errlen
     }
     if ((v = json_object_get(obj, "return_indices"))) {
         if (!json_is_boolean(v)) return FAIL(n, "\"return_indices\" must be a boolean");
-        if (json_is_true(v))
-            return FAIL(n, "return_indices true is not supported yet (intersect1d gives the "
-                           "values only)");
+        if (json_is_true(v) && !n->n_outputs)
+            return FAIL(n, "has several results with return_indices: name them with "
+                           "\"outputs\": [\"k1\", \"k2\", \"k3\"] (values, indexes in a, "
+                           "indexes in b)");
+    }
+    if (n->n_outputs) { /* intersect1d with "outputs" */
+        if (!v || !json_is_true(v))
+            return FAIL(n, "takes \"outputs\" only with return_indices true (it then gives 3 "
+                           "results)");
+        if (n->n_outputs != 3)
+            return FAIL(n,
+                        "intersect1d with return_indices gives 3 results, but \"outputs\" "
+                        "names %d",
+                        n->n_outputs);
     }
     if ((v = json_object_get(obj, "minlength")) && !json_is_null(v)) {
         if (!json_is_integer(v)) return FAIL(n, "\"minlength\" must be an integer or null");
@@ -131,6 +143,7 @@ int graph_setops_infer(graph_t *g, int i, char *err, size_t errlen)
                             op_name(n->op), dt_name(dt), j);
         }
         odt = n->op == OP_SETDIFF1D ? a->odtype : join_dt(a->odtype, b->odtype);
+        if (n->n_outputs && n->out_index > 0) odt = DT_INT64; /* intersect1d's indexes */
     }
     df_node_t *d = calloc(1, sizeof *d);
     if (!d) return FAIL(n, "out of memory");

@@ -11,6 +11,10 @@
  *                    and one job summing them (MO_BIN_MERGE)
  *   df/setops.c      the merge and counting steps (DFJ_MULTIOUT jobs)
  *
+ * unique's return_inverse (graph_multi.c) is tiled here too: unique's map
+ * and merge jobs, then one job per block of a (MO_UNIQUE_INV) giving each
+ * element's position among the merged values: an ordinary tensor.
+ *
  * docs/graph-format.md, "Set operations and bincount", is the contract. */
 #ifndef MARS_SETOPS_H
 #define MARS_SETOPS_H
@@ -38,8 +42,13 @@ enum {
     MO_SET_MERGE = MO_SET_FIRST, /* off[0]: how many inputs are a's blocks */
     MO_BIN_MAP,                  /* in: a block of x (, its weights) */
     MO_BIN_MERGE,                /* in: the blocks' counts */
+    MO_UNIQUE_INV,               /* in: a block of a, unique's values (fixed-size output) */
     MO_SET__END,
 };
+
+/* A DFJ_MULTIOUT job's step (off[2]) is one df_multi_run knows and its
+ * inputs fit it (the job-descriptor codec's check: tile/jobdesc.c). */
+bool df_multiout_step_ok(const job_t *j);
 
 bool graph_setops_owns(op_t op);
 bool graph_setops_arity(op_t op, int *lo, int *hi);
@@ -47,8 +56,11 @@ int graph_setops_parse(graph_node_t *n, void *json_obj, char *err, size_t errlen
 int graph_setops_infer(graph_t *g, int i, char *err, size_t errlen);
 
 tgrid_t *tile_setops(tctx_t *c, int node);
+/* unique's return_inverse result: an ordinary int64 tensor of a's size
+ * (one job per block of a, searching unique's merged values) */
+tgrid_t *tile_unique_inverse(tctx_t *c, int node);
 
 int df_setops_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob, size_t *blob_len,
-                  char *err, size_t errlen);
+                  void *fixed_out, char *err, size_t errlen);
 
 #endif

@@ -413,7 +413,7 @@ int df_multi_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob, 
 {
     const job_t *j = &t->jobs[ji];
     if (j->off[2] >= MO_SET_FIRST) /* setops: df/setops.c */
-        return df_setops_run(t, ji, ins, blob, blob_len, err, errlen);
+        return df_setops_run(t, ji, ins, blob, blob_len, fixed_out, err, errlen);
     if (j->off[2] >= MO_HIST_MINMAX) return run_hist(t, j, ins, fixed_out, err, errlen);
     if (j->off[2] == MO_UNIQUE_MAP) return run_unique_map(j, ins, blob, blob_len, err, errlen);
     if (j->off[2] == MO_UNIQUE_MERGE)

@@ -8,6 +8,7 @@
 #include "../graph.h"
 #include "../setops.h"
 #include "frame.h"
+#include "multi.h"
 
 typedef struct {
     double f;  /* the value in the comparison's type (float64 domain) */
@@ -134,18 +135,28 @@ static int run_set_merge(const tile_t *t, const job_t *j, const dfx_in_t *ins, v
         bool keep = n->op == OP_UNION1D       ? true
                     : n->op == OP_INTERSECT1D ? has_a && has_b && !nan
                                               : has_a && (!has_b || nan);
-        if (keep) e[m++] = e[s]; /* e[s] is of a when a has the value */
+        if (keep) {
+            int64_t fb = -1; /* b's first index of the value */
+            for (int64_t q = s; q < t2 && fb < 0; q++)
+                if (e[q].src == 1) fb = e[q].first;
+            e[m] = e[s]; /* of a when a has the value, a's first index */
+            if (j->off[3] == 2) e[m].first = fb;
+            m++;
+        }
         s = t2;
     }
     frame_t out = {0};
     ftype_t ft = odt == DT_BOOL ? FT_BOOL : odt == DT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
+    bool idx = j->off[3] > 0; /* intersect1d's indexes */
     if (series(&out, ft, m)) {
         frame_free(&out);
         errmsg(err, errlen, "out of memory");
         goto done;
     }
     for (int64_t i = 0; i < m; i++) {
-        if (ft == FT_FLOAT64)
+        if (idx)
+            ((int64_t *)out.cols[0].data)[i] = e[i].first;
+        else if (ft == FT_FLOAT64)
             ((double *)out.cols[0].data)[i] = e[i].fl ? e[i].f : (double)e[i].i;
         else if (ft == FT_BOOL)
             ((uint8_t *)out.cols[0].data)[i] = e[i].i != 0;
@@ -275,8 +286,63 @@ done:
     return rc;
 }
 
+/* unique's inverse: each element's position among the merged values
+ * (sorted, NaN last and one value) */
+static int run_unique_inv(const job_t *j, const dfx_in_t *ins, void *out, char *err, size_t errlen)
+{
+    const jin_t *in = &j->in[0];
+    int64_t cnt = j->shape[0];
+    if ((size_t)cnt * dt_size(in->dt) > ins[0].len)
+        return errmsg(err, errlen, "internal: unique inverse block of %lld elements",
+                      (long long)cnt);
+    frame_t v = {0};
+    if (frame_view(ins[1].data, ins[1].len, &v, err, errlen)) return -1;
+    int rc = 0;
+    int64_t m = v.nrows, *o = out;
+    int ty = v.ncols == 1 ? v.cols[0].type : -1;
+    if (ty != FT_FLOAT64 && ty != FT_INT64 && ty != FT_BOOL) {
+        frame_free(&v);
+        return errmsg(err, errlen, "internal: unique's values are no one-column Series");
+    }
+    const void *vd = v.cols[0].data;
+    for (int64_t i = 0; i < cnt && rc == 0; i++) {
+        int64_t lo = 0, hi = m; /* the first value >= x (NaN: the last, NaN) */
+        if (ty == FT_FLOAT64) {
+            double x = ((const double *)ins[0].data)[i];
+            const double *p = vd;
+            if (x != x) {
+                lo = m - 1;
+            } else {
+                while (lo < hi) {
+                    int64_t mid = lo + (hi - lo) / 2;
+                    if (p[mid] < x) /* NaN is not < x: it stays right */
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+            }
+        } else {
+            int64_t x = ty == FT_BOOL ? ((const uint8_t *)ins[0].data)[i] != 0
+                                      : ((const int64_t *)ins[0].data)[i];
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                int64_t y = ty == FT_BOOL ? ((const uint8_t *)vd)[mid] : ((const int64_t *)vd)[mid];
+                if (y < x)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+        }
+        if (lo < 0 || lo >= m)
+            rc = errmsg(err, errlen, "internal: a value missing from unique's values");
+        o[i] = lo;
+    }
+    frame_free(&v);
+    return rc;
+}
+
 int df_setops_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob, size_t *blob_len,
-                  char *err, size_t errlen)
+                  void *fixed_out, char *err, size_t errlen)
 {
     const job_t *j = &t->jobs[ji];
     switch (j->off[2]) {
@@ -286,7 +352,34 @@ int df_setops_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob,
         return run_bin_map(t, j, ins, blob, blob_len, err, errlen);
     case MO_BIN_MERGE:
         return run_bin_merge(t, j, ins, blob, blob_len, err, errlen);
+    case MO_UNIQUE_INV:
+        return run_unique_inv(j, ins, fixed_out, err, errlen);
     default:
         return errmsg(err, errlen, "internal: unknown set op step");
+    }
+}
+
+bool df_multiout_step_ok(const job_t *j)
+{
+    switch (j->off[2]) {
+    case MO_NONZERO:
+    case MO_UNIQUE_MAP:
+    case MO_UNIQUE_MERGE:
+    case MO_HIST_MINMAX:
+    case MO_HIST_EDGES:
+    case MO_HIST_COUNT:
+    case MO_HIST_SUM:
+        return true;
+    case MO_SET_MERGE:
+        return j->blob && j->off[0] >= 0 && j->off[0] <= j->n_in && j->off[3] >= 0 &&
+               j->off[3] <= 2;
+    case MO_BIN_MAP:
+        return j->blob && (j->n_in == 1 || j->n_in == 2);
+    case MO_BIN_MERGE:
+        return j->blob;
+    case MO_UNIQUE_INV:
+        return !j->blob && j->n_in == 2 && j->dt == DT_INT64 && j->ndim == 1;
+    default:
+        return false;
     }
 }

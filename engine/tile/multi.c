@@ -14,6 +14,7 @@
  *     than one block (--chunk-bytes, or one row when a row is larger). */
 #include "../arena.h"
 #include "../df/multi.h"
+#include "../setops.h"
 #include "tile_priv.h"
 
 /* The bounds of output axis d of meshgrid node n: those of the input
@@ -211,6 +212,8 @@ tgrid_t *tile_multi(tctx_t *c, int node)
         return tile_meshgrid(c, node);
     case OP_HISTOGRAM:
         return tile_histogram(c, node);
+    case OP_UNIQUE: /* setops: its inverse (the other results are held) */
+        return tile_unique_inverse(c, node);
     default:
         tile__fail(c, "internal: not an op with several results");
         return NULL;

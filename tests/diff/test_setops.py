@@ -91,6 +91,25 @@ add("intersect1d/assume_unique", [A("a", a, 7), A("b", b, 6),
 add("setdiff1d/assume_unique-false", [A("a", a, 7), A("b", b, 6),
                                       N("r", "setdiff1d", ["a", "b"], assume_unique=False)],
     {"r": np.setdiff1d(a, b)})
+# intersect1d with return_indices: three held results (values, first index in a, in b)
+for i, (sa, sb, ca, cb) in enumerate(SHAPES):
+    for da, db in PAIRS[:5] if i < 3 else PAIRS[:1]:
+        a, b = sample(da, sa), sample(db, sb)
+        res = np.intersect1d(a, b, return_indices=True)
+        for cbytes in ("16m", "24"):
+            add("intersect1d/return_indices/%s+%s/%s+%s/chunk-bytes=%s" % (
+                "x".join(map(str, sa)), "x".join(map(str, sb)), da, db, cbytes),
+                [A("a", a, ca), A("b", b, cb),
+                 N("r", "intersect1d", ["a", "b"], return_indices=True,
+                   outputs=["v", "ia", "ib"])], dict(zip(["v", "ia", "ib"], res)),
+                args=["--chunk-bytes", cbytes])
+res = np.intersect1d(na := np.array([1.0, np.nan, 2.0, 5.0, 2.0]),
+                     nb := np.array([np.nan, 2.0, 7.0, 1.0]), return_indices=True)
+add("intersect1d/return_indices/nan",
+    with_nans("a", na, 2) + with_nans("b", nb, 3) + [
+        N("r", "intersect1d", ["a", "b"], return_indices=True, assume_unique=False,
+          outputs=["v", "ia", "ib"])], dict(zip(["v", "ia", "ib"], res)),
+    args=["--chunk-bytes", "16"])
 # NaNs: union1d keeps one, intersect1d none, setdiff1d keeps a's
 na = np.array([1.0, np.nan, 2.0, np.nan, -0.0, 3.5, 1e300])
 nb = np.array([np.nan, 2.0, 0.0, -1e300, 7.0])
@@ -170,11 +189,48 @@ add("histogram-weights/outputs-as-inputs",
      N("h", "histogram", ["m", "w"], bins=4, weights=True, outputs=["c", "e"]),
      N("s", "sum", ["c"])], {"s": hc.sum()}, rtol=1e-12)
 
+# ---- unique with return_inverse: an ordinary tensor (usable downstream)
+UQ = [((40,), 7), ((9, 7), [4, 3]), ((3, 4, 5), [2, 3, 2]), ((0,), 2), ((1,), 1), ((), ())]
+FLAGS = [{"return_inverse": True}, {"return_index": True, "return_inverse": True},
+         {"return_inverse": True, "return_counts": True},
+         {"return_index": True, "return_inverse": True, "return_counts": True}]
+for i, (shape, chunk) in enumerate(UQ):
+    for dt in ("bool", "int64", "float64"):
+        a = sample(dt, shape)
+        for fl in FLAGS if i < 3 else FLAGS[3:]:
+            res = np.unique(a, **fl)
+            ks = ["u%d" % k for k in range(len(res))]
+            node = (A("a", a, chunk) if a.ndim else
+                    N("a", "full", shape=[], fill_value=a.item(), dtype=dt))
+            for cbytes in ("16m", "40"):
+                add("unique-inverse/%s/%s/%s/chunk-bytes=%s" % (
+                    "x".join(map(str, shape)) or "0d", dt, "+".join(sorted(fl)), cbytes),
+                    [node, N("uq", "unique", ["a"], outputs=ks, **fl)], dict(zip(ks, res)),
+                    args=["--chunk-bytes", cbytes])
+qa = np.array([[1.5, np.nan, -2.0], [1.5, np.nan, 0.0], [-0.0, 3.0, 1e300]])
+u = np.unique(qa, return_inverse=True)
+add("unique-inverse/nan", with_nans("a", qa, [2, 2]) + [
+    N("uq", "unique", ["a"], return_inverse=True, outputs=["v", "inv"]),
+    N("t", "multiply", ["inv", 2])], {"v": u[0], "inv": u[1], "t": u[1] * 2},
+    args=["--chunk-bytes", "16"])
+add("unique-inverse/of-expression-many-blocks",
+    [N("a", "arange", stop=1000, chunk_size=130), N("m", "mod", ["a", 37]),
+     N("uq", "unique", ["m"], return_inverse=True, outputs=["v", "inv"]),
+     N("t", "sum", ["inv"])],
+    {"inv": np.unique(np.arange(1000) % 37, return_inverse=True)[1],
+     "t": np.unique(np.arange(1000) % 37, return_inverse=True)[1].sum()},
+    args=["--chunk-bytes", "800"])
+
 # ---- rejected documents: exit 2, one line naming the node
 ar = N("a", "arange", stop=12, chunk_size=5)
 i32 = N("i", "arange", stop=5, dtype="int32")
 f32 = N("f", "arange", stop=5, dtype="float32")
 rejects += [
+    ("reject/unique-inverse-int32", D([i32, N("uq", "unique", ["i"], return_inverse=True,
+                                              outputs=["u", "v"])], ["v"]), "uq", "unique"),
+    ("reject/unique-inverse-count", D([ar, N("uq", "unique", ["a"], return_inverse=True,
+                                             return_counts=True, outputs=["u", "v"])], ["v"]),
+     "uq", "unique"),
     ("reject/union1d-one-input", D([ar, N("r", "union1d", ["a"])], ["r"]), "r", "union1d"),
     ("reject/union1d-three-inputs", D([ar, N("r", "union1d", ["a", "a", "a"])], ["r"]),
      "r", "union1d"),
@@ -187,8 +243,17 @@ rejects += [
                                        ["r"]), "r", "union1d"),
     ("reject/union1d-outputs", D([ar, N("r", "union1d", ["a", "a"], outputs=["u"])], ["u"]),
      "r", "union1d"),
-    ("reject/intersect1d-return-indices",
+    ("reject/intersect1d-return-indices-without-outputs",
      D([ar, N("r", "intersect1d", ["a", "a"], return_indices=True)], ["r"]), "r", "intersect1d"),
+    ("reject/intersect1d-outputs-without-return-indices",
+     D([ar, N("r", "intersect1d", ["a", "a"], outputs=["u", "v", "w"])], ["u"]),
+     "r", "intersect1d"),
+    ("reject/intersect1d-return-indices-two-outputs",
+     D([ar, N("r", "intersect1d", ["a", "a"], return_indices=True, outputs=["u", "v"])],
+       ["u"]), "r", "intersect1d"),
+    ("reject/intersect1d-index-as-input",
+     D([ar, N("r", "intersect1d", ["a", "a"], return_indices=True, outputs=["u", "v", "w"]),
+        N("s", "sum", ["v"])], ["s"]), "s", "sum"),
     ("reject/intersect1d-assume-unique-not-bool",
      D([ar, N("r", "intersect1d", ["a", "a"], assume_unique=1)], ["r"]), "r", "intersect1d"),
     ("reject/setdiff1d-assume-unique", D([ar, N("r", "setdiff1d", ["a", "a"], assume_unique=True)],

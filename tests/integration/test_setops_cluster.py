@@ -2,8 +2,9 @@
 """Set operations and counting through the cluster's REST API on a
 two-worker cluster (the supervisor tiles, the workers run the jobs from
 their encoded descriptors): union1d, intersect1d, setdiff1d and bincount
-(held results: fetched) and histogram with weights, on uneven chunks and
-several blocks per input, compared with numpy and with mars-run; a
+(held results: fetched), histogram with weights and unique's inverse (an
+ordinary tensor, used by a later node; its jobs read unique's merged
+values), on uneven chunks (mars-run: several blocks per input), compared with numpy and with mars-run; a
 runtime error (bincount of a negative) fails the task naming the node; a
 bad document is refused with 400 naming the node.
 
@@ -57,14 +58,20 @@ def document():
         N("bw", "bincount", ["g", "w"]),
         N("hw0", "array", data=HW.tolist(), chunk_size=[4, 3]),
         N("hg", "histogram", ["f", "hw0"], bins=5, weights=True, outputs=["hc", "he"]),
+        N("uq", "unique", ["f"], return_inverse=True, return_counts=True,
+          outputs=["qv", "qi", "qc"]),
+        N("qt", "add", ["qi", 1]),
+        N("ri", "intersect1d", ["h", "g"], return_indices=True, outputs=["rv", "ra", "rb"]),
     ]
-    fetch = ["un", "it", "sd", "uf", "bc", "bw", "hc", "he"]
+    fetch = ["un", "it", "sd", "uf", "bc", "bw", "hc", "he", "qv", "qi", "qc", "qt", "rv", "ra", "rb"]
     return {"version": 1, "nodes": nodes, "fetch": fetch}
 
 
 def expected():
     hc, he = np.histogram(F, 5, weights=HW)
-    return {"un": np.union1d(G, H), "it": np.intersect1d(G, H), "sd": np.setdiff1d(H, G),
+    qv, qi, qc = np.unique(F, return_inverse=True, return_counts=True)
+    rv, ra, rb = np.intersect1d(H, G, return_indices=True)
+    return {"rv": rv, "ra": ra, "rb": rb, "qv": qv, "qi": qi, "qc": qc, "qt": qi + 1,"un": np.union1d(G, H), "it": np.intersect1d(G, H), "sd": np.setdiff1d(H, G),
             "uf": np.union1d(F, G), "bc": np.bincount(G, minlength=50),
             "bw": np.bincount(G, W), "hc": hc, "he": he}
 
