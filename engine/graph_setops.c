@@ -61,9 +61,6 @@ int graph_setops_parse(graph_node_t *n, void *json_obj, char *err, size_t errlen
     if ((v = json_object_get(obj, "assume_unique"))) {
         if (!json_is_boolean(v)) return FAIL(n, "\"assume_unique\" must be a boolean");
         n->so_assume_unique = json_is_true(v);
-        if (n->so_assume_unique && n->op == OP_SETDIFF1D)
-            return FAIL(n, "assume_unique true is not supported yet (numpy then keeps a's order "
-                           "and duplicates); leave it false");
     }
     if ((v = json_object_get(obj, "return_indices"))) {
         if (!json_is_boolean(v)) return FAIL(n, "\"return_indices\" must be a boolean");

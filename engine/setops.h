@@ -8,7 +8,10 @@
  *                    input (unique's MO_UNIQUE_MAP: the block's sorted
  *                    distinct values), one merge job (MO_SET_MERGE); for
  *                    bincount one counting job per block of x (MO_BIN_MAP)
- *                    and one job summing them (MO_BIN_MERGE)
+ *                    and one job summing them (MO_BIN_MERGE); for setdiff1d
+ *                    with assume_unique, b's set merged once (MO_SET_MERGE,
+ *                    off[1] 1) and one filter job per block of a
+ *                    (MO_SET_FILTER), a's order kept
  *   df/setops.c      the merge and counting steps (DFJ_MULTIOUT jobs)
  *
  * unique's return_inverse (graph_multi.c) is tiled here too: unique's map
@@ -43,6 +46,7 @@ enum {
     MO_BIN_MAP,                  /* in: a block of x (, its weights) */
     MO_BIN_MERGE,                /* in: the blocks' counts */
     MO_UNIQUE_INV,               /* in: a block of a, unique's values (fixed-size output) */
+    MO_SET_FILTER,               /* setdiff1d assume_unique: in: a block of a, b's set */
     MO_SET__END,
 };
 

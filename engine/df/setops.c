@@ -132,9 +132,9 @@ static int run_set_merge(const tile_t *t, const job_t *j, const dfx_in_t *ins, v
                (fl ? (nan ? e[t2].f != e[t2].f : e[t2].f == e[s].f) : e[t2].i == e[s].i))
             t2++;
         bool has_a = e[s].src == 0, has_b = e[t2 - 1].src == 1;
-        bool keep = n->op == OP_UNION1D       ? true
-                    : n->op == OP_INTERSECT1D ? has_a && has_b && !nan
-                                              : has_a && (!has_b || nan);
+        bool keep = n->op == OP_UNION1D || j->off[1] == 1 ? true
+                    : n->op == OP_INTERSECT1D             ? has_a && has_b && !nan
+                                                          : has_a && (!has_b || nan);
         if (keep) {
             int64_t fb = -1; /* b's first index of the value */
             for (int64_t q = s; q < t2 && fb < 0; q++)
@@ -147,7 +147,8 @@ static int run_set_merge(const tile_t *t, const job_t *j, const dfx_in_t *ins, v
     }
     frame_t out = {0};
     ftype_t ft = odt == DT_BOOL ? FT_BOOL : odt == DT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
-    bool idx = j->off[3] > 0; /* intersect1d's indexes */
+    if (j->off[1] == 1) ft = fl ? FT_FLOAT64 : FT_INT64; /* b's set, in the comparison's type */
+    bool idx = j->off[3] > 0;                            /* intersect1d's indexes */
     if (series(&out, ft, m)) {
         frame_free(&out);
         errmsg(err, errlen, "out of memory");
@@ -286,6 +287,73 @@ done:
     return rc;
 }
 
+/* setdiff1d with assume_unique: the elements of a block of a (its order,
+ * duplicates kept) not in b's set (sorted, distinct; float64 when either
+ * input is); a NaN is kept (numpy compares with ==) */
+static int run_set_filter(const tile_t *t, const job_t *j, const dfx_in_t *ins, void **blob,
+                          size_t *blob_len, char *err, size_t errlen)
+{
+    const jin_t *in = &j->in[0];
+    int64_t cnt = 1;
+    for (int d = 0; d < in->ndim; d++)
+        cnt *= in->shape[d];
+    if ((size_t)cnt * dt_size(in->dt) > ins[0].len)
+        return errmsg(err, errlen, "internal: setdiff1d block of %lld elements", (long long)cnt);
+    frame_t v = {0};
+    if (frame_view(ins[1].data, ins[1].len, &v, err, errlen)) return -1;
+    int ty = v.ncols == 1 ? v.cols[0].type : -1;
+    if (ty != FT_FLOAT64 && ty != FT_INT64) {
+        frame_free(&v);
+        return errmsg(err, errlen, "internal: b's set is no one-column Series");
+    }
+    ftype_t ft = in->dt == DT_BOOL ? FT_BOOL : in->dt == DT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
+    frame_t f = {0};
+    if (series(&f, ft, cnt)) {
+        frame_free(&f);
+        frame_free(&v);
+        return errmsg(err, errlen, "out of memory");
+    }
+    int64_t m = v.nrows, k = 0;
+    for (int64_t i = 0; i < cnt; i++) {
+        double xd = 0;
+        int64_t xi = 0;
+        if (in->dt == DT_FLOAT64)
+            xd = ((const double *)ins[0].data)[i];
+        else
+            xd = (double)(xi = in->dt == DT_BOOL ? ((const uint8_t *)ins[0].data)[i] != 0
+                                                 : ((const int64_t *)ins[0].data)[i]);
+        bool found = false;
+        if (xd == xd) {
+            int64_t lo = 0, hi = m;
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo) / 2;
+                bool less = ty == FT_FLOAT64 ? ((const double *)v.cols[0].data)[mid] < xd
+                                             : ((const int64_t *)v.cols[0].data)[mid] < xi;
+                if (less)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            found = lo < m && (ty == FT_FLOAT64 ? ((const double *)v.cols[0].data)[lo] == xd
+                                                : ((const int64_t *)v.cols[0].data)[lo] == xi);
+        }
+        if (found) continue;
+        if (ft == FT_FLOAT64)
+            ((double *)f.cols[0].data)[k] = xd;
+        else if (ft == FT_BOOL)
+            ((uint8_t *)f.cols[0].data)[k] = (uint8_t)xi;
+        else
+            ((int64_t *)f.cols[0].data)[k] = xi;
+        k++;
+    }
+    frame_free(&v);
+    f.nrows = k;
+    f.cols[0].n = k;
+    f.idx[0].n = k;
+    (void)t;
+    return emit_frame(&f, blob, blob_len, err, errlen);
+}
+
 /* unique's inverse: each element's position among the merged values
  * (sorted, NaN last and one value) */
 static int run_unique_inv(const job_t *j, const dfx_in_t *ins, void *out, char *err, size_t errlen)
@@ -354,6 +422,8 @@ int df_setops_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob,
         return run_bin_merge(t, j, ins, blob, blob_len, err, errlen);
     case MO_UNIQUE_INV:
         return run_unique_inv(j, ins, fixed_out, err, errlen);
+    case MO_SET_FILTER:
+        return run_set_filter(t, j, ins, blob, blob_len, err, errlen);
     default:
         return errmsg(err, errlen, "internal: unknown set op step");
     }
@@ -372,7 +442,9 @@ bool df_multiout_step_ok(const job_t *j)
         return true;
     case MO_SET_MERGE:
         return j->blob && j->off[0] >= 0 && j->off[0] <= j->n_in && j->off[3] >= 0 &&
-               j->off[3] <= 2;
+               j->off[3] <= 2 && (j->off[1] == 0 || j->off[1] == 1);
+    case MO_SET_FILTER:
+        return j->blob && j->n_in == 2;
     case MO_BIN_MAP:
         return j->blob && (j->n_in == 1 || j->n_in == 2);
     case MO_BIN_MERGE:

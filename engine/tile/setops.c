@@ -49,7 +49,7 @@ static void block_rows(tctx_t *c, const tgrid_t *A, const tgrid_t *W, int64_t *n
  * (room for them: *cnt is updated). W (bincount's weights, 1-D like A) is
  * read over the same box as input 1. */
 static int row_blocks(tctx_t *c, const jparam_t *pa, const tgrid_t *A, const tgrid_t *W, int step,
-                      int32_t **jobs, int64_t *cnt)
+                      int extra, int32_t **jobs, int64_t *cnt)
 {
     int nd = A->shape.ndim;
     int64_t n0, rowel, rows, nb;
@@ -65,7 +65,7 @@ static int row_blocks(tctx_t *c, const jparam_t *pa, const tgrid_t *A, const tgr
         if (len[0] < 0) len[0] = 0;
         for (int d = 1; d < nd; d++)
             len[d] = A->shape.d[d];
-        int32_t ji = so_job(c, pa, W ? 2 : 1, off[0], off[0] * rowel, step, 0);
+        int32_t ji = so_job(c, pa, (W ? 2 : 1) + extra, off[0], off[0] * rowel, step, 0);
         if (ji < 0) return -1;
         if (tile__input_box(c, ji, 0, A, off, len)) return -1;
         if (W && tile__input_box(c, ji, 1, W, off, len)) return -1;
@@ -92,10 +92,32 @@ tgrid_t *tile_setops(tctx_t *c, int node)
     int32_t *maps = NULL;
     int64_t cnt = 0, na;
     bool bin = n->op == OP_BINCOUNT;
-    if (row_blocks(c, pa, A, bin ? B : NULL, bin ? MO_BIN_MAP : MO_UNIQUE_MAP, &maps, &cnt))
+    if (n->op == OP_SETDIFF1D && n->so_assume_unique) {
+        /* b's set (off[1] 1: every value kept), then a filter job per
+         * block of a: one blob each, in a's order */
+        if (row_blocks(c, pa, B, NULL, MO_UNIQUE_MAP, 0, &maps, &cnt)) return NULL;
+        int32_t mj = so_job(c, pa, (int)cnt, 0, 1, MO_SET_MERGE, 0);
+        if (mj < 0) return NULL;
+        for (int64_t k = 0; k < cnt; k++)
+            tile__jin_direct(c, mj, (int)k, maps[k]);
+        int32_t *fj = NULL;
+        int64_t nf = 0;
+        if (row_blocks(c, pa, A, NULL, MO_SET_FILTER, 1, &fj, &nf)) return NULL;
+        shape_t s = {.ndim = 1, .d = {nf}};
+        tgrid_t *F = tile__grid_alloc(c, &s, DT_BOOL, &nf);
+        if (!F) return NULL;
+        for (int64_t k = 0; k <= nf; k++)
+            F->bounds[0][k] = -1; /* rows known only when it runs */
+        for (int64_t k = 0; k < nf; k++) {
+            tile__jin_direct(c, fj[k], 1, mj);
+            F->job[k] = fj[k];
+        }
+        return F;
+    }
+    if (row_blocks(c, pa, A, bin ? B : NULL, bin ? MO_BIN_MAP : MO_UNIQUE_MAP, 0, &maps, &cnt))
         return NULL;
     na = cnt;
-    if (!bin && row_blocks(c, pa, B, NULL, MO_UNIQUE_MAP, &maps, &cnt)) return NULL;
+    if (!bin && row_blocks(c, pa, B, NULL, MO_UNIQUE_MAP, 0, &maps, &cnt)) return NULL;
     /* off[3]: intersect1d's result (0 values, 1 indexes in a, 2 in b) */
     int32_t ji = so_job(c, pa, (int)cnt, na, 0, bin ? MO_BIN_MERGE : MO_SET_MERGE,
                         n->n_outputs ? n->out_index : 0);
@@ -115,7 +137,7 @@ tgrid_t *tile_unique_inverse(tctx_t *c, int node)
     pa->dfk = DFJ_MULTIOUT;
     int32_t *maps = NULL;
     int64_t cnt = 0;
-    if (row_blocks(c, pa, A, NULL, MO_UNIQUE_MAP, &maps, &cnt)) return NULL;
+    if (row_blocks(c, pa, A, NULL, MO_UNIQUE_MAP, 0, &maps, &cnt)) return NULL;
     /* unique's merge, its values (off[3] 0) */
     int32_t mj = so_job(c, pa, (int)cnt, 0, 0, MO_UNIQUE_MERGE, 0);
     if (mj < 0) return NULL;

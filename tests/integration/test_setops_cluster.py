@@ -61,9 +61,11 @@ def document():
         N("uq", "unique", ["f"], return_inverse=True, return_counts=True,
           outputs=["qv", "qi", "qc"]),
         N("qt", "add", ["qi", 1]),
+        N("sa", "setdiff1d", ["f", "h"], assume_unique=True),
         N("ri", "intersect1d", ["h", "g"], return_indices=True, outputs=["rv", "ra", "rb"]),
     ]
-    fetch = ["un", "it", "sd", "uf", "bc", "bw", "hc", "he", "qv", "qi", "qc", "qt", "rv", "ra", "rb"]
+    fetch = ["un", "it", "sd", "uf", "bc", "bw", "hc", "he", "qv", "qi", "qc", "qt", "rv", "ra",
+             "rb", "sa"]
     return {"version": 1, "nodes": nodes, "fetch": fetch}
 
 
@@ -71,7 +73,8 @@ def expected():
     hc, he = np.histogram(F, 5, weights=HW)
     qv, qi, qc = np.unique(F, return_inverse=True, return_counts=True)
     rv, ra, rb = np.intersect1d(H, G, return_indices=True)
-    return {"rv": rv, "ra": ra, "rb": rb, "qv": qv, "qi": qi, "qc": qc, "qt": qi + 1,"un": np.union1d(G, H), "it": np.intersect1d(G, H), "sd": np.setdiff1d(H, G),
+    return {"sa": np.setdiff1d(F, H, assume_unique=True), "rv": rv, "ra": ra, "rb": rb,
+            "qv": qv, "qi": qi, "qc": qc, "qt": qi + 1, "un": np.union1d(G, H), "it": np.intersect1d(G, H), "sd": np.setdiff1d(H, G),
             "uf": np.union1d(F, G), "bc": np.bincount(G, minlength=50),
             "bw": np.bincount(G, W), "hc": hc, "he": he}
 
