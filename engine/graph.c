@@ -22,6 +22,7 @@
 #include "graph_fancy.h"
 #include "graph_internal.h"
 #include "graph_la.h"
+#include "setops.h"
 #include "sortstat.h"
 
 void graph_limits_default(graph_limits_t *lim)
@@ -1046,6 +1047,7 @@ static void op_arity(op_t op, int *lo, int *hi)
         return;
     }
     if (graph_multi_arity(op, lo, hi)) return;
+    if (graph_setops_arity(op, lo, hi)) return; /* setops: setops.h */
     if (op_kind(op) == OPK_SORTSTAT) {
         graph_ss_arity(op, lo, hi);
         return;
@@ -1207,7 +1209,8 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
                                           : json_integer_value(prevop)));
     }
     /* one-argument where: nonzero (several results) */
-    bool multi = graph_multi_op(n->op) || (n->op == OP_WHERE && out_key);
+    bool multi = graph_multi_op(n->op) || (n->op == OP_WHERE && out_key) ||
+                 (n->op == OP_INTERSECT1D && out_key); /* setops: with return_indices */
     if (multi != (out_key != NULL)) {
         if (out_key) return NFAIL(c, n, "takes no \"outputs\": %s has one result", op_name(n->op));
         return NFAIL(c, n,
@@ -1243,6 +1246,10 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
     if (op_kind(n->op) == OPK_SORTSTAT) {
         if (parse_inputs(c, n, r, obj) < 0) return -1;
         return graph_ss_parse(n, obj, c->err, c->errlen);
+    }
+    if (graph_setops_owns(n->op)) { /* setops: setops.h */
+        if (parse_inputs(c, n, r, obj) < 0) return -1;
+        return graph_setops_parse(n, obj, c->err, c->errlen);
     }
     const char *name;
     json_t *val;

@@ -99,8 +99,12 @@ typedef struct graph_node {
     int64_t mo_bins; /* histogram: bins (an integer; inputs[1] gives the edges) */
     bool mo_has_range, mo_density; /* histogram */
     double mo_lo, mo_hi;           /* histogram: range */
-    struct fancy *fancy;           /* advanced indexing (fancy.h; owned), else NULL */
-    struct ss_node *ss;            /* sortstat ops (sortstat.h): their parameters (owned) */
+    /* setops: histogram's weights are its last input; set ops' and
+     * bincount's parameters (engine/setops.h) */
+    bool mo_weighted, so_assume_unique;
+    int64_t so_minlength;
+    struct fancy *fancy; /* advanced indexing (fancy.h; owned), else NULL */
+    struct ss_node *ss;  /* sortstat ops (sortstat.h): their parameters (owned) */
 
     /* ---- inferred ---- */
     uint8_t vkind;      /* vkind_t */

@@ -15,6 +15,7 @@
 #include "df/dfstr.h"
 #include "df/expr.h"
 #include "graph_internal.h"
+#include "setops.h"
 #include "ufunc.h"
 
 #define NFAIL(e, n, ...) graph_fail((e)->err, (e)->errlen, (n), __VA_ARGS__)
@@ -3265,7 +3266,8 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
             const graph_node_t *M = &g->nodes[m];
             if (M->vkind != VK_TENSOR)
                 frames = true;
-            else if (M->df && M->df->held && M->n_outputs) /* multiout: nonzero's */
+            else if (M->df && M->df->held &&
+                     (M->n_outputs || graph_setops_owns(M->op))) /* multiout, setops */
                 return XFAIL(n,
                              "input \"%s\" (%s) has a length known only when it runs, so its "
                              "shape is unknown here; fetch it instead",

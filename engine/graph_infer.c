@@ -8,6 +8,7 @@
 #include "graph_fancy.h"
 #include "graph_internal.h"
 #include "graph_la.h"
+#include "setops.h"
 #include "sortstat.h"
 #include "ufunc.h"
 
@@ -1073,6 +1074,8 @@ int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limi
     if (rc <= 0) return rc;
     if (n->n_outputs) /* multiout: one result of an op with several */
         return graph_multi_infer(g, i, raw, err, errlen) < 0 ? -1 : check_limits(&x, lim);
+    if (graph_setops_owns(n->op)) /* setops: setops.h */
+        return graph_setops_infer(g, i, err, errlen) < 0 ? -1 : check_limits(&x, lim);
     rc = 0;
     switch (op_kind(n->op)) {
     case OPK_DF:

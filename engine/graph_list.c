@@ -175,7 +175,7 @@ static const op_params_t PARAMS[] = {
     {"meshgrid", "1+", {"indexing", "sparse", "copy"}},
     {"nonzero", "1", {NULL}},
     {"unique", "1", {"return_index", "return_inverse", "return_counts", "axis", "equal_nan"}},
-    {"histogram", "1", {"bins", "range", "density"}}, /* [a] or [a, bin_edges] */
+    {"histogram", "1", {"bins", "range", "density", "weights"}}, /* [a, bin_edges?, weights?] */
     /* fancy: advanced indexing (setitem and getitem are above) */
     {"take", "2", {"axis"}},
     {"compress", "2", {"axis"}},
@@ -202,6 +202,11 @@ static const op_params_t PARAMS[] = {
     {"cov", "1+", {"rowvar", "bias", "ddof"}},
     {"corrcoef", "1+", {"rowvar"}},
     {"allclose", "2", {"rtol", "atol", "equal_nan"}},
+    /* setops: set operations and counting (engine/setops.h) */
+    {"union1d", "2", {NULL}},
+    {"intersect1d", "2", {"assume_unique", "return_indices"}},
+    {"setdiff1d", "2", {"assume_unique"}},
+    {"bincount", "1+", {"minlength"}}, /* [x] or [x, weights] */
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

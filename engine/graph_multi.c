@@ -17,6 +17,7 @@
 
 #include "df/dfgraph.h"
 #include "graph_internal.h"
+#include "setops.h"
 
 #define FAIL(n, ...) graph_fail(err, errlen, (n), __VA_ARGS__)
 
@@ -42,7 +43,7 @@ bool graph_multi_arity(op_t op, int *lo, int *hi)
     if (!graph_multi_op(op)) return false;
     *lo = *hi = 1;
     if (op == OP_MESHGRID) *hi = INT32_MAX;
-    if (op == OP_HISTOGRAM) *hi = 2; /* [a] or [a, bin_edges] */
+    if (op == OP_HISTOGRAM) *hi = 3; /* [a], [a, bin_edges], then weights with "weights" */
     return true;
 }
 
@@ -76,7 +77,7 @@ static const char *const *fields(op_t op)
     static const char *const none[] = {NULL};
     static const char *const uniq[] = {"return_index", "return_inverse", "return_counts",
                                        "axis",         "equal_nan",      NULL};
-    static const char *const hist[] = {"bins", "range", "density", NULL};
+    static const char *const hist[] = {"bins", "range", "density", "weights", NULL};
     switch (op) {
     case OP_HISTOGRAM:
         return hist;
@@ -97,6 +98,8 @@ static const char *const *fields(op_t op)
 
 int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
 {
+    if (n->op == OP_INTERSECT1D) /* setops: with return_indices, 3 results */
+        return graph_setops_parse(n, obj, err, errlen);
     const char *name;
     json_t *v;
     const char *const *f = fields(n->op);
@@ -136,7 +139,13 @@ int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         json_t *b = json_object_get(obj, "bins"), *r = json_object_get(obj, "range"),
                *de = json_object_get(obj, "density");
         n->mo_bins = 10;
-        if (b && n->n_in == 2)
+        json_t *wt = json_object_get(obj, "weights"); /* setops: the last input is weights */
+        if (wt && !json_is_boolean(wt))
+            return FAIL(n, "\"weights\" must be a boolean (true: the last input is the weights)");
+        n->mo_weighted = wt && json_is_true(wt);
+        if (n->mo_weighted && n->n_in < 2)
+            return FAIL(n, "\"weights\" is true, but no input after a gives them");
+        if (b && n->n_in - (n->mo_weighted ? 1 : 0) == 2)
             return FAIL(n, "\"bins\" is given twice: as a field and as inputs[1] (the edges)");
         if (b) {
             if (!json_is_integer(b)) return FAIL(n, "\"bins\" must be an integer (or inputs[1])");
@@ -176,16 +185,18 @@ int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         if (ax && !json_is_null(ax))
             return FAIL(n, "\"axis\" other than null is not supported (unique of the flattened "
                            "input only)");
-        if (fv[1])
-            return FAIL(n, "return_inverse is not supported yet (return_index and "
-                           "return_counts are)");
         if (!fv[3]) return FAIL(n, "equal_nan false is not supported (NaNs are one value)");
-        /* results in numpy's order: values, indexes, (inverse), counts */
-        int want = 1 + fv[0] + fv[2], k = n->out_index;
+        /* results in numpy's order: values, indexes, inverse, counts
+         * (mo_col 0, 1, 3 (setops: tile/setops.c), 2) */
+        int cols[4], want = 0;
+        cols[want++] = 0;
+        if (fv[0]) cols[want++] = 1;
+        if (fv[1]) cols[want++] = 3;
+        if (fv[2]) cols[want++] = 2;
         if (want != n->n_outputs)
             return FAIL(n, "unique with these flags gives %d result%s, but \"outputs\" names %d",
                         want, want == 1 ? "" : "s", n->n_outputs);
-        n->mo_col = k == 0 ? 0 : (k == 1 && fv[0]) ? 1 : 2;
+        n->mo_col = cols[n->out_index];
         return 0;
     }
     json_t *ios = json_object_get(obj, "indices_or_sections");
@@ -328,11 +339,17 @@ static int infer_unique(graph_t *g, int i, char *err, size_t errlen)
     graph_node_t *n = &g->nodes[i];
     const graph_node_t *a = &g->nodes[n->in[0].node];
     dtype_t dt = a->odtype;
-    if (n->mo_col == 0 && dt != DT_BOOL && dt != DT_INT64 && dt != DT_FLOAT64)
+    if (dt != DT_BOOL && dt != DT_INT64 && dt != DT_FLOAT64)
         return FAIL(n,
                     "unique of %s is not supported yet (bool, int64 and float64 are); "
                     "astype first",
                     dt_name(dt));
+    if (n->mo_col == 3) { /* setops: the inverse, a's flattened length: an ordinary tensor */
+        n->oshape.ndim = 1;
+        n->oshape.d[0] = shape_size(&a->oshape);
+        n->odtype = DT_INT64;
+        return 0;
+    }
     df_node_t *d = calloc(1, sizeof *d);
     if (!d) return FAIL(n, "out of memory");
     n->df = d;
@@ -363,7 +380,14 @@ static int infer_histogram(graph_t *g, graph_node_t *n, char *err, size_t errlen
         return FAIL(n, "numpy boolean subtract is not supported; histogram of bool (astype first)");
     int64_t nb = n->mo_bins;
     dtype_t edt = a->odtype == DT_FLOAT32 ? DT_FLOAT32 : DT_FLOAT64;
-    if (n->n_in == 2) {
+    const graph_node_t *w = n->mo_weighted ? &g->nodes[n->in[n->n_in - 1].node] : NULL;
+    if (w) { /* setops: weights, a's shape; hist takes their dtype */
+        if (!shape_eq(&w->oshape, &a->oshape))
+            return FAIL(n, "weights should have the same shape as a.");
+        if (w->odtype == DT_BOOL)
+            return FAIL(n, "weights of bool are not supported (astype first)");
+    }
+    if (n->n_in - (w ? 1 : 0) == 2) {
         const graph_node_t *e = &g->nodes[n->in[1].node];
         if (e->oshape.ndim != 1) return FAIL(n, "`bins` must be 1d, when an array");
         if (e->oshape.d[0] < 1) return FAIL(n, "`bins` must have at least one edge");
@@ -374,7 +398,7 @@ static int infer_histogram(graph_t *g, graph_node_t *n, char *err, size_t errlen
     n->oshape.ndim = 1;
     if (n->out_index == 0) {
         n->oshape.d[0] = nb;
-        n->odtype = n->mo_density ? DT_FLOAT64 : DT_INT64;
+        n->odtype = n->mo_density ? DT_FLOAT64 : w ? w->odtype : DT_INT64;
     } else {
         n->oshape.d[0] = nb + 1;
         n->odtype = edt;
@@ -428,6 +452,8 @@ int graph_multi_infer(graph_t *g, int i, const graph_raw_t *raw, char *err, size
         return infer_unique(g, i, err, errlen);
     case OP_HISTOGRAM:
         return infer_histogram(g, n, err, errlen);
+    case OP_INTERSECT1D: /* setops: with return_indices */
+        return graph_setops_infer(g, i, err, errlen);
     default:
         return FAIL(n, "internal: not an op with several results");
     }

@@ -293,6 +293,11 @@
     X(VSTACK, "vstack", OPK_SHAPE)                                                                 \
     X(DSTACK, "dstack", OPK_SHAPE)                                                                 \
     X(COLUMN_STACK, "column_stack", OPK_SHAPE)                                                     \
+    /* setops: set operations and counting (engine/setops.h) */                                    \
+    X(UNION1D, "union1d", OPK_SHAPE)                                                               \
+    X(INTERSECT1D, "intersect1d", OPK_SHAPE)                                                       \
+    X(SETDIFF1D, "setdiff1d", OPK_SHAPE)                                                           \
+    X(BINCOUNT, "bincount", OPK_SHAPE)                                                             \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -18,6 +18,7 @@
 #include "df/dfexec.h"
 #include "df/dfgraph.h"
 #include "df/running.h"
+#include "setops.h"
 #include "tile_internal.h"
 
 /* Fan-in of combine trees, as the tensor reductions'. */
@@ -786,7 +787,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
     if (n->op == OP_SESSION_TENSOR) return tile_session_frame(c, node);
-    if (n->n_outputs) return tile_multi_held(c, node); /* multiout: tile/multi.c */
+    if (graph_setops_owns(n->op)) return tile_setops(c, node); /* setops: tile/setops.c */
+    if (n->n_outputs) return tile_multi_held(c, node);         /* multiout: tile/multi.c */
     if (op_is_elementwise(n->op)) return tile_rowwise(c, node, DFJ_EW, true);
     switch (n->op) {
     case OP_DF_FROM_TENSOR:

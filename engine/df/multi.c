@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../graph.h"
+#include "../setops.h"
 
 #include "../errmsg.h"
 
@@ -244,6 +245,43 @@ static int64_t jin_elems(const jin_t *in)
     return n;
 }
 
+/* setops: histogram's sum of weighted counts (float64 sums of each
+ * chunk's; input np the edges with density): as weights' dtype, or the
+ * density, float64 */
+static int hist_wsum(const job_t *j, const dfx_in_t *ins, int np, void *out, char *err,
+                     size_t errlen)
+{
+    int64_t nb = j->shape[0];
+    double *tot = calloc((size_t)(nb ? nb : 1), sizeof(double));
+    if (!tot) return errmsg(err, errlen, "out of memory");
+    for (int k = 0; k < np; k++)
+        for (int64_t b = 0; b < nb; b++)
+            tot[b] += ((const double *)ins[k].data)[b];
+    if (np < j->n_in) { /* density */
+        const jin_t *ein = &j->in[np];
+        double all = 0;
+        for (int64_t b = 0; b < nb; b++)
+            all += tot[b];
+        for (int64_t b = 0; b < nb; b++) {
+            double w = at_f(ins[np].data, ein->dt, b + 1) - at_f(ins[np].data, ein->dt, b);
+            ((double *)out)[b] = tot[b] / w / all;
+        }
+    } else {
+        for (int64_t b = 0; b < nb; b++) {
+            if (j->dt == DT_INT32)
+                ((int32_t *)out)[b] = (int32_t)tot[b];
+            else if (j->dt == DT_INT64)
+                ((int64_t *)out)[b] = (int64_t)tot[b];
+            else if (j->dt == DT_FLOAT32)
+                ((float *)out)[b] = (float)tot[b];
+            else
+                ((double *)out)[b] = tot[b];
+        }
+    }
+    free(tot);
+    return 0;
+}
+
 static int run_hist(const tile_t *t, const job_t *j, const dfx_in_t *ins, void *out, char *err,
                     size_t errlen)
 {
@@ -317,6 +355,8 @@ static int run_hist(const tile_t *t, const job_t *j, const dfx_in_t *ins, void *
             }
         }
         int64_t *c = out;
+        double *cw = out; /* setops: with weights (input 2), their sums */
+        bool wtd = j->n_in > 2;
         memset(c, 0, sizeof(int64_t) * (size_t)(nb > 0 ? nb : 0));
         for (int64_t i = 0, m = jin_elems(in); nb > 0 && i < m; i++) {
             double v = at_f(ins[0].data, in->dt, i);
@@ -331,7 +371,10 @@ static int run_hist(const tile_t *t, const job_t *j, const dfx_in_t *ins, void *
             }
             int64_t b = lo - 1;
             if (b >= nb) b = nb - 1; /* the last bin holds its right edge */
-            c[b]++;
+            if (wtd)
+                cw[b] += at_f(ins[2].data, j->in[2].dt, i);
+            else
+                c[b]++;
         }
         free(e);
         return 0;
@@ -339,6 +382,7 @@ static int run_hist(const tile_t *t, const job_t *j, const dfx_in_t *ins, void *
     case MO_HIST_SUM: {
         int64_t nb = j->shape[0];
         int np = n->mo_density ? j->n_in - 1 : j->n_in;
+        if (n->mo_weighted) return hist_wsum(j, ins, np, out, err, errlen); /* setops */
         int64_t *tot = calloc((size_t)(nb ? nb : 1), sizeof(int64_t));
         if (!tot) return errmsg(err, errlen, "out of memory");
         for (int k = 0; k < np; k++)
@@ -368,6 +412,8 @@ int df_multi_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob, 
                  void *fixed_out, char *err, size_t errlen)
 {
     const job_t *j = &t->jobs[ji];
+    if (j->off[2] >= MO_SET_FIRST) /* setops: df/setops.c */
+        return df_setops_run(t, ji, ins, blob, blob_len, fixed_out, err, errlen);
     if (j->off[2] >= MO_HIST_MINMAX) return run_hist(t, j, ins, fixed_out, err, errlen);
     if (j->off[2] == MO_UNIQUE_MAP) return run_unique_map(j, ins, blob, blob_len, err, errlen);
     if (j->off[2] == MO_UNIQUE_MERGE)

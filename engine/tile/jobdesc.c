@@ -43,6 +43,7 @@
 #include "../arena.h"
 #include "../fancy.h"
 #include "../kern/la.h"
+#include "../setops.h"
 
 #define MAGIC "MJD1"
 /* A job's output, an input array or a generated box: at most 2^44 bytes
@@ -913,6 +914,8 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             if (j->off[nin] != j->n_in) fail(r, "a DataFrame job reading outside its inputs");
         } else if (n_off != 4) {
             fail(r, "a DataFrame job without its parameters");
+        } else if (pa->dfk == DFJ_MULTIOUT && !df_multiout_step_ok(j)) { /* setops: setops.h */
+            fail(r, "a DataFrame job of an unknown step");
         }
         break;
     case JK_LA:

@@ -14,6 +14,7 @@
  *     than one block (--chunk-bytes, or one row when a row is larger). */
 #include "../arena.h"
 #include "../df/multi.h"
+#include "../setops.h"
 #include "tile_priv.h"
 
 /* The bounds of output axis d of meshgrid node n: those of the input
@@ -116,7 +117,9 @@ static tgrid_t *tile_histogram(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
     const tgrid_t *A = c->t->grid[n->in[0].node];
-    const tgrid_t *E = n->n_in == 2 ? c->t->grid[n->in[1].node] : NULL;
+    int nw = n->mo_weighted ? 1 : 0; /* setops: weights, the last input */
+    const tgrid_t *E = n->n_in - nw == 2 ? c->t->grid[n->in[1].node] : NULL;
+    const tgrid_t *W = nw ? c->t->grid[n->in[n->n_in - 1].node] : NULL;
     if (E && n->out_index == 1) return (tgrid_t *)E; /* the edges given */
     jparam_t *pa = tile__param_new(c, n->op);
     pa->dfk = DFJ_MULTIOUT;
@@ -167,10 +170,12 @@ static tgrid_t *tile_histogram(tctx_t *c, int node)
         tile__fail(c, "out of memory while tiling");
         return NULL;
     }
-    for (int k = 0; k < np; k++) {
-        int32_t cj = hjob(c, pa, MO_HIST_COUNT, DT_INT64, nb, 2);
+    for (gwalk_t w = gwalk_start(A); gwalk_next(&w);) {
+        int64_t k = w.li;
+        int32_t cj = hjob(c, pa, MO_HIST_COUNT, W ? DT_FLOAT64 : DT_INT64, nb, 2 + nw);
         if (cj < 0) return NULL;
         tile__jin_direct(c, cj, 0, A->job[k]);
+        if (W && tile__input_box(c, cj, 2, W, w.off, w.len)) return NULL; /* the chunk's weights */
         if (E) {
             if (tile__input_box(c, cj, 1, E, &eoff, &elen)) return NULL;
         } else {
@@ -207,6 +212,8 @@ tgrid_t *tile_multi(tctx_t *c, int node)
         return tile_meshgrid(c, node);
     case OP_HISTOGRAM:
         return tile_histogram(c, node);
+    case OP_UNIQUE: /* setops: its inverse (the other results are held) */
+        return tile_unique_inverse(c, node);
     default:
         tile__fail(c, "internal: not an op with several results");
         return NULL;
