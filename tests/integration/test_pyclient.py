@@ -353,6 +353,26 @@ class TestMultiOutput(Base):
                       ("dens", dc, np.histogram(XN, [-2, 0, 0.5, 3], density=True)[0]),
                       ("range", rc, np.histogram(IN, 4, range=(-5, 5))[0]),
                       ("range-edges", re_, np.histogram(IN, 4, range=(-5, 5))[1])])
+        # setops: weights, the inverse (an ordinary tensor: usable downstream), set ops
+        wt = np.abs(XN) + 1
+        whc, _ = mt.histogram(x, 5, weights=mt.tensor(wt, chunk_size=4))
+        _, inv = mt.unique(ints, return_inverse=True)
+        back = mt.unique(ints)
+        marsc.execute(whc, inv, back)
+        np.testing.assert_allclose(whc.fetch(), np.histogram(XN, 5, weights=wt)[0], rtol=1e-12)
+        self.close(inv.fetch(), np.unique(IN, return_inverse=True)[1], "unique inverse")
+        self.close((inv * 2).sum().execute().fetch(), np.unique(IN, return_inverse=True)[1].sum() * 2,
+                   "inverse downstream")
+        b2 = mt.tensor(IN[::2] + 1, chunk_size=3)
+        iv, ia, ib = mt.intersect1d(ints, b2, return_indices=True)
+        un = mt.union1d(ints, b2)
+        sd = mt.setdiff1d(ints, b2)
+        marsc.execute(iv, ia, ib, un, sd)
+        wv, wa, wb = np.intersect1d(IN, IN[::2] + 1, return_indices=True)
+        for name, t, w in (("intersect1d", iv, wv), ("ia", ia, wa), ("ib", ib, wb),
+                           ("union1d", un, np.union1d(IN, IN[::2] + 1)),
+                           ("setdiff1d", sd, np.setdiff1d(IN, IN[::2] + 1))):
+            self.close(t.fetch(), w, name)
 
 
 class TestAttributesAndMethods(Base):

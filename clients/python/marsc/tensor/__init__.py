@@ -1010,8 +1010,9 @@ def nonzero(a):
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            equal_nan=True):
     """numpy.unique: the sorted values alone, or a tuple with the first
-    indexes and/or counts (return_inverse is not supported by the engine).
-    Their length is known only once they run: fetch them."""
+    indexes, the inverse and/or the counts. The values, indexes and counts
+    have a length known only once they run (fetch them); the inverse has
+    the input's size and is an ordinary tensor."""
     p = {"return_index": bool(return_index), "return_inverse": bool(return_inverse),
          "return_counts": bool(return_counts), "axis": axis, "equal_nan": bool(equal_nan)}
     n = 1 + bool(return_index) + bool(return_inverse) + bool(return_counts)
@@ -1021,9 +1022,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """numpy.histogram: (hist, bin_edges); bins an integer or edges (a
-    tensor, an array or a list)."""
-    if weights is not None:
-        raise NotImplementedError("histogram: weights are not supported")
+    tensor, an array or a list); weights a tensor or array of a's shape."""
     ins = [_as_tensor(a)]
     p = {"density": bool(density)}
     if np.ndim(bins) == 0 and not isinstance(bins, Entity):
@@ -1032,7 +1031,20 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         ins.append(_as_tensor(bins))
     if range is not None:
         p["range"] = [float(range[0]), float(range[1])]
+    if weights is not None:  # the last input (graph-format.md, histogram)
+        p["weights"] = True
+        ins.append(_as_tensor(weights))
     return _make("histogram", ins, p, n_outputs=2)
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    """numpy.intersect1d: the sorted common values; with return_indices a
+    tuple (values, first indexes in ar1, first indexes in ar2). Lengths are
+    known only once they run: fetch them."""
+    p = {"assume_unique": bool(assume_unique), "return_indices": bool(return_indices)}
+    if return_indices:
+        return _make("intersect1d", [_as_tensor(ar1), _as_tensor(ar2)], p, n_outputs=3)
+    return _make("intersect1d", [_as_tensor(ar1), _as_tensor(ar2)], p)
 
 
 def _n_outputs(rule, inputs, p):
