@@ -597,6 +597,29 @@ static int infer_expand_dims(ictx_t *x, const shape_t *s)
     return 0;
 }
 
+/* Input j (lifted shape s) against input 0's (s0) when they are joined on
+ * axis: numpy's messages; adds s's length along axis to *total. */
+static int concat_check(ictx_t *x, const shape_t *s0, const shape_t *s, int j, int axis,
+                        int64_t *total)
+{
+    if (s->ndim != s0->ndim)
+        return FAIL(x,
+                    "all the input arrays must have same number of dimensions, but the array "
+                    "at index 0 has %d dimension(s) and the array at index %d has %d "
+                    "dimension(s)",
+                    s0->ndim, j, s->ndim);
+    for (int d = 0; d < s->ndim; d++)
+        if (d != axis && s->d[d] != s0->d[d])
+            return FAIL(x,
+                        "all the input array dimensions except for the concatenation axis "
+                        "must match exactly, but along dimension %d, the array at index 0 "
+                        "has size %lld and the array at index %d has size %lld",
+                        d, (long long)s0->d[d], j, (long long)s->d[d]);
+    if (add_ovf_i64(*total, s->d[axis], total))
+        return FAIL(x, "the result has more elements than an int64 can count");
+    return 0;
+}
+
 int graph_stack_lift(op_t op, const shape_t *s, int first_ndim, shape_t *out)
 {
     *out = *s;
@@ -635,21 +658,7 @@ static int infer_stack_family(ictx_t *x)
         n->odtype = dt_promote(n->odtype, input(x, j)->odtype);
         shape_t s;
         graph_stack_lift(n->op, in_shape(x, j), in_shape(x, 0)->ndim, &s);
-        if (s.ndim != s0.ndim)
-            return FAIL(x,
-                        "all the input arrays must have same number of dimensions, but the array "
-                        "at index 0 has %d dimension(s) and the array at index %d has %d "
-                        "dimension(s)",
-                        s0.ndim, j, s.ndim);
-        for (int d = 0; d < s.ndim; d++)
-            if (d != axis && s.d[d] != s0.d[d])
-                return FAIL(x,
-                            "all the input array dimensions except for the concatenation axis "
-                            "must match exactly, but along dimension %d, the array at index 0 "
-                            "has size %lld and the array at index %d has size %lld",
-                            d, (long long)s0.d[d], j, (long long)s.d[d]);
-        if (add_ovf_i64(n->oshape.d[axis], s.d[axis], &n->oshape.d[axis]))
-            return FAIL(x, "the result has more elements than an int64 can count");
+        if (concat_check(x, &s0, &s, j, axis, &n->oshape.d[axis])) return -1;
     }
     return 0;
 }
@@ -683,22 +692,7 @@ static int infer_concatenate(ictx_t *x)
     n->axis[0] = axis;
     n->oshape = *s0;
     for (int j = 1; j < n->n_in; j++) {
-        const shape_t *s = in_shape(x, j);
-        if (s->ndim != s0->ndim)
-            return FAIL(x,
-                        "all the input arrays must have same number of dimensions, but the array "
-                        "at index 0 has %d dimension(s) and the array at index %d has %d "
-                        "dimension(s)",
-                        s0->ndim, j, s->ndim);
-        for (int d = 0; d < s->ndim; d++)
-            if (d != axis && s->d[d] != s0->d[d])
-                return FAIL(x,
-                            "all the input array dimensions except for the concatenation axis "
-                            "must match exactly, but along dimension %d, the array at index 0 "
-                            "has size %lld and the array at index %d has size %lld",
-                            d, (long long)s0->d[d], j, (long long)s->d[d]);
-        if (add_ovf_i64(n->oshape.d[axis], s->d[axis], &n->oshape.d[axis]))
-            return FAIL(x, "the result has more elements than an int64 can count");
+        if (concat_check(x, s0, in_shape(x, j), j, axis, &n->oshape.d[axis])) return -1;
     }
     return 0;
 }
