@@ -14,6 +14,7 @@
 #include "peer.h"
 #include "plan.h"
 #include "rq.h"
+#include "df/frame.h"
 
 /* Per pool thread: its own connections. */
 typedef struct conns {
@@ -90,6 +91,8 @@ typedef struct gw_load_ctx {
     conns_t *c;
     const char *sid;
     bool db_failed;
+    bool held_failed; /* a held result named could not be converted (heldmat.c) */
+    char held_key[GRAPH_KEY_MAX + 1];
     char err[512];
 } gw_load_ctx_t;
 int gw_load_src(void *ctx, const char *key, plan_src_t *out);
@@ -135,5 +138,27 @@ int gw_read_chunk(conns_t *c, const plan_src_t *s, const gw_loc_t *loc, int64_t 
 /* Frees chunks named by key wherever they live: inline or uploaded (DEL),
  * or on their worker (a free message); their location goes. */
 void gw_free_chunks(rq_t *rq, char **keys, int n);
+
+/* tensors.c, for heldmat.c */
+/* The frame of a result: chunks [0, upto) read whole and concatenated
+ * (the whole value in memory). 0, or -1 with err. */
+int gw_frame_read(conns_t *c, const plan_src_t *s, const gw_loc_t *locs, frame_t *f, int64_t upto,
+                  char *err, size_t errlen);
+/* Stores the C-order array data (shape sh) in Redis as an upload's chunks
+ * (the default grid) and fills s; on failure deletes what it stored. */
+int gw_store_array(conns_t *c, const char *key, dtype_t dt, const shape_t *sh, const void *data,
+                   plan_src_t *s, char *err, size_t errlen);
+/* Frees the chunks listed in res (one key per row) that no tensors row
+ * references any more. */
+void gw_free_replaced(conns_t *c, const char *sid, const char *key, PGresult *res);
+
+/* heldmat.c */
+/* When `key` of session sid is a held result (dtype text "frame-tensor":
+ * its length was known only when it ran), makes it an ordinary tensor of
+ * the session: its rows, now known, stored as an upload's chunks. Returns
+ * 1 when it did (or another request did meanwhile), 0 when key is no held
+ * result, -1 with err (db_failed set for a database failure). */
+int gw_materialize_held(conns_t *c, const char *sid, const char *key, bool *db_failed, char *err,
+                        size_t errlen);
 
 #endif

@@ -43,6 +43,17 @@ int gw_load_src(void *ctx, const char *key, plan_src_t *out)
 {
     gw_load_ctx_t *lc = ctx;
     if (lc->db_failed) return -1;
+    /* a held result of an earlier task: its length is known now (heldmat.c) */
+    if (gw_materialize_held(lc->c, lc->sid, key, &lc->db_failed, lc->err, sizeof lc->err) < 0) {
+        if (!lc->db_failed)
+            log_warning("session %s: held result \"%s\" could not be made a tensor: %s", lc->sid,
+                        key, lc->err);
+        if (!lc->db_failed) {
+            lc->held_failed = true;
+            snprintf(lc->held_key, sizeof lc->held_key, "%s", key);
+        }
+        return -1;
+    }
     const char *params[] = {lc->sid, key};
     PGresult *res = db_query(lc->c->db,
                              "SELECT json_build_object('shape', shape, 'dtype', dtype,"
@@ -122,6 +133,11 @@ static void job_submit(void *state, void *arg, http_reply_t *out)
     if (plan_tile(&p, err, sizeof err)) {
         if (lc.db_failed)
             gw_reply_db_error(out, c, "reading the session's tensors", lc.err);
+        else if (lc.held_failed)
+            http_reply_error(out, 500, "data_lost",
+                             "input \"%s\" is a held result of an earlier task that could not "
+                             "be read: %s",
+                             lc.held_key, lc.err);
         else
             http_reply_error(out, 400, "invalid_graph", "%s", err);
         goto plan;

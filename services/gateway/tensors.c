@@ -187,8 +187,6 @@ static bool take_tensor(http_req_t *r, tensor_arg_t *a)
 
 /* ---- GET /api/v1/sessions/{sid}/tensors/{key} ---------------------------- */
 
-static int frame_read(conns_t *c, const plan_src_t *s, const gw_loc_t *locs, frame_t *f,
-                      int64_t upto, char *err, size_t errlen);
 /* A lost chunk (its worker died) is recomputed while a request waits this
  * long before answering 500 data_lost. */
 #define LOST_WAIT_MS 120000
@@ -255,7 +253,7 @@ static void job_get_tensor(void *state, void *arg, http_reply_t *out)
             gw_reply_rq_error(out, "reading chunks", !locs ? "out of memory" : "bad redis URL");
         else if (ok < 0)
             gw_reply_rq_error(out, "reading chunks", err);
-        else if (ok == 0 || frame_read(c, &s, locs, &f, s.n_keys, err, sizeof err))
+        else if (ok == 0 || gw_frame_read(c, &s, locs, &f, s.n_keys, err, sizeof err))
             http_reply_error(out, 500, "data_lost", "%s", err);
         else {
             http_reply_json(out, 200, frame_json(a, &s, &f, nbytes));
@@ -329,8 +327,8 @@ static int sink(void *ctx, const void *data, size_t n)
 
 /* The frame of a result: chunks [0, upto) read whole, viewed and
  * concatenated (dfx_assemble). The whole value is held in memory. */
-static int frame_read(conns_t *c, const plan_src_t *s, const gw_loc_t *locs, frame_t *f,
-                      int64_t upto, char *err, size_t errlen)
+int gw_frame_read(conns_t *c, const plan_src_t *s, const gw_loc_t *locs, frame_t *f, int64_t upto,
+                  char *err, size_t errlen)
 {
     int64_t n = upto < s->n_keys ? upto : s->n_keys;
     void **blobs = calloc((size_t)n + 1, sizeof(void *));
@@ -369,7 +367,7 @@ static void frame_data(conns_t *c, tensor_arg_t *a, const plan_src_t *s, const g
 {
     frame_t f;
     char err[512];
-    if (frame_read(c, s, locs, &f, s->n_keys, err, sizeof err)) {
+    if (gw_frame_read(c, s, locs, &f, s->n_keys, err, sizeof err)) {
         http_reply_error(out, 500, "data_lost", "%s", err);
         return;
     }
@@ -577,6 +575,43 @@ void gw_del_keys(rq_t *rq, char **keys, int64_t n)
     }
 }
 
+/* Fills s's grid for an array of shape sh: chunk lengths per axis, chunk
+ * keys "chunk:up:<random id>:<index>" in C order; *most gets the largest
+ * chunk's bytes. */
+static void grid_fill(const char *key, dtype_t dt, const shape_t *sh, const int64_t *chunk,
+                      plan_src_t *s, int64_t *most)
+{
+    snprintf(s->key, sizeof s->key, "%s", key);
+    s->shape = *sh;
+    s->dt = dt;
+    s->n_keys = 1;
+    for (int d = 0; d < sh->ndim; d++) {
+        int64_t ext = sh->d[d];
+        s->nch[d] = ext == 0 ? 1 : (ext + chunk[d] - 1) / chunk[d];
+        s->bounds[d] = malloc(sizeof(int64_t) * (size_t)(s->nch[d] + 1));
+        if (!s->bounds[d]) abort();
+        for (int64_t i = 0; i <= s->nch[d]; i++)
+            s->bounds[d][i] = i * chunk[d] < ext ? i * chunk[d] : ext;
+        s->n_keys *= s->nch[d];
+    }
+}
+
+static void grid_keys(plan_src_t *s, int64_t *most)
+{
+    char id[33];
+    svc_random_id(id);
+    s->chunk_keys = calloc((size_t)s->n_keys, sizeof *s->chunk_keys);
+    if (!s->chunk_keys) abort();
+    *most = 0;
+    for (int64_t li = 0; li < s->n_keys; li++) {
+        char key[128];
+        snprintf(key, sizeof key, "chunk:up:%s:%lld", id, (long long)li);
+        s->chunk_keys[li] = strdup(key);
+        if (!s->chunk_keys[li]) abort();
+        if (chunk_bytes(s, li) > *most) *most = chunk_bytes(s, li);
+    }
+}
+
 /* The grid of an upload: bounds per axis (chunk_size, or the default),
  * chunk keys in C order. 0, or -1 having answered. */
 static int upload_grid(conns_t *c, const upload_arg_t *a, dtype_t dt, const shape_t *sh,
@@ -593,19 +628,7 @@ static int upload_grid(conns_t *c, const upload_arg_t *a, dtype_t dt, const shap
                          "chunk_size has %d lengths for a tensor of %d axes", a->n_chunk, sh->ndim);
         return -1;
     }
-    snprintf(s->key, sizeof s->key, "%s", a->key);
-    s->shape = *sh;
-    s->dt = dt;
-    s->n_keys = 1;
-    for (int d = 0; d < sh->ndim; d++) {
-        int64_t ext = sh->d[d];
-        s->nch[d] = ext == 0 ? 1 : (ext + chunk[d] - 1) / chunk[d];
-        s->bounds[d] = malloc(sizeof(int64_t) * (size_t)(s->nch[d] + 1));
-        if (!s->bounds[d]) abort();
-        for (int64_t i = 0; i <= s->nch[d]; i++)
-            s->bounds[d][i] = i * chunk[d] < ext ? i * chunk[d] : ext;
-        s->n_keys *= s->nch[d];
-    }
+    grid_fill(a->key, dt, sh, chunk, s, most);
     if (s->n_keys > c->quota->max_chunks) {
         http_reply_error(out, 400, "invalid_request",
                          "%lld chunks, more than the %lld a tensor may have: use a larger "
@@ -613,18 +636,7 @@ static int upload_grid(conns_t *c, const upload_arg_t *a, dtype_t dt, const shap
                          (long long)s->n_keys, (long long)c->quota->max_chunks);
         return -1;
     }
-    char id[33];
-    svc_random_id(id);
-    s->chunk_keys = calloc((size_t)s->n_keys, sizeof *s->chunk_keys);
-    if (!s->chunk_keys) abort();
-    *most = 0;
-    for (int64_t li = 0; li < s->n_keys; li++) {
-        char key[128];
-        snprintf(key, sizeof key, "chunk:up:%s:%lld", id, (long long)li);
-        s->chunk_keys[li] = strdup(key);
-        if (!s->chunk_keys[li]) abort();
-        if (chunk_bytes(s, li) > *most) *most = chunk_bytes(s, li);
-    }
+    grid_keys(s, most);
     return 0;
 }
 
@@ -659,10 +671,28 @@ static int upload_store(conns_t *c, const plan_src_t *s, const void *data, char 
     return 0;
 }
 
+int gw_store_array(conns_t *c, const char *key, dtype_t dt, const shape_t *sh, const void *data,
+                   plan_src_t *s, char *err, size_t errlen)
+{
+    int64_t chunk[MR_MAXDIM], most;
+    default_chunks(sh, dt, chunk);
+    grid_fill(key, dt, sh, chunk, s, &most);
+    grid_keys(s, &most);
+    char *buf = malloc(most ? (size_t)most : 1);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = upload_store(c, s, data, buf, err, errlen);
+    free(buf);
+    if (rc) gw_del_keys(c->rq, s->chunk_keys, s->n_keys);
+    return rc;
+}
+
 /* Frees the chunks of a replaced row that no row references any more
  * (another session's row or a task's may share none of an upload's, but a
  * task's may). */
-static void free_replaced(conns_t *c, const upload_arg_t *a, PGresult *res)
+void gw_free_replaced(conns_t *c, const char *sid, const char *key, PGresult *res)
 {
     char err[512];
     int n_old = PQntuples(res);
@@ -680,7 +710,7 @@ static void free_replaced(conns_t *c, const upload_arg_t *a, PGresult *res)
                             1, op, err, sizeof err);
     free(olds_s);
     if (!fr) {
-        log_warning("tensor %s/%s: finding the replaced chunks: %s", a->sid, a->key, err);
+        log_warning("tensor %s/%s: finding the replaced chunks: %s", sid, key, err);
         return;
     }
     int nf = PQntuples(fr);
@@ -736,7 +766,7 @@ static int upload_row(conns_t *c, const upload_arg_t *a, const plan_src_t *s, si
             gw_reply_db_error(out, c, "recording the tensor", err);
         return -1;
     }
-    free_replaced(c, a, res);
+    gw_free_replaced(c, a->sid, a->key, res);
     PQclear(res);
     return 0;
 }
