@@ -95,7 +95,7 @@ class Node:
     inputs: Node, OutRef or scalars. data: a local numpy array to upload as
     a session tensor (op None). outputs: keys of a multi-output op."""
 
-    __slots__ = ("key", "op", "inputs", "params", "kind", "data", "chunk_size", "outputs",
+    __slots__ = ("key", "op", "inputs", "params", "kind", "data", "chunk_size", "outputs", "unsized",
                  "__weakref__")
 
     def __init__(self, op, inputs=(), params=None, kind="tensor", data=None, chunk_size=None,
@@ -108,6 +108,7 @@ class Node:
         self.data = data
         self.chunk_size = chunk_size
         self.outputs = [self.key + "_o%d" % i for i in range(n_outputs)] if n_outputs else None
+        self.unsized = set()  # keys of results whose shape the client cannot tell
 
     @property
     def node(self):
@@ -241,6 +242,33 @@ def build_document(targets, session):
                 t._ref.kind == "tensor" and t.key in held):
             fetch.append(t.key)
     return {"version": 1, "nodes": nodes, "fetch": fetch}, uploads
+
+
+def unsized_inputs(targets, held):
+    """The results in what computes targets whose shape the client cannot
+    tell (a boolean mask, nonzero, unique, ...), that the session does not
+    hold yet and that another node takes as an input. The server keeps such
+    a result "held" (its length is data) and refuses it as an input of the
+    same document, so these run first as a task of their own; the later
+    document names them as session tensors (docs/python-client.md)."""
+    found, seen = [], set()
+    stack = [t._ref.node for t in targets]
+    while stack:
+        n = stack.pop()
+        if n.key in seen or n.data is not None:
+            continue
+        seen.add(n.key)
+        if n.kind == "tensor" and (n.key in held or (n.outputs and all(
+                k in held for k in n.outputs))):
+            continue
+        for i in n.inputs:
+            if not isinstance(i, (Node, OutRef)) or i.key in held:
+                continue
+            if i.kind == "tensor" and i.key in i.node.unsized and i.node.data is None \
+                    and all(f.key != i.key for f in found):
+                found.append(i)
+            stack.append(i.node)
+    return found
 
 
 def execute(*targets, session=None, wait=True, show_progress=None, timeout=None):
@@ -486,6 +514,10 @@ class Session:
 
     def _submit(self, targets):
         self._check_open()
+        first = unsized_inputs(targets, self._held)
+        if first:  # their lengths are data: they run first (unsized_inputs)
+            from .tensor import Tensor
+            self._submit(tuple(Tensor(r, session=self) for r in first)).result()
         doc, uploads = build_document(targets, self)
         for n in uploads:
             self._upload_array(n)

@@ -46,6 +46,8 @@ class Tensor(Entity):
 
     def __init__(self, ref, shape=None, dtype=None, session=None):
         super().__init__(ref, session)
+        if shape is None and ref.node.op is not None:
+            ref.node.unsized.add(ref.key)
         self._shape = None if shape is None else tuple(int(d) for d in shape)
         self._dtype = None if dtype is None else np.dtype(dtype)
 
