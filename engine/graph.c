@@ -1654,6 +1654,14 @@ static int parse_document(pctx_t *c, json_t *root)
 int graph_parse(const char *json, size_t len, const graph_limits_t *lim,
                 const graph_session_t *sess, graph_t **out, char *err, size_t errlen)
 {
+    return graph_parse_held(json, len, lim, sess, out, NULL, err, errlen);
+}
+
+int graph_parse_held(const char *json, size_t len, const graph_limits_t *lim,
+                     const graph_session_t *sess, graph_t **out, char *held_key, char *err,
+                     size_t errlen)
+{
+    if (held_key) held_key[0] = '\0';
     graph_limits_t dflt;
     if (!lim) {
         graph_limits_default(&dflt);
@@ -1681,6 +1689,8 @@ int graph_parse(const char *json, size_t len, const graph_limits_t *lim,
     if (rc == 0) {
         *out = c.g;
         c.g = NULL;
+    } else if (held_key) {
+        memcpy(held_key, c.g->held_input, sizeof c.g->held_input);
     }
 cleanup:
     graph_free(c.g);

@@ -165,6 +165,8 @@ typedef struct graph {
     graph_node_t *nodes; /* topological order: inputs come before their users */
     int n_fetch;
     int *fetch; /* node indexes, in the document's order */
+    /* set while validating: the held input an op was refused (graph_parse_held) */
+    char held_input[GRAPH_KEY_MAX + 1];
 } graph_t;
 
 /* Parses and validates a document. On success returns 0 and sets *out (owned
@@ -179,6 +181,13 @@ int graph_stack_lift(op_t op, const shape_t *s, int first_ndim, shape_t *out);
 
 int graph_parse(const char *json, size_t len, const graph_limits_t *lim,
                 const graph_session_t *sess, graph_t **out, char *err, size_t errlen);
+/* As graph_parse. When the document is refused because an op takes a
+ * result of the same document whose length is known only when it runs (a
+ * held result), held_key (GRAPH_KEY_MAX + 1 bytes) gets that result's key,
+ * else "" (mars-run runs such results first: engine/stage.h). */
+int graph_parse_held(const char *json, size_t len, const graph_limits_t *lim,
+                     const graph_session_t *sess, graph_t **out, char *held_key, char *err,
+                     size_t errlen);
 void graph_free(graph_t *g);
 int graph_find(const graph_t *g, const char *key); /* node index or -1 */
 /* Every op with its kind, inputs and parameter names, as the JSON text of

@@ -3264,10 +3264,14 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
             int m = n->in[j].node;
             if (m < 0) continue;
             const graph_node_t *M = &g->nodes[m];
-            if (M->vkind != VK_TENSOR)
+            if (M->vkind != VK_TENSOR) {
                 frames = true;
-            else if (M->df && M->df->held &&
-                     (M->n_outputs || graph_setops_owns(M->op))) /* multiout, setops */
+                continue;
+            }
+            if (M->df && M->df->held) /* graph_parse_held tells which */
+                snprintf(g->held_input, sizeof g->held_input, "%s", M->key);
+            if (M->df && M->df->held &&
+                (M->n_outputs || graph_setops_owns(M->op))) /* multiout, setops */
                 return XFAIL(n,
                              "input \"%s\" (%s) has a length known only when it runs, so its "
                              "shape is unknown here; fetch it instead",

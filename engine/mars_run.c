@@ -25,6 +25,7 @@
 #include "graph.h"
 #include "kern/cpu.h"
 #include "npy.h"
+#include "stage.h"
 #include "tile.h"
 
 static const char usage[] =
@@ -206,6 +207,48 @@ static int write_tensor(const tile_t *t, const exec_result_t *r, int node, const
         return -1;
     }
     return npy_writer_close(&w, err, errlen);
+}
+
+/* The staged results the document fetched (stage.h), as .npy files; frees
+ * st when there is nothing else to run (g NULL: the caller returns). 0 or 1. */
+static int write_staged(const stage_t *st, const char *outdir)
+{
+    if (stage_n_fetched(st) > 0 && mkdir_p(outdir)) {
+        fprintf(stderr, "mars-run: cannot create output directory %s: %s\n", outdir,
+                strerror(errno));
+        return 1;
+    }
+    for (int i = 0; i < stage_n_fetched(st); i++) {
+        dtype_t dt;
+        shape_t sh;
+        const void *data;
+        size_t n;
+        const char *key = stage_fetched(st, i, &dt, &sh, &data, &n);
+        char fin[PATH_MAX], tmp[PATH_MAX], err[512];
+        if (snprintf(fin, sizeof fin, "%s/%s.npy", outdir, key) >= (int)sizeof fin ||
+            snprintf(tmp, sizeof tmp, "%s/.%s.npy.tmp%d", outdir, key, (int)getpid()) >=
+                (int)sizeof tmp) {
+            fprintf(stderr, "mars-run: output path too long for node \"%s\"\n", key);
+            return 1;
+        }
+        npy_writer_t w;
+        err[0] = '\0';
+        int bad = npy_writer_open(&w, tmp, dt, &sh, err, sizeof err);
+        if (!bad) {
+            bad = npy_writer_write(&w, data, n, err, sizeof err);
+            char cerr[256];
+            if (npy_writer_close(&w, cerr, sizeof cerr) && !bad) {
+                bad = 1;
+                snprintf(err, sizeof err, "%s", cerr);
+            }
+        }
+        if (bad || rename(tmp, fin)) {
+            fprintf(stderr, "mars-run: writing %s: %s\n", fin, err[0] ? err : strerror(errno));
+            unlink(tmp);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static int file_sink(void *ctx, const void *data, size_t n)
@@ -414,15 +457,25 @@ int main(int argc, char **argv)
     if (!doc) return die2("%s", err);
     double t0 = now_s();
     graph_t *g = NULL;
-    if (graph_parse(doc, len, &lim, NULL, &g, err, sizeof err)) {
-        free(doc);
-        return die2("%s", err);
-    }
+    stage_t *st = NULL;
+    /* held results an op of the document takes run first (stage.h) */
+    int src = stage_run(&doc, &len, &lim, &topts, threads, stderr, &g, &st, err, sizeof err);
     free(doc);
+    if (src == 2) return die2("%s", err);
+    if (src) {
+        fprintf(stderr, "mars-run: %s\n", err);
+        return 1;
+    }
+    if (!g) {
+        int wrc = write_staged(st, outdir);
+        stage_free(st);
+        return wrc;
+    }
     double t1 = now_s();
     tile_t *t = NULL;
     if (tile_build(g, &lim, &topts, &t, err, sizeof err)) {
         graph_free(g);
+        stage_free(st);
         return die2("%s", err);
     }
     for (int i = 0; i < g->n_nodes; i++) {
@@ -435,6 +488,10 @@ int main(int argc, char **argv)
     int rc = 0;
     exec_result_t *res = NULL;
     exec_opts_t eo = {.threads = threads};
+    if (st) {
+        eo.source = stage_source;
+        eo.source_ctx = st;
+    }
     if (exec_run(t, &eo, &res, err, sizeof err)) {
         fprintf(stderr, "mars-run: %s\n", err);
         rc = 1;
@@ -488,9 +545,11 @@ int main(int argc, char **argv)
             goto done;
         }
     }
+    if (st && write_staged(st, outdir)) rc = 1;
 done:
     exec_result_free(res);
     tile_free(t);
     graph_free(g);
+    stage_free(st);
     return rc;
 }

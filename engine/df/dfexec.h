@@ -65,6 +65,10 @@ int dfx_write_csv(const frame_t *f, dfx_sink_fn sink, void *ctx);
  * .npy file (ndim 1 for a Series, else 2) or as graph-format.md's tensor
  * JSON. */
 int dfx_write_tensor_npy(const frame_t *f, int ndim, dfx_sink_fn sink, void *ctx);
+/* A held result's frame laid out as a C-order array of ndim (1 or 2) axes,
+ * rows first: malloc'ed, with its dtype, shape and size; NULL with err. */
+void *dfx_frame_rows(const frame_t *f, int ndim, dtype_t *dt, shape_t *sh, size_t *nbytes,
+                     char *err, size_t errlen);
 int dfx_write_tensor_json(const frame_t *f, int ndim, dfx_sink_fn sink, void *ctx);
 
 #endif

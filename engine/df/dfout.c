@@ -312,6 +312,39 @@ static dtype_t col_dt(const frame_t *f)
     return t == FT_INT64 ? DT_INT64 : t == FT_BOOL ? DT_BOOL : DT_FLOAT64;
 }
 
+void *dfx_frame_rows(const frame_t *f, int ndim, dtype_t *dt, shape_t *sh, size_t *nbytes,
+                     char *err, size_t errlen)
+{
+    int type = f->ncols ? f->cols[0].type : FT_FLOAT64;
+    for (int k = 1; k < f->ncols; k++)
+        if (f->cols[k].type != type) {
+            snprintf(err, errlen, "internal: a held result with columns of several types");
+            return NULL;
+        }
+    *dt = col_dt(f);
+    sh->ndim = ndim;
+    sh->d[0] = f->nrows;
+    sh->d[1] = f->ncols;
+    size_t es = dt_size(*dt), nc = (size_t)f->ncols, rows = (size_t)f->nrows;
+    if (f->nrows < 0 || (ndim == 1 && f->ncols != 1) || (nc && rows > SIZE_MAX / nc / es)) {
+        snprintf(err, errlen, "a held result of %lld rows and %d columns is not a %d-D tensor",
+                 (long long)f->nrows, f->ncols, ndim);
+        return NULL;
+    }
+    *nbytes = rows * nc * es;
+    char *out = malloc(*nbytes ? *nbytes : 1);
+    if (!out) {
+        snprintf(err, errlen, "out of memory laying out a held result of %zu bytes", *nbytes);
+        return NULL;
+    }
+    for (size_t k = 0; k < nc; k++) {
+        const char *src = f->cols[k].data;
+        for (size_t i = 0; i < rows; i++)
+            memcpy(out + (i * nc + k) * es, src + i * es, es);
+    }
+    return out;
+}
+
 int dfx_write_tensor_npy(const frame_t *f, int ndim, dfx_sink_fn sink, void *ctx)
 {
     dtype_t dt = col_dt(f);

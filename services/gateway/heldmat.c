@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "df/dfexec.h"
 #include "df/frame.h"
 #include "dtype.h"
 #include "gateway_internal.h"
@@ -32,40 +33,6 @@
 
 /* A lost blob is made again while the conversion waits this long. */
 #define HELD_LOST_WAIT_MS 120000
-
-/* The rows of f side by side, row-major, into a malloc'ed array. */
-static void *frame_rows(const frame_t *f, dtype_t *dt, shape_t *sh, size_t *nbytes, char *err,
-                        size_t errlen)
-{
-    int type = f->ncols ? f->cols[0].type : FT_FLOAT64;
-    for (int k = 1; k < f->ncols; k++)
-        if (f->cols[k].type != type) {
-            snprintf(err, errlen, "internal: a held result with columns of several types");
-            return NULL;
-        }
-    *dt = type == FT_FLOAT64 ? DT_FLOAT64 : type == FT_INT64 ? DT_INT64 : DT_BOOL;
-    sh->ndim = f->series ? 1 : 2;
-    sh->d[0] = f->nrows;
-    sh->d[1] = f->ncols;
-    size_t es = dt_size(*dt), nc = (size_t)f->ncols, rows = (size_t)f->nrows;
-    if (f->nrows < 0 || (nc && rows > SIZE_MAX / nc / es)) {
-        snprintf(err, errlen, "a held result of %lld rows and %d columns is too large",
-                 (long long)f->nrows, f->ncols);
-        return NULL;
-    }
-    *nbytes = rows * nc * es;
-    char *out = malloc(*nbytes ? *nbytes : 1);
-    if (!out) {
-        snprintf(err, errlen, "out of memory converting a held result of %zu bytes", *nbytes);
-        return NULL;
-    }
-    for (size_t k = 0; k < nc; k++) {
-        const char *src = f->cols[k].data;
-        for (size_t i = 0; i < rows; i++)
-            memcpy(out + (i * nc + k) * es, src + i * es, es);
-    }
-    return out;
-}
 
 /* The row's old chunks, now no row's, are freed (as a replaced upload's). */
 static void free_old(conns_t *c, const char *sid, const char *key, const char *old_keys)
@@ -188,7 +155,7 @@ int gw_materialize_held(conns_t *c, const char *sid, const char *key, bool *db_f
     dtype_t dt;
     shape_t sh;
     size_t nbytes;
-    data = frame_rows(&f, &dt, &sh, &nbytes, err, errlen);
+    data = dfx_frame_rows(&f, f.series ? 1 : 2, &dt, &sh, &nbytes, err, errlen);
     if (!data || gw_store_array(c, key, dt, &sh, data, &ns, err, errlen)) goto out;
     int sw = swap_row(c, sid, key, old_keys, &ns, nbytes, err, errlen);
     if (sw <= 0) {
