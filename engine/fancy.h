@@ -52,6 +52,13 @@ typedef struct fancy {
     int value_in;  /* setitem: the value's input (a tensor or a scalar operand) */
     int n_ent;
     fx_ent_t ent[2 * MR_MAXDIM];
+    /* A job's source read through its chunks (tile_fancy, FXM_INDEX only):
+     * src_nch > 0 job inputs at the source's place, one per chunk along
+     * axis 0, each whole along the other axes; src_rows[0..src_nch] their
+     * row offsets (src_rows[src_nch]: the source's rows). 0: the source is
+     * one job input (a box assembled from its chunks). */
+    int src_nch;
+    const int64_t *src_rows;
 } fancy_t;
 
 /* Whether op is one of the ops this branch adds (not getitem itself). */

@@ -353,6 +353,39 @@ static void emit_copy(void *ctx, int64_t k, const int64_t *v, int64_t off)
     memcpy(c->dst + (size_t)k * c->es, c->src + (size_t)off * c->es, c->es);
 }
 
+/* The source as row chunks (fancy_t.src_nch): element off (C order over
+ * the whole source) is in the chunk whose rows hold off / row. */
+typedef struct {
+    const void *const *chunks;
+    const int64_t *rows; /* nch + 1 row offsets */
+    int nch;
+    int64_t row; /* elements of one row */
+    char *dst;
+    size_t es;
+    int last; /* the chunk of the previous element: indices often run on */
+} chunked_ctx_t;
+
+static void emit_copy_chunked(void *ctx, int64_t k, const int64_t *v, int64_t off)
+{
+    (void)v;
+    chunked_ctx_t *c = ctx;
+    int64_t r = c->row > 0 ? off / c->row : 0;
+    int ci = c->last;
+    if (r < c->rows[ci] || r >= c->rows[ci + 1]) {
+        int lo = 0, hi = c->nch - 1; /* the last chunk whose first row is <= r */
+        while (lo < hi) {
+            int mid = (lo + hi + 1) / 2;
+            if (c->rows[mid] <= r)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        ci = c->last = lo;
+    }
+    const char *p = c->chunks[ci];
+    memcpy(c->dst + (size_t)k * c->es, p + (size_t)(off - c->rows[ci] * c->row) * c->es, c->es);
+}
+
 typedef struct {
     char *dst;
     size_t es;
@@ -430,15 +463,22 @@ int fancy_run(const tile_t *t, int32_t ji, const void *const *job_in, void *out,
         free(vin);
         return xfail(n, err, errlen, "out of memory");
     }
+    const void *const *chunks = NULL; /* the source read through its row chunks */
     for (int k = 0, q = 0; k < n->n_in; k++) {
         dp[k] = NULL;
         vin[k].odtype = DT_NTYPES;
         if (n->in[k].node < 0) continue;
         const jin_t *in = &j->in[q];
-        dp[k] = job_in[q++];
         vin[k].odtype = in->dt;
         vin[k].oshape.ndim = in->ndim;
         memcpy(vin[k].oshape.d, in->shape, sizeof(int64_t) * (size_t)in->ndim);
+        if (k == fx->src_in && fx->src_nch > 0) {
+            chunks = job_in + q;
+            vin[k].oshape.d[0] = fx->src_rows[fx->src_nch];
+            q += fx->src_nch;
+            continue;
+        }
+        dp[k] = job_in[q++];
     }
     walk_t w = {.g = g, .n = n, .fx = fx, .data = dp, .vin = vin};
     int rc = -1;
@@ -532,6 +572,19 @@ int fancy_run(const tile_t *t, int32_t ji, const void *const *job_in, void *out,
         if (w.total != want) {
             xfail(n, err, errlen, "internal: view of %lld elements, %lld expected",
                   (long long)w.total, (long long)want);
+            goto done;
+        }
+        if (chunks) {
+            int64_t row = 1;
+            for (int d = 1; d < a->oshape.ndim; d++)
+                row *= a->oshape.d[d];
+            chunked_ctx_t cc = {.chunks = chunks,
+                                .rows = fx->src_rows,
+                                .nch = fx->src_nch,
+                                .row = row,
+                                .dst = out,
+                                .es = es};
+            rc = walk_run(&w, emit_copy_chunked, &cc, err, errlen);
             goto done;
         }
         copy_ctx_t cc = {src, out, es};

@@ -242,7 +242,19 @@ tgrid_t *tile_fancy(tctx_t *c, int node)
             }
         }
         int64_t bytes = box_bytes(nv, w.len, n->odtype);
-        int32_t ji = tile__job_new(c, JK_FANCY, n->odtype, nv, w.len, n_tin);
+        /* the source whole along every axis, in row chunks: the job reads
+         * the chunks where they are rather than a copy of them joined */
+        bool through = A->nchunks[0] > 1 && soff[0] == 0 && slen[0] == A->shape.d[0];
+        for (int d = 1; d < A->shape.ndim && through; d++)
+            through = A->nchunks[d] == 1 && soff[d] == 0 && slen[d] == A->shape.d[d];
+        for (int64_t i = 0; i < A->nchunks[0] && through; i++)
+            through = A->job[i] >= 0;
+        if (through) {
+            fj->src_nch = (int)A->nchunks[0];
+            fj->src_rows = A->bounds[0];
+        }
+        int n_jin = through ? n_tin - 1 + fj->src_nch : n_tin;
+        int32_t ji = tile__job_new(c, JK_FANCY, n->odtype, nv, w.len, n_jin);
         if (ji < 0) return NULL;
         jparam_t *pa = tile__param_new(c, n->op);
         pa->fx = fj;
@@ -266,6 +278,11 @@ tgrid_t *tile_fancy(tctx_t *c, int node)
             }
             int64_t b = box_bytes(M->shape.ndim, len, M->dt);
             if (add_ovf_i64(bytes, b, &bytes)) bytes = INT64_MAX;
+            if (k == fx->src_in && through) {
+                for (int64_t i = 0; i < A->nchunks[0]; i++)
+                    tile__jin_direct(c, ji, q++, A->job[i]);
+                continue;
+            }
             if (tile__input_box(c, ji, q++, M, off, len)) return NULL;
         }
         if (bytes > FANCY_MAX_BYTES) {

@@ -17,7 +17,7 @@
  *     i32 td_n, i32 td_a[td_n], i32 td_b[td_n], u8 dfk, i32 la_step, u8 has_fx
  *     (then the advanced index: u8 mode, u8 flags, i32 src_in, value_in, n_ent,
  *     per entry u8 kind, i32 in, axis, nax, u8 is_int, i64 i, start, stop,
- *     step, len), u8 has_prog;
+ *     step, len, then i32 src_nch, i64 src_rows[src_nch + 1] when > 0), u8 has_prog;
  *     program: i32 n_inputs, n_regs, n_ins, out; per register u8 dt,
  *     u8 is_const (then u8 kind, the
  *     value's 8 bytes, little-endian); per instruction i32 op, u8 dt,
@@ -189,6 +189,9 @@ static void put_fancy(wbuf_t *w, const fancy_t *fx)
         put_i64(w, e->ix.step);
         put_i64(w, e->ix.len);
     }
+    put_i32(w, fx->src_nch);
+    for (int i = 0; fx->src_nch > 0 && i <= fx->src_nch; i++)
+        put_i64(w, fx->src_rows[i]);
 }
 
 static void put_param(wbuf_t *w, const jparam_t *pa)
@@ -577,6 +580,14 @@ static const fancy_t *get_fancy(rbuf_t *r)
         e->ix.step = get_i64(r);
         e->ix.len = get_i64(r);
     }
+    fx->src_nch = get_i32(r);
+    if (fx->src_nch < 0 || fx->src_nch > INT32_MAX / 2) return fail(r, "bad advanced index"), NULL;
+    if (fx->src_nch > 0) {
+        int64_t *rows = get_i64s(r, fx->src_nch + 1);
+        fx->src_rows = rows;
+        for (int i = 0; rows && i < fx->src_nch && !r->bad; i++)
+            if (rows[0] != 0 || rows[i + 1] < rows[i]) fail(r, "bad advanced index");
+    }
     return fx;
 }
 
@@ -803,10 +814,31 @@ static void check_fancy(rbuf_t *r, const job_t *j, const fancy_t *fx)
     for (int k = 0; k < n->n_in; k++) {
         if (n->in[k].node < 0) continue;
         if (k == fx->src_in) src_job_in = q;
-        q++;
+        q += k == fx->src_in && fx->src_nch > 0 ? fx->src_nch : 1;
     }
     if (q != j->n_in) return (void)fail(r, "an advanced-indexing job of other inputs");
     const jin_t *src = src_job_in >= 0 ? &j->in[src_job_in] : NULL;
+    jin_t whole; /* a source read through its row chunks: their rows together */
+    if (src && fx->src_nch > 0) {
+        if (fx->mode != FXM_INDEX || fx->set || fx->held)
+            return (void)fail(r, "a chunked source outside a plain index");
+        for (int i = 0; i < fx->src_nch; i++) {
+            const jin_t *c = &j->in[src_job_in + i];
+            if (c->ndim != src->ndim || c->dt != src->dt || c->ndim < 1 ||
+                c->shape[0] != fx->src_rows[i + 1] - fx->src_rows[i])
+                return (void)fail(r, "a source chunk of another shape");
+            for (int d = 1; d < c->ndim; d++)
+                if (c->shape[d] != src->shape[d])
+                    return (void)fail(r, "a source chunk of another shape");
+        }
+        whole = *src;
+        whole.shape = NULL;
+        int64_t *sh = arena_alloc(r->t->arena, sizeof(int64_t) * (size_t)(src->ndim + 1));
+        memcpy(sh, src->shape, sizeof(int64_t) * (size_t)src->ndim);
+        sh[0] = fx->src_rows[fx->src_nch];
+        whole.shape = sh;
+        src = &whole;
+    }
     for (int k = 0; k < fx->n_ent; k++) {
         const fx_ent_t *e = &fx->ent[k], *ne = &nf->ent[k];
         if (e->kind != ne->kind || e->in != ne->in || e->axis != ne->axis || e->nax != ne->nax)

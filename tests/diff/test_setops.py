@@ -242,6 +242,13 @@ add("unique-inverse/of-expression-many-blocks",
 
 # ---- rejected documents: exit 2, one line naming the node
 ar = N("a", "arange", stop=12, chunk_size=5)
+# a held result as an input of the same document: mars-run runs it first
+add("held/intersect1d-index-as-input",
+    [ar, N("r", "intersect1d", ["a", "a"], return_indices=True, outputs=["u", "v", "w"]),
+     N("s", "sum", ["v"])],
+    {"s": np.intersect1d(np.arange(12), np.arange(12), return_indices=True)[1].sum()})
+add("held/union1d-output-as-input", [ar, N("r", "union1d", ["a", "a"]), N("s", "sum", ["r"])],
+    {"s": np.union1d(np.arange(12), np.arange(12)).sum()})
 i32 = N("i", "arange", stop=5, dtype="int32")
 f32 = N("f", "arange", stop=5, dtype="float32")
 rejects += [
@@ -270,14 +277,9 @@ rejects += [
     ("reject/intersect1d-return-indices-two-outputs",
      D([ar, N("r", "intersect1d", ["a", "a"], return_indices=True, outputs=["u", "v"])],
        ["u"]), "r", "intersect1d"),
-    ("reject/intersect1d-index-as-input",
-     D([ar, N("r", "intersect1d", ["a", "a"], return_indices=True, outputs=["u", "v", "w"]),
-        N("s", "sum", ["v"])], ["s"]), "s", "sum"),
     ("reject/intersect1d-assume-unique-not-bool",
      D([ar, N("r", "intersect1d", ["a", "a"], assume_unique=1)], ["r"]), "r", "intersect1d"),
     ("reject/union1d-scalar-input", D([ar, N("r", "union1d", ["a", 3])], ["r"]), "r", "union1d"),
-    ("reject/union1d-output-as-input", D([ar, N("r", "union1d", ["a", "a"]),
-                                          N("s", "sum", ["r"])], ["s"]), "s", "sum"),
     ("reject/bincount-no-input", D([N("r", "bincount", [])], ["r"]), "r", "bincount"),
     ("reject/bincount-float", D([N("x", "ones", shape=[3]), N("r", "bincount", ["x"])], ["r"]),
      "r", "bincount"),
@@ -361,9 +363,6 @@ def main():
         r = harness.run_mars(d)
         try:
             why = harness.check_rejected(r, key, op)
-            if not why and "output-as-input" in name and "(union1d) has a length known only " \
-                    "when it runs" not in r.stderr:
-                why = "the message does not say the input is union1d's: %r" % r.stderr
         finally:
             harness.cleanup(r)
         if why:
