@@ -447,6 +447,65 @@ done:
     return rc;
 }
 
+/* take(a, i) and a[i] with a 1-D (or flattened) source and one int64
+ * index array: a tight gather, the sources a few elements ahead prefetched
+ * (random indices miss the cache on nearly every element). The source is
+ * one block, or row chunks (chunks[c] holds rows[c] .. rows[c + 1]).
+ * Returns 1 when the job is not of this shape, else 0 or -1. */
+#define GATHER_AHEAD 16
+
+static inline const char *gather_at(const char *src, const void *const *chunks, const int64_t *rows,
+                                    int nch, int64_t per, int64_t i, size_t es)
+{
+    if (!chunks) return src + (size_t)i * es;
+    int c = per > 0 ? (int)(i / per) : 0;
+    if (c >= nch) c = nch - 1;
+    while (c > 0 && rows[c] > i) /* uneven chunks: step back, then on */
+        c--;
+    while (c < nch - 1 && rows[c + 1] <= i)
+        c++;
+    return (const char *)chunks[c] + (size_t)(i - rows[c]) * es;
+}
+
+static int fast_gather(const graph_node_t *n, const fancy_t *fx, const vin_t *a, const char *src,
+                       const void *const *chunks, const vin_t *ix, const int64_t *idx, void *out,
+                       int64_t count, char *err, size_t errlen)
+{
+    size_t es = dt_size(a->odtype);
+    int64_t sz = shape_size(&a->oshape);
+    int nch = chunks ? fx->src_nch : 0;
+    const int64_t *rows = chunks ? fx->src_rows : NULL;
+    int64_t per = chunks ? rows[1] - rows[0] : 0;
+    (void)ix;
+    for (int64_t k = 0; k < count; k++) {
+        if (k + GATHER_AHEAD < count) {
+            int64_t f = idx[k + GATHER_AHEAD];
+            f += f < 0 ? sz : 0;
+            if (f >= 0 && f < sz) __builtin_prefetch(gather_at(src, chunks, rows, nch, per, f, es));
+        }
+        int64_t i = idx[k], r = i < 0 ? i + sz : i;
+        if (r < 0 || r >= sz)
+            return xfail(n, err, errlen, "index %lld is out of bounds for axis 0 with size %lld",
+                         (long long)i, (long long)sz);
+        const char *p = gather_at(src, chunks, rows, nch, per, r, es);
+        char *d = (char *)out + (size_t)k * es;
+        switch (es) {
+        case 8:
+            memcpy(d, p, 8);
+            break;
+        case 4:
+            memcpy(d, p, 4);
+            break;
+        case 1:
+            *d = *p;
+            break;
+        default:
+            memcpy(d, p, es);
+        }
+    }
+    return 0;
+}
+
 int fancy_run(const tile_t *t, int32_t ji, const void *const *job_in, void *out, void **blob,
               size_t *blob_len, char *err, size_t errlen)
 {
@@ -530,6 +589,17 @@ int fancy_run(const tile_t *t, int32_t ji, const void *const *job_in, void *out,
             if (truthy(mk, m->odtype, i)) memcpy((char *)out + (size_t)i * es, sval, es);
         rc = 0;
         goto done;
+    }
+    if (fx->mode == FXM_INDEX && !fx->set && !fx->held && fx->n_ent == 1 &&
+        fx->ent[0].kind == FX_ARR && (fx->flat_src || a->oshape.ndim == 1)) {
+        const vin_t *ix = in_node(&w, fx->ent[0].in);
+        int64_t count = shape_size(&ix->oshape), want = 1;
+        for (int d = 0; d < j->ndim; d++)
+            want *= j->shape[d];
+        if (ix->odtype == DT_INT64 && count == want) {
+            rc = fast_gather(n, fx, a, src, chunks, ix, dp[fx->ent[0].in], out, count, err, errlen);
+            goto done;
+        }
     }
     if (walk_prepare(&w, err, errlen)) goto done;
     if (fx->set) {
