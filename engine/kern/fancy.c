@@ -455,16 +455,17 @@ done:
 #define GATHER_AHEAD 16
 
 static inline const char *gather_at(const char *src, const void *const *chunks, const int64_t *rows,
-                                    int nch, int64_t per, int64_t i, size_t es)
+                                    int nch, int64_t per, int64_t rowlen, int64_t i, size_t es)
 {
     if (!chunks) return src + (size_t)i * es;
-    int c = per > 0 ? (int)(i / per) : 0;
+    int64_t r = i / rowlen; /* a flattened source: element i is in row r */
+    int c = per > 0 ? (int)(r / per) : 0;
     if (c >= nch) c = nch - 1;
-    while (c > 0 && rows[c] > i) /* uneven chunks: step back, then on */
+    while (c > 0 && rows[c] > r) /* uneven chunks: step back, then on */
         c--;
-    while (c < nch - 1 && rows[c + 1] <= i)
+    while (c < nch - 1 && rows[c + 1] <= r)
         c++;
-    return (const char *)chunks[c] + (size_t)(i - rows[c]) * es;
+    return (const char *)chunks[c] + (size_t)(i - rows[c] * rowlen) * es;
 }
 
 static int fast_gather(const graph_node_t *n, const fancy_t *fx, const vin_t *a, const char *src,
@@ -475,19 +476,23 @@ static int fast_gather(const graph_node_t *n, const fancy_t *fx, const vin_t *a,
     int64_t sz = shape_size(&a->oshape);
     int nch = chunks ? fx->src_nch : 0;
     const int64_t *rows = chunks ? fx->src_rows : NULL;
-    int64_t per = chunks ? rows[1] - rows[0] : 0;
+    int64_t per = chunks ? rows[1] - rows[0] : 0, rowlen = 1;
+    for (int d = 1; d < a->oshape.ndim; d++)
+        rowlen *= a->oshape.d[d];
+    if (rowlen <= 0) rowlen = 1; /* no elements: every index is out of bounds */
     (void)ix;
     for (int64_t k = 0; k < count; k++) {
         if (k + GATHER_AHEAD < count) {
             int64_t f = idx[k + GATHER_AHEAD];
             f += f < 0 ? sz : 0;
-            if (f >= 0 && f < sz) __builtin_prefetch(gather_at(src, chunks, rows, nch, per, f, es));
+            if (f >= 0 && f < sz)
+                __builtin_prefetch(gather_at(src, chunks, rows, nch, per, rowlen, f, es));
         }
         int64_t i = idx[k], r = i < 0 ? i + sz : i;
         if (r < 0 || r >= sz)
             return xfail(n, err, errlen, "index %lld is out of bounds for axis 0 with size %lld",
                          (long long)i, (long long)sz);
-        const char *p = gather_at(src, chunks, rows, nch, per, r, es);
+        const char *p = gather_at(src, chunks, rows, nch, per, rowlen, r, es);
         char *d = (char *)out + (size_t)k * es;
         switch (es) {
         case 8:

@@ -238,6 +238,27 @@ for axis in (None, 0, 1, -1):
     nodes = [arr("a", v, [4, 2]), arr("i", idx, [1, 2]),
              {"key": "t", "op": "take", "inputs": ["a", "i"], "axis": axis}]
     add("take/axis=%s" % axis, nodes, {"t": np.take(v, idx, axis=axis)})
+# the source read through its row chunks (even, uneven after a rechunk, one
+# row per chunk), int64 and int32 indices, negatives, each dtype's gather
+for dt in ("float64", "int32", "bool", "float32"):
+    v = values((97,), dt)
+    idx = RNG.integers(-97, 97, 300)
+    for ch, uneven in ((10, False), (7, True), (1, False)):
+        nodes = [arr("a", v, ch)]
+        src = "a"
+        if uneven:  # bounds 0, 7, ..., 49, 50, 60, ...: a concatenation's
+            nodes = [arr("a1", v[:50], 7), arr("a2", v[50:], 10),
+                     {"key": "r", "op": "concatenate", "inputs": ["a1", "a2"]}]
+            src = "r"
+        nodes += [arr("i", idx, 64), {"key": "t", "op": "take", "inputs": [src, "i"]},
+                  arr("j", idx.astype(np.int32), 50),
+                  {"key": "g", "op": "getitem", "inputs": [src, "j"], "index": [{"input": 1}]}]
+        add("take/through-chunks-%s-%s-%s" % (dt, ch, "uneven" if uneven else "even"), nodes,
+            {"t": np.take(v, idx), "g": v[idx.astype(np.int32)]})
+v2 = values((9, 4))
+add("take/flat-through-row-chunks", [arr("a", v2, [2, 4]), arr("i", np.array([35, -36, 7, 8]), 3),
+                                     {"key": "t", "op": "take", "inputs": ["a", "i"]}],
+    {"t": np.take(v2, [35, -36, 7, 8])})
 add("take/scalar-index", [arr("a", a3, [3, 2, 4]),
                           {"key": "t", "op": "take", "inputs": ["a", -2], "axis": 2}],
     {"t": np.take(a3, -2, axis=2)})
@@ -290,6 +311,10 @@ add_error("oob-negative-runs", A + [arr("i", np.array([-11])),
 add_error("take-oob-runs", A + [arr("i", np.array([10])),
           {"key": "t", "op": "take", "inputs": ["a", "i"]}],
           "t", "take", "index 10 is out of bounds", 1)
+add_error("take-negative-out-of-bounds-through-chunks",
+          [arr("a", np.arange(10), 3), arr("i", np.array([2, -11, 0]), 2),
+           {"key": "t", "op": "take", "inputs": ["a", "i"]}],
+          "t", "take", "index -11 is out of bounds for axis 0 with size 10", 1)
 add_error("setitem-oob-runs", A + [arr("i", np.array([3, 99])),
           {"key": "s", "op": "setitem", "inputs": ["a", 1, "i"], "index": [{"input": 2}]}],
           "s", "setitem", "index 99 is out of bounds for axis 0 with size 10", 1)
