@@ -166,6 +166,29 @@ LA_BRANCH_OPS = set(LA_BRANCH_PARAMS)
 ALL_OPS = ALL_OPS | LA_BRANCH_OPS
 PARAMS.update(LA_BRANCH_PARAMS)
 
+# Second-wave ops the random-graph generator draws (numpy's function of the
+# same name; sort, take and the stacks are exact).
+WAVE2_PARAMS = {"sort": {"axis"}, "take": {"axis"}, "hstack": set(), "vstack": set(),
+                "column_stack": set(), "dstack": set()}
+WAVE2_OPS = set(WAVE2_PARAMS)
+ALL_OPS = ALL_OPS | WAVE2_OPS
+PARAMS.update(WAVE2_PARAMS)
+
+
+def _eval_wave2(node, ins):
+    op = node["op"]
+    if any(not isinstance(x, np.ndarray) for x in ins):
+        raise Rejected("%s takes tensors" % op)
+    if op == "sort":
+        if len(ins) != 1:
+            raise Rejected("sort takes 1 input")
+        return np.sort(ins[0], axis=node.get("axis", -1))
+    if op == "take":
+        if len(ins) != 2 or ins[1].dtype.kind not in "iu":
+            raise Rejected("take takes a tensor and integer indices")
+        return np.take(ins[0], ins[1], axis=node.get("axis"))
+    return getattr(np, op)(ins)
+
 
 def _eval_la(node, ins):
     op = node["op"]
@@ -463,6 +486,8 @@ def _eval_node(node, ins, random_values, perturb):
         return np.asarray(random_values[key])
     if op in LA_BRANCH_OPS:
         return _eval_la(node, ins)
+    if op in WAVE2_OPS:
+        return _eval_wave2(node, ins)
 
     if op in ("ones", "zeros", "empty"):
         # the engine's empty gives zeros (numpy's holds whatever memory held)

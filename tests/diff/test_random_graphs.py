@@ -208,7 +208,7 @@ class Gen:
     # -- steps -------------------------------------------------------------
     def step(self):
         kinds = ["unary", "binary", "binary", "scalar", "reduce", "shape", "shape", "linalg",
-                 "concat", "where", "clip", "astype", "scan", "argred"]
+                 "concat", "where", "clip", "astype", "scan", "argred", "sort", "take", "stack2"]
         return getattr(self, "s_" + self.choice(kinds))()
 
     def s_unary(self):
@@ -770,6 +770,77 @@ class Gen:
             p = {"key": self.key("k"), "op": "stack", "inputs": [x.key for x in parts], "axis": ax}
         dt = str(np.result_type(*[np.dtype(x.dtype) for x in parts]))
         return self.emit(p, Node(p["key"], shape, dt, max(x.level for x in parts), max(x.mag for x in parts)))
+
+    # -- the second wave: sort, take, the stacks (exact: the level is kept)
+    def s_sort(self):
+        a = self.pick(lambda n: n.ndim >= 1)
+        if a is None:
+            return None
+        ax = self.choice([None, -1, 0, a.ndim - 1, "default"])
+        k = self.key("so")
+        p = {"key": k, "op": "sort", "inputs": [a.key]}
+        if ax != "default":
+            p["axis"] = ax
+        shape = (a.size,) if ax is None else a.shape
+        # -0.0 and 0.0 are equal to a sort, so where each lands is the
+        # algorithm's: float results are no longer exact for floor, 1/x...
+        level = max(a.level, 1) if a.dtype in FLOATS else a.level
+        return self.emit(p, Node(k, shape, a.dtype, level, a.mag))
+
+    def s_take(self):
+        a = self.pick(lambda n: n.ndim >= 1 and n.size > 0)
+        if a is None:
+            return None
+        ax = self.choice([None, 0, a.ndim - 1, -1])
+        n = a.size if ax is None else a.shape[ax]
+        if n == 0:
+            return None
+        ishape = self.choice([[int(self.r.integers(0, 9))], [2, 3], []])
+        idx = self.r.integers(-n, n, ishape).astype(np.int64)
+        ik = self.key("ix")
+        inode = {"key": ik, "op": "array", "data": idx.tolist() if ishape else [int(idx)],
+                 "dtype": "int64"}
+        if ishape:
+            inode["chunk_size"] = int(self.r.integers(1, max(ishape) + 2))
+        else:
+            inode = {"key": ik, "op": "full", "shape": [], "fill_value": int(idx), "dtype": "int64"}
+        self.nodes.append(inode)
+        if ax is None:
+            shape = tuple(ishape)
+        else:
+            axp = ax % a.ndim
+            shape = a.shape[:axp] + tuple(ishape) + a.shape[axp + 1:]
+        if int(np.prod(shape)) > MAX_ELEMS:
+            return None
+        k = self.key("tk")
+        p = {"key": k, "op": "take", "inputs": [a.key, ik]}
+        if ax is not None or self.chance(0.5):
+            p["axis"] = ax
+        return self.emit(p, Node(k, shape, a.dtype, a.level, a.mag))
+
+    def s_stack2(self):
+        a = self.pick(lambda n: n.ndim in (1, 2) and n.size * 3 <= MAX_ELEMS)
+        if a is None:
+            return None
+        op = self.choice(["hstack", "vstack", "column_stack", "dstack"])
+        parts = [a]
+        for _ in range(int(self.r.integers(1, 3))):
+            s = list(a.shape)
+            if op == "hstack":
+                s[-1] = int(self.r.integers(0, 9)) if a.ndim == 2 or self.chance(0.5) else s[-1]
+            elif op == "vstack" and a.ndim == 2:
+                s[0] = int(self.r.integers(0, 9))
+            parts.append(self.leaf(s) if self.chance(0.8) else a)
+        try:
+            want = getattr(np, op)([np.zeros(p.shape, p.dtype) for p in parts])
+        except ValueError:
+            return None
+        if want.size > MAX_ELEMS:
+            return None
+        k = self.key("st")
+        return self.emit({"key": k, "op": op, "inputs": [p.key for p in parts]},
+                         Node(k, want.shape, str(want.dtype), max(p.level for p in parts),
+                              max(p.mag for p in parts)))
 
     def s_where(self):
         c = self.pick(lambda n: n.level == 0)
