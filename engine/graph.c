@@ -199,6 +199,14 @@ enum {
     F_RTOL,
     F_ATOL,
     F_EQUAL_NAN,
+    F_SIZE, /* random distributions: numpy's size (the result's shape) */
+    F_LAM,
+    F_P,
+    F_A,
+    F_B,
+    F_MEAN,
+    F_SIGMA,
+    F_DF,
     F_COUNT
 };
 
@@ -239,7 +247,16 @@ static const char *const field_names[F_COUNT] = {
     [F_RTOL] = "rtol",
     [F_ATOL] = "atol",
     [F_EQUAL_NAN] = "equal_nan",
+    [F_SIZE] = "size",
+    [F_LAM] = "lam",
+    [F_P] = "p",
+    [F_A] = "a",
+    [F_B] = "b",
+    [F_MEAN] = "mean",
+    [F_SIGMA] = "sigma",
+    [F_DF] = "df",
 };
+_Static_assert(F_COUNT <= 64, "op_fields is a 64-bit mask");
 
 #define B(f) (UINT64_C(1) << (f))
 
@@ -279,6 +296,26 @@ static uint64_t op_fields(op_t op)
         return rnd | B(F_LOW) | B(F_HIGH);
     case OP_NORMAL:
         return rnd | B(F_LOC) | B(F_SCALE);
+    /* numpy's distributions: size is the result's shape, shape its alias
+     * (the engine's name for the others) except for gamma, whose shape is
+     * its parameter */
+    case OP_RANDOM_SAMPLE:
+        return rnd | B(F_SIZE);
+    case OP_EXPONENTIAL:
+        return rnd | B(F_SIZE) | B(F_SCALE);
+    case OP_POISSON:
+        return rnd | B(F_SIZE) | B(F_LAM);
+    case OP_BINOMIAL:
+        return rnd | B(F_SIZE) | B(F_NSMALL) | B(F_P);
+    case OP_GAMMA:
+        return rnd | B(F_SIZE) | B(F_SCALE);
+    case OP_BETA:
+        return rnd | B(F_SIZE) | B(F_A) | B(F_B);
+    case OP_LOGNORMAL:
+        return rnd | B(F_SIZE) | B(F_MEAN) | B(F_SIGMA);
+    case OP_STANDARD_T:
+    case OP_CHISQUARE:
+        return rnd | B(F_SIZE) | B(F_DF);
     case OP_CLIP:
         return B(F_AMIN) | B(F_AMAX);
     case OP_ASTYPE:
@@ -672,10 +709,117 @@ static int draw_seed(pctx_t *c, graph_node_t *n)
     return 0;
 }
 
+/* numpy's distributions beyond the first five (kern/random2.c). */
+static bool random2_op(op_t op)
+{
+    switch (op) {
+    case OP_RANDOM_SAMPLE:
+    case OP_EXPONENTIAL:
+    case OP_POISSON:
+    case OP_BINOMIAL:
+    case OP_GAMMA:
+    case OP_BETA:
+    case OP_LOGNORMAL:
+    case OP_STANDARD_T:
+    case OP_CHISQUARE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A float parameter with a default (required when dflt is NAN); *out. */
+static int get_param(pctx_t *c, graph_node_t *n, json_t *obj, const char *name, double dflt,
+                     double *out)
+{
+    scalar_t v;
+    int rc = get_scalar(c, n, obj, name, false, &v);
+    if (rc < 0) return -1;
+    if (rc == 0 && isnan(dflt)) return missing(c, n, name);
+    *out = rc ? sc_as_double(v) : dflt;
+    return 0;
+}
+
+/* Their parameters, checked as numpy checks them (its messages), into
+ * loc, scale, low and high (kern_random2's reading of them). */
+static int random2_params(pctx_t *c, graph_node_t *n, json_t *obj)
+{
+    double x = 0, y = 0;
+    switch (n->op) {
+    case OP_RANDOM_SAMPLE:
+        return 0;
+    case OP_EXPONENTIAL:
+        if (get_param(c, n, obj, "scale", 1.0, &x)) return -1;
+        if (!(x >= 0)) return NFAIL(c, n, "scale < 0");
+        n->scale = sc_float(x);
+        return 0;
+    case OP_POISSON:
+        if (get_param(c, n, obj, "lam", 1.0, &x)) return -1;
+        if (!(x >= 0)) return NFAIL(c, n, "lam < 0");
+        /* numpy: the largest lam whose draws stay inside int64 with margin */
+        if (x > 9.223372006484771e18) return NFAIL(c, n, "lam value too large");
+        n->loc = sc_float(x);
+        n->dtype = DT_INT64;
+        return 0;
+    case OP_BINOMIAL: {
+        int64_t trials = 0;
+        int rc = get_int(c, n, obj, "n", false, &trials);
+        if (rc < 0) return -1;
+        if (rc == 0) return missing(c, n, "n");
+        if (get_param(c, n, obj, "p", NAN, &y)) return -1;
+        if (trials < 0) return NFAIL(c, n, "n < 0");
+        if (!(y >= 0 && y <= 1)) return NFAIL(c, n, "p < 0, p > 1 or p is NaN");
+        n->low = sc_int(trials);
+        n->high = sc_float(y);
+        n->dtype = DT_INT64;
+        return 0;
+    }
+    case OP_GAMMA:
+        if (get_param(c, n, obj, "shape", NAN, &x) || get_param(c, n, obj, "scale", 1.0, &y))
+            return -1;
+        if (!(x >= 0)) return NFAIL(c, n, "shape < 0");
+        if (!(y >= 0)) return NFAIL(c, n, "scale < 0");
+        n->loc = sc_float(x);
+        n->scale = sc_float(y);
+        return 0;
+    case OP_BETA:
+        if (get_param(c, n, obj, "a", NAN, &x) || get_param(c, n, obj, "b", NAN, &y)) return -1;
+        if (!(x > 0)) return NFAIL(c, n, "a <= 0");
+        if (!(y > 0)) return NFAIL(c, n, "b <= 0");
+        n->loc = sc_float(x);
+        n->scale = sc_float(y);
+        return 0;
+    case OP_LOGNORMAL:
+        if (get_param(c, n, obj, "mean", 0.0, &x) || get_param(c, n, obj, "sigma", 1.0, &y))
+            return -1;
+        if (!(y >= 0)) return NFAIL(c, n, "sigma < 0");
+        if (!isfinite(x) || !isfinite(y)) return NFAIL(c, n, "mean and sigma must be finite");
+        n->loc = sc_float(x);
+        n->scale = sc_float(y);
+        return 0;
+    case OP_STANDARD_T:
+    case OP_CHISQUARE:
+        if (get_param(c, n, obj, "df", NAN, &x)) return -1;
+        if (!(x > 0)) return NFAIL(c, n, "df <= 0");
+        n->loc = sc_float(x);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 static int parse_random(pctx_t *c, graph_node_t *n, json_t *obj)
 {
     int rc;
-    if (get_shape(c, n, obj, "shape", false, &n->shape) < 0) return -1;
+    if (random2_op(n->op)) {
+        /* numpy's size; shape is its alias, except gamma's own parameter */
+        bool alias = n->op != OP_GAMMA && json_object_get(obj, "shape");
+        if (alias && json_object_get(obj, "size"))
+            return NFAIL(c, n, "give \"size\" (numpy's name) or \"shape\", not both");
+        if (get_shape(c, n, obj, alias ? "shape" : "size", false, &n->shape) < 0) return -1;
+    } else if (get_shape(c, n, obj, "shape", false, &n->shape) < 0) {
+        return -1;
+    }
     int64_t seed = 0;
     if ((rc = get_int(c, n, obj, "seed", false, &seed)) < 0) return -1;
     if (rc == 1) {
@@ -729,7 +873,7 @@ static int parse_random(pctx_t *c, graph_node_t *n, json_t *obj)
         if (sc_as_double(n->scale) < 0) return NFAIL(c, n, "scale < 0");
         return 0;
     default:
-        return 0;
+        return random2_params(c, n, obj);
     }
 }
 

@@ -25,6 +25,15 @@
     X(RANDINT, "random.randint", OPK_RANDOM)                                                       \
     X(UNIFORM, "random.uniform", OPK_RANDOM)                                                       \
     X(NORMAL, "random.normal", OPK_RANDOM)                                                         \
+    X(RANDOM_SAMPLE, "random.random", OPK_RANDOM)                                                  \
+    X(EXPONENTIAL, "random.exponential", OPK_RANDOM)                                               \
+    X(POISSON, "random.poisson", OPK_RANDOM)                                                       \
+    X(BINOMIAL, "random.binomial", OPK_RANDOM)                                                     \
+    X(GAMMA, "random.gamma", OPK_RANDOM)                                                           \
+    X(BETA, "random.beta", OPK_RANDOM)                                                             \
+    X(LOGNORMAL, "random.lognormal", OPK_RANDOM)                                                   \
+    X(STANDARD_T, "random.standard_t", OPK_RANDOM)                                                 \
+    X(CHISQUARE, "random.chisquare", OPK_RANDOM)                                                   \
     X(ADD, "add", OPK_BINARY)                                                                      \
     X(SUBTRACT, "subtract", OPK_BINARY)                                                            \
     X(MULTIPLY, "multiply", OPK_BINARY)                                                            \

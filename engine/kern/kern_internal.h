@@ -50,5 +50,8 @@ void kern_for_each_segment(const shape_t *cs, const shape_t *gs, const int64_t *
 /* One Philox4x32-10 block in place: ctr is the counter, key the key (the
  * reference the batched generator in random.c must agree with). */
 void kern_philox4x32_10(uint32_t ctr[4], const uint32_t key[2]);
+/* random2.c: numpy's other distributions (per-element streams); false when
+ * g's op is none of them. */
+bool kern_random2(const kern_gen_t *g, const int64_t *off, arr_t *out);
 
 #endif
