@@ -51,4 +51,7 @@ void kern_for_each_segment(const shape_t *cs, const shape_t *gs, const int64_t *
  * reference the batched generator in random.c must agree with). */
 void kern_philox4x32_10(uint32_t ctr[4], const uint32_t key[2]);
 
+/* shapes: logspace, geomspace and indices (create2.c, engine/shapes2.h) */
+void kern_create_shapes2(const kern_gen_t *n, const int64_t *off, arr_t *out);
+
 #endif
