@@ -140,6 +140,9 @@ static int parse_indices(graph_node_t *n, json_t *obj, char *err, size_t errlen)
     for (size_t i = 0; i < m; i++) {
         n->shape.d[i + 1] = (int64_t)json_integer_value(json_array_get(v, i));
         if (n->shape.d[i + 1] < 0) return FAIL(n, "negative dimensions are not allowed");
+        if (n->dtype == DT_BOOL && n->shape.d[i + 1] > 2) /* numpy's arange of each */
+            return FAIL(n, "arange() is only supported for booleans when the result has at "
+                           "most length 2.");
     }
     return 0;
 }
