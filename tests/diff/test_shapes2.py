@@ -283,6 +283,38 @@ add("logspace_then_multiply", [N("g", "logspace", start=0, stop=2, num=9, chunk_
                                N("r", "multiply", ["g", 2.0])],
     {"r": np.logspace(0, 2, 9) * 2.0})
 
+# ---------------------------------------------------------------- larger inputs, many chunks
+for i in range(30):
+    shape = [int(RNG.integers(1, 40)) for _ in range(int(RNG.integers(1, 4)))]
+    dt = DTYPES[i % len(DTYPES)]
+    a = sample(dt, shape)
+    nd = len(shape)
+    op = ["roll", "broadcast_to", "tile", "repeat", "pad", "pad_edge"][i % 6]
+    if op == "roll":
+        sh = [int(RNG.integers(-99, 99)) for _ in range(nd)]
+        node, want = N("r", "roll", ["a"], shift=sh, axis=list(range(nd))), \
+            np.roll(a, tuple(sh), axis=tuple(range(nd)))
+    elif op == "broadcast_to":
+        t = [3, 2] + [int(RNG.integers(1, 30)) if d == 1 else d for d in shape]
+        node, want = N("r", "broadcast_to", ["a"], shape=t), np.broadcast_to(a, t).copy()
+    elif op == "tile":
+        reps = [int(RNG.integers(1, 4)) for _ in range(nd)]
+        node, want = N("r", "tile", ["a"], reps=reps), np.tile(a, reps)
+    elif op == "repeat":
+        ax = int(RNG.integers(-nd, nd))
+        rp = int(RNG.integers(2, 9)) if i % 4 else [int(v) for v in RNG.integers(0, 6, shape[ax])]
+        node, want = N("r", "repeat", ["a"], repeats=rp, axis=ax), np.repeat(a, rp, axis=ax)
+    else:
+        pw = [[int(RNG.integers(0, 12)), int(RNG.integers(0, 12))] for _ in range(nd)]
+        if op == "pad":
+            node, want = N("r", "pad", ["a"], pad_width=pw, constant_values=-3), \
+                np.pad(a, pw, constant_values=-3)
+        else:
+            node, want = N("r", "pad", ["a"], pad_width=pw, mode="edge"), \
+                np.pad(a, pw, mode="edge")
+    add("large_%d_%s_%s_%s" % (i, op, dt, "x".join(map(str, shape))), [A("a", a), node],
+        {"r": want}, ["--chunk-bytes", str(int(RNG.choice([64, 256, 1024])))])
+
 # ---------------------------------------------------------------- refusals
 ar = N("a", "array", data=[[1, 2, 3], [4, 5, 6]], chunk_size=[1, 2])
 rejects += [
