@@ -173,10 +173,6 @@ static tgrid_t *grid_broadcast(tctx_t *c, const tgrid_t *G0, const shape_t *osha
 
 /* ------------------------------------------------------------------ tile */
 
-/* tile concatenates at most this many blocks along an axis (each block a
- * copy of the input, or of q copies gathered into one chunk) */
-#define TILE_MAX_COPIES 4096
-
 /* One chunk along axis k: `copies` copies of G's positions along k, the
  * box [off, off + len) of the other axes. */
 static int32_t copies_job(tctx_t *c, const tgrid_t *G, int k, int64_t copies, const int64_t *off,
@@ -221,6 +217,47 @@ static tgrid_t *grid_copies(tctx_t *c, const tgrid_t *G, int k, int64_t copies)
     return R;
 }
 
+/* B's chunks nb times along axis d, then Rm's (when given): the same jobs
+ * at several places, nothing copied. B and Rm share their other axes'
+ * bounds. */
+static tgrid_t *grid_cycle(tctx_t *c, const tgrid_t *B, int64_t nb, const tgrid_t *Rm, int d,
+                           const shape_t *out)
+{
+    int64_t nbc = B->nchunks[d], nrc = Rm ? Rm->nchunks[d] : 0, m;
+    if (mul_ovf_i64(nb, nbc, &m) || add_ovf_i64(m, nrc, &m) || m > c->lim->max_chunks) {
+        tile__fail(c, "the tensor would have more than %lld chunks (limit max_chunks)",
+                   (long long)c->lim->max_chunks);
+        return NULL;
+    }
+    int64_t *b = arena_alloc(c->t->arena, sizeof(int64_t) * (size_t)(m + 1)), k = 0;
+    b[0] = 0;
+    for (int64_t i = 0; i < nb; i++)
+        for (int64_t q = 0; q < nbc; q++, k++)
+            b[k + 1] = i * B->shape.d[d] + B->bounds[d][q + 1];
+    for (int64_t q = 0; q < nrc; q++, k++)
+        b[k + 1] = nb * B->shape.d[d] + Rm->bounds[d][q + 1];
+    int64_t *bounds[MR_MAXDIM], nch[MR_MAXDIM];
+    for (int e = 0; e < out->ndim; e++) {
+        bounds[e] = e == d ? b : B->bounds[e];
+        nch[e] = e == d ? m : B->nchunks[e];
+    }
+    tgrid_t *R = grid_with_bounds(c, out, B->dt, (const int64_t *const *)bounds, nch);
+    if (!R) return NULL;
+    for (gwalk_t w = gwalk_start(R); gwalk_next(&w);) {
+        int64_t co[MR_MAXDIM];
+        memcpy(co, w.co, sizeof(int64_t) * (size_t)out->ndim);
+        const tgrid_t *S = B;
+        if (co[d] < nb * nbc) {
+            co[d] %= nbc;
+        } else {
+            S = Rm;
+            co[d] -= nb * nbc;
+        }
+        R->job[w.li] = S->job[grid_index(S, co)];
+    }
+    return R;
+}
+
 static tgrid_t *tile_tile(tctx_t *c, const graph_node_t *n, const tgrid_t *G0)
 {
     const sh2_node_t *s = n->sh2;
@@ -234,30 +271,15 @@ static tgrid_t *tile_tile(tctx_t *c, const graph_node_t *n, const tgrid_t *G0)
         }
         shape_t out = G->shape;
         out.d[d] = len * r;
-        /* a block of q copies as one chunk when one copy is small */
+        /* when one copy is small, a block of q copies gathered once into one
+         * chunk (of about the target size), then those blocks */
         int64_t q = axis_chunk_len(c, G, d, 1) / len;
-        if (q < 1) q = 1;
-        if (r / q > TILE_MAX_COPIES) q = (r + TILE_MAX_COPIES - 1) / TILE_MAX_COPIES;
         if (q > r) q = r;
+        if (q < 1) q = 1;
         const tgrid_t *B = q > 1 ? grid_copies(c, G, d, q) : G;
         const tgrid_t *Rm = q > 1 && r % q ? grid_copies(c, G, d, r % q) : NULL;
         if (!B || (q > 1 && r % q && !Rm)) return NULL;
-        int64_t nb = q > 1 ? r / q : r, cnt = nb + (Rm ? 1 : 0);
-        if (cnt * B->nchunks[d] > c->lim->max_chunks) {
-            tile__fail(c, "the tensor would have more than %lld chunks (limit max_chunks)",
-                       (long long)c->lim->max_chunks);
-            return NULL;
-        }
-        tgrid_t **in = malloc(sizeof(tgrid_t *) * (size_t)cnt);
-        if (!in) {
-            tile__fail(c, "out of memory while tiling");
-            return NULL;
-        }
-        for (int64_t i = 0; i < nb; i++)
-            in[i] = (tgrid_t *)B;
-        if (Rm) in[nb] = (tgrid_t *)Rm;
-        G = grid_concat(c, in, (int)cnt, d, &out);
-        free(in);
+        G = grid_cycle(c, B, r / q, Rm, d, &out);
     }
     return (tgrid_t *)G;
 }

@@ -402,6 +402,15 @@ rejects += [
 ]
 
 
+# chunk counts over the limit when tiled (tiny --chunk-bytes): refused naming the node
+big = []
+for op, params in [("tile", {"reps": 10 ** 9}), ("repeat", {"repeats": 10 ** 9}),
+                   ("pad", {"pad_width": 10 ** 9}), ("broadcast_to", {"shape": [10 ** 11, 3]})]:
+    big.append(("reject/%s-too-many-chunks" % op,
+                D([N("a", "arange", stop=3), N("r", op, ["a"], **params),
+                   N("s", "sum", ["r"])], ["s"]), "r", op, "limit max_chunks"))
+
+
 def same(got, want):
     if got.dtype != want.dtype:
         return "dtype %s, numpy %s" % (got.dtype, want.dtype)
@@ -470,7 +479,7 @@ def main():
     suite = harness.Suite("test_shapes2")
     harness.require_mars_run(suite)
     sel = sys.argv[1] if len(sys.argv) > 1 else None
-    print("# %d cases, %d rejections" % (len(cases), len(rejects)), flush=True)
+    print("# %d cases, %d rejections" % (len(cases), len(rejects) + len(big)), flush=True)
     groups = {}
     for c in cases:
         if not sel or sel in c[0]:
@@ -478,10 +487,10 @@ def main():
     for args, cs in groups.items():
         for i in range(0, len(cs), 40):
             run_batch(suite, cs[i:i + 40], list(args))
-    for name, d, key, op, words in rejects:
+    for name, d, key, op, words in rejects + big:
         if sel and sel not in name:
             continue
-        r = harness.run_mars(d)
+        r = harness.run_mars(d, args=["--chunk-bytes", "8"] if "too-many-chunks" in name else ())
         try:
             why = harness.check_rejected(r, key, op)
             if not why and words not in r.stderr:
