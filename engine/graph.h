@@ -103,9 +103,11 @@ typedef struct graph_node {
      * bincount's parameters (engine/setops.h) */
     bool mo_weighted, so_assume_unique;
     int64_t so_minlength;
-    struct fancy *fancy;  /* advanced indexing (fancy.h; owned), else NULL */
-    struct ss_node *ss;   /* sortstat ops (sortstat.h): their parameters (owned) */
-    struct sh2_node *sh2; /* shapes: roll, tile, repeat, pad (shapes2.h; owned) */
+    struct fancy *fancy; /* advanced indexing (fancy.h; owned), else NULL */
+    struct ss_node *ss;  /* sortstat ops (sortstat.h): their parameters (owned) */
+
+    /* shapes: roll, tile, repeat, pad's parameters (shapes2.h; owned) */
+    struct sh2_node *sh2;
 
     /* ---- inferred ---- */
     uint8_t vkind;      /* vkind_t */
