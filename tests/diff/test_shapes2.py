@@ -397,6 +397,13 @@ rejects += [
      "indices", 'unknown field "sparse"'),
     ("reject/roll-scalar-input", D([N("r", "roll", [3], shift=1)], ["r"]), "r", "roll",
      "scalar"),
+    ("reject/roll-held-input", D([N("a", "arange", stop=6), N("u", "union1d", ["a", "a"]),
+                                  N("r", "roll", ["u"], shift=1)], ["r"]), "r", "roll",
+     "known only when it runs"),
+    ("reject/tile-dataframe-input", D([N("a", "ones", shape=[3, 2]),
+                                       N("f", "dataframe.from_tensor", ["a"]),
+                                       N("r", "tile", ["f"], reps=2)], ["r"]), "r", "tile",
+     "is a DataFrame"),
     ("reject/tile-two-inputs", D([ar, N("r", "tile", ["a", "a"], reps=2)], ["r"]), "r", "tile",
      "takes 1 input"),
 ]
