@@ -23,6 +23,7 @@
 #include "graph_internal.h"
 #include "graph_la.h"
 #include "setops.h"
+#include "shapes2.h"
 #include "sortstat.h"
 
 void graph_limits_default(graph_limits_t *lim)
@@ -1395,6 +1396,10 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
         if (parse_inputs(c, n, r, obj) < 0) return -1;
         return graph_setops_parse(n, obj, c->err, c->errlen);
     }
+    if (graph_shapes2_owns(n->op)) { /* shapes: shapes2.h */
+        if (parse_inputs(c, n, r, obj) < 0) return -1;
+        return graph_shapes2_parse(n, r, obj, c->err, c->errlen);
+    }
     const char *name;
     json_t *val;
     uint64_t allowed = op_fields(n->op) | B(F_INPUTS);
@@ -1857,6 +1862,7 @@ void graph_free(graph_t *g)
         graph_la_free(g->nodes[i].la);
         free(g->nodes[i].fancy);
         graph_ss_free(g->nodes[i].ss);
+        graph_shapes2_free(g->nodes[i].sh2);
     }
     free(g->nodes);
     free(g->fetch);

@@ -106,6 +106,9 @@ typedef struct graph_node {
     struct fancy *fancy; /* advanced indexing (fancy.h; owned), else NULL */
     struct ss_node *ss;  /* sortstat ops (sortstat.h): their parameters (owned) */
 
+    /* shapes: roll, tile, repeat, pad's parameters (shapes2.h; owned) */
+    struct sh2_node *sh2;
+
     /* ---- inferred ---- */
     uint8_t vkind;      /* vkind_t */
     struct df_node *df; /* dataframe.* ops and element-wise ops on frames: parameters and

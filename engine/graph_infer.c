@@ -9,6 +9,7 @@
 #include "graph_internal.h"
 #include "graph_la.h"
 #include "setops.h"
+#include "shapes2.h"
 #include "sortstat.h"
 #include "ufunc.h"
 
@@ -1070,6 +1071,11 @@ int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limi
         return graph_multi_infer(g, i, raw, err, errlen) < 0 ? -1 : check_limits(&x, lim);
     if (graph_setops_owns(n->op)) /* setops: setops.h */
         return graph_setops_infer(g, i, err, errlen) < 0 ? -1 : check_limits(&x, lim);
+    if (graph_shapes2_owns(n->op)) { /* shapes: shapes2.h */
+        if (graph_shapes2_infer(g, i, raw, err, errlen) < 0) return -1;
+        if (raw->chunk_size && expand_chunks(&x) < 0) return -1;
+        return check_limits(&x, lim);
+    }
     rc = 0;
     switch (op_kind(n->op)) {
     case OPK_DF:

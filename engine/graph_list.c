@@ -216,6 +216,15 @@ static const op_params_t PARAMS[] = {
     {"intersect1d", "2", {"assume_unique", "return_indices"}},
     {"setdiff1d", "2", {"assume_unique"}},
     {"bincount", "1+", {"minlength"}}, /* [x] or [x, weights] */
+    /* shapes: creation, tiling and padding (engine/shapes2.h) */
+    {"logspace", "0", {"start", "stop", "num", "endpoint", "base", "dtype", "chunk_size"}},
+    {"geomspace", "0", {"start", "stop", "num", "endpoint", "dtype", "chunk_size"}},
+    {"indices", "0", {"dimensions", "dtype", "chunk_size"}},
+    {"roll", "1", {"shift", "axis"}},
+    {"broadcast_to", "1", {"shape"}},
+    {"tile", "1", {"reps"}},
+    {"repeat", "1", {"repeats", "axis"}},
+    {"pad", "1", {"pad_width", "mode", "constant_values"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

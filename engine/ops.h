@@ -307,6 +307,15 @@
     X(INTERSECT1D, "intersect1d", OPK_SHAPE)                                                       \
     X(SETDIFF1D, "setdiff1d", OPK_SHAPE)                                                           \
     X(BINCOUNT, "bincount", OPK_SHAPE)                                                             \
+    /* shapes: creation, tiling and padding (engine/shapes2.h) */                                  \
+    X(LOGSPACE, "logspace", OPK_CREATE)                                                            \
+    X(GEOMSPACE, "geomspace", OPK_CREATE)                                                          \
+    X(INDICES, "indices", OPK_CREATE)                                                              \
+    X(ROLL, "roll", OPK_SHAPE)                                                                     \
+    X(BROADCAST_TO, "broadcast_to", OPK_SHAPE)                                                     \
+    X(TILE, "tile", OPK_SHAPE)                                                                     \
+    X(REPEAT, "repeat", OPK_SHAPE)                                                                 \
+    X(PAD, "pad", OPK_SHAPE)                                                                       \
     X(SESSION_TENSOR, "<session tensor>", OPK_SOURCE)
 
 typedef enum {

@@ -212,6 +212,11 @@ void kern_create(const kern_gen_t *n, const int64_t *off, arr_t *out)
         }
         break;
     }
+    case OP_LOGSPACE: /* shapes: create2.c */
+    case OP_GEOMSPACE:
+    case OP_INDICES:
+        kern_create_shapes2(n, off, out);
+        break;
     case OP_ARRAY: {
         seg_ctx_t c = {n, out};
         kern_for_each_segment(&out->shape, &n->shape, off, array_seg, &c);

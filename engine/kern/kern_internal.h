@@ -54,4 +54,7 @@ void kern_philox4x32_10(uint32_t ctr[4], const uint32_t key[2]);
  * g's op is none of them. */
 bool kern_random2(const kern_gen_t *g, const int64_t *off, arr_t *out);
 
+/* shapes: logspace, geomspace and indices (create2.c, engine/shapes2.h) */
+void kern_create_shapes2(const kern_gen_t *n, const int64_t *off, arr_t *out);
+
 #endif

@@ -393,6 +393,7 @@ fail:
 tgrid_t *tile_shape_op(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
+    if (tile_shapes2_owns(n->op)) return tile_shapes2(c, node); /* shapes: shapes2.c */
     const tgrid_t *G = c->t->grid[n->in[0].node];
     switch (n->op) {
     case OP_TRANSPOSE:

@@ -168,6 +168,10 @@ tgrid_t *tile_shape_op(tctx_t *c, int node);
 /* getitem (and flips) of n, whose index[] is set, over G */
 tgrid_t *tile_getitem(tctx_t *c, const graph_node_t *n, const tgrid_t *G);
 
+/* ---- shapes2.c (shapes: roll, broadcast_to, tile, repeat, pad; shapes2.h) */
+bool tile_shapes2_owns(op_t op);
+tgrid_t *tile_shapes2(tctx_t *c, int node);
+
 /* ---- multi.c (multiout: one result of an op with several) */
 tgrid_t *tile_multi(tctx_t *c, int node);
 

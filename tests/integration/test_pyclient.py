@@ -525,6 +525,26 @@ class TestFunctions(Base):
         ])
         self.assertEqual(mt.vstack([tb[0], tb]).shape, (5, 3))
         self.assertEqual(mt.dstack([ta[0], ta[1]]).shape, (1, 4, 2))
+        # shapes: creation, tiling and padding
+        self.run_all([
+            ("logspace", mt.logspace(0, 3, 7, base=2, chunk_size=3), np.logspace(0, 3, 7, base=2)),
+            ("geomspace", mt.geomspace(-1, -1000, 9), np.geomspace(-1, -1000, 9)),
+            ("indices", mt.indices((3, 4), chunk_size=[1, 2, 3]), np.indices((3, 4))),
+            ("roll", mt.roll(ta, (1, -2), axis=(0, 1)), np.roll(a, (1, -2), axis=(0, 1))),
+            ("roll-flat", mt.roll(ta, 7), np.roll(a, 7)),
+            ("broadcast_to", mt.broadcast_to(tb[0], (3, 4, 3)), np.broadcast_to(b[0], (3, 4, 3))),
+            ("tile", mt.tile(ta, (2, 1, 3)), np.tile(a, (2, 1, 3))),
+            ("repeat", mt.repeat(ta, 3, axis=1), np.repeat(a, 3, axis=1)),
+            ("repeat-list", mt.repeat(ta, [1, 0, 2, 1, 3], axis=0),
+             np.repeat(a, [1, 0, 2, 1, 3], axis=0)),
+            ("pad", mt.pad(ta, ((1, 2), (0, 3)), constant_values=-1),
+             np.pad(a, ((1, 2), (0, 3)), constant_values=-1)),
+            ("pad-edge", mt.pad(ta, 2, mode="edge"), np.pad(a, 2, mode="edge")),
+        ])
+        self.assertEqual(mt.tile(ta, 3).shape, (5, 12))
+        self.assertEqual(mt.repeat(ta, 2).shape, (40,))
+        self.assertEqual(mt.pad(ta, (1, 2)).shape, (8, 7))
+        self.assertEqual(mt.indices((2, 3)).shape, (2, 2, 3))
 
     def test_ops_listing(self):
         r = get(WEB, "/api/v1/ops")

@@ -173,6 +173,35 @@ static void test_tensor_kinds(void **state)
                  "\"fetch\":[\"z\",\"r\",\"ob\",\"y\",\"ry\"]}"));
 }
 
+/* shapes (shapes2.h): gathers whose pieces read with stride 0 or walk one
+ * more dimension than their source, element-wise jobs of a constant with
+ * no input, the new creation jobs */
+static void test_shapes2_kinds(void **state)
+{
+    (void)state;
+    round_trip(D("{\"key\":\"x\",\"op\":\"random.rand\",\"shape\":[7,10],"
+                 "\"chunk_size\":[3,4],\"seed\":2},"
+                 "{\"key\":\"ro\",\"op\":\"roll\",\"inputs\":[\"x\"],\"shift\":[3,-4],"
+                 "\"axis\":[1,0]},"
+                 "{\"key\":\"b\",\"op\":\"getitem\",\"inputs\":[\"x\"],\"index\":[\"0:1\"]},"
+                 "{\"key\":\"bt\",\"op\":\"broadcast_to\",\"inputs\":[\"b\"],\"shape\":[3,5,10]},"
+                 "{\"key\":\"ti\",\"op\":\"tile\",\"inputs\":[\"x\"],\"reps\":[2,3]},"
+                 "{\"key\":\"rp\",\"op\":\"repeat\",\"inputs\":[\"x\"],\"repeats\":5,\"axis\":1},"
+                 "{\"key\":\"rl\",\"op\":\"repeat\",\"inputs\":[\"x\"],"
+                 "\"repeats\":[2,0,1,3,0,1,4],\"axis\":0},"
+                 "{\"key\":\"pc\",\"op\":\"pad\",\"inputs\":[\"x\"],\"pad_width\":[[2,1],[0,5]],"
+                 "\"constant_values\":7},"
+                 "{\"key\":\"pe\",\"op\":\"pad\",\"inputs\":[\"x\"],\"pad_width\":3,"
+                 "\"mode\":\"edge\"},"
+                 "{\"key\":\"ls\",\"op\":\"logspace\",\"start\":0,\"stop\":3,\"num\":13,"
+                 "\"chunk_size\":4},"
+                 "{\"key\":\"gs\",\"op\":\"geomspace\",\"start\":-2,\"stop\":-500,\"num\":11,"
+                 "\"chunk_size\":3},"
+                 "{\"key\":\"ix\",\"op\":\"indices\",\"dimensions\":[5,6],\"chunk_size\":[1,2,4]}],"
+                 "\"fetch\":[\"ro\",\"bt\",\"ti\",\"rp\",\"rl\",\"pc\",\"pe\",\"ls\",\"gs\","
+                 "\"ix\"]}"));
+}
+
 static void test_dataframe_kinds(void **state)
 {
     (void)state;
@@ -310,9 +339,8 @@ static void test_malformed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tensor_kinds),
-        cmocka_unit_test(test_dataframe_kinds),
-        cmocka_unit_test(test_kinds_covered),
+        cmocka_unit_test(test_tensor_kinds),  cmocka_unit_test(test_dataframe_kinds),
+        cmocka_unit_test(test_shapes2_kinds), cmocka_unit_test(test_kinds_covered),
         cmocka_unit_test(test_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

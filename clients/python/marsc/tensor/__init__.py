@@ -684,6 +684,114 @@ def column_stack(tup):
     return _stacked("column_stack", tup)
 
 
+# shapes: numpy's logspace, geomspace, indices, roll, broadcast_to, tile,
+# repeat and pad, their shapes inferred here as the engine infers them
+def _space(op, start, stop, num, endpoint, dtype, chunk_size, **extra):
+    p = {"start": start.item() if isinstance(start, np.generic) else start,
+         "stop": stop.item() if isinstance(stop, np.generic) else stop,
+         "num": int(num), "endpoint": bool(endpoint)}
+    p.update(extra)
+    if dtype is not None:
+        p["dtype"] = np.dtype(dtype).name
+    if chunk_size is not None:
+        p["chunk_size"] = chunk_size
+    return _make(op, [], p, (int(num),), np.dtype(dtype if dtype is not None else "float64"))
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, chunk_size=None):
+    return _space("logspace", start, stop, num, endpoint, dtype, chunk_size, base=float(base))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, chunk_size=None):
+    return _space("geomspace", start, stop, num, endpoint, dtype, chunk_size)
+
+
+def indices(dimensions, dtype=int, chunk_size=None):
+    dims = tuple(int(d) for d in dimensions)
+    p = {"dimensions": list(dims), "dtype": np.dtype(dtype).name}
+    if chunk_size is not None:
+        p["chunk_size"] = chunk_size
+    return _make("indices", [], p, (len(dims),) + dims, np.dtype(dtype))
+
+
+def _ints(v):
+    return int(v) if isinstance(v, numbers.Integral) else [int(x) for x in v]
+
+
+def roll(a, shift, axis=None):
+    a = _as_tensor(a)
+    p = {"shift": _ints(shift), "axis": None if axis is None else _ints(axis)}
+    return _make("roll", [a], p, a._shape, a._dtype)
+
+
+def broadcast_to(array, shape):
+    a = _as_tensor(array)
+    shape = _shape_arg(shape)
+    return _make("broadcast_to", [a], {"shape": list(shape)}, shape, a._dtype)
+
+
+def tile(A, reps):
+    a = _as_tensor(A)
+    r = (int(reps),) if isinstance(reps, numbers.Integral) else tuple(int(x) for x in reps)
+    shape = None
+    if a._shape is not None:
+        d = builtins.max(len(r), len(a._shape))
+        s = (1,) * (d - len(a._shape)) + tuple(a._shape)
+        r2 = (1,) * (d - len(r)) + r
+        shape = tuple(x * y for x, y in zip(s, r2))
+    return _make("tile", [a], {"reps": list(r) if not isinstance(reps, numbers.Integral)
+                               else int(reps)}, shape, a._dtype)
+
+
+def repeat(a, repeats, axis=None):
+    a = _as_tensor(a)
+    rep = _ints(repeats)
+    shape = None
+    if a._shape is not None:
+        s = tuple(a._shape)
+        flat = axis is None or len(s) == 0
+        n = int(np.prod(s)) if flat else s[axis]
+        total = rep * n if isinstance(rep, int) else (
+            rep[0] * n if len(rep) == 1 else builtins.sum(rep))
+        if flat:
+            shape = (total,)
+        else:
+            ax = axis % len(s)
+            shape = s[:ax] + (total,) + s[ax + 1:]
+    return _make("repeat", [a], {"repeats": rep, "axis": axis}, shape, a._dtype)
+
+
+def _jsonable(v):
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    a = _as_tensor(array)
+    p = {"pad_width": _jsonable(pad_width), "mode": mode}
+    if "constant_values" in kwargs:
+        p["constant_values"] = _jsonable(kwargs.pop("constant_values"))
+    if kwargs:
+        raise TypeError("pad: unsupported arguments %s" % sorted(kwargs))
+    shape = None
+    if a._shape is not None:
+        nd = len(a._shape)
+        try:
+            w = np.asarray(pad_width, dtype=np.int64)
+            if w.size <= 2 and w.shape != (2, 1):  # numpy's _as_pairs
+                w = w.ravel()[[0, -1]]
+            w = np.broadcast_to(w, (nd, 2))
+            shape = tuple(int(d + w[i, 0] + w[i, 1]) for i, d in enumerate(a._shape))
+        except ValueError:
+            shape = None  # the engine refuses it, naming the node
+    return _make("pad", [a], p, shape, a._dtype)
+
+
 def rechunk(a, chunk_size):
     a = _as_tensor(a)
     return _make("rechunk", [a], {"chunk_size": chunk_size}, a._shape, a._dtype)
