@@ -478,6 +478,33 @@ class TestFunctions(Base):
         self.close(mt.random.rand(40, seed=5).fetch(), mt.random.rand(40, seed=5, chunk_size=7).fetch(),
                    "same seed, other chunks")
 
+    def test_random_distributions(self):
+        """numpy's distributions with numpy's signatures: dtypes, supports and
+        means (6 standard errors), the seed's values whatever the chunks."""
+        n = 40000
+        cases = [(mt.random.exponential(2.0, size=n), np.float64, 2.0, 4.0),
+                 (mt.random.poisson(3.0, n), np.int64, 3.0, 3.0),
+                 (mt.random.binomial(10, 0.25, size=(200, 200)), np.int64, 2.5, 1.875),
+                 (mt.random.gamma(2.0, 1.5, size=n), np.float64, 3.0, 4.5),
+                 (mt.random.beta(2.0, 3.0, size=n), np.float64, 0.4, 0.04),
+                 (mt.random.lognormal(0.0, 0.5, size=n), np.float64, np.exp(0.125),
+                  (np.exp(0.25) - 1) * np.exp(0.25)),
+                 (mt.random.standard_t(5.0, size=n), np.float64, 0.0, 5 / 3),
+                 (mt.random.chisquare(4.0, size=n), np.float64, 4.0, 8.0)]
+        marsc.execute(*[c[0] for c in cases])
+        for t, dt, mean, var in cases:
+            v = t.fetch()
+            self.assertEqual(v.dtype, dt, t.op)
+            self.assertEqual(v.shape, t.shape, t.op)
+            self.assertLess(abs(v.mean() - mean), 6 * np.sqrt(var / v.size), t.op)
+        self.assertTrue((cases[2][0].fetch() <= 10).all())
+        a = mt.random.gamma(0.7, size=500, seed=9).fetch()
+        b = mt.random.gamma(0.7, size=500, seed=9, chunk_size=33).fetch()
+        self.assertEqual(a.tobytes(), b.tobytes())
+        with self.assertRaises(marsc.GraphError) as cm:
+            mt.random.binomial(5, 1.5, size=3).execute()
+        self.assertIn("p > 1", str(cm.exception))
+
     def test_elementwise_functions(self):
         x, p = mt.tensor(XN), mt.tensor(np.abs(YN) + 0.1)
         pairs = []

@@ -1049,9 +1049,58 @@ def _random_sample(size=None, chunk_size=None, seed=None):
     return _rand_node("random.rand", size, {}, "float64", chunk_size, seed)
 
 
+def _dist_node(op, size, params, dtype, chunk_size, seed):
+    """numpy's other distributions: numpy's keywords, size the result's shape."""
+    shape = () if size is None else _shape_arg(size)
+    p = dict(params)
+    p["size"] = list(shape)
+    p["seed"] = _seed(seed)
+    if chunk_size is not None:
+        p["chunk_size"] = chunk_size
+    return _make(op, [], p, shape, np.dtype(dtype))
+
+
+def _exponential(scale=1.0, size=None, chunk_size=None, seed=None):
+    return _dist_node("random.exponential", size, {"scale": scale}, "float64", chunk_size, seed)
+
+
+def _poisson(lam=1.0, size=None, chunk_size=None, seed=None):
+    return _dist_node("random.poisson", size, {"lam": lam}, "int64", chunk_size, seed)
+
+
+def _binomial(n, p, size=None, chunk_size=None, seed=None):
+    return _dist_node("random.binomial", size, {"n": n, "p": p}, "int64", chunk_size, seed)
+
+
+def _gamma(shape, scale=1.0, size=None, chunk_size=None, seed=None):
+    return _dist_node("random.gamma", size, {"shape": shape, "scale": scale}, "float64",
+                      chunk_size, seed)
+
+
+def _beta(a, b, size=None, chunk_size=None, seed=None):
+    return _dist_node("random.beta", size, {"a": a, "b": b}, "float64", chunk_size, seed)
+
+
+def _lognormal(mean=0.0, sigma=1.0, size=None, chunk_size=None, seed=None):
+    return _dist_node("random.lognormal", size, {"mean": mean, "sigma": sigma}, "float64",
+                      chunk_size, seed)
+
+
+def _standard_t(df, size=None, chunk_size=None, seed=None):
+    return _dist_node("random.standard_t", size, {"df": df}, "float64", chunk_size, seed)
+
+
+def _chisquare(df, size=None, chunk_size=None, seed=None):
+    return _dist_node("random.chisquare", size, {"df": df}, "float64", chunk_size, seed)
+
+
 random = _Namespace("random.", {"rand": _rand, "randn": _randn, "randint": _randint,
                                 "uniform": _uniform, "normal": _normal,
-                                "random": _random_sample, "random_sample": _random_sample})
+                                "random": _random_sample, "random_sample": _random_sample,
+                                "exponential": _exponential, "poisson": _poisson,
+                                "binomial": _binomial, "gamma": _gamma, "beta": _beta,
+                                "lognormal": _lognormal, "standard_t": _standard_t,
+                                "chisquare": _chisquare})
 linalg = _Namespace("linalg.", {})
 fft = _Namespace("fft.", {})
 
