@@ -185,6 +185,10 @@ static const op_params_t PARAMS[] = {
     {"nonzero", "1", {NULL}},
     {"unique", "1", {"return_index", "return_inverse", "return_counts", "axis", "equal_nan"}},
     {"histogram", "1", {"bins", "range", "density", "weights"}}, /* [a, bin_edges?, weights?] */
+    {"linalg.qr", "1", {"mode"}},
+    {"linalg.svd", "1", {"full_matrices", "compute_uv", "hermitian"}},
+    {"linalg.eigh", "1", {"UPLO"}},
+    {"linalg.slogdet", "1", {NULL}},
     /* fancy: advanced indexing (setitem and getitem are above) */
     {"take", "2", {"axis"}},
     {"compress", "2", {"axis"}},

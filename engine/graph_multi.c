@@ -17,6 +17,7 @@
 
 #include "df/dfgraph.h"
 #include "graph_internal.h"
+#include "la2.h"
 #include "setops.h"
 
 #define FAIL(n, ...) graph_fail(err, errlen, (n), __VA_ARGS__)
@@ -34,7 +35,7 @@ bool graph_multi_op(op_t op)
     case OP_HISTOGRAM:
         return true;
     default:
-        return false;
+        return graph_la2_op(op); /* la2.h */
     }
 }
 
@@ -63,6 +64,12 @@ const char *graph_multi_outputs(op_t op)
         return "flags"; /* 1 + one per return_* flag set */
     case OP_HISTOGRAM:
         return "2"; /* hist, bin_edges */
+    case OP_LA_QR:
+    case OP_LA_EIGH:
+    case OP_LA_SLOGDET:
+        return "2";
+    case OP_LA_SVD:
+        return "compute_uv"; /* 3 (u, s, vh), or 1 (s) with compute_uv false */
     default:
         return NULL;
     }
@@ -92,7 +99,7 @@ static const char *const *fields(op_t op)
     case OP_MESHGRID:
         return mesh;
     default:
-        return none;
+        return graph_la2_op(op) ? graph_la2_fields(op) : none;
     }
 }
 
@@ -135,6 +142,7 @@ int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         return 0;
     }
     if (n->op == OP_NONZERO || n->op == OP_WHERE) return 0;
+    if (graph_la2_op(n->op)) return graph_la2_check(n, obj, err, errlen);
     if (n->op == OP_HISTOGRAM) {
         json_t *b = json_object_get(obj, "bins"), *r = json_object_get(obj, "range"),
                *de = json_object_get(obj, "density");
@@ -454,6 +462,11 @@ int graph_multi_infer(graph_t *g, int i, const graph_raw_t *raw, char *err, size
         return infer_histogram(g, n, err, errlen);
     case OP_INTERSECT1D: /* setops: with return_indices */
         return graph_setops_infer(g, i, err, errlen);
+    case OP_LA_QR:
+    case OP_LA_SVD:
+    case OP_LA_EIGH:
+    case OP_LA_SLOGDET:
+        return graph_la2_infer(g, i, err, errlen);
     default:
         return FAIL(n, "internal: not an op with several results");
     }

@@ -242,6 +242,10 @@
     X(LA_SOLVE, "linalg.solve", OPK_LINALG)                                                        \
     X(LA_INV, "linalg.inv", OPK_LINALG)                                                            \
     X(LA_DET, "linalg.det", OPK_LINALG)                                                            \
+    X(LA_QR, "linalg.qr", OPK_LINALG)                                                              \
+    X(LA_SVD, "linalg.svd", OPK_LINALG)                                                            \
+    X(LA_EIGH, "linalg.eigh", OPK_LINALG)                                                          \
+    X(LA_SLOGDET, "linalg.slogdet", OPK_LINALG)                                                    \
     X(LA_NORM, "linalg.norm", OPK_LINALG)                                                          \
     X(LA_MATRIX_RANK, "linalg.matrix_rank", OPK_LINALG)                                            \
     X(TRACE, "trace", OPK_LINALG)                                                                  \

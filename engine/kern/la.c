@@ -584,6 +584,13 @@ int la_exec(const tile_t *t, const job_t *j, const arr_t *ins, arr_t *o, char *e
     }
     case LS_WHOLE:
         break;
+    case LS_QR_LOCAL:
+    case LS_QR_MERGE:
+    case LS_QR_APPLY:
+    case LS_SVD_R:
+    case LS_SVD_U:
+    case LS_LA2_WHOLE:
+        return la2_exec(j, node, ins, o, err, errlen);
     }
     switch (node->op) {
     case OP_LA_CHOLESKY:

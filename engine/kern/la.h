@@ -20,7 +20,19 @@ typedef enum {
                 * in: v[i0 ...] (or none) */
     LS_SUMSQ,  /* in: a chunk; out: float64 [1], the sum of its squares */
     LS_NORM2,  /* in: LS_SUMSQ partials; out: the square root of their sum */
+    /* la2.h: qr, svd, eigh, slogdet. "Packed" outputs are flat float64
+     * buffers that the results' gathers slice. */
+    LS_QR_LOCAL,  /* in: a row block A_i (m_i x n, m_i >= n); out: [R_i (n x n); Q_i (m_i x n)] */
+    LS_QR_MERGE,  /* in: the LS_QR_LOCAL outputs (their R_i read); out: [R (n x n); Q2 (p n x n)] */
+    LS_QR_APPLY,  /* in: [local_i, merge]; job.off[0] = i; out: Q_i Q2[i n : (i + 1) n] (m_i x n) */
+    LS_SVD_R,     /* in: the merge (R first); out: [s (n); U_r (n x n); Vh (n x n)] */
+    LS_SVD_U,     /* in: [Q block (m_i x n), LS_SVD_R's]; out: Q block U_r */
+    LS_LA2_WHOLE, /* in: the whole matrix; out: the op's results packed (kern/la2.c) */
 } la_step_t;
+
+/* kern/la2.c */
+int la2_exec(const job_t *j, const graph_node_t *node, const arr_t *ins, arr_t *o, char *err,
+             size_t errlen);
 
 /* Runs JK_LA job j: 0, or -1 with a message (numpy's LinAlgError text:
  * "Singular matrix", "Matrix is not positive definite"). */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../arena.h"
+#include "../la2.h"
 #include "tile_priv.h"
 
 int tile__fail(tctx_t *c, const char *fmt, ...)
@@ -310,7 +311,9 @@ int tile_build(const graph_t *g, const graph_limits_t *lim, const tile_opts_t *o
             G = tile_scan(&c, i);
             break;
         case OPK_LINALG:
-            G = tile_la_owns(n->op) ? tile_la(&c, i) : tile_linalg(&c, i);
+            G = graph_la2_op(n->op)   ? tile_la2(&c, i) /* la2.h */
+                : tile_la_owns(n->op) ? tile_la(&c, i)
+                                      : tile_linalg(&c, i);
             break;
         case OPK_SHAPE:
             G = tile_shape_op(&c, i);

@@ -43,6 +43,7 @@
 #include "../arena.h"
 #include "../fancy.h"
 #include "../kern/la.h"
+#include "../la2.h"
 #include "../setops.h"
 
 #define MAGIC "MJD1"
@@ -630,7 +631,7 @@ static const jparam_t *get_param(rbuf_t *r)
     if (dfk >= DFJ__COUNT) fail(r, "bad DataFrame step");
     pa->dfk = (uint8_t)dfk;
     pa->la_step = get_i32(r);
-    if (pa->la_step < 0 || pa->la_step > LS_NORM2) fail(r, "bad linear algebra step");
+    if (pa->la_step < 0 || pa->la_step > LS_LA2_WHOLE) fail(r, "bad linear algebra step");
     if (get_u8(r) && !r->bad) pa->fx = get_fancy(r);
     if (get_u8(r) && !r->bad) {
         ew_prog_t *p = arena_alloc(r->t->arena, sizeof *p);
@@ -800,6 +801,69 @@ static bool red_map_agrees(const job_t *j, int nr)
     return true;
 }
 
+static int64_t vol(int nd, const int64_t *d)
+{
+    int64_t v = 1;
+    for (int k = 0; k < nd; k++)
+        v = d[k] > 0 && v > INT64_MAX / d[k] ? INT64_MAX : v * d[k];
+    return v;
+}
+
+/* The shapes kern/la2.c assumes of a QR, SVD, eigh or slogdet step. */
+static void check_la2(rbuf_t *r, const job_t *j, int step)
+{
+    const graph_node_t *n = &r->g->nodes[j->node];
+    if (!graph_la2_op(n->op) || (j->dt != DT_FLOAT64 && j->dt != DT_FLOAT32))
+        return (void)fail(r, "a QR, SVD, eigh or slogdet step of another node");
+    int64_t out = vol(j->ndim, j->shape);
+    const jin_t *a = j->n_in > 0 ? &j->in[0] : NULL, *b = j->n_in > 1 ? &j->in[1] : NULL;
+    bool ok = false;
+    switch (step) {
+    case LS_QR_LOCAL:
+        ok = j->n_in == 1 && a->ndim == 2 && a->shape[0] >= a->shape[1] && j->ndim == 1 &&
+             out == a->shape[1] * a->shape[1] + a->shape[0] * a->shape[1];
+        break;
+    case LS_QR_MERGE: {
+        int64_t p = j->n_in, c = 0;
+        while ((c + 1) * (c + 1) * (p + 1) <= out)
+            c++;
+        ok = p >= 1 && j->ndim == 1 && c * c * (p + 1) == out;
+        for (int k = 0; ok && k < j->n_in; k++)
+            ok = j->in[k].ndim == 1 && j->in[k].shape[0] >= c * c;
+        break;
+    }
+    case LS_QR_APPLY: {
+        ok = j->n_in == 2 && j->ndim == 2 && a->ndim == 1 && b->ndim == 1 && j->off &&
+             j->off[0] >= 0;
+        int64_t m = ok ? j->shape[0] : 0, c = ok ? j->shape[1] : 0;
+        ok = ok && a->shape[0] == c * c + m * c && j->off[0] < INT32_MAX &&
+             b->shape[0] >= (j->off[0] + 2) * c * c;
+        break;
+    }
+    case LS_SVD_R: {
+        int64_t c = 0;
+        while (c + 1 + 2 * (c + 1) * (c + 1) <= out)
+            c++;
+        ok = j->n_in == 1 && j->ndim == 1 && c + 2 * c * c == out && a->ndim == 1 &&
+             a->shape[0] >= c * c;
+        break;
+    }
+    case LS_SVD_U:
+        ok = j->n_in == 2 && j->ndim == 2 && a->ndim == 2 && a->shape[0] == j->shape[0] &&
+             a->shape[1] == j->shape[1] && b->ndim == 1 &&
+             b->shape[0] >= j->shape[1] + 2 * j->shape[1] * j->shape[1];
+        break;
+    case LS_LA2_WHOLE:
+        ok = j->n_in == 1 && a->ndim == 2 && j->ndim == 1 &&
+             out == la2_packed_len(n, a->shape[0], a->shape[1]) &&
+             ((n->op != OP_LA_EIGH && n->op != OP_LA_SLOGDET) || a->shape[0] == a->shape[1]);
+        break;
+    default:
+        break;
+    }
+    if (!ok) fail(r, "a QR, SVD, eigh or slogdet step of other shapes");
+}
+
 /* A job's own advanced index against its node (the graph the worker
  * parsed) and its inputs: the node's inputs it names exist, and the slices
  * and positions it takes of the source lie inside the source the job reads
@@ -954,8 +1018,10 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
         /* la_exec reads the node (the graph the worker parsed) and, for a
          * chunk of tril/triu or diag, its offset */
         if (!pa) return (void)fail(r, "a linear algebra job without its parameters");
-        if ((pa->la_step == LS_TRI && n_off < j->ndim) || (pa->la_step == LS_DIAG && n_off != 3))
+        if ((pa->la_step == LS_TRI && n_off < j->ndim) || (pa->la_step == LS_DIAG && n_off != 3) ||
+            (pa->la_step == LS_QR_APPLY && n_off < 1))
             fail(r, "a linear algebra job without its offset");
+        if (pa->la_step >= LS_QR_LOCAL) check_la2(r, j, pa->la_step);
         break;
     case JK_FANCY:
         if (!pa) return (void)fail(r, "an advanced-indexing job without its parameters");
