@@ -232,6 +232,20 @@ WORKLOADS = {
         "dask": "a = da.random.random(10000000, chunks=1000000); "
                 "i = da.random.randint(0, 10000000, 10000000, chunks=1000000); r = da.take(a, i).compute()",
     },
+    # issue 13's linalg.qr: a tall-and-skinny 10^6 x 100 by TSQR (ten row blocks
+    # of 10^5 rows); r and the sum of q fetched, so q is computed but not moved
+    "W13": {
+        "title": "random.rand 10^6x100 (row chunks of 10^5), q, r = linalg.qr(a); r and q.sum()",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.rand", "shape": [1000000, 100], "chunk_size": [100000, 100],
+             "seed": 1},
+            {"key": "f", "op": "linalg.qr", "inputs": ["a"], "outputs": ["q", "r"]},
+            {"key": "qs", "op": "sum", "inputs": ["q"]}], "fetch": ["r", "qs"]},
+        "np_setup": "a = np.random.default_rng(1).random((1000000, 100))",
+        "np_compute": "q, r = np.linalg.qr(a); qs = q.sum()",
+        "dask": "a = da.random.random((1000000, 100), chunks=(100000, 100)); q, r = da.linalg.qr(a); "
+                "r, qs = da.compute(r, q.sum())",
+    },
     # W9: its own cluster, whose workers get --phy-mem 1g --cache-mem 512m and a
     # spill directory; run once (no warm-up), watched (see W9_* below).
     "W9": {
