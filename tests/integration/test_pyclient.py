@@ -525,6 +525,33 @@ class TestFunctions(Base):
                   ("astype", mt.astype(x, "float32"), XN.astype(np.float32))]
         self.run_all(pairs, rtol=1e-6)
 
+    def test_linalg_factorizations(self):
+        """qr (TSQR over row chunks), svd, eigh, slogdet: numpy's invariants,
+        shapes known client-side; full_matrices=True of a tall matrix says
+        what to pass."""
+        a = RNG.standard_normal((300, 6))
+        ta = mt.tensor(a, chunk_size=(40, 6))
+        q, r = mt.linalg.qr(ta)
+        u, s, vh = mt.linalg.svd(ta, full_matrices=False)
+        sv = mt.linalg.svd(ta, compute_uv=False)
+        sym = a.T @ a
+        w, v = mt.linalg.eigh(mt.tensor(sym))
+        sg, ld = mt.linalg.slogdet(mt.tensor(sym))
+        self.assertEqual((q.shape, r.shape, u.shape, s.shape, vh.shape), ((300, 6), (6, 6), (300, 6), (6,), (6, 6)))
+        marsc.execute(q, r, u, s, vh, sv, w, v, sg, ld)
+        self.close(q.fetch() @ r.fetch(), a, "q r", rtol=1e-9, atol=1e-9)
+        self.close(np.abs(r.fetch()), np.abs(np.linalg.qr(a)[1]), "|r|", rtol=1e-9, atol=1e-9)
+        self.close((u.fetch() * s.fetch()) @ vh.fetch(), a, "u s vh", rtol=1e-9, atol=1e-9)
+        self.close(sv.fetch(), np.linalg.svd(a, compute_uv=False), "s", rtol=1e-9, atol=1e-9)
+        self.close(w.fetch(), np.linalg.eigh(sym)[0], "w", rtol=1e-9, atol=1e-9)
+        self.close(sym @ v.fetch(), v.fetch() * w.fetch(), "a v = v w", rtol=1e-8, atol=1e-8)
+        nsg, nld = np.linalg.slogdet(sym)
+        self.close(sg.fetch(), nsg, "sign")
+        self.close(ld.fetch(), nld, "logabsdet", rtol=1e-9, atol=1e-9)
+        with self.assertRaises(marsc.GraphError) as cm:
+            mt.linalg.svd(ta)[1].execute()
+        self.assertIn("full_matrices false", str(cm.exception))
+
     def test_linalg_and_shapes(self):
         a = RNG.standard_normal((5, 4))
         b = RNG.standard_normal((4, 3))

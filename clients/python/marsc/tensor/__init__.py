@@ -1101,7 +1101,68 @@ random = _Namespace("random.", {"rand": _rand, "randn": _randn, "randint": _rand
                                 "binomial": _binomial, "gamma": _gamma, "beta": _beta,
                                 "lognormal": _lognormal, "standard_t": _standard_t,
                                 "chisquare": _chisquare})
-linalg = _Namespace("linalg.", {})
+def _la_dt(a):
+    return np.float32 if a.dtype == np.float32 else np.float64
+
+
+def _qr(a, mode="reduced"):
+    """numpy's linalg.qr (mode "reduced"): (q, r); TSQR across row chunks
+    for a tall matrix."""
+    a = as_operand(a)
+    p = {} if mode == "reduced" else {"mode": mode}
+    q, r = _make("linalg.qr", [a], p, n_outputs=2)
+    if a._shape is not None and len(a._shape) == 2:
+        m, n = a._shape
+        k = builtins.min(m, n)
+        q._shape, r._shape = (m, k), (k, n)
+    if a._dtype is not None:
+        q._dtype = r._dtype = np.dtype(_la_dt(a))
+    return q, r
+
+
+def _svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """numpy's linalg.svd: (u, s, vh), or s with compute_uv=False.
+    full_matrices=True (numpy's default) is for square matrices only: pass
+    full_matrices=False for a tall or wide one (Mars's reduced SVD)."""
+    a = as_operand(a)
+    p = {"full_matrices": bool(full_matrices), "compute_uv": bool(compute_uv)}
+    if hermitian:
+        p["hermitian"] = True
+    outs = _make("linalg.svd", [a], p, n_outputs=3 if compute_uv else 1)
+    if a._shape is not None and len(a._shape) == 2:
+        m, n = a._shape
+        k = builtins.min(m, n)
+        shapes = [(m, k), (k,), (k, n)] if compute_uv else [(k,)]
+        for t, sh in zip(outs, shapes):
+            t._shape = sh
+    if a._dtype is not None:
+        for t in outs:
+            t._dtype = np.dtype(_la_dt(a))
+    return outs if compute_uv else outs[0]
+
+
+def _eigh(a, UPLO="L"):
+    """numpy's linalg.eigh: (w, v), eigenvalues ascending."""
+    a = as_operand(a)
+    w, v = _make("linalg.eigh", [a], {} if UPLO == "L" else {"UPLO": UPLO}, n_outputs=2)
+    if a._shape is not None and len(a._shape) == 2:
+        w._shape, v._shape = (a._shape[0],), a._shape
+    if a._dtype is not None:
+        w._dtype = v._dtype = np.dtype(_la_dt(a))
+    return w, v
+
+
+def _slogdet(a):
+    """numpy's linalg.slogdet: (sign, logabsdet)."""
+    a = as_operand(a)
+    sg, ld = _make("linalg.slogdet", [a], {}, n_outputs=2)
+    sg._shape = ld._shape = ()
+    if a._dtype is not None:
+        sg._dtype = ld._dtype = np.dtype(_la_dt(a))
+    return sg, ld
+
+
+linalg = _Namespace("linalg.", {"qr": _qr, "svd": _svd, "eigh": _eigh, "slogdet": _slogdet})
 fft = _Namespace("fft.", {})
 
 # ---------------------------------------------------------------------------
@@ -1284,7 +1345,7 @@ def generic(name, entry):
                             % (name, len(params), ", ".join(params), len(args)))
         p = dict(zip(params, args))
         for k, v in kw.items():
-            if k == "size" and "shape" in params:
+            if k == "size" and "shape" in params and "size" not in params:
                 k = "shape"
             p[k] = v
         if name.startswith("random.") and "seed" in params and p.get("seed") is None:
