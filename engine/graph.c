@@ -208,6 +208,12 @@ enum {
     F_MEAN,
     F_SIGMA,
     F_DF,
+    F_X, /* rsample.h: choice, permutation, multinomial, multivariate_normal */
+    F_REPLACE,
+    F_PVALS,
+    F_COV,
+    F_CHECK_VALID,
+    F_TOL,
     F_COUNT
 };
 
@@ -256,6 +262,12 @@ static const char *const field_names[F_COUNT] = {
     [F_MEAN] = "mean",
     [F_SIGMA] = "sigma",
     [F_DF] = "df",
+    [F_X] = "x",
+    [F_REPLACE] = "replace",
+    [F_PVALS] = "pvals",
+    [F_COV] = "cov",
+    [F_CHECK_VALID] = "check_valid",
+    [F_TOL] = "tol",
 };
 _Static_assert(F_COUNT <= 64, "op_fields is a 64-bit mask");
 
@@ -317,6 +329,15 @@ static uint64_t op_fields(op_t op)
     case OP_STANDARD_T:
     case OP_CHISQUARE:
         return rnd | B(F_SIZE) | B(F_DF);
+    case OP_CHOICE:
+        return B(F_SEED) | B(F_CHUNK) | B(F_A) | B(F_SIZE) | B(F_REPLACE) | B(F_P);
+    case OP_PERMUTATION:
+        return B(F_SEED) | B(F_CHUNK) | B(F_X);
+    case OP_MULTINOMIAL:
+        return B(F_SEED) | B(F_CHUNK) | B(F_NSMALL) | B(F_PVALS) | B(F_SIZE);
+    case OP_MULTIVARIATE_NORMAL:
+        return B(F_SEED) | B(F_CHUNK) | B(F_MEAN) | B(F_COV) | B(F_SIZE) | B(F_CHECK_VALID) |
+               B(F_TOL);
     case OP_CLIP:
         return B(F_AMIN) | B(F_AMAX);
     case OP_ASTYPE:
@@ -812,7 +833,9 @@ static int random2_params(pctx_t *c, graph_node_t *n, json_t *obj)
 static int parse_random(pctx_t *c, graph_node_t *n, json_t *obj)
 {
     int rc;
-    if (random2_op(n->op)) {
+    if (graph_rsample_owns(n->op)) {
+        /* rsample.h: their size and shape after the seed */
+    } else if (random2_op(n->op)) {
         /* numpy's size; shape is its alias, except gamma's own parameter */
         bool alias = n->op != OP_GAMMA && json_object_get(obj, "shape");
         if (alias && json_object_get(obj, "size"))
@@ -831,6 +854,7 @@ static int parse_random(pctx_t *c, graph_node_t *n, json_t *obj)
         return -1;
     }
     n->dtype = DT_FLOAT64;
+    if (graph_rsample_owns(n->op)) return graph_rsample_parse(n, obj, c->lim, c->err, c->errlen);
     switch (n->op) {
     case OP_RANDINT: {
         int64_t low = 0, high = 0;
@@ -1252,6 +1276,11 @@ static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
         if (n->op == OP_CONCATENATE || op_is_stack_family(n->op))
             return NFAIL(c, n, "need at least one array to concatenate");
         if (n->op == OP_STACK) return NFAIL(c, n, "need at least one array to stack");
+        if (lo == 0 && graph_rsample_owns(n->op))
+            return NFAIL(c, n,
+                         "takes no tensor input (\"a\" or \"x\" is an integer or a list); to "
+                         "sample a tensor x, take(x, this op's indices) (the Python client does "
+                         "it)");
         if (lo == 0) return NFAIL(c, n, "takes no inputs, got %zu", cnt);
         return NFAIL(c, n, "takes %d input%s, got %zu", lo, lo == 1 ? "" : "s", cnt);
     }

@@ -78,4 +78,11 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen);
 int graph_df_session(graph_node_t *n, const char *schema, char *err, size_t errlen);
 void graph_df_free(struct df_node *d);
 
+/* rsample.h: random.choice, permutation, multinomial, multivariate_normal.
+ * Parameters checked as numpy checks them; fills n->shape, n->dtype, n->low,
+ * n->high and n->data. obj is the node's JSON object. */
+bool graph_rsample_owns(op_t op);
+int graph_rsample_parse(graph_node_t *n, void *obj, const graph_limits_t *lim, char *err,
+                        size_t errlen);
+
 #endif

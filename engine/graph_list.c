@@ -229,6 +229,12 @@ static const op_params_t PARAMS[] = {
     {"tile", "1", {"reps"}},
     {"repeat", "1", {"repeats", "axis"}},
     {"pad", "1", {"pad_width", "mode", "constant_values"}},
+    {"random.choice", "0", {"a", "size", "replace", "p", "seed", "chunk_size"}},
+    {"random.permutation", "0", {"x", "seed", "chunk_size"}},
+    {"random.multinomial", "0", {"n", "pvals", "size", "seed", "chunk_size"}},
+    {"random.multivariate_normal",
+     "0",
+     {"mean", "cov", "size", "check_valid", "tol", "seed", "chunk_size"}},
 };
 
 /* The kind's name, its inputs and parameters when PARAMS has no entry. */

@@ -34,6 +34,10 @@
     X(LOGNORMAL, "random.lognormal", OPK_RANDOM)                                                   \
     X(STANDARD_T, "random.standard_t", OPK_RANDOM)                                                 \
     X(CHISQUARE, "random.chisquare", OPK_RANDOM)                                                   \
+    X(CHOICE, "random.choice", OPK_RANDOM)                                                         \
+    X(PERMUTATION, "random.permutation", OPK_RANDOM)                                               \
+    X(MULTINOMIAL, "random.multinomial", OPK_RANDOM)                                               \
+    X(MULTIVARIATE_NORMAL, "random.multivariate_normal", OPK_RANDOM)                               \
     X(ADD, "add", OPK_BINARY)                                                                      \
     X(SUBTRACT, "subtract", OPK_BINARY)                                                            \
     X(MULTIPLY, "multiply", OPK_BINARY)                                                            \

@@ -34,6 +34,13 @@ typedef enum {
 int la2_exec(const job_t *j, const graph_node_t *node, const arr_t *ins, arr_t *o, char *err,
              size_t errlen);
 
+/* kern/la2.c: random.multivariate_normal's factor, as numpy makes it:
+ * (u, s, vh) = svd(cov); F = sqrt(s)[:, None] * vh (k x k, row-major, into
+ * f); *psd = allclose(vh.T * s @ vh, cov, rtol=tol, atol=tol). cov is
+ * row-major k x k. 0, or -1 with a message. */
+int kern_cov_factor(const double *cov, int64_t k, double tol, double *f, bool *psd, char *err,
+                    size_t errlen);
+
 /* Runs JK_LA job j: 0, or -1 with a message (numpy's LinAlgError text:
  * "Singular matrix", "Matrix is not positive definite"). */
 int la_exec(const tile_t *t, const job_t *j, const arr_t *ins, arr_t *out, char *err,

@@ -296,3 +296,56 @@ int la2_exec(const job_t *j, const graph_node_t *node, const arr_t *ins, arr_t *
         return errmsg(err, errlen, "internal: not a la2 op");
     }
 }
+
+int kern_cov_factor(const double *cov, int64_t k, double tol, double *f, bool *psd, char *err,
+                    size_t errlen)
+{
+    /* BLAS on one thread, as in every job: the factor's bits must not
+     * depend on which process computes it (mars-run parses before its
+     * kernels start; workers after) */
+    kern_init();
+    /* column-major copy (cov need not be symmetric: numpy's check says so) */
+    double *a = kern_xmalloc(sizeof(double) * (size_t)(k * k));
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = 0; j < k; j++)
+            a[i + j * k] = cov[i * k + j];
+    blasint K = (blasint)k, info = 0, lwork = -1;
+    double *s = kern_xmalloc(sizeof(double) * (size_t)k);
+    double *u = kern_xmalloc(sizeof(double) * (size_t)(k * k));
+    double *vt = kern_xmalloc(sizeof(double) * (size_t)(k * k));
+    blasint *iw = kern_xmalloc(sizeof(blasint) * (size_t)(8 * k));
+    double q;
+    dgesdd_("A", &K, &K, a, &K, s, u, &K, vt, &K, &q, &lwork, iw, &info, 1);
+    lwork = (blasint)q + 1;
+    double *work = kern_xmalloc(sizeof(double) * (size_t)lwork);
+    dgesdd_("A", &K, &K, a, &K, s, u, &K, vt, &K, work, &lwork, iw, &info, 1);
+    int rc = 0;
+    if (info != 0) {
+        rc = errmsg(err, errlen, info > 0 ? "SVD did not converge" : "internal: dgesdd argument %d",
+                    (int)-info);
+    } else {
+        /* vt is column-major: vh[i][j] = vt[i + j k] */
+        for (int64_t i = 0; i < k; i++) {
+            double r = sqrt(s[i]);
+            for (int64_t j = 0; j < k; j++)
+                f[i * k + j] = r * vt[i + j * k];
+        }
+        bool ok = true;
+        for (int64_t i = 0; i < k && ok; i++)
+            for (int64_t j = 0; j < k && ok; j++) {
+                double x = 0.0;
+                for (int64_t l = 0; l < k; l++)
+                    x += vt[l + i * k] * s[l] * vt[l + j * k];
+                double y = cov[i * k + j];
+                ok = fabs(x - y) <= tol + tol * fabs(y);
+            }
+        *psd = ok;
+    }
+    free(work);
+    free(iw);
+    free(vt);
+    free(u);
+    free(s);
+    free(a);
+    return rc;
+}

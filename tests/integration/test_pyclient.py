@@ -552,6 +552,38 @@ class TestFunctions(Base):
             mt.linalg.svd(ta)[1].execute()
         self.assertIn("full_matrices false", str(cm.exception))
 
+    def test_sampling(self):
+        """random.choice, permutation, shuffle, multinomial and
+        multivariate_normal with numpy's signatures; a tensor is sampled
+        through take, with the same permutation as its length's."""
+        x = np.arange(40.0).reshape(20, 2)
+        tx = mt.tensor(x, chunk_size=(7, 2))
+        p = mt.random.permutation(20, seed=3)
+        px = mt.random.permutation(tx, seed=3)
+        c = mt.random.choice(tx[:, 0], size=(4, 5), replace=False, seed=4)
+        cp = mt.random.choice([1.5, 2.5], size=6, p=[0.25, 0.75], seed=1)
+        m = mt.random.multinomial(10, [0.3, 0.7], size=5, seed=2)
+        v = mt.random.multivariate_normal([0.0, 1.0], [[1.0, 0.0], [0.0, 2.0]], size=7, seed=2)
+        self.assertEqual((p.shape, px.shape, c.shape, cp.shape, m.shape, v.shape),
+                         ((20,), (20, 2), (4, 5), (6,), (5, 2), (7, 2)))
+        marsc.execute(p, px, c, cp, m, v)
+        pv = p.fetch()
+        self.assertEqual(sorted(pv.tolist()), list(range(20)))
+        np.testing.assert_array_equal(px.fetch(), x[pv])
+        cv = c.fetch().ravel().tolist()
+        self.assertEqual(len(set(cv)), 20)
+        self.assertTrue(set(cv) <= set(x[:, 0].tolist()))
+        self.assertTrue(set(cp.fetch().tolist()) <= {1.5, 2.5})
+        self.assertEqual(cp.dtype, np.float64)
+        np.testing.assert_array_equal(m.fetch().sum(axis=1), [10] * 5)
+        self.assertEqual(v.fetch().shape, (7, 2))
+        s = mt.tensor(x, chunk_size=(7, 2))
+        self.assertIsNone(mt.random.shuffle(s, seed=3))
+        np.testing.assert_array_equal(s.fetch(), x[pv])
+        with self.assertRaises(marsc.GraphError) as cm:
+            mt.random.choice(3, size=4, replace=False, seed=1).execute()
+        self.assertIn("Cannot take a larger sample than population", str(cm.exception))
+
     def test_linalg_and_shapes(self):
         a = RNG.standard_normal((5, 4))
         b = RNG.standard_normal((4, 3))

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """numpy's distributions (random.random, exponential, poisson, binomial,
-gamma, beta, lognormal, standard_t, chisquare) through a two-worker cluster:
+gamma, beta, lognormal, standard_t, chisquare) and sampling ops (choice in
+its four variants, permutation of a list, multinomial, multivariate_normal)
+through a two-worker cluster:
 the supervisor tiles with uneven chunks, the workers draw from their encoded
 job descriptors, and every result is byte-identical to mars-run's (whose
 chunks differ: chunk-invariance across processes and machines' workers); a
@@ -27,13 +29,26 @@ DISTS = [("random.random", {}), ("random.exponential", {"scale": 3.0}),
          ("random.binomial", {"n": 30, "p": 0.2}), ("random.binomial", {"n": 900, "p": 0.75}),
          ("random.gamma", {"shape": 0.5, "scale": 2.0}), ("random.beta", {"a": 0.5, "b": 3.0}),
          ("random.lognormal", {"sigma": 0.3}), ("random.standard_t", {"df": 4.0}),
-         ("random.chisquare", {"df": 6.0})]
+         ("random.chisquare", {"df": 6.0}),
+         # rsample.h: results of shape (203, 47) too
+         ("random.choice", {"a": 1000}),
+         ("random.choice", {"a": [0.5 * i for i in range(10)], "p": [0.1] * 10}),
+         ("random.choice", {"a": 20000, "replace": False}),
+         ("random.choice", {"a": 10000, "replace": False,
+                            "p": [(i % 7 + 1) / 39994.0 for i in range(10000)]}),
+         ("random.permutation", {"x": [[i * 47 + j for j in range(47)] for i in range(203)]}),
+         ("random.multinomial", {"n": 100, "pvals": [1 / 47.0] * 47, "size": [203]}),
+         ("random.multivariate_normal", {"mean": [float(i) for i in range(47)],
+                                         "cov": [[1.0 + (i == j) for j in range(47)]
+                                                 for i in range(47)], "size": [203]})]
 
 
 def document(chunks):
     nodes = []
     for i, (op, kw) in enumerate(DISTS):
-        n = dict({"key": "d%d" % i, "op": op, "size": [203, 47], "seed": 1000 + i}, **kw)
+        n = dict({"key": "d%d" % i, "op": op, "seed": 1000 + i}, **kw)
+        if "size" not in kw and "x" not in kw:
+            n["size"] = [203, 47]
         if chunks is not None:
             n["chunk_size"] = chunks
         nodes.append(n)

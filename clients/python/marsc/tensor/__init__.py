@@ -1094,13 +1094,110 @@ def _chisquare(df, size=None, chunk_size=None, seed=None):
     return _dist_node("random.chisquare", size, {"df": df}, "float64", chunk_size, seed)
 
 
+def _sample_node(op, shape, params, dtype, chunk_size, seed):
+    """rsample ops (choice, permutation, multinomial, multivariate_normal):
+    numpy's keywords, lists as JSON lists."""
+    p = dict(params)
+    p["seed"] = _seed(seed)
+    if chunk_size is not None:
+        p["chunk_size"] = chunk_size
+    return _make(op, [], p, shape, np.dtype(dtype))
+
+
+def _values(x, name):
+    if isinstance(x, Entity):
+        raise TypeError("%s must be a list or an array here, not a cluster tensor" % name)
+    return np.asarray(x)
+
+
+def _tensor_len(x, what):
+    if x.shape is None or len(x.shape) == 0:
+        raise ValueError("%s of a tensor needs its length: execute it first, or pass an "
+                         "integer" % what)
+    return int(x.shape[0])
+
+
+def _choice(a, size=None, replace=True, p=None, chunk_size=None, seed=None):
+    """numpy's random.choice; a tensor `a` is take(a, choice(len(a), ...))."""
+    shape = () if size is None else _shape_arg(size)
+    params = {"replace": bool(replace)}
+    if size is not None:
+        params["size"] = list(shape)
+    if p is not None:
+        params["p"] = _values(p, "p").astype(float).tolist()
+    if isinstance(a, Tensor):
+        params["a"] = _tensor_len(a, "choice")
+        idx = _sample_node("random.choice", shape, params, "int64", chunk_size, seed)
+        return take(a, idx, axis=0)
+    if isinstance(a, numbers.Integral):
+        params["a"] = int(a)
+        return _sample_node("random.choice", shape, params, "int64", chunk_size, seed)
+    arr = _values(a, "a")
+    params["a"] = arr.tolist()
+    dt = arr.dtype if arr.dtype in (np.bool_, np.int64, np.float64) else (
+        np.float64 if arr.dtype.kind == "f" else np.int64)
+    return _sample_node("random.choice", shape, params, dt, chunk_size, seed)
+
+
+def _permutation(x, chunk_size=None, seed=None):
+    """numpy's random.permutation: of an integer, a list or array (its
+    first axis), or a tensor (take(x, permutation(len(x)), axis=0))."""
+    if isinstance(x, Tensor):
+        idx = _sample_node("random.permutation", (_tensor_len(x, "permutation"),),
+                           {"x": _tensor_len(x, "permutation")}, "int64", chunk_size, seed)
+        return take(x, idx, axis=0)
+    if isinstance(x, numbers.Integral):
+        n = int(x) if int(x) > 0 else 0  # numpy: arange(x); `max` here is mt.max
+        return _sample_node("random.permutation", (n,), {"x": int(x)}, "int64", chunk_size, seed)
+    arr = _values(x, "x")
+    if arr.ndim < 1:
+        raise IndexError("x must be an integer or at least 1-dimensional")
+    dt = arr.dtype if arr.dtype in (np.bool_, np.int64, np.float64) else (
+        np.float64 if arr.dtype.kind == "f" else np.int64)
+    return _sample_node("random.permutation", arr.shape, {"x": arr.tolist()}, dt, chunk_size,
+                        seed)
+
+
+def _shuffle(x, chunk_size=None, seed=None):
+    """numpy's random.shuffle, as Mars has it: x (a tensor) becomes its rows
+    in a random order; returns None."""
+    if not isinstance(x, Tensor):
+        raise TypeError("shuffle takes a tensor (numpy.random.shuffle shuffles local arrays)")
+    new = _permutation(x, chunk_size, seed)
+    x._ref = new._ref
+    x._shape, x._dtype = new._shape, new._dtype
+
+
+def _multinomial(n, pvals, size=None, chunk_size=None, seed=None):
+    pv = _values(pvals, "pvals").astype(float)
+    shape = (() if size is None else _shape_arg(size)) + tuple(pv.shape[-1:])
+    params = {"n": int(n), "pvals": pv.tolist()}
+    if size is not None:
+        params["size"] = list(_shape_arg(size))
+    return _sample_node("random.multinomial", shape, params, "int64", chunk_size, seed)
+
+
+def _multivariate_normal(mean, cov, size=None, check_valid="warn", tol=1e-8, chunk_size=None,
+                         seed=None):
+    m = _values(mean, "mean").astype(float)
+    shape = (() if size is None else _shape_arg(size)) + tuple(m.shape[-1:])
+    params = {"mean": m.tolist(), "cov": _values(cov, "cov").astype(float).tolist(),
+              "check_valid": check_valid, "tol": float(tol)}
+    if size is not None:
+        params["size"] = list(_shape_arg(size))
+    return _sample_node("random.multivariate_normal", shape, params, "float64", chunk_size, seed)
+
+
 random = _Namespace("random.", {"rand": _rand, "randn": _randn, "randint": _randint,
                                 "uniform": _uniform, "normal": _normal,
                                 "random": _random_sample, "random_sample": _random_sample,
                                 "exponential": _exponential, "poisson": _poisson,
                                 "binomial": _binomial, "gamma": _gamma, "beta": _beta,
                                 "lognormal": _lognormal, "standard_t": _standard_t,
-                                "chisquare": _chisquare})
+                                "chisquare": _chisquare, "choice": _choice,
+                                "permutation": _permutation, "shuffle": _shuffle,
+                                "multinomial": _multinomial,
+                                "multivariate_normal": _multivariate_normal})
 def _la_dt(a):
     return np.float32 if a.dtype == np.float32 else np.float64
 
