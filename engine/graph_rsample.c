@@ -127,8 +127,7 @@ static int get_size(graph_node_t *n, json_t *obj, shape_t *s, char *err, size_t 
         s->d[0] = (int64_t)json_integer_value(v);
     } else if (json_is_array(v)) {
         if (json_array_size(v) > MR_MAXDIM)
-            return FAIL("\"size\" has %zu dimensions, more than %d", json_array_size(v),
-                        MR_MAXDIM);
+            return FAIL("\"size\" has %zu dimensions, more than %d", json_array_size(v), MR_MAXDIM);
         s->ndim = (int)json_array_size(v);
         for (int i = 0; i < s->ndim; i++) {
             json_t *e = json_array_get(v, (size_t)i);
@@ -405,6 +404,12 @@ static int parse_mvn(graph_node_t *n, json_t *obj, const graph_limits_t *lim, ch
     int64_t k = sm.shape.d[0];
     if (sc.shape.d[0] != k) {
         FAIL("mean and cov must have same length");
+        goto out;
+    }
+    if (k > RS_MAX_MVN_DIM) {
+        FAIL("mean has %lld values, more than the limit of %d (RS_MAX_MVN_DIM: the covariance's "
+             "SVD is made wherever the document is read)",
+             (long long)k, RS_MAX_MVN_DIM);
         goto out;
     }
     if (strcmp(check, "ignore") && strcmp(check, "warn") && strcmp(check, "raise")) {

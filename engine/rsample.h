@@ -40,6 +40,9 @@ enum {
 /* choice without replacement and with p ranks the whole population in
  * every generated block: its size is bounded. */
 #define RS_MAX_WEIGHTED_POP ((int64_t)1 << 22)
+/* multivariate_normal's factor is an SVD of cov made wherever the document
+ * is read (gateway, supervisor, workers): its dimension is bounded. */
+#define RS_MAX_MVN_DIM 1024
 
 /* graph_rsample_owns and graph_rsample_parse: graph_internal.h (kernels
  * include this header for the flags, and kernels do not see graph.h). */
