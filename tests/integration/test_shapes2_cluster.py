@@ -111,7 +111,11 @@ def main():
                 e = want[key]
                 check(v.dtype == e.dtype and v.shape == e.shape,
                       "%s: %s %s vs %s %s", key, v.dtype, v.shape, e.dtype, e.shape)
-                check(np.array_equal(v, e), "%s differs from numpy", key)
+                if key in ("ls", "gs"):  # numpy's power: SIMD code on AVX-512 CPUs, 1 ulp
+                    check(np.all(np.abs(v - e) <= 2 * np.spacing(np.abs(e))),
+                          "%s differs from numpy by more than 2 ulps", key)
+                else:
+                    check(np.array_equal(v, e), "%s differs from numpy", key)
                 check(np.array_equal(v, np.load(os.path.join(out, key + ".npy"))),
                       "%s differs from mars-run", key)
             run.case("fetch-" + key, one)
