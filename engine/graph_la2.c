@@ -1,7 +1,10 @@
 /* graph_la2.c: fields and inference of linalg.qr, svd, eigh and slogdet
  * (la2.h). Messages are numpy's where numpy refuses (LinAlgError text). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "df/dfgraph.h"
 
 #include "graph_internal.h"
 #include "la2.h"
@@ -10,7 +13,8 @@
 
 bool graph_la2_op(op_t op)
 {
-    return op == OP_LA_QR || op == OP_LA_SVD || op == OP_LA_EIGH || op == OP_LA_SLOGDET;
+    return op == OP_LA_QR || op == OP_LA_SVD || op == OP_LA_EIGH || op == OP_LA_SLOGDET ||
+           op == OP_LA_LSTSQ;
 }
 
 const char *const *graph_la2_fields(op_t op)
@@ -18,6 +22,7 @@ const char *const *graph_la2_fields(op_t op)
     static const char *const qr[] = {"mode", NULL};
     static const char *const svd[] = {"full_matrices", "compute_uv", "hermitian", NULL};
     static const char *const eigh[] = {"UPLO", NULL};
+    static const char *const lstsq[] = {"rcond", NULL};
     static const char *const none[] = {NULL};
     switch (op) {
     case OP_LA_QR:
@@ -26,6 +31,8 @@ const char *const *graph_la2_fields(op_t op)
         return svd;
     case OP_LA_EIGH:
         return eigh;
+    case OP_LA_LSTSQ:
+        return lstsq;
     default:
         return none;
     }
@@ -89,14 +96,95 @@ int graph_la2_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         }
         return want(n, 2, "eigh (w, v)", err, errlen);
     }
+    case OP_LA_LSTSQ: {
+        /* numpy 1.24: "warn" (the default) is -1, machine precision; null
+         * is eps max(M, N) (set at inference); a number is LAPACK's rcond */
+        json_t *r = json_object_get(obj, "rcond");
+        n->mo_has_range = false;
+        n->mo_lo = -1.0;
+        if (r && json_is_null(r)) {
+            n->mo_has_range = true;
+        } else if (r && json_is_number(r)) {
+            n->mo_lo = json_number_value(r);
+        } else if (r && !(json_is_string(r) && !strcmp(json_string_value(r), "warn"))) {
+            return FAIL(n, "\"rcond\" must be a number, null or \"warn\"");
+        }
+        return want(n, 4, "lstsq (x, residuals, rank, s)", err, errlen);
+    }
     default: /* slogdet */
         return want(n, 2, "slogdet (sign, logabsdet)", err, errlen);
+    }
+}
+
+/* lstsq's residuals: a 1-D tensor of K values, or of none when the rank
+ * is below N or M <= N, known when it runs: held like unique's values
+ * (df/multi.c, MO_LSTSQ_RES). */
+static int held_residuals(graph_node_t *n, int i, dtype_t dt, char *err, size_t errlen)
+{
+    df_node_t *d = calloc(1, sizeof *d);
+    if (!d) return FAIL(n, "out of memory");
+    n->df = d;
+    d->cols = calloc(1, sizeof *d->cols);
+    d->idx = calloc(1, sizeof *d->idx);
+    if (!d->cols || !d->idx) return FAIL(n, "out of memory");
+    d->ncols = d->nidx = 1;
+    d->cols[0].type = FT_FLOAT64;
+    d->idx[0].type = FT_INT64;
+    d->rowsrc = i;
+    d->nrows = -1;
+    d->tdt = dt;
+    d->held = true;
+    n->vkind = VK_TENSOR;
+    n->oshape.ndim = 1;
+    n->oshape.d[0] = 0;
+    n->odtype = dt;
+    return 0;
+}
+
+static int infer_lstsq(graph_t *g, int i, char *err, size_t errlen)
+{
+    graph_node_t *n = &g->nodes[i];
+    const graph_node_t *a = &g->nodes[n->in[0].node], *b = &g->nodes[n->in[1].node];
+    if (a->oshape.ndim != 2)
+        return FAIL(n, "%d-dimensional array given. Array must be two-dimensional", a->oshape.ndim);
+    if (b->oshape.ndim != 1 && b->oshape.ndim != 2)
+        return FAIL(n, "%d-dimensional array given. Array must be two-dimensional",
+                    b->oshape.ndim < 1 ? b->oshape.ndim + 1 : b->oshape.ndim);
+    int64_t m = a->oshape.d[0], c = a->oshape.d[1], k = m < c ? m : c;
+    if (b->oshape.d[0] != m) return FAIL(n, "Incompatible dimensions");
+    /* numpy: float32 when both are float32, else float64 */
+    dtype_t dt = a->odtype == DT_FLOAT32 && b->odtype == DT_FLOAT32 ? DT_FLOAT32 : DT_FLOAT64;
+    if (n->mo_has_range) n->mo_lo = 2.220446049250313e-16 * (double)(m > c ? m : c);
+    n->mo_bins = b->oshape.ndim == 2 ? b->oshape.d[1] : 1; /* K, la2_packed_len's */
+    n->mo_sparse = b->oshape.ndim == 1;
+    switch (n->out_index) {
+    case 0: /* x: (N,) or (N, K) */
+        n->odtype = dt;
+        n->oshape.ndim = b->oshape.ndim;
+        n->oshape.d[0] = c;
+        if (b->oshape.ndim == 2) n->oshape.d[1] = b->oshape.d[1];
+        return 0;
+    case 1:
+        n->mo_col = (int)(b->oshape.ndim == 2 ? b->oshape.d[1] : 1);
+        /* held results are int64, float64 or bool: float64 (numpy's float32
+         * for float32 inputs is the one difference) */
+        return held_residuals(n, i, DT_FLOAT64, err, errlen);
+    case 2: /* rank: numpy's int32 */
+        n->odtype = DT_INT32;
+        n->oshape.ndim = 0;
+        return 0;
+    default: /* s */
+        n->odtype = dt;
+        n->oshape.ndim = 1;
+        n->oshape.d[0] = k;
+        return 0;
     }
 }
 
 int graph_la2_infer(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
+    if (n->op == OP_LA_LSTSQ) return infer_lstsq(g, i, err, errlen);
     const graph_node_t *a = &g->nodes[n->in[0].node];
     if (a->oshape.ndim != 2)
         return FAIL(n, "%d-dimensional array given. Array must be two-dimensional", a->oshape.ndim);

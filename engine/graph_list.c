@@ -189,6 +189,7 @@ static const op_params_t PARAMS[] = {
     {"linalg.svd", "1", {"full_matrices", "compute_uv", "hermitian"}},
     {"linalg.eigh", "1", {"UPLO"}},
     {"linalg.slogdet", "1", {NULL}},
+    {"linalg.lstsq", "2", {"rcond"}},
     /* fancy: advanced indexing (setitem and getitem are above) */
     {"take", "2", {"axis"}},
     {"compress", "2", {"axis"}},

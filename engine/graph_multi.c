@@ -44,7 +44,8 @@ bool graph_multi_arity(op_t op, int *lo, int *hi)
     if (!graph_multi_op(op)) return false;
     *lo = *hi = 1;
     if (op == OP_MESHGRID) *hi = INT32_MAX;
-    if (op == OP_HISTOGRAM) *hi = 3; /* [a], [a, bin_edges], then weights with "weights" */
+    if (op == OP_HISTOGRAM) *hi = 3;      /* [a], [a, bin_edges], then weights with "weights" */
+    if (op == OP_LA_LSTSQ) *lo = *hi = 2; /* la2.h: [a, b] */
     return true;
 }
 
@@ -70,6 +71,8 @@ const char *graph_multi_outputs(op_t op)
         return "2";
     case OP_LA_SVD:
         return "compute_uv"; /* 3 (u, s, vh), or 1 (s) with compute_uv false */
+    case OP_LA_LSTSQ:
+        return "4"; /* x, residuals, rank, s */
     default:
         return NULL;
     }
@@ -466,6 +469,7 @@ int graph_multi_infer(graph_t *g, int i, const graph_raw_t *raw, char *err, size
     case OP_LA_SVD:
     case OP_LA_EIGH:
     case OP_LA_SLOGDET:
+    case OP_LA_LSTSQ:
         return graph_la2_infer(g, i, err, errlen);
     default:
         return FAIL(n, "internal: not an op with several results");

@@ -250,6 +250,7 @@
     X(LA_SVD, "linalg.svd", OPK_LINALG)                                                            \
     X(LA_EIGH, "linalg.eigh", OPK_LINALG)                                                          \
     X(LA_SLOGDET, "linalg.slogdet", OPK_LINALG)                                                    \
+    X(LA_LSTSQ, "linalg.lstsq", OPK_LINALG)                                                        \
     X(LA_NORM, "linalg.norm", OPK_LINALG)                                                          \
     X(LA_MATRIX_RANK, "linalg.matrix_rank", OPK_LINALG)                                            \
     X(TRACE, "trace", OPK_LINALG)                                                                  \

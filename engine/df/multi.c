@@ -408,12 +408,38 @@ static int run_hist(const tile_t *t, const job_t *j, const dfx_in_t *ins, void *
     }
 }
 
+/* lstsq's residuals: K values, or none (the flag before them is 0) */
+static int run_lstsq_res(const job_t *j, const dfx_in_t *ins, void **blob, size_t *blob_len,
+                         char *err, size_t errlen)
+{
+    const jin_t *in = &j->in[0];
+    int64_t at = j->off[1], kk = j->off[3];
+    if ((size_t)(at + 1 + kk) * dt_size(in->dt) > ins[0].len)
+        return errmsg(err, errlen, "internal: lstsq buffer of %zu bytes", ins[0].len);
+    int64_t cnt = at_f(ins[0].data, in->dt, at) != 0 ? kk : 0;
+    frame_t f = {0};
+    if (frame_alloc(&f, true, cnt, 1, 1) || fcol_alloc(&f.cols[0], FT_FLOAT64, cnt, 0, false) ||
+        fcol_alloc(&f.idx[0], FT_INT64, cnt, 0, false)) {
+        frame_free(&f);
+        return errmsg(err, errlen, "out of memory");
+    }
+    f.range_index = true;
+    double *v = f.cols[0].data;
+    int64_t *ix = f.idx[0].data;
+    for (int64_t i = 0; i < cnt; i++) {
+        v[i] = at_f(ins[0].data, in->dt, at + 1 + i);
+        ix[i] = i;
+    }
+    return emit(&f, blob, blob_len, err, errlen);
+}
+
 int df_multi_run(const tile_t *t, int32_t ji, const dfx_in_t *ins, void **blob, size_t *blob_len,
                  void *fixed_out, char *err, size_t errlen)
 {
     const job_t *j = &t->jobs[ji];
     if (j->off[2] >= MO_SET_FIRST) /* setops: df/setops.c */
         return df_setops_run(t, ji, ins, blob, blob_len, fixed_out, err, errlen);
+    if (j->off[2] == MO_LSTSQ_RES) return run_lstsq_res(j, ins, blob, blob_len, err, errlen);
     if (j->off[2] >= MO_HIST_MINMAX) return run_hist(t, j, ins, fixed_out, err, errlen);
     if (j->off[2] == MO_UNIQUE_MAP) return run_unique_map(j, ins, blob, blob_len, err, errlen);
     if (j->off[2] == MO_UNIQUE_MERGE)

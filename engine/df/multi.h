@@ -27,6 +27,9 @@ enum {
     MO_HIST_EDGES,
     MO_HIST_COUNT,
     MO_HIST_SUM,
+    /* lstsq's residuals (la2.h): in: the packed LS_LA2_WHOLE buffer; at
+     * off[1] a flag (the residuals exist), then off[3] residuals */
+    MO_LSTSQ_RES,
 };
 /* histogram: the most bytes of counts one sum job reads (chunks x bins x 8) */
 #define MO_HIST_MAX_BYTES (INT64_C(256) << 20)

@@ -440,6 +440,9 @@ bool df_multiout_step_ok(const job_t *j)
     case MO_HIST_COUNT:
     case MO_HIST_SUM:
         return true;
+    case MO_LSTSQ_RES:
+        return j->blob && j->n_in == 1 && j->off[1] >= 0 && j->off[3] >= 0 && j->in[0].ndim == 1 &&
+               j->off[1] + 1 + j->off[3] <= j->in[0].shape[0];
     case MO_SET_MERGE:
         return j->blob && j->off[0] >= 0 && j->off[0] <= j->n_in && j->off[3] >= 0 &&
                j->off[3] <= 2 && (j->off[1] == 0 || j->off[1] == 1);

@@ -10,7 +10,8 @@
  *   LS_SVD_R      [s (n); U_r (n x n); Vh (n x n)]
  *   LS_LA2_WHOLE  qr [R (k x c); Q (m x k)]; svd [s (k); U (m x k);
  *                 Vh (k x c)] (s alone without compute_uv); eigh [w (n);
- *                 V (n x n)]; slogdet [sign, logabsdet] */
+ *                 V (n x n)]; slogdet [sign, logabsdet]; lstsq [x (n x K);
+ *                 s (k); rank; residuals exist; residuals (K)] */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,8 +32,14 @@ void dgesdd_(const char *jobz, const blasint *m, const blasint *n, double *a, co
 void dsyevd_(const char *jobz, const char *uplo, const blasint *n, double *a, const blasint *lda,
              double *w, double *work, const blasint *lwork, blasint *iwork, const blasint *liwork,
              blasint *info, size_t, size_t);
+void dgelsd_(const blasint *m, const blasint *n, const blasint *nrhs, double *a, const blasint *lda,
+             double *b, const blasint *ldb, double *s, const double *rcond, blasint *rank,
+             double *work, const blasint *lwork, blasint *iwork, blasint *info);
 void dgetrf_(const blasint *m, const blasint *n, double *a, const blasint *lda, blasint *ipiv,
              blasint *info);
+
+static int lstsq_into(const arr_t *a, const arr_t *b, double rcond, arr_t *o, char *err,
+                      size_t errlen);
 
 static double rd(const arr_t *a, int64_t i)
 {
@@ -271,6 +278,7 @@ int la2_exec(const job_t *j, const graph_node_t *node, const arr_t *ins, arr_t *
     default:
         return errmsg(err, errlen, "internal: not a la2 step");
     }
+    if (node->op == OP_LA_LSTSQ) return lstsq_into(&ins[0], &ins[1], node->mo_lo, o, err, errlen);
     const arr_t *in = &ins[0];
     int64_t m = in->shape.d[0], c = in->shape.d[1], k = m < c ? m : c;
     switch (node->op) {
@@ -295,6 +303,67 @@ int la2_exec(const job_t *j, const graph_node_t *node, const arr_t *ins, arr_t *
     default:
         return errmsg(err, errlen, "internal: not a la2 op");
     }
+}
+
+/* numpy's lstsq: dgelsd on a (m x c) and b (m, or m x K); residuals when
+ * the rank is c and m > c, the squares of b's rows c.. after the solve. */
+static int lstsq_into(const arr_t *a, const arr_t *b, double rcond, arr_t *o, char *err,
+                      size_t errlen)
+{
+    int64_t m = a->shape.d[0], c = a->shape.d[1], k = m < c ? m : c;
+    int64_t nrhs = b->shape.ndim == 2 ? b->shape.d[1] : 1, ldb = m > c ? m : c;
+    if (ldb < 1) ldb = 1;
+    int64_t xs = 0, so = c * nrhs, ro = so + k, fo = ro + 1, reso = fo + 1;
+    double *aa = colmajor(a, 0, m, c);
+    double *bb = kern_xmalloc(sizeof(double) * (size_t)(ldb * (nrhs > 0 ? nrhs : 1)));
+    memset(bb, 0, sizeof(double) * (size_t)(ldb * (nrhs > 0 ? nrhs : 1)));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < nrhs; j++)
+            bb[i + j * ldb] = rd(b, i * nrhs + j);
+    double *s = kern_xmalloc(sizeof(double) * (size_t)(k > 0 ? k : 1));
+    blasint rank = 0, info = 0;
+    int rc = 0;
+    if (k > 0 && nrhs > 0) {
+        blasint M = (blasint)m, N = (blasint)c, NR = (blasint)nrhs, lda = M > 1 ? M : 1,
+                LDB = (blasint)ldb, lwork = -1, iq = 0;
+        double q = 0;
+        dgelsd_(&M, &N, &NR, aa, &lda, bb, &LDB, s, &rcond, &rank, &q, &lwork, &iq, &info);
+        lwork = (blasint)q + 1;
+        blasint liw = iq > 1 ? iq : 1;
+        double *work = kern_xmalloc(sizeof(double) * (size_t)lwork);
+        blasint *iw = kern_xmalloc(sizeof(blasint) * (size_t)liw);
+        dgelsd_(&M, &N, &NR, aa, &lda, bb, &LDB, s, &rcond, &rank, work, &lwork, iw, &info);
+        free(work);
+        free(iw);
+        if (info > 0)
+            rc = errmsg(err, errlen, "SVD did not converge in Linear Least Squares");
+        else if (info < 0)
+            rc = errmsg(err, errlen, "internal: dgelsd argument %d", (int)-info);
+    } else {
+        /* numpy: an empty a or b gives zeros (x), rank 0 */
+        for (int64_t i = 0; i < ldb * nrhs; i++)
+            if (i % ldb < c) bb[i] = 0.0;
+    }
+    if (rc == 0) {
+        for (int64_t i = 0; i < c; i++)
+            for (int64_t j = 0; j < nrhs; j++)
+                wr(o, xs + i * nrhs + j, bb[i + j * ldb]);
+        for (int64_t i = 0; i < k; i++)
+            wr(o, so + i, s[i]);
+        wr(o, ro, (double)rank);
+        bool has = rank == c && m > c;
+        wr(o, fo, has ? 1.0 : 0.0);
+        for (int64_t j = 0; j < nrhs; j++) {
+            double r = 0.0;
+            for (int64_t i = c; has && i < m; i++)
+                r += bb[i + j * ldb] * bb[i + j * ldb];
+            wr(o, reso + j, r);
+        }
+    }
+    free(s);
+    free(bb);
+    free(aa);
+    return rc;
 }
 
 int kern_cov_factor(const double *cov, int64_t k, double tol, double *f, bool *psd, char *err,

@@ -854,6 +854,12 @@ static void check_la2(rbuf_t *r, const job_t *j, int step)
              b->shape[0] >= j->shape[1] + 2 * j->shape[1] * j->shape[1];
         break;
     case LS_LA2_WHOLE:
+        if (n->op == OP_LA_LSTSQ) {
+            ok = j->n_in == 2 && a->ndim == 2 && b->ndim == (n->mo_sparse ? 1 : 2) &&
+                 b->shape[0] == a->shape[0] && (b->ndim == 1 || b->shape[1] == n->mo_bins) &&
+                 j->ndim == 1 && out == la2_packed_len(n, a->shape[0], a->shape[1]);
+            break;
+        }
         ok = j->n_in == 1 && a->ndim == 2 && j->ndim == 1 &&
              out == la2_packed_len(n, a->shape[0], a->shape[1]) &&
              ((n->op != OP_LA_EIGH && n->op != OP_LA_SLOGDET) || a->shape[0] == a->shape[1]);

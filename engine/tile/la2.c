@@ -23,6 +23,7 @@
 #include "../arena.h"
 #include "../graph_la.h"
 #include "../kern/la.h"
+#include "../df/multi.h"
 #include "../la2.h"
 #include "tile_priv.h"
 
@@ -115,6 +116,8 @@ int64_t la2_packed_len(const graph_node_t *n, int64_t m, int64_t cols)
         return n->mo_sparse ? k + m * k + k * cols : k;
     case OP_LA_EIGH:
         return m + m * m;
+    case OP_LA_LSTSQ: /* [x (cols x K); s (k); rank; has residuals; residuals (K)] */
+        return cols * n->mo_bins + k + 2 + n->mo_bins;
     default:
         return 2;
     }
@@ -166,6 +169,103 @@ static tgrid_t *tile_whole(tctx_t *c, int node, const tgrid_t *A)
     return single(
         c, n,
         slice_job(c, whole, n->odtype, n->oshape.ndim, n->oshape.d, packed_off(n, r, m, cols)));
+}
+
+/* ---- lstsq: one LS_LA2_WHOLE job of [a, b] (LAPACK's dgelsd) ---------------- */
+
+static int32_t lstsq_whole(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const tgrid_t *F = first_result(c, node);
+    if (F) {
+        const job_t *fj = &c->t->jobs[F->job[0]];
+        if (fj->kind == JK_GATHER && fj->n_in == 1 && fj->in[0].n_pieces == 1)
+            return fj->in[0].pieces[0].src;
+    }
+    dtype_t dt = c->g->nodes[node - n->out_index].odtype; /* x's */
+    const tgrid_t *A = c->t->grid[n->in[0].node], *B = c->t->grid[n->in[1].node];
+    if (!A || !B) {
+        tile__fail(c, "internal: operand not tiled");
+        return -1;
+    }
+    if (!(A = grid_astype(c, A, dt)) || !(B = grid_astype(c, B, dt))) return -1;
+    int64_t m = A->shape.d[0], cols = A->shape.d[1];
+    if (m * cols + m * n->mo_bins > LA_SINGLE_MAX_ELEMS) {
+        tile__fail(c,
+                   "lstsq of a %lld x %lld matrix and %lld right-hand sides runs in one job, over "
+                   "the single-block limit of %lld elements (LA_SINGLE_MAX_ELEMS)",
+                   (long long)m, (long long)cols, (long long)n->mo_bins,
+                   (long long)LA_SINGLE_MAX_ELEMS);
+        return -1;
+    }
+    int64_t len = la2_packed_len(n, m, cols);
+    int32_t whole = la_job(c, n, LS_LA2_WHOLE, dt, 1, &len, 2);
+    if (whole < 0) return -1;
+    int64_t zero[2] = {0, 0};
+    if (tile__input_box(c, whole, 0, A, zero, A->shape.d) ||
+        tile__input_box(c, whole, 1, B, zero, B->shape.d))
+        return -1;
+    return whole;
+}
+
+static tgrid_t *tile_lstsq(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const graph_node_t *a = &c->g->nodes[n->in[0].node];
+    int64_t m = a->oshape.d[0], cols = a->oshape.d[1], k = m < cols ? m : cols;
+    int32_t whole = lstsq_whole(c, node);
+    if (whole < 0) return NULL;
+    dtype_t dt = c->t->jobs[whole].dt;
+    switch (n->out_index) {
+    case 0:
+        return single(c, n, slice_job(c, whole, dt, n->oshape.ndim, n->oshape.d, 0));
+    case 2: { /* rank: a float slot of the packed buffer, as numpy's int32 */
+        int32_t ji = slice_job(c, whole, dt, 0, NULL, cols * n->mo_bins + k);
+        if (ji < 0) return NULL;
+        shape_t s0 = {.ndim = 0};
+        int64_t none = 1;
+        tgrid_t *G = tile__grid_alloc(c, &s0, dt, &none);
+        if (!G) return NULL;
+        G->job[0] = ji;
+        return grid_astype(c, G, DT_INT32);
+    }
+    default:
+        return single(c, n, slice_job(c, whole, dt, 1, n->oshape.d, cols * n->mo_bins));
+    }
+}
+
+tgrid_t *tile_lstsq_residuals(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const graph_node_t *a = &c->g->nodes[n->in[0].node];
+    int64_t m = a->oshape.d[0], cols = a->oshape.d[1], k = m < cols ? m : cols;
+    int32_t whole = lstsq_whole(c, node);
+    if (whole < 0) return NULL;
+    int64_t ng = 1;
+    shape_t fs = {.ndim = 1, .d = {1}};
+    tgrid_t *G = tile__grid_alloc(c, &fs, DT_BOOL, &ng);
+    if (!G) return NULL;
+    jparam_t *pa = tile__param_new(c, n->op);
+    if (!pa) return NULL;
+    pa->dfk = DFJ_MULTIOUT;
+    G->bounds[0][0] = G->bounds[0][1] = -1; /* rows known only when it runs */
+    int64_t one = 1;
+    int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, 1);
+    if (ji < 0) return NULL;
+    job_t *j = &c->t->jobs[ji];
+    j->blob = true;
+    j->param = pa;
+    if (!(j->off = tile__arena_i64(c, 4))) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    j->off[0] = 0;
+    j->off[1] = cols * n->mo_bins + k + 1; /* the flag, then the K residuals */
+    j->off[2] = MO_LSTSQ_RES;
+    j->off[3] = n->mo_bins;
+    tile__jin_direct(c, ji, 0, whole);
+    G->job[0] = ji;
+    return G;
 }
 
 /* ---- TSQR ------------------------------------------------------------------ */
@@ -280,6 +380,7 @@ static tgrid_t *tile_tsqr(tctx_t *c, int node, const tgrid_t *A, const int64_t *
 tgrid_t *tile_la2(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
+    if (n->op == OP_LA_LSTSQ) return tile_lstsq(c, node);
     const tgrid_t *A = c->t->grid[n->in[0].node];
     if (!A) {
         tile__fail(c, "internal: operand not tiled");

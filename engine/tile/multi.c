@@ -223,6 +223,7 @@ tgrid_t *tile_multi(tctx_t *c, int node)
 tgrid_t *tile_multi_held(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
+    if (n->op == OP_LA_LSTSQ) return tile_lstsq_residuals(c, node); /* la2.h */
     const tgrid_t *A = c->t->grid[n->in[0].node];
     int nd = A->shape.ndim;
     bool uniq = n->op == OP_UNIQUE;

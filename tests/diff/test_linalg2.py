@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""linalg.qr, linalg.svd, linalg.eigh and linalg.slogdet through mars-run
-against numpy 1.24 (engine/la2.h).
+"""linalg.qr, linalg.svd, linalg.eigh, linalg.slogdet and linalg.lstsq
+through mars-run against numpy 1.24 (engine/la2.h).
 
 Factorisations are unique only up to signs (and, for repeated values, a
 basis), so the checks are numpy's own invariants: q r equals a, q's columns
@@ -11,7 +11,10 @@ sign and logarithm equal numpy's (0 and -inf for a singular matrix). The
 shapes and dtypes are numpy's (float32 stays float32, integers become
 float64). Tall matrices in several row chunks go through TSQR (uneven row
 chunks, chunks shorter than the columns, one row per chunk), the others
-through one job; and the refusals name the node.
+through one job. lstsq's x, residuals, rank and s equal numpy's (both
+LAPACK's gelsd) for full-rank and rank-deficient, tall, square and wide
+matrices, one and several right-hand sides and each rcond; the residuals
+are empty where numpy's are. The refusals name the node.
 
 Run: /usr/bin/python3 tests/diff/test_linalg2.py
 """
@@ -180,6 +183,62 @@ for name, m in [("random", RNG.standard_normal((9, 9))), ("negative", -np.eye(3)
                                       N("f", "linalg.slogdet", ["a"], outputs=["sg", "ld"])],
                   ["sg", "ld"], lambda g, m=m: check_slogdet(m, g["sg"], g["ld"])))
 
+import warnings  # noqa: E402
+
+
+def check_lstsq(a, b, rcond, g):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy's rcond="warn" FutureWarning
+        kw = {} if rcond == "absent" else {"rcond": rcond}
+        want = np.linalg.lstsq(a, b, **kw)
+    dt = np.float32 if a.dtype == np.float32 and b.dtype == np.float32 else np.float64
+    rt, at = tol(dt)
+    scale = max(1.0, np.abs(a).max(), np.abs(b).max())
+    for key, w in zip(("x", "res", "rk", "s"), want):
+        got = g[key]
+        w = np.asarray(w)
+        wdt = np.float64 if key == "res" else w.dtype  # residuals are held: float64
+        if got.shape != w.shape or got.dtype != wdt:
+            return "%s: %s %s, numpy %s %s" % (key, got.shape, got.dtype, w.shape, w.dtype)
+        if key == "rk":
+            if int(got) != int(w):
+                return "rank %d, numpy %d" % (got, w)
+        elif not np.allclose(got, w, rtol=rt * 1000, atol=at * scale * 1000):
+            return "%s differs from numpy's: %r vs %r" % (key, got, w)
+    return None
+
+
+def add_lstsq(name, a, b, achunk=None, bchunk=None, rcond="absent"):
+    kw = {} if rcond == "absent" else {"rcond": rcond}
+    nodes = [arr("a", a, achunk), arr("b", b, bchunk),
+             N("f", "linalg.lstsq", ["a", "b"], outputs=["x", "res", "rk", "s"], **kw)]
+    cases.append((name, nodes, ["x", "res", "rk", "s"],
+                  lambda g, a=a, b=b, r=rcond: check_lstsq(a, b, r, g)))
+
+
+for (m, c, k), ach in [((50, 4, None), [13, 3]), ((50, 4, 3), [7, 4]), ((6, 6, None), None),
+                       ((5, 9, 2), [2, 5]), ((1, 3, None), None), ((40, 1, 2), [9, 1])]:
+    for dt in ("float64", "float32"):
+        a = RNG.standard_normal((m, c)).astype(dt)
+        b = RNG.standard_normal((m,) if k is None else (m, k)).astype(dt)
+        add_lstsq("lstsq/%dx%d-k%s-%s" % (m, c, k, dt), a, b, ach, [5] if k is None else [5, 1])
+rd = np.outer(np.arange(1.0, 31), [1.0, 2.0, 3.0])  # rank 1: no residuals
+add_lstsq("lstsq/rank-deficient", rd, np.arange(30.0), [8, 2])
+add_lstsq("lstsq/rank-deficient-2d", rd, np.stack([np.arange(30.0), np.ones(30)], 1))
+near = np.column_stack([np.arange(20.0), np.arange(20.0) + 1e-12, np.ones(20)])
+for rc in ("absent", None, -1, 1e-3, "warn"):
+    add_lstsq("lstsq/rcond-%s" % rc, near, np.sin(np.arange(20.0)), None, None, rc)
+TA, TB = RNG.standard_normal((25, 3)), RNG.standard_normal((25, 2))
+cases.append(("lstsq/held-residuals-used-in-the-document",
+              [arr("a", TA, [6, 2]), arr("b", TB, [7, 2]),
+               N("f", "linalg.lstsq", ["a", "b"], outputs=["x", "res", "rk", "s"]),
+               N("t", "multiply", ["res", 2.0])], ["t"],
+              lambda g: None if np.allclose(g["t"], 2 * np.linalg.lstsq(TA, TB, rcond=-1)[1])
+              else "2 residuals %r" % g["t"]))
+add_lstsq("lstsq/int64", RNG.integers(-4, 5, (12, 3)), RNG.integers(-4, 5, 12))
+add_lstsq("lstsq/mixed-float32-float64", RNG.standard_normal((12, 3)).astype("float32"),
+          RNG.standard_normal(12))
+
 A2 = [N("a", "ones", shape=[4, 3])]
 REJECTS = [
     ("qr-3d", [N("a", "ones", shape=[2, 3, 3]), N("f", "linalg.qr", ["a"], outputs=["q", "r"])],
@@ -200,6 +259,19 @@ REJECTS = [
                    N("f", "linalg.eigh", ["a"], UPLO="X", outputs=["w", "v"])], "UPLO"),
     ("slogdet-not-square", A2 + [N("f", "linalg.slogdet", ["a"], outputs=["s", "l"])], "square"),
     ("slogdet-no-outputs", A2 + [N("f", "linalg.slogdet", ["a"])], "several results"),
+    ("lstsq-rows", A2 + [N("b", "ones", shape=[5]),
+                         N("f", "linalg.lstsq", ["a", "b"], outputs=["x", "r", "k", "s"])],
+     "Incompatible dimensions"),
+    ("lstsq-b-3d", A2 + [N("b", "ones", shape=[4, 1, 1]),
+                         N("f", "linalg.lstsq", ["a", "b"], outputs=["x", "r", "k", "s"])],
+     "two-dimensional"),
+    ("lstsq-one-input", A2 + [N("f", "linalg.lstsq", ["a"], outputs=["x", "r", "k", "s"])],
+     "takes 2 inputs"),
+    ("lstsq-outputs", A2 + [N("b", "ones", shape=[4]),
+                            N("f", "linalg.lstsq", ["a", "b"], outputs=["x"])], "gives 4 results"),
+    ("lstsq-rcond", A2 + [N("b", "ones", shape=[4]),
+                          N("f", "linalg.lstsq", ["a", "b"], rcond="big",
+                            outputs=["x", "r", "k", "s"])], "rcond"),
     ("unknown-field", A2 + [N("f", "linalg.qr", ["a"], axis=0, outputs=["q", "r"])],
      "unknown field"),
     ("whole-over-limit", [N("a", "ones", shape=[5000, 5000]),

@@ -27,6 +27,7 @@ A = RNG.standard_normal((3000, 12))
 W = RNG.standard_normal((9, 40))
 S = RNG.standard_normal((30, 30))
 S = S + S.T
+BV = RNG.standard_normal(3000)
 
 
 def N(key, op, inputs=None, **kw):
@@ -46,8 +47,11 @@ def document():
         N("sw", "linalg.svd", ["w"], compute_uv=False, outputs=["ws"]),
         N("sy", "array", data=S.tolist(), chunk_size=7),
         N("eh", "linalg.eigh", ["sy"], outputs=["ew", "ev"]),
-        N("sl", "linalg.slogdet", ["sy"], outputs=["sg", "ld"])],
-        "fetch": ["q", "r", "u", "s", "vh", "ws", "ew", "ev", "sg", "ld", "a"]}
+        N("sl", "linalg.slogdet", ["sy"], outputs=["sg", "ld"]),
+        N("bv", "array", data=BV.tolist(), chunk_size=[333]),
+        N("ls", "linalg.lstsq", ["a", "bv"], rcond=None, outputs=["lx", "lres", "lrk", "lsv"])],
+        "fetch": ["q", "r", "u", "s", "vh", "ws", "ew", "ev", "sg", "ld", "a", "lx", "lres", "lrk",
+                  "lsv"]}
 
 
 def main():
@@ -88,15 +92,23 @@ def main():
             check(np.allclose(S @ got["ev"], got["ev"] * got["ew"]), "a v = v w")
             sg, ld = np.linalg.slogdet(S)
             check(got["sg"] == sg and np.isclose(got["ld"], ld), "slogdet")
+            x, res, rk, sv = np.linalg.lstsq(A, BV, rcond=None)
+            check(np.allclose(got["lx"], x) and np.allclose(got["lres"], res) and
+                  int(got["lrk"]) == rk and got["lrk"].dtype == np.int32 and
+                  np.allclose(got["lsv"], sv), "lstsq")
         run.case("numpy-invariants", invariants)
 
         def later():
             d = {"version": 1, "nodes": [N("b", "matmul", ["q", "r"]),
                                          N("d", "subtract", ["b", "a"]),
-                                         N("e", "max", ["d"])], "fetch": ["e"]}
+                                         N("e", "max", ["d"]),
+                                         N("t", "sum", ["lres"])], "fetch": ["e", "t"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             check(abs(float(fetch(web, sid, "e"))) < 1e-10, "q r - a")
+            # lstsq's residuals were held: a later task reads them
+            want = np.linalg.lstsq(A, BV, rcond=None)[1].sum()
+            check(np.isclose(float(fetch(web, sid, "t")), want), "sum of the residuals")
         run.case("later-task-uses-q-and-r", later)
 
         def rejected():

@@ -551,6 +551,16 @@ class TestFunctions(Base):
         with self.assertRaises(marsc.GraphError) as cm:
             mt.linalg.svd(ta)[1].execute()
         self.assertIn("full_matrices false", str(cm.exception))
+        # lstsq: the residuals are held (their length is data), usable later
+        bv = RNG.standard_normal(300)
+        x, res, rk, sv2 = mt.linalg.lstsq(ta, mt.tensor(bv, chunk_size=70), rcond=None)
+        self.assertEqual((x.shape, rk.shape, sv2.shape, res.shape), ((6,), (), (6,), None))
+        nx, nres, nrk, nsv = np.linalg.lstsq(a, bv, rcond=None)
+        total = mt.sum(res) + mt.sum(x)
+        self.close(total.fetch(), nres.sum() + nx.sum(), "residuals + x", rtol=1e-9, atol=1e-9)
+        self.close(x.fetch(), nx, "x", rtol=1e-9, atol=1e-9)
+        self.close(res.fetch(), nres, "residuals", rtol=1e-9, atol=1e-9)
+        self.assertEqual(int(rk.fetch()), nrk)
 
     def test_sampling(self):
         """random.choice, permutation, shuffle, multinomial and

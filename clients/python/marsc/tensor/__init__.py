@@ -1259,7 +1259,28 @@ def _slogdet(a):
     return sg, ld
 
 
-linalg = _Namespace("linalg.", {"qr": _qr, "svd": _svd, "eigh": _eigh, "slogdet": _slogdet})
+def _lstsq(a, b, rcond="warn"):
+    """numpy's linalg.lstsq: (x, residuals, rank, s), LAPACK's gelsd in one
+    job. residuals' length is known when it runs (empty unless the rank is
+    N and M > N), float64; rank is int32 as numpy's."""
+    a, b = as_operand(a), as_operand(b)
+    p = {} if isinstance(rcond, str) and rcond == "warn" else {"rcond": rcond}
+    x, res, rk, s = _make("linalg.lstsq", [a, b], p, n_outputs=4)
+    rk._shape, rk._dtype = (), np.dtype(np.int32)
+    res._dtype = np.dtype(np.float64)
+    sa = getattr(a, "_shape", None)
+    sb = getattr(b, "_shape", None)
+    if sa is not None and len(sa) == 2 and sb is not None and len(sb) in (1, 2):
+        x._shape = (sa[1],) + tuple(sb[1:])
+        s._shape = (builtins.min(sa),)
+    if getattr(a, "_dtype", None) is not None and getattr(b, "_dtype", None) is not None:
+        dt = np.float32 if a._dtype == np.float32 and b._dtype == np.float32 else np.float64
+        x._dtype = s._dtype = np.dtype(dt)
+    return x, res, rk, s  # all four stay "unsized": used later, the op runs first as a whole
+
+
+linalg = _Namespace("linalg.", {"qr": _qr, "svd": _svd, "eigh": _eigh, "slogdet": _slogdet,
+                                "lstsq": _lstsq})
 fft = _Namespace("fft.", {})
 
 # ---------------------------------------------------------------------------

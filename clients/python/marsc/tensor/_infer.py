@@ -63,8 +63,8 @@ def norm_axes(axis, ndim):
 
 
 def reduce_shape(shape, axis, keepdims):
-    if shape is None:
-        return None
+    if shape is None:  # a whole reduction is a scalar whatever the input's length
+        return () if axis is None and not keepdims else None
     axes = norm_axes(axis, len(shape))
     if axes is None:
         return None
