@@ -218,6 +218,24 @@ WORKLOADS = {
         "dask": "a = da.random.random(%d, chunks=2000000); r = da.percentile(a, [5, 50, 95]).compute()"
                 % int(os.environ.get("BENCH_PCT_N", "20000000")),
     },
+    # W15: a 1-D sort of 10^8 float64 (800 MB): past the 256 MiB block, so the
+    # engine's merge network (sortstat.h: six blocks, 15 comparators); a
+    # strided sample of the result is fetched (moving 800 MB would time the
+    # fetch). Dask has no sort of a chunked 1-D array: its user computes the
+    # array and sorts it with numpy. BENCH_SORT1D_N scales it.
+    "W15": {
+        "title": "random.rand %d (1-D, chunks of 10^7), sort, every 10^5-th value fetched"
+                 % int(os.environ.get("BENCH_SORT1D_N", "100000000")),
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.rand", "shape": [int(os.environ.get("BENCH_SORT1D_N", "100000000"))],
+             "chunk_size": 10000000, "seed": 1},
+            {"key": "s", "op": "sort", "inputs": ["a"]},
+            {"key": "r", "op": "getitem", "inputs": ["s"], "index": ["::100000"]}], "fetch": ["r"]},
+        "np_setup": "a = np.random.default_rng(1).random(%d)" % int(os.environ.get("BENCH_SORT1D_N", "100000000")),
+        "np_compute": "r = np.sort(a)[::100000]",
+        "dask": "a = da.random.random(%d, chunks=10000000); r = np.sort(a.compute())[::100000]"
+                % int(os.environ.get("BENCH_SORT1D_N", "100000000")),
+    },
     # issue 13's fancy indexing: take 10^7 random positions of 10^7 values
     "W14": {
         "title": "random.rand 10^7 and random.randint 10^7 in [0, 10^7) (chunks of 10^6), take(a, i)",

@@ -268,7 +268,10 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         rc = la_exec(t, j, ins, &o, err, errlen);
         break;
     case JK_SS: /* sortstat */
-        rc = kern_ss(&t->g->nodes[j->node], pa->axis, ins, j->n_in, &o, err, errlen);
+        if (pa->la_step == SS_SPLIT_LOW || pa->la_step == SS_SPLIT_HIGH)
+            rc = kern_ss_split(ins, &o, pa->la_step == SS_SPLIT_HIGH, err, errlen);
+        else
+            rc = kern_ss(&t->g->nodes[j->node], pa->axis, ins, j->n_in, &o, err, errlen);
         break;
     case JK_SYRK:
         for (int k = 0; k < j->n_in; k++)

@@ -39,6 +39,8 @@ static const char usage[] =
     "  --data-dir DIR         where dataframe.read_csv paths resolve (default: .)\n"
     "  --chunk-bytes SIZE     chunk size chosen when a document gives none, also\n"
     "                         read_csv's byte ranges (default 16m)\n"
+    "  --sort-block-bytes SIZE  most bytes one sort job reads; a longer 1-D sort\n"
+    "                         runs as a merge network of blocks (default 256m)\n"
     "  --max-elements N       largest element count of one tensor\n"
     "  --max-bytes SIZE       largest byte size of one tensor\n"
     "  --max-chunks N         most chunks of one tensor\n"
@@ -315,6 +317,7 @@ int main(int argc, char **argv)
         O_THREADS = 256,
         O_DATA,
         O_CHUNK,
+        O_SORTB,
         O_MAXEL,
         O_MAXB,
         O_MAXCH,
@@ -331,6 +334,7 @@ int main(int argc, char **argv)
         {"threads", required_argument, 0, O_THREADS},
         {"data-dir", required_argument, 0, O_DATA},
         {"chunk-bytes", required_argument, 0, O_CHUNK},
+        {"sort-block-bytes", required_argument, 0, O_SORTB},
         {"max-elements", required_argument, 0, O_MAXEL},
         {"max-bytes", required_argument, 0, O_MAXB},
         {"max-chunks", required_argument, 0, O_MAXCH},
@@ -377,6 +381,12 @@ int main(int argc, char **argv)
             lim.data_dir = optarg;
             break;
         }
+        case O_SORTB:
+            if (parse_size(optarg, &v) || v < 16)
+                return die2("--sort-block-bytes wants a SIZE of 16 bytes or more, not '%s'",
+                            optarg);
+            topts.sort_block_bytes = v;
+            break;
         case O_CHUNK:
             if (parse_size(optarg, &v) || v < 1)
                 return die2("--chunk-bytes wants a positive SIZE, not '%s'", optarg);

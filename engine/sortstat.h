@@ -32,6 +32,20 @@ struct graph_node;
  * well inside a worker's 1 GiB memory budget. */
 #define SS_MAX_BLOCK_BYTES ((int64_t)256 << 20)
 
+/* A sort of one line longer than tile_opts_t.sort_block_bytes (1-D, or
+ * axis None) runs as a merge network instead of one job (tile/sortstat.c):
+ * the line in blocks of sort_block_bytes / 2, each block sorted (a JK_SS
+ * job as any), then Batcher's odd-even merge network over the blocks,
+ * each comparator two JK_SS jobs reading both blocks, with jparam_t
+ * la_step one of these: the first block's length of smallest values, or
+ * the second's of largest. Every job so reads at most sort_block_bytes. */
+enum { SS_STEP_LINE = 0, SS_SPLIT_LOW = 1, SS_SPLIT_HIGH = 2 };
+
+/* kern/sortstat.c: the merge network's step: ins[0] and ins[1] sorted (1-D,
+ * one dtype) into o, the ins[0].len smallest (low) or the ins[1].len
+ * largest (high) of both, sorted (numpy's order: NaN last). */
+int kern_ss_split(const arr_t *ins, arr_t *o, bool high, char *err, size_t errlen);
+
 typedef struct ss_node {
     /* axis: axis_none (null); else axis as given, normalised by inference */
     bool axis_none;

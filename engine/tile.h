@@ -194,6 +194,9 @@ struct tile {
 typedef struct {
     int64_t target_chunk_bytes; /* default chunk size when a document gives none */
     bool keep_all; /* keep every node's chunks (cluster sessions), not only fetched ones */
+    /* a sort of one line of more bytes than this runs as a merge network
+     * of blocks of half as many (sortstat.h); default SS_MAX_BLOCK_BYTES */
+    int64_t sort_block_bytes;
     /* Cluster sessions: the chunk bounds of session tensor n (an
      * OP_SESSION_TENSOR node), which an earlier task may have left uneven.
      * Returns 0 with nch[d] and bounds[d] (nch[d]+1 offsets, owned by ctx,

@@ -766,6 +766,55 @@ static int k_allclose(const graph_node_t *n, const arr_t *a, const arr_t *b, arr
     return 0;
 }
 
+/* The merge network's step (sortstat.h): the front of the stable merge of
+ * x and y (x first on ties) into the low block, its back into the high. */
+#define DEFINE_SPLIT(SUF, T, LT)                                                                   \
+    static void split_##SUF(const T *x, int64_t nx, const T *y, int64_t ny, T *o, bool high)       \
+    {                                                                                              \
+        if (!high) {                                                                               \
+            int64_t i = 0, j = 0;                                                                  \
+            for (int64_t k = 0; k < nx; k++)                                                       \
+                o[k] = j < ny && LT(y[j], x[i]) ? y[j++] : x[i++];                                 \
+            return;                                                                                \
+        }                                                                                          \
+        int64_t i = nx - 1, j = ny - 1;                                                            \
+        for (int64_t k = ny - 1; k >= 0; k--)                                                      \
+            o[k] = i >= 0 && LT(y[j], x[i]) ? x[i--] : y[j--];                                     \
+    }
+DEFINE_SPLIT(b, uint8_t, LT_INT)
+DEFINE_SPLIT(i32, int32_t, LT_INT)
+DEFINE_SPLIT(i64, int64_t, LT_INT)
+DEFINE_SPLIT(f32, float, LT_FLT)
+DEFINE_SPLIT(f64, double, LT_FLT)
+
+int kern_ss_split(const arr_t *ins, arr_t *o, bool high, char *err, size_t errlen)
+{
+    const arr_t *x = &ins[0], *y = &ins[1];
+    int64_t nx = x->shape.d[0], ny = y->shape.d[0];
+    if (x->dt != o->dt || y->dt != o->dt || o->shape.d[0] != (high ? ny : nx)) {
+        snprintf(err, errlen, "internal: sort network step of other shapes");
+        return -1;
+    }
+    switch (o->dt) {
+    case DT_BOOL:
+        split_b(x->data, nx, y->data, ny, o->data, high);
+        break;
+    case DT_INT32:
+        split_i32(x->data, nx, y->data, ny, o->data, high);
+        break;
+    case DT_INT64:
+        split_i64(x->data, nx, y->data, ny, o->data, high);
+        break;
+    case DT_FLOAT32:
+        split_f32(x->data, nx, y->data, ny, o->data, high);
+        break;
+    default:
+        split_f64(x->data, nx, y->data, ny, o->data, high);
+        break;
+    }
+    return 0;
+}
+
 int kern_ss(const graph_node_t *n, int axis, const arr_t *ins, int n_in, arr_t *o, char *err,
             size_t errlen)
 {

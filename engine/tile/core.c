@@ -8,6 +8,7 @@
 
 #include "../arena.h"
 #include "../la2.h"
+#include "../sortstat.h"
 #include "tile_priv.h"
 
 int tile__fail(tctx_t *c, const char *fmt, ...)
@@ -148,6 +149,7 @@ void tile_opts_default(tile_opts_t *o)
      * enough that a 2-core machine gets work for both cores on modest arrays */
     o->target_chunk_bytes = 16 << 20;
     o->keep_all = false;
+    o->sort_block_bytes = SS_MAX_BLOCK_BYTES;
     o->source_bounds = NULL;
     o->source_ctx = NULL;
 }

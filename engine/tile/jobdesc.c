@@ -45,6 +45,7 @@
 #include "../kern/la.h"
 #include "../la2.h"
 #include "../setops.h"
+#include "../sortstat.h"
 
 #define MAGIC "MJD1"
 /* A job's output, an input array or a generated box: at most 2^44 bytes
@@ -1034,7 +1035,17 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
         if (pa->fx) check_fancy(r, j, pa->fx);
         break;
     case JK_SS: /* kern_ss reads the node (the graph the worker parsed) and param->axis */
-        if (!pa) fail(r, "a sorting or statistics job without its parameters");
+        if (!pa) return (void)fail(r, "a sorting or statistics job without its parameters");
+        if (pa->la_step == SS_SPLIT_LOW || pa->la_step == SS_SPLIT_HIGH) {
+            /* the sort network's step (sortstat.h): two sorted blocks in */
+            const jin_t *a = j->n_in == 2 ? &j->in[0] : NULL, *b = a ? &j->in[1] : NULL;
+            bool ok = a && r->g->nodes[j->node].op == OP_SORT && j->ndim == 1 && a->ndim == 1 &&
+                      b->ndim == 1 && a->dt == j->dt && b->dt == j->dt &&
+                      j->shape[0] == (pa->la_step == SS_SPLIT_HIGH ? b->shape[0] : a->shape[0]);
+            if (!ok) fail(r, "a sort network step of other shapes");
+        } else if (pa->la_step != SS_STEP_LINE) {
+            fail(r, "a sorting job of an unknown step");
+        }
         break;
     case JK__COUNT:
         fail(r, "bad job kind");

@@ -117,6 +117,69 @@ static bool keeps_shape(op_t op)
            op == OP_TOPK;
 }
 
+/* A sort of the 1-D grid X longer than opts->sort_block_bytes: a merge
+ * network over blocks (sortstat.h). Batcher's odd-even merge sort for any
+ * block count (the iterative form, which is the network of the next power
+ * of two with its comparators on missing blocks left out); every block has
+ * blk elements but the last, which may be shorter and is always the second
+ * of its comparators, so that each comparator keeps both blocks' lengths
+ * and the blocks end up sorted in order (tests/diff/test_sortstat.py). */
+static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
+                                  const tgrid_t *X)
+{
+    int64_t len = X->shape.d[0], es = (int64_t)dt_size(X->dt);
+    int64_t blk = c->opts->sort_block_bytes / (2 * es), p;
+    if (blk < 1) blk = 1;
+    bounds_uniform(len, blk, &p);
+    if (p > INT32_MAX / 2) {
+        tile__fail(c, "a sort of %lld blocks is too many", (long long)p);
+        return NULL;
+    }
+    int64_t *b[1] = {tile__arena_i64(c, p + 1)};
+    int32_t *cur = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)p);
+    jparam_t *lo = tile__param_new(c, n->op), *hi = tile__param_new(c, n->op);
+    if (!b[0] || !cur || !lo || !hi) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    for (int64_t k = 0; k <= p; k++)
+        b[0][k] = k * blk < len ? k * blk : len;
+    lo->in_dt = hi->in_dt = pa->in_dt;
+    lo->la_step = SS_SPLIT_LOW;
+    hi->la_step = SS_SPLIT_HIGH;
+    const tgrid_t *B = grid_rechunk(c, X, b, &p);
+    if (!B) return NULL;
+    for (int64_t k = 0; k < p; k++) {
+        int64_t l = b[0][k + 1] - b[0][k];
+        int32_t ji = ss_job(c, pa, n->odtype, 1, &l, 1);
+        if (ji < 0) return NULL;
+        tile__jin_direct(c, ji, 0, B->job[k]);
+        cur[k] = ji;
+    }
+    for (int64_t s = 1; s < p; s *= 2)
+        for (int64_t k = s; k >= 1; k /= 2)
+            for (int64_t j = k % s; j + k < p; j += 2 * k)
+                for (int64_t i = 0; i < k && i + j + k < p; i++) {
+                    int64_t x = i + j, y = i + j + k;
+                    if (x / (2 * s) != y / (2 * s)) continue;
+                    int64_t lx = b[0][x + 1] - b[0][x], ly = b[0][y + 1] - b[0][y];
+                    int32_t jl = ss_job(c, lo, n->odtype, 1, &lx, 2);
+                    int32_t jh = jl < 0 ? -1 : ss_job(c, hi, n->odtype, 1, &ly, 2);
+                    if (jh < 0) return NULL;
+                    tile__jin_direct(c, jl, 0, cur[x]);
+                    tile__jin_direct(c, jl, 1, cur[y]);
+                    tile__jin_direct(c, jh, 0, cur[x]);
+                    tile__jin_direct(c, jh, 1, cur[y]);
+                    cur[x] = jl;
+                    cur[y] = jh;
+                }
+    tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, &p);
+    if (!R) return NULL;
+    for (int64_t k = 0; k < p; k++)
+        R->job[k] = cur[k];
+    return R;
+}
+
 static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
 {
     const ss_node_t *s = n->ss;
@@ -124,6 +187,15 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
     const tgrid_t *W = n->n_in > 1 ? c->t->grid[n->in[1].node] : NULL;
     int32_t wwhole = -1;
     bool shaped = keeps_shape(n->op);
+    if (n->op == OP_SORT && (s->axis_none || X->shape.ndim == 1)) {
+        /* one line longer than a job's block: the merge network */
+        int64_t bytes = shape_size(&X->shape) * (int64_t)dt_size(X->dt);
+        if (bytes > c->opts->sort_block_bytes) {
+            const tgrid_t *L = flat_grid(c, X);
+            pa->axis = 0;
+            return L ? tile_sort_network(c, n, pa, L) : NULL;
+        }
+    }
     if (s->axis_none) {
         /* one block: the flattened input (and weights) */
         X = flat_grid(c, X);

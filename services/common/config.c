@@ -53,6 +53,18 @@ static int set_max_attempts(cfg_t *c, const char *v, char *err, size_t errlen)
     return 0;
 }
 
+static int set_sort_block(cfg_t *c, const char *v, char *err, size_t errlen)
+{
+    int64_t s;
+    if (cfg_parse_size(v, c->total_mem, &s, err, errlen)) return -1;
+    if (s < 16) {
+        snprintf(err, errlen, "%s is below the 16-byte minimum", v);
+        return -1;
+    }
+    c->sort_block_bytes = s;
+    return 0;
+}
+
 static int set_token_file(cfg_t *c, const char *v, char *err, size_t errlen)
 {
     if (!*v) {
@@ -390,6 +402,9 @@ static const opt_t OPTS[] = {
     {"max-attempts", 0, CFG_SUPERVISOR, "N", set_max_attempts,
      "a job whose worker died while running it this many times fails its task, with an error "
      "naming the node and chunk (default 3, at most 100)"},
+    {"sort-block-bytes", 0, CFG_SUPERVISOR, "SIZE", set_sort_block,
+     "most bytes one sort job reads: a longer 1-D sort runs as a merge network of blocks of "
+     "half this (default 256m)"},
     {"token-file", 0, ALL, "FILE", set_token_file,
      "file whose first line is the cluster's token (environment MARS_TOKEN): every route but "
      "/health then needs `Authorization: Bearer TOKEN` (or the mars_token cookie), and this "

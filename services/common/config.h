@@ -75,9 +75,10 @@ typedef struct cfg {
     log_settings_t log;
     bool log_level_set, log_format_set; /* explicit ones win over --log-conf */
 
-    int web_port;          /* supervisor -w; -1: none */
-    int worker_timeout_ms; /* supervisor --worker-timeout */
-    int max_attempts;      /* supervisor --max-attempts */
+    int web_port;             /* supervisor -w; -1: none */
+    int worker_timeout_ms;    /* supervisor --worker-timeout */
+    int max_attempts;         /* supervisor --max-attempts */
+    int64_t sort_block_bytes; /* supervisor --sort-block-bytes; 0: the engine's default */
     char token_file[CFG_STR_MAX];
     char token[CFG_TOKEN_MAX]; /* --token-file's content or MARS_TOKEN; "" : no authentication */
     int n_supervisors;

@@ -429,6 +429,7 @@ int plan_tile(plan_t *p, char *err, size_t errlen)
     tile_opts_default(&o);
     o.source_bounds = source_bounds;
     o.source_ctx = p;
+    if (p->sort_block_bytes > 0) o.sort_block_bytes = p->sort_block_bytes;
     return tile_build(p->g, &lim, &o, &p->t, err, errlen);
 }
 

@@ -57,7 +57,8 @@ typedef struct plan {
     /* The cluster's token, for reading a DataFrame source's first chunk
      * from its worker (its schema); NULL or "": none. */
     const char *token;
-    graph_t *g; /* after plan_tile */
+    int64_t sort_block_bytes; /* tile_opts_t's; 0: the default */
+    graph_t *g;               /* after plan_tile */
     tile_t *t;
     int *node_src; /* per graph node: index into src, or -1 */
 } plan_t;

@@ -222,6 +222,7 @@ int main(int argc, char **argv)
                        .redis_url = s.cfg.redis_url,
                        .worker_timeout_ms = s.cfg.worker_timeout_ms,
                        .max_attempts = s.cfg.max_attempts,
+                       .sort_block_bytes = s.cfg.sort_block_bytes,
                        .token = s.cfg.token,
                        .metrics = s.metrics};
     if (sched_start(&so, &s.sched, err, sizeof err)) {

@@ -94,6 +94,7 @@ int sched_start(const sched_opts_t *o, sched_t **out, char *err, size_t errlen)
     snprintf(s->id, sizeof s->id, "%s", o->id);
     s->worker_timeout_ms = o->worker_timeout_ms;
     s->max_attempts = o->max_attempts > 0 ? o->max_attempts : 3;
+    s->sort_block_bytes = o->sort_block_bytes;
     snprintf(s->token, sizeof s->token, "%s", o->token ? o->token : "");
     s->dsn = strdup(o->pg_dsn);
     s->url = strdup(o->redis_url);

@@ -13,6 +13,7 @@
 #define MARS_SUPERVISOR_SCHED_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "metrics.h"
 
@@ -24,6 +25,7 @@ typedef struct {
     const char *redis_url;       /* copied */
     int worker_timeout_ms;       /* a worker silent this long is dead */
     int max_attempts;            /* workers a job may lose before its task fails */
+    int64_t sort_block_bytes;    /* tile_opts_t's; 0: the default */
     const char *token;           /* the cluster's, to read chunks from workers (copied) */
     metrics_registry_t *metrics; /* counters and histograms go here; outlives the scheduler */
 } sched_opts_t;

@@ -157,9 +157,10 @@ struct sched {
     char token[CFG_TOKEN_MAX_SCHED]; /* the cluster's ("" none) */
     int worker_timeout_ms;
     int max_attempts;
-    bool sentinel_set; /* mars:sentinel:<id> written once: its loss is Redis's */
-    bool lost_pending; /* the loss is found, the rebuild not done yet */
-    bool woken;        /* a wake-up came (msg.h MSG_WAKE): claim and collect now */
+    int64_t sort_block_bytes; /* tile_opts_t's; 0: the default */
+    bool sentinel_set;        /* mars:sentinel:<id> written once: its loss is Redis's */
+    bool lost_pending;        /* the loss is found, the rebuild not done yet */
+    bool woken;               /* a wake-up came (msg.h MSG_WAKE): claim and collect now */
     pthread_t thread;
     atomic_bool stop;
     db_t *db;

@@ -29,6 +29,7 @@ struct tiler {
     tjob_t *done;             /* LIFO: the loop takes them all */
     char id[72];
     const char *token;
+    int64_t sort_block_bytes;
     db_t *db;
     rq_t *rq;
     metrics_histogram_t *m_tiling;
@@ -87,6 +88,7 @@ static stask_t *task_tile(tiler_t *tl, tjob_t *x)
     t->plan.load_ctx = &lc;
     t->plan.files_rq = tl->rq;
     t->plan.token = tl->token;
+    t->plan.sort_block_bytes = tl->sort_block_bytes;
     if (plan_tile(&t->plan, err, errlen)) {
         x->rejected = true;
         goto fail;
@@ -200,6 +202,7 @@ int tiler_start(sched_t *s, const char *dsn, const char *redis_url, char *err, s
     pthread_cond_init(&tl->cv, NULL);
     snprintf(tl->id, sizeof tl->id, "%s", s->id);
     tl->token = s->token;
+    tl->sort_block_bytes = s->sort_block_bytes;
     tl->m_tiling = s->m_tiling;
     tl->db = db_create(dsn, "mars-supervisor-tiler");
     if (!tl->db) {

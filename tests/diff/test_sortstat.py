@@ -313,8 +313,10 @@ reject("cov/3d", [A("a", np.zeros((2, 2, 2)), "float64"), N("r", "cov", ["a"])])
 reject("allclose/broadcast", [X, A("b", [1.0, 2.0, 3.0], "float64"), N("r", "allclose", ["a", "b"])])
 reject("isin/arity", [X, N("r", "isin", ["a"])])
 # the single-block limit (256 MiB): a 40000 x 1000 float64 (320 MB) sort along axis 0 in one job
+# (a 1-D sort that long runs as the merge network instead: below)
 reject("sort/single-block-limit",
-       [N("a", "ones", shape=[40000000], chunk_size=1000000), N("r", "sort", ["a"])])
+       [N("a", "ones", shape=[40000, 1000], chunk_size=[1000, 1000]),
+        N("r", "sort", ["a"], axis=0)])
 
 
 def run_case_docs(batch):
@@ -364,4 +366,41 @@ for s in range(0, len(cases), B):
     for c, v in zip(batch, vals):
         judge(c[0], v, c[3], None)
 harness.run_rejects(suite, rejects)
+
+# ---------------------------------------------------------------- sort network
+# a 1-D sort (or axis None) longer than --sort-block-bytes: blocks sorted,
+# then Batcher's merge network (sortstat.h); small limits make many blocks
+NET = []
+for n, chunk, blk in [(1, 1, 16), (2, 1, 16), (31, 4, 16), (32, 5, 32), (33, 33, 16),
+                      (1000, 77, 256), (4097, 300, 1024), (20000, 999, 8000)]:
+    for dt in DTS:
+        if ONLY and not any(o in "sortnet/%s/%d" % (dt, n) for o in ONLY):
+            continue
+        x = sample(dt, (n,), ties=n % 2 == 0)
+        NET.append(("sortnet/%s/%d-blk%d" % (dt, n, blk), [A("a", x, dt, chunk),
+                                                          N("r", "sort", ["a"])],
+                    np.sort(x), blk))
+for dt in ("float32", "float64"):
+    x = sample(dt, (500,))
+    nn, mask = with_nan("a", "b", (500,), 0.1, dt)
+    xn = np.where(mask, np.nan, x).astype(dt)
+    NET.append(("sortnet/nan/%s" % dt, [A("b", x, dt, 37)] + nn + [N("r", "sort", ["a"])],
+                np.sort(xn), 160))
+x2 = sample("float64", (41, 23))
+NET.append(("sortnet/axis-none-2d", [A("a", x2, "float64", [7, 5]),
+                                     N("r", "sort", ["a"], axis=None)], np.sort(x2, axis=None), 400))
+NET.append(("sortnet/then-sum-and-slice",
+            [A("a", np.arange(3000.0)[::-1].copy(), "float64", 250), N("s", "sort", ["a"]),
+             N("r", "getitem", ["s"], index=["100:2900:7"])], np.arange(3000.0)[100:2900:7], 512))
+for name, nodes, want, blk in NET:
+    for threads in (1, 3):
+        doc = {"version": 1, "nodes": nodes, "fetch": ["r"]}
+        r = harness.run_mars(doc, threads=threads, args=["--sort-block-bytes", str(blk)])
+        try:
+            if r.rc != 0:
+                suite.fail("%s/t%d" % (name, threads), "exit %d: %s" % (r.rc, r.brief_error()), doc)
+                continue
+            judge("%s/t%d" % (name, threads), r.load("r"), want, doc)
+        finally:
+            harness.cleanup(r)
 suite.finish()

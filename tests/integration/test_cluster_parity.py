@@ -38,10 +38,11 @@ MARS_RUN = os.path.join(ROOT, "build", "bin", "mars-run")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def start_cluster(c, workers):
+def start_cluster(c, workers, sup_args=()):
     env = {"MARS_PG_DSN": c.pg.dsn(), "MARS_REDIS_URL": c.redis.url()}
     port, web = free_port(), free_port()
-    sup = c.start("supervisor", "mars-supervisor", ["-H", "127.0.0.1", "-p", port, "-w", web], env=env)
+    sup = c.start("supervisor", "mars-supervisor",
+                  ["-H", "127.0.0.1", "-p", port, "-w", web] + list(sup_args), env=env)
     sup.wait_health(port)
     sup.wait_health(web)
     ws = []

@@ -6,6 +6,9 @@ chunks, so jobs of one op run in both worker processes and read chunks the
 other made; every result must equal numpy 1.24's and mars-run's bytes. Also
 a run-time failure (bins that are not monotonic) reported as the task's
 error, and a refused document answered 400 naming the node and the rule.
+The supervisor runs with --sort-block-bytes 4096, so that a 1-D sort of
+20,000 values runs as the merge network (sortstat.h) across both workers:
+equal to np.sort, and to mars-run's one-job sort.
 
 Run: /usr/bin/python3 tests/integration/test_sortstat_cluster.py
 """
@@ -88,6 +91,23 @@ def all_ops(web):
         request("DELETE", web, "/api/v1/sessions/%s" % sid)
 
 
+def sort_network(web):
+    sid = session(web)
+    v = np.round(RNG.normal(0, 100, 20000), 2)
+    doc = {"version": 1, "nodes": [A("v", v, "float64", 1500), N("s", "sort", ["v"]),
+                                   N("t", "sum", ["s"])], "fetch": ["s", "t"]}
+    body, t = run_task(web, sid, doc)
+    check(t["status"] == "succeeded", "task %s: %r", t["status"], t.get("error"))
+    tasks = request("GET", web, "/api/v1/sessions/%s/tasks/%s" % (sid, body["task_id"])).json()
+    got = fetch(web, sid, "s")
+    check(got.dtype == np.float64 and np.array_equal(got, np.sort(v)), "network sort differs")
+    check(np.isclose(float(fetch(web, sid, "t")), v.sum()), "sum of the sorted values")
+    # many jobs: the blocks (20000 x 8 / 2048 bytes = 79 of them) and their comparators
+    check(tasks["chunks_total"] > 200, "only %s chunk jobs: no merge network",
+          tasks["chunks_total"])
+    request("DELETE", web, "/api/v1/sessions/%s" % sid)
+
+
 def runtime_error(web):
     sid = session(web)
     doc = {"version": 1, "nodes": [A("b", [1, 5, 2], "int64", 2), A("v", [1, 2, 3], "int64", 2),
@@ -115,8 +135,9 @@ def rejected(web):
 def main():
     run = Runner()
     with Cluster() as c:
-        web, _ = start_cluster(c, [1, 1])
+        web, _ = start_cluster(c, [1, 1], sup_args=["--sort-block-bytes", "4096"])
         run.case("sortstat_ops_match_numpy_and_mars_run", all_ops, web)
+        run.case("sort_network_across_workers", sort_network, web)
         run.case("sortstat_runtime_error_is_the_task_error", runtime_error, web)
         run.case("sortstat_refusal_is_400_naming_node", rejected, web)
     return run.finish()
