@@ -12,9 +12,13 @@ build_pkgs="build-essential pkg-config clang libclang-rt-14-dev libjansson-dev l
 # podman ... iproute2: tests/deploy (the image built and the compose file run
 # with podman, the base image made with debootstrap, the Kubernetes manifests
 # rendered with kubectl, several hosts in network namespaces). kubectl is
-# Debian's kubernetes-client unless a kubectl is already installed.
+# Debian's kubernetes-client unless a kubectl is already installed. The
+# dnsname CNI plugin gives compose networks their DNS (services find each
+# other by name): podman recommends it, and without it (a host installed
+# without recommends) containers cannot resolve "postgres" or "supervisor".
 test_pkgs="clang-format python3 python3-numpy python3-pandas python3-pip python3-venv postgresql redis-server
-  curl docker-compose chromium npm podman podman-compose runc debootstrap kubernetes-client iproute2"
+  curl docker-compose chromium npm podman podman-compose runc debootstrap kubernetes-client iproute2
+  golang-github-containernetworking-plugin-dnsname"
 run_pkgs="postgresql redis-server curl"
 # The container images (Dockerfile): what the build stage needs to compile
 # the release programs and the dashboard; what the runtime stage (the mars-c
