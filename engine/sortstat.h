@@ -39,12 +39,23 @@ struct graph_node;
  * each comparator two JK_SS jobs reading both blocks, with jparam_t
  * la_step one of these: the first block's length of smallest values, or
  * the second's of largest. Every job so reads at most sort_block_bytes. */
-enum { SS_STEP_LINE = 0, SS_SPLIT_LOW = 1, SS_SPLIT_HIGH = 2 };
+enum { SS_STEP_LINE = 0, SS_SPLIT_LOW = 1, SS_SPLIT_HIGH = 2, SS_PACK = 3 };
+/* argsort's network carries (value, index) pairs: each block is packed as
+ * an int64 buffer [n values; n global indexes], the values in 8-byte slots
+ * (floats as float64 bits, integers and bools as int64), sorted by value
+ * then index (numpy's stable order); SS_PACK makes one from a block at
+ * global offset job.off[0], the split steps merge pairs, and the result's
+ * chunks are gathers of the index halves. */
 
 /* kern/sortstat.c: the merge network's step: ins[0] and ins[1] sorted (1-D,
  * one dtype) into o, the ins[0].len smallest (low) or the ins[1].len
  * largest (high) of both, sorted (numpy's order: NaN last). */
 int kern_ss_split(const arr_t *ins, arr_t *o, bool high, char *err, size_t errlen);
+/* argsort's steps: a block of dtype in->dt at global offset off packed and
+ * sorted; two packed blocks of values of dtype vdt split as above */
+int kern_ss_pack(const arr_t *in, int64_t off, arr_t *o, char *err, size_t errlen);
+int kern_ss_split_pairs(const arr_t *ins, arr_t *o, bool high, dtype_t vdt, char *err,
+                        size_t errlen);
 
 typedef struct ss_node {
     /* axis: axis_none (null); else axis as given, normalised by inference */

@@ -815,6 +815,83 @@ int kern_ss_split(const arr_t *ins, arr_t *o, bool high, char *err, size_t errle
     return 0;
 }
 
+int kern_ss_pack(const arr_t *in, int64_t off, arr_t *o, char *err, size_t errlen)
+{
+    int64_t n = in->shape.d[0];
+    if (o->dt != DT_INT64 || o->shape.d[0] != 2 * n) {
+        snprintf(err, errlen, "internal: argsort block of other shapes");
+        return -1;
+    }
+    int64_t *ix = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t *tmp = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (!ix || !tmp) {
+        free(ix);
+        free(tmp);
+        return oom(err, errlen);
+    }
+    isort(in->dt, in->data, ix, tmp, n);
+    int64_t *v = o->data, *g = v + n;
+    bool fl = dt_is_float(in->dt);
+    for (int64_t i = 0; i < n; i++) {
+        if (fl) {
+            double d = dt_read_f64(in->dt, in->data, ix[i]);
+            memcpy(&v[i], &d, 8);
+        } else {
+            v[i] = dt_read_i64(in->dt, in->data, ix[i]);
+        }
+        g[i] = off + ix[i];
+    }
+    free(ix);
+    free(tmp);
+    return 0;
+}
+
+/* (value, index) pairs in order: the value, then the index (total) */
+static inline bool pair_lt(const int64_t *xv, const int64_t *xi, int64_t a, const int64_t *yv,
+                           const int64_t *yi, int64_t b, bool fl)
+{
+    if (fl) {
+        double p, q;
+        memcpy(&p, &xv[a], 8);
+        memcpy(&q, &yv[b], 8);
+        if (LT_FLT(p, q)) return true;
+        if (LT_FLT(q, p)) return false;
+    } else {
+        if (xv[a] != yv[b]) return xv[a] < yv[b];
+    }
+    return xi[a] < yi[b];
+}
+
+int kern_ss_split_pairs(const arr_t *ins, arr_t *o, bool high, dtype_t vdt, char *err,
+                        size_t errlen)
+{
+    int64_t nx = ins[0].shape.d[0] / 2, ny = ins[1].shape.d[0] / 2;
+    if (ins[0].dt != DT_INT64 || ins[1].dt != DT_INT64 || o->dt != DT_INT64 ||
+        o->shape.d[0] != 2 * (high ? ny : nx)) {
+        snprintf(err, errlen, "internal: argsort network step of other shapes");
+        return -1;
+    }
+    const int64_t *xv = ins[0].data, *xi = xv + nx, *yv = ins[1].data, *yi = yv + ny;
+    int64_t m = high ? ny : nx, *ov = o->data, *oi = ov + m;
+    bool fl = dt_is_float(vdt);
+    if (!high) {
+        int64_t i = 0, j = 0;
+        for (int64_t k = 0; k < nx; k++) {
+            bool take_y = j < ny && pair_lt(yv, yi, j, xv, xi, i, fl);
+            ov[k] = take_y ? yv[j] : xv[i];
+            oi[k] = take_y ? yi[j++] : xi[i++];
+        }
+        return 0;
+    }
+    int64_t i = nx - 1, j = ny - 1;
+    for (int64_t k = ny - 1; k >= 0; k--) {
+        bool take_x = i >= 0 && pair_lt(yv, yi, j, xv, xi, i, fl);
+        ov[k] = take_x ? xv[i] : yv[j];
+        oi[k] = take_x ? xi[i--] : yi[j--];
+    }
+    return 0;
+}
+
 int kern_ss(const graph_node_t *n, int axis, const arr_t *ins, int n_in, arr_t *o, char *err,
             size_t errlen)
 {

@@ -422,3 +422,31 @@ void tile_gather(const jin_t *in, const void *const *srcs_by_piece, void *dst)
     for (int32_t k = 0; k < in->n_pieces; k++)
         tile__copy_piece(&in->pieces[k], srcs_by_piece[k], dst, es);
 }
+
+/* A gather copying elements [off, off + size(shape)) of job src (flat) into
+ * an output chunk of shape (nd, d). */
+int32_t tile__slice_job(tctx_t *c, int32_t src, dtype_t dt, int nd, const int64_t *d, int64_t off)
+{
+    int64_t cnt = 1;
+    for (int k = 0; k < nd; k++)
+        cnt *= d[k];
+    int32_t ji = tile__job_new(c, JK_GATHER, dt, nd, d, 1);
+    if (ji < 0) return -1;
+    c->npv = 0;
+    if (cnt > 0) {
+        piece_t *p = pv_push(c);
+        if (!p) return -1;
+        p->src = src;
+        p->ndim = 1;
+        p->count = arena_i64_copy(c, &cnt, 1);
+        p->src_stride = tile__arena_i64(c, 1);
+        p->dst_stride = tile__arena_i64(c, 1);
+        if (!p->count || !p->src_stride || !p->dst_stride) return -1;
+        p->src_stride[0] = 1;
+        p->dst_stride[0] = 1;
+        p->src_off = off;
+        p->dst_off = 0;
+    }
+    input_finish(c, ji, 0, nd, d, dt);
+    return ji;
+}

@@ -1038,11 +1038,21 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
         if (!pa) return (void)fail(r, "a sorting or statistics job without its parameters");
         if (pa->la_step == SS_SPLIT_LOW || pa->la_step == SS_SPLIT_HIGH) {
             /* the sort network's step (sortstat.h): two sorted blocks in */
+            op_t op = r->g->nodes[j->node].op;
             const jin_t *a = j->n_in == 2 ? &j->in[0] : NULL, *b = a ? &j->in[1] : NULL;
-            bool ok = a && r->g->nodes[j->node].op == OP_SORT && j->ndim == 1 && a->ndim == 1 &&
+            bool ok = a && (op == OP_SORT || op == OP_ARGSORT) && j->ndim == 1 && a->ndim == 1 &&
                       b->ndim == 1 && a->dt == j->dt && b->dt == j->dt &&
                       j->shape[0] == (pa->la_step == SS_SPLIT_HIGH ? b->shape[0] : a->shape[0]);
+            if (ok && op == OP_ARGSORT) /* packed pairs */
+                ok = j->dt == DT_INT64 && a->shape[0] % 2 == 0 && b->shape[0] % 2 == 0 &&
+                     pa->in_dt < DT_NTYPES;
             if (!ok) fail(r, "a sort network step of other shapes");
+        } else if (pa->la_step == SS_PACK) {
+            const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
+            bool ok = a && r->g->nodes[j->node].op == OP_ARGSORT && j->ndim == 1 && a->ndim == 1 &&
+                      a->dt == pa->in_dt && j->dt == DT_INT64 && j->shape[0] == 2 * a->shape[0] &&
+                      j->off && j->off[0] >= 0;
+            if (!ok) fail(r, "an argsort block of other shapes");
         } else if (pa->la_step != SS_STEP_LINE) {
             fail(r, "a sorting job of an unknown step");
         }

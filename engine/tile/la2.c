@@ -47,34 +47,6 @@ static int32_t la_job(tctx_t *c, const graph_node_t *n, la_step_t s, dtype_t dt,
     return ji;
 }
 
-/* A gather copying elements [off, off + size(shape)) of job src (flat) into
- * an output chunk of shape (nd, d). */
-static int32_t slice_job(tctx_t *c, int32_t src, dtype_t dt, int nd, const int64_t *d, int64_t off)
-{
-    int64_t cnt = 1;
-    for (int k = 0; k < nd; k++)
-        cnt *= d[k];
-    int32_t ji = tile__job_new(c, JK_GATHER, dt, nd, d, 1);
-    if (ji < 0) return -1;
-    c->npv = 0;
-    if (cnt > 0) {
-        piece_t *p = pv_push(c);
-        if (!p) return -1;
-        p->src = src;
-        p->ndim = 1;
-        p->count = arena_i64_copy(c, &cnt, 1);
-        p->src_stride = tile__arena_i64(c, 1);
-        p->dst_stride = tile__arena_i64(c, 1);
-        if (!p->count || !p->src_stride || !p->dst_stride) return -1;
-        p->src_stride[0] = 1;
-        p->dst_stride[0] = 1;
-        p->src_off = off;
-        p->dst_off = 0;
-    }
-    input_finish(c, ji, 0, nd, d, dt);
-    return ji;
-}
-
 /* A grid of one chunk holding job ji. */
 static tgrid_t *single(tctx_t *c, const graph_node_t *n, int32_t ji)
 {
@@ -166,9 +138,9 @@ static tgrid_t *tile_whole(tctx_t *c, int node, const tgrid_t *A)
         if (tile__input_box(c, whole, 0, A, zero, A->shape.d)) return NULL;
     }
     int r = n->op == OP_LA_SVD && !n->mo_sparse ? 1 : n->out_index;
-    return single(
-        c, n,
-        slice_job(c, whole, n->odtype, n->oshape.ndim, n->oshape.d, packed_off(n, r, m, cols)));
+    return single(c, n,
+                  tile__slice_job(c, whole, n->odtype, n->oshape.ndim, n->oshape.d,
+                                  packed_off(n, r, m, cols)));
 }
 
 /* ---- lstsq: one LS_LA2_WHOLE job of [a, b] (LAPACK's dgelsd) ---------------- */
@@ -218,9 +190,9 @@ static tgrid_t *tile_lstsq(tctx_t *c, int node)
     dtype_t dt = c->t->jobs[whole].dt;
     switch (n->out_index) {
     case 0:
-        return single(c, n, slice_job(c, whole, dt, n->oshape.ndim, n->oshape.d, 0));
+        return single(c, n, tile__slice_job(c, whole, dt, n->oshape.ndim, n->oshape.d, 0));
     case 2: { /* rank: a float slot of the packed buffer, as numpy's int32 */
-        int32_t ji = slice_job(c, whole, dt, 0, NULL, cols * n->mo_bins + k);
+        int32_t ji = tile__slice_job(c, whole, dt, 0, NULL, cols * n->mo_bins + k);
         if (ji < 0) return NULL;
         shape_t s0 = {.ndim = 0};
         int64_t none = 1;
@@ -230,7 +202,7 @@ static tgrid_t *tile_lstsq(tctx_t *c, int node)
         return grid_astype(c, G, DT_INT32);
     }
     default:
-        return single(c, n, slice_job(c, whole, dt, 1, n->oshape.d, cols * n->mo_bins));
+        return single(c, n, tile__slice_job(c, whole, dt, 1, n->oshape.d, cols * n->mo_bins));
     }
 }
 
@@ -374,7 +346,7 @@ static tgrid_t *tile_tsqr(tctx_t *c, int node, const tgrid_t *A, const int64_t *
     }
     /* r (qr); s or vh (svd): a slice of the shared job */
     int64_t off = !svd ? 0 : r == 1 ? 0 : cols + cols * cols;
-    return single(c, n, slice_job(c, shared, dt, n->oshape.ndim, n->oshape.d, off));
+    return single(c, n, tile__slice_job(c, shared, dt, n->oshape.ndim, n->oshape.d, off));
 }
 
 tgrid_t *tile_la2(tctx_t *c, int node)

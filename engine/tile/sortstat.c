@@ -127,8 +127,11 @@ static bool keeps_shape(op_t op)
 static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
                                   const tgrid_t *X)
 {
-    int64_t len = X->shape.d[0], es = (int64_t)dt_size(X->dt);
+    bool arg = n->op == OP_ARGSORT; /* blocks of (value, index) pairs, 16 bytes each */
+    int64_t len = X->shape.d[0], es = arg ? 16 : (int64_t)dt_size(X->dt);
     int64_t blk = c->opts->sort_block_bytes / (2 * es), p;
+    dtype_t bdt = arg ? DT_INT64 : n->odtype; /* the blocks' */
+    int64_t per = arg ? 2 : 1;                /* slots per element */
     if (blk < 1) blk = 1;
     bounds_uniform(len, blk, &p);
     if (p > INT32_MAX / 2) {
@@ -147,13 +150,22 @@ static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam
     lo->in_dt = hi->in_dt = pa->in_dt;
     lo->la_step = SS_SPLIT_LOW;
     hi->la_step = SS_SPLIT_HIGH;
+    const jparam_t *pk = pa;
+    if (arg) {
+        jparam_t *q = tile__param_new(c, n->op);
+        if (!q) return NULL;
+        q->in_dt = pa->in_dt;
+        q->la_step = SS_PACK;
+        pk = q;
+    }
     const tgrid_t *B = grid_rechunk(c, X, b, &p);
     if (!B) return NULL;
     for (int64_t k = 0; k < p; k++) {
-        int64_t l = b[0][k + 1] - b[0][k];
-        int32_t ji = ss_job(c, pa, n->odtype, 1, &l, 1);
+        int64_t l = (b[0][k + 1] - b[0][k]) * per;
+        int32_t ji = ss_job(c, pk, bdt, 1, &l, 1);
         if (ji < 0) return NULL;
         tile__jin_direct(c, ji, 0, B->job[k]);
+        if (arg && !(c->t->jobs[ji].off = arena_i64_copy(c, &b[0][k], 1))) return NULL;
         cur[k] = ji;
     }
     for (int64_t s = 1; s < p; s *= 2)
@@ -162,9 +174,9 @@ static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam
                 for (int64_t i = 0; i < k && i + j + k < p; i++) {
                     int64_t x = i + j, y = i + j + k;
                     if (x / (2 * s) != y / (2 * s)) continue;
-                    int64_t lx = b[0][x + 1] - b[0][x], ly = b[0][y + 1] - b[0][y];
-                    int32_t jl = ss_job(c, lo, n->odtype, 1, &lx, 2);
-                    int32_t jh = jl < 0 ? -1 : ss_job(c, hi, n->odtype, 1, &ly, 2);
+                    int64_t lx = (b[0][x + 1] - b[0][x]) * per, ly = (b[0][y + 1] - b[0][y]) * per;
+                    int32_t jl = ss_job(c, lo, bdt, 1, &lx, 2);
+                    int32_t jh = jl < 0 ? -1 : ss_job(c, hi, bdt, 1, &ly, 2);
                     if (jh < 0) return NULL;
                     tile__jin_direct(c, jl, 0, cur[x]);
                     tile__jin_direct(c, jl, 1, cur[y]);
@@ -175,8 +187,12 @@ static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam
                 }
     tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, &p);
     if (!R) return NULL;
-    for (int64_t k = 0; k < p; k++)
-        R->job[k] = cur[k];
+    for (int64_t k = 0; k < p; k++) {
+        int64_t l = b[0][k + 1] - b[0][k];
+        /* argsort: each block's index half */
+        R->job[k] = arg ? tile__slice_job(c, cur[k], DT_INT64, 1, &l, l) : cur[k];
+        if (R->job[k] < 0) return NULL;
+    }
     return R;
 }
 
@@ -187,9 +203,10 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
     const tgrid_t *W = n->n_in > 1 ? c->t->grid[n->in[1].node] : NULL;
     int32_t wwhole = -1;
     bool shaped = keeps_shape(n->op);
-    if (n->op == OP_SORT && (s->axis_none || X->shape.ndim == 1)) {
+    if ((n->op == OP_SORT || n->op == OP_ARGSORT) && (s->axis_none || X->shape.ndim == 1)) {
         /* one line longer than a job's block: the merge network */
-        int64_t bytes = shape_size(&X->shape) * (int64_t)dt_size(X->dt);
+        int64_t bytes =
+            shape_size(&X->shape) * (n->op == OP_ARGSORT ? 16 : (int64_t)dt_size(X->dt));
         if (bytes > c->opts->sort_block_bytes) {
             const tgrid_t *L = flat_grid(c, X);
             pa->axis = 0;

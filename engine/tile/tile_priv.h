@@ -128,6 +128,9 @@ int split_axis(const int64_t *bounds, int64_t nch, int64_t start, int64_t step, 
 int add_region(tctx_t *c, const tgrid_t *G, const int64_t *start, const int64_t *step,
                const int64_t *n, const int64_t *dst_stride, int64_t dst_base);
 void input_finish(tctx_t *c, int32_t ji, int k, int ndim, const int64_t *shape, dtype_t dt);
+/* A gather copying elements [off, off + size(shape)) of job src (flat) into
+ * an output chunk of shape (nd, d) of dtype dt. */
+int32_t tile__slice_job(tctx_t *c, int32_t src, dtype_t dt, int nd, const int64_t *d, int64_t off);
 int32_t region_job(tctx_t *c, const tgrid_t *G, const int64_t *off, const int64_t *len);
 int32_t gather_job(tctx_t *c, const tgrid_t *G, int ond, const int64_t *olen, const int64_t *start,
                    const int64_t *step, const int64_t *cnt, const int64_t *dst);

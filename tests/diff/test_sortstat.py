@@ -368,8 +368,9 @@ for s in range(0, len(cases), B):
 harness.run_rejects(suite, rejects)
 
 # ---------------------------------------------------------------- sort network
-# a 1-D sort (or axis None) longer than --sort-block-bytes: blocks sorted,
-# then Batcher's merge network (sortstat.h); small limits make many blocks
+# a 1-D sort or argsort (or axis None) longer than --sort-block-bytes: blocks
+# sorted, then Batcher's merge network (sortstat.h); small limits make many
+# blocks; argsort ties in index order (numpy's stable kind)
 NET = []
 for n, chunk, blk in [(1, 1, 16), (2, 1, 16), (31, 4, 16), (32, 5, 32), (33, 33, 16),
                       (1000, 77, 256), (4097, 300, 1024), (20000, 999, 8000)]:
@@ -380,15 +381,23 @@ for n, chunk, blk in [(1, 1, 16), (2, 1, 16), (31, 4, 16), (32, 5, 32), (33, 33,
         NET.append(("sortnet/%s/%d-blk%d" % (dt, n, blk), [A("a", x, dt, chunk),
                                                           N("r", "sort", ["a"])],
                     np.sort(x), blk))
+        NET.append(("argsortnet/%s/%d-blk%d" % (dt, n, blk), [A("a", x, dt, chunk),
+                                                             N("r", "argsort", ["a"])],
+                    np.argsort(x, kind="stable"), blk * 2))
 for dt in ("float32", "float64"):
     x = sample(dt, (500,))
     nn, mask = with_nan("a", "b", (500,), 0.1, dt)
     xn = np.where(mask, np.nan, x).astype(dt)
     NET.append(("sortnet/nan/%s" % dt, [A("b", x, dt, 37)] + nn + [N("r", "sort", ["a"])],
                 np.sort(xn), 160))
+    NET.append(("argsortnet/nan/%s" % dt, [A("b", x, dt, 37)] + nn + [N("r", "argsort", ["a"])],
+                np.argsort(xn, kind="stable"), 320))
 x2 = sample("float64", (41, 23))
 NET.append(("sortnet/axis-none-2d", [A("a", x2, "float64", [7, 5]),
                                      N("r", "sort", ["a"], axis=None)], np.sort(x2, axis=None), 400))
+NET.append(("argsortnet/axis-none-2d", [A("a", x2, "float64", [7, 5]),
+                                        N("r", "argsort", ["a"], axis=None)],
+            np.argsort(x2, axis=None, kind="stable"), 800))
 NET.append(("sortnet/then-sum-and-slice",
             [A("a", np.arange(3000.0)[::-1].copy(), "float64", 250), N("s", "sort", ["a"]),
              N("r", "getitem", ["s"], index=["100:2900:7"])], np.arange(3000.0)[100:2900:7], 512))

@@ -7,8 +7,8 @@ other made; every result must equal numpy 1.24's and mars-run's bytes. Also
 a run-time failure (bins that are not monotonic) reported as the task's
 error, and a refused document answered 400 naming the node and the rule.
 The supervisor runs with --sort-block-bytes 4096, so that a 1-D sort of
-20,000 values runs as the merge network (sortstat.h) across both workers:
-equal to np.sort, and to mars-run's one-job sort.
+20,000 values runs as the merge network (sortstat.h) across both workers,
+and so does an argsort: equal to np.sort and np.argsort (stable).
 
 Run: /usr/bin/python3 tests/integration/test_sortstat_cluster.py
 """
@@ -95,13 +95,16 @@ def sort_network(web):
     sid = session(web)
     v = np.round(RNG.normal(0, 100, 20000), 2)
     doc = {"version": 1, "nodes": [A("v", v, "float64", 1500), N("s", "sort", ["v"]),
-                                   N("t", "sum", ["s"])], "fetch": ["s", "t"]}
+                                   N("t", "sum", ["s"]), N("as", "argsort", ["v"])],
+           "fetch": ["s", "t", "as"]}
     body, t = run_task(web, sid, doc)
     check(t["status"] == "succeeded", "task %s: %r", t["status"], t.get("error"))
     tasks = request("GET", web, "/api/v1/sessions/%s/tasks/%s" % (sid, body["task_id"])).json()
     got = fetch(web, sid, "s")
     check(got.dtype == np.float64 and np.array_equal(got, np.sort(v)), "network sort differs")
     check(np.isclose(float(fetch(web, sid, "t")), v.sum()), "sum of the sorted values")
+    check(np.array_equal(fetch(web, sid, "as"), np.argsort(v, kind="stable")),
+          "network argsort differs from numpy's stable argsort")
     # many jobs: the blocks (20000 x 8 / 2048 bytes = 79 of them) and their comparators
     check(tasks["chunks_total"] > 200, "only %s chunk jobs: no merge network",
           tasks["chunks_total"])
