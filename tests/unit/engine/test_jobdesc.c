@@ -50,10 +50,11 @@ static int run1(const tile_t *t, int32_t j, store_t *s, void **out, size_t *n, c
     return 0;
 }
 
-static int kinds_seen[JK_DF + 1];
+static int kinds_seen[JK__COUNT];
 
-/* Every live job of doc through a descriptor, compared with the tile's. */
-static void round_trip(const char *doc)
+/* Every live job of doc through a descriptor, compared with the tile's
+ * (sort_block: tile_opts_t.sort_block_bytes, 0 the default). */
+static void round_trip_opts(const char *doc, int64_t sort_block)
 {
     graph_limits_t lim;
     graph_limits_default(&lim);
@@ -62,7 +63,10 @@ static void round_trip(const char *doc)
     tile_t *t = NULL;
     if (graph_parse(doc, strlen(doc), &lim, NULL, &g, err, sizeof err))
         fail_msg("graph_parse: %s", err);
-    if (tile_build(g, &lim, NULL, &t, err, sizeof err)) fail_msg("tile_build: %s", err);
+    tile_opts_t topts;
+    tile_opts_default(&topts);
+    if (sort_block > 0) topts.sort_block_bytes = sort_block;
+    if (tile_build(g, &lim, &topts, &t, err, sizeof err)) fail_msg("tile_build: %s", err);
     int32_t n = tile_n_jobs(t);
     store_t s = {calloc((size_t)n, sizeof(void *)), calloc((size_t)n, sizeof(size_t)), NULL};
     assert_non_null(s.out);
@@ -115,6 +119,11 @@ static void round_trip(const char *doc)
     free(s.len);
     tile_free(t);
     graph_free(g);
+}
+
+static void round_trip(const char *doc)
+{
+    round_trip_opts(doc, 0);
 }
 
 #define D(...) "{\"version\":1,\"nodes\":[" __VA_ARGS__
@@ -202,6 +211,37 @@ static void test_shapes2_kinds(void **state)
                  "\"ix\"]}"));
 }
 
+/* the sort and argsort merge networks (small blocks), lstsq's one job
+ * and held residuals, the sampling ops (generated in their consumers) */
+static void test_network_lstsq_sampling(void **state)
+{
+    (void)state;
+    round_trip_opts(D("{\"key\":\"x\",\"op\":\"random.rand\",\"shape\":[101],"
+                      "\"chunk_size\":13,\"seed\":4},"
+                      "{\"key\":\"s\",\"op\":\"sort\",\"inputs\":[\"x\"]},"
+                      "{\"key\":\"i\",\"op\":\"random.randint\",\"shape\":[57],"
+                      "\"low\":0,\"high\":5,\"seed\":2,\"chunk_size\":10},"
+                      "{\"key\":\"as\",\"op\":\"argsort\",\"inputs\":[\"i\"]}],"
+                      "\"fetch\":[\"s\",\"as\"]}"),
+                    160);
+    round_trip(D("{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[9,3],\"seed\":1,"
+                 "\"chunk_size\":[4,2]},"
+                 "{\"key\":\"b\",\"op\":\"random.rand\",\"shape\":[9],\"seed\":2,"
+                 "\"chunk_size\":5},"
+                 "{\"key\":\"l\",\"op\":\"linalg.lstsq\",\"inputs\":[\"a\",\"b\"],"
+                 "\"outputs\":[\"lx\",\"lr\",\"lk\",\"ls\"]},"
+                 "{\"key\":\"c\",\"op\":\"random.choice\",\"a\":[1.5,2.5,3.5],"
+                 "\"size\":[6,4],\"p\":[0.2,0.3,0.5],\"seed\":3,\"chunk_size\":[4,3]},"
+                 "{\"key\":\"c2\",\"op\":\"multiply\",\"inputs\":[\"c\",2]},"
+                 "{\"key\":\"pm\",\"op\":\"random.permutation\",\"x\":30,\"seed\":5,"
+                 "\"chunk_size\":7},"
+                 "{\"key\":\"mn\",\"op\":\"random.multinomial\",\"n\":9,"
+                 "\"pvals\":[0.5,0.5],\"size\":5,\"seed\":6,\"chunk_size\":[2,1]},"
+                 "{\"key\":\"mv\",\"op\":\"random.multivariate_normal\",\"mean\":[0,1],"
+                 "\"cov\":[[1,0],[0,1]],\"size\":4,\"seed\":7,\"chunk_size\":[3,2]}],"
+                 "\"fetch\":[\"lx\",\"lr\",\"lk\",\"ls\",\"c2\",\"pm\",\"mn\",\"mv\"]}"));
+}
+
 static void test_dataframe_kinds(void **state)
 {
     (void)state;
@@ -249,8 +289,8 @@ static void test_kinds_covered(void **state)
     static const job_kind_t want[] = {JK_EW,        JK_GATHER,     JK_RED_MAP,    JK_RED_COMBINE,
                                       JK_RED_FINAL, JK_SCAN_LOCAL, JK_SCAN_APPLY, JK_MATMUL,
                                       JK_TENSORDOT, JK_DF,         JK_SCAN_CARRY, JK_SYRK,
-                                      JK_RANDOM,    JK_CREATE};
-    for (int k = 0; k <= JK_DF; k++)
+                                      JK_RANDOM,    JK_CREATE,     JK_SS,         JK_LA};
+    for (int k = 0; k < JK__COUNT; k++)
         print_message("kind %d: %d jobs\n", k, kinds_seen[k]);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!kinds_seen[want[i]]) fail_msg("no job of kind %d went through", (int)want[i]);
@@ -340,8 +380,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tensor_kinds),  cmocka_unit_test(test_dataframe_kinds),
-        cmocka_unit_test(test_shapes2_kinds), cmocka_unit_test(test_kinds_covered),
-        cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_shapes2_kinds), cmocka_unit_test(test_network_lstsq_sampling),
+        cmocka_unit_test(test_kinds_covered), cmocka_unit_test(test_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
