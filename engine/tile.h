@@ -84,7 +84,15 @@ typedef enum {
      * the first of input q's, off[nin] their count (engine/df/df3.h) */
     DFJ_MULTI,
     DFJ_MULTIOUT, /* multiout (df/multi.c): a held output of an op with several results */
-    DFJ__COUNT,   /* not a step: how many there are */
+    /* merge and join, how inner or left: pandas' row order (left's). The
+     * left rows' hash packs carry each row's position (off[3] = 1: a
+     * hidden column, chunk << 32 | row, off[2] = the chunk), each part's
+     * result is a pack split by left chunk (DFJ_MERGE_PART with off[2] =
+     * left's chunk count), and this step makes output chunk off[0]: that
+     * part of every part's pack, in position order, the hidden column
+     * dropped */
+    DFJ_MERGE_ORDER,
+    DFJ__COUNT, /* not a step: how many there are */
 } dfjob_t;
 
 /* A strided copy of a box out of a source chunk into the assembled array:

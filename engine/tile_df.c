@@ -467,7 +467,9 @@ static int64_t nparts_for(int64_t nch)
 
 /* Every chunk of A into a pack of np parts by the node's keys (side 0:
  * by/left on, 1: right on). packs[k]: the jobs. */
-static int hash_packs(tctx_t *c, int node, const tgrid_t *A, int64_t np, int side, int32_t *packs)
+/* pos: the rows carry their position (merge's left side, DFJ_MERGE_ORDER) */
+static int hash_packs(tctx_t *c, int node, const tgrid_t *A, int64_t np, int side, bool pos,
+                      int32_t *packs)
 {
     jparam_t *pa = dparam(c, node, DFJ_HASH_PART);
     for (int64_t k = 0; k < A->nchunks[0]; k++) {
@@ -476,6 +478,8 @@ static int hash_packs(tctx_t *c, int node, const tgrid_t *A, int64_t np, int sid
         tile__jin_direct(c, ji, 0, A->job[k]);
         c->t->jobs[ji].off[0] = np;
         c->t->jobs[ji].off[1] = side;
+        c->t->jobs[ji].off[2] = k;
+        c->t->jobs[ji].off[3] = pos;
         packs[k] = ji;
     }
     return 0;
@@ -605,9 +609,21 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
         return NULL;
     }
     tgrid_t *G = NULL;
-    if (hash_packs(c, node, L, np, 0, packs) || hash_packs(c, node, R, np, 1, packs + nl))
+    /* inner and left merges on columns come in pandas' row order:
+     * DFJ_MERGE_ORDER (joins on the index follow pandas' Index.join, which
+     * sorts by key when a side's keys repeat: not done, their order is
+     * unspecified) */
+    const merge_spec_t *ms = &c->g->nodes[node].df->merge;
+    bool order = (ms->how == MERGE_INNER || ms->how == MERGE_LEFT) && !ms->index;
+    int32_t *parts = NULL;
+    if (hash_packs(c, node, L, np, 0, order, packs) ||
+        hash_packs(c, node, R, np, 1, false, packs + nl))
         goto done;
-    if (!(G = fgrid(c, np, NULL))) goto done;
+    if (order && !(parts = malloc(sizeof(int32_t) * (size_t)np))) {
+        tile__fail(c, "out of memory while tiling");
+        goto done;
+    }
+    if (!(G = fgrid(c, order ? nl : np, NULL))) goto done;
     jparam_t *pp = dparam(c, node, DFJ_MERGE_PART);
     for (int64_t p = 0; p < np; p++) {
         int32_t ji = bjob(c, pp, (int)(nl + nr));
@@ -619,9 +635,28 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
             tile__jin_direct(c, ji, (int)k, packs[k]);
         c->t->jobs[ji].off[0] = p;
         c->t->jobs[ji].off[1] = nl;
-        G->job[p] = ji;
+        c->t->jobs[ji].off[2] = order ? nl : 0; /* a pack split by left chunk */
+        if (order)
+            parts[p] = ji;
+        else
+            G->job[p] = ji;
+    }
+    if (order) {
+        jparam_t *po = dparam(c, node, DFJ_MERGE_ORDER);
+        for (int64_t k = 0; k < nl; k++) {
+            int32_t ji = bjob(c, po, (int)np);
+            if (ji < 0) {
+                G = NULL;
+                goto done;
+            }
+            for (int64_t p = 0; p < np; p++)
+                tile__jin_direct(c, ji, (int)p, parts[p]);
+            c->t->jobs[ji].off[0] = k;
+            G->job[k] = ji;
+        }
     }
 done:
+    free(parts);
     free(packs);
     return G;
 }

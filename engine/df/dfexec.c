@@ -10,6 +10,7 @@
 #include "../kern/kern.h"
 #include "../ufunc.h"
 #include "algo.h"
+#include "algo_util.h"
 #include "clean.h"
 #include "df3.h"
 #include "expr.h"
@@ -1110,6 +1111,188 @@ done:
     return rc;
 }
 
+/* DFJ_MERGE_ORDER's hidden column of left positions (chunk << 32 | row):
+ * a name no document can give (labels are printable) */
+static const char MERGE_POS[] = "\x01pos";
+
+static int pos_col(const frame_t *f)
+{
+    for (int c = f->ncols - 1; c >= 0; c--)
+        if (f->names[c].s && !strcmp(f->names[c].s, MERGE_POS)) return c;
+    return -1;
+}
+
+/* f with the position column appended, sharing f's columns (w's arrays
+ * and the new column are the caller's to free: pos_free) */
+static int pos_add(const frame_t *f, int64_t chunk, frame_t *w)
+{
+    *w = *f;
+    w->cols = calloc((size_t)f->ncols + 1, sizeof(fcol_t));
+    w->names = calloc((size_t)f->ncols + 1, sizeof(flabel_t));
+    if (!w->cols || !w->names || fcol_alloc(&w->cols[f->ncols], FT_INT64, f->nrows, 0, false)) {
+        free(w->cols);
+        free(w->names);
+        return -1;
+    }
+    memcpy(w->cols, f->cols, sizeof(fcol_t) * (size_t)f->ncols);
+    memcpy(w->names, f->names, sizeof(flabel_t) * (size_t)f->ncols);
+    w->names[f->ncols].s = (char *)MERGE_POS;
+    int64_t *p = w->cols[f->ncols].data;
+    for (int64_t i = 0; i < f->nrows; i++)
+        p[i] = (chunk << 32) | i;
+    w->ncols = f->ncols + 1;
+    return 0;
+}
+
+static void pos_free(frame_t *w)
+{
+    fcol_free(&w->cols[w->ncols - 1]);
+    free(w->cols);
+    free(w->names);
+}
+
+static int cmp_pos(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* pandas' inner merge groups the rows by key, the keys in the order they
+ * first appear in left: each row's position becomes its key's first
+ * position, the rows stably reordered by it (all rows of a key are in
+ * one part). f is a merge part's result: its keys are left's key columns
+ * in place (or the index levels with left_index/right_index). */
+static int pos_by_key(frame_t *f, const merge_spec_t *s, char *err, size_t errlen)
+{
+    int pc = pos_col(f);
+    if (pc < 0) return errmsg(err, errlen, "internal: merge part without positions");
+    int64_t n = f->nrows, *pos = f->cols[pc].data;
+    dfa_keys_t ks = {.nk = s->n_on};
+    for (int k = 0; k < s->n_on; k++)
+        ks.k[k] = s->index ? &f->idx[k] : &f->cols[s->lon[k]];
+    dfa_htab_t t = {0};
+    int64_t *gid = malloc(sizeof(int64_t) * (size_t)(n + 1)), *first = NULL, *pr = NULL,
+            *rows = NULL;
+    int rc = 0;
+    frame_t g = {0};
+    if (!gid || dfa_group(&ks, n, NULL, gid, &t) ||
+        !(first = malloc(sizeof(int64_t) * (size_t)(t.ngroups + 1))) ||
+        !(pr = malloc(sizeof(int64_t) * 2 * (size_t)(n + 1))) ||
+        !(rows = malloc(sizeof(int64_t) * (size_t)(n + 1)))) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    for (int64_t q = 0; q < t.ngroups; q++)
+        first[q] = INT64_MAX;
+    for (int64_t i = 0; i < n; i++)
+        if (pos[i] < first[gid[i]]) first[gid[i]] = pos[i];
+    for (int64_t i = 0; i < n; i++) {
+        pr[2 * i] = first[gid[i]];
+        pr[2 * i + 1] = i;
+    }
+    qsort(pr, (size_t)n, 2 * sizeof(int64_t), cmp_pos);
+    for (int64_t i = 0; i < n; i++)
+        rows[i] = pr[2 * i + 1];
+    if (frame_take(f, rows, n, &g)) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++)
+        ((int64_t *)g.cols[pc].data)[i] = pr[2 * i];
+    g.range_index = f->range_index;
+    frame_free(f);
+    *f = g;
+done:
+    dfa_htab_free(&t);
+    free(gid);
+    free(first);
+    free(pr);
+    free(rows);
+    return rc;
+}
+
+/* a merge part's result split by left chunk (the position's high half) */
+static int pos_split(const frame_t *f, int64_t nch, frame_t *outs, char *err, size_t errlen)
+{
+    int pc = pos_col(f);
+    if (pc < 0) return errmsg(err, errlen, "internal: merge part without positions");
+    const int64_t *pos = f->cols[pc].data;
+    int64_t *cnt = calloc((size_t)nch + 1, sizeof(int64_t));
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(f->nrows + 1));
+    int rc = 0;
+    if (!cnt || !rows) {
+        free(cnt);
+        free(rows);
+        return oom(err, errlen);
+    }
+    for (int64_t i = 0; i < f->nrows; i++) {
+        int64_t k = pos[i] >> 32;
+        if (k < 0 || k >= nch) {
+            rc = errmsg(err, errlen, "internal: merge row of left chunk %lld of %lld", (long long)k,
+                        (long long)nch);
+            goto done;
+        }
+        cnt[k + 1]++;
+    }
+    for (int64_t k = 0; k < nch; k++)
+        cnt[k + 1] += cnt[k];
+    /* the rows grouped by chunk, each group in f's order (a counting sort) */
+    int64_t *at = malloc(sizeof(int64_t) * (size_t)(nch + 1));
+    if (!at) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    memcpy(at, cnt, sizeof(int64_t) * (size_t)(nch + 1));
+    for (int64_t i = 0; i < f->nrows; i++)
+        rows[at[pos[i] >> 32]++] = i;
+    free(at);
+    for (int64_t k = 0; k < nch && rc == 0; k++)
+        if (frame_take(f, rows + cnt[k], cnt[k + 1] - cnt[k], &outs[k])) rc = oom(err, errlen);
+done:
+    free(cnt);
+    free(rows);
+    return rc;
+}
+
+/* the rows of f by position (ties, one left row's matches, in f's order),
+ * the position column dropped */
+static int pos_order(const frame_t *f, frame_t *out, char *err, size_t errlen)
+{
+    int pc = pos_col(f);
+    if (pc < 0) return errmsg(err, errlen, "internal: merge part without positions");
+    const int64_t *pos = f->cols[pc].data;
+    int64_t n = f->nrows;
+    int64_t *pr = malloc(sizeof(int64_t) * 2 * (size_t)(n + 1));
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!pr || !rows) {
+        free(pr);
+        free(rows);
+        return oom(err, errlen);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        pr[2 * i] = pos[i];
+        pr[2 * i + 1] = i;
+    }
+    qsort(pr, (size_t)n, 2 * sizeof(int64_t), cmp_pos);
+    for (int64_t i = 0; i < n; i++)
+        rows[i] = pr[2 * i + 1];
+    free(pr);
+    int rc = frame_take(f, rows, n, out) ? oom(err, errlen) : 0;
+    free(rows);
+    if (rc) return rc;
+    fcol_free(&out->cols[pc]);
+    free(out->names[pc].s);
+    memmove(&out->cols[pc], &out->cols[pc + 1], sizeof(fcol_t) * (size_t)(out->ncols - pc - 1));
+    memmove(&out->names[pc], &out->names[pc + 1], sizeof(flabel_t) * (size_t)(out->ncols - pc - 1));
+    out->ncols--;
+    out->range_index = f->range_index;
+    if (out->range_index) /* positions 0.. of this chunk (frame.h) */
+        for (int64_t i = 0; i < n; i++)
+            ((int64_t *)out->idx[0].data)[i] = i;
+    return 0;
+}
+
 static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void **blob, size_t *len,
                     void *fixed, char *err, size_t errlen)
 {
@@ -1121,7 +1304,8 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
     int64_t nouts = 0;
     int rc = -1, nv = 0;
     const frame_t **vp = NULL;
-    bool inputs_are_blobs = k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART;
+    bool inputs_are_blobs =
+        k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART && k != DFJ_MERGE_ORDER;
     if (inputs_are_blobs) {
         if (views(ins_, j->n_in, &v, err, errlen)) {
             nv = j->n_in;
@@ -1196,7 +1380,18 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             nc = d->gb.nby;
             memcpy(cols, d->gb.by, sizeof(int) * (size_t)nc);
         }
-        if (df_hash_partition(&v[0], cols, nc, (int)nouts, outs, err, errlen)) goto done;
+        if (j->off[3]) { /* merge's left rows: with their positions */
+            frame_t w;
+            if (pos_add(&v[0], j->off[2], &w)) {
+                oom(err, errlen);
+                goto done;
+            }
+            int bad = df_hash_partition(&w, cols, nc, (int)nouts, outs, err, errlen);
+            pos_free(&w);
+            if (bad) goto done;
+        } else if (df_hash_partition(&v[0], cols, nc, (int)nouts, outs, err, errlen)) {
+            goto done;
+        }
         rc = emit_pack(outs, nouts, blob, len, err, errlen);
         goto done;
     }
@@ -1264,8 +1459,24 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             gather_part(ins_ + nl, j->n_in - nl, j->off[0], &tmp2, err, errlen))
             goto done;
         rc = df_merge_part(&tmp, &tmp2, &d->merge, &out, err, errlen);
+        if (rc == 0 && j->off[2] > 0) { /* DFJ_MERGE_ORDER follows: split by left chunk */
+            nouts = j->off[2];
+            if (!(outs = calloc((size_t)nouts, sizeof(frame_t)))) {
+                oom(err, errlen);
+                rc = -1;
+                break;
+            }
+            if (d->merge.how == MERGE_INNER) rc = pos_by_key(&out, &d->merge, err, errlen);
+            if (rc == 0) rc = pos_split(&out, nouts, outs, err, errlen);
+            if (rc == 0) rc = emit_pack(outs, nouts, blob, len, err, errlen);
+            goto done;
+        }
         break;
     }
+    case DFJ_MERGE_ORDER:
+        if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen)) goto done;
+        rc = pos_order(&tmp, &out, err, errlen);
+        break;
     default:
         errmsg(err, errlen, "internal: unknown DataFrame step %d", (int)k);
         goto done;

@@ -90,7 +90,8 @@ def main():
         key = "me_" + how
         nodes.append({"key": key, "op": "dataframe.merge", "inputs": ["t", "r"],
                       "on": ["k", "k2"], "how": how})
-        cases.append((key, pd_.merge(rd, on=["k", "k2"], how=how), True))
+        # inner and left: pandas' row order too (DFJ_MERGE_ORDER)
+        cases.append((key, pd_.merge(rd, on=["k", "k2"], how=how), how in ("right", "outer")))
     nodes.append({"key": "de", "op": "dataframe.describe", "inputs": ["t"]})
     cases.append(("de", pd_.describe(), False))
     nodes.append({"key": "de_f", "op": "dataframe.describe", "inputs": ["tf"]})

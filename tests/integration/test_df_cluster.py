@@ -355,7 +355,8 @@ def main():
             check(t["status"] == "succeeded", "task: %r", t)
             so, gb = want["so"], want["gb"]
             ri = right(pdf).set_index("k")
-            pw = {"ml": (so.merge(right(pdf), left_on="k", right_on="k", how="left"), "rows"),
+            # a left merge on columns comes in pandas' row order (DFJ_MERGE_ORDER)
+            pw = {"ml": (so.merge(right(pdf), left_on="k", right_on="k", how="left"), "exact"),
                   "ms": (so.merge(gb, left_on="i", right_on="n", how="outer",
                                   suffixes=("_l", "_r")), "rows"),
                   "mx": (gb.merge(ri, left_index=True, right_index=True), "index"),

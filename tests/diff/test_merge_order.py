@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""dataframe.merge's row order against pandas 1.5, exactly (no sorting
+before the comparison): `how="left"` keeps left's rows in order, each with
+its matches in right's order; `how="inner"` groups the rows by key, the
+keys in the order they first appear in left (engine/tile.h,
+DFJ_MERGE_ORDER). Random frames of 0 to 60 rows in 1 to 12 row chunks,
+keys with repeats and NaN (pandas matches NaN with NaN), `on` and
+`left_on`/`right_on`, two keys, string keys; plus the merge's result used
+by later ops of the same document (head, a filter, a reduction).
+
+Run: /usr/bin/python3 tests/diff/test_merge_order.py
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+RNG = np.random.default_rng(20261127)
+
+
+def frame_nodes(key, cols, chunk):
+    """nodes making DataFrame `key` of float64 columns (NaN where given):
+    an array, a mask of NaN, where(mask, null, array), from_tensor"""
+    arr = np.column_stack(list(cols.values())).astype(float)
+    nan = np.isnan(arr)
+    return [{"key": key + "_a", "op": "array", "data": np.where(nan, 0.0, arr).tolist(),
+             "chunk_size": [chunk, arr.shape[1]]},
+            {"key": key + "_m", "op": "array", "data": nan.tolist(),
+             "chunk_size": [chunk, arr.shape[1]]},
+            {"key": key + "_w", "op": "where", "inputs": [key + "_m", {"value": None}, key + "_a"]},
+            {"key": key, "op": "dataframe.from_tensor", "inputs": [key + "_w"],
+             "columns": list(cols)}]
+
+
+def keys(n, nkeys, nan_frac):
+    k = RNG.integers(0, nkeys, n).astype(float)
+    k[RNG.random(n) < nan_frac] = np.nan
+    return k
+
+
+def load_frame(r, key):
+    path = os.path.join(r.outdir, key + ".json")
+    with open(path) as f:
+        d = json.load(f)
+    return d
+
+
+def same(got, want):
+    """None when the fetched JSON frame equals pandas', rows in order."""
+    cols = got.get("columns")
+    data = got.get("data")
+    if cols is None or data is None:
+        return "not a DataFrame: %r" % str(got)[:200]
+    if list(cols) != [str(c) for c in want.columns]:
+        return "columns %s, pandas %s" % (cols, list(want.columns))
+    g = np.array([[np.nan if v is None else v for v in row] for row in data],
+                 dtype=float).reshape(len(data), len(cols))
+    w = want.to_numpy(dtype=float)
+    if g.shape != w.shape:
+        return "shape %s, pandas %s" % (g.shape, w.shape)
+    if not np.array_equal(g, w, equal_nan=True):
+        bad = np.argwhere(~((g == w) | (np.isnan(g) & np.isnan(w))))[0]
+        return "row %d differs: %s, pandas %s" % (bad[0], g[bad[0]].tolist(), w[bad[0]].tolist())
+    return None
+
+
+def main():
+    suite = harness.Suite("test_merge_order")
+    harness.require_mars_run(suite)
+    cases = []
+    for t in range(40):
+        n1, n2 = int(RNG.integers(1, 60)), int(RNG.integers(1, 40))
+        c1, c2 = int(RNG.integers(1, 13)), int(RNG.integers(1, 9))
+        nk = int(RNG.integers(1, 9))
+        frac = 0.15 if t % 3 == 0 else 0.0
+        L = {"k": keys(n1, nk, frac), "x": np.arange(n1, dtype=float)}
+        R = {"id": keys(n2, nk, frac), "y": np.arange(n2, dtype=float) * 10}
+        for how in ("inner", "left"):
+            if t % 2:
+                R2 = {"k": R["id"], "y": R["y"]}
+                node = {"op": "dataframe.merge", "on": ["k"], "how": how}
+                want = pd.DataFrame(L).merge(pd.DataFrame(R2), on="k", how=how)
+                cases.append(("on/%d/%s" % (t, how), L, R2, c1, c2, node, want))
+            else:
+                node = {"op": "dataframe.merge", "left_on": "k", "right_on": "id", "how": how}
+                want = pd.DataFrame(L).merge(pd.DataFrame(R), left_on="k", right_on="id", how=how)
+                cases.append(("left_on/%d/%s" % (t, how), L, R, c1, c2, node, want))
+    # two keys
+    for how in ("inner", "left"):
+        L = {"a": keys(45, 3, 0.1), "b": keys(45, 2, 0.0), "x": np.arange(45.0)}
+        R = {"a": keys(30, 3, 0.1), "b": keys(30, 2, 0.0), "y": np.arange(30.0)}
+        want = pd.DataFrame(L).merge(pd.DataFrame(R), on=["a", "b"], how=how)
+        cases.append(("two-keys/" + how, L, R, 7, 4,
+                      {"op": "dataframe.merge", "on": ["a", "b"], "how": how}, want))
+    # nothing matches
+    L = {"k": np.arange(10.0), "x": np.arange(10.0)}
+    R = {"k": np.arange(10.0) + 100, "y": np.arange(10.0)}
+    for how in ("inner", "left"):
+        cases.append(("no-match/" + how, L, R, 3, 4, {"op": "dataframe.merge", "on": ["k"],
+                                                      "how": how},
+                      pd.DataFrame(L).merge(pd.DataFrame(R), on="k", how=how)))
+    for name, L, R, c1, c2, node, want in cases:
+        nodes = frame_nodes("l", L, c1) + frame_nodes("r", R, c2)
+        nodes.append(dict(node, key="m", inputs=["l", "r"]))
+        d = {"version": 1, "nodes": nodes, "fetch": ["m"]}
+        r = harness.run_mars(d, threads=2)
+        try:
+            if r.rc != 0:
+                suite.fail(name, "exit %d: %s" % (r.rc, r.brief_error()), d)
+                continue
+            why = same(load_frame(r, "m"), want)
+            suite.check(name, why is None, why, d)
+        finally:
+            harness.cleanup(r)
+    # string keys, and the merge's result used by later ops of the document
+    names = ["paris", "lyon", "nice", "lille"]
+    lk = [names[i] for i in RNG.integers(0, 4, 30)]
+    rk = [names[i] for i in RNG.integers(0, 4, 12)]
+    ldf = pd.DataFrame({"city": lk, "x": np.arange(30)})
+    rdf = pd.DataFrame({"city": rk, "y": np.arange(12) * 10})
+    data = tempfile.mkdtemp(prefix="merge_order_")
+    ldf.to_csv(os.path.join(data, "l.csv"), index=False)
+    rdf.to_csv(os.path.join(data, "r.csv"), index=False)
+    for how in ("inner", "left"):
+        m = ldf.merge(rdf, on="city", how=how)
+        d = {"version": 1, "nodes": [
+            {"key": "l", "op": "dataframe.read_csv", "path": "l.csv", "chunk_bytes": 64},
+            {"key": "r", "op": "dataframe.read_csv", "path": "r.csv", "chunk_bytes": 40},
+            {"key": "m", "op": "dataframe.merge", "inputs": ["l", "r"], "on": ["city"],
+             "how": how},
+            {"key": "h", "op": "dataframe.head", "inputs": ["m"], "n": 7}],
+            "fetch": ["m", "h"]}
+        r = harness.run_mars(d, threads=2, args=["--data-dir", data])
+        try:
+            if r.rc != 0:
+                suite.fail("strings/" + how, "exit %d: %s" % (r.rc, r.brief_error()), d)
+                continue
+            got = load_frame(r, "m")
+            ok = got.get("columns") == ["city", "x", "y"] and \
+                [row[0] for row in got["data"]] == list(m.city) and \
+                [row[1] for row in got["data"]] == list(m.x) and \
+                [None if row[2] is None else row[2] for row in got["data"]] == \
+                [None if pd.isna(v) else v for v in m.y]
+            suite.check("strings/" + how, ok, "rows differ from pandas' order", d)
+            h = load_frame(r, "h")
+            suite.check("strings-head/" + how, [row[1] for row in h["data"]] == list(m.x[:7]),
+                        "head of the merge: %s, pandas %s" % ([row[1] for row in h["data"]],
+                                                             list(m.x[:7])), d)
+        finally:
+            harness.cleanup(r)
+    shutil.rmtree(data, ignore_errors=True)
+    suite.finish()
+
+
+if __name__ == "__main__":
+    main()
