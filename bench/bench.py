@@ -189,9 +189,11 @@ WORKLOADS = {
     # rows, chunks of 1,000 whole rows: the engine sorts along an unchunked
     # axis per chunk; a 1-D sort of 10^8 would pass the 256 MiB single-block
     # limit, SS_MAX_BLOCK_BYTES). Dask has no sort: map_blocks(np.sort) on the
-    # same row blocks. W12: percentiles of a 1-D array flattened into one
-    # block, scaled down to 2 x 10^7 (160 MB) for that limit; Dask's
-    # da.percentile is approximate (it merges per-chunk percentiles).
+    # same row blocks. W12: percentiles of a 1-D array of 10^8 (800 MB):
+    # past the block limit, so the line is sorted by the merge network and
+    # the order statistics picked from its blocks (it was scaled down to
+    # 2 x 10^7 while one job had to hold the line); Dask's da.percentile is
+    # approximate (it merges per-chunk percentiles).
     # BENCH_SORT_ROWS / BENCH_PCT_N scale them (this machine: 24 GiB, 2 cores).
     "W11": {
         "title": "random.rand %dx10000 rows, chunk 1000 rows, sort(axis=1) (10^8 float64 at 10000 rows)"
@@ -207,16 +209,16 @@ WORKLOADS = {
                 "r = a.map_blocks(np.sort, axis=1).compute()" % int(os.environ.get("BENCH_SORT_ROWS", "10000")),
     },
     "W12": {
-        "title": "random.rand %d (1-D, chunk 2,000,000), percentile([5, 50, 95]) (one block)"
-                 % int(os.environ.get("BENCH_PCT_N", "20000000")),
+        "title": "random.rand %d (1-D, chunk 2,000,000), percentile([5, 50, 95])"
+                 % int(os.environ.get("BENCH_PCT_N", "100000000")),
         "doc": {"version": 1, "nodes": [
-            {"key": "a", "op": "random.rand", "shape": [int(os.environ.get("BENCH_PCT_N", "20000000"))],
+            {"key": "a", "op": "random.rand", "shape": [int(os.environ.get("BENCH_PCT_N", "100000000"))],
              "chunk_size": 2000000, "seed": 1},
             {"key": "r", "op": "percentile", "inputs": ["a"], "q": [5, 50, 95]}], "fetch": ["r"]},
-        "np_setup": "a = np.random.default_rng(1).random(%d)" % int(os.environ.get("BENCH_PCT_N", "20000000")),
+        "np_setup": "a = np.random.default_rng(1).random(%d)" % int(os.environ.get("BENCH_PCT_N", "100000000")),
         "np_compute": "r = np.percentile(a, [5, 50, 95])",
         "dask": "a = da.random.random(%d, chunks=2000000); r = da.percentile(a, [5, 50, 95]).compute()"
-                % int(os.environ.get("BENCH_PCT_N", "20000000")),
+                % int(os.environ.get("BENCH_PCT_N", "100000000")),
     },
     # W15: a 1-D sort of 10^8 float64 (800 MB): past the 256 MiB block, so the
     # engine's merge network (sortstat.h: six blocks, 15 comparators); a

@@ -268,7 +268,13 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         rc = la_exec(t, j, ins, &o, err, errlen);
         break;
     case JK_SS: /* sortstat */
-        if (pa->la_step == SS_PACK)
+        if (pa->la_step == SS_SORT1)
+            rc = kern_ss_sort1(&ins[0], &o, err, errlen);
+        else if (pa->la_step == SS_QPICK)
+            rc = kern_ss_qpick(&t->g->nodes[j->node],
+                               shape_size(&t->g->nodes[t->g->nodes[j->node].in[0].node].oshape),
+                               &ins[0], &o, err, errlen);
+        else if (pa->la_step == SS_PACK)
             rc = kern_ss_pack(&ins[0], j->off ? j->off[0] : 0, &o, err, errlen);
         else if ((pa->la_step == SS_SPLIT_LOW || pa->la_step == SS_SPLIT_HIGH) &&
                  t->g->nodes[j->node].op == OP_ARGSORT)

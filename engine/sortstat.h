@@ -39,7 +39,14 @@ struct graph_node;
  * each comparator two JK_SS jobs reading both blocks, with jparam_t
  * la_step one of these: the first block's length of smallest values, or
  * the second's of largest. Every job so reads at most sort_block_bytes. */
-enum { SS_STEP_LINE = 0, SS_SPLIT_LOW = 1, SS_SPLIT_HIGH = 2, SS_PACK = 3 };
+enum {
+    SS_STEP_LINE = 0,
+    SS_SPLIT_LOW = 1,
+    SS_SPLIT_HIGH = 2,
+    SS_PACK = 3,
+    SS_SORT1 = 4, /* a block sorted (the network of a percentile, quantile, median) */
+    SS_QPICK = 5, /* in: the order statistics gathered (two per q, then the last value) */
+};
 /* argsort's network carries (value, index) pairs: each block is packed as
  * an int64 buffer [n values; n global indexes], the values in 8-byte slots
  * (floats as float64 bits, integers and bools as int64), sorted by value
@@ -54,6 +61,14 @@ int kern_ss_split(const arr_t *ins, arr_t *o, bool high, char *err, size_t errle
 /* argsort's steps: a block of dtype in->dt at global offset off packed and
  * sorted; two packed blocks of values of dtype vdt split as above */
 int kern_ss_pack(const arr_t *in, int64_t off, arr_t *o, char *err, size_t errlen);
+int kern_ss_sort1(const arr_t *in, arr_t *o, char *err, size_t errlen);
+/* percentile, quantile, median of a line of m values from its picks (the
+ * values at ss_quantile_pos's ranks per q, then the last one) */
+int kern_ss_qpick(const struct graph_node *n, int64_t m, const arr_t *picks, arr_t *o, char *err,
+                  size_t errlen);
+/* numpy 1.24's linear method: the ranks of the two neighbours of the
+ * virtual index (m - 1) q, and the weight g of the second */
+void ss_quantile_pos(int64_t m, double q, int64_t *pi, int64_t *ni, double *g);
 int kern_ss_split_pairs(const arr_t *ins, arr_t *o, bool high, dtype_t vdt, char *err,
                         size_t errlen);
 

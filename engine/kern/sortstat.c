@@ -377,7 +377,7 @@ static double median_of(dtype_t dt, const void *v, int64_t m)
 /* numpy 1.24's linear method: the neighbours of the virtual index
  * (m-1)*q (both the last past the end, both the first below 0) and gamma,
  * which numpy computes from the adjusted previous index (-1 past the end). */
-static void quantile_pos(int64_t m, double q, int64_t *pi, int64_t *ni, double *g)
+void ss_quantile_pos(int64_t m, double q, int64_t *pi, int64_t *ni, double *g)
 {
     double vi = (double)(m - 1) * q;
     int64_t p = (int64_t)floor(vi), nx = p + 1;
@@ -430,7 +430,7 @@ static int k_quantile(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, c
                 } else {
                     for (int qi = 0; qi < nq; qi++) {
                         int64_t p, nx;
-                        quantile_pos(m, s->q[qi], &p, &nx, NULL);
+                        ss_quantile_pos(m, s->q[qi], &p, &nx, NULL);
                         ks[nk++] = p;
                         ks[nk++] = nx;
                     }
@@ -446,7 +446,7 @@ static int k_quantile(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, c
                 } else {
                     int64_t pi, ni;
                     double g;
-                    quantile_pos(m, s->q[qi], &pi, &ni, &g);
+                    ss_quantile_pos(m, s->q[qi], &pi, &ni, &g);
                     res = lerp_at(a->dt, buf, pi, ni, g);
                 }
                 putd(o->dt, o->data, (int64_t)qi * nout + oi, res);
@@ -888,6 +888,49 @@ int kern_ss_split_pairs(const arr_t *ins, arr_t *o, bool high, dtype_t vdt, char
         bool take_x = i >= 0 && pair_lt(yv, yi, j, xv, xi, i, fl);
         ov[k] = take_x ? xv[i] : yv[j];
         oi[k] = take_x ? xi[i--] : yi[j--];
+    }
+    return 0;
+}
+
+int kern_ss_sort1(const arr_t *in, arr_t *o, char *err, size_t errlen)
+{
+    int64_t n = in->shape.d[0];
+    size_t es = dt_size(in->dt);
+    void *tmp = malloc((size_t)(n ? n : 1) * es);
+    if (!tmp) return oom(err, errlen);
+    memcpy(o->data, in->data, (size_t)n * es);
+    vsort(in->dt, o->data, tmp, n);
+    free(tmp);
+    return 0;
+}
+
+int kern_ss_qpick(const graph_node_t *n, int64_t m, const arr_t *picks, arr_t *o, char *err,
+                  size_t errlen)
+{
+    bool med = n->op == OP_MEDIAN;
+    int nq = med ? 1 : n->ss->nq;
+    if (picks->shape.d[0] != 2 * (int64_t)nq + 1) {
+        snprintf(err, errlen, "internal: %lld picks for %d quantiles", (long long)picks->shape.d[0],
+                 nq);
+        return -1;
+    }
+    /* sorted with NaN last: the last value says whether there is one */
+    bool has_nan = is_nan_at(picks->dt, picks->data, 2 * (int64_t)nq);
+    for (int qi = 0; qi < nq; qi++) {
+        double res;
+        if (has_nan) {
+            res = NAN;
+        } else if (med) {
+            /* median_of over the two middle values (one twice when m is odd) */
+            res = m % 2 ? dt_read_f64(picks->dt, picks->data, 1)
+                        : median_of(picks->dt, picks->data, 2);
+        } else {
+            int64_t pi, ni;
+            double g;
+            ss_quantile_pos(m, n->ss->q[qi], &pi, &ni, &g);
+            res = lerp_at(picks->dt, picks->data, 2 * qi, 2 * qi + 1, g);
+        }
+        putd(o->dt, o->data, qi, res);
     }
     return 0;
 }

@@ -1040,13 +1040,29 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             /* the sort network's step (sortstat.h): two sorted blocks in */
             op_t op = r->g->nodes[j->node].op;
             const jin_t *a = j->n_in == 2 ? &j->in[0] : NULL, *b = a ? &j->in[1] : NULL;
-            bool ok = a && (op == OP_SORT || op == OP_ARGSORT) && j->ndim == 1 && a->ndim == 1 &&
-                      b->ndim == 1 && a->dt == j->dt && b->dt == j->dt &&
+            bool qnt = op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN;
+            bool ok = a && (op == OP_SORT || op == OP_ARGSORT || qnt) && j->ndim == 1 &&
+                      a->ndim == 1 && b->ndim == 1 && a->dt == j->dt && b->dt == j->dt &&
                       j->shape[0] == (pa->la_step == SS_SPLIT_HIGH ? b->shape[0] : a->shape[0]);
             if (ok && op == OP_ARGSORT) /* packed pairs */
                 ok = j->dt == DT_INT64 && a->shape[0] % 2 == 0 && b->shape[0] % 2 == 0 &&
                      pa->in_dt < DT_NTYPES;
             if (!ok) fail(r, "a sort network step of other shapes");
+        } else if (pa->la_step == SS_SORT1) {
+            op_t op = r->g->nodes[j->node].op;
+            const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
+            bool ok = a && (op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN) &&
+                      j->ndim == 1 && a->ndim == 1 && a->dt == j->dt && a->shape[0] == j->shape[0];
+            if (!ok) fail(r, "a sorted block of other shapes");
+        } else if (pa->la_step == SS_QPICK) {
+            const graph_node_t *nd = &r->g->nodes[j->node];
+            const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
+            int nq = nd->op == OP_MEDIAN ? 1 : nd->ss ? nd->ss->nq : -1;
+            bool ok = a &&
+                      (nd->op == OP_PERCENTILE || nd->op == OP_QUANTILE || nd->op == OP_MEDIAN) &&
+                      nq >= 1 && a->ndim == 1 && a->shape[0] == 2 * (int64_t)nq + 1 &&
+                      vol(j->ndim, j->shape) == nq;
+            if (!ok) fail(r, "a quantile step of other shapes");
         } else if (pa->la_step == SS_PACK) {
             const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
             bool ok = a && r->g->nodes[j->node].op == OP_ARGSORT && j->ndim == 1 && a->ndim == 1 &&

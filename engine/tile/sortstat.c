@@ -124,26 +124,30 @@ static bool keeps_shape(op_t op)
  * blk elements but the last, which may be shorter and is always the second
  * of its comparators, so that each comparator keeps both blocks' lengths
  * and the blocks end up sorted in order (tests/diff/test_sortstat.py). */
-static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
-                                  const tgrid_t *X)
+/* The network's sorted blocks: *bounds (p + 1 offsets) and *cur (the p
+ * jobs holding them). arg: argsort's packed (value, index) blocks; else
+ * the values, in X's dtype (quantiles' blocks are sorted by SS_SORT1
+ * steps, as their node's own kernel does something else). */
+static int network(tctx_t *c, const graph_node_t *n, const jparam_t *pa, const tgrid_t *X,
+                   int64_t **bounds, int64_t *np_, int32_t **cur_)
 {
     bool arg = n->op == OP_ARGSORT; /* blocks of (value, index) pairs, 16 bytes each */
     int64_t len = X->shape.d[0], es = arg ? 16 : (int64_t)dt_size(X->dt);
     int64_t blk = c->opts->sort_block_bytes / (2 * es), p;
-    dtype_t bdt = arg ? DT_INT64 : n->odtype; /* the blocks' */
-    int64_t per = arg ? 2 : 1;                /* slots per element */
+    dtype_t bdt = arg ? DT_INT64 : X->dt; /* the blocks' */
+    int64_t per = arg ? 2 : 1;            /* slots per element */
     if (blk < 1) blk = 1;
     bounds_uniform(len, blk, &p);
     if (p > INT32_MAX / 2) {
         tile__fail(c, "a sort of %lld blocks is too many", (long long)p);
-        return NULL;
+        return -1;
     }
     int64_t *b[1] = {tile__arena_i64(c, p + 1)};
     int32_t *cur = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)p);
     jparam_t *lo = tile__param_new(c, n->op), *hi = tile__param_new(c, n->op);
     if (!b[0] || !cur || !lo || !hi) {
         tile__fail(c, "out of memory while tiling");
-        return NULL;
+        return -1;
     }
     for (int64_t k = 0; k <= p; k++)
         b[0][k] = k * blk < len ? k * blk : len;
@@ -151,21 +155,21 @@ static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam
     lo->la_step = SS_SPLIT_LOW;
     hi->la_step = SS_SPLIT_HIGH;
     const jparam_t *pk = pa;
-    if (arg) {
+    if (arg || n->op != OP_SORT) {
         jparam_t *q = tile__param_new(c, n->op);
-        if (!q) return NULL;
+        if (!q) return -1;
         q->in_dt = pa->in_dt;
-        q->la_step = SS_PACK;
+        q->la_step = arg ? SS_PACK : SS_SORT1;
         pk = q;
     }
     const tgrid_t *B = grid_rechunk(c, X, b, &p);
-    if (!B) return NULL;
+    if (!B) return -1;
     for (int64_t k = 0; k < p; k++) {
         int64_t l = (b[0][k + 1] - b[0][k]) * per;
         int32_t ji = ss_job(c, pk, bdt, 1, &l, 1);
-        if (ji < 0) return NULL;
+        if (ji < 0) return -1;
         tile__jin_direct(c, ji, 0, B->job[k]);
-        if (arg && !(c->t->jobs[ji].off = arena_i64_copy(c, &b[0][k], 1))) return NULL;
+        if (arg && !(c->t->jobs[ji].off = arena_i64_copy(c, &b[0][k], 1))) return -1;
         cur[k] = ji;
     }
     for (int64_t s = 1; s < p; s *= 2)
@@ -177,7 +181,7 @@ static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam
                     int64_t lx = (b[0][x + 1] - b[0][x]) * per, ly = (b[0][y + 1] - b[0][y]) * per;
                     int32_t jl = ss_job(c, lo, bdt, 1, &lx, 2);
                     int32_t jh = jl < 0 ? -1 : ss_job(c, hi, bdt, 1, &ly, 2);
-                    if (jh < 0) return NULL;
+                    if (jh < 0) return -1;
                     tile__jin_direct(c, jl, 0, cur[x]);
                     tile__jin_direct(c, jl, 1, cur[y]);
                     tile__jin_direct(c, jh, 0, cur[x]);
@@ -185,6 +189,19 @@ static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam
                     cur[x] = jl;
                     cur[y] = jh;
                 }
+    *bounds = b[0];
+    *np_ = p;
+    *cur_ = cur;
+    return 0;
+}
+
+static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
+                                  const tgrid_t *X)
+{
+    bool arg = n->op == OP_ARGSORT;
+    int64_t *b[1], p;
+    int32_t *cur;
+    if (network(c, n, pa, X, &b[0], &p, &cur)) return NULL;
     tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, &p);
     if (!R) return NULL;
     for (int64_t k = 0; k < p; k++) {
@@ -193,6 +210,74 @@ static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam
         R->job[k] = arg ? tile__slice_job(c, cur[k], DT_INT64, 1, &l, l) : cur[k];
         if (R->job[k] < 0) return NULL;
     }
+    return R;
+}
+
+/* percentile, quantile or median of one line longer than a job may read
+ * (1-D or axis None, keepdims false): the line sorted by the network, the
+ * order statistics numpy's linear method needs (two per q, and the last
+ * value, NaN when any is) gathered from their blocks into one small
+ * vector, and one SS_QPICK job interpolating them as kern_ss would. */
+static tgrid_t *tile_quantile_network(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
+                                      const tgrid_t *X)
+{
+    const ss_node_t *s = n->ss;
+    int64_t m = X->shape.d[0], *bnd, p;
+    int32_t *cur;
+    if (network(c, n, pa, X, &bnd, &p, &cur)) return NULL;
+    bool med = n->op == OP_MEDIAN;
+    int nq = med ? 1 : s->nq;
+    int64_t npick = 2 * (int64_t)nq + 1;
+    int64_t *rank = tile__arena_i64(c, npick);
+    if (!rank) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    for (int qi = 0; qi < nq; qi++) {
+        if (med) {
+            rank[0] = m % 2 ? m / 2 : m / 2 - 1;
+            rank[1] = m / 2;
+        } else {
+            ss_quantile_pos(m, s->q[qi], &rank[2 * qi], &rank[2 * qi + 1], NULL);
+        }
+    }
+    rank[npick - 1] = m - 1;
+    int32_t gj = tile__job_new(c, JK_GATHER, X->dt, 1, &npick, 1);
+    if (gj < 0) return NULL;
+    c->npv = 0;
+    for (int64_t i = 0; i < npick; i++) {
+        int64_t k = 0;
+        while (k + 1 < p && bnd[k + 1] <= rank[i])
+            k++;
+        piece_t *pc = pv_push(c);
+        int64_t one = 1;
+        if (!pc || !(pc->count = arena_i64_copy(c, &one, 1)) ||
+            !(pc->src_stride = tile__arena_i64(c, 1)) || !(pc->dst_stride = tile__arena_i64(c, 1)))
+            return NULL;
+        pc->src = cur[k];
+        pc->ndim = 1;
+        pc->src_stride[0] = pc->dst_stride[0] = 1;
+        pc->src_off = rank[i] - bnd[k];
+        pc->dst_off = i;
+    }
+    input_finish(c, gj, 0, 1, &npick, X->dt);
+    jparam_t *pq = tile__param_new(c, n->op);
+    if (!pq) return NULL;
+    pq->in_dt = pa->in_dt;
+    pq->la_step = SS_QPICK;
+    int32_t ji = ss_job(c, pq, n->odtype, n->oshape.ndim, n->oshape.d, 1);
+    if (ji < 0) return NULL;
+    tile__jin_direct(c, ji, 0, gj);
+    int64_t *b[MR_MAXDIM], nch[MR_MAXDIM];
+    for (int d = 0; d < n->oshape.ndim; d++) {
+        b[d] = tile__arena_i64(c, 2);
+        b[d][0] = 0;
+        b[d][1] = n->oshape.d[d];
+        nch[d] = 1;
+    }
+    tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, nch);
+    if (!R) return NULL;
+    R->job[0] = ji;
     return R;
 }
 
@@ -212,6 +297,13 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
             pa->axis = 0;
             return L ? tile_sort_network(c, n, pa, L) : NULL;
         }
+    }
+    if ((n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN) &&
+        (s->axis_none || X->shape.ndim == 1) && !s->keepdims && shape_size(&X->shape) > 0 &&
+        shape_size(&X->shape) * (int64_t)dt_size(X->dt) > c->opts->sort_block_bytes) {
+        const tgrid_t *L = flat_grid(c, X);
+        pa->axis = 0;
+        return L ? tile_quantile_network(c, n, pa, L) : NULL;
     }
     if (s->axis_none) {
         /* one block: the flattened input (and weights) */

@@ -398,6 +398,27 @@ NET.append(("sortnet/axis-none-2d", [A("a", x2, "float64", [7, 5]),
 NET.append(("argsortnet/axis-none-2d", [A("a", x2, "float64", [7, 5]),
                                         N("r", "argsort", ["a"], axis=None)],
             np.argsort(x2, axis=None, kind="stable"), 800))
+# percentile, quantile and median of one long line: the network, then the
+# order statistics gathered (exact: numpy's linear method on the same values)
+for n, blk in [(1, 16), (2, 16), (101, 64), (1000, 256), (4097, 2048)]:
+    for dt in DTS[1:]:
+        x = sample(dt, (n,))
+        for op, kw, ref in (("percentile", {"q": [0, 12.5, 50, 99, 100]},
+                             lambda a: np.percentile(a, [0, 12.5, 50, 99, 100])),
+                            ("quantile", {"q": 0.37}, lambda a: np.asarray(np.quantile(a, 0.37))),
+                            ("median", {}, lambda a: np.asarray(np.median(a)))):
+            NET.append(("qnet/%s/%s/%d" % (op, dt, n),
+                        [A("a", x, dt, max(1, n // 5)), N("r", op, ["a"], **kw)], ref(x), blk))
+for dt in ("float32", "float64"):
+    x = sample(dt, (300,))
+    nn, mask = with_nan("a", "b", (300,), 0.02, dt)
+    xn = np.where(mask, np.nan, x).astype(dt)
+    NET.append(("qnet/nan/%s" % dt, [A("b", x, dt, 37)] + nn +
+                [N("r", "percentile", ["a"], q=[10, 90])],
+                npq(np.percentile, xn, [10, 90]), 160))
+NET.append(("qnet/axis-none-2d", [A("a", x2, "float64", [7, 5]),
+                                  N("r", "median", ["a"], axis=None)],
+            np.asarray(np.median(x2)), 400))
 NET.append(("sortnet/then-sum-and-slice",
             [A("a", np.arange(3000.0)[::-1].copy(), "float64", 250), N("s", "sort", ["a"]),
              N("r", "getitem", ["s"], index=["100:2900:7"])], np.arange(3000.0)[100:2900:7], 512))

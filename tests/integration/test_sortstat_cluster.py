@@ -95,8 +95,9 @@ def sort_network(web):
     sid = session(web)
     v = np.round(RNG.normal(0, 100, 20000), 2)
     doc = {"version": 1, "nodes": [A("v", v, "float64", 1500), N("s", "sort", ["v"]),
-                                   N("t", "sum", ["s"]), N("as", "argsort", ["v"])],
-           "fetch": ["s", "t", "as"]}
+                                   N("t", "sum", ["s"]), N("as", "argsort", ["v"]),
+                                   N("pc", "percentile", ["v"], q=[1, 50, 99.5])],
+           "fetch": ["s", "t", "as", "pc"]}
     body, t = run_task(web, sid, doc)
     check(t["status"] == "succeeded", "task %s: %r", t["status"], t.get("error"))
     tasks = request("GET", web, "/api/v1/sessions/%s/tasks/%s" % (sid, body["task_id"])).json()
@@ -105,6 +106,8 @@ def sort_network(web):
     check(np.isclose(float(fetch(web, sid, "t")), v.sum()), "sum of the sorted values")
     check(np.array_equal(fetch(web, sid, "as"), np.argsort(v, kind="stable")),
           "network argsort differs from numpy's stable argsort")
+    check(np.array_equal(fetch(web, sid, "pc"), np.percentile(v, [1, 50, 99.5])),
+          "percentile through the network differs from numpy's")
     # many jobs: the blocks (20000 x 8 / 2048 bytes = 79 of them) and their comparators
     check(tasks["chunks_total"] > 200, "only %s chunk jobs: no merge network",
           tasks["chunks_total"])

@@ -221,8 +221,11 @@ static void test_network_lstsq_sampling(void **state)
                       "{\"key\":\"s\",\"op\":\"sort\",\"inputs\":[\"x\"]},"
                       "{\"key\":\"i\",\"op\":\"random.randint\",\"shape\":[57],"
                       "\"low\":0,\"high\":5,\"seed\":2,\"chunk_size\":10},"
-                      "{\"key\":\"as\",\"op\":\"argsort\",\"inputs\":[\"i\"]}],"
-                      "\"fetch\":[\"s\",\"as\"]}"),
+                      "{\"key\":\"as\",\"op\":\"argsort\",\"inputs\":[\"i\"]},"
+                      "{\"key\":\"pc\",\"op\":\"percentile\",\"inputs\":[\"x\"],"
+                      "\"q\":[5,50]},"
+                      "{\"key\":\"md\",\"op\":\"median\",\"inputs\":[\"i\"]}],"
+                      "\"fetch\":[\"s\",\"as\",\"pc\",\"md\"]}"),
                     160);
     round_trip(D("{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[9,3],\"seed\":1,"
                  "\"chunk_size\":[4,2]},"
