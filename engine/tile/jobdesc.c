@@ -1041,17 +1041,20 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             op_t op = r->g->nodes[j->node].op;
             const jin_t *a = j->n_in == 2 ? &j->in[0] : NULL, *b = a ? &j->in[1] : NULL;
             bool qnt = op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN;
-            bool ok = a && (op == OP_SORT || op == OP_ARGSORT || qnt) && j->ndim == 1 &&
+            bool pr = op == OP_ARGSORT || op == OP_ARGPARTITION; /* packed pairs */
+            bool ok = a && (op == OP_SORT || op == OP_PARTITION || pr || qnt) && j->ndim == 1 &&
                       a->ndim == 1 && b->ndim == 1 && a->dt == j->dt && b->dt == j->dt &&
                       j->shape[0] == (pa->la_step == SS_SPLIT_HIGH ? b->shape[0] : a->shape[0]);
-            if (ok && op == OP_ARGSORT) /* packed pairs */
+            if (ok && pr)
                 ok = j->dt == DT_INT64 && a->shape[0] % 2 == 0 && b->shape[0] % 2 == 0 &&
                      pa->in_dt < DT_NTYPES;
             if (!ok) fail(r, "a sort network step of other shapes");
         } else if (pa->la_step == SS_SORT1) {
             op_t op = r->g->nodes[j->node].op;
             const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
-            bool ok = a && (op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN) &&
+            bool ok = a &&
+                      (op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN ||
+                       op == OP_PARTITION) &&
                       j->ndim == 1 && a->ndim == 1 && a->dt == j->dt && a->shape[0] == j->shape[0];
             if (!ok) fail(r, "a sorted block of other shapes");
         } else if (pa->la_step == SS_QPICK) {
@@ -1065,9 +1068,10 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             if (!ok) fail(r, "a quantile step of other shapes");
         } else if (pa->la_step == SS_PACK) {
             const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
-            bool ok = a && r->g->nodes[j->node].op == OP_ARGSORT && j->ndim == 1 && a->ndim == 1 &&
-                      a->dt == pa->in_dt && j->dt == DT_INT64 && j->shape[0] == 2 * a->shape[0] &&
-                      j->off && j->off[0] >= 0;
+            op_t op = r->g->nodes[j->node].op;
+            bool ok = a && (op == OP_ARGSORT || op == OP_ARGPARTITION) && j->ndim == 1 &&
+                      a->ndim == 1 && a->dt == pa->in_dt && j->dt == DT_INT64 &&
+                      j->shape[0] == 2 * a->shape[0] && j->off && j->off[0] >= 0;
             if (!ok) fail(r, "an argsort block of other shapes");
         } else if (pa->la_step != SS_STEP_LINE) {
             fail(r, "a sorting job of an unknown step");

@@ -131,7 +131,8 @@ static bool keeps_shape(op_t op)
 static int network(tctx_t *c, const graph_node_t *n, const jparam_t *pa, const tgrid_t *X,
                    int64_t **bounds, int64_t *np_, int32_t **cur_)
 {
-    bool arg = n->op == OP_ARGSORT; /* blocks of (value, index) pairs, 16 bytes each */
+    /* blocks of (value, index) pairs, 16 bytes each */
+    bool arg = n->op == OP_ARGSORT || n->op == OP_ARGPARTITION;
     int64_t len = X->shape.d[0], es = arg ? 16 : (int64_t)dt_size(X->dt);
     int64_t blk = c->opts->sort_block_bytes / (2 * es), p;
     dtype_t bdt = arg ? DT_INT64 : X->dt; /* the blocks' */
@@ -198,7 +199,7 @@ static int network(tctx_t *c, const graph_node_t *n, const jparam_t *pa, const t
 static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
                                   const tgrid_t *X)
 {
-    bool arg = n->op == OP_ARGSORT;
+    bool arg = n->op == OP_ARGSORT || n->op == OP_ARGPARTITION;
     int64_t *b[1], p;
     int32_t *cur;
     if (network(c, n, pa, X, &b[0], &p, &cur)) return NULL;
@@ -288,10 +289,14 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
     const tgrid_t *W = n->n_in > 1 ? c->t->grid[n->in[1].node] : NULL;
     int32_t wwhole = -1;
     bool shaped = keeps_shape(n->op);
-    if ((n->op == OP_SORT || n->op == OP_ARGSORT) && (s->axis_none || X->shape.ndim == 1)) {
-        /* one line longer than a job's block: the merge network */
-        int64_t bytes =
-            shape_size(&X->shape) * (n->op == OP_ARGSORT ? 16 : (int64_t)dt_size(X->dt));
+    /* one line longer than a job's block: the merge network (a sorted line
+     * is also a partition of it, whatever kth: numpy's order inside the
+     * partitions is unspecified) */
+    bool sortlike = n->op == OP_SORT || n->op == OP_ARGSORT || n->op == OP_PARTITION ||
+                    n->op == OP_ARGPARTITION;
+    if (sortlike && (s->axis_none || X->shape.ndim == 1)) {
+        bool arg = n->op == OP_ARGSORT || n->op == OP_ARGPARTITION;
+        int64_t bytes = shape_size(&X->shape) * (arg ? 16 : (int64_t)dt_size(X->dt));
         if (bytes > c->opts->sort_block_bytes) {
             const tgrid_t *L = flat_grid(c, X);
             pa->axis = 0;

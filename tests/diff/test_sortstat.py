@@ -419,6 +419,32 @@ for dt in ("float32", "float64"):
 NET.append(("qnet/axis-none-2d", [A("a", x2, "float64", [7, 5]),
                                   N("r", "median", ["a"], axis=None)],
             np.asarray(np.median(x2)), 400))
+# partition and argpartition of one long line: the network's sorted line
+# (a partition for any kth); checked by the partition property
+
+
+def pcheck1(got, x, kth, arg):
+    v = x[got] if arg else got
+    s = np.sort(x)
+    if v.shape != s.shape or (arg and got.dtype != np.int64):
+        return "shape %s dtype %s" % (v.shape, got.dtype)
+    if not np.array_equal(np.sort(v), s):
+        return "not the input's values"
+    for k in kth:
+        if v[k] != s[k] or not (np.all(v[:k] <= v[k]) and np.all(v[k:] >= v[k])):
+            return "not partitioned at %d" % k
+    return None
+
+
+for n, blk in [(50, 64), (1000, 256)]:
+    for dt in ("int64", "float64", "float32"):
+        x = sample(dt, (n,))
+        for op in ("partition", "argpartition"):
+            NET.append(("pnet/%s/%s/%d" % (op, dt, n),
+                        [A("a", x, dt, max(1, n // 6)), N("r", op, ["a"], kth=[0, n // 3, n - 1])],
+                        lambda g, x=x, n=n, op=op: pcheck1(g, x, [0, n // 3, n - 1],
+                                                           op == "argpartition"),
+                        blk * (2 if op == "argpartition" else 1)))
 NET.append(("sortnet/then-sum-and-slice",
             [A("a", np.arange(3000.0)[::-1].copy(), "float64", 250), N("s", "sort", ["a"]),
              N("r", "getitem", ["s"], index=["100:2900:7"])], np.arange(3000.0)[100:2900:7], 512))
