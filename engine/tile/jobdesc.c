@@ -1042,8 +1042,9 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             const jin_t *a = j->n_in == 2 ? &j->in[0] : NULL, *b = a ? &j->in[1] : NULL;
             bool qnt = op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN;
             bool pr = op == OP_ARGSORT || op == OP_ARGPARTITION; /* packed pairs */
-            bool ok = a && (op == OP_SORT || op == OP_PARTITION || pr || qnt) && j->ndim == 1 &&
-                      a->ndim == 1 && b->ndim == 1 && a->dt == j->dt && b->dt == j->dt &&
+            bool ok = a && (op == OP_SORT || op == OP_PARTITION || op == OP_TOPK || pr || qnt) &&
+                      j->ndim == 1 && a->ndim == 1 && b->ndim == 1 && a->dt == j->dt &&
+                      b->dt == j->dt &&
                       j->shape[0] == (pa->la_step == SS_SPLIT_HIGH ? b->shape[0] : a->shape[0]);
             if (ok && pr)
                 ok = j->dt == DT_INT64 && a->shape[0] % 2 == 0 && b->shape[0] % 2 == 0 &&
@@ -1054,7 +1055,7 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
             bool ok = a &&
                       (op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN ||
-                       op == OP_PARTITION) &&
+                       op == OP_PARTITION || op == OP_TOPK) &&
                       j->ndim == 1 && a->ndim == 1 && a->dt == j->dt && a->shape[0] == j->shape[0];
             if (!ok) fail(r, "a sorted block of other shapes");
         } else if (pa->la_step == SS_QPICK) {

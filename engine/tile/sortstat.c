@@ -282,6 +282,56 @@ static tgrid_t *tile_quantile_network(tctx_t *c, const graph_node_t *n, const jp
     return R;
 }
 
+/* topk of one long line: the network sorts it, one gather takes the k
+ * smallest in order, or the k largest in reverse order (Mars's topk with
+ * `sorted`), a piece per block they span. */
+static tgrid_t *tile_topk_network(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
+                                  const tgrid_t *X)
+{
+    int64_t m = X->shape.d[0], k = n->ss->k, *bnd, p;
+    int32_t *cur;
+    if (k * (int64_t)dt_size(X->dt) > SS_MAX_BLOCK_BYTES) { /* one chunk */
+        too_big(c, k * (int64_t)dt_size(X->dt), "topk's result");
+        return NULL;
+    }
+    if (network(c, n, pa, X, &bnd, &p, &cur)) return NULL;
+    int32_t gj = tile__job_new(c, JK_GATHER, X->dt, 1, &k, 1);
+    if (gj < 0) return NULL;
+    c->npv = 0;
+    bool big = n->ss->largest;
+    int64_t lo = big ? m - k : 0, hi = big ? m : k; /* the ranks taken */
+    for (int64_t b = 0; b < p; b++) {
+        int64_t s0 = bnd[b] > lo ? bnd[b] : lo, s1 = bnd[b + 1] < hi ? bnd[b + 1] : hi;
+        if (s1 <= s0) continue;
+        piece_t *pc = pv_push(c);
+        int64_t cnt = s1 - s0;
+        if (!pc || !(pc->count = arena_i64_copy(c, &cnt, 1)) ||
+            !(pc->src_stride = tile__arena_i64(c, 1)) || !(pc->dst_stride = tile__arena_i64(c, 1)))
+            return NULL;
+        pc->src = cur[b];
+        pc->ndim = 1;
+        pc->src_stride[0] = 1;
+        if (big) { /* rank r goes to m - 1 - r: reversed */
+            pc->src_off = s1 - 1 - bnd[b];
+            pc->src_stride[0] = -1;
+            pc->dst_off = m - 1 - (s1 - 1);
+        } else {
+            pc->src_off = s0 - bnd[b];
+            pc->dst_off = s0;
+        }
+        pc->dst_stride[0] = 1;
+    }
+    input_finish(c, gj, 0, 1, &k, X->dt);
+    int64_t *b[1] = {tile__arena_i64(c, 2)}, one = 1;
+    if (!b[0]) return NULL;
+    b[0][0] = 0;
+    b[0][1] = k;
+    tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, &one);
+    if (!R) return NULL;
+    R->job[0] = gj;
+    return R;
+}
+
 static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
 {
     const ss_node_t *s = n->ss;
@@ -302,6 +352,12 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
             pa->axis = 0;
             return L ? tile_sort_network(c, n, pa, L) : NULL;
         }
+    }
+    if (n->op == OP_TOPK && (s->axis_none || X->shape.ndim == 1) && n->oshape.ndim == 1 &&
+        shape_size(&X->shape) * (int64_t)dt_size(X->dt) > c->opts->sort_block_bytes) {
+        const tgrid_t *L = flat_grid(c, X);
+        pa->axis = 0;
+        return L ? tile_topk_network(c, n, pa, L) : NULL;
     }
     if ((n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN) &&
         (s->axis_none || X->shape.ndim == 1) && !s->keepdims && shape_size(&X->shape) > 0 &&

@@ -445,6 +445,16 @@ for n, blk in [(50, 64), (1000, 256)]:
                         lambda g, x=x, n=n, op=op: pcheck1(g, x, [0, n // 3, n - 1],
                                                            op == "argpartition"),
                         blk * (2 if op == "argpartition" else 1)))
+# topk of one long line: the network, then one gather of the k ends
+for n, k, blk in [(50, 1, 64), (1000, 37, 256), (1000, 1000, 512), (4097, 300, 1024)]:
+    for dt in ("int64", "float64", "int32", "float32"):
+        x = sample(dt, (n,))
+        s_ = np.sort(x)
+        for largest in (True, False):
+            NET.append(("topknet/%s/%d/k=%d/largest=%s" % (dt, n, k, largest),
+                        [A("a", x, dt, max(1, n // 7)),
+                         N("r", "topk", ["a"], k=k, largest=largest)],
+                        s_[::-1][:k] if largest else s_[:k], blk))
 NET.append(("sortnet/then-sum-and-slice",
             [A("a", np.arange(3000.0)[::-1].copy(), "float64", 250), N("s", "sort", ["a"]),
              N("r", "getitem", ["s"], index=["100:2900:7"])], np.arange(3000.0)[100:2900:7], 512))
