@@ -280,6 +280,8 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
                  (t->g->nodes[j->node].op == OP_ARGSORT ||
                   t->g->nodes[j->node].op == OP_ARGPARTITION))
             rc = kern_ss_split_pairs(ins, &o, pa->la_step == SS_SPLIT_HIGH, pa->in_dt, err, errlen);
+        else if ((pa->la_step == SS_SPLIT_LOW || pa->la_step == SS_SPLIT_HIGH) && j->ndim > 1)
+            rc = kern_ss_split_axis(ins, &o, pa->la_step == SS_SPLIT_HIGH, pa->axis, err, errlen);
         else if (pa->la_step == SS_SPLIT_LOW || pa->la_step == SS_SPLIT_HIGH)
             rc = kern_ss_split(ins, &o, pa->la_step == SS_SPLIT_HIGH, err, errlen);
         else

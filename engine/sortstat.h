@@ -58,6 +58,8 @@ enum {
  * one dtype) into o, the ins[0].len smallest (low) or the ins[1].len
  * largest (high) of both, sorted (numpy's order: NaN last). */
 int kern_ss_split(const arr_t *ins, arr_t *o, bool high, char *err, size_t errlen);
+/* the same for blocks of any ndim: every line along axis split alone */
+int kern_ss_split_axis(const arr_t *ins, arr_t *o, bool high, int axis, char *err, size_t errlen);
 /* argsort's steps: a block of dtype in->dt at global offset off packed and
  * sorted; two packed blocks of values of dtype vdt split as above */
 int kern_ss_pack(const arr_t *in, int64_t off, arr_t *o, char *err, size_t errlen);

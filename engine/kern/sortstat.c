@@ -787,6 +787,59 @@ DEFINE_SPLIT(i64, int64_t, LT_INT)
 DEFINE_SPLIT(f32, float, LT_FLT)
 DEFINE_SPLIT(f64, double, LT_FLT)
 
+static void split_any(dtype_t dt, const void *x, int64_t nx, const void *y, int64_t ny, void *o,
+                      bool high)
+{
+    switch (dt) {
+    case DT_BOOL:
+        split_b(x, nx, y, ny, o, high);
+        break;
+    case DT_INT32:
+        split_i32(x, nx, y, ny, o, high);
+        break;
+    case DT_INT64:
+        split_i64(x, nx, y, ny, o, high);
+        break;
+    case DT_FLOAT32:
+        split_f32(x, nx, y, ny, o, high);
+        break;
+    default:
+        split_f64(x, nx, y, ny, o, high);
+        break;
+    }
+}
+
+int kern_ss_split_axis(const arr_t *ins, arr_t *o, bool high, int axis, char *err, size_t errlen)
+{
+    const arr_t *x = &ins[0], *y = &ins[1];
+    lines_t lx = lines_of(x, axis), ly = lines_of(y, axis), lo = lines_of(o, axis);
+    if (x->dt != o->dt || y->dt != o->dt || lx.outer != lo.outer || ly.outer != lo.outer ||
+        lx.inner != lo.inner || ly.inner != lo.inner || lo.len != (high ? ly.len : lx.len)) {
+        snprintf(err, errlen, "internal: sort network step of other shapes");
+        return -1;
+    }
+    size_t es = dt_size(o->dt);
+    char *bx = malloc((size_t)(lx.len + 1) * es), *by = malloc((size_t)(ly.len + 1) * es),
+         *bo = malloc((size_t)(lo.len + 1) * es);
+    if (!bx || !by || !bo) {
+        free(bx);
+        free(by);
+        free(bo);
+        return oom(err, errlen);
+    }
+    for (int64_t oo = 0; oo < lo.outer; oo++)
+        for (int64_t r = 0; r < lo.inner; r++) {
+            line_get(x, lx, oo, r, bx);
+            line_get(y, ly, oo, r, by);
+            split_any(o->dt, bx, lx.len, by, ly.len, bo, high);
+            line_put(o, lo.len, lo, oo, r, bo);
+        }
+    free(bx);
+    free(by);
+    free(bo);
+    return 0;
+}
+
 int kern_ss_split(const arr_t *ins, arr_t *o, bool high, char *err, size_t errlen)
 {
     const arr_t *x = &ins[0], *y = &ins[1];

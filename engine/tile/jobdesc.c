@@ -1043,9 +1043,15 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             bool qnt = op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN;
             bool pr = op == OP_ARGSORT || op == OP_ARGPARTITION; /* packed pairs */
             bool ok = a && (op == OP_SORT || op == OP_PARTITION || op == OP_TOPK || pr || qnt) &&
-                      j->ndim == 1 && a->ndim == 1 && b->ndim == 1 && a->dt == j->dt &&
-                      b->dt == j->dt &&
-                      j->shape[0] == (pa->la_step == SS_SPLIT_HIGH ? b->shape[0] : a->shape[0]);
+                      j->ndim >= 1 && a->ndim == j->ndim && b->ndim == j->ndim && a->dt == j->dt &&
+                      b->dt == j->dt;
+            /* blocks of one line (1-D), or of lines along pa->axis (sort) */
+            int ax = j->ndim == 1 ? 0 : pa->axis;
+            ok = ok && (j->ndim == 1 || (op == OP_SORT && ax >= 0 && ax < j->ndim));
+            for (int d = 0; ok && d < j->ndim; d++)
+                ok = d == ax
+                         ? j->shape[d] == (pa->la_step == SS_SPLIT_HIGH ? b->shape[d] : a->shape[d])
+                         : a->shape[d] == j->shape[d] && b->shape[d] == j->shape[d];
             if (ok && pr)
                 ok = j->dt == DT_INT64 && a->shape[0] % 2 == 0 && b->shape[0] % 2 == 0 &&
                      pa->in_dt < DT_NTYPES;

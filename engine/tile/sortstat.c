@@ -282,6 +282,100 @@ static tgrid_t *tile_quantile_network(tctx_t *c, const graph_node_t *n, const jp
     return R;
 }
 
+/* sort along axis ax of a matrix (or more dimensions) whose lines are
+ * longer than a job may read: for every chunk of the other axes, the same
+ * network over blocks along ax (split jobs merge each line of their two
+ * blocks alone: kern_ss_split_axis); the result keeps the other axes'
+ * chunks and has the blocks along ax. */
+static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
+                                       const tgrid_t *X, int ax)
+{
+    int nd = X->shape.ndim;
+    int64_t es = (int64_t)dt_size(X->dt), other = 1, len = X->shape.d[ax], p;
+    for (int d = 0; d < nd; d++) {
+        if (d == ax) continue;
+        int64_t m = 0;
+        for (int64_t k = 0; k < X->nchunks[d]; k++)
+            if (X->bounds[d][k + 1] - X->bounds[d][k] > m)
+                m = X->bounds[d][k + 1] - X->bounds[d][k];
+        other *= m > 0 ? m : 1;
+    }
+    int64_t blk = c->opts->sort_block_bytes / (2 * es * other);
+    if (blk < 1) {
+        tile__fail(c,
+                   "a sort step reads two blocks of one element along the axis for each of the "
+                   "other axes' chunk, %lld bytes, over the sort block limit of %lld bytes "
+                   "(--sort-block-bytes); rechunk the other axes smaller",
+                   (long long)(2 * es * other), (long long)c->opts->sort_block_bytes);
+        return NULL;
+    }
+    bounds_uniform(len, blk, &p);
+    int64_t *b[MR_MAXDIM], nch[MR_MAXDIM];
+    for (int d = 0; d < nd; d++) {
+        if (d == ax) {
+            if (!(b[d] = tile__arena_i64(c, p + 1))) return NULL;
+            for (int64_t k = 0; k <= p; k++)
+                b[d][k] = k * blk < len ? k * blk : len;
+            nch[d] = p;
+        } else {
+            b[d] = X->bounds[d];
+            nch[d] = X->nchunks[d];
+        }
+    }
+    const tgrid_t *B = grid_rechunk(c, X, b, nch);
+    tgrid_t *R =
+        B ? grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, nch) : NULL;
+    jparam_t *lo = tile__param_new(c, n->op), *hi = tile__param_new(c, n->op);
+    int32_t *cur = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)p);
+    if (!R || !lo || !hi || !cur) {
+        if (R) tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    lo->in_dt = hi->in_dt = pa->in_dt;
+    lo->axis = hi->axis = ax;
+    lo->la_step = SS_SPLIT_LOW;
+    hi->la_step = SS_SPLIT_HIGH;
+    for (gwalk_t w = gwalk_start(B); gwalk_next(&w);) {
+        if (w.co[ax] != 0) continue;
+        int64_t co[MR_MAXDIM], sh[MR_MAXDIM], sy[MR_MAXDIM];
+        for (int d = 0; d < nd; d++) {
+            co[d] = w.co[d];
+            sh[d] = sy[d] = w.len[d];
+        }
+        for (int64_t k = 0; k < p; k++) {
+            co[ax] = k;
+            sh[ax] = b[ax][k + 1] - b[ax][k];
+            int32_t ji = ss_job(c, pa, X->dt, nd, sh, 1);
+            if (ji < 0) return NULL;
+            tile__jin_direct(c, ji, 0, B->job[grid_index(B, co)]);
+            cur[k] = ji;
+        }
+        for (int64_t s = 1; s < p; s *= 2)
+            for (int64_t k = s; k >= 1; k /= 2)
+                for (int64_t j = k % s; j + k < p; j += 2 * k)
+                    for (int64_t i = 0; i < k && i + j + k < p; i++) {
+                        int64_t x = i + j, y = i + j + k;
+                        if (x / (2 * s) != y / (2 * s)) continue;
+                        sh[ax] = b[ax][x + 1] - b[ax][x];
+                        sy[ax] = b[ax][y + 1] - b[ax][y];
+                        int32_t jl = ss_job(c, lo, X->dt, nd, sh, 2);
+                        int32_t jh = jl < 0 ? -1 : ss_job(c, hi, X->dt, nd, sy, 2);
+                        if (jh < 0) return NULL;
+                        tile__jin_direct(c, jl, 0, cur[x]);
+                        tile__jin_direct(c, jl, 1, cur[y]);
+                        tile__jin_direct(c, jh, 0, cur[x]);
+                        tile__jin_direct(c, jh, 1, cur[y]);
+                        cur[x] = jl;
+                        cur[y] = jh;
+                    }
+        for (int64_t k = 0; k < p; k++) {
+            co[ax] = k;
+            R->job[grid_index(R, co)] = cur[k];
+        }
+    }
+    return R;
+}
+
 /* topk of one long line: the network sorts it, one gather takes the k
  * smallest in order, or the k largest in reverse order (Mars's topk with
  * `sorted`), a piece per block they span. */
@@ -351,6 +445,24 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
             const tgrid_t *L = flat_grid(c, X);
             pa->axis = 0;
             return L ? tile_sort_network(c, n, pa, L) : NULL;
+        }
+    }
+    if (n->op == OP_SORT && !s->axis_none && X->shape.ndim > 1) {
+        /* lines along the axis longer than a job's block: the network per
+         * chunk of the other axes */
+        int ax = (int)s->axis;
+        int64_t need = (int64_t)dt_size(X->dt) * X->shape.d[ax];
+        for (int d = 0; d < X->shape.ndim; d++) {
+            if (d == ax) continue;
+            int64_t m = 0;
+            for (int64_t k = 0; k < X->nchunks[d]; k++)
+                if (X->bounds[d][k + 1] - X->bounds[d][k] > m)
+                    m = X->bounds[d][k + 1] - X->bounds[d][k];
+            need *= m > 0 ? m : 1;
+        }
+        if (need > c->opts->sort_block_bytes) {
+            pa->axis = ax;
+            return tile_sort_network_axis(c, n, pa, X, ax);
         }
     }
     if (n->op == OP_TOPK && (s->axis_none || X->shape.ndim == 1) && n->oshape.ndim == 1 &&

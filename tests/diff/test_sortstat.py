@@ -312,11 +312,11 @@ reject("digitize/2d-bins", [X, N("r", "digitize", ["a", "a"])])
 reject("cov/3d", [A("a", np.zeros((2, 2, 2)), "float64"), N("r", "cov", ["a"])])
 reject("allclose/broadcast", [X, A("b", [1.0, 2.0, 3.0], "float64"), N("r", "allclose", ["a", "b"])])
 reject("isin/arity", [X, N("r", "isin", ["a"])])
-# the single-block limit (256 MiB): a 40000 x 1000 float64 (320 MB) sort along axis 0 in one job
-# (a 1-D sort that long runs as the merge network instead: below)
-reject("sort/single-block-limit",
+# the single-block limit (256 MiB): a 40000 x 1000 float64 (320 MB) argsort along axis 0 in one
+# job (sorts that long run as the merge network instead: below; argsort along an axis does not)
+reject("argsort/single-block-limit",
        [N("a", "ones", shape=[40000, 1000], chunk_size=[1000, 1000]),
-        N("r", "sort", ["a"], axis=0)])
+        N("r", "argsort", ["a"], axis=0)])
 
 
 def run_case_docs(batch):
@@ -445,6 +445,16 @@ for n, blk in [(50, 64), (1000, 256)]:
                         lambda g, x=x, n=n, op=op: pcheck1(g, x, [0, n // 3, n - 1],
                                                            op == "argpartition"),
                         blk * (2 if op == "argpartition" else 1)))
+# sort along an axis of a matrix whose lines (times the other axes' chunk)
+# pass the block: the network per chunk of the other axes
+for shape, ch, ax, blk in [((40, 7), [6, 3], 0, 64), ((40, 7), [6, 7], 0, 200),
+                           ((5, 300), [2, 41], 1, 128), ((9, 10, 33), [4, 1, 5], 2, 96),
+                           ((33, 4, 5), [7, 2, 1], 0, 64), ((40, 7), [6, 3], -2, 64)]:
+    for dt in DTS:
+        x = sample(dt, shape)
+        NET.append(("sortnet-axis/%s/%s/axis=%d" % (dt, "x".join(map(str, shape)), ax),
+                    [A("a", x, dt, ch), N("r", "sort", ["a"], axis=ax)], np.sort(x, axis=ax),
+                    blk))
 # topk of one long line: the network, then one gather of the k ends
 for n, k, blk in [(50, 1, 64), (1000, 37, 256), (1000, 1000, 512), (4097, 300, 1024)]:
     for dt in ("int64", "float64", "int32", "float32"):

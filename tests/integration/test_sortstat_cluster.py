@@ -28,6 +28,7 @@ X = np.round(RNG.normal(0, 5, (13, 11)), 1)
 XI = RNG.integers(-20, 20, (17,))
 SA = np.sort(RNG.integers(-20, 20, (9,)))
 W = RNG.integers(1, 5, (13, 11))
+M2 = np.round(RNG.normal(0, 9, (3000, 4)), 1)
 
 
 def A(key, data, dtype, chunk):
@@ -96,8 +97,9 @@ def sort_network(web):
     v = np.round(RNG.normal(0, 100, 20000), 2)
     doc = {"version": 1, "nodes": [A("v", v, "float64", 1500), N("s", "sort", ["v"]),
                                    N("t", "sum", ["s"]), N("as", "argsort", ["v"]),
-                                   N("pc", "percentile", ["v"], q=[1, 50, 99.5])],
-           "fetch": ["s", "t", "as", "pc"]}
+                                   N("pc", "percentile", ["v"], q=[1, 50, 99.5]),
+                                   A("m", M2, "float64", [500, 2]), N("sm", "sort", ["m"], axis=0)],
+           "fetch": ["s", "t", "as", "pc", "sm"]}
     body, t = run_task(web, sid, doc)
     check(t["status"] == "succeeded", "task %s: %r", t["status"], t.get("error"))
     tasks = request("GET", web, "/api/v1/sessions/%s/tasks/%s" % (sid, body["task_id"])).json()
@@ -108,6 +110,8 @@ def sort_network(web):
           "network argsort differs from numpy's stable argsort")
     check(np.array_equal(fetch(web, sid, "pc"), np.percentile(v, [1, 50, 99.5])),
           "percentile through the network differs from numpy's")
+    check(np.array_equal(fetch(web, sid, "sm"), np.sort(M2, axis=0)),
+          "sort along axis 0 through the network differs from numpy's")
     # many jobs: the blocks (20000 x 8 / 2048 bytes = 79 of them) and their comparators
     check(tasks["chunks_total"] > 200, "only %s chunk jobs: no merge network",
           tasks["chunks_total"])

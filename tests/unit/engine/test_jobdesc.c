@@ -224,8 +224,11 @@ static void test_network_lstsq_sampling(void **state)
                       "{\"key\":\"as\",\"op\":\"argsort\",\"inputs\":[\"i\"]},"
                       "{\"key\":\"pc\",\"op\":\"percentile\",\"inputs\":[\"x\"],"
                       "\"q\":[5,50]},"
-                      "{\"key\":\"md\",\"op\":\"median\",\"inputs\":[\"i\"]}],"
-                      "\"fetch\":[\"s\",\"as\",\"pc\",\"md\"]}"),
+                      "{\"key\":\"md\",\"op\":\"median\",\"inputs\":[\"i\"]},"
+                      "{\"key\":\"m2\",\"op\":\"random.rand\",\"shape\":[20,3],"
+                      "\"chunk_size\":[5,2],\"seed\":9},"
+                      "{\"key\":\"s2\",\"op\":\"sort\",\"inputs\":[\"m2\"],\"axis\":0}],"
+                      "\"fetch\":[\"s\",\"as\",\"pc\",\"md\",\"s2\"]}"),
                     160);
     round_trip(D("{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[9,3],\"seed\":1,"
                  "\"chunk_size\":[4,2]},"
