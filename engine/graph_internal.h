@@ -48,6 +48,9 @@ int graph_parse_slice(const char *s, graph_slice_t *out);
 /* ---- multiout: ops with several results (graph_multi.c) ---- */
 /* Whether op returns several results (its node needs "outputs"). */
 bool graph_multi_op(op_t op);
+/* Node i as a held 1-D tensor of dt, its length known when it runs
+ * (graph_multi.c): nonzero, unique, the set ops, lstsq's residuals. */
+int graph_held_1d(graph_t *g, int i, dtype_t dt, char *err, size_t errlen);
 /* Input count [lo, hi] of a multi-result op; false for other ops. */
 bool graph_multi_arity(op_t op, int *lo, int *hi);
 /* Refuses fields the op does not take and checks its parameters' JSON

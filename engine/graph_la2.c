@@ -118,29 +118,7 @@ int graph_la2_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
 
 /* lstsq's residuals: a 1-D tensor of K values, or of none when the rank
  * is below N or M <= N, known when it runs: held like unique's values
- * (df/multi.c, MO_LSTSQ_RES). */
-static int held_residuals(graph_node_t *n, int i, dtype_t dt, char *err, size_t errlen)
-{
-    df_node_t *d = calloc(1, sizeof *d);
-    if (!d) return FAIL(n, "out of memory");
-    n->df = d;
-    d->cols = calloc(1, sizeof *d->cols);
-    d->idx = calloc(1, sizeof *d->idx);
-    if (!d->cols || !d->idx) return FAIL(n, "out of memory");
-    d->ncols = d->nidx = 1;
-    d->cols[0].type = FT_FLOAT64;
-    d->idx[0].type = FT_INT64;
-    d->rowsrc = i;
-    d->nrows = -1;
-    d->tdt = dt;
-    d->held = true;
-    n->vkind = VK_TENSOR;
-    n->oshape.ndim = 1;
-    n->oshape.d[0] = 0;
-    n->odtype = dt;
-    return 0;
-}
-
+ * (graph_held_1d; df/multi.c, MO_LSTSQ_RES). */
 static int infer_lstsq(graph_t *g, int i, char *err, size_t errlen)
 {
     graph_node_t *n = &g->nodes[i];
@@ -168,7 +146,7 @@ static int infer_lstsq(graph_t *g, int i, char *err, size_t errlen)
         n->mo_col = (int)(b->oshape.ndim == 2 ? b->oshape.d[1] : 1);
         /* held results are int64, float64 or bool: float64 (numpy's float32
          * for float32 inputs is the one difference) */
-        return held_residuals(n, i, DT_FLOAT64, err, errlen);
+        return graph_held_1d(g, i, DT_FLOAT64, err, errlen);
     case 2: /* rank: numpy's int32 */
         n->odtype = DT_INT32;
         n->oshape.ndim = 0;

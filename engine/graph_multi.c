@@ -306,6 +306,32 @@ static int infer_split(graph_t *g, graph_node_t *n, const graph_raw_t *raw, char
     return 0;
 }
 
+/* Node i as a held 1-D tensor of dtype dt (int64, float64 or bool), its
+ * length known only when it runs: a one-column frame blob per part, like a
+ * held to_tensor result (nonzero, unique, the set ops, lstsq's residuals). */
+int graph_held_1d(graph_t *g, int i, dtype_t dt, char *err, size_t errlen)
+{
+    graph_node_t *n = &g->nodes[i];
+    df_node_t *d = calloc(1, sizeof *d);
+    if (!d) return FAIL(n, "out of memory");
+    n->df = d;
+    d->cols = calloc(1, sizeof *d->cols);
+    d->idx = calloc(1, sizeof *d->idx);
+    if (!d->cols || !d->idx) return FAIL(n, "out of memory");
+    d->ncols = d->nidx = 1;
+    d->cols[0].type = dt == DT_BOOL ? FT_BOOL : dt == DT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
+    d->idx[0].type = FT_INT64;
+    d->rowsrc = i;
+    d->nrows = -1;
+    d->tdt = dt;
+    d->held = true;
+    n->vkind = VK_TENSOR;
+    n->oshape.ndim = 1;
+    n->oshape.d[0] = 0;
+    n->odtype = dt;
+    return 0;
+}
+
 /* nonzero(a), where(a): one index array per axis of a, whose length is
  * known only when it runs. Like a held to_tensor result, each is a 1-D
  * int64 tensor kept as frame blobs (a one-column Series per row block of
@@ -321,23 +347,7 @@ static int infer_nonzero(graph_t *g, int i, char *err, size_t errlen)
     char what[64];
     snprintf(what, sizeof what, "a %d-dimensional input", a->oshape.ndim);
     if (count_check(n, a->oshape.ndim, what, err, errlen) < 0) return -1;
-    df_node_t *d = calloc(1, sizeof *d);
-    if (!d) return FAIL(n, "out of memory");
-    n->df = d;
-    d->cols = calloc(1, sizeof *d->cols);
-    d->idx = calloc(1, sizeof *d->idx);
-    if (!d->cols || !d->idx) return FAIL(n, "out of memory");
-    d->ncols = d->nidx = 1;
-    d->cols[0].type = FT_INT64;
-    d->idx[0].type = FT_INT64;
-    d->rowsrc = i;
-    d->nrows = -1;
-    d->tdt = DT_INT64;
-    d->held = true;
-    n->vkind = VK_TENSOR;
-    n->oshape.ndim = 1;
-    n->oshape.d[0] = 0;
-    n->odtype = DT_INT64;
+    if (graph_held_1d(g, i, DT_INT64, err, errlen) < 0) return -1;
     n->mo_axis = n->out_index;
     return 0;
 }
@@ -361,25 +371,7 @@ static int infer_unique(graph_t *g, int i, char *err, size_t errlen)
         n->odtype = DT_INT64;
         return 0;
     }
-    df_node_t *d = calloc(1, sizeof *d);
-    if (!d) return FAIL(n, "out of memory");
-    n->df = d;
-    d->cols = calloc(1, sizeof *d->cols);
-    d->idx = calloc(1, sizeof *d->idx);
-    if (!d->cols || !d->idx) return FAIL(n, "out of memory");
-    dtype_t odt = n->mo_col == 0 ? dt : DT_INT64;
-    d->ncols = d->nidx = 1;
-    d->cols[0].type = odt == DT_BOOL ? FT_BOOL : odt == DT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
-    d->idx[0].type = FT_INT64;
-    d->rowsrc = i;
-    d->nrows = -1;
-    d->tdt = odt;
-    d->held = true;
-    n->vkind = VK_TENSOR;
-    n->oshape.ndim = 1;
-    n->oshape.d[0] = 0;
-    n->odtype = odt;
-    return 0;
+    return graph_held_1d(g, i, n->mo_col == 0 ? dt : DT_INT64, err, errlen);
 }
 
 /* histogram: hist (int64, float64 with density) and bin_edges (float64,

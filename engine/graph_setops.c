@@ -142,22 +142,5 @@ int graph_setops_infer(graph_t *g, int i, char *err, size_t errlen)
         odt = n->op == OP_SETDIFF1D ? a->odtype : join_dt(a->odtype, b->odtype);
         if (n->n_outputs && n->out_index > 0) odt = DT_INT64; /* intersect1d's indexes */
     }
-    df_node_t *d = calloc(1, sizeof *d);
-    if (!d) return FAIL(n, "out of memory");
-    n->df = d;
-    d->cols = calloc(1, sizeof *d->cols);
-    d->idx = calloc(1, sizeof *d->idx);
-    if (!d->cols || !d->idx) return FAIL(n, "out of memory");
-    d->ncols = d->nidx = 1;
-    d->cols[0].type = odt == DT_BOOL ? FT_BOOL : odt == DT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
-    d->idx[0].type = FT_INT64;
-    d->rowsrc = i;
-    d->nrows = -1;
-    d->tdt = odt;
-    d->held = true;
-    n->vkind = VK_TENSOR;
-    n->oshape.ndim = 1;
-    n->oshape.d[0] = 0;
-    n->odtype = odt;
-    return 0;
+    return graph_held_1d(g, i, odt, err, errlen);
 }

@@ -124,6 +124,36 @@ static bool keeps_shape(op_t op)
  * blk elements but the last, which may be shorter and is always the second
  * of its comparators, so that each comparator keeps both blocks' lengths
  * and the blocks end up sorted in order (tests/diff/test_sortstat.py). */
+/* Batcher's odd-even merge sort network on p blocks, in the iterative form
+ * that serves any p (the network of the next power of two with its
+ * comparators on missing blocks left out): its comparators (x < y) in
+ * order, into *pairs (2 per comparator, arena memory); the count, or -1. */
+static int64_t batcher(tctx_t *c, int64_t p, int64_t **pairs)
+{
+    int64_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t at = 0;
+        for (int64_t s = 1; s < p; s *= 2)
+            for (int64_t k = s; k >= 1; k /= 2)
+                for (int64_t j = k % s; j + k < p; j += 2 * k)
+                    for (int64_t i = 0; i < k && i + j + k < p; i++) {
+                        int64_t x = i + j, y = i + j + k;
+                        if (x / (2 * s) != y / (2 * s)) continue;
+                        if (pass) {
+                            (*pairs)[2 * at] = x;
+                            (*pairs)[2 * at + 1] = y;
+                        }
+                        at++;
+                    }
+        n = at;
+        if (!pass && !(*pairs = tile__arena_i64(c, 2 * n + 2))) {
+            tile__fail(c, "out of memory while tiling");
+            return -1;
+        }
+    }
+    return n;
+}
+
 /* The network's sorted blocks: *bounds (p + 1 offsets) and *cur (the p
  * jobs holding them). arg: argsort's packed (value, index) blocks; else
  * the values, in X's dtype (quantiles' blocks are sorted by SS_SORT1
@@ -173,23 +203,21 @@ static int network(tctx_t *c, const graph_node_t *n, const jparam_t *pa, const t
         if (arg && !(c->t->jobs[ji].off = arena_i64_copy(c, &b[0][k], 1))) return -1;
         cur[k] = ji;
     }
-    for (int64_t s = 1; s < p; s *= 2)
-        for (int64_t k = s; k >= 1; k /= 2)
-            for (int64_t j = k % s; j + k < p; j += 2 * k)
-                for (int64_t i = 0; i < k && i + j + k < p; i++) {
-                    int64_t x = i + j, y = i + j + k;
-                    if (x / (2 * s) != y / (2 * s)) continue;
-                    int64_t lx = (b[0][x + 1] - b[0][x]) * per, ly = (b[0][y + 1] - b[0][y]) * per;
-                    int32_t jl = ss_job(c, lo, bdt, 1, &lx, 2);
-                    int32_t jh = jl < 0 ? -1 : ss_job(c, hi, bdt, 1, &ly, 2);
-                    if (jh < 0) return -1;
-                    tile__jin_direct(c, jl, 0, cur[x]);
-                    tile__jin_direct(c, jl, 1, cur[y]);
-                    tile__jin_direct(c, jh, 0, cur[x]);
-                    tile__jin_direct(c, jh, 1, cur[y]);
-                    cur[x] = jl;
-                    cur[y] = jh;
-                }
+    int64_t *pr, ncmp = batcher(c, p, &pr);
+    if (ncmp < 0) return -1;
+    for (int64_t q = 0; q < ncmp; q++) {
+        int64_t x = pr[2 * q], y = pr[2 * q + 1];
+        int64_t lx = (b[0][x + 1] - b[0][x]) * per, ly = (b[0][y + 1] - b[0][y]) * per;
+        int32_t jl = ss_job(c, lo, bdt, 1, &lx, 2);
+        int32_t jh = jl < 0 ? -1 : ss_job(c, hi, bdt, 1, &ly, 2);
+        if (jh < 0) return -1;
+        tile__jin_direct(c, jl, 0, cur[x]);
+        tile__jin_direct(c, jl, 1, cur[y]);
+        tile__jin_direct(c, jh, 0, cur[x]);
+        tile__jin_direct(c, jh, 1, cur[y]);
+        cur[x] = jl;
+        cur[y] = jh;
+    }
     *bounds = b[0];
     *np_ = p;
     *cur_ = cur;
@@ -335,6 +363,8 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
     lo->axis = hi->axis = ax;
     lo->la_step = SS_SPLIT_LOW;
     hi->la_step = SS_SPLIT_HIGH;
+    int64_t *pr, ncmp = batcher(c, p, &pr);
+    if (ncmp < 0) return NULL;
     for (gwalk_t w = gwalk_start(B); gwalk_next(&w);) {
         if (w.co[ax] != 0) continue;
         int64_t co[MR_MAXDIM], sh[MR_MAXDIM], sy[MR_MAXDIM];
@@ -350,24 +380,20 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
             tile__jin_direct(c, ji, 0, B->job[grid_index(B, co)]);
             cur[k] = ji;
         }
-        for (int64_t s = 1; s < p; s *= 2)
-            for (int64_t k = s; k >= 1; k /= 2)
-                for (int64_t j = k % s; j + k < p; j += 2 * k)
-                    for (int64_t i = 0; i < k && i + j + k < p; i++) {
-                        int64_t x = i + j, y = i + j + k;
-                        if (x / (2 * s) != y / (2 * s)) continue;
-                        sh[ax] = b[ax][x + 1] - b[ax][x];
-                        sy[ax] = b[ax][y + 1] - b[ax][y];
-                        int32_t jl = ss_job(c, lo, X->dt, nd, sh, 2);
-                        int32_t jh = jl < 0 ? -1 : ss_job(c, hi, X->dt, nd, sy, 2);
-                        if (jh < 0) return NULL;
-                        tile__jin_direct(c, jl, 0, cur[x]);
-                        tile__jin_direct(c, jl, 1, cur[y]);
-                        tile__jin_direct(c, jh, 0, cur[x]);
-                        tile__jin_direct(c, jh, 1, cur[y]);
-                        cur[x] = jl;
-                        cur[y] = jh;
-                    }
+        for (int64_t q = 0; q < ncmp; q++) {
+            int64_t x = pr[2 * q], y = pr[2 * q + 1];
+            sh[ax] = b[ax][x + 1] - b[ax][x];
+            sy[ax] = b[ax][y + 1] - b[ax][y];
+            int32_t jl = ss_job(c, lo, X->dt, nd, sh, 2);
+            int32_t jh = jl < 0 ? -1 : ss_job(c, hi, X->dt, nd, sy, 2);
+            if (jh < 0) return NULL;
+            tile__jin_direct(c, jl, 0, cur[x]);
+            tile__jin_direct(c, jl, 1, cur[y]);
+            tile__jin_direct(c, jh, 0, cur[x]);
+            tile__jin_direct(c, jh, 1, cur[y]);
+            cur[x] = jl;
+            cur[y] = jh;
+        }
         for (int64_t k = 0; k < p; k++) {
             co[ax] = k;
             R->job[grid_index(R, co)] = cur[k];
