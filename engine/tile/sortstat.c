@@ -47,6 +47,21 @@ static int32_t whole_job(tctx_t *c, const tgrid_t *G, const char *what)
     return R ? R->job[0] : -1;
 }
 
+/* A grid of n's whole result in one chunk, made by job ji. */
+static tgrid_t *one_chunk(tctx_t *c, const graph_node_t *n, int32_t ji)
+{
+    int64_t *b[MR_MAXDIM], nch[MR_MAXDIM];
+    for (int d = 0; d < n->oshape.ndim; d++) {
+        if (!(b[d] = tile__arena_i64(c, 2))) return NULL;
+        b[d][0] = 0;
+        b[d][1] = n->oshape.d[d];
+        nch[d] = 1;
+    }
+    tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, nch);
+    if (R) R->job[0] = ji;
+    return R;
+}
+
 static tgrid_t *flat_grid(tctx_t *c, const tgrid_t *G)
 {
     shape_t f = {.ndim = 1, .d = {shape_size(&G->shape)}};
@@ -297,17 +312,7 @@ static tgrid_t *tile_quantile_network(tctx_t *c, const graph_node_t *n, const jp
     int32_t ji = ss_job(c, pq, n->odtype, n->oshape.ndim, n->oshape.d, 1);
     if (ji < 0) return NULL;
     tile__jin_direct(c, ji, 0, gj);
-    int64_t *b[MR_MAXDIM], nch[MR_MAXDIM];
-    for (int d = 0; d < n->oshape.ndim; d++) {
-        b[d] = tile__arena_i64(c, 2);
-        b[d][0] = 0;
-        b[d][1] = n->oshape.d[d];
-        nch[d] = 1;
-    }
-    tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, nch);
-    if (!R) return NULL;
-    R->job[0] = ji;
-    return R;
+    return one_chunk(c, n, ji);
 }
 
 /* sort along axis ax of a matrix (or more dimensions) whose lines are
@@ -637,21 +642,11 @@ static tgrid_t *tile_whole(tctx_t *c, const graph_node_t *n, jparam_t *pa)
     int32_t in[2];
     for (int k = 0; k < n->n_in; k++)
         if ((in[k] = whole_job(c, c->t->grid[n->in[k].node], "the whole input")) < 0) return NULL;
-    int64_t *b[MR_MAXDIM], nch[MR_MAXDIM];
-    for (int d = 0; d < n->oshape.ndim; d++) {
-        b[d] = tile__arena_i64(c, 2);
-        b[d][0] = 0;
-        b[d][1] = n->oshape.d[d];
-        nch[d] = 1;
-    }
-    tgrid_t *R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, nch);
-    if (!R) return NULL;
     int32_t ji = ss_job(c, pa, n->odtype, n->oshape.ndim, n->oshape.d, n->n_in);
     if (ji < 0) return NULL;
     for (int k = 0; k < n->n_in; k++)
         tile__jin_direct(c, ji, k, in[k]);
-    R->job[0] = ji;
-    return R;
+    return one_chunk(c, n, ji);
 }
 
 tgrid_t *tile_sortstat(tctx_t *c, int node)
