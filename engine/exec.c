@@ -274,8 +274,15 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
             rc = kern_ss_qpick(&t->g->nodes[j->node],
                                shape_size(&t->g->nodes[t->g->nodes[j->node].in[0].node].oshape),
                                &ins[0], &o, err, errlen);
+        else if (pa->la_step == SS_PACK && j->ndim > 1)
+            rc = kern_ss_pack_axis(&ins[0], j->off ? j->off[0] : 0, &o, pa->axis, err, errlen);
         else if (pa->la_step == SS_PACK)
             rc = kern_ss_pack(&ins[0], j->off ? j->off[0] : 0, &o, err, errlen);
+        else if ((pa->la_step == SS_SPLIT_LOW || pa->la_step == SS_SPLIT_HIGH) && j->ndim > 1 &&
+                 (t->g->nodes[j->node].op == OP_ARGSORT ||
+                  t->g->nodes[j->node].op == OP_ARGPARTITION))
+            rc = kern_ss_split_pairs_axis(ins, &o, pa->la_step == SS_SPLIT_HIGH, pa->in_dt,
+                                          pa->axis, err, errlen);
         else if ((pa->la_step == SS_SPLIT_LOW || pa->la_step == SS_SPLIT_HIGH) &&
                  (t->g->nodes[j->node].op == OP_ARGSORT ||
                   t->g->nodes[j->node].op == OP_ARGPARTITION))

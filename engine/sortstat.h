@@ -64,6 +64,11 @@ int kern_ss_split_axis(const arr_t *ins, arr_t *o, bool high, int axis, char *er
  * sorted; two packed blocks of values of dtype vdt split as above */
 int kern_ss_pack(const arr_t *in, int64_t off, arr_t *o, char *err, size_t errlen);
 int kern_ss_sort1(const arr_t *in, arr_t *o, char *err, size_t errlen);
+/* the same two steps on blocks of any ndim, every line along axis alone
+ * (packed lines: 2 len slots along axis) */
+int kern_ss_pack_axis(const arr_t *in, int64_t off, arr_t *o, int axis, char *err, size_t errlen);
+int kern_ss_split_pairs_axis(const arr_t *ins, arr_t *o, bool high, dtype_t vdt, int axis,
+                             char *err, size_t errlen);
 /* percentile, quantile, median of a line of m values from its picks (the
  * values at ss_quantile_pos's ranks per q, then the last one) */
 int kern_ss_qpick(const struct graph_node *n, int64_t m, const arr_t *picks, arr_t *o, char *err,

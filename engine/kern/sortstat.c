@@ -988,6 +988,67 @@ int kern_ss_qpick(const graph_node_t *n, int64_t m, const arr_t *picks, arr_t *o
     return 0;
 }
 
+/* argsort's steps on blocks of any ndim: every line along axis alone, as
+ * a 1-D block (packed lines hold 2 len slots along axis) */
+static arr_t arr1(void *data, dtype_t dt, int64_t len)
+{
+    arr_t a = {.data = data, .dt = dt};
+    a.shape.ndim = 1;
+    a.shape.d[0] = len;
+    return a;
+}
+
+int kern_ss_pack_axis(const arr_t *in, int64_t off, arr_t *o, int axis, char *err, size_t errlen)
+{
+    lines_t li = lines_of(in, axis), lo = lines_of(o, axis);
+    if (li.outer != lo.outer || li.inner != lo.inner || lo.len != 2 * li.len) {
+        snprintf(err, errlen, "internal: argsort block of other shapes");
+        return -1;
+    }
+    size_t es = dt_size(in->dt);
+    char *bi = malloc((size_t)(li.len + 1) * es);
+    int64_t *bo = malloc(sizeof(int64_t) * (size_t)(lo.len + 1));
+    int rc = bi && bo ? 0 : oom(err, errlen);
+    for (int64_t oo = 0; oo < li.outer && rc == 0; oo++)
+        for (int64_t r = 0; r < li.inner && rc == 0; r++) {
+            line_get(in, li, oo, r, bi);
+            arr_t a = arr1(bi, in->dt, li.len), b = arr1(bo, DT_INT64, lo.len);
+            if ((rc = kern_ss_pack(&a, off, &b, err, errlen)) == 0)
+                line_put(o, lo.len, lo, oo, r, bo);
+        }
+    free(bi);
+    free(bo);
+    return rc;
+}
+
+int kern_ss_split_pairs_axis(const arr_t *ins, arr_t *o, bool high, dtype_t vdt, int axis,
+                             char *err, size_t errlen)
+{
+    lines_t lx = lines_of(&ins[0], axis), ly = lines_of(&ins[1], axis), lo = lines_of(o, axis);
+    if (lx.outer != lo.outer || ly.outer != lo.outer || lx.inner != lo.inner ||
+        ly.inner != lo.inner) {
+        snprintf(err, errlen, "internal: argsort network step of other shapes");
+        return -1;
+    }
+    int64_t *bx = malloc(sizeof(int64_t) * (size_t)(lx.len + 1)),
+            *by = malloc(sizeof(int64_t) * (size_t)(ly.len + 1)),
+            *bo = malloc(sizeof(int64_t) * (size_t)(lo.len + 1));
+    int rc = bx && by && bo ? 0 : oom(err, errlen);
+    for (int64_t oo = 0; oo < lo.outer && rc == 0; oo++)
+        for (int64_t r = 0; r < lo.inner && rc == 0; r++) {
+            line_get(&ins[0], lx, oo, r, bx);
+            line_get(&ins[1], ly, oo, r, by);
+            arr_t ab[2] = {arr1(bx, DT_INT64, lx.len), arr1(by, DT_INT64, ly.len)};
+            arr_t b = arr1(bo, DT_INT64, lo.len);
+            if ((rc = kern_ss_split_pairs(ab, &b, high, vdt, err, errlen)) == 0)
+                line_put(o, lo.len, lo, oo, r, bo);
+        }
+    free(bx);
+    free(by);
+    free(bo);
+    return rc;
+}
+
 int kern_ss(const graph_node_t *n, int axis, const arr_t *ins, int n_in, arr_t *o, char *err,
             size_t errlen)
 {

@@ -1047,13 +1047,14 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
                       b->dt == j->dt;
             /* blocks of one line (1-D), or of lines along pa->axis (sort) */
             int ax = j->ndim == 1 ? 0 : pa->axis;
-            ok = ok && (j->ndim == 1 || (op == OP_SORT && ax >= 0 && ax < j->ndim));
+            ok = ok &&
+                 (j->ndim == 1 || ((op == OP_SORT || op == OP_ARGSORT) && ax >= 0 && ax < j->ndim));
             for (int d = 0; ok && d < j->ndim; d++)
                 ok = d == ax
                          ? j->shape[d] == (pa->la_step == SS_SPLIT_HIGH ? b->shape[d] : a->shape[d])
                          : a->shape[d] == j->shape[d] && b->shape[d] == j->shape[d];
             if (ok && pr)
-                ok = j->dt == DT_INT64 && a->shape[0] % 2 == 0 && b->shape[0] % 2 == 0 &&
+                ok = j->dt == DT_INT64 && a->shape[ax] % 2 == 0 && b->shape[ax] % 2 == 0 &&
                      pa->in_dt < DT_NTYPES;
             if (!ok) fail(r, "a sort network step of other shapes");
         } else if (pa->la_step == SS_SORT1) {
@@ -1076,9 +1077,12 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
         } else if (pa->la_step == SS_PACK) {
             const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
             op_t op = r->g->nodes[j->node].op;
-            bool ok = a && (op == OP_ARGSORT || op == OP_ARGPARTITION) && j->ndim == 1 &&
-                      a->ndim == 1 && a->dt == pa->in_dt && j->dt == DT_INT64 &&
-                      j->shape[0] == 2 * a->shape[0] && j->off && j->off[0] >= 0;
+            int ax = j->ndim == 1 ? 0 : pa->axis;
+            bool ok = a && (op == OP_ARGSORT || (op == OP_ARGPARTITION && j->ndim == 1)) &&
+                      j->ndim >= 1 && a->ndim == j->ndim && ax >= 0 && ax < j->ndim &&
+                      a->dt == pa->in_dt && j->dt == DT_INT64 && j->off && j->off[0] >= 0;
+            for (int d = 0; ok && d < j->ndim; d++)
+                ok = j->shape[d] == (d == ax ? 2 : 1) * a->shape[d];
             if (!ok) fail(r, "an argsort block of other shapes");
         } else if (pa->la_step != SS_STEP_LINE) {
             fail(r, "a sorting job of an unknown step");

@@ -324,7 +324,11 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
                                        const tgrid_t *X, int ax)
 {
     int nd = X->shape.ndim;
-    int64_t es = (int64_t)dt_size(X->dt), other = 1, len = X->shape.d[ax], p;
+    /* argsort: blocks of packed (value, index) lines, 2 slots along ax */
+    bool arg = n->op == OP_ARGSORT;
+    int64_t es = arg ? 16 : (int64_t)dt_size(X->dt), other = 1, len = X->shape.d[ax], p;
+    int64_t per = arg ? 2 : 1;
+    dtype_t bdt = arg ? DT_INT64 : X->dt;
     for (int d = 0; d < nd; d++) {
         if (d == ax) continue;
         int64_t m = 0;
@@ -368,6 +372,15 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
     lo->axis = hi->axis = ax;
     lo->la_step = SS_SPLIT_LOW;
     hi->la_step = SS_SPLIT_HIGH;
+    const jparam_t *pk = pa;
+    if (arg) {
+        jparam_t *q = tile__param_new(c, n->op);
+        if (!q) return NULL;
+        q->in_dt = pa->in_dt;
+        q->axis = ax;
+        q->la_step = SS_PACK;
+        pk = q;
+    }
     int64_t *pr, ncmp = batcher(c, p, &pr);
     if (ncmp < 0) return NULL;
     for (gwalk_t w = gwalk_start(B); gwalk_next(&w);) {
@@ -379,18 +392,25 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
         }
         for (int64_t k = 0; k < p; k++) {
             co[ax] = k;
-            sh[ax] = b[ax][k + 1] - b[ax][k];
-            int32_t ji = ss_job(c, pa, X->dt, nd, sh, 1);
+            sh[ax] = (b[ax][k + 1] - b[ax][k]) * per;
+            int32_t ji = ss_job(c, pk, bdt, nd, sh, 1);
             if (ji < 0) return NULL;
             tile__jin_direct(c, ji, 0, B->job[grid_index(B, co)]);
+            if (arg) { /* job.off[0]: the block's offset along ax (off has ndim slots) */
+                int64_t *off = tile__arena_i64(c, nd);
+                if (!off) return NULL;
+                memset(off, 0, sizeof(int64_t) * (size_t)nd);
+                off[0] = b[ax][k];
+                c->t->jobs[ji].off = off;
+            }
             cur[k] = ji;
         }
         for (int64_t q = 0; q < ncmp; q++) {
             int64_t x = pr[2 * q], y = pr[2 * q + 1];
-            sh[ax] = b[ax][x + 1] - b[ax][x];
-            sy[ax] = b[ax][y + 1] - b[ax][y];
-            int32_t jl = ss_job(c, lo, X->dt, nd, sh, 2);
-            int32_t jh = jl < 0 ? -1 : ss_job(c, hi, X->dt, nd, sy, 2);
+            sh[ax] = (b[ax][x + 1] - b[ax][x]) * per;
+            sy[ax] = (b[ax][y + 1] - b[ax][y]) * per;
+            int32_t jl = ss_job(c, lo, bdt, nd, sh, 2);
+            int32_t jh = jl < 0 ? -1 : ss_job(c, hi, bdt, nd, sy, 2);
             if (jh < 0) return NULL;
             tile__jin_direct(c, jl, 0, cur[x]);
             tile__jin_direct(c, jl, 1, cur[y]);
@@ -401,7 +421,33 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
         }
         for (int64_t k = 0; k < p; k++) {
             co[ax] = k;
-            R->job[grid_index(R, co)] = cur[k];
+            int32_t ji = cur[k];
+            if (arg) { /* the index half of each line: a box of the packed block */
+                int64_t l = b[ax][k + 1] - b[ax][k], ssh[MR_MAXDIM], osh[MR_MAXDIM];
+                for (int d = 0; d < nd; d++)
+                    ssh[d] = osh[d] = d == ax ? l : w.len[d];
+                ssh[ax] = 2 * l;
+                if ((ji = tile__job_new(c, JK_GATHER, DT_INT64, nd, osh, 1)) < 0) return NULL;
+                c->npv = 0;
+                piece_t *pc = pv_push(c);
+                if (!pc || !(pc->count = arena_i64_copy(c, osh, nd)) ||
+                    !(pc->src_stride = tile__arena_i64(c, nd)) ||
+                    !(pc->dst_stride = tile__arena_i64(c, nd)))
+                    return NULL;
+                pc->src = cur[k];
+                pc->ndim = nd;
+                int64_t ss = 1, ds = 1;
+                for (int d = nd - 1; d >= 0; d--) {
+                    pc->src_stride[d] = ss;
+                    pc->dst_stride[d] = ds;
+                    ss *= ssh[d];
+                    ds *= osh[d];
+                }
+                pc->src_off = l * pc->src_stride[ax];
+                pc->dst_off = 0;
+                input_finish(c, ji, 0, nd, osh, DT_INT64);
+            }
+            R->job[grid_index(R, co)] = ji;
         }
     }
     return R;
@@ -478,11 +524,11 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
             return L ? tile_sort_network(c, n, pa, L) : NULL;
         }
     }
-    if (n->op == OP_SORT && !s->axis_none && X->shape.ndim > 1) {
+    if ((n->op == OP_SORT || n->op == OP_ARGSORT) && !s->axis_none && X->shape.ndim > 1) {
         /* lines along the axis longer than a job's block: the network per
          * chunk of the other axes */
         int ax = (int)s->axis;
-        int64_t need = (int64_t)dt_size(X->dt) * X->shape.d[ax];
+        int64_t need = (n->op == OP_ARGSORT ? 16 : (int64_t)dt_size(X->dt)) * X->shape.d[ax];
         for (int d = 0; d < X->shape.ndim; d++) {
             if (d == ax) continue;
             int64_t m = 0;

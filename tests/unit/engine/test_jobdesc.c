@@ -227,8 +227,9 @@ static void test_network_lstsq_sampling(void **state)
                       "{\"key\":\"md\",\"op\":\"median\",\"inputs\":[\"i\"]},"
                       "{\"key\":\"m2\",\"op\":\"random.rand\",\"shape\":[20,3],"
                       "\"chunk_size\":[5,2],\"seed\":9},"
-                      "{\"key\":\"s2\",\"op\":\"sort\",\"inputs\":[\"m2\"],\"axis\":0}],"
-                      "\"fetch\":[\"s\",\"as\",\"pc\",\"md\",\"s2\"]}"),
+                      "{\"key\":\"s2\",\"op\":\"sort\",\"inputs\":[\"m2\"],\"axis\":0},"
+                      "{\"key\":\"a2\",\"op\":\"argsort\",\"inputs\":[\"m2\"],\"axis\":0}],"
+                      "\"fetch\":[\"s\",\"as\",\"pc\",\"md\",\"s2\",\"a2\"]}"),
                     160);
     round_trip(D("{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[9,3],\"seed\":1,"
                  "\"chunk_size\":[4,2]},"
