@@ -175,8 +175,11 @@ GROUPBY = {"version": 1, "nodes": [
     {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["df"], "by": ["k"],
      "agg": {"s": ["v", "sum"], "n": ["v", "count"]}}], "fetch": ["g"]}
 
-# long enough on one core per worker to cut a link in its middle
-LONG_N = 3000
+# long enough on one core per worker to cut a link in its middle: the
+# test sees C running a job through its heartbeats, so the task must last
+# several of them (3000 was over within one on an AVX-512 machine, and C
+# never showed a running job)
+LONG_N = 4800
 LONG = {"version": 1, "nodes": [
     {"key": "a", "op": "ones", "shape": [LONG_N, LONG_N], "chunk_size": 300},
     {"key": "b", "op": "dot", "inputs": ["a", "a"]},
