@@ -559,7 +559,8 @@ static int inhomogeneous(pctx_t *c, graph_node_t *n, const shape_t *shape, int d
 /* Checks that every list at depth k has shape.d[k] items and that the leaves
  * sit at depth ndim; notes the kinds of the leaves. Recursion is bounded by
  * the shape's depth (at most MR_MAXDIM). */
-static int data_check(pctx_t *c, graph_node_t *n, json_t *v, int depth, data_scan_t *ds)
+static int data_check(pctx_t *c, graph_node_t *n, json_t *v, int depth, data_scan_t *ds,
+                      const char *field)
 {
     if (depth == ds->shape.ndim) {
         if (json_is_array(v)) return inhomogeneous(c, n, &ds->shape, depth);
@@ -570,7 +571,7 @@ static int data_check(pctx_t *c, graph_node_t *n, json_t *v, int depth, data_sca
         else if (json_is_boolean(v))
             ds->any_bool = true;
         else
-            return NFAIL(c, n, "\"data\" must hold only numbers and booleans, not %s",
+            return NFAIL(c, n, "\"%s\" must hold only numbers and booleans, not %s", field,
                          json_is_string(v) ? "strings"
                          : json_is_null(v) ? "null"
                                            : "objects");
@@ -579,7 +580,7 @@ static int data_check(pctx_t *c, graph_node_t *n, json_t *v, int depth, data_sca
     if (!json_is_array(v) || (int64_t)json_array_size(v) != ds->shape.d[depth])
         return inhomogeneous(c, n, &ds->shape, depth);
     for (size_t i = 0; i < json_array_size(v); i++)
-        if (data_check(c, n, json_array_get(v, i), depth + 1, ds) < 0) return -1;
+        if (data_check(c, n, json_array_get(v, i), depth + 1, ds, field) < 0) return -1;
     return 0;
 }
 
@@ -593,6 +594,7 @@ static int data_store(pctx_t *c, graph_node_t *n, json_t *v, dtype_t t, char *ds
     if (s.kind == SC_FLOAT && dt_is_int(t)) {
         double x = trunc(s.f);
         if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
+            /* only the `array` op gives a dtype that can narrow a float */
             return NFAIL(c, n, "\"data\" holds %g, too large to convert to %s", s.f, dt_name(t));
         s = sc_int((int64_t)x);
     }
@@ -613,10 +615,14 @@ static int data_fill(pctx_t *c, graph_node_t *n, json_t *v, int depth, int ndim,
     return 0;
 }
 
-static int parse_array_data(pctx_t *c, graph_node_t *n, json_t *obj)
+/* np.array(v) of a nested list of numbers (or one number, 0-d): *shape,
+ * the dtype (*dt when has_dtype, else numpy's: float64 when a value is a
+ * float, int64 when one is an integer, bool when all are booleans) and the
+ * values in it (*data, malloc'ed, at least one byte). field names v in the
+ * messages. */
+static int read_values(pctx_t *c, graph_node_t *n, json_t *v, const char *field, bool has_dtype,
+                       dtype_t *dt, shape_t *shape, void **data)
 {
-    json_t *v = json_object_get(obj, "data");
-    if (!v) return missing(c, n, "data");
     data_scan_t ds = {0};
     /* The candidate shape follows the first item of each list. */
     json_t *p = v;
@@ -632,20 +638,40 @@ static int parse_array_data(pctx_t *c, graph_node_t *n, json_t *obj)
     }
     int64_t count = shape_size(&ds.shape); /* lists in memory: cannot overflow */
     if (count > c->lim->max_array_elements)
-        return NFAIL(c, n, "\"data\" has %lld values, more than the limit of %lld",
+        return NFAIL(c, n, "\"%s\" has %lld values, more than the limit of %lld", field,
                      (long long)count, (long long)c->lim->max_array_elements);
-    if (data_check(c, n, v, 0, &ds) < 0) return -1;
-    if (!n->has_dtype)
-        n->dtype = ds.any_float  ? DT_FLOAT64
-                   : ds.any_int  ? DT_INT64
-                   : ds.any_bool ? DT_BOOL
-                                 : DT_FLOAT64;
-    n->shape = ds.shape;
+    if (data_check(c, n, v, 0, &ds, field) < 0) return -1;
+    if (!has_dtype)
+        *dt = ds.any_float  ? DT_FLOAT64
+              : ds.any_int  ? DT_INT64
+              : ds.any_bool ? DT_BOOL
+                            : DT_FLOAT64;
+    *shape = ds.shape;
     /* At least one byte, so that an empty array still has a buffer. */
-    n->data = malloc(count ? (size_t)count * dt_size(n->dtype) : 1);
-    if (!n->data) return NFAIL(c, n, "out of memory for \"data\"");
-    char *dst = n->data;
-    return data_fill(c, n, v, 0, ds.shape.ndim, n->dtype, &dst);
+    *data = malloc(count ? (size_t)count * dt_size(*dt) : 1);
+    if (!*data) return NFAIL(c, n, "out of memory for \"%s\"", field);
+    char *dst = *data;
+    if (data_fill(c, n, v, 0, ds.shape.ndim, *dt, &dst) < 0) {
+        free(*data);
+        *data = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int graph_read_values(graph_node_t *n, void *json, const char *field, const graph_limits_t *lim,
+                      bool has_dtype, dtype_t *dt, shape_t *shape, void **data, char *err,
+                      size_t errlen)
+{
+    pctx_t c = {.lim = lim, .err = err, .errlen = errlen};
+    return read_values(&c, n, json, field, has_dtype, dt, shape, data);
+}
+
+static int parse_array_data(pctx_t *c, graph_node_t *n, json_t *obj)
+{
+    json_t *v = json_object_get(obj, "data");
+    if (!v) return missing(c, n, "data");
+    return read_values(c, n, v, "data", n->has_dtype, &n->dtype, &n->shape, &n->data);
 }
 
 /* --- arange ---------------------------------------------------------------- */

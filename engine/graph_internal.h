@@ -85,6 +85,12 @@ void graph_df_free(struct df_node *d);
  * Parameters checked as numpy checks them; fills n->shape, n->dtype, n->low,
  * n->high and n->data. obj is the node's JSON object. */
 bool graph_rsample_owns(op_t op);
+/* np.array(json) of a nested list of numbers (graph.c, the `array` op's
+ * reading): the shape, the dtype (*dt kept when has_dtype) and the values
+ * (*data, malloc'ed). 0, or -1 with a message naming field. */
+int graph_read_values(graph_node_t *n, void *json, const char *field, const graph_limits_t *lim,
+                      bool has_dtype, dtype_t *dt, shape_t *shape, void **data, char *err,
+                      size_t errlen);
 int graph_rsample_parse(graph_node_t *n, void *obj, const graph_limits_t *lim, char *err,
                         size_t errlen);
 

@@ -19,100 +19,32 @@ bool graph_rsample_owns(op_t op)
            op == OP_MULTIVARIATE_NORMAL;
 }
 
-/* A nested list of numbers (or a single number, ndim 0) read into 8-byte
- * slots: int64 when every leaf is an integer, float64 when one is not, bool
- * when all are booleans. */
-typedef struct {
-    shape_t shape;
-    bool any_float, any_int, any_bool, ragged, bad;
-    int64_t count;
-} lscan_t;
-
-static void lscan(json_t *v, int depth, lscan_t *s)
-{
-    if (json_is_array(v)) {
-        if (depth >= MR_MAXDIM) {
-            s->bad = true;
-            return;
-        }
-        int64_t len = (int64_t)json_array_size(v);
-        if (depth == s->shape.ndim) {
-            s->shape.d[s->shape.ndim++] = len;
-        } else if (s->shape.d[depth] != len) {
-            s->ragged = true;
-            return;
-        }
-        for (int64_t i = 0; i < len && !s->bad && !s->ragged; i++)
-            lscan(json_array_get(v, (size_t)i), depth + 1, s);
-        return;
-    }
-    if (depth != s->shape.ndim) {
-        s->ragged = true;
-        return;
-    }
-    if (json_is_boolean(v))
-        s->any_bool = true;
-    else if (json_is_integer(v))
-        s->any_int = true;
-    else if (json_is_real(v))
-        s->any_float = true;
-    else
-        s->bad = true;
-    s->count++;
-}
-
-static void lfill(json_t *v, dtype_t dt, char **dst)
-{
-    if (json_is_array(v)) {
-        for (size_t i = 0; i < json_array_size(v); i++)
-            lfill(json_array_get(v, i), dt, dst);
-        return;
-    }
-    double x = json_is_boolean(v) ? (json_is_true(v) ? 1.0 : 0.0) : json_number_value(v);
-    if (dt == DT_FLOAT64)
-        memcpy(*dst, &x, 8);
-    else if (dt == DT_BOOL)
-        **dst = x != 0;
-    else {
-        int64_t i = json_is_integer(v) ? (int64_t)json_integer_value(v) : (int64_t)x;
-        memcpy(*dst, &i, 8);
-    }
-    *dst += 8;
-}
-
-/* Reads list v (its leaves as float64 when as_f64, else in their own
- * dtype *dt) into a malloc'ed buffer of 8-byte slots. Returns NULL with
- * a message. */
+/* A number or a nested list of them, read as `array` reads its data
+ * (graph_read_values), in 8-byte slots: float64 when as_f64, else int64
+ * (integers and booleans 0/1) or float64 as numpy would type it; *dt the
+ * dtype numpy would give (bool for booleans). Returns NULL with a message. */
 static double *read_list(graph_node_t *n, json_t *v, const char *name, const graph_limits_t *lim,
-                         bool as_f64, lscan_t *s, dtype_t *dt, char *err, size_t errlen)
+                         bool as_f64, shape_t *shape, dtype_t *dt, char *err, size_t errlen)
 {
-    memset(s, 0, sizeof *s);
-    lscan(v, 0, s);
-    if (s->bad) {
-        FAIL("\"%s\" must be a number or a (nested) list of numbers", name);
-        return NULL;
-    }
-    if (s->ragged) {
-        FAIL("\"%s\": setting an array element with a sequence. The requested array has an "
-             "inhomogeneous shape",
-             name);
-        return NULL;
-    }
-    if (s->count > lim->max_array_elements) {
-        FAIL("\"%s\" has %lld values, more than the limit of %lld", name, (long long)s->count,
-             (long long)lim->max_array_elements);
-        return NULL;
-    }
-    *dt = as_f64 || s->any_float ? DT_FLOAT64 : s->any_int ? DT_INT64 : DT_BOOL;
-    if (s->count == 0 && !s->any_bool) *dt = as_f64 || s->shape.ndim ? DT_FLOAT64 : DT_INT64;
-    double *buf = malloc((size_t)(s->count ? s->count : 1) * 8);
+    void *raw = NULL;
+    *dt = DT_FLOAT64;
+    if (graph_read_values(n, v, name, lim, as_f64, dt, shape, &raw, err, errlen) < 0) return NULL;
+    int64_t cnt = shape_size(shape);
+    double *buf = malloc((size_t)(cnt ? cnt : 1) * 8);
     if (!buf) {
+        free(raw);
         FAIL("out of memory for \"%s\"", name);
         return NULL;
     }
-    char *p = (char *)buf;
-    /* bool values are kept as int64 0/1 in their slots */
-    lfill(v, *dt == DT_BOOL ? DT_INT64 : *dt, &p);
+    for (int64_t i = 0; i < cnt; i++) {
+        if (*dt == DT_FLOAT64) {
+            buf[i] = ((const double *)raw)[i];
+        } else {
+            int64_t x = dt_read_i64(*dt, raw, i);
+            memcpy(&buf[i], &x, 8);
+        }
+    }
+    free(raw);
     return buf;
 }
 
@@ -193,13 +125,13 @@ static int parse_choice(graph_node_t *n, json_t *obj, const graph_limits_t *lim,
             return FAIL("a must be greater than 0 unless no samples are taken");
         if (pop < 0) pop = 0;
     } else if (json_is_array(a)) {
-        lscan_t s;
+        shape_t s;
         if (!(vals = read_list(n, a, "a", lim, false, &s, &vdt, err, errlen))) return -1;
-        if (s.shape.ndim != 1) {
+        if (s.ndim != 1) {
             free(vals);
             return FAIL("a must be 1-dimensional");
         }
-        pop = s.shape.d[0];
+        pop = s.d[0];
         if (pop == 0 && want != 0) {
             free(vals);
             return FAIL("'a' cannot be empty unless no samples are taken");
@@ -218,14 +150,14 @@ static int parse_choice(graph_node_t *n, json_t *obj, const graph_limits_t *lim,
     if (rv) replace = json_is_true(rv);
     bool has_p = pv && !json_is_null(pv);
     if (has_p) {
-        lscan_t s;
+        shape_t s;
         dtype_t pdt;
         if (!(p = read_list(n, pv, "p", lim, true, &s, &pdt, err, errlen))) goto out;
-        if (s.shape.ndim != 1) {
+        if (s.ndim != 1) {
             FAIL("'p' must be 1-dimensional");
             goto out;
         }
-        if (s.shape.d[0] != pop) {
+        if (s.d[0] != pop) {
             FAIL("'a' and 'p' must have same size");
             goto out;
         }
@@ -312,14 +244,14 @@ static int parse_permutation(graph_node_t *n, json_t *obj, const graph_limits_t 
         return 0;
     }
     if (!json_is_array(x)) return FAIL("x must be an integer or at least 1-dimensional");
-    lscan_t s;
+    shape_t s;
     dtype_t dt;
     double *vals = read_list(n, x, "x", lim, false, &s, &dt, err, errlen);
     if (!vals) return -1;
     n->data = vals;
-    n->low = sc_int(s.shape.d[0]);
+    n->low = sc_int(s.d[0]);
     n->high = sc_int(RS_VALUES);
-    n->shape = s.shape;
+    n->shape = s;
     n->dtype = dt;
     return 0;
 }
@@ -333,15 +265,15 @@ static int parse_multinomial(graph_node_t *n, json_t *obj, const graph_limits_t 
     if (!json_is_integer(nv)) return FAIL("\"n\" must be an integer");
     shape_t size;
     if (get_size(n, obj, &size, err, errlen) < 0) return -1;
-    lscan_t s;
+    shape_t s;
     dtype_t dt;
     double *p = read_list(n, pv, "pvals", lim, true, &s, &dt, err, errlen);
     if (!p) return -1;
     int rc = -1;
-    int64_t k = s.shape.d[0];
-    if (s.shape.ndim != 1) {
-        FAIL(s.shape.ndim == 0 ? "object of too small depth for desired array"
-                               : "object too deep for desired array");
+    int64_t k = s.d[0];
+    if (s.ndim != 1) {
+        FAIL(s.ndim == 0 ? "object of too small depth for desired array"
+                         : "object too deep for desired array");
         goto out;
     }
     if ((int64_t)json_integer_value(nv) < 0) {
@@ -385,7 +317,7 @@ static int parse_mvn(graph_node_t *n, json_t *obj, const graph_limits_t *lim, ch
     double tol = 1e-8;
     if (tv && !json_is_number(tv)) return FAIL("\"tol\" must be a number");
     if (tv) tol = json_number_value(tv);
-    lscan_t sm, sc;
+    shape_t sm, sc;
     dtype_t dt;
     double *mean = read_list(n, mv, "mean", lim, true, &sm, &dt, err, errlen);
     if (!mean) return -1;
@@ -393,16 +325,16 @@ static int parse_mvn(graph_node_t *n, json_t *obj, const graph_limits_t *lim, ch
     double *tab = NULL;
     int rc = -1;
     if (!cov) goto out;
-    if (sm.shape.ndim != 1) {
+    if (sm.ndim != 1) {
         FAIL("mean must be 1 dimensional");
         goto out;
     }
-    if (sc.shape.ndim != 2 || sc.shape.d[0] != sc.shape.d[1]) {
+    if (sc.ndim != 2 || sc.d[0] != sc.d[1]) {
         FAIL("cov must be 2 dimensional and square");
         goto out;
     }
-    int64_t k = sm.shape.d[0];
-    if (sc.shape.d[0] != k) {
+    int64_t k = sm.d[0];
+    if (sc.d[0] != k) {
         FAIL("mean and cov must have same length");
         goto out;
     }
