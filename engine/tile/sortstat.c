@@ -169,6 +169,33 @@ static int64_t batcher(tctx_t *c, int64_t p, int64_t **pairs)
     return n;
 }
 
+/* The network's comparators over sorted blocks cur[0..p) along axis ax
+ * (bounds b, per slots an element, shape the blocks' other extents): two
+ * split jobs each, cur updated to the merged blocks. 0 or -1. */
+static int merge_steps(tctx_t *c, const jparam_t *lo, const jparam_t *hi, dtype_t bdt, int nd,
+                       const int64_t *shape, int ax, const int64_t *b, int64_t per,
+                       const int64_t *pr, int64_t ncmp, int32_t *cur)
+{
+    int64_t sx[MR_MAXDIM], sy[MR_MAXDIM];
+    for (int d = 0; d < nd; d++)
+        sx[d] = sy[d] = shape[d];
+    for (int64_t q = 0; q < ncmp; q++) {
+        int64_t x = pr[2 * q], y = pr[2 * q + 1];
+        sx[ax] = (b[x + 1] - b[x]) * per;
+        sy[ax] = (b[y + 1] - b[y]) * per;
+        int32_t jl = ss_job(c, lo, bdt, nd, sx, 2);
+        int32_t jh = jl < 0 ? -1 : ss_job(c, hi, bdt, nd, sy, 2);
+        if (jh < 0) return -1;
+        tile__jin_direct(c, jl, 0, cur[x]);
+        tile__jin_direct(c, jl, 1, cur[y]);
+        tile__jin_direct(c, jh, 0, cur[x]);
+        tile__jin_direct(c, jh, 1, cur[y]);
+        cur[x] = jl;
+        cur[y] = jh;
+    }
+    return 0;
+}
+
 /* The network's sorted blocks: *bounds (p + 1 offsets) and *cur (the p
  * jobs holding them). arg: argsort's packed (value, index) blocks; else
  * the values, in X's dtype (quantiles' blocks are sorted by SS_SORT1
@@ -218,21 +245,8 @@ static int network(tctx_t *c, const graph_node_t *n, const jparam_t *pa, const t
         if (arg && !(c->t->jobs[ji].off = arena_i64_copy(c, &b[0][k], 1))) return -1;
         cur[k] = ji;
     }
-    int64_t *pr, ncmp = batcher(c, p, &pr);
-    if (ncmp < 0) return -1;
-    for (int64_t q = 0; q < ncmp; q++) {
-        int64_t x = pr[2 * q], y = pr[2 * q + 1];
-        int64_t lx = (b[0][x + 1] - b[0][x]) * per, ly = (b[0][y + 1] - b[0][y]) * per;
-        int32_t jl = ss_job(c, lo, bdt, 1, &lx, 2);
-        int32_t jh = jl < 0 ? -1 : ss_job(c, hi, bdt, 1, &ly, 2);
-        if (jh < 0) return -1;
-        tile__jin_direct(c, jl, 0, cur[x]);
-        tile__jin_direct(c, jl, 1, cur[y]);
-        tile__jin_direct(c, jh, 0, cur[x]);
-        tile__jin_direct(c, jh, 1, cur[y]);
-        cur[x] = jl;
-        cur[y] = jh;
-    }
+    int64_t *pr, ncmp = batcher(c, p, &pr), len1 = 0; /* 1-D: the axis is the only extent */
+    if (ncmp < 0 || merge_steps(c, lo, hi, bdt, 1, &len1, 0, b[0], per, pr, ncmp, cur)) return -1;
     *bounds = b[0];
     *np_ = p;
     *cur_ = cur;
@@ -385,10 +399,10 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
     if (ncmp < 0) return NULL;
     for (gwalk_t w = gwalk_start(B); gwalk_next(&w);) {
         if (w.co[ax] != 0) continue;
-        int64_t co[MR_MAXDIM], sh[MR_MAXDIM], sy[MR_MAXDIM];
+        int64_t co[MR_MAXDIM], sh[MR_MAXDIM];
         for (int d = 0; d < nd; d++) {
             co[d] = w.co[d];
-            sh[d] = sy[d] = w.len[d];
+            sh[d] = w.len[d];
         }
         for (int64_t k = 0; k < p; k++) {
             co[ax] = k;
@@ -405,20 +419,7 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
             }
             cur[k] = ji;
         }
-        for (int64_t q = 0; q < ncmp; q++) {
-            int64_t x = pr[2 * q], y = pr[2 * q + 1];
-            sh[ax] = (b[ax][x + 1] - b[ax][x]) * per;
-            sy[ax] = (b[ax][y + 1] - b[ax][y]) * per;
-            int32_t jl = ss_job(c, lo, bdt, nd, sh, 2);
-            int32_t jh = jl < 0 ? -1 : ss_job(c, hi, bdt, nd, sy, 2);
-            if (jh < 0) return NULL;
-            tile__jin_direct(c, jl, 0, cur[x]);
-            tile__jin_direct(c, jl, 1, cur[y]);
-            tile__jin_direct(c, jh, 0, cur[x]);
-            tile__jin_direct(c, jh, 1, cur[y]);
-            cur[x] = jl;
-            cur[y] = jh;
-        }
+        if (merge_steps(c, lo, hi, bdt, nd, sh, ax, b[ax], per, pr, ncmp, cur)) return NULL;
         for (int64_t k = 0; k < p; k++) {
             co[ax] = k;
             int32_t ji = cur[k];
