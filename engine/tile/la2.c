@@ -23,7 +23,6 @@
 #include "../arena.h"
 #include "../graph_la.h"
 #include "../kern/la.h"
-#include "../df/multi.h"
 #include "../la2.h"
 #include "tile_priv.h"
 
@@ -145,7 +144,7 @@ static tgrid_t *tile_whole(tctx_t *c, int node, const tgrid_t *A)
 
 /* ---- lstsq: one LS_LA2_WHOLE job of [a, b] (LAPACK's dgelsd) ---------------- */
 
-static int32_t lstsq_whole(tctx_t *c, int node)
+int32_t tile_lstsq_whole(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
     const tgrid_t *F = first_result(c, node);
@@ -185,7 +184,7 @@ static tgrid_t *tile_lstsq(tctx_t *c, int node)
     const graph_node_t *n = &c->g->nodes[node];
     const graph_node_t *a = &c->g->nodes[n->in[0].node];
     int64_t m = a->oshape.d[0], cols = a->oshape.d[1], k = m < cols ? m : cols;
-    int32_t whole = lstsq_whole(c, node);
+    int32_t whole = tile_lstsq_whole(c, node);
     if (whole < 0) return NULL;
     dtype_t dt = c->t->jobs[whole].dt;
     switch (n->out_index) {
@@ -204,40 +203,6 @@ static tgrid_t *tile_lstsq(tctx_t *c, int node)
     default:
         return single(c, n, tile__slice_job(c, whole, dt, 1, n->oshape.d, cols * n->mo_bins));
     }
-}
-
-tgrid_t *tile_lstsq_residuals(tctx_t *c, int node)
-{
-    const graph_node_t *n = &c->g->nodes[node];
-    const graph_node_t *a = &c->g->nodes[n->in[0].node];
-    int64_t m = a->oshape.d[0], cols = a->oshape.d[1], k = m < cols ? m : cols;
-    int32_t whole = lstsq_whole(c, node);
-    if (whole < 0) return NULL;
-    int64_t ng = 1;
-    shape_t fs = {.ndim = 1, .d = {1}};
-    tgrid_t *G = tile__grid_alloc(c, &fs, DT_BOOL, &ng);
-    if (!G) return NULL;
-    jparam_t *pa = tile__param_new(c, n->op);
-    if (!pa) return NULL;
-    pa->dfk = DFJ_MULTIOUT;
-    G->bounds[0][0] = G->bounds[0][1] = -1; /* rows known only when it runs */
-    int64_t one = 1;
-    int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, 1);
-    if (ji < 0) return NULL;
-    job_t *j = &c->t->jobs[ji];
-    j->blob = true;
-    j->param = pa;
-    if (!(j->off = tile__arena_i64(c, 4))) {
-        tile__fail(c, "out of memory while tiling");
-        return NULL;
-    }
-    j->off[0] = 0;
-    j->off[1] = cols * n->mo_bins + k + 1; /* the flag, then the K residuals */
-    j->off[2] = MO_LSTSQ_RES;
-    j->off[3] = n->mo_bins;
-    tile__jin_direct(c, ji, 0, whole);
-    G->job[0] = ji;
-    return G;
 }
 
 /* ---- TSQR ------------------------------------------------------------------ */

@@ -220,10 +220,58 @@ tgrid_t *tile_multi(tctx_t *c, int node)
     }
 }
 
+/* A DFJ_MULTIOUT job of n_in inputs whose output is a frame blob; off the
+ * step's four parameters (df/multi.h). */
+static int32_t mo_job(tctx_t *c, const jparam_t *pa, int n_in, int64_t o0, int64_t o1, int64_t step,
+                      int64_t o3)
+{
+    int64_t one = 1;
+    int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, n_in);
+    if (ji < 0) return -1;
+    job_t *j = &c->t->jobs[ji];
+    j->blob = true;
+    j->param = pa;
+    if (!(j->off = tile__arena_i64(c, 4))) {
+        tile__fail(c, "out of memory while tiling");
+        return -1;
+    }
+    j->off[0] = o0;
+    j->off[1] = o1;
+    j->off[2] = step;
+    j->off[3] = o3;
+    return ji;
+}
+
+/* lstsq's residuals (la2.h): one job reading the packed LS_LA2_WHOLE
+ * buffer of [x; s; rank; flag; residuals] */
+static tgrid_t *lstsq_residuals(tctx_t *c, int node, tgrid_t *G, const jparam_t *pa)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const graph_node_t *a = &c->g->nodes[n->in[0].node];
+    int64_t m = a->oshape.d[0], cols = a->oshape.d[1], k = m < cols ? m : cols;
+    int32_t whole = tile_lstsq_whole(c, node);
+    if (whole < 0) return NULL;
+    /* off[1]: the flag, then the K residuals */
+    int32_t ji = mo_job(c, pa, 1, 0, cols * n->mo_bins + k + 1, MO_LSTSQ_RES, n->mo_bins);
+    if (ji < 0) return NULL;
+    tile__jin_direct(c, ji, 0, whole);
+    G->job[0] = ji;
+    return G;
+}
+
 tgrid_t *tile_multi_held(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
-    if (n->op == OP_LA_LSTSQ) return tile_lstsq_residuals(c, node); /* la2.h */
+    if (n->op == OP_LA_LSTSQ) {
+        int64_t ng = 1;
+        shape_t fs = {.ndim = 1, .d = {1}};
+        tgrid_t *G = tile__grid_alloc(c, &fs, DT_BOOL, &ng);
+        jparam_t *pa = G ? tile__param_new(c, n->op) : NULL;
+        if (!pa) return NULL;
+        pa->dfk = DFJ_MULTIOUT;
+        G->bounds[0][0] = G->bounds[0][1] = -1; /* rows known only when it runs */
+        return lstsq_residuals(c, node, G, pa);
+    }
     const tgrid_t *A = c->t->grid[n->in[0].node];
     int nd = A->shape.ndim;
     bool uniq = n->op == OP_UNIQUE;
@@ -257,22 +305,10 @@ tgrid_t *tile_multi_held(tctx_t *c, int node)
         if (len[0] < 0) len[0] = 0;
         for (int d = 1; d < nd; d++)
             len[d] = A->shape.d[d];
-        int64_t one = 1;
-        int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, 1);
-        if (ji < 0) return NULL;
-        job_t *j = &c->t->jobs[ji];
-        j->blob = true;
-        j->param = pa;
-        j->off = tile__arena_i64(c, 4);
-        if (!j->off) {
-            tile__fail(c, "out of memory while tiling");
-            return NULL;
-        }
-        j->off[0] = off[0];
-        j->off[1] = uniq ? off[0] * rowel : n->mo_axis; /* unique: the block's flat offset */
-        j->off[2] = uniq ? MO_UNIQUE_MAP : MO_NONZERO;
-        j->off[3] = 0;
-        if (tile__input_box(c, ji, 0, A, off, len)) return NULL;
+        /* unique: off[1] the block's flat offset */
+        int32_t ji = mo_job(c, pa, 1, off[0], uniq ? off[0] * rowel : n->mo_axis,
+                            uniq ? MO_UNIQUE_MAP : MO_NONZERO, 0);
+        if (ji < 0 || tile__input_box(c, ji, 0, A, off, len)) return NULL;
         if (uniq)
             maps[k] = ji;
         else
@@ -283,20 +319,8 @@ tgrid_t *tile_multi_held(tctx_t *c, int node)
             tile__fail(c, "too many blocks");
             return NULL;
         }
-        int64_t one = 1;
-        int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, (int)nb);
+        int32_t ji = mo_job(c, pa, (int)nb, 0, 0, MO_UNIQUE_MERGE, n->mo_col);
         if (ji < 0) return NULL;
-        job_t *j = &c->t->jobs[ji];
-        j->blob = true;
-        j->param = pa;
-        j->off = tile__arena_i64(c, 4);
-        if (!j->off) {
-            tile__fail(c, "out of memory while tiling");
-            return NULL;
-        }
-        j->off[0] = j->off[1] = 0;
-        j->off[2] = MO_UNIQUE_MERGE;
-        j->off[3] = n->mo_col;
         for (int64_t k = 0; k < nb; k++)
             tile__jin_direct(c, ji, (int)k, maps[k]);
         G->job[0] = ji;

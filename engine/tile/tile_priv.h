@@ -192,8 +192,9 @@ bool is_plain_transpose_of(tctx_t *c, int tnode, int a);
 /* The block products of tensordot(A, B) over the nc axis pairs (ca, cb). */
 /* la2.c: linalg.qr, svd, eigh, slogdet (la2.h) */
 tgrid_t *tile_la2(tctx_t *c, int node);
-/* lstsq's held residuals (la2.h; called from tile/multi.c) */
-tgrid_t *tile_lstsq_residuals(tctx_t *c, int node);
+/* lstsq's one LS_LA2_WHOLE job (la2.h), made by its first result tiled;
+ * tile/multi.c's held residuals read it */
+int32_t tile_lstsq_whole(tctx_t *c, int node);
 tgrid_t *grid_tensordot(tctx_t *c, const tgrid_t *A, const tgrid_t *B, int nc, const int *ca,
                         const int *cb, const shape_t *oshape, op_t op);
 tgrid_t *tile_linalg(tctx_t *c, int node);
