@@ -24,6 +24,7 @@
 #include "exec.h"
 #include "graph.h"
 #include "kern/cpu.h"
+#include "kern/kern.h"
 #include "npy.h"
 #include "stage.h"
 #include "tile.h"
@@ -466,6 +467,10 @@ int main(int argc, char **argv)
     char *doc = read_doc(path, lim.max_document_bytes, &len, err, sizeof err);
     if (!doc) return die2("%s", err);
     double t0 = now_s();
+    /* BLAS on one thread before anything runs, parsing included (a worker
+     * does the same): multivariate_normal's factor, made when a document is
+     * read, must have the bits a worker's has */
+    kern_init();
     graph_t *g = NULL;
     stage_t *st = NULL;
     /* held results an op of the document takes run first (stage.h) */

@@ -369,10 +369,9 @@ static int lstsq_into(const arr_t *a, const arr_t *b, double rcond, arr_t *o, ch
 int kern_cov_factor(const double *cov, int64_t k, double tol, double *f, bool *psd, char *err,
                     size_t errlen)
 {
-    /* BLAS on one thread, as in every job: the factor's bits must not
-     * depend on which process computes it (mars-run parses before its
-     * kernels start; workers after) */
-    kern_init();
+    /* BLAS runs on one thread in mars-run and in the workers (kern_init,
+     * before they read a document), so the factor has the same bits in
+     * both; the gateway's and supervisor's copies only validate */
     /* column-major copy (cov need not be symmetric: numpy's check says so) */
     double *a = kern_xmalloc(sizeof(double) * (size_t)(k * k));
     for (int64_t i = 0; i < k; i++)

@@ -220,10 +220,8 @@ tgrid_t *tile_multi(tctx_t *c, int node)
     }
 }
 
-/* A DFJ_MULTIOUT job of n_in inputs whose output is a frame blob; off the
- * step's four parameters (df/multi.h). */
-static int32_t mo_job(tctx_t *c, const jparam_t *pa, int n_in, int64_t o0, int64_t o1, int64_t step,
-                      int64_t o3)
+int32_t tile__mo_job(tctx_t *c, const jparam_t *pa, int n_in, int64_t o0, int64_t o1, int64_t step,
+                     int64_t o3)
 {
     int64_t one = 1;
     int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, n_in);
@@ -252,7 +250,7 @@ static tgrid_t *lstsq_residuals(tctx_t *c, int node, tgrid_t *G, const jparam_t 
     int32_t whole = tile_lstsq_whole(c, node);
     if (whole < 0) return NULL;
     /* off[1]: the flag, then the K residuals */
-    int32_t ji = mo_job(c, pa, 1, 0, cols * n->mo_bins + k + 1, MO_LSTSQ_RES, n->mo_bins);
+    int32_t ji = tile__mo_job(c, pa, 1, 0, cols * n->mo_bins + k + 1, MO_LSTSQ_RES, n->mo_bins);
     if (ji < 0) return NULL;
     tile__jin_direct(c, ji, 0, whole);
     G->job[0] = ji;
@@ -306,8 +304,8 @@ tgrid_t *tile_multi_held(tctx_t *c, int node)
         for (int d = 1; d < nd; d++)
             len[d] = A->shape.d[d];
         /* unique: off[1] the block's flat offset */
-        int32_t ji = mo_job(c, pa, 1, off[0], uniq ? off[0] * rowel : n->mo_axis,
-                            uniq ? MO_UNIQUE_MAP : MO_NONZERO, 0);
+        int32_t ji = tile__mo_job(c, pa, 1, off[0], uniq ? off[0] * rowel : n->mo_axis,
+                                  uniq ? MO_UNIQUE_MAP : MO_NONZERO, 0);
         if (ji < 0 || tile__input_box(c, ji, 0, A, off, len)) return NULL;
         if (uniq)
             maps[k] = ji;
@@ -319,7 +317,7 @@ tgrid_t *tile_multi_held(tctx_t *c, int node)
             tile__fail(c, "too many blocks");
             return NULL;
         }
-        int32_t ji = mo_job(c, pa, (int)nb, 0, 0, MO_UNIQUE_MERGE, n->mo_col);
+        int32_t ji = tile__mo_job(c, pa, (int)nb, 0, 0, MO_UNIQUE_MERGE, n->mo_col);
         if (ji < 0) return NULL;
         for (int64_t k = 0; k < nb; k++)
             tile__jin_direct(c, ji, (int)k, maps[k]);

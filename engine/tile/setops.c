@@ -9,24 +9,6 @@
 #include "../setops.h"
 #include "tile_priv.h"
 
-static int32_t so_job(tctx_t *c, const jparam_t *pa, int n_in, int64_t o0, int64_t o1, int64_t step,
-                      int64_t o3)
-{
-    int64_t one = 1;
-    int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, n_in);
-    if (ji < 0) return -1;
-    job_t *j = &c->t->jobs[ji];
-    j->blob = true;
-    j->param = pa;
-    j->off = tile__arena_i64(c, 4);
-    if (!j->off) return tile__fail(c, "out of memory while tiling");
-    j->off[0] = o0;
-    j->off[1] = o1;
-    j->off[2] = step;
-    j->off[3] = o3;
-    return ji;
-}
-
 /* The blocks of whole rows of A: n0 rows of rowel elements, nb blocks of
  * rows rows (the last shorter; one empty block when A is empty). */
 static void block_rows(tctx_t *c, const tgrid_t *A, const tgrid_t *W, int64_t *n0, int64_t *rowel,
@@ -65,7 +47,7 @@ static int row_blocks(tctx_t *c, const jparam_t *pa, const tgrid_t *A, const tgr
         if (len[0] < 0) len[0] = 0;
         for (int d = 1; d < nd; d++)
             len[d] = A->shape.d[d];
-        int32_t ji = so_job(c, pa, (W ? 2 : 1) + extra, off[0], off[0] * rowel, step, 0);
+        int32_t ji = tile__mo_job(c, pa, (W ? 2 : 1) + extra, off[0], off[0] * rowel, step, 0);
         if (ji < 0) return -1;
         if (tile__input_box(c, ji, 0, A, off, len)) return -1;
         if (W && tile__input_box(c, ji, 1, W, off, len)) return -1;
@@ -96,7 +78,7 @@ tgrid_t *tile_setops(tctx_t *c, int node)
         /* b's set (off[1] 1: every value kept), then a filter job per
          * block of a: one blob each, in a's order */
         if (row_blocks(c, pa, B, NULL, MO_UNIQUE_MAP, 0, &maps, &cnt)) return NULL;
-        int32_t mj = so_job(c, pa, (int)cnt, 0, 1, MO_SET_MERGE, 0);
+        int32_t mj = tile__mo_job(c, pa, (int)cnt, 0, 1, MO_SET_MERGE, 0);
         if (mj < 0) return NULL;
         for (int64_t k = 0; k < cnt; k++)
             tile__jin_direct(c, mj, (int)k, maps[k]);
@@ -119,8 +101,8 @@ tgrid_t *tile_setops(tctx_t *c, int node)
     na = cnt;
     if (!bin && row_blocks(c, pa, B, NULL, MO_UNIQUE_MAP, 0, &maps, &cnt)) return NULL;
     /* off[3]: intersect1d's result (0 values, 1 indexes in a, 2 in b) */
-    int32_t ji = so_job(c, pa, (int)cnt, na, 0, bin ? MO_BIN_MERGE : MO_SET_MERGE,
-                        n->n_outputs ? n->out_index : 0);
+    int32_t ji = tile__mo_job(c, pa, (int)cnt, na, 0, bin ? MO_BIN_MERGE : MO_SET_MERGE,
+                              n->n_outputs ? n->out_index : 0);
     if (ji < 0) return NULL;
     for (int64_t k = 0; k < cnt; k++)
         tile__jin_direct(c, ji, (int)k, maps[k]);
@@ -139,7 +121,7 @@ tgrid_t *tile_unique_inverse(tctx_t *c, int node)
     int64_t cnt = 0;
     if (row_blocks(c, pa, A, NULL, MO_UNIQUE_MAP, 0, &maps, &cnt)) return NULL;
     /* unique's merge, its values (off[3] 0) */
-    int32_t mj = so_job(c, pa, (int)cnt, 0, 0, MO_UNIQUE_MERGE, 0);
+    int32_t mj = tile__mo_job(c, pa, (int)cnt, 0, 0, MO_UNIQUE_MERGE, 0);
     if (mj < 0) return NULL;
     for (int64_t k = 0; k < cnt; k++)
         tile__jin_direct(c, mj, (int)k, maps[k]);
