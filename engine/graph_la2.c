@@ -1,10 +1,7 @@
 /* graph_la2.c: fields and inference of linalg.qr, svd, eigh and slogdet
  * (la2.h). Messages are numpy's where numpy refuses (LinAlgError text). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-#include "df/dfgraph.h"
 
 #include "graph_internal.h"
 #include "la2.h"

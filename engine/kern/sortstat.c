@@ -848,23 +848,7 @@ int kern_ss_split(const arr_t *ins, arr_t *o, bool high, char *err, size_t errle
         snprintf(err, errlen, "internal: sort network step of other shapes");
         return -1;
     }
-    switch (o->dt) {
-    case DT_BOOL:
-        split_b(x->data, nx, y->data, ny, o->data, high);
-        break;
-    case DT_INT32:
-        split_i32(x->data, nx, y->data, ny, o->data, high);
-        break;
-    case DT_INT64:
-        split_i64(x->data, nx, y->data, ny, o->data, high);
-        break;
-    case DT_FLOAT32:
-        split_f32(x->data, nx, y->data, ny, o->data, high);
-        break;
-    default:
-        split_f64(x->data, nx, y->data, ny, o->data, high);
-        break;
-    }
+    split_any(o->dt, x->data, nx, y->data, ny, o->data, high); /* in place: no line copies */
     return 0;
 }
 
