@@ -12,6 +12,7 @@
 
 #include "df/df3.h"
 #include "df/dfgraph.h"
+#include "df/dates.h"
 #include "df/dfstr.h"
 #include "df/expr.h"
 #include "graph_internal.h"
@@ -33,6 +34,18 @@ const char *df_type_name(int t, bool has_na)
     default:
         return "object";
     }
+}
+
+const char *fcol_type_name(const fcol_t *c, bool has_na)
+{
+    if (c->type == FT_INT64 && date_type_name(c->unit)) return date_type_name(c->unit);
+    return df_type_name(c->type, has_na);
+}
+
+const char *df_col_type_name(const df_col_t *c)
+{
+    if (c->type == FT_INT64 && date_type_name(c->unit)) return date_type_name(c->unit);
+    return df_type_name(c->type, false);
 }
 
 static void col_free(df_col_t *c)
@@ -97,7 +110,7 @@ void graph_df_free(struct df_node *d)
 static const char *const *df_fields(op_t op)
 {
     static const char *const ft[] = {"columns", "chunk_rows", "name", NULL};
-    static const char *const rc[] = {"path", "chunk_bytes", "usecols", NULL};
+    static const char *const rc[] = {"path", "chunk_bytes", "usecols", "parse_dates", NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
     static const char *const as[] = {"names", NULL};
@@ -321,6 +334,15 @@ static int set_col(df_col_t *c, const char *name, bool is_int, int type)
     return name && !c->name ? -1 : 0;
 }
 
+static void units_settle(op_t op, df_node_t *d);
+
+/* c := a copy of s (its label, type and unit) */
+static int set_like(df_col_t *c, const df_col_t *s)
+{
+    c->unit = s->unit;
+    return set_col(c, s->name, s->is_int, s->type);
+}
+
 static int alloc_cols(df_node_t *d, int ncols, int nidx)
 {
     d->cols = calloc((size_t)ncols + 1, sizeof(df_col_t));
@@ -335,7 +357,7 @@ static int alloc_cols(df_node_t *d, int ncols, int nidx)
 static int copy_index(df_node_t *d, const df_node_t *s)
 {
     for (int i = 0; i < s->nidx; i++)
-        if (set_col(&d->idx[i], s->idx[i].name, s->idx[i].is_int, s->idx[i].type)) return -1;
+        if (set_like(&d->idx[i], &s->idx[i])) return -1;
     return 0;
 }
 
@@ -575,6 +597,30 @@ out:
     return rc;
 }
 
+/* read_csv's parse_dates: a list of column names, each read as text and
+ * turned into datetime64[ns] by the job (dates.h). */
+static int parse_dates(const graph_df_env_t *e, graph_node_t *n, df_node_t *d, json_t *pd)
+{
+    if (!pd || json_is_null(pd) || json_is_false(pd)) return 0;
+    if (!json_is_array(pd))
+        return NFAIL(e, n, "\"parse_dates\" must be a list of column names (parsing the "
+                           "index, or combining columns, is not supported)");
+    for (size_t i = 0; i < json_array_size(pd); i++) {
+        json_t *v = json_array_get(pd, i);
+        if (!json_is_string(v)) return NFAIL(e, n, "\"parse_dates\" must be a list of column names");
+        const char *nm = json_string_value(v);
+        int k = 0;
+        while (k < d->ncols && strcmp(d->cols[k].name, nm))
+            k++;
+        if (k == d->ncols)
+            return NFAIL(e, n, "Missing column provided to 'parse_dates': '%.200s'", nm);
+        d->ctypes[k] = CSV_STRING;
+        d->cols[k].type = FT_INT64;
+        d->cols[k].unit = FU_NS;
+    }
+    return 0;
+}
+
 static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
 {
     df_node_t *d = n->df;
@@ -646,6 +692,7 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         }
     }
     free(kinds);
+    if (parse_dates(e, n, d, json_object_get(obj, "parse_dates"))) goto done;
     if (default_index(d)) {
         NFAIL(e, n, "out of memory");
         goto done;
@@ -836,7 +883,7 @@ static int infer_getitem(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     if (alloc_cols(d, d->nsel, s->nidx) || copy_index(d, s)) return XFAIL(n, "out of memory");
     for (int k = 0; k < d->nsel; k++) {
         const df_col_t *sc = &s->cols[d->sel[k]];
-        if (set_col(&d->cols[k], sc->name, sc->is_int, sc->type)) return XFAIL(n, "out of memory");
+        if (set_like(&d->cols[k], sc)) return XFAIL(n, "out of memory");
     }
     d->nrows = s->nrows;
     d->rowsrc = s->rowsrc;
@@ -848,7 +895,7 @@ static int copy_schema(df_node_t *d, const df_node_t *s)
 {
     if (alloc_cols(d, s->ncols, s->nidx) || copy_index(d, s)) return -1;
     for (int k = 0; k < s->ncols; k++)
-        if (set_col(&d->cols[k], s->cols[k].name, s->cols[k].is_int, s->cols[k].type)) return -1;
+        if (set_like(&d->cols[k], &s->cols[k])) return -1;
     return 0;
 }
 
@@ -898,7 +945,7 @@ static int infer_assign(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         return XFAIL(n, "out of memory");
     d->ncols = 0;
     for (int k = 0; k < s->ncols; k++) {
-        if (set_col(&d->cols[k], s->cols[k].name, s->cols[k].is_int, s->cols[k].type))
+        if (set_like(&d->cols[k], &s->cols[k]))
             return XFAIL(n, "out of memory");
         d->assign_src[k] = -1 - k;
         d->ncols++;
@@ -916,6 +963,7 @@ static int infer_assign(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
             if (set_col(&d->cols[at], nm, false, type)) return XFAIL(n, "out of memory");
         }
         d->cols[at].type = (uint8_t)type;
+        d->cols[at].unit = in_df(g, n, j)->cols[0].unit;
         d->assign_src[at] = j;
     }
     d->nrows = s->nrows;
@@ -1092,7 +1140,7 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     for (int i = 0; i < nsel; i++) {
         d->gb.by[i] = sel[i];
         const df_col_t *c = &s->cols[sel[i]];
-        if (set_col(&d->idx[i], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+        if (set_like(&d->idx[i], c)) return XFAIL(n, "out of memory");
     }
     const char *out;
     json_t *spec;
@@ -1292,6 +1340,7 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
             XFAIL(n, "out of memory");
             goto done;
         }
+        if (t == FT_INT64 && a->unit == b->unit) d->idx[k].unit = a->unit;
     }
     d->ncols = 0;
     for (int side = 0; side < 2; side++) {
@@ -1334,6 +1383,7 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
                 XFAIL(n, "out of memory");
                 goto done;
             }
+            if (t == FT_INT64) d->cols[d->ncols - 1].unit = c->unit;
         }
     }
     d->nrows = -1;
@@ -1580,7 +1630,7 @@ static int infer_pivot(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
     if (alloc_cols(d, nc, d->nkey)) return XFAIL(n, "out of memory");
     for (int k = 0; k < d->nkey; k++) {
         const df_col_t *c = &s->cols[d->key[k]];
-        if (set_col(&d->idx[k], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+        if (set_like(&d->idx[k], c)) return XFAIL(n, "out of memory");
     }
     for (int v = 0; v < nc; v++) {
         const df_col_t *c = &s->cols[d->sel[v]];
@@ -1623,7 +1673,7 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
             return XFAIL(n, "out of memory");
         for (int k = 0; k < d->nkey; k++) {
             const df_col_t *c = &s->cols[d->key[k]];
-            if (set_col(&d->idx[k], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+            if (set_like(&d->idx[k], c)) return XFAIL(n, "out of memory");
         }
         d->nrows = -1;
         new_rows(g, n, d, VK_SERIES);
@@ -1682,7 +1732,7 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     if (tf && copy_index(d, s)) return XFAIL(n, "out of memory");
     for (int k = 0; !tf && k < d->nkey; k++) {
         const df_col_t *c = &s->cols[d->key[k]];
-        if (set_col(&d->idx[k], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+        if (set_like(&d->idx[k], c)) return XFAIL(n, "out of memory");
     }
     for (int v = 0; v < d->nsel; v++) {
         const df_col_t *c = &s->cols[d->sel[v]];
@@ -1877,6 +1927,7 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
     d->nrows = s->nrows;
     d->rowsrc = s->rowsrc;
     set_frame_shape(n, any_df ? VK_DATAFRAME : VK_SERIES);
+    units_settle(n->op, d);
     return 0;
 }
 
@@ -1885,14 +1936,16 @@ static int schema_cols(json_t *a, df_col_t *out, int n)
     for (int k = 0; k < n; k++) {
         json_t *e = json_array_get(a, (size_t)k);
         json_t *nm = json_array_get(e, 0), *ii = json_array_get(e, 1), *ty = json_array_get(e, 2);
+        /* the type's high nibble: an INT64 column's unit (services/common/plan.c) */
+        json_int_t tu = json_is_integer(ty) ? json_integer_value(ty) : -1;
         if (!json_is_array(e) || json_array_size(e) != 3 ||
-            !(json_is_null(nm) || json_is_string(nm)) || !json_is_boolean(ii) ||
-            !json_is_integer(ty) || json_integer_value(ty) < FT_INT64 ||
-            json_integer_value(ty) > FT_STRING)
+            !(json_is_null(nm) || json_is_string(nm)) || !json_is_boolean(ii) || tu < 0 ||
+            (tu & 15) > FT_STRING || (tu >> 4) > FU_DATE || ((tu >> 4) && (tu & 15) != FT_INT64))
             return -1;
         if (set_col(&out[k], json_is_string(nm) ? json_string_value(nm) : NULL, json_is_true(ii),
-                    (int)json_integer_value(ty)))
+                    (int)(tu & 15)))
             return -1;
+        out[k].unit = (uint8_t)(tu >> 4);
     }
     return 0;
 }
@@ -2227,7 +2280,7 @@ static int infer_rename_drop(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
             for (int q = 0; q < nd; q++)
                 gone |= drop[q] == k;
             if (gone) continue;
-            if (set_col(&d->cols[d->ncols], s->cols[k].name, s->cols[k].is_int, s->cols[k].type)) {
+            if (set_like(&d->cols[d->ncols], &s->cols[k])) {
                 free(drop);
                 return XFAIL(n, "out of memory");
             }
@@ -2256,6 +2309,7 @@ static int infer_rename_drop(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
                 }
             }
             if (set_col(&d->cols[d->ncols], nm, is_int, sc->type)) return XFAIL(n, "out of memory");
+            d->cols[d->ncols].unit = sc->unit;
             d->sel[d->ncols++] = k;
         }
     }
@@ -2454,11 +2508,11 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         if (!d->sel || alloc_cols(d, s->ncols, nidx)) return XFAIL(n, "out of memory");
         int at = 0;
         for (int q = 0; d->append && q < s->nidx; q++, at++)
-            if (set_col(&d->idx[at], s->idx[q].name, s->idx[q].is_int, s->idx[q].type))
+            if (set_like(&d->idx[at], &s->idx[q]))
                 return XFAIL(n, "out of memory");
         for (int q = 0; q < d->nkey; q++, at++) {
             const df_col_t *c = &s->cols[d->key[q]];
-            if (set_col(&d->idx[at], c->name, c->is_int, c->type)) return XFAIL(n, "out of memory");
+            if (set_like(&d->idx[at], c)) return XFAIL(n, "out of memory");
         }
         d->ncols = 0;
         for (int k2 = 0; k2 < s->ncols; k2++) {
@@ -2467,7 +2521,7 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
                 key |= d->key[q] == k2;
             if (key && d->drop) continue;
             const df_col_t *c = &s->cols[k2];
-            if (set_col(&d->cols[d->ncols], c->name, c->is_int, c->type))
+            if (set_like(&d->cols[d->ncols], c))
                 return XFAIL(n, "out of memory");
             d->sel[d->ncols++] = k2;
         }
@@ -2502,6 +2556,7 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
                     !strcmp(s->cols[k2].name, nm))
                     return XFAIL(n, "cannot insert %.100s, already exists", nm);
             if (set_col(&d->cols[q], nm, is_int, s->idx[q].type)) return XFAIL(n, "out of memory");
+            d->cols[q].unit = s->idx[q].unit;
         }
         for (int k2 = 0; k2 < s->ncols; k2++) {
             const df_col_t *c = &s->cols[k2];
@@ -2510,6 +2565,7 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
             if (set_col(&d->cols[lead + k2], unnamed ? "0" : c->name, unnamed || c->is_int,
                         c->type))
                 return XFAIL(n, "out of memory");
+            d->cols[lead + k2].unit = c->unit;
         }
         d->nrows = s->nrows;
         d->rowsrc = s->rowsrc;
@@ -2646,7 +2702,7 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
             d->ncols = nsel;
             for (int q = 0; q < nsel; q++) {
                 const df_col_t *sc = &s->cols[sel[q]];
-                if (set_col(&d->cols[q], sc->name, sc->is_int, sc->type)) {
+                if (set_like(&d->cols[q], sc)) {
                     free(sel);
                     return XFAIL(n, "out of memory");
                 }
@@ -2915,6 +2971,22 @@ static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     return 0;
 }
 
+/* dataframe.dt.*: the fields of a datetime64[ns] Series (dates.h) */
+static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, char *err, size_t errlen)
+{
+    if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    if (s->cols[0].type != FT_INT64 || s->cols[0].unit != FU_NS)
+        return XFAIL(n, "Can only use .dt accessor with datetimelike values (the Series is %s; "
+                        "read_csv's parse_dates makes datetime columns)",
+                     df_col_type_name(&s->cols[0]));
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->cols[0].type = FT_INT64;
+    d->cols[0].unit = n->op == OP_DF_DT_DATE ? FU_DATE : FU_NONE;
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------
  * Statistics (engine/df/stats.c) and concat */
 
@@ -2943,6 +3015,7 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
                     d->drop ? FT_FLOAT64 : FT_INT64) ||
             set_col(&d->idx[0], NULL, false, s->cols[0].type))
             return XFAIL(n, "out of memory");
+        d->idx[0].unit = s->cols[0].unit;
         new_rows(g, n, d, VK_SERIES);
         return 0;
     }
@@ -3231,7 +3304,7 @@ static int infer_melt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
     }
     for (int q = 0; q < d->nkey; q++) {
         const df_col_t *c = &s->cols[d->key[q]];
-        if (set_col(&d->cols[q], c->name, c->is_int, c->type)) goto oom;
+        if (set_like(&d->cols[q], c)) goto oom;
     }
     if (set_col(&d->cols[d->nkey], vn ? vn : "variable", false, FT_STRING) ||
         set_col(&d->cols[d->nkey + 1], val ? val : "value", false, vt))
@@ -3246,6 +3319,53 @@ done:
     free(vn);
     free(val);
     return rc;
+}
+
+/* Datetime units (frame.h's FU_*) stay on the columns of ops that move
+ * values without computing new ones; every other op's INT64 columns are
+ * plain integers. Index levels are always moved values. */
+static void units_settle(op_t op, df_node_t *d)
+{
+    switch (op) {
+    case OP_DF_READ_CSV:
+    case OP_DF_GETITEM:
+    case OP_DF_FILTER:
+    case OP_DF_ASSIGN:
+    case OP_DF_SORT_VALUES:
+    case OP_DF_MERGE:
+    case OP_DF_JOIN:
+    case OP_DF_HEAD:
+    case OP_DF_TAIL:
+    case OP_DF_FILLNA:
+    case OP_DF_DROPNA:
+    case OP_DF_RENAME:
+    case OP_DF_DROP:
+    case OP_DF_SET_INDEX:
+    case OP_DF_RESET_INDEX:
+    case OP_DF_ILOC:
+    case OP_DF_LOC:
+    case OP_DF_NLARGEST:
+    case OP_DF_NSMALLEST:
+    case OP_DF_SORT_INDEX:
+    case OP_DF_SAMPLE:
+    case OP_DF_DROP_DUPLICATES:
+    case OP_DF_CONCAT:
+    case OP_DF_QUERY:
+    case OP_DF_SHIFT:
+    case OP_DF_CUMMAX:
+    case OP_DF_CUMMIN:
+    case OP_DF_GROUPBY_HEAD:
+    case OP_DF_GROUPBY_TAIL:
+    case OP_DF_DT_DATE:
+        break;
+    default:
+        for (int k = 0; k < d->ncols; k++)
+            d->cols[k].unit = FU_NONE;
+    }
+    for (int k = 0; k < d->ncols; k++)
+        if (d->cols[k].type != FT_INT64) d->cols[k].unit = FU_NONE;
+    for (int k = 0; k < d->nidx; k++)
+        if (d->idx[k].type != FT_INT64) d->idx[k].unit = FU_NONE;
 }
 
 int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
@@ -3428,6 +3548,18 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_STR_REPLACE:
         rc = infer_str(g, n, d, obj, err, errlen);
         break;
+    case OP_DF_DT_YEAR:
+    case OP_DF_DT_MONTH:
+    case OP_DF_DT_DAY:
+    case OP_DF_DT_HOUR:
+    case OP_DF_DT_MINUTE:
+    case OP_DF_DT_SECOND:
+    case OP_DF_DT_DAYOFWEEK:
+    case OP_DF_DT_DAYOFYEAR:
+    case OP_DF_DT_QUARTER:
+    case OP_DF_DT_DATE:
+        rc = infer_dt(g, n, d, err, errlen);
+        break;
     case OP_DF_LOC:
         if (n->n_in == 2) {
             /* df.loc[mask]: a filter */
@@ -3458,5 +3590,6 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     }
     d->json = NULL;
+    if (rc == 0) units_settle(n->op, d);
     return rc;
 }

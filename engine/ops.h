@@ -269,6 +269,16 @@
     X(DF_GROUPBY_HEAD, "dataframe.groupby_head", OPK_DF)                                           \
     X(DF_GROUPBY_TAIL, "dataframe.groupby_tail", OPK_DF)                                           \
     X(DF_READ_JSON, "dataframe.read_json", OPK_DF)                                                 \
+    X(DF_DT_YEAR, "dataframe.dt.year", OPK_DF)                                                     \
+    X(DF_DT_MONTH, "dataframe.dt.month", OPK_DF)                                                   \
+    X(DF_DT_DAY, "dataframe.dt.day", OPK_DF)                                                       \
+    X(DF_DT_HOUR, "dataframe.dt.hour", OPK_DF)                                                     \
+    X(DF_DT_MINUTE, "dataframe.dt.minute", OPK_DF)                                                 \
+    X(DF_DT_SECOND, "dataframe.dt.second", OPK_DF)                                                 \
+    X(DF_DT_DAYOFWEEK, "dataframe.dt.dayofweek", OPK_DF)                                           \
+    X(DF_DT_DAYOFYEAR, "dataframe.dt.dayofyear", OPK_DF)                                           \
+    X(DF_DT_QUARTER, "dataframe.dt.quarter", OPK_DF)                                               \
+    X(DF_DT_DATE, "dataframe.dt.date", OPK_DF)                                                     \
     /* multiout: ops with several results ("outputs"; engine/graph_multi.c) */                     \
     X(SPLIT, "split", OPK_SHAPE)                                                                   \
     X(ARRAY_SPLIT, "array_split", OPK_SHAPE)                                                       \

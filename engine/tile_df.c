@@ -862,6 +862,16 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_STR_STRIP:
     case OP_DF_STR_SPLIT:
     case OP_DF_STR_REPLACE:
+    case OP_DF_DT_YEAR:
+    case OP_DF_DT_MONTH:
+    case OP_DF_DT_DAY:
+    case OP_DF_DT_HOUR:
+    case OP_DF_DT_MINUTE:
+    case OP_DF_DT_SECOND:
+    case OP_DF_DT_DAYOFWEEK:
+    case OP_DF_DT_DAYOFYEAR:
+    case OP_DF_DT_QUARTER:
+    case OP_DF_DT_DATE:
         return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_CUMSUM:
     case OP_DF_CUMPROD:

@@ -1,5 +1,6 @@
 /* dfexec.c: the DataFrame job kernels (dfexec.h). */
 #include "dfexec.h"
+#include "dates.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -298,6 +299,7 @@ static int run_read_csv(const graph_node_t *n, const job_t *j, void **blob, size
     for (int k = 0; k < cf.ncols && k < f.ncols; k++) {
         csv_column_t *s = &cf.cols[k];
         fcol_t *c = &f.cols[k];
+        c->unit = FU_NONE;
         c->type = (uint8_t)s->type;
         c->n = s->n;
         c->data = s->data;
@@ -308,6 +310,9 @@ static int run_read_csv(const graph_node_t *n, const job_t *j, void **blob, size
         s->offsets = NULL;
         s->bytes = NULL;
         s->valid = NULL;
+        if (d->cols[k].unit == FU_NS && c->type == FT_STRING &&
+            date_column_from_strings(c, d->cols[k].name, j->off[1], err, errlen))
+            goto done;
     }
     rc = emit(&f, blob, len, err, errlen);
 done:
@@ -586,6 +591,7 @@ static int run_assign(const graph_node_t *n, const dfx_in_t *ins_, void **blob, 
     memcpy(f.idx, v[0].idx, sizeof(fcol_t) * (size_t)v[0].nidx);
     memcpy(f.idx_names, v[0].idx_names, sizeof(flabel_t) * (size_t)v[0].nidx);
     f.range_index = v[0].range_index;
+    date_stamp_units(n->df, &f);
     rc = emit(&f, blob, len, err, errlen);
 done:
     frame_free(&f);
@@ -1481,6 +1487,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         errmsg(err, errlen, "internal: unknown DataFrame step %d", (int)k);
         goto done;
     }
+    if (rc == 0) date_stamp_units(d, &out);
     if (rc == 0) rc = emit(&out, blob, len, err, errlen);
 done:
     frame_free(&out);
@@ -1649,6 +1656,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             rc = run_expr(n, &a, &f, err, errlen);
         else if (str)
             rc = df_str_map(d, n->op, &a, &f, err, errlen);
+        else if (n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE)
+            rc = df_dt_map(n->op, &a, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_MAP)
             rc = df_run_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_CARRY_EDGE)
@@ -1702,6 +1711,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     default:
         return run_algo(t, j, ins_, blob, blob_len, fixed_out, err, errlen);
     }
+    if (rc == 0) date_stamp_units(d, &f);
     if (rc == 0) rc = emit(&f, blob, blob_len, err, errlen);
     frame_free(&f);
     return rc;

@@ -22,6 +22,7 @@ typedef struct {
     char *name;   /* NULL: unnamed (a Series without a name) */
     bool is_int;  /* an integer label (from_tensor's default names) */
     uint8_t type; /* ftype_t */
+    uint8_t unit; /* INT64: frame.h's FU_* (datetimes, dates) */
 } df_col_t;
 
 /* ew_dt of a column compared as strings (with strings or string literals). */
@@ -156,6 +157,10 @@ void df_node_free(df_node_t *d);
 /* pandas' dtype name of a column of type t ("int64", "float64", "bool",
  * "object"); has_na: a bool column with missing values is object. */
 const char *df_type_name(int t, bool has_na);
+/* The same for a frame's column and a schema's, naming datetimes
+ * ("datetime64[ns]") and dates ("object"). */
+const char *fcol_type_name(const fcol_t *c, bool has_na);
+const char *df_col_type_name(const df_col_t *c);
 
 /* The statistic of reduction op (OP_DF_SUM ... OP_DF_VAR). */
 dfred_t df_red_of(op_t op);

@@ -7,6 +7,7 @@
 
 #include "../npy.h"
 #include "dfexec.h"
+#include "dates.h"
 #include "dfgraph.h"
 
 typedef struct {
@@ -92,7 +93,15 @@ static void jval(wr_t *w, const fcol_t *c, int64_t i)
     }
     switch (c->type) {
     case FT_INT64:
-        snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)c->data)[i]);
+        if (c->unit != FU_NONE) {
+            b[0] = '"';
+            int l = date_format(((const int64_t *)c->data)[i], c->unit, 'T', -2, b + 1,
+                                sizeof b - 2);
+            b[l + 1] = '"';
+            b[l + 2] = 0;
+        } else {
+            snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)c->data)[i]);
+        }
         puts_(w, b);
         return;
     case FT_FLOAT64: {
@@ -149,6 +158,20 @@ static void jindex(wr_t *w, const frame_t *f)
         jlabel(w, &f->idx_names[k]);
     }
     put(w, "]", 1);
+    /* index levels of datetimes or dates: their dtypes, so that a client
+     * can tell them from strings (absent otherwise) */
+    bool units = false;
+    for (int k = 0; k < f->nidx; k++)
+        units |= f->idx[k].type == FT_INT64 && f->idx[k].unit != FU_NONE;
+    if (!units) return;
+    puts_(w, ", \"index_dtypes\": [");
+    for (int k = 0; k < f->nidx; k++) {
+        if (k) put(w, ", ", 2);
+        put(w, "\"", 1);
+        puts_(w, fcol_type_name(&f->idx[k], has_na(&f->idx[k])));
+        put(w, "\"", 1);
+    }
+    put(w, "]", 1);
 }
 
 static wr_t *wr_new(dfx_sink_fn sink, void *ctx)
@@ -177,7 +200,7 @@ int dfx_write_json(const frame_t *f, dfx_sink_fn sink, void *ctx)
             jval(w, &f->cols[0], i);
         }
         puts_(w, "], \"dtype\": \"");
-        puts_(w, df_type_name(f->cols[0].type, has_na(&f->cols[0])));
+        puts_(w, fcol_type_name(&f->cols[0], has_na(&f->cols[0])));
         puts_(w, "\"}\n");
     } else {
         puts_(w, "{\"columns\": [");
@@ -202,7 +225,7 @@ int dfx_write_json(const frame_t *f, dfx_sink_fn sink, void *ctx)
             const char *s = f->names[k].s ? f->names[k].s : "None";
             jstr(w, s, strlen(s));
             puts_(w, ": \"");
-            puts_(w, df_type_name(f->cols[k].type, has_na(&f->cols[k])));
+            puts_(w, fcol_type_name(&f->cols[k], has_na(&f->cols[k])));
             put(w, "\"", 1);
         }
         puts_(w, "}}\n");
@@ -235,13 +258,34 @@ static void cfield(wr_t *w, const char *s, size_t n)
     put(w, "\"", 1);
 }
 
-static void cval(wr_t *w, const fcol_t *c, int64_t i)
+/* to_csv writes a datetime column whose values are all at midnight as
+ * dates, else every value with the fraction digits the column needs
+ * (pandas decides over the whole column; here over the frame): -1 for
+ * dates, else 0, 3, 6 or 9 */
+static int col_digits(const fcol_t *c)
+{
+    if (c->type != FT_INT64 || c->unit != FU_NS) return 0;
+    int nd = -1;
+    for (int64_t i = 0; i < c->n; i++) {
+        int64_t v = ((const int64_t *)c->data)[i];
+        if (v == DATE_NAT) continue;
+        int f = date_frac_digits(v);
+        if (nd < 0 && v % DATE_NS_PER_DAY != 0) nd = 0;
+        if (f > 0 && f > nd) nd = f;
+    }
+    return nd;
+}
+
+static void cval(wr_t *w, const fcol_t *c, int64_t i, int digits)
 {
     char b[48];
     if (fcol_is_na(c, i)) return;
     switch (c->type) {
     case FT_INT64:
-        snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)c->data)[i]);
+        if (c->unit != FU_NONE)
+            date_format(((const int64_t *)c->data)[i], c->unit, ' ', digits, b, sizeof b);
+        else
+            snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)c->data)[i]);
         break;
     case FT_FLOAT64: {
         double v = ((const double *)c->data)[i];
@@ -288,17 +332,24 @@ int dfx_write_csv(const frame_t *f, dfx_sink_fn sink, void *ctx)
             clabel(w, &f->names[k]);
     }
     put(w, "\n", 1);
+    int *day = calloc((size_t)f->nidx + (size_t)f->ncols, sizeof *day);
+    if (!day) w->failed = 1;
+    for (int k = 0; day && k < f->nidx; k++)
+        day[k] = col_digits(&f->idx[k]);
+    for (int k = 0; day && k < f->ncols; k++)
+        day[f->nidx + k] = col_digits(&f->cols[k]);
     for (int64_t i = 0; i < f->nrows && !w->failed; i++) {
         for (int k = 0; k < f->nidx; k++) {
             if (k) put(w, ",", 1);
-            cval(w, &f->idx[k], i);
+            cval(w, &f->idx[k], i, day[k]);
         }
         for (int k = 0; k < f->ncols; k++) {
             put(w, ",", 1);
-            cval(w, &f->cols[k], i);
+            cval(w, &f->cols[k], i, day[f->nidx + k]);
         }
         put(w, "\n", 1);
     }
+    free(day);
     int rc = flush(w);
     free(w);
     return rc;

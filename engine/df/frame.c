@@ -112,6 +112,7 @@ int fcol_copy(const fcol_t *c, fcol_t *out)
 {
     int64_t nb = c->type == FT_STRING ? c->offsets[c->n] + 1 : 0;
     if (fcol_alloc(out, (ftype_t)c->type, c->n, nb, c->valid != NULL)) return -1;
+    out->unit = c->unit;
     if (c->type == FT_STRING) {
         memcpy(out->offsets, c->offsets, (size_t)(c->n + 1) * 8);
         memcpy(out->bytes, c->bytes, (size_t)nb);
@@ -126,7 +127,7 @@ int fcol_copy(const fcol_t *c, fcol_t *out)
  * header: u32 magic, u32 version, u64 total, i64 nrows, i32 ncols, i32 nidx,
  *         u8 series, u8 range_index, 6 bytes zero                (40 bytes)
  * then per column, index levels first: a descriptor
- *         u8 type, u8 has_valid, u8 has_label, u8 label_is_int, u32 label_len,
+ *         u8 type (low nibble; high nibble: an INT64 column's unit), u8 has_valid, u8 has_label, u8 label_is_int, u32 label_len,
  *         i64 nbytes (STRING: string bytes with the NUL; else 0)  (16 bytes)
  * followed by label bytes, data or offsets and bytes, valid, each padded to 8. */
 #define HDR 40
@@ -171,7 +172,7 @@ static uint8_t *put_col(uint8_t *p, const fcol_t *c, const flabel_t *l)
     size_t n = (size_t)c->n, ll = l->s ? strlen(l->s) : 0;
     uint32_t ll32 = (uint32_t)ll;
     int64_t nb = c->type == FT_STRING ? c->offsets[n] + 1 : 0;
-    p[0] = c->type;
+    p[0] = (uint8_t)(c->type | (c->type == FT_INT64 ? c->unit << 4 : 0));
     p[1] = c->valid != NULL;
     p[2] = l->s != NULL;
     p[3] = l->is_int;
@@ -246,10 +247,13 @@ static int view_col(cur_t *cu, int64_t nrows, fcol_t *c, flabel_t *l, char *err,
     int64_t nb;
     memcpy(&ll, d + 4, 4);
     memcpy(&nb, d + 8, 8);
-    if (d[0] > FT_STRING || d[1] > 1 || d[2] > 1 || d[3] > 1)
+    uint8_t ty = d[0] & 15, unit = d[0] >> 4;
+    if (ty > FT_STRING || unit > FU_DATE || (unit && ty != FT_INT64) || d[1] > 1 || d[2] > 1 ||
+        d[3] > 1)
         return errmsg(err, errlen, "frame blob: bad column descriptor");
     memset(c, 0, sizeof *c);
-    c->type = d[0];
+    c->type = ty;
+    c->unit = unit;
     c->n = nrows;
     l->is_int = d[3];
     l->s = NULL;
@@ -342,6 +346,7 @@ static int take_col(const fcol_t *c, const int64_t *rows, int64_t n, fcol_t *out
         for (int64_t i = 0; i < n; i++)
             nb += c->offsets[rows[i] + 1] - c->offsets[rows[i]];
     if (fcol_alloc(out, (ftype_t)c->type, n, nb, c->valid != NULL)) return -1;
+    out->unit = c->unit;
     if (c->type == FT_STRING) {
         int64_t at = 0;
         for (int64_t i = 0; i < n; i++) {
@@ -407,6 +412,7 @@ static int concat_col(const frame_t *const *parts, int n, bool is_idx, int k, in
         if (c->type == FT_STRING && __builtin_add_overflow(nb, c->offsets[c->n], &nb)) return -1;
     }
     if (fcol_alloc(out, (ftype_t)c0->type, total, nb, valid)) return -1;
+    out->unit = c0->unit;
     int64_t row = 0, at = 0;
     size_t w = width((ftype_t)c0->type);
     for (int p = 0; p < n; p++) {

@@ -25,8 +25,17 @@
 
 typedef enum { FT_INT64 = 0, FT_FLOAT64, FT_BOOL, FT_STRING } ftype_t; /* = csv_type_t */
 
+/* What an INT64 column's integers mean (fcol_t.unit, df_col_t.unit):
+ * plain integers, pandas' datetime64[ns] (nanoseconds since 1970-01-01,
+ * naive, INT64_MIN is NaT), or the dates of dt.date (the same nanoseconds,
+ * at midnight, written as dates: pandas' object column of datetime.date).
+ * Every op treats such a column as the integers it holds; only readers,
+ * writers and the dt accessor look at the unit (engine/df/dates.h). */
+enum { FU_NONE = 0, FU_NS = 1, FU_DATE = 2 };
+
 typedef struct {
     uint8_t type;     /* ftype_t */
+    uint8_t unit;     /* INT64: FU_*; else FU_NONE */
     int64_t n;        /* rows */
     void *data;       /* INT64: int64_t[n]; FLOAT64: double[n]; BOOL: uint8_t[n] (0/1);
                        * STRING: NULL */
@@ -79,6 +88,7 @@ int fcol_copy(const fcol_t *c, fcol_t *out);
 static inline bool fcol_is_na(const fcol_t *c, int64_t i)
 {
     if (c->type == FT_FLOAT64) return ((const double *)c->data)[i] != ((const double *)c->data)[i];
+    if (c->unit != FU_NONE) return ((const int64_t *)c->data)[i] == INT64_MIN;
     return c->valid && !c->valid[i];
 }
 static inline const char *fcol_str(const fcol_t *c, int64_t i, int64_t *len)

@@ -304,7 +304,7 @@ int df_gb_map(const frame_t *in, const gb_spec_t *s, frame_t *out, char *err, si
     for (int k = 0; k < s->nby; k++) {
         ks.k[k] = &in->cols[s->by[k]];
         kn[k] = &in->names[s->by[k]];
-        can_miss |= ks.k[k]->type == FT_FLOAT64 || ks.k[k]->valid;
+        can_miss |= ks.k[k]->type == FT_FLOAT64 || ks.k[k]->valid || ks.k[k]->unit;
     }
     uint8_t *skip = NULL;
     int64_t *gid = dfa_alloc(n, sizeof *gid);

@@ -196,8 +196,23 @@ static int argsort_num(const fcol_t *c, bool asc, int64_t *rows, int64_t n)
 int dfa_argsort(const dfa_keys_t *ks, const bool *asc, int64_t *rows, int64_t n)
 {
     if (n < 2 || ks->nk == 0) return 0;
-    if (ks->nk == 1 && (ks->k[0]->type == FT_INT64 || ks->k[0]->type == FT_FLOAT64))
-        return argsort_num(ks->k[0], !asc || asc[0], rows, n);
+    const fcol_t *c0 = ks->k[0];
+    if (ks->nk == 1 && c0->type == FT_INT64 && c0->unit != FU_NONE) {
+        /* datetimes: NaT rows last, in their order, as pandas */
+        int64_t *b = dfa_alloc(n, sizeof *b), m = 0, nat = 0;
+        if (!b) return -1;
+        for (int64_t i = 0; i < n; i++) {
+            if (fcol_is_na(c0, rows[i]))
+                b[nat++] = rows[i];
+            else
+                rows[m++] = rows[i];
+        }
+        memcpy(rows + m, b, (size_t)nat * sizeof *b);
+        free(b);
+        return argsort_num(c0, !asc || asc[0], rows, m);
+    }
+    if (ks->nk == 1 && (c0->type == FT_INT64 || c0->type == FT_FLOAT64))
+        return argsort_num(c0, !asc || asc[0], rows, n);
     int64_t *b = dfa_alloc(n, sizeof *b);
     if (!b) return -1;
     gen_ctx_t c = {ks, asc};

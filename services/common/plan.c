@@ -202,13 +202,16 @@ static int lookup(void *ctx, const char *key, shape_t *shape, dtype_t *dt, int64
     return 0;
 }
 
+/* [name, is_int, type]: type's high nibble is an INT64 column's unit
+ * (frame.h's FU_*), as in frame blobs */
 static json_t *schema_cols(const flabel_t *names, const fcol_t *cols, int n)
 {
     json_t *a = json_array();
     for (int k = 0; a && k < n; k++)
         json_array_append_new(a, json_pack("[o,b,i]",
                                            names[k].s ? json_string(names[k].s) : json_null(),
-                                           names[k].is_int, (int)cols[k].type));
+                                           names[k].is_int,
+                                           (int)(cols[k].type | cols[k].unit << 4)));
     return a;
 }
 

@@ -221,12 +221,12 @@ static json_t *frame_json(const tensor_arg_t *a, const plan_src_t *s, const fram
         for (int64_t i = 0; f->cols[k].valid && i < f->nrows && !na; i++)
             na = !f->cols[k].valid[i];
         json_object_set_new(dts, l->s ? l->s : "None",
-                            json_string(df_type_name(f->cols[k].type, na)));
+                            json_string(fcol_type_name(&f->cols[k], na)));
     }
     if (a->frame == FRAME_SERIES) {
         json_object_set_new(o, "name", json_incref(json_array_get(cols, 0)));
         json_object_set_new(
-            o, "dtype", json_string(f->ncols ? df_type_name(f->cols[0].type, false) : "float64"));
+            o, "dtype", json_string(f->ncols ? fcol_type_name(&f->cols[0], false) : "float64"));
         json_decref(cols);
         json_decref(dts);
     } else {

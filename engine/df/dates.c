@@ -1,0 +1,269 @@
+/* dates.c: datetime64[ns] columns: the calendar, parsing, writing and the
+ * dt accessor (dates.h). */
+#include "dates.h"
+
+#include "../errmsg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The civil-from-days and days-from-civil algorithms on 400-year eras of
+ * 146097 days, in which the year starts in March so that the leap day is
+ * the last of the year. */
+int64_t date_days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;                                  /* [0, 399] */
+    int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1; /* [0, 365] */
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;          /* [0, 146096] */
+    return era * 146097 + doe - 719468;
+}
+
+void date_civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+static bool leap(int64_t y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static int month_days(int64_t y, int m)
+{
+    static const int md[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    return m == 2 && leap(y) ? 29 : md[m - 1];
+}
+
+/* Reads exactly w digits at s[*i]. */
+static bool digits(const char *s, size_t n, size_t *i, int w, int *out)
+{
+    int v = 0;
+    for (int k = 0; k < w; k++) {
+        if (*i >= n || s[*i] < '0' || s[*i] > '9') return false;
+        v = v * 10 + (s[(*i)++] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static int64_t floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return q - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+int date_parse(const char *s, size_t n, int64_t *ns, const char **why)
+{
+    size_t i = 0;
+    int y, mo, d, h = 0, mi = 0, se = 0;
+    int64_t frac = 0;
+    *why = "not a date (YYYY-MM-DD, optionally with HH:MM[:SS[.fraction]])";
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (!digits(s, n, &i, 4, &y) || i >= n || (s[i] != '-' && s[i] != '/')) return -1;
+    char dsep = s[i++];
+    if (!digits(s, n, &i, 2, &mo) || i >= n || s[i++] != dsep || !digits(s, n, &i, 2, &d))
+        return -1;
+    if (i < n) {
+        if (s[i] != 'T' && s[i] != ' ') return -1;
+        i++;
+        if (!digits(s, n, &i, 2, &h) || i >= n || s[i++] != ':' || !digits(s, n, &i, 2, &mi))
+            return -1;
+        if (i < n && s[i] == ':') {
+            i++;
+            if (!digits(s, n, &i, 2, &se)) return -1;
+            if (i < n && s[i] == '.') {
+                i++;
+                int nd = 0;
+                while (i < n && s[i] >= '0' && s[i] <= '9') {
+                    if (nd < 9) frac = frac * 10 + (s[i] - '0');
+                    nd++;
+                    i++;
+                }
+                if (nd == 0) return -1;
+                for (int k = nd; k < 9; k++)
+                    frac *= 10;
+            }
+        }
+        if (i < n && (s[i] == 'Z' || s[i] == '+' || s[i] == '-')) {
+            *why = "has a time zone (time zones are not supported: the engine's datetimes "
+                   "are naive)";
+            return -1;
+        }
+        if (i != n) return -1;
+    }
+    if (mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo) || h > 23 || mi > 59 || se > 59) {
+        *why = "is not a valid date or time";
+        return -1;
+    }
+    int64_t days = date_days_from_civil(y, mo, d), v;
+    int64_t secs = days * 86400 + h * 3600 + mi * 60 + se;
+    if (__builtin_mul_overflow(secs, (int64_t)1000000000, &v) ||
+        __builtin_add_overflow(v, frac, &v) || v == DATE_NAT) {
+        *why = "is out of the range of datetime64[ns] (1677-09-21 to 2262-04-11)";
+        return -1;
+    }
+    *ns = v;
+    return 0;
+}
+
+int date_format(int64_t ns, int unit, char sep, int digits, char *buf, size_t len)
+{
+    int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY, y;
+    int m, d;
+    date_civil_from_days(days, &y, &m, &d);
+    if (unit == FU_DATE || digits == -1)
+        return snprintf(buf, len, "%04lld-%02d-%02d", (long long)y, m, d);
+    int64_t secs = rest / 1000000000, frac = rest % 1000000000;
+    int w = snprintf(buf, len, "%04lld-%02d-%02d%c%02d:%02d:%02d", (long long)y, m, d, sep,
+                     (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
+    int nd = digits >= 0 ? digits : date_frac_digits(ns);
+    if (nd > 0 && w > 0 && (size_t)w < len) {
+        int64_t f = frac;
+        for (int k = nd; k < 9; k++)
+            f /= 10;
+        w += snprintf(buf + w, len - (size_t)w, ".%0*lld", nd, (long long)f);
+    }
+    return w;
+}
+
+int date_frac_digits(int64_t ns)
+{
+    int64_t frac = ns - floordiv(ns, 1000000000) * 1000000000;
+    return frac == 0 ? 0 : frac % 1000000 == 0 ? 3 : frac % 1000 == 0 ? 6 : 9;
+}
+
+int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, char *err,
+                           size_t errlen)
+{
+    if (c->type != FT_STRING) return errmsg(err, errlen, "internal: parse_dates of a non-string");
+    int64_t *v = malloc((size_t)(c->n ? c->n : 1) * sizeof *v);
+    if (!v) return errmsg(err, errlen, "out of memory");
+    for (int64_t i = 0; i < c->n; i++) {
+        int64_t l;
+        const char *s = fcol_str(c, i, &l);
+        const char *why;
+        if ((c->valid && !c->valid[i]) || l == 0) {
+            v[i] = DATE_NAT;
+        } else if (date_parse(s, (size_t)l, &v[i], &why)) {
+            free(v);
+            return errmsg(err, errlen, "parse_dates: column '%s', row %lld: '%.*s' %s",
+                          name ? name : "", (long long)(first_row + i), (int)(l > 64 ? 64 : l),
+                          s, why);
+        }
+    }
+    free(c->offsets);
+    free(c->bytes);
+    free(c->valid);
+    c->offsets = NULL;
+    c->bytes = NULL;
+    c->valid = NULL;
+    c->data = v;
+    c->type = FT_INT64;
+    c->unit = FU_NS;
+    return 0;
+}
+
+const char *date_type_name(int unit)
+{
+    return unit == FU_NS ? "datetime64[ns]" : unit == FU_DATE ? "object" : NULL;
+}
+
+/* One field of a datetime that is not NaT. */
+static int64_t field(op_t op, int64_t ns)
+{
+    int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY, y;
+    int m, d;
+    switch (op) {
+    case OP_DF_DT_HOUR:
+        return rest / 3600000000000LL;
+    case OP_DF_DT_MINUTE:
+        return rest / 60000000000LL % 60;
+    case OP_DF_DT_SECOND:
+        return rest / 1000000000 % 60;
+    case OP_DF_DT_DAYOFWEEK: /* 1970-01-01 was a Thursday (3; Monday is 0) */
+        return ((days % 7) + 7 + 3) % 7;
+    case OP_DF_DT_DATE:
+        return days * DATE_NS_PER_DAY;
+    default:
+        break;
+    }
+    date_civil_from_days(days, &y, &m, &d);
+    switch (op) {
+    case OP_DF_DT_YEAR:
+        return y;
+    case OP_DF_DT_MONTH:
+        return m;
+    case OP_DF_DT_DAY:
+        return d;
+    case OP_DF_DT_QUARTER:
+        return (m - 1) / 3 + 1;
+    default: /* OP_DF_DT_DAYOFYEAR */
+        return days - date_days_from_civil(y, 1, 1) + 1;
+    }
+}
+
+int df_dt_map(op_t op, const frame_t *in, frame_t *out, char *err, size_t errlen)
+{
+    const fcol_t *c = &in->cols[0];
+    if (c->type != FT_INT64 || c->unit == FU_NONE)
+        return errmsg(err, errlen, "internal: dt accessor of a column that holds no datetimes");
+    const int64_t *v = c->data;
+    int64_t n = c->n;
+    bool any_nat = false;
+    for (int64_t i = 0; i < n && !any_nat; i++)
+        any_nat = v[i] == DATE_NAT;
+    bool as_float = any_nat && op != OP_DF_DT_DATE;
+    if (frame_alloc(out, true, n, 1, in->nidx)) return errmsg(err, errlen, "out of memory");
+    out->range_index = in->range_index;
+    if (flabel_set(&out->names[0], in->names[0].s, in->names[0].is_int)) goto fail;
+    for (int k = 0; k < in->nidx; k++)
+        if (flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int) ||
+            fcol_copy(&in->idx[k], &out->idx[k]))
+            goto fail;
+    fcol_t *o = &out->cols[0];
+    if (fcol_alloc(o, as_float ? FT_FLOAT64 : FT_INT64, n, 0, false)) goto fail;
+    if (op == OP_DF_DT_DATE) o->unit = FU_DATE;
+    for (int64_t i = 0; i < n; i++) {
+        if (as_float)
+            ((double *)o->data)[i] = v[i] == DATE_NAT ? NAN : (double)field(op, v[i]);
+        else
+            ((int64_t *)o->data)[i] = v[i] == DATE_NAT ? DATE_NAT : field(op, v[i]);
+    }
+    return 0;
+fail:
+    frame_free(out);
+    return errmsg(err, errlen, "out of memory");
+}
+
+static bool same_label(const flabel_t *l, const df_col_t *c)
+{
+    if (!l->s || !c->name) return !l->s && !c->name;
+    return l->is_int == c->is_int && !strcmp(l->s, c->name);
+}
+
+void date_stamp_units(const df_node_t *d, frame_t *f)
+{
+    if (f->ncols == d->ncols)
+        for (int k = 0; k < f->ncols; k++)
+            if (f->cols[k].type == FT_INT64 && same_label(&f->names[k], &d->cols[k]))
+                f->cols[k].unit = d->cols[k].unit;
+    if (f->nidx == d->nidx)
+        for (int k = 0; k < f->nidx; k++)
+            if (f->idx[k].type == FT_INT64 && same_label(&f->idx_names[k], &d->idx[k]))
+                f->idx[k].unit = d->idx[k].unit;
+}

@@ -1,0 +1,69 @@
+/* dates.h: datetime64[ns] columns (frame.h's FU_NS and FU_DATE units).
+ *
+ * A datetime is an INT64 column of nanoseconds since 1970-01-01T00:00:00,
+ * naive (no time zone), as numpy's datetime64[ns]; INT64_MIN is NaT.
+ * Calendar arithmetic is the proleptic Gregorian calendar on days since
+ * the epoch (floor division, so 1969 and earlier work), which covers
+ * pandas' whole range 1677-09-21 .. 2262-04-11.
+ *
+ * Text forms read (read_csv's parse_dates) are ISO 8601 without a zone:
+ * YYYY-MM-DD, then optionally a 'T' or a space and HH:MM, :SS and a
+ * fraction of 1 to 9 digits; '/' may stand for '-' in the date. A value
+ * with a zone (Z, +01:00) is refused: pandas would make the column
+ * tz-aware, which the engine does not have. Written forms: JSON
+ * "2024-03-01T12:00:00" (a fraction only when the value has one), CSV as
+ * pandas' to_csv: "2024-03-01 12:00:00" with the fraction digits the
+ * column needs, or "2024-03-01" when every value of the column is at
+ * midnight; dates "2024-03-01". */
+#ifndef MARS_DF_DATES_H
+#define MARS_DF_DATES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfgraph.h"
+
+#define DATE_NAT INT64_MIN
+#define DATE_NS_PER_DAY 86400000000000LL
+
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
+int64_t date_days_from_civil(int64_t y, int m, int d);
+void date_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+
+/* Parses s[0..n) (one of the forms above) into *ns. Returns 0, or -1 with
+ * why in why (a static string). */
+int date_parse(const char *s, size_t n, int64_t *ns, const char **why);
+
+/* Writes ns as text: unit FU_DATE, or digits -1, gives the date; else the
+ * date and time with sep between them ('T' for JSON, ' ' for CSV) and
+ * `digits` digits of fraction (0, 3, 6 or 9; -2: as many as this value
+ * needs, date_frac_digits). Returns the length written (buf of at least 40
+ * bytes). */
+int date_format(int64_t ns, int unit, char sep, int digits, char *buf, size_t len);
+/* The fraction digits ns needs: 0, or 3, 6, 9 (ms, us, ns, as pandas). */
+int date_frac_digits(int64_t ns);
+
+/* Converts the string column c (read as text by read_csv) into a
+ * datetime64[ns] column in place; empty and NA values become NaT. A value
+ * that is not a date fails naming the column, its row in the chunk plus
+ * first_row, and the value. */
+int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, char *err,
+                           size_t errlen);
+
+/* The dt accessor (dataframe.dt.year ... dataframe.dt.date) on a Series
+ * chunk. Fields are int64, or float64 with NaN where the chunk holds NaT
+ * (as pandas); date is a FU_DATE column. */
+int df_dt_map(op_t op, const frame_t *in, frame_t *out, char *err, size_t errlen);
+
+/* Sets the units of f's INT64 columns and index levels from the schema d
+ * of the node that made f, where f's columns are the schema's (same count,
+ * same labels); a job's intermediate frames keep theirs. The one place
+ * where a job's result learns what its integers mean (dfexec.c). */
+void date_stamp_units(const df_node_t *d, frame_t *f);
+
+/* pandas' dtype name of an INT64 column of unit u ("datetime64[ns]",
+ * "object" for dates), or NULL for plain integers. */
+const char *date_type_name(int unit);
+
+#endif

@@ -1,0 +1,314 @@
+#!/usr/bin/python3
+"""Dates through mars-run, against pandas 1.5: read_csv(parse_dates=...)
+gives datetime64[ns] columns (NaT for empty fields; ISO dates, times with
+seconds and fractions, 'T' or a space, '/' dates, years before 1970 and
+leap days); the dt accessor's year, month, day, hour, minute, second,
+dayofweek, dayofyear, quarter and date, with and without NaT in the
+Series; groupby by a datetime column and by a month column; sort_values,
+filters, merge, head and to_csv carrying datetime columns; and the
+rejections (an unknown parse_dates column, dt of a non-datetime Series, a
+value that is no date, a time zone). Each case runs on one-row chunks,
+small uneven chunks and one chunk.
+
+Usage: test_dates.py. Prints `RESULT passed=N failed=M`."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+passed = failed = 0
+FIELDS = ["year", "month", "day", "hour", "minute", "second", "dayofweek", "dayofyear",
+          "quarter"]
+
+
+def report(name, why):
+    global passed, failed
+    if not why:
+        passed += 1
+        print("ok", name)
+    else:
+        failed += 1
+        print("FAIL %s: %s" % (name, why))
+
+
+def make_csv(path, rng, n):
+    """a CSV of n rows: `when` dates with times (some missing), `day` plain
+    dates (none missing), a string `city`, a float `x` with NaN, an int `k`"""
+    base = np.datetime64("1969-11-03T00:00:00")
+    secs = rng.integers(0, 60 * 86400 * 365, n)
+    frac = rng.integers(0, 1000, n)
+    whens = []
+    for i in range(n):
+        t = base + np.timedelta64(int(secs[i]), "s")
+        s = str(t)  # 1970-03-01T12:34:56
+        form = i % 5
+        if form == 0:
+            s = s.replace("T", " ")
+        elif form == 1:
+            s = s[:10]
+        elif form == 2:
+            s = s + ".%03d" % frac[i]
+        elif form == 3:
+            s = s[:16].replace("T", " ")
+        whens.append(s)
+    missing = rng.random(n) < 0.1
+    day = [str(base + np.timedelta64(int(d), "D"))[:10]
+           for d in rng.integers(0, 3 * 365, n)]
+    day[n // 2] = "2024-02-29"
+    city = np.array(["paris", "lyon", "nice", "oslo"])[rng.integers(0, 4, n)]
+    x = np.round(rng.standard_normal(n) * 10, 3)
+    x[rng.random(n) < 0.1] = np.nan
+    with open(path, "w") as f:
+        f.write("when,day,city,x,k\n")
+        for i in range(n):
+            f.write("%s,%s,%s,%s,%d\n" % ("" if missing[i] else whens[i], day[i], city[i],
+                                          "" if np.isnan(x[i]) else repr(float(x[i])),
+                                          int(rng.integers(0, 5))))
+
+
+def run(nodes, fetch, data, csv=False):
+    out = tempfile.mkdtemp(prefix="dates_out_")
+    args = [harness.mars_run_path(), "-", "-o", out, "--data-dir", data]
+    if csv:
+        args.append("--csv")
+    p = subprocess.run(args, input=json.dumps({"version": 1, "nodes": nodes,
+                                               "fetch": fetch}).encode(),
+                       capture_output=True, timeout=300)
+    got = {}
+    if p.returncode == 0:
+        for k in fetch:
+            with open(os.path.join(out, k + ".json")) as f:
+                got[k] = json.load(f)
+            if csv:
+                with open(os.path.join(out, k + ".csv")) as f:
+                    got[k + ".csv"] = f.read()
+    shutil.rmtree(out, ignore_errors=True)
+    return p.returncode, p.stderr.decode(errors="replace"), got
+
+
+def column(vals, dtype, name=None, index=None):
+    if dtype == "datetime64[ns]":
+        return pd.Series(pd.to_datetime(vals), index=index, name=name)
+    if dtype == "float64":
+        vals = [np.nan if v is None else v for v in vals]
+    return pd.Series(vals, index=index, name=name, dtype=dtype)
+
+
+def index_of(doc):
+    ix = doc["index"]
+    names = doc.get("index_names") or [None]
+    dts = doc.get("index_dtypes")
+    if ix and isinstance(ix[0], list):
+        levels = [[r[k] for r in ix] for k in range(len(names))]
+    else:
+        levels = [ix]
+    out = []
+    for k, lv in enumerate(levels):
+        if dts and dts[k] == "datetime64[ns]":
+            out.append(pd.DatetimeIndex(pd.to_datetime(lv), name=names[k]))
+        else:
+            out.append(pd.Index(lv, name=names[k]))
+    if len(out) == 1:
+        return out[0]
+    return pd.MultiIndex.from_arrays(out)
+
+
+def as_pandas(doc):
+    index = index_of(doc)
+    if "columns" in doc:
+        data = {}
+        for j, c in enumerate(doc["columns"]):
+            data[c] = column([r[j] for r in doc["data"]], doc["dtypes"][c], c, index).values
+        return pd.DataFrame(data, index=index, columns=doc["columns"])
+    return column(doc["data"], doc["dtype"], doc["name"], index)
+
+
+def plain(ref):
+    """pandas' dt.date values (datetime.date objects) as the strings the
+    engine writes"""
+    if isinstance(ref, pd.Series) and ref.dtype == object:
+        return ref.map(lambda v: None if pd.isna(v) else v.isoformat())
+    return ref
+
+
+def compare(got, ref):
+    try:
+        g = as_pandas(got)
+        ref = plain(ref)
+        if isinstance(ref, pd.Series):
+            if ref.dtype == object:
+                g = g.astype(object).where(g.notna(), None)
+            pd.testing.assert_series_equal(g, ref, check_index_type=False)
+        else:
+            pd.testing.assert_frame_equal(g, ref, check_index_type=False)
+        return ""
+    except (AssertionError, ValueError, TypeError, KeyError) as e:
+        return str(e).replace("\n", " ")[:500]
+
+
+def rc_node(chunk, key="t"):
+    n = {"key": key, "op": "dataframe.read_csv", "path": "t.csv", "parse_dates": ["when", "day"]}
+    if chunk:
+        n["chunk_bytes"] = chunk
+    return n
+
+
+def op(key, name, src, **kw):
+    d = {"key": key, "op": "dataframe." + name, "inputs": src if isinstance(src, list) else [src]}
+    d.update(kw)
+    return d
+
+
+def cases(P):
+    """(name, nodes after read_csv "t", {key: pandas result})"""
+    out = [("read_csv", [], {"t": P})]
+    for col in ("when", "day"):
+        nodes = [op("c", "getitem", "t", columns=col)]
+        want = {}
+        for f in FIELDS:
+            nodes.append(op(f, "dt." + f, "c"))
+            want[f] = getattr(P[col].dt, f)
+        nodes.append(op("date", "dt.date", "c"))
+        want["date"] = P[col].dt.date
+        out.append(("dt_" + col, nodes, want))
+    m = P.assign(month=P.day.dt.month)
+    out.append(("groupby_month", [
+        op("c", "getitem", "t", columns="day"), op("m", "dt.month", "c"),
+        op("a", "assign", ["t", "m"], names=["month"]),
+        op("g", "groupby_agg", "a", by=["month"], agg={"n": ["x", "count"], "s": ["k", "sum"]})],
+        {"g": m.groupby("month").agg(n=("x", "count"), s=("k", "sum"))}))
+    out.append(("groupby_datetime", [
+        op("g", "groupby_agg", "t", by=["day"], agg={"s": ["k", "sum"], "m": ["x", "max"]})],
+        {"g": P.groupby("day").agg(s=("k", "sum"), m=("x", "max"))}))
+    out.append(("groupby_city_month", [
+        op("c", "getitem", "t", columns="day"), op("m", "dt.month", "c"),
+        op("a", "assign", ["t", "m"], names=["month"]),
+        op("g", "groupby_agg", "a", by=["city", "month"], agg={"s": ["k", "sum"]})],
+        {"g": m.groupby(["city", "month"]).agg(s=("k", "sum"))}))
+    out.append(("sort_head", [
+        op("s", "sort_values", "t", by=["day", "k"]), op("h", "head", "s", n=7)],
+        {"s": P.sort_values(["day", "k"], kind="mergesort"),
+         "h": P.sort_values(["day", "k"], kind="mergesort").head(7)}))
+    out.append(("sort_nat", [
+        op("s", "sort_values", "t", by=["when"]), op("d", "sort_values", "t", by=["when"],
+                                                     ascending=False)],
+        {"s": P.sort_values(["when"], kind="mergesort"),
+         "d": P.sort_values(["when"], kind="mergesort", ascending=False)}))
+    out.append(("filter_query", [
+        op("c", "getitem", "t", columns="day"), op("m", "dt.month", "c"),
+        {"key": "e", "op": "equal", "inputs": ["m", {"value": 2}]},
+        op("f", "filter", ["t", "e"]), op("q", "query", "t", expr="k > 2 and x < 5")],
+        {"f": P[P.day.dt.month == 2], "q": P.query("k > 2 and x < 5")}))
+    R = pd.DataFrame({"city": ["paris", "lyon", "nice"], "country": ["fr", "fr", "fr2"]})
+    out.append(("merge", [
+        op("r", "read_csv", [], path="r.csv"),
+        op("j", "merge", ["t", "r"], on=["city"], how="left")],
+        {"j": P.merge(R, on="city", how="left")}))
+    iso = P.when.dt.date.map(lambda v: None if pd.isna(v) else v.isoformat())
+    g = P.assign(date=P.when.dt.date).groupby("date").agg(s=("k", "sum"), n=("x", "count"))
+    g.index = pd.Index([v.isoformat() for v in g.index], name="date")
+    out.append(("groupby_date", [
+        op("c", "getitem", "t", columns="when"), op("d", "dt.date", "c"),
+        op("a", "assign", ["t", "d"], names=["date"]),
+        op("g", "groupby_agg", "a", by=["date"], agg={"s": ["k", "sum"], "n": ["x", "count"]})],
+        {"g": g}))
+    out.append(("assign_date", [
+        op("c", "getitem", "t", columns="when"), op("d", "dt.date", "c"),
+        op("a", "assign", ["t", "d"], names=["date"]),
+        op("h", "head", "a", n=20)],
+        {"h": P.assign(date=iso).head(20)}))
+    return out, R
+
+
+def main():
+    if not harness.have_mars_run():
+        print("mars-run is not built")
+        print("RESULT passed=0 failed=1")
+        return 1
+    data = tempfile.mkdtemp(prefix="dates_data_")
+    try:
+        make_csv(os.path.join(data, "t.csv"), np.random.default_rng(7), 160)
+        P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["when", "day"])
+        cs, R = cases(P)
+        R.to_csv(os.path.join(data, "r.csv"), index=False)
+        for chunk in (1, 700, None):
+            for name, nodes, want in cs:
+                nodes = [rc_node(chunk)] + [dict(n) for n in nodes]
+                for n in nodes:
+                    if n.get("op") == "dataframe.read_csv" and n["key"] == "r":
+                        n.pop("inputs", None)
+                rc, err, got = run(nodes, list(want), data)
+                why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
+                for k, ref in want.items():
+                    if why:
+                        break
+                    w = compare(got[k], ref)
+                    if w:
+                        why = "%s: %s" % (k, w)
+                report("%s/chunk=%s" % (name, chunk), why)
+        # to_csv as pandas writes it
+        for chunk in (1, None):
+            rc, err, got = run([rc_node(chunk), op("d", "getitem", "t",
+                                                   columns=["day", "city", "k"])],
+                               ["t", "d"], data, csv=True)
+            why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
+            if not why and got["t.csv"] != P.to_csv():
+                why = "to_csv differs: %r vs %r" % (got["t.csv"][:200], P.to_csv()[:200])
+            if not why and got["d.csv"] != P[["day", "city", "k"]].to_csv():
+                why = "to_csv of dates differs: %r" % got["d.csv"][:200]
+            report("to_csv/chunk=%s" % chunk, why)
+        rejects(data)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    print("RESULT passed=%d failed=%d" % (passed, failed))
+    return 1 if failed else 0
+
+
+def rejects(data):
+    with open(os.path.join(data, "bad.csv"), "w") as f:
+        f.write("when,v\n2024-01-01,1\n2024-13-01,2\n")
+    with open(os.path.join(data, "tz.csv"), "w") as f:
+        f.write("when,v\n2024-01-01T10:00:00Z,1\n")
+    with open(os.path.join(data, "word.csv"), "w") as f:
+        f.write("when,v\n2024-01-01,1\nsoon,2\n")
+    for name, nodes, code, words in [
+        ("unknown_column", [{"key": "t", "op": "dataframe.read_csv", "path": "t.csv",
+                             "parse_dates": ["nope"]}], 2,
+         ["Missing column provided to 'parse_dates': 'nope'"]),
+        ("not_a_list", [{"key": "t", "op": "dataframe.read_csv", "path": "t.csv",
+                         "parse_dates": True}], 2, ["parse_dates", "list of column names"]),
+        ("dt_of_ints", [rc_node(None), op("c", "getitem", "t", columns="k"),
+                        op("y", "dt.year", "c")], 2,
+         ["Can only use .dt accessor with datetimelike values", "int64"]),
+        ("dt_of_frame", [rc_node(None), op("y", "dt.year", "t")], 2, ["a Series"]),
+        ("bad_month", [{"key": "t", "op": "dataframe.read_csv", "path": "bad.csv",
+                        "parse_dates": ["when"]}], 1, ["'when'", "row 1", "2024-13-01",
+                                                        "not a valid date"]),
+        ("time_zone", [{"key": "t", "op": "dataframe.read_csv", "path": "tz.csv",
+                        "parse_dates": ["when"]}], 1, ["time zone"]),
+        ("not_a_date", [{"key": "t", "op": "dataframe.read_csv", "path": "word.csv",
+                         "parse_dates": ["when"]}], 1, ["'soon'", "not a date"]),
+    ]:
+        fetch = [nodes[-1]["key"]]
+        rc, err, _ = run(nodes, fetch, data)
+        why = ""
+        if rc != code:
+            why = "exit %d (want %d): %s" % (rc, code, err.strip()[:300])
+        else:
+            for w in words:
+                if w not in err:
+                    why = "message %r lacks %r" % (err.strip()[:300], w)
+        report("reject/" + name, why)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
