@@ -603,11 +603,13 @@ static int parse_dates(const graph_df_env_t *e, graph_node_t *n, df_node_t *d, j
 {
     if (!pd || json_is_null(pd) || json_is_false(pd)) return 0;
     if (!json_is_array(pd))
-        return NFAIL(e, n, "\"parse_dates\" must be a list of column names (parsing the "
-                           "index, or combining columns, is not supported)");
+        return NFAIL(e, n,
+                     "\"parse_dates\" must be a list of column names (parsing the "
+                     "index, or combining columns, is not supported)");
     for (size_t i = 0; i < json_array_size(pd); i++) {
         json_t *v = json_array_get(pd, i);
-        if (!json_is_string(v)) return NFAIL(e, n, "\"parse_dates\" must be a list of column names");
+        if (!json_is_string(v))
+            return NFAIL(e, n, "\"parse_dates\" must be a list of column names");
         const char *nm = json_string_value(v);
         int k = 0;
         while (k < d->ncols && strcmp(d->cols[k].name, nm))
@@ -945,8 +947,7 @@ static int infer_assign(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         return XFAIL(n, "out of memory");
     d->ncols = 0;
     for (int k = 0; k < s->ncols; k++) {
-        if (set_like(&d->cols[k], &s->cols[k]))
-            return XFAIL(n, "out of memory");
+        if (set_like(&d->cols[k], &s->cols[k])) return XFAIL(n, "out of memory");
         d->assign_src[k] = -1 - k;
         d->ncols++;
     }
@@ -2508,8 +2509,7 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         if (!d->sel || alloc_cols(d, s->ncols, nidx)) return XFAIL(n, "out of memory");
         int at = 0;
         for (int q = 0; d->append && q < s->nidx; q++, at++)
-            if (set_like(&d->idx[at], &s->idx[q]))
-                return XFAIL(n, "out of memory");
+            if (set_like(&d->idx[at], &s->idx[q])) return XFAIL(n, "out of memory");
         for (int q = 0; q < d->nkey; q++, at++) {
             const df_col_t *c = &s->cols[d->key[q]];
             if (set_like(&d->idx[at], c)) return XFAIL(n, "out of memory");
@@ -2521,8 +2521,7 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
                 key |= d->key[q] == k2;
             if (key && d->drop) continue;
             const df_col_t *c = &s->cols[k2];
-            if (set_like(&d->cols[d->ncols], c))
-                return XFAIL(n, "out of memory");
+            if (set_like(&d->cols[d->ncols], c)) return XFAIL(n, "out of memory");
             d->sel[d->ncols++] = k2;
         }
         d->nsel = d->ncols;
@@ -2977,8 +2976,9 @@ static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, char *err, size_t
     if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);
     if (s->cols[0].type != FT_INT64 || s->cols[0].unit != FU_NS)
-        return XFAIL(n, "Can only use .dt accessor with datetimelike values (the Series is %s; "
-                        "read_csv's parse_dates makes datetime columns)",
+        return XFAIL(n,
+                     "Can only use .dt accessor with datetimelike values (the Series is %s; "
+                     "read_csv's parse_dates makes datetime columns)",
                      df_col_type_name(&s->cols[0]));
     if (copy_schema(d, s)) return XFAIL(n, "out of memory");
     d->cols[0].type = FT_INT64;

@@ -16,9 +16,9 @@ int64_t date_days_from_civil(int64_t y, int m, int d)
 {
     y -= m <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;                                  /* [0, 399] */
+    int64_t yoe = y - era * 400;                                   /* [0, 399] */
     int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1; /* [0, 365] */
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;          /* [0, 146096] */
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;           /* [0, 146096] */
     return era * 146097 + doe - 719468;
 }
 
@@ -148,7 +148,7 @@ int date_frac_digits(int64_t ns)
 }
 
 int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, char *err,
-                           size_t errlen)
+                             size_t errlen)
 {
     if (c->type != FT_STRING) return errmsg(err, errlen, "internal: parse_dates of a non-string");
     int64_t *v = malloc((size_t)(c->n ? c->n : 1) * sizeof *v);
@@ -162,8 +162,8 @@ int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, cha
         } else if (date_parse(s, (size_t)l, &v[i], &why)) {
             free(v);
             return errmsg(err, errlen, "parse_dates: column '%s', row %lld: '%.*s' %s",
-                          name ? name : "", (long long)(first_row + i), (int)(l > 64 ? 64 : l),
-                          s, why);
+                          name ? name : "", (long long)(first_row + i), (int)(l > 64 ? 64 : l), s,
+                          why);
         }
     }
     free(c->offsets);

@@ -49,7 +49,7 @@ int date_frac_digits(int64_t ns);
  * that is not a date fails naming the column, its row in the chunk plus
  * first_row, and the value. */
 int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, char *err,
-                           size_t errlen);
+                             size_t errlen);
 
 /* The dt accessor (dataframe.dt.year ... dataframe.dt.date) on a Series
  * chunk. Fields are int64, or float64 with NaN where the chunk holds NaT

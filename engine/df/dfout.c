@@ -95,8 +95,8 @@ static void jval(wr_t *w, const fcol_t *c, int64_t i)
     case FT_INT64:
         if (c->unit != FU_NONE) {
             b[0] = '"';
-            int l = date_format(((const int64_t *)c->data)[i], c->unit, 'T', -2, b + 1,
-                                sizeof b - 2);
+            int l =
+                date_format(((const int64_t *)c->data)[i], c->unit, 'T', -2, b + 1, sizeof b - 2);
             b[l + 1] = '"';
             b[l + 2] = 0;
         } else {

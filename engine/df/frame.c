@@ -127,8 +127,8 @@ int fcol_copy(const fcol_t *c, fcol_t *out)
  * header: u32 magic, u32 version, u64 total, i64 nrows, i32 ncols, i32 nidx,
  *         u8 series, u8 range_index, 6 bytes zero                (40 bytes)
  * then per column, index levels first: a descriptor
- *         u8 type (low nibble; high nibble: an INT64 column's unit), u8 has_valid, u8 has_label, u8 label_is_int, u32 label_len,
- *         i64 nbytes (STRING: string bytes with the NUL; else 0)  (16 bytes)
+ *         u8 type (low nibble; high nibble: an INT64 column's unit), u8 has_valid, u8 has_label, u8
+ * label_is_int, u32 label_len, i64 nbytes (STRING: string bytes with the NUL; else 0)  (16 bytes)
  * followed by label bytes, data or offsets and bytes, valid, each padded to 8. */
 #define HDR 40
 #define DESC 16

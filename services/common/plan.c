@@ -208,10 +208,9 @@ static json_t *schema_cols(const flabel_t *names, const fcol_t *cols, int n)
 {
     json_t *a = json_array();
     for (int k = 0; a && k < n; k++)
-        json_array_append_new(a, json_pack("[o,b,i]",
-                                           names[k].s ? json_string(names[k].s) : json_null(),
-                                           names[k].is_int,
-                                           (int)(cols[k].type | cols[k].unit << 4)));
+        json_array_append_new(
+            a, json_pack("[o,b,i]", names[k].s ? json_string(names[k].s) : json_null(),
+                         names[k].is_int, (int)(cols[k].type | cols[k].unit << 4)));
     return a;
 }
 

@@ -225,8 +225,8 @@ static json_t *frame_json(const tensor_arg_t *a, const plan_src_t *s, const fram
     }
     if (a->frame == FRAME_SERIES) {
         json_object_set_new(o, "name", json_incref(json_array_get(cols, 0)));
-        json_object_set_new(
-            o, "dtype", json_string(f->ncols ? fcol_type_name(&f->cols[0], false) : "float64"));
+        json_object_set_new(o, "dtype",
+                            json_string(f->ncols ? fcol_type_name(&f->cols[0], false) : "float64"));
         json_decref(cols);
         json_decref(dts);
     } else {

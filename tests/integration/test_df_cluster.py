@@ -6,7 +6,8 @@ cluster. Every result is compared with pandas and with mars-run's output
 for the same document (DIR/KEY.json); a DataFrame also comes back as CSV
 (Accept: text/csv), and the metadata route names its kind and columns.
 
-DataFrames of one task are inputs of a later one (frames-across-tasks).
+DataFrames of one task are inputs of a later one (frames-across-tasks),
+datetime columns included (dates-across-tasks).
 
 Run with Debian's python: /usr/bin/python3 tests/integration/test_df_cluster.py
 (MARS_BIN_DIR=build/san/bin runs it over the sanitized programs).
@@ -30,6 +31,7 @@ from test_cluster_parity import run_task, session, start_cluster  # noqa: E402
 sys.path.append(os.path.join(ROOT, "tests", "diff"))
 import test_df  # noqa: E402
 import test_df3  # noqa: E402
+import test_dates  # noqa: E402
 
 MARS_RUN = os.path.join(BIN_DIR, "mars-run")
 
@@ -382,6 +384,49 @@ def main():
                 why = test_df3.same_rows(got, ref, order)
                 check(not why, "%s: %s", key, why)
         run.case("df3-joins", df3_joins)
+
+        def dates_across_tasks():
+            # read_csv(parse_dates) on uneven chunks of two workers; the
+            # sorted frame is the input of a later task (its schema keeps
+            # the datetime column), with the dt accessor and groupbys
+            test_dates.make_csv(os.path.join(data, "dates.csv"), np.random.default_rng(9), 300)
+            with open(os.path.join(data, "dates.csv"), "rb") as f:
+                r = request("PUT", web, "/api/v1/files/dates.csv", body=f.read(),
+                            headers={"Content-Type": "text/csv"})
+            check(r.status == 201, "upload: %r", r)
+            P = pd.read_csv(os.path.join(data, "dates.csv"), parse_dates=["when", "day"])
+            d1 = {"version": 1, "nodes": [
+                {"key": "dt", "op": "dataframe.read_csv", "path": "dates.csv",
+                 "parse_dates": ["when", "day"], "chunk_bytes": 900},
+                {"key": "ds", "op": "dataframe.sort_values", "inputs": ["dt"],
+                 "by": ["when"]}], "fetch": ["ds"]}
+            _, t = run_task(web, sid, d1)
+            check(t["status"] == "succeeded", "task: %r", t)
+            d2 = {"version": 1, "nodes": [
+                {"key": "dw", "op": "dataframe.getitem", "inputs": ["ds"], "columns": "when"},
+                {"key": "dm", "op": "dataframe.dt.month", "inputs": ["dw"]},
+                {"key": "dd", "op": "dataframe.dt.date", "inputs": ["dw"]},
+                {"key": "da", "op": "dataframe.assign", "inputs": ["ds", "dm"],
+                 "names": ["month"]},
+                {"key": "dg", "op": "dataframe.groupby_agg", "inputs": ["da"],
+                 "by": ["city", "month"], "agg": {"s": ["k", "sum"]}},
+                {"key": "dy", "op": "dataframe.groupby_agg", "inputs": ["ds"], "by": ["day"],
+                 "agg": {"m": ["x", "max"]}}],
+                "fetch": ["ds", "dm", "dd", "dg", "dy"]}
+            _, t = run_task(web, sid, d2)
+            check(t["status"] == "succeeded", "task: %r", t)
+            S = P.sort_values("when", kind="mergesort")
+            pw = {"ds": S, "dm": S.when.dt.month, "dd": S.when.dt.date,
+                  "dg": S.assign(month=S.when.dt.month).groupby(["city", "month"])
+                  .agg(s=("k", "sum")),
+                  "dy": S.groupby("day").agg(m=("x", "max"))}
+            for key, ref in pw.items():
+                got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
+                why = test_dates.compare(got, ref)
+                check(not why, "%s: %s", key, why)
+            r = get(web, "/api/v1/sessions/%s/tensors/ds/data?format=csv" % sid)
+            check(r.body.decode() == S.to_csv(), "ds as CSV: %r", r.body[:200])
+        run.case("dates-across-tasks", dates_across_tasks)
     return run.finish()
 
 

@@ -860,6 +860,37 @@ class TestDataFrames(Base):
         finally:
             shutil.rmtree(d)
 
+    def test_dates(self):
+        """read_csv(parse_dates=...) gives datetime64[ns] columns; the dt
+        accessor, a groupby by month and a sort by date come back as
+        pandas gives them."""
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "dates.csv")
+            rng = np.random.default_rng(5)
+            when = (np.datetime64("2023-01-01") + rng.integers(0, 400 * 86400, 500)
+                    .astype("timedelta64[s]")).astype(str)
+            when[::17] = ""
+            pd.DataFrame({"when": when, "v": rng.integers(0, 9, 500)}).to_csv(path, index=False)
+            SESS.upload(path)
+            pdf = pd.read_csv(path, parse_dates=["when"])
+            df = md.read_csv("dates.csv", chunk_bytes=1500, parse_dates=["when"])
+            df.execute()
+            self.assertEqual(str(df.dtypes["when"]), "datetime64[ns]")
+            a = df.assign(month=df.when.dt.month, wd=df.when.dt.dayofweek)
+            g = df.assign(day=df.when.dt.date).groupby("day").agg(n=("v", "count"))
+            res = marsc.execute(df, a, df.sort_values("when"), g)
+            pd.testing.assert_frame_equal(res[0].fetch(), pdf)
+            pd.testing.assert_frame_equal(
+                res[1].fetch(), pdf.assign(month=pdf.when.dt.month, wd=pdf.when.dt.dayofweek))
+            pd.testing.assert_frame_equal(res[2].fetch(), pdf.sort_values("when", kind="mergesort"))
+            want = pdf.assign(day=pdf.when.dt.date).groupby("day").agg(n=("v", "count"))
+            got = res[3].fetch()
+            self.assertEqual(list(got.index), [x.isoformat() for x in want.index])
+            self.assertEqual(got.n.tolist(), want.n.tolist())
+        finally:
+            shutil.rmtree(d)
+
     def test_string_literal(self):
         """Strings are literal values ({"value": ...}); the server runs them or
         says why (GraphError) while the engine does not read literals yet."""

@@ -248,6 +248,38 @@ class Series(_Frame):
             return _make("dataframe.filter", [self, mask], None, "series")
         raise TypeError("a marsc Series is indexed by a boolean Series (s[s > 0])")
 
+    @property
+    def dt(self):
+        """pandas' dt accessor of a datetime64[ns] Series (read_csv's
+        parse_dates): year, month, day, hour, minute, second, dayofweek,
+        dayofyear, quarter, date."""
+        return _Dt(self)
+
+
+class _Dt:
+    def __init__(self, s):
+        self._s = s
+
+    def _field(name):  # noqa: N805 - a factory used in the class body
+        def get(self):
+            return _make("dataframe.dt." + name, [self._s], None, "series")
+        get.__name__ = name
+        get.__doc__ = "Series.dt.%s (dataframe.dt.%s)" % (name, name)
+        return property(get)
+
+    year = _field("year")
+    month = _field("month")
+    day = _field("day")
+    hour = _field("hour")
+    minute = _field("minute")
+    second = _field("second")
+    dayofweek = _field("dayofweek")
+    weekday = dayofweek
+    dayofyear = _field("dayofyear")
+    quarter = _field("quarter")
+    date = _field("date")
+    del _field
+
 
 class GroupBy:
     """df.groupby(by): .agg(out=("column", "func"), ...) as pandas' named
@@ -280,10 +312,13 @@ def jsonable_col(c):
     return c
 
 
-def read_csv(path, chunk_bytes=None, usecols=None, session=None):
+def read_csv(path, chunk_bytes=None, usecols=None, parse_dates=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
-    by its base name), or a path under the workers' data directory."""
+    by its base name), or a path under the workers' data directory.
+    parse_dates: column names read as datetime64[ns]."""
     p = {"path": path}
+    if parse_dates is not None:
+        p["parse_dates"] = [parse_dates] if isinstance(parse_dates, str) else list(parse_dates)
     if chunk_bytes is not None:
         p["chunk_bytes"] = int(chunk_bytes)
     if usecols is not None:
@@ -296,15 +331,25 @@ def read_csv(path, chunk_bytes=None, usecols=None, session=None):
 
 
 def _values(v, dtype):
+    if dtype == "datetime64[ns]":
+        import pandas as pd
+        return pd.to_datetime(v)
     if dtype in ("float64", "float32"):
         return [float(x) if isinstance(x, str) else (np.nan if x is None else x) for x in v]
     return v
 
 
-def _index(ix, names):
+def _index(ix, names, dtypes=None):
     import pandas as pd
     if ix and isinstance(ix[0], list):
+        if dtypes:  # levels of datetimes: index_dtypes
+            levels = [[r[k] for r in ix] for k in range(len(dtypes))]
+            levels = [pd.to_datetime(lv) if dt == "datetime64[ns]" else lv
+                      for lv, dt in zip(levels, dtypes)]
+            return pd.MultiIndex.from_arrays(levels, names=names)
         return pd.MultiIndex.from_tuples([tuple(x) for x in ix], names=names)
+    if dtypes and dtypes[0] == "datetime64[ns]":
+        return pd.DatetimeIndex(pd.to_datetime(ix), name=(names or [None])[0])
     return pd.Index(ix, name=(names or [None])[0])
 
 
@@ -313,7 +358,7 @@ def frame_from_json(doc, index_names=None):
     stand in when the server's JSON carries none."""
     import pandas as pd
     names = doc.get("index_names") or index_names
-    index = _index(doc["index"], names)
+    index = _index(doc["index"], names, doc.get("index_dtypes"))
     if "columns" in doc:
         dtypes = doc.get("dtypes") or {}
         cols = doc["columns"]

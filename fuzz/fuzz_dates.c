@@ -1,0 +1,29 @@
+/* libFuzzer target: date_parse (read_csv's parse_dates) on arbitrary
+ * bytes. An accepted value is written back (date_format, the digits it
+ * needs) and read again, which must give the same nanoseconds; its
+ * calendar fields must be in range. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "df/dates.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    int64_t ns, back, y;
+    const char *why;
+    char buf[64];
+    if (date_parse((const char *)data, size, &ns, &why) != 0) {
+        if (!why || !*why) abort();
+        return 0;
+    }
+    if (ns == DATE_NAT) abort();
+    int n = date_format(ns, FU_NS, 'T', -2, buf, sizeof buf);
+    if (n <= 0 || (size_t)n >= sizeof buf) abort();
+    if (date_parse(buf, (size_t)n, &back, &why) != 0 || back != ns) abort();
+    int m, d;
+    int64_t days = ns / DATE_NS_PER_DAY - (ns % DATE_NS_PER_DAY < 0);
+    date_civil_from_days(days, &y, &m, &d);
+    if (m < 1 || m > 12 || d < 1 || d > 31 || date_days_from_civil(y, m, d) != days) abort();
+    return 0;
+}
