@@ -266,6 +266,47 @@ WORKLOADS = {
         "dask": "a = da.random.random((1000000, 100), chunks=(100000, 100)); q, r = da.linalg.qr(a); "
                 "r, qs = da.compute(r, q.sum())",
     },
+    # issue 14's realistic analysis: a 10,000,000-row CSV (sales.csv: a
+    # datetime, a string city, a float amount with 5% missing, an int qty)
+    # and a 40-row dimension table (cities.csv), written once per bench run
+    # (make_files). The "numpy" columns run pandas, the "dask" ones
+    # dask.dataframe; {DATA} is the files' directory.
+    "W16": {
+        "title": "analysis of a 10,000,000-row CSV (350 MB): read_csv(parse_dates), fillna, query, "
+                 "groupby by month and city, merge with a 40-row table, sort_values, head",
+        "df": True, "save": "json", "files": "sales",
+        # the upload is past the REST API's default 256 MiB body
+        "cluster_env": {"MARS_MAX_BODY_SIZE": "512m"},
+        "doc": {"version": 1, "nodes": [
+            {"key": "t", "op": "dataframe.read_csv", "path": "sales.csv", "parse_dates": ["when"]},
+            {"key": "f", "op": "dataframe.fillna", "inputs": ["t"], "value": {"amount": 0}},
+            {"key": "q", "op": "dataframe.query", "inputs": ["f"], "expr": "amount > 10 and qty < 8"},
+            {"key": "w", "op": "dataframe.getitem", "inputs": ["q"], "columns": "when"},
+            {"key": "mo", "op": "dataframe.dt.month", "inputs": ["w"]},
+            {"key": "a", "op": "dataframe.assign", "inputs": ["q", "mo"], "names": ["month"]},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["a"], "by": ["month", "city"],
+             "as_index": False, "agg": {"total": ["amount", "sum"], "n": ["qty", "count"]}},
+            {"key": "c", "op": "dataframe.read_csv", "path": "cities.csv"},
+            {"key": "m", "op": "dataframe.merge", "inputs": ["g", "c"], "on": ["city"]},
+            {"key": "s", "op": "dataframe.sort_values", "inputs": ["m"], "by": ["total"],
+             "ascending": False},
+            {"key": "h", "op": "dataframe.head", "inputs": ["s"], "n": 20}], "fetch": ["h"]},
+        "np_setup": "",
+        "np_compute": "df = pd.read_csv('{DATA}/sales.csv', parse_dates=['when']); "
+                      "df = df.fillna({'amount': 0}).query('amount > 10 and qty < 8'); "
+                      "df = df.assign(month=df.when.dt.month); "
+                      "g = df.groupby(['month', 'city'], as_index=False).agg("
+                      "total=('amount', 'sum'), n=('qty', 'count')); "
+                      "m = g.merge(pd.read_csv('{DATA}/cities.csv'), on='city'); "
+                      "r = m.sort_values('total', ascending=False).head(20)",
+        "dask": "df = dd.read_csv('{DATA}/sales.csv', parse_dates=['when'], blocksize=16 << 20); "
+                "df = df.fillna({'amount': 0}).query('amount > 10 and qty < 8'); "
+                "df = df.assign(month=df.when.dt.month); "
+                "g = df.groupby(['month', 'city']).agg(total=('amount', 'sum'), "
+                "n=('qty', 'count')).reset_index(); "
+                "m = g.merge(pd.read_csv('{DATA}/cities.csv'), on='city'); "
+                "r = m.nlargest(20, 'total').compute()",
+    },
     # W9: its own cluster, whose workers get --phy-mem 1g --cache-mem 512m and a
     # spill directory; run once (no warm-up), watched (see W9_* below).
     "W9": {
@@ -308,6 +349,42 @@ def prelude(peer, w):
     return ("import numpy as np, dask, dask.array as da\n"
             + ("import pandas as pd, dask.dataframe as dd\n" if w.get("df") else "")
             + "dask.config.set(scheduler='threads')\n")
+
+
+def make_files(kind, d, rows=10000000):
+    """The input files of a workload with "files" (W16), written into d once:
+    sales.csv (rows rows: when, city, amount, qty) and cities.csv."""
+    import numpy as np
+    import pandas as pd
+    os.makedirs(d, exist_ok=True)
+    done = os.path.join(d, kind + ".done")
+    if os.path.exists(done):
+        return
+    rng = np.random.default_rng(1)
+    hours = pd.date_range("2023-01-01", periods=365 * 24, freq="H").strftime(
+        "%Y-%m-%d %H:%M:%S").to_numpy()
+    cities = np.array(["city%02d" % i for i in range(40)])
+    with open(os.path.join(d, "sales.csv"), "w") as f:
+        f.write("when,city,amount,qty\n")
+        for s in range(0, rows, 1000000):
+            m = min(1000000, rows - s)
+            amount = np.char.mod("%.2f", np.round(rng.gamma(2.0, 20.0, m), 2)).astype(object)
+            amount[rng.random(m) < 0.05] = ""
+            lines = (pd.Series(hours[rng.integers(0, len(hours), m)], dtype=object) + ","
+                     + cities[rng.integers(0, len(cities), m)].astype(object) + "," + amount + ","
+                     + rng.integers(1, 10, m).astype(str).astype(object))
+            f.write("\n".join(lines.tolist()) + "\n")
+    pd.DataFrame({"city": cities, "region": ["region%d" % (i % 5) for i in range(40)]}).to_csv(
+        os.path.join(d, "cities.csv"), index=False)
+    open(done, "w").close()
+
+
+def with_data(w, d):
+    """w with {DATA} in its peers' code replaced by the files' directory."""
+    w = dict(w)
+    for k in ("np_setup", "np_compute", "dask"):
+        w[k] = w[k].replace("{DATA}", d)
+    return w
 
 
 def save_code(w):
@@ -356,7 +433,8 @@ def commands(name, w, tmp):
     doc = os.path.join(tmp, name + ".json")
     with open(doc, "w") as f:
         json.dump(w["doc"], f)
-    cmds = {"mars-run": [MARS_RUN, doc, "-o", os.path.join(tmp, "out-" + name)]}
+    cmds = {"mars-run": [MARS_RUN, doc, "-o", os.path.join(tmp, "out-" + name)]
+            + (["--data-dir", os.path.join(tmp, "data")] if w.get("files") else [])}
     out = "OUT = %r\n" % os.path.join(tmp, "%s-peer.out" % name)
     cmds["numpy"] = [PY, "-c", prelude("numpy", w) + out + w["np_setup"] + "\n" + w["np_compute"] + "\n"
                      + save_code(w)]
@@ -508,6 +586,16 @@ class LocalCluster:
         if t["status"] != "succeeded":
             raise RuntimeError("cluster task %s: %s" % (t["status"], t["error"]))
         return sid, t
+
+    def upload(self, path):
+        """PUT /api/v1/files/{name}: a data file for read_csv."""
+        with open(path, "rb") as f:
+            body = f.read()
+        h = dict(self.headers, **{"Content-Type": "text/csv"})
+        r = urllib.request.Request(self.url + "/api/v1/files/" + os.path.basename(path), data=body,
+                                   method="PUT", headers=h)
+        with urllib.request.urlopen(r, timeout=900) as f:
+            f.read()
 
     def run(self, doc, out_dir, df=False, deadline=None):
         """Submit to result in hand; returns seconds."""
@@ -948,6 +1036,9 @@ def run_workload(name, w, a, tmp, cluster_for, dist, errors):
     """One workload's columns, run in turn; returns (name, title, medians, info)."""
     heavy = w.get("heavy", False)
     info = {}
+    if w.get("files"):
+        make_files(w["files"], os.path.join(tmp, "data"))
+        w = with_data(w, os.path.join(tmp, "data"))
     cmds = commands(name, w, tmp)
     runners = {k: (lambda c=c: run_once(c)) for k, c in cmds.items()}
     inproc = None
@@ -961,6 +1052,14 @@ def run_workload(name, w, a, tmp, cluster_for, dist, errors):
             errors.append("%s: %s" % (name, e))
     cluster = cluster_for(w.get("cluster_env") or {})
     cdir = os.path.join(tmp, "cluster-" + name)
+    if cluster and w.get("files"):  # uploaded once, not timed
+        try:
+            for f in sorted(os.listdir(os.path.join(tmp, "data"))):
+                if f.endswith(".csv"):
+                    cluster.upload(os.path.join(tmp, "data", f))
+        except Exception as e:  # noqa: BLE001 (reported; the other columns go on)
+            errors.append("%s cluster: upload: %s" % (name, e))
+            cluster = None
     if cluster:
         def run_cluster():
             before = cluster.cpu_by_role() if w.get("profile") else {}
@@ -1000,7 +1099,9 @@ def run_workload(name, w, a, tmp, cluster_for, dist, errors):
             for k in list(live):
                 try:
                     if i < warm:
-                        runners[k]()  # warm-up, not counted
+                        r = runners[k]()  # warm-up, not counted (printed: a cold cache's time)
+                        for col, t in (r.items() if isinstance(r, dict) else [(k, r)]):
+                            info.setdefault("warmup", {})[col] = t
                         info.pop("cluster_cpu", None)
                         info.pop("cluster_cpu_runs", None)
                     else:
@@ -1027,6 +1128,9 @@ def run_workload(name, w, a, tmp, cluster_for, dist, errors):
                            for k in med), flush=True)
     print("   runs: " + "  ".join("%s %s" % (k, " ".join("%.3f" % t for t in v))
                                  for k, v in times.items()), flush=True)
+    if "warmup" in info:
+        print("   warm-up runs: " + "  ".join("%s %.3f" % kv for kv in info["warmup"].items()),
+              flush=True)
     if "exact" in info:
         print("   cluster result: " + info["exact"], flush=True)
     for k in ("worker_peak", "redis_peak", "spill_left", "restarts", "cluster_error", "cluster_cpu"):

@@ -5,11 +5,15 @@
  * directory, so a document naming a missing column or file is refused
  * before anything runs. Types follow pandas 1.5 (see df/dfgraph.h). */
 #include <limits.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "df/csv_cache.h"
 #include "df/df3.h"
 #include "df/dfgraph.h"
 #include "df/dates.h"
@@ -447,6 +451,91 @@ static int find_cols(const df_node_t *d, json_t *v, const graph_node_t *n, const
 /* ---------------------------------------------------------------------------
  * Parameters needing no inputs */
 
+/* Phase one of read_csv over the ranges rg[0..nr) of one file, on up to
+ * CSV_INFER_THREADS threads when the file is large: rows[r] gets range r's
+ * row count and kinds (nsel summaries) merges every range's in file order
+ * (part: nsel scratch summaries). The first failing range, in file order,
+ * gives the message, as the serial scan would. 0, or -1. */
+#define CSV_INFER_THREADS 8
+#define CSV_INFER_PARALLEL_BYTES ((size_t)32 << 20)
+
+typedef struct {
+    const csv_file_t *f;
+    const csv_header_t *h;
+    const csv_range_t *rg;
+    int64_t nr, *rows;
+    uint32_t *parts; /* nr * nsel */
+    int *rc;         /* nr */
+    char (*msg)[256];
+    int64_t next; /* the next range to take (atomic) */
+} infer_job_t;
+
+static void *infer_worker(void *arg)
+{
+    infer_job_t *j = arg;
+    int nsel = j->h->nsel;
+    for (;;) {
+        int64_t r = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (r >= j->nr) break;
+        j->rows[r] = 0;
+        j->rc[r] = csv_infer_range(j->f->buf, j->h, &j->rg[r], &j->parts[r * nsel], &j->rows[r],
+                                   j->msg[r], sizeof j->msg[r]);
+    }
+    return NULL;
+}
+
+static int infer_ranges(const csv_file_t *f, const csv_header_t *h, const csv_range_t *rg,
+                        int64_t nr, int64_t *rows, uint32_t *kinds, uint32_t *part, char *msg,
+                        size_t msglen)
+{
+    int nsel = h->nsel;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = (int)(ncpu < 1 ? 1 : ncpu > CSV_INFER_THREADS ? CSV_INFER_THREADS : ncpu);
+    if (nt > nr) nt = (int)nr;
+    infer_job_t j = {f, h, rg, nr, rows, NULL, NULL, NULL, 0};
+    /* summaries of every range at once: bounded, else the serial scan */
+    if (nt > 1 && f->len >= CSV_INFER_PARALLEL_BYTES &&
+        (uint64_t)nr * (uint64_t)(nsel + 1) <= ((uint64_t)16 << 20)) {
+        j.parts = calloc((size_t)(nr * nsel + 1), sizeof(uint32_t));
+        j.rc = calloc((size_t)nr, sizeof(int));
+        j.msg = calloc((size_t)nr, sizeof *j.msg);
+    }
+    if (j.parts && j.rc && j.msg) {
+        pthread_t th[CSV_INFER_THREADS];
+        int started = 0;
+        for (; started < nt - 1; started++)
+            if (pthread_create(&th[started], NULL, infer_worker, &j)) break;
+        infer_worker(&j);
+        for (int t = 0; t < started; t++)
+            pthread_join(th[t], NULL);
+        int rc = 0;
+        for (int64_t r = 0; r < nr && !rc; r++) {
+            if (j.rc[r]) {
+                snprintf(msg, msglen, "%s", j.msg[r]);
+                rc = -1;
+                break;
+            }
+            for (int k = 0; k < nsel; k++)
+                kinds[k] = csv_kinds_merge(kinds[k], j.parts[r * nsel + k]);
+        }
+        free(j.parts);
+        free(j.rc);
+        free(j.msg);
+        return rc;
+    }
+    free(j.parts);
+    free(j.rc);
+    free(j.msg);
+    for (int64_t r = 0; r < nr; r++) {
+        memset(part, 0, sizeof(uint32_t) * (size_t)nsel);
+        rows[r] = 0;
+        if (csv_infer_range(f->buf, h, &rg[r], part, &rows[r], msg, msglen)) return -1;
+        for (int k = 0; k < nsel; k++)
+            kinds[k] = csv_kinds_merge(kinds[k], part[k]);
+    }
+    return 0;
+}
+
 /* read_csv's files: one path, or every file a pattern matches (sorted by
  * name; the uploaded files in the cluster, else under the data directory).
  * Each is opened, its header checked against the first's and split into
@@ -508,6 +597,8 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
             goto out;
         }
         csv_file_t f = {0};
+        struct stat st;
+        bool have_st = stat(path, &st) == 0;
         if (csv_file_open(&f, path, msg, sizeof msg)) {
             NFAIL(e, n, "%s", msg);
             goto out;
@@ -526,8 +617,16 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
         csv_header_t h0 = {0}, *h = i == 0 ? &d->hdr : &h0;
         csv_range_t *rg = NULL;
         int64_t nr = 0;
-        int bad = csv_header_parse(f.buf, f.len, use, nuse, h, msg, sizeof msg) ||
-                  csv_split(f.buf, f.len, h, chunk, &rg, &nr, msg, sizeof msg);
+        csv_scan_t sc = {0}; /* the cache's (csv_cache.h), on a hit */
+        int bad = csv_header_parse(f.buf, f.len, use, nuse, h, msg, sizeof msg);
+        bool hit = !bad && have_st && csv_cache_get(path, &st, chunk, h, &sc);
+        if (hit) {
+            rg = sc.rg;
+            nr = sc.nr;
+            sc.rg = NULL;
+        } else if (!bad) {
+            bad = csv_split(f.buf, f.len, h, chunk, &rg, &nr, msg, sizeof msg);
+        }
         if (!bad && i > 0) { /* the same columns as the first file, in its order */
             bool same = h->ncols == d->hdr.ncols && h->nsel == d->hdr.nsel;
             for (int k = 0; same && k < h->ncols; k++)
@@ -541,6 +640,7 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
         if (bad) {
             NFAIL(e, n, "%s: %s", name, msg);
             free(rg);
+            csv_scan_free(&sc);
             csv_header_close(&h0);
             csv_file_close(&f);
             goto out;
@@ -558,27 +658,35 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
             if (w2) d->range_rows = w2;
             if (r2 && w2) cap = nc;
         }
-        if (!*kinds || !part || d->nranges + nr > cap) {
+        uint32_t *fk = hit ? sc.kinds : calloc((size_t)nsel + 1, sizeof(uint32_t));
+        if (!*kinds || !part || !fk || d->nranges + nr > cap) {
             NFAIL(e, n, "out of memory");
             free(rg);
+            if (!hit) free(fk);
+            csv_scan_free(&sc);
             csv_header_close(&h0);
             csv_file_close(&f);
             goto out;
         }
-        for (int64_t r = 0; r < nr && !bad; r++) {
-            int64_t at = d->nranges++;
-            d->ranges[at] = rg[r];
-            d->ranges[at].file = i;
-            memset(part, 0, sizeof(uint32_t) * (size_t)nsel);
-            d->range_rows[at] = 0;
-            if (csv_infer_range(f.buf, h, &rg[r], part, &d->range_rows[at], msg, sizeof msg)) {
-                NFAIL(e, n, "%s: %s", name, msg);
-                bad = 1;
-                break;
-            }
-            for (int k = 0; k < nsel; k++)
-                (*kinds)[k] = csv_kinds_merge((*kinds)[k], part[k]);
+        int64_t at0 = d->nranges;
+        for (int64_t r = 0; r < nr; r++) {
+            d->ranges[at0 + r] = rg[r];
+            d->ranges[at0 + r].file = i;
         }
+        d->nranges += nr;
+        if (hit) {
+            memcpy(&d->range_rows[at0], sc.rows, sizeof(int64_t) * (size_t)nr);
+        } else if (infer_ranges(&f, h, rg, nr, &d->range_rows[at0], fk, part, msg, sizeof msg)) {
+            NFAIL(e, n, "%s: %s", name, msg);
+            bad = 1;
+        } else if (have_st) {
+            csv_scan_t put = {nr, rg, &d->range_rows[at0], fk};
+            csv_cache_put(path, &st, chunk, h, &put);
+        }
+        for (int k = 0; k < nsel && !bad; k++)
+            (*kinds)[k] = csv_kinds_merge((*kinds)[k], fk[k]);
+        if (!hit) free(fk);
+        csv_scan_free(&sc);
         free(rg);
         csv_header_close(&h0);
         csv_file_close(&f);

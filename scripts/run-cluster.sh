@@ -24,6 +24,8 @@
 #   MARS_WORKER_RESTARTS  restarts allowed per worker within a minute
 #                   (default 5); a worker that dies more often stops the
 #                   cluster
+#   MARS_MAX_BODY_SIZE  the REST API's largest request body (--max-body-size,
+#                   default 256m): a larger file upload
 #   MARS_BIN_DIR    where the programs are (default build/bin)
 #   MARS_OUT        where --check saves the fetched tensors (default a
 #                   temporary directory, removed at the end)
@@ -270,8 +272,12 @@ fi
 used_ports[$web_port]=1
 free_port sup_port
 say "starting mars-supervisor on 127.0.0.1:$sup_port (REST API on $web_port)"
+# MARS_MAX_BODY_SIZE: the REST API's largest request body (--max-body-size;
+# an uploaded file past the default 256 MiB)
+body_args=()
+[ -n "${MARS_MAX_BODY_SIZE:-}" ] && body_args=(--max-body-size "$MARS_MAX_BODY_SIZE")
 "$bin_dir/mars-supervisor" -H 127.0.0.1 -p "$sup_port" -w "$web_port" --pg-dsn "$pg_dsn" \
-  --redis-url "$redis_url" "${token_args[@]}" >"$base/logs/supervisor.log" 2>&1 &
+  --redis-url "$redis_url" "${token_args[@]}" "${body_args[@]}" >"$base/logs/supervisor.log" 2>&1 &
 sup_pid=$!
 await mars-supervisor "curl -sf http://127.0.0.1:$sup_port/health" 60 "$sup_pid" "$base/logs/supervisor.log"
 

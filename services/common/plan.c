@@ -261,9 +261,54 @@ static int source_bounds(void *ctx, const graph_node_t *n, int64_t *nch, const i
     return 0;
 }
 
+static uint64_t fnv1a(const void *buf, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ ((const unsigned char *)buf)[i]) * 1099511628211ull;
+    return h;
+}
+
+void plan_file_digest(const void *buf, size_t len, char *out, size_t outlen)
+{
+    snprintf(out, outlen, "%016llx:%zu", (unsigned long long)fnv1a(buf, len), len);
+}
+
+/* The local copy's path for content hash h; 0, or -1 with err. */
+static int local_path(const char *name, uint64_t h, char *path, size_t pathlen, char *err,
+                      size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/mars-files-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
+    if (mkdir(dir, 0700) && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (snprintf(path, pathlen, "%s/%s.%016llx", dir, name, (unsigned long long)h) >=
+        (int)pathlen) {
+        snprintf(err, errlen, "path '%.200s': too long", name);
+        return -1;
+    }
+    return 0;
+}
+
 int plan_file_local(void *rq, const char *name, char *path, size_t pathlen, char *err,
                     size_t errlen)
 {
+    struct stat st;
+    /* the digest first: a local copy of it needs no transfer */
+    redisReply *dg = rq_command(rq, err, errlen, "GET filesum:%s", name);
+    if (!dg) return -1;
+    unsigned long long dh;
+    size_t dlen;
+    char tail;
+    bool have = dg->type == REDIS_REPLY_STRING &&
+                sscanf(dg->str, "%16llx:%zu%c", &dh, &dlen, &tail) == 2;
+    freeReplyObject(dg);
+    if (have && local_path(name, dh, path, pathlen, err, errlen) == 0 && stat(path, &st) == 0 &&
+        (size_t)st.st_size == dlen)
+        return 0;
     redisReply *rep = rq_command(rq, err, errlen, "GET file:%s", name);
     if (!rep) return -1;
     if (rep->type != REDIS_REPLY_STRING) {
@@ -274,24 +319,11 @@ int plan_file_local(void *rq, const char *name, char *path, size_t pathlen, char
                  name, name);
         return -1;
     }
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < rep->len; i++)
-        h = (h ^ (unsigned char)rep->str[i]) * 1099511628211ull;
-    const char *tmp = getenv("TMPDIR");
-    char dir[512], tmpf[1200];
-    snprintf(dir, sizeof dir, "%s/mars-files-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
-    if (mkdir(dir, 0700) && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+    if (local_path(name, fnv1a(rep->str, rep->len), path, pathlen, err, errlen)) {
         freeReplyObject(rep);
         return -1;
     }
-    if (snprintf(path, pathlen, "%s/%s.%016llx", dir, name, (unsigned long long)h) >=
-        (int)pathlen) {
-        snprintf(err, errlen, "path '%.200s': too long", name);
-        freeReplyObject(rep);
-        return -1;
-    }
-    struct stat st;
+    char tmpf[1200];
     int rc = 0;
     if (stat(path, &st) != 0 || (size_t)st.st_size != rep->len) {
         /* written apart, then renamed: a reader never sees half a file */

@@ -91,10 +91,17 @@ void plan_close(plan_t *p);
 /* The uploaded file `name` (Redis file:<name>) as a local file, written
  * under $TMPDIR/mars-files-<uid>/ (default /tmp) named after its content's
  * hash, so that a file replaced by a new upload is a new local file and
- * one already there is reused. Writes its path. 0, or -1 with err (no
+ * one already there is reused (found by the digest alone: the content
+ * crosses the network once per host). Writes its path. 0, or -1 with err (no
  * such upload: a message saying how to upload it). */
 int plan_file_local(void *rq, const char *name, char *path, size_t pathlen, char *err,
                     size_t errlen);
+
+/* An upload's digest, stored beside it (Redis filesum:<name>, set with
+ * file:<name> in one MSET by PUT /api/v1/files): the content's FNV-1a
+ * hash and its length, "%016llx:%zu". plan_file_local reads it first and
+ * fetches the content only when no local copy of that digest exists. */
+void plan_file_digest(const void *buf, size_t len, char *out, size_t outlen);
 
 /* The chunk store key of job j's output: the session tensor's chunk for
  * JK_SOURCE jobs, else chunk:<tid>:<j>. */

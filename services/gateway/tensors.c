@@ -873,7 +873,11 @@ static void job_put_file(void *state, void *arg, http_reply_t *out)
         gw_reply_rq_error(out, "storing a file", "bad redis URL");
         return;
     }
-    redisReply *rr = rq_command(c->rq, err, sizeof err, "SET file:%s %b", a->name, a->body, a->len);
+    char dg[64];
+    plan_file_digest(a->body, a->len, dg, sizeof dg);
+    /* the file and its digest in one command (plan_file_local reads the digest) */
+    redisReply *rr = rq_command(c->rq, err, sizeof err, "MSET file:%s %b filesum:%s %s", a->name,
+                                a->body, a->len, a->name, dg);
     if (!rr) {
         gw_reply_rq_error(out, "storing a file", err);
         return;
