@@ -303,8 +303,8 @@ int plan_file_local(void *rq, const char *name, char *path, size_t pathlen, char
     unsigned long long dh;
     size_t dlen;
     char tail;
-    bool have = dg->type == REDIS_REPLY_STRING &&
-                sscanf(dg->str, "%16llx:%zu%c", &dh, &dlen, &tail) == 2;
+    bool have =
+        dg->type == REDIS_REPLY_STRING && sscanf(dg->str, "%16llx:%zu%c", &dh, &dlen, &tail) == 2;
     freeReplyObject(dg);
     if (have && local_path(name, dh, path, pathlen, err, errlen) == 0 && stat(path, &st) == 0 &&
         (size_t)st.st_size == dlen)

@@ -427,6 +427,33 @@ def main():
             r = get(web, "/api/v1/sessions/%s/tensors/ds/data?format=csv" % sid)
             check(r.body.decode() == S.to_csv(), "ds as CSV: %r", r.body[:200])
         run.case("dates-across-tasks", dates_across_tasks)
+
+        def reupload():
+            # a file past the scan cache's 1 MiB (csv_cache.h) uploaded,
+            # read, then replaced by other content of the same size: the
+            # next task reads the new content (a new digest, a new local
+            # copy, a new cache key), in the same worker processes
+            rng = np.random.default_rng(4)
+            sums = []
+            for round_ in range(2):
+                v = rng.integers(100000, 999999, 200000)
+                body = ("v\n" + "\n".join(map(str, v)) + "\n").encode()
+                check(len(body) == 200000 * 7 + 2, "fixed size: %d", len(body))
+                r = request("PUT", web, "/api/v1/files/same.csv", body=body,
+                            headers={"Content-Type": "text/csv"})
+                check(r.status == 201, "upload: %r", r)
+                d = {"version": 1, "nodes": [
+                    {"key": "t", "op": "dataframe.read_csv", "path": "same.csv",
+                     "chunk_bytes": 100000},
+                    {"key": "s", "op": "dataframe.sum", "inputs": ["t"]}], "fetch": ["s"]}
+                _, t = run_task(web, sid, d)
+                check(t["status"] == "succeeded", "task: %r", t)
+                got = get(web, "/api/v1/sessions/%s/tensors/s/data" % sid).json()
+                check(got["data"] == [int(v.sum())], "round %d: %r vs %d", round_, got["data"],
+                      int(v.sum()))
+                sums.append(int(v.sum()))
+            check(sums[0] != sums[1], "the two contents differ")
+        run.case("reupload", reupload)
     return run.finish()
 
 
