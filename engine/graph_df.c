@@ -126,7 +126,7 @@ static const char *const *df_fields(op_t op)
                                      "left_index", "right_index", "suffixes", NULL};
     static const char *const jo[] = {"how", "lsuffix", "rsuffix", NULL};
     static const char *const gs[] = {"by", NULL};
-    static const char *const rj[] = {"path", "orient", NULL};
+    static const char *const rj[] = {"path", "orient", "lines", NULL};
     static const char *const gq[] = {"by", "q", "columns", NULL};
     static const char *const gt[] = {"by", "func", "columns", NULL};
     static const char *const gh[] = {"by", "n", NULL};
@@ -829,6 +829,16 @@ static int parse_read_json(const graph_df_env_t *e, graph_node_t *n, json_t *obj
             return NFAIL(e, n, "\"orient\" must be \"columns\" or \"records\"");
         d->pv_agg = !strcmp(json_string_value(o), "records");
     }
+    /* lines: JSON lines, a record per line (pandas: orient records) */
+    json_t *ln = json_object_get(obj, "lines");
+    if (ln && !json_is_null(ln)) {
+        if (!json_is_boolean(ln)) return NFAIL(e, n, "\"lines\" must be true or false");
+        if (json_is_true(ln)) {
+            if (o && !json_is_null(o) && d->pv_agg != 1)
+                return NFAIL(e, n, "\"lines\": true reads records (orient \"records\")");
+            d->pv_agg = DF3_JSON_LINES;
+        }
+    }
     const char *rel = json_string_value(p);
     char path[4096], msg[1024];
     int rc = 1;
@@ -853,7 +863,7 @@ static int parse_read_json(const graph_df_env_t *e, graph_node_t *n, json_t *obj
     if (rc) return NFAIL(e, n, "%s", msg);
     if (!(d->path = strdup(path))) return NFAIL(e, n, "out of memory");
     frame_t f;
-    if (df3_read_json(path, d->pv_agg == 1, DF3_JSON_MAX_BYTES, &f, msg, sizeof msg))
+    if (df3_read_json(path, d->pv_agg, DF3_JSON_MAX_BYTES, &f, msg, sizeof msg))
         return NFAIL(e, n, "%s: %s", rel, msg);
     int bad = alloc_cols(d, f.ncols, 1) || set_col(&d->idx[0], NULL, false, f.idx[0].type);
     for (int k = 0; !bad && k < f.ncols; k++)

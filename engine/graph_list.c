@@ -185,7 +185,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.groupby_transform", "1", {"by", "func", "columns"}},
     {"dataframe.groupby_head", "1", {"by", "n"}},
     {"dataframe.groupby_tail", "1", {"by", "n"}},
-    {"dataframe.read_json", "0", {"path", "orient"}},
+    {"dataframe.read_json", "0", {"path", "orient", "lines"}},
     /* multiout: ops with several results (each also lists "outputs") */
     {"split", "1", {"indices_or_sections", "axis"}},
     {"array_split", "1", {"indices_or_sections", "axis"}},

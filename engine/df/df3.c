@@ -205,7 +205,7 @@ int df3_run_multi(const graph_node_t *n, const job_t *j, const dfx_in_t *ins, fr
                   char *err, size_t errlen)
 {
     if (n->op == OP_DF_READ_JSON) {
-        if (df3_read_json(n->df->path, n->df->pv_agg == 1, DF3_JSON_MAX_BYTES, out, err, errlen))
+        if (df3_read_json(n->df->path, n->df->pv_agg, DF3_JSON_MAX_BYTES, out, err, errlen))
             return -1;
         /* the schema validated is what later steps rely on */
         const df_node_t *d = n->df;
@@ -901,9 +901,52 @@ static int json_col(json_t *const *cells, int64_t nrows, const char *name, fcol_
     return 0;
 }
 
-int df3_read_json(const char *path, bool records, int64_t max_bytes, frame_t *out, char *err,
+/* JSON lines: each non-blank line one JSON value, gathered into an array
+ * (then read as records) */
+static json_t *load_lines(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        errmsg(err, errlen, "read_json: cannot read the file");
+        return NULL;
+    }
+    json_t *all = json_array();
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long no = 0;
+    while (all && (len = getline(&line, &cap, f)) >= 0) {
+        no++;
+        size_t b = 0, e = (size_t)len;
+        while (b < e && (line[b] == ' ' || line[b] == '\t' || line[b] == '\r' || line[b] == '\n'))
+            b++;
+        while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == '\r' ||
+                         line[e - 1] == '\n'))
+            e--;
+        if (b == e) continue;
+        json_error_t je;
+        json_t *v = json_loadb(line + b, e - b, JSON_DECODE_ANY, &je);
+        if (!v) {
+            errmsg(err, errlen, "read_json: line %ld: %.200s", no, je.text);
+            json_decref(all);
+            all = NULL;
+            break;
+        }
+        if (json_array_append_new(all, v)) {
+            errmsg(err, errlen, "read_json: out of memory");
+            json_decref(all);
+            all = NULL;
+        }
+    }
+    free(line);
+    fclose(f);
+    return all;
+}
+
+int df3_read_json(const char *path, int mode, int64_t max_bytes, frame_t *out, char *err,
                   size_t errlen)
 {
+    bool records = mode != 0;
     memset(out, 0, sizeof *out);
     struct stat st;
     if (stat(path, &st)) return errmsg(err, errlen, "read_json: cannot read the file");
@@ -913,7 +956,9 @@ int df3_read_json(const char *path, bool records, int64_t max_bytes, frame_t *ou
                       "whole",
                       (long long)st.st_size, (long long)max_bytes);
     json_error_t je;
-    json_t *doc = json_load_file(path, JSON_DECODE_ANY, &je);
+    json_t *doc = mode == DF3_JSON_LINES ? load_lines(path, err, errlen)
+                                         : json_load_file(path, JSON_DECODE_ANY, &je);
+    if (!doc && mode == DF3_JSON_LINES) return -1;
     if (!doc) return errmsg(err, errlen, "read_json: line %d: %.200s", je.line, je.text);
     /* the table: column names, row labels, cells[c][r] (borrowed) */
     json_t *cols = json_array(), *rows = json_array();

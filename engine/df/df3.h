@@ -52,13 +52,15 @@ int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
                 size_t errlen);
 
 /* read_json: the file (at most max_bytes) as pandas 1.5's pd.read_json(path,
- * orient="records" when records, else "columns"): columns in order of first
+ * orient=...): mode 0 "columns", 1 "records", DF3_JSON_LINES lines=True
+ * (a record per non-blank line): columns in order of first
  * appearance; int64, float64, bool or string as pandas types them (a
  * column with a null is float64, or object for strings; whole floats are
  * int64; numeric strings are numbers); the index 0..n-1, or the row labels
  * (int64 when every label is an integer). */
 #define DF3_JSON_MAX_BYTES (256LL << 20)
-int df3_read_json(const char *path, bool records, int64_t max_bytes, frame_t *out, char *err,
+#define DF3_JSON_LINES 2
+int df3_read_json(const char *path, int mode, int64_t max_bytes, frame_t *out, char *err,
                   size_t errlen);
 
 #endif

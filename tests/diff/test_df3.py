@@ -410,6 +410,12 @@ def read_json(data, L, R, U):
             kw["orient"] = orient
         nodes.append(nd)
         want["r%d" % q] = (pd.read_json(os.path.join(data, name), **kw), "exact")
+    # JSON lines (lines=True): a record per line, CRLF and a blank line
+    with open(os.path.join(data, "j5.jsonl"), "w", newline="") as f:
+        for i, rec in enumerate(JSON_DOCS["j1.json"] + JSON_DOCS["j4.json"][:7]):
+            f.write(json.dumps(rec) + ("\r\n" if i % 2 else "\n") + ("\n" if i == 3 else ""))
+    nodes.append({"key": "r4", "op": "dataframe.read_json", "path": "j5.jsonl", "lines": True})
+    want["r4"] = (pd.read_json(os.path.join(data, "j5.jsonl"), lines=True), "exact")
     # a read_json frame as an input
     nodes.append(op("g", "groupby_size", "r3", by="k"))
     want["g"] = (pd.read_json(os.path.join(data, "j4.json"), orient="records")
@@ -431,7 +437,8 @@ def read_json(data, L, R, U):
 def read_json_rejects(data, L, R, U):
     for name, text in (("b1.json", "[1, 2]"), ("b2.json", '{"a": [1, 2]}'),
                        ("b3.json", '[{"a": 1}, {"a": "x"}]'), ("b4.json", "[{"),
-                       ("b5.json", '[{"a": [1]}]')):
+                       ("b5.json", '[{"a": [1]}]'), ("b6.jsonl", '{"a": 1}\n{"a": \n'),
+                       ("b7.jsonl", '{"a": 1}\n[2]\n')):
         with open(os.path.join(data, name), "w") as f:
             f.write(text)
     for nd, words in (({"path": "b1.json", "orient": "records"}, ["no object"]),
@@ -442,7 +449,10 @@ def read_json_rejects(data, L, R, U):
                       ({"path": "nope.json"}, ["nope.json"]),
                       ({"path": "../x.json"}, [".."]),
                       ({"path": "b1.json", "orient": "split"}, ["orient"]),
-                      ({"path": "b1.json", "lines": True}, ["lines"])):
+                      ({"path": "b6.jsonl", "lines": True}, ["line 2"]),
+                      ({"path": "b7.jsonl", "lines": True}, ["record 1 is no object"]),
+                      ({"path": "b6.jsonl", "lines": 1}, ["lines", "true or false"]),
+                      ({"path": "b6.jsonl", "lines": True, "orient": "columns"}, ["lines"])):
         nd = dict(nd, key="x", op="dataframe.read_json")
         why = rejected(data, [nd], "x", words)
         if why:
