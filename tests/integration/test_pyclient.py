@@ -884,6 +884,13 @@ class TestDataFrames(Base):
             pd.testing.assert_frame_equal(
                 res[1].fetch(), pdf.assign(month=pdf.when.dt.month, wd=pdf.when.dt.dayofweek))
             pd.testing.assert_frame_equal(res[2].fetch(), pdf.sort_values("when", kind="mergesort"))
+            # JSON lines, uploaded and read back
+            jpath = os.path.join(d, "rows.jsonl")
+            pdf.assign(when=pdf.when.astype(str)).head(50).to_json(jpath, orient="records",
+                                                                  lines=True)
+            SESS.upload(jpath)
+            pd.testing.assert_frame_equal(md.read_json("rows.jsonl", lines=True).fetch(),
+                                          pd.read_json(jpath, lines=True, convert_dates=False))
             want = pdf.assign(day=pdf.when.dt.date).groupby("day").agg(n=("v", "count"))
             got = res[3].fetch()
             self.assertEqual(list(got.index), [x.isoformat() for x in want.index])

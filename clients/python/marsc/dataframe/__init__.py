@@ -330,6 +330,22 @@ def read_csv(path, chunk_bytes=None, usecols=None, parse_dates=None, session=Non
     return _after_create(df)
 
 
+def read_json(path, orient=None, lines=False, session=None):
+    """A JSON file on the cluster (uploaded, or under the workers' data
+    directory) as pandas' read_json: orient "columns" or "records", or
+    lines=True for JSON lines."""
+    p = {"path": path}
+    if orient is not None:
+        p["orient"] = orient
+    if lines:
+        p["lines"] = True
+    node = Node("dataframe.read_json", [], p, "dataframe")
+    df = DataFrame.__new__(DataFrame)
+    Entity.__init__(df, node, session)
+    df._columns = None
+    return _after_create(df)
+
+
 def _values(v, dtype):
     if dtype == "datetime64[ns]":
         import pandas as pd
