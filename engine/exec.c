@@ -274,6 +274,17 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
             rc = kern_ss_qpick(&t->g->nodes[j->node],
                                shape_size(&t->g->nodes[t->g->nodes[j->node].in[0].node].oshape),
                                &ins[0], &o, err, errlen);
+        else if (pa->la_step == SS_NANCOUNT)
+            rc = kern_ss_nancount(&ins[0], &o);
+        else if (pa->la_step == SS_NPICK)
+            rc = kern_ss_npick(&t->g->nodes[j->node],
+                               shape_size(&t->g->nodes[t->g->nodes[j->node].in[0].node].oshape),
+                               j->off ? j->off[0] : 0, &ins[0], &ins[1], j->n_in - 1, &o, err,
+                               errlen);
+        else if (pa->la_step == SS_NQPICK)
+            rc = kern_ss_nqpick(&t->g->nodes[j->node],
+                                shape_size(&t->g->nodes[t->g->nodes[j->node].in[0].node].oshape),
+                                j->off, j->n_in / 2, &ins[0], &ins[j->n_in / 2], &o, err, errlen);
         else if (pa->la_step == SS_PACK && j->ndim > 1)
             rc = kern_ss_pack_axis(&ins[0], j->off ? j->off[0] : 0, &o, pa->axis, err, errlen);
         else if (pa->la_step == SS_PACK)

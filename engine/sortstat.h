@@ -46,6 +46,14 @@ enum {
     SS_PACK = 3,
     SS_SORT1 = 4, /* a block sorted (the network of a percentile, quantile, median) */
     SS_QPICK = 5, /* in: the order statistics gathered (two per q, then the last value) */
+    /* nanpercentile, nanquantile, nanmedian of a long line: the sorted
+     * blocks hold the NaN last, so the statistics are those of the first
+     * m - (NaN count) values, a count known when it runs */
+    SS_NANCOUNT = 6, /* in: a sorted block; out: int64[1], its NaN */
+    SS_NPICK = 7,    /* in: a sorted block at job.off[0], then every block's NaN count;
+                      * out: the order statistics (two per q) that fall in it, 0 elsewhere */
+    SS_NQPICK = 8,   /* in: every block's picks, then every block's NaN count; job.off:
+                      * the p + 1 block bounds; out: the result */
 };
 /* argsort's network carries (value, index) pairs: each block is packed as
  * an int64 buffer [n values; n global indexes], the values in 8-byte slots
@@ -71,6 +79,13 @@ int kern_ss_split_pairs_axis(const arr_t *ins, arr_t *o, bool high, dtype_t vdt,
                              char *err, size_t errlen);
 /* percentile, quantile, median of a line of m values from its picks (the
  * values at ss_quantile_pos's ranks per q, then the last one) */
+/* the nan-statistics' steps (SS_NANCOUNT, SS_NPICK, SS_NQPICK above); m
+ * the line's length, p its blocks */
+int kern_ss_nancount(const arr_t *in, arr_t *o);
+int kern_ss_npick(const struct graph_node *n, int64_t m, int64_t off, const arr_t *block,
+                  const arr_t *counts, int64_t p, arr_t *o, char *err, size_t errlen);
+int kern_ss_nqpick(const struct graph_node *n, int64_t m, const int64_t *bounds, int64_t p,
+                   const arr_t *picks, const arr_t *counts, arr_t *o, char *err, size_t errlen);
 int kern_ss_qpick(const struct graph_node *n, int64_t m, const arr_t *picks, arr_t *o, char *err,
                   size_t errlen);
 /* numpy 1.24's linear method: the ranks of the two neighbours of the

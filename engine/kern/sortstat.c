@@ -1068,3 +1068,107 @@ int kern_ss(const graph_node_t *n, int axis, const arr_t *ins, int n_in, arr_t *
         return -1;
     }
 }
+
+/* ---- nanpercentile, nanquantile, nanmedian of a long line -------------- */
+
+int kern_ss_nancount(const arr_t *in, arr_t *o)
+{
+    int64_t n = in->shape.d[0], z = 0;
+    if (dt_is_float(in->dt))
+        for (int64_t i = n - 1; i >= 0 && is_nan_at(in->dt, in->data, i); i--)
+            z++; /* sorted: the NaN are last */
+    ((int64_t *)o->data)[0] = z;
+    return 0;
+}
+
+static int64_t total_nan(const arr_t *counts, int64_t p)
+{
+    int64_t z = 0;
+    for (int64_t k = 0; k < p; k++)
+        z += ((const int64_t *)counts[k].data)[0];
+    return z;
+}
+
+/* The ranks (two per q) among the m' values that are not NaN, and each
+ * q's weight: numpy's linear method, as kern_ss_qpick's */
+static void nan_ranks(const graph_node_t *n, int64_t mv, int64_t *rank, double *g)
+{
+    bool med = n->op == OP_NANMEDIAN;
+    int nq = med ? 1 : n->ss->nq;
+    for (int qi = 0; qi < nq; qi++) {
+        if (mv <= 0) {
+            rank[2 * qi] = rank[2 * qi + 1] = 0;
+            g[qi] = 0;
+        } else if (med) {
+            rank[0] = mv % 2 ? mv / 2 : mv / 2 - 1;
+            rank[1] = mv / 2;
+            g[0] = 0.5;
+        } else {
+            ss_quantile_pos(mv, n->ss->q[qi], &rank[2 * qi], &rank[2 * qi + 1], &g[qi]);
+        }
+    }
+}
+
+int kern_ss_npick(const graph_node_t *n, int64_t m, int64_t off, const arr_t *block,
+                  const arr_t *counts, int64_t p, arr_t *o, char *err, size_t errlen)
+{
+    int nq = n->op == OP_NANMEDIAN ? 1 : n->ss->nq;
+    int64_t *rank = malloc(sizeof(int64_t) * 2 * (size_t)nq);
+    double *g = malloc(sizeof(double) * (size_t)nq);
+    if (!rank || !g) {
+        free(rank);
+        free(g);
+        return oom(err, errlen);
+    }
+    nan_ranks(n, m - total_nan(counts, p), rank, g);
+    size_t es = dt_size(block->dt);
+    int64_t len = block->shape.d[0];
+    memset(o->data, 0, es * 2 * (size_t)nq);
+    for (int64_t i = 0; i < 2 * (int64_t)nq; i++)
+        if (rank[i] >= off && rank[i] < off + len)
+            memcpy((char *)o->data + (size_t)i * es,
+                   (const char *)block->data + (size_t)(rank[i] - off) * es, es);
+    free(rank);
+    free(g);
+    return 0;
+}
+
+int kern_ss_nqpick(const graph_node_t *n, int64_t m, const int64_t *bounds, int64_t p,
+                   const arr_t *picks, const arr_t *counts, arr_t *o, char *err, size_t errlen)
+{
+    bool med = n->op == OP_NANMEDIAN;
+    int nq = med ? 1 : n->ss->nq;
+    int64_t mv = m - total_nan(counts, p);
+    int64_t *rank = malloc(sizeof(int64_t) * 2 * (size_t)nq);
+    double *g = malloc(sizeof(double) * (size_t)nq);
+    size_t es = dt_size(picks[0].dt);
+    char *v = malloc(es * 2 * (size_t)nq);
+    if (!rank || !g || !v) {
+        free(rank);
+        free(g);
+        free(v);
+        return oom(err, errlen);
+    }
+    nan_ranks(n, mv, rank, g);
+    /* each rank's value from the block that holds it */
+    for (int64_t i = 0; i < 2 * (int64_t)nq; i++) {
+        int64_t k = 0;
+        while (k + 1 < p && bounds[k + 1] <= rank[i])
+            k++;
+        memcpy(v + (size_t)i * es, (const char *)picks[k].data + (size_t)i * es, es);
+    }
+    for (int qi = 0; qi < nq; qi++) {
+        double res;
+        if (mv <= 0)
+            res = NAN; /* numpy: all-NaN slice */
+        else if (med)
+            res = mv % 2 ? dt_read_f64(picks[0].dt, v, 1) : median_of(picks[0].dt, v, 2);
+        else
+            res = lerp_at(picks[0].dt, v, 2 * qi, 2 * qi + 1, g[qi]);
+        putd(o->dt, o->data, qi, res);
+    }
+    free(rank);
+    free(g);
+    free(v);
+    return 0;
+}

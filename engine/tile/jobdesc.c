@@ -238,6 +238,8 @@ static int n_off_of(const tile_t *t, const job_t *j)
     if (j->kind == JK_DF)
         return j->param && j->param->dfk == DFJ_MULTI ? df_multi_inputs(t->g, j->node) + 4 : 4;
     if (j->kind == JK_LA && j->param && j->param->la_step == LS_DIAG) return 3;
+    if (j->kind == JK_SS && j->param && j->param->la_step == SS_NPICK) return 1;
+    if (j->kind == JK_SS && j->param && j->param->la_step == SS_NQPICK) return j->n_in / 2 + 1;
     if (j->kind == JK_RED_MAP) {
         int nr = j->n_regions > 1 ? j->n_regions : 1;
         return j->param && j->param->gshape ? nr * j->param->gshape->ndim : 0;
@@ -1040,7 +1042,8 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             /* the sort network's step (sortstat.h): two sorted blocks in */
             op_t op = r->g->nodes[j->node].op;
             const jin_t *a = j->n_in == 2 ? &j->in[0] : NULL, *b = a ? &j->in[1] : NULL;
-            bool qnt = op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN;
+            bool qnt = op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN ||
+                       op == OP_NANPERCENTILE || op == OP_NANQUANTILE || op == OP_NANMEDIAN;
             bool pr = op == OP_ARGSORT || op == OP_ARGPARTITION; /* packed pairs */
             bool ok = a && (op == OP_SORT || op == OP_PARTITION || op == OP_TOPK || pr || qnt) &&
                       j->ndim >= 1 && a->ndim == j->ndim && b->ndim == j->ndim && a->dt == j->dt &&
@@ -1062,6 +1065,7 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
             bool ok = a &&
                       (op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN ||
+                       op == OP_NANPERCENTILE || op == OP_NANQUANTILE || op == OP_NANMEDIAN ||
                        op == OP_PARTITION || op == OP_TOPK) &&
                       j->ndim == 1 && a->ndim == 1 && a->dt == j->dt && a->shape[0] == j->shape[0];
             if (!ok) fail(r, "a sorted block of other shapes");
@@ -1074,6 +1078,33 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
                       nq >= 1 && a->ndim == 1 && a->shape[0] == 2 * (int64_t)nq + 1 &&
                       vol(j->ndim, j->shape) == nq;
             if (!ok) fail(r, "a quantile step of other shapes");
+        } else if (pa->la_step == SS_NANCOUNT || pa->la_step == SS_NPICK ||
+                   pa->la_step == SS_NQPICK) {
+            /* nan-statistics of a long line (sortstat.h) */
+            const graph_node_t *nd = &r->g->nodes[j->node];
+            bool nanq =
+                nd->op == OP_NANPERCENTILE || nd->op == OP_NANQUANTILE || nd->op == OP_NANMEDIAN;
+            int nq = nd->op == OP_NANMEDIAN ? 1 : nd->ss ? nd->ss->nq : -1;
+            bool ok = nanq && nq >= 1;
+            if (ok && pa->la_step == SS_NANCOUNT) {
+                ok = j->n_in == 1 && j->in[0].ndim == 1 && j->dt == DT_INT64 && j->ndim == 1 &&
+                     j->shape[0] == 1;
+            } else if (ok && pa->la_step == SS_NPICK) {
+                ok = j->n_in >= 2 && j->in[0].ndim == 1 && j->in[0].dt == j->dt && j->ndim == 1 &&
+                     j->shape[0] == 2 * (int64_t)nq && j->off && j->off[0] >= 0;
+                for (int k = 1; ok && k < j->n_in; k++)
+                    ok = j->in[k].dt == DT_INT64 && vol(j->in[k].ndim, j->in[k].shape) == 1;
+            } else if (ok) {
+                int p = j->n_in / 2;
+                ok = p >= 1 && j->n_in == 2 * p && j->off && j->off[0] == 0 &&
+                     vol(j->ndim, j->shape) == nq;
+                for (int k = 0; ok && k < p; k++)
+                    ok = j->in[k].ndim == 1 && j->in[k].shape[0] == 2 * (int64_t)nq &&
+                         j->in[k].dt == j->in[0].dt && j->in[p + k].dt == DT_INT64 &&
+                         vol(j->in[p + k].ndim, j->in[p + k].shape) == 1 &&
+                         j->off[k + 1] >= j->off[k];
+            }
+            if (!ok) fail(r, "a nan-statistics step of other shapes");
         } else if (pa->la_step == SS_PACK) {
             const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
             op_t op = r->g->nodes[j->node].op;

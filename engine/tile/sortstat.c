@@ -329,6 +329,62 @@ static tgrid_t *tile_quantile_network(tctx_t *c, const graph_node_t *n, const jp
     return one_chunk(c, n, ji);
 }
 
+/* nanpercentile, nanquantile or nanmedian of one long line: the network as
+ * above, then per sorted block a job counting its NaN (last in it) and one
+ * picking the order statistics that fall in it, their ranks computed when
+ * it runs from every block's count; one SS_NQPICK job takes every block's
+ * picks and counts and interpolates. Each job reads one block, or p small
+ * vectors. */
+static tgrid_t *tile_nanquantile_network(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
+                                         const tgrid_t *X)
+{
+    const ss_node_t *s = n->ss;
+    int64_t *bnd, p;
+    int32_t *cur;
+    if (network(c, n, pa, X, &bnd, &p, &cur)) return NULL;
+    if (p + 1 > 64 * MR_MAXDIM) { /* the last job carries the p + 1 block bounds */
+        tile__fail(c,
+                   "a nan-statistic over %lld sorted blocks is too many (at most %d; raise "
+                   "--sort-block-bytes)",
+                   (long long)p, 64 * MR_MAXDIM - 1);
+        return NULL;
+    }
+    int64_t npick = 2 * (int64_t)(n->op == OP_NANMEDIAN ? 1 : s->nq), one = 1;
+    jparam_t *pc = tile__param_new(c, n->op), *pp = tile__param_new(c, n->op),
+             *pq = tile__param_new(c, n->op);
+    int32_t *cnt = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)p);
+    int32_t *pick = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)p);
+    if (!pc || !pp || !pq || !cnt || !pick) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    pc->in_dt = pp->in_dt = pq->in_dt = pa->in_dt;
+    pc->la_step = SS_NANCOUNT;
+    pp->la_step = SS_NPICK;
+    pq->la_step = SS_NQPICK;
+    for (int64_t k = 0; k < p; k++) {
+        if ((cnt[k] = ss_job(c, pc, DT_INT64, 1, &one, 1)) < 0) return NULL;
+        tile__jin_direct(c, cnt[k], 0, cur[k]);
+    }
+    for (int64_t k = 0; k < p; k++) {
+        int32_t ji = ss_job(c, pp, X->dt, 1, &npick, (int)(1 + p));
+        if (ji < 0) return NULL;
+        tile__jin_direct(c, ji, 0, cur[k]);
+        for (int64_t q = 0; q < p; q++)
+            tile__jin_direct(c, ji, (int)(1 + q), cnt[q]);
+        if (!(c->t->jobs[ji].off = arena_i64_copy(c, &bnd[k], 1))) return NULL;
+        pick[k] = ji;
+    }
+    int32_t ji = ss_job(c, pq, n->odtype, n->oshape.ndim, n->oshape.d, (int)(2 * p));
+    if (ji < 0) return NULL;
+    for (int64_t k = 0; k < p; k++) {
+        tile__jin_direct(c, ji, (int)k, pick[k]);
+        tile__jin_direct(c, ji, (int)(p + k), cnt[k]);
+    }
+    if (!(c->t->jobs[ji].off = arena_i64_copy(c, bnd, p + 1))) return NULL;
+    return one_chunk(c, n, ji);
+}
+
 /* sort along axis ax of a matrix (or more dimensions) whose lines are
  * longer than a job may read: for every chunk of the other axes, the same
  * network over blocks along ax (split jobs merge each line of their two
@@ -555,6 +611,13 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
         const tgrid_t *L = flat_grid(c, X);
         pa->axis = 0;
         return L ? tile_quantile_network(c, n, pa, L) : NULL;
+    }
+    if ((n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE || n->op == OP_NANMEDIAN) &&
+        (s->axis_none || X->shape.ndim == 1) && !s->keepdims && shape_size(&X->shape) > 0 &&
+        shape_size(&X->shape) * (int64_t)dt_size(X->dt) > c->opts->sort_block_bytes) {
+        const tgrid_t *L = flat_grid(c, X);
+        pa->axis = 0;
+        return L ? tile_nanquantile_network(c, n, pa, L) : NULL;
     }
     if (s->axis_none) {
         /* one block: the flattened input (and weights) */

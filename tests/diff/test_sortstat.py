@@ -416,6 +416,33 @@ for dt in ("float32", "float64"):
     NET.append(("qnet/nan/%s" % dt, [A("b", x, dt, 37)] + nn +
                 [N("r", "percentile", ["a"], q=[10, 90])],
                 npq(np.percentile, xn, [10, 90]), 160))
+# nanpercentile, nanquantile and nanmedian of one long line: the NaN sort
+# last in the network's blocks; every block counts its own, and the ranks
+# are taken among the values that are not NaN (some NaN, a whole block of
+# NaN, no NaN, all NaN; ints have none)
+for n, blk, frac in [(300, 160, 0.02), (1000, 256, 0.3), (401, 128, 0.0), (90, 64, 1.0),
+                     (1, 16, 1.0), (2049, 1024, 0.6)]:
+    for dt in ("float32", "float64"):
+        x = sample(dt, (n,))
+        nn, mask = with_nan("a", "b", (n,), frac, dt)
+        if frac == 1.0:
+            mask[:] = True
+            nn[0] = A("a_m", np.ones(n), "float64", None)
+        xn = np.where(mask, np.nan, x).astype(dt)
+        for op, kw, ref in (("nanpercentile", {"q": [0, 10, 50, 90, 100]},
+                             lambda a: npq(np.nanpercentile, a, [0, 10, 50, 90, 100])),
+                            ("nanquantile", {"q": 0.37},
+                             lambda a: np.asarray(npq(np.nanquantile, a, 0.37))),
+                            ("nanmedian", {}, lambda a: np.asarray(npq(np.nanmedian, a)))):
+            if frac == 1.0 and dt == "float32" and op != "nanmedian":
+                continue  # numpy gives float64 for an all-NaN float32 (its dtype is the data's)
+            NET.append(("qnet-nan/%s/%s/%d/%g" % (op, dt, n, frac),
+                        [A("b", x, dt, max(1, n // 7))] + nn + [N("r", op, ["a"], **kw)],
+                        ref(xn), blk))
+for dt in ("int64", "int32"):
+    x = sample(dt, (500,))
+    NET.append(("qnet-nan/nanmedian/%s" % dt, [A("a", x, dt, 61), N("r", "nanmedian", ["a"])],
+                np.asarray(np.nanmedian(x)), 256))
 NET.append(("qnet/axis-none-2d", [A("a", x2, "float64", [7, 5]),
                                   N("r", "median", ["a"], axis=None)],
             np.asarray(np.median(x2)), 400))

@@ -95,11 +95,17 @@ def all_ops(web):
 def sort_network(web):
     sid = session(web)
     v = np.round(RNG.normal(0, 100, 20000), 2)
+    mask = RNG.random(20000) < 0.25  # NaN there, for the nan-statistics' network
+    vn = np.where(mask, np.nan, v)
     doc = {"version": 1, "nodes": [A("v", v, "float64", 1500), N("s", "sort", ["v"]),
                                    N("t", "sum", ["s"]), N("as", "argsort", ["v"]),
                                    N("pc", "percentile", ["v"], q=[1, 50, 99.5]),
-                                   A("m", M2, "float64", [500, 2]), N("sm", "sort", ["m"], axis=0)],
-           "fetch": ["s", "t", "as", "pc", "sm"]}
+                                   A("m", M2, "float64", [500, 2]), N("sm", "sort", ["m"], axis=0),
+                                   A("mk", mask, "bool", 1500),
+                                   N("vn", "where", ["mk", {"value": None}, "v"]),
+                                   N("np", "nanpercentile", ["vn"], q=[1, 50, 99.5]),
+                                   N("nm", "nanmedian", ["vn"])],
+           "fetch": ["s", "t", "as", "pc", "sm", "np", "nm"]}
     body, t = run_task(web, sid, doc)
     check(t["status"] == "succeeded", "task %s: %r", t["status"], t.get("error"))
     tasks = request("GET", web, "/api/v1/sessions/%s/tasks/%s" % (sid, body["task_id"])).json()
@@ -112,6 +118,10 @@ def sort_network(web):
           "percentile through the network differs from numpy's")
     check(np.array_equal(fetch(web, sid, "sm"), np.sort(M2, axis=0)),
           "sort along axis 0 through the network differs from numpy's")
+    check(np.array_equal(fetch(web, sid, "np"), np.nanpercentile(vn, [1, 50, 99.5])),
+          "nanpercentile through the network differs from numpy's")
+    check(np.array_equal(fetch(web, sid, "nm"), np.nanmedian(vn)),
+          "nanmedian through the network differs from numpy's")
     # many jobs: the blocks (20000 x 8 / 2048 bytes = 79 of them) and their comparators
     check(tasks["chunks_total"] > 200, "only %s chunk jobs: no merge network",
           tasks["chunks_total"])
