@@ -268,7 +268,9 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         rc = la_exec(t, j, ins, &o, err, errlen);
         break;
     case JK_SS: /* sortstat */
-        if (pa->la_step == SS_SORT1)
+        if (pa->la_step == SS_SORT1 && j->ndim > 1)
+            rc = kern_ss_sort1_axis(&ins[0], &o, pa->axis, err, errlen);
+        else if (pa->la_step == SS_SORT1)
             rc = kern_ss_sort1(&ins[0], &o, err, errlen);
         else if (pa->la_step == SS_QPICK)
             rc = kern_ss_qpick(&t->g->nodes[j->node],

@@ -72,6 +72,8 @@ int kern_ss_split_axis(const arr_t *ins, arr_t *o, bool high, int axis, char *er
  * sorted; two packed blocks of values of dtype vdt split as above */
 int kern_ss_pack(const arr_t *in, int64_t off, arr_t *o, char *err, size_t errlen);
 int kern_ss_sort1(const arr_t *in, arr_t *o, char *err, size_t errlen);
+/* every line of a block along axis sorted (numpy's order: NaN last) */
+int kern_ss_sort1_axis(const arr_t *in, arr_t *o, int axis, char *err, size_t errlen);
 /* the same two steps on blocks of any ndim, every line along axis alone
  * (packed lines: 2 len slots along axis) */
 int kern_ss_pack_axis(const arr_t *in, int64_t off, arr_t *o, int axis, char *err, size_t errlen);

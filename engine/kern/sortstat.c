@@ -1005,6 +1005,27 @@ int kern_ss_pack_axis(const arr_t *in, int64_t off, arr_t *o, int axis, char *er
     return rc;
 }
 
+int kern_ss_sort1_axis(const arr_t *in, arr_t *o, int axis, char *err, size_t errlen)
+{
+    lines_t li = lines_of(in, axis), lo = lines_of(o, axis);
+    if (li.outer != lo.outer || li.inner != lo.inner || lo.len != li.len || in->dt != o->dt) {
+        snprintf(err, errlen, "internal: sorted block of other shapes");
+        return -1;
+    }
+    size_t es = dt_size(in->dt);
+    char *b = malloc((size_t)(li.len + 1) * es), *t = malloc((size_t)(li.len + 1) * es);
+    int rc = b && t ? 0 : oom(err, errlen);
+    for (int64_t oo = 0; oo < li.outer && rc == 0; oo++)
+        for (int64_t r = 0; r < li.inner; r++) {
+            line_get(in, li, oo, r, b);
+            vsort(in->dt, b, t, li.len);
+            line_put(o, lo.len, lo, oo, r, b);
+        }
+    free(b);
+    free(t);
+    return rc;
+}
+
 int kern_ss_split_pairs_axis(const arr_t *ins, arr_t *o, bool high, dtype_t vdt, int axis,
                              char *err, size_t errlen)
 {

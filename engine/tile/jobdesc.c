@@ -1050,8 +1050,9 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
                       b->dt == j->dt;
             /* blocks of one line (1-D), or of lines along pa->axis (sort) */
             int ax = j->ndim == 1 ? 0 : pa->axis;
-            ok = ok &&
-                 (j->ndim == 1 || ((op == OP_SORT || op == OP_ARGSORT) && ax >= 0 && ax < j->ndim));
+            ok = ok && (j->ndim == 1 || ((op == OP_SORT || op == OP_ARGSORT || op == OP_PARTITION ||
+                                          op == OP_ARGPARTITION || op == OP_TOPK) &&
+                                         ax >= 0 && ax < j->ndim));
             for (int d = 0; ok && d < j->ndim; d++)
                 ok = d == ax
                          ? j->shape[d] == (pa->la_step == SS_SPLIT_HIGH ? b->shape[d] : a->shape[d])
@@ -1067,7 +1068,10 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
                       (op == OP_PERCENTILE || op == OP_QUANTILE || op == OP_MEDIAN ||
                        op == OP_NANPERCENTILE || op == OP_NANQUANTILE || op == OP_NANMEDIAN ||
                        op == OP_PARTITION || op == OP_TOPK) &&
-                      j->ndim == 1 && a->ndim == 1 && a->dt == j->dt && a->shape[0] == j->shape[0];
+                      j->ndim >= 1 && a->ndim == j->ndim && a->dt == j->dt &&
+                      (j->ndim == 1 || (pa->axis >= 0 && pa->axis < j->ndim));
+            for (int d = 0; ok && d < j->ndim; d++)
+                ok = a->shape[d] == j->shape[d];
             if (!ok) fail(r, "a sorted block of other shapes");
         } else if (pa->la_step == SS_QPICK) {
             const graph_node_t *nd = &r->g->nodes[j->node];
@@ -1109,9 +1113,9 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
             op_t op = r->g->nodes[j->node].op;
             int ax = j->ndim == 1 ? 0 : pa->axis;
-            bool ok = a && (op == OP_ARGSORT || (op == OP_ARGPARTITION && j->ndim == 1)) &&
-                      j->ndim >= 1 && a->ndim == j->ndim && ax >= 0 && ax < j->ndim &&
-                      a->dt == pa->in_dt && j->dt == DT_INT64 && j->off && j->off[0] >= 0;
+            bool ok = a && (op == OP_ARGSORT || op == OP_ARGPARTITION) && j->ndim >= 1 &&
+                      a->ndim == j->ndim && ax >= 0 && ax < j->ndim && a->dt == pa->in_dt &&
+                      j->dt == DT_INT64 && j->off && j->off[0] >= 0;
             for (int d = 0; ok && d < j->ndim; d++)
                 ok = j->shape[d] == (d == ax ? 2 : 1) * a->shape[d];
             if (!ok) fail(r, "an argsort block of other shapes");

@@ -390,12 +390,59 @@ static tgrid_t *tile_nanquantile_network(tctx_t *c, const graph_node_t *n, const
  * network over blocks along ax (split jobs merge each line of their two
  * blocks alone: kern_ss_split_axis); the result keeps the other axes'
  * chunks and has the blocks along ax. */
+/* topk along axis ax of sorted blocks cur[0..p) (bounds bnd along ax; the
+ * other axes' extents len_[d]): one gather of the k smallest ranks of each
+ * line, or of the k largest in reverse (largest first) */
+static int32_t topk_gather(tctx_t *c, const graph_node_t *n, dtype_t dt, int nd, int ax,
+                           const int64_t *len_, int64_t m, int64_t k, const int64_t *bnd, int64_t p,
+                           const int32_t *cur)
+{
+    int64_t osh[MR_MAXDIM];
+    for (int d = 0; d < nd; d++)
+        osh[d] = d == ax ? k : len_[d];
+    int32_t gj = tile__job_new(c, JK_GATHER, dt, nd, osh, 1);
+    if (gj < 0) return -1;
+    c->npv = 0;
+    bool big = n->ss->largest;
+    int64_t lo = big ? m - k : 0, hi = big ? m : k; /* the ranks taken */
+    for (int64_t b = 0; b < p; b++) {
+        int64_t s0 = bnd[b] > lo ? bnd[b] : lo, s1 = bnd[b + 1] < hi ? bnd[b + 1] : hi;
+        if (s1 <= s0) continue;
+        piece_t *pc = pv_push(c);
+        if (!pc || !(pc->count = tile__arena_i64(c, nd)) ||
+            !(pc->src_stride = tile__arena_i64(c, nd)) ||
+            !(pc->dst_stride = tile__arena_i64(c, nd)))
+            return -1;
+        pc->src = cur[b];
+        pc->ndim = nd;
+        int64_t ss = 1, ds = 1;
+        for (int d = nd - 1; d >= 0; d--) {
+            pc->count[d] = d == ax ? s1 - s0 : len_[d];
+            pc->src_stride[d] = ss;
+            pc->dst_stride[d] = ds;
+            ss *= d == ax ? bnd[b + 1] - bnd[b] : len_[d];
+            ds *= osh[d];
+        }
+        if (big) { /* rank r goes to m - 1 - r: reversed */
+            pc->src_off = (s1 - 1 - bnd[b]) * pc->src_stride[ax];
+            pc->src_stride[ax] = -pc->src_stride[ax];
+            pc->dst_off = (m - 1 - (s1 - 1)) * pc->dst_stride[ax];
+        } else {
+            pc->src_off = (s0 - bnd[b]) * pc->src_stride[ax];
+            pc->dst_off = s0 * pc->dst_stride[ax];
+        }
+    }
+    input_finish(c, gj, 0, nd, osh, dt);
+    return gj;
+}
+
 static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
                                        const tgrid_t *X, int ax)
 {
     int nd = X->shape.ndim;
-    /* argsort: blocks of packed (value, index) lines, 2 slots along ax */
-    bool arg = n->op == OP_ARGSORT;
+    /* argsort: blocks of packed (value, index) lines, 2 slots along ax;
+     * partition and argpartition: the sorted lines (a partition for any kth) */
+    bool arg = n->op == OP_ARGSORT || n->op == OP_ARGPARTITION;
     int64_t es = arg ? 16 : (int64_t)dt_size(X->dt), other = 1, len = X->shape.d[ax], p;
     int64_t per = arg ? 2 : 1;
     dtype_t bdt = arg ? DT_INT64 : X->dt;
@@ -430,8 +477,15 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
         }
     }
     const tgrid_t *B = grid_rechunk(c, X, b, nch);
+    /* topk: the k ends of each sorted line, one chunk along ax */
+    bool topk = n->op == OP_TOPK;
+    int64_t kk = topk ? n->ss->k : 0, *rb[MR_MAXDIM], rnch[MR_MAXDIM], kb[2] = {0, kk};
+    for (int d = 0; d < nd; d++) {
+        rb[d] = topk && d == ax ? kb : b[d];
+        rnch[d] = topk && d == ax ? 1 : nch[d];
+    }
     tgrid_t *R =
-        B ? grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)b, nch) : NULL;
+        B ? grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)rb, rnch) : NULL;
     jparam_t *lo = tile__param_new(c, n->op), *hi = tile__param_new(c, n->op);
     int32_t *cur = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)p);
     if (!R || !lo || !hi || !cur) {
@@ -443,12 +497,12 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
     lo->la_step = SS_SPLIT_LOW;
     hi->la_step = SS_SPLIT_HIGH;
     const jparam_t *pk = pa;
-    if (arg) {
+    if (arg || n->op == OP_PARTITION || topk) {
         jparam_t *q = tile__param_new(c, n->op);
         if (!q) return NULL;
         q->in_dt = pa->in_dt;
         q->axis = ax;
-        q->la_step = SS_PACK;
+        q->la_step = arg ? SS_PACK : SS_SORT1;
         pk = q;
     }
     int64_t *pr, ncmp = batcher(c, p, &pr);
@@ -476,6 +530,13 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
             cur[k] = ji;
         }
         if (merge_steps(c, lo, hi, bdt, nd, sh, ax, b[ax], per, pr, ncmp, cur)) return NULL;
+        if (topk) {
+            co[ax] = 0;
+            int32_t gj = topk_gather(c, n, X->dt, nd, ax, w.len, len, kk, b[ax], p, cur);
+            if (gj < 0) return NULL;
+            R->job[grid_index(R, co)] = gj;
+            continue;
+        }
         for (int64_t k = 0; k < p; k++) {
             co[ax] = k;
             int32_t ji = cur[k];
@@ -581,11 +642,12 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
             return L ? tile_sort_network(c, n, pa, L) : NULL;
         }
     }
-    if ((n->op == OP_SORT || n->op == OP_ARGSORT) && !s->axis_none && X->shape.ndim > 1) {
+    if (sortlike && !s->axis_none && X->shape.ndim > 1) {
         /* lines along the axis longer than a job's block: the network per
-         * chunk of the other axes */
+         * chunk of the other axes (partitions: sorted lines) */
         int ax = (int)s->axis;
-        int64_t need = (n->op == OP_ARGSORT ? 16 : (int64_t)dt_size(X->dt)) * X->shape.d[ax];
+        bool arg = n->op == OP_ARGSORT || n->op == OP_ARGPARTITION;
+        int64_t need = (arg ? 16 : (int64_t)dt_size(X->dt)) * X->shape.d[ax];
         for (int d = 0; d < X->shape.ndim; d++) {
             if (d == ax) continue;
             int64_t m = 0;
@@ -595,6 +657,25 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
             need *= m > 0 ? m : 1;
         }
         if (need > c->opts->sort_block_bytes) {
+            pa->axis = ax;
+            return tile_sort_network_axis(c, n, pa, X, ax);
+        }
+    }
+    if (n->op == OP_TOPK && !s->axis_none && X->shape.ndim > 1 && n->oshape.ndim == X->shape.ndim) {
+        /* lines along the axis longer than a job's block: the axis network,
+         * then each chunk's k ends */
+        int ax = (int)s->axis;
+        int64_t need = (int64_t)dt_size(X->dt) * X->shape.d[ax], kb = 0;
+        for (int d = 0; d < X->shape.ndim; d++) {
+            if (d == ax) continue;
+            int64_t m = 0;
+            for (int64_t k = 0; k < X->nchunks[d]; k++)
+                if (X->bounds[d][k + 1] - X->bounds[d][k] > m)
+                    m = X->bounds[d][k + 1] - X->bounds[d][k];
+            need *= m > 0 ? m : 1;
+        }
+        kb = need / (X->shape.d[ax] > 0 ? X->shape.d[ax] : 1) * s->k;
+        if (need > c->opts->sort_block_bytes && kb <= SS_MAX_BLOCK_BYTES) {
             pa->axis = ax;
             return tile_sort_network_axis(c, n, pa, X, ax);
         }

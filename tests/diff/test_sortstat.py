@@ -485,6 +485,47 @@ for shape, ch, ax, blk in [((40, 7), [6, 3], 0, 64), ((40, 7), [6, 7], 0, 200),
         NET.append(("argsortnet-axis/%s/%s/axis=%d" % (dt, "x".join(map(str, shape)), ax),
                     [A("a", x, dt, ch), N("r", "argsort", ["a"], axis=ax)],
                     np.argsort(x, axis=ax, kind="stable"), blk * 2))
+# partition and argpartition along an axis with long lines: the axis
+# network's sorted lines, checked line by line by the partition property
+
+
+def pcheck_axis(got, x, ax, kth, arg):
+    g = np.moveaxis(got, ax, -1).reshape(-1, x.shape[ax])
+    xs = np.moveaxis(x, ax, -1).reshape(-1, x.shape[ax])
+    if got.shape != x.shape:
+        return "shape %s" % (got.shape,)
+    for line in range(g.shape[0]):
+        why = pcheck1(g[line], xs[line], kth, arg)
+        if why:
+            return "line %d: %s" % (line, why)
+    return None
+
+
+for shape, ch, ax, blk in [((40, 7), [6, 3], 0, 64), ((5, 300), [2, 41], 1, 128),
+                           ((9, 10, 33), [4, 1, 5], 2, 96), ((33, 4, 5), [7, 2, 1], -3, 64)]:
+    for dt in ("int64", "float64", "float32", "int32"):
+        x = sample(dt, shape)
+        n = shape[ax]
+        kth = [0, n // 3, n - 1]
+        for op in ("partition", "argpartition"):
+            NET.append(("pnet-axis/%s/%s/%s/axis=%d" % (op, dt, "x".join(map(str, shape)), ax),
+                        [A("a", x, dt, ch), N("r", op, ["a"], kth=kth, axis=ax)],
+                        lambda g, x=x, ax=ax, kth=kth, op=op: pcheck_axis(
+                            g, x, ax, kth, op == "argpartition"),
+                        blk * (2 if op == "argpartition" else 1)))
+# topk along an axis with long lines: the axis network, then per chunk of
+# the other axes one gather of the k ends of every line
+for shape, ch, ax, blk, k in [((40, 7), [6, 3], 0, 64, 5), ((5, 300), [2, 41], 1, 128, 37),
+                              ((9, 10, 33), [4, 1, 5], 2, 96, 33), ((33, 4, 5), [7, 2, 1], 0, 64, 1)]:
+    for dt in ("int64", "float64", "float32"):
+        x = sample(dt, shape)
+        srt = np.sort(x, axis=ax)
+        for largest in (True, False):
+            want = np.take(np.flip(srt, axis=ax) if largest else srt, np.arange(k), axis=ax)
+            NET.append(("topknet-axis/%s/%s/axis=%d/k=%d/largest=%s" % (
+                dt, "x".join(map(str, shape)), ax, k, largest),
+                [A("a", x, dt, ch), N("r", "topk", ["a"], k=k, axis=ax, largest=largest)],
+                want, blk))
 # topk of one long line: the network, then one gather of the k ends
 for n, k, blk in [(50, 1, 64), (1000, 37, 256), (1000, 1000, 512), (4097, 300, 1024)]:
     for dt in ("int64", "float64", "int32", "float32"):
