@@ -272,6 +272,10 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
             rc = kern_ss_sort1_axis(&ins[0], &o, pa->axis, err, errlen);
         else if (pa->la_step == SS_SORT1)
             rc = kern_ss_sort1(&ins[0], &o, err, errlen);
+        else if (pa->la_step == SS_QPICK && ins[0].shape.ndim > 1)
+            rc = kern_ss_qpick_axis(&t->g->nodes[j->node],
+                                    t->g->nodes[t->g->nodes[j->node].in[0].node].oshape.d[pa->axis],
+                                    &ins[0], pa->axis, &o, err, errlen);
         else if (pa->la_step == SS_QPICK)
             rc = kern_ss_qpick(&t->g->nodes[j->node],
                                shape_size(&t->g->nodes[t->g->nodes[j->node].in[0].node].oshape),

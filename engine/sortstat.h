@@ -88,6 +88,10 @@ int kern_ss_npick(const struct graph_node *n, int64_t m, int64_t off, const arr_
                   const arr_t *counts, int64_t p, arr_t *o, char *err, size_t errlen);
 int kern_ss_nqpick(const struct graph_node *n, int64_t m, const int64_t *bounds, int64_t p,
                    const arr_t *picks, const arr_t *counts, arr_t *o, char *err, size_t errlen);
+/* the same for every line along axis of picks (2 per q and the last along
+ * axis); o: the q axis first (a list of q), then the lines in order */
+int kern_ss_qpick_axis(const struct graph_node *n, int64_t m, const arr_t *picks, int axis,
+                       arr_t *o, char *err, size_t errlen);
 int kern_ss_qpick(const struct graph_node *n, int64_t m, const arr_t *picks, arr_t *o, char *err,
                   size_t errlen);
 /* numpy 1.24's linear method: the ranks of the two neighbours of the

@@ -982,6 +982,43 @@ static arr_t arr1(void *data, dtype_t dt, int64_t len)
     return a;
 }
 
+int kern_ss_qpick_axis(const graph_node_t *n, int64_t m, const arr_t *picks, int axis, arr_t *o,
+                       char *err, size_t errlen)
+{
+    bool med = n->op == OP_MEDIAN;
+    int nq = med ? 1 : n->ss->nq;
+    lines_t l = lines_of(picks, axis);
+    int64_t nl = l.outer * l.inner;
+    if (l.len != 2 * (int64_t)nq + 1 || shape_size(&o->shape) != nq * nl) {
+        snprintf(err, errlen, "internal: quantile picks of other shapes");
+        return -1;
+    }
+    size_t es = dt_size(picks->dt);
+    char *v = malloc(es * (size_t)l.len);
+    double *res = malloc(sizeof(double) * (size_t)nq);
+    if (!v || !res) {
+        free(v);
+        free(res);
+        return oom(err, errlen);
+    }
+    /* one line's statistics through the 1-D step, then spread along the q
+     * axis (the result's first when q is a list) */
+    arr_t pl = arr1(v, picks->dt, l.len), r1 = {.data = res, .dt = DT_FLOAT64};
+    r1.shape.ndim = 1;
+    r1.shape.d[0] = nq;
+    int rc = 0;
+    for (int64_t oo = 0; oo < l.outer && rc == 0; oo++)
+        for (int64_t r = 0; r < l.inner && rc == 0; r++) {
+            line_get(picks, l, oo, r, v);
+            if ((rc = kern_ss_qpick(n, m, &pl, &r1, err, errlen)) == 0)
+                for (int qi = 0; qi < nq; qi++)
+                    putd(o->dt, o->data, qi * nl + oo * l.inner + r, res[qi]);
+        }
+    free(v);
+    free(res);
+    return rc;
+}
+
 int kern_ss_pack_axis(const arr_t *in, int64_t off, arr_t *o, int axis, char *err, size_t errlen)
 {
     lines_t li = lines_of(in, axis), lo = lines_of(o, axis);

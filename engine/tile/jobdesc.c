@@ -1051,7 +1051,7 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             /* blocks of one line (1-D), or of lines along pa->axis (sort) */
             int ax = j->ndim == 1 ? 0 : pa->axis;
             ok = ok && (j->ndim == 1 || ((op == OP_SORT || op == OP_ARGSORT || op == OP_PARTITION ||
-                                          op == OP_ARGPARTITION || op == OP_TOPK) &&
+                                          op == OP_ARGPARTITION || op == OP_TOPK || qnt) &&
                                          ax >= 0 && ax < j->ndim));
             for (int d = 0; ok && d < j->ndim; d++)
                 ok = d == ax
@@ -1077,10 +1077,12 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
             const graph_node_t *nd = &r->g->nodes[j->node];
             const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
             int nq = nd->op == OP_MEDIAN ? 1 : nd->ss ? nd->ss->nq : -1;
+            int ax = a && a->ndim > 1 ? pa->axis : 0;
             bool ok = a &&
                       (nd->op == OP_PERCENTILE || nd->op == OP_QUANTILE || nd->op == OP_MEDIAN) &&
-                      nq >= 1 && a->ndim == 1 && a->shape[0] == 2 * (int64_t)nq + 1 &&
-                      vol(j->ndim, j->shape) == nq;
+                      nq >= 1 && a->ndim >= 1 && ax >= 0 && ax < a->ndim &&
+                      a->shape[ax] == 2 * (int64_t)nq + 1 &&
+                      vol(j->ndim, j->shape) == nq * (vol(a->ndim, a->shape) / a->shape[ax]);
             if (!ok) fail(r, "a quantile step of other shapes");
         } else if (pa->la_step == SS_NANCOUNT || pa->la_step == SS_NPICK ||
                    pa->la_step == SS_NQPICK) {

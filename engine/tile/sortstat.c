@@ -436,6 +436,73 @@ static int32_t topk_gather(tctx_t *c, const graph_node_t *n, dtype_t dt, int nd,
     return gj;
 }
 
+/* percentile, quantile or median along axis ax of sorted blocks cur[0..p)
+ * (bounds bnd along ax, lines of m values; the other axes' extents len_):
+ * one gather of each line's order statistics numpy's linear method needs
+ * (two per q, then the last value: NaN sorts last) and one SS_QPICK job
+ * interpolating every line; returns that job. */
+static int32_t quantile_axis(tctx_t *c, const graph_node_t *n, const jparam_t *pa, dtype_t dt,
+                             int nd, int ax, const int64_t *len_, int64_t m, const int64_t *bnd,
+                             int64_t p, const int32_t *cur)
+{
+    const ss_node_t *s = n->ss;
+    bool med = n->op == OP_MEDIAN;
+    int nq = med ? 1 : s->nq;
+    int64_t npick = 2 * (int64_t)nq + 1, gsh[MR_MAXDIM], osh[MR_MAXDIM];
+    int64_t *rank = tile__arena_i64(c, npick);
+    if (!rank) return -1;
+    for (int qi = 0; qi < nq; qi++) {
+        if (med) {
+            rank[0] = m % 2 ? m / 2 : m / 2 - 1;
+            rank[1] = m / 2;
+        } else {
+            ss_quantile_pos(m, s->q[qi], &rank[2 * qi], &rank[2 * qi + 1], NULL);
+        }
+    }
+    rank[npick - 1] = m - 1;
+    for (int d = 0; d < nd; d++)
+        gsh[d] = d == ax ? npick : len_[d];
+    int32_t gj = tile__job_new(c, JK_GATHER, dt, nd, gsh, 1);
+    if (gj < 0) return -1;
+    c->npv = 0;
+    for (int64_t i = 0; i < npick; i++) {
+        int64_t b = 0;
+        while (b + 1 < p && bnd[b + 1] <= rank[i])
+            b++;
+        piece_t *pc = pv_push(c);
+        if (!pc || !(pc->count = tile__arena_i64(c, nd)) ||
+            !(pc->src_stride = tile__arena_i64(c, nd)) ||
+            !(pc->dst_stride = tile__arena_i64(c, nd)))
+            return -1;
+        pc->src = cur[b];
+        pc->ndim = nd;
+        int64_t ss = 1, ds = 1;
+        for (int d = nd - 1; d >= 0; d--) {
+            pc->count[d] = d == ax ? 1 : len_[d];
+            pc->src_stride[d] = ss;
+            pc->dst_stride[d] = ds;
+            ss *= d == ax ? bnd[b + 1] - bnd[b] : len_[d];
+            ds *= gsh[d];
+        }
+        pc->src_off = (rank[i] - bnd[b]) * pc->src_stride[ax];
+        pc->dst_off = i * pc->dst_stride[ax];
+    }
+    input_finish(c, gj, 0, nd, gsh, dt);
+    jparam_t *pq = tile__param_new(c, n->op);
+    if (!pq) return -1;
+    pq->in_dt = pa->in_dt;
+    pq->axis = ax;
+    pq->la_step = SS_QPICK;
+    int on = 0;
+    if (n->oshape.ndim - (nd - 1) == 1) osh[on++] = nq;
+    for (int d = 0; d < nd; d++)
+        if (d != ax) osh[on++] = len_[d];
+    int32_t ji = ss_job(c, pq, n->odtype, on, osh, 1);
+    if (ji < 0) return -1;
+    tile__jin_direct(c, ji, 0, gj);
+    return ji;
+}
+
 static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
                                        const tgrid_t *X, int ax)
 {
@@ -479,10 +546,21 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
     const tgrid_t *B = grid_rechunk(c, X, b, nch);
     /* topk: the k ends of each sorted line, one chunk along ax */
     bool topk = n->op == OP_TOPK;
+    /* percentile, quantile, median: the order statistics of each line
+     * (shape.d[ax] of them: two per q, then the last), then their result,
+     * whose axes are the q axis (a list of q) and the others but ax */
+    bool quant = n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN;
     int64_t kk = topk ? n->ss->k : 0, *rb[MR_MAXDIM], rnch[MR_MAXDIM], kb[2] = {0, kk};
+    int rn = 0, lead = quant ? n->oshape.ndim - (nd - 1) : 0;
+    int64_t qb[2] = {0, lead ? n->oshape.d[0] : 1};
+    if (lead) {
+        rb[rn] = qb;
+        rnch[rn++] = 1;
+    }
     for (int d = 0; d < nd; d++) {
-        rb[d] = topk && d == ax ? kb : b[d];
-        rnch[d] = topk && d == ax ? 1 : nch[d];
+        if (quant && d == ax) continue;
+        rb[rn] = topk && d == ax ? kb : b[d];
+        rnch[rn++] = topk && d == ax ? 1 : nch[d];
     }
     tgrid_t *R =
         B ? grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)rb, rnch) : NULL;
@@ -497,7 +575,7 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
     lo->la_step = SS_SPLIT_LOW;
     hi->la_step = SS_SPLIT_HIGH;
     const jparam_t *pk = pa;
-    if (arg || n->op == OP_PARTITION || topk) {
+    if (arg || n->op == OP_PARTITION || topk || quant) {
         jparam_t *q = tile__param_new(c, n->op);
         if (!q) return NULL;
         q->in_dt = pa->in_dt;
@@ -530,6 +608,17 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
             cur[k] = ji;
         }
         if (merge_steps(c, lo, hi, bdt, nd, sh, ax, b[ax], per, pr, ncmp, cur)) return NULL;
+        if (quant) {
+            int64_t rco[MR_MAXDIM];
+            int r = 0;
+            if (lead) rco[r++] = 0;
+            for (int d = 0; d < nd; d++)
+                if (d != ax) rco[r++] = co[d];
+            int32_t qj = quantile_axis(c, n, pa, X->dt, nd, ax, w.len, len, b[ax], p, cur);
+            if (qj < 0) return NULL;
+            R->job[grid_index(R, rco)] = qj;
+            continue;
+        }
         if (topk) {
             co[ax] = 0;
             int32_t gj = topk_gather(c, n, X->dt, nd, ax, w.len, len, kk, b[ax], p, cur);
@@ -685,6 +774,25 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
         const tgrid_t *L = flat_grid(c, X);
         pa->axis = 0;
         return L ? tile_topk_network(c, n, pa, L) : NULL;
+    }
+    if ((n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN) && !s->axis_none &&
+        X->shape.ndim > 1 && !s->keepdims && shape_size(&X->shape) > 0) {
+        /* lines along the axis longer than a job's block: the axis network,
+         * then each chunk's order statistics */
+        int ax = (int)s->axis;
+        int64_t need = (int64_t)dt_size(X->dt) * X->shape.d[ax];
+        for (int d = 0; d < X->shape.ndim; d++) {
+            if (d == ax) continue;
+            int64_t m = 0;
+            for (int64_t k = 0; k < X->nchunks[d]; k++)
+                if (X->bounds[d][k + 1] - X->bounds[d][k] > m)
+                    m = X->bounds[d][k + 1] - X->bounds[d][k];
+            need *= m > 0 ? m : 1;
+        }
+        if (need > c->opts->sort_block_bytes) {
+            pa->axis = ax;
+            return tile_sort_network_axis(c, n, pa, X, ax);
+        }
     }
     if ((n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN) &&
         (s->axis_none || X->shape.ndim == 1) && !s->keepdims && shape_size(&X->shape) > 0 &&

@@ -312,11 +312,12 @@ reject("digitize/2d-bins", [X, N("r", "digitize", ["a", "a"])])
 reject("cov/3d", [A("a", np.zeros((2, 2, 2)), "float64"), N("r", "cov", ["a"])])
 reject("allclose/broadcast", [X, A("b", [1.0, 2.0, 3.0], "float64"), N("r", "allclose", ["a", "b"])])
 reject("isin/arity", [X, N("r", "isin", ["a"])])
-# the single-block limit (256 MiB): percentiles along axis 0 of a 40000 x 1000 float64 (320 MB)
-# in one job (sorts that long run as the merge network instead: below; these do not)
-reject("percentile/single-block-limit",
+# the single-block limit (256 MiB): nanpercentile along axis 0 of a 40000 x 1000 float64
+# (320 MB) in one job (sorts, partitions, topk and the percentiles that long run as the merge
+# network instead: below; the nan forms along an axis do not)
+reject("nanpercentile/single-block-limit",
        [N("a", "ones", shape=[40000, 1000], chunk_size=[1000, 1000]),
-        N("r", "percentile", ["a"], q=50, axis=0)])
+        N("r", "nanpercentile", ["a"], q=50, axis=0)])
 
 
 def run_case_docs(batch):
@@ -513,6 +514,27 @@ for shape, ch, ax, blk in [((40, 7), [6, 3], 0, 64), ((5, 300), [2, 41], 1, 128)
                         lambda g, x=x, ax=ax, kth=kth, op=op: pcheck_axis(
                             g, x, ax, kth, op == "argpartition"),
                         blk * (2 if op == "argpartition" else 1)))
+# percentile, quantile and median along an axis with long lines: the axis
+# network, then per chunk of the other axes a gather of every line's order
+# statistics and one job interpolating them (the q axis first)
+for shape, ch, ax, blk in [((40, 7), [6, 3], 0, 64), ((5, 300), [2, 41], 1, 128),
+                           ((9, 10, 33), [4, 1, 5], 2, 96), ((33, 4, 5), [7, 2, 1], 0, 64),
+                           ((9, 10, 33), [2, 3, 1], 1, 48)]:
+    for dt in ("int64", "float64", "float32", "int32"):
+        x = sample(dt, shape)
+        nodes = [A("a", x, dt, ch)]
+        if dt.startswith("float"):  # a NaN in a line makes its statistics NaN
+            nn, mask = with_nan("a", "b", shape, 0.03, dt)
+            nn[0]["chunk_size"] = ch
+            nodes = [A("b", x, dt, ch)] + nn
+            x = np.where(mask, np.nan, x).astype(dt)
+        for op, kw, ref in (("percentile", {"q": [0, 12.5, 50, 99, 100]},
+                             lambda a, ax: npq(np.percentile, a, [0, 12.5, 50, 99, 100], axis=ax)),
+                            ("quantile", {"q": 0.37},
+                             lambda a, ax: npq(np.quantile, a, 0.37, axis=ax)),
+                            ("median", {}, lambda a, ax: npq(np.median, a, axis=ax))):
+            NET.append(("qnet-axis/%s/%s/%s/axis=%d" % (op, dt, "x".join(map(str, shape)), ax),
+                        nodes + [N("r", op, ["a"], axis=ax, **kw)], ref(x, ax), blk))
 # topk along an axis with long lines: the axis network, then per chunk of
 # the other axes one gather of the k ends of every line
 for shape, ch, ax, blk, k in [((40, 7), [6, 3], 0, 64, 5), ((5, 300), [2, 41], 1, 128, 37),

@@ -104,8 +104,11 @@ def sort_network(web):
                                    A("mk", mask, "bool", 1500),
                                    N("vn", "where", ["mk", {"value": None}, "v"]),
                                    N("np", "nanpercentile", ["vn"], q=[1, 50, 99.5]),
-                                   N("nm", "nanmedian", ["vn"])],
-           "fetch": ["s", "t", "as", "pc", "sm", "np", "nm"]}
+                                   N("nm", "nanmedian", ["vn"]),
+                                   N("pm", "percentile", ["m"], q=[10, 50, 90], axis=0),
+                                   N("tk", "topk", ["m"], k=7, axis=0),
+                                   N("pa", "partition", ["m"], kth=[3, 900], axis=0)],
+           "fetch": ["s", "t", "as", "pc", "sm", "np", "nm", "pm", "tk", "pa"]}
     body, t = run_task(web, sid, doc)
     check(t["status"] == "succeeded", "task %s: %r", t["status"], t.get("error"))
     tasks = request("GET", web, "/api/v1/sessions/%s/tasks/%s" % (sid, body["task_id"])).json()
@@ -122,6 +125,14 @@ def sort_network(web):
           "nanpercentile through the network differs from numpy's")
     check(np.array_equal(fetch(web, sid, "nm"), np.nanmedian(vn)),
           "nanmedian through the network differs from numpy's")
+    check(np.array_equal(fetch(web, sid, "pm"), np.percentile(M2, [10, 50, 90], axis=0)),
+          "percentile along axis 0 through the network differs from numpy's")
+    check(np.array_equal(fetch(web, sid, "tk"), np.sort(M2, axis=0)[::-1][:7]),
+          "topk along axis 0 through the network differs")
+    pa = fetch(web, sid, "pa")
+    check(np.array_equal(np.sort(pa, axis=0), np.sort(M2, axis=0)) and
+          np.array_equal(pa[[3, 900]], np.sort(M2, axis=0)[[3, 900]]),
+          "partition along axis 0 through the network is no partition")
     # many jobs: the blocks (20000 x 8 / 2048 bytes = 79 of them) and their comparators
     check(tasks["chunks_total"] > 200, "only %s chunk jobs: no merge network",
           tasks["chunks_total"])
