@@ -73,6 +73,15 @@ static const void *input_data(const tile_t *t, const jin_t *in, const void *(*ge
     return buf;
 }
 
+/* The length of the lines a nan-statistics step works on: along pa->axis
+ * of the node's input for blocks of lines (ndim > 1), else the whole
+ * (flattened) input */
+static int64_t ss_line_len(const tile_t *t, const job_t *j, const jparam_t *pa, const arr_t *in0)
+{
+    const graph_node_t *x = &t->g->nodes[t->g->nodes[j->node].in[0].node];
+    return in0->shape.ndim > 1 ? x->oshape.d[pa->axis] : shape_size(&x->oshape);
+}
+
 int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t job), void *ctx,
              void *out, char *err, size_t errlen)
 {
@@ -281,16 +290,16 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
                                shape_size(&t->g->nodes[t->g->nodes[j->node].in[0].node].oshape),
                                &ins[0], &o, err, errlen);
         else if (pa->la_step == SS_NANCOUNT)
-            rc = kern_ss_nancount(&ins[0], &o);
+            rc = kern_ss_nancount(&ins[0], ins[0].shape.ndim > 1 ? pa->axis : 0, &o);
         else if (pa->la_step == SS_NPICK)
-            rc = kern_ss_npick(&t->g->nodes[j->node],
-                               shape_size(&t->g->nodes[t->g->nodes[j->node].in[0].node].oshape),
-                               j->off ? j->off[0] : 0, &ins[0], &ins[1], j->n_in - 1, &o, err,
-                               errlen);
+            rc =
+                kern_ss_npick(&t->g->nodes[j->node], ss_line_len(t, j, pa, &ins[0]),
+                              j->off ? j->off[0] : 0, &ins[0], ins[0].shape.ndim > 1 ? pa->axis : 0,
+                              &ins[1], j->n_in - 1, &o, err, errlen);
         else if (pa->la_step == SS_NQPICK)
-            rc = kern_ss_nqpick(&t->g->nodes[j->node],
-                                shape_size(&t->g->nodes[t->g->nodes[j->node].in[0].node].oshape),
-                                j->off, j->n_in / 2, &ins[0], &ins[j->n_in / 2], &o, err, errlen);
+            rc = kern_ss_nqpick(&t->g->nodes[j->node], ss_line_len(t, j, pa, &ins[0]), j->off,
+                                j->n_in / 2, ins[0].shape.ndim > 1 ? pa->axis : 0, &ins[0],
+                                &ins[j->n_in / 2], &o, err, errlen);
         else if (pa->la_step == SS_PACK && j->ndim > 1)
             rc = kern_ss_pack_axis(&ins[0], j->off ? j->off[0] : 0, &o, pa->axis, err, errlen);
         else if (pa->la_step == SS_PACK)

@@ -81,13 +81,14 @@ int kern_ss_split_pairs_axis(const arr_t *ins, arr_t *o, bool high, dtype_t vdt,
                              char *err, size_t errlen);
 /* percentile, quantile, median of a line of m values from its picks (the
  * values at ss_quantile_pos's ranks per q, then the last one) */
-/* the nan-statistics' steps (SS_NANCOUNT, SS_NPICK, SS_NQPICK above); m
- * the line's length, p its blocks */
-int kern_ss_nancount(const arr_t *in, arr_t *o);
-int kern_ss_npick(const struct graph_node *n, int64_t m, int64_t off, const arr_t *block,
+/* the nan-statistics' steps (SS_NANCOUNT, SS_NPICK, SS_NQPICK above) on
+ * lines along axis (1-D: axis 0); m the lines' length, p their blocks */
+int kern_ss_nancount(const arr_t *in, int axis, arr_t *o);
+int kern_ss_npick(const struct graph_node *n, int64_t m, int64_t off, const arr_t *block, int axis,
                   const arr_t *counts, int64_t p, arr_t *o, char *err, size_t errlen);
 int kern_ss_nqpick(const struct graph_node *n, int64_t m, const int64_t *bounds, int64_t p,
-                   const arr_t *picks, const arr_t *counts, arr_t *o, char *err, size_t errlen);
+                   int axis, const arr_t *picks, const arr_t *counts, arr_t *o, char *err,
+                   size_t errlen);
 /* the same for every line along axis of picks (2 per q and the last along
  * axis); o: the q axis first (a list of q), then the lines in order */
 int kern_ss_qpick_axis(const struct graph_node *n, int64_t m, const arr_t *picks, int axis,

@@ -1127,23 +1127,33 @@ int kern_ss(const graph_node_t *n, int axis, const arr_t *ins, int n_in, arr_t *
     }
 }
 
-/* ---- nanpercentile, nanquantile, nanmedian of a long line -------------- */
+/* ---- nanpercentile, nanquantile, nanmedian of long lines --------------
+ * Every array here holds lines along axis (1-D: one line): a block's lines
+ * sorted, a count per line (extent 1 along axis), picks per line (two per
+ * q along axis). Line l of each is the same line of the input. */
 
-int kern_ss_nancount(const arr_t *in, arr_t *o)
+int kern_ss_nancount(const arr_t *in, int axis, arr_t *o)
 {
-    int64_t n = in->shape.d[0], z = 0;
-    if (dt_is_float(in->dt))
-        for (int64_t i = n - 1; i >= 0 && is_nan_at(in->dt, in->data, i); i--)
-            z++; /* sorted: the NaN are last */
-    ((int64_t *)o->data)[0] = z;
+    lines_t l = lines_of(in, axis);
+    size_t es = dt_size(in->dt);
+    for (int64_t oo = 0; oo < l.outer; oo++)
+        for (int64_t r = 0; r < l.inner; r++) {
+            const char *base = (const char *)in->data + (size_t)(oo * l.len * l.inner + r) * es;
+            int64_t z = 0;
+            if (dt_is_float(in->dt))
+                for (int64_t i = l.len - 1; i >= 0 && is_nan_at(in->dt, base, i * l.inner); i--)
+                    z++; /* sorted: the NaN are last */
+            ((int64_t *)o->data)[oo * l.inner + r] = z;
+        }
     return 0;
 }
 
-static int64_t total_nan(const arr_t *counts, int64_t p)
+/* line ln's NaN over every block's counts */
+static int64_t total_nan(const arr_t *counts, int64_t p, int64_t ln)
 {
     int64_t z = 0;
     for (int64_t k = 0; k < p; k++)
-        z += ((const int64_t *)counts[k].data)[0];
+        z += ((const int64_t *)counts[k].data)[ln];
     return z;
 }
 
@@ -1167,10 +1177,15 @@ static void nan_ranks(const graph_node_t *n, int64_t mv, int64_t *rank, double *
     }
 }
 
-int kern_ss_npick(const graph_node_t *n, int64_t m, int64_t off, const arr_t *block,
+int kern_ss_npick(const graph_node_t *n, int64_t m, int64_t off, const arr_t *block, int axis,
                   const arr_t *counts, int64_t p, arr_t *o, char *err, size_t errlen)
 {
     int nq = n->op == OP_NANMEDIAN ? 1 : n->ss->nq;
+    lines_t lb = lines_of(block, axis), lo = lines_of(o, axis);
+    if (lo.len != 2 * (int64_t)nq || lo.outer != lb.outer || lo.inner != lb.inner) {
+        snprintf(err, errlen, "internal: nan-statistics picks of other shapes");
+        return -1;
+    }
     int64_t *rank = malloc(sizeof(int64_t) * 2 * (size_t)nq);
     double *g = malloc(sizeof(double) * (size_t)nq);
     if (!rank || !g) {
@@ -1178,28 +1193,39 @@ int kern_ss_npick(const graph_node_t *n, int64_t m, int64_t off, const arr_t *bl
         free(g);
         return oom(err, errlen);
     }
-    nan_ranks(n, m - total_nan(counts, p), rank, g);
     size_t es = dt_size(block->dt);
-    int64_t len = block->shape.d[0];
-    memset(o->data, 0, es * 2 * (size_t)nq);
-    for (int64_t i = 0; i < 2 * (int64_t)nq; i++)
-        if (rank[i] >= off && rank[i] < off + len)
-            memcpy((char *)o->data + (size_t)i * es,
-                   (const char *)block->data + (size_t)(rank[i] - off) * es, es);
+    memset(o->data, 0, es * (size_t)shape_size(&o->shape));
+    for (int64_t oo = 0; oo < lb.outer; oo++)
+        for (int64_t r = 0; r < lb.inner; r++) {
+            int64_t ln = oo * lb.inner + r;
+            nan_ranks(n, m - total_nan(counts, p, ln), rank, g);
+            const char *src = (const char *)block->data + (size_t)(oo * lb.len * lb.inner + r) * es;
+            char *dst = (char *)o->data + (size_t)(oo * lo.len * lo.inner + r) * es;
+            for (int64_t i = 0; i < 2 * (int64_t)nq; i++)
+                if (rank[i] >= off && rank[i] < off + lb.len)
+                    memcpy(dst + (size_t)(i * lo.inner) * es,
+                           src + (size_t)((rank[i] - off) * lb.inner) * es, es);
+        }
     free(rank);
     free(g);
     return 0;
 }
 
-int kern_ss_nqpick(const graph_node_t *n, int64_t m, const int64_t *bounds, int64_t p,
+int kern_ss_nqpick(const graph_node_t *n, int64_t m, const int64_t *bounds, int64_t p, int axis,
                    const arr_t *picks, const arr_t *counts, arr_t *o, char *err, size_t errlen)
 {
     bool med = n->op == OP_NANMEDIAN;
     int nq = med ? 1 : n->ss->nq;
-    int64_t mv = m - total_nan(counts, p);
+    lines_t l = lines_of(&picks[0], axis);
+    int64_t nl = l.outer * l.inner;
+    if (l.len != 2 * (int64_t)nq || shape_size(&o->shape) != nq * nl) {
+        snprintf(err, errlen, "internal: nan-statistics step of other shapes");
+        return -1;
+    }
+    dtype_t dt = picks[0].dt;
+    size_t es = dt_size(dt);
     int64_t *rank = malloc(sizeof(int64_t) * 2 * (size_t)nq);
     double *g = malloc(sizeof(double) * (size_t)nq);
-    size_t es = dt_size(picks[0].dt);
     char *v = malloc(es * 2 * (size_t)nq);
     if (!rank || !g || !v) {
         free(rank);
@@ -1207,24 +1233,31 @@ int kern_ss_nqpick(const graph_node_t *n, int64_t m, const int64_t *bounds, int6
         free(v);
         return oom(err, errlen);
     }
-    nan_ranks(n, mv, rank, g);
-    /* each rank's value from the block that holds it */
-    for (int64_t i = 0; i < 2 * (int64_t)nq; i++) {
-        int64_t k = 0;
-        while (k + 1 < p && bounds[k + 1] <= rank[i])
-            k++;
-        memcpy(v + (size_t)i * es, (const char *)picks[k].data + (size_t)i * es, es);
-    }
-    for (int qi = 0; qi < nq; qi++) {
-        double res;
-        if (mv <= 0)
-            res = NAN; /* numpy: all-NaN slice */
-        else if (med)
-            res = mv % 2 ? dt_read_f64(picks[0].dt, v, 1) : median_of(picks[0].dt, v, 2);
-        else
-            res = lerp_at(picks[0].dt, v, 2 * qi, 2 * qi + 1, g[qi]);
-        putd(o->dt, o->data, qi, res);
-    }
+    for (int64_t oo = 0; oo < l.outer; oo++)
+        for (int64_t r = 0; r < l.inner; r++) {
+            int64_t ln = oo * l.inner + r, mv = m - total_nan(counts, p, ln);
+            nan_ranks(n, mv, rank, g);
+            /* each rank's value from the block that holds it */
+            for (int64_t i = 0; i < 2 * (int64_t)nq; i++) {
+                int64_t k = 0;
+                while (k + 1 < p && bounds[k + 1] <= rank[i])
+                    k++;
+                memcpy(v + (size_t)i * es,
+                       (const char *)picks[k].data +
+                           (size_t)(oo * l.len * l.inner + i * l.inner + r) * es,
+                       es);
+            }
+            for (int qi = 0; qi < nq; qi++) {
+                double res;
+                if (mv <= 0)
+                    res = NAN; /* numpy: all-NaN slice */
+                else if (med)
+                    res = mv % 2 ? dt_read_f64(dt, v, 1) : median_of(dt, v, 2);
+                else
+                    res = lerp_at(dt, v, 2 * qi, 2 * qi + 1, g[qi]);
+                putd(o->dt, o->data, qi * nl + ln, res);
+            }
+        }
     free(rank);
     free(g);
     free(v);

@@ -1092,22 +1092,36 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
                 nd->op == OP_NANPERCENTILE || nd->op == OP_NANQUANTILE || nd->op == OP_NANMEDIAN;
             int nq = nd->op == OP_NANMEDIAN ? 1 : nd->ss ? nd->ss->nq : -1;
             bool ok = nanq && nq >= 1;
+            /* blocks of lines along pa->axis (1-D: axis 0); counts: extent 1
+             * there, picks: 2 per q there */
+            const jin_t *a = j->n_in >= 1 ? &j->in[0] : NULL;
+            int ax = a && a->ndim > 1 ? pa->axis : 0;
+            ok = ok && a && ax >= 0 && ax < a->ndim;
+            bool same_nd = ok && a->ndim == j->ndim;
+            int64_t lines =
+                same_nd ? vol(j->ndim, j->shape) / (j->shape[ax] ? j->shape[ax] : 1) : 0;
             if (ok && pa->la_step == SS_NANCOUNT) {
-                ok = j->n_in == 1 && j->in[0].ndim == 1 && j->dt == DT_INT64 && j->ndim == 1 &&
-                     j->shape[0] == 1;
+                ok = same_nd && j->n_in == 1 && j->dt == DT_INT64 && j->shape[ax] == 1;
+                for (int d = 0; ok && d < j->ndim; d++)
+                    ok = d == ax || j->shape[d] == a->shape[d];
             } else if (ok && pa->la_step == SS_NPICK) {
-                ok = j->n_in >= 2 && j->in[0].ndim == 1 && j->in[0].dt == j->dt && j->ndim == 1 &&
-                     j->shape[0] == 2 * (int64_t)nq && j->off && j->off[0] >= 0;
+                ok = same_nd && j->n_in >= 2 && a->dt == j->dt && j->shape[ax] == 2 * (int64_t)nq &&
+                     j->off && j->off[0] >= 0;
+                for (int d = 0; ok && d < j->ndim; d++)
+                    ok = d == ax || j->shape[d] == a->shape[d];
                 for (int k = 1; ok && k < j->n_in; k++)
-                    ok = j->in[k].dt == DT_INT64 && vol(j->in[k].ndim, j->in[k].shape) == 1;
+                    ok = j->in[k].dt == DT_INT64 && vol(j->in[k].ndim, j->in[k].shape) == lines;
             } else if (ok) {
                 int p = j->n_in / 2;
-                ok = p >= 1 && j->n_in == 2 * p && j->off && j->off[0] == 0 &&
-                     vol(j->ndim, j->shape) == nq;
+                int64_t pl =
+                    a->shape[ax] == 2 * (int64_t)nq ? vol(a->ndim, a->shape) / (2 * nq) : -1;
+                ok = p >= 1 && j->n_in == 2 * p && j->off && j->off[0] == 0 && pl >= 0 &&
+                     vol(j->ndim, j->shape) == nq * pl;
                 for (int k = 0; ok && k < p; k++)
-                    ok = j->in[k].ndim == 1 && j->in[k].shape[0] == 2 * (int64_t)nq &&
-                         j->in[k].dt == j->in[0].dt && j->in[p + k].dt == DT_INT64 &&
-                         vol(j->in[p + k].ndim, j->in[p + k].shape) == 1 &&
+                    ok = j->in[k].ndim == a->ndim && j->in[k].shape[ax] == 2 * (int64_t)nq &&
+                         vol(j->in[k].ndim, j->in[k].shape) == 2 * nq * pl &&
+                         j->in[k].dt == a->dt && j->in[p + k].dt == DT_INT64 &&
+                         vol(j->in[p + k].ndim, j->in[p + k].shape) == pl &&
                          j->off[k + 1] >= j->off[k];
             }
             if (!ok) fail(r, "a nan-statistics step of other shapes");

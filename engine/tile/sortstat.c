@@ -329,60 +329,83 @@ static tgrid_t *tile_quantile_network(tctx_t *c, const graph_node_t *n, const jp
     return one_chunk(c, n, ji);
 }
 
-/* nanpercentile, nanquantile or nanmedian of one long line: the network as
- * above, then per sorted block a job counting its NaN (last in it) and one
- * picking the order statistics that fall in it, their ranks computed when
- * it runs from every block's count; one SS_NQPICK job takes every block's
- * picks and counts and interpolates. Each job reads one block, or p small
- * vectors. */
-static tgrid_t *tile_nanquantile_network(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
-                                         const tgrid_t *X)
+/* nanpercentile, nanquantile or nanmedian of long lines, after the network
+ * sorted them (NaN last) into blocks cur[0..p) (bounds bnd along ax; the
+ * other axes' extents len_; 1-D: nd 1, ax 0): as the NaN count is known
+ * only when it runs, each block gets a job counting each line's NaN and
+ * one picking, in each line, the order statistics of the values that are
+ * not NaN (their ranks computed from every block's counts), and one last
+ * job takes every block's picks and counts and interpolates each line (the
+ * q axis first). Each job reads one block, or p small arrays. Returns the
+ * last job. */
+static int32_t nanquantile_lines(tctx_t *c, const graph_node_t *n, const jparam_t *pa, dtype_t dt,
+                                 int nd, int ax, const int64_t *len_, const int64_t *bnd, int64_t p,
+                                 const int32_t *cur)
 {
     const ss_node_t *s = n->ss;
-    int64_t *bnd, p;
-    int32_t *cur;
-    if (network(c, n, pa, X, &bnd, &p, &cur)) return NULL;
     if (p + 1 > 64 * MR_MAXDIM) { /* the last job carries the p + 1 block bounds */
         tile__fail(c,
                    "a nan-statistic over %lld sorted blocks is too many (at most %d; raise "
                    "--sort-block-bytes)",
                    (long long)p, 64 * MR_MAXDIM - 1);
-        return NULL;
+        return -1;
     }
-    int64_t npick = 2 * (int64_t)(n->op == OP_NANMEDIAN ? 1 : s->nq), one = 1;
+    int nq = n->op == OP_NANMEDIAN ? 1 : s->nq;
+    int64_t csh[MR_MAXDIM], psh[MR_MAXDIM], osh[MR_MAXDIM];
+    int on = 0;
+    for (int d = 0; d < nd; d++) {
+        csh[d] = d == ax ? 1 : len_[d];
+        psh[d] = d == ax ? 2 * (int64_t)nq : len_[d];
+    }
+    if (n->oshape.ndim - (nd - 1) == 1) osh[on++] = nq; /* a list of q */
+    for (int d = 0; d < nd; d++)
+        if (d != ax) osh[on++] = len_[d];
     jparam_t *pc = tile__param_new(c, n->op), *pp = tile__param_new(c, n->op),
              *pq = tile__param_new(c, n->op);
     int32_t *cnt = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)p);
     int32_t *pick = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)p);
     if (!pc || !pp || !pq || !cnt || !pick) {
         tile__fail(c, "out of memory while tiling");
-        return NULL;
+        return -1;
     }
     pc->in_dt = pp->in_dt = pq->in_dt = pa->in_dt;
+    pc->axis = pp->axis = pq->axis = ax;
     pc->la_step = SS_NANCOUNT;
     pp->la_step = SS_NPICK;
     pq->la_step = SS_NQPICK;
     for (int64_t k = 0; k < p; k++) {
-        if ((cnt[k] = ss_job(c, pc, DT_INT64, 1, &one, 1)) < 0) return NULL;
+        if ((cnt[k] = ss_job(c, pc, DT_INT64, nd, csh, 1)) < 0) return -1;
         tile__jin_direct(c, cnt[k], 0, cur[k]);
     }
     for (int64_t k = 0; k < p; k++) {
-        int32_t ji = ss_job(c, pp, X->dt, 1, &npick, (int)(1 + p));
-        if (ji < 0) return NULL;
+        int32_t ji = ss_job(c, pp, dt, nd, psh, (int)(1 + p));
+        if (ji < 0) return -1;
         tile__jin_direct(c, ji, 0, cur[k]);
         for (int64_t q = 0; q < p; q++)
             tile__jin_direct(c, ji, (int)(1 + q), cnt[q]);
-        if (!(c->t->jobs[ji].off = arena_i64_copy(c, &bnd[k], 1))) return NULL;
+        if (!(c->t->jobs[ji].off = arena_i64_copy(c, &bnd[k], 1))) return -1;
         pick[k] = ji;
     }
-    int32_t ji = ss_job(c, pq, n->odtype, n->oshape.ndim, n->oshape.d, (int)(2 * p));
-    if (ji < 0) return NULL;
+    int32_t ji = ss_job(c, pq, n->odtype, on, osh, (int)(2 * p));
+    if (ji < 0) return -1;
     for (int64_t k = 0; k < p; k++) {
         tile__jin_direct(c, ji, (int)k, pick[k]);
         tile__jin_direct(c, ji, (int)(p + k), cnt[k]);
     }
-    if (!(c->t->jobs[ji].off = arena_i64_copy(c, bnd, p + 1))) return NULL;
-    return one_chunk(c, n, ji);
+    if (!(c->t->jobs[ji].off = arena_i64_copy(c, bnd, p + 1))) return -1;
+    return ji;
+}
+
+/* nanpercentile, nanquantile or nanmedian of one long line (1-D or axis
+ * None): the network, then nanquantile_lines over its blocks. */
+static tgrid_t *tile_nanquantile_network(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
+                                         const tgrid_t *X)
+{
+    int64_t *bnd, p, one = 1;
+    int32_t *cur;
+    if (network(c, n, pa, X, &bnd, &p, &cur)) return NULL;
+    int32_t ji = nanquantile_lines(c, n, pa, X->dt, 1, 0, &one, bnd, p, cur);
+    return ji < 0 ? NULL : one_chunk(c, n, ji);
 }
 
 /* sort along axis ax of a matrix (or more dimensions) whose lines are
@@ -549,7 +572,8 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
     /* percentile, quantile, median: the order statistics of each line
      * (shape.d[ax] of them: two per q, then the last), then their result,
      * whose axes are the q axis (a list of q) and the others but ax */
-    bool quant = n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN;
+    bool nquant = n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE || n->op == OP_NANMEDIAN;
+    bool quant = n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN || nquant;
     int64_t kk = topk ? n->ss->k : 0, *rb[MR_MAXDIM], rnch[MR_MAXDIM], kb[2] = {0, kk};
     int rn = 0, lead = quant ? n->oshape.ndim - (nd - 1) : 0;
     int64_t qb[2] = {0, lead ? n->oshape.d[0] : 1};
@@ -614,7 +638,8 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
             if (lead) rco[r++] = 0;
             for (int d = 0; d < nd; d++)
                 if (d != ax) rco[r++] = co[d];
-            int32_t qj = quantile_axis(c, n, pa, X->dt, nd, ax, w.len, len, b[ax], p, cur);
+            int32_t qj = nquant ? nanquantile_lines(c, n, pa, X->dt, nd, ax, w.len, b[ax], p, cur)
+                                : quantile_axis(c, n, pa, X->dt, nd, ax, w.len, len, b[ax], p, cur);
             if (qj < 0) return NULL;
             R->job[grid_index(R, rco)] = qj;
             continue;
@@ -775,8 +800,9 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
         pa->axis = 0;
         return L ? tile_topk_network(c, n, pa, L) : NULL;
     }
-    if ((n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN) && !s->axis_none &&
-        X->shape.ndim > 1 && !s->keepdims && shape_size(&X->shape) > 0) {
+    if ((n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN ||
+         n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE || n->op == OP_NANMEDIAN) &&
+        !s->axis_none && X->shape.ndim > 1 && !s->keepdims && shape_size(&X->shape) > 0) {
         /* lines along the axis longer than a job's block: the axis network,
          * then each chunk's order statistics */
         int ax = (int)s->axis;

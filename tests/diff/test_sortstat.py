@@ -312,12 +312,12 @@ reject("digitize/2d-bins", [X, N("r", "digitize", ["a", "a"])])
 reject("cov/3d", [A("a", np.zeros((2, 2, 2)), "float64"), N("r", "cov", ["a"])])
 reject("allclose/broadcast", [X, A("b", [1.0, 2.0, 3.0], "float64"), N("r", "allclose", ["a", "b"])])
 reject("isin/arity", [X, N("r", "isin", ["a"])])
-# the single-block limit (256 MiB): nanpercentile along axis 0 of a 40000 x 1000 float64
-# (320 MB) in one job (sorts, partitions, topk and the percentiles that long run as the merge
-# network instead: below; the nan forms along an axis do not)
-reject("nanpercentile/single-block-limit",
+# the single-block limit (256 MiB): percentile with keepdims along axis 0 of a 40000 x 1000
+# float64 (320 MB) in one job (sorts, partitions, topk and the percentiles without keepdims that
+# long run as the merge network instead: below)
+reject("percentile-keepdims/single-block-limit",
        [N("a", "ones", shape=[40000, 1000], chunk_size=[1000, 1000]),
-        N("r", "nanpercentile", ["a"], q=50, axis=0)])
+        N("r", "percentile", ["a"], q=50, axis=0, keepdims=True)])
 
 
 def run_case_docs(batch):
@@ -532,9 +532,32 @@ for shape, ch, ax, blk in [((40, 7), [6, 3], 0, 64), ((5, 300), [2, 41], 1, 128)
                              lambda a, ax: npq(np.percentile, a, [0, 12.5, 50, 99, 100], axis=ax)),
                             ("quantile", {"q": 0.37},
                              lambda a, ax: npq(np.quantile, a, 0.37, axis=ax)),
-                            ("median", {}, lambda a, ax: npq(np.median, a, axis=ax))):
+                            ("median", {}, lambda a, ax: npq(np.median, a, axis=ax)),
+                            ("nanpercentile", {"q": [0, 12.5, 50, 99, 100]},
+                             lambda a, ax: npq(np.nanpercentile, a, [0, 12.5, 50, 99, 100],
+                                               axis=ax)),
+                            ("nanquantile", {"q": 0.37},
+                             lambda a, ax: npq(np.nanquantile, a, 0.37, axis=ax)),
+                            ("nanmedian", {}, lambda a, ax: npq(np.nanmedian, a, axis=ax))):
             NET.append(("qnet-axis/%s/%s/%s/axis=%d" % (op, dt, "x".join(map(str, shape)), ax),
                         nodes + [N("r", op, ["a"], axis=ax, **kw)], ref(x, ax), blk))
+# nan-statistics along an axis where whole lines are NaN, and lines with none
+for dt in ("float64", "float32"):
+    x = sample(dt, (6, 40))
+    m = np.zeros((6, 40))
+    m[2, :] = 1
+    m[4, ::3] = 1
+    nn, _ = with_nan("a", "b", (6, 40), 0.0, dt)
+    nn[0] = A("a_m", m, "float64", [2, 40])
+    xn = np.where(m > 0.5, np.nan, x).astype(dt)
+    for op, kw, ref in (("nanpercentile", {"q": [5, 50]},
+                         lambda a: npq(np.nanpercentile, a, [5, 50], axis=1)),
+                        ("nanmedian", {}, lambda a: npq(np.nanmedian, a, axis=1))):
+        if op == "nanpercentile" and dt == "float32":
+            continue  # numpy: float64 when a line is all NaN
+        NET.append(("qnet-axis-allnan/%s/%s" % (op, dt),
+                    [A("b", x, dt, [2, 40])] + nn + [N("r", op, ["a"], axis=1, **kw)], ref(xn),
+                    128))
 # topk along an axis with long lines: the axis network, then per chunk of
 # the other axes one gather of the k ends of every line
 for shape, ch, ax, blk, k in [((40, 7), [6, 3], 0, 64, 5), ((5, 300), [2, 41], 1, 128, 37),
