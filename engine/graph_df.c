@@ -1995,6 +1995,21 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
     }
     bool cmp = n->op == OP_EQUAL || n->op == OP_NOT_EQUAL || n->op == OP_LESS ||
                n->op == OP_LESS_EQUAL || n->op == OP_GREATER || n->op == OP_GREATER_EQUAL;
+    if (cmp && !any_df && s->cols[0].type == FT_INT64 && s->cols[0].unit != FU_NONE) {
+        /* a datetime Series compared with a string: the date it names (as
+         * pandas), its nanoseconds a literal of the node from here on */
+        for (int j = 0; j < n->n_in; j++) {
+            if (n->in[j].node >= 0 || !n->in[j].str) continue;
+            int64_t ns;
+            const char *why;
+            if (date_parse(n->in[j].str, strlen(n->in[j].str), &ns, &why))
+                return XFAIL(n, "inputs[%d]: '%.60s' compared with a datetime Series %s", j,
+                             n->in[j].str, why);
+            free(n->in[j].str);
+            n->in[j].str = NULL;
+            n->in[j].sc = (scalar_t){.kind = SC_INT, .i = ns};
+        }
+    }
     for (int k = 0; k < s->ncols; k++) {
         dtype_t in_dt[3] = {DT_BOOL, DT_BOOL, DT_BOOL};
         int in_nd[3] = {0, 0, 0};
@@ -3350,7 +3365,8 @@ static int infer_expr(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
     }
     for (int k = 0; k < s->ncols; k++) {
         names[k] = s->cols[k].is_int ? NULL : s->cols[k].name;
-        types[k] = s->cols[k].type;
+        types[k] =
+            (uint8_t)(s->cols[k].type | (s->cols[k].type == FT_INT64 ? s->cols[k].unit << 4 : 0));
     }
     char msg[300];
     d->expr = dfexpr_parse(json_string_value(x), names, types, s->ncols, msg, sizeof msg);

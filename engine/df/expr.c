@@ -1,6 +1,8 @@
 /* expr.c: query/eval expressions (expr.h). */
 #include "expr.h"
 
+#include "dates.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,7 @@ enum {
 typedef struct {
     uint8_t kind, op, type; /* type: FT_* */
     bool neg_in;            /* not in */
+    bool when;              /* N_COL: a datetime column (compared with date strings) */
     int col;
     int64_t i;
     double f;
@@ -223,7 +226,9 @@ static int atom(pctx_t *p)
             int n = new_node(p, N_COL);
             if (n < 0) return -1;
             p->e->nodes[n].col = k;
-            p->e->nodes[n].type = p->types[k];
+            /* the high nibble: a datetime column's unit (expr.h) */
+            p->e->nodes[n].type = p->types[k] & 15;
+            p->e->nodes[n].when = (p->types[k] >> 4) != 0;
             return n;
         }
     p->pos = a;
@@ -235,9 +240,35 @@ static int unary_type(pctx_t *p, int a)
     return p->e->nodes[a].type;
 }
 
+/* A string literal compared with a datetime column: the date it names,
+ * as that column's integers (a literal that is no date fails). */
+static int as_date(pctx_t *p, int lit)
+{
+    enode_t *x = &p->e->nodes[lit];
+    int64_t ns;
+    const char *why;
+    if (x->kind != N_STR) return 0;
+    if (date_parse(x->s, strlen(x->s), &ns, &why)) {
+        char m[200];
+        snprintf(m, sizeof m, "'%.60s' compared with a datetime column %s", x->s, why);
+        return fail(p, m);
+    }
+    free(x->s);
+    x->s = NULL;
+    x->kind = N_NUM;
+    x->type = FT_INT64;
+    x->i = ns;
+    x->f = (double)ns;
+    return 0;
+}
+
 static int mk_bin(pctx_t *p, int op, int a, int b)
 {
     if (a < 0 || b < 0) return -1;
+    if (op >= O_EQ && op <= O_GE) {
+        if (p->e->nodes[a].kind == N_COL && p->e->nodes[a].when && as_date(p, b)) return -1;
+        if (p->e->nodes[b].kind == N_COL && p->e->nodes[b].when && as_date(p, a)) return -1;
+    }
     int ta = p->e->nodes[a].type, tb = p->e->nodes[b].type, t;
     if (op >= O_EQ && op <= O_GE) {
         if ((ta == FT_STRING) != (tb == FT_STRING))
@@ -356,6 +387,8 @@ static int parse_cmp(pctx_t *p)
             enode_t *x = &p->e->nodes[v];
             if (x->kind != N_NUM && x->kind != N_STR) return fail(p, "'in' takes literals");
             if (minus && x->kind == N_NUM) x->i = -x->i, x->f = -x->f;
+            if (p->e->nodes[a].kind == N_COL && p->e->nodes[a].when && as_date(p, v)) return -1;
+            x = &p->e->nodes[v];
             if ((x->kind == N_STR) != str)
                 return fail(p, "'in' mixes strings and numbers with the column");
             enode_t *nd = &p->e->nodes[k];
@@ -638,11 +671,17 @@ static int eval(const dfexpr_t *e, int k, const frame_t *f, vec_t *out)
         return -1;
     }
     bool ints = a.t != FT_FLOAT64 && b.t != FT_FLOAT64;
+    /* a datetime column's NaT compares false (!= true), as pandas */
+    const enode_t *xb = &e->nodes[nd->b];
+    bool wa = xa->kind == N_COL && xa->when, wb = xb->kind == N_COL && xb->when;
     for (int64_t r = 0; r < n; r++) {
         if (nd->op >= O_EQ && nd->op <= O_GE) {
             if (ints) {
                 int64_t x = vi(&a, r), y = vi(&b, r);
-                out->b[r] = cmp_res(nd->op, (x > y) - (x < y));
+                if ((wa && x == DATE_NAT) || (wb && y == DATE_NAT))
+                    out->b[r] = nd->op == O_NE;
+                else
+                    out->b[r] = cmp_res(nd->op, (x > y) - (x < y));
             } else {
                 double x = vf(&a, r), y = vf(&b, r);
                 out->b[r] = x != x || y != y ? nd->op == O_NE : cmp_res(nd->op, (x > y) - (x < y));

@@ -20,8 +20,10 @@
 
 typedef struct dfexpr dfexpr_t;
 
-/* Parses text against columns names[0..n) of types types[0..n). Returns
- * the tree (dfexpr_free), or NULL with a message in err. */
+/* Parses text against columns names[0..n) of types types[0..n) (FT_*; the
+ * high nibble an INT64 column's unit, frame.h's FU_*: a datetime column,
+ * whose comparisons with string literals compare with the dates they name).
+ * Returns the tree (dfexpr_free), or NULL with a message in err. */
 dfexpr_t *dfexpr_parse(const char *text, const char *const *names, const uint8_t *types, int n,
                        char *err, size_t errlen);
 void dfexpr_free(dfexpr_t *e);

@@ -208,6 +208,22 @@ def cases(P):
         {"key": "e", "op": "equal", "inputs": ["m", {"value": 2}]},
         op("f", "filter", ["t", "e"]), op("q", "query", "t", expr="k > 2 and x < 5")],
         {"f": P[P.day.dt.month == 2], "q": P.query("k > 2 and x < 5")}))
+    # comparisons with date strings, as pandas: a filter by a literal, and query
+    lit = sorted(set(P.day.dt.strftime("%Y-%m-%d")))[:3]
+    out.append(("compare_strings", [
+        op("c", "getitem", "t", columns="when"),
+        {"key": "e", "op": "greater_equal", "inputs": ["c", {"value": "1975-06-01 12:00"}]},
+        op("f", "filter", ["t", "e"]),
+        {"key": "e2", "op": "less", "inputs": ["c", {"value": "1972-01-01"}]},
+        op("f2", "filter", ["t", "e2"]),
+        {"key": "e3", "op": "not_equal", "inputs": ["c", {"value": "1972-01-01"}]},
+        op("f3", "filter", ["t", "e3"]),
+        op("q", "query", "t", expr="when < '1980-01-01' and day >= \"1971-03-15\""),
+        op("i", "query", "t", expr="day in ['%s', '%s'] or day == '%s'" % tuple(lit))],
+        {"f": P[P.when >= "1975-06-01 12:00"], "f2": P[P.when < "1972-01-01"],
+         "f3": P[P.when != "1972-01-01"],
+         "q": P.query("when < '1980-01-01' and day >= \"1971-03-15\""),
+         "i": P.query("day in ['%s', '%s'] or day == '%s'" % tuple(lit))}))
     R = pd.DataFrame({"city": ["paris", "lyon", "nice"], "country": ["fr", "fr", "fr2"]})
     out.append(("merge", [
         op("r", "read_csv", [], path="r.csv"),
@@ -293,6 +309,11 @@ def rejects(data):
         ("bad_month", [{"key": "t", "op": "dataframe.read_csv", "path": "bad.csv",
                         "parse_dates": ["when"]}], 1, ["'when'", "row 1", "2024-13-01",
                                                         "not a valid date"]),
+        ("compare_not_a_date", [rc_node(None), op("c", "getitem", "t", columns="when"),
+                                {"key": "e", "op": "less", "inputs": ["c", {"value": "soon"}]}],
+         2, ["'soon' compared with a datetime Series", "not a date"]),
+        ("query_not_a_date", [rc_node(None), op("q", "query", "t", expr="day > 'later'")], 2,
+         ["'later' compared with a datetime column"]),
         ("time_zone", [{"key": "t", "op": "dataframe.read_csv", "path": "tz.csv",
                         "parse_dates": ["when"]}], 1, ["time zone"]),
         ("not_a_date", [{"key": "t", "op": "dataframe.read_csv", "path": "word.csv",
