@@ -3564,6 +3564,12 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     df_node_t *d = n->df;
     json_t *obj = d->json;
     int rc;
+    if (n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE) { /* the dt accessor */
+        rc = infer_dt(g, n, d, err, errlen);
+        d->json = NULL;
+        if (rc == 0) units_settle(n->op, d);
+        return rc;
+    }
     switch (n->op) {
     case OP_DF_FROM_TENSOR:
         rc = infer_from_tensor(g, n, d, obj, err, errlen);
@@ -3682,18 +3688,7 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_STR_REPLACE:
         rc = infer_str(g, n, d, obj, err, errlen);
         break;
-    case OP_DF_DT_YEAR:
-    case OP_DF_DT_MONTH:
-    case OP_DF_DT_DAY:
-    case OP_DF_DT_HOUR:
-    case OP_DF_DT_MINUTE:
-    case OP_DF_DT_SECOND:
-    case OP_DF_DT_DAYOFWEEK:
-    case OP_DF_DT_DAYOFYEAR:
-    case OP_DF_DT_QUARTER:
-    case OP_DF_DT_DATE:
-        rc = infer_dt(g, n, d, err, errlen);
-        break;
+
     case OP_DF_LOC:
         if (n->n_in == 2) {
             /* df.loc[mask]: a filter */

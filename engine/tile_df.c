@@ -825,6 +825,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
     if (graph_setops_owns(n->op)) return tile_setops(c, node); /* setops: tile/setops.c */
     if (n->n_outputs) return tile_multi_held(c, node);         /* multiout: tile/multi.c */
     if (op_is_elementwise(n->op)) return tile_rowwise(c, node, DFJ_EW, true);
+    if (n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE) /* the dt accessor: row-wise */
+        return tile_rowwise(c, node, DFJ_MAP, true);
     switch (n->op) {
     case OP_DF_FROM_TENSOR:
         return tile_from_tensor(c, node);
@@ -862,16 +864,6 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_STR_STRIP:
     case OP_DF_STR_SPLIT:
     case OP_DF_STR_REPLACE:
-    case OP_DF_DT_YEAR:
-    case OP_DF_DT_MONTH:
-    case OP_DF_DT_DAY:
-    case OP_DF_DT_HOUR:
-    case OP_DF_DT_MINUTE:
-    case OP_DF_DT_SECOND:
-    case OP_DF_DT_DAYOFWEEK:
-    case OP_DF_DT_DAYOFYEAR:
-    case OP_DF_DT_QUARTER:
-    case OP_DF_DT_DATE:
         return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_CUMSUM:
     case OP_DF_CUMPROD:

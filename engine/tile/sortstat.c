@@ -413,6 +413,22 @@ static tgrid_t *tile_nanquantile_network(tctx_t *c, const graph_node_t *n, const
  * network over blocks along ax (split jobs merge each line of their two
  * blocks alone: kern_ss_split_axis); the result keeps the other axes'
  * chunks and has the blocks along ax. */
+/* The elements of the largest chunk of X's other axes than ax (what one
+ * element along ax weighs in a block of lines). */
+static int64_t other_extent(const tgrid_t *X, int ax)
+{
+    int64_t other = 1;
+    for (int d = 0; d < X->shape.ndim; d++) {
+        if (d == ax) continue;
+        int64_t m = 0;
+        for (int64_t k = 0; k < X->nchunks[d]; k++)
+            if (X->bounds[d][k + 1] - X->bounds[d][k] > m)
+                m = X->bounds[d][k + 1] - X->bounds[d][k];
+        other *= m > 0 ? m : 1;
+    }
+    return other;
+}
+
 /* topk along axis ax of sorted blocks cur[0..p) (bounds bnd along ax; the
  * other axes' extents len_[d]): one gather of the k smallest ranks of each
  * line, or of the k largest in reverse (largest first) */
@@ -533,17 +549,9 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
     /* argsort: blocks of packed (value, index) lines, 2 slots along ax;
      * partition and argpartition: the sorted lines (a partition for any kth) */
     bool arg = n->op == OP_ARGSORT || n->op == OP_ARGPARTITION;
-    int64_t es = arg ? 16 : (int64_t)dt_size(X->dt), other = 1, len = X->shape.d[ax], p;
-    int64_t per = arg ? 2 : 1;
+    int64_t es = arg ? 16 : (int64_t)dt_size(X->dt), other = other_extent(X, ax);
+    int64_t len = X->shape.d[ax], p, per = arg ? 2 : 1;
     dtype_t bdt = arg ? DT_INT64 : X->dt;
-    for (int d = 0; d < nd; d++) {
-        if (d == ax) continue;
-        int64_t m = 0;
-        for (int64_t k = 0; k < X->nchunks[d]; k++)
-            if (X->bounds[d][k + 1] - X->bounds[d][k] > m)
-                m = X->bounds[d][k + 1] - X->bounds[d][k];
-        other *= m > 0 ? m : 1;
-    }
     int64_t blk = c->opts->sort_block_bytes / (2 * es * other);
     if (blk < 1) {
         tile__fail(c,
@@ -756,40 +764,22 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
             return L ? tile_sort_network(c, n, pa, L) : NULL;
         }
     }
-    if (sortlike && !s->axis_none && X->shape.ndim > 1) {
+    bool quant = n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN ||
+                 n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE || n->op == OP_NANMEDIAN;
+    if (!s->axis_none && X->shape.ndim > 1 && (sortlike || n->op == OP_TOPK || quant)) {
         /* lines along the axis longer than a job's block: the network per
-         * chunk of the other axes (partitions: sorted lines) */
+         * chunk of the other axes (partitions: sorted lines; topk: each
+         * chunk's k ends; the statistics: each chunk's order statistics) */
         int ax = (int)s->axis;
         bool arg = n->op == OP_ARGSORT || n->op == OP_ARGPARTITION;
-        int64_t need = (arg ? 16 : (int64_t)dt_size(X->dt)) * X->shape.d[ax];
-        for (int d = 0; d < X->shape.ndim; d++) {
-            if (d == ax) continue;
-            int64_t m = 0;
-            for (int64_t k = 0; k < X->nchunks[d]; k++)
-                if (X->bounds[d][k + 1] - X->bounds[d][k] > m)
-                    m = X->bounds[d][k + 1] - X->bounds[d][k];
-            need *= m > 0 ? m : 1;
-        }
-        if (need > c->opts->sort_block_bytes) {
-            pa->axis = ax;
-            return tile_sort_network_axis(c, n, pa, X, ax);
-        }
-    }
-    if (n->op == OP_TOPK && !s->axis_none && X->shape.ndim > 1 && n->oshape.ndim == X->shape.ndim) {
-        /* lines along the axis longer than a job's block: the axis network,
-         * then each chunk's k ends */
-        int ax = (int)s->axis;
-        int64_t need = (int64_t)dt_size(X->dt) * X->shape.d[ax], kb = 0;
-        for (int d = 0; d < X->shape.ndim; d++) {
-            if (d == ax) continue;
-            int64_t m = 0;
-            for (int64_t k = 0; k < X->nchunks[d]; k++)
-                if (X->bounds[d][k + 1] - X->bounds[d][k] > m)
-                    m = X->bounds[d][k + 1] - X->bounds[d][k];
-            need *= m > 0 ? m : 1;
-        }
-        kb = need / (X->shape.d[ax] > 0 ? X->shape.d[ax] : 1) * s->k;
-        if (need > c->opts->sort_block_bytes && kb <= SS_MAX_BLOCK_BYTES) {
+        int64_t line = X->shape.d[ax] > 0 ? X->shape.d[ax] : 1;
+        int64_t need = line * other_extent(X, ax) * (arg ? 16 : (int64_t)dt_size(X->dt));
+        bool use = need > c->opts->sort_block_bytes;
+        if (n->op == OP_TOPK) /* its result: one chunk along the axis */
+            use =
+                use && n->oshape.ndim == X->shape.ndim && need / line * s->k <= SS_MAX_BLOCK_BYTES;
+        if (quant) use = use && !s->keepdims && shape_size(&X->shape) > 0;
+        if (use) {
             pa->axis = ax;
             return tile_sort_network_axis(c, n, pa, X, ax);
         }
@@ -820,19 +810,14 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
             return tile_sort_network_axis(c, n, pa, X, ax);
         }
     }
-    if ((n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN) &&
-        (s->axis_none || X->shape.ndim == 1) && !s->keepdims && shape_size(&X->shape) > 0 &&
+    if (quant && (s->axis_none || X->shape.ndim == 1) && !s->keepdims &&
+        shape_size(&X->shape) > 0 &&
         shape_size(&X->shape) * (int64_t)dt_size(X->dt) > c->opts->sort_block_bytes) {
         const tgrid_t *L = flat_grid(c, X);
         pa->axis = 0;
-        return L ? tile_quantile_network(c, n, pa, L) : NULL;
-    }
-    if ((n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE || n->op == OP_NANMEDIAN) &&
-        (s->axis_none || X->shape.ndim == 1) && !s->keepdims && shape_size(&X->shape) > 0 &&
-        shape_size(&X->shape) * (int64_t)dt_size(X->dt) > c->opts->sort_block_bytes) {
-        const tgrid_t *L = flat_grid(c, X);
-        pa->axis = 0;
-        return L ? tile_nanquantile_network(c, n, pa, L) : NULL;
+        bool nan = n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE || n->op == OP_NANMEDIAN;
+        if (!L) return NULL;
+        return nan ? tile_nanquantile_network(c, n, pa, L) : tile_quantile_network(c, n, pa, L);
     }
     if (s->axis_none) {
         /* one block: the flattened input (and weights) */
