@@ -340,7 +340,7 @@ static tgrid_t *tile_quantile_network(tctx_t *c, const graph_node_t *n, const jp
  * last job. */
 static int32_t nanquantile_lines(tctx_t *c, const graph_node_t *n, const jparam_t *pa, dtype_t dt,
                                  int nd, int ax, const int64_t *len_, const int64_t *bnd, int64_t p,
-                                 const int32_t *cur)
+                                 const int32_t *cur, int on, const int64_t *osh)
 {
     const ss_node_t *s = n->ss;
     if (p + 1 > 64 * MR_MAXDIM) { /* the last job carries the p + 1 block bounds */
@@ -351,15 +351,11 @@ static int32_t nanquantile_lines(tctx_t *c, const graph_node_t *n, const jparam_
         return -1;
     }
     int nq = n->op == OP_NANMEDIAN ? 1 : s->nq;
-    int64_t csh[MR_MAXDIM], psh[MR_MAXDIM], osh[MR_MAXDIM];
-    int on = 0;
+    int64_t csh[MR_MAXDIM], psh[MR_MAXDIM];
     for (int d = 0; d < nd; d++) {
         csh[d] = d == ax ? 1 : len_[d];
         psh[d] = d == ax ? 2 * (int64_t)nq : len_[d];
     }
-    if (n->oshape.ndim - (nd - 1) == 1) osh[on++] = nq; /* a list of q */
-    for (int d = 0; d < nd; d++)
-        if (d != ax) osh[on++] = len_[d];
     jparam_t *pc = tile__param_new(c, n->op), *pp = tile__param_new(c, n->op),
              *pq = tile__param_new(c, n->op);
     int32_t *cnt = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)p);
@@ -404,7 +400,8 @@ static tgrid_t *tile_nanquantile_network(tctx_t *c, const graph_node_t *n, const
     int64_t *bnd, p, one = 1;
     int32_t *cur;
     if (network(c, n, pa, X, &bnd, &p, &cur)) return NULL;
-    int32_t ji = nanquantile_lines(c, n, pa, X->dt, 1, 0, &one, bnd, p, cur);
+    int32_t ji =
+        nanquantile_lines(c, n, pa, X->dt, 1, 0, &one, bnd, p, cur, n->oshape.ndim, n->oshape.d);
     return ji < 0 ? NULL : one_chunk(c, n, ji);
 }
 
@@ -482,12 +479,12 @@ static int32_t topk_gather(tctx_t *c, const graph_node_t *n, dtype_t dt, int nd,
  * interpolating every line; returns that job. */
 static int32_t quantile_axis(tctx_t *c, const graph_node_t *n, const jparam_t *pa, dtype_t dt,
                              int nd, int ax, const int64_t *len_, int64_t m, const int64_t *bnd,
-                             int64_t p, const int32_t *cur)
+                             int64_t p, const int32_t *cur, int on, const int64_t *osh)
 {
     const ss_node_t *s = n->ss;
     bool med = n->op == OP_MEDIAN;
     int nq = med ? 1 : s->nq;
-    int64_t npick = 2 * (int64_t)nq + 1, gsh[MR_MAXDIM], osh[MR_MAXDIM];
+    int64_t npick = 2 * (int64_t)nq + 1, gsh[MR_MAXDIM];
     int64_t *rank = tile__arena_i64(c, npick);
     if (!rank) return -1;
     for (int qi = 0; qi < nq; qi++) {
@@ -532,10 +529,6 @@ static int32_t quantile_axis(tctx_t *c, const graph_node_t *n, const jparam_t *p
     pq->in_dt = pa->in_dt;
     pq->axis = ax;
     pq->la_step = SS_QPICK;
-    int on = 0;
-    if (n->oshape.ndim - (nd - 1) == 1) osh[on++] = nq;
-    for (int d = 0; d < nd; d++)
-        if (d != ax) osh[on++] = len_[d];
     int32_t ji = ss_job(c, pq, n->odtype, on, osh, 1);
     if (ji < 0) return -1;
     tile__jin_direct(c, ji, 0, gj);
@@ -583,16 +576,18 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
     bool nquant = n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE || n->op == OP_NANMEDIAN;
     bool quant = n->op == OP_PERCENTILE || n->op == OP_QUANTILE || n->op == OP_MEDIAN || nquant;
     int64_t kk = topk ? n->ss->k : 0, *rb[MR_MAXDIM], rnch[MR_MAXDIM], kb[2] = {0, kk};
-    int rn = 0, lead = quant ? n->oshape.ndim - (nd - 1) : 0;
-    int64_t qb[2] = {0, lead ? n->oshape.d[0] : 1};
+    /* keepdims: the axis stays, of extent 1 */
+    bool kd = quant && n->ss->keepdims;
+    int rn = 0, lead = quant ? n->oshape.ndim - (nd - (kd ? 0 : 1)) : 0;
+    int64_t qb[2] = {0, lead ? n->oshape.d[0] : 1}, ob[2] = {0, 1};
     if (lead) {
         rb[rn] = qb;
         rnch[rn++] = 1;
     }
     for (int d = 0; d < nd; d++) {
-        if (quant && d == ax) continue;
-        rb[rn] = topk && d == ax ? kb : b[d];
-        rnch[rn++] = topk && d == ax ? 1 : nch[d];
+        if (quant && d == ax && !kd) continue;
+        rb[rn] = topk && d == ax ? kb : quant && d == ax ? ob : b[d];
+        rnch[rn++] = (topk || quant) && d == ax ? 1 : nch[d];
     }
     tgrid_t *R =
         B ? grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)rb, rnch) : NULL;
@@ -645,9 +640,13 @@ static tgrid_t *tile_sort_network_axis(tctx_t *c, const graph_node_t *n, const j
             int r = 0;
             if (lead) rco[r++] = 0;
             for (int d = 0; d < nd; d++)
-                if (d != ax) rco[r++] = co[d];
-            int32_t qj = nquant ? nanquantile_lines(c, n, pa, X->dt, nd, ax, w.len, b[ax], p, cur)
-                                : quantile_axis(c, n, pa, X->dt, nd, ax, w.len, len, b[ax], p, cur);
+                if (d != ax || kd) rco[r++] = d == ax ? 0 : co[d];
+            int64_t osh[MR_MAXDIM]; /* this chunk of the result */
+            for (int d = 0; d < r; d++)
+                osh[d] = R->bounds[d][rco[d] + 1] - R->bounds[d][rco[d]];
+            int32_t qj =
+                nquant ? nanquantile_lines(c, n, pa, X->dt, nd, ax, w.len, b[ax], p, cur, r, osh)
+                       : quantile_axis(c, n, pa, X->dt, nd, ax, w.len, len, b[ax], p, cur, r, osh);
             if (qj < 0) return NULL;
             R->job[grid_index(R, rco)] = qj;
             continue;
@@ -778,7 +777,7 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
         if (n->op == OP_TOPK) /* its result: one chunk along the axis */
             use =
                 use && n->oshape.ndim == X->shape.ndim && need / line * s->k <= SS_MAX_BLOCK_BYTES;
-        if (quant) use = use && !s->keepdims && shape_size(&X->shape) > 0;
+        if (quant) use = use && shape_size(&X->shape) > 0;
         if (use) {
             pa->axis = ax;
             return tile_sort_network_axis(c, n, pa, X, ax);
@@ -810,8 +809,7 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
             return tile_sort_network_axis(c, n, pa, X, ax);
         }
     }
-    if (quant && (s->axis_none || X->shape.ndim == 1) && !s->keepdims &&
-        shape_size(&X->shape) > 0 &&
+    if (quant && (s->axis_none || X->shape.ndim == 1) && shape_size(&X->shape) > 0 &&
         shape_size(&X->shape) * (int64_t)dt_size(X->dt) > c->opts->sort_block_bytes) {
         const tgrid_t *L = flat_grid(c, X);
         pa->axis = 0;

@@ -312,12 +312,12 @@ reject("digitize/2d-bins", [X, N("r", "digitize", ["a", "a"])])
 reject("cov/3d", [A("a", np.zeros((2, 2, 2)), "float64"), N("r", "cov", ["a"])])
 reject("allclose/broadcast", [X, A("b", [1.0, 2.0, 3.0], "float64"), N("r", "allclose", ["a", "b"])])
 reject("isin/arity", [X, N("r", "isin", ["a"])])
-# the single-block limit (256 MiB): percentile with keepdims along axis 0 of a 40000 x 1000
-# float64 (320 MB) in one job (sorts, partitions, topk and the percentiles without keepdims that
-# long run as the merge network instead: below)
-reject("percentile-keepdims/single-block-limit",
+# the single-block limit (256 MiB): average along axis 0 of a 40000 x 1000 float64 (320 MB)
+# in one job (sorts, partitions, topk and the percentiles that long run as the merge network
+# instead: below)
+reject("average/single-block-limit",
        [N("a", "ones", shape=[40000, 1000], chunk_size=[1000, 1000]),
-        N("r", "percentile", ["a"], q=50, axis=0, keepdims=True)])
+        N("r", "average", ["a"], axis=0)])
 
 
 def run_case_docs(batch):
@@ -541,6 +541,25 @@ for shape, ch, ax, blk in [((40, 7), [6, 3], 0, 64), ((5, 300), [2, 41], 1, 128)
                             ("nanmedian", {}, lambda a, ax: npq(np.nanmedian, a, axis=ax))):
             NET.append(("qnet-axis/%s/%s/%s/axis=%d" % (op, dt, "x".join(map(str, shape)), ax),
                         nodes + [N("r", op, ["a"], axis=ax, **kw)], ref(x, ax), blk))
+# keepdims: the same networks, the axis kept with extent 1
+for shape, ch, ax, blk in [((40, 7), [6, 3], 0, 64), ((5, 300), [2, 41], 1, 128)]:
+    x = sample("float64", shape)
+    for op, kw, ref in (("percentile", {"q": [10, 50]},
+                         lambda a, ax: np.percentile(a, [10, 50], axis=ax, keepdims=True)),
+                        ("nanmedian", {}, lambda a, ax: np.nanmedian(a, axis=ax, keepdims=True)),
+                        ("quantile", {"q": 0.3},
+                         lambda a, ax: np.quantile(a, 0.3, axis=ax, keepdims=True))):
+        NET.append(("qnet-axis-keepdims/%s/axis=%d" % (op, ax),
+                    [A("a", x, "float64", ch), N("r", op, ["a"], axis=ax, keepdims=True, **kw)],
+                    ref(x, ax), blk))
+for op, kw, ref in (("percentile", {"q": [10, 50]},
+                     lambda a: np.percentile(a, [10, 50], keepdims=True)),
+                    ("nanquantile", {"q": 0.3}, lambda a: np.nanquantile(a, 0.3, keepdims=True)),
+                    ("median", {}, lambda a: np.median(a, keepdims=True))):
+    x = sample("float64", (30, 11))
+    NET.append(("qnet-keepdims/%s/axis-none" % op,
+                [A("a", x, "float64", [7, 5]), N("r", op, ["a"], keepdims=True, **kw)], ref(x),
+                400))
 # nan-statistics along an axis where whole lines are NaN, and lines with none
 for dt in ("float64", "float32"):
     x = sample(dt, (6, 40))

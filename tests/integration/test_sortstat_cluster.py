@@ -110,8 +110,9 @@ def sort_network(web):
                                    N("pa", "partition", ["m"], kth=[3, 900], axis=0),
                                    A("mm", mask[:12000].reshape(3000, 4), "bool", [500, 2]),
                                    N("mn", "where", ["mm", {"value": None}, "m"]),
-                                   N("nq", "nanquantile", ["mn"], q=[0.2, 0.7], axis=0)],
-           "fetch": ["s", "t", "as", "pc", "sm", "np", "nm", "pm", "tk", "pa", "nq"]}
+                                   N("nq", "nanquantile", ["mn"], q=[0.2, 0.7], axis=0),
+                                   N("pk", "median", ["m"], axis=0, keepdims=True)],
+           "fetch": ["s", "t", "as", "pc", "sm", "np", "nm", "pm", "tk", "pa", "nq", "pk"]}
     body, t = run_task(web, sid, doc)
     check(t["status"] == "succeeded", "task %s: %r", t["status"], t.get("error"))
     tasks = request("GET", web, "/api/v1/sessions/%s/tasks/%s" % (sid, body["task_id"])).json()
@@ -139,6 +140,8 @@ def sort_network(web):
     mn = np.where(mask[:12000].reshape(3000, 4), np.nan, M2)
     check(np.array_equal(fetch(web, sid, "nq"), np.nanquantile(mn, [0.2, 0.7], axis=0)),
           "nanquantile along axis 0 through the network differs from numpy's")
+    check(np.array_equal(fetch(web, sid, "pk"), np.median(M2, axis=0, keepdims=True)),
+          "median with keepdims through the network differs from numpy's")
     # many jobs: the blocks (20000 x 8 / 2048 bytes = 79 of them) and their comparators
     check(tasks["chunks_total"] > 200, "only %s chunk jobs: no merge network",
           tasks["chunks_total"])
