@@ -260,6 +260,61 @@ int gw_read_chunk(conns_t *c, const plan_src_t *s, const gw_loc_t *loc, int64_t 
     return 0;
 }
 
+int gw_read_chunks(conns_t *c, const plan_src_t *s, const gw_loc_t *locs, int64_t lo, int n,
+                   const size_t *sizes, char **bufs, size_t *caps, char *err, size_t errlen)
+{
+    peer_req_t *q = calloc((size_t)(n ? n : 1), sizeof *q);
+    if (!q) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int m = 0, rc = 0;
+    int64_t *at = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (!at) {
+        free(q);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int k = 0; k < n && rc == 0; k++) {
+        int64_t i = lo + k;
+        size_t got = 0;
+        if (grow(&bufs[k], &caps[k], sizes[k] ? sizes[k] : 1, err, errlen)) {
+            rc = -1;
+        } else if (locs[i].inl || sizes[k] == 0) { /* inline, or empty: one by one */
+            rc = sizes[k] ? gw_read_chunk(c, s, &locs[i], i, sizes[k], &bufs[k], &caps[k], &got,
+                                          err, errlen)
+                          : 0;
+            if (rc == 0 && got != sizes[k]) {
+                snprintf(err, errlen, "chunk %s has %zu bytes, not %zu", s->chunk_keys[i], got,
+                         sizes[k]);
+                rc = -1;
+            }
+        } else {
+            q[m] = (peer_req_t){.addr = locs[i].addr,
+                                .token = c->token,
+                                .key = s->chunk_keys[i],
+                                .dst = bufs[k],
+                                .n = sizes[k]};
+            at[m++] = i;
+        }
+    }
+    /* the chunks held by workers: in parallel, one connection each */
+    for (int b = 0; rc == 0 && b < m; b += PEER_MANY_MAX) {
+        int cnt = m - b < PEER_MANY_MAX ? m - b : PEER_MANY_MAX;
+        if (peer_get_many(c->pool, &q[b], cnt, READ_TIMEOUT_MS)) {
+            for (int k = b; k < b + cnt; k++)
+                if (q[k].rc) {
+                    snprintf(err, errlen, "chunk %s: %s", s->chunk_keys[at[k]], q[k].err);
+                    break;
+                }
+            rc = -1;
+        }
+    }
+    free(q);
+    free(at);
+    return rc;
+}
+
 void gw_free_chunks(rq_t *rq, char **keys, int n)
 {
     char err[256];

@@ -135,6 +135,12 @@ int gw_locate_chunks(conns_t *c, const plan_src_t *s, gw_loc_t *locs, int wait_m
 int gw_read_chunk(conns_t *c, const plan_src_t *s, const gw_loc_t *loc, int64_t i, size_t n,
                   char **buf, size_t *cap, size_t *got, char *err, size_t errlen);
 
+/* Reads chunks lo .. lo + n - 1 of s whole, chunk lo + k into bufs[k]
+ * (grown as needed; sizes[k] bytes, known), the workers' in parallel (one
+ * connection each, as a job's inputs). 0, or -1 with err. */
+int gw_read_chunks(conns_t *c, const plan_src_t *s, const gw_loc_t *locs, int64_t lo, int n,
+                   const size_t *sizes, char **bufs, size_t *caps, char *err, size_t errlen);
+
 /* Frees chunks named by key wherever they live: inline or uploaded (DEL),
  * or on their worker (a free message); their location goes. */
 void gw_free_chunks(rq_t *rq, char **keys, int n);

@@ -275,12 +275,20 @@ void gw_h_get_tensor(http_req_t *r)
 
 /* ---- GET /api/v1/sessions/{sid}/tensors/{key}/data ----------------------- */
 
+/* Chunks are read ahead in groups: the rest of the assembler's row band
+ * from the chunk asked for (it asks in order), at most this many chunks and
+ * bytes at once, the workers' read in parallel (gw_read_chunks). */
+#define AHEAD_CHUNKS 64
+#define AHEAD_BYTES ((size_t)64 << 20)
+
 typedef struct getter {
     conns_t *c;
     const plan_src_t *s;
     const gw_loc_t *locs;
-    char *buf; /* the chunk handed out last (asm_get_fn's contract), reused */
-    size_t cap;
+    int64_t lo; /* chunks lo .. lo + n - 1 are in bufs */
+    int n;
+    char *bufs[AHEAD_CHUNKS]; /* kept until the next group (asm_get_fn's contract) */
+    size_t caps[AHEAD_CHUNKS];
     char err[256];
 } getter_t;
 
@@ -298,18 +306,35 @@ static int64_t chunk_bytes(const plan_src_t *s, int64_t li)
 static const void *get_chunk(void *ctx, int64_t li)
 {
     getter_t *g = ctx;
-    if (li < 0 || li >= g->s->n_keys) return NULL;
-    size_t want = (size_t)chunk_bytes(g->s, li), got = 0;
-    if (gw_read_chunk(g->c, g->s, &g->locs[li], li, want, &g->buf, &g->cap, &got, g->err,
-                      sizeof g->err))
-        return NULL;
-    if (got != want) {
-        snprintf(g->err, sizeof g->err, "chunk %s has %zu bytes, not %zu", g->s->chunk_keys[li],
-                 got, want);
-        return NULL;
+    const plan_src_t *s = g->s;
+    if (li < 0 || li >= s->n_keys) return NULL;
+    if (li < g->lo || li >= g->lo + g->n) {
+        /* the group from li to the end of its row band (chunks sharing the
+         * first axis' chunk), bounded */
+        int64_t band = s->shape.ndim > 0 && s->nch[0] > 0 ? s->n_keys / s->nch[0] : 1;
+        int64_t end = (li / band + 1) * band;
+        size_t sizes[AHEAD_CHUNKS], total = 0;
+        int n = 0;
+        while (li + n < end && n < AHEAD_CHUNKS) {
+            size_t b = (size_t)chunk_bytes(s, li + n);
+            if (n > 0 && total + b > AHEAD_BYTES) break;
+            sizes[n++] = b;
+            total += b;
+        }
+        g->n = 0;
+        if (gw_read_chunks(g->c, s, g->locs, li, n, sizes, g->bufs, g->caps, g->err, sizeof g->err))
+            return NULL;
+        g->lo = li;
+        g->n = n;
     }
     /* A chunk of zero bytes: any non-NULL pointer will do. */
-    return want ? (const void *)g->buf : (const void *)"";
+    return chunk_bytes(s, li) ? (const void *)g->bufs[li - g->lo] : (const void *)"";
+}
+
+static void getter_free(getter_t *g)
+{
+    for (int k = 0; k < AHEAD_CHUNKS; k++)
+        free(g->bufs[k]);
 }
 
 typedef struct sink_ctx {
@@ -448,7 +473,7 @@ static void job_tensor_data(void *state, void *arg, http_stream_t *st, http_repl
         http_stream_begin(st, 200, "application/json", SIZE_MAX);
         rc = asm_stream_json(&G, get_chunk, &g, sink, &sc, err, sizeof err);
     }
-    free(g.buf);
+    getter_free(&g);
     if (rc && sc.client_gone) {
         log_debug("tensor %s/%s: the client left during the download", a->sid, a->key);
         http_stream_fail(st);
