@@ -1313,7 +1313,9 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         return -1;
     d->gb_keepna = !dropna;
     d->gb_flat = !as_index;
-    d->gb_whole |= d->gb_keepna || d->gb_flat;
+    /* as_index false: the tree or shuffle as usual, its one result chunk
+     * flattened (dfexec.c); dropna false: one job (gball.c) */
+    d->gb_whole |= d->gb_keepna;
     if (d->gb_flat) {
         /* as_index false: the keys are the first columns, a default index */
         df_col_t *cols = calloc((size_t)(nsel + na) + 1, sizeof(df_col_t));

@@ -1310,6 +1310,30 @@ static int pos_order(const frame_t *f, frame_t *out, char *err, size_t errlen)
     return 0;
 }
 
+/* groupby with as_index false: the result's key levels become its first
+ * columns, under a default index (the result is one chunk) */
+static int gb_flatten(const df_node_t *d, frame_t *in, frame_t *out, char *err, size_t errlen)
+{
+    int nby = in->nidx;
+    if (nby + in->ncols != d->ncols || frame_alloc(out, false, in->nrows, d->ncols, 1) ||
+        fcol_alloc(&out->idx[0], FT_INT64, in->nrows, 0, false)) {
+        frame_free(out);
+        return errmsg(err, errlen, "internal: a groupby result of other columns");
+    }
+    for (int k = 0; k < d->ncols; k++) {
+        if (flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int)) {
+            frame_free(out);
+            return oom(err, errlen);
+        }
+        fcol_t *src = k < nby ? &in->idx[k] : &in->cols[k - nby];
+        out->cols[k] = *src; /* moved */
+        memset(src, 0, sizeof *src);
+    }
+    for (int64_t q = 0; q < in->nrows; q++)
+        ((int64_t *)out->idx[0].data)[q] = q;
+    return 0;
+}
+
 static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void **blob, size_t *len,
                     void *fixed, char *err, size_t errlen)
 {
@@ -1373,10 +1397,12 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         rc = df_gb_combine(vp, nv, &d->gb, &out, err, errlen);
         break;
     case DFJ_GB_FINAL:
-        rc = df_gb_final(&v[0], &d->gb, &out, err, errlen);
+        rc = df_gb_final(&v[0], &d->gb, d->gb_flat ? &tmp : &out, err, errlen);
+        if (rc == 0 && d->gb_flat) rc = gb_flatten(d, &tmp, &out, err, errlen);
         break;
     case DFJ_GB_MERGE:
-        rc = df_gb_merge_sorted(vp, nv, &d->gb, &out, err, errlen);
+        rc = df_gb_merge_sorted(vp, nv, &d->gb, d->gb_flat ? &tmp : &out, err, errlen);
+        if (rc == 0 && d->gb_flat) rc = gb_flatten(d, &tmp, &out, err, errlen);
         break;
     case DFJ_HASH_PART: {
         nouts = j->off[0];

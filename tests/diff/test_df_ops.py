@@ -652,7 +652,12 @@ def groupby_more(data, pdf):
              op("g3", gb, "t", by=["g", "b"], as_index=False,
                 agg={"n": ["i", "sum"], "v": ["f", "var"], "mn": ["f", "min"]}),
              op("g4", gb, "t", by=["s", "k"], dropna=False, as_index=False,
-                agg={"c": ["i", "count"]})]
+                agg={"c": ["i", "count"]}),
+             # as_index false over many chunks of unknown length: the shuffle, its
+             # one result chunk flattened
+             op("q5", "query", "t1", expr="i > -1000"),
+             op("g5", gb, "q5", by=["g", "k"], as_index=False,
+                agg={"n": ["i", "sum"], "m": ["f", "max"], "c": ["s", "count"]})]
     a = pdf.groupby(["k", "g"]).agg(md=("f", "median"), pr=("i", "prod"), lo=("f", "idxmin"),
                                     hi=("i", "idxmax"), n=("s", "count"), u=("s", "nunique"),
                                     mx=("g", "max"), fs=("s", "first"))
@@ -663,7 +668,9 @@ def groupby_more(data, pdf):
                                                    lb=("b", "last")),
         "g3": pdf.groupby(["g", "b"], as_index=False).agg(n=("i", "sum"), v=("f", "var"),
                                                          mn=("f", "min")),
-        "g4": pdf.groupby(["s", "k"], dropna=False, as_index=False).agg(c=("i", "count"))})
+        "g4": pdf.groupby(["s", "k"], dropna=False, as_index=False).agg(c=("i", "count")),
+        "g5": pdf.query("i > -1000").groupby(["g", "k"], as_index=False).agg(
+            n=("i", "sum"), m=("f", "max"), c=("s", "count"))})
 
 
 # ---------------------------------------------------------------- expressions
