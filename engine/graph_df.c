@@ -1498,7 +1498,7 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
                     : t == bt               ? t
                                             : FT_FLOAT64;
             }
-            if (may_miss && t == FT_INT64) t = FT_FLOAT64;
+            if (may_miss && t == FT_INT64 && !c->unit) t = FT_FLOAT64; /* a datetime: NaT */
             bool named = c->name || *sfx;
             if (set_col(&d->cols[d->ncols++], named ? b : NULL, c->is_int && !*sfx, t)) {
                 XFAIL(n, "out of memory");
@@ -3285,12 +3285,15 @@ static int infer_concat_cols(graph_t *g, graph_node_t *n, df_node_t *d, char *er
         for (int k = 0; k < o->ncols; k++, at++) {
             const df_col_t *c = &o->cols[k];
             int t = c->type;
-            if (!aligned && !d->join_inner && t == FT_INT64) t = FT_FLOAT64;
+            /* rows one input lacks: int64 becomes float64 (NaN), a datetime
+             * keeps its type (NaT) */
+            if (!aligned && !d->join_inner && t == FT_INT64 && !c->unit) t = FT_FLOAT64;
             char b[32];
             bool num = series && !c->name;
             if (num) snprintf(b, sizeof b, "%d", unnamed++);
             if (set_col(&d->cols[at], num ? b : c->name, num || c->is_int, t))
                 return XFAIL(n, "out of memory");
+            d->cols[at].unit = c->unit;
         }
     }
     if (aligned) {

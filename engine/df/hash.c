@@ -356,7 +356,8 @@ int dfa_take_col(const fcol_t *c, const int64_t *rows, int64_t n, bool keep_vali
             nb += c->offsets[rows[i] + 1] - c->offsets[rows[i]];
     }
     ftype_t t = (ftype_t)c->type;
-    if (t == FT_INT64 && any_missing) t = FT_FLOAT64;
+    /* missing rows: int64 becomes float64 (NaN); a datetime stays (NaT) */
+    if (t == FT_INT64 && any_missing && c->unit == FU_NONE) t = FT_FLOAT64;
     bool valid = (t == FT_BOOL || t == FT_STRING) &&
                  (any_missing || any_invalid || (keep_valid && c->valid != NULL));
     if (fcol_alloc(out, t, n, nb, valid)) return -1;
@@ -371,7 +372,8 @@ int dfa_take_col(const fcol_t *c, const int64_t *rows, int64_t n, bool keep_vali
             const int64_t *s = c->data;
             int64_t *d = out->data;
             for (int64_t i = 0; i < n; i++)
-                d[i] = s[rows[i]];
+                d[i] = rows[i] < 0 ? INT64_MIN : s[rows[i]]; /* NaT (a datetime) */
+            out->unit = c->unit;
         }
         break;
     case FT_FLOAT64: {
