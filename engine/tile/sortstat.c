@@ -426,6 +426,31 @@ static int64_t other_extent(const tgrid_t *X, int ax)
     return other;
 }
 
+/* A piece of a gather from sorted block src (nd axes: len_ but blen along
+ * ax) into a box of shape dsh: cnt elements along ax, all of the others;
+ * strides C-order, offsets zero (the caller sets them). NULL when out of
+ * memory. */
+static piece_t *line_piece(tctx_t *c, int32_t src, int nd, int ax, const int64_t *len_,
+                           int64_t blen, int64_t cnt, const int64_t *dsh)
+{
+    piece_t *pc = pv_push(c);
+    if (!pc || !(pc->count = tile__arena_i64(c, nd)) ||
+        !(pc->src_stride = tile__arena_i64(c, nd)) || !(pc->dst_stride = tile__arena_i64(c, nd)))
+        return NULL;
+    pc->src = src;
+    pc->ndim = nd;
+    int64_t ss = 1, ds = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        pc->count[d] = d == ax ? cnt : len_[d];
+        pc->src_stride[d] = ss;
+        pc->dst_stride[d] = ds;
+        ss *= d == ax ? blen : len_[d];
+        ds *= dsh[d];
+    }
+    pc->src_off = pc->dst_off = 0;
+    return pc;
+}
+
 /* topk along axis ax of sorted blocks cur[0..p) (bounds bnd along ax; the
  * other axes' extents len_[d]): one gather of the k smallest ranks of each
  * line, or of the k largest in reverse (largest first) */
@@ -444,21 +469,8 @@ static int32_t topk_gather(tctx_t *c, const graph_node_t *n, dtype_t dt, int nd,
     for (int64_t b = 0; b < p; b++) {
         int64_t s0 = bnd[b] > lo ? bnd[b] : lo, s1 = bnd[b + 1] < hi ? bnd[b + 1] : hi;
         if (s1 <= s0) continue;
-        piece_t *pc = pv_push(c);
-        if (!pc || !(pc->count = tile__arena_i64(c, nd)) ||
-            !(pc->src_stride = tile__arena_i64(c, nd)) ||
-            !(pc->dst_stride = tile__arena_i64(c, nd)))
-            return -1;
-        pc->src = cur[b];
-        pc->ndim = nd;
-        int64_t ss = 1, ds = 1;
-        for (int d = nd - 1; d >= 0; d--) {
-            pc->count[d] = d == ax ? s1 - s0 : len_[d];
-            pc->src_stride[d] = ss;
-            pc->dst_stride[d] = ds;
-            ss *= d == ax ? bnd[b + 1] - bnd[b] : len_[d];
-            ds *= osh[d];
-        }
+        piece_t *pc = line_piece(c, cur[b], nd, ax, len_, bnd[b + 1] - bnd[b], s1 - s0, osh);
+        if (!pc) return -1;
         if (big) { /* rank r goes to m - 1 - r: reversed */
             pc->src_off = (s1 - 1 - bnd[b]) * pc->src_stride[ax];
             pc->src_stride[ax] = -pc->src_stride[ax];
@@ -505,21 +517,8 @@ static int32_t quantile_axis(tctx_t *c, const graph_node_t *n, const jparam_t *p
         int64_t b = 0;
         while (b + 1 < p && bnd[b + 1] <= rank[i])
             b++;
-        piece_t *pc = pv_push(c);
-        if (!pc || !(pc->count = tile__arena_i64(c, nd)) ||
-            !(pc->src_stride = tile__arena_i64(c, nd)) ||
-            !(pc->dst_stride = tile__arena_i64(c, nd)))
-            return -1;
-        pc->src = cur[b];
-        pc->ndim = nd;
-        int64_t ss = 1, ds = 1;
-        for (int d = nd - 1; d >= 0; d--) {
-            pc->count[d] = d == ax ? 1 : len_[d];
-            pc->src_stride[d] = ss;
-            pc->dst_stride[d] = ds;
-            ss *= d == ax ? bnd[b + 1] - bnd[b] : len_[d];
-            ds *= gsh[d];
-        }
+        piece_t *pc = line_piece(c, cur[b], nd, ax, len_, bnd[b + 1] - bnd[b], 1, gsh);
+        if (!pc) return -1;
         pc->src_off = (rank[i] - bnd[b]) * pc->src_stride[ax];
         pc->dst_off = i * pc->dst_stride[ax];
     }
