@@ -271,6 +271,31 @@ static tgrid_t *tile_sort_network(tctx_t *c, const graph_node_t *n, const jparam
     return R;
 }
 
+/* The ranks of the order statistics numpy's linear method needs over a
+ * line of m values (two per q, median's two middle ones) and the last
+ * (NaN sorts last, and any NaN makes the result NaN): arena memory, or
+ * NULL having failed the tiling. */
+static int64_t *order_ranks(tctx_t *c, const graph_node_t *n, int64_t m)
+{
+    bool med = n->op == OP_MEDIAN;
+    int nq = med ? 1 : n->ss->nq;
+    int64_t npick = 2 * (int64_t)nq + 1, *rank = tile__arena_i64(c, npick);
+    if (!rank) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    for (int qi = 0; qi < nq; qi++) {
+        if (med) {
+            rank[0] = m % 2 ? m / 2 : m / 2 - 1;
+            rank[1] = m / 2;
+        } else {
+            ss_quantile_pos(m, n->ss->q[qi], &rank[2 * qi], &rank[2 * qi + 1], NULL);
+        }
+    }
+    rank[npick - 1] = m - 1;
+    return rank;
+}
+
 /* percentile, quantile or median of one line longer than a job may read
  * (1-D or axis None, keepdims false): the line sorted by the network, the
  * order statistics numpy's linear method needs (two per q, and the last
@@ -286,20 +311,8 @@ static tgrid_t *tile_quantile_network(tctx_t *c, const graph_node_t *n, const jp
     bool med = n->op == OP_MEDIAN;
     int nq = med ? 1 : s->nq;
     int64_t npick = 2 * (int64_t)nq + 1;
-    int64_t *rank = tile__arena_i64(c, npick);
-    if (!rank) {
-        tile__fail(c, "out of memory while tiling");
-        return NULL;
-    }
-    for (int qi = 0; qi < nq; qi++) {
-        if (med) {
-            rank[0] = m % 2 ? m / 2 : m / 2 - 1;
-            rank[1] = m / 2;
-        } else {
-            ss_quantile_pos(m, s->q[qi], &rank[2 * qi], &rank[2 * qi + 1], NULL);
-        }
-    }
-    rank[npick - 1] = m - 1;
+    int64_t *rank = order_ranks(c, n, m);
+    if (!rank) return NULL;
     int32_t gj = tile__job_new(c, JK_GATHER, X->dt, 1, &npick, 1);
     if (gj < 0) return NULL;
     c->npv = 0;
@@ -497,17 +510,8 @@ static int32_t quantile_axis(tctx_t *c, const graph_node_t *n, const jparam_t *p
     bool med = n->op == OP_MEDIAN;
     int nq = med ? 1 : s->nq;
     int64_t npick = 2 * (int64_t)nq + 1, gsh[MR_MAXDIM];
-    int64_t *rank = tile__arena_i64(c, npick);
+    int64_t *rank = order_ranks(c, n, m);
     if (!rank) return -1;
-    for (int qi = 0; qi < nq; qi++) {
-        if (med) {
-            rank[0] = m % 2 ? m / 2 : m / 2 - 1;
-            rank[1] = m / 2;
-        } else {
-            ss_quantile_pos(m, s->q[qi], &rank[2 * qi], &rank[2 * qi + 1], NULL);
-        }
-    }
-    rank[npick - 1] = m - 1;
     for (int d = 0; d < nd; d++)
         gsh[d] = d == ax ? npick : len_[d];
     int32_t gj = tile__job_new(c, JK_GATHER, dt, nd, gsh, 1);
