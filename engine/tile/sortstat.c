@@ -708,34 +708,10 @@ static tgrid_t *tile_topk_network(tctx_t *c, const graph_node_t *n, const jparam
         return NULL;
     }
     if (network(c, n, pa, X, &bnd, &p, &cur)) return NULL;
-    int32_t gj = tile__job_new(c, JK_GATHER, X->dt, 1, &k, 1);
+    int64_t one = 1;
+    int32_t gj = topk_gather(c, n, X->dt, 1, 0, &one, m, k, bnd, p, cur);
     if (gj < 0) return NULL;
-    c->npv = 0;
-    bool big = n->ss->largest;
-    int64_t lo = big ? m - k : 0, hi = big ? m : k; /* the ranks taken */
-    for (int64_t b = 0; b < p; b++) {
-        int64_t s0 = bnd[b] > lo ? bnd[b] : lo, s1 = bnd[b + 1] < hi ? bnd[b + 1] : hi;
-        if (s1 <= s0) continue;
-        piece_t *pc = pv_push(c);
-        int64_t cnt = s1 - s0;
-        if (!pc || !(pc->count = arena_i64_copy(c, &cnt, 1)) ||
-            !(pc->src_stride = tile__arena_i64(c, 1)) || !(pc->dst_stride = tile__arena_i64(c, 1)))
-            return NULL;
-        pc->src = cur[b];
-        pc->ndim = 1;
-        pc->src_stride[0] = 1;
-        if (big) { /* rank r goes to m - 1 - r: reversed */
-            pc->src_off = s1 - 1 - bnd[b];
-            pc->src_stride[0] = -1;
-            pc->dst_off = m - 1 - (s1 - 1);
-        } else {
-            pc->src_off = s0 - bnd[b];
-            pc->dst_off = s0;
-        }
-        pc->dst_stride[0] = 1;
-    }
-    input_finish(c, gj, 0, 1, &k, X->dt);
-    int64_t *b[1] = {tile__arena_i64(c, 2)}, one = 1;
+    int64_t *b[1] = {tile__arena_i64(c, 2)};
     if (!b[0]) return NULL;
     b[0][0] = 0;
     b[0][1] = k;
