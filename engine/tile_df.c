@@ -44,15 +44,7 @@ static jparam_t *dparam(tctx_t *c, int node, dfjob_t k)
 /* A blob job of step pa with n_in inputs; off[] of 4 zeros. */
 static int32_t bjob(tctx_t *c, const jparam_t *pa, int n_in)
 {
-    int64_t one = 1;
-    int32_t ji = tile__job_new(c, JK_DF, DT_BOOL, 1, &one, n_in);
-    if (ji < 0) return -1;
-    job_t *j = &c->t->jobs[ji];
-    j->blob = true;
-    j->param = pa;
-    j->off = tile__arena_i64(c, 4);
-    memset(j->off, 0, 4 * sizeof(int64_t));
-    return ji;
+    return tile__mo_job(c, pa, n_in, 0, 0, 0, 0);
 }
 
 /* A job with fixed output bytes (partials) or a fixed tensor shape. */

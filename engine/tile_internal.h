@@ -29,6 +29,11 @@ int64_t *tile__arena_i64(tctx_t *c, int n);
 /* A new job (its index), or -1 with a message. */
 int32_t tile__job_new(tctx_t *c, job_kind_t kind, dtype_t dt, int ndim, const int64_t *shape,
                       int n_in);
+/* tile/multi.c: a DataFrame job (JK_DF) of step pa and n_in inputs whose
+ * output is a frame blob; o0, o1, step, o3 its job.off (tile_df.c's steps,
+ * df/multi.h, setops.h); -1 on failure */
+int32_t tile__mo_job(tctx_t *c, const jparam_t *pa, int n_in, int64_t o0, int64_t o1, int64_t step,
+                     int64_t o3);
 /* Input k of job ji is job src's whole output. */
 void tile__jin_direct(tctx_t *c, int32_t ji, int k, int32_t src);
 /* A grid of shape with nchunks per axis (bounds and jobs to fill). */

@@ -17,8 +17,7 @@ static int oom(char *err, size_t errlen)
     return errmsg(err, errlen, "out of memory");
 }
 
-/* out: in's rows and index, d->ncols empty columns labelled by the schema. */
-static int out_like(const df_node_t *d, const frame_t *in, frame_t *out)
+int df_out_like(const df_node_t *d, const frame_t *in, frame_t *out)
 {
     if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx)) return -1;
     out->range_index = in->range_index;
@@ -486,7 +485,7 @@ int df_clean_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *
         free(rows);
         return rc;
     }
-    if (out_like(d, in, out)) goto fail;
+    if (df_out_like(d, in, out)) goto fail;
     for (int k = 0; k < d->ncols; k++) {
         fcol_t *o = &out->cols[k];
         int to = d->cols[k].type;

@@ -14,6 +14,11 @@
 #include "dfexec.h"
 #include "dfgraph.h"
 
+/* out: in's rows and index, d->ncols empty columns labelled by the
+ * schema d (row-wise ops: the cleaning ops, str, dt). 0, or -1 out of
+ * memory (out holds what to free: frame_free). */
+int df_out_like(const df_node_t *d, const frame_t *in, frame_t *out);
+
 /* The op on chunk in; carry: fillna's carry (NULL: none). */
 int df_clean_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                  char *err, size_t errlen);

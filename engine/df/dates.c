@@ -3,6 +3,7 @@
 #include "dates.h"
 
 #include "../errmsg.h"
+#include "clean.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -217,7 +218,8 @@ static int64_t field(op_t op, int64_t ns)
     }
 }
 
-int df_dt_map(op_t op, const frame_t *in, frame_t *out, char *err, size_t errlen)
+int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+              size_t errlen)
 {
     const fcol_t *c = &in->cols[0];
     if (c->type != FT_INT64 || c->unit == FU_NONE)
@@ -228,13 +230,7 @@ int df_dt_map(op_t op, const frame_t *in, frame_t *out, char *err, size_t errlen
     for (int64_t i = 0; i < n && !any_nat; i++)
         any_nat = v[i] == DATE_NAT;
     bool as_float = any_nat && op != OP_DF_DT_DATE;
-    if (frame_alloc(out, true, n, 1, in->nidx)) return errmsg(err, errlen, "out of memory");
-    out->range_index = in->range_index;
-    if (flabel_set(&out->names[0], in->names[0].s, in->names[0].is_int)) goto fail;
-    for (int k = 0; k < in->nidx; k++)
-        if (flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int) ||
-            fcol_copy(&in->idx[k], &out->idx[k]))
-            goto fail;
+    if (df_out_like(d, in, out)) goto fail;
     fcol_t *o = &out->cols[0];
     if (fcol_alloc(o, as_float ? FT_FLOAT64 : FT_INT64, n, 0, false)) goto fail;
     if (op == OP_DF_DT_DATE) o->unit = FU_DATE;

@@ -54,7 +54,8 @@ int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, cha
 /* The dt accessor (dataframe.dt.year ... dataframe.dt.date) on a Series
  * chunk. Fields are int64, or float64 with NaN where the chunk holds NaT
  * (as pandas); date is a FU_DATE column. */
-int df_dt_map(op_t op, const frame_t *in, frame_t *out, char *err, size_t errlen);
+int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+              size_t errlen);
 
 /* Sets the units of f's INT64 columns and index levels from the schema d
  * of the node that made f, where f's columns are the schema's (same count,

@@ -1694,7 +1694,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         else if (str)
             rc = df_str_map(d, n->op, &a, &f, err, errlen);
         else if (n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE)
-            rc = df_dt_map(n->op, &a, &f, err, errlen);
+            rc = df_dt_map(d, n->op, &a, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_MAP)
             rc = df_run_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_CARRY_EDGE)

@@ -1,6 +1,8 @@
 /* dfstr.c: the str accessor methods (dfstr.h). */
 #include "dfstr.h"
 
+#include "clean.h"
+
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
@@ -145,13 +147,7 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
     bool any_na = false;
     for (int64_t i = 0; i < n; i++)
         any_na |= fcol_is_na(c, i);
-    if (frame_alloc(out, true, n, 1, in->nidx)) return oom(err, errlen);
-    out->range_index = in->range_index;
-    if (flabel_set(&out->names[0], d->cols[0].name, d->cols[0].is_int)) goto fail;
-    for (int k = 0; k < in->nidx; k++)
-        if (flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int) ||
-            fcol_copy(&in->idx[k], &out->idx[k]))
-            goto fail;
+    if (df_out_like(d, in, out)) goto fail;
     fcol_t *o = &out->cols[0];
     size_t pl = d->pat ? strlen(d->pat) : 0;
     if (op == OP_DF_STR_LEN) {

@@ -192,10 +192,6 @@ bool is_plain_transpose_of(tctx_t *c, int tnode, int a);
 /* The block products of tensordot(A, B) over the nc axis pairs (ca, cb). */
 /* la2.c: linalg.qr, svd, eigh, slogdet (la2.h) */
 tgrid_t *tile_la2(tctx_t *c, int node);
-/* tile/multi.c: a DFJ_MULTIOUT job of n_in inputs whose output is a frame
- * blob; o0, o1, step, o3 its job.off (df/multi.h, setops.h); -1 on failure */
-int32_t tile__mo_job(tctx_t *c, const jparam_t *pa, int n_in, int64_t o0, int64_t o1, int64_t step,
-                     int64_t o3);
 /* lstsq's one LS_LA2_WHOLE job (la2.h), made by its first result tiled;
  * tile/multi.c's held residuals read it */
 int32_t tile_lstsq_whole(tctx_t *c, int node);
