@@ -73,7 +73,7 @@ static const void *input_data(const tile_t *t, const jin_t *in, const void *(*ge
     return buf;
 }
 
-/* The length of the lines a nan-statistics step works on: along pa->axis
+/* The length of the lines a statistics step works on: along pa->axis
  * of the node's input for blocks of lines (ndim > 1), else the whole
  * (flattened) input */
 static int64_t ss_line_len(const tile_t *t, const job_t *j, const jparam_t *pa, const arr_t *in0)
@@ -281,14 +281,9 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
             rc = kern_ss_sort1_axis(&ins[0], &o, pa->axis, err, errlen);
         else if (pa->la_step == SS_SORT1)
             rc = kern_ss_sort1(&ins[0], &o, err, errlen);
-        else if (pa->la_step == SS_QPICK && ins[0].shape.ndim > 1)
-            rc = kern_ss_qpick_axis(&t->g->nodes[j->node],
-                                    t->g->nodes[t->g->nodes[j->node].in[0].node].oshape.d[pa->axis],
-                                    &ins[0], pa->axis, &o, err, errlen);
-        else if (pa->la_step == SS_QPICK)
-            rc = kern_ss_qpick(&t->g->nodes[j->node],
-                               shape_size(&t->g->nodes[t->g->nodes[j->node].in[0].node].oshape),
-                               &ins[0], &o, err, errlen);
+        else if (pa->la_step == SS_QPICK) /* 1-D picks: one line */
+            rc = kern_ss_qpick_axis(&t->g->nodes[j->node], ss_line_len(t, j, pa, &ins[0]), &ins[0],
+                                    ins[0].shape.ndim > 1 ? pa->axis : 0, &o, err, errlen);
         else if (pa->la_step == SS_NANCOUNT)
             rc = kern_ss_nancount(&ins[0], ins[0].shape.ndim > 1 ? pa->axis : 0, &o);
         else if (pa->la_step == SS_NPICK)
