@@ -33,7 +33,7 @@ SAN_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(ENGINE_LIB_SRC))
 # (MARS_CPU_LEVEL forces one). The plain objects are the `portable` copy,
 # compiled for ARCH. x86-64 compilers only; `make KERN_LEVELS=` builds the
 # portable copy alone.
-KERN_MV_SRC := engine/kern/ew.c engine/kern/reduce.c engine/kern/random.c
+KERN_MV_SRC := engine/kern/ew.c engine/kern/ew_int.c engine/kern/reduce.c engine/kern/random.c
 KERN_LEVELS ?= $(if $(findstring x86_64,$(shell $(CC) -dumpmachine 2>/dev/null)),avx2 avx512)
 KERN_MARCH_avx2 := -march=x86-64-v3
 KERN_MARCH_avx512 := -march=x86-64-v4

@@ -202,6 +202,19 @@ static int json_value(out_t *o, const char *p)
         n = snprintf(b, sizeof b, "%lld", (long long)v);
         break;
     }
+    case DT_UINT64: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        n = snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+        break;
+    }
+    case DT_INT8:
+    case DT_INT16:
+    case DT_UINT8:
+    case DT_UINT16:
+    case DT_UINT32:
+        n = snprintf(b, sizeof b, "%lld", (long long)dt_read_i64(o->dt, p, 0));
+        break;
     default: {
         double v;
         if (o->dt == DT_FLOAT32) {

@@ -13,7 +13,10 @@ static const struct {
 } dt_info[DT_NTYPES] = {
     [DT_BOOL] = {"bool", "|b1", 1},       [DT_INT32] = {"int32", "<i4", 4},
     [DT_INT64] = {"int64", "<i8", 8},     [DT_FLOAT32] = {"float32", "<f4", 4},
-    [DT_FLOAT64] = {"float64", "<f8", 8},
+    [DT_FLOAT64] = {"float64", "<f8", 8}, [DT_INT8] = {"int8", "|i1", 1},
+    [DT_INT16] = {"int16", "<i2", 2},     [DT_UINT8] = {"uint8", "|u1", 1},
+    [DT_UINT16] = {"uint16", "<u2", 2},   [DT_UINT32] = {"uint32", "<u4", 4},
+    [DT_UINT64] = {"uint64", "<u8", 8},
 };
 
 size_t dt_size(dtype_t t)
@@ -48,22 +51,61 @@ int dt_parse_npy_descr(const char *d, dtype_t *out)
             return 0;
         }
     }
-    /* numpy writes bool as "|b1"; "<b1" and "=b1" mean the same. */
+    /* numpy writes bool as "|b1"; "<b1" and "=b1" mean the same, and so
+     * for the other one-byte types */
     if (strcmp(d, "<b1") == 0 || strcmp(d, "=b1") == 0) {
         *out = DT_BOOL;
+        return 0;
+    }
+    if (strcmp(d, "<i1") == 0 || strcmp(d, "=i1") == 0) {
+        *out = DT_INT8;
+        return 0;
+    }
+    if (strcmp(d, "<u1") == 0 || strcmp(d, "=u1") == 0) {
+        *out = DT_UINT8;
         return 0;
     }
     return -1;
 }
 
 /* np.result_type for array pairs, checked against numpy 1.24 (tests/unit). */
+/* numpy's promote_types over our dtypes (generated from numpy 1.24). */
+#define B DT_BOOL
+#define I DT_INT32
+#define L DT_INT64
+#define F DT_FLOAT32
+#define D DT_FLOAT64
+#define b DT_INT8
+#define h DT_INT16
+#define ub DT_UINT8
+#define uh DT_UINT16
+#define ui DT_UINT32
+#define ul DT_UINT64
 static const dtype_t promote_table[DT_NTYPES][DT_NTYPES] = {
-    /* bool */ {DT_BOOL, DT_INT32, DT_INT64, DT_FLOAT32, DT_FLOAT64},
-    /* int32 */ {DT_INT32, DT_INT32, DT_INT64, DT_FLOAT64, DT_FLOAT64},
-    /* int64 */ {DT_INT64, DT_INT64, DT_INT64, DT_FLOAT64, DT_FLOAT64},
-    /* float32 */ {DT_FLOAT32, DT_FLOAT64, DT_FLOAT64, DT_FLOAT32, DT_FLOAT64},
-    /* float64 */ {DT_FLOAT64, DT_FLOAT64, DT_FLOAT64, DT_FLOAT64, DT_FLOAT64},
+    /*           B   I  L  F  D  b  h  ub  uh  ui  ul */
+    /* bool */ {B, I, L, F, D, b, h, ub, uh, ui, ul},
+    /* int32 */ {I, I, L, D, D, I, I, I, I, L, D},
+    /* int64 */ {L, L, L, D, D, L, L, L, L, L, D},
+    /* float32 */ {F, D, D, F, D, F, F, F, F, D, D},
+    /* float64 */ {D, D, D, D, D, D, D, D, D, D, D},
+    /* int8 */ {b, I, L, F, D, b, h, h, I, L, D},
+    /* int16 */ {h, I, L, F, D, h, h, h, I, L, D},
+    /* uint8 */ {ub, I, L, F, D, h, h, ub, uh, ui, ul},
+    /* uint16 */ {uh, I, L, F, D, I, I, uh, uh, ui, ul},
+    /* uint32 */ {ui, L, L, D, D, L, L, ui, ui, ui, ul},
+    /* uint64 */ {ul, D, D, D, D, D, D, ul, ul, ul, ul},
 };
+#undef B
+#undef I
+#undef L
+#undef F
+#undef D
+#undef b
+#undef h
+#undef ub
+#undef uh
+#undef ui
+#undef ul
 
 dtype_t dt_promote(dtype_t a, dtype_t b)
 {
@@ -93,23 +135,40 @@ static int dt_category(dtype_t t)
     return t == DT_BOOL ? 0 : dt_is_int(t) ? 1 : 2;
 }
 
-/* The smallest of our dtypes that numpy's min_scalar_type would promote to
- * together with an array of dtype `arr` of the same or higher category.
- * numpy's min_scalar_type yields (u)int8/16/32 and float16 too; combining
- * them with an array of our dtypes gives the results encoded here. */
+/* numpy's min_scalar_type of an integer: the smallest unsigned type for a
+ * value >= 0, the smallest signed type for a negative one. */
+static dtype_t min_int_type(int64_t v)
+{
+    if (v >= 0)
+        return v <= UINT8_MAX    ? DT_UINT8
+               : v <= UINT16_MAX ? DT_UINT16
+               : v <= UINT32_MAX ? DT_UINT32
+                                 : DT_UINT64;
+    return v >= INT8_MIN    ? DT_INT8
+           : v >= INT16_MIN ? DT_INT16
+           : v >= INT32_MIN ? DT_INT32
+                            : DT_INT64;
+}
+
+/* The type a scalar counts as by value together with arrays whose
+ * promoted dtype `arr` is of the same or higher category: numpy's
+ * min_scalar_type (for a
+ * float, float16 or float32 both promote with a float array as float32
+ * does, so float32 stands for both). */
 static dtype_t scalar_value_type(scalar_t s, dtype_t arr)
 {
     switch (s.kind) {
     case SC_BOOL:
         return DT_BOOL;
     case SC_INT:
-        if (arr == DT_FLOAT32) {
-            /* uint8/int8/uint16/int16 fit float32; (u)int32 and wider do not. */
-            return (s.i >= -32768 && s.i <= 65535) ? DT_FLOAT32 : DT_FLOAT64;
-        }
-        /* against int32: anything that fits int32 keeps int32, except that
-         * min_scalar_type of 2**31..2**32-1 is uint32, which promotes to int64 */
-        return (s.i >= INT32_MIN && s.i <= INT32_MAX) ? DT_INT32 : DT_INT64;
+        /* numpy's "small unsigned" rule: a value >= 0 that fits the signed
+         * type of its size counts as that signed type beside signed arrays */
+        if (s.i >= 0 && dt_is_int(arr) && !dt_is_unsigned(arr))
+            return s.i <= INT8_MAX    ? DT_INT8
+                   : s.i <= INT16_MAX ? DT_INT16
+                   : s.i <= INT32_MAX ? DT_INT32
+                                      : DT_INT64;
+        return min_int_type(s.i);
     case SC_FLOAT:
         /* numpy's min_scalar_type bounds: float32 for |x| < 3.4e38 (its
          * literal bound, not FLT_MAX); inf and nan count as float16. */
@@ -150,37 +209,36 @@ dtype_t dt_result_type(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *
 
 void sc_store(scalar_t s, dtype_t t, void *dst)
 {
-    switch (t) {
-    case DT_BOOL: {
+    if (t == DT_BOOL) {
         bool v = s.kind == SC_BOOL ? s.b : s.kind == SC_INT ? s.i != 0 : s.f != 0.0;
         memcpy(dst, &v, 1);
-        break;
+        return;
     }
-    case DT_INT32: {
-        int32_t v = s.kind == SC_BOOL  ? (int32_t)s.b
-                    : s.kind == SC_INT ? (int32_t)(uint32_t)(uint64_t)s.i
-                                       : cast_f64_i32(s.f);
-        memcpy(dst, &v, 4);
-        break;
-    }
-    case DT_INT64: {
-        int64_t v = s.kind == SC_BOOL ? (int64_t)s.b : s.kind == SC_INT ? s.i : cast_f64_i64(s.f);
-        memcpy(dst, &v, 8);
-        break;
-    }
-    case DT_FLOAT32: {
+    if (t == DT_FLOAT32) {
         float v = (float)sc_as_double(s);
         memcpy(dst, &v, 4);
-        break;
+        return;
     }
-    case DT_FLOAT64: {
+    if (t == DT_FLOAT64) {
         double v = sc_as_double(s);
         memcpy(dst, &v, 8);
-        break;
+        return;
     }
-    default:
-        break;
-    }
+    /* integers: the value's low bits (numpy wraps), floats truncated */
+    uint64_t u;
+    if (s.kind == SC_BOOL)
+        u = s.b;
+    else if (s.kind == SC_INT)
+        u = (uint64_t)s.i;
+    else if (t == DT_UINT64)
+        u = cast_f64_u64(s.f);
+    else if (t == DT_INT64)
+        u = (uint64_t)cast_f64_i64(s.f);
+    else if (t == DT_INT32)
+        u = (uint64_t)(int64_t)cast_f64_i32(s.f);
+    else
+        u = (uint64_t)cast_f64_narrow(s.f, (int)dt_size(t) * 8);
+    dt_store_u64(t, dst, 0, u);
 }
 
 int64_t shape_size(const shape_t *s)

@@ -456,11 +456,9 @@ static int get_dtype(pctx_t *c, graph_node_t *n, json_t *obj)
     json_t *v = json_object_get(obj, "dtype");
     if (!v) return 0;
     char eb[ESC_LEN];
-    if (!json_is_string(v))
-        return NFAIL(c, n, "\"dtype\" must be one of float64, float32, int64, int32, bool");
+    if (!json_is_string(v)) return NFAIL(c, n, "\"dtype\" must be one of " DT_NAMES);
     if (dt_parse(json_string_value(v), &n->dtype) != 0)
-        return NFAIL(c, n,
-                     "\"dtype\" must be one of float64, float32, int64, int32, bool, not \"%s\"",
+        return NFAIL(c, n, "\"dtype\" must be one of " DT_NAMES ", not \"%s\"",
                      esc(json_string_value(v), eb));
     n->has_dtype = true;
     return 1;
@@ -890,16 +888,17 @@ static int parse_random(pctx_t *c, graph_node_t *n, json_t *obj)
         bool has_high = rc == 1;
         if (get_dtype(c, n, obj) < 0) return -1;
         if (!n->has_dtype) n->dtype = DT_INT64;
-        if (n->dtype != DT_INT64 && n->dtype != DT_INT32)
+        if (!dt_is_int(n->dtype))
             return NFAIL(c, n, "Unsupported dtype dtype('%s') for randint", dt_name(n->dtype));
         if (!has_high) { /* randint(low): [0, low) */
             high = low;
             low = 0;
         }
-        if (n->dtype == DT_INT32 && low < INT32_MIN)
-            return NFAIL(c, n, "low is out of bounds for int32");
-        if (n->dtype == DT_INT32 && high > (int64_t)INT32_MAX + 1)
-            return NFAIL(c, n, "high is out of bounds for int32");
+        int64_t tmin, tmax;
+        dt_int_range(n->dtype, &tmin, &tmax);
+        if (low < tmin) return NFAIL(c, n, "low is out of bounds for %s", dt_name(n->dtype));
+        if (tmax < INT64_MAX && high > tmax + 1)
+            return NFAIL(c, n, "high is out of bounds for %s", dt_name(n->dtype));
         if (!has_high && high <= 0) return NFAIL(c, n, "high <= 0");
         if (low >= high) return NFAIL(c, n, "low >= high");
         n->low = sc_int(low);
@@ -1852,7 +1851,7 @@ static int parse_document(pctx_t *c, json_t *root)
     if (resolve_inputs(c) < 0 || parse_fetch(c, fetch) < 0 || topo_sort(c) < 0) return -1;
     for (int i = 0; i < c->g->n_nodes; i++)
         if (graph_infer_node(c->g, i, &c->raw[i], c->lim, c->err, c->errlen) < 0) return -1;
-    return 0;
+    return graph_lower_small(c->g, c->err, c->errlen);
 }
 
 int graph_parse(const char *json, size_t len, const graph_limits_t *lim,

@@ -132,7 +132,7 @@ static dtype_t reduce_dtype(op_t op, dtype_t t)
     case OP_PROD:
     case OP_CUMSUM:
     case OP_CUMPROD:
-        return dt_is_float(t) ? t : DT_INT64;
+        return dt_is_float(t) ? t : dt_sum_type(t);
     case OP_MEAN:
     case OP_STD:
     case OP_VAR:

@@ -36,6 +36,10 @@ int graph_fail(char *err, size_t errlen, const graph_node_t *n, const char *fmt,
 int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limits_t *lim,
                      char *err, size_t errlen);
 
+/* Rewrites an inferred graph so that ops without kernels for the small
+ * integer dtypes run them widened (graph_lower.c). 0, or -1 with err. */
+int graph_lower_small(graph_t *g, char *err, size_t errlen);
+
 /* Parses "start:stop:step" (each part optional, at least one colon, at most
  * two). Returns 0, or -1 when the text is not slice syntax. Values beyond
  * int64 saturate, which slice.indices clamps to the same result. */

@@ -164,7 +164,7 @@ int graph_la_parse(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         v = json_object_get(obj, "dtype");
         if (v && !json_is_null(v)) {
             if (!json_is_string(v) || dt_parse(json_string_value(v), &la->dtype) != 0)
-                return LFAIL(n, "\"dtype\" must be one of float64, float32, int64, int32, bool");
+                return LFAIL(n, "\"dtype\" must be one of " DT_NAMES);
             la->has_dtype = true;
         }
         break;
@@ -541,7 +541,7 @@ int graph_la_infer(graph_t *g, int i, char *err, size_t errlen)
             n->oshape.ndim--;
             n->odtype = la->has_dtype     ? la->dtype
                         : dt_is_float(dt) ? dt
-                                          : DT_INT64; /* numpy's sum of bool, int32 */
+                                          : dt_sum_type(dt); /* numpy's sum of ints, bools */
         }
         return 0;
     }

@@ -117,7 +117,7 @@ int graph_setops_infer(graph_t *g, int i, char *err, size_t errlen)
     if (n->op == OP_BINCOUNT) {
         if (a->oshape.ndim == 0) return FAIL(n, "object of too small depth for desired array");
         if (a->oshape.ndim > 1) return FAIL(n, "object too deep for desired array");
-        if (a->odtype != DT_BOOL && a->odtype != DT_INT32 && a->odtype != DT_INT64)
+        if (a->odtype != DT_BOOL && (!dt_is_int(a->odtype) || a->odtype == DT_UINT64))
             return FAIL(n,
                         "Cannot cast array data from dtype('%s') to dtype('int64') according "
                         "to the rule 'safe'",

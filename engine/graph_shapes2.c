@@ -171,7 +171,7 @@ int graph_shapes2_parse(graph_node_t *n, void *rawp, void *json_obj, char *err, 
     }
     if ((v = json_object_get(obj, "dtype"))) {
         if (!json_is_string(v) || dt_parse(json_string_value(v), &n->dtype) != 0)
-            return FAIL(n, "\"dtype\" must be one of float64, float32, int64, int32, bool");
+            return FAIL(n, "\"dtype\" must be one of " DT_NAMES);
         n->has_dtype = true;
     }
     if ((v = json_object_get(obj, "chunk_size"))) {

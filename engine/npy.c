@@ -254,7 +254,7 @@ int npy_parse_header(const void *buf, size_t len, dtype_t *dt, shape_t *shape, s
             if (cut || dt_parse_npy_descr(val, &t) < 0)
                 return errmsg(err, errlen,
                               "npy header: unsupported dtype descr '%s%s' (supported: <f8 <f4 <i8 "
-                              "<i4 |b1)",
+                              "<i4 <i2 |i1 <u8 <u4 <u2 |u1 |b1)",
                               val, cut ? "..." : "");
         } else if (!cut && strcmp(key, "fortran_order") == 0) {
             if (have_order)

@@ -53,8 +53,8 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     case OP_POWER:
     case OP_SQUARE:
     case OP_RECIPROCAL:
-        /* numpy gives int8 for bools, a dtype outside the contract */
-        if (r == DT_BOOL) return refuse(err, errlen, "the int8 result numpy gives", op, r);
+        /* numpy's loops for these start at int8: bools compute as int8 */
+        if (r == DT_BOOL) t->compute = t->out = DT_INT8;
         return 0;
     case OP_SQRT:
     case OP_EXP:
@@ -88,9 +88,13 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     case OP_HYPOT:
     case OP_COPYSIGN:
     case OP_HEAVISIDE:
-        /* numpy gives float16 for bool, a dtype outside the contract */
-        if (r == DT_BOOL) return refuse(err, errlen, "the float16 result numpy gives", op, r);
-        if (!dt_is_float(r)) t->compute = t->out = DT_FLOAT64;
+        /* numpy's float loops: float16 for bool, int8 and uint8 (a dtype
+         * the format has not), float32 for int16 and uint16 */
+        if (!dt_is_float(r)) {
+            dtype_t f = dt_float_for(r);
+            if (f == DT_NTYPES) return refuse(err, errlen, "the float16 result numpy gives", op, r);
+            t->compute = t->out = f;
+        }
         return 0;
     case OP_EQUAL:
     case OP_NOT_EQUAL:
@@ -138,7 +142,7 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     case OP_LEFT_SHIFT:
     case OP_RIGHT_SHIFT:
         if (dt_is_float(r)) return refuse(err, errlen, "a shift", op, r);
-        if (r == DT_BOOL) return refuse(err, errlen, "the int8 result numpy gives", op, r);
+        if (r == DT_BOOL) t->compute = t->out = DT_INT8;
         return 0;
     default:
         return 0;

@@ -118,6 +118,22 @@ static void create_arange(const kern_gen_t *n, int64_t g0, arr_t *out)
             o[i] = (int32_t)((uint32_t)v0 + (uint32_t)(g0 + i) * delta);
         break;
     }
+    case DT_INT8:
+    case DT_INT16:
+    case DT_UINT8:
+    case DT_UINT16:
+    case DT_UINT32:
+    case DT_UINT64: { /* the narrow types wrap as uint64 arithmetic does */
+        uint64_t v0 = 0, v1 = 0;
+        sc_store(n->start, out->dt, &v0);
+        sc_store(next, out->dt, &v1);
+        v0 = (uint64_t)dt_read_i64(out->dt, &v0, 0);
+        v1 = (uint64_t)dt_read_i64(out->dt, &v1, 0);
+        uint64_t delta = v1 - v0;
+        for (int64_t i = 0; i < len; i++)
+            dt_store_u64(out->dt, out->data, i, v0 + (uint64_t)(g0 + i) * delta);
+        break;
+    }
     default: { /* bool: numpy allows at most two elements */
         uint8_t v[2], *o = out->data;
         sc_store(n->start, DT_BOOL, &v[0]);

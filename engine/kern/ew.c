@@ -14,41 +14,8 @@
 #endif
 
 #include "../cast.h"
+#include "ew_loops.h"
 #include "kern_internal.h"
-
-/* One op over n elements: d = op(a, b, c). Unary ops ignore b and c; `where`
- * reads a as the condition; `clip` takes b (lower) and c (upper), either may
- * be NULL. Bools are bytes holding 0 or 1. */
-typedef void (*ew_fn)(int64_t n, void *restrict d, const void *restrict a, const void *restrict b,
-                      const void *restrict c);
-
-#define UN(name, T, TO, EXPR)                                                                      \
-    static void name(int64_t n, void *restrict dv, const void *restrict av,                        \
-                     const void *restrict bv, const void *restrict cv)                             \
-    {                                                                                              \
-        TO *restrict d = dv;                                                                       \
-        const T *restrict a = av;                                                                  \
-        (void)bv;                                                                                  \
-        (void)cv;                                                                                  \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            T x = a[i];                                                                            \
-            d[i] = (TO)(EXPR);                                                                     \
-        }                                                                                          \
-    }
-
-#define BIN(name, T, TO, EXPR)                                                                     \
-    static void name(int64_t n, void *restrict dv, const void *restrict av,                        \
-                     const void *restrict bv, const void *restrict cv)                             \
-    {                                                                                              \
-        TO *restrict d = dv;                                                                       \
-        const T *restrict a = av;                                                                  \
-        const T *restrict b = bv;                                                                  \
-        (void)cv;                                                                                  \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            T x = a[i], y = b[i];                                                                  \
-            d[i] = (TO)(EXPR);                                                                     \
-        }                                                                                          \
-    }
 
 /* Wrapping integer arithmetic through the unsigned type. */
 #define W32(e) ((int32_t)(uint32_t)(e))
@@ -410,16 +377,6 @@ BIN(shr_I, int32_t, int32_t, (uint32_t)y < 32u ? x >> y : x < 0 ? -1 : 0)
 BIN(shr_L, int64_t, int64_t, (uint64_t)y < 64u ? x >> y : x < 0 ? -1 : 0)
 
 /* ---- where, clip ---------------------------------------------------------- */
-#define WHERE(name, T)                                                                             \
-    static void name(int64_t n, void *restrict dv, const void *restrict av,                        \
-                     const void *restrict bv, const void *restrict cv)                             \
-    {                                                                                              \
-        T *restrict d = dv;                                                                        \
-        const uint8_t *restrict cond = av;                                                         \
-        const T *restrict x = bv, *restrict y = cv;                                                \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            d[i] = cond[i] ? x[i] : y[i];                                                          \
-    }
 /* Bytes select through a mask, which vectorises where the branch does not. */
 static void where_1(int64_t n, void *restrict dv, const void *restrict av, const void *restrict bv,
                     const void *restrict cv)
@@ -434,29 +391,6 @@ static void where_1(int64_t n, void *restrict dv, const void *restrict av, const
 WHERE(where_4, uint32_t)
 WHERE(where_8, uint64_t)
 
-/* numpy 1.24's clip: minimum(maximum(a, lo), hi) where each step keeps a NaN
- * from either side (_NPY_MAX(a, b) = isnan(a) ? a : a > b ? a : b). */
-#define CLIP(name, T, MAXF, MINF)                                                                  \
-    static void name(int64_t n, void *restrict dv, const void *restrict av,                        \
-                     const void *restrict bv, const void *restrict cv)                             \
-    {                                                                                              \
-        T *restrict d = dv;                                                                        \
-        const T *restrict a = av, *restrict lo = bv, *restrict hi = cv;                            \
-        if (lo && hi) {                                                                            \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                d[i] = MINF(MAXF(a[i], lo[i]), hi[i]);                                             \
-        } else if (lo) {                                                                           \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                d[i] = MAXF(a[i], lo[i]);                                                          \
-        } else if (hi) {                                                                           \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                d[i] = MINF(a[i], hi[i]);                                                          \
-        } else {                                                                                   \
-            memcpy(d, a, (size_t)n * sizeof(T));                                                   \
-        }                                                                                          \
-    }
-#define IMAX(x, y) ((x) > (y) ? (x) : (y))
-#define IMIN(x, y) ((x) < (y) ? (x) : (y))
 static inline float fmaxn_f(float x, float y)
 {
     return x != x ? x : x > y ? x : y;
@@ -478,58 +412,6 @@ CLIP(clip_I, int32_t, IMAX, IMIN)
 CLIP(clip_L, int64_t, IMAX, IMIN)
 CLIP(clip_F, float, fmaxn_f, fminn_f)
 CLIP(clip_D, double, fmaxn_d, fminn_d)
-
-/* ---- astype: every pair of the five dtypes -------------------------------- */
-#define CAST(name, T, TO, EXPR) UN(name, T, TO, EXPR)
-static void cast_copy1(int64_t n, void *restrict d, const void *restrict a, const void *restrict b,
-                       const void *restrict c)
-{
-    (void)b;
-    (void)c;
-    memcpy(d, a, (size_t)n);
-}
-static void cast_copy4(int64_t n, void *restrict d, const void *restrict a, const void *restrict b,
-                       const void *restrict c)
-{
-    (void)b;
-    (void)c;
-    memcpy(d, a, (size_t)n * 4);
-}
-static void cast_copy8(int64_t n, void *restrict d, const void *restrict a, const void *restrict b,
-                       const void *restrict c)
-{
-    (void)b;
-    (void)c;
-    memcpy(d, a, (size_t)n * 8);
-}
-CAST(c_BI, uint8_t, int32_t, x != 0)
-CAST(c_BL, uint8_t, int64_t, x != 0)
-CAST(c_BF, uint8_t, float, x != 0)
-CAST(c_BD, uint8_t, double, x != 0)
-CAST(c_IB, int32_t, uint8_t, x != 0)
-CAST(c_IL, int32_t, int64_t, x)
-CAST(c_IF, int32_t, float, x)
-CAST(c_ID, int32_t, double, x)
-CAST(c_LB, int64_t, uint8_t, x != 0)
-CAST(c_LI, int64_t, int32_t, cast_i64_i32(x))
-CAST(c_LF, int64_t, float, x)
-CAST(c_LD, int64_t, double, x)
-CAST(c_FB, float, uint8_t, x != 0)
-CAST(c_FI, float, int32_t, cast_f64_i32((double)x))
-CAST(c_FL, float, int64_t, cast_f64_i64((double)x))
-CAST(c_FD, float, double, x)
-CAST(c_DB, double, uint8_t, x != 0)
-CAST(c_DI, double, int32_t, cast_f64_i32(x))
-CAST(c_DL, double, int64_t, cast_f64_i64(x))
-CAST(c_DF, double, float, x)
-
-static const ew_fn cast_table[DT_NTYPES][DT_NTYPES] = {
-    [DT_BOOL] = {cast_copy1, c_BI, c_BL, c_BF, c_BD},
-    [DT_INT32] = {c_IB, cast_copy4, c_IL, c_IF, c_ID},
-    [DT_INT64] = {c_LB, c_LI, cast_copy8, c_LF, c_LD},
-    [DT_FLOAT32] = {c_FB, c_FI, c_FL, cast_copy4, c_FD},
-    [DT_FLOAT64] = {c_DB, c_DI, c_DL, c_DF, cast_copy8},
-};
 
 /* [op][compute dtype]; NULL where ew_resolve refuses the pair. */
 #define ALL5(p)                                                                                    \
@@ -717,6 +599,11 @@ static void fill_val(char *dst, const char *src, int64_t n, size_t es)
         memcpy(&v, src, 4);
         for (int64_t i = 0; i < n; i++)
             d[i] = v;
+    } else if (es == 2) {
+        uint16_t v, *d = (uint16_t *)(void *)dst;
+        memcpy(&v, src, 2);
+        for (int64_t i = 0; i < n; i++)
+            d[i] = v;
     } else {
         memset(dst, *src, (size_t)n);
     }
@@ -838,7 +725,9 @@ ew_ctx_t *ew_ctx_create(const ew_prog_t *prog, const arr_t *inputs, const shape_
         ci->c = in->c;
         ci->int_power = in->op == OP_POWER && dt_is_int(ci->dt);
         if (in->op == OP_ASTYPE)
-            ci->fn = cast_table[prog->reg_dt[in->a]][in->dt];
+            ci->fn = ew_cast_loop((dtype_t)prog->reg_dt[in->a], (dtype_t)in->dt);
+        else if ((unsigned)in->op < OP_COUNT && dt_is_small((dtype_t)in->dt))
+            ci->fn = ew_int_loop((op_t)in->op, (dtype_t)in->dt);
         else if ((unsigned)in->op < OP_COUNT && in->dt < DT_NTYPES)
             ci->fn = op_table[in->op][in->dt];
         if (!ci->fn) {
@@ -876,7 +765,11 @@ ew_ctx_t *ew_ctx_create(const ew_prog_t *prog, const arr_t *inputs, const shape_
 static bool any_negative(dtype_t dt, const void *v, int64_t n)
 {
     int neg = 0;
-    if (dt == DT_INT32) {
+    if (dt_is_unsigned(dt)) return false;
+    if (dt == DT_INT8 || dt == DT_INT16) {
+        for (int64_t i = 0; i < n; i++)
+            neg |= dt_read_i64(dt, v, i) < 0;
+    } else if (dt == DT_INT32) {
         const int32_t *x = v;
         for (int64_t i = 0; i < n; i++)
             neg |= x[i] < 0;

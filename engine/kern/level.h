@@ -25,6 +25,9 @@
 #define ew_ctx_create KERN_LV(ew_ctx_create)
 #define ew_ctx_block KERN_LV(ew_ctx_block)
 #define ew_ctx_free KERN_LV(ew_ctx_free)
+/* ew_int.c */
+#define ew_int_loop KERN_LV(ew_int_loop)
+#define ew_cast_loop KERN_LV(ew_cast_loop)
 /* reduce.c */
 #define kern_red_partial_bytes KERN_LV(kern_red_partial_bytes)
 #define kern_red_result_dtype KERN_LV(kern_red_result_dtype)

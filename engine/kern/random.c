@@ -302,6 +302,10 @@ static void random_seg(void *vc, int64_t e0, int64_t l0, int64_t len)
                 for (int64_t i = 0; i < cnt; i++)
                     o[i] = (int32_t)(uint32_t)(low +
                                                (uint64_t)(((unsigned __int128)w[i] * range) >> 64));
+            } else if (dt_is_small(dt)) {
+                for (int64_t i = 0; i < cnt; i++)
+                    dt_store_u64(dt, c->out->data, dst + i,
+                                 low + (uint64_t)(((unsigned __int128)w[i] * range) >> 64));
             } else {
                 int64_t *restrict o = (int64_t *)c->out->data + dst;
                 for (int64_t i = 0; i < cnt; i++)

@@ -10,8 +10,8 @@ Random ops have no numpy equivalent (the engine's streams are Philox-based):
 their values must be supplied in random_values, read back from mars-run.
 
 A document numpy refuses (a TypeError, a shape mismatch, an empty min, a
-result dtype outside the contract's five such as numpy's float16 for
-sqrt(bool) or int8 for square(bool)) raises Rejected naming the node, so a
+result dtype outside the contract's such as numpy's float16 for
+sqrt(bool) or sqrt(int8)) raises Rejected naming the node, so a
 caller can expect mars-run to reject it too (exit 2).
 
 Two rules go beyond a plain numpy transcription, because a graph engine has to
@@ -45,6 +45,12 @@ DTYPES = {
     "int64": np.dtype(np.int64),
     "float32": np.dtype(np.float32),
     "float64": np.dtype(np.float64),
+    "int8": np.dtype(np.int8),
+    "int16": np.dtype(np.int16),
+    "uint8": np.dtype(np.uint8),
+    "uint16": np.dtype(np.uint16),
+    "uint32": np.dtype(np.uint32),
+    "uint64": np.dtype(np.uint64),
 }
 CONTRACT_DTYPES = set(DTYPES.values())
 

@@ -1166,10 +1166,13 @@ static const err_case_t node_errors[] = {
        "1,1,1,1]}"),
      "node \"a\" (ones): maximum supported dimension for an ndarray is 32, found 33"},
     {D("{'key':'a','op':'ones','shape':1,'dtype':'float16'}"),
-     "node \"a\" (ones): \"dtype\" must be one of float64, float32, int64, int32, bool, not "
+     "node \"a\" (ones): \"dtype\" must be one of float64, float32, int64, int32, int16, int8, "
+     "uint64, "
+     "uint32, uint16, uint8, bool, not "
      "\"float16\""},
     {D("{'key':'a','op':'ones','shape':1,'dtype':8}"),
-     "node \"a\" (ones): \"dtype\" must be one of float64, float32, int64, int32, bool"},
+     "node \"a\" (ones): \"dtype\" must be one of float64, float32, int64, int32, int16, int8, "
+     "uint64, uint32, uint16, uint8, bool"},
     /* creation */
     {D("{'key':'a','op':'full','shape':1}"), "node \"a\" (full): \"fill_value\" is missing"},
     {D("{'key':'a','op':'full','shape':1,'fill_value':'x'}"),

@@ -488,7 +488,7 @@ static void test_parse_malformed(void **st)
     expect_dict_error("{'descr': '<f8', 'fortran_order': 0, 'shape': ()}", "True or False");
     expect_dict_error("{'descr': '<c16', 'fortran_order': False, 'shape': ()}",
                       "unsupported dtype descr '<c16'");
-    expect_dict_error("{'descr': '<u1', 'fortran_order': False, 'shape': ()}", "'<u1'");
+    expect_dict_error("{'descr': '<c16', 'fortran_order': False, 'shape': ()}", "'<c16'");
     expect_dict_error("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': ()}",
                       "structured");
     expect_dict_error("{'descr': '<f8aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', "
