@@ -112,8 +112,7 @@ static bool floats(op_t op)
     default:
         return op_kind(op) == OPK_LINALG && op != OP_DOT && op != OP_MATMUL && op != OP_INNER &&
                op != OP_OUTER && op != OP_TENSORDOT && op != OP_TRACE && op != OP_DIAGONAL &&
-               op != OP_VDOT && op != OP_EINSUM && op != OP_DIAG && op != OP_TRIL &&
-               op != OP_TRIU;
+               op != OP_VDOT && op != OP_EINSUM && op != OP_DIAG && op != OP_TRIL && op != OP_TRIU;
     }
 }
 
@@ -125,7 +124,7 @@ static bool takes_indexes(op_t op)
 }
 
 typedef struct {
-    graph_t *g;     /* the graph being rewritten (its old nodes) */
+    graph_t *g;       /* the graph being rewritten (its old nodes) */
     graph_node_t *nn; /* the new nodes */
     int n, cap;
     int *map; /* old node index -> new index of its value */
@@ -224,8 +223,8 @@ static int lower_node(lower_t *L, int old)
             shifted |= sh;
             x->in[j].node = w;
         } else if (dt_is_small(L->nn[ns].odtype)) { /* a DataFrame op's tensor input */
-            int w = ew_node(L, ns, OP_ASTYPE,
-                            L->nn[ns].odtype == DT_UINT64 ? DT_FLOAT64 : DT_INT64);
+            int w =
+                ew_node(L, ns, OP_ASTYPE, L->nn[ns].odtype == DT_UINT64 ? DT_FLOAT64 : DT_INT64);
             if (w < 0) return FAIL(x, "out of memory");
             x->in[j].node = w;
         } else {
@@ -250,8 +249,8 @@ static int lower_node(lower_t *L, int old)
     if (o->df) o->df->tdt = DT_INT64;
     int src = oi;
     /* values shifted by 2**63 shift back (ptp's difference is unshifted) */
-    if (shifted && t == DT_UINT64 && o->op != OP_PTP && (src = ew_node(L, src, OP_BITWISE_XOR,
-                                                                       DT_INT64)) < 0)
+    if (shifted && t == DT_UINT64 && o->op != OP_PTP &&
+        (src = ew_node(L, src, OP_BITWISE_XOR, DT_INT64)) < 0)
         return FAIL(NULL, "out of memory");
     int c = ew_node(L, src, OP_ASTYPE, t);
     if (c < 0) return FAIL(NULL, "out of memory");

@@ -33,7 +33,7 @@
     CAST(c_##S##_i8, T, int64_t, cast_f64_i64((double)x))                                          \
     CAST(c_##S##_f4, T, float, (float)x)                                                           \
     CAST(c_##S##_f8, T, double, (double)x)                                                         \
-    CAST(c_##S##_i1, T, int8_t, (int8_t)cast_f64_narrow((double)x, 8))                            \
+    CAST(c_##S##_i1, T, int8_t, (int8_t)cast_f64_narrow((double)x, 8))                             \
     CAST(c_##S##_i2, T, int16_t, (int16_t)cast_f64_narrow((double)x, 16))                          \
     CAST(c_##S##_u1, T, uint8_t, (uint8_t)cast_f64_narrow((double)x, 8))                           \
     CAST(c_##S##_u2, T, uint16_t, (uint16_t)cast_f64_narrow((double)x, 16))                        \
@@ -71,7 +71,7 @@ ew_fn ew_cast_loop(dtype_t from, dtype_t to)
  * ops, where and clip. CONV converts a double (reciprocal, round); ST is
  * the signed type of T's width (round's decimals arrive as a T). */
 #define WRAP(T, e) ((T)(uint64_t)(e))
-#define INT_COMMON(S, T, ST, BITS, CONV)                                                               \
+#define INT_COMMON(S, T, ST, BITS, CONV)                                                           \
     BIN(add_##S, T, T, WRAP(T, (uint64_t)x + (uint64_t)y))                                         \
     BIN(sub_##S, T, T, WRAP(T, (uint64_t)x - (uint64_t)y))                                         \
     BIN(mul_##S, T, T, WRAP(T, (uint64_t)x *(uint64_t)y))                                          \
@@ -95,8 +95,8 @@ ew_fn ew_cast_loop(dtype_t from, dtype_t to)
     BIN(bxor_##S, T, T, (T)(x ^ y))                                                                \
     BIN(shl_##S, T, T, (uint64_t)y < BITS ? WRAP(T, (uint64_t)x << y) : 0)                         \
     BIN(pow_##S, T, T, ipow_##S(x, y))                                                             \
-    BIN(fdiv_##S, T, T, ifdiv_##S(x, y))                                                            \
-    BIN(mod_##S, T, T, imod_##S(x, y))                                                              \
+    BIN(fdiv_##S, T, T, ifdiv_##S(x, y))                                                           \
+    BIN(mod_##S, T, T, imod_##S(x, y))                                                             \
     CLIP(clip_##S, T, IMAX, IMIN)                                                                  \
     static void round_##S(int64_t n, void *restrict dv, const void *restrict av,                   \
                           const void *restrict bv, const void *restrict cv)                        \
@@ -104,7 +104,7 @@ ew_fn ew_cast_loop(dtype_t from, dtype_t to)
         T *restrict d = dv;                                                                        \
         const T *restrict a = av;                                                                  \
         (void)cv;                                                                                  \
-        int64_t dec = bv ? (int64_t)(ST)((const T *)bv)[0] : 0;                                        \
+        int64_t dec = bv ? (int64_t)(ST)((const T *)bv)[0] : 0;                                    \
         if (dec >= 0) {                                                                            \
             memcpy(d, a, (size_t)n * sizeof(T));                                                   \
             return;                                                                                \
@@ -132,9 +132,9 @@ ew_fn ew_cast_loop(dtype_t from, dtype_t to)
     }
 
 /* Signed: Python's floor division and modulo signs; MIN // -1 wraps. */
-#define SIGNED_INT(S, T, ST, BITS, CONV)                                                               \
+#define SIGNED_INT(S, T, ST, BITS, CONV)                                                           \
     IPOW(S, T)                                                                                     \
-    static inline T ifdiv_##S(T x, T y)                                                             \
+    static inline T ifdiv_##S(T x, T y)                                                            \
     {                                                                                              \
         if (y == 0) return 0;                                                                      \
         if (y == -1) return WRAP(T, 0u - (uint64_t)x);                                             \
@@ -142,30 +142,30 @@ ew_fn ew_cast_loop(dtype_t from, dtype_t to)
         if (x % y != 0 && ((x < 0) != (y < 0))) q--;                                               \
         return q;                                                                                  \
     }                                                                                              \
-    static inline T imod_##S(T x, T y)                                                              \
+    static inline T imod_##S(T x, T y)                                                             \
     {                                                                                              \
         if (y == 0 || y == -1) return 0;                                                           \
         T r = (T)(x % y);                                                                          \
         if (r != 0 && ((r < 0) != (y < 0))) r = (T)(r + y);                                        \
         return r;                                                                                  \
     }                                                                                              \
-    INT_COMMON(S, T, ST, BITS, CONV)                                                                   \
+    INT_COMMON(S, T, ST, BITS, CONV)                                                               \
     UN(abs_##S, T, T, x < 0 ? WRAP(T, 0u - (uint64_t)x) : x)                                       \
     UN(sign_##S, T, T, (T)((x > 0) - (x < 0)))                                                     \
     BIN(fmod_##S, T, T, (y == 0 || y == -1) ? 0 : (T)(x % y))                                      \
     BIN(shr_##S, T, T, (uint64_t)y < BITS ? (T)(x >> y) : x < 0 ? -1 : 0)
 
-#define UNSIGNED_INT(S, T, ST, BITS, CONV)                                                             \
+#define UNSIGNED_INT(S, T, ST, BITS, CONV)                                                         \
     IPOW(S, T)                                                                                     \
-    static inline T ifdiv_##S(T x, T y)                                                             \
+    static inline T ifdiv_##S(T x, T y)                                                            \
     {                                                                                              \
         return y == 0 ? 0 : (T)(x / y);                                                            \
     }                                                                                              \
-    static inline T imod_##S(T x, T y)                                                              \
+    static inline T imod_##S(T x, T y)                                                             \
     {                                                                                              \
         return y == 0 ? 0 : (T)(x % y);                                                            \
     }                                                                                              \
-    INT_COMMON(S, T, ST, BITS, CONV)                                                                   \
+    INT_COMMON(S, T, ST, BITS, CONV)                                                               \
     UN(abs_##S, T, T, x)                                                                           \
     UN(sign_##S, T, T, (T)(x > 0))                                                                 \
     BIN(fmod_##S, T, T, y == 0 ? 0 : (T)(x % y))                                                   \

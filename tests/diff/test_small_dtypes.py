@@ -102,6 +102,19 @@ for dt in SMALL:
     case("array/%s" % dt, A("r", x, dt, 4), x)
     case("zeros_like/%s" % dt, A("a", x, dt, 4) + [N("r", "zeros_like", ["a"])], np.zeros_like(x))
 
+for dt in SMALL:
+    lo, hi = (-5, 90) if dt.startswith("int") else (3, 200)
+    case("randint/%s" % dt, [N("r", "random.randint", low=lo, high=hi, shape=[50], dtype=dt,
+                               seed=7, chunk_size=13)],
+         lambda got, dt=dt, lo=lo, hi=hi: None if (
+             got.dtype == np.dtype(dt) and got.shape == (50,) and got.min() >= lo
+             and got.max() < hi and len(np.unique(got)) > 10)
+         else "%s %s [%s, %s]" % (got.dtype, got.shape, got.min(), got.max()))
+reject("randint/uint8/high-out-of-bounds",
+       [N("r", "random.randint", low=0, high=257, shape=[5], dtype="uint8")])
+reject("randint/int8/low-out-of-bounds",
+       [N("r", "random.randint", low=-129, high=5, shape=[5], dtype="int8")])
+
 # ------------------------------------------------------------- astype
 for src in ALL:
     if src == "bool":

@@ -124,6 +124,22 @@ class TestOperators(Base):
         ]
         self.run_all(pairs)
 
+    def test_small_dtypes(self):
+        """int8 ... uint64 uploaded, computed and fetched with numpy's dtypes."""
+        u = RNG.integers(0, 256, (6, 8)).astype(np.uint8)
+        b = RNG.integers(-128, 128, (6, 8)).astype(np.int8)
+        big = np.array([2**64 - 1, 2**63, 3, 0], np.uint64)
+        x, y, g = mt.tensor(u, chunk_size=4), mt.tensor(b, chunk_size=(3, 5)), mt.tensor(big)
+        pairs = [("u+b", x + y, u + b), ("u*3", x * 3, u * 3), ("b//-3", y // -3, b // -3),
+                 ("u<200", x < 200, u < 200), ("sum", x.sum(axis=0), u.sum(axis=0)),
+                 ("max", y.max(), np.asarray(b.max())), ("sort", mt.sort(y, axis=1), np.sort(b, 1)),
+                 ("astype", y.astype("uint16"), b.astype(np.uint16)),
+                 ("dot", x.dot(y.T), u.dot(b.T)), ("big", mt.sort(g), np.sort(big)),
+                 ("bigmax", g.max(), np.asarray(big.max()))]
+        self.run_all(pairs)
+        for name, t, want in pairs:
+            self.assertEqual(t.fetch().dtype, np.asarray(want).dtype, name)
+
     def test_matmul_vectors(self):
         a, v = mt.tensor(XN), mt.tensor(XN[0])
         self.run_all([("m@v", a @ v, XN @ XN[0]), ("v@v", v @ v, XN[0] @ XN[0]),
