@@ -369,7 +369,7 @@ int graph_fancy_infer(graph_t *g, graph_node_t *n, const graph_raw_t *r, char *e
     case OP_TAKE: {
         const graph_node_t *m = tin(g, n, 1);
         if (m && m->vkind != VK_TENSOR) return FAIL("input \"%s\" is not a tensor", m->key);
-        if (m && !dt_is_int(m->odtype) && m->odtype != DT_BOOL)
+        if (m && ((!dt_is_int(m->odtype) && m->odtype != DT_BOOL) || m->odtype == DT_UINT64))
             return FAIL("Cannot cast array data from dtype('%s') to dtype('int64') according to "
                         "the rule 'safe'",
                         dt_name(m->odtype));

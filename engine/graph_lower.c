@@ -129,6 +129,11 @@ typedef struct {
     int n, cap;
     int *map; /* old node index -> new index of its value */
     int serial;
+    /* widened inputs made so far, shared by every op that reads them */
+    struct {
+        int src, kind, idx;
+    } * memo;
+    int n_memo, cap_memo;
     char *err;
     size_t errlen;
 } lower_t;
@@ -184,19 +189,44 @@ static int ew_node(lower_t *L, int src, op_t op, dtype_t dt)
     return idx;
 }
 
-/* The wide form of new node `src` (a small dtype) for an input of op,
- * numpy's result being t: a chain of new nodes; its last index or -1. */
-static int widen(lower_t *L, int src, op_t op, dtype_t t, bool index_input, bool *shifted)
+enum { W_INT64, W_FLOAT32, W_FLOAT64, W_SHIFTED };
+
+/* new node src widened as `kind`: a chain of new nodes made once per
+ * (src, kind); its last index or -1 */
+static int widened(lower_t *L, int src, int kind)
 {
-    dtype_t s = L->nn[src].odtype;
-    *shifted = false;
-    if (t == DT_FLOAT32 && !index_input) return ew_node(L, src, OP_ASTYPE, DT_FLOAT32);
-    if (s != DT_UINT64) return ew_node(L, src, OP_ASTYPE, DT_INT64);
-    if (dt_is_float(t) || floats(op)) return ew_node(L, src, OP_ASTYPE, DT_FLOAT64);
-    int w = ew_node(L, src, OP_ASTYPE, DT_INT64);
-    if (w < 0 || !orders(op) || index_input) return w;
-    *shifted = true;
-    return ew_node(L, w, OP_BITWISE_XOR, DT_INT64);
+    for (int i = 0; i < L->n_memo; i++)
+        if (L->memo[i].src == src && L->memo[i].kind == kind) return L->memo[i].idx;
+    if (L->n_memo == L->cap_memo) {
+        int ncap = L->cap_memo * 2 + 8;
+        void *p = realloc(L->memo, sizeof *L->memo * (size_t)ncap);
+        if (!p) return -1;
+        L->memo = p;
+        L->cap_memo = ncap;
+    }
+    int w = ew_node(L, src, OP_ASTYPE,
+                    kind == W_FLOAT32   ? DT_FLOAT32
+                    : kind == W_FLOAT64 ? DT_FLOAT64
+                                        : DT_INT64);
+    if (w >= 0 && kind == W_SHIFTED) w = ew_node(L, w, OP_BITWISE_XOR, DT_INT64);
+    if (w >= 0) {
+        L->memo[L->n_memo].src = src;
+        L->memo[L->n_memo].kind = kind;
+        L->memo[L->n_memo++].idx = w;
+    }
+    return w;
+}
+
+/* How a small input of dtype s is widened for op, numpy's result being t;
+ * mixed: the op's inputs hold uint64 and a signed integer (which numpy
+ * compares as float64). */
+static int wide_kind(dtype_t s, op_t op, dtype_t t, bool index_input, bool mixed)
+{
+    if (index_input) return W_INT64;
+    if (t == DT_FLOAT32) return W_FLOAT32;
+    if (s != DT_UINT64) return W_INT64;
+    if (dt_is_float(t) || floats(op) || mixed) return W_FLOAT64;
+    return orders(op) ? W_SHIFTED : W_INT64;
 }
 
 static int lower_node(lower_t *L, int old)
@@ -211,28 +241,37 @@ static int lower_node(lower_t *L, int old)
                     "boolean mask, compress, extract) must be int64, float64 or bool here, not "
                     "%s; astype the input first",
                     dt_name(t));
-    bool shifted = false;
+    bool shifted = false, data_widened = false, has_u64 = false, has_signed = false;
+    for (int j = 0; j < x->n_in; j++) { /* the data inputs' dtypes */
+        if (j > 0 && takes_indexes(x->op)) break;
+        dtype_t d = x->in[j].node >= 0 ? L->nn[L->map[x->in[j].node]].odtype : DT_BOOL;
+        has_u64 |= d == DT_UINT64;
+        has_signed |= dt_is_int(d) && !dt_is_unsigned(d);
+    }
     for (int j = 0; j < x->n_in; j++) {
         int s = x->in[j].node;
         if (s < 0) continue;
         int ns = L->map[s];
-        if (x->vkind == VK_TENSOR && dt_is_small(L->nn[ns].odtype)) {
-            bool sh;
-            int w = widen(L, ns, x->op, t, j > 0 && takes_indexes(x->op), &sh);
-            if (w < 0) return FAIL(x, "out of memory");
-            shifted |= sh;
-            x->in[j].node = w;
-        } else if (dt_is_small(L->nn[ns].odtype)) { /* a DataFrame op's tensor input */
-            int w =
-                ew_node(L, ns, OP_ASTYPE, L->nn[ns].odtype == DT_UINT64 ? DT_FLOAT64 : DT_INT64);
-            if (w < 0) return FAIL(x, "out of memory");
-            x->in[j].node = w;
-        } else {
+        dtype_t d = L->nn[ns].odtype;
+        if (!dt_is_small(d)) {
             x->in[j].node = ns;
+            continue;
         }
+        int kind = W_INT64;
+        if (x->vkind == VK_TENSOR) {
+            bool index_input = j > 0 && takes_indexes(x->op);
+            kind = wide_kind(d, x->op, t, index_input, has_u64 && has_signed);
+            shifted |= kind == W_SHIFTED;
+            data_widened |= !index_input;
+        } else if (d == DT_UINT64) { /* a DataFrame op's tensor input */
+            kind = W_FLOAT64;
+        }
+        int w = widened(L, ns, kind);
+        if (w < 0) return FAIL(x, "out of memory");
+        x->in[j].node = w;
     }
     /* the op's own result: numpy's dtype, or the wide one and a cast */
-    bool cast = x->vkind == VK_TENSOR && (dt_is_small(t) || t == DT_INT32);
+    bool cast = x->vkind == VK_TENSOR && data_widened && (dt_is_small(t) || t == DT_INT32);
     graph_node_t *o = push(L);
     if (!o) return FAIL(x, "out of memory");
     *o = *x;
@@ -320,6 +359,7 @@ int graph_lower_small(graph_t *g, char *err, size_t errlen)
             graph_free(tp);
         }
         free(L.map);
+        free(L.memo);
         free(need);
         return rc;
     }
@@ -341,6 +381,7 @@ int graph_lower_small(graph_t *g, char *err, size_t errlen)
         }
     }
     free(L.map);
+    free(L.memo);
     free(need);
     return 0;
 }

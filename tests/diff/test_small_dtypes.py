@@ -314,7 +314,7 @@ for dt in SMALL:
     idx = np.array([5, 0, 3, 3], "int64")
     case("fancy/%s" % dt, A("a", x, dt, [4, 3]) + A("i", idx, "int64")
          + [N("r", "getitem", ["a", "i"], index=[{"input": 1}])], x[idx])
-    i8 = np.array([5, 0, 3, 3], dt if dt != "uint64" else "uint8")
+    i8 = np.array([5, 0, 3, 3], dt if dt != "uint64" else "uint8")  # take refuses uint64
     case("take/%s/index-%s" % (dt, i8.dtype), A("a", x, dt, [4, 3]) + A("i", i8, str(i8.dtype))
          + [N("r", "take", ["a", "i"], axis=0)], np.take(x, i8, axis=0))
     fx = sample("float32", (6, 7))
@@ -389,6 +389,35 @@ case("searchsorted/uint64-big", A("s", np.sort(big), "uint64", 3) + A("v", big, 
      + [N("r", "searchsorted", ["s", "v"])], np.searchsorted(np.sort(big), big))
 case("topk/uint64-big", A("a", big, "uint64", 3) + [N("r", "topk", ["a"], k=3)],
      np.sort(big)[::-1][:3])
+
+# index inputs of a small dtype leave the data's dtype alone
+xi = sample("int32", (9, 4))
+for idt in SMALL:
+    ix = np.array([8, 0, 3, 3, 1], idt)
+    xf = sample("float64", (9, 4))
+    if idt == "uint64":  # numpy: cannot cast uint64 to int64 safely
+        reject("take/int32/index-%s" % idt, A("a", xi, "int32", [4, 3]) + A("i", ix, idt, 2)
+               + [N("r", "take", ["a", "i"], axis=0)])
+    else:
+        case("take/int32/index-%s" % idt, A("a", xi, "int32", [4, 3]) + A("i", ix, idt, 2)
+             + [N("r", "take", ["a", "i"], axis=0)], np.take(xi, ix, axis=0))
+        case("take/float64/index-%s" % idt, A("a", xf, "float64", [4, 3]) + A("i", ix, idt, 2)
+             + [N("r", "take", ["a", "i"], axis=0)], np.take(xf, ix, axis=0))
+    case("fancy/int32/index-%s" % idt, A("a", xi, "int32", [4, 3]) + A("i", ix, idt, 2)
+         + [N("r", "getitem", ["a", "i"], index=[{"input": 1}])], xi[ix])
+# uint64 beside a signed integer: numpy compares them as float64
+sv = np.array([-5, 0, 7, 2**40], np.int64)
+case("searchsorted/uint64-big/int64", A("s", np.sort(big), "uint64", 3) + A("v", sv, "int64", 3)
+     + [N("r", "searchsorted", ["s", "v"])], np.searchsorted(np.sort(big), sv))
+case("isin/int64/uint64-big", A("v", sv, "int64", 3) + A("s", big, "uint64", 3)
+     + [N("r", "isin", ["v", "s"])], np.isin(sv, big))
+# both results of histogram fetched: one widened input shared
+t8 = sample("int8", (40,))
+h = np.histogram(t8, bins=5)
+if not ONLY or any(o in "histogram/both" for o in ONLY):
+    cases.append(("histogram/both/counts", A("a", t8, "int8", 7) + [
+        {"key": "h", "op": "histogram", "inputs": ["a"], "bins": 5, "outputs": ["r", "e"]},
+        N("e2", "add", ["e", {"value": 0}])], h[0]))
 
 # ------------------------------------------------------------- run
 BATCH = 150
