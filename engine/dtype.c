@@ -207,6 +207,34 @@ dtype_t dt_result_type(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *
     return r;
 }
 
+/* float16 0, float32 1, float64 2: the smallest float t casts to safely */
+static int float_rank(dtype_t t)
+{
+    dtype_t f = dt_float_for(t);
+    return f == DT_NTYPES ? 0 : f == DT_FLOAT32 ? 1 : 2;
+}
+
+dtype_t dt_float_result(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc)
+{
+    int rank = 0;
+    for (int i = 0; i < n_arr; i++)
+        if (float_rank(arr[i]) > rank) rank = float_rank(arr[i]);
+    int max_sc_cat = -1;
+    for (int i = 0; i < n_sc; i++) {
+        int c = sc[i].kind == SC_BOOL ? 0 : sc[i].kind == SC_INT ? 1 : 2;
+        if (c > max_sc_cat) max_sc_cat = c;
+    }
+    dtype_t base = n_arr ? arr[0] : DT_BOOL;
+    for (int i = 1; i < n_arr; i++)
+        base = dt_promote(base, arr[i]);
+    bool by_value = n_arr > 0 && max_sc_cat <= dt_category(base);
+    for (int i = 0; i < n_sc; i++) {
+        dtype_t t = by_value ? scalar_value_type(sc[i], base) : sc_default_dtype(sc[i]);
+        if (float_rank(t) > rank) rank = float_rank(t);
+    }
+    return rank == 0 ? DT_NTYPES : rank == 1 ? DT_FLOAT32 : DT_FLOAT64;
+}
+
 void sc_store(scalar_t s, dtype_t t, void *dst)
 {
     if (t == DT_BOOL) {

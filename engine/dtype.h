@@ -221,6 +221,11 @@ dtype_t sc_default_dtype(scalar_t s);
  * (bool < int < float) than every array. n_arr may be 0. */
 dtype_t dt_result_type(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc);
 
+/* The float dtype numpy's float ufunc loops (e, f, d) give for these
+ * operands: the smallest float every operand casts to safely, scalars by
+ * value as dt_result_type counts them; DT_NTYPES for float16. */
+dtype_t dt_float_result(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc);
+
 /* Writes the scalar converted to dtype t (as numpy's astype would) into dst. */
 void sc_store(scalar_t s, dtype_t t, void *dst);
 

@@ -91,7 +91,7 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
         /* numpy's float loops: float16 for bool, int8 and uint8 (a dtype
          * the format has not), float32 for int16 and uint16 */
         if (!dt_is_float(r)) {
-            dtype_t f = dt_float_for(r);
+            dtype_t f = dt_float_result(n_arr, arr, n_sc, sc);
             if (f == DT_NTYPES) return refuse(err, errlen, "the float16 result numpy gives", op, r);
             t->compute = t->out = f;
         }

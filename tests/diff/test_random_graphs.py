@@ -37,7 +37,8 @@ MAX_ELEMS = int(os.environ.get("MARS_DIFF_MAX_ELEMS", "24000"))
 MAX_DIM = int(os.environ.get("MARS_DIFF_MAX_DIM", "40"))
 
 FLOATS = ("float32", "float64")
-INTS = ("int32", "int64")
+SMALL_INTS = ("int8", "int16", "uint8", "uint16", "uint32", "uint64")
+INTS = ("int32", "int64") + SMALL_INTS
 
 
 class Node:
@@ -65,9 +66,10 @@ def result_mag(*mags):
 
 
 class Gen:
-    def __init__(self, rng, gid):
+    def __init__(self, rng, gid, small=False):
         self.r = rng
         self.gid = gid
+        self.small = small  # astype may also give the small integer dtypes
         self.nodes = []
         self.pool = []
         self.n = 0
@@ -120,7 +122,8 @@ class Gen:
         if shape is None:
             shape = self.rand_shape()
         if dtype is None:
-            dtype = self.choice(["float64", "float64", "float32", "int64", "int32", "bool"])
+            dtype = self.choice(["float64", "float64", "float32", "int64", "int32", "bool"]
+                                + (list(SMALL_INTS) if self.small else []))
         k = self.key("L")
         ch = self.rand_chunks(shape)
         extra = {"chunk_size": ch} if ch is not None else {}
@@ -166,12 +169,16 @@ class Gen:
         if dtype in INTS:
             if u < 0.6:
                 lo = int(self.r.integers(-50, 1))
+                if dtype.startswith("u"):  # randint's low must fit the dtype
+                    lo = -lo
                 hi = lo + int(self.r.integers(1, 100))
                 n = dict({"key": k, "op": "random.randint", "shape": shape, "seed": seed, "low": lo,
                           "high": hi, "dtype": dtype}, **extra)
                 return self.emit(n, Node(k, shape, dtype, 0, max(abs(lo), abs(hi))))
             if u < 0.8 and size > 0 and shape:
                 start = int(self.r.integers(-20, 20))
+                if dtype.startswith("u"):
+                    start = abs(start)
                 n = dict({"key": k, "op": "arange", "start": start, "stop": start + size, "dtype": dtype},
                          **({"chunk_size": int(self.r.integers(1, size + 2))}))
                 if len(shape) == 1:
@@ -896,7 +903,8 @@ class Gen:
         if a.level > 0 or a.mag == math.inf:
             to = self.choice(FLOATS)
         else:
-            to = self.choice(["bool", "int32", "int64", "float32", "float64"])
+            to = self.choice(["bool", "int32", "int64", "float32", "float64"]
+                             + (list(SMALL_INTS) if self.small else []))
         if to in INTS and a.dtype in FLOATS and a.mag > 2e9:
             to = "float64"
         k = self.key("t")
@@ -950,15 +958,18 @@ def fake_random(doc):
     return out
 
 
-def generate(seed, count):
+def generate(seed, count, small=False):
+    """count graphs; small: astype draws the small integer dtypes too, and
+    every node (not only those the fetch list needs) must be one numpy
+    takes, since mars-run validates them all."""
     rng = np.random.default_rng(seed)
     docs = []
     discarded = 0
     while len(docs) < count:
-        g = Gen(rng, len(docs))
+        g = Gen(rng, len(docs), small)
         d = g.build(int(rng.integers(4, 20)))
         try:
-            npref.evaluate(d, random_values=fake_random(d))
+            npref.evaluate(d, random_values=fake_random(d), all=small)
         except npref.Rejected as e:
             discarded += 1
             if os.environ.get("MARS_DIFF_VERBOSE"):
@@ -979,6 +990,12 @@ def main():
     print("# %d graphs, %d nodes (%d generated graphs discarded: numpy refuses them)"
           % (len(docs), n_nodes, discarded), flush=True)
     cases = [harness.Case("graph-%d-%d" % (seed, i), d) for i, d in enumerate(docs)]
+    # graphs whose astypes also make the small integer dtypes
+    sseed = int(os.environ.get("MARS_DIFF_SMALL_SEED", "20261127"))
+    sdocs, sdisc = generate(sseed, max(count // 3, 1), small=True)
+    print("# %d graphs with small integer dtypes (seed %d, MARS_DIFF_SMALL_SEED; %d discarded)"
+          % (len(sdocs), sseed, sdisc), flush=True)
+    cases += [harness.Case("small-%d-%d" % (sseed, i), d) for i, d in enumerate(sdocs)]
     harness.run_cases(suite, cases)
     suite.finish()
 

@@ -214,6 +214,26 @@ for dt in SMALL:
         reject("power/%s/negative" % dt,
                A("a", neg, dt) + [N("r", "power", ["a", "a"])])
 
+# binary float ufuncs: the smallest float both operands cast to (numpy's
+# loop search), not the float of their promoted integer type
+for da, db in [("uint16", "int16"), ("int8", "uint16"), ("int8", "uint8"), ("bool", "int16"),
+               ("int32", "uint32"), ("uint8", "float32"), ("int16", "int64")]:
+    xa, xb = sample(da, (6,), 1, 50), sample(db, (6,), 1, 50)
+    for op in ("arctan2", "hypot", "heaviside", "copysign"):
+        want = npq(npf(op), xa, xb)
+        nodes = A("a", xa, da, 4) + A("b", xb, db, 4) + [N("r", op, ["a", "b"])]
+        if want.dtype == np.float16:
+            reject("%s/%s,%s/float16" % (op, da, db), nodes)
+        else:
+            case("%s/%s,%s" % (op, da, db), nodes, want)
+    for sv in (5, 300, 70000):
+        want = npq(np.arctan2, xa, sv)
+        nodes = A("a", xa, da, 4) + [N("r", "arctan2", ["a", {"value": sv}])]
+        if want.dtype == np.float16:
+            reject("arctan2/%s,%d/float16" % (da, sv), nodes)
+        else:
+            case("arctan2/%s,%d" % (da, sv), nodes, want)
+
 # bools through the int8 loops numpy uses
 b = sample("bool", (6,))
 for op in ("floor_divide", "power", "left_shift", "fmod"):
