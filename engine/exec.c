@@ -284,6 +284,12 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         else if (pa->la_step == SS_QPICK) /* 1-D picks: one line */
             rc = kern_ss_qpick_axis(&t->g->nodes[j->node], ss_line_len(t, j, pa, &ins[0]), &ins[0],
                                     ins[0].shape.ndim > 1 ? pa->axis : 0, &o, err, errlen);
+        else if (pa->la_step == SS_AVGPART)
+            rc = kern_ss_avgpart(&ins[0], j->n_in > 1 ? &ins[1] : NULL,
+                                 t->g->nodes[j->node].ss->w_line, pa->axis, &o);
+        else if (pa->la_step == SS_AVGFIN)
+            rc = kern_ss_avgfin(ins, j->n_in, t->g->nodes[j->node].n_in > 1, pa->axis, &o, err,
+                                errlen);
         else if (pa->la_step == SS_NANCOUNT)
             rc = kern_ss_nancount(&ins[0], ins[0].shape.ndim > 1 ? pa->axis : 0, &o);
         else if (pa->la_step == SS_NPICK)

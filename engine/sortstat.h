@@ -54,6 +54,12 @@ enum {
                       * out: the order statistics (two per q) that fall in it, 0 elsewhere */
     SS_NQPICK = 8,   /* in: every block's picks, then every block's NaN count; job.off:
                       * the p + 1 block bounds; out: the result */
+    /* average of lines longer than a job's block: each chunk of the input
+     * along the axis sums its part of every line, then one job per chunk of
+     * the other axes adds the parts in order and divides */
+    SS_AVGPART = 9, /* in: a chunk (and its weights); out: float64, extent 2 along the
+                     * axis: each line's sum of a * w, then of w (or its count) */
+    SS_AVGFIN = 10, /* in: the chunks' parts along the axis in order; out: the result */
 };
 /* argsort's network carries (value, index) pairs: each block is packed as
  * an int64 buffer [n values; n global indexes], the values in 8-byte slots
@@ -84,6 +90,11 @@ int kern_ss_split_pairs_axis(const arr_t *ins, arr_t *o, bool high, dtype_t vdt,
 /* the nan-statistics' steps (SS_NANCOUNT, SS_NPICK, SS_NQPICK above) on
  * lines along axis (1-D: axis 0); m the lines' length, p their blocks */
 int kern_ss_nancount(const arr_t *in, int axis, arr_t *o);
+/* average's steps (SS_AVGPART, SS_AVGFIN): w NULL without weights, w_line
+ * for 1-D weights along axis (w then the chunk's part of them) */
+int kern_ss_avgpart(const arr_t *a, const arr_t *w, bool w_line, int axis, arr_t *o);
+int kern_ss_avgfin(const arr_t *parts, int64_t p, bool weighted, int axis, arr_t *o, char *err,
+                   size_t errlen);
 int kern_ss_npick(const struct graph_node *n, int64_t m, int64_t off, const arr_t *block, int axis,
                   const arr_t *counts, int64_t p, arr_t *o, char *err, size_t errlen);
 int kern_ss_nqpick(const struct graph_node *n, int64_t m, const int64_t *bounds, int64_t p,

@@ -1132,6 +1132,51 @@ int kern_ss(const graph_node_t *n, int axis, const arr_t *ins, int n_in, arr_t *
  * sorted, a count per line (extent 1 along axis), picks per line (two per
  * q along axis). Line l of each is the same line of the input. */
 
+int kern_ss_avgpart(const arr_t *a, const arr_t *w, bool w_line, int axis, arr_t *o)
+{
+    lines_t l = lines_of(a, axis);
+    double *out = o->data;
+    for (int64_t oo = 0; oo < l.outer; oo++)
+        for (int64_t r = 0; r < l.inner; r++) {
+            double sum = 0, ws = 0;
+            for (int64_t i = 0; i < l.len; i++) {
+                int64_t at = (oo * l.len + i) * l.inner + r;
+                double x = dt_read_f64(a->dt, a->data, at);
+                if (w) {
+                    double wv = dt_read_f64(w->dt, w->data, w_line ? i : at);
+                    sum += x * wv;
+                    ws += wv;
+                } else {
+                    sum += x;
+                }
+            }
+            out[(oo * 2) * l.inner + r] = sum;
+            out[(oo * 2 + 1) * l.inner + r] = w ? ws : (double)l.len;
+        }
+    return 0;
+}
+
+int kern_ss_avgfin(const arr_t *parts, int64_t p, bool weighted, int axis, arr_t *o, char *err,
+                   size_t errlen)
+{
+    lines_t l = lines_of(&parts[0], axis); /* len 2: the sums, then the weights' */
+    for (int64_t oo = 0; oo < l.outer; oo++)
+        for (int64_t r = 0; r < l.inner; r++) {
+            double sum = 0, ws = 0;
+            for (int64_t k = 0; k < p; k++) {
+                const double *q = parts[k].data;
+                sum += q[(oo * 2) * l.inner + r];
+                ws += q[(oo * 2 + 1) * l.inner + r];
+            }
+            if (weighted && ws == 0.0) {
+                snprintf(err, errlen, "Weights sum to zero, can't be normalized");
+                return -1;
+            }
+            putd(o->dt, o->data, oo * l.inner + r, sum / ws);
+        }
+    return 0;
+}
+
 int kern_ss_nancount(const arr_t *in, int axis, arr_t *o)
 {
     lines_t l = lines_of(in, axis);

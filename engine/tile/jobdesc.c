@@ -1125,6 +1125,36 @@ static void check_job(rbuf_t *r, const job_t *j, int n_off, int n_vs)
                          j->off[k + 1] >= j->off[k];
             }
             if (!ok) fail(r, "a nan-statistics step of other shapes");
+        } else if (pa->la_step == SS_AVGPART || pa->la_step == SS_AVGFIN) {
+            /* average of long lines (sortstat.h): parts of extent 2 along the axis */
+            const graph_node_t *nd = &r->g->nodes[j->node];
+            const jin_t *a = j->n_in >= 1 ? &j->in[0] : NULL;
+            int ax = pa->axis;
+            bool ok = nd->op == OP_AVERAGE && nd->ss && a && ax >= 0 && ax < a->ndim;
+            if (ok && pa->la_step == SS_AVGPART) {
+                ok = j->n_in == (nd->n_in > 1 ? 2 : 1) && j->dt == DT_FLOAT64 &&
+                     j->ndim == a->ndim && j->shape[ax] == 2;
+                for (int d = 0; ok && d < j->ndim; d++)
+                    ok = d == ax || j->shape[d] == a->shape[d];
+                if (ok && j->n_in == 2) {
+                    const jin_t *w = &j->in[1];
+                    if (nd->ss->w_line) {
+                        ok = w->ndim == 1 && w->shape[0] == a->shape[ax];
+                    } else {
+                        ok = w->ndim == a->ndim;
+                        for (int d = 0; ok && d < a->ndim; d++)
+                            ok = w->shape[d] == a->shape[d];
+                    }
+                }
+            } else if (ok) {
+                int64_t v = vol(a->ndim, a->shape);
+                ok = (j->dt == DT_FLOAT32 || j->dt == DT_FLOAT64) && a->shape[ax] == 2 &&
+                     vol(j->ndim, j->shape) == v / 2;
+                for (int k = 0; ok && k < j->n_in; k++)
+                    ok = j->in[k].dt == DT_FLOAT64 && j->in[k].ndim == a->ndim &&
+                         j->in[k].shape[ax] == 2 && vol(j->in[k].ndim, j->in[k].shape) == v;
+            }
+            if (!ok) fail(r, "an average step of other shapes");
         } else if (pa->la_step == SS_PACK) {
             const jin_t *a = j->n_in == 1 ? &j->in[0] : NULL;
             op_t op = r->g->nodes[j->node].op;

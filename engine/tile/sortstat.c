@@ -721,6 +721,88 @@ static tgrid_t *tile_topk_network(tctx_t *c, const graph_node_t *n, const jparam
     return R;
 }
 
+/* average of lines longer than a job's block (sortstat.h, SS_AVGPART): a
+ * part per chunk of X (each line's sums over the chunk), then per chunk of
+ * the other axes one job adding the parts in order and dividing. */
+static tgrid_t *tile_average_blocks(tctx_t *c, const graph_node_t *n, const jparam_t *pa,
+                                    const tgrid_t *X, const tgrid_t *W)
+{
+    const ss_node_t *s = n->ss;
+    int ax = s->axis_none ? 0 : (int)s->axis;
+    if (s->axis_none && (!(X = flat_grid(c, X)) || (W && !(W = flat_grid(c, W))))) return NULL;
+    int nd = X->shape.ndim;
+    if (W && s->w_line) {
+        int64_t *wb[1] = {X->bounds[ax]}, wn[1] = {X->nchunks[ax]};
+        if (!(W = grid_rechunk(c, W, wb, wn))) return NULL;
+    } else if (W && !(W = grid_rechunk(c, W, X->bounds, X->nchunks))) {
+        return NULL;
+    }
+    jparam_t *pp = tile__param_new(c, n->op), *pf = tile__param_new(c, n->op);
+    int64_t p = X->nchunks[ax];
+    int32_t *parts = arena_alloc(c->t->arena, sizeof(int32_t) * (size_t)p);
+    /* the result: one chunk (axis None), else the other axes' chunks */
+    static const int64_t one[2] = {0, 1};
+    int64_t *rb[MR_MAXDIM], rn[MR_MAXDIM];
+    int on = 0;
+    for (int d = 0; d < nd && !s->axis_none; d++) {
+        if (d == ax && !s->keepdims) continue;
+        rb[on] = d == ax ? (int64_t *)one : X->bounds[d];
+        rn[on++] = d == ax ? 1 : X->nchunks[d];
+    }
+    tgrid_t *R = NULL;
+    if (!pp || !pf || !parts) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    if (!s->axis_none &&
+        !(R = grid_with_bounds(c, &n->oshape, n->odtype, (const int64_t *const *)rb, rn)))
+        return NULL;
+    pp->in_dt = pf->in_dt = pa->in_dt;
+    pp->axis = pf->axis = ax;
+    pp->la_step = SS_AVGPART;
+    pf->la_step = SS_AVGFIN;
+    for (gwalk_t w = gwalk_start(X); gwalk_next(&w);) {
+        if (w.co[ax] != 0) continue;
+        int64_t co[MR_MAXDIM], sh[MR_MAXDIM], rco[MR_MAXDIM], osh[MR_MAXDIM];
+        int r = 0;
+        for (int d = 0; d < nd; d++) {
+            co[d] = w.co[d];
+            sh[d] = d == ax ? 2 : w.len[d];
+            if (d != ax || s->keepdims) {
+                rco[r] = d == ax ? 0 : co[d];
+                osh[r++] = d == ax ? 1 : w.len[d];
+            }
+        }
+        for (int64_t k = 0; k < p; k++) {
+            co[ax] = k;
+            int32_t ji = ss_job(c, pp, DT_FLOAT64, nd, sh, W ? 2 : 1);
+            if (ji < 0) return NULL;
+            tile__jin_direct(c, ji, 0, X->job[grid_index(X, co)]);
+            if (W) tile__jin_direct(c, ji, 1, W->job[s->w_line ? k : grid_index(W, co)]);
+            parts[k] = ji;
+        }
+        int32_t fj = s->axis_none ? ss_job(c, pf, n->odtype, n->oshape.ndim, n->oshape.d, (int)p)
+                                  : ss_job(c, pf, n->odtype, r, osh, (int)p);
+        if (fj < 0) return NULL;
+        for (int64_t k = 0; k < p; k++)
+            tile__jin_direct(c, fj, (int)k, parts[k]);
+        if (s->axis_none) return one_chunk(c, n, fj);
+        R->job[grid_index(R, rco)] = fj;
+    }
+    return R;
+}
+
+/* whether average's lines are longer than a job's block */
+static bool average_long(tctx_t *c, const ss_node_t *s, const tgrid_t *X)
+{
+    int64_t es = (int64_t)dt_size(X->dt);
+    if (shape_size(&X->shape) <= 0) return false;
+    if (s->axis_none || X->shape.ndim <= 1)
+        return shape_size(&X->shape) * es > c->opts->sort_block_bytes;
+    int ax = (int)s->axis;
+    return X->shape.d[ax] * other_extent(X, ax) * es > c->opts->sort_block_bytes;
+}
+
 static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
 {
     const ss_node_t *s = n->ss;
@@ -728,6 +810,7 @@ static tgrid_t *tile_line(tctx_t *c, const graph_node_t *n, jparam_t *pa)
     const tgrid_t *W = n->n_in > 1 ? c->t->grid[n->in[1].node] : NULL;
     int32_t wwhole = -1;
     bool shaped = keeps_shape(n->op);
+    if (n->op == OP_AVERAGE && average_long(c, s, X)) return tile_average_blocks(c, n, pa, X, W);
     /* one line longer than a job's block: the merge network (a sorted line
      * is also a partition of it, whatever kth: numpy's order inside the
      * partitions is unspecified) */

@@ -312,12 +312,6 @@ reject("digitize/2d-bins", [X, N("r", "digitize", ["a", "a"])])
 reject("cov/3d", [A("a", np.zeros((2, 2, 2)), "float64"), N("r", "cov", ["a"])])
 reject("allclose/broadcast", [X, A("b", [1.0, 2.0, 3.0], "float64"), N("r", "allclose", ["a", "b"])])
 reject("isin/arity", [X, N("r", "isin", ["a"])])
-# the single-block limit (256 MiB): average along axis 0 of a 40000 x 1000 float64 (320 MB)
-# in one job (sorts, partitions, topk and the percentiles that long run as the merge network
-# instead: below)
-reject("average/single-block-limit",
-       [N("a", "ones", shape=[40000, 1000], chunk_size=[1000, 1000]),
-        N("r", "average", ["a"], axis=0)])
 
 
 def run_case_docs(batch):
@@ -600,9 +594,58 @@ for n, k, blk in [(50, 1, 64), (1000, 37, 256), (1000, 1000, 512), (4097, 300, 1
                         [A("a", x, dt, max(1, n // 7)),
                          N("r", "topk", ["a"], k=k, largest=largest)],
                         s_[::-1][:k] if largest else s_[:k], blk))
+# average of lines longer than a job's block: a part per chunk, then the sum of the parts
+# (sums in another order than numpy's: an absolute tolerance scaled by the values)
+
+
+def near(want, scale):
+    want = np.asarray(want)
+
+    def check(got):
+        if got.dtype != want.dtype or got.shape != want.shape:
+            return "%s %s, expected %s %s" % (got.dtype, got.shape, want.dtype, want.shape)
+        rt = 1e-4 if want.dtype == np.float32 else 1e-9
+        if not np.allclose(got, want, rtol=rt, atol=rt * scale):
+            return "values differ: %s vs %s" % (got.ravel()[:4], want.ravel()[:4])
+        return None
+    return check
+
+
+for dt in ("float64", "float32", "int64", "int32", "bool"):
+    x = sample(dt, (61, 9))
+    w2 = np.abs(sample("float64", (61, 9))) + 0.5
+    w1 = np.abs(sample("float32", (61,))) + 0.5
+    for ax in (0, 1, None):
+        NET.append(("avgnet/%s/axis=%s" % (dt, ax), [A("a", x, dt, [13, 4]),
+                                                     N("r", "average", ["a"], axis=ax)],
+                    near(np.average(x, axis=ax), 20), 256))
+        NET.append(("avgnet/%s/weights/axis=%s" % (dt, ax),
+                    [A("a", x, dt, [13, 4]), A("w", w2, "float64", [20, 3]),
+                     N("r", "average", ["a", "w"], axis=ax)],
+                    near(np.average(x, weights=w2, axis=ax), 20), 256))
+    NET.append(("avgnet/%s/weights1d/axis=0/keepdims" % dt,
+                [A("a", x, dt, [13, 4]), A("w", w1, "float32", 17),
+                 N("r", "average", ["a", "w"], axis=0, keepdims=True)],
+                near(np.average(x, weights=w1, axis=0, keepdims=True), 20), 256))
+x3 = sample("float64", (5, 70, 4))
+NET.append(("avgnet/3d/axis=1", [A("a", x3, "float64", [2, 9, 3]),
+                                 N("r", "average", ["a"], axis=1)], near(np.average(x3, axis=1), 20),
+            512))
 NET.append(("sortnet/then-sum-and-slice",
             [A("a", np.arange(3000.0)[::-1].copy(), "float64", 250), N("s", "sort", ["a"]),
              N("r", "getitem", ["s"], index=["100:2900:7"])], np.arange(3000.0)[100:2900:7], 512))
+zw = np.ones((40, 3))
+zw[:, 1] = 0
+zdoc = {"version": 1, "nodes": [A("a", sample("float64", (40, 3)), "float64", [7, 2]),
+                                A("w", zw, "float64", [9, 3]), N("r", "average", ["a", "w"], axis=0)],
+        "fetch": ["r"]}
+zr = harness.run_mars(zdoc, args=["--sort-block-bytes", "128"])
+try:
+    suite.check("avgnet/weights-sum-to-zero", zr.rc == 1 and
+                "Weights sum to zero, can't be normalized" in zr.stderr,
+                "exit %d: %s" % (zr.rc, zr.brief_error()), zdoc)
+finally:
+    harness.cleanup(zr)
 for name, nodes, want, blk in NET:
     for threads in (1, 3):
         doc = {"version": 1, "nodes": nodes, "fetch": ["r"]}

@@ -8,7 +8,8 @@ a run-time failure (bins that are not monotonic) reported as the task's
 error, and a refused document answered 400 naming the node and the rule.
 The supervisor runs with --sort-block-bytes 4096, so that a 1-D sort of
 20,000 values runs as the merge network (sortstat.h) across both workers,
-and so does an argsort: equal to np.sort and np.argsort (stable).
+and so does an argsort: equal to np.sort and np.argsort (stable); average
+of lines that long runs as a part per chunk and one sum of the parts.
 
 Run: /usr/bin/python3 tests/integration/test_sortstat_cluster.py
 """
@@ -29,6 +30,7 @@ XI = RNG.integers(-20, 20, (17,))
 SA = np.sort(RNG.integers(-20, 20, (9,)))
 W = RNG.integers(1, 5, (13, 11))
 M2 = np.round(RNG.normal(0, 9, (3000, 4)), 1)
+W1 = RNG.random(3000) + 0.5
 
 
 def A(key, data, dtype, chunk):
@@ -111,8 +113,12 @@ def sort_network(web):
                                    A("mm", mask[:12000].reshape(3000, 4), "bool", [500, 2]),
                                    N("mn", "where", ["mm", {"value": None}, "m"]),
                                    N("nq", "nanquantile", ["mn"], q=[0.2, 0.7], axis=0),
-                                   N("pk", "median", ["m"], axis=0, keepdims=True)],
-           "fetch": ["s", "t", "as", "pc", "sm", "np", "nm", "pm", "tk", "pa", "nq", "pk"]}
+                                   N("pk", "median", ["m"], axis=0, keepdims=True),
+                                   A("wl", W1, "float64", 700),
+                                   N("av", "average", ["m", "wl"], axis=0),
+                                   N("a0", "average", ["v"])],
+           "fetch": ["s", "t", "as", "pc", "sm", "np", "nm", "pm", "tk", "pa", "nq", "pk", "av",
+                     "a0"]}
     body, t = run_task(web, sid, doc)
     check(t["status"] == "succeeded", "task %s: %r", t["status"], t.get("error"))
     tasks = request("GET", web, "/api/v1/sessions/%s/tasks/%s" % (sid, body["task_id"])).json()
@@ -142,6 +148,11 @@ def sort_network(web):
           "nanquantile along axis 0 through the network differs from numpy's")
     check(np.array_equal(fetch(web, sid, "pk"), np.median(M2, axis=0, keepdims=True)),
           "median with keepdims through the network differs from numpy's")
+    # average of long lines: a part per chunk, summed in one job per column chunk
+    check(np.allclose(fetch(web, sid, "av"), np.average(M2, weights=W1, axis=0), rtol=1e-9),
+          "average of long lines with weights differs from numpy's")
+    check(np.allclose(fetch(web, sid, "a0"), np.average(v), rtol=1e-9),
+          "average of one long line differs from numpy's")
     # many jobs: the blocks (20000 x 8 / 2048 bytes = 79 of them) and their comparators
     check(tasks["chunks_total"] > 200, "only %s chunk jobs: no merge network",
           tasks["chunks_total"])
