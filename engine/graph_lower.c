@@ -2,14 +2,14 @@
  * uint32, uint64) through the ops whose kernels know only the original five
  * dtypes.
  *
- * Element-wise ops, astype, where, clip and the creation ops run the small
- * dtypes natively (engine/kern/ew_int.c). Every other op on a small input
- * runs widened, after inference has given each node numpy's dtype: the
- * graph is rewritten so that the op reads its small inputs through an
- * astype to a wide dtype, and, when numpy's result is of a dtype the wide
- * op does not give, its result is cast to it. The node keeps its key on
- * that cast, so consumers, fetch and session see numpy's dtype; the wide
- * op and the astypes get internal keys ("_lw" and a number).
+ * Element-wise ops, astype, where, clip, the creation ops and the shape ops
+ * that only move elements (transpose, reshape, concatenate, slicing...) run
+ * the small dtypes natively (engine/kern/ew_int.c; gathers by size). Every other op on a small
+ * input runs widened, after inference has given each node numpy's dtype: the graph is rewritten so
+ * that the op reads its small inputs through an astype to a wide dtype, and, when numpy's result is
+ * of a dtype the wide op does not give, its result is cast to it. The node keeps its key on that
+ * cast, so consumers, fetch and session see numpy's dtype; the wide op and the astypes get internal
+ * keys ("_lw" and a number).
  *
  * The wide dtype of a small input:
  *   - float32 when numpy's result is float32 (an op mixing a small integer
@@ -37,9 +37,43 @@
 
 #define FAIL(n, ...) graph_fail(err, errlen, (n), __VA_ARGS__)
 
+/* Shape ops that only move elements (gathers by element size): native. */
+static bool moves_only(const graph_node_t *n)
+{
+    switch (n->op) {
+    case OP_TRANSPOSE:
+    case OP_RESHAPE:
+    case OP_RAVEL:
+    case OP_SQUEEZE:
+    case OP_EXPAND_DIMS:
+    case OP_RECHUNK:
+    case OP_SWAPAXES:
+    case OP_MOVEAXIS:
+    case OP_FLIP:
+    case OP_FLIPLR:
+    case OP_FLIPUD:
+    case OP_ATLEAST_1D:
+    case OP_ATLEAST_2D:
+    case OP_ATLEAST_3D:
+    case OP_CONCATENATE:
+    case OP_STACK:
+    case OP_HSTACK:
+    case OP_VSTACK:
+    case OP_DSTACK:
+    case OP_COLUMN_STACK:
+    case OP_BROADCAST_TO:
+        return true;
+    case OP_GETITEM:
+        return !n->fancy; /* integers, slices, newaxis, ellipsis */
+    default:
+        return false;
+    }
+}
+
 /* Ops that run the small dtypes natively. */
 static bool native(const graph_node_t *n)
 {
+    if (moves_only(n)) return true;
     switch (op_kind(n->op)) {
     case OPK_UNARY:
     case OPK_BINARY:

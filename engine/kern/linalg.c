@@ -82,6 +82,10 @@ static void permute_copy(const void *src, const shape_t *shape, const int *perm,
             for (int64_t j = 0; j < inner; j++)
                 ((uint8_t *)o)[j] = ((const uint8_t *)s)[soff + j * ist];
             break;
+        case 2:
+            for (int64_t j = 0; j < inner; j++)
+                memcpy(o + j * 2, s + (soff + j * ist) * 2, 2);
+            break;
         case 4:
             for (int64_t j = 0; j < inner; j++)
                 memcpy(o + j * 4, s + (soff + j * ist) * 4, 4);

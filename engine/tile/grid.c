@@ -392,6 +392,10 @@ static void copy_box(const piece_t *p, int d, const char *src, char *dst, size_t
             for (int64_t i = 0; i < n; i++)
                 memcpy(dst + i * ds, src + i * ss, 4);
             break;
+        case 2:
+            for (int64_t i = 0; i < n; i++)
+                memcpy(dst + i * ds, src + i * ss, 2);
+            break;
         default:
             for (int64_t i = 0; i < n; i++)
                 dst[i * ds] = src[i * ss];

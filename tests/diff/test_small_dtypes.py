@@ -358,6 +358,14 @@ for dt in SMALL:
          x)
     case("broadcast_to/%s" % dt, A("a", x[0], dt, 3) + [N("r", "broadcast_to", ["a"], shape=[3, 7])],
          np.broadcast_to(x[0], (3, 7)))
+    x3 = sample(dt, (4, 5, 3))
+    case("transpose3d/%s" % dt, A("a", x3, dt, [3, 2, 2]) + [N("r", "transpose", ["a"], axes=[1, 2, 0])],
+         np.transpose(x3, (1, 2, 0)))
+    case("moveaxis/%s" % dt, A("a", x3, dt, [3, 2, 2]) + [N("r", "moveaxis", ["a"], source=0,
+                                                               destination=2)],
+         np.moveaxis(x3, 0, 2))
+    case("getitem-newaxis/%s" % dt, A("a", x3, dt, [3, 2, 2])
+         + [N("r", "getitem", ["a"], index=["...", None, "::-2"])], x3[..., None, ::-2])
     reject("compress/%s/held" % dt, A("a", x, dt, [4, 3]) + A("m", m, "bool", [4, 3])
            + [N("r", "getitem", ["a", "m"], index=[{"input": 1}])])
 

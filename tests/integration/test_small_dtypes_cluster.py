@@ -58,6 +58,10 @@ CASES = [
     (N("pc", "percentile", ["u8"], q=[10, 50], axis=1), np.percentile(U8, [10, 50], axis=1)),
     (N("dt", "dot", ["u8", "u16"]), U8.dot(U16)),
     (N("tr", "transpose", ["x8"]), X8.T),
+    (N("t16", "transpose", ["u16"]), U16.T),
+    (N("rc", "rechunk", ["u16"], chunk_size=[3, 5]), U16),
+    (N("sl", "getitem", ["u16"], index=["1:9:2", "::-1"]), U16[1:9:2, ::-1]),
+    (N("cc16", "concatenate", ["i16", "i16"]), np.concatenate([I16, I16])),
     (N("cc", "concatenate", ["x8", "u8"]), np.concatenate([X8, U8])),
     (N("tk", "take", ["i16", "u8"], axis=0), None),  # positions: U8 % 17 below
     (N("bso", "sort", ["big"]), np.sort(BIG)),
