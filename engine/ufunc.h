@@ -18,7 +18,7 @@ typedef struct {
  * `clip` a and the bounds present, for `astype` the input (target in
  * astype_to). Returns 0, or -1 with a message (the rule, without the node
  * prefix) for combinations numpy refuses or that would need a dtype outside
- * the contract (numpy's float16 and int8 results). */
+ * the format (numpy's float16 results). */
 int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc,
                dtype_t astype_to, ew_types_t *t, char *err, size_t errlen);
 
