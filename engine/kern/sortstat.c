@@ -457,25 +457,35 @@ static int k_quantile(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, c
     return 0;
 }
 
+/* Line (oo, r) of a: its sum of a * w and of w (without weights: its sum
+ * and length); w_line: w is 1-D along the line. */
+static void avg_line(const arr_t *a, const arr_t *w, bool w_line, lines_t l, int64_t oo, int64_t r,
+                     double *sum_, double *ws_)
+{
+    double sum = 0, ws = 0;
+    for (int64_t i = 0; i < l.len; i++) {
+        int64_t at = (oo * l.len + i) * l.inner + r;
+        double x = dt_read_f64(a->dt, a->data, at);
+        if (w) {
+            double wv = dt_read_f64(w->dt, w->data, w_line ? i : at);
+            sum += x * wv;
+            ws += wv;
+        } else {
+            sum += x;
+        }
+    }
+    *sum_ = sum;
+    *ws_ = w ? ws : (double)l.len;
+}
+
 static int k_average(const graph_node_t *n, int ax, const arr_t *a, const arr_t *w, arr_t *o,
                      char *err, size_t errlen)
 {
     lines_t l = lines_of(a, ax);
     for (int64_t oo = 0; oo < l.outer; oo++)
         for (int64_t r = 0; r < l.inner; r++) {
-            double sum = 0, ws = 0;
-            for (int64_t i = 0; i < l.len; i++) {
-                int64_t at = (oo * l.len + i) * l.inner + r;
-                double x = dt_read_f64(a->dt, a->data, at);
-                if (w) {
-                    double wv = dt_read_f64(w->dt, w->data, n->ss->w_line ? i : at);
-                    sum += x * wv;
-                    ws += wv;
-                } else {
-                    sum += x;
-                }
-            }
-            if (!w) ws = (double)l.len;
+            double sum, ws;
+            avg_line(a, w, n->ss->w_line, l, oo, r, &sum, &ws);
             if (w && ws == 0.0) {
                 snprintf(err, errlen, "Weights sum to zero, can't be normalized");
                 return -1;
@@ -1137,22 +1147,9 @@ int kern_ss_avgpart(const arr_t *a, const arr_t *w, bool w_line, int axis, arr_t
     lines_t l = lines_of(a, axis);
     double *out = o->data;
     for (int64_t oo = 0; oo < l.outer; oo++)
-        for (int64_t r = 0; r < l.inner; r++) {
-            double sum = 0, ws = 0;
-            for (int64_t i = 0; i < l.len; i++) {
-                int64_t at = (oo * l.len + i) * l.inner + r;
-                double x = dt_read_f64(a->dt, a->data, at);
-                if (w) {
-                    double wv = dt_read_f64(w->dt, w->data, w_line ? i : at);
-                    sum += x * wv;
-                    ws += wv;
-                } else {
-                    sum += x;
-                }
-            }
-            out[(oo * 2) * l.inner + r] = sum;
-            out[(oo * 2 + 1) * l.inner + r] = w ? ws : (double)l.len;
-        }
+        for (int64_t r = 0; r < l.inner; r++)
+            avg_line(a, w, w_line, l, oo, r, &out[(oo * 2) * l.inner + r],
+                     &out[(oo * 2 + 1) * l.inner + r]);
     return 0;
 }
 
