@@ -1745,17 +1745,7 @@ static int topo_sort(pctx_t *c)
             prio[d] = d;
         }
     }
-    /* n_consumers counts distinct nodes: inner(a, a) is one user of a. */
-    for (int i = 0; i < n; i++)
-        indeg[i] = -1; /* last user seen */
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < g->nodes[i].n_in; j++) {
-            int s = g->nodes[i].in[j].node;
-            if (s >= 0 && indeg[s] != i) {
-                indeg[s] = i;
-                g->nodes[s].n_consumers++;
-            }
-        }
+    graph_count_consumers(g, indeg);
     rc = 0;
 cleanup:
     free(prio);
@@ -1904,21 +1894,43 @@ cleanup:
     return rc;
 }
 
+void graph_count_consumers(graph_t *g, int *last)
+{
+    /* n_consumers counts distinct nodes: inner(a, a) is one user of a. */
+    for (int i = 0; i < g->n_nodes; i++) {
+        last[i] = -1; /* last user seen */
+        g->nodes[i].n_consumers = 0;
+    }
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int j = 0; j < g->nodes[i].n_in; j++) {
+            int s = g->nodes[i].in[j].node;
+            if (s >= 0 && last[s] != i) {
+                last[s] = i;
+                g->nodes[s].n_consumers++;
+            }
+        }
+}
+
+void graph_free_nodes(graph_node_t *nodes, int n)
+{
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; nodes[i].in && j < nodes[i].n_in; j++)
+            free(nodes[i].in[j].str);
+        free(nodes[i].in);
+        free(nodes[i].data);
+        graph_df_free(nodes[i].df);
+        graph_la_free(nodes[i].la);
+        free(nodes[i].fancy);
+        graph_ss_free(nodes[i].ss);
+        graph_shapes2_free(nodes[i].sh2);
+    }
+    free(nodes);
+}
+
 void graph_free(graph_t *g)
 {
     if (!g) return;
-    for (int i = 0; i < g->n_nodes; i++) {
-        for (int j = 0; g->nodes[i].in && j < g->nodes[i].n_in; j++)
-            free(g->nodes[i].in[j].str);
-        free(g->nodes[i].in);
-        free(g->nodes[i].data);
-        graph_df_free(g->nodes[i].df);
-        graph_la_free(g->nodes[i].la);
-        free(g->nodes[i].fancy);
-        graph_ss_free(g->nodes[i].ss);
-        graph_shapes2_free(g->nodes[i].sh2);
-    }
-    free(g->nodes);
+    graph_free_nodes(g->nodes, g->n_nodes);
     free(g->fetch);
     free(g);
 }

@@ -36,6 +36,12 @@ int graph_fail(char *err, size_t errlen, const graph_node_t *n, const char *fmt,
 int graph_infer_node(graph_t *g, int i, const graph_raw_t *raw, const graph_limits_t *lim,
                      char *err, size_t errlen);
 
+/* Sets every node's n_consumers (distinct users); last: n_nodes ints of
+ * scratch. */
+void graph_count_consumers(graph_t *g, int *last);
+/* Frees nodes[0 .. n) with what each owns, then the array. */
+void graph_free_nodes(graph_node_t *nodes, int n);
+
 /* Rewrites an inferred graph so that ops without kernels for the small
  * integer dtypes run them widened (graph_lower.c). 0, or -1 with err. */
 int graph_lower_small(graph_t *g, char *err, size_t errlen);

@@ -142,11 +142,20 @@ static bool floats(op_t op)
     case OP_NANMEAN:
     case OP_NANSTD:
     case OP_NANVAR:
+    case OP_LA_CHOLESKY:
+    case OP_LA_SOLVE:
+    case OP_LA_INV:
+    case OP_LA_DET:
+    case OP_LA_QR:
+    case OP_LA_SVD:
+    case OP_LA_EIGH:
+    case OP_LA_SLOGDET:
+    case OP_LA_LSTSQ:
+    case OP_LA_NORM:
+    case OP_LA_MATRIX_RANK:
         return true;
     default:
-        return op_kind(op) == OPK_LINALG && op != OP_DOT && op != OP_MATMUL && op != OP_INNER &&
-               op != OP_OUTER && op != OP_TENSORDOT && op != OP_TRACE && op != OP_DIAGONAL &&
-               op != OP_VDOT && op != OP_EINSUM && op != OP_DIAG && op != OP_TRIL && op != OP_TRIU;
+        return false;
     }
 }
 
@@ -343,31 +352,22 @@ static bool needs_lowering(const graph_t *g, const graph_node_t *n)
 
 int graph_lower_small(graph_t *g, char *err, size_t errlen)
 {
-    bool any = false;
-    for (int i = 0; i < g->n_nodes && !any; i++)
-        any = needs_lowering(g, &g->nodes[i]);
-    if (!any) return 0;
+    bool *need = malloc((size_t)g->n_nodes), any = false;
+    if (!need) return FAIL(NULL, "document: out of memory");
     lower_t L = {.g = g, .err = err, .errlen = errlen};
-    L.map = malloc(sizeof *L.map * (size_t)g->n_nodes);
-    bool *need = malloc((size_t)g->n_nodes);
-    L.cap = g->n_nodes + 16;
-    L.nn = malloc(sizeof *L.nn * (size_t)L.cap);
-    if (!L.map || !L.nn || !need) {
-        free(L.map);
-        free(L.nn);
-        free(need);
-        return FAIL(NULL, "document: out of memory");
-    }
     for (int i = 0; i < g->n_nodes; i++) {
         const char *k = g->nodes[i].key;
-        need[i] = needs_lowering(g, &g->nodes[i]);
+        any |= need[i] = needs_lowering(g, &g->nodes[i]);
         if (strncmp(k, "_lw", 3) == 0) {
             long v = strtol(k + 3, NULL, 10);
             if (v >= L.serial && v < 1000000000) L.serial = (int)v + 1;
         }
     }
-    int rc = 0;
-    for (int i = 0; i < g->n_nodes && rc == 0; i++) {
+    L.map = any ? malloc(sizeof *L.map * (size_t)g->n_nodes) : NULL;
+    L.cap = g->n_nodes + 16;
+    L.nn = any ? malloc(sizeof *L.nn * (size_t)L.cap) : NULL;
+    int rc = any && (!L.map || !L.nn) ? FAIL(NULL, "document: out of memory") : 0;
+    for (int i = 0; any && i < g->n_nodes && rc == 0; i++) {
         graph_node_t *x = &g->nodes[i];
         if (need[i]) {
             rc = lower_node(&L, i);
@@ -381,41 +381,28 @@ int graph_lower_small(graph_t *g, char *err, size_t errlen)
             break;
         }
         *o = *x;
-        memset(x, 0, sizeof *x);
+        memset(x, 0, sizeof *x); /* what it owned moves with it */
         L.map[i] = L.n - 1;
     }
-    if (rc != 0) {
+    if (any && rc == 0) {
+        free(g->nodes);
+        g->nodes = L.nn;
+        g->n_nodes = L.n;
+        for (int f = 0; f < g->n_fetch; f++)
+            g->fetch[f] = L.map[g->fetch[f]];
+        /* L.map has room for the old count only: the new graph's scratch */
+        int *last = malloc(sizeof(int) * (size_t)g->n_nodes);
+        if (last)
+            graph_count_consumers(g, last);
+        else
+            rc = FAIL(NULL, "document: out of memory");
+        free(last);
+    } else if (any) {
         /* what moved is freed with the new array; the rest with g */
-        graph_t tmp = {.n_nodes = L.n, .nodes = L.nn};
-        graph_t *tp = malloc(sizeof *tp);
-        if (tp) {
-            *tp = tmp;
-            graph_free(tp);
-        }
-        free(L.map);
-        free(L.memo);
-        free(need);
-        return rc;
-    }
-    free(g->nodes);
-    g->nodes = L.nn;
-    for (int f = 0; f < g->n_fetch; f++)
-        g->fetch[f] = L.map[g->fetch[f]];
-    g->n_nodes = L.n;
-    for (int i = 0; i < g->n_nodes; i++)
-        g->nodes[i].n_consumers = 0;
-    for (int i = 0; i < g->n_nodes; i++) {
-        const graph_node_t *n = &g->nodes[i];
-        for (int j = 0; j < n->n_in; j++) {
-            int s = n->in[j].node;
-            bool seen = false;
-            for (int q = 0; q < j && !seen; q++)
-                seen = n->in[q].node == s;
-            if (s >= 0 && !seen) g->nodes[s].n_consumers++;
-        }
+        graph_free_nodes(L.nn, L.n);
     }
     free(L.map);
     free(L.memo);
     free(need);
-    return 0;
+    return rc;
 }
