@@ -178,32 +178,35 @@ static dtype_t scalar_value_type(scalar_t s, dtype_t arr)
     return DT_FLOAT64;
 }
 
-dtype_t dt_result_type(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc)
+/* Python scalars count by value when some array is given and no scalar is
+ * of a higher category than the arrays' promoted dtype (*base). */
+static bool by_value(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc, dtype_t *base)
 {
-    if (n_arr == 0) {
-        dtype_t r = sc_default_dtype(sc[0]);
-        for (int i = 1; i < n_sc; i++)
-            r = dt_promote(r, sc_default_dtype(sc[i]));
-        return r;
-    }
+    if (n_arr == 0) return false;
     dtype_t r = arr[0];
     for (int i = 1; i < n_arr; i++)
         r = dt_promote(r, arr[i]);
-    int max_sc_cat = -1;
+    *base = r;
     for (int i = 0; i < n_sc; i++) {
         int c = sc[i].kind == SC_BOOL ? 0 : sc[i].kind == SC_INT ? 1 : 2;
-        if (c > max_sc_cat) max_sc_cat = c;
+        if (c > dt_category(r)) return false;
     }
-    if (n_sc == 0) return r;
-    if (max_sc_cat > dt_category(r)) {
-        /* scalars of a higher category count as their default types */
-        for (int i = 0; i < n_sc; i++)
-            r = dt_promote(r, sc_default_dtype(sc[i]));
-        return r;
-    }
-    dtype_t base = r;
+    return true;
+}
+
+/* The dtype scalar s takes part in promotion as. */
+static dtype_t counted(scalar_t s, bool value, dtype_t base)
+{
+    return value ? scalar_value_type(s, base) : sc_default_dtype(s);
+}
+
+dtype_t dt_result_type(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc)
+{
+    dtype_t base = DT_BOOL;
+    bool value = by_value(n_arr, arr, n_sc, sc, &base);
+    dtype_t r = n_arr ? base : sc_default_dtype(sc[0]);
     for (int i = 0; i < n_sc; i++)
-        r = dt_promote(r, scalar_value_type(sc[i], base));
+        r = dt_promote(r, counted(sc[i], value, base));
     return r;
 }
 
@@ -216,22 +219,14 @@ static int float_rank(dtype_t t)
 
 dtype_t dt_float_result(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc)
 {
+    dtype_t base = DT_BOOL;
+    bool value = by_value(n_arr, arr, n_sc, sc, &base);
     int rank = 0;
     for (int i = 0; i < n_arr; i++)
         if (float_rank(arr[i]) > rank) rank = float_rank(arr[i]);
-    int max_sc_cat = -1;
-    for (int i = 0; i < n_sc; i++) {
-        int c = sc[i].kind == SC_BOOL ? 0 : sc[i].kind == SC_INT ? 1 : 2;
-        if (c > max_sc_cat) max_sc_cat = c;
-    }
-    dtype_t base = n_arr ? arr[0] : DT_BOOL;
-    for (int i = 1; i < n_arr; i++)
-        base = dt_promote(base, arr[i]);
-    bool by_value = n_arr > 0 && max_sc_cat <= dt_category(base);
-    for (int i = 0; i < n_sc; i++) {
-        dtype_t t = by_value ? scalar_value_type(sc[i], base) : sc_default_dtype(sc[i]);
-        if (float_rank(t) > rank) rank = float_rank(t);
-    }
+    for (int i = 0; i < n_sc; i++)
+        if (float_rank(counted(sc[i], value, base)) > rank)
+            rank = float_rank(counted(sc[i], value, base));
     return rank == 0 ? DT_NTYPES : rank == 1 ? DT_FLOAT32 : DT_FLOAT64;
 }
 
