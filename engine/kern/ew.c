@@ -377,6 +377,16 @@ BIN(shr_I, int32_t, int32_t, (uint32_t)y < 32u ? x >> y : x < 0 ? -1 : 0)
 BIN(shr_L, int64_t, int64_t, (uint64_t)y < 64u ? x >> y : x < 0 ? -1 : 0)
 
 /* ---- where, clip ---------------------------------------------------------- */
+#define WHERE(name, T)                                                                             \
+    static void name(int64_t n, void *restrict dv, const void *restrict av,                        \
+                     const void *restrict bv, const void *restrict cv)                             \
+    {                                                                                              \
+        T *restrict d = dv;                                                                        \
+        const uint8_t *restrict cond = av;                                                         \
+        const T *restrict x = bv, *restrict y = cv;                                                \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            d[i] = cond[i] ? x[i] : y[i];                                                          \
+    }
 /* Bytes select through a mask, which vectorises where the branch does not. */
 static void where_1(int64_t n, void *restrict dv, const void *restrict av, const void *restrict bv,
                     const void *restrict cv)
@@ -388,8 +398,16 @@ static void where_1(int64_t n, void *restrict dv, const void *restrict av, const
         d[i] = (uint8_t)((x[i] & m) | (y[i] & (uint8_t)~m));
     }
 }
+WHERE(where_2, uint16_t)
 WHERE(where_4, uint32_t)
 WHERE(where_8, uint64_t)
+
+/* where selects elements by their size, whatever the dtype */
+static ew_fn where_loop(dtype_t dt)
+{
+    size_t es = dt_size(dt);
+    return es == 1 ? where_1 : es == 2 ? where_2 : es == 4 ? where_4 : where_8;
+}
 
 static inline float fmaxn_f(float x, float y)
 {
@@ -503,7 +521,6 @@ static const ew_fn op_table[OP_COUNT][DT_NTYPES] = {
     [OP_RIGHT_SHIFT] = {NULL, shr_I, shr_L},
     [OP_FLOAT_POWER] = {NULL, NULL, NULL, NULL, pow_D},
     [OP_HEAVISIDE] = FLT2(heavi),
-    [OP_WHERE] = {where_1, where_4, where_8, where_4, where_8},
     [OP_CLIP] = ALL5(clip),
 };
 
@@ -726,6 +743,8 @@ ew_ctx_t *ew_ctx_create(const ew_prog_t *prog, const arr_t *inputs, const shape_
         ci->int_power = in->op == OP_POWER && dt_is_int(ci->dt);
         if (in->op == OP_ASTYPE)
             ci->fn = ew_cast_loop((dtype_t)prog->reg_dt[in->a], (dtype_t)in->dt);
+        else if (in->op == OP_WHERE && in->dt < DT_NTYPES)
+            ci->fn = where_loop((dtype_t)in->dt);
         else if ((unsigned)in->op < OP_COUNT && dt_is_small((dtype_t)in->dt))
             ci->fn = ew_int_loop((op_t)in->op, (dtype_t)in->dt);
         else if ((unsigned)in->op < OP_COUNT && in->dt < DT_NTYPES)

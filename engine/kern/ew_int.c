@@ -68,8 +68,9 @@ ew_fn ew_cast_loop(dtype_t from, dtype_t to)
 
 /* ---- the small integer dtypes ---------------------------------------------
  * Shared by signed and unsigned: wrapping arithmetic, comparisons, bitwise
- * ops, where and clip. CONV converts a double (reciprocal, round); ST is
- * the signed type of T's width (round's decimals arrive as a T). */
+ * ops and clip (where selects by element size: ew.c). CONV converts a
+ * double (reciprocal, round); ST is the signed type of T's width (round's
+ * decimals arrive as a T). */
 #define WRAP(T, e) ((T)(uint64_t)(e))
 #define INT_COMMON(S, T, ST, BITS, CONV)                                                           \
     BIN(add_##S, T, T, WRAP(T, (uint64_t)x + (uint64_t)y))                                         \
@@ -180,10 +181,6 @@ UNSIGNED_INT(u1, uint8_t, int8_t, 8u, CONV_N8)
 UNSIGNED_INT(u2, uint16_t, int16_t, 16u, CONV_N16)
 UNSIGNED_INT(u4, uint32_t, int32_t, 32u, CONV_N32)
 UNSIGNED_INT(u8, uint64_t, int64_t, 64u, cast_f64_u64)
-WHERE(where_i1, uint8_t)
-WHERE(where_i2, uint16_t)
-WHERE(where_i4, uint32_t)
-WHERE(where_i8, uint64_t)
 
 typedef struct {
     ew_fn i1, i2, u1, u2, u4, u8;
@@ -194,45 +191,19 @@ typedef struct {
         p##_i1, p##_i2, p##_u1, p##_u2, p##_u4, p##_u8                                             \
     }
 static const small_row_t small_table[OP_COUNT] = {
-    [OP_ADD] = ROW(add),
-    [OP_SUBTRACT] = ROW(sub),
-    [OP_MULTIPLY] = ROW(mul),
-    [OP_FLOOR_DIVIDE] = ROW(fdiv),
-    [OP_MOD] = ROW(mod),
-    [OP_REMAINDER] = ROW(mod),
-    [OP_FMOD] = ROW(fmod),
-    [OP_POWER] = ROW(pow),
-    [OP_MAXIMUM] = ROW(max),
-    [OP_MINIMUM] = ROW(min),
-    [OP_FMAX] = ROW(max),
-    [OP_FMIN] = ROW(min),
-    [OP_EQUAL] = ROW(eq),
-    [OP_NOT_EQUAL] = ROW(ne),
-    [OP_LESS] = ROW(lt),
-    [OP_LESS_EQUAL] = ROW(le),
-    [OP_GREATER] = ROW(gt),
-    [OP_GREATER_EQUAL] = ROW(ge),
-    [OP_NEGATIVE] = ROW(neg),
-    [OP_ABS] = ROW(abs),
-    [OP_SQUARE] = ROW(sq),
-    [OP_SIGN] = ROW(sign),
-    [OP_RECIPROCAL] = ROW(recip),
-    [OP_POSITIVE] = ROW(pos),
-    [OP_ISNAN] = ROW(zero),
-    [OP_ISINF] = ROW(zero),
-    [OP_ISNEGINF] = ROW(zero),
-    [OP_ISPOSINF] = ROW(zero),
-    [OP_ISFINITE] = ROW(one),
-    [OP_INVERT] = ROW(inv),
-    [OP_ROUND] = ROW(round),
-    [OP_AROUND] = ROW(round),
-    [OP_BITWISE_AND] = ROW(band),
-    [OP_BITWISE_OR] = ROW(bor),
-    [OP_BITWISE_XOR] = ROW(bxor),
-    [OP_LEFT_SHIFT] = ROW(shl),
-    [OP_RIGHT_SHIFT] = ROW(shr),
-    [OP_CLIP] = ROW(clip),
-    [OP_WHERE] = {where_i1, where_i2, where_i1, where_i2, where_i4, where_i8},
+    [OP_ADD] = ROW(add),           [OP_SUBTRACT] = ROW(sub),     [OP_MULTIPLY] = ROW(mul),
+    [OP_FLOOR_DIVIDE] = ROW(fdiv), [OP_MOD] = ROW(mod),          [OP_REMAINDER] = ROW(mod),
+    [OP_FMOD] = ROW(fmod),         [OP_POWER] = ROW(pow),        [OP_MAXIMUM] = ROW(max),
+    [OP_MINIMUM] = ROW(min),       [OP_FMAX] = ROW(max),         [OP_FMIN] = ROW(min),
+    [OP_EQUAL] = ROW(eq),          [OP_NOT_EQUAL] = ROW(ne),     [OP_LESS] = ROW(lt),
+    [OP_LESS_EQUAL] = ROW(le),     [OP_GREATER] = ROW(gt),       [OP_GREATER_EQUAL] = ROW(ge),
+    [OP_NEGATIVE] = ROW(neg),      [OP_ABS] = ROW(abs),          [OP_SQUARE] = ROW(sq),
+    [OP_SIGN] = ROW(sign),         [OP_RECIPROCAL] = ROW(recip), [OP_POSITIVE] = ROW(pos),
+    [OP_ISNAN] = ROW(zero),        [OP_ISINF] = ROW(zero),       [OP_ISNEGINF] = ROW(zero),
+    [OP_ISPOSINF] = ROW(zero),     [OP_ISFINITE] = ROW(one),     [OP_INVERT] = ROW(inv),
+    [OP_ROUND] = ROW(round),       [OP_AROUND] = ROW(round),     [OP_BITWISE_AND] = ROW(band),
+    [OP_BITWISE_OR] = ROW(bor),    [OP_BITWISE_XOR] = ROW(bxor), [OP_LEFT_SHIFT] = ROW(shl),
+    [OP_RIGHT_SHIFT] = ROW(shr),   [OP_CLIP] = ROW(clip),
 };
 
 ew_fn ew_int_loop(op_t op, dtype_t dt)

@@ -44,16 +44,6 @@ typedef void (*ew_fn)(int64_t n, void *restrict d, const void *restrict a, const
         }                                                                                          \
     }
 
-#define WHERE(name, T)                                                                             \
-    static void name(int64_t n, void *restrict dv, const void *restrict av,                        \
-                     const void *restrict bv, const void *restrict cv)                             \
-    {                                                                                              \
-        T *restrict d = dv;                                                                        \
-        const uint8_t *restrict cond = av;                                                         \
-        const T *restrict x = bv, *restrict y = cv;                                                \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            d[i] = cond[i] ? x[i] : y[i];                                                          \
-    }
 /* numpy 1.24's clip: minimum(maximum(a, lo), hi) where each step keeps a NaN
  * from either side (_NPY_MAX(a, b) = isnan(a) ? a : a > b ? a : b). */
 #define CLIP(name, T, MAXF, MINF)                                                                  \
