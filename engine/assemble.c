@@ -190,18 +190,6 @@ static int json_value(out_t *o, const char *p)
     switch (o->dt) {
     case DT_BOOL:
         return *p ? jput(o, "true", 4) : jput(o, "false", 5);
-    case DT_INT32: {
-        int32_t v;
-        memcpy(&v, p, 4);
-        n = snprintf(b, sizeof b, "%d", v);
-        break;
-    }
-    case DT_INT64: {
-        int64_t v;
-        memcpy(&v, p, 8);
-        n = snprintf(b, sizeof b, "%lld", (long long)v);
-        break;
-    }
     case DT_UINT64: {
         uint64_t v;
         memcpy(&v, p, 8);
@@ -210,6 +198,8 @@ static int json_value(out_t *o, const char *p)
     }
     case DT_INT8:
     case DT_INT16:
+    case DT_INT32:
+    case DT_INT64:
     case DT_UINT8:
     case DT_UINT16:
     case DT_UINT32:

@@ -77,6 +77,17 @@ static void create_arange(const kern_gen_t *n, int64_t g0, arr_t *out)
             sc_int((int64_t)((uint64_t)sc_int_value(n->start) + (uint64_t)sc_int_value(n->step)));
     else
         next = sc_float(sc_as_double(n->start) + sc_as_double(n->step));
+    if (dt_is_small(out->dt)) { /* the narrow types wrap as uint64 arithmetic does */
+        uint64_t v0 = 0, v1 = 0;
+        sc_store(n->start, out->dt, &v0);
+        sc_store(next, out->dt, &v1);
+        v0 = (uint64_t)dt_read_i64(out->dt, &v0, 0);
+        v1 = (uint64_t)dt_read_i64(out->dt, &v1, 0);
+        uint64_t delta = v1 - v0;
+        for (int64_t i = 0; i < len; i++)
+            dt_store_u64(out->dt, out->data, i, v0 + (uint64_t)(g0 + i) * delta);
+        return;
+    }
     switch (out->dt) {
     case DT_FLOAT64: {
         double v0, v1, *o = out->data;
@@ -116,22 +127,6 @@ static void create_arange(const kern_gen_t *n, int64_t g0, arr_t *out)
         uint32_t delta = (uint32_t)v1 - (uint32_t)v0;
         for (int64_t i = 0; i < len; i++)
             o[i] = (int32_t)((uint32_t)v0 + (uint32_t)(g0 + i) * delta);
-        break;
-    }
-    case DT_INT8:
-    case DT_INT16:
-    case DT_UINT8:
-    case DT_UINT16:
-    case DT_UINT32:
-    case DT_UINT64: { /* the narrow types wrap as uint64 arithmetic does */
-        uint64_t v0 = 0, v1 = 0;
-        sc_store(n->start, out->dt, &v0);
-        sc_store(next, out->dt, &v1);
-        v0 = (uint64_t)dt_read_i64(out->dt, &v0, 0);
-        v1 = (uint64_t)dt_read_i64(out->dt, &v1, 0);
-        uint64_t delta = v1 - v0;
-        for (int64_t i = 0; i < len; i++)
-            dt_store_u64(out->dt, out->data, i, v0 + (uint64_t)(g0 + i) * delta);
         break;
     }
     default: { /* bool: numpy allows at most two elements */
