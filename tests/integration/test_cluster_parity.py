@@ -61,9 +61,14 @@ def session(web):
     return r.json()["session_id"]
 
 
+def submit(web, sid, doc):
+    """POSTs a graph document as a task of session sid: the response."""
+    return request("POST", web, "/api/v1/sessions/%s/tasks" % sid, body=json.dumps(doc).encode(),
+                   headers={"Content-Type": "application/json"})
+
+
 def run_task(web, sid, doc, timeout=300):
-    r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid, body=json.dumps(doc).encode(),
-                headers={"Content-Type": "application/json"})
+    r = submit(web, sid, doc)
     check(r.status == 202, "submit: %r", r)
     body = r.json()
     tid = body["task_id"]

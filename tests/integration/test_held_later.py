@@ -17,7 +17,6 @@ Run with Debian's python: /usr/bin/python3 tests/integration/test_held_later.py
 (MARS_BIN_DIR=build/san/bin runs it over the sanitized programs).
 """
 import io
-import json
 import os
 import sys
 import threading
@@ -26,8 +25,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from harness import Cluster, Runner, check, get, request  # noqa: E402
-from test_cluster_parity import run_task, session, start_cluster  # noqa: E402
+from harness import Cluster, Runner, check, get  # noqa: E402
+from test_cluster_parity import run_task, session, start_cluster, submit  # noqa: E402
 
 
 def N(key, op, inputs=None, **params):
@@ -48,11 +47,6 @@ def row(web, sid, key):
     r = get(web, "/api/v1/sessions/%s/tensors/%s" % (sid, key))
     check(r.status == 200, "tensor %s: %r", key, r)
     return r.json()
-
-
-def submit(web, sid, doc):
-    return request("POST", web, "/api/v1/sessions/%s/tasks" % sid, body=json.dumps(doc).encode(),
-                   headers={"Content-Type": "application/json"})
 
 
 def ok_task(web, sid, doc):

@@ -21,8 +21,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from harness import BIN_DIR, Cluster, Runner, check, get, request  # noqa: E402
-from test_cluster_parity import run_task, session, start_cluster  # noqa: E402
+from harness import BIN_DIR, Cluster, Runner, check, get  # noqa: E402
+from test_cluster_parity import run_task, session, start_cluster, submit  # noqa: E402
 
 MARS_RUN = os.path.join(BIN_DIR, "mars-run")
 
@@ -92,11 +92,6 @@ def fetch(web, sid, key):
     r = get(web, "/api/v1/sessions/%s/tensors/%s/data?format=npy" % (sid, key), timeout=60)
     check(r.status == 200, "data of %s: %r", key, r)
     return np.load(io.BytesIO(r.body))
-
-
-def submit(web, sid, doc):
-    return request("POST", web, "/api/v1/sessions/%s/tasks" % sid, body=json.dumps(doc).encode(),
-                   headers={"Content-Type": "application/json"})
 
 
 def main():

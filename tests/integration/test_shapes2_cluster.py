@@ -21,8 +21,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from harness import BIN_DIR, Cluster, Runner, check, get, request  # noqa: E402
-from test_cluster_parity import fetch, run_task, session, start_cluster  # noqa: E402
+from harness import BIN_DIR, Cluster, Runner, check, get  # noqa: E402
+from test_cluster_parity import fetch, run_task, session, start_cluster, submit  # noqa: E402
 
 MARS_RUN = os.path.join(BIN_DIR, "mars-run")
 
@@ -81,11 +81,6 @@ def expected():
             "pe": np.pad(V, (4, 6), mode="edge"), "ls": np.logspace(0, 3, 13, base=2),
             "gs": np.geomspace(-2, -500, 11), "ix": ix, "s1": pc.sum(0), "m1": ti + 1,
             "s2": ix.sum((1, 2)), "s3": rl.sum()}
-
-
-def submit(web, sid, doc):
-    return request("POST", web, "/api/v1/sessions/%s/tasks" % sid, body=json.dumps(doc).encode(),
-                   headers={"Content-Type": "application/json"})
 
 
 def main():

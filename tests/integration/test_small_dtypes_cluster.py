@@ -19,7 +19,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from harness import Cluster, Runner, check, get, request  # noqa: E402
-from test_cluster_parity import fetch, mars_run, run_task, session, start_cluster  # noqa: E402
+from test_cluster_parity import fetch, mars_run, run_task, session, start_cluster, submit  # noqa: E402
 
 RNG = np.random.default_rng(1127)
 X8 = RNG.integers(-128, 128, (13, 11)).astype(np.int8)
@@ -145,8 +145,7 @@ def rejected(web):
     sid = session(web)
     doc = {"version": 1, "nodes": [A("a", [1, 2], "int8", 1), N("p", "sqrt", ["a"])],
            "fetch": ["p"]}
-    r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid, body=json.dumps(doc).encode(),
-                headers={"Content-Type": "application/json"})
+    r = submit(web, sid, doc)
     check(r.status == 400, "status %d", r.status)
     text = r.body.decode()
     check('node \\"p\\" (sqrt)' in text or 'node "p" (sqrt)' in text, "body %s", text)

@@ -13,7 +13,6 @@ of lines that long runs as a part per chunk and one sum of the parts.
 
 Run: /usr/bin/python3 tests/integration/test_sortstat_cluster.py
 """
-import json
 import os
 import sys
 
@@ -22,7 +21,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from harness import Cluster, Runner, check, request  # noqa: E402
-from test_cluster_parity import fetch, mars_run, run_task, session, start_cluster  # noqa: E402
+from test_cluster_parity import fetch, mars_run, run_task, session, start_cluster, submit  # noqa: E402
 
 RNG = np.random.default_rng(1123)
 X = np.round(RNG.normal(0, 5, (13, 11)), 1)
@@ -174,8 +173,7 @@ def rejected(web):
     sid = session(web)
     doc = {"version": 1, "nodes": [A("a", [[1.0, 2.0]], "float64", 1),
                                    N("p", "percentile", ["a"], q=150)], "fetch": ["p"]}
-    r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid, body=json.dumps(doc).encode(),
-                headers={"Content-Type": "application/json"})
+    r = submit(web, sid, doc)
     check(r.status == 400, "status %d", r.status)
     text = r.body.decode()
     check('node \\"p\\" (percentile)' in text or 'node "p" (percentile)' in text, "body %s", text)
