@@ -55,12 +55,13 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC_PATH))
 NVCC_GENCODE ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
   -gencode arch=compute_90,code=[sm_90,compute_90]
 HAVE_CUDA := $(if $(NVCC_PATH),1)
-GPU_REL_OBJ := $(BUILD)/obj/engine/cuda/gpu_common.o \
-  $(if $(HAVE_CUDA),$(BUILD)/obj/engine/cuda/gpu.cu.o,$(BUILD)/obj/engine/cuda/gpu_stub.o)
+GPU_REL_OBJ := $(BUILD)/obj/engine/cuda/gpu_common.o $(BUILD)/obj/engine/cuda/gpu_exec.o \
+  $(if $(HAVE_CUDA),$(BUILD)/obj/engine/cuda/gpu.cu.o $(BUILD)/obj/engine/cuda/gpu_job.cu.o,$(BUILD)/obj/engine/cuda/gpu_stub.o)
 CUDA_LINK := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
 CUDA_LIBS := $(if $(HAVE_CUDA),$(CUDA_LINK))
 REL_OBJ += $(GPU_REL_OBJ)
-SAN_OBJ += $(BUILD)/san/engine/cuda/gpu_common.o $(BUILD)/san/engine/cuda/gpu_stub.o
+SAN_OBJ += $(BUILD)/san/engine/cuda/gpu_common.o $(BUILD)/san/engine/cuda/gpu_exec.o \
+  $(BUILD)/san/engine/cuda/gpu_stub.o
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 
 FUZZ_SRC := $(wildcard fuzz/*.c)
@@ -136,6 +137,11 @@ $(BUILD)/bin/mars-run: $(BUILD)/obj/engine/mars_run.o $(BUILD)/lib/libmarsengine
 $(BUILD)/obj/engine/cuda/gpu.cu.o: engine/cuda/gpu.cu engine/cuda/gpu.h
 	@mkdir -p $(dir $@)
 	$(NVCC_PATH) -O2 -std=c++17 $(NVCC_GENCODE) -Xcompiler -fPIE,-Wall -Iengine \
+	  -DMARS_CUDA_LIB_DIR='"$(CUDA_HOME)/lib64"' -c $< -o $@
+# -fmad=false: no fused multiply-add the CPU kernels lack (the same bits).
+$(BUILD)/obj/engine/cuda/gpu_job.cu.o: engine/cuda/gpu_job.cu engine/cuda/gpu.h
+	@mkdir -p $(dir $@)
+	$(NVCC_PATH) -O2 -std=c++17 -fmad=false $(NVCC_GENCODE) -Xcompiler -fPIE,-Wall -Iengine \
 	  -DMARS_CUDA_LIB_DIR='"$(CUDA_HOME)/lib64"' -c $< -o $@
 
 # The GPU suite's program (tests/gpu): built with the CUDA path only.

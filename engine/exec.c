@@ -10,6 +10,7 @@
 #include "df/dfexec.h"
 #include "fancy.h"
 #include "kern/kern.h"
+#include "cuda/gpu.h"
 #include "kern/la.h"
 #include "scratch.h"
 
@@ -34,8 +35,8 @@ static arr_t arr_of(void *data, dtype_t dt, int nd, const int64_t *shape)
 
 /* Assembles input k into a fresh buffer (caller frees) or returns the
  * source's bytes (*owned = NULL). */
-static const void *input_data(const tile_t *t, const jin_t *in, const void *(*get)(void *, int32_t),
-                              void *ctx, void **owned)
+const void *exec_input_data(const tile_t *t, const jin_t *in, const void *(*get)(void *, int32_t),
+                            void *ctx, void **owned)
 {
     *owned = NULL;
     if (in->job >= 0) return get(ctx, in->job);
@@ -119,7 +120,7 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
     }
     for (int k = 0; k < j->n_in; k++) {
         const jin_t *in = &j->in[k];
-        const void *d = input_data(t, in, get, ctx, &owned[k]);
+        const void *d = exec_input_data(t, in, get, ctx, &owned[k]);
         if (!d) {
             snprintf(err, errlen, "out of memory assembling an input");
             for (int q = 0; q < k; q++)
@@ -379,7 +380,7 @@ int exec_job_any(const tile_t *t, int32_t ji,
             }
             continue;
         }
-        ins[k].data = input_data(t, in, get_nolen, &g, &owned[k]);
+        ins[k].data = exec_input_data(t, in, get_nolen, &g, &owned[k]);
         ins[k].len = (size_t)shape_elems(in->ndim, in->shape) * dt_size(in->dt);
         if (!ins[k].data) {
             snprintf(err, errlen, "out of memory assembling an input");
@@ -413,12 +414,15 @@ typedef struct {
     void *data;
     size_t bytes;
     atomic_int refs;
+    atomic_bool on_device; /* a device-only chunk of the store (gpu.h) */
 } buf_t;
 
 struct exec_result {
     int32_t n;
     buf_t **out;
     size_t peak;
+    int64_t gpu_jobs;
+    bool gpus; /* devices took part: chunks may have device copies */
 };
 
 typedef struct {
@@ -433,6 +437,10 @@ typedef struct {
     pthread_cond_t cv;
     int32_t *ready;
     int32_t n_ready;
+    int32_t n_ready_gpu; /* of them, jobs for a device */
+    uint8_t *pref;       /* per job: runs on a device (gpu_job_preferred) */
+    atomic_int next_gpu; /* the next device thread's index into o->gpus */
+    atomic_llong gpu_jobs;
     int32_t n_left; /* live jobs not finished */
     int running;
     int failed;
@@ -441,19 +449,51 @@ typedef struct {
     _Atomic size_t held, peak;
 } pool_t;
 
+/* A device-only chunk's bytes, copied back into its host buffer. */
+static void buf_to_host(buf_t *b)
+{
+    if (b && atomic_load(&b->on_device)) {
+        char e[256];
+        if (gpu_to_host(b->data, e, sizeof e) == 0)
+            atomic_store(&b->on_device, false);
+        else
+            fprintf(stderr, "mars: %s\n", e);
+    }
+}
+
 static const void *pool_get(void *ctx, int32_t j, size_t *len)
 {
     pool_t *p = ctx;
+    buf_to_host(p->out[j]);
     *len = p->out[j]->bytes;
     return p->out[j]->data;
+}
+
+static const void *pool_get_host(void *ctx, int32_t j)
+{
+    size_t len;
+    return pool_get(ctx, j, &len);
+}
+
+/* For device jobs: the host buffer, which the store finds on the device. */
+static const void *pool_get_dev(void *ctx, int32_t j)
+{
+    pool_t *p = ctx;
+    return p->out[j]->data;
+}
+
+static void buf_free(buf_t *b, bool gpus)
+{
+    if (gpus) gpu_forget(b->data);
+    free(b->data);
+    free(b);
 }
 
 static void buf_release(pool_t *p, buf_t *b)
 {
     if (atomic_fetch_sub(&b->refs, 1) == 1) {
         atomic_fetch_sub(&p->held, b->bytes);
-        free(b->data);
-        free(b);
+        buf_free(b, p->o && p->o->n_gpus > 0);
     }
 }
 
@@ -465,7 +505,7 @@ static void count_held(pool_t *p, size_t bytes)
         ;
 }
 
-static int run_one(pool_t *p, int32_t ji, char *err, size_t errlen)
+static int run_one(pool_t *p, int32_t ji, int dev, char *err, size_t errlen)
 {
     const tile_t *t = p->t;
     const job_t *j = &t->jobs[ji];
@@ -487,8 +527,18 @@ static int run_one(pool_t *p, int32_t ji, char *err, size_t errlen)
     b->data = data;
     b->bytes = bytes;
     atomic_init(&b->refs, 1);
-    int rc;
-    if (j->kind == JK_SOURCE) {
+    atomic_init(&b->on_device, false);
+    int rc = 1;
+    if (dev >= 0 && p->pref[ji]) {
+        rc = gpu_exec_job(dev, t, ji, pool_get_dev, pool_get_host, p, data, true, err, errlen);
+        if (rc == 0) {
+            atomic_store(&b->on_device, true);
+            atomic_fetch_add(&p->gpu_jobs, 1);
+        }
+    }
+    if (rc != 1) {
+        /* ran on the device (or failed there) */
+    } else if (j->kind == JK_SOURCE) {
         rc = p->o->source ? p->o->source(p->o->source_ctx, t, ji, data, err, errlen) : -1;
     } else {
         void *blob = NULL;
@@ -507,20 +557,42 @@ static int run_one(pool_t *p, int32_t ji, char *err, size_t errlen)
     return rc;
 }
 
-static void *worker(void *arg)
+/* Takes the newest ready job for this kind of thread (mu held): a device
+ * thread takes device jobs only, a CPU thread the others. */
+static int32_t take_ready(pool_t *p, bool gpu)
 {
-    pool_t *p = arg;
+    for (int32_t i = p->n_ready - 1; i >= 0; i--) {
+        int32_t ji = p->ready[i];
+        if ((p->pref[ji] != 0) != gpu) continue;
+        memmove(p->ready + i, p->ready + i + 1, sizeof(int32_t) * (size_t)(p->n_ready - i - 1));
+        p->n_ready--;
+        if (gpu) p->n_ready_gpu--;
+        return ji;
+    }
+    return -1;
+}
+
+static void push_ready(pool_t *p, int32_t ji)
+{
+    p->ready[p->n_ready++] = ji;
+    if (p->pref[ji]) p->n_ready_gpu++;
+}
+
+static void *worker_on(pool_t *p, int dev)
+{
     char err[512];
+    bool gpu = dev >= 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (p->n_ready == 0 && p->n_left > 0 && !p->failed)
+        while ((gpu ? p->n_ready_gpu == 0 : p->n_ready - p->n_ready_gpu == 0) && p->n_left > 0 &&
+               !p->failed)
             pthread_cond_wait(&p->cv, &p->mu);
         if (p->failed || p->n_left == 0) break;
-        int32_t ji = p->ready[--p->n_ready];
+        int32_t ji = take_ready(p, gpu);
         pthread_mutex_unlock(&p->mu);
 
         err[0] = 0;
-        int rc = run_one(p, ji, err, sizeof err);
+        int rc = run_one(p, ji, dev, err, sizeof err);
         const tile_t *t = p->t;
         /* release the inputs this job was the last to need */
         if (rc == 0) {
@@ -545,12 +617,24 @@ static void *worker(void *arg)
         p->n_left--;
         for (int32_t k = p->con_off[ji]; k < p->con_off[ji + 1]; k++) {
             int32_t c = p->cons[k];
-            if (atomic_fetch_sub(&p->waiting[c], 1) == 1) p->ready[p->n_ready++] = c;
+            if (atomic_fetch_sub(&p->waiting[c], 1) == 1) push_ready(p, c);
         }
         if (p->n_ready > 0 || p->n_left == 0) pthread_cond_broadcast(&p->cv);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
+}
+
+static void *worker(void *arg)
+{
+    return worker_on(arg, -1);
+}
+
+static void *gpu_worker(void *arg)
+{
+    pool_t *p = arg;
+    int i = atomic_fetch_add(&p->next_gpu, 1);
+    return worker_on(p, p->o->gpus[i]);
 }
 
 /* Distinct live sources of every live job, and the reverse edges. */
@@ -576,7 +660,9 @@ int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *e
     p.waiting = calloc((size_t)n + 1, sizeof(atomic_int));
     p.uses = calloc((size_t)n + 1, sizeof(atomic_int));
     p.ready = malloc(sizeof(int32_t) * (size_t)(n + 1));
-    if (!r || !p.out || !p.waiting || !p.uses || !p.ready || build_edges(&p)) {
+    p.pref = calloc((size_t)n + 1, 1);
+    int ngpu = o && o->n_gpus > 0 ? o->n_gpus : 0;
+    if (!r || !p.out || !p.waiting || !p.uses || !p.ready || !p.pref || build_edges(&p)) {
         snprintf(err, errlen, "out of memory preparing %d jobs", n);
         goto cleanup;
     }
@@ -584,18 +670,29 @@ int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *e
     pthread_cond_init(&p.cv, NULL);
     for (int32_t j = 0; j < n; j++) {
         if (!t->live[j]) continue;
+        p.pref[j] = ngpu > 0 && gpu_job_preferred(t, j, o->place);
         p.n_left++;
         atomic_init(&p.waiting[j], p.dep_off[j + 1] - p.dep_off[j]);
         atomic_init(&p.uses[j], (p.con_off[j + 1] - p.con_off[j]) + (t->jobs[j].keep ? 1 : 0));
     }
     /* ready jobs pushed in reverse so that the stack runs them in order */
     for (int32_t j = n - 1; j >= 0; j--)
-        if (t->live[j] && p.dep_off[j + 1] == p.dep_off[j]) p.ready[p.n_ready++] = j;
+        if (t->live[j] && p.dep_off[j + 1] == p.dep_off[j]) push_ready(&p, j);
     int nt = o && o->threads > 0 ? o->threads : 1;
-    pthread_t *th = malloc(sizeof(pthread_t) * (size_t)nt);
+    pthread_t *th = malloc(sizeof(pthread_t) * (size_t)(nt + ngpu));
     int started = 0;
     for (int i = 1; th && i < nt; i++)
         if (pthread_create(&th[started], NULL, worker, &p) == 0) started++;
+    for (int i = 0; th && i < ngpu; i++) {
+        if (pthread_create(&th[started], NULL, gpu_worker, &p) == 0) {
+            started++;
+        } else {
+            /* without its thread, the device's jobs run on the CPU */
+            for (int32_t j = 0; j < n; j++)
+                p.pref[j] = 0;
+            p.n_ready_gpu = 0;
+        }
+    }
     worker(&p);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
@@ -608,6 +705,8 @@ cleanup:
         r->n = n;
         r->out = p.out;
         r->peak = atomic_load(&p.peak);
+        r->gpu_jobs = atomic_load(&p.gpu_jobs);
+        r->gpus = ngpu > 0;
         /* drop everything but kept chunks; after a failure, everything */
         for (int32_t j = 0; p.out && j < n; j++) {
             if (!p.out[j]) continue;
@@ -628,6 +727,7 @@ cleanup:
     free(p.waiting);
     free(p.uses);
     free(p.ready);
+    free(p.pref);
     if (rc == 0) {
         *out = r;
     } else {
@@ -642,6 +742,7 @@ cleanup:
 
 const void *exec_result_chunk(const exec_result_t *r, int32_t j)
 {
+    buf_to_host(r->out[j]);
     return r->out[j] ? r->out[j]->data : NULL;
 }
 
@@ -655,15 +756,17 @@ size_t exec_result_peak_bytes(const exec_result_t *r)
     return r->peak;
 }
 
+int64_t exec_result_gpu_jobs(const exec_result_t *r)
+{
+    return r->gpu_jobs;
+}
+
 void exec_result_free(exec_result_t *r)
 {
     if (!r) return;
     for (int32_t j = 0; j < r->n; j++) {
         buf_t *b = r->out[j];
-        if (b && atomic_fetch_sub(&b->refs, 1) == 1) {
-            free(b->data);
-            free(b);
-        }
+        if (b && atomic_fetch_sub(&b->refs, 1) == 1) buf_free(b, r->gpus);
     }
     free(r->out);
     free(r);

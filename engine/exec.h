@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuda/gpu_exec.h"
 #include "tile.h"
 
 typedef struct {
@@ -15,6 +16,11 @@ typedef struct {
      * the graph has none. Returns 0, or -1 with a message. */
     int (*source)(void *ctx, const tile_t *t, int32_t job, void *dst, char *err, size_t errlen);
     void *source_ctx;
+    /* CUDA devices (opened with gpu_open): one more thread each, running
+     * the jobs gpu_job_preferred gives a device under place (docs/gpu.md) */
+    int n_gpus;
+    const int *gpus;
+    gpu_place_t place;
 } exec_opts_t;
 
 typedef struct exec_result exec_result_t;
@@ -29,6 +35,14 @@ size_t exec_result_chunk_len(const exec_result_t *r, int32_t j);
 void exec_result_free(exec_result_t *r);
 /* Peak bytes of chunk data held at once during the run. */
 size_t exec_result_peak_bytes(const exec_result_t *r);
+/* Jobs that ran on a device. */
+int64_t exec_result_gpu_jobs(const exec_result_t *r);
+
+/* Input in of a job as one host array: a source job's output, or assembled
+ * into a fresh scratch buffer (*owned, the caller scratch_frees it). NULL
+ * when out of memory. */
+const void *exec_input_data(const tile_t *t, const jin_t *in, const void *(*get)(void *, int32_t),
+                            void *ctx, void **owned);
 
 /* Runs job ji alone: get(ctx, k) returns the output bytes of job k for every
  * job ji reads; out has job_nbytes(ji) bytes. JK_SOURCE jobs cannot run here. */

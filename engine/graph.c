@@ -1770,8 +1770,20 @@ static int parse_document(pctx_t *c, json_t *root)
     json_object_foreach(root, name, val)
     {
         if (strcmp(name, "version") != 0 && strcmp(name, "nodes") != 0 &&
-            strcmp(name, "fetch") != 0)
+            strcmp(name, "fetch") != 0 && strcmp(name, "device") != 0)
             return NFAIL(c, NULL, "document: unknown field \"%s\"", esc(name, eb));
+    }
+    json_t *device = json_object_get(root, "device");
+    if (device) {
+        const char *dv = json_is_string(device) ? json_string_value(device) : "";
+        if (strcmp(dv, "auto") == 0)
+            c->g->device = GRAPH_DEVICE_AUTO;
+        else if (strcmp(dv, "gpu") == 0)
+            c->g->device = GRAPH_DEVICE_GPU;
+        else if (strcmp(dv, "cpu") == 0)
+            c->g->device = GRAPH_DEVICE_CPU;
+        else
+            return NFAIL(c, NULL, "document: \"device\" must be \"auto\", \"gpu\" or \"cpu\"");
     }
     json_t *ver = json_object_get(root, "version");
     if (!ver) return NFAIL(c, NULL, "document: \"version\" is missing");

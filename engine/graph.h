@@ -168,6 +168,8 @@ typedef struct graph {
     graph_node_t *nodes; /* topological order: inputs come before their users */
     int n_fetch;
     int *fetch; /* node indexes, in the document's order */
+    /* the document's "device": where jobs a GPU can run go (docs/gpu.md) */
+    enum { GRAPH_DEVICE_AUTO, GRAPH_DEVICE_GPU, GRAPH_DEVICE_CPU } device;
     /* set while validating: the held input an op was refused (graph_parse_held) */
     char held_input[GRAPH_KEY_MAX + 1];
 } graph_t;

@@ -54,7 +54,10 @@ static const char usage[] =
     "  --version              print the build's CPU levels and the one chosen, and exit\n"
     "  --cuda-devices LIST    CUDA device indices such as 0,1 (\"\" for none, the default):\n"
     "                         refused (exit 2) when this build has no CUDA or a device\n"
-    "                         does not exist; no op runs on a GPU yet (docs/gpu.md)\n"
+    "                         does not exist. Jobs a GPU can run go to one thread per\n"
+    "                         device (the document's \"device\": auto, gpu, cpu; docs/gpu.md)\n"
+    "  --cuda-mem SIZE        chunks kept on each device at most (default 90% of its\n"
+    "                         free memory); past it the oldest go back to host memory\n"
     "  -h, --help             this text\n"
     "SIZE: bytes with an optional k, m, g or t suffix.\n"
     "Environment: MARS_CPU_LEVEL=portable|avx2|avx512|auto forces the kernels' CPU level\n"
@@ -328,6 +331,7 @@ int main(int argc, char **argv)
         O_LISTOPS,
         O_VERSION,
         O_CUDA,
+        O_CUDA_MEM,
         O_CSV
     };
     static const struct option opts[] = {
@@ -346,6 +350,7 @@ int main(int argc, char **argv)
         {"list-ops", no_argument, 0, O_LISTOPS},
         {"version", no_argument, 0, O_VERSION},
         {"cuda-devices", required_argument, 0, O_CUDA},
+        {"cuda-mem", required_argument, 0, O_CUDA_MEM},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -357,8 +362,8 @@ int main(int argc, char **argv)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = ncpu > 0 ? (int)ncpu : 1;
     bool stats = false, csv = false;
-    const char *cuda_list = NULL;
-    int n_cuda = 0;
+    int n_cuda = 0, cuda_dev[GPU_MAX_DEVICES];
+    int64_t cuda_mem = 0;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -440,10 +445,15 @@ int main(int argc, char **argv)
                 fprintf(stderr, "mars-run: --cuda-devices '%s': %s\n", optarg, e);
                 return 2;
             }
-            cuda_list = optarg;
             n_cuda = ndev;
+            memcpy(cuda_dev, dev, sizeof(int) * (size_t)ndev);
             break;
         }
+        case O_CUDA_MEM:
+            if (parse_size(optarg, &v) || v <= 0)
+                return die2("--cuda-mem: '%s' is not a size such as 8g", optarg);
+            cuda_mem = v;
+            break;
         default:
             if (optopt)
                 return die2("unknown or incomplete option -%c (see --help)",
@@ -458,11 +468,11 @@ int main(int argc, char **argv)
 
     char err[1024];
     if (kern_cpu_init(err, sizeof err)) return die2("%s", err);
-    if (n_cuda > 0)
-        fprintf(stderr,
-                "mars-run: --cuda-devices %s: the devices are there (%s), but no op runs on a "
-                "GPU yet: the kernels run on the CPU (docs/gpu.md)\n",
-                cuda_list, gpu_build_info());
+    for (int i = 0; i < n_cuda; i++)
+        if (gpu_open(cuda_dev[i], cuda_mem, err, sizeof err)) {
+            fprintf(stderr, "mars-run: --cuda-devices: %s\n", err);
+            return 2;
+        }
     size_t len;
     char *doc = read_doc(path, lim.max_document_bytes, &len, err, sizeof err);
     if (!doc) return die2("%s", err);
@@ -502,7 +512,10 @@ int main(int argc, char **argv)
     double t2 = now_s();
     int rc = 0;
     exec_result_t *res = NULL;
-    exec_opts_t eo = {.threads = threads};
+    exec_opts_t eo = {.threads = threads, .n_gpus = n_cuda, .gpus = cuda_dev};
+    eo.place = g->device == GRAPH_DEVICE_GPU   ? GPU_PLACE_GPU
+               : g->device == GRAPH_DEVICE_CPU ? GPU_PLACE_CPU
+                                               : GPU_PLACE_AUTO;
     if (st) {
         eo.source = stage_source;
         eo.source_ctx = st;
@@ -522,6 +535,24 @@ int main(int argc, char **argv)
                 "parse %.3f s, tile %.3f s, run %.3f s; kernels at cpu level %s\n",
                 t->n_jobs, (long long)live, threads, exec_result_peak_bytes(res), t1 - t0, t2 - t1,
                 t3 - t2, kern_cpu_name(kern_cpu_level()));
+        for (int i = 0; i < n_cuda; i++) {
+            int64_t used, limit, peak;
+            gpu_store_stats(cuda_dev[i], &used, &limit, &peak);
+            fprintf(stderr,
+                    "mars-run: device %d: %lld jobs on devices (device \"%s\"), peak device "
+                    "chunk memory %lld of %lld bytes\n",
+                    cuda_dev[i], (long long)exec_result_gpu_jobs(res), gpu_place_name(eo.place),
+                    (long long)peak, (long long)limit);
+        }
+        if (n_cuda > 0) {
+            int64_t ib, ob;
+            double is, os;
+            gpu_copy_stats(&ib, &is, &ob, &os);
+            fprintf(stderr,
+                    "mars-run: copies: %lld bytes to devices in %.3f s, %lld bytes back in %.3f s "
+                    "(results written after the run: copied back then)\n",
+                    (long long)ib, is, (long long)ob, os);
+        }
     }
     if (mkdir_p(outdir)) {
         fprintf(stderr, "mars-run: cannot create output directory %s: %s\n", outdir,
@@ -562,6 +593,14 @@ int main(int argc, char **argv)
     }
     if (st && write_staged(st, outdir)) rc = 1;
 done:
+    if (stats && n_cuda > 0) {
+        int64_t ib, ob;
+        double is, os;
+        gpu_copy_stats(&ib, &is, &ob, &os);
+        fprintf(stderr,
+                "mars-run: all copies: %lld bytes to devices in %.3f s, %lld back in %.3f s\n",
+                (long long)ib, is, (long long)ob, os);
+    }
     exec_result_free(res);
     tile_free(t);
     graph_free(g);

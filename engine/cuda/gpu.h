@@ -6,9 +6,8 @@
  * under ASan's default shadow layout).
  *
  * Every function returns 0, or -1 with a one-line message in err. Arrays are
- * host memory; the functions copy them to device `dev` and back. No tensor op
- * runs on the GPU yet: these are the first kernels and the device checks
- * that --cuda-devices needs. */
+ * host memory; the functions copy them to device `dev` and back. The
+ * tensor jobs' part below works on device buffers of the store. */
 #ifndef MARS_GPU_H
 #define MARS_GPU_H
 
@@ -49,6 +48,204 @@ int gpu_sum_f64(int dev, const double *a, int64_t n, double *out, char *err, siz
 /* *out = a . b through cuBLAS (cublasDdot). */
 int gpu_dot_f64(int dev, const double *a, const double *b, int64_t n, double *out, char *err,
                 size_t errlen);
+
+/* ---------------------------------------------------------------------------
+ * Tensor jobs on a device (gpu_job.cu; engine/cuda/gpu_exec.c turns a chunk
+ * job into these calls). Chunks live in a per-process device store keyed by
+ * the host buffer they belong to: a job's output stays on the device
+ * ("device-only") until gpu_to_host copies it into its host buffer, which
+ * the caller has allocated and keeps until gpu_forget. The store is bounded
+ * per device (gpu_open's limit): past it, the least recently used chunks not
+ * in use are copied back to their host buffers and dropped. */
+
+/* Opens device dev for jobs: a stream, cuBLAS (loaded on first use), the
+ * store's limit in bytes (0: 90% of the device memory free now). */
+int gpu_open(int dev, int64_t mem_limit, char *err, size_t errlen);
+/* Bytes the store holds on dev and its limit; the device's total and free
+ * memory (cudaMemGetInfo). */
+void gpu_store_stats(int dev, int64_t *used, int64_t *limit, int64_t *peak);
+/* When host is a device-only chunk, copies it into host (synchronously). */
+int gpu_to_host(const void *host, char *err, size_t errlen);
+/* Drops host's device copy, if any (before host is freed). */
+void gpu_forget(const void *host);
+
+/* Device memory and utilisation through NVML (libnvidia-ml.so.1, loaded on
+ * first use): -1 where NVML is missing. */
+int gpu_nvml(int dev, int64_t *mem_total, int64_t *mem_used, int *util_pct);
+
+/* One job's device work, on dev's stream. */
+typedef struct gpu_job gpu_job_t;
+gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen);
+/* The device copy of a host chunk of `bytes`: the store's, or a new one
+ * copied in (kept when keep, else freed at the job's end). */
+int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep, const void **dptr);
+/* Device scratch, freed at the job's end. */
+int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr);
+/* The device buffer of the job's output, whose host buffer is host: after a
+ * successful gpu_job_end it is a device-only chunk of the store. */
+int gpu_job_out(gpu_job_t *j, void *host, size_t bytes, void **dptr);
+/* Waits for the job's work; on failure (ok == 0 or a device error) drops its
+ * output. Returns 0, or -1 with the first error of the job. */
+int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen);
+/* The job's first error (after a call returned -1). */
+const char *gpu_job_error(const gpu_job_t *j);
+
+/* dtype codes: the engine's DT_BOOL .. DT_FLOAT64 (dtype.h). */
+enum { GDT_BOOL, GDT_INT32, GDT_INT64, GDT_FLOAT32, GDT_FLOAT64, GDT_N };
+
+/* Element-wise ops a device program runs (gpu_exec.c maps op_t to these). */
+enum {
+    GOP_ASTYPE,
+    GOP_ADD,
+    GOP_SUB,
+    GOP_MUL,
+    GOP_DIV,
+    GOP_MAX,
+    GOP_MIN,
+    GOP_FMAX,
+    GOP_FMIN,
+    GOP_EQ,
+    GOP_NE,
+    GOP_LT,
+    GOP_LE,
+    GOP_GT,
+    GOP_GE,
+    GOP_LAND,
+    GOP_LOR,
+    GOP_LXOR,
+    GOP_LNOT,
+    GOP_NEG,
+    GOP_ABS,
+    GOP_SQRT,
+    GOP_EXP,
+    GOP_LOG,
+    GOP_LOG1P,
+    GOP_EXPM1,
+    GOP_SIN,
+    GOP_COS,
+    GOP_TAN,
+    GOP_TANH,
+    GOP_SQUARE,
+    GOP_SIGN,
+    GOP_FLOOR,
+    GOP_CEIL,
+    GOP_TRUNC,
+    GOP_RINT,
+    GOP_ISNAN,
+    GOP_ISFINITE,
+    GOP_ISINF,
+    GOP_RECIP,
+    GOP_POS,
+    GOP_WHERE,
+    GOP_CLIP,
+    GOP_BAND,
+    GOP_BOR,
+    GOP_BXOR,
+    GOP_POW,
+    GOP_ARCTAN2,
+    GOP_HYPOT,
+    GOP_LOG2,
+    GOP_LOG10,
+    GOP_SINH,
+    GOP_COSH,
+    GOP_ARCSIN,
+    GOP_ARCCOS,
+    GOP_ARCTAN,
+    GOP__N
+};
+
+#define GPU_EW_REGS 64
+#define GPU_EW_INS 64
+#define GPU_EW_IN 16  /* inputs of one program */
+#define GPU_EW_DIMS 6 /* dimensions of the output after collapsing */
+
+typedef struct {
+    int8_t op, dt, dst, a, b, c;
+} gpu_ins_t;
+
+/* A program over an output of n elements, dims dim[0..nd) (C order; nd 0
+ * for a scalar); input i reads element sum(coord[d] * str[i][d]) of in[i]
+ * (str 0 where it broadcasts), or element k when flat[i]. */
+typedef struct {
+    int n_inputs, n_regs, n_ins, out, nd;
+    int64_t n;
+    int64_t dim[GPU_EW_DIMS];
+    int64_t str[GPU_EW_IN][GPU_EW_DIMS];
+    uint8_t flat[GPU_EW_IN];
+    uint8_t reg_dt[GPU_EW_REGS];
+    uint8_t is_const[GPU_EW_REGS];
+    uint64_t konst[GPU_EW_REGS]; /* the constant's bytes in reg_dt */
+    gpu_ins_t ins[GPU_EW_INS];
+} gpu_ew_t;
+
+int gpu_k_ew(gpu_job_t *j, const gpu_ew_t *p, const void *const *in, void *out);
+
+/* Reductions (map stage): ops, and the partial layouts of kern/reduce.c
+ * (sum, prod: int64 or float64; mean: float64; min, max: the values'
+ * dtype; all, any: one byte). */
+enum { GRED_SUM, GRED_PROD, GRED_MEAN, GRED_MIN, GRED_MAX, GRED_ALL, GRED_ANY };
+typedef struct {
+    int op, dt; /* dt: the values' dtype */
+    /* the values: in (C order over the values' shape), or prog's output */
+    const gpu_ew_t *prog;
+    const void *const *prog_in;
+    const void *in;
+    /* position o and reduced index r address value
+     * sum(digit_k(o) * kstr[k]) + sum(digit_k(r) * rstr[k]) */
+    int nk, nr;
+    int64_t kdim[GPU_EW_DIMS], kstr[GPU_EW_DIMS], rdim[GPU_EW_DIMS], rstr[GPU_EW_DIMS];
+    int64_t n_out, n_red;
+} gpu_red_t;
+int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial);
+
+/* Scans along the middle axis of (outer, n, inner) arrays: cumsum (prod 0)
+ * or cumprod (prod 1); in_dt to out_dt (the same, or int64 for bool and
+ * int32). local: the scan of a chunk. carry: prev_carry (NULL: none) (+|*)
+ * the last slice of prev_local, shape (outer, 1, inner). apply: local (+|*)
+ * carry broadcast along the axis. */
+int gpu_k_scan_local(gpu_job_t *j, int prod, int in_dt, int out_dt, const void *in, void *out,
+                     int64_t outer, int64_t n, int64_t inner);
+int gpu_k_scan_carry(gpu_job_t *j, int prod, int dt, const void *prev_carry, const void *prev_local,
+                     void *out, int64_t outer, int64_t n, int64_t inner);
+int gpu_k_scan_apply(gpu_job_t *j, int prod, int dt, const void *local, const void *carry,
+                     void *out, int64_t outer, int64_t n, int64_t inner);
+
+/* C (m x n, row-major) (+)= op(A) op(B) through cuBLAS: A is m x k row-major,
+ * or k x m when ta; B is k x n, or n x k when tb. dt float32 or float64. */
+int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *a,
+               const void *b, void *c, int accumulate);
+/* C (m x m) (+)= A Aᵀ for A m x k row-major (one triangle, dsyrk/ssyrk);
+ * gpu_k_mirror copies that triangle onto the other. */
+int gpu_k_syrk(gpu_job_t *j, int dt, int64_t m, int64_t k, const void *a, void *c, int accumulate);
+int gpu_k_mirror(gpu_job_t *j, int dt, int64_t m, void *c);
+
+/* Random tensors: kern/random.c's Philox streams, bit for bit. */
+enum { GRND_RAND, GRND_UNIFORM, GRND_RANDN, GRND_NORMAL, GRND_RANDINT };
+typedef struct {
+    int kind, dt; /* dt: float32/float64, or int32/int64 for randint */
+    uint64_t seed;
+    double a, b;               /* uniform: low, high - low; normal: loc, scale */
+    int64_t low;               /* randint */
+    uint64_t range;            /* randint: high - low */
+    int nd;                    /* the chunk's dimensions (<= GPU_EW_DIMS) */
+    int64_t dim[GPU_EW_DIMS];  /* the chunk's shape */
+    int64_t gstr[GPU_EW_DIMS]; /* the whole tensor's element strides */
+    int64_t base;              /* the chunk's first element's flat index */
+    int64_t n;
+} gpu_rand_t;
+int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out);
+/* out[0 .. n) = the es-byte value val. */
+int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, void *out);
+
+/* Host-side counters: jobs run on devices since the process started, and
+ * the copies between host and devices (bytes, and the seconds the copy
+ * calls took: copies from pageable memory return once the data is staged). */
+int64_t gpu_jobs_run(void);
+void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes, double *out_s);
+
+/* Seconds one n x n float64 cublasDgemm takes on dev (the median of reps
+ * after a warm-up), on device buffers of random values: cuBLAS alone. */
+int gpu_bench_dgemm(int dev, int64_t n, int reps, double *seconds, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

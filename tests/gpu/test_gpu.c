@@ -28,6 +28,18 @@ static void result(const char *name, int ok, const char *why)
 
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "--dgemm-peak") == 0) {
+        /* bench/gpu.py: cuBLAS alone, n x n float64, on device 0 */
+        double s;
+        char e[512];
+        long long n = atoll(argv[2]);
+        if (gpu_bench_dgemm(0, n, 5, &s, e, sizeof e)) {
+            fprintf(stderr, "test_gpu: %s\n", e);
+            return 1;
+        }
+        printf("dgemm %lld: %.6f s, %.1f TFLOP/s\n", n, s, 2.0 * (double)n * n * n / s / 1e12);
+        return 0;
+    }
     int dev = argc > 1 ? atoi(argv[1]) : 0;
     char err[512] = "", why[600];
     int n = 0;

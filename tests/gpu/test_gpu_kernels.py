@@ -59,7 +59,7 @@ def main():
     graph = os.path.join(REPO, "examples", "seed-inner.json")
     tmp = os.path.join(REPO, "build", "gpu-suite-out")
     rc, so, se = run([os.path.join(BIN, "mars-run"), graph, "-o", tmp, "--cuda-devices", "0"])
-    check("mars-run-accepts-0", rc == 0 and "no op runs on a GPU yet" in se, "exit %d: %s" % (rc, se))
+    check("mars-run-accepts-0", rc == 0, "exit %d: %s" % (rc, se))
     rc, so, se = run([os.path.join(BIN, "mars-run"), graph, "-o", tmp, "--cuda-devices", str(n)])
     check("mars-run-refuses-%d" % n, rc == 2 and "--cuda-devices" in se and "does not exist" in se,
           "exit %d: %s" % (rc, se))

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""GPU benchmarks (docs/gpu.md; not a test): W1, W3 and W4 of bench/bench.py
+and a 20000 x 20000 float64 dot, through `mars-run --cuda-devices 0` with
+"device": "gpu", beside numpy on the same machine's CPU cores and the CPU
+path of mars-run, in the same run.
+
+Columns (seconds, the median of --runs):
+  gpu        mars-run --cuda-devices 0, the whole process (start, CUDA set-up,
+             the run, writing the .npy)
+  gpu-run    its run alone (--stats "run"), and the copies between host and
+             device shown apart (--stats "all copies": bytes and seconds)
+  cpu        mars-run without a device, the whole process
+  np-warm    numpy inside a warm interpreter (the compute line only)
+  np-proc    numpy as a whole process (python3 -c: import, set-up, compute)
+Ratios: np-warm / gpu and np-warm / gpu-run.
+For the dot: cuBLAS's dgemm of that size alone (build/tests/gpu/test_gpu
+--dgemm-peak N), and the run's share of it.
+
+Usage: bench/gpu.py [--runs N] [--only W1,W3,W4,D20k] [--bin DIR] [--skip-numpy-dot]
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+from bench import WORKLOADS  # noqa: E402 - the workloads' one definition
+
+N_DOT = 20000
+WL = {k: WORKLOADS[k] for k in ("W1", "W3", "W4")}
+WL["D20k"] = {
+    "title": "random.rand %dx%d chunk 5000, a.dot(b), float64" % (N_DOT, N_DOT),
+    "doc": {"version": 1, "nodes": [
+        {"key": "a", "op": "random.rand", "shape": [N_DOT, N_DOT], "chunk_size": 5000, "seed": 1},
+        {"key": "b", "op": "random.rand", "shape": [N_DOT, N_DOT], "chunk_size": 5000, "seed": 2},
+        {"key": "c", "op": "dot", "inputs": ["a", "b"]}], "fetch": ["c"]},
+    "np_setup": "g = np.random.default_rng(1); a = g.random((%d, %d)); b = g.random((%d, %d))"
+                % (N_DOT, N_DOT, N_DOT, N_DOT),
+    "np_compute": "r = a.dot(b)",
+}
+
+
+def arg(name, default):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+def timed(cmd, env=None):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    dt = time.perf_counter() - t0
+    if p.returncode:
+        raise RuntimeError("%s: exit %d: %s" % (cmd[0], p.returncode, p.stderr.decode()[-500:]))
+    return dt, p.stderr.decode()
+
+
+def np_warm(w, runs):
+    import numpy as np  # noqa: F401 - used by the workload's lines
+    ns = {"np": np}
+    exec(w["np_setup"], ns)
+    exec(w["np_compute"], ns)  # warm-up
+    ts = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        exec(w["np_compute"], ns)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def main():
+    runs = int(arg("--runs", "3"))
+    only = arg("--only", ",".join(WL)).split(",")
+    bindir = arg("--bin", os.path.join(REPO, "build", "bin"))
+    mr = os.path.join(bindir, "mars-run")
+    rows = []
+    tmp = tempfile.mkdtemp(prefix="mars-gpubench-")
+    for name in only:
+        w = WL[name]
+        doc = dict(w["doc"], device="gpu")
+        path = os.path.join(tmp, name + ".json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        out = os.path.join(tmp, name + "-out")
+        g, gr, cin, cout = [], [], "", ""
+        timed([mr, path, "-o", out, "--cuda-devices", "0"])  # warm-up: the driver's caches
+        for _ in range(runs):
+            dt, err = timed([mr, path, "-o", out, "--cuda-devices", "0", "--stats"])
+            g.append(dt)
+            m = re.search(r"run ([0-9.]+) s", err)
+            gr.append(float(m.group(1)) if m else float("nan"))
+            m = re.search(r"all copies: (\d+) bytes to devices in ([0-9.]+) s, (\d+) back in "
+                          r"([0-9.]+) s", err)
+            if m:
+                cin = "%.0f MB in %.3f s" % (int(m.group(1)) / 1e6, float(m.group(2)))
+                cout = "%.0f MB in %.3f s" % (int(m.group(3)) / 1e6, float(m.group(4)))
+            jobs = re.search(r"(\d+) jobs on devices", err)
+        cpu = []
+        if name != "D20k":
+            for _ in range(runs):
+                cpu.append(timed([mr, path, "-o", out])[0])
+        npw = npp = float("nan")
+        if not (name == "D20k" and "--skip-numpy-dot" in sys.argv):
+            npw = np_warm(w, 1 if name == "D20k" else runs)
+            if name != "D20k":
+                code = "import numpy as np\n%s\n%s" % (w["np_setup"], w["np_compute"])
+                npp = statistics.median(timed([sys.executable, "-c", code])[0] for _ in range(runs))
+        row = {"name": name, "title": w["title"], "gpu": statistics.median(g),
+               "gpu_run": statistics.median(gr), "copies_in": cin, "copies_out": cout,
+               "device_jobs": int(jobs.group(1)) if jobs else 0,
+               "cpu": statistics.median(cpu) if cpu else float("nan"), "np_warm": npw,
+               "np_proc": npp}
+        if name == "D20k":
+            tg = os.path.join(REPO, "build", "tests", "gpu", "test_gpu")
+            p = subprocess.run([tg, "--dgemm-peak", str(N_DOT)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+            m = re.search(r"dgemm \d+: ([0-9.]+) s", p.stdout.decode())
+            if m:
+                row["cublas_alone"] = float(m.group(1))
+                row["share_of_cublas"] = float(m.group(1)) / row["gpu_run"]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    print()
+    print("%-5s %8s %8s %8s %8s %8s %9s %9s  %s" % ("", "gpu", "gpu-run", "cpu", "np-warm",
+                                                   "np-proc", "npw/gpu", "npw/run", "copies"))
+    for r in rows:
+        print("%-5s %8.3f %8.3f %8.3f %8.3f %8.3f %9.2f %9.2f  in %s, out %s" % (
+            r["name"], r["gpu"], r["gpu_run"], r["cpu"], r["np_warm"], r["np_proc"],
+            r["np_warm"] / r["gpu"], r["np_warm"] / r["gpu_run"], r["copies_in"], r["copies_out"]))
+        if "cublas_alone" in r:
+            print("      cuBLAS dgemm %d alone %.3f s; the run reaches %.0f%% of it" % (
+                N_DOT, r["cublas_alone"], 100 * r["share_of_cublas"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,681 @@
+/* gpu_exec.c: chunk jobs as gpu.h calls (gpu_exec.h). */
+#include "gpu_exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cast.h"
+#include "../exec.h"
+#include "../kern/kern.h"
+#include "../scratch.h"
+#include "gpu.h"
+
+_Static_assert((int)DT_BOOL == (int)GDT_BOOL && (int)DT_INT32 == (int)GDT_INT32 &&
+                   (int)DT_INT64 == (int)GDT_INT64 && (int)DT_FLOAT32 == (int)GDT_FLOAT32 &&
+                   (int)DT_FLOAT64 == (int)GDT_FLOAT64,
+               "gpu.h's dtype codes are the engine's");
+
+int gpu_place_parse(const char *s, gpu_place_t *out)
+{
+    if (strcmp(s, "auto") == 0)
+        *out = GPU_PLACE_AUTO;
+    else if (strcmp(s, "gpu") == 0)
+        *out = GPU_PLACE_GPU;
+    else if (strcmp(s, "cpu") == 0)
+        *out = GPU_PLACE_CPU;
+    else
+        return -1;
+    return 0;
+}
+
+const char *gpu_place_name(gpu_place_t p)
+{
+    return p == GPU_PLACE_GPU ? "gpu" : p == GPU_PLACE_CPU ? "cpu" : "auto";
+}
+
+/* ------------------------------------------------------------------ ops */
+
+enum { MB = 1, MI = 2, ML = 4, MF = 8, MD = 16 };
+#define M_FLT (MF | MD)
+#define M_NUM (MI | ML | MF | MD)
+#define M_ALL (MB | MI | ML | MF | MD)
+
+typedef struct {
+    int8_t gop;
+    uint8_t dts; /* compute dtypes with a device kernel */
+} gmap_t;
+
+static gmap_t gmap(op_t op)
+{
+#define G(o, m) return (gmap_t){o, m}
+    switch (op) {
+    case OP_ASTYPE:
+        G(GOP_ASTYPE, M_ALL);
+    case OP_ADD:
+        G(GOP_ADD, M_ALL);
+    case OP_SUBTRACT:
+        G(GOP_SUB, M_NUM);
+    case OP_MULTIPLY:
+        G(GOP_MUL, M_ALL);
+    case OP_DIVIDE:
+        G(GOP_DIV, M_FLT);
+    case OP_MAXIMUM:
+        G(GOP_MAX, M_ALL);
+    case OP_MINIMUM:
+        G(GOP_MIN, M_ALL);
+    case OP_FMAX:
+        G(GOP_FMAX, M_ALL);
+    case OP_FMIN:
+        G(GOP_FMIN, M_ALL);
+    case OP_EQUAL:
+        G(GOP_EQ, M_ALL);
+    case OP_NOT_EQUAL:
+        G(GOP_NE, M_ALL);
+    case OP_LESS:
+        G(GOP_LT, M_ALL);
+    case OP_LESS_EQUAL:
+        G(GOP_LE, M_ALL);
+    case OP_GREATER:
+        G(GOP_GT, M_ALL);
+    case OP_GREATER_EQUAL:
+        G(GOP_GE, M_ALL);
+    case OP_LOGICAL_AND:
+        G(GOP_LAND, MB);
+    case OP_LOGICAL_OR:
+        G(GOP_LOR, MB);
+    case OP_LOGICAL_XOR:
+        G(GOP_LXOR, MB);
+    case OP_LOGICAL_NOT:
+        G(GOP_LNOT, MB);
+    case OP_NEGATIVE:
+        G(GOP_NEG, M_NUM);
+    case OP_ABS:
+        G(GOP_ABS, M_ALL);
+    case OP_SQRT:
+        G(GOP_SQRT, M_FLT);
+    case OP_EXP:
+        G(GOP_EXP, M_FLT);
+    case OP_LOG:
+        G(GOP_LOG, M_FLT);
+    case OP_LOG1P:
+        G(GOP_LOG1P, M_FLT);
+    case OP_EXPM1:
+        G(GOP_EXPM1, M_FLT);
+    case OP_SIN:
+        G(GOP_SIN, M_FLT);
+    case OP_COS:
+        G(GOP_COS, M_FLT);
+    case OP_TAN:
+        G(GOP_TAN, M_FLT);
+    case OP_TANH:
+        G(GOP_TANH, M_FLT);
+    case OP_SQUARE:
+        G(GOP_SQUARE, M_NUM);
+    case OP_SIGN:
+        G(GOP_SIGN, M_NUM);
+    case OP_FLOOR:
+        G(GOP_FLOOR, M_FLT);
+    case OP_CEIL:
+        G(GOP_CEIL, M_FLT);
+    case OP_TRUNC:
+    case OP_FIX:
+        G(GOP_TRUNC, M_FLT);
+    case OP_RINT:
+        G(GOP_RINT, M_FLT);
+    case OP_ISNAN:
+        G(GOP_ISNAN, M_ALL);
+    case OP_ISFINITE:
+        G(GOP_ISFINITE, M_ALL);
+    case OP_ISINF:
+        G(GOP_ISINF, M_ALL);
+    case OP_RECIPROCAL:
+        G(GOP_RECIP, M_FLT);
+    case OP_POSITIVE:
+        G(GOP_POS, M_NUM);
+    case OP_WHERE:
+        G(GOP_WHERE, M_ALL);
+    case OP_CLIP:
+        G(GOP_CLIP, M_ALL);
+    case OP_BITWISE_AND:
+        G(GOP_BAND, MB | MI | ML);
+    case OP_BITWISE_OR:
+        G(GOP_BOR, MB | MI | ML);
+    case OP_BITWISE_XOR:
+        G(GOP_BXOR, MB | MI | ML);
+    case OP_POWER:
+    case OP_FLOAT_POWER:
+        G(GOP_POW, M_FLT);
+    case OP_ARCTAN2:
+        G(GOP_ARCTAN2, M_FLT);
+    case OP_HYPOT:
+        G(GOP_HYPOT, M_FLT);
+    case OP_LOG2:
+        G(GOP_LOG2, M_FLT);
+    case OP_LOG10:
+        G(GOP_LOG10, M_FLT);
+    case OP_SINH:
+        G(GOP_SINH, M_FLT);
+    case OP_COSH:
+        G(GOP_COSH, M_FLT);
+    case OP_ARCSIN:
+        G(GOP_ARCSIN, M_FLT);
+    case OP_ARCCOS:
+        G(GOP_ARCCOS, M_FLT);
+    case OP_ARCTAN:
+        G(GOP_ARCTAN, M_FLT);
+    default:
+        G(-1, 0);
+    }
+#undef G
+}
+
+static bool base_dt(int dt)
+{
+    return dt >= 0 && dt < GDT_N;
+}
+
+static bool prog_ok(const ew_prog_t *p)
+{
+    if (!p || p->n_inputs > GPU_EW_IN || p->n_regs > GPU_EW_REGS || p->n_ins > GPU_EW_INS)
+        return false;
+    for (int r = 0; r < p->n_regs; r++)
+        if (!base_dt(p->reg_dt[r])) return false;
+    for (int i = 0; i < p->n_ins; i++) {
+        const ew_ins_t *q = &p->ins[i];
+        if ((unsigned)q->op >= OP_COUNT || !base_dt(q->dt)) return false;
+        gmap_t m = gmap((op_t)q->op);
+        if (m.gop < 0 || !(m.dts & (1u << q->dt))) return false;
+    }
+    return true;
+}
+
+/* The reduction ops with a device kernel, as gpu.h's GRED_; -1 for none. */
+static int red_op(op_t op, dtype_t dt)
+{
+    if (!dt_is_float(dt)) op = op_nan_base(op);
+    switch (op) {
+    case OP_SUM:
+        return GRED_SUM;
+    case OP_PROD:
+        return GRED_PROD;
+    case OP_MEAN:
+        return GRED_MEAN;
+    case OP_MIN:
+        return GRED_MIN;
+    case OP_MAX:
+        return GRED_MAX;
+    case OP_ALL:
+        return GRED_ALL;
+    case OP_ANY:
+        return GRED_ANY;
+    default:
+        return -1;
+    }
+}
+
+static int rand_kind(op_t op)
+{
+    switch (op) {
+    case OP_RAND:
+    case OP_RANDOM_SAMPLE:
+        return GRND_RAND;
+    case OP_UNIFORM:
+        return GRND_UNIFORM;
+    case OP_RANDN:
+        return GRND_RANDN;
+    case OP_NORMAL:
+        return GRND_NORMAL;
+    case OP_RANDINT:
+        return GRND_RANDINT;
+    default:
+        return -1;
+    }
+}
+
+static bool const_fill(op_t op)
+{
+    return op == OP_ONES || op == OP_ZEROS || op == OP_FULL || op == OP_EMPTY ||
+           op == OP_ONES_LIKE || op == OP_ZEROS_LIKE || op == OP_EMPTY_LIKE ||
+           op == OP_FULL_LIKE;
+}
+
+/* A creation or random node's region the device can make. */
+static bool gen_ok(const graph_node_t *n, dtype_t dt, int ndim)
+{
+    if (!base_dt(dt) || ndim > GPU_EW_DIMS) return false;
+    if (const_fill(n->op)) return true;
+    int k = rand_kind(n->op);
+    if (k < 0) return false;
+    if (k == GRND_RANDINT) return dt == DT_INT32 || dt == DT_INT64;
+    return dt == DT_FLOAT32 || dt == DT_FLOAT64;
+}
+
+static bool input_ok(const tile_t *t, const jin_t *in)
+{
+    if (!base_dt(in->dt)) return false;
+    if (in->job >= 0) return true;
+    if (in->gen_node >= 0) return gen_ok(&t->g->nodes[in->gen_node], in->dt, in->ndim);
+    return true; /* assembled on the host, then copied in */
+}
+
+/* tensordot of a (na dims) and b (nb): a's contracted axes are its last n
+ * in order (ta 0) or its first n (ta 1); b's are its first n (tb 0) or its
+ * last n (tb 1). */
+static bool td_layout(const jparam_t *pa, int na, int nb, int *ta, int *tb)
+{
+    int n = pa->td_n;
+    if (n < 1 || n > na || n > nb) return false;
+    bool a_last = true, a_first = true, b_first = true, b_last = true;
+    for (int i = 0; i < n; i++) {
+        a_last &= pa->td_a[i] == na - n + i;
+        a_first &= pa->td_a[i] == i;
+        b_first &= pa->td_b[i] == i;
+        b_last &= pa->td_b[i] == nb - n + i;
+    }
+    if (!(a_last || a_first) || !(b_first || b_last)) return false;
+    *ta = !a_last;
+    *tb = !b_first;
+    return true;
+}
+
+bool gpu_job_supported(const tile_t *t, int32_t ji)
+{
+    const job_t *j = &t->jobs[ji];
+    const jparam_t *pa = j->param;
+    for (int k = 0; k < j->n_in; k++)
+        if (!input_ok(t, &j->in[k])) return false;
+    switch ((job_kind_t)j->kind) {
+    case JK_CREATE:
+    case JK_RANDOM:
+        return j->off && gen_ok(&t->g->nodes[j->node], (dtype_t)j->dt, j->ndim);
+    case JK_EW:
+        return pa && prog_ok(pa->prog);
+    case JK_RED_MAP:
+        if (j->n_regions > 1 || j->n_in < 1 || !pa) return false;
+        if (pa->prog && !prog_ok(pa->prog)) return false;
+        if (!pa->prog && j->n_in != 1) return false;
+        {
+            dtype_t vdt = pa->prog ? (dtype_t)pa->prog->reg_dt[pa->prog->out] : j->in[0].dt;
+            return base_dt(vdt) && red_op(pa->op, vdt) >= 0;
+        }
+    case JK_SCAN_LOCAL:
+        return pa && !(op_is_nan_reduction(pa->op) && dt_is_float(j->in[0].dt)) &&
+               base_dt(j->dt);
+    case JK_SCAN_CARRY:
+    case JK_SCAN_APPLY:
+        return pa && base_dt(j->dt) && j->dt != DT_BOOL && j->dt != DT_INT32;
+    case JK_TENSORDOT:
+        if (j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) return false;
+        for (int k = 0; k + 1 < j->n_in; k += 2) {
+            int ta, tb;
+            if (j->in[k].dt != j->dt || j->in[k + 1].dt != j->dt ||
+                !td_layout(pa, j->in[k].ndim, j->in[k + 1].ndim, &ta, &tb))
+                return false;
+        }
+        return true;
+    case JK_MATMUL:
+        if (j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) return false;
+        for (int k = 0; k < j->n_in; k++)
+            if (j->in[k].ndim != 2 || j->in[k].dt != j->dt) return false;
+        return j->ndim == 2;
+    case JK_SYRK:
+        if (j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) return false;
+        for (int k = 0; k < j->n_in; k++)
+            if (j->in[k].ndim != 2 || j->in[k].dt != j->dt) return false;
+        return j->ndim == 2;
+    default:
+        return false;
+    }
+}
+
+bool gpu_job_preferred(const tile_t *t, int32_t ji, gpu_place_t place)
+{
+    if (place == GPU_PLACE_CPU || !gpu_job_supported(t, ji)) return false;
+    if (place == GPU_PLACE_GPU) return true;
+    const job_t *j = &t->jobs[ji];
+    if (j->kind == JK_TENSORDOT || j->kind == JK_MATMUL || j->kind == JK_SYRK) return true;
+    size_t bytes = job_nbytes(j);
+    for (int k = 0; k < j->n_in; k++) {
+        const jin_t *in = &j->in[k];
+        int64_t n = 1;
+        for (int d = 0; d < in->ndim; d++)
+            n *= in->shape[d];
+        bytes += (size_t)n * dt_size(in->dt);
+    }
+    return bytes >= GPU_AUTO_BYTES;
+}
+
+/* ------------------------------------------------------------------ building */
+
+static int64_t elems(int nd, const int64_t *s)
+{
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++)
+        n *= s[d];
+    return n;
+}
+
+/* The program over an output of shape (nd, shape) and inputs of the given
+ * shapes: dims collapsed where every input is contiguous across them. */
+static bool ew_build(const ew_prog_t *p, int nd, const int64_t *shape, const jin_t *ins,
+                     gpu_ew_t *g)
+{
+    memset(g, 0, sizeof *g);
+    g->n_inputs = p->n_inputs;
+    g->n_regs = p->n_regs;
+    g->n_ins = p->n_ins;
+    g->out = p->out;
+    g->n = elems(nd, shape);
+    for (int r = 0; r < p->n_regs; r++) {
+        g->reg_dt[r] = p->reg_dt[r];
+        g->is_const[r] = r >= p->n_inputs && p->is_const[r];
+        if (g->is_const[r]) sc_store(p->konst[r], (dtype_t)p->reg_dt[r], &g->konst[r]);
+    }
+    for (int i = 0; i < p->n_ins; i++) {
+        const ew_ins_t *q = &p->ins[i];
+        g->ins[i] = (gpu_ins_t){gmap((op_t)q->op).gop, (int8_t)q->dt, q->dst, q->a, q->b, q->c};
+    }
+    /* strides over the full output dims, inputs aligned on the right */
+    int64_t str[GPU_EW_IN][MR_MAXDIM];
+    for (int i = 0; i < p->n_inputs; i++) {
+        const jin_t *in = &ins[i];
+        int64_t s = 1;
+        for (int d = nd - 1; d >= 0; d--) {
+            int e = d - (nd - in->ndim);
+            if (e < 0 || in->shape[e] == 1) {
+                str[i][d] = 0;
+            } else {
+                str[i][d] = s;
+                s *= in->shape[e];
+            }
+        }
+        g->flat[i] = elems(in->ndim, in->shape) == g->n;
+    }
+    /* collapse: drop size-1 dims, merge d into the next kept one where every
+     * input's stride continues */
+    int64_t dim[MR_MAXDIM], cs[GPU_EW_IN][MR_MAXDIM];
+    int m = 0;
+    for (int d = 0; d < nd; d++) {
+        if (shape[d] == 1) continue;
+        bool merge = m > 0;
+        for (int i = 0; merge && i < p->n_inputs; i++)
+            merge = cs[i][m - 1] == str[i][d] * shape[d];
+        if (merge) {
+            dim[m - 1] *= shape[d];
+            for (int i = 0; i < p->n_inputs; i++)
+                cs[i][m - 1] = str[i][d];
+        } else {
+            dim[m] = shape[d];
+            for (int i = 0; i < p->n_inputs; i++)
+                cs[i][m] = str[i][d];
+            m++;
+        }
+    }
+    if (m > GPU_EW_DIMS) return false;
+    g->nd = m;
+    for (int d = 0; d < m; d++) {
+        g->dim[d] = dim[d];
+        for (int i = 0; i < p->n_inputs; i++)
+            g->str[i][d] = cs[i][d];
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ running */
+
+typedef struct {
+    int dev;
+    const tile_t *t;
+    gpu_job_t *gj;
+    const void *(*get)(void *, int32_t);
+    const void *(*get_host)(void *, int32_t);
+    void *ctx;
+    bool keep;
+    void *owned[64]; /* host buffers assembled here */
+    int n_owned;
+} run_t;
+
+/* gen: a creation or random node's box (shape, dtype, global offset) made
+ * on the device at out. */
+static int gen_region(run_t *r, const graph_node_t *n, dtype_t dt, int nd, const int64_t *shape,
+                      const int64_t *off, void *out)
+{
+    kern_gen_t gp;
+    tile_gen_params(n, &gp);
+    int64_t cnt = elems(nd, shape);
+    if (const_fill(n->op)) {
+        /* one element made by the CPU kernel, then broadcast */
+        uint64_t v = 0;
+        arr_t one = {.data = &v, .dt = dt};
+        one.shape.ndim = nd;
+        for (int d = 0; d < nd; d++)
+            one.shape.d[d] = 1;
+        kern_create(&gp, off, &one);
+        return gpu_k_fill(r->gj, &v, dt_size(dt), cnt, out);
+    }
+    gpu_rand_t g = {.kind = rand_kind(n->op), .dt = dt, .seed = gp.seed, .a = 0, .b = 1, .nd = nd,
+                    .n = cnt};
+    switch (n->op) {
+    case OP_UNIFORM: {
+        double low = sc_as_double(gp.low), high = sc_as_double(gp.high);
+        g.a = low;
+        g.b = high - low;
+        break;
+    }
+    case OP_NORMAL:
+        g.a = sc_as_double(gp.loc);
+        g.b = sc_as_double(gp.scale);
+        break;
+    case OP_RANDINT: {
+        /* kern/random.c's bounds, cast as it casts them */
+        int64_t low = gp.low.kind == SC_INT ? gp.low.i : cast_f64_i64(sc_as_double(gp.low));
+        int64_t high = gp.high.kind == SC_INT ? gp.high.i : cast_f64_i64(sc_as_double(gp.high));
+        g.low = low;
+        g.range = (uint64_t)high - (uint64_t)low;
+        break;
+    }
+    default:
+        break;
+    }
+    /* element strides of the whole tensor, and the chunk's first element */
+    int gnd = gp.shape.ndim;
+    if (gnd != nd) return 1;
+    int64_t s = 1, base = 0;
+    for (int d = nd - 1; d >= 0; d--) {
+        g.dim[d] = shape[d];
+        g.gstr[d] = s;
+        base += off[d] * s;
+        s *= gp.shape.d[d];
+    }
+    g.base = base;
+    return gpu_k_random(r->gj, &g, out);
+}
+
+/* The device copy of input k. */
+static int input(run_t *r, const job_t *j, int k, const void **dptr)
+{
+    const jin_t *in = &j->in[k];
+    size_t bytes = (size_t)elems(in->ndim, in->shape) * dt_size(in->dt);
+    if (in->job >= 0) return gpu_job_in(r->gj, r->get(r->ctx, in->job), bytes, r->keep, dptr);
+    if (in->gen_node >= 0) {
+        void *d;
+        if (gpu_job_tmp(r->gj, bytes, &d)) return -1;
+        *dptr = d;
+        return gen_region(r, &r->t->g->nodes[in->gen_node], in->dt, in->ndim, in->shape,
+                          in->gen_off, d);
+    }
+    if (r->n_owned == 64) return 1;
+    void *owned = NULL;
+    const void *h = exec_input_data(r->t, in, r->get_host, r->ctx, &owned);
+    if (!h) return -1;
+    if (owned) r->owned[r->n_owned++] = owned;
+    return gpu_job_in(r->gj, h, bytes, 0, dptr);
+}
+
+static void split_axis(int nd, const int64_t *s, int axis, int64_t *outer, int64_t *n,
+                       int64_t *inner)
+{
+    *outer = elems(axis, s);
+    *n = s[axis];
+    *inner = elems(nd - axis - 1, s + axis + 1);
+}
+
+static int run_red(run_t *r, const job_t *j, const void **din, void *dout)
+{
+    const jparam_t *pa = j->param;
+    gpu_red_t g;
+    memset(&g, 0, sizeof g);
+    gpu_ew_t prog;
+    int nd;
+    const int64_t *vs;
+    if (pa->prog) {
+        nd = pa->gshape->ndim;
+        vs = j->vshape;
+        if (!ew_build(pa->prog, nd, vs, j->in, &prog)) return 1;
+        g.prog = &prog;
+        g.prog_in = din;
+        g.dt = pa->prog->reg_dt[pa->prog->out];
+    } else {
+        nd = j->in[0].ndim;
+        vs = j->in[0].shape;
+        g.in = din[0];
+        g.dt = j->in[0].dt;
+    }
+    g.op = red_op(pa->op, (dtype_t)g.dt);
+    /* C strides of the values; kept and reduced dims, collapsed */
+    int64_t cstr[MR_MAXDIM], s = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        cstr[d] = s;
+        s *= vs[d];
+    }
+    g.n_out = g.n_red = 1;
+    for (int d = 0; d < nd; d++) {
+        if (vs[d] == 1) continue;
+        bool red = (pa->axes >> d) & 1u;
+        int *cnt = red ? &g.nr : &g.nk;
+        int64_t *dim = red ? g.rdim : g.kdim, *str = red ? g.rstr : g.kstr;
+        if (*cnt > 0 && str[*cnt - 1] == cstr[d] * vs[d]) {
+            dim[*cnt - 1] *= vs[d];
+            str[*cnt - 1] = cstr[d];
+        } else {
+            if (*cnt == GPU_EW_DIMS) return 1;
+            dim[*cnt] = vs[d];
+            str[*cnt] = cstr[d];
+            (*cnt)++;
+        }
+        if (red)
+            g.n_red *= vs[d];
+        else
+            g.n_out *= vs[d];
+    }
+    if ((size_t)g.n_out * kern_red_partial_bytes(pa->op, (dtype_t)g.dt, 1) != job_nbytes(j) ||
+        g.n_red == 0)
+        return 1;
+    return gpu_k_red(r->gj, &g, dout);
+}
+
+static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
+{
+    const jparam_t *pa = j->param;
+    const tile_t *t = r->t;
+    int dt = j->dt;
+    switch ((job_kind_t)j->kind) {
+    case JK_CREATE:
+    case JK_RANDOM:
+        return gen_region(r, &t->g->nodes[j->node], (dtype_t)j->dt, j->ndim, j->shape, j->off,
+                          dout);
+    case JK_EW: {
+        gpu_ew_t g;
+        if (!ew_build(pa->prog, j->ndim, j->shape, j->in, &g)) return 1;
+        return gpu_k_ew(r->gj, &g, din, dout);
+    }
+    case JK_RED_MAP:
+        return run_red(r, j, din, dout);
+    case JK_SCAN_LOCAL: {
+        int64_t o, n, i;
+        split_axis(j->in[0].ndim, j->in[0].shape, pa->axis, &o, &n, &i);
+        return gpu_k_scan_local(r->gj, op_nan_base(pa->op) == OP_CUMPROD, j->in[0].dt, dt, din[0],
+                                dout, o, n, i);
+    }
+    case JK_SCAN_CARRY: {
+        const jin_t *pl = &j->in[j->n_in - 1];
+        int64_t o, n, i;
+        split_axis(pl->ndim, pl->shape, pa->axis, &o, &n, &i);
+        return gpu_k_scan_carry(r->gj, op_nan_base(pa->op) == OP_CUMPROD, dt,
+                                j->n_in > 1 ? din[0] : NULL, din[j->n_in - 1], dout, o, n, i);
+    }
+    case JK_SCAN_APPLY: {
+        int64_t o, n, i;
+        split_axis(j->in[0].ndim, j->in[0].shape, pa->axis, &o, &n, &i);
+        return gpu_k_scan_apply(r->gj, op_nan_base(pa->op) == OP_CUMPROD, dt, din[0], din[1],
+                                dout, o, n, i);
+    }
+    case JK_TENSORDOT: {
+        if (j->n_in == 0) return gpu_k_gemm(r->gj, dt, 0, 0, 1, job_nbytes(j) / dt_size(dt), 0,
+                                            NULL, NULL, dout, 0);
+        for (int k = 0; k + 1 < j->n_in; k += 2) {
+            const jin_t *a = &j->in[k], *b = &j->in[k + 1];
+            int ta, tb, n = pa->td_n;
+            if (!td_layout(pa, a->ndim, b->ndim, &ta, &tb)) return 1;
+            int64_t K = ta ? elems(n, a->shape) : elems(n, a->shape + a->ndim - n);
+            int64_t M = elems(a->ndim, a->shape) / (K ? K : 1);
+            int64_t N = elems(b->ndim, b->shape) / (K ? K : 1);
+            if (K == 0) {
+                M = elems(a->ndim - n, ta ? a->shape + n : a->shape);
+                N = elems(b->ndim - n, tb ? b->shape : b->shape + n);
+            }
+            if (gpu_k_gemm(r->gj, dt, ta, tb, M, N, K, din[k], din[k + 1], dout, k > 0)) return -1;
+        }
+        return 0;
+    }
+    case JK_MATMUL:
+        if (j->n_in == 0)
+            return gpu_k_gemm(r->gj, dt, 0, 0, j->shape[0], j->shape[1], 0, NULL, NULL, dout, 0);
+        for (int k = 0; k + 1 < j->n_in; k += 2)
+            if (gpu_k_gemm(r->gj, dt, 0, 0, j->in[k].shape[0], j->in[k + 1].shape[1],
+                           j->in[k].shape[1], din[k], din[k + 1], dout, k > 0))
+                return -1;
+        return 0;
+    case JK_SYRK:
+        if (j->n_in == 0)
+            return gpu_k_gemm(r->gj, dt, 0, 0, j->shape[0], j->shape[1], 0, NULL, NULL, dout, 0);
+        for (int k = 0; k < j->n_in; k++)
+            if (gpu_k_syrk(r->gj, dt, j->in[k].shape[0], j->in[k].shape[1], din[k], dout, k > 0))
+                return -1;
+        return gpu_k_mirror(r->gj, dt, j->shape[0], dout);
+    default:
+        return 1;
+    }
+}
+
+int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t job),
+                 const void *(*get_host)(void *ctx, int32_t job), void *ctx, void *out,
+                 bool keep_inputs, char *err, size_t errlen)
+{
+    const job_t *j = &t->jobs[ji];
+    if (!gpu_job_supported(t, ji)) return 1;
+    run_t r = {.dev = dev, .t = t, .get = get, .get_host = get_host, .ctx = ctx,
+               .keep = keep_inputs};
+    r.gj = gpu_job_begin(dev, err, errlen);
+    if (!r.gj) return -1;
+    const void *local[16];
+    const void **din = j->n_in <= 16 ? local : malloc(sizeof(void *) * (size_t)j->n_in);
+    int rc = din ? 0 : -1;
+    for (int k = 0; rc == 0 && k < j->n_in; k++)
+        rc = input(&r, j, k, &din[k]);
+    void *dout = NULL;
+    if (rc == 0) rc = gpu_job_out(r.gj, out, job_nbytes(j), &dout);
+    if (rc == 0) rc = run_kind(&r, j, din, dout);
+    char why[320];
+    int end = gpu_job_end(r.gj, rc == 0, why, sizeof why);
+    for (int k = 0; k < r.n_owned; k++)
+        scratch_free(r.owned[k]);
+    if (din != local) free(din);
+    if (rc == 1) return 1; /* not for the device after all: nothing was kept */
+    if (rc != 0 || end != 0) {
+        snprintf(err, errlen, "on device %d: %s", dev, rc == -1 && !din ? "out of memory" : why);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,44 @@
+/* gpu_exec.h: chunk jobs on a CUDA device (docs/gpu.md). Which jobs a
+ * device runs, and running one: its inputs are looked up in the device
+ * store (gpu.h) by their host buffers, or copied in; its output stays on the
+ * device until a CPU reader asks for it (gpu_to_host). Everything else runs
+ * on the CPU, job by job. Built in every build: without CUDA nothing opens,
+ * so nothing reaches a device. */
+#ifndef MARS_GPU_EXEC_H
+#define MARS_GPU_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../tile.h"
+
+/* The document's "device" (docs/graph-format.md): "auto" (the default) puts
+ * the dot family and large jobs on a device when one is open, "gpu" every
+ * job a device can run, "cpu" none. */
+typedef enum { GPU_PLACE_AUTO, GPU_PLACE_GPU, GPU_PLACE_CPU } gpu_place_t;
+
+/* "auto", "gpu", "cpu" -> *out; -1 for anything else. */
+int gpu_place_parse(const char *s, gpu_place_t *out);
+const char *gpu_place_name(gpu_place_t p);
+
+/* Whether job ji's kind, dtypes and ops have a device kernel. */
+bool gpu_job_supported(const tile_t *t, int32_t ji);
+/* Whether it goes to a device under place: supported, and for "auto" one
+ * of the dot family or a job over at least GPU_AUTO_BYTES. */
+#define GPU_AUTO_BYTES ((size_t)1 << 20)
+bool gpu_job_preferred(const tile_t *t, int32_t ji, gpu_place_t place);
+
+/* Runs job ji on device dev. get(ctx, k) returns the host buffer of job k's
+ * output without copying it back (the store finds its device copy);
+ * get_host(ctx, k) returns it with its bytes on the host (for inputs
+ * assembled from pieces). out: the host buffer of ji's output, a
+ * device-only chunk afterwards. keep_inputs: keep the inputs copied in (the
+ * caller calls gpu_forget before freeing any host buffer it passed).
+ * Returns 0, 1 when the job has no device kernel after all (run it on the
+ * CPU), or -1 with a message. */
+int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t job),
+                 const void *(*get_host)(void *ctx, int32_t job), void *ctx, void *out,
+                 bool keep_inputs, char *err, size_t errlen);
+
+#endif

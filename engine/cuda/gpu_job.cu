@@ -1,0 +1,1633 @@
+/* gpu_job.cu: the device store and the tensor kernels of gpu.h, compiled
+ * by nvcc when the Makefile finds it (docs/gpu.md).
+ *
+ * Bit parity with the CPU kernels: nvcc is run with -fmad=false (no fused
+ * multiply-add where the CPU code has none) and without fast math, so +, -,
+ * *, /, sqrt and conversions are IEEE's, as on x86-64; casts out of range
+ * give the integer's minimum as cvttsd2si does (engine/cast.h). Library
+ * functions (exp, log, sin, ...) are CUDA's, within an ulp or two of glibc's.
+ * Float sums run as trees over blocks: equal to the CPU's pairwise sums
+ * within rounding, not bit for bit. */
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu.h"
+
+/* ------------------------------------------------------------------ store */
+
+typedef struct ent {
+    const void *host;
+    void *d;
+    size_t bytes;
+    int dev;
+    int pins;
+    bool dev_only;
+    uint64_t lru;
+    struct ent *next;
+} ent_t;
+
+#define NBUCKET 8192
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static ent_t *tab[NBUCKET];
+static uint64_t lru_clock;
+static long long jobs_run;
+/* copies between host and devices: bytes, and seconds the calls took */
+static long long h2d_bytes, d2h_bytes;
+static double h2d_s, d2h_s;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct {
+    bool open;
+    cudaStream_t s, copy;
+    int64_t used, limit, peak;
+    void *blas; /* cublasHandle_t */
+} devst_t;
+static devst_t D[GPU_MAX_DEVICES];
+
+static unsigned bucket(const void *p)
+{
+    uintptr_t u = (uintptr_t)p;
+    return (unsigned)((u >> 4) ^ (u >> 17)) % NBUCKET;
+}
+
+static ent_t *find(const void *host)
+{
+    for (ent_t *e = tab[bucket(host)]; e; e = e->next)
+        if (e->host == host) return e;
+    return NULL;
+}
+
+static void insert(ent_t *e)
+{
+    unsigned b = bucket(e->host);
+    e->next = tab[b];
+    tab[b] = e;
+}
+
+static void unlink_ent(ent_t *e)
+{
+    ent_t **pp = &tab[bucket(e->host)];
+    while (*pp && *pp != e)
+        pp = &(*pp)->next;
+    if (*pp) *pp = e->next;
+}
+
+/* Copies a device-only entry into its host buffer (mu held). */
+static cudaError_t copy_back(ent_t *e)
+{
+    if (!e->dev_only) return cudaSuccess;
+    cudaSetDevice(e->dev);
+    double t0 = now_s();
+    cudaError_t r = cudaMemcpyAsync((void *)e->host, e->d, e->bytes, cudaMemcpyDeviceToHost,
+                                    D[e->dev].copy);
+    if (r == cudaSuccess) r = cudaStreamSynchronize(D[e->dev].copy);
+    if (r == cudaSuccess) {
+        e->dev_only = false;
+        d2h_bytes += (long long)e->bytes;
+        d2h_s += now_s() - t0;
+    }
+    return r;
+}
+
+static void dev_free(int dev, void *p, size_t bytes)
+{
+    if (!p) return;
+    cudaSetDevice(dev);
+    cudaFreeAsync(p, D[dev].s);
+    D[dev].used -= (int64_t)bytes;
+}
+
+/* Evicts dev's least recently used entry not in use (mu held): 0, or -1
+ * when there is none. */
+static int evict_one(int dev)
+{
+    ent_t *best = NULL;
+    for (int b = 0; b < NBUCKET; b++)
+        for (ent_t *e = tab[b]; e; e = e->next)
+            if (e->dev == dev && e->pins == 0 && (!best || e->lru < best->lru)) best = e;
+    if (!best) return -1;
+    if (copy_back(best) != cudaSuccess) return -1;
+    unlink_ent(best);
+    dev_free(dev, best->d, best->bytes);
+    free(best);
+    return 0;
+}
+
+/* Device memory within the store's limit, evicting as needed (mu held). */
+static cudaError_t dev_alloc(int dev, size_t bytes, void **p, char *err, size_t errlen)
+{
+    *p = NULL;
+    size_t want = bytes ? bytes : 1;
+    while (D[dev].used + (int64_t)want > D[dev].limit) {
+        if (evict_one(dev)) {
+            snprintf(err, errlen,
+                     "device %d memory limit: %lld bytes more would pass the store's %lld "
+                     "(%lld in chunks in use)",
+                     dev, (long long)want, (long long)D[dev].limit, (long long)D[dev].used);
+            return cudaErrorMemoryAllocation;
+        }
+    }
+    cudaSetDevice(dev);
+    cudaError_t r;
+    while ((r = cudaMallocAsync(p, want, D[dev].s)) == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        if (evict_one(dev)) break;
+    }
+    if (r != cudaSuccess) {
+        snprintf(err, errlen, "device %d: cudaMallocAsync of %zu bytes: %s", dev, want,
+                 cudaGetErrorString(r));
+        *p = NULL;
+        return r;
+    }
+    D[dev].used += (int64_t)want;
+    if (D[dev].used > D[dev].peak) D[dev].peak = D[dev].used;
+    return cudaSuccess;
+}
+
+extern "C" int gpu_open(int dev, int64_t mem_limit, char *err, size_t errlen)
+{
+    if (dev < 0 || dev >= GPU_MAX_DEVICES) {
+        snprintf(err, errlen, "device %d: index out of range", dev);
+        return -1;
+    }
+    pthread_mutex_lock(&mu);
+    int rc = -1;
+    cudaError_t r = cudaSuccess;
+    if (D[dev].open) {
+        rc = 0;
+        goto out;
+    }
+    size_t fr, tot;
+    if ((r = cudaSetDevice(dev)) != cudaSuccess ||
+        (r = cudaStreamCreateWithFlags(&D[dev].s, cudaStreamNonBlocking)) != cudaSuccess ||
+        (r = cudaStreamCreateWithFlags(&D[dev].copy, cudaStreamNonBlocking)) != cudaSuccess ||
+        (r = cudaMemGetInfo(&fr, &tot)) != cudaSuccess) {
+        snprintf(err, errlen, "device %d: %s", dev, cudaGetErrorString(r));
+        goto out;
+    }
+    {
+        /* keep freed memory in the pool: a chunk's buffer is reused by the next */
+        cudaMemPool_t pool;
+        if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+            uint64_t thr = UINT64_MAX;
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
+        }
+    }
+    D[dev].limit = mem_limit > 0 ? mem_limit : (int64_t)((double)fr * 0.9);
+    D[dev].open = true;
+    rc = 0;
+out:
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+extern "C" void gpu_store_stats(int dev, int64_t *used, int64_t *limit, int64_t *peak)
+{
+    pthread_mutex_lock(&mu);
+    bool ok = dev >= 0 && dev < GPU_MAX_DEVICES;
+    *used = ok ? D[dev].used : 0;
+    *limit = ok ? D[dev].limit : 0;
+    *peak = ok ? D[dev].peak : 0;
+    pthread_mutex_unlock(&mu);
+}
+
+extern "C" int gpu_to_host(const void *host, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&mu);
+    ent_t *e = find(host);
+    cudaError_t r = e ? copy_back(e) : cudaSuccess;
+    pthread_mutex_unlock(&mu);
+    if (r != cudaSuccess) {
+        snprintf(err, errlen, "copying a chunk back from device %d: %s", e->dev,
+                 cudaGetErrorString(r));
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" void gpu_forget(const void *host)
+{
+    pthread_mutex_lock(&mu);
+    ent_t *e = find(host);
+    if (e) {
+        unlink_ent(e);
+        dev_free(e->dev, e->d, e->bytes);
+        free(e);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes,
+                               double *out_s)
+{
+    pthread_mutex_lock(&mu);
+    *in_bytes = h2d_bytes;
+    *in_s = h2d_s;
+    *out_bytes = d2h_bytes;
+    *out_s = d2h_s;
+    pthread_mutex_unlock(&mu);
+}
+
+extern "C" int64_t gpu_jobs_run(void)
+{
+    pthread_mutex_lock(&mu);
+    long long n = jobs_run;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
+/* ------------------------------------------------------------------ NVML */
+
+typedef struct {
+    unsigned long long total, free, used;
+} nvml_mem_t;
+typedef struct {
+    unsigned gpu, memory;
+} nvml_util_t;
+static struct {
+    int (*init)(void);
+    int (*by_index)(unsigned, void **);
+    int (*mem)(void *, nvml_mem_t *);
+    int (*util)(void *, nvml_util_t *);
+    bool ok;
+} nv;
+static pthread_once_t nv_once = PTHREAD_ONCE_INIT;
+
+static void nv_load(void)
+{
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+    nv.init = (int (*)(void))dlsym(h, "nvmlInit_v2");
+    nv.by_index = (int (*)(unsigned, void **))dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
+    nv.mem = (int (*)(void *, nvml_mem_t *))dlsym(h, "nvmlDeviceGetMemoryInfo");
+    nv.util = (int (*)(void *, nvml_util_t *))dlsym(h, "nvmlDeviceGetUtilizationRates");
+    nv.ok = nv.init && nv.by_index && nv.mem && nv.util && nv.init() == 0;
+}
+
+extern "C" int gpu_nvml(int dev, int64_t *mem_total, int64_t *mem_used, int *util_pct)
+{
+    pthread_once(&nv_once, nv_load);
+    *mem_total = *mem_used = -1;
+    *util_pct = -1;
+    void *h;
+    if (!nv.ok || nv.by_index((unsigned)dev, &h) != 0) return -1;
+    nvml_mem_t m;
+    nvml_util_t u;
+    if (nv.mem(h, &m) == 0) {
+        *mem_total = (int64_t)m.total;
+        *mem_used = (int64_t)m.used;
+    }
+    if (nv.util(h, &u) == 0) *util_pct = (int)u.gpu;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ jobs */
+
+struct gpu_job {
+    int dev;
+    cudaStream_t s;
+    ent_t **pins;
+    int npin, cpin;
+    void **tmp;
+    size_t *tmp_bytes;
+    int ntmp, ctmp;
+    ent_t *outs[4];
+    int nout;
+    bool failed;
+    char err[320];
+};
+
+#define JFAIL(j, ...)                                                                              \
+    do {                                                                                           \
+        if (!(j)->failed) snprintf((j)->err, sizeof (j)->err, __VA_ARGS__);                        \
+        (j)->failed = true;                                                                        \
+        return -1;                                                                                 \
+    } while (0)
+
+static int jcheck(gpu_job_t *j, cudaError_t r, const char *what)
+{
+    if (r != cudaSuccess) JFAIL(j, "device %d: %s: %s", j->dev, what, cudaGetErrorString(r));
+    return 0;
+}
+
+extern "C" gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen)
+{
+    if (dev < 0 || dev >= GPU_MAX_DEVICES || !D[dev].open) {
+        snprintf(err, errlen, "device %d is not open", dev);
+        return NULL;
+    }
+    gpu_job_t *j = (gpu_job_t *)calloc(1, sizeof *j);
+    if (!j) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    j->dev = dev;
+    j->s = D[dev].s;
+    cudaSetDevice(dev);
+    return j;
+}
+
+extern "C" const char *gpu_job_error(const gpu_job_t *j)
+{
+    return j->err;
+}
+
+static int push_pin(gpu_job_t *j, ent_t *e)
+{
+    if (j->npin == j->cpin) {
+        int c = j->cpin ? 2 * j->cpin : 16;
+        ent_t **p = (ent_t **)realloc(j->pins, sizeof(ent_t *) * (size_t)c);
+        if (!p) return -1;
+        j->pins = p;
+        j->cpin = c;
+    }
+    j->pins[j->npin++] = e;
+    return 0;
+}
+
+static int push_tmp(gpu_job_t *j, void *p, size_t bytes)
+{
+    if (j->ntmp == j->ctmp) {
+        int c = j->ctmp ? 2 * j->ctmp : 16;
+        void **q = (void **)realloc(j->tmp, sizeof(void *) * (size_t)c);
+        size_t *b = (size_t *)realloc(j->tmp_bytes, sizeof(size_t) * (size_t)c);
+        if (q) j->tmp = q;
+        if (b) j->tmp_bytes = b;
+        if (!q || !b) return -1;
+        j->ctmp = c;
+    }
+    j->tmp[j->ntmp] = p;
+    j->tmp_bytes[j->ntmp++] = bytes ? bytes : 1;
+    return 0;
+}
+
+extern "C" int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep,
+                          const void **dptr)
+{
+    *dptr = NULL;
+    if (j->failed) return -1;
+    pthread_mutex_lock(&mu);
+    ent_t *e = find(host);
+    if (e && e->dev == j->dev && e->bytes >= bytes) {
+        if (push_pin(j, e)) {
+            pthread_mutex_unlock(&mu);
+            JFAIL(j, "out of memory");
+        }
+        e->pins++;
+        e->lru = ++lru_clock;
+        *dptr = e->d;
+        pthread_mutex_unlock(&mu);
+        return 0;
+    }
+    if (e) {
+        /* on another device (or another size): its host copy, then ours */
+        cudaError_t r = copy_back(e);
+        if (r != cudaSuccess) {
+            pthread_mutex_unlock(&mu);
+            return jcheck(j, r, "copying a chunk back");
+        }
+        keep = 0;
+    }
+    void *p;
+    char why[256];
+    cudaError_t r = dev_alloc(j->dev, bytes, &p, why, sizeof why);
+    if (r != cudaSuccess) {
+        pthread_mutex_unlock(&mu);
+        JFAIL(j, "%s", why);
+    }
+    ent_t *ne = keep ? (ent_t *)calloc(1, sizeof(ent_t)) : NULL;
+    if ((keep && !ne) || (keep ? push_pin(j, ne) : push_tmp(j, p, bytes))) {
+        dev_free(j->dev, p, bytes ? bytes : 1);
+        free(ne);
+        pthread_mutex_unlock(&mu);
+        JFAIL(j, "out of memory");
+    }
+    if (ne) {
+        ne->host = host;
+        ne->d = p;
+        ne->bytes = bytes ? bytes : 1;
+        ne->dev = j->dev;
+        ne->pins = 1;
+        ne->lru = ++lru_clock;
+        insert(ne);
+    }
+    pthread_mutex_unlock(&mu);
+    *dptr = p;
+    if (!bytes) return 0;
+    double t0 = now_s();
+    if (jcheck(j, cudaMemcpyAsync(p, host, bytes, cudaMemcpyHostToDevice, j->s),
+               "copying a chunk in"))
+        return -1;
+    pthread_mutex_lock(&mu);
+    h2d_bytes += (long long)bytes;
+    h2d_s += now_s() - t0;
+    pthread_mutex_unlock(&mu);
+    return 0;
+}
+
+extern "C" int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr)
+{
+    *dptr = NULL;
+    if (j->failed) return -1;
+    char why[256];
+    pthread_mutex_lock(&mu);
+    cudaError_t r = dev_alloc(j->dev, bytes, dptr, why, sizeof why);
+    if (r == cudaSuccess && push_tmp(j, *dptr, bytes)) {
+        dev_free(j->dev, *dptr, bytes ? bytes : 1);
+        *dptr = NULL;
+        snprintf(why, sizeof why, "out of memory");
+        r = cudaErrorMemoryAllocation;
+    }
+    pthread_mutex_unlock(&mu);
+    if (r != cudaSuccess) JFAIL(j, "%s", why);
+    return 0;
+}
+
+extern "C" int gpu_job_out(gpu_job_t *j, void *host, size_t bytes, void **dptr)
+{
+    *dptr = NULL;
+    if (j->failed) return -1;
+    if (j->nout == 4) JFAIL(j, "internal: more than 4 outputs");
+    ent_t *e = (ent_t *)calloc(1, sizeof(ent_t));
+    if (!e) JFAIL(j, "out of memory");
+    char why[256];
+    pthread_mutex_lock(&mu);
+    cudaError_t r = dev_alloc(j->dev, bytes, &e->d, why, sizeof why);
+    pthread_mutex_unlock(&mu);
+    if (r != cudaSuccess) {
+        free(e);
+        JFAIL(j, "%s", why);
+    }
+    e->host = host;
+    e->bytes = bytes ? bytes : 1;
+    e->dev = j->dev;
+    e->dev_only = true;
+    j->outs[j->nout++] = e;
+    *dptr = e->d;
+    return 0;
+}
+
+extern "C" int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen)
+{
+    cudaError_t r = cudaStreamSynchronize(j->s);
+    if (r == cudaSuccess) r = cudaGetLastError();
+    if (r != cudaSuccess) jcheck(j, r, "running the job");
+    bool good = ok && !j->failed;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < j->npin; i++)
+        j->pins[i]->pins--;
+    for (int i = 0; i < j->ntmp; i++)
+        dev_free(j->dev, j->tmp[i], j->tmp_bytes[i]);
+    for (int i = 0; i < j->nout; i++) {
+        ent_t *e = j->outs[i];
+        if (good) {
+            ent_t *old = find(e->host);
+            if (old) {
+                unlink_ent(old);
+                dev_free(old->dev, old->d, old->bytes);
+                free(old);
+            }
+            e->lru = ++lru_clock;
+            insert(e);
+        } else {
+            dev_free(j->dev, e->d, e->bytes);
+            free(e);
+        }
+    }
+    if (good) jobs_run++;
+    pthread_mutex_unlock(&mu);
+    if (!good) snprintf(err, errlen, "%s", j->err[0] ? j->err : "the job failed");
+    free(j->pins);
+    free(j->tmp);
+    free(j->tmp_bytes);
+    free(j);
+    return good ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ values */
+
+typedef unsigned long long u64;
+
+__device__ __forceinline__ double AD(u64 u)
+{
+    return __longlong_as_double((long long)u);
+}
+__device__ __forceinline__ u64 UD(double x)
+{
+    return (u64)__double_as_longlong(x);
+}
+__device__ __forceinline__ float AF(u64 u)
+{
+    return __int_as_float((int)(unsigned)u);
+}
+__device__ __forceinline__ u64 UF(float x)
+{
+    return (u64)(unsigned)__float_as_int(x);
+}
+__device__ __forceinline__ long long AL(u64 u)
+{
+    return (long long)u;
+}
+__device__ __forceinline__ int AI(u64 u)
+{
+    return (int)(unsigned)u;
+}
+__device__ __forceinline__ u64 UI(int x)
+{
+    return (u64)(unsigned)x;
+}
+
+__device__ __forceinline__ u64 load(const void *p, int dt, long long i)
+{
+    switch (dt) {
+    case GDT_BOOL:
+        return ((const unsigned char *)p)[i] != 0;
+    case GDT_INT32:
+    case GDT_FLOAT32:
+        return (u64)((const unsigned *)p)[i];
+    default:
+        return ((const u64 *)p)[i];
+    }
+}
+
+__device__ __forceinline__ void store(void *p, int dt, long long i, u64 v)
+{
+    switch (dt) {
+    case GDT_BOOL:
+        ((unsigned char *)p)[i] = (unsigned char)(v != 0);
+        break;
+    case GDT_INT32:
+    case GDT_FLOAT32:
+        ((unsigned *)p)[i] = (unsigned)v;
+        break;
+    default:
+        ((u64 *)p)[i] = v;
+    }
+}
+
+/* engine/cast.h's conversions */
+__device__ __forceinline__ long long f64_i64(double x)
+{
+    if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) return (long long)(1ULL << 63);
+    return (long long)x;
+}
+__device__ __forceinline__ int f64_i32(double x)
+{
+    if (!(x > -2147483649.0 && x < 2147483648.0)) return (int)0x80000000u;
+    return (int)x;
+}
+
+__device__ u64 cast(int from, int to, u64 v)
+{
+    if (from == to) return v;
+    /* to a common form first */
+    switch (from) {
+    case GDT_BOOL:
+    case GDT_INT32:
+    case GDT_INT64: {
+        long long x = from == GDT_BOOL ? (long long)(v != 0)
+                      : from == GDT_INT32 ? (long long)AI(v)
+                                          : AL(v);
+        switch (to) {
+        case GDT_BOOL:
+            return x != 0;
+        case GDT_INT32:
+            return UI((int)(unsigned)(u64)x);
+        case GDT_INT64:
+            return (u64)x;
+        case GDT_FLOAT32:
+            return UF(__ll2float_rn(x));
+        default:
+            return UD(__ll2double_rn(x));
+        }
+    }
+    default: {
+        double x = from == GDT_FLOAT32 ? (double)AF(v) : AD(v);
+        switch (to) {
+        case GDT_BOOL:
+            return x != 0;
+        case GDT_INT32:
+            return UI(f64_i32(x));
+        case GDT_INT64:
+            return (u64)f64_i64(x);
+        case GDT_FLOAT32:
+            return UF(__double2float_rn(x));
+        default:
+            return UD(x);
+        }
+    }
+    }
+}
+
+template <typename T> __device__ __forceinline__ u64 UT(T x);
+template <> __device__ __forceinline__ u64 UT<double>(double x)
+{
+    return UD(x);
+}
+template <> __device__ __forceinline__ u64 UT<float>(float x)
+{
+    return UF(x);
+}
+template <typename T> __device__ __forceinline__ T AT(u64 u);
+template <> __device__ __forceinline__ double AT<double>(u64 u)
+{
+    return AD(u);
+}
+template <> __device__ __forceinline__ float AT<float>(u64 u)
+{
+    return AF(u);
+}
+
+template <typename T> __device__ u64 fop(int op, u64 A, u64 B, u64 C, int has_b, int has_c)
+{
+    T x = AT<T>(A), y = AT<T>(B);
+    switch (op) {
+    case GOP_ADD:
+        return UT<T>(x + y);
+    case GOP_SUB:
+        return UT<T>(x - y);
+    case GOP_MUL:
+        return UT<T>(x * y);
+    case GOP_DIV:
+        return UT<T>(x / y);
+    case GOP_MAX:
+        return UT<T>((x >= y || x != x) ? x : y);
+    case GOP_MIN:
+        return UT<T>((x <= y || x != x) ? x : y);
+    case GOP_FMAX:
+        return UT<T>(y != y ? x : x > y ? x : y);
+    case GOP_FMIN:
+        return UT<T>(y != y ? x : x < y ? x : y);
+    case GOP_EQ:
+        return x == y;
+    case GOP_NE:
+        return x != y;
+    case GOP_LT:
+        return x < y;
+    case GOP_LE:
+        return x <= y;
+    case GOP_GT:
+        return x > y;
+    case GOP_GE:
+        return x >= y;
+    case GOP_NEG:
+        return UT<T>(-x);
+    case GOP_ABS:
+        return UT<T>(fabs(x));
+    case GOP_SQRT:
+        return UT<T>(sqrt(x));
+    case GOP_EXP:
+        return UT<T>(exp(x));
+    case GOP_LOG:
+        return UT<T>(log(x));
+    case GOP_LOG1P:
+        return UT<T>(log1p(x));
+    case GOP_EXPM1:
+        return UT<T>(expm1(x));
+    case GOP_SIN:
+        return UT<T>(sin(x));
+    case GOP_COS:
+        return UT<T>(cos(x));
+    case GOP_TAN:
+        return UT<T>(tan(x));
+    case GOP_TANH:
+        return UT<T>(tanh(x));
+    case GOP_SQUARE:
+        return UT<T>(x * x);
+    case GOP_SIGN:
+        return UT<T>(x > 0 ? (T)1 : x < 0 ? (T)-1 : x == 0 ? (T)0 : x);
+    case GOP_FLOOR:
+        return UT<T>(floor(x));
+    case GOP_CEIL:
+        return UT<T>(ceil(x));
+    case GOP_TRUNC:
+        return UT<T>(trunc(x));
+    case GOP_RINT:
+        return UT<T>(rint(x));
+    case GOP_ISNAN:
+        return x != x;
+    case GOP_ISFINITE:
+        return isfinite(x) ? 1 : 0;
+    case GOP_ISINF:
+        return isinf(x) ? 1 : 0;
+    case GOP_RECIP:
+        return UT<T>((T)1 / x);
+    case GOP_POS:
+        return A;
+    case GOP_CLIP: {
+        /* engine/kern/ew_loops.h: min(max(x, lo), hi), NaN propagating */
+        T r = x;
+        if (has_b) r = r != r ? r : r > y ? r : y;
+        if (has_c) {
+            T z = AT<T>(C);
+            r = r != r ? r : r < z ? r : z;
+        }
+        return UT<T>(r);
+    }
+    case GOP_POW:
+        return UT<T>(pow(x, y));
+    case GOP_ARCTAN2:
+        return UT<T>(atan2(x, y));
+    case GOP_HYPOT:
+        return UT<T>(hypot(x, y));
+    case GOP_LOG2:
+        return UT<T>(log2(x));
+    case GOP_LOG10:
+        return UT<T>(log10(x));
+    case GOP_SINH:
+        return UT<T>(sinh(x));
+    case GOP_COSH:
+        return UT<T>(cosh(x));
+    case GOP_ARCSIN:
+        return UT<T>(asin(x));
+    case GOP_ARCCOS:
+        return UT<T>(acos(x));
+    case GOP_ARCTAN:
+        return UT<T>(atan(x));
+    default:
+        return 0;
+    }
+}
+
+/* Integers (int32 through int64 arithmetic, wrapping) and bool. */
+__device__ u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
+{
+    long long x, y, z;
+    if (dt == GDT_INT32) {
+        x = AI(A);
+        y = AI(B);
+        z = AI(C);
+    } else if (dt == GDT_BOOL) {
+        x = A != 0;
+        y = B != 0;
+        z = C != 0;
+    } else {
+        x = AL(A);
+        y = AL(B);
+        z = AL(C);
+    }
+    long long r;
+    switch (op) {
+    case GOP_ADD:
+        r = dt == GDT_BOOL ? (x | y) : (long long)((u64)x + (u64)y);
+        break;
+    case GOP_SUB:
+        r = (long long)((u64)x - (u64)y);
+        break;
+    case GOP_MUL:
+        r = dt == GDT_BOOL ? (x & y) : (long long)((u64)x * (u64)y);
+        break;
+    case GOP_MAX:
+    case GOP_FMAX:
+        r = x > y ? x : y;
+        break;
+    case GOP_MIN:
+    case GOP_FMIN:
+        r = x < y ? x : y;
+        break;
+    case GOP_EQ:
+        return x == y;
+    case GOP_NE:
+        return x != y;
+    case GOP_LT:
+        return x < y;
+    case GOP_LE:
+        return x <= y;
+    case GOP_GT:
+        return x > y;
+    case GOP_GE:
+        return x >= y;
+    case GOP_LAND:
+        return x && y;
+    case GOP_LOR:
+        return x || y;
+    case GOP_LXOR:
+        return (x != 0) != (y != 0);
+    case GOP_LNOT:
+        return x == 0;
+    case GOP_NEG:
+        r = (long long)(0ULL - (u64)x);
+        break;
+    case GOP_ABS:
+        r = x < 0 ? (long long)(0ULL - (u64)x) : x;
+        break;
+    case GOP_SQUARE:
+        r = (long long)((u64)x * (u64)x);
+        break;
+    case GOP_SIGN:
+        r = (x > 0) - (x < 0);
+        break;
+    case GOP_ISNAN:
+    case GOP_ISINF:
+        return 0;
+    case GOP_ISFINITE:
+        return 1;
+    case GOP_POS:
+        r = x;
+        break;
+    case GOP_BAND:
+        r = x & y;
+        break;
+    case GOP_BOR:
+        r = x | y;
+        break;
+    case GOP_BXOR:
+        r = x ^ y;
+        break;
+    case GOP_CLIP:
+        r = x;
+        if (has_b) r = r > y ? r : y;
+        if (has_c) r = r < z ? r : z;
+        break;
+    default:
+        r = 0;
+    }
+    if (dt == GDT_INT32) return UI((int)(unsigned)(u64)r);
+    if (dt == GDT_BOOL) return r != 0;
+    return (u64)r;
+}
+
+/* The program's value at output element k (coordinates co when nd > 0). */
+__device__ u64 ew_at(const gpu_ew_t &p, const void *const *in, long long k)
+{
+    u64 r[GPU_EW_REGS];
+    long long co[GPU_EW_DIMS];
+    bool have_co = false;
+    for (int i = 0; i < p.n_inputs; i++) {
+        long long idx;
+        if (p.flat[i]) {
+            idx = k;
+        } else {
+            if (!have_co) {
+                long long q = k;
+                for (int d = p.nd - 1; d >= 0; d--) {
+                    co[d] = q % p.dim[d];
+                    q /= p.dim[d];
+                }
+                have_co = true;
+            }
+            idx = 0;
+            for (int d = 0; d < p.nd; d++)
+                idx += co[d] * p.str[i][d];
+        }
+        r[i] = load(in[i], p.reg_dt[i], idx);
+    }
+    for (int i = p.n_inputs; i < p.n_regs; i++)
+        if (p.is_const[i]) r[i] = p.konst[i];
+    for (int i = 0; i < p.n_ins; i++) {
+        const gpu_ins_t q = p.ins[i];
+        u64 a = r[q.a], b = q.b >= 0 ? r[q.b] : 0, c = q.c >= 0 ? r[q.c] : 0, v;
+        if (q.op == GOP_ASTYPE)
+            v = cast(p.reg_dt[q.a], q.dt, a);
+        else if (q.op == GOP_WHERE)
+            v = a != 0 ? b : c;
+        else if (q.dt == GDT_FLOAT64)
+            v = fop<double>(q.op, a, b, c, q.b >= 0, q.c >= 0);
+        else if (q.dt == GDT_FLOAT32)
+            v = fop<float>(q.op, a, b, c, q.b >= 0, q.c >= 0);
+        else
+            v = iop(q.op, q.dt, a, b, c, q.b >= 0, q.c >= 0);
+        r[q.dst] = v;
+    }
+    return r[p.out];
+}
+
+struct ew_args {
+    const void *in[GPU_EW_IN];
+};
+
+__global__ void k_ew_prog(const gpu_ew_t p, const ew_args a, void *out)
+{
+    int odt = p.reg_dt[p.out];
+    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < p.n;
+         k += (long long)gridDim.x * blockDim.x)
+        store(out, odt, k, ew_at(p, a.in, k));
+}
+
+static int grid_for(long long n, int threads)
+{
+    long long b = (n + threads - 1) / threads;
+    return b < 1 ? 1 : b > 65536 ? 65536 : (int)b;
+}
+
+static int launched(gpu_job_t *j, const char *what)
+{
+    return jcheck(j, cudaGetLastError(), what);
+}
+
+extern "C" int gpu_k_ew(gpu_job_t *j, const gpu_ew_t *p, const void *const *in, void *out)
+{
+    if (j->failed) return -1;
+    if (p->n == 0) return 0;
+    ew_args a;
+    for (int i = 0; i < p->n_inputs && i < GPU_EW_IN; i++)
+        a.in[i] = in[i];
+    k_ew_prog<<<grid_for(p->n, 256), 256, 0, j->s>>>(*p, a, out);
+    return launched(j, "an element-wise program");
+}
+
+/* ------------------------------------------------------------------ reductions */
+
+/* Accumulators: double for floats' sum, prod, mean and min/max; int64 for
+ * the integers' (wrapping for sum and prod); 0/1 for all and any. */
+__device__ __forceinline__ u64 red_ident(int op, int dt)
+{
+    bool fl = dt == GDT_FLOAT32 || dt == GDT_FLOAT64;
+    switch (op) {
+    case GRED_SUM:
+    case GRED_MEAN:
+        return fl || op == GRED_MEAN ? UD(0.0) : 0;
+    case GRED_PROD:
+        return fl ? UD(1.0) : 1;
+    case GRED_ALL:
+        return 1;
+    case GRED_ANY:
+        return 0;
+    default:
+        return fl ? UD(op == GRED_MIN ? INFINITY : -INFINITY)
+                  : (u64)(op == GRED_MIN ? 0x7fffffffffffffffLL : (long long)(1ULL << 63));
+    }
+}
+
+/* The value v (dtype dt) as an accumulator */
+__device__ __forceinline__ u64 red_lift(int op, int dt, u64 v)
+{
+    if (op == GRED_ALL || op == GRED_ANY)
+        return cast(dt, GDT_BOOL, v);
+    if (dt == GDT_FLOAT32 || dt == GDT_FLOAT64 || op == GRED_MEAN) return cast(dt, GDT_FLOAT64, v);
+    return cast(dt, GDT_INT64, v);
+}
+
+__device__ __forceinline__ u64 red_comb(int op, int dt, u64 a, u64 b)
+{
+    bool fl = dt == GDT_FLOAT32 || dt == GDT_FLOAT64 || op == GRED_MEAN;
+    switch (op) {
+    case GRED_SUM:
+    case GRED_MEAN:
+        return fl ? UD(AD(a) + AD(b)) : a + b;
+    case GRED_PROD:
+        return fl ? UD(AD(a) * AD(b)) : a * b;
+    case GRED_ALL:
+        return a && b;
+    case GRED_ANY:
+        return a || b;
+    case GRED_MIN:
+        if (fl) {
+            double x = AD(a), y = AD(b);
+            return UD((x <= y || x != x) ? x : y);
+        }
+        return AL(a) <= AL(b) ? a : b;
+    default:
+        if (fl) {
+            double x = AD(a), y = AD(b);
+            return UD((x >= y || x != x) ? x : y);
+        }
+        return AL(a) >= AL(b) ? a : b;
+    }
+}
+
+__device__ __forceinline__ long long red_index(const gpu_red_t &r, long long o, long long q)
+{
+    long long idx = 0;
+    for (int d = r.nk - 1; d >= 0; d--) {
+        idx += (o % r.kdim[d]) * r.kstr[d];
+        o /= r.kdim[d];
+    }
+    for (int d = r.nr - 1; d >= 0; d--) {
+        idx += (q % r.rdim[d]) * r.rstr[d];
+        q /= r.rdim[d];
+    }
+    return idx;
+}
+
+struct red_args {
+    gpu_red_t r;
+    gpu_ew_t p; /* when r.prog */
+    ew_args a;
+};
+
+__device__ __forceinline__ u64 red_value(const red_args &A, long long idx)
+{
+    if (A.r.prog) return ew_at(A.p, A.a.in, idx);
+    return load(A.r.in, A.r.dt, idx);
+}
+
+#define RED_THREADS 256
+/* Block (o, s) reduces position o's indices [s * seg, (s + 1) * seg) into
+ * acc[o * nseg + s]. */
+__global__ void k_red_seg(const red_args A, long long seg, int nseg, u64 *acc)
+{
+    __shared__ u64 sh[RED_THREADS];
+    const gpu_red_t &r = A.r;
+    long long o = blockIdx.x / nseg;
+    int s = blockIdx.x % nseg;
+    long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
+    u64 a = red_ident(r.op, r.dt);
+    for (long long q = q0 + threadIdx.x; q < q1; q += blockDim.x)
+        a = red_comb(r.op, r.dt, a, red_lift(r.op, r.dt, red_value(A, red_index(r, o, q))));
+    sh[threadIdx.x] = a;
+    __syncthreads();
+    for (int w = RED_THREADS / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w) sh[threadIdx.x] = red_comb(r.op, r.dt, sh[threadIdx.x], sh[threadIdx.x + w]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) acc[o * nseg + s] = sh[0];
+}
+
+/* Thread per position, serially over a short reduced range. */
+__global__ void k_red_rows(const red_args A, u64 *acc)
+{
+    const gpu_red_t &r = A.r;
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
+         o += (long long)gridDim.x * blockDim.x) {
+        u64 a = red_ident(r.op, r.dt);
+        for (long long q = 0; q < r.n_red; q++)
+            a = red_comb(r.op, r.dt, a, red_lift(r.op, r.dt, red_value(A, red_index(r, o, q))));
+        acc[o] = a;
+    }
+}
+
+/* The nseg accumulators of each position into the partial's layout. */
+__global__ void k_red_final(int op, int dt, long long n_out, int nseg, const u64 *acc,
+                            void *partial)
+{
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < n_out;
+         o += (long long)gridDim.x * blockDim.x) {
+        u64 a = acc[o * nseg];
+        for (int s = 1; s < nseg; s++)
+            a = red_comb(op, dt, a, acc[o * nseg + s]);
+        if (op == GRED_ALL || op == GRED_ANY)
+            ((unsigned char *)partial)[o] = (unsigned char)(a != 0);
+        else if (op == GRED_MIN || op == GRED_MAX)
+            store(partial, dt, o,
+                  dt == GDT_FLOAT32 || dt == GDT_FLOAT64 ? cast(GDT_FLOAT64, dt, a)
+                                                         : cast(GDT_INT64, dt, a));
+        else
+            ((u64 *)partial)[o] = a;
+    }
+}
+
+extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
+{
+    if (j->failed) return -1;
+    if (r->n_out == 0) return 0;
+    red_args A;
+    A.r = *r;
+    if (r->prog) {
+        A.p = *r->prog;
+        for (int i = 0; i < r->prog->n_inputs && i < GPU_EW_IN; i++)
+            A.a.in[i] = r->prog_in[i];
+    }
+    /* segments per position: enough blocks to fill the device, a few
+     * thousand values each */
+    long long want_blocks = 4096;
+    int nseg = 1;
+    if (r->n_red > 64 || r->n_out < 1024) {
+        long long by_len = (r->n_red + 2047) / 2048;
+        long long by_fill = (want_blocks + r->n_out - 1) / r->n_out;
+        long long ns = by_len < by_fill ? by_len : by_fill;
+        nseg = ns < 1 ? 1 : ns > 65536 ? 65536 : (int)ns;
+    }
+    void *acc;
+    if (gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * 8, &acc)) return -1;
+    if (r->n_red <= 64 && r->n_out >= 1024) {
+        k_red_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (u64 *)acc);
+    } else {
+        if (r->n_out * (long long)nseg > 0x7fffffffLL) JFAIL(j, "too many reduction blocks");
+        long long seg = (r->n_red + nseg - 1) / nseg;
+        k_red_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(A, seg, nseg,
+                                                                        (u64 *)acc);
+    }
+    if (launched(j, "a reduction")) return -1;
+    k_red_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->op, r->dt, r->n_out, nseg,
+                                                          (const u64 *)acc, partial);
+    return launched(j, "a reduction's last step");
+}
+
+/* ------------------------------------------------------------------ scans */
+
+__device__ __forceinline__ u64 scan_op(int prod, int dt, u64 a, u64 b)
+{
+    switch (dt) {
+    case GDT_FLOAT64:
+        return UD(prod ? AD(a) * AD(b) : AD(a) + AD(b));
+    case GDT_FLOAT32:
+        return UF(prod ? AF(a) * AF(b) : AF(a) + AF(b));
+    default:
+        return prod ? a * b : a + b; /* int64, wrapping */
+    }
+}
+
+/* Segments of SCAN_SEG values along a line: pass 1 totals each segment,
+ * pass 2 turns the totals into each segment's carry in (a serial walk per
+ * line), pass 3 rescans each segment from its carry. Float32 scans run one
+ * thread per line, in the CPU's order (float32 sums drift with the order). */
+#define SCAN_SEG 512
+
+__global__ void k_scan_line(int prod, int in_dt, int out_dt, const void *in, void *out,
+                            long long outer, long long n, long long inner)
+{
+    for (long long l = blockIdx.x * (long long)blockDim.x + threadIdx.x; l < outer * inner;
+         l += (long long)gridDim.x * blockDim.x) {
+        long long base = (l / inner) * n * inner + l % inner;
+        u64 a = 0;
+        for (long long i = 0; i < n; i++) {
+            long long k = base + i * inner;
+            u64 v = cast(in_dt, out_dt, load(in, in_dt, k));
+            a = i == 0 ? v : scan_op(prod, out_dt, a, v);
+            store(out, out_dt, k, a);
+        }
+    }
+}
+
+__global__ void k_scan_tot(int prod, int in_dt, int out_dt, const void *in, u64 *tot,
+                           long long outer, long long n, long long inner, long long nseg)
+{
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+         t < outer * inner * nseg; t += (long long)gridDim.x * blockDim.x) {
+        long long l = t % (outer * inner), s = t / (outer * inner);
+        long long base = (l / inner) * n * inner + l % inner;
+        long long i0 = s * SCAN_SEG, i1 = i0 + SCAN_SEG < n ? i0 + SCAN_SEG : n;
+        u64 a = cast(in_dt, out_dt, load(in, in_dt, base + i0 * inner));
+        for (long long i = i0 + 1; i < i1; i++)
+            a = scan_op(prod, out_dt, a, cast(in_dt, out_dt, load(in, in_dt, base + i * inner)));
+        tot[s * outer * inner + l] = a;
+    }
+}
+
+__global__ void k_scan_carry_in(int prod, int dt, u64 *tot, long long lines, long long nseg)
+{
+    for (long long l = blockIdx.x * (long long)blockDim.x + threadIdx.x; l < lines;
+         l += (long long)gridDim.x * blockDim.x) {
+        u64 run = tot[l];
+        for (long long s = 1; s < nseg; s++) {
+            u64 t = tot[s * lines + l];
+            tot[s * lines + l] = run;
+            run = scan_op(prod, dt, run, t);
+        }
+    }
+}
+
+__global__ void k_scan_seg(int prod, int in_dt, int out_dt, const void *in, void *out,
+                           const u64 *carry, long long outer, long long n, long long inner,
+                           long long nseg)
+{
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+         t < outer * inner * nseg; t += (long long)gridDim.x * blockDim.x) {
+        long long l = t % (outer * inner), s = t / (outer * inner);
+        long long base = (l / inner) * n * inner + l % inner;
+        long long i0 = s * SCAN_SEG, i1 = i0 + SCAN_SEG < n ? i0 + SCAN_SEG : n;
+        u64 a = 0;
+        for (long long i = i0; i < i1; i++) {
+            long long k = base + i * inner;
+            u64 v = cast(in_dt, out_dt, load(in, in_dt, k));
+            if (i == i0)
+                a = s == 0 ? v : scan_op(prod, out_dt, carry[s * outer * inner + l], v);
+            else
+                a = scan_op(prod, out_dt, a, v);
+            store(out, out_dt, k, a);
+        }
+    }
+}
+
+extern "C" int gpu_k_scan_local(gpu_job_t *j, int prod, int in_dt, int out_dt, const void *in,
+                                void *out, int64_t outer, int64_t n, int64_t inner)
+{
+    if (j->failed) return -1;
+    long long lines = (long long)outer * inner;
+    if (lines == 0 || n == 0) return 0;
+    long long nseg = (n + SCAN_SEG - 1) / SCAN_SEG;
+    if (out_dt == GDT_FLOAT32 || nseg == 1 || lines >= 65536) {
+        k_scan_line<<<grid_for(lines, 128), 128, 0, j->s>>>(prod, in_dt, out_dt, in, out, outer,
+                                                            n, inner);
+        return launched(j, "a scan");
+    }
+    void *tot;
+    if (gpu_job_tmp(j, (size_t)(lines * nseg) * 8, &tot)) return -1;
+    k_scan_tot<<<grid_for(lines * nseg, 128), 128, 0, j->s>>>(prod, in_dt, out_dt, in,
+                                                              (u64 *)tot, outer, n, inner, nseg);
+    k_scan_carry_in<<<grid_for(lines, 128), 128, 0, j->s>>>(prod, out_dt, (u64 *)tot, lines,
+                                                            nseg);
+    k_scan_seg<<<grid_for(lines * nseg, 128), 128, 0, j->s>>>(
+        prod, in_dt, out_dt, in, out, (const u64 *)tot, outer, n, inner, nseg);
+    return launched(j, "a scan");
+}
+
+__global__ void k_scan_carry(int prod, int dt, const void *pc, const void *pl, void *out,
+                             long long outer, long long n, long long inner)
+{
+    for (long long l = blockIdx.x * (long long)blockDim.x + threadIdx.x; l < outer * inner;
+         l += (long long)gridDim.x * blockDim.x) {
+        long long o = l / inner, i = l % inner;
+        u64 last = load(pl, dt, (o * n + n - 1) * inner + i);
+        store(out, dt, l, pc ? scan_op(prod, dt, load(pc, dt, l), last) : last);
+    }
+}
+
+extern "C" int gpu_k_scan_carry(gpu_job_t *j, int prod, int dt, const void *prev_carry,
+                                const void *prev_local, void *out, int64_t outer, int64_t n,
+                                int64_t inner)
+{
+    if (j->failed) return -1;
+    long long lines = (long long)outer * inner;
+    if (lines == 0) return 0;
+    k_scan_carry<<<grid_for(lines, 128), 128, 0, j->s>>>(prod, dt, prev_carry, prev_local, out,
+                                                         outer, n, inner);
+    return launched(j, "a scan's carry");
+}
+
+__global__ void k_scan_apply(int prod, int dt, const void *loc, const void *carry, void *out,
+                             long long total, long long n, long long inner)
+{
+    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < total;
+         k += (long long)gridDim.x * blockDim.x) {
+        long long o = k / (n * inner), i = k % inner;
+        store(out, dt, k, scan_op(prod, dt, load(loc, dt, k), load(carry, dt, o * inner + i)));
+    }
+}
+
+extern "C" int gpu_k_scan_apply(gpu_job_t *j, int prod, int dt, const void *local,
+                                const void *carry, void *out, int64_t outer, int64_t n,
+                                int64_t inner)
+{
+    if (j->failed) return -1;
+    long long total = (long long)outer * n * inner;
+    if (total == 0) return 0;
+    k_scan_apply<<<grid_for(total, 256), 256, 0, j->s>>>(prod, dt, local, carry, out, total, n,
+                                                         inner);
+    return launched(j, "a scan's apply");
+}
+
+/* ------------------------------------------------------------------ cuBLAS */
+
+/* cuBLAS is loaded on first use (docs/gpu.md); its types by value here. */
+typedef int (*bcreate_fn)(void **);
+typedef int (*bstream_fn)(void *, cudaStream_t);
+typedef int (*dgemm_fn)(void *, int, int, int, int, int, const double *, const double *, int,
+                        const double *, int, const double *, double *, int);
+typedef int (*sgemm_fn)(void *, int, int, int, int, int, const float *, const float *, int,
+                        const float *, int, const float *, float *, int);
+typedef int (*dsyrk_fn)(void *, int, int, int, int, const double *, const double *, int,
+                        const double *, double *, int);
+typedef int (*ssyrk_fn)(void *, int, int, int, int, const float *, const float *, int,
+                        const float *, float *, int);
+static struct {
+    bcreate_fn create;
+    bstream_fn stream;
+    dgemm_fn dgemm;
+    sgemm_fn sgemm;
+    dsyrk_fn dsyrk;
+    ssyrk_fn ssyrk;
+} bl;
+static pthread_once_t bl_once = PTHREAD_ONCE_INIT;
+static char bl_err[256];
+
+static void bl_load(void)
+{
+    const char *names[] = {"libcublas.so.13", MARS_CUDA_LIB_DIR "/libcublas.so.13", "libcublas.so"};
+    void *h = NULL;
+    for (size_t i = 0; !h && i < sizeof names / sizeof *names; i++)
+        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(bl_err, sizeof bl_err, "cannot load cuBLAS (libcublas.so.13): %s", dlerror());
+        return;
+    }
+    bl.create = (bcreate_fn)dlsym(h, "cublasCreate_v2");
+    bl.stream = (bstream_fn)dlsym(h, "cublasSetStream_v2");
+    bl.dgemm = (dgemm_fn)dlsym(h, "cublasDgemm_v2");
+    bl.sgemm = (sgemm_fn)dlsym(h, "cublasSgemm_v2");
+    bl.dsyrk = (dsyrk_fn)dlsym(h, "cublasDsyrk_v2");
+    bl.ssyrk = (ssyrk_fn)dlsym(h, "cublasSsyrk_v2");
+    if (!bl.create || !bl.stream || !bl.dgemm || !bl.sgemm || !bl.dsyrk || !bl.ssyrk)
+        snprintf(bl_err, sizeof bl_err, "libcublas.so.13 lacks a function this build uses");
+}
+
+static void *blas_for(gpu_job_t *j)
+{
+    pthread_once(&bl_once, bl_load);
+    if (bl_err[0]) {
+        if (!j->failed) snprintf(j->err, sizeof j->err, "%s", bl_err);
+        j->failed = true;
+        return NULL;
+    }
+    pthread_mutex_lock(&mu);
+    void *h = D[j->dev].blas;
+    if (!h) {
+        int st = bl.create(&h);
+        if (st == 0) {
+            bl.stream(h, j->s);
+            D[j->dev].blas = h;
+        } else {
+            h = NULL;
+            snprintf(j->err, sizeof j->err, "cublasCreate: status %d", st);
+            j->failed = true;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return h;
+}
+
+enum { OPN = 0, OPT = 1, UPLO_LOWER = 0, UPLO_UPPER = 1 };
+
+extern "C" int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                          const void *a, const void *b, void *c, int accumulate)
+{
+    if (j->failed) return -1;
+    if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff) JFAIL(j, "a block past 2^31 rows");
+    if (m == 0 || n == 0) return 0;
+    void *h = blas_for(j);
+    if (!h) return -1;
+    if (k == 0) {
+        if (!accumulate)
+            return jcheck(j, cudaMemsetAsync(c, 0, (size_t)(m * n) * (dt == GDT_FLOAT64 ? 8 : 4), j->s),
+                          "zeroing a block");
+        return 0;
+    }
+    /* row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: each row-major matrix is
+     * its transpose to cuBLAS */
+    int opb = tb ? OPT : OPN, opa = ta ? OPT : OPN;
+    int ldb = tb ? (int)k : (int)n, lda = ta ? (int)m : (int)k;
+    int st;
+    if (dt == GDT_FLOAT64) {
+        double one = 1.0, beta = accumulate ? 1.0 : 0.0;
+        st = bl.dgemm(h, opb, opa, (int)n, (int)m, (int)k, &one, (const double *)b, ldb,
+                      (const double *)a, lda, &beta, (double *)c, (int)n);
+    } else {
+        float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+        st = bl.sgemm(h, opb, opa, (int)n, (int)m, (int)k, &one, (const float *)b, ldb,
+                      (const float *)a, lda, &beta, (float *)c, (int)n);
+    }
+    if (st != 0) JFAIL(j, "cuBLAS gemm: status %d", st);
+    return 0;
+}
+
+extern "C" int gpu_k_syrk(gpu_job_t *j, int dt, int64_t m, int64_t k, const void *a, void *c,
+                          int accumulate)
+{
+    if (j->failed) return -1;
+    if (m > 0x7fffffff || k > 0x7fffffff) JFAIL(j, "a block past 2^31 rows");
+    if (m == 0) return 0;
+    void *h = blas_for(j);
+    if (!h) return -1;
+    /* row-major A (m x k) is column-major X = Aᵀ (k x m); C = Xᵀ X */
+    int st;
+    if (dt == GDT_FLOAT64) {
+        double one = 1.0, beta = accumulate ? 1.0 : 0.0;
+        st = bl.dsyrk(h, UPLO_UPPER, OPT, (int)m, (int)k, &one, (const double *)a, (int)k, &beta,
+                      (double *)c, (int)m);
+    } else {
+        float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+        st = bl.ssyrk(h, UPLO_UPPER, OPT, (int)m, (int)k, &one, (const float *)a, (int)k, &beta,
+                      (float *)c, (int)m);
+    }
+    if (st != 0) JFAIL(j, "cuBLAS syrk: status %d", st);
+    return 0;
+}
+
+/* cuBLAS's upper triangle (column-major) is the row-major lower one: copy
+ * c[j][i] (j > i) onto c[i][j]. */
+template <typename T> __global__ void k_mirror(T *c, long long m)
+{
+    for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < m * m;
+         t += (long long)gridDim.x * blockDim.x) {
+        long long i = t / m, jj = t % m;
+        if (jj > i) c[i * m + jj] = c[jj * m + i];
+    }
+}
+
+extern "C" int gpu_k_mirror(gpu_job_t *j, int dt, int64_t m, void *c)
+{
+    if (j->failed) return -1;
+    if (m == 0) return 0;
+    if (dt == GDT_FLOAT64)
+        k_mirror<double><<<grid_for(m * m, 256), 256, 0, j->s>>>((double *)c, m);
+    else
+        k_mirror<float><<<grid_for(m * m, 256), 256, 0, j->s>>>((float *)c, m);
+    return launched(j, "mirroring a symmetric block");
+}
+
+/* ------------------------------------------------------------------ random */
+
+#define PHILOX_M0 0xD2511F53u
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u
+#define PHILOX_W1 0xBB67AE85u
+
+__device__ __forceinline__ void philox(unsigned ctr[4], unsigned k0, unsigned k1)
+{
+    for (int r = 0; r < 10; r++) {
+        unsigned hi0 = __umulhi(PHILOX_M0, ctr[0]), lo0 = PHILOX_M0 * ctr[0];
+        unsigned hi1 = __umulhi(PHILOX_M1, ctr[2]), lo1 = PHILOX_M1 * ctr[2];
+        unsigned n0 = hi1 ^ ctr[1] ^ k0;
+        unsigned n2 = hi0 ^ ctr[3] ^ k1;
+        ctr[1] = lo1;
+        ctr[3] = lo0;
+        ctr[0] = n0;
+        ctr[2] = n2;
+        k0 += PHILOX_W0;
+        k1 += PHILOX_W1;
+    }
+}
+
+/* kern/random.c's arithmetic, operation for operation */
+__device__ __forceinline__ double small_to_double(u64 k)
+{
+    return AD(0x4330000000000000ULL | k) - 0x1p52;
+}
+__device__ __forceinline__ double unit53(u64 w)
+{
+    u64 b = w >> 11;
+    return small_to_double(b & 0xFFFFFFFFFFFFFULL) * 0x1p-53 +
+           AD((0 - (b >> 52)) & 0x3FE0000000000000ULL);
+}
+__device__ double log_pos(double x)
+{
+    u64 u = UD(x);
+    u64 e = (u >> 52) + 77;
+    u64 mb = (u & 0xFFFFFFFFFFFFFULL) | 0x3FF0000000000000ULL;
+    u64 big = mb > 0x3FF6A09E667F3BCDULL;
+    double m = AD(mb - (big << 52));
+    double ed = small_to_double(e + big) - 1100.0;
+    double sx = (m - 1.0) / (m + 1.0), z = sx * sx;
+    double p = 0.047619047619047616;
+    p = p * z + 0.052631578947368418;
+    p = p * z + 0.058823529411764705;
+    p = p * z + 0.066666666666666666;
+    p = p * z + 0.076923076923076927;
+    p = p * z + 0.090909090909090912;
+    p = p * z + 0.1111111111111111;
+    p = p * z + 0.14285714285714285;
+    p = p * z + 0.20000000000000001;
+    p = p * z + 0.33333333333333331;
+    double lm = 2.0 * sx + 2.0 * sx * z * p;
+    return ed * 6.93147180369123816490e-01 + (lm + ed * 1.90821492927058770002e-10);
+}
+__device__ void cis_unit(u64 w, double *co, double *si)
+{
+    u64 b = w >> 11, q = b >> 51;
+    double f = small_to_double(b & 0x7FFFFFFFFFFFFULL) * 0x1p-51;
+    double ph = (f - 0.5) * 1.5707963267948966, z = ph * ph;
+    double sp = 2.8114572543455206e-15;
+    sp = sp * z - 7.6471637318198164e-13;
+    sp = sp * z + 1.6059043836821613e-10;
+    sp = sp * z - 2.505210838544172e-08;
+    sp = sp * z + 2.7557319223985893e-06;
+    sp = sp * z - 0.00019841269841269841;
+    sp = sp * z + 0.0083333333333333332;
+    sp = sp * z - 0.16666666666666666;
+    sp = ph + ph * z * sp;
+    double cp = 4.7794773323873853e-14;
+    cp = cp * z - 1.1470745597729725e-11;
+    cp = cp * z + 2.08767569878681e-09;
+    cp = cp * z - 2.7557319223985888e-07;
+    cp = cp * z + 2.4801587301587302e-05;
+    cp = cp * z - 0.0013888888888888889;
+    cp = cp * z + 0.041666666666666664;
+    cp = cp * z - 0.5;
+    cp = 1.0 + z * cp;
+    double c = (cp - sp) * 0.70710678118654757, s = (cp + sp) * 0.70710678118654757;
+    u64 odd = 0 - (q & 1), flip = (q & 2) << 62;
+    u64 ns = UD(s) ^ 0x8000000000000000ULL, cb = UD(c), sb = UD(s);
+    *co = AD(((ns & odd) | (cb & ~odd)) ^ flip);
+    *si = AD(((cb & odd) | (sb & ~odd)) ^ flip);
+}
+
+__global__ void k_random(const gpu_rand_t r, void *out)
+{
+    unsigned k0 = (unsigned)r.seed, k1 = (unsigned)(r.seed >> 32);
+    unsigned stream = r.kind == GRND_RANDN || r.kind == GRND_NORMAL ? 1u
+                      : r.kind == GRND_RANDINT                     ? 2u
+                                                                   : 0u;
+    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < r.n;
+         k += (long long)gridDim.x * blockDim.x) {
+        /* the element's flat index in the whole tensor */
+        long long e = r.base, q = k;
+        for (int d = r.nd - 1; d >= 0; d--) {
+            e += (q % r.dim[d]) * r.gstr[d];
+            q /= r.dim[d];
+        }
+        u64 blk = (u64)e / 2;
+        unsigned ctr[4] = {(unsigned)blk, (unsigned)(blk >> 32), stream, 0};
+        philox(ctr, k0, k1);
+        u64 w0 = (u64)ctr[0] | (u64)ctr[1] << 32, w1 = (u64)ctr[2] | (u64)ctr[3] << 32;
+        u64 w = e & 1 ? w1 : w0;
+        if (r.kind == GRND_RANDINT) {
+            u64 v = (u64)r.low + __umul64hi(w, r.range);
+            store(out, r.dt, k, r.dt == GDT_INT32 ? (u64)(unsigned)v : v);
+            continue;
+        }
+        double v;
+        if (r.kind == GRND_RANDN || r.kind == GRND_NORMAL) {
+            double t = -2.0 * log_pos(unit53(w0) + 0x1p-53), cs, sn;
+            cis_unit(w1, &cs, &sn);
+            t = sqrt(t);
+            v = e & 1 ? t * sn : t * cs;
+        } else {
+            v = unit53(w);
+        }
+        if (r.kind == GRND_UNIFORM || r.kind == GRND_NORMAL) v = r.a + r.b * v;
+        store(out, r.dt, k, r.dt == GDT_FLOAT32 ? UF(__double2float_rn(v)) : UD(v));
+    }
+}
+
+extern "C" int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out)
+{
+    if (j->failed) return -1;
+    if (r->n == 0) return 0;
+    k_random<<<grid_for(r->n, 256), 256, 0, j->s>>>(*r, out);
+    return launched(j, "a random draw");
+}
+
+__global__ void k_fill(u64 v, int es, long long n, void *out)
+{
+    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n;
+         k += (long long)gridDim.x * blockDim.x) {
+        if (es == 8)
+            ((u64 *)out)[k] = v;
+        else if (es == 4)
+            ((unsigned *)out)[k] = (unsigned)v;
+        else if (es == 2)
+            ((unsigned short *)out)[k] = (unsigned short)v;
+        else
+            ((unsigned char *)out)[k] = (unsigned char)v;
+    }
+}
+
+extern "C" int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, void *out)
+{
+    if (j->failed) return -1;
+    if (n == 0) return 0;
+    u64 v = 0;
+    memcpy(&v, val, es <= 8 ? es : 8);
+    k_fill<<<grid_for(n, 256), 256, 0, j->s>>>(v, (int)es, n, out);
+    return launched(j, "a fill");
+}
+
+/* ------------------------------------------------------------------ cuBLAS alone */
+
+__global__ void k_fill_unit(double *a, long long n, unsigned long long seed)
+{
+    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n;
+         k += (long long)gridDim.x * blockDim.x) {
+        unsigned ctr[4] = {(unsigned)k, (unsigned)(k >> 32), 0, 0};
+        philox(ctr, (unsigned)seed, (unsigned)(seed >> 32));
+        a[k] = unit53((u64)ctr[0] | (u64)ctr[1] << 32);
+    }
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+extern "C" int gpu_bench_dgemm(int dev, int64_t n, int reps, double *seconds, char *err,
+                               size_t errlen)
+{
+    if (gpu_open(dev, 0, err, errlen)) return -1;
+    gpu_job_t *j = gpu_job_begin(dev, err, errlen);
+    if (!j) return -1;
+    void *a, *b, *c;
+    size_t bytes = (size_t)n * (size_t)n * 8;
+    double times[64];
+    if (reps < 1) reps = 1;
+    if (reps > 64) reps = 64;
+    int rc = gpu_job_tmp(j, bytes, &a) || gpu_job_tmp(j, bytes, &b) || gpu_job_tmp(j, bytes, &c);
+    if (rc == 0) {
+        k_fill_unit<<<grid_for(n * n, 256), 256, 0, j->s>>>((double *)a, n * n, 1);
+        k_fill_unit<<<grid_for(n * n, 256), 256, 0, j->s>>>((double *)b, n * n, 2);
+        rc = gpu_k_gemm(j, GDT_FLOAT64, 0, 0, n, n, n, a, b, c, 0); /* warm-up */
+    }
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int i = 0; rc == 0 && i < reps; i++) {
+        cudaEventRecord(e0, j->s);
+        rc = gpu_k_gemm(j, GDT_FLOAT64, 0, 0, n, n, n, a, b, c, 0);
+        cudaEventRecord(e1, j->s);
+        float ms = 0;
+        if (rc == 0 && cudaEventSynchronize(e1) == cudaSuccess &&
+            cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess)
+            times[i] = ms * 1e-3;
+        else
+            rc = -1;
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    if (gpu_job_end(j, rc == 0, err, errlen)) return -1;
+    qsort(times, (size_t)reps, sizeof(double), cmp_d);
+    *seconds = times[reps / 2];
+    return 0;
+}

@@ -1,0 +1,311 @@
+#!/usr/bin/python3
+"""The GPU suite's op checks (docs/gpu.md): every op family a device runs,
+through `mars-run --cuda-devices 0`, against numpy and against the CPU run
+of the same document.
+
+  * random draws (rand, uniform, randn, normal, randint int32/int64): the
+    bits of the CPU's draw;
+  * integer and bool results: equal to numpy's and the CPU's;
+  * float results: np.allclose (numpy's defaults) against numpy, computed
+    from the CPU run's inputs;
+  * each document ran jobs on the device ("N jobs on devices" of --stats),
+    except "device": "cpu", which runs none;
+  * --cuda-mem small enough that chunks go back and forth still gives the
+    same results.
+
+Run by tests/run.sh only where nvidia-smi lists a device.
+Run: python3 tests/gpu/test_gpu_ops.py [--bin DIR]
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.path.join(REPO, "build", "bin")
+if "--bin" in sys.argv:
+    BIN = sys.argv[sys.argv.index("--bin") + 1]
+passed = failed = 0
+# --dry: both runs on the CPU (checks the documents and references on a
+# machine without a device; not part of the suite)
+DRY = "--dry" in sys.argv
+
+
+def check(name, ok, why=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("ok %s" % name, flush=True)
+    else:
+        failed += 1
+        print("FAIL %s: %s" % (name, " ".join(str(why).split())[:600]), flush=True)
+
+
+def mars_run(doc, out, extra=()):
+    path = out + ".json"
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    p = subprocess.run([os.path.join(BIN, "mars-run"), path, "-o", out, "--stats"] + list(extra),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    err = p.stderr.decode(errors="replace")
+    m = re.search(r"(\d+) jobs on devices", err)
+    res = {}
+    if p.returncode == 0:
+        for k in doc["fetch"]:
+            res[k] = np.load(os.path.join(out, k + ".npy"))
+    return p.returncode, res, int(m.group(1)) if m else 0, err
+
+
+def rnd(key, shape, chunk, seed, op="random.rand", **kw):
+    n = {"key": key, "op": op, "shape": list(shape), "chunk_size": chunk, "seed": seed}
+    n.update(kw)
+    return n
+
+
+def node(key, op, inputs, **kw):
+    n = {"key": key, "op": op, "inputs": inputs}
+    n.update(kw)
+    return n
+
+
+def same(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and (
+        np.array_equal(a, b, equal_nan=True) if a.dtype.kind == "f" else np.array_equal(a, b))
+
+
+def close(a, b):
+    return a.shape == b.shape and np.allclose(a, b, equal_nan=True)
+
+
+def run_case(tmp, name, nodes, refs, device="gpu", extra=(), want_gpu=True):
+    """refs: key -> function(cpu results) giving numpy's answer; keys with
+    None are compared with the CPU run only (bit for bit)."""
+    doc = {"version": 1, "device": device, "nodes": nodes, "fetch": list(refs)}
+    rc_c, cpu, _, err_c = mars_run(doc, os.path.join(tmp, name + "-cpu"))
+    dev = [] if DRY else ["--cuda-devices", "0"] + list(extra)
+    rc_g, gpu, njobs, err_g = mars_run(doc, os.path.join(tmp, name + "-gpu"), dev)
+    check("%s/runs" % name, rc_c == 0 and rc_g == 0,
+          "cpu exit %d: %s | gpu exit %d: %s" % (rc_c, err_c[-300:], rc_g, err_g[-300:]))
+    if rc_c or rc_g:
+        return
+    if DRY:
+        pass
+    elif want_gpu:
+        check("%s/ran-on-device" % name, njobs > 0, "no job ran on the device: %s" % err_g[-300:])
+    else:
+        check("%s/ran-on-cpu" % name, njobs == 0, "%d jobs ran on the device" % njobs)
+    for k, ref in refs.items():
+        g, c = gpu[k], cpu[k]
+        if g.dtype.kind in "biu" or ref is None:
+            check("%s/%s-cpu-bits" % (name, k), same(g, c),
+                  "dtype %s/%s; first differences %s" % (g.dtype, c.dtype, diff(g, c)))
+        else:
+            check("%s/%s-cpu" % (name, k), g.dtype == c.dtype and close(g, c),
+                  "dtype %s/%s; %s" % (g.dtype, c.dtype, diff(g, c)))
+        if ref is not None:
+            want = np.asarray(ref(cpu))
+            ok = same(g, want) if g.dtype.kind in "biu" else (g.dtype == want.dtype and close(g, want))
+            check("%s/%s-numpy" % (name, k), ok, "dtype %s want %s; %s" % (g.dtype, want.dtype,
+                                                                           diff(g, want)))
+
+
+def diff(a, b):
+    try:
+        if a.shape != b.shape:
+            return "shapes %s and %s" % (a.shape, b.shape)
+        bad = np.argwhere(~np.isclose(a.astype(np.float64), b.astype(np.float64), equal_nan=True))
+        return "%d differ, e.g. %s" % (len(bad), [(tuple(i), a[tuple(i)], b[tuple(i)])
+                                                  for i in bad[:3]])
+    except Exception as e:  # noqa: BLE001 - a message only
+        return str(e)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="mars-gpu-")
+    try:
+        cases(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("RESULT passed=%d failed=%d" % (passed, failed), flush=True)
+    sys.exit(1 if failed else 0)
+
+
+def cases(tmp):
+    A = (700, 500)
+    # random draws: the CPU's bits
+    run_case(tmp, "random", [
+        rnd("r", A, 200, 7),
+        rnd("u", A, [300, 170], 8, "random.uniform", low=-2.5, high=4.0),
+        rnd("n", A, 256, 9, "random.randn"),
+        rnd("m", (1001,), 100, 10, "random.normal", loc=3.0, scale=0.5),
+        rnd("i", A, 200, 11, "random.randint", low=-50, high=1000),
+        rnd("i4", A, 200, 12, "random.randint", low=0, high=7, dtype="int32"),
+        rnd("r3", (30, 40, 50), [7, 40, 13], 13),
+    ], {"r": None, "u": None, "n": None, "m": None, "i": None, "i4": None, "r3": None})
+
+    # element-wise programs
+    ew = [
+        rnd("a", A, 200, 1), rnd("b", A, 200, 2, "random.randn"),
+        rnd("k", A, 200, 3, "random.randint", low=-20, high=20),
+        rnd("k4", A, 200, 4, "random.randint", low=-9, high=9, dtype="int32"),
+        rnd("row", (500,), 200, 5),
+        node("add", "add", ["a", "b"]), node("lin", "add", [node_ref("m2"), 1]),
+        node("m2", "multiply", ["a", 2]),
+        node("sub", "subtract", ["a", "row"]), node("div", "divide", ["b", "a"]),
+        node("mx", "maximum", ["a", "b"]), node("mn", "minimum", ["b", 0.25]),
+        node("lt", "less", ["a", "b"]), node("eq", "equal", ["k", 3]),
+        node("wh", "where", [node_ref("lt"), "a", "b"]),
+        node("cl", "clip", ["b"], a_min=-0.5, a_max=0.7),
+        node("f4", "astype", ["b"], dtype="float32"),
+        node("i8", "astype", [node_ref("m10"), ], dtype="int64"),
+        node("m10", "multiply", ["b", 10]),
+        node("i4", "astype", ["b"], dtype="int32"),
+        node("kf", "astype", ["k"], dtype="float64"),
+        node("sq", "sqrt", ["a"]), node("ex", "exp", ["b"]), node("lg", "log", ["a"]),
+        node("sn", "sin", ["b"]), node("th", "tanh", ["b"]), node("ab", "absolute" if False else "abs", ["b"]),
+        node("ng", "negative", ["k"]), node("sq2", "square", ["k"]), node("fl", "floor", ["m10"]),
+        node("pw", "power", ["a", 2.5]),
+        node("ki", "add", ["k", "k4"]), node("km", "multiply", ["k", 7]),
+        node("band", "bitwise_and", ["k", 6]),
+        node("land", "logical_and", [node_ref("lt"), node_ref("eq")]),
+        node("f32", "add", [node_ref("f4"), node_ref("f4")]),
+    ]
+    run_case(tmp, "elementwise", ew, {
+        "add": lambda c: c["a"] + c["b"], "lin": lambda c: c["a"] * 2 + 1,
+        "sub": lambda c: c["a"] - c["row"], "div": lambda c: c["b"] / c["a"],
+        "mx": lambda c: np.maximum(c["a"], c["b"]), "mn": lambda c: np.minimum(c["b"], 0.25),
+        "lt": lambda c: c["a"] < c["b"], "eq": lambda c: c["k"] == 3,
+        "wh": lambda c: np.where(c["a"] < c["b"], c["a"], c["b"]),
+        "cl": lambda c: np.clip(c["b"], -0.5, 0.7),
+        "f4": lambda c: c["b"].astype(np.float32),
+        "i8": lambda c: (c["b"] * 10).astype(np.int64),
+        "i4": lambda c: c["b"].astype(np.int32), "kf": lambda c: c["k"].astype(np.float64),
+        "sq": lambda c: np.sqrt(c["a"]), "ex": lambda c: np.exp(c["b"]),
+        "lg": lambda c: np.log(c["a"]), "sn": lambda c: np.sin(c["b"]),
+        "th": lambda c: np.tanh(c["b"]), "ab": lambda c: np.abs(c["b"]),
+        "ng": lambda c: -c["k"], "sq2": lambda c: np.square(c["k"]),
+        "fl": lambda c: np.floor(c["b"] * 10), "pw": lambda c: np.power(c["a"], 2.5),
+        "ki": lambda c: c["k"] + c["k4"].astype(np.int64), "km": lambda c: c["k"] * 7,
+        "band": lambda c: c["k"] & 6,
+        "land": lambda c: np.logical_and(c["a"] < c["b"], c["k"] == 3),
+        "f32": lambda c: c["b"].astype(np.float32) + c["b"].astype(np.float32),
+        "a": None, "b": None, "k": None, "k4": None, "row": None,
+    })
+
+    # reductions, plain and fused
+    rd = [
+        rnd("a", (300, 200, 50), [100, 80, 50], 21),
+        rnd("k", (600, 400), 150, 22, "random.randint", low=-100, high=100),
+        rnd("k4", (600, 400), 150, 23, "random.randint", low=0, high=3, dtype="int32"),
+        node("s", "sum", ["a"]), node("s0", "sum", ["a"], axis=0), node("s12", "sum", ["a"], axis=[1, 2]),
+        node("s02", "sum", ["a"], axis=[0, 2]),
+        node("me", "mean", ["a"], axis=1), node("mx", "max", ["a"], axis=2), node("mn", "min", ["a"]),
+        node("pr", "prod", [node_ref("ap")], axis=0), node("ap", "add", ["a", 0.5]),
+        node("fu", "sum", [node_ref("f2")]), node("f2", "add", [node_ref("f1"), 1]),
+        node("f1", "multiply", ["a", 2]),
+        node("ks", "sum", ["k"], axis=1), node("kmx", "max", ["k"], axis=0), node("kt", "sum", ["k"]),
+        node("k4s", "sum", ["k4"], axis=0), node("k4m", "mean", ["k4"]),
+        node("gt", "greater", ["k", 0]), node("al", "all", [node_ref("gt")], axis=1),
+        node("an", "any", [node_ref("gt")], axis=0), node("cnt", "sum", [node_ref("gt")]),
+        node("f4", "astype", ["a"], dtype="float32"), node("f4s", "sum", [node_ref("f4")], axis=1),
+    ]
+    run_case(tmp, "reductions", rd, {
+        "s": lambda c: c["a"].sum(), "s0": lambda c: c["a"].sum(axis=0),
+        "s12": lambda c: c["a"].sum(axis=(1, 2)), "s02": lambda c: c["a"].sum(axis=(0, 2)),
+        "me": lambda c: c["a"].mean(axis=1), "mx": lambda c: c["a"].max(axis=2),
+        "mn": lambda c: c["a"].min(), "pr": lambda c: (c["a"] + 0.5).prod(axis=0),
+        "fu": lambda c: (c["a"] * 2 + 1).sum(),
+        "ks": lambda c: c["k"].sum(axis=1), "kmx": lambda c: c["k"].max(axis=0),
+        "kt": lambda c: c["k"].sum(), "k4s": lambda c: c["k4"].sum(axis=0).astype(np.int64),
+        "k4m": lambda c: c["k4"].mean(),
+        "al": lambda c: (c["k"] > 0).all(axis=1), "an": lambda c: (c["k"] > 0).any(axis=0),
+        "cnt": lambda c: (c["k"] > 0).sum(),
+        "f4s": lambda c: c["a"].astype(np.float32).sum(axis=1),
+        "a": None, "k": None, "k4": None,
+    })
+
+    # scans
+    sc = [
+        rnd("a", (900, 300), [250, 120], 31),
+        rnd("k", (900, 300), [250, 120], 32, "random.randint", low=-5, high=6),
+        rnd("k4", (2000,), 700, 33, "random.randint", low=1, high=3, dtype="int32"),
+        rnd("long", (20000,), 6000, 34),
+        node("c0", "cumsum", ["a"], axis=0), node("c1", "cumsum", ["a"], axis=1),
+        node("p1", "cumprod", [node_ref("ap")], axis=1), node("ap", "add", ["a", 0.5]),
+        node("kc", "cumsum", ["k"], axis=0), node("kp", "cumprod", ["k"], axis=1),
+        node("k4c", "cumsum", ["k4"]), node("lc", "cumsum", ["long"]),
+        node("f4", "astype", ["a"], dtype="float32"), node("f4c", "cumsum", [node_ref("f4")], axis=1),
+    ]
+    run_case(tmp, "scans", sc, {
+        "c0": lambda c: np.cumsum(c["a"], axis=0), "c1": lambda c: np.cumsum(c["a"], axis=1),
+        "p1": lambda c: np.cumprod(c["a"] + 0.5, axis=1),
+        "kc": lambda c: np.cumsum(c["k"], axis=0), "kp": lambda c: np.cumprod(c["k"], axis=1),
+        "k4c": lambda c: np.cumsum(c["k4"]).astype(np.int64), "lc": lambda c: np.cumsum(c["long"]),
+        "f4c": lambda c: np.cumsum(c["a"].astype(np.float32), axis=1),
+        "a": None, "k": None, "k4": None, "long": None,
+    })
+
+    # the dot family through cuBLAS
+    la = [
+        rnd("a", (600, 450), [200, 150], 41), rnd("b", (450, 350), [150, 175], 42),
+        rnd("c", (600, 350), [200, 175], 43), rnd("t3", (20, 30, 40), [10, 15, 20], 44),
+        rnd("t2", (30, 40), [15, 20], 45),
+        rnd("k", (200, 150), 50, 46, "random.randint", low=-9, high=9),
+        node("dot", "dot", ["a", "b"]), node("mm", "matmul", ["a", "b"]),
+        node("inn", "inner", ["a", "a"]), node("at", "transpose", ["a"]),
+        node("aat", "dot", ["a", node_ref("at")]),
+        node("td0", "tensordot", ["a", "c"], axes=[[0], [0]]),
+        node("td1", "tensordot", ["b", "c"], axes=[[1], [1]]),
+        node("td2", "tensordot", ["t3", "t2"], axes=[[1, 2], [0, 1]]),
+        node("a4", "astype", ["a"], dtype="float32"), node("b4", "astype", ["b"], dtype="float32"),
+        node("d4", "dot", [node_ref("a4"), node_ref("b4")]),
+        node("kt", "transpose", ["k"]), node("kd", "dot", ["k", node_ref("kt")]),
+    ]
+    run_case(tmp, "linalg", la, {
+        "dot": lambda c: c["a"].dot(c["b"]), "mm": lambda c: c["a"] @ c["b"],
+        "inn": lambda c: np.inner(c["a"], c["a"]), "aat": lambda c: c["a"].dot(c["a"].T),
+        "td0": lambda c: np.tensordot(c["a"], c["c"], axes=([0], [0])),
+        "td1": lambda c: np.tensordot(c["b"], c["c"], axes=([1], [1])),
+        "td2": lambda c: np.tensordot(c["t3"], c["t2"], axes=([1, 2], [0, 1])),
+        "d4": lambda c: c["a"].astype(np.float32).dot(c["b"].astype(np.float32)),
+        "kd": lambda c: c["k"].dot(c["k"].T),
+        "a": None, "b": None, "c": None, "t3": None, "t2": None, "k": None,
+    })
+
+    # creation ops feeding the device, and W1's shape
+    run_case(tmp, "creation", [
+        {"key": "o", "op": "ones", "shape": [800, 800], "chunk_size": 200},
+        {"key": "f", "op": "full", "shape": [800, 800], "fill_value": 2.5, "chunk_size": 200},
+        node("inn", "inner", ["o", "o"]), node("fs", "sum", [node_ref("ff")], axis=0),
+        node("ff", "multiply", ["f", "o"]),
+    ], {"inn": lambda c: np.inner(np.ones((800, 800)), np.ones((800, 800))),
+        "fs": lambda c: np.full((800, 800), 2.5).sum(axis=0)})
+
+    # a small device store: chunks go back to host memory and return
+    run_case(tmp, "small-store", [
+        rnd("a", (2000, 2000), 250, 51), node("t", "transpose", ["a"]),
+        node("d", "dot", ["a", node_ref("t")]), node("s", "sum", [node_ref("e")], axis=1),
+        node("e", "exp", ["a"]),
+    ], {"d": lambda c: c["a"].dot(c["a"].T), "s": lambda c: np.exp(c["a"]).sum(axis=1),
+        "a": None}, extra=["--cuda-mem", "8m"])
+
+    # "auto" puts the dot family on the device; "cpu" nothing
+    run_case(tmp, "auto", [rnd("a", (400, 300), 100, 61), node("d", "dot", ["a", node_ref("t")]),
+                           node("t", "transpose", ["a"])],
+             {"d": lambda c: c["a"].dot(c["a"].T), "a": None}, device="auto")
+    run_case(tmp, "cpu-only", [rnd("a", (400, 300), 100, 61), node("d", "dot", ["a", node_ref("t")]),
+                               node("t", "transpose", ["a"])],
+             {"d": lambda c: c["a"].dot(c["a"].T), "a": None}, device="cpu", want_gpu=False)
+
+
+def node_ref(k):
+    return k
+
+
+if __name__ == "__main__":
+    main()
