@@ -670,7 +670,7 @@ int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *e
     pthread_cond_init(&p.cv, NULL);
     for (int32_t j = 0; j < n; j++) {
         if (!t->live[j]) continue;
-        p.pref[j] = ngpu > 0 && gpu_job_preferred(t, j, o->place);
+        p.pref[j] = ngpu > 0 && gpu_job_preferred(t, j, o->place, p.pref);
         p.n_left++;
         atomic_init(&p.waiting[j], p.dep_off[j + 1] - p.dep_off[j]);
         atomic_init(&p.uses[j], (p.con_off[j + 1] - p.con_off[j]) + (t->jobs[j].keep ? 1 : 0));

@@ -58,6 +58,8 @@ static const char usage[] =
     "                         device (the document's \"device\": auto, gpu, cpu; docs/gpu.md)\n"
     "  --cuda-mem SIZE        chunks kept on each device at most (default 90% of its\n"
     "                         free memory); past it the oldest go back to host memory\n"
+    "  --repeat N             run the graph N times in this process (benchmarks: --stats\n"
+    "                         gives each run's time; the last run's results are written)\n"
     "  -h, --help             this text\n"
     "SIZE: bytes with an optional k, m, g or t suffix.\n"
     "Environment: MARS_CPU_LEVEL=portable|avx2|avx512|auto forces the kernels' CPU level\n"
@@ -332,6 +334,7 @@ int main(int argc, char **argv)
         O_VERSION,
         O_CUDA,
         O_CUDA_MEM,
+        O_REPEAT,
         O_CSV
     };
     static const struct option opts[] = {
@@ -351,6 +354,7 @@ int main(int argc, char **argv)
         {"version", no_argument, 0, O_VERSION},
         {"cuda-devices", required_argument, 0, O_CUDA},
         {"cuda-mem", required_argument, 0, O_CUDA_MEM},
+        {"repeat", required_argument, 0, O_REPEAT},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -363,7 +367,7 @@ int main(int argc, char **argv)
     int threads = ncpu > 0 ? (int)ncpu : 1;
     bool stats = false, csv = false;
     int n_cuda = 0, cuda_dev[GPU_MAX_DEVICES];
-    int64_t cuda_mem = 0;
+    int64_t cuda_mem = 0, repeat = 1;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -449,6 +453,11 @@ int main(int argc, char **argv)
             memcpy(cuda_dev, dev, sizeof(int) * (size_t)ndev);
             break;
         }
+        case O_REPEAT:
+            if (parse_size(optarg, &v) || v < 1 || v > 1000)
+                return die2("--repeat: '%s' is not a count from 1 to 1000", optarg);
+            repeat = v;
+            break;
         case O_CUDA_MEM:
             if (parse_size(optarg, &v) || v <= 0)
                 return die2("--cuda-mem: '%s' is not a size such as 8g", optarg);
@@ -520,10 +529,21 @@ int main(int argc, char **argv)
         eo.source = stage_source;
         eo.source_ctx = st;
     }
-    if (exec_run(t, &eo, &res, err, sizeof err)) {
-        fprintf(stderr, "mars-run: %s\n", err);
-        rc = 1;
-        goto done;
+    double t_last = 0;
+    for (int64_t rep = 0; rep < repeat; rep++) {
+        /* --repeat: the same graph again in this warm process (benchmarks) */
+        exec_result_free(res);
+        res = NULL;
+        double tr = now_s();
+        if (exec_run(t, &eo, &res, err, sizeof err)) {
+            fprintf(stderr, "mars-run: %s\n", err);
+            rc = 1;
+            goto done;
+        }
+        t_last = now_s() - tr;
+        if (stats && repeat > 1)
+            fprintf(stderr, "mars-run: run %lld of %lld: %.4f s\n", (long long)rep + 1,
+                    (long long)repeat, t_last);
     }
     double t3 = now_s();
     if (stats) {
@@ -534,7 +554,7 @@ int main(int argc, char **argv)
                 "mars-run: %d jobs (%lld run), %d threads, peak chunk memory %zu bytes; "
                 "parse %.3f s, tile %.3f s, run %.3f s; kernels at cpu level %s\n",
                 t->n_jobs, (long long)live, threads, exec_result_peak_bytes(res), t1 - t0, t2 - t1,
-                t3 - t2, kern_cpu_name(kern_cpu_level()));
+                repeat > 1 ? t_last : t3 - t2, kern_cpu_name(kern_cpu_level()));
         for (int i = 0; i < n_cuda; i++) {
             int64_t used, limit, peak;
             gpu_store_stats(cuda_dev[i], &used, &limit, &peak);

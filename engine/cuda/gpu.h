@@ -85,7 +85,9 @@ int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr);
  * successful gpu_job_end it is a device-only chunk of the store. */
 int gpu_job_out(gpu_job_t *j, void *host, size_t bytes, void **dptr);
 /* Waits for the job's work; on failure (ok == 0 or a device error) drops its
- * output. Returns 0, or -1 with the first error of the job. */
+ * output. Returns 0, or -1 with the first error of the job: -2 when that was
+ * an allocation past the store's limit or the device's memory (the job can
+ * run on the CPU instead). */
 int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen);
 /* The job's first error (after a call returned -1). */
 const char *gpu_job_error(const gpu_job_t *j);
@@ -234,6 +236,16 @@ typedef struct {
     int64_t n;
 } gpu_rand_t;
 int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out);
+/* A piece of a gather (tile.h's piece_t): element src_off + sum i_d
+ * src_stride[d] of src to dst_off + sum i_d dst_stride[d] of dst, for every
+ * i < count; elements of es bytes. */
+typedef struct {
+    int ndim, es;
+    int64_t count[GPU_EW_DIMS], src_stride[GPU_EW_DIMS], dst_stride[GPU_EW_DIMS];
+    int64_t src_off, dst_off;
+} gpu_piece_t;
+int gpu_k_piece(gpu_job_t *j, const gpu_piece_t *p, const void *src, void *dst);
+int gpu_k_copy(gpu_job_t *j, const void *src, void *dst, size_t bytes);
 /* out[0 .. n) = the es-byte value val. */
 int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, void *out);
 

@@ -324,16 +324,37 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
         for (int k = 0; k < j->n_in; k++)
             if (j->in[k].ndim != 2 || j->in[k].dt != j->dt) return false;
         return j->ndim == 2;
+    case JK_GATHER: {
+        /* pieces of other jobs' outputs, copied on the device */
+        const jin_t *in = &j->in[0];
+        if (j->n_in != 1) return false;
+        if (in->job >= 0) return true;
+        if (in->gen_node >= 0 || in->n_gpieces != 0 || in->n_pieces < 1) return false;
+        size_t es = dt_size(in->dt);
+        if (es != 1 && es != 2 && es != 4 && es != 8) return false;
+        for (int32_t q = 0; q < in->n_pieces; q++)
+            if (in->pieces[q].ndim > GPU_EW_DIMS || in->pieces[q].src < 0) return false;
+        return true;
+    }
     default:
         return false;
     }
 }
 
-bool gpu_job_preferred(const tile_t *t, int32_t ji, gpu_place_t place)
+bool gpu_job_preferred(const tile_t *t, int32_t ji, gpu_place_t place, const uint8_t *pref)
 {
     if (place == GPU_PLACE_CPU || !gpu_job_supported(t, ji)) return false;
     if (place == GPU_PLACE_GPU) return true;
     const job_t *j = &t->jobs[ji];
+    if (j->kind == JK_GATHER) {
+        /* a copy: where its sources are */
+        const jin_t *in = &j->in[0];
+        if (!pref) return false;
+        if (in->job >= 0) return pref[in->job];
+        for (int32_t q = 0; q < in->n_pieces; q++)
+            if (!pref[in->pieces[q].src]) return false;
+        return true;
+    }
     if (j->kind == JK_TENSORDOT || j->kind == JK_MATMUL || j->kind == JK_SYRK) return true;
     size_t bytes = job_nbytes(j);
     for (int k = 0; k < j->n_in; k++) {
@@ -492,6 +513,27 @@ static int gen_region(run_t *r, const graph_node_t *n, dtype_t dt, int nd, const
     return gpu_k_random(r->gj, &g, out);
 }
 
+/* The one generated box an assembled input is, copied as it lies (W1's
+ * ones chunks inside inner), or NULL. */
+static const gpiece_t *whole_gpiece(const tile_t *t, const jin_t *in)
+{
+    if (in->job >= 0 || in->gen_node >= 0 || in->n_pieces != 0 || in->n_gpieces != 1) return NULL;
+    const gpiece_t *g = &in->gpieces[0];
+    const piece_t *p = &g->p;
+    const graph_node_t *n = &t->g->nodes[g->node];
+    if (g->ndim != in->ndim || p->ndim != in->ndim || p->src_off != 0 || p->dst_off != 0 ||
+        n->odtype != in->dt || !gen_ok(n, in->dt, in->ndim))
+        return NULL;
+    int64_t s = 1;
+    for (int d = in->ndim - 1; d >= 0; d--) {
+        if (g->len[d] != in->shape[d] || p->count[d] != in->shape[d] ||
+            (in->shape[d] > 1 && (p->src_stride[d] != s || p->dst_stride[d] != s)))
+            return NULL;
+        s *= in->shape[d];
+    }
+    return g;
+}
+
 /* The device copy of input k. */
 static int input(run_t *r, const job_t *j, int k, const void **dptr)
 {
@@ -504,6 +546,14 @@ static int input(run_t *r, const job_t *j, int k, const void **dptr)
         *dptr = d;
         return gen_region(r, &r->t->g->nodes[in->gen_node], in->dt, in->ndim, in->shape,
                           in->gen_off, d);
+    }
+    const gpiece_t *gb = whole_gpiece(r->t, in);
+    if (gb) {
+        /* the input is one generated box: made on the device */
+        void *d;
+        if (gpu_job_tmp(r->gj, bytes, &d)) return -1;
+        *dptr = d;
+        return gen_region(r, &r->t->g->nodes[gb->node], in->dt, gb->ndim, gb->len, gb->off, d);
     }
     if (r->n_owned == 64) return 1;
     void *owned = NULL;
@@ -575,6 +625,34 @@ static int run_red(run_t *r, const job_t *j, const void **din, void *dout)
     return gpu_k_red(r->gj, &g, dout);
 }
 
+/* JK_GATHER: each piece of a source job's output copied into dout. */
+static int run_gather(run_t *r, const job_t *j, void *dout)
+{
+    const jin_t *in = &j->in[0];
+    size_t es = dt_size(in->dt);
+    if (in->job >= 0) {
+        const void *src;
+        if (gpu_job_in(r->gj, r->get(r->ctx, in->job), job_nbytes(j), r->keep, &src)) return -1;
+        return gpu_k_copy(r->gj, src, dout, job_nbytes(j));
+    }
+    for (int32_t q = 0; q < in->n_pieces; q++) {
+        const piece_t *p = &in->pieces[q];
+        const void *src;
+        if (gpu_job_in(r->gj, r->get(r->ctx, p->src), job_nbytes(&r->t->jobs[p->src]), r->keep,
+                       &src))
+            return -1;
+        gpu_piece_t g = {.ndim = p->ndim, .es = (int)es, .src_off = p->src_off,
+                         .dst_off = p->dst_off};
+        for (int d = 0; d < p->ndim; d++) {
+            g.count[d] = p->count[d];
+            g.src_stride[d] = p->src_stride[d];
+            g.dst_stride[d] = p->dst_stride[d];
+        }
+        if (gpu_k_piece(r->gj, &g, src, dout)) return -1;
+    }
+    return 0;
+}
+
 static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
 {
     const jparam_t *pa = j->param;
@@ -585,6 +663,8 @@ static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
     case JK_RANDOM:
         return gen_region(r, &t->g->nodes[j->node], (dtype_t)j->dt, j->ndim, j->shape, j->off,
                           dout);
+    case JK_GATHER:
+        return run_gather(r, j, dout);
     case JK_EW: {
         gpu_ew_t g;
         if (!ew_build(pa->prog, j->ndim, j->shape, j->in, &g)) return 1;
@@ -662,7 +742,7 @@ int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *
     const void *local[16];
     const void **din = j->n_in <= 16 ? local : malloc(sizeof(void *) * (size_t)j->n_in);
     int rc = din ? 0 : -1;
-    for (int k = 0; rc == 0 && k < j->n_in; k++)
+    for (int k = 0; rc == 0 && k < j->n_in && j->kind != JK_GATHER; k++)
         rc = input(&r, j, k, &din[k]);
     void *dout = NULL;
     if (rc == 0) rc = gpu_job_out(r.gj, out, job_nbytes(j), &dout);
@@ -672,7 +752,8 @@ int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *
     for (int k = 0; k < r.n_owned; k++)
         scratch_free(r.owned[k]);
     if (din != local) free(din);
-    if (rc == 1) return 1; /* not for the device after all: nothing was kept */
+    if (rc == 1 || end == -2) return 1; /* not for the device after all (no kernel, or the
+                                           * store's limit): nothing was kept */
     if (rc != 0 || end != 0) {
         snprintf(err, errlen, "on device %d: %s", dev, rc == -1 && !din ? "out of memory" : why);
         return -1;

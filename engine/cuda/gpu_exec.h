@@ -25,9 +25,11 @@ const char *gpu_place_name(gpu_place_t p);
 /* Whether job ji's kind, dtypes and ops have a device kernel. */
 bool gpu_job_supported(const tile_t *t, int32_t ji);
 /* Whether it goes to a device under place: supported, and for "auto" one
- * of the dot family or a job over at least GPU_AUTO_BYTES. */
+ * of the dot family, a gather whose sources all go to a device (pref: the
+ * answers for the jobs before ji, or NULL), or a job over at least
+ * GPU_AUTO_BYTES. */
 #define GPU_AUTO_BYTES ((size_t)1 << 20)
-bool gpu_job_preferred(const tile_t *t, int32_t ji, gpu_place_t place);
+bool gpu_job_preferred(const tile_t *t, int32_t ji, gpu_place_t place, const uint8_t *pref);
 
 /* Runs job ji on device dev. get(ctx, k) returns the host buffer of job k's
  * output without copying it back (the store finds its device copy);

@@ -50,6 +50,9 @@ static double now_s(void)
 
 typedef struct {
     bool open;
+    /* held from gpu_job_begin to gpu_job_end: one job at a time per device
+     * (a worker's slots share its devices) */
+    pthread_mutex_t job_mu;
     cudaStream_t s, copy;
     int64_t used, limit, peak;
     void *blas; /* cublasHandle_t */
@@ -186,6 +189,7 @@ extern "C" int gpu_open(int dev, int64_t mem_limit, char *err, size_t errlen)
         }
     }
     D[dev].limit = mem_limit > 0 ? mem_limit : (int64_t)((double)fr * 0.9);
+    pthread_mutex_init(&D[dev].job_mu, NULL);
     D[dev].open = true;
     rc = 0;
 out:
@@ -306,6 +310,7 @@ struct gpu_job {
     ent_t *outs[4];
     int nout;
     bool failed;
+    bool oom; /* the store's limit or the device's memory refused an allocation */
     char err[320];
 };
 
@@ -335,6 +340,7 @@ extern "C" gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen)
     }
     j->dev = dev;
     j->s = D[dev].s;
+    pthread_mutex_lock(&D[dev].job_mu);
     cudaSetDevice(dev);
     return j;
 }
@@ -405,6 +411,7 @@ extern "C" int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep
     cudaError_t r = dev_alloc(j->dev, bytes, &p, why, sizeof why);
     if (r != cudaSuccess) {
         pthread_mutex_unlock(&mu);
+        j->oom |= r == cudaErrorMemoryAllocation;
         JFAIL(j, "%s", why);
     }
     ent_t *ne = keep ? (ent_t *)calloc(1, sizeof(ent_t)) : NULL;
@@ -451,7 +458,10 @@ extern "C" int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr)
         r = cudaErrorMemoryAllocation;
     }
     pthread_mutex_unlock(&mu);
-    if (r != cudaSuccess) JFAIL(j, "%s", why);
+    if (r != cudaSuccess) {
+        j->oom |= r == cudaErrorMemoryAllocation;
+        JFAIL(j, "%s", why);
+    }
     return 0;
 }
 
@@ -468,6 +478,7 @@ extern "C" int gpu_job_out(gpu_job_t *j, void *host, size_t bytes, void **dptr)
     pthread_mutex_unlock(&mu);
     if (r != cudaSuccess) {
         free(e);
+        j->oom |= r == cudaErrorMemoryAllocation;
         JFAIL(j, "%s", why);
     }
     e->host = host;
@@ -484,7 +495,7 @@ extern "C" int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen)
     cudaError_t r = cudaStreamSynchronize(j->s);
     if (r == cudaSuccess) r = cudaGetLastError();
     if (r != cudaSuccess) jcheck(j, r, "running the job");
-    bool good = ok && !j->failed;
+    bool good = ok && !j->failed, oom = j->oom;
     pthread_mutex_lock(&mu);
     for (int i = 0; i < j->npin; i++)
         j->pins[i]->pins--;
@@ -509,11 +520,12 @@ extern "C" int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen)
     if (good) jobs_run++;
     pthread_mutex_unlock(&mu);
     if (!good) snprintf(err, errlen, "%s", j->err[0] ? j->err : "the job failed");
+    pthread_mutex_unlock(&D[j->dev].job_mu);
     free(j->pins);
     free(j->tmp);
     free(j->tmp_bytes);
     free(j);
-    return good ? 0 : -1;
+    return good ? 0 : oom ? -2 : -1;
 }
 
 /* ------------------------------------------------------------------ values */
@@ -1630,4 +1642,53 @@ extern "C" int gpu_bench_dgemm(int dev, int64_t n, int reps, double *seconds, ch
     qsort(times, (size_t)reps, sizeof(double), cmp_d);
     *seconds = times[reps / 2];
     return 0;
+}
+
+/* ------------------------------------------------------------------ gathers */
+
+template <typename T> __global__ void k_piece(const gpu_piece_t p, const T *src, T *dst, long long n)
+{
+    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n;
+         k += (long long)gridDim.x * blockDim.x) {
+        long long q = k, s = p.src_off, d = p.dst_off;
+        for (int i = p.ndim - 1; i >= 0; i--) {
+            long long c = q % p.count[i];
+            q /= p.count[i];
+            s += c * p.src_stride[i];
+            d += c * p.dst_stride[i];
+        }
+        dst[d] = src[s];
+    }
+}
+
+extern "C" int gpu_k_piece(gpu_job_t *j, const gpu_piece_t *p, const void *src, void *dst)
+{
+    if (j->failed) return -1;
+    long long n = 1;
+    for (int i = 0; i < p->ndim; i++)
+        n *= p->count[i];
+    if (n == 0) return 0;
+    int g = grid_for(n, 256);
+    switch (p->es) {
+    case 1:
+        k_piece<unsigned char><<<g, 256, 0, j->s>>>(*p, (const unsigned char *)src, (unsigned char *)dst, n);
+        break;
+    case 2:
+        k_piece<unsigned short><<<g, 256, 0, j->s>>>(*p, (const unsigned short *)src, (unsigned short *)dst, n);
+        break;
+    case 4:
+        k_piece<unsigned><<<g, 256, 0, j->s>>>(*p, (const unsigned *)src, (unsigned *)dst, n);
+        break;
+    default:
+        k_piece<u64><<<g, 256, 0, j->s>>>(*p, (const u64 *)src, (u64 *)dst, n);
+    }
+    return launched(j, "a gather");
+}
+
+extern "C" int gpu_k_copy(gpu_job_t *j, const void *src, void *dst, size_t bytes)
+{
+    if (j->failed) return -1;
+    if (bytes == 0) return 0;
+    return jcheck(j, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, j->s),
+                  "copying on the device");
 }

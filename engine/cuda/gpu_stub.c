@@ -181,3 +181,13 @@ int gpu_bench_dgemm(int dev, int64_t n, int reps, double *seconds, char *err, si
 {
     return none(err, errlen);
 }
+
+int gpu_k_piece(gpu_job_t *j, const gpu_piece_t *p, const void *src, void *dst)
+{
+    return -1;
+}
+
+int gpu_k_copy(gpu_job_t *j, const void *src, void *dst, size_t bytes)
+{
+    return -1;
+}

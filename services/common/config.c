@@ -329,6 +329,16 @@ static int set_cache_mem(cfg_t *c, const char *v, char *err, size_t errlen)
     return 0;
 }
 
+static int set_cuda_mem(cfg_t *c, const char *v, char *err, size_t errlen)
+{
+    if (cfg_parse_size(v, 0, &c->cuda_mem, err, errlen)) return -1;
+    if (c->cuda_mem <= 0) {
+        snprintf(err, errlen, "--cuda-mem must be positive");
+        return -1;
+    }
+    return 0;
+}
+
 static int set_phy_mem(cfg_t *c, const char *v, char *err, size_t errlen)
 {
     if (cfg_parse_size(v, c->total_mem, &c->phy_mem, err, errlen)) return -1;
@@ -437,7 +447,10 @@ static const opt_t OPTS[] = {
     {"cuda-devices", 0, CFG_WORKER, "LIST", set_cuda,
      "CUDA device indices such as 0,1; \"\" for none (default: every /dev/nvidiaN present); "
      "reported as cuda_devices; refused (exit 2) when this build has no CUDA or a listed device "
-     "does not exist; kernels run on the CPU until the CUDA kernels land"},
+     "does not exist; jobs a GPU can run go to the devices, one more slot each (docs/gpu.md)"},
+    {"cuda-mem", 0, CFG_WORKER, "SIZE", set_cuda_mem,
+     "chunks kept on each CUDA device for the next jobs there, bytes with k/m/g/t (default 90% of "
+     "the device's free memory at start); past it the least recently used are dropped"},
     {"cache-mem", 0, CFG_WORKER, "SIZE", set_cache_mem,
      "memory for chunk data in the worker's store; colder chunks are spilled to --spill-dirs "
      "(copies of peers' chunks dropped first), " SIZE_NOTE " (default 40% of --phy-mem, "

@@ -99,6 +99,7 @@ typedef struct cfg {
     int cuda[CFG_MAX_CUDA];
     bool cuda_given; /* --cuda-devices (or cuda-devices in -f FILE) was given */
     int64_t cache_mem, phy_mem, min_mem;
+    int64_t cuda_mem; /* --cuda-mem: each device's store (0: gpu_open's default) */
     /* --cache-mem / --phy-mem given (flag or file). Not given, phy_mem is
      * total_mem here and the worker's memguard takes the host share
      * instead; cache_mem then follows the effective limit. */

@@ -217,7 +217,8 @@ static void job_worker(void *state, void *arg, http_reply_t *out)
                  " 'n_cpu', w.n_cpu, 'cpu_usage', least(greatest(w.cpu_usage, 0), w.n_cpu),"
                  " 'memory_used', w.memory_used, 'memory_limit', w.memory_limit,"
                  " 'cache_used', w.cache_used, 'cache_limit', w.cache_limit,"
-                 " 'cuda_devices', w.cuda_devices, 'chunks_running', w.chunks_running,"
+                 " 'cuda_devices', w.cuda_devices, 'gpus', w.gpus,"
+                 " 'chunks_running', w.chunks_running,"
                  " 'chunks_done', w.chunks_done, 'hostname', w.hostname, 'pid', w.pid,"
                  " 'started_at', " RFC3339("w.started_at") ", 'last_heartbeat', " RFC3339(
                      "w.last_heartbeat") ")::text, w.n_cpu FROM workers w WHERE w.id = $3",

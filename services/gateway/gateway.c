@@ -372,7 +372,8 @@ static void job_list_workers(void *state, void *arg, http_reply_t *out)
                      " 'id', x.id, 'address', x.address, 'status', " STATUS_SQL ","
                      " 'n_cpu', x.n_cpu, 'cpu_usage', x.cpu_usage, 'memory_used', x.memory_used,"
                      " 'memory_limit', x.memory_limit, 'cache_used', x.cache_used,"
-                     " 'cuda_devices', x.cuda_devices, 'chunks_running', x.chunks_running,"
+                     " 'cuda_devices', x.cuda_devices, 'gpus', x.gpus,"
+                     " 'chunks_running', x.chunks_running,"
                      " 'chunks_done', x.chunks_done, 'last_heartbeat', " RFC3339(
                          "x.last_heartbeat") ") ORDER BY x.started_at, x.id), '[]'::json))::text"
                                              " FROM (SELECT * FROM workers ORDER BY started_at "

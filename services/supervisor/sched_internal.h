@@ -9,6 +9,7 @@
 
 #include "sched.h"
 
+#include "cuda/gpu_exec.h"
 #include "df/dfgraph.h"
 
 #include <pthread.h>
@@ -96,6 +97,7 @@ typedef struct {
 typedef struct {
     char id[72];
     int n_cpu;
+    int n_gpu; /* its CUDA devices (cuda_devices): device jobs go to such workers */
     bool alive;
     bool lost_done;      /* found dead and its chunks recovered */
     int64_t outstanding; /* jobs placed on its queue and not reported yet */
@@ -229,6 +231,7 @@ void job_label(const stask_t *t, int32_t j, char *out, size_t cap);
 /* ---- sched_place.c ---- */
 int wk_find(const sched_t *s, const char *id);
 int wk_add(sched_t *s, const char *id, int n_cpu);
+int wk_add_gpu(sched_t *s, const char *id, int n_cpu, int n_gpu);
 void wk_refresh(sched_t *s);
 int place_job(sched_t *s, stask_t *t, int32_t j, int avoid);
 void unplace(sched_t *s, stask_t *t, int32_t j);

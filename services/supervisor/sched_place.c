@@ -17,6 +17,11 @@ int wk_find(const sched_t *s, const char *id)
  * indexes held in stask_t.placed stay valid. */
 int wk_add(sched_t *s, const char *id, int n_cpu)
 {
+    return wk_add_gpu(s, id, n_cpu, 0);
+}
+
+int wk_add_gpu(sched_t *s, const char *id, int n_cpu, int n_gpu)
+{
     int i = wk_find(s, id);
     if (i < 0) {
         if (s->n_wk == s->cap_wk) {
@@ -32,6 +37,7 @@ int wk_add(sched_t *s, const char *id, int n_cpu)
     }
     s->wk[i].alive = true;
     s->wk[i].n_cpu = n_cpu > 0 ? n_cpu : 1;
+    s->wk[i].n_gpu = n_gpu > 0 ? n_gpu : 0;
     return i;
 }
 
@@ -42,7 +48,8 @@ void wk_refresh(sched_t *s)
     snprintf(secs, sizeof secs, "%.3f", s->worker_timeout_ms / 1000.0);
     const char *p[] = {secs};
     PGresult *r = db_query(s->db,
-                           "SELECT id, n_cpu FROM workers WHERE status = 'running' AND"
+                           "SELECT id, n_cpu, coalesce(cardinality(cuda_devices), 0) FROM workers"
+                           " WHERE status = 'running' AND"
                            " last_heartbeat >= now() - make_interval(secs => $1::float8)",
                            1, p, err, sizeof err);
     if (!r) {
@@ -52,7 +59,7 @@ void wk_refresh(sched_t *s)
     for (int i = 0; i < s->n_wk; i++)
         s->wk[i].alive = false;
     for (int i = 0; i < PQntuples(r); i++)
-        wk_add(s, PQgetvalue(r, i, 0), atoi(PQgetvalue(r, i, 1)));
+        wk_add_gpu(s, PQgetvalue(r, i, 0), atoi(PQgetvalue(r, i, 1)), atoi(PQgetvalue(r, i, 2)));
     PQclear(r);
 }
 
@@ -61,15 +68,31 @@ void wk_refresh(sched_t *s)
  * waiting; else the least loaded alive worker (jobs per slot); avoid: a
  * worker index to pass over (-1: none). -1: no worker known, the job goes
  * on mars:jobs for any. */
+/* Whether job j goes to a worker with a CUDA device (docs/gpu.md): one is
+ * alive, and the job has a device kernel the task's "device" gives it. */
+static bool wants_gpu(const sched_t *s, const stask_t *t, int32_t j)
+{
+    bool any = false;
+    for (int w = 0; w < s->n_wk && !any; w++)
+        any = s->wk[w].alive && s->wk[w].n_gpu > 0;
+    if (!any || !t->plan.t || !t->plan.g) return false;
+    gpu_place_t place = t->plan.g->device == GRAPH_DEVICE_GPU   ? GPU_PLACE_GPU
+                        : t->plan.g->device == GRAPH_DEVICE_CPU ? GPU_PLACE_CPU
+                                                                : GPU_PLACE_AUTO;
+    return gpu_job_preferred(t->plan.t, j, place, NULL);
+}
+
 int place_job(sched_t *s, stask_t *t, int32_t j, int avoid)
 {
+    /* device jobs consider the workers with a device only */
+    bool gpu = wants_gpu(s, t, j);
     int best = -1;
     int64_t best_bytes = 0;
     for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1]; k++) {
         int32_t x = t->deps[k];
         if (t->st[x] != S_DONE || t->inl[x] || !t->worker[x] || t->nbytes[x] <= 0) continue;
         int w = wk_find(s, t->worker[x]);
-        if (w < 0 || !s->wk[w].alive || w == avoid) continue;
+        if (w < 0 || !s->wk[w].alive || w == avoid || (gpu && s->wk[w].n_gpu == 0)) continue;
         /* the bytes of every input held there */
         int64_t b = 0;
         for (int32_t q = t->dep_off[j]; q < t->dep_off[j + 1]; q++) {
@@ -86,7 +109,7 @@ int place_job(sched_t *s, stask_t *t, int32_t j, int avoid)
     if (best >= 0 && s->wk[best].outstanding < 2 * (int64_t)s->wk[best].n_cpu) return best;
     int least = -1;
     for (int w = 0; w < s->n_wk; w++) {
-        if (!s->wk[w].alive || w == avoid) continue;
+        if (!s->wk[w].alive || w == avoid || (gpu && s->wk[w].n_gpu == 0)) continue;
         if (least < 0 ||
             s->wk[w].outstanding * s->wk[least].n_cpu < s->wk[least].outstanding * s->wk[w].n_cpu)
             least = w;

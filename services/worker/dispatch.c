@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "cuda/gpu.h"
 #include "exec.h"
 #include "inputs.h"
 #include "kern/kern.h"
@@ -72,6 +73,7 @@ struct dispatch {
     char id[72];
     atomic_int running;
     _Atomic int64_t done;
+    _Atomic int64_t gpu_jobs; /* jobs run on this worker's devices */
     atomic_bool stop;
     int n_threads;
     pthread_t *threads;
@@ -178,6 +180,25 @@ static int64_t job_need(const islot_t *is, const char *tid, const plan_t *p, con
     return miss + 2 * out;
 }
 
+static const void *in_get_dev(void *ctx, int32_t job)
+{
+    size_t len;
+    return inputs_get(ctx, job, &len);
+}
+
+/* The device a job runs on (docs/gpu.md): one of this worker's when its
+ * kind has a device kernel and the task's "device" gives it one (slot s
+ * picks among them); -1: the CPU. */
+static int job_device(const dispatch_t *d, int slot, const plan_t *p, const tile_t *t)
+{
+    if (d->cfg->n_cuda == 0) return -1;
+    gpu_place_t place = p->g->device == GRAPH_DEVICE_GPU   ? GPU_PLACE_GPU
+                        : p->g->device == GRAPH_DEVICE_CPU ? GPU_PLACE_CPU
+                                                           : GPU_PLACE_AUTO;
+    if (!gpu_job_preferred(t, 0, place, NULL)) return -1;
+    return d->cfg->cuda[slot % d->cfg->n_cuda];
+}
+
 /* Runs the job of descriptor t (its job 0) with its inputs loaded: 0 with
  * *out (malloc'ed, *n bytes), or an INPUTS_ code with err naming the node. */
 static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p, const tile_t *t,
@@ -202,7 +223,21 @@ static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p,
         return INPUTS_ERR;
     }
     char e2[900];
-    rc = exec_job_any(t, ji, inputs_get, &in, buf, &bl, &blob_len, e2, sizeof e2) ? INPUTS_ERR : 0;
+    int dev = job_device(d, is->slot, p, t);
+    rc = 1;
+    if (dev >= 0) {
+        /* inputs read from the store stay on the device for the next jobs
+         * there (store.c forgets them when it frees them); the output is
+         * copied back at once: the store, peers and the gateway read it */
+        rc = gpu_exec_job(dev, t, ji, in_get_dev, in_get_dev, &in, buf, true, e2, sizeof e2);
+        if (rc == 0 && gpu_to_host(buf, e2, sizeof e2)) rc = -1;
+        gpu_forget(buf);
+        if (rc == 0) atomic_fetch_add(&d->gpu_jobs, 1);
+        if (rc == -1) rc = INPUTS_ERR;
+    }
+    if (rc == 1)
+        rc = exec_job_any(t, ji, inputs_get, &in, buf, &bl, &blob_len, e2, sizeof e2) ? INPUTS_ERR
+                                                                                      : 0;
     if (rc) {
         snprintf(err, errlen, "node \"%.128s\" (%.32s): %s", nd->key, op_name(nd->op), e2);
     }
@@ -531,7 +566,11 @@ static void *slot_main(void *arg)
     char err[512];
     int slot = atomic_fetch_add(&d->next_slot, 1);
     kern_init();
-    islot_t is = {.store = d->store, .addrs = d->addrs, .token = d->cfg->token, .self = d->id};
+    islot_t is = {.store = d->store,
+                  .addrs = d->addrs,
+                  .token = d->cfg->token,
+                  .self = d->id,
+                  .slot = slot};
     is.r = rq_create(d->cfg->redis_url, RQ_DEFAULT_TIMEOUT_MS, err, sizeof err);
     is.pool = peer_pool_create();
     reports_t rp = {.v = calloc(BATCH_MAX, sizeof(report_t))};
@@ -627,21 +666,28 @@ int dispatch_start(dispatch_t *d, char *err, size_t errlen)
     kern_init();
     d->owned = owned_start(d->cfg->redis_url, d->id, d->store, d->metrics, err, errlen);
     if (!d->owned) return -1;
-    d->threads = calloc((size_t)d->cfg->n_cpu, sizeof(pthread_t));
-    d->slots = calloc((size_t)d->cfg->n_cpu, sizeof(slot_job_t));
+    /* one slot per CPU (--n-cpu) and one more per CUDA device */
+    int ns = d->cfg->n_cpu + d->cfg->n_cuda;
+    d->threads = calloc((size_t)ns, sizeof(pthread_t));
+    d->slots = calloc((size_t)ns, sizeof(slot_job_t));
     if (!d->threads || !d->slots) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    for (int i = 0; i < d->cfg->n_cpu; i++) {
+    for (int i = 0; i < ns; i++) {
         if (pthread_create(&d->threads[i], NULL, slot_main, d) != 0) {
-            snprintf(err, errlen, "cannot start slot %d of %d", i + 1, d->cfg->n_cpu);
+            snprintf(err, errlen, "cannot start slot %d of %d", i + 1, ns);
             return -1;
         }
         d->n_threads++;
     }
     log_info("%d slots taking jobs from " MSG_WJOBS "%s and " MSG_JOBS, d->n_threads, d->id);
     return 0;
+}
+
+int64_t dispatch_gpu_jobs(const dispatch_t *d)
+{
+    return atomic_load(&((dispatch_t *)d)->gpu_jobs);
 }
 
 void dispatch_stats(const dispatch_t *d, dispatch_stats_t *out)
@@ -659,7 +705,7 @@ char *dispatch_slots_json(const dispatch_t *d)
     json_t *a = json_array();
     if (!a) abort();
     pthread_mutex_lock(&m->smu);
-    for (int i = 0; m->slots && i < d->cfg->n_cpu; i++) {
+    for (int i = 0; m->slots && i < d->cfg->n_cpu + d->cfg->n_cuda; i++) {
         const slot_job_t *j = &m->slots[i];
         json_array_append_new(a, !j->busy
                                      ? json_null()

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda/gpu.h"
 #include "log.h"
 #include "proto.h"
 #include "svc.h"
@@ -217,6 +218,7 @@ static void free_inputs(islot_t *s, jinputs_t *in, bool keep)
         if (in->ref[i]) store_release(s->store, in->ref[i]);
     for (int i = 0; in->own && i < in->n; i++) {
         if (!in->own[i]) continue;
+        gpu_forget(in->own[i]); /* a device copy of a fetched input is not kept */
         if (keep)
             store_put(s->store, in->key[i], in->own[i], in->len[i], false);
         else

@@ -32,6 +32,7 @@ typedef struct {
     addrs_t *addrs;
     const char *token; /* the cluster's, for peers; NULL or "": none */
     const char *self;  /* this worker's id: its own chunks are in the store */
+    int slot;          /* the slot's index (which device a device job uses) */
 } islot_t;
 
 /* The distinct inputs of one job, loaded. */

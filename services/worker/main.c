@@ -22,6 +22,7 @@
 #include "dispatch.h"
 #include "freedrain.h"
 #include "cuda/gpu.h"
+#include <jansson.h>
 #include "http.h"
 #include "kern/cpu.h"
 #include "log.h"
@@ -152,6 +153,32 @@ static double sample_cpu(worker_t *w, procstat_t *now)
     return cores;
 }
 
+/* Each device: NVML's memory and utilisation (-1 where NVML is missing),
+ * the device store's bytes and limit, the jobs run there (docs/gpu.md). */
+static char *gpus_json(const worker_t *w)
+{
+    json_t *a = json_array();
+    if (!a) abort();
+    for (int i = 0; i < w->cfg.n_cuda; i++) {
+        int dev = w->cfg.cuda[i], util;
+        int64_t total, used, s_used, s_limit, s_peak, mem;
+        char name[128] = "", e[256];
+        gpu_nvml(dev, &total, &used, &util);
+        gpu_store_stats(dev, &s_used, &s_limit, &s_peak);
+        if (gpu_device_info(dev, name, sizeof name, &mem, e, sizeof e)) mem = -1;
+        if (total < 0) total = mem;
+        json_array_append_new(
+            a, json_pack("{s:i,s:s,s:I,s:I,s:i,s:I,s:I,s:I}", "index", dev, "name", name,
+                         "memory_total", (json_int_t)total, "memory_used", (json_int_t)used,
+                         "utilization", util, "store_used", (json_int_t)s_used, "store_limit",
+                         (json_int_t)s_limit, "jobs", (json_int_t)dispatch_gpu_jobs(w->dispatch)));
+    }
+    char *out = json_dumps(a, JSON_COMPACT);
+    json_decref(a);
+    if (!out) abort();
+    return out;
+}
+
 static void heartbeat(worker_t *w)
 {
     procstat_t ps;
@@ -176,11 +203,12 @@ static void heartbeat(worker_t *w)
     char *slots = dispatch_slots_json(w->dispatch), hist[160];
     snprintf(hist, sizeof hist, "%lld %s %s %s %s %s", (long long)svc_wall_ms(), cpu, rss, cache,
              running, done);
+    char *gpus = gpus_json(w);
     if (rq_append(w->rq, rerr, sizeof rerr,
                   "HSET %s%s address %s n_cpu %d cpu_usage %s memory_used %s memory_limit %lld"
-                  " cache_used %s chunks_running %s chunks_done %s slots %s",
+                  " cache_used %s chunks_running %s chunks_done %s slots %s gpus %s",
                   PROTO_WORKER_KEY, w->id, w->address, w->cfg.n_cpu, cpu, rss, (long long)limit,
-                  cache, running, done, slots) ||
+                  cache, running, done, slots, gpus) ||
         rq_append(w->rq, rerr, sizeof rerr, "PEXPIRE %s%s %d", PROTO_WORKER_KEY, w->id,
                   PROTO_DEAD_MS) ||
         rq_append(w->rq, rerr, sizeof rerr, "LPUSH %s%s" PROTO_HISTORY_SUFFIX " %s",
@@ -198,13 +226,14 @@ static void heartbeat(worker_t *w)
     store_stats(w->store, &st);
     snprintf(slimit, sizeof slimit, "%lld", (long long)limit);
     snprintf(scache, sizeof scache, "%lld", (long long)st.mem_limit);
-    const char *params[] = {w->id, cpu, rss, cache, running, done, slimit, scache};
+    const char *params[] = {w->id, cpu, rss, cache, running, done, slimit, scache, gpus};
     PGresult *r = db_query(w->db,
                            "UPDATE workers SET cpu_usage = $2, memory_used = $3, cache_used = $4,"
                            " chunks_running = $5, chunks_done = $6, last_heartbeat = now(),"
                            " status = 'running', stopped_at = NULL, memory_limit = $7,"
-                           " cache_limit = $8 WHERE id = $1",
-                           8, params, perr, sizeof perr);
+                           " cache_limit = $8, gpus = $9::jsonb WHERE id = $1",
+                           9, params, perr, sizeof perr);
+    free(gpus);
     if (!r)
         rc = -1;
     else {
@@ -369,6 +398,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "mars-worker: %s\n", err);
         return 2;
     }
+    for (int i = 0; i < w.cfg.n_cuda; i++)
+        if (gpu_open(w.cfg.cuda[i], w.cfg.cuda_mem, err, sizeof err)) {
+            fprintf(stderr, "mars-worker: --cuda-devices: %s\n", err);
+            return 2;
+        }
     svc_random_id(w.id);
     if (check_memory(&w.cfg, err, sizeof err) || prepare_spill(&w.cfg, err, sizeof err)) {
         log_error("%s", err);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cuda/gpu.h"
 #include "log.h"
 #include "spilldir.h"
 #include "svc.h"
@@ -162,6 +163,7 @@ static void drop_mem(store_t *s, entry_t *e)
     lru_unlink(list_of(s, e), e);
     s->st.mem_bytes -= (int64_t)e->pub.n;
     if (!e->owned) s->st.cached_bytes -= (int64_t)e->pub.n;
+    gpu_forget(e->mem); /* its device copy, if a device job read it (docs/gpu.md) */
     free(e->mem);
     e->mem = NULL;
     e->pub.data = NULL;
