@@ -48,7 +48,11 @@ typedef struct {
 
 static gmap_t gmap(op_t op)
 {
-#define G(o, m) return (gmap_t){o, m}
+#define G(o, m)                                                                                    \
+    return (gmap_t)                                                                                \
+    {                                                                                              \
+        o, m                                                                                       \
+    }
     switch (op) {
     case OP_ASTYPE:
         G(GOP_ASTYPE, M_ALL);
@@ -236,8 +240,7 @@ static int rand_kind(op_t op)
 static bool const_fill(op_t op)
 {
     return op == OP_ONES || op == OP_ZEROS || op == OP_FULL || op == OP_EMPTY ||
-           op == OP_ONES_LIKE || op == OP_ZEROS_LIKE || op == OP_EMPTY_LIKE ||
-           op == OP_FULL_LIKE;
+           op == OP_ONES_LIKE || op == OP_ZEROS_LIKE || op == OP_EMPTY_LIKE || op == OP_FULL_LIKE;
 }
 
 /* A creation or random node's region the device can make. */
@@ -300,8 +303,7 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
             return base_dt(vdt) && red_op(pa->op, vdt) >= 0;
         }
     case JK_SCAN_LOCAL:
-        return pa && !(op_is_nan_reduction(pa->op) && dt_is_float(j->in[0].dt)) &&
-               base_dt(j->dt);
+        return pa && !(op_is_nan_reduction(pa->op) && dt_is_float(j->in[0].dt)) && base_dt(j->dt);
     case JK_SCAN_CARRY:
     case JK_SCAN_APPLY:
         return pa && base_dt(j->dt) && j->dt != DT_BOOL && j->dt != DT_INT32;
@@ -475,8 +477,8 @@ static int gen_region(run_t *r, const graph_node_t *n, dtype_t dt, int nd, const
         kern_create(&gp, off, &one);
         return gpu_k_fill(r->gj, &v, dt_size(dt), cnt, out);
     }
-    gpu_rand_t g = {.kind = rand_kind(n->op), .dt = dt, .seed = gp.seed, .a = 0, .b = 1, .nd = nd,
-                    .n = cnt};
+    gpu_rand_t g = {
+        .kind = rand_kind(n->op), .dt = dt, .seed = gp.seed, .a = 0, .b = 1, .nd = nd, .n = cnt};
     switch (n->op) {
     case OP_UNIFORM: {
         double low = sc_as_double(gp.low), high = sc_as_double(gp.high);
@@ -521,17 +523,18 @@ static const gpiece_t *whole_gpiece(const tile_t *t, const jin_t *in)
     const gpiece_t *g = &in->gpieces[0];
     const piece_t *p = &g->p;
     const graph_node_t *n = &t->g->nodes[g->node];
-    if (g->ndim != in->ndim || p->ndim != in->ndim || p->src_off != 0 || p->dst_off != 0 ||
-        n->odtype != in->dt || !gen_ok(n, in->dt, in->ndim))
+    if (g->ndim != in->ndim || p->src_off != 0 || p->dst_off != 0 || n->odtype != in->dt ||
+        !gen_ok(n, in->dt, in->ndim))
         return NULL;
+    for (int d = 0; d < in->ndim; d++)
+        if (g->len[d] != in->shape[d]) return NULL;
+    /* the piece copies the box whole, in C order (its dims may be collapsed) */
     int64_t s = 1;
-    for (int d = in->ndim - 1; d >= 0; d--) {
-        if (g->len[d] != in->shape[d] || p->count[d] != in->shape[d] ||
-            (in->shape[d] > 1 && (p->src_stride[d] != s || p->dst_stride[d] != s)))
-            return NULL;
-        s *= in->shape[d];
+    for (int d = p->ndim - 1; d >= 0; d--) {
+        if (p->count[d] > 1 && (p->src_stride[d] != s || p->dst_stride[d] != s)) return NULL;
+        s *= p->count[d];
     }
-    return g;
+    return s == elems(in->ndim, in->shape) ? g : NULL;
 }
 
 /* The device copy of input k. */
@@ -641,8 +644,8 @@ static int run_gather(run_t *r, const job_t *j, void *dout)
         if (gpu_job_in(r->gj, r->get(r->ctx, p->src), job_nbytes(&r->t->jobs[p->src]), r->keep,
                        &src))
             return -1;
-        gpu_piece_t g = {.ndim = p->ndim, .es = (int)es, .src_off = p->src_off,
-                         .dst_off = p->dst_off};
+        gpu_piece_t g = {
+            .ndim = p->ndim, .es = (int)es, .src_off = p->src_off, .dst_off = p->dst_off};
         for (int d = 0; d < p->ndim; d++) {
             g.count[d] = p->count[d];
             g.src_stride[d] = p->src_stride[d];
@@ -688,12 +691,13 @@ static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
     case JK_SCAN_APPLY: {
         int64_t o, n, i;
         split_axis(j->in[0].ndim, j->in[0].shape, pa->axis, &o, &n, &i);
-        return gpu_k_scan_apply(r->gj, op_nan_base(pa->op) == OP_CUMPROD, dt, din[0], din[1],
-                                dout, o, n, i);
+        return gpu_k_scan_apply(r->gj, op_nan_base(pa->op) == OP_CUMPROD, dt, din[0], din[1], dout,
+                                o, n, i);
     }
     case JK_TENSORDOT: {
-        if (j->n_in == 0) return gpu_k_gemm(r->gj, dt, 0, 0, 1, job_nbytes(j) / dt_size(dt), 0,
-                                            NULL, NULL, dout, 0);
+        if (j->n_in == 0)
+            return gpu_k_gemm(r->gj, dt, 0, 0, 1, job_nbytes(j) / dt_size(dt), 0, NULL, NULL, dout,
+                              0);
         for (int k = 0; k + 1 < j->n_in; k += 2) {
             const jin_t *a = &j->in[k], *b = &j->in[k + 1];
             int ta, tb, n = pa->td_n;
@@ -735,8 +739,8 @@ int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *
 {
     const job_t *j = &t->jobs[ji];
     if (!gpu_job_supported(t, ji)) return 1;
-    run_t r = {.dev = dev, .t = t, .get = get, .get_host = get_host, .ctx = ctx,
-               .keep = keep_inputs};
+    run_t r = {
+        .dev = dev, .t = t, .get = get, .get_host = get_host, .ctx = ctx, .keep = keep_inputs};
     r.gj = gpu_job_begin(dev, err, errlen);
     if (!r.gj) return -1;
     const void *local[16];
@@ -752,8 +756,9 @@ int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *
     for (int k = 0; k < r.n_owned; k++)
         scratch_free(r.owned[k]);
     if (din != local) free(din);
-    if (rc == 1 || end == -2) return 1; /* not for the device after all (no kernel, or the
-                                           * store's limit): nothing was kept */
+    if (rc == 1 || end == -2)
+        return 1; /* not for the device after all (no kernel, or the
+                   * store's limit): nothing was kept */
     if (rc != 0 || end != 0) {
         snprintf(err, errlen, "on device %d: %s", dev, rc == -1 && !din ? "out of memory" : why);
         return -1;

@@ -566,11 +566,8 @@ static void *slot_main(void *arg)
     char err[512];
     int slot = atomic_fetch_add(&d->next_slot, 1);
     kern_init();
-    islot_t is = {.store = d->store,
-                  .addrs = d->addrs,
-                  .token = d->cfg->token,
-                  .self = d->id,
-                  .slot = slot};
+    islot_t is = {
+        .store = d->store, .addrs = d->addrs, .token = d->cfg->token, .self = d->id, .slot = slot};
     is.r = rq_create(d->cfg->redis_url, RQ_DEFAULT_TIMEOUT_MS, err, sizeof err);
     is.pool = peer_pool_create();
     reports_t rp = {.v = calloc(BATCH_MAX, sizeof(report_t))};

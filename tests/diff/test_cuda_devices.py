@@ -14,6 +14,7 @@ Expectations come from `mars-run --version` ("cuda: ...") and nvidia-smi.
 
 Run: /usr/bin/python3 tests/diff/test_cuda_devices.py
 """
+import json
 import os
 import shutil
 import subprocess
@@ -91,6 +92,40 @@ def main():
                             rc == 2 and "--cuda-devices" in se and why in se,
                             "want exit 2 naming --cuda-devices and %r: exit %d, %s"
                             % (why, rc, se))
+            # the document's "device" (docs/gpu.md): auto, gpu and cpu run on any build (without
+            # a device every job runs on the CPU, with the same bytes); anything else is refused
+            base = None
+            for dv in ("auto", "gpu", "cpu"):
+                d = os.path.join(tmp, "dev-" + dv)
+                doc = {"version": 1, "device": dv, "nodes": [
+                    {"key": "a", "op": "random.rand", "shape": [300, 200], "chunk_size": 70, "seed": 3},
+                    {"key": "b", "op": "dot", "inputs": ["a", "t"]},
+                    {"key": "t", "op": "transpose", "inputs": ["a"]}], "fetch": ["b"]}
+                gp = os.path.join(tmp, "dev-%s.json" % dv)
+                with open(gp, "w") as f:
+                    json.dump(doc, f)
+                rc, so, se = run([mr, gp, "-o", d, "--stats"])
+                ok = rc == 0 and os.path.exists(os.path.join(d, "b.npy"))
+                data = open(os.path.join(d, "b.npy"), "rb").read() if ok else b""
+                base = data if base is None else base
+                suite.check("%s/device-%s-runs" % (flavour, dv), ok and data == base,
+                            "exit %d, %s" % (rc, se))
+            doc["device"] = "tpu"
+            with open(gp, "w") as f:
+                json.dump(doc, f)
+            rc, so, se = run([mr, gp, "-o", tmp])
+            suite.check("%s/device-tpu-refused" % flavour,
+                        rc == 2 and '"device" must be "auto", "gpu" or "cpu"' in se,
+                        "exit %d, %s" % (rc, se))
+            for flag, val, why in (("--cuda-mem", "0", "--cuda-mem"), ("--cuda-mem", "x", "--cuda-mem"),
+                                   ("--repeat", "0", "--repeat"), ("--repeat", "1001", "--repeat")):
+                rc, so, se = run([mr, graph, "-o", tmp, flag, val])
+                suite.check("%s/mars-run-refuses%s-%s" % (flavour, flag, val),
+                            rc == 2 and why in se, "exit %d, %s" % (rc, se))
+            rc, so, se = run([mr, graph, "-o", tmp, "--repeat", "3", "--stats"])
+            suite.check("%s/mars-run-repeat" % flavour,
+                        rc == 0 and se.count("run 3 of 3") == 1 and se.count(" of 3: ") == 3,
+                        "exit %d, %s" % (rc, se))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     suite.finish()

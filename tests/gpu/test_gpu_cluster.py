@@ -88,6 +88,10 @@ def task_matches(web):
 
 
 def reports_device(web):
+    # the heartbeat after the task counts its device jobs
+    deadline = time.monotonic() + 15
+    while gpu_jobs(web) == 0 and time.monotonic() < deadline:
+        time.sleep(0.5)
     ws = workers(web)
     seen_gpu = seen_cpu = False
     for wid in ws:
@@ -107,6 +111,7 @@ def reports_device(web):
 
 
 def cpu_task_stays_on_cpu(web):
+    time.sleep(2.5)  # the earlier task's jobs reported
     before = gpu_jobs(web)
     sid = session(web)
     _, t = run_task(web, sid, doc("cpu"))

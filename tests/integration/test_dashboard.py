@@ -33,6 +33,11 @@ DOCS = os.path.join(REPO, "docs", "dashboard") if os.environ.get("UPDATE_SCREENS
 CSP_PARTS = ["default-src 'self'", "script-src 'self'", "object-src 'none'", "frame-ancestors 'none'"]
 
 
+GPU_JSON = ('{"index": 0, "name": "NVIDIA H100 80GB HBM3", "memory_total": 85520809984,'
+            ' "memory_used": 1057816576, "utilization": 37, "store_used": 209715200,'
+            ' "store_limit": 76016694067, "jobs": 155}')
+
+
 def raw_get(port, path):
     """GET with the path sent exactly as given (no client normalisation)."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
@@ -263,7 +268,12 @@ class Suite:
             "INSERT INTO workers (id, address, hostname, pid, n_cpu, n_io, memory_limit,"
             " cache_limit, last_heartbeat) SELECT 'scale-w' || i, '10.0.0.' || i || ':7000',"
             " 'h' || i, i, 4, 1, 1 << 30, 1 << 28, now() - interval '1 hour'"
-            " FROM generate_series(1, 98) i;")
+            " FROM generate_series(1, 98) i;"
+            # one of them with a CUDA device as a GPU worker's heartbeat reports it (docs/gpu.md)
+            "UPDATE workers SET cuda_devices = '{0}', gpus = '[" + GPU_JSON + "]' WHERE id = 'scale-w1';")
+        g = self.api("/api/v1/workers/scale-w1")["worker"]["gpus"]
+        check(g == [json.loads(GPU_JSON)], "gpus of scale-w1: %r", g)
+        check(self.api("/api/v1/workers/scale-w2")["worker"]["gpus"] == [], "gpus of a CPU worker")
         j = self.api("/api/v1/tasks")
         check(len(j["tasks"]) == 50 and j["total"] >= 10002, "bounded tasks %r", j["total"])
         ws = self.api("/api/v1/workers")["workers"]

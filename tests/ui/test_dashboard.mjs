@@ -69,6 +69,19 @@ async function scale(browser, f) {
   await sleep(4500);
   const after = await page.locator('#updated').textContent();
   check('scale: the page keeps updating', before !== after, `${before} -> ${after}`);
+  // a worker with a CUDA device (its gpus filled in the database) lists it; one without hides the table
+  await page.goto(`${f.url}/#/workers/scale-w1`, { waitUntil: 'load' });
+  if (await waitFor(page, 'gpu: the worker page lists its device', '#gpus tbody tr[data-gpu="0"]')) {
+    const cells = await page.locator('#gpus tbody tr[data-gpu="0"] td').allTextContents();
+    check('gpu: name, memory, utilization, store and jobs shown',
+      cells[1] === 'NVIDIA H100 80GB HBM3' && /\//.test(cells[2]) && cells[3] === '37%' && cells[5] === '155',
+      JSON.stringify(cells));
+  }
+  await page.goto(`${f.url}/#/workers/scale-w2`, { waitUntil: 'load' });
+  await page.waitForFunction(() => document.querySelector('#w-address')?.textContent?.startsWith('10.0.0.2'),
+    null, { timeout: 10000 }).catch(() => {});
+  const hidden = await page.evaluate(() => document.querySelector('#gpus')?.closest('section')?.hidden);
+  check('gpu: a worker without a device hides the GPU table', hidden === true, `hidden=${hidden}`);
   await page.close();
 }
 

@@ -1,0 +1,213 @@
+/* Unit tests of engine/cuda/gpu_exec.c's decisions, which need no device:
+ * which chunk jobs have a device kernel, and where the document's "device"
+ * sends them (docs/gpu.md). The kernels themselves run in the GPU suite. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/gpu.h"
+#include "cuda/gpu_exec.h"
+#include "exec.h"
+#include "graph.h"
+#include "tile.h"
+
+typedef struct {
+    graph_t *g;
+    tile_t *t;
+} tiled_t;
+
+static void tile_doc(tiled_t *x, const char *doc)
+{
+    graph_limits_t lim;
+    graph_limits_default(&lim);
+    char err[512] = "";
+    memset(x, 0, sizeof(*x));
+    if (graph_parse(doc, strlen(doc), &lim, NULL, &x->g, err, sizeof err))
+        fail_msg("graph_parse: %s", err);
+    if (tile_build(x->g, &lim, NULL, &x->t, err, sizeof err)) fail_msg("tile_build: %s", err);
+}
+
+static void done(tiled_t *x)
+{
+    tile_free(x->t);
+    graph_free(x->g);
+}
+
+/* Live jobs of kind k: how many, and how many of them have a device kernel
+ * (and go to a device under place). */
+static void count(const tiled_t *x, job_kind_t k, gpu_place_t place, int *n, int *supported,
+                  int *preferred)
+{
+    *n = *supported = *preferred = 0;
+    uint8_t *pref = calloc((size_t)x->t->n_jobs + 1, 1);
+    assert_non_null(pref);
+    for (int32_t j = 0; j < x->t->n_jobs; j++) {
+        if (!x->t->live[j]) continue;
+        pref[j] = gpu_job_preferred(x->t, j, place, pref);
+        if (x->t->jobs[j].kind != k) continue;
+        (*n)++;
+        *supported += gpu_job_supported(x->t, j);
+        *preferred += pref[j];
+    }
+    free(pref);
+}
+
+static void test_place_parse(void **state)
+{
+    (void)state;
+    gpu_place_t p;
+    assert_int_equal(gpu_place_parse("auto", &p), 0);
+    assert_int_equal(p, GPU_PLACE_AUTO);
+    assert_int_equal(gpu_place_parse("gpu", &p), 0);
+    assert_int_equal(p, GPU_PLACE_GPU);
+    assert_int_equal(gpu_place_parse("cpu", &p), 0);
+    assert_int_equal(p, GPU_PLACE_CPU);
+    assert_int_equal(gpu_place_parse("GPU", &p), -1);
+    assert_int_equal(gpu_place_parse("", &p), -1);
+    assert_string_equal(gpu_place_name(GPU_PLACE_GPU), "gpu");
+}
+
+static void test_document_device_field(void **state)
+{
+    (void)state;
+    tiled_t x;
+    tile_doc(&x, "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"a\",\"op\":\"ones\","
+                 "\"shape\":[4]}],\"fetch\":[\"a\"]}");
+    assert_int_equal(x.g->device, GRAPH_DEVICE_GPU);
+    done(&x);
+    tile_doc(&x, "{\"version\":1,\"nodes\":[{\"key\":\"a\",\"op\":\"ones\",\"shape\":[4]}],"
+                 "\"fetch\":[\"a\"]}");
+    assert_int_equal(x.g->device, GRAPH_DEVICE_AUTO);
+    done(&x);
+    graph_limits_t lim;
+    graph_limits_default(&lim);
+    graph_t *g = NULL;
+    char err[256] = "";
+    const char *bad = "{\"version\":1,\"device\":1,\"nodes\":[{\"key\":\"a\",\"op\":\"ones\","
+                      "\"shape\":[4]}]}";
+    assert_int_equal(graph_parse(bad, strlen(bad), &lim, NULL, &g, err, sizeof err), -1);
+    assert_non_null(strstr(err, "\"device\" must be"));
+}
+
+/* W4's shape: random chunks, x·xᵀ as syrk on the diagonal, tensordot off
+ * it, gathers for the lower blocks. */
+static void test_dot_family_and_gathers(void **state)
+{
+    (void)state;
+    tiled_t x;
+    tile_doc(&x, "{\"version\":1,\"nodes\":[{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[60,"
+                 "50],\"chunk_size\":20,\"seed\":1},{\"key\":\"t\",\"op\":\"transpose\","
+                 "\"inputs\":[\"a\"]},{\"key\":\"b\",\"op\":\"dot\",\"inputs\":[\"a\",\"t\"]}],"
+                 "\"fetch\":[\"b\"]}");
+    int n, s, p;
+    count(&x, JK_SYRK, GPU_PLACE_AUTO, &n, &s, &p);
+    assert_int_equal(n, 3);
+    assert_int_equal(s, 3);
+    assert_int_equal(p, 3); /* auto: the dot family always */
+    count(&x, JK_TENSORDOT, GPU_PLACE_AUTO, &n, &s, &p);
+    assert_int_equal(n, 3);
+    assert_int_equal(s, 3);
+    assert_int_equal(p, 3);
+    count(&x, JK_RANDOM, GPU_PLACE_AUTO, &n, &s, &p);
+    assert_true(n > 0);
+    assert_int_equal(s, n);
+    assert_int_equal(p, 0); /* auto: small draws stay on the CPU */
+    count(&x, JK_GATHER, GPU_PLACE_AUTO, &n, &s, &p);
+    assert_int_equal(n, 3);
+    assert_int_equal(s, 3);
+    assert_int_equal(p, 3); /* copies of device blocks stay there */
+    count(&x, JK_RANDOM, GPU_PLACE_GPU, &n, &s, &p);
+    assert_int_equal(p, n);
+    count(&x, JK_SYRK, GPU_PLACE_CPU, &n, &s, &p);
+    assert_int_equal(p, 0);
+    done(&x);
+}
+
+static void test_unsupported_fall_back(void **state)
+{
+    (void)state;
+    tiled_t x;
+    /* integer floor_divide, argmax, var and an integer dot have no device
+     * kernel: they run on the CPU whatever "device" says */
+    tile_doc(&x, "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"k\",\"op\":"
+                 "\"random.randint\",\"low\":1,\"high\":9,\"shape\":[30,20],\"chunk_size\":10,"
+                 "\"seed\":2},{\"key\":\"f\",\"op\":\"floor_divide\",\"inputs\":[\"k\",3]},"
+                 "{\"key\":\"m\",\"op\":\"argmax\",\"inputs\":[\"k\"],\"axis\":0},"
+                 "{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[3000,200],\"chunk_size\":"
+                 "[1000,100],\"seed\":3},{\"key\":\"v\",\"op\":\"var\",\"inputs\":[\"a\"],\"axis\":1},"
+                 "{\"key\":\"kt\",\"op\":\"transpose\",\"inputs\":[\"k\"]},"
+                 "{\"key\":\"d\",\"op\":\"dot\",\"inputs\":[\"k\",\"kt\"]},"
+                 "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"a\"],\"axis\":0},"
+                 "{\"key\":\"e\",\"op\":\"exp\",\"inputs\":[\"a\"]}],"
+                 "\"fetch\":[\"f\",\"m\",\"v\",\"d\",\"s\",\"e\"]}");
+    const graph_t *g = x.g;
+    int sup_by_node[16] = {0}, all_by_node[16] = {0};
+    for (int32_t j = 0; j < x.t->n_jobs; j++) {
+        if (!x.t->live[j]) continue;
+        int nd = x.t->jobs[j].node;
+        if (nd >= 16 || x.t->jobs[j].kind == JK_GATHER) continue; /* gathers copy any dtype */
+        all_by_node[nd]++;
+        sup_by_node[nd] += gpu_job_supported(x.t, j);
+    }
+    int f = graph_find(g, "f"), m = graph_find(g, "m"), v = graph_find(g, "v"),
+        d = graph_find(g, "d"), s = graph_find(g, "s"), e = graph_find(g, "e");
+    assert_true(all_by_node[f] > 0 && sup_by_node[f] == 0);
+    assert_true(all_by_node[d] > 0 && sup_by_node[d] == 0);
+    /* argmax and var: their map stages have no kernel (combine/final none either) */
+    assert_int_equal(sup_by_node[m], 0);
+    assert_int_equal(sup_by_node[v], 0);
+    /* sum's map stage and exp do */
+    assert_true(sup_by_node[s] > 0);
+    assert_true(all_by_node[e] > 0 && sup_by_node[e] == all_by_node[e]);
+    done(&x);
+}
+
+/* Without a device, the executor runs every job on the CPU whatever
+ * "device" says, and reports none on a device. */
+static void test_exec_without_device(void **state)
+{
+    (void)state;
+    tiled_t x;
+    tile_doc(&x, "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"a\",\"op\":\"ones\","
+                 "\"shape\":[40,30],\"chunk_size\":10},{\"key\":\"b\",\"op\":\"inner\","
+                 "\"inputs\":[\"a\",\"a\"]}],\"fetch\":[\"b\"]}");
+    exec_opts_t o = {.threads = 2, .place = GPU_PLACE_GPU};
+    exec_result_t *r = NULL;
+    char err[256];
+    assert_int_equal(exec_run(x.t, &o, &r, err, sizeof err), 0);
+    assert_int_equal(exec_result_gpu_jobs(r), 0);
+    exec_result_free(r);
+    done(&x);
+}
+
+static void test_stub_refuses_without_cuda(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    if (gpu_built()) skip(); /* a CUDA build: the GPU suite covers it */
+    assert_int_equal(gpu_open(0, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no CUDA"));
+    assert_null(gpu_job_begin(0, err, sizeof err));
+    int64_t a, b, c;
+    gpu_store_stats(0, &a, &b, &c);
+    assert_int_equal(a, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_place_parse),
+        cmocka_unit_test(test_document_device_field),
+        cmocka_unit_test(test_dot_family_and_gathers),
+        cmocka_unit_test(test_unsupported_fall_back),
+        cmocka_unit_test(test_exec_without_device),
+        cmocka_unit_test(test_stub_refuses_without_cuda),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
