@@ -226,12 +226,13 @@ static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p,
     int dev = job_device(d, is->slot, p, t);
     rc = 1;
     if (dev >= 0) {
-        /* inputs read from the store stay on the device for the next jobs
-         * there (store.c forgets them when it frees them); the output is
-         * copied back at once: the store, peers and the gateway read it */
+        /* inputs read from the store and the output stay on the device for
+         * the next jobs there (store.c forgets a chunk when it frees it; an
+         * inline output is forgotten when reported); the output is copied
+         * back at once too: the store, peers and the gateway read it */
         rc = gpu_exec_job(dev, t, ji, in_get_dev, in_get_dev, &in, buf, true, e2, sizeof e2);
         if (rc == 0 && gpu_to_host(buf, e2, sizeof e2)) rc = -1;
-        gpu_forget(buf);
+        if (rc != 0) gpu_forget(buf);
         if (rc == 0) atomic_fetch_add(&d->gpu_jobs, 1);
         if (rc == -1) rc = INPUTS_ERR;
     }
@@ -345,6 +346,7 @@ static void report_output(dispatch_t *d, rq_t *r, reports_t *rp, const char *msg
     done->nbytes = (int64_t)n;
     done->inline_data = n <= MSG_INLINE_MAX;
     if (done->inline_data) {
+        gpu_forget(out); /* sent inline, then freed: no device copy kept */
         report_add(d, r, rp, msg, owner, done, out, n, false);
         return;
     }
@@ -419,6 +421,7 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
     tile_free(t);
     int64_t t1 = svc_now_ms();
     if (rc == 0 && memguard_over_hard(d->mg, err, sizeof err)) {
+        gpu_forget(out);
         free(out);
         rc = INPUTS_RETRY;
     }

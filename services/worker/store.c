@@ -399,6 +399,7 @@ int store_put(store_t *s, const char *key, void *data, size_t n, bool owned)
 {
     size_t kl = key ? strlen(key) : 0;
     if (kl == 0 || kl > STORE_KEY_MAX) {
+        gpu_forget(data);
         free(data);
         return -1;
     }
@@ -407,6 +408,7 @@ int store_put(store_t *s, const char *key, void *data, size_t n, bool owned)
     entry_t *e = *slot;
     if (e) {
         /* Chunks are immutable: keep the copy we have, upgraded to owned. */
+        gpu_forget(data);
         free(data);
         if (owned && !e->owned) {
             if (e->in_mem) {

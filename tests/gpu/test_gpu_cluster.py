@@ -139,6 +139,8 @@ def main():
     with Cluster() as c:
         web = start(c, [["--cuda-devices", "" if dry else "0"], ["--cuda-devices", ""]])
         run.case("gpu_task_matches_numpy", task_matches, web)
+        # again: chunks kept on the device must never answer for a reused buffer
+        run.case("gpu_task_again_matches_numpy", task_matches, web)
         if not dry:
             run.case("workers_report_devices", reports_device, web)
         run.case("device_cpu_runs_no_device_job", cpu_task_stays_on_cpu, web)
