@@ -135,17 +135,18 @@ static void test_unsupported_fall_back(void **state)
     tiled_t x;
     /* integer floor_divide, argmax, var and an integer dot have no device
      * kernel: they run on the CPU whatever "device" says */
-    tile_doc(&x, "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"k\",\"op\":"
-                 "\"random.randint\",\"low\":1,\"high\":9,\"shape\":[30,20],\"chunk_size\":10,"
-                 "\"seed\":2},{\"key\":\"f\",\"op\":\"floor_divide\",\"inputs\":[\"k\",3]},"
-                 "{\"key\":\"m\",\"op\":\"argmax\",\"inputs\":[\"k\"],\"axis\":0},"
-                 "{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[3000,200],\"chunk_size\":"
-                 "[1000,100],\"seed\":3},{\"key\":\"v\",\"op\":\"var\",\"inputs\":[\"a\"],\"axis\":1},"
-                 "{\"key\":\"kt\",\"op\":\"transpose\",\"inputs\":[\"k\"]},"
-                 "{\"key\":\"d\",\"op\":\"dot\",\"inputs\":[\"k\",\"kt\"]},"
-                 "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"a\"],\"axis\":0},"
-                 "{\"key\":\"e\",\"op\":\"exp\",\"inputs\":[\"a\"]}],"
-                 "\"fetch\":[\"f\",\"m\",\"v\",\"d\",\"s\",\"e\"]}");
+    tile_doc(&x,
+             "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"k\",\"op\":"
+             "\"random.randint\",\"low\":1,\"high\":9,\"shape\":[30,20],\"chunk_size\":10,"
+             "\"seed\":2},{\"key\":\"f\",\"op\":\"floor_divide\",\"inputs\":[\"k\",3]},"
+             "{\"key\":\"m\",\"op\":\"argmax\",\"inputs\":[\"k\"],\"axis\":0},"
+             "{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[3000,200],\"chunk_size\":"
+             "[1000,100],\"seed\":3},{\"key\":\"v\",\"op\":\"var\",\"inputs\":[\"a\"],\"axis\":1},"
+             "{\"key\":\"kt\",\"op\":\"transpose\",\"inputs\":[\"k\"]},"
+             "{\"key\":\"d\",\"op\":\"dot\",\"inputs\":[\"k\",\"kt\"]},"
+             "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"a\"],\"axis\":0},"
+             "{\"key\":\"e\",\"op\":\"exp\",\"inputs\":[\"a\"]}],"
+             "\"fetch\":[\"f\",\"m\",\"v\",\"d\",\"s\",\"e\"]}");
     const graph_t *g = x.g;
     int sup_by_node[16] = {0}, all_by_node[16] = {0};
     for (int32_t j = 0; j < x.t->n_jobs; j++) {
