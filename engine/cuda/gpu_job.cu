@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../kern/rand_math.h"
 #include "gpu.h"
 
 /* ------------------------------------------------------------------ store */
@@ -794,6 +795,25 @@ template <> __device__ __forceinline__ float AT<float>(u64 u)
     return AF(u);
 }
 
+/* The comparisons, 0 or 1, for floats and integers alike. */
+template <typename T> __device__ __forceinline__ u64 compare(int op, T x, T y)
+{
+    switch (op) {
+    case GOP_EQ:
+        return x == y;
+    case GOP_NE:
+        return x != y;
+    case GOP_LT:
+        return x < y;
+    case GOP_LE:
+        return x <= y;
+    case GOP_GT:
+        return x > y;
+    default:
+        return x >= y;
+    }
+}
+
 template <typename T> __device__ u64 fop(int op, u64 A, u64 B, u64 C, int has_b, int has_c)
 {
     T x = AT<T>(A), y = AT<T>(B);
@@ -815,17 +835,12 @@ template <typename T> __device__ u64 fop(int op, u64 A, u64 B, u64 C, int has_b,
     case GOP_FMIN:
         return UT<T>(y != y ? x : x < y ? x : y);
     case GOP_EQ:
-        return x == y;
     case GOP_NE:
-        return x != y;
     case GOP_LT:
-        return x < y;
     case GOP_LE:
-        return x <= y;
     case GOP_GT:
-        return x > y;
     case GOP_GE:
-        return x >= y;
+        return compare(op, x, y);
     case GOP_NEG:
         return UT<T>(-x);
     case GOP_ABS:
@@ -942,17 +957,12 @@ __device__ u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
         r = x < y ? x : y;
         break;
     case GOP_EQ:
-        return x == y;
     case GOP_NE:
-        return x != y;
     case GOP_LT:
-        return x < y;
     case GOP_LE:
-        return x <= y;
     case GOP_GT:
-        return x > y;
     case GOP_GE:
-        return x >= y;
+        return compare(op, x, y);
     case GOP_LAND:
         return x && y;
     case GOP_LOR:
@@ -1296,14 +1306,26 @@ __global__ void k_scan_line(int prod, int in_dt, int out_dt, const void *in, voi
     }
 }
 
+/* Work item t of a segmented scan: line l, segment s, the line's first
+ * element base and the segment's positions [i0, i1) along the axis. */
+__device__ __forceinline__ void scan_segment(long long t, long long outer, long long n,
+                                             long long inner, long long *l, long long *s,
+                                             long long *base, long long *i0, long long *i1)
+{
+    *l = t % (outer * inner);
+    *s = t / (outer * inner);
+    *base = (*l / inner) * n * inner + *l % inner;
+    *i0 = *s * SCAN_SEG;
+    *i1 = *i0 + SCAN_SEG < n ? *i0 + SCAN_SEG : n;
+}
+
 __global__ void k_scan_tot(int prod, int in_dt, int out_dt, const void *in, u64 *tot,
                            long long outer, long long n, long long inner, long long nseg)
 {
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
          t < outer * inner * nseg; t += (long long)gridDim.x * blockDim.x) {
-        long long l = t % (outer * inner), s = t / (outer * inner);
-        long long base = (l / inner) * n * inner + l % inner;
-        long long i0 = s * SCAN_SEG, i1 = i0 + SCAN_SEG < n ? i0 + SCAN_SEG : n;
+        long long l, s, base, i0, i1;
+        scan_segment(t, outer, n, inner, &l, &s, &base, &i0, &i1);
         u64 a = cast(in_dt, out_dt, load(in, in_dt, base + i0 * inner));
         for (long long i = i0 + 1; i < i1; i++)
             a = scan_op(prod, out_dt, a, cast(in_dt, out_dt, load(in, in_dt, base + i * inner)));
@@ -1330,9 +1352,8 @@ __global__ void k_scan_seg(int prod, int in_dt, int out_dt, const void *in, void
 {
     for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
          t < outer * inner * nseg; t += (long long)gridDim.x * blockDim.x) {
-        long long l = t % (outer * inner), s = t / (outer * inner);
-        long long base = (l / inner) * n * inner + l % inner;
-        long long i0 = s * SCAN_SEG, i1 = i0 + SCAN_SEG < n ? i0 + SCAN_SEG : n;
+        long long l, s, base, i0, i1;
+        scan_segment(t, outer, n, inner, &l, &s, &base, &i0, &i1);
         u64 a = 0;
         for (long long i = i0; i < i1; i++) {
             long long k = base + i * inner;
@@ -1564,89 +1585,8 @@ extern "C" int gpu_k_mirror(gpu_job_t *j, int dt, int64_t m, void *c)
 
 /* ------------------------------------------------------------------ random */
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
-
-__device__ __forceinline__ void philox(unsigned ctr[4], unsigned k0, unsigned k1)
-{
-    for (int r = 0; r < 10; r++) {
-        unsigned hi0 = __umulhi(PHILOX_M0, ctr[0]), lo0 = PHILOX_M0 * ctr[0];
-        unsigned hi1 = __umulhi(PHILOX_M1, ctr[2]), lo1 = PHILOX_M1 * ctr[2];
-        unsigned n0 = hi1 ^ ctr[1] ^ k0;
-        unsigned n2 = hi0 ^ ctr[3] ^ k1;
-        ctr[1] = lo1;
-        ctr[3] = lo0;
-        ctr[0] = n0;
-        ctr[2] = n2;
-        k0 += PHILOX_W0;
-        k1 += PHILOX_W1;
-    }
-}
-
-/* kern/random.c's arithmetic, operation for operation */
-__device__ __forceinline__ double small_to_double(u64 k)
-{
-    return AD(0x4330000000000000ULL | k) - 0x1p52;
-}
-__device__ __forceinline__ double unit53(u64 w)
-{
-    u64 b = w >> 11;
-    return small_to_double(b & 0xFFFFFFFFFFFFFULL) * 0x1p-53 +
-           AD((0 - (b >> 52)) & 0x3FE0000000000000ULL);
-}
-__device__ double log_pos(double x)
-{
-    u64 u = UD(x);
-    u64 e = (u >> 52) + 77;
-    u64 mb = (u & 0xFFFFFFFFFFFFFULL) | 0x3FF0000000000000ULL;
-    u64 big = mb > 0x3FF6A09E667F3BCDULL;
-    double m = AD(mb - (big << 52));
-    double ed = small_to_double(e + big) - 1100.0;
-    double sx = (m - 1.0) / (m + 1.0), z = sx * sx;
-    double p = 0.047619047619047616;
-    p = p * z + 0.052631578947368418;
-    p = p * z + 0.058823529411764705;
-    p = p * z + 0.066666666666666666;
-    p = p * z + 0.076923076923076927;
-    p = p * z + 0.090909090909090912;
-    p = p * z + 0.1111111111111111;
-    p = p * z + 0.14285714285714285;
-    p = p * z + 0.20000000000000001;
-    p = p * z + 0.33333333333333331;
-    double lm = 2.0 * sx + 2.0 * sx * z * p;
-    return ed * 6.93147180369123816490e-01 + (lm + ed * 1.90821492927058770002e-10);
-}
-__device__ void cis_unit(u64 w, double *co, double *si)
-{
-    u64 b = w >> 11, q = b >> 51;
-    double f = small_to_double(b & 0x7FFFFFFFFFFFFULL) * 0x1p-51;
-    double ph = (f - 0.5) * 1.5707963267948966, z = ph * ph;
-    double sp = 2.8114572543455206e-15;
-    sp = sp * z - 7.6471637318198164e-13;
-    sp = sp * z + 1.6059043836821613e-10;
-    sp = sp * z - 2.505210838544172e-08;
-    sp = sp * z + 2.7557319223985893e-06;
-    sp = sp * z - 0.00019841269841269841;
-    sp = sp * z + 0.0083333333333333332;
-    sp = sp * z - 0.16666666666666666;
-    sp = ph + ph * z * sp;
-    double cp = 4.7794773323873853e-14;
-    cp = cp * z - 1.1470745597729725e-11;
-    cp = cp * z + 2.08767569878681e-09;
-    cp = cp * z - 2.7557319223985888e-07;
-    cp = cp * z + 2.4801587301587302e-05;
-    cp = cp * z - 0.0013888888888888889;
-    cp = cp * z + 0.041666666666666664;
-    cp = cp * z - 0.5;
-    cp = 1.0 + z * cp;
-    double c = (cp - sp) * 0.70710678118654757, s = (cp + sp) * 0.70710678118654757;
-    u64 odd = 0 - (q & 1), flip = (q & 2) << 62;
-    u64 ns = UD(s) ^ 0x8000000000000000ULL, cb = UD(c), sb = UD(s);
-    *co = AD(((ns & odd) | (cb & ~odd)) ^ flip);
-    *si = AD(((cb & odd) | (sb & ~odd)) ^ flip);
-}
+/* Philox rounds and the float arithmetic: kern/rand_math.h, shared with
+ * the CPU kernels */
 
 __global__ void k_random(const gpu_rand_t r, void *out)
 {
@@ -1664,7 +1604,7 @@ __global__ void k_random(const gpu_rand_t r, void *out)
         }
         u64 blk = (u64)e / 2;
         unsigned ctr[4] = {(unsigned)blk, (unsigned)(blk >> 32), stream, 0};
-        philox(ctr, k0, k1);
+        philox4x32_10(ctr, k0, k1);
         u64 w0 = (u64)ctr[0] | (u64)ctr[1] << 32, w1 = (u64)ctr[2] | (u64)ctr[3] << 32;
         u64 w = e & 1 ? w1 : w0;
         if (r.kind == GRND_RANDINT) {
@@ -1726,7 +1666,7 @@ __global__ void k_fill_unit(double *a, long long n, unsigned long long seed)
     for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n;
          k += (long long)gridDim.x * blockDim.x) {
         unsigned ctr[4] = {(unsigned)k, (unsigned)(k >> 32), 0, 0};
-        philox(ctr, (unsigned)seed, (unsigned)(seed >> 32));
+        philox4x32_10(ctr, (unsigned)seed, (unsigned)(seed >> 32));
         a[k] = unit53((u64)ctr[0] | (u64)ctr[1] << 32);
     }
 }
