@@ -161,9 +161,12 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/san/lib/libmarsen
 	$(CC) $(CFLAGS_SAN) -Iengine -Itests/unit -o $@ $< $(UNIT_HELPERS) \
 	  $(BUILD)/san/lib/libmarsengine.a -lcmocka $(DEPS_LIBS)
 
-$(BUILD)/fuzz/%: fuzz/%.c $(ENGINE_LIB_SRC)
+# the engine as the sanitizer build has it: the CUDA stub, no runtime
+FUZZ_ENGINE_SRC := $(ENGINE_LIB_SRC) engine/cuda/gpu_common.c engine/cuda/gpu_exec.c \
+  engine/cuda/gpu_stub.c
+$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_ENGINE_SRC)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iengine -o $@ $< $(ENGINE_LIB_SRC) $(DEPS_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iengine -o $@ $< $(FUZZ_ENGINE_SRC) $(DEPS_LIBS)
 
 unit: $(UNIT_BIN)
 fuzz: $(FUZZ_BIN)
