@@ -85,10 +85,10 @@ services: $(addprefix $(BUILD)/bin/,$(SVC_PROGRAMS))
 
 # The HTTP fuzzer (fuzz/fuzz_http.c) also needs the services' pure request
 # parsing: an explicit rule, which wins over the top Makefile's fuzz pattern.
-$(BUILD)/fuzz/fuzz_http: fuzz/fuzz_http.c services/common/httpparse.c $(ENGINE_LIB_SRC)
+$(BUILD)/fuzz/fuzz_http: fuzz/fuzz_http.c services/common/httpparse.c $(FUZZ_ENGINE_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iengine -Iservices/common -o $@ $< services/common/httpparse.c \
-	  $(ENGINE_LIB_SRC) $(DEPS_LIBS)
+	  $(FUZZ_ENGINE_SRC) $(DEPS_LIBS)
 
 # The chunk-range fuzzer (fuzz/fuzz_chunkrange.c): the query string of the
 # worker's chunk route.
