@@ -62,8 +62,14 @@ const void *exec_input_data(const tile_t *t, const jin_t *in, const void *(*get)
         free(srcs);
         return NULL;
     }
-    for (int32_t p = 0; p < in->n_pieces; p++)
+    for (int32_t p = 0; p < in->n_pieces; p++) {
         srcs[p] = get(ctx, in->pieces[p].src);
+        if (!srcs[p]) { /* a device copy that could not come back */
+            scratch_free(buf);
+            free(srcs);
+            return NULL;
+        }
+    }
     tile_gather(in, (const void *const *)srcs, buf);
     free(srcs);
     if (tile_gen_pieces(t, in, buf)) {
@@ -98,8 +104,14 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
             snprintf(err, errlen, "out of memory");
             return -1;
         }
-        for (int32_t p = 0; p < in->n_pieces; p++)
+        for (int32_t p = 0; p < in->n_pieces; p++) {
             srcs[p] = get(ctx, in->pieces[p].src);
+            if (!srcs[p]) {
+                snprintf(err, errlen, "cannot read an input (its device copy could not come back)");
+                free(srcs);
+                return -1;
+            }
+        }
         tile_gather(in, (const void *const *)srcs, out);
         free(srcs);
         if (tile_gen_pieces(t, in, out)) {
@@ -122,7 +134,9 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         const jin_t *in = &j->in[k];
         const void *d = exec_input_data(t, in, get, ctx, &owned[k]);
         if (!d) {
-            snprintf(err, errlen, "out of memory assembling an input");
+            snprintf(err, errlen,
+                     "cannot read an input (out of memory, or its device copy "
+                     "could not come back)");
             for (int q = 0; q < k; q++)
                 scratch_free(owned[q]);
             rc = -1;
@@ -372,6 +386,11 @@ int exec_job_any(const tile_t *t, int32_t ji,
         owned[k] = NULL;
         if (in->job >= 0) {
             ins[k].data = get(ctx, in->job, &ins[k].len);
+            if (!ins[k].data) {
+                snprintf(err, errlen, "cannot read an input (its device copy could not come back)");
+                k++;
+                goto done;
+            }
             if (!t->jobs[in->job].blob && ins[k].len < job_nbytes(&t->jobs[in->job])) {
                 snprintf(err, errlen, "internal: input chunk of %zu bytes, %zu expected",
                          ins[k].len, job_nbytes(&t->jobs[in->job]));
@@ -449,24 +468,28 @@ typedef struct {
     _Atomic size_t held, peak;
 } pool_t;
 
-/* A device-only chunk's bytes, copied back into its host buffer. */
-static void buf_to_host(buf_t *b)
+/* A device-only chunk's bytes, copied back into its host buffer: 0, or -1
+ * (the device failed; the message is on stderr). */
+static int buf_to_host(buf_t *b)
 {
     if (b && atomic_load(&b->on_device)) {
         char e[256];
-        if (gpu_to_host(b->data, e, sizeof e) == 0)
-            atomic_store(&b->on_device, false);
-        else
+        if (gpu_to_host(b->data, e, sizeof e)) {
             fprintf(stderr, "mars: %s\n", e);
+            return -1;
+        }
+        atomic_store(&b->on_device, false);
     }
+    return 0;
 }
 
+/* A job's output for a CPU reader; NULL when its device copy cannot come
+ * back (the reading job fails). */
 static const void *pool_get(void *ctx, int32_t j, size_t *len)
 {
     pool_t *p = ctx;
-    buf_to_host(p->out[j]);
     *len = p->out[j]->bytes;
-    return p->out[j]->data;
+    return buf_to_host(p->out[j]) ? NULL : p->out[j]->data;
 }
 
 static const void *pool_get_host(void *ctx, int32_t j)
@@ -742,7 +765,12 @@ cleanup:
 
 const void *exec_result_chunk(const exec_result_t *r, int32_t j)
 {
-    buf_to_host(r->out[j]);
+    if (buf_to_host(r->out[j])) {
+        /* a result that cannot come back from its device: no output at all
+         * rather than a wrong one */
+        fprintf(stderr, "mars: a result chunk could not be copied back from its device\n");
+        exit(1);
+    }
     return r->out[j] ? r->out[j]->data : NULL;
 }
 

@@ -7,7 +7,7 @@ lists a device (tests/gpu/devices.sh); never counted as passed elsewhere.
   * build/tests/gpu/test_gpu on every listed device: device query, the
     element-wise kernels bit for bit against the CPU, the sum and cuBLAS's
     dot within rounding, an index past the count refused;
-  * `mars-run --cuda-devices 0` accepted (and says no op runs on a GPU yet),
+  * `mars-run --cuda-devices 0` accepted,
     `--cuda-devices N` (N = the device count) refused with exit 2 naming the
     flag; the same for `mars-worker`.
 
