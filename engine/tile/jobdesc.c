@@ -653,6 +653,20 @@ static void check_gen_node(rbuf_t *r, int32_t node)
         fail(r, "generated input of a node that is no creation");
 }
 
+/* The box (ndim, off, len) lies inside generated node `node`, whose
+ * elements are of the input's dtype dt (the kernels write them as such). */
+static void check_gen_box(rbuf_t *r, int32_t node, dtype_t dt, int ndim, const int64_t *off,
+                          const int64_t *len)
+{
+    if (r->bad) return;
+    const graph_node_t *n = &r->g->nodes[node];
+    if (n->odtype != dt) return (void)fail(r, "a generated input of another dtype");
+    if (ndim != n->oshape.ndim) return (void)fail(r, "a generated box of another rank");
+    for (int d = 0; d < ndim; d++)
+        if (off[d] < 0 || len[d] < 0 || off[d] > n->oshape.d[d] || len[d] > n->oshape.d[d] - off[d])
+            return (void)fail(r, "a generated box outside its tensor");
+}
+
 static void get_input(rbuf_t *r, jin_t *in, int nsrc, const int64_t *src_elems)
 {
     memset(in, 0, sizeof *in);
@@ -686,6 +700,7 @@ static void get_input(rbuf_t *r, jin_t *in, int nsrc, const int64_t *src_elems)
         if (in->gen_node >= r->g->n_nodes) return (void)fail(r, "node index out of range");
         check_gen_node(r, in->gen_node);
         in->gen_off = get_i64s(r, in->ndim);
+        check_gen_box(r, in->gen_node, in->dt, in->ndim, in->gen_off, in->shape);
     } else {
         in->gen_node = -1;
     }
@@ -700,6 +715,7 @@ static void get_input(rbuf_t *r, jin_t *in, int nsrc, const int64_t *src_elems)
         g->ndim = get_ndim(r);
         g->off = get_i64s(r, g->ndim);
         g->len = get_i64s(r, g->ndim);
+        check_gen_box(r, g->node, in->dt, g->ndim, g->off, g->len);
         if (r->bad) return;
         int64_t ge = elems_checked(g->ndim, g->len, dt_size(in->dt));
         if (ge < 0) return (void)fail(r, "bad generated box");
