@@ -61,8 +61,7 @@ int gpu_dot_f64(int dev, const double *a, const double *b, int64_t n, double *ou
 /* Opens device dev for jobs: a stream, cuBLAS (loaded on first use), the
  * store's limit in bytes (0: 90% of the device memory free now). */
 int gpu_open(int dev, int64_t mem_limit, char *err, size_t errlen);
-/* Bytes the store holds on dev and its limit; the device's total and free
- * memory (cudaMemGetInfo). */
+/* Bytes the store holds on dev now, its limit, and the most it held. */
 void gpu_store_stats(int dev, int64_t *used, int64_t *limit, int64_t *peak);
 /* When host is a device-only chunk, copies it into host (synchronously). */
 int gpu_to_host(const void *host, char *err, size_t errlen);

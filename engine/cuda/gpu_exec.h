@@ -37,8 +37,9 @@ bool gpu_job_preferred(const tile_t *t, int32_t ji, gpu_place_t place, const uin
  * assembled from pieces). out: the host buffer of ji's output, a
  * device-only chunk afterwards. keep_inputs: keep the inputs copied in (the
  * caller calls gpu_forget before freeing any host buffer it passed).
- * Returns 0, 1 when the job has no device kernel after all (run it on the
- * CPU), or -1 with a message. */
+ * Returns 0, 1 when the job has no device kernel after all or does not fit
+ * the device store's limit (run it on the CPU; nothing was kept), or -1
+ * with a message. */
 int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t job),
                  const void *(*get_host)(void *ctx, int32_t job), void *ctx, void *out,
                  bool keep_inputs, char *err, size_t errlen);
