@@ -248,10 +248,10 @@ int gpu_k_copy(gpu_job_t *j, const void *src, void *dst, size_t bytes);
 /* out[0 .. n) = the es-byte value val. */
 int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, void *out);
 
-/* Host-side counters: jobs run on devices since the process started, and
- * the copies between host and devices (bytes, and the seconds the copy
- * calls took: copies from pageable memory return once the data is staged). */
-int64_t gpu_jobs_run(void);
+/* Counters since the process started: the jobs run on device dev, and the
+ * copies between host and devices (bytes, and the seconds the copy calls
+ * took). */
+int64_t gpu_device_jobs(int dev);
 void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes, double *out_s);
 
 /* Seconds one n x n float64 cublasDgemm takes on dev (the median of reps

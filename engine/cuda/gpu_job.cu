@@ -38,7 +38,6 @@ typedef struct ent {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static ent_t *tab[NBUCKET];
 static uint64_t lru_clock;
-static long long jobs_run;
 /* copies between host and devices: bytes, and seconds the calls took */
 static long long h2d_bytes, d2h_bytes;
 static double h2d_s, d2h_s;
@@ -57,6 +56,7 @@ typedef struct {
     pthread_mutex_t job_mu;
     cudaStream_t s, copy;
     int64_t used, limit, peak;
+    int64_t jobs; /* run here since the process started */
     void *blas; /* cublasHandle_t */
 } devst_t;
 static devst_t D[GPU_MAX_DEVICES];
@@ -379,10 +379,10 @@ extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_byt
     pthread_mutex_unlock(&mu);
 }
 
-extern "C" int64_t gpu_jobs_run(void)
+extern "C" int64_t gpu_device_jobs(int dev)
 {
     pthread_mutex_lock(&mu);
-    long long n = jobs_run;
+    int64_t n = dev >= 0 && dev < GPU_MAX_DEVICES ? D[dev].jobs : 0;
     pthread_mutex_unlock(&mu);
     return n;
 }
@@ -650,7 +650,7 @@ extern "C" int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen)
             free(e);
         }
     }
-    if (good) jobs_run++;
+    if (good) D[j->dev].jobs++;
     pthread_mutex_unlock(&mu);
     if (!good) snprintf(err, errlen, "%s", j->err[0] ? j->err : "the job failed");
     pthread_mutex_unlock(&D[j->dev].job_mu);

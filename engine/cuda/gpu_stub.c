@@ -166,7 +166,7 @@ int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, void *out)
     return -1;
 }
 
-int64_t gpu_jobs_run(void)
+int64_t gpu_device_jobs(int dev)
 {
     return 0;
 }

@@ -73,7 +73,6 @@ struct dispatch {
     char id[72];
     atomic_int running;
     _Atomic int64_t done;
-    _Atomic int64_t gpu_jobs; /* jobs run on this worker's devices */
     atomic_bool stop;
     int n_threads;
     pthread_t *threads;
@@ -233,7 +232,6 @@ static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p,
         rc = gpu_exec_job(dev, t, ji, in_get_dev, in_get_dev, &in, buf, true, e2, sizeof e2);
         if (rc == 0 && gpu_to_host(buf, e2, sizeof e2)) rc = -1;
         if (rc != 0) gpu_forget(buf);
-        if (rc == 0) atomic_fetch_add(&d->gpu_jobs, 1);
         if (rc == -1) rc = INPUTS_ERR;
     }
     if (rc == 1)
@@ -683,11 +681,6 @@ int dispatch_start(dispatch_t *d, char *err, size_t errlen)
     }
     log_info("%d slots taking jobs from " MSG_WJOBS "%s and " MSG_JOBS, d->n_threads, d->id);
     return 0;
-}
-
-int64_t dispatch_gpu_jobs(const dispatch_t *d)
-{
-    return atomic_load(&((dispatch_t *)d)->gpu_jobs);
 }
 
 void dispatch_stats(const dispatch_t *d, dispatch_stats_t *out)

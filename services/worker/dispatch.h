@@ -42,8 +42,6 @@ dispatch_t *dispatch_create(const cfg_t *c, const char *worker_id, metrics_regis
 int dispatch_start(dispatch_t *d, char *err, size_t errlen);
 /* Safe from any thread. */
 void dispatch_stats(const dispatch_t *d, dispatch_stats_t *out);
-/* Jobs run on this worker's CUDA devices (docs/gpu.md). */
-int64_t dispatch_gpu_jobs(const dispatch_t *d);
 /* What each slot runs now, as the JSON array of proto.h's `slots`
  * (malloc'ed, the caller frees). Safe from any thread. */
 char *dispatch_slots_json(const dispatch_t *d);

@@ -171,7 +171,7 @@ static char *gpus_json(const worker_t *w)
             a, json_pack("{s:i,s:s,s:I,s:I,s:i,s:I,s:I,s:I}", "index", dev, "name", name,
                          "memory_total", (json_int_t)total, "memory_used", (json_int_t)used,
                          "utilization", util, "store_used", (json_int_t)s_used, "store_limit",
-                         (json_int_t)s_limit, "jobs", (json_int_t)dispatch_gpu_jobs(w->dispatch)));
+                         (json_int_t)s_limit, "jobs", (json_int_t)gpu_device_jobs(dev)));
     }
     char *out = json_dumps(a, JSON_COMPACT);
     json_decref(a);
