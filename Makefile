@@ -134,12 +134,13 @@ $(BUILD)/bin/mars-run: $(BUILD)/obj/engine/mars_run.o $(BUILD)/lib/libmarsengine
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_REL) -o $@ $^ $(DEPS_LIBS) $(CUDA_LIBS)
 
-$(BUILD)/obj/engine/cuda/gpu.cu.o: engine/cuda/gpu.cu engine/cuda/gpu.h
+$(BUILD)/obj/engine/cuda/gpu.cu.o: engine/cuda/gpu.cu engine/cuda/gpu.h engine/cuda/gpu_blas.h
 	@mkdir -p $(dir $@)
 	$(NVCC_PATH) -O2 -std=c++17 $(NVCC_GENCODE) -Xcompiler -fPIE,-Wall -Iengine \
 	  -DMARS_CUDA_LIB_DIR='"$(CUDA_HOME)/lib64"' -c $< -o $@
 # -fmad=false: no fused multiply-add the CPU kernels lack (the same bits).
-$(BUILD)/obj/engine/cuda/gpu_job.cu.o: engine/cuda/gpu_job.cu engine/cuda/gpu.h
+$(BUILD)/obj/engine/cuda/gpu_job.cu.o: engine/cuda/gpu_job.cu engine/cuda/gpu.h \
+  engine/cuda/gpu_blas.h engine/kern/rand_math.h
 	@mkdir -p $(dir $@)
 	$(NVCC_PATH) -O2 -std=c++17 -fmad=false $(NVCC_GENCODE) -Xcompiler -fPIE,-Wall -Iengine \
 	  -DMARS_CUDA_LIB_DIR='"$(CUDA_HOME)/lib64"' -c $< -o $@

@@ -2,14 +2,12 @@
  * Makefile finds it (docs/gpu.md). Host arrays in, host arrays out: each call
  * allocates device memory, copies, runs, copies back and frees, so a failure
  * anywhere leaves nothing behind. */
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gpu.h"
+#include "gpu_blas.h"
 
 /* Fails the call with the runtime's message when e is an error. */
 #define CK(call)                                                                                   \
@@ -169,43 +167,14 @@ fail:
     return -1;
 }
 
-/* cuBLAS is loaded on first use: linked, its libraries (cuBLASLt) take 0.7 s
- * and 200 MB to load in every process start, GPU or not. */
-typedef cublasStatus_t (*create_fn)(cublasHandle_t *);
-typedef cublasStatus_t (*destroy_fn)(cublasHandle_t);
-typedef cublasStatus_t (*ddot_fn)(cublasHandle_t, int, const double *, int, const double *, int,
-                                  double *);
-static struct {
-    create_fn create;
-    destroy_fn destroy;
-    ddot_fn ddot;
-} cb;
-static pthread_once_t cb_once = PTHREAD_ONCE_INIT;
-static char cb_err[256];
-
-static void cb_load(void)
-{
-    const char *names[] = {"libcublas.so.13", MARS_CUDA_LIB_DIR "/libcublas.so.13", "libcublas.so"};
-    void *h = NULL;
-    for (size_t i = 0; !h && i < sizeof names / sizeof *names; i++)
-        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(cb_err, sizeof cb_err, "cannot load cuBLAS (libcublas.so.13): %s", dlerror());
-        return;
-    }
-    cb.create = (create_fn)dlsym(h, "cublasCreate_v2");
-    cb.destroy = (destroy_fn)dlsym(h, "cublasDestroy_v2");
-    cb.ddot = (ddot_fn)dlsym(h, "cublasDdot_v2");
-    if (!cb.create || !cb.destroy || !cb.ddot)
-        snprintf(cb_err, sizeof cb_err, "libcublas.so.13 lacks cublasCreate_v2/cublasDdot_v2");
-}
-
 extern "C" int gpu_dot_f64(int dev, const double *a, const double *b, int64_t n, double *out,
                            char *err, size_t errlen)
 {
     double *da = NULL, *db = NULL;
-    cublasHandle_t h = NULL;
-    cublasStatus_t st;
+    void *h = NULL;
+    int st;
+    const char *why;
+    const gpu_blas_t *cb;
     size_t bytes = (size_t)n * sizeof(double);
     *out = 0.0;
     if (n < 0 || n > 0x7fffffff) {
@@ -213,9 +182,8 @@ extern "C" int gpu_dot_f64(int dev, const double *a, const double *b, int64_t n,
         return -1;
     }
     if (n == 0) return 0;
-    pthread_once(&cb_once, cb_load);
-    if (cb_err[0]) {
-        snprintf(err, errlen, "%s", cb_err);
+    if (!(cb = gpu_blas(&why))) {
+        snprintf(err, errlen, "%s", why);
         return -1;
     }
     CK(cudaSetDevice(dev));
@@ -223,22 +191,22 @@ extern "C" int gpu_dot_f64(int dev, const double *a, const double *b, int64_t n,
     CK(cudaMalloc((void **)&db, bytes));
     CK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
-    st = cb.create(&h);
-    if (st != CUBLAS_STATUS_SUCCESS) {
+    st = cb->create(&h);
+    if (st != 0) {
         snprintf(err, errlen, "cublasCreate: status %d", (int)st);
         goto fail;
     }
-    st = cb.ddot(h, (int)n, da, 1, db, 1, out);
-    if (st != CUBLAS_STATUS_SUCCESS) {
+    st = cb->ddot(h, (int)n, da, 1, db, 1, out);
+    if (st != 0) {
         snprintf(err, errlen, "cublasDdot: status %d", (int)st);
         goto fail;
     }
-    cb.destroy(h);
+    cb->destroy(h);
     cudaFree(da);
     cudaFree(db);
     return 0;
 fail:
-    if (h) cb.destroy(h);
+    if (h) cb->destroy(h);
     cudaFree(da);
     cudaFree(db);
     return -1;

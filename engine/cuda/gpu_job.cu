@@ -19,6 +19,7 @@
 
 #include "../kern/rand_math.h"
 #include "gpu.h"
+#include "gpu_blas.h"
 
 /* ------------------------------------------------------------------ store */
 
@@ -1437,25 +1438,7 @@ extern "C" int gpu_k_scan_apply(gpu_job_t *j, int prod, int dt, const void *loca
 
 /* ------------------------------------------------------------------ cuBLAS */
 
-/* cuBLAS is loaded on first use (docs/gpu.md); its types by value here. */
-typedef int (*bcreate_fn)(void **);
-typedef int (*bstream_fn)(void *, cudaStream_t);
-typedef int (*dgemm_fn)(void *, int, int, int, int, int, const double *, const double *, int,
-                        const double *, int, const double *, double *, int);
-typedef int (*sgemm_fn)(void *, int, int, int, int, int, const float *, const float *, int,
-                        const float *, int, const float *, float *, int);
-typedef int (*dsyrk_fn)(void *, int, int, int, int, const double *, const double *, int,
-                        const double *, double *, int);
-typedef int (*ssyrk_fn)(void *, int, int, int, int, const float *, const float *, int,
-                        const float *, float *, int);
-static struct {
-    bcreate_fn create;
-    bstream_fn stream;
-    dgemm_fn dgemm;
-    sgemm_fn sgemm;
-    dsyrk_fn dsyrk;
-    ssyrk_fn ssyrk;
-} bl;
+static gpu_blas_t bl;
 static pthread_once_t bl_once = PTHREAD_ONCE_INIT;
 static char bl_err[256];
 
@@ -1469,21 +1452,30 @@ static void bl_load(void)
         snprintf(bl_err, sizeof bl_err, "cannot load cuBLAS (libcublas.so.13): %s", dlerror());
         return;
     }
-    bl.create = (bcreate_fn)dlsym(h, "cublasCreate_v2");
-    bl.stream = (bstream_fn)dlsym(h, "cublasSetStream_v2");
-    bl.dgemm = (dgemm_fn)dlsym(h, "cublasDgemm_v2");
-    bl.sgemm = (sgemm_fn)dlsym(h, "cublasSgemm_v2");
-    bl.dsyrk = (dsyrk_fn)dlsym(h, "cublasDsyrk_v2");
-    bl.ssyrk = (ssyrk_fn)dlsym(h, "cublasSsyrk_v2");
-    if (!bl.create || !bl.stream || !bl.dgemm || !bl.sgemm || !bl.dsyrk || !bl.ssyrk)
-        snprintf(bl_err, sizeof bl_err, "libcublas.so.13 lacks a function this build uses");
+    const struct {
+        void **fn;
+        const char *name;
+    } syms[] = {{(void **)&bl.create, "cublasCreate_v2"},  {(void **)&bl.destroy, "cublasDestroy_v2"},
+                {(void **)&bl.stream, "cublasSetStream_v2"}, {(void **)&bl.ddot, "cublasDdot_v2"},
+                {(void **)&bl.dgemm, "cublasDgemm_v2"},    {(void **)&bl.sgemm, "cublasSgemm_v2"},
+                {(void **)&bl.dsyrk, "cublasDsyrk_v2"},    {(void **)&bl.ssyrk, "cublasSsyrk_v2"}};
+    for (size_t i = 0; i < sizeof syms / sizeof *syms && !bl_err[0]; i++)
+        if (!(*syms[i].fn = dlsym(h, syms[i].name)))
+            snprintf(bl_err, sizeof bl_err, "libcublas.so.13 lacks %s", syms[i].name);
+}
+
+const gpu_blas_t *gpu_blas(const char **why)
+{
+    pthread_once(&bl_once, bl_load);
+    *why = bl_err;
+    return bl_err[0] ? NULL : &bl;
 }
 
 static void *blas_for(gpu_job_t *j)
 {
-    pthread_once(&bl_once, bl_load);
-    if (bl_err[0]) {
-        if (!j->failed) snprintf(j->err, sizeof j->err, "%s", bl_err);
+    const char *why;
+    if (!gpu_blas(&why)) {
+        if (!j->failed) snprintf(j->err, sizeof j->err, "%s", why);
         j->failed = true;
         return NULL;
     }
