@@ -243,6 +243,9 @@ void tile_gather(const jin_t *in, const void *const *srcs_by_piece, void *dst);
 /* Generates the input's gpieces into dst (an array of its shape and dtype).
  * Returns 0, or -1 when out of memory. */
 int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst);
+/* Whether generated box g's piece copies the whole box, in C order, from
+ * its start (the box can be made where the piece puts it). */
+bool tile_gpiece_contiguous(const gpiece_t *g);
 
 /* ---- Accessors: what code outside the engine reads of a tile (services
  * never touch the structs' fields). j is a job index in [0, tile_n_jobs). */

@@ -523,18 +523,12 @@ static const gpiece_t *whole_gpiece(const tile_t *t, const jin_t *in)
     const gpiece_t *g = &in->gpieces[0];
     const piece_t *p = &g->p;
     const graph_node_t *n = &t->g->nodes[g->node];
-    if (g->ndim != in->ndim || p->src_off != 0 || p->dst_off != 0 || n->odtype != in->dt ||
-        !gen_ok(n, in->dt, in->ndim))
+    if (g->ndim != in->ndim || p->dst_off != 0 || n->odtype != in->dt ||
+        !gen_ok(n, in->dt, in->ndim) || !tile_gpiece_contiguous(g))
         return NULL;
     for (int d = 0; d < in->ndim; d++)
         if (g->len[d] != in->shape[d]) return NULL;
-    /* the piece copies the box whole, in C order (its dims may be collapsed) */
-    int64_t s = 1;
-    for (int d = p->ndim - 1; d >= 0; d--) {
-        if (p->count[d] > 1 && (p->src_stride[d] != s || p->dst_stride[d] != s)) return NULL;
-        s *= p->count[d];
-    }
-    return s == elems(in->ndim, in->shape) ? g : NULL;
+    return g;
 }
 
 /* The device copy of input k. */

@@ -270,6 +270,19 @@ int tile__plan_virtual(tctx_t *c)
     return 0;
 }
 
+bool tile_gpiece_contiguous(const gpiece_t *g)
+{
+    const piece_t *p = &g->p;
+    if (p->src_off != 0) return false;
+    /* dims of one element are free; the others continue each other */
+    int64_t s = 1;
+    for (int d = p->ndim - 1; d >= 0; d--) {
+        if (p->count[d] > 1 && (p->src_stride[d] != s || p->dst_stride[d] != s)) return false;
+        s *= p->count[d];
+    }
+    return s == prod(g->ndim, g->len);
+}
+
 int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst)
 {
     size_t es = dt_size(in->dt);
@@ -283,8 +296,7 @@ int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst)
             a.shape.d[d] = g->len[d];
         int64_t nel = prod(g->ndim, g->len);
         const piece_t *p = &g->p;
-        bool whole = p->ndim == 1 && p->src_off == 0 && p->count[0] == nel &&
-                     p->src_stride[0] == 1 && p->dst_stride[0] == 1;
+        bool whole = tile_gpiece_contiguous(g);
         void *buf = NULL;
         if (whole) {
             a.data = (char *)dst + p->dst_off * (int64_t)es;
