@@ -552,7 +552,7 @@ static int run_one(pool_t *p, int32_t ji, int dev, char *err, size_t errlen)
     atomic_init(&b->refs, 1);
     atomic_init(&b->on_device, false);
     int rc = 1;
-    if (dev >= 0 && p->pref[ji]) {
+    if (dev >= 0) { /* a device thread takes device jobs only */
         rc = gpu_exec_job(dev, t, ji, pool_get_dev, pool_get_host, p, data, true, err, errlen);
         if (rc == 0) {
             atomic_store(&b->on_device, true);
@@ -710,10 +710,14 @@ int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *e
         if (pthread_create(&th[started], NULL, gpu_worker, &p) == 0) {
             started++;
         } else {
-            /* without its thread, the device's jobs run on the CPU */
+            /* without its thread, the device's jobs run on the CPU (under mu:
+             * the threads started already read pref and n_ready_gpu) */
+            pthread_mutex_lock(&p.mu);
             for (int32_t j = 0; j < n; j++)
                 p.pref[j] = 0;
             p.n_ready_gpu = 0;
+            pthread_cond_broadcast(&p.cv);
+            pthread_mutex_unlock(&p.mu);
         }
     }
     worker(&p);

@@ -555,23 +555,14 @@ int main(int argc, char **argv)
                 "parse %.3f s, tile %.3f s, run %.3f s; kernels at cpu level %s\n",
                 t->n_jobs, (long long)live, threads, exec_result_peak_bytes(res), t1 - t0, t2 - t1,
                 repeat > 1 ? t_last : t3 - t2, kern_cpu_name(kern_cpu_level()));
+        if (n_cuda > 0)
+            fprintf(stderr, "mars-run: %lld jobs on devices (device \"%s\")\n",
+                    (long long)exec_result_gpu_jobs(res), gpu_place_name(eo.place));
         for (int i = 0; i < n_cuda; i++) {
             int64_t used, limit, peak;
             gpu_store_stats(cuda_dev[i], &used, &limit, &peak);
-            fprintf(stderr,
-                    "mars-run: device %d: %lld jobs on devices (device \"%s\"), peak device "
-                    "chunk memory %lld of %lld bytes\n",
-                    cuda_dev[i], (long long)exec_result_gpu_jobs(res), gpu_place_name(eo.place),
-                    (long long)peak, (long long)limit);
-        }
-        if (n_cuda > 0) {
-            int64_t ib, ob;
-            double is, os;
-            gpu_copy_stats(&ib, &is, &ob, &os);
-            fprintf(stderr,
-                    "mars-run: copies: %lld bytes to devices in %.3f s, %lld bytes back in %.3f s "
-                    "(results written after the run: copied back then)\n",
-                    (long long)ib, is, (long long)ob, os);
+            fprintf(stderr, "mars-run: device %d: peak chunk memory %lld of %lld bytes\n",
+                    cuda_dev[i], (long long)peak, (long long)limit);
         }
     }
     if (mkdir_p(outdir)) {
@@ -618,7 +609,8 @@ done:
         double is, os;
         gpu_copy_stats(&ib, &is, &ob, &os);
         fprintf(stderr,
-                "mars-run: all copies: %lld bytes to devices in %.3f s, %lld back in %.3f s\n",
+                "mars-run: all copies: %lld bytes to devices in %.3f s, %lld back in %.3f s "
+                "(results are copied back as they are written, after the run)\n",
                 (long long)ib, is, (long long)ob, os);
     }
     exec_result_free(res);
