@@ -20,7 +20,7 @@ typedef struct {
      * the jobs gpu_job_preferred gives a device under place (docs/gpu.md) */
     int n_gpus;
     const int *gpus;
-    gpu_place_t place;
+    graph_device_t place;
 } exec_opts_t;
 
 typedef struct exec_result exec_result_t;

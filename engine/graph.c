@@ -1761,6 +1761,11 @@ cleanup:
 /* ---------------------------------------------------------------------------
  * The document */
 
+const char *graph_device_name(graph_device_t d)
+{
+    return d == GRAPH_DEVICE_GPU ? "gpu" : d == GRAPH_DEVICE_CPU ? "cpu" : "auto";
+}
+
 static int parse_document(pctx_t *c, json_t *root)
 {
     char eb[ESC_LEN];
@@ -1776,14 +1781,12 @@ static int parse_document(pctx_t *c, json_t *root)
     json_t *device = json_object_get(root, "device");
     if (device) {
         const char *dv = json_is_string(device) ? json_string_value(device) : "";
-        if (strcmp(dv, "auto") == 0)
-            c->g->device = GRAPH_DEVICE_AUTO;
-        else if (strcmp(dv, "gpu") == 0)
-            c->g->device = GRAPH_DEVICE_GPU;
-        else if (strcmp(dv, "cpu") == 0)
-            c->g->device = GRAPH_DEVICE_CPU;
-        else
+        int d = GRAPH_DEVICE_AUTO;
+        while (d <= GRAPH_DEVICE_CPU && strcmp(dv, graph_device_name((graph_device_t)d)) != 0)
+            d++;
+        if (d > GRAPH_DEVICE_CPU)
             return NFAIL(c, NULL, "document: \"device\" must be \"auto\", \"gpu\" or \"cpu\"");
+        c->g->device = (graph_device_t)d;
     }
     json_t *ver = json_object_get(root, "version");
     if (!ver) return NFAIL(c, NULL, "document: \"version\" is missing");

@@ -163,13 +163,20 @@ typedef struct {
     const char *(*frame_schema)(void *ctx, const char *key);
 } graph_session_t;
 
+/* The document's "device" (docs/graph-format.md, docs/gpu.md): "auto" (the
+ * default) puts the dot family and large jobs on a CUDA device when one is
+ * open, "gpu" every job a device can run, "cpu" none. */
+typedef enum { GRAPH_DEVICE_AUTO, GRAPH_DEVICE_GPU, GRAPH_DEVICE_CPU } graph_device_t;
+/* "auto", "gpu" or "cpu". */
+const char *graph_device_name(graph_device_t d);
+
 typedef struct graph {
     int n_nodes;
     graph_node_t *nodes; /* topological order: inputs come before their users */
     int n_fetch;
     int *fetch; /* node indexes, in the document's order */
     /* the document's "device": where jobs a GPU can run go (docs/gpu.md) */
-    enum { GRAPH_DEVICE_AUTO, GRAPH_DEVICE_GPU, GRAPH_DEVICE_CPU } device;
+    graph_device_t device;
     /* set while validating: the held input an op was refused (graph_parse_held) */
     char held_input[GRAPH_KEY_MAX + 1];
 } graph_t;

@@ -522,9 +522,7 @@ int main(int argc, char **argv)
     int rc = 0;
     exec_result_t *res = NULL;
     exec_opts_t eo = {.threads = threads, .n_gpus = n_cuda, .gpus = cuda_dev};
-    eo.place = g->device == GRAPH_DEVICE_GPU   ? GPU_PLACE_GPU
-               : g->device == GRAPH_DEVICE_CPU ? GPU_PLACE_CPU
-                                               : GPU_PLACE_AUTO;
+    eo.place = g->device;
     if (st) {
         eo.source = stage_source;
         eo.source_ctx = st;
@@ -557,7 +555,7 @@ int main(int argc, char **argv)
                 repeat > 1 ? t_last : t3 - t2, kern_cpu_name(kern_cpu_level()));
         if (n_cuda > 0)
             fprintf(stderr, "mars-run: %lld jobs on devices (device \"%s\")\n",
-                    (long long)exec_result_gpu_jobs(res), gpu_place_name(eo.place));
+                    (long long)exec_result_gpu_jobs(res), graph_device_name(eo.place));
         for (int i = 0; i < n_cuda; i++) {
             int64_t used, limit, peak;
             gpu_store_stats(cuda_dev[i], &used, &limit, &peak);

@@ -16,24 +16,6 @@ _Static_assert((int)DT_BOOL == (int)GDT_BOOL && (int)DT_INT32 == (int)GDT_INT32 
                    (int)DT_FLOAT64 == (int)GDT_FLOAT64,
                "gpu.h's dtype codes are the engine's");
 
-int gpu_place_parse(const char *s, gpu_place_t *out)
-{
-    if (strcmp(s, "auto") == 0)
-        *out = GPU_PLACE_AUTO;
-    else if (strcmp(s, "gpu") == 0)
-        *out = GPU_PLACE_GPU;
-    else if (strcmp(s, "cpu") == 0)
-        *out = GPU_PLACE_CPU;
-    else
-        return -1;
-    return 0;
-}
-
-const char *gpu_place_name(gpu_place_t p)
-{
-    return p == GPU_PLACE_GPU ? "gpu" : p == GPU_PLACE_CPU ? "cpu" : "auto";
-}
-
 /* ------------------------------------------------------------------ ops */
 
 enum { MB = 1, MI = 2, ML = 4, MF = 8, MD = 16 };
@@ -343,10 +325,10 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
     }
 }
 
-bool gpu_job_preferred(const tile_t *t, int32_t ji, gpu_place_t place, const uint8_t *pref)
+bool gpu_job_preferred(const tile_t *t, int32_t ji, graph_device_t place, const uint8_t *pref)
 {
-    if (place == GPU_PLACE_CPU || !gpu_job_supported(t, ji)) return false;
-    if (place == GPU_PLACE_GPU) return true;
+    if (place == GRAPH_DEVICE_CPU || !gpu_job_supported(t, ji)) return false;
+    if (place == GRAPH_DEVICE_GPU) return true;
     const job_t *j = &t->jobs[ji];
     if (j->kind == JK_GATHER) {
         /* a copy: where its sources are */
@@ -448,7 +430,6 @@ static bool ew_build(const ew_prog_t *p, int nd, const int64_t *shape, const jin
 /* ------------------------------------------------------------------ running */
 
 typedef struct {
-    int dev;
     const tile_t *t;
     gpu_job_t *gj;
     const void *(*get)(void *, int32_t);
@@ -733,8 +714,7 @@ int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *
 {
     const job_t *j = &t->jobs[ji];
     if (!gpu_job_supported(t, ji)) return 1;
-    run_t r = {
-        .dev = dev, .t = t, .get = get, .get_host = get_host, .ctx = ctx, .keep = keep_inputs};
+    run_t r = {.t = t, .get = get, .get_host = get_host, .ctx = ctx, .keep = keep_inputs};
     r.gj = gpu_job_begin(dev, err, errlen);
     if (!r.gj) return -1;
     const void *local[16];

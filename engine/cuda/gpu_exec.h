@@ -13,23 +13,14 @@
 
 #include "../tile.h"
 
-/* The document's "device" (docs/graph-format.md): "auto" (the default) puts
- * the dot family and large jobs on a device when one is open, "gpu" every
- * job a device can run, "cpu" none. */
-typedef enum { GPU_PLACE_AUTO, GPU_PLACE_GPU, GPU_PLACE_CPU } gpu_place_t;
-
-/* "auto", "gpu", "cpu" -> *out; -1 for anything else. */
-int gpu_place_parse(const char *s, gpu_place_t *out);
-const char *gpu_place_name(gpu_place_t p);
-
 /* Whether job ji's kind, dtypes and ops have a device kernel. */
 bool gpu_job_supported(const tile_t *t, int32_t ji);
-/* Whether it goes to a device under place: supported, and for "auto" one
+/* Whether it goes to a device under place (the document's "device"): supported, and for "auto" one
  * of the dot family, a gather whose sources all go to a device (pref: the
  * answers for the jobs before ji, or NULL), or a job over at least
  * GPU_AUTO_BYTES. */
 #define GPU_AUTO_BYTES ((size_t)1 << 20)
-bool gpu_job_preferred(const tile_t *t, int32_t ji, gpu_place_t place, const uint8_t *pref);
+bool gpu_job_preferred(const tile_t *t, int32_t ji, graph_device_t place, const uint8_t *pref);
 
 /* Runs job ji on device dev. get(ctx, k) returns the host buffer of job k's
  * output without copying it back (the store finds its device copy);

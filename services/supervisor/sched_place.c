@@ -76,10 +76,7 @@ static bool wants_gpu(const sched_t *s, const stask_t *t, int32_t j)
     for (int w = 0; w < s->n_wk && !any; w++)
         any = s->wk[w].alive && s->wk[w].n_gpu > 0;
     if (!any || !t->plan.t || !t->plan.g) return false;
-    gpu_place_t place = t->plan.g->device == GRAPH_DEVICE_GPU   ? GPU_PLACE_GPU
-                        : t->plan.g->device == GRAPH_DEVICE_CPU ? GPU_PLACE_CPU
-                                                                : GPU_PLACE_AUTO;
-    return gpu_job_preferred(t->plan.t, j, place, NULL);
+    return gpu_job_preferred(t->plan.t, j, t->plan.g->device, NULL);
 }
 
 int place_job(sched_t *s, stask_t *t, int32_t j, int avoid)

@@ -191,10 +191,7 @@ static const void *in_get_dev(void *ctx, int32_t job)
 static int job_device(const dispatch_t *d, int slot, const plan_t *p, const tile_t *t)
 {
     if (d->cfg->n_cuda == 0) return -1;
-    gpu_place_t place = p->g->device == GRAPH_DEVICE_GPU   ? GPU_PLACE_GPU
-                        : p->g->device == GRAPH_DEVICE_CPU ? GPU_PLACE_CPU
-                                                           : GPU_PLACE_AUTO;
-    if (!gpu_job_preferred(t, 0, place, NULL)) return -1;
+    if (!gpu_job_preferred(t, 0, p->g->device, NULL)) return -1;
     return d->cfg->cuda[slot % d->cfg->n_cuda];
 }
 

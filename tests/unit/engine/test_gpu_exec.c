@@ -41,7 +41,7 @@ static void done(tiled_t *x)
 
 /* Live jobs of kind k: how many, and how many of them have a device kernel
  * (and go to a device under place). */
-static void count(const tiled_t *x, job_kind_t k, gpu_place_t place, int *n, int *supported,
+static void count(const tiled_t *x, job_kind_t k, graph_device_t place, int *n, int *supported,
                   int *preferred)
 {
     *n = *supported = *preferred = 0;
@@ -58,19 +58,12 @@ static void count(const tiled_t *x, job_kind_t k, gpu_place_t place, int *n, int
     free(pref);
 }
 
-static void test_place_parse(void **state)
+static void test_device_names(void **state)
 {
     (void)state;
-    gpu_place_t p;
-    assert_int_equal(gpu_place_parse("auto", &p), 0);
-    assert_int_equal(p, GPU_PLACE_AUTO);
-    assert_int_equal(gpu_place_parse("gpu", &p), 0);
-    assert_int_equal(p, GPU_PLACE_GPU);
-    assert_int_equal(gpu_place_parse("cpu", &p), 0);
-    assert_int_equal(p, GPU_PLACE_CPU);
-    assert_int_equal(gpu_place_parse("GPU", &p), -1);
-    assert_int_equal(gpu_place_parse("", &p), -1);
-    assert_string_equal(gpu_place_name(GPU_PLACE_GPU), "gpu");
+    assert_string_equal(graph_device_name(GRAPH_DEVICE_AUTO), "auto");
+    assert_string_equal(graph_device_name(GRAPH_DEVICE_GPU), "gpu");
+    assert_string_equal(graph_device_name(GRAPH_DEVICE_CPU), "cpu");
 }
 
 static void test_document_device_field(void **state)
@@ -93,6 +86,10 @@ static void test_document_device_field(void **state)
                       "\"shape\":[4]}]}";
     assert_int_equal(graph_parse(bad, strlen(bad), &lim, NULL, &g, err, sizeof err), -1);
     assert_non_null(strstr(err, "\"device\" must be"));
+    const char *upper = "{\"version\":1,\"device\":\"GPU\",\"nodes\":[{\"key\":\"a\",\"op\":"
+                        "\"ones\",\"shape\":[4]}]}";
+    assert_int_equal(graph_parse(upper, strlen(upper), &lim, NULL, &g, err, sizeof err), -1);
+    assert_non_null(strstr(err, "\"device\" must be"));
 }
 
 /* W4's shape: random chunks, x·xᵀ as syrk on the diagonal, tensordot off
@@ -106,25 +103,25 @@ static void test_dot_family_and_gathers(void **state)
                  "\"inputs\":[\"a\"]},{\"key\":\"b\",\"op\":\"dot\",\"inputs\":[\"a\",\"t\"]}],"
                  "\"fetch\":[\"b\"]}");
     int n, s, p;
-    count(&x, JK_SYRK, GPU_PLACE_AUTO, &n, &s, &p);
+    count(&x, JK_SYRK, GRAPH_DEVICE_AUTO, &n, &s, &p);
     assert_int_equal(n, 3);
     assert_int_equal(s, 3);
     assert_int_equal(p, 3); /* auto: the dot family always */
-    count(&x, JK_TENSORDOT, GPU_PLACE_AUTO, &n, &s, &p);
+    count(&x, JK_TENSORDOT, GRAPH_DEVICE_AUTO, &n, &s, &p);
     assert_int_equal(n, 3);
     assert_int_equal(s, 3);
     assert_int_equal(p, 3);
-    count(&x, JK_RANDOM, GPU_PLACE_AUTO, &n, &s, &p);
+    count(&x, JK_RANDOM, GRAPH_DEVICE_AUTO, &n, &s, &p);
     assert_true(n > 0);
     assert_int_equal(s, n);
     assert_int_equal(p, 0); /* auto: small draws stay on the CPU */
-    count(&x, JK_GATHER, GPU_PLACE_AUTO, &n, &s, &p);
+    count(&x, JK_GATHER, GRAPH_DEVICE_AUTO, &n, &s, &p);
     assert_int_equal(n, 3);
     assert_int_equal(s, 3);
     assert_int_equal(p, 3); /* copies of device blocks stay there */
-    count(&x, JK_RANDOM, GPU_PLACE_GPU, &n, &s, &p);
+    count(&x, JK_RANDOM, GRAPH_DEVICE_GPU, &n, &s, &p);
     assert_int_equal(p, n);
-    count(&x, JK_SYRK, GPU_PLACE_CPU, &n, &s, &p);
+    count(&x, JK_SYRK, GRAPH_DEVICE_CPU, &n, &s, &p);
     assert_int_equal(p, 0);
     done(&x);
 }
@@ -178,7 +175,7 @@ static void test_exec_without_device(void **state)
     tile_doc(&x, "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"a\",\"op\":\"ones\","
                  "\"shape\":[40,30],\"chunk_size\":10},{\"key\":\"b\",\"op\":\"inner\","
                  "\"inputs\":[\"a\",\"a\"]}],\"fetch\":[\"b\"]}");
-    exec_opts_t o = {.threads = 2, .place = GPU_PLACE_GPU};
+    exec_opts_t o = {.threads = 2, .place = GRAPH_DEVICE_GPU};
     exec_result_t *r = NULL;
     char err[256];
     assert_int_equal(exec_run(x.t, &o, &r, err, sizeof err), 0);
@@ -203,7 +200,7 @@ static void test_stub_refuses_without_cuda(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_place_parse),
+        cmocka_unit_test(test_device_names),
         cmocka_unit_test(test_document_device_field),
         cmocka_unit_test(test_dot_family_and_gathers),
         cmocka_unit_test(test_unsupported_fall_back),
