@@ -155,6 +155,14 @@ void http_stream_begin(http_stream_t *st, int status, const char *content_type,
 /* Queues n bytes, blocking while the queue is full. -1 when the client went
  * away or the server is stopping: fn should return. */
 int http_stream_write(http_stream_t *st, const void *data, size_t n);
+/* Queues the n bytes at data without copying them (after what was written
+ * before): they must stay valid until done(ctx) runs. It runs exactly once:
+ * on the loop thread once h2o has sent them, or on whichever thread drops
+ * an answer that ends early (client gone, server stopping), which may be
+ * before this returns. Blocks while the queue is full; -1 as
+ * http_stream_write. */
+int http_stream_give(http_stream_t *st, const void *data, size_t n, void (*done)(void *ctx),
+                     void *ctx);
 /* The body cannot be completed (a chunk went missing): the connection is
  * closed after what was sent, so the client sees a truncated answer rather
  * than a wrong one. */

@@ -139,8 +139,13 @@ struct http_stream {
     size_t clen;
     char *q[HTTP_STREAM_QUEUE];
     size_t qlen[HTTP_STREAM_QUEUE];
+    /* a given piece (http_stream_give): not ours, done(ctx) once sent */
+    void (*qdone[HTTP_STREAM_QUEUE])(void *ctx);
+    void *qctx[HTTP_STREAM_QUEUE];
     int qhead, qn;
     char *inflight;
+    void (*inflight_done)(void *ctx);
+    void *inflight_ctx;
     /* Sent pieces kept for reuse: 1 MiB mallocs are fresh mmaps, and
      * faulting in new pages for every piece costs more than the copy. */
     char *spare[HTTP_STREAM_QUEUE];

@@ -20,9 +20,17 @@ void http__stream_release(http_stream_t *st)
     int left = --st->refs;
     pthread_mutex_unlock(&st->mu);
     if (left) return;
-    for (int i = 0; i < st->qn; i++)
-        free(st->q[(st->qhead + i) % HTTP_STREAM_QUEUE]);
-    free(st->inflight);
+    for (int i = 0; i < st->qn; i++) {
+        int k = (st->qhead + i) % HTTP_STREAM_QUEUE;
+        if (st->qdone[k])
+            st->qdone[k](st->qctx[k]);
+        else
+            free(st->q[k]);
+    }
+    if (st->inflight_done)
+        st->inflight_done(st->inflight_ctx);
+    else
+        free(st->inflight);
     for (int i = 0; i < st->n_spare; i++)
         free(st->spare[i]);
     free(st->fill);
@@ -73,9 +81,11 @@ void http__stream_pump(http_stream_t *st)
     if (st->qn > 0) {
         buf.base = st->q[st->qhead];
         buf.len = st->qlen[st->qhead];
+        st->inflight = buf.base;
+        st->inflight_done = st->qdone[st->qhead];
+        st->inflight_ctx = st->qctx[st->qhead];
         st->qhead = (st->qhead + 1) % HTTP_STREAM_QUEUE;
         st->qn--;
-        st->inflight = buf.base;
         st->sending = true;
         state = H2O_SEND_STATE_IN_PROGRESS;
         pthread_cond_broadcast(&st->cv);
@@ -94,13 +104,19 @@ static void stream_proceed(h2o_generator_t *gen, h2o_req_t *req)
 {
     http_stream_t *st = (http_stream_t *)gen;
     pthread_mutex_lock(&st->mu);
-    if (st->n_spare < HTTP_STREAM_QUEUE)
+    void (*done)(void *) = st->inflight_done;
+    void *ctx = st->inflight_ctx;
+    if (done)
+        ; /* given: its owner's, released below */
+    else if (st->n_spare < HTTP_STREAM_QUEUE)
         st->spare[st->n_spare++] = st->inflight;
     else
         free(st->inflight);
     st->inflight = NULL;
+    st->inflight_done = NULL;
     st->sending = false;
     pthread_mutex_unlock(&st->mu);
+    if (done) done(ctx);
     http__stream_pump(st);
 }
 
@@ -171,8 +187,10 @@ void http_stream_begin(http_stream_t *st, int status, const char *content_type,
     pthread_mutex_unlock(&st->mu);
 }
 
-/* Producer: moves the fill buffer to the queue, waiting for room. */
-int http__stream_push(http_stream_t *st)
+/* Producer: queues buf (ours to free, or given: done(ctx) once sent),
+ * waiting for room. -1 (nothing queued) when the client went away or the
+ * server is stopping. */
+static int enqueue(http_stream_t *st, char *buf, size_t len, void (*done)(void *), void *ctx)
 {
     http_server_t *s = st->loop->srv;
     pthread_mutex_lock(&st->mu);
@@ -193,13 +211,35 @@ int http__stream_push(http_stream_t *st)
         return -1;
     }
     int at = (st->qhead + st->qn) % HTTP_STREAM_QUEUE;
-    st->q[at] = st->fill;
-    st->qlen[at] = st->fill_len;
+    st->q[at] = buf;
+    st->qlen[at] = len;
+    st->qdone[at] = done;
+    st->qctx[at] = ctx;
     st->qn++;
-    st->fill = NULL;
-    st->fill_len = 0;
     stream_notify_locked(st);
     pthread_mutex_unlock(&st->mu);
+    return 0;
+}
+
+/* Producer: moves the fill buffer to the queue. */
+int http__stream_push(http_stream_t *st)
+{
+    if (enqueue(st, st->fill, st->fill_len, NULL, NULL)) return -1;
+    st->fill = NULL;
+    st->fill_len = 0;
+    return 0;
+}
+
+int http_stream_give(http_stream_t *st, const void *data, size_t n, void (*done)(void *ctx),
+                     void *ctx)
+{
+    /* what was written before goes first */
+    if ((st->fill_len > 0 && http__stream_push(st)) ||
+        (n > 0 && enqueue(st, (char *)data, n, done, ctx))) {
+        done(ctx);
+        return -1;
+    }
+    if (n == 0) done(ctx);
     return 0;
 }
 

@@ -13,6 +13,9 @@ typedef struct procstat {
 
 /* Samples /proc/self/stat and /proc/self/statm. */
 int procstat_self(procstat_t *out, char *err, size_t errlen);
+/* Resident set size of this process now (/proc/self/statm only: a few
+ * microseconds, cheap enough for every job), or -1 when unreadable. */
+int64_t procstat_rss(void);
 /* CPUs this process may run on (its affinity mask), at least 1. */
 int procstat_cpu_count(void);
 /* Total memory: MemTotal, or the cgroup v2 memory.max when lower. */

@@ -6,6 +6,7 @@
  * more than one slab of it: asm_stream_npy / asm_stream_json pull chunks
  * through a getter (a Redis GET each) and push bytes through the HTTP
  * server's bounded stream queue. */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -277,18 +278,31 @@ void gw_h_get_tensor(http_req_t *r)
 
 /* Chunks are read ahead in groups: the rest of the assembler's row band
  * from the chunk asked for (it asks in order), at most this many chunks and
- * bytes at once, the workers' read in parallel (gw_read_chunks). */
+ * bytes at once, the workers' read in parallel (gw_read_chunks). While the
+ * assembler gathers and sends one group, a thread reads the next: two
+ * groups in memory at most. */
 #define AHEAD_CHUNKS 64
-#define AHEAD_BYTES ((size_t)64 << 20)
+#define AHEAD_BYTES ((size_t)32 << 20)
+
+typedef struct group {
+    int64_t lo; /* chunks lo .. lo + n - 1 */
+    int n;
+    size_t sizes[AHEAD_CHUNKS];
+    char *bufs[AHEAD_CHUNKS];
+    size_t caps[AHEAD_CHUNKS];
+    int rc;
+    char err[256];
+} group_t;
 
 typedef struct getter {
     conns_t *c;
     const plan_src_t *s;
     const gw_loc_t *locs;
-    int64_t lo; /* chunks lo .. lo + n - 1 are in bufs */
-    int n;
-    char *bufs[AHEAD_CHUNKS]; /* kept until the next group (asm_get_fn's contract) */
-    size_t caps[AHEAD_CHUNKS];
+    group_t g[2]; /* g[cur]: the assembler's (kept until it asks past it,
+                   * asm_get_fn's contract); the other: being read ahead */
+    int cur;
+    bool ahead; /* th is reading g[!cur]: the only reader of c meanwhile */
+    pthread_t th;
     char err[256];
 } getter_t;
 
@@ -303,38 +317,84 @@ static int64_t chunk_bytes(const plan_src_t *s, int64_t li)
     return n;
 }
 
+/* The group from li to the end of its row band (chunks sharing the first
+ * axis' chunk), bounded. */
+static void group_plan(const plan_src_t *s, group_t *gr, int64_t li)
+{
+    int64_t band = s->shape.ndim > 0 && s->nch[0] > 0 ? s->n_keys / s->nch[0] : 1;
+    int64_t end = (li / band + 1) * band;
+    size_t total = 0;
+    int n = 0;
+    while (li + n < end && n < AHEAD_CHUNKS) {
+        size_t b = (size_t)chunk_bytes(s, li + n);
+        if (n > 0 && total + b > AHEAD_BYTES) break;
+        gr->sizes[n++] = b;
+        total += b;
+    }
+    gr->lo = li;
+    gr->n = n;
+}
+
+static int group_read(getter_t *g, group_t *gr)
+{
+    gr->err[0] = '\0';
+    gr->rc = gw_read_chunks(g->c, g->s, g->locs, gr->lo, gr->n, gr->sizes, gr->bufs, gr->caps,
+                            gr->err, sizeof gr->err);
+    return gr->rc;
+}
+
+static void *read_ahead(void *arg)
+{
+    getter_t *g = arg;
+    group_read(g, &g->g[!g->cur]);
+    return NULL;
+}
+
+/* Waits for the group read ahead; true when it starts at li and arrived. */
+static bool ahead_join(getter_t *g, int64_t li)
+{
+    if (!g->ahead) return false;
+    pthread_join(g->th, NULL);
+    g->ahead = false;
+    const group_t *nx = &g->g[!g->cur];
+    return nx->lo == li && nx->n > 0 && nx->rc == 0;
+}
+
 static const void *get_chunk(void *ctx, int64_t li)
 {
     getter_t *g = ctx;
     const plan_src_t *s = g->s;
     if (li < 0 || li >= s->n_keys) return NULL;
-    if (li < g->lo || li >= g->lo + g->n) {
-        /* the group from li to the end of its row band (chunks sharing the
-         * first axis' chunk), bounded */
-        int64_t band = s->shape.ndim > 0 && s->nch[0] > 0 ? s->n_keys / s->nch[0] : 1;
-        int64_t end = (li / band + 1) * band;
-        size_t sizes[AHEAD_CHUNKS], total = 0;
-        int n = 0;
-        while (li + n < end && n < AHEAD_CHUNKS) {
-            size_t b = (size_t)chunk_bytes(s, li + n);
-            if (n > 0 && total + b > AHEAD_BYTES) break;
-            sizes[n++] = b;
-            total += b;
+    group_t *cur = &g->g[g->cur];
+    if (li < cur->lo || li >= cur->lo + cur->n) {
+        if (ahead_join(g, li)) {
+            g->cur = !g->cur;
+        } else { /* not read ahead (the first group), or that read failed: here */
+            group_plan(s, cur, li);
+            if (group_read(g, cur)) {
+                snprintf(g->err, sizeof g->err, "%s", cur->err);
+                cur->n = 0;
+                return NULL;
+            }
         }
-        g->n = 0;
-        if (gw_read_chunks(g->c, s, g->locs, li, n, sizes, g->bufs, g->caps, g->err, sizeof g->err))
-            return NULL;
-        g->lo = li;
-        g->n = n;
+        cur = &g->g[g->cur];
+        int64_t next = cur->lo + cur->n;
+        if (next < s->n_keys) {
+            group_plan(s, &g->g[!g->cur], next);
+            g->ahead = pthread_create(&g->th, NULL, read_ahead, g) == 0;
+        }
     }
     /* A chunk of zero bytes: any non-NULL pointer will do. */
-    return chunk_bytes(s, li) ? (const void *)g->bufs[li - g->lo] : (const void *)"";
+    return chunk_bytes(s, li) ? (const void *)cur->bufs[li - cur->lo] : (const void *)"";
 }
 
 static void getter_free(getter_t *g)
 {
-    for (int k = 0; k < AHEAD_CHUNKS; k++)
-        free(g->bufs[k]);
+    if (g->ahead) pthread_join(g->th, NULL);
+    g->ahead = false;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < AHEAD_CHUNKS; i++)
+            free(g->g[k].bufs[i]);
 }
 
 typedef struct sink_ctx {

@@ -25,6 +25,8 @@ void take_completions(sched_t *s)
     }
     bool got = r->type == REDIS_REPLY_ARRAY;
     freeReplyObject(r);
+    /* the successors it made ready go before draining the rest */
+    if (got) flush_pushes(s);
     while (got) {
         r = rq_command(s->done, err, sizeof err, "LPOP mars:done:%s %d", s->id, DRAIN_BATCH);
         if (!r) break;

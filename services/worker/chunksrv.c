@@ -2,9 +2,10 @@
  *
  * The handler (loop thread) checks what needs no I/O: the key, the query
  * (chunkrange_parse), that the store holds the key, the range against its
- * size. The bytes are produced on a stream thread, in pieces of
- * HTTP_STREAM_PIECE, so that neither the worker nor the reader ever holds a
- * second copy of a whole chunk for a transfer. */
+ * size. The bytes are produced on a stream thread: a chunk in memory is
+ * handed to h2o as it lies (pinned until sent), a spilled one or a box goes
+ * in pieces of HTTP_STREAM_PIECE, so that neither the worker nor the reader
+ * ever holds a second copy of a whole chunk for a transfer. */
 #include "chunksrv.h"
 
 #include <stdlib.h>
@@ -41,10 +42,44 @@ static void not_found(chunksrv_app_t *a, http_reply_t *out, const char *key)
     http_reply_error(out, 404, "not_found", "this worker does not hold chunk %s", key);
 }
 
-/* A byte range (or the whole chunk), piece by piece with store_read. */
+typedef struct given {
+    store_t *store;
+    store_ref_t *ref;
+} given_t;
+
+static void given_done(void *ctx)
+{
+    given_t *g = ctx;
+    store_unpin(g->store, g->ref);
+    free(g);
+}
+
+/* A chunk in memory: its bytes handed to the stream as they lie, pinned
+ * until sent (no copy in this process). 0 when sent or failed with an
+ * answer, 1 when the chunk is not in memory. */
+static int give_bytes(chunk_job_t *j, http_stream_t *st, uint64_t off)
+{
+    given_t *g = malloc(sizeof *g);
+    if (!g) return 1;
+    g->store = j->app->store;
+    g->ref = store_get_mem(g->store, j->key);
+    if (!g->ref || off > g->ref->n || j->len > g->ref->n - off) {
+        store_unpin(g->store, g->ref);
+        free(g);
+        return 1;
+    }
+    http_stream_begin(st, 200, "application/octet-stream", (size_t)j->len);
+    if (http_stream_give(st, (const char *)g->ref->data + off, (size_t)j->len, given_done, g) == 0)
+        served(j->app, (size_t)j->len);
+    return 0;
+}
+
+/* A byte range (or the whole chunk): given as it lies when in memory,
+ * else piece by piece with store_read (a spilled chunk stays on disk). */
 static void stream_bytes(chunk_job_t *j, http_stream_t *st, http_reply_t *out)
 {
     uint64_t off = j->range.kind == CHUNKRANGE_BYTES ? j->range.offset : 0;
+    if (j->len > 0 && give_bytes(j, st, off) == 0) return;
     size_t cap = j->len < HTTP_STREAM_PIECE ? (size_t)j->len : HTTP_STREAM_PIECE;
     char *buf = malloc(cap ? cap : 1);
     if (!buf) abort();

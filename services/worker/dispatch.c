@@ -98,8 +98,11 @@ struct dispatch {
  * max)) messages, as BLMOVE RIGHT LEFT would. Both empty: steals one job
  * from the longest queue of another worker (mars:wq lists them) that has
  * at least two waiting, or any waiting on a worker whose live report
- * expired. Returns {messages, stolen}. A script runs atomically: no
- * message is ever in no list. */
+ * expired. Returns {messages, stolen, info}: info holds per message its
+ * task's cancel key (EXISTS), plan prefix (GETRANGE 0 ARGV[4]) and its
+ * descriptor (HGET mars:jd), what handle_batch would otherwise ask for in a
+ * second round trip. A script runs atomically: no message is ever in no
+ * list. */
 static const char TAKE_SCRIPT[] =
     "local function take(q)"
     "  local n = math.floor(redis.call('LLEN', q) / tonumber(ARGV[1]))"
@@ -113,9 +116,23 @@ static const char TAKE_SCRIPT[] =
     "  end"
     "  return out"
     " end"
+    " local function info(out)"
+    "  local res = {}"
+    "  for _, m in ipairs(out) do"
+    "   local tid, job = string.match(m, '^(%S+) (%d+)')"
+    "   if tid then"
+    "    res[#res + 1] = redis.call('EXISTS', 'mars:task:' .. tid .. ':cancel')"
+    "    res[#res + 1] = redis.call('GETRANGE', '" MSG_PLAN "' .. tid, 0, tonumber(ARGV[4]))"
+    "    res[#res + 1] = redis.call('HGET', '" MSG_JOBDESC "' .. tid, job)"
+    "   else"
+    "    res[#res + 1] = 0; res[#res + 1] = ''; res[#res + 1] = false"
+    "   end"
+    "  end"
+    "  return res"
+    " end"
     " local out = take(KEYS[1])"
     " if #out == 0 then out = take(KEYS[2]) end"
-    " if #out > 0 then return {out, 0} end"
+    " if #out > 0 then return {out, 0, info(out)} end"
     " local best, blen = nil, 0"
     " for _, w in ipairs(redis.call('SMEMBERS', 'mars:wq')) do"
     "  if w ~= ARGV[3] then"
@@ -129,7 +146,7 @@ static const char TAKE_SCRIPT[] =
     " end"
     " if best then"
     "  local m = redis.call('LMOVE', best, KEYS[3], 'LEFT', 'LEFT')"
-    "  if m then return {{m}, 1} end"
+    "  if m then return {{m}, 1, info({m})} end"
     " end"
     " return {{}, 0}";
 
@@ -272,6 +289,40 @@ static void slot_set(dispatch_t *d, int slot, const slot_job_t *j)
  * stop: a job never reported would stall its task while we keep beating.
  * Resending is harmless: the same bytes, and a second completion is
  * stale. */
+/* Appends the pending reports to r's pipeline; the commands appended, or
+ * -1 with err. */
+static int reports_append(dispatch_t *d, rq_t *r, reports_t *rp, char *err, size_t errlen)
+{
+    int cmds = 0;
+    for (int i = 0; i < rp->n; i++) {
+        report_t *x = &rp->v[i];
+        if (x->out) {
+            if (rq_append(r, err, errlen, "SET %s %b", x->key, x->out, x->n)) return -1;
+            cmds++;
+        }
+        if (x->owner[0]) {
+            if (rq_append(r, err, errlen, "RPUSH " MSG_DONE "%s %s", x->owner, x->line)) return -1;
+            cmds++;
+        }
+        if (rq_append(r, err, errlen, "LREM " MSG_PROCESSING "%s 1 %s", d->id, x->msg)) return -1;
+        cmds++;
+    }
+    return cmds;
+}
+
+/* The reports went (ok) or are given up: counted, their outputs freed. */
+static void reports_clear(dispatch_t *d, reports_t *rp, bool ok)
+{
+    for (int i = 0; i < rp->n; i++) {
+        report_t *x = &rp->v[i];
+        if (ok && (x->out || x->stored)) atomic_fetch_add(&d->done, 1);
+        free(x->out);
+        x->out = NULL;
+    }
+    rp->n = 0;
+    rp->bytes = 0;
+}
+
 static void reports_flush(dispatch_t *d, rq_t *r, reports_t *rp)
 {
     if (rp->n == 0) return;
@@ -280,27 +331,12 @@ static void reports_flush(dispatch_t *d, rq_t *r, reports_t *rp)
     for (int tries = 0; rc != 0 && retry_wait(d, tries); tries++) {
         if (tries && tries % RETRY_LOG_EVERY == 1)
             log_warning("reporting %d jobs: %s (retrying)", rp->n, err);
-        rc = 0;
-        for (int i = 0; i < rp->n && rc == 0; i++) {
-            report_t *x = &rp->v[i];
-            if (x->out) rc = rq_append(r, err, sizeof err, "SET %s %b", x->key, x->out, x->n);
-            if (rc == 0 && x->owner[0])
-                rc = rq_append(r, err, sizeof err, "RPUSH " MSG_DONE "%s %s", x->owner, x->line);
-            if (rc == 0)
-                rc = rq_append(r, err, sizeof err, "LREM " MSG_PROCESSING "%s 1 %s", d->id, x->msg);
-        }
+        rc = reports_append(d, r, rp, err, sizeof err) < 0 ? -1 : 0;
         if (rc == 0) rc = rq_flush(r, err, sizeof err);
     }
     if (rc)
         log_warning("reporting %d jobs: %s (stopping: left on the processing list)", rp->n, err);
-    for (int i = 0; i < rp->n; i++) {
-        report_t *x = &rp->v[i];
-        if (rc == 0 && (x->out || x->stored)) atomic_fetch_add(&d->done, 1);
-        free(x->out);
-        x->out = NULL;
-    }
-    rp->n = 0;
-    rp->bytes = 0;
+    reports_clear(d, rp, rc == 0);
 }
 
 /* Queues a report (owner NULL: the message is only dropped); takes out. */
@@ -441,7 +477,7 @@ static void run_one(dispatch_t *d, islot_t *is, int slot, const char *msg, const
  * processing list): the cancel key and plan prefix once per task, then the
  * jobs in order, their reports pipelined. */
 static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_JOB_MAX], int n,
-                         reports_t *rp)
+                         const redisReply *pre, reports_t *rp)
 {
     rq_t *r = is->r;
     char err[256];
@@ -464,39 +500,58 @@ static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_
         }
         task_of[i] = t;
     }
-    /* Cancelled, or ended (its plan is gone): dropped without running. */
-    /* ... and the jobs' descriptors, in the same round trip */
-    redisReply *reps[3 * BATCH_MAX], **desc = reps + 2 * nt;
-    int nd = 0;
-    for (int tries = 0; nt > 0; tries++) {
+    /* Cancelled, or ended (its plan is gone): dropped without running.
+     * The take's script looked these up with the jobs' descriptors (pre:
+     * three per message); else (a blocking take) one round trip here. */
+    const redisReply *desc[BATCH_MAX] = {0}, *cks[2 * BATCH_MAX];
+    redisReply *reps[3 * BATCH_MAX];
+    int nrep = 0;
+    bool use_pre = pre && pre->type == REDIS_REPLY_ARRAY && pre->elements == (size_t)(3 * n);
+    for (int t = 0; use_pre && t < nt; t++) {
+        int i = 0;
+        while (task_of[i] != t)
+            i++;
+        cks[2 * t] = pre->element[3 * i];
+        cks[2 * t + 1] = pre->element[3 * i + 1];
+        if (cks[2 * t + 1]->type == REDIS_REPLY_NIL) use_pre = false; /* not looked up */
+    }
+    for (int i = 0; use_pre && i < n; i++)
+        if (task_of[i] >= 0) desc[i] = pre->element[3 * i + 2];
+    for (int tries = 0; !use_pre && nt > 0; tries++) {
         if (!retry_wait(d, tries)) return; /* left on the list: requeued after we stop */
         int rc = 0;
-        nd = 0;
+        nrep = 0;
         for (int t = 0; t < nt && rc == 0; t++)
             rc = rq_append(r, err, sizeof err, "EXISTS mars:task:%s:cancel", ck[t].tid) ||
-                 rq_append(r, err, sizeof err, "GETRANGE mars:plan:%s 0 %d", ck[t].tid,
+                 rq_append(r, err, sizeof err, "GETRANGE " MSG_PLAN "%s 0 %d", ck[t].tid,
                            TASKCACHE_PREFIX - 1);
         for (int i = 0; i < n && rc == 0; i++)
             if (task_of[i] >= 0)
                 rc = rq_append(r, err, sizeof err, "HGET " MSG_JOBDESC "%s %d", tids[i],
-                               (int)jobs[i]),
-                nd++;
-        if (rc == 0 && rq_flush_replies(r, reps, 2 * nt + nd, err, sizeof err) == 0) break;
+                               (int)jobs[i]);
+        nrep = 2 * nt;
+        for (int i = 0; i < n; i++)
+            nrep += task_of[i] >= 0;
+        if (rc == 0 && rq_flush_replies(r, reps, nrep, err, sizeof err) == 0) {
+            for (int k = 0; k < 2 * nt; k++)
+                cks[k] = reps[k];
+            for (int i = 0, q = 2 * nt; i < n; i++)
+                if (task_of[i] >= 0) desc[i] = reps[q++];
+            break;
+        }
+        nrep = 0;
         if (tries % RETRY_LOG_EVERY == 0) log_warning("%d jobs: %s (retrying)", n, err);
     }
     for (int t = 0; t < nt; t++) {
-        redisReply *c = reps[2 * t], *g = reps[2 * t + 1];
+        const redisReply *c = cks[2 * t], *g = cks[2 * t + 1];
         ck[t].cancelled = c->type == REDIS_REPLY_INTEGER && c->integer > 0;
         ck[t].gone = g->type != REDIS_REPLY_STRING || g->len == 0;
         if (!ck[t].gone) {
             ck[t].plen = (size_t)g->len < TASKCACHE_PREFIX ? (size_t)g->len : TASKCACHE_PREFIX;
             memcpy(ck[t].prefix, g->str, ck[t].plen);
         }
-        freeReplyObject(c);
-        freeReplyObject(g);
     }
-    for (int i = 0, q = 0; i < n; i++) {
-        redisReply *di = task_of[i] >= 0 && q < nd ? desc[q++] : NULL;
+    for (int i = 0; i < n; i++) {
         if (task_of[i] < 0) {
             log_warning("dropping malformed job message \"%.200s\"", msgs[i]);
             report_add(d, r, rp, msgs[i], NULL, NULL, NULL, 0, false);
@@ -506,28 +561,44 @@ static void handle_batch(dispatch_t *d, islot_t *is, int slot, char (*msgs)[MSG_
             metrics_counter_inc(d->m_dropped);
             report_add(d, r, rp, msgs[i], NULL, NULL, NULL, 0, false);
         } else {
-            run_one(d, is, slot, msgs[i], tids[i], jobs[i], attempts[i], &ck[task_of[i]], di, rp);
+            run_one(d, is, slot, msgs[i], tids[i], jobs[i], attempts[i], &ck[task_of[i]], desc[i],
+                    rp);
         }
-        if (di) freeReplyObject(di);
-        if (rp->bytes >= REPORT_BYTES || svc_now_ms() - rp->first_ms >= REPORT_MS)
+        /* the last job's reports go with the next take (slot_main) */
+        if (i + 1 < n && (rp->bytes >= REPORT_BYTES || svc_now_ms() - rp->first_ms >= REPORT_MS))
             reports_flush(d, r, rp);
     }
-    reports_flush(d, r, rp);
+    for (int k = 0; k < nrep; k++)
+        freeReplyObject(reps[k]);
 }
 
-/* Takes a batch: our queue, mars:jobs, or one stolen job (TAKE_SCRIPT);
- * when there is none, waits on our queue. The reply, or NULL with err. */
-static redisReply *take(dispatch_t *d, rq_t *r, int *stolen, char *err, size_t errlen)
+/* Takes a batch: our queue, mars:jobs, or one stolen job (TAKE_SCRIPT),
+ * in the same round trip as the previous batch's pending reports; when
+ * there is none, waits on our queue. The reply, or NULL with err (the
+ * reports then went on their own, retried). */
+static redisReply *take(dispatch_t *d, rq_t *r, reports_t *rp, int *stolen, char *err,
+                        size_t errlen)
 {
-    char spread[16], bmax[16];
+    char spread[16], bmax[16], plen[16];
     snprintf(spread, sizeof spread, "%d", TAKE_SPREAD);
     snprintf(bmax, sizeof bmax, "%d", BATCH_MAX);
+    snprintf(plen, sizeof plen, "%d", TASKCACHE_PREFIX - 1);
     *stolen = 0;
-    redisReply *rep = rq_command(
-        r, err, errlen, "EVAL %s 3 " MSG_WJOBS "%s " MSG_JOBS " " MSG_PROCESSING "%s %s %s %s",
-        TAKE_SCRIPT, d->id, d->id, spread, bmax, d->id);
-    if (!rep) return NULL;
-    if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
+    redisReply *reps[3 * BATCH_MAX + 1];
+    int cmds = rp->n ? reports_append(d, r, rp, err, errlen) : 0;
+    if (cmds < 0 ||
+        rq_append(r, err, errlen,
+                  "EVAL %s 3 " MSG_WJOBS "%s " MSG_JOBS " " MSG_PROCESSING "%s %s %s %s %s",
+                  TAKE_SCRIPT, d->id, d->id, spread, bmax, d->id, plen) ||
+        rq_flush_replies(r, reps, cmds + 1, err, errlen)) {
+        reports_flush(d, r, rp);
+        return NULL;
+    }
+    for (int k = 0; k < cmds; k++)
+        freeReplyObject(reps[k]);
+    reports_clear(d, rp, true);
+    redisReply *rep = reps[cmds];
+    if (rep->type == REDIS_REPLY_ARRAY && rep->elements >= 2 &&
         rep->element[0]->type == REDIS_REPLY_ARRAY && rep->element[0]->elements > 0) {
         *stolen = rep->element[1]->type == REDIS_REPLY_INTEGER && rep->element[1]->integer > 0;
         return rep;
@@ -538,16 +609,19 @@ static redisReply *take(dispatch_t *d, rq_t *r, int *stolen, char *err, size_t e
                                d->id, d->id);
 }
 
-/* The messages of a take's reply into msgs; their number. */
-static int take_msgs(const redisReply *rep, char (*msgs)[MSG_JOB_MAX])
+/* The messages of a take's reply into msgs; their number. *pre: the
+ * script's per-message lookups (handle_batch), NULL when there are none or
+ * they do not line up with msgs. */
+static int take_msgs(const redisReply *rep, char (*msgs)[MSG_JOB_MAX], const redisReply **pre)
 {
     int n = 0;
+    *pre = NULL;
     if (rep->type == REDIS_REPLY_STRING) {
         snprintf(msgs[n++], MSG_JOB_MAX, "%.*s",
                  (int)(rep->len < MSG_JOB_MAX - 1 ? rep->len : MSG_JOB_MAX - 1), rep->str);
         return n;
     }
-    if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2) return 0;
+    if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 2) return 0;
     const redisReply *a = rep->element[0];
     for (size_t i = 0; a->type == REDIS_REPLY_ARRAY && i < a->elements && n < BATCH_MAX; i++) {
         const redisReply *e = a->element[i];
@@ -555,6 +629,8 @@ static int take_msgs(const redisReply *rep, char (*msgs)[MSG_JOB_MAX])
         snprintf(msgs[n++], MSG_JOB_MAX, "%.*s",
                  (int)(e->len < MSG_JOB_MAX - 1 ? e->len : MSG_JOB_MAX - 1), e->str);
     }
+    if (rep->elements >= 3 && a->type == REDIS_REPLY_ARRAY && (size_t)n == a->elements)
+        *pre = rep->element[2];
     return n;
 }
 
@@ -579,12 +655,13 @@ static void *slot_main(void *arg)
         /* Above the soft memory limit: no new job until the store has
          * spilled (memguard's thread) or running jobs ended. */
         if (memguard_paused(d->mg)) {
+            reports_flush(d, is.r, &rp); /* the last batch's, not held meanwhile */
             struct timespec ts = {0, PAUSE_MS * 1000 * 1000};
             nanosleep(&ts, NULL);
             continue;
         }
         int stolen;
-        redisReply *rep = take(d, is.r, &stolen, err, sizeof err);
+        redisReply *rep = take(d, is.r, &rp, &stolen, err, sizeof err);
         if (!rep) {
             if (ok) log_warning("taking a job: %s", err);
             ok = false;
@@ -595,11 +672,13 @@ static void *slot_main(void *arg)
         }
         if (!ok) log_info("taking jobs again");
         ok = true;
-        int n = take_msgs(rep, msgs);
-        freeReplyObject(rep);
+        const redisReply *pre;
+        int n = take_msgs(rep, msgs, &pre);
         if (stolen) metrics_counter_add(d->m_stolen, n);
-        if (n > 0) handle_batch(d, &is, slot, msgs, n, &rp);
+        if (n > 0) handle_batch(d, &is, slot, msgs, n, pre, &rp);
+        freeReplyObject(rep);
     }
+    if (rp.v) reports_flush(d, is.r, &rp); /* stopping: what ran is reported */
 out:
     free(rp.v);
     free(msgs);

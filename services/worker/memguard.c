@@ -44,9 +44,7 @@ struct memguard {
 
 static int64_t rss_self(void *ctx)
 {
-    procstat_t ps;
-    char err[128];
-    return procstat_self(&ps, err, sizeof err) == 0 ? ps.rss_bytes : -1;
+    return procstat_rss();
 }
 
 void memguard_fmt_size(int64_t b, char *out, size_t cap)
@@ -376,9 +374,11 @@ int memguard_admit(memguard_t *m, int64_t need, char *err, size_t errlen)
     int64_t soft = limit / 100 * MEMGUARD_SOFT_PCT, hard = limit / 100 * MEMGUARD_HARD_PCT;
     int64_t rss = read_rss(m);
     int64_t reserved = memguard_reserved(m);
+    bool moved = false; /* rss read again below when trimmed or spilled */
     if (rss + reserved + need > soft) {
         malloc_trim(0);
         rss = read_rss(m);
+        moved = true;
     }
     if (rss + reserved + need > soft) {
         /* The job would take the worker over its soft limit: that is a
@@ -401,7 +401,7 @@ int memguard_admit(memguard_t *m, int64_t need, char *err, size_t errlen)
             if (m->g_paused) metrics_gauge_set(m->g_paused, 0);
         }
     }
-    rss = read_rss(m);
+    if (moved) rss = read_rss(m);
     pthread_mutex_lock(&m->mu);
     int64_t holds = rss + m->reserved;
     if (holds + need > hard) {

@@ -511,6 +511,33 @@ void store_release(store_t *s, store_ref_t *ref)
     pthread_mutex_unlock(&s->mu);
 }
 
+store_ref_t *store_get_mem(store_t *s, const char *key)
+{
+    if (!key || strlen(key) > STORE_KEY_MAX) return NULL;
+    pthread_mutex_lock(&s->mu);
+    entry_t *e = *slot_of(s, key);
+    if (!e || !e->in_mem || e->loading) {
+        pthread_mutex_unlock(&s->mu);
+        return NULL;
+    }
+    e->pins++;
+    touch(s, e);
+    s->st.pinned_bytes += (int64_t)e->pub.n;
+    pthread_mutex_unlock(&s->mu);
+    return &e->pub;
+}
+
+void store_unpin(store_t *s, store_ref_t *ref)
+{
+    if (!ref) return;
+    entry_t *e = (entry_t *)ref;
+    pthread_mutex_lock(&s->mu);
+    s->st.pinned_bytes -= (int64_t)e->pub.n;
+    unpin(s, e);
+    update_gauges(s);
+    pthread_mutex_unlock(&s->mu);
+}
+
 int store_read(store_t *s, const char *key, uint64_t off, uint64_t len, void *dst)
 {
     if (!key || strlen(key) > STORE_KEY_MAX) return -1;

@@ -87,6 +87,13 @@ int store_put(store_t *s, const char *key, void *data, size_t n, bool owned);
  * spill file cannot be read (logged). Release with store_release. */
 store_ref_t *store_get(store_t *s, const char *key);
 void store_release(store_t *s, store_ref_t *ref);
+/* Pins the entry only when it is in memory now: a spilled one is not read
+ * back (NULL, as for an absent key; store_read serves it). For sending a
+ * chunk without copying it. */
+store_ref_t *store_get_mem(store_t *s, const char *key);
+/* Releases a pin without making room (the next put or the memory guard
+ * does): cheap, for any thread, an event loop's included. */
+void store_unpin(store_t *s, store_ref_t *ref);
 
 /* Copies bytes [off, off+len) of the chunk into dst without pinning it and
  * without reading a spilled chunk back into memory (pread from its file):

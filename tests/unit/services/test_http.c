@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -42,6 +43,33 @@ static void h_post_only(http_req_t *r)
     http_send(r, &rep);
 }
 
+/* A streamed answer: copied bytes, a given buffer (sent as it
+ * lies), copied bytes again, an empty given buffer. */
+#define GIVEN_N 600000u /* httpc reads answers of at most 1 MiB */
+static char g_given[GIVEN_N];
+static int g_given_done;
+
+static void given_done(void *ctx)
+{
+    __atomic_fetch_add((int *)ctx, 1, __ATOMIC_SEQ_CST);
+}
+
+static void job_stream(void *state, void *arg, http_stream_t *st, http_reply_t *out)
+{
+    for (size_t i = 0; i < GIVEN_N; i++)
+        g_given[i] = (char)('a' + i % 26);
+    http_stream_begin(st, 200, "application/octet-stream", 10 + GIVEN_N + 5);
+    if (http_stream_write(st, "0123456789", 10)) return;
+    if (http_stream_give(st, g_given, GIVEN_N, given_done, &g_given_done)) return;
+    if (http_stream_write(st, "ABCDE", 5)) return;
+    http_stream_give(st, g_given, 0, given_done, &g_given_done);
+}
+
+static void h_stream(http_req_t *r)
+{
+    http_defer_stream(r, job_stream, NULL, 0);
+}
+
 static void *state_init(void *app)
 {
     static int states[8];
@@ -54,6 +82,7 @@ static const http_route_t ROUTES[] = {
     {"GET", "/health", http_handle_health}, {"GET", "/metrics", http_handle_metrics},
     {"GET", "/x/{}/y/{}", h_echo},          {"GET", "/defer", h_defer},
     {"POST", "/post-only", h_post_only},    {"DELETE", "/post-only", h_post_only},
+    {"GET", "/stream", h_stream},
 };
 
 static http_server_t *g_srv;
@@ -160,6 +189,28 @@ static void test_client_errors(void **state)
     sbuf_close(&body);
 }
 
+static void test_stream_give(void **state)
+{
+    int status;
+    char err[256];
+    sbuf_t body;
+    sbuf_init(&body);
+    if (httpc_get("127.0.0.1", http_server_port(g_srv), "/stream", 10000, &status, &body, err,
+                  sizeof err))
+        fail_msg("GET /stream: %s", err);
+    assert_int_equal(status, 200);
+    assert_int_equal(body.len, 10 + GIVEN_N + 5);
+    assert_memory_equal(body.data, "0123456789", 10);
+    assert_memory_equal(body.data + 10, g_given, GIVEN_N);
+    assert_memory_equal(body.data + 10 + GIVEN_N, "ABCDE", 5);
+    sbuf_close(&body);
+    /* each given buffer is handed back once: the empty one at once, the
+     * other once h2o has sent it (the client may see its bytes first) */
+    for (int i = 0; i < 200 && __atomic_load_n(&g_given_done, __ATOMIC_SEQ_CST) < 2; i++)
+        usleep(5000);
+    assert_int_equal(__atomic_load_n(&g_given_done, __ATOMIC_SEQ_CST), 2);
+}
+
 static int setup(void **state)
 {
     char err[256];
@@ -193,7 +244,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_params),        cmocka_unit_test(test_errors),
         cmocka_unit_test(test_defer),         cmocka_unit_test(test_metrics_counted),
-        cmocka_unit_test(test_client_errors),
+        cmocka_unit_test(test_client_errors), cmocka_unit_test(test_stream_give),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

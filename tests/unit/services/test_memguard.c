@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "memguard.h"
+#include "procstat.h"
 #include "store.h"
 
 #define MiB (1LL << 20)
@@ -278,12 +279,32 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* The real sampler (one statm descriptor, re-read): it sees memory
+ * touched, and agrees with procstat_self. */
+static void test_rss_sampler(void **state)
+{
+    int64_t r0 = procstat_rss();
+    assert_true(r0 > 0);
+    const size_t n = 64 << 20;
+    char *p = malloc(n);
+    assert_non_null(p);
+    memset(p, 1, n);
+    int64_t r1 = procstat_rss();
+    assert_true(r1 >= r0 + (int64_t)(n / 2));
+    procstat_t ps;
+    char err[128];
+    assert_int_equal(procstat_self(&ps, err, sizeof err), 0);
+    assert_true(ps.rss_bytes >= (int64_t)(n / 2) && ps.rss_bytes < r1 + (16 << 20));
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_admit_arithmetic), cmocka_unit_test(test_pause),
         cmocka_unit_test(test_spill_under_soft), cmocka_unit_test(test_host_share),
         cmocka_unit_test(test_thread),           cmocka_unit_test(test_fmt),
+        cmocka_unit_test(test_rss_sampler),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -218,6 +218,43 @@ static void test_pins_never_spilled(void **state)
     store_destroy(s);
 }
 
+static void test_get_mem(void **state)
+{
+    /* store_get_mem pins what is in memory and never reads a file back. */
+    const size_t n = 1000;
+    store_t *s = make(2000, 1);
+    store_put(s, "a", pattern(n, 1), n, true);
+    store_put(s, "b", pattern(n, 2), n, true);
+    store_ref_t *ra = store_get_mem(s, "a");
+    assert_non_null(ra);
+    assert_true(matches(ra->data, ra->n, 1));
+    store_stats_t st;
+    store_stats(s, &st);
+    assert_int_equal(st.pinned_bytes, (int64_t)n);
+    /* pinned: b spills in its place, and is not loaded back */
+    store_put(s, "c", pattern(n, 3), n, true);
+    store_stats(s, &st);
+    assert_int_equal(st.spilled_chunks, 1);
+    assert_null(store_get_mem(s, "b"));
+    assert_null(store_get_mem(s, "absent"));
+    store_stats(s, &st);
+    assert_int_equal(st.unspills, 0);
+    assert_true(matches(ra->data, ra->n, 1));
+    /* unpinned, a may spill; freed while pinned, it stays readable */
+    store_ref_t *rc = store_get_mem(s, "c");
+    assert_non_null(rc);
+    store_free(s, "c");
+    assert_int_equal(store_size(s, "c"), -1);
+    assert_true(matches(rc->data, rc->n, 3));
+    store_unpin(s, rc);
+    store_unpin(s, ra);
+    store_stats(s, &st);
+    assert_int_equal(st.pinned_bytes, 0);
+    assert_int_equal(store_spill(s, 1 << 20), (int64_t)n);
+    assert_null(store_get_mem(s, "a"));
+    store_destroy(s);
+}
+
 static void test_cached_dropped_first(void **state)
 {
     const size_t n = 1000;
@@ -469,6 +506,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_put_get_free),
         cmocka_unit_test(test_duplicate_put),
+        cmocka_unit_test(test_get_mem),
         cmocka_unit_test(test_spill_round_trip),
         cmocka_unit_test(test_pins_never_spilled),
         cmocka_unit_test(test_cached_dropped_first),
