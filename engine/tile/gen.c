@@ -298,6 +298,25 @@ int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst)
         const piece_t *p = &g->p;
         bool whole = tile_gpiece_contiguous(g);
         void *buf = NULL;
+        const piece_t *p_ = p;
+        piece_t row;
+        int64_t zero[MR_MAXDIM];
+        bool fill = (gp.op == OP_ONES || gp.op == OP_ZEROS || gp.op == OP_FULL) && !whole &&
+                    p->ndim == g->ndim && p->ndim > 0 && p->src_off == 0 &&
+                    p->src_stride[p->ndim - 1] == 1;
+        if (fill) {
+            /* the same value everywhere: one row made, copied to every
+             * row of the box in dst (no box-sized scratch) */
+            row = *p;
+            for (int d = 0; d < p->ndim - 1; d++)
+                zero[d] = 0;
+            zero[p->ndim - 1] = 1;
+            row.src_stride = zero;
+            p_ = &row;
+            a.shape.ndim = 1;
+            a.shape.d[0] = p->count[p->ndim - 1];
+            nel = a.shape.d[0];
+        }
         if (whole) {
             a.data = (char *)dst + p->dst_off * (int64_t)es;
         } else {
@@ -309,7 +328,7 @@ int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst)
             kern_random(&gp, g->off, &a);
         else
             kern_create(&gp, g->off, &a);
-        if (!whole) tile__copy_piece(p, buf, dst, es);
+        if (!whole) tile__copy_piece(p_, buf, dst, es);
         scratch_free(buf);
     }
     return 0;

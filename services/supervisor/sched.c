@@ -5,39 +5,48 @@
 
 /* ---- the loop ---------------------------------------------------------------- */
 
+/* One completion (or wake) message. */
+static void take_one(sched_t *s, const char *list, const char *msg)
+{
+    if (strcmp(list, MSG_WAKE) == 0 || strcmp(msg, MSG_WAKE_SELF) == 0)
+        s->woken = true; /* the loop's next turn looks at the tables at once */
+    else
+        completion(s, msg);
+}
+
+/* Waits for completions and takes every one waiting in the same round
+ * trip (BLMPOP ... COUNT), then sends the pushes they made (successors)
+ * at once; a longer backlog is drained in batches. */
 void take_completions(sched_t *s)
 {
-    char err[256];
-    redisReply *r = rq_command_blocking(s->done, BLOCK_MS, err, sizeof err,
-                                        "BLPOP mars:done:%s " MSG_WAKE " %s", s->id, BLOCK_S);
+    char err[256], key[100];
+    snprintf(key, sizeof key, "mars:done:%s", s->id);
+    redisReply *r =
+        rq_command_blocking(s->done, BLOCK_MS, err, sizeof err,
+                            "BLMPOP %s 2 %s " MSG_WAKE " LEFT COUNT %d", BLOCK_S, key, DRAIN_BATCH);
     if (!r) {
         log_warning("waiting for completions: %s", err);
         struct timespec ts = {0, 200 * 1000 * 1000};
         nanosleep(&ts, NULL);
         return;
     }
-    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[1]->str) {
-        if (strcmp(r->element[0]->str, MSG_WAKE) == 0 ||
-            strcmp(r->element[1]->str, MSG_WAKE_SELF) == 0)
-            s->woken = true; /* the loop's next turn looks at the tables at once */
-        else
-            completion(s, r->element[1]->str);
+    /* [list, [messages...]], or nil when the wait ended empty */
+    size_t got = 0;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[0]->str &&
+        r->element[1]->type == REDIS_REPLY_ARRAY) {
+        const redisReply *m = r->element[1];
+        got = m->elements;
+        for (size_t i = 0; i < m->elements; i++)
+            if (m->element[i]->str) take_one(s, r->element[0]->str, m->element[i]->str);
     }
-    bool got = r->type == REDIS_REPLY_ARRAY;
     freeReplyObject(r);
-    /* the successors it made ready go before draining the rest */
     if (got) flush_pushes(s);
-    while (got) {
-        r = rq_command(s->done, err, sizeof err, "LPOP mars:done:%s %d", s->id, DRAIN_BATCH);
+    while (got == DRAIN_BATCH) {
+        r = rq_command(s->done, err, sizeof err, "LPOP %s %d", key, DRAIN_BATCH);
         if (!r) break;
-        got = r->type == REDIS_REPLY_ARRAY && r->elements == DRAIN_BATCH;
-        for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
-            if (!r->element[i]->str) continue;
-            if (strcmp(r->element[i]->str, MSG_WAKE_SELF) == 0)
-                s->woken = true;
-            else
-                completion(s, r->element[i]->str);
-        }
+        got = r->type == REDIS_REPLY_ARRAY ? r->elements : 0;
+        for (size_t i = 0; i < got; i++)
+            if (r->element[i]->str) take_one(s, key, r->element[i]->str);
         freeReplyObject(r);
         flush_pushes(s);
     }

@@ -75,6 +75,18 @@ for op in ["ones_like", "zeros_like", "empty_like", "full_like"]:
     rejects.append(Reject("%s/negative-shape/rejected" % op,
                           D([N("a", "ones", shape=[2]), N("c", op, ["a"], shape=[-1], **fill)]),
                           "c", op))
+# A fill read by a product through panels that span several of its chunks:
+# each chunk's box lies in the panel with gaps (one row made, copied to
+# every row), uneven chunks and 3-D boxes included.
+for op, fill in [("ones", {}), ("zeros", {}), ("full", {"fill_value": -2.5})]:
+    for dt in ["float64", "float32", "int32", "int64"]:
+        case("%s/%s/panels-of-a-product" % (op, dt),
+             [N("a", op, shape=[23, 17], chunk_size=[5, 4], dtype=dt, **fill),
+              N("c", "inner", ["a", "a"])])
+    case("%s/panels-3d" % op,
+         [N("a", op, shape=[6, 7, 9], chunk_size=[2, 3, 4], **fill),
+          N("t", "transpose", ["a"], axes=[2, 0, 1]),
+          N("c", "rechunk", ["t"], chunk_size=[9, 1, 7])])
 full_int = [N("a", "ones", shape=[4], dtype="int32", chunk_size=3),
             N("c", "full_like", ["a"], fill_value=-3.9)]
 case("full_like/float-into-int", full_int)
