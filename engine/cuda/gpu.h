@@ -247,6 +247,28 @@ int gpu_k_piece(gpu_job_t *j, const gpu_piece_t *p, const void *src, void *dst);
 int gpu_k_copy(gpu_job_t *j, const void *src, void *dst, size_t bytes);
 /* out[0 .. n) = the es-byte value val. */
 int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, void *out);
+/* The position-dependent creation ops, kern/create.c's arithmetic bit for
+ * bit. arange (1-D; float64, float32, int64, int32): element g0 + k is
+ * v0 + (g0 + k) * delta in the dtype's arithmetic (integers wrap), with the
+ * elements at global 0 and 1 exactly v0 and v1. linspace (1-D; float64,
+ * float32): numpy 1.24's formula in float64, then rounded to the dtype.
+ * eye (2-D, rows x cols; any base dtype): one (its bytes) where
+ * col - row == diag (has_diag 0: nowhere), zero elsewhere. */
+enum { GCRE_ARANGE, GCRE_LINSPACE, GCRE_EYE };
+typedef struct {
+    int kind, dt;
+    int64_t g0, n;
+    double f0, f1, fdelta;     /* arange float64 */
+    float s0, s1, sdelta;      /* arange float32 */
+    uint64_t i0, idelta;       /* arange int64 / int32 (low 32 bits) */
+    double start, stop, delta; /* linspace: delta = stop - start */
+    int64_t num, div;
+    int endpoint;
+    int64_t cols, diag; /* eye */
+    int has_diag, es;
+    uint64_t one;
+} gpu_create_t;
+int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out);
 
 /* Counters since the process started: the jobs run on device dev, and the
  * copies between host and devices (bytes, and the seconds the copy calls

@@ -225,11 +225,27 @@ static bool const_fill(op_t op)
            op == OP_ONES_LIKE || op == OP_ZEROS_LIKE || op == OP_EMPTY_LIKE || op == OP_FULL_LIKE;
 }
 
+/* The creation ops whose values depend on the position (gpu_k_create). */
+static bool pos_create_ok(op_t op, dtype_t dt, int ndim)
+{
+    bool f = dt == DT_FLOAT64 || dt == DT_FLOAT32;
+    switch (op) {
+    case OP_ARANGE:
+        return ndim == 1 && (f || dt == DT_INT64 || dt == DT_INT32);
+    case OP_LINSPACE:
+        return ndim == 1 && f;
+    case OP_EYE:
+        return ndim == 2;
+    default:
+        return false;
+    }
+}
+
 /* A creation or random node's region the device can make. */
 static bool gen_ok(const graph_node_t *n, dtype_t dt, int ndim)
 {
     if (!base_dt(dt) || ndim > GPU_EW_DIMS) return false;
-    if (const_fill(n->op)) return true;
+    if (const_fill(n->op) || pos_create_ok(n->op, dt, ndim)) return true;
     int k = rand_kind(n->op);
     if (k < 0) return false;
     if (k == GRND_RANDINT) return dt == DT_INT32 || dt == DT_INT64;
@@ -440,6 +456,79 @@ typedef struct {
     int n_owned;
 } run_t;
 
+/* gpu_k_create's parameters for a box of arange, linspace or eye, the
+ * values the CPU kernel starts from taken from that kernel itself: arange's
+ * first two elements, eye's one. 0, or 1 when the device cannot make it. */
+static int create_params(const kern_gen_t *gp, dtype_t dt, int nd, const int64_t *shape,
+                         const int64_t *off, gpu_create_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->dt = dt;
+    c->n = elems(nd, shape);
+    c->g0 = nd ? off[0] : 0;
+    c->es = (int)dt_size(dt);
+    if (gp->op == OP_EYE) {
+        c->kind = GCRE_EYE;
+        c->cols = shape[1];
+        int64_t d0;
+        c->has_diag = !__builtin_sub_overflow(off[0], off[1], &d0) &&
+                      !__builtin_add_overflow(d0, gp->k, &c->diag);
+        kern_gen_t g1 = *gp;
+        g1.k = 0;
+        int64_t z[2] = {0, 0};
+        arr_t one = {.data = &c->one, .dt = dt};
+        one.shape.ndim = 2;
+        one.shape.d[0] = one.shape.d[1] = 1;
+        kern_create(&g1, z, &one);
+        return c->cols > 0 || c->n == 0 ? 0 : 1;
+    }
+    if (gp->op == OP_LINSPACE) {
+        c->kind = GCRE_LINSPACE;
+        c->start = sc_as_double(gp->start);
+        c->stop = sc_as_double(gp->stop);
+        c->delta = c->stop - c->start;
+        c->num = gp->num;
+        c->endpoint = gp->endpoint ? 1 : 0;
+        c->div = gp->endpoint ? gp->num - 1 : gp->num;
+        return 0;
+    }
+    c->kind = GCRE_ARANGE;
+    unsigned char two[16] = {0};
+    arr_t a = {.data = two, .dt = dt};
+    a.shape.ndim = 1;
+    a.shape.d[0] = 2;
+    int64_t z = 0;
+    kern_create(gp, &z, &a);
+    switch (dt) {
+    case DT_FLOAT64:
+        memcpy(&c->f0, two, 8);
+        memcpy(&c->f1, two + 8, 8);
+        c->fdelta = c->f1 - c->f0;
+        return 0;
+    case DT_FLOAT32:
+        memcpy(&c->s0, two, 4);
+        memcpy(&c->s1, two + 4, 4);
+        c->sdelta = c->s1 - c->s0;
+        return 0;
+    case DT_INT64: {
+        int64_t v[2];
+        memcpy(v, two, 16);
+        c->i0 = (uint64_t)v[0];
+        c->idelta = (uint64_t)v[1] - (uint64_t)v[0];
+        return 0;
+    }
+    case DT_INT32: {
+        int32_t v[2];
+        memcpy(v, two, 8);
+        c->i0 = (uint32_t)v[0];
+        c->idelta = (uint32_t)((uint32_t)v[1] - (uint32_t)v[0]);
+        return 0;
+    }
+    default:
+        return 1;
+    }
+}
+
 /* gen: a creation or random node's box (shape, dtype, global offset) made
  * on the device at out. */
 static int gen_region(run_t *r, const graph_node_t *n, dtype_t dt, int nd, const int64_t *shape,
@@ -457,6 +546,11 @@ static int gen_region(run_t *r, const graph_node_t *n, dtype_t dt, int nd, const
             one.shape.d[d] = 1;
         kern_create(&gp, off, &one);
         return gpu_k_fill(r->gj, &v, dt_size(dt), cnt, out);
+    }
+    if (pos_create_ok(n->op, dt, nd)) {
+        gpu_create_t c;
+        if (create_params(&gp, dt, nd, shape, off, &c)) return 1;
+        return gpu_k_create(r->gj, &c, out);
     }
     gpu_rand_t g = {
         .kind = rand_kind(n->op), .dt = dt, .seed = gp.seed, .a = 0, .b = 1, .nd = nd, .n = cnt};

@@ -1651,6 +1651,71 @@ extern "C" int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, v
     return launched(j, "a fill");
 }
 
+/* kern/create.c's arange, linspace and eye (gpu.h). Only +, -, *, / and
+ * conversions rounded to nearest: the CPU's bits (-fmad=false). */
+__device__ double linspace_at(const gpu_create_t &c, long long i)
+{
+    double y = (double)i;
+    if (c.endpoint && c.num > 1 && i == c.num - 1) return c.stop;
+    if (c.div > 0) {
+        double step = c.delta / (double)c.div;
+        if (step == 0)
+            y = y / (double)c.div * c.delta;
+        else
+            y = y * step;
+    } else {
+        y = y * c.delta;
+    }
+    return y + c.start;
+}
+
+__global__ void k_create(gpu_create_t c, void *out)
+{
+    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < c.n;
+         k += (long long)gridDim.x * blockDim.x) {
+        long long gi = c.g0 + k;
+        if (c.kind == GCRE_EYE) {
+            long long row = k / c.cols, col = k % c.cols;
+            u64 v = c.has_diag && col - row == c.diag ? c.one : 0;
+            if (c.es == 8)
+                ((u64 *)out)[k] = v;
+            else if (c.es == 4)
+                ((unsigned *)out)[k] = (unsigned)v;
+            else
+                ((unsigned char *)out)[k] = (unsigned char)v;
+        } else if (c.kind == GCRE_LINSPACE) {
+            double y = linspace_at(c, gi);
+            if (c.dt == GDT_FLOAT32)
+                ((float *)out)[k] = __double2float_rn(y);
+            else
+                ((double *)out)[k] = y;
+        } else if (c.dt == GDT_FLOAT64) {
+            double v = c.f0 + (double)gi * c.fdelta;
+            if (gi == 1) v = c.f1;
+            if (gi == 0) v = c.f0;
+            ((double *)out)[k] = v;
+        } else if (c.dt == GDT_FLOAT32) {
+            float v = c.s0 + (float)gi * c.sdelta;
+            if (gi == 1) v = c.s1;
+            if (gi == 0) v = c.s0;
+            ((float *)out)[k] = v;
+        } else if (c.dt == GDT_INT64) {
+            ((u64 *)out)[k] = c.i0 + (u64)gi * c.idelta;
+        } else {
+            ((unsigned *)out)[k] = (unsigned)c.i0 + (unsigned)gi * (unsigned)c.idelta;
+        }
+    }
+}
+
+extern "C" int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out)
+{
+    if (j->failed) return -1;
+    if (c->n == 0) return 0;
+    if (c->kind == GCRE_EYE && c->cols <= 0) return -1;
+    k_create<<<grid_for(c->n, 256), 256, 0, j->s>>>(*c, out);
+    return launched(j, "a creation op");
+}
+
 /* ------------------------------------------------------------------ cuBLAS alone */
 
 __global__ void k_fill_unit(double *a, long long n, unsigned long long seed)

@@ -166,6 +166,11 @@ int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, void *out)
     return -1;
 }
 
+int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out)
+{
+    return -1;
+}
+
 int64_t gpu_device_jobs(int dev)
 {
     return 0;

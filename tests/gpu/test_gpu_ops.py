@@ -82,9 +82,11 @@ def close(a, b):
     return a.shape == b.shape and np.allclose(a, b, equal_nan=True)
 
 
-def run_case(tmp, name, nodes, refs, device="gpu", extra=(), want_gpu=True, no_copy_in=False):
+def run_case(tmp, name, nodes, refs, device="gpu", extra=(), want_gpu=True, no_copy_in=False,
+             exact=()):
     """refs: key -> function(cpu results) giving numpy's answer; keys with
-    None are compared with the CPU run only (bit for bit)."""
+    None are compared with the CPU run only (bit for bit); keys in exact
+    (floats) are compared with the CPU run bit for bit too."""
     doc = {"version": 1, "device": device, "nodes": nodes, "fetch": list(refs)}
     rc_c, cpu, _, err_c = mars_run(doc, os.path.join(tmp, name + "-cpu"))
     dev = [] if DRY else ["--cuda-devices", "0"] + list(extra)
@@ -105,7 +107,7 @@ def run_case(tmp, name, nodes, refs, device="gpu", extra=(), want_gpu=True, no_c
         check("%s/ran-on-cpu" % name, njobs == 0, "%d jobs ran on the device" % njobs)
     for k, ref in refs.items():
         g, c = gpu[k], cpu[k]
-        if g.dtype.kind in "biu" or ref is None:
+        if g.dtype.kind in "biu" or ref is None or k in exact:
             check("%s/%s-cpu-bits" % (name, k), same(g, c),
                   "dtype %s/%s; first differences %s" % (g.dtype, c.dtype, diff(g, c)))
         else:
@@ -289,6 +291,35 @@ def cases(tmp):
         node("ff", "multiply", ["f", "o"]),
     ], {"inn": lambda c: np.inner(np.ones((800, 800)), np.ones((800, 800))),
         "fs": lambda c: np.full((800, 800), 2.5).sum(axis=0)}, no_copy_in=True)
+
+    # the position-dependent creation ops, made on the device bit for bit
+    # (kern/create.c's arithmetic), alone and inside a product's job
+    run_case(tmp, "creation-positions", [
+        {"key": "af", "op": "arange", "start": -3.25, "stop": 40000.5, "step": 0.75,
+         "chunk_size": 7000},
+        {"key": "as", "op": "arange", "start": 1.5, "stop": 9000, "step": 0.3, "dtype": "float32",
+         "chunk_size": 4000},
+        {"key": "ai", "op": "arange", "start": -70000, "stop": 300000, "step": 7, "chunk_size": 9999},
+        {"key": "a32", "op": "arange", "start": 5, "stop": 90000, "step": 3, "dtype": "int32",
+         "chunk_size": 8000},
+        {"key": "l", "op": "linspace", "start": -2.5, "stop": 7.0, "num": 100001, "chunk_size": 9000},
+        {"key": "lf", "op": "linspace", "start": 0, "stop": 1, "num": 50000, "endpoint": False,
+         "chunk_size": 7000},
+        {"key": "e", "op": "eye", "N": 600, "M": 500, "k": 3, "chunk_size": 128},
+        {"key": "ei", "op": "eye", "N": 300, "k": -7, "dtype": "int32", "chunk_size": 64},
+        {"key": "eb", "op": "eye", "N": 257, "dtype": "bool", "chunk_size": 100},
+        {"key": "e2", "op": "eye", "N": 400, "k": 1, "chunk_size": 100},
+        rnd("r", (400, 300), 100, 71), node("p", "dot", ["e2", "r"]),
+    ], {"af": lambda c: np.arange(-3.25, 40000.5, 0.75),
+        "as": lambda c: np.arange(1.5, 9000, 0.3, dtype=np.float32),
+        "ai": lambda c: np.arange(-70000, 300000, 7),
+        "a32": lambda c: np.arange(5, 90000, 3, dtype=np.int32),
+        "l": lambda c: np.linspace(-2.5, 7.0, 100001),
+        "lf": lambda c: np.linspace(0, 1, 50000, endpoint=False),
+        "e": lambda c: np.eye(600, 500, k=3), "ei": lambda c: np.eye(300, k=-7, dtype=np.int32),
+        "eb": lambda c: np.eye(257, dtype=bool),
+        "p": lambda c: np.eye(400, k=1).dot(c["r"]), "r": None},
+        no_copy_in=True, exact=("af", "as", "l", "lf", "e"))
 
     # a small device store: chunks go back to host memory and return
     run_case(tmp, "small-store", [

@@ -166,6 +166,34 @@ static void test_unsupported_fall_back(void **state)
     done(&x);
 }
 
+/* arange (float and 32/64-bit integers), linspace and eye are made on the
+ * device (gpu_k_create); a bool arange is not. */
+static void test_positional_creation(void **state)
+{
+    (void)state;
+    tiled_t x;
+    tile_doc(&x, "{\"version\":1,\"device\":\"gpu\",\"nodes\":["
+                 "{\"key\":\"af\",\"op\":\"arange\",\"start\":0.5,\"stop\":90,\"step\":0.25,"
+                 "\"chunk_size\":50},"
+                 "{\"key\":\"ai\",\"op\":\"arange\",\"stop\":300,\"dtype\":\"int32\","
+                 "\"chunk_size\":70},"
+                 "{\"key\":\"ab\",\"op\":\"arange\",\"stop\":2,\"dtype\":\"bool\"},"
+                 "{\"key\":\"l\",\"op\":\"linspace\",\"start\":0,\"stop\":1,\"num\":99,"
+                 "\"chunk_size\":40},"
+                 "{\"key\":\"e\",\"op\":\"eye\",\"N\":50,\"M\":30,\"k\":2,\"dtype\":\"int64\","
+                 "\"chunk_size\":20}],\"fetch\":[\"af\",\"ai\",\"ab\",\"l\",\"e\"]}");
+    int n, s, p;
+    count(&x, JK_CREATE, GRAPH_DEVICE_GPU, &n, &s, &p);
+    /* af 8 chunks, ai 5, ab 1, l 3, e 3 x 2 */
+    assert_int_equal(n, 8 + 5 + 1 + 3 + 6);
+    assert_int_equal(s, n - 1);
+    assert_int_equal(p, n - 1);
+    int ab = graph_find(x.g, "ab");
+    for (int32_t j = 0; j < x.t->n_jobs; j++)
+        if (x.t->live[j] && x.t->jobs[j].node == ab) assert_false(gpu_job_supported(x.t, j));
+    done(&x);
+}
+
 /* Without a device, the executor runs every job on the CPU whatever
  * "device" says, and reports none on a device. */
 static void test_exec_without_device(void **state)
@@ -204,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_document_device_field),
         cmocka_unit_test(test_dot_family_and_gathers),
         cmocka_unit_test(test_unsupported_fall_back),
+        cmocka_unit_test(test_positional_creation),
         cmocka_unit_test(test_exec_without_device),
         cmocka_unit_test(test_stub_refuses_without_cuda),
     };
