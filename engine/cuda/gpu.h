@@ -183,8 +183,20 @@ int gpu_k_ew(gpu_job_t *j, const gpu_ew_t *p, const void *const *in, void *out);
 
 /* Reductions (map stage): ops, and the partial layouts of kern/reduce.c
  * (sum, prod: int64 or float64; mean: float64; min, max: the values'
- * dtype; all, any: one byte). */
-enum { GRED_SUM, GRED_PROD, GRED_MEAN, GRED_MIN, GRED_MAX, GRED_ALL, GRED_ANY };
+ * dtype; all, any: one byte; argmin, argmax: value[n_out] as float64 or
+ * int64, then the global index[n_out] as int64, ties and NaN going to the
+ * smallest index, an order-free rule, so the CPU's partial exactly). */
+enum {
+    GRED_SUM,
+    GRED_PROD,
+    GRED_MEAN,
+    GRED_MIN,
+    GRED_MAX,
+    GRED_ALL,
+    GRED_ANY,
+    GRED_ARGMIN,
+    GRED_ARGMAX
+};
 typedef struct {
     int op, dt; /* dt: the values' dtype */
     /* the values: in (C order over the values' shape), or prog's output */
@@ -196,6 +208,11 @@ typedef struct {
     int nk, nr;
     int64_t kdim[GPU_EW_DIMS], kstr[GPU_EW_DIMS], rdim[GPU_EW_DIMS], rstr[GPU_EW_DIMS];
     int64_t n_out, n_red;
+    /* argmin, argmax: a value's flat index in the values' shape (vnd dims)
+     * becomes global: its flat index in gshape at offset goff (arg_all:
+     * every axis reduced), else its position along axis arg_ax */
+    int vnd, arg_all, arg_ax;
+    int64_t vshape[GPU_EW_DIMS], goff[GPU_EW_DIMS], gshape[GPU_EW_DIMS];
 } gpu_red_t;
 int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial);
 

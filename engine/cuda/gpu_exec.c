@@ -195,6 +195,10 @@ static int red_op(op_t op, dtype_t dt)
         return GRED_ALL;
     case OP_ANY:
         return GRED_ANY;
+    case OP_ARGMIN:
+        return GRED_ARGMIN;
+    case OP_ARGMAX:
+        return GRED_ARGMAX;
     default:
         return -1;
     }
@@ -694,6 +698,21 @@ static int run_red(run_t *r, const job_t *j, const void **din, void *dout)
     if ((size_t)g.n_out * kern_red_partial_bytes(pa->op, (dtype_t)g.dt, 1) != job_nbytes(j) ||
         g.n_red == 0)
         return 1;
+    if (g.op == GRED_ARGMIN || g.op == GRED_ARGMAX) {
+        /* exec.c's kern_red_map_t: goff the job's offsets, gshape the node's */
+        if (nd > GPU_EW_DIMS || !pa->gshape || pa->gshape->ndim != nd) return 1;
+        unsigned all = nd < 32 ? (1u << nd) - 1u : 0u;
+        g.vnd = nd;
+        g.arg_all = (pa->axes & all) == all;
+        g.arg_ax = 0;
+        while (g.arg_ax < nd && !(pa->axes & (1u << g.arg_ax)))
+            g.arg_ax++;
+        for (int d = 0; d < nd; d++) {
+            g.vshape[d] = vs[d];
+            g.goff[d] = j->off ? j->off[d] : 0;
+            g.gshape[d] = pa->gshape->d[d];
+        }
+    }
     return gpu_k_red(r->gj, &g, dout);
 }
 

@@ -1234,10 +1234,121 @@ __global__ void k_red_final(int op, int dt, long long n_out, int nseg, const u64
     }
 }
 
+/* argmin, argmax: (value, index) pairs; the value as float64 bits for
+ * floats, int64 otherwise; index -1: nothing seen. kern/reduce.c's
+ * arg_better_f/_i: a total order, so any tree gives the CPU's pair. */
+__device__ __forceinline__ bool arg_better(bool mx, bool fl, u64 x, long long xi, u64 c,
+                                           long long ci)
+{
+    if (xi < 0) return false;
+    if (ci < 0) return true;
+    if (fl) {
+        double xd = AD(x), cd = AD(c);
+        bool xn = xd != xd, cn = cd != cd;
+        if (xn || cn) return xn && (!cn || xi < ci);
+        if (xd == cd) return xi < ci;
+        return mx ? xd > cd : xd < cd;
+    }
+    long long xl = AL(x), cl = AL(c);
+    if (xl == cl) return xi < ci;
+    return mx ? xl > cl : xl < cl;
+}
+
+__device__ __forceinline__ void arg_take(const red_args &A, long long o, long long q, u64 *v,
+                                         long long *i)
+{
+    const gpu_red_t &r = A.r;
+    bool fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
+    long long idx = red_index(r, o, q);
+    u64 x = red_value(A, idx);
+    x = cast(r.dt, fl ? GDT_FLOAT64 : GDT_INT64, x);
+    if (arg_better(r.op == GRED_ARGMAX, fl, x, idx, *v, *i)) {
+        *v = x;
+        *i = idx;
+    }
+}
+
+__global__ void k_arg_seg(const red_args A, long long seg, int nseg, u64 *accv, long long *acci)
+{
+    __shared__ u64 sv[RED_THREADS];
+    __shared__ long long si[RED_THREADS];
+    const gpu_red_t &r = A.r;
+    bool mx = r.op == GRED_ARGMAX, fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
+    long long o = blockIdx.x / nseg;
+    int s = blockIdx.x % nseg;
+    long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
+    u64 v = 0;
+    long long i = -1;
+    for (long long q = q0 + threadIdx.x; q < q1; q += blockDim.x)
+        arg_take(A, o, q, &v, &i);
+    sv[threadIdx.x] = v;
+    si[threadIdx.x] = i;
+    __syncthreads();
+    for (int w = RED_THREADS / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w &&
+            arg_better(mx, fl, sv[threadIdx.x + w], si[threadIdx.x + w], sv[threadIdx.x],
+                       si[threadIdx.x])) {
+            sv[threadIdx.x] = sv[threadIdx.x + w];
+            si[threadIdx.x] = si[threadIdx.x + w];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        accv[o * nseg + s] = sv[0];
+        acci[o * nseg + s] = si[0];
+    }
+}
+
+__global__ void k_arg_rows(const red_args A, u64 *accv, long long *acci)
+{
+    const gpu_red_t &r = A.r;
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
+         o += (long long)gridDim.x * blockDim.x) {
+        u64 v = 0;
+        long long i = -1;
+        for (long long q = 0; q < r.n_red; q++)
+            arg_take(A, o, q, &v, &i);
+        accv[o] = v;
+        acci[o] = i;
+    }
+}
+
+/* The segments' pairs of each position, the index made global
+ * (kern/reduce.c's arg_globalize), into the partial. */
+__global__ void k_arg_final(const gpu_red_t r, int nseg, const u64 *accv, const long long *acci,
+                            void *partial)
+{
+    bool mx = r.op == GRED_ARGMAX, fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
+         o += (long long)gridDim.x * blockDim.x) {
+        u64 v = accv[o * nseg];
+        long long i = acci[o * nseg];
+        for (int s = 1; s < nseg; s++)
+            if (arg_better(mx, fl, accv[o * nseg + s], acci[o * nseg + s], v, i)) {
+                v = accv[o * nseg + s];
+                i = acci[o * nseg + s];
+            }
+        if (i >= 0) {
+            long long rem = i, g = 0, gs = 1, along = 0;
+            for (int d = r.vnd - 1; d >= 0; d--) {
+                long long k = rem % r.vshape[d];
+                rem /= r.vshape[d];
+                g += (r.goff[d] + k) * gs;
+                gs *= r.gshape[d];
+                if (d == r.arg_ax) along = r.goff[d] + k;
+            }
+            i = r.arg_all ? g : along;
+        }
+        ((u64 *)partial)[o] = v;
+        ((long long *)partial)[r.n_out + o] = i;
+    }
+}
+
 extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
 {
     if (j->failed) return -1;
     if (r->n_out == 0) return 0;
+    bool arg = r->op == GRED_ARGMIN || r->op == GRED_ARGMAX;
     red_args A;
     A.r = *r;
     if (r->prog) {
@@ -1255,19 +1366,32 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
         long long ns = by_len < by_fill ? by_len : by_fill;
         nseg = ns < 1 ? 1 : ns > 65536 ? 65536 : (int)ns;
     }
-    void *acc;
+    void *acc, *acci = NULL;
     if (gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * 8, &acc)) return -1;
+    if (arg && gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * 8, &acci)) return -1;
     if (r->n_red <= 64 && r->n_out >= 1024) {
-        k_red_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (u64 *)acc);
+        if (arg)
+            k_arg_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (u64 *)acc,
+                                                                 (long long *)acci);
+        else
+            k_red_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (u64 *)acc);
     } else {
         if (r->n_out * (long long)nseg > 0x7fffffffLL) JFAIL(j, "too many reduction blocks");
         long long seg = (r->n_red + nseg - 1) / nseg;
-        k_red_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(A, seg, nseg,
-                                                                        (u64 *)acc);
+        if (arg)
+            k_arg_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(
+                A, seg, nseg, (u64 *)acc, (long long *)acci);
+        else
+            k_red_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(A, seg, nseg,
+                                                                            (u64 *)acc);
     }
     if (launched(j, "a reduction")) return -1;
-    k_red_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->op, r->dt, r->n_out, nseg,
-                                                          (const u64 *)acc, partial);
+    if (arg)
+        k_arg_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(*r, nseg, (const u64 *)acc,
+                                                              (const long long *)acci, partial);
+    else
+        k_red_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->op, r->dt, r->n_out, nseg,
+                                                              (const u64 *)acc, partial);
     return launched(j, "a reduction's last step");
 }
 

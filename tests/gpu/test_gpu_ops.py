@@ -321,6 +321,28 @@ def cases(tmp):
         "p": lambda c: np.eye(400, k=1).dot(c["r"]), "r": None},
         no_copy_in=True, exact=("af", "as", "l", "lf", "e"))
 
+    # argmin / argmax map stages on the device: NaN and ties go to the
+    # smallest index (an order-free rule: the CPU's partials exactly)
+    def with_nan(c):
+        with np.errstate(invalid="ignore"):
+            z = np.where(c["a"] < 0.001, 0.0, 1.0)
+            return c["a"] * (z / z)
+    run_case(tmp, "argminmax", [
+        rnd("a", (3000, 800), [1000, 400], 81), node("y", "less", ["a", 0.001]),
+        node("z", "where", ["y", 0.0, 1.0]), node("n", "divide", ["z", "z"]),
+        node("m", "multiply", ["a", "n"]),
+        node("m0", "argmin", ["m"]), node("m1", "argmax", ["m"], axis=0),
+        node("m2", "argmin", ["m"], axis=1),
+        node("f", "astype", ["a"], dtype="float32"), node("f1", "argmax", ["f"], axis=1),
+        rnd("k", (2000, 900), [500, 450], 82, op="random.randint", low=0, high=5),
+        node("k0", "argmax", ["k"], axis=0), node("k1", "argmin", ["k"]),
+        node("b", "less", ["a", 0.5]), node("b1", "argmax", ["b"], axis=1),
+    ], {"m0": lambda c: np.argmin(with_nan(c)), "m1": lambda c: np.argmax(with_nan(c), axis=0),
+        "m2": lambda c: np.argmin(with_nan(c), axis=1),
+        "f1": lambda c: np.argmax(c["a"].astype(np.float32), axis=1),
+        "k0": lambda c: np.argmax(c["k"], axis=0), "k1": lambda c: np.argmin(c["k"]),
+        "b1": lambda c: np.argmax(c["a"] < 0.5, axis=1), "a": None, "k": None})
+
     # a small device store: chunks go back to host memory and return
     run_case(tmp, "small-store", [
         rnd("a", (2000, 2000), 250, 51), node("t", "transpose", ["a"]),
