@@ -183,7 +183,9 @@ int gpu_k_ew(gpu_job_t *j, const gpu_ew_t *p, const void *const *in, void *out);
 
 /* Reductions (map stage): ops, and the partial layouts of kern/reduce.c
  * (sum, prod: int64 or float64; mean: float64; min, max: the values'
- * dtype; all, any: one byte; argmin, argmax: value[n_out] as float64 or
+ * dtype; all, any: one byte; var (var and std): float64 count[n_out],
+ * mean[n_out], M2[n_out], Welford per thread and Chan et al.'s merge over
+ * the tree, equal to the CPU's within rounding; argmin, argmax: value[n_out] as float64 or
  * int64, then the global index[n_out] as int64, ties and NaN going to the
  * smallest index, an order-free rule, so the CPU's partial exactly). */
 enum {
@@ -195,7 +197,8 @@ enum {
     GRED_ALL,
     GRED_ANY,
     GRED_ARGMIN,
-    GRED_ARGMAX
+    GRED_ARGMAX,
+    GRED_VAR
 };
 typedef struct {
     int op, dt; /* dt: the values' dtype */

@@ -195,6 +195,9 @@ static int red_op(op_t op, dtype_t dt)
         return GRED_ALL;
     case OP_ANY:
         return GRED_ANY;
+    case OP_VAR:
+    case OP_STD:
+        return GRED_VAR;
     case OP_ARGMIN:
         return GRED_ARGMIN;
     case OP_ARGMAX:

@@ -1344,11 +1344,82 @@ __global__ void k_arg_final(const gpu_red_t r, int nseg, const u64 *accv, const 
     }
 }
 
+/* var and std: (count, mean, M2) triples; kern/reduce.c's var_merge. */
+struct vacc {
+    double n, m, q;
+};
+
+__device__ __forceinline__ void var_merge(vacc *a, const vacc &b)
+{
+    if (b.n == 0) return;
+    if (a->n == 0) {
+        *a = b;
+        return;
+    }
+    double n = a->n + b.n, d = b.m - a->m;
+    a->m += d * (b.n / n);
+    a->q += b.q + d * d * (a->n * b.n / n);
+    a->n = n;
+}
+
+__device__ __forceinline__ void var_add(const red_args &A, long long o, long long q, vacc *a)
+{
+    double x = AD(cast(A.r.dt, GDT_FLOAT64, red_value(A, red_index(A.r, o, q))));
+    a->n += 1;
+    double d = x - a->m;
+    a->m += d / a->n;
+    a->q += d * (x - a->m);
+}
+
+__global__ void k_var_seg(const red_args A, long long seg, int nseg, vacc *acc)
+{
+    __shared__ vacc sh[RED_THREADS];
+    const gpu_red_t &r = A.r;
+    long long o = blockIdx.x / nseg;
+    int s = blockIdx.x % nseg;
+    long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
+    vacc a = {0, 0, 0};
+    for (long long q = q0 + threadIdx.x; q < q1; q += blockDim.x)
+        var_add(A, o, q, &a);
+    sh[threadIdx.x] = a;
+    __syncthreads();
+    for (int w = RED_THREADS / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w) var_merge(&sh[threadIdx.x], sh[threadIdx.x + w]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) acc[o * nseg + s] = sh[0];
+}
+
+__global__ void k_var_rows(const red_args A, vacc *acc)
+{
+    const gpu_red_t &r = A.r;
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
+         o += (long long)gridDim.x * blockDim.x) {
+        vacc a = {0, 0, 0};
+        for (long long q = 0; q < r.n_red; q++)
+            var_add(A, o, q, &a);
+        acc[o] = a;
+    }
+}
+
+__global__ void k_var_final(long long n_out, int nseg, const vacc *acc, double *partial)
+{
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < n_out;
+         o += (long long)gridDim.x * blockDim.x) {
+        vacc a = acc[o * nseg];
+        for (int s = 1; s < nseg; s++)
+            var_merge(&a, acc[o * nseg + s]);
+        partial[o] = a.n;
+        partial[n_out + o] = a.m;
+        partial[2 * n_out + o] = a.q;
+    }
+}
+
 extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
 {
     if (j->failed) return -1;
     if (r->n_out == 0) return 0;
-    bool arg = r->op == GRED_ARGMIN || r->op == GRED_ARGMAX;
+    bool arg = r->op == GRED_ARGMIN || r->op == GRED_ARGMAX, var = r->op == GRED_VAR;
     red_args A;
     A.r = *r;
     if (r->prog) {
@@ -1367,10 +1438,13 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
         nseg = ns < 1 ? 1 : ns > 65536 ? 65536 : (int)ns;
     }
     void *acc, *acci = NULL;
-    if (gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * 8, &acc)) return -1;
+    if (gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * (var ? sizeof(vacc) : 8), &acc))
+        return -1;
     if (arg && gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * 8, &acci)) return -1;
     if (r->n_red <= 64 && r->n_out >= 1024) {
-        if (arg)
+        if (var)
+            k_var_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (vacc *)acc);
+        else if (arg)
             k_arg_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (u64 *)acc,
                                                                  (long long *)acci);
         else
@@ -1378,7 +1452,10 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
     } else {
         if (r->n_out * (long long)nseg > 0x7fffffffLL) JFAIL(j, "too many reduction blocks");
         long long seg = (r->n_red + nseg - 1) / nseg;
-        if (arg)
+        if (var)
+            k_var_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(A, seg, nseg,
+                                                                            (vacc *)acc);
+        else if (arg)
             k_arg_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(
                 A, seg, nseg, (u64 *)acc, (long long *)acci);
         else
@@ -1386,7 +1463,10 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
                                                                             (u64 *)acc);
     }
     if (launched(j, "a reduction")) return -1;
-    if (arg)
+    if (var)
+        k_var_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->n_out, nseg, (const vacc *)acc,
+                                                              (double *)partial);
+    else if (arg)
         k_arg_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(*r, nseg, (const u64 *)acc,
                                                               (const long long *)acci, partial);
     else

@@ -343,6 +343,24 @@ def cases(tmp):
         "k0": lambda c: np.argmax(c["k"], axis=0), "k1": lambda c: np.argmin(c["k"]),
         "b1": lambda c: np.argmax(c["a"] < 0.5, axis=1), "a": None, "k": None})
 
+    # var and std map stages on the device (Welford and Chan's merge: within
+    # rounding of the CPU's), ddof, float32, ints, a fused program, NaN
+    run_case(tmp, "varstd", [
+        rnd("a", (3000, 800), [1000, 400], 91), node("v0", "var", ["a"]),
+        node("v1", "var", ["a"], axis=0), node("s1", "std", ["a"], axis=1, ddof=1),
+        node("f", "astype", ["a"], dtype="float32"), node("fs", "std", ["f"], axis=0),
+        rnd("k", (2000, 900), [500, 450], 92, op="random.randint", low=-50, high=50),
+        node("kv", "var", ["k"], axis=1),
+        node("e", "exp", ["a"]), node("ev", "var", [node_ref("e")], axis=0),
+        node("y", "less", ["a", 0.001]), node("z", "where", ["y", 0.0, 1.0]),
+        node("n", "divide", ["z", "z"]), node("m", "multiply", ["a", "n"]),
+        node("mv", "var", ["m"], axis=1),
+    ], {"v0": lambda c: np.var(c["a"]), "v1": lambda c: np.var(c["a"], axis=0),
+        "s1": lambda c: np.std(c["a"], axis=1, ddof=1),
+        "fs": lambda c: np.std(c["a"].astype(np.float32), axis=0),
+        "kv": lambda c: np.var(c["k"], axis=1), "ev": lambda c: np.var(np.exp(c["a"]), axis=0),
+        "mv": lambda c: np.var(with_nan(c), axis=1), "a": None, "k": None})
+
     # a small device store: chunks go back to host memory and return
     run_case(tmp, "small-store", [
         rnd("a", (2000, 2000), 250, 51), node("t", "transpose", ["a"]),
