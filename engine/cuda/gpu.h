@@ -198,7 +198,8 @@ enum {
     GRED_ANY,
     GRED_ARGMIN,
     GRED_ARGMAX,
-    GRED_VAR
+    GRED_VAR,
+    GRED_NANMEAN
 };
 typedef struct {
     int op, dt; /* dt: the values' dtype */
@@ -215,6 +216,10 @@ typedef struct {
      * becomes global: its flat index in gshape at offset goff (arg_all:
      * every axis reduced), else its position along axis arg_ax */
     int vnd, arg_all, arg_ax;
+    /* the nan-reductions of floats: NaN values are skipped (nansum,
+     * nanprod, nanvar/nanstd as sum, prod, var; nanmean: float64
+     * sum[n_out] of the others, then their count[n_out]) */
+    int skip_nan;
     int64_t vshape[GPU_EW_DIMS], goff[GPU_EW_DIMS], gshape[GPU_EW_DIMS];
 } gpu_red_t;
 int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial);

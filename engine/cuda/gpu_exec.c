@@ -176,10 +176,21 @@ static bool prog_ok(const ew_prog_t *p)
     return true;
 }
 
+/* The nan-reductions of floats that skip NaN values on the device. */
+static bool red_skips_nan(op_t op, dtype_t dt)
+{
+    return dt_is_float(dt) && (op == OP_NANSUM || op == OP_NANPROD || op == OP_NANMEAN ||
+                               op == OP_NANVAR || op == OP_NANSTD);
+}
+
 /* The reduction ops with a device kernel, as gpu.h's GRED_; -1 for none. */
 static int red_op(op_t op, dtype_t dt)
 {
     if (!dt_is_float(dt)) op = op_nan_base(op);
+    if (red_skips_nan(op, dt)) {
+        if (op == OP_NANMEAN) return GRED_NANMEAN;
+        op = op_nan_base(op); /* the same layout, NaN skipped */
+    }
     switch (op) {
     case OP_SUM:
         return GRED_SUM;
@@ -672,6 +683,7 @@ static int run_red(run_t *r, const job_t *j, const void **din, void *dout)
         g.dt = j->in[0].dt;
     }
     g.op = red_op(pa->op, (dtype_t)g.dt);
+    g.skip_nan = red_skips_nan(pa->op, (dtype_t)g.dt);
     /* C strides of the values; kept and reduced dims, collapsed */
     int64_t cstr[MR_MAXDIM], s = 1;
     for (int d = nd - 1; d >= 0; d--) {

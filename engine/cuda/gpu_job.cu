@@ -1179,6 +1179,15 @@ __device__ __forceinline__ u64 red_value(const red_args &A, long long idx)
     return load(A.r.in, A.r.dt, idx);
 }
 
+/* One value into accumulator a (a NaN skipped for the nan-reductions). */
+__device__ __forceinline__ u64 red_step(const red_args &A, u64 a, long long o, long long q)
+{
+    const gpu_red_t &r = A.r;
+    u64 v = red_lift(r.op, r.dt, red_value(A, red_index(r, o, q)));
+    if (r.skip_nan && AD(v) != AD(v)) return a;
+    return red_comb(r.op, r.dt, a, v);
+}
+
 #define RED_THREADS 256
 /* Block (o, s) reduces position o's indices [s * seg, (s + 1) * seg) into
  * acc[o * nseg + s]. */
@@ -1191,7 +1200,7 @@ __global__ void k_red_seg(const red_args A, long long seg, int nseg, u64 *acc)
     long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
     u64 a = red_ident(r.op, r.dt);
     for (long long q = q0 + threadIdx.x; q < q1; q += blockDim.x)
-        a = red_comb(r.op, r.dt, a, red_lift(r.op, r.dt, red_value(A, red_index(r, o, q))));
+        a = red_step(A, a, o, q);
     sh[threadIdx.x] = a;
     __syncthreads();
     for (int w = RED_THREADS / 2; w > 0; w /= 2) {
@@ -1209,7 +1218,7 @@ __global__ void k_red_rows(const red_args A, u64 *acc)
          o += (long long)gridDim.x * blockDim.x) {
         u64 a = red_ident(r.op, r.dt);
         for (long long q = 0; q < r.n_red; q++)
-            a = red_comb(r.op, r.dt, a, red_lift(r.op, r.dt, red_value(A, red_index(r, o, q))));
+            a = red_step(A, a, o, q);
         acc[o] = a;
     }
 }
@@ -1349,8 +1358,13 @@ struct vacc {
     double n, m, q;
 };
 
-__device__ __forceinline__ void var_merge(vacc *a, const vacc &b)
+__device__ __forceinline__ void var_merge(int op, vacc *a, const vacc &b)
 {
+    if (op == GRED_NANMEAN) {
+        a->n += b.n;
+        a->q += b.q;
+        return;
+    }
     if (b.n == 0) return;
     if (a->n == 0) {
         *a = b;
@@ -1365,6 +1379,12 @@ __device__ __forceinline__ void var_merge(vacc *a, const vacc &b)
 __device__ __forceinline__ void var_add(const red_args &A, long long o, long long q, vacc *a)
 {
     double x = AD(cast(A.r.dt, GDT_FLOAT64, red_value(A, red_index(A.r, o, q))));
+    if (A.r.skip_nan && x != x) return;
+    if (A.r.op == GRED_NANMEAN) { /* n: the count, q: the sum */
+        a->n += 1;
+        a->q += x;
+        return;
+    }
     a->n += 1;
     double d = x - a->m;
     a->m += d / a->n;
@@ -1384,7 +1404,7 @@ __global__ void k_var_seg(const red_args A, long long seg, int nseg, vacc *acc)
     sh[threadIdx.x] = a;
     __syncthreads();
     for (int w = RED_THREADS / 2; w > 0; w /= 2) {
-        if ((int)threadIdx.x < w) var_merge(&sh[threadIdx.x], sh[threadIdx.x + w]);
+        if ((int)threadIdx.x < w) var_merge(r.op, &sh[threadIdx.x], sh[threadIdx.x + w]);
         __syncthreads();
     }
     if (threadIdx.x == 0) acc[o * nseg + s] = sh[0];
@@ -1402,16 +1422,21 @@ __global__ void k_var_rows(const red_args A, vacc *acc)
     }
 }
 
-__global__ void k_var_final(long long n_out, int nseg, const vacc *acc, double *partial)
+__global__ void k_var_final(int op, long long n_out, int nseg, const vacc *acc, double *partial)
 {
     for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < n_out;
          o += (long long)gridDim.x * blockDim.x) {
         vacc a = acc[o * nseg];
         for (int s = 1; s < nseg; s++)
-            var_merge(&a, acc[o * nseg + s]);
-        partial[o] = a.n;
-        partial[n_out + o] = a.m;
-        partial[2 * n_out + o] = a.q;
+            var_merge(op, &a, acc[o * nseg + s]);
+        if (op == GRED_NANMEAN) {
+            partial[o] = a.q;
+            partial[n_out + o] = a.n;
+        } else {
+            partial[o] = a.n;
+            partial[n_out + o] = a.m;
+            partial[2 * n_out + o] = a.q;
+        }
     }
 }
 
@@ -1419,7 +1444,8 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
 {
     if (j->failed) return -1;
     if (r->n_out == 0) return 0;
-    bool arg = r->op == GRED_ARGMIN || r->op == GRED_ARGMAX, var = r->op == GRED_VAR;
+    bool arg = r->op == GRED_ARGMIN || r->op == GRED_ARGMAX,
+         var = r->op == GRED_VAR || r->op == GRED_NANMEAN;
     red_args A;
     A.r = *r;
     if (r->prog) {
@@ -1464,8 +1490,8 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
     }
     if (launched(j, "a reduction")) return -1;
     if (var)
-        k_var_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->n_out, nseg, (const vacc *)acc,
-                                                              (double *)partial);
+        k_var_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->op, r->n_out, nseg,
+                                                              (const vacc *)acc, (double *)partial);
     else if (arg)
         k_arg_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(*r, nseg, (const u64 *)acc,
                                                               (const long long *)acci, partial);

@@ -361,6 +361,28 @@ def cases(tmp):
         "kv": lambda c: np.var(c["k"], axis=1), "ev": lambda c: np.var(np.exp(c["a"]), axis=0),
         "mv": lambda c: np.var(with_nan(c), axis=1), "a": None, "k": None})
 
+    # the nan-reductions of floats skip NaN on the device (float64 and
+    # float32 values; full and partial axes)
+    def nan_of(c, f32=False):
+        with np.errstate(invalid="ignore"):
+            z = np.where(c["a"] < 0.01, 0.0, 1.0)
+            m = c["a"] * (z / z)
+        return m.astype(np.float32) if f32 else m
+    run_case(tmp, "nanreductions", [
+        rnd("a", (3000, 800), [1000, 400], 93), node("y", "less", ["a", 0.01]),
+        node("z", "where", ["y", 0.0, 1.0]), node("n", "divide", ["z", "z"]),
+        node("m", "multiply", ["a", "n"]), node("f", "astype", ["m"], dtype="float32"),
+        node("s0", "nansum", ["m"]), node("s1", "nansum", ["m"], axis=0),
+        node("w", "add", ["m", 0.5]), node("p1", "nanprod", ["w"], axis=1),
+        node("me", "nanmean", ["m"], axis=0), node("mf", "nanmean", ["f"]),
+        node("v1", "nanvar", ["m"], axis=1), node("sd", "nanstd", ["f"], axis=0, ddof=1),
+    ], {"s0": lambda c: np.nansum(nan_of(c)), "s1": lambda c: np.nansum(nan_of(c), axis=0),
+        "p1": lambda c: np.nanprod(nan_of(c) + 0.5, axis=1),
+        "me": lambda c: np.nanmean(nan_of(c), axis=0),
+        "mf": lambda c: np.nanmean(nan_of(c, True)),
+        "v1": lambda c: np.nanvar(nan_of(c), axis=1),
+        "sd": lambda c: np.nanstd(nan_of(c, True), axis=0, ddof=1), "a": None})
+
     # a small device store: chunks go back to host memory and return
     run_case(tmp, "small-store", [
         rnd("a", (2000, 2000), 250, 51), node("t", "transpose", ["a"]),

@@ -196,6 +196,34 @@ static void test_positional_creation(void **state)
     done(&x);
 }
 
+/* Float nan-reductions: nansum, nanprod, nanmean, nanvar and nanstd skip
+ * NaN on the device; nanmin, nanmax and nanargmin do not run there. */
+static void test_nan_reductions(void **state)
+{
+    (void)state;
+    static const char *ops[] = {"nansum", "nanprod", "nanmean", "nanvar",
+                                "nanstd", "nanmin",  "nanmax",  "nanargmin"};
+    for (int k = 0; k < 8; k++) {
+        char doc[512];
+        snprintf(doc, sizeof doc,
+                 "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"a\",\"op\":"
+                 "\"random.rand\",\"shape\":[3000,200],\"chunk_size\":[1000,100],\"seed\":3},"
+                 "{\"key\":\"r\",\"op\":\"%s\",\"inputs\":[\"a\"],\"axis\":0}],"
+                 "\"fetch\":[\"r\"]}",
+                 ops[k]);
+        tiled_t x;
+        tile_doc(&x, doc);
+        int n, s, p;
+        count(&x, JK_RED_MAP, GRAPH_DEVICE_GPU, &n, &s, &p);
+        assert_true(n > 0);
+        if (k < 5)
+            assert_int_equal(s, n);
+        else
+            assert_int_equal(s, 0);
+        done(&x);
+    }
+}
+
 /* Without a device, the executor runs every job on the CPU whatever
  * "device" says, and reports none on a device. */
 static void test_exec_without_device(void **state)
@@ -235,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_dot_family_and_gathers),
         cmocka_unit_test(test_unsupported_fall_back),
         cmocka_unit_test(test_positional_creation),
+        cmocka_unit_test(test_nan_reductions),
         cmocka_unit_test(test_exec_without_device),
         cmocka_unit_test(test_stub_refuses_without_cuda),
     };
