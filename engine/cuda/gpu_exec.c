@@ -180,7 +180,8 @@ static bool prog_ok(const ew_prog_t *p)
 static bool red_skips_nan(op_t op, dtype_t dt)
 {
     return dt_is_float(dt) && (op == OP_NANSUM || op == OP_NANPROD || op == OP_NANMEAN ||
-                               op == OP_NANVAR || op == OP_NANSTD);
+                               op == OP_NANVAR || op == OP_NANSTD || op == OP_NANMIN ||
+                               op == OP_NANMAX || op == OP_NANARGMIN || op == OP_NANARGMAX);
 }
 
 /* The reduction ops with a device kernel, as gpu.h's GRED_; -1 for none. */

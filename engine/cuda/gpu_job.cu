@@ -1179,13 +1179,34 @@ __device__ __forceinline__ u64 red_value(const red_args &A, long long idx)
     return load(A.r.in, A.r.dt, idx);
 }
 
+/* nanmin and nanmax of floats: the accumulator starts as NaN ("nothing
+ * seen", kern/reduce.c's partial) and a NaN side gives way (fmin/fmax). */
+__device__ __forceinline__ bool red_nanext(int op, int skip_nan)
+{
+    return skip_nan && (op == GRED_MIN || op == GRED_MAX);
+}
+
+__device__ __forceinline__ u64 red_ident2(int op, int dt, int skip_nan)
+{
+    return red_nanext(op, skip_nan) ? UD(NAN) : red_ident(op, dt);
+}
+
+__device__ __forceinline__ u64 red_comb2(int op, int dt, int skip_nan, u64 a, u64 b)
+{
+    if (red_nanext(op, skip_nan)) {
+        if (AD(a) != AD(a)) return b;
+        if (AD(b) != AD(b)) return a;
+    }
+    return red_comb(op, dt, a, b);
+}
+
 /* One value into accumulator a (a NaN skipped for the nan-reductions). */
 __device__ __forceinline__ u64 red_step(const red_args &A, u64 a, long long o, long long q)
 {
     const gpu_red_t &r = A.r;
     u64 v = red_lift(r.op, r.dt, red_value(A, red_index(r, o, q)));
     if (r.skip_nan && AD(v) != AD(v)) return a;
-    return red_comb(r.op, r.dt, a, v);
+    return red_comb2(r.op, r.dt, r.skip_nan, a, v);
 }
 
 #define RED_THREADS 256
@@ -1198,13 +1219,15 @@ __global__ void k_red_seg(const red_args A, long long seg, int nseg, u64 *acc)
     long long o = blockIdx.x / nseg;
     int s = blockIdx.x % nseg;
     long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
-    u64 a = red_ident(r.op, r.dt);
+    u64 a = red_ident2(r.op, r.dt, r.skip_nan);
     for (long long q = q0 + threadIdx.x; q < q1; q += blockDim.x)
         a = red_step(A, a, o, q);
     sh[threadIdx.x] = a;
     __syncthreads();
     for (int w = RED_THREADS / 2; w > 0; w /= 2) {
-        if ((int)threadIdx.x < w) sh[threadIdx.x] = red_comb(r.op, r.dt, sh[threadIdx.x], sh[threadIdx.x + w]);
+        if ((int)threadIdx.x < w)
+            sh[threadIdx.x] =
+                red_comb2(r.op, r.dt, r.skip_nan, sh[threadIdx.x], sh[threadIdx.x + w]);
         __syncthreads();
     }
     if (threadIdx.x == 0) acc[o * nseg + s] = sh[0];
@@ -1216,7 +1239,7 @@ __global__ void k_red_rows(const red_args A, u64 *acc)
     const gpu_red_t &r = A.r;
     for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
          o += (long long)gridDim.x * blockDim.x) {
-        u64 a = red_ident(r.op, r.dt);
+        u64 a = red_ident2(r.op, r.dt, r.skip_nan);
         for (long long q = 0; q < r.n_red; q++)
             a = red_step(A, a, o, q);
         acc[o] = a;
@@ -1224,14 +1247,14 @@ __global__ void k_red_rows(const red_args A, u64 *acc)
 }
 
 /* The nseg accumulators of each position into the partial's layout. */
-__global__ void k_red_final(int op, int dt, long long n_out, int nseg, const u64 *acc,
-                            void *partial)
+__global__ void k_red_final(int op, int dt, int skip_nan, long long n_out, int nseg,
+                            const u64 *acc, void *partial)
 {
     for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < n_out;
          o += (long long)gridDim.x * blockDim.x) {
         u64 a = acc[o * nseg];
         for (int s = 1; s < nseg; s++)
-            a = red_comb(op, dt, a, acc[o * nseg + s]);
+            a = red_comb2(op, dt, skip_nan, a, acc[o * nseg + s]);
         if (op == GRED_ALL || op == GRED_ANY)
             ((unsigned char *)partial)[o] = (unsigned char)(a != 0);
         else if (op == GRED_MIN || op == GRED_MAX)
@@ -1263,80 +1286,96 @@ __device__ __forceinline__ bool arg_better(bool mx, bool fl, u64 x, long long xi
     return mx ? xl > cl : xl < cl;
 }
 
+/* nanargmin/nanargmax (skip_nan): a NaN counts as +inf (-inf for the
+ * max), and ok records that some value was not NaN. */
 __device__ __forceinline__ void arg_take(const red_args &A, long long o, long long q, u64 *v,
-                                         long long *i)
+                                         long long *i, long long *ok)
 {
     const gpu_red_t &r = A.r;
     bool fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
     long long idx = red_index(r, o, q);
     u64 x = red_value(A, idx);
     x = cast(r.dt, fl ? GDT_FLOAT64 : GDT_INT64, x);
+    if (r.skip_nan) {
+        if (AD(x) != AD(x))
+            x = UD(r.op == GRED_ARGMAX ? -INFINITY : INFINITY);
+        else
+            *ok = 1;
+    }
     if (arg_better(r.op == GRED_ARGMAX, fl, x, idx, *v, *i)) {
         *v = x;
         *i = idx;
     }
 }
 
-__global__ void k_arg_seg(const red_args A, long long seg, int nseg, u64 *accv, long long *acci)
+__global__ void k_arg_seg(const red_args A, long long seg, int nseg, u64 *accv, long long *acci,
+                          long long *acck)
 {
     __shared__ u64 sv[RED_THREADS];
-    __shared__ long long si[RED_THREADS];
+    __shared__ long long si[RED_THREADS], sk[RED_THREADS];
     const gpu_red_t &r = A.r;
     bool mx = r.op == GRED_ARGMAX, fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
     long long o = blockIdx.x / nseg;
     int s = blockIdx.x % nseg;
     long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
     u64 v = 0;
-    long long i = -1;
+    long long i = -1, ok = 0;
     for (long long q = q0 + threadIdx.x; q < q1; q += blockDim.x)
-        arg_take(A, o, q, &v, &i);
+        arg_take(A, o, q, &v, &i, &ok);
     sv[threadIdx.x] = v;
     si[threadIdx.x] = i;
+    sk[threadIdx.x] = ok;
     __syncthreads();
     for (int w = RED_THREADS / 2; w > 0; w /= 2) {
-        if ((int)threadIdx.x < w &&
-            arg_better(mx, fl, sv[threadIdx.x + w], si[threadIdx.x + w], sv[threadIdx.x],
-                       si[threadIdx.x])) {
-            sv[threadIdx.x] = sv[threadIdx.x + w];
-            si[threadIdx.x] = si[threadIdx.x + w];
+        if ((int)threadIdx.x < w) {
+            sk[threadIdx.x] |= sk[threadIdx.x + w];
+            if (arg_better(mx, fl, sv[threadIdx.x + w], si[threadIdx.x + w], sv[threadIdx.x],
+                           si[threadIdx.x])) {
+                sv[threadIdx.x] = sv[threadIdx.x + w];
+                si[threadIdx.x] = si[threadIdx.x + w];
+            }
         }
         __syncthreads();
     }
     if (threadIdx.x == 0) {
         accv[o * nseg + s] = sv[0];
         acci[o * nseg + s] = si[0];
+        acck[o * nseg + s] = sk[0];
     }
 }
 
-__global__ void k_arg_rows(const red_args A, u64 *accv, long long *acci)
+__global__ void k_arg_rows(const red_args A, u64 *accv, long long *acci, long long *acck)
 {
     const gpu_red_t &r = A.r;
     for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
          o += (long long)gridDim.x * blockDim.x) {
         u64 v = 0;
-        long long i = -1;
+        long long i = -1, ok = 0;
         for (long long q = 0; q < r.n_red; q++)
-            arg_take(A, o, q, &v, &i);
+            arg_take(A, o, q, &v, &i, &ok);
         accv[o] = v;
         acci[o] = i;
+        acck[o] = ok;
     }
 }
 
 /* The segments' pairs of each position, the index made global
  * (kern/reduce.c's arg_globalize), into the partial. */
 __global__ void k_arg_final(const gpu_red_t r, int nseg, const u64 *accv, const long long *acci,
-                            void *partial)
+                            const long long *acck, void *partial)
 {
     bool mx = r.op == GRED_ARGMAX, fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
     for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
          o += (long long)gridDim.x * blockDim.x) {
         u64 v = accv[o * nseg];
-        long long i = acci[o * nseg];
-        for (int s = 1; s < nseg; s++)
+        long long i = acci[o * nseg], ok = acck[o * nseg];
+        for (int s = 1; s < nseg; s++) {
+            ok |= acck[o * nseg + s];
             if (arg_better(mx, fl, accv[o * nseg + s], acci[o * nseg + s], v, i)) {
                 v = accv[o * nseg + s];
                 i = acci[o * nseg + s];
             }
+        }
         if (i >= 0) {
             long long rem = i, g = 0, gs = 1, along = 0;
             for (int d = r.vnd - 1; d >= 0; d--) {
@@ -1350,6 +1389,7 @@ __global__ void k_arg_final(const gpu_red_t r, int nseg, const u64 *accv, const 
         }
         ((u64 *)partial)[o] = v;
         ((long long *)partial)[r.n_out + o] = i;
+        if (r.skip_nan) ((long long *)partial)[2 * r.n_out + o] = ok;
     }
 }
 
@@ -1463,16 +1503,19 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
         long long ns = by_len < by_fill ? by_len : by_fill;
         nseg = ns < 1 ? 1 : ns > 65536 ? 65536 : (int)ns;
     }
-    void *acc, *acci = NULL;
+    void *acc, *acci = NULL, *acck = NULL;
     if (gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * (var ? sizeof(vacc) : 8), &acc))
         return -1;
-    if (arg && gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * 8, &acci)) return -1;
+    if (arg && (gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * 8, &acci) ||
+                gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * 8, &acck)))
+        return -1;
     if (r->n_red <= 64 && r->n_out >= 1024) {
         if (var)
             k_var_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (vacc *)acc);
         else if (arg)
             k_arg_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (u64 *)acc,
-                                                                 (long long *)acci);
+                                                                 (long long *)acci,
+                                                                 (long long *)acck);
         else
             k_red_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (u64 *)acc);
     } else {
@@ -1483,7 +1526,7 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
                                                                             (vacc *)acc);
         else if (arg)
             k_arg_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(
-                A, seg, nseg, (u64 *)acc, (long long *)acci);
+                A, seg, nseg, (u64 *)acc, (long long *)acci, (long long *)acck);
         else
             k_red_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(A, seg, nseg,
                                                                             (u64 *)acc);
@@ -1493,11 +1536,13 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
         k_var_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->op, r->n_out, nseg,
                                                               (const vacc *)acc, (double *)partial);
     else if (arg)
-        k_arg_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(*r, nseg, (const u64 *)acc,
-                                                              (const long long *)acci, partial);
+        k_arg_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(
+            *r, nseg, (const u64 *)acc, (const long long *)acci, (const long long *)acck,
+            partial);
     else
-        k_red_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->op, r->dt, r->n_out, nseg,
-                                                              (const u64 *)acc, partial);
+        k_red_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->op, r->dt, r->skip_nan,
+                                                              r->n_out, nseg, (const u64 *)acc,
+                                                              partial);
     return launched(j, "a reduction's last step");
 }
 

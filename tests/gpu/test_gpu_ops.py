@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -382,6 +383,34 @@ def cases(tmp):
         "mf": lambda c: np.nanmean(nan_of(c, True)),
         "v1": lambda c: np.nanvar(nan_of(c), axis=1),
         "sd": lambda c: np.nanstd(nan_of(c, True), axis=0, ddof=1), "a": None})
+    # nanmin/nanmax (NaN where a column is all NaN) and nanargmin/nanargmax
+    # (a NaN counts as +-inf; ties to the smallest index)
+    def nan_cols(c):
+        m = nan_of(c)
+        m[:, 7] = np.nan
+        return m
+
+    def nanmax_quiet(m):
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanmax(m, axis=0)
+    run_case(tmp, "nanextrema", [
+        rnd("a", (3000, 800), [1000, 400], 94), node("y", "less", ["a", 0.01]),
+        node("z", "where", ["y", 0.0, 1.0]), node("n", "divide", ["z", "z"]),
+        node("m", "multiply", ["a", "n"]), node("f", "astype", ["m"], dtype="float32"),
+        node("mn", "nanmin", ["m"], axis=0), node("mx", "nanmax", ["f"], axis=1),
+        node("amn", "nanargmin", ["m"]), node("amx", "nanargmax", ["f"], axis=1),
+        node("ama", "nanargmin", ["m"], axis=0),
+        # a column of NaN: nanmax gives NaN there (numpy warns)
+        {"key": "c7", "op": "eye", "N": 1, "M": 800, "k": 7}, node("nc", "equal", ["c7", 1.0]),
+        node("w", "where", ["nc", node_ref("nn"), "m"]),
+        node("nn", "divide", [0.0, 0.0]), node("wx", "nanmax", ["w"], axis=0),
+    ], {"mn": lambda c: np.nanmin(nan_of(c), axis=0),
+        "mx": lambda c: np.nanmax(nan_of(c, True), axis=1),
+        "amn": lambda c: np.nanargmin(nan_of(c)),
+        "amx": lambda c: np.nanargmax(nan_of(c, True), axis=1),
+        "ama": lambda c: np.nanargmin(nan_of(c), axis=0),
+        "wx": lambda c: nanmax_quiet(nan_cols(c)), "a": None})
 
     # a small device store: chunks go back to host memory and return
     run_case(tmp, "small-store", [
