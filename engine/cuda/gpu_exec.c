@@ -150,6 +150,19 @@ static gmap_t gmap(op_t op)
         G(GOP_ARCCOS, M_FLT);
     case OP_ARCTAN:
         G(GOP_ARCTAN, M_FLT);
+    case OP_FLOOR_DIVIDE:
+        G(GOP_FDIV, M_NUM);
+    case OP_MOD:
+    case OP_REMAINDER:
+        G(GOP_MOD, M_NUM);
+    case OP_FMOD:
+        G(GOP_FMOD, M_NUM);
+    case OP_LEFT_SHIFT:
+        G(GOP_SHL, MI | ML);
+    case OP_RIGHT_SHIFT:
+        G(GOP_SHR, MI | ML);
+    case OP_INVERT:
+        G(GOP_INV, MB | MI | ML);
     default:
         G(-1, 0);
     }

@@ -815,10 +815,47 @@ template <typename T> __device__ __forceinline__ u64 compare(int op, T x, T y)
     }
 }
 
+/* kern/ew.c's FLT_DIVMOD: numpy's npy_divmod over fmod (exact on both
+ * sides), so floor_divide and mod give the CPU's bits. */
+template <typename T> __device__ __forceinline__ T flt_divmod(T a, T b, T *modulus)
+{
+    T mod = fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod) {
+        if ((b < 0) != (mod < 0)) {
+            mod += b;
+            div -= (T)1;
+        }
+    } else {
+        mod = copysign((T)0, b);
+    }
+    T floordiv;
+    if (div) {
+        floordiv = floor(div);
+        if (div - floordiv > (T)0.5) floordiv += (T)1;
+    } else {
+        floordiv = copysign((T)0, a / b);
+    }
+    *modulus = mod;
+    return floordiv;
+}
+
 template <typename T> __device__ u64 fop(int op, u64 A, u64 B, u64 C, int has_b, int has_c)
 {
     T x = AT<T>(A), y = AT<T>(B);
     switch (op) {
+    case GOP_FDIV: {
+        T m;
+        return UT<T>(!y ? x / y : flt_divmod(x, y, &m));
+    }
+    case GOP_MOD: {
+        T m;
+        if (!y) return UT<T>(fmod(x, y));
+        flt_divmod(x, y, &m);
+        return UT<T>(m);
+    }
+    case GOP_FMOD:
+        return UT<T>(fmod(x, y));
     case GOP_ADD:
         return UT<T>(x + y);
     case GOP_SUB:
@@ -1005,6 +1042,43 @@ __device__ u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
         r = x;
         if (has_b) r = r > y ? r : y;
         if (has_c) r = r < z ? r : z;
+        break;
+    /* kern/ew.c's integer floor_divide, mod, fmod, shifts and invert: x // 0,
+     * x % 0 give 0; the int32 results are the low 32 bits of these */
+    case GOP_FDIV:
+        if (y == 0)
+            r = 0;
+        else if (y == -1)
+            r = (long long)(0ULL - (u64)x);
+        else {
+            r = x / y;
+            if (x % y != 0 && ((x < 0) != (y < 0))) r--;
+        }
+        break;
+    case GOP_MOD:
+        if (y == 0 || y == -1)
+            r = 0;
+        else {
+            r = x % y;
+            if (r != 0 && ((r < 0) != (y < 0))) r += y;
+        }
+        break;
+    case GOP_FMOD:
+        r = (y == 0 || y == -1) ? 0 : x % y;
+        break;
+    case GOP_SHL: {
+        int bits = dt == GDT_INT32 ? 32 : 64;
+        r = (u64)y < (u64)bits ? (long long)((u64)x << y) : 0;
+        break;
+    }
+    case GOP_SHR: {
+        int bits = dt == GDT_INT32 ? 32 : 64;
+        r = (u64)y < (u64)bits ? x >> y : x < 0 ? -1 : 0;
+        break;
+    }
+    case GOP_INV:
+        if (dt == GDT_BOOL) return x == 0;
+        r = ~x;
         break;
     default:
         r = 0;

@@ -412,6 +412,46 @@ def cases(tmp):
         "ama": lambda c: np.nanargmin(nan_of(c), axis=0),
         "wx": lambda c: nanmax_quiet(nan_cols(c)), "a": None})
 
+    # integer and float floor_divide / mod / fmod (zero and -1 divisors),
+    # shifts past the width, invert: kern/ew.c's rules bit for bit
+    def q(f, *a):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return f(*a)
+    run_case(tmp, "intops", [
+        rnd("k", (1500, 800), [500, 400], 95, op="random.randint", low=-1000, high=1000),
+        rnd("d", (1500, 800), [500, 400], 96, op="random.randint", low=-3, high=4),
+        node("fd", "floor_divide", ["k", "d"]), node("md", "mod", ["k", "d"]),
+        node("fm", "fmod", ["k", "d"]), node("k32", "astype", ["k"], dtype="int32"),
+        node("d32", "astype", ["d"], dtype="int32"), node("f32", "floor_divide", ["k32", "d32"]),
+        node("r32", "remainder", ["k32", "d32"]),
+        rnd("s", (1500, 800), [500, 400], 97, op="random.randint", low=0, high=70),
+        node("sl", "left_shift", ["k", "s"]), node("sr", "right_shift", ["k", "s"]),
+        node("s32", "astype", ["s"], dtype="int32"), node("sl32", "left_shift", ["k32", "s32"]),
+        node("sr32", "right_shift", ["k32", "s32"]), node("iv", "invert", ["k32"]),
+        node("bb", "less", ["k", 0]), node("ib", "invert", ["bb"]),
+        rnd("x", (1500, 800), [500, 400], 98, op="random.randn"),
+        rnd("y", (1500, 800), [500, 400], 99, op="random.randn"),
+        node("x10", "multiply", ["x", 10.0]), node("xf", "floor_divide", ["x10", "y"]),
+        node("xm", "mod", ["x10", "y"]), node("xr", "fmod", ["x10", "y"]),
+        node("xs", "astype", ["x10"], dtype="float32"), node("ys", "astype", ["y"], dtype="float32"),
+        node("xsf", "floor_divide", ["xs", "ys"]), node("xsm", "mod", ["xs", "ys"]),
+        node("xz", "floor_divide", ["x10", 0.0]),
+    ], {"fd": lambda c: q(np.floor_divide, c["k"], c["d"]), "md": lambda c: q(np.mod, c["k"], c["d"]),
+        "fm": lambda c: q(np.fmod, c["k"], c["d"]),
+        "f32": lambda c: q(np.floor_divide, c["k"].astype(np.int32), c["d"].astype(np.int32)),
+        "r32": lambda c: q(np.remainder, c["k"].astype(np.int32), c["d"].astype(np.int32)),
+        "sl": lambda c: np.left_shift(c["k"], c["s"]), "sr": lambda c: np.right_shift(c["k"], c["s"]),
+        "sl32": lambda c: np.left_shift(c["k"].astype(np.int32), c["s"].astype(np.int32)),
+        "sr32": lambda c: np.right_shift(c["k"].astype(np.int32), c["s"].astype(np.int32)),
+        "iv": lambda c: np.invert(c["k"].astype(np.int32)), "ib": lambda c: np.invert(c["k"] < 0),
+        "xf": lambda c: q(np.floor_divide, c["x"] * 10.0, c["y"]),
+        "xm": lambda c: q(np.mod, c["x"] * 10.0, c["y"]), "xr": lambda c: q(np.fmod, c["x"] * 10.0, c["y"]),
+        "xsf": lambda c: q(np.floor_divide, (c["x"] * 10.0).astype(np.float32), c["y"].astype(np.float32)),
+        "xsm": lambda c: q(np.mod, (c["x"] * 10.0).astype(np.float32), c["y"].astype(np.float32)),
+        "xz": lambda c: q(np.floor_divide, c["x"] * 10.0, 0.0),
+        "k": None, "d": None, "s": None, "x": None, "y": None},
+        exact=("xf", "xm", "xr", "xsf", "xsm", "xz"))
+
     # a small device store: chunks go back to host memory and return
     run_case(tmp, "small-store", [
         rnd("a", (2000, 2000), 250, 51), node("t", "transpose", ["a"]),

@@ -130,13 +130,13 @@ static void test_unsupported_fall_back(void **state)
 {
     (void)state;
     tiled_t x;
-    /* integer floor_divide and an integer dot have no device kernel: they
-     * run on the CPU whatever "device" says; argmax's and var's map stages
-     * have one */
+    /* integer power (its negative exponents are refused before it runs)
+     * and an integer dot have no device kernel: they run on the CPU
+     * whatever "device" says; argmax's and var's map stages have one */
     tile_doc(&x,
              "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"k\",\"op\":"
              "\"random.randint\",\"low\":1,\"high\":9,\"shape\":[30,20],\"chunk_size\":10,"
-             "\"seed\":2},{\"key\":\"f\",\"op\":\"floor_divide\",\"inputs\":[\"k\",3]},"
+             "\"seed\":2},{\"key\":\"f\",\"op\":\"power\",\"inputs\":[\"k\",3]},"
              "{\"key\":\"m\",\"op\":\"argmax\",\"inputs\":[\"a\"],\"axis\":0},"
              "{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[3000,200],\"chunk_size\":"
              "[1000,100],\"seed\":3},{\"key\":\"v\",\"op\":\"var\",\"inputs\":[\"a\"],\"axis\":1},"
@@ -225,6 +225,41 @@ static void test_nan_reductions(void **state)
     }
 }
 
+/* Integer floor_divide, mod, fmod, shifts and invert, and float
+ * floor_divide and mod, have device kernels (kern/ew.c's rules). */
+static void test_int_ops(void **state)
+{
+    (void)state;
+    static const char *progs[] = {
+        "{\"key\":\"r\",\"op\":\"floor_divide\",\"inputs\":[\"k\",\"d\"]}",
+        "{\"key\":\"r\",\"op\":\"mod\",\"inputs\":[\"k\",\"d\"]}",
+        "{\"key\":\"r\",\"op\":\"fmod\",\"inputs\":[\"k\",\"d\"]}",
+        "{\"key\":\"r\",\"op\":\"left_shift\",\"inputs\":[\"k\",\"d\"]}",
+        "{\"key\":\"r\",\"op\":\"right_shift\",\"inputs\":[\"k\",\"d\"]}",
+        "{\"key\":\"r\",\"op\":\"invert\",\"inputs\":[\"k\"]}",
+        "{\"key\":\"r\",\"op\":\"floor_divide\",\"inputs\":[\"a\",0.7]}",
+        "{\"key\":\"r\",\"op\":\"remainder\",\"inputs\":[\"a\",-0.3]}",
+    };
+    for (int k = 0; k < 8; k++) {
+        char doc[1024];
+        snprintf(doc, sizeof doc,
+                 "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"k\",\"op\":"
+                 "\"random.randint\",\"low\":-9,\"high\":9,\"shape\":[300,200],"
+                 "\"chunk_size\":100,\"seed\":2},{\"key\":\"d\",\"op\":\"random.randint\","
+                 "\"low\":0,\"high\":5,\"shape\":[300,200],\"chunk_size\":100,\"seed\":3},"
+                 "{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[300,200],\"chunk_size\":100,"
+                 "\"seed\":4},%s],\"fetch\":[\"r\"]}",
+                 progs[k]);
+        tiled_t x;
+        tile_doc(&x, doc);
+        int n, s, p;
+        count(&x, JK_EW, GRAPH_DEVICE_GPU, &n, &s, &p);
+        assert_true(n > 0);
+        assert_int_equal(s, n);
+        done(&x);
+    }
+}
+
 /* Without a device, the executor runs every job on the CPU whatever
  * "device" says, and reports none on a device. */
 static void test_exec_without_device(void **state)
@@ -265,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_unsupported_fall_back),
         cmocka_unit_test(test_positional_creation),
         cmocka_unit_test(test_nan_reductions),
+        cmocka_unit_test(test_int_ops),
         cmocka_unit_test(test_exec_without_device),
         cmocka_unit_test(test_stub_refuses_without_cuda),
     };
