@@ -435,8 +435,8 @@ def cases(tmp):
         node("xm", "mod", ["x10", "y"]), node("xr", "fmod", ["x10", "y"]),
         node("xs", "astype", ["x10"], dtype="float32"), node("ys", "astype", ["y"], dtype="float32"),
         node("xsf", "floor_divide", ["xs", "ys"]), node("xsm", "mod", ["xs", "ys"]),
-        node("xz", "floor_divide", ["x10", 0.0]),
-    ], {"fd": lambda c: q(np.floor_divide, c["k"], c["d"]), "md": lambda c: q(np.mod, c["k"], c["d"]),
+        node("xz", "floor_divide", ["x10", 0.0]), node("dv", "divide", ["k", "d"]),
+    ], {"dv": lambda c: q(np.divide, c["k"], c["d"]),"fd": lambda c: q(np.floor_divide, c["k"], c["d"]), "md": lambda c: q(np.mod, c["k"], c["d"]),
         "fm": lambda c: q(np.fmod, c["k"], c["d"]),
         "f32": lambda c: q(np.floor_divide, c["k"].astype(np.int32), c["d"].astype(np.int32)),
         "r32": lambda c: q(np.remainder, c["k"].astype(np.int32), c["d"].astype(np.int32)),
@@ -450,7 +450,7 @@ def cases(tmp):
         "xsm": lambda c: q(np.mod, (c["x"] * 10.0).astype(np.float32), c["y"].astype(np.float32)),
         "xz": lambda c: q(np.floor_divide, c["x"] * 10.0, 0.0),
         "k": None, "d": None, "s": None, "x": None, "y": None},
-        exact=("xf", "xm", "xr", "xsf", "xsm", "xz"))
+        exact=("xf", "xm", "xr", "xsf", "xsm", "xz", "dv"))
 
     # a small device store: chunks go back to host memory and return
     run_case(tmp, "small-store", [

@@ -225,8 +225,8 @@ static void test_nan_reductions(void **state)
     }
 }
 
-/* Integer floor_divide, mod, fmod, shifts and invert, and float
- * floor_divide and mod, have device kernels (kern/ew.c's rules). */
+/* Integer floor_divide, mod, fmod, shifts and invert, float floor_divide
+ * and mod, and integer true division (in float64) have device kernels. */
 static void test_int_ops(void **state)
 {
     (void)state;
@@ -239,8 +239,9 @@ static void test_int_ops(void **state)
         "{\"key\":\"r\",\"op\":\"invert\",\"inputs\":[\"k\"]}",
         "{\"key\":\"r\",\"op\":\"floor_divide\",\"inputs\":[\"a\",0.7]}",
         "{\"key\":\"r\",\"op\":\"remainder\",\"inputs\":[\"a\",-0.3]}",
+        "{\"key\":\"r\",\"op\":\"divide\",\"inputs\":[\"k\",\"d\"]}",
     };
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 9; k++) {
         char doc[1024];
         snprintf(doc, sizeof doc,
                  "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"k\",\"op\":"
