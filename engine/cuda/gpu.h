@@ -152,12 +152,13 @@ enum {
     GOP_ARCSIN,
     GOP_ARCCOS,
     GOP_ARCTAN,
-    GOP_FDIV, /* floor_divide */
-    GOP_MOD,  /* mod, remainder: the divisor's sign */
-    GOP_FMOD, /* fmod: the dividend's sign */
-    GOP_SHL,  /* left_shift */
-    GOP_SHR,  /* right_shift */
-    GOP_INV,  /* invert */
+    GOP_FDIV,  /* floor_divide */
+    GOP_MOD,   /* mod, remainder: the divisor's sign */
+    GOP_FMOD,  /* fmod: the dividend's sign */
+    GOP_SHL,   /* left_shift */
+    GOP_SHR,   /* right_shift */
+    GOP_INV,   /* invert */
+    GOP_ROUND, /* round, around: b the decimals (absent: 0) */
     GOP__N
 };
 

@@ -163,6 +163,9 @@ static gmap_t gmap(op_t op)
         G(GOP_SHR, MI | ML);
     case OP_INVERT:
         G(GOP_INV, MB | MI | ML);
+    case OP_ROUND:
+    case OP_AROUND:
+        G(GOP_ROUND, M_NUM);
     default:
         G(-1, 0);
     }

@@ -815,6 +815,17 @@ template <typename T> __device__ __forceinline__ u64 compare(int op, T x, T y)
     }
 }
 
+/* kern/ew.c's power_of_ten for round: the table, then products by ten. */
+__device__ __forceinline__ double power_of_ten(long long n)
+{
+    const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    if (n < 9) return p10[n];
+    double r = 1e9;
+    for (long long i = 9; i < n && i < 400; i++)
+        r *= 10.;
+    return r;
+}
+
 /* kern/ew.c's FLT_DIVMOD: numpy's npy_divmod over fmod (exact on both
  * sides), so floor_divide and mod give the CPU's bits. */
 template <typename T> __device__ __forceinline__ T flt_divmod(T a, T b, T *modulus)
@@ -856,6 +867,12 @@ template <typename T> __device__ u64 fop(int op, u64 A, u64 B, u64 C, int has_b,
     }
     case GOP_FMOD:
         return UT<T>(fmod(x, y));
+    case GOP_ROUND: {
+        /* kern/ew.c's ROUNDF: rint(x * f) / f, or rint(x / f) * f */
+        long long dec = has_b ? (long long)y : 0;
+        T f = (T)power_of_ten(dec < 0 ? -dec : dec);
+        return UT<T>(dec >= 0 ? rint(x * f) / f : rint(x / f) * f);
+    }
     case GOP_ADD:
         return UT<T>(x + y);
     case GOP_SUB:
@@ -1080,6 +1097,16 @@ __device__ u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
         if (dt == GDT_BOOL) return x == 0;
         r = ~x;
         break;
+    case GOP_ROUND: {
+        /* kern/ew.c's ROUNDI: unchanged, or through float64 */
+        long long dec = has_b ? y : 0;
+        if (dec >= 0) {
+            r = x;
+            break;
+        }
+        double f = power_of_ten(-dec);
+        return cast(GDT_FLOAT64, dt, UD(rint((double)x / f) * f));
+    }
     default:
         r = 0;
     }

@@ -452,6 +452,22 @@ def cases(tmp):
         "k": None, "d": None, "s": None, "x": None, "y": None},
         exact=("xf", "xm", "xr", "xsf", "xsm", "xz", "dv"))
 
+    # round / around with decimals, as kern/ew.c (numpy's PyArray_Round)
+    run_case(tmp, "round", [
+        rnd("x", (1500, 800), [500, 400], 101, op="random.randn"),
+        node("x9", "multiply", ["x", 987.654]), node("r0", "round", ["x9"]),
+        node("r2", "round", ["x9"], decimals=2), node("rm", "around", ["x9"], decimals=-1),
+        node("xs", "astype", ["x9"], dtype="float32"), node("r3", "round", ["xs"], decimals=3),
+        rnd("k", (1500, 800), [500, 400], 102, op="random.randint", low=-100000, high=100000),
+        node("ki", "round", ["k"], decimals=-2), node("kp", "round", ["k"], decimals=1),
+        node("k32", "astype", ["k"], dtype="int32"), node("k3", "around", ["k32"], decimals=-3),
+    ], {"r0": lambda c: np.round(c["x"] * 987.654), "r2": lambda c: np.round(c["x"] * 987.654, 2),
+        "rm": lambda c: np.around(c["x"] * 987.654, -1),
+        "r3": lambda c: np.round((c["x"] * 987.654).astype(np.float32), 3),
+        "ki": lambda c: np.round(c["k"], -2), "kp": lambda c: np.round(c["k"], 1),
+        "k3": lambda c: np.around(c["k"].astype(np.int32), -3), "x": None, "k": None},
+        exact=("r0", "r2", "rm", "r3"))
+
     # a small device store: chunks go back to host memory and return
     run_case(tmp, "small-store", [
         rnd("a", (2000, 2000), 250, 51), node("t", "transpose", ["a"]),

@@ -226,7 +226,8 @@ static void test_nan_reductions(void **state)
 }
 
 /* Integer floor_divide, mod, fmod, shifts and invert, float floor_divide
- * and mod, and integer true division (in float64) have device kernels. */
+ * and mod, integer true division (in float64) and round have device
+ * kernels. */
 static void test_int_ops(void **state)
 {
     (void)state;
@@ -240,8 +241,10 @@ static void test_int_ops(void **state)
         "{\"key\":\"r\",\"op\":\"floor_divide\",\"inputs\":[\"a\",0.7]}",
         "{\"key\":\"r\",\"op\":\"remainder\",\"inputs\":[\"a\",-0.3]}",
         "{\"key\":\"r\",\"op\":\"divide\",\"inputs\":[\"k\",\"d\"]}",
+        "{\"key\":\"r\",\"op\":\"round\",\"inputs\":[\"a\"],\"decimals\":2}",
+        "{\"key\":\"r\",\"op\":\"around\",\"inputs\":[\"k\"],\"decimals\":-1}",
     };
-    for (int k = 0; k < 9; k++) {
+    for (int k = 0; k < 11; k++) {
         char doc[1024];
         snprintf(doc, sizeof doc,
                  "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"k\",\"op\":"
