@@ -130,6 +130,7 @@ static gmap_t gmap(op_t op)
     case OP_BITWISE_XOR:
         G(GOP_BXOR, MB | MI | ML);
     case OP_POWER:
+        G(GOP_POW, M_NUM); /* integers: a constant exponent >= 0 (prog_ok) */
     case OP_FLOAT_POWER:
         G(GOP_POW, M_FLT);
     case OP_ARCTAN2:
@@ -188,6 +189,12 @@ static bool prog_ok(const ew_prog_t *p)
         if ((unsigned)q->op >= OP_COUNT || !base_dt(q->dt)) return false;
         gmap_t m = gmap((op_t)q->op);
         if (m.gop < 0 || !(m.dts & (1u << q->dt))) return false;
+        /* integer power: the CPU refuses a negative exponent before it
+         * runs; a device runs it only when the exponent is a constant that
+         * is not negative */
+        if (q->op == OP_POWER && (q->dt == DT_INT32 || q->dt == DT_INT64) &&
+            (q->b < 0 || !p->is_const[q->b] || sc_as_double(p->konst[q->b]) < 0))
+            return false;
     }
     return true;
 }

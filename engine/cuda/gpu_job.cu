@@ -1097,6 +1097,22 @@ __device__ u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
         if (dt == GDT_BOOL) return x == 0;
         r = ~x;
         break;
+    case GOP_POW: {
+        /* kern/ew.c's INT_POW: by squaring, wrapping (y >= 0: prog_ok) */
+        if (y == 0 || x == 1) {
+            r = 1;
+            break;
+        }
+        u64 b = (u64)x, out = (y & 1) ? b : 1;
+        long long e = y >> 1;
+        while (e > 0) {
+            b *= b;
+            if (e & 1) out *= b;
+            e >>= 1;
+        }
+        r = (long long)out;
+        break;
+    }
     case GOP_ROUND: {
         /* kern/ew.c's ROUNDI: unchanged, or through float64 */
         long long dec = has_b ? y : 0;

@@ -130,13 +130,14 @@ static void test_unsupported_fall_back(void **state)
 {
     (void)state;
     tiled_t x;
-    /* integer power (its negative exponents are refused before it runs)
-     * and an integer dot have no device kernel: they run on the CPU
-     * whatever "device" says; argmax's and var's map stages have one */
+    /* integer power with an array exponent (its negative exponents are
+     * refused before it runs) and an integer dot have no device kernel:
+     * they run on the CPU whatever "device" says; argmax's and var's map
+     * stages have one */
     tile_doc(&x,
              "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"k\",\"op\":"
              "\"random.randint\",\"low\":1,\"high\":9,\"shape\":[30,20],\"chunk_size\":10,"
-             "\"seed\":2},{\"key\":\"f\",\"op\":\"power\",\"inputs\":[\"k\",3]},"
+             "\"seed\":2},{\"key\":\"f\",\"op\":\"power\",\"inputs\":[\"k\",\"k\"]},"
              "{\"key\":\"m\",\"op\":\"argmax\",\"inputs\":[\"a\"],\"axis\":0},"
              "{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[3000,200],\"chunk_size\":"
              "[1000,100],\"seed\":3},{\"key\":\"v\",\"op\":\"var\",\"inputs\":[\"a\"],\"axis\":1},"
@@ -226,8 +227,8 @@ static void test_nan_reductions(void **state)
 }
 
 /* Integer floor_divide, mod, fmod, shifts and invert, float floor_divide
- * and mod, integer true division (in float64) and round have device
- * kernels. */
+ * and mod, integer true division (in float64), round and integer power by
+ * a constant have device kernels. */
 static void test_int_ops(void **state)
 {
     (void)state;
@@ -243,8 +244,9 @@ static void test_int_ops(void **state)
         "{\"key\":\"r\",\"op\":\"divide\",\"inputs\":[\"k\",\"d\"]}",
         "{\"key\":\"r\",\"op\":\"round\",\"inputs\":[\"a\"],\"decimals\":2}",
         "{\"key\":\"r\",\"op\":\"around\",\"inputs\":[\"k\"],\"decimals\":-1}",
+        "{\"key\":\"r\",\"op\":\"power\",\"inputs\":[\"k\",3]}",
     };
-    for (int k = 0; k < 11; k++) {
+    for (int k = 0; k < 12; k++) {
         char doc[1024];
         snprintf(doc, sizeof doc,
                  "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"k\",\"op\":"
