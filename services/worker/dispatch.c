@@ -101,8 +101,9 @@ struct dispatch {
  * expired. Returns {messages, stolen, info}: info holds per message its
  * task's cancel key (EXISTS), plan prefix (GETRANGE 0 ARGV[4]) and its
  * descriptor (HGET mars:jd), what handle_batch would otherwise ask for in a
- * second round trip. A script runs atomically: no message is ever in no
- * list. */
+ * second round trip (a message the script cannot read gets a nil prefix:
+ * handle_batch then asks itself). A script runs atomically: no message is
+ * ever in no list. */
 static const char TAKE_SCRIPT[] =
     "local function take(q)"
     "  local n = math.floor(redis.call('LLEN', q) / tonumber(ARGV[1]))"
@@ -125,7 +126,7 @@ static const char TAKE_SCRIPT[] =
     "    res[#res + 1] = redis.call('GETRANGE', '" MSG_PLAN "' .. tid, 0, tonumber(ARGV[4]))"
     "    res[#res + 1] = redis.call('HGET', '" MSG_JOBDESC "' .. tid, job)"
     "   else"
-    "    res[#res + 1] = 0; res[#res + 1] = ''; res[#res + 1] = false"
+    "    res[#res + 1] = 0; res[#res + 1] = false; res[#res + 1] = false"
     "   end"
     "  end"
     "  return res"
@@ -281,14 +282,6 @@ static void slot_set(dispatch_t *d, int slot, const slot_job_t *j)
     pthread_mutex_unlock(&d->smu);
 }
 
-/* Sends the pending reports in one pipeline: per job the inline output's
- * SET, the completion's RPUSH and the message's LREM, in that order (a
- * message leaves the processing list only once reported). Outputs kept
- * in our store were put there before (a successor may read them as soon
- * as the supervisor sees the completion). Retried until it works or we
- * stop: a job never reported would stall its task while we keep beating.
- * Resending is harmless: the same bytes, and a second completion is
- * stale. */
 /* Appends the pending reports to r's pipeline; the commands appended, or
  * -1 with err. */
 static int reports_append(dispatch_t *d, rq_t *r, reports_t *rp, char *err, size_t errlen)
@@ -323,6 +316,14 @@ static void reports_clear(dispatch_t *d, reports_t *rp, bool ok)
     rp->bytes = 0;
 }
 
+/* Sends the pending reports in one pipeline: per job the inline output's
+ * SET, the completion's RPUSH and the message's LREM, in that order (a
+ * message leaves the processing list only once reported). Outputs kept
+ * in our store were put there before (a successor may read them as soon
+ * as the supervisor sees the completion). Retried until it works or we
+ * stop: a job never reported would stall its task while we keep beating.
+ * Resending is harmless: the same bytes, and a second completion is
+ * stale. */
 static void reports_flush(dispatch_t *d, rq_t *r, reports_t *rp)
 {
     if (rp->n == 0) return;

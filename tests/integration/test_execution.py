@@ -335,6 +335,35 @@ def case_uploaded_input(e):
     e.only_fetched_left(sid, tid, ["v", "w"])
 
 
+def case_odd_messages(e):
+    """Job messages a worker cannot use: malformed, of a task that does not
+    exist, with a huge job index. The take script looks each one up with its
+    batch (or leaves it to the worker); every one is dropped from the
+    processing lists, and a task right after runs as usual."""
+    odd = ["garbage", "no-such-task 3 0", "no-such-task 99999999999 0", "x y z",
+           "\u00e9t\u00e9 1 0", " 4 0"]
+    for m in odd:
+        e.r("LPUSH", "mars:jobs", m)
+    sid = e.session()
+    x = np.arange(40000, dtype=np.float64).reshape(200, 200)
+    doc = {"version": 1, "nodes": [
+        {"key": "a", "op": "array", "data": x.tolist(), "chunk_size": 50},
+        {"key": "s", "op": "sum", "inputs": ["a"], "axis": 0}], "fetch": ["s"]}
+    e.run(sid, doc)
+    s_, _ = e.fetch(sid, "s")
+    close(s_, x.sum(axis=0), "sum after odd messages")
+    deadline = time.time() + 10
+    left = None
+    while time.time() < deadline:
+        left = [k for k in e.r.keys("mars:processing:*") if e.r("LLEN", k) != 0]
+        queued = e.r("LLEN", "mars:jobs")
+        if not left and queued == 0:
+            break
+        time.sleep(0.1)
+    check(not left and e.r("LLEN", "mars:jobs") == 0,
+          "messages left: processing %s, mars:jobs %s", left, e.r("LLEN", "mars:jobs"))
+
+
 def big_doc(seed):
     return {"version": 1, "nodes": [
         {"key": "a", "op": "random.rand", "shape": [6000, 6000], "chunk_size": 1000, "seed": seed},
@@ -483,6 +512,7 @@ def main():
         runner.case("error_names_node", case_error, e)
         runner.case("session_reuse", case_session_reuse, e)
         runner.case("uploaded_input", case_uploaded_input, e)
+        runner.case("odd_messages_dropped", case_odd_messages, e)
         runner.case("cancel", case_cancel, e)
         p = harness.free_port()
         extra = c.start("worker-extra", "mars-worker",
