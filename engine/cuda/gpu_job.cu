@@ -1326,63 +1326,6 @@ __device__ __forceinline__ u64 red_step(const red_args &A, u64 a, long long o, l
     return red_comb2(r.op, r.dt, r.skip_nan, a, v);
 }
 
-#define RED_THREADS 256
-/* Block (o, s) reduces position o's indices [s * seg, (s + 1) * seg) into
- * acc[o * nseg + s]. */
-__global__ void k_red_seg(const red_args A, long long seg, int nseg, u64 *acc)
-{
-    __shared__ u64 sh[RED_THREADS];
-    const gpu_red_t &r = A.r;
-    long long o = blockIdx.x / nseg;
-    int s = blockIdx.x % nseg;
-    long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
-    u64 a = red_ident2(r.op, r.dt, r.skip_nan);
-    for (long long q = q0 + threadIdx.x; q < q1; q += blockDim.x)
-        a = red_step(A, a, o, q);
-    sh[threadIdx.x] = a;
-    __syncthreads();
-    for (int w = RED_THREADS / 2; w > 0; w /= 2) {
-        if ((int)threadIdx.x < w)
-            sh[threadIdx.x] =
-                red_comb2(r.op, r.dt, r.skip_nan, sh[threadIdx.x], sh[threadIdx.x + w]);
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) acc[o * nseg + s] = sh[0];
-}
-
-/* Thread per position, serially over a short reduced range. */
-__global__ void k_red_rows(const red_args A, u64 *acc)
-{
-    const gpu_red_t &r = A.r;
-    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
-         o += (long long)gridDim.x * blockDim.x) {
-        u64 a = red_ident2(r.op, r.dt, r.skip_nan);
-        for (long long q = 0; q < r.n_red; q++)
-            a = red_step(A, a, o, q);
-        acc[o] = a;
-    }
-}
-
-/* The nseg accumulators of each position into the partial's layout. */
-__global__ void k_red_final(int op, int dt, int skip_nan, long long n_out, int nseg,
-                            const u64 *acc, void *partial)
-{
-    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < n_out;
-         o += (long long)gridDim.x * blockDim.x) {
-        u64 a = acc[o * nseg];
-        for (int s = 1; s < nseg; s++)
-            a = red_comb2(op, dt, skip_nan, a, acc[o * nseg + s]);
-        if (op == GRED_ALL || op == GRED_ANY)
-            ((unsigned char *)partial)[o] = (unsigned char)(a != 0);
-        else if (op == GRED_MIN || op == GRED_MAX)
-            store(partial, dt, o,
-                  dt == GDT_FLOAT32 || dt == GDT_FLOAT64 ? cast(GDT_FLOAT64, dt, a)
-                                                         : cast(GDT_INT64, dt, a));
-        else
-            ((u64 *)partial)[o] = a;
-    }
-}
-
 /* argmin, argmax: (value, index) pairs; the value as float64 bits for
  * floats, int64 otherwise; index -1: nothing seen. kern/reduce.c's
  * arg_better_f/_i: a total order, so any tree gives the CPU's pair. */
@@ -1403,96 +1346,78 @@ __device__ __forceinline__ bool arg_better(bool mx, bool fl, u64 x, long long xi
     return mx ? xl > cl : xl < cl;
 }
 
-/* nanargmin/nanargmax (skip_nan): a NaN counts as +inf (-inf for the
- * max), and ok records that some value was not NaN. */
-__device__ __forceinline__ void arg_take(const red_args &A, long long o, long long q, u64 *v,
-                                         long long *i, long long *ok)
-{
-    const gpu_red_t &r = A.r;
-    bool fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
-    long long idx = red_index(r, o, q);
-    u64 x = red_value(A, idx);
-    x = cast(r.dt, fl ? GDT_FLOAT64 : GDT_INT64, x);
-    if (r.skip_nan) {
-        if (AD(x) != AD(x))
-            x = UD(r.op == GRED_ARGMAX ? -INFINITY : INFINITY);
+/* The accumulators of the reduction kernels below, one type per family.
+ * Each gives start (nothing seen), take (value q of position o), merge
+ * (another accumulator of the same position) and write (into the
+ * partial's layout of kern/reduce.c at position o). */
+
+/* sum, prod, mean, min, max, all, any (gpu.h): one u64 (red_comb). */
+struct RedAcc {
+    u64 v;
+    static __device__ RedAcc start(const gpu_red_t &r)
+    {
+        return {red_ident2(r.op, r.dt, r.skip_nan)};
+    }
+    static __device__ void take(const red_args &A, long long o, long long q, RedAcc *a)
+    {
+        a->v = red_step(A, a->v, o, q);
+    }
+    static __device__ void merge(const gpu_red_t &r, RedAcc *a, const RedAcc &b)
+    {
+        a->v = red_comb2(r.op, r.dt, r.skip_nan, a->v, b.v);
+    }
+    static __device__ void write(const gpu_red_t &r, void *partial, long long o, const RedAcc &a)
+    {
+        bool fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
+        if (r.op == GRED_ALL || r.op == GRED_ANY)
+            ((unsigned char *)partial)[o] = (unsigned char)(a.v != 0);
+        else if (r.op == GRED_MIN || r.op == GRED_MAX)
+            store(partial, r.dt, o, cast(fl ? GDT_FLOAT64 : GDT_INT64, r.dt, a.v));
         else
-            *ok = 1;
+            ((u64 *)partial)[o] = a.v;
     }
-    if (arg_better(r.op == GRED_ARGMAX, fl, x, idx, *v, *i)) {
-        *v = x;
-        *i = idx;
-    }
-}
+};
 
-__global__ void k_arg_seg(const red_args A, long long seg, int nseg, u64 *accv, long long *acci,
-                          long long *acck)
-{
-    __shared__ u64 sv[RED_THREADS];
-    __shared__ long long si[RED_THREADS], sk[RED_THREADS];
-    const gpu_red_t &r = A.r;
-    bool mx = r.op == GRED_ARGMAX, fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
-    long long o = blockIdx.x / nseg;
-    int s = blockIdx.x % nseg;
-    long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
-    u64 v = 0;
-    long long i = -1, ok = 0;
-    for (long long q = q0 + threadIdx.x; q < q1; q += blockDim.x)
-        arg_take(A, o, q, &v, &i, &ok);
-    sv[threadIdx.x] = v;
-    si[threadIdx.x] = i;
-    sk[threadIdx.x] = ok;
-    __syncthreads();
-    for (int w = RED_THREADS / 2; w > 0; w /= 2) {
-        if ((int)threadIdx.x < w) {
-            sk[threadIdx.x] |= sk[threadIdx.x + w];
-            if (arg_better(mx, fl, sv[threadIdx.x + w], si[threadIdx.x + w], sv[threadIdx.x],
-                           si[threadIdx.x])) {
-                sv[threadIdx.x] = sv[threadIdx.x + w];
-                si[threadIdx.x] = si[threadIdx.x + w];
-            }
+/* argmin, argmax and (skip_nan) nanargmin, nanargmax: the best (value,
+ * index) pair; for the nan-variants a NaN counts as +inf (-inf for the
+ * max) and ok records that some value was not NaN. */
+struct ArgAcc {
+    u64 v;
+    long long i, ok;
+    static __device__ ArgAcc start(const gpu_red_t &r)
+    {
+        return {0, -1, 0};
+    }
+    static __device__ void take(const red_args &A, long long o, long long q, ArgAcc *a)
+    {
+        const gpu_red_t &r = A.r;
+        bool fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
+        long long idx = red_index(r, o, q);
+        u64 x = cast(r.dt, fl ? GDT_FLOAT64 : GDT_INT64, red_value(A, idx));
+        if (r.skip_nan) {
+            if (AD(x) != AD(x))
+                x = UD(r.op == GRED_ARGMAX ? -INFINITY : INFINITY);
+            else
+                a->ok = 1;
         }
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-        accv[o * nseg + s] = sv[0];
-        acci[o * nseg + s] = si[0];
-        acck[o * nseg + s] = sk[0];
-    }
-}
-
-__global__ void k_arg_rows(const red_args A, u64 *accv, long long *acci, long long *acck)
-{
-    const gpu_red_t &r = A.r;
-    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
-         o += (long long)gridDim.x * blockDim.x) {
-        u64 v = 0;
-        long long i = -1, ok = 0;
-        for (long long q = 0; q < r.n_red; q++)
-            arg_take(A, o, q, &v, &i, &ok);
-        accv[o] = v;
-        acci[o] = i;
-        acck[o] = ok;
-    }
-}
-
-/* The segments' pairs of each position, the index made global
- * (kern/reduce.c's arg_globalize), into the partial. */
-__global__ void k_arg_final(const gpu_red_t r, int nseg, const u64 *accv, const long long *acci,
-                            const long long *acck, void *partial)
-{
-    bool mx = r.op == GRED_ARGMAX, fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
-    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
-         o += (long long)gridDim.x * blockDim.x) {
-        u64 v = accv[o * nseg];
-        long long i = acci[o * nseg], ok = acck[o * nseg];
-        for (int s = 1; s < nseg; s++) {
-            ok |= acck[o * nseg + s];
-            if (arg_better(mx, fl, accv[o * nseg + s], acci[o * nseg + s], v, i)) {
-                v = accv[o * nseg + s];
-                i = acci[o * nseg + s];
-            }
+        if (arg_better(r.op == GRED_ARGMAX, fl, x, idx, a->v, a->i)) {
+            a->v = x;
+            a->i = idx;
         }
+    }
+    static __device__ void merge(const gpu_red_t &r, ArgAcc *a, const ArgAcc &b)
+    {
+        a->ok |= b.ok;
+        if (arg_better(r.op == GRED_ARGMAX, r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64, b.v, b.i,
+                       a->v, a->i)) {
+            a->v = b.v;
+            a->i = b.i;
+        }
+    }
+    /* the index made global as kern/reduce.c's arg_globalize does */
+    static __device__ void write(const gpu_red_t &r, void *partial, long long o, const ArgAcc &a)
+    {
+        long long i = a.i;
         if (i >= 0) {
             long long rem = i, g = 0, gs = 1, along = 0;
             for (int d = r.vnd - 1; d >= 0; d--) {
@@ -1504,105 +1429,137 @@ __global__ void k_arg_final(const gpu_red_t r, int nseg, const u64 *accv, const 
             }
             i = r.arg_all ? g : along;
         }
-        ((u64 *)partial)[o] = v;
+        ((u64 *)partial)[o] = a.v;
         ((long long *)partial)[r.n_out + o] = i;
-        if (r.skip_nan) ((long long *)partial)[2 * r.n_out + o] = ok;
+        if (r.skip_nan) ((long long *)partial)[2 * r.n_out + o] = a.ok;
     }
-}
-
-/* var and std: (count, mean, M2) triples; kern/reduce.c's var_merge. */
-struct vacc {
-    double n, m, q;
 };
 
-__device__ __forceinline__ void var_merge(int op, vacc *a, const vacc &b)
-{
-    if (op == GRED_NANMEAN) {
-        a->n += b.n;
-        a->q += b.q;
-        return;
+/* var and std: (count, mean, M2), Welford per value and kern/reduce.c's
+ * var_merge (Chan et al.); nanmean: n the count, q the sum. */
+struct VarAcc {
+    double n, m, q;
+    static __device__ VarAcc start(const gpu_red_t &r)
+    {
+        return {0, 0, 0};
     }
-    if (b.n == 0) return;
-    if (a->n == 0) {
-        *a = b;
-        return;
-    }
-    double n = a->n + b.n, d = b.m - a->m;
-    a->m += d * (b.n / n);
-    a->q += b.q + d * d * (a->n * b.n / n);
-    a->n = n;
-}
-
-__device__ __forceinline__ void var_add(const red_args &A, long long o, long long q, vacc *a)
-{
-    double x = AD(cast(A.r.dt, GDT_FLOAT64, red_value(A, red_index(A.r, o, q))));
-    if (A.r.skip_nan && x != x) return;
-    if (A.r.op == GRED_NANMEAN) { /* n: the count, q: the sum */
+    static __device__ void take(const red_args &A, long long o, long long q, VarAcc *a)
+    {
+        double x = AD(cast(A.r.dt, GDT_FLOAT64, red_value(A, red_index(A.r, o, q))));
+        if (A.r.skip_nan && x != x) return;
         a->n += 1;
-        a->q += x;
-        return;
+        if (A.r.op == GRED_NANMEAN) {
+            a->q += x;
+            return;
+        }
+        double d = x - a->m;
+        a->m += d / a->n;
+        a->q += d * (x - a->m);
     }
-    a->n += 1;
-    double d = x - a->m;
-    a->m += d / a->n;
-    a->q += d * (x - a->m);
-}
+    static __device__ void merge(const gpu_red_t &r, VarAcc *a, const VarAcc &b)
+    {
+        if (r.op == GRED_NANMEAN) {
+            a->n += b.n;
+            a->q += b.q;
+            return;
+        }
+        if (b.n == 0) return;
+        if (a->n == 0) {
+            *a = b;
+            return;
+        }
+        double n = a->n + b.n, d = b.m - a->m;
+        a->m += d * (b.n / n);
+        a->q += b.q + d * d * (a->n * b.n / n);
+        a->n = n;
+    }
+    static __device__ void write(const gpu_red_t &r, void *partial, long long o, const VarAcc &a)
+    {
+        double *p = (double *)partial;
+        if (r.op == GRED_NANMEAN) {
+            p[o] = a.q;
+            p[r.n_out + o] = a.n;
+        } else {
+            p[o] = a.n;
+            p[r.n_out + o] = a.m;
+            p[2 * r.n_out + o] = a.q;
+        }
+    }
+};
 
-__global__ void k_var_seg(const red_args A, long long seg, int nseg, vacc *acc)
+#define RED_THREADS 256
+/* Block (o, s) reduces position o's indices [s * seg, (s + 1) * seg) into
+ * acc[o * nseg + s]: a strided walk per thread, then a tree. */
+template <typename T> __global__ void k_red_seg(const red_args A, long long seg, int nseg, T *acc)
 {
-    __shared__ vacc sh[RED_THREADS];
+    __shared__ T sh[RED_THREADS];
     const gpu_red_t &r = A.r;
     long long o = blockIdx.x / nseg;
     int s = blockIdx.x % nseg;
     long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
-    vacc a = {0, 0, 0};
+    T a = T::start(r);
     for (long long q = q0 + threadIdx.x; q < q1; q += blockDim.x)
-        var_add(A, o, q, &a);
+        T::take(A, o, q, &a);
     sh[threadIdx.x] = a;
     __syncthreads();
     for (int w = RED_THREADS / 2; w > 0; w /= 2) {
-        if ((int)threadIdx.x < w) var_merge(r.op, &sh[threadIdx.x], sh[threadIdx.x + w]);
+        if ((int)threadIdx.x < w) T::merge(r, &sh[threadIdx.x], sh[threadIdx.x + w]);
         __syncthreads();
     }
     if (threadIdx.x == 0) acc[o * nseg + s] = sh[0];
 }
 
-__global__ void k_var_rows(const red_args A, vacc *acc)
+/* Thread per position, serially over a short reduced range. */
+template <typename T> __global__ void k_red_rows(const red_args A, T *acc)
 {
     const gpu_red_t &r = A.r;
     for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
          o += (long long)gridDim.x * blockDim.x) {
-        vacc a = {0, 0, 0};
+        T a = T::start(r);
         for (long long q = 0; q < r.n_red; q++)
-            var_add(A, o, q, &a);
+            T::take(A, o, q, &a);
         acc[o] = a;
     }
 }
 
-__global__ void k_var_final(int op, long long n_out, int nseg, const vacc *acc, double *partial)
+/* The nseg accumulators of each position, in order, into the partial. */
+template <typename T>
+__global__ void k_red_final(const gpu_red_t r, int nseg, const T *acc, void *partial)
 {
-    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < n_out;
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < r.n_out;
          o += (long long)gridDim.x * blockDim.x) {
-        vacc a = acc[o * nseg];
+        T a = acc[o * nseg];
         for (int s = 1; s < nseg; s++)
-            var_merge(op, &a, acc[o * nseg + s]);
-        if (op == GRED_NANMEAN) {
-            partial[o] = a.q;
-            partial[n_out + o] = a.n;
-        } else {
-            partial[o] = a.n;
-            partial[n_out + o] = a.m;
-            partial[2 * n_out + o] = a.q;
-        }
+            T::merge(r, &a, acc[o * nseg + s]);
+        T::write(r, partial, o, a);
     }
+}
+
+/* rows: a thread per position (nseg 1); else nseg blocks per position. */
+template <typename T>
+static int red_run(gpu_job_t *j, const red_args &A, bool rows, int nseg, void *partial)
+{
+    const gpu_red_t *r = &A.r;
+    void *acc;
+    if (gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * sizeof(T), &acc)) return -1;
+    if (rows) {
+        k_red_rows<T><<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (T *)acc);
+    } else {
+        if (r->n_out * (long long)nseg > 0x7fffffffLL) JFAIL(j, "too many reduction blocks");
+        long long seg = (r->n_red + nseg - 1) / nseg;
+        k_red_seg<T><<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(A, seg, nseg,
+                                                                           (T *)acc);
+    }
+    if (launched(j, "a reduction")) return -1;
+    k_red_final<T><<<grid_for(r->n_out, 128), 128, 0, j->s>>>(*r, nseg, (const T *)acc,
+                                                             partial);
+    return launched(j, "a reduction's last step");
 }
 
 extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
 {
     if (j->failed) return -1;
     if (r->n_out == 0) return 0;
-    bool arg = r->op == GRED_ARGMIN || r->op == GRED_ARGMAX,
-         var = r->op == GRED_VAR || r->op == GRED_NANMEAN;
     red_args A;
     A.r = *r;
     if (r->prog) {
@@ -1611,56 +1568,27 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
             A.a.in[i] = r->prog_in[i];
     }
     /* segments per position: enough blocks to fill the device, a few
-     * thousand values each */
+     * thousand values each; short reductions over many positions: a
+     * thread each */
     long long want_blocks = 4096;
+    bool rows = r->n_red <= 64 && r->n_out >= 1024;
     int nseg = 1;
-    if (r->n_red > 64 || r->n_out < 1024) {
+    if (!rows) {
         long long by_len = (r->n_red + 2047) / 2048;
         long long by_fill = (want_blocks + r->n_out - 1) / r->n_out;
         long long ns = by_len < by_fill ? by_len : by_fill;
         nseg = ns < 1 ? 1 : ns > 65536 ? 65536 : (int)ns;
     }
-    void *acc, *acci = NULL, *acck = NULL;
-    if (gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * (var ? sizeof(vacc) : 8), &acc))
-        return -1;
-    if (arg && (gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * 8, &acci) ||
-                gpu_job_tmp(j, (size_t)r->n_out * (size_t)nseg * 8, &acck)))
-        return -1;
-    if (r->n_red <= 64 && r->n_out >= 1024) {
-        if (var)
-            k_var_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (vacc *)acc);
-        else if (arg)
-            k_arg_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (u64 *)acc,
-                                                                 (long long *)acci,
-                                                                 (long long *)acck);
-        else
-            k_red_rows<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(A, (u64 *)acc);
-    } else {
-        if (r->n_out * (long long)nseg > 0x7fffffffLL) JFAIL(j, "too many reduction blocks");
-        long long seg = (r->n_red + nseg - 1) / nseg;
-        if (var)
-            k_var_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(A, seg, nseg,
-                                                                            (vacc *)acc);
-        else if (arg)
-            k_arg_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(
-                A, seg, nseg, (u64 *)acc, (long long *)acci, (long long *)acck);
-        else
-            k_red_seg<<<(unsigned)(r->n_out * nseg), RED_THREADS, 0, j->s>>>(A, seg, nseg,
-                                                                            (u64 *)acc);
+    switch (r->op) {
+    case GRED_ARGMIN:
+    case GRED_ARGMAX:
+        return red_run<ArgAcc>(j, A, rows, nseg, partial);
+    case GRED_VAR:
+    case GRED_NANMEAN:
+        return red_run<VarAcc>(j, A, rows, nseg, partial);
+    default:
+        return red_run<RedAcc>(j, A, rows, nseg, partial);
     }
-    if (launched(j, "a reduction")) return -1;
-    if (var)
-        k_var_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->op, r->n_out, nseg,
-                                                              (const vacc *)acc, (double *)partial);
-    else if (arg)
-        k_arg_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(
-            *r, nseg, (const u64 *)acc, (const long long *)acci, (const long long *)acck,
-            partial);
-    else
-        k_red_final<<<grid_for(r->n_out, 128), 128, 0, j->s>>>(r->op, r->dt, r->skip_nan,
-                                                              r->n_out, nseg, (const u64 *)acc,
-                                                              partial);
-    return launched(j, "a reduction's last step");
 }
 
 /* ------------------------------------------------------------------ scans */
