@@ -3,9 +3,10 @@
  *
  * A tensor is a tensors row (shape, dtype, per-axis chunk bounds, chunk
  * keys in grid C order) plus its chunks in Redis. Reading one never holds
- * more than one slab of it: asm_stream_npy / asm_stream_json pull chunks
- * through a getter (a Redis GET each) and push bytes through the HTTP
- * server's bounded stream queue. */
+ * more than one slab of it (and two groups of its chunks): asm_stream_npy /
+ * asm_stream_json pull chunks through a getter (the holders' chunk routes,
+ * inline chunks from Redis) and push bytes through the HTTP server's
+ * bounded stream queue. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
