@@ -36,19 +36,11 @@ int procstat_self(procstat_t *out, char *err, size_t errlen)
     long tck = sysconf(_SC_CLK_TCK);
     out->cpu_seconds = (double)(utime + stime) / (double)(tck > 0 ? tck : 100);
 
-    f = fopen("/proc/self/statm", "r");
-    if (!f) {
-        snprintf(err, errlen, "/proc/self/statm: %s", strerror(errno));
+    out->rss_bytes = procstat_rss();
+    if (out->rss_bytes < 0) {
+        snprintf(err, errlen, "/proc/self/statm: unreadable");
         return -1;
     }
-    long long size = 0, resident = 0;
-    int got = fscanf(f, "%lld %lld", &size, &resident);
-    fclose(f);
-    if (got != 2) {
-        snprintf(err, errlen, "/proc/self/statm: unexpected format");
-        return -1;
-    }
-    out->rss_bytes = (int64_t)resident * sysconf(_SC_PAGESIZE);
     return 0;
 }
 
