@@ -140,10 +140,42 @@ $(BUILD)/obj/engine/cuda/gpu.cu.o: engine/cuda/gpu.cu engine/cuda/gpu.h engine/c
 	  -DMARS_CUDA_LIB_DIR='"$(CUDA_HOME)/lib64"' -c $< -o $@
 # -fmad=false: no fused multiply-add the CPU kernels lack (the same bits).
 $(BUILD)/obj/engine/cuda/gpu_job.cu.o: engine/cuda/gpu_job.cu engine/cuda/gpu.h \
-  engine/cuda/gpu_blas.h engine/kern/rand_math.h
+  engine/cuda/gpu_dev.h engine/cuda/gpu_blas.h engine/kern/rand_math.h
 	@mkdir -p $(dir $@)
 	$(NVCC_PATH) -O2 -std=c++17 -fmad=false $(NVCC_GENCODE) -Xcompiler -fPIE,-Wall -Iengine \
 	  -DMARS_CUDA_LIB_DIR='"$(CUDA_HOME)/lib64"' -c $< -o $@
+
+# The emulated device (engine/cuda/gpu_emu.cc, docs/gpu.md): mars-run and
+# mars-worker whose device is host memory and whose kernels are gpu_dev.h's
+# work items in loops, in every build (nvcc or not), so that the GPU suite's
+# documents run on machines without a GPU (tests/diff/test_gpu_emu.py). The
+# sanitizer copy runs gpu_exec.c and the emulator under ASan and UBSan.
+EMU_CXXFLAGS := -std=c++17 $(WARN) -ffp-contract=off -g -Iengine
+EMU_GPU_OBJ := $(BUILD)/obj/engine/cuda/gpu_common.o $(BUILD)/obj/engine/cuda/gpu_exec.o \
+  $(BUILD)/obj/engine/cuda/gpu_emu.o
+$(BUILD)/obj/engine/cuda/gpu_emu.o $(BUILD)/san/engine/cuda/gpu_emu.o: engine/cuda/gpu_emu.cc \
+  engine/cuda/gpu_dev.h engine/cuda/gpu.h engine/kern/rand_math.h
+$(BUILD)/obj/engine/cuda/gpu_emu.o:
+	@mkdir -p $(dir $@)
+	$(CXX) $(EMU_CXXFLAGS) -O2 -march=$(ARCH) -c $< -o $@
+$(BUILD)/san/engine/cuda/gpu_emu.o:
+	@mkdir -p $(dir $@)
+	$(CXX) $(EMU_CXXFLAGS) -O1 $(SAN) -c $< -o $@
+$(BUILD)/emu/lib/libmarsengine.a: $(filter-out $(GPU_REL_OBJ),$(REL_OBJ)) $(EMU_GPU_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+$(BUILD)/emu/san/lib/libmarsengine.a: $(filter-out %/gpu_stub.o,$(SAN_OBJ)) $(BUILD)/san/engine/cuda/gpu_emu.o
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+$(BUILD)/emu/bin/mars-run: $(BUILD)/obj/engine/mars_run.o $(BUILD)/emu/lib/libmarsengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) -o $@ $^ $(DEPS_LIBS) -lstdc++
+$(BUILD)/emu/san/bin/mars-run: $(BUILD)/san/engine/mars_run.o $(BUILD)/emu/san/lib/libmarsengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_SAN) -o $@ $^ $(DEPS_LIBS) -lstdc++
+build: $(BUILD)/emu/bin/mars-run $(BUILD)/emu/san/bin/mars-run
 
 # The GPU suite's program (tests/gpu): built with the CUDA path only.
 $(BUILD)/tests/gpu/test_gpu: tests/gpu/test_gpu.c $(BUILD)/lib/libmarsengine.a

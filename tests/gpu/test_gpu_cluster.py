@@ -13,7 +13,9 @@ one CPU slot and one device slot) and one CPU-only worker.
   * a worker with --cuda-devices past the device count exits 2 naming it.
 
 Run by tests/run.sh only where nvidia-smi lists a device.
-Run: python3 tests/gpu/test_gpu_cluster.py
+Run: python3 tests/gpu/test_gpu_cluster.py [--emu]
+(--emu: the GPU worker is build/emu/bin/mars-worker, whose device is
+emulated on the host (docs/gpu.md); tests/diff/test_gpu_emu.py runs it so.)
 """
 import os
 import subprocess
@@ -26,6 +28,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "integration"))
 from harness import BIN_DIR, Cluster, Runner, check, free_port, get  # noqa: E402
 from test_cluster_parity import fetch, mars_run, run_task, session  # noqa: E402
+
+EMU = "--emu" in sys.argv
+EMU_WORKER = os.path.join(os.path.dirname(os.path.dirname(HERE)), "build", "emu", "bin",
+                          "mars-worker")
 
 
 def doc(device):
@@ -51,7 +57,8 @@ def start(c, workers):
     sup.wait_health(web)
     for i, extra in enumerate(workers):
         wp = free_port()
-        w = c.start("worker%d" % i, "mars-worker",
+        gpu = EMU and extra[-1] != ""
+        w = c.start("worker%d" % i, EMU_WORKER if gpu else "mars-worker",
                     ["-H", "127.0.0.1", "-p", wp, "-s", "127.0.0.1:%d" % port, "--n-cpu", 1] + extra)
         w.wait_health(wp)
     return web
@@ -121,9 +128,13 @@ def cpu_task_stays_on_cpu(web):
 
 
 def refuses_missing_device():
-    out = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE).stdout.decode()
-    n = sum(1 for l in out.splitlines() if l.startswith("GPU "))
-    p = subprocess.run([os.path.join(BIN_DIR, "mars-worker"), "-s", "127.0.0.1:1",
+    if EMU:
+        n = 1  # gpu_emu.cc's one device
+    else:
+        out = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE).stdout.decode()
+        n = sum(1 for l in out.splitlines() if l.startswith("GPU "))
+    p = subprocess.run([EMU_WORKER if EMU else os.path.join(BIN_DIR, "mars-worker"),
+                        "-s", "127.0.0.1:1",
                         "--cuda-devices", str(n)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=30)
     err = p.stderr.decode()

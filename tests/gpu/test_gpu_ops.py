@@ -13,7 +13,9 @@ of the same document.
   * --cuda-mem small enough that chunks go back and forth still gives the
     same results.
 
-Run by tests/run.sh only where nvidia-smi lists a device.
+Run by tests/run.sh only where nvidia-smi lists a device; on every machine,
+tests/diff/test_gpu_emu.py runs it with --bin build/emu/bin (the emulated
+device, docs/gpu.md).
 Run: python3 tests/gpu/test_gpu_ops.py [--bin DIR]
 """
 import json

@@ -1,0 +1,1174 @@
+/* gpu_dev.h: the element-level code of the CUDA kernels (gpu_job.cu):
+ * values and casts, the element-wise interpreter, the reductions'
+ * accumulators, and one work item of each kernel. Compiled by nvcc for
+ * the device and, as plain C++, by gpu_emu.cc, which runs the same items
+ * on the host (the emulated device of build/emu, docs/gpu.md), so that
+ * this code is tested on machines without a GPU. */
+#ifndef MARS_GPU_DEV_H
+#define MARS_GPU_DEV_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../kern/rand_math.h"
+#include "gpu.h"
+
+#ifdef __CUDACC__
+#define GD __host__ __device__ inline
+#define GDI __host__ __device__ __forceinline__
+#else
+#define GD inline
+#define GDI inline
+
+#endif
+
+/* ------------------------------------------------------------------ values */
+
+typedef unsigned long long u64;
+
+GDI double AD(u64 u)
+{
+#ifdef __CUDA_ARCH__
+    return __longlong_as_double((long long)u);
+#else
+    double x;
+    memcpy(&x, &u, 8);
+    return x;
+#endif
+}
+GDI u64 UD(double x)
+{
+#ifdef __CUDA_ARCH__
+    return (u64)__double_as_longlong(x);
+#else
+    u64 u;
+    memcpy(&u, &x, 8);
+    return u;
+#endif
+}
+GDI float AF(u64 u)
+{
+#ifdef __CUDA_ARCH__
+    return __int_as_float((int)(unsigned)u);
+#else
+    unsigned w = (unsigned)u;
+    float x;
+    memcpy(&x, &w, 4);
+    return x;
+#endif
+}
+GDI u64 UF(float x)
+{
+#ifdef __CUDA_ARCH__
+    return (u64)(unsigned)__float_as_int(x);
+#else
+    unsigned w;
+    memcpy(&w, &x, 4);
+    return w;
+#endif
+}
+/* conversions rounded to nearest (the host's default mode) */
+GDI float ll2f(long long x)
+{
+#ifdef __CUDA_ARCH__
+    return __ll2float_rn(x);
+#else
+    return (float)x;
+#endif
+}
+GDI double ll2d(long long x)
+{
+#ifdef __CUDA_ARCH__
+    return __ll2double_rn(x);
+#else
+    return (double)x;
+#endif
+}
+GDI float d2f(double x)
+{
+#ifdef __CUDA_ARCH__
+    return __double2float_rn(x);
+#else
+    return (float)x;
+#endif
+}
+/* the high 64 bits of a * b */
+GDI u64 umul64hi(u64 a, u64 b)
+{
+#ifdef __CUDA_ARCH__
+    return __umul64hi(a, b);
+#else
+    return (u64)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+GDI long long AL(u64 u)
+{
+    return (long long)u;
+}
+GDI int AI(u64 u)
+{
+    return (int)(unsigned)u;
+}
+GDI u64 UI(int x)
+{
+    return (u64)(unsigned)x;
+}
+
+GDI u64 load(const void *p, int dt, long long i)
+{
+    switch (dt) {
+    case GDT_BOOL:
+        return ((const unsigned char *)p)[i] != 0;
+    case GDT_INT32:
+    case GDT_FLOAT32:
+        return (u64)((const unsigned *)p)[i];
+    default:
+        return ((const u64 *)p)[i];
+    }
+}
+
+GDI void store(void *p, int dt, long long i, u64 v)
+{
+    switch (dt) {
+    case GDT_BOOL:
+        ((unsigned char *)p)[i] = (unsigned char)(v != 0);
+        break;
+    case GDT_INT32:
+    case GDT_FLOAT32:
+        ((unsigned *)p)[i] = (unsigned)v;
+        break;
+    default:
+        ((u64 *)p)[i] = v;
+    }
+}
+
+/* engine/cast.h's conversions */
+GDI long long f64_i64(double x)
+{
+    if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) return (long long)(1ULL << 63);
+    return (long long)x;
+}
+GDI int f64_i32(double x)
+{
+    if (!(x > -2147483649.0 && x < 2147483648.0)) return (int)0x80000000u;
+    return (int)x;
+}
+
+GD u64 cast(int from, int to, u64 v)
+{
+    if (from == to) return v;
+    /* to a common form first */
+    switch (from) {
+    case GDT_BOOL:
+    case GDT_INT32:
+    case GDT_INT64: {
+        long long x = from == GDT_BOOL    ? (long long)(v != 0)
+                      : from == GDT_INT32 ? (long long)AI(v)
+                                          : AL(v);
+        switch (to) {
+        case GDT_BOOL:
+            return x != 0;
+        case GDT_INT32:
+            return UI((int)(unsigned)(u64)x);
+        case GDT_INT64:
+            return (u64)x;
+        case GDT_FLOAT32:
+            return UF(ll2f(x));
+        default:
+            return UD(ll2d(x));
+        }
+    }
+    default: {
+        double x = from == GDT_FLOAT32 ? (double)AF(v) : AD(v);
+        switch (to) {
+        case GDT_BOOL:
+            return x != 0;
+        case GDT_INT32:
+            return UI(f64_i32(x));
+        case GDT_INT64:
+            return (u64)f64_i64(x);
+        case GDT_FLOAT32:
+            return UF(d2f(x));
+        default:
+            return UD(x);
+        }
+    }
+    }
+}
+
+template <typename T> GDI u64 UT(T x);
+template <> GDI u64 UT<double>(double x)
+{
+    return UD(x);
+}
+template <> GDI u64 UT<float>(float x)
+{
+    return UF(x);
+}
+template <typename T> GDI T AT(u64 u);
+template <> GDI double AT<double>(u64 u)
+{
+    return AD(u);
+}
+template <> GDI float AT<float>(u64 u)
+{
+    return AF(u);
+}
+
+/* The comparisons, 0 or 1, for floats and integers alike. */
+template <typename T> GDI u64 compare(int op, T x, T y)
+{
+    switch (op) {
+    case GOP_EQ:
+        return x == y;
+    case GOP_NE:
+        return x != y;
+    case GOP_LT:
+        return x < y;
+    case GOP_LE:
+        return x <= y;
+    case GOP_GT:
+        return x > y;
+    default:
+        return x >= y;
+    }
+}
+
+/* kern/ew.c's power_of_ten for round: the table, then products by ten. */
+GDI double power_of_ten(long long n)
+{
+    const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    if (n < 9) return p10[n];
+    double r = 1e9;
+    for (long long i = 9; i < n && i < 400; i++)
+        r *= 10.;
+    return r;
+}
+
+/* kern/ew.c's FLT_DIVMOD: numpy's npy_divmod over fmod (exact on both
+ * sides), so floor_divide and mod give the CPU's bits. */
+template <typename T> GDI T flt_divmod(T a, T b, T *modulus)
+{
+    T mod = fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod) {
+        if ((b < 0) != (mod < 0)) {
+            mod += b;
+            div -= (T)1;
+        }
+    } else {
+        mod = copysign((T)0, b);
+    }
+    T floordiv;
+    if (div) {
+        floordiv = floor(div);
+        if (div - floordiv > (T)0.5) floordiv += (T)1;
+    } else {
+        floordiv = copysign((T)0, a / b);
+    }
+    *modulus = mod;
+    return floordiv;
+}
+
+template <typename T> GD u64 fop(int op, u64 A, u64 B, u64 C, int has_b, int has_c)
+{
+    T x = AT<T>(A), y = AT<T>(B);
+    switch (op) {
+    case GOP_FDIV: {
+        T m;
+        return UT<T>(!y ? x / y : flt_divmod(x, y, &m));
+    }
+    case GOP_MOD: {
+        T m;
+        if (!y) return UT<T>(fmod(x, y));
+        flt_divmod(x, y, &m);
+        return UT<T>(m);
+    }
+    case GOP_FMOD:
+        return UT<T>(fmod(x, y));
+    case GOP_ROUND: {
+        /* kern/ew.c's ROUNDF: rint(x * f) / f, or rint(x / f) * f */
+        long long dec = has_b ? (long long)y : 0;
+        T f = (T)power_of_ten(dec < 0 ? -dec : dec);
+        return UT<T>(dec >= 0 ? rint(x * f) / f : rint(x / f) * f);
+    }
+    case GOP_ADD:
+        return UT<T>(x + y);
+    case GOP_SUB:
+        return UT<T>(x - y);
+    case GOP_MUL:
+        return UT<T>(x * y);
+    case GOP_DIV:
+        return UT<T>(x / y);
+    case GOP_MAX:
+        return UT<T>((x >= y || x != x) ? x : y);
+    case GOP_MIN:
+        return UT<T>((x <= y || x != x) ? x : y);
+    case GOP_FMAX:
+        return UT<T>(y != y ? x : x > y ? x : y);
+    case GOP_FMIN:
+        return UT<T>(y != y ? x : x < y ? x : y);
+    case GOP_EQ:
+    case GOP_NE:
+    case GOP_LT:
+    case GOP_LE:
+    case GOP_GT:
+    case GOP_GE:
+        return compare(op, x, y);
+    case GOP_NEG:
+        return UT<T>(-x);
+    case GOP_ABS:
+        return UT<T>(fabs(x));
+    case GOP_SQRT:
+        return UT<T>(sqrt(x));
+    case GOP_EXP:
+        return UT<T>(exp(x));
+    case GOP_LOG:
+        return UT<T>(log(x));
+    case GOP_LOG1P:
+        return UT<T>(log1p(x));
+    case GOP_EXPM1:
+        return UT<T>(expm1(x));
+    case GOP_SIN:
+        return UT<T>(sin(x));
+    case GOP_COS:
+        return UT<T>(cos(x));
+    case GOP_TAN:
+        return UT<T>(tan(x));
+    case GOP_TANH:
+        return UT<T>(tanh(x));
+    case GOP_SQUARE:
+        return UT<T>(x * x);
+    case GOP_SIGN:
+        return UT<T>(x > 0 ? (T)1 : x < 0 ? (T)-1 : x == 0 ? (T)0 : x);
+    case GOP_FLOOR:
+        return UT<T>(floor(x));
+    case GOP_CEIL:
+        return UT<T>(ceil(x));
+    case GOP_TRUNC:
+        return UT<T>(trunc(x));
+    case GOP_RINT:
+        return UT<T>(rint(x));
+    case GOP_ISNAN:
+        return x != x;
+    case GOP_ISFINITE:
+        return isfinite(x) ? 1 : 0;
+    case GOP_ISINF:
+        return isinf(x) ? 1 : 0;
+    case GOP_RECIP:
+        return UT<T>((T)1 / x);
+    case GOP_POS:
+        return A;
+    case GOP_CLIP: {
+        /* engine/kern/ew_loops.h: min(max(x, lo), hi), NaN propagating */
+        T r = x;
+        if (has_b) r = r != r ? r : r > y ? r : y;
+        if (has_c) {
+            T z = AT<T>(C);
+            r = r != r ? r : r < z ? r : z;
+        }
+        return UT<T>(r);
+    }
+    case GOP_POW:
+        return UT<T>(pow(x, y));
+    case GOP_ARCTAN2:
+        return UT<T>(atan2(x, y));
+    case GOP_HYPOT:
+        return UT<T>(hypot(x, y));
+    case GOP_LOG2:
+        return UT<T>(log2(x));
+    case GOP_LOG10:
+        return UT<T>(log10(x));
+    case GOP_SINH:
+        return UT<T>(sinh(x));
+    case GOP_COSH:
+        return UT<T>(cosh(x));
+    case GOP_ARCSIN:
+        return UT<T>(asin(x));
+    case GOP_ARCCOS:
+        return UT<T>(acos(x));
+    case GOP_ARCTAN:
+        return UT<T>(atan(x));
+    default:
+        return 0;
+    }
+}
+
+/* Integers (int32 through int64 arithmetic, wrapping) and bool. */
+GD u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
+{
+    long long x, y, z;
+    if (dt == GDT_INT32) {
+        x = AI(A);
+        y = AI(B);
+        z = AI(C);
+    } else if (dt == GDT_BOOL) {
+        x = A != 0;
+        y = B != 0;
+        z = C != 0;
+    } else {
+        x = AL(A);
+        y = AL(B);
+        z = AL(C);
+    }
+    long long r;
+    switch (op) {
+    case GOP_ADD:
+        r = dt == GDT_BOOL ? (x | y) : (long long)((u64)x + (u64)y);
+        break;
+    case GOP_SUB:
+        r = (long long)((u64)x - (u64)y);
+        break;
+    case GOP_MUL:
+        r = dt == GDT_BOOL ? (x & y) : (long long)((u64)x * (u64)y);
+        break;
+    case GOP_MAX:
+    case GOP_FMAX:
+        r = x > y ? x : y;
+        break;
+    case GOP_MIN:
+    case GOP_FMIN:
+        r = x < y ? x : y;
+        break;
+    case GOP_EQ:
+    case GOP_NE:
+    case GOP_LT:
+    case GOP_LE:
+    case GOP_GT:
+    case GOP_GE:
+        return compare(op, x, y);
+    case GOP_LAND:
+        return x && y;
+    case GOP_LOR:
+        return x || y;
+    case GOP_LXOR:
+        return (x != 0) != (y != 0);
+    case GOP_LNOT:
+        return x == 0;
+    case GOP_NEG:
+        r = (long long)(0ULL - (u64)x);
+        break;
+    case GOP_ABS:
+        r = x < 0 ? (long long)(0ULL - (u64)x) : x;
+        break;
+    case GOP_SQUARE:
+        r = (long long)((u64)x * (u64)x);
+        break;
+    case GOP_SIGN:
+        r = (x > 0) - (x < 0);
+        break;
+    case GOP_ISNAN:
+    case GOP_ISINF:
+        return 0;
+    case GOP_ISFINITE:
+        return 1;
+    case GOP_POS:
+        r = x;
+        break;
+    case GOP_BAND:
+        r = x & y;
+        break;
+    case GOP_BOR:
+        r = x | y;
+        break;
+    case GOP_BXOR:
+        r = x ^ y;
+        break;
+    case GOP_CLIP:
+        r = x;
+        if (has_b) r = r > y ? r : y;
+        if (has_c) r = r < z ? r : z;
+        break;
+    /* kern/ew.c's integer floor_divide, mod, fmod, shifts and invert: x // 0,
+     * x % 0 give 0; the int32 results are the low 32 bits of these */
+    case GOP_FDIV:
+        if (y == 0)
+            r = 0;
+        else if (y == -1)
+            r = (long long)(0ULL - (u64)x);
+        else {
+            r = x / y;
+            if (x % y != 0 && ((x < 0) != (y < 0))) r--;
+        }
+        break;
+    case GOP_MOD:
+        if (y == 0 || y == -1)
+            r = 0;
+        else {
+            r = x % y;
+            if (r != 0 && ((r < 0) != (y < 0))) r += y;
+        }
+        break;
+    case GOP_FMOD:
+        r = (y == 0 || y == -1) ? 0 : x % y;
+        break;
+    case GOP_SHL: {
+        int bits = dt == GDT_INT32 ? 32 : 64;
+        r = (u64)y < (u64)bits ? (long long)((u64)x << y) : 0;
+        break;
+    }
+    case GOP_SHR: {
+        int bits = dt == GDT_INT32 ? 32 : 64;
+        r = (u64)y < (u64)bits ? x >> y : x < 0 ? -1 : 0;
+        break;
+    }
+    case GOP_INV:
+        if (dt == GDT_BOOL) return x == 0;
+        r = ~x;
+        break;
+    case GOP_POW: {
+        /* kern/ew.c's INT_POW: by squaring, wrapping (y >= 0: prog_ok) */
+        if (y == 0 || x == 1) {
+            r = 1;
+            break;
+        }
+        u64 b = (u64)x, out = (y & 1) ? b : 1;
+        long long e = y >> 1;
+        while (e > 0) {
+            b *= b;
+            if (e & 1) out *= b;
+            e >>= 1;
+        }
+        r = (long long)out;
+        break;
+    }
+    case GOP_ROUND: {
+        /* kern/ew.c's ROUNDI: unchanged, or through float64 */
+        long long dec = has_b ? y : 0;
+        if (dec >= 0) {
+            r = x;
+            break;
+        }
+        double f = power_of_ten(-dec);
+        return cast(GDT_FLOAT64, dt, UD(rint((double)x / f) * f));
+    }
+    default:
+        r = 0;
+    }
+    if (dt == GDT_INT32) return UI((int)(unsigned)(u64)r);
+    if (dt == GDT_BOOL) return r != 0;
+    return (u64)r;
+}
+
+/* The program's value at output element k (coordinates co when nd > 0). */
+GD u64 ew_at(const gpu_ew_t &p, const void *const *in, long long k)
+{
+    u64 r[GPU_EW_REGS];
+    long long co[GPU_EW_DIMS];
+    bool have_co = false;
+    for (int i = 0; i < p.n_inputs; i++) {
+        long long idx;
+        if (p.flat[i]) {
+            idx = k;
+        } else {
+            if (!have_co) {
+                long long q = k;
+                for (int d = p.nd - 1; d >= 0; d--) {
+                    co[d] = q % p.dim[d];
+                    q /= p.dim[d];
+                }
+                have_co = true;
+            }
+            idx = 0;
+            for (int d = 0; d < p.nd; d++)
+                idx += co[d] * p.str[i][d];
+        }
+        r[i] = load(in[i], p.reg_dt[i], idx);
+    }
+    for (int i = p.n_inputs; i < p.n_regs; i++)
+        if (p.is_const[i]) r[i] = p.konst[i];
+    for (int i = 0; i < p.n_ins; i++) {
+        const gpu_ins_t q = p.ins[i];
+        u64 a = r[q.a], b = q.b >= 0 ? r[q.b] : 0, c = q.c >= 0 ? r[q.c] : 0, v;
+        if (q.op == GOP_ASTYPE)
+            v = cast(p.reg_dt[q.a], q.dt, a);
+        else if (q.op == GOP_WHERE)
+            v = a != 0 ? b : c;
+        else if (q.dt == GDT_FLOAT64)
+            v = fop<double>(q.op, a, b, c, q.b >= 0, q.c >= 0);
+        else if (q.dt == GDT_FLOAT32)
+            v = fop<float>(q.op, a, b, c, q.b >= 0, q.c >= 0);
+        else
+            v = iop(q.op, q.dt, a, b, c, q.b >= 0, q.c >= 0);
+        r[q.dst] = v;
+    }
+    return r[p.out];
+}
+
+struct ew_args {
+    const void *in[GPU_EW_IN];
+};
+
+/* ------------------------------------------------------------------ reductions */
+
+/* Accumulators: double for floats' sum, prod, mean and min/max; int64 for
+ * the integers' (wrapping for sum and prod); 0/1 for all and any. */
+GDI u64 red_ident(int op, int dt)
+{
+    bool fl = dt == GDT_FLOAT32 || dt == GDT_FLOAT64;
+    switch (op) {
+    case GRED_SUM:
+    case GRED_MEAN:
+        return fl || op == GRED_MEAN ? UD(0.0) : 0;
+    case GRED_PROD:
+        return fl ? UD(1.0) : 1;
+    case GRED_ALL:
+        return 1;
+    case GRED_ANY:
+        return 0;
+    default:
+        return fl ? UD(op == GRED_MIN ? INFINITY : -INFINITY)
+                  : (u64)(op == GRED_MIN ? 0x7fffffffffffffffLL : (long long)(1ULL << 63));
+    }
+}
+
+/* The value v (dtype dt) as an accumulator */
+GDI u64 red_lift(int op, int dt, u64 v)
+{
+    if (op == GRED_ALL || op == GRED_ANY) return cast(dt, GDT_BOOL, v);
+    if (dt == GDT_FLOAT32 || dt == GDT_FLOAT64 || op == GRED_MEAN) return cast(dt, GDT_FLOAT64, v);
+    return cast(dt, GDT_INT64, v);
+}
+
+GDI u64 red_comb(int op, int dt, u64 a, u64 b)
+{
+    bool fl = dt == GDT_FLOAT32 || dt == GDT_FLOAT64 || op == GRED_MEAN;
+    switch (op) {
+    case GRED_SUM:
+    case GRED_MEAN:
+        return fl ? UD(AD(a) + AD(b)) : a + b;
+    case GRED_PROD:
+        return fl ? UD(AD(a) * AD(b)) : a * b;
+    case GRED_ALL:
+        return a && b;
+    case GRED_ANY:
+        return a || b;
+    case GRED_MIN:
+        if (fl) {
+            double x = AD(a), y = AD(b);
+            return UD((x <= y || x != x) ? x : y);
+        }
+        return AL(a) <= AL(b) ? a : b;
+    default:
+        if (fl) {
+            double x = AD(a), y = AD(b);
+            return UD((x >= y || x != x) ? x : y);
+        }
+        return AL(a) >= AL(b) ? a : b;
+    }
+}
+
+GDI long long red_index(const gpu_red_t &r, long long o, long long q)
+{
+    long long idx = 0;
+    for (int d = r.nk - 1; d >= 0; d--) {
+        idx += (o % r.kdim[d]) * r.kstr[d];
+        o /= r.kdim[d];
+    }
+    for (int d = r.nr - 1; d >= 0; d--) {
+        idx += (q % r.rdim[d]) * r.rstr[d];
+        q /= r.rdim[d];
+    }
+    return idx;
+}
+
+struct red_args {
+    gpu_red_t r;
+    gpu_ew_t p; /* when r.prog */
+    ew_args a;
+};
+
+GDI u64 red_value(const red_args &A, long long idx)
+{
+    if (A.r.prog) return ew_at(A.p, A.a.in, idx);
+    return load(A.r.in, A.r.dt, idx);
+}
+
+/* nanmin and nanmax of floats: the accumulator starts as NaN ("nothing
+ * seen", kern/reduce.c's partial) and a NaN side gives way (fmin/fmax). */
+GDI bool red_nanext(int op, int skip_nan)
+{
+    return skip_nan && (op == GRED_MIN || op == GRED_MAX);
+}
+
+GDI u64 red_ident2(int op, int dt, int skip_nan)
+{
+    return red_nanext(op, skip_nan) ? UD(NAN) : red_ident(op, dt);
+}
+
+GDI u64 red_comb2(int op, int dt, int skip_nan, u64 a, u64 b)
+{
+    if (red_nanext(op, skip_nan)) {
+        if (AD(a) != AD(a)) return b;
+        if (AD(b) != AD(b)) return a;
+    }
+    return red_comb(op, dt, a, b);
+}
+
+/* One value into accumulator a (a NaN skipped for the nan-reductions). */
+GDI u64 red_step(const red_args &A, u64 a, long long o, long long q)
+{
+    const gpu_red_t &r = A.r;
+    u64 v = red_lift(r.op, r.dt, red_value(A, red_index(r, o, q)));
+    if (r.skip_nan && AD(v) != AD(v)) return a;
+    return red_comb2(r.op, r.dt, r.skip_nan, a, v);
+}
+
+/* argmin, argmax: (value, index) pairs; the value as float64 bits for
+ * floats, int64 otherwise; index -1: nothing seen. kern/reduce.c's
+ * arg_better_f/_i: a total order, so any tree gives the CPU's pair. */
+GDI bool arg_better(bool mx, bool fl, u64 x, long long xi, u64 c, long long ci)
+{
+    if (xi < 0) return false;
+    if (ci < 0) return true;
+    if (fl) {
+        double xd = AD(x), cd = AD(c);
+        bool xn = xd != xd, cn = cd != cd;
+        if (xn || cn) return xn && (!cn || xi < ci);
+        if (xd == cd) return xi < ci;
+        return mx ? xd > cd : xd < cd;
+    }
+    long long xl = AL(x), cl = AL(c);
+    if (xl == cl) return xi < ci;
+    return mx ? xl > cl : xl < cl;
+}
+
+/* The accumulators of the reduction kernels below, one type per family.
+ * Each gives start (nothing seen), take (value q of position o), merge
+ * (another accumulator of the same position) and write (into the
+ * partial's layout of kern/reduce.c at position o). */
+
+/* sum, prod, mean, min, max, all, any (gpu.h): one u64 (red_comb). */
+struct RedAcc {
+    u64 v;
+    static GD RedAcc start(const gpu_red_t &r) { return {red_ident2(r.op, r.dt, r.skip_nan)}; }
+    static GD void take(const red_args &A, long long o, long long q, RedAcc *a)
+    {
+        a->v = red_step(A, a->v, o, q);
+    }
+    static GD void merge(const gpu_red_t &r, RedAcc *a, const RedAcc &b)
+    {
+        a->v = red_comb2(r.op, r.dt, r.skip_nan, a->v, b.v);
+    }
+    static GD void write(const gpu_red_t &r, void *partial, long long o, const RedAcc &a)
+    {
+        bool fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
+        if (r.op == GRED_ALL || r.op == GRED_ANY)
+            ((unsigned char *)partial)[o] = (unsigned char)(a.v != 0);
+        else if (r.op == GRED_MIN || r.op == GRED_MAX)
+            store(partial, r.dt, o, cast(fl ? GDT_FLOAT64 : GDT_INT64, r.dt, a.v));
+        else
+            ((u64 *)partial)[o] = a.v;
+    }
+};
+
+/* argmin, argmax and (skip_nan) nanargmin, nanargmax: the best (value,
+ * index) pair; for the nan-variants a NaN counts as +inf (-inf for the
+ * max) and ok records that some value was not NaN. */
+struct ArgAcc {
+    u64 v;
+    long long i, ok;
+    static GD ArgAcc start(const gpu_red_t &) { return {0, -1, 0}; }
+    static GD void take(const red_args &A, long long o, long long q, ArgAcc *a)
+    {
+        const gpu_red_t &r = A.r;
+        bool fl = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64;
+        long long idx = red_index(r, o, q);
+        u64 x = cast(r.dt, fl ? GDT_FLOAT64 : GDT_INT64, red_value(A, idx));
+        if (r.skip_nan) {
+            if (AD(x) != AD(x))
+                x = UD(r.op == GRED_ARGMAX ? -INFINITY : INFINITY);
+            else
+                a->ok = 1;
+        }
+        if (arg_better(r.op == GRED_ARGMAX, fl, x, idx, a->v, a->i)) {
+            a->v = x;
+            a->i = idx;
+        }
+    }
+    static GD void merge(const gpu_red_t &r, ArgAcc *a, const ArgAcc &b)
+    {
+        a->ok |= b.ok;
+        if (arg_better(r.op == GRED_ARGMAX, r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64, b.v, b.i,
+                       a->v, a->i)) {
+            a->v = b.v;
+            a->i = b.i;
+        }
+    }
+    /* the index made global as kern/reduce.c's arg_globalize does */
+    static GD void write(const gpu_red_t &r, void *partial, long long o, const ArgAcc &a)
+    {
+        long long i = a.i;
+        if (i >= 0) {
+            long long rem = i, g = 0, gs = 1, along = 0;
+            for (int d = r.vnd - 1; d >= 0; d--) {
+                long long k = rem % r.vshape[d];
+                rem /= r.vshape[d];
+                g += (r.goff[d] + k) * gs;
+                gs *= r.gshape[d];
+                if (d == r.arg_ax) along = r.goff[d] + k;
+            }
+            i = r.arg_all ? g : along;
+        }
+        ((u64 *)partial)[o] = a.v;
+        ((long long *)partial)[r.n_out + o] = i;
+        if (r.skip_nan) ((long long *)partial)[2 * r.n_out + o] = a.ok;
+    }
+};
+
+/* var and std: (count, mean, M2), Welford per value and kern/reduce.c's
+ * var_merge (Chan et al.); nanmean: n the count, q the sum. */
+struct VarAcc {
+    double n, m, q;
+    static GD VarAcc start(const gpu_red_t &) { return {0, 0, 0}; }
+    static GD void take(const red_args &A, long long o, long long q, VarAcc *a)
+    {
+        double x = AD(cast(A.r.dt, GDT_FLOAT64, red_value(A, red_index(A.r, o, q))));
+        if (A.r.skip_nan && x != x) return;
+        a->n += 1;
+        if (A.r.op == GRED_NANMEAN) {
+            a->q += x;
+            return;
+        }
+        double d = x - a->m;
+        a->m += d / a->n;
+        a->q += d * (x - a->m);
+    }
+    static GD void merge(const gpu_red_t &r, VarAcc *a, const VarAcc &b)
+    {
+        if (r.op == GRED_NANMEAN) {
+            a->n += b.n;
+            a->q += b.q;
+            return;
+        }
+        if (b.n == 0) return;
+        if (a->n == 0) {
+            *a = b;
+            return;
+        }
+        double n = a->n + b.n, d = b.m - a->m;
+        a->m += d * (b.n / n);
+        a->q += b.q + d * d * (a->n * b.n / n);
+        a->n = n;
+    }
+    static GD void write(const gpu_red_t &r, void *partial, long long o, const VarAcc &a)
+    {
+        double *p = (double *)partial;
+        if (r.op == GRED_NANMEAN) {
+            p[o] = a.q;
+            p[r.n_out + o] = a.n;
+        } else {
+            p[o] = a.n;
+            p[r.n_out + o] = a.m;
+            p[2 * r.n_out + o] = a.q;
+        }
+    }
+};
+
+/* ------------------------------------------------------------------ scans */
+
+GDI u64 scan_op(int prod, int dt, u64 a, u64 b)
+{
+    switch (dt) {
+    case GDT_FLOAT64:
+        return UD(prod ? AD(a) * AD(b) : AD(a) + AD(b));
+    case GDT_FLOAT32:
+        return UF(prod ? AF(a) * AF(b) : AF(a) + AF(b));
+    default:
+        return prod ? a * b : a + b; /* int64, wrapping */
+    }
+}
+
+/* ------------------------------------------------------------------ work items
+ * One element (or line, or position) of each kernel of gpu_job.cu: the
+ * kernel runs item k for every k below its count, in any order. */
+
+/* Segments of SCAN_SEG values along a line: pass 1 totals each segment,
+ * pass 2 turns the totals into each segment's carry in (a serial walk per
+ * line), pass 3 rescans each segment from its carry. Float32 scans run one
+ * thread per line, in the CPU's order (float32 sums drift with the order). */
+#define SCAN_SEG 512
+
+/* Work item t of a segmented scan: line l, segment s, the line's first
+ * element base and the segment's positions [i0, i1) along the axis. */
+GDI void scan_segment(long long t, long long outer, long long n, long long inner, long long *l,
+                      long long *s, long long *base, long long *i0, long long *i1)
+{
+    *l = t % (outer * inner);
+    *s = t / (outer * inner);
+    *base = (*l / inner) * n * inner + *l % inner;
+    *i0 = *s * SCAN_SEG;
+    *i1 = *i0 + SCAN_SEG < n ? *i0 + SCAN_SEG : n;
+}
+
+/* kern/create.c's arange, linspace and eye (gpu.h). Only +, -, *, / and
+ * conversions rounded to nearest: the CPU's bits (-fmad=false). */
+GD double linspace_at(const gpu_create_t &c, long long i)
+{
+    double y = (double)i;
+    if (c.endpoint && c.num > 1 && i == c.num - 1) return c.stop;
+    if (c.div > 0) {
+        double step = c.delta / (double)c.div;
+        if (step == 0)
+            y = y / (double)c.div * c.delta;
+        else
+            y = y * step;
+    } else {
+        y = y * c.delta;
+    }
+    return y + c.start;
+}
+
+/* How gpu_k_red splits a reduction: rows (a thread per position, short
+ * reductions over many positions), else nseg blocks of RED_THREADS per
+ * position: enough blocks to fill the device, a few thousand values each. */
+#define RED_THREADS 256
+GDI void red_plan(const gpu_red_t &r, bool *rows, int *nseg)
+{
+    long long want_blocks = 4096;
+    *rows = r.n_red <= 64 && r.n_out >= 1024;
+    *nseg = 1;
+    if (!*rows) {
+        long long by_len = (r.n_red + 2047) / 2048;
+        long long by_fill = (want_blocks + r.n_out - 1) / r.n_out;
+        long long ns = by_len < by_fill ? by_len : by_fill;
+        *nseg = ns < 1 ? 1 : ns > 65536 ? 65536 : (int)ns;
+    }
+}
+
+/* Thread tid of nthreads in a block of k_red_seg: its strided walk over
+ * position o's values [q0, q1). */
+template <typename T>
+GD T red_walk(const red_args &A, long long o, long long q0, long long q1, long long tid,
+              long long nthreads)
+{
+    T a = T::start(A.r);
+    for (long long q = q0 + tid; q < q1; q += nthreads)
+        T::take(A, o, q, &a);
+    return a;
+}
+
+GD void ew_prog_item(const gpu_ew_t &p, const ew_args &a, void *out, long long k)
+{
+    int odt = p.reg_dt[p.out];
+    store(out, odt, k, ew_at(p, a.in, k));
+}
+
+template <typename T> GD void red_rows_item(const red_args &A, T *acc, long long o)
+{
+    const gpu_red_t &r = A.r;
+    T a = T::start(r);
+    for (long long q = 0; q < r.n_red; q++)
+        T::take(A, o, q, &a);
+    acc[o] = a;
+}
+
+template <typename T>
+GD void red_final_item(const gpu_red_t &r, int nseg, const T *acc, void *partial, long long o)
+{
+    T a = acc[o * nseg];
+    for (int s = 1; s < nseg; s++)
+        T::merge(r, &a, acc[o * nseg + s]);
+    T::write(r, partial, o, a);
+}
+
+GD void scan_line_item(int prod, int in_dt, int out_dt, const void *in, void *out, long long n,
+                       long long inner, long long l)
+{
+    long long base = (l / inner) * n * inner + l % inner;
+    u64 a = 0;
+    for (long long i = 0; i < n; i++) {
+        long long k = base + i * inner;
+        u64 v = cast(in_dt, out_dt, load(in, in_dt, k));
+        a = i == 0 ? v : scan_op(prod, out_dt, a, v);
+        store(out, out_dt, k, a);
+    }
+}
+
+GD void scan_tot_item(int prod, int in_dt, int out_dt, const void *in, u64 *tot, long long outer,
+                      long long n, long long inner, long long t)
+{
+    long long l, s, base, i0, i1;
+    scan_segment(t, outer, n, inner, &l, &s, &base, &i0, &i1);
+    u64 a = cast(in_dt, out_dt, load(in, in_dt, base + i0 * inner));
+    for (long long i = i0 + 1; i < i1; i++)
+        a = scan_op(prod, out_dt, a, cast(in_dt, out_dt, load(in, in_dt, base + i * inner)));
+    tot[s * outer * inner + l] = a;
+}
+
+GD void scan_carry_in_item(int prod, int dt, u64 *tot, long long lines, long long nseg, long long l)
+{
+    u64 run = tot[l];
+    for (long long s = 1; s < nseg; s++) {
+        u64 t = tot[s * lines + l];
+        tot[s * lines + l] = run;
+        run = scan_op(prod, dt, run, t);
+    }
+}
+
+GD void scan_seg_item(int prod, int in_dt, int out_dt, const void *in, void *out, const u64 *carry,
+                      long long outer, long long n, long long inner, long long t)
+{
+    long long l, s, base, i0, i1;
+    scan_segment(t, outer, n, inner, &l, &s, &base, &i0, &i1);
+    u64 a = 0;
+    for (long long i = i0; i < i1; i++) {
+        long long k = base + i * inner;
+        u64 v = cast(in_dt, out_dt, load(in, in_dt, k));
+        if (i == i0)
+            a = s == 0 ? v : scan_op(prod, out_dt, carry[s * outer * inner + l], v);
+        else
+            a = scan_op(prod, out_dt, a, v);
+        store(out, out_dt, k, a);
+    }
+}
+
+GD void scan_carry_item(int prod, int dt, const void *pc, const void *pl, void *out, long long n,
+                        long long inner, long long l)
+{
+    long long o = l / inner, i = l % inner;
+    u64 last = load(pl, dt, (o * n + n - 1) * inner + i);
+    store(out, dt, l, pc ? scan_op(prod, dt, load(pc, dt, l), last) : last);
+}
+
+GD void scan_apply_item(int prod, int dt, const void *loc, const void *carry, void *out,
+                        long long n, long long inner, long long k)
+{
+    long long o = k / (n * inner), i = k % inner;
+    store(out, dt, k, scan_op(prod, dt, load(loc, dt, k), load(carry, dt, o * inner + i)));
+}
+
+template <typename T> GD void mirror_item(T *c, long long m, long long t)
+{
+    long long i = t / m, jj = t % m;
+    if (jj > i) c[i * m + jj] = c[jj * m + i];
+}
+
+GD void random_item(const gpu_rand_t &r, void *out, long long k)
+{
+    unsigned k0 = (unsigned)r.seed, k1 = (unsigned)(r.seed >> 32);
+    unsigned stream = r.kind == GRND_RANDN || r.kind == GRND_NORMAL ? 1u
+                      : r.kind == GRND_RANDINT                      ? 2u
+                                                                    : 0u;
+    /* the element's flat index in the whole tensor */
+    long long e = r.base, q = k;
+    for (int d = r.nd - 1; d >= 0; d--) {
+        e += (q % r.dim[d]) * r.gstr[d];
+        q /= r.dim[d];
+    }
+    u64 blk = (u64)e / 2;
+    unsigned ctr[4] = {(unsigned)blk, (unsigned)(blk >> 32), stream, 0};
+    philox4x32_10(ctr, k0, k1);
+    u64 w0 = (u64)ctr[0] | (u64)ctr[1] << 32, w1 = (u64)ctr[2] | (u64)ctr[3] << 32;
+    u64 w = e & 1 ? w1 : w0;
+    if (r.kind == GRND_RANDINT) {
+        u64 v = (u64)r.low + umul64hi(w, r.range);
+        store(out, r.dt, k, r.dt == GDT_INT32 ? (u64)(unsigned)v : v);
+        return;
+    }
+    double v;
+    if (r.kind == GRND_RANDN || r.kind == GRND_NORMAL) {
+        double t = -2.0 * log_pos(unit53(w0) + 0x1p-53), cs, sn;
+        cis_unit(w1, &cs, &sn);
+        t = sqrt(t);
+        v = e & 1 ? t * sn : t * cs;
+    } else {
+        v = unit53(w);
+    }
+    if (r.kind == GRND_UNIFORM || r.kind == GRND_NORMAL) v = r.a + r.b * v;
+    store(out, r.dt, k, r.dt == GDT_FLOAT32 ? UF(d2f(v)) : UD(v));
+}
+
+GD void fill_item(u64 v, int es, void *out, long long k)
+{
+    if (es == 8)
+        ((u64 *)out)[k] = v;
+    else if (es == 4)
+        ((unsigned *)out)[k] = (unsigned)v;
+    else if (es == 2)
+        ((unsigned short *)out)[k] = (unsigned short)v;
+    else
+        ((unsigned char *)out)[k] = (unsigned char)v;
+}
+
+GD void create_item(const gpu_create_t &c, void *out, long long k)
+{
+    long long gi = c.g0 + k;
+    if (c.kind == GCRE_EYE) {
+        long long row = k / c.cols, col = k % c.cols;
+        u64 v = c.has_diag && col - row == c.diag ? c.one : 0;
+        if (c.es == 8)
+            ((u64 *)out)[k] = v;
+        else if (c.es == 4)
+            ((unsigned *)out)[k] = (unsigned)v;
+        else
+            ((unsigned char *)out)[k] = (unsigned char)v;
+    } else if (c.kind == GCRE_LINSPACE) {
+        double y = linspace_at(c, gi);
+        if (c.dt == GDT_FLOAT32)
+            ((float *)out)[k] = d2f(y);
+        else
+            ((double *)out)[k] = y;
+    } else if (c.dt == GDT_FLOAT64) {
+        double v = c.f0 + (double)gi * c.fdelta;
+        if (gi == 1) v = c.f1;
+        if (gi == 0) v = c.f0;
+        ((double *)out)[k] = v;
+    } else if (c.dt == GDT_FLOAT32) {
+        float v = c.s0 + (float)gi * c.sdelta;
+        if (gi == 1) v = c.s1;
+        if (gi == 0) v = c.s0;
+        ((float *)out)[k] = v;
+    } else if (c.dt == GDT_INT64) {
+        ((u64 *)out)[k] = c.i0 + (u64)gi * c.idelta;
+    } else {
+        ((unsigned *)out)[k] = (unsigned)c.i0 + (unsigned)gi * (unsigned)c.idelta;
+    }
+}
+
+template <typename T> GD void piece_item(const gpu_piece_t &p, const T *src, T *dst, long long k)
+{
+    long long q = k, s = p.src_off, d = p.dst_off;
+    for (int i = p.ndim - 1; i >= 0; i--) {
+        long long c = q % p.count[i];
+        q /= p.count[i];
+        s += c * p.src_stride[i];
+        d += c * p.dst_stride[i];
+    }
+    dst[d] = src[s];
+}
+
+/* ------------------------------------------------------------------ host side */
+
+/* gpu_k_scan_local's choice: one thread per line (float32, in the CPU's
+ * order; a single segment; or lines enough to fill the device), else the
+ * three passes over segments. */
+GDI bool scan_by_line(int out_dt, long long nseg, long long lines)
+{
+    return out_dt == GDT_FLOAT32 || nseg == 1 || lines >= 65536;
+}
+
+/* cuBLAS's column-major call for row-major C (m x n) (+)= op(A) op(B), A m x k
+ * (k x m when ta), B k x n (n x k when tb): each row-major matrix is its
+ * transpose to cuBLAS, so the call is Cᵀ = op(B)ᵀ op(A)ᵀ: X = B first, Y = A
+ * second. */
+enum { GEMM_OPN = 0, GEMM_OPT = 1 };
+typedef struct {
+    int opx, opy, m, n, k, ldx, ldy, ldc;
+} gemm_cm_t;
+GDI gemm_cm_t gemm_cm(int ta, int tb, long long m, long long n, long long k)
+{
+    gemm_cm_t g;
+    g.opx = tb ? GEMM_OPT : GEMM_OPN;
+    g.opy = ta ? GEMM_OPT : GEMM_OPN;
+    g.m = (int)n;
+    g.n = (int)m;
+    g.k = (int)k;
+    g.ldx = tb ? (int)k : (int)n;
+    g.ldy = ta ? (int)m : (int)k;
+    g.ldc = (int)n;
+    return g;
+}
+
+#endif

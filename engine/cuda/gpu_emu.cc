@@ -1,0 +1,727 @@
+/* gpu_emu.cc: an emulated CUDA device on the host, for build/emu (docs/gpu.md,
+ * "The emulated device"). It implements gpu.h as gpu.cu and gpu_job.cu do,
+ * with the same work items (gpu_dev.h) run by loops instead of kernels, the
+ * same split of reductions into segments and blocks of RED_THREADS threads,
+ * the same scans' passes and the same column-major cuBLAS calls (against a
+ * plain reference gemm and syrk here), so that gpu_exec.c, the device store's
+ * rules and the kernels' element-level code are tested on machines without
+ * a GPU. The device's memory is host memory of its own: an output is
+ * "device-only" until gpu_to_host copies it, and the host buffer of a
+ * device-only chunk is scribbled over, so a reader that skips gpu_to_host
+ * reads garbage, as it would with a real device. Library functions (exp,
+ * sin, ...) are glibc's here, CUDA's on a device. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu.h"
+#include "gpu_dev.h"
+
+/* One emulated device: 2 GiB. */
+#define EMU_DEVICES 1
+#define EMU_MEMORY (2LL << 30)
+
+extern "C" int gpu_built(void)
+{
+    return 1;
+}
+
+extern "C" const char *gpu_build_info(void)
+{
+    return "emulated device on the host (build/emu, no CUDA)";
+}
+
+extern "C" int gpu_device_count(int *n, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    *n = EMU_DEVICES;
+    return 0;
+}
+
+extern "C" int gpu_device_info(int dev, char *name, size_t cap, int64_t *mem, char *err,
+                               size_t errlen)
+{
+    if (dev < 0 || dev >= EMU_DEVICES) {
+        snprintf(err, errlen, "device %d: index out of range (%d emulated)", dev, EMU_DEVICES);
+        return -1;
+    }
+    snprintf(name, cap, "Emulated GPU %d", dev);
+    *mem = EMU_MEMORY;
+    return 0;
+}
+
+extern "C" int gpu_check_devices(const int *dev, int n, char *err, size_t errlen)
+{
+    for (int i = 0; i < n; i++)
+        if (dev[i] < 0 || dev[i] >= EMU_DEVICES) {
+            snprintf(err, errlen,
+                     "--cuda-devices: device %d does not exist (%d emulated device%s, 0 .. %d)",
+                     dev[i], EMU_DEVICES, EMU_DEVICES == 1 ? "" : "s", EMU_DEVICES - 1);
+            return -1;
+        }
+    return 0;
+}
+
+extern "C" int gpu_ew_f64(int dev, gpu_ew_op_t op, const double *a, const double *b, double *out,
+                          int64_t n, char *err, size_t errlen)
+{
+    if (gpu_check_devices(&dev, 1, err, errlen)) return -1;
+    for (int64_t i = 0; i < n; i++)
+        out[i] = op == GPU_ADD ? a[i] + b[i] : a[i] * b[i];
+    return 0;
+}
+
+extern "C" int gpu_sum_f64(int dev, const double *a, int64_t n, double *out, char *err,
+                           size_t errlen)
+{
+    if (gpu_check_devices(&dev, 1, err, errlen)) return -1;
+    double s = 0;
+    for (int64_t i = 0; i < n; i++)
+        s += a[i];
+    *out = s;
+    return 0;
+}
+
+extern "C" int gpu_dot_f64(int dev, const double *a, const double *b, int64_t n, double *out,
+                           char *err, size_t errlen)
+{
+    if (gpu_check_devices(&dev, 1, err, errlen)) return -1;
+    double s = 0;
+    for (int64_t i = 0; i < n; i++)
+        s += a[i] * b[i];
+    *out = s;
+    return 0;
+}
+
+extern "C" int gpu_nvml(int dev, int64_t *mem_total, int64_t *mem_used, int *util_pct)
+{
+    (void)dev;
+    *mem_total = *mem_used = -1;
+    *util_pct = -1;
+    return -1;
+}
+
+/* ------------------------------------------------------------------ store */
+
+typedef struct ent {
+    const void *host;
+    void *d;
+    size_t bytes;
+    int dev;
+    int pins;
+    bool dev_only;
+    uint64_t lru;
+    struct ent *next;
+} ent_t;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static ent_t *ents; /* a list: tests hold few chunks */
+static uint64_t lru_clock;
+static long long h2d_bytes, d2h_bytes;
+static double h2d_s, d2h_s;
+
+typedef struct {
+    bool open;
+    int64_t limit, used, peak, jobs;
+    pthread_mutex_t job_mu;
+} devst_t;
+static devst_t D[GPU_MAX_DEVICES];
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static ent_t *find(const void *host)
+{
+    for (ent_t *e = ents; e; e = e->next)
+        if (e->host == host) return e;
+    return NULL;
+}
+
+static void unlink_ent(ent_t *e)
+{
+    for (ent_t **p = &ents; *p; p = &(*p)->next)
+        if (*p == e) {
+            *p = e->next;
+            return;
+        }
+}
+
+static void copy_back(ent_t *e)
+{
+    if (!e->dev_only) return;
+    double t0 = now_s();
+    memcpy((void *)e->host, e->d, e->bytes);
+    e->dev_only = false;
+    d2h_bytes += (long long)e->bytes;
+    d2h_s += now_s() - t0;
+}
+
+static void dev_free(int dev, void *p, size_t bytes)
+{
+    if (!p) return;
+    free(p);
+    D[dev].used -= (int64_t)bytes;
+}
+
+static int evict_one(int dev)
+{
+    ent_t *best = NULL;
+    for (ent_t *e = ents; e; e = e->next)
+        if (e->dev == dev && e->pins == 0 && (!best || e->lru < best->lru)) best = e;
+    if (!best) return -1;
+    copy_back(best);
+    unlink_ent(best);
+    dev_free(dev, best->d, best->bytes);
+    free(best);
+    return 0;
+}
+
+/* Emulated device memory within the store's limit (mu held), filled with a
+ * pattern (NaN as float64 and float32) that a kernel reading what it did not
+ * write would show. */
+static int dev_alloc(int dev, size_t bytes, void **p, char *err, size_t errlen)
+{
+    size_t want = bytes ? bytes : 1;
+    *p = NULL;
+    while (D[dev].used + (int64_t)want > D[dev].limit)
+        if (evict_one(dev)) {
+            snprintf(err, errlen,
+                     "device %d memory limit: %lld bytes more would pass the store's %lld "
+                     "(%lld in chunks in use)",
+                     dev, (long long)want, (long long)D[dev].limit, (long long)D[dev].used);
+            return -2;
+        }
+    *p = malloc(want);
+    if (!*p) {
+        snprintf(err, errlen, "device %d: out of host memory for %zu bytes", dev, want);
+        return -2;
+    }
+    memset(*p, 0xff, want);
+    D[dev].used += (int64_t)want;
+    if (D[dev].used > D[dev].peak) D[dev].peak = D[dev].used;
+    return 0;
+}
+
+extern "C" int gpu_open(int dev, int64_t mem_limit, char *err, size_t errlen)
+{
+    if (dev < 0 || dev >= EMU_DEVICES) {
+        snprintf(err, errlen, "device %d: index out of range", dev);
+        return -1;
+    }
+    pthread_mutex_lock(&mu);
+    if (!D[dev].open) {
+        D[dev].limit = mem_limit > 0 ? mem_limit : (int64_t)((double)EMU_MEMORY * 0.9);
+        pthread_mutex_init(&D[dev].job_mu, NULL);
+        D[dev].open = true;
+    }
+    pthread_mutex_unlock(&mu);
+    return 0;
+}
+
+extern "C" void gpu_store_stats(int dev, int64_t *used, int64_t *limit, int64_t *peak)
+{
+    pthread_mutex_lock(&mu);
+    bool ok = dev >= 0 && dev < GPU_MAX_DEVICES;
+    *used = ok ? D[dev].used : 0;
+    *limit = ok ? D[dev].limit : 0;
+    *peak = ok ? D[dev].peak : 0;
+    pthread_mutex_unlock(&mu);
+}
+
+extern "C" int gpu_to_host(const void *host, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    pthread_mutex_lock(&mu);
+    ent_t *e = find(host);
+    if (e) copy_back(e);
+    pthread_mutex_unlock(&mu);
+    return 0;
+}
+
+extern "C" void gpu_forget(const void *host)
+{
+    pthread_mutex_lock(&mu);
+    ent_t *e = find(host);
+    if (e) {
+        unlink_ent(e);
+        dev_free(e->dev, e->d, e->bytes);
+        free(e);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes,
+                               double *out_s)
+{
+    pthread_mutex_lock(&mu);
+    *in_bytes = h2d_bytes;
+    *in_s = h2d_s;
+    *out_bytes = d2h_bytes;
+    *out_s = d2h_s;
+    pthread_mutex_unlock(&mu);
+}
+
+extern "C" int64_t gpu_device_jobs(int dev)
+{
+    pthread_mutex_lock(&mu);
+    int64_t n = dev >= 0 && dev < GPU_MAX_DEVICES ? D[dev].jobs : 0;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
+/* ------------------------------------------------------------------ jobs */
+
+#define EMU_MAX 4096
+struct gpu_job {
+    int dev;
+    ent_t *pins[EMU_MAX];
+    int npin;
+    void *tmp[EMU_MAX];
+    size_t tmp_bytes[EMU_MAX];
+    int ntmp;
+    ent_t *outs[4];
+    int nout;
+    bool failed, oom;
+    char err[320];
+};
+
+#define JFAIL(j, ...)                                                                              \
+    do {                                                                                           \
+        if (!(j)->failed) snprintf((j)->err, sizeof(j)->err, __VA_ARGS__);                         \
+        (j)->failed = true;                                                                        \
+        return -1;                                                                                 \
+    } while (0)
+
+extern "C" gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen)
+{
+    if (dev < 0 || dev >= GPU_MAX_DEVICES || !D[dev].open) {
+        snprintf(err, errlen, "device %d is not open", dev);
+        return NULL;
+    }
+    gpu_job_t *j = (gpu_job_t *)calloc(1, sizeof *j);
+    if (!j) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    j->dev = dev;
+    pthread_mutex_lock(&D[dev].job_mu);
+    return j;
+}
+
+extern "C" const char *gpu_job_error(const gpu_job_t *j)
+{
+    return j->err;
+}
+
+extern "C" int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep,
+                          const void **dptr)
+{
+    *dptr = NULL;
+    if (j->failed) return -1;
+    if (j->npin == EMU_MAX || j->ntmp == EMU_MAX) JFAIL(j, "emulator: too many inputs");
+    pthread_mutex_lock(&mu);
+    ent_t *e = find(host);
+    if (e && e->dev == j->dev && e->bytes >= bytes) {
+        e->pins++;
+        e->lru = ++lru_clock;
+        j->pins[j->npin++] = e;
+        *dptr = e->d;
+        pthread_mutex_unlock(&mu);
+        return 0;
+    }
+    if (e) {
+        copy_back(e);
+        keep = 0;
+    }
+    void *p;
+    char why[256];
+    if (dev_alloc(j->dev, bytes, &p, why, sizeof why)) {
+        pthread_mutex_unlock(&mu);
+        j->oom = true;
+        JFAIL(j, "%s", why);
+    }
+    double t0 = now_s();
+    memcpy(p, host, bytes);
+    h2d_bytes += (long long)bytes;
+    h2d_s += now_s() - t0;
+    if (keep) {
+        ent_t *ne = (ent_t *)calloc(1, sizeof(ent_t));
+        if (!ne) {
+            dev_free(j->dev, p, bytes ? bytes : 1);
+            pthread_mutex_unlock(&mu);
+            JFAIL(j, "out of memory");
+        }
+        ne->host = host;
+        ne->d = p;
+        ne->bytes = bytes ? bytes : 1;
+        ne->dev = j->dev;
+        ne->pins = 1;
+        ne->lru = ++lru_clock;
+        ne->next = ents;
+        ents = ne;
+        j->pins[j->npin++] = ne;
+    } else {
+        j->tmp[j->ntmp] = p;
+        j->tmp_bytes[j->ntmp++] = bytes ? bytes : 1;
+    }
+    pthread_mutex_unlock(&mu);
+    *dptr = p;
+    return 0;
+}
+
+extern "C" int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr)
+{
+    *dptr = NULL;
+    if (j->failed) return -1;
+    if (j->ntmp == EMU_MAX) JFAIL(j, "emulator: too many scratch buffers");
+    char why[256];
+    pthread_mutex_lock(&mu);
+    int r = dev_alloc(j->dev, bytes, dptr, why, sizeof why);
+    if (r == 0) {
+        j->tmp[j->ntmp] = *dptr;
+        j->tmp_bytes[j->ntmp++] = bytes ? bytes : 1;
+    }
+    pthread_mutex_unlock(&mu);
+    if (r) {
+        j->oom = true;
+        JFAIL(j, "%s", why);
+    }
+    return 0;
+}
+
+extern "C" int gpu_job_out(gpu_job_t *j, void *host, size_t bytes, void **dptr)
+{
+    *dptr = NULL;
+    if (j->failed) return -1;
+    if (j->nout == 4) JFAIL(j, "internal: more than 4 outputs");
+    ent_t *e = (ent_t *)calloc(1, sizeof(ent_t));
+    if (!e) JFAIL(j, "out of memory");
+    char why[256];
+    pthread_mutex_lock(&mu);
+    int r = dev_alloc(j->dev, bytes, &e->d, why, sizeof why);
+    pthread_mutex_unlock(&mu);
+    if (r) {
+        free(e);
+        j->oom = true;
+        JFAIL(j, "%s", why);
+    }
+    e->host = host;
+    e->bytes = bytes ? bytes : 1;
+    e->dev = j->dev;
+    e->dev_only = true;
+    j->outs[j->nout++] = e;
+    *dptr = e->d;
+    return 0;
+}
+
+extern "C" int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen)
+{
+    bool good = ok && !j->failed, oom = j->oom;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < j->npin; i++)
+        j->pins[i]->pins--;
+    for (int i = 0; i < j->ntmp; i++)
+        dev_free(j->dev, j->tmp[i], j->tmp_bytes[i]);
+    for (int i = 0; i < j->nout; i++) {
+        ent_t *e = j->outs[i];
+        if (good) {
+            ent_t *old = find(e->host);
+            if (old) {
+                unlink_ent(old);
+                dev_free(old->dev, old->d, old->bytes);
+                free(old);
+            }
+            /* the host buffer holds nothing until gpu_to_host */
+            memset((void *)e->host, 0xff, e->bytes);
+            e->lru = ++lru_clock;
+            e->next = ents;
+            ents = e;
+        } else {
+            dev_free(j->dev, e->d, e->bytes);
+            free(e);
+        }
+    }
+    if (good) D[j->dev].jobs++;
+    pthread_mutex_unlock(&mu);
+    if (!good) snprintf(err, errlen, "%s", j->err[0] ? j->err : "the job failed");
+    pthread_mutex_unlock(&D[j->dev].job_mu);
+    free(j);
+    return good ? 0 : oom ? -2 : -1;
+}
+
+/* ------------------------------------------------------------------ kernels */
+
+extern "C" int gpu_k_ew(gpu_job_t *j, const gpu_ew_t *p, const void *const *in, void *out)
+{
+    if (j->failed) return -1;
+    ew_args a;
+    for (int i = 0; i < p->n_inputs && i < GPU_EW_IN; i++)
+        a.in[i] = in[i];
+    for (long long k = 0; k < p->n; k++)
+        ew_prog_item(*p, a, out, k);
+    return 0;
+}
+
+/* k_red_seg's blocks: each thread's strided walk, then the same tree. */
+template <typename T>
+static int red_run(gpu_job_t *j, const red_args &A, bool rows, int nseg, void *partial)
+{
+    const gpu_red_t &r = A.r;
+    void *accp;
+    if (gpu_job_tmp(j, (size_t)r.n_out * (size_t)nseg * sizeof(T), &accp)) return -1;
+    T *acc = (T *)accp;
+    if (rows) {
+        for (long long o = 0; o < r.n_out; o++)
+            red_rows_item<T>(A, acc, o);
+    } else {
+        long long seg = (r.n_red + nseg - 1) / nseg;
+        T sh[RED_THREADS];
+        for (long long b = 0; b < r.n_out * nseg; b++) {
+            long long o = b / nseg;
+            int s = (int)(b % nseg);
+            long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
+            for (int t = 0; t < RED_THREADS; t++)
+                sh[t] = red_walk<T>(A, o, q0, q1, t, RED_THREADS);
+            for (int w = RED_THREADS / 2; w > 0; w /= 2)
+                for (int t = 0; t < w; t++)
+                    T::merge(r, &sh[t], sh[t + w]);
+            acc[o * nseg + s] = sh[0];
+        }
+    }
+    for (long long o = 0; o < r.n_out; o++)
+        red_final_item<T>(r, nseg, acc, partial, o);
+    return 0;
+}
+
+extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
+{
+    if (j->failed) return -1;
+    if (r->n_out == 0) return 0;
+    red_args A;
+    memset(&A, 0, sizeof A);
+    A.r = *r;
+    if (r->prog) {
+        A.p = *r->prog;
+        for (int i = 0; i < r->prog->n_inputs && i < GPU_EW_IN; i++)
+            A.a.in[i] = r->prog_in[i];
+    }
+    bool rows;
+    int nseg;
+    red_plan(*r, &rows, &nseg);
+    switch (r->op) {
+    case GRED_ARGMIN:
+    case GRED_ARGMAX:
+        return red_run<ArgAcc>(j, A, rows, nseg, partial);
+    case GRED_VAR:
+    case GRED_NANMEAN:
+        return red_run<VarAcc>(j, A, rows, nseg, partial);
+    default:
+        return red_run<RedAcc>(j, A, rows, nseg, partial);
+    }
+}
+
+extern "C" int gpu_k_scan_local(gpu_job_t *j, int prod, int in_dt, int out_dt, const void *in,
+                                void *out, int64_t outer, int64_t n, int64_t inner)
+{
+    if (j->failed) return -1;
+    long long lines = (long long)outer * inner;
+    if (lines == 0 || n == 0) return 0;
+    long long nseg = (n + SCAN_SEG - 1) / SCAN_SEG;
+    if (scan_by_line(out_dt, nseg, lines)) {
+        for (long long l = 0; l < lines; l++)
+            scan_line_item(prod, in_dt, out_dt, in, out, n, inner, l);
+        return 0;
+    }
+    void *tot;
+    if (gpu_job_tmp(j, (size_t)(lines * nseg) * 8, &tot)) return -1;
+    for (long long t = 0; t < lines * nseg; t++)
+        scan_tot_item(prod, in_dt, out_dt, in, (u64 *)tot, outer, n, inner, t);
+    for (long long l = 0; l < lines; l++)
+        scan_carry_in_item(prod, out_dt, (u64 *)tot, lines, nseg, l);
+    for (long long t = 0; t < lines * nseg; t++)
+        scan_seg_item(prod, in_dt, out_dt, in, out, (const u64 *)tot, outer, n, inner, t);
+    return 0;
+}
+
+extern "C" int gpu_k_scan_carry(gpu_job_t *j, int prod, int dt, const void *prev_carry,
+                                const void *prev_local, void *out, int64_t outer, int64_t n,
+                                int64_t inner)
+{
+    if (j->failed) return -1;
+    for (long long l = 0; l < (long long)outer * inner; l++)
+        scan_carry_item(prod, dt, prev_carry, prev_local, out, n, inner, l);
+    return 0;
+}
+
+extern "C" int gpu_k_scan_apply(gpu_job_t *j, int prod, int dt, const void *local,
+                                const void *carry, void *out, int64_t outer, int64_t n,
+                                int64_t inner)
+{
+    if (j->failed) return -1;
+    for (long long k = 0; k < (long long)outer * n * inner; k++)
+        scan_apply_item(prod, dt, local, carry, out, n, inner, k);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ cuBLAS's calls */
+
+/* Column-major reference gemm: C = alpha op(X) op(Y) + beta C, C m x n
+ * (beta 0: C is not read, as BLAS has it). */
+template <typename T>
+static void ref_gemm(int opx, int opy, long long m, long long n, long long k, T alpha,
+                     const T *X, long long ldx, const T *Y, long long ldy, T beta, T *C,
+                     long long ldc)
+{
+    for (long long c = 0; c < n; c++)
+        for (long long r = 0; r < m; r++) {
+            T s = 0;
+            for (long long l = 0; l < k; l++) {
+                T x = opx == GEMM_OPN ? X[r + l * ldx] : X[l + r * ldx];
+                T y = opy == GEMM_OPN ? Y[l + c * ldy] : Y[c + l * ldy];
+                s += x * y;
+            }
+            C[r + c * ldc] = beta == 0 ? alpha * s : alpha * s + beta * C[r + c * ldc];
+        }
+}
+
+/* Column-major reference syrk, upper triangle, trans: C = alpha Aᵀ A + beta C
+ * with A k x n (lda); the lower triangle is left as it is. */
+template <typename T>
+static void ref_syrk_ut(long long n, long long k, T alpha, const T *A, long long lda, T beta,
+                        T *C, long long ldc)
+{
+    for (long long c = 0; c < n; c++)
+        for (long long r = 0; r <= c; r++) {
+            T s = 0;
+            for (long long l = 0; l < k; l++)
+                s += A[l + r * lda] * A[l + c * lda];
+            C[r + c * ldc] = beta == 0 ? alpha * s : alpha * s + beta * C[r + c * ldc];
+        }
+}
+
+extern "C" int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                          const void *a, const void *b, void *c, int accumulate)
+{
+    if (j->failed) return -1;
+    if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff) JFAIL(j, "a block past 2^31 rows");
+    if (m == 0 || n == 0) return 0;
+    if (k == 0) {
+        if (!accumulate) memset(c, 0, (size_t)(m * n) * (dt == GDT_FLOAT64 ? 8 : 4));
+        return 0;
+    }
+    gemm_cm_t g = gemm_cm(ta, tb, m, n, k);
+    if (dt == GDT_FLOAT64)
+        ref_gemm<double>(g.opx, g.opy, g.m, g.n, g.k, 1.0, (const double *)b, g.ldx,
+                         (const double *)a, g.ldy, accumulate ? 1.0 : 0.0, (double *)c, g.ldc);
+    else
+        ref_gemm<float>(g.opx, g.opy, g.m, g.n, g.k, 1.0f, (const float *)b, g.ldx,
+                        (const float *)a, g.ldy, accumulate ? 1.0f : 0.0f, (float *)c, g.ldc);
+    return 0;
+}
+
+extern "C" int gpu_k_syrk(gpu_job_t *j, int dt, int64_t m, int64_t k, const void *a, void *c,
+                          int accumulate)
+{
+    if (j->failed) return -1;
+    if (m > 0x7fffffff || k > 0x7fffffff) JFAIL(j, "a block past 2^31 rows");
+    if (m == 0) return 0;
+    /* gpu_job.cu's call: uplo upper, trans, n = m, lda = k, ldc = m */
+    if (dt == GDT_FLOAT64)
+        ref_syrk_ut<double>(m, k, 1.0, (const double *)a, k, accumulate ? 1.0 : 0.0, (double *)c,
+                            m);
+    else
+        ref_syrk_ut<float>(m, k, 1.0f, (const float *)a, k, accumulate ? 1.0f : 0.0f, (float *)c,
+                           m);
+    return 0;
+}
+
+extern "C" int gpu_k_mirror(gpu_job_t *j, int dt, int64_t m, void *c)
+{
+    if (j->failed) return -1;
+    for (long long t = 0; t < (long long)m * m; t++)
+        if (dt == GDT_FLOAT64)
+            mirror_item<double>((double *)c, m, t);
+        else
+            mirror_item<float>((float *)c, m, t);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the rest */
+
+extern "C" int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out)
+{
+    if (j->failed) return -1;
+    for (long long k = 0; k < r->n; k++)
+        random_item(*r, out, k);
+    return 0;
+}
+
+extern "C" int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, void *out)
+{
+    if (j->failed) return -1;
+    u64 v = 0;
+    memcpy(&v, val, es <= 8 ? es : 8);
+    for (long long k = 0; k < n; k++)
+        fill_item(v, (int)es, out, k);
+    return 0;
+}
+
+extern "C" int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out)
+{
+    if (j->failed) return -1;
+    if (c->n == 0) return 0;
+    if (c->kind == GCRE_EYE && c->cols <= 0) return -1;
+    for (long long k = 0; k < c->n; k++)
+        create_item(*c, out, k);
+    return 0;
+}
+
+extern "C" int gpu_k_piece(gpu_job_t *j, const gpu_piece_t *p, const void *src, void *dst)
+{
+    if (j->failed) return -1;
+    long long n = 1;
+    for (int i = 0; i < p->ndim; i++)
+        n *= p->count[i];
+    for (long long k = 0; k < n; k++)
+        switch (p->es) {
+        case 1:
+            piece_item<unsigned char>(*p, (const unsigned char *)src, (unsigned char *)dst, k);
+            break;
+        case 2:
+            piece_item<unsigned short>(*p, (const unsigned short *)src, (unsigned short *)dst, k);
+            break;
+        case 4:
+            piece_item<unsigned>(*p, (const unsigned *)src, (unsigned *)dst, k);
+            break;
+        default:
+            piece_item<u64>(*p, (const u64 *)src, (u64 *)dst, k);
+        }
+    return 0;
+}
+
+extern "C" int gpu_k_copy(gpu_job_t *j, const void *src, void *dst, size_t bytes)
+{
+    if (j->failed) return -1;
+    memmove(dst, src, bytes);
+    return 0;
+}
+
+extern "C" int gpu_bench_dgemm(int dev, int64_t n, int reps, double *seconds, char *err,
+                               size_t errlen)
+{
+    (void)dev;
+    (void)n;
+    (void)reps;
+    *seconds = 0;
+    snprintf(err, errlen, "the emulated device has no cuBLAS to time");
+    return -1;
+}
