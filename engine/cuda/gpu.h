@@ -247,6 +247,12 @@ int gpu_k_scan_apply(gpu_job_t *j, int prod, int dt, const void *local, const vo
  * or k x m when ta; B is k x n, or n x k when tb. dt float32 or float64. */
 int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *a,
                const void *b, void *c, int accumulate);
+/* count products C_i (+)= A_i B_i as gpu_k_gemm's (no transposes), A_i at
+ * a + i * sa elements, B_i at b + i * sb (a stride 0 broadcasts), C_i at
+ * c + i * m * n (cublas<t>gemmStridedBatched). */
+int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, int64_t k, const void *a,
+                       int64_t sa, const void *b, int64_t sb, void *c, int64_t count,
+                       int accumulate);
 /* C (m x m) (+)= A Aᵀ for A m x k row-major (one triangle, dsyrk/ssyrk);
  * gpu_k_mirror copies that triangle onto the other. */
 int gpu_k_syrk(gpu_job_t *j, int dt, int64_t m, int64_t k, const void *a, void *c, int accumulate);

@@ -16,6 +16,10 @@ typedef struct {
                  const double *, int, const double *, double *, int);
     int (*sgemm)(void *, int, int, int, int, int, const float *, const float *, int, const float *,
                  int, const float *, float *, int);
+    int (*dgemm_sb)(void *, int, int, int, int, int, const double *, const double *, int, long long,
+                    const double *, int, long long, const double *, double *, int, long long, int);
+    int (*sgemm_sb)(void *, int, int, int, int, int, const float *, const float *, int, long long,
+                    const float *, int, long long, const float *, float *, int, long long, int);
     int (*dsyrk)(void *, int, int, int, int, const double *, const double *, int, const double *,
                  double *, int);
     int (*ssyrk)(void *, int, int, int, int, const float *, const float *, int, const float *,

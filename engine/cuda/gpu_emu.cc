@@ -259,8 +259,7 @@ extern "C" void gpu_forget(const void *host)
     pthread_mutex_unlock(&mu);
 }
 
-extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes,
-                               double *out_s)
+extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes, double *out_s)
 {
     pthread_mutex_lock(&mu);
     *in_bytes = h2d_bytes;
@@ -322,8 +321,7 @@ extern "C" const char *gpu_job_error(const gpu_job_t *j)
     return j->err;
 }
 
-extern "C" int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep,
-                          const void **dptr)
+extern "C" int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep, const void **dptr)
 {
     *dptr = NULL;
     if (j->failed) return -1;
@@ -577,9 +575,8 @@ extern "C" int gpu_k_scan_apply(gpu_job_t *j, int prod, int dt, const void *loca
 /* Column-major reference gemm: C = alpha op(X) op(Y) + beta C, C m x n
  * (beta 0: C is not read, as BLAS has it). */
 template <typename T>
-static void ref_gemm(int opx, int opy, long long m, long long n, long long k, T alpha,
-                     const T *X, long long ldx, const T *Y, long long ldy, T beta, T *C,
-                     long long ldc)
+static void ref_gemm(int opx, int opy, long long m, long long n, long long k, T alpha, const T *X,
+                     long long ldx, const T *Y, long long ldy, T beta, T *C, long long ldc)
 {
     for (long long c = 0; c < n; c++)
         for (long long r = 0; r < m; r++) {
@@ -596,8 +593,8 @@ static void ref_gemm(int opx, int opy, long long m, long long n, long long k, T 
 /* Column-major reference syrk, upper triangle, trans: C = alpha Aᵀ A + beta C
  * with A k x n (lda); the lower triangle is left as it is. */
 template <typename T>
-static void ref_syrk_ut(long long n, long long k, T alpha, const T *A, long long lda, T beta,
-                        T *C, long long ldc)
+static void ref_syrk_ut(long long n, long long k, T alpha, const T *A, long long lda, T beta, T *C,
+                        long long ldc)
 {
     for (long long c = 0; c < n; c++)
         for (long long r = 0; r <= c; r++) {
@@ -625,6 +622,33 @@ extern "C" int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64
     else
         ref_gemm<float>(g.opx, g.opy, g.m, g.n, g.k, 1.0f, (const float *)b, g.ldx,
                         (const float *)a, g.ldy, accumulate ? 1.0f : 0.0f, (float *)c, g.ldc);
+    return 0;
+}
+
+extern "C" int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, int64_t k,
+                                  const void *a, int64_t sa, const void *b, int64_t sb, void *c,
+                                  int64_t count, int accumulate)
+{
+    if (j->failed) return -1;
+    if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff || count > 0x7fffffff)
+        JFAIL(j, "a block past 2^31 rows or batches");
+    if (m == 0 || n == 0 || count == 0) return 0;
+    if (k == 0) {
+        if (!accumulate) memset(c, 0, (size_t)(m * n * count) * (dt == GDT_FLOAT64 ? 8 : 4));
+        return 0;
+    }
+    /* gpu_job.cu's call: cublas<t>gemmStridedBatched, X = B (stride sb),
+     * Y = A (stride sa), C stride m * n */
+    gemm_cm_t g = gemm_cm(0, 0, m, n, k);
+    for (int64_t i = 0; i < count; i++)
+        if (dt == GDT_FLOAT64)
+            ref_gemm<double>(g.opx, g.opy, g.m, g.n, g.k, 1.0, (const double *)b + i * sb, g.ldx,
+                             (const double *)a + i * sa, g.ldy, accumulate ? 1.0 : 0.0,
+                             (double *)c + i * m * n, g.ldc);
+        else
+            ref_gemm<float>(g.opx, g.opy, g.m, g.n, g.k, 1.0f, (const float *)b + i * sb, g.ldx,
+                            (const float *)a + i * sa, g.ldy, accumulate ? 1.0f : 0.0f,
+                            (float *)c + i * m * n, g.ldc);
     return 0;
 }
 

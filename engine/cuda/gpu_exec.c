@@ -302,24 +302,46 @@ static bool input_ok(const tile_t *t, const jin_t *in)
     return true; /* assembled on the host, then copied in */
 }
 
-/* tensordot of a (na dims) and b (nb): a's contracted axes are its last n
- * in order (ta 0) or its first n (ta 1); b's are its first n (tb 0) or its
- * last n (tb 1). */
-static bool td_layout(const jparam_t *pa, int na, int nb, int *ta, int *tb)
+/* A tensordot pair's plan (kern_td_plan, as the CPU runs it): an operand
+ * not read in place is permuted on the device by one gather piece, so at
+ * most GPU_EW_DIMS axes. */
+static bool td_plan(const jparam_t *pa, const jin_t *a, const jin_t *b, kern_td_plan_t *p)
 {
     int n = pa->td_n;
-    if (n < 1 || n > na || n > nb) return false;
-    bool a_last = true, a_first = true, b_first = true, b_last = true;
-    for (int i = 0; i < n; i++) {
-        a_last &= pa->td_a[i] == na - n + i;
-        a_first &= pa->td_a[i] == i;
-        b_first &= pa->td_b[i] == i;
-        b_last &= pa->td_b[i] == nb - n + i;
+    if (n < 0 || n > a->ndim || n > b->ndim) return false;
+    shape_t as = {.ndim = a->ndim}, bs = {.ndim = b->ndim};
+    memcpy(as.d, a->shape, sizeof(int64_t) * (size_t)a->ndim);
+    memcpy(bs.d, b->shape, sizeof(int64_t) * (size_t)b->ndim);
+    kern_td_plan(&as, &bs, n, pa->td_a, pa->td_b, p);
+    return (p->a_inplace || a->ndim <= GPU_EW_DIMS) && (p->b_inplace || b->ndim <= GPU_EW_DIMS);
+}
+
+/* matmul's batches: the output's batch axes (nb of them, bshape) and a's
+ * and b's strides along them in matrices (0 where one broadcasts), as
+ * kern_matmul walks them. */
+typedef struct {
+    int nb;
+    int64_t bshape[MR_MAXDIM], ast[MR_MAXDIM], bst[MR_MAXDIM];
+    int64_t nbatch, bbatch;
+} mm_batch_t;
+
+static void mm_batch(const jin_t *a, const jin_t *b, int ndo, const int64_t *oshape, mm_batch_t *m)
+{
+    int nda = a->ndim, ndb = b->ndim;
+    int64_t sa = 1, sb = 1;
+    m->nb = ndo - 2;
+    m->nbatch = m->bbatch = 1;
+    for (int d = m->nb - 1; d >= 0; d--) {
+        int da = d - (m->nb - (nda - 2)), db = d - (m->nb - (ndb - 2));
+        int64_t la = da >= 0 ? a->shape[da] : 1, lb = db >= 0 ? b->shape[db] : 1;
+        m->bshape[d] = oshape[d];
+        m->ast[d] = la == 1 ? 0 : sa;
+        m->bst[d] = lb == 1 ? 0 : sb;
+        sa *= la;
+        sb *= lb;
+        m->nbatch *= oshape[d];
+        m->bbatch *= lb;
     }
-    if (!(a_last || a_first) || !(b_first || b_last)) return false;
-    *ta = !a_last;
-    *tb = !b_first;
-    return true;
 }
 
 bool gpu_job_supported(const tile_t *t, int32_t ji)
@@ -350,17 +372,18 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
     case JK_TENSORDOT:
         if (j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) return false;
         for (int k = 0; k + 1 < j->n_in; k += 2) {
-            int ta, tb;
+            kern_td_plan_t p;
             if (j->in[k].dt != j->dt || j->in[k + 1].dt != j->dt ||
-                !td_layout(pa, j->in[k].ndim, j->in[k + 1].ndim, &ta, &tb))
+                !td_plan(pa, &j->in[k], &j->in[k + 1], &p))
                 return false;
         }
         return true;
     case JK_MATMUL:
-        if (j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) return false;
+        /* with batch axes too (kern_matmul's broadcasting) */
+        if ((j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) || j->ndim < 2) return false;
         for (int k = 0; k < j->n_in; k++)
-            if (j->in[k].ndim != 2 || j->in[k].dt != j->dt) return false;
-        return j->ndim == 2;
+            if (j->in[k].ndim < 2 || j->in[k].ndim > j->ndim || j->in[k].dt != j->dt) return false;
+        return true;
     case JK_SYRK:
         if (j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) return false;
         for (int k = 0; k < j->n_in; k++)
@@ -783,6 +806,79 @@ static int run_gather(run_t *r, const job_t *j, void *dout)
     return 0;
 }
 
+/* x (ndim axes, C order, es-byte elements) into scratch in the axis order
+ * perm, by one gather piece on the device. */
+static int permuted(run_t *r, const jin_t *x, const int *perm, const void *src, const void **out)
+{
+    size_t es = dt_size(x->dt);
+    void *dst;
+    if (gpu_job_tmp(r->gj, (size_t)elems(x->ndim, x->shape) * es, &dst)) return -1;
+    gpu_piece_t pc = {.ndim = x->ndim, .es = (int)es};
+    int64_t st[MR_MAXDIM], s = 1;
+    for (int d = x->ndim - 1; d >= 0; d--) {
+        st[d] = s;
+        s *= x->shape[d];
+    }
+    s = 1;
+    for (int i = x->ndim - 1; i >= 0; i--) {
+        pc.count[i] = x->shape[perm[i]];
+        pc.src_stride[i] = st[perm[i]];
+        pc.dst_stride[i] = s;
+        s *= pc.count[i];
+    }
+    *out = dst;
+    return gpu_k_piece(r->gj, &pc, src, dst);
+}
+
+/* One tensordot pair, as kern_tensordot runs it: operands read in place
+ * where the plan allows, else permuted first. */
+static int run_td(run_t *r, const jparam_t *pa, const jin_t *a, const jin_t *b, const void *da,
+                  const void *db, int dt, void *dout, bool acc)
+{
+    kern_td_plan_t p;
+    if (!td_plan(pa, a, b, &p)) return -1;
+    if (p.M == 0 || p.N == 0) return 0;
+    if (p.K > 0 && !p.a_inplace && permuted(r, a, p.perm_a, da, &da)) return -1;
+    if (p.K > 0 && !p.b_inplace && permuted(r, b, p.perm_b, db, &db)) return -1;
+    return gpu_k_gemm(r->gj, dt, p.a_inplace && p.a_trans, p.b_inplace && p.b_trans, p.M, p.N, p.K,
+                      da, db, dout, acc);
+}
+
+/* One matmul pair with numpy's batch broadcasting, as kern_matmul runs it:
+ * b shared by every batch element is one product of a's stacked matrices;
+ * otherwise strided batches along the last batch axis, for each index of
+ * the others. */
+static int run_matmul(run_t *r, const job_t *j, const jin_t *a, const jin_t *b, const void *da,
+                      const void *db, void *dout, bool acc)
+{
+    int dt = j->dt;
+    int64_t M = a->shape[a->ndim - 2], K = a->shape[a->ndim - 1], N = b->shape[b->ndim - 1];
+    mm_batch_t mb;
+    mm_batch(a, b, j->ndim, j->shape, &mb);
+    if (mb.nbatch == 0 || M == 0 || N == 0) return 0;
+    if (mb.bbatch == 1) return gpu_k_gemm(r->gj, dt, 0, 0, mb.nbatch * M, N, K, da, db, dout, acc);
+    size_t es = dt_size((dtype_t)dt);
+    int last = mb.nb - 1;
+    int64_t cnt = mb.bshape[last], amat = M * K, bmat = K * N, omat = M * N;
+    int64_t idx[MR_MAXDIM] = {0}, aoff = 0, boff = 0;
+    for (int64_t t = 0; t < mb.nbatch; t += cnt) {
+        if (gpu_k_gemm_batched(r->gj, dt, M, N, K, (const char *)da + aoff * amat * (int64_t)es,
+                               mb.ast[last] * amat, (const char *)db + boff * bmat * (int64_t)es,
+                               mb.bst[last] * bmat, (char *)dout + t * omat * (int64_t)es, cnt,
+                               acc))
+            return -1;
+        for (int d = last - 1; d >= 0; d--) {
+            aoff += mb.ast[d];
+            boff += mb.bst[d];
+            if (++idx[d] < mb.bshape[d]) break;
+            aoff -= mb.ast[d] * mb.bshape[d];
+            boff -= mb.bst[d] * mb.bshape[d];
+            idx[d] = 0;
+        }
+    }
+    return 0;
+}
+
 static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
 {
     const jparam_t *pa = j->param;
@@ -821,31 +917,20 @@ static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
         return gpu_k_scan_apply(r->gj, op_nan_base(pa->op) == OP_CUMPROD, dt, din[0], din[1], dout,
                                 o, n, i);
     }
-    case JK_TENSORDOT: {
+    case JK_TENSORDOT:
         if (j->n_in == 0)
             return gpu_k_gemm(r->gj, dt, 0, 0, 1, job_nbytes(j) / dt_size(dt), 0, NULL, NULL, dout,
                               0);
-        for (int k = 0; k + 1 < j->n_in; k += 2) {
-            const jin_t *a = &j->in[k], *b = &j->in[k + 1];
-            int ta, tb, n = pa->td_n;
-            if (!td_layout(pa, a->ndim, b->ndim, &ta, &tb)) return 1;
-            int64_t K = ta ? elems(n, a->shape) : elems(n, a->shape + a->ndim - n);
-            int64_t M = elems(a->ndim, a->shape) / (K ? K : 1);
-            int64_t N = elems(b->ndim, b->shape) / (K ? K : 1);
-            if (K == 0) {
-                M = elems(a->ndim - n, ta ? a->shape + n : a->shape);
-                N = elems(b->ndim - n, tb ? b->shape : b->shape + n);
-            }
-            if (gpu_k_gemm(r->gj, dt, ta, tb, M, N, K, din[k], din[k + 1], dout, k > 0)) return -1;
-        }
+        for (int k = 0; k + 1 < j->n_in; k += 2)
+            if (run_td(r, pa, &j->in[k], &j->in[k + 1], din[k], din[k + 1], dt, dout, k > 0))
+                return -1;
         return 0;
-    }
     case JK_MATMUL:
         if (j->n_in == 0)
-            return gpu_k_gemm(r->gj, dt, 0, 0, j->shape[0], j->shape[1], 0, NULL, NULL, dout, 0);
+            return gpu_k_gemm(r->gj, dt, 0, 0, 1, job_nbytes(j) / dt_size(dt), 0, NULL, NULL, dout,
+                              0);
         for (int k = 0; k + 1 < j->n_in; k += 2)
-            if (gpu_k_gemm(r->gj, dt, 0, 0, j->in[k].shape[0], j->in[k + 1].shape[1],
-                           j->in[k].shape[1], din[k], din[k + 1], dout, k > 0))
+            if (run_matmul(r, j, &j->in[k], &j->in[k + 1], din[k], din[k + 1], dout, k > 0))
                 return -1;
         return 0;
     case JK_SYRK:

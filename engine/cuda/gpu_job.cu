@@ -889,6 +889,8 @@ static void bl_load(void)
     } syms[] = {{(void **)&bl.create, "cublasCreate_v2"},  {(void **)&bl.destroy, "cublasDestroy_v2"},
                 {(void **)&bl.stream, "cublasSetStream_v2"}, {(void **)&bl.ddot, "cublasDdot_v2"},
                 {(void **)&bl.dgemm, "cublasDgemm_v2"},    {(void **)&bl.sgemm, "cublasSgemm_v2"},
+                {(void **)&bl.dgemm_sb, "cublasDgemmStridedBatched"},
+                {(void **)&bl.sgemm_sb, "cublasSgemmStridedBatched"},
                 {(void **)&bl.dsyrk, "cublasDsyrk_v2"},    {(void **)&bl.ssyrk, "cublasSsyrk_v2"}};
     for (size_t i = 0; i < sizeof syms / sizeof *syms && !bl_err[0]; i++)
         if (!(*syms[i].fn = dlsym(h, syms[i].name)))
@@ -955,6 +957,42 @@ extern "C" int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64
                       (const float *)a, g.ldy, &beta, (float *)c, g.ldc);
     }
     if (st != 0) JFAIL(j, "cuBLAS gemm: status %d", st);
+    return 0;
+}
+
+extern "C" int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, int64_t k,
+                                  const void *a, int64_t sa, const void *b, int64_t sb, void *c,
+                                  int64_t count, int accumulate)
+{
+    if (j->failed) return -1;
+    if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff || count > 0x7fffffff)
+        JFAIL(j, "a block past 2^31 rows or batches");
+    if (m == 0 || n == 0 || count == 0) return 0;
+    if (k == 0) {
+        if (!accumulate)
+            return jcheck(j,
+                          cudaMemsetAsync(c, 0,
+                                          (size_t)(m * n * count) * (dt == GDT_FLOAT64 ? 8 : 4),
+                                          j->s),
+                          "zeroing blocks");
+        return 0;
+    }
+    void *h = blas_for(j);
+    if (!h) return -1;
+    gemm_cm_t g = gemm_cm(0, 0, m, n, k);
+    int st;
+    if (dt == GDT_FLOAT64) {
+        double one = 1.0, beta = accumulate ? 1.0 : 0.0;
+        st = bl.dgemm_sb(h, g.opx, g.opy, g.m, g.n, g.k, &one, (const double *)b, g.ldx, sb,
+                         (const double *)a, g.ldy, sa, &beta, (double *)c, g.ldc, m * n,
+                         (int)count);
+    } else {
+        float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+        st = bl.sgemm_sb(h, g.opx, g.opy, g.m, g.n, g.k, &one, (const float *)b, g.ldx, sb,
+                         (const float *)a, g.ldy, sa, &beta, (float *)c, g.ldc, m * n,
+                         (int)count);
+    }
+    if (st != 0) JFAIL(j, "cuBLAS strided batched gemm: status %d", st);
     return 0;
 }
 

@@ -146,6 +146,13 @@ int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64_t n, int64
     return -1;
 }
 
+int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, int64_t k, const void *a,
+                       int64_t sa, const void *b, int64_t sb, void *c, int64_t count,
+                       int accumulate)
+{
+    return -1;
+}
+
 int gpu_k_syrk(gpu_job_t *j, int dt, int64_t m, int64_t k, const void *a, void *c, int accumulate)
 {
     return -1;

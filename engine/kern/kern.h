@@ -130,6 +130,19 @@ void kern_create(const kern_gen_t *g, const int64_t *off, arr_t *out);
  * tensor's shape and the element's global position. */
 void kern_random(const kern_gen_t *g, const int64_t *off, arr_t *out);
 
+/* How kern_tensordot (and the GPU path, engine/cuda/gpu_exec.c) runs a
+ * tensordot as one M x N x K product: the pairs (ca[i], cb[i]) in the order
+ * oa[i], ob[i] that they are flattened into K; a read in place (as K x M when
+ * a_trans) or else copied into the axis order perm_a (an M x K matrix); b in
+ * place (as N x K when b_trans) or else copied into perm_b (K x N). */
+typedef struct {
+    int64_t M, N, K;
+    int oa[MR_MAXDIM], ob[MR_MAXDIM];
+    bool a_inplace, a_trans, b_inplace, b_trans;
+    int perm_a[MR_MAXDIM], perm_b[MR_MAXDIM];
+} kern_td_plan_t;
+void kern_td_plan(const shape_t *as, const shape_t *bs, int n, const int *ca, const int *cb,
+                  kern_td_plan_t *p);
 /* ---------------------------------------------------------------------------
  * Linear algebra on blocks (OpenBLAS for float32/float64, plain loops for
  * bool and integers; a, b and out share one dtype). With accumulate, the

@@ -136,55 +136,73 @@ static void sort_pairs(int n, const int *ca, const int *cb, const int *key, int 
     }
 }
 
-typedef struct {
-    bool a_inplace, a_trans; /* A read in place, as K x M when a_trans */
-    bool b_inplace, b_trans; /* B read in place, as N x K when b_trans */
-} td_plan_t;
-
-static td_plan_t td_plan(int nda, int ndb, int n, const int *ca, const int *cb)
+static void td_inplace(int nda, int ndb, int n, const int *ca, const int *cb, kern_td_plan_t *p)
 {
-    td_plan_t p = {0};
+    p->a_inplace = p->a_trans = p->b_inplace = p->b_trans = false;
     if (axes_are(ca, n, nda - n))
-        p.a_inplace = true;
+        p->a_inplace = true;
     else if (axes_are(ca, n, 0))
-        p.a_inplace = p.a_trans = true;
+        p->a_inplace = p->a_trans = true;
     if (axes_are(cb, n, 0))
-        p.b_inplace = true;
+        p->b_inplace = true;
     else if (axes_are(cb, n, ndb - n))
-        p.b_inplace = p.b_trans = true;
-    return p;
+        p->b_inplace = p->b_trans = true;
 }
 
-void kern_tensordot(const arr_t *a, const arr_t *b, int n, const int *ca, const int *cb,
-                    bool accumulate, arr_t *out)
+void kern_td_plan(const shape_t *as, const shape_t *bs, int n, const int *ca, const int *cb,
+                  kern_td_plan_t *p)
 {
-    int nda = a->shape.ndim, ndb = b->shape.ndim;
-    size_t es = dt_size(out->dt);
-    int64_t M = 1, N = 1, K = 1;
+    int nda = as->ndim, ndb = bs->ndim;
     bool a_con[MR_MAXDIM] = {0}, b_con[MR_MAXDIM] = {0};
+    p->M = p->N = p->K = 1;
     for (int i = 0; i < n; i++) {
         a_con[ca[i]] = b_con[cb[i]] = true;
-        K *= a->shape.d[ca[i]];
+        p->K *= as->d[ca[i]];
     }
     for (int d = 0; d < nda; d++)
-        if (!a_con[d]) M *= a->shape.d[d];
+        if (!a_con[d]) p->M *= as->d[d];
     for (int d = 0; d < ndb; d++)
-        if (!b_con[d]) N *= b->shape.d[d];
+        if (!b_con[d]) p->N *= bs->d[d];
 
     /* The order in which the pairs are flattened into K is free. Ordering
      * them by a's axes lets a be read in place when its contracted axes are
      * leading or trailing, ordering by b's does the same for b; keep the
      * order that needs fewer copies, preferring to copy the smaller operand. */
-    int pa[2][MR_MAXDIM], pb[2][MR_MAXDIM];
-    sort_pairs(n, ca, cb, ca, pa[0], pb[0]);
-    sort_pairs(n, ca, cb, cb, pa[1], pb[1]);
-    td_plan_t plan[2] = {td_plan(nda, ndb, n, pa[0], pb[0]), td_plan(nda, ndb, n, pa[1], pb[1])};
+    kern_td_plan_t c[2];
     int64_t cost[2];
-    for (int c = 0; c < 2; c++)
-        cost[c] = (plan[c].a_inplace ? 0 : M * K) + (plan[c].b_inplace ? 0 : K * N);
-    int c = cost[1] < cost[0] ? 1 : 0;
-    td_plan_t p = plan[c];
-    const int *oa = pa[c], *ob = pb[c];
+    for (int k = 0; k < 2; k++) {
+        sort_pairs(n, ca, cb, k ? cb : ca, c[k].oa, c[k].ob);
+        td_inplace(nda, ndb, n, c[k].oa, c[k].ob, &c[k]);
+        cost[k] = (c[k].a_inplace ? 0 : p->M * p->K) + (c[k].b_inplace ? 0 : p->K * p->N);
+    }
+    const kern_td_plan_t *w = &c[cost[1] < cost[0] ? 1 : 0];
+    p->a_inplace = w->a_inplace;
+    p->a_trans = w->a_trans;
+    p->b_inplace = w->b_inplace;
+    p->b_trans = w->b_trans;
+    memcpy(p->oa, w->oa, sizeof p->oa);
+    memcpy(p->ob, w->ob, sizeof p->ob);
+    /* the copies' axis orders: a as (free axes..., contracted in pairing
+     * order), b as (contracted in pairing order, free axes...) */
+    int k = 0;
+    for (int d = 0; d < nda; d++)
+        if (!a_con[d]) p->perm_a[k++] = d;
+    for (int i = 0; i < n; i++)
+        p->perm_a[k++] = p->oa[i];
+    k = 0;
+    for (int i = 0; i < n; i++)
+        p->perm_b[k++] = p->ob[i];
+    for (int d = 0; d < ndb; d++)
+        if (!b_con[d]) p->perm_b[k++] = d;
+}
+
+void kern_tensordot(const arr_t *a, const arr_t *b, int n, const int *ca, const int *cb,
+                    bool accumulate, arr_t *out)
+{
+    size_t es = dt_size(out->dt);
+    kern_td_plan_t p;
+    kern_td_plan(&a->shape, &b->shape, n, ca, cb, &p);
+    int64_t M = p.M, N = p.N, K = p.K;
 
     if (M == 0 || N == 0) return;
     if (K == 0) {
@@ -194,28 +212,14 @@ void kern_tensordot(const arr_t *a, const arr_t *b, int n, const int *ca, const 
 
     const void *A = a->data, *B = b->data;
     void *scratch_a = NULL, *scratch_b = NULL;
-    if (!p.a_inplace) {
-        /* a transposed to (free axes..., contracted axes in pairing order):
-         * an M x K matrix. */
-        int perm[MR_MAXDIM], k = 0;
-        for (int d = 0; d < nda; d++)
-            if (!a_con[d]) perm[k++] = d;
-        for (int i = 0; i < n; i++)
-            perm[k++] = oa[i];
+    if (!p.a_inplace) { /* an M x K matrix */
         scratch_a = kern_xmalloc((size_t)(M * K) * es);
-        permute_copy(a->data, &a->shape, perm, es, scratch_a);
+        permute_copy(a->data, &a->shape, p.perm_a, es, scratch_a);
         A = scratch_a;
     }
-    if (!p.b_inplace) {
-        /* b transposed to (contracted axes in pairing order, free axes...):
-         * a K x N matrix. */
-        int perm[MR_MAXDIM], k = 0;
-        for (int i = 0; i < n; i++)
-            perm[k++] = ob[i];
-        for (int d = 0; d < ndb; d++)
-            if (!b_con[d]) perm[k++] = d;
+    if (!p.b_inplace) { /* a K x N matrix */
         scratch_b = kern_xmalloc((size_t)(K * N) * es);
-        permute_copy(b->data, &b->shape, perm, es, scratch_b);
+        permute_copy(b->data, &b->shape, p.perm_b, es, scratch_b);
         B = scratch_b;
     }
     gemm(out->dt, M, N, K, A, p.a_inplace && p.a_trans, B, p.b_inplace && p.b_trans, accumulate,

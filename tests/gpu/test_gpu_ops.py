@@ -286,6 +286,33 @@ def cases(tmp):
         "a": None, "b": None, "c": None, "t3": None, "t2": None, "k": None,
     })
 
+    # batched matmul (strided batches, broadcasting either side) and
+    # tensordot axis orders that need an operand permuted on the device
+    bm = [
+        rnd("x", (6, 40, 30), [2, 20, 15], 81), rnd("y", (6, 30, 25), [3, 15, 25], 82),
+        rnd("w", (30, 25), 15, 83), rnd("v", (40, 30), 20, 84),
+        rnd("p", (3, 1, 20, 10), [2, 1, 10, 5], 85), rnd("q", (1, 4, 10, 15), [1, 3, 5, 15], 86),
+        rnd("t3", (20, 30, 40), [10, 15, 20], 87), rnd("u", (40, 20), [20, 10], 88),
+        rnd("s3", (30, 5, 20), [15, 5, 10], 89), rnd("m2", (30, 7), [15, 7], 90),
+        node("xy", "matmul", ["x", "y"]), node("xw", "matmul", ["x", "w"]),
+        node("vy", "matmul", ["v", "y"]), node("pq", "matmul", ["p", "q"]),
+        node("x4", "astype", ["x"], dtype="float32"), node("y4", "astype", ["y"], dtype="float32"),
+        node("xy4", "matmul", [node_ref("x4"), node_ref("y4")]),
+        node("tu", "tensordot", ["t3", "u"], axes=[[2, 0], [0, 1]]),
+        node("ts", "tensordot", ["t3", "s3"], axes=[[0, 1], [2, 0]]),
+        node("tm", "tensordot", ["t3", "m2"], axes=[[1], [0]]),
+    ]
+    run_case(tmp, "batched", bm, {
+        "xy": lambda c: c["x"] @ c["y"], "xw": lambda c: c["x"] @ c["w"],
+        "vy": lambda c: c["v"] @ c["y"], "pq": lambda c: c["p"] @ c["q"],
+        "xy4": lambda c: c["x"].astype(np.float32) @ c["y"].astype(np.float32),
+        "tu": lambda c: np.tensordot(c["t3"], c["u"], axes=([2, 0], [0, 1])),
+        "ts": lambda c: np.tensordot(c["t3"], c["s3"], axes=([0, 1], [2, 0])),
+        "tm": lambda c: np.tensordot(c["t3"], c["m2"], axes=([1], [0])),
+        "x": None, "y": None, "p": None, "q": None, "w": None, "v": None, "t3": None, "u": None,
+        "s3": None, "m2": None,
+    })
+
     # creation ops feeding the device, and W1's shape
     run_case(tmp, "creation", [
         {"key": "o", "op": "ones", "shape": [800, 800], "chunk_size": 200},

@@ -270,6 +270,42 @@ static void test_int_ops(void **state)
 
 /* Without a device, the executor runs every job on the CPU whatever
  * "device" says, and reports none on a device. */
+/* Batched matmul (broadcasting either side, float32 too) and tensordot
+ * with axis orders that permute an operand have device kernels; integer
+ * products do not. */
+static void test_batched_products(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *a, *b, *prod;
+        job_kind_t kind;
+        bool dev;
+    } c[] = {
+        {"[6,40,30]", "[6,30,25]", "\"op\":\"matmul\"", JK_MATMUL, true},
+        {"[40,30]", "[6,30,25]", "\"op\":\"matmul\"", JK_MATMUL, true},
+        {"[3,1,20,10]", "[1,4,10,15]", "\"op\":\"matmul\"", JK_MATMUL, true},
+        {"[20,30,40]", "[40,20]", "\"op\":\"tensordot\",\"axes\":[[2,0],[0,1]]", JK_TENSORDOT,
+         true},
+        {"[20,30,40]", "[30,7]", "\"op\":\"tensordot\",\"axes\":[[1],[0]]", JK_TENSORDOT, true},
+        {"[6,40,30]", "[6,30,25]", "\"op\":\"matmul\"", JK_MATMUL, false},
+    };
+    for (int k = 0; k < (int)(sizeof c / sizeof c[0]); k++) {
+        char doc[768];
+        const char *rnd =
+            c[k].dev ? "\"op\":\"random.rand\"" : "\"op\":\"random.randint\",\"low\":0,\"high\":9";
+        snprintf(doc, sizeof doc,
+                 "{\"version\":1,\"device\":\"gpu\",\"nodes\":["
+                 "{\"key\":\"a\",%s,\"shape\":%s,\"chunk_size\":10,\"seed\":1},"
+                 "{\"key\":\"b\",%s,\"shape\":%s,\"chunk_size\":10,\"seed\":2},"
+                 "{\"key\":\"r\",%s,\"inputs\":[\"a\",\"b\"]}],\"fetch\":[\"r\"]}",
+                 rnd, c[k].a, rnd, c[k].b, c[k].prod);
+        int n, s;
+        count_doc(doc, c[k].kind, &n, &s);
+        assert_true(n > 0);
+        assert_int_equal(s, c[k].dev ? n : 0);
+    }
+}
+
 static void test_exec_without_device(void **state)
 {
     (void)state;
@@ -309,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_positional_creation),
         cmocka_unit_test(test_nan_reductions),
         cmocka_unit_test(test_int_ops),
+        cmocka_unit_test(test_batched_products),
         cmocka_unit_test(test_exec_without_device),
         cmocka_unit_test(test_stub_refuses_without_cuda),
     };
