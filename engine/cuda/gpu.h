@@ -91,8 +91,23 @@ int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen);
 /* The job's first error (after a call returned -1). */
 const char *gpu_job_error(const gpu_job_t *j);
 
-/* dtype codes: the engine's DT_BOOL .. DT_FLOAT64 (dtype.h). */
-enum { GDT_BOOL, GDT_INT32, GDT_INT64, GDT_FLOAT32, GDT_FLOAT64, GDT_N };
+/* dtype codes: the engine's (dtype.h). Element-wise programs and gathers
+ * take them all; the other kernels the first five (GDT_CORE). */
+enum {
+    GDT_BOOL,
+    GDT_INT32,
+    GDT_INT64,
+    GDT_FLOAT32,
+    GDT_FLOAT64,
+    GDT_INT8,
+    GDT_INT16,
+    GDT_UINT8,
+    GDT_UINT16,
+    GDT_UINT32,
+    GDT_UINT64,
+    GDT_N
+};
+#define GDT_CORE (GDT_FLOAT64 + 1)
 
 /* Element-wise ops a device program runs (gpu_exec.c maps op_t to these). */
 enum {

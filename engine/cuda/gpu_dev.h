@@ -115,13 +115,67 @@ GDI u64 UI(int x)
     return (u64)(unsigned)x;
 }
 
-GDI u64 load(const void *p, int dt, long long i)
+/* A value in a register: its bits, zero-extended to 64 (bool 0 or 1). */
+GDI int dt_bits(int dt)
 {
     switch (dt) {
     case GDT_BOOL:
-        return ((const unsigned char *)p)[i] != 0;
+    case GDT_INT8:
+    case GDT_UINT8:
+        return 8;
+    case GDT_INT16:
+    case GDT_UINT16:
+        return 16;
     case GDT_INT32:
+    case GDT_UINT32:
     case GDT_FLOAT32:
+        return 32;
+    default:
+        return 64;
+    }
+}
+
+/* An integer register's value (bool, and the types below 64 bits, signed
+ * or not: exactly; uint64: its bits). */
+GDI long long ival(int dt, u64 v)
+{
+    switch (dt) {
+    case GDT_BOOL:
+        return v != 0;
+    case GDT_INT8:
+        return (signed char)(unsigned char)v;
+    case GDT_INT16:
+        return (short)(unsigned short)v;
+    case GDT_INT32:
+        return (int)(unsigned)v;
+    case GDT_UINT8:
+        return (unsigned char)v;
+    case GDT_UINT16:
+        return (unsigned short)v;
+    case GDT_UINT32:
+        return (unsigned)v;
+    default:
+        return (long long)v;
+    }
+}
+
+/* The register of integer dtype dt holding r's low bits (bool: r != 0). */
+GDI u64 iwrap(int dt, long long r)
+{
+    int bits = dt_bits(dt);
+    if (dt == GDT_BOOL) return r != 0;
+    return bits == 64 ? (u64)r : (u64)r & ((1ULL << bits) - 1);
+}
+
+GDI u64 load(const void *p, int dt, long long i)
+{
+    switch (dt_bits(dt)) {
+    case 8:
+        return dt == GDT_BOOL ? ((const unsigned char *)p)[i] != 0
+                              : (u64)((const unsigned char *)p)[i];
+    case 16:
+        return (u64)((const unsigned short *)p)[i];
+    case 32:
         return (u64)((const unsigned *)p)[i];
     default:
         return ((const u64 *)p)[i];
@@ -130,12 +184,14 @@ GDI u64 load(const void *p, int dt, long long i)
 
 GDI void store(void *p, int dt, long long i, u64 v)
 {
-    switch (dt) {
-    case GDT_BOOL:
-        ((unsigned char *)p)[i] = (unsigned char)(v != 0);
+    switch (dt_bits(dt)) {
+    case 8:
+        ((unsigned char *)p)[i] = dt == GDT_BOOL ? (unsigned char)(v != 0) : (unsigned char)v;
         break;
-    case GDT_INT32:
-    case GDT_FLOAT32:
+    case 16:
+        ((unsigned short *)p)[i] = (unsigned short)v;
+        break;
+    case 32:
         ((unsigned *)p)[i] = (unsigned)v;
         break;
     default:
@@ -154,46 +210,63 @@ GDI int f64_i32(double x)
     if (!(x > -2147483649.0 && x < 2147483648.0)) return (int)0x80000000u;
     return (int)x;
 }
+GDI u64 f64_u64(double x)
+{
+    if (x >= 9223372036854775808.0 && x < 18446744073709551616.0)
+        return (u64)(long long)(x - 9223372036854775808.0) ^ (1ULL << 63);
+    return (u64)f64_i64(x);
+}
+GDI double u2d_rn(u64 x)
+{
+#ifdef __CUDA_ARCH__
+    return __ull2double_rn(x);
+#else
+    return (double)x;
+#endif
+}
+GDI float u2f_rn(u64 x)
+{
+#ifdef __CUDA_ARCH__
+    return __ull2float_rn(x);
+#else
+    return (float)x;
+#endif
+}
 
+/* ew_int.c's and cast.h's conversions between every pair of dtypes:
+ * integers keep their low bits; floats truncate toward zero (int8 through
+ * uint16 through a 32-bit conversion, uint32 through a 64-bit one, uint64
+ * as cast_f64_u64), out of range as x86-64 gives it. */
 GD u64 cast(int from, int to, u64 v)
 {
     if (from == to) return v;
-    /* to a common form first */
-    switch (from) {
+    if (from != GDT_FLOAT32 && from != GDT_FLOAT64) {
+        if (from == GDT_UINT64) {
+            if (to == GDT_FLOAT32) return UF(u2f_rn(v));
+            if (to == GDT_FLOAT64) return UD(u2d_rn(v));
+            return iwrap(to, (long long)v);
+        }
+        long long x = ival(from, v);
+        if (to == GDT_FLOAT32) return UF(ll2f(x));
+        if (to == GDT_FLOAT64) return UD(ll2d(x));
+        return iwrap(to, x);
+    }
+    double x = from == GDT_FLOAT32 ? (double)AF(v) : AD(v);
+    switch (to) {
     case GDT_BOOL:
-    case GDT_INT32:
-    case GDT_INT64: {
-        long long x = from == GDT_BOOL    ? (long long)(v != 0)
-                      : from == GDT_INT32 ? (long long)AI(v)
-                                          : AL(v);
-        switch (to) {
-        case GDT_BOOL:
-            return x != 0;
-        case GDT_INT32:
-            return UI((int)(unsigned)(u64)x);
-        case GDT_INT64:
-            return (u64)x;
-        case GDT_FLOAT32:
-            return UF(ll2f(x));
-        default:
-            return UD(ll2d(x));
-        }
-    }
-    default: {
-        double x = from == GDT_FLOAT32 ? (double)AF(v) : AD(v);
-        switch (to) {
-        case GDT_BOOL:
-            return x != 0;
-        case GDT_INT32:
-            return UI(f64_i32(x));
-        case GDT_INT64:
-            return (u64)f64_i64(x);
-        case GDT_FLOAT32:
-            return UF(d2f(x));
-        default:
-            return UD(x);
-        }
-    }
+        return x != 0;
+    case GDT_FLOAT32:
+        return UF(d2f(x));
+    case GDT_FLOAT64:
+        return UD(x);
+    case GDT_INT64:
+        return (u64)f64_i64(x);
+    case GDT_UINT64:
+        return f64_u64(x);
+    case GDT_UINT32:
+        return iwrap(to, f64_i64(x));
+    default: /* int32, int8, int16, uint8, uint16 */
+        return iwrap(to, f64_i32(x));
     }
 }
 
@@ -395,23 +468,14 @@ template <typename T> GD u64 fop(int op, u64 A, u64 B, u64 C, int has_b, int has
     }
 }
 
-/* Integers (int32 through int64 arithmetic, wrapping) and bool. */
+GD u64 uop64(int op, u64 x, u64 y, u64 z, int has_b, int has_c);
+
+/* Integers (computed in 64 bits, wrapping, then truncated to the dtype's
+ * width: ew_int.c's and ew.c's results) and bool; uint64 in uop64. */
 GD u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
 {
-    long long x, y, z;
-    if (dt == GDT_INT32) {
-        x = AI(A);
-        y = AI(B);
-        z = AI(C);
-    } else if (dt == GDT_BOOL) {
-        x = A != 0;
-        y = B != 0;
-        z = C != 0;
-    } else {
-        x = AL(A);
-        y = AL(B);
-        z = AL(C);
-    }
+    if (dt == GDT_UINT64) return uop64(op, A, B, C, has_b, has_c);
+    long long x = ival(dt, A), y = ival(dt, B), z = ival(dt, C);
     long long r;
     switch (op) {
     case GOP_ADD:
@@ -503,16 +567,12 @@ GD u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
     case GOP_FMOD:
         r = (y == 0 || y == -1) ? 0 : x % y;
         break;
-    case GOP_SHL: {
-        int bits = dt == GDT_INT32 ? 32 : 64;
-        r = (u64)y < (u64)bits ? (long long)((u64)x << y) : 0;
+    case GOP_SHL:
+        r = (u64)y < (u64)dt_bits(dt) ? (long long)((u64)x << y) : 0;
         break;
-    }
-    case GOP_SHR: {
-        int bits = dt == GDT_INT32 ? 32 : 64;
-        r = (u64)y < (u64)bits ? x >> y : x < 0 ? -1 : 0;
+    case GOP_SHR:
+        r = (u64)y < (u64)dt_bits(dt) ? x >> y : x < 0 ? -1 : 0;
         break;
-    }
     case GOP_INV:
         if (dt == GDT_BOOL) return x == 0;
         r = ~x;
@@ -534,8 +594,14 @@ GD u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
         break;
     }
     case GOP_ROUND: {
-        /* kern/ew.c's ROUNDI: unchanged, or through float64 */
-        long long dec = has_b ? y : 0;
+        /* kern/ew.c's ROUNDI: unchanged, or through float64; the decimals
+         * arrive in the dtype, read as its signed type of the same width */
+        long long dec = has_b ? ival(dt == GDT_UINT8    ? GDT_INT8
+                                     : dt == GDT_UINT16 ? GDT_INT16
+                                     : dt == GDT_UINT32 ? GDT_INT32
+                                                        : dt,
+                                     B)
+                              : 0;
         if (dec >= 0) {
             r = x;
             break;
@@ -546,9 +612,96 @@ GD u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
     default:
         r = 0;
     }
-    if (dt == GDT_INT32) return UI((int)(unsigned)(u64)r);
-    if (dt == GDT_BOOL) return r != 0;
-    return (u64)r;
+    return iwrap(dt, r);
+}
+
+/* uint64: ew_int.c's UNSIGNED_INT over 64 bits. */
+GD u64 uop64(int op, u64 x, u64 y, u64 z, int has_b, int has_c)
+{
+    switch (op) {
+    case GOP_ADD:
+        return x + y;
+    case GOP_SUB:
+        return x - y;
+    case GOP_MUL:
+        return x * y;
+    case GOP_MAX:
+    case GOP_FMAX:
+        return x > y ? x : y;
+    case GOP_MIN:
+    case GOP_FMIN:
+        return x < y ? x : y;
+    case GOP_EQ:
+    case GOP_NE:
+    case GOP_LT:
+    case GOP_LE:
+    case GOP_GT:
+    case GOP_GE:
+        return compare(op, x, y);
+    case GOP_LAND:
+        return x && y;
+    case GOP_LOR:
+        return x || y;
+    case GOP_LXOR:
+        return (x != 0) != (y != 0);
+    case GOP_LNOT:
+        return x == 0;
+    case GOP_NEG:
+        return 0ULL - x;
+    case GOP_ABS:
+    case GOP_POS:
+        return x;
+    case GOP_SQUARE:
+        return x * x;
+    case GOP_SIGN:
+        return x > 0;
+    case GOP_ISNAN:
+    case GOP_ISINF:
+        return 0;
+    case GOP_ISFINITE:
+        return 1;
+    case GOP_BAND:
+        return x & y;
+    case GOP_BOR:
+        return x | y;
+    case GOP_BXOR:
+        return x ^ y;
+    case GOP_CLIP: {
+        u64 r = x;
+        if (has_b) r = r > y ? r : y;
+        if (has_c) r = r < z ? r : z;
+        return r;
+    }
+    case GOP_FDIV:
+        return y == 0 ? 0 : x / y;
+    case GOP_MOD:
+    case GOP_FMOD:
+        return y == 0 ? 0 : x % y;
+    case GOP_SHL:
+        return y < 64 ? x << y : 0;
+    case GOP_SHR:
+        return y < 64 ? x >> y : 0;
+    case GOP_INV:
+        return ~x;
+    case GOP_POW: {
+        if (y == 0 || x == 1) return 1;
+        u64 b = x, out = (y & 1) ? b : 1, e = y >> 1;
+        while (e > 0) {
+            b *= b;
+            if (e & 1) out *= b;
+            e >>= 1;
+        }
+        return out;
+    }
+    case GOP_ROUND: {
+        long long dec = has_b ? (long long)y : 0;
+        if (dec >= 0) return x;
+        double f = power_of_ten(-dec);
+        return f64_u64(rint(u2d_rn(x) / f) * f);
+    }
+    default:
+        return 0;
+    }
 }
 
 /* The program's value at output element k (coordinates co when nd > 0). */

@@ -13,19 +13,25 @@
 
 _Static_assert((int)DT_BOOL == (int)GDT_BOOL && (int)DT_INT32 == (int)GDT_INT32 &&
                    (int)DT_INT64 == (int)GDT_INT64 && (int)DT_FLOAT32 == (int)GDT_FLOAT32 &&
-                   (int)DT_FLOAT64 == (int)GDT_FLOAT64,
+                   (int)DT_FLOAT64 == (int)GDT_FLOAT64 && (int)DT_INT8 == (int)GDT_INT8 &&
+                   (int)DT_INT16 == (int)GDT_INT16 && (int)DT_UINT8 == (int)GDT_UINT8 &&
+                   (int)DT_UINT16 == (int)GDT_UINT16 && (int)DT_UINT32 == (int)GDT_UINT32 &&
+                   (int)DT_UINT64 == (int)GDT_UINT64 && (int)DT_NTYPES == (int)GDT_N,
                "gpu.h's dtype codes are the engine's");
 
 /* ------------------------------------------------------------------ ops */
 
-enum { MB = 1, MI = 2, ML = 4, MF = 8, MD = 16 };
+/* dtype masks: bool, int32, int64, float32, float64, and the small integer
+ * dtypes (int8, int16, uint8, uint16, uint32, uint64: ew_int.c's ops) */
+enum { MB = 1, MI = 2, ML = 4, MF = 8, MD = 16, MS = 0x7e0 };
 #define M_FLT (MF | MD)
-#define M_NUM (MI | ML | MF | MD)
-#define M_ALL (MB | MI | ML | MF | MD)
+#define M_INT (MI | ML | MS)
+#define M_NUM (M_INT | MF | MD)
+#define M_ALL (MB | M_NUM)
 
 typedef struct {
     int8_t gop;
-    uint8_t dts; /* compute dtypes with a device kernel */
+    uint16_t dts; /* compute dtypes with a device kernel */
 } gmap_t;
 
 static gmap_t gmap(op_t op)
@@ -124,11 +130,11 @@ static gmap_t gmap(op_t op)
     case OP_CLIP:
         G(GOP_CLIP, M_ALL);
     case OP_BITWISE_AND:
-        G(GOP_BAND, MB | MI | ML);
+        G(GOP_BAND, MB | M_INT);
     case OP_BITWISE_OR:
-        G(GOP_BOR, MB | MI | ML);
+        G(GOP_BOR, MB | M_INT);
     case OP_BITWISE_XOR:
-        G(GOP_BXOR, MB | MI | ML);
+        G(GOP_BXOR, MB | M_INT);
     case OP_POWER:
         G(GOP_POW, M_NUM); /* integers: a constant exponent >= 0 (prog_ok) */
     case OP_FLOAT_POWER:
@@ -159,11 +165,11 @@ static gmap_t gmap(op_t op)
     case OP_FMOD:
         G(GOP_FMOD, M_NUM);
     case OP_LEFT_SHIFT:
-        G(GOP_SHL, MI | ML);
+        G(GOP_SHL, M_INT);
     case OP_RIGHT_SHIFT:
-        G(GOP_SHR, MI | ML);
+        G(GOP_SHR, M_INT);
     case OP_INVERT:
-        G(GOP_INV, MB | MI | ML);
+        G(GOP_INV, MB | M_INT);
     case OP_ROUND:
     case OP_AROUND:
         G(GOP_ROUND, M_NUM);
@@ -173,9 +179,16 @@ static gmap_t gmap(op_t op)
 #undef G
 }
 
+/* Any dtype (element-wise programs, gathers, inputs) */
 static bool base_dt(int dt)
 {
     return dt >= 0 && dt < GDT_N;
+}
+
+/* bool, int32, int64, float32, float64 (the other kernels) */
+static bool core_dt(int dt)
+{
+    return dt >= 0 && dt < GDT_CORE;
 }
 
 static bool prog_ok(const ew_prog_t *p)
@@ -192,7 +205,7 @@ static bool prog_ok(const ew_prog_t *p)
         /* integer power: the CPU refuses a negative exponent before it
          * runs; a device runs it only when the exponent is a constant that
          * is not negative */
-        if (q->op == OP_POWER && (q->dt == DT_INT32 || q->dt == DT_INT64) &&
+        if (q->op == OP_POWER && !dt_is_float((dtype_t)q->dt) &&
             (q->b < 0 || !p->is_const[q->b] || sc_as_double(p->konst[q->b]) < 0))
             return false;
     }
@@ -286,7 +299,7 @@ static bool pos_create_ok(op_t op, dtype_t dt, int ndim)
 /* A creation or random node's region the device can make. */
 static bool gen_ok(const graph_node_t *n, dtype_t dt, int ndim)
 {
-    if (!base_dt(dt) || ndim > GPU_EW_DIMS) return false;
+    if (!core_dt(dt) || ndim > GPU_EW_DIMS) return false;
     if (const_fill(n->op) || pos_create_ok(n->op, dt, ndim)) return true;
     int k = rand_kind(n->op);
     if (k < 0) return false;
@@ -362,13 +375,14 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
         if (!pa->prog && j->n_in != 1) return false;
         {
             dtype_t vdt = pa->prog ? (dtype_t)pa->prog->reg_dt[pa->prog->out] : j->in[0].dt;
-            return base_dt(vdt) && red_op(pa->op, vdt) >= 0;
+            return core_dt(vdt) && red_op(pa->op, vdt) >= 0;
         }
     case JK_SCAN_LOCAL:
-        return pa && !(op_is_nan_reduction(pa->op) && dt_is_float(j->in[0].dt)) && base_dt(j->dt);
+        return pa && !(op_is_nan_reduction(pa->op) && dt_is_float(j->in[0].dt)) &&
+               core_dt(j->in[0].dt) && core_dt(j->dt);
     case JK_SCAN_CARRY:
     case JK_SCAN_APPLY:
-        return pa && base_dt(j->dt) && j->dt != DT_BOOL && j->dt != DT_INT32;
+        return pa && core_dt(j->dt) && j->dt != DT_BOOL && j->dt != DT_INT32;
     case JK_TENSORDOT:
         if (j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) return false;
         for (int k = 0; k + 1 < j->n_in; k += 2) {

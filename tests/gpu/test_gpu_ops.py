@@ -444,7 +444,7 @@ def cases(tmp):
     # integer and float floor_divide / mod / fmod (zero and -1 divisors),
     # shifts past the width, invert: kern/ew.c's rules bit for bit
     def q(f, *a):
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return f(*a)
     run_case(tmp, "intops", [
         rnd("k", (1500, 800), [500, 400], 95, op="random.randint", low=-1000, high=1000),
@@ -498,6 +498,59 @@ def cases(tmp):
         "ki": lambda c: np.round(c["k"], -2), "kp": lambda c: np.round(c["k"], 1),
         "k3": lambda c: np.around(c["k"].astype(np.int32), -3), "x": None, "k": None},
         exact=("r0", "r2", "rm", "r3"))
+
+    # the small integer dtypes in element-wise programs (ew_int.c's rules:
+    # wrapping, x // 0 and x % 0 give 0, shifts past the width, floats to
+    # narrow integers as x86-64 converts them), uint64 past 2**63 included
+    def sm(c, dt):
+        return c["k"].astype(dt)
+    run_case(tmp, "small-dtypes", [
+        rnd("k", (600, 400), [200, 100], 111, op="random.randint", low=-400, high=400),
+        rnd("d", (600, 400), [200, 100], 112, op="random.randint", low=-3, high=4),
+        rnd("x", (600, 400), [200, 100], 113, op="random.randn"),
+        node("i1", "astype", ["k"], dtype="int8"), node("i2", "astype", ["k"], dtype="int16"),
+        node("u1", "astype", ["k"], dtype="uint8"), node("u2", "astype", ["k"], dtype="uint16"),
+        node("u4", "astype", ["k"], dtype="uint32"), node("u8", "astype", ["k"], dtype="uint64"),
+        node("d1", "astype", ["d"], dtype="int8"), node("e1", "astype", ["d"], dtype="uint8"),
+        node("a1", "add", [node_ref("i1"), node_ref("i1")]),
+        node("m2", "multiply", [node_ref("i2"), node_ref("i2")]),
+        node("f1", "floor_divide", [node_ref("i1"), node_ref("d1")]),
+        node("r1", "mod", [node_ref("i1"), node_ref("d1")]),
+        node("g1", "fmod", [node_ref("i1"), node_ref("d1")]),
+        node("fu", "floor_divide", [node_ref("u1"), node_ref("e1")]),
+        node("sh", "right_shift", [node_ref("i2"), 3]), node("sl", "left_shift", [node_ref("u1"), 3]),
+        node("iv", "invert", [node_ref("u2")]), node("ab", "abs", [node_ref("i1")]),
+        node("ng", "negative", [node_ref("u4")]), node("sg", "sign", [node_ref("i2")]),
+        node("mx", "maximum", [node_ref("u1"), node_ref("e1")]),
+        node("cl", "clip", [node_ref("i1")], a_min=-10, a_max=10),
+        node("lt", "less", [node_ref("u2"), 300]),
+        node("rd", "round", [node_ref("i2")], decimals=-1),
+        node("ud", "floor_divide", [node_ref("u8"), 7]), node("um", "mod", [node_ref("u8"), 7]),
+        node("ug", "greater", [node_ref("u8"), 1000]), node("us", "right_shift", [node_ref("u8"), 60]),
+        node("uf", "astype", [node_ref("u8")], dtype="float64"),
+        node("x3", "multiply", ["x", 300.0]), node("xi1", "astype", [node_ref("x3")], dtype="int8"),
+        node("xu2", "astype", [node_ref("x3")], dtype="uint16"),
+        node("xu4", "astype", [node_ref("x3")], dtype="uint32"),
+        node("xu8", "astype", [node_ref("x3")], dtype="uint64"),
+        node("s1", "sum", [node_ref("i1")], axis=0),
+    ], {"a1": lambda c: sm(c, np.int8) + sm(c, np.int8),
+        "m2": lambda c: sm(c, np.int16) * sm(c, np.int16),
+        "f1": lambda c: q(np.floor_divide, sm(c, np.int8), c["d"].astype(np.int8)),
+        "r1": lambda c: q(np.mod, sm(c, np.int8), c["d"].astype(np.int8)),
+        "g1": lambda c: q(np.fmod, sm(c, np.int8), c["d"].astype(np.int8)),
+        "fu": lambda c: q(np.floor_divide, sm(c, np.uint8), c["d"].astype(np.uint8)),
+        "sh": lambda c: np.right_shift(sm(c, np.int16), 3),
+        "sl": lambda c: np.left_shift(sm(c, np.uint8), 3),
+        "iv": lambda c: np.invert(sm(c, np.uint16)), "ab": lambda c: np.abs(sm(c, np.int8)),
+        "ng": lambda c: np.negative(sm(c, np.uint32)), "sg": lambda c: np.sign(sm(c, np.int16)),
+        "mx": lambda c: np.maximum(sm(c, np.uint8), c["d"].astype(np.uint8)),
+        "cl": lambda c: np.clip(sm(c, np.int8), -10, 10),
+        "lt": lambda c: sm(c, np.uint16) < 300, "rd": lambda c: np.round(sm(c, np.int16), -1),
+        "ud": lambda c: sm(c, np.uint64) // 7, "um": lambda c: sm(c, np.uint64) % 7,
+        "ug": lambda c: sm(c, np.uint64) > 1000, "us": lambda c: sm(c, np.uint64) >> 60,
+        "uf": lambda c: sm(c, np.uint64).astype(np.float64),
+        "xi1": None, "xu2": None, "xu4": None, "xu8": None,
+        "s1": lambda c: sm(c, np.int8).sum(axis=0), "k": None, "d": None, "x": None})
 
     # a small device store: chunks go back to host memory and return
     run_case(tmp, "small-store", [

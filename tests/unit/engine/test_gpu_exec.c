@@ -232,8 +232,9 @@ static void test_nan_reductions(void **state)
 }
 
 /* Integer floor_divide, mod, fmod, shifts and invert, float floor_divide
- * and mod, integer true division (in float64), round and integer power by
- * a constant have device kernels. */
+ * and mod, integer true division (in float64), round, integer power by a
+ * constant, and programs over the small integer dtypes have device
+ * kernels. */
 static void test_int_ops(void **state)
 {
     (void)state;
@@ -250,6 +251,14 @@ static void test_int_ops(void **state)
         "{\"key\":\"r\",\"op\":\"round\",\"inputs\":[\"a\"],\"decimals\":2}",
         "{\"key\":\"r\",\"op\":\"around\",\"inputs\":[\"k\"],\"decimals\":-1}",
         "{\"key\":\"r\",\"op\":\"power\",\"inputs\":[\"k\",3]}",
+        /* the small integer dtypes */
+        "{\"key\":\"s\",\"op\":\"astype\",\"inputs\":[\"k\"],\"dtype\":\"int8\"},"
+        "{\"key\":\"r\",\"op\":\"floor_divide\",\"inputs\":[\"s\",3]}",
+        "{\"key\":\"s\",\"op\":\"astype\",\"inputs\":[\"k\"],\"dtype\":\"uint64\"},"
+        "{\"key\":\"r\",\"op\":\"right_shift\",\"inputs\":[\"s\",60]}",
+        "{\"key\":\"s\",\"op\":\"astype\",\"inputs\":[\"k\"],\"dtype\":\"uint16\"},"
+        "{\"key\":\"r\",\"op\":\"invert\",\"inputs\":[\"s\"]}",
+        "{\"key\":\"r\",\"op\":\"astype\",\"inputs\":[\"a\"],\"dtype\":\"uint32\"}",
     };
     for (int k = 0; k < (int)(sizeof progs / sizeof progs[0]); k++) {
         char doc[1024];
@@ -268,8 +277,6 @@ static void test_int_ops(void **state)
     }
 }
 
-/* Without a device, the executor runs every job on the CPU whatever
- * "device" says, and reports none on a device. */
 /* Batched matmul (broadcasting either side, float32 too) and tensordot
  * with axis orders that permute an operand have device kernels; integer
  * products do not. */
@@ -306,6 +313,8 @@ static void test_batched_products(void **state)
     }
 }
 
+/* Without a device, the executor runs every job on the CPU whatever
+ * "device" says, and reports none on a device. */
 static void test_exec_without_device(void **state)
 {
     (void)state;
