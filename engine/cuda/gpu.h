@@ -221,7 +221,9 @@ enum {
     GRED_ARGMIN,
     GRED_ARGMAX,
     GRED_VAR,
-    GRED_NANMEAN
+    GRED_NANMEAN,
+    GRED_PTP, /* min[n_out], then max[n_out], in the values' dtype */
+    GRED_CNZ  /* count_nonzero: int64 */
 };
 typedef struct {
     int op, dt; /* dt: the values' dtype */
@@ -248,11 +250,12 @@ int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial);
 
 /* Scans along the middle axis of (outer, n, inner) arrays: cumsum (prod 0)
  * or cumprod (prod 1); in_dt to out_dt (the same, or int64 for bool and
- * int32). local: the scan of a chunk. carry: prev_carry (NULL: none) (+|*)
+ * int32). local: the scan of a chunk (nan: NaN counts as 0 or 1, for
+ * nancumsum and nancumprod of floats). carry: prev_carry (NULL: none) (+|*)
  * the last slice of prev_local, shape (outer, 1, inner). apply: local (+|*)
  * carry broadcast along the axis. */
-int gpu_k_scan_local(gpu_job_t *j, int prod, int in_dt, int out_dt, const void *in, void *out,
-                     int64_t outer, int64_t n, int64_t inner);
+int gpu_k_scan_local(gpu_job_t *j, int prod, int nan, int in_dt, int out_dt, const void *in,
+                     void *out, int64_t outer, int64_t n, int64_t inner);
 int gpu_k_scan_carry(gpu_job_t *j, int prod, int dt, const void *prev_carry, const void *prev_local,
                      void *out, int64_t outer, int64_t n, int64_t inner);
 int gpu_k_scan_apply(gpu_job_t *j, int prod, int dt, const void *local, const void *carry,

@@ -769,6 +769,7 @@ GDI u64 red_ident(int op, int dt)
     case GRED_ALL:
         return 1;
     case GRED_ANY:
+    case GRED_CNZ:
         return 0;
     default:
         return fl ? UD(op == GRED_MIN ? INFINITY : -INFINITY)
@@ -780,6 +781,7 @@ GDI u64 red_ident(int op, int dt)
 GDI u64 red_lift(int op, int dt, u64 v)
 {
     if (op == GRED_ALL || op == GRED_ANY) return cast(dt, GDT_BOOL, v);
+    if (op == GRED_CNZ) return cast(dt, GDT_BOOL, v); /* NaN counts, -0.0 not */
     if (dt == GDT_FLOAT32 || dt == GDT_FLOAT64 || op == GRED_MEAN) return cast(dt, GDT_FLOAT64, v);
     return cast(dt, GDT_INT64, v);
 }
@@ -797,6 +799,8 @@ GDI u64 red_comb(int op, int dt, u64 a, u64 b)
         return a && b;
     case GRED_ANY:
         return a || b;
+    case GRED_CNZ:
+        return a + b;
     case GRED_MIN:
         if (fl) {
             double x = AD(a), y = AD(b);
@@ -913,6 +917,33 @@ struct RedAcc {
             store(partial, r.dt, o, cast(fl ? GDT_FLOAT64 : GDT_INT64, r.dt, a.v));
         else
             ((u64 *)partial)[o] = a.v;
+    }
+};
+
+/* ptp: min and max side by side (kern/reduce.c's partial: min[n_out], then
+ * max[n_out], in the values' dtype; NaN propagates). */
+struct PtpAcc {
+    u64 lo, hi;
+    static GD PtpAcc start(const gpu_red_t &r)
+    {
+        return {red_ident(GRED_MIN, r.dt), red_ident(GRED_MAX, r.dt)};
+    }
+    static GD void take(const red_args &A, long long o, long long q, PtpAcc *a)
+    {
+        u64 v = red_lift(GRED_MIN, A.r.dt, red_value(A, red_index(A.r, o, q)));
+        a->lo = red_comb(GRED_MIN, A.r.dt, a->lo, v);
+        a->hi = red_comb(GRED_MAX, A.r.dt, a->hi, v);
+    }
+    static GD void merge(const gpu_red_t &r, PtpAcc *a, const PtpAcc &b)
+    {
+        a->lo = red_comb(GRED_MIN, r.dt, a->lo, b.lo);
+        a->hi = red_comb(GRED_MAX, r.dt, a->hi, b.hi);
+    }
+    static GD void write(const gpu_red_t &r, void *partial, long long o, const PtpAcc &a)
+    {
+        int acc = r.dt == GDT_FLOAT32 || r.dt == GDT_FLOAT64 ? GDT_FLOAT64 : GDT_INT64;
+        store(partial, r.dt, o, cast(acc, r.dt, a.lo));
+        store((char *)partial + r.n_out * (dt_bits(r.dt) / 8), r.dt, o, cast(acc, r.dt, a.hi));
     }
 };
 
@@ -1126,27 +1157,37 @@ GD void red_final_item(const gpu_red_t &r, int nseg, const T *acc, void *partial
     T::write(r, partial, o, a);
 }
 
-GD void scan_line_item(int prod, int in_dt, int out_dt, const void *in, void *out, long long n,
-                       long long inner, long long l)
+/* A scan's input value k in the output's dtype; for nancumsum and
+ * nancumprod of floats (nan), NaN counts as 0 (1), as numpy replaces it. */
+GDI u64 scan_in(int prod, int nan, int in_dt, int out_dt, const void *in, long long k)
+{
+    u64 v = load(in, in_dt, k);
+    if (nan && (in_dt == GDT_FLOAT32 ? AF(v) != AF(v) : in_dt == GDT_FLOAT64 && AD(v) != AD(v)))
+        return cast(GDT_FLOAT64, out_dt, UD(prod ? 1.0 : 0.0));
+    return cast(in_dt, out_dt, v);
+}
+
+GD void scan_line_item(int prod, int nan, int in_dt, int out_dt, const void *in, void *out,
+                       long long n, long long inner, long long l)
 {
     long long base = (l / inner) * n * inner + l % inner;
     u64 a = 0;
     for (long long i = 0; i < n; i++) {
         long long k = base + i * inner;
-        u64 v = cast(in_dt, out_dt, load(in, in_dt, k));
+        u64 v = scan_in(prod, nan, in_dt, out_dt, in, k);
         a = i == 0 ? v : scan_op(prod, out_dt, a, v);
         store(out, out_dt, k, a);
     }
 }
 
-GD void scan_tot_item(int prod, int in_dt, int out_dt, const void *in, u64 *tot, long long outer,
-                      long long n, long long inner, long long t)
+GD void scan_tot_item(int prod, int nan, int in_dt, int out_dt, const void *in, u64 *tot,
+                      long long outer, long long n, long long inner, long long t)
 {
     long long l, s, base, i0, i1;
     scan_segment(t, outer, n, inner, &l, &s, &base, &i0, &i1);
-    u64 a = cast(in_dt, out_dt, load(in, in_dt, base + i0 * inner));
+    u64 a = scan_in(prod, nan, in_dt, out_dt, in, base + i0 * inner);
     for (long long i = i0 + 1; i < i1; i++)
-        a = scan_op(prod, out_dt, a, cast(in_dt, out_dt, load(in, in_dt, base + i * inner)));
+        a = scan_op(prod, out_dt, a, scan_in(prod, nan, in_dt, out_dt, in, base + i * inner));
     tot[s * outer * inner + l] = a;
 }
 
@@ -1160,15 +1201,15 @@ GD void scan_carry_in_item(int prod, int dt, u64 *tot, long long lines, long lon
     }
 }
 
-GD void scan_seg_item(int prod, int in_dt, int out_dt, const void *in, void *out, const u64 *carry,
-                      long long outer, long long n, long long inner, long long t)
+GD void scan_seg_item(int prod, int nan, int in_dt, int out_dt, const void *in, void *out,
+                      const u64 *carry, long long outer, long long n, long long inner, long long t)
 {
     long long l, s, base, i0, i1;
     scan_segment(t, outer, n, inner, &l, &s, &base, &i0, &i1);
     u64 a = 0;
     for (long long i = i0; i < i1; i++) {
         long long k = base + i * inner;
-        u64 v = cast(in_dt, out_dt, load(in, in_dt, k));
+        u64 v = scan_in(prod, nan, in_dt, out_dt, in, k);
         if (i == i0)
             a = s == 0 ? v : scan_op(prod, out_dt, carry[s * outer * inner + l], v);
         else

@@ -522,13 +522,15 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
     case GRED_VAR:
     case GRED_NANMEAN:
         return red_run<VarAcc>(j, A, rows, nseg, partial);
+    case GRED_PTP:
+        return red_run<PtpAcc>(j, A, rows, nseg, partial);
     default:
         return red_run<RedAcc>(j, A, rows, nseg, partial);
     }
 }
 
-extern "C" int gpu_k_scan_local(gpu_job_t *j, int prod, int in_dt, int out_dt, const void *in,
-                                void *out, int64_t outer, int64_t n, int64_t inner)
+extern "C" int gpu_k_scan_local(gpu_job_t *j, int prod, int nan, int in_dt, int out_dt,
+                                const void *in, void *out, int64_t outer, int64_t n, int64_t inner)
 {
     if (j->failed) return -1;
     long long lines = (long long)outer * inner;
@@ -536,17 +538,17 @@ extern "C" int gpu_k_scan_local(gpu_job_t *j, int prod, int in_dt, int out_dt, c
     long long nseg = (n + SCAN_SEG - 1) / SCAN_SEG;
     if (scan_by_line(out_dt, nseg, lines)) {
         for (long long l = 0; l < lines; l++)
-            scan_line_item(prod, in_dt, out_dt, in, out, n, inner, l);
+            scan_line_item(prod, nan, in_dt, out_dt, in, out, n, inner, l);
         return 0;
     }
     void *tot;
     if (gpu_job_tmp(j, (size_t)(lines * nseg) * 8, &tot)) return -1;
     for (long long t = 0; t < lines * nseg; t++)
-        scan_tot_item(prod, in_dt, out_dt, in, (u64 *)tot, outer, n, inner, t);
+        scan_tot_item(prod, nan, in_dt, out_dt, in, (u64 *)tot, outer, n, inner, t);
     for (long long l = 0; l < lines; l++)
         scan_carry_in_item(prod, out_dt, (u64 *)tot, lines, nseg, l);
     for (long long t = 0; t < lines * nseg; t++)
-        scan_seg_item(prod, in_dt, out_dt, in, out, (const u64 *)tot, outer, n, inner, t);
+        scan_seg_item(prod, nan, in_dt, out_dt, in, out, (const u64 *)tot, outer, n, inner, t);
     return 0;
 }
 

@@ -250,6 +250,10 @@ static int red_op(op_t op, dtype_t dt)
         return GRED_ARGMIN;
     case OP_ARGMAX:
         return GRED_ARGMAX;
+    case OP_PTP:
+        return GRED_PTP;
+    case OP_COUNT_NONZERO:
+        return GRED_CNZ;
     default:
         return -1;
     }
@@ -378,8 +382,7 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
             return core_dt(vdt) && red_op(pa->op, vdt) >= 0;
         }
     case JK_SCAN_LOCAL:
-        return pa && !(op_is_nan_reduction(pa->op) && dt_is_float(j->in[0].dt)) &&
-               core_dt(j->in[0].dt) && core_dt(j->dt);
+        return pa && core_dt(j->in[0].dt) && core_dt(j->dt);
     case JK_SCAN_CARRY:
     case JK_SCAN_APPLY:
         return pa && core_dt(j->dt) && j->dt != DT_BOOL && j->dt != DT_INT32;
@@ -915,8 +918,9 @@ static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
     case JK_SCAN_LOCAL: {
         int64_t o, n, i;
         split_axis(j->in[0].ndim, j->in[0].shape, pa->axis, &o, &n, &i);
-        return gpu_k_scan_local(r->gj, op_nan_base(pa->op) == OP_CUMPROD, j->in[0].dt, dt, din[0],
-                                dout, o, n, i);
+        return gpu_k_scan_local(r->gj, op_nan_base(pa->op) == OP_CUMPROD,
+                                op_is_nan_reduction(pa->op) && dt_is_float(j->in[0].dt),
+                                j->in[0].dt, dt, din[0], dout, o, n, i);
     }
     case JK_SCAN_CARRY: {
         const jin_t *pl = &j->in[j->n_in - 1];

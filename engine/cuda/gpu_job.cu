@@ -771,25 +771,27 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
     case GRED_VAR:
     case GRED_NANMEAN:
         return red_run<VarAcc>(j, A, rows, nseg, partial);
+    case GRED_PTP:
+        return red_run<PtpAcc>(j, A, rows, nseg, partial);
     default:
         return red_run<RedAcc>(j, A, rows, nseg, partial);
     }
 }
 
 
-__global__ void k_scan_line(int prod, int in_dt, int out_dt, const void *in, void *out,
+__global__ void k_scan_line(int prod, int nan, int in_dt, int out_dt, const void *in, void *out,
                             long long outer, long long n, long long inner)
 {
     GRID_LOOP(l, outer * inner)
-    scan_line_item(prod, in_dt, out_dt, in, out, n, inner, l);
+    scan_line_item(prod, nan, in_dt, out_dt, in, out, n, inner, l);
 }
 
 
-__global__ void k_scan_tot(int prod, int in_dt, int out_dt, const void *in, u64 *tot,
+__global__ void k_scan_tot(int prod, int nan, int in_dt, int out_dt, const void *in, u64 *tot,
                            long long outer, long long n, long long inner, long long nseg)
 {
     GRID_LOOP(t, outer * inner * nseg)
-    scan_tot_item(prod, in_dt, out_dt, in, tot, outer, n, inner, t);
+    scan_tot_item(prod, nan, in_dt, out_dt, in, tot, outer, n, inner, t);
 }
 
 __global__ void k_scan_carry_in(int prod, int dt, u64 *tot, long long lines, long long nseg)
@@ -798,15 +800,15 @@ __global__ void k_scan_carry_in(int prod, int dt, u64 *tot, long long lines, lon
     scan_carry_in_item(prod, dt, tot, lines, nseg, l);
 }
 
-__global__ void k_scan_seg(int prod, int in_dt, int out_dt, const void *in, void *out,
+__global__ void k_scan_seg(int prod, int nan, int in_dt, int out_dt, const void *in, void *out,
                            const u64 *carry, long long outer, long long n, long long inner,
                            long long nseg)
 {
     GRID_LOOP(t, outer * inner * nseg)
-    scan_seg_item(prod, in_dt, out_dt, in, out, carry, outer, n, inner, t);
+    scan_seg_item(prod, nan, in_dt, out_dt, in, out, carry, outer, n, inner, t);
 }
 
-extern "C" int gpu_k_scan_local(gpu_job_t *j, int prod, int in_dt, int out_dt, const void *in,
+extern "C" int gpu_k_scan_local(gpu_job_t *j, int prod, int nan, int in_dt, int out_dt, const void *in,
                                 void *out, int64_t outer, int64_t n, int64_t inner)
 {
     if (j->failed) return -1;
@@ -814,18 +816,18 @@ extern "C" int gpu_k_scan_local(gpu_job_t *j, int prod, int in_dt, int out_dt, c
     if (lines == 0 || n == 0) return 0;
     long long nseg = (n + SCAN_SEG - 1) / SCAN_SEG;
     if (scan_by_line(out_dt, nseg, lines)) {
-        k_scan_line<<<grid_for(lines, 128), 128, 0, j->s>>>(prod, in_dt, out_dt, in, out, outer,
+        k_scan_line<<<grid_for(lines, 128), 128, 0, j->s>>>(prod, nan, in_dt, out_dt, in, out, outer,
                                                             n, inner);
         return launched(j, "a scan");
     }
     void *tot;
     if (gpu_job_tmp(j, (size_t)(lines * nseg) * 8, &tot)) return -1;
-    k_scan_tot<<<grid_for(lines * nseg, 128), 128, 0, j->s>>>(prod, in_dt, out_dt, in,
+    k_scan_tot<<<grid_for(lines * nseg, 128), 128, 0, j->s>>>(prod, nan, in_dt, out_dt, in,
                                                               (u64 *)tot, outer, n, inner, nseg);
     k_scan_carry_in<<<grid_for(lines, 128), 128, 0, j->s>>>(prod, out_dt, (u64 *)tot, lines,
                                                             nseg);
     k_scan_seg<<<grid_for(lines * nseg, 128), 128, 0, j->s>>>(
-        prod, in_dt, out_dt, in, out, (const u64 *)tot, outer, n, inner, nseg);
+        prod, nan, in_dt, out_dt, in, out, (const u64 *)tot, outer, n, inner, nseg);
     return launched(j, "a scan");
 }
 

@@ -122,8 +122,8 @@ int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
     return -1;
 }
 
-int gpu_k_scan_local(gpu_job_t *j, int prod, int in_dt, int out_dt, const void *in, void *out,
-                     int64_t outer, int64_t n, int64_t inner)
+int gpu_k_scan_local(gpu_job_t *j, int prod, int nan, int in_dt, int out_dt, const void *in,
+                     void *out, int64_t outer, int64_t n, int64_t inner)
 {
     return -1;
 }

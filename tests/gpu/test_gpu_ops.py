@@ -412,6 +412,30 @@ def cases(tmp):
         "mf": lambda c: np.nanmean(nan_of(c, True)),
         "v1": lambda c: np.nanvar(nan_of(c), axis=1),
         "sd": lambda c: np.nanstd(nan_of(c, True), axis=0, ddof=1), "a": None})
+    # ptp and count_nonzero (NaN propagates, counts as nonzero; -0.0 does
+    # not), and nancumsum/nancumprod of floats (NaN as 0 or 1), both scan
+    # paths (a line per thread, and segments)
+    run_case(tmp, "ptp-cnz-nanscan", [
+        rnd("a", (3000, 800), [1000, 400], 93), node("y", "less", ["a", 0.01]),
+        node("z", "where", ["y", 0.0, 1.0]), node("n", "divide", ["z", "z"]),
+        node("m", "multiply", ["a", "n"]), node("f", "astype", ["m"], dtype="float32"),
+        rnd("k", (3000, 800), [1000, 400], 94, op="random.randint", low=-5, high=5),
+        node("pa", "ptp", ["a"], axis=0), node("pm", "ptp", ["m"], axis=1),
+        node("pk", "ptp", ["k"]), node("k4", "astype", ["k"], dtype="int32"),
+        node("pk4", "ptp", [node_ref("k4")], axis=1),
+        node("c0", "count_nonzero", ["k"], axis=0), node("cm", "count_nonzero", ["m"], axis=1),
+        node("ng", "negative", ["z"]), node("cz", "count_nonzero", [node_ref("ng")]),
+        node("ns", "nancumsum", ["m"], axis=0), node("np1", "nancumprod", [node_ref("w")], axis=1),
+        node("w", "add", ["m", 0.5]), node("nf", "nancumsum", ["f"], axis=1),
+    ], {"pa": lambda c: np.ptp(c["a"], axis=0), "pm": lambda c: np.ptp(nan_of(c), axis=1),
+        "pk": lambda c: np.ptp(c["k"]),
+        "pk4": lambda c: np.ptp(c["k"].astype(np.int32), axis=1),
+        "c0": lambda c: np.count_nonzero(c["k"], axis=0),
+        "cm": lambda c: np.count_nonzero(nan_of(c), axis=1),
+        "cz": lambda c: np.count_nonzero(-np.where(c["a"] < 0.01, 0.0, 1.0)),
+        "ns": lambda c: np.nancumsum(nan_of(c), axis=0),
+        "np1": lambda c: np.nancumprod(nan_of(c) + 0.5, axis=1),
+        "nf": lambda c: np.nancumsum(nan_of(c, True), axis=1), "a": None, "k": None})
     # nanmin/nanmax (NaN where a column is all NaN) and nanargmin/nanargmax
     # (a NaN counts as +-inf; ties to the smallest index)
     def nan_cols(c):
