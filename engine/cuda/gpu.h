@@ -276,10 +276,13 @@ int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, int64_t k, co
 int gpu_k_syrk(gpu_job_t *j, int dt, int64_t m, int64_t k, const void *a, void *c, int accumulate);
 int gpu_k_mirror(gpu_job_t *j, int dt, int64_t m, void *c);
 
-/* Random tensors: kern/random.c's Philox streams, bit for bit. */
-enum { GRND_RAND, GRND_UNIFORM, GRND_RANDN, GRND_NORMAL, GRND_RANDINT };
+/* Random tensors: kern/random.c's Philox streams, bit for bit; GRND_DIST:
+ * random2.c's distributions (rand_math.h's rm_draw_f, rm_draw_i: dist, a,
+ * b, low as n trials), bit for bit too. */
+enum { GRND_RAND, GRND_UNIFORM, GRND_RANDN, GRND_NORMAL, GRND_RANDINT, GRND_DIST };
 typedef struct {
     int kind, dt; /* dt: float32/float64, or int32/int64 for randint */
+    int dist;     /* GRND_DIST: rand_math.h's RM_ kind */
     uint64_t seed;
     double a, b;               /* uniform: low, high - low; normal: loc, scale */
     int64_t low;               /* randint */

@@ -1251,6 +1251,15 @@ GD void random_item(const gpu_rand_t &r, void *out, long long k)
         e += (q % r.dim[d]) * r.gstr[d];
         q /= r.dim[d];
     }
+    if (r.kind == GRND_DIST) {
+        if (r.dist == RM_POISSON || r.dist == RM_BINOMIAL)
+            store(out, GDT_INT64, k, (u64)rm_draw_i(r.dist, r.a, r.b, r.low, r.seed, e));
+        else {
+            double v = rm_draw_f(r.dist, r.a, r.b, r.seed, e);
+            store(out, r.dt, k, r.dt == GDT_FLOAT32 ? UF(d2f(v)) : UD(v));
+        }
+        return;
+    }
     u64 blk = (u64)e / 2;
     unsigned ctr[4] = {(unsigned)blk, (unsigned)(blk >> 32), stream, 0};
     philox4x32_10(ctr, k0, k1);

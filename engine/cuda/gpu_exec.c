@@ -274,7 +274,7 @@ static int rand_kind(op_t op)
     case OP_RANDINT:
         return GRND_RANDINT;
     default:
-        return -1;
+        return kern_random2_kind(op) >= 0 ? GRND_DIST : -1;
     }
 }
 
@@ -308,6 +308,7 @@ static bool gen_ok(const graph_node_t *n, dtype_t dt, int ndim)
     int k = rand_kind(n->op);
     if (k < 0) return false;
     if (k == GRND_RANDINT) return dt == DT_INT32 || dt == DT_INT64;
+    if (n->op == OP_POISSON || n->op == OP_BINOMIAL) return dt == DT_INT64;
     return dt == DT_FLOAT32 || dt == DT_FLOAT64;
 }
 
@@ -644,6 +645,23 @@ static int gen_region(run_t *r, const graph_node_t *n, dtype_t dt, int nd, const
         break;
     }
     case OP_NORMAL:
+        g.a = sc_as_double(gp.loc);
+        g.b = sc_as_double(gp.scale);
+        break;
+    case OP_POISSON:
+    case OP_BINOMIAL: /* random2.c's seg: lam, p and n trials */
+        g.dist = kern_random2_kind(n->op);
+        g.a = sc_as_double(gp.loc);
+        g.b = sc_as_double(gp.high);
+        g.low = gp.low.i;
+        break;
+    case OP_EXPONENTIAL:
+    case OP_GAMMA:
+    case OP_BETA:
+    case OP_LOGNORMAL:
+    case OP_STANDARD_T:
+    case OP_CHISQUARE:
+        g.dist = kern_random2_kind(n->op);
         g.a = sc_as_double(gp.loc);
         g.b = sc_as_double(gp.scale);
         break;

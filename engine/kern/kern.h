@@ -129,6 +129,9 @@ void kern_create(const kern_gen_t *g, const int64_t *off, arr_t *out);
 /* Counter-based (Philox4x32-10): each value depends only on the seed, the
  * tensor's shape and the element's global position. */
 void kern_random(const kern_gen_t *g, const int64_t *off, arr_t *out);
+/* random2.c's per-element distributions as rand_math.h's RM_ kinds (the
+ * samplers the CUDA path shares), -1 for other ops. */
+int kern_random2_kind(op_t op);
 
 /* How kern_tensordot (and the GPU path, engine/cuda/gpu_exec.c) runs a
  * tensordot as one M x N x K product: the pairs (ca[i], cb[i]) in the order

@@ -157,6 +157,43 @@ def cases(tmp):
         rnd("r3", (30, 40, 50), [7, 40, 13], 13),
     ], {"r": None, "u": None, "n": None, "m": None, "i": None, "i4": None, "r3": None})
 
+    # random2.c's distributions (rand_math.h's samplers, shared): the CPU's
+    # bits, both sides of each sampler's branches, and sane values
+    def dist(key, size, chunk, seed, op, **params):
+        n = {"key": key, "op": op, "size": list(size), "chunk_size": chunk, "seed": seed}
+        n.update(params)
+        return n
+    R = (400, 300)
+    dists = [
+        dist("ex", R, 100, 21, "random.exponential", scale=2.5),
+        dist("ps", R, 100, 22, "random.poisson", lam=3.5),
+        dist("pl", R, 100, 23, "random.poisson", lam=1234.5),
+        dist("bs", R, 100, 24, "random.binomial", n=20, p=0.3),
+        dist("bl", R, 100, 25, "random.binomial", n=5000, p=0.62),
+        dist("ga", R, 100, 26, "random.gamma", shape=2.5, scale=2.0),
+        dist("gs", R, 100, 27, "random.gamma", shape=0.3),
+        dist("be", R, 100, 28, "random.beta", a=2.0, b=5.0),
+        dist("bt", R, 100, 29, "random.beta", a=0.2, b=0.5),
+        dist("ln", R, 100, 30, "random.lognormal", mean=0.5, sigma=0.4),
+        dist("st", R, 100, 31, "random.standard_t", df=7.0),
+        dist("cs", (30, 40, 50), [7, 40, 13], 32, "random.chisquare", df=3.0),
+    ]
+    run_case(tmp, "random-dists", dists, {n["key"]: None for n in dists})
+    rc, res, njobs, err = mars_run({"version": 1, "device": "gpu", "nodes": dists,
+                                    "fetch": [n["key"] for n in dists]},
+                                   os.path.join(tmp, "dists-means"),
+                                   [] if DRY else ["--cuda-devices", "0"])
+    if rc == 0:
+        means = {"ex": 2.5, "ps": 3.5, "pl": 1234.5, "bs": 6.0, "bl": 3100.0, "ga": 5.0,
+                 "gs": 0.3, "be": 2 / 7, "bt": 0.2 / 0.7, "ln": np.exp(0.58), "st": 0.0,
+                 "cs": 3.0}
+        for k, m in means.items():
+            x = res[k].astype(np.float64)
+            check("random-dists/%s-mean" % k, abs(x.mean() - m) < 6 * x.std() / np.sqrt(x.size) + 1e-12,
+                  "mean %g, expected %g" % (x.mean(), m))
+    else:
+        check("random-dists/means-run", False, err[-300:])
+
     # element-wise programs
     ew = [
         rnd("a", A, 200, 1), rnd("b", A, 200, 2, "random.randn"),

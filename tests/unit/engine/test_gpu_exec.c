@@ -313,6 +313,38 @@ static void test_batched_products(void **state)
     }
 }
 
+/* random2.c's per-element distributions are made on the device (the
+ * samplers of rand_math.h); permutation (a whole-tensor walk) is not. */
+static void test_random_distributions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *node;
+        bool dev;
+    } c[] = {
+        {"\"op\":\"random.exponential\",\"scale\":2.0", true},
+        {"\"op\":\"random.poisson\",\"lam\":30.0", true},
+        {"\"op\":\"random.binomial\",\"n\":50,\"p\":0.7", true},
+        {"\"op\":\"random.gamma\",\"shape\":0.5", true},
+        {"\"op\":\"random.beta\",\"a\":0.5,\"b\":2.0", true},
+        {"\"op\":\"random.lognormal\"", true},
+        {"\"op\":\"random.standard_t\",\"df\":3.0", true},
+        {"\"op\":\"random.chisquare\",\"df\":3.0", true},
+        {"\"op\":\"random.permutation\",\"x\":400", false},
+    };
+    for (int k = 0; k < (int)(sizeof c / sizeof c[0]); k++) {
+        char doc[512];
+        snprintf(doc, sizeof doc,
+                 "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"r\",%s,%s"
+                 "\"chunk_size\":100,\"seed\":5}],\"fetch\":[\"r\"]}",
+                 c[k].node, c[k].dev ? "\"size\":[400]," : "");
+        int n, s;
+        count_doc(doc, JK_RANDOM, &n, &s);
+        assert_true(n > 0);
+        assert_int_equal(s, c[k].dev ? n : 0);
+    }
+}
+
 /* Without a device, the executor runs every job on the CPU whatever
  * "device" says, and reports none on a device. */
 static void test_exec_without_device(void **state)
@@ -355,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_nan_reductions),
         cmocka_unit_test(test_int_ops),
         cmocka_unit_test(test_batched_products),
+        cmocka_unit_test(test_random_distributions),
         cmocka_unit_test(test_exec_without_device),
         cmocka_unit_test(test_stub_refuses_without_cuda),
     };

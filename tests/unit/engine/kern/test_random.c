@@ -12,6 +12,7 @@
 
 #include "kern/kern.h"
 #include "kern/kern_internal.h"
+#include "kern/rand_math.h"
 
 static kern_gen_t node(op_t op, dtype_t dt, int64_t r, int64_t c, uint64_t seed)
 {
@@ -222,12 +223,61 @@ static void test_distributions(void **state)
     free(v);
 }
 
+/* rand_math.h's ln, exp and ln Gamma (random2.c's samplers, shared with the
+ * CUDA kernel) agree with libm to a few ulps over their whole ranges,
+ * subnormals and the edges included. */
+static double rel(double got, double want)
+{
+    if (got == want) return 0;
+    return fabs(got - want) / fmax(fabs(want), 0x1p-1074);
+}
+
+static void test_rand_math_functions(void **state)
+{
+    (void)state;
+    double worst_log = 0, worst_exp = 0, worst_lg = 0;
+    uint64_t z = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 200000; i++) {
+        z ^= z << 13;
+        z ^= z >> 7;
+        z ^= z << 17;
+        /* positive doubles of every exponent, subnormals too */
+        double x;
+        uint64_t bits = z & 0x7FEFFFFFFFFFFFFFull;
+        memcpy(&x, &bits, 8);
+        if (x > 0) worst_log = fmax(worst_log, rel(rm_log(x), log(x)));
+        double y = ((double)(z >> 11) * 0x1p-53 - 0.5) * 1490.0; /* (-745, 745) */
+        double ey = exp(y);
+        if (ey > 0x1p-1022 && ey < 1.7976931348623157e308)
+            worst_exp = fmax(worst_exp, rel(rm_exp(y), ey));
+        double g = (double)(z >> 11) * 0x1p-53 * 1e6 + 1e-3;
+        worst_lg = fmax(worst_lg, fabs(rm_lgamma(g) - lgamma(g)) / fmax(1.0, fabs(lgamma(g))));
+    }
+    assert_true(worst_log < 4e-16);
+    assert_true(worst_exp < 4e-16);
+    assert_true(worst_lg < 1e-14);
+    /* the edges */
+    assert_true(rm_log(0.0) == -INFINITY);
+    assert_true(isnan(rm_log(-1.0)));
+    assert_true(rm_log(INFINITY) == INFINITY);
+    assert_true(rm_log(1.0) == 0.0);
+    assert_true(rel(rm_log(4.9406564584124654e-324), log(4.9406564584124654e-324)) < 4e-16);
+    assert_true(rm_exp(0.0) == 1.0);
+    assert_true(rm_exp(710.0) == INFINITY);
+    assert_true(rm_exp(-746.0) == 0.0);
+    assert_true(isnan(rm_exp(NAN)));
+    assert_true(rm_exp(-740.0) > 0 && rel(rm_exp(-740.0), exp(-740.0)) < 1e-3); /* subnormal */
+    assert_true(rm_lgamma(1.0) == 0.0 && rm_lgamma(2.0) == 0.0);
+    assert_true(fabs(rm_lgamma(0.5) - 0.5723649429247001) < 1e-14); /* sqrt(pi) */
+    assert_true(fabs(rm_lgamma(171.0) - lgamma(171.0)) / lgamma(171.0) < 1e-15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_philox_kat),        cmocka_unit_test(test_counter_mapping),
         cmocka_unit_test(test_box_muller_values), cmocka_unit_test(test_chunking_invariance),
-        cmocka_unit_test(test_distributions),
+        cmocka_unit_test(test_distributions),     cmocka_unit_test(test_rand_math_functions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
