@@ -468,13 +468,41 @@ template <typename T> GD u64 fop(int op, u64 A, u64 B, u64 C, int has_b, int has
     }
 }
 
+/* The ops whose uint64 result differs from int64's bits: orders,
+ * division, the sign, right shifts, powers (exponents past 2^63), round. */
+GDI bool u64_differs(int op)
+{
+    switch (op) {
+    case GOP_MAX:
+    case GOP_FMAX:
+    case GOP_MIN:
+    case GOP_FMIN:
+    case GOP_LT:
+    case GOP_LE:
+    case GOP_GT:
+    case GOP_GE:
+    case GOP_ABS:
+    case GOP_SIGN:
+    case GOP_CLIP:
+    case GOP_FDIV:
+    case GOP_MOD:
+    case GOP_FMOD:
+    case GOP_SHR:
+    case GOP_POW:
+    case GOP_ROUND:
+        return true;
+    default:
+        return false;
+    }
+}
+
 GD u64 uop64(int op, u64 x, u64 y, u64 z, int has_b, int has_c);
 
 /* Integers (computed in 64 bits, wrapping, then truncated to the dtype's
  * width: ew_int.c's and ew.c's results) and bool; uint64 in uop64. */
 GD u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
 {
-    if (dt == GDT_UINT64) return uop64(op, A, B, C, has_b, has_c);
+    if (dt == GDT_UINT64 && u64_differs(op)) return uop64(op, A, B, C, has_b, has_c);
     long long x = ival(dt, A), y = ival(dt, B), z = ival(dt, C);
     long long r;
     switch (op) {
@@ -615,57 +643,25 @@ GD u64 iop(int op, int dt, u64 A, u64 B, u64 C, int has_b, int has_c)
     return iwrap(dt, r);
 }
 
-/* uint64: ew_int.c's UNSIGNED_INT over 64 bits. */
+/* uint64's ops of u64_differs: ew_int.c's UNSIGNED_INT over 64 bits. */
 GD u64 uop64(int op, u64 x, u64 y, u64 z, int has_b, int has_c)
 {
     switch (op) {
-    case GOP_ADD:
-        return x + y;
-    case GOP_SUB:
-        return x - y;
-    case GOP_MUL:
-        return x * y;
     case GOP_MAX:
     case GOP_FMAX:
         return x > y ? x : y;
     case GOP_MIN:
     case GOP_FMIN:
         return x < y ? x : y;
-    case GOP_EQ:
-    case GOP_NE:
     case GOP_LT:
     case GOP_LE:
     case GOP_GT:
     case GOP_GE:
         return compare(op, x, y);
-    case GOP_LAND:
-        return x && y;
-    case GOP_LOR:
-        return x || y;
-    case GOP_LXOR:
-        return (x != 0) != (y != 0);
-    case GOP_LNOT:
-        return x == 0;
-    case GOP_NEG:
-        return 0ULL - x;
     case GOP_ABS:
-    case GOP_POS:
         return x;
-    case GOP_SQUARE:
-        return x * x;
     case GOP_SIGN:
         return x > 0;
-    case GOP_ISNAN:
-    case GOP_ISINF:
-        return 0;
-    case GOP_ISFINITE:
-        return 1;
-    case GOP_BAND:
-        return x & y;
-    case GOP_BOR:
-        return x | y;
-    case GOP_BXOR:
-        return x ^ y;
     case GOP_CLIP: {
         u64 r = x;
         if (has_b) r = r > y ? r : y;
@@ -677,12 +673,8 @@ GD u64 uop64(int op, u64 x, u64 y, u64 z, int has_b, int has_c)
     case GOP_MOD:
     case GOP_FMOD:
         return y == 0 ? 0 : x % y;
-    case GOP_SHL:
-        return y < 64 ? x << y : 0;
     case GOP_SHR:
         return y < 64 ? x >> y : 0;
-    case GOP_INV:
-        return ~x;
     case GOP_POW: {
         if (y == 0 || x == 1) return 1;
         u64 b = x, out = (y & 1) ? b : 1, e = y >> 1;
@@ -693,14 +685,12 @@ GD u64 uop64(int op, u64 x, u64 y, u64 z, int has_b, int has_c)
         }
         return out;
     }
-    case GOP_ROUND: {
+    default: { /* GOP_ROUND */
         long long dec = has_b ? (long long)y : 0;
         if (dec >= 0) return x;
         double f = power_of_ten(-dec);
         return f64_u64(rint(u2d_rn(x) / f) * f);
     }
-    default:
-        return 0;
     }
 }
 
@@ -1118,6 +1108,35 @@ GDI void red_plan(const gpu_red_t &r, bool *rows, int *nseg)
         long long by_fill = (want_blocks + r.n_out - 1) / r.n_out;
         long long ns = by_len < by_fill ? by_len : by_fill;
         *nseg = ns < 1 ? 1 : ns > 65536 ? 65536 : (int)ns;
+    }
+}
+
+/* The arguments of a reduction's kernels. */
+inline void red_args_init(red_args *A, const gpu_red_t *r)
+{
+    memset(A, 0, sizeof *A);
+    A->r = *r;
+    if (r->prog) {
+        A->p = *r->prog;
+        for (int i = 0; i < r->prog->n_inputs && i < GPU_EW_IN; i++)
+            A->a.in[i] = r->prog_in[i];
+    }
+}
+
+/* f(Acc()) with the accumulator type of op. */
+template <typename F> inline int red_by_acc(int op, F f)
+{
+    switch (op) {
+    case GRED_ARGMIN:
+    case GRED_ARGMAX:
+        return f(ArgAcc());
+    case GRED_VAR:
+    case GRED_NANMEAN:
+        return f(VarAcc());
+    case GRED_PTP:
+        return f(PtpAcc());
+    default:
+        return f(RedAcc());
     }
 }
 

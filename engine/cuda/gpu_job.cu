@@ -755,27 +755,13 @@ extern "C" int gpu_k_red(gpu_job_t *j, const gpu_red_t *r, void *partial)
     if (j->failed) return -1;
     if (r->n_out == 0) return 0;
     red_args A;
-    A.r = *r;
-    if (r->prog) {
-        A.p = *r->prog;
-        for (int i = 0; i < r->prog->n_inputs && i < GPU_EW_IN; i++)
-            A.a.in[i] = r->prog_in[i];
-    }
+    red_args_init(&A, r);
     bool rows;
     int nseg;
     red_plan(*r, &rows, &nseg);
-    switch (r->op) {
-    case GRED_ARGMIN:
-    case GRED_ARGMAX:
-        return red_run<ArgAcc>(j, A, rows, nseg, partial);
-    case GRED_VAR:
-    case GRED_NANMEAN:
-        return red_run<VarAcc>(j, A, rows, nseg, partial);
-    case GRED_PTP:
-        return red_run<PtpAcc>(j, A, rows, nseg, partial);
-    default:
-        return red_run<RedAcc>(j, A, rows, nseg, partial);
-    }
+    return red_by_acc(r->op, [&](auto acc) {
+        return red_run<decltype(acc)>(j, A, rows, nseg, partial);
+    });
 }
 
 
