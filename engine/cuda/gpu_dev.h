@@ -1258,27 +1258,37 @@ template <typename T> GD void mirror_item(T *c, long long m, long long t)
     if (jj > i) c[i * m + jj] = c[jj * m + i];
 }
 
+/* Element k's flat index in the whole tensor. */
+GDI long long rand_elem(const gpu_rand_t &r, long long k)
+{
+    long long e = r.base, q = k;
+    for (int d = r.nd - 1; d >= 0; d--) {
+        e += (q % r.dim[d]) * r.gstr[d];
+        q /= r.dim[d];
+    }
+    return e;
+}
+
+/* GRND_DIST (a kernel of its own: the rejection samplers' registers would
+ * slow the plain draws down) */
+GD void random_dist_item(const gpu_rand_t &r, void *out, long long k)
+{
+    long long e = rand_elem(r, k);
+    if (r.dist == RM_POISSON || r.dist == RM_BINOMIAL) {
+        store(out, GDT_INT64, k, (u64)rm_draw_i(r.dist, r.a, r.b, r.low, r.seed, e));
+    } else {
+        double v = rm_draw_f(r.dist, r.a, r.b, r.seed, e);
+        store(out, r.dt, k, r.dt == GDT_FLOAT32 ? UF(d2f(v)) : UD(v));
+    }
+}
+
 GD void random_item(const gpu_rand_t &r, void *out, long long k)
 {
     unsigned k0 = (unsigned)r.seed, k1 = (unsigned)(r.seed >> 32);
     unsigned stream = r.kind == GRND_RANDN || r.kind == GRND_NORMAL ? 1u
                       : r.kind == GRND_RANDINT                      ? 2u
                                                                     : 0u;
-    /* the element's flat index in the whole tensor */
-    long long e = r.base, q = k;
-    for (int d = r.nd - 1; d >= 0; d--) {
-        e += (q % r.dim[d]) * r.gstr[d];
-        q /= r.dim[d];
-    }
-    if (r.kind == GRND_DIST) {
-        if (r.dist == RM_POISSON || r.dist == RM_BINOMIAL)
-            store(out, GDT_INT64, k, (u64)rm_draw_i(r.dist, r.a, r.b, r.low, r.seed, e));
-        else {
-            double v = rm_draw_f(r.dist, r.a, r.b, r.seed, e);
-            store(out, r.dt, k, r.dt == GDT_FLOAT32 ? UF(d2f(v)) : UD(v));
-        }
-        return;
-    }
+    long long e = rand_elem(r, k);
     u64 blk = (u64)e / 2;
     unsigned ctr[4] = {(unsigned)blk, (unsigned)(blk >> 32), stream, 0};
     philox4x32_10(ctr, k0, k1);

@@ -671,7 +671,10 @@ extern "C" int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out)
 {
     if (j->failed) return -1;
     for (long long k = 0; k < r->n; k++)
-        random_item(*r, out, k);
+        if (r->kind == GRND_DIST)
+            random_dist_item(*r, out, k);
+        else
+            random_item(*r, out, k);
     return 0;
 }
 

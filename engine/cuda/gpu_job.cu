@@ -1037,11 +1037,20 @@ __global__ void k_random(const gpu_rand_t r, void *out)
     random_item(r, out, k);
 }
 
+__global__ void k_random_dist(const gpu_rand_t r, void *out)
+{
+    GRID_LOOP(k, r.n)
+    random_dist_item(r, out, k);
+}
+
 extern "C" int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out)
 {
     if (j->failed) return -1;
     if (r->n == 0) return 0;
-    k_random<<<grid_for(r->n, 256), 256, 0, j->s>>>(*r, out);
+    if (r->kind == GRND_DIST)
+        k_random_dist<<<grid_for(r->n, 128), 128, 0, j->s>>>(*r, out);
+    else
+        k_random<<<grid_for(r->n, 256), 256, 0, j->s>>>(*r, out);
     return launched(j, "a random draw");
 }
 
