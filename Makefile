@@ -140,7 +140,7 @@ $(BUILD)/obj/engine/cuda/gpu.cu.o: engine/cuda/gpu.cu engine/cuda/gpu.h engine/c
 	  -DMARS_CUDA_LIB_DIR='"$(CUDA_HOME)/lib64"' -c $< -o $@
 # -fmad=false: no fused multiply-add the CPU kernels lack (the same bits).
 $(BUILD)/obj/engine/cuda/gpu_job.cu.o: engine/cuda/gpu_job.cu engine/cuda/gpu.h \
-  engine/cuda/gpu_dev.h engine/cuda/gpu_blas.h engine/kern/rand_math.h
+  engine/cuda/gpu_dev.h engine/cuda/gpu_store.h engine/cuda/gpu_blas.h engine/kern/rand_math.h
 	@mkdir -p $(dir $@)
 	$(NVCC_PATH) -O2 -std=c++17 -fmad=false $(NVCC_GENCODE) -Xcompiler -fPIE,-Wall -Iengine \
 	  -DMARS_CUDA_LIB_DIR='"$(CUDA_HOME)/lib64"' -c $< -o $@
@@ -154,7 +154,7 @@ EMU_CXXFLAGS := -std=c++17 $(WARN) -ffp-contract=off -g -Iengine
 EMU_GPU_OBJ := $(BUILD)/obj/engine/cuda/gpu_common.o $(BUILD)/obj/engine/cuda/gpu_exec.o \
   $(BUILD)/obj/engine/cuda/gpu_emu.o
 $(BUILD)/obj/engine/cuda/gpu_emu.o $(BUILD)/san/engine/cuda/gpu_emu.o: engine/cuda/gpu_emu.cc \
-  engine/cuda/gpu_dev.h engine/cuda/gpu.h engine/kern/rand_math.h
+  engine/cuda/gpu_dev.h engine/cuda/gpu_store.h engine/cuda/gpu.h engine/kern/rand_math.h
 $(BUILD)/obj/engine/cuda/gpu_emu.o:
 	@mkdir -p $(dir $@)
 	$(CXX) $(EMU_CXXFLAGS) -O2 -march=$(ARCH) -c $< -o $@

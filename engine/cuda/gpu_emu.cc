@@ -105,356 +105,83 @@ extern "C" int gpu_nvml(int dev, int64_t *mem_total, int64_t *mem_used, int *uti
     return -1;
 }
 
-/* ------------------------------------------------------------------ store */
+/* ---- the device's memory operations (gpu_store.h) ----------------------
+ * Host memory of the device's own; no streams (every operation is done on
+ * return). */
 
-typedef struct ent {
-    const void *host;
-    void *d;
-    size_t bytes;
-    int dev;
-    int pins;
-    bool dev_only;
-    uint64_t lru;
-    struct ent *next;
-} ent_t;
+typedef int be_err_t;
+typedef int be_stream_t;
+enum { BE_OK = 0, BE_NOMEM = 2, BE_NODEV = 3 };
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static ent_t *ents; /* a list: tests hold few chunks */
-static uint64_t lru_clock;
-static long long h2d_bytes, d2h_bytes;
-static double h2d_s, d2h_s;
-
-typedef struct {
-    bool open;
-    int64_t limit, used, peak, jobs;
-    pthread_mutex_t job_mu;
-} devst_t;
-static devst_t D[GPU_MAX_DEVICES];
-
-static double now_s(void)
+static const char *be_errstr(be_err_t r)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return r == BE_NOMEM   ? "out of memory (emulated device)"
+           : r == BE_NODEV ? "invalid device ordinal (emulated)"
+                           : "emulated device error";
 }
 
-static ent_t *find(const void *host)
+static void be_set_device(int dev)
 {
-    for (ent_t *e = ents; e; e = e->next)
-        if (e->host == host) return e;
-    return NULL;
+    (void)dev;
 }
 
-static void unlink_ent(ent_t *e)
+static be_err_t be_open(int dev, be_stream_t *s, be_stream_t *copy, size_t *free_bytes)
 {
-    for (ent_t **p = &ents; *p; p = &(*p)->next)
-        if (*p == e) {
-            *p = e->next;
-            return;
-        }
+    if (dev < 0 || dev >= EMU_DEVICES) return BE_NODEV;
+    *s = *copy = 0;
+    *free_bytes = (size_t)EMU_MEMORY;
+    return BE_OK;
 }
 
-static void copy_back(ent_t *e)
+/* filled with a pattern (NaN as float64 and float32) that a kernel reading
+ * what it did not write would show */
+static be_err_t be_malloc(int dev, be_stream_t s, size_t n, void **p)
 {
-    if (!e->dev_only) return;
-    double t0 = now_s();
-    memcpy((void *)e->host, e->d, e->bytes);
-    e->dev_only = false;
-    d2h_bytes += (long long)e->bytes;
-    d2h_s += now_s() - t0;
+    (void)dev;
+    (void)s;
+    *p = malloc(n);
+    if (!*p) return BE_NOMEM;
+    memset(*p, 0xff, n);
+    return BE_OK;
 }
 
-static void dev_free(int dev, void *p, size_t bytes)
+static void be_free(int dev, be_stream_t s, void *p)
 {
-    if (!p) return;
+    (void)dev;
+    (void)s;
     free(p);
-    D[dev].used -= (int64_t)bytes;
 }
 
-static int evict_one(int dev)
+static be_err_t be_h2d(void *dst, const void *src, size_t n, int dev, be_stream_t s)
 {
-    ent_t *best = NULL;
-    for (ent_t *e = ents; e; e = e->next)
-        if (e->dev == dev && e->pins == 0 && (!best || e->lru < best->lru)) best = e;
-    if (!best) return -1;
-    copy_back(best);
-    unlink_ent(best);
-    dev_free(dev, best->d, best->bytes);
-    free(best);
-    return 0;
+    (void)dev;
+    (void)s;
+    memcpy(dst, src, n);
+    return BE_OK;
 }
 
-/* Emulated device memory within the store's limit (mu held), filled with a
- * pattern (NaN as float64 and float32) that a kernel reading what it did not
- * write would show. */
-static int dev_alloc(int dev, size_t bytes, void **p, char *err, size_t errlen)
+static be_err_t be_d2h(void *dst, const void *src, size_t n, int dev, be_stream_t s)
 {
-    size_t want = bytes ? bytes : 1;
-    *p = NULL;
-    while (D[dev].used + (int64_t)want > D[dev].limit)
-        if (evict_one(dev)) {
-            snprintf(err, errlen,
-                     "device %d memory limit: %lld bytes more would pass the store's %lld "
-                     "(%lld in chunks in use)",
-                     dev, (long long)want, (long long)D[dev].limit, (long long)D[dev].used);
-            return -2;
-        }
-    *p = malloc(want);
-    if (!*p) {
-        snprintf(err, errlen, "device %d: out of host memory for %zu bytes", dev, want);
-        return -2;
-    }
-    memset(*p, 0xff, want);
-    D[dev].used += (int64_t)want;
-    if (D[dev].used > D[dev].peak) D[dev].peak = D[dev].used;
-    return 0;
+    (void)dev;
+    (void)s;
+    memcpy(dst, src, n);
+    return BE_OK;
 }
 
-extern "C" int gpu_open(int dev, int64_t mem_limit, char *err, size_t errlen)
+static be_err_t be_sync(be_stream_t s)
 {
-    if (dev < 0 || dev >= EMU_DEVICES) {
-        snprintf(err, errlen, "device %d: index out of range", dev);
-        return -1;
-    }
-    pthread_mutex_lock(&mu);
-    if (!D[dev].open) {
-        D[dev].limit = mem_limit > 0 ? mem_limit : (int64_t)((double)EMU_MEMORY * 0.9);
-        pthread_mutex_init(&D[dev].job_mu, NULL);
-        D[dev].open = true;
-    }
-    pthread_mutex_unlock(&mu);
-    return 0;
+    (void)s;
+    return BE_OK;
 }
 
-extern "C" void gpu_store_stats(int dev, int64_t *used, int64_t *limit, int64_t *peak)
+/* the host buffer of a device-only chunk holds nothing until gpu_to_host:
+ * a reader that skips the copy reads garbage, as with a real device */
+static void be_output_kept(const void *host, size_t bytes)
 {
-    pthread_mutex_lock(&mu);
-    bool ok = dev >= 0 && dev < GPU_MAX_DEVICES;
-    *used = ok ? D[dev].used : 0;
-    *limit = ok ? D[dev].limit : 0;
-    *peak = ok ? D[dev].peak : 0;
-    pthread_mutex_unlock(&mu);
+    memset((void *)host, 0xff, bytes);
 }
 
-extern "C" int gpu_to_host(const void *host, char *err, size_t errlen)
-{
-    (void)err;
-    (void)errlen;
-    pthread_mutex_lock(&mu);
-    ent_t *e = find(host);
-    if (e) copy_back(e);
-    pthread_mutex_unlock(&mu);
-    return 0;
-}
-
-extern "C" void gpu_forget(const void *host)
-{
-    pthread_mutex_lock(&mu);
-    ent_t *e = find(host);
-    if (e) {
-        unlink_ent(e);
-        dev_free(e->dev, e->d, e->bytes);
-        free(e);
-    }
-    pthread_mutex_unlock(&mu);
-}
-
-extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes, double *out_s)
-{
-    pthread_mutex_lock(&mu);
-    *in_bytes = h2d_bytes;
-    *in_s = h2d_s;
-    *out_bytes = d2h_bytes;
-    *out_s = d2h_s;
-    pthread_mutex_unlock(&mu);
-}
-
-extern "C" int64_t gpu_device_jobs(int dev)
-{
-    pthread_mutex_lock(&mu);
-    int64_t n = dev >= 0 && dev < GPU_MAX_DEVICES ? D[dev].jobs : 0;
-    pthread_mutex_unlock(&mu);
-    return n;
-}
-
-/* ------------------------------------------------------------------ jobs */
-
-#define EMU_MAX 4096
-struct gpu_job {
-    int dev;
-    ent_t *pins[EMU_MAX];
-    int npin;
-    void *tmp[EMU_MAX];
-    size_t tmp_bytes[EMU_MAX];
-    int ntmp;
-    ent_t *outs[4];
-    int nout;
-    bool failed, oom;
-    char err[320];
-};
-
-#define JFAIL(j, ...)                                                                              \
-    do {                                                                                           \
-        if (!(j)->failed) snprintf((j)->err, sizeof(j)->err, __VA_ARGS__);                         \
-        (j)->failed = true;                                                                        \
-        return -1;                                                                                 \
-    } while (0)
-
-extern "C" gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen)
-{
-    if (dev < 0 || dev >= GPU_MAX_DEVICES || !D[dev].open) {
-        snprintf(err, errlen, "device %d is not open", dev);
-        return NULL;
-    }
-    gpu_job_t *j = (gpu_job_t *)calloc(1, sizeof *j);
-    if (!j) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    j->dev = dev;
-    pthread_mutex_lock(&D[dev].job_mu);
-    return j;
-}
-
-extern "C" const char *gpu_job_error(const gpu_job_t *j)
-{
-    return j->err;
-}
-
-extern "C" int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep, const void **dptr)
-{
-    *dptr = NULL;
-    if (j->failed) return -1;
-    if (j->npin == EMU_MAX || j->ntmp == EMU_MAX) JFAIL(j, "emulator: too many inputs");
-    pthread_mutex_lock(&mu);
-    ent_t *e = find(host);
-    if (e && e->dev == j->dev && e->bytes >= bytes) {
-        e->pins++;
-        e->lru = ++lru_clock;
-        j->pins[j->npin++] = e;
-        *dptr = e->d;
-        pthread_mutex_unlock(&mu);
-        return 0;
-    }
-    if (e) {
-        copy_back(e);
-        keep = 0;
-    }
-    void *p;
-    char why[256];
-    if (dev_alloc(j->dev, bytes, &p, why, sizeof why)) {
-        pthread_mutex_unlock(&mu);
-        j->oom = true;
-        JFAIL(j, "%s", why);
-    }
-    double t0 = now_s();
-    memcpy(p, host, bytes);
-    h2d_bytes += (long long)bytes;
-    h2d_s += now_s() - t0;
-    if (keep) {
-        ent_t *ne = (ent_t *)calloc(1, sizeof(ent_t));
-        if (!ne) {
-            dev_free(j->dev, p, bytes ? bytes : 1);
-            pthread_mutex_unlock(&mu);
-            JFAIL(j, "out of memory");
-        }
-        ne->host = host;
-        ne->d = p;
-        ne->bytes = bytes ? bytes : 1;
-        ne->dev = j->dev;
-        ne->pins = 1;
-        ne->lru = ++lru_clock;
-        ne->next = ents;
-        ents = ne;
-        j->pins[j->npin++] = ne;
-    } else {
-        j->tmp[j->ntmp] = p;
-        j->tmp_bytes[j->ntmp++] = bytes ? bytes : 1;
-    }
-    pthread_mutex_unlock(&mu);
-    *dptr = p;
-    return 0;
-}
-
-extern "C" int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr)
-{
-    *dptr = NULL;
-    if (j->failed) return -1;
-    if (j->ntmp == EMU_MAX) JFAIL(j, "emulator: too many scratch buffers");
-    char why[256];
-    pthread_mutex_lock(&mu);
-    int r = dev_alloc(j->dev, bytes, dptr, why, sizeof why);
-    if (r == 0) {
-        j->tmp[j->ntmp] = *dptr;
-        j->tmp_bytes[j->ntmp++] = bytes ? bytes : 1;
-    }
-    pthread_mutex_unlock(&mu);
-    if (r) {
-        j->oom = true;
-        JFAIL(j, "%s", why);
-    }
-    return 0;
-}
-
-extern "C" int gpu_job_out(gpu_job_t *j, void *host, size_t bytes, void **dptr)
-{
-    *dptr = NULL;
-    if (j->failed) return -1;
-    if (j->nout == 4) JFAIL(j, "internal: more than 4 outputs");
-    ent_t *e = (ent_t *)calloc(1, sizeof(ent_t));
-    if (!e) JFAIL(j, "out of memory");
-    char why[256];
-    pthread_mutex_lock(&mu);
-    int r = dev_alloc(j->dev, bytes, &e->d, why, sizeof why);
-    pthread_mutex_unlock(&mu);
-    if (r) {
-        free(e);
-        j->oom = true;
-        JFAIL(j, "%s", why);
-    }
-    e->host = host;
-    e->bytes = bytes ? bytes : 1;
-    e->dev = j->dev;
-    e->dev_only = true;
-    j->outs[j->nout++] = e;
-    *dptr = e->d;
-    return 0;
-}
-
-extern "C" int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen)
-{
-    bool good = ok && !j->failed, oom = j->oom;
-    pthread_mutex_lock(&mu);
-    for (int i = 0; i < j->npin; i++)
-        j->pins[i]->pins--;
-    for (int i = 0; i < j->ntmp; i++)
-        dev_free(j->dev, j->tmp[i], j->tmp_bytes[i]);
-    for (int i = 0; i < j->nout; i++) {
-        ent_t *e = j->outs[i];
-        if (good) {
-            ent_t *old = find(e->host);
-            if (old) {
-                unlink_ent(old);
-                dev_free(old->dev, old->d, old->bytes);
-                free(old);
-            }
-            /* the host buffer holds nothing until gpu_to_host */
-            memset((void *)e->host, 0xff, e->bytes);
-            e->lru = ++lru_clock;
-            e->next = ents;
-            ents = e;
-        } else {
-            dev_free(j->dev, e->d, e->bytes);
-            free(e);
-        }
-    }
-    if (good) D[j->dev].jobs++;
-    pthread_mutex_unlock(&mu);
-    if (!good) snprintf(err, errlen, "%s", j->err[0] ? j->err : "the job failed");
-    pthread_mutex_unlock(&D[j->dev].job_mu);
-    free(j);
-    return good ? 0 : oom ? -2 : -1;
-}
+#include "gpu_store.h"
 
 /* ------------------------------------------------------------------ kernels */
 

@@ -22,75 +22,6 @@
 #include "gpu_dev.h"
 #include "gpu_blas.h"
 
-/* ------------------------------------------------------------------ store */
-
-typedef struct ent {
-    const void *host;
-    void *d;
-    size_t bytes;
-    int dev;
-    int pins;
-    bool dev_only;
-    bool copying; /* copy_back in progress (mu released) */
-    uint64_t lru;
-    struct ent *next;
-} ent_t;
-
-#define NBUCKET 8192
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static ent_t *tab[NBUCKET];
-static uint64_t lru_clock;
-/* copies between host and devices: bytes, and seconds the calls took */
-static long long h2d_bytes, d2h_bytes;
-static double h2d_s, d2h_s;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-typedef struct {
-    bool open;
-    /* held from gpu_job_begin to gpu_job_end: one job at a time per device
-     * (a worker's slots share its devices) */
-    pthread_mutex_t job_mu;
-    cudaStream_t s, copy;
-    int64_t used, limit, peak;
-    int64_t jobs; /* run here since the process started */
-    void *blas; /* cublasHandle_t */
-} devst_t;
-static devst_t D[GPU_MAX_DEVICES];
-
-static unsigned bucket(const void *p)
-{
-    uintptr_t u = (uintptr_t)p;
-    return (unsigned)((u >> 4) ^ (u >> 17)) % NBUCKET;
-}
-
-static ent_t *find(const void *host)
-{
-    for (ent_t *e = tab[bucket(host)]; e; e = e->next)
-        if (e->host == host) return e;
-    return NULL;
-}
-
-static void insert(ent_t *e)
-{
-    unsigned b = bucket(e->host);
-    e->next = tab[b];
-    tab[b] = e;
-}
-
-static void unlink_ent(ent_t *e)
-{
-    ent_t **pp = &tab[bucket(e->host)];
-    while (*pp && *pp != e)
-        pp = &(*pp)->next;
-    if (*pp) *pp = e->next;
-}
-
 /* ---- pinned staging ---------------------------------------------------------
  * Copies of 1 MiB and more go through a pair of pinned 8 MiB buffers, two
  * chunks in flight: the DMA of one chunk runs while the CPU copies the other
@@ -204,190 +135,72 @@ static cudaError_t h2d(void *dst, const void *src, size_t n, int dev, cudaStream
     return r != cudaSuccess ? r : w;
 }
 
-/* Copies a device-only entry into its host buffer. mu is held on entry and
- * on return, and released during the copy (the entry pinned and marked
- * copying; a second reader waits for the first), so the device's jobs and
- * other copies go on meanwhile: copies back overlap the device's compute. */
-static pthread_cond_t copy_cv = PTHREAD_COND_INITIALIZER;
+/* ---- the device's memory operations (gpu_store.h) ---------------------- */
 
-static cudaError_t copy_back(ent_t *e)
+typedef cudaError_t be_err_t;
+typedef cudaStream_t be_stream_t;
+#define BE_OK cudaSuccess
+#define BE_NOMEM cudaErrorMemoryAllocation
+
+static const char *be_errstr(be_err_t r)
 {
-    while (e->copying)
-        pthread_cond_wait(&copy_cv, &mu);
-    if (!e->dev_only) return cudaSuccess;
-    e->copying = true;
-    e->pins++;
-    int dev = e->dev;
-    pthread_mutex_unlock(&mu);
-    cudaSetDevice(dev);
-    double t0 = now_s();
-    cudaError_t r = d2h((void *)e->host, e->d, e->bytes, dev, D[dev].copy);
-    double dt = now_s() - t0;
-    pthread_mutex_lock(&mu);
-    e->copying = false;
-    e->pins--;
-    if (r == cudaSuccess) {
-        e->dev_only = false;
-        d2h_bytes += (long long)e->bytes;
-        d2h_s += dt;
-    }
-    pthread_cond_broadcast(&copy_cv);
-    return r;
+    return cudaGetErrorString(r);
 }
 
-static void dev_free(int dev, void *p, size_t bytes)
+static void be_set_device(int dev)
 {
-    if (!p) return;
     cudaSetDevice(dev);
-    cudaFreeAsync(p, D[dev].s);
-    D[dev].used -= (int64_t)bytes;
 }
 
-/* Evicts dev's least recently used entry not in use (mu held): 0, or -1
- * when there is none. */
-static int evict_one(int dev)
+/* the job and copy streams; freed memory kept in the pool (a chunk's buffer
+ * is reused by the next) */
+static be_err_t be_open(int dev, be_stream_t *s, be_stream_t *copy, size_t *free_bytes)
 {
-    ent_t *best = NULL;
-    for (int b = 0; b < NBUCKET; b++)
-        for (ent_t *e = tab[b]; e; e = e->next)
-            if (e->dev == dev && e->pins == 0 && (!best || e->lru < best->lru)) best = e;
-    if (!best) return -1;
-    if (copy_back(best) != cudaSuccess) return -1;
-    if (best->pins > 0) return 0; /* taken by a job while mu was released */
-    unlink_ent(best);
-    dev_free(dev, best->d, best->bytes);
-    free(best);
-    return 0;
-}
-
-/* Device memory within the store's limit, evicting as needed (mu held). */
-static cudaError_t dev_alloc(int dev, size_t bytes, void **p, char *err, size_t errlen)
-{
-    *p = NULL;
-    size_t want = bytes ? bytes : 1;
-    while (D[dev].used + (int64_t)want > D[dev].limit) {
-        if (evict_one(dev)) {
-            snprintf(err, errlen,
-                     "device %d memory limit: %lld bytes more would pass the store's %lld "
-                     "(%lld in chunks in use)",
-                     dev, (long long)want, (long long)D[dev].limit, (long long)D[dev].used);
-            return cudaErrorMemoryAllocation;
-        }
-    }
-    cudaSetDevice(dev);
+    size_t tot;
     cudaError_t r;
-    while ((r = cudaMallocAsync(p, want, D[dev].s)) == cudaErrorMemoryAllocation) {
-        cudaGetLastError();
-        if (evict_one(dev)) break;
-    }
-    if (r != cudaSuccess) {
-        snprintf(err, errlen, "device %d: cudaMallocAsync of %zu bytes: %s", dev, want,
-                 cudaGetErrorString(r));
-        *p = NULL;
+    if ((r = cudaSetDevice(dev)) != cudaSuccess ||
+        (r = cudaStreamCreateWithFlags(s, cudaStreamNonBlocking)) != cudaSuccess ||
+        (r = cudaStreamCreateWithFlags(copy, cudaStreamNonBlocking)) != cudaSuccess ||
+        (r = cudaMemGetInfo(free_bytes, &tot)) != cudaSuccess)
         return r;
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+        uint64_t thr = UINT64_MAX;
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
     }
-    D[dev].used += (int64_t)want;
-    if (D[dev].used > D[dev].peak) D[dev].peak = D[dev].used;
     return cudaSuccess;
 }
 
-extern "C" int gpu_open(int dev, int64_t mem_limit, char *err, size_t errlen)
+static be_err_t be_malloc(int dev, be_stream_t s, size_t n, void **p)
 {
-    if (dev < 0 || dev >= GPU_MAX_DEVICES) {
-        snprintf(err, errlen, "device %d: index out of range", dev);
-        return -1;
-    }
-    pthread_mutex_lock(&mu);
-    int rc = -1;
-    cudaError_t r = cudaSuccess;
-    if (D[dev].open) {
-        rc = 0;
-        goto out;
-    }
-    size_t fr, tot;
-    if ((r = cudaSetDevice(dev)) != cudaSuccess ||
-        (r = cudaStreamCreateWithFlags(&D[dev].s, cudaStreamNonBlocking)) != cudaSuccess ||
-        (r = cudaStreamCreateWithFlags(&D[dev].copy, cudaStreamNonBlocking)) != cudaSuccess ||
-        (r = cudaMemGetInfo(&fr, &tot)) != cudaSuccess) {
-        snprintf(err, errlen, "device %d: %s", dev, cudaGetErrorString(r));
-        goto out;
-    }
-    {
-        /* keep freed memory in the pool: a chunk's buffer is reused by the next */
-        cudaMemPool_t pool;
-        if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
-            uint64_t thr = UINT64_MAX;
-            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &thr);
-        }
-    }
-    D[dev].limit = mem_limit > 0 ? mem_limit : (int64_t)((double)fr * 0.9);
-    pthread_mutex_init(&D[dev].job_mu, NULL);
-    D[dev].open = true;
-    rc = 0;
-out:
-    pthread_mutex_unlock(&mu);
-    return rc;
+    cudaSetDevice(dev);
+    cudaError_t r = cudaMallocAsync(p, n, s);
+    if (r == cudaErrorMemoryAllocation) cudaGetLastError(); /* not sticky */
+    return r;
 }
 
-extern "C" void gpu_store_stats(int dev, int64_t *used, int64_t *limit, int64_t *peak)
+static void be_free(int dev, be_stream_t s, void *p)
 {
-    pthread_mutex_lock(&mu);
-    bool ok = dev >= 0 && dev < GPU_MAX_DEVICES;
-    *used = ok ? D[dev].used : 0;
-    *limit = ok ? D[dev].limit : 0;
-    *peak = ok ? D[dev].peak : 0;
-    pthread_mutex_unlock(&mu);
+    cudaSetDevice(dev);
+    cudaFreeAsync(p, s);
 }
 
-extern "C" int gpu_to_host(const void *host, char *err, size_t errlen)
+static be_err_t be_sync(be_stream_t s)
 {
-    pthread_mutex_lock(&mu);
-    ent_t *e = find(host);
-    int dev = e ? e->dev : -1;
-    cudaError_t r = e ? copy_back(e) : cudaSuccess;
-    pthread_mutex_unlock(&mu);
-    if (r != cudaSuccess) {
-        snprintf(err, errlen, "copying a chunk back from device %d: %s", dev,
-                 cudaGetErrorString(r));
-        return -1;
-    }
-    return 0;
+    cudaError_t r = cudaStreamSynchronize(s);
+    return r == cudaSuccess ? cudaGetLastError() : r;
 }
 
-extern "C" void gpu_forget(const void *host)
+static void be_output_kept(const void *host, size_t bytes)
 {
-    pthread_mutex_lock(&mu);
-    ent_t *e = find(host);
-    while (e && e->copying) {
-        pthread_cond_wait(&copy_cv, &mu);
-        e = find(host);
-    }
-    if (e) {
-        unlink_ent(e);
-        dev_free(e->dev, e->d, e->bytes);
-        free(e);
-    }
-    pthread_mutex_unlock(&mu);
+    (void)host;
+    (void)bytes;
 }
 
-extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes,
-                               double *out_s)
-{
-    pthread_mutex_lock(&mu);
-    *in_bytes = h2d_bytes;
-    *in_s = h2d_s;
-    *out_bytes = d2h_bytes;
-    *out_s = d2h_s;
-    pthread_mutex_unlock(&mu);
-}
+#define be_h2d h2d
+#define be_d2h d2h
 
-extern "C" int64_t gpu_device_jobs(int dev)
-{
-    pthread_mutex_lock(&mu);
-    int64_t n = dev >= 0 && dev < GPU_MAX_DEVICES ? D[dev].jobs : 0;
-    pthread_mutex_unlock(&mu);
-    return n;
-}
+#include "gpu_store.h"
 
 /* ------------------------------------------------------------------ NVML */
 
@@ -432,235 +245,6 @@ extern "C" int gpu_nvml(int dev, int64_t *mem_total, int64_t *mem_used, int *uti
     }
     if (nv.util(h, &u) == 0) *util_pct = (int)u.gpu;
     return 0;
-}
-
-/* ------------------------------------------------------------------ jobs */
-
-struct gpu_job {
-    int dev;
-    cudaStream_t s;
-    ent_t **pins;
-    int npin, cpin;
-    void **tmp;
-    size_t *tmp_bytes;
-    int ntmp, ctmp;
-    ent_t *outs[4];
-    int nout;
-    bool failed;
-    bool oom; /* the store's limit or the device's memory refused an allocation */
-    char err[320];
-};
-
-#define JFAIL(j, ...)                                                                              \
-    do {                                                                                           \
-        if (!(j)->failed) snprintf((j)->err, sizeof (j)->err, __VA_ARGS__);                        \
-        (j)->failed = true;                                                                        \
-        return -1;                                                                                 \
-    } while (0)
-
-static int jcheck(gpu_job_t *j, cudaError_t r, const char *what)
-{
-    if (r != cudaSuccess) JFAIL(j, "device %d: %s: %s", j->dev, what, cudaGetErrorString(r));
-    return 0;
-}
-
-extern "C" gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen)
-{
-    if (dev < 0 || dev >= GPU_MAX_DEVICES || !D[dev].open) {
-        snprintf(err, errlen, "device %d is not open", dev);
-        return NULL;
-    }
-    gpu_job_t *j = (gpu_job_t *)calloc(1, sizeof *j);
-    if (!j) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    j->dev = dev;
-    j->s = D[dev].s;
-    pthread_mutex_lock(&D[dev].job_mu);
-    cudaSetDevice(dev);
-    return j;
-}
-
-extern "C" const char *gpu_job_error(const gpu_job_t *j)
-{
-    return j->err;
-}
-
-static int push_pin(gpu_job_t *j, ent_t *e)
-{
-    if (j->npin == j->cpin) {
-        int c = j->cpin ? 2 * j->cpin : 16;
-        ent_t **p = (ent_t **)realloc(j->pins, sizeof(ent_t *) * (size_t)c);
-        if (!p) return -1;
-        j->pins = p;
-        j->cpin = c;
-    }
-    j->pins[j->npin++] = e;
-    return 0;
-}
-
-static int push_tmp(gpu_job_t *j, void *p, size_t bytes)
-{
-    if (j->ntmp == j->ctmp) {
-        int c = j->ctmp ? 2 * j->ctmp : 16;
-        void **q = (void **)realloc(j->tmp, sizeof(void *) * (size_t)c);
-        size_t *b = (size_t *)realloc(j->tmp_bytes, sizeof(size_t) * (size_t)c);
-        if (q) j->tmp = q;
-        if (b) j->tmp_bytes = b;
-        if (!q || !b) return -1;
-        j->ctmp = c;
-    }
-    j->tmp[j->ntmp] = p;
-    j->tmp_bytes[j->ntmp++] = bytes ? bytes : 1;
-    return 0;
-}
-
-extern "C" int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep,
-                          const void **dptr)
-{
-    *dptr = NULL;
-    if (j->failed) return -1;
-    pthread_mutex_lock(&mu);
-    ent_t *e = find(host);
-    if (e && e->dev == j->dev && e->bytes >= bytes) {
-        if (push_pin(j, e)) {
-            pthread_mutex_unlock(&mu);
-            JFAIL(j, "out of memory");
-        }
-        e->pins++;
-        e->lru = ++lru_clock;
-        *dptr = e->d;
-        pthread_mutex_unlock(&mu);
-        return 0;
-    }
-    if (e) {
-        /* on another device (or another size): its host copy, then ours */
-        cudaError_t r = copy_back(e);
-        if (r != cudaSuccess) {
-            pthread_mutex_unlock(&mu);
-            return jcheck(j, r, "copying a chunk back");
-        }
-        keep = 0;
-    }
-    void *p;
-    char why[256];
-    cudaError_t r = dev_alloc(j->dev, bytes, &p, why, sizeof why);
-    if (r != cudaSuccess) {
-        pthread_mutex_unlock(&mu);
-        j->oom |= r == cudaErrorMemoryAllocation;
-        JFAIL(j, "%s", why);
-    }
-    ent_t *ne = keep ? (ent_t *)calloc(1, sizeof(ent_t)) : NULL;
-    if ((keep && !ne) || (keep ? push_pin(j, ne) : push_tmp(j, p, bytes))) {
-        dev_free(j->dev, p, bytes ? bytes : 1);
-        free(ne);
-        pthread_mutex_unlock(&mu);
-        JFAIL(j, "out of memory");
-    }
-    if (ne) {
-        ne->host = host;
-        ne->d = p;
-        ne->bytes = bytes ? bytes : 1;
-        ne->dev = j->dev;
-        ne->pins = 1;
-        ne->lru = ++lru_clock;
-        insert(ne);
-    }
-    pthread_mutex_unlock(&mu);
-    *dptr = p;
-    if (!bytes) return 0;
-    double t0 = now_s();
-    if (jcheck(j, h2d(p, host, bytes, j->dev, j->s), "copying a chunk in")) return -1;
-    pthread_mutex_lock(&mu);
-    h2d_bytes += (long long)bytes;
-    h2d_s += now_s() - t0;
-    pthread_mutex_unlock(&mu);
-    return 0;
-}
-
-extern "C" int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr)
-{
-    *dptr = NULL;
-    if (j->failed) return -1;
-    char why[256];
-    pthread_mutex_lock(&mu);
-    cudaError_t r = dev_alloc(j->dev, bytes, dptr, why, sizeof why);
-    if (r == cudaSuccess && push_tmp(j, *dptr, bytes)) {
-        dev_free(j->dev, *dptr, bytes ? bytes : 1);
-        *dptr = NULL;
-        snprintf(why, sizeof why, "out of memory");
-        r = cudaErrorMemoryAllocation;
-    }
-    pthread_mutex_unlock(&mu);
-    if (r != cudaSuccess) {
-        j->oom |= r == cudaErrorMemoryAllocation;
-        JFAIL(j, "%s", why);
-    }
-    return 0;
-}
-
-extern "C" int gpu_job_out(gpu_job_t *j, void *host, size_t bytes, void **dptr)
-{
-    *dptr = NULL;
-    if (j->failed) return -1;
-    if (j->nout == 4) JFAIL(j, "internal: more than 4 outputs");
-    ent_t *e = (ent_t *)calloc(1, sizeof(ent_t));
-    if (!e) JFAIL(j, "out of memory");
-    char why[256];
-    pthread_mutex_lock(&mu);
-    cudaError_t r = dev_alloc(j->dev, bytes, &e->d, why, sizeof why);
-    pthread_mutex_unlock(&mu);
-    if (r != cudaSuccess) {
-        free(e);
-        j->oom |= r == cudaErrorMemoryAllocation;
-        JFAIL(j, "%s", why);
-    }
-    e->host = host;
-    e->bytes = bytes ? bytes : 1;
-    e->dev = j->dev;
-    e->dev_only = true;
-    j->outs[j->nout++] = e;
-    *dptr = e->d;
-    return 0;
-}
-
-extern "C" int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen)
-{
-    cudaError_t r = cudaStreamSynchronize(j->s);
-    if (r == cudaSuccess) r = cudaGetLastError();
-    if (r != cudaSuccess) jcheck(j, r, "running the job");
-    bool good = ok && !j->failed, oom = j->oom;
-    pthread_mutex_lock(&mu);
-    for (int i = 0; i < j->npin; i++)
-        j->pins[i]->pins--;
-    for (int i = 0; i < j->ntmp; i++)
-        dev_free(j->dev, j->tmp[i], j->tmp_bytes[i]);
-    for (int i = 0; i < j->nout; i++) {
-        ent_t *e = j->outs[i];
-        if (good) {
-            ent_t *old = find(e->host);
-            if (old) {
-                unlink_ent(old);
-                dev_free(old->dev, old->d, old->bytes);
-                free(old);
-            }
-            e->lru = ++lru_clock;
-            insert(e);
-        } else {
-            dev_free(j->dev, e->d, e->bytes);
-            free(e);
-        }
-    }
-    if (good) D[j->dev].jobs++;
-    pthread_mutex_unlock(&mu);
-    if (!good) snprintf(err, errlen, "%s", j->err[0] ? j->err : "the job failed");
-    pthread_mutex_unlock(&D[j->dev].job_mu);
-    free(j->pins);
-    free(j->tmp);
-    free(j->tmp_bytes);
-    free(j);
-    return good ? 0 : oom ? -2 : -1;
 }
 
 
