@@ -168,6 +168,13 @@ static be_err_t be_d2h(void *dst, const void *src, size_t n, int dev, be_stream_
     return BE_OK;
 }
 
+static be_err_t be_zero(void *p, size_t n, be_stream_t s)
+{
+    (void)s;
+    memset(p, 0, n);
+    return BE_OK;
+}
+
 static be_err_t be_sync(be_stream_t s)
 {
     (void)s;
@@ -321,13 +328,8 @@ static void ref_syrk_ut(long long n, long long k, T alpha, const T *A, long long
 extern "C" int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64_t n, int64_t k,
                           const void *a, const void *b, void *c, int accumulate)
 {
-    if (j->failed) return -1;
-    if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff) JFAIL(j, "a block past 2^31 rows");
-    if (m == 0 || n == 0) return 0;
-    if (k == 0) {
-        if (!accumulate) memset(c, 0, (size_t)(m * n) * (dt == GDT_FLOAT64 ? 8 : 4));
-        return 0;
-    }
+    int t = gemm_trivial(j, dt, m, n, k, 1, c, accumulate);
+    if (t) return t < 0 ? -1 : 0;
     gemm_cm_t g = gemm_cm(ta, tb, m, n, k);
     if (dt == GDT_FLOAT64)
         ref_gemm<double>(g.opx, g.opy, g.m, g.n, g.k, 1.0, (const double *)b, g.ldx,
@@ -342,14 +344,8 @@ extern "C" int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, in
                                   const void *a, int64_t sa, const void *b, int64_t sb, void *c,
                                   int64_t count, int accumulate)
 {
-    if (j->failed) return -1;
-    if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff || count > 0x7fffffff)
-        JFAIL(j, "a block past 2^31 rows or batches");
-    if (m == 0 || n == 0 || count == 0) return 0;
-    if (k == 0) {
-        if (!accumulate) memset(c, 0, (size_t)(m * n * count) * (dt == GDT_FLOAT64 ? 8 : 4));
-        return 0;
-    }
+    int t = gemm_trivial(j, dt, m, n, k, count, c, accumulate);
+    if (t) return t < 0 ? -1 : 0;
     /* gpu_job.cu's call: cublas<t>gemmStridedBatched, X = B (stride sb),
      * Y = A (stride sa), C stride m * n */
     gemm_cm_t g = gemm_cm(0, 0, m, n, k);

@@ -185,6 +185,11 @@ static void be_free(int dev, be_stream_t s, void *p)
     cudaFreeAsync(p, s);
 }
 
+static be_err_t be_zero(void *p, size_t n, be_stream_t s)
+{
+    return cudaMemsetAsync(p, 0, n, s);
+}
+
 static be_err_t be_sync(be_stream_t s)
 {
     cudaError_t r = cudaStreamSynchronize(s);
@@ -506,17 +511,10 @@ enum { OPT = 1, UPLO_UPPER = 1 };
 extern "C" int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64_t n, int64_t k,
                           const void *a, const void *b, void *c, int accumulate)
 {
-    if (j->failed) return -1;
-    if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff) JFAIL(j, "a block past 2^31 rows");
-    if (m == 0 || n == 0) return 0;
+    int t = gemm_trivial(j, dt, m, n, k, 1, c, accumulate);
+    if (t) return t < 0 ? -1 : 0;
     void *h = blas_for(j);
     if (!h) return -1;
-    if (k == 0) {
-        if (!accumulate)
-            return jcheck(j, cudaMemsetAsync(c, 0, (size_t)(m * n) * (dt == GDT_FLOAT64 ? 8 : 4), j->s),
-                          "zeroing a block");
-        return 0;
-    }
     gemm_cm_t g = gemm_cm(ta, tb, m, n, k);
     int st;
     if (dt == GDT_FLOAT64) {
@@ -536,19 +534,8 @@ extern "C" int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, in
                                   const void *a, int64_t sa, const void *b, int64_t sb, void *c,
                                   int64_t count, int accumulate)
 {
-    if (j->failed) return -1;
-    if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff || count > 0x7fffffff)
-        JFAIL(j, "a block past 2^31 rows or batches");
-    if (m == 0 || n == 0 || count == 0) return 0;
-    if (k == 0) {
-        if (!accumulate)
-            return jcheck(j,
-                          cudaMemsetAsync(c, 0,
-                                          (size_t)(m * n * count) * (dt == GDT_FLOAT64 ? 8 : 4),
-                                          j->s),
-                          "zeroing blocks");
-        return 0;
-    }
+    int t = gemm_trivial(j, dt, m, n, k, count, c, accumulate);
+    if (t) return t < 0 ? -1 : 0;
     void *h = blas_for(j);
     if (!h) return -1;
     gemm_cm_t g = gemm_cm(0, 0, m, n, k);

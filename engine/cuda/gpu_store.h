@@ -10,6 +10,7 @@
  *   be_h2d(dst, src, n, dev, stream), be_d2h(dst, src, n, dev, stream)
  *   (synchronous for the host: src may be reused, dst read, on return),
  *   be_sync(stream) (the stream's work done, and any error of it),
+ *   be_zero(p, n, stream) (n bytes of device memory set to zero),
  *   be_output_kept(host, bytes) (a job's output is now device-only).
  *
  * Chunks are keyed by the host buffer they belong to; an output stays on
@@ -65,7 +66,7 @@ typedef struct {
     be_stream_t s, copy;
     int64_t used, limit, peak;
     int64_t jobs; /* run here since the process started */
-    void *blas; /* cublasHandle_t */
+    void *blas;   /* cublasHandle_t */
 } devst_t;
 static devst_t D[GPU_MAX_DEVICES];
 
@@ -170,8 +171,7 @@ static be_err_t dev_alloc(int dev, size_t bytes, void **p, char *err, size_t err
     while ((r = be_malloc(dev, D[dev].s, want, p)) == BE_NOMEM)
         if (evict_one(dev)) break;
     if (r != BE_OK) {
-        snprintf(err, errlen, "device %d: allocating %zu bytes: %s", dev, want,
-                 be_errstr(r));
+        snprintf(err, errlen, "device %d: allocating %zu bytes: %s", dev, want, be_errstr(r));
         *p = NULL;
         return r;
     }
@@ -225,8 +225,7 @@ extern "C" int gpu_to_host(const void *host, char *err, size_t errlen)
     be_err_t r = e ? copy_back(e) : BE_OK;
     pthread_mutex_unlock(&mu);
     if (r != BE_OK) {
-        snprintf(err, errlen, "copying a chunk back from device %d: %s", dev,
-                 be_errstr(r));
+        snprintf(err, errlen, "copying a chunk back from device %d: %s", dev, be_errstr(r));
         return -1;
     }
     return 0;
@@ -248,8 +247,7 @@ extern "C" void gpu_forget(const void *host)
     pthread_mutex_unlock(&mu);
 }
 
-extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes,
-                               double *out_s)
+extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes, double *out_s)
 {
     pthread_mutex_lock(&mu);
     *in_bytes = h2d_bytes;
@@ -286,7 +284,7 @@ struct gpu_job {
 
 #define JFAIL(j, ...)                                                                              \
     do {                                                                                           \
-        if (!(j)->failed) snprintf((j)->err, sizeof (j)->err, __VA_ARGS__);                        \
+        if (!(j)->failed) snprintf((j)->err, sizeof(j)->err, __VA_ARGS__);                         \
         (j)->failed = true;                                                                        \
         return -1;                                                                                 \
     } while (0)
@@ -349,8 +347,7 @@ static int push_tmp(gpu_job_t *j, void *p, size_t bytes)
     return 0;
 }
 
-extern "C" int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep,
-                          const void **dptr)
+extern "C" int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep, const void **dptr)
 {
     *dptr = NULL;
     if (j->failed) return -1;
@@ -496,5 +493,20 @@ extern "C" int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen)
     return good ? 0 : oom ? -2 : -1;
 }
 
+/* The products' trivial cases (gpu_k_gemm, gpu_k_gemm_batched): 1 when
+ * nothing is left to do (an empty result, or k == 0: zeros unless
+ * accumulating), 0 to run the product, -1 on an error. */
+static int gemm_trivial(gpu_job_t *j, int dt, int64_t m, int64_t n, int64_t k, int64_t count,
+                        void *c, int accumulate)
+{
+    if (j->failed) return -1;
+    if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff || count > 0x7fffffff)
+        JFAIL(j, "a block past 2^31 rows or batches");
+    if (m == 0 || n == 0 || count == 0) return 1;
+    if (k > 0) return 0;
+    if (accumulate) return 1;
+    size_t bytes = (size_t)(m * n * count) * (dt == GDT_FLOAT64 ? 8 : 4);
+    return jcheck(j, be_zero(c, bytes, j->s), "zeroing blocks") ? -1 : 1;
+}
 
 #endif
