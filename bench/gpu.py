@@ -95,8 +95,8 @@ def main():
             g.append(dt)
             m = re.search(r"run ([0-9.]+) s", err)
             gr.append(float(m.group(1)) if m else float("nan"))
-            m = re.search(r"all copies: (\d+) bytes to devices in ([0-9.]+) s, (\d+) back in "
-                          r"([0-9.]+) s", err)
+            m = re.search(r"all copies: (\d+) bytes to devices in ([0-9.]+) s \(.*?\), (\d+) "
+                          r"back in ([0-9.]+) s", err)
             if m:
                 cin = "%.0f MB in %.3f s" % (int(m.group(1)) / 1e6, float(m.group(2)))
                 cout = "%.0f MB in %.3f s" % (int(m.group(3)) / 1e6, float(m.group(4)))

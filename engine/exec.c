@@ -528,7 +528,8 @@ static void count_held(pool_t *p, size_t bytes)
         ;
 }
 
-static int run_one(pool_t *p, int32_t ji, int dev, char *err, size_t errlen)
+static int run_one(pool_t *p, int32_t ji, int dev, const gpu_prefetch_t *pre, char *err,
+                   size_t errlen)
 {
     const tile_t *t = p->t;
     const job_t *j = &t->jobs[ji];
@@ -553,7 +554,7 @@ static int run_one(pool_t *p, int32_t ji, int dev, char *err, size_t errlen)
     atomic_init(&b->on_device, false);
     int rc = 1;
     if (dev >= 0) { /* a device thread takes device jobs only */
-        rc = gpu_exec_job(dev, t, ji, pool_get_dev, pool_get_host, p, data, true, err, errlen);
+        rc = gpu_exec_job(dev, t, ji, pool_get_dev, pool_get_host, p, data, true, pre, err, errlen);
         if (rc == 0) {
             atomic_store(&b->on_device, true);
             atomic_fetch_add(&p->gpu_jobs, 1);
@@ -601,6 +602,36 @@ static void push_ready(pool_t *p, int32_t ji)
     if (p->pref[ji]) p->n_ready_gpu++;
 }
 
+/* For a device thread about to run a job: the host chunks that the next
+ * ready device job reads (each held by a reference until released), for
+ * gpu_exec_job to copy in while the current job's kernels run (mu held). */
+typedef struct {
+    gpu_prefetch_t pre;
+    buf_t *bufs[GPU_PREFETCH_MAX];
+} prefetch_t;
+
+static void prefetch_next(pool_t *p, prefetch_t *pf)
+{
+    pf->pre.n = 0;
+    int32_t nj = -1;
+    for (int32_t i = p->n_ready - 1; i >= 0 && nj < 0; i--)
+        if (p->pref[p->ready[i]]) nj = p->ready[i];
+    if (nj < 0) return;
+    const job_t *j = &p->t->jobs[nj];
+    for (int k = 0; k < j->n_in && pf->pre.n < GPU_PREFETCH_MAX; k++) {
+        const jin_t *in = &j->in[k];
+        buf_t *b = in->job >= 0 ? p->out[in->job] : NULL;
+        if (!b || !b->data || atomic_load(&b->on_device)) continue;
+        size_t bytes = dt_size(in->dt);
+        for (int d = 0; d < in->ndim; d++)
+            bytes *= (size_t)in->shape[d];
+        atomic_fetch_add(&b->refs, 1);
+        pf->bufs[pf->pre.n] = b;
+        pf->pre.host[pf->pre.n] = b->data;
+        pf->pre.bytes[pf->pre.n++] = bytes;
+    }
+}
+
 static void *worker_on(pool_t *p, int dev)
 {
     char err[512];
@@ -612,10 +643,14 @@ static void *worker_on(pool_t *p, int dev)
             pthread_cond_wait(&p->cv, &p->mu);
         if (p->failed || p->n_left == 0) break;
         int32_t ji = take_ready(p, gpu);
+        prefetch_t pf = {.pre.n = 0};
+        if (gpu) prefetch_next(p, &pf);
         pthread_mutex_unlock(&p->mu);
 
         err[0] = 0;
-        int rc = run_one(p, ji, dev, err, sizeof err);
+        int rc = run_one(p, ji, dev, gpu ? &pf.pre : NULL, err, sizeof err);
+        for (int k = 0; k < pf.pre.n; k++)
+            buf_release(p, pf.bufs[k]);
         const tile_t *t = p->t;
         /* release the inputs this job was the last to need */
         if (rc == 0) {

@@ -607,9 +607,10 @@ done:
         double is, os;
         gpu_copy_stats(&ib, &is, &ob, &os);
         fprintf(stderr,
-                "mars-run: all copies: %lld bytes to devices in %.3f s, %lld back in %.3f s "
-                "(results are copied back as they are written, after the run)\n",
-                (long long)ib, is, (long long)ob, os);
+                "mars-run: all copies: %lld bytes to devices in %.3f s (%lld of them prefetched "
+                "while a job ran), %lld back in %.3f s (results are copied back as they are "
+                "written, after the run)\n",
+                (long long)ib, is, (long long)gpu_prefetched_bytes(), (long long)ob, os);
     }
     exec_result_free(res);
     tile_free(t);

@@ -80,6 +80,12 @@ gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen);
 int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep, const void **dptr);
 /* Device scratch, freed at the job's end. */
 int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr);
+/* Copies host (a chunk of bytes that a later job on this device reads) into
+ * the store on a stream of its own, while the job's kernels run: done when
+ * it returns. A hint: nothing happens when the chunk is there already or
+ * the store has no room for it without evicting. 0, or -1 on a device
+ * error. */
+int gpu_job_prefetch(gpu_job_t *j, const void *host, size_t bytes);
 /* The device buffer of the job's output, whose host buffer is host: after a
  * successful gpu_job_end it is a device-only chunk of the store. */
 int gpu_job_out(gpu_job_t *j, void *host, size_t bytes, void **dptr);
@@ -334,6 +340,8 @@ int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out);
  * took). */
 int64_t gpu_device_jobs(int dev);
 void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes, double *out_s);
+/* Of the bytes copied to devices, those gpu_job_prefetch copied. */
+int64_t gpu_prefetched_bytes(void);
 
 /* Seconds one n x n float64 cublasDgemm takes on dev (the median of reps
  * after a warm-up), on device buffers of random values: cuBLAS alone. */

@@ -125,10 +125,11 @@ static void be_set_device(int dev)
     (void)dev;
 }
 
-static be_err_t be_open(int dev, be_stream_t *s, be_stream_t *copy, size_t *free_bytes)
+static be_err_t be_open(int dev, be_stream_t *s, be_stream_t *copy, be_stream_t *pre,
+                        size_t *free_bytes)
 {
     if (dev < 0 || dev >= EMU_DEVICES) return BE_NODEV;
-    *s = *copy = 0;
+    *s = *copy = *pre = 0;
     *free_bytes = (size_t)EMU_MEMORY;
     return BE_OK;
 }

@@ -983,7 +983,7 @@ static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
 
 int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t job),
                  const void *(*get_host)(void *ctx, int32_t job), void *ctx, void *out,
-                 bool keep_inputs, char *err, size_t errlen)
+                 bool keep_inputs, const gpu_prefetch_t *pre, char *err, size_t errlen)
 {
     const job_t *j = &t->jobs[ji];
     if (!gpu_job_supported(t, ji)) return 1;
@@ -998,6 +998,9 @@ int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *
     void *dout = NULL;
     if (rc == 0) rc = gpu_job_out(r.gj, out, job_nbytes(j), &dout);
     if (rc == 0) rc = run_kind(&r, j, din, dout);
+    /* the kernels are queued: the next job's chunks come in meanwhile */
+    for (int k = 0; rc == 0 && pre && k < pre->n; k++)
+        rc = gpu_job_prefetch(r.gj, pre->host[k], pre->bytes[k]);
     char why[320];
     int end = gpu_job_end(r.gj, rc == 0, why, sizeof why);
     for (int k = 0; k < r.n_owned; k++)

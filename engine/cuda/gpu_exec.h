@@ -22,6 +22,16 @@ bool gpu_job_supported(const tile_t *t, int32_t ji);
 #define GPU_AUTO_BYTES ((size_t)1 << 20)
 bool gpu_job_preferred(const tile_t *t, int32_t ji, graph_device_t place, const uint8_t *pref);
 
+/* Chunks a later device job reads, for gpu_exec_job to copy in while the
+ * current one's kernels run: host buffers (as get(ctx, k) gives them, kept
+ * alive by the caller until gpu_exec_job returns) and their bytes. */
+#define GPU_PREFETCH_MAX 16
+typedef struct {
+    int n;
+    const void *host[GPU_PREFETCH_MAX];
+    size_t bytes[GPU_PREFETCH_MAX];
+} gpu_prefetch_t;
+
 /* Runs job ji on device dev. get(ctx, k) returns the host buffer of job k's
  * output without copying it back (the store finds its device copy);
  * get_host(ctx, k) returns it with its bytes on the host (for inputs
@@ -30,9 +40,11 @@ bool gpu_job_preferred(const tile_t *t, int32_t ji, graph_device_t place, const 
  * caller calls gpu_forget before freeing any host buffer it passed).
  * Returns 0, 1 when the job has no device kernel after all or does not fit
  * the device store's limit (run it on the CPU; nothing was kept), or -1
- * with a message. */
+ * with a message. pre (or NULL): chunks the next job on this device reads,
+ * copied in once this job's kernels are queued, so the copies overlap them
+ * (gpu_job_prefetch: only where the store has room). */
 int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t job),
                  const void *(*get_host)(void *ctx, int32_t job), void *ctx, void *out,
-                 bool keep_inputs, char *err, size_t errlen);
+                 bool keep_inputs, const gpu_prefetch_t *pre, char *err, size_t errlen);
 
 #endif

@@ -152,15 +152,17 @@ static void be_set_device(int dev)
     cudaSetDevice(dev);
 }
 
-/* the job and copy streams; freed memory kept in the pool (a chunk's buffer
+/* the job, copy-back and prefetch streams; freed memory kept in the pool (a chunk's buffer
  * is reused by the next) */
-static be_err_t be_open(int dev, be_stream_t *s, be_stream_t *copy, size_t *free_bytes)
+static be_err_t be_open(int dev, be_stream_t *s, be_stream_t *copy, be_stream_t *pre,
+                        size_t *free_bytes)
 {
     size_t tot;
     cudaError_t r;
     if ((r = cudaSetDevice(dev)) != cudaSuccess ||
         (r = cudaStreamCreateWithFlags(s, cudaStreamNonBlocking)) != cudaSuccess ||
         (r = cudaStreamCreateWithFlags(copy, cudaStreamNonBlocking)) != cudaSuccess ||
+        (r = cudaStreamCreateWithFlags(pre, cudaStreamNonBlocking)) != cudaSuccess ||
         (r = cudaMemGetInfo(free_bytes, &tot)) != cudaSuccess)
         return r;
     cudaMemPool_t pool;

@@ -5,7 +5,7 @@
  *
  *   be_err_t, BE_OK, BE_NOMEM (an allocation the device refused),
  *   be_stream_t, be_errstr(r), be_set_device(dev),
- *   be_open(dev, &stream, &copy_stream, &free_bytes),
+ *   be_open(dev, &stream, &copy_stream, &prefetch_stream, &free_bytes),
  *   be_malloc(dev, stream, n, &p), be_free(dev, stream, p),
  *   be_h2d(dst, src, n, dev, stream), be_d2h(dst, src, n, dev, stream)
  *   (synchronous for the host: src may be reused, dst read, on return),
@@ -48,7 +48,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static ent_t *tab[NBUCKET];
 static uint64_t lru_clock;
 /* copies between host and devices: bytes, and seconds the calls took */
-static long long h2d_bytes, d2h_bytes;
+static long long h2d_bytes, d2h_bytes, pre_bytes;
 static double h2d_s, d2h_s;
 
 static double now_s(void)
@@ -63,7 +63,7 @@ typedef struct {
     /* held from gpu_job_begin to gpu_job_end: one job at a time per device
      * (a worker's slots share its devices) */
     pthread_mutex_t job_mu;
-    be_stream_t s, copy;
+    be_stream_t s, copy, pre; /* jobs, copies back, prefetches */
     int64_t used, limit, peak;
     int64_t jobs; /* run here since the process started */
     void *blas;   /* cublasHandle_t */
@@ -194,7 +194,7 @@ extern "C" int gpu_open(int dev, int64_t mem_limit, char *err, size_t errlen)
         goto out;
     }
     size_t fr;
-    if ((r = be_open(dev, &D[dev].s, &D[dev].copy, &fr)) != BE_OK) {
+    if ((r = be_open(dev, &D[dev].s, &D[dev].copy, &D[dev].pre, &fr)) != BE_OK) {
         snprintf(err, errlen, "device %d: %s", dev, be_errstr(r));
         goto out;
     }
@@ -255,6 +255,14 @@ extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_byt
     *out_bytes = d2h_bytes;
     *out_s = d2h_s;
     pthread_mutex_unlock(&mu);
+}
+
+extern "C" int64_t gpu_prefetched_bytes(void)
+{
+    pthread_mutex_lock(&mu);
+    int64_t n = pre_bytes;
+    pthread_mutex_unlock(&mu);
+    return n;
 }
 
 extern "C" int64_t gpu_device_jobs(int dev)
@@ -491,6 +499,55 @@ extern "C" int gpu_job_end(gpu_job_t *j, int ok, char *err, size_t errlen)
     free(j->tmp_bytes);
     free(j);
     return good ? 0 : oom ? -2 : -1;
+}
+
+extern "C" int gpu_job_prefetch(gpu_job_t *j, const void *host, size_t bytes)
+{
+    if (j->failed || bytes == 0) return 0;
+    int dev = j->dev;
+    pthread_mutex_lock(&mu);
+    if (find(host) || D[dev].used + (int64_t)bytes > D[dev].limit) {
+        /* there already (here or on another device), or no room without
+         * evicting what is there */
+        pthread_mutex_unlock(&mu);
+        return 0;
+    }
+    void *d = NULL;
+    ent_t *e = (ent_t *)calloc(1, sizeof(ent_t));
+    if (!e || be_malloc(dev, D[dev].pre, bytes, &d) != BE_OK) {
+        free(e);
+        pthread_mutex_unlock(&mu);
+        return 0;
+    }
+    D[dev].used += (int64_t)bytes;
+    if (D[dev].used > D[dev].peak) D[dev].peak = D[dev].used;
+    e->host = host;
+    e->d = d;
+    e->bytes = bytes;
+    e->dev = dev;
+    e->pins = 1;       /* not evicted while it arrives */
+    e->copying = true; /* gpu_forget and copy_back wait for it */
+    e->lru = ++lru_clock;
+    insert(e);
+    pthread_mutex_unlock(&mu);
+    double t0 = now_s();
+    be_err_t r = be_h2d(d, host, bytes, dev, D[dev].pre);
+    double dt = now_s() - t0;
+    pthread_mutex_lock(&mu);
+    e->copying = false;
+    e->pins--;
+    if (r == BE_OK) {
+        h2d_bytes += (long long)bytes;
+        pre_bytes += (long long)bytes;
+        h2d_s += dt;
+    } else {
+        unlink_ent(e);
+        dev_free(dev, e->d, e->bytes);
+        free(e);
+    }
+    pthread_cond_broadcast(&copy_cv);
+    pthread_mutex_unlock(&mu);
+    return r == BE_OK ? 0 : jcheck(j, r, "prefetching a chunk");
 }
 
 /* The products' trivial cases (gpu_k_gemm, gpu_k_gemm_batched): 1 when

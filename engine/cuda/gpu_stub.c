@@ -97,6 +97,11 @@ int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr)
     return -1;
 }
 
+int gpu_job_prefetch(gpu_job_t *j, const void *host, size_t bytes)
+{
+    return -1;
+}
+
 int gpu_job_out(gpu_job_t *j, void *host, size_t bytes, void **dptr)
 {
     return -1;
@@ -179,6 +184,11 @@ int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out)
 }
 
 int64_t gpu_device_jobs(int dev)
+{
+    return 0;
+}
+
+int64_t gpu_prefetched_bytes(void)
 {
     return 0;
 }

@@ -244,7 +244,7 @@ static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p,
          * the next jobs there (store.c forgets a chunk when it frees it; an
          * inline output is forgotten when reported); the output is copied
          * back at once too: the store, peers and the gateway read it */
-        rc = gpu_exec_job(dev, t, ji, in_get_dev, in_get_dev, &in, buf, true, e2, sizeof e2);
+        rc = gpu_exec_job(dev, t, ji, in_get_dev, in_get_dev, &in, buf, true, NULL, e2, sizeof e2);
         if (rc == 0 && gpu_to_host(buf, e2, sizeof e2)) rc = -1;
         if (rc != 0) gpu_forget(buf);
         if (rc == -1) rc = INPUTS_ERR;

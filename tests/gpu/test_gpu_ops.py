@@ -623,6 +623,21 @@ def cases(tmp):
     ], {"d": lambda c: c["a"].dot(c["a"].T), "s": lambda c: np.exp(c["a"]).sum(axis=1),
         "a": None}, extra=["--cuda-mem", "8m"])
 
+    # chunks made on the CPU ("auto": small element-wise jobs stay there)
+    # and read by device jobs: the next device job's inputs come in while
+    # the current one's kernels run (--stats "prefetched"), and the results
+    # are right
+    pf = [rnd("a", (900, 600), 150, 63), node("e", "multiply", ["a", 2.0]),
+          node("t", "transpose", [node_ref("e")]), node("d", "dot", ["e", node_ref("t")])]
+    run_case(tmp, "prefetch", pf, {"d": lambda c: (c["a"] * 2.0).dot((c["a"] * 2.0).T),
+                                   "a": None}, device="auto")
+    if not DRY:
+        rc, _, _, err = mars_run({"version": 1, "device": "auto", "nodes": pf, "fetch": ["d"]},
+                                 os.path.join(tmp, "prefetch-stats"), ["--cuda-devices", "0"])
+        m = re.search(r"\((\d+) of them prefetched", err)
+        check("prefetch/copied-ahead", rc == 0 and m and int(m.group(1)) > 0,
+              "no chunk prefetched: %s" % err[-400:])
+
     # "auto" puts the dot family on the device; "cpu" nothing
     run_case(tmp, "auto", [rnd("a", (400, 300), 100, 61), node("d", "dot", ["a", node_ref("t")]),
                            node("t", "transpose", ["a"])],
