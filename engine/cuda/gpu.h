@@ -267,8 +267,10 @@ int gpu_k_scan_carry(gpu_job_t *j, int prod, int dt, const void *prev_carry, con
 int gpu_k_scan_apply(gpu_job_t *j, int prod, int dt, const void *local, const void *carry,
                      void *out, int64_t outer, int64_t n, int64_t inner);
 
-/* C (m x n, row-major) (+)= op(A) op(B) through cuBLAS: A is m x k row-major,
- * or k x m when ta; B is k x n, or n x k when tb. dt float32 or float64. */
+/* C (m x n, row-major) (+)= op(A) op(B): A is m x k row-major, or k x m
+ * when ta; B is k x n, or n x k when tb. float32 and float64 through
+ * cuBLAS; int32, int64 (wrapping) and bool (any of the ands) by a kernel of
+ * their own. */
 int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *a,
                const void *b, void *c, int accumulate);
 /* count products C_i (+)= A_i B_i as gpu_k_gemm's (no transposes), A_i at

@@ -1403,4 +1403,29 @@ GDI gemm_cm_t gemm_cm(int ta, int tb, long long m, long long n, long long k)
     return g;
 }
 
+/* Integer and bool products (kern/ref.c's loops; cuBLAS has none): element
+ * t of count products C_q (+)= op(A_q) op(B_q), A_q at a + q sa elements, B_q
+ * at b + q sb, C_q at c + q m n; integers wrap (the sum's order does not
+ * matter), bool is any(a & b), ORed in when accumulating. */
+GD void igemm_item(int dt, int ta, int tb, long long m, long long n, long long k, const void *a,
+                   long long sa, const void *b, long long sb, void *c, int acc, long long t)
+{
+    long long q = t / (m * n), r = t % (m * n), i = r / n, jj = r % n;
+    long long ao = q * sa, bo = q * sb;
+    if (dt == GDT_BOOL) {
+        const unsigned char *A = (const unsigned char *)a + ao, *B = (const unsigned char *)b + bo;
+        unsigned char *C = (unsigned char *)c;
+        unsigned char s = acc ? C[t] != 0 : 0;
+        for (long long l = 0; l < k && !s; l++)
+            s = (ta ? A[l * m + i] : A[i * k + l]) && (tb ? B[jj * k + l] : B[l * n + jj]);
+        C[t] = s;
+        return;
+    }
+    u64 s = acc ? load(c, dt, t) : 0;
+    for (long long l = 0; l < k; l++)
+        s += load(a, dt, ao + (ta ? l * m + i : i * k + l)) *
+             load(b, dt, bo + (tb ? jj * k + l : l * n + jj));
+    store(c, dt, t, s);
+}
+
 #endif

@@ -331,6 +331,11 @@ extern "C" int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64
 {
     int t = gemm_trivial(j, dt, m, n, k, 1, c, accumulate);
     if (t) return t < 0 ? -1 : 0;
+    if (dt != GDT_FLOAT32 && dt != GDT_FLOAT64) {
+        for (long long q = 0; q < m * n; q++)
+            igemm_item(dt, ta, tb, m, n, k, a, 0, b, 0, c, accumulate, q);
+        return 0;
+    }
     gemm_cm_t g = gemm_cm(ta, tb, m, n, k);
     if (dt == GDT_FLOAT64)
         ref_gemm<double>(g.opx, g.opy, g.m, g.n, g.k, 1.0, (const double *)b, g.ldx,
@@ -347,6 +352,11 @@ extern "C" int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, in
 {
     int t = gemm_trivial(j, dt, m, n, k, count, c, accumulate);
     if (t) return t < 0 ? -1 : 0;
+    if (dt != GDT_FLOAT32 && dt != GDT_FLOAT64) {
+        for (long long q = 0; q < m * n * count; q++)
+            igemm_item(dt, 0, 0, m, n, k, a, sa, b, sb, c, accumulate, q);
+        return 0;
+    }
     /* gpu_job.cu's call: cublas<t>gemmStridedBatched, X = B (stride sb),
      * Y = A (stride sa), C stride m * n */
     gemm_cm_t g = gemm_cm(0, 0, m, n, k);

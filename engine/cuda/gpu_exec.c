@@ -388,7 +388,7 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
     case JK_SCAN_APPLY:
         return pa && core_dt(j->dt) && j->dt != DT_BOOL && j->dt != DT_INT32;
     case JK_TENSORDOT:
-        if (j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) return false;
+        if (!core_dt(j->dt)) return false; /* integers and bool: gpu_k_gemm's own kernel */
         for (int k = 0; k + 1 < j->n_in; k += 2) {
             kern_td_plan_t p;
             if (j->in[k].dt != j->dt || j->in[k + 1].dt != j->dt ||
@@ -398,12 +398,12 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
         return true;
     case JK_MATMUL:
         /* with batch axes too (kern_matmul's broadcasting) */
-        if ((j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) || j->ndim < 2) return false;
+        if (!core_dt(j->dt) || j->ndim < 2) return false;
         for (int k = 0; k < j->n_in; k++)
             if (j->in[k].ndim < 2 || j->in[k].ndim > j->ndim || j->in[k].dt != j->dt) return false;
         return true;
     case JK_SYRK:
-        if (j->dt != DT_FLOAT32 && j->dt != DT_FLOAT64) return false;
+        if (!core_dt(j->dt)) return false;
         for (int k = 0; k < j->n_in; k++)
             if (j->in[k].ndim != 2 || j->in[k].dt != j->dt) return false;
         return j->ndim == 2;
@@ -972,6 +972,13 @@ static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
     case JK_SYRK:
         if (j->n_in == 0)
             return gpu_k_gemm(r->gj, dt, 0, 0, j->shape[0], j->shape[1], 0, NULL, NULL, dout, 0);
+        if (dt != DT_FLOAT32 && dt != DT_FLOAT64) { /* integers, bool: x·xᵀ whole */
+            for (int k = 0; k < j->n_in; k++)
+                if (gpu_k_gemm(r->gj, dt, 0, 1, j->in[k].shape[0], j->in[k].shape[0],
+                               j->in[k].shape[1], din[k], din[k], dout, k > 0))
+                    return -1;
+            return 0;
+        }
         for (int k = 0; k < j->n_in; k++)
             if (gpu_k_syrk(r->gj, dt, j->in[k].shape[0], j->in[k].shape[1], din[k], dout, k > 0))
                 return -1;

@@ -510,11 +510,31 @@ static void *blas_for(gpu_job_t *j)
 
 enum { OPT = 1, UPLO_UPPER = 1 };
 
+__global__ void k_igemm(int dt, int ta, int tb, long long m, long long n, long long k,
+                        const void *a, long long sa, const void *b, long long sb, void *c, int acc,
+                        long long total)
+{
+    GRID_LOOP(t, total)
+    igemm_item(dt, ta, tb, m, n, k, a, sa, b, sb, c, acc, t);
+}
+
+/* Integer and bool products: a thread per output element. */
+static int igemm(gpu_job_t *j, int dt, int ta, int tb, long long m, long long n, long long k,
+                 const void *a, long long sa, const void *b, long long sb, void *c, long long count,
+                 int acc)
+{
+    long long total = m * n * count;
+    k_igemm<<<grid_for(total, 256), 256, 0, j->s>>>(dt, ta, tb, m, n, k, a, sa, b, sb, c, acc,
+                                                    total);
+    return launched(j, "an integer product");
+}
+
 extern "C" int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64_t n, int64_t k,
                           const void *a, const void *b, void *c, int accumulate)
 {
     int t = gemm_trivial(j, dt, m, n, k, 1, c, accumulate);
     if (t) return t < 0 ? -1 : 0;
+    if (dt != GDT_FLOAT32 && dt != GDT_FLOAT64) return igemm(j, dt, ta, tb, m, n, k, a, 0, b, 0, c, 1, accumulate);
     void *h = blas_for(j);
     if (!h) return -1;
     gemm_cm_t g = gemm_cm(ta, tb, m, n, k);
@@ -538,6 +558,8 @@ extern "C" int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, in
 {
     int t = gemm_trivial(j, dt, m, n, k, count, c, accumulate);
     if (t) return t < 0 ? -1 : 0;
+    if (dt != GDT_FLOAT32 && dt != GDT_FLOAT64)
+        return igemm(j, dt, 0, 0, m, n, k, a, sa, b, sb, c, count, accumulate);
     void *h = blas_for(j);
     if (!h) return -1;
     gemm_cm_t g = gemm_cm(0, 0, m, n, k);

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "gpu.h"
+#include "gpu_dev.h"
 
 /* ------------------------------------------------------------------ store */
 
@@ -562,7 +563,7 @@ static int gemm_trivial(gpu_job_t *j, int dt, int64_t m, int64_t n, int64_t k, i
     if (m == 0 || n == 0 || count == 0) return 1;
     if (k > 0) return 0;
     if (accumulate) return 1;
-    size_t bytes = (size_t)(m * n * count) * (dt == GDT_FLOAT64 ? 8 : 4);
+    size_t bytes = (size_t)(m * n * count) * (size_t)(dt_bits(dt) / 8);
     return jcheck(j, be_zero(c, bytes, j->s), "zeroing blocks") ? -1 : 1;
 }
 

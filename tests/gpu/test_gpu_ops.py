@@ -338,6 +338,17 @@ def cases(tmp):
         node("tu", "tensordot", ["t3", "u"], axes=[[2, 0], [0, 1]]),
         node("ts", "tensordot", ["t3", "s3"], axes=[[0, 1], [2, 0]]),
         node("tm", "tensordot", ["t3", "m2"], axes=[[1], [0]]),
+        # integer and bool products: a kernel of their own (wrapping; any)
+        rnd("ki", (6, 40, 30), [2, 20, 15], 91, "random.randint", low=-50, high=50),
+        rnd("kj", (6, 30, 25), [3, 15, 25], 92, "random.randint", low=-50, high=50),
+        node("kmm", "matmul", ["ki", "kj"]),
+        node("b1", "less", ["x", 0.2]), node("b2", "less", ["y", 0.2]),
+        node("bmm", "matmul", [node_ref("b1"), node_ref("b2")]),
+        node("k4", "astype", ["ki"], dtype="int32"),
+        node("ktd", "tensordot", [node_ref("k4"), node_ref("k4")], axes=[[0, 2], [0, 2]]),
+        node("kt2", "transpose", ["m2i"]), rnd("m2i", (300, 70), [100, 35], 93, "random.randint",
+                                               low=-9, high=9),
+        node("kxx", "dot", ["m2i", node_ref("kt2")]),
     ]
     run_case(tmp, "batched", bm, {
         "xy": lambda c: c["x"] @ c["y"], "xw": lambda c: c["x"] @ c["w"],
@@ -346,6 +357,10 @@ def cases(tmp):
         "tu": lambda c: np.tensordot(c["t3"], c["u"], axes=([2, 0], [0, 1])),
         "ts": lambda c: np.tensordot(c["t3"], c["s3"], axes=([0, 1], [2, 0])),
         "tm": lambda c: np.tensordot(c["t3"], c["m2"], axes=([1], [0])),
+        "kmm": lambda c: c["ki"] @ c["kj"], "bmm": lambda c: (c["x"] < 0.2) @ (c["y"] < 0.2),
+        "ktd": lambda c: np.tensordot(c["ki"].astype(np.int32), c["ki"].astype(np.int32),
+                                      axes=([0, 2], [0, 2])),
+        "kxx": lambda c: c["m2i"].dot(c["m2i"].T), "ki": None, "kj": None, "m2i": None,
         "x": None, "y": None, "p": None, "q": None, "w": None, "v": None, "t3": None, "u": None,
         "s3": None, "m2": None,
     })
