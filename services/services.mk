@@ -65,11 +65,15 @@ $(BUILD)/san/bin/$(1): $(addprefix $(BUILD)/san/,$(svc_main_$(1))) $(BUILD)/san/
 endef
 $(foreach p,$(SVC_PROGRAMS),$(eval $(call svc_program,$(p))))
 
-# A worker with the emulated device (engine/cuda/gpu_emu.cc, docs/gpu.md).
+# A worker with the emulated device (engine/cuda/gpu_emu.cc, docs/gpu.md),
+# and the same under ASan and UBSan.
 $(BUILD)/emu/bin/mars-worker: $(addprefix $(BUILD)/obj/,$(svc_main_mars-worker)) $(BUILD)/lib/libmarssvc.a $(BUILD)/emu/lib/libmarsengine.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_REL) -o $@ $^ $(SVC_LIBS) -lstdc++
-build: $(BUILD)/emu/bin/mars-worker
+$(BUILD)/emu/san/bin/mars-worker: $(addprefix $(BUILD)/san/,$(svc_main_mars-worker)) $(BUILD)/san/lib/libmarssvc.a $(BUILD)/emu/san/lib/libmarsengine.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_SAN) -o $@ $^ $(SVC_LIBS) -lstdc++
+build: $(BUILD)/emu/bin/mars-worker $(BUILD)/emu/san/bin/mars-worker
 
 build: $(addprefix $(BUILD)/bin/,$(SVC_PROGRAMS)) $(addprefix $(BUILD)/san/bin/,$(SVC_PROGRAMS))
 

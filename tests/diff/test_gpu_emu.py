@@ -11,7 +11,8 @@ element) in loops.
   * the same over build/emu/san/bin: gpu_exec.c and the emulator under ASan
     and UBSan;
   * tests/gpu/test_gpu_cluster.py --emu: a cluster with an emulated GPU
-    worker and a CPU worker (real PostgreSQL and Redis).
+    worker and a CPU worker (real PostgreSQL and Redis), with the release
+    programs and again with the sanitizer ones.
 
 This is not the GPU suite: it checks what gpu_exec.c sends to a device and
 the element-level code, not CUDA's kernels, launches or cuBLAS, which only
@@ -28,6 +29,8 @@ RUNS = [
     ("ops", ["tests/gpu/test_gpu_ops.py", "--bin", "build/emu/bin"]),
     ("ops-san", ["tests/gpu/test_gpu_ops.py", "--bin", "build/emu/san/bin"]),
     ("cluster", ["tests/gpu/test_gpu_cluster.py", "--emu"]),
+    ("cluster-san", ["tests/gpu/test_gpu_cluster.py", "--emu"],
+     {"MARS_BIN_DIR": "build/san/bin", "MARS_EMU_BIN_DIR": "build/emu/san/bin"}),
 ]
 
 
@@ -36,8 +39,11 @@ def main():
     env = dict(os.environ)
     env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
     env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
-    for name, argv in RUNS:
-        p = subprocess.run([sys.executable] + argv, cwd=REPO, env=env, stdout=subprocess.PIPE,
+    for name, argv, *more in RUNS:
+        run_env = dict(env)
+        for k, v in (more[0] if more else {}).items():
+            run_env[k] = os.path.join(REPO, v)
+        p = subprocess.run([sys.executable] + argv, cwd=REPO, env=run_env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=900)
         out = p.stdout.decode(errors="replace")
         m = re.search(r"^RESULT passed=(\d+) failed=(\d+)$", out, re.M)

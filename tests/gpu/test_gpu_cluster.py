@@ -30,8 +30,10 @@ from harness import BIN_DIR, Cluster, Runner, check, free_port, get  # noqa: E40
 from test_cluster_parity import fetch, mars_run, run_task, session  # noqa: E402
 
 EMU = "--emu" in sys.argv
-EMU_WORKER = os.path.join(os.path.dirname(os.path.dirname(HERE)), "build", "emu", "bin",
-                          "mars-worker")
+# MARS_EMU_BIN_DIR: where the emulated worker is (build/emu/san/bin for the
+# sanitizer build, with MARS_BIN_DIR=build/san/bin for the others)
+EMU_WORKER = os.path.join(os.environ.get("MARS_EMU_BIN_DIR") or os.path.join(
+    os.path.dirname(os.path.dirname(HERE)), "build", "emu", "bin"), "mars-worker")
 
 
 def doc(device):
