@@ -605,6 +605,9 @@ def cases(tmp):
         node("ug", "greater", [node_ref("u8"), 1000]), node("us", "right_shift", [node_ref("u8"), 60]),
         node("uf", "astype", [node_ref("u8")], dtype="float64"),
         node("up", "power", [node_ref("u8"), 3]), node("ux", "maximum", [node_ref("u8"), 5]),
+        node("ua", "abs", [node_ref("u8")]), node("usn", "sign", [node_ref("u8")]),
+        node("un", "minimum", [node_ref("u8"), 7]), node("ul", "less", [node_ref("u8"), 1000]),
+        node("uc", "clip", [node_ref("u8")], a_min=100, a_max=2 ** 62),
         node("x3", "multiply", ["x", 300.0]), node("xi1", "astype", [node_ref("x3")], dtype="int8"),
         node("xu2", "astype", [node_ref("x3")], dtype="uint16"),
         node("xu4", "astype", [node_ref("x3")], dtype="uint32"),
@@ -627,6 +630,9 @@ def cases(tmp):
         "ug": lambda c: sm(c, np.uint64) > 1000, "us": lambda c: sm(c, np.uint64) >> 60,
         "uf": lambda c: sm(c, np.uint64).astype(np.float64),
         "up": lambda c: sm(c, np.uint64) ** 3, "ux": lambda c: np.maximum(sm(c, np.uint64), 5),
+        "ua": lambda c: np.abs(sm(c, np.uint64)), "usn": lambda c: np.sign(sm(c, np.uint64)),
+        "un": lambda c: np.minimum(sm(c, np.uint64), 7), "ul": lambda c: sm(c, np.uint64) < 1000,
+        "uc": lambda c: np.clip(sm(c, np.uint64), 100, 2 ** 62),
         "xi1": None, "xu2": None, "xu4": None, "xu8": None,
         "s1": lambda c: sm(c, np.int8).sum(axis=0), "k": None, "d": None, "x": None})
 
