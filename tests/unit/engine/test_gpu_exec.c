@@ -200,15 +200,17 @@ static void test_positional_creation(void **state)
     done(&x);
 }
 
-/* Live jobs of kind k in doc ("device": "gpu"): how many, and how many
+/* The document's jobs of kind k exist, and all of them (on_device) or none
  * have a device kernel. */
-static void count_doc(const char *doc, job_kind_t k, int *n, int *supported)
+static void assert_kernels(const char *doc, job_kind_t k, bool on_device)
 {
     tiled_t x;
-    int preferred;
+    int n, supported, preferred;
     tile_doc(&x, doc);
-    count(&x, k, GRAPH_DEVICE_GPU, n, supported, &preferred);
+    count(&x, k, GRAPH_DEVICE_GPU, &n, &supported, &preferred);
     done(&x);
+    assert_true(n > 0);
+    assert_int_equal(supported, on_device ? n : 0);
 }
 
 /* Float nan-reductions' map stages run on the device (NaN skipped, or
@@ -227,10 +229,7 @@ static void test_nan_reductions(void **state)
                  "{\"key\":\"r\",\"op\":\"%s\",\"inputs\":[\"a\"],\"axis\":0}],"
                  "\"fetch\":[\"r\"]}",
                  ops[k]);
-        int n, s;
-        count_doc(doc, JK_RED_MAP, &n, &s);
-        assert_true(n > 0);
-        assert_int_equal(s, n);
+        assert_kernels(doc, JK_RED_MAP, true);
     }
 }
 
@@ -273,10 +272,7 @@ static void test_int_ops(void **state)
                  "{\"key\":\"a\",\"op\":\"random.rand\",\"shape\":[300,200],\"chunk_size\":100,"
                  "\"seed\":4},%s],\"fetch\":[\"r\"]}",
                  progs[k]);
-        int n, s;
-        count_doc(doc, JK_EW, &n, &s);
-        assert_true(n > 0);
-        assert_int_equal(s, n);
+        assert_kernels(doc, JK_EW, true);
     }
 }
 
@@ -289,31 +285,28 @@ static void test_batched_products(void **state)
     static const struct {
         const char *a, *b, *prod;
         job_kind_t kind;
-        bool dev;
+        bool ints; /* integer operands (else float64) */
     } c[] = {
-        {"[6,40,30]", "[6,30,25]", "\"op\":\"matmul\"", JK_MATMUL, true},
-        {"[40,30]", "[6,30,25]", "\"op\":\"matmul\"", JK_MATMUL, true},
-        {"[3,1,20,10]", "[1,4,10,15]", "\"op\":\"matmul\"", JK_MATMUL, true},
-        {"[20,30,40]", "[40,20]", "\"op\":\"tensordot\",\"axes\":[[2,0],[0,1]]", JK_TENSORDOT,
-         true},
-        {"[20,30,40]", "[30,7]", "\"op\":\"tensordot\",\"axes\":[[1],[0]]", JK_TENSORDOT, true},
         {"[6,40,30]", "[6,30,25]", "\"op\":\"matmul\"", JK_MATMUL, false},
+        {"[40,30]", "[6,30,25]", "\"op\":\"matmul\"", JK_MATMUL, false},
+        {"[3,1,20,10]", "[1,4,10,15]", "\"op\":\"matmul\"", JK_MATMUL, false},
+        {"[20,30,40]", "[40,20]", "\"op\":\"tensordot\",\"axes\":[[2,0],[0,1]]", JK_TENSORDOT,
+         false},
         {"[20,30,40]", "[30,7]", "\"op\":\"tensordot\",\"axes\":[[1],[0]]", JK_TENSORDOT, false},
+        {"[6,40,30]", "[6,30,25]", "\"op\":\"matmul\"", JK_MATMUL, true},
+        {"[20,30,40]", "[30,7]", "\"op\":\"tensordot\",\"axes\":[[1],[0]]", JK_TENSORDOT, true},
     };
     for (int k = 0; k < (int)(sizeof c / sizeof c[0]); k++) {
         char doc[768];
         const char *rnd =
-            c[k].dev ? "\"op\":\"random.rand\"" : "\"op\":\"random.randint\",\"low\":0,\"high\":9";
+            c[k].ints ? "\"op\":\"random.randint\",\"low\":0,\"high\":9" : "\"op\":\"random.rand\"";
         snprintf(doc, sizeof doc,
                  "{\"version\":1,\"device\":\"gpu\",\"nodes\":["
                  "{\"key\":\"a\",%s,\"shape\":%s,\"chunk_size\":10,\"seed\":1},"
                  "{\"key\":\"b\",%s,\"shape\":%s,\"chunk_size\":10,\"seed\":2},"
                  "{\"key\":\"r\",%s,\"inputs\":[\"a\",\"b\"]}],\"fetch\":[\"r\"]}",
                  rnd, c[k].a, rnd, c[k].b, c[k].prod);
-        int n, s;
-        count_doc(doc, c[k].kind, &n, &s);
-        assert_true(n > 0);
-        assert_int_equal(s, n);
+        assert_kernels(doc, c[k].kind, true);
     }
 }
 
@@ -342,10 +335,7 @@ static void test_random_distributions(void **state)
                  "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"r\",%s,%s"
                  "\"chunk_size\":100,\"seed\":5}],\"fetch\":[\"r\"]}",
                  c[k].node, c[k].dev ? "\"size\":[400]," : "");
-        int n, s;
-        count_doc(doc, JK_RANDOM, &n, &s);
-        assert_true(n > 0);
-        assert_int_equal(s, c[k].dev ? n : 0);
+        assert_kernels(doc, JK_RANDOM, c[k].dev);
     }
 }
 
