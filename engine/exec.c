@@ -622,13 +622,10 @@ static void prefetch_next(pool_t *p, prefetch_t *pf)
         const jin_t *in = &j->in[k];
         buf_t *b = in->job >= 0 ? p->out[in->job] : NULL;
         if (!b || !b->data || atomic_load(&b->on_device)) continue;
-        size_t bytes = dt_size(in->dt);
-        for (int d = 0; d < in->ndim; d++)
-            bytes *= (size_t)in->shape[d];
         atomic_fetch_add(&b->refs, 1);
         pf->bufs[pf->pre.n] = b;
         pf->pre.host[pf->pre.n] = b->data;
-        pf->pre.bytes[pf->pre.n++] = bytes;
+        pf->pre.bytes[pf->pre.n++] = gpu_input_bytes(in);
     }
 }
 

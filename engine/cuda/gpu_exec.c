@@ -320,6 +320,13 @@ static bool input_ok(const tile_t *t, const jin_t *in)
     return true; /* assembled on the host, then copied in */
 }
 
+static shape_t shape_of(int nd, const int64_t *d)
+{
+    shape_t s = {.ndim = nd};
+    memcpy(s.d, d, sizeof(int64_t) * (size_t)nd);
+    return s;
+}
+
 /* A tensordot pair's plan (kern_td_plan, as the CPU runs it): an operand
  * not read in place is permuted on the device by one gather piece, so at
  * most GPU_EW_DIMS axes. */
@@ -327,39 +334,17 @@ static bool td_plan(const jparam_t *pa, const jin_t *a, const jin_t *b, kern_td_
 {
     int n = pa->td_n;
     if (n < 0 || n > a->ndim || n > b->ndim) return false;
-    shape_t as = {.ndim = a->ndim}, bs = {.ndim = b->ndim};
-    memcpy(as.d, a->shape, sizeof(int64_t) * (size_t)a->ndim);
-    memcpy(bs.d, b->shape, sizeof(int64_t) * (size_t)b->ndim);
+    shape_t as = shape_of(a->ndim, a->shape), bs = shape_of(b->ndim, b->shape);
     kern_td_plan(&as, &bs, n, pa->td_a, pa->td_b, p);
     return (p->a_inplace || a->ndim <= GPU_EW_DIMS) && (p->b_inplace || b->ndim <= GPU_EW_DIMS);
 }
 
-/* matmul's batches: the output's batch axes (nb of them, bshape) and a's
- * and b's strides along them in matrices (0 where one broadcasts), as
- * kern_matmul walks them. */
-typedef struct {
-    int nb;
-    int64_t bshape[MR_MAXDIM], ast[MR_MAXDIM], bst[MR_MAXDIM];
-    int64_t nbatch, bbatch;
-} mm_batch_t;
-
-static void mm_batch(const jin_t *a, const jin_t *b, int ndo, const int64_t *oshape, mm_batch_t *m)
+size_t gpu_input_bytes(const jin_t *in)
 {
-    int nda = a->ndim, ndb = b->ndim;
-    int64_t sa = 1, sb = 1;
-    m->nb = ndo - 2;
-    m->nbatch = m->bbatch = 1;
-    for (int d = m->nb - 1; d >= 0; d--) {
-        int da = d - (m->nb - (nda - 2)), db = d - (m->nb - (ndb - 2));
-        int64_t la = da >= 0 ? a->shape[da] : 1, lb = db >= 0 ? b->shape[db] : 1;
-        m->bshape[d] = oshape[d];
-        m->ast[d] = la == 1 ? 0 : sa;
-        m->bst[d] = lb == 1 ? 0 : sb;
-        sa *= la;
-        sb *= lb;
-        m->nbatch *= oshape[d];
-        m->bbatch *= lb;
-    }
+    size_t n = dt_size(in->dt);
+    for (int d = 0; d < in->ndim; d++)
+        n *= (size_t)in->shape[d];
+    return n;
 }
 
 bool gpu_job_supported(const tile_t *t, int32_t ji)
@@ -710,7 +695,7 @@ static const gpiece_t *whole_gpiece(const tile_t *t, const jin_t *in)
 static int input(run_t *r, const job_t *j, int k, const void **dptr)
 {
     const jin_t *in = &j->in[k];
-    size_t bytes = (size_t)elems(in->ndim, in->shape) * dt_size(in->dt);
+    size_t bytes = gpu_input_bytes(in);
     if (in->job >= 0) return gpu_job_in(r->gj, r->get(r->ctx, in->job), bytes, r->keep, dptr);
     if (in->gen_node >= 0) {
         void *d;
@@ -888,8 +873,10 @@ static int run_matmul(run_t *r, const job_t *j, const jin_t *a, const jin_t *b, 
 {
     int dt = j->dt;
     int64_t M = a->shape[a->ndim - 2], K = a->shape[a->ndim - 1], N = b->shape[b->ndim - 1];
-    mm_batch_t mb;
-    mm_batch(a, b, j->ndim, j->shape, &mb);
+    kern_mm_batch_t mb;
+    shape_t as = shape_of(a->ndim, a->shape), bs = shape_of(b->ndim, b->shape),
+            os = shape_of(j->ndim, j->shape);
+    kern_mm_batch(&as, &bs, &os, &mb);
     if (mb.nbatch == 0 || M == 0 || N == 0) return 0;
     if (mb.bbatch == 1) return gpu_k_gemm(r->gj, dt, 0, 0, mb.nbatch * M, N, K, da, db, dout, acc);
     size_t es = dt_size((dtype_t)dt);

@@ -22,6 +22,10 @@ bool gpu_job_supported(const tile_t *t, int32_t ji);
 #define GPU_AUTO_BYTES ((size_t)1 << 20)
 bool gpu_job_preferred(const tile_t *t, int32_t ji, graph_device_t place, const uint8_t *pref);
 
+/* The bytes of a job's input as the kernel sees it (what gpu_exec_job
+ * copies in, and a prefetch of it should). */
+size_t gpu_input_bytes(const jin_t *in);
+
 /* Chunks a later device job reads, for gpu_exec_job to copy in while the
  * current one's kernels run: host buffers (as get(ctx, k) gives them, kept
  * alive by the caller until gpu_exec_job returns) and their bytes. */

@@ -155,6 +155,15 @@ void kern_td_plan(const shape_t *as, const shape_t *bs, int n, const int *ca, co
  * free axes in order, then b's free axes in order. */
 void kern_tensordot(const arr_t *a, const arr_t *b, int n, const int *ca, const int *cb,
                     bool accumulate, arr_t *out);
+/* matmul's batches (kern_matmul, and the GPU path): the output's nb batch
+ * axes (bshape), a's and b's strides along them in matrices (0 where one
+ * broadcasts: a missing or size-1 axis), the batch count and b's own. */
+typedef struct {
+    int nb;
+    int64_t bshape[MR_MAXDIM], ast[MR_MAXDIM], bst[MR_MAXDIM];
+    int64_t nbatch, bbatch;
+} kern_mm_batch_t;
+void kern_mm_batch(const shape_t *a, const shape_t *b, const shape_t *out, kern_mm_batch_t *m);
 /* matmul of blocks with numpy broadcasting over leading (batch) axes; both
  * have ndim >= 2 here (the tiler handles 1-D operands by reshaping). */
 void kern_matmul(const arr_t *a, const arr_t *b, bool accumulate, arr_t *out);

@@ -231,31 +231,37 @@ void kern_tensordot(const arr_t *a, const arr_t *b, int n, const int *ca, const 
 /* ---------------------------------------------------------------------------
  * matmul */
 
+void kern_mm_batch(const shape_t *a, const shape_t *b, const shape_t *out, kern_mm_batch_t *m)
+{
+    int nda = a->ndim, ndb = b->ndim;
+    int64_t sa = 1, sb = 1;
+    m->nb = out->ndim - 2;
+    m->nbatch = m->bbatch = 1;
+    for (int d = m->nb - 1; d >= 0; d--) {
+        int da = d - (m->nb - (nda - 2)), db = d - (m->nb - (ndb - 2));
+        int64_t la = da >= 0 ? a->d[da] : 1, lb = db >= 0 ? b->d[db] : 1;
+        m->bshape[d] = out->d[d];
+        m->ast[d] = la == 1 ? 0 : sa;
+        m->bst[d] = lb == 1 ? 0 : sb;
+        sa *= la;
+        sb *= lb;
+        m->nbatch *= out->d[d];
+        m->bbatch *= lb;
+    }
+}
+
 void kern_matmul(const arr_t *a, const arr_t *b, bool accumulate, arr_t *out)
 {
-    int nda = a->shape.ndim, ndb = b->shape.ndim, ndo = out->shape.ndim;
+    int nda = a->shape.ndim, ndb = b->shape.ndim;
     int64_t M = a->shape.d[nda - 2], K = a->shape.d[nda - 1], N = b->shape.d[ndb - 1];
-    int nb = ndo - 2;
+    int nb = out->shape.ndim - 2;
     size_t es = dt_size(out->dt);
     int64_t amat = M * K, bmat = K * N, omat = M * N;
 
-    /* Batch strides (in matrices) of a and b along each output batch axis;
-     * a missing or size-1 axis broadcasts with stride 0. */
-    int64_t bshape[MR_MAXDIM], ast[MR_MAXDIM], bst[MR_MAXDIM], idx[MR_MAXDIM];
-    int64_t nbatch = 1, bbatch = 1;
-    int64_t sa = 1, sb = 1;
-    for (int d = nb - 1; d >= 0; d--) {
-        int da = d - (nb - (nda - 2)), db = d - (nb - (ndb - 2));
-        int64_t la = da >= 0 ? a->shape.d[da] : 1, lb = db >= 0 ? b->shape.d[db] : 1;
-        bshape[d] = out->shape.d[d];
-        ast[d] = la == 1 ? 0 : sa;
-        bst[d] = lb == 1 ? 0 : sb;
-        sa *= la;
-        sb *= lb;
-        nbatch *= bshape[d];
-        bbatch *= lb;
-        idx[d] = 0;
-    }
+    kern_mm_batch_t mb;
+    kern_mm_batch(&a->shape, &b->shape, &out->shape, &mb);
+    const int64_t *bshape = mb.bshape, *ast = mb.ast, *bst = mb.bst;
+    int64_t nbatch = mb.nbatch, bbatch = mb.bbatch, idx[MR_MAXDIM] = {0};
     if (nbatch == 0 || omat == 0) return;
 
     /* b shared by every batch element: then out's batch axes are a's (a is
