@@ -3,19 +3,17 @@
  * with the same work items (gpu_dev.h) run by loops instead of kernels, the
  * same split of reductions into segments and blocks of RED_THREADS threads,
  * the same scans' passes and the same column-major cuBLAS calls (against a
- * plain reference gemm and syrk here), so that gpu_exec.c, the device store's
- * rules and the kernels' element-level code are tested on machines without
- * a GPU. The device's memory is host memory of its own: an output is
+ * plain reference gemm and syrk here), and the same store (gpu_store.h over
+ * the be_* operations below), so that gpu_exec.c, the store's rules and the
+ * kernels' element-level code are tested on machines without a GPU. The device's memory is host memory of its own: an output is
  * "device-only" until gpu_to_host copies it, and the host buffer of a
  * device-only chunk is scribbled over, so a reader that skips gpu_to_host
  * reads garbage, as it would with a real device. Library functions (exp,
  * sin, ...) are glibc's here, CUDA's on a device. */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gpu.h"
 #include "gpu_dev.h"
