@@ -288,6 +288,7 @@ int tile_gen_pieces(const tile_t *t, const jin_t *in, void *dst)
     size_t es = dt_size(in->dt);
     for (int32_t i = 0; i < in->n_gpieces; i++) {
         const gpiece_t *g = &in->gpieces[i];
+        if (tile__piece_empty(&g->p)) continue; /* nothing written; offsets unchecked */
         kern_gen_t gp;
         tile_gen_params(&t->g->nodes[g->node], &gp);
         arr_t a = {.dt = gp.dt};

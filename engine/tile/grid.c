@@ -407,16 +407,24 @@ static void copy_box(const piece_t *p, int d, const char *src, char *dst, size_t
         copy_box(p, d + 1, src + i * ss, dst + i * ds, es);
 }
 
+bool tile__piece_empty(const piece_t *p)
+{
+    for (int a = 0; a < p->ndim; a++)
+        if (p->count[a] == 0) return true;
+    return false;
+}
+
 void tile__copy_piece(const piece_t *p, const void *src, void *dst, size_t es)
 {
+    /* an empty piece's offsets are not checked (jobdesc.c): no address is
+     * made from them */
+    if (tile__piece_empty(p)) return;
     const char *s = (const char *)src + p->src_off * (int64_t)es;
     char *d = (char *)dst + p->dst_off * (int64_t)es;
     if (p->ndim == 0) {
         memcpy(d, s, es);
         return;
     }
-    for (int a = 0; a < p->ndim; a++)
-        if (p->count[a] == 0) return;
     copy_box(p, 0, s, d, es);
 }
 

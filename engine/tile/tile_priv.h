@@ -137,6 +137,8 @@ int32_t gather_job(tctx_t *c, const tgrid_t *G, int ond, const int64_t *olen, co
 tgrid_t *grid_rechunk(tctx_t *c, const tgrid_t *G, int64_t *const *bounds, const int64_t *nch);
 tgrid_t *grid_align_axis(tctx_t *c, const tgrid_t *G, int d, const tgrid_t *H, int e);
 /* Copies piece p out of the source array src into dst (es bytes an element). */
+/* Whether a piece copies nothing (a count is 0). */
+bool tile__piece_empty(const piece_t *p);
 void tile__copy_piece(const piece_t *p, const void *src, void *dst, size_t es);
 
 /* ---- gen.c */
