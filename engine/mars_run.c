@@ -610,7 +610,7 @@ done:
                 "mars-run: all copies: %lld bytes to devices in %.3f s (%lld of them prefetched "
                 "while a job ran), %lld back in %.3f s (results are copied back as they are "
                 "written, after the run)\n",
-                (long long)ib, is, (long long)gpu_prefetched_bytes(), (long long)ob, os);
+                (long long)ib, is, (long long)gpu_prefetched_bytes(-1), (long long)ob, os);
     }
     exec_result_free(res);
     tile_free(t);

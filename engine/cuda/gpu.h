@@ -72,9 +72,22 @@ void gpu_forget(const void *host);
  * first use): -1 where NVML is missing. */
 int gpu_nvml(int dev, int64_t *mem_total, int64_t *mem_used, int *util_pct);
 
-/* One job's device work, on dev's stream. */
+/* Host chunks a job reads (host buffers as the store knows them, and the
+ * bytes the kernels read of each). */
+#define GPU_PREFETCH_MAX 16
+typedef struct {
+    int n;
+    const void *host[GPU_PREFETCH_MAX];
+    size_t bytes[GPU_PREFETCH_MAX];
+} gpu_prefetch_t;
+
+/* One job's device work, on dev's stream. gpu_job_begin waits for the
+ * device (one job at a time); reads (or NULL): the chunks the job will read,
+ * listed while it waits so that the job running meanwhile copies them in
+ * (gpu_job_prefetch_waiting). Their host buffers must stay until the job
+ * has begun. */
 typedef struct gpu_job gpu_job_t;
-gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen);
+gpu_job_t *gpu_job_begin(int dev, const gpu_prefetch_t *reads, char *err, size_t errlen);
 /* The device copy of a host chunk of `bytes`: the store's, or a new one
  * copied in (kept when keep, else freed at the job's end). */
 int gpu_job_in(gpu_job_t *j, const void *host, size_t bytes, int keep, const void **dptr);
@@ -86,6 +99,10 @@ int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr);
  * the store has no room for it without evicting. 0, or -1 on a device
  * error. */
 int gpu_job_prefetch(gpu_job_t *j, const void *host, size_t bytes);
+/* gpu_job_prefetch of the chunks that the jobs waiting for this device in
+ * gpu_job_begin read (a worker's slots share its devices). 0, or -1 on a
+ * device error. */
+int gpu_job_prefetch_waiting(gpu_job_t *j);
 /* The device buffer of the job's output, whose host buffer is host: after a
  * successful gpu_job_end it is a device-only chunk of the store. */
 int gpu_job_out(gpu_job_t *j, void *host, size_t bytes, void **dptr);
@@ -342,8 +359,9 @@ int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out);
  * took). */
 int64_t gpu_device_jobs(int dev);
 void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_bytes, double *out_s);
-/* Of the bytes copied to devices, those gpu_job_prefetch copied. */
-int64_t gpu_prefetched_bytes(void);
+/* Of the bytes copied to device dev (-1: to all), those gpu_job_prefetch
+ * copied. */
+int64_t gpu_prefetched_bytes(int dev);
 
 /* Seconds one n x n float64 cublasDgemm takes on dev (the median of reps
  * after a warm-up), on device buffers of random values: cuBLAS alone. */

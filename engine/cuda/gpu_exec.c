@@ -982,7 +982,16 @@ int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *
     const job_t *j = &t->jobs[ji];
     if (!gpu_job_supported(t, ji)) return 1;
     run_t r = {.t = t, .get = get, .get_host = get_host, .ctx = ctx, .keep = keep_inputs};
-    r.gj = gpu_job_begin(dev, err, errlen);
+    /* the chunks it reads as they are (a gather's pieces are not): the job
+     * running meanwhile may copy them in */
+    gpu_prefetch_t reads = {.n = 0};
+    for (int k = 0; j->kind != JK_GATHER && k < j->n_in && reads.n < GPU_PREFETCH_MAX; k++) {
+        const void *h = j->in[k].job >= 0 ? get(ctx, j->in[k].job) : NULL;
+        if (!h) continue;
+        reads.host[reads.n] = h;
+        reads.bytes[reads.n++] = gpu_input_bytes(&j->in[k]);
+    }
+    r.gj = gpu_job_begin(dev, &reads, err, errlen);
     if (!r.gj) return -1;
     const void *local[16];
     const void **din = j->n_in <= 16 ? local : malloc(sizeof(void *) * (size_t)j->n_in);
@@ -995,6 +1004,7 @@ int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *
     /* the kernels are queued: the next job's chunks come in meanwhile */
     for (int k = 0; rc == 0 && pre && k < pre->n; k++)
         rc = gpu_job_prefetch(r.gj, pre->host[k], pre->bytes[k]);
+    if (rc == 0) rc = gpu_job_prefetch_waiting(r.gj);
     char why[320];
     int end = gpu_job_end(r.gj, rc == 0, why, sizeof why);
     for (int k = 0; k < r.n_owned; k++)

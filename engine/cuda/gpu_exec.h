@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../tile.h"
+#include "gpu.h"
 
 /* Whether job ji's kind, dtypes and ops have a device kernel. */
 bool gpu_job_supported(const tile_t *t, int32_t ji);
@@ -26,16 +27,6 @@ bool gpu_job_preferred(const tile_t *t, int32_t ji, graph_device_t place, const 
  * copies in, and a prefetch of it should). */
 size_t gpu_input_bytes(const jin_t *in);
 
-/* Chunks a later device job reads, for gpu_exec_job to copy in while the
- * current one's kernels run: host buffers (as get(ctx, k) gives them, kept
- * alive by the caller until gpu_exec_job returns) and their bytes. */
-#define GPU_PREFETCH_MAX 16
-typedef struct {
-    int n;
-    const void *host[GPU_PREFETCH_MAX];
-    size_t bytes[GPU_PREFETCH_MAX];
-} gpu_prefetch_t;
-
 /* Runs job ji on device dev. get(ctx, k) returns the host buffer of job k's
  * output without copying it back (the store finds its device copy);
  * get_host(ctx, k) returns it with its bytes on the host (for inputs
@@ -44,9 +35,12 @@ typedef struct {
  * caller calls gpu_forget before freeing any host buffer it passed).
  * Returns 0, 1 when the job has no device kernel after all or does not fit
  * the device store's limit (run it on the CPU; nothing was kept), or -1
- * with a message. pre (or NULL): chunks the next job on this device reads,
- * copied in once this job's kernels are queued, so the copies overlap them
- * (gpu_job_prefetch: only where the store has room). */
+ * with a message. Once this job's kernels are queued, the chunks that the
+ * next jobs on this device read are copied in, so the copies overlap them
+ * (gpu_job_prefetch: only where the store has room): pre's (or NULL:
+ * none; kept alive by the caller until gpu_exec_job returns), and those of
+ * the jobs waiting for the device meanwhile (gpu_job_begin's reads: this
+ * job's own are listed so while it waits). */
 int gpu_exec_job(int dev, const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t job),
                  const void *(*get_host)(void *ctx, int32_t job), void *ctx, void *out,
                  bool keep_inputs, const gpu_prefetch_t *pre, char *err, size_t errlen);

@@ -703,7 +703,7 @@ extern "C" int gpu_bench_dgemm(int dev, int64_t n, int reps, double *seconds, ch
                                size_t errlen)
 {
     if (gpu_open(dev, 0, err, errlen)) return -1;
-    gpu_job_t *j = gpu_job_begin(dev, err, errlen);
+    gpu_job_t *j = gpu_job_begin(dev, NULL, err, errlen);
     if (!j) return -1;
     void *a, *b, *c;
     size_t bytes = (size_t)n * (size_t)n * 8;

@@ -59,6 +59,9 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Jobs waiting for one device whose reads are listed (more wait unlisted). */
+#define GPU_WAITERS_MAX 32
+
 typedef struct {
     bool open;
     /* held from gpu_job_begin to gpu_job_end: one job at a time per device
@@ -66,8 +69,13 @@ typedef struct {
     pthread_mutex_t job_mu;
     be_stream_t s, copy, pre; /* jobs, copies back, prefetches */
     int64_t used, limit, peak;
-    int64_t jobs; /* run here since the process started */
-    void *blas;   /* cublasHandle_t */
+    int64_t jobs;       /* run here since the process started */
+    int64_t prefetched; /* bytes gpu_job_prefetch copied here */
+    /* what the jobs waiting in gpu_job_begin read (mu); a waiter leaves
+     * only once it holds job_mu, so the job running may read these */
+    const gpu_prefetch_t *waiting[GPU_WAITERS_MAX];
+    int n_waiting;
+    void *blas; /* cublasHandle_t */
 } devst_t;
 static devst_t D[GPU_MAX_DEVICES];
 
@@ -258,10 +266,10 @@ extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_byt
     pthread_mutex_unlock(&mu);
 }
 
-extern "C" int64_t gpu_prefetched_bytes(void)
+extern "C" int64_t gpu_prefetched_bytes(int dev)
 {
     pthread_mutex_lock(&mu);
-    int64_t n = pre_bytes;
+    int64_t n = dev < 0 ? pre_bytes : dev < GPU_MAX_DEVICES ? D[dev].prefetched : 0;
     pthread_mutex_unlock(&mu);
     return n;
 }
@@ -304,7 +312,22 @@ static int jcheck(gpu_job_t *j, be_err_t r, const char *what)
     return 0;
 }
 
-extern "C" gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen)
+/* reads joins (on) or leaves dev's waiting list (mu held). */
+static void waiting_set(int dev, const gpu_prefetch_t *reads, bool on)
+{
+    devst_t *d = &D[dev];
+    if (on) {
+        if (d->n_waiting < GPU_WAITERS_MAX) d->waiting[d->n_waiting++] = reads;
+        return;
+    }
+    for (int i = 0; i < d->n_waiting; i++)
+        if (d->waiting[i] == reads) {
+            d->waiting[i] = d->waiting[--d->n_waiting];
+            return;
+        }
+}
+
+extern "C" gpu_job_t *gpu_job_begin(int dev, const gpu_prefetch_t *reads, char *err, size_t errlen)
 {
     if (dev < 0 || dev >= GPU_MAX_DEVICES || !D[dev].open) {
         snprintf(err, errlen, "device %d is not open", dev);
@@ -317,7 +340,18 @@ extern "C" gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen)
     }
     j->dev = dev;
     j->s = D[dev].s;
+    bool listed = reads && reads->n > 0;
+    if (listed) {
+        pthread_mutex_lock(&mu);
+        waiting_set(dev, reads, true);
+        pthread_mutex_unlock(&mu);
+    }
     pthread_mutex_lock(&D[dev].job_mu);
+    if (listed) {
+        pthread_mutex_lock(&mu);
+        waiting_set(dev, reads, false);
+        pthread_mutex_unlock(&mu);
+    }
     be_set_device(dev);
     return j;
 }
@@ -540,6 +574,7 @@ extern "C" int gpu_job_prefetch(gpu_job_t *j, const void *host, size_t bytes)
     if (r == BE_OK) {
         h2d_bytes += (long long)bytes;
         pre_bytes += (long long)bytes;
+        D[dev].prefetched += (int64_t)bytes;
         h2d_s += dt;
     } else {
         unlink_ent(e);
@@ -549,6 +584,20 @@ extern "C" int gpu_job_prefetch(gpu_job_t *j, const void *host, size_t bytes)
     pthread_cond_broadcast(&copy_cv);
     pthread_mutex_unlock(&mu);
     return r == BE_OK ? 0 : jcheck(j, r, "prefetching a chunk");
+}
+
+extern "C" int gpu_job_prefetch_waiting(gpu_job_t *j)
+{
+    const gpu_prefetch_t *w[GPU_WAITERS_MAX];
+    pthread_mutex_lock(&mu);
+    int n = D[j->dev].n_waiting;
+    memcpy(w, D[j->dev].waiting, sizeof(w[0]) * (size_t)n);
+    pthread_mutex_unlock(&mu);
+    /* each stays listed, its buffers alive, until we end (job_mu) */
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < w[i]->n; k++)
+            if (gpu_job_prefetch(j, w[i]->host[k], w[i]->bytes[k])) return -1;
+    return 0;
 }
 
 /* The products' trivial cases (gpu_k_gemm, gpu_k_gemm_batched): 1 when

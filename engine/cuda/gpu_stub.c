@@ -81,7 +81,7 @@ int gpu_nvml(int dev, int64_t *mem_total, int64_t *mem_used, int *util_pct)
     return -1;
 }
 
-gpu_job_t *gpu_job_begin(int dev, char *err, size_t errlen)
+gpu_job_t *gpu_job_begin(int dev, const gpu_prefetch_t *reads, char *err, size_t errlen)
 {
     none(err, errlen);
     return NULL;
@@ -98,6 +98,11 @@ int gpu_job_tmp(gpu_job_t *j, size_t bytes, void **dptr)
 }
 
 int gpu_job_prefetch(gpu_job_t *j, const void *host, size_t bytes)
+{
+    return -1;
+}
+
+int gpu_job_prefetch_waiting(gpu_job_t *j)
 {
     return -1;
 }
@@ -188,7 +193,7 @@ int64_t gpu_device_jobs(int dev)
     return 0;
 }
 
-int64_t gpu_prefetched_bytes(void)
+int64_t gpu_prefetched_bytes(int dev)
 {
     return 0;
 }

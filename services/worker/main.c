@@ -154,7 +154,8 @@ static double sample_cpu(worker_t *w, procstat_t *now)
 }
 
 /* Each device: NVML's memory and utilisation (-1 where NVML is missing),
- * the device store's bytes and limit, the jobs run there (docs/gpu.md). */
+ * the device store's bytes and limit, the jobs run there and the bytes
+ * copied there ahead of their job (docs/gpu.md). */
 static char *gpus_json(const worker_t *w)
 {
     json_t *a = json_array();
@@ -168,10 +169,11 @@ static char *gpus_json(const worker_t *w)
         if (gpu_device_info(dev, name, sizeof name, &mem, e, sizeof e)) mem = -1;
         if (total < 0) total = mem;
         json_array_append_new(
-            a, json_pack("{s:i,s:s,s:I,s:I,s:i,s:I,s:I,s:I}", "index", dev, "name", name,
+            a, json_pack("{s:i,s:s,s:I,s:I,s:i,s:I,s:I,s:I,s:I}", "index", dev, "name", name,
                          "memory_total", (json_int_t)total, "memory_used", (json_int_t)used,
                          "utilization", util, "store_used", (json_int_t)s_used, "store_limit",
-                         (json_int_t)s_limit, "jobs", (json_int_t)gpu_device_jobs(dev)));
+                         (json_int_t)s_limit, "jobs", (json_int_t)gpu_device_jobs(dev),
+                         "prefetched", (json_int_t)gpu_prefetched_bytes(dev)));
     }
     char *out = json_dumps(a, JSON_COMPACT);
     json_decref(a);

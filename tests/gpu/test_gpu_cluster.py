@@ -9,6 +9,9 @@ one CPU slot and one device slot) and one CPU-only worker.
   * the GPU worker reports its device in GET /api/v1/workers/{id}: name,
     memory, the device store and jobs run there (more than none after the
     task); the CPU worker reports none;
+  * an "auto" task of many dot jobs over chunks made on CPU slots: the
+    GPU worker copies in the inputs of a batch's next job while the current
+    one runs (its report's "prefetched" bytes), and the product is right;
   * the same task with "device": "cpu" runs no job on the device;
   * a worker with --cuda-devices past the device count exits 2 naming it.
 
@@ -119,6 +122,37 @@ def reports_device(web):
     check(seen_gpu and seen_cpu, "workers %r", list(ws.values()))
 
 
+def prefetched(web):
+    n = 0
+    for wid in workers(web):
+        w = get(web, "/api/v1/workers/%s" % wid).json()
+        w = w.get("worker", w)
+        n += sum(g.get("prefetched", 0) for g in w.get("gpus") or [])
+    return n
+
+
+def worker_prefetches(web):
+    # "auto": the small element-wise jobs run on CPU slots, the 256 dot jobs
+    # on the device, queued many at a time; a device slot copies in the
+    # inputs of its batch's next job that its store holds while the current
+    # job's kernels run (heartbeat "prefetched"), and the result is right
+    sid = session(web)
+    d = {"version": 1, "device": "auto", "nodes": [
+        {"key": "a", "op": "random.rand", "shape": [1600, 400], "chunk_size": 100, "seed": 9},
+        {"key": "e", "op": "multiply", "inputs": ["a", 2]},
+        {"key": "t", "op": "transpose", "inputs": ["e"]},
+        {"key": "d", "op": "dot", "inputs": ["e", "t"]}], "fetch": ["a", "d"]}
+    _, t = run_task(web, sid, d)
+    check(t["status"] == "succeeded", "task: %r", t)
+    a = fetch(web, sid, "a")
+    check(np.allclose(fetch(web, sid, "d"), (a * 2).dot((a * 2).T)), "dot differs")
+    deadline = time.monotonic() + 15
+    while prefetched(web) == 0 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    check(prefetched(web) > 0, "no input prefetched: %r",
+          [get(web, "/api/v1/workers/%s" % w).json() for w in workers(web)])
+
+
 def cpu_task_stays_on_cpu(web):
     time.sleep(2.5)  # the earlier task's jobs reported
     before = gpu_jobs(web)
@@ -156,6 +190,7 @@ def main():
         run.case("gpu_task_again_matches_numpy", task_matches, web)
         if not dry:
             run.case("workers_report_devices", reports_device, web)
+            run.case("worker_prefetches_next_inputs", worker_prefetches, web)
         run.case("device_cpu_runs_no_device_job", cpu_task_stays_on_cpu, web)
     if not dry:
         run.case("worker_refuses_missing_device", refuses_missing_device)

@@ -35,7 +35,8 @@ CSP_PARTS = ["default-src 'self'", "script-src 'self'", "object-src 'none'", "fr
 
 GPU_JSON = ('{"index": 0, "name": "NVIDIA H100 80GB HBM3", "memory_total": 85520809984,'
             ' "memory_used": 1057816576, "utilization": 37, "store_used": 209715200,'
-            ' "store_limit": 76016694067, "jobs": 155}')
+            ' "store_limit": 76016694067, "jobs": 155,'
+            ' "prefetched": 52428800}')
 
 
 def raw_get(port, path):

@@ -73,8 +73,9 @@ async function scale(browser, f) {
   await page.goto(`${f.url}/#/workers/scale-w1`, { waitUntil: 'load' });
   if (await waitFor(page, 'gpu: the worker page lists its device', '#gpus tbody tr[data-gpu="0"]')) {
     const cells = await page.locator('#gpus tbody tr[data-gpu="0"] td').allTextContents();
-    check('gpu: name, memory, utilization, store and jobs shown',
-      cells[1] === 'NVIDIA H100 80GB HBM3' && /\//.test(cells[2]) && cells[3] === '37%' && cells[5] === '155',
+    check('gpu: name, memory, utilization, store, jobs and bytes copied ahead shown',
+      cells[1] === 'NVIDIA H100 80GB HBM3' && /\//.test(cells[2]) && cells[3] === '37%' && cells[5] === '155' &&
+        /^50(\.0)? MiB$/.test(cells[6]),
       JSON.stringify(cells));
   }
   await page.goto(`${f.url}/#/workers/scale-w2`, { waitUntil: 'load' });

@@ -50,7 +50,7 @@ export function workerPage(view, wid) {
   const memBox = el('div', null, 'chart-wrap');
   const [sw, sbody] = table('slots', [['slot', 'num'], 'task', 'node', 'op', ['running for', 'num']]);
   const [gw, gbody] = table('gpus', [['device', 'num'], 'name', 'memory used / total', ['utilization', 'num'],
-    'chunks kept / limit', ['jobs run', 'num']]);
+    'chunks kept / limit', ['jobs run', 'num'], ['copied ahead', 'num']]);
   const gpuSection = section('GPUs', gw);
   view.append(head, cards, section('CPU over the last minutes', cpuBox), section('Memory over the last minutes', memBox),
     gpuSection, section('Slots', sw));
@@ -77,7 +77,8 @@ export function workerPage(view, wid) {
     const memMax = Math.max(1, ...hist.map((h) => num(h.memory_used))) * 1.25;
     memBox.replaceChildren(chart('mem-chart', hist.map((h) => ({ t: h.t, v: num(h.memory_used) })), memMax, (v) => bytes(v)),
       el('p', `limit ${bytes(w.memory_limit)}; the chart's top is 1.25 × the largest value shown`, 'muted'));
-    // CUDA devices (docs/gpu.md): NVML's memory and utilisation (-1: no NVML), the device store
+    // CUDA devices (docs/gpu.md): NVML's memory and utilisation (-1: no NVML), the device store,
+    // the bytes copied in ahead of their job (absent from an older worker's report)
     const gpus = Array.isArray(w.gpus) ? w.gpus : [];
     gpuSection.hidden = gpus.length === 0;
     gbody.replaceChildren(...gpus.map((g) => {
@@ -87,7 +88,8 @@ export function workerPage(view, wid) {
       tr.append(td(g.index, 'num'), td(g.name || ''),
         td(known(g.memory_used) ? `${bytes(g.memory_used)} / ${bytes(g.memory_total)}` : `– / ${bytes(g.memory_total)}`),
         td(known(g.utilization) ? `${num(g.utilization)}%` : '–', 'num'),
-        td(`${bytes(g.store_used)} / ${bytes(g.store_limit)}`), td(num(g.jobs), 'num'));
+        td(`${bytes(g.store_used)} / ${bytes(g.store_limit)}`), td(num(g.jobs), 'num'),
+        td(bytes(g.prefetched), 'num'));
       return tr;
     }));
     const slots = Array.isArray(j.slots) ? j.slots : [];

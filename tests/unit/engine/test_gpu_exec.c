@@ -364,7 +364,7 @@ static void test_stub_refuses_without_cuda(void **state)
     if (gpu_built()) skip(); /* a CUDA build: the GPU suite covers it */
     assert_int_equal(gpu_open(0, 0, err, sizeof err), -1);
     assert_non_null(strstr(err, "no CUDA"));
-    assert_null(gpu_job_begin(0, err, sizeof err));
+    assert_null(gpu_job_begin(0, NULL, err, sizeof err));
     int64_t a, b, c;
     gpu_store_stats(0, &a, &b, &c);
     assert_int_equal(a, 0);
