@@ -203,6 +203,20 @@ static const void *in_get_dev(void *ctx, int32_t job)
     return inputs_get(ctx, job, &len);
 }
 
+/* An input's bytes on the host (gpu_exec_job's get_host: pieces assembled
+ * on the host), copied back first if they were only on a device. */
+static const void *in_get_host(void *ctx, int32_t job)
+{
+    size_t len;
+    const void *h = inputs_get(ctx, job, &len);
+    char err[320];
+    if (h && gpu_to_host(h, err, sizeof err)) {
+        log_warning("input of job %d: %s", (int)job, err);
+        return NULL;
+    }
+    return h;
+}
+
 /* The device a job runs on (docs/gpu.md): one of this worker's when its
  * kind has a device kernel and the task's "device" gives it one (slot s
  * picks among them); -1: the CPU. */
@@ -222,7 +236,8 @@ static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p,
     bool blob = tile_job_is_blob(t, ji);
     const graph_node_t *nd = &p->g->nodes[tile_job_node(t, ji)];
     jinputs_t in;
-    int rc = inputs_load(is, tid, p, t, ji, &in, err, errlen);
+    int dev = job_device(d, is->slot, p, t);
+    int rc = inputs_load(is, tid, p, t, ji, dev >= 0, &in, err, errlen);
     if (rc) return rc;
     if (in.fetched_bytes) metrics_counter_add(d->m_fetched, (double)in.fetched_bytes);
     for (int i = 0; i < in.n; i++)
@@ -237,16 +252,18 @@ static int run_job(dispatch_t *d, islot_t *is, const char *tid, const plan_t *p,
         return INPUTS_ERR;
     }
     char e2[900];
-    int dev = job_device(d, is->slot, p, t);
     rc = 1;
     if (dev >= 0) {
         /* inputs read from the store and the output stay on the device for
          * the next jobs there (store.c forgets a chunk when it frees it; an
-         * inline output is forgotten when reported); the output is copied
-         * back at once too: the store, peers and the gateway read it */
-        rc = gpu_exec_job(dev, t, ji, in_get_dev, in_get_dev, &in, buf, true, NULL, e2, sizeof e2);
-        if (rc == 0 && gpu_to_host(buf, e2, sizeof e2)) rc = -1;
+         * inline output is forgotten when reported). The output's bytes
+         * come back when something else reads them: a CPU job, a peer, the
+         * gateway or a spill (store.c), or at once when they go inline
+         * with the report */
+        rc = gpu_exec_job(dev, t, ji, in_get_dev, in_get_host, &in, buf, true, NULL, e2, sizeof e2);
+        if (rc == 0 && want <= MSG_INLINE_MAX && gpu_to_host(buf, e2, sizeof e2)) rc = -1;
         if (rc != 0) gpu_forget(buf);
+        if (rc == 1 && inputs_to_host(&in, e2, sizeof e2)) rc = -1; /* the CPU after all */
         if (rc == -1) rc = INPUTS_ERR;
     }
     if (rc == 1)

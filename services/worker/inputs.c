@@ -468,7 +468,7 @@ static int fetch_inline(islot_t *s, jinputs_t *in, const miss_t *m, int nm, char
 
 /* Looks each input up in the store; the others go to m. */
 static int from_store(islot_t *s, const char *tid, const plan_t *p, const tile_t *t, int32_t ji,
-                      jinputs_t *in, miss_t *m, int *nm, char *err, size_t errlen)
+                      bool on_device, jinputs_t *in, miss_t *m, int *nm, char *err, size_t errlen)
 {
     for (int i = 0; i < in->n; i++) {
         int32_t src = in->job[i];
@@ -479,7 +479,8 @@ static int from_store(islot_t *s, const char *tid, const plan_t *p, const tile_t
             snprintf(ckey, sizeof ckey, "%.200s#%lld", in->key[i], (long long)part);
         else
             snprintf(ckey, sizeof ckey, "%s", in->key[i]);
-        if ((in->ref[i] = store_get(s->store, ckey))) {
+        in->ref[i] = on_device ? store_get_dev(s->store, ckey) : store_get(s->store, ckey);
+        if (in->ref[i]) {
             in->data[i] = in->ref[i]->data;
             in->len[i] = in->ref[i]->n;
             continue;
@@ -514,7 +515,7 @@ static int check_sizes(const tile_t *t, const jinputs_t *in, char *err, size_t e
 }
 
 int inputs_load(islot_t *s, const char *tid, const plan_t *p, const tile_t *t, int32_t ji,
-                jinputs_t *in, char *err, size_t errlen)
+                bool on_device, jinputs_t *in, char *err, size_t errlen)
 {
     char np[300], e2[MSG_TEXT_MAX];
     node_prefix(p, t, ji, np, sizeof np);
@@ -527,7 +528,7 @@ int inputs_load(islot_t *s, const char *tid, const plan_t *p, const tile_t *t, i
         goto out;
     }
     in->n = tile_job_sources(t, ji, in->job);
-    if ((rc = from_store(s, tid, p, t, ji, in, m, &nm, e2, sizeof e2))) goto out;
+    if ((rc = from_store(s, tid, p, t, ji, on_device, in, m, &nm, e2, sizeof e2))) goto out;
     if (nm > 0) {
         if ((rc = locate(s, tid, in, m, nm, e2, sizeof e2))) goto out;
         for (int i = 0; i < nm; i++) {
@@ -568,6 +569,13 @@ const void *inputs_get(void *ctx, int32_t job, size_t *len)
         }
     *len = 0;
     return NULL;
+}
+
+int inputs_to_host(const jinputs_t *in, char *err, size_t errlen)
+{
+    for (int i = 0; i < in->n; i++)
+        if (in->ref[i] && gpu_to_host(in->data[i], err, errlen)) return -1;
+    return 0;
 }
 
 void inputs_done(islot_t *s, jinputs_t *in)

@@ -64,9 +64,14 @@ int64_t inputs_missing_bytes(const islot_t *s, const char *tid, const plan_t *p,
 
 /* Loads every distinct input of job ji into in (in->job: t's indexes).
  * On failure everything taken is released. err names the node's chunk and
- * what went wrong. */
+ * what went wrong. on_device: the job runs on a device, so a chunk of our
+ * store whose bytes are only on a device stays there (store_get_dev);
+ * inputs_to_host brings them back if the job runs on the CPU after all. */
 int inputs_load(islot_t *s, const char *tid, const plan_t *p, const tile_t *t, int32_t ji,
-                jinputs_t *in, char *err, size_t errlen);
+                bool on_device, jinputs_t *in, char *err, size_t errlen);
+/* Copies back any input whose bytes are only on a device. 0, or -1 with
+ * err. */
+int inputs_to_host(const jinputs_t *in, char *err, size_t errlen);
 /* The job's get callback for exec_job_any (ctx: the jinputs_t). */
 const void *inputs_get(void *ctx, int32_t job, size_t *len);
 /* Releases the pinned entries and offers the fetched copies to the store

@@ -255,6 +255,17 @@ static int pread_all(int fd, void *dst, size_t n, uint64_t off)
     return 0;
 }
 
+/* A device job's output stays on its device until something reads its
+ * host memory (docs/gpu.md): copied back here first, for every reader but
+ * a device job (store_get_dev). e pinned, mu not held. 0, or -1 (logged). */
+static int to_host(const entry_t *e)
+{
+    char err[320];
+    if (gpu_to_host(e->mem, err, sizeof err) == 0) return 0;
+    log_warning("chunk %s: %s", e->key, err);
+    return -1;
+}
+
 /* Writes an owned in-memory entry to its file, the lock released meanwhile.
  * Returns 0 when it is on disk and may leave memory now, 1 when it was
  * pinned or freed meanwhile (e must not be touched: it may be gone), -1
@@ -269,8 +280,8 @@ static int spill_write(store_t *s, entry_t *e)
     char path[SPILLDIR_PATH_MAX + 64];
     spill_path(s, e, path, sizeof path);
     pthread_mutex_unlock(&s->mu);
-    int errnum = 0;
-    int rc = write_all(path, e->mem, e->pub.n, &errnum);
+    int errnum = EIO;
+    int rc = to_host(e) ? -1 : write_all(path, e->mem, e->pub.n, &errnum);
     pthread_mutex_lock(&s->mu);
     e->spilling = false;
     if (rc == 0) {
@@ -475,7 +486,7 @@ static int load_back(store_t *s, entry_t *e)
     return 0;
 }
 
-store_ref_t *store_get(store_t *s, const char *key)
+static store_ref_t *get(store_t *s, const char *key, bool host)
 {
     if (!key || strlen(key) > STORE_KEY_MAX) return NULL;
     pthread_mutex_lock(&s->mu);
@@ -491,12 +502,26 @@ store_ref_t *store_get(store_t *s, const char *key)
     enforce_limit(s);
     update_gauges(s);
     pthread_mutex_unlock(&s->mu);
+    if (host && to_host(e)) {
+        store_release(s, &e->pub);
+        return NULL;
+    }
     return &e->pub;
 load:
     unpin(s, e);
 absent:
     pthread_mutex_unlock(&s->mu);
     return NULL;
+}
+
+store_ref_t *store_get(store_t *s, const char *key)
+{
+    return get(s, key, true);
+}
+
+store_ref_t *store_get_dev(store_t *s, const char *key)
+{
+    return get(s, key, false);
 }
 
 void store_release(store_t *s, store_ref_t *ref)
@@ -524,6 +549,10 @@ store_ref_t *store_get_mem(store_t *s, const char *key)
     touch(s, e);
     s->st.pinned_bytes += (int64_t)e->pub.n;
     pthread_mutex_unlock(&s->mu);
+    if (to_host(e)) {
+        store_unpin(s, &e->pub);
+        return NULL;
+    }
     return &e->pub;
 }
 
@@ -555,7 +584,10 @@ int store_read(store_t *s, const char *key, uint64_t off, uint64_t len, void *ds
     int rc = 0;
     if (e->in_mem) {
         pthread_mutex_unlock(&s->mu);
-        if (len) memcpy(dst, (const char *)e->mem + off, len);
+        if (to_host(e))
+            rc = -2;
+        else if (len)
+            memcpy(dst, (const char *)e->mem + off, len);
     } else {
         char path[SPILLDIR_PATH_MAX + 64];
         spill_path(s, e, path, sizeof path);

@@ -86,6 +86,11 @@ int store_put(store_t *s, const char *key, void *data, size_t n, bool owned);
  * stays, so evicting it again costs nothing). NULL when absent or when the
  * spill file cannot be read (logged). Release with store_release. */
 store_ref_t *store_get(store_t *s, const char *key);
+/* The same for a device job (docs/gpu.md): a chunk whose bytes are still
+ * only on a device (a device job's output) is not copied back first, as
+ * it is for every other reader (store_get, store_get_mem, store_read, a
+ * spill); the device job reads the device's copy. */
+store_ref_t *store_get_dev(store_t *s, const char *key);
 void store_release(store_t *s, store_ref_t *ref);
 /* Pins the entry only when it is in memory now: a spilled one is not read
  * back (NULL, as for an absent key; store_read serves it). For sending a

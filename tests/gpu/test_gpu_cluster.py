@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """The GPU suite's cluster run (docs/gpu.md): a cluster (real PostgreSQL
 and Redis, tests/integration/harness.py) of one GPU worker (--cuda-devices 0,
-one CPU slot and one device slot) and one CPU-only worker.
+one CPU slot and one device slot, --cache-mem 8m) and one CPU-only worker.
+A device job's output stays only on the device until something reads it;
+the CPU worker's reads, the gateway's, CPU jobs and spills copy it back
+(the emulated device fills the host buffer with garbage meanwhile).
 
   * a "device": "gpu" task of random draws, an element-wise program, a
     reduction, a cumsum and a.dot(a.T): every result equal to numpy's
@@ -184,7 +187,10 @@ def main():
     dry = "--dry" in sys.argv
     run = Runner()
     with Cluster() as c:
-        web = start(c, [["--cuda-devices", "" if dry else "0"], ["--cuda-devices", ""]])
+        # the GPU worker's store is small: device outputs are spilled (copied back
+        # first) and read back
+        web = start(c, [["--cache-mem", "8m", "--cuda-devices", "" if dry else "0"],
+                        ["--cuda-devices", ""]])
         run.case("gpu_task_matches_numpy", task_matches, web)
         # again: chunks kept on the device must never answer for a reused buffer
         run.case("gpu_task_again_matches_numpy", task_matches, web)
