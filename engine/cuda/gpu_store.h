@@ -567,6 +567,9 @@ extern "C" int gpu_job_prefetch(gpu_job_t *j, const void *host, size_t bytes)
     pthread_mutex_unlock(&mu);
     double t0 = now_s();
     be_err_t r = be_h2d(d, host, bytes, dev, D[dev].pre);
+    /* landed before the next job reads it on the job stream (a copy from
+     * pageable memory may return before its DMA has finished) */
+    if (r == BE_OK) r = be_sync(D[dev].pre);
     double dt = now_s() - t0;
     pthread_mutex_lock(&mu);
     e->copying = false;
