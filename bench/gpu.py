@@ -18,8 +18,16 @@ Columns (seconds, the median of --runs):
 Ratios: np-warm / gpu and np-warm / gpu-warm.
 For the dot: cuBLAS's dgemm of that size alone (build/tests/gpu/test_gpu
 --dgemm-peak N), and the run's share of it.
+With --cluster, two more columns for W1, W3 and W4, from a local cluster
+(real PostgreSQL and Redis, tests/integration/harness.py) of one worker
+with --cuda-devices 0 and a CPU slot per core, warm (one run first):
+  cl-gpu     "device": "gpu", submit to the results in hand (GET ... ?format=npy)
+  cl-cpu     "device": "cpu" on the same cluster
+(--emu: that worker is build/emu/bin/mars-worker, to check the path on a
+machine without a device; its times mean nothing.)
 
 Usage: bench/gpu.py [--runs N] [--only W1,W3,W4,D20k] [--bin DIR] [--skip-numpy-dot]
+                    [--cluster [--emu]]
 """
 import json
 import os
@@ -72,6 +80,45 @@ def np_warm(w, runs):
         exec(w["np_compute"], ns)
         ts.append(time.perf_counter() - t0)
     return statistics.median(ts)
+
+
+def cluster_times(names, runs):
+    """{(name, "gpu" | "cpu"): median seconds} through a local cluster."""
+    for d in ("integration", "gpu"):
+        sys.path.insert(0, os.path.join(REPO, "tests", d))
+    from harness import Cluster, get, request
+    from test_gpu_cluster import start  # its --emu picks the emulated worker
+
+    def once(web, doc):
+        t0 = time.perf_counter()
+        sid = request("POST", web, "/api/v1/sessions").json()["session_id"]
+        r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid, body=doc)
+        if r.status != 202:
+            raise RuntimeError("submit: %r" % r)
+        tid = r.json()["task_id"]
+        while True:
+            t = get(web, "/api/v1/sessions/%s/tasks/%s?wait=20" % (sid, tid), timeout=40).json()
+            if t["status"] not in ("pending", "running"):
+                break
+        if t["status"] != "succeeded":
+            raise RuntimeError("cluster task %s: %s" % (t["status"], t.get("error")))
+        for key in doc["fetch"]:
+            r = get(web, "/api/v1/sessions/%s/tensors/%s/data?format=npy" % (sid, key), timeout=600)
+            if r.status != 200:
+                raise RuntimeError("data of %s: %r" % (key, r))
+        dt = time.perf_counter() - t0
+        request("DELETE", web, "/api/v1/sessions/%s" % sid)
+        return dt
+
+    out = {}
+    with Cluster() as c:
+        web = start(c, [["--n-cpu", str(os.cpu_count() or 1), "--cuda-devices", "0"]])
+        for name in names:
+            for dev in ("gpu", "cpu"):
+                doc = dict(WL[name]["doc"], device=dev)
+                once(web, doc)  # warm-up
+                out[(name, dev)] = statistics.median(once(web, doc) for _ in range(runs))
+    return out
 
 
 def main():
@@ -129,6 +176,14 @@ def main():
                 row["share_of_cublas"] = float(m.group(1)) / row["gpu_warm"]
         rows.append(row)
         print(json.dumps(row), flush=True)
+    if "--cluster" in sys.argv:
+        cl = cluster_times([n for n in only if n != "D20k"], runs)
+        for r in rows:
+            r["cl_gpu"] = cl.get((r["name"], "gpu"), float("nan"))
+            r["cl_cpu"] = cl.get((r["name"], "cpu"), float("nan"))
+            if r["name"] != "D20k":
+                print(json.dumps({"name": r["name"], "cl_gpu": r["cl_gpu"], "cl_cpu": r["cl_cpu"]}),
+                      flush=True)
     print()
     print("%-5s %7s %7s %7s %7s %7s %7s %8s %8s  %s" % (
         "", "gpu", "gpu-run", "gpu-wrm", "cpu", "np-warm", "np-proc", "npw/gpu", "npw/wrm",
@@ -138,6 +193,9 @@ def main():
             r["name"], r["gpu"], r["gpu_run"], r["gpu_warm"], r["cpu"], r["np_warm"],
             r["np_proc"], r["np_warm"] / r["gpu"], r["np_warm"] / r["gpu_warm"], r["copies_in"],
             r["copies_out"]))
+        if "cl_gpu" in r and r["name"] != "D20k":
+            print("      cluster (one GPU worker): cl-gpu %.3f s, cl-cpu %.3f s; np-warm / cl-gpu %.2f"
+                  % (r["cl_gpu"], r["cl_cpu"], r["np_warm"] / r["cl_gpu"]))
         if "cublas_alone" in r:
             print("      cuBLAS dgemm %d alone %.3f s; the warm run reaches %.0f%% of its rate" % (
                 N_DOT, r["cublas_alone"], 100 * r["share_of_cublas"]))
