@@ -5,12 +5,13 @@
  * the same scans' passes and the same column-major cuBLAS calls (against a
  * plain reference gemm and syrk here), and the same store (gpu_store.h over
  * the be_* operations below), so that gpu_exec.c, the store's rules and the
- * kernels' element-level code are tested on machines without a GPU. The device's memory is host memory of its own: an output is
- * "device-only" until gpu_to_host copies it, and the host buffer of a
- * device-only chunk is scribbled over, so a reader that skips gpu_to_host
- * reads garbage, as it would with a real device. Library functions (exp,
- * sin, ...) are glibc's here, CUDA's on a device. */
+ * kernels' element-level code are tested on machines without a GPU. The device's memory is host
+ * memory of its own: an output is "device-only" until gpu_to_host copies it, and the host buffer of
+ * a device-only chunk is scribbled over, so a reader that skips gpu_to_host reads garbage, as it
+ * would with a real device. Library functions (exp, sin, ...) are glibc's here, CUDA's on a device.
+ */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +105,12 @@ extern "C" int gpu_nvml(int dev, int64_t *mem_total, int64_t *mem_used, int *uti
 }
 
 /* ---- the device's memory operations (gpu_store.h) ----------------------
- * Host memory of the device's own; no streams (every operation is done on
- * return). */
+ * Host memory of the device's own. Work on the job stream is done on
+ * return (kernels run as they are launched, in order). A copy in on another
+ * stream (the prefetch stream) lands only when that stream is synchronised:
+ * CUDA reads pageable memory before returning but may land the bytes later,
+ * so a job reading such a chunk without waiting for its stream reads the
+ * allocation's NaN pattern here. */
 
 typedef int be_err_t;
 typedef int be_stream_t;
@@ -127,7 +132,9 @@ static be_err_t be_open(int dev, be_stream_t *s, be_stream_t *copy, be_stream_t 
                         size_t *free_bytes)
 {
     if (dev < 0 || dev >= EMU_DEVICES) return BE_NODEV;
-    *s = *copy = *pre = 0;
+    *s = 0;
+    *copy = 1;
+    *pre = 2;
     *free_bytes = (size_t)EMU_MEMORY;
     return BE_OK;
 }
@@ -144,18 +151,63 @@ static be_err_t be_malloc(int dev, be_stream_t s, size_t n, void **p)
     return BE_OK;
 }
 
+/* copies in not landed yet: on streams other than the job stream */
+struct pending_t {
+    void *dst;
+    void *bytes;
+    size_t n;
+    be_stream_t s;
+    pending_t *next;
+};
+static pthread_mutex_t pend_mu = PTHREAD_MUTEX_INITIALIZER;
+static pending_t *pend;
+
+/* lands (or drops) the pending copies of stream s, or those into p */
+static void pend_settle(be_stream_t s, const void *p, bool land)
+{
+    pthread_mutex_lock(&pend_mu);
+    for (pending_t **q = &pend; *q;) {
+        pending_t *e = *q;
+        if (p ? e->dst != p : e->s != s) {
+            q = &e->next;
+            continue;
+        }
+        if (land) memcpy(e->dst, e->bytes, e->n);
+        *q = e->next;
+        free(e->bytes);
+        free(e);
+    }
+    pthread_mutex_unlock(&pend_mu);
+}
+
 static void be_free(int dev, be_stream_t s, void *p)
 {
     (void)dev;
     (void)s;
+    pend_settle(0, p, false);
     free(p);
 }
 
 static be_err_t be_h2d(void *dst, const void *src, size_t n, int dev, be_stream_t s)
 {
     (void)dev;
-    (void)s;
-    memcpy(dst, src, n);
+    if (s == 0 || n == 0) {
+        memcpy(dst, src, n);
+        return BE_OK;
+    }
+    pending_t *e = (pending_t *)malloc(sizeof *e);
+    void *b = malloc(n);
+    if (!e || !b) {
+        free(e);
+        free(b);
+        return BE_NOMEM;
+    }
+    memcpy(b, src, n); /* the source is read now */
+    *e = pending_t{dst, b, n, s, NULL};
+    pthread_mutex_lock(&pend_mu);
+    e->next = pend;
+    pend = e;
+    pthread_mutex_unlock(&pend_mu);
     return BE_OK;
 }
 
@@ -176,7 +228,7 @@ static be_err_t be_zero(void *p, size_t n, be_stream_t s)
 
 static be_err_t be_sync(be_stream_t s)
 {
-    (void)s;
+    if (s != 0) pend_settle(s, NULL, true);
     return BE_OK;
 }
 
