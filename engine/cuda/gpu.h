@@ -301,6 +301,21 @@ int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, int64_t k, co
 int gpu_k_syrk(gpu_job_t *j, int dt, int64_t m, int64_t k, const void *a, void *c, int accumulate);
 int gpu_k_mirror(gpu_job_t *j, int dt, int64_t m, void *c);
 
+/* Sorts of lines (kern/sortstat.c's k_sortlike and kern_ss_sort1): the
+ * outer x inner lines of len elements of in (element i of line (o, r) at
+ * (o len + i) inner + r), each sorted as numpy's stable sort does (NaN
+ * last; equal values, -0.0 and 0.0, NaNs among themselves, in their
+ * order), by a bitonic network over (value, position) pairs padded to p2
+ * (len rounded up to a power of two). out: olen per line (len, or topk's
+ * k) at (o olen + i) inner + r: the values (dt), or the positions (int64)
+ * when index; reverse: from the last (topk's largest). dt: bool, int32,
+ * int64, float32, float64. */
+typedef struct {
+    int dt, index, reverse;
+    int64_t outer, len, inner, p2, olen;
+} gpu_sort_t;
+int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, void *out);
+
 /* Random tensors: kern/random.c's Philox streams, bit for bit; GRND_DIST:
  * random2.c's distributions (rand_math.h's rm_draw_f, rm_draw_i: dist, a,
  * b, low as n trials), bit for bit too. */

@@ -1076,6 +1076,81 @@ GDI void scan_segment(long long t, long long outer, long long n, long long inner
     *i1 = *i0 + SCAN_SEG < n ? *i0 + SCAN_SEG : n;
 }
 
+/* ------------------------------------------------------------------ sorts
+ * gpu_k_sort's network over lines of p2 (value bits, position) pairs:
+ * position -1 pads a line past len and sorts after everything. */
+
+/* (a, ia) before (b, ib): kern/sortstat.c's LT_FLT or LT_INT, then the
+ * position (its merge sort is stable). */
+GDI bool sort_lt(int dt, u64 a, long long ia, u64 b, long long ib)
+{
+    if (ib < 0) return ia >= 0;
+    if (ia < 0) return false;
+    bool lt, gt;
+    if (dt == GDT_FLOAT64) {
+        double x = AD(a), y = AD(b);
+        lt = x < y || (y != y && x == x);
+        gt = y < x || (x != x && y == y);
+    } else if (dt == GDT_FLOAT32) {
+        float x = AF(a), y = AF(b);
+        lt = x < y || (y != y && x == x);
+        gt = y < x || (x != x && y == y);
+    } else {
+        long long x = ival(dt, a), y = ival(dt, b);
+        lt = x < y;
+        gt = y < x;
+    }
+    return lt || (!gt && ia < ib);
+}
+
+/* Item k < outer inner p2: pair k % p2 of line k / p2 loaded (or padded). */
+GDI void sort_load_item(const gpu_sort_t &s, const void *in, u64 *key, long long *pos, long long k)
+{
+    long long l = k / s.p2, i = k % s.p2;
+    if (i < s.len) {
+        key[k] = load(in, s.dt, (l / s.inner * s.len + i) * s.inner + l % s.inner);
+        pos[k] = i;
+    } else {
+        key[k] = 0;
+        pos[k] = -1;
+    }
+}
+
+/* Item t < outer inner p2 / 2 of the step (size, stride) of the bitonic
+ * network: one compare-exchange, ascending where the element's size-block
+ * is even. */
+GDI void sort_step_item(const gpu_sort_t &s, u64 *key, long long *pos, long long size,
+                        long long stride, long long t)
+{
+    long long half = s.p2 / 2, l = t / half, q = t % half;
+    long long i = (q / stride) * 2 * stride + q % stride, m = i + stride;
+    long long a = l * s.p2 + i, b = l * s.p2 + m;
+    bool up = (i & size) == 0;
+    bool swap = up ? sort_lt(s.dt, key[b], pos[b], key[a], pos[a])
+                   : sort_lt(s.dt, key[a], pos[a], key[b], pos[b]);
+    if (swap) {
+        u64 kt = key[a];
+        key[a] = key[b];
+        key[b] = kt;
+        long long pt = pos[a];
+        pos[a] = pos[b];
+        pos[b] = pt;
+    }
+}
+
+/* Item k < outer inner olen: element k % olen of line k / olen written. */
+GDI void sort_store_item(const gpu_sort_t &s, const u64 *key, const long long *pos, void *out,
+                         long long k)
+{
+    long long l = k / s.olen, i = k % s.olen;
+    long long src = l * s.p2 + (s.reverse ? s.len - 1 - i : i);
+    long long at = (l / s.inner * s.olen + i) * s.inner + l % s.inner;
+    if (s.index)
+        ((long long *)out)[at] = pos[src];
+    else
+        store(out, s.dt, at, key[src]);
+}
+
 /* kern/create.c's arange, linspace and eye (gpu.h). Only +, -, *, / and
  * conversions rounded to nearest: the CPU's bits (-fmad=false). */
 GD double linspace_at(const gpu_create_t &c, long long i)

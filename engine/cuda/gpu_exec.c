@@ -9,6 +9,7 @@
 #include "../exec.h"
 #include "../kern/kern.h"
 #include "../scratch.h"
+#include "../sortstat.h"
 #include "gpu.h"
 
 _Static_assert((int)DT_BOOL == (int)GDT_BOOL && (int)DT_INT32 == (int)GDT_INT32 &&
@@ -347,6 +348,42 @@ size_t gpu_input_bytes(const jin_t *in)
     return n;
 }
 
+/* A JK_SS job that gpu_k_sort runs, planned into s: a line op that sorts
+ * (k_sortlike: sort, argsort, partition, argpartition, topk) or a block of
+ * a quantile's network (SS_SORT1), over the five core dtypes. */
+static bool sort_plan(const tile_t *t, const job_t *j, gpu_sort_t *s)
+{
+    const jparam_t *pa = j->param;
+    if (!pa || j->n_in != 1) return false;
+    op_t op = t->g->nodes[j->node].op;
+    bool line =
+        pa->la_step == SS_STEP_LINE && (op == OP_SORT || op == OP_ARGSORT || op == OP_PARTITION ||
+                                        op == OP_ARGPARTITION || op == OP_TOPK);
+    if (!line && pa->la_step != SS_SORT1) return false;
+    const jin_t *in = &j->in[0];
+    int ax = pa->la_step == SS_SORT1 && j->ndim <= 1 ? 0 : pa->axis;
+    if (!core_dt(in->dt) || in->ndim < 1 || j->ndim != in->ndim || ax < 0 || ax >= in->ndim)
+        return false;
+    memset(s, 0, sizeof *s);
+    s->dt = in->dt;
+    s->index = line && (op == OP_ARGSORT || op == OP_ARGPARTITION);
+    s->reverse = line && op == OP_TOPK && t->g->nodes[j->node].ss->largest;
+    if (j->dt != (s->index ? DT_INT64 : in->dt)) return false;
+    s->outer = s->inner = 1;
+    for (int d = 0; d < in->ndim; d++) {
+        if (d != ax && j->shape[d] != in->shape[d]) return false;
+        if (d < ax) s->outer *= in->shape[d];
+        if (d > ax) s->inner *= in->shape[d];
+    }
+    s->len = in->shape[ax];
+    s->olen = j->shape[ax];
+    if (s->olen > s->len || (op != OP_TOPK && s->olen != s->len)) return false;
+    for (s->p2 = 1; s->p2 < s->len; s->p2 *= 2)
+        if (s->p2 > ((int64_t)1 << 40)) return false;
+    /* the network's pairs: 16 bytes each (tile.c bounds the chunk) */
+    return s->outer * s->inner <= ((int64_t)1 << 40) / s->p2;
+}
+
 bool gpu_job_supported(const tile_t *t, int32_t ji)
 {
     const job_t *j = &t->jobs[ji];
@@ -392,6 +429,10 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
         for (int k = 0; k < j->n_in; k++)
             if (j->in[k].ndim != 2 || j->in[k].dt != j->dt) return false;
         return j->ndim == 2;
+    case JK_SS: {
+        gpu_sort_t s;
+        return sort_plan(t, j, &s);
+    }
     case JK_GATHER: {
         /* pieces of other jobs' outputs, copied on the device */
         const jin_t *in = &j->in[0];
@@ -970,6 +1011,11 @@ static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
             if (gpu_k_syrk(r->gj, dt, j->in[k].shape[0], j->in[k].shape[1], din[k], dout, k > 0))
                 return -1;
         return gpu_k_mirror(r->gj, dt, j->shape[0], dout);
+    case JK_SS: {
+        gpu_sort_t s;
+        if (!sort_plan(t, j, &s)) return 1;
+        return gpu_k_sort(r->gj, &s, din[0], dout);
+    }
     default:
         return 1;
     }

@@ -183,6 +183,11 @@ int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, void *out)
     return -1;
 }
 
+int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, void *out)
+{
+    return -1;
+}
+
 int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out)
 {
     return -1;

@@ -517,6 +517,72 @@ def cases(tmp):
         "ama": lambda c: np.nanargmin(nan_of(c), axis=0),
         "wx": lambda c: nanmax_quiet(nan_cols(c)), "a": None})
 
+    # sorts of lines on the device (a bitonic network over (value, position)
+    # pairs): numpy's stable order, NaN last, ties, -0.0 and 0.0 in their
+    # order (bit for bit with the CPU's merge sort), along either axis;
+    # argsort, topk (largest and smallest), partition and argpartition (fully
+    # sorted, as the CPU does); bool, int32, int64, float32 and float64
+    def ties(c):
+        a = c["a"]
+        with np.errstate(invalid="ignore"):
+            nn = np.divide(np.zeros(1), np.zeros(1))[0]  # x86's NaN, sign bit set, as 0.0 / 0.0
+            m = np.where(a < 0.03, nn, np.floor(a * 20.0))
+        return np.where(a > 0.97, -0.0, m)
+
+    def topk(x, k, axis, largest=True):
+        s = np.sort(x, axis=axis)
+        if largest:
+            s = np.flip(s, axis=axis)
+        return np.take(s, np.arange(k), axis=axis)
+    def topk_stable(x, k, axis):
+        # the k largest from the end of the stable sort, as the CPU takes them
+        s = np.flip(np.sort(x, axis=axis, kind="stable"), axis=axis)
+        return np.take(s, np.arange(k), axis=axis)
+    run_case(tmp, "sorts", [
+        rnd("a", (600, 500), [200, 250], 97), node("f20", "multiply", ["a", 20.0]),
+        node("fl", "floor", ["f20"]), node("lo", "less", ["a", 0.03]),
+        node("nn", "divide", [0.0, 0.0]), node("m0", "where", ["lo", node_ref("nn"), "fl"]),
+        node("hi", "greater", ["a", 0.97]), node("m", "where", ["hi", -0.0, "m0"]),
+        node("s0", "sort", ["m"], axis=0), node("s1", "sort", ["m"], axis=1),
+        node("g0", "argsort", ["m"], axis=0), node("g1", "argsort", ["m"], axis=1),
+        node("t1", "topk", ["m"], k=5, axis=1), node("t0", "topk", ["m"], k=7, axis=0,
+                                                      largest=False),
+        node("p1", "partition", ["m"], kth=3, axis=1),
+        node("q0", "argpartition", ["m"], kth=[2, 9], axis=0),
+        node("f", "astype", ["m"], dtype="float32"), node("fs", "sort", ["f"], axis=1),
+        node("fg", "argsort", ["f"], axis=0),
+        rnd("k", (600, 500), [200, 250], 98, op="random.randint", low=-5, high=5),
+        node("ks", "sort", ["k"], axis=1), node("kg", "argsort", ["k"], axis=0),
+        node("k4", "astype", ["k"], dtype="int32"), node("k4s", "sort", [node_ref("k4")], axis=0),
+        node("b", "less", ["a", 0.5]), node("bg", "argsort", ["b"], axis=1),
+        node("bs", "sort", ["b"], axis=0),
+        # the zeros' signs: -0.0 and 0.0 keep their order
+        node("z0", "signbit", ["s0"]), node("z1", "signbit", [node_ref("t1")]),
+    ], {"z0": lambda c: np.signbit(np.sort(ties(c), axis=0, kind="stable")),
+        "z1": lambda c: np.signbit(topk_stable(ties(c), 5, 1)),
+        "s0": lambda c: np.sort(ties(c), axis=0), "s1": lambda c: np.sort(ties(c), axis=1),
+        "g0": lambda c: np.argsort(ties(c), axis=0, kind="stable"),
+        "g1": lambda c: np.argsort(ties(c), axis=1, kind="stable"),
+        "t1": lambda c: topk(ties(c), 5, 1), "t0": lambda c: topk(ties(c), 7, 0, False),
+        "p1": lambda c: np.sort(ties(c), axis=1),
+        "q0": lambda c: np.argsort(ties(c), axis=0, kind="stable"),
+        "fs": lambda c: np.sort(ties(c).astype(np.float32), axis=1),
+        "fg": lambda c: np.argsort(ties(c).astype(np.float32), axis=0, kind="stable"),
+        "ks": lambda c: np.sort(c["k"], axis=1),
+        "kg": lambda c: np.argsort(c["k"], axis=0, kind="stable"),
+        "k4s": lambda c: np.sort(c["k"].astype(np.int32), axis=0),
+        "bg": lambda c: np.argsort(c["a"] < 0.5, axis=1, kind="stable"),
+        "bs": lambda c: np.sort(c["a"] < 0.5, axis=0), "a": None, "k": None},
+        exact=("s0", "s1", "t1", "t0", "p1", "fs"))
+    # a long 1-D sort: blocks sorted on the device, merged by the network's
+    # split jobs (--sort-block-bytes); a line shorter than a power of two
+    run_case(tmp, "sort-network", [
+        rnd("a", (100003,), 30000, 99), node("s", "sort", ["a"]), node("g", "argsort", ["a"]),
+        node("md", "median", ["a"]),
+    ], {"s": lambda c: np.sort(c["a"]), "g": lambda c: np.argsort(c["a"], kind="stable"),
+        "md": lambda c: np.median(c["a"]), "a": None}, extra=["--sort-block-bytes", "200k"],
+        exact=("s",))
+
     # integer and float floor_divide / mod / fmod (zero and -1 divisors),
     # shifts past the width, invert: kern/ew.c's rules bit for bit
     def q(f, *a):

@@ -341,6 +341,40 @@ static void test_random_distributions(void **state)
 
 /* Without a device, the executor runs every job on the CPU whatever
  * "device" says, and reports none on a device. */
+/* Sorts of lines run on the device (gpu_k_sort): sort, argsort, topk,
+ * partition, argpartition along either axis, over floats, integers and
+ * bool; a median's line jobs (selection, not a sort) do not. */
+static void test_sorts(void **state)
+{
+    (void)state;
+    static const char *ops[] = {
+        "\"sort\",\"axis\":0",         "\"argsort\",\"axis\":1",
+        "\"topk\",\"k\":3,\"axis\":0", "\"topk\",\"k\":4,\"largest\":false",
+        "\"partition\",\"kth\":2",     "\"argpartition\",\"kth\":[1,5],\"axis\":0"};
+    static const char *src[] = {"\"random.rand\"", "\"random.randint\",\"low\":0,\"high\":5"};
+    for (int k = 0; k < (int)(sizeof ops / sizeof ops[0]); k++)
+        for (int s = 0; s < 2; s++) {
+            char doc[512];
+            snprintf(doc, sizeof doc,
+                     "{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"a\",\"op\":"
+                     "%s,\"shape\":[300,200],\"chunk_size\":[100,50],\"seed\":3},"
+                     "{\"key\":\"r\",\"op\":%s,\"inputs\":[\"a\"]}],\"fetch\":[\"r\"]}",
+                     src[s], ops[k]);
+            assert_kernels(doc, JK_SS, true);
+        }
+    assert_kernels("{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"a\",\"op\":"
+                   "\"random.rand\",\"shape\":[300,200],\"chunk_size\":100,\"seed\":3},"
+                   "{\"key\":\"b\",\"op\":\"less\",\"inputs\":[\"a\",0.5]},"
+                   "{\"key\":\"r\",\"op\":\"argsort\",\"inputs\":[\"b\"]}],"
+                   "\"fetch\":[\"r\"]}",
+                   JK_SS, true);
+    assert_kernels("{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"a\",\"op\":"
+                   "\"random.rand\",\"shape\":[300,200],\"chunk_size\":100,\"seed\":3},"
+                   "{\"key\":\"r\",\"op\":\"median\",\"inputs\":[\"a\"],\"axis\":1}],"
+                   "\"fetch\":[\"r\"]}",
+                   JK_SS, false);
+}
+
 static void test_exec_without_device(void **state)
 {
     (void)state;
@@ -382,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_int_ops),
         cmocka_unit_test(test_batched_products),
         cmocka_unit_test(test_random_distributions),
+        cmocka_unit_test(test_sorts),
         cmocka_unit_test(test_exec_without_device),
         cmocka_unit_test(test_stub_refuses_without_cuda),
     };
