@@ -453,21 +453,20 @@ extern "C" int gpu_k_mirror(gpu_job_t *j, int dt, int64_t m, void *c)
 
 extern "C" int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, void *out)
 {
-    if (j->failed) return -1;
-    long long total = s->outer * s->inner * s->p2;
-    if (total == 0 || s->olen == 0) return 0;
-    void *key, *pos;
-    if (gpu_job_tmp(j, (size_t)total * 8, &key) || gpu_job_tmp(j, (size_t)total * 8, &pos))
-        return -1;
+    long long total;
+    u64 *key;
+    long long *pos;
+    int rc = sort_begin(j, s, &total, &key, &pos);
+    if (rc) return rc < 0 ? -1 : 0;
     for (long long k = 0; k < total; k++)
-        sort_load_item(*s, in, (u64 *)key, (long long *)pos, k);
+        sort_load_item(*s, in, key, pos, k);
     for (long long size = 2; size <= s->p2; size *= 2)
         for (long long stride = size / 2; stride > 0; stride /= 2)
             for (long long t = 0; t < total / 2; t++)
-                sort_step_item(*s, (u64 *)key, (long long *)pos, size, stride, t);
+                sort_step_item(*s, key, pos, size, stride, t);
     long long n = s->outer * s->inner * s->olen;
     for (long long k = 0; k < n; k++)
-        sort_store_item(*s, (const u64 *)key, (const long long *)pos, out, k);
+        sort_store_item(*s, key, pos, out, k);
     return 0;
 }
 

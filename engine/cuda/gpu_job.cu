@@ -661,24 +661,21 @@ __global__ void k_sort_store(const gpu_sort_t s, const u64 *key, const long long
 
 extern "C" int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, void *out)
 {
-    if (j->failed) return -1;
-    long long total = s->outer * s->inner * s->p2;
-    if (total == 0 || s->olen == 0) return 0;
-    void *key, *pos;
-    if (gpu_job_tmp(j, (size_t)total * 8, &key) || gpu_job_tmp(j, (size_t)total * 8, &pos))
-        return -1;
-    k_sort_load<<<grid_for(total, 256), 256, 0, j->s>>>(*s, in, (u64 *)key, (long long *)pos,
-                                                         total);
+    long long total;
+    u64 *key;
+    long long *pos;
+    int rc = sort_begin(j, s, &total, &key, &pos);
+    if (rc) return rc < 0 ? -1 : 0;
+    k_sort_load<<<grid_for(total, 256), 256, 0, j->s>>>(*s, in, key, pos, total);
     if (launched(j, "a sort")) return -1;
     for (long long size = 2; size <= s->p2; size *= 2)
         for (long long stride = size / 2; stride > 0; stride /= 2) {
-            k_sort_step<<<grid_for(total / 2, 256), 256, 0, j->s>>>(
-                *s, (u64 *)key, (long long *)pos, size, stride, total / 2);
+            k_sort_step<<<grid_for(total / 2, 256), 256, 0, j->s>>>(*s, key, pos, size, stride,
+                                                                    total / 2);
             if (launched(j, "a sort")) return -1;
         }
     long long n = s->outer * s->inner * s->olen;
-    k_sort_store<<<grid_for(n, 256), 256, 0, j->s>>>(*s, (const u64 *)key,
-                                                      (const long long *)pos, out, n);
+    k_sort_store<<<grid_for(n, 256), 256, 0, j->s>>>(*s, key, pos, out, n);
     return launched(j, "a sort");
 }
 

@@ -603,6 +603,21 @@ extern "C" int gpu_job_prefetch_waiting(gpu_job_t *j)
     return 0;
 }
 
+/* gpu_k_sort's work arrays (gpu_dev.h's sort items, total pairs): 1 when
+ * there is nothing to sort, 0, or -1 on an error. */
+static int sort_begin(gpu_job_t *j, const gpu_sort_t *s, long long *total, u64 **key,
+                      long long **pos)
+{
+    if (j->failed) return -1;
+    *total = s->outer * s->inner * s->p2;
+    if (*total == 0 || s->olen == 0) return 1;
+    void *k, *p;
+    if (gpu_job_tmp(j, (size_t)*total * 8, &k) || gpu_job_tmp(j, (size_t)*total * 8, &p)) return -1;
+    *key = (u64 *)k;
+    *pos = (long long *)p;
+    return 0;
+}
+
 /* The products' trivial cases (gpu_k_gemm, gpu_k_gemm_batched): 1 when
  * nothing is left to do (an empty result, or k == 0: zeros unless
  * accumulating), 0 to run the product, -1 on an error. */

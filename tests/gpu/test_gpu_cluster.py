@@ -76,13 +76,18 @@ def workers(web):
     return {w["id"]: w for w in get(web, "/api/v1/workers").json()["workers"]}
 
 
-def gpu_jobs(web):
+def gpu_total(web, field):
+    """field of every device's report, summed over the workers."""
     n = 0
     for wid in workers(web):
         w = get(web, "/api/v1/workers/%s" % wid).json()
         w = w.get("worker", w)
-        n += sum(g.get("jobs", 0) for g in w.get("gpus") or [])
+        n += sum(g.get(field, 0) for g in w.get("gpus") or [])
     return n
+
+
+def gpu_jobs(web):
+    return gpu_total(web, "jobs")
 
 
 def task_matches(web):
@@ -125,20 +130,11 @@ def reports_device(web):
     check(seen_gpu and seen_cpu, "workers %r", list(ws.values()))
 
 
-def prefetched(web):
-    n = 0
-    for wid in workers(web):
-        w = get(web, "/api/v1/workers/%s" % wid).json()
-        w = w.get("worker", w)
-        n += sum(g.get("prefetched", 0) for g in w.get("gpus") or [])
-    return n
-
-
 def worker_prefetches(web):
-    # "auto": the small element-wise jobs run on CPU slots, the 256 dot jobs
-    # on the device, queued many at a time; a device slot copies in the
-    # inputs of its batch's next job that its store holds while the current
-    # job's kernels run (heartbeat "prefetched"), and the result is right
+    # "auto": the small element-wise jobs run on the CPU, the 256 dot jobs on
+    # the device, whichever slot takes them; while one runs there, the job
+    # waiting for the device has its inputs copied in (heartbeat
+    # "prefetched"), and the result is right
     sid = session(web)
     d = {"version": 1, "device": "auto", "nodes": [
         {"key": "a", "op": "random.rand", "shape": [1600, 400], "chunk_size": 100, "seed": 9},
@@ -150,9 +146,9 @@ def worker_prefetches(web):
     a = fetch(web, sid, "a")
     check(np.allclose(fetch(web, sid, "d"), (a * 2).dot((a * 2).T)), "dot differs")
     deadline = time.monotonic() + 15
-    while prefetched(web) == 0 and time.monotonic() < deadline:
+    while gpu_total(web, "prefetched") == 0 and time.monotonic() < deadline:
         time.sleep(0.5)
-    check(prefetched(web) > 0, "no input prefetched: %r",
+    check(gpu_total(web, "prefetched") > 0, "no input prefetched: %r",
           [get(web, "/api/v1/workers/%s" % w).json() for w in workers(web)])
 
 
