@@ -133,7 +133,7 @@ def proc_cpu_seconds(pid):
 def cpu_case(web, worker):
     """Many jobs ready at once for a worker with --n-cpu 1: it must still use one core."""
     doc = {"version": 1, "nodes": [
-        {"key": "a", "op": "random.rand", "shape": [5000, 5000], "chunk_size": 500, "seed": 3},
+        {"key": "a", "op": "random.rand", "shape": [6000, 6000], "chunk_size": 500, "seed": 3},
         {"key": "b", "op": "inner", "inputs": ["a", "a"]},
         {"key": "s", "op": "sum", "inputs": ["b"]}], "fetch": ["s"]}
     sid = session(web)
