@@ -309,10 +309,18 @@ int gpu_k_mirror(gpu_job_t *j, int dt, int64_t m, void *c);
  * (len rounded up to a power of two). out: olen per line (len, or topk's
  * k) at (o olen + i) inner + r: the values (dt), or the positions (int64)
  * when index; reverse: from the last (topk's largest). dt: bool, int32,
- * int64, float32, float64. */
+ * int64, float32, float64. quant (k_quantile's statistics instead):
+ * GSORT_MEDIAN, or GSORT_QUANTILE at the nq fractions q (percentile's
+ * already / 100), of each sorted line; nan_skip: of its values that are
+ * not NaN, else NaN for a line holding one; written as odt (float64 or
+ * float32) at qi * outer * inner + line, kern/quant_math.h's arithmetic. */
+enum { GSORT_VALUES, GSORT_MEDIAN, GSORT_QUANTILE };
+#define GSORT_QMAX 32
 typedef struct {
     int dt, index, reverse;
     int64_t outer, len, inner, p2, olen;
+    int quant, nan_skip, odt, nq;
+    double q[GSORT_QMAX];
 } gpu_sort_t;
 int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, void *out);
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../kern/quant_math.h"
 #include "../kern/rand_math.h"
 #include "gpu.h"
 
@@ -1149,6 +1150,77 @@ GDI void sort_store_item(const gpu_sort_t &s, const u64 *key, const long long *p
         ((long long *)out)[at] = pos[src];
     else
         store(out, s.dt, at, key[src]);
+}
+
+/* Value i of a sorted line (key bits of dtype dt) as float64. */
+GDI double sort_f64(int dt, u64 v)
+{
+    switch (dt) {
+    case GDT_FLOAT64:
+        return AD(v);
+    case GDT_FLOAT32:
+        return (double)AF(v);
+    case GDT_INT64:
+        return ll2d((long long)v);
+    default:
+        return (double)ival(dt, v);
+    }
+}
+
+/* Item k < nq outer inner: statistic k / lines of line k % lines of the
+ * sorted pairs (gpu_sort_t's quant), as kern/sortstat.c's k_quantile. */
+GDI void quant_item(const gpu_sort_t &s, const u64 *key, void *out, long long k)
+{
+    long long lines = s.outer * s.inner, l = k % lines;
+    int qi = (int)(k / lines);
+    const u64 *v = key + l * s.p2;
+    long long m = s.len; /* NaN sort last: the first NaN ends the values */
+    bool fl = s.dt == GDT_FLOAT64 || s.dt == GDT_FLOAT32;
+    if (fl) {
+        long long lo = 0, hi = s.len;
+        while (lo < hi) {
+            long long mid = lo + (hi - lo) / 2;
+            double x = sort_f64(s.dt, v[mid]);
+            if (x != x)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        m = lo;
+    }
+    double res = AD(0x7ff8000000000000ULL); /* NAN */
+    if ((s.nan_skip || m == s.len) && m > 0) {
+        if (s.quant == GSORT_MEDIAN) {
+            long long h = m / 2;
+            if (m % 2)
+                res = sort_f64(s.dt, v[h]);
+            else if (s.dt == GDT_FLOAT32)
+                res = qm_mid_f32(AF(v[h - 1]), AF(v[h]));
+            else
+                res = qm_mid_f64(sort_f64(s.dt, v[h - 1]), sort_f64(s.dt, v[h]));
+        } else {
+            int64_t pi, ni;
+            double g;
+            qm_pos(m, s.q[qi], &pi, &ni, &g);
+            switch (s.dt) {
+            case GDT_FLOAT32:
+                res = qm_lerp_f32(AF(v[pi]), AF(v[ni]), g);
+                break;
+            case GDT_INT32:
+                res = qm_lerp_i32(AI(v[pi]), AI(v[ni]), g);
+                break;
+            case GDT_INT64:
+                res = qm_lerp_i64(AL(v[pi]), AL(v[ni]), g);
+                break;
+            default:
+                res = qm_lerp_f64(sort_f64(s.dt, v[pi]), sort_f64(s.dt, v[ni]), g);
+            }
+        }
+    }
+    if (s.odt == GDT_FLOAT32)
+        ((float *)out)[k] = d2f(res);
+    else
+        ((double *)out)[k] = res;
 }
 
 /* kern/create.c's arange, linspace and eye (gpu.h). Only +, -, *, / and

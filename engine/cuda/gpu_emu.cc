@@ -464,6 +464,11 @@ extern "C" int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, voi
         for (long long stride = size / 2; stride > 0; stride /= 2)
             for (long long t = 0; t < total / 2; t++)
                 sort_step_item(*s, key, pos, size, stride, t);
+    if (s->quant != GSORT_VALUES) {
+        for (long long k = 0; k < s->nq * s->outer * s->inner; k++)
+            quant_item(*s, key, out, k);
+        return 0;
+    }
     long long n = s->outer * s->inner * s->olen;
     for (long long k = 0; k < n; k++)
         sort_store_item(*s, key, pos, out, k);

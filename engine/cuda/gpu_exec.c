@@ -348,17 +348,59 @@ size_t gpu_input_bytes(const jin_t *in)
     return n;
 }
 
+/* A median or quantile of lines (k_quantile) planned into s: 0, or false. */
+static bool quant_plan(const graph_node_t *n, const job_t *j, gpu_sort_t *s)
+{
+    bool med = n->op == OP_MEDIAN || n->op == OP_NANMEDIAN;
+    s->quant = med ? GSORT_MEDIAN : GSORT_QUANTILE;
+    s->nan_skip = n->op == OP_NANMEDIAN || n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE;
+    s->odt = j->dt;
+    s->nq = med ? 1 : n->ss->nq;
+    if ((j->dt != DT_FLOAT64 && j->dt != DT_FLOAT32) || s->nq < 1 || s->nq > GSORT_QMAX)
+        return false;
+    for (int k = 0; !med && k < s->nq; k++)
+        s->q[k] = n->ss->q[k];
+    /* its output: nq values per line, whatever the shape keepdims gives */
+    return (int64_t)job_nbytes(j) == s->nq * s->outer * s->inner * (int64_t)dt_size(j->dt);
+}
+
+static bool is_quant_op(op_t op)
+{
+    return op == OP_MEDIAN || op == OP_NANMEDIAN || op == OP_PERCENTILE || op == OP_NANPERCENTILE ||
+           op == OP_QUANTILE || op == OP_NANQUANTILE;
+}
+
 /* A JK_SS job that gpu_k_sort runs, planned into s: a line op that sorts
- * (k_sortlike: sort, argsort, partition, argpartition, topk) or a block of
- * a quantile's network (SS_SORT1), over the five core dtypes. */
+ * (k_sortlike: sort, argsort, partition, argpartition, topk), a block of
+ * a quantile's network (SS_SORT1), or a median or quantile of lines
+ * (k_quantile), over the five core dtypes. */
 static bool sort_plan(const tile_t *t, const job_t *j, gpu_sort_t *s)
 {
     const jparam_t *pa = j->param;
     if (!pa || j->n_in != 1) return false;
-    op_t op = t->g->nodes[j->node].op;
+    const graph_node_t *n = &t->g->nodes[j->node];
+    op_t op = n->op;
     bool line =
         pa->la_step == SS_STEP_LINE && (op == OP_SORT || op == OP_ARGSORT || op == OP_PARTITION ||
                                         op == OP_ARGPARTITION || op == OP_TOPK);
+    bool quant = pa->la_step == SS_STEP_LINE && is_quant_op(op);
+    if (quant) {
+        const jin_t *in = &j->in[0];
+        int ax = pa->axis;
+        if (!core_dt(in->dt) || in->ndim < 1 || ax < 0 || ax >= in->ndim) return false;
+        memset(s, 0, sizeof *s);
+        s->dt = in->dt;
+        s->outer = s->inner = 1;
+        for (int d = 0; d < in->ndim; d++) {
+            if (d < ax) s->outer *= in->shape[d];
+            if (d > ax) s->inner *= in->shape[d];
+        }
+        s->len = s->olen = in->shape[ax];
+        if (!quant_plan(n, j, s)) return false;
+        for (s->p2 = 1; s->p2 < s->len; s->p2 *= 2)
+            if (s->p2 > ((int64_t)1 << 40)) return false;
+        return s->outer * s->inner <= ((int64_t)1 << 40) / s->p2;
+    }
     if (!line && pa->la_step != SS_SORT1) return false;
     const jin_t *in = &j->in[0];
     int ax = pa->la_step == SS_SORT1 && j->ndim <= 1 ? 0 : pa->axis;

@@ -652,6 +652,12 @@ __global__ void k_sort_step(const gpu_sort_t s, u64 *key, long long *pos, long l
     sort_step_item(s, key, pos, size, stride, t);
 }
 
+__global__ void k_quant(const gpu_sort_t s, const u64 *key, void *out, long long n)
+{
+    GRID_LOOP(k, n)
+    quant_item(s, key, out, k);
+}
+
 __global__ void k_sort_store(const gpu_sort_t s, const u64 *key, const long long *pos, void *out,
                              long long n)
 {
@@ -674,6 +680,11 @@ extern "C" int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, voi
                                                                     total / 2);
             if (launched(j, "a sort")) return -1;
         }
+    if (s->quant != GSORT_VALUES) {
+        long long n = s->nq * s->outer * s->inner;
+        k_quant<<<grid_for(n, 128), 128, 0, j->s>>>(*s, key, out, n);
+        return launched(j, "a quantile");
+    }
     long long n = s->outer * s->inner * s->olen;
     k_sort_store<<<grid_for(n, 256), 256, 0, j->s>>>(*s, key, pos, out, n);
     return launched(j, "a sort");

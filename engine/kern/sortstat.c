@@ -9,6 +9,7 @@
 #include "../graph.h"
 #include "../sortstat.h"
 #include "kern_internal.h"
+#include "quant_math.h"
 
 /* ---- stable merge sorts: of values, and of indexes by value ----------- */
 
@@ -327,38 +328,16 @@ static int k_sortlike(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, c
 /* numpy 1.24 _lerp of sorted values v[i] and v[j] (dtype dt) by t */
 static double lerp_at(dtype_t dt, const void *v, int64_t i, int64_t j, double t)
 {
-    double a, b, d;
     switch (dt) {
-    case DT_FLOAT32: {
-        float fa = ((const float *)v)[i], fb = ((const float *)v)[j];
-        a = fa;
-        b = fb;
-        d = (double)(float)(fb - fa);
-        break;
-    }
-    case DT_INT32: {
-        int32_t ia = ((const int32_t *)v)[i], ib = ((const int32_t *)v)[j];
-        a = ia;
-        b = ib;
-        d = (double)(int32_t)((uint32_t)ib - (uint32_t)ia);
-        break;
-    }
-    case DT_INT64: {
-        int64_t ia = ((const int64_t *)v)[i], ib = ((const int64_t *)v)[j];
-        a = (double)ia;
-        b = (double)ib;
-        d = (double)(int64_t)((uint64_t)ib - (uint64_t)ia);
-        break;
-    }
+    case DT_FLOAT32:
+        return qm_lerp_f32(((const float *)v)[i], ((const float *)v)[j], t);
+    case DT_INT32:
+        return qm_lerp_i32(((const int32_t *)v)[i], ((const int32_t *)v)[j], t);
+    case DT_INT64:
+        return qm_lerp_i64(((const int64_t *)v)[i], ((const int64_t *)v)[j], t);
     default:
-        a = dt_read_f64(dt, v, i);
-        b = dt_read_f64(dt, v, j);
-        d = b - a;
-        break;
+        return qm_lerp_f64(dt_read_f64(dt, v, i), dt_read_f64(dt, v, j), t);
     }
-    double r = a + d * t;
-    if (t >= 0.5) r = b - d * (1 - t);
-    return r;
 }
 
 /* numpy median of sorted v[0..m) (mean of the middle one or two) */
@@ -367,25 +346,13 @@ static double median_of(dtype_t dt, const void *v, int64_t m)
     if (m == 0) return NAN;
     int64_t h = m / 2;
     if (m % 2) return dt_read_f64(dt, v, h);
-    if (dt == DT_FLOAT32) {
-        float s = ((const float *)v)[h - 1] + ((const float *)v)[h];
-        return (double)(s / 2.0f);
-    }
-    return (dt_read_f64(dt, v, h - 1) + dt_read_f64(dt, v, h)) / 2.0;
+    if (dt == DT_FLOAT32) return qm_mid_f32(((const float *)v)[h - 1], ((const float *)v)[h]);
+    return qm_mid_f64(dt_read_f64(dt, v, h - 1), dt_read_f64(dt, v, h));
 }
 
-/* numpy 1.24's linear method: the neighbours of the virtual index
- * (m-1)*q (both the last past the end, both the first below 0) and gamma,
- * which numpy computes from the adjusted previous index (-1 past the end). */
 void ss_quantile_pos(int64_t m, double q, int64_t *pi, int64_t *ni, double *g)
 {
-    double vi = (double)(m - 1) * q;
-    int64_t p = (int64_t)floor(vi), nx = p + 1;
-    if (vi >= (double)(m - 1)) p = nx = -1;
-    if (vi < 0) p = nx = 0;
-    if (g) *g = vi - (double)p;
-    *pi = p < 0 ? m + p : p;
-    *ni = nx < 0 ? m + nx : nx;
+    qm_pos(m, q, pi, ni, g);
 }
 
 static int k_quantile(const graph_node_t *n, int ax, const arr_t *a, arr_t *o, char *err,

@@ -534,6 +534,10 @@ def cases(tmp):
         if largest:
             s = np.flip(s, axis=axis)
         return np.take(s, np.arange(k), axis=axis)
+    def nanned(c):
+        with np.errstate(invalid="ignore"):
+            return np.where(c["a"] < 0.002, np.nan, c["a"])
+
     def topk_stable(x, k, axis):
         # the k largest from the end of the stable sort, as the CPU takes them
         s = np.flip(np.sort(x, axis=axis, kind="stable"), axis=axis)
@@ -574,6 +578,33 @@ def cases(tmp):
         "bg": lambda c: np.argsort(c["a"] < 0.5, axis=1, kind="stable"),
         "bs": lambda c: np.sort(c["a"] < 0.5, axis=0), "a": None, "k": None},
         exact=("s0", "s1", "t1", "t0", "p1", "fs"))
+    # medians, quantiles and percentiles of lines on the device: the lines
+    # sorted, then kern/quant_math.h's arithmetic (the CPU's bits); NaN for
+    # a line holding one, the nan-variants skip them; float32 medians stay
+    # float32; integer lines
+    run_case(tmp, "quantiles", [
+        rnd("a", (600, 500), [200, 250], 97), node("f20", "multiply", ["a", 20.0]),
+        node("fl", "floor", ["f20"]), node("lo", "less", ["a", 0.002]),
+        node("nn", "divide", [0.0, 0.0]), node("m", "where", ["lo", node_ref("nn"), "a"]),
+        node("md0", "median", ["m"], axis=0), node("nmd1", "nanmedian", ["m"], axis=1),
+        node("q1", "quantile", ["m"], q=[0.1, 0.5, 0.9], axis=1),
+        node("nq0", "nanquantile", ["m"], q=[0.25, 0.75], axis=0),
+        node("f", "astype", ["m"], dtype="float32"), node("fmd", "median", ["f"], axis=1),
+        node("fnp", "nanpercentile", ["f"], q=30, axis=0),
+        rnd("k", (600, 500), [200, 250], 98, op="random.randint", low=-50, high=50),
+        node("kp", "percentile", ["k"], q=[5, 50, 95], axis=1),
+        node("k4", "astype", ["k"], dtype="int32"), node("k4m", "median", [node_ref("k4")], axis=0),
+        node("tm", "median", ["fl"], axis=1),
+    ], {"md0": lambda c: np.median(nanned(c), axis=0),
+        "nmd1": lambda c: np.nanmedian(nanned(c), axis=1),
+        "q1": lambda c: np.quantile(nanned(c), [0.1, 0.5, 0.9], axis=1),
+        "nq0": lambda c: np.nanquantile(nanned(c), [0.25, 0.75], axis=0),
+        "fmd": lambda c: np.median(nanned(c).astype(np.float32), axis=1),
+        "fnp": lambda c: np.nanpercentile(nanned(c).astype(np.float32), 30, axis=0),
+        "kp": lambda c: np.percentile(c["k"], [5, 50, 95], axis=1),
+        "k4m": lambda c: np.median(c["k"].astype(np.int32), axis=0),
+        "tm": lambda c: np.median(np.floor(c["a"] * 20.0), axis=1), "a": None, "k": None},
+        exact=("md0", "nmd1", "q1", "nq0", "fmd", "fnp", "kp", "k4m", "tm"))
     # a long 1-D sort: blocks sorted on the device, merged by the network's
     # split jobs (--sort-block-bytes); a line shorter than a power of two
     run_case(tmp, "sort-network", [

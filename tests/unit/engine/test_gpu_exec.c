@@ -131,7 +131,7 @@ static void test_unsupported_fall_back(void **state)
     (void)state;
     tiled_t x;
     /* integer power with an array exponent (its negative exponents are
-     * refused before it runs) and a median (a sort) have no device kernel:
+     * refused before it runs) and an average (sortstat) have no device kernel:
      * they run on the CPU whatever "device" says; argmax's and var's map
      * stages, and an integer dot, have one */
     tile_doc(&x,
@@ -145,7 +145,7 @@ static void test_unsupported_fall_back(void **state)
              "{\"key\":\"d\",\"op\":\"dot\",\"inputs\":[\"k\",\"kt\"]},"
              "{\"key\":\"s\",\"op\":\"sum\",\"inputs\":[\"a\"],\"axis\":0},"
              "{\"key\":\"e\",\"op\":\"exp\",\"inputs\":[\"a\"]},"
-             "{\"key\":\"md\",\"op\":\"median\",\"inputs\":[\"a\"],\"axis\":0}],"
+             "{\"key\":\"md\",\"op\":\"average\",\"inputs\":[\"a\"],\"axis\":0}],"
              "\"fetch\":[\"f\",\"m\",\"v\",\"d\",\"s\",\"e\",\"md\"]}");
     const graph_t *g = x.g;
     int sup_by_node[16] = {0}, all_by_node[16] = {0};
@@ -339,18 +339,17 @@ static void test_random_distributions(void **state)
     }
 }
 
-/* Without a device, the executor runs every job on the CPU whatever
- * "device" says, and reports none on a device. */
 /* Sorts of lines run on the device (gpu_k_sort): sort, argsort, topk,
- * partition, argpartition along either axis, over floats, integers and
- * bool; a median's line jobs (selection, not a sort) do not. */
+ * partition, argpartition, median and quantile along either axis, over
+ * floats, integers and bool; average's line jobs do not. */
 static void test_sorts(void **state)
 {
     (void)state;
     static const char *ops[] = {
         "\"sort\",\"axis\":0",         "\"argsort\",\"axis\":1",
         "\"topk\",\"k\":3,\"axis\":0", "\"topk\",\"k\":4,\"largest\":false",
-        "\"partition\",\"kth\":2",     "\"argpartition\",\"kth\":[1,5],\"axis\":0"};
+        "\"partition\",\"kth\":2",     "\"argpartition\",\"kth\":[1,5],\"axis\":0",
+        "\"median\",\"axis\":0",       "\"nanquantile\",\"q\":[0.1,0.5],\"axis\":1"};
     static const char *src[] = {"\"random.rand\"", "\"random.randint\",\"low\":0,\"high\":5"};
     for (int k = 0; k < (int)(sizeof ops / sizeof ops[0]); k++)
         for (int s = 0; s < 2; s++) {
@@ -370,11 +369,13 @@ static void test_sorts(void **state)
                    JK_SS, true);
     assert_kernels("{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"a\",\"op\":"
                    "\"random.rand\",\"shape\":[300,200],\"chunk_size\":100,\"seed\":3},"
-                   "{\"key\":\"r\",\"op\":\"median\",\"inputs\":[\"a\"],\"axis\":1}],"
+                   "{\"key\":\"r\",\"op\":\"average\",\"inputs\":[\"a\"],\"axis\":1}],"
                    "\"fetch\":[\"r\"]}",
                    JK_SS, false);
 }
 
+/* Without a device, the executor runs every job on the CPU whatever
+ * "device" says, and reports none on a device. */
 static void test_exec_without_device(void **state)
 {
     (void)state;
