@@ -321,8 +321,23 @@ typedef struct {
     int64_t outer, len, inner, p2, olen;
     int quant, nan_skip, odt, nq;
     double q[GSORT_QMAX];
+    /* pack (olen 2 len): argsort's block for the merge network
+     * (kern_ss_pack): int64 [values; off + positions], the values as
+     * float64 bits (floats) or int64 */
+    int pack;
+    int64_t off;
 } gpu_sort_t;
 int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, void *out);
+/* A comparator of a long sort's merge network (kern_ss_split*): each
+ * line's nx sorted elements of x and ny of y merged, x's first among
+ * equals (pairs: by their positions), the first nx written (high: the last
+ * ny). pairs: argsort's packs (int64 lines [values; positions], dt then
+ * GDT_FLOAT64 or GDT_INT64 as they hold). Lines laid out as gpu_sort_t's. */
+typedef struct {
+    int dt, pairs, high;
+    int64_t outer, inner, nx, ny;
+} gpu_merge_t;
+int gpu_k_merge(gpu_job_t *j, const gpu_merge_t *m, const void *x, const void *y, void *out);
 
 /* Random tensors: kern/random.c's Philox streams, bit for bit; GRND_DIST:
  * random2.c's distributions (rand_math.h's rm_draw_f, rm_draw_i: dist, a,

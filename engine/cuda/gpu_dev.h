@@ -1139,17 +1139,83 @@ GDI void sort_step_item(const gpu_sort_t &s, u64 *key, long long *pos, long long
     }
 }
 
-/* Item k < outer inner olen: element k % olen of line k / olen written. */
+/* Item k < outer inner olen: element k % olen of line k / olen written
+ * (pack: value i, or position i - len). */
 GDI void sort_store_item(const gpu_sort_t &s, const u64 *key, const long long *pos, void *out,
                          long long k)
 {
     long long l = k / s.olen, i = k % s.olen;
-    long long src = l * s.p2 + (s.reverse ? s.len - 1 - i : i);
     long long at = (l / s.inner * s.olen + i) * s.inner + l % s.inner;
+    if (s.pack) {
+        long long src = l * s.p2 + (i < s.len ? i : i - s.len);
+        u64 v = key[src];
+        if (i >= s.len)
+            v = (u64)(s.off + pos[src]);
+        else if (s.dt == GDT_FLOAT32)
+            v = UD((double)AF(v));
+        else if (s.dt != GDT_FLOAT64)
+            v = (u64)ival(s.dt, v);
+        ((u64 *)out)[at] = v;
+        return;
+    }
+    long long src = l * s.p2 + (s.reverse ? s.len - 1 - i : i);
     if (s.index)
         ((long long *)out)[at] = pos[src];
     else
         store(out, s.dt, at, key[src]);
+}
+
+/* Element a of x's line l in a merge (value bits and its position: the
+ * pack's, or a for plain values; y's follow x's, b + nx). */
+GDI void merge_at(const gpu_merge_t &m, const void *x, long long n, long long l, long long a,
+                  long long base, u64 *v, long long *p)
+{
+    long long lw = m.pairs ? 2 * n : n, o = l / m.inner, r = l % m.inner;
+    if (m.pairs) {
+        *v = ((const u64 *)x)[(o * lw + a) * m.inner + r];
+        *p = ((const long long *)x)[(o * lw + n + a) * m.inner + r];
+    } else {
+        *v = load(x, m.dt, (o * lw + a) * m.inner + r);
+        *p = base + a;
+    }
+}
+
+/* Item k < outer inner (high ? ny : nx): output element k % that of line
+ * k / that: the co-rank of its merged rank found by a binary search. */
+GDI void merge_item(const gpu_merge_t &m, const void *x, const void *y, void *out, long long k)
+{
+    long long w = m.high ? m.ny : m.nx, l = k / w, i = k % w;
+    long long kk = m.high ? m.nx + i : i; /* its rank in the merged line */
+    long long lo = kk > m.ny ? kk - m.ny : 0, hi = kk < m.nx ? kk : m.nx;
+    u64 xv, yv;
+    long long xp, yp;
+    while (lo < hi) { /* the fewest of x before rank kk */
+        long long a = lo + (hi - lo) / 2, b = kk - a;
+        merge_at(m, x, m.nx, l, a, 0, &xv, &xp);
+        merge_at(m, y, m.ny, l, b - 1, m.nx, &yv, &yp);
+        if (!sort_lt(m.dt, yv, yp, xv, xp)) /* x[a] comes before y[b - 1] */
+            lo = a + 1;
+        else
+            hi = a;
+    }
+    long long a = lo, b = kk - lo;
+    bool take_x = a < m.nx;
+    if (take_x && b < m.ny) {
+        merge_at(m, x, m.nx, l, a, 0, &xv, &xp);
+        merge_at(m, y, m.ny, l, b, m.nx, &yv, &yp);
+        take_x = !sort_lt(m.dt, yv, yp, xv, xp);
+    }
+    if (take_x)
+        merge_at(m, x, m.nx, l, a, 0, &xv, &xp);
+    else
+        merge_at(m, y, m.ny, l, b, m.nx, &xv, &xp);
+    long long ow = m.pairs ? 2 * w : w, o = l / m.inner, r = l % m.inner;
+    if (m.pairs) {
+        ((u64 *)out)[(o * ow + i) * m.inner + r] = xv;
+        ((long long *)out)[(o * ow + w + i) * m.inner + r] = xp;
+    } else {
+        store(out, m.dt, (o * ow + i) * m.inner + r, xv);
+    }
 }
 
 /* Value i of a sorted line (key bits of dtype dt) as float64. */

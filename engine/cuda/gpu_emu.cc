@@ -475,6 +475,16 @@ extern "C" int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, voi
     return 0;
 }
 
+extern "C" int gpu_k_merge(gpu_job_t *j, const gpu_merge_t *m, const void *x, const void *y,
+                           void *out)
+{
+    if (j->failed) return -1;
+    long long n = m->outer * m->inner * (m->high ? m->ny : m->nx);
+    for (long long k = 0; k < n; k++)
+        merge_item(*m, x, y, out, k);
+    return 0;
+}
+
 extern "C" int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out)
 {
     if (j->failed) return -1;

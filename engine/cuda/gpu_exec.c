@@ -401,16 +401,19 @@ static bool sort_plan(const tile_t *t, const job_t *j, gpu_sort_t *s)
             if (s->p2 > ((int64_t)1 << 40)) return false;
         return s->outer * s->inner <= ((int64_t)1 << 40) / s->p2;
     }
-    if (!line && pa->la_step != SS_SORT1) return false;
+    bool pack = pa->la_step == SS_PACK;
+    if (!line && !pack && pa->la_step != SS_SORT1) return false;
     const jin_t *in = &j->in[0];
-    int ax = pa->la_step == SS_SORT1 && j->ndim <= 1 ? 0 : pa->axis;
+    int ax = !line && j->ndim <= 1 ? 0 : pa->axis;
     if (!core_dt(in->dt) || in->ndim < 1 || j->ndim != in->ndim || ax < 0 || ax >= in->ndim)
         return false;
     memset(s, 0, sizeof *s);
     s->dt = in->dt;
     s->index = line && (op == OP_ARGSORT || op == OP_ARGPARTITION);
     s->reverse = line && op == OP_TOPK && t->g->nodes[j->node].ss->largest;
-    if (j->dt != (s->index ? DT_INT64 : in->dt)) return false;
+    s->pack = pack;
+    s->off = pack && j->off ? j->off[0] : 0;
+    if (j->dt != (s->index || pack ? DT_INT64 : in->dt)) return false;
     s->outer = s->inner = 1;
     for (int d = 0; d < in->ndim; d++) {
         if (d != ax && j->shape[d] != in->shape[d]) return false;
@@ -419,11 +422,49 @@ static bool sort_plan(const tile_t *t, const job_t *j, gpu_sort_t *s)
     }
     s->len = in->shape[ax];
     s->olen = j->shape[ax];
-    if (s->olen > s->len || (op != OP_TOPK && s->olen != s->len)) return false;
+    if (pack ? s->olen != 2 * s->len
+             : s->olen > s->len || (!(line && op == OP_TOPK) && s->olen != s->len))
+        return false;
     for (s->p2 = 1; s->p2 < s->len; s->p2 *= 2)
         if (s->p2 > ((int64_t)1 << 40)) return false;
     /* the network's pairs: 16 bytes each (tile.c bounds the chunk) */
     return s->outer * s->inner <= ((int64_t)1 << 40) / s->p2;
+}
+
+/* A comparator of a long sort's merge network (SS_SPLIT_LOW, SS_SPLIT_HIGH:
+ * kern_ss_split and its pairs and axis forms) planned into m. */
+static bool merge_plan(const tile_t *t, const job_t *j, gpu_merge_t *m)
+{
+    const jparam_t *pa = j->param;
+    if (!pa || j->n_in != 2 || (pa->la_step != SS_SPLIT_LOW && pa->la_step != SS_SPLIT_HIGH))
+        return false;
+    op_t op = t->g->nodes[j->node].op;
+    const jin_t *x = &j->in[0], *y = &j->in[1];
+    int ax = j->ndim > 1 ? pa->axis : 0;
+    if (j->ndim < 1 || ax < 0 || ax >= j->ndim || x->ndim != j->ndim || y->ndim != j->ndim)
+        return false;
+    memset(m, 0, sizeof *m);
+    m->pairs = op == OP_ARGSORT || op == OP_ARGPARTITION;
+    m->high = pa->la_step == SS_SPLIT_HIGH;
+    if (m->pairs) {
+        if (!core_dt(pa->in_dt) || j->dt != DT_INT64 || x->dt != DT_INT64 || y->dt != DT_INT64)
+            return false;
+        m->dt = pa->in_dt == DT_FLOAT32 || pa->in_dt == DT_FLOAT64 ? GDT_FLOAT64 : GDT_INT64;
+    } else {
+        if (!core_dt(j->dt) || x->dt != j->dt || y->dt != j->dt) return false;
+        m->dt = j->dt;
+    }
+    m->outer = m->inner = 1;
+    for (int d = 0; d < j->ndim; d++) {
+        if (d != ax && (x->shape[d] != j->shape[d] || y->shape[d] != j->shape[d])) return false;
+        if (d < ax) m->outer *= j->shape[d];
+        if (d > ax) m->inner *= j->shape[d];
+    }
+    int per = m->pairs ? 2 : 1;
+    if (x->shape[ax] % per || y->shape[ax] % per) return false;
+    m->nx = x->shape[ax] / per;
+    m->ny = y->shape[ax] / per;
+    return j->shape[ax] == per * (m->high ? m->ny : m->nx);
 }
 
 bool gpu_job_supported(const tile_t *t, int32_t ji)
@@ -473,7 +514,8 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
         return j->ndim == 2;
     case JK_SS: {
         gpu_sort_t s;
-        return sort_plan(t, j, &s);
+        gpu_merge_t m;
+        return sort_plan(t, j, &s) || merge_plan(t, j, &m);
     }
     case JK_GATHER: {
         /* pieces of other jobs' outputs, copied on the device */
@@ -1055,8 +1097,10 @@ static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
         return gpu_k_mirror(r->gj, dt, j->shape[0], dout);
     case JK_SS: {
         gpu_sort_t s;
-        if (!sort_plan(t, j, &s)) return 1;
-        return gpu_k_sort(r->gj, &s, din[0], dout);
+        gpu_merge_t m;
+        if (sort_plan(t, j, &s)) return gpu_k_sort(r->gj, &s, din[0], dout);
+        if (merge_plan(t, j, &m)) return gpu_k_merge(r->gj, &m, din[0], din[1], dout);
+        return 1;
     }
     default:
         return 1;

@@ -690,6 +690,22 @@ extern "C" int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, voi
     return launched(j, "a sort");
 }
 
+__global__ void k_merge(const gpu_merge_t m, const void *x, const void *y, void *out, long long n)
+{
+    GRID_LOOP(k, n)
+    merge_item(m, x, y, out, k);
+}
+
+extern "C" int gpu_k_merge(gpu_job_t *j, const gpu_merge_t *m, const void *x, const void *y,
+                           void *out)
+{
+    if (j->failed) return -1;
+    long long n = m->outer * m->inner * (m->high ? m->ny : m->nx);
+    if (n == 0) return 0;
+    k_merge<<<grid_for(n, 256), 256, 0, j->s>>>(*m, x, y, out, n);
+    return launched(j, "a sort's merge");
+}
+
 extern "C" int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out)
 {
     if (j->failed) return -1;

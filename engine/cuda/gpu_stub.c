@@ -188,6 +188,11 @@ int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, void *out)
     return -1;
 }
 
+int gpu_k_merge(gpu_job_t *j, const gpu_merge_t *m, const void *x, const void *y, void *out)
+{
+    return -1;
+}
+
 int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out)
 {
     return -1;

@@ -607,12 +607,36 @@ def cases(tmp):
         exact=("md0", "nmd1", "q1", "nq0", "fmd", "fnp", "kp", "k4m", "tm"))
     # a long 1-D sort: blocks sorted on the device, merged by the network's
     # split jobs (--sort-block-bytes); a line shorter than a power of two
+    # (the blocks sorted or packed, and the comparators' merges, on the
+    # device), with ties, NaN and -0.0; along an axis of a 2-D input too
+    def tied(x):
+        with np.errstate(invalid="ignore"):
+            nn = np.divide(np.zeros(1), np.zeros(1))[0]
+            m = np.where(x < 0.03, nn, np.floor(x * 50.0))
+        return np.where(x > 0.97, -0.0, m)
     run_case(tmp, "sort-network", [
         rnd("a", (100003,), 30000, 99), node("s", "sort", ["a"]), node("g", "argsort", ["a"]),
         node("md", "median", ["a"]),
+        node("f50", "multiply", ["a", 50.0]), node("fl", "floor", ["f50"]),
+        node("lo", "less", ["a", 0.03]), node("nn", "divide", [0.0, 0.0]),
+        node("m0", "where", ["lo", node_ref("nn"), "fl"]), node("hi", "greater", ["a", 0.97]),
+        node("t", "where", ["hi", -0.0, "m0"]), node("ts", "sort", ["t"]),
+        node("tg", "argsort", ["t"]), node("tz", "signbit", [node_ref("ts")]),
+        rnd("b", (4, 60001), [2, 20000], 100), node("bs", "sort", ["b"], axis=1),
+        node("bg", "argsort", ["b"], axis=1),
+        rnd("k", (50001,), 20000, 101, op="random.randint", low=-9, high=9),
+        node("kg", "argsort", ["k"]), node("k4", "astype", ["k"], dtype="int32"),
+        node("k4s", "sort", [node_ref("k4")]),
     ], {"s": lambda c: np.sort(c["a"]), "g": lambda c: np.argsort(c["a"], kind="stable"),
-        "md": lambda c: np.median(c["a"]), "a": None}, extra=["--sort-block-bytes", "200k"],
-        exact=("s",))
+        "md": lambda c: np.median(c["a"]), "ts": lambda c: np.sort(tied(c["a"]), kind="stable"),
+        "tg": lambda c: np.argsort(tied(c["a"]), kind="stable"),
+        "tz": lambda c: np.signbit(np.sort(tied(c["a"]), kind="stable")),
+        "bs": lambda c: np.sort(c["b"], axis=1),
+        "bg": lambda c: np.argsort(c["b"], axis=1, kind="stable"),
+        "kg": lambda c: np.argsort(c["k"], kind="stable"),
+        "k4s": lambda c: np.sort(c["k"].astype(np.int32)),
+        "a": None, "b": None, "k": None}, extra=["--sort-block-bytes", "200k"],
+        exact=("s", "ts", "bs"))
 
     # integer and float floor_divide / mod / fmod (zero and -1 divisors),
     # shifts past the width, invert: kern/ew.c's rules bit for bit
