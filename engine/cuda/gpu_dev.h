@@ -1283,8 +1283,8 @@ GDI void quant_item(const gpu_sort_t &s, const u64 *key, void *out, long long k)
             }
         }
     }
-    if (s.odt == GDT_FLOAT32)
-        ((float *)out)[k] = d2f(res);
+    if (s.odt == GDT_FLOAT32) /* the CPU's (float)NAN, not CUDA's canonical NaN */
+        ((unsigned *)out)[k] = res != res ? 0x7fc00000u : (unsigned)UF(d2f(res));
     else
         ((double *)out)[k] = res;
 }
