@@ -338,6 +338,15 @@ typedef struct {
     int64_t outer, inner, nx, ny;
 } gpu_merge_t;
 int gpu_k_merge(gpu_job_t *j, const gpu_merge_t *m, const void *x, const void *y, void *out);
+/* searchsorted (kern/sortstat.c's k_lookup without a sorter): for each of
+ * the n values of x (dtype xdt), how many of the na sorted values of a
+ * (adt) come before it (right: those <= it, else those < it), compared as
+ * float64 (NaN last) when either is a float, else as int64; out int64. */
+typedef struct {
+    int xdt, adt, fl, right;
+    int64_t n, na;
+} gpu_search_t;
+int gpu_k_search(gpu_job_t *j, const gpu_search_t *s, const void *x, const void *a, void *out);
 
 /* Random tensors: kern/random.c's Philox streams, bit for bit; GRND_DIST:
  * random2.c's distributions (rand_math.h's rm_draw_f, rm_draw_i: dist, a,

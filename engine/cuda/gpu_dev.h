@@ -1081,6 +1081,21 @@ GDI void scan_segment(long long t, long long outer, long long n, long long inner
  * gpu_k_sort's network over lines of p2 (value bits, position) pairs:
  * position -1 pads a line past len and sorts after everything. */
 
+/* Value i of a sorted line (key bits of dtype dt) as float64. */
+GDI double sort_f64(int dt, u64 v)
+{
+    switch (dt) {
+    case GDT_FLOAT64:
+        return AD(v);
+    case GDT_FLOAT32:
+        return (double)AF(v);
+    case GDT_INT64:
+        return ll2d((long long)v);
+    default:
+        return (double)ival(dt, v);
+    }
+}
+
 /* (a, ia) before (b, ib): kern/sortstat.c's LT_FLT or LT_INT, then the
  * position (its merge sort is stable). */
 GDI bool sort_lt(int dt, u64 a, long long ia, u64 b, long long ib)
@@ -1165,6 +1180,31 @@ GDI void sort_store_item(const gpu_sort_t &s, const u64 *key, const long long *p
         store(out, s.dt, at, key[src]);
 }
 
+/* Item i < n of searchsorted: kern/sortstat.c's bsearch_d or bsearch_i. */
+GDI void search_item(const gpu_search_t &s, const void *x, const void *a, long long *out,
+                     long long i)
+{
+    long long lo = 0, hi = s.na;
+    u64 xv = load(x, s.xdt, i);
+    while (lo < hi) {
+        long long mid = lo + (hi - lo) / 2;
+        u64 av = load(a, s.adt, mid);
+        bool before;
+        if (s.fl) {
+            double v = sort_f64(s.xdt, xv), am = sort_f64(s.adt, av);
+            before = s.right ? !(v < am || (am != am && v == v)) : am < v || (v != v && am == am);
+        } else {
+            long long v = ival(s.xdt, xv), am = ival(s.adt, av);
+            before = s.right ? !(v < am) : am < v;
+        }
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    out[i] = lo;
+}
+
 /* Element a of x's line l in a merge (value bits and its position: the
  * pack's, or a for plain values; y's follow x's, b + nx). */
 GDI void merge_at(const gpu_merge_t &m, const void *x, long long n, long long l, long long a,
@@ -1215,21 +1255,6 @@ GDI void merge_item(const gpu_merge_t &m, const void *x, const void *y, void *ou
         ((long long *)out)[(o * ow + w + i) * m.inner + r] = xp;
     } else {
         store(out, m.dt, (o * ow + i) * m.inner + r, xv);
-    }
-}
-
-/* Value i of a sorted line (key bits of dtype dt) as float64. */
-GDI double sort_f64(int dt, u64 v)
-{
-    switch (dt) {
-    case GDT_FLOAT64:
-        return AD(v);
-    case GDT_FLOAT32:
-        return (double)AF(v);
-    case GDT_INT64:
-        return ll2d((long long)v);
-    default:
-        return (double)ival(dt, v);
     }
 }
 

@@ -485,6 +485,15 @@ extern "C" int gpu_k_merge(gpu_job_t *j, const gpu_merge_t *m, const void *x, co
     return 0;
 }
 
+extern "C" int gpu_k_search(gpu_job_t *j, const gpu_search_t *s, const void *x, const void *a,
+                            void *out)
+{
+    if (j->failed) return -1;
+    for (long long i = 0; i < s->n; i++)
+        search_item(*s, x, a, (long long *)out, i);
+    return 0;
+}
+
 extern "C" int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out)
 {
     if (j->failed) return -1;

@@ -467,6 +467,28 @@ static bool merge_plan(const tile_t *t, const job_t *j, gpu_merge_t *m)
     return j->shape[ax] == per * (m->high ? m->ny : m->nx);
 }
 
+static int64_t elems(int nd, const int64_t *s);
+
+/* A searchsorted without a sorter (k_lookup) planned into s. */
+static bool search_plan(const tile_t *t, const job_t *j, gpu_search_t *s)
+{
+    const jparam_t *pa = j->param;
+    const graph_node_t *n = &t->g->nodes[j->node];
+    if (!pa || pa->la_step != SS_STEP_LINE || n->op != OP_SEARCHSORTED || j->n_in != 2 ||
+        j->dt != DT_INT64)
+        return false;
+    const jin_t *x = &j->in[0], *a = &j->in[1];
+    if (!core_dt(x->dt) || !core_dt(a->dt)) return false;
+    memset(s, 0, sizeof *s);
+    s->xdt = x->dt;
+    s->adt = a->dt;
+    s->fl = dt_is_float(x->dt) || dt_is_float(a->dt);
+    s->right = n->ss->side_right;
+    s->n = elems(x->ndim, x->shape);
+    s->na = elems(a->ndim, a->shape);
+    return (int64_t)job_nbytes(j) == s->n * 8;
+}
+
 bool gpu_job_supported(const tile_t *t, int32_t ji)
 {
     const job_t *j = &t->jobs[ji];
@@ -515,7 +537,8 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
     case JK_SS: {
         gpu_sort_t s;
         gpu_merge_t m;
-        return sort_plan(t, j, &s) || merge_plan(t, j, &m);
+        gpu_search_t q;
+        return sort_plan(t, j, &s) || merge_plan(t, j, &m) || search_plan(t, j, &q);
     }
     case JK_GATHER: {
         /* pieces of other jobs' outputs, copied on the device */
@@ -1100,6 +1123,8 @@ static int run_kind(run_t *r, const job_t *j, const void **din, void *dout)
         gpu_merge_t m;
         if (sort_plan(t, j, &s)) return gpu_k_sort(r->gj, &s, din[0], dout);
         if (merge_plan(t, j, &m)) return gpu_k_merge(r->gj, &m, din[0], din[1], dout);
+        gpu_search_t q;
+        if (search_plan(t, j, &q)) return gpu_k_search(r->gj, &q, din[0], din[1], dout);
         return 1;
     }
     default:

@@ -706,6 +706,21 @@ extern "C" int gpu_k_merge(gpu_job_t *j, const gpu_merge_t *m, const void *x, co
     return launched(j, "a sort's merge");
 }
 
+__global__ void k_search(const gpu_search_t s, const void *x, const void *a, long long *out)
+{
+    GRID_LOOP(i, s.n)
+    search_item(s, x, a, out, i);
+}
+
+extern "C" int gpu_k_search(gpu_job_t *j, const gpu_search_t *s, const void *x, const void *a,
+                            void *out)
+{
+    if (j->failed) return -1;
+    if (s->n == 0) return 0;
+    k_search<<<grid_for(s->n, 256), 256, 0, j->s>>>(*s, x, a, (long long *)out);
+    return launched(j, "a searchsorted");
+}
+
 extern "C" int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out)
 {
     if (j->failed) return -1;

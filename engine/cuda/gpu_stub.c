@@ -193,6 +193,11 @@ int gpu_k_merge(gpu_job_t *j, const gpu_merge_t *m, const void *x, const void *y
     return -1;
 }
 
+int gpu_k_search(gpu_job_t *j, const gpu_search_t *s, const void *x, const void *a, void *out)
+{
+    return -1;
+}
+
 int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out)
 {
     return -1;

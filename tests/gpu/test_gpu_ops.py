@@ -538,6 +538,10 @@ def cases(tmp):
         with np.errstate(invalid="ignore"):
             return np.where(c["a"] < 0.002, np.nan, c["a"])
 
+    def nan40(x, below):
+        with np.errstate(invalid="ignore"):
+            return np.where(x < below, np.nan, np.floor(x * 40.0))
+
     def topk_stable(x, k, axis):
         # the k largest from the end of the stable sort, as the CPU takes them
         s = np.flip(np.sort(x, axis=axis, kind="stable"), axis=axis)
@@ -605,6 +609,30 @@ def cases(tmp):
         "k4m": lambda c: np.median(c["k"].astype(np.int32), axis=0),
         "tm": lambda c: np.median(np.floor(c["a"] * 20.0), axis=1), "a": None, "k": None},
         exact=("md0", "nmd1", "q1", "nq0", "fmd", "fnp", "kp", "k4m", "tm"))
+    # searchsorted on the device (a binary search per value): left and
+    # right, ties, NaN on both sides (last), float values in integer bins
+    # and the reverse; a sorter stays on the CPU
+    run_case(tmp, "searchsorted", [
+        rnd("a", (5000,), 2000, 103), node("f", "multiply", ["a", 40.0]),
+        node("fl", "floor", ["f"]), node("lo", "less", ["a", 0.01]),
+        node("nn", "divide", [0.0, 0.0]), node("m", "where", ["lo", node_ref("nn"), "fl"]),
+        node("srt", "sort", ["m"]),
+        rnd("v", (300, 200), [100, 100], 104), node("v40", "multiply", ["v", 40.0]),
+        node("vf", "floor", ["v40"]), node("vl", "less", ["v", 0.02]),
+        node("vm", "where", ["vl", node_ref("nn"), "vf"]),
+        node("sl", "searchsorted", ["srt", "vm"]),
+        node("sr", "searchsorted", ["srt", "vm"], side="right"),
+        node("sv", "searchsorted", ["srt", "v40"]),
+        rnd("k", (4000,), 1500, 105, op="random.randint", low=-30, high=30),
+        node("ks", "sort", ["k"]), node("ki", "searchsorted", ["ks", "vf"], side="right"),
+        node("kk", "searchsorted", ["ks", node_ref("k")]),
+    ], {"sl": lambda c: np.searchsorted(np.sort(nan40(c["a"], 0.01)), nan40(c["v"], 0.02)),
+        "sr": lambda c: np.searchsorted(np.sort(nan40(c["a"], 0.01)), nan40(c["v"], 0.02),
+                                        side="right"),
+        "sv": lambda c: np.searchsorted(np.sort(nan40(c["a"], 0.01)), c["v"] * 40.0),
+        "ki": lambda c: np.searchsorted(np.sort(c["k"]), np.floor(c["v"] * 40.0), side="right"),
+        "kk": lambda c: np.searchsorted(np.sort(c["k"]), c["k"]),
+        "a": None, "v": None, "k": None})
     # a long 1-D sort: blocks sorted on the device, merged by the network's
     # split jobs (--sort-block-bytes); a line shorter than a power of two
     # (the blocks sorted or packed, and the comparators' merges, on the

@@ -341,7 +341,8 @@ static void test_random_distributions(void **state)
 
 /* Sorts of lines run on the device (gpu_k_sort): sort, argsort, topk,
  * partition, argpartition, median and quantile along either axis, over
- * floats, integers and bool; average's line jobs do not. */
+ * floats, integers and bool, and searchsorted; average's line jobs do
+ * not. */
 static void test_sorts(void **state)
 {
     (void)state;
@@ -365,6 +366,13 @@ static void test_sorts(void **state)
                    "\"random.rand\",\"shape\":[300,200],\"chunk_size\":100,\"seed\":3},"
                    "{\"key\":\"b\",\"op\":\"less\",\"inputs\":[\"a\",0.5]},"
                    "{\"key\":\"r\",\"op\":\"argsort\",\"inputs\":[\"b\"]}],"
+                   "\"fetch\":[\"r\"]}",
+                   JK_SS, true);
+    assert_kernels("{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"a\",\"op\":"
+                   "\"random.rand\",\"shape\":[300],\"chunk_size\":100,\"seed\":3},"
+                   "{\"key\":\"s\",\"op\":\"sort\",\"inputs\":[\"a\"]},"
+                   "{\"key\":\"v\",\"op\":\"random.rand\",\"shape\":[40,30],\"chunk_size\":10,"
+                   "\"seed\":4},{\"key\":\"r\",\"op\":\"searchsorted\",\"inputs\":[\"s\",\"v\"]}],"
                    "\"fetch\":[\"r\"]}",
                    JK_SS, true);
     assert_kernels("{\"version\":1,\"device\":\"gpu\",\"nodes\":[{\"key\":\"a\",\"op\":"
