@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""GPU benchmarks (docs/gpu.md; not a test): W1, W3 and W4 of bench/bench.py
-and a 20000 x 20000 float64 dot, through `mars-run --cuda-devices 0` with
-"device": "gpu", beside numpy on the same machine's CPU cores and the CPU
+"""GPU benchmarks (docs/gpu.md; not a test): W1, W3 and W4 of bench/bench.py,
+a 20000 x 20000 float64 dot and a sort of 20000 lines of 2000 (S1), through
+`mars-run --cuda-devices 0` with "device": "gpu", beside numpy on the same machine's CPU cores and the CPU
 path of mars-run, in the same run.
 
 Columns (seconds, the median of --runs):
@@ -26,7 +26,7 @@ with --cuda-devices 0 and a CPU slot per core, warm (one run first):
 (--emu: that worker is build/emu/bin/mars-worker, to check the path on a
 machine without a device; its times mean nothing.)
 
-Usage: bench/gpu.py [--runs N] [--only W1,W3,W4,D20k] [--bin DIR] [--skip-numpy-dot]
+Usage: bench/gpu.py [--runs N] [--only W1,W3,W4,D20k,S1] [--bin DIR] [--skip-numpy-dot]
                     [--cluster [--emu]]
 """
 import json
@@ -53,6 +53,16 @@ WL["D20k"] = {
     "np_setup": "g = np.random.default_rng(1); a = g.random((%d, %d)); b = g.random((%d, %d))"
                 % (N_DOT, N_DOT, N_DOT, N_DOT),
     "np_compute": "r = a.dot(b)",
+}
+
+# a sort of lines (the device's bitonic network, gpu_k_sort)
+WL["S1"] = {
+    "title": "random.rand 20000x2000 chunk 2000, sort(axis=1), float64",
+    "doc": {"version": 1, "nodes": [
+        {"key": "a", "op": "random.rand", "shape": [20000, 2000], "chunk_size": 2000, "seed": 3},
+        {"key": "s", "op": "sort", "inputs": ["a"], "axis": 1}], "fetch": ["s"]},
+    "np_setup": "g = np.random.default_rng(3); a = g.random((20000, 2000))",
+    "np_compute": "r = np.sort(a, axis=1)",
 }
 
 
@@ -176,12 +186,13 @@ def main():
                 row["share_of_cublas"] = float(m.group(1)) / row["gpu_warm"]
         rows.append(row)
         print(json.dumps(row), flush=True)
+    cl = {}
     if "--cluster" in sys.argv:
-        cl = cluster_times([n for n in only if n != "D20k"], runs)
+        cl = cluster_times([n for n in only if n in ("W1", "W3", "W4")], runs)
         for r in rows:
             r["cl_gpu"] = cl.get((r["name"], "gpu"), float("nan"))
             r["cl_cpu"] = cl.get((r["name"], "cpu"), float("nan"))
-            if r["name"] != "D20k":
+            if (r["name"], "gpu") in cl:
                 print(json.dumps({"name": r["name"], "cl_gpu": r["cl_gpu"], "cl_cpu": r["cl_cpu"]}),
                       flush=True)
     print()
@@ -193,7 +204,7 @@ def main():
             r["name"], r["gpu"], r["gpu_run"], r["gpu_warm"], r["cpu"], r["np_warm"],
             r["np_proc"], r["np_warm"] / r["gpu"], r["np_warm"] / r["gpu_warm"], r["copies_in"],
             r["copies_out"]))
-        if "cl_gpu" in r and r["name"] != "D20k":
+        if (r["name"], "gpu") in cl:
             print("      cluster (one GPU worker): cl-gpu %.3f s, cl-cpu %.3f s; np-warm / cl-gpu %.2f"
                   % (r["cl_gpu"], r["cl_cpu"], r["np_warm"] / r["cl_gpu"]))
         if "cublas_alone" in r:
