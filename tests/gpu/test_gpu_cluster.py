@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The GPU suite's cluster run (docs/gpu.md): a cluster (real PostgreSQL
 and Redis, tests/integration/harness.py) of one GPU worker (--cuda-devices 0,
-one CPU slot and one device slot, --cache-mem 8m) and one CPU-only worker.
+three CPU slots and one device slot, --cache-mem 8m) and one CPU-only worker.
 A device job's output stays only on the device until something reads it;
 the CPU worker's reads, the gateway's, CPU jobs and spills copy it back
 (the emulated device fills the host buffer with garbage meanwhile).
@@ -184,9 +184,10 @@ def main():
     run = Runner()
     with Cluster() as c:
         # the GPU worker's store is small: device outputs are spilled (copied back
-        # first) and read back
-        web = start(c, [["--cache-mem", "8m", "--cuda-devices", "" if dry else "0"],
-                        ["--cuda-devices", ""]])
+        # first) and read back; three CPU slots beside its device slot, every
+        # one of them may take device jobs (they wait for the device in turn)
+        web = start(c, [["--n-cpu", 3, "--cache-mem", "8m", "--cuda-devices",
+                         "" if dry else "0"], ["--cuda-devices", ""]])
         run.case("gpu_task_matches_numpy", task_matches, web)
         # again: chunks kept on the device must never answer for a reused buffer
         run.case("gpu_task_again_matches_numpy", task_matches, web)
