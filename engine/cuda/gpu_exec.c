@@ -340,15 +340,30 @@ static bool td_plan(const jparam_t *pa, const jin_t *a, const jin_t *b, kern_td_
     return (p->a_inplace || a->ndim <= GPU_EW_DIMS) && (p->b_inplace || b->ndim <= GPU_EW_DIMS);
 }
 
-size_t gpu_input_bytes(const jin_t *in)
+static int64_t elems(int nd, const int64_t *s)
 {
-    size_t n = dt_size(in->dt);
-    for (int d = 0; d < in->ndim; d++)
-        n *= (size_t)in->shape[d];
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++)
+        n *= s[d];
     return n;
 }
 
-/* A median or quantile of lines (k_quantile) planned into s: 0, or false. */
+size_t gpu_input_bytes(const jin_t *in)
+{
+    return (size_t)elems(in->ndim, in->shape) * dt_size(in->dt);
+}
+
+/* The lines along an axis of a shape: outer x inner of them, n long. */
+static void split_axis(int nd, const int64_t *s, int axis, int64_t *outer, int64_t *n,
+                       int64_t *inner)
+{
+    *outer = elems(axis, s);
+    *n = s[axis];
+    *inner = elems(nd - axis - 1, s + axis + 1);
+}
+
+/* A median or quantile of lines (k_quantile) planned into s (its lines
+ * set): true, or false when the device has no kernel for it. */
 static bool quant_plan(const graph_node_t *n, const job_t *j, gpu_sort_t *s)
 {
     bool med = n->op == OP_MEDIAN || n->op == OP_NANMEDIAN;
@@ -356,6 +371,7 @@ static bool quant_plan(const graph_node_t *n, const job_t *j, gpu_sort_t *s)
     s->nan_skip = n->op == OP_NANMEDIAN || n->op == OP_NANPERCENTILE || n->op == OP_NANQUANTILE;
     s->odt = j->dt;
     s->nq = med ? 1 : n->ss->nq;
+    s->olen = s->len;
     if ((j->dt != DT_FLOAT64 && j->dt != DT_FLOAT32) || s->nq < 1 || s->nq > GSORT_QMAX)
         return false;
     for (int k = 0; !med && k < s->nq; k++)
@@ -370,10 +386,29 @@ static bool is_quant_op(op_t op)
            op == OP_QUANTILE || op == OP_NANQUANTILE;
 }
 
+/* A sort that keeps the lines' shape (k_sortlike, a network block, an
+ * argsort pack) planned into s (its lines set): true, or false. */
+static bool keep_plan(const graph_node_t *n, const job_t *j, int ax, bool line, bool pack,
+                      gpu_sort_t *s)
+{
+    const jin_t *in = &j->in[0];
+    s->index = line && (n->op == OP_ARGSORT || n->op == OP_ARGPARTITION);
+    s->reverse = line && n->op == OP_TOPK && n->ss->largest;
+    s->pack = pack;
+    s->off = pack && j->off ? j->off[0] : 0;
+    if (j->dt != (s->index || pack ? DT_INT64 : in->dt) || j->ndim != in->ndim) return false;
+    for (int d = 0; d < in->ndim; d++)
+        if (d != ax && j->shape[d] != in->shape[d]) return false;
+    s->olen = j->shape[ax];
+    if (pack) return s->olen == 2 * s->len;
+    return line && n->op == OP_TOPK ? s->olen <= s->len : s->olen == s->len;
+}
+
 /* A JK_SS job that gpu_k_sort runs, planned into s: a line op that sorts
  * (k_sortlike: sort, argsort, partition, argpartition, topk), a block of
- * a quantile's network (SS_SORT1), or a median or quantile of lines
- * (k_quantile), over the five core dtypes. */
+ * a quantile's network (SS_SORT1), argsort's pack of a network block
+ * (SS_PACK), or a median or quantile of lines (k_quantile), over the five
+ * core dtypes. */
 static bool sort_plan(const tile_t *t, const job_t *j, gpu_sort_t *s)
 {
     const jparam_t *pa = j->param;
@@ -384,47 +419,16 @@ static bool sort_plan(const tile_t *t, const job_t *j, gpu_sort_t *s)
         pa->la_step == SS_STEP_LINE && (op == OP_SORT || op == OP_ARGSORT || op == OP_PARTITION ||
                                         op == OP_ARGPARTITION || op == OP_TOPK);
     bool quant = pa->la_step == SS_STEP_LINE && is_quant_op(op);
-    if (quant) {
-        const jin_t *in = &j->in[0];
-        int ax = pa->axis;
-        if (!core_dt(in->dt) || in->ndim < 1 || ax < 0 || ax >= in->ndim) return false;
-        memset(s, 0, sizeof *s);
-        s->dt = in->dt;
-        s->outer = s->inner = 1;
-        for (int d = 0; d < in->ndim; d++) {
-            if (d < ax) s->outer *= in->shape[d];
-            if (d > ax) s->inner *= in->shape[d];
-        }
-        s->len = s->olen = in->shape[ax];
-        if (!quant_plan(n, j, s)) return false;
-        for (s->p2 = 1; s->p2 < s->len; s->p2 *= 2)
-            if (s->p2 > ((int64_t)1 << 40)) return false;
-        return s->outer * s->inner <= ((int64_t)1 << 40) / s->p2;
-    }
     bool pack = pa->la_step == SS_PACK;
-    if (!line && !pack && pa->la_step != SS_SORT1) return false;
+    if (!line && !quant && !pack && pa->la_step != SS_SORT1) return false;
     const jin_t *in = &j->in[0];
-    int ax = !line && j->ndim <= 1 ? 0 : pa->axis;
-    if (!core_dt(in->dt) || in->ndim < 1 || j->ndim != in->ndim || ax < 0 || ax >= in->ndim)
-        return false;
+    /* a network's blocks are 1-D unless sorted along an axis */
+    int ax = !line && !quant && j->ndim <= 1 ? 0 : pa->axis;
+    if (!core_dt(in->dt) || in->ndim < 1 || ax < 0 || ax >= in->ndim) return false;
     memset(s, 0, sizeof *s);
     s->dt = in->dt;
-    s->index = line && (op == OP_ARGSORT || op == OP_ARGPARTITION);
-    s->reverse = line && op == OP_TOPK && t->g->nodes[j->node].ss->largest;
-    s->pack = pack;
-    s->off = pack && j->off ? j->off[0] : 0;
-    if (j->dt != (s->index || pack ? DT_INT64 : in->dt)) return false;
-    s->outer = s->inner = 1;
-    for (int d = 0; d < in->ndim; d++) {
-        if (d != ax && j->shape[d] != in->shape[d]) return false;
-        if (d < ax) s->outer *= in->shape[d];
-        if (d > ax) s->inner *= in->shape[d];
-    }
-    s->len = in->shape[ax];
-    s->olen = j->shape[ax];
-    if (pack ? s->olen != 2 * s->len
-             : s->olen > s->len || (!(line && op == OP_TOPK) && s->olen != s->len))
-        return false;
+    split_axis(in->ndim, in->shape, ax, &s->outer, &s->len, &s->inner);
+    if (!(quant ? quant_plan(n, j, s) : keep_plan(n, j, ax, line, pack, s))) return false;
     for (s->p2 = 1; s->p2 < s->len; s->p2 *= 2)
         if (s->p2 > ((int64_t)1 << 40)) return false;
     /* the network's pairs: 16 bytes each (tile.c bounds the chunk) */
@@ -454,20 +458,16 @@ static bool merge_plan(const tile_t *t, const job_t *j, gpu_merge_t *m)
         if (!core_dt(j->dt) || x->dt != j->dt || y->dt != j->dt) return false;
         m->dt = j->dt;
     }
-    m->outer = m->inner = 1;
-    for (int d = 0; d < j->ndim; d++) {
+    for (int d = 0; d < j->ndim; d++)
         if (d != ax && (x->shape[d] != j->shape[d] || y->shape[d] != j->shape[d])) return false;
-        if (d < ax) m->outer *= j->shape[d];
-        if (d > ax) m->inner *= j->shape[d];
-    }
+    int64_t len;
+    split_axis(j->ndim, j->shape, ax, &m->outer, &len, &m->inner);
     int per = m->pairs ? 2 : 1;
     if (x->shape[ax] % per || y->shape[ax] % per) return false;
     m->nx = x->shape[ax] / per;
     m->ny = y->shape[ax] / per;
     return j->shape[ax] == per * (m->high ? m->ny : m->nx);
 }
-
-static int64_t elems(int nd, const int64_t *s);
 
 /* A searchsorted without a sorter (k_lookup) planned into s. */
 static bool search_plan(const tile_t *t, const job_t *j, gpu_search_t *s)
@@ -584,14 +584,6 @@ bool gpu_job_preferred(const tile_t *t, int32_t ji, graph_device_t place, const 
 }
 
 /* ------------------------------------------------------------------ building */
-
-static int64_t elems(int nd, const int64_t *s)
-{
-    int64_t n = 1;
-    for (int d = 0; d < nd; d++)
-        n *= s[d];
-    return n;
-}
 
 /* The program over an output of shape (nd, shape) and inputs of the given
  * shapes: dims collapsed where every input is contiguous across them. */
@@ -866,14 +858,6 @@ static int input(run_t *r, const job_t *j, int k, const void **dptr)
     if (!h) return -1;
     if (owned) r->owned[r->n_owned++] = owned;
     return gpu_job_in(r->gj, h, bytes, 0, dptr);
-}
-
-static void split_axis(int nd, const int64_t *s, int axis, int64_t *outer, int64_t *n,
-                       int64_t *inner)
-{
-    *outer = elems(axis, s);
-    *n = s[axis];
-    *inner = elems(nd - axis - 1, s + axis + 1);
 }
 
 static int run_red(run_t *r, const job_t *j, const void **din, void *dout)

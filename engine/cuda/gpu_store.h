@@ -49,7 +49,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static ent_t *tab[NBUCKET];
 static uint64_t lru_clock;
 /* copies between host and devices: bytes, and seconds the calls took */
-static long long h2d_bytes, d2h_bytes, pre_bytes;
+static long long h2d_bytes, d2h_bytes;
 static double h2d_s, d2h_s;
 
 static double now_s(void)
@@ -269,7 +269,9 @@ extern "C" void gpu_copy_stats(int64_t *in_bytes, double *in_s, int64_t *out_byt
 extern "C" int64_t gpu_prefetched_bytes(int dev)
 {
     pthread_mutex_lock(&mu);
-    int64_t n = dev < 0 ? pre_bytes : dev < GPU_MAX_DEVICES ? D[dev].prefetched : 0;
+    int64_t n = 0;
+    for (int d = 0; d < GPU_MAX_DEVICES; d++)
+        if (dev < 0 || d == dev) n += D[d].prefetched;
     pthread_mutex_unlock(&mu);
     return n;
 }
@@ -576,7 +578,6 @@ extern "C" int gpu_job_prefetch(gpu_job_t *j, const void *host, size_t bytes)
     e->pins--;
     if (r == BE_OK) {
         h2d_bytes += (long long)bytes;
-        pre_bytes += (long long)bytes;
         D[dev].prefetched += (int64_t)bytes;
         h2d_s += dt;
     } else {
