@@ -1096,21 +1096,23 @@ GDI double sort_f64(int dt, u64 v)
     }
 }
 
-/* (a, ia) before (b, ib): kern/sortstat.c's LT_FLT or LT_INT, then the
- * position (its merge sort is stable). */
+/* kern/sortstat.c's LT_FLT: x before y, NaN last. */
+GDI bool flt_lt(double x, double y)
+{
+    return x < y || (y != y && x == x);
+}
+
+/* (a, ia) before (b, ib): LT_FLT (float32 widened: the same order) or
+ * LT_INT, then the position (its merge sort is stable). */
 GDI bool sort_lt(int dt, u64 a, long long ia, u64 b, long long ib)
 {
     if (ib < 0) return ia >= 0;
     if (ia < 0) return false;
     bool lt, gt;
-    if (dt == GDT_FLOAT64) {
-        double x = AD(a), y = AD(b);
-        lt = x < y || (y != y && x == x);
-        gt = y < x || (x != x && y == y);
-    } else if (dt == GDT_FLOAT32) {
-        float x = AF(a), y = AF(b);
-        lt = x < y || (y != y && x == x);
-        gt = y < x || (x != x && y == y);
+    if (dt == GDT_FLOAT64 || dt == GDT_FLOAT32) {
+        double x = sort_f64(dt, a), y = sort_f64(dt, b);
+        lt = flt_lt(x, y);
+        gt = flt_lt(y, x);
     } else {
         long long x = ival(dt, a), y = ival(dt, b);
         lt = x < y;
@@ -1192,7 +1194,7 @@ GDI void search_item(const gpu_search_t &s, const void *x, const void *a, long l
         bool before;
         if (s.fl) {
             double v = sort_f64(s.xdt, xv), am = sort_f64(s.adt, av);
-            before = s.right ? !(v < am || (am != am && v == v)) : am < v || (v != v && am == am);
+            before = s.right ? !flt_lt(v, am) : flt_lt(am, v);
         } else {
             long long v = ival(s.xdt, xv), am = ival(s.adt, av);
             before = s.right ? !(v < am) : am < v;
