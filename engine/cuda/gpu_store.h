@@ -92,11 +92,24 @@ static ent_t *find(const void *host)
     return NULL;
 }
 
+/* Entries in tab (changed under mu, read without it): gpu_to_host and
+ * gpu_forget, which a worker's store calls on every read and free, return
+ * at once while no chunk is on any device (a CPU-only worker: always). An
+ * entry for a host buffer is made by a job reading or writing it, before
+ * its owner can ask about it. */
+static long n_ents;
+
+static bool no_entries(void)
+{
+    return __atomic_load_n(&n_ents, __ATOMIC_ACQUIRE) == 0;
+}
+
 static void insert(ent_t *e)
 {
     unsigned b = bucket(e->host);
     e->next = tab[b];
     tab[b] = e;
+    __atomic_fetch_add(&n_ents, 1, __ATOMIC_RELEASE);
 }
 
 static void unlink_ent(ent_t *e)
@@ -104,7 +117,10 @@ static void unlink_ent(ent_t *e)
     ent_t **pp = &tab[bucket(e->host)];
     while (*pp && *pp != e)
         pp = &(*pp)->next;
-    if (*pp) *pp = e->next;
+    if (*pp) {
+        *pp = e->next;
+        __atomic_fetch_sub(&n_ents, 1, __ATOMIC_RELEASE);
+    }
 }
 
 /* Copies a device-only entry into its host buffer. mu is held on entry and
@@ -228,6 +244,7 @@ extern "C" void gpu_store_stats(int dev, int64_t *used, int64_t *limit, int64_t 
 
 extern "C" int gpu_to_host(const void *host, char *err, size_t errlen)
 {
+    if (no_entries()) return 0;
     pthread_mutex_lock(&mu);
     ent_t *e = find(host);
     int dev = e ? e->dev : -1;
@@ -242,6 +259,7 @@ extern "C" int gpu_to_host(const void *host, char *err, size_t errlen)
 
 extern "C" void gpu_forget(const void *host)
 {
+    if (no_entries()) return;
     pthread_mutex_lock(&mu);
     ent_t *e = find(host);
     while (e && e->copying) {
