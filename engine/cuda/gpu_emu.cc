@@ -5,11 +5,12 @@
  * the same scans' passes and the same column-major cuBLAS calls (against a
  * plain reference gemm and syrk here), and the same store (gpu_store.h over
  * the be_* operations below), so that gpu_exec.c, the store's rules and the
- * kernels' element-level code are tested on machines without a GPU. The device's memory is host
- * memory of its own: an output is "device-only" until gpu_to_host copies it, and the host buffer of
- * a device-only chunk is scribbled over, so a reader that skips gpu_to_host reads garbage, as it
- * would with a real device. Library functions (exp, sin, ...) are glibc's here, CUDA's on a device.
- */
+ * kernels' element-level code are tested on machines without a GPU. The
+ * device's memory is host memory of its own: an output is "device-only"
+ * until gpu_to_host copies it, and the host buffer of a device-only chunk
+ * is scribbled over, so a reader that skips gpu_to_host reads garbage, as
+ * it would with a real device. Library functions (exp, sin, ...) are
+ * glibc's here, CUDA's on a device. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -106,7 +107,7 @@ extern "C" int gpu_nvml(int dev, int64_t *mem_total, int64_t *mem_used, int *uti
 
 /* A kernel's items, last first: CUDA runs them in any order, so an item
  * that depends on another of the same launch shows here. */
-#define ITEMS(k, n) for (long long k = (long long)(n)-1; k >= 0; k--)
+#define ITEMS(k, n) for (long long k = (n); k-- > 0;)
 
 /* ---- the device's memory operations (gpu_store.h) ----------------------
  * Host memory of the device's own. Work on the job stream is done on
@@ -253,8 +254,8 @@ extern "C" int gpu_k_ew(gpu_job_t *j, const gpu_ew_t *p, const void *const *in, 
     ew_args a;
     for (int i = 0; i < p->n_inputs && i < GPU_EW_IN; i++)
         a.in[i] = in[i];
-    ITEMS(k, p->n)
-    ew_prog_item(*p, a, out, k);
+    ITEMS (k, p->n)
+        ew_prog_item(*p, a, out, k);
     return 0;
 }
 
@@ -267,13 +268,12 @@ static int red_run(gpu_job_t *j, const red_args &A, bool rows, int nseg, void *p
     if (gpu_job_tmp(j, (size_t)r.n_out * (size_t)nseg * sizeof(T), &accp)) return -1;
     T *acc = (T *)accp;
     if (rows) {
-        ITEMS(o, r.n_out)
-        red_rows_item<T>(A, acc, o);
+        ITEMS (o, r.n_out)
+            red_rows_item<T>(A, acc, o);
     } else {
         long long seg = (r.n_red + nseg - 1) / nseg;
         T sh[RED_THREADS];
-        ITEMS(b, r.n_out * nseg)
-        {
+        ITEMS (b, r.n_out * nseg) {
             long long o = b / nseg;
             int s = (int)(b % nseg);
             long long q0 = s * seg, q1 = q0 + seg < r.n_red ? q0 + seg : r.n_red;
@@ -285,8 +285,8 @@ static int red_run(gpu_job_t *j, const red_args &A, bool rows, int nseg, void *p
             acc[o * nseg + s] = sh[0];
         }
     }
-    ITEMS(o, r.n_out)
-    red_final_item<T>(r, nseg, acc, partial, o);
+    ITEMS (o, r.n_out)
+        red_final_item<T>(r, nseg, acc, partial, o);
     return 0;
 }
 
@@ -311,18 +311,18 @@ extern "C" int gpu_k_scan_local(gpu_job_t *j, int prod, int nan, int in_dt, int 
     if (lines == 0 || n == 0) return 0;
     long long nseg = (n + SCAN_SEG - 1) / SCAN_SEG;
     if (scan_by_line(out_dt, nseg, lines)) {
-        ITEMS(l, lines)
-        scan_line_item(prod, nan, in_dt, out_dt, in, out, n, inner, l);
+        ITEMS (l, lines)
+            scan_line_item(prod, nan, in_dt, out_dt, in, out, n, inner, l);
         return 0;
     }
     void *tot;
     if (gpu_job_tmp(j, (size_t)(lines * nseg) * 8, &tot)) return -1;
-    ITEMS(t, lines * nseg)
-    scan_tot_item(prod, nan, in_dt, out_dt, in, (u64 *)tot, outer, n, inner, t);
-    ITEMS(l, lines)
-    scan_carry_in_item(prod, out_dt, (u64 *)tot, lines, nseg, l);
-    ITEMS(t, lines * nseg)
-    scan_seg_item(prod, nan, in_dt, out_dt, in, out, (const u64 *)tot, outer, n, inner, t);
+    ITEMS (t, lines * nseg)
+        scan_tot_item(prod, nan, in_dt, out_dt, in, (u64 *)tot, outer, n, inner, t);
+    ITEMS (l, lines)
+        scan_carry_in_item(prod, out_dt, (u64 *)tot, lines, nseg, l);
+    ITEMS (t, lines * nseg)
+        scan_seg_item(prod, nan, in_dt, out_dt, in, out, (const u64 *)tot, outer, n, inner, t);
     return 0;
 }
 
@@ -331,8 +331,8 @@ extern "C" int gpu_k_scan_carry(gpu_job_t *j, int prod, int dt, const void *prev
                                 int64_t inner)
 {
     if (j->failed) return -1;
-    ITEMS(l, (long long)outer * inner)
-    scan_carry_item(prod, dt, prev_carry, prev_local, out, n, inner, l);
+    ITEMS (l, (long long)outer * inner)
+        scan_carry_item(prod, dt, prev_carry, prev_local, out, n, inner, l);
     return 0;
 }
 
@@ -341,8 +341,8 @@ extern "C" int gpu_k_scan_apply(gpu_job_t *j, int prod, int dt, const void *loca
                                 int64_t inner)
 {
     if (j->failed) return -1;
-    ITEMS(k, (long long)outer * n * inner)
-    scan_apply_item(prod, dt, local, carry, out, n, inner, k);
+    ITEMS (k, (long long)outer * n * inner)
+        scan_apply_item(prod, dt, local, carry, out, n, inner, k);
     return 0;
 }
 
@@ -387,8 +387,8 @@ extern "C" int gpu_k_gemm(gpu_job_t *j, int dt, int ta, int tb, int64_t m, int64
     int t = gemm_trivial(j, dt, m, n, k, 1, c, accumulate);
     if (t) return t < 0 ? -1 : 0;
     if (dt != GDT_FLOAT32 && dt != GDT_FLOAT64) {
-        ITEMS(q, m * n)
-        igemm_item(dt, ta, tb, m, n, k, a, 0, b, 0, c, accumulate, q);
+        ITEMS (q, m * n)
+            igemm_item(dt, ta, tb, m, n, k, a, 0, b, 0, c, accumulate, q);
         return 0;
     }
     gemm_cm_t g = gemm_cm(ta, tb, m, n, k);
@@ -408,8 +408,8 @@ extern "C" int gpu_k_gemm_batched(gpu_job_t *j, int dt, int64_t m, int64_t n, in
     int t = gemm_trivial(j, dt, m, n, k, count, c, accumulate);
     if (t) return t < 0 ? -1 : 0;
     if (dt != GDT_FLOAT32 && dt != GDT_FLOAT64) {
-        ITEMS(q, m * n * count)
-        igemm_item(dt, 0, 0, m, n, k, a, sa, b, sb, c, accumulate, q);
+        ITEMS (q, m * n * count)
+            igemm_item(dt, 0, 0, m, n, k, a, sa, b, sb, c, accumulate, q);
         return 0;
     }
     /* gpu_job.cu's call: cublas<t>gemmStridedBatched, X = B (stride sb),
@@ -446,11 +446,11 @@ extern "C" int gpu_k_syrk(gpu_job_t *j, int dt, int64_t m, int64_t k, const void
 extern "C" int gpu_k_mirror(gpu_job_t *j, int dt, int64_t m, void *c)
 {
     if (j->failed) return -1;
-    ITEMS(t, (long long)m * m)
-    if (dt == GDT_FLOAT64)
-        mirror_item<double>((double *)c, m, t);
-    else
-        mirror_item<float>((float *)c, m, t);
+    ITEMS (t, (long long)m * m)
+        if (dt == GDT_FLOAT64)
+            mirror_item<double>((double *)c, m, t);
+        else
+            mirror_item<float>((float *)c, m, t);
     return 0;
 }
 
@@ -463,20 +463,20 @@ extern "C" int gpu_k_sort(gpu_job_t *j, const gpu_sort_t *s, const void *in, voi
     long long *pos;
     int rc = sort_begin(j, s, &total, &key, &pos);
     if (rc) return rc < 0 ? -1 : 0;
-    ITEMS(k, total)
-    sort_load_item(*s, in, key, pos, k);
+    ITEMS (k, total)
+        sort_load_item(*s, in, key, pos, k);
     for (long long size = 2; size <= s->p2; size *= 2)
         for (long long stride = size / 2; stride > 0; stride /= 2)
-            ITEMS(t, total / 2)
-    sort_step_item(*s, key, pos, size, stride, t);
+            ITEMS (t, total / 2)
+                sort_step_item(*s, key, pos, size, stride, t);
     if (s->quant != GSORT_VALUES) {
-        ITEMS(k, s->nq * s->outer * s->inner)
-        quant_item(*s, key, out, k);
+        ITEMS (k, s->nq * s->outer * s->inner)
+            quant_item(*s, key, out, k);
         return 0;
     }
     long long n = s->outer * s->inner * s->olen;
-    ITEMS(k, n)
-    sort_store_item(*s, key, pos, out, k);
+    ITEMS (k, n)
+        sort_store_item(*s, key, pos, out, k);
     return 0;
 }
 
@@ -485,8 +485,8 @@ extern "C" int gpu_k_merge(gpu_job_t *j, const gpu_merge_t *m, const void *x, co
 {
     if (j->failed) return -1;
     long long n = m->outer * m->inner * (m->high ? m->ny : m->nx);
-    ITEMS(k, n)
-    merge_item(*m, x, y, out, k);
+    ITEMS (k, n)
+        merge_item(*m, x, y, out, k);
     return 0;
 }
 
@@ -494,19 +494,19 @@ extern "C" int gpu_k_search(gpu_job_t *j, const gpu_search_t *s, const void *x, 
                             void *out)
 {
     if (j->failed) return -1;
-    ITEMS(i, s->n)
-    search_item(*s, x, a, (long long *)out, i);
+    ITEMS (i, s->n)
+        search_item(*s, x, a, (long long *)out, i);
     return 0;
 }
 
 extern "C" int gpu_k_random(gpu_job_t *j, const gpu_rand_t *r, void *out)
 {
     if (j->failed) return -1;
-    ITEMS(k, r->n)
-    if (r->kind == GRND_DIST)
-        random_dist_item(*r, out, k);
-    else
-        random_item(*r, out, k);
+    ITEMS (k, r->n)
+        if (r->kind == GRND_DIST)
+            random_dist_item(*r, out, k);
+        else
+            random_item(*r, out, k);
     return 0;
 }
 
@@ -515,8 +515,8 @@ extern "C" int gpu_k_fill(gpu_job_t *j, const void *val, size_t es, int64_t n, v
     if (j->failed) return -1;
     u64 v = 0;
     memcpy(&v, val, es <= 8 ? es : 8);
-    ITEMS(k, n)
-    fill_item(v, (int)es, out, k);
+    ITEMS (k, n)
+        fill_item(v, (int)es, out, k);
     return 0;
 }
 
@@ -525,8 +525,8 @@ extern "C" int gpu_k_create(gpu_job_t *j, const gpu_create_t *c, void *out)
     if (j->failed) return -1;
     if (c->n == 0) return 0;
     if (c->kind == GCRE_EYE && c->cols <= 0) return -1;
-    ITEMS(k, c->n)
-    create_item(*c, out, k);
+    ITEMS (k, c->n)
+        create_item(*c, out, k);
     return 0;
 }
 
@@ -536,20 +536,20 @@ extern "C" int gpu_k_piece(gpu_job_t *j, const gpu_piece_t *p, const void *src, 
     long long n = 1;
     for (int i = 0; i < p->ndim; i++)
         n *= p->count[i];
-    ITEMS(k, n)
-    switch (p->es) {
-    case 1:
-        piece_item<unsigned char>(*p, (const unsigned char *)src, (unsigned char *)dst, k);
-        break;
-    case 2:
-        piece_item<unsigned short>(*p, (const unsigned short *)src, (unsigned short *)dst, k);
-        break;
-    case 4:
-        piece_item<unsigned>(*p, (const unsigned *)src, (unsigned *)dst, k);
-        break;
-    default:
-        piece_item<u64>(*p, (const u64 *)src, (u64 *)dst, k);
-    }
+    ITEMS (k, n)
+        switch (p->es) {
+        case 1:
+            piece_item<unsigned char>(*p, (const unsigned char *)src, (unsigned char *)dst, k);
+            break;
+        case 2:
+            piece_item<unsigned short>(*p, (const unsigned short *)src, (unsigned short *)dst, k);
+            break;
+        case 4:
+            piece_item<unsigned>(*p, (const unsigned *)src, (unsigned *)dst, k);
+            break;
+        default:
+            piece_item<u64>(*p, (const u64 *)src, (u64 *)dst, k);
+        }
     return 0;
 }
 
