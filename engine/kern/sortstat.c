@@ -1,5 +1,5 @@
 /* sortstat.c: the kernels of the sortstat ops (engine/sortstat.h): stable
- * merge sorts (NaN last, as numpy orders them), numpy 1.24's linear
+ * sorts, LSD radix or merge (NaN last, as numpy orders them), numpy 1.24's linear
  * quantile, median, average, binary searches, cov and allclose. */
 #include <math.h>
 #include <stdio.h>
@@ -90,8 +90,194 @@ DEFINE_SORTS(i64, int64_t, LT_INT)
 DEFINE_SORTS(f32, float, LT_FLT)
 DEFINE_SORTS(f64, double, LT_FLT)
 
+/* ---- LSD radix sorts: 8-bit digits from the lowest, each pass stable, so
+ * equal keys keep their order exactly as in the merge sorts above; a pass
+ * whose digit is the same in every key is skipped. Keys order as unsigned
+ * integers: an integer's bits with the sign bit flipped, a float's with the
+ * sign bit flipped (positive) or every bit flipped (negative). 3-4x the
+ * merge sort's speed from a few hundred values on. vsort keeps the merge
+ * sort for short lines, bool, and float lines holding -0.0 (equal to 0.0,
+ * so the merge keeps their order, where the keys would put -0.0 first);
+ * NaN go last in their order before the values are sorted. isort's keys
+ * map -0.0 to 0.0 and every NaN to the largest key, and cost 16 bytes a
+ * value more (a worker's job admission counts a kernel's scratch as its
+ * output's size again), so past RADIX_IX_MAX values, 16 MiB of keys, it
+ * keeps the merge sort. ------------------------------------------------ */
+
+#define RADIX_MIN 64
+#define RADIX_IX_MIN 256
+#define RADIX_IX_MAX ((int64_t)1 << 20)
+
+#define DEFINE_RADIX(W, K)                                                                         \
+    static void radix_hist_##W(const K *k, int64_t n, int64_t cnt[][256])                          \
+    {                                                                                              \
+        memset(cnt, 0, sizeof(int64_t) * 256 * sizeof(K));                                         \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            for (unsigned p = 0; p < sizeof(K); p++)                                               \
+                cnt[p][(k[i] >> (8 * p)) & 255]++;                                                 \
+    }                                                                                              \
+    /* pass p's counts into its buckets' first slots; false when it is skipped */                  \
+    static bool radix_starts_##W(int64_t *c, K first, unsigned p, int64_t n)                       \
+    {                                                                                              \
+        if (c[(first >> (8 * p)) & 255] == n) return false;                                        \
+        int64_t s = 0;                                                                             \
+        for (int d = 0; d < 256; d++) {                                                            \
+            int64_t t = c[d];                                                                      \
+            c[d] = s;                                                                              \
+            s += t;                                                                                \
+        }                                                                                          \
+        return true;                                                                               \
+    }                                                                                              \
+    static void radix_##W(K *v, K *tmp, int64_t n)                                                 \
+    {                                                                                              \
+        int64_t cnt[sizeof(K)][256];                                                               \
+        radix_hist_##W(v, n, cnt);                                                                 \
+        K *src = v, *dst = tmp;                                                                    \
+        for (unsigned p = 0; p < sizeof(K); p++) {                                                 \
+            int64_t *c = cnt[p];                                                                   \
+            if (!radix_starts_##W(c, src[0], p, n)) continue;                                      \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                dst[c[(src[i] >> (8 * p)) & 255]++] = src[i];                                      \
+            K *t = src;                                                                            \
+            src = dst;                                                                             \
+            dst = t;                                                                               \
+        }                                                                                          \
+        if (src != v) memcpy(v, src, sizeof(K) * (size_t)n);                                       \
+    }                                                                                              \
+    static void radix_ix_##W(K *k, K *kt, int64_t *ix, int64_t *it, int64_t n)                     \
+    {                                                                                              \
+        int64_t cnt[sizeof(K)][256];                                                               \
+        radix_hist_##W(k, n, cnt);                                                                 \
+        K *ks = k, *kd = kt;                                                                       \
+        int64_t *src = ix, *dst = it;                                                              \
+        for (unsigned p = 0; p < sizeof(K); p++) {                                                 \
+            int64_t *c = cnt[p];                                                                   \
+            if (!radix_starts_##W(c, ks[0], p, n)) continue;                                       \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                int64_t j = c[(ks[i] >> (8 * p)) & 255]++;                                         \
+                kd[j] = ks[i];                                                                     \
+                dst[j] = src[i];                                                                   \
+            }                                                                                      \
+            K *u = ks;                                                                             \
+            ks = kd;                                                                               \
+            kd = u;                                                                                \
+            int64_t *t = src;                                                                      \
+            src = dst;                                                                             \
+            dst = t;                                                                               \
+        }                                                                                          \
+        if (src != ix) memcpy(ix, src, sizeof(int64_t) * (size_t)n);                               \
+    }
+
+/* the buffers hold floats too: keys go through types that may alias them */
+typedef uint32_t __attribute__((may_alias)) key32_t;
+typedef uint64_t __attribute__((may_alias)) key64_t;
+
+DEFINE_RADIX(32, key32_t)
+DEFINE_RADIX(64, key64_t)
+
+#define F64_SIGN ((uint64_t)1 << 63)
+#define F32_SIGN ((uint32_t)1 << 31)
+#define F64_NAN(b) (((b) & ~F64_SIGN) > 0x7ff0000000000000ull)
+#define F32_NAN(b) (((b) & ~F32_SIGN) > 0x7f800000u)
+#define KEY_F64(b) ((b) ^ ((b)&F64_SIGN ? ~(uint64_t)0 : F64_SIGN))
+#define UNKEY_F64(k) ((k) ^ ((k)&F64_SIGN ? F64_SIGN : ~(uint64_t)0))
+#define KEY_F32(b) ((b) ^ ((b)&F32_SIGN ? ~(uint32_t)0 : F32_SIGN))
+#define UNKEY_F32(k) ((k) ^ ((k)&F32_SIGN ? F32_SIGN : ~(uint32_t)0))
+
+/* The float values of v (bits, W wide) radix sorted, NaN last in their
+ * order; false, v untouched, when the line holds -0.0. */
+#define DEFINE_RSORT_FLT(W, K, SIGN, ISNAN, KEY, UNKEY)                                            \
+    static bool rsort_f##W(K *v, K *tmp, int64_t n)                                                \
+    {                                                                                              \
+        int64_t nan = 0;                                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            if (v[i] == SIGN) return false;                                                        \
+            nan += ISNAN(v[i]);                                                                    \
+        }                                                                                          \
+        int64_t m = n - nan;                                                                       \
+        if (nan) {                                                                                 \
+            int64_t a = 0, b = m;                                                                  \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                tmp[ISNAN(v[i]) ? b++ : a++] = v[i];                                               \
+            memcpy(v, tmp, sizeof(K) * (size_t)n);                                                 \
+        }                                                                                          \
+        for (int64_t i = 0; i < m; i++)                                                            \
+            v[i] = KEY(v[i]);                                                                      \
+        radix_##W(v, tmp, m);                                                                      \
+        for (int64_t i = 0; i < m; i++)                                                            \
+            v[i] = UNKEY(v[i]);                                                                    \
+        return true;                                                                               \
+    }
+
+DEFINE_RSORT_FLT(32, key32_t, F32_SIGN, F32_NAN, KEY_F32, UNKEY_F32)
+DEFINE_RSORT_FLT(64, key64_t, F64_SIGN, F64_NAN, KEY_F64, UNKEY_F64)
+
+static void rsort_int(int w, void *v, void *tmp, int64_t n)
+{
+    if (w == 32) {
+        key32_t *u = v;
+        for (int64_t i = 0; i < n; i++)
+            u[i] ^= F32_SIGN;
+        radix_32(u, tmp, n);
+        for (int64_t i = 0; i < n; i++)
+            u[i] ^= F32_SIGN;
+    } else {
+        key64_t *u = v;
+        for (int64_t i = 0; i < n; i++)
+            u[i] ^= F64_SIGN;
+        radix_64(u, tmp, n);
+        for (int64_t i = 0; i < n; i++)
+            u[i] ^= F64_SIGN;
+    }
+}
+
+/* ix[] (0 .. n-1) ordered by v's values through radix keys; false when
+ * the keys' memory is not to be had (the caller merge sorts). */
+static bool risort(dtype_t dt, const void *v, int64_t *ix, int64_t *tmp, int64_t n)
+{
+    bool narrow = dt == DT_INT32 || dt == DT_FLOAT32;
+    size_t ks = narrow ? 4 : 8;
+    char *k = malloc(2 * ks * (size_t)n);
+    if (!k) return false;
+    for (int64_t i = 0; i < n; i++) {
+        if (dt == DT_FLOAT32) {
+            uint32_t b = ((const key32_t *)v)[i];
+            ((key32_t *)k)[i] = F32_NAN(b) ? ~(uint32_t)0 : (b << 1) == 0 ? F32_SIGN : KEY_F32(b);
+        } else if (dt == DT_INT32) {
+            ((key32_t *)k)[i] = ((const key32_t *)v)[i] ^ F32_SIGN;
+        } else if (dt == DT_INT64) {
+            ((key64_t *)k)[i] = ((const key64_t *)v)[i] ^ F64_SIGN;
+        } else {
+            uint64_t b = ((const key64_t *)v)[i];
+            ((key64_t *)k)[i] = F64_NAN(b) ? ~(uint64_t)0 : (b << 1) == 0 ? F64_SIGN : KEY_F64(b);
+        }
+    }
+    if (narrow)
+        radix_ix_32((key32_t *)k, (key32_t *)k + n, ix, tmp, n);
+    else
+        radix_ix_64((key64_t *)k, (key64_t *)k + n, ix, tmp, n);
+    free(k);
+    return true;
+}
+
 static void vsort(dtype_t dt, void *v, void *tmp, int64_t n)
 {
+    if (n >= RADIX_MIN) {
+        switch (dt) {
+        case DT_BOOL:
+            break;
+        case DT_INT32:
+        case DT_INT64:
+            rsort_int(dt == DT_INT32 ? 32 : 64, v, tmp, n);
+            return;
+        case DT_FLOAT32:
+            if (rsort_f32(v, tmp, n)) return;
+            break;
+        default:
+            if (rsort_f64(v, tmp, n)) return;
+            break;
+        }
+    }
     switch (dt) {
     case DT_BOOL:
         vsort_b(v, tmp, n);
@@ -115,6 +301,8 @@ static void isort(dtype_t dt, const void *v, int64_t *ix, int64_t *tmp, int64_t 
 {
     for (int64_t i = 0; i < n; i++)
         ix[i] = i;
+    if (dt != DT_BOOL && n >= RADIX_IX_MIN && n <= RADIX_IX_MAX && risort(dt, v, ix, tmp, n))
+        return;
     switch (dt) {
     case DT_BOOL:
         isort_b(v, ix, tmp, n);
@@ -543,10 +731,7 @@ static int k_lookup(const graph_node_t *n, const arr_t *x, const arr_t *a, const
             free(k);
             return oom(err, errlen);
         }
-        if (fl)
-            vsort_f64(k, t, na);
-        else
-            vsort_i64(k, t, na);
+        vsort(fl ? DT_FLOAT64 : DT_INT64, k, t, na);
         free(t);
         uint8_t *out = o->data;
         for (int64_t i = 0; i < nx; i++) {

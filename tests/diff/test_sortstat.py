@@ -142,6 +142,117 @@ for dt in ["float32", "float64"]:
          np.argsort(xn, axis=0, kind="stable"))
     case("sort/nan-flat/%s" % dt, base + [N("r", "sort", ["a"], axis=None)], np.sort(xn, axis=None))
 
+# long lines: the radix sorts (sortstat.c, from 64 values; argsort from 256).
+# Values over the whole range of each dtype, with runs of equal values;
+# floats with infinities, subnormals, NaN, and lines with and without -0.0
+# (those with it keep the merge sort). Checked bit for bit: -0.0 and 0.0
+# keep their order, as numpy's stable sort keeps them.
+
+
+def bits_check(want):
+    def check(got):
+        if got.dtype != want.dtype or got.shape != want.shape:
+            return "dtype %s shape %s, expected %s %s" % (got.dtype, got.shape, want.dtype,
+                                                          want.shape)
+        if want.dtype.kind == "f":
+            wn, gn = np.isnan(want), np.isnan(got)
+            if not np.array_equal(wn, gn):
+                return "NaN in other places"
+            u = "u%d" % want.dtype.itemsize
+            bad = np.argwhere((want.view(u) != got.view(u)) & ~wn)
+        else:
+            bad = np.argwhere(want != got)
+        if len(bad):
+            i = tuple(bad[0])
+            return "%d values differ; at %s: %r, expected %r" % (len(bad), list(i), got[i], want[i])
+        return None
+    return check
+
+
+def wide(dt, shape, negzero):
+    if dt == "bool":
+        return RNG.random(shape) < 0.5
+    if dt.startswith("int"):
+        ii = np.iinfo(dt)
+        v = RNG.integers(ii.min, ii.max, shape, dtype=dt, endpoint=True)
+        v.flat[::7] = RNG.integers(-3, 4, v.flat[::7].shape)
+        v.flat[::11] = ii.min
+        v.flat[::13] = ii.max
+        return v
+    fi = np.finfo(dt)
+    v = (RNG.normal(0, 1, shape) * 10.0 ** RNG.integers(-30, 30, shape)).astype(dt)
+    v.flat[::5] = np.round(v.flat[::5], 0)
+    v.flat[::23] = fi.tiny / 4
+    v.flat[::29] = -fi.max
+    v[v == 0] = 0.0  # rounding made -0.0 too
+    v.flat[::31] = 0.0
+    if negzero:
+        v.flat[3::37] = -0.0
+    return v
+
+
+def with_inf(key, x, dt, chunk):
+    """nodes making `key` = x with +inf and -inf at every 17th and 19th
+    value (1/0 and -1/0: JSON has no infinity), and x so changed."""
+    x = x.copy()
+    pos = np.zeros(x.shape, bool)
+    neg = np.zeros(x.shape, bool)
+    pos.flat[::17] = True
+    neg.flat[::19] = True
+    neg &= ~pos
+    x[pos] = np.inf
+    x[neg] = -np.inf
+    m = pos.astype(np.float64) - neg.astype(np.float64)
+    return [A(key + "_b", np.where(pos | neg, 0, x), dt, chunk),
+            A(key + "_m", m, "float64", chunk),
+            N(key + "_z", "subtract", [key + "_m", key + "_m"]),
+            N(key + "_q", "divide", [key + "_m", key + "_z"]),  # +-inf where m is +-1
+            N(key + "_i", "astype", [key + "_q"], dtype=dt),
+            N(key + "_mb", "not_equal", [key + "_m", 0.0]),
+            N(key, "where", [key + "_mb", key + "_i", key + "_b"])], x
+
+
+for dt in DTS:
+    for n in (64, 255, 256, 3000):
+        for negzero in ((False, True) if dt.startswith("float") else (False,)):
+            x = wide(dt, (3, n), negzero)
+            if dt.startswith("float"):
+                srct, xt = with_inf("a", np.ascontiguousarray(x.T), dt, [n, 2])
+                src, x = with_inf("a", x, dt, [2, n])
+            else:
+                src = [A("a", x, dt, [2, n])]
+                xt = np.ascontiguousarray(x.T)
+                srct = [A("a", xt, dt, [n, 2])]
+            tag = "%s/%d%s" % (dt, n, "/-0" if negzero else "")
+            case("radix/sort/" + tag, src + [N("r", "sort", ["a"], axis=1)],
+                 bits_check(np.sort(x, axis=1, kind="stable")))
+            case("radix/argsort/" + tag, src + [N("r", "argsort", ["a"], axis=1)],
+                 np.argsort(x, axis=1, kind="stable"))
+            case("radix/sort-axis0/" + tag, srct + [N("r", "sort", ["a"], axis=0)],
+                 bits_check(np.sort(xt, axis=0, kind="stable")))
+            case("radix/argsort-axis0/" + tag, srct + [N("r", "argsort", ["a"], axis=0)],
+                 np.argsort(xt, axis=0, kind="stable"))
+            s = np.sort(x, axis=1, kind="stable")
+            case("radix/topk/" + tag, src + [N("r", "topk", ["a"], k=9, axis=1)],
+                 bits_check(s[:, ::-1][:, :9].copy()))
+for dt in ("float32", "float64"):
+    for negzero in (False, True):
+        x = wide(dt, (2, 700), negzero)
+        nodes, mask = with_nan("a", "a0", x.shape, 0.15, dt)
+        xn = np.where(mask, np.nan, x).astype(dt)
+        base = [A("a0", x, dt, [1, 700])] + nodes
+        tag = "%s%s" % (dt, "/-0" if negzero else "")
+        case("radix/sort-nan/" + tag, base + [N("r", "sort", ["a"], axis=1)],
+             bits_check(np.sort(xn, axis=1, kind="stable")))
+        case("radix/argsort-nan/" + tag, base + [N("r", "argsort", ["a"], axis=1)],
+             np.argsort(xn, axis=1, kind="stable"))
+# isin sorts its test values (the radix sort past 64 of them)
+for dt in ("int64", "float64"):
+    t = wide(dt, (500,), False)
+    x = np.concatenate([t[::3], wide(dt, (200,), False)])
+    case("radix/isin/" + dt, [A("x", x, dt, 100), A("t", t, dt, 120), N("r", "isin", ["x", "t"])],
+         np.isin(x, t))
+
 # ---------------------------------------------------------------- searching
 for dt in DTS:
     a = np.sort(sample(dt, (23,)))
