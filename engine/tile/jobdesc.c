@@ -478,6 +478,8 @@ static void get_piece(rbuf_t *r, piece_t *p, int nsrc, const int64_t *src_elems,
     int64_t smax = gen_elems >= 0 ? gen_elems : src_elems[s];
     /* [lo, hi] of the element offsets read and written */
     int64_t slo = p->src_off, shi = p->src_off, dlo = p->dst_off, dhi = p->dst_off;
+    if (slo < -JD_MAX_BYTES || slo > JD_MAX_BYTES || dlo < -JD_MAX_BYTES || dlo > JD_MAX_BYTES)
+        return (void)fail(r, "bad piece offset");
     bool empty = false;
     for (int d = 0; d < p->ndim; d++) {
         int64_t c = p->count[d];
@@ -488,16 +490,14 @@ static void get_piece(rbuf_t *r, piece_t *p, int nsrc, const int64_t *src_elems,
         if (ss < -JD_MAX_BYTES || ss > JD_MAX_BYTES || ds < -JD_MAX_BYTES || ds > JD_MAX_BYTES)
             return (void)fail(r, "bad piece stride");
         if (c > 1) {
-            if (__builtin_mul_overflow(ss, c - 1, &span)) return (void)fail(r, "bad piece");
-            if (span < 0)
-                slo += span;
-            else
-                shi += span;
-            if (__builtin_mul_overflow(ds, c - 1, &span)) return (void)fail(r, "bad piece");
-            if (span < 0)
-                dlo += span;
-            else
-                dhi += span;
+            /* each bound stays within JD_MAX_BYTES, so a span that
+             * overflows it by adding is a bad piece too */
+            if (__builtin_mul_overflow(ss, c - 1, &span) ||
+                __builtin_add_overflow(span < 0 ? slo : shi, span, span < 0 ? &slo : &shi))
+                return (void)fail(r, "bad piece");
+            if (__builtin_mul_overflow(ds, c - 1, &span) ||
+                __builtin_add_overflow(span < 0 ? dlo : dhi, span, span < 0 ? &dlo : &dhi))
+                return (void)fail(r, "bad piece");
             if (slo < -JD_MAX_BYTES || shi > JD_MAX_BYTES || dlo < -JD_MAX_BYTES ||
                 dhi > JD_MAX_BYTES)
                 return (void)fail(r, "bad piece");
