@@ -9,6 +9,7 @@
 #include "../setops.h"
 
 #include "../errmsg.h"
+#include "../kern/radix.h"
 
 static bool truthy(const void *p, dtype_t dt, int64_t i)
 {
@@ -74,15 +75,37 @@ static bool same(const uent_t *a, const uent_t *b, bool fl)
     return a->v.f == b->v.f;
 }
 
-/* Sorts e[0..n) and folds equal values (first index the smallest, counts
- * summed) in place; the distinct count. */
-static int64_t fold(uent_t *e, int64_t n, bool fl)
+/* The radix sorts' keys: the values' order, all NaNs one key, -0.0 as 0.0 */
+#define UKEY_I(e) radix_key_i64((e).v.i)
+#define UKEY_F(e) radix_key_f64((e).v.f)
+DEFINE_RADIX_BY(radix_uent_i, uent_t, uint64_t, UKEY_I)
+DEFINE_RADIX_BY(radix_uent_f, uent_t, uint64_t, UKEY_F)
+
+/* Below this many entries qsort; from it a radix sort by value, 3-6x
+ * faster on a block of 10^6 (n more entries of scratch). */
+#define UNIQUE_RADIX_MIN 256
+
+/* Sorts e[0..n) by value and folds equal values in place (the entry of the
+ * smallest first index kept, with its value bits: -0.0 or 0.0, the NaN;
+ * counts summed); the distinct count, or -1 when the scratch is not to be
+ * had. sorted: e is in key order already. */
+static int64_t fold(uent_t *e, int64_t n, bool fl, bool sorted)
 {
-    qsort(e, (size_t)n, sizeof *e, fl ? cmp_f : cmp_i);
+    if (sorted) {
+    } else if (n >= UNIQUE_RADIX_MIN) {
+        uent_t *tmp = malloc(sizeof *tmp * (size_t)n);
+        if (!tmp) return -1;
+        (fl ? radix_uent_f : radix_uent_i)(e, tmp, n);
+        free(tmp);
+    } else {
+        qsort(e, (size_t)n, sizeof *e, fl ? cmp_f : cmp_i);
+    }
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
         if (m > 0 && same(&e[m - 1], &e[i], fl)) {
-            e[m - 1].count += e[i].count; /* sorted by first: e[m-1] keeps the smaller */
+            int64_t count = e[m - 1].count + e[i].count;
+            if (e[i].first < e[m - 1].first) e[m - 1] = e[i];
+            e[m - 1].count = count;
             continue;
         }
         e[m++] = e[i];
@@ -125,6 +148,42 @@ static int unique_frame(const uent_t *e, int64_t m, dtype_t dt, int only, frame_
     return 0;
 }
 
+/* e[at[q] .. at[q + 1]), q < nb, are runs in key order (blocks' sets):
+ * merged pairwise, runs of the left first among equal keys, into one run
+ * in key order; -1 when the scratch is not to be had. */
+static int merge_runs(uent_t *e, int64_t *at, int nb, bool fl)
+{
+    int64_t total = at[nb];
+    if (nb < 2) return 0;
+    uent_t *tmp = malloc(sizeof *tmp * (size_t)total);
+    if (!tmp) return -1;
+    uent_t *src = e, *dst = tmp;
+    while (nb > 1) {
+        int w = 0;
+        for (int q = 0; q < nb; q += 2) {
+            int64_t lo = at[q], mid = at[q + 1], hi = q + 2 <= nb ? at[q + 2] : mid;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) {
+                uint64_t a = fl ? UKEY_F(src[i]) : UKEY_I(src[i]);
+                uint64_t b = fl ? UKEY_F(src[j]) : UKEY_I(src[j]);
+                dst[k++] = b < a ? src[j++] : src[i++];
+            }
+            memcpy(dst + k, src + i, sizeof *src * (size_t)(mid - i));
+            k += mid - i;
+            memcpy(dst + k, src + j, sizeof *src * (size_t)(hi - j));
+            at[w++] = lo;
+        }
+        at[w] = total;
+        nb = w;
+        uent_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != e) memcpy(e, src, sizeof *e * (size_t)total);
+    free(tmp);
+    return 0;
+}
+
 static int run_unique_map(const job_t *j, const dfx_in_t *ins, void **blob, size_t *blob_len,
                           char *err, size_t errlen)
 {
@@ -147,7 +206,11 @@ static int run_unique_map(const job_t *j, const dfx_in_t *ins, void **blob, size
         e[i].first = j->off[1] + i;
         e[i].count = 1;
     }
-    int64_t m = fold(e, n, fl);
+    int64_t m = fold(e, n, fl, false);
+    if (m < 0) {
+        free(e);
+        return errmsg(err, errlen, "out of memory");
+    }
     frame_t f = {0};
     int rc = unique_frame(e, m, in->dt, -1, &f);
     free(e);
@@ -190,9 +253,14 @@ static int run_unique_merge(const tile_t *t, const job_t *j, const dfx_in_t *ins
         errmsg(err, errlen, "out of memory");
         goto done;
     }
-    int64_t at = 0;
+    int64_t at = 0, *runs = malloc(sizeof(int64_t) * (size_t)(j->n_in + 1));
+    if (!runs) {
+        errmsg(err, errlen, "out of memory");
+        goto done;
+    }
     for (int q = 0; q < j->n_in; q++) {
         const frame_t *f = &v[q];
+        runs[q] = at;
         for (int64_t i = 0; i < f->nrows; i++, at++) {
             if (fl)
                 e[at].v.f = ((const double *)f->cols[0].data)[i];
@@ -204,7 +272,15 @@ static int run_unique_merge(const tile_t *t, const job_t *j, const dfx_in_t *ins
             e[at].count = ((const int64_t *)f->cols[2].data)[i];
         }
     }
-    int64_t m = fold(e, total, fl);
+    runs[j->n_in] = at;
+    /* each block's set is in key order (fold's): merged, not sorted again */
+    int mr = merge_runs(e, runs, j->n_in, fl);
+    free(runs);
+    int64_t m = mr ? -1 : fold(e, total, fl, true);
+    if (m < 0) {
+        errmsg(err, errlen, "out of memory");
+        goto done;
+    }
     frame_t out = {0};
     if (unique_frame(e, m, dt, (int)j->off[3], &out)) {
         frame_free(&out);

@@ -10,6 +10,7 @@
 #include "../sortstat.h"
 #include "kern_internal.h"
 #include "quant_math.h"
+#include "radix.h"
 
 /* ---- stable merge sorts: of values, and of indexes by value ----------- */
 
@@ -90,9 +91,9 @@ DEFINE_SORTS(i64, int64_t, LT_INT)
 DEFINE_SORTS(f32, float, LT_FLT)
 DEFINE_SORTS(f64, double, LT_FLT)
 
-/* ---- LSD radix sorts: 8-bit digits from the lowest, each pass stable, so
- * equal keys keep their order exactly as in the merge sorts above; a pass
- * whose digit is the same in every key is skipped. Keys order as unsigned
+/* ---- LSD radix sorts (radix.h): 8-bit digits from the lowest, each pass
+ * stable, so equal keys keep their order exactly as in the merge sorts
+ * above; a pass whose digit is the same in every key is skipped. Keys order as unsigned
  * integers: an integer's bits with the sign bit flipped, a float's with the
  * sign bit flipped (positive) or every bit flipped (negative). 3-4x the
  * merge sort's speed from a few hundred values on. vsort keeps the merge
@@ -108,51 +109,20 @@ DEFINE_SORTS(f64, double, LT_FLT)
 #define RADIX_IX_MIN 256
 #define RADIX_IX_MAX ((int64_t)1 << 20)
 
-#define DEFINE_RADIX(W, K)                                                                         \
-    static void radix_hist_##W(const K *k, int64_t n, int64_t cnt[][256])                          \
-    {                                                                                              \
-        memset(cnt, 0, sizeof(int64_t) * 256 * sizeof(K));                                         \
-        for (int64_t i = 0; i < n; i++)                                                            \
-            for (unsigned p = 0; p < sizeof(K); p++)                                               \
-                cnt[p][(k[i] >> (8 * p)) & 255]++;                                                 \
-    }                                                                                              \
-    /* pass p's counts into its buckets' first slots; false when it is skipped */                  \
-    static bool radix_starts_##W(int64_t *c, K first, unsigned p, int64_t n)                       \
-    {                                                                                              \
-        if (c[(first >> (8 * p)) & 255] == n) return false;                                        \
-        int64_t s = 0;                                                                             \
-        for (int d = 0; d < 256; d++) {                                                            \
-            int64_t t = c[d];                                                                      \
-            c[d] = s;                                                                              \
-            s += t;                                                                                \
-        }                                                                                          \
-        return true;                                                                               \
-    }                                                                                              \
-    static void radix_##W(K *v, K *tmp, int64_t n)                                                 \
-    {                                                                                              \
-        int64_t cnt[sizeof(K)][256];                                                               \
-        radix_hist_##W(v, n, cnt);                                                                 \
-        K *src = v, *dst = tmp;                                                                    \
-        for (unsigned p = 0; p < sizeof(K); p++) {                                                 \
-            int64_t *c = cnt[p];                                                                   \
-            if (!radix_starts_##W(c, src[0], p, n)) continue;                                      \
-            for (int64_t i = 0; i < n; i++)                                                        \
-                dst[c[(src[i] >> (8 * p)) & 255]++] = src[i];                                      \
-            K *t = src;                                                                            \
-            src = dst;                                                                             \
-            dst = t;                                                                               \
-        }                                                                                          \
-        if (src != v) memcpy(v, src, sizeof(K) * (size_t)n);                                       \
-    }                                                                                              \
+/* keys and indexes in two arrays, moved together (isort) */
+#define DEFINE_RADIX_IX(W, K)                                                                      \
     static void radix_ix_##W(K *k, K *kt, int64_t *ix, int64_t *it, int64_t n)                     \
     {                                                                                              \
         int64_t cnt[sizeof(K)][256];                                                               \
-        radix_hist_##W(k, n, cnt);                                                                 \
+        memset(cnt, 0, sizeof cnt);                                                                \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            for (unsigned p = 0; p < sizeof(K); p++)                                               \
+                cnt[p][(k[i] >> (8 * p)) & 255]++;                                                 \
         K *ks = k, *kd = kt;                                                                       \
         int64_t *src = ix, *dst = it;                                                              \
         for (unsigned p = 0; p < sizeof(K); p++) {                                                 \
             int64_t *c = cnt[p];                                                                   \
-            if (!radix_starts_##W(c, ks[0], p, n)) continue;                                       \
+            if (!radix_starts(c, (unsigned)((ks[0] >> (8 * p)) & 255), n)) continue;               \
             for (int64_t i = 0; i < n; i++) {                                                      \
                 int64_t j = c[(ks[i] >> (8 * p)) & 255]++;                                         \
                 kd[j] = ks[i];                                                                     \
@@ -172,8 +142,11 @@ DEFINE_SORTS(f64, double, LT_FLT)
 typedef uint32_t __attribute__((may_alias)) key32_t;
 typedef uint64_t __attribute__((may_alias)) key64_t;
 
-DEFINE_RADIX(32, key32_t)
-DEFINE_RADIX(64, key64_t)
+#define RADIX_SELF(x) (x)
+DEFINE_RADIX_BY(radix_32, key32_t, uint32_t, RADIX_SELF)
+DEFINE_RADIX_BY(radix_64, key64_t, uint64_t, RADIX_SELF)
+DEFINE_RADIX_IX(32, key32_t)
+DEFINE_RADIX_IX(64, key64_t)
 
 #define F64_SIGN ((uint64_t)1 << 63)
 #define F32_SIGN ((uint32_t)1 << 31)
@@ -246,10 +219,9 @@ static bool risort(dtype_t dt, const void *v, int64_t *ix, int64_t *tmp, int64_t
         } else if (dt == DT_INT32) {
             ((key32_t *)k)[i] = ((const key32_t *)v)[i] ^ F32_SIGN;
         } else if (dt == DT_INT64) {
-            ((key64_t *)k)[i] = ((const key64_t *)v)[i] ^ F64_SIGN;
+            ((key64_t *)k)[i] = radix_key_i64(((const int64_t *)v)[i]);
         } else {
-            uint64_t b = ((const key64_t *)v)[i];
-            ((key64_t *)k)[i] = F64_NAN(b) ? ~(uint64_t)0 : (b << 1) == 0 ? F64_SIGN : KEY_F64(b);
+            ((key64_t *)k)[i] = radix_key_f64(((const double *)v)[i]);
         }
     }
     if (narrow)

@@ -240,6 +240,33 @@ add("unique-inverse/of-expression-many-blocks",
      "t": np.unique(np.arange(1000) % 37, return_inverse=True)[1].sum()},
     args=["--chunk-bytes", "800"])
 
+# ---- unique of blocks of more than 256 values (df/multi.c): each block's
+# values radix sorted, then the blocks' sets merged in order; runs of equal
+# values, the ends of int64, -0.0 beside 0.0, NaN (one value), huge floats
+for dt, chunk in (("int64", 700), ("float64", 900), ("bool", 600)):
+    if dt == "int64":
+        a = RNG.integers(-2**62, 2**62, 5000)
+        a[::3] = RNG.integers(-50, 50, a[::3].shape)
+        a[::97] = np.iinfo(np.int64).min
+        a[5::101] = np.iinfo(np.int64).max
+        src = [A("a", a, chunk)]
+    elif dt == "float64":
+        a = np.round(RNG.normal(0, 100, 5000), 0)
+        a[::7] = 0.0
+        a[3::11] = -0.0
+        a[::13] = np.nan
+        a[::29] = -1e300
+        src = with_nans("a", a, chunk)
+    else:
+        a = RNG.random(5000) < 0.3
+        src = [A("a", a, chunk)]
+    for fl in [{}] + FLAGS[3:]:
+        res = np.unique(a, **fl)
+        res = res if isinstance(res, tuple) else (res,)
+        ks = ["u%d" % k for k in range(len(res))]
+        add("unique-radix/%s/%s" % (dt, "+".join(sorted(fl)) or "values"),
+            src + [N("uq", "unique", ["a"], outputs=ks, **fl)], dict(zip(ks, res)))
+
 # ---- rejected documents: exit 2, one line naming the node
 ar = N("a", "arange", stop=12, chunk_size=5)
 # a held result as an input of the same document: mars-run runs it first
