@@ -6,6 +6,7 @@
 
 #include "../errmsg.h"
 #include "../graph.h"
+#include "../kern/radix.h"
 #include "../setops.h"
 #include "frame.h"
 #include "multi.h"
@@ -18,7 +19,8 @@ typedef struct {
     bool fl; /* the entry came from a float64 block */
 } sent_t;
 
-/* qsort has no context: the merge's domain (float64 or not), per thread */
+/* qsort has no context: the merge's domain (float64 or not), per thread
+ * (sort_entries' short sets) */
 static _Thread_local bool dom_fl;
 
 static int cmp_e(const void *pa, const void *pb)
@@ -33,6 +35,44 @@ static int cmp_e(const void *pa, const void *pb)
     }
     if (a->src != b->src) return a->src - b->src;
     return (a->first > b->first) - (a->first < b->first);
+}
+
+static int cmp_src_first(const void *pa, const void *pb)
+{
+    const sent_t *a = pa, *b = pb;
+    if (a->src != b->src) return a->src - b->src;
+    return (a->first > b->first) - (a->first < b->first);
+}
+
+/* cmp_e's order by keys: the value (all NaNs one key, -0.0 as 0.0) */
+#define SKEY_F(e) radix_key_f64((e).f)
+#define SKEY_I(e) radix_key_i64((e).i)
+DEFINE_RADIX_BY(radix_sent_f, sent_t, uint64_t, SKEY_F)
+DEFINE_RADIX_BY(radix_sent_i, sent_t, uint64_t, SKEY_I)
+
+/* e[0..n) in cmp_e's order: from 256 entries a radix sort by value, then
+ * each run of one value by (src, first) (a run holds one entry of each
+ * block's set at most); -1 when the scratch is not to be had. */
+static int sort_entries(sent_t *e, int64_t n, bool fl)
+{
+    if (n < 256) {
+        dom_fl = fl;
+        qsort(e, (size_t)n, sizeof *e, cmp_e);
+        return 0;
+    }
+    sent_t *tmp = malloc(sizeof *tmp * (size_t)n);
+    if (!tmp) return -1;
+    (fl ? radix_sent_f : radix_sent_i)(e, tmp, n);
+    free(tmp);
+    for (int64_t s = 0; s < n;) {
+        uint64_t k = fl ? SKEY_F(e[s]) : SKEY_I(e[s]);
+        int64_t t = s + 1;
+        while (t < n && (fl ? SKEY_F(e[t]) : SKEY_I(e[t])) == k)
+            t++;
+        if (t - s > 1) qsort(e + s, (size_t)(t - s), sizeof *e, cmp_src_first);
+        s = t;
+    }
+    return 0;
 }
 
 static const char *key_of(const graph_node_t *n)
@@ -120,8 +160,10 @@ static int run_set_merge(const tile_t *t, const job_t *j, const dfx_in_t *ins, v
             x->src = q < na ? 0 : 1;
         }
     }
-    dom_fl = fl;
-    qsort(e, (size_t)total, sizeof *e, cmp_e);
+    if (sort_entries(e, total, fl)) {
+        errmsg(err, errlen, "out of memory");
+        goto done;
+    }
     /* groups of equal values (NaNs one group for union1d, never equal for
      * intersect1d and setdiff1d: numpy compares them with ==) */
     int64_t m = 0;

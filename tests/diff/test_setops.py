@@ -124,6 +124,25 @@ add("intersect1d/return_indices/nan",
         N("r", "intersect1d", ["a", "b"], return_indices=True, assume_unique=False,
           outputs=["v", "ia", "ib"])], dict(zip(["v", "ia", "ib"], res)),
     args=["--chunk-bytes", "16"])
+# sets of more than 256 values together (df/setops.c's radix sort, then each
+# value's entries by input and first index): many blocks, shared values,
+# NaN, -0.0 beside 0.0, the int and float domains mixed
+for da, db in PAIRS[:5]:
+    a, b = sample(da, (2000,), -900, 900), sample(db, (1500,), -700, 1100)
+    src = []
+    for key, x, ch in (("a", a, 300), ("b", b, 250)):
+        if x.dtype.kind == "f":
+            x[::17] = np.nan
+            x[5::23] = -0.0
+            src += with_nans(key, x, ch)
+        else:
+            src.append(A(key, x, ch))
+    for op, f in SETOPS.items():
+        add("%s/big/%s+%s" % (op, da, db), src + [N("r", op, ["a", "b"])], {"r": f(a, b)})
+    res = np.intersect1d(a, b, return_indices=True)
+    add("intersect1d/return_indices/big/%s+%s" % (da, db),
+        src + [N("r", "intersect1d", ["a", "b"], return_indices=True,
+                 outputs=["v", "ia", "ib"])], dict(zip(["v", "ia", "ib"], res)))
 # NaNs: union1d keeps one, intersect1d none, setdiff1d keeps a's
 na = np.array([1.0, np.nan, 2.0, np.nan, -0.0, 3.5, 1e300])
 nb = np.array([np.nan, 2.0, 0.0, -1e300, 7.0])
