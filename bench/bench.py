@@ -252,6 +252,21 @@ WORKLOADS = {
         "dask": "a = da.random.random(10000000, chunks=1000000); "
                 "i = da.random.randint(0, 10000000, 10000000, chunks=1000000); r = da.take(a, i).compute()",
     },
+    # unique of 10^7 integers with 10^6 possible values (a value's run spans
+    # every block): each block's set by a radix sort, then the sets merged
+    # (df/multi.c). Dask's da.unique does the same per block with np.unique.
+    "W17": {
+        "title": "random.randint 10^7 in [0, 10^6) (chunks of 10^6), unique",
+        "doc": {"version": 1, "nodes": [
+            {"key": "i", "op": "random.randint", "shape": [10000000], "low": 0, "high": 1000000,
+             "chunk_size": 1000000, "seed": 2},
+            {"key": "uq", "op": "unique", "inputs": ["i"], "outputs": ["r"]}], "fetch": ["r"]},
+        "np_setup": "i = np.random.default_rng(2).integers(0, 1000000, 10000000)",
+        "np_compute": "r = np.unique(i)",
+        # (Dask's return_counts ran past two minutes here: values only)
+        "dask": "i = da.random.randint(0, 1000000, 10000000, chunks=1000000); "
+                "r = da.unique(i).compute()",
+    },
     # issue 13's linalg.qr: a tall-and-skinny 10^6 x 100 by TSQR (ten row blocks
     # of 10^5 rows); r and the sum of q fetched, so q is computed but not moved
     "W13": {

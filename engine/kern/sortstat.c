@@ -148,7 +148,7 @@ DEFINE_RADIX_BY(radix_64, key64_t, uint64_t, RADIX_SELF)
 DEFINE_RADIX_IX(32, key32_t)
 DEFINE_RADIX_IX(64, key64_t)
 
-#define F64_SIGN ((uint64_t)1 << 63)
+#define F64_SIGN RADIX_SIGN64
 #define F32_SIGN ((uint32_t)1 << 31)
 #define F64_NAN(b) (((b) & ~F64_SIGN) > 0x7ff0000000000000ull)
 #define F32_NAN(b) (((b) & ~F32_SIGN) > 0x7f800000u)
