@@ -20,6 +20,12 @@
  * failure. n == 0 gives a 1-byte block, so NULL always means failure. */
 void *dfa_alloc(int64_t n, size_t sz);
 
+/* a[k] becomes the k-th smallest of a[lo..hi] (inclusive), the smaller
+ * before it and the larger after (describe.c: quickselect, a sort past a
+ * depth limit); doubles without NaN. */
+void dfa_select_d(double *a, int64_t lo, int64_t hi, int64_t k);
+void dfa_select_i(int64_t *a, int64_t lo, int64_t hi, int64_t k);
+
 /* ---- hashing ----
  * Fixed constants (no per-process seed): chunks hashed on different workers
  * agree. Numbers hash as their float64 value (an int64 and a float64 of the

@@ -59,7 +59,7 @@ static double pairwise_sum(const double *a, int64_t n)
         T a = *(const T *)x, b = *(const T *)y;                                                    \
         return (a > b) - (a < b);                                                                  \
     }                                                                                              \
-    static void name(T *a, int64_t lo, int64_t hi, int64_t k) /* range [lo, hi] */                 \
+    void name(T *a, int64_t lo, int64_t hi, int64_t k) /* range [lo, hi] */                        \
     {                                                                                              \
         int depth = 0;                                                                             \
         while (hi > lo) {                                                                          \
@@ -93,8 +93,8 @@ static double pairwise_sum(const double *a, int64_t n)
         }                                                                                          \
     }
 
-DEFINE_SELECT(select_d, double)
-DEFINE_SELECT(select_i, int64_t)
+DEFINE_SELECT(dfa_select_d, double)
+DEFINE_SELECT(dfa_select_i, int64_t)
 
 static const double QS[3] = {0.25, 0.5, 0.75};
 
@@ -131,8 +131,8 @@ static int describe_f64(const fcol_t *c, double *st)
         for (int j = 0; j < 3; j++) {
             double vi = QS[j] * (double)(m - 1);
             int64_t p = (int64_t)floor(vi), nx = p + 1 < m ? p + 1 : m - 1;
-            select_d(v, lo_done, m - 1, p);
-            select_d(v, p + 1 < m ? p + 1 : p, m - 1, nx);
+            dfa_select_d(v, lo_done, m - 1, p);
+            dfa_select_d(v, p + 1 < m ? p + 1 : p, m - 1, nx);
             lo_done = p;
             double a = v[p], b = v[nx], t = vi - (double)p, diff = b - a;
             st[4 + j] = t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
@@ -186,8 +186,8 @@ static int describe_i64(const fcol_t *c, double *st)
         for (int j = 0; j < 3; j++) {
             double vi = QS[j] * (double)(n - 1);
             int64_t p = (int64_t)floor(vi), nx = p + 1 < n ? p + 1 : n - 1;
-            select_i(v, lo_done, n - 1, p);
-            select_i(v, p + 1 < n ? p + 1 : p, n - 1, nx);
+            dfa_select_i(v, lo_done, n - 1, p);
+            dfa_select_i(v, p + 1 < n ? p + 1 : p, n - 1, nx);
             lo_done = p;
             int64_t a = v[p], b = v[nx];
             double t = vi - (double)p;

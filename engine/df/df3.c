@@ -605,12 +605,6 @@ static double group_stat(int f, const fcol_t *c, const int64_t *rows, int64_t n)
     return agg_cell(f, c, rows, n);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                 size_t errlen)
 {
@@ -766,12 +760,19 @@ int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
                 if (!fcol_is_na(c, grows[p])) buf[m++] = dfa_num(c, grows[p]);
             double r = NAN;
             if (m > 0) {
-                qsort(buf, (size_t)m, sizeof *buf, cmp_dbl);
                 double pos = d->gq * (double)(m - 1);
                 int64_t lo = (int64_t)floor(pos);
                 double frac = pos - (double)lo;
+                /* the lo-th smallest selected; the next is the smallest of
+                 * those after it */
+                dfa_select_d(buf, 0, m - 1, lo);
                 r = buf[lo];
-                if (lo + 1 < m && frac > 0) r = buf[lo] + (buf[lo + 1] - buf[lo]) * frac;
+                if (lo + 1 < m && frac > 0) {
+                    double next = buf[lo + 1];
+                    for (int64_t u = lo + 2; u < m; u++)
+                        next = buf[u] < next ? buf[u] : next;
+                    r = buf[lo] + (next - buf[lo]) * frac;
+                }
             }
             ((double *)o->data)[q] = r;
         }

@@ -7,12 +7,6 @@
 
 #include "algo_util.h"
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Group g's aggregate of column c over rows r[0..m) into o at row p. */
 static int agg_one(const frame_t *in, const agg_spec_t *a, const int64_t *r, int64_t m, fcol_t *o,
                    int64_t p, double *tmp)
@@ -115,8 +109,13 @@ static int agg_one(const frame_t *in, const agg_spec_t *a, const int64_t *r, int
         break;
     case AGG_MEDIAN:
         if (k) {
-            qsort(tmp, (size_t)k, sizeof *tmp, cmp_d);
-            v = k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
+            /* the middle value selected; for an even count the one below
+             * it is the largest of those before it */
+            dfa_select_d(tmp, 0, k - 1, k / 2);
+            double below = tmp[0];
+            for (int64_t q = 1; q < k / 2; q++)
+                below = tmp[q] > below ? tmp[q] : below;
+            v = k % 2 ? tmp[k / 2] : (below + tmp[k / 2]) / 2;
         }
         break;
     default: { /* std, var */
