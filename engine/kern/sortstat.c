@@ -145,6 +145,11 @@ typedef uint64_t __attribute__((may_alias)) key64_t;
 #define RADIX_SELF(x) (x)
 DEFINE_RADIX_BY(radix_32, key32_t, uint32_t, RADIX_SELF)
 DEFINE_RADIX_BY(radix_64, key64_t, uint64_t, RADIX_SELF)
+/* integers: the bits with the sign bit flipped, as they are read */
+#define FLIP32(x) ((uint32_t)(x) ^ ((uint32_t)1 << 31))
+#define FLIP64(x) ((uint64_t)(x) ^ RADIX_SIGN64)
+DEFINE_RADIX_BY(radix_i32, key32_t, uint32_t, FLIP32)
+DEFINE_RADIX_BY(radix_i64, key64_t, uint64_t, FLIP64)
 DEFINE_RADIX_IX(32, key32_t)
 DEFINE_RADIX_IX(64, key64_t)
 
@@ -185,25 +190,6 @@ DEFINE_RADIX_IX(64, key64_t)
 DEFINE_RSORT_FLT(32, key32_t, F32_SIGN, F32_NAN, KEY_F32, UNKEY_F32)
 DEFINE_RSORT_FLT(64, key64_t, F64_SIGN, F64_NAN, KEY_F64, UNKEY_F64)
 
-static void rsort_int(int w, void *v, void *tmp, int64_t n)
-{
-    if (w == 32) {
-        key32_t *u = v;
-        for (int64_t i = 0; i < n; i++)
-            u[i] ^= F32_SIGN;
-        radix_32(u, tmp, n);
-        for (int64_t i = 0; i < n; i++)
-            u[i] ^= F32_SIGN;
-    } else {
-        key64_t *u = v;
-        for (int64_t i = 0; i < n; i++)
-            u[i] ^= F64_SIGN;
-        radix_64(u, tmp, n);
-        for (int64_t i = 0; i < n; i++)
-            u[i] ^= F64_SIGN;
-    }
-}
-
 /* ix[] (0 .. n-1) ordered by v's values through radix keys; false when
  * the keys' memory is not to be had (the caller merge sorts). */
 static bool risort(dtype_t dt, const void *v, int64_t *ix, int64_t *tmp, int64_t n)
@@ -239,8 +225,10 @@ static void vsort(dtype_t dt, void *v, void *tmp, int64_t n)
         case DT_BOOL:
             break;
         case DT_INT32:
+            radix_i32(v, tmp, n);
+            return;
         case DT_INT64:
-            rsort_int(dt == DT_INT32 ? 32 : 64, v, tmp, n);
+            radix_i64(v, tmp, n);
             return;
         case DT_FLOAT32:
             if (rsort_f32(v, tmp, n)) return;
