@@ -220,39 +220,28 @@ static bool risort(dtype_t dt, const void *v, int64_t *ix, int64_t *tmp, int64_t
 
 static void vsort(dtype_t dt, void *v, void *tmp, int64_t n)
 {
-    if (n >= RADIX_MIN) {
-        switch (dt) {
-        case DT_BOOL:
-            break;
-        case DT_INT32:
-            radix_i32(v, tmp, n);
-            return;
-        case DT_INT64:
-            radix_i64(v, tmp, n);
-            return;
-        case DT_FLOAT32:
-            if (rsort_f32(v, tmp, n)) return;
-            break;
-        default:
-            if (rsort_f64(v, tmp, n)) return;
-            break;
-        }
-    }
+    bool radix = n >= RADIX_MIN;
     switch (dt) {
     case DT_BOOL:
         vsort_b(v, tmp, n);
         break;
     case DT_INT32:
-        vsort_i32(v, tmp, n);
+        if (radix)
+            radix_i32(v, tmp, n);
+        else
+            vsort_i32(v, tmp, n);
         break;
     case DT_INT64:
-        vsort_i64(v, tmp, n);
+        if (radix)
+            radix_i64(v, tmp, n);
+        else
+            vsort_i64(v, tmp, n);
         break;
     case DT_FLOAT32:
-        vsort_f32(v, tmp, n);
+        if (!radix || !rsort_f32(v, tmp, n)) vsort_f32(v, tmp, n);
         break;
     default:
-        vsort_f64(v, tmp, n);
+        if (!radix || !rsort_f64(v, tmp, n)) vsort_f64(v, tmp, n);
         break;
     }
 }
