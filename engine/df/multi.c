@@ -91,13 +91,12 @@ DEFINE_RADIX_BY(radix_uent_f, uent_t, uint64_t, UKEY_F)
  * had. sorted: e is in key order already. */
 static int64_t fold(uent_t *e, int64_t n, bool fl, bool sorted)
 {
-    if (sorted) {
-    } else if (n >= UNIQUE_RADIX_MIN) {
+    if (!sorted && n >= UNIQUE_RADIX_MIN) {
         uent_t *tmp = malloc(sizeof *tmp * (size_t)n);
         if (!tmp) return -1;
         (fl ? radix_uent_f : radix_uent_i)(e, tmp, n);
         free(tmp);
-    } else {
+    } else if (!sorted) {
         qsort(e, (size_t)n, sizeof *e, fl ? cmp_f : cmp_i);
     }
     int64_t m = 0;
