@@ -1327,4 +1327,7 @@ def report(rows, errors, w7, peak, a):
 
 
 if __name__ == "__main__":
+    # a SIGTERM (timeout(1), a CI's stop) unwinds like an error, so main's
+    # finally stops the clusters it started (their own process groups)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())
