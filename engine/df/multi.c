@@ -82,8 +82,11 @@ DEFINE_RADIX_BY(radix_uent_i, uent_t, uint64_t, UKEY_I)
 DEFINE_RADIX_BY(radix_uent_f, uent_t, uint64_t, UKEY_F)
 
 /* Below this many entries qsort; from it a radix sort by value, 3-6x
- * faster on a block of 10^6 (n more entries of scratch). */
+ * faster on a block of 10^6. The radix sort and merge_runs take n more
+ * entries of scratch (24 bytes each): past UNIQUE_SCRATCH_MAX entries
+ * (192 MiB of it) the entries are sorted in place by qsort instead. */
 #define UNIQUE_RADIX_MIN 256
+#define UNIQUE_SCRATCH_MAX ((int64_t)1 << 23)
 
 /* Sorts e[0..n) by value and folds equal values in place (the entry of the
  * smallest first index kept, with its value bits: -0.0 or 0.0, the NaN;
@@ -91,7 +94,7 @@ DEFINE_RADIX_BY(radix_uent_f, uent_t, uint64_t, UKEY_F)
  * had. sorted: e is in key order already. */
 static int64_t fold(uent_t *e, int64_t n, bool fl, bool sorted)
 {
-    if (!sorted && n >= UNIQUE_RADIX_MIN) {
+    if (!sorted && n >= UNIQUE_RADIX_MIN && n <= UNIQUE_SCRATCH_MAX) {
         uent_t *tmp = malloc(sizeof *tmp * (size_t)n);
         if (!tmp) return -1;
         (fl ? radix_uent_f : radix_uent_i)(e, tmp, n);
@@ -272,10 +275,12 @@ static int run_unique_merge(const tile_t *t, const job_t *j, const dfx_in_t *ins
         }
     }
     runs[j->n_in] = at;
-    /* each block's set is in key order (fold's): merged, not sorted again */
-    int mr = merge_runs(e, runs, j->n_in, fl);
+    /* each block's set is in key order (fold's): merged, not sorted again
+     * (past the scratch bound: sorted in place) */
+    bool merge = total <= UNIQUE_SCRATCH_MAX;
+    int mr = merge ? merge_runs(e, runs, j->n_in, fl) : 0;
     free(runs);
-    int64_t m = mr ? -1 : fold(e, total, fl, true);
+    int64_t m = mr ? -1 : fold(e, total, fl, merge);
     if (m < 0) {
         errmsg(err, errlen, "out of memory");
         goto done;

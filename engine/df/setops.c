@@ -52,10 +52,13 @@ DEFINE_RADIX_BY(radix_sent_i, sent_t, uint64_t, SKEY_I)
 
 /* e[0..n) in cmp_e's order: from 256 entries a radix sort by value, then
  * each run of one value by (src, first) (a run holds one entry of each
- * block's set at most); -1 when the scratch is not to be had. */
+ * block's set at most); -1 when the scratch is not to be had. The radix
+ * sort takes n more entries of scratch (32 bytes each): past
+ * SO_SCRATCH_MAX entries (192 MiB of it) qsort sorts in place instead. */
+#define SO_SCRATCH_MAX ((int64_t)6 << 20)
 static int sort_entries(sent_t *e, int64_t n, bool fl)
 {
-    if (n < 256) {
+    if (n < 256 || n > SO_SCRATCH_MAX) {
         dom_fl = fl;
         qsort(e, (size_t)n, sizeof *e, cmp_e);
         return 0;
