@@ -45,6 +45,20 @@ STATS = {"dataframe." + x for x in ("median", "quantile", "skew", "kurt", "corr"
                                     "value_counts", "rank")}
 
 
+def merge_columns(left, right, kw):
+    """The columns of a merge of non-empty sides. pandas 1.5 moves the key
+    columns behind the others when a side is empty (pandas issues 9937,
+    43087, 51929; fixed in pandas 2.2); the engine types its frames before
+    it reads them, so its order never depends on emptiness. One row of
+    missing values per side, with the same index names, gives the order."""
+    def one_row(f):
+        d = pd.DataFrame({c: [None] for c in f.columns}, columns=f.columns)
+        d.index = pd.MultiIndex.from_arrays([[0]] * f.index.nlevels, names=f.index.names) \
+            if f.index.nlevels > 1 else pd.Index([0], name=f.index.name)
+        return d
+    return list(one_row(left).merge(one_row(right), **kw).columns)
+
+
 def is_df_doc(doc):
     return any(n["op"].startswith("dataframe.") for n in doc["nodes"])
 
@@ -131,6 +145,8 @@ def evaluate(doc, data_dir="."):
             if "suffixes" in kw:
                 kw["suffixes"] = tuple(kw["suffixes"])
             v = ins[0].merge(ins[1], **kw)
+            if len(ins[0]) == 0 or len(ins[1]) == 0:
+                v = v[merge_columns(ins[0], ins[1], kw)]
         elif op == "dataframe.pivot_table":
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = pd.pivot_table(ins[0], **kw)
