@@ -459,7 +459,7 @@ static int64_t nparts_for(int64_t nch)
 
 /* Every chunk of A into a pack of np parts by the node's keys (side 0:
  * by/left on, 1: right on). packs[k]: the jobs. */
-/* pos: the rows carry their position (merge's left side, DFJ_MERGE_ORDER) */
+/* pos: the rows carry their position (a merge's side, DFJ_MERGE_ORDER) */
 static int hash_packs(tctx_t *c, int node, const tgrid_t *A, int64_t np, int side, bool pos,
                       int32_t *packs)
 {
@@ -601,21 +601,25 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
         return NULL;
     }
     tgrid_t *G = NULL;
-    /* inner and left merges on columns come in pandas' row order:
-     * DFJ_MERGE_ORDER (joins on the index follow pandas' Index.join, which
-     * sorts by key when a side's keys repeat: not done, their order is
-     * unspecified) */
+    /* merges on columns come in pandas' row order: DFJ_MERGE_ORDER's jobs
+     * sort the rows by the positions they carry, one job per chunk of left
+     * (inner, left), of right (right), or of left and then of right (outer:
+     * right's unmatched keys come last). Joins on the index follow pandas'
+     * Index.join, which sorts by key when a side's keys repeat: not done,
+     * their order is unspecified. */
     const merge_spec_t *ms = &c->g->nodes[node].df->merge;
-    bool order = (ms->how == MERGE_INNER || ms->how == MERGE_LEFT) && !ms->index;
+    bool order = !ms->index;
+    bool rpos = order && (ms->how == MERGE_RIGHT || ms->how == MERGE_OUTER);
+    int64_t nouts = ms->how == MERGE_RIGHT ? nr : ms->how == MERGE_OUTER ? nl + nr : nl;
     int32_t *parts = NULL;
-    if (hash_packs(c, node, L, np, 0, order, packs) ||
-        hash_packs(c, node, R, np, 1, false, packs + nl))
+    if (hash_packs(c, node, L, np, 0, order && ms->how != MERGE_RIGHT, packs) ||
+        hash_packs(c, node, R, np, 1, rpos, packs + nl))
         goto done;
     if (order && !(parts = malloc(sizeof(int32_t) * (size_t)np))) {
         tile__fail(c, "out of memory while tiling");
         goto done;
     }
-    if (!(G = fgrid(c, order ? nl : np, NULL))) goto done;
+    if (!(G = fgrid(c, order ? nouts : np, NULL))) goto done;
     jparam_t *pp = dparam(c, node, DFJ_MERGE_PART);
     for (int64_t p = 0; p < np; p++) {
         int32_t ji = bjob(c, pp, (int)(nl + nr));
@@ -627,7 +631,7 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
             tile__jin_direct(c, ji, (int)k, packs[k]);
         c->t->jobs[ji].off[0] = p;
         c->t->jobs[ji].off[1] = nl;
-        c->t->jobs[ji].off[2] = order ? nl : 0; /* a pack split by left chunk */
+        c->t->jobs[ji].off[2] = order ? nouts : 0; /* a pack split by output chunk */
         if (order)
             parts[p] = ji;
         else
@@ -635,7 +639,7 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
     }
     if (order) {
         jparam_t *po = dparam(c, node, DFJ_MERGE_ORDER);
-        for (int64_t k = 0; k < nl; k++) {
+        for (int64_t k = 0; k < nouts; k++) {
             int32_t ji = bjob(c, po, (int)np);
             if (ji < 0) {
                 G = NULL;

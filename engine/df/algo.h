@@ -136,6 +136,20 @@ typedef struct {
 int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
                   char *err, size_t errlen);
 
+/* Where a part's output rows come from, for the merge's row order
+ * (dfexec.c): output row i is left's row left[i] and right's row right[i]
+ * (-1: none), and group[i] numbers its key (rows of equal keys share a
+ * number: left's keys first, then right's unmatched ones). The arrays are
+ * the caller's to free (df_merge_rows_free). */
+typedef struct {
+    int64_t *left, *right, *group, n;
+} df_merge_rows_t;
+
+/* df_merge_part, and with rows not NULL, where its rows come from. */
+int df_merge_rows(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
+                  df_merge_rows_t *rows, char *err, size_t errlen);
+void df_merge_rows_free(df_merge_rows_t *rows);
+
 /* ---- describe (exact) ----
  * The whole input (every chunk concatenated, numeric columns only) to
  * pandas' describe(): index count, mean, std, min, 25%, 50%, 75%, max; a

@@ -1128,20 +1128,27 @@ done:
     return rc;
 }
 
-/* DFJ_MERGE_ORDER's hidden column of left positions (chunk << 32 | row):
- * a name no document can give (labels are printable) */
-static const char MERGE_POS[] = "\x01pos";
+/* DFJ_MERGE_ORDER's hidden column of positions (chunk << 32 | row): left's
+ * rows carry MERGE_POS, right's MERGE_RPOS (right and outer merges); names
+ * no document can give (labels are printable). The order job sorts by
+ * MERGE_POS. */
+static const char MERGE_POS[] = "\x01pos", MERGE_RPOS[] = "\x01rpos";
+
+static int named_col(const frame_t *f, const char *name)
+{
+    for (int c = f->ncols - 1; c >= 0; c--)
+        if (f->names[c].s && !strcmp(f->names[c].s, name)) return c;
+    return -1;
+}
 
 static int pos_col(const frame_t *f)
 {
-    for (int c = f->ncols - 1; c >= 0; c--)
-        if (f->names[c].s && !strcmp(f->names[c].s, MERGE_POS)) return c;
-    return -1;
+    return named_col(f, MERGE_POS);
 }
 
 /* f with the position column appended, sharing f's columns (w's arrays
  * and the new column are the caller's to free: pos_free) */
-static int pos_add(const frame_t *f, int64_t chunk, frame_t *w)
+static int pos_add(const frame_t *f, int64_t chunk, const char *name, frame_t *w)
 {
     *w = *f;
     w->cols = calloc((size_t)f->ncols + 1, sizeof(fcol_t));
@@ -1153,7 +1160,7 @@ static int pos_add(const frame_t *f, int64_t chunk, frame_t *w)
     }
     memcpy(w->cols, f->cols, sizeof(fcol_t) * (size_t)f->ncols);
     memcpy(w->names, f->names, sizeof(flabel_t) * (size_t)f->ncols);
-    w->names[f->ncols].s = (char *)MERGE_POS;
+    w->names[f->ncols].s = (char *)name;
     int64_t *p = w->cols[f->ncols].data;
     for (int64_t i = 0; i < f->nrows; i++)
         p[i] = (chunk << 32) | i;
@@ -1229,7 +1236,74 @@ done:
     return rc;
 }
 
-/* a merge part's result split by left chunk (the position's high half) */
+/* pandas' right merge keeps right's rows in order, each with its matches
+ * in left's order; its outer merge groups the rows by key, left's keys in
+ * the order they first appear in left, then right's other keys in the
+ * order they first appear in right, each key's left rows in order with
+ * their matches in right's order. A part's rows come in left's order,
+ * each with its matches in right's order, then right's unmatched rows in
+ * order (merge.c): so each row's position becomes its right row's
+ * (right), or its key's first left position, else its key's first right
+ * position placed after every left chunk (outer); the order job sorts by
+ * it stably. The position columns both sides carried are dropped and the
+ * new one appended as MERGE_POS. l, r: the part's inputs; nl: left's
+ * chunks. */
+static int pos_right_outer(frame_t *f, const frame_t *l, const frame_t *r, const df_merge_rows_t *m,
+                           const merge_spec_t *s, int64_t nl, char *err, size_t errlen)
+{
+    int lpc = named_col(l, MERGE_POS), rpc = named_col(r, MERGE_RPOS);
+    if (rpc < 0 || (s->how == MERGE_OUTER && lpc < 0) || m->n != f->nrows)
+        return errmsg(err, errlen, "internal: merge part without positions");
+    const int64_t *lp = lpc < 0 ? NULL : l->cols[lpc].data, *rp = r->cols[rpc].data;
+    int64_t n = m->n, ng = 0, *first = NULL;
+    fcol_t key;
+    if (fcol_alloc(&key, FT_INT64, n, 0, false)) return oom(err, errlen);
+    int64_t *k = key.data;
+    if (s->how == MERGE_OUTER) {
+        for (int64_t i = 0; i < n; i++)
+            ng = m->group[i] >= ng ? m->group[i] + 1 : ng;
+        if (!(first = malloc(sizeof(int64_t) * (size_t)(ng + 1)))) {
+            fcol_free(&key);
+            return oom(err, errlen);
+        }
+        for (int64_t g = 0; g < ng; g++)
+            first[g] = INT64_MAX;
+        /* a key with left rows has only rows with a left row */
+        for (int64_t i = 0; i < n; i++) {
+            int64_t p = m->left[i] >= 0 ? lp[m->left[i]] : (nl << 32) + rp[m->right[i]];
+            if (p < first[m->group[i]]) first[m->group[i]] = p;
+        }
+        for (int64_t i = 0; i < n; i++)
+            k[i] = first[m->group[i]];
+        free(first);
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            k[i] = rp[m->right[i]];
+    }
+    /* drop the carried positions (at least one: room for the new one) */
+    int at = 0;
+    for (int c = 0; c < f->ncols; c++) {
+        const char *nm = f->names[c].s;
+        if (nm && (!strcmp(nm, MERGE_POS) || !strcmp(nm, MERGE_RPOS))) {
+            fcol_free(&f->cols[c]);
+            free(f->names[c].s);
+            continue;
+        }
+        f->cols[at] = f->cols[c];
+        f->names[at++] = f->names[c];
+    }
+    if (at < f->ncols) memset(&f->names[at], 0, sizeof f->names[at]); /* moved or freed */
+    if (at == f->ncols || flabel_set(&f->names[at], MERGE_POS, false)) {
+        fcol_free(&key);
+        return at == f->ncols ? errmsg(err, errlen, "internal: merge part without positions")
+                              : oom(err, errlen);
+    }
+    f->cols[at] = key;
+    f->ncols = at + 1;
+    return 0;
+}
+
+/* a merge part's result split by output chunk (the position's high half) */
 static int pos_split(const frame_t *f, int64_t nch, frame_t *outs, char *err, size_t errlen)
 {
     int pc = pos_col(f);
@@ -1423,9 +1497,9 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             nc = d->gb.nby;
             memcpy(cols, d->gb.by, sizeof(int) * (size_t)nc);
         }
-        if (j->off[3]) { /* merge's left rows: with their positions */
+        if (j->off[3]) { /* merge's rows: with their positions */
             frame_t w;
-            if (pos_add(&v[0], j->off[2], &w)) {
+            if (pos_add(&v[0], j->off[2], j->off[1] ? MERGE_RPOS : MERGE_POS, &w)) {
                 oom(err, errlen);
                 goto done;
             }
@@ -1501,15 +1575,18 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         if (gather_part(ins_, nl, j->off[0], &tmp, err, errlen) ||
             gather_part(ins_ + nl, j->n_in - nl, j->off[0], &tmp2, err, errlen))
             goto done;
-        rc = df_merge_part(&tmp, &tmp2, &d->merge, &out, err, errlen);
-        if (rc == 0 && j->off[2] > 0) { /* DFJ_MERGE_ORDER follows: split by left chunk */
+        /* with DFJ_MERGE_ORDER after it: split by output chunk */
+        bool ro = j->off[2] > 0 && (d->merge.how == MERGE_RIGHT || d->merge.how == MERGE_OUTER);
+        df_merge_rows_t mr;
+        rc = df_merge_rows(&tmp, &tmp2, &d->merge, &out, ro ? &mr : NULL, err, errlen);
+        if (rc == 0 && j->off[2] > 0) {
             nouts = j->off[2];
-            if (!(outs = calloc((size_t)nouts, sizeof(frame_t)))) {
-                oom(err, errlen);
-                rc = -1;
-                break;
-            }
-            if (d->merge.how == MERGE_INNER) rc = pos_by_key(&out, &d->merge, err, errlen);
+            if (!(outs = calloc((size_t)nouts, sizeof(frame_t)))) rc = oom(err, errlen);
+            if (rc == 0 && d->merge.how == MERGE_INNER)
+                rc = pos_by_key(&out, &d->merge, err, errlen);
+            if (rc == 0 && ro)
+                rc = pos_right_outer(&out, &tmp, &tmp2, &mr, &d->merge, nl, err, errlen);
+            if (ro) df_merge_rows_free(&mr);
             if (rc == 0) rc = pos_split(&out, nouts, outs, err, errlen);
             if (rc == 0) rc = emit_pack(outs, nouts, blob, len, err, errlen);
             goto done;

@@ -138,9 +138,35 @@ static int key_values(const merge_spec_t *s, const fcol_t *a, const fcol_t *b, c
     return coalesce(a, b, lrow, rrow, n, ty, out);
 }
 
+/* Each output row's key group (rows of equal keys share one): left's
+ * groups, then right's unmatched ones. NULL when out of memory. */
+static int64_t *row_groups(const dfa_keys_t *lk, int64_t nl, const int64_t *rgid,
+                           const int64_t *lrow, const int64_t *rrow, int64_t total)
+{
+    dfa_htab_t t = {0};
+    int64_t *lg = dfa_alloc(nl, sizeof *lg), *grp = dfa_alloc(total, sizeof *grp);
+    if (!lg || !grp || dfa_group(lk, nl, NULL, lg, &t)) {
+        free(grp);
+        grp = NULL;
+    } else {
+        for (int64_t i = 0; i < total; i++)
+            grp[i] = lrow[i] >= 0 ? lg[lrow[i]] : t.ngroups + rgid[rrow[i]];
+    }
+    dfa_htab_free(&t);
+    free(lg);
+    return grp;
+}
+
 int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
                   char *err, size_t errlen)
 {
+    return df_merge_rows(left, right, s, out, NULL, err, errlen);
+}
+
+int df_merge_rows(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
+                  df_merge_rows_t *rows, char *err, size_t errlen)
+{
+    if (rows) memset(rows, 0, sizeof *rows);
     memset(out, 0, sizeof *out);
     if (check(left, right, s, err, errlen)) return -1;
     int64_t nl = left->nrows, nr = right->nrows;
@@ -273,6 +299,13 @@ int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t 
         if (rc) goto nomem;
         at++;
     }
+    if (rows) {
+        if (!(rows->group = row_groups(&lk, nl, rgid, lrow, rrow, total))) goto nomem;
+        rows->left = lrow;
+        rows->right = rrow;
+        rows->n = total;
+        lrow = rrow = NULL;
+    }
     ret = 0;
     goto done;
 toobig:
@@ -294,4 +327,12 @@ done:
     free(lrow);
     free(rrow);
     return ret;
+}
+
+void df_merge_rows_free(df_merge_rows_t *rows)
+{
+    free(rows->left);
+    free(rows->right);
+    free(rows->group);
+    memset(rows, 0, sizeof *rows);
 }

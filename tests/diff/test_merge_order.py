@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """dataframe.merge's row order against pandas 1.5, exactly (no sorting
 before the comparison): `how="left"` keeps left's rows in order, each with
-its matches in right's order; `how="inner"` groups the rows by key, the
-keys in the order they first appear in left (engine/tile.h,
+its matches in right's order; `how="right"` keeps right's rows in order,
+each with its matches in left's order; `how="inner"` groups the rows by
+key, the keys in the order they first appear in left; `how="outer"` does
+the same with left's unmatched keys in place, then right's unmatched keys
+in the order they first appear in right (engine/df/dfexec.c,
 DFJ_MERGE_ORDER). Random frames of 0 to 60 rows in 1 to 12 row chunks,
 keys with repeats and NaN (pandas matches NaN with NaN), `on` and
 `left_on`/`right_on`, two keys, string keys; plus the merge's result used
@@ -23,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 
 RNG = np.random.default_rng(20261127)
+HOWS = ("inner", "left", "right", "outer")
 
 
 def frame_nodes(key, cols, chunk):
@@ -82,7 +86,7 @@ def main():
         frac = 0.15 if t % 3 == 0 else 0.0
         L = {"k": keys(n1, nk, frac), "x": np.arange(n1, dtype=float)}
         R = {"id": keys(n2, nk, frac), "y": np.arange(n2, dtype=float) * 10}
-        for how in ("inner", "left"):
+        for how in HOWS:
             if t % 2:
                 R2 = {"k": R["id"], "y": R["y"]}
                 node = {"op": "dataframe.merge", "on": ["k"], "how": how}
@@ -93,7 +97,7 @@ def main():
                 want = pd.DataFrame(L).merge(pd.DataFrame(R), left_on="k", right_on="id", how=how)
                 cases.append(("left_on/%d/%s" % (t, how), L, R, c1, c2, node, want))
     # two keys
-    for how in ("inner", "left"):
+    for how in HOWS:
         L = {"a": keys(45, 3, 0.1), "b": keys(45, 2, 0.0), "x": np.arange(45.0)}
         R = {"a": keys(30, 3, 0.1), "b": keys(30, 2, 0.0), "y": np.arange(30.0)}
         want = pd.DataFrame(L).merge(pd.DataFrame(R), on=["a", "b"], how=how)
@@ -102,7 +106,7 @@ def main():
     # nothing matches
     L = {"k": np.arange(10.0), "x": np.arange(10.0)}
     R = {"k": np.arange(10.0) + 100, "y": np.arange(10.0)}
-    for how in ("inner", "left"):
+    for how in HOWS:
         cases.append(("no-match/" + how, L, R, 3, 4, {"op": "dataframe.merge", "on": ["k"],
                                                       "how": how},
                       pd.DataFrame(L).merge(pd.DataFrame(R), on="k", how=how)))
@@ -128,7 +132,7 @@ def main():
     data = tempfile.mkdtemp(prefix="merge_order_")
     ldf.to_csv(os.path.join(data, "l.csv"), index=False)
     rdf.to_csv(os.path.join(data, "r.csv"), index=False)
-    for how in ("inner", "left"):
+    for how in HOWS:
         m = ldf.merge(rdf, on="city", how=how)
         d = {"version": 1, "nodes": [
             {"key": "l", "op": "dataframe.read_csv", "path": "l.csv", "chunk_bytes": 64},
@@ -143,16 +147,12 @@ def main():
                 suite.fail("strings/" + how, "exit %d: %s" % (r.rc, r.brief_error()), d)
                 continue
             got = load_frame(r, "m")
-            ok = got.get("columns") == ["city", "x", "y"] and \
-                [row[0] for row in got["data"]] == list(m.city) and \
-                [row[1] for row in got["data"]] == list(m.x) and \
-                [None if row[2] is None else row[2] for row in got["data"]] == \
-                [None if pd.isna(v) else v for v in m.y]
+            want = [[None if pd.isna(v) else v for v in row] for row in m.itertuples(index=False)]
+            ok = got.get("columns") == ["city", "x", "y"] and got["data"] == want
             suite.check("strings/" + how, ok, "rows differ from pandas' order", d)
             h = load_frame(r, "h")
-            suite.check("strings-head/" + how, [row[1] for row in h["data"]] == list(m.x[:7]),
-                        "head of the merge: %s, pandas %s" % ([row[1] for row in h["data"]],
-                                                             list(m.x[:7])), d)
+            suite.check("strings-head/" + how, h["data"] == want[:7],
+                        "head of the merge: %s, pandas %s" % (h["data"], want[:7]), d)
         finally:
             harness.cleanup(r)
     shutil.rmtree(data, ignore_errors=True)
