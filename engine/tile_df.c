@@ -590,6 +590,79 @@ done:
     return G;
 }
 
+/* Whether a consumer of node may see its index: anything but the ops that
+ * read only values (reductions, aggregations by key, describe, to_tensor)
+ * and merges on columns. A fetch alone does not count: the result is
+ * renumbered when it is assembled. */
+static bool index_seen(tctx_t *c, int node)
+{
+    for (int i = 0; i < c->g->n_nodes; i++) {
+        const graph_node_t *m = &c->g->nodes[i];
+        bool uses = false;
+        for (int q = 0; q < m->n_in; q++)
+            uses |= m->in[q].node == node;
+        if (!uses) continue;
+        switch (m->op) {
+        case OP_DF_SUM:
+        case OP_DF_MEAN:
+        case OP_DF_MIN:
+        case OP_DF_MAX:
+        case OP_DF_COUNT:
+        case OP_DF_PROD:
+        case OP_DF_STD:
+        case OP_DF_VAR:
+        case OP_DF_NUNIQUE:
+        case OP_DF_DESCRIBE:
+        case OP_DF_GROUPBY_AGG:
+        case OP_DF_TO_TENSOR:
+            continue;
+        case OP_DF_MERGE:
+            if (!m->df->merge.index) continue;
+            return true;
+        default:
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A merge's default index made concrete (a merge on columns gives each
+ * chunk positions 0.. of its own, renumbered when the result is
+ * assembled): ops after it that drop or move rows (a filter, sort_values,
+ * reset_index) keep pandas' labels, the rows' positions in the whole
+ * merge. Each chunk's count, the counts summed along the chunks (a chain
+ * of small jobs, as reset_index's), each chunk relabelled. */
+static tgrid_t *relabel(tctx_t *c, int node, const tgrid_t *A)
+{
+    int64_t nch = A->nchunks[0];
+    tgrid_t *G = fgrid(c, nch, NULL);
+    if (!G) return NULL;
+    jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
+    jparam_t *pm = dparam(c, node, DFJ_MAP);
+    int32_t carry = -1; /* the rows of the chunks already passed */
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t mj = bjob(c, pm, carry >= 0 ? 2 : 1);
+        if (mj < 0) return NULL;
+        tile__jin_direct(c, mj, 0, A->job[k]);
+        if (carry >= 0) tile__jin_direct(c, mj, 1, carry);
+        G->job[k] = mj;
+        if (k == nch - 1) break;
+        int32_t ej = bjob(c, pe, 1);
+        if (ej < 0) return NULL;
+        tile__jin_direct(c, ej, 0, A->job[k]);
+        if (carry < 0) {
+            carry = ej;
+            continue;
+        }
+        int32_t cj = bjob(c, pc, 2);
+        if (cj < 0) return NULL;
+        tile__jin_direct(c, cj, 0, carry);
+        tile__jin_direct(c, cj, 1, ej);
+        carry = cj;
+    }
+    return G;
+}
+
 static tgrid_t *tile_merge(tctx_t *c, int node)
 {
     const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
@@ -651,6 +724,7 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
             G->job[k] = ji;
         }
     }
+    if (G && !ms->index && index_seen(c, node)) G = relabel(c, node, G);
 done:
     free(parts);
     free(packs);

@@ -1750,7 +1750,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                        n->op == OP_DF_CUMMIN || n->op == OP_DF_DIFF || n->op == OP_DF_SHIFT ||
                        n->op == OP_DF_PCT_CHANGE || n->op == OP_DF_ROLLING;
         bool str = n->op >= OP_DF_STR_LOWER && n->op <= OP_DF_STR_REPLACE;
-        if (n->op == OP_DF_RESET_INDEX && j->param->dfk != DFJ_MAP) {
+        bool relabel = n->op == OP_DF_RESET_INDEX || n->op == OP_DF_MERGE || n->op == OP_DF_JOIN;
+        if (relabel && j->param->dfk != DFJ_MAP) {
             /* the carry: rows before the chunk (edge: the chunk's count) */
             int64_t cnt =
                 j->param->dfk == DFJ_CARRY_EDGE
@@ -1766,6 +1767,13 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             }
         } else if (n->op == OP_DF_RESET_INDEX && two) {
             rc = df_select_map(d, n->op, &a, ((const int64_t *)b.cols[0].data)[0], &f, err, errlen);
+        } else if (relabel && n->op != OP_DF_RESET_INDEX) {
+            /* a merge's default index: the rows before the chunk, then 0.. */
+            int64_t row0 = two ? ((const int64_t *)b.cols[0].data)[0] : 0;
+            rc = frame_slice(&a, 0, a.nrows, &f) ? oom(err, errlen) : 0;
+            for (int64_t i = 0; rc == 0 && i < f.nrows; i++)
+                ((int64_t *)f.idx[0].data)[i] = row0 + i;
+            f.range_index = false;
         } else if (n->op == OP_DF_QUERY || n->op == OP_DF_EVAL)
             rc = run_expr(n, &a, &f, err, errlen);
         else if (str)

@@ -586,8 +586,14 @@ static int eval(const dfexpr_t *e, int k, const frame_t *f, vec_t *out)
     switch (nd->kind) {
     case N_COL: {
         const fcol_t *c = &f->cols[nd->col];
+        /* the column as it came: an int64 column typed float64 when the
+         * document was validated (a merge's side that may get missing
+         * values and got none) reads as float64 */
+        bool widen = nd->type == FT_FLOAT64 && c->type == FT_INT64;
         for (int64_t r = 0; r < n; r++) {
-            if (nd->type == FT_FLOAT64)
+            if (widen)
+                out->f[r] = (double)((const int64_t *)c->data)[r];
+            else if (nd->type == FT_FLOAT64)
                 out->f[r] = ((const double *)c->data)[r];
             else if (nd->type == FT_INT64)
                 out->i[r] = ((const int64_t *)c->data)[r];

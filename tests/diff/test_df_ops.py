@@ -213,6 +213,31 @@ def merge_empty_side(data, pdf):
 
 
 @case
+def merge_int_no_missing(data, pdf):
+    """A left merge where every row matches: right's int64 column, typed
+    float64 at validation (it may get missing values), comes int64. query,
+    a filter, sort_values, groupby and describe over it must read it as it
+    came (query read its bits as float64 and kept no row)."""
+    dim = pd.DataFrame({"k": sorted(set(pdf.k)), "n": range(len(set(pdf.k)))})
+    dim["n"] = dim["n"] * 7 - 3
+    dim.to_csv(os.path.join(data, "dimn.csv"), index=False)
+    d = pd.read_csv(os.path.join(data, "dimn.csv"))
+    m = pdf.merge(d, on="k", how="left")
+    nodes = [CSV, {"key": "d", "op": "dataframe.read_csv", "path": "dimn.csv", "chunk_bytes": 12},
+             {"key": "m", "op": "dataframe.merge", "inputs": ["t", "d"], "on": "k",
+              "how": "left"},
+             {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "n > 4 and i < 30"},
+             {"key": "q2", "op": "dataframe.query", "inputs": ["m"], "expr": "n == 11 or -n > 0"},
+             col("mn", "m", "n"), {"key": "gt", "op": "greater_equal", "inputs": ["mn", 4]},
+             {"key": "fl", "op": "dataframe.filter", "inputs": ["m", "gt"]},
+             {"key": "gb", "op": "dataframe.groupby_agg", "inputs": ["m"], "by": ["n"],
+              "agg": {"s": ["i", "sum"], "c": ["n", "count"]}}]
+    return check_frames(data, nodes, {
+        "m": m, "q": m.query("n > 4 and i < 30"), "q2": m.query("n == 11 or -n > 0"),
+        "fl": m[m.n >= 4], "gb": m.groupby("n").agg(s=("i", "sum"), c=("n", "count"))})
+
+
+@case
 def minmax_empty(data, pdf):
     nodes = [CSV, col("ki", "t", "k"), {"key": "m", "op": "greater", "inputs": ["ki", 100]},
              {"key": "fl", "op": "dataframe.filter", "inputs": ["t", "m"]},

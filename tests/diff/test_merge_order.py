@@ -9,7 +9,9 @@ in the order they first appear in right (engine/df/dfexec.c,
 DFJ_MERGE_ORDER). Random frames of 0 to 60 rows in 1 to 12 row chunks,
 keys with repeats and NaN (pandas matches NaN with NaN), `on` and
 `left_on`/`right_on`, two keys, string keys; plus the merge's result used
-by later ops of the same document (head, a filter, a reduction).
+by later ops of the same document (head, query, sort_values, reset_index,
+a reduction), which keep the merge's index (0..n-1 over its rows) as
+pandas does.
 
 Run: /usr/bin/python3 tests/diff/test_merge_order.py
 """
@@ -139,8 +141,13 @@ def main():
             {"key": "r", "op": "dataframe.read_csv", "path": "r.csv", "chunk_bytes": 40},
             {"key": "m", "op": "dataframe.merge", "inputs": ["l", "r"], "on": ["city"],
              "how": how},
-            {"key": "h", "op": "dataframe.head", "inputs": ["m"], "n": 7}],
-            "fetch": ["m", "h"]}
+            {"key": "h", "op": "dataframe.head", "inputs": ["m"], "n": 7},
+            {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "x > 12"},
+            {"key": "so", "op": "dataframe.sort_values", "inputs": ["m"], "by": ["y"],
+             "ascending": False},
+            {"key": "ri", "op": "dataframe.reset_index", "inputs": ["q"]},
+            {"key": "s", "op": "dataframe.sum", "inputs": ["m"]}],
+            "fetch": ["m", "h", "q", "so", "ri", "s"]}
         r = harness.run_mars(d, threads=2, args=["--data-dir", data])
         try:
             if r.rc != 0:
@@ -153,6 +160,18 @@ def main():
             h = load_frame(r, "h")
             suite.check("strings-head/" + how, h["data"] == want[:7],
                         "head of the merge: %s, pandas %s" % (h["data"], want[:7]), d)
+            # the merge's index, 0..n-1 over its rows, kept by the ops after it
+            refs = {"m": m, "q": m.query("x > 12"),
+                    "so": m.sort_values("y", ascending=False, kind="mergesort"),
+                    "ri": m.query("x > 12").reset_index()}
+            for k, ref in refs.items():
+                f = load_frame(r, k)
+                rows = [[None if pd.isna(v) else v for v in row]
+                        for row in ref.itertuples(index=False)]
+                ok = f.get("index") == list(ref.index) and f.get("data") == rows and \
+                    f.get("columns") == list(ref.columns)
+                suite.check("strings-index/%s/%s" % (k, how), ok,
+                            "index %s, pandas %s" % (f.get("index"), list(ref.index)), d)
         finally:
             harness.cleanup(r)
     shutil.rmtree(data, ignore_errors=True)
