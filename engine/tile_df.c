@@ -590,12 +590,15 @@ done:
     return G;
 }
 
-/* Whether a consumer of node may see its index: anything but the ops that
- * read only values (reductions, aggregations by key, describe, to_tensor)
- * and merges on columns. A fetch alone does not count: the result is
- * renumbered when it is assembled. */
-static bool index_seen(tctx_t *c, int node)
+/* Whether node's row order (order) or its index (!order) can be seen by
+ * what follows it. Neither by reductions, describe, nunique and groupby
+ * aggregations (but first and last, which take rows in order); the index
+ * not by to_tensor and merges on columns either. A fetch sees the order
+ * but not the index: a merge's default index is renumbered when the
+ * result is assembled. */
+static bool seen(tctx_t *c, int node, bool order)
 {
+    if (order && c->g->nodes[node].fetch) return true;
     for (int i = 0; i < c->g->n_nodes; i++) {
         const graph_node_t *m = &c->g->nodes[i];
         bool uses = false;
@@ -613,12 +616,18 @@ static bool index_seen(tctx_t *c, int node)
         case OP_DF_VAR:
         case OP_DF_NUNIQUE:
         case OP_DF_DESCRIBE:
+            continue;
         case OP_DF_GROUPBY_AGG:
+            for (int q = 0; order && q < m->df->gb.nagg; q++)
+                if (m->df->gb.agg[q].func == AGG_FIRST || m->df->gb.agg[q].func == AGG_LAST)
+                    return true;
+            continue;
         case OP_DF_TO_TENSOR:
+            if (order) return true;
             continue;
         case OP_DF_MERGE:
-            if (!m->df->merge.index) continue;
-            return true;
+            if (order || m->df->merge.index) return true;
+            continue;
         default:
             return true;
         }
@@ -674,14 +683,15 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
         return NULL;
     }
     tgrid_t *G = NULL;
-    /* merges on columns come in pandas' row order: DFJ_MERGE_ORDER's jobs
+    /* merges on columns come in pandas' row order where it can be seen
+     * (seen(): not before a sum, say): DFJ_MERGE_ORDER's jobs
      * sort the rows by the positions they carry, one job per chunk of left
      * (inner, left), of right (right), or of left and then of right (outer:
      * right's unmatched keys come last). Joins on the index follow pandas'
      * Index.join, which sorts by key when a side's keys repeat: not done,
      * their order is unspecified. */
     const merge_spec_t *ms = &c->g->nodes[node].df->merge;
-    bool order = !ms->index;
+    bool order = !ms->index && seen(c, node, true);
     bool rpos = order && (ms->how == MERGE_RIGHT || ms->how == MERGE_OUTER);
     int64_t nouts = ms->how == MERGE_RIGHT ? nr : ms->how == MERGE_OUTER ? nl + nr : nl;
     int32_t *parts = NULL;
@@ -724,7 +734,7 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
             G->job[k] = ji;
         }
     }
-    if (G && !ms->index && index_seen(c, node)) G = relabel(c, node, G);
+    if (G && order && seen(c, node, false)) G = relabel(c, node, G);
 done:
     free(parts);
     free(packs);

@@ -9,6 +9,7 @@
 
 #include "../errmsg.h"
 #include "../kern/kern.h"
+#include "../kern/radix.h"
 #include "../ufunc.h"
 #include "algo.h"
 #include "algo_util.h"
@@ -1175,17 +1176,11 @@ static void pos_free(frame_t *w)
     free(w->names);
 }
 
-static int cmp_pos(const void *a, const void *b)
-{
-    const int64_t *x = a, *y = b;
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
 /* pandas' inner merge groups the rows by key, the keys in the order they
  * first appear in left: each row's position becomes its key's first
- * position, the rows stably reordered by it (all rows of a key are in
- * one part). f is a merge part's result: its keys are left's key columns
+ * position (all rows of a key are in one part), and the order job's stable
+ * sort by position puts each key's rows together in the order the part
+ * gave them. f is a merge part's result: its keys are left's key columns
  * in place (or the index levels with left_index/right_index). */
 static int pos_by_key(frame_t *f, const merge_spec_t *s, char *err, size_t errlen)
 {
@@ -1196,14 +1191,10 @@ static int pos_by_key(frame_t *f, const merge_spec_t *s, char *err, size_t errle
     for (int k = 0; k < s->n_on; k++)
         ks.k[k] = s->index ? &f->idx[k] : &f->cols[s->lon[k]];
     dfa_htab_t t = {0};
-    int64_t *gid = malloc(sizeof(int64_t) * (size_t)(n + 1)), *first = NULL, *pr = NULL,
-            *rows = NULL;
+    int64_t *gid = malloc(sizeof(int64_t) * (size_t)(n + 1)), *first = NULL;
     int rc = 0;
-    frame_t g = {0};
     if (!gid || dfa_group(&ks, n, NULL, gid, &t) ||
-        !(first = malloc(sizeof(int64_t) * (size_t)(t.ngroups + 1))) ||
-        !(pr = malloc(sizeof(int64_t) * 2 * (size_t)(n + 1))) ||
-        !(rows = malloc(sizeof(int64_t) * (size_t)(n + 1)))) {
+        !(first = malloc(sizeof(int64_t) * (size_t)(t.ngroups + 1)))) {
         rc = oom(err, errlen);
         goto done;
     }
@@ -1211,28 +1202,12 @@ static int pos_by_key(frame_t *f, const merge_spec_t *s, char *err, size_t errle
         first[q] = INT64_MAX;
     for (int64_t i = 0; i < n; i++)
         if (pos[i] < first[gid[i]]) first[gid[i]] = pos[i];
-    for (int64_t i = 0; i < n; i++) {
-        pr[2 * i] = first[gid[i]];
-        pr[2 * i + 1] = i;
-    }
-    qsort(pr, (size_t)n, 2 * sizeof(int64_t), cmp_pos);
     for (int64_t i = 0; i < n; i++)
-        rows[i] = pr[2 * i + 1];
-    if (frame_take(f, rows, n, &g)) {
-        rc = oom(err, errlen);
-        goto done;
-    }
-    for (int64_t i = 0; i < n; i++)
-        ((int64_t *)g.cols[pc].data)[i] = pr[2 * i];
-    g.range_index = f->range_index;
-    frame_free(f);
-    *f = g;
+        pos[i] = first[gid[i]];
 done:
     dfa_htab_free(&t);
     free(gid);
     free(first);
-    free(pr);
-    free(rows);
     return rc;
 }
 
@@ -1303,6 +1278,13 @@ static int pos_right_outer(frame_t *f, const frame_t *l, const frame_t *r, const
     return 0;
 }
 
+typedef struct {
+    uint64_t pos;
+    int64_t row;
+} posrow_t;
+#define POSROW_KEY(x) ((x).pos)
+DEFINE_RADIX_BY(sort_posrows, posrow_t, uint64_t, POSROW_KEY)
+
 /* a merge part's result split by output chunk (the position's high half) */
 static int pos_split(const frame_t *f, int64_t nch, frame_t *outs, char *err, size_t errlen)
 {
@@ -1354,7 +1336,9 @@ static int pos_order(const frame_t *f, frame_t *out, char *err, size_t errlen)
     if (pc < 0) return errmsg(err, errlen, "internal: merge part without positions");
     const int64_t *pos = f->cols[pc].data;
     int64_t n = f->nrows;
-    int64_t *pr = malloc(sizeof(int64_t) * 2 * (size_t)(n + 1));
+    /* positions are chunk << 32 | row, never negative: a radix sort of
+     * (position, row) pairs by position, stable */
+    posrow_t *pr = malloc(sizeof(posrow_t) * 2 * (size_t)(n + 1));
     int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n + 1));
     if (!pr || !rows) {
         free(pr);
@@ -1362,12 +1346,12 @@ static int pos_order(const frame_t *f, frame_t *out, char *err, size_t errlen)
         return oom(err, errlen);
     }
     for (int64_t i = 0; i < n; i++) {
-        pr[2 * i] = pos[i];
-        pr[2 * i + 1] = i;
+        pr[i].pos = (uint64_t)pos[i];
+        pr[i].row = i;
     }
-    qsort(pr, (size_t)n, 2 * sizeof(int64_t), cmp_pos);
+    sort_posrows(pr, pr + n, n);
     for (int64_t i = 0; i < n; i++)
-        rows[i] = pr[2 * i + 1];
+        rows[i] = pr[i].row;
     free(pr);
     int rc = frame_take(f, rows, n, out) ? oom(err, errlen) : 0;
     free(rows);

@@ -174,6 +174,38 @@ def main():
                             "index %s, pandas %s" % (f.get("index"), list(ref.index)), d)
         finally:
             harness.cleanup(r)
+        # the merge not fetched: a sum does not see its order (the merge
+        # runs unordered), groupby first/last and to_tensor do
+        d = {"version": 1, "nodes": d["nodes"][:3] + [
+            {"key": "s", "op": "dataframe.sum", "inputs": ["m"]},
+            {"key": "gf", "op": "dataframe.groupby_agg", "inputs": ["m"], "by": ["city"],
+             "agg": {"fx": ["x", "first"], "ly": ["y", "last"], "n": ["x", "count"]}},
+            {"key": "mx", "op": "dataframe.getitem", "inputs": ["m"], "columns": ["x", "y"]},
+            {"key": "tt", "op": "dataframe.to_tensor", "inputs": ["mx"]}],
+            "fetch": ["s", "gf", "tt"]}
+        r = harness.run_mars(d, threads=2, args=["--data-dir", data])
+        try:
+            if r.rc != 0:
+                suite.fail("unfetched/" + how, "exit %d: %s" % (r.rc, r.brief_error()), d)
+                continue
+            s_ = load_frame(r, "s")
+            want_s = m.sum(numeric_only=True)
+            suite.check("unfetched-sum/" + how, s_["index"] == list(want_s.index) and
+                        np.allclose(s_["data"], want_s.values, rtol=1e-12),
+                        "%s vs pandas %s" % (s_, want_s.to_dict()), d)
+            gf = load_frame(r, "gf")
+            want_g = m.groupby("city").agg(fx=("x", "first"), ly=("y", "last"), n=("x", "count"))
+            rows = [[None if pd.isna(v) else v for v in row]
+                    for row in want_g.itertuples(index=False)]
+            suite.check("unfetched-first-last/" + how, gf["index"] == list(want_g.index) and
+                        gf["data"] == rows, "%s vs pandas %s" % (gf["data"], rows), d)
+            tt = np.load(os.path.join(r.outdir, "tt.npy"))
+            want_t = m[["x", "y"]].to_numpy(dtype=float)
+            suite.check("unfetched-to-tensor/" + how, tt.shape == want_t.shape and
+                        np.array_equal(tt, want_t, equal_nan=True),
+                        "to_tensor differs from pandas' rows in order", d)
+        finally:
+            harness.cleanup(r)
     shutil.rmtree(data, ignore_errors=True)
     suite.finish()
 
