@@ -399,13 +399,13 @@ static tgrid_t *tile_to_tensor(tctx_t *c, int node)
     return G;
 }
 
-/* fillna with a method and the running ops (df/running.h): every chunk's
- * edge, the edges combined in order
+/* fillna with a method, the running ops (df/running.h), reset_index and a
+ * merge's index (tile_merge), over A's chunks: every chunk's edge, the
+ * edges combined in order
  * (forwards for ffill, backwards for bfill: a chain of small jobs), and
  * each chunk filled from the carry of its neighbours. */
-static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
+static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backwards)
 {
-    const tgrid_t *A = in_grid(c, node, 0);
     int64_t nch = A->nchunks[0];
     tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
     if (!G) return NULL;
@@ -450,6 +450,11 @@ static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
         carry = cj;
     }
     return G;
+}
+
+static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
+{
+    return carry_chain(c, node, in_grid(c, node, 0), backwards);
 }
 
 static int64_t nparts_for(int64_t nch)
@@ -635,43 +640,6 @@ static bool seen(tctx_t *c, int node, bool order)
     return false;
 }
 
-/* A merge's default index made concrete (a merge on columns gives each
- * chunk positions 0.. of its own, renumbered when the result is
- * assembled): ops after it that drop or move rows (a filter, sort_values,
- * reset_index) keep pandas' labels, the rows' positions in the whole
- * merge. Each chunk's count, the counts summed along the chunks (a chain
- * of small jobs, as reset_index's), each chunk relabelled. */
-static tgrid_t *relabel(tctx_t *c, int node, const tgrid_t *A)
-{
-    int64_t nch = A->nchunks[0];
-    tgrid_t *G = fgrid(c, nch, NULL);
-    if (!G) return NULL;
-    jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
-    jparam_t *pm = dparam(c, node, DFJ_MAP);
-    int32_t carry = -1; /* the rows of the chunks already passed */
-    for (int64_t k = 0; k < nch; k++) {
-        int32_t mj = bjob(c, pm, carry >= 0 ? 2 : 1);
-        if (mj < 0) return NULL;
-        tile__jin_direct(c, mj, 0, A->job[k]);
-        if (carry >= 0) tile__jin_direct(c, mj, 1, carry);
-        G->job[k] = mj;
-        if (k == nch - 1) break;
-        int32_t ej = bjob(c, pe, 1);
-        if (ej < 0) return NULL;
-        tile__jin_direct(c, ej, 0, A->job[k]);
-        if (carry < 0) {
-            carry = ej;
-            continue;
-        }
-        int32_t cj = bjob(c, pc, 2);
-        if (cj < 0) return NULL;
-        tile__jin_direct(c, cj, 0, carry);
-        tile__jin_direct(c, cj, 1, ej);
-        carry = cj;
-    }
-    return G;
-}
-
 static tgrid_t *tile_merge(tctx_t *c, int node)
 {
     const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
@@ -734,7 +702,12 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
             G->job[k] = ji;
         }
     }
-    if (G && order && seen(c, node, false)) G = relabel(c, node, G);
+    /* a merge's default index made concrete (each chunk numbers its rows
+     * from 0, renumbered when the result is assembled): ops after it that
+     * drop or move rows keep pandas' labels, the rows' positions in the
+     * whole merge. reset_index's chain: each chunk's count, the counts
+     * summed along the chunks, each chunk relabelled. */
+    if (G && order && seen(c, node, false)) G = carry_chain(c, node, G, false);
 done:
     free(parts);
     free(packs);
