@@ -163,7 +163,7 @@ static const char *const *df_fields(op_t op)
     static const char *const co[] = {"method", "min_periods", NULL};
     static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
     static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
-    static const char *const cc[] = {"axis", "join", NULL};
+    static const char *const cc[] = {"axis", "join", "ignore_index", NULL};
     static const char *const ex[] = {"expr", NULL};
     static const char *const mt[] = {"id_vars", "value_vars", "var_name", "value_name", NULL};
     switch (op) {
@@ -3323,6 +3323,10 @@ static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
             return XFAIL(n, "\"join\" must be \"outer\" or \"inner\"");
         d->join_inner = !strcmp(json_string_value(jn), "inner");
     }
+    /* ignore_index (d->drop): a new default index over the rows, the
+     * inputs' indexes dropped (any levels) */
+    if (get_flag(obj, "ignore_index", false, &d->drop, n, err, errlen)) return -1;
+    if (a1 && d->drop) return XFAIL(n, "\"ignore_index\" is supported with \"axis\": 0 only");
     if (a1) return infer_concat_cols(g, n, d, err, errlen);
     if (d->join_inner) return XFAIL(n, "\"join\" is supported with \"axis\": 1 only");
     uint8_t vk = in_vk(g, n, 0);
@@ -3333,13 +3337,13 @@ static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         if (n->in[j].node < 0) return XFAIL(n, "inputs[%d] is a scalar; concat takes frames", j);
         if (want_frame(g, n, j, vk == VK_SERIES, vk == VK_DATAFRAME, err, errlen)) return -1;
         const df_node_t *o = in_df(g, n, j);
-        bool same = o->ncols == s->ncols && o->nidx == s->nidx;
+        bool same = o->ncols == s->ncols && (d->drop || o->nidx == s->nidx);
         for (int k = 0; same && k < s->ncols; k++)
             same =
                 o->cols[k].type == s->cols[k].type && o->cols[k].is_int == s->cols[k].is_int &&
                 ((!o->cols[k].name && !s->cols[k].name) ||
                  (o->cols[k].name && s->cols[k].name && !strcmp(o->cols[k].name, s->cols[k].name)));
-        for (int k = 0; same && k < s->nidx; k++)
+        for (int k = 0; same && !d->drop && k < s->nidx; k++)
             same = o->idx[k].type == s->idx[k].type;
         if (!same)
             return XFAIL(n,
@@ -3348,7 +3352,13 @@ static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
                          g->nodes[n->in[0].node].key, g->nodes[n->in[j].node].key);
         rows = rows >= 0 && o->nrows >= 0 ? rows + o->nrows : -1;
     }
-    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    if (d->drop) {
+        if (alloc_cols(d, s->ncols, 1) || default_index(d)) return XFAIL(n, "out of memory");
+        for (int k = 0; k < s->ncols; k++)
+            if (set_like(&d->cols[k], &s->cols[k])) return XFAIL(n, "out of memory");
+    } else if (copy_schema(d, s)) {
+        return XFAIL(n, "out of memory");
+    }
     d->nrows = rows;
     new_rows(g, n, d, vk);
     return 0;

@@ -818,6 +818,8 @@ static tgrid_t *tile_concat(tctx_t *c, int node)
         for (int64_t k = 0; k < A->nchunks[0]; k++)
             G->job[q++] = A->job[k];
     }
+    /* ignore_index: each chunk renumbered from the rows before it */
+    if (n->df->drop) return carry_chain(c, node, G, false);
     return G;
 }
 

@@ -1734,7 +1734,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                        n->op == OP_DF_CUMMIN || n->op == OP_DF_DIFF || n->op == OP_DF_SHIFT ||
                        n->op == OP_DF_PCT_CHANGE || n->op == OP_DF_ROLLING;
         bool str = n->op >= OP_DF_STR_LOWER && n->op <= OP_DF_STR_REPLACE;
-        bool relabel = n->op == OP_DF_RESET_INDEX || n->op == OP_DF_MERGE || n->op == OP_DF_JOIN;
+        bool relabel = n->op == OP_DF_RESET_INDEX || n->op == OP_DF_MERGE || n->op == OP_DF_JOIN ||
+                       n->op == OP_DF_CONCAT;
         if (relabel && j->param->dfk != DFJ_MAP) {
             /* the carry: rows before the chunk (edge: the chunk's count) */
             int64_t cnt =
@@ -1751,6 +1752,9 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             }
         } else if (n->op == OP_DF_RESET_INDEX && two) {
             rc = df_select_map(d, n->op, &a, ((const int64_t *)b.cols[0].data)[0], &f, err, errlen);
+        } else if (n->op == OP_DF_CONCAT) { /* ignore_index: reset_index(drop=True) */
+            int64_t row0 = two ? ((const int64_t *)b.cols[0].data)[0] : 0;
+            rc = df_select_map(d, OP_DF_RESET_INDEX, &a, row0, &f, err, errlen);
         } else if (relabel && n->op != OP_DF_RESET_INDEX) {
             /* a merge's default index: the rows before the chunk, then 0.. */
             int64_t row0 = two ? ((const int64_t *)b.cols[0].data)[0] : 0;

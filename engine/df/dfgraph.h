@@ -108,7 +108,7 @@ typedef struct df_node {
      * sl_has[] for start, stop, step); keep (drop_duplicates, duplicated,
      * nlargest: 0 first, 1 last, 2 none); sample's frac (has_frac) or n,
      * and seed; sort_index's asc1; set_index's drop and append;
-     * reset_index's drop; loc's labels (lits, nlit) or label slice (lo, hi
+     * reset_index's drop (concat's ignore_index); loc's labels (lits, nlit) or label slice (lo, hi
      * with has_lo, has_hi); sel: the columns kept (iloc, loc, set_index),
      * the keys (nlargest, drop_duplicates) */
     int64_t *pos, npos;

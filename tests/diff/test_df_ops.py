@@ -238,6 +238,37 @@ def merge_int_no_missing(data, pdf):
 
 
 @case
+def concat_ignore_index(data, pdf):
+    """concat with ignore_index: a new default index over the rows, the
+    inputs' own (filtered, or set from a string column) dropped, kept by a
+    query after it; refused along the columns."""
+    f1 = pdf[pdf.i > 10]
+    f2 = pdf.set_index("g")
+    nodes = [CSV, col("ti", "t", "i"), {"key": "m", "op": "greater", "inputs": ["ti", 10]},
+             {"key": "f1", "op": "dataframe.filter", "inputs": ["t", "m"]},
+             {"key": "f2", "op": "dataframe.set_index", "inputs": ["t"], "keys": ["g"]},
+             {"key": "f2c", "op": "dataframe.getitem", "inputs": ["f2"],
+              "columns": ["k", "i", "f", "b", "s"]},
+             {"key": "f1c", "op": "dataframe.getitem", "inputs": ["f1"],
+              "columns": ["k", "i", "f", "b", "s"]},
+             {"key": "c", "op": "dataframe.concat", "inputs": ["f1c", "f2c", "f1c"],
+              "ignore_index": True},
+             {"key": "cq", "op": "dataframe.query", "inputs": ["c"], "expr": "f > 3"},
+             col("f1s", "f1", "f"), col("ts", "t", "f"),
+             {"key": "cs", "op": "dataframe.concat", "inputs": ["f1s", "ts"],
+              "ignore_index": True}]
+    cols = ["k", "i", "f", "b", "s"]
+    c = pd.concat([f1[cols], f2[cols], f1[cols]], ignore_index=True)
+    why = check_frames(data, nodes, {"c": c, "cq": c.query("f > 3"),
+                                     "cs": pd.concat([f1.f, pdf.f], ignore_index=True)})
+    if why:
+        return why
+    return rejected(data, [CSV, {"key": "c", "op": "dataframe.concat", "inputs": ["t", "t"],
+                                 "axis": 1, "ignore_index": True}], "c",
+                    ["ignore_index", "axis"])
+
+
+@case
 def minmax_empty(data, pdf):
     nodes = [CSV, col("ki", "t", "k"), {"key": "m", "op": "greater", "inputs": ["ki", 100]},
              {"key": "fl", "op": "dataframe.filter", "inputs": ["t", "m"]},
