@@ -463,23 +463,30 @@ static int64_t nparts_for(int64_t nch)
 }
 
 /* Every chunk of A into a pack of np parts by the node's keys (side 0:
- * by/left on, 1: right on). packs[k]: the jobs. */
-/* pos: the rows carry their position (a merge's side, DFJ_MERGE_ORDER) */
-static int hash_packs(tctx_t *c, int node, const tgrid_t *A, int64_t np, int side, bool pos,
-                      int32_t *packs)
+ * by/left on, 1: right on). packs[k]: the jobs. pos: the rows carry their
+ * position (a merge's side, DFJ_MERGE_ORDER), chunk << 32 | row; with
+ * piece > 0 (rows known), output chunk << 32 | row instead, each chunk's
+ * rows cut into pieces of that many rows numbered on from the chunks
+ * before (off[2]: the chunk's first piece, off[3]: 1 + piece). Returns
+ * the number of pieces (the chunks when piece is 0), -1 on failure. */
+static int64_t hash_packs(tctx_t *c, int node, const tgrid_t *A, int64_t np, int side, bool pos,
+                          int64_t piece, int32_t *packs)
 {
     jparam_t *pa = dparam(c, node, DFJ_HASH_PART);
+    int64_t at = 0;
     for (int64_t k = 0; k < A->nchunks[0]; k++) {
         int32_t ji = bjob(c, pa, 1);
         if (ji < 0) return -1;
         tile__jin_direct(c, ji, 0, A->job[k]);
         c->t->jobs[ji].off[0] = np;
         c->t->jobs[ji].off[1] = side;
-        c->t->jobs[ji].off[2] = k;
-        c->t->jobs[ji].off[3] = pos;
+        c->t->jobs[ji].off[2] = piece > 0 ? at : k;
+        c->t->jobs[ji].off[3] = pos ? 1 + piece : 0;
+        int64_t rows = piece > 0 ? A->bounds[0][k + 1] - A->bounds[0][k] : 0;
+        at += piece > 0 && rows > piece ? (rows + piece - 1) / piece : 1;
         packs[k] = ji;
     }
-    return 0;
+    return at;
 }
 
 static tgrid_t *tile_groupby(tctx_t *c, int node)
@@ -661,11 +668,20 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
     const merge_spec_t *ms = &c->g->nodes[node].df->merge;
     bool order = !ms->index && seen(c, node, true);
     bool rpos = order && (ms->how == MERGE_RIGHT || ms->how == MERGE_OUTER);
-    int64_t nouts = ms->how == MERGE_RIGHT ? nr : ms->how == MERGE_OUTER ? nl + nr : nl;
+    /* right's rows in order (right, and outer's unmatched keys): with its
+     * row counts known, cut into at least as many pieces as either side
+     * has chunks, so that a small right side's matches spread over jobs */
+    int64_t piece = 0;
+    if (rpos && rows_known(R)) {
+        int64_t want = nl > nr ? nl : nr, total = R->bounds[0][nr];
+        piece = total > want ? (total + want - 1) / want : 1;
+    }
     int32_t *parts = NULL;
-    if (hash_packs(c, node, L, np, 0, order && ms->how != MERGE_RIGHT, packs) ||
-        hash_packs(c, node, R, np, 1, rpos, packs + nl))
+    int64_t nrp;
+    if (hash_packs(c, node, L, np, 0, order && ms->how != MERGE_RIGHT, 0, packs) < 0 ||
+        (nrp = hash_packs(c, node, R, np, 1, rpos, piece, packs + nl)) < 0)
         goto done;
+    int64_t nouts = ms->how == MERGE_RIGHT ? nrp : ms->how == MERGE_OUTER ? nl + nrp : nl;
     if (order && !(parts = malloc(sizeof(int32_t) * (size_t)np))) {
         tile__fail(c, "out of memory while tiling");
         goto done;

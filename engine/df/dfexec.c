@@ -1148,8 +1148,10 @@ static int pos_col(const frame_t *f)
 }
 
 /* f with the position column appended, sharing f's columns (w's arrays
- * and the new column are the caller's to free: pos_free) */
-static int pos_add(const frame_t *f, int64_t chunk, const char *name, frame_t *w)
+ * and the new column are the caller's to free: pos_free): chunk << 32 |
+ * row, or with piece > 0, (chunk + row / piece) << 32 | row (tile_df.c,
+ * hash_packs) */
+static int pos_add(const frame_t *f, int64_t chunk, int64_t piece, const char *name, frame_t *w)
 {
     *w = *f;
     w->cols = calloc((size_t)f->ncols + 1, sizeof(fcol_t));
@@ -1164,7 +1166,7 @@ static int pos_add(const frame_t *f, int64_t chunk, const char *name, frame_t *w
     w->names[f->ncols].s = (char *)name;
     int64_t *p = w->cols[f->ncols].data;
     for (int64_t i = 0; i < f->nrows; i++)
-        p[i] = (chunk << 32) | i;
+        p[i] = ((chunk + (piece > 0 ? i / piece : 0)) << 32) | i;
     w->ncols = f->ncols + 1;
     return 0;
 }
@@ -1483,7 +1485,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         }
         if (j->off[3]) { /* merge's rows: with their positions */
             frame_t w;
-            if (pos_add(&v[0], j->off[2], j->off[1] ? MERGE_RPOS : MERGE_POS, &w)) {
+            if (pos_add(&v[0], j->off[2], j->off[3] - 1, j->off[1] ? MERGE_RPOS : MERGE_POS, &w)) {
                 oom(err, errlen);
                 goto done;
             }
