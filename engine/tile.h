@@ -72,7 +72,9 @@ typedef enum {
     DFJ_SORT_SPLIT, /* in: every sample */
     DFJ_SORT_RANGE, /* in: chunk, splitters: a pack */
     DFJ_SORT_PART,  /* in: every chunk's pack; off[0] = part */
-    DFJ_MERGE_PART, /* in: left packs then right packs; off[0] = part, off[1] = left count */
+    DFJ_MERGE_PART, /* in: left packs then right packs; off[0] = part, off[1] = left count,
+                     * off[2] = output chunks (DFJ_MERGE_ORDER follows) or 0, off[3] = the
+                     * validated types (merge_conform) */
     /* row-wise ops of engine/df/clean.c (fillna, dropna, isna, ...), by the
      * node's op: in: a chunk, then (off[0] = 1) the carry from the chunks
      * before it (ffill) or after it (bfill) */

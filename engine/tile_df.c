@@ -699,6 +699,9 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
         c->t->jobs[ji].off[0] = p;
         c->t->jobs[ji].off[1] = nl;
         c->t->jobs[ji].off[2] = order ? nouts : 0; /* a pack split by output chunk */
+        /* the parts are the result, read only by the ops after it: every
+         * chunk in the validated types (dfexec.c, merge_conform) */
+        c->t->jobs[ji].off[3] = !order && !c->g->nodes[node].fetch;
         if (order)
             parts[p] = ji;
         else

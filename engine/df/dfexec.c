@@ -1280,6 +1280,29 @@ static int pos_right_outer(frame_t *f, const frame_t *l, const frame_t *r, const
     return 0;
 }
 
+/* A merge's int64 columns (and index levels) that the document typed
+ * float64 (a side that may get missing values, graph_df.c) made float64
+ * in every chunk: a chunk where no value went missing would otherwise
+ * keep int64 beside float64 chunks, and ops after the merge (a groupby by
+ * such a column, nunique) combine chunks of one layout. */
+static int merge_conform(frame_t *f, const df_node_t *d, char *err, size_t errlen)
+{
+    for (int k = 0; k < f->ncols + f->nidx; k++) {
+        bool col = k < f->ncols;
+        if (col ? k >= d->ncols : k - f->ncols >= d->nidx) break;
+        fcol_t *c = col ? &f->cols[k] : &f->idx[k - f->ncols];
+        int want = col ? d->cols[k].type : d->idx[k - f->ncols].type;
+        if (c->type != FT_INT64 || want != FT_FLOAT64) continue;
+        fcol_t o;
+        if (fcol_alloc(&o, FT_FLOAT64, c->n, 0, false)) return oom(err, errlen);
+        for (int64_t i = 0; i < c->n; i++)
+            ((double *)o.data)[i] = (double)((const int64_t *)c->data)[i];
+        fcol_free(c);
+        *c = o;
+    }
+    return 0;
+}
+
 typedef struct {
     uint64_t pos;
     int64_t row;
@@ -1565,6 +1588,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         bool ro = j->off[2] > 0 && (d->merge.how == MERGE_RIGHT || d->merge.how == MERGE_OUTER);
         df_merge_rows_t mr;
         rc = df_merge_rows(&tmp, &tmp2, &d->merge, &out, ro ? &mr : NULL, err, errlen);
+        if (rc == 0 && j->off[3]) rc = merge_conform(&out, d, err, errlen);
         if (rc == 0 && j->off[2] > 0) {
             nouts = j->off[2];
             if (!(outs = calloc((size_t)nouts, sizeof(frame_t)))) rc = oom(err, errlen);
