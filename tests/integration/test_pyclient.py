@@ -828,21 +828,25 @@ class TestDataFrames(Base):
         s = df2.sort_values(["y", "x"], ascending=[False, True])
         right = md.DataFrame(np.array([[0.0, 100.0], [1.0, 101.0], [5.0, 105.0]]), columns=["x", "w"])
         m = df.merge(right, on=["x"], how="inner")
+        mo = df.merge(right, on=["x"], how="outer")
+        c = md.concat([f, df.head(3)], ignore_index=True)
         res = marsc.execute(df.sum(), df.describe(), f, g, g2, s, m, df.mean(), df.x.sum(),
-                            df.std(), (df.x * 2 + df.y).max(), df.head(7), df.count())
+                            df.std(), (df.x * 2 + df.y).max(), df.head(7), df.count(),
+                            mo[mo.z > 3], c)
+        pright = pd.DataFrame({"x": [0.0, 1.0, 5.0], "w": [100.0, 101.0, 105.0]})
+        pmo = pdf.merge(pright, on=["x"], how="outer")
         want = [pdf.sum(), pdf.describe(), pdf[pdf.x > 5],
                 pdf.groupby(["y"]).agg(out=("z", "sum"), n=("x", "count")),
                 pdf.groupby(["y", "x"]).agg(m=("z", "max")),
                 pdf.sort_values(["y", "x"], ascending=[False, True], kind="mergesort"),
                 pdf.merge(pd.DataFrame({"x": [0.0, 1.0, 5.0], "w": [100.0, 101.0, 105.0]}), on=["x"]),
-                pdf.mean(), pdf.x.sum(), pdf.std(), (pdf.x * 2 + pdf.y).max(), pdf.head(7), pdf.count()]
+                pdf.mean(), pdf.x.sum(), pdf.std(), (pdf.x * 2 + pdf.y).max(), pdf.head(7), pdf.count(),
+                pmo[pmo.z > 3], pd.concat([pdf[pdf.x > 5], pdf.head(3)], ignore_index=True)]
         for i, (t, w) in enumerate(zip(res, want)):
             got = t.fetch()
             if isinstance(w, pd.DataFrame):
                 self.assertIsInstance(got, pd.DataFrame, i)
-                if i == 6:  # merge: row order unspecified
-                    got = got.sort_values(list(got.columns)).reset_index(drop=True)
-                    w = w.sort_values(list(w.columns)).reset_index(drop=True)
+                # merges in pandas' row order, with their index
                 pd.testing.assert_frame_equal(got, w, check_index_type=False, check_dtype=False)
                 self.assertEqual(list(got.index.names), list(w.index.names), "index names %d" % i)
             elif isinstance(w, pd.Series):

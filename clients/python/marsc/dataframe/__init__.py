@@ -312,6 +312,27 @@ def jsonable_col(c):
     return c
 
 
+def concat(objs, axis=0, join="outer", ignore_index=False):
+    """pd.concat: DataFrames (or Series) one after the other (axis 0; with
+    ignore_index a new default index 0..n-1), or side by side (axis 1,
+    join "outer" or "inner")."""
+    objs = list(objs)
+    if not objs:
+        raise ValueError("No objects to concatenate")
+    rows = axis in (0, "index")
+    if not rows and axis not in (1, "columns"):
+        raise ValueError("axis must be 0 (rows) or 1 (columns), not %r" % (axis,))
+    p = {} if rows else {"axis": 1}
+    if join != "outer":
+        p["join"] = join
+    if ignore_index:
+        p["ignore_index"] = True
+    series = rows and all(isinstance(o, Series) for o in objs)
+    cols = objs[0]._columns if rows and isinstance(objs[0], DataFrame) else None
+    return _make("dataframe.concat", objs, p, "series" if series else "dataframe", cols,
+                 index_names=None if ignore_index else _KEEP)
+
+
 def read_csv(path, chunk_bytes=None, usecols=None, parse_dates=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
