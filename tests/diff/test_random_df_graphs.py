@@ -48,6 +48,8 @@ def write_data(rng, data, gid):
     nprng = np.random.default_rng(rng.randint(0, 2**31))
     k = np.array([KEYS[i] for i in nprng.integers(0, len(KEYS), n)], dtype=object)
     k[nprng.random(n) < 0.1] = None
+    if all(v is None for v in k):  # all missing: pandas reads a float64 column
+        k[0] = KEYS[0]
     x = nprng.random(n).round(3)
     x[nprng.random(n) < 0.15] = np.nan
     df = pd.DataFrame({"k": k, "g": nprng.integers(0, 6, n), "x": x,
