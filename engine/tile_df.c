@@ -602,6 +602,25 @@ done:
     return G;
 }
 
+/* sum, mean, ...: tile_reduce_df's ops (a value per column) */
+static bool df_reduction(op_t op)
+{
+    switch (op) {
+    case OP_DF_SUM:
+    case OP_DF_MEAN:
+    case OP_DF_MIN:
+    case OP_DF_MAX:
+    case OP_DF_COUNT:
+    case OP_DF_PROD:
+    case OP_DF_STD:
+    case OP_DF_VAR:
+    case OP_DF_NUNIQUE:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Whether node's row order (order) or its index (!order) can be seen by
  * what follows it. Neither by reductions, describe, nunique and groupby
  * aggregations (but first and last, which take rows in order); the index
@@ -616,17 +635,8 @@ static bool seen(tctx_t *c, int node, bool order)
         bool uses = false;
         for (int q = 0; q < m->n_in; q++)
             uses |= m->in[q].node == node;
-        if (!uses) continue;
+        if (!uses || df_reduction(m->op)) continue;
         switch (m->op) {
-        case OP_DF_SUM:
-        case OP_DF_MEAN:
-        case OP_DF_MIN:
-        case OP_DF_MAX:
-        case OP_DF_COUNT:
-        case OP_DF_PROD:
-        case OP_DF_STD:
-        case OP_DF_VAR:
-        case OP_DF_NUNIQUE:
         case OP_DF_DESCRIBE:
             continue;
         case OP_DF_GROUPBY_AGG:
@@ -1015,17 +1025,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_MERGE:
     case OP_DF_JOIN:
         return tile_merge(c, node);
-    case OP_DF_SUM:
-    case OP_DF_MEAN:
-    case OP_DF_MIN:
-    case OP_DF_MAX:
-    case OP_DF_COUNT:
-    case OP_DF_PROD:
-    case OP_DF_STD:
-    case OP_DF_VAR:
-    case OP_DF_NUNIQUE:
-        return tile_reduce_df(c, node);
     default:
+        if (df_reduction(n->op)) return tile_reduce_df(c, node);
         tile__fail(c, "internal: no tiling for this op");
         return NULL;
     }
