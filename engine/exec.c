@@ -279,6 +279,10 @@ int exec_job(const tile_t *t, int32_t ji, const void *(*get)(void *ctx, int32_t 
         kern_scan_apply(pa->op, &ins[0], &ins[1], pa->axis, &o);
         break;
     case JK_TENSORDOT:
+        if (pa->op == OP_OUTER && j->n_in == 2) { /* numpy multiplies: -0.0 stays */
+            kern_outer(&ins[0], &ins[1], &o);
+            break;
+        }
         for (int k = 0; k + 1 < j->n_in; k += 2)
             kern_tensordot(&ins[k], &ins[k + 1], pa->td_n, pa->td_a, pa->td_b, k > 0, &o);
         if (j->n_in == 0) memset(out, 0, job_nbytes(j));

@@ -516,6 +516,9 @@ bool gpu_job_supported(const tile_t *t, int32_t ji)
         return pa && core_dt(j->dt) && j->dt != DT_BOOL && j->dt != DT_INT32;
     case JK_TENSORDOT:
         if (!core_dt(j->dt)) return false; /* integers and bool: gpu_k_gemm's own kernel */
+        /* outer multiplies element by element on the CPU (kern_outer: a
+         * negative times zero is numpy's -0.0; a gemm adds it into zero) */
+        if (pa && pa->op == OP_OUTER) return false;
         for (int k = 0; k + 1 < j->n_in; k += 2) {
             kern_td_plan_t p;
             if (j->in[k].dt != j->dt || j->in[k + 1].dt != j->dt ||

@@ -155,6 +155,10 @@ void kern_td_plan(const shape_t *as, const shape_t *bs, int n, const int *ca, co
  * free axes in order, then b's free axes in order. */
 void kern_tensordot(const arr_t *a, const arr_t *b, int n, const int *ca, const int *cb,
                     bool accumulate, arr_t *out);
+/* numpy's outer(a, b) of two flattened operands of out's dtype: out[i, j] =
+ * a[i] * b[j], a multiply per element as numpy's (a product with zero keeps
+ * its sign: -1.5 * 0.0 is -0.0; a gemm adds it to a zeroed output, +0.0). */
+void kern_outer(const arr_t *a, const arr_t *b, arr_t *out);
 /* matmul's batches (kern_matmul, and the GPU path): the output's nb batch
  * axes (bshape), a's and b's strides along them in matrices (0 where one
  * broadcasts: a missing or size-1 axis), the batch count and b's own. */

@@ -490,6 +490,14 @@ add("linalg/dot-1d-1d-gives-0d", [A("a", sample("float64", (11,)), None, 4),
                                   A("b", sample("float64", (11,)), None, 3), N("c", "dot", ["a", "b"])])
 add("linalg/nan-propagates", specials("s") + [N("c", "outer", ["s", "s"]), N("d", "dot", ["s", "s"])],
     fetch=["c", "d"])
+# outer multiplies as numpy does: a negative times zero is -0.0, which a
+# division turns into -inf (a gemm summing into a zeroed output gave +0.0)
+for dt in ("float64", "float32"):
+    add("linalg/outer-signed-zero/%s" % dt,
+        [A("a", [-1.5, 2.0, -0.0, 3.0, -7.25], dt, 2), A("b", [0.0, 1.0, -2.0, 0.0], dt, 3),
+         A("m", [False, True, False], None, 2),
+         N("c", "outer", ["a", "b"]), N("d", "divide", [1.0, "c"]),
+         N("e", "outer", ["a", "m"]), N("f", "divide", [-4.0, "e"])], fetch=["c", "d", "e", "f"])
 
 # ---------------------------------------------------------------------------
 # Shape and indexing
