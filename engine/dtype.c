@@ -210,6 +210,45 @@ dtype_t dt_result_type(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *
     return r;
 }
 
+/* whether the value v fits the integer dtype t (a value-based safe cast) */
+static bool int_fits(int64_t v, dtype_t t)
+{
+    switch (t) {
+    case DT_INT8:
+        return v >= INT8_MIN && v <= INT8_MAX;
+    case DT_UINT8:
+        return v >= 0 && v <= UINT8_MAX;
+    case DT_INT16:
+        return v >= INT16_MIN && v <= INT16_MAX;
+    case DT_UINT16:
+        return v >= 0 && v <= UINT16_MAX;
+    case DT_INT32:
+        return v >= INT32_MIN && v <= INT32_MAX;
+    case DT_UINT32:
+        return v >= 0 && v <= (int64_t)UINT32_MAX;
+    case DT_INT64:
+        return true;
+    default: /* uint64 */
+        return v >= 0;
+    }
+}
+
+dtype_t dt_int_loop_type(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc)
+{
+    static const dtype_t ladder[] = {DT_INT8,  DT_UINT8,  DT_INT16, DT_UINT16,
+                                     DT_INT32, DT_UINT32, DT_INT64, DT_UINT64};
+    for (size_t k = 0; k < sizeof ladder / sizeof ladder[0]; k++) {
+        dtype_t t = ladder[k];
+        bool ok = true;
+        for (int i = 0; ok && i < n_arr; i++)
+            ok = dt_promote(arr[i], t) == t;
+        for (int i = 0; ok && i < n_sc; i++)
+            ok = sc[i].kind == SC_BOOL || (sc[i].kind == SC_INT && int_fits(sc[i].i, t));
+        if (ok) return t;
+    }
+    return DT_NTYPES;
+}
+
 /* float16 0, float32 1, float64 2: the smallest float t casts to safely */
 static int float_rank(dtype_t t)
 {

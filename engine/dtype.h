@@ -221,6 +221,13 @@ dtype_t sc_default_dtype(scalar_t s);
  * (bool < int < float) than every array. n_arr may be 0. */
 dtype_t dt_result_type(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc);
 
+/* The integer loop numpy 1.24's linear search picks for floor_divide,
+ * remainder, fmod, power, the bitwise ops and the shifts: the first of
+ * int8, uint8, int16, uint16, ..., uint64 that every array casts to safely
+ * and every scalar's value fits (np.floor_divide(70000, uint8 array) is
+ * int32 where np.result_type says uint32). DT_NTYPES when none does. */
+dtype_t dt_int_loop_type(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc);
+
 /* The float dtype numpy's float ufunc loops (e, f, d) give for these
  * operands: the smallest float every operand casts to safely, scalars by
  * value as dt_result_type counts them; DT_NTYPES for float16. */

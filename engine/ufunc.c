@@ -8,6 +8,16 @@ static int refuse(char *err, size_t errlen, const char *what, op_t op, dtype_t d
     return -1;
 }
 
+/* Integers beside Python scalars: the ops whose loops numpy 1.24 searches
+ * in order get the loop it finds (dt_int_loop_type), which can differ from
+ * result_type: np.floor_divide(70000, uint8 array) is int32, not uint32. */
+static void int_loop(int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc, ew_types_t *t)
+{
+    if (n_sc == 0 || !dt_is_int(t->out)) return;
+    dtype_t l = dt_int_loop_type(n_arr, arr, n_sc, sc);
+    if (l != DT_NTYPES) t->compute = t->out = l;
+}
+
 int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t *sc,
                dtype_t astype_to, ew_types_t *t, char *err, size_t errlen)
 {
@@ -55,6 +65,7 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     case OP_RECIPROCAL:
         /* numpy's loops for these start at int8: bools compute as int8 */
         if (r == DT_BOOL) t->compute = t->out = DT_INT8;
+        int_loop(n_arr, arr, n_sc, sc, t);
         return 0;
     case OP_SQRT:
     case OP_EXP:
@@ -138,11 +149,13 @@ int ew_resolve(op_t op, int n_arr, const dtype_t *arr, int n_sc, const scalar_t 
     case OP_BITWISE_XOR:
     case OP_INVERT:
         if (dt_is_float(r)) return refuse(err, errlen, "a bitwise op", op, r);
+        int_loop(n_arr, arr, n_sc, sc, t);
         return 0;
     case OP_LEFT_SHIFT:
     case OP_RIGHT_SHIFT:
         if (dt_is_float(r)) return refuse(err, errlen, "a shift", op, r);
         if (r == DT_BOOL) t->compute = t->out = DT_INT8;
+        int_loop(n_arr, arr, n_sc, sc, t);
         return 0;
     default:
         return 0;

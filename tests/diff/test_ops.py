@@ -490,6 +490,18 @@ add("linalg/dot-1d-1d-gives-0d", [A("a", sample("float64", (11,)), None, 4),
                                   A("b", sample("float64", (11,)), None, 3), N("c", "dot", ["a", "b"])])
 add("linalg/nan-propagates", specials("s") + [N("c", "outer", ["s", "s"]), N("d", "dot", ["s", "s"])],
     fetch=["c", "d"])
+# numpy 1.24 searches the integer loops of floor_divide, remainder, fmod,
+# power, the bitwise ops and the shifts in order (int8, uint8, int16, ...)
+# beside a Python int, which can differ from result_type: 70000 // a uint8
+# array is int32 (result_type says uint32), a uint32 array & 2**32 + 5 int64
+for dt in ("uint8", "uint16", "uint32", "int8"):
+    for op, v, first in (("floor_divide", 70000, True), ("remainder", 300, False),
+                         ("fmod", 70000, False), ("power", 2, False),
+                         ("bitwise_and", 300, False), ("bitwise_or", 4294967301, False),
+                         ("bitwise_xor", 70000, True), ("left_shift", 1, True),
+                         ("right_shift", 70000, True), ("mod", 4294967301, True)):
+        add("promotion/loop-search/%s/%s/%d" % (dt, op, v),
+            [A("a", [5, 6, 7, 1, 3], dt, 2), N("c", op, [v, "a"] if first else ["a", v])])
 # outer multiplies as numpy does: a negative times zero is -0.0, which a
 # division turns into -inf (a gemm summing into a zeroed output gave +0.0)
 for dt in ("float64", "float32"):

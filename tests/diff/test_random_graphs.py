@@ -545,7 +545,10 @@ class Gen:
                 shape = [1 if i == ax else d for i, d in enumerate(a.shape)]
         else:
             shape = []
-        if self.chance(0.3):
+        # nanargmin/nanargmax of floats: a slice of NaN only (a mod by a
+        # zero broadcast over it) raises in numpy and fails the engine's
+        # job alike, which this generator cannot tell from a wrong answer
+        if a.dtype not in FLOATS and self.chance(0.3):
             p["op"] = "nan" + op
         return self.emit(p, Node(p["key"], shape, "int64", 0, max(a.shape + (1,))))
 
