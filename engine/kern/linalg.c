@@ -228,31 +228,25 @@ void kern_tensordot(const arr_t *a, const arr_t *b, int n, const int *ca, const 
     free(scratch_b);
 }
 
+#define OUTER_LOOP(T)                                                                              \
+    do {                                                                                           \
+        const T *x = a->data, *y = b->data;                                                        \
+        T *o = out->data;                                                                          \
+        for (int64_t i = 0; i < M; i++)                                                            \
+            for (int64_t k = 0; k < N; k++)                                                        \
+                o[i * N + k] = x[i] * y[k];                                                        \
+    } while (0)
+
 void kern_outer(const arr_t *a, const arr_t *b, arr_t *out)
 {
     int64_t M = shape_size(&a->shape), N = shape_size(&b->shape);
-    switch (out->dt) {
-    case DT_FLOAT64: {
-        const double *x = a->data, *y = b->data;
-        double *o = out->data;
-        for (int64_t i = 0; i < M; i++)
-            for (int64_t k = 0; k < N; k++)
-                o[i * N + k] = x[i] * y[k];
-        return;
-    }
-    case DT_FLOAT32: {
-        const float *x = a->data, *y = b->data;
-        float *o = out->data;
-        for (int64_t i = 0; i < M; i++)
-            for (int64_t k = 0; k < N; k++)
-                o[i * N + k] = x[i] * y[k];
-        return;
-    }
-    default: { /* integers and bool: the reference product, exact */
+    if (out->dt == DT_FLOAT64) {
+        OUTER_LOOP(double);
+    } else if (out->dt == DT_FLOAT32) {
+        OUTER_LOOP(float);
+    } else { /* integers and bool: the reference product, exact */
         int none = 0;
         kern_tensordot(a, b, 0, &none, &none, false, out);
-        return;
-    }
     }
 }
 
