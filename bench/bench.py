@@ -55,7 +55,9 @@ NOTES = os.path.join(ROOT, "docs", "benchmarks-notes.md")
 # computation in numpy/pandas and dask. np_setup builds the inputs (the
 # document's creation ops), np_compute computes `r` from them; dask computes
 # `r` (lazily built, then .compute()). `save` writes r to OUT in the
-# whole-process columns: "npy" (np.save) or "json" (pandas' to_json).
+# whole-process columns: "npy" (np.save), "json" (pandas' to_json) or
+# "json-split" (to_json(orient="split"), for a frame whose index repeats, as
+# Dask's merge gives).
 def _sum_t_doc(n, chunk, rechunk):
     return {"version": 1, "nodes": [
         {"key": "a", "op": "random.rand", "shape": [n, n], "chunk_size": chunk, "seed": 1},
@@ -169,6 +171,34 @@ WORKLOADS = {
                 "df = dd.from_dask_array(a, columns=['k', 'v']); "
                 "rt = pd.DataFrame({'k': np.arange(1000), 'w': np.arange(1000) * 3}); "
                 "r = df.merge(rt, on='k').sum().compute()",
+    },
+    # W5o: the same rows left-merged with a table that lacks some keys, then
+    # filtered: the merge's order and index are seen (pandas' row order,
+    # DFJ_MERGE_ORDER, and the relabelled index); the result is small
+    "W5o": {
+        "title": "left merge of 10,000,000 rows (1,000 int keys, 1,000,000-row chunks) with a "
+                 "900-row table, then query(\"v > 998\") (pandas' row order and index)",
+        "df": True, "save": "json-split",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
+             "chunk_size": [1000000, 2], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
+            {"key": "k1", "op": "arange", "stop": 900},
+            {"key": "k3", "op": "multiply", "inputs": ["k1", 3]},
+            {"key": "kt", "op": "stack", "inputs": ["k1", "k3"], "axis": 1},
+            {"key": "rt", "op": "dataframe.from_tensor", "inputs": ["kt"], "columns": ["k", "w"]},
+            {"key": "m", "op": "dataframe.merge", "inputs": ["df", "rt"], "on": "k",
+             "how": "left"},
+            {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "v > 998"}],
+            "fetch": ["q"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
+                    "columns=['k', 'v']); "
+                    "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3})",
+        "np_compute": "r = df.merge(rt, on='k', how='left').query('v > 998')",
+        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
+                "df = dd.from_dask_array(a, columns=['k', 'v']); "
+                "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3}); "
+                "r = df.merge(rt, on='k', how='left').query('v > 998').compute()",
     },
     # W8 and W9: a transpose and a rechunk that moves every chunk's data to
     # other chunks (each output chunk reads parts of 2 or 4 input chunks).
@@ -403,7 +433,10 @@ def with_data(w, d):
 
 
 def save_code(w):
-    return "r.to_json(OUT)\n" if w.get("save") == "json" else "np.save(OUT, r)\n"
+    save = w.get("save")
+    if save == "json-split":
+        return "r.to_json(OUT, orient='split')\n"
+    return "r.to_json(OUT)\n" if save == "json" else "np.save(OUT, r)\n"
 
 
 W7_CHUNKS = 1000000
