@@ -168,7 +168,7 @@ void kern_td_plan(const shape_t *as, const shape_t *bs, int n, const int *ca, co
      * them by a's axes lets a be read in place when its contracted axes are
      * leading or trailing, ordering by b's does the same for b; keep the
      * order that needs fewer copies, preferring to copy the smaller operand. */
-    kern_td_plan_t c[2];
+    kern_td_plan_t c[2] = {0};
     int64_t cost[2];
     for (int k = 0; k < 2; k++) {
         sort_pairs(n, ca, cb, k ? cb : ca, c[k].oa, c[k].ob);
