@@ -94,6 +94,11 @@ typedef enum {
      * part of every part's pack, in position order, the hidden column
      * dropped */
     DFJ_MERGE_ORDER,
+    /* merge and join with a small side (tile_df.c, bcast_side): in: a chunk
+     * of the large side, then every chunk of the small one; off[0] = the
+     * large side (0 left, 1 right), off[1] = 1: rows in right's order
+     * (how right), off[3] = the validated types (merge_conform) */
+    DFJ_MERGE_BCAST,
     DFJ__COUNT, /* not a step: how many there are */
 } dfjob_t;
 

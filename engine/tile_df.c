@@ -10,6 +10,7 @@
  *
  * Steps with several outputs (hash and range partitions) write a pack of
  * frames (df/dfexec.h); each part job reads its part out of every pack. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@
  * an unknown count): the tree's last combine holds every group at once. */
 #define DF_GB_TREE_CHUNKS 8
 #define DF_GB_TREE_ROWS 1000000
+/* a merge side of at most this many rows (and at most half the other's)
+ * is read whole by each chunk of the other (tile_merge_bcast) */
+#define DF_BCAST_ROWS 262144
 
 static jparam_t *dparam(tctx_t *c, int node, dfjob_t k)
 {
@@ -657,9 +661,75 @@ static bool seen(tctx_t *c, int node, bool order)
     return false;
 }
 
+/* Whether S is small enough to be read whole by every chunk of B: its
+ * rows known, at most DF_BCAST_ROWS and at most half of B's where B's are
+ * known (a CSV's are not until it is read); or, its rows unknown, one
+ * chunk beside B's several (a small CSV: a job then holds a chunk of each
+ * side, as a hash part's job holds parts of both). */
+static bool small_beside(const tgrid_t *S, const tgrid_t *B)
+{
+    if (!rows_known(S)) return S->nchunks[0] == 1 && B->nchunks[0] > 1;
+    int64_t s = S->bounds[0][S->nchunks[0]];
+    if (s > DF_BCAST_ROWS) return false;
+    return !rows_known(B) || 2 * s <= B->bounds[0][B->nchunks[0]];
+}
+
+/* A merge with a small side runs as one job per chunk of the large side,
+ * each reading the whole small side (DFJ_MERGE_BCAST): no hash packs and
+ * no parts, and each chunk's rows come out in the large side's order,
+ * pandas' order for how left (left large) and how right (right large, the
+ * job puts its rows in right's order). Returns the large side (0 left, 1
+ * right), or -1 to merge by hash parts: outer's unmatched right keys come
+ * after all of left's, and an inner merge seen in order groups its rows by
+ * key over the whole of left (pandas 1.5). */
+static int bcast_side(const merge_spec_t *ms, bool order, const tgrid_t *L, const tgrid_t *R)
+{
+    switch (ms->how) {
+    case MERGE_LEFT:
+        return small_beside(R, L) ? 0 : -1;
+    case MERGE_RIGHT:
+        return small_beside(L, R) ? 1 : -1;
+    case MERGE_INNER:
+        return order ? -1 : small_beside(R, L) ? 0 : small_beside(L, R) ? 1 : -1;
+    default:
+        return -1;
+    }
+}
+
+static tgrid_t *tile_merge_bcast(tctx_t *c, int node, int big)
+{
+    const tgrid_t *B = in_grid(c, node, big), *S = in_grid(c, node, 1 - big);
+    const graph_node_t *n = &c->g->nodes[node];
+    int64_t nb = B->nchunks[0], ns = S->nchunks[0];
+    if (ns + 1 > INT_MAX) {
+        tile__fail(c, "merge: too many chunks on the small side");
+        return NULL;
+    }
+    bool order = seen(c, node, true);
+    tgrid_t *G = fgrid(c, nb, NULL);
+    if (!G) return NULL;
+    jparam_t *pb = dparam(c, node, DFJ_MERGE_BCAST);
+    for (int64_t k = 0; k < nb; k++) {
+        int32_t ji = bjob(c, pb, (int)(ns + 1));
+        if (ji < 0) return NULL;
+        tile__jin_direct(c, ji, 0, B->job[k]);
+        for (int64_t q = 0; q < ns; q++)
+            tile__jin_direct(c, ji, (int)(1 + q), S->job[q]);
+        c->t->jobs[ji].off[0] = big;
+        c->t->jobs[ji].off[1] = order && n->df->merge.how == MERGE_RIGHT;
+        c->t->jobs[ji].off[3] = !order && !n->fetch;
+        G->job[k] = ji;
+    }
+    /* as tile_merge's: each chunk's default index made concrete */
+    if (!n->df->merge.index && seen(c, node, false)) G = carry_chain(c, node, G, false);
+    return G;
+}
+
 static tgrid_t *tile_merge(tctx_t *c, int node)
 {
     const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
+    int big = bcast_side(&c->g->nodes[node].df->merge, seen(c, node, true), L, R);
+    if (big >= 0) return tile_merge_bcast(c, node, big);
     int64_t nl = L->nchunks[0], nr = R->nchunks[0];
     int64_t np = nparts_for(nl > nr ? nl : nr);
     int32_t *packs = malloc(sizeof(int32_t) * (size_t)(nl + nr + 1));

@@ -1393,6 +1393,51 @@ static int pos_order(const frame_t *f, frame_t *out, char *err, size_t errlen)
     return 0;
 }
 
+/* how right, rows in pandas' order: right's rows in order, each followed
+ * by its left matches in left's order. df_merge_rows gives the pairs in
+ * left's order (each row's matches in right's order), then the unmatched
+ * right rows: a stable counting sort by right row. */
+static int merge_right_order(const frame_t *l, const frame_t *r, const merge_spec_t *s,
+                             frame_t *out, char *err, size_t errlen)
+{
+    frame_t f;
+    df_merge_rows_t mr;
+    if (df_merge_rows(l, r, s, &f, &mr, err, errlen)) return -1;
+    int64_t n = mr.n, nr = r->nrows;
+    int64_t *at = calloc((size_t)nr + 2, sizeof(int64_t));
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int rc = 0;
+    if (!at || !rows) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (mr.right[i] < 0 || mr.right[i] >= nr) {
+            rc = errmsg(err, errlen, "internal: a right merge's row without a right row");
+            goto done;
+        }
+        at[mr.right[i] + 1]++;
+    }
+    for (int64_t q = 0; q < nr; q++)
+        at[q + 1] += at[q];
+    for (int64_t i = 0; i < n; i++)
+        rows[at[mr.right[i]]++] = i;
+    if (frame_take(&f, rows, n, out)) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    out->range_index = f.range_index;
+    if (out->range_index) /* positions 0.. of this chunk (frame.h) */
+        for (int64_t i = 0; i < n; i++)
+            ((int64_t *)out->idx[0].data)[i] = i;
+done:
+    free(at);
+    free(rows);
+    df_merge_rows_free(&mr);
+    frame_free(&f);
+    return rc;
+}
+
 /* groupby with as_index false: the result's key levels become its first
  * columns, under a default index (the result is one chunk) */
 static int gb_flatten(const df_node_t *d, frame_t *in, frame_t *out, char *err, size_t errlen)
@@ -1601,6 +1646,19 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             if (rc == 0) rc = emit_pack(outs, nouts, blob, len, err, errlen);
             goto done;
         }
+        break;
+    }
+    case DFJ_MERGE_BCAST: {
+        /* v[0]: a chunk of the large side; the rest: the small side */
+        if (concat_views(v + 1, nv - 1, &tmp, err, errlen)) goto done;
+        bool big_left = j->off[0] == 0;
+        const frame_t *l = big_left ? &v[0] : &tmp, *r = big_left ? &tmp : &v[0];
+        if (j->off[1]) {
+            rc = merge_right_order(l, r, &d->merge, &out, err, errlen);
+        } else {
+            rc = df_merge_part(l, r, &d->merge, &out, err, errlen);
+        }
+        if (rc == 0 && j->off[3]) rc = merge_conform(&out, d, err, errlen);
         break;
     }
     case DFJ_MERGE_ORDER:

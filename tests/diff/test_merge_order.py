@@ -11,7 +11,8 @@ keys with repeats and NaN (pandas matches NaN with NaN), `on` and
 `left_on`/`right_on`, two keys, string keys; plus the merge's result used
 by later ops of the same document (head, query, sort_values, reset_index,
 a reduction), which keep the merge's index (0..n-1 over its rows) as
-pandas does.
+pandas does. A merge with a small side (read whole by each chunk of the
+other, DFJ_MERGE_BCAST) is checked the same way, dtypes included.
 
 Run: /usr/bin/python3 tests/diff/test_merge_order.py
 """
@@ -206,8 +207,88 @@ def main():
                         "to_tensor differs from pandas' rows in order", d)
         finally:
             harness.cleanup(r)
+    broadcast(suite, data)
     shutil.rmtree(data, ignore_errors=True)
     suite.finish()
+
+
+def rows_of(df):
+    return [[None if pd.isna(v) else v for v in row] for row in df.itertuples(index=False)]
+
+
+def broadcast(suite, data):
+    """A merge with a small side (tile_df.c, DFJ_MERGE_BCAST): a 400-row
+    CSV in several chunks (its row count unknown until read) merged with a
+    table of known rows in 1 to 3 chunks, read whole by each of the CSV's
+    chunks. how left (small right) and right (small left, rows put in
+    right's order) keep pandas' order, index and dtypes, through query,
+    sort_values and reset_index after the merge; inner runs so when
+    nothing sees its order (a sum, groupby without first/last)."""
+    big = pd.DataFrame({"k": RNG.integers(0, 40, 400), "x": np.arange(400)})
+    big.to_csv(os.path.join(data, "big.csv"), index=False)
+    for label, nk, chunk in (("some-keys", 25, 9), ("all-keys", 40, 40), ("repeats", 30, 7)):
+        kk = np.arange(nk) if label != "repeats" else RNG.integers(0, 40, nk)
+        small = pd.DataFrame({"k": kk, "w": np.arange(nk) * 3})
+        snodes = [{"key": "s_a", "op": "array", "data": small.to_numpy().tolist(),
+                   "chunk_size": [chunk, 2]},
+                  {"key": "s", "op": "dataframe.from_tensor", "inputs": ["s_a"],
+                   "columns": ["k", "w"]},
+                  {"key": "b", "op": "dataframe.read_csv", "path": "big.csv", "chunk_bytes": 700}]
+        for how, sides in (("left", ("b", "s")), ("right", ("s", "b")), ("inner", ("b", "s"))):
+            lf, rf = (big, small) if sides[0] == "b" else (small, big)
+            m = lf.merge(rf, on="k", how=how)
+            name = "%s/%s" % (label, how)
+            d = {"version": 1, "nodes": snodes + [
+                {"key": "m", "op": "dataframe.merge", "inputs": list(sides), "on": "k",
+                 "how": how},
+                {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "x % 3 == 1"},
+                {"key": "so", "op": "dataframe.sort_values", "inputs": ["m"], "by": ["w"]},
+                {"key": "ri", "op": "dataframe.reset_index", "inputs": ["q"]}],
+                "fetch": ["m", "q", "so", "ri"]}
+            r = harness.run_mars(d, threads=2, args=["--data-dir", data])
+            try:
+                if r.rc != 0:
+                    suite.fail("broadcast/" + name, "exit %d: %s" % (r.rc, r.brief_error()), d)
+                    continue
+                refs = {"m": m, "q": m.query("x % 3 == 1"),
+                        "so": m.sort_values("w", kind="mergesort"),
+                        "ri": m.query("x % 3 == 1").reset_index()}
+                for k, ref in refs.items():
+                    f = load_frame(r, k)
+                    want_dt = {str(c): str(t) for c, t in ref.dtypes.items()}
+                    ok = f.get("index") == list(ref.index) and f.get("data") == rows_of(ref) \
+                        and f.get("columns") == list(ref.columns) and f.get("dtypes") == want_dt
+                    suite.check("broadcast/%s/%s" % (k, name), ok,
+                                "got index %s dtypes %s, pandas %s %s" % (
+                                    f.get("index", [])[:12], f.get("dtypes"),
+                                    list(ref.index)[:12], want_dt), d)
+            finally:
+                harness.cleanup(r)
+            # not fetched, read by aggregations only: inner runs unordered
+            d = {"version": 1, "nodes": snodes + [
+                {"key": "m", "op": "dataframe.merge", "inputs": list(sides), "on": "k",
+                 "how": how},
+                {"key": "sm", "op": "dataframe.sum", "inputs": ["m"]},
+                {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["m"], "by": ["w"],
+                 "agg": {"n": ["x", "count"], "t": ["x", "sum"]}}],
+                "fetch": ["sm", "g"]}
+            r = harness.run_mars(d, threads=2, args=["--data-dir", data])
+            try:
+                if r.rc != 0:
+                    suite.fail("broadcast-agg/" + name, "exit %d: %s" % (r.rc, r.brief_error()),
+                               d)
+                    continue
+                sm, g = load_frame(r, "sm"), load_frame(r, "g")
+                want_s = m.sum(numeric_only=True)
+                want_g = m.groupby("w").agg(n=("x", "count"), t=("x", "sum"))
+                suite.check("broadcast-agg/sum/" + name, sm["index"] == list(want_s.index) and
+                            np.allclose(sm["data"], want_s.values, rtol=1e-12),
+                            "%s vs pandas %s" % (sm, want_s.to_dict()), d)
+                suite.check("broadcast-agg/groupby/" + name,
+                            g["index"] == list(want_g.index) and g["data"] == rows_of(want_g),
+                            "%s vs pandas %s" % (g["data"][:8], rows_of(want_g)[:8]), d)
+            finally:
+                harness.cleanup(r)
 
 
 if __name__ == "__main__":

@@ -164,7 +164,10 @@ class Gen:
     def merge(self):
         if self.merged or self.cols.get("k") != "str":
             return
-        d = self.add({"op": "dataframe.read_csv", "path": self.dim, "chunk_bytes": 20})
+        # the table in many chunks (a hash merge) or in one (read whole by
+        # each chunk of the other side, DFJ_MERGE_BCAST)
+        d = self.add({"op": "dataframe.read_csv", "path": self.dim,
+                      "chunk_bytes": self.rng.choice([20, 100000])})
         how = self.rng.choice(["inner", "left", "right", "outer"])
         self.merge_in = (self.cur, d, how)
         self.cur = self.add({"op": "dataframe.merge", "inputs": [self.cur, d], "on": "k",

@@ -331,6 +331,14 @@ def main():
                 {"key": "ri2", "op": "dataframe.set_index", "inputs": ["r2"], "keys": ["k"]},
                 {"key": "ml", "op": "dataframe.merge", "inputs": ["so", "r2"], "left_on": "k",
                  "right_on": "k", "how": "left"},
+                # r.csv in one chunk: read whole by each chunk of so (DFJ_MERGE_BCAST)
+                {"key": "r1", "op": "dataframe.read_csv", "path": "r.csv",
+                 "chunk_bytes": 1000000},
+                {"key": "mb", "op": "dataframe.merge", "inputs": ["so", "r1"], "on": "k",
+                 "how": "left"},
+                {"key": "mbq", "op": "dataframe.query", "inputs": ["mb"], "expr": "i % 3 == 1"},
+                {"key": "mbr", "op": "dataframe.merge", "inputs": ["r1", "so"], "on": "k",
+                 "how": "right"},
                 {"key": "ms", "op": "dataframe.merge", "inputs": ["so", "gb"], "left_on": "i",
                  "right_on": "n", "how": "outer", "suffixes": ["_l", "_r"]},
                 {"key": "mx", "op": "dataframe.merge", "inputs": ["gb", "ri2"],
@@ -354,14 +362,17 @@ def main():
                  "n": 2},
                 {"key": "gl", "op": "dataframe.groupby_tail", "inputs": ["so"], "by": "k",
                  "n": 3}],
-                "fetch": ["ml", "ms", "mx", "jn", "ca", "cb", "p1", "p2", "gs", "gq", "gt", "gh",
+                "fetch": ["ml", "mb", "mbq", "mbr", "ms", "mx", "jn", "ca", "cb", "p1", "p2", "gs", "gq", "gt", "gh",
                           "gl", "rj", "rjg"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             so, gb = want["so"], want["gb"]
             ri = right(pdf).set_index("k")
             # a left merge on columns comes in pandas' row order (DFJ_MERGE_ORDER)
+            mb = so.merge(right(pdf), on="k", how="left")
             pw = {"ml": (so.merge(right(pdf), left_on="k", right_on="k", how="left"), "exact"),
+                  "mb": (mb, "exact"), "mbq": (mb.query("i % 3 == 1"), "exact"),
+                  "mbr": (right(pdf).merge(so, on="k", how="right"), "exact"),
                   "ms": (so.merge(gb, left_on="i", right_on="n", how="outer",
                                   suffixes=("_l", "_r")), "rows"),
                   "mx": (gb.merge(ri, left_index=True, right_index=True), "index"),
