@@ -1,6 +1,7 @@
 #include "exec.h"
 #include "sortstat.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,6 +14,12 @@
 #include "cuda/gpu.h"
 #include "kern/la.h"
 #include "scratch.h"
+
+void exec_keep_freed_memory(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
 
 /* ------------------------------------------------------------------ one job */
 

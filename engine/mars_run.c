@@ -358,6 +358,7 @@ int main(int argc, char **argv)
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
+    exec_keep_freed_memory();
     graph_limits_t lim;
     graph_limits_default(&lim);
     tile_opts_t topts;

@@ -9,7 +9,6 @@
  * port (chunksrv.h) and the drain of chunks the supervisor frees
  * (freedrain.h). */
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "config.h"
 #include "db.h"
 #include "dispatch.h"
+#include "exec.h"
 #include "freedrain.h"
 #include "cuda/gpu.h"
 #include <jansson.h>
@@ -313,20 +313,6 @@ static void deregister(worker_t *w)
     if (rep) freeReplyObject(rep);
 }
 
-/* Chunk buffers (megabytes each: inputs assembled, outputs, generated
- * boxes) come and go with every job. glibc would map each one anew and give
- * it back when freed, and the kernel then zeroes every page on its first
- * touch: a third of a worker's CPU in W8 went to those page faults. Kept
- * in malloc's heaps instead, up to WORKER_MALLOC_KEEP free bytes at the top
- * of each; memguard gives them back (malloc_trim) before anything spills. */
-#define WORKER_MALLOC_MMAP (32 << 20)
-#define WORKER_MALLOC_KEEP (256 << 20)
-static void keep_freed_memory(void)
-{
-    mallopt(M_MMAP_THRESHOLD, WORKER_MALLOC_MMAP);
-    mallopt(M_TRIM_THRESHOLD, WORKER_MALLOC_KEEP);
-}
-
 /* --cuda-devices: listed devices the CUDA runtime cannot use are refused
  * (never silently ignored); the default (every /dev/nvidiaN present) keeps
  * only what the runtime sees, saying what it drops. docs/gpu.md. */
@@ -387,7 +373,7 @@ int main(int argc, char **argv)
     int code = 1;
     char err[1024];
     svc_signals_init();
-    keep_freed_memory();
+    exec_keep_freed_memory();
     if (!svc_init(&w.cfg, CFG_WORKER, argc, argv, &code)) return code;
     code = 1;
     /* MARS_CPU_LEVEL naming a level this build or CPU lacks: refused, as a
