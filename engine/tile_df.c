@@ -34,9 +34,11 @@
  * an unknown count): the tree's last combine holds every group at once. */
 #define DF_GB_TREE_CHUNKS 8
 #define DF_GB_TREE_ROWS 1000000
-/* a merge side of at most this many rows (and at most half the other's)
- * is read whole by each chunk of the other (tile_merge_bcast) */
+/* a merge side of at most this many rows and bytes (8 a value), and at
+ * most half the other's rows, is read whole by each chunk of the other
+ * (tile_merge_bcast) */
 #define DF_BCAST_ROWS 262144
+#define DF_BCAST_BYTES (64 << 20)
 
 static jparam_t *dparam(tctx_t *c, int node, dfjob_t k)
 {
@@ -661,16 +663,17 @@ static bool seen(tctx_t *c, int node, bool order)
     return false;
 }
 
-/* Whether S is small enough to be read whole by every chunk of B: its
- * rows known, at most DF_BCAST_ROWS and at most half of B's where B's are
- * known (a CSV's are not until it is read); or, its rows unknown, one
- * chunk beside B's several (a small CSV: a job then holds a chunk of each
- * side, as a hash part's job holds parts of both). */
-static bool small_beside(const tgrid_t *S, const tgrid_t *B)
+/* Whether S (ncols columns and index levels) is small enough to be read
+ * whole by every chunk of B: its rows known, at most DF_BCAST_ROWS, at
+ * most DF_BCAST_BYTES at 8 bytes a value, and at most half of B's where
+ * B's are known (a CSV's are not until it is read); or, its rows unknown,
+ * one chunk beside B's several (a small CSV: a job then holds a chunk of
+ * each side, as a hash part's job holds parts of both). */
+static bool small_beside(const tgrid_t *S, int ncols, const tgrid_t *B)
 {
     if (!rows_known(S)) return S->nchunks[0] == 1 && B->nchunks[0] > 1;
     int64_t s = S->bounds[0][S->nchunks[0]];
-    if (s > DF_BCAST_ROWS) return false;
+    if (s > DF_BCAST_ROWS || s * 8 * (int64_t)ncols > DF_BCAST_BYTES) return false;
     return !rows_known(B) || 2 * s <= B->bounds[0][B->nchunks[0]];
 }
 
@@ -682,15 +685,20 @@ static bool small_beside(const tgrid_t *S, const tgrid_t *B)
  * right), or -1 to merge by hash parts: outer's unmatched right keys come
  * after all of left's, and an inner merge seen in order groups its rows by
  * key over the whole of left (pandas 1.5). */
-static int bcast_side(const merge_spec_t *ms, bool order, const tgrid_t *L, const tgrid_t *R)
+static int bcast_side(tctx_t *c, int node, bool order)
 {
-    switch (ms->how) {
+    const graph_node_t *n = &c->g->nodes[node];
+    const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
+    const df_node_t *l = c->g->nodes[n->in[0].node].df, *r = c->g->nodes[n->in[1].node].df;
+    bool rsmall = small_beside(R, r->ncols + r->nidx, L);
+    bool lsmall = small_beside(L, l->ncols + l->nidx, R);
+    switch (n->df->merge.how) {
     case MERGE_LEFT:
-        return small_beside(R, L) ? 0 : -1;
+        return rsmall ? 0 : -1;
     case MERGE_RIGHT:
-        return small_beside(L, R) ? 1 : -1;
+        return lsmall ? 1 : -1;
     case MERGE_INNER:
-        return order ? -1 : small_beside(R, L) ? 0 : small_beside(L, R) ? 1 : -1;
+        return order ? -1 : rsmall ? 0 : lsmall ? 1 : -1;
     default:
         return -1;
     }
@@ -728,7 +736,7 @@ static tgrid_t *tile_merge_bcast(tctx_t *c, int node, int big)
 static tgrid_t *tile_merge(tctx_t *c, int node)
 {
     const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
-    int big = bcast_side(&c->g->nodes[node].df->merge, seen(c, node, true), L, R);
+    int big = bcast_side(c, node, seen(c, node, true));
     if (big >= 0) return tile_merge_bcast(c, node, big);
     int64_t nl = L->nchunks[0], nr = R->nchunks[0];
     int64_t np = nparts_for(nl > nr ? nl : nr);
