@@ -99,6 +99,22 @@ typedef enum {
      * large side (0 left, 1 right), off[1] = 1: rows in right's order
      * (how right), off[3] = the validated types (merge_conform) */
     DFJ_MERGE_BCAST,
+    /* an inner merge seen in order, with a small right side: pandas' rows
+     * grouped by key, the keys in the order they first appear in left, at
+     * positions computed ahead so that output chunks are even.
+     * BKEYS: in: a chunk of left, then every chunk of right; the keys it
+     * matches in the order they first appear in it (as right's first row
+     * with the key) and the rows each gives. BPLAN: in: every BKEYS, in
+     * left's order; a pack of off[0] parts, part k: where chunk k's rows of
+     * each key start in the whole merge, and the rows per output chunk.
+     * BPART: in: a chunk of left, BPLAN (its part off[0]), every chunk of
+     * right; its merged rows split by output chunk (off[2] of them), each
+     * row's place in its chunk in a hidden column, for DFJ_MERGE_ORDER
+     * (off[1] = 1: places, not positions to sort by), its label its place
+     * in the whole merge */
+    DFJ_MERGE_BKEYS,
+    DFJ_MERGE_BPLAN,
+    DFJ_MERGE_BPART,
     DFJ__COUNT, /* not a step: how many there are */
 } dfjob_t;
 

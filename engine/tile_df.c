@@ -684,7 +684,7 @@ static bool small_beside(const tgrid_t *S, int ncols, const tgrid_t *B)
  * job puts its rows in right's order). Returns the large side (0 left, 1
  * right), or -1 to merge by hash parts: outer's unmatched right keys come
  * after all of left's, and an inner merge seen in order groups its rows by
- * key over the whole of left (pandas 1.5). */
+ * key over the whole of left (pandas 1.5: tile_merge_keyed). */
 static int bcast_side(tctx_t *c, int node, bool order)
 {
     const graph_node_t *n = &c->g->nodes[node];
@@ -704,16 +704,15 @@ static int bcast_side(tctx_t *c, int node, bool order)
     }
 }
 
-static tgrid_t *tile_merge_bcast(tctx_t *c, int node, int big)
+static tgrid_t *tile_merge_bcast(tctx_t *c, int node, int big, bool order)
 {
     const tgrid_t *B = in_grid(c, node, big), *S = in_grid(c, node, 1 - big);
     const graph_node_t *n = &c->g->nodes[node];
     int64_t nb = B->nchunks[0], ns = S->nchunks[0];
-    if (ns + 1 > INT_MAX) {
+    if (ns + 2 > INT_MAX) {
         tile__fail(c, "merge: too many chunks on the small side");
         return NULL;
     }
-    bool order = seen(c, node, true);
     tgrid_t *G = fgrid(c, nb, NULL);
     if (!G) return NULL;
     jparam_t *pb = dparam(c, node, DFJ_MERGE_BCAST);
@@ -733,11 +732,102 @@ static tgrid_t *tile_merge_bcast(tctx_t *c, int node, int big)
     return G;
 }
 
+/* Whether an inner merge seen in order has a right side small enough for
+ * tile_merge_keyed: small_beside, and its key lists (a pair per key for
+ * each chunk of left, all held by the plan's job) bounded: left's chunks
+ * times right's rows at most 2^24, or, right's rows unknown (one chunk), at
+ * most 64 chunks of left. */
+static bool keyed_ok(tctx_t *c, int node)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
+    const df_node_t *r = c->g->nodes[n->in[1].node].df;
+    int64_t nl = L->nchunks[0];
+    if (!small_beside(R, r->ncols + r->nidx, L)) return false;
+    if (!rows_known(R)) return nl <= 64;
+    return nl * R->bounds[0][R->nchunks[0]] <= ((int64_t)1 << 24);
+}
+
+/* An inner merge seen in order, with a small right side (keyed_ok).
+ * pandas 1.5 groups the rows by key, the keys in the order they first
+ * appear in left, each key's left rows in order with their matches in
+ * right's order: the rows of one key in one chunk of left are consecutive
+ * there, and come after that key's rows of the chunks before. So each
+ * chunk's keys and row counts (DFJ_MERGE_BKEYS) give every row its place
+ * in the whole merge (DFJ_MERGE_BPLAN), each chunk is merged with right
+ * whole and its rows cut by output chunk (DFJ_MERGE_BPART), and each
+ * output chunk puts its rows in place (DFJ_MERGE_ORDER, off[1] = 1: no
+ * sort). The place is also the row's label, pandas' default index, so
+ * nothing is relabelled after (no carry_chain). Output chunks are
+ * even, however few the keys (the partitioned merge puts every row of a
+ * key in the chunk where the key first appears). */
+static tgrid_t *tile_merge_keyed(tctx_t *c, int node)
+{
+    const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
+    int64_t nl = L->nchunks[0], nr = R->nchunks[0];
+    if (nr + 2 > INT_MAX || nl > INT_MAX) {
+        tile__fail(c, "merge: too many chunks");
+        return NULL;
+    }
+    int32_t *kj = malloc(sizeof(int32_t) * (size_t)(2 * nl + 1));
+    if (!kj) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    int32_t *pj = kj + nl;
+    tgrid_t *G = NULL;
+    jparam_t *pk = dparam(c, node, DFJ_MERGE_BKEYS), *pp = dparam(c, node, DFJ_MERGE_BPART);
+    for (int64_t k = 0; k < nl; k++) {
+        int32_t ji = bjob(c, pk, (int)(nr + 1));
+        if (ji < 0) goto done;
+        tile__jin_direct(c, ji, 0, L->job[k]);
+        for (int64_t q = 0; q < nr; q++)
+            tile__jin_direct(c, ji, (int)(1 + q), R->job[q]);
+        kj[k] = ji;
+    }
+    int32_t plan = bjob(c, dparam(c, node, DFJ_MERGE_BPLAN), (int)nl);
+    if (plan < 0) goto done;
+    c->t->jobs[plan].off[0] = nl;
+    for (int64_t k = 0; k < nl; k++)
+        tile__jin_direct(c, plan, (int)k, kj[k]);
+    for (int64_t k = 0; k < nl; k++) {
+        int32_t ji = bjob(c, pp, (int)(nr + 2));
+        if (ji < 0) goto done;
+        tile__jin_direct(c, ji, 0, L->job[k]);
+        tile__jin_direct(c, ji, 1, plan);
+        for (int64_t q = 0; q < nr; q++)
+            tile__jin_direct(c, ji, (int)(2 + q), R->job[q]);
+        c->t->jobs[ji].off[0] = k;
+        c->t->jobs[ji].off[2] = nl;
+        pj[k] = ji;
+    }
+    if (!(G = fgrid(c, nl, NULL))) goto done;
+    jparam_t *po = dparam(c, node, DFJ_MERGE_ORDER);
+    for (int64_t j = 0; j < nl; j++) {
+        int32_t ji = bjob(c, po, (int)nl);
+        if (ji < 0) {
+            G = NULL;
+            goto done;
+        }
+        for (int64_t k = 0; k < nl; k++)
+            tile__jin_direct(c, ji, (int)k, pj[k]);
+        c->t->jobs[ji].off[0] = j;
+        c->t->jobs[ji].off[1] = 1; /* the positions are the rows' places */
+        G->job[j] = ji;
+    }
+done:
+    free(kj);
+    return G;
+}
+
 static tgrid_t *tile_merge(tctx_t *c, int node)
 {
     const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
-    int big = bcast_side(c, node, seen(c, node, true));
-    if (big >= 0) return tile_merge_bcast(c, node, big);
+    const merge_spec_t *ms = &c->g->nodes[node].df->merge;
+    bool order = !ms->index && seen(c, node, true);
+    int big = bcast_side(c, node, order);
+    if (big >= 0) return tile_merge_bcast(c, node, big, order);
+    if (order && ms->how == MERGE_INNER && keyed_ok(c, node)) return tile_merge_keyed(c, node);
     int64_t nl = L->nchunks[0], nr = R->nchunks[0];
     int64_t np = nparts_for(nl > nr ? nl : nr);
     int32_t *packs = malloc(sizeof(int32_t) * (size_t)(nl + nr + 1));
@@ -753,8 +843,6 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
      * right's unmatched keys come last). Joins on the index follow pandas'
      * Index.join, which sorts by key when a side's keys repeat: not done,
      * their order is unspecified. */
-    const merge_spec_t *ms = &c->g->nodes[node].df->merge;
-    bool order = !ms->index && seen(c, node, true);
     bool rpos = order && (ms->how == MERGE_RIGHT || ms->how == MERGE_OUTER);
     /* right's rows in order (right, and outer's unmatched keys): with its
      * row counts known, cut into at least as many pieces as either side

@@ -150,6 +150,17 @@ int df_merge_rows(const frame_t *left, const frame_t *right, const merge_spec_t 
                   df_merge_rows_t *rows, char *err, size_t errlen);
 void df_merge_rows_free(df_merge_rows_t *rows);
 
+/* Key groups of a merge's right side, named by their first row (equal
+ * keys, missing with missing, share one). df_merge_match: for each left
+ * row the first right row of the group its key matches, or -1
+ * (lfirst[nl]), and at each group's first row the group's size (gsize[nr],
+ * 0 at other rows). df_merge_first: each right row's group (first[nr]).
+ * Both check the keys as df_merge_rows does. */
+int df_merge_match(const frame_t *left, const frame_t *right, const merge_spec_t *s,
+                   int64_t *lfirst, int64_t *gsize, char *err, size_t errlen);
+int df_merge_first(const frame_t *left, const frame_t *right, const merge_spec_t *s, int64_t *first,
+                   char *err, size_t errlen);
+
 /* ---- describe (exact) ----
  * The whole input (every chunk concatenated, numeric columns only) to
  * pandas' describe(): index count, mean, std, min, 25%, 50%, 75%, max; a

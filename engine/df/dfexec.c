@@ -1355,12 +1355,55 @@ done:
 
 /* the rows of f by position (ties, one left row's matches, in f's order),
  * the position column dropped */
-static int pos_order(const frame_t *f, frame_t *out, char *err, size_t errlen)
+/* pos_order's tail: rows[0..n) of f, the position column pc dropped (rows freed) */
+static int pos_take(const frame_t *f, int pc, int64_t *rows, frame_t *out, char *err, size_t errlen)
+{
+    int64_t n = f->nrows;
+    int rc = frame_take(f, rows, n, out) ? oom(err, errlen) : 0;
+    free(rows);
+    if (rc) return rc;
+    fcol_free(&out->cols[pc]);
+    free(out->names[pc].s);
+    memmove(&out->cols[pc], &out->cols[pc + 1], sizeof(fcol_t) * (size_t)(out->ncols - pc - 1));
+    memmove(&out->names[pc], &out->names[pc + 1], sizeof(flabel_t) * (size_t)(out->ncols - pc - 1));
+    out->ncols--;
+    out->range_index = f->range_index;
+    if (out->range_index) /* positions 0.. of this chunk (frame.h) */
+        for (int64_t i = 0; i < n; i++)
+            ((int64_t *)out->idx[0].data)[i] = i;
+    return 0;
+}
+
+/* Positions that are the rows' places 0..n-1 in this chunk (the low half;
+ * each once): the rows put in place, no sort. */
+static int pos_place(const frame_t *f, int pc, frame_t *out, char *err, size_t errlen)
+{
+    const int64_t *pos = f->cols[pc].data;
+    int64_t n = f->nrows;
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!rows) return oom(err, errlen);
+    for (int64_t i = 0; i < n; i++)
+        rows[i] = -1;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t at = pos[i] & 0xffffffff;
+        if (at >= n || rows[at] >= 0) {
+            free(rows);
+            return errmsg(err, errlen, "internal: merged rows' places are not 0..%lld",
+                          (long long)n - 1);
+        }
+        rows[at] = i;
+    }
+    return pos_take(f, pc, rows, out, err, errlen);
+}
+
+static int pos_order(const frame_t *f, bool dense, frame_t *out, char *err, size_t errlen)
 {
     int pc = pos_col(f);
     if (pc < 0) return errmsg(err, errlen, "internal: merge part without positions");
     const int64_t *pos = f->cols[pc].data;
     int64_t n = f->nrows;
+    if (dense) /* each row's place in this chunk (keyed_part): put there */
+        return pos_place(f, pc, out, err, errlen);
     /* positions are chunk << 32 | row, never negative: a radix sort of
      * (position, row) pairs by position, stable */
     posrow_t *pr = malloc(sizeof(posrow_t) * 2 * (size_t)(n + 1));
@@ -1378,19 +1421,7 @@ static int pos_order(const frame_t *f, frame_t *out, char *err, size_t errlen)
     for (int64_t i = 0; i < n; i++)
         rows[i] = pr[i].row;
     free(pr);
-    int rc = frame_take(f, rows, n, out) ? oom(err, errlen) : 0;
-    free(rows);
-    if (rc) return rc;
-    fcol_free(&out->cols[pc]);
-    free(out->names[pc].s);
-    memmove(&out->cols[pc], &out->cols[pc + 1], sizeof(fcol_t) * (size_t)(out->ncols - pc - 1));
-    memmove(&out->names[pc], &out->names[pc + 1], sizeof(flabel_t) * (size_t)(out->ncols - pc - 1));
-    out->ncols--;
-    out->range_index = f->range_index;
-    if (out->range_index) /* positions 0.. of this chunk (frame.h) */
-        for (int64_t i = 0; i < n; i++)
-            ((int64_t *)out->idx[0].data)[i] = i;
-    return 0;
+    return pos_take(f, pc, rows, out, err, errlen);
 }
 
 /* how right, rows in pandas' order: right's rows in order, each followed
@@ -1438,6 +1469,200 @@ done:
     return rc;
 }
 
+/* ---- an inner merge in order with a small right side (tile_df.c,
+ * tile_merge_keyed) ---- */
+
+/* A frame of int64 columns named names[0..nc) (n rows, default index). */
+static int int_frame(frame_t *f, int64_t n, int nc, const char *const *names)
+{
+    if (frame_alloc(f, false, n, nc, 1) || positions(&f->idx[0], n, 0)) return -1;
+    f->range_index = true;
+    for (int k = 0; k < nc; k++)
+        if (fcol_alloc(&f->cols[k], FT_INT64, n, 0, false) ||
+            flabel_set(&f->names[k], names[k], false))
+            return -1;
+    return 0;
+}
+
+static const char *const KEYED_KEYS[] = {"first", "rows"};
+static const char *const KEYED_PLAN[] = {"first", "start", "per_chunk"};
+
+/* DFJ_MERGE_BKEYS: left's chunk l against right r: the keys it matches,
+ * as right's first row with the key, in the order they first appear in l,
+ * and the rows of the merge each gives (l's rows with it times right's). */
+static int keyed_keys(const frame_t *l, const frame_t *r, const merge_spec_t *s, frame_t *out,
+                      char *err, size_t errlen)
+{
+    int64_t nl = l->nrows, nr = r->nrows, nk = 0;
+    int64_t *lfirst = malloc(sizeof(int64_t) * (size_t)(nl + 1));
+    int64_t *gsize = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    int64_t *rows = calloc((size_t)nr + 1, sizeof(int64_t));
+    int64_t *order = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    int rc = 0;
+    if (!lfirst || !gsize || !rows || !order) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    if ((rc = df_merge_match(l, r, s, lfirst, gsize, err, errlen))) goto done;
+    for (int64_t i = 0; i < nl; i++) {
+        int64_t f = lfirst[i];
+        if (f < 0) continue;
+        if (rows[f] == 0) order[nk++] = f;
+        rows[f] += gsize[f]; /* at most nl * nr: both are chunk sizes */
+    }
+    if (int_frame(out, nk, 2, KEYED_KEYS)) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    for (int64_t q = 0; q < nk; q++) {
+        ((int64_t *)out->cols[0].data)[q] = order[q];
+        ((int64_t *)out->cols[1].data)[q] = rows[order[q]];
+    }
+done:
+    free(lfirst);
+    free(gsize);
+    free(rows);
+    free(order);
+    return rc;
+}
+
+static bool keyed_layout(const frame_t *f, int nc)
+{
+    if (f->ncols != nc) return false;
+    for (int k = 0; k < nc; k++)
+        if (f->cols[k].type != FT_INT64) return false;
+    return true;
+}
+
+/* DFJ_MERGE_BPLAN: every chunk's keys (keyed_keys, in left's order) to
+ * np parts: part k, where chunk k's rows of each of its keys start in the
+ * whole merge, and the rows per output chunk (np chunks, even). */
+static int keyed_plan(const frame_t *v, int nv, int64_t np, frame_t **outs, int64_t *nouts,
+                      char *err, size_t errlen)
+{
+    int64_t nf = 0, nranks = 0, total = 0;
+    for (int k = 0; k < nv; k++) {
+        if (!keyed_layout(&v[k], 2))
+            return errmsg(err, errlen, "internal: a merge's key list of another layout");
+        for (int64_t q = 0; q < v[k].nrows; q++) {
+            int64_t f = ((const int64_t *)v[k].cols[0].data)[q];
+            int64_t n = ((const int64_t *)v[k].cols[1].data)[q];
+            if (f < 0 || f >= INT64_MAX - 1 || n < 0)
+                return errmsg(err, errlen, "internal: a merge's key list out of range");
+            if (f + 1 > nf) nf = f + 1;
+            if (__builtin_add_overflow(total, n, &total))
+                return errmsg(err, errlen, "merge: too many rows");
+        }
+    }
+    int64_t *rank = malloc(sizeof(int64_t) * (size_t)(nf + 1));
+    int64_t *at = calloc((size_t)nf + 1, sizeof(int64_t)); /* per rank: rows, then start */
+    int rc = 0;
+    if (!rank || !at) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    for (int64_t f = 0; f < nf; f++)
+        rank[f] = -1;
+    for (int k = 0; k < nv; k++)
+        for (int64_t q = 0; q < v[k].nrows; q++) {
+            int64_t f = ((const int64_t *)v[k].cols[0].data)[q];
+            if (rank[f] < 0) rank[f] = nranks++;
+            at[rank[f]] += ((const int64_t *)v[k].cols[1].data)[q];
+        }
+    for (int64_t r = 0, sum = 0; r < nranks; r++) {
+        int64_t n = at[r];
+        at[r] = sum;
+        sum += n;
+    }
+    int64_t per = np > 0 ? total / np + (total % np != 0) : 0;
+    if (per < 1) per = 1;
+    if (!(*outs = calloc((size_t)np + 1, sizeof(frame_t)))) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    *nouts = np;
+    for (int64_t k = 0; k < np; k++) {
+        int64_t n = k < nv ? v[k].nrows : 0;
+        if (int_frame(&(*outs)[k], n, 3, KEYED_PLAN)) {
+            rc = oom(err, errlen);
+            goto done;
+        }
+        for (int64_t q = 0; q < n; q++) {
+            int64_t f = ((const int64_t *)v[k].cols[0].data)[q];
+            ((int64_t *)(*outs)[k].cols[0].data)[q] = f;
+            ((int64_t *)(*outs)[k].cols[1].data)[q] = at[rank[f]];
+            ((int64_t *)(*outs)[k].cols[2].data)[q] = per;
+            at[rank[f]] += ((const int64_t *)v[k].cols[1].data)[q];
+        }
+    }
+done:
+    free(rank);
+    free(at);
+    return rc;
+}
+
+/* DFJ_MERGE_BPART: left's chunk l merged with right r, each row's place
+ * from the plan's part for l: start of its key's rows, counted on; output
+ * chunk place / per, position there place % per (MERGE_POS: chunk << 32 |
+ * row, as the partitioned merge gives DFJ_MERGE_ORDER). */
+static int keyed_part(const frame_t *l, const frame_t *r, const frame_t *plan,
+                      const merge_spec_t *s, int64_t nouts, frame_t *outs, char *err, size_t errlen)
+{
+    if (!keyed_layout(plan, 3))
+        return errmsg(err, errlen, "internal: a merge plan of another layout");
+    int64_t nr = r->nrows;
+    frame_t m = {0}, w;
+    df_merge_rows_t mr = {0};
+    int64_t *first = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    int64_t *next = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    int rc = 0;
+    if (!first || !next) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    if ((rc = df_merge_first(l, r, s, first, err, errlen)) ||
+        (rc = df_merge_rows(l, r, s, &m, &mr, err, errlen)))
+        goto done;
+    for (int64_t f = 0; f < nr; f++)
+        next[f] = -1;
+    int64_t per = 1;
+    for (int64_t q = 0; q < plan->nrows; q++) {
+        int64_t f = ((const int64_t *)plan->cols[0].data)[q];
+        if (f < 0 || f >= nr) {
+            rc = errmsg(err, errlen, "internal: a merge plan's key out of range");
+            goto done;
+        }
+        next[f] = ((const int64_t *)plan->cols[1].data)[q];
+        per = ((const int64_t *)plan->cols[2].data)[q];
+    }
+    if (pos_add(&m, 0, 0, MERGE_POS, &w)) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    /* the label is the row's place in the whole merge, pandas' default
+     * index: no relabelling after (tile_merge_keyed) */
+    int64_t *pos = w.cols[w.ncols - 1].data, *label = w.idx[0].data;
+    w.range_index = false;
+    for (int64_t i = 0; i < mr.n && rc == 0; i++) {
+        int64_t g = mr.right[i] >= 0 && mr.right[i] < nr ? next[first[mr.right[i]]]++ : -1;
+        int64_t k = g >= 0 && per > 0 ? g / per : -1;
+        if (k < 0 || k >= nouts || g - k * per > 0xffffffff) {
+            rc = errmsg(err, errlen, "internal: a merged row without its place in the plan");
+        } else {
+            pos[i] = k << 32 | (g - k * per);
+            label[i] = g;
+        }
+    }
+    if (rc == 0) rc = pos_split(&w, nouts, outs, err, errlen);
+    pos_free(&w);
+done:
+    free(first);
+    free(next);
+    df_merge_rows_free(&mr);
+    frame_free(&m);
+    return rc;
+}
+
 /* groupby with as_index false: the result's key levels become its first
  * columns, under a default index (the result is one chunk) */
 static int gb_flatten(const df_node_t *d, frame_t *in, frame_t *out, char *err, size_t errlen)
@@ -1473,8 +1698,8 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
     int64_t nouts = 0;
     int rc = -1, nv = 0;
     const frame_t **vp = NULL;
-    bool inputs_are_blobs =
-        k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART && k != DFJ_MERGE_ORDER;
+    bool inputs_are_blobs = k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART &&
+                            k != DFJ_MERGE_ORDER && k != DFJ_MERGE_BPART;
     if (inputs_are_blobs) {
         if (views(ins_, j->n_in, &v, err, errlen)) {
             nv = j->n_in;
@@ -1661,9 +1886,45 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         if (rc == 0 && j->off[3]) rc = merge_conform(&out, d, err, errlen);
         break;
     }
+    case DFJ_MERGE_BKEYS:
+        if (concat_views(v + 1, nv - 1, &tmp, err, errlen)) goto done;
+        rc = keyed_keys(&v[0], &tmp, &d->merge, &out, err, errlen);
+        break;
+    case DFJ_MERGE_BPLAN:
+        if (keyed_plan(v, nv, j->off[0], &outs, &nouts, err, errlen)) goto done;
+        rc = emit_pack(outs, nouts, blob, len, err, errlen);
+        goto done;
+    case DFJ_MERGE_BPART: {
+        /* in: left's chunk, the plan (a pack), right's chunks */
+        frame_t l = {0}, plan = {0};
+        bool have = false;
+        if (j->n_in < 3 || views(ins_ + 2, j->n_in - 2, &v, err, errlen)) {
+            nv = j->n_in - 2;
+            if (j->n_in < 3) errmsg(err, errlen, "internal: a merge part without its inputs");
+            goto done;
+        }
+        nv = j->n_in - 2;
+        nouts = j->off[2];
+        if (concat_views(v, nv, &tmp, err, errlen) || view(&ins_[0], &l, err, errlen) ||
+            run_pack_part(&ins_[1], j->off[0], &plan, &have, err, errlen) ||
+            !(outs = calloc((size_t)nouts + 1, sizeof(frame_t)))) {
+            if (!outs) oom(err, errlen);
+            frame_free(&l);
+            frame_free(&plan);
+            goto done;
+        }
+        if (!have) frame_free(&plan);
+        rc = have ? keyed_part(&l, &tmp, &plan, &d->merge, nouts, outs, err, errlen)
+                  : errmsg(err, errlen, "internal: a merge plan without part %lld",
+                           (long long)j->off[0]);
+        frame_free(&l);
+        frame_free(&plan);
+        if (rc == 0) rc = emit_pack(outs, nouts, blob, len, err, errlen);
+        goto done;
+    }
     case DFJ_MERGE_ORDER:
         if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen)) goto done;
-        rc = pos_order(&tmp, &out, err, errlen);
+        rc = pos_order(&tmp, j->off[1] != 0, &out, err, errlen);
         break;
     default:
         errmsg(err, errlen, "internal: unknown DataFrame step %d", (int)k);

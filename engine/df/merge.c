@@ -329,6 +329,70 @@ done:
     return ret;
 }
 
+/* right's groups: first[j] = the first row of row j's group; gsize (when
+ * not NULL) the group's size at its first row, 0 elsewhere. t: the
+ * groups' table (dfa_group's), the caller's to free. */
+static int right_groups(const dfa_keys_t *rk, int64_t nr, int64_t *first, int64_t *gsize,
+                        dfa_htab_t *t)
+{
+    if (dfa_group(rk, nr, NULL, first, t)) return -1;
+    if (gsize) memset(gsize, 0, (size_t)nr * sizeof *gsize);
+    for (int64_t j = 0; j < nr; j++) {
+        first[j] = t->grep[first[j]];
+        if (gsize) gsize[first[j]]++;
+    }
+    return 0;
+}
+
+static void merge_keys(const frame_t *left, const frame_t *right, const merge_spec_t *s,
+                       dfa_keys_t *lk, dfa_keys_t *rk)
+{
+    lk->nk = rk->nk = s->n_on;
+    for (int k = 0; k < s->n_on; k++) {
+        lk->k[k] = key_col(left, s->lon[k]);
+        rk->k[k] = key_col(right, s->ron[k]);
+    }
+}
+
+int df_merge_first(const frame_t *left, const frame_t *right, const merge_spec_t *s, int64_t *first,
+                   char *err, size_t errlen)
+{
+    if (check(left, right, s, err, errlen)) return -1;
+    dfa_keys_t lk, rk;
+    merge_keys(left, right, s, &lk, &rk);
+    dfa_htab_t t = {0};
+    int rc = right_groups(&rk, right->nrows, first, NULL, &t);
+    dfa_htab_free(&t);
+    return rc ? errmsg(err, errlen, "merge: out of memory grouping %lld rows",
+                       (long long)right->nrows)
+              : 0;
+}
+
+int df_merge_match(const frame_t *left, const frame_t *right, const merge_spec_t *s,
+                   int64_t *lfirst, int64_t *gsize, char *err, size_t errlen)
+{
+    if (check(left, right, s, err, errlen)) return -1;
+    dfa_keys_t lk, rk;
+    merge_keys(left, right, s, &lk, &rk);
+    int64_t nl = left->nrows, nr = right->nrows;
+    dfa_htab_t t = {0};
+    int64_t *first = dfa_alloc(nr, sizeof *first);
+    uint64_t *lh = dfa_alloc(nl, sizeof *lh);
+    int rc = -1;
+    if (first && lh && right_groups(&rk, nr, first, gsize, &t) == 0) {
+        dfa_hash_rows(lk.k, lk.nk, nl, lh);
+        for (int64_t i = 0; i < nl; i++) {
+            int64_t g = dfa_htab_find(&t, &rk, &lk, i, lh[i]);
+            lfirst[i] = g >= 0 ? t.grep[g] : -1;
+        }
+        rc = 0;
+    }
+    free(first);
+    free(lh);
+    dfa_htab_free(&t);
+    return rc ? errmsg(err, errlen, "merge: out of memory matching %lld rows", (long long)nl) : 0;
+}
+
 void df_merge_rows_free(df_merge_rows_t *rows)
 {
     free(rows->left);

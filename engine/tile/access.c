@@ -97,7 +97,8 @@ int64_t tile_job_pack_part(const tile_t *t, int32_t j, int32_t src)
     const job_t *jb = &t->jobs[j], *sj = &t->jobs[src];
     if (jb->kind != JK_DF || sj->kind != JK_DF) return -1;
     int k = jb->param->dfk, ks = sj->param->dfk;
-    if (k == DFJ_MERGE_ORDER && ks == DFJ_MERGE_PART) return jb->off[0];
+    if (k == DFJ_MERGE_ORDER && (ks == DFJ_MERGE_PART || ks == DFJ_MERGE_BPART)) return jb->off[0];
+    if (k == DFJ_MERGE_BPART && ks == DFJ_MERGE_BPLAN) return jb->off[0];
     if ((k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART) ||
         (ks != DFJ_HASH_PART && ks != DFJ_SORT_RANGE))
         return -1;

@@ -339,6 +339,10 @@ def main():
                 {"key": "mbq", "op": "dataframe.query", "inputs": ["mb"], "expr": "i % 3 == 1"},
                 {"key": "mbr", "op": "dataframe.merge", "inputs": ["r1", "so"], "on": "k",
                  "how": "right"},
+                # inner, seen in order: each row's place planned ahead (tile_merge_keyed)
+                {"key": "mbi", "op": "dataframe.merge", "inputs": ["so", "r1"], "on": "k",
+                 "how": "inner"},
+                {"key": "mbiq", "op": "dataframe.query", "inputs": ["mbi"], "expr": "i % 3 == 1"},
                 {"key": "ms", "op": "dataframe.merge", "inputs": ["so", "gb"], "left_on": "i",
                  "right_on": "n", "how": "outer", "suffixes": ["_l", "_r"]},
                 {"key": "mx", "op": "dataframe.merge", "inputs": ["gb", "ri2"],
@@ -362,7 +366,7 @@ def main():
                  "n": 2},
                 {"key": "gl", "op": "dataframe.groupby_tail", "inputs": ["so"], "by": "k",
                  "n": 3}],
-                "fetch": ["ml", "mb", "mbq", "mbr", "ms", "mx", "jn", "ca", "cb", "p1", "p2", "gs", "gq", "gt", "gh",
+                "fetch": ["ml", "mb", "mbq", "mbr", "mbi", "mbiq", "ms", "mx", "jn", "ca", "cb", "p1", "p2", "gs", "gq", "gt", "gh",
                           "gl", "rj", "rjg"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
@@ -373,6 +377,8 @@ def main():
             pw = {"ml": (so.merge(right(pdf), left_on="k", right_on="k", how="left"), "exact"),
                   "mb": (mb, "exact"), "mbq": (mb.query("i % 3 == 1"), "exact"),
                   "mbr": (right(pdf).merge(so, on="k", how="right"), "exact"),
+                  "mbi": (so.merge(right(pdf), on="k"), "exact"),
+                  "mbiq": (so.merge(right(pdf), on="k").query("i % 3 == 1"), "exact"),
                   "ms": (so.merge(gb, left_on="i", right_on="n", how="outer",
                                   suffixes=("_l", "_r")), "rows"),
                   "mx": (gb.merge(ri, left_index=True, right_index=True), "index"),
