@@ -226,17 +226,26 @@ def broadcast(suite, data):
     nothing sees its order (a sum, groupby without first/last)."""
     big = pd.DataFrame({"k": RNG.integers(0, 40, 400), "x": np.arange(400)})
     big.to_csv(os.path.join(data, "big.csv"), index=False)
-    for label, nk, chunk in (("some-keys", 25, 9), ("all-keys", 40, 40), ("repeats", 30, 7)):
-        kk = np.arange(nk) if label != "repeats" else RNG.integers(0, 40, nk)
+    for label, nk, chunk in (("some-keys", 25, 9), ("all-keys", 40, 40), ("repeats", 30, 7),
+                             ("no-match", 10, 4), ("empty", 0, 4)):
+        kk = RNG.integers(0, 40, nk) if label == "repeats" else \
+            np.arange(nk) + (100 if label == "no-match" else 0)
         small = pd.DataFrame({"k": kk, "w": np.arange(nk) * 3})
-        snodes = [{"key": "s_a", "op": "array", "data": small.to_numpy().tolist(),
+        snodes = [{"key": "s_a0", "op": "array",
+                   "data": small.to_numpy().tolist() if nk else [[0, 0]],
                    "chunk_size": [chunk, 2]},
+                  {"key": "s_a", "op": "getitem", "inputs": ["s_a0"],
+                   "index": [":" if nk else "0:0"]},
                   {"key": "s", "op": "dataframe.from_tensor", "inputs": ["s_a"],
                    "columns": ["k", "w"]},
                   {"key": "b", "op": "dataframe.read_csv", "path": "big.csv", "chunk_bytes": 700}]
         for how, sides in (("left", ("b", "s")), ("right", ("s", "b")), ("inner", ("b", "s"))):
             lf, rf = (big, small) if sides[0] == "b" else (small, big)
             m = lf.merge(rf, on="k", how=how)
+            if not nk and how == "right":
+                # pandas 1.5 moves the key behind left's columns when a
+                # side is empty; the engine keeps its place (graph-format.md)
+                m = m[["k", "w", "x"]]
             name = "%s/%s" % (label, how)
             d = {"version": 1, "nodes": snodes + [
                 {"key": "m", "op": "dataframe.merge", "inputs": list(sides), "on": "k",
@@ -256,6 +265,11 @@ def broadcast(suite, data):
                 for k, ref in refs.items():
                     f = load_frame(r, k)
                     want_dt = {str(c): str(t) for c, t in ref.dtypes.items()}
+                    if k == "ri" and not len(ref):
+                        # pandas 1.5's empty inner merge has an object
+                        # index; int64 here (graph-format.md)
+                        want_dt["index"] = "int64"
+
                     ok = f.get("index") == list(ref.index) and f.get("data") == rows_of(ref) \
                         and f.get("columns") == list(ref.columns) and f.get("dtypes") == want_dt
                     suite.check("broadcast/%s/%s" % (k, name), ok,
