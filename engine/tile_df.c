@@ -666,9 +666,9 @@ static bool seen(tctx_t *c, int node, bool order)
 /* Whether S (ncols columns and index levels) is small enough to be read
  * whole by every chunk of B: its rows known, at most DF_BCAST_ROWS, at
  * most DF_BCAST_BYTES at 8 bytes a value, and at most half of B's where
- * B's are known (a CSV's are not until it is read); or, its rows unknown,
- * one chunk beside B's several (a small CSV: a job then holds a chunk of
- * each side, as a hash part's job holds parts of both). */
+ * B's are known; or, its rows unknown (after a filter), one chunk beside
+ * B's several (a job then holds a chunk of each side, as a hash part's job
+ * holds parts of both). */
 static bool small_beside(const tgrid_t *S, int ncols, const tgrid_t *B)
 {
     if (!rows_known(S)) return S->nchunks[0] == 1 && B->nchunks[0] > 1;
@@ -735,8 +735,8 @@ static tgrid_t *tile_merge_bcast(tctx_t *c, int node, int big, bool order)
 /* Whether an inner merge seen in order has a right side small enough for
  * tile_merge_keyed: small_beside, and its key lists (a pair per key for
  * each chunk of left, all held by the plan's job) bounded: left's chunks
- * times right's rows at most 2^24, or, right's rows unknown (one chunk), at
- * most 64 chunks of left. */
+ * times right's rows at most 2^22, or, right's rows unknown (one chunk),
+ * at most 16 chunks of left. */
 static bool keyed_ok(tctx_t *c, int node)
 {
     const graph_node_t *n = &c->g->nodes[node];
@@ -744,8 +744,8 @@ static bool keyed_ok(tctx_t *c, int node)
     const df_node_t *r = c->g->nodes[n->in[1].node].df;
     int64_t nl = L->nchunks[0];
     if (!small_beside(R, r->ncols + r->nidx, L)) return false;
-    if (!rows_known(R)) return nl <= 64;
-    return nl * R->bounds[0][R->nchunks[0]] <= ((int64_t)1 << 24);
+    if (!rows_known(R)) return nl <= 16;
+    return nl * R->bounds[0][R->nchunks[0]] <= ((int64_t)1 << 22);
 }
 
 /* An inner merge seen in order, with a small right side (keyed_ok).

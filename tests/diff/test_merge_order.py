@@ -218,16 +218,18 @@ def rows_of(df):
 
 def broadcast(suite, data):
     """A merge with a small side (tile_df.c, DFJ_MERGE_BCAST): a 400-row
-    CSV in several chunks (its row count unknown until read) merged with a
+    CSV in several chunks (its row count known from the scan) merged with a
     table of known rows in 1 to 3 chunks, read whole by each of the CSV's
     chunks. how left (small right) and right (small left, rows put in
     right's order) keep pandas' order, index and dtypes, through query,
     sort_values and reset_index after the merge; inner runs so when
-    nothing sees its order (a sum, groupby without first/last)."""
+    nothing sees its order (a sum, groupby without first/last), and is
+    planned when something does (tile_merge_keyed: rows grouped by key).
+    "filtered": the table after a query, one chunk of unknown rows."""
     big = pd.DataFrame({"k": RNG.integers(0, 40, 400), "x": np.arange(400)})
     big.to_csv(os.path.join(data, "big.csv"), index=False)
     for label, nk, chunk in (("some-keys", 25, 9), ("all-keys", 40, 40), ("repeats", 30, 7),
-                             ("no-match", 10, 4), ("empty", 0, 4)):
+                             ("no-match", 10, 4), ("empty", 0, 4), ("filtered", 30, 64)):
         kk = RNG.integers(0, 40, nk) if label == "repeats" else \
             np.arange(nk) + (100 if label == "no-match" else 0)
         small = pd.DataFrame({"k": kk, "w": np.arange(nk) * 3})
@@ -236,9 +238,12 @@ def broadcast(suite, data):
                    "chunk_size": [chunk, 2]},
                   {"key": "s_a", "op": "getitem", "inputs": ["s_a0"],
                    "index": [":" if nk else "0:0"]},
-                  {"key": "s", "op": "dataframe.from_tensor", "inputs": ["s_a"],
-                   "columns": ["k", "w"]},
+                  {"key": "s0" if label == "filtered" else "s", "op": "dataframe.from_tensor",
+                   "inputs": ["s_a"], "columns": ["k", "w"]},
                   {"key": "b", "op": "dataframe.read_csv", "path": "big.csv", "chunk_bytes": 700}]
+        if label == "filtered":
+            snodes.append({"key": "s", "op": "dataframe.query", "inputs": ["s0"],
+                           "expr": "w >= 0"})
         for how, sides in (("left", ("b", "s")), ("right", ("s", "b")), ("inner", ("b", "s"))):
             lf, rf = (big, small) if sides[0] == "b" else (small, big)
             m = lf.merge(rf, on="k", how=how)
