@@ -39,6 +39,10 @@
  * (tile_merge_bcast) */
 #define DF_BCAST_ROWS 262144
 #define DF_BCAST_BYTES (64 << 20)
+#define DF_BCAST_CHUNKS 64
+/* the planned inner merge (tile_merge_keyed): each output chunk reads a
+ * piece of every chunk of left, so left has at most this many */
+#define DF_KEYED_CHUNKS 128
 
 static jparam_t *dparam(tctx_t *c, int node, dfjob_t k)
 {
@@ -664,13 +668,15 @@ static bool seen(tctx_t *c, int node, bool order)
 }
 
 /* Whether S (ncols columns and index levels) is small enough to be read
- * whole by every chunk of B: its rows known, at most DF_BCAST_ROWS, at
+ * whole by every chunk of B: at most DF_BCAST_CHUNKS chunks (each job
+ * reads them all); its rows known, at most DF_BCAST_ROWS, at
  * most DF_BCAST_BYTES at 8 bytes a value, and at most half of B's where
  * B's are known; or, its rows unknown (after a filter), one chunk beside
  * B's several (a job then holds a chunk of each side, as a hash part's job
  * holds parts of both). */
 static bool small_beside(const tgrid_t *S, int ncols, const tgrid_t *B)
 {
+    if (S->nchunks[0] > DF_BCAST_CHUNKS) return false;
     if (!rows_known(S)) return S->nchunks[0] == 1 && B->nchunks[0] > 1;
     int64_t s = S->bounds[0][S->nchunks[0]];
     if (s > DF_BCAST_ROWS || s * 8 * (int64_t)ncols > DF_BCAST_BYTES) return false;
@@ -733,7 +739,8 @@ static tgrid_t *tile_merge_bcast(tctx_t *c, int node, int big, bool order)
 }
 
 /* Whether an inner merge seen in order has a right side small enough for
- * tile_merge_keyed: small_beside, and its key lists (a pair per key for
+ * tile_merge_keyed: left at most DF_KEYED_CHUNKS chunks, right
+ * small_beside it, and the key lists (a pair per key for
  * each chunk of left, all held by the plan's job) bounded: left's chunks
  * times right's rows at most 2^22, or, right's rows unknown (one chunk),
  * at most 16 chunks of left. */
@@ -743,7 +750,7 @@ static bool keyed_ok(tctx_t *c, int node)
     const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
     const df_node_t *r = c->g->nodes[n->in[1].node].df;
     int64_t nl = L->nchunks[0];
-    if (!small_beside(R, r->ncols + r->nidx, L)) return false;
+    if (nl > DF_KEYED_CHUNKS || !small_beside(R, r->ncols + r->nidx, L)) return false;
     if (!rows_known(R)) return nl <= 16;
     return nl * R->bounds[0][R->nchunks[0]] <= ((int64_t)1 << 22);
 }
