@@ -177,6 +177,11 @@ int64_t dfa_htab_add(dfa_htab_t *t, const dfa_keys_t *ks, int64_t row, uint64_t 
 int64_t dfa_htab_find(const dfa_htab_t *t, const dfa_keys_t *build, const dfa_keys_t *probe,
                       int64_t row, uint64_t h);
 
+/* dfa_htab_find for rows 0..n-1 of probe (hashes h[0..n)) into out[0..n);
+ * 0, or -1 when out of memory. */
+int dfa_htab_find_rows(const dfa_htab_t *t, const dfa_keys_t *build, const dfa_keys_t *probe,
+                       int64_t n, const uint64_t *h, int64_t *out);
+
 /* Groups rows 0..n-1 of ks: gid[i] the group of row i (-1 where skip[i] is
  * set; skip may be NULL). The table t (initialised here; the caller frees
  * it) holds each group's first row in t->grep. Returns 0 or -1 (memory). */

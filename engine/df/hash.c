@@ -222,6 +222,36 @@ int64_t dfa_htab_find(const dfa_htab_t *t, const dfa_keys_t *build, const dfa_ke
     }
 }
 
+/* dfa_htab_find of rows 0..n-1 of probe (hashes h) into out. With one
+ * int64 key on both sides the groups' keys are copied beside their ids
+ * first (as group_int64's table below), so a row costs one cache line. */
+int dfa_htab_find_rows(const dfa_htab_t *t, const dfa_keys_t *build, const dfa_keys_t *probe,
+                       int64_t n, const uint64_t *h, int64_t *out)
+{
+    if (build->nk != 1 || build->k[0]->type != FT_INT64 || probe->k[0]->type != FT_INT64) {
+        for (int64_t r = 0; r < n; r++)
+            out[r] = dfa_htab_find(t, build, probe, r, h[r]);
+        return 0;
+    }
+    const int64_t *bv = build->k[0]->data, *pv = probe->k[0]->data;
+    uint64_t mask = t->mask;
+    struct {
+        int64_t key, gid; /* gid -1: empty */
+    } *tab = dfa_alloc((int64_t)mask + 1, sizeof *tab);
+    if (!tab) return -1;
+    for (uint64_t i = 0; i <= mask; i++) /* t->slot's layout: its probes stay as short */
+        tab[i].gid = t->slot[i], tab[i].key = t->slot[i] >= 0 ? bv[t->grep[t->slot[i]]] : 0;
+    for (int64_t r = 0; r < n; r++) {
+        uint64_t i = h[r] & mask;
+        int64_t key = pv[r];
+        while (tab[i].gid >= 0 && tab[i].key != key)
+            i = (i + 1) & mask;
+        out[r] = tab[i].gid;
+    }
+    free(tab);
+    return 0;
+}
+
 /* Specialised grouping for one int64 key (the common groupby): the probe
  * table holds the key beside the group id, so a row costs one cache line
  * instead of four (slot, group hash, group row, key). t's own slots are

@@ -212,10 +212,10 @@ int df_merge_rows(const frame_t *left, const frame_t *right, const merge_spec_t 
     gstart[0] = 0;
 
     dfa_hash_rows(lk.k, lk.nk, nl, lh);
+    if (dfa_htab_find_rows(&t, &rk, &lk, nl, lh, lgid)) goto nomem;
     int64_t total = 0;
     for (int64_t i = 0; i < nl; i++) {
-        int64_t g = dfa_htab_find(&t, &rk, &lk, i, lh[i]);
-        lgid[i] = g;
+        int64_t g = lgid[i];
         int64_t m = g >= 0 ? gstart[g + 1] - gstart[g] : keep_l ? 1 : 0;
         if (g >= 0) rmatched[g] = 1;
         if (__builtin_add_overflow(total, m, &total)) goto toobig;
@@ -381,11 +381,11 @@ int df_merge_match(const frame_t *left, const frame_t *right, const merge_spec_t
     int rc = -1;
     if (first && lh && right_groups(&rk, nr, first, gsize, &t) == 0) {
         dfa_hash_rows(lk.k, lk.nk, nl, lh);
-        for (int64_t i = 0; i < nl; i++) {
-            int64_t g = dfa_htab_find(&t, &rk, &lk, i, lh[i]);
-            lfirst[i] = g >= 0 ? t.grep[g] : -1;
+        if (dfa_htab_find_rows(&t, &rk, &lk, nl, lh, lfirst) == 0) {
+            for (int64_t i = 0; i < nl; i++)
+                lfirst[i] = lfirst[i] >= 0 ? t.grep[lfirst[i]] : -1;
+            rc = 0;
         }
-        rc = 0;
     }
     free(first);
     free(lh);
