@@ -145,10 +145,18 @@ typedef struct {
     int64_t *left, *right, *group, n;
 } df_merge_rows_t;
 
-/* df_merge_part, and with rows not NULL, where its rows come from. */
+/* df_merge_part, and with rows not NULL, where its rows come from.
+ * df_merge_pairs: only where they come from (rows->group NULL), no frame;
+ * df_merge_take: the frame of rows (lrow[i], rrow[i]), i < n, pairs of
+ * df_merge_pairs in any order (a default index 0..n-1, range_index). */
 int df_merge_rows(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
                   df_merge_rows_t *rows, char *err, size_t errlen);
 void df_merge_rows_free(df_merge_rows_t *rows);
+int df_merge_pairs(const frame_t *left, const frame_t *right, const merge_spec_t *s,
+                   df_merge_rows_t *rows, char *err, size_t errlen);
+int df_merge_take(const frame_t *left, const frame_t *right, const merge_spec_t *s,
+                  const int64_t *lrow, const int64_t *rrow, int64_t n, frame_t *out, char *err,
+                  size_t errlen);
 
 /* Key groups of a merge's right side, named by their first row (equal
  * keys, missing with missing, share one). df_merge_match: for each left

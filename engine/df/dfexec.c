@@ -1431,14 +1431,14 @@ static int pos_order(const frame_t *f, bool dense, frame_t *out, char *err, size
 static int merge_right_order(const frame_t *l, const frame_t *r, const merge_spec_t *s,
                              frame_t *out, char *err, size_t errlen)
 {
-    frame_t f;
     df_merge_rows_t mr;
-    if (df_merge_rows(l, r, s, &f, &mr, err, errlen)) return -1;
+    if (df_merge_pairs(l, r, s, &mr, err, errlen)) return -1;
     int64_t n = mr.n, nr = r->nrows;
     int64_t *at = calloc((size_t)nr + 2, sizeof(int64_t));
-    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *lsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *rsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
     int rc = 0;
-    if (!at || !rows) {
+    if (!at || !lsub || !rsub) {
         rc = oom(err, errlen);
         goto done;
     }
@@ -1451,21 +1451,17 @@ static int merge_right_order(const frame_t *l, const frame_t *r, const merge_spe
     }
     for (int64_t q = 0; q < nr; q++)
         at[q + 1] += at[q];
-    for (int64_t i = 0; i < n; i++)
-        rows[at[mr.right[i]]++] = i;
-    if (frame_take(&f, rows, n, out)) {
-        rc = oom(err, errlen);
-        goto done;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t p = at[mr.right[i]]++;
+        lsub[p] = mr.left[i];
+        rsub[p] = mr.right[i];
     }
-    out->range_index = f.range_index;
-    if (out->range_index) /* positions 0.. of this chunk (frame.h) */
-        for (int64_t i = 0; i < n; i++)
-            ((int64_t *)out->idx[0].data)[i] = i;
+    rc = df_merge_take(l, r, s, lsub, rsub, n, out, err, errlen);
 done:
     free(at);
-    free(rows);
+    free(lsub);
+    free(rsub);
     df_merge_rows_free(&mr);
-    frame_free(&f);
     return rc;
 }
 
@@ -1601,65 +1597,148 @@ done:
     return rc;
 }
 
-/* DFJ_MERGE_BPART: left's chunk l merged with right r, each row's place
- * from the plan's part for l: start of its key's rows, counted on; output
- * chunk place / per, position there place % per (MERGE_POS: chunk << 32 |
- * row, as the partitioned merge gives DFJ_MERGE_ORDER). */
+/* f with an int64 column named name appended (*col: its values) */
+static int append_int_col(frame_t *f, const char *name, int64_t **col)
+{
+    fcol_t *c = realloc(f->cols, sizeof(fcol_t) * ((size_t)f->ncols + 1));
+    if (c) f->cols = c;
+    flabel_t *nm = c ? realloc(f->names, sizeof(flabel_t) * ((size_t)f->ncols + 1)) : NULL;
+    if (nm) f->names = nm;
+    if (!nm) return -1;
+    memset(&nm[f->ncols], 0, sizeof *nm);
+    if (fcol_alloc(&c[f->ncols], FT_INT64, f->nrows, 0, false)) return -1;
+    if (flabel_set(&nm[f->ncols], name, false)) {
+        fcol_free(&c[f->ncols]);
+        return -1;
+    }
+    *col = c[f->ncols].data;
+    f->ncols++;
+    return 0;
+}
+
+typedef struct {
+    int64_t start, q;
+} kstart_t;
+
+static int kstart_cmp(const void *a, const void *b)
+{
+    int64_t x = ((const kstart_t *)a)->start, y = ((const kstart_t *)b)->start;
+    return (x > y) - (x < y);
+}
+
+/* DFJ_MERGE_BPART: left's chunk l merged with right r, each row at its
+ * place from the plan's part for l (plan: each key's first right row, the
+ * place its rows of l start at, the rows per output chunk). A key's rows
+ * of l are consecutive places in l's order, so the pairs sorted by their
+ * key's start are in place order: the output chunks are runs of them,
+ * each built once from l and r (no second copy), with its places in
+ * MERGE_POS (chunk << 32 | place there, as the partitioned merge gives
+ * DFJ_MERGE_ORDER) and its labels the places in the whole merge. */
 static int keyed_part(const frame_t *l, const frame_t *r, const frame_t *plan,
                       const merge_spec_t *s, int64_t nouts, frame_t *outs, char *err, size_t errlen)
 {
     if (!keyed_layout(plan, 3))
         return errmsg(err, errlen, "internal: a merge plan of another layout");
-    int64_t nr = r->nrows;
-    frame_t m = {0}, w;
+    int64_t nr = r->nrows, nq = plan->nrows;
+    const int64_t *pf = plan->cols[0].data, *ps = plan->cols[1].data;
+    int64_t per = nq > 0 ? ((const int64_t *)plan->cols[2].data)[0] : 1;
     df_merge_rows_t mr = {0};
     int64_t *first = malloc(sizeof(int64_t) * (size_t)(nr + 1));
-    int64_t *next = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    int64_t *kq = malloc(sizeof(int64_t) * (size_t)(nr + 1)); /* key (first row) -> start order */
+    kstart_t *ks = malloc(sizeof(kstart_t) * (size_t)(nq + 1));
+    int64_t *at = calloc((size_t)nq + 2, sizeof(int64_t));
+    int64_t *perm = NULL, *lsub = NULL, *rsub = NULL;
     int rc = 0;
-    if (!first || !next) {
-        rc = oom(err, errlen);
+    if (!first || !kq || !ks || !at || per < 1) {
+        rc = per < 1 ? errmsg(err, errlen, "internal: a merge plan of %lld rows a chunk",
+                              (long long)per)
+                     : oom(err, errlen);
         goto done;
     }
     if ((rc = df_merge_first(l, r, s, first, err, errlen)) ||
-        (rc = df_merge_rows(l, r, s, &m, &mr, err, errlen)))
+        (rc = df_merge_pairs(l, r, s, &mr, err, errlen)))
         goto done;
     for (int64_t f = 0; f < nr; f++)
-        next[f] = -1;
-    int64_t per = 1;
-    for (int64_t q = 0; q < plan->nrows; q++) {
-        int64_t f = ((const int64_t *)plan->cols[0].data)[q];
-        if (f < 0 || f >= nr) {
+        kq[f] = -1;
+    for (int64_t q = 0; q < nq; q++) {
+        if (pf[q] < 0 || pf[q] >= nr) {
             rc = errmsg(err, errlen, "internal: a merge plan's key out of range");
             goto done;
         }
-        next[f] = ((const int64_t *)plan->cols[1].data)[q];
-        per = ((const int64_t *)plan->cols[2].data)[q];
+        ks[q] = (kstart_t){ps[q], q};
     }
-    if (pos_add(&m, 0, 0, MERGE_POS, &w)) {
+    qsort(ks, (size_t)nq, sizeof *ks, kstart_cmp);
+    for (int64_t o = 0; o < nq; o++)
+        kq[pf[ks[o].q]] = o;
+    /* the pairs by their key's start order, each key's in l's order (a
+     * counting sort) */
+    int64_t n = mr.n;
+    perm = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    lsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    rsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!perm || !lsub || !rsub) {
         rc = oom(err, errlen);
         goto done;
     }
-    /* the label is the row's place in the whole merge, pandas' default
-     * index: no relabelling after (tile_merge_keyed) */
-    int64_t *pos = w.cols[w.ncols - 1].data, *label = w.idx[0].data;
-    w.range_index = false;
-    for (int64_t i = 0; i < mr.n && rc == 0; i++) {
-        int64_t g = mr.right[i] >= 0 && mr.right[i] < nr ? next[first[mr.right[i]]]++ : -1;
-        int64_t k = g >= 0 && per > 0 ? g / per : -1;
-        if (k < 0 || k >= nouts || g - k * per > 0xffffffff) {
+    for (int64_t i = 0; i < n; i++) {
+        int64_t o = mr.right[i] >= 0 && mr.right[i] < nr ? kq[first[mr.right[i]]] : -1;
+        if (o < 0) {
             rc = errmsg(err, errlen, "internal: a merged row without its place in the plan");
-        } else {
-            pos[i] = k << 32 | (g - k * per);
-            label[i] = g;
+            goto done;
         }
+        perm[i] = o; /* for now: the key's start order */
+        at[o + 1]++;
     }
-    if (rc == 0) rc = pos_split(&w, nouts, outs, err, errlen);
-    pos_free(&w);
+    for (int64_t o = 0; o < nq; o++)
+        at[o + 1] += at[o];
+    for (int64_t i = 0; i < n; i++) {
+        int64_t p = at[perm[i]]++;
+        lsub[p] = mr.left[i];
+        rsub[p] = mr.right[i];
+        perm[i] = p;
+    }
+    /* place of the p-th pair: its key's start and how many of its key
+     * come before it (at[o] is now the end of key o's run) */
+    for (int64_t o = nq; o > 0; o--)
+        at[o] = at[o - 1];
+    at[0] = 0;
+    int64_t *place = perm; /* reused: place by sorted pair */
+    for (int64_t o = 0; o < nq; o++)
+        for (int64_t p = at[o]; p < at[o + 1]; p++)
+            place[p] = ks[o].start + (p - at[o]);
+    for (int64_t a = 0, j = 0; j < nouts && rc == 0; j++) {
+        int64_t b = a;
+        while (b < n && place[b] / per == j)
+            b++;
+        if (b < n && place[b] / per < j) {
+            rc = errmsg(err, errlen, "internal: merged rows' places out of order");
+            break;
+        }
+        int64_t *pos;
+        if ((rc = df_merge_take(l, r, s, lsub + a, rsub + a, b - a, &outs[j], err, errlen))) break;
+        if (append_int_col(&outs[j], MERGE_POS, &pos)) {
+            rc = oom(err, errlen);
+            break;
+        }
+        outs[j].range_index = false;
+        int64_t *label = outs[j].idx[0].data;
+        for (int64_t p = a; p < b; p++) {
+            pos[p - a] = j << 32 | (place[p] - j * per);
+            label[p - a] = place[p];
+        }
+        a = b;
+        if (j == nouts - 1 && a != n)
+            rc = errmsg(err, errlen, "internal: merged rows past the last output chunk");
+    }
 done:
     free(first);
-    free(next);
+    free(kq);
+    free(ks);
+    free(at);
+    free(perm);
+    free(lsub);
+    free(rsub);
     df_merge_rows_free(&mr);
-    frame_free(&m);
     return rc;
 }
 

@@ -163,26 +163,98 @@ int df_merge_part(const frame_t *left, const frame_t *right, const merge_spec_t 
     return df_merge_rows(left, right, s, out, NULL, err, errlen);
 }
 
-int df_merge_rows(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
-                  df_merge_rows_t *rows, char *err, size_t errlen)
+/* right's groups: first[j] = the first row of row j's group; gsize (when
+ * not NULL) the group's size at its first row, 0 elsewhere. t: the
+ * groups' table (dfa_group's), the caller's to free. */
+static int right_groups(const dfa_keys_t *rk, int64_t nr, int64_t *first, int64_t *gsize,
+                        dfa_htab_t *t)
 {
-    if (rows) memset(rows, 0, sizeof *rows);
-    memset(out, 0, sizeof *out);
-    if (check(left, right, s, err, errlen)) return -1;
-    int64_t nl = left->nrows, nr = right->nrows;
-    dfa_keys_t lk = {.nk = s->n_on}, rk = {.nk = s->n_on};
-    /* lkey: a left key column holding both sides' key; rdrop: right's copy */
-    bool lkey[left->ncols + 1], rdrop[right->ncols + 1];
-    memset(lkey, 0, sizeof lkey);
-    memset(rdrop, 0, sizeof rdrop);
+    if (dfa_group(rk, nr, NULL, first, t)) return -1;
+    if (gsize) memset(gsize, 0, (size_t)nr * sizeof *gsize);
+    for (int64_t j = 0; j < nr; j++) {
+        first[j] = t->grep[first[j]];
+        if (gsize) gsize[first[j]]++;
+    }
+    return 0;
+}
+
+static void merge_keys(const frame_t *left, const frame_t *right, const merge_spec_t *s,
+                       dfa_keys_t *lk, dfa_keys_t *rk)
+{
+    lk->nk = rk->nk = s->n_on;
     for (int k = 0; k < s->n_on; k++) {
-        lk.k[k] = key_col(left, s->lon[k]);
-        rk.k[k] = key_col(right, s->ron[k]);
+        lk->k[k] = key_col(left, s->lon[k]);
+        rk->k[k] = key_col(right, s->ron[k]);
+    }
+}
+
+int df_merge_first(const frame_t *left, const frame_t *right, const merge_spec_t *s, int64_t *first,
+                   char *err, size_t errlen)
+{
+    if (check(left, right, s, err, errlen)) return -1;
+    dfa_keys_t lk, rk;
+    merge_keys(left, right, s, &lk, &rk);
+    dfa_htab_t t = {0};
+    int rc = right_groups(&rk, right->nrows, first, NULL, &t);
+    dfa_htab_free(&t);
+    return rc ? errmsg(err, errlen, "merge: out of memory grouping %lld rows",
+                       (long long)right->nrows)
+              : 0;
+}
+
+int df_merge_match(const frame_t *left, const frame_t *right, const merge_spec_t *s,
+                   int64_t *lfirst, int64_t *gsize, char *err, size_t errlen)
+{
+    if (check(left, right, s, err, errlen)) return -1;
+    dfa_keys_t lk, rk;
+    merge_keys(left, right, s, &lk, &rk);
+    int64_t nl = left->nrows, nr = right->nrows;
+    dfa_htab_t t = {0};
+    int64_t *first = dfa_alloc(nr, sizeof *first);
+    uint64_t *lh = dfa_alloc(nl, sizeof *lh);
+    int rc = -1;
+    if (first && lh && right_groups(&rk, nr, first, gsize, &t) == 0) {
+        dfa_hash_rows(lk.k, lk.nk, nl, lh);
+        if (dfa_htab_find_rows(&t, &rk, &lk, nl, lh, lfirst) == 0) {
+            for (int64_t i = 0; i < nl; i++)
+                lfirst[i] = lfirst[i] >= 0 ? t.grep[lfirst[i]] : -1;
+            rc = 0;
+        }
+    }
+    free(first);
+    free(lh);
+    dfa_htab_free(&t);
+    return rc ? errmsg(err, errlen, "merge: out of memory matching %lld rows", (long long)nl) : 0;
+}
+
+/* lkey[c]: left's column c holds both sides' key (on=); rdrop[c]: right's
+ * copy of such a key, dropped */
+static void key_cols(const frame_t *left, const frame_t *right, const merge_spec_t *s, bool *lkey,
+                     bool *rdrop)
+{
+    memset(lkey, 0, (size_t)left->ncols + 1);
+    memset(rdrop, 0, (size_t)right->ncols + 1);
+    for (int k = 0; k < s->n_on; k++)
         if (!s->index && !s->distinct[k]) {
             lkey[s->lon[k]] = true;
             rdrop[s->ron[k]] = true;
         }
-    }
+}
+
+/* The merge's rows as pairs (left row, right row; -1: none) in pandas'
+ * order for one part: *lrow, *rrow (*total of them, the caller's to free)
+ * and, when rgid_out is not NULL, right's key groups (rgid_out[nr]). */
+static int pairs(const frame_t *left, const frame_t *right, const merge_spec_t *s,
+                 int64_t **lrow_out, int64_t **rrow_out, int64_t *total_out, int64_t **rgid_out,
+                 char *err, size_t errlen)
+{
+    *lrow_out = *rrow_out = NULL;
+    *total_out = 0;
+    if (rgid_out) *rgid_out = NULL;
+    if (check(left, right, s, err, errlen)) return -1;
+    int64_t nl = left->nrows, nr = right->nrows;
+    dfa_keys_t lk, rk;
+    merge_keys(left, right, s, &lk, &rk);
     bool keep_l = s->how == MERGE_LEFT || s->how == MERGE_OUTER;
     bool keep_r = s->how == MERGE_RIGHT || s->how == MERGE_OUTER;
 
@@ -246,7 +318,46 @@ int df_merge_rows(const frame_t *left, const frame_t *right, const merge_spec_t 
                 lrow[o] = -1;
                 rrow[o++] = i;
             }
+    *lrow_out = lrow;
+    *rrow_out = rrow;
+    *total_out = total;
+    if (rgid_out) {
+        *rgid_out = rgid;
+        rgid = NULL;
+    }
+    lrow = rrow = NULL;
+    ret = 0;
+    goto done;
+toobig:
+    ret = errmsg(err, errlen, "merge: %lld x %lld rows give too many rows for memory",
+                 (long long)nl, (long long)nr);
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "merge: out of memory joining %lld and %lld rows", (long long)nl,
+                 (long long)nr);
+done:
+    dfa_htab_free(&t);
+    free(rgid);
+    free(lgid);
+    free(lh);
+    free(gstart);
+    free(grows);
+    free(rmatched);
+    free(lrow);
+    free(rrow);
+    return ret;
+}
 
+int df_merge_take(const frame_t *left, const frame_t *right, const merge_spec_t *s,
+                  const int64_t *lrow, const int64_t *rrow, int64_t total, frame_t *out, char *err,
+                  size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (check(left, right, s, err, errlen)) return -1;
+    dfa_keys_t lk, rk;
+    merge_keys(left, right, s, &lk, &rk);
+    bool lkey[left->ncols + 1], rdrop[right->ncols + 1];
+    key_cols(left, right, s, lkey, rdrop);
     /* columns: left's (keys in place), then right's but its dropped keys;
      * names both give get the suffixes */
     int nout = left->ncols;
@@ -299,98 +410,46 @@ int df_merge_rows(const frame_t *left, const frame_t *right, const merge_spec_t 
         if (rc) goto nomem;
         at++;
     }
-    if (rows) {
-        if (!(rows->group = row_groups(&lk, nl, rgid, lrow, rrow, total))) goto nomem;
-        rows->left = lrow;
-        rows->right = rrow;
-        rows->n = total;
-        lrow = rrow = NULL;
-    }
-    ret = 0;
-    goto done;
-toobig:
-    ret = errmsg(err, errlen, "merge: %lld x %lld rows give too many rows for memory",
-                 (long long)nl, (long long)nr);
-    goto done;
+    return 0;
 nomem:
     frame_free(out);
-    ret = errmsg(err, errlen, "merge: out of memory joining %lld and %lld rows", (long long)nl,
-                 (long long)nr);
-done:
-    dfa_htab_free(&t);
-    free(rgid);
-    free(lgid);
-    free(lh);
-    free(gstart);
-    free(grows);
-    free(rmatched);
-    free(lrow);
-    free(rrow);
-    return ret;
+    return errmsg(err, errlen, "merge: out of memory joining %lld and %lld rows",
+                  (long long)left->nrows, (long long)right->nrows);
 }
 
-/* right's groups: first[j] = the first row of row j's group; gsize (when
- * not NULL) the group's size at its first row, 0 elsewhere. t: the
- * groups' table (dfa_group's), the caller's to free. */
-static int right_groups(const dfa_keys_t *rk, int64_t nr, int64_t *first, int64_t *gsize,
-                        dfa_htab_t *t)
+int df_merge_pairs(const frame_t *left, const frame_t *right, const merge_spec_t *s,
+                   df_merge_rows_t *rows, char *err, size_t errlen)
 {
-    if (dfa_group(rk, nr, NULL, first, t)) return -1;
-    if (gsize) memset(gsize, 0, (size_t)nr * sizeof *gsize);
-    for (int64_t j = 0; j < nr; j++) {
-        first[j] = t->grep[first[j]];
-        if (gsize) gsize[first[j]]++;
-    }
-    return 0;
+    memset(rows, 0, sizeof *rows);
+    return pairs(left, right, s, &rows->left, &rows->right, &rows->n, NULL, err, errlen);
 }
 
-static void merge_keys(const frame_t *left, const frame_t *right, const merge_spec_t *s,
-                       dfa_keys_t *lk, dfa_keys_t *rk)
+int df_merge_rows(const frame_t *left, const frame_t *right, const merge_spec_t *s, frame_t *out,
+                  df_merge_rows_t *rows, char *err, size_t errlen)
 {
-    lk->nk = rk->nk = s->n_on;
-    for (int k = 0; k < s->n_on; k++) {
-        lk->k[k] = key_col(left, s->lon[k]);
-        rk->k[k] = key_col(right, s->ron[k]);
-    }
-}
-
-int df_merge_first(const frame_t *left, const frame_t *right, const merge_spec_t *s, int64_t *first,
-                   char *err, size_t errlen)
-{
-    if (check(left, right, s, err, errlen)) return -1;
-    dfa_keys_t lk, rk;
-    merge_keys(left, right, s, &lk, &rk);
-    dfa_htab_t t = {0};
-    int rc = right_groups(&rk, right->nrows, first, NULL, &t);
-    dfa_htab_free(&t);
-    return rc ? errmsg(err, errlen, "merge: out of memory grouping %lld rows",
-                       (long long)right->nrows)
-              : 0;
-}
-
-int df_merge_match(const frame_t *left, const frame_t *right, const merge_spec_t *s,
-                   int64_t *lfirst, int64_t *gsize, char *err, size_t errlen)
-{
-    if (check(left, right, s, err, errlen)) return -1;
-    dfa_keys_t lk, rk;
-    merge_keys(left, right, s, &lk, &rk);
-    int64_t nl = left->nrows, nr = right->nrows;
-    dfa_htab_t t = {0};
-    int64_t *first = dfa_alloc(nr, sizeof *first);
-    uint64_t *lh = dfa_alloc(nl, sizeof *lh);
-    int rc = -1;
-    if (first && lh && right_groups(&rk, nr, first, gsize, &t) == 0) {
-        dfa_hash_rows(lk.k, lk.nk, nl, lh);
-        if (dfa_htab_find_rows(&t, &rk, &lk, nl, lh, lfirst) == 0) {
-            for (int64_t i = 0; i < nl; i++)
-                lfirst[i] = lfirst[i] >= 0 ? t.grep[lfirst[i]] : -1;
-            rc = 0;
+    if (rows) memset(rows, 0, sizeof *rows);
+    memset(out, 0, sizeof *out);
+    int64_t *lrow, *rrow, *rgid = NULL, total;
+    if (pairs(left, right, s, &lrow, &rrow, &total, rows ? &rgid : NULL, err, errlen)) return -1;
+    int ret = df_merge_take(left, right, s, lrow, rrow, total, out, err, errlen);
+    if (ret == 0 && rows) {
+        dfa_keys_t lk, rk;
+        merge_keys(left, right, s, &lk, &rk);
+        if (!(rows->group = row_groups(&lk, left->nrows, rgid, lrow, rrow, total))) {
+            frame_free(out);
+            ret = errmsg(err, errlen, "merge: out of memory joining %lld and %lld rows",
+                         (long long)left->nrows, (long long)right->nrows);
+        } else {
+            rows->left = lrow;
+            rows->right = rrow;
+            rows->n = total;
+            lrow = rrow = NULL;
         }
     }
-    free(first);
-    free(lh);
-    dfa_htab_free(&t);
-    return rc ? errmsg(err, errlen, "merge: out of memory matching %lld rows", (long long)nl) : 0;
+    free(lrow);
+    free(rrow);
+    free(rgid);
+    return ret;
 }
 
 void df_merge_rows_free(df_merge_rows_t *rows)
