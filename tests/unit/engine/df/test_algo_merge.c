@@ -308,6 +308,57 @@ static void test_random_against_nested_loop(void **state)
     }
 }
 
+/* df_merge_first and df_merge_match name right's key groups by their
+ * first row (None matches None, int 2 matches float 2.0); df_merge_pairs
+ * gives df_merge_part's rows, and df_merge_take builds them in any order. */
+static void test_match_pairs_take(void **state)
+{
+    frame_t l, r, m, t;
+    frames(&l, &r);
+    merge_spec_t s = SPEC;
+    s.how = MERGE_INNER;
+    int64_t first[5], lfirst[5], gsize[5];
+    OK(df_merge_first(&l, &r, &s, first, err, sizeof err));
+    const int64_t want_first[] = {0, 1, 2, 3, 0};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(first[i], want_first[i]);
+    OK(df_merge_match(&l, &r, &s, lfirst, gsize, err, sizeof err));
+    const int64_t want_l[] = {1, 0, 0, 2, -1}, want_g[] = {2, 1, 1, 1, 0};
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(lfirst[i], want_l[i]);
+        assert_int_equal(gsize[i], want_g[i]);
+    }
+    for (int how = MERGE_INNER; how <= MERGE_OUTER; how++) {
+        s.how = (merge_how_t)how;
+        df_merge_rows_t pr;
+        OK(df_merge_part(&l, &r, &s, &m, err, sizeof err));
+        OK(df_merge_pairs(&l, &r, &s, &pr, err, sizeof err));
+        assert_int_equal(pr.n, m.nrows);
+        int64_t *lrev = malloc(sizeof(int64_t) * (size_t)(pr.n + 1));
+        int64_t *rrev = malloc(sizeof(int64_t) * (size_t)(pr.n + 1));
+        for (int64_t i = 0; i < pr.n; i++) {
+            lrev[i] = pr.left[pr.n - 1 - i];
+            rrev[i] = pr.right[pr.n - 1 - i];
+        }
+        OK(df_merge_take(&l, &r, &s, lrev, rrev, pr.n, &t, err, sizeof err));
+        assert_int_equal(t.ncols, m.ncols);
+        for (int64_t i = 0; i < pr.n; i++) {
+            char a[512], b[512];
+            row_text(&t, i, a, sizeof a);
+            row_text(&m, pr.n - 1 - i, b, sizeof b);
+            if (strcmp(a, b))
+                fail_msg("how %d row %lld: taken %s, merged %s", how, (long long)i, a, b);
+        }
+        free(lrev);
+        free(rrev);
+        df_merge_rows_free(&pr);
+        frame_free(&t);
+        frame_free(&m);
+    }
+    frame_free(&l);
+    frame_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_outer),
         cmocka_unit_test(test_string_vs_int_key),
         cmocka_unit_test(test_random_against_nested_loop),
+        cmocka_unit_test(test_match_pairs_take),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
