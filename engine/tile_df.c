@@ -670,17 +670,20 @@ static bool seen(tctx_t *c, int node, bool order)
 /* Whether S (ncols columns and index levels) is small enough to be read
  * whole by every chunk of B: at most DF_BCAST_CHUNKS chunks (each job
  * reads them all); its rows known, at most DF_BCAST_ROWS, at
- * most DF_BCAST_BYTES at 8 bytes a value, and at most half of B's where
- * B's are known; or, its rows unknown (after a filter), one chunk beside
- * B's several (a job then holds a chunk of each side, as a hash part's job
- * holds parts of both). */
+ * most DF_BCAST_BYTES at 8 bytes a value, and, where B's are known, at
+ * most half of B's and twice B's rows a chunk; or, its rows unknown (after a filter), one chunk
+ * beside B's several (a job then holds a chunk of each side, as a hash part's job holds parts of
+ * both). */
 static bool small_beside(const tgrid_t *S, int ncols, const tgrid_t *B)
 {
     if (S->nchunks[0] > DF_BCAST_CHUNKS) return false;
     if (!rows_known(S)) return S->nchunks[0] == 1 && B->nchunks[0] > 1;
     int64_t s = S->bounds[0][S->nchunks[0]];
     if (s > DF_BCAST_ROWS || s * 8 * (int64_t)ncols > DF_BCAST_BYTES) return false;
-    return !rows_known(B) || 2 * s <= B->bounds[0][B->nchunks[0]];
+    if (!rows_known(B)) return true;
+    /* each of B's jobs builds a table of S's rows: at most twice a chunk's */
+    int64_t b = B->bounds[0][B->nchunks[0]];
+    return 2 * s <= b && s * B->nchunks[0] <= 2 * b;
 }
 
 /* A merge with a small side runs as one job per chunk of the large side,
