@@ -499,6 +499,27 @@ static int64_t hash_packs(tctx_t *c, int node, const tgrid_t *A, int64_t np, int
     return at;
 }
 
+/* np jobs of step k, job p reading part p of each of the n packs (their
+ * off[0] = p): into out[0..np). 0, or -1 when tiling failed. */
+static int part_jobs(tctx_t *c, int node, dfjob_t k, const int32_t *packs, int64_t n, int64_t np,
+                     int32_t *out)
+{
+    if (n > INT_MAX) {
+        tile__fail(c, "too many chunks");
+        return -1;
+    }
+    jparam_t *pp = dparam(c, node, k);
+    for (int64_t p = 0; p < np; p++) {
+        int32_t ji = bjob(c, pp, (int)n);
+        if (ji < 0) return -1;
+        for (int64_t q = 0; q < n; q++)
+            tile__jin_direct(c, ji, (int)q, packs[q]);
+        c->t->jobs[ji].off[0] = p;
+        out[p] = ji;
+    }
+    return 0;
+}
+
 static tgrid_t *tile_groupby(tctx_t *c, int node)
 {
     const tgrid_t *A = in_grid(c, node, 0);
@@ -542,17 +563,10 @@ static tgrid_t *tile_groupby(tctx_t *c, int node)
         c->t->jobs[hj].off[1] = 1;
         parts[k] = hj;
     }
-    jparam_t *pp = dparam(c, node, DFJ_GB_PART);
     int32_t *fin = parts + nch;
-    for (int64_t p = 0; p < np; p++) {
-        int32_t ji = bjob(c, pp, (int)nch);
-        if (ji < 0) goto done;
-        for (int64_t k = 0; k < nch; k++)
-            tile__jin_direct(c, ji, (int)k, parts[k]);
-        c->t->jobs[ji].off[0] = p;
-        c->t->jobs[ji].off[1] = 1;
-        fin[p] = ji;
-    }
+    if (part_jobs(c, node, DFJ_GB_PART, parts, nch, np, fin)) goto done;
+    for (int64_t p = 0; p < np; p++)
+        c->t->jobs[fin[p]].off[1] = 1;
     int32_t mj = bjob(c, dparam(c, node, DFJ_GB_MERGE), (int)np);
     if (mj < 0) goto done;
     for (int64_t p = 0; p < np; p++)
@@ -594,19 +608,8 @@ static tgrid_t *tile_sort(tctx_t *c, int node)
         tile__jin_direct(c, ji, 1, sp);
         packs[k] = ji;
     }
-    if (!(G = fgrid(c, np, NULL))) goto done;
-    jparam_t *pp = dparam(c, node, DFJ_SORT_PART);
-    for (int64_t p = 0; p < np; p++) {
-        int32_t ji = bjob(c, pp, (int)nch);
-        if (ji < 0) {
-            G = NULL;
-            goto done;
-        }
-        for (int64_t k = 0; k < nch; k++)
-            tile__jin_direct(c, ji, (int)k, packs[k]);
-        c->t->jobs[ji].off[0] = p;
-        G->job[p] = ji;
-    }
+    if ((G = fgrid(c, np, NULL)) && part_jobs(c, node, DFJ_SORT_PART, packs, nch, np, G->job))
+        G = NULL;
 done:
     free(samp);
     return G;
@@ -811,20 +814,12 @@ static tgrid_t *tile_merge_keyed(tctx_t *c, int node)
         c->t->jobs[ji].off[2] = nl;
         pj[k] = ji;
     }
-    if (!(G = fgrid(c, nl, NULL))) goto done;
-    jparam_t *po = dparam(c, node, DFJ_MERGE_ORDER);
-    for (int64_t j = 0; j < nl; j++) {
-        int32_t ji = bjob(c, po, (int)nl);
-        if (ji < 0) {
-            G = NULL;
-            goto done;
-        }
-        for (int64_t k = 0; k < nl; k++)
-            tile__jin_direct(c, ji, (int)k, pj[k]);
-        c->t->jobs[ji].off[0] = j;
-        c->t->jobs[ji].off[1] = 1; /* the positions are the rows' places */
-        G->job[j] = ji;
+    if (!(G = fgrid(c, nl, NULL)) || part_jobs(c, node, DFJ_MERGE_ORDER, pj, nl, nl, G->job)) {
+        G = NULL;
+        goto done;
     }
+    for (int64_t j = 0; j < nl; j++) /* the positions are the rows' places */
+        c->t->jobs[G->job[j]].off[1] = 1;
 done:
     free(kj);
     return G;
@@ -872,40 +867,19 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
         tile__fail(c, "out of memory while tiling");
         goto done;
     }
-    if (!(G = fgrid(c, order ? nouts : np, NULL))) goto done;
-    jparam_t *pp = dparam(c, node, DFJ_MERGE_PART);
+    if (!(G = fgrid(c, order ? nouts : np, NULL)) ||
+        part_jobs(c, node, DFJ_MERGE_PART, packs, nl + nr, np, order ? parts : G->job) ||
+        (order && part_jobs(c, node, DFJ_MERGE_ORDER, parts, np, nouts, G->job))) {
+        G = NULL;
+        goto done;
+    }
     for (int64_t p = 0; p < np; p++) {
-        int32_t ji = bjob(c, pp, (int)(nl + nr));
-        if (ji < 0) {
-            G = NULL;
-            goto done;
-        }
-        for (int64_t k = 0; k < nl + nr; k++)
-            tile__jin_direct(c, ji, (int)k, packs[k]);
-        c->t->jobs[ji].off[0] = p;
-        c->t->jobs[ji].off[1] = nl;
-        c->t->jobs[ji].off[2] = order ? nouts : 0; /* a pack split by output chunk */
+        job_t *jb = &c->t->jobs[order ? parts[p] : G->job[p]];
+        jb->off[1] = nl;
+        jb->off[2] = order ? nouts : 0; /* a pack split by output chunk */
         /* the parts are the result, read only by the ops after it: every
          * chunk in the validated types (dfexec.c, merge_conform) */
-        c->t->jobs[ji].off[3] = !order && !c->g->nodes[node].fetch;
-        if (order)
-            parts[p] = ji;
-        else
-            G->job[p] = ji;
-    }
-    if (order) {
-        jparam_t *po = dparam(c, node, DFJ_MERGE_ORDER);
-        for (int64_t k = 0; k < nouts; k++) {
-            int32_t ji = bjob(c, po, (int)np);
-            if (ji < 0) {
-                G = NULL;
-                goto done;
-            }
-            for (int64_t p = 0; p < np; p++)
-                tile__jin_direct(c, ji, (int)p, parts[p]);
-            c->t->jobs[ji].off[0] = k;
-            G->job[k] = ji;
-        }
+        jb->off[3] = !order && !c->g->nodes[node].fetch;
     }
     /* a merge's default index made concrete (each chunk numbers its rows
      * from 0, renumbered when the result is assembled): ops after it that
