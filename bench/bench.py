@@ -66,6 +66,34 @@ def _sum_t_doc(n, chunk, rechunk):
         {"key": "s", "op": "sum", "inputs": ["r"], "axis": 0}], "fetch": ["s"]}
 
 
+def _merge_query_workload(how, what):
+    """10,000,000 rows merged (how) with a 900-row table, then query: W5o, W5i"""
+    return {
+        "title": "%s merge of 10,000,000 rows (1,000 int keys, 1,000,000-row chunks) with a "
+                 "900-row table, then query(\"v > 998\") (%s)" % (how, what),
+        "df": True, "save": "json-split",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
+             "chunk_size": [1000000, 2], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
+            {"key": "k1", "op": "arange", "stop": 900},
+            {"key": "k3", "op": "multiply", "inputs": ["k1", 3]},
+            {"key": "kt", "op": "stack", "inputs": ["k1", "k3"], "axis": 1},
+            {"key": "rt", "op": "dataframe.from_tensor", "inputs": ["kt"], "columns": ["k", "w"]},
+            {"key": "m", "op": "dataframe.merge", "inputs": ["df", "rt"], "on": "k", "how": how},
+            {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "v > 998"}],
+            "fetch": ["q"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
+                    "columns=['k', 'v']); "
+                    "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3})",
+        "np_compute": "r = df.merge(rt, on='k', how='%s').query('v > 998')" % how,
+        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
+                "df = dd.from_dask_array(a, columns=['k', 'v']); "
+                "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3}); "
+                "r = df.merge(rt, on='k', how='%s').query('v > 998').compute()" % how,
+    }
+
+
 WORKLOADS = {
     "W1": {
         "title": "ones 2000x2000 chunk 200, inner(a, a)",
@@ -176,59 +204,11 @@ WORKLOADS = {
     # filtered: the merge's order and index are seen (pandas' row order and
     # index; the table is read whole by each chunk, DFJ_MERGE_BCAST, and
     # the index relabelled); the result is small
-    "W5o": {
-        "title": "left merge of 10,000,000 rows (1,000 int keys, 1,000,000-row chunks) with a "
-                 "900-row table, then query(\"v > 998\") (pandas' row order and index)",
-        "df": True, "save": "json-split",
-        "doc": {"version": 1, "nodes": [
-            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
-             "chunk_size": [1000000, 2], "seed": 1},
-            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
-            {"key": "k1", "op": "arange", "stop": 900},
-            {"key": "k3", "op": "multiply", "inputs": ["k1", 3]},
-            {"key": "kt", "op": "stack", "inputs": ["k1", "k3"], "axis": 1},
-            {"key": "rt", "op": "dataframe.from_tensor", "inputs": ["kt"], "columns": ["k", "w"]},
-            {"key": "m", "op": "dataframe.merge", "inputs": ["df", "rt"], "on": "k",
-             "how": "left"},
-            {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "v > 998"}],
-            "fetch": ["q"]},
-        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
-                    "columns=['k', 'v']); "
-                    "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3})",
-        "np_compute": "r = df.merge(rt, on='k', how='left').query('v > 998')",
-        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
-                "df = dd.from_dask_array(a, columns=['k', 'v']); "
-                "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3}); "
-                "r = df.merge(rt, on='k', how='left').query('v > 998').compute()",
-    },
+    "W5o": _merge_query_workload("left", "pandas' row order and index"),
     # W5i: the same inner: pandas 1.5 groups its rows by key, the keys in
     # the order they first appear; every row's place is planned ahead
     # (DFJ_MERGE_BKEYS, BPLAN, BPART), so the output chunks are even
-    "W5i": {
-        "title": "inner merge of 10,000,000 rows (1,000 int keys, 1,000,000-row chunks) with a "
-                 "900-row table, then query(\"v > 998\") (pandas' rows grouped by key, and index)",
-        "df": True, "save": "json-split",
-        "doc": {"version": 1, "nodes": [
-            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
-             "chunk_size": [1000000, 2], "seed": 1},
-            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
-            {"key": "k1", "op": "arange", "stop": 900},
-            {"key": "k3", "op": "multiply", "inputs": ["k1", 3]},
-            {"key": "kt", "op": "stack", "inputs": ["k1", "k3"], "axis": 1},
-            {"key": "rt", "op": "dataframe.from_tensor", "inputs": ["kt"], "columns": ["k", "w"]},
-            {"key": "m", "op": "dataframe.merge", "inputs": ["df", "rt"], "on": "k",
-             "how": "inner"},
-            {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "v > 998"}],
-            "fetch": ["q"]},
-        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
-                    "columns=['k', 'v']); "
-                    "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3})",
-        "np_compute": "r = df.merge(rt, on='k', how='inner').query('v > 998')",
-        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
-                "df = dd.from_dask_array(a, columns=['k', 'v']); "
-                "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3}); "
-                "r = df.merge(rt, on='k', how='inner').query('v > 998').compute()",
-    },
+    "W5i": _merge_query_workload("inner", "pandas' rows grouped by key, and index"),
     # W8 and W9: a transpose and a rechunk that moves every chunk's data to
     # other chunks (each output chunk reads parts of 2 or 4 input chunks).
     # numpy's random stream is not the engine's (Philox): the peers do the same
