@@ -1353,8 +1353,6 @@ done:
     return rc;
 }
 
-/* the rows of f by position (ties, one left row's matches, in f's order),
- * the position column dropped */
 /* pos_order's tail: rows[0..n) of f, the position column pc dropped (rows freed) */
 static int pos_take(const frame_t *f, int pc, int64_t *rows, frame_t *out, char *err, size_t errlen)
 {
@@ -1396,6 +1394,8 @@ static int pos_place(const frame_t *f, int pc, frame_t *out, char *err, size_t e
     return pos_take(f, pc, rows, out, err, errlen);
 }
 
+/* the rows of f by position (ties, one left row's matches, in f's order),
+ * the position column dropped; dense: the positions are places */
 static int pos_order(const frame_t *f, bool dense, frame_t *out, char *err, size_t errlen)
 {
     int pc = pos_col(f);
@@ -1649,10 +1649,12 @@ static int keyed_part(const frame_t *l, const frame_t *r, const frame_t *plan,
     int64_t *at = calloc((size_t)nq + 2, sizeof(int64_t));
     int64_t *perm = NULL, *lsub = NULL, *rsub = NULL;
     int rc = 0;
-    if (!first || !kq || !ks || !at || per < 1) {
-        rc = per < 1 ? errmsg(err, errlen, "internal: a merge plan of %lld rows a chunk",
-                              (long long)per)
-                     : oom(err, errlen);
+    if (per < 1 || per > 0xffffffff) { /* a place in its chunk: MERGE_POS's low 32 bits */
+        rc = errmsg(err, errlen, "merge: %lld rows an output chunk (1 to 2^32)", (long long)per);
+        goto done;
+    }
+    if (!first || !kq || !ks || !at) {
+        rc = oom(err, errlen);
         goto done;
     }
     if ((rc = df_merge_first(l, r, s, first, err, errlen)) ||
