@@ -854,6 +854,37 @@ class TestDataFrames(Base):
                 pd.testing.assert_series_equal(got, w, check_index_type=False, check_dtype=False)
             else:
                 self.assertAlmostEqual(float(got), float(w), places=6)
+        # query, merge by left_on/right_on with suffixes and on the index,
+        # join, set_index and reset_index, each against pandas exactly
+        # (the merges take the small table whole: DFJ_MERGE_BCAST)
+        r2 = md.DataFrame(np.array([[0.0, 1.0], [1.0, 2.0], [5.0, 3.0], [1.0, 4.0]]),
+                          columns=["key", "z"])
+        pr2 = pd.DataFrame({"key": [0.0, 1.0, 5.0, 1.0], "z": [1.0, 2.0, 3.0, 4.0]})
+        q = df.query("x > 5 and z < 9")
+        ml = df.merge(r2, how="left", left_on="x", right_on="key", suffixes=("_l", "_r"))
+        mr = r2.merge(df, "right", left_on=["key"], right_on=["x"])
+        mi = df.set_index("x").merge(r2.set_index("key"), left_index=True, right_index=True,
+                                     how="inner")
+        jn = df.set_index("y").join(right.set_index("x"), how="left")
+        ri = q.reset_index()
+        pos = df.merge(right, ["x"])  # an earlier client's positional on
+        res = marsc.execute(q, ml, mr, mi, jn, ri, pos)
+        pq = pdf.query("x > 5 and z < 9")
+        want = [pq,
+                pdf.merge(pr2, how="left", left_on="x", right_on="key", suffixes=("_l", "_r")),
+                pr2.merge(pdf, "right", left_on=["key"], right_on=["x"]),
+                pdf.set_index("x").merge(pr2.set_index("key"), left_index=True,
+                                         right_index=True, how="inner"),
+                pdf.set_index("y").join(pright.set_index("x"), how="left"),
+                pq.reset_index(), pdf.merge(pright, on=["x"])]
+        for i, (t, w) in enumerate(zip(res, want)):
+            got = t.fetch()
+            if i in (3, 4):  # joins on the index: pandas' order is not promised
+                got, w = got.sort_index(kind="mergesort"), w.sort_index(kind="mergesort")
+                got = got.sort_values(list(got.columns), kind="mergesort")
+                w = w.sort_values(list(w.columns), kind="mergesort")
+            pd.testing.assert_frame_equal(got, w, check_index_type=False, check_dtype=False)
+            self.assertEqual(list(got.index.names), list(w.index.names), "index names %d" % i)
         # a DataFrame as a tensor again
         tt = df.head(4).to_tensor().fetch()
         self.close(tt, an[:4])

@@ -220,11 +220,60 @@ class DataFrame(_Frame):
             p["ascending"] = ascending if isinstance(ascending, bool) else list(ascending)
         return _make("dataframe.sort_values", [self], p, "dataframe", self._columns)
 
-    def merge(self, right, on=None, how="inner"):
+    def merge(self, right, how="inner", on=None, left_on=None, right_on=None, left_index=False,
+              right_index=False, suffixes=("_x", "_y")):
+        """pandas' merge: on columns (on, or left_on and right_on) or on the
+        index (left_index and right_index); rows in pandas 1.5's order. The
+        second argument is how, as in pandas, unless it names no how (an
+        earlier client took on there)."""
+        def names(v):
+            return [v] if isinstance(v, str) else list(v)
+        if how not in ("inner", "left", "right", "outer") and on is None:
+            how, on = "inner", how
         p = {"how": how}
         if on is not None:
-            p["on"] = [on] if isinstance(on, str) else list(on)
+            p["on"] = names(on)
+        if left_on is not None:
+            p["left_on"] = names(left_on)
+        if right_on is not None:
+            p["right_on"] = names(right_on)
+        if left_index:
+            p["left_index"] = True
+        if right_index:
+            p["right_index"] = True
+        if tuple(suffixes) != ("_x", "_y"):
+            p["suffixes"] = list(suffixes)
         return _make("dataframe.merge", [self, right], p, "dataframe", index_names=None)
+
+    def join(self, other, how="left", lsuffix="", rsuffix=""):
+        """pandas' join: on both sides' index."""
+        p = {"how": how}
+        if lsuffix:
+            p["lsuffix"] = lsuffix
+        if rsuffix:
+            p["rsuffix"] = rsuffix
+        return _make("dataframe.join", [self, other], p, "dataframe")
+
+    def query(self, expr):
+        """The rows where expr holds (docs/graph-format.md, "Expressions")."""
+        return _make("dataframe.query", [self], {"expr": expr}, "dataframe", self._columns)
+
+    def set_index(self, keys, drop=True, append=False):
+        keys = [keys] if isinstance(keys, str) else list(keys)
+        p = {"keys": keys}
+        if not drop:
+            p["drop"] = False
+        if append:
+            p["append"] = True
+        cols = None if self._columns is None or not drop else \
+            [c for c in self._columns if c not in keys]
+        names = (list(self._index_names or [None]) if append else []) + keys
+        return _make("dataframe.set_index", [self], p, "dataframe", cols, index_names=names)
+
+    def reset_index(self, drop=False):
+        p = {"drop": True} if drop else {}
+        return _make("dataframe.reset_index", [self], p, "dataframe",
+                     self._columns if drop else None, index_names=None)
 
 
 class Series(_Frame):
