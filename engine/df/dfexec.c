@@ -1424,6 +1424,53 @@ static int pos_order(const frame_t *f, bool dense, frame_t *out, char *err, size
     return pos_take(f, pc, rows, out, err, errlen);
 }
 
+/* how left, a part split by output chunk (the high half of the position
+ * left's rows carry, pos_split's): the pairs grouped by it, each output
+ * chunk's frame built once from l and r (no copy of the whole part first) */
+static int merge_split_left(const frame_t *l, const frame_t *r, const merge_spec_t *s,
+                            int64_t nouts, frame_t *outs, char *err, size_t errlen)
+{
+    int pc = pos_col(l);
+    if (pc < 0) return errmsg(err, errlen, "internal: merge part without positions");
+    const int64_t *pos = l->cols[pc].data;
+    df_merge_rows_t mr;
+    if (df_merge_pairs(l, r, s, &mr, err, errlen)) return -1;
+    int64_t n = mr.n;
+    int64_t *at = calloc((size_t)nouts + 2, sizeof(int64_t));
+    int64_t *lsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *rsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int rc = 0;
+    if (!at || !lsub || !rsub) {
+        rc = oom(err, errlen);
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = mr.left[i] >= 0 && mr.left[i] < l->nrows ? pos[mr.left[i]] >> 32 : -1;
+        if (k < 0 || k >= nouts) {
+            rc = errmsg(err, errlen, "internal: merge row of left chunk %lld of %lld", (long long)k,
+                        (long long)nouts);
+            goto done;
+        }
+        at[k + 2]++;
+    }
+    for (int64_t k = 0; k < nouts; k++)
+        at[k + 2] += at[k + 1];
+    for (int64_t i = 0; i < n; i++) { /* at[k + 1]: where chunk k's pairs go next */
+        int64_t p = at[(pos[mr.left[i]] >> 32) + 1]++;
+        lsub[p] = mr.left[i];
+        rsub[p] = mr.right[i];
+    }
+    for (int64_t k = 0; k < nouts && rc == 0; k++) /* at[k]: chunk k's first pair */
+        rc = df_merge_take(l, r, s, lsub + at[k], rsub + at[k], at[k + 1] - at[k], &outs[k], err,
+                           errlen);
+done:
+    free(at);
+    free(lsub);
+    free(rsub);
+    df_merge_rows_free(&mr);
+    return rc;
+}
+
 /* how right, rows in pandas' order: right's rows in order, each followed
  * by its left matches in left's order. df_merge_rows gives the pairs in
  * left's order (each row's matches in right's order), then the unmatched
@@ -1937,6 +1984,16 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             goto done;
         /* with DFJ_MERGE_ORDER after it: split by output chunk */
         bool ro = j->off[2] > 0 && (d->merge.how == MERGE_RIGHT || d->merge.how == MERGE_OUTER);
+        if (j->off[2] > 0 && d->merge.how == MERGE_LEFT) { /* each chunk's rows built once */
+            nouts = j->off[2];
+            if (!(outs = calloc((size_t)nouts, sizeof(frame_t)))) {
+                oom(err, errlen);
+                goto done;
+            }
+            rc = merge_split_left(&tmp, &tmp2, &d->merge, nouts, outs, err, errlen);
+            if (rc == 0) rc = emit_pack(outs, nouts, blob, len, err, errlen);
+            goto done;
+        }
         df_merge_rows_t mr;
         rc = df_merge_rows(&tmp, &tmp2, &d->merge, &out, ro ? &mr : NULL, err, errlen);
         if (rc == 0 && j->off[3]) rc = merge_conform(&out, d, err, errlen);
