@@ -1424,6 +1424,31 @@ static int pos_order(const frame_t *f, bool dense, frame_t *out, char *err, size
     return pos_take(f, pc, rows, out, err, errlen);
 }
 
+/* mr's pairs grouped by bucket[i] (each in [0, nb)), in their order
+ * within a bucket (a counting sort): (*lsub)[p], (*rsub)[p] for p in
+ * [(*start)[b], (*start)[b + 1]), bucket b's; all three the caller's to
+ * free. 0, or -1 when out of memory (err set). */
+static int pairs_grouped(const df_merge_rows_t *mr, const int64_t *bucket, int64_t nb,
+                         int64_t **lsub, int64_t **rsub, int64_t **start, char *err, size_t errlen)
+{
+    int64_t n = mr->n;
+    int64_t *at = calloc((size_t)nb + 2, sizeof(int64_t));
+    *lsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    *rsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    *start = at;
+    if (!at || !*lsub || !*rsub) return oom(err, errlen);
+    for (int64_t i = 0; i < n; i++)
+        at[bucket[i] + 2]++;
+    for (int64_t b = 0; b < nb; b++)
+        at[b + 2] += at[b + 1];
+    for (int64_t i = 0; i < n; i++) { /* at[b + 1]: where bucket b's pairs go next */
+        int64_t p = at[bucket[i] + 1]++;
+        (*lsub)[p] = mr->left[i];
+        (*rsub)[p] = mr->right[i];
+    }
+    return 0; /* at[b]: bucket b's first pair, at[b + 1] its end */
+}
+
 /* how left, a part split by output chunk (the high half of the position
  * left's rows carry, pos_split's): the pairs grouped by it, each output
  * chunk's frame built once from l and r (no copy of the whole part first) */
@@ -1435,35 +1460,22 @@ static int merge_split_left(const frame_t *l, const frame_t *r, const merge_spec
     const int64_t *pos = l->cols[pc].data;
     df_merge_rows_t mr;
     if (df_merge_pairs(l, r, s, &mr, err, errlen)) return -1;
-    int64_t n = mr.n;
-    int64_t *at = calloc((size_t)nouts + 2, sizeof(int64_t));
-    int64_t *lsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *rsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    int rc = 0;
-    if (!at || !lsub || !rsub) {
-        rc = oom(err, errlen);
-        goto done;
-    }
-    for (int64_t i = 0; i < n; i++) {
+    int64_t n = mr.n, *chunk = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *lsub = NULL, *rsub = NULL, *at = NULL;
+    int rc = chunk ? 0 : oom(err, errlen);
+    for (int64_t i = 0; i < n && rc == 0; i++) {
         int64_t k = mr.left[i] >= 0 && mr.left[i] < l->nrows ? pos[mr.left[i]] >> 32 : -1;
-        if (k < 0 || k >= nouts) {
+        if (k < 0 || k >= nouts)
             rc = errmsg(err, errlen, "internal: merge row of left chunk %lld of %lld", (long long)k,
                         (long long)nouts);
-            goto done;
-        }
-        at[k + 2]++;
+        else
+            chunk[i] = k;
     }
-    for (int64_t k = 0; k < nouts; k++)
-        at[k + 2] += at[k + 1];
-    for (int64_t i = 0; i < n; i++) { /* at[k + 1]: where chunk k's pairs go next */
-        int64_t p = at[(pos[mr.left[i]] >> 32) + 1]++;
-        lsub[p] = mr.left[i];
-        rsub[p] = mr.right[i];
-    }
-    for (int64_t k = 0; k < nouts && rc == 0; k++) /* at[k]: chunk k's first pair */
+    if (rc == 0) rc = pairs_grouped(&mr, chunk, nouts, &lsub, &rsub, &at, err, errlen);
+    for (int64_t k = 0; k < nouts && rc == 0; k++)
         rc = df_merge_take(l, r, s, lsub + at[k], rsub + at[k], at[k + 1] - at[k], &outs[k], err,
                            errlen);
-done:
+    free(chunk);
     free(at);
     free(lsub);
     free(rsub);
@@ -1480,31 +1492,13 @@ static int merge_right_order(const frame_t *l, const frame_t *r, const merge_spe
 {
     df_merge_rows_t mr;
     if (df_merge_pairs(l, r, s, &mr, err, errlen)) return -1;
-    int64_t n = mr.n, nr = r->nrows;
-    int64_t *at = calloc((size_t)nr + 2, sizeof(int64_t));
-    int64_t *lsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *rsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *lsub = NULL, *rsub = NULL, *at = NULL;
     int rc = 0;
-    if (!at || !lsub || !rsub) {
-        rc = oom(err, errlen);
-        goto done;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        if (mr.right[i] < 0 || mr.right[i] >= nr) {
+    for (int64_t i = 0; i < mr.n && rc == 0; i++)
+        if (mr.right[i] < 0 || mr.right[i] >= r->nrows)
             rc = errmsg(err, errlen, "internal: a right merge's row without a right row");
-            goto done;
-        }
-        at[mr.right[i] + 1]++;
-    }
-    for (int64_t q = 0; q < nr; q++)
-        at[q + 1] += at[q];
-    for (int64_t i = 0; i < n; i++) {
-        int64_t p = at[mr.right[i]]++;
-        lsub[p] = mr.left[i];
-        rsub[p] = mr.right[i];
-    }
-    rc = df_merge_take(l, r, s, lsub, rsub, n, out, err, errlen);
-done:
+    if (rc == 0) rc = pairs_grouped(&mr, mr.right, r->nrows, &lsub, &rsub, &at, err, errlen);
+    if (rc == 0) rc = df_merge_take(l, r, s, lsub, rsub, mr.n, out, err, errlen);
     free(at);
     free(lsub);
     free(rsub);
@@ -1693,14 +1687,13 @@ static int keyed_part(const frame_t *l, const frame_t *r, const frame_t *plan,
     int64_t *first = malloc(sizeof(int64_t) * (size_t)(nr + 1));
     int64_t *kq = malloc(sizeof(int64_t) * (size_t)(nr + 1)); /* key (first row) -> start order */
     kstart_t *ks = malloc(sizeof(kstart_t) * (size_t)(nq + 1));
-    int64_t *at = calloc((size_t)nq + 2, sizeof(int64_t));
-    int64_t *perm = NULL, *lsub = NULL, *rsub = NULL;
+    int64_t *perm = NULL, *lsub = NULL, *rsub = NULL, *at = NULL;
     int rc = 0;
     if (per < 1 || per > 0xffffffff) { /* a place in its chunk: MERGE_POS's low 32 bits */
         rc = errmsg(err, errlen, "merge: %lld rows an output chunk (1 to 2^32)", (long long)per);
         goto done;
     }
-    if (!first || !kq || !ks || !at) {
+    if (!first || !kq || !ks) {
         rc = oom(err, errlen);
         goto done;
     }
@@ -1719,13 +1712,9 @@ static int keyed_part(const frame_t *l, const frame_t *r, const frame_t *plan,
     qsort(ks, (size_t)nq, sizeof *ks, kstart_cmp);
     for (int64_t o = 0; o < nq; o++)
         kq[pf[ks[o].q]] = o;
-    /* the pairs by their key's start order, each key's in l's order (a
-     * counting sort) */
+    /* the pairs by their key's start order, each key's in l's order */
     int64_t n = mr.n;
-    perm = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    lsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    rsub = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    if (!perm || !lsub || !rsub) {
+    if (!(perm = malloc(sizeof(int64_t) * (size_t)(n + 1)))) {
         rc = oom(err, errlen);
         goto done;
     }
@@ -1736,21 +1725,10 @@ static int keyed_part(const frame_t *l, const frame_t *r, const frame_t *plan,
             goto done;
         }
         perm[i] = o; /* for now: the key's start order */
-        at[o + 1]++;
     }
-    for (int64_t o = 0; o < nq; o++)
-        at[o + 1] += at[o];
-    for (int64_t i = 0; i < n; i++) {
-        int64_t p = at[perm[i]]++;
-        lsub[p] = mr.left[i];
-        rsub[p] = mr.right[i];
-        perm[i] = p;
-    }
+    if ((rc = pairs_grouped(&mr, perm, nq, &lsub, &rsub, &at, err, errlen))) goto done;
     /* place of the p-th pair: its key's start and how many of its key
-     * come before it (at[o] is now the end of key o's run) */
-    for (int64_t o = nq; o > 0; o--)
-        at[o] = at[o - 1];
-    at[0] = 0;
+     * come before it (key o's run: at[o] to at[o + 1]) */
     int64_t *place = perm; /* reused: place by sorted pair */
     for (int64_t o = 0; o < nq; o++)
         for (int64_t p = at[o]; p < at[o + 1]; p++)
