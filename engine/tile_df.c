@@ -209,18 +209,19 @@ static tgrid_t *tile_read_csv(tctx_t *c, int node)
     return G;
 }
 
-/* A job reading every chunk of A in order. */
-static int32_t all_job(tctx_t *c, const jparam_t *pa, const tgrid_t *A, int extra)
+/* A job reading every chunk of A in order, as its inputs lead.. (the
+ * caller sets the lead inputs before them and the extra ones after). */
+static int32_t all_job(tctx_t *c, const jparam_t *pa, const tgrid_t *A, int lead, int extra)
 {
     int64_t nch = A->nchunks[0];
     if (nch > INT32_MAX / 2) {
         tile__fail(c, "too many chunks");
         return -1;
     }
-    int32_t ji = bjob(c, pa, (int)nch + extra);
+    int32_t ji = bjob(c, pa, lead + (int)nch + extra);
     if (ji < 0) return -1;
     for (int64_t k = 0; k < nch; k++)
-        tile__jin_direct(c, ji, (int)k, A->job[k]);
+        tile__jin_direct(c, ji, lead + (int)k, A->job[k]);
     return ji;
 }
 
@@ -231,7 +232,7 @@ static tgrid_t *tile_head(tctx_t *c, int node)
     jparam_t *pa = dparam(c, node, DFJ_HEAD);
     if (!rows_known(A)) {
         tgrid_t *G = fgrid(c, 1, NULL);
-        int32_t ji = G ? all_job(c, pa, A, 0) : -1;
+        int32_t ji = G ? all_job(c, pa, A, 0, 0) : -1;
         if (ji < 0) return NULL;
         c->t->jobs[ji].off[0] = d->n;
         G->job[0] = ji;
@@ -358,7 +359,7 @@ done:
 static tgrid_t *tile_gather_all(tctx_t *c, int node, dfjob_t kind, int64_t rows)
 {
     const tgrid_t *A = in_grid(c, node, 0);
-    int32_t ji = all_job(c, dparam(c, node, kind), A, 0);
+    int32_t ji = all_job(c, dparam(c, node, kind), A, 0, 0);
     return ji < 0 ? NULL : one_chunk(c, ji, rows);
 }
 
@@ -720,20 +721,14 @@ static tgrid_t *tile_merge_bcast(tctx_t *c, int node, int big, bool order)
 {
     const tgrid_t *B = in_grid(c, node, big), *S = in_grid(c, node, 1 - big);
     const graph_node_t *n = &c->g->nodes[node];
-    int64_t nb = B->nchunks[0], ns = S->nchunks[0];
-    if (ns + 2 > INT_MAX) {
-        tile__fail(c, "merge: too many chunks on the small side");
-        return NULL;
-    }
+    int64_t nb = B->nchunks[0];
     tgrid_t *G = fgrid(c, nb, NULL);
     if (!G) return NULL;
     jparam_t *pb = dparam(c, node, DFJ_MERGE_BCAST);
     for (int64_t k = 0; k < nb; k++) {
-        int32_t ji = bjob(c, pb, (int)(ns + 1));
+        int32_t ji = all_job(c, pb, S, 1, 0);
         if (ji < 0) return NULL;
         tile__jin_direct(c, ji, 0, B->job[k]);
-        for (int64_t q = 0; q < ns; q++)
-            tile__jin_direct(c, ji, (int)(1 + q), S->job[q]);
         c->t->jobs[ji].off[0] = big;
         c->t->jobs[ji].off[1] = order && n->df->merge.how == MERGE_RIGHT;
         c->t->jobs[ji].off[3] = !order && !n->fetch;
@@ -777,11 +772,7 @@ static bool keyed_ok(tctx_t *c, int node)
 static tgrid_t *tile_merge_keyed(tctx_t *c, int node)
 {
     const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
-    int64_t nl = L->nchunks[0], nr = R->nchunks[0];
-    if (nr + 2 > INT_MAX || nl > INT_MAX) {
-        tile__fail(c, "merge: too many chunks");
-        return NULL;
-    }
+    int64_t nl = L->nchunks[0];
     int32_t *kj = malloc(sizeof(int32_t) * (size_t)(2 * nl + 1));
     if (!kj) {
         tile__fail(c, "out of memory while tiling");
@@ -791,11 +782,9 @@ static tgrid_t *tile_merge_keyed(tctx_t *c, int node)
     tgrid_t *G = NULL;
     jparam_t *pk = dparam(c, node, DFJ_MERGE_BKEYS), *pp = dparam(c, node, DFJ_MERGE_BPART);
     for (int64_t k = 0; k < nl; k++) {
-        int32_t ji = bjob(c, pk, (int)(nr + 1));
+        int32_t ji = all_job(c, pk, R, 1, 0);
         if (ji < 0) goto done;
         tile__jin_direct(c, ji, 0, L->job[k]);
-        for (int64_t q = 0; q < nr; q++)
-            tile__jin_direct(c, ji, (int)(1 + q), R->job[q]);
         kj[k] = ji;
     }
     int32_t plan = bjob(c, dparam(c, node, DFJ_MERGE_BPLAN), (int)nl);
@@ -804,12 +793,10 @@ static tgrid_t *tile_merge_keyed(tctx_t *c, int node)
     for (int64_t k = 0; k < nl; k++)
         tile__jin_direct(c, plan, (int)k, kj[k]);
     for (int64_t k = 0; k < nl; k++) {
-        int32_t ji = bjob(c, pp, (int)(nr + 2));
+        int32_t ji = all_job(c, pp, R, 2, 0);
         if (ji < 0) goto done;
         tile__jin_direct(c, ji, 0, L->job[k]);
         tile__jin_direct(c, ji, 1, plan);
-        for (int64_t q = 0; q < nr; q++)
-            tile__jin_direct(c, ji, (int)(2 + q), R->job[q]);
         c->t->jobs[ji].off[0] = k;
         c->t->jobs[ji].off[2] = nl;
         pj[k] = ji;
