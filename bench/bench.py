@@ -66,33 +66,42 @@ def _sum_t_doc(n, chunk, rechunk):
         {"key": "s", "op": "sum", "inputs": ["r"], "axis": 0}], "fetch": ["s"]}
 
 
-def _merge_query_workload(how, what):
-    """10,000,000 rows merged (how) with a 900-row table, then query: W5o, W5i"""
+def _merge_workload(title, how, rows, last, pd_last, save="json-split"):
+    """10,000,000 rows (1,000 int keys) merged with a table of rows keys
+    (how None: pandas' default, inner), then the node last reading "m",
+    fetched; pd_last the same in pandas (".sum()", say): W5m, W5o, W5i"""
+    merge = {"key": "m", "op": "dataframe.merge", "inputs": ["df", "rt"], "on": "k"}
+    on = "on='k'"
+    if how is not None:
+        merge["how"] = how
+        on += ", how='%s'" % how
+    table = "rt = pd.DataFrame({'k': np.arange(%d), 'w': np.arange(%d) * 3})" % (rows, rows)
     return {
-        "title": "%s merge of 10,000,000 rows (1,000 int keys, 1,000,000-row chunks) with a "
-                 "900-row table, then query(\"v > 998\") (%s)" % (how, what),
-        "df": True, "save": "json-split",
+        "title": title, "df": True, "save": save,
         "doc": {"version": 1, "nodes": [
             {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
              "chunk_size": [1000000, 2], "seed": 1},
             {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
-            {"key": "k1", "op": "arange", "stop": 900},
+            {"key": "k1", "op": "arange", "stop": rows},
             {"key": "k3", "op": "multiply", "inputs": ["k1", 3]},
             {"key": "kt", "op": "stack", "inputs": ["k1", "k3"], "axis": 1},
             {"key": "rt", "op": "dataframe.from_tensor", "inputs": ["kt"], "columns": ["k", "w"]},
-            {"key": "m", "op": "dataframe.merge", "inputs": ["df", "rt"], "on": "k", "how": how},
-            {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "v > 998"}],
-            "fetch": ["q"]},
+            merge, dict(last, inputs=["m"])], "fetch": [last["key"]]},
         "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
-                    "columns=['k', 'v']); "
-                    "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3})",
-        "np_compute": "r = df.merge(rt, on='k', how='%s').query('v > 998')" % how,
+                    "columns=['k', 'v']); " + table,
+        "np_compute": "r = df.merge(rt, %s)%s" % (on, pd_last),
         "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
-                "df = dd.from_dask_array(a, columns=['k', 'v']); "
-                "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3}); "
-                "r = df.merge(rt, on='k', how='%s').query('v > 998').compute()" % how,
+                "df = dd.from_dask_array(a, columns=['k', 'v']); " + table + "; "
+                "r = df.merge(rt, %s)%s.compute()" % (on, pd_last),
     }
 
+
+def _merge_query_workload(how, what):
+    """merged (how) with a 900-row table, then query: W5o, W5i"""
+    return _merge_workload(
+        "%s merge of 10,000,000 rows (1,000 int keys, 1,000,000-row chunks) with a "
+        "900-row table, then query(\"v > 998\") (%s)" % (how, what), how, 900,
+        {"key": "q", "op": "dataframe.query", "expr": "v > 998"}, ".query('v > 998')")
 
 WORKLOADS = {
     "W1": {
@@ -177,29 +186,10 @@ WORKLOADS = {
     },
     # df3: a merge of 10,000,000 rows with a 1,000-row table (hash-partitioned
     # on the key), summed so that the result is small
-    "W5m": {
-        "title": "merge of 10,000,000 rows (1,000 int keys, 1,000,000-row chunks) with a "
-                 "1,000-row table on the key, then sum",
-        "df": True, "save": "json",
-        "doc": {"version": 1, "nodes": [
-            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
-             "chunk_size": [1000000, 2], "seed": 1},
-            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
-            {"key": "k1", "op": "arange", "stop": 1000},
-            {"key": "k3", "op": "multiply", "inputs": ["k1", 3]},
-            {"key": "kt", "op": "stack", "inputs": ["k1", "k3"], "axis": 1},
-            {"key": "rt", "op": "dataframe.from_tensor", "inputs": ["kt"], "columns": ["k", "w"]},
-            {"key": "m", "op": "dataframe.merge", "inputs": ["df", "rt"], "on": "k"},
-            {"key": "s", "op": "dataframe.sum", "inputs": ["m"]}], "fetch": ["s"]},
-        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
-                    "columns=['k', 'v']); "
-                    "rt = pd.DataFrame({'k': np.arange(1000), 'w': np.arange(1000) * 3})",
-        "np_compute": "r = df.merge(rt, on='k').sum()",
-        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
-                "df = dd.from_dask_array(a, columns=['k', 'v']); "
-                "rt = pd.DataFrame({'k': np.arange(1000), 'w': np.arange(1000) * 3}); "
-                "r = df.merge(rt, on='k').sum().compute()",
-    },
+    "W5m": _merge_workload(
+        "merge of 10,000,000 rows (1,000 int keys, 1,000,000-row chunks) with a "
+        "1,000-row table on the key, then sum", None, 1000,
+        {"key": "s", "op": "dataframe.sum"}, ".sum()", save="json"),
     # W5o: the same rows left-merged with a table that lacks some keys, then
     # filtered: the merge's order and index are seen (pandas' row order and
     # index; the table is read whole by each chunk, DFJ_MERGE_BCAST, and
