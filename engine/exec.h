@@ -25,17 +25,17 @@ typedef struct {
 
 typedef struct exec_result exec_result_t;
 
-/* Runs every live job of t. On success returns 0 and *out holds the kept
- * chunks (exec_result_free). On failure returns -1 with the first error. */
 /* Chunk buffers (megabytes each: inputs assembled, outputs, packs) come
  * and go with every job. glibc would map each one anew and unmap it when
  * freed, and the kernel then zeroes every page on its first touch (a third
- * of a worker's CPU in W8, half of mars-run's in W5o). Called once at the
+ * of a worker's CPU in W8, 30% of mars-run's in W5o). Called once at the
  * start of a process that runs jobs: such buffers up to 32 MiB come from
  * malloc's heaps, and up to 256 MiB free at the top of each heap is kept
  * (a worker's memguard gives it back, malloc_trim, before it spills). */
 void exec_keep_freed_memory(void);
 
+/* Runs every live job of t. On success returns 0 and *out holds the kept
+ * chunks (exec_result_free). On failure returns -1 with the first error. */
 int exec_run(const tile_t *t, const exec_opts_t *o, exec_result_t **out, char *err, size_t errlen);
 /* The data of kept job j (a chunk of a fetched tensor), owned by r. */
 const void *exec_result_chunk(const exec_result_t *r, int32_t j);
