@@ -34,9 +34,8 @@
  * an unknown count): the tree's last combine holds every group at once. */
 #define DF_GB_TREE_CHUNKS 8
 #define DF_GB_TREE_ROWS 1000000
-/* a merge side of at most this many rows and bytes (8 a value), and at
- * most half the other's rows, is read whole by each chunk of the other
- * (tile_merge_bcast) */
+/* the bounds of a merge side read whole by each chunk of the other
+ * (small_beside, tile_merge_bcast): rows, bytes at 8 a value, chunks */
 #define DF_BCAST_ROWS 262144
 #define DF_BCAST_BYTES (64 << 20)
 #define DF_BCAST_CHUNKS 64
