@@ -138,68 +138,21 @@ int dfx_concat(const frame_t *const *parts, int n, frame_t *out, char *err, size
     for (int q = 1; q < n; q++)
         if (parts[q]->ncols != p0->ncols || parts[q]->nidx != p0->nidx)
             return errmsg(err, errlen, "internal: concatenating frames of different shapes");
-    /* columns whose types differ between parts become float64 */
+    /* columns whose types differ between parts: int64 and float64 become
+     * float64 (frame_concat), anything else is refused */
     int nc = p0->ncols + p0->nidx;
-    bool *tofloat = calloc((size_t)nc + 1, 1);
-    if (!tofloat) return oom(err, errlen);
-    bool any = false;
     for (int k = 0; k < nc; k++) {
+        const fcol_t *a = k < p0->ncols ? &p0->cols[k] : &p0->idx[k - p0->ncols];
         for (int q = 1; q < n; q++) {
-            const fcol_t *a = k < p0->ncols ? &p0->cols[k] : &p0->idx[k - p0->ncols];
             const fcol_t *b = k < p0->ncols ? &parts[q]->cols[k] : &parts[q]->idx[k - p0->ncols];
-            if (a->type != b->type) {
-                bool num = (a->type == FT_INT64 || a->type == FT_FLOAT64) &&
-                           (b->type == FT_INT64 || b->type == FT_FLOAT64);
-                if (!num) {
-                    free(tofloat);
-                    return errmsg(err, errlen,
-                                  "concatenating a %s and a %s column is not "
-                                  "supported",
-                                  df_type_name(a->type, false), df_type_name(b->type, false));
-                }
-                tofloat[k] = any = true;
-            }
+            bool num = (a->type == FT_INT64 || a->type == FT_FLOAT64) &&
+                       (b->type == FT_INT64 || b->type == FT_FLOAT64);
+            if (a->type != b->type && !num)
+                return errmsg(err, errlen, "concatenating a %s and a %s column is not supported",
+                              df_type_name(a->type, false), df_type_name(b->type, false));
         }
     }
-    if (!any) {
-        free(tofloat);
-        return frame_concat(parts, n, out) ? oom(err, errlen) : 0;
-    }
-    frame_t *tmp = calloc((size_t)n, sizeof(frame_t));
-    const frame_t **tp = calloc((size_t)n, sizeof(frame_t *));
-    fcol_t *owned = calloc((size_t)n * (size_t)nc + 1, sizeof(fcol_t));
-    int rc = -1;
-    if (!tmp || !tp || !owned) goto done;
-    for (int q = 0; q < n; q++) {
-        const frame_t *s = parts[q];
-        if (shallow(&tmp[q], s->series, s->nrows, s->ncols, s->nidx)) goto done;
-        tmp[q].range_index = s->range_index;
-        memcpy(tmp[q].cols, s->cols, sizeof(fcol_t) * (size_t)s->ncols);
-        memcpy(tmp[q].names, s->names, sizeof(flabel_t) * (size_t)s->ncols);
-        memcpy(tmp[q].idx, s->idx, sizeof(fcol_t) * (size_t)s->nidx);
-        memcpy(tmp[q].idx_names, s->idx_names, sizeof(flabel_t) * (size_t)s->nidx);
-        for (int k = 0; k < nc; k++) {
-            fcol_t *c = k < s->ncols ? &tmp[q].cols[k] : &tmp[q].idx[k - s->ncols];
-            if (!tofloat[k] || c->type == FT_FLOAT64) continue;
-            fcol_t *o = &owned[q * nc + k];
-            if (fcol_alloc(o, FT_FLOAT64, c->n, 0, false)) goto done;
-            for (int64_t i = 0; i < c->n; i++)
-                ((double *)o->data)[i] = (double)((const int64_t *)c->data)[i];
-            *c = *o;
-        }
-        tp[q] = &tmp[q];
-    }
-    rc = frame_concat(tp, n, out) ? -1 : 0;
-done:
-    for (int q = 0; tmp && q < n; q++)
-        frame_free(&tmp[q]);
-    for (int i = 0; owned && i < n * nc; i++)
-        fcol_free(&owned[i]);
-    free(tmp);
-    free(tp);
-    free(owned);
-    free(tofloat);
-    return rc ? oom(err, errlen) : 0;
+    return frame_concat(parts, n, out) ? oom(err, errlen) : 0;
 }
 
 int dfx_assemble(const void *const *blobs, const size_t *lens, int64_t n, frame_t *out, char *err,

@@ -125,6 +125,21 @@ static void jval(wr_t *w, const fcol_t *c, int64_t i)
     }
 }
 
+/* An index label: a float64 level's whole numbers keep their ".0", so that
+ * a client tells a float index from an int64 one (the index has no dtypes
+ * beside it, unlike the columns). */
+static void jlevel(wr_t *w, const fcol_t *c, int64_t i)
+{
+    if (c->type != FT_FLOAT64 || fcol_is_na(c, i) || !isfinite(((const double *)c->data)[i])) {
+        jval(w, c, i);
+        return;
+    }
+    char b[48];
+    int n = fmt_float(b, sizeof b - 2, ((const double *)c->data)[i]);
+    if (n > 0 && (size_t)n < sizeof b - 2 && !strpbrk(b, ".e")) memcpy(b + n, ".0", 3);
+    puts_(w, b);
+}
+
 static bool has_na(const fcol_t *c)
 {
     if (!c->valid) return false;
@@ -139,13 +154,13 @@ static void jindex(wr_t *w, const frame_t *f)
     for (int64_t i = 0; i < f->nrows; i++) {
         if (i) put(w, ", ", 2);
         if (f->nidx == 1) {
-            jval(w, &f->idx[0], i);
+            jlevel(w, &f->idx[0], i);
             continue;
         }
         put(w, "[", 1);
         for (int k = 0; k < f->nidx; k++) {
             if (k) put(w, ", ", 2);
-            jval(w, &f->idx[k], i);
+            jlevel(w, &f->idx[k], i);
         }
         put(w, "]", 1);
     }

@@ -399,22 +399,33 @@ int frame_slice(const frame_t *src, int64_t start, int64_t n, frame_t *out)
     return rc;
 }
 
+static bool numeric_type(int t)
+{
+    return t == FT_INT64 || t == FT_FLOAT64;
+}
+
+/* int64 beside float64 becomes float64 (a chunk where no value went
+ * missing beside one where some did); other differences fail. */
 static int concat_col(const frame_t *const *parts, int n, bool is_idx, int k, int64_t total,
                       fcol_t *out)
 {
     const fcol_t *c0 = is_idx ? &parts[0]->idx[k] : &parts[0]->cols[k];
+    int ty = c0->type;
     bool valid = false;
     int64_t nb = 1;
     for (int p = 0; p < n; p++) {
         const fcol_t *c = is_idx ? &parts[p]->idx[k] : &parts[p]->cols[k];
-        if (c->type != c0->type) return -1;
+        if (c->type != ty) {
+            if (!numeric_type(c->type) || !numeric_type(ty)) return -1;
+            ty = FT_FLOAT64;
+        }
         valid |= c->valid != NULL;
         if (c->type == FT_STRING && __builtin_add_overflow(nb, c->offsets[c->n], &nb)) return -1;
     }
-    if (fcol_alloc(out, (ftype_t)c0->type, total, nb, valid)) return -1;
-    out->unit = c0->unit;
+    if (fcol_alloc(out, (ftype_t)ty, total, nb, valid)) return -1;
+    out->unit = ty == c0->type ? c0->unit : FU_NONE;
     int64_t row = 0, at = 0;
-    size_t w = width((ftype_t)c0->type);
+    size_t w = width((ftype_t)ty);
     for (int p = 0; p < n; p++) {
         const fcol_t *c = is_idx ? &parts[p]->idx[k] : &parts[p]->cols[k];
         if (c->type == FT_STRING) {
@@ -422,13 +433,16 @@ static int concat_col(const frame_t *const *parts, int n, bool is_idx, int k, in
             for (int64_t i = 0; i < c->n; i++)
                 out->offsets[row + i + 1] = at + c->offsets[i + 1];
             at += c->offsets[c->n];
+        } else if (c->type != ty) { /* int64 into float64 */
+            for (int64_t i = 0; i < c->n; i++)
+                ((double *)out->data)[row + i] = (double)((const int64_t *)c->data)[i];
         } else if (c->n) {
             memcpy((char *)out->data + (size_t)row * w, c->data, (size_t)c->n * w);
         }
         if (c->valid) memcpy(out->valid + row, c->valid, (size_t)c->n);
         row += c->n;
     }
-    if (c0->type == FT_STRING) out->bytes[at] = 0;
+    if (ty == FT_STRING) out->bytes[at] = 0;
     return 0;
 }
 

@@ -113,7 +113,8 @@ int frame_take(const frame_t *src, const int64_t *rows, int64_t n, frame_t *out)
 /* Rows [start, start + n) of src. */
 int frame_slice(const frame_t *src, int64_t start, int64_t n, frame_t *out);
 /* The rows of parts[0..n) one after the other; every part must have the
- * same column count and types as parts[0] (labels taken from parts[0]).
+ * same column count and types as parts[0] (labels taken from parts[0]),
+ * but for int64 beside float64, which becomes float64.
  * range_index parts get positions renumbered continuously from 0. */
 int frame_concat(const frame_t *const *parts, int n, frame_t *out);
 

@@ -56,14 +56,22 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* nlargest and nsmallest: the rows with no missing key, stably sorted
- * (descending for nlargest; keep "last": the later of equal rows first),
- * the first n. in_order: the chosen rows in their original order (a
- * chunk's candidates, ranked again with the other chunks'). */
-static int top_n(const df_node_t *d, op_t op, const frame_t *in, bool in_order, frame_t *out,
-                 char *err, size_t errlen)
+/* nlargest and nsmallest, as pandas 1.5's SelectNSeries for one key:
+ * - n at least the row count: every row, stably sorted (descending for
+ *   nlargest; equal keys in their order), missing keys last in their order
+ *   (pandas sorts the whole with sort_values; keep plays no part);
+ * - else the rows with a key, stably sorted with keep "last" taking the
+ *   later of equal rows first, the first n, then rows with a missing key in
+ *   their order while fewer than n.
+ * With several keys a row with any missing key is left out (no padding).
+ * map: a chunk's candidates for the job that ranks them all, in their
+ * original order: n + 1 rows with a key and n + 1 without, so that the
+ * ranking job sees at most n rows only when the whole has at most n. */
+static int top_n(const df_node_t *d, op_t op, const frame_t *in, bool map, frame_t *out, char *err,
+                 size_t errlen)
 {
-    int64_t n = in->nrows, m = 0;
+    int64_t n = in->nrows, m = 0, nna = 0, want = d->n;
+    bool whole = !map && n <= want, back = d->keep == 1 && !whole;
     dfa_keys_t ks = {0};
     ks.nk = d->nkey;
     for (int k = 0; k < d->nkey; k++)
@@ -71,21 +79,36 @@ static int top_n(const df_node_t *d, op_t op, const frame_t *in, bool in_order, 
     bool asc[DF_MAX_KEYS + 1];
     for (int k = 0; k <= DF_MAX_KEYS; k++)
         asc[k] = op == OP_DF_NSMALLEST;
+    /* rows with a key from the front, without one from the back */
     int64_t *rows = dfa_alloc(n + 1, sizeof *rows);
     if (!rows) return oom(err, errlen);
     for (int64_t q = 0; q < n; q++) {
-        int64_t i = d->keep == 1 ? n - 1 - q : q;
+        int64_t i = back ? n - 1 - q : q;
         bool na = false;
         for (int k = 0; k < ks.nk; k++)
             na |= fcol_is_na(ks.k[k], i);
-        if (!na) rows[m++] = i;
+        if (!na)
+            rows[m++] = i;
+        else if (ks.nk == 1)
+            rows[n - 1 - nna++] = i;
     }
     if (dfa_argsort(&ks, asc, rows, m)) {
         free(rows);
         return oom(err, errlen);
     }
-    int64_t take_n = m < d->n ? m : d->n;
-    if (in_order) qsort(rows, (size_t)take_n, sizeof *rows, cmp_i64);
+    /* the missing ones in their order (stored from the end) */
+    if (!back)
+        for (int64_t q = 0; q < nna / 2; q++) {
+            int64_t t = rows[n - nna + q];
+            rows[n - nna + q] = rows[n - 1 - q];
+            rows[n - 1 - q] = t;
+        }
+    int64_t cap = map && want < INT64_MAX ? want + 1 : want;
+    int64_t take_m = m < cap ? m : cap, room = map ? cap : cap - take_m;
+    int64_t take_na = nna < room ? nna : room;
+    memmove(rows + take_m, rows + n - nna, sizeof *rows * (size_t)take_na);
+    int64_t take_n = take_m + take_na;
+    if (map) qsort(rows, (size_t)take_n, sizeof *rows, cmp_i64);
     frame_t s;
     if (shallow_of(in, in->series, NULL, in->ncols, &s)) {
         free(rows);

@@ -598,6 +598,92 @@ def nlargest_dups_sample(data, pdf):
 
 
 @case
+def nlargest_missing_keys(data, pdf):
+    """pandas 1.5's nlargest and nsmallest of one key: when fewer than n
+    rows have a key, rows with a missing key follow, in their order, up to
+    n; when n is at least the row count the whole is sorted, missing keys
+    last (at most 16 keys there: pandas' quicksort is stable only so far).
+    Chunks of a few rows, so the ranking job reads every chunk's
+    candidates."""
+    rng = np.random.default_rng(21)
+    x = rng.integers(0, 6, 30).astype(float)  # ties
+    x[rng.random(30) < 0.45] = np.nan
+    pd.DataFrame({"x": x, "i": np.arange(30)}).to_csv(os.path.join(data, "nl.csv"),
+                                                        index=False)
+    F = pd.read_csv(os.path.join(data, "nl.csv"))
+    short = F.head(12)
+    nodes = [{"key": "f", "op": "dataframe.read_csv", "path": "nl.csv", "chunk_bytes": 20},
+             col("fx", "f", "x"), op("h", "head", "f", n=12)]
+    want = {}
+    for key, src, frame, method, n, keep in (
+            ("a", "f", F, "nlargest", 20, "first"), ("b", "f", F, "nsmallest", 25, "last"),
+            ("c", "f", F, "nlargest", 3, "last"), ("d", "f", F, "nsmallest", 0, "first"),
+            ("e", "h", short, "nlargest", 12, "last"), ("g", "h", short, "nsmallest", 40, "first"),
+            ("s", "fx", F.x, "nlargest", 22, "first")):
+        kw = {"n": n, "keep": keep}
+        if src != "fx":
+            kw["columns"] = ["x"]
+        nodes.append(op(key, method, src, **kw))
+        want[key] = getattr(frame, method)(n, "x", keep=keep) if src != "fx" else \
+            getattr(frame, method)(n, keep=keep)
+    if F.x.notna().sum() >= 20 or short.x.notna().sum() > 16:
+        return "the data no longer has fewer keys than n (%d)" % F.x.notna().sum()
+    return check_frames(data, nodes, want)
+
+
+@case
+def merge_seen_types(data, pdf):
+    """A merge whose order is seen (a groupby with first after it): each
+    chunk of a "right" merge keeps int64 where none of left's values went
+    missing and float64 where some did; the groupby's partials combine
+    them as float64 (they failed with "partials differ in layout")."""
+    L = pdf[["k", "i"]].copy()
+    L["k"] = L["k"] % 3
+    L.to_csv(os.path.join(data, "lt.csv"), index=False)
+    pd.DataFrame({"k": [0, 1, 2, 3], "w": [1.5, -2.0, 3.25, 0.5]}).to_csv(
+        os.path.join(data, "dm.csv"), index=False)
+    Lr = pd.read_csv(os.path.join(data, "lt.csv"))
+    D = pd.read_csv(os.path.join(data, "dm.csv"))
+    nodes = [{"key": "l", "op": "dataframe.read_csv", "path": "lt.csv", "chunk_bytes": 300},
+             col("li", "l", "i"), {"key": "lm", "op": "greater", "inputs": ["li", 5]},
+             {"key": "lf", "op": "dataframe.filter", "inputs": ["l", "lm"]},
+             op("ld", "drop_duplicates", "lf", subset=["k"]),
+             {"key": "d", "op": "dataframe.read_csv", "path": "dm.csv", "chunk_bytes": 6}]
+    want = {}
+    for how in ("right", "outer"):
+        m = Lr[Lr.i > 5].drop_duplicates(subset=["k"]).merge(D, on="k", how=how)
+        nodes += [{"key": "m" + how, "op": "dataframe.merge", "inputs": ["ld", "d"], "on": "k",
+                   "how": how},
+                  {"key": "g" + how, "op": "dataframe.groupby_agg", "inputs": ["m" + how],
+                   "by": ["k"], "agg": {"f": ["i", "first"], "x": ["i", "max"],
+                                        "w": ["w", "last"]}}]
+        want["g" + how] = m.groupby("k").agg(f=("i", "first"), x=("i", "max"), w=("w", "last"))
+    return check_frames(data, nodes, want)
+
+
+@case
+def float_index_labels(data, pdf):
+    """A float64 index keeps its whole numbers' ".0" in the JSON result (the
+    index has no dtypes beside it): value_counts of a float column."""
+    nodes = [CSV, col("ff", "t", "f"), {"key": "fr", "op": "floor", "inputs": ["ff"]},
+             {"key": "vc", "op": "dataframe.value_counts", "inputs": ["fr"]}]
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["vc"]}, data)
+    try:
+        if rc != 0:
+            return "exit %d: %s" % (rc, err.strip()[:300])
+        with open(os.path.join(out, "vc.json")) as f:
+            got = json.load(f)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    want = np.floor(pdf.f).value_counts()
+    if not got["index"] or not all(isinstance(v, float) for v in got["index"] if v is not None):
+        return "index labels %r: not floats" % got["index"][:8]
+    if sorted(got["index"]) != sorted(float(v) for v in want.index):
+        return "labels %r vs pandas %r" % (got["index"], list(want.index))
+    return ""
+
+
+@case
 def selection_rejects(data, pdf):
     base = [CSV, op("sg", "set_index", "t", keys="g")]
     for node, words in (

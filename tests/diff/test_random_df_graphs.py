@@ -6,16 +6,19 @@ keys, floats with NaN, ints, bools; 0..400 rows) and a small dimension
 table, then builds a chain of 1..5 steps on `read_csv` with uneven chunks
 (`chunk_bytes` from 60 to 4000 bytes, so from one chunk to dozens):
 filters by a comparison of a column with a literal, `query`, `dropna`,
-`sort_values` on one or two columns, `head`, column selection, `assign` of
-a computed column, a running `cumsum` over the numeric columns, and a
-`merge` with the dimension table, any `how` (after which no step depends
-on the row order, and after a right or outer one the dtypes are compared
-as relax() says); then, often, a last step that reduces:
-`groupby_agg` (one or two keys, several aggregations), `describe`, `sum`,
-`mean`, `nunique`, `value_counts`. Every graph runs in mars-run, and each
-fetched frame must equal pandas' answer (values, index, column names and
-dtypes; rows after a merge compared as a multiset; value_counts as counts
-per value in descending order, ties in any order).
+`sort_values` on one or two columns, `head`, `tail`, column selection,
+`assign` of a computed column, running ops over the numeric columns
+(`cumsum`, `cummax`, `cummin`, `diff`, `shift`), `fillna` (ffill, bfill or
+a value), `drop_duplicates`, `nlargest`/`nsmallest`, `set_index` and
+`reset_index`, `sort_index`, and a `merge` with the dimension table, any
+`how` (after a right or outer one the dtypes are compared as relax()
+says); then, often, a last step that reduces: `groupby_agg` (one or two
+keys, several aggregations, `first` and `last` among them), `describe`,
+`sum`, `mean`, `nunique`, `value_counts`. Every graph runs in mars-run,
+and each fetched frame must equal pandas' answer (values, index, column
+names and dtypes; rows in pandas' order, a merge's included, but after an
+outer merge with an empty side; value_counts as counts per value in
+descending order, ties in any order).
 
 Environment: MARS_DIFF_SEED (default 20261123), MARS_DF_GRAPHS (default 60).
 """
@@ -76,6 +79,8 @@ class Gen:
         self.merge_in = None  # (left, right, how) of the merge
         self.counts = False  # value_counts: ties come in no promised order
         self.loose = False  # after a right or outer merge: relax()
+        self.index = None  # the column set_index made the index
+        self.filled = False  # a fillna by method: no merge after it
 
     def add(self, node):
         self.n += 1
@@ -88,14 +93,12 @@ class Gen:
 
     def step(self):
         r = self.rng
-        moves = [self.filter, self.query, self.sort, self.select, self.assign, self.dropna,
-                 self.merge]
-        if not self.merged:
-            # a merge's row order is its own (pandas promises none either,
-            # and the rows after one are compared as a multiset): nothing
-            # that depends on the order follows one
-            moves += [self.head, self.cumsum]
-        r.choice(moves)()
+        # a merge keeps pandas' row order and index (docs/graph-format.md),
+        # so head and cumsum may follow one too
+        r.choice([self.filter, self.query, self.sort, self.select, self.assign, self.dropna,
+                  self.merge, self.head, self.cumsum, self.running, self.fillna, self.tail,
+                  self.dedup, self.nlargest, self.set_index, self.reset_index,
+                  self.sort_index])()
 
     def filter(self):
         cs = self.numeric()
@@ -162,7 +165,7 @@ class Gen:
             pass  # x keeps its float type in pandas after dropna
 
     def merge(self):
-        if self.merged or self.cols.get("k") != "str":
+        if self.merged or self.filled or self.cols.get("k") != "str":
             return
         # the table in many chunks (a hash merge) or in one (read whole by
         # each chunk of the other side, DFJ_MERGE_BCAST)
@@ -175,6 +178,76 @@ class Gen:
         self.loose = how in ("right", "outer")
         self.cols["w"] = "float"
         self.merged = True
+        self.index = None  # a merge on columns numbers its rows anew
+
+    def running(self):
+        cs = self.numeric()
+        if not cs:
+            return
+        self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": cs})
+        self.cols = {c: self.cols[c] for c in cs}
+        op, kw = self.rng.choice([("cummax", {}), ("cummin", {}), ("diff", {"periods": 1}),
+                                  ("diff", {"periods": -2}), ("shift", {"periods": 1}),
+                                  ("shift", {"periods": -3})])
+        self.cur = self.add(dict({"op": "dataframe." + op, "inputs": [self.cur]}, **kw))
+        if op in ("diff", "shift"):  # a missing value at an end: float64
+            self.cols = {c: "float" for c in cs}
+
+    def fillna(self):
+        if self.rng.random() < 0.5:
+            self.cur = self.add({"op": "dataframe.fillna", "inputs": [self.cur],
+                                 "method": self.rng.choice(["ffill", "bfill"])})
+            # pandas 1.5 then makes a string column whose values are all
+            # missing float64 (its downcast after the fill), and refuses a
+            # merge of it with a string key; the engine keeps it a string
+            self.filled = True
+        elif self.cols.get("x") == "float":
+            self.cur = self.add({"op": "dataframe.fillna", "inputs": [self.cur],
+                                 "value": {"x": self.rng.choice([0.0, -1.5])}})
+
+    def tail(self):
+        self.cur = self.add({"op": "dataframe.tail", "inputs": [self.cur],
+                             "n": self.rng.choice([0, 1, 4, 30, 500])})
+
+    def dedup(self):
+        names = list(self.cols)
+        sub = self.rng.sample(names, min(len(names), self.rng.randint(1, 2)))
+        self.cur = self.add({"op": "dataframe.drop_duplicates", "inputs": [self.cur],
+                             "subset": sub,
+                             "keep": self.rng.choice(["first", "last", False])})
+
+    def nlargest(self):
+        cs = [c for c in ("x", "y", "w") if self.cols.get(c) in ("int", "float")]
+        if not cs:
+            return
+        self.cur = self.add({"op": "dataframe." + self.rng.choice(["nlargest", "nsmallest"]),
+                             "inputs": [self.cur], "n": self.rng.choice([1, 5, 40]),
+                             "columns": [self.rng.choice(cs)],
+                             "keep": self.rng.choice(["first", "last"])})
+
+    def set_index(self):
+        # an int column as the index; reset_index brings it back
+        if self.index or self.cols.get("g") != "int" or len(self.cols) < 2:
+            return
+        self.cur = self.add({"op": "dataframe.set_index", "inputs": [self.cur], "keys": "g"})
+        del self.cols["g"]
+        self.index = "g"
+
+    def reset_index(self):
+        drop = self.rng.random() < 0.4 or (not self.index and "index" in self.cols)
+        self.cur = self.add({"op": "dataframe.reset_index", "inputs": [self.cur], "drop": drop})
+        if not drop:
+            name = self.index or "index"
+            self.cols = dict({name: "int"}, **self.cols)
+        self.index = None
+
+    def sort_index(self):
+        # unique labels only: pandas' default sort of equal labels is no
+        # stable one (docs/graph-format.md, sort_index)
+        if self.index:
+            return
+        self.cur = self.add({"op": "dataframe.sort_index", "inputs": [self.cur],
+                             "ascending": self.rng.random() < 0.5})
 
     def cumsum(self):
         cs = self.numeric()
@@ -192,7 +265,8 @@ class Gen:
             by = self.rng.sample(keys, self.rng.randint(1, len(keys)))
             aggs = {}
             for i, c in enumerate(self.rng.sample(cs, min(len(cs), 3))):
-                fn = self.rng.choice(["sum", "mean", "min", "max", "count", "size"])
+                fn = self.rng.choice(["sum", "mean", "min", "max", "count", "size", "first",
+                                  "last"])
                 aggs["o%d" % i] = [c, fn]
             self.cur = self.add({"op": "dataframe.groupby_agg", "inputs": [self.cur], "by": by,
                                  "agg": aggs})
@@ -226,10 +300,9 @@ def relax(got, want):
     if isinstance(want, pd.Series):
         if got.get("dtype") == "float64" and str(want.dtype) == "int64":
             want = want.astype("float64")
-        if isinstance(want.index, pd.Index) and want.index.dtype == "float64" and \
-                all(isinstance(v, int) for v in got.get("index", [])) and \
-                all(float(v).is_integer() for v in want.index):
-            want.index = want.index.astype("int64")
+        if isinstance(want.index, pd.Index) and want.index.dtype == "int64" and \
+                all(isinstance(v, float) for v in got.get("index", [])):
+            want.index = want.index.astype("float64")  # value_counts of such a column
         return want
     if not isinstance(want, pd.DataFrame) or "dtypes" not in got:
         return want
@@ -241,6 +314,35 @@ def relax(got, want):
         elif ours == "bool" and theirs == "object" and want[c].map(
                 lambda v: isinstance(v, (bool, np.bool_))).all():
             want[c] = want[c].astype("bool")
+    return want
+
+
+def relax_empty(got, want):
+    """An empty frame's object columns as the engine types them: pandas 1.5
+    gives an empty inner merge an object index, so a reset_index after it
+    makes an object column where the engine keeps int64
+    (docs/graph-format.md, "Where results differ from pandas")."""
+    if not isinstance(want, pd.DataFrame) or len(want) or "dtypes" not in got:
+        return want
+    want = want.copy()
+    for c in want.columns:
+        ours = got["dtypes"].get(str(c))
+        if str(want[c].dtype) == "object" and ours in ("int64", "float64", "bool"):
+            want[c] = want[c].astype(ours)
+    return want
+
+
+def relax_filled(got, want):
+    """After a fillna by method, pandas 1.5 makes a string column whose
+    values are all missing float64 (it downcasts what it filled); the
+    engine keeps the column's type."""
+    if not isinstance(want, pd.DataFrame) or "dtypes" not in got:
+        return want
+    want = want.copy()
+    for c in want.columns:
+        if got["dtypes"].get(str(c)) == "object" and str(want[c].dtype) == "float64" and \
+                want[c].isna().all():
+            want[c] = pd.Series([None] * len(want), index=want.index, dtype=object)
     return want
 
 
@@ -260,6 +362,24 @@ def same_counts(got, want):
     return ""
 
 
+def tie_order_unspecified(doc, values):
+    """pandas 1.5's nlargest and nsmallest sort the whole input with
+    sort_values' default quicksort when n is at least its row count; numpy's
+    quicksort is stable only up to 16 values, so the order of equal keys
+    beyond that is pandas' own accident (the engine keeps them in their
+    order; docs/graph-format.md)."""
+    for n in doc["nodes"]:
+        if n["op"] not in ("dataframe.nlargest", "dataframe.nsmallest"):
+            continue
+        f = values.get(n["inputs"][0])
+        if f is None or len(f) > n["n"]:
+            continue
+        keys = f[n["columns"][0]].dropna()
+        if len(keys) > 16 and keys.duplicated().any():
+            return True
+    return False
+
+
 def run(doc, data):
     out = tempfile.mkdtemp(prefix="mars-rdf-")
     p = subprocess.run([harness.mars_run_path(), "-", "-o", out, "--data-dir", data],
@@ -271,6 +391,7 @@ def main():
     seed = int(os.environ.get("MARS_DIFF_SEED", "20261123"))
     n_graphs = int(os.environ.get("MARS_DF_GRAPHS", "60"))
     suite = harness.Suite("test_random_df_graphs")
+    discarded = 0
     data = tempfile.mkdtemp(prefix="mars-rdf-data-")
     try:
         for gid in range(n_graphs):
@@ -285,6 +406,9 @@ def main():
             try:
                 values = pdref.evaluate(doc, data)
                 want = values[g.cur]
+                if tie_order_unspecified(doc, values):
+                    discarded += 1
+                    continue
             except Exception as e:  # noqa: BLE001 - pandas refuses it: so must the engine
                 # (a key column whose values are all missing is float64 in
                 # both, and a merge of it with a string key is refused)
@@ -306,6 +430,10 @@ def main():
                     got = json.load(f)
                 if g.loose:
                     want = relax(got, want)
+                if g.merged:
+                    want = relax_empty(got, want)
+                if g.filled:
+                    want = relax_filled(got, want)
                 # a merge's rows come in pandas' order, with its index,
                 # but for an outer merge with an empty side (pandas gives
                 # the other side's order; docs/graph-format.md)
@@ -321,6 +449,8 @@ def main():
                 shutil.rmtree(out, ignore_errors=True)
     finally:
         shutil.rmtree(data, ignore_errors=True)
+    print("# %d graphs discarded: an nlargest or nsmallest that pandas sorts whole with "
+          "an unstable quicksort, over ties (tie_order_unspecified)" % discarded)
     suite.finish()
 
 

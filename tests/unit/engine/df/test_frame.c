@@ -1,6 +1,7 @@
 /* test_frame.c: the frame blob of engine/df/frame.h: a round trip of every
  * column type with NA, labels and a MultiIndex; every truncation and a
- * corrupted descriptor refused by frame_view; take, slice and concat. */
+ * corrupted descriptor refused by frame_view; take, slice and concat (int64
+ * beside float64 made float64). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -122,11 +123,47 @@ static void test_rows(void **state)
     frame_free(&f);
 }
 
+/* int64 beside float64 becomes float64 (a merge's chunk where no value went
+ * missing beside one where some did); int64 beside a string fails. */
+static void test_concat_mixed(void **state)
+{
+    frame_t a, b, c, d;
+    assert_int_equal(frame_alloc(&a, false, 2, 1, 1), 0);
+    assert_int_equal(frame_alloc(&b, false, 1, 1, 1), 0);
+    assert_int_equal(fcol_alloc(&a.cols[0], FT_INT64, 2, 0, false), 0);
+    assert_int_equal(fcol_alloc(&b.cols[0], FT_FLOAT64, 1, 0, false), 0);
+    assert_int_equal(fcol_alloc(&a.idx[0], FT_INT64, 2, 0, false), 0);
+    assert_int_equal(fcol_alloc(&b.idx[0], FT_INT64, 1, 0, false), 0);
+    ((int64_t *)a.cols[0].data)[0] = -3;
+    ((int64_t *)a.cols[0].data)[1] = (int64_t)1 << 40;
+    ((double *)b.cols[0].data)[0] = NAN;
+    const frame_t *parts[2] = {&a, &b}, *back[2] = {&b, &a};
+    assert_int_equal(frame_concat(parts, 2, &c), 0);
+    assert_int_equal(c.cols[0].type, FT_FLOAT64);
+    assert_int_equal(c.idx[0].type, FT_INT64);
+    assert_true(((double *)c.cols[0].data)[0] == -3.0);
+    assert_true(((double *)c.cols[0].data)[1] == 1099511627776.0);
+    assert_true(isnan(((double *)c.cols[0].data)[2]));
+    assert_int_equal(frame_concat(back, 2, &d), 0);
+    assert_int_equal(d.cols[0].type, FT_FLOAT64);
+    assert_true(((double *)d.cols[0].data)[1] == -3.0);
+    frame_free(&c);
+    frame_free(&d);
+    fcol_free(&b.cols[0]);
+    assert_int_equal(fcol_alloc(&b.cols[0], FT_STRING, 1, 2, false), 0);
+    memcpy(b.cols[0].bytes, "x", 2);
+    b.cols[0].offsets[1] = 1;
+    assert_int_equal(frame_concat(parts, 2, &c), -1);
+    frame_free(&a);
+    frame_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_concat_mixed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
