@@ -1247,9 +1247,7 @@ static int merge_conform(frame_t *f, const df_node_t *d, char *err, size_t errle
         int want = col ? d->cols[k].type : d->idx[k - f->ncols].type;
         if (c->type != FT_INT64 || want != FT_FLOAT64) continue;
         fcol_t o;
-        if (fcol_alloc(&o, FT_FLOAT64, c->n, 0, false)) return oom(err, errlen);
-        for (int64_t i = 0; i < c->n; i++)
-            ((double *)o.data)[i] = (double)((const int64_t *)c->data)[i];
+        if (fcol_widen(c, &o)) return oom(err, errlen);
         fcol_free(c);
         *c = o;
     }

@@ -108,6 +108,15 @@ void frame_free(frame_t *f)
     memset(f, 0, sizeof *f);
 }
 
+int fcol_widen(const fcol_t *c, fcol_t *out)
+{
+    if (c->type != FT_INT64) return -1;
+    if (fcol_alloc(out, FT_FLOAT64, c->n, 0, false)) return -1;
+    for (int64_t i = 0; i < c->n; i++)
+        ((double *)out->data)[i] = (double)((const int64_t *)c->data)[i];
+    return 0;
+}
+
 int fcol_copy(const fcol_t *c, fcol_t *out)
 {
     int64_t nb = c->type == FT_STRING ? c->offsets[c->n] + 1 : 0;

@@ -83,6 +83,9 @@ void frame_free(frame_t *f);
 
 /* A deep copy of column c (rows [0, c->n)). */
 int fcol_copy(const fcol_t *c, fcol_t *out);
+/* An int64 column's values as float64 (int64 columns have no missing
+ * values); -1 for another type or out of memory. */
+int fcol_widen(const fcol_t *c, fcol_t *out);
 
 /* Value access. */
 static inline bool fcol_is_na(const fcol_t *c, int64_t i)

@@ -351,14 +351,26 @@ int df_range_partition(const frame_t *in, const frame_t *splitters, const sort_s
     dfa_keys_t ks = {0}, sk = {0};
     if (keys_of(in, s, false, &ks, err, errlen) || keys_of(splitters, s, true, &sk, err, errlen))
         return -1;
-    for (int k = 0; k < s->nby; k++)
-        if (ks.k[k]->type != sk.k[k]->type)
-            return errmsg(err, errlen, "sort_values: key %d is %d in the chunk, %d in splitters", k,
-                          ks.k[k]->type, sk.k[k]->type);
+    /* an int64 key beside float64 splitters (or the reverse: a merge's
+     * chunk where no value went missing beside one where some did) is
+     * compared as float64, as the parts concatenate it */
+    fcol_t wide[DF_MAX_KEYS] = {{0}};
     int64_t n = in->nrows, ns = splitters->nrows;
     int64_t *part = dfa_alloc(n, sizeof *part), *start = dfa_alloc(ns + 2, sizeof *start);
     int64_t *rows = dfa_alloc(n, sizeof *rows);
     int64_t made = 0;
+    for (int k = 0; k < s->nby; k++) {
+        if (ks.k[k]->type == sk.k[k]->type) continue;
+        const fcol_t **narrow = ks.k[k]->type == FT_INT64 ? &ks.k[k] : &sk.k[k];
+        if ((*narrow == ks.k[k] ? sk.k[k] : ks.k[k])->type != FT_FLOAT64 ||
+            (*narrow)->type != FT_INT64) {
+            errmsg(err, errlen, "sort_values: key %d is %d in the chunk, %d in splitters", k,
+                   ks.k[k]->type, sk.k[k]->type);
+            goto fail;
+        }
+        if (fcol_widen(*narrow, &wide[k])) goto nomem;
+        *narrow = &wide[k];
+    }
     if (!part || !start || !rows) goto nomem;
     memset(start, 0, (size_t)(ns + 2) * sizeof *start);
     for (int64_t i = 0; i < n; i++) {
@@ -384,17 +396,23 @@ int df_range_partition(const frame_t *in, const frame_t *splitters, const sort_s
         if (frame_take(in, rows + lo, start[p] - lo, &outs[p])) goto nomem;
         made++;
     }
+    for (int k = 0; k < s->nby; k++)
+        fcol_free(&wide[k]);
     free(part);
     free(start);
     free(rows);
     return 0;
 nomem:
+    errmsg(err, errlen, "sort_values: out of memory partitioning %lld rows", (long long)n);
+fail:
     for (int64_t p = 0; p < made; p++)
         frame_free(&outs[p]);
+    for (int k = 0; k < s->nby; k++)
+        fcol_free(&wide[k]);
     free(part);
     free(start);
     free(rows);
-    return errmsg(err, errlen, "sort_values: out of memory partitioning %lld rows", (long long)n);
+    return -1;
 }
 
 int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, frame_t *out, char *err,

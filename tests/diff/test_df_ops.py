@@ -636,7 +636,9 @@ def merge_seen_types(data, pdf):
     """A merge whose order is seen (a groupby with first after it): each
     chunk of a "right" merge keeps int64 where none of left's values went
     missing and float64 where some did; the groupby's partials combine
-    them as float64 (they failed with "partials differ in layout")."""
+    them as float64 (they failed with "partials differ in layout"), and a
+    sort by that column compares int64 chunks with float64 splitters (it
+    failed with "key 0 is 0 in the chunk, 1 in splitters")."""
     L = pdf[["k", "i"]].copy()
     L["k"] = L["k"] % 3
     L.to_csv(os.path.join(data, "lt.csv"), index=False)
@@ -656,8 +658,11 @@ def merge_seen_types(data, pdf):
                    "how": how},
                   {"key": "g" + how, "op": "dataframe.groupby_agg", "inputs": ["m" + how],
                    "by": ["k"], "agg": {"f": ["i", "first"], "x": ["i", "max"],
-                                        "w": ["w", "last"]}}]
+                                        "w": ["w", "last"]}},
+                  {"key": "s" + how, "op": "dataframe.sort_values", "inputs": ["m" + how],
+                   "by": ["i"], "ascending": [False]}]
         want["g" + how] = m.groupby("k").agg(f=("i", "first"), x=("i", "max"), w=("w", "last"))
+        want["s" + how] = m.sort_values("i", ascending=False, kind="mergesort")
     return check_frames(data, nodes, want)
 
 
