@@ -1855,6 +1855,12 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         const df_col_t *c = &s->cols[d->key[k]];
         if (set_like(&d->idx[k], c)) return XFAIL(n, "out of memory");
     }
+    /* a transform's rows with a missing key are in no group: NaN, so an
+     * int64 sum, min, max or count is float64 where a key may be missing (a key
+     * that is not plain int64) */
+    bool may_miss = false;
+    for (int k = 0; k < d->nkey; k++)
+        may_miss |= s->cols[d->key[k]].type != FT_INT64 || s->cols[d->key[k]].unit != FU_NONE;
     for (int v = 0; v < d->nsel; v++) {
         const df_col_t *c = &s->cols[d->sel[v]];
         int f = d->pv_agg;
@@ -1862,6 +1868,7 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
                 : f == DF3_AGG_COUNT                                         ? FT_INT64
                 : (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX) ? c->type
                                                                              : FT_FLOAT64;
+        if (t == FT_INT64 && may_miss) t = FT_FLOAT64;
         if (set_col(&d->cols[v], c->name, c->is_int, t)) return XFAIL(n, "out of memory");
     }
     d->nrows = tf ? s->nrows : -1;

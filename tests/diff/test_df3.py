@@ -358,6 +358,20 @@ def groupby_more(data, L, R, U):
         want["tn_" + f] = (L.groupby(["s"])[["i", "f"]].transform(f), "exact")
     nodes.append(op("tc", "groupby_transform", "t", by=["k"], func="count"))
     want["tc"] = (L.groupby(["k"])[["i", "f", "b", "s", "g"]].transform("count"), "exact")
+    # by a key with missing values: the rows in no group make an int64
+    # column float64 (typed so when validated), and the ops after it read
+    # float64 (they read its bits as int64 before: garbage)
+    for f in ("sum", "count", "max"):
+        nodes += [op("tx_" + f, "groupby_transform", "t1", by=["s"], func=f, columns=["i"]),
+                  op("tr_" + f, "round", "tx_" + f, decimals=0),
+                  op("tl_" + f, "clip", "tx_" + f, upper=40),
+                  op("tu_" + f, "cumsum", "tx_" + f),
+                  op("tp_" + f, "replace", "tx_" + f, to_replace=3, value=-1)]
+        tx = L.groupby(["s"])[["i"]].transform(f)
+        want["tr_" + f] = (tx.round(0), "exact")
+        want["tl_" + f] = (tx.clip(upper=40), "exact")
+        want["tu_" + f] = (tx.cumsum(), "exact")
+        want["tp_" + f] = (tx.replace(3, -1), "exact")
     return check(data, nodes, want)
 
 
