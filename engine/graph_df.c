@@ -3534,6 +3534,17 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         set_frame_shape(n, n->df->session_vk);
         return 0;
     }
+    /* a pivot_table with "columns" has its column names only when it runs:
+     * every op after it would see a frame of no columns */
+    for (int j = 0; j < n->n_in; j++) {
+        const graph_node_t *M = n->in[j].node >= 0 ? &g->nodes[n->in[j].node] : NULL;
+        if (M && M->op == OP_DF_PIVOT_TABLE && M->df && M->df->pv_col >= 0)
+            return XFAIL(n,
+                         "input \"%s\" (dataframe.pivot_table with \"columns\") has its "
+                         "column names only when it runs; fetch it instead (no op may "
+                         "follow it)",
+                         M->key);
+    }
     if (op_kind(n->op) != OPK_DF) {
         bool frames = false;
         for (int j = 0; j < n->n_in; j++) {

@@ -325,6 +325,15 @@ def pivot_table_rejects(data, L, R, U):
         why = rejected(data, [CSV, op("x", "pivot_table", "t", **extra)], "x", words)
         if why:
             return "%r: %s" % (extra, why)
+    # with "columns" its column names come only when it runs: no op may
+    # follow it (they saw a frame of no columns: sum gave an empty Series)
+    pv = op("p", "pivot_table", "t", values="f", index="g", columns="k", aggfunc="sum")
+    for after in (op("x", "sum", "p"), op("x", "cumsum", "p"), op("x", "reset_index", "p"),
+                  op("x", "to_tensor", "p"), {"key": "x", "op": "multiply", "inputs": ["p", 2]}):
+        why = rejected(data, [CSV, pv, after], "x", ["pivot_table with \"columns\"",
+                                                     "fetch it instead"])
+        if why:
+            return "%s after pivot_table: %s" % (after["op"], why)
     return ""
 
 
