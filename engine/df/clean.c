@@ -388,13 +388,15 @@ static int replace_col(const df_node_t *d, const fcol_t *c, int to, fcol_t *o)
         free(ln);
         return rc;
     }
-    /* numbers and bools: the output type is the schema's unless no value
-     * matched (pandas keeps the dtype then) */
+    /* numbers and bools: the output type is the schema's in every chunk
+     * (an int64 column replaced by a non-integer is float64 even in a
+     * chunk where nothing matched: pandas decides over the whole column,
+     * so head() of such a chunk must not say int64) */
     bool hit = false;
     for (int64_t i = 0; i < n && !hit; i++)
         for (int q = 0; q < d->nlit && !hit; q++)
             hit = lit_eq(c, i, &d->lits[q]);
-    if (!hit) return fcol_copy(c, o);
+    if (!hit && to == c->type) return fcol_copy(c, o);
     bool na = to == FT_BOOL && c->valid;
     if (fcol_alloc(o, (ftype_t)to, n, 0, na)) return -1;
     for (int64_t i = 0; i < n; i++) {

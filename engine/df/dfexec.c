@@ -716,18 +716,22 @@ static void part_i(part_t *p, dfred_t r, const int64_t *x, int64_t n, int64_t st
 {
     p->cnt = (double)n;
     uint64_t s = 0, pr = 1;
-    double ds = 0;
+    double ds = 0, dp = 1;
     for (int64_t i = 0; i < n; i++) {
         int64_t v = x[i * st];
         s += (uint64_t)v;
         ds += (double)v;
-        if (r == DFR_PROD) pr *= (uint64_t)v;
+        if (r == DFR_PROD) {
+            pr *= (uint64_t)v;
+            dp *= (double)v;
+        }
         if (v < p->imn) p->imn = v;
         if (v > p->imx) p->imx = v;
     }
     p->isum = (int64_t)s;
     p->iprod = (int64_t)pr;
     p->sum = ds;
+    p->prod = dp; /* the float fields too: see part_merge */
     if (r == DFR_STD || r == DFR_VAR) {
         double mean = n > 0 ? ds / (double)n : 0, m2 = 0;
         for (int64_t i = 0; i < n; i++) {
@@ -759,8 +763,27 @@ static void part_b(part_t *p, const uint8_t *x, const uint8_t *valid, int64_t n,
     p->m2 = (double)t * (1 - mean) * (1 - mean) + (double)(c - t) * mean * mean;
 }
 
-static void part_merge(part_t *a, const part_t *b)
+/* An int partial as a float one (its sum, m2 and prod are kept as doubles
+ * too). */
+static void part_to_float(part_t *p)
 {
+    if (p->kind != 1) return;
+    p->kind = 0;
+    p->mn = p->cnt > 0 ? (double)p->imn : INFINITY;
+    p->mx = p->cnt > 0 ? (double)p->imx : -INFINITY;
+}
+
+static void part_merge(part_t *a, const part_t *b_)
+{
+    /* a column int64 in some chunks and float64 in others (a merge's
+     * chunk where no value went missing, a replace that matched nothing
+     * there): the whole is float64, as pandas' column */
+    part_t bf = *b_;
+    const part_t *b = &bf;
+    if (a->kind != bf.kind && a->kind <= 1 && bf.kind <= 1) {
+        part_to_float(a);
+        part_to_float(&bf);
+    }
     double n = a->cnt + b->cnt;
     if (n > 0 && a->cnt > 0 && b->cnt > 0) {
         double d = b->sum / b->cnt - a->sum / a->cnt;

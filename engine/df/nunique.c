@@ -52,6 +52,13 @@ nomem:
     return errmsg(err, errlen, "nunique: out of memory for %lld rows", (long long)n);
 }
 
+/* int64 and float64 sets may meet: a column int64 in the chunks where no
+ * value went missing (a merge's) and float64 in the others */
+static bool numeric_set(char type_byte)
+{
+    return type_byte == '0' + FT_INT64 || type_byte == '0' + FT_FLOAT64;
+}
+
 static int check_partial(const frame_t *p, const frame_t *first, char *err, size_t errlen)
 {
     if (p->ncols != first->ncols)
@@ -64,7 +71,9 @@ static int check_partial(const frame_t *p, const frame_t *first, char *err, size
         for (int64_t r = 0; r < x->n; r++) {
             int64_t len;
             const char *s = fcol_str(x, r, &len);
-            if (len < 1 || s[0] < '0' || s[0] > '0' + FT_STRING || s[0] != first->cols[c].bytes[0])
+            if (len < 1 || s[0] < '0' || s[0] > '0' + FT_STRING ||
+                (s[0] != first->cols[c].bytes[0] &&
+                 !(numeric_set(s[0]) && numeric_set(first->cols[c].bytes[0]))))
                 return errmsg(err, errlen, "nunique: partial column %d has a bad set", c);
         }
     }
@@ -91,10 +100,20 @@ int df_nunique_combine(const frame_t *const *parts, int n, frame_t *out, char *e
             total += parts[p]->cols[c].offsets[1];
         char *bytes = dfa_alloc(total, 1);
         if (!bytes) goto nomem;
+        ftype_t t = (ftype_t)(parts[0]->cols[c].bytes[0] - '0');
+        for (int p = 1; p < n; p++)
+            if (parts[p]->cols[c].bytes[0] != '0' + (char)t) t = FT_FLOAT64; /* int64 beside */
         int64_t at = 0;
         for (int p = 0; p < n; p++) {
             const fcol_t *x = &parts[p]->cols[c];
             memcpy(bytes + at, x->bytes, (size_t)x->offsets[1]);
+            if (t == FT_FLOAT64 && x->bytes[0] == '0' + FT_INT64) /* the values as float64 */
+                for (int64_t q = 1; q + 8 <= x->offsets[1]; q += 8) {
+                    int64_t iv;
+                    memcpy(&iv, x->bytes + q, 8);
+                    double dv = (double)iv;
+                    memcpy(bytes + at + q, &dv, 8);
+                }
             off2[2 * p] = at + 1;
             at += x->offsets[1];
             off2[2 * p + 1] = at;
@@ -104,7 +123,6 @@ int df_nunique_combine(const frame_t *const *parts, int n, frame_t *out, char *e
         bytes[at] = 0;
         fcol_t enc = {.type = FT_STRING, .n = 2 * (int64_t)n, .offsets = off2, .bytes = bytes};
         fcol_t set;
-        ftype_t t = (ftype_t)(parts[0]->cols[c].bytes[0] - '0');
         int rc = dfa_set_union(t, &enc, rows, in_off, 1, &set);
         free(bytes);
         if (rc) goto nomem;

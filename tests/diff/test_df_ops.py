@@ -481,13 +481,24 @@ def rename_drop_replace(data, pdf):
              op("r3", "replace", "t", to_replace={"nice": "NICE", "lyon": "LYON"}),
              op("r4", "replace", "ii", to_replace=5, value=0.5),
              op("r5", "replace", "ff", to_replace=None, value=0),
-             op("r6", "replace", "ii", to_replace=1000, value=0.5)]
+             op("r6", "replace", "ii", to_replace=1000, value=0.5),
+             op("r7", "replace", "ii", to_replace=int(pdf.i.iloc[-1]), value=0.5),
+             op("r8", "head", "r7", n=4)]
     return check_frames(data, nodes, {
         "rn": pdf.rename(columns={"i": "ii", "s": "city", "nope": "x"}),
         "dr": pdf.drop(columns=["b", "g"]), "d1": pdf.drop(columns="s"),
         "r1": pdf.replace("paris", "PARIS"), "r2": pdf.i.replace([1, 2, 3], [10, 20, 30]),
         "r3": pdf.replace({"nice": "NICE", "lyon": "LYON"}), "r4": pdf.i.replace(5, 0.5),
-        "r5": pdf.f.replace(np.nan, 0), "r6": pdf.i.replace(1000, 0.5)})
+        "r5": pdf.f.replace(np.nan, 0),
+        # nothing matches 1000: pandas keeps int64, the engine types the
+        # column float64 when it validates (docs/graph-format.md)
+        "r6": pdf.i.replace(1000, 0.5).astype("float64"),
+        # only the last chunk holds the value: the first chunk is float64
+        # too (head said int64 before)
+        "r7": pdf.i.replace(int(pdf.i.iloc[-1]), 0.5),
+        "r8": pdf.i.replace(int(pdf.i.iloc[-1]), 0.5).head(4)},
+        extra=lambda got: "" if int(pdf.i.iloc[-1]) not in set(pdf.i.head(4)) else
+        "the first rows hold the replaced value: r8 checks nothing")
 
 
 @case
@@ -638,7 +649,9 @@ def merge_seen_types(data, pdf):
     missing and float64 where some did; the groupby's partials combine
     them as float64 (they failed with "partials differ in layout"), and a
     sort by that column compares int64 chunks with float64 splitters (it
-    failed with "key 0 is 0 in the chunk, 1 in splitters")."""
+    failed with "key 0 is 0 in the chunk, 1 in splitters"), and sum, max
+    and nunique after a filter combine int64 and float64 partials (the sum
+    left the int64 chunks out, nunique failed)."""
     L = pdf[["k", "i"]].copy()
     L["k"] = L["k"] % 3
     L.to_csv(os.path.join(data, "lt.csv"), index=False)
@@ -660,9 +673,23 @@ def merge_seen_types(data, pdf):
                    "by": ["k"], "agg": {"f": ["i", "first"], "x": ["i", "max"],
                                         "w": ["w", "last"]}},
                   {"key": "s" + how, "op": "dataframe.sort_values", "inputs": ["m" + how],
-                   "by": ["i"], "ascending": [False]}]
+                   "by": ["i"], "ascending": [False]},
+                  col("w" + how, "m" + how, "w"),
+                  {"key": "c" + how, "op": "greater", "inputs": ["w" + how, -5]},
+                  {"key": "f" + how, "op": "dataframe.filter", "inputs": ["m" + how, "c" + how]},
+                  col("i" + how, "f" + how, ["i"]),
+                  {"key": "su" + how, "op": "dataframe.sum", "inputs": ["i" + how]},
+                  {"key": "mx" + how, "op": "dataframe.max", "inputs": ["i" + how]},
+                  {"key": "nu" + how, "op": "dataframe.nunique", "inputs": ["i" + how]}]
         want["g" + how] = m.groupby("k").agg(f=("i", "first"), x=("i", "max"), w=("w", "last"))
         want["s" + how] = m.sort_values("i", ascending=False, kind="mergesort")
+        # reductions after a filter (the merge's order is seen: no
+        # conforming): int64 partials beside float64 ones, summed as
+        # float64 (the int64 chunks were left out of the sum before)
+        f = m[m.w > -5][["i"]]
+        want["su" + how] = f.sum()
+        want["mx" + how] = f.max()
+        want["nu" + how] = f.nunique()
     return check_frames(data, nodes, want)
 
 
