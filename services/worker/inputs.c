@@ -408,27 +408,29 @@ out:
     return rc;
 }
 
-/* Reads the misses that live inline in Redis (one pipeline for whole
- * chunks; ranges for pack parts). */
+/* Reads the misses that live inline in Redis: ranges for pack parts
+ * first (each a command of its own), then one pipeline for whole chunks.
+ * The parts must come first: a command sent while GETs are appended and
+ * not yet flushed is refused ("appended commands not flushed"), which
+ * failed a merge whose inputs were a whole inline chunk, then a part. */
 static int fetch_inline(islot_t *s, jinputs_t *in, const miss_t *m, int nm, char *err,
                         size_t errlen)
 {
     int nq = 0, rc = 0;
     for (int i = 0; i < nm; i++) {
-        if (!msg_loc_inline(m[i].loc)) continue;
+        if (!msg_loc_inline(m[i].loc) || m[i].part < 0) continue;
         int k = m[i].idx;
-        if (m[i].part >= 0) {
-            reader_t r = {s, in->key[k], NULL, false};
-            if ((rc = fetch_pack_part(&r, m[i].part, &in->own[k], &in->len[k], err, errlen)))
-                return rc;
-            in->data[k] = in->own[k];
-            /* cached under the part's own key: it is not the whole pack */
-            char part_key[MSG_KEY_MAX];
-            snprintf(part_key, sizeof part_key, "%.200s#%lld", in->key[k], (long long)m[i].part);
-            memcpy(in->key[k], part_key, sizeof part_key);
-            continue;
-        }
-        if (rq_append(s->r, err, errlen, "GET %s", in->key[k])) return INPUTS_ERR;
+        reader_t r = {s, in->key[k], NULL, false};
+        if ((rc = fetch_pack_part(&r, m[i].part, &in->own[k], &in->len[k], err, errlen))) return rc;
+        in->data[k] = in->own[k];
+        /* cached under the part's own key: it is not the whole pack */
+        char part_key[MSG_KEY_MAX];
+        snprintf(part_key, sizeof part_key, "%.200s#%lld", in->key[k], (long long)m[i].part);
+        memcpy(in->key[k], part_key, sizeof part_key);
+    }
+    for (int i = 0; i < nm; i++) {
+        if (!msg_loc_inline(m[i].loc) || m[i].part >= 0) continue;
+        if (rq_append(s->r, err, errlen, "GET %s", in->key[m[i].idx])) return INPUTS_ERR;
         nq++;
     }
     if (nq == 0) return 0;

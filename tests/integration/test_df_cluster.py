@@ -32,6 +32,7 @@ sys.path.append(os.path.join(ROOT, "tests", "diff"))
 import test_df  # noqa: E402
 import test_df3  # noqa: E402
 import test_dates  # noqa: E402
+import test_random_df_graphs  # noqa: E402
 
 MARS_RUN = os.path.join(BIN_DIR, "mars-run")
 
@@ -404,6 +405,42 @@ def main():
                 why = test_df3.same_rows(got, ref, order)
                 check(not why, "%s: %s", key, why)
         run.case("df3-joins", df3_joins)
+
+        def small_inline_merges():
+            # chunks small enough to live in Redis (inline): a planned inner
+            # merge's part job reads a whole chunk, then a part of the plan's
+            # pack; the worker fetched the part while the chunk's GET was
+            # queued and failed the task ("appended commands not flushed").
+            # The data and graph of the random chain that found it.
+            import random
+            rng = random.Random(7001 * 1000 + 59)
+            csv, dim = test_random_df_graphs.write_data(rng, data, 59)
+            for name in (csv, dim):
+                with open(os.path.join(data, name), "rb") as f:
+                    r = request("PUT", web, "/api/v1/files/" + name, body=f.read(),
+                                headers={"Content-Type": "text/csv"})
+                check(r.status == 201, "upload %s: %r", name, r)
+            sm = pd.read_csv(os.path.join(data, csv))
+            dm = pd.read_csv(os.path.join(data, dim))
+            nodes = [{"key": "s", "op": "dataframe.read_csv", "path": csv, "chunk_bytes": 150},
+                     {"key": "d", "op": "dataframe.read_csv", "path": dim,
+                      "chunk_bytes": 100000},
+                     {"key": "m", "op": "dataframe.merge", "inputs": ["s", "d"], "on": "k",
+                      "how": "inner"},
+                     {"key": "n", "op": "dataframe.nlargest", "inputs": ["m"], "n": 1,
+                      "columns": ["y"]},
+                     {"key": "t", "op": "dataframe.groupby_tail", "inputs": ["n"], "by": ["g"],
+                      "n": 2},
+                     {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "y > -20"}]
+            m = sm.merge(dm, on="k")
+            want = {"t": m.nlargest(1, "y").groupby(["g"]).tail(2), "q": m.query("y > -20")}
+            _, t = run_task(web, sid, {"version": 1, "nodes": nodes, "fetch": list(want)})
+            check(t["status"] == "succeeded", "task: %r", t)
+            for key, ref in want.items():
+                got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
+                why = test_df.expect_frame(got, ref)
+                check(not why, "%s: %s", key, why)
+        run.case("small-inline-merges", small_inline_merges)
 
         def dates_across_tasks():
             # read_csv(parse_dates) on uneven chunks of two workers; the
