@@ -519,6 +519,12 @@ def main():
                     discarded += 1
                     continue
             except Exception as e:  # noqa: BLE001 - pandas refuses it: so must the engine
+                if "non-empty take from an empty axes" in str(e):
+                    # pandas 1.5's groupby transform when no row has a key
+                    # (all missing) raises from its own take; the engine
+                    # gives every row NaN, as in a group of none
+                    discarded += 1
+                    continue
                 # (a key column whose values are all missing is float64 in
                 # both, and a merge of it with a string key is refused)
                 p, out = run(doc, data)
@@ -567,7 +573,8 @@ def main():
     finally:
         shutil.rmtree(data, ignore_errors=True)
     print("# %d graphs discarded: an nlargest or nsmallest that pandas sorts whole with "
-          "an unstable quicksort, over ties (tie_order_unspecified)" % discarded)
+          "an unstable quicksort, over ties (tie_order_unspecified), or a transform pandas "
+          "fails on when no key is present" % discarded)
     suite.finish()
 
 
