@@ -1485,10 +1485,10 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
                      c->name ? sfx : "");
             int t = c->type;
             /* a key column holds a key in every row */
-            bool may_miss = !(lkey[k] && !side) &&
-                            (m->how == MERGE_OUTER || (side == 1 && m->how == MERGE_LEFT) ||
-                             (side == 0 && m->how == MERGE_RIGHT));
-            if (lkey[k] && !side) {
+            bool key = !side && lkey[k]; /* lkey has left's columns only */
+            bool may_miss = !key && (m->how == MERGE_OUTER || (side == 1 && m->how == MERGE_LEFT) ||
+                                     (side == 0 && m->how == MERGE_RIGHT));
+            if (key) {
                 int kk = 0;
                 while (m->distinct[kk] || m->lon[kk] != k)
                     kk++;

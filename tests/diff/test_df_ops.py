@@ -694,6 +694,27 @@ def merge_seen_types(data, pdf):
 
 
 @case
+def merge_wide_right(data, pdf):
+    """A right side with more columns than left (merge_schema read left's key
+    flags past their end for right's extra columns: ASan in the cluster)."""
+    narrow = pdf[["k", "i"]].head(40)
+    narrow.to_csv(os.path.join(data, "nw.csv"), index=False)
+    wide = pd.DataFrame({"k": [0, 1, 2, 5], "a": [1, 2, 3, 4], "b": [0.5, 1.5, 2.5, 3.5],
+                         "c": ["x", "y", "z", "w"], "d": [7, 8, 9, 10], "i": [3, 4, 5, 6]})
+    wide.to_csv(os.path.join(data, "wd.csv"), index=False)
+    N = pd.read_csv(os.path.join(data, "nw.csv"))
+    W = pd.read_csv(os.path.join(data, "wd.csv"))
+    nodes = [{"key": "n", "op": "dataframe.read_csv", "path": "nw.csv", "chunk_bytes": 100},
+             {"key": "w", "op": "dataframe.read_csv", "path": "wd.csv", "chunk_bytes": 30}]
+    want = {}
+    for how in ("inner", "left", "right", "outer"):
+        nodes.append({"key": "m" + how, "op": "dataframe.merge", "inputs": ["n", "w"],
+                      "on": "k", "how": how})
+        want["m" + how] = N.merge(W, on="k", how=how)
+    return check_frames(data, nodes, want)
+
+
+@case
 def float_index_labels(data, pdf):
     """A float64 index keeps its whole numbers' ".0" in the JSON result (the
     index has no dtypes beside it): value_counts of a float column."""

@@ -11,6 +11,11 @@ datetime columns included (dates-across-tasks).
 
 Run with Debian's python: /usr/bin/python3 tests/integration/test_df_cluster.py
 (MARS_BIN_DIR=build/san/bin runs it over the sanitized programs).
+
+random-chains-parity runs the differential suite's random DataFrame chains
+(tests/diff/test_random_df_graphs.py) through the cluster and compares each
+with mars-run's JSON: MARS_DF_PARITY_SEED (default 7001),
+MARS_DF_PARITY_GRAPHS (default 80; chain 59 of seed 7001 found a worker bug).
 """
 import io
 import json
@@ -441,6 +446,66 @@ def main():
                 why = test_df.expect_frame(got, ref)
                 check(not why, "%s: %s", key, why)
         run.case("small-inline-merges", small_inline_merges)
+
+        def random_chains():
+            # the differential suite's random DataFrame chains through the
+            # cluster: each result equals mars-run's JSON byte for byte, or
+            # both refuse the graph (400, or a failed task where mars-run
+            # exits 1)
+            import random
+            seed = int(os.environ.get("MARS_DF_PARITY_SEED", "7001"))
+            count = int(os.environ.get("MARS_DF_PARITY_GRAPHS", "80"))
+            cases = []
+            for gid in range(count):
+                rng = random.Random(seed * 1000 + gid)
+                names = test_random_df_graphs.write_data(rng, data, 1000 + gid)
+                g = test_random_df_graphs.Gen(rng, gid, names[0], names[1])
+                for _ in range(rng.randint(1, 5)):
+                    g.step()
+                g.finish()
+                cases.append((gid, g.doc(), g.cur, names))
+                for name in names:
+                    with open(os.path.join(data, name), "rb") as f:
+                        r = request("PUT", web, "/api/v1/files/" + name, body=f.read(),
+                                    headers={"Content-Type": "text/csv"})
+                    check(r.status == 201, "upload %s: %r", name, r)
+            bad = []
+            for gid, doc, cur, _ in cases:
+                out = tempfile.mkdtemp(prefix="dfc_rc_")
+                p = subprocess.run([MARS_RUN, "-", "-o", out, "--data-dir", data],
+                                   input=json.dumps(doc).encode(), capture_output=True)
+                r = request("POST", web, "/api/v1/sessions/%s/tasks" % sid,
+                            body=json.dumps(doc).encode(),
+                            headers={"Content-Type": "application/json"})
+                if r.status == 400:
+                    if p.returncode != 2:
+                        bad.append("g%d: 400 where mars-run exits %d" % (gid, p.returncode))
+                    continue
+                if r.status != 202:
+                    bad.append("g%d: submit %d" % (gid, r.status))
+                    continue
+                tid = r.json()["task_id"]
+                while True:
+                    t = get(web, "/api/v1/sessions/%s/tasks/%s?wait=20" % (sid, tid),
+                            timeout=40).json()
+                    if t["status"] not in ("pending", "running"):
+                        break
+                if p.returncode != 0:
+                    if not (p.returncode == 1 and t["status"] == "failed"):
+                        bad.append("g%d: task %s where mars-run exits %d" % (
+                            gid, t["status"], p.returncode))
+                    continue
+                if t["status"] != "succeeded":
+                    bad.append("g%d: task %s: %s" % (gid, t["status"], t.get("error")))
+                    continue
+                got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, cur)).json()
+                with open(os.path.join(out, cur + ".json")) as f:
+                    want = json.load(f)
+                if got != want:
+                    bad.append("g%d: %s vs mars-run %s; doc %s" % (
+                        gid, json.dumps(got)[:200], json.dumps(want)[:200], json.dumps(doc)))
+            check(not bad, "%d of %d chains: %s", len(bad), len(cases), "; ".join(bad)[:3000])
+        run.case("random-chains-parity", random_chains)
 
         def dates_across_tasks():
             # read_csv(parse_dates) on uneven chunks of two workers; the
