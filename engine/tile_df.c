@@ -815,10 +815,11 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
 {
     const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
     const merge_spec_t *ms = &c->g->nodes[node].df->merge;
-    bool order = !ms->index && seen(c, node, true);
+    bool order = (!ms->index || ms->how != MERGE_OUTER) && seen(c, node, true);
     int big = bcast_side(c, node, order);
     if (big >= 0) return tile_merge_bcast(c, node, big, order);
-    if (order && ms->how == MERGE_INNER && keyed_ok(c, node)) return tile_merge_keyed(c, node);
+    if (order && !ms->index && ms->how == MERGE_INNER && keyed_ok(c, node))
+        return tile_merge_keyed(c, node);
     int64_t nl = L->nchunks[0], nr = R->nchunks[0];
     int64_t np = nparts_for(nl > nr ? nl : nr);
     int32_t *packs = malloc(sizeof(int32_t) * (size_t)(nl + nr + 1));
@@ -831,9 +832,11 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
      * (seen(): not before a sum, say): DFJ_MERGE_ORDER's jobs
      * sort the rows by the positions they carry, one job per chunk of left
      * (inner, left), of right (right), or of left and then of right (outer:
-     * right's unmatched keys come last). Joins on the index follow pandas'
-     * Index.join, which sorts by key when a side's keys repeat: not done,
-     * their order is unspecified. */
+     * right's unmatched keys come last). Joins on the index ("left",
+     * "inner", "right") take the same order: pandas' Index.join when each
+     * side's labels are unique; it sorts by key when they repeat, and an
+     * "outer" join by the union of the labels: not done, unordered. Their
+     * index is the key: no relabelling chain. */
     bool rpos = order && (ms->how == MERGE_RIGHT || ms->how == MERGE_OUTER);
     /* right's rows in order (right, and outer's unmatched keys): with its
      * row counts known, cut into at least as many pieces as either side
@@ -872,7 +875,7 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
      * drop or move rows keep pandas' labels, the rows' positions in the
      * whole merge. reset_index's chain: each chunk's count, the counts
      * summed along the chunks, each chunk relabelled. */
-    if (G && order && seen(c, node, false)) G = carry_chain(c, node, G, false);
+    if (G && order && !ms->index && seen(c, node, false)) G = carry_chain(c, node, G, false);
 done:
     free(parts);
     free(packs);

@@ -208,6 +208,7 @@ def main():
         finally:
             harness.cleanup(r)
     broadcast(suite, data)
+    unique_index_joins(suite, data)
     shutil.rmtree(data, ignore_errors=True)
     suite.finish()
 
@@ -338,6 +339,65 @@ def broadcast(suite, data):
                             "%s vs pandas %s" % (g["data"][:8], rows_of(want_g)[:8]), d)
             finally:
                 harness.cleanup(r)
+
+
+def unique_index_joins(suite, data):
+    """join, and merge on both indexes, with unique index labels on each
+    side: pandas 1.5 then gives "left" in left's order, "inner" in left's
+    order, "right" in right's order (Index.join); so does the engine, read
+    whole or partitioned, fetched and through head, tail and query. An
+    index that repeats (pandas sorts by key) and "outer" (pandas sorts the
+    union) keep no promised order (graph-format.md)."""
+    rng = np.random.default_rng(77)
+    for t, (nl, nr, cl, cr) in enumerate(((200, 150, 300, 300), (200, 6, 300, 100000),
+                                          (9, 120, 100000, 200), (60, 60, 40, 40))):
+        top = 4 * max(nl, nr)
+        lk, rk = rng.permutation(top)[:nl], rng.permutation(top)[:nr]
+        lf = pd.DataFrame({"k": lk, "a": rng.integers(0, 9, nl)})
+        rf = pd.DataFrame({"k": rk, "b": rng.integers(0, 9, nr)})
+        lf.to_csv(os.path.join(data, "ul.csv"), index=False)
+        rf.to_csv(os.path.join(data, "ur.csv"), index=False)
+        L, R = lf.set_index("k"), rf.set_index("k")
+        for how in ("left", "inner", "right"):
+            for kind in ("join", "merge"):
+                node = {"key": "m", "op": "dataframe." + kind, "inputs": ["l", "r"], "how": how}
+                if kind == "merge":
+                    node.update(left_index=True, right_index=True)
+                    m = L.merge(R, left_index=True, right_index=True, how=how)
+                else:
+                    m = L.join(R, how=how)
+                d = {"version": 1, "nodes": [
+                    {"key": "l0", "op": "dataframe.read_csv", "path": "ul.csv",
+                     "chunk_bytes": cl},
+                    {"key": "r0", "op": "dataframe.read_csv", "path": "ur.csv",
+                     "chunk_bytes": cr},
+                    {"key": "l", "op": "dataframe.set_index", "inputs": ["l0"], "keys": "k"},
+                    {"key": "r", "op": "dataframe.set_index", "inputs": ["r0"], "keys": "k"},
+                    node,
+                    {"key": "h", "op": "dataframe.head", "inputs": ["m"], "n": 7},
+                    {"key": "tl", "op": "dataframe.tail", "inputs": ["m"], "n": 7},
+                    {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "a > 4"}],
+                    "fetch": ["m", "h", "tl", "q"]}
+                want = {"m": m, "h": m.head(7), "tl": m.tail(7), "q": m.query("a > 4")}
+                name = "unique-index/%d/%s/%s" % (t, kind, how)
+                r = harness.run_mars(d, threads=2, args=["--data-dir", data])
+                try:
+                    if r.rc != 0:
+                        suite.fail(name, "exit %d: %s" % (r.rc, r.brief_error()), d)
+                        continue
+                    bad = []
+                    for k, ref in want.items():
+                        f = load_frame(r, k)
+                        if f.get("index") != list(ref.index) or \
+                                [[float(v) if v is not None else None for v in row]
+                                 for row in f.get("data", [])] != \
+                                [[float(v) if v is not None else None for v in row]
+                                 for row in rows_of(ref)]:
+                            bad.append("%s: index %s, pandas %s" % (
+                                k, f.get("index", [])[:8], list(ref.index)[:8]))
+                    suite.check(name, not bad, "; ".join(bad), d)
+                finally:
+                    harness.cleanup(r)
 
 
 if __name__ == "__main__":
