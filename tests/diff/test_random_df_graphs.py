@@ -2,7 +2,7 @@
 """Random DataFrame chains, each compared with pandas 1.5 (pdref.py).
 
 A seeded generator writes a CSV per graph (string keys with NaN, small int
-keys, floats with NaN, ints, bools; 0..400 rows) and a small dimension
+keys, floats with NaN, ints, bools; 0..400 rows by default) and a small dimension
 table, then builds a chain of 1..5 steps on `read_csv` with uneven chunks
 (`chunk_bytes` from 60 to 4000 bytes, so from one chunk to dozens):
 filters by a comparison of a column with a literal, `query`, `dropna`,
@@ -20,7 +20,8 @@ names and dtypes; rows in pandas' order, a merge's included, but after an
 outer merge with an empty side; value_counts as counts per value in
 descending order, ties in any order).
 
-Environment: MARS_DIFF_SEED (default 20261123), MARS_DF_GRAPHS (default 60).
+Environment: MARS_DIFF_SEED (default 20261123), MARS_DF_GRAPHS (default 60),
+MARS_DF_MAX_ROWS (default 400; rows per CSV at most, chunks scaled alike).
 """
 
 import json
@@ -40,6 +41,10 @@ import pdref  # noqa: E402
 import test_df  # noqa: E402
 
 KEYS = ["a", "b", "c", "dd", "e"]
+# rows per CSV at most; a deeper soak: MARS_DF_MAX_ROWS=20000 (chunks grow
+# with it, so that their count stays about the same)
+MAX_ROWS = int(os.environ.get("MARS_DF_MAX_ROWS", "400"))
+SCALE = max(1, MAX_ROWS // 400)
 NUMERIC = ("int", "float", "bool")
 
 
@@ -47,7 +52,7 @@ def write_data(rng, data, gid):
     # at least one row: a file with none types every column object in pandas
     # and in the engine, whose numeric ops pandas then lets through on empty
     # data and the engine refuses (docs/graph-format.md; test_df_ops.py)
-    n = max(1, rng.randint(0, 400))
+    n = max(1, rng.randint(0, MAX_ROWS))
     nprng = np.random.default_rng(rng.randint(0, 2**31))
     k = np.array([KEYS[i] for i in nprng.integers(0, len(KEYS), n)], dtype=object)
     k[nprng.random(n) < 0.1] = None
@@ -71,7 +76,7 @@ class Gen:
         self.nodes = []
         self.n = 0
         self.cur = self.add({"op": "dataframe.read_csv", "path": name,
-                             "chunk_bytes": rng.choice([60, 150, 400, 1000, 4000])})
+                             "chunk_bytes": rng.choice([60, 150, 400, 1000, 4000]) * SCALE})
         self.dim = dim
         # name -> kind: str, int, float, bool (pandas' types of the CSV)
         self.cols = {"k": "str", "g": "int", "x": "float", "y": "int", "b": "bool"}
