@@ -911,6 +911,59 @@ class TestDataFrames(Base):
         finally:
             shutil.rmtree(d)
 
+    def test_more_frame_methods(self):
+        """pandas' row, cleaning, running and ranking methods on a frame with
+        missing values, each against pandas exactly."""
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "methods.csv")
+            rng = np.random.default_rng(8)
+            n = 400
+            x = rng.integers(0, 40, n) * 0.25
+            x[rng.random(n) < 0.2] = np.nan
+            pdf = pd.DataFrame({"k": rng.choice(["a", "b", "c"], n), "i": rng.integers(-9, 9, n),
+                                "x": x})
+            pdf.to_csv(path, index=False)
+            SESS.upload(path)
+            pdf = pd.read_csv(path)
+            df = md.read_csv("methods.csv", chunk_bytes=700)
+            num, pnum = df[["i", "x"]], pdf[["i", "x"]]
+            pairs = [
+                (df.tail(6), pdf.tail(6)), (df.sort_index(ascending=False),
+                                            pdf.sort_index(ascending=False)),
+                (df.sample(n=7, random_state=3), pdf.sample(n=7, random_state=3)),
+                (df.nlargest(9, "x"), pdf.nlargest(9, "x")),
+                (df.nsmallest(5, ["i"], keep="last"), pdf.nsmallest(5, ["i"], keep="last")),
+                (df.drop_duplicates(["k", "i"]), pdf.drop_duplicates(["k", "i"])),
+                (df.dropna(), pdf.dropna()), (df.fillna(method="ffill"), pdf.fillna(method="ffill")),
+                (df.fillna({"x": -1.0}), pdf.fillna({"x": -1.0})),
+                (df.replace(3, 30), pdf.replace(3, 30)),
+                (num.clip(lower=-2, upper=4), pnum.clip(lower=-2, upper=4)),
+                (num.round(1), pnum.round(1)), (df.isna(), pdf.isna()), (df.notna(), pdf.notna()),
+                (df.k.isin(["a", "c"]), pdf.k.isin(["a", "c"])),
+                (num.cumsum(), pnum.cumsum()), (num.cummax(), pnum.cummax()),
+                (num.cummin(), pnum.cummin()), (num.diff(2), pnum.diff(2)),
+                (num.shift(-1), pnum.shift(-1)), (num.rank(method="min"), pnum.rank(method="min")),
+                (df.k.value_counts(), pdf.k.value_counts()), (num.median(), pnum.median()),
+                (df.rename({"x": "xx"}), pdf.rename(columns={"x": "xx"})),
+                (df.drop("i"), pdf.drop(columns="i")),
+                (df.pivot_table(values="i", index="k", aggfunc="sum"),
+                 pdf.pivot_table(values="i", index="k", aggfunc="sum")),
+                (df.pivot_table(values="x", index="k", columns="i", aggfunc="count"),
+                 pdf.pivot_table(values="x", index="k", columns="i", aggfunc="count"))]
+            pairs[-1][1].columns.name = None  # the column axis's name is not carried (docs)
+            res = marsc.execute(*[t for t, _ in pairs])
+            for i, (t, (_, w)) in enumerate(zip(res, pairs)):
+                got = t.fetch()
+                if isinstance(w, pd.DataFrame):
+                    pd.testing.assert_frame_equal(got, w, check_index_type=False,
+                                                  check_column_type=False, obj="pair %d" % i)
+                else:
+                    pd.testing.assert_series_equal(got, w, check_index_type=False,
+                                                   obj="pair %d" % i)
+        finally:
+            shutil.rmtree(d)
+
     def test_dates(self):
         """read_csv(parse_dates=...) gives datetime64[ns] columns; the dt
         accessor, a groupby by month and a sort by date come back as

@@ -14,6 +14,11 @@ _KEEP = object()
 _REDUCTIONS = ("sum", "mean", "min", "max", "count", "prod", "nunique")
 
 
+def _names(v):
+    """A column name or a list of them as a list (None stays None)."""
+    return None if v is None else [v] if isinstance(v, str) else list(v)
+
+
 def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_KEEP):
     sess = next((x._session for x in inputs if isinstance(x, Entity) and x._session), None)
     node = Node(op, [x._ref if isinstance(x, Entity) else x for x in inputs], params, kind)
@@ -126,6 +131,48 @@ class _Frame(Entity):
 
     def to_tensor(self):
         return _make("dataframe.to_tensor", [self], None, "tensor")
+
+    # rows kept or picked, columns unchanged: the op of the same name, its
+    # pandas keywords as fields (docs/graph-format.md)
+    def _rows(self, op, **params):
+        p = {k: v for k, v in params.items() if v is not None}
+        return _make("dataframe." + op, [self], p, self._ref.kind, self._columns)
+
+    def tail(self, n=5): return self._rows("tail", n=int(n))
+    def sort_index(self, ascending=True): return self._rows("sort_index", ascending=ascending)
+    def sample(self, n=None, frac=None, replace=False, random_state=None):
+        return self._rows("sample", n=n, frac=frac, replace=replace or None,
+                          random_state=random_state)
+    def nlargest(self, n, columns=None, keep="first"):
+        return self._rows("nlargest", n=int(n), columns=_names(columns), keep=keep)
+    def nsmallest(self, n, columns=None, keep="first"):
+        return self._rows("nsmallest", n=int(n), columns=_names(columns), keep=keep)
+    def drop_duplicates(self, subset=None, keep="first"):
+        return self._rows("drop_duplicates", subset=_names(subset), keep=keep)
+    def dropna(self, how="any", thresh=None, subset=None):
+        return self._rows("dropna", how=how, thresh=thresh, subset=_names(subset))
+    def fillna(self, value=None, method=None):
+        return self._rows("fillna", value=value, method=method)
+    def replace(self, to_replace=None, value=None):
+        return self._rows("replace", to_replace=to_replace, value=value)
+    def clip(self, lower=None, upper=None): return self._rows("clip", lower=lower, upper=upper)
+    def round(self, decimals=0): return self._rows("round", decimals=int(decimals))
+    def isna(self): return self._rows("isna")
+    def notna(self): return self._rows("notna")
+    def isin(self, values): return self._rows("isin", values=list(values))
+    def cumsum(self): return self._rows("cumsum")
+    def cumprod(self): return self._rows("cumprod")
+    def cummax(self): return self._rows("cummax")
+    def cummin(self): return self._rows("cummin")
+    def diff(self, periods=1): return self._rows("diff", periods=int(periods))
+    def shift(self, periods=1): return self._rows("shift", periods=int(periods))
+    def pct_change(self, periods=1): return self._rows("pct_change", periods=int(periods))
+    def rank(self, method="average", ascending=True):
+        return self._rows("rank", method=method, ascending=ascending)
+
+    def median(self):
+        return _make("dataframe.median", [self], None,
+                     "series" if isinstance(self, DataFrame) else "tensor", index_names=None)
 
 
 class DataFrame(_Frame):
@@ -270,6 +317,28 @@ class DataFrame(_Frame):
         names = (list(self._index_names or [None]) if append else []) + keys
         return _make("dataframe.set_index", [self], p, "dataframe", cols, index_names=names)
 
+    def rename(self, columns):
+        cols = None if self._columns is None else [columns.get(c, c) for c in self._columns]
+        return _make("dataframe.rename", [self], {"columns": dict(columns)}, "dataframe", cols)
+
+    def drop(self, columns):
+        names = _names(columns)
+        cols = None if self._columns is None else [c for c in self._columns if c not in names]
+        return _make("dataframe.drop", [self], {"columns": names}, "dataframe", cols)
+
+    def pivot_table(self, values=None, index=None, columns=None, aggfunc="mean",
+                    fill_value=None):
+        """pandas' pivot_table; with columns it can only be fetched."""
+        p = {"index": _names(index), "aggfunc": aggfunc}
+        if values is not None:
+            p["values"] = _names(values)
+        if columns is not None:
+            p["columns"] = columns
+        if fill_value is not None:
+            p["fill_value"] = fill_value
+        return _make("dataframe.pivot_table", [self], p, "dataframe",
+                     index_names=_names(index))
+
     def reset_index(self, drop=False):
         p = {"drop": True} if drop else {}
         return _make("dataframe.reset_index", [self], p, "dataframe",
@@ -296,6 +365,10 @@ class Series(_Frame):
         if isinstance(mask, Series):
             return _make("dataframe.filter", [self, mask], None, "series")
         raise TypeError("a marsc Series is indexed by a boolean Series (s[s > 0])")
+
+    def value_counts(self):
+        """Counts per value, descending (the values become the index)."""
+        return _make("dataframe.value_counts", [self], None, "series", index_names=None)
 
     @property
     def dt(self):
