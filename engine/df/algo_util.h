@@ -101,6 +101,14 @@ static inline bool dfa_cell_eq(const fcol_t *a, int64_t i, const fcol_t *b, int6
     return true;
 }
 
+/* Whether row r misses any of its keys. */
+static inline bool dfa_keys_any_na(const dfa_keys_t *ks, int64_t r)
+{
+    for (int k = 0; k < ks->nk; k++)
+        if (fcol_is_na(ks->k[k], r)) return true;
+    return false;
+}
+
 static inline bool dfa_keys_eq(const dfa_keys_t *a, int64_t i, const dfa_keys_t *b, int64_t j)
 {
     for (int k = 0; k < a->nk; k++)

@@ -70,7 +70,7 @@ static int cmp_i64(const void *a, const void *b)
 static int top_n(const df_node_t *d, op_t op, const frame_t *in, bool map, frame_t *out, char *err,
                  size_t errlen)
 {
-    int64_t n = in->nrows, m = 0, nna = 0, want = d->n;
+    int64_t n = in->nrows, m = 0, want = d->n;
     bool whole = !map && n <= want, back = d->keep == 1 && !whole;
     dfa_keys_t ks = {0};
     ks.nk = d->nkey;
@@ -79,34 +79,21 @@ static int top_n(const df_node_t *d, op_t op, const frame_t *in, bool map, frame
     bool asc[DF_MAX_KEYS + 1];
     for (int k = 0; k <= DF_MAX_KEYS; k++)
         asc[k] = op == OP_DF_NSMALLEST;
-    /* rows with a key from the front, without one from the back */
     int64_t *rows = dfa_alloc(n + 1, sizeof *rows);
     if (!rows) return oom(err, errlen);
-    for (int64_t q = 0; q < n; q++) {
+    for (int64_t q = 0; q < n; q++) { /* the rows with a key */
         int64_t i = back ? n - 1 - q : q;
-        bool na = false;
-        for (int k = 0; k < ks.nk; k++)
-            na |= fcol_is_na(ks.k[k], i);
-        if (!na)
-            rows[m++] = i;
-        else if (ks.nk == 1)
-            rows[n - 1 - nna++] = i;
+        if (!dfa_keys_any_na(&ks, i)) rows[m++] = i;
     }
     if (dfa_argsort(&ks, asc, rows, m)) {
         free(rows);
         return oom(err, errlen);
     }
-    /* the missing ones in their order (stored from the end) */
-    if (!back)
-        for (int64_t q = 0; q < nna / 2; q++) {
-            int64_t t = rows[n - nna + q];
-            rows[n - nna + q] = rows[n - 1 - q];
-            rows[n - 1 - q] = t;
-        }
     int64_t cap = map && want < INT64_MAX ? want + 1 : want;
-    int64_t take_m = m < cap ? m : cap, room = map ? cap : cap - take_m;
-    int64_t take_na = nna < room ? nna : room;
-    memmove(rows + take_m, rows + n - nna, sizeof *rows * (size_t)take_na);
+    int64_t take_m = m < cap ? m : cap, room = map ? cap : cap - take_m, take_na = 0;
+    /* then those without one, in their order (one key only), while room */
+    for (int64_t i = 0; ks.nk == 1 && i < n && take_na < room; i++)
+        if (dfa_keys_any_na(&ks, i)) rows[take_m + take_na++] = i;
     int64_t take_n = take_m + take_na;
     if (map) qsort(rows, (size_t)take_n, sizeof *rows, cmp_i64);
     frame_t s;

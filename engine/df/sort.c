@@ -238,13 +238,6 @@ static int keys_of(const frame_t *f, const sort_spec_t *s, bool by_position, dfa
     return 0;
 }
 
-static bool any_missing(const dfa_keys_t *ks, int64_t r)
-{
-    for (int k = 0; k < ks->nk; k++)
-        if (fcol_is_na(ks->k[k], r)) return true;
-    return false;
-}
-
 /* A frame of the key columns of src (keys ks) at rows[0..n), named after
  * them, with a default index. */
 static int key_frame(const frame_t *src, const sort_spec_t *s, bool by_position,
@@ -290,7 +283,7 @@ int df_sort_sample(const frame_t *in, const sort_spec_t *s, int k, frame_t *out,
         int64_t lo = (int64_t)((__int128)i * n / m), hi = (int64_t)((__int128)(i + 1) * n / m);
         rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
         int64_t r = lo + (int64_t)((rng >> 33) % (uint64_t)(hi - lo));
-        if (!any_missing(&ks, r)) cand[c++] = r;
+        if (!dfa_keys_any_na(&ks, r)) cand[c++] = r;
     }
     if (dfa_argsort(&ks, s->asc, cand, c)) goto nomem;
     int64_t np = c <= k ? c : k;
