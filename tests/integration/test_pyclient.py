@@ -913,7 +913,7 @@ class TestDataFrames(Base):
 
     def test_more_frame_methods(self):
         """pandas' row, cleaning, running and ranking methods on a frame with
-        missing values, each against pandas exactly."""
+        missing values, each against pandas exactly (NaN literals included)."""
         d = tempfile.mkdtemp()
         try:
             path = os.path.join(d, "methods.csv")
@@ -938,6 +938,9 @@ class TestDataFrames(Base):
                 (df.dropna(), pdf.dropna()), (df.fillna(method="ffill"), pdf.fillna(method="ffill")),
                 (df.fillna({"x": -1.0}), pdf.fillna({"x": -1.0})),
                 (df.replace(3, 30), pdf.replace(3, 30)),
+                (num.replace(np.nan, -1.0), pnum.replace(np.nan, -1.0)),
+                (df.x.isin([0.5, np.nan]), pdf.x.isin([0.5, np.nan])),
+                (df.sample(random_state=4), pdf.sample(random_state=4)),
                 (num.clip(lower=-2, upper=4), pnum.clip(lower=-2, upper=4)),
                 (num.round(1), pnum.round(1)), (df.isna(), pdf.isna()), (df.notna(), pdf.notna()),
                 (df.k.isin(["a", "c"]), pdf.k.isin(["a", "c"])),

@@ -14,6 +14,18 @@ _KEEP = object()
 _REDUCTIONS = ("sum", "mean", "min", "max", "count", "prod", "nunique")
 
 
+def _lit(v):
+    """A literal for the document: NaN becomes null (JSON has no NaN; the
+    ops read null as NaN), also inside lists and dicts."""
+    if isinstance(v, float) and v != v:
+        return None
+    if isinstance(v, (list, tuple)):
+        return [_lit(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _lit(x) for k, x in v.items()}
+    return v
+
+
 def _names(v):
     """A column name or a list of them as a list (None stays None)."""
     return None if v is None else [v] if isinstance(v, str) else list(v)
@@ -141,6 +153,8 @@ class _Frame(Entity):
     def tail(self, n=5): return self._rows("tail", n=int(n))
     def sort_index(self, ascending=True): return self._rows("sort_index", ascending=ascending)
     def sample(self, n=None, frac=None, replace=False, random_state=None):
+        if n is None and frac is None:
+            n = 1  # pandas' default
         return self._rows("sample", n=n, frac=frac, replace=replace or None,
                           random_state=random_state)
     def nlargest(self, n, columns=None, keep="first"):
@@ -154,12 +168,15 @@ class _Frame(Entity):
     def fillna(self, value=None, method=None):
         return self._rows("fillna", value=value, method=method)
     def replace(self, to_replace=None, value=None):
-        return self._rows("replace", to_replace=to_replace, value=value)
+        # NaN (np.nan, None) is the document's null, sent as such
+        return _make("dataframe.replace", [self], {"to_replace": _lit(to_replace),
+                                                   "value": _lit(value)},
+                     self._ref.kind, self._columns)
     def clip(self, lower=None, upper=None): return self._rows("clip", lower=lower, upper=upper)
     def round(self, decimals=0): return self._rows("round", decimals=int(decimals))
     def isna(self): return self._rows("isna")
     def notna(self): return self._rows("notna")
-    def isin(self, values): return self._rows("isin", values=list(values))
+    def isin(self, values): return self._rows("isin", values=_lit(list(values)))
     def cumsum(self): return self._rows("cumsum")
     def cumprod(self): return self._rows("cumprod")
     def cummax(self): return self._rows("cummax")
