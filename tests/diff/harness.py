@@ -447,6 +447,16 @@ def have_mars_run():
     return os.path.isfile(mars_run_path()) and os.access(mars_run_path(), os.X_OK)
 
 
+def refused(rc, stderr):
+    """Whether mars-run refused a document as it should: exit 2 with a
+    message (validation), or exit 1 with a job's message naming the node
+    (when it runs, as a sample larger than the rows a filter left); never a
+    crash or a sanitizer report."""
+    return (rc == 2 and bool(stderr.strip())) or (
+        rc == 1 and stderr.startswith("mars-run: node ") and "Sanitizer" not in stderr and
+        "runtime error" not in stderr)
+
+
 def require_mars_run(suite):
     """A suite cannot pass without the binary: one failure, then finish."""
     if not have_mars_run():

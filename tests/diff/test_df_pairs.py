@@ -176,11 +176,6 @@ def run(doc, data):
     return p.returncode, p.stderr.decode(), out
 
 
-def refused_well(rc, msg):
-    return (rc == 2 and msg.strip()) or (rc == 1 and msg.startswith("mars-run: node ") and
-                                         "Sanitizer" not in msg and "runtime error" not in msg)
-
-
 def main():
     seed = int(os.environ.get("MARS_PAIRS_SEED", "1"))
     chunk = int(os.environ.get("MARS_PAIRS_CHUNK", "60"))
@@ -242,7 +237,7 @@ def main():
                 case = "%s/%s/refused" % (pname, cname)
                 rc1, msg1, out1 = run(doc, data)
                 shutil.rmtree(out1, ignore_errors=True)
-                if refused_well(rc1, msg1):
+                if harness.refused(rc1, msg1):
                     suite.ok(case)
                 else:
                     suite.fail(case, "pandas refuses it (%s), mars-run exit %d" % (perr[:120], rc1),

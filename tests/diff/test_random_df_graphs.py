@@ -190,12 +190,20 @@ class Gen:
         self.index = None  # a merge on columns numbers its rows anew
         self.dups = False
 
-    def running(self):
+    def only_numeric(self):
+        """The frame cut to its int and float columns (their names), or
+        None when it has none."""
         cs = self.numeric()
+        if cs:
+            self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur],
+                                 "columns": cs})
+            self.cols = {c: self.cols[c] for c in cs}
+        return cs
+
+    def running(self):
+        cs = self.only_numeric()
         if not cs:
             return
-        self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": cs})
-        self.cols = {c: self.cols[c] for c in cs}
         op, kw = self.rng.choice([("cummax", {}), ("cummin", {}), ("diff", {"periods": 1}),
                                   ("diff", {"periods": -2}), ("shift", {"periods": 1}),
                                   ("shift", {"periods": -3})])
@@ -261,11 +269,9 @@ class Gen:
                              "ascending": self.rng.random() < 0.5})
 
     def clip(self):
-        cs = self.numeric()
+        cs = self.only_numeric()
         if not cs:
             return
-        self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": cs})
-        self.cols = {c: self.cols[c] for c in cs}
         self.cur = self.add({"op": "dataframe.clip", "inputs": [self.cur],
                              "lower": self.rng.choice([None, -10, 0]),
                              "upper": self.rng.choice([None, 3, 20])})
@@ -290,10 +296,9 @@ class Gen:
         self.cur = self.add({"op": "dataframe.filter", "inputs": [self.cur, m]})
 
     def rank(self):
-        cs = self.numeric()
+        cs = self.only_numeric()
         if not cs:
             return
-        self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": cs})
         self.cur = self.add({"op": "dataframe.rank", "inputs": [self.cur],
                              "method": self.rng.choice(["average", "min", "max", "first",
                                                         "dense"]),
@@ -346,11 +351,9 @@ class Gen:
                                   "random_state": self.rng.randint(0, 99)}, **kw))
 
     def cumsum(self):
-        cs = self.numeric()
+        cs = self.only_numeric()
         if not cs:
             return
-        self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": cs})
-        self.cols = {c: self.cols[c] for c in cs}
         self.cur = self.add({"op": "dataframe.cumsum", "inputs": [self.cur]})
 
     def finish(self):
@@ -534,13 +537,7 @@ def main():
                 # both, and a merge of it with a string key is refused)
                 p, out = run(doc, data)
                 shutil.rmtree(out, ignore_errors=True)
-                # refused at validation (exit 2), or when it runs (exit 1: a
-                # job's message naming the node, as a sample larger than
-                # the rows a filter left), never by a crash
-                msg = p.stderr.decode()
-                if (p.returncode == 2 and msg.strip()) or (
-                        p.returncode == 1 and msg.startswith("mars-run: node ") and
-                        "Sanitizer" not in msg and "runtime error" not in msg):
+                if harness.refused(p.returncode, p.stderr.decode()):
                     suite.ok(case + "/refused")
                 else:
                     suite.fail(case, "pandas refuses it (%s), mars-run exit %d" % (
