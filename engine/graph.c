@@ -1365,6 +1365,20 @@ static int op_key_used(pctx_t *c, const graph_node_t *user, const char *key, con
                  as, esc(key, eb), op_name(o->op), o->n_outputs, o->key);
 }
 
+/* multiout: obj is a "unique" without "outputs" and without a true
+ * return_* flag (one result). */
+static bool unique_alone(json_t *obj)
+{
+    json_t *o = json_object_get(obj, "op");
+    if (!json_is_string(o) || strcmp(json_string_value(o), "unique") != 0 ||
+        json_object_get(obj, "outputs"))
+        return false;
+    static const char *const flags[] = {"return_index", "return_inverse", "return_counts"};
+    for (int i = 0; i < 3; i++)
+        if (json_is_true(json_object_get(obj, flags[i]))) return false;
+    return true;
+}
+
 /* Node ni of the graph from document node di (obj): the document's node
  * itself, or output k (out_key) of its n_out outputs. */
 static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_key, int k, int n_out)
@@ -1384,9 +1398,13 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
         return NFAIL(c, NULL, "nodes[%d]: key \"%s\" must be 1-%d characters of [A-Za-z0-9_.-]", di,
                      esc(key, eb), GRAPH_KEY_MAX);
     strcpy(n->key, out_key ? out_key : key);
-    if (out_key) {
+    /* multiout: a unique without a true return_* flag has one result, as
+     * numpy's, so "outputs" is optional there; its key is then the op's key
+     * and the tensor's both (graph-format.md, additions) */
+    bool lone = !out_key && unique_alone(obj);
+    if (out_key || lone) {
         strcpy(n->op_key, key);
-        n->n_outputs = n_out;
+        n->n_outputs = out_key ? n_out : 1;
         n->out_index = k;
     }
     json_t *o = json_object_get(obj, "op");
@@ -1410,7 +1428,7 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
     /* one-argument where: nonzero (several results) */
     bool multi = graph_multi_op(n->op) || (n->op == OP_WHERE && out_key) ||
                  (n->op == OP_INTERSECT1D && out_key); /* setops: with return_indices */
-    if (multi != (out_key != NULL)) {
+    if (multi != (out_key != NULL || lone)) {
         if (out_key) return NFAIL(c, n, "takes no \"outputs\": %s has one result", op_name(n->op));
         return NFAIL(c, n,
                      "has several results: name them with \"outputs\": [\"k1\", \"k2\", ...], "
@@ -1428,7 +1446,7 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
     }
     if (json_object_set_new(c->keys, n->key, json_integer(ni)) != 0)
         return NFAIL(c, n, "out of memory");
-    if (out_key) {
+    if (out_key || lone) {
         if (parse_inputs(c, n, r, obj) < 0) return -1;
         return graph_multi_check(n, obj, c->err, c->errlen);
     }

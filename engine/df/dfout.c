@@ -374,7 +374,7 @@ int dfx_write_csv(const frame_t *f, dfx_sink_fn sink, void *ctx)
 
 static dtype_t col_dt(const frame_t *f)
 {
-    int t = f->ncols ? f->cols[0].type : FT_FLOAT64;
+    int t = f->ncols ? f->cols[0].type : f->vtype ? f->vtype - 1 : FT_FLOAT64;
     return t == FT_INT64 ? DT_INT64 : t == FT_BOOL ? DT_BOOL : DT_FLOAT64;
 }
 

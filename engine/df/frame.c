@@ -214,6 +214,7 @@ void frame_serialize(const frame_t *f, void *out)
     memcpy(p + 28, &ni, 4);
     p[32] = f->series;
     p[33] = f->range_index;
+    p[34] = f->vtype;
     p += HDR;
     for (int i = 0; i < f->nidx; i++)
         p = put_col(p, &f->idx[i], &f->idx_names[i]);
@@ -314,12 +315,14 @@ int frame_view(const void *buf, size_t len, frame_t *out, char *err, size_t errl
     memcpy(&ni, p + 28, 4);
     /* every row takes at least one byte per column, so nrows <= total */
     if (nrows < 0 || (uint64_t)nrows > total || nc < 0 || ni < 1 || p[32] > 1 || p[33] > 1 ||
-        (size_t)nc + (size_t)ni > (total - HDR) / DESC || (p[32] && nc != 1))
+        p[34] > FT_STRING + 1 || (size_t)nc + (size_t)ni > (total - HDR) / DESC ||
+        (p[32] && nc != 1))
         return errmsg(err, errlen, "frame blob: bad header");
     if (frame_alloc(out, p[32], nrows, nc, ni))
         return errmsg(err, errlen, "frame blob: out of memory");
     out->view = true;
     out->range_index = p[33];
+    out->vtype = p[34];
     cur_t cu = {p + HDR, total - HDR};
     for (int i = 0; i < ni; i++)
         if (view_col(&cu, nrows, &out->idx[i], &out->idx_names[i], err, errlen)) goto bad;
@@ -337,6 +340,7 @@ static int frame_like(const frame_t *src, int64_t nrows, frame_t *out)
 {
     if (frame_alloc(out, src->series, nrows, src->ncols, src->nidx)) return -1;
     out->range_index = src->range_index;
+    out->vtype = src->vtype;
     for (int i = 0; i < src->ncols; i++)
         if (flabel_set(&out->names[i], src->names[i].s, src->names[i].is_int)) goto fail;
     for (int i = 0; i < src->nidx; i++)

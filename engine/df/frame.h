@@ -67,6 +67,9 @@ typedef struct {
     /* memory: frame_alloc'ed frames own everything (frame_free); frame_view'ed
      * frames own only the four arrays above (frame_free frees just those) */
     bool view;
+    /* a held (N, 0) tensor has no column to say its dtype: its values' ftype
+     * + 1 (0: none), kept in blobs and by frame_concat */
+    uint8_t vtype;
 } frame_t;
 
 /* Sizes are checked for overflow: each allocating function returns -1 (and

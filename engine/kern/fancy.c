@@ -428,6 +428,7 @@ static int held_blob(const graph_node_t *n, const void *buf, dtype_t dt, int64_t
     for (int64_t i = 0; i < rows; i++)
         ((int64_t *)f.idx[0].data)[i] = i;
     f.range_index = true;
+    f.vtype = (uint8_t)(ft + 1); /* (rows, 0): no column says the dtype */
     for (int k = 0; k < cols; k++) {
         if (fcol_alloc(&f.cols[k], ft, rows, 0, false)) goto oom;
         for (int64_t i = 0; i < rows; i++)

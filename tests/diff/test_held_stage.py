@@ -102,6 +102,18 @@ add("setops-then-ops", [arr("v", V, 77), arr("w", W, 50), N("u", "union1d", ["v"
 add("empty-held", [arr("x", X, 100), N("p", "greater", ["x", 1000]), mask("e", "x", "p"),
                    N("es", "sum", ["e"]), N("ea", "add", ["e", 1])],
     {"es": np.float64(0), "ea": np.zeros(0)})
+# a held (N, 0) result has no column to carry its dtype: the blob does
+# (frame_t.vtype); bool and int64 stay so when fetched and in the later run
+E0 = np.zeros((9, 0), dtype=bool)
+R9 = np.array([1, 1, 0, 1, 0, 0, 1, 1, 1], dtype=bool)
+add("held-no-columns-keeps-dtype",
+    [N("z", "zeros", shape=[9, 0], dtype="float64", chunk_size=[2, 1]),
+     N("b", "equal", ["z", 3]), arr("r", R9), N("i", "astype", ["z"], dtype="int64"),
+     N("hb", "getitem", ["b", "r"], index=[{"input": 1}, ":"]),
+     N("hi", "getitem", ["i", "r"], index=[{"input": 1}, ":"]),
+     N("bb", "add", ["hb", "hb"]), N("ii", "add", ["hi", "hi"])],
+    {"hb": E0[R9], "hi": np.zeros((9, 0), dtype=np.int64)[R9], "bb": E0[R9] + E0[R9],
+     "ii": np.zeros((6, 0), dtype=np.int64)})
 BIG = np.arange(3_000_000, dtype=np.float64)  # 24 MB: two chunks in the later run
 add("big-held", [N("a", "arange", stop=3_000_000, dtype="float64", chunk_size=400_000),
                  N("p", "greater_equal", ["a", 0]), mask("b", "a", "p"),

@@ -250,6 +250,16 @@ add("held/nonzero-output-as-input", [ar, N("nz", "nonzero", ["a"], outputs=["u"]
     {"b": np.nonzero(np.arange(12))[0] + 1})
 add("held/unique-output-as-input", [ar, N("uq", "unique", ["a"], outputs=["u"]),
                                     N("s", "sum", ["u"])], {"s": np.unique(np.arange(12)).sum()})
+# unique without a return_* flag has one result, as numpy's: "outputs" is
+# optional there (the contract names unique "with a return_* flag"), and its
+# key is the tensor, fetched and taken as an input
+q = np.array([3, 1, 3, 7, 1, 0, 7, 7], dtype=np.int64)
+add("unique/alone-without-outputs", [A("q", q, 3), N("uq", "unique", ["q"]),
+                                     N("s", "sum", ["uq"]), N("m", "multiply", ["uq", 2])],
+    {"uq": np.unique(q), "s": np.unique(q).sum(), "m": np.unique(q) * 2})
+add("unique/flags-false-without-outputs",
+    [A("q", q, 5), N("uq", "unique", ["q"], return_index=False, return_counts=False)],
+    {"uq": np.unique(q)}, args=["--chunk-bytes", "16"])
 rejects += [
     ("reject/fetch-op-key", D([ar, N("sp", "split", ["a"], indices_or_sections=2,
                                     outputs=["u", "v"])], ["sp"]), None, None),
@@ -309,6 +319,8 @@ rejects += [
                                                     outputs=["u"])], ["u"]), "w", "where"),
     ("reject/unique-count", D([ar, N("uq", "unique", ["a"], return_counts=True,
                                      outputs=["u"])], ["u"]), "uq", "unique"),
+    ("reject/unique-flag-without-outputs", D([ar, N("uq", "unique", ["a"], return_counts=True)],
+                                             ["uq"]), "uq", "unique"),
     ("reject/unique-inverse-count", D([ar, N("uq", "unique", ["a"], return_inverse=True,
                                              outputs=["u"])], ["u"]), "uq", "unique"),
     ("reject/unique-axis", D([ar, N("uq", "unique", ["a"], axis=0, outputs=["u"])], ["u"]),

@@ -67,13 +67,17 @@ DOC = {"version": 1, "nodes": [
     {"key": "ex", "op": "extract", "inputs": ["m", "a"]},
     {"key": "aw", "op": "argwhere", "inputs": ["m"]},
     {"key": "fz", "op": "flatnonzero", "inputs": ["ai"]},
+    # a held (N, 0) bool: no column carries its dtype, the blob does
+    {"key": "z0", "op": "zeros", "shape": [13, 0], "chunk_size": [4, 1]},
+    {"key": "b0", "op": "equal", "inputs": ["z0", 1]},
+    {"key": "e0", "op": "getitem", "inputs": ["b0", "mc"], "index": [{"input": 1}, ":"]},
 ], "fetch": ["rows", "pairs", "cols", "rsum", "masked", "zeroed", "set3", "tk", "tk1", "cp", "ex",
-             "aw", "fz"]}
+             "aw", "fz", "e0"]}
 WANT = {
     "rows": A[IDX], "pairs": A[IDX, J], "cols": A[1:9:2, J], "rsum": A[IDX].sum(axis=1),
     "masked": A[M], "zeroed": B, "set3": C, "tk": np.take(AI, IDX),
     "tk1": np.take(A, J, axis=1), "cp": np.compress(AI > 0, AI, axis=0), "ex": np.extract(M, A),
-    "aw": np.argwhere(M), "fz": np.flatnonzero(AI),
+    "aw": np.argwhere(M), "fz": np.flatnonzero(AI), "e0": np.zeros((13, 0), dtype=bool)[AI > 0],
 }
 
 
@@ -130,8 +134,12 @@ def session_sources(web):
         d1 = {"version": 1, "nodes": [arr("a", A, [4, 3]), arr("i", IDX, 4),
                                       {"key": "m", "op": "less", "inputs": ["a", 1]},
                                       {"key": "h", "op": "getitem", "inputs": ["a", "m"],
-                                       "index": [{"input": 1}]}],
-              "fetch": ["a", "i", "m", "h"]}
+                                       "index": [{"input": 1}]},
+                                      {"key": "z0", "op": "zeros", "shape": [6, 0], "dtype": "bool"},
+                                      {"key": "mm", "op": "greater", "inputs": ["i", 1]},
+                                      {"key": "h0", "op": "getitem", "inputs": ["z0", "mm"],
+                                       "index": [{"input": 1}, ":"]}],
+              "fetch": ["a", "i", "m", "h", "h0"]}
         _, t = cp.run_task(web, sid, d1)
         check(t["status"] == "succeeded", "task 1 %r", t)
         d2 = {"version": 1, "nodes": [
@@ -145,11 +153,16 @@ def session_sources(web):
         S[A < 1] = 5
         check(close(cp.fetch(web, sid, "s"), S), "s differs")
         # a held result of an earlier task is a tensor of known length now
-        d3 = {"version": 1, "nodes": [{"key": "x", "op": "add", "inputs": ["h", 1]}],
-              "fetch": ["x"]}
+        d3 = {"version": 1, "nodes": [{"key": "x", "op": "add", "inputs": ["h", 1]},
+                                      {"key": "x0", "op": "add", "inputs": ["h0", "h0"]}],
+              "fetch": ["x", "x0"]}
         _, t = cp.run_task(web, sid, d3)
         check(t["status"] == "succeeded", "task 3 %r", t)
         check(close(cp.fetch(web, sid, "x"), A[A < 1] + 1), "x differs")
+        # a held (N, 0) bool stays bool once its length is known
+        x0 = cp.fetch(web, sid, "x0")
+        check(x0.dtype == np.bool_ and x0.shape == (int((IDX > 1).sum()), 0), "x0: %s%s", x0.dtype,
+              x0.shape)
     finally:
         request("DELETE", web, "/api/v1/sessions/%s" % sid)
 
