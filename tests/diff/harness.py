@@ -262,6 +262,8 @@ def _prefixed(d, prefix):
         m["key"] = prefix + n["key"]
         if "inputs" in n and isinstance(n["inputs"], list):
             m["inputs"] = [prefix + i if isinstance(i, str) else i for i in n["inputs"]]
+        if isinstance(n.get("outputs"), list):  # an op with several results
+            m["outputs"] = [prefix + o if isinstance(o, str) else o for o in n["outputs"]]
         nodes.append(m)
     return nodes, [prefix + k for k in d["fetch"]]
 

@@ -6,13 +6,16 @@
    started with the contract's command lines; every fetched tensor must equal
    what mars-run computes for the same document (with the seeds the gateway
    drew), byte for byte: tiling and kernels are deterministic, so the same
-   jobs give the same bits wherever they run.
+   jobs give the same bits wherever they run. The same with the generator of
+   test_random_graphs3 (data movement, sorting, statistics, set ops; results
+   whose length is data fetched, never taken by a later op of the document).
 2. CPU: a worker started with `--n-cpu 1` runs a task with many jobs ready at
    once; the CPU time the kernel accounts to its process (/proc/PID/stat)
    never exceeds one core over a sampling interval, and the `cpu_usage` it
    reports stays within [0, 1] and follows the kernel's figure.
 
-Environment: MARS_PARITY_SEED (default 7), MARS_PARITY_GRAPHS (default 60).
+Environment: MARS_PARITY_SEED (default 7), MARS_PARITY_GRAPHS (default 60),
+MARS_PARITY_G3_SEED (31), MARS_PARITY_G3_GRAPHS (120).
 """
 import io
 import json
@@ -33,6 +36,7 @@ from harness import Cluster, Runner, check, free_port, get, request  # noqa: E40
 # directory's module already loaded, which is fine: only generate() is used.
 sys.path.append(os.path.join(ROOT, "tests", "diff"))
 import test_random_graphs  # noqa: E402
+import test_random_graphs3  # noqa: E402
 
 MARS_RUN = os.path.join(ROOT, "build", "bin", "mars-run")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -180,6 +184,13 @@ def main():
         web, _ = start_cluster(c, [1, 1])
         for i, d in enumerate(docs):
             run.case("parity-%d-%d" % (seed, i), parity_case, web, d)
+        # the ops that move data or depend on it (test_random_graphs3's
+        # generator), in documents where no op takes a result whose length
+        # is data (those the cluster takes in a later task only)
+        seed3 = int(os.environ.get("MARS_PARITY_G3_SEED", "31"))
+        for i, (d, _) in enumerate(test_random_graphs3.generate(
+                seed3, int(os.environ.get("MARS_PARITY_G3_GRAPHS", "120")), cluster=True)):
+            run.case("parity3-%d-%d" % (seed3, i), parity_case, web, d)
         # the stacks (hstack, vstack, dstack, column_stack) with uneven chunks
         for fn, shapes in [("hstack", [[7, 5], [7, 3]]), ("vstack", [[9], [9]]),
                            ("dstack", [[4, 6], [4, 6, 3]]), ("column_stack", [[11], [11, 4]])]:
