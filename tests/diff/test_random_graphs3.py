@@ -28,14 +28,20 @@ Environment: MARS_DIFF3_SEED (default 20261128), MARS_DIFF3_GRAPHS (default
 300), MARS_DIFF3_MAX_ELEMS (default 3000) for bigger tensors.
 """
 
+import importlib.util
 import os
 import sys
 import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+# this directory's harness by path: tests/integration imports the generator
+# with its own module named harness already loaded
+_spec = importlib.util.spec_from_file_location("diff_harness", os.path.join(HERE, "harness.py"))
+harness = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(harness)
 
 MAX_ELEMS = int(os.environ.get("MARS_DIFF3_MAX_ELEMS", "3000"))
 MANT = {"float64": 53, "float32": 24}
@@ -911,10 +917,11 @@ def _bcast(*shapes):
         return False
 
 
-def generate(seed, count, cluster=False):
-    """count (document, {fetched key: V}) pairs. cluster: only documents in
-    which no op takes a result whose length is data (the cluster takes those
-    in a later task only, docs/graph-format.md)."""
+def generate(seed, count, held_inputs=None):
+    """count (document, {fetched key: V}, held keys) triples. held_inputs:
+    None any document; False only those in which no op takes a result whose
+    length is data (the cluster takes those in a later task only,
+    docs/graph-format.md); True only those in which one does."""
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < count:
@@ -922,12 +929,11 @@ def generate(seed, count, cluster=False):
         with warnings.catch_warnings():  # numpy's warnings on empty or all-NaN lines
             warnings.simplefilter("ignore", RuntimeWarning)
             doc, want = g.build(int(rng.integers(3, 14)))
-        if cluster:
-            held = {v.key for v in g.pool if v.held}
-            if any(i in held for n in doc["nodes"] for i in n.get("inputs", ())
-                   if isinstance(i, str)):
-                continue
-        out.append((doc, want))
+        held = {v.key for v in g.pool if v.held}
+        takes = any(i in held for n in doc["nodes"] for i in n.get("inputs", ())
+                    if isinstance(i, str))
+        if held_inputs is None or held_inputs == takes:
+            out.append((doc, want, held))
     return out
 
 
@@ -982,7 +988,7 @@ def main():
     suite = harness.Suite("test_random_graphs3")
     print("# seed %d (MARS_DIFF3_SEED), %d graphs (MARS_DIFF3_GRAPHS)" % (seed, count), flush=True)
     harness.require_mars_run(suite)
-    cases = [("g3-%d-%d" % (seed, i), d, w) for i, (d, w) in enumerate(generate(seed, count))]
+    cases = [("g3-%d-%d" % (seed, i), d, w) for i, (d, w, _) in enumerate(generate(seed, count))]
     print("# %d nodes" % sum(len(d["nodes"]) for _, d, _ in cases), flush=True)
     batches, cur, n = [], [], 0
     for c in cases:

@@ -188,8 +188,8 @@ def main():
         # generator), in documents where no op takes a result whose length
         # is data (those the cluster takes in a later task only)
         seed3 = int(os.environ.get("MARS_PARITY_G3_SEED", "31"))
-        for i, (d, _) in enumerate(test_random_graphs3.generate(
-                seed3, int(os.environ.get("MARS_PARITY_G3_GRAPHS", "120")), cluster=True)):
+        for i, (d, _, _) in enumerate(test_random_graphs3.generate(
+                seed3, int(os.environ.get("MARS_PARITY_G3_GRAPHS", "120")), held_inputs=False)):
             run.case("parity3-%d-%d" % (seed3, i), parity_case, web, d)
         # the stacks (hstack, vstack, dstack, column_stack) with uneven chunks
         for fn, shapes in [("hstack", [[7, 5], [7, 3]]), ("vstack", [[9], [9]]),

@@ -11,12 +11,16 @@ tensor (services/gateway/heldmat.c). Each case checks the later task's
 results against numpy, the row's new description (shape and dtype, no
 longer "frame-tensor"), that the download is unchanged, that a second later
 task (the row already converted) still works, and that many later tasks
-submitted at once all see one conversion.
+submitted at once all see one conversion. Then random documents of
+tests/diff/test_random_graphs3.py in which ops take held results run cut
+into successive tasks, as the Python client sends them (MARS_HELD_SEED,
+MARS_HELD_GRAPHS), each fetched value against numpy's.
 
 Run with Debian's python: /usr/bin/python3 tests/integration/test_held_later.py
 (MARS_BIN_DIR=build/san/bin runs it over the sanitized programs).
 """
 import io
+import json
 import os
 import sys
 import threading
@@ -27,6 +31,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from harness import Cluster, Runner, check, get  # noqa: E402
 from test_cluster_parity import run_task, session, start_cluster, submit  # noqa: E402
+
+sys.path.append(os.path.join(os.path.dirname(HERE), "diff"))
+import test_random_graphs3  # noqa: E402
 
 
 def N(key, op, inputs=None, **params):
@@ -191,7 +198,52 @@ def main():
                                 "fetch": ["ts"]})
             check(fetch(web, sid4, "ts") == np.arange(601, 1000).sum(), "sum")
         run.case("filtered-dataframe-to-tensor", dataframe_to_tensor)
+
+        # random documents in which ops take held results, cut into the
+        # tasks a client would send (the Python client's way); each fetched
+        # value equals numpy's, computed by the generator
+        seed = int(os.environ.get("MARS_HELD_SEED", "51"))
+        for i, (d, want, held) in enumerate(test_random_graphs3.generate(
+                seed, int(os.environ.get("MARS_HELD_GRAPHS", "100")), held_inputs=True)):
+            run.case("staged-%d-%d" % (seed, i), staged_case, web, d, want, held)
     return run.finish()
+
+
+def stages(doc, held):
+    """doc as a list of documents, run in turn in one session: no op takes
+    a held result of its own document; each fetches what later ones take
+    (they name it as a session tensor) and what doc fetches."""
+    remaining, done, parts = list(doc["nodes"]), set(), []
+    while remaining:
+        part, keys, rest = [], set(), []
+        for n in remaining:
+            ins = [i for i in n.get("inputs", ()) if isinstance(i, str)]
+            if all(i in done or (i in keys and i not in held) for i in ins):
+                part.append(n)
+                keys |= set(n.get("outputs", [n["key"]]))
+            else:
+                rest.append(n)
+        check(part, "no node can run")
+        parts.append((part, keys))
+        done |= keys
+        remaining = rest
+    docs = []
+    for k, (part, keys) in enumerate(parts):
+        later = {i for p, _ in parts[k + 1:] for n in p for i in n.get("inputs", ())
+                 if isinstance(i, str)}
+        fetch_ = sorted(keys & (later | set(doc["fetch"]))) or [sorted(keys)[0]]
+        docs.append({"version": 1, "nodes": part, "fetch": fetch_})
+    return docs
+
+
+def staged_case(web, doc, want, held):
+    sid = session(web)
+    tasks = stages(doc, held)
+    for d in tasks:
+        ok_task(web, sid, d)
+    got = {k: fetch(web, sid, k) for k in doc["fetch"]}
+    why = test_random_graphs3.check(doc, want, got)
+    check(why is None, "%s (%d tasks; document %s)", why, len(tasks), json.dumps(doc)[:2000])
 
 
 if __name__ == "__main__":
