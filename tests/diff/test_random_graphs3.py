@@ -29,6 +29,7 @@ Environment: MARS_DIFF3_SEED (default 20261128), MARS_DIFF3_GRAPHS (default
 """
 
 import importlib.util
+import math
 import os
 import sys
 import warnings
@@ -260,8 +261,187 @@ class Gen:
     def step(self):
         kinds = ["binary", "binary", "scalar", "unary", "reduce", "move", "move", "move", "move",
                  "sortish", "sortish", "sortish", "held", "held", "held", "astype", "cumsum",
-                 "join"]
+                 "join", "nanred", "nanred", "index", "index"]
         getattr(self, "s_" + self.choice(kinds))()
+
+    def red_bound(self, a, ax):
+        """The largest sum of |values| over one reduced line (NaN as 0)."""
+        with np.errstate(all="ignore"):
+            s = np.nansum(np.abs(a.val.astype(np.float64)), axis=ax)
+        return float(np.max(s)) if np.size(s) else 0.0
+
+    def s_nanred(self):
+        """The NaN-aware reductions, std/var, argmin/argmax, diff, average."""
+        op = self.choice(["nansum", "nanmin", "nanmax", "nanmean", "nanstd", "nanvar", "nanargmin",
+                          "nanargmax", "argmin", "argmax", "std", "var", "nanmedian",
+                          "nanpercentile", "nancumsum", "diff", "ediff1d", "average", "allclose"])
+        a = self.pick(lambda v: v.dtype != "bool" or op in ("nansum", "argmax", "argmin", "diff"))
+        v, nd = a.val, a.val.ndim
+        ax = self.axis_of(a)
+        n_red = v.size if ax is None else v.shape[ax]
+        params = {"axis": ax} if ax is not None else {}
+        if op in ("nanargmin", "nanargmax", "argmin", "argmax"):
+            if not a.exact or n_red == 0:
+                raise Skip("arg of inexact or empty")
+            if op.startswith("nan") and v.dtype.kind == "f":
+                with np.errstate(all="ignore"):
+                    if np.any(np.all(np.isnan(v), axis=ax)):
+                        raise Skip("all-NaN line")  # numpy raises
+            out = np.asarray(getattr(np, op)(v, axis=ax)).astype(np.int64)
+            return self.node(op, [a], out, **params)
+        if op in ("nansum", "nancumsum"):
+            with np.errstate(all="ignore"):
+                out = np.asarray(getattr(np, op)(v, axis=ax))
+            dt = str(out.dtype)
+            bound = self.red_bound(a, ax if op == "nansum" else None)
+            if dt in INT_MAX:
+                if bound >= INT_MAX[dt]:
+                    raise Skip("overflow")
+                return self.node(op, [a], out, **params)
+            if a.exact and self.exact_float(dt, a.frac, bound):
+                return self.node(op, [a], out, frac=a.frac, **params)
+            return self.node(op, [a], out, err=n_red * a.err + (n_red + 1) * eps(dt) * bound, **params)
+        if op in ("nanmin", "nanmax"):
+            if n_red == 0:
+                raise Skip("empty")
+            with np.errstate(all="ignore"):
+                out = np.asarray(getattr(np, op)(v, axis=ax))
+            return self.node(op, [a], out, err=a.err, frac=a.frac, **params)
+        if op in ("nanmean", "std", "var", "nanstd", "nanvar", "average"):
+            ddof = self.choice([0, 0, 1]) if op in ("std", "var", "nanstd", "nanvar") else None
+            if ddof:
+                params["ddof"] = ddof
+            if op == "average":
+                if n_red == 0:
+                    raise Skip("empty average")
+                if self.chance(0.5):
+                    wsh = v.shape if ax is None else (v.shape[ax],)
+                    if self.chance(0.5) and ax is not None:
+                        wsh = v.shape
+                    w = self.leaf(wsh, self.choice(["float64", "int64"]))
+                    if not w.exact or w.has_nan():
+                        raise Skip("weights")
+                    with np.errstate(all="ignore"):
+                        if np.any(np.sum(w.val, axis=ax if len(wsh) == nd else None) == 0):
+                            raise Skip("weights sum to zero")
+                        out = np.asarray(np.average(v, axis=ax, weights=w.val))
+                    wb = w.maxabs()
+                    err = (a.err * wb + (n_red + 4) * 4 * eps("float64") * wb * max(a.maxabs(), 1.0)) * n_red
+                    # a weighted mean divides by the weights' sum, at least 1 in size here
+                    return self.node("average", [a, w], out, err=err, **params)
+                with np.errstate(all="ignore"):
+                    out = np.asarray(np.average(v, axis=ax))
+                err = a.err + (n_red + 2) * eps(str(out.dtype) if out.dtype.kind == "f" else "float64") \
+                    * max(self.red_bound(a, ax), 1.0)
+                return self.node("average", [a], out, err=err, **params)
+            with np.errstate(all="ignore"):
+                f = getattr(np, op)
+                out = np.asarray(f(v, axis=ax, ddof=ddof) if ddof is not None else f(v, axis=ax))
+            odt = str(out.dtype) if out.dtype.kind == "f" else "float64"
+            m = max(a.maxabs(), 1.0)
+            if op == "nanmean":
+                err = a.err + (n_red + 2) * eps(odt) * max(self.red_bound(a, ax), 1.0)
+            else:
+                # var: mean of squared deviations; std its square root
+                ev = (4 * m * a.err + 8 * (n_red + 4) * eps(odt) * m * m)
+                err = ev if "var" in op else math.sqrt(ev) + eps(odt) * m * 4
+            return self.node(op, [a], out, err=err, **params)
+        if op in ("nanmedian", "nanpercentile"):
+            if v.size == 0 or (ax is not None and v.shape[ax] == 0):
+                raise Skip("empty")
+            if not a.exact:
+                raise Skip("sorting inexact")
+            with np.errstate(all="ignore"):
+                if op == "nanmedian":
+                    out = np.asarray(np.nanmedian(v, axis=ax))
+                else:
+                    q = round(float(self.r.random() * 100), 2)
+                    out = np.asarray(np.nanpercentile(v, q, axis=ax), dtype=np.float64)
+                    params["q"] = q
+            odt = str(out.dtype) if out.dtype.kind == "f" else "float64"
+            return self.node(op, [a], out, err=16 * eps(odt) * max(a.maxabs(), 1.0), **params)
+        if op in ("diff", "ediff1d"):
+            if nd == 0 or (op == "ediff1d" and a.dtype == "bool"):
+                raise Skip("diff")
+            if op == "ediff1d":
+                out = np.ediff1d(v)
+                params = {}
+            else:
+                n = self.ri(1, 3)
+                dax = self.ri(-nd, nd - 1)
+                out = np.diff(v, n=n, axis=dax)
+                params = {"n": n, "axis": dax}
+            if out.dtype.kind in "iu":
+                if a.maxabs() * 8 >= INT_MAX.get(str(out.dtype), 2 ** 62):
+                    raise Skip("overflow")
+                return self.node(op, [a], out, **params)
+            if out.dtype.kind == "f":
+                k = params.get("n", 1)
+                if a.exact and self.exact_float(str(out.dtype), a.frac, a.maxabs() * 2 ** k):
+                    return self.node(op, [a], out, frac=a.frac, **params)
+                return self.node(op, [a], out, err=2 ** k * (a.err + eps(str(out.dtype)) * a.maxabs()),
+                                 **params)
+            return self.node(op, [a], out, **params)
+        if op == "allclose":
+            b = self.pick(lambda x: x.exact and x.dtype != "bool" and _bcast(x.shape, v.shape))
+            if not a.exact:
+                raise Skip("inexact")
+            out = np.asarray(np.allclose(v, b.val))
+            return self.node("allclose", [a, b], out)
+        raise Skip(op)
+
+    def s_index(self):
+        """Integer-array getitem, setitem with a mask, a slice or integers."""
+        a = self.pick(lambda x: x.val.ndim >= 1)
+        v, nd = a.val, a.val.ndim
+        keep = dict(err=a.err, frac=a.frac)
+        op = self.choice(["take_rows", "take_cols", "set_mask", "set_slice", "set_ints"])
+        d0 = v.shape[0]
+        if op in ("take_rows", "take_cols", "set_ints"):
+            axis = 1 if op == "take_cols" else 0
+            if nd <= axis or v.shape[axis] == 0:
+                raise Skip("no axis")
+            n = v.shape[axis]
+            ind = self.r.integers(-n, n, self.ri(0, 12))
+            ik = self.key("I")
+            self.nodes.append({"key": ik, "op": "array", "dtype": "int64", "data": ind.tolist()}
+                              if ind.size else {"key": ik, "op": "zeros", "shape": [0], "dtype": "int64"})
+            if op == "set_ints":
+                val = self.choice([0, 1, -2.5, 7])
+                if a.dtype == "bool":
+                    val = bool(self.chance(0.5))
+                b = v.copy()
+                b[ind] = val
+                return self.node("setitem", [a, val, ik], b, index=[{"input": 2}],
+                                 err=a.err, frac=max(a.frac, 1) if a.exact else 0)
+            idx = [{"input": 1}] if axis == 0 else [":", {"input": 1}]
+            out = v[ind] if axis == 0 else v[:, ind]
+            return self.node("getitem", [a, ik], np.asarray(out), index=idx, **keep)
+        if op == "set_mask":
+            if not a.exact or a.dtype == "bool":
+                raise Skip("mask of inexact")
+            thr = float(self.r.integers(-3, 4))
+            mk = self.key("m")
+            self.nodes.append({"key": mk, "op": "less", "inputs": [a.key, thr]})
+            val = self.choice([0, 3, -1.5])
+            b = v.copy()
+            with np.errstate(all="ignore"):
+                b[v < thr] = val
+            return self.node("setitem", [a, val, mk], b, index=[{"input": 2}], frac=max(a.frac, 1))
+        # a slice of the first axis set to a partner broadcast into it
+        lo, hi = sorted((self.ri(0, d0), self.ri(0, d0)))
+        view_shape = (hi - lo,) + v.shape[1:]
+        src = self.pick(lambda x: x is not a and _bcast_to(x.shape, view_shape) and
+                        (x.dtype != "bool" or a.dtype == "bool") and
+                        not (x.val.dtype.kind == "f" and a.val.dtype.kind != "f"))
+        b = v.copy()
+        b[lo:hi] = src.val
+        err = max(a.err, src.err)
+        if a.dtype == "float32" and src.dtype in ("float64", "int64", "int32"):
+            if not (src.exact and self.exact_float("float32", src.frac, src.maxabs())):
+                err = max(err, eps("float32") * src.maxabs() + src.err)
+        return self.node("setitem", [a, src], b, index=["%d:%d" % (lo, hi)], err=err,
+                         frac=0 if err else max(a.frac, src.frac))
 
     def s_astype(self):
         a = self.pick(lambda v: v.exact)
@@ -895,7 +1075,7 @@ class Gen:
             n0 = len(self.nodes)
             try:
                 self.step()
-            except Skip:
+            except (Skip, ValueError, ZeroDivisionError):  # numpy refuses: another draw
                 del self.nodes[n0:]
                 self.pool = [v for v in self.pool if any(n["key"] == v.key or v.key in n.get("outputs", ())
                                                          for n in self.nodes)]
@@ -907,6 +1087,13 @@ class Gen:
             fetch.append(others[int(i)])
         return {"version": 1, "nodes": list(self.nodes), "fetch": [v.key for v in fetch]}, \
             {v.key: v for v in fetch}
+
+
+def _bcast_to(shape, target):
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
 
 
 def _bcast(*shapes):

@@ -658,6 +658,73 @@ class TestFunctions(Base):
         self.assertEqual(mt.pad(ta, (1, 2)).shape, (8, 7))
         self.assertEqual(mt.indices((2, 3)).shape, (2, 2, 3))
 
+    def test_numpy_signatures(self):
+        """Sorting, searching, statistics, set ops, diagonals, einsum and the
+        one-block linear algebra with numpy's arguments (the generic path
+        takes inputs first, which is not numpy's order for searchsorted,
+        average, cov, bincount or einsum), shapes and dtypes inferred."""
+        x, i = XN, IN
+        xn = x.copy()
+        xn[1, 2] = xn[4, 0] = np.nan
+        tx, ti, tn = mt.tensor(x, chunk_size=(4, 3)), mt.tensor(i, chunk_size=5), mt.tensor(xn)
+        srt = np.sort(x.ravel())
+        w = np.arange(1.0, 9.0)
+        m = x[:4, :4] @ x[:4, :4].T + 4 * np.eye(4)
+        tm = mt.tensor(m, chunk_size=2)
+        with np.errstate(divide="ignore"):
+            xinf = x / 0.0
+        self.run_all([
+            ("sort", mt.sort(ti, axis=0), np.sort(i, axis=0)),
+            ("sort-none", mt.sort(ti, axis=None), np.sort(i, axis=None)),
+            ("argsort", mt.argsort(ti), np.argsort(i, kind="stable")),
+            ("partition-kth", mt.partition(tx, 3, axis=1)[:, 3], np.partition(x, 3, axis=1)[:, 3]),
+            ("topk", mt.topk(ti, 3, axis=0), -np.sort(-i, axis=0)[:3]),
+            ("searchsorted", mt.searchsorted(mt.tensor(srt), tx, side="right"),
+             np.searchsorted(srt, x, side="right")),
+            ("searchsorted-scalar", mt.searchsorted(srt, 0.25), np.searchsorted(srt, 0.25)),
+            ("digitize", mt.digitize(ti, [-5, 0, 5], right=True), np.digitize(i, [-5, 0, 5], right=True)),
+            ("isin", mt.isin(ti, [1, 2, 3], invert=True), np.isin(i, [1, 2, 3], invert=True)),
+            ("in1d", mt.in1d(ti, [0, 4]), np.in1d(i, [0, 4])),
+            ("median", mt.median(tx, axis=0), np.median(x, axis=0)),
+            ("nanmedian", mt.nanmedian(tn, axis=1), np.nanmedian(xn, axis=1)),
+            ("percentile", mt.percentile(tx, [10, 90], axis=1, keepdims=True),
+             np.percentile(x, [10, 90], axis=1, keepdims=True)),
+            ("quantile", mt.quantile(ti, 0.3), np.quantile(i, 0.3)),
+            ("nanquantile", mt.nanquantile(tn, [0.5]), np.nanquantile(xn, [0.5])),
+            ("average", mt.average(tx, axis=1, weights=w), np.average(x, axis=1, weights=w)),
+            ("average-plain", mt.average(ti), np.average(i)),
+            ("cov", mt.cov(tx), np.cov(x)), ("cov-y", mt.cov(tx[0], tx[1], ddof=0),
+                                             np.cov(x[0], x[1], ddof=0)),
+            ("corrcoef", mt.corrcoef(tx, rowvar=False), np.corrcoef(x, rowvar=False)),
+            ("allclose", mt.allclose(tx, tx + 1e-9), np.allclose(x, x + 1e-9)),
+            ("isclose", mt.isclose(tx, 0.0, atol=0.5), np.isclose(x, 0.0, atol=0.5)),
+            ("diag", mt.diag(tx, -1), np.diag(x, -1)), ("diag-1d", mt.diag(tx[0], 2), np.diag(x[0], 2)),
+            ("diagonal", mt.diagonal(tx, 1), np.diagonal(x, 1)),
+            ("trace", mt.trace(ti, -1), np.trace(i, -1)),
+            ("tril", mt.tril(tx, 1), np.tril(x, 1)), ("triu", mt.triu(ti), np.triu(i)),
+            ("einsum", mt.einsum("ij,kj->ik", tx, tx), np.einsum("ij,kj->ik", x, x)),
+            ("vdot", mt.vdot(tx, tx), np.vdot(x, x)),
+            ("round", mt.round(tx, 2), np.round(x, 2)), ("around", mt.around(tx), np.around(x)),
+            ("isposinf", mt.isposinf(tx / 0.0), np.isposinf(xinf)),
+            ("inv", mt.linalg.inv(tm), np.linalg.inv(m)), ("det", mt.linalg.det(tm), np.linalg.det(m)),
+            ("solve", mt.linalg.solve(tm, mt.tensor(w[:4])), np.linalg.solve(m, w[:4])),
+            ("cholesky", mt.linalg.cholesky(tm), np.linalg.cholesky(m)),
+            ("norm", mt.linalg.norm(tx, axis=1), np.linalg.norm(x, axis=1)),
+            ("norm-inf", mt.linalg.norm(tx, np.inf), np.linalg.norm(x, np.inf)),
+            ("matrix_rank", mt.linalg.matrix_rank(tm), np.linalg.matrix_rank(m)),
+        ], rtol=1e-10)
+        # the lengths of these are data: fetched, they are numpy's
+        for name, t, want in [
+                ("bincount", mt.bincount(mt.tensor(np.abs(i).ravel()), minlength=12),
+                 np.bincount(np.abs(i).ravel(), minlength=12)),
+                ("bincount-w", mt.bincount(mt.tensor(np.abs(i[0])), weights=x[0]),
+                 np.bincount(np.abs(i[0]), weights=x[0])),
+                ("union1d", mt.union1d(ti, [100, -100]), np.union1d(i, [100, -100])),
+                ("setdiff1d", mt.setdiff1d(ti, [0, 1, 2]), np.setdiff1d(i, [0, 1, 2]))]:
+            self.close(t.fetch(), want, name)
+        with self.assertRaises(NotImplementedError):
+            mt.average(tx, weights=w, returned=True)
+
     def test_ops_listing(self):
         r = get(WEB, "/api/v1/ops")
         self.assertEqual(r.status, 200)

@@ -1481,6 +1481,17 @@ def generic(name, entry):
     return f
 
 
+# numpy's signatures for sorting, statistics, set ops, diagonals, einsum and
+# the one-block linear algebra (the generic path's argument order is not
+# numpy's for several of them)
+from . import _numpyfuncs  # noqa: E402
+
+for _n in _numpyfuncs.__all__:
+    globals()[_n] = getattr(_numpyfuncs, _n)
+del _n
+linalg.__dict__.update(_numpyfuncs.LINALG)
+
+
 def __getattr__(name):
     if name.startswith("_"):
         raise AttributeError(name)
