@@ -1,0 +1,14 @@
+#!/usr/bin/python3
+"""test_cluster_parity.py (random graphs of both generators, byte for byte
+against mars-run) over the programs built with ASan and UBSan
+(sanitized.py): the gateway, supervisor and workers tile, run and serve
+every kind of op with memory errors, undefined behaviour and leaks
+reported."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sanitized  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(sanitized.main("test_cluster_parity"))
