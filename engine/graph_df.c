@@ -2505,6 +2505,8 @@ static int infer_replace(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     if (copy_schema(d, s)) return XFAIL(n, "out of memory");
     for (int k = 0; k < s->ncols; k++) {
         int t = s->cols[k].type, rt = t;
+        if (t == FT_INT64 && s->cols[k].unit != FU_NONE)
+            continue; /* a datetime: no number or string is one of its values (as pandas) */
         for (int p = 0; p < d->nlit; p++) {
             const df_lit_t *a = &d->lits[p], *b = &d->lits2[p];
             bool may = a->kind == DFL_NAN ? t != FT_INT64 : lit_fits(t, a);
@@ -2552,6 +2554,10 @@ static int infer_numeric(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         label_text(&s->cols[k], lb, sizeof lb);
         if (t == FT_STRING && n->op != OP_DF_ROUND)
             return XFAIL(n, "column %s is of type object; %s takes numbers", lb, op_name(n->op));
+        /* pandas' round leaves datetimes as they are; its clip and abs refuse them */
+        if (t == FT_INT64 && s->cols[k].unit != FU_NONE && n->op != OP_DF_ROUND)
+            return XFAIL(n, "column %s is %s; %s takes numbers", lb, df_col_type_name(&s->cols[k]),
+                         op_name(n->op));
         if (t == FT_BOOL && n->op == OP_DF_CLIP)
             return XFAIL(n, "column %s is bool; clip takes numbers", lb);
         if (t == FT_INT64 && n->op == OP_DF_CLIP &&
@@ -3002,7 +3008,9 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         char lb[128];
         label_text(&s->cols[k], lb, sizeof lb);
         if (op == OP_DF_SHIFT) {
-            if (d->n != 0 && t == FT_INT64) d->cols[k].type = FT_FLOAT64;
+            /* a datetime stays one, NaT where no row moved in (as pandas) */
+            if (d->n != 0 && t == FT_INT64 && s->cols[k].unit == FU_NONE)
+                d->cols[k].type = FT_FLOAT64;
             continue;
         }
         bool ok = t == FT_INT64 || t == FT_FLOAT64 ||
@@ -3081,9 +3089,9 @@ static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
             get_int_opt(obj, "n", -1, &d->n, NULL, n, err, errlen) ||
             get_int_opt(obj, "get", 0, &d->sget, &d->has_get, n, err, errlen))
             return -1;
-        if (!d->has_get || d->sget < 0)
-            return XFAIL(n, "\"get\" (a non-negative position: split().str[get]) is missing; "
-                            "a column of lists is not held");
+        if (!d->has_get)
+            return XFAIL(n, "\"get\" (a position: split().str[get], negative from the end) is "
+                            "missing; a column of lists is not held");
         if (d->pat && !*d->pat) return XFAIL(n, "empty separator");
         if (d->n == 0) d->n = -1; /* pandas: 0 means all */
         break;
@@ -3513,6 +3521,8 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_GROUPBY_HEAD:
     case OP_DF_GROUPBY_TAIL:
     case OP_DF_DT_DATE:
+    case OP_DF_ROUND:   /* datetimes pass through */
+    case OP_DF_REPLACE: /* datetimes pass through */
         break;
     default:
         for (int k = 0; k < d->ncols; k++)

@@ -366,6 +366,7 @@ static int out_type(int to, const fcol_t *c)
 static int replace_col(const df_node_t *d, const fcol_t *c, int to, fcol_t *o)
 {
     int64_t n = c->n;
+    if (c->unit != FU_NONE) return fcol_copy(c, o); /* a datetime: as it is (graph_df.c) */
     to = out_type(to, c);
     if (c->type == FT_STRING) {
         const char **p = malloc(sizeof(char *) * (size_t)(n + 1));
@@ -434,7 +435,8 @@ static int num_col(const df_node_t *d, op_t op, const fcol_t *c, int to, fcol_t 
 {
     int64_t n = c->n;
     to = out_type(to, c);
-    if (c->type == FT_STRING || (op == OP_DF_ROUND && c->type == FT_BOOL)) return fcol_copy(c, o);
+    if (c->type == FT_STRING || c->unit != FU_NONE || (op == OP_DF_ROUND && c->type == FT_BOOL))
+        return fcol_copy(c, o); /* datetimes: round only gets here (graph_df.c) */
     if (fcol_alloc(o, (ftype_t)to, n, 0, c->valid != NULL && to == FT_BOOL)) return -1;
     if (o->valid) memcpy(o->valid, c->valid, (size_t)n);
     for (int64_t i = 0; i < n; i++) {

@@ -454,6 +454,14 @@ static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t 
         }
         p.n_inputs = p.n_regs = q;
         dtype_t cd = (dtype_t)d->ew_dt[k], od = ftdt(d->cols[k].type);
+        /* a column typed chunk by chunk (str.len, the dt fields) is float64
+         * in a chunk with a missing value where the schema says int64: this
+         * chunk computes in float64, and its result is float64 too */
+        for (int i = 0; i < q && n->op != OP_ASTYPE; i++)
+            if (cd == DT_INT64 && in[i].dt == DT_FLOAT64) {
+                cd = DT_FLOAT64;
+                if (od == DT_INT64) od = DT_FLOAT64;
+            }
         int r;
         if (n->op == OP_ASTYPE) {
             int a = reg[0] >= 0 ? reg[0] : konst(&p, n->in[0].sc, sc_default_dtype(n->in[0].sc));
@@ -476,7 +484,8 @@ static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t 
             r = ins(&p, n->op, cd, od, o[0], o[1], -1);
         }
         p.out = r;
-        if (fcol_alloc(&f->cols[k], (ftype_t)d->cols[k].type, rows, 0, false)) {
+        if (fcol_alloc(&f->cols[k], od == DT_FLOAT64 ? FT_FLOAT64 : (ftype_t)d->cols[k].type, rows,
+                       0, false)) {
             oom(err, errlen);
             goto done;
         }

@@ -139,6 +139,51 @@ static const char *find(const char *h, int64_t hn, const char *p, size_t pn)
 
 /* ------------------------------------------------------------------ the map */
 
+/* Part `want` of s.split(pat, n) (pat NULL: runs of whitespace, those at
+ * the ends ignored): -1 with [*pa, *pe) set when it exists, else the number
+ * of parts (want INT64_MAX counts them). */
+static int64_t split_part(const char *s, int64_t l, const df_node_t *d, size_t pl, int64_t want,
+                          int64_t *pa, int64_t *pe)
+{
+    int64_t k = 0, a = 0, splits = 0;
+    if (d->pat) {
+        for (;;) {
+            const char *hit =
+                (d->n < 0 || splits < d->n) && pl > 0 ? find(s + a, l - a, d->pat, pl) : NULL;
+            int64_t e = hit ? (int64_t)(hit - s) : l;
+            if (k == want) {
+                *pa = a;
+                *pe = e;
+                return -1;
+            }
+            k++;
+            if (!hit) return k;
+            a = e + (int64_t)pl;
+            splits++;
+        }
+    }
+    for (;;) {
+        while (a < l && is_space((unsigned char)s[a]))
+            a++;
+        if (a >= l) return k;
+        int64_t e = a;
+        if (d->n >= 0 && splits >= d->n) {
+            e = l; /* the rest, its trailing whitespace kept (Python's str.split) */
+        } else {
+            while (e < l && !is_space((unsigned char)s[e]))
+                e++;
+        }
+        if (k == want) {
+            *pa = a;
+            *pe = e;
+            return -1;
+        }
+        k++;
+        splits++;
+        a = e;
+    }
+}
+
 int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                size_t errlen)
 {
@@ -262,50 +307,13 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
             break;
         }
         case OP_DF_STR_SPLIT: {
-            /* element sget of s.split(pat, n) (missing when out of range) */
-            int64_t want = d->sget, k = 0, a = 0, splits = 0;
-            bool got = false;
-            if (d->pat) {
-                while (!got) {
-                    const char *hit = (d->n < 0 || splits < d->n) && pl > 0
-                                          ? find(s + a, l - a, d->pat, pl)
-                                          : NULL;
-                    int64_t e = hit ? (int64_t)(hit - s) : l;
-                    if (k == want) {
-                        rc = put(&w, s + a, (size_t)(e - a));
-                        got = true;
-                    }
-                    if (!hit) break;
-                    a = e + (int64_t)pl;
-                    k++;
-                    splits++;
-                }
-            } else {
-                /* runs of whitespace; leading and trailing ones ignored */
-                int64_t i2 = 0;
-                while (!got) {
-                    while (i2 < l && is_space((unsigned char)s[i2]))
-                        i2++;
-                    if (i2 >= l) break;
-                    int64_t e = i2;
-                    if (d->n >= 0 && splits >= d->n) {
-                        e = l;
-                        while (e > i2 && is_space((unsigned char)s[e - 1]))
-                            e--;
-                    } else {
-                        while (e < l && !is_space((unsigned char)s[e]))
-                            e++;
-                    }
-                    if (k == want) {
-                        rc = put(&w, s + i2, (size_t)(e - i2));
-                        got = true;
-                    }
-                    k++;
-                    splits++;
-                    i2 = e;
-                }
-            }
-            if (!got) {
+            /* element sget of s.split(pat, n) (missing when out of range);
+             * a negative sget counts from the end, as pandas' str[-1] */
+            int64_t a = 0, e = 0, want = d->sget;
+            if (want < 0) want += split_part(s, l, d, pl, INT64_MAX, &a, &e);
+            if (want >= 0 && split_part(s, l, d, pl, want, &a, &e) < 0)
+                rc = put(&w, s + a, (size_t)(e - a));
+            else {
                 valid[i] = 0;
                 na_out = true;
             }

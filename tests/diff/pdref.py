@@ -110,7 +110,8 @@ def evaluate(doc, data_dir="."):
             else:
                 v = pd.DataFrame(a, columns=n.get("columns"))
         elif op == "dataframe.read_csv":
-            v = pd.read_csv(os.path.join(data_dir, n["path"]), usecols=n.get("usecols"))
+            v = pd.read_csv(os.path.join(data_dir, n["path"]), usecols=n.get("usecols"),
+                            parse_dates=n.get("parse_dates", False))
         elif op == "dataframe.getitem":
             v = ins[0][n["columns"]]
         elif op == "dataframe.filter":
@@ -199,6 +200,8 @@ def evaluate(doc, data_dir="."):
             v = getattr(ins[0].str, m)(**kw)
             if m == "split":
                 v = v.str[n["get"]]
+        elif op.startswith("dataframe.dt."):
+            v = getattr(ins[0].dt, op.split(".")[2])
         elif op == "dataframe.query":
             v = ins[0].query(n["expr"])
         elif op == "dataframe.eval":

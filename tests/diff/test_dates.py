@@ -253,6 +253,24 @@ def cases(P):
         op("a", "assign", ["t", "d"], names=["date"]),
         op("h", "head", "a", n=20)],
         {"h": P.assign(date=iso).head(20)}))
+    # frame ops carry datetimes: round and replace leave them, shift moves
+    # them (NaT where no row moved in), as pandas
+    out.append(("round_replace_shift", [
+        op("ro", "round", "t", decimals=0), op("rp", "replace", "t", to_replace=3, value=-7),
+        op("s1", "shift", "t", periods=1), op("s2", "shift", "t", periods=-2)],
+        {"ro": P.round(0), "rp": P.replace(3, -7), "s1": P.shift(1), "s2": P.shift(-2)}))
+    # a dt field is float64 in a chunk holding NaT and int64 in another: the
+    # ops after it take both (they read float64 chunks where the schema
+    # says int64)
+    wm = P.when.dt.month
+    out.append(("fields_downstream", [
+        op("c", "getitem", "t", columns="when"), op("m", "dt.month", "c"),
+        {"key": "a1", "op": "add", "inputs": ["m", 1]},
+        {"key": "g2", "op": "greater", "inputs": ["m", 6]},
+        op("cs", "cumsum", "m"), op("cx", "cummax", "m"), op("cn", "cummin", "m"),
+        op("s0", "shift", "m", periods=0)],
+        {"a1": wm + 1, "g2": wm > 6, "cs": wm.cumsum(), "cx": wm.cummax(), "cn": wm.cummin(),
+         "s0": wm.shift(0)}))
     return out, R
 
 
@@ -317,6 +335,10 @@ def rejects(data):
                         op("y", "dt.year", "c")], 2,
          ["Can only use .dt accessor with datetimelike values", "int64"]),
         ("dt_of_frame", [rc_node(None), op("y", "dt.year", "t")], 2, ["a Series"]),
+        ("clip_of_datetimes", [rc_node(None), op("c", "clip", "t", lower=0)], 2,
+         ["'when' is datetime64[ns]", "takes numbers"]),
+        ("abs_of_datetimes", [rc_node(None), op("a", "abs", "t")], 2,
+         ["'when' is datetime64[ns]", "takes numbers"]),
         ("bad_month", [{"key": "t", "op": "dataframe.read_csv", "path": "bad.csv",
                         "parse_dates": ["when"]}], 1, ["'when'", "row 1", "2024-13-01",
                                                         "not a valid date"]),

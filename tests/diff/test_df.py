@@ -7,6 +7,7 @@ Cases that need the algorithms of engine/df (groupby, sort, merge,
 describe, nunique) are skipped with a note when the binary reports them
 missing; every other case must pass. Prints `RESULT passed=N failed=M`."""
 
+import datetime
 import json
 import math
 import os
@@ -50,8 +51,15 @@ def load(out, key):
 
 
 def norm(v):
-    if v is None:
+    if v is None or v is pd.NaT:
         return float("nan")
+    if isinstance(v, pd.Timestamp):  # as the engine writes datetimes in JSON
+        t = v.strftime("%Y-%m-%dT%H:%M:%S")
+        ns = v.microsecond * 1000 + v.nanosecond  # 3, 6 or 9 digits, as needed
+        nd = 0 if ns == 0 else 3 if ns % 1000000 == 0 else 6 if ns % 1000 == 0 else 9
+        return t + (".%09d" % ns)[:nd + 1] if nd else t
+    if isinstance(v, datetime.date):  # dt.date values
+        return v.isoformat()
     if isinstance(v, float) and math.isnan(v):
         return float("nan")
     if isinstance(v, (np.integer,)):

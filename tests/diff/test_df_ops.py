@@ -826,7 +826,7 @@ def sop(key, name, src, **kw):
 @case
 def str_methods(data, pdf):
     d = pd.DataFrame({"s": ["a b", "xYz", None, " \u00e9t\u00e9 ", "a,b,,c", "", "Stra\u00dfe",
-                            "  lead", "x.y.z", "aaa"] * 7})
+                            "  lead", "x.y.z", "aaa", " p q  r  "] * 7})
     d.to_csv(os.path.join(data, "s.csv"), index=False)
     e = pd.read_csv(os.path.join(data, "s.csv"))
     s = e.s
@@ -840,6 +840,8 @@ def str_methods(data, pdf):
              sop("st", "strip", "s"), sop("sc", "strip", "s", to_strip=" a"),
              sop("p1", "split", "s", pat=",", get=1), sop("p0", "split", "s", get=0),
              sop("pn", "split", "s", pat=".", n=1, get=1),
+             sop("pl", "split", "s", pat=",", get=-1), sop("pm", "split", "s", get=-2),
+             sop("pw", "split", "s", n=1, get=1),
              sop("r1", "replace", "s", pat="a", repl="A"),
              sop("r2", "replace", "s", pat="[.,]+", repl="_", regex=True),
              sop("r3", "replace", "s", pat="a", repl="-", n=1)]
@@ -850,6 +852,8 @@ def str_methods(data, pdf):
         "ew": s.str.endswith("z"), "sl": s.str.slice(1, 3), "sr": s.str.slice(step=-1),
         "st": s.str.strip(), "sc": s.str.strip(" a"), "p1": s.str.split(",").str[1],
         "p0": s.str.split().str[0], "pn": s.str.split(".", n=1).str[1],
+        "pl": s.str.split(",").str[-1], "pm": s.str.split().str[-2],
+        "pw": s.str.split(n=1).str[1],
         "r1": s.str.replace("a", "A", regex=False),
         "r2": s.str.replace("[.,]+", "_", regex=True),
         "r3": s.str.replace("a", "-", n=1, regex=False)})
