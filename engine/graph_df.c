@@ -375,6 +375,15 @@ static bool is_numeric(int t)
     return t == FT_INT64 || t == FT_FLOAT64 || t == FT_BOOL;
 }
 
+/* A column a DataFrame's numeric_only reduction, statistic, describe or
+ * to_tensor takes: a number or a bool, not a datetime (pandas'
+ * numeric_only=True and select_dtypes("number") leave those out; a
+ * datetime Series alone is reduced as its nanoseconds, int64). */
+static bool numeric_col(const df_col_t *c, bool series)
+{
+    return is_numeric(c->type) && (series || c->unit == FU_NONE);
+}
+
 static dtype_t ft_dtype(int t)
 {
     return t == FT_INT64 ? DT_INT64 : t == FT_FLOAT64 ? DT_FLOAT64 : DT_BOOL;
@@ -1159,7 +1168,7 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     if (!d->sel) return XFAIL(n, "out of memory");
     for (int k = 0; k < s->ncols; k++)
         /* count counts every column, as pandas' count() */
-        if (n->op == OP_DF_NUNIQUE || n->op == OP_DF_COUNT || is_numeric(s->cols[k].type))
+        if (n->op == OP_DF_NUNIQUE || n->op == OP_DF_COUNT || numeric_col(&s->cols[k], series))
             d->sel[d->nsel++] = k;
     if (series) {
         if (d->nsel == 0 && n->op != OP_DF_COUNT)
@@ -1208,7 +1217,9 @@ static int infer_describe(graph_t *g, graph_node_t *n, df_node_t *d, char *err, 
     d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
     if (!d->sel) return XFAIL(n, "out of memory");
     for (int k = 0; k < s->ncols; k++)
-        if (s->cols[k].type == FT_INT64 || s->cols[k].type == FT_FLOAT64) d->sel[d->nsel++] = k;
+        if ((s->cols[k].type == FT_INT64 || s->cols[k].type == FT_FLOAT64) &&
+            numeric_col(&s->cols[k], series))
+            d->sel[d->nsel++] = k;
     if (d->nsel == 0)
         return XFAIL(n, "the input has no numeric (int64 or float64) columns to describe");
     if (alloc_cols(d, d->nsel, 1) || set_col(&d->idx[0], NULL, false, FT_STRING))
@@ -1925,7 +1936,7 @@ static int infer_to_tensor(graph_t *g, graph_node_t *n, df_node_t *d, char *err,
     bool any_f = false, any_i = false;
     for (int k = 0; k < s->ncols; k++) {
         int t = s->cols[k].type;
-        if (!is_numeric(t)) continue;
+        if (!numeric_col(&s->cols[k], series)) continue;
         d->sel[d->nsel++] = k;
         any_f |= t == FT_FLOAT64;
         any_i |= t == FT_INT64;
@@ -3152,7 +3163,7 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
     d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
     if (!d->sel) return XFAIL(n, "out of memory");
     for (int k = 0; k < s->ncols; k++)
-        if (op == OP_DF_RANK || is_numeric(s->cols[k].type)) d->sel[d->nsel++] = k;
+        if (op == OP_DF_RANK || numeric_col(&s->cols[k], series)) d->sel[d->nsel++] = k;
     if (op == OP_DF_VALUE_COUNTS) {
         json_t *dn = json_object_get(obj, "dropna");
         if (dn && !json_is_true(dn)) return XFAIL(n, "only \"dropna\": true is supported");

@@ -271,6 +271,14 @@ def cases(P):
         op("s0", "shift", "m", periods=0)],
         {"a1": wm + 1, "g2": wm > 6, "cs": wm.cumsum(), "cx": wm.cummax(), "cn": wm.cummin(),
          "s0": wm.shift(0)}))
+    # a DataFrame's numeric_only reductions, statistics, describe and
+    # to_tensor leave datetime columns out, as pandas' numeric_only=True
+    out.append(("reductions_skip_datetimes", [
+        op("s", "sum", "t"), op("mn", "mean", "t"), op("mx", "max", "t"), op("sd", "std", "t"),
+        op("md", "median", "t"), op("de", "describe", "t"), op("co", "corr", "t")],
+        {"s": P.sum(numeric_only=True), "mn": P.mean(numeric_only=True),
+         "mx": P.max(numeric_only=True), "sd": P.std(numeric_only=True),
+         "md": P.median(numeric_only=True), "de": P.describe(), "co": P.corr(numeric_only=True)}))
     return out, R
 
 
@@ -335,6 +343,9 @@ def rejects(data):
                         op("y", "dt.year", "c")], 2,
          ["Can only use .dt accessor with datetimelike values", "int64"]),
         ("dt_of_frame", [rc_node(None), op("y", "dt.year", "t")], 2, ["a Series"]),
+        ("int64_tensor_of_nan", [rc_node(40), op("c", "getitem", "t", columns="when"),
+                                 op("m", "dt.month", "c"), op("v", "to_tensor", "m")], 1,
+         ["column 'when' holds a missing value (NaN)", "astype it to float64 first"]),
         ("clip_of_datetimes", [rc_node(None), op("c", "clip", "t", lower=0)], 2,
          ["'when' is datetime64[ns]", "takes numbers"]),
         ("abs_of_datetimes", [rc_node(None), op("a", "abs", "t")], 2,
