@@ -584,6 +584,7 @@ int df_clean_edge(const df_node_t *d, const frame_t *in, frame_t *out, char *err
             continue;
         }
         if (fcol_alloc(o, (ftype_t)c->type, 1, 0, c->type == FT_BOOL)) goto done;
+        o->unit = c->unit; /* a datetime's carry: NaT when the chunk has none */
         size_t w = c->type == FT_BOOL ? 1 : 8;
         if (at >= 0)
             memcpy(o->data, (const char *)c->data + (size_t)at * w, w);
@@ -591,6 +592,8 @@ int df_clean_edge(const df_node_t *d, const frame_t *in, frame_t *out, char *err
             *(double *)o->data = NAN;
         else if (c->type == FT_BOOL)
             o->valid[0] = 0, *(uint8_t *)o->data = 0;
+        else if (c->unit != FU_NONE)
+            *(int64_t *)o->data = INT64_MIN;
         else
             memset(o->data, 0, w);
     }

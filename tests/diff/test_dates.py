@@ -271,6 +271,10 @@ def cases(P):
         op("s0", "shift", "m", periods=0)],
         {"a1": wm + 1, "g2": wm > 6, "cs": wm.cumsum(), "cx": wm.cummax(), "cn": wm.cummin(),
          "s0": wm.shift(0)}))
+    # fillna by method carries datetimes across chunks, NaT-only chunks too
+    out.append(("fillna_methods", [
+        op("ff", "fillna", "t", method="ffill"), op("bf", "fillna", "t", method="bfill")],
+        {"ff": P.fillna(method="ffill"), "bf": P.fillna(method="bfill")}))
     # a DataFrame's numeric_only reductions, statistics, describe and
     # to_tensor leave datetime columns out, as pandas' numeric_only=True
     out.append(("reductions_skip_datetimes", [
