@@ -1072,6 +1072,43 @@ class TestDataFrames(Base):
         finally:
             shutil.rmtree(d)
 
+    def test_str_accessor(self):
+        """Series.str: each method against pandas on strings with missing
+        values, spaces at the ends and Latin-1 letters; split(...).str[i]."""
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "words.csv")
+            words = ["Ab cd", " x,y ", None, "\u00e9t\u00e9", "a,b,,c", "", "ABC", "  p q  r  "]
+            pd.DataFrame({"s": words * 9, "v": range(72)}).to_csv(path, index=False)
+            SESS.upload(path)
+            ps = pd.read_csv(path).s
+            s = md.read_csv("words.csv", chunk_bytes=60).s
+            pairs = [
+                (s.str.lower(), ps.str.lower()), (s.str.upper(), ps.str.upper()),
+                (s.str.len(), ps.str.len()), (s.str.strip(), ps.str.strip()),
+                (s.str.strip(" ,x"), ps.str.strip(" ,x")), (s.str[1:3], ps.str[1:3]),
+                (s.str.slice(step=-1), ps.str.slice(step=-1)),
+                (s.str.contains("b|B"), ps.str.contains("b|B")),
+                (s.str.contains("ab", case=False), ps.str.contains("ab", case=False)),
+                (s.str.contains(",", regex=False), ps.str.contains(",", regex=False)),
+                (s.str.startswith("A"), ps.str.startswith("A")),
+                (s.str.endswith(" "), ps.str.endswith(" ")),
+                (s.str.replace(",", ";"), ps.str.replace(",", ";", regex=False)),
+                (s.str.replace("[a-c]+", "_", regex=True), ps.str.replace("[a-c]+", "_", regex=True)),
+                (s.str.split(",").str[1], ps.str.split(",").str[1]),
+                (s.str.split().str[-1], ps.str.split().str[-1]),
+                (s.str.split(n=1).str.get(1), ps.str.split(n=1).str.get(1)),
+            ]
+            res = marsc.execute(*[p[0] for p in pairs])
+            for (t, want), got in zip(pairs, res):
+                pd.testing.assert_series_equal(got.fetch(), want)
+            with self.assertRaises(TypeError):
+                s.str[0]
+            with self.assertRaises(NotImplementedError):
+                s.str.split(",", expand=True)
+        finally:
+            shutil.rmtree(d)
+
     def test_string_literal(self):
         """Strings are literal values ({"value": ...}); the server runs them or
         says why (GraphError) while the engine does not read literals yet."""

@@ -394,6 +394,99 @@ class Series(_Frame):
         dayofyear, quarter, date."""
         return _Dt(self)
 
+    @property
+    def str(self):
+        """pandas' str accessor of a Series of strings: lower, upper, len,
+        strip, slice (and s.str[a:b]), contains, startswith,
+        endswith, replace, and split(...).str[i] (the ops dataframe.str.*)."""
+        return _Str(self)
+
+
+class _Str:
+    def __init__(self, s):
+        self._s = s
+
+    def _op(self, name, **params):
+        return _make("dataframe.str." + name, [self._s],
+                     {k: v for k, v in params.items() if v is not None}, "series")
+
+    def lower(self):
+        return self._op("lower")
+
+    def upper(self):
+        return self._op("upper")
+
+    def len(self):
+        return self._op("len")
+
+    def strip(self, to_strip=None):
+        return self._op("strip", to_strip=to_strip)
+
+    def slice(self, start=None, stop=None, step=None):
+        return self._op("slice", start=start, stop=stop, step=step)
+
+    def __getitem__(self, key):
+        """s.str[a:b:c], as pandas (s.str[i] is not supported: pandas gives
+        a missing value past the end, a slice an empty string)."""
+        if isinstance(key, slice):
+            return self.slice(key.start, key.stop, key.step)
+        raise TypeError("s.str[...] takes a slice here (s.str[i:i + 1] for one character)")
+
+    def contains(self, pat, case=True, flags=0, na=None, regex=True):
+        if flags or na is not None:
+            raise NotImplementedError("str.contains: flags and na are not supported")
+        return self._op("contains", pat=pat, case=None if case else False,
+                        regex=None if regex else False)
+
+    def startswith(self, pat, na=None):
+        if na is not None:
+            raise NotImplementedError("str.startswith: na is not supported")
+        return self._op("startswith", pat=pat)
+
+    def endswith(self, pat, na=None):
+        if na is not None:
+            raise NotImplementedError("str.endswith: na is not supported")
+        return self._op("endswith", pat=pat)
+
+    def replace(self, pat, repl, n=-1, case=None, flags=0, regex=False):
+        """regex defaults to False (pandas 2's default; 1.5's was True)."""
+        if flags or callable(repl):
+            raise NotImplementedError("str.replace: flags and a callable repl are not supported")
+        return self._op("replace", pat=pat, repl=repl, n=None if n == -1 else n,
+                        regex=True if regex else None, case=case)
+
+    def split(self, pat=None, n=-1, expand=False):
+        """s.str.split(pat, n): index it, .str[i] or .str.get(i) (negative
+        from the end); a column of lists is not held."""
+        if expand:
+            raise NotImplementedError("str.split(expand=True) is not supported: take the parts "
+                                      "with .str[i]")
+        return _Split(self._s, pat, n)
+
+
+class _Split:
+    """s.str.split(pat, n) before its .str[i]."""
+
+    def __init__(self, s, pat, n):
+        self._s, self._pat, self._n = s, pat, n
+
+    @property
+    def str(self):
+        return self
+
+    def get(self, i):
+        p = {"get": int(i)}
+        if self._pat is not None:
+            p["pat"] = self._pat
+        if self._n not in (-1, None):
+            p["n"] = int(self._n)
+        return _make("dataframe.str.split", [self._s], p, "series")
+
+    def __getitem__(self, i):
+        if not isinstance(i, int):
+            raise TypeError("split(...).str[i] takes an integer")
+        return self.get(i)
+
 
 class _Dt:
     def __init__(self, s):
