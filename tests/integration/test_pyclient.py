@@ -1072,6 +1072,49 @@ class TestDataFrames(Base):
         finally:
             shutil.rmtree(d)
 
+    def test_groupby_methods(self):
+        """GroupBy's pandas methods: reductions over every column that is no
+        key (numeric ones for sum, mean...: the frame runs first to know
+        its dtypes), over a selection (a Series for one column), size, head,
+        tail, transform and quantile."""
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "groups.csv")
+            rng = np.random.default_rng(9)
+            n = 300
+            x = rng.random(n).round(3)
+            x[rng.random(n) < 0.1] = np.nan
+            pd.DataFrame({"k": rng.choice(["a", "b", "c"], n), "g": rng.integers(0, 4, n), "x": x,
+                          "y": rng.integers(-9, 9, n), "s": rng.choice(["p", "q", "r"], n)}
+                         ).to_csv(path, index=False)
+            SESS.upload(path)
+            p = pd.read_csv(path)
+            df = md.read_csv("groups.csv", chunk_bytes=900)
+            g, pg = df.groupby("k"), p.groupby("k")
+            g2, pg2 = df.groupby(["k", "g"]), p.groupby(["k", "g"])
+            pairs = [
+                (g.sum(), pg.sum(numeric_only=True)), (g.mean(), pg.mean(numeric_only=True)),
+                (g.std(), pg.std(numeric_only=True)), (g.median(), pg.median(numeric_only=True)),
+                (g.count(), pg.count()), (g.nunique(), pg.nunique()),
+                (g.first(), pg.first()), (g.last(), pg.last()),
+                (g2.max(), pg2.max()), (g["x"].min(), pg["x"].min()),
+                (g[["x", "y"]].var(), pg[["x", "y"]].var()), (g2["y"].prod(), pg2["y"].prod()),
+                (g.size(), pg.size()), (g2.size(), pg2.size()),
+                (g.head(2), pg.head(2)), (g2.tail(1), pg2.tail(1)),
+                (g["x"].transform("mean"), pg["x"].transform("mean")),
+                (g[["x", "y"]].transform("max"), pg[["x", "y"]].transform("max")),
+                (g[["x", "y"]].quantile(0.25), pg[["x", "y"]].quantile(0.25)),
+            ]
+            res = marsc.execute(*[q[0] for q in pairs])
+            for i, ((t, want), got) in enumerate(zip(pairs, res)):
+                got = got.fetch()
+                if isinstance(want, pd.Series):
+                    pd.testing.assert_series_equal(got, want, check_names=True, obj="pair %d" % i)
+                else:
+                    pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
+        finally:
+            shutil.rmtree(d)
+
     def test_str_accessor(self):
         """Series.str: each method against pandas on strings with missing
         values, spaces at the ends and Latin-1 letters; split(...).str[i]."""

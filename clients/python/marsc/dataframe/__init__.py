@@ -515,11 +515,114 @@ class _Dt:
 
 class GroupBy:
     """df.groupby(by): .agg(out=("column", "func"), ...) as pandas' named
-    aggregation; .sum(), .mean(), ... of given columns with agg(col=...)."""
+    aggregation; g[cols] selects columns; .sum(), .mean(), .min(), .max(),
+    .count(), .std(), .var(), .median(), .prod(), .first(), .last(),
+    .nunique(), .size(), .head(n), .tail(n), .transform(func) and
+    .quantile(q) as pandas'."""
 
-    def __init__(self, df, by):
+    def __init__(self, df, by, sel=None):
         self._df = df
         self._by = by
+        self._sel = sel  # a column name (Series results) or a list, or None: all
+
+    def __getitem__(self, cols):
+        return GroupBy(self._df, self._by, cols if isinstance(cols, str) else list(cols))
+
+    _NUMERIC = ("sum", "mean", "std", "var", "median", "prod")
+
+    def _columns_for(self, func):
+        """The columns func aggregates: the selection, else every column
+        that is no key (numbers and bools only for the numeric funcs, as
+        pandas' numeric_only: the frame's dtypes are needed, so an unrun
+        frame is run first)."""
+        if self._sel is not None:
+            return [self._sel] if isinstance(self._sel, str) else list(self._sel)
+        if func in self._NUMERIC:
+            dt = self._df.dtypes
+            if dt is None:
+                self._df.execute()
+                dt = self._df.dtypes
+            return [c for c, t in dt.items() if c not in self._by and
+                    (np.issubdtype(t, np.number) or t == np.bool_)]
+        cols = self._df.columns
+        if cols is None:
+            self._df.execute()
+            cols = self._df.columns
+        return [c for c in cols if c not in self._by]
+
+    def _reduce(self, func, **kw):
+        cols = self._columns_for(func)
+        agg = {c: [c, func] for c in cols}
+        p = {"by": self._by, "agg": agg}
+        p.update(kw)
+        out = _make("dataframe.groupby_agg", [self._df], p, "dataframe", cols,
+                    index_names=list(self._by))
+        if isinstance(self._sel, str):
+            return _make("dataframe.getitem", [out], {"columns": self._sel}, "series")
+        return out
+
+    def sum(self): return self._reduce("sum")  # noqa: E704
+    def mean(self): return self._reduce("mean")  # noqa: E704
+    def min(self): return self._reduce("min")  # noqa: E704
+    def max(self): return self._reduce("max")  # noqa: E704
+    def count(self): return self._reduce("count")  # noqa: E704
+    def median(self): return self._reduce("median")  # noqa: E704
+    def prod(self): return self._reduce("prod")  # noqa: E704
+    def first(self): return self._reduce("first")  # noqa: E704
+    def last(self): return self._reduce("last")  # noqa: E704
+    def nunique(self): return self._reduce("nunique")  # noqa: E704
+
+    def std(self, ddof=1):
+        if ddof != 1:
+            raise NotImplementedError("groupby std: ddof other than 1 is not supported")
+        return self._reduce("std")
+
+    def var(self, ddof=1):
+        if ddof != 1:
+            raise NotImplementedError("groupby var: ddof other than 1 is not supported")
+        return self._reduce("var")
+
+    def size(self):
+        """Rows per group: an int64 Series indexed by the keys."""
+        return _make("dataframe.groupby_size", [self._df], {"by": self._by}, "series",
+                     index_names=list(self._by))
+
+    def _rows(self, op, n):
+        out = _make(op, [self._df], {"by": self._by, "n": int(n)}, "dataframe",
+                    self._df._columns)
+        if self._sel is not None:
+            return out[self._sel]
+        return out
+
+    def head(self, n=5):
+        return self._rows("dataframe.groupby_head", n)
+
+    def tail(self, n=5):
+        return self._rows("dataframe.groupby_tail", n)
+
+    def transform(self, func):
+        """Each row its group's statistic: func sum, mean, count, min, max,
+        std or var (a name)."""
+        if not isinstance(func, str):
+            raise TypeError("groupby transform takes a function name (\"sum\", ...)")
+        p = {"by": self._by, "func": func}
+        if self._sel is not None:
+            p["columns"] = [self._sel] if isinstance(self._sel, str) else list(self._sel)
+        out = _make("dataframe.groupby_transform", [self._df], p, "dataframe",
+                    p.get("columns"))
+        if isinstance(self._sel, str):
+            return out[self._sel]
+        return out
+
+    def quantile(self, q=0.5):
+        p = {"by": self._by, "q": float(q)}
+        if self._sel is not None:
+            p["columns"] = [self._sel] if isinstance(self._sel, str) else list(self._sel)
+        out = _make("dataframe.groupby_quantile", [self._df], p, "dataframe", p.get("columns"),
+                    index_names=list(self._by))
+        if isinstance(self._sel, str):
+            return out[self._sel]
+        return out
 
     def agg(self, *args, **named):
         if args:
