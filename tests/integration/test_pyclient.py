@@ -1115,6 +1115,55 @@ class TestDataFrames(Base):
         finally:
             shutil.rmtree(d)
 
+    def test_selection_windows_and_stats(self):
+        """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,
+        cov and melt with pandas' arguments, against pandas."""
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "sel.csv")
+            rng = np.random.default_rng(4)
+            n = 120
+            x = rng.random(n).round(3)
+            x[rng.random(n) < 0.1] = np.nan
+            pd.DataFrame({"k": rng.choice(["a", "b"], n), "g": rng.integers(0, 5, n), "x": x,
+                          "y": rng.integers(-9, 9, n)}).to_csv(path, index=False)
+            SESS.upload(path)
+            p = pd.read_csv(path)
+            df = md.read_csv("sel.csv", chunk_bytes=400)
+            num, pnum = df[["g", "x", "y"]], p[["g", "x", "y"]]
+            pairs = [
+                (df.iloc[2:40:3], p.iloc[2:40:3]), (df.iloc[[0, -1, 5]], p.iloc[[0, -1, 5]]),
+                (df.iloc[1:10, [0, 2]], p.iloc[1:10, [0, 2]]), (df.x.iloc[::-2], p.x.iloc[::-2]),
+                (df.set_index("g").loc[[1, 3]], p.set_index("g").loc[[1, 3]]),
+                (df.set_index("y").sort_index().loc[-3:4],
+                 p.set_index("y").sort_index(kind="mergesort").loc[-3:4]),
+                (df.loc[df.x > 0.5, ["k", "x"]], p.loc[p.x > 0.5, ["k", "x"]]),
+                (df.drop_duplicates(["k", "g"]), p.drop_duplicates(["k", "g"])),
+                (num.rolling(3).mean(), pnum.rolling(3).mean()),
+                (df.x.rolling(4, min_periods=2).sum(), p.x.rolling(4, min_periods=2).sum()),
+                (num.rolling(5).count(), pnum.rolling(5, min_periods=0).count()),
+                (num.quantile(0.3), pnum.quantile(0.3)), (num.skew(), pnum.skew()),
+                (num.kurt(), pnum.kurt()), (df.eval("x * 2 + y"), p.eval("x * 2 + y")),
+                (num.corr(), pnum.corr()), (num.cov(), pnum.cov()),
+                (df.melt(id_vars=["k"], value_vars=["x", "y"]),
+                 p.melt(id_vars=["k"], value_vars=["x", "y"])),
+            ]
+            res = marsc.execute(*[q[0] for q in pairs])
+            for i, ((t, want), got) in enumerate(zip(pairs, res)):
+                got = got.fetch()
+                if isinstance(want, pd.Series):
+                    pd.testing.assert_series_equal(got, want, obj="pair %d" % i)
+                else:
+                    pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
+            dup = df.duplicated(subset=["k", "g"], keep="last").fetch()
+            pd.testing.assert_series_equal(dup, p.duplicated(subset=["k", "g"], keep="last"))
+            self.assertAlmostEqual(float(df.x.quantile(0.9).fetch()), p.x.quantile(0.9))
+            self.assertAlmostEqual(float(df.x.skew().fetch()), p.x.skew())
+            with self.assertRaises(TypeError):
+                df.iloc[3]
+        finally:
+            shutil.rmtree(d)
+
     def test_str_accessor(self):
         """Series.str: each method against pandas on strings with missing
         values, spaces at the ends and Latin-1 letters; split(...).str[i]."""

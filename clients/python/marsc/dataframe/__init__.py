@@ -191,6 +191,119 @@ class _Frame(Entity):
         return _make("dataframe.median", [self], None,
                      "series" if isinstance(self, DataFrame) else "tensor", index_names=None)
 
+    def _stat(self, op, **params):
+        p = {k: v for k, v in params.items() if v is not None}
+        return _make("dataframe." + op, [self], p,
+                     "series" if isinstance(self, DataFrame) else "tensor", index_names=None)
+
+    def quantile(self, q=0.5):
+        """q a number (a list is not supported)."""
+        if not isinstance(q, (int, float, np.number)):
+            raise NotImplementedError("quantile takes one q (a number)")
+        return self._stat("quantile", q=float(q))
+
+    def skew(self): return self._stat("skew")  # noqa: E704
+    def kurt(self): return self._stat("kurt")  # noqa: E704
+    kurtosis = kurt
+
+    def duplicated(self, subset=None, keep="first"):
+        """A bool Series (in one chunk: drop the rows with drop_duplicates)."""
+        return _make("dataframe.duplicated", [self], {k: v for k, v in
+                     {"subset": _names(subset), "keep": keep}.items() if v is not None},
+                     "series")
+
+    def rolling(self, window, min_periods=None, center=False):
+        if center:
+            raise NotImplementedError("rolling(center=True) is not supported")
+        return _Rolling(self, int(window), min_periods)
+
+    @property
+    def iloc(self):
+        """Rows (and columns) by position: a slice or a list of integers."""
+        return _ILoc(self)
+
+    @property
+    def loc(self):
+        """Rows by label: a list of labels, a label slice (both ends
+        included), or a bool Series; then columns by name."""
+        return _Loc(self)
+
+
+def _positions(key, what):
+    if isinstance(key, slice):
+        return ":".join("" if v is None else str(int(v)) for v in (key.start, key.stop, key.step))
+    if isinstance(key, (list, tuple, np.ndarray)):
+        return [int(v) for v in key]
+    raise TypeError("iloc takes a slice or a list of %s positions here (one %s would give a "
+                    "Series of mixed types, which is not supported)" % (what, what[:-1]))
+
+
+class _ILoc:
+    def __init__(self, f):
+        self._f = f
+
+    def __getitem__(self, key):
+        rows, cols = (key if isinstance(key, tuple) else (key, None))
+        p = {"rows": _positions(rows, "row")}
+        if cols is not None and not (isinstance(cols, slice) and cols == slice(None)):
+            p["columns"] = _positions(cols, "column")
+        names = None
+        f = self._f
+        if isinstance(f, DataFrame) and f._columns is not None:
+            names = list(f._columns)
+            if "columns" in p:
+                c = p["columns"]
+                names = [names[i] for i in c] if isinstance(c, list) else \
+                    names[slice(*[int(v) if v else None for v in c.split(":")])]
+        return _make("dataframe.iloc", [f], p, f._ref.kind, names)
+
+
+class _Loc:
+    def __init__(self, f):
+        self._f = f
+
+    def __getitem__(self, key):
+        rows, cols = (key if isinstance(key, tuple) else (key, None))
+        f = self._f
+        if isinstance(rows, Series):
+            out = _make("dataframe.loc", [f, rows], None, f._ref.kind, f._columns)
+            return out if cols is None else out[cols]
+        p = {}
+        if isinstance(rows, slice):
+            if rows.step is not None:
+                raise NotImplementedError("loc: a label slice with a step is not supported")
+            if rows.start is not None:
+                p["start"] = jsonable_col(rows.start)
+            if rows.stop is not None:
+                p["stop"] = jsonable_col(rows.stop)
+        else:
+            p["labels"] = [jsonable_col(v) for v in (rows if isinstance(rows, (list, tuple))
+                                                   else [rows])]
+        kind, names = f._ref.kind, f._columns
+        if cols is not None:
+            p["columns"] = [cols] if isinstance(cols, str) else list(cols)
+            names = p["columns"]
+        return _make("dataframe.loc", [f], p, kind, names)
+
+
+class _Rolling:
+    def __init__(self, f, window, min_periods):
+        self._f, self._w, self._mp = f, window, min_periods
+
+    def _agg(self, agg):
+        p = {"window": self._w, "agg": agg}
+        if self._mp is not None:
+            p["min_periods"] = int(self._mp)
+        return _make("dataframe.rolling", [self._f], p, self._f._ref.kind, self._f._columns)
+
+    def sum(self): return self._agg("sum")  # noqa: E704
+    def mean(self): return self._agg("mean")  # noqa: E704
+    def min(self): return self._agg("min")  # noqa: E704
+    def max(self): return self._agg("max")  # noqa: E704
+    def std(self): return self._agg("std")  # noqa: E704
+    def var(self): return self._agg("var")  # noqa: E704
+    def count(self): return self._agg("count")  # noqa: E704
+
 
 class DataFrame(_Frame):
     """md.DataFrame(data, columns=None, chunk_rows=None): data a marsc tensor
@@ -321,6 +434,26 @@ class DataFrame(_Frame):
     def query(self, expr):
         """The rows where expr holds (docs/graph-format.md, "Expressions")."""
         return _make("dataframe.query", [self], {"expr": expr}, "dataframe", self._columns)
+
+    def eval(self, expr):
+        """The Series expr computes over the columns (dataframe.eval)."""
+        return _make("dataframe.eval", [self], {"expr": expr}, "series")
+
+    def corr(self, method="pearson", min_periods=1):
+        return _make("dataframe.corr", [self], {"method": method, "min_periods": int(min_periods)},
+                     "dataframe", index_names=None)
+
+    def cov(self, min_periods=None, ddof=1):
+        if ddof != 1:
+            raise NotImplementedError("cov: ddof other than 1 is not supported")
+        p = {} if min_periods is None else {"min_periods": int(min_periods)}
+        return _make("dataframe.cov", [self], p, "dataframe", index_names=None)
+
+    def melt(self, id_vars=None, value_vars=None, var_name=None, value_name="value"):
+        p = {"id_vars": _names(id_vars), "value_vars": _names(value_vars),
+             "var_name": var_name, "value_name": value_name}
+        p = {k: v for k, v in p.items() if v is not None}
+        return _make("dataframe.melt", [self], p, "dataframe", index_names=None)
 
     def set_index(self, keys, drop=True, append=False):
         keys = [keys] if isinstance(keys, str) else list(keys)
