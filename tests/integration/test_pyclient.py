@@ -1299,8 +1299,25 @@ def random_tree(rng, leaves, depth):
     int64 or float64."""
     if depth == 0 or rng.random() < 0.2:
         return leaves[rng.randrange(len(leaves))]
-    k = rng.randrange(15)
+    k = rng.randrange(21)
     a = random_tree(rng, leaves, depth - 1)
+    if k >= 15:  # numpy's sorting and statistics functions (marsc/tensor/_numpyfuncs.py)
+        ax = rng.choice([0, -1]) if a[1].ndim == 2 else -1
+        if k == 15:
+            return mt.sort(a[0], axis=ax), np.sort(a[1], axis=ax)
+        if k == 16:  # a median along an axis, kept, broadcast back
+            return (a[0] - mt.median(a[0], axis=ax, keepdims=True),
+                    a[1] - np.median(a[1], axis=ax, keepdims=True))
+        if k == 17:
+            return (mt.percentile(a[0], 30, axis=ax, keepdims=True) + a[0],
+                    np.percentile(a[1], 30, axis=ax, keepdims=True) + a[1])
+        if k == 18 and a[1].ndim == 2:
+            kk = rng.choice([-1, 0, 2])
+            return mt.tril(a[0], kk) + 0.5, np.tril(a[1], kk) + 0.5
+        if k == 19 and a[1].ndim == 2:  # (round would flip on values a rounding apart)
+            return mt.triu(a[0], -1) - a[0], np.triu(a[1], -1) - a[1]
+        return (mt.average(a[0], axis=ax, keepdims=True) * a[0],
+                np.average(a[1], axis=ax, keepdims=True) * a[1])
     if k < 5:
         b = random_tree(rng, leaves, depth - 1)
         if k == 0:
@@ -1328,8 +1345,10 @@ def random_tree(rng, leaves, depth):
         return a[0] - a[0].mean(axis=ax, keepdims=True), a[1] - a[1].mean(axis=ax, keepdims=True)
     if k == 10:  # reversed along the first axis
         return a[0][::-1], a[1][::-1]
-    if k == 11:  # a boolean turned into integers
-        return (a[0] > 0).astype("int64") * 3 - a[0], (a[1] > 0).astype(np.int64) * 3 - a[1]
+    if k == 11:  # a boolean turned into integers (a threshold no exact value
+        # sits on: x - median(x) is 0 up to rounding, and 0 would flip)
+        return (a[0] > 0.3719).astype("int64") * 3 - a[0], \
+            (a[1] > 0.3719).astype(np.int64) * 3 - a[1]
     if k == 12:
         return (a[0].T * 1).T, (a[1].T * 1).T
     if k == 13:  # slice and pad back by broadcasting against a leaf
@@ -1341,7 +1360,7 @@ def random_tree(rng, leaves, depth):
 
 class TestRandomTrees(Base):
     def test_fifty_trees(self):
-        rng = random.Random(20261123)
+        rng = random.Random(int(os.environ.get("MARS_TREE_SEED", "20261123")))
         arrays = [RNG.standard_normal((6, 8)) for _ in range(3)] + [
             RNG.integers(-5, 6, (6, 8)), RNG.standard_normal(8), RNG.standard_normal((6, 1)),
             RNG.integers(-3, 4, (1, 8)), np.zeros((6, 8))]
