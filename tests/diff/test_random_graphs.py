@@ -65,16 +65,17 @@ def result_mag(*mags):
     return m
 
 
-class Gen:
-    def __init__(self, rng, gid, small=False):
+class GenBase:
+    """What the random-graph generators share (test_random_graphs3.py's
+    too): a numpy Generator, the document's nodes, the pool of values a
+    later op may take, fresh keys."""
+
+    def __init__(self, rng):
         self.r = rng
-        self.gid = gid
-        self.small = small  # astype may also give the small integer dtypes
         self.nodes = []
         self.pool = []
         self.n = 0
 
-    # -- helpers -----------------------------------------------------------
     def key(self, what):
         self.n += 1
         return "%s%d" % (what, self.n)
@@ -89,6 +90,13 @@ class Gen:
         self.nodes.append(node)
         self.pool.append(info)
         return info
+
+
+class Gen(GenBase):
+    def __init__(self, rng, gid, small=False):
+        super().__init__(rng)
+        self.gid = gid
+        self.small = small  # astype may also give the small integer dtypes
 
     def rand_shape(self, ndim=None):
         if ndim is None:

@@ -43,6 +43,7 @@ sys.path.insert(0, HERE)
 _spec = importlib.util.spec_from_file_location("diff_harness", os.path.join(HERE, "harness.py"))
 harness = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(harness)
+import test_random_graphs  # noqa: E402  (GenBase)
 
 MAX_ELEMS = int(os.environ.get("MARS_DIFF3_MAX_ELEMS", "3000"))
 MANT = {"float64": 53, "float32": 24}
@@ -97,36 +98,17 @@ class Skip(Exception):
     """The op drawn does not fit the operands: draw another."""
 
 
-class Gen:
+class Gen(test_random_graphs.GenBase):
     def __init__(self, rng):
-        self.r = rng
-        self.nodes = []
-        self.pool = []
-        self.n = 0
+        super().__init__(rng)
         self.unfetchable = set()
 
     # -- helpers -----------------------------------------------------------
-    def key(self, what):
-        self.n += 1
-        return "%s%d" % (what, self.n)
-
-    def choice(self, seq):
-        return seq[int(self.r.integers(len(seq)))]
-
-    def chance(self, p):
-        return self.r.random() < p
-
     def ri(self, lo, hi):
         """An integer in [lo, hi]."""
         return int(self.r.integers(lo, hi + 1))
 
-    def emit(self, node, v, pool=True):
-        self.nodes.append(node)
-        if pool:
-            self.pool.append(v)
-        return v
-
-    def node(self, op, ins, v_or_val, err=0.0, frac=0, held=False, pool=True, **params):
+    def node(self, op, ins, v_or_val, err=0.0, frac=0, held=False, **params):
         k = self.key(op.split(".")[-1][:3])
         n = {"key": k, "op": op}
         if ins:
@@ -134,7 +116,7 @@ class Gen:
         n.update(params)
         v = V(k, v_or_val, err, frac, held)
         self.check_size(v.val)
-        return self.emit(n, v, pool)
+        return self.emit(n, v)
 
     def check_size(self, val):
         if val.size > MAX_ELEMS * 4:

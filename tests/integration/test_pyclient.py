@@ -9,6 +9,7 @@ an offline `pip install` of the package.
 Run with Debian's python: /usr/bin/python3 tests/integration/test_pyclient.py [TestClass[.test]]
 (unittest inside; the last line is `RESULT passed=N failed=M` for tests/run.sh).
 """
+import contextlib
 import glob
 import json
 import os
@@ -1077,18 +1078,13 @@ class TestDataFrames(Base):
         key (numeric ones for sum, mean...: the frame runs first to know
         its dtypes), over a selection (a Series for one column), size, head,
         tail, transform and quantile."""
-        d = tempfile.mkdtemp()
-        try:
-            path = os.path.join(d, "groups.csv")
-            rng = np.random.default_rng(9)
-            n = 300
-            x = rng.random(n).round(3)
-            x[rng.random(n) < 0.1] = np.nan
-            pd.DataFrame({"k": rng.choice(["a", "b", "c"], n), "g": rng.integers(0, 4, n), "x": x,
-                          "y": rng.integers(-9, 9, n), "s": rng.choice(["p", "q", "r"], n)}
-                         ).to_csv(path, index=False)
-            SESS.upload(path)
-            p = pd.read_csv(path)
+        rng = np.random.default_rng(9)
+        n = 300
+        x = rng.random(n).round(3)
+        x[rng.random(n) < 0.1] = np.nan
+        with uploaded_csv("groups.csv", pd.DataFrame({
+                "k": rng.choice(["a", "b", "c"], n), "g": rng.integers(0, 4, n), "x": x,
+                "y": rng.integers(-9, 9, n), "s": rng.choice(["p", "q", "r"], n)})) as p:
             df = md.read_csv("groups.csv", chunk_bytes=900)
             g, pg = df.groupby("k"), p.groupby("k")
             g2, pg2 = df.groupby(["k", "g"]), p.groupby(["k", "g"])
@@ -1112,23 +1108,17 @@ class TestDataFrames(Base):
                     pd.testing.assert_series_equal(got, want, check_names=True, obj="pair %d" % i)
                 else:
                     pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
-        finally:
-            shutil.rmtree(d)
 
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,
         cov and melt with pandas' arguments, against pandas."""
-        d = tempfile.mkdtemp()
-        try:
-            path = os.path.join(d, "sel.csv")
-            rng = np.random.default_rng(4)
-            n = 120
-            x = rng.random(n).round(3)
-            x[rng.random(n) < 0.1] = np.nan
-            pd.DataFrame({"k": rng.choice(["a", "b"], n), "g": rng.integers(0, 5, n), "x": x,
-                          "y": rng.integers(-9, 9, n)}).to_csv(path, index=False)
-            SESS.upload(path)
-            p = pd.read_csv(path)
+        rng = np.random.default_rng(4)
+        n = 120
+        x = rng.random(n).round(3)
+        x[rng.random(n) < 0.1] = np.nan
+        with uploaded_csv("sel.csv", pd.DataFrame({
+                "k": rng.choice(["a", "b"], n), "g": rng.integers(0, 5, n), "x": x,
+                "y": rng.integers(-9, 9, n)})) as p:
             df = md.read_csv("sel.csv", chunk_bytes=400)
             num, pnum = df[["g", "x", "y"]], p[["g", "x", "y"]]
             pairs = [
@@ -1161,19 +1151,13 @@ class TestDataFrames(Base):
             self.assertAlmostEqual(float(df.x.skew().fetch()), p.x.skew())
             with self.assertRaises(TypeError):
                 df.iloc[3]
-        finally:
-            shutil.rmtree(d)
 
     def test_str_accessor(self):
         """Series.str: each method against pandas on strings with missing
         values, spaces at the ends and Latin-1 letters; split(...).str[i]."""
-        d = tempfile.mkdtemp()
-        try:
-            path = os.path.join(d, "words.csv")
-            words = ["Ab cd", " x,y ", None, "\u00e9t\u00e9", "a,b,,c", "", "ABC", "  p q  r  "]
-            pd.DataFrame({"s": words * 9, "v": range(72)}).to_csv(path, index=False)
-            SESS.upload(path)
-            ps = pd.read_csv(path).s
+        words = ["Ab cd", " x,y ", None, "\u00e9t\u00e9", "a,b,,c", "", "ABC", "  p q  r  "]
+        with uploaded_csv("words.csv", pd.DataFrame({"s": words * 9, "v": range(72)})) as p:
+            ps = p.s
             s = md.read_csv("words.csv", chunk_bytes=60).s
             pairs = [
                 (s.str.lower(), ps.str.lower()), (s.str.upper(), ps.str.upper()),
@@ -1198,8 +1182,6 @@ class TestDataFrames(Base):
                 s.str[0]
             with self.assertRaises(NotImplementedError):
                 s.str.split(",", expand=True)
-        finally:
-            shutil.rmtree(d)
 
     def test_string_literal(self):
         """Strings are literal values ({"value": ...}); the server runs them or
@@ -1356,6 +1338,20 @@ def random_tree(rng, leaves, depth):
             return a[0][:, 2:3] + a[0][:1], a[1][:, 2:3] + a[1][:1]
         return -a[0], -a[1]
     return mt.clip(a[0], -2, 2) / (abs(a[0]).max() + 1), np.clip(a[1], -2, 2) / (abs(a[1]).max() + 1)
+
+
+@contextlib.contextmanager
+def uploaded_csv(name, frame):
+    """frame written as CSV `name`, uploaded to the session; yields pandas'
+    read of it."""
+    d = tempfile.mkdtemp()
+    try:
+        path = os.path.join(d, name)
+        frame.to_csv(path, index=False)
+        SESS.upload(path)
+        yield pd.read_csv(path)
+    finally:
+        shutil.rmtree(d)
 
 
 class TestRandomTrees(Base):

@@ -77,26 +77,21 @@ def _q(q):
 
 # -- sorting and searching --------------------------------------------------
 
+def _sorting(op, a, axis, kind, order, dtype=None):
+    a = _as_tensor(a)
+    p = {"axis": axis, "kind": kind, "order": order}
+    return _make(op, [a], {k: v for k, v in p.items() if v is not None or k == "axis"},
+                 _axis_shape(a._shape, axis, None), dtype or a._dtype)
+
+
 def sort(a, axis=-1, kind=None, order=None):
     """numpy.sort: stable whatever `kind`, NaN last."""
-    a = _as_tensor(a)
-    p = {"axis": axis}
-    if kind is not None:
-        p["kind"] = kind
-    if order is not None:
-        p["order"] = order
-    return _make("sort", [a], p, _axis_shape(a._shape, axis, None), a._dtype)
+    return _sorting("sort", a, axis, kind, order)
 
 
 def argsort(a, axis=-1, kind=None, order=None):
     """numpy.argsort with kind="stable" (ties keep their order), int64."""
-    a = _as_tensor(a)
-    p = {"axis": axis}
-    if kind is not None:
-        p["kind"] = kind
-    if order is not None:
-        p["order"] = order
-    return _make("argsort", [a], p, _axis_shape(a._shape, axis, None), np.dtype(np.int64))
+    return _sorting("argsort", a, axis, kind, order, np.dtype(np.int64))
 
 
 def _kth(kth):
