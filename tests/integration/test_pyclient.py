@@ -1151,6 +1151,8 @@ class TestDataFrames(Base):
             self.assertAlmostEqual(float(df.x.skew().fetch()), p.x.skew())
             with self.assertRaises(TypeError):
                 df.iloc[3]
+            with self.assertRaises(TypeError):
+                df.set_index("g").loc[3]
 
     def test_str_accessor(self):
         """Series.str: each method against pandas on strings with missing

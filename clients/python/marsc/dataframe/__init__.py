@@ -276,9 +276,12 @@ class _Loc:
                 p["start"] = jsonable_col(rows.start)
             if rows.stop is not None:
                 p["stop"] = jsonable_col(rows.stop)
+        elif isinstance(rows, (list, tuple, np.ndarray)):
+            p["labels"] = [jsonable_col(v) for v in rows]
         else:
-            p["labels"] = [jsonable_col(v) for v in (rows if isinstance(rows, (list, tuple))
-                                                   else [rows])]
+            raise TypeError("loc takes a list of labels, a label slice or a bool Series here "
+                            "(one label gives pandas a row Series or a scalar: use "
+                            "df.loc[[label]])")
         kind, names = f._ref.kind, f._columns
         if cols is not None:
             p["columns"] = [cols] if isinstance(cols, str) else list(cols)
