@@ -354,20 +354,11 @@ static int astype_col(const fcol_t *c, int to, fcol_t *o, char *err, size_t errl
 
 /* ------------------------------------------------------------------ replace */
 
-/* The type a numeric op writes: the schema's, but float64 where the schema
- * says int64 and the chunk holds float64 (a chunk's values can be float64
- * where missing values made them so, as a merge's or a groupby transform's
- * rows that no key reached). */
-static int out_type(int to, const fcol_t *c)
-{
-    return to == FT_INT64 && c->type == FT_FLOAT64 ? FT_FLOAT64 : to;
-}
-
 static int replace_col(const df_node_t *d, const fcol_t *c, int to, fcol_t *o)
 {
     int64_t n = c->n;
     if (c->unit != FU_NONE) return fcol_copy(c, o); /* a datetime: as it is (graph_df.c) */
-    to = out_type(to, c);
+    to = fcol_chunk_type(to, c);
     if (c->type == FT_STRING) {
         const char **p = malloc(sizeof(char *) * (size_t)(n + 1));
         int64_t *ln = malloc(sizeof(int64_t) * (size_t)(n + 1));
@@ -434,7 +425,7 @@ static double round_d(double x, int64_t dec)
 static int num_col(const df_node_t *d, op_t op, const fcol_t *c, int to, fcol_t *o)
 {
     int64_t n = c->n;
-    to = out_type(to, c);
+    to = fcol_chunk_type(to, c);
     if (c->type == FT_STRING || c->unit != FU_NONE || (op == OP_DF_ROUND && c->type == FT_BOOL))
         return fcol_copy(c, o); /* datetimes: round only gets here (graph_df.c) */
     if (fcol_alloc(o, (ftype_t)to, n, 0, c->valid != NULL && to == FT_BOOL)) return -1;

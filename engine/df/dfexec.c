@@ -454,9 +454,9 @@ static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t 
         }
         p.n_inputs = p.n_regs = q;
         dtype_t cd = (dtype_t)d->ew_dt[k], od = ftdt(d->cols[k].type);
-        /* a column typed chunk by chunk (str.len, the dt fields) is float64
-         * in a chunk with a missing value where the schema says int64: this
-         * chunk computes in float64, and its result is float64 too */
+        /* frame.h's fcol_chunk_type, in dtypes: an input chunk float64
+         * where the schema computes in int64 makes this chunk compute in
+         * float64, and its result float64 too */
         for (int i = 0; i < q && n->op != OP_ASTYPE; i++)
             if (cd == DT_INT64 && in[i].dt == DT_FLOAT64) {
                 cd = DT_FLOAT64;

@@ -90,6 +90,15 @@ int fcol_copy(const fcol_t *c, fcol_t *out);
  * values); -1 for another type or out of memory. */
 int fcol_widen(const fcol_t *c, fcol_t *out);
 
+/* The type a chunk's column computes in: the schema's type, but float64
+ * where the schema says int64 and the chunk holds float64. Columns typed
+ * chunk by chunk (a merge's or a groupby transform's rows no key reached,
+ * str.len and the dt fields) are float64 in a chunk with a missing value. */
+static inline int fcol_chunk_type(int schema, const fcol_t *c)
+{
+    return schema == FT_INT64 && c->type == FT_FLOAT64 ? FT_FLOAT64 : schema;
+}
+
 /* Value access. */
 static inline bool fcol_is_na(const fcol_t *c, int64_t i)
 {

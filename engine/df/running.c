@@ -78,22 +78,13 @@ static int64_t istep(op_t op, int64_t a, int64_t x)
     }
 }
 
-/* The type a column runs in: the schema's, but float64 where the schema
- * says int64 and the chunk or its carry holds float64 (columns typed chunk
- * by chunk, as str.len and the dt fields, are float64 in a chunk with a
- * missing value). */
-static int run_type(int ot, const fcol_t *c, const fcol_t *cc)
-{
-    return ot == FT_INT64 && (c->type == FT_FLOAT64 || (cc && cc->type == FT_FLOAT64)) ? FT_FLOAT64
-                                                                                       : ot;
-}
-
 /* Column c run from carry column cc (2 rows: value, has; NULL: none);
  * o: the running values (all rows: out_rows true) or the 2-row edge. */
 static int cum_col(op_t op, const fcol_t *c, int ot, const fcol_t *cc, bool edge, fcol_t *o)
 {
     int64_t n = c->n;
-    ot = run_type(ot, c, cc);
+    ot = fcol_chunk_type(ot, c); /* (frame.h) float64 from a chunk or carry holding it on */
+    if (cc) ot = fcol_chunk_type(ot, cc);
     bool has = cc && num(cc, 1) != 0;
     if (fcol_alloc(o, (ftype_t)ot, edge ? 2 : n, 0, false)) return -1;
     if (ot == FT_FLOAT64) {
@@ -152,7 +143,7 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
                       fcol_t *o)
 {
     int64_t N = c->n, p = d->n;
-    ot = run_type(ot, c, NULL);
+    ot = fcol_chunk_type(ot, c);
     if (op == OP_DF_SHIFT) {
         bool valid = ot == FT_BOOL || ot == FT_STRING;
         if (ot == FT_STRING) {
