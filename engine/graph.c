@@ -1365,20 +1365,6 @@ static int op_key_used(pctx_t *c, const graph_node_t *user, const char *key, con
                  as, esc(key, eb), op_name(o->op), o->n_outputs, o->key);
 }
 
-/* multiout: obj is a "unique" without "outputs" and without a true
- * return_* flag (one result). */
-static bool unique_alone(json_t *obj)
-{
-    json_t *o = json_object_get(obj, "op");
-    if (!json_is_string(o) || strcmp(json_string_value(o), "unique") != 0 ||
-        json_object_get(obj, "outputs"))
-        return false;
-    static const char *const flags[] = {"return_index", "return_inverse", "return_counts"};
-    for (int i = 0; i < 3; i++)
-        if (json_is_true(json_object_get(obj, flags[i]))) return false;
-    return true;
-}
-
 /* Node ni of the graph from document node di (obj): the document's node
  * itself, or output k (out_key) of its n_out outputs. */
 static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_key, int k, int n_out)
@@ -1398,21 +1384,21 @@ static int parse_node(pctx_t *c, int ni, json_t *obj, int di, const char *out_ke
         return NFAIL(c, NULL, "nodes[%d]: key \"%s\" must be 1-%d characters of [A-Za-z0-9_.-]", di,
                      esc(key, eb), GRAPH_KEY_MAX);
     strcpy(n->key, out_key ? out_key : key);
-    /* multiout: a unique without a true return_* flag has one result, as
-     * numpy's, so "outputs" is optional there; its key is then the op's key
-     * and the tensor's both (graph-format.md, additions) */
-    bool lone = !out_key && unique_alone(obj);
-    if (out_key || lone) {
-        strcpy(n->op_key, key);
-        n->n_outputs = out_key ? n_out : 1;
-        n->out_index = k;
-    }
     json_t *o = json_object_get(obj, "op");
     if (!o) return NFAIL(c, NULL, "node \"%s\": \"op\" is missing", n->key);
     if (!json_is_string(o)) return NFAIL(c, NULL, "node \"%s\": \"op\" must be a string", n->key);
     if (op_parse(json_string_value(o), &n->op) != 0)
         return NFAIL(c, NULL, "node \"%s\": unknown op \"%s\"", n->key,
                      esc(json_string_value(o), eb));
+    /* multiout: an op of one result this time may go without "outputs"
+     * (a unique without return_* flags); its key is then the op's key and
+     * the tensor's both */
+    bool lone = !out_key && graph_multi_lone(n->op, obj);
+    if (out_key || lone) {
+        strcpy(n->op_key, key);
+        n->n_outputs = out_key ? n_out : 1;
+        n->out_index = k;
+    }
 
     /* keys of nodes, of outputs and of ops with several results share one
      * namespace */

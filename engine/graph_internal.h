@@ -58,6 +58,9 @@ int graph_parse_slice(const char *s, graph_slice_t *out);
 /* ---- multiout: ops with several results (graph_multi.c) ---- */
 /* Whether op returns several results (its node needs "outputs"). */
 bool graph_multi_op(op_t op);
+/* Whether node obj of such an op has one result and no "outputs" (a
+ * unique without a true return_* flag, as numpy's np.unique(a)). */
+bool graph_multi_lone(op_t op, json_t *obj);
 /* Node i as a held 1-D tensor of dt, its length known when it runs
  * (graph_multi.c): nonzero, unique, the set ops, lstsq's residuals. */
 int graph_held_1d(graph_t *g, int i, dtype_t dt, char *err, size_t errlen);

@@ -39,6 +39,18 @@ bool graph_multi_op(op_t op)
     }
 }
 
+/* unique's flags, in numpy's order of the results they add; equal_nan last */
+static const char *const unique_flags[] = {"return_index", "return_inverse", "return_counts",
+                                           "equal_nan"};
+
+bool graph_multi_lone(op_t op, json_t *obj)
+{
+    if (op != OP_UNIQUE || json_object_get(obj, "outputs")) return false;
+    for (int k = 0; k < 3; k++)
+        if (json_is_true(json_object_get(obj, unique_flags[k]))) return false;
+    return true;
+}
+
 bool graph_multi_arity(op_t op, int *lo, int *hi)
 {
     if (!graph_multi_op(op)) return false;
@@ -184,12 +196,11 @@ int graph_multi_check(graph_node_t *n, json_t *obj, char *err, size_t errlen)
         return 0;
     }
     if (n->op == OP_UNIQUE) {
-        static const char *const flags[] = {"return_index", "return_inverse", "return_counts",
-                                            "equal_nan"};
         bool fv[4] = {false, false, false, true};
         for (int k = 0; k < 4; k++) {
-            json_t *e = json_object_get(obj, flags[k]);
-            if (e && !json_is_boolean(e)) return FAIL(n, "\"%s\" must be a boolean", flags[k]);
+            json_t *e = json_object_get(obj, unique_flags[k]);
+            if (e && !json_is_boolean(e))
+                return FAIL(n, "\"%s\" must be a boolean", unique_flags[k]);
             if (e) fv[k] = json_is_true(e);
         }
         json_t *ax = json_object_get(obj, "axis");
