@@ -9,7 +9,6 @@ parameters in the listed order.
 import builtins
 import math
 import numbers
-import warnings
 
 import numpy as np
 
@@ -458,15 +457,10 @@ def _reduce(op, a, axis=None, keepdims=False, **kw):
     shape = inf.reduce_shape(a._shape, axis, keepdims)
     dt = None
     if a._dtype is not None and a._shape is not None:
-        npf = getattr(np, op, None)
-        try:  # numpy's dtype on a one-element sample of the same ndim
-            ax = inf.norm_axes(axis, len(a._shape))
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                dt = np.asarray(npf(np.ones((1,) * len(a._shape), a._dtype), axis=ax, **{
-                    k: v for k, v in kw.items() if k in ("ddof", "dtype")})).dtype
-        except Exception:  # noqa: BLE001
-            dt = None
+        # numpy's dtype on a one-element sample of the same ndim
+        dt = inf.sample_dtype(getattr(np, op, None), np.ones((1,) * len(a._shape), a._dtype),
+                              axis=inf.norm_axes(axis, len(a._shape)),
+                              **{k: v for k, v in kw.items() if k in ("ddof", "dtype")})
     return _make(op, [a], p, shape, dt)
 
 

@@ -22,20 +22,21 @@ def operand_sample(x):
     return x
 
 
-def ufunc_dtype(name, operands, **kw):
-    fn = getattr(np, name, None)
-    if fn is None:
-        return None
-    samples = [operand_sample(x) for x in operands]
-    if any(s is None for s in samples):
+def sample_dtype(fn, *samples, **kw):
+    """The dtype numpy's fn gives on samples; None when a sample is
+    unknown (None) or numpy refuses them (the server then says why)."""
+    if fn is None or any(s is None for s in samples):
         return None
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = fn(*samples, **kw)
+            return np.asarray(fn(*samples, **kw)).dtype
     except Exception:  # noqa: BLE001 - numpy refuses: let the server say why
         return None
-    return np.asarray(r).dtype
+
+
+def ufunc_dtype(name, operands, **kw):
+    return sample_dtype(getattr(np, name, None), *[operand_sample(x) for x in operands], **kw)
 
 
 def broadcast(*shapes):

@@ -10,7 +10,6 @@ dtype of every result whose length is not data (numpy decides the dtype on
 small samples, as for the ufuncs)."""
 import builtins
 import numbers
-import warnings
 
 import numpy as np
 
@@ -22,18 +21,6 @@ __all__ = ["sort", "argsort", "partition", "argpartition", "topk", "searchsorted
            "nanquantile", "average", "cov", "corrcoef", "allclose", "isclose", "bincount",
            "union1d", "setdiff1d", "einsum", "diag", "diagonal", "trace", "tril", "triu", "vdot",
            "round", "around", "round_", "isneginf", "isposinf"]
-
-
-def _dtype_of(fn, *samples, **kw):
-    """The dtype numpy's fn gives on samples, None when it refuses them."""
-    if any(s is None for s in samples):
-        return None
-    try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return np.asarray(fn(*samples, **kw)).dtype
-    except Exception:  # noqa: BLE001 - numpy refuses: the server says why
-        return None
 
 
 def _sample(t, ndim=None):
@@ -169,7 +156,7 @@ def _order_stat(op, a, q, axis, keepdims, method):
     if shape is not None and n_q is not None:
         shape = (n_q,) + shape
     if op.endswith("median"):
-        dt = _dtype_of(np.median, _sample(a))
+        dt = inf.sample_dtype(np.median, _sample(a))
     else:
         dt = np.dtype(np.float64)  # the contract's dtype, whatever numpy's NaN shortcut says
     return _make(op, [a], p, shape, dt)
@@ -223,7 +210,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     sa = None
     if a._shape is not None and a._dtype is not None and _size(a._shape) <= 64:
         sa = np.ones(a._shape, a._dtype)
-    dt = _dtype_of(np.average, sa, axis=axis, weights=ws) if (weights is None or ws is not None) \
+    dt = inf.sample_dtype(np.average, sa, axis=axis, weights=ws) if (weights is None or ws is not None) \
         else None
     return _make("average", ins, p, shape, dt)
 
@@ -334,7 +321,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     p = {"offset": int(offset), "axis1": axis1, "axis2": axis2}
     if dtype is not None:
         p["dtype"] = np.dtype(dtype).name
-    dt = _dtype_of(np.trace, _sample(a, 2), dtype=dtype) if a._dtype is not None else None
+    dt = inf.sample_dtype(np.trace, _sample(a, 2), dtype=dtype) if a._dtype is not None else None
     return _make("trace", [a], p, shape, dt)
 
 
@@ -367,7 +354,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
 
 def vdot(a, b):
     a, b = _as_tensor(a), _as_tensor(b)
-    return _make("vdot", [a, b], None, (), _dtype_of(np.vdot, _sample(a, 1), _sample(b, 1)))
+    return _make("vdot", [a, b], None, (), inf.sample_dtype(np.vdot, _sample(a, 1), _sample(b, 1)))
 
 
 def round(a, decimals=0, out=None):  # noqa: A001 - numpy's name
@@ -405,7 +392,7 @@ def _det(a):
 
 def _solve(a, b):
     a, b = _as_tensor(a), _as_tensor(b)
-    dt = _dtype_of(np.linalg.solve, np.eye(2, dtype=a._dtype) if a._dtype is not None else None,
+    dt = inf.sample_dtype(np.linalg.solve, np.eye(2, dtype=a._dtype) if a._dtype is not None else None,
                    np.ones(2, b._dtype) if b._dtype is not None else None)
     return _make("linalg.solve", [a, b], None, b._shape, dt)
 
