@@ -1217,9 +1217,7 @@ static int infer_describe(graph_t *g, graph_node_t *n, df_node_t *d, char *err, 
     d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
     if (!d->sel) return XFAIL(n, "out of memory");
     for (int k = 0; k < s->ncols; k++)
-        if ((s->cols[k].type == FT_INT64 || s->cols[k].type == FT_FLOAT64) &&
-            numeric_col(&s->cols[k], series))
-            d->sel[d->nsel++] = k;
+        if (s->cols[k].type != FT_BOOL && numeric_col(&s->cols[k], series)) d->sel[d->nsel++] = k;
     if (d->nsel == 0)
         return XFAIL(n, "the input has no numeric (int64 or float64) columns to describe");
     if (alloc_cols(d, d->nsel, 1) || set_col(&d->idx[0], NULL, false, FT_STRING))
