@@ -187,14 +187,13 @@ class _Frame(Entity):
     def rank(self, method="average", ascending=True):
         return self._rows("rank", method=method, ascending=ascending)
 
-    def median(self):
-        return _make("dataframe.median", [self], None,
-                     "series" if isinstance(self, DataFrame) else "tensor", index_names=None)
-
+    # statistics: a Series of a DataFrame, a 0-d tensor of a Series
     def _stat(self, op, **params):
         p = {k: v for k, v in params.items() if v is not None}
         return _make("dataframe." + op, [self], p,
                      "series" if isinstance(self, DataFrame) else "tensor", index_names=None)
+
+    def median(self): return self._stat("median")  # noqa: E704
 
     def quantile(self, q=0.5):
         """q a number (a list is not supported)."""
