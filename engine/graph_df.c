@@ -1542,8 +1542,10 @@ static int merge_flag(json_t *obj, const char *name, bool *out, const graph_node
     return 0;
 }
 
-/* The index levels of both sides as the keys (left_index and right_index, join). */
-static int merge_on_index(merge_spec_t *m, const df_node_t *l, const df_node_t *r,
+/* The index levels of both sides as the keys (left_index and right_index,
+ * join); srt: the sort by them (ascending) that pandas does when a side's
+ * labels repeat (tile_df.c, tile_index_order). */
+static int merge_on_index(merge_spec_t *m, sort_spec_t *srt, const df_node_t *l, const df_node_t *r,
                           const graph_node_t *n, char *err, size_t errlen)
 {
     if (l->nidx != r->nidx)
@@ -1552,9 +1554,12 @@ static int merge_on_index(merge_spec_t *m, const df_node_t *l, const df_node_t *
     if (l->nidx > DF_MAX_KEYS) return XFAIL(n, "more than %d index levels", DF_MAX_KEYS);
     m->index = true;
     m->n_on = l->nidx;
+    srt->nby = m->n_on;
     for (int k = 0; k < m->n_on; k++) {
         m->lon[k] = -1 - k;
         m->ron[k] = -1 - k;
+        srt->by[k] = -1 - k;
+        srt->asc[k] = true;
     }
     return 0;
 }
@@ -1604,7 +1609,7 @@ static int infer_merge(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
         return XFAIL(n, "Must pass \"%s\" OR \"%s\".", json_given(lo) ? "right_on" : "left_on",
                      json_given(lo) ? "right_index" : "left_index");
     if (li) {
-        if (merge_on_index(m, l, r, n, err, errlen)) return -1;
+        if (merge_on_index(m, &d->sort, l, r, n, err, errlen)) return -1;
         return merge_schema(g, n, d, l, r, err, errlen);
     }
     int *lon = NULL, *ron = NULL, nl = 0, nr = 0;
@@ -1900,7 +1905,7 @@ static int infer_join(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
     if (merge_how(json_object_get(obj, "how"), m, n, err, errlen) ||
         merge_suffix(json_object_get(obj, "lsuffix"), m, 0, n, "lsuffix", err, errlen) ||
         merge_suffix(json_object_get(obj, "rsuffix"), m, 1, n, "rsuffix", err, errlen) ||
-        merge_on_index(m, l, r, n, err, errlen))
+        merge_on_index(m, &d->sort, l, r, n, err, errlen))
         return -1;
     return merge_schema(g, n, d, l, r, err, errlen);
 }

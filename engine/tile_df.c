@@ -811,13 +811,128 @@ done:
     return G;
 }
 
+/* A join on the index seen in order: G (pandas' order when each side's
+ * labels are unique, as tile_merge made it) sorted by the key where pandas
+ * sorts it. pandas 1.5's Index.join sorts the result by key (stably:
+ * each key's rows as they come) when a side's labels repeat, and an
+ * "outer" join (the union of the labels) unless both sides hold the very
+ * same labels in the same order; not when a side has no rows. Only the
+ * data says which: each side's index (only it) is hashed into np parts
+ * with each row's position (DFJ_JOIN_KEYS), each part counts rows,
+ * repeated labels and labels not in the same place on both sides
+ * (DFJ_JOIN_CHECK), and the sort's splitter job (DFJ_SORT_SPLIT, after
+ * every chunk's sample) reads those counts: sorted as sort_values sorts,
+ * or, nothing to sort, splitters that keep each chunk whole and in order
+ * (dfexec.c). Positions are the row's place in its whole side: known
+ * ahead when the side's row counts are (off[2]), else chunk << 32 | row,
+ * made a place by the check from every chunk's count (DFJ_JOIN_COUNT). */
+static tgrid_t *tile_index_order(tctx_t *c, int node, const tgrid_t *G)
+{
+    const tgrid_t *S[2] = {in_grid(c, node, 0), in_grid(c, node, 1)};
+    int64_t nsd[2] = {S[0]->nchunks[0], S[1]->nchunks[0]};
+    int64_t np = nparts_for(nsd[0] > nsd[1] ? nsd[0] : nsd[1]), nch = G->nchunks[0];
+    int64_t ns = nparts_for(nch);
+    if (nsd[0] + nsd[1] > INT_MAX / 2 || nch > INT_MAX / 2) {
+        tile__fail(c, "too many chunks");
+        return NULL;
+    }
+    int64_t nk = nsd[0] + nsd[1];
+    int32_t *jb = malloc(sizeof(int32_t) * (size_t)(2 * nk + 2 * nch + np + 1));
+    if (!jb) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    int32_t *keys = jb, *counts = jb + nk, *checks = counts + nk, *samp = checks + np;
+    int32_t *packs = samp + nch;
+    tgrid_t *O = NULL;
+    jparam_t *pk = dparam(c, node, DFJ_JOIN_KEYS), *pc = dparam(c, node, DFJ_JOIN_COUNT);
+    int64_t ncount = 0, with = 0; /* with: bit s, side s's counts follow */
+    for (int side = 0, at = 0; side < 2; side++) {
+        bool known = rows_known(S[side]);
+        with |= known ? 0 : 1 << side;
+        for (int64_t k = 0; k < nsd[side]; k++, at++) {
+            int32_t ji = bjob(c, pk, 1);
+            if (ji < 0) goto done;
+            tile__jin_direct(c, ji, 0, S[side]->job[k]);
+            c->t->jobs[ji].off[0] = np;
+            c->t->jobs[ji].off[1] = k;
+            c->t->jobs[ji].off[2] = known ? S[side]->bounds[0][k] : -1;
+            keys[at] = ji;
+            if (known) continue;
+            if ((ji = bjob(c, pc, 1)) < 0) goto done;
+            tile__jin_direct(c, ji, 0, S[side]->job[k]);
+            counts[ncount++] = ji;
+        }
+    }
+    /* each check reads its part of every side's pack, then the counts */
+    jparam_t *pj = dparam(c, node, DFJ_JOIN_CHECK);
+    for (int64_t p = 0; p < np; p++) {
+        int32_t ji = bjob(c, pj, (int)(nk + ncount));
+        if (ji < 0) goto done;
+        for (int64_t q = 0; q < nk; q++)
+            tile__jin_direct(c, ji, (int)q, keys[q]);
+        for (int64_t q = 0; q < ncount; q++)
+            tile__jin_direct(c, ji, (int)(nk + q), counts[q]);
+        c->t->jobs[ji].off[0] = p;
+        c->t->jobs[ji].off[1] = nsd[0];
+        c->t->jobs[ji].off[2] = with;
+        checks[p] = ji;
+    }
+    jparam_t *ps = dparam(c, node, DFJ_SORT_SAMPLE);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t ji = bjob(c, ps, 1);
+        if (ji < 0) goto done;
+        tile__jin_direct(c, ji, 0, G->job[k]);
+        samp[k] = ji;
+    }
+    int32_t sp = bjob(c, dparam(c, node, DFJ_SORT_SPLIT), (int)(nch + np));
+    if (sp < 0) goto done;
+    c->t->jobs[sp].off[0] = ns;
+    c->t->jobs[sp].off[1] = nch;
+    for (int64_t k = 0; k < nch; k++)
+        tile__jin_direct(c, sp, (int)k, samp[k]);
+    for (int64_t p = 0; p < np; p++)
+        tile__jin_direct(c, sp, (int)(nch + p), checks[p]);
+    jparam_t *pr = dparam(c, node, DFJ_SORT_RANGE);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t ji = bjob(c, pr, 2);
+        if (ji < 0) goto done;
+        tile__jin_direct(c, ji, 0, G->job[k]);
+        tile__jin_direct(c, ji, 1, sp);
+        c->t->jobs[ji].off[0] = k;
+        c->t->jobs[ji].off[1] = nch;
+        packs[k] = ji;
+    }
+    /* each part also reads the splitters: whether to sort at all */
+    jparam_t *pp = dparam(c, node, DFJ_SORT_PART);
+    if (!(O = fgrid(c, ns, NULL))) goto done;
+    for (int64_t p = 0; p < ns; p++) {
+        int32_t ji = bjob(c, pp, (int)nch + 1);
+        if (ji < 0) {
+            O = NULL;
+            goto done;
+        }
+        for (int64_t k = 0; k < nch; k++)
+            tile__jin_direct(c, ji, (int)k, packs[k]);
+        tile__jin_direct(c, ji, (int)nch, sp);
+        c->t->jobs[ji].off[0] = p;
+        O->job[p] = ji;
+    }
+done:
+    free(jb);
+    return O;
+}
+
 static tgrid_t *tile_merge(tctx_t *c, int node)
 {
     const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
     const merge_spec_t *ms = &c->g->nodes[node].df->merge;
-    bool order = (!ms->index || ms->how != MERGE_OUTER) && seen(c, node, true);
+    bool order = seen(c, node, true);
     int big = bcast_side(c, node, order);
-    if (big >= 0) return tile_merge_bcast(c, node, big, order);
+    if (big >= 0) {
+        tgrid_t *B = tile_merge_bcast(c, node, big, order);
+        return B && order && ms->index ? tile_index_order(c, node, B) : B;
+    }
     if (order && !ms->index && ms->how == MERGE_INNER && keyed_ok(c, node))
         return tile_merge_keyed(c, node);
     int64_t nl = L->nchunks[0], nr = R->nchunks[0];
@@ -832,10 +947,9 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
      * (seen(): not before a sum, say): DFJ_MERGE_ORDER's jobs
      * sort the rows by the positions they carry, one job per chunk of left
      * (inner, left), of right (right), or of left and then of right (outer:
-     * right's unmatched keys come last). Joins on the index ("left",
-     * "inner", "right") take the same order: pandas' Index.join when each
-     * side's labels are unique; it sorts by key when they repeat, and an
-     * "outer" join by the union of the labels: not done, unordered. Their
+     * right's unmatched keys come last). Joins on the index take the same
+     * order, pandas' Index.join when each side's labels are unique, and
+     * then the sort by key where pandas sorts (tile_index_order). Their
      * index is the key: no relabelling chain. */
     bool rpos = order && (ms->how == MERGE_RIGHT || ms->how == MERGE_OUTER);
     /* right's rows in order (right, and outer's unmatched keys): with its
@@ -876,6 +990,7 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
      * whole merge. reset_index's chain: each chunk's count, the counts
      * summed along the chunks, each chunk relabelled. */
     if (G && order && !ms->index && seen(c, node, false)) G = carry_chain(c, node, G, false);
+    if (G && order && ms->index) G = tile_index_order(c, node, G);
 done:
     free(parts);
     free(packs);

@@ -80,7 +80,7 @@ int df_gb_merge_sorted(const frame_t *const *parts, int n, const gb_spec_t *s, f
 /* ---- sort_values (sample sort; stable as kind="mergesort"; NaN last) ---- */
 typedef struct {
     int nby;
-    int by[DF_MAX_KEYS];
+    int by[DF_MAX_KEYS]; /* key columns; -1 - L: index level L (a join's sort) */
     bool asc[DF_MAX_KEYS];
 } sort_spec_t;
 
@@ -98,7 +98,8 @@ int df_sort_splitters(const frame_t *const *samples, int n, const sort_spec_t *s
 int df_range_partition(const frame_t *in, const frame_t *splitters, const sort_spec_t *s,
                        frame_t *outs, char *err, size_t errlen);
 /* One part: the pieces every chunk sent it, in chunk order, concatenated and
- * stably sorted (index kept, as pandas keeps it). */
+ * stably sorted (index kept, as pandas keeps it); not sorted when s has no
+ * keys (nby 0). */
 int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, frame_t *out, char *err,
                  size_t errlen);
 

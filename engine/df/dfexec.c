@@ -1217,7 +1217,8 @@ done:
  * order (merge.c): so each row's position becomes its right row's
  * (right), or its key's first left position, else its key's first right
  * position placed after every left chunk (outer); the order job sorts by
- * it stably. The position columns both sides carried are dropped and the
+ * it stably (an outer join on the index: each row's own position). The
+ * position columns both sides carried are dropped and the
  * new one appended as MERGE_POS. l, r: the part's inputs; nl: left's
  * chunks. */
 static int pos_right_outer(frame_t *f, const frame_t *l, const frame_t *r, const df_merge_rows_t *m,
@@ -1244,8 +1245,13 @@ static int pos_right_outer(frame_t *f, const frame_t *l, const frame_t *r, const
         for (int64_t i = 0; i < n; i++) {
             int64_t p = m->left[i] >= 0 ? lp[m->left[i]] : (nl << 32) + rp[m->right[i]];
             if (p < first[m->group[i]]) first[m->group[i]] = p;
+            k[i] = p;
         }
-        for (int64_t i = 0; i < n; i++)
+        /* on the index, each row keeps its own place (left's rows in order,
+         * then right's other rows in order: either side as it is when the
+         * other has no rows, pandas' order then; tile_index_order sorts
+         * the rest) */
+        for (int64_t i = 0; i < n && !s->index; i++)
             k[i] = first[m->group[i]];
         free(first);
     } else {
@@ -1786,6 +1792,172 @@ static int gb_flatten(const df_node_t *d, frame_t *in, frame_t *out, char *err, 
     return 0;
 }
 
+/* A join on the index seen in order (tile_df.c, tile_index_order). */
+static bool index_join(const graph_node_t *n)
+{
+    return (n->op == OP_DF_MERGE || n->op == OP_DF_JOIN) && n->df->merge.index;
+}
+
+/* DFJ_JOIN_KEYS: chunk k's index levels alone with each row's position
+ * (its row in the whole side when first >= 0, else k << 32 | row: made a
+ * place by join_places), hashed into np parts. */
+static int join_keys(const frame_t *f, const merge_spec_t *s, int64_t np, int64_t k, int64_t first,
+                     frame_t *outs, char *err, size_t errlen)
+{
+    fcol_t pos = {0};
+    if (fcol_alloc(&pos, FT_INT64, f->nrows, 0, false)) return oom(err, errlen);
+    int64_t *p = pos.data;
+    for (int64_t i = 0; i < f->nrows; i++)
+        p[i] = first >= 0 ? first + i : (k << 32) | i;
+    flabel_t name = {(char *)MERGE_POS, false};
+    frame_t w = *f;
+    w.series = false;
+    w.ncols = 1;
+    w.cols = &pos;
+    w.names = &name;
+    int cols[DF_MAX_KEYS];
+    for (int q = 0; q < s->n_on; q++)
+        cols[q] = -1 - q;
+    int rc = df_hash_partition(&w, cols, s->n_on, (int)np, outs, err, errlen);
+    fcol_free(&pos);
+    return rc;
+}
+
+/* A one-row frame of int64 values v[0..n) (labels none), default index. */
+static int int_row(const int64_t *v, int n, frame_t *out, char *err, size_t errlen)
+{
+    if (frame_alloc(out, false, 1, n, 1) || fcol_alloc(&out->idx[0], FT_INT64, 1, 0, false))
+        goto nomem;
+    ((int64_t *)out->idx[0].data)[0] = 0;
+    for (int q = 0; q < n; q++) {
+        if (fcol_alloc(&out->cols[q], FT_INT64, 1, 0, false)) goto nomem;
+        ((int64_t *)out->cols[q].data)[0] = v[q];
+    }
+    return 0;
+nomem:
+    frame_free(out);
+    return oom(err, errlen);
+}
+
+/* join_keys' positions chunk << 32 | row of f made places in the whole
+ * side: counts, every chunk's rows (DFJ_JOIN_COUNT), n of them */
+static int join_places(frame_t *f, const frame_t *counts, int64_t n, char *err, size_t errlen)
+{
+    int pc = named_col(f, MERGE_POS);
+    int64_t *first = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!first) return oom(err, errlen);
+    first[0] = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (counts[k].ncols != 1 || counts[k].nrows != 1 || counts[k].cols[0].type != FT_INT64) {
+            free(first);
+            return errmsg(err, errlen, "internal: a chunk's count of %d columns", counts[k].ncols);
+        }
+        first[k + 1] = first[k] + ((const int64_t *)counts[k].cols[0].data)[0];
+    }
+    int64_t *p = pc < 0 ? NULL : f->cols[pc].data;
+    for (int64_t i = 0; p && i < f->nrows; i++) {
+        int64_t k = p[i] >> 32;
+        if (k < 0 || k >= n) {
+            free(first);
+            return errmsg(err, errlen, "internal: join label of chunk %lld of %lld", (long long)k,
+                          (long long)n);
+        }
+        p[i] = first[k] + (p[i] & 0xffffffff);
+    }
+    free(first);
+    return pc < 0 ? errmsg(err, errlen, "internal: join labels without positions") : 0;
+}
+
+/* The counts DFJ_JOIN_CHECK gives for its part, one column each. */
+enum { JC_LROWS, JC_RROWS, JC_LREP, JC_RREP, JC_MOVED, JC__N };
+
+/* DFJ_JOIN_CHECK: of one part's labels (l, r: join_keys' rows of each
+ * side), the rows of each side, whether a label repeats on either, and
+ * the labels not on both sides at one position (all rows of a label are
+ * in this part) */
+static int join_check(const frame_t *l, const frame_t *r, const merge_spec_t *s, frame_t *out,
+                      char *err, size_t errlen)
+{
+    int64_t nl = l->nrows, nr = r->nrows, c[JC__N] = {nl, nr, 0, 0, 0};
+    int64_t *gid = malloc(sizeof(int64_t) * (size_t)(nl + 1));
+    int64_t *lfirst = malloc(sizeof(int64_t) * (size_t)(nl + 1));
+    int64_t *gsize = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    dfa_htab_t t = {0};
+    dfa_keys_t lk = {.nk = s->n_on};
+    for (int q = 0; q < s->n_on; q++)
+        lk.k[q] = &l->idx[q];
+    int rc = -1;
+    if (!gid || !lfirst || !gsize || dfa_group(&lk, nl, NULL, gid, &t)) {
+        oom(err, errlen);
+        goto done;
+    }
+    if (df_merge_match(l, r, s, lfirst, gsize, err, errlen)) goto done;
+    c[JC_LREP] = t.ngroups < nl;
+    for (int64_t i = 0; i < nr; i++)
+        c[JC_RREP] |= gsize[i] > 1;
+    int lp = named_col(l, MERGE_POS), rp = named_col(r, MERGE_POS);
+    if (lp < 0 || rp < 0) {
+        errmsg(err, errlen, "internal: join labels without positions");
+        goto done;
+    }
+    const int64_t *lpos = l->cols[lp].data, *rpos = r->cols[rp].data;
+    c[JC_MOVED] = nl != nr;
+    for (int64_t i = 0; i < nl; i++)
+        c[JC_MOVED] += lfirst[i] < 0 || rpos[lfirst[i]] != lpos[i];
+    rc = int_row(c, JC__N, out, err, errlen);
+done:
+    dfa_htab_free(&t);
+    free(gid);
+    free(lfirst);
+    free(gsize);
+    return rc;
+}
+
+/* DFJ_SORT_SPLIT of an index join: the samples' splitters where pandas
+ * sorts (checks: every part's join_check), else a frame of no columns
+ * and nparts - 1 rows: each chunk kept whole and in order */
+static int join_splitters(const frame_t *const *samples, int ns, const frame_t *checks, int nc,
+                          const df_node_t *d, int nparts, frame_t *out, char *err, size_t errlen)
+{
+    int64_t c[JC__N] = {0};
+    for (int p = 0; p < nc; p++) {
+        if (checks[p].ncols != JC__N || checks[p].nrows != 1)
+            return errmsg(err, errlen, "internal: a join check of %d columns", checks[p].ncols);
+        for (int q = 0; q < JC__N; q++)
+            c[q] += ((const int64_t *)checks[p].cols[q].data)[0];
+    }
+    /* pandas 1.5 (Index.join): a side without rows leaves the other's
+     * order; repeated labels are sorted (_join_non_unique), and so is an
+     * outer join (the union) of labels not the same on both sides */
+    bool sort = c[JC_LROWS] > 0 && c[JC_RROWS] > 0 &&
+                (c[JC_LREP] || c[JC_RREP] || (d->merge.how == MERGE_OUTER && c[JC_MOVED]));
+    if (sort) return df_sort_splitters(samples, ns, &d->sort, nparts, out, err, errlen);
+    if (frame_alloc(out, false, nparts - 1, 0, 1) ||
+        fcol_alloc(&out->idx[0], FT_INT64, nparts - 1, 0, false)) {
+        frame_free(out);
+        return oom(err, errlen);
+    }
+    for (int64_t i = 0; i < nparts - 1; i++)
+        ((int64_t *)out->idx[0].data)[i] = i;
+    return 0;
+}
+
+/* DFJ_SORT_RANGE with join_splitters' frame of no columns: chunk k of nch
+ * whole into part k * nparts / nch, the others empty */
+static int keep_range(const frame_t *in, int64_t k, int64_t nch, int64_t nparts, frame_t *outs,
+                      char *err, size_t errlen)
+{
+    int64_t to = nch > 0 ? k * nparts / nch : 0;
+    for (int64_t p = 0; p < nparts; p++) {
+        if (frame_slice(in, 0, p == to ? in->nrows : 0, &outs[p])) {
+            for (int64_t q = 0; q < p; q++)
+                frame_free(&outs[q]);
+            return oom(err, errlen);
+        }
+    }
+    return 0;
+}
+
 static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void **blob, size_t *len,
                     void *fixed, char *err, size_t errlen)
 {
@@ -1798,7 +1970,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
     int rc = -1, nv = 0;
     const frame_t **vp = NULL;
     bool inputs_are_blobs = k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART &&
-                            k != DFJ_MERGE_ORDER && k != DFJ_MERGE_BPART;
+                            k != DFJ_MERGE_ORDER && k != DFJ_MERGE_BPART && k != DFJ_JOIN_CHECK;
     if (inputs_are_blobs) {
         if (views(ins_, j->n_in, &v, err, errlen)) {
             nv = j->n_in;
@@ -1903,6 +2075,11 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         rc = df_sort_sample(&v[0], &d->sort, SORT_SAMPLE_ROWS, &out, err, errlen);
         break;
     case DFJ_SORT_SPLIT:
+        if (index_join(n)) {
+            int ns = (int)j->off[1];
+            rc = join_splitters(vp, ns, v + ns, nv - ns, d, (int)j->off[0], &out, err, errlen);
+            break;
+        }
         rc = df_sort_splitters(vp, nv, &d->sort, (int)j->off[0], &out, err, errlen);
         break;
     case DFJ_SORT_RANGE: {
@@ -1912,11 +2089,65 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             oom(err, errlen);
             goto done;
         }
-        if (df_range_partition(&v[0], &v[1], &d->sort, outs, err, errlen)) goto done;
+        int bad = index_join(n) && v[1].ncols == 0
+                      ? keep_range(&v[0], j->off[0], j->off[1], nouts, outs, err, errlen)
+                      : df_range_partition(&v[0], &v[1], &d->sort, outs, err, errlen);
+        if (bad) goto done;
         rc = emit_pack(outs, nouts, blob, len, err, errlen);
         goto done;
     }
+    case DFJ_JOIN_KEYS:
+        nouts = j->off[0];
+        if (!(outs = calloc((size_t)nouts, sizeof(frame_t)))) {
+            oom(err, errlen);
+            goto done;
+        }
+        if (join_keys(&v[0], &d->merge, nouts, j->off[1], j->off[2], outs, err, errlen)) {
+            nouts = 0; /* join_keys frees what it made */
+            goto done;
+        }
+        rc = emit_pack(outs, nouts, blob, len, err, errlen);
+        goto done;
+    case DFJ_JOIN_COUNT: {
+        int64_t rows = v[0].nrows;
+        rc = int_row(&rows, 1, &out, err, errlen);
+        break;
+    }
+    case DFJ_JOIN_CHECK: {
+        /* in: left's packs, right's, then the counts of the sides whose
+         * positions are chunk << 32 | row (off[2]: bit 0 left, 1 right) */
+        int nl = (int)j->off[1], with = (int)j->off[2];
+        int nr = (j->n_in - ((with & 1) ? 2 * nl : nl)) / ((with & 2) ? 2 : 1);
+        int at = nl + nr;
+        if (nr < 0 || at + ((with & 1) ? nl : 0) + ((with & 2) ? nr : 0) != j->n_in) {
+            errmsg(err, errlen, "internal: a join check of %d inputs", j->n_in);
+            goto done;
+        }
+        if (gather_part(ins_, nl, j->off[0], &tmp, err, errlen) ||
+            gather_part(ins_ + nl, nr, j->off[0], &tmp2, err, errlen))
+            goto done;
+        if (at < j->n_in) {
+            if (views(ins_ + at, j->n_in - at, &v, err, errlen)) {
+                nv = j->n_in - at;
+                goto done;
+            }
+            nv = j->n_in - at;
+        }
+        if (((with & 1) && join_places(&tmp, v, nl, err, errlen)) ||
+            ((with & 2) && join_places(&tmp2, v + ((with & 1) ? nl : 0), nr, err, errlen)))
+            goto done;
+        rc = join_check(&tmp, &tmp2, &d->merge, &out, err, errlen);
+        break;
+    }
     case DFJ_SORT_PART: {
+        /* an index join's parts read the splitters last: none, no sort */
+        int npk = j->n_in - index_join(n);
+        sort_spec_t keep = {0};
+        const sort_spec_t *ss = &d->sort;
+        if (npk < j->n_in) {
+            if (view(&ins_[npk], &tmp2, err, errlen)) goto done;
+            if (tmp2.ncols == 0) ss = &keep;
+        }
         frame_t *pv = calloc((size_t)j->n_in + 1, sizeof(frame_t));
         const frame_t **pp = calloc((size_t)j->n_in + 1, sizeof(frame_t *));
         int m = 0;
@@ -1927,7 +2158,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             goto done;
         }
         bool bad = false;
-        for (int q = 0; q < j->n_in && !bad; q++) {
+        for (int q = 0; q < npk && !bad; q++) {
             bool have;
             bad = run_pack_part(&ins_[q], j->off[0], &pv[m], &have, err, errlen) != 0;
             pp[m] = &pv[m];
@@ -1940,7 +2171,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
                 rc = 0;
             frame_free(&pv[0]);
         } else if (!bad) {
-            rc = df_sort_part(pp, m, &d->sort, &out, err, errlen);
+            rc = df_sort_part(pp, m, ss, &out, err, errlen);
         }
         for (int q = 0; q < m; q++)
             frame_free(&pv[q]);

@@ -231,23 +231,25 @@ static int keys_of(const frame_t *f, const sort_spec_t *s, bool by_position, dfa
     ks->nk = s->nby;
     for (int k = 0; k < s->nby; k++) {
         int c = by_position ? k : s->by[k];
-        if (c < 0 || c >= f->ncols)
+        if (c < -f->nidx || c >= f->ncols)
             return errmsg(err, errlen, "sort_values: key column %d of %d", c, f->ncols);
-        ks->k[k] = &f->cols[c];
+        ks->k[k] = c < 0 ? &f->idx[-1 - c] : &f->cols[c];
     }
     return 0;
 }
 
-/* A frame of the key columns of src (keys ks) at rows[0..n), named after
- * them, with a default index. */
+/* A frame of the key columns of src (keys ks; by -1 - L: index level L)
+ * at rows[0..n), named after them, with a default index. */
 static int key_frame(const frame_t *src, const sort_spec_t *s, bool by_position,
                      const int64_t *rows, int64_t n, frame_t *out)
 {
     if (frame_alloc(out, false, n, s->nby, 1)) return -1;
     for (int k = 0; k < s->nby; k++) {
         int c = by_position ? k : s->by[k];
-        if (dfa_take_col(&src->cols[c], rows, n, true, &out->cols[k]) ||
-            flabel_set(&out->names[k], src->names[c].s, src->names[c].is_int))
+        const fcol_t *col = c < 0 ? &src->idx[-1 - c] : &src->cols[c];
+        const flabel_t *nm = c < 0 ? &src->idx_names[-1 - c] : &src->names[c];
+        if (dfa_take_col(col, rows, n, true, &out->cols[k]) ||
+            flabel_set(&out->names[k], nm->s, nm->is_int))
             goto fail;
     }
     if (fcol_alloc(&out->idx[0], FT_INT64, n, 0, false)) goto fail;
@@ -431,6 +433,10 @@ int df_sort_part(const frame_t *const *pieces, int n, const sort_spec_t *s, fram
     free(tmp);
     free(tp);
     if (crc) return errmsg(err, errlen, "sort_values: pieces differ in columns or out of memory");
+    if (s->nby == 0) { /* no keys: the pieces in order (an index join pandas leaves unsorted) */
+        *out = all;
+        return 0;
+    }
     dfa_keys_t ks = {0};
     int64_t *rows = NULL;
     if (keys_of(&all, s, false, &ks, err, errlen)) goto fail;

@@ -284,8 +284,8 @@ def broadcast(suite, data):
                                     list(ref.index)[:12], want_dt), d)
             finally:
                 harness.cleanup(r)
-            # on the index (left_index/right_index): pandas' order is not
-            # promised for joins (graph-format.md), the rows and labels are
+            # on the index (left_index/right_index): pandas' order too,
+            # sorted by key when labels repeat (test_index_join_order.py)
             d = {"version": 1, "nodes": snodes + [
                 {"key": "bi", "op": "dataframe.set_index", "inputs": ["b"], "keys": ["k"]},
                 {"key": "si", "op": "dataframe.set_index", "inputs": ["s"], "keys": ["k"]},
@@ -303,10 +303,10 @@ def broadcast(suite, data):
                 else:
                     f = load_frame(r, "m")
                     # as floats: JSON writes 3.0 of a float64 column as 3
-                    got = sorted([-1e300 if v is None else float(v) for v in [i] + row]
-                                 for i, row in zip(f.get("index", []), f.get("data", [])))
-                    exp = sorted([-1e300 if v is None else float(v) for v in [i] + row]
-                                 for i, row in zip(want.index.tolist(), rows_of(want)))
+                    got = [[-1e300 if v is None else float(v) for v in [i] + row]
+                           for i, row in zip(f.get("index", []), f.get("data", []))]
+                    exp = [[-1e300 if v is None else float(v) for v in [i] + row]
+                           for i, row in zip(want.index.tolist(), rows_of(want))]
                     bad = [(a, b) for a, b in zip(got, exp) if a != b][:2]
                     suite.check("broadcast-index/" + name, got == exp and
                                 f.get("columns") == list(want.columns),
@@ -344,10 +344,10 @@ def broadcast(suite, data):
 def unique_index_joins(suite, data):
     """join, and merge on both indexes, with unique index labels on each
     side: pandas 1.5 then gives "left" in left's order, "inner" in left's
-    order, "right" in right's order (Index.join); so does the engine, read
-    whole or partitioned, fetched and through head, tail and query. An
-    index that repeats (pandas sorts by key) and "outer" (pandas sorts the
-    union) keep no promised order (graph-format.md)."""
+    order, "right" in right's order (Index.join), "outer" sorted by label
+    (the union); so does the engine, read whole or partitioned, fetched
+    and through head, tail and query. Labels that repeat:
+    test_index_join_order.py."""
     rng = np.random.default_rng(77)
     for t, (nl, nr, cl, cr) in enumerate(((200, 150, 300, 300), (200, 6, 300, 100000),
                                           (9, 120, 100000, 200), (60, 60, 40, 40))):
@@ -358,7 +358,7 @@ def unique_index_joins(suite, data):
         lf.to_csv(os.path.join(data, "ul.csv"), index=False)
         rf.to_csv(os.path.join(data, "ur.csv"), index=False)
         L, R = lf.set_index("k"), rf.set_index("k")
-        for how in ("left", "inner", "right"):
+        for how in ("left", "inner", "right", "outer"):
             for kind in ("join", "merge"):
                 node = {"key": "m", "op": "dataframe." + kind, "inputs": ["l", "r"], "how": how}
                 if kind == "merge":

@@ -7,7 +7,9 @@ for the same document (DIR/KEY.json); a DataFrame also comes back as CSV
 (Accept: text/csv), and the metadata route names its kind and columns.
 
 DataFrames of one task are inputs of a later one (frames-across-tasks),
-datetime columns included (dates-across-tasks).
+datetime columns included (dates-across-tasks). Joins on the index come in
+pandas' order, sorted by key or not as the data says (index-join-order,
+tests/diff/test_index_join_order.py's cases; MARS_IJ_SEED).
 
 Run with Debian's python: /usr/bin/python3 tests/integration/test_df_cluster.py
 (MARS_BIN_DIR=build/san/bin runs it over the sanitized programs).
@@ -37,6 +39,7 @@ sys.path.append(os.path.join(ROOT, "tests", "diff"))
 import test_df  # noqa: E402
 import test_df3  # noqa: E402
 import test_dates  # noqa: E402
+import test_index_join_order  # noqa: E402
 import test_random_df_graphs  # noqa: E402
 
 MARS_RUN = os.path.join(BIN_DIR, "mars-run")
@@ -506,6 +509,37 @@ def main():
                         gid, json.dumps(got)[:200], json.dumps(want)[:200], json.dumps(doc)))
             check(not bad, "%d of %d chains: %s", len(bad), len(cases), "; ".join(bad)[:3000])
         run.case("random-chains-parity", random_chains)
+
+        def index_join_order():
+            # joins on the index in pandas' order, sorted or not as the
+            # data says (DFJ_JOIN_KEYS packs, DFJ_JOIN_CHECK reading a part
+            # of each from the workers, the splitters deciding): the
+            # differential suite's random cases, ten joins to a task
+            rng = np.random.default_rng(int(os.environ.get("MARS_IJ_SEED", "4242")))
+            cases = [test_index_join_order.make_case(rng, i, data) for i in range(60)]
+            for c in cases:
+                for name in c.files:
+                    with open(os.path.join(data, name), "rb") as f:
+                        r = request("PUT", web, "/api/v1/files/" + name, body=f.read(),
+                                    headers={"Content-Type": "text/csv"})
+                    check(r.status == 201, "upload %s: %r", name, r)
+            bad = []
+            for b in range(0, len(cases), 10):
+                batch = cases[b:b + 10]
+                doc = {"version": 1, "nodes": [n for c in batch for n in c.nodes],
+                       "fetch": [k for c in batch for k in c.want]}
+                _, t = run_task(web, sid, doc)
+                if t["status"] != "succeeded":
+                    bad.append("batch %d: %s" % (b, t.get("error")))
+                    continue
+                for c in batch:
+                    for key, ref in c.want.items():
+                        got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
+                        why = test_index_join_order.differs(got, ref)
+                        if why:
+                            bad.append("%s %s: %s" % (c.name, key, why))
+            check(not bad, "%d differences: %s", len(bad), "; ".join(bad)[:3000])
+        run.case("index-join-order", index_join_order)
 
         def dates_across_tasks():
             # read_csv(parse_dates) on uneven chunks of two workers; the
