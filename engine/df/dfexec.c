@@ -1871,15 +1871,71 @@ static int join_places(frame_t *f, const frame_t *counts, int64_t n, char *err, 
 /* The counts DFJ_JOIN_CHECK gives for its part, one column each. */
 enum { JC_LROWS, JC_RROWS, JC_LREP, JC_RREP, JC_MOVED, JC__N };
 
+/* A label as a radix key and its row's position (join_check's fast way). */
+typedef struct {
+    uint64_t k;
+    int64_t pos;
+} kpos_t;
+#define KPOS_KEY(x) ((x).k)
+DEFINE_RADIX_BY(sort_kpos, kpos_t, uint64_t, KPOS_KEY)
+
+/* One level of int64 or float64 labels, the same type on both sides: each
+ * side's labels radix sorted with their positions (equal labels adjacent:
+ * -0.0 as 0.0, NaN with NaN, as pandas matches them); else the hash
+ * tables of the general way. */
+static int sorted_labels(const frame_t *f, kpos_t **out)
+{
+    int64_t n = f->nrows;
+    const fcol_t *c = &f->idx[0];
+    const int64_t *pos = f->cols[named_col(f, MERGE_POS)].data;
+    kpos_t *a = malloc(sizeof(kpos_t) * (size_t)(2 * n + 1));
+    if (!a) return -1;
+    for (int64_t i = 0; i < n; i++)
+        a[i] = (kpos_t){c->type == FT_INT64 ? radix_key_i64(((const int64_t *)c->data)[i])
+                                            : radix_key_f64(((const double *)c->data)[i]),
+                        pos[i]};
+    sort_kpos(a, a + n, n);
+    *out = a;
+    return 0;
+}
+
+static bool repeats(const kpos_t *a, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++)
+        if (a[i].k == a[i - 1].k) return true;
+    return false;
+}
+
 /* DFJ_JOIN_CHECK: of one part's labels (l, r: join_keys' rows of each
  * side), the rows of each side, whether a label repeats on either, and
- * the labels not on both sides at one position (all rows of a label are
- * in this part) */
+ * (an outer join with no label repeated) the labels not on both sides at
+ * one place (all rows of a label are in this part) */
 static int join_check(const frame_t *l, const frame_t *r, const merge_spec_t *s, frame_t *out,
                       char *err, size_t errlen)
 {
     int64_t nl = l->nrows, nr = r->nrows, c[JC__N] = {nl, nr, 0, 0, 0};
-    int64_t *gid = malloc(sizeof(int64_t) * (size_t)(nl + 1));
+    int lp = named_col(l, MERGE_POS), rp = named_col(r, MERGE_POS);
+    if (lp < 0 || rp < 0) return errmsg(err, errlen, "internal: join labels without positions");
+    const int64_t *lpos = l->cols[lp].data, *rpos = r->cols[rp].data;
+    bool outer = s->how == MERGE_OUTER;
+    int ty = l->idx[0].type;
+    if (s->n_on == 1 && r->idx[0].type == ty && (ty == FT_INT64 || ty == FT_FLOAT64)) {
+        kpos_t *a = NULL, *b = NULL;
+        if (sorted_labels(l, &a) || sorted_labels(r, &b)) {
+            free(a);
+            return oom(err, errlen);
+        }
+        c[JC_LREP] = repeats(a, nl);
+        c[JC_RREP] = repeats(b, nr);
+        c[JC_MOVED] = nl != nr;
+        for (int64_t i = 0; outer && i < nl && nl == nr; i++)
+            c[JC_MOVED] += a[i].k != b[i].k || a[i].pos != b[i].pos;
+        free(a);
+        free(b);
+        return int_row(c, JC__N, out, err, errlen);
+    }
+    int64_t n = nl > nr ? nl : nr;
+    int64_t *gid = malloc(sizeof(int64_t) * (size_t)(n + 1));
     int64_t *lfirst = malloc(sizeof(int64_t) * (size_t)(nl + 1));
     int64_t *gsize = malloc(sizeof(int64_t) * (size_t)(nr + 1));
     dfa_htab_t t = {0};
@@ -1891,18 +1947,13 @@ static int join_check(const frame_t *l, const frame_t *r, const merge_spec_t *s,
         oom(err, errlen);
         goto done;
     }
-    if (df_merge_match(l, r, s, lfirst, gsize, err, errlen)) goto done;
     c[JC_LREP] = t.ngroups < nl;
+    /* right's groups (and, outer, each left label's right row) */
+    if (df_merge_match(l, r, s, lfirst, gsize, err, errlen)) goto done;
     for (int64_t i = 0; i < nr; i++)
         c[JC_RREP] |= gsize[i] > 1;
-    int lp = named_col(l, MERGE_POS), rp = named_col(r, MERGE_POS);
-    if (lp < 0 || rp < 0) {
-        errmsg(err, errlen, "internal: join labels without positions");
-        goto done;
-    }
-    const int64_t *lpos = l->cols[lp].data, *rpos = r->cols[rp].data;
     c[JC_MOVED] = nl != nr;
-    for (int64_t i = 0; i < nl; i++)
+    for (int64_t i = 0; outer && i < nl; i++)
         c[JC_MOVED] += lfirst[i] < 0 || rpos[lfirst[i]] != lpos[i];
     rc = int_row(c, JC__N, out, err, errlen);
 done:

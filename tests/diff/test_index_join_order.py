@@ -13,9 +13,9 @@ this when the join runs (tile_df.c, tile_index_order).
 
 Random sides of 0 to 90 rows read from CSV in chunks of random size: int,
 float (NaN included) and string labels, unique or repeated, one or two
-index levels; either side emptied by a query now and then, and the very
-same index on both sides (read twice, chunked differently, or filtered
-alike); the join fetched, and through head, tail, query and a sum. Cases
+index levels; either side emptied by a query now and then, the very same
+index on both sides (read twice, chunked differently, or filtered alike),
+or the same labels in another order; the join fetched, and through head, tail, query and a sum. Cases
 are batched, many joins to a document, and a failing batch is run again
 case by case.
 
@@ -115,9 +115,11 @@ def make_case(rng, i, data):
     lrep, rrep = rng.random() < 0.4, rng.random() < 0.4
     same = shape < 0.15  # the very same index on both sides
     lf = side(rng, nl, kind, lrep, levels, "a", list(rng.integers(0, 10, nl)))
-    if same:
+    if same or shape < 0.22:  # or the same labels in another order
         rf = lf.rename(columns={"a": "b"}).copy()
         rf["b"] = list(rng.integers(0, 10, len(rf)))
+        if not same:
+            rf = rf.iloc[rng.permutation(len(rf))]
     else:
         rf = side(rng, nr, kind, rrep, levels, "b", list(rng.integers(0, 10, nr)))
     lname, rname = "%sl.csv" % p, "%sr.csv" % p
