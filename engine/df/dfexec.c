@@ -1149,6 +1149,7 @@ static int pos_col(const frame_t *f)
 static int pos_add(const frame_t *f, int64_t chunk, int64_t piece, const char *name, frame_t *w)
 {
     *w = *f;
+    w->series = false; /* a Series side (join's other): its column and the positions */
     w->cols = calloc((size_t)f->ncols + 1, sizeof(fcol_t));
     w->names = calloc((size_t)f->ncols + 1, sizeof(flabel_t));
     if (!w->cols || !w->names || fcol_alloc(&w->cols[f->ncols], FT_INT64, f->nrows, 0, false)) {

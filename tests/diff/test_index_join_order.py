@@ -15,9 +15,10 @@ Random sides of 0 to 90 rows read from CSV in chunks of random size: int,
 float (NaN included) and string labels, unique or repeated, one or two
 index levels; either side emptied by a query now and then, the very same
 index on both sides (read twice, chunked differently, or filtered alike),
-or the same labels in another order; the join fetched, and through head, tail, query and a sum. Cases
-are batched, many joins to a document, and a failing batch is run again
-case by case.
+or the same labels in another order; a named Series on the right of a
+join now and then; the join fetched, and through head, tail, query and a
+sum. Cases are batched, many joins to a document, and a failing batch is
+run again case by case.
 
 Run: /usr/bin/python3 tests/diff/test_index_join_order.py
 Env: MARS_IJ_SEED (default 20261129), MARS_IJ_CASES (default 240).
@@ -153,6 +154,10 @@ def make_case(rng, i, data):
         nodes.append({"key": p + "rq", "op": "dataframe.query", "inputs": [rk],
                       "expr": "b > 100"})
         R, rk = R.query("b > 100"), p + "rq"
+    if op == "join" and rng.random() < 0.3:  # a named Series on the right
+        nodes.append({"key": p + "rs", "op": "dataframe.getitem", "inputs": [rk],
+                      "columns": "b"})
+        R, rk = R["b"], p + "rs"
     node = {"key": p + "m", "op": "dataframe." + op, "inputs": [lk, rk], "how": how}
     if op == "merge":
         node.update(left_index=True, right_index=True)

@@ -12,7 +12,8 @@ filters by a comparison of a column with a literal, `query`, `dropna`,
 `assign` of a computed column, running ops over the numeric columns
 (`cumsum`, `cummax`, `cummin`, `diff`, `shift`), `fillna` (ffill, bfill or
 a value), `drop_duplicates`, `nlargest`/`nsmallest`, `set_index` and
-`reset_index`, `sort_index`, the `str` methods and `dt` fields assigned as
+`reset_index`, `sort_index`, a `join` on the index `g` (after `set_index`)
+with a small table whose labels may repeat, the `str` methods and `dt` fields assigned as
 columns (a predicate also as a filter where no value is missing), filters
 and `query` comparing datetimes with date strings, and a `merge` with the dimension table, any
 `how` (after a right or outer one the dtypes are compared as relax()
@@ -124,6 +125,7 @@ class Gen:
         self.loose = False  # after a right or outer merge: relax()
         self.index = None  # the column set_index made the index
         self.filled = False  # a fillna by method: no merge after it
+        self.joined = False  # a join on the index g
         self.dups = False  # labels repeat (a concat of the frame with itself)
         self.pivot = False  # a pivot_table last: relax_pivot()
 
@@ -141,7 +143,8 @@ class Gen:
         # a merge keeps pandas' row order and index (docs/graph-format.md),
         # so head and cumsum may follow one too
         r.choice([self.filter, self.query, self.sort, self.select, self.assign, self.dropna,
-                  self.merge, self.head, self.cumsum, self.running, self.fillna, self.tail,
+                  self.merge, self.join, self.join, self.head, self.cumsum, self.running,
+                  self.fillna, self.tail,
                   self.dedup, self.nlargest, self.set_index, self.reset_index,
                   self.sort_index, self.clip, self.round, self.replace, self.isin, self.rank,
                   self.concat, self.iloc, self.transform, self.group_rows, self.rename,
@@ -288,6 +291,28 @@ class Gen:
         self.merged = True
         self.index = None  # a merge on columns numbers its rows anew
         self.dups = False
+
+    def join(self):
+        # a join on the index g with a small table of its own labels (some
+        # missing, some repeated): pandas sorts by label when one repeats,
+        # and an outer join, which the engine decides when it runs
+        if self.index != "g" or self.joined:
+            return
+        n = self.rng.randint(1, 6)
+        labels = [self.rng.randint(0, 7) for _ in range(n)]
+        if self.rng.random() < 0.5:
+            labels = list(dict.fromkeys(labels))  # unique
+        data = [[g, self.rng.randint(-8, 8)] for g in labels]
+        a = self.add({"op": "array", "data": data, "chunk_size": [self.rng.choice([1, 2, 8]), 2]})
+        t = self.add({"op": "dataframe.from_tensor", "inputs": [a], "columns": ["g", "jv"]})
+        t = self.add({"op": "dataframe.set_index", "inputs": [t], "keys": "g"})
+        how = self.rng.choice(["inner", "left", "right", "outer"])
+        self.cur = self.add({"op": "dataframe.join", "inputs": [self.cur, t], "how": how})
+        # a side that may get missing values: its int columns float64 (relax)
+        self.loose |= how != "inner"
+        self.cols["jv"] = "int"
+        self.clean = {}
+        self.joined = True
 
     def only_numeric(self):
         """The frame cut to its int and float columns (their names), or
