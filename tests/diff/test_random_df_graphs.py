@@ -296,6 +296,8 @@ class Gen:
         # a join on the index g with a small table of its own labels (some
         # missing, some repeated): pandas sorts by label when one repeats,
         # and an outer join, which the engine decides when it runs
+        if self.index is None:
+            self.set_index()  # g made the index first (when it can be)
         if self.index != "g" or self.joined:
             return
         n = self.rng.randint(1, 6)
