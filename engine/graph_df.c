@@ -2568,7 +2568,15 @@ static int infer_numeric(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         label_text(&s->cols[k], lb, sizeof lb);
         if (t == FT_STRING && n->op != OP_DF_ROUND)
             return XFAIL(n, "column %s is of type object; %s takes numbers", lb, op_name(n->op));
-        /* pandas' round leaves datetimes as they are; its clip and abs refuse them */
+        /* pandas' round leaves a frame's datetimes as they are, and refuses a
+         * datetime Series (DatetimeArray.round wants a frequency); its clip
+         * and abs refuse them */
+        if (t == FT_INT64 && s->cols[k].unit != FU_NONE && n->op == OP_DF_ROUND &&
+            in_vk(g, n, 0) == VK_SERIES)
+            return XFAIL(n,
+                         "%s is a %s Series; pandas' round of it fails (Invalid frequency: "
+                         "%lld): round takes numbers",
+                         lb, df_col_type_name(&s->cols[k]), (long long)d->n);
         if (t == FT_INT64 && s->cols[k].unit != FU_NONE && n->op != OP_DF_ROUND)
             return XFAIL(n, "column %s is %s; %s takes numbers", lb, df_col_type_name(&s->cols[k]),
                          op_name(n->op));
