@@ -224,6 +224,19 @@ static int32_t all_job(tctx_t *c, const jparam_t *pa, const tgrid_t *A, int lead
     return ji;
 }
 
+/* One job of step pa per chunk of A, reading it as input 0 (extra more
+ * inputs for the caller to set), into out[k]; 0, or -1 when tiling failed. */
+static int chunk_jobs(tctx_t *c, const jparam_t *pa, const tgrid_t *A, int extra, int32_t *out)
+{
+    for (int64_t k = 0; k < A->nchunks[0]; k++) {
+        int32_t ji = bjob(c, pa, 1 + extra);
+        if (ji < 0) return -1;
+        tile__jin_direct(c, ji, 0, A->job[k]);
+        out[k] = ji;
+    }
+    return 0;
+}
+
 static tgrid_t *tile_head(tctx_t *c, int node)
 {
     const df_node_t *d = c->g->nodes[node].df;
@@ -577,42 +590,63 @@ done:
     return G;
 }
 
-static tgrid_t *tile_sort(tctx_t *c, int node)
+/* sort_values' sample sort of A's chunks by the node's sort spec: a sample
+ * of each chunk, the splitters from every sample (then the nx jobs extra
+ * after them: an index join's checks, tile_index_order), each chunk cut by
+ * them (off[0] the chunk of off[1]) and one job per part sorting its
+ * pieces (reading the splitters last too when nx > 0: an index join's
+ * parts may keep the chunks whole instead). */
+static tgrid_t *sample_sort(tctx_t *c, int node, const tgrid_t *A, const int32_t *extra, int64_t nx)
 {
-    const tgrid_t *A = in_grid(c, node, 0);
     int64_t nch = A->nchunks[0], np = nparts_for(nch);
+    if (nch + nx > INT_MAX / 2) {
+        tile__fail(c, "too many chunks");
+        return NULL;
+    }
     int32_t *samp = malloc(sizeof(int32_t) * (size_t)(2 * nch + 1));
     if (!samp) {
         tile__fail(c, "out of memory while tiling");
         return NULL;
     }
     tgrid_t *G = NULL;
-    jparam_t *ps = dparam(c, node, DFJ_SORT_SAMPLE);
-    for (int64_t k = 0; k < nch; k++) {
-        int32_t ji = bjob(c, ps, 1);
-        if (ji < 0) goto done;
-        tile__jin_direct(c, ji, 0, A->job[k]);
-        samp[k] = ji;
-    }
-    int32_t sp = bjob(c, dparam(c, node, DFJ_SORT_SPLIT), (int)nch);
-    if (sp < 0) goto done;
+    int32_t *packs = samp + nch, sp;
+    if (chunk_jobs(c, dparam(c, node, DFJ_SORT_SAMPLE), A, 0, samp) ||
+        (sp = bjob(c, dparam(c, node, DFJ_SORT_SPLIT), (int)(nch + nx))) < 0)
+        goto done;
     c->t->jobs[sp].off[0] = np;
+    c->t->jobs[sp].off[1] = nch;
     for (int64_t k = 0; k < nch; k++)
         tile__jin_direct(c, sp, (int)k, samp[k]);
-    int32_t *packs = samp + nch;
-    jparam_t *pr = dparam(c, node, DFJ_SORT_RANGE);
+    for (int64_t q = 0; q < nx; q++)
+        tile__jin_direct(c, sp, (int)(nch + q), extra[q]);
+    if (chunk_jobs(c, dparam(c, node, DFJ_SORT_RANGE), A, 1, packs)) goto done;
     for (int64_t k = 0; k < nch; k++) {
-        int32_t ji = bjob(c, pr, 2);
-        if (ji < 0) goto done;
-        tile__jin_direct(c, ji, 0, A->job[k]);
-        tile__jin_direct(c, ji, 1, sp);
-        packs[k] = ji;
+        tile__jin_direct(c, packs[k], 1, sp);
+        c->t->jobs[packs[k]].off[0] = k;
+        c->t->jobs[packs[k]].off[1] = nch;
     }
-    if ((G = fgrid(c, np, NULL)) && part_jobs(c, node, DFJ_SORT_PART, packs, nch, np, G->job))
-        G = NULL;
+    if (!(G = fgrid(c, np, NULL))) goto done;
+    jparam_t *pp = dparam(c, node, DFJ_SORT_PART);
+    for (int64_t p = 0; p < np; p++) {
+        int32_t ji = bjob(c, pp, (int)nch + (nx > 0));
+        if (ji < 0) {
+            G = NULL;
+            goto done;
+        }
+        for (int64_t k = 0; k < nch; k++)
+            tile__jin_direct(c, ji, (int)k, packs[k]);
+        if (nx > 0) tile__jin_direct(c, ji, (int)nch, sp);
+        c->t->jobs[ji].off[0] = p;
+        G->job[p] = ji;
+    }
 done:
     free(samp);
     return G;
+}
+
+static tgrid_t *tile_sort(tctx_t *c, int node)
+{
+    return sample_sort(c, node, in_grid(c, node, 0), NULL, 0);
 }
 
 /* sum, mean, ...: tile_reduce_df's ops (a value per column) */
@@ -830,39 +864,33 @@ static tgrid_t *tile_index_order(tctx_t *c, int node, const tgrid_t *G)
 {
     const tgrid_t *S[2] = {in_grid(c, node, 0), in_grid(c, node, 1)};
     int64_t nsd[2] = {S[0]->nchunks[0], S[1]->nchunks[0]};
-    int64_t np = nparts_for(nsd[0] > nsd[1] ? nsd[0] : nsd[1]), nch = G->nchunks[0];
-    int64_t ns = nparts_for(nch);
-    if (nsd[0] + nsd[1] > INT_MAX / 2 || nch > INT_MAX / 2) {
+    int64_t np = nparts_for(nsd[0] > nsd[1] ? nsd[0] : nsd[1]), nk = nsd[0] + nsd[1];
+    if (nk > INT_MAX / 2) {
         tile__fail(c, "too many chunks");
         return NULL;
     }
-    int64_t nk = nsd[0] + nsd[1];
-    int32_t *jb = malloc(sizeof(int32_t) * (size_t)(2 * nk + 2 * nch + np + 1));
+    int32_t *jb = malloc(sizeof(int32_t) * (size_t)(2 * nk + np + 1));
     if (!jb) {
         tile__fail(c, "out of memory while tiling");
         return NULL;
     }
-    int32_t *keys = jb, *counts = jb + nk, *checks = counts + nk, *samp = checks + np;
-    int32_t *packs = samp + nch;
+    int32_t *keys = jb, *counts = jb + nk, *checks = counts + nk;
     tgrid_t *O = NULL;
     jparam_t *pk = dparam(c, node, DFJ_JOIN_KEYS), *pc = dparam(c, node, DFJ_JOIN_COUNT);
     int64_t ncount = 0, with = 0; /* with: bit s, side s's counts follow */
-    for (int side = 0, at = 0; side < 2; side++) {
+    for (int side = 0, at = 0; side < 2; at += (int)nsd[side], side++) {
         bool known = rows_known(S[side]);
-        with |= known ? 0 : 1 << side;
-        for (int64_t k = 0; k < nsd[side]; k++, at++) {
-            int32_t ji = bjob(c, pk, 1);
-            if (ji < 0) goto done;
-            tile__jin_direct(c, ji, 0, S[side]->job[k]);
-            c->t->jobs[ji].off[0] = np;
-            c->t->jobs[ji].off[1] = k;
-            c->t->jobs[ji].off[2] = known ? S[side]->bounds[0][k] : -1;
-            keys[at] = ji;
-            if (known) continue;
-            if ((ji = bjob(c, pc, 1)) < 0) goto done;
-            tile__jin_direct(c, ji, 0, S[side]->job[k]);
-            counts[ncount++] = ji;
+        if (chunk_jobs(c, pk, S[side], 0, keys + at)) goto done;
+        for (int64_t k = 0; k < nsd[side]; k++) {
+            int64_t *off = c->t->jobs[keys[at + k]].off;
+            off[0] = np;
+            off[1] = k;
+            off[2] = known ? S[side]->bounds[0][k] : -1;
         }
+        if (known) continue;
+        with |= 1 << side;
+        if (chunk_jobs(c, pc, S[side], 0, counts + ncount)) goto done;
+        ncount += nsd[side];
     }
     /* each check reads its part of every side's pack, then the counts */
     jparam_t *pj = dparam(c, node, DFJ_JOIN_CHECK);
@@ -878,46 +906,7 @@ static tgrid_t *tile_index_order(tctx_t *c, int node, const tgrid_t *G)
         c->t->jobs[ji].off[2] = with;
         checks[p] = ji;
     }
-    jparam_t *ps = dparam(c, node, DFJ_SORT_SAMPLE);
-    for (int64_t k = 0; k < nch; k++) {
-        int32_t ji = bjob(c, ps, 1);
-        if (ji < 0) goto done;
-        tile__jin_direct(c, ji, 0, G->job[k]);
-        samp[k] = ji;
-    }
-    int32_t sp = bjob(c, dparam(c, node, DFJ_SORT_SPLIT), (int)(nch + np));
-    if (sp < 0) goto done;
-    c->t->jobs[sp].off[0] = ns;
-    c->t->jobs[sp].off[1] = nch;
-    for (int64_t k = 0; k < nch; k++)
-        tile__jin_direct(c, sp, (int)k, samp[k]);
-    for (int64_t p = 0; p < np; p++)
-        tile__jin_direct(c, sp, (int)(nch + p), checks[p]);
-    jparam_t *pr = dparam(c, node, DFJ_SORT_RANGE);
-    for (int64_t k = 0; k < nch; k++) {
-        int32_t ji = bjob(c, pr, 2);
-        if (ji < 0) goto done;
-        tile__jin_direct(c, ji, 0, G->job[k]);
-        tile__jin_direct(c, ji, 1, sp);
-        c->t->jobs[ji].off[0] = k;
-        c->t->jobs[ji].off[1] = nch;
-        packs[k] = ji;
-    }
-    /* each part also reads the splitters: whether to sort at all */
-    jparam_t *pp = dparam(c, node, DFJ_SORT_PART);
-    if (!(O = fgrid(c, ns, NULL))) goto done;
-    for (int64_t p = 0; p < ns; p++) {
-        int32_t ji = bjob(c, pp, (int)nch + 1);
-        if (ji < 0) {
-            O = NULL;
-            goto done;
-        }
-        for (int64_t k = 0; k < nch; k++)
-            tile__jin_direct(c, ji, (int)k, packs[k]);
-        tile__jin_direct(c, ji, (int)nch, sp);
-        c->t->jobs[ji].off[0] = p;
-        O->job[p] = ji;
-    }
+    O = sample_sort(c, node, G, checks, np);
 done:
     free(jb);
     return O;
