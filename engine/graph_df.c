@@ -124,7 +124,7 @@ static const char *const *df_fields(op_t op)
     static const char *const so[] = {"by", "ascending", NULL};
     static const char *const me[] = {"on",         "how",         "left_on",  "right_on",
                                      "left_index", "right_index", "suffixes", NULL};
-    static const char *const jo[] = {"how", "lsuffix", "rsuffix", NULL};
+    static const char *const jo[] = {"on", "how", "lsuffix", "rsuffix", NULL};
     static const char *const gs[] = {"by", NULL};
     static const char *const rj[] = {"path", "orient", "lines", NULL};
     static const char *const gq[] = {"by", "q", "columns", NULL};
@@ -1439,7 +1439,7 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
     }
     for (int k = 0; k < m->n_on; k++) {
         const df_col_t *lc = m->index ? &l->idx[-1 - m->lon[k]] : &l->cols[m->lon[k]];
-        const df_col_t *rc_ = m->index ? &r->idx[-1 - m->ron[k]] : &r->cols[m->ron[k]];
+        const df_col_t *rc_ = m->index || m->rindex ? &r->idx[-1 - m->ron[k]] : &r->cols[m->ron[k]];
         if ((lc->type == FT_STRING) != (rc_->type == FT_STRING)) {
             XFAIL(n, "You are trying to merge on %s and %s columns for key '%.100s'",
                   df_type_name(lc->type, false), df_type_name(rc_->type, false),
@@ -1448,16 +1448,30 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
         }
         if (!m->index && !m->distinct[k]) {
             lkey[m->lon[k]] = true;
-            rdrop[m->ron[k]] = true;
+            if (!m->rindex) rdrop[m->ron[k]] = true;
         }
     }
-    if (alloc_cols(d, l->ncols + r->ncols, m->index ? m->n_on : 1)) {
+    if (alloc_cols(d, l->ncols + r->ncols, m->index ? m->n_on : m->rindex ? l->nidx : 1)) {
         XFAIL(n, "out of memory");
         goto done;
     }
-    if (!m->index && default_index(d)) {
+    if (!m->index && !m->rindex && default_index(d)) {
         XFAIL(n, "out of memory");
         goto done;
+    }
+    /* join's on=: left's index, missing (float64 for int64) where only
+     * right has the row; unnamed then, with one key (pandas appends an
+     * unnamed missing label to left's index, which loses its name) */
+    for (int k = 0; m->rindex && k < l->nidx; k++) {
+        const df_col_t *a = &l->idx[k];
+        bool miss = m->how == MERGE_RIGHT || m->how == MERGE_OUTER;
+        bool named = !miss || m->n_on > 1;
+        int t = miss && a->type == FT_INT64 && !a->unit ? FT_FLOAT64 : a->type;
+        if (set_col(&d->idx[k], named ? a->name : NULL, named && a->is_int, t)) {
+            XFAIL(n, "out of memory");
+            goto done;
+        }
+        if (t == FT_INT64) d->idx[k].unit = a->unit;
     }
     for (int k = 0; m->index && k < m->n_on; k++) {
         const df_col_t *a = &l->idx[-1 - m->lon[k]], *b = &r->idx[-1 - m->ron[k]];
@@ -1501,7 +1515,7 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
                 int kk = 0;
                 while (m->distinct[kk] || m->lon[kk] != k)
                     kk++;
-                int bt = r->cols[m->ron[kk]].type;
+                int bt = m->rindex ? r->idx[-1 - m->ron[kk]].type : r->cols[m->ron[kk]].type;
                 t = m->how == MERGE_RIGHT   ? bt
                     : m->how != MERGE_OUTER ? t
                     : t == bt               ? t
@@ -1564,6 +1578,39 @@ static int merge_on_index(merge_spec_t *m, sort_spec_t *srt, const df_node_t *l,
     return 0;
 }
 
+/* left_on (join's on) with right's index levels: the merge keeps left's
+ * index (merge_spec_t.rindex); keys: the names in cols (field names the
+ * parameter in messages), as many as right has index levels. */
+static int merge_on_rindex(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *l,
+                           const df_node_t *r, json_t *cols, const char *field, char *err,
+                           size_t errlen)
+{
+    merge_spec_t *m = &d->merge;
+    int *lon = NULL, nl = 0, rc = -1;
+    if (find_cols(l, cols, n, field, &lon, &nl, err, errlen)) goto done;
+    if (nl != r->nidx) {
+        XFAIL(n,
+              "len(%s) must equal the number of levels in the index of \"right\" (%d, "
+              "not %d)",
+              field, r->nidx, nl);
+        goto done;
+    }
+    if (nl < 1 || nl > DF_MAX_KEYS) {
+        XFAIL(n, "the merge must be on 1 to %d columns", DF_MAX_KEYS);
+        goto done;
+    }
+    m->rindex = true;
+    m->n_on = nl;
+    for (int k = 0; k < nl; k++) {
+        m->lon[k] = lon[k];
+        m->ron[k] = -1 - k;
+    }
+    rc = merge_schema(g, n, d, l, r, err, errlen);
+done:
+    free(lon);
+    return rc;
+}
+
 static int infer_merge(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                        size_t errlen)
 {
@@ -1601,9 +1648,10 @@ static int infer_merge(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
         if (!json_given(li ? ro : lo))
             return XFAIL(n, "Must pass \"%s_on\" OR \"%s_index\".", li ? "right" : "left",
                          li ? "right" : "left");
-        return XFAIL(n, "merging a column with the other side's index (left_index or "
-                        "right_index alone) is not supported; set_index the column first, or "
-                        "reset_index the other side");
+        if (ri) return merge_on_rindex(g, n, d, l, r, lo, "left_on", err, errlen);
+        return XFAIL(n, "merging left's index with right's columns (left_index with right_on) "
+                        "is not supported; swap the sides (right_index with left_on), or "
+                        "set_index the columns first");
     }
     if (json_given(lo) != json_given(ro))
         return XFAIL(n, "Must pass \"%s\" OR \"%s\".", json_given(lo) ? "right_on" : "left_on",
@@ -1904,9 +1952,11 @@ static int infer_join(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
     m->how = MERGE_LEFT;
     if (merge_how(json_object_get(obj, "how"), m, n, err, errlen) ||
         merge_suffix(json_object_get(obj, "lsuffix"), m, 0, n, "lsuffix", err, errlen) ||
-        merge_suffix(json_object_get(obj, "rsuffix"), m, 1, n, "rsuffix", err, errlen) ||
-        merge_on_index(m, &d->sort, l, r, n, err, errlen))
+        merge_suffix(json_object_get(obj, "rsuffix"), m, 1, n, "rsuffix", err, errlen))
         return -1;
+    json_t *on = json_object_get(obj, "on"); /* left's columns against right's index */
+    if (json_given(on)) return merge_on_rindex(g, n, d, l, r, on, "on", err, errlen);
+    if (merge_on_index(m, &d->sort, l, r, n, err, errlen)) return -1;
     return merge_schema(g, n, d, l, r, err, errlen);
 }
 

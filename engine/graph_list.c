@@ -176,7 +176,7 @@ static const op_params_t PARAMS[] = {
     {"tril", "1", {"k"}},
     {"triu", "1", {"k"}},
     /* df3: joins, pivot_table, groupby transforms, dates, I/O */
-    {"dataframe.join", "2", {"how", "lsuffix", "rsuffix"}},
+    {"dataframe.join", "2", {"on", "how", "lsuffix", "rsuffix"}},
     {"dataframe.pivot_table",
      "1",
      {"values", "index", "columns", "aggfunc", "fill_value", "margins", "dropna"}},

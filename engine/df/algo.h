@@ -118,6 +118,12 @@ typedef struct {
     /* left_index and right_index: the keys are the index levels, every
      * column of both sides is kept and the result's index is the key */
     bool index;
+    /* left_on with right_index (join's on=): left's key columns (lon)
+     * against right's index levels (ron, -1 - L); every column of both
+     * sides is kept, a key column holding right's label where only right
+     * has the row, and the result's index is left's (missing where only
+     * right has the row), as pandas' left.join(right, on=...) */
+    bool rindex;
     /* left_on/right_on keys of different names: both columns are kept (each
      * side's own values); otherwise right's key column is dropped and left's
      * holds the key of every row (pandas' on=) */

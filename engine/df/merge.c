@@ -101,7 +101,7 @@ static int check(const frame_t *l, const frame_t *r, const merge_spec_t *s, char
         return errmsg(err, errlen, "merge: %d keys, how %d", s->n_on, (int)s->how);
     for (int k = 0; k < s->n_on; k++) {
         if (!key_ok(l, s->lon[k]) || !key_ok(r, s->ron[k]) || (s->lon[k] < 0) != s->index ||
-            (s->ron[k] < 0) != s->index)
+            (s->ron[k] < 0) != (s->index || s->rindex))
             return errmsg(err, errlen, "merge: key %d is column %d of %d (left), %d of %d (right)",
                           k, s->lon[k], l->ncols, s->ron[k], r->ncols);
         int lt = key_col(l, s->lon[k])->type, rt = key_col(r, s->ron[k])->type;
@@ -237,7 +237,7 @@ static void key_cols(const frame_t *left, const frame_t *right, const merge_spec
     for (int k = 0; k < s->n_on; k++)
         if (!s->index && !s->distinct[k]) {
             lkey[s->lon[k]] = true;
-            rdrop[s->ron[k]] = true;
+            if (!s->rindex) rdrop[s->ron[k]] = true;
         }
 }
 
@@ -363,8 +363,16 @@ int df_merge_take(const frame_t *left, const frame_t *right, const merge_spec_t 
     int nout = left->ncols;
     for (int c = 0; c < right->ncols; c++)
         nout += !rdrop[c];
-    if (frame_alloc(out, false, total, nout, s->index ? s->n_on : 1)) goto nomem;
-    if (s->index) {
+    if (frame_alloc(out, false, total, nout, s->index ? s->n_on : s->rindex ? left->nidx : 1))
+        goto nomem;
+    if (s->rindex) { /* left's labels; missing (unnamed) where only right has the row */
+        bool named = s->how == MERGE_LEFT || s->how == MERGE_INNER || s->n_on > 1;
+        for (int k = 0; k < left->nidx; k++)
+            if (dfa_take_col(&left->idx[k], lrow, total, false, &out->idx[k]) ||
+                (named &&
+                 flabel_set(&out->idx_names[k], left->idx_names[k].s, left->idx_names[k].is_int)))
+                goto nomem;
+    } else if (s->index) {
         for (int k = 0; k < s->n_on; k++) {
             const flabel_t *ln = &left->idx_names[-1 - s->lon[k]];
             const flabel_t *rn = &right->idx_names[-1 - s->ron[k]];

@@ -216,7 +216,9 @@ def merge_join_rejects(data, L, R, U):
     if why:
         return why
     for extra, words in (({}, ["columns overlap", "'f'"]), ({"how": "x"}, ["how"]),
-                         ({"on": "k"}, ["on"])):
+                         ({"on": "k"}, ["on", "no column 'k'"]),
+                         ({"on": ["i", "b"], "rsuffix": "_r"},
+                          ["len(on) must equal the number of levels", "(1, not 2)"])):
         nodes = base + [op("x", "join", ["ti", "ui"], **extra)]
         why = rejected(data, nodes, "x", words)
         if why:

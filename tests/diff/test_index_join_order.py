@@ -71,6 +71,78 @@ def side(rng, n, kind, repeat, levels, col, vals):
     return pd.DataFrame(d)
 
 
+def make_on_case(rng, i, data):
+    """one join of left's key columns with right's index (join's on=, or
+    merge with left_on and right_index): pandas orders it as a merge on
+    columns and keeps left's index"""
+    p = "c%d." % i
+    kind = rng.choice(["int", "float", "str"])
+    levels = 2 if rng.random() < 0.15 else 1
+    how = HOWS[rng.integers(0, 4)]
+    op = "join" if rng.random() < 0.6 else "merge"
+    nl, nr = int(rng.integers(1, 91)), int(rng.integers(1, 40))
+    lf = side(rng, nl, kind, True, levels, "a", list(rng.integers(0, 10, nl)))
+    rf = side(rng, nr, kind, rng.random() < 0.3, levels, "b", list(rng.integers(0, 10, nr)))
+    if rng.random() < 0.5:  # left indexed by a column of its own, else 0..n-1
+        lf["i"] = rng.permutation(nl) * 3
+    lname, rname = "%sl.csv" % p, "%sr.csv" % p
+    lf.to_csv(os.path.join(data, lname), index=False)
+    rf.to_csv(os.path.join(data, rname), index=False)
+    keys = ["k", "k2"] if levels == 2 else ["k"]
+    L = pd.read_csv(os.path.join(data, lname))
+    R = pd.read_csv(os.path.join(data, rname)).set_index(keys)
+    nodes = [{"key": p + "l0", "op": "dataframe.read_csv", "path": lname,
+              "chunk_bytes": int(rng.integers(24, 400))},
+             {"key": p + "r0", "op": "dataframe.read_csv", "path": rname,
+              "chunk_bytes": int(rng.integers(24, 400))},
+             {"key": p + "r", "op": "dataframe.set_index", "inputs": [p + "r0"], "keys": keys}]
+    lk, rk = p + "l0", p + "r"
+    if "i" in lf:
+        nodes.append({"key": p + "l", "op": "dataframe.set_index", "inputs": [lk], "keys": "i"})
+        L, lk = L.set_index("i"), p + "l"
+    if rng.random() < 0.15 and how in ("left", "inner"):
+        # left emptied (pandas then indexes a right or outer join by right's
+        # labels: not drawn, graph-format.md)
+        nodes.append({"key": p + "lq", "op": "dataframe.query", "inputs": [lk],
+                      "expr": "a > 100"})
+        L, lk = L.query("a > 100"), p + "lq"
+    elif rng.random() < 0.15 and how != "outer":
+        # right emptied (an outer merge on columns with a side of no rows:
+        # pandas keeps the other's order, not drawn, graph-format.md)
+        nodes.append({"key": p + "rq", "op": "dataframe.query", "inputs": [rk],
+                      "expr": "b > 100"})
+        R, rk = R.query("b > 100"), p + "rq"
+    on = keys if levels == 2 else "k"
+    if op == "join":
+        node = {"on": on}
+        m = L.join(R, on=on, how=how)
+    else:
+        node = {"left_on": on, "right_index": True}
+        m = L.merge(R, left_on=on, right_index=True, how=how)
+    if levels == 2 and how in ("right", "outer"):
+        # pandas labels right's unmatched rows with left's last label (its
+        # take of -1 when right's index has several levels); here they are
+        # missing (graph-format.md)
+        m = m.copy()
+        lab = m.index.to_numpy(dtype=float, na_value=np.nan)
+        lab[m["a"].isna().to_numpy()] = np.nan
+        m.index = pd.Index(lab, name=m.index.name)
+    nodes.append(dict(node, key=p + "m", op="dataframe." + op, inputs=[lk, rk], how=how))
+    want = {p + "m": m}
+    if rng.random() < 0.3:
+        nodes.append({"key": p + "q", "op": "dataframe.query", "inputs": [p + "m"],
+                      "expr": "b > 4"})
+        want[p + "q"] = m.query("b > 4")
+    desc = "on/%s/%s/%s%s/%d-%d" % (op, how, kind, "x2" if levels == 2 else "", len(L), len(R))
+    c = Case("%d/%s" % (i, desc), [lname, rname], nodes, want)
+    # the index's name: left's, or (right, outer) none, where pandas keeps
+    # it only when every row of right found a match (graph-format.md)
+    if len(L):  # (left without rows: pandas names the empty index after right's)
+        c.index_names = {k: [None] if how in ("right", "outer") and levels == 1
+                         else list(m.index.names) for k in want}
+    return c
+
+
 def norm(v):
     if isinstance(v, list):
         return tuple(norm(x) for x in v)
@@ -97,6 +169,7 @@ def pandas_rows(df):
 class Case:
     def __init__(self, name, files, nodes, want):
         self.name, self.files, self.nodes, self.want = name, files, nodes, want
+        self.index_names = {}  # key: the index names wanted, where checked
 
 
 def make_case(rng, i, data):
@@ -216,9 +289,13 @@ def check(case, outdir):
         if not os.path.exists(path):
             return "%s: no result" % key
         with open(path) as f:
-            why = differs(json.load(f), ref)
+            got = json.load(f)
+        why = differs(got, ref)
         if why:
             return "%s: %s" % (key, why)
+        names = case.index_names.get(key)
+        if names is not None and got.get("index_names") != names:
+            return "%s: index names %s, want %s" % (key, got.get("index_names"), names)
     return None
 
 
@@ -237,7 +314,8 @@ def main():
     rng = np.random.default_rng(seed)
     data = tempfile.mkdtemp(prefix="ijoin_")
     try:
-        cases = [make_case(rng, i, data) for i in range(count)]
+        cases = [(make_on_case if rng.random() < 0.3 else make_case)(rng, i, data)
+                 for i in range(count)]
         for b in range(0, len(cases), 40):
             batch = cases[b:b + 40]
             d, r = run(batch, data)

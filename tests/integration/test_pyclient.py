@@ -937,7 +937,9 @@ class TestDataFrames(Base):
         ri = q.reset_index()
         pos = df.merge(right, ["x"])  # an earlier client's positional on
         jo = df.set_index("y").join(right.set_index("x"), how="outer")
-        res = marsc.execute(q, ml, mr, mi, jn, ri, pos, jo)
+        jk = df.join(right.set_index("x"), on="x", rsuffix="_r")  # left's index kept
+        jh = df.set_index("y").join(right.set_index("x"), "inner")  # join(other, how)
+        res = marsc.execute(q, ml, mr, mi, jn, ri, pos, jo, jk, jh)
         pq = pdf.query("x > 5 and z < 9")
         want = [pq,
                 pdf.merge(pr2, how="left", left_on="x", right_on="key", suffixes=("_l", "_r")),
@@ -946,7 +948,9 @@ class TestDataFrames(Base):
                                          right_index=True, how="inner"),
                 pdf.set_index("y").join(pright.set_index("x"), how="left"),
                 pq.reset_index(), pdf.merge(pright, on=["x"]),
-                pdf.set_index("y").join(pright.set_index("x"), how="outer")]
+                pdf.set_index("y").join(pright.set_index("x"), how="outer"),
+                pdf.join(pright.set_index("x"), on="x", rsuffix="_r"),
+                pdf.set_index("y").join(pright.set_index("x"), how="inner")]
         for i, (t, w) in enumerate(zip(res, want)):
             got = t.fetch()
             # joins on the index too in pandas' order (sorted by label where

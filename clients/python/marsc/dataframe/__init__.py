@@ -424,9 +424,16 @@ class DataFrame(_Frame):
             p["suffixes"] = list(suffixes)
         return _make("dataframe.merge", [self, right], p, "dataframe", index_names=None)
 
-    def join(self, other, how="left", lsuffix="", rsuffix=""):
-        """pandas' join: on both sides' index."""
+    def join(self, other, on=None, how="left", lsuffix="", rsuffix=""):
+        """pandas' join: on both sides' index, or with on, this frame's
+        columns against other's index (this frame's index kept). A second
+        argument that is a how is taken as how (an earlier client's
+        join(other, how))."""
+        if isinstance(on, str) and on in ("inner", "left", "right", "outer") and how == "left":
+            how, on = on, None
         p = {"how": how}
+        if on is not None:
+            p["on"] = [on] if isinstance(on, str) else list(on)
         if lsuffix:
             p["lsuffix"] = lsuffix
         if rsuffix:
