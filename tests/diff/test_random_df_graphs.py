@@ -13,7 +13,8 @@ filters by a comparison of a column with a literal, `query`, `dropna`,
 (`cumsum`, `cummax`, `cummin`, `diff`, `shift`), `fillna` (ffill, bfill or
 a value), `drop_duplicates`, `nlargest`/`nsmallest`, `set_index` and
 `reset_index`, `sort_index`, a `join` on the index `g` (after `set_index`)
-with a small table whose labels may repeat, the `str` methods and `dt` fields assigned as
+with a small table whose labels may repeat, a `join` of `k` with the
+dimension table's index (`on`, "left" or "inner"), the `str` methods and `dt` fields assigned as
 columns (a predicate also as a filter where no value is missing), filters
 and `query` comparing datetimes with date strings, and a `merge` with the dimension table, any
 `how` (after a right or outer one the dtypes are compared as relax()
@@ -143,7 +144,8 @@ class Gen:
         # a merge keeps pandas' row order and index (docs/graph-format.md),
         # so head and cumsum may follow one too
         r.choice([self.filter, self.query, self.sort, self.select, self.assign, self.dropna,
-                  self.merge, self.join, self.join, self.head, self.cumsum, self.running,
+                  self.merge, self.join, self.join, self.join_on, self.head, self.cumsum,
+                  self.running,
                   self.fillna, self.tail,
                   self.dedup, self.nlargest, self.set_index, self.reset_index,
                   self.sort_index, self.clip, self.round, self.replace, self.isin, self.rank,
@@ -315,6 +317,22 @@ class Gen:
         self.cols["jv"] = "int"
         self.clean = {}
         self.joined = True
+
+    def join_on(self):
+        # the key column k against the dimension table's index (join's on=):
+        # the frame's index kept ("left" and "inner" only: after "right" or
+        # "outer" pandas names the index or not as the data says,
+        # test_index_join_order.py covers them)
+        if self.cols.get("k") != "str" or "w" in self.cols:
+            return
+        d = self.add({"op": "dataframe.read_csv", "path": self.dim,
+                      "chunk_bytes": self.rng.choice([20, 100000])})
+        d = self.add({"op": "dataframe.set_index", "inputs": [d], "keys": "k"})
+        how = self.rng.choice(["inner", "left"])
+        self.cur = self.add({"op": "dataframe.join", "inputs": [self.cur, d], "on": "k",
+                             "how": how})
+        self.cols["w"] = "float"
+        self.clean = {}
 
     def only_numeric(self):
         """The frame cut to its int and float columns (their names), or
