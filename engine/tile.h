@@ -118,8 +118,9 @@ typedef enum {
     /* a join on the index seen in order (tile_df.c, tile_index_order):
      * KEYS: in: a chunk of a side; a pack of off[0] parts of its index
      * levels alone, hashed, each row's position in a column (off[2] >= 0:
-     * the chunk's first row in the side, the position that plus the row,
-     * flagged; else off[1] << 32 | row). COUNT: in: a chunk; its rows.
+     * the chunk's first row in the side, the position that plus the row;
+     * else off[1] << 32 | row, made a place by CHECK). COUNT: in: a chunk;
+     * its rows.
      * CHECK: in: left's KEYS then right's (off[1] of left's), part
      * off[0], then the COUNT of every chunk of each side whose bit is set
      * in off[2] (1 left, 2 right), in order; one row of counts: rows of
