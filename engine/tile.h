@@ -117,18 +117,16 @@ typedef enum {
     DFJ_MERGE_BPART,
     /* a join on the index seen in order (tile_df.c, tile_index_order):
      * KEYS: in: a chunk of a side; a pack of off[0] parts of its index
-     * levels alone, hashed, each row's position in a column (off[2] >= 0:
-     * the chunk's first row in the side, the position that plus the row;
-     * else off[1] << 32 | row, made a place by CHECK). COUNT: in: a chunk;
-     * its rows.
-     * CHECK: in: left's KEYS then right's (off[1] of left's), part
-     * off[0], then the COUNT of every chunk of each side whose bit is set
-     * in off[2] (1 left, 2 right), in order; one row of counts: rows of
-     * each side, labels repeated on each side, labels not at the same
-     * place on both sides. The sort after it (SORT_SAMPLE, SORT_SPLIT
-     * with every sample then every CHECK, off[0] parts and off[1]
-     * samples; SORT_RANGE with off[0] the chunk of off[1]; SORT_PART with
-     * the splitters last) sorts only where pandas does */
+     * levels alone, hashed, each row's position off[1] << 32 | row in a
+     * column, then part off[0]: the chunk's row count. COUNT: in: every
+     * KEYS, left's then right's (their part off[0]); the counts in one
+     * column. CHECK: in: left's KEYS then right's (off[1] of left's),
+     * part off[0], then COUNT; one row of counts: rows of each side,
+     * labels repeated on each side, labels not at the same place on both
+     * sides. The sort after it (SORT_SAMPLE, SORT_SPLIT with every sample
+     * then every CHECK, off[0] parts and off[1] samples; SORT_RANGE with
+     * off[0] the chunk of off[1]; SORT_PART with the splitters last) sorts
+     * only where pandas does */
     DFJ_JOIN_KEYS,
     DFJ_JOIN_COUNT,
     DFJ_JOIN_CHECK,

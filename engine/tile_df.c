@@ -859,9 +859,10 @@ done:
  * (DFJ_JOIN_CHECK), and the sort's splitter job (DFJ_SORT_SPLIT, after
  * every chunk's sample) reads those counts: sorted as sort_values sorts,
  * or, nothing to sort, splitters that keep each chunk whole and in order
- * (dfexec.c). Positions are the row's place in its whole side: known
- * ahead when the side's row counts are (off[2]), else chunk << 32 | row,
- * made a place by the check from every chunk's count (DFJ_JOIN_COUNT). */
+ * (dfexec.c). Positions are chunk << 32 | row, made the row's place in
+ * its whole side by the check from every chunk's row count, which each
+ * KEYS pack carries as its last part (read alone, with the others, by one
+ * DFJ_JOIN_COUNT job). */
 static tgrid_t *tile_index_order(tctx_t *c, int node, const tgrid_t *G)
 {
     const tgrid_t *S[2] = {in_grid(c, node, 0), in_grid(c, node, 1)};
@@ -871,41 +872,36 @@ static tgrid_t *tile_index_order(tctx_t *c, int node, const tgrid_t *G)
         tile__fail(c, "too many chunks");
         return NULL;
     }
-    int32_t *jb = malloc(sizeof(int32_t) * (size_t)(2 * nk + np + 1));
+    int32_t *jb = malloc(sizeof(int32_t) * (size_t)(nk + np + 1));
     if (!jb) {
         tile__fail(c, "out of memory while tiling");
         return NULL;
     }
-    int32_t *keys = jb, *counts = jb + nk, *checks = counts + nk;
+    int32_t *keys = jb, *checks = jb + nk, cnt;
     tgrid_t *O = NULL;
-    jparam_t *pk = dparam(c, node, DFJ_JOIN_KEYS), *pc = dparam(c, node, DFJ_JOIN_COUNT);
-    int64_t ncount = 0, with = 0; /* with: bit s, side s's counts follow */
+    jparam_t *pk = dparam(c, node, DFJ_JOIN_KEYS);
     for (int side = 0, at = 0; side < 2; at += (int)nsd[side], side++) {
-        bool known = rows_known(S[side]);
         if (chunk_jobs(c, pk, S[side], 0, keys + at)) goto done;
         for (int64_t k = 0; k < nsd[side]; k++) {
-            int64_t *off = c->t->jobs[keys[at + k]].off;
-            off[0] = np;
-            off[1] = k;
-            off[2] = known ? S[side]->bounds[0][k] : -1;
+            c->t->jobs[keys[at + k]].off[0] = np;
+            c->t->jobs[keys[at + k]].off[1] = k;
         }
-        if (known) continue;
-        with |= 1 << side;
-        if (chunk_jobs(c, pc, S[side], 0, counts + ncount)) goto done;
-        ncount += nsd[side];
     }
+    /* every chunk's row count (the packs' last part), in one column */
+    if ((cnt = bjob(c, dparam(c, node, DFJ_JOIN_COUNT), (int)nk)) < 0) goto done;
+    c->t->jobs[cnt].off[0] = np;
+    for (int64_t q = 0; q < nk; q++)
+        tile__jin_direct(c, cnt, (int)q, keys[q]);
     /* each check reads its part of every side's pack, then the counts */
     jparam_t *pj = dparam(c, node, DFJ_JOIN_CHECK);
     for (int64_t p = 0; p < np; p++) {
-        int32_t ji = bjob(c, pj, (int)(nk + ncount));
+        int32_t ji = bjob(c, pj, (int)nk + 1);
         if (ji < 0) goto done;
         for (int64_t q = 0; q < nk; q++)
             tile__jin_direct(c, ji, (int)q, keys[q]);
-        for (int64_t q = 0; q < ncount; q++)
-            tile__jin_direct(c, ji, (int)(nk + q), counts[q]);
+        tile__jin_direct(c, ji, (int)nk, cnt);
         c->t->jobs[ji].off[0] = p;
         c->t->jobs[ji].off[1] = nsd[0];
-        c->t->jobs[ji].off[2] = with;
         checks[p] = ji;
     }
     O = sample_sort(c, node, G, checks, np);

@@ -1799,31 +1799,6 @@ static bool index_join(const graph_node_t *n)
     return (n->op == OP_DF_MERGE || n->op == OP_DF_JOIN) && n->df->merge.index;
 }
 
-/* DFJ_JOIN_KEYS: chunk k's index levels alone with each row's position
- * (its row in the whole side when first >= 0, else k << 32 | row: made a
- * place by join_places), hashed into np parts. */
-static int join_keys(const frame_t *f, const merge_spec_t *s, int64_t np, int64_t k, int64_t first,
-                     frame_t *outs, char *err, size_t errlen)
-{
-    fcol_t pos = {0};
-    if (fcol_alloc(&pos, FT_INT64, f->nrows, 0, false)) return oom(err, errlen);
-    int64_t *p = pos.data;
-    for (int64_t i = 0; i < f->nrows; i++)
-        p[i] = first >= 0 ? first + i : (k << 32) | i;
-    flabel_t name = {(char *)MERGE_POS, false};
-    frame_t w = *f;
-    w.series = false;
-    w.ncols = 1;
-    w.cols = &pos;
-    w.names = &name;
-    int cols[DF_MAX_KEYS];
-    for (int q = 0; q < s->n_on; q++)
-        cols[q] = -1 - q;
-    int rc = df_hash_partition(&w, cols, s->n_on, (int)np, outs, err, errlen);
-    fcol_free(&pos);
-    return rc;
-}
-
 /* A one-row frame of int64 values v[0..n) (labels none), default index. */
 static int int_row(const int64_t *v, int n, frame_t *out, char *err, size_t errlen)
 {
@@ -1840,33 +1815,93 @@ nomem:
     return oom(err, errlen);
 }
 
-/* join_keys' positions chunk << 32 | row of f made places in the whole
- * side: counts, every chunk's rows (DFJ_JOIN_COUNT), n of them */
-static int join_places(frame_t *f, const frame_t *counts, int64_t n, char *err, size_t errlen)
+/* DFJ_JOIN_KEYS: chunk k's index levels alone with each row's position
+ * k << 32 | row, hashed into np parts (outs[0..np)), and the chunk's row
+ * count as part np (a one-row frame, for DFJ_JOIN_COUNT). */
+static int join_keys(const frame_t *f, const merge_spec_t *s, int64_t np, int64_t k, frame_t *outs,
+                     char *err, size_t errlen)
+{
+    fcol_t pos = {0};
+    if (fcol_alloc(&pos, FT_INT64, f->nrows, 0, false)) return oom(err, errlen);
+    int64_t *p = pos.data;
+    for (int64_t i = 0; i < f->nrows; i++)
+        p[i] = (k << 32) | i;
+    flabel_t name = {(char *)MERGE_POS, false};
+    frame_t w = *f;
+    w.series = false;
+    w.ncols = 1;
+    w.cols = &pos;
+    w.names = &name;
+    int cols[DF_MAX_KEYS];
+    for (int q = 0; q < s->n_on; q++)
+        cols[q] = -1 - q;
+    int rc = df_hash_partition(&w, cols, s->n_on, (int)np, outs, err, errlen);
+    fcol_free(&pos);
+    if (rc == 0 && (rc = int_row(&f->nrows, 1, &outs[np], err, errlen)))
+        for (int64_t q = 0; q < np; q++)
+            frame_free(&outs[q]);
+    return rc;
+}
+
+/* join_keys' positions chunk << 32 | row of f (chunks first.. of the
+ * side) made places in the whole side: counts, every chunk's rows of both
+ * sides (DFJ_JOIN_COUNT's column), first the side's first chunk, n its
+ * chunks */
+static int join_places(frame_t *f, const frame_t *counts, int64_t first, int64_t n, char *err,
+                       size_t errlen)
 {
     int pc = named_col(f, MERGE_POS);
-    int64_t *first = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    if (!first) return oom(err, errlen);
-    first[0] = 0;
-    for (int64_t k = 0; k < n; k++) {
-        if (counts[k].ncols != 1 || counts[k].nrows != 1 || counts[k].cols[0].type != FT_INT64) {
-            free(first);
-            return errmsg(err, errlen, "internal: a chunk's count of %d columns", counts[k].ncols);
-        }
-        first[k + 1] = first[k] + ((const int64_t *)counts[k].cols[0].data)[0];
-    }
-    int64_t *p = pc < 0 ? NULL : f->cols[pc].data;
-    for (int64_t i = 0; p && i < f->nrows; i++) {
+    if (pc < 0) return errmsg(err, errlen, "internal: join labels without positions");
+    if (counts->ncols != 1 || counts->cols[0].type != FT_INT64 || first + n > counts->nrows)
+        return errmsg(err, errlen, "internal: %lld chunk counts for %lld chunks",
+                      (long long)counts->nrows, (long long)(first + n));
+    const int64_t *cnt = (const int64_t *)counts->cols[0].data + first;
+    int64_t *start = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!start) return oom(err, errlen);
+    start[0] = 0;
+    for (int64_t k = 0; k < n; k++)
+        start[k + 1] = start[k] + cnt[k];
+    int64_t *p = f->cols[pc].data;
+    for (int64_t i = 0; i < f->nrows; i++) {
         int64_t k = p[i] >> 32;
         if (k < 0 || k >= n) {
-            free(first);
+            free(start);
             return errmsg(err, errlen, "internal: join label of chunk %lld of %lld", (long long)k,
                           (long long)n);
         }
-        p[i] = first[k] + (p[i] & 0xffffffff);
+        p[i] = start[k] + (p[i] & 0xffffffff);
     }
-    free(first);
-    return pc < 0 ? errmsg(err, errlen, "internal: join labels without positions") : 0;
+    free(start);
+    return 0;
+}
+
+/* DFJ_JOIN_COUNT: the row count part (off[0]) of every chunk's
+ * join_keys pack, left's then right's, as one column */
+static int join_counts(const dfx_in_t *ins_, int n, int64_t part, frame_t *out, char *err,
+                       size_t errlen)
+{
+    if (frame_alloc(out, false, n, 1, 1) || fcol_alloc(&out->cols[0], FT_INT64, n, 0, false) ||
+        fcol_alloc(&out->idx[0], FT_INT64, n, 0, false)) {
+        frame_free(out);
+        return oom(err, errlen);
+    }
+    for (int q = 0; q < n; q++) {
+        frame_t c = {0};
+        bool have = false;
+        if (run_pack_part(&ins_[q], part, &c, &have, err, errlen)) {
+            frame_free(out);
+            return -1;
+        }
+        bool ok = have && c.ncols == 1 && c.nrows == 1 && c.cols[0].type == FT_INT64;
+        if (ok) ((int64_t *)out->cols[0].data)[q] = ((const int64_t *)c.cols[0].data)[0];
+        ((int64_t *)out->idx[0].data)[q] = q;
+        if (have) frame_free(&c);
+        if (!ok) {
+            frame_free(out);
+            return errmsg(err, errlen, "internal: a join chunk without its row count");
+        }
+    }
+    return 0;
 }
 
 /* The counts DFJ_JOIN_CHECK gives for its part, one column each. */
@@ -1935,8 +1970,7 @@ static int join_check(const frame_t *l, const frame_t *r, const merge_spec_t *s,
         free(b);
         return int_row(c, JC__N, out, err, errlen);
     }
-    int64_t n = nl > nr ? nl : nr;
-    int64_t *gid = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *gid = malloc(sizeof(int64_t) * (size_t)(nl + 1));
     int64_t *lfirst = malloc(sizeof(int64_t) * (size_t)(nl + 1));
     int64_t *gsize = malloc(sizeof(int64_t) * (size_t)(nr + 1));
     dfa_htab_t t = {0};
@@ -2022,7 +2056,8 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
     int rc = -1, nv = 0;
     const frame_t **vp = NULL;
     bool inputs_are_blobs = k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART &&
-                            k != DFJ_MERGE_ORDER && k != DFJ_MERGE_BPART && k != DFJ_JOIN_CHECK;
+                            k != DFJ_MERGE_ORDER && k != DFJ_MERGE_BPART && k != DFJ_JOIN_CHECK &&
+                            k != DFJ_JOIN_COUNT;
     if (inputs_are_blobs) {
         if (views(ins_, j->n_in, &v, err, errlen)) {
             nv = j->n_in;
@@ -2149,46 +2184,36 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         goto done;
     }
     case DFJ_JOIN_KEYS:
-        nouts = j->off[0];
+        nouts = j->off[0] + 1; /* the parts, then the chunk's row count */
         if (!(outs = calloc((size_t)nouts, sizeof(frame_t)))) {
             oom(err, errlen);
             goto done;
         }
-        if (join_keys(&v[0], &d->merge, nouts, j->off[1], j->off[2], outs, err, errlen)) {
+        if (join_keys(&v[0], &d->merge, j->off[0], j->off[1], outs, err, errlen)) {
             nouts = 0; /* join_keys frees what it made */
             goto done;
         }
         rc = emit_pack(outs, nouts, blob, len, err, errlen);
         goto done;
-    case DFJ_JOIN_COUNT: {
-        int64_t rows = v[0].nrows;
-        rc = int_row(&rows, 1, &out, err, errlen);
+    case DFJ_JOIN_COUNT:
+        rc = join_counts(ins_, j->n_in, j->off[0], &out, err, errlen);
         break;
-    }
     case DFJ_JOIN_CHECK: {
-        /* in: left's packs, right's, then the counts of the sides whose
-         * positions are chunk << 32 | row (off[2]: bit 0 left, 1 right) */
-        int nl = (int)j->off[1], with = (int)j->off[2];
-        int nr = (j->n_in - ((with & 1) ? 2 * nl : nl)) / ((with & 2) ? 2 : 1);
-        int at = nl + nr;
-        if (nr < 0 || at + ((with & 1) ? nl : 0) + ((with & 2) ? nr : 0) != j->n_in) {
+        /* in: left's packs (off[1] of them), right's, then DFJ_JOIN_COUNT */
+        int nl = (int)j->off[1], nr = j->n_in - 1 - nl;
+        frame_t counts = {0};
+        if (nl < 1 || nr < 1) {
             errmsg(err, errlen, "internal: a join check of %d inputs", j->n_in);
             goto done;
         }
         if (gather_part(ins_, nl, j->off[0], &tmp, err, errlen) ||
-            gather_part(ins_ + nl, nr, j->off[0], &tmp2, err, errlen))
+            gather_part(ins_ + nl, nr, j->off[0], &tmp2, err, errlen) ||
+            view(&ins_[j->n_in - 1], &counts, err, errlen))
             goto done;
-        if (at < j->n_in) {
-            if (views(ins_ + at, j->n_in - at, &v, err, errlen)) {
-                nv = j->n_in - at;
-                goto done;
-            }
-            nv = j->n_in - at;
-        }
-        if (((with & 1) && join_places(&tmp, v, nl, err, errlen)) ||
-            ((with & 2) && join_places(&tmp2, v + ((with & 1) ? nl : 0), nr, err, errlen)))
-            goto done;
-        rc = join_check(&tmp, &tmp2, &d->merge, &out, err, errlen);
+        if (join_places(&tmp, &counts, 0, nl, err, errlen) == 0 &&
+            join_places(&tmp2, &counts, nl, nr, err, errlen) == 0)
+            rc = join_check(&tmp, &tmp2, &d->merge, &out, err, errlen);
+        frame_free(&counts);
         break;
     }
     case DFJ_SORT_PART: {
