@@ -1460,12 +1460,11 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
         goto done;
     }
     /* join's on=: left's index, missing (float64 for int64) where only
-     * right has the row; unnamed then, with one key (pandas appends an
-     * unnamed missing label to left's index, which loses its name) */
+     * right has the row (named as merge_rindex_named says) */
     for (int k = 0; m->rindex && k < l->nidx; k++) {
         const df_col_t *a = &l->idx[k];
         bool miss = m->how == MERGE_RIGHT || m->how == MERGE_OUTER;
-        bool named = !miss || m->n_on > 1;
+        bool named = merge_rindex_named(m);
         int t = miss && a->type == FT_INT64 && !a->unit ? FT_FLOAT64 : a->type;
         if (set_col(&d->idx[k], named ? a->name : NULL, named && a->is_int, t)) {
             XFAIL(n, "out of memory");

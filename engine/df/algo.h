@@ -133,6 +133,14 @@ typedef struct {
     char sfx[2][DF_SFX_MAX + 1];
 } merge_spec_t;
 
+/* join's on= (rindex): whether the result's index keeps left's names. Not
+ * for "right" and "outer" with one key: pandas appends an unnamed missing
+ * label to left's index there, which loses its name. */
+static inline bool merge_rindex_named(const merge_spec_t *s)
+{
+    return (s->how != MERGE_RIGHT && s->how != MERGE_OUTER) || s->n_on > 1;
+}
+
 /* The rows of pandas' left.merge(right, on=..., how=...) for one part
  * (left_on/right_on, left_index/right_index and suffixes as the spec says):
  * columns as pandas orders and names them (left's columns, then right's

@@ -366,7 +366,7 @@ int df_merge_take(const frame_t *left, const frame_t *right, const merge_spec_t 
     if (frame_alloc(out, false, total, nout, s->index ? s->n_on : s->rindex ? left->nidx : 1))
         goto nomem;
     if (s->rindex) { /* left's labels; missing (unnamed) where only right has the row */
-        bool named = s->how == MERGE_LEFT || s->how == MERGE_INNER || s->n_on > 1;
+        bool named = merge_rindex_named(s);
         for (int k = 0; k < left->nidx; k++)
             if (dfa_take_col(&left->idx[k], lrow, total, false, &out->idx[k]) ||
                 (named &&
