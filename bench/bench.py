@@ -103,6 +103,40 @@ def _merge_query_workload(how, what):
         "900-row table, then query(\"v > 998\") (%s)" % (how, what), how, 900,
         {"key": "q", "op": "dataframe.query", "expr": "v > 998"}, ".query('v > 998')")
 
+
+def _join_index_workload():
+    """W5j: 10,000,000 rows indexed by their 1,000 int keys (each label
+    repeated) joined "left" with a 900-row table on the index, then query:
+    pandas sorts a join whose labels repeat, and so does the engine, once
+    its check of the labels says so (tile_df.c, tile_index_order)"""
+    table = "rt = pd.DataFrame({'k': np.arange(900), 'w': np.arange(900) * 3}).set_index('k')"
+    return {
+        "title": "10,000,000 rows indexed by 1,000 repeated int keys (1,000,000-row chunks) "
+                 "joined with a 900-row table on the index, then query(\"v > 998\") (pandas "
+                 "sorts by label)",
+        "df": True, "save": "json-split",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
+             "chunk_size": [1000000, 2], "seed": 1},
+            {"key": "df0", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
+            {"key": "df", "op": "dataframe.set_index", "inputs": ["df0"], "keys": "k"},
+            {"key": "k1", "op": "arange", "stop": 900},
+            {"key": "k3", "op": "multiply", "inputs": ["k1", 3]},
+            {"key": "kt", "op": "stack", "inputs": ["k1", "k3"], "axis": 1},
+            {"key": "rt0", "op": "dataframe.from_tensor", "inputs": ["kt"], "columns": ["k", "w"]},
+            {"key": "rt", "op": "dataframe.set_index", "inputs": ["rt0"], "keys": "k"},
+            {"key": "m", "op": "dataframe.join", "inputs": ["df", "rt"]},
+            {"key": "q", "op": "dataframe.query", "inputs": ["m"], "expr": "v > 998"}],
+            "fetch": ["q"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
+                    "columns=['k', 'v']).set_index('k'); " + table,
+        "np_compute": "r = df.join(rt).query('v > 998')",
+        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
+                "df = dd.from_dask_array(a, columns=['k', 'v']).set_index('k'); " + table + "; "
+                "r = df.join(rt).query('v > 998').compute()",
+    }
+
+
 WORKLOADS = {
     "W1": {
         "title": "ones 2000x2000 chunk 200, inner(a, a)",
@@ -199,6 +233,9 @@ WORKLOADS = {
     # the order they first appear; every row's place is planned ahead
     # (DFJ_MERGE_BKEYS, BPLAN, BPART), so the output chunks are even
     "W5i": _merge_query_workload("inner", "pandas' rows grouped by key, and index"),
+    # W5j: a join on an index whose labels repeat, then filtered: pandas
+    # sorts it by label, and so does the engine after checking the labels
+    "W5j": _join_index_workload(),
     # W8 and W9: a transpose and a rechunk that moves every chunk's data to
     # other chunks (each output chunk reads parts of 2 or 4 input chunks).
     # numpy's random stream is not the engine's (Philox): the peers do the same
