@@ -1432,39 +1432,45 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
 {
     const merge_spec_t *m = &d->merge;
     bool *lkey = calloc((size_t)l->ncols + 1, 1), *rdrop = calloc((size_t)r->ncols + 1, 1);
+    bool *rkey = calloc((size_t)r->ncols + 1, 1); /* lindex: right's key columns */
     int rc = -1;
-    if (!lkey || !rdrop) {
+    if (!lkey || !rdrop || !rkey) {
         XFAIL(n, "out of memory");
         goto done;
     }
     for (int k = 0; k < m->n_on; k++) {
-        const df_col_t *lc = m->index ? &l->idx[-1 - m->lon[k]] : &l->cols[m->lon[k]];
+        const df_col_t *lc = m->index || m->lindex ? &l->idx[-1 - m->lon[k]] : &l->cols[m->lon[k]];
         const df_col_t *rc_ = m->index || m->rindex ? &r->idx[-1 - m->ron[k]] : &r->cols[m->ron[k]];
         if ((lc->type == FT_STRING) != (rc_->type == FT_STRING)) {
+            const df_col_t *named = m->lindex ? rc_ : lc; /* the column the user named */
             XFAIL(n, "You are trying to merge on %s and %s columns for key '%.100s'",
                   df_type_name(lc->type, false), df_type_name(rc_->type, false),
-                  lc->name ? lc->name : "");
+                  named->name ? named->name : "");
             goto done;
         }
-        if (!m->index && !m->distinct[k]) {
+        if (m->lindex) {
+            rkey[m->ron[k]] = true;
+        } else if (!m->index && !m->distinct[k]) {
             lkey[m->lon[k]] = true;
             if (!m->rindex) rdrop[m->ron[k]] = true;
         }
     }
-    if (alloc_cols(d, l->ncols + r->ncols, m->index ? m->n_on : m->rindex ? l->nidx : 1)) {
+    /* join's on= (and its mirror): one side's index kept */
+    const df_node_t *kept = m->rindex ? l : m->lindex ? r : NULL;
+    if (alloc_cols(d, l->ncols + r->ncols, m->index ? m->n_on : kept ? kept->nidx : 1)) {
         XFAIL(n, "out of memory");
         goto done;
     }
-    if (!m->index && !m->rindex && default_index(d)) {
+    if (!m->index && !kept && default_index(d)) {
         XFAIL(n, "out of memory");
         goto done;
     }
-    /* join's on=: left's index, missing (float64 for int64) where only
-     * right has the row (named as merge_rindex_named says) */
-    for (int k = 0; m->rindex && k < l->nidx; k++) {
-        const df_col_t *a = &l->idx[k];
-        bool miss = m->how == MERGE_RIGHT || m->how == MERGE_OUTER;
-        bool named = merge_rindex_named(m);
+    /* the kept side's index, missing (float64 for int64) where only the
+     * other has the row (named as merge_side_index_named says) */
+    for (int k = 0; kept && k < kept->nidx; k++) {
+        const df_col_t *a = &kept->idx[k];
+        bool miss = m->how == (m->lindex ? MERGE_LEFT : MERGE_RIGHT) || m->how == MERGE_OUTER;
+        bool named = merge_side_index_named(m);
         int t = miss && a->type == FT_INT64 && !a->unit ? FT_FLOAT64 : a->type;
         if (set_col(&d->idx[k], named ? a->name : NULL, named && a->is_int, t)) {
             XFAIL(n, "out of memory");
@@ -1473,11 +1479,9 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
         if (t == FT_INT64) d->idx[k].unit = a->unit;
     }
     for (int k = 0; m->index && k < m->n_on; k++) {
+        /* the type both sides' labels share (merge.c, key_values) */
         const df_col_t *a = &l->idx[-1 - m->lon[k]], *b = &r->idx[-1 - m->ron[k]];
-        int t = m->how == MERGE_RIGHT   ? b->type
-                : m->how != MERGE_OUTER ? a->type
-                : a->type == b->type    ? a->type
-                                        : FT_FLOAT64;
+        int t = a->type == b->type ? a->type : FT_FLOAT64;
         bool same = col_same(a, b);
         if (set_col(&d->idx[k], same ? a->name : NULL, same && a->is_int, t)) {
             XFAIL(n, "out of memory");
@@ -1507,18 +1511,21 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
                      c->name ? sfx : "");
             int t = c->type;
             /* a key column holds a key in every row */
-            bool key = !side && lkey[k]; /* lkey has left's columns only */
+            bool key = side ? rkey[k] : lkey[k];
             bool may_miss = !key && (m->how == MERGE_OUTER || (side == 1 && m->how == MERGE_LEFT) ||
                                      (side == 0 && m->how == MERGE_RIGHT));
             if (key) {
+                /* its own type, or the type both sides share where rows
+                 * only the other side has may fill it (merge.c,
+                 * key_values; pandas keeps its own when none does) */
                 int kk = 0;
-                while (m->distinct[kk] || m->lon[kk] != k)
+                while (side ? m->ron[kk] != k : m->distinct[kk] || m->lon[kk] != k)
                     kk++;
-                int bt = m->rindex ? r->idx[-1 - m->ron[kk]].type : r->cols[m->ron[kk]].type;
-                t = m->how == MERGE_RIGHT   ? bt
-                    : m->how != MERGE_OUTER ? t
-                    : t == bt               ? t
-                                            : FT_FLOAT64;
+                int ot = side        ? l->idx[-1 - m->lon[kk]].type
+                         : m->rindex ? r->idx[-1 - m->ron[kk]].type
+                                     : r->cols[m->ron[kk]].type;
+                bool fill = m->how == MERGE_OUTER || m->how == (side ? MERGE_LEFT : MERGE_RIGHT);
+                if (fill && t != ot) t = FT_FLOAT64;
             }
             if (may_miss && t == FT_INT64 && !c->unit) t = FT_FLOAT64; /* a datetime: NaT */
             bool named = c->name || *sfx;
@@ -1536,6 +1543,7 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
 done:
     free(lkey);
     free(rdrop);
+    free(rkey);
     return rc;
 }
 
@@ -1577,36 +1585,40 @@ static int merge_on_index(merge_spec_t *m, sort_spec_t *srt, const df_node_t *l,
     return 0;
 }
 
-/* left_on (join's on) with right's index levels: the merge keeps left's
- * index (merge_spec_t.rindex); keys: the names in cols (field names the
- * parameter in messages), as many as right has index levels. */
-static int merge_on_rindex(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *l,
-                           const df_node_t *r, json_t *cols, const char *field, char *err,
-                           size_t errlen)
+/* One side's key columns with the other's index levels: left_on (join's
+ * on) with right_index (merge_spec_t.rindex, left's index kept), or
+ * left_index with right_on (lindex, right's index kept); keys: the names
+ * in cols (field names the parameter in messages), as many as the other
+ * side has index levels. */
+static int merge_on_side_index(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *l,
+                               const df_node_t *r, bool left_index, json_t *cols, const char *field,
+                               char *err, size_t errlen)
 {
     merge_spec_t *m = &d->merge;
-    int *lon = NULL, nl = 0, rc = -1;
-    if (find_cols(l, cols, n, field, &lon, &nl, err, errlen)) goto done;
-    if (nl != r->nidx) {
+    const df_node_t *cs = left_index ? r : l, *is = left_index ? l : r;
+    int *on = NULL, nk = 0, rc = -1;
+    if (find_cols(cs, cols, n, field, &on, &nk, err, errlen)) goto done;
+    if (nk != is->nidx) {
         XFAIL(n,
-              "len(%s) must equal the number of levels in the index of \"right\" (%d, "
+              "len(%s) must equal the number of levels in the index of \"%s\" (%d, "
               "not %d)",
-              field, r->nidx, nl);
+              field, left_index ? "left" : "right", is->nidx, nk);
         goto done;
     }
-    if (nl < 1 || nl > DF_MAX_KEYS) {
+    if (nk < 1 || nk > DF_MAX_KEYS) {
         XFAIL(n, "the merge must be on 1 to %d columns", DF_MAX_KEYS);
         goto done;
     }
-    m->rindex = true;
-    m->n_on = nl;
-    for (int k = 0; k < nl; k++) {
-        m->lon[k] = lon[k];
-        m->ron[k] = -1 - k;
+    m->rindex = !left_index;
+    m->lindex = left_index;
+    m->n_on = nk;
+    for (int k = 0; k < nk; k++) {
+        m->lon[k] = left_index ? -1 - k : on[k];
+        m->ron[k] = left_index ? on[k] : -1 - k;
     }
     rc = merge_schema(g, n, d, l, r, err, errlen);
 done:
-    free(lon);
+    free(on);
     return rc;
 }
 
@@ -1647,10 +1659,8 @@ static int infer_merge(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
         if (!json_given(li ? ro : lo))
             return XFAIL(n, "Must pass \"%s_on\" OR \"%s_index\".", li ? "right" : "left",
                          li ? "right" : "left");
-        if (ri) return merge_on_rindex(g, n, d, l, r, lo, "left_on", err, errlen);
-        return XFAIL(n, "merging left's index with right's columns (left_index with right_on) "
-                        "is not supported; swap the sides (right_index with left_on), or "
-                        "set_index the columns first");
+        return ri ? merge_on_side_index(g, n, d, l, r, false, lo, "left_on", err, errlen)
+                  : merge_on_side_index(g, n, d, l, r, true, ro, "right_on", err, errlen);
     }
     if (json_given(lo) != json_given(ro))
         return XFAIL(n, "Must pass \"%s\" OR \"%s\".", json_given(lo) ? "right_on" : "left_on",
@@ -1954,7 +1964,7 @@ static int infer_join(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
         merge_suffix(json_object_get(obj, "rsuffix"), m, 1, n, "rsuffix", err, errlen))
         return -1;
     json_t *on = json_object_get(obj, "on"); /* left's columns against right's index */
-    if (json_given(on)) return merge_on_rindex(g, n, d, l, r, on, "on", err, errlen);
+    if (json_given(on)) return merge_on_side_index(g, n, d, l, r, false, on, "on", err, errlen);
     if (merge_on_index(m, &d->sort, l, r, n, err, errlen)) return -1;
     return merge_schema(g, n, d, l, r, err, errlen);
 }

@@ -695,7 +695,8 @@ static bool seen(tctx_t *c, int node, bool order)
             if (order) return true;
             continue;
         case OP_DF_MERGE: /* a merge on columns renumbers, join's on= keeps left's */
-            if (order || m->df->merge.index || (m->df->merge.rindex && m->in[0].node == node))
+            if (order || m->df->merge.index || (m->df->merge.rindex && m->in[0].node == node) ||
+                (m->df->merge.lindex && m->in[1].node == node))
                 return true;
             continue;
         default:
@@ -769,7 +770,7 @@ static tgrid_t *tile_merge_bcast(tctx_t *c, int node, int big, bool order)
         G->job[k] = ji;
     }
     /* as tile_merge's: each chunk's default index made concrete */
-    if (!n->df->merge.index && !n->df->merge.rindex && seen(c, node, false))
+    if (!merge_keeps_index(&n->df->merge) && seen(c, node, false))
         G = carry_chain(c, node, G, false);
     return G;
 }
@@ -920,7 +921,7 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
         tgrid_t *B = tile_merge_bcast(c, node, big, order);
         return B && order && ms->index ? tile_index_order(c, node, B) : B;
     }
-    if (order && !ms->index && !ms->rindex && ms->how == MERGE_INNER && keyed_ok(c, node))
+    if (order && !merge_keeps_index(ms) && ms->how == MERGE_INNER && keyed_ok(c, node))
         return tile_merge_keyed(c, node);
     int64_t nl = L->nchunks[0], nr = R->nchunks[0];
     int64_t np = nparts_for(nl > nr ? nl : nr);
@@ -976,7 +977,7 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
      * drop or move rows keep pandas' labels, the rows' positions in the
      * whole merge. reset_index's chain: each chunk's count, the counts
      * summed along the chunks, each chunk relabelled. */
-    if (G && order && !ms->index && !ms->rindex && seen(c, node, false))
+    if (G && order && !merge_keeps_index(ms) && seen(c, node, false))
         G = carry_chain(c, node, G, false);
     if (G && order && ms->index) G = tile_index_order(c, node, G);
 done:

@@ -124,6 +124,12 @@ typedef struct {
      * has the row, and the result's index is left's (missing where only
      * right has the row), as pandas' left.join(right, on=...) */
     bool rindex;
+    /* left_index with right_on, its mirror: left's index levels (lon,
+     * -1 - L) against right's key columns (ron); every column of both
+     * sides is kept, right's key columns holding left's label where only
+     * left has the row, and the result's index is right's (missing where
+     * only left has the row) */
+    bool lindex;
     /* left_on/right_on keys of different names: both columns are kept (each
      * side's own values); otherwise right's key column is dropped and left's
      * holds the key of every row (pandas' on=) */
@@ -133,12 +139,22 @@ typedef struct {
     char sfx[2][DF_SFX_MAX + 1];
 } merge_spec_t;
 
-/* join's on= (rindex): whether the result's index keeps left's names. Not
- * for "right" and "outer" with one key: pandas appends an unnamed missing
- * label to left's index there, which loses its name. */
-static inline bool merge_rindex_named(const merge_spec_t *s)
+/* Whether the merge's result keeps an index of its inputs' (the key, or one
+ * side's) rather than a new default one. */
+static inline bool merge_keeps_index(const merge_spec_t *s)
 {
-    return (s->how != MERGE_RIGHT && s->how != MERGE_OUTER) || s->n_on > 1;
+    return s->index || s->rindex || s->lindex;
+}
+
+/* join's on= (rindex) and its mirror (lindex): whether the result's index
+ * keeps the kept side's names. Not for the how that keeps the other side's
+ * unmatched rows ("right" for rindex, "left" for lindex) nor "outer", with
+ * one key: pandas appends an unnamed missing label to the index there,
+ * which loses its name. */
+static inline bool merge_side_index_named(const merge_spec_t *s)
+{
+    merge_how_t other = s->lindex ? MERGE_LEFT : MERGE_RIGHT;
+    return (s->how != other && s->how != MERGE_OUTER) || s->n_on > 1;
 }
 
 /* The rows of pandas' left.merge(right, on=..., how=...) for one part

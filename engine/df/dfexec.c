@@ -1179,15 +1179,18 @@ static void pos_free(frame_t *w)
  * position (all rows of a key are in one part), and the order job's stable
  * sort by position puts each key's rows together in the order the part
  * gave them. f is a merge part's result: its keys are left's key columns
- * in place (or the index levels with left_index/right_index). */
-static int pos_by_key(frame_t *f, const merge_spec_t *s, char *err, size_t errlen)
+ * in place (or the index levels with left_index/right_index, right's key
+ * columns after left's lncols columns with lindex). */
+static int pos_by_key(frame_t *f, const merge_spec_t *s, int lncols, char *err, size_t errlen)
 {
     int pc = pos_col(f);
     if (pc < 0) return errmsg(err, errlen, "internal: merge part without positions");
     int64_t n = f->nrows, *pos = f->cols[pc].data;
     dfa_keys_t ks = {.nk = s->n_on};
     for (int k = 0; k < s->n_on; k++)
-        ks.k[k] = s->index ? &f->idx[k] : &f->cols[s->lon[k]];
+        ks.k[k] = s->index    ? &f->idx[k]
+                  : s->lindex ? &f->cols[lncols + s->ron[k]]
+                              : &f->cols[s->lon[k]];
     dfa_htab_t t = {0};
     int64_t *gid = malloc(sizeof(int64_t) * (size_t)(n + 1)), *first = NULL;
     int rc = 0;
@@ -2280,7 +2283,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             nouts = j->off[2];
             if (!(outs = calloc((size_t)nouts, sizeof(frame_t)))) rc = oom(err, errlen);
             if (rc == 0 && d->merge.how == MERGE_INNER)
-                rc = pos_by_key(&out, &d->merge, err, errlen);
+                rc = pos_by_key(&out, &d->merge, tmp.ncols, err, errlen);
             if (rc == 0 && ro)
                 rc = pos_right_outer(&out, &tmp, &tmp2, &mr, &d->merge, nl, err, errlen);
             if (ro) df_merge_rows_free(&mr);

@@ -100,7 +100,8 @@ static int check(const frame_t *l, const frame_t *r, const merge_spec_t *s, char
     if (s->n_on < 1 || s->n_on > DF_MAX_KEYS || (unsigned)s->how > MERGE_OUTER)
         return errmsg(err, errlen, "merge: %d keys, how %d", s->n_on, (int)s->how);
     for (int k = 0; k < s->n_on; k++) {
-        if (!key_ok(l, s->lon[k]) || !key_ok(r, s->ron[k]) || (s->lon[k] < 0) != s->index ||
+        if (!key_ok(l, s->lon[k]) || !key_ok(r, s->ron[k]) ||
+            (s->lon[k] < 0) != (s->index || s->lindex) ||
             (s->ron[k] < 0) != (s->index || s->rindex))
             return errmsg(err, errlen, "merge: key %d is column %d of %d (left), %d of %d (right)",
                           k, s->lon[k], l->ncols, s->ron[k], r->ncols);
@@ -120,22 +121,23 @@ static const char *suffix(const merge_spec_t *s, int side)
     return s->sfx[side];
 }
 
-/* The key's type in the result: pandas' for a key both sides give. */
-static ftype_t key_type(const merge_spec_t *s, const fcol_t *a, const fcol_t *b)
-{
-    return s->how == MERGE_RIGHT   ? (ftype_t)b->type
-           : s->how != MERGE_OUTER ? (ftype_t)a->type
-           : a->type == b->type    ? (ftype_t)a->type
-                                   : FT_FLOAT64;
-}
-
+/* A key both sides give, as pandas 1.5 types it and fills it: an index
+ * join's labels take the type both sides share (float64 for int64 with
+ * float64), each row's from right for "right", else from left. A merge's
+ * key column is one side's (left's; right's with lindex), each row its own
+ * side's key or, in rows only the other side has, the other's: its own
+ * type when no row needs the other's, else the type both share. */
 static int key_values(const merge_spec_t *s, const fcol_t *a, const fcol_t *b, const int64_t *lrow,
                       const int64_t *rrow, int64_t n, fcol_t *out)
 {
-    ftype_t ty = key_type(s, a, b);
-    if (s->how == MERGE_RIGHT) /* every row has right's key */
-        return coalesce(b, a, rrow, lrow, n, ty, out);
-    return coalesce(a, b, lrow, rrow, n, ty, out);
+    bool right = s->index ? s->how == MERGE_RIGHT : s->lindex;
+    const fcol_t *own = right ? b : a, *other = right ? a : b;
+    const int64_t *orow = right ? rrow : lrow, *xrow = right ? lrow : rrow;
+    bool fill = s->index;
+    for (int64_t i = 0; i < n && !fill; i++)
+        fill = orow[i] < 0;
+    ftype_t ty = !fill || a->type == b->type ? (ftype_t)own->type : FT_FLOAT64;
+    return coalesce(own, other, orow, xrow, n, ty, out);
 }
 
 /* Each output row's key group (rows of equal keys share one): left's
@@ -227,15 +229,19 @@ int df_merge_match(const frame_t *left, const frame_t *right, const merge_spec_t
     return rc ? errmsg(err, errlen, "merge: out of memory matching %lld rows", (long long)nl) : 0;
 }
 
-/* lkey[c]: left's column c holds both sides' key (on=); rdrop[c]: right's
- * copy of such a key, dropped */
+/* lkey[c]: left's column c holds both sides' key (on=, join's on=);
+ * rdrop[c]: right's copy of such a key, dropped; rkey[c]: right's column c
+ * holds both sides' key (lindex) */
 static void key_cols(const frame_t *left, const frame_t *right, const merge_spec_t *s, bool *lkey,
-                     bool *rdrop)
+                     bool *rdrop, bool *rkey)
 {
     memset(lkey, 0, (size_t)left->ncols + 1);
     memset(rdrop, 0, (size_t)right->ncols + 1);
+    memset(rkey, 0, (size_t)right->ncols + 1);
     for (int k = 0; k < s->n_on; k++)
-        if (!s->index && !s->distinct[k]) {
+        if (s->lindex)
+            rkey[s->ron[k]] = true;
+        else if (!s->index && !s->distinct[k]) {
             lkey[s->lon[k]] = true;
             if (!s->rindex) rdrop[s->ron[k]] = true;
         }
@@ -356,21 +362,23 @@ int df_merge_take(const frame_t *left, const frame_t *right, const merge_spec_t 
     if (check(left, right, s, err, errlen)) return -1;
     dfa_keys_t lk, rk;
     merge_keys(left, right, s, &lk, &rk);
-    bool lkey[left->ncols + 1], rdrop[right->ncols + 1];
-    key_cols(left, right, s, lkey, rdrop);
+    bool lkey[left->ncols + 1], rdrop[right->ncols + 1], rkey[right->ncols + 1];
+    key_cols(left, right, s, lkey, rdrop, rkey);
     /* columns: left's (keys in place), then right's but its dropped keys;
      * names both give get the suffixes */
     int nout = left->ncols;
     for (int c = 0; c < right->ncols; c++)
         nout += !rdrop[c];
-    if (frame_alloc(out, false, total, nout, s->index ? s->n_on : s->rindex ? left->nidx : 1))
+    const frame_t *kept = s->rindex ? left : s->lindex ? right : NULL;
+    if (frame_alloc(out, false, total, nout, s->index ? s->n_on : kept ? kept->nidx : 1))
         goto nomem;
-    if (s->rindex) { /* left's labels; missing (unnamed) where only right has the row */
-        bool named = merge_rindex_named(s);
-        for (int k = 0; k < left->nidx; k++)
-            if (dfa_take_col(&left->idx[k], lrow, total, false, &out->idx[k]) ||
+    if (kept) { /* one side's labels; missing (unnamed) where only the other has the row */
+        bool named = merge_side_index_named(s);
+        const int64_t *rows = kept == left ? lrow : rrow;
+        for (int k = 0; k < kept->nidx; k++)
+            if (dfa_take_col(&kept->idx[k], rows, total, false, &out->idx[k]) ||
                 (named &&
-                 flabel_set(&out->idx_names[k], left->idx_names[k].s, left->idx_names[k].is_int)))
+                 flabel_set(&out->idx_names[k], kept->idx_names[k].s, kept->idx_names[k].is_int)))
                 goto nomem;
     } else if (s->index) {
         for (int k = 0; k < s->n_on; k++) {
@@ -409,12 +417,21 @@ int df_merge_take(const frame_t *left, const frame_t *right, const merge_spec_t 
     for (int c = 0; c < right->ncols; c++) {
         if (rdrop[c]) continue;
         const flabel_t *name = &right->names[c];
-        if (dfa_take_col(&right->cols[c], rrow, total, false, &out->cols[at])) goto nomem;
+        int rc;
+        if (rkey[c]) {
+            int k = 0;
+            while (s->ron[k] != c)
+                k++;
+            rc = key_values(s, lk.k[k], rk.k[k], lrow, rrow, total, &out->cols[at]);
+        } else {
+            rc = dfa_take_col(&right->cols[c], rrow, total, false, &out->cols[at]);
+        }
+        if (rc) goto nomem;
         bool clash = false;
         for (int d = 0; d < left->ncols; d++)
             clash |= label_eq(name, &left->names[d]);
-        int rc = clash ? label_suffix(&out->names[at], name, suffix(s, 1))
-                       : flabel_set(&out->names[at], name->s, name->is_int);
+        rc = clash ? label_suffix(&out->names[at], name, suffix(s, 1))
+                   : flabel_set(&out->names[at], name->s, name->is_int);
         if (rc) goto nomem;
         at++;
     }

@@ -200,7 +200,10 @@ def merge_join_rejects(data, L, R, U):
             ({"left_on": "k", "right_on": ["key", "i"]}, ["len(right_on)"]),
             ({"left_on": "nope", "right_on": "key"}, ["no column 'nope'"]),
             ({"on": "k", "left_on": "k", "right_on": "key"}, ["not a combination"]),
-            ({"left_index": True, "right_on": "key"}, ["not supported"]),
+            ({"left_index": True, "right_on": ["key", "i"]},
+             ['len(right_on) must equal the number of levels in the index of "left"',
+              "(1, not 2)"]),
+            ({"left_index": True, "right_on": "nope"}, ["no column 'nope'"]),
             ({"left_index": 1, "right_index": True}, ["boolean"]),
             ({"on": "g", "suffixes": [None, None]}, ["columns overlap", "'i'"]),
             ({"on": "g", "suffixes": ["_a"]}, ["two strings"]),
@@ -215,6 +218,10 @@ def merge_join_rejects(data, L, R, U):
     why = rejected(data, nodes, "x", ["object and int64"])
     if why:
         return why
+    nodes = base + [op("x", "merge", ["ti", "t"], left_index=True, right_on="s")]
+    why = rejected(data, nodes, "x", ["int64 and object", "'s'"])
+    if why:
+        return "left_index with right_on: " + why
     for extra, words in (({}, ["columns overlap", "'f'"]), ({"how": "x"}, ["how"]),
                          ({"on": "k"}, ["on", "no column 'k'"]),
                          ({"on": ["i", "b"], "rsuffix": "_r"},

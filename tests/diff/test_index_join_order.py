@@ -18,9 +18,11 @@ index on both sides (read twice, chunked differently, or filtered alike),
 or the same labels in another order; a named Series on the right of a
 join now and then; the join fetched, and through head, tail, query and a
 sum. Three cases in ten join left's key columns with right's index
-instead (join's on=, merge with left_on and right_index): rows in the
-order of a merge on columns, left's index kept and its name as the engine
-gives it (docs/graph-format.md). Cases are batched, many joins to a
+instead (join's on=, merge with left_on and right_index), or, four in ten
+of those, left's index with right's key columns (merge with left_index
+and right_on): rows in the order of a merge on columns, the index of the
+side of key columns kept and its name as the engine gives it
+(docs/graph-format.md). Cases are batched, many joins to a
 document, and a failing batch is run again case by case.
 
 Run: /usr/bin/python3 tests/diff/test_index_join_order.py
@@ -77,12 +79,18 @@ def side(rng, n, kind, repeat, levels, col, vals):
 def make_on_case(rng, i, data):
     """one join of left's key columns with right's index (join's on=, or
     merge with left_on and right_index): pandas orders it as a merge on
-    columns and keeps left's index"""
+    columns and keeps left's index; or (4 in 10) its mirror, merge with
+    left_index and right_on, which keeps right's index. The side of key
+    columns is L below, the indexed side R, whichever side of the merge
+    each is."""
     p = "c%d." % i
     kind = rng.choice(["int", "float", "str"])
     levels = 2 if rng.random() < 0.15 else 1
     how = HOWS[rng.integers(0, 4)]
-    op = "join" if rng.random() < 0.6 else "merge"
+    mirror = rng.random() < 0.4
+    op = "merge" if mirror or rng.random() < 0.4 else "join"
+    # the how that keeps only the rows of L's side, or the matched ones
+    lhows = ("right", "inner") if mirror else ("left", "inner")
     nl, nr = int(rng.integers(1, 91)), int(rng.integers(1, 40))
     lf = side(rng, nl, kind, True, levels, "a", list(rng.integers(0, 10, nl)))
     rf = side(rng, nr, kind, rng.random() < 0.3, levels, "b", list(rng.integers(0, 10, nr)))
@@ -103,9 +111,9 @@ def make_on_case(rng, i, data):
     if "i" in lf:
         nodes.append({"key": p + "l", "op": "dataframe.set_index", "inputs": [lk], "keys": "i"})
         L, lk = L.set_index("i"), p + "l"
-    if rng.random() < 0.15 and how in ("left", "inner"):
-        # left emptied (pandas then indexes a right or outer join by right's
-        # labels: not drawn, graph-format.md)
+    if rng.random() < 0.15 and how in lhows:
+        # L emptied (pandas then indexes the other hows by R's labels: not
+        # drawn, graph-format.md)
         nodes.append({"key": p + "lq", "op": "dataframe.query", "inputs": [lk],
                       "expr": "a > 100"})
         L, lk = L.query("a > 100"), p + "lq"
@@ -119,29 +127,36 @@ def make_on_case(rng, i, data):
     if op == "join":
         node = {"on": on}
         m = L.join(R, on=on, how=how)
+    elif mirror:
+        node = {"left_index": True, "right_on": on}
+        m = R.merge(L, left_index=True, right_on=on, how=how)
     else:
         node = {"left_on": on, "right_index": True}
         m = L.merge(R, left_on=on, right_index=True, how=how)
-    if levels == 2 and how in ("right", "outer"):
-        # pandas labels right's unmatched rows with left's last label (its
-        # take of -1 when right's index has several levels); here they are
-        # missing (graph-format.md)
+    # the hows that keep R's unmatched rows: index labels missing there
+    rhows = ("left", "outer") if mirror else ("right", "outer")
+    if levels == 2 and how in rhows:
+        # pandas labels R's unmatched rows with L's last label (its take of
+        # -1 when R's index has several levels); here they are missing
+        # (graph-format.md)
         m = m.copy()
         lab = m.index.to_numpy(dtype=float, na_value=np.nan)
         lab[m["a"].isna().to_numpy()] = np.nan
         m.index = pd.Index(lab, name=m.index.name)
-    nodes.append(dict(node, key=p + "m", op="dataframe." + op, inputs=[lk, rk], how=how))
+    inputs = [rk, lk] if mirror else [lk, rk]
+    nodes.append(dict(node, key=p + "m", op="dataframe." + op, inputs=inputs, how=how))
     want = {p + "m": m}
     if rng.random() < 0.3:
         nodes.append({"key": p + "q", "op": "dataframe.query", "inputs": [p + "m"],
                       "expr": "b > 4"})
         want[p + "q"] = m.query("b > 4")
-    desc = "on/%s/%s/%s%s/%d-%d" % (op, how, kind, "x2" if levels == 2 else "", len(L), len(R))
+    desc = "on/%s%s/%s/%s%s/%d-%d" % (op, "-mirror" if mirror else "", how, kind,
+                                      "x2" if levels == 2 else "", len(L), len(R))
     c = Case("%d/%s" % (i, desc), [lname, rname], nodes, want)
-    # the index's name: left's, or (right, outer) none, where pandas keeps
-    # it only when every row of right found a match (graph-format.md)
-    if len(L):  # (left without rows: pandas names the empty index after right's)
-        c.index_names = {k: [None] if how in ("right", "outer") and levels == 1
+    # the index's name: L's, or (R's unmatched rows kept) none, where pandas
+    # keeps it only when every row of R found a match (graph-format.md)
+    if len(L):  # (L without rows: pandas names the empty index after R's)
+        c.index_names = {k: [None] if how in rhows and levels == 1
                          else list(m.index.names) for k in want}
     return c
 

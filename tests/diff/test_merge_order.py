@@ -209,6 +209,7 @@ def main():
             harness.cleanup(r)
     broadcast(suite, data)
     unique_index_joins(suite, data)
+    key_dtypes(suite, data)
     shutil.rmtree(data, ignore_errors=True)
     suite.finish()
 
@@ -398,6 +399,79 @@ def unique_index_joins(suite, data):
                     suite.check(name, not bad, "; ".join(bad), d)
                 finally:
                     harness.cleanup(r)
+
+
+def key_dtypes(suite, data):
+    """int64 keys met by float64 keys, as pandas 1.5 types the result's key:
+    an index join's labels take the type both sides share (float64); a
+    merge's key column (on columns, join's on=, left_index with right_on)
+    keeps its own side's type unless a row only the other side has fills
+    it, then the shared one. Every kind and how, with and without such
+    rows; the values and the index are compared too."""
+    combos = (([10, 20, 30], [20.0, 10, 20, 40]), ([10.0, 20, 30], [20, 10, 20, 40]),
+              ([10, 20, 40], [20.0, 10, 20, 40]), ([10.0, 20, 40], [20, 10, 20, 40]),
+              ([10.0, 20, float("nan")], [20, 10, 20, 40]), ([1.5, 20, 40], [20, 1.5, 40, 20]))
+    nodes, fetch, want = [], [], {}
+    for c, (lk, rk) in enumerate(combos):
+        lf = pd.DataFrame({"k": lk, "a": range(len(lk))})
+        rf = pd.DataFrame({"k": rk, "b": range(len(rk)), "ri": range(100, 100 + len(rk))})
+        lf.to_csv(os.path.join(data, "kt%dl.csv" % c), index=False)
+        rf.to_csv(os.path.join(data, "kt%dr.csv" % c), index=False)
+        L = pd.read_csv(os.path.join(data, "kt%dl.csv" % c))
+        R = pd.read_csv(os.path.join(data, "kt%dr.csv" % c))
+        p = "kt%d" % c
+        nodes += [{"key": p + "l", "op": "dataframe.read_csv", "path": "kt%dl.csv" % c,
+                   "chunk_bytes": 16},
+                  {"key": p + "r", "op": "dataframe.read_csv", "path": "kt%dr.csv" % c,
+                   "chunk_bytes": 16},
+                  {"key": p + "li", "op": "dataframe.set_index", "inputs": [p + "l"],
+                   "keys": "k"},
+                  {"key": p + "ri", "op": "dataframe.set_index", "inputs": [p + "r"],
+                   "keys": "k"},
+                  {"key": p + "rr", "op": "dataframe.set_index", "inputs": [p + "r"],
+                   "keys": "ri"}]
+        Li, Ri, Rr = L.set_index("k"), R.set_index("k"), R.set_index("ri")
+        for how in HOWS:
+            for kind, ins, extra, m in (
+                    ("on", ["l", "r"], {"on": "k"}, L.merge(R, on="k", how=how)),
+                    ("index", ["li", "ri"], {"left_index": True, "right_index": True},
+                     Li.merge(Ri, left_index=True, right_index=True, how=how)),
+                    ("rindex", ["l", "ri"], {"left_on": "k", "right_index": True},
+                     L.merge(Ri, left_on="k", right_index=True, how=how)),
+                    ("lindex", ["li", "rr"], {"left_index": True, "right_on": "k"},
+                     Li.merge(Rr, left_index=True, right_on="k", how=how))):
+                key = "%s.%s.%s" % (p, kind, how)
+                nodes.append(dict(extra, key=key, op="dataframe.merge",
+                                  inputs=[p + q for q in ins], how=how))
+                fetch.append(key)
+                want[key] = m
+    d = {"version": 1, "nodes": nodes, "fetch": fetch}
+    r = harness.run_mars(d, threads=2, args=["--data-dir", data])
+    try:
+        if r.rc != 0:
+            suite.fail("key-dtypes", "exit %d: %s" % (r.rc, r.brief_error()), d)
+            return
+        for key, m in want.items():
+            f = load_frame(r, key)
+            bad = []
+            wd = {c: str(t) for c, t in m.dtypes.items()}
+            if "k" in wd and f.get("dtypes", {}).get("k") != wd["k"]:
+                bad.append("key k %s, pandas %s" % (f.get("dtypes", {}).get("k"), wd["k"]))
+            if key.split(".")[1] == "index":  # the labels' type: ints or floats in JSON
+                lab = f.get("index", [])
+                if lab and all(isinstance(v, int) for v in lab) != (m.index.dtype.kind == "i"):
+                    bad.append("index labels %s, pandas %s" % (lab[:4], m.index.dtype))
+            got = [[None if v is None else float(v) for v in row] for row in f.get("data", [])]
+            exp = [[None if v is None else float(v) for v in row] for row in rows_of(m)]
+            gi = [None if v is None else float(v) for v in f.get("index", [])]
+            ei = [None if isinstance(v, float) and np.isnan(v) else float(v)
+                  for v in m.index.tolist()]
+            if got != exp or gi != ei:
+                bad.append("rows %s index %s, pandas %s index %s" % (got[:4], gi[:4], exp[:4],
+                                                                     ei[:4]))
+            suite.check("key-dtypes/" + key, not bad, "; ".join(bad), d)
+    finally:
+        harness.cleanup(r)
 
 
 if __name__ == "__main__":

@@ -939,7 +939,9 @@ class TestDataFrames(Base):
         jo = df.set_index("y").join(right.set_index("x"), how="outer")
         jk = df.join(right.set_index("x"), on="x", rsuffix="_r")  # left's index kept
         jh = df.set_index("y").join(right.set_index("x"), "inner")  # join(other, how)
-        res = marsc.execute(q, ml, mr, mi, jn, ri, pos, jo, jk, jh)
+        # its mirror: left's index with right's columns, right's index kept
+        mk = right.set_index("x").merge(df, how="outer", left_index=True, right_on="x")
+        res = marsc.execute(q, ml, mr, mi, jn, ri, pos, jo, jk, jh, mk)
         pq = pdf.query("x > 5 and z < 9")
         want = [pq,
                 pdf.merge(pr2, how="left", left_on="x", right_on="key", suffixes=("_l", "_r")),
@@ -950,7 +952,8 @@ class TestDataFrames(Base):
                 pq.reset_index(), pdf.merge(pright, on=["x"]),
                 pdf.set_index("y").join(pright.set_index("x"), how="outer"),
                 pdf.join(pright.set_index("x"), on="x", rsuffix="_r"),
-                pdf.set_index("y").join(pright.set_index("x"), how="inner")]
+                pdf.set_index("y").join(pright.set_index("x"), how="inner"),
+                pright.set_index("x").merge(pdf, how="outer", left_index=True, right_on="x")]
         for i, (t, w) in enumerate(zip(res, want)):
             got = t.fetch()
             # joins on the index too in pandas' order (sorted by label where

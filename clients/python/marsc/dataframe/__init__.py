@@ -401,8 +401,10 @@ class DataFrame(_Frame):
 
     def merge(self, right, how="inner", on=None, left_on=None, right_on=None, left_index=False,
               right_index=False, suffixes=("_x", "_y")):
-        """pandas' merge: on columns (on, or left_on and right_on) or on the
-        index (left_index and right_index); rows in pandas 1.5's order. The
+        """pandas' merge: on columns (on, or left_on and right_on), on the
+        index (left_index and right_index), or one side's columns with the
+        other's index (left_on with right_index, left_index with right_on:
+        the side of columns keeps its index); rows in pandas 1.5's order. The
         second argument is how, as in pandas, unless it names no how (an
         earlier client took on there)."""
         def names(v):
