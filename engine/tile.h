@@ -74,7 +74,8 @@ typedef enum {
     DFJ_SORT_PART,  /* in: every chunk's pack; off[0] = part */
     DFJ_MERGE_PART, /* in: left packs then right packs; off[0] = part, off[1] = left count,
                      * off[2] = output chunks (DFJ_MERGE_ORDER follows) or 0, off[3] = the
-                     * validated types (merge_conform) */
+                     * validated types (merge_conform); an outer merge with off[2]: then
+                     * every chunk's row count (DFJ_JOIN_COUNT of the packs' last part) */
     /* row-wise ops of engine/df/clean.c (fillna, dropna, isna, ...), by the
      * node's op: in: a chunk, then (off[0] = 1) the carry from the chunks
      * before it (ffill) or after it (bfill) */
@@ -119,8 +120,9 @@ typedef enum {
      * KEYS: in: a chunk of a side; a pack of off[0] parts of its index
      * levels alone, hashed, each row's position off[1] << 32 | row in a
      * column, then part off[0]: the chunk's row count. COUNT: in: every
-     * KEYS, left's then right's (their part off[0]); the counts in one
-     * column. CHECK: in: left's KEYS then right's (off[1] of left's),
+     * KEYS, left's then right's (their part off[0]), or an outer merge's
+     * HASH_PART packs (which then end with the same count part); the
+     * counts in one column. CHECK: in: left's KEYS then right's (off[1] of left's),
      * part off[0], then COUNT; one row of counts: rows of each side,
      * labels repeated on each side, labels not at the same place on both
      * sides. The sort after it (SORT_SAMPLE, SORT_SPLIT with every sample

@@ -513,9 +513,10 @@ static int64_t hash_packs(tctx_t *c, int node, const tgrid_t *A, int64_t np, int
 }
 
 /* np jobs of step k, job p reading part p of each of the n packs (their
- * off[0] = p): into out[0..np). 0, or -1 when tiling failed. */
+ * off[0] = p), and then job last's result whole when last >= 0: into
+ * out[0..np). 0, or -1 when tiling failed. */
 static int part_jobs(tctx_t *c, int node, dfjob_t k, const int32_t *packs, int64_t n, int64_t np,
-                     int32_t *out)
+                     int32_t last, int32_t *out)
 {
     if (n > INT_MAX) {
         tile__fail(c, "too many chunks");
@@ -523,10 +524,11 @@ static int part_jobs(tctx_t *c, int node, dfjob_t k, const int32_t *packs, int64
     }
     jparam_t *pp = dparam(c, node, k);
     for (int64_t p = 0; p < np; p++) {
-        int32_t ji = bjob(c, pp, (int)n);
+        int32_t ji = bjob(c, pp, (int)n + (last >= 0));
         if (ji < 0) return -1;
         for (int64_t q = 0; q < n; q++)
             tile__jin_direct(c, ji, (int)q, packs[q]);
+        if (last >= 0) tile__jin_direct(c, ji, (int)n, last);
         c->t->jobs[ji].off[0] = p;
         out[p] = ji;
     }
@@ -577,7 +579,7 @@ static tgrid_t *tile_groupby(tctx_t *c, int node)
         parts[k] = hj;
     }
     int32_t *fin = parts + nch;
-    if (part_jobs(c, node, DFJ_GB_PART, parts, nch, np, fin)) goto done;
+    if (part_jobs(c, node, DFJ_GB_PART, parts, nch, np, -1, fin)) goto done;
     for (int64_t p = 0; p < np; p++)
         c->t->jobs[fin[p]].off[1] = 1;
     int32_t mj = bjob(c, dparam(c, node, DFJ_GB_MERGE), (int)np);
@@ -837,7 +839,7 @@ static tgrid_t *tile_merge_keyed(tctx_t *c, int node)
         c->t->jobs[ji].off[2] = nl;
         pj[k] = ji;
     }
-    if (!(G = fgrid(c, nl, NULL)) || part_jobs(c, node, DFJ_MERGE_ORDER, pj, nl, nl, G->job)) {
+    if (!(G = fgrid(c, nl, NULL)) || part_jobs(c, node, DFJ_MERGE_ORDER, pj, nl, nl, -1, G->job)) {
         G = NULL;
         goto done;
     }
@@ -958,9 +960,22 @@ static tgrid_t *tile_merge(tctx_t *c, int node)
         tile__fail(c, "out of memory while tiling");
         goto done;
     }
+    /* an outer merge in order: where a side has no rows at all, pandas
+     * keeps the other's rows in their order, not grouped by key. Every
+     * pack ends with its chunk's row count, one job gathers them
+     * (DFJ_JOIN_COUNT) and every part reads that. */
+    int32_t cnt = -1;
+    if (order && ms->how == MERGE_OUTER && !ms->index) {
+        if (nl + nr > INT_MAX ||
+            (cnt = bjob(c, dparam(c, node, DFJ_JOIN_COUNT), (int)(nl + nr))) < 0)
+            goto done;
+        c->t->jobs[cnt].off[0] = np;
+        for (int64_t q = 0; q < nl + nr; q++)
+            tile__jin_direct(c, cnt, (int)q, packs[q]);
+    }
     if (!(G = fgrid(c, order ? nouts : np, NULL)) ||
-        part_jobs(c, node, DFJ_MERGE_PART, packs, nl + nr, np, order ? parts : G->job) ||
-        (order && part_jobs(c, node, DFJ_MERGE_ORDER, parts, np, nouts, G->job))) {
+        part_jobs(c, node, DFJ_MERGE_PART, packs, nl + nr, np, cnt, order ? parts : G->job) ||
+        (order && part_jobs(c, node, DFJ_MERGE_ORDER, parts, np, nouts, -1, G->job))) {
         G = NULL;
         goto done;
     }

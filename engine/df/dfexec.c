@@ -1212,6 +1212,37 @@ done:
     return rc;
 }
 
+/* An outer merge seen in order (its hash packs carry positions, off[3];
+ * its parts split by output chunk, off[2]): its packs end with the chunk's
+ * row count and its parts read them all (tile_df.c, tile_merge). */
+static bool outer_order(const graph_node_t *n, const job_t *j)
+{
+    if ((n->op != OP_DF_MERGE && n->op != OP_DF_JOIN) || n->df->merge.how != MERGE_OUTER ||
+        n->df->merge.index)
+        return false;
+    dfjob_t k = (dfjob_t)j->param->dfk;
+    return k == DFJ_HASH_PART ? j->off[3] != 0 : k == DFJ_MERGE_PART && j->off[2] > 0;
+}
+
+/* *empty: whether left's chunks (the first nl of the counts, a
+ * DFJ_JOIN_COUNT column) or right's (the rest) hold no row at all. */
+static int side_empty(const dfx_in_t *in, int nl, bool *empty, char *err, size_t errlen)
+{
+    frame_t c = {0};
+    if (view(in, &c, err, errlen)) return -1;
+    if (c.ncols != 1 || c.cols[0].type != FT_INT64 || c.nrows < nl) {
+        frame_free(&c);
+        return errmsg(err, errlen, "internal: a merge part without its chunks' counts");
+    }
+    const int64_t *cnt = c.cols[0].data;
+    int64_t tot[2] = {0, 0};
+    for (int64_t q = 0; q < c.nrows; q++)
+        tot[q >= nl] += cnt[q];
+    *empty = tot[0] == 0 || tot[1] == 0;
+    frame_free(&c);
+    return 0;
+}
+
 /* pandas' right merge keeps right's rows in order, each with its matches
  * in left's order; its outer merge groups the rows by key, left's keys in
  * the order they first appear in left, then right's other keys in the
@@ -1221,12 +1252,13 @@ done:
  * order (merge.c): so each row's position becomes its right row's
  * (right), or its key's first left position, else its key's first right
  * position placed after every left chunk (outer); the order job sorts by
- * it stably (an outer join on the index: each row's own position). The
- * position columns both sides carried are dropped and the
+ * it stably (an outer join on the index, or an outer merge where a side
+ * has no rows at all, own: each row's own position, pandas' order then).
+ * The position columns both sides carried are dropped and the
  * new one appended as MERGE_POS. l, r: the part's inputs; nl: left's
  * chunks. */
 static int pos_right_outer(frame_t *f, const frame_t *l, const frame_t *r, const df_merge_rows_t *m,
-                           const merge_spec_t *s, int64_t nl, char *err, size_t errlen)
+                           const merge_spec_t *s, int64_t nl, bool own, char *err, size_t errlen)
 {
     int lpc = named_col(l, MERGE_POS), rpc = named_col(r, MERGE_RPOS);
     if (rpc < 0 || (s->how == MERGE_OUTER && lpc < 0) || m->n != f->nrows)
@@ -1255,7 +1287,7 @@ static int pos_right_outer(frame_t *f, const frame_t *l, const frame_t *r, const
          * then right's other rows in order: either side as it is when the
          * other has no rows, pandas' order then; tile_index_order sorts
          * the rest) */
-        for (int64_t i = 0; i < n && !s->index; i++)
+        for (int64_t i = 0; i < n && !s->index && !own; i++)
             k[i] = first[m->group[i]];
         free(first);
     } else {
@@ -2120,7 +2152,10 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         break;
     case DFJ_HASH_PART: {
         nouts = j->off[0];
-        outs = calloc((size_t)nouts, sizeof(frame_t));
+        /* an outer merge seen in order: the chunk's row count as a last part
+         * (DFJ_JOIN_COUNT's, for whether a side is empty) */
+        bool count = outer_order(n, j);
+        outs = calloc((size_t)nouts + count, sizeof(frame_t));
         if (!outs) {
             oom(err, errlen);
             goto done;
@@ -2149,6 +2184,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         } else if (df_hash_partition(&v[0], cols, nc, (int)nouts, outs, err, errlen)) {
             goto done;
         }
+        if (count && int_row(&v[0].nrows, 1, &outs[nouts++], err, errlen)) goto done;
         rc = emit_pack(outs, nouts, blob, len, err, errlen);
         goto done;
     }
@@ -2260,9 +2296,14 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         break;
     }
     case DFJ_MERGE_PART: {
+        /* in: left's packs (off[1]), right's, then (an outer merge seen in
+         * order) every chunk's row count, DFJ_JOIN_COUNT's */
         int nl = (int)j->off[1];
+        bool counted = outer_order(n, j);
+        bool own = false; /* a side without rows: each row keeps its own place */
         if (gather_part(ins_, nl, j->off[0], &tmp, err, errlen) ||
-            gather_part(ins_ + nl, j->n_in - nl, j->off[0], &tmp2, err, errlen))
+            gather_part(ins_ + nl, j->n_in - nl - counted, j->off[0], &tmp2, err, errlen) ||
+            (counted && side_empty(&ins_[j->n_in - 1], nl, &own, err, errlen)))
             goto done;
         /* with DFJ_MERGE_ORDER after it: split by output chunk */
         bool ro = j->off[2] > 0 && (d->merge.how == MERGE_RIGHT || d->merge.how == MERGE_OUTER);
@@ -2285,7 +2326,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             if (rc == 0 && d->merge.how == MERGE_INNER)
                 rc = pos_by_key(&out, &d->merge, tmp.ncols, err, errlen);
             if (rc == 0 && ro)
-                rc = pos_right_outer(&out, &tmp, &tmp2, &mr, &d->merge, nl, err, errlen);
+                rc = pos_right_outer(&out, &tmp, &tmp2, &mr, &d->merge, nl, own, err, errlen);
             if (ro) df_merge_rows_free(&mr);
             if (rc == 0) rc = pos_split(&out, nouts, outs, err, errlen);
             if (rc == 0) rc = emit_pack(outs, nouts, blob, len, err, errlen);

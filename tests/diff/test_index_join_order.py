@@ -117,9 +117,8 @@ def make_on_case(rng, i, data):
         nodes.append({"key": p + "lq", "op": "dataframe.query", "inputs": [lk],
                       "expr": "a > 100"})
         L, lk = L.query("a > 100"), p + "lq"
-    elif rng.random() < 0.15 and how != "outer":
-        # right emptied (an outer merge on columns with a side of no rows:
-        # pandas keeps the other's order, not drawn, graph-format.md)
+    elif rng.random() < 0.15:
+        # R emptied (an outer merge then keeps L's rows in their order)
         nodes.append({"key": p + "rq", "op": "dataframe.query", "inputs": [rk],
                       "expr": "b > 100"})
         R, rk = R.query("b > 100"), p + "rq"

@@ -22,9 +22,8 @@ says); then, often, a last step that reduces: `groupby_agg` (one or two
 keys, several aggregations, `first` and `last` among them), `describe`,
 `sum`, `mean`, `nunique`, `value_counts`. Every graph runs in mars-run,
 and each fetched frame must equal pandas' answer (values, index, column
-names and dtypes; rows in pandas' order, a merge's included, but after an
-outer merge with an empty side; value_counts as counts per value in
-descending order, ties in any order).
+names and dtypes; rows in pandas' order, a merge's included; value_counts
+as counts per value in descending order, ties in any order).
 
 Environment: MARS_DIFF_SEED (default 20261123), MARS_DF_GRAPHS (default 60),
 MARS_DF_MAX_ROWS (default 400; rows per CSV at most, chunks scaled alike).
@@ -741,13 +740,10 @@ def main():
                     want = relax_pivot(got, want)
                 if g.per_chunk_int:
                     want = relax_per_chunk(got, want)
-                # a merge's rows come in pandas' order, with its index,
-                # but for an outer merge with an empty side (pandas gives
-                # the other side's order; docs/graph-format.md)
-                loose_order = g.merged and g.merge_in[2] == "outer" and \
-                    min(len(values[g.merge_in[0]]), len(values[g.merge_in[1]])) == 0
+                # a merge's rows come in pandas' order, with its index (an
+                # outer merge with an empty side: the other side's order)
                 why = same_counts(got, want) if g.counts else \
-                    test_df.expect_frame(got, want, sort_rows=loose_order)
+                    test_df.expect_frame(got, want, sort_rows=False)
                 if why:
                     suite.fail(case, why, doc)
                 else:

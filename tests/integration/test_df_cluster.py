@@ -10,7 +10,9 @@ DataFrames of one task are inputs of a later one (frames-across-tasks),
 datetime columns included (dates-across-tasks). Joins on the index come in
 pandas' order, sorted by key or not as the data says, and join's on= keeps
 left's index (index-join-order, tests/diff/test_index_join_order.py's
-cases; MARS_IJ_SEED).
+cases; MARS_IJ_SEED). An outer merge where a side has no rows keeps the
+other's order, the workers sending each chunk's row count (outer-empty,
+test_merge_order.py's cases).
 
 Run with Debian's python: /usr/bin/python3 tests/integration/test_df_cluster.py
 (MARS_BIN_DIR=build/san/bin runs it over the sanitized programs).
@@ -41,6 +43,7 @@ import test_df  # noqa: E402
 import test_df3  # noqa: E402
 import test_dates  # noqa: E402
 import test_index_join_order  # noqa: E402
+import test_merge_order  # noqa: E402
 import test_random_df_graphs  # noqa: E402
 
 MARS_RUN = os.path.join(BIN_DIR, "mars-run")
@@ -541,6 +544,28 @@ def main():
                             bad.append("%s %s: %s" % (c.name, key, why))
             check(not bad, "%d differences: %s", len(bad), "; ".join(bad)[:3000])
         run.case("index-join-order", index_join_order)
+
+        def outer_empty():
+            # each pack's last part, its chunk's row count, fetched alone
+            # by the count job (tile_job_pack_part) and read by every part
+            bad = []
+            for i, (name, doc, want) in enumerate(test_merge_order.outer_empty_docs(data)):
+                for f in ("oel.csv", "oer.csv") if i == 0 else ():  # written by the first
+                    with open(os.path.join(data, f), "rb") as fh:
+                        r = request("PUT", web, "/api/v1/files/" + f, body=fh.read(),
+                                    headers={"Content-Type": "text/csv"})
+                    check(r.status == 201, "upload %s: %r", f, r)
+                _, t = run_task(web, sid, doc)
+                if t["status"] != "succeeded":
+                    bad.append("%s: %s" % (name, t.get("error")))
+                    continue
+                for key, ref in want.items():
+                    got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
+                    why = test_merge_order.frame_differs(got, ref)
+                    if why:
+                        bad.append("%s %s: %s" % (name, key, why))
+            check(not bad, "%d differences: %s", len(bad), "; ".join(bad)[:3000])
+        run.case("outer-empty", outer_empty)
 
         def dates_across_tasks():
             # read_csv(parse_dates) on uneven chunks of two workers; the
