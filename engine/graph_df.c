@@ -141,6 +141,7 @@ static const char *const *df_fields(op_t op)
     static const char *const rp[] = {"to_replace", "value", NULL};
     static const char *const cp[] = {"lower", "upper", NULL};
     static const char *const rd[] = {"decimals", NULL};
+    static const char *const fq[] = {"freq", NULL};
     static const char *const si[] = {"keys", "drop", "append", NULL};
     static const char *const ri[] = {"drop", NULL};
     static const char *const il[] = {"rows", "columns", NULL};
@@ -248,6 +249,10 @@ static const char *const *df_fields(op_t op)
         return cp;
     case OP_DF_ROUND:
         return rd;
+    case OP_DF_DT_FLOOR:
+    case OP_DF_DT_CEIL:
+    case OP_DF_DT_ROUND:
+        return fq;
     case OP_DF_FROM_TENSOR:
         return ft;
     case OP_DF_READ_CSV:
@@ -3201,8 +3206,10 @@ static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     return 0;
 }
 
-/* dataframe.dt.*: the fields of a datetime64[ns] Series (dates.h) */
-static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, char *err, size_t errlen)
+/* dataframe.dt.*: the fields of a datetime64[ns] Series (dates.h); floor,
+ * ceil and round take a fixed frequency, d->n nanoseconds */
+static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                    size_t errlen)
 {
     if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);
@@ -3211,9 +3218,21 @@ static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, char *err, size_t
                      "Can only use .dt accessor with datetimelike values (the Series is %s; "
                      "read_csv's parse_dates makes datetime columns)",
                      df_col_type_name(&s->cols[0]));
+    if (n->op == OP_DF_DT_FLOOR || n->op == OP_DF_DT_CEIL || n->op == OP_DF_DT_ROUND) {
+        json_t *f = json_object_get(obj, "freq");
+        if (!json_is_string(f))
+            return XFAIL(n, "\"freq\" must be a frequency string such as \"D\", \"h\" or "
+                            "\"15min\"");
+        char msg[200];
+        if (date_parse_freq(json_string_value(f), &d->n, msg, sizeof msg))
+            return XFAIL(n, "freq: %s", msg);
+    }
     if (copy_schema(d, s)) return XFAIL(n, "out of memory");
-    d->cols[0].type = FT_INT64;
-    d->cols[0].unit = n->op == OP_DF_DT_DATE ? FU_DATE : FU_NONE;
+    ftype_t t;
+    int unit;
+    date_dt_type(n->op, &t, &unit);
+    d->cols[0].type = t;
+    d->cols[0].unit = unit;
     keep_rows(g, n, d, s);
     return 0;
 }
@@ -3602,6 +3621,10 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_GROUPBY_HEAD:
     case OP_DF_GROUPBY_TAIL:
     case OP_DF_DT_DATE:
+    case OP_DF_DT_FLOOR: /* datetimes still */
+    case OP_DF_DT_CEIL:
+    case OP_DF_DT_ROUND:
+    case OP_DF_DT_NORMALIZE:
     case OP_DF_ROUND:   /* datetimes pass through */
     case OP_DF_REPLACE: /* datetimes pass through */
         break;
@@ -3689,7 +3712,7 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     json_t *obj = d->json;
     int rc;
     if (n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE) { /* the dt accessor */
-        rc = infer_dt(g, n, d, err, errlen);
+        rc = infer_dt(g, n, d, obj, err, errlen);
         d->json = NULL;
         if (rc == 0) units_settle(n->op, d);
         return rc;

@@ -278,6 +278,20 @@
     X(DF_DT_DAYOFWEEK, "dataframe.dt.dayofweek", OPK_DF)                                           \
     X(DF_DT_DAYOFYEAR, "dataframe.dt.dayofyear", OPK_DF)                                           \
     X(DF_DT_QUARTER, "dataframe.dt.quarter", OPK_DF)                                               \
+    X(DF_DT_FLOOR, "dataframe.dt.floor", OPK_DF)                                                   \
+    X(DF_DT_CEIL, "dataframe.dt.ceil", OPK_DF)                                                     \
+    X(DF_DT_ROUND, "dataframe.dt.round", OPK_DF)                                                   \
+    X(DF_DT_NORMALIZE, "dataframe.dt.normalize", OPK_DF)                                           \
+    X(DF_DT_DAY_NAME, "dataframe.dt.day_name", OPK_DF)                                             \
+    X(DF_DT_MONTH_NAME, "dataframe.dt.month_name", OPK_DF)                                         \
+    X(DF_DT_DAYS_IN_MONTH, "dataframe.dt.days_in_month", OPK_DF)                                   \
+    X(DF_DT_IS_MONTH_START, "dataframe.dt.is_month_start", OPK_DF)                                 \
+    X(DF_DT_IS_MONTH_END, "dataframe.dt.is_month_end", OPK_DF)                                     \
+    X(DF_DT_IS_QUARTER_START, "dataframe.dt.is_quarter_start", OPK_DF)                             \
+    X(DF_DT_IS_QUARTER_END, "dataframe.dt.is_quarter_end", OPK_DF)                                 \
+    X(DF_DT_IS_YEAR_START, "dataframe.dt.is_year_start", OPK_DF)                                   \
+    X(DF_DT_IS_YEAR_END, "dataframe.dt.is_year_end", OPK_DF)                                       \
+    X(DF_DT_IS_LEAP_YEAR, "dataframe.dt.is_leap_year", OPK_DF)                                     \
     X(DF_DT_DATE, "dataframe.dt.date", OPK_DF)                                                     \
     /* multiout: ops with several results ("outputs"; engine/graph_multi.c) */                     \
     X(SPLIT, "split", OPK_SHAPE)                                                                   \

@@ -1,7 +1,9 @@
 /* libFuzzer target: date_parse (read_csv's parse_dates) on arbitrary
  * bytes. An accepted value is written back (date_format, the digits it
  * needs) and read again, which must give the same nanoseconds; its
- * calendar fields must be in range. */
+ * calendar fields must be in range. The same bytes as a frequency
+ * (date_parse_freq, dt.floor's freq): accepted, a positive number of
+ * nanoseconds; refused, a message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +14,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     int64_t ns, back, y;
     const char *why;
-    char buf[64];
+    char buf[64], fwhy[200];
+    if (size < 128) {
+        char f[128];
+        memcpy(f, data, size);
+        f[size] = 0;
+        int64_t fns = 0;
+        fwhy[0] = 0;
+        if (date_parse_freq(f, &fns, fwhy, sizeof fwhy) == 0 ? fns <= 0 : !fwhy[0]) abort();
+    }
     if (date_parse((const char *)data, size, &ns, &why) != 0) {
         if (!why || !*why) abort();
         return 0;

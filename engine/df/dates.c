@@ -213,9 +213,225 @@ static int64_t field(op_t op, int64_t ns)
         return d;
     case OP_DF_DT_QUARTER:
         return (m - 1) / 3 + 1;
+    case OP_DF_DT_DAYS_IN_MONTH:
+        return month_days(y, m);
     default: /* OP_DF_DT_DAYOFYEAR */
         return days - date_days_from_civil(y, 1, 1) + 1;
     }
+}
+
+void date_dt_type(op_t op, ftype_t *type, int *unit)
+{
+    *unit = FU_NONE;
+    *type = FT_INT64;
+    switch (op) {
+    case OP_DF_DT_DATE:
+        *unit = FU_DATE;
+        break;
+    case OP_DF_DT_FLOOR:
+    case OP_DF_DT_CEIL:
+    case OP_DF_DT_ROUND:
+    case OP_DF_DT_NORMALIZE:
+        *unit = FU_NS;
+        break;
+    case OP_DF_DT_DAY_NAME:
+    case OP_DF_DT_MONTH_NAME:
+        *type = FT_STRING;
+        break;
+    case OP_DF_DT_IS_MONTH_START:
+    case OP_DF_DT_IS_MONTH_END:
+    case OP_DF_DT_IS_QUARTER_START:
+    case OP_DF_DT_IS_QUARTER_END:
+    case OP_DF_DT_IS_YEAR_START:
+    case OP_DF_DT_IS_YEAR_END:
+    case OP_DF_DT_IS_LEAP_YEAR:
+        *type = FT_BOOL;
+        break;
+    default:
+        break;
+    }
+}
+
+int date_parse_freq(const char *s, int64_t *ns, char *why, size_t len)
+{
+    static const struct {
+        const char *name;
+        int64_t ns;
+    } units[] = {{"D", DATE_NS_PER_DAY},
+                 {"d", DATE_NS_PER_DAY},
+                 {"H", 3600000000000LL},
+                 {"h", 3600000000000LL},
+                 {"T", 60000000000LL},
+                 {"min", 60000000000LL},
+                 {"S", 1000000000},
+                 {"s", 1000000000},
+                 {"L", 1000000},
+                 {"ms", 1000000},
+                 {"U", 1000},
+                 {"us", 1000},
+                 {"N", 1},
+                 {"ns", 1}};
+    static const char *const calendar[] = {"W",  "M",   "MS", "SM",  "SMS", "Q",   "QS",   "A",
+                                           "AS", "Y",   "YS", "B",   "BM",  "BMS", "BQ",   "BQS",
+                                           "BA", "BAS", "BY", "BYS", "BH",  "C",   "CBMS", "CBH"};
+    size_t n = strlen(s), i = 0;
+    __int128 total = 0;
+    if (n == 0 || n > 64) {
+        snprintf(why, len, "Invalid frequency: '%.64s'", s);
+        return -1;
+    }
+    while (i < n) {
+        /* [digits[.digits]]unit */
+        __int128 whole = 0, frac = 0, scale = 1;
+        bool num = false;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            whole = whole * 10 + (s[i++] - '0');
+            num = true;
+            if (whole > INT64_MAX) goto invalid;
+        }
+        if (i < n && s[i] == '.' && num) {
+            i++;
+            while (i < n && s[i] >= '0' && s[i] <= '9' && scale < 1000000000000000000LL) {
+                frac = frac * 10 + (s[i++] - '0');
+                scale *= 10;
+            }
+        }
+        size_t a = i;
+        while (i < n && ((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z')))
+            i++;
+        if (i == a) { /* no unit: a sign, a bare number, anything else */
+            if (s[a] == '-' || s[a] == '+')
+                snprintf(why, len,
+                         "'%.64s': a frequency must be positive here (pandas floors "
+                         "and ceils a negative one the other way)",
+                         s);
+            else
+                snprintf(why, len, "Invalid frequency: '%.64s'", s);
+            return -1;
+        }
+        int64_t u = 0;
+        for (size_t k = 0; k < sizeof units / sizeof units[0] && !u; k++)
+            if (strlen(units[k].name) == i - a && !memcmp(units[k].name, s + a, i - a))
+                u = units[k].ns;
+        if (!u) {
+            /* a calendar frequency (W-SUN, MS, ...): its name before any '-' */
+            size_t b = i - a;
+            for (size_t k = 0; k < sizeof calendar / sizeof calendar[0]; k++)
+                if (strlen(calendar[k]) == b && !memcmp(calendar[k], s + a, b)) {
+                    snprintf(why, len, "%.64s is a non-fixed frequency", s);
+                    return -1;
+                }
+            goto invalid;
+        }
+        if (!num) whole = 1;
+        __int128 part = whole * u;
+        if (frac) {
+            __int128 f = frac * u;
+            if (f % scale) goto invalid; /* not a whole number of nanoseconds */
+            part += f / scale;
+        }
+        total += part;
+        if (total > INT64_MAX) {
+            snprintf(why, len, "'%.64s' is longer than datetime64[ns]'s range", s);
+            return -1;
+        }
+    }
+    if (total <= 0) {
+        snprintf(why, len, "'%.64s' is a frequency of zero (pandas divides by it)", s);
+        return -1;
+    }
+    *ns = (int64_t)total;
+    return 0;
+invalid:
+    snprintf(why, len, "Invalid frequency: '%.64s'", s);
+    return -1;
+}
+
+/* floor, ceil and round (pandas 1.5's round_nsint64: half to even, and for
+ * an odd unit ceil(v - unit / 2)) of v to unit u; false when the result
+ * is past datetime64[ns]'s range */
+static bool round_to(op_t op, int64_t v, int64_t u, int64_t *out)
+{
+    __int128 x = v, q, r, res;
+    if (op == OP_DF_DT_ROUND && u % 2) x -= u / 2;
+    q = x / u;
+    r = x % u;
+    if (r < 0) {
+        r += u;
+        q--;
+    }
+    if (op == OP_DF_DT_FLOOR)
+        res = q * u;
+    else if (op == OP_DF_DT_CEIL || u % 2)
+        res = r ? (q + 1) * u : x;
+    else
+        res = (q + (r > u / 2 || (r == u / 2 && (q & 1)))) * u;
+    if (res <= INT64_MIN || res > INT64_MAX) return false;
+    *out = (int64_t)res;
+    return true;
+}
+
+static const char *const day_names[7] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
+                                         "Friday", "Saturday", "Sunday"};
+static const char *const month_names[12] = {"January",   "February", "March",    "April",
+                                            "May",       "June",     "July",     "August",
+                                            "September", "October",  "November", "December"};
+
+/* An is_* field of a datetime that is not NaT. */
+static bool is_field(op_t op, int64_t ns)
+{
+    int64_t days = floordiv(ns, DATE_NS_PER_DAY), y;
+    int m, d;
+    date_civil_from_days(days, &y, &m, &d);
+    bool last = d == month_days(y, m);
+    switch (op) {
+    case OP_DF_DT_IS_MONTH_START:
+        return d == 1;
+    case OP_DF_DT_IS_MONTH_END:
+        return last;
+    case OP_DF_DT_IS_QUARTER_START:
+        return d == 1 && m % 3 == 1;
+    case OP_DF_DT_IS_QUARTER_END:
+        return last && m % 3 == 0;
+    case OP_DF_DT_IS_YEAR_START:
+        return d == 1 && m == 1;
+    case OP_DF_DT_IS_YEAR_END:
+        return d == 31 && m == 12;
+    default: /* OP_DF_DT_IS_LEAP_YEAR */
+        return leap(y);
+    }
+}
+
+/* day_name and month_name: strings, missing for NaT */
+static int dt_names(op_t op, const int64_t *v, int64_t n, fcol_t *o)
+{
+    int64_t nb = 1;
+    bool nat = false;
+    for (int64_t i = 0; i < n; i++)
+        nat |= v[i] == DATE_NAT;
+    nb += 9 * n; /* "Wednesday", "September": 9 bytes at most */
+    if (fcol_alloc(o, FT_STRING, n, nb, nat)) return -1;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (v[i] != DATE_NAT) {
+            int64_t days = floordiv(v[i], DATE_NS_PER_DAY), y;
+            int m, d;
+            const char *s;
+            if (op == OP_DF_DT_DAY_NAME) {
+                s = day_names[((days % 7) + 7 + 3) % 7];
+            } else {
+                date_civil_from_days(days, &y, &m, &d);
+                s = month_names[m - 1];
+            }
+            size_t l = strlen(s);
+            memcpy(o->bytes + at, s, l);
+            at += (int64_t)l;
+        }
+        o->offsets[i + 1] = at;
+        if (o->valid) o->valid[i] = v[i] != DATE_NAT;
+    }
+    o->bytes[at] = 0;
+    return 0;
 }
 
 int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
@@ -226,6 +442,40 @@ int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char
         return errmsg(err, errlen, "internal: dt accessor of a column that holds no datetimes");
     const int64_t *v = c->data;
     int64_t n = c->n;
+    ftype_t ty;
+    int unit;
+    date_dt_type(op, &ty, &unit);
+    if (ty != FT_INT64 || unit == FU_NS) {
+        if (df_out_like(d, in, out)) goto fail;
+        fcol_t *o = &out->cols[0];
+        if (ty == FT_STRING) {
+            if (dt_names(op, v, n, o)) goto fail;
+            return 0;
+        }
+        if (fcol_alloc(o, ty, n, 0, false)) goto fail;
+        o->unit = unit;
+        int64_t u = op == OP_DF_DT_NORMALIZE ? DATE_NS_PER_DAY : d->n;
+        op_t r = op == OP_DF_DT_NORMALIZE ? OP_DF_DT_FLOOR : op;
+        for (int64_t i = 0; i < n; i++) {
+            if (ty == FT_BOOL) {
+                ((uint8_t *)o->data)[i] = v[i] != DATE_NAT && is_field(op, v[i]);
+                continue;
+            }
+            int64_t *w = (int64_t *)o->data + i;
+            if (v[i] == DATE_NAT) {
+                *w = DATE_NAT;
+            } else if (!round_to(r, v[i], u, w)) {
+                char b[48];
+                date_format(v[i], FU_NS, 'T', -2, b, sizeof b);
+                frame_free(out);
+                return errmsg(err, errlen,
+                              "%s: %s to a multiple of %lld ns is out of datetime64[ns]'s range "
+                              "(pandas: OutOfBoundsDatetime)",
+                              op_name(op), b, (long long)u);
+            }
+        }
+        return 0;
+    }
     bool any_nat = false;
     for (int64_t i = 0; i < n && !any_nat; i++)
         any_nat = v[i] == DATE_NAT;

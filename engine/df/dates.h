@@ -53,9 +53,20 @@ int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, cha
 
 /* The dt accessor (dataframe.dt.year ... dataframe.dt.date) on a Series
  * chunk. Fields are int64, or float64 with NaN where the chunk holds NaT
- * (as pandas); date is a FU_DATE column. */
+ * (as pandas); date is a FU_DATE column; floor, ceil, round (to d->n
+ * nanoseconds) and normalize datetimes (NaT kept; a result past
+ * datetime64[ns]'s range fails the job); day_name and month_name strings
+ * (missing for NaT); the is_* fields bools (false for NaT). */
 int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
               size_t errlen);
+/* The type and unit of dt accessor op's column, as validated (the fields
+ * int64 here, float64 in a chunk holding NaT). */
+void date_dt_type(op_t op, ftype_t *type, int *unit);
+/* A fixed frequency as pandas' to_offset reads it ("D", "h", "15min",
+ * "1.5h", "2h30min"; units D, H/h, T/min, S/s, L/ms, U/us, N/ns): *ns > 0.
+ * Returns 0, or -1 with why (pandas' words for a calendar frequency: "W is
+ * a non-fixed frequency"). */
+int date_parse_freq(const char *s, int64_t *ns, char *why, size_t len);
 
 /* Sets the units of f's INT64 columns and index levels from the schema d
  * of the node that made f, where f's columns are the schema's (same count,

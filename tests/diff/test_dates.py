@@ -4,10 +4,12 @@ gives datetime64[ns] columns (NaT for empty fields; ISO dates, times with
 seconds and fractions, 'T' or a space, '/' dates, years before 1970 and
 leap days); the dt accessor's year, month, day, hour, minute, second,
 dayofweek, dayofyear, quarter and date, with and without NaT in the
-Series; groupby by a datetime column and by a month column; sort_values,
+Series; floor, ceil and round to fixed frequencies, normalize, day_name,
+month_name, days_in_month and the is_* fields; groupby by a datetime column and by a month column; sort_values,
 filters, merge, head and to_csv carrying datetime columns; and the
 rejections (an unknown parse_dates column, dt of a non-datetime Series, a
-value that is no date, a time zone). Each case runs on one-row chunks,
+value that is no date, a time zone, frequencies pandas refuses, a
+rounding past datetime64[ns]'s range). Each case runs on one-row chunks,
 small uneven chunks and one chunk.
 
 Usage: test_dates.py. Prints `RESULT passed=N failed=M`."""
@@ -28,6 +30,9 @@ import harness  # noqa: E402
 passed = failed = 0
 FIELDS = ["year", "month", "day", "hour", "minute", "second", "dayofweek", "dayofyear",
           "quarter"]
+DT_MORE = ["normalize", "day_name", "month_name", "days_in_month", "is_month_start",
+           "is_month_end", "is_quarter_start", "is_quarter_end", "is_year_start", "is_year_end",
+           "is_leap_year"]
 
 
 def report(name, why):
@@ -136,7 +141,8 @@ def plain(ref):
     """pandas' dt.date values (datetime.date objects) as the strings the
     engine writes"""
     if isinstance(ref, pd.Series) and ref.dtype == object:
-        return ref.map(lambda v: None if pd.isna(v) else v.isoformat())
+        return ref.map(lambda v: None if pd.isna(v) else v if isinstance(v, str)
+                       else v.isoformat())
     return ref
 
 
@@ -160,6 +166,16 @@ def compare(got, ref):
         return ""
     except (AssertionError, ValueError, TypeError, KeyError) as e:
         return str(e).replace("\n", " ")[:500]
+
+
+def dt_round(s, how, freq):
+    """pandas' s.dt.floor/ceil/round(freq), on the rows that hold a date:
+    pandas 1.5 rounds an odd number of nanoseconds by shifting the values,
+    NaT's int64 too, which overflows (graph-format.md); NaT stays NaT"""
+    out = s.copy()
+    m = s.notna()
+    out[m] = getattr(s[m].dt, how)(freq)
+    return out
 
 
 def rc_node(chunk, key="t"):
@@ -187,6 +203,19 @@ def cases(P):
         nodes.append(op("date", "dt.date", "c"))
         want["date"] = P[col].dt.date
         out.append(("dt_" + col, nodes, want))
+        # floor, ceil and round to fixed frequencies (half to even, an odd
+        # unit of nanoseconds as pandas), normalize, the names, the is_*
+        # fields and days_in_month
+        nodes, want = [op("c", "getitem", "t", columns=col)], {}
+        for f in ("D", "h", "15min", "2h30min", "s", "ms", "3D", "1.5H", "7s", "3N", "T", "L"):
+            for how in ("floor", "ceil", "round"):
+                key = "%s_%s" % (how, f.replace(".", "_"))
+                nodes.append(op(key, "dt." + how, "c", freq=f))
+                want[key] = dt_round(P[col], how, f)
+        nodes += [op(f, "dt." + f, "c") for f in DT_MORE]
+        want.update({f: getattr(P[col].dt, f)() if f in ("normalize", "day_name", "month_name")
+                     else getattr(P[col].dt, f) for f in DT_MORE})
+        out.append(("dt_more_" + col, nodes, want))
     m = P.assign(month=P.day.dt.month)
     out.append(("groupby_month", [
         op("c", "getitem", "t", columns="day"), op("m", "dt.month", "c"),
@@ -337,6 +366,11 @@ def rejects(data):
         f.write("when,v\n2024-01-01T10:00:00Z,1\n")
     with open(os.path.join(data, "word.csv"), "w") as f:
         f.write("when,v\n2024-01-01,1\nsoon,2\n")
+    with open(os.path.join(data, "edge.csv"), "w") as f:
+        f.write("when,v\n2262-04-11 23:00:00,1\n")
+    edge = [{"key": "t", "op": "dataframe.read_csv", "path": "edge.csv", "parse_dates": ["when"]},
+            op("c", "getitem", "t", columns="when")]
+    when = [rc_node(None), op("c", "getitem", "t", columns="when")]
     for name, nodes, code, words in [
         ("unknown_column", [{"key": "t", "op": "dataframe.read_csv", "path": "t.csv",
                              "parse_dates": ["nope"]}], 2,
@@ -369,6 +403,24 @@ def rejects(data):
                         "parse_dates": ["when"]}], 1, ["time zone"]),
         ("not_a_date", [{"key": "t", "op": "dataframe.read_csv", "path": "word.csv",
                          "parse_dates": ["when"]}], 1, ["'soon'", "not a date"]),
+        # dt.floor, ceil and round: pandas' words for a frequency it refuses
+        ("freq_calendar", when + [op("f", "dt.floor", "c", freq="W")], 2,
+         ["freq: W is a non-fixed frequency"]),
+        ("freq_month_start", when + [op("f", "dt.round", "c", freq="MS")], 2,
+         ["MS is a non-fixed frequency"]),
+        ("freq_invalid", when + [op("f", "dt.ceil", "c", freq="D2")], 2,
+         ["Invalid frequency: 'D2'"]),
+        ("freq_zero", when + [op("f", "dt.ceil", "c", freq="0h")], 2,
+         ["'0h' is a frequency of zero"]),
+        ("freq_negative", when + [op("f", "dt.floor", "c", freq="-1h")], 2,
+         ["must be positive"]),
+        ("freq_missing", when + [op("f", "dt.floor", "c")], 2, ['"freq" must be']),
+        ("freq_not_whole_ns", when + [op("f", "dt.floor", "c", freq="0.5N")], 2,
+         ["Invalid frequency: '0.5N'"]),
+        ("freq_of_normalize", when + [op("f", "dt.normalize", "c", freq="D")], 2,
+         ['unknown field "freq"']),
+        ("ceil_past_range", edge + [op("f", "dt.ceil", "c", freq="D")], 1,
+         ["2262-04-11T23:00:00", "out of datetime64[ns]'s range"]),
     ]:
         fetch = [nodes[-1]["key"]]
         rc, err, _ = run(nodes, fetch, data)

@@ -1077,6 +1077,20 @@ class TestDataFrames(Base):
             got = res[3].fetch()
             self.assertEqual(list(got.index), [x.isoformat() for x in want.index])
             self.assertEqual(got.n.tolist(), want.n.tolist())
+            # floor to the hour then group by it; names, is_month_end, normalize
+            h = df.assign(hour=df.when.dt.floor("h")).groupby("hour").agg(s=("v", "sum"))
+            b = df.assign(dn=df.when.dt.day_name(), me=df.when.dt.is_month_end,
+                          r=df.when.dt.round("15min"), nm=df.when.dt.normalize())
+            res = marsc.execute(h, b)
+            pd.testing.assert_frame_equal(
+                res[0].fetch(), pdf.assign(hour=pdf.when.dt.floor("h")).groupby("hour")
+                .agg(s=("v", "sum")))
+            pd.testing.assert_frame_equal(
+                res[1].fetch(), pdf.assign(dn=pdf.when.dt.day_name(), me=pdf.when.dt.is_month_end,
+                                           r=pdf.when.dt.round("15min"),
+                                           nm=pdf.when.dt.normalize()))
+            with self.assertRaises(marsc.GraphError):
+                df.when.dt.floor("W").execute()
         finally:
             shutil.rmtree(d)
 

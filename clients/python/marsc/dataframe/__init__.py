@@ -654,7 +654,45 @@ class _Dt:
     dayofyear = _field("dayofyear")
     quarter = _field("quarter")
     date = _field("date")
+    days_in_month = _field("days_in_month")
+    daysinmonth = days_in_month
+    is_month_start = _field("is_month_start")
+    is_month_end = _field("is_month_end")
+    is_quarter_start = _field("is_quarter_start")
+    is_quarter_end = _field("is_quarter_end")
+    is_year_start = _field("is_year_start")
+    is_year_end = _field("is_year_end")
+    is_leap_year = _field("is_leap_year")
     del _field
+
+    def _to(self, how, freq):
+        if not isinstance(freq, str):
+            raise TypeError("dt.%s: freq must be a string such as 'D', 'h' or '15min'" % how)
+        return _make("dataframe.dt." + how, [self._s], {"freq": freq}, "series")
+
+    def floor(self, freq):
+        """Series.dt.floor(freq): to a fixed frequency ('D', 'h', '15min' ...)"""
+        return self._to("floor", freq)
+
+    def ceil(self, freq):
+        """Series.dt.ceil(freq)"""
+        return self._to("ceil", freq)
+
+    def round(self, freq):
+        """Series.dt.round(freq), half to even as pandas"""
+        return self._to("round", freq)
+
+    def normalize(self):
+        """Series.dt.normalize(): each datetime at midnight"""
+        return _make("dataframe.dt.normalize", [self._s], None, "series")
+
+    def day_name(self):
+        """Series.dt.day_name(): 'Monday' ... (English, as pandas' default)"""
+        return _make("dataframe.dt.day_name", [self._s], None, "series")
+
+    def month_name(self):
+        """Series.dt.month_name(): 'January' ..."""
+        return _make("dataframe.dt.month_name", [self._s], None, "series")
 
 
 class GroupBy:
