@@ -270,6 +270,8 @@ static const char *const *df_fields(op_t op)
     case OP_DF_MAX:
     case OP_DF_COUNT:
     case OP_DF_PROD:
+    case OP_DF_ANY:
+    case OP_DF_ALL:
     case OP_DF_NUNIQUE:
         return red;
     case OP_DF_GROUPBY_AGG:
@@ -1122,6 +1124,10 @@ dfred_t df_red_of(op_t op)
         return DFR_PROD;
     case OP_DF_STD:
         return DFR_STD;
+    case OP_DF_ANY:
+        return DFR_ANY;
+    case OP_DF_ALL:
+        return DFR_ALL;
     default:
         return DFR_VAR;
     }
@@ -1140,6 +1146,9 @@ static int red_type(dfred_t r, int t)
     case DFR_SUM:
     case DFR_PROD:
         return t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
+    case DFR_ANY:
+    case DFR_ALL:
+        return FT_BOOL;
     default:
         return t;
     }
@@ -1171,10 +1180,13 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     bool series = in_vk(g, n, 0) == VK_SERIES;
     d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
     if (!d->sel) return XFAIL(n, "out of memory");
+    /* count counts every column, as pandas' count(); any and all read
+     * every column's truth (bool_only=None): a string's is being non-empty,
+     * a datetime's being other than 1970-01-01T00:00 */
+    bool every =
+        n->op == OP_DF_NUNIQUE || n->op == OP_DF_COUNT || n->op == OP_DF_ANY || n->op == OP_DF_ALL;
     for (int k = 0; k < s->ncols; k++)
-        /* count counts every column, as pandas' count() */
-        if (n->op == OP_DF_NUNIQUE || n->op == OP_DF_COUNT || numeric_col(&s->cols[k], series))
-            d->sel[d->nsel++] = k;
+        if (every || numeric_col(&s->cols[k], series)) d->sel[d->nsel++] = k;
     if (series) {
         if (d->nsel == 0 && n->op != OP_DF_COUNT)
             return XFAIL(n, "the Series is of type object; %s takes numbers", op_name(n->op));

@@ -181,6 +181,8 @@
     X(DF_PROD, "dataframe.prod", OPK_DF)                                                           \
     X(DF_STD, "dataframe.std", OPK_DF)                                                             \
     X(DF_VAR, "dataframe.var", OPK_DF)                                                             \
+    X(DF_ANY, "dataframe.any", OPK_DF)                                                             \
+    X(DF_ALL, "dataframe.all", OPK_DF)                                                             \
     X(DF_NUNIQUE, "dataframe.nunique", OPK_DF)                                                     \
     X(DF_DESCRIBE, "dataframe.describe", OPK_DF)                                                   \
     X(DF_GROUPBY_AGG, "dataframe.groupby_agg", OPK_DF)                                             \

@@ -663,6 +663,8 @@ static bool df_reduction(op_t op)
     case OP_DF_PROD:
     case OP_DF_STD:
     case OP_DF_VAR:
+    case OP_DF_ANY:
+    case OP_DF_ALL:
     case OP_DF_NUNIQUE:
         return true;
     default:

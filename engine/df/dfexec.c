@@ -701,6 +701,15 @@ static void part_f(part_t *p, dfred_t r, const double *x, int64_t n, int64_t st)
         }
         p->cnt = c;
         break;
+    case DFR_ANY:
+    case DFR_ALL: /* NaN skipped (skipna) */
+        for (int64_t i = 0; i < n; i++) {
+            double v = x[i * st];
+            c += v == v;
+            p->isum += v == v && v != 0;
+        }
+        p->cnt = c;
+        break;
     default: {
         for (int64_t i = 0; i < n; i++) {
             double v = x[i * st];
@@ -740,7 +749,13 @@ static void part_i(part_t *p, dfred_t r, const int64_t *x, int64_t n, int64_t st
     p->isum = (int64_t)s;
     p->iprod = (int64_t)pr;
     p->sum = ds;
-    p->prod = dp; /* the float fields too: see part_merge */
+    p->prod = dp;                       /* the float fields too: see part_merge */
+    if (r == DFR_ANY || r == DFR_ALL) { /* the values that are not zero */
+        int64_t nz = 0;
+        for (int64_t i = 0; i < n; i++)
+            nz += x[i * st] != 0;
+        p->isum = nz;
+    }
     if (r == DFR_STD || r == DFR_VAR) {
         double mean = n > 0 ? ds / (double)n : 0, m2 = 0;
         for (int64_t i = 0; i < n; i++) {
@@ -770,6 +785,37 @@ static void part_b(part_t *p, const uint8_t *x, const uint8_t *valid, int64_t n,
     p->iprod = c == t ? 1 : 0;
     double mean = c ? (double)t / (double)c : 0;
     p->m2 = (double)t * (1 - mean) * (1 - mean) + (double)(c - t) * mean * mean;
+}
+
+/* any and all of a frame's column: cnt its values (missing ones skipped,
+ * as skipna), isum those that are true as Python sees them: a number not
+ * zero, a non-empty string, a datetime other than the epoch (its int64), a
+ * date (always) */
+static void part_truth(part_t *p, const fcol_t *c)
+{
+    int64_t cnt = 0, t = 0;
+    for (int64_t i = 0; i < c->n; i++) {
+        if (fcol_is_na(c, i)) continue;
+        bool v;
+        if (c->type == FT_FLOAT64) {
+            double x = ((const double *)c->data)[i];
+            if (x != x) continue;
+            v = x != 0;
+        } else if (c->type == FT_INT64) {
+            int64_t x = ((const int64_t *)c->data)[i];
+            if (c->unit != FU_NONE && x == DATE_NAT) continue;
+            v = c->unit == FU_DATE || x != 0;
+        } else if (c->type == FT_BOOL) {
+            v = ((const uint8_t *)c->data)[i] != 0;
+        } else {
+            v = c->offsets[i + 1] > c->offsets[i];
+        }
+        cnt++;
+        t += v;
+    }
+    part_init(p, c->type == FT_FLOAT64 ? 0 : c->type == FT_INT64 ? 1 : c->type == FT_BOOL ? 2 : 3);
+    p->cnt = (double)cnt;
+    p->isum = t;
 }
 
 /* An int partial as a float one (its sum, m2 and prod are kept as doubles
@@ -887,7 +933,9 @@ static int run_red_map(const tile_t *t, const job_t *j, const dfx_in_t *in, void
     if (view(in, &f, err, errlen)) return -1;
     for (int k = 0; k < d->nsel; k++) {
         const fcol_t *c = &f.cols[d->sel[k]];
-        if (c->type == FT_FLOAT64) {
+        if (r == DFR_ANY || r == DFR_ALL) {
+            part_truth(&p[k], c);
+        } else if (c->type == FT_FLOAT64) {
             part_init(&p[k], 0);
             part_f(&p[k], r, c->data, c->n, 1);
         } else if (c->type == FT_INT64) {
@@ -937,6 +985,14 @@ static void red_value(dfred_t r, const part_t *p, int64_t ddof, int rt, void *ds
         break;
     case DFR_COUNT:
         iv = (int64_t)p->cnt;
+        isint = true;
+        break;
+    case DFR_ANY:
+        iv = p->isum > 0;
+        isint = true;
+        break;
+    case DFR_ALL:
+        iv = p->isum == (int64_t)p->cnt;
         isint = true;
         break;
     case DFR_MIN:

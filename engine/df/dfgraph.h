@@ -29,7 +29,18 @@ typedef struct {
 #define DF_EW_STRCMP 0xff
 
 /* Reduction ops (dataframe.sum ...): the statistic kept per column. */
-typedef enum { DFR_SUM, DFR_MEAN, DFR_MIN, DFR_MAX, DFR_COUNT, DFR_PROD, DFR_STD, DFR_VAR } dfred_t;
+typedef enum {
+    DFR_SUM,
+    DFR_MEAN,
+    DFR_MIN,
+    DFR_MAX,
+    DFR_COUNT,
+    DFR_PROD,
+    DFR_STD,
+    DFR_VAR,
+    DFR_ANY,
+    DFR_ALL
+} dfred_t;
 
 /* A literal parameter (fillna's value, replace's, isin's, clip's bounds). */
 typedef struct {
@@ -162,7 +173,7 @@ const char *df_type_name(int t, bool has_na);
 const char *fcol_type_name(const fcol_t *c, bool has_na);
 const char *df_col_type_name(const df_col_t *c);
 
-/* The statistic of reduction op (OP_DF_SUM ... OP_DF_VAR). */
+/* The statistic of reduction op (OP_DF_SUM ... OP_DF_VAR, OP_DF_ANY, OP_DF_ALL). */
 dfred_t df_red_of(op_t op);
 
 #endif

@@ -124,6 +124,8 @@ def evaluate(doc, data_dir="."):
             v = f(numeric_only=True, **kw) if isinstance(ins[0], pd.DataFrame) else f(**kw)
         elif op == "dataframe.nunique":
             v = ins[0].nunique()
+        elif op in ("dataframe.any", "dataframe.all"):
+            v = getattr(ins[0], op.split(".")[1])()
         elif op == "dataframe.count":
             v = ins[0].count()
         elif op.split(".")[1] in ("sum", "mean", "min", "max", "count", "prod"):

@@ -226,6 +226,18 @@ def main():
             fetch.append(k)
             # count counts every column (strings too), as pandas' count()
             refs[k] = ref.count() if r == "count" else getattr(ref, r)(numeric_only=True)
+    # any and all: every column's truth (strings non-empty, NaN skipped)
+    nodes += [{"key": "cs", "op": "dataframe.getitem", "inputs": ["csv"], "columns": "s"},
+              {"key": "es", "op": "dataframe.str.slice", "inputs": ["cs"], "start": 0,
+               "stop": 0}]
+    for src, ref in (("df", tdf), ("idf", idf), ("csv", pdf), ("f", tdf[tdf.w > 0.3]),
+                     ("f0", tdf[tdf.w > 100]), ("w", tdf.w), ("ci", pdf.i), ("cs", pdf.s),
+                     ("es", pdf.s.str.slice(0, 0)), ("m", tdf.w > 0.3)):
+        for r in ("any", "all"):
+            k = "%s_%s" % (src, r)
+            nodes.append({"key": k, "op": "dataframe." + r, "inputs": [src]})
+            fetch.append(k)
+            refs[k] = getattr(ref, r)()
     for r in reds:
         k = "w_" + r
         if r == "prod":
@@ -299,6 +311,8 @@ def main():
                 continue
             if isinstance(got, np.ndarray):
                 ok = same(got.item(), ref.item() if hasattr(ref, "item") else ref)
+                if k.endswith("_any") or k.endswith("_all"):  # numpy's bool, as pandas
+                    ok = ok and got.dtype == np.bool_ and got.item() is bool(ref)
                 report(k, ok, "%r vs pandas %r" % (got, ref))
                 continue
             why = expect_frame(got, ref)

@@ -20,7 +20,7 @@ and `query` comparing datetimes with date strings, and a `merge` with the dimens
 `how` (after a right or outer one the dtypes are compared as relax()
 says); then, often, a last step that reduces: `groupby_agg` (one or two
 keys, several aggregations, `first` and `last` among them), `describe`,
-`sum`, `mean`, `nunique`, `value_counts`. Every graph runs in mars-run,
+`sum`, `mean`, `nunique`, `any`, `all`, `value_counts`. Every graph runs in mars-run,
 and each fetched frame must equal pandas' answer (values, index, column
 names and dtypes; rows in pandas' order, a merge's included; value_counts
 as counts per value in descending order, ties in any order).
@@ -533,7 +533,10 @@ class Gen:
             self.cur = self.add({"op": "dataframe.value_counts", "inputs": [s]})
             self.counts = True
         elif r < 0.75:
-            self.cur = self.add({"op": "dataframe.nunique", "inputs": [self.cur]})
+            # any and all read every column, strings and datetimes too
+            self.cur = self.add({"op": self.rng.choice(["dataframe.nunique", "dataframe.any",
+                                                        "dataframe.all"]),
+                                 "inputs": [self.cur]})
         elif r < 0.8 and keys:
             self.cur = self.add({"op": "dataframe.groupby_size", "inputs": [self.cur],
                                  "by": self.rng.sample(keys, self.rng.randint(1, len(keys)))})

@@ -1039,6 +1039,14 @@ class TestDataFrames(Base):
                 else:
                     pd.testing.assert_series_equal(got, w, check_index_type=False,
                                                    obj="pair %d" % i)
+            # any and all: a bool Series of every column, and numpy bools
+            pd.testing.assert_series_equal(df.any().fetch(), pdf.any(), check_index_type=False)
+            pd.testing.assert_series_equal((num > 0).all().fetch(), (pnum > 0).all(),
+                                           check_index_type=False)
+            for t, w in ((df.x.any(), pdf.x.any()), ((df.i > 8).any(), (pdf.i > 8).any()),
+                         (df.k.all(), pdf.k.all())):
+                got = t.fetch()
+                self.assertEqual((bool(got), got.dtype), (bool(w), np.dtype(bool)))
         finally:
             shutil.rmtree(d)
 

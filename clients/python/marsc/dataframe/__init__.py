@@ -127,6 +127,8 @@ class _Frame(Entity):
     def count(self, axis=0): return self._reduce("count", axis)
     def prod(self, axis=0): return self._reduce("prod", axis)
     def nunique(self, axis=0): return self._reduce("nunique", axis)
+    def any(self, axis=0): return self._reduce("any", axis)
+    def all(self, axis=0): return self._reduce("all", axis)
 
     def std(self, axis=0, ddof=1):
         return self._reduce("std", axis, **({} if ddof == 1 else {"ddof": ddof}))
