@@ -1329,7 +1329,8 @@ static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
             if (json_is_string(x)) {
                 if (!(n->in[i].str = strdup(json_string_value(x))))
                     return NFAIL(c, n, "out of memory");
-                n->in[i].sc = sc_float(NAN);
+                double fv;
+                n->in[i].sc = sc_float(graph_float_word(n->in[i].str, &fv) ? fv : NAN);
             } else if (json_is_null(x)) {
                 n->in[i].sc = sc_float(NAN);
             } else if (!js_scalar(x, &n->in[i].sc)) {
@@ -1349,6 +1350,19 @@ static int parse_inputs(pctx_t *c, graph_node_t *n, graph_raw_t *r, json_t *obj)
         n->in[i].node = -1;
     }
     return 0;
+}
+
+bool graph_float_word(const char *s, double *v)
+{
+    if (!strcmp(s, "nan"))
+        *v = NAN;
+    else if (!strcmp(s, "inf") || !strcmp(s, "+inf"))
+        *v = INFINITY;
+    else if (!strcmp(s, "-inf"))
+        *v = -INFINITY;
+    else
+        return false;
+    return true;
 }
 
 /* multiout: the error for a key naming an op with several results, used

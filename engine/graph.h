@@ -28,8 +28,13 @@ typedef struct {
     int node; /* index into graph_t.nodes, or -1 for a scalar */
     scalar_t sc;
     char *str; /* node -1: a string literal ({"value": "..."}; owned), compared with
-                * Series of strings; sc is then unused */
+                * Series of strings; sc is then unused, but for "nan", "inf" and
+                * "-inf" (graph_float_word), also a number where no string meets it */
 } operand_t;
+
+/* Whether s is one of the words JSON's missing numbers are written as
+ * ("nan", "inf", "+inf", "-inf"); *v its value. */
+bool graph_float_word(const char *s, double *v);
 
 /* One entry of getitem's index, normalised against the input's shape
  * (as Python's slice.indices): an integer drops its axis. */

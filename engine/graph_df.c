@@ -2080,9 +2080,18 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
     d->ew_col = calloc((size_t)s->ncols * (size_t)n->n_in + 1, sizeof(int));
     d->ew_dt = calloc((size_t)s->ncols + 1, 1);
     if (!d->ew_col || !d->ew_dt) return XFAIL(n, "out of memory");
-    /* a Series result keeps the name when every Series input has it */
+    /* a Series result keeps the name when every Series input has it (where's
+     * values: not its condition, as pandas' s.where(cond)) */
     if (!any_df) {
-        for (int j = 0; j < n->n_in; j++) {
+        if (n->op == OP_WHERE) { /* the first value Series' name, or none */
+            int v = n->in[1].node >= 0 ? 1 : n->n_in > 2 && n->in[2].node >= 0 ? 2 : 0;
+            const df_col_t *c1 = v ? &in_df(g, n, v)->cols[0] : NULL;
+            free(d->cols[0].name);
+            d->cols[0].name = c1 && c1->name ? strdup(c1->name) : NULL;
+            d->cols[0].is_int = c1 && c1->is_int;
+            if (c1 && c1->name && !d->cols[0].name) return XFAIL(n, "out of memory");
+        }
+        for (int j = n->op == OP_WHERE; j < n->n_in; j++) {
             if (n->in[j].node < 0) continue;
             const df_col_t *c = &in_df(g, n, j)->cols[0];
             if (!c->name || !d->cols[0].name || c->is_int != d->cols[0].is_int ||
@@ -2114,15 +2123,26 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
         int in_nd[3] = {0, 0, 0};
         /* strings: compared with strings (columns or literals), giving bool */
         int nstr = 0, nother = 0;
+        bool str_col = false; /* "nan" and "inf" literals are numbers unless strings meet */
+        for (int j = 0; j < n->n_in; j++)
+            str_col |= n->in[j].node >= 0 && in_df(g, n, j)->cols[k].type == FT_STRING;
         for (int j = 0; j < n->n_in; j++) {
-            bool str = n->in[j].node < 0 ? n->in[j].str != NULL
+            double fv;
+            bool str = n->in[j].node < 0 ? n->in[j].str != NULL &&
+                                               (str_col || !graph_float_word(n->in[j].str, &fv))
                                          : in_df(g, n, j)->cols[k].type == FT_STRING;
             nstr += str;
             nother += !str;
         }
         if (nstr > 0) {
             char lb[128];
-            label_text(&s->cols[k], lb, sizeof lb);
+            const df_col_t *named = &s->cols[k]; /* the string column's label */
+            for (int j = 0; j < n->n_in; j++)
+                if (n->in[j].node >= 0 && in_df(g, n, j)->cols[k].type == FT_STRING) {
+                    named = &in_df(g, n, j)->cols[k];
+                    break;
+                }
+            label_text(named, lb, sizeof lb);
             if (!cmp || nother > 0)
                 return XFAIL(n,
                              "column %s: %s of strings takes strings (columns or {\"value\": "
@@ -3703,12 +3723,17 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
                              M->key);
         }
         if (!frames) {
-            for (int j = 0; j < n->n_in; j++)
-                if (n->in[j].node < 0 && n->in[j].str)
+            double fv;
+            for (int j = 0; j < n->n_in; j++) {
+                if (n->in[j].node >= 0 || !n->in[j].str) continue;
+                if (!graph_float_word(n->in[j].str, &fv))
                     return XFAIL(n,
                                  "inputs[%d] is a string; string literals are compared with "
                                  "Series of strings only",
                                  j);
+                free(n->in[j].str); /* "nan", "inf": the number (sc) */
+                n->in[j].str = NULL;
+            }
             return 1;
         }
         if (op_is_elementwise(n->op)) return infer_ew_frame(g, n, err, errlen);

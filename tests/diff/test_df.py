@@ -410,9 +410,50 @@ def main():
         ok = rc == 2 and 'node "r"' in err and "\n" not in err.strip()
         report("reject-" + name, ok, "exit %d: %s" % (rc, err.strip()[:300]))
         shutil.rmtree(out, ignore_errors=True)
+    literals(data, pdf)
     shutil.rmtree(data, ignore_errors=True)
     print("RESULT passed=%d failed=%d" % (passed, failed))
     return 1 if failed else 0
+
+
+def literals(data, pdf):
+    """{"value": "nan"}, "inf" and "-inf" (how JSON writes missing numbers,
+    and the client's NaN and infinities): numbers for tensors and numeric
+    columns, where(cond, s) with NaN as pandas' s.where(cond) (the name of
+    s kept), and still a string against a column of strings"""
+    x = np.array([1.5, -2.0, 0.0, 4.0])
+    nodes = [{"key": "x", "op": "array", "data": x.tolist(), "chunk_size": 3},
+             {"key": "xi", "op": "multiply", "inputs": ["x", {"value": "inf"}]},
+             {"key": "xn", "op": "add", "inputs": [{"value": "-inf"}, "x"]},
+             {"key": "xw", "op": "where", "inputs": [True, {"value": "nan"}, "x"]},
+             {"key": "c", "op": "dataframe.read_csv", "path": "t.csv", "chunk_bytes": 900},
+             {"key": "ci", "op": "dataframe.getitem", "inputs": ["c"], "columns": "i"},
+             {"key": "cf", "op": "dataframe.getitem", "inputs": ["c"], "columns": "f"},
+             {"key": "cs", "op": "dataframe.getitem", "inputs": ["c"], "columns": "s"},
+             {"key": "m", "op": "greater", "inputs": ["cf", 0]},
+             {"key": "wi", "op": "where", "inputs": ["m", "ci", {"value": "nan"}]},
+             {"key": "wm", "op": "where", "inputs": ["m", {"value": "-inf"}, "cf"]},
+             {"key": "fi", "op": "less", "inputs": ["cf", {"value": "inf"}]},
+             {"key": "sn", "op": "equal", "inputs": ["cs", {"value": "nan"}]}]
+    with np.errstate(invalid="ignore"):
+        want = {"xi": x * np.inf, "xn": -np.inf + x, "xw": np.where(True, np.nan, x),
+                "wi": pdf.i.where(pdf.f > 0), "wm": pdf.f.mask(pdf.f > 0, -np.inf),
+                "fi": pdf.f < np.inf, "sn": pdf.s == "nan"}
+    rc, err, out = run({"version": 1, "nodes": nodes, "fetch": list(want)}, data)
+    if rc != 0:
+        report("literals", False, "exit %d: %s" % (rc, err.strip()[:300]))
+        return
+    for k, ref in want.items():
+        got = load(out, k)
+        if isinstance(ref, np.ndarray):
+            ok = got.dtype == ref.dtype and np.array_equal(got, ref, equal_nan=True)
+            report("literals-" + k, ok, "%r vs numpy %r" % (got, ref))
+        else:
+            why = expect_frame(got, ref)
+            if not why and got.get("name") != ref.name:
+                why = "name %r, pandas %r" % (got.get("name"), ref.name)
+            report("literals-" + k, not why, why)
+    shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":

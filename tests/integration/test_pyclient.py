@@ -1047,6 +1047,25 @@ class TestDataFrames(Base):
                          (df.k.all(), pdf.k.all())):
                 got = t.fetch()
                 self.assertEqual((bool(got), got.dtype), (bool(w), np.dtype(bool)))
+            # where, mask and between
+            pairs = [(df.i.where(df.x > 3), pdf.i.where(pdf.x > 3)),
+                     (df.x.where(df.i < 0, -1.5), pdf.x.where(pdf.i < 0, -1.5)),
+                     (df.i.mask(df.i > 2, 0), pdf.i.mask(pdf.i > 2, 0)),
+                     (num.where(num > 1), pnum.where(pnum > 1)),
+                     (num.mask(num < 0, -1), pnum.mask(pnum < 0, -1)),
+                     (df.x.between(2, 5), pdf.x.between(2, 5)),
+                     (df.i.between(-3, 3, inclusive="neither"),
+                      pdf.i.between(-3, 3, inclusive="neither")),
+                     (df[df.x.between(1, 4, inclusive="left")],
+                      pdf[pdf.x.between(1, 4, inclusive="left")])]
+            for i, (t, w) in enumerate(zip(marsc.execute(*[t for t, _ in pairs]), pairs)):
+                got, w = t.fetch(), w[1]
+                if isinstance(w, pd.DataFrame):
+                    pd.testing.assert_frame_equal(got, w, check_index_type=False,
+                                                  obj="where %d" % i)
+                else:
+                    pd.testing.assert_series_equal(got, w, check_index_type=False,
+                                                   obj="where %d" % i)
         finally:
             shutil.rmtree(d)
 

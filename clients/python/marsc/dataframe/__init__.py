@@ -130,6 +130,17 @@ class _Frame(Entity):
     def any(self, axis=0): return self._reduce("any", axis)
     def all(self, axis=0): return self._reduce("all", axis)
 
+    def where(self, cond, other=np.nan):
+        """pandas' where: this value where cond holds, else other (a number,
+        NaN by default, or a frame like this one); cond a bool Series for a
+        Series, a bool DataFrame of the same columns for a DataFrame. The
+        engine's `where` on numbers and bools (strings: refused)."""
+        return elementwise("where", [cond, self, other])
+
+    def mask(self, cond, other=np.nan):
+        """pandas' mask: other where cond holds, else this value."""
+        return elementwise("where", [cond, other, self])
+
     def std(self, axis=0, ddof=1):
         return self._reduce("std", axis, **({} if ddof == 1 else {"ddof": ddof}))
 
@@ -528,6 +539,16 @@ class Series(_Frame):
         if isinstance(mask, Series):
             return _make("dataframe.filter", [self, mask], None, "series")
         raise TypeError("a marsc Series is indexed by a boolean Series (s[s > 0])")
+
+    def between(self, left, right, inclusive="both"):
+        """pandas' between: left <= s <= right ("both"), or with "left",
+        "right" or "neither" the ends that count; missing values are
+        false."""
+        if inclusive not in ("both", "left", "right", "neither"):
+            raise ValueError('inclusive must be "both", "left", "right" or "neither"')
+        lo = self >= left if inclusive in ("both", "left") else self > left
+        hi = self <= right if inclusive in ("both", "right") else self < right
+        return lo & hi
 
     def value_counts(self):
         """Counts per value, descending (the values become the index)."""
