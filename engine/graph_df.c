@@ -142,6 +142,8 @@ static const char *const *df_fields(op_t op)
     static const char *const cp[] = {"lower", "upper", NULL};
     static const char *const rd[] = {"decimals", NULL};
     static const char *const fq[] = {"freq", NULL};
+    static const char *const ew[] = {"com",    "span",      "halflife", "alpha", "min_periods",
+                                     "adjust", "ignore_na", "agg",      NULL};
     static const char *const si[] = {"keys", "drop", "append", NULL};
     static const char *const ri[] = {"drop", NULL};
     static const char *const il[] = {"rows", "columns", NULL};
@@ -212,6 +214,8 @@ static const char *const *df_fields(op_t op)
         return pe;
     case OP_DF_ROLLING:
         return ro;
+    case OP_DF_EWM:
+        return ew;
     case OP_DF_SET_INDEX:
         return si;
     case OP_DF_RESET_INDEX:
@@ -3073,6 +3077,67 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
 /* ---------------------------------------------------------------------------
  * Running ops (engine/df/running.c) */
 
+/* ewm: exactly one of com, span, halflife, alpha as pandas 1.5 checks
+ * them, made a center of mass; min_periods (at least 1, as pandas makes
+ * it), adjust, ignore_na, agg mean or sum */
+static int infer_ewm(graph_node_t *n, df_node_t *d, json_t *obj, char *err, size_t errlen)
+{
+    static const char *const names[] = {"com", "span", "halflife", "alpha"};
+    int given = -1;
+    double v = 0;
+    for (int q = 0; q < 4; q++) {
+        json_t *x = json_object_get(obj, names[q]);
+        if (!x || json_is_null(x)) continue;
+        if (given >= 0) return XFAIL(n, "comass, span, halflife, and alpha are mutually exclusive");
+        if (!json_is_number(x)) return XFAIL(n, "\"%s\" must be a number", names[q]);
+        given = q;
+        v = json_number_value(x);
+    }
+    switch (given) {
+    case 0:
+        if (!(v >= 0)) return XFAIL(n, "comass must satisfy: comass >= 0");
+        d->ewm_com = v;
+        break;
+    case 1:
+        if (!(v >= 1)) return XFAIL(n, "span must satisfy: span >= 1");
+        d->ewm_com = (v - 1) / 2.0;
+        break;
+    case 2:
+        if (!(v > 0) || isinf(v)) return XFAIL(n, "halflife must satisfy: halflife > 0");
+        d->ewm_com = 1.0 / (1.0 - exp(log(0.5) / v)) - 1.0;
+        break;
+    case 3:
+        if (!(v > 0 && v <= 1)) return XFAIL(n, "alpha must satisfy: 0 < alpha <= 1");
+        d->ewm_com = 1.0 / v - 1.0;
+        break;
+    default:
+        return XFAIL(n, "Must pass one of comass, span, halflife, or alpha");
+    }
+    if (!isfinite(d->ewm_com)) return XFAIL(n, "the center of mass is not finite");
+    json_t *mp = json_object_get(obj, "min_periods"), *ad = json_object_get(obj, "adjust");
+    json_t *ig = json_object_get(obj, "ignore_na"), *ag = json_object_get(obj, "agg");
+    d->minp = 1;
+    if (mp && !json_is_null(mp)) {
+        if (!json_is_integer(mp) || json_integer_value(mp) < 0)
+            return XFAIL(n, "\"min_periods\" must be an integer >= 0");
+        if (json_integer_value(mp) > 1) d->minp = (int64_t)json_integer_value(mp);
+    }
+    if ((ad && !json_is_boolean(ad)) || (ig && !json_is_boolean(ig)))
+        return XFAIL(n, "\"adjust\" and \"ignore_na\" must be booleans");
+    d->ewm_adjust = !ad || json_is_true(ad);
+    d->ewm_ignore_na = ig && json_is_true(ig);
+    d->ragg = DFRA_MEAN;
+    if (ag && !json_is_null(ag)) {
+        if (!json_is_string(ag) ||
+            (strcmp(json_string_value(ag), "mean") && strcmp(json_string_value(ag), "sum")))
+            return XFAIL(n, "\"agg\" must be mean or sum");
+        if (!strcmp(json_string_value(ag), "sum")) d->ragg = DFRA_SUM;
+    }
+    if (d->ragg == DFRA_SUM && !d->ewm_adjust)
+        return XFAIL(n, "sum is not implemented with adjust=False");
+    return 0;
+}
+
 static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
 {
@@ -3109,6 +3174,8 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count");
         /* pandas 1.5: count's min_periods defaults to 0 */
         if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
+    } else if (op == OP_DF_EWM) {
+        if (infer_ewm(n, d, obj, err, errlen)) return -1;
     } else {
         json_t *p = json_object_get(obj, "periods");
         d->n = 1;
@@ -3132,10 +3199,14 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             continue;
         }
         bool ok = t == FT_INT64 || t == FT_FLOAT64 ||
-                  (t == FT_BOOL && (op == OP_DF_CUMSUM || op == OP_DF_CUMPROD));
+                  (t == FT_BOOL && (op == OP_DF_CUMSUM || op == OP_DF_CUMPROD || op == OP_DF_EWM));
+        if (op == OP_DF_EWM && s->cols[k].unit != FU_NONE) ok = false; /* datetimes */
         if (!ok)
-            return XFAIL(n, "column %s is %s; %s takes numbers", lb, df_type_name(t, false),
-                         op_name(op));
+            return XFAIL(n, "column %s is %s; %s takes numbers%s", lb,
+                         df_col_type_name(&s->cols[k]), op_name(op),
+                         op == OP_DF_EWM ? " (select the numeric columns first: pandas 1.5 drops "
+                                           "the others with a warning)"
+                                         : "");
         d->cols[k].type = cum ? (t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64) : FT_FLOAT64;
     }
     keep_rows(g, n, d, s);
@@ -3838,6 +3909,7 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_SHIFT:
     case OP_DF_PCT_CHANGE:
     case OP_DF_ROLLING:
+    case OP_DF_EWM:
         rc = infer_running(g, n, d, obj, err, errlen);
         break;
     case OP_DF_MEDIAN:

@@ -182,6 +182,7 @@
     X(DF_STD, "dataframe.std", OPK_DF)                                                             \
     X(DF_VAR, "dataframe.var", OPK_DF)                                                             \
     X(DF_ANY, "dataframe.any", OPK_DF)                                                             \
+    X(DF_EWM, "dataframe.ewm", OPK_DF)                                                             \
     X(DF_ALL, "dataframe.all", OPK_DF)                                                             \
     X(DF_NUNIQUE, "dataframe.nunique", OPK_DF)                                                     \
     X(DF_DESCRIBE, "dataframe.describe", OPK_DF)                                                   \

@@ -133,9 +133,13 @@ typedef struct df_node {
     int nkey;
     int *key;
     /* running.c's ops: n the periods (diff, shift, pct_change) or the
-     * window (rolling), minp rolling's min_periods, ragg its DFRA_* */
+     * window (rolling), minp rolling's (ewm's) min_periods, ragg its DFRA_*
+     * (ewm: DFRA_MEAN or DFRA_SUM); ewm's center of mass, adjust and
+     * ignore_na */
     int64_t minp;
     int ragg;
+    double ewm_com;
+    bool ewm_adjust, ewm_ignore_na;
     /* strings.c's ops: pat and repl (owned), regex, icase (contains'
      * case=false), sget (split's element, has_get), n (split's and
      * replace's count, -1 all), sl/sl_has (slice), compiled regex (re) */

@@ -19,9 +19,22 @@ static bool is_cum(op_t op)
     return op == OP_DF_CUMSUM || op == OP_DF_CUMPROD || op == OP_DF_CUMMAX || op == OP_DF_CUMMIN;
 }
 
+/* The ops whose carry is a state folded row by row (cumulative, ewm) and
+ * the rows of that state: value and has (cumulative); ewm's weighted
+ * value, old weight and observation count. */
+static bool is_scan(op_t op)
+{
+    return is_cum(op) || op == OP_DF_EWM;
+}
+
+static int64_t state_rows(op_t op)
+{
+    return op == OP_DF_EWM ? 3 : 2;
+}
+
 bool df_run_forward(const df_node_t *d, op_t op)
 {
-    return is_cum(op) || op == OP_DF_ROLLING || d->n >= 0;
+    return is_scan(op) || op == OP_DF_ROLLING || d->n >= 0;
 }
 
 /* rows of context a chunk needs from its neighbours */
@@ -115,6 +128,62 @@ static int cum_col(op_t op, const fcol_t *c, int ot, const fcol_t *cc, bool edge
     if (edge) {
         y[0] = has ? acc : 0;
         y[1] = has;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ ewm */
+
+/* pandas 1.5's ewm (window/aggregations.pyx, ewm) over column c, row by
+ * row from the state in cc (3 rows: weighted, old weight, observations;
+ * NULL: pandas' start, NaN, 1, 0, which its first row meets as every
+ * other), so that a chunk after a carry gives the very numbers one pass
+ * over the whole column gives. o: the values (float64) or the 3-row
+ * state (edge). */
+static int ewm_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, bool edge, fcol_t *o)
+{
+    int64_t n = c->n;
+    if (fcol_alloc(o, FT_FLOAT64, edge ? 3 : n, 0, false)) return -1;
+    double *y = o->data;
+    double weighted = cc ? num(cc, 0) : NAN, old_wt = cc ? num(cc, 1) : 1.0;
+    int64_t nobs = cc ? (int64_t)num(cc, 2) : 0;
+    double alpha = 1.0 / (1.0 + d->ewm_com), factor = 1.0 - alpha;
+    double new_wt = d->ewm_adjust ? 1.0 : alpha;
+    bool normalize = d->ragg != DFRA_SUM;
+    for (int64_t i = 0; i < n; i++) {
+        double cur = fcol_is_na(c, i) ? NAN : num(c, i);
+        bool obs = cur == cur;
+        nobs += obs;
+        if (weighted == weighted) {
+            if (obs || !d->ewm_ignore_na) {
+                if (normalize)
+                    old_wt *= factor;
+                else
+                    weighted = factor * weighted;
+                if (obs) {
+                    if (normalize) {
+                        if (weighted != cur) {
+                            weighted = old_wt * weighted + new_wt * cur;
+                            weighted /= old_wt + new_wt;
+                        }
+                        if (d->ewm_adjust)
+                            old_wt += new_wt;
+                        else
+                            old_wt = 1.0;
+                    } else {
+                        weighted += cur;
+                    }
+                }
+            }
+        } else if (obs) {
+            weighted = cur;
+        }
+        if (!edge) y[i] = nobs >= d->minp ? weighted : NAN;
+    }
+    if (edge) {
+        y[0] = weighted;
+        y[1] = old_wt;
+        y[2] = (double)nobs;
     }
     return 0;
 }
@@ -290,17 +359,33 @@ static int concat2(const frame_t *a, const frame_t *b, frame_t *out, char *err, 
     return dfx_concat(p, 2, out, err, errlen);
 }
 
+/* A scan's carry frame: state_rows(op) rows indexed 0.., d's labels, its
+ * columns for the caller to fill. */
+static int state_frame(const df_node_t *d, op_t op, const frame_t *in, frame_t *out)
+{
+    int64_t r = state_rows(op);
+    if (frame_alloc(out, false, r, d->ncols, 1) || labels(d, in, out, false) ||
+        fcol_alloc(&out->idx[0], FT_INT64, r, 0, false))
+        return -1;
+    for (int64_t q = 0; q < r; q++)
+        ((int64_t *)out->idx[0].data)[q] = q;
+    return 0;
+}
+
 int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                char *err, size_t errlen)
 {
     if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx) || labels(d, in, out, true))
         goto fail;
     out->range_index = in->range_index;
-    if (is_cum(op)) {
-        for (int k = 0; k < d->ncols; k++)
-            if (cum_col(op, &in->cols[k], d->cols[k].type, carry ? &carry->cols[k] : NULL, false,
-                        &out->cols[k]))
+    if (is_scan(op)) {
+        for (int k = 0; k < d->ncols; k++) {
+            const fcol_t *cc = carry ? &carry->cols[k] : NULL;
+            if (op == OP_DF_EWM
+                    ? ewm_col(d, &in->cols[k], cc, false, &out->cols[k])
+                    : cum_col(op, &in->cols[k], d->cols[k].type, cc, false, &out->cols[k]))
                 goto fail;
+        }
         return 0;
     }
     frame_t all = {0};
@@ -329,14 +414,13 @@ fail:
 int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                 size_t errlen)
 {
-    if (is_cum(op)) {
-        if (frame_alloc(out, false, 2, d->ncols, 1) || labels(d, in, out, false) ||
-            fcol_alloc(&out->idx[0], FT_INT64, 2, 0, false))
-            goto fail;
-        ((int64_t *)out->idx[0].data)[0] = 0;
-        ((int64_t *)out->idx[0].data)[1] = 1;
+    if (is_scan(op)) {
+        if (state_frame(d, op, in, out)) goto fail;
         for (int k = 0; k < d->ncols; k++)
-            if (cum_col(op, &in->cols[k], d->cols[k].type, NULL, true, &out->cols[k])) goto fail;
+            if (op == OP_DF_EWM
+                    ? ewm_col(d, &in->cols[k], NULL, true, &out->cols[k])
+                    : cum_col(op, &in->cols[k], d->cols[k].type, NULL, true, &out->cols[k]))
+                goto fail;
         return 0;
     }
     int64_t w = width(d, op), n = in->nrows < w ? in->nrows : w;
@@ -360,16 +444,14 @@ fail:
 int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near,
                    frame_t *out, char *err, size_t errlen)
 {
-    if (is_cum(op)) {
-        if (frame_alloc(out, false, 2, d->ncols, 1) || labels(d, near, out, false) ||
-            fcol_alloc(&out->idx[0], FT_INT64, 2, 0, false))
-            goto fail;
-        ((int64_t *)out->idx[0].data)[0] = 0;
-        ((int64_t *)out->idx[0].data)[1] = 1;
+    if (is_scan(op)) {
+        if (state_frame(d, op, near, out)) goto fail;
         /* near is the next chunk itself: its values folded into the carry
-         * one by one, as a sequential cumsum adds them */
+         * one by one, as a sequential cumsum (or pandas' ewm) takes them */
         for (int k = 0; k < d->ncols; k++)
-            if (cum_col(op, &near->cols[k], d->cols[k].type, &far->cols[k], true, &out->cols[k]))
+            if (op == OP_DF_EWM ? ewm_col(d, &near->cols[k], &far->cols[k], true, &out->cols[k])
+                                : cum_col(op, &near->cols[k], d->cols[k].type, &far->cols[k], true,
+                                          &out->cols[k]))
                 goto fail;
         return 0;
     }

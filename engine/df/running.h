@@ -1,8 +1,9 @@
 /* running.h: the running ops of graph-format.md's additions
  * (dataframe.cumsum, cumprod, cummax, cummin, diff, shift, pct_change,
- * rolling) on one chunk, with a carry from the chunks before it (after it
+ * rolling, ewm) on one chunk, with a carry from the chunks before it (after it
  * for negative periods): the cumulative ops carry the running value (a
- * 2-row frame: the values, then 1 where a value exists), the windowed ops
+ * 2-row frame: the values, then 1 where a value exists), ewm its state (a
+ * 3-row frame: pandas' weighted value, old weight, observations), the windowed ops
  * the last rows of the data before the chunk (diff, shift, pct_change:
  * |periods| rows, pct_change's forward-filled as pandas' fill_method "pad";
  * rolling: window - 1 rows). Semantics are pandas 1.5's. 0, or -1 with a

@@ -190,6 +190,10 @@ def evaluate(doc, data_dir="."):
                 v = ins[0].loc[r] if "columns" not in n else ins[0].loc[r, n["columns"]]
         elif op == "dataframe.sort_index":
             v = ins[0].sort_index(ascending=n.get("ascending", True), kind="mergesort")
+        elif op == "dataframe.ewm":
+            kw = {k: n[k] for k in ("com", "span", "halflife", "alpha", "min_periods", "adjust",
+                                    "ignore_na") if k in n}
+            v = getattr(ins[0].ewm(**kw), n.get("agg", "mean"))()
         elif op == "dataframe.rolling":
             r = ins[0].rolling(n["window"], min_periods=n.get("min_periods"),
                                center=n.get("center", False))

@@ -804,13 +804,53 @@ def rolling(data, pdf):
 
 
 @case
+def ewm(data, pdf):
+    """ewm's mean and sum, pandas' own recurrence carried from chunk to
+    chunk: com, span, halflife and alpha, adjust, ignore_na and
+    min_periods, over NaN and bools, on many chunks and on one-row ones"""
+    num = {"key": "nu", "op": "dataframe.getitem", "inputs": ["t"], "columns": ["k", "i", "f"]}
+    num1 = {"key": "nu1", "op": "dataframe.getitem", "inputs": ["t1"], "columns": ["k", "f"]}
+    fs = {"key": "fs", "op": "dataframe.getitem", "inputs": ["t1"], "columns": "f"}
+    nodes = [CSV, CSV1, num, num1, fs]
+    nf, nf1 = pdf[["k", "i", "f"]], pdf[["k", "f"]]
+    want = {}
+    for q, (kw, src, ref) in enumerate((
+            ({"span": 5}, "nu", nf), ({"com": 0.5}, "nu1", nf1), ({"halflife": 3}, "nu", nf),
+            ({"alpha": 0.3}, "nu1", nf1), ({"alpha": 1}, "nu", nf),
+            ({"span": 4, "adjust": False}, "nu", nf), ({"com": 2, "ignore_na": True}, "nu1", nf1),
+            ({"alpha": 0.2, "adjust": False, "ignore_na": True}, "nu1", nf1),
+            ({"span": 3, "min_periods": 4}, "nu", nf), ({"com": 1}, "fs", pdf.f))):
+        for agg in ("mean", "sum"):
+            if agg == "sum" and kw.get("adjust") is False:
+                continue  # pandas: not implemented
+            k = "e%d%s" % (q, agg)
+            nodes.append(op(k, "ewm", src, agg=agg, **kw))
+            want[k] = getattr(ref.ewm(**kw), agg)()
+    # bools become floats, as pandas
+    nodes += [{"key": "b", "op": "greater", "inputs": ["fs", 0.5]},
+              op("eb", "ewm", "b", span=3)]
+    want["eb"] = (pdf.f > 0.5).ewm(span=3).mean()
+    return check_frames(data, nodes, want)
+
+
+@case
 def running_rejects(data, pdf):
     for node, words in (
             (op("r", "cumsum", "t"), ["takes numbers"]),
             (op("r", "rolling", "t", window=0, agg="sum"), ["window"]),
             (op("r", "rolling", "t", window=3, agg="median"), ["agg"]),
             (op("r", "rolling", "t", window=3, agg="sum", center=True), ["center"]),
-            (op("r", "pct_change", "t", periods=-1), ["negative"])):
+            (op("r", "pct_change", "t", periods=-1), ["negative"]),
+            (op("r", "ewm", "t", span=3), ["takes numbers", "select the numeric columns"]),
+            (op("r", "ewm", "t"), ["Must pass one of comass, span, halflife, or alpha"]),
+            (op("r", "ewm", "t", span=3, com=1), ["mutually exclusive"]),
+            (op("r", "ewm", "t", alpha=0), ["alpha must satisfy: 0 < alpha <= 1"]),
+            (op("r", "ewm", "t", span=0.5), ["span must satisfy: span >= 1"]),
+            (op("r", "ewm", "t", halflife=0), ["halflife must satisfy: halflife > 0"]),
+            (op("r", "ewm", "t", com=-1), ["comass must satisfy: comass >= 0"]),
+            (op("r", "ewm", "t", span=3, agg="max"), ["mean or sum"]),
+            (op("r", "ewm", "t", span=3, agg="sum", adjust=False),
+             ["sum is not implemented with adjust=False"])):
         why = rejected(data, [CSV, node], "r", words)
         if why:
             return "%s: %s" % (node["op"], why)

@@ -349,9 +349,11 @@ class Gen:
             return
         op, kw = self.rng.choice([("cummax", {}), ("cummin", {}), ("diff", {"periods": 1}),
                                   ("diff", {"periods": -2}), ("shift", {"periods": 1}),
-                                  ("shift", {"periods": -3})])
+                                  ("shift", {"periods": -3}), ("ewm", {"span": 4}),
+                                  ("ewm", {"alpha": 0.4, "adjust": False, "ignore_na": True}),
+                                  ("ewm", {"halflife": 2.5, "min_periods": 3, "agg": "sum"})])
         self.cur = self.add(dict({"op": "dataframe." + op, "inputs": [self.cur]}, **kw))
-        if op in ("diff", "shift"):  # a missing value at an end: float64
+        if op in ("diff", "shift", "ewm"):  # a missing value at an end: float64
             self.cols = {c: "float" for c in cs}
 
     def fillna(self):

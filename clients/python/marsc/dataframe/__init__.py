@@ -229,6 +229,20 @@ class _Frame(Entity):
             raise NotImplementedError("rolling(center=True) is not supported")
         return _Rolling(self, int(window), min_periods)
 
+    def ewm(self, com=None, span=None, halflife=None, alpha=None, min_periods=0, adjust=True,
+            ignore_na=False):
+        """pandas' ewm: .mean() and .sum(), exactly as pandas' recurrence
+        (one of com, span, halflife, alpha)."""
+        p = {k: v for k, v in (("com", com), ("span", span), ("halflife", halflife),
+                               ("alpha", alpha)) if v is not None}
+        if min_periods:
+            p["min_periods"] = int(min_periods)
+        if not adjust:
+            p["adjust"] = False
+        if ignore_na:
+            p["ignore_na"] = True
+        return _Ewm(self, p)
+
     @property
     def iloc(self):
         """Rows (and columns) by position: a slice or a list of integers."""
@@ -318,6 +332,18 @@ class _Rolling:
     def std(self): return self._agg("std")  # noqa: E704
     def var(self): return self._agg("var")  # noqa: E704
     def count(self): return self._agg("count")  # noqa: E704
+
+
+class _Ewm:
+    def __init__(self, f, params):
+        self._f, self._p = f, params
+
+    def _agg(self, agg):
+        return _make("dataframe.ewm", [self._f], dict(self._p, agg=agg), self._f._ref.kind,
+                     self._f._columns)
+
+    def mean(self): return self._agg("mean")  # noqa: E704
+    def sum(self): return self._agg("sum")  # noqa: E704
 
 
 class DataFrame(_Frame):
