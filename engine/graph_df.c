@@ -142,6 +142,7 @@ static const char *const *df_fields(op_t op)
     static const char *const cp[] = {"lower", "upper", NULL};
     static const char *const rd[] = {"decimals", NULL};
     static const char *const fq[] = {"freq", NULL};
+    static const char *const ex2[] = {"min_periods", "agg", NULL};
     static const char *const ew[] = {"com",    "span",      "halflife", "alpha", "min_periods",
                                      "adjust", "ignore_na", "agg",      NULL};
     static const char *const si[] = {"keys", "drop", "append", NULL};
@@ -216,6 +217,8 @@ static const char *const *df_fields(op_t op)
         return ro;
     case OP_DF_EWM:
         return ew;
+    case OP_DF_EXPANDING:
+        return ex2;
     case OP_DF_SET_INDEX:
         return si;
     case OP_DF_RESET_INDEX:
@@ -3176,6 +3179,20 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
     } else if (op == OP_DF_EWM) {
         if (infer_ewm(n, d, obj, err, errlen)) return -1;
+    } else if (op == OP_DF_EXPANDING) {
+        json_t *mp = json_object_get(obj, "min_periods"), *ag = json_object_get(obj, "agg");
+        d->minp = 1;
+        if (mp && !json_is_null(mp)) {
+            if (!json_is_integer(mp) || json_integer_value(mp) < 0)
+                return XFAIL(n, "min_periods must be >= 0");
+            d->minp = (int64_t)json_integer_value(mp);
+        }
+        static const char *const ags[] = {"sum", "mean", "min", "max", "std", "var", "count"};
+        d->ragg = -1;
+        for (int q = 0; q < 7 && ag && json_is_string(ag); q++)
+            if (!strcmp(json_string_value(ag), ags[q])) d->ragg = q;
+        if (d->ragg < 0)
+            return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count");
     } else {
         json_t *p = json_object_get(obj, "periods");
         d->n = 1;
@@ -3199,14 +3216,17 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             continue;
         }
         bool ok = t == FT_INT64 || t == FT_FLOAT64 ||
-                  (t == FT_BOOL && (op == OP_DF_CUMSUM || op == OP_DF_CUMPROD || op == OP_DF_EWM));
-        if (op == OP_DF_EWM && s->cols[k].unit != FU_NONE) ok = false; /* datetimes */
+                  (t == FT_BOOL && (op == OP_DF_CUMSUM || op == OP_DF_CUMPROD || op == OP_DF_EWM ||
+                                    op == OP_DF_EXPANDING));
+        if ((op == OP_DF_EWM || op == OP_DF_EXPANDING) && s->cols[k].unit != FU_NONE)
+            ok = false; /* datetimes */
         if (!ok)
             return XFAIL(n, "column %s is %s; %s takes numbers%s", lb,
                          df_col_type_name(&s->cols[k]), op_name(op),
-                         op == OP_DF_EWM ? " (select the numeric columns first: pandas 1.5 drops "
-                                           "the others with a warning)"
-                                         : "");
+                         op == OP_DF_EWM || op == OP_DF_EXPANDING
+                             ? " (select the numeric columns first: pandas 1.5 drops the others "
+                               "with a warning)"
+                             : "");
         d->cols[k].type = cum ? (t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64) : FT_FLOAT64;
     }
     keep_rows(g, n, d, s);
@@ -3910,6 +3930,7 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_PCT_CHANGE:
     case OP_DF_ROLLING:
     case OP_DF_EWM:
+    case OP_DF_EXPANDING:
         rc = infer_running(g, n, d, obj, err, errlen);
         break;
     case OP_DF_MEDIAN:

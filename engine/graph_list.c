@@ -128,6 +128,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.shift", "1", {"periods", "axis"}},
     {"dataframe.pct_change", "1", {"periods", "axis"}},
     {"dataframe.rolling", "1", {"window", "min_periods", "center", "agg"}},
+    {"dataframe.expanding", "1", {"min_periods", "agg"}},
     {"dataframe.ewm",
      "1",
      {"com", "span", "halflife", "alpha", "min_periods", "adjust", "ignore_na", "agg"}},

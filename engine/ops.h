@@ -183,6 +183,7 @@
     X(DF_VAR, "dataframe.var", OPK_DF)                                                             \
     X(DF_ANY, "dataframe.any", OPK_DF)                                                             \
     X(DF_EWM, "dataframe.ewm", OPK_DF)                                                             \
+    X(DF_EXPANDING, "dataframe.expanding", OPK_DF)                                                 \
     X(DF_ALL, "dataframe.all", OPK_DF)                                                             \
     X(DF_NUNIQUE, "dataframe.nunique", OPK_DF)                                                     \
     X(DF_DESCRIBE, "dataframe.describe", OPK_DF)                                                   \

@@ -450,7 +450,7 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
          * same sequential sums as pandas'); the others combine edges */
         const graph_node_t *n = &c->g->nodes[node];
         bool raw = n->op == OP_DF_CUMSUM || n->op == OP_DF_CUMPROD || n->op == OP_DF_CUMMAX ||
-                   n->op == OP_DF_CUMMIN || n->op == OP_DF_EWM;
+                   n->op == OP_DF_CUMMIN || n->op == OP_DF_EWM || n->op == OP_DF_EXPANDING;
         if (carry < 0 || !raw) {
             int32_t ej = bjob(c, pe, 1);
             if (ej < 0) return NULL;
@@ -1218,6 +1218,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_PCT_CHANGE:
     case OP_DF_ROLLING:
     case OP_DF_EWM:
+    case OP_DF_EXPANDING:
         return tile_carry(c, node, !df_run_forward(n->df, n->op));
     case OP_DF_RESET_INDEX: {
         /* the new index numbers rows from each chunk's first row: known

@@ -24,12 +24,29 @@ static bool is_cum(op_t op)
  * value, old weight and observation count. */
 static bool is_scan(op_t op)
 {
-    return is_cum(op) || op == OP_DF_EWM;
+    return is_cum(op) || op == OP_DF_EWM || op == OP_DF_EXPANDING;
 }
+
+/* expanding's state: pandas' window state for a window that only grows */
+enum {
+    XS_ROWS,
+    XS_NOBS,
+    XS_SUM,
+    XS_COMP,
+    XS_NEG,
+    XS_SAME,
+    XS_PREV,
+    XS_MEAN,
+    XS_SSQ,
+    XS_VCOMP,
+    XS_MIN,
+    XS_MAX,
+    XS_N
+};
 
 static int64_t state_rows(op_t op)
 {
-    return op == OP_DF_EWM ? 3 : 2;
+    return op == OP_DF_EWM ? 3 : op == OP_DF_EXPANDING ? XS_N : 2;
 }
 
 bool df_run_forward(const df_node_t *d, op_t op)
@@ -186,6 +203,100 @@ static int ewm_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, bool e
         y[2] = (double)nobs;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------ expanding */
+
+/* One value into expanding's state: pandas 1.5's add_sum, add_mean and
+ * add_var (window/aggregations.pyx: Kahan sums, Welford's variance, the
+ * run of equal values), and the running min and max. */
+static void xs_add(double *st, double v)
+{
+    st[XS_ROWS] += 1;
+    if (v != v) return;
+    st[XS_NOBS] += 1;
+    double y = v - st[XS_COMP], t = st[XS_SUM] + y;
+    st[XS_COMP] = t - st[XS_SUM] - y;
+    st[XS_SUM] = t;
+    if (signbit(v)) st[XS_NEG] += 1;
+    st[XS_SAME] = v == st[XS_PREV] ? st[XS_SAME] + 1 : 1;
+    st[XS_PREV] = v;
+    double prev_mean = st[XS_MEAN] - st[XS_VCOMP];
+    y = v - st[XS_VCOMP];
+    t = y - st[XS_MEAN];
+    st[XS_VCOMP] = t + st[XS_MEAN] - y;
+    st[XS_MEAN] = st[XS_MEAN] + t / st[XS_NOBS];
+    st[XS_SSQ] = st[XS_SSQ] + (v - prev_mean) * (v - st[XS_MEAN]);
+    if (st[XS_NOBS] == 1 || v < st[XS_MIN]) st[XS_MIN] = v;
+    if (st[XS_NOBS] == 1 || v > st[XS_MAX]) st[XS_MAX] = v;
+}
+
+/* The value of agg over the state, as pandas' calc_sum, calc_mean,
+ * calc_var (ddof 1), its std (zsqrt), roll_max and roll_min, and count
+ * (the observations; NaN while the rows are fewer than min_periods). */
+static double xs_value(const df_node_t *d, const double *st)
+{
+    double nobs = st[XS_NOBS], minp = (double)d->minp;
+    switch (d->ragg) {
+    case DFRA_SUM:
+        if (nobs == 0 && minp == 0) return 0;
+        if (nobs < minp) return NAN;
+        return st[XS_SAME] >= nobs ? st[XS_PREV] * nobs : st[XS_SUM];
+    case DFRA_MEAN: {
+        if (!(nobs >= minp && nobs > 0)) return NAN;
+        double r = st[XS_SUM] / nobs;
+        if (st[XS_SAME] >= nobs) return st[XS_PREV];
+        if (st[XS_NEG] == 0 && r < 0) return 0;
+        if (st[XS_NEG] == nobs && r > 0) return 0;
+        return r;
+    }
+    case DFRA_MIN:
+    case DFRA_MAX:
+        if (nobs == 0 || nobs < minp) return NAN;
+        return d->ragg == DFRA_MIN ? st[XS_MIN] : st[XS_MAX];
+    case DFRA_COUNT:
+        return st[XS_ROWS] < minp ? NAN : nobs;
+    default: { /* var, std */
+        double r;
+        if (!(nobs >= (minp > 1 ? minp : 1) && nobs > 1))
+            r = NAN;
+        else if (st[XS_SAME] >= nobs)
+            r = 0;
+        else
+            r = st[XS_SSQ] / (nobs - 1);
+        if (d->ragg == DFRA_STD) r = r < 0 ? 0 : sqrt(r);
+        return r;
+    }
+    }
+}
+
+/* expanding over column c from the state in cc (XS_N rows; NULL: none
+ * yet), the values (float64) or the state (edge) into o */
+static int expanding_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, bool edge,
+                         fcol_t *o)
+{
+    double st[XS_N] = {0};
+    st[XS_PREV] = NAN;
+    for (int q = 0; cc && q < XS_N; q++)
+        st[q] = num(cc, q);
+    if (fcol_alloc(o, FT_FLOAT64, edge ? XS_N : c->n, 0, false)) return -1;
+    double *y = o->data;
+    for (int64_t i = 0; i < c->n; i++) {
+        xs_add(st, fcol_is_na(c, i) ? NAN : num(c, i));
+        if (!edge) y[i] = xs_value(d, st);
+    }
+    for (int q = 0; edge && q < XS_N; q++)
+        y[q] = st[q];
+    return 0;
+}
+
+/* One column of a scan (cumulative, ewm, expanding) from carry column cc. */
+static int scan_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, const fcol_t *cc,
+                    bool edge, fcol_t *o)
+{
+    if (op == OP_DF_EWM) return ewm_col(d, c, cc, edge, o);
+    if (op == OP_DF_EXPANDING) return expanding_col(d, c, cc, edge, o);
+    return cum_col(op, c, ot, cc, edge, o);
 }
 
 /* ------------------------------------------------------------------ windows */
@@ -381,10 +492,7 @@ int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *ca
     if (is_scan(op)) {
         for (int k = 0; k < d->ncols; k++) {
             const fcol_t *cc = carry ? &carry->cols[k] : NULL;
-            if (op == OP_DF_EWM
-                    ? ewm_col(d, &in->cols[k], cc, false, &out->cols[k])
-                    : cum_col(op, &in->cols[k], d->cols[k].type, cc, false, &out->cols[k]))
-                goto fail;
+            if (scan_col(d, op, &in->cols[k], d->cols[k].type, cc, false, &out->cols[k])) goto fail;
         }
         return 0;
     }
@@ -417,9 +525,7 @@ int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
     if (is_scan(op)) {
         if (state_frame(d, op, in, out)) goto fail;
         for (int k = 0; k < d->ncols; k++)
-            if (op == OP_DF_EWM
-                    ? ewm_col(d, &in->cols[k], NULL, true, &out->cols[k])
-                    : cum_col(op, &in->cols[k], d->cols[k].type, NULL, true, &out->cols[k]))
+            if (scan_col(d, op, &in->cols[k], d->cols[k].type, NULL, true, &out->cols[k]))
                 goto fail;
         return 0;
     }
@@ -449,9 +555,8 @@ int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_
         /* near is the next chunk itself: its values folded into the carry
          * one by one, as a sequential cumsum (or pandas' ewm) takes them */
         for (int k = 0; k < d->ncols; k++)
-            if (op == OP_DF_EWM ? ewm_col(d, &near->cols[k], &far->cols[k], true, &out->cols[k])
-                                : cum_col(op, &near->cols[k], d->cols[k].type, &far->cols[k], true,
-                                          &out->cols[k]))
+            if (scan_col(d, op, &near->cols[k], d->cols[k].type, &far->cols[k], true,
+                         &out->cols[k]))
                 goto fail;
         return 0;
     }

@@ -190,6 +190,8 @@ def evaluate(doc, data_dir="."):
                 v = ins[0].loc[r] if "columns" not in n else ins[0].loc[r, n["columns"]]
         elif op == "dataframe.sort_index":
             v = ins[0].sort_index(ascending=n.get("ascending", True), kind="mergesort")
+        elif op == "dataframe.expanding":
+            v = getattr(ins[0].expanding(min_periods=n.get("min_periods", 1)), n["agg"])()
         elif op == "dataframe.ewm":
             kw = {k: n[k] for k in ("com", "span", "halflife", "alpha", "min_periods", "adjust",
                                     "ignore_na") if k in n}

@@ -834,6 +834,62 @@ def ewm(data, pdf):
 
 
 @case
+def expanding(data, pdf):
+    """expanding's aggregations with pandas' own window state carried from
+    chunk to chunk (Kahan sums, Welford's variance, runs of equal values),
+    with and without min_periods, on many chunks and one-row ones"""
+    num = {"key": "nu", "op": "dataframe.getitem", "inputs": ["t"], "columns": ["k", "i", "f"]}
+    num1 = {"key": "nu1", "op": "dataframe.getitem", "inputs": ["t1"], "columns": ["k", "f"]}
+    fs = {"key": "fs", "op": "dataframe.getitem", "inputs": ["t1"], "columns": "f"}
+    nodes = [CSV, CSV1, num, num1, fs, {"key": "b", "op": "greater", "inputs": ["fs", 0.5]}]
+    want = {}
+    for agg in ("sum", "mean", "min", "max", "std", "var", "count"):
+        for k, src, ref, kw in (("x" + agg, "nu", pdf[["k", "i", "f"]], {}),
+                                ("y" + agg, "nu1", pdf[["k", "f"]], {"min_periods": 5}),
+                                ("z" + agg, "fs", pdf.f, {"min_periods": 0}),
+                                ("w" + agg, "b", pdf.f > 0.5, {})):
+            nodes.append(op(k, "expanding", src, agg=agg, **kw))
+            want[k] = getattr(ref.expanding(**kw), agg)()
+    return check_frames(data, nodes, want)
+
+
+@case
+def scans_bit_exact(data, pdf):
+    """expanding and ewm give pandas' very bits: 3,000 float64 values (a
+    run of equal ones among them) in 18 chunks, read from a tensor (a CSV
+    would not do: pandas' default float parser does not round correctly)
+    and fetched as a tensor (JSON's floats are shorter than float64)"""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(3000) * 1e3
+    x[100:130] = 7.25
+    x[rng.random(3000) < 0.05] = np.nan
+    P = pd.DataFrame({"x": x})
+    nodes = [{"key": "a0", "op": "array", "data": np.nan_to_num(x).tolist(), "chunk_size": 170},
+             {"key": "mk", "op": "array", "data": np.isnan(x).tolist(), "chunk_size": 170},
+             {"key": "a", "op": "where", "inputs": ["mk", {"value": "nan"}, "a0"]},
+             {"key": "t", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["x"]}]
+    want = {}
+    for agg in ("sum", "mean", "std", "var", "min", "max", "count"):
+        nodes.append(op(agg, "expanding", "t", agg=agg))
+        want[agg] = getattr(P.expanding(), agg)()
+    for q, kw in enumerate(({"span": 7}, {"alpha": 0.1, "adjust": False},
+                            {"halflife": 30, "ignore_na": True})):
+        nodes.append(op("e%d" % q, "ewm", "t", **kw))
+        want["e%d" % q] = P.ewm(**kw).mean()
+    nodes += [op(k + "T", "to_tensor", k) for k in want]
+    got, why = run_doc(data, nodes, [k + "T" for k in want])
+    if why:
+        return why
+    for k, ref in want.items():
+        g, r = got[k + "T"][:, 0], ref["x"].to_numpy()
+        if not np.array_equal(g, r, equal_nan=True):
+            return "%s: %d values differ from pandas', by up to %g" % (
+                k, int(np.sum(~((g == r) | (np.isnan(g) & np.isnan(r))))),
+                float(np.nanmax(np.abs(g - r))))
+    return ""
+
+
+@case
 def running_rejects(data, pdf):
     for node, words in (
             (op("r", "cumsum", "t"), ["takes numbers"]),
@@ -849,6 +905,9 @@ def running_rejects(data, pdf):
             (op("r", "ewm", "t", halflife=0), ["halflife must satisfy: halflife > 0"]),
             (op("r", "ewm", "t", com=-1), ["comass must satisfy: comass >= 0"]),
             (op("r", "ewm", "t", span=3, agg="max"), ["mean or sum"]),
+            (op("r", "expanding", "t", agg="sum"), ["takes numbers"]),
+            (op("r", "expanding", "t", agg="median"), ["agg"]),
+            (op("r", "expanding", "t", agg="sum", min_periods=-1), ["min_periods must be >= 0"]),
             (op("r", "ewm", "t", span=3, agg="sum", adjust=False),
              ["sum is not implemented with adjust=False"])):
         why = rejected(data, [CSV, node], "r", words)

@@ -351,9 +351,12 @@ class Gen:
                                   ("diff", {"periods": -2}), ("shift", {"periods": 1}),
                                   ("shift", {"periods": -3}), ("ewm", {"span": 4}),
                                   ("ewm", {"alpha": 0.4, "adjust": False, "ignore_na": True}),
-                                  ("ewm", {"halflife": 2.5, "min_periods": 3, "agg": "sum"})])
+                                  ("ewm", {"halflife": 2.5, "min_periods": 3, "agg": "sum"}),
+                                  ("expanding", {"agg": "mean"}),
+                                  ("expanding", {"agg": "std", "min_periods": 3}),
+                                  ("expanding", {"agg": "max"})])
         self.cur = self.add(dict({"op": "dataframe." + op, "inputs": [self.cur]}, **kw))
-        if op in ("diff", "shift", "ewm"):  # a missing value at an end: float64
+        if op in ("diff", "shift", "ewm", "expanding"):  # float64 (NaN at an end)
             self.cols = {c: "float" for c in cs}
 
     def fillna(self):

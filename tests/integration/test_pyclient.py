@@ -1026,6 +1026,8 @@ class TestDataFrames(Base):
                  pdf.x.ewm(alpha=0.3, adjust=False).mean()),
                 (num.ewm(halflife=2, min_periods=3).sum(),
                  pnum.ewm(halflife=2, min_periods=3).sum()),
+                (num.expanding().mean(), pnum.expanding().mean()),
+                (df.x.expanding(min_periods=4).std(), pdf.x.expanding(min_periods=4).std()),
                 (num.shift(-1), pnum.shift(-1)), (num.rank(method="min"), pnum.rank(method="min")),
                 (df.k.value_counts(), pdf.k.value_counts()), (num.median(), pnum.median()),
                 (df.rename({"x": "xx"}), pdf.rename(columns={"x": "xx"})),

@@ -243,6 +243,11 @@ class _Frame(Entity):
             p["ignore_na"] = True
         return _Ewm(self, p)
 
+    def expanding(self, min_periods=1):
+        """pandas' expanding: .sum(), .mean(), .min(), .max(), .std(),
+        .var(), .count(), with pandas' own window arithmetic."""
+        return _Expanding(self, int(min_periods))
+
     @property
     def iloc(self):
         """Rows (and columns) by position: a slice or a list of integers."""
@@ -332,6 +337,15 @@ class _Rolling:
     def std(self): return self._agg("std")  # noqa: E704
     def var(self): return self._agg("var")  # noqa: E704
     def count(self): return self._agg("count")  # noqa: E704
+
+
+class _Expanding(_Rolling):
+    def __init__(self, f, min_periods):
+        self._f, self._mp = f, min_periods
+
+    def _agg(self, agg):
+        p = {"agg": agg} if self._mp == 1 else {"agg": agg, "min_periods": self._mp}
+        return _make("dataframe.expanding", [self._f], p, self._f._ref.kind, self._f._columns)
 
 
 class _Ewm:
