@@ -401,6 +401,83 @@ static int ew_strcmp(const graph_node_t *n, const df_node_t *d, const frame_t *v
     return 0;
 }
 
+/* Column k of where(cond, a, b) over bools meeting NaN: bools with
+ * missing values. -1 when out of memory. */
+static int ew_boolwhere(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
+                        int64_t rows, fcol_t *out)
+{
+    const fcol_t *c[3] = {NULL, NULL, NULL};
+    int q = 0;
+    for (int j = 0; j < 3; j++)
+        if (n->in[j].node >= 0) c[j] = &v[q++].cols[d->ew_col[k * n->n_in + j]];
+    if (fcol_alloc(out, FT_BOOL, rows, 0, true)) return -1;
+    for (int64_t i = 0; i < rows; i++) {
+        bool t;
+        if (c[0]) {
+            t = !fcol_is_na(c[0], i) && ((const uint8_t *)c[0]->data)[i];
+        } else {
+            const scalar_t *sc = &n->in[0].sc;
+            t = sc->kind == SC_BOOL ? sc->b : sc->kind == SC_INT ? sc->i != 0 : sc->f != 0;
+        }
+        int j = t ? 1 : 2;
+        bool has, val = false;
+        if (c[j]) {
+            has = !fcol_is_na(c[j], i);
+            val = has && ((const uint8_t *)c[j]->data)[i];
+        } else {
+            has = n->in[j].sc.kind == SC_BOOL;
+            val = has && n->in[j].sc.b;
+        }
+        ((uint8_t *)out->data)[i] = val;
+        out->valid[i] = has;
+    }
+    return 0;
+}
+
+/* Column k of where(cond, a, b) over strings: a's string where cond holds,
+ * else b's; a value a literal, a column of the frame inputs v, or NaN
+ * (missing; a missing condition is false, as pandas' where). -1 when out
+ * of memory. */
+static int ew_strwhere(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
+                       int64_t rows, fcol_t *out)
+{
+    const fcol_t *c[3] = {NULL, NULL, NULL};
+    int q = 0;
+    for (int j = 0; j < 3; j++)
+        if (n->in[j].node >= 0) c[j] = &v[q++].cols[d->ew_col[k * n->n_in + j]];
+    const scalar_t *sc = &n->in[0].sc;
+    bool lit_cond = sc->kind == SC_BOOL ? sc->b : sc->kind == SC_INT ? sc->i != 0 : sc->f != 0;
+    int64_t nb = 1;
+    bool missing = false;
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t at = 0;
+        for (int64_t i = 0; i < rows; i++) {
+            bool t = c[0] ? !fcol_is_na(c[0], i) && ((const uint8_t *)c[0]->data)[i] : lit_cond;
+            int j = t ? 1 : 2;
+            const char *s = NULL;
+            int64_t len = 0;
+            if (c[j]) {
+                if (!fcol_is_na(c[j], i)) s = fcol_str(c[j], i, &len);
+            } else if (n->in[j].str) {
+                s = n->in[j].str;
+                len = (int64_t)strlen(s);
+            }
+            if (pass == 0) {
+                nb += len;
+                missing |= !s;
+                continue;
+            }
+            if (s) memcpy(out->bytes + at, s, (size_t)len);
+            at += len;
+            out->offsets[i + 1] = at;
+            if (out->valid) out->valid[i] = s != NULL;
+        }
+        if (pass == 0 && fcol_alloc(out, FT_STRING, rows, nb, missing)) return -1;
+        if (pass == 1) out->bytes[at] = 0;
+    }
+    return 0;
+}
+
 static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t *f, char *err,
                   size_t errlen)
 {
@@ -422,6 +499,14 @@ static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t 
     f->range_index = v[0].range_index;
     int64_t rows = v[0].nrows;
     for (int k = 0; k < d->ncols; k++) {
+        if (d->ew_dt[k] == DF_EW_STRWHERE || d->ew_dt[k] == DF_EW_BOOLWHERE) {
+            if (d->ew_dt[k] == DF_EW_STRWHERE ? ew_strwhere(n, d, v, k, rows, &f->cols[k])
+                                              : ew_boolwhere(n, d, v, k, rows, &f->cols[k])) {
+                oom(err, errlen);
+                goto done;
+            }
+            continue;
+        }
         if (d->ew_dt[k] == DF_EW_STRCMP) {
             int sr = ew_strcmp(n, d, v, k, rows, &f->cols[k]);
             if (sr) {

@@ -27,6 +27,8 @@ typedef struct {
 
 /* ew_dt of a column compared as strings (with strings or string literals). */
 #define DF_EW_STRCMP 0xff
+#define DF_EW_STRWHERE 0xfe  /* where of strings: cond ? a : b, a and b strings or NaN */
+#define DF_EW_BOOLWHERE 0xfd /* where of bools with NaN: bools with missing values */
 
 /* Reduction ops (dataframe.sum ...): the statistic kept per column. */
 typedef enum {
@@ -100,7 +102,8 @@ typedef struct df_node {
     /* element-wise on frames: per output column, the input column of each
      * frame input (-1 for scalars and broadcast Series) */
     int *ew_col;    /* ncols * n_in */
-    uint8_t *ew_dt; /* ncols: compute dtype, or DF_EW_STRCMP: a comparison of strings */
+    uint8_t *ew_dt; /* ncols: compute dtype, or DF_EW_STRCMP (DF_EW_STRWHERE): a
+                     * comparison (where) of strings */
     /* to_tensor: the tensor's dtype */
     dtype_t tdt;
     bool held; /* the value is a tensor held as a frame blob (to_tensor): fetch only */

@@ -420,7 +420,8 @@ def literals(data, pdf):
     """{"value": "nan"}, "inf" and "-inf" (how JSON writes missing numbers,
     and the client's NaN and infinities): numbers for tensors and numeric
     columns, where(cond, s) with NaN as pandas' s.where(cond) (the name of
-    s kept), and still a string against a column of strings"""
+    s kept), and still a string against a column of strings; where of
+    strings, and of bools meeting NaN (pandas' object column)"""
     x = np.array([1.5, -2.0, 0.0, 4.0])
     nodes = [{"key": "x", "op": "array", "data": x.tolist(), "chunk_size": 3},
              {"key": "xi", "op": "multiply", "inputs": ["x", {"value": "inf"}]},
@@ -434,11 +435,27 @@ def literals(data, pdf):
              {"key": "wi", "op": "where", "inputs": ["m", "ci", {"value": "nan"}]},
              {"key": "wm", "op": "where", "inputs": ["m", {"value": "-inf"}, "cf"]},
              {"key": "fi", "op": "less", "inputs": ["cf", {"value": "inf"}]},
-             {"key": "sn", "op": "equal", "inputs": ["cs", {"value": "nan"}]}]
+             {"key": "sn", "op": "equal", "inputs": ["cs", {"value": "nan"}]},
+             {"key": "cb", "op": "dataframe.getitem", "inputs": ["c"], "columns": "b"},
+             {"key": "c3", "op": "dataframe.getitem", "inputs": ["c"], "columns": ["s"]},
+             {"key": "n3", "op": "dataframe.isna", "inputs": ["c3"]},
+             # where of strings, and of bools meeting NaN (object in pandas)
+             {"key": "ws", "op": "where", "inputs": ["m", "cs", {"value": "low"}]},
+             {"key": "wn", "op": "where", "inputs": ["m", "cs", {"value": None}]},
+             {"key": "wk", "op": "where", "inputs": ["m", {"value": "up"}, "cs"]},
+             {"key": "wf", "op": "where", "inputs": ["n3", {"value": "gone"}, "c3"]},
+             {"key": "wb", "op": "where", "inputs": ["m", "cb", {"value": None}]},
+             {"key": "wc", "op": "where", "inputs": ["m", {"value": None}, "cb"]},
+             {"key": "wd", "op": "where", "inputs": ["m", "cb", False]}]
     with np.errstate(invalid="ignore"):
         want = {"xi": x * np.inf, "xn": -np.inf + x, "xw": np.where(True, np.nan, x),
                 "wi": pdf.i.where(pdf.f > 0), "wm": pdf.f.mask(pdf.f > 0, -np.inf),
-                "fi": pdf.f < np.inf, "sn": pdf.s == "nan"}
+                "fi": pdf.f < np.inf, "sn": pdf.s == "nan",
+                "ws": pdf.s.where(pdf.f > 0, "low"), "wn": pdf.s.where(pdf.f > 0),
+                "wk": pdf.s.mask(pdf.f > 0, "up"),
+                "wf": pdf[["s"]].mask(pdf[["s"]].isna(), "gone"),
+                "wb": pdf.b.where(pdf.f > 0), "wc": pdf.b.mask(pdf.f > 0),
+                "wd": pdf.b.where(pdf.f > 0, False)}
     rc, err, out = run({"version": 1, "nodes": nodes, "fetch": list(want)}, data)
     if rc != 0:
         report("literals", False, "exit %d: %s" % (rc, err.strip()[:300]))
@@ -450,7 +467,7 @@ def literals(data, pdf):
             report("literals-" + k, ok, "%r vs numpy %r" % (got, ref))
         else:
             why = expect_frame(got, ref)
-            if not why and got.get("name") != ref.name:
+            if not why and isinstance(ref, pd.Series) and got.get("name") != ref.name:
                 why = "name %r, pandas %r" % (got.get("name"), ref.name)
             report("literals-" + k, not why, why)
     shutil.rmtree(out, ignore_errors=True)

@@ -1064,7 +1064,9 @@ class TestDataFrames(Base):
                      (df.i.between(-3, 3, inclusive="neither"),
                       pdf.i.between(-3, 3, inclusive="neither")),
                      (df[df.x.between(1, 4, inclusive="left")],
-                      pdf[pdf.x.between(1, 4, inclusive="left")])]
+                      pdf[pdf.x.between(1, 4, inclusive="left")]),
+                     (df.k.where(df.i > 0), pdf.k.where(pdf.i > 0)),
+                     (df.k.mask(df.x < 2, "low"), pdf.k.mask(pdf.x < 2, "low"))]
             for i, (t, w) in enumerate(zip(marsc.execute(*[t for t, _ in pairs]), pairs)):
                 got, w = t.fetch(), w[1]
                 if isinstance(w, pd.DataFrame):

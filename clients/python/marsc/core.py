@@ -55,9 +55,11 @@ def _json_scalar(v):
         return int(v)
     if isinstance(v, (float, np.floating)):
         f = float(v)
-        if f != f or f in (float("inf"), float("-inf")):
-            # JSON has no NaN or infinity: an inline literal the engine reads
-            return {"value": "nan" if f != f else ("inf" if f > 0 else "-inf")}
+        if f != f:
+            return {"value": None}  # JSON has no NaN: the engine reads null as NaN
+        if f in (float("inf"), float("-inf")):
+            # nor infinity: a literal the engine reads as the number
+            return {"value": "inf" if f > 0 else "-inf"}
         return f
     if isinstance(v, str) or v is None:
         return {"value": v}

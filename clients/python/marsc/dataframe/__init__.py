@@ -133,8 +133,8 @@ class _Frame(Entity):
     def where(self, cond, other=np.nan):
         """pandas' where: this value where cond holds, else other (a number,
         NaN by default, or a frame like this one); cond a bool Series for a
-        Series, a bool DataFrame of the same columns for a DataFrame. The
-        engine's `where` on numbers and bools (strings: refused)."""
+        Series, a bool DataFrame of the same columns for a DataFrame
+        (strings take strings or NaN)."""
         return elementwise("where", [cond, self, other])
 
     def mask(self, cond, other=np.nan):
