@@ -142,6 +142,7 @@ static const char *const *df_fields(op_t op)
     static const char *const cp[] = {"lower", "upper", NULL};
     static const char *const rd[] = {"decimals", NULL};
     static const char *const fq[] = {"freq", NULL};
+    static const char *const sf[] = {"date_format", NULL};
     static const char *const ex2[] = {"min_periods", "agg", NULL};
     static const char *const ew[] = {"com",    "span",      "halflife", "alpha", "min_periods",
                                      "adjust", "ignore_na", "agg",      NULL};
@@ -260,6 +261,8 @@ static const char *const *df_fields(op_t op)
     case OP_DF_DT_CEIL:
     case OP_DF_DT_ROUND:
         return fq;
+    case OP_DF_DT_STRFTIME:
+        return sf;
     case OP_DF_FROM_TENSOR:
         return ft;
     case OP_DF_READ_CSV:
@@ -3386,6 +3389,17 @@ static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char
         char msg[200];
         if (date_parse_freq(json_string_value(f), &d->n, msg, sizeof msg))
             return XFAIL(n, "freq: %s", msg);
+    }
+    if (n->op == OP_DF_DT_STRFTIME) {
+        json_t *f = json_object_get(obj, "date_format");
+        if (!json_is_string(f) || strlen(json_string_value(f)) > 200)
+            return XFAIL(n, "\"date_format\" must be a format string (strftime's, at most 200 "
+                            "bytes) such as \"%%Y-%%m-%%d\"");
+        if (!*json_string_value(f))
+            return XFAIL(n, "an empty \"date_format\": pandas then writes its default form, "
+                            "decided over the whole Series; give the form (\"%%Y-%%m-%%d "
+                            "%%H:%%M:%%S\")");
+        if (!(d->pat = strdup(json_string_value(f)))) return XFAIL(n, "out of memory");
     }
     if (copy_schema(d, s)) return XFAIL(n, "out of memory");
     ftype_t t;

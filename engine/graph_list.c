@@ -157,6 +157,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.dt.normalize", "1", {NULL}},
     {"dataframe.dt.day_name", "1", {NULL}},
     {"dataframe.dt.month_name", "1", {NULL}},
+    {"dataframe.dt.strftime", "1", {"date_format"}},
     {"dataframe.dt.days_in_month", "1", {NULL}},
     {"dataframe.dt.is_month_start", "1", {NULL}},
     {"dataframe.dt.is_month_end", "1", {NULL}},

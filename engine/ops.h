@@ -288,6 +288,7 @@
     X(DF_DT_NORMALIZE, "dataframe.dt.normalize", OPK_DF)                                           \
     X(DF_DT_DAY_NAME, "dataframe.dt.day_name", OPK_DF)                                             \
     X(DF_DT_MONTH_NAME, "dataframe.dt.month_name", OPK_DF)                                         \
+    X(DF_DT_STRFTIME, "dataframe.dt.strftime", OPK_DF)                                             \
     X(DF_DT_DAYS_IN_MONTH, "dataframe.dt.days_in_month", OPK_DF)                                   \
     X(DF_DT_IS_MONTH_START, "dataframe.dt.is_month_start", OPK_DF)                                 \
     X(DF_DT_IS_MONTH_END, "dataframe.dt.is_month_end", OPK_DF)                                     \

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The civil-from-days and days-from-civil algorithms on 400-year eras of
  * 146097 days, in which the year starts in March so that the leap day is
@@ -236,6 +237,7 @@ void date_dt_type(op_t op, ftype_t *type, int *unit)
         break;
     case OP_DF_DT_DAY_NAME:
     case OP_DF_DT_MONTH_NAME:
+    case OP_DF_DT_STRFTIME:
         *type = FT_STRING;
         break;
     case OP_DF_DT_IS_MONTH_START:
@@ -402,6 +404,74 @@ static bool is_field(op_t op, int64_t ns)
     }
 }
 
+/* strftime of one datetime (not NaT) by fmt as Python's datetime.strftime
+ * gives it: %f the microseconds, %z and %Z nothing (naive), %s the seconds
+ * since the epoch, the rest the C library's strftime in the C locale
+ * (which Python calls too). The length written into out (len bytes). */
+static size_t dt_strftime(const char *fmt, int64_t ns, char *out, size_t len)
+{
+    int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY, y;
+    int m, d;
+    date_civil_from_days(days, &y, &m, &d);
+    struct tm tm = {0};
+    tm.tm_year = (int)(y - 1900);
+    tm.tm_mon = m - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = (int)(rest / 3600000000000LL);
+    tm.tm_min = (int)(rest / 60000000000LL % 60);
+    tm.tm_sec = (int)(rest / 1000000000 % 60);
+    tm.tm_wday = (int)(((days % 7) + 7 + 4) % 7); /* 1970-01-01 was a Thursday (4) */
+    tm.tm_yday = (int)(days - date_days_from_civil(y, 1, 1));
+    char f2[1024];
+    size_t at = 0;
+    for (size_t i = 0; fmt[i] && at + 32 < sizeof f2; i++) {
+        if (fmt[i] != '%' || !fmt[i + 1]) {
+            f2[at++] = fmt[i];
+            continue;
+        }
+        char c = fmt[++i];
+        if (c == 'f')
+            at += (size_t)snprintf(f2 + at, sizeof f2 - at, "%06lld",
+                                   (long long)(rest % 1000000000 / 1000));
+        else if (c == 's')
+            at += (size_t)snprintf(f2 + at, sizeof f2 - at, "%lld",
+                                   (long long)floordiv(ns, 1000000000));
+        else if (c != 'z' && c != 'Z') {
+            f2[at++] = '%';
+            f2[at++] = c;
+        }
+    }
+    f2[at] = 0;
+    if (!at) return 0;
+    size_t w = strftime(out, len, f2, &tm);
+    return w;
+}
+
+/* strftime of a chunk: strings, missing for NaT */
+static int dt_strftime_col(const char *fmt, const int64_t *v, int64_t n, fcol_t *o)
+{
+    char buf[4096];
+    int64_t nb = 1;
+    bool nat = false;
+    for (int64_t i = 0; i < n; i++) {
+        nat |= v[i] == DATE_NAT;
+        if (v[i] != DATE_NAT) nb += (int64_t)dt_strftime(fmt, v[i], buf, sizeof buf);
+    }
+    if (fcol_alloc(o, FT_STRING, n, nb, nat)) return -1;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (v[i] != DATE_NAT) {
+            size_t l = dt_strftime(fmt, v[i], buf, sizeof buf);
+            memcpy(o->bytes + at, buf, l);
+            at += (int64_t)l;
+        }
+        o->offsets[i + 1] = at;
+        if (o->valid) o->valid[i] = v[i] != DATE_NAT;
+    }
+    o->bytes[at] = 0;
+    return 0;
+}
+
 /* day_name and month_name: strings, missing for NaT */
 static int dt_names(op_t op, const int64_t *v, int64_t n, fcol_t *o)
 {
@@ -449,7 +519,8 @@ int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char
         if (df_out_like(d, in, out)) goto fail;
         fcol_t *o = &out->cols[0];
         if (ty == FT_STRING) {
-            if (dt_names(op, v, n, o)) goto fail;
+            if (op == OP_DF_DT_STRFTIME ? dt_strftime_col(d->pat, v, n, o) : dt_names(op, v, n, o))
+                goto fail;
             return 0;
         }
         if (fcol_alloc(o, ty, n, 0, false)) goto fail;

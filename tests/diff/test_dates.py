@@ -5,7 +5,7 @@ seconds and fractions, 'T' or a space, '/' dates, years before 1970 and
 leap days); the dt accessor's year, month, day, hour, minute, second,
 dayofweek, dayofyear, quarter and date, with and without NaT in the
 Series; floor, ceil and round to fixed frequencies, normalize, day_name,
-month_name, days_in_month and the is_* fields; groupby by a datetime column and by a month column; sort_values,
+month_name, strftime, days_in_month and the is_* fields; groupby by a datetime column and by a month column; sort_values,
 filters, merge, head and to_csv carrying datetime columns; and the
 rejections (an unknown parse_dates column, dt of a non-datetime Series, a
 value that is no date, a time zone, frequencies pandas refuses, a
@@ -30,6 +30,10 @@ import harness  # noqa: E402
 passed = failed = 0
 FIELDS = ["year", "month", "day", "hour", "minute", "second", "dayofweek", "dayofyear",
           "quarter"]
+# strftime: Python's forms (%f, %z and %Z of a naive datetime) and the
+# C library's (which Python calls), an unknown directive and a lone %
+STRFTIME = ["%Y-%m", "%d/%m/%Y %H:%M:%S.%f", "%a %A %b %B %p %I %j %U %W %y %%", "%z|%Z",
+            "%G-%V-%u %e %C", "%c", "%x %X", "%D %T %R", "%Q and %", "plain"]
 DT_MORE = ["normalize", "day_name", "month_name", "days_in_month", "is_month_start",
            "is_month_end", "is_quarter_start", "is_quarter_end", "is_year_start", "is_year_end",
            "is_leap_year"]
@@ -219,6 +223,9 @@ def cases(P):
                 nodes.append(op(key, "dt." + how, "c", freq=f))
                 want[key] = dt_round(P[col], how, f)
         nodes += [op(f, "dt." + f, "c") for f in DT_MORE]
+        for q, fmt in enumerate(STRFTIME):
+            nodes.append(op("sf%d" % q, "dt.strftime", "c", date_format=fmt))
+            want["sf%d" % q] = P[col].dt.strftime(fmt)
         want.update({f: getattr(P[col].dt, f)() if f in ("normalize", "day_name", "month_name")
                      else getattr(P[col].dt, f) for f in DT_MORE})
         out.append(("dt_more_" + col, nodes, want))
@@ -436,6 +443,10 @@ def rejects(data):
          ["Invalid frequency: '0.5N'"]),
         ("freq_of_normalize", when + [op("f", "dt.normalize", "c", freq="D")], 2,
          ['unknown field "freq"']),
+        ("strftime_without_format", when + [op("f", "dt.strftime", "c")], 2,
+         ['"date_format" must be a format string']),
+        ("strftime_empty_format", when + [op("f", "dt.strftime", "c", date_format="")], 2,
+         ['an empty "date_format"']),
         ("ceil_past_range", edge + [op("f", "dt.ceil", "c", freq="D")], 1,
          ["2262-04-11T23:00:00", "out of datetime64[ns]'s range"]),
     ]:

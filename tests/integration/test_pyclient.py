@@ -1116,7 +1116,8 @@ class TestDataFrames(Base):
             # floor to the hour then group by it; names, is_month_end, normalize
             h = df.assign(hour=df.when.dt.floor("h")).groupby("hour").agg(s=("v", "sum"))
             b = df.assign(dn=df.when.dt.day_name(), me=df.when.dt.is_month_end,
-                          r=df.when.dt.round("15min"), nm=df.when.dt.normalize())
+                          r=df.when.dt.round("15min"), nm=df.when.dt.normalize(),
+                          ym=df.when.dt.strftime("%Y-%m"))
             res = marsc.execute(h, b)
             pd.testing.assert_frame_equal(
                 res[0].fetch(), pdf.assign(hour=pdf.when.dt.floor("h")).groupby("hour")
@@ -1124,7 +1125,8 @@ class TestDataFrames(Base):
             pd.testing.assert_frame_equal(
                 res[1].fetch(), pdf.assign(dn=pdf.when.dt.day_name(), me=pdf.when.dt.is_month_end,
                                            r=pdf.when.dt.round("15min"),
-                                           nm=pdf.when.dt.normalize()))
+                                           nm=pdf.when.dt.normalize(),
+                                           ym=pdf.when.dt.strftime("%Y-%m")))
             with self.assertRaises(marsc.GraphError):
                 df.when.dt.floor("W").execute()
         finally:

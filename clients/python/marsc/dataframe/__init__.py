@@ -757,6 +757,11 @@ class _Dt:
         """Series.dt.month_name(): 'January' ..."""
         return _make("dataframe.dt.month_name", [self._s], None, "series")
 
+    def strftime(self, date_format):
+        """Series.dt.strftime(date_format): strings as Python's strftime"""
+        return _make("dataframe.dt.strftime", [self._s], {"date_format": date_format},
+                     "series")
+
 
 class GroupBy:
     """df.groupby(by): .agg(out=("column", "func"), ...) as pandas' named
