@@ -3120,6 +3120,15 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
 /* ---------------------------------------------------------------------------
  * Running ops (engine/df/running.c) */
 
+/* rolling's and expanding's agg: its DFRA_*, or -1 */
+static int window_agg(json_t *ag)
+{
+    static const char *const ags[] = {"sum", "mean", "min", "max", "std", "var", "count"};
+    for (int q = 0; q < 7 && ag && json_is_string(ag); q++)
+        if (!strcmp(json_string_value(ag), ags[q])) return q;
+    return -1;
+}
+
 /* ewm: exactly one of com, span, halflife, alpha as pandas 1.5 checks
  * them, made a center of mass; min_periods (at least 1, as pandas makes
  * it), adjust, ignore_na, agg mean or sum */
@@ -3209,11 +3218,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             d->minp = (int64_t)json_integer_value(mp);
         }
         if (ce && !json_is_false(ce)) return XFAIL(n, "only \"center\": false is supported");
-        static const char *const ags[] = {"sum", "mean", "min", "max", "std", "var", "count"};
-        d->ragg = -1;
-        for (int q = 0; q < 7 && ag && json_is_string(ag); q++)
-            if (!strcmp(json_string_value(ag), ags[q])) d->ragg = q;
-        if (d->ragg < 0)
+        if ((d->ragg = window_agg(ag)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count");
         /* pandas 1.5: count's min_periods defaults to 0 */
         if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
@@ -3227,11 +3232,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                 return XFAIL(n, "min_periods must be >= 0");
             d->minp = (int64_t)json_integer_value(mp);
         }
-        static const char *const ags[] = {"sum", "mean", "min", "max", "std", "var", "count"};
-        d->ragg = -1;
-        for (int q = 0; q < 7 && ag && json_is_string(ag); q++)
-            if (!strcmp(json_string_value(ag), ags[q])) d->ragg = q;
-        if (d->ragg < 0)
+        if ((d->ragg = window_agg(ag)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count");
     } else {
         json_t *p = json_object_get(obj, "periods");

@@ -447,54 +447,36 @@ static size_t dt_strftime(const char *fmt, int64_t ns, char *out, size_t len)
     return w;
 }
 
-/* strftime of a chunk: strings, missing for NaT */
-static int dt_strftime_col(const char *fmt, const int64_t *v, int64_t n, fcol_t *o)
+/* The text of datetime ns (not NaT) for a string-valued dt op: its
+ * strftime by fmt, or its day's or month's name; the length written into
+ * buf (len bytes). */
+static size_t dt_text(op_t op, const char *fmt, int64_t ns, char *buf, size_t len)
+{
+    if (op == OP_DF_DT_STRFTIME) return dt_strftime(fmt, ns, buf, len);
+    int64_t days = floordiv(ns, DATE_NS_PER_DAY), y;
+    int m, d;
+    date_civil_from_days(days, &y, &m, &d);
+    const char *s =
+        op == OP_DF_DT_DAY_NAME ? day_names[((days % 7) + 7 + 3) % 7] : month_names[m - 1];
+    return (size_t)snprintf(buf, len, "%s", s);
+}
+
+/* day_name, month_name and strftime of a chunk: strings, missing for NaT */
+static int dt_strings(op_t op, const char *fmt, const int64_t *v, int64_t n, fcol_t *o)
 {
     char buf[4096];
     int64_t nb = 1;
     bool nat = false;
     for (int64_t i = 0; i < n; i++) {
         nat |= v[i] == DATE_NAT;
-        if (v[i] != DATE_NAT) nb += (int64_t)dt_strftime(fmt, v[i], buf, sizeof buf);
+        if (v[i] != DATE_NAT) nb += (int64_t)dt_text(op, fmt, v[i], buf, sizeof buf);
     }
     if (fcol_alloc(o, FT_STRING, n, nb, nat)) return -1;
     int64_t at = 0;
     for (int64_t i = 0; i < n; i++) {
         if (v[i] != DATE_NAT) {
-            size_t l = dt_strftime(fmt, v[i], buf, sizeof buf);
+            size_t l = dt_text(op, fmt, v[i], buf, sizeof buf);
             memcpy(o->bytes + at, buf, l);
-            at += (int64_t)l;
-        }
-        o->offsets[i + 1] = at;
-        if (o->valid) o->valid[i] = v[i] != DATE_NAT;
-    }
-    o->bytes[at] = 0;
-    return 0;
-}
-
-/* day_name and month_name: strings, missing for NaT */
-static int dt_names(op_t op, const int64_t *v, int64_t n, fcol_t *o)
-{
-    int64_t nb = 1;
-    bool nat = false;
-    for (int64_t i = 0; i < n; i++)
-        nat |= v[i] == DATE_NAT;
-    nb += 9 * n; /* "Wednesday", "September": 9 bytes at most */
-    if (fcol_alloc(o, FT_STRING, n, nb, nat)) return -1;
-    int64_t at = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (v[i] != DATE_NAT) {
-            int64_t days = floordiv(v[i], DATE_NS_PER_DAY), y;
-            int m, d;
-            const char *s;
-            if (op == OP_DF_DT_DAY_NAME) {
-                s = day_names[((days % 7) + 7 + 3) % 7];
-            } else {
-                date_civil_from_days(days, &y, &m, &d);
-                s = month_names[m - 1];
-            }
-            size_t l = strlen(s);
-            memcpy(o->bytes + at, s, l);
             at += (int64_t)l;
         }
         o->offsets[i + 1] = at;
@@ -519,8 +501,7 @@ int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char
         if (df_out_like(d, in, out)) goto fail;
         fcol_t *o = &out->cols[0];
         if (ty == FT_STRING) {
-            if (op == OP_DF_DT_STRFTIME ? dt_strftime_col(d->pat, v, n, o) : dt_names(op, v, n, o))
-                goto fail;
+            if (dt_strings(op, d->pat, v, n, o)) goto fail;
             return 0;
         }
         if (fcol_alloc(o, ty, n, 0, false)) goto fail;

@@ -401,25 +401,38 @@ static int ew_strcmp(const graph_node_t *n, const df_node_t *d, const frame_t *v
     return 0;
 }
 
+/* where's three operands for column k: c[j] the column of input j, or
+ * NULL for a literal */
+static void where_cols(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
+                       const fcol_t **c)
+{
+    int q = 0;
+    for (int j = 0; j < 3; j++)
+        c[j] = n->in[j].node >= 0 ? &v[q++].cols[d->ew_col[k * n->n_in + j]] : NULL;
+}
+
+/* which of where's values row i takes: 1 where the condition holds, else 2
+ * (a missing condition is false, as pandas' where) */
+static int where_pick(const graph_node_t *n, const fcol_t *c0, int64_t i)
+{
+    const scalar_t *sc = &n->in[0].sc;
+    bool t = c0                    ? !fcol_is_na(c0, i) && ((const uint8_t *)c0->data)[i]
+             : sc->kind == SC_BOOL ? sc->b
+             : sc->kind == SC_INT  ? sc->i != 0
+                                   : sc->f != 0;
+    return t ? 1 : 2;
+}
+
 /* Column k of where(cond, a, b) over bools meeting NaN: bools with
  * missing values. -1 when out of memory. */
 static int ew_boolwhere(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
                         int64_t rows, fcol_t *out)
 {
-    const fcol_t *c[3] = {NULL, NULL, NULL};
-    int q = 0;
-    for (int j = 0; j < 3; j++)
-        if (n->in[j].node >= 0) c[j] = &v[q++].cols[d->ew_col[k * n->n_in + j]];
+    const fcol_t *c[3];
+    where_cols(n, d, v, k, c);
     if (fcol_alloc(out, FT_BOOL, rows, 0, true)) return -1;
     for (int64_t i = 0; i < rows; i++) {
-        bool t;
-        if (c[0]) {
-            t = !fcol_is_na(c[0], i) && ((const uint8_t *)c[0]->data)[i];
-        } else {
-            const scalar_t *sc = &n->in[0].sc;
-            t = sc->kind == SC_BOOL ? sc->b : sc->kind == SC_INT ? sc->i != 0 : sc->f != 0;
-        }
-        int j = t ? 1 : 2;
+        int j = where_pick(n, c[0], i);
         bool has, val = false;
         if (c[j]) {
             has = !fcol_is_na(c[j], i);
@@ -441,19 +454,14 @@ static int ew_boolwhere(const graph_node_t *n, const df_node_t *d, const frame_t
 static int ew_strwhere(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
                        int64_t rows, fcol_t *out)
 {
-    const fcol_t *c[3] = {NULL, NULL, NULL};
-    int q = 0;
-    for (int j = 0; j < 3; j++)
-        if (n->in[j].node >= 0) c[j] = &v[q++].cols[d->ew_col[k * n->n_in + j]];
-    const scalar_t *sc = &n->in[0].sc;
-    bool lit_cond = sc->kind == SC_BOOL ? sc->b : sc->kind == SC_INT ? sc->i != 0 : sc->f != 0;
+    const fcol_t *c[3];
+    where_cols(n, d, v, k, c);
     int64_t nb = 1;
     bool missing = false;
     for (int pass = 0; pass < 2; pass++) {
         int64_t at = 0;
         for (int64_t i = 0; i < rows; i++) {
-            bool t = c[0] ? !fcol_is_na(c[0], i) && ((const uint8_t *)c[0]->data)[i] : lit_cond;
-            int j = t ? 1 : 2;
+            int j = where_pick(n, c[0], i);
             const char *s = NULL;
             int64_t len = 0;
             if (c[j]) {
