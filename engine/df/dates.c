@@ -185,6 +185,13 @@ const char *date_type_name(int unit)
     return unit == FU_NS ? "datetime64[ns]" : unit == FU_DATE ? "object" : NULL;
 }
 
+/* The day of the week of a day since the epoch, Monday 0 to Sunday 6
+ * (1970-01-01 was a Thursday). */
+static int weekday(int64_t days)
+{
+    return (int)(((days % 7) + 7 + 3) % 7);
+}
+
 /* One field of a datetime that is not NaT. */
 static int64_t field(op_t op, int64_t ns)
 {
@@ -198,7 +205,7 @@ static int64_t field(op_t op, int64_t ns)
     case OP_DF_DT_SECOND:
         return rest / 1000000000 % 60;
     case OP_DF_DT_DAYOFWEEK: /* 1970-01-01 was a Thursday (3; Monday is 0) */
-        return ((days % 7) + 7 + 3) % 7;
+        return weekday(days);
     case OP_DF_DT_DATE:
         return days * DATE_NS_PER_DAY;
     default:
@@ -420,7 +427,7 @@ static size_t dt_strftime(const char *fmt, int64_t ns, char *out, size_t len)
     tm.tm_hour = (int)(rest / 3600000000000LL);
     tm.tm_min = (int)(rest / 60000000000LL % 60);
     tm.tm_sec = (int)(rest / 1000000000 % 60);
-    tm.tm_wday = (int)(((days % 7) + 7 + 4) % 7); /* 1970-01-01 was a Thursday (4) */
+    tm.tm_wday = (weekday(days) + 1) % 7; /* Sunday 0 */
     tm.tm_yday = (int)(days - date_days_from_civil(y, 1, 1));
     char f2[1024];
     size_t at = 0;
@@ -456,8 +463,7 @@ static size_t dt_text(op_t op, const char *fmt, int64_t ns, char *buf, size_t le
     int64_t days = floordiv(ns, DATE_NS_PER_DAY), y;
     int m, d;
     date_civil_from_days(days, &y, &m, &d);
-    const char *s =
-        op == OP_DF_DT_DAY_NAME ? day_names[((days % 7) + 7 + 3) % 7] : month_names[m - 1];
+    const char *s = op == OP_DF_DT_DAY_NAME ? day_names[weekday(days)] : month_names[m - 1];
     return (size_t)snprintf(buf, len, "%s", s);
 }
 

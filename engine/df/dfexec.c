@@ -826,6 +826,11 @@ static void part_f(part_t *p, dfred_t r, const double *x, int64_t n, int64_t st)
 static void part_i(part_t *p, dfred_t r, const int64_t *x, int64_t n, int64_t st)
 {
     p->cnt = (double)n;
+    if (r == DFR_ANY || r == DFR_ALL) { /* the values that are not zero */
+        for (int64_t i = 0; i < n; i++)
+            p->isum += x[i * st] != 0;
+        return;
+    }
     uint64_t s = 0, pr = 1;
     double ds = 0, dp = 1;
     for (int64_t i = 0; i < n; i++) {
@@ -842,13 +847,7 @@ static void part_i(part_t *p, dfred_t r, const int64_t *x, int64_t n, int64_t st
     p->isum = (int64_t)s;
     p->iprod = (int64_t)pr;
     p->sum = ds;
-    p->prod = dp;                       /* the float fields too: see part_merge */
-    if (r == DFR_ANY || r == DFR_ALL) { /* the values that are not zero */
-        int64_t nz = 0;
-        for (int64_t i = 0; i < n; i++)
-            nz += x[i * st] != 0;
-        p->isum = nz;
-    }
+    p->prod = dp; /* the float fields too: see part_merge */
     if (r == DFR_STD || r == DFR_VAR) {
         double mean = n > 0 ? ds / (double)n : 0, m2 = 0;
         for (int64_t i = 0; i < n; i++) {
