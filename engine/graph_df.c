@@ -2046,6 +2046,26 @@ static int infer_to_tensor(graph_t *g, graph_node_t *n, df_node_t *d, char *err,
 }
 
 /* Element-wise ops with a Series or DataFrame among the inputs. */
+/* Whether where's column k has a bool condition (a column or a scalar) and
+ * values of type t: columns of t, literals of t (a string, a boolean), or
+ * NaN ({"value": null}; *nan set). */
+static bool where_of(graph_t *g, const graph_node_t *n, int k, ftype_t t, bool *nan)
+{
+    if (n->in[0].node < 0 ? n->in[0].str != NULL : in_df(g, n, 0)->cols[k].type != FT_BOOL)
+        return false;
+    for (int j = 1; j < 3; j++) {
+        const operand_t *o = &n->in[j];
+        if (o->node >= 0) {
+            if (in_df(g, n, j)->cols[k].type != t) return false;
+        } else if (!o->str && o->sc.kind == SC_FLOAT && isnan(o->sc.f)) {
+            *nan = true;
+        } else if (t == FT_STRING ? !o->str : o->str || o->sc.kind != SC_BOOL) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
 {
     int first = -1;
@@ -2144,42 +2164,18 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
             nstr += str;
             nother += !str;
         }
-        if (nstr == 0 && n->op == OP_WHERE && n->n_in == 3) {
-            /* bools meeting NaN: bools with missing values (pandas' object
-             * column of True, False and NaN), not float64 */
-            bool cond = n->in[0].node < 0 || in_df(g, n, 0)->cols[k].type == FT_BOOL;
-            bool bools = cond, nan = false;
-            for (int j = 1; j < 3 && bools; j++) {
-                const scalar_t *sc = &n->in[j].sc;
-                bool lit_nan = n->in[j].node < 0 && sc->kind == SC_FLOAT && isnan(sc->f);
-                nan |= lit_nan;
-                bools = n->in[j].node >= 0 ? in_df(g, n, j)->cols[k].type == FT_BOOL
-                                           : lit_nan || sc->kind == SC_BOOL;
-            }
-            if (bools && nan) {
-                for (int j = 0; j < 3; j++)
-                    d->ew_col[k * n->n_in + j] = n->in[j].node < 0 ? -1 : k;
-                d->ew_dt[k] = DF_EW_BOOLWHERE;
-                d->cols[k].type = FT_BOOL;
-                continue;
-            }
-        }
-        if (nstr > 0 && n->op == OP_WHERE && n->n_in == 3) {
-            /* where of strings: the condition a bool (column or scalar), each
-             * value strings (a column or a literal) or NaN ({"value": null}) */
-            bool ok =
-                n->in[0].node < 0 ? n->in[0].str == NULL : in_df(g, n, 0)->cols[k].type == FT_BOOL;
-            for (int j = 1; j < 3 && ok; j++)
-                ok = n->in[j].node >= 0 ? in_df(g, n, j)->cols[k].type == FT_STRING
-                     : n->in[j].str     ? true
-                                        : n->in[j].sc.kind == SC_FLOAT && isnan(n->in[j].sc.f);
-            if (ok) {
-                for (int j = 0; j < 3; j++)
-                    d->ew_col[k * n->n_in + j] = n->in[j].node < 0 ? -1 : k;
-                d->ew_dt[k] = DF_EW_STRWHERE;
-                d->cols[k].type = FT_STRING;
-                continue;
-            }
+        /* where of strings (strings or NaN on both sides), and of bools
+         * meeting NaN (pandas' object column of True, False and NaN, not
+         * float64) */
+        ftype_t wt = nstr > 0 ? FT_STRING : FT_BOOL;
+        bool wnan = false;
+        if (n->op == OP_WHERE && n->n_in == 3 && where_of(g, n, k, wt, &wnan) &&
+            (wt == FT_STRING || wnan)) {
+            for (int j = 0; j < 3; j++)
+                d->ew_col[k * n->n_in + j] = n->in[j].node < 0 ? -1 : k;
+            d->ew_dt[k] = wt == FT_STRING ? DF_EW_STRWHERE : DF_EW_BOOLWHERE;
+            d->cols[k].type = wt;
+            continue;
         }
         if (nstr > 0) {
             char lb[128];
