@@ -128,7 +128,8 @@ static const char *const *df_fields(op_t op)
     static const char *const gs[] = {"by", NULL};
     static const char *const rj[] = {"path", "orient", "lines", NULL};
     static const char *const gq[] = {"by", "q", "columns", NULL};
-    static const char *const gt[] = {"by", "func", "columns", NULL};
+    static const char *const gt[] = {"by",     "func", "columns",   "periods",   "limit",
+                                     "method", "pct",  "ascending", "na_option", NULL};
     static const char *const gh[] = {"by", "n", NULL};
     static const char *const pv[] = {"values",     "index",   "columns", "aggfunc",
                                      "fill_value", "margins", "dropna",  NULL};
@@ -1863,6 +1864,148 @@ static int infer_pivot(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
     return 0;
 }
 
+/* whether column c may be given to groupby_transform's kernel f, and the
+ * type it gives (may_miss: a key may be missing, so some rows are in no
+ * group) */
+#define GB_MAX_PERIODS ((json_int_t)1 << 62)
+
+static bool gb_kernel_takes(int f, const df_col_t *c)
+{
+    bool num = c->type == FT_INT64 || c->type == FT_FLOAT64 || c->type == FT_BOOL;
+    bool date = c->unit != FU_NONE;
+    switch (f) {
+    case DF3_TF_CUMSUM:
+    case DF3_TF_CUMPROD:
+        return num && !date;
+    case DF3_TF_CUMMIN:
+    case DF3_TF_CUMMAX:
+    case DF3_TF_DIFF:
+        return num;
+    default: /* shift, ffill, bfill, rank: every column */
+        return true;
+    }
+}
+
+static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t periods)
+{
+    int t = c->type;
+    bool date = c->unit != FU_NONE;
+    switch (f) {
+    case DF3_TF_CUMSUM:
+        if (t == FT_BOOL) t = FT_INT64;
+        /* fall through */
+    case DF3_TF_CUMPROD:
+    case DF3_TF_CUMMIN:
+    case DF3_TF_CUMMAX:
+        /* int64: float64 where rows in no group may be (a bool: bools with
+         * missing values); an int64 cumprod is float64 too in a chunk whose
+         * products leave int64's range, as pandas' */
+        return may_miss && !date && t == FT_INT64 ? FT_FLOAT64 : t;
+    case DF3_TF_SHIFT:
+        /* pandas' shift(0) keeps every value, rows in no group too */
+        return t == FT_INT64 && !date && periods != 0 ? FT_FLOAT64 : t;
+    case DF3_TF_FFILL:
+    case DF3_TF_BFILL:
+        return t == FT_INT64 && !date && may_miss ? FT_FLOAT64 : t;
+    default: /* diff, rank */
+        return FT_FLOAT64;
+    }
+}
+
+/* groupby_transform with one of pandas' transformation kernels (cumsum ...
+ * rank): the input's rows and index; cumcount and ngroup a Series */
+static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
+                           json_t *obj, const char *fname, char *err, size_t errlen)
+{
+    int f = d->pv_agg;
+    bool periods = f == DF3_TF_SHIFT || f == DF3_TF_DIFF,
+         fill = f == DF3_TF_FFILL || f == DF3_TF_BFILL;
+    bool rank = f == DF3_TF_RANK, asc = rank || f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP;
+    static const char *const names[] = {"periods", "limit",     "method",
+                                        "pct",     "ascending", "na_option"};
+    for (int q = 0; q < 6; q++) {
+        bool ok = q == 0 ? periods : q == 1 ? fill : q == 4 ? asc : rank;
+        if (!ok && json_given(json_object_get(obj, names[q])))
+            return XFAIL(n, "\"%s\" is not a parameter of %s", names[q], fname);
+    }
+    if ((f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP) && json_given(json_object_get(obj, "columns")))
+        return XFAIL(n, "\"columns\" is not a parameter of %s (it gives one Series)", fname);
+    d->n = periods ? 1 : -1;
+    json_t *pv = json_object_get(obj, periods ? "periods" : "limit");
+    if ((periods || fill) && json_given(pv)) {
+        if (!json_is_integer(pv) || (fill && json_integer_value(pv) < 1))
+            return XFAIL(n, "\"%s\" must be %s", periods ? "periods" : "limit",
+                         periods ? "an integer" : "a positive integer or null");
+        if (json_integer_value(pv) < -GB_MAX_PERIODS || json_integer_value(pv) > GB_MAX_PERIODS)
+            return XFAIL(n, "\"%s\" must be at most 2^62 rows", periods ? "periods" : "limit");
+        d->n = (int64_t)json_integer_value(pv);
+    }
+    if (rank) {
+        static const char *const ms[] = {"average", "min", "max", "first", "dense"};
+        json_t *m = json_object_get(obj, "method"), *na = json_object_get(obj, "na_option");
+        d->how = json_given(m) ? -1 : 0;
+        for (int q = 0; q < 5 && json_given(m) && json_is_string(m); q++)
+            if (!strcmp(json_string_value(m), ms[q])) d->how = q;
+        if (d->how < 0) return XFAIL(n, "\"method\" must be average, min, max, first or dense");
+        if (json_given(na) && !(json_is_string(na) && !strcmp(json_string_value(na), "keep")))
+            return XFAIL(n, "only \"na_option\": \"keep\" is supported");
+        if (get_flag(obj, "pct", false, &d->drop, n, err, errlen)) return -1;
+    }
+    if (asc && get_flag(obj, "ascending", true, &d->asc1, n, err, errlen)) return -1;
+    bool may_miss = false;
+    for (int k = 0; k < d->nkey; k++)
+        may_miss |= s->cols[d->key[k]].type != FT_INT64 || s->cols[d->key[k]].unit != FU_NONE;
+    d->gb_may_miss = may_miss;
+    if (f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP) {
+        if (alloc_cols(d, 1, s->nidx) || copy_index(d, s) ||
+            set_col(&d->cols[0], NULL, false, may_miss ? FT_FLOAT64 : FT_INT64))
+            return XFAIL(n, "out of memory");
+        d->nrows = s->nrows;
+        new_rows(g, n, d, VK_SERIES);
+        return 0;
+    }
+    json_t *cols = json_object_get(obj, "columns");
+    d->sel = NULL;
+    if (json_given(cols)) {
+        if (find_cols(s, cols, n, "columns", &d->sel, &d->nsel, err, errlen)) return -1;
+        for (int v = 0; v < d->nsel; v++) {
+            const df_col_t *c = &s->cols[d->sel[v]];
+            for (int k = 0; k < d->nkey; k++)
+                if (d->key[k] == d->sel[v]) return XFAIL(n, "\"columns\" names a \"by\" key");
+            if (!gb_kernel_takes(f, c)) {
+                char b[128];
+                label_text(c, b, sizeof b);
+                return XFAIL(n, "columns: column %s is %s; groupby %s takes %s", b,
+                             df_type_name(c->type, c->unit != FU_NONE), fname,
+                             f == DF3_TF_CUMSUM || f == DF3_TF_CUMPROD
+                                 ? "int64, float64 and bool columns"
+                                 : "int64, float64, bool and datetime columns");
+            }
+        }
+    } else {
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel) return XFAIL(n, "out of memory");
+        for (int k = 0; k < s->ncols; k++) {
+            bool key = false;
+            for (int q = 0; q < d->nkey; q++)
+                key |= d->key[q] == k;
+            if (!key && gb_kernel_takes(f, &s->cols[k])) d->sel[d->nsel++] = k;
+        }
+    }
+    if (d->nsel < 1) return XFAIL(n, "no columns to compute %s over", fname);
+    if (alloc_cols(d, d->nsel, s->nidx) || copy_index(d, s)) return XFAIL(n, "out of memory");
+    for (int v = 0; v < d->nsel; v++) {
+        const df_col_t *c = &s->cols[d->sel[v]];
+        int t = gb_kernel_type(f, c, may_miss, d->n);
+        if (set_col(&d->cols[v], c->name, c->is_int, t)) return XFAIL(n, "out of memory");
+        /* a datetime stays one where the kernel keeps the values */
+        if (t == c->type && f != DF3_TF_CUMSUM && f != DF3_TF_CUMPROD) d->cols[v].unit = c->unit;
+    }
+    d->nrows = s->nrows;
+    new_rows(g, n, d, VK_DATAFRAME);
+    return 0;
+}
+
 /* df3: groupby_size, _quantile, _transform, _head, _tail (df3.c), one job */
 static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                      size_t errlen)
@@ -1898,7 +2041,11 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         new_rows(g, n, d, VK_SERIES);
         return 0;
     }
-    static const char *const funcs[] = {"sum", "mean", "count", "min", "max", "std", "var"};
+    /* DF3_AGG_* then DF3_TF_* (df3.h) */
+    static const char *const funcs[] = {
+        "sum",    "mean",   "count",    "min",    "max",   "std",  "var",   "cumsum", "cumprod",
+        "cummin", "cummax", "cumcount", "ngroup", "shift", "diff", "ffill", "bfill",  "rank"};
+    enum { NFUNCS = (int)(sizeof funcs / sizeof *funcs) };
     const char *fname = "quantile";
     if (n->op == OP_DF_GROUPBY_QUANTILE) {
         json_t *q = json_object_get(obj, "q");
@@ -1913,12 +2060,15 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         json_t *f = json_object_get(obj, "func");
         if (!json_given(f)) return XFAIL(n, "\"func\" is missing");
         d->pv_agg = -1;
-        for (int q = 0; q < 7 && json_is_string(f); q++)
+        for (int q = 0; q < NFUNCS && json_is_string(f); q++)
             if (!strcmp(json_string_value(f), funcs[q])) d->pv_agg = q;
         if (d->pv_agg < 0)
-            return XFAIL(n, "\"func\" must be one of sum, mean, count, min, max, std, var");
+            return XFAIL(n, "\"func\" must be one of sum, mean, count, min, max, std, var, "
+                            "cumsum, cumprod, cummin, cummax, cumcount, ngroup, shift, "
+                            "diff, ffill, bfill, rank");
         fname = funcs[d->pv_agg];
     }
+    if (d->pv_agg >= DF3_TF_CUMSUM) return infer_gb_kernel(g, n, d, s, obj, fname, err, errlen);
     bool any = d->pv_agg == DF3_AGG_COUNT;
     json_t *cols = json_object_get(obj, "columns");
     if (json_given(cols)) {
@@ -3791,6 +3941,7 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_CUMMIN:
     case OP_DF_GROUPBY_HEAD:
     case OP_DF_GROUPBY_TAIL:
+    case OP_DF_GROUPBY_TRANSFORM: /* its kernels keep datetimes (infer_gb_kernel) */
     case OP_DF_DT_DATE:
     case OP_DF_DT_FLOOR: /* datetimes still */
     case OP_DF_DT_CEIL:

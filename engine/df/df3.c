@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "algo_util.h"
+#include "stats.h"
 
 static bool index_equal(const frame_t *a, const frame_t *b)
 {
@@ -605,6 +606,232 @@ static double group_stat(int f, const fcol_t *c, const int64_t *rows, int64_t n)
     return agg_cell(f, c, rows, n);
 }
 
+/* a group's rows r[0..m) in order, rows in no group get nothing (their
+ * output was set missing before) */
+typedef struct {
+    const int64_t *gid, *start, *grows;
+    int64_t ng, n;
+    bool orphans;
+} gb_groups_t;
+
+/* shift, ffill and bfill: the row each row takes its value from (-1: none) */
+static void gb_src_rows(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, int64_t *src)
+{
+    int f = d->pv_agg;
+    for (int64_t i = 0; i < G->n; i++)
+        src[i] = f == DF3_TF_SHIFT && d->n == 0 ? i : -1; /* shift(0): every row as it is */
+    if (f == DF3_TF_SHIFT && d->n == 0) return;
+    for (int64_t g = 0; g < G->ng; g++) {
+        const int64_t *r = G->grows + G->start[g];
+        int64_t m = G->start[g + 1] - G->start[g];
+        if (f == DF3_TF_SHIFT) {
+            for (int64_t q = 0; q < m; q++) {
+                int64_t p = q - d->n; /* |n| <= 2^62 */
+                src[r[q]] = p >= 0 && p < m ? r[p] : -1;
+            }
+            continue;
+        }
+        /* ffill forward, bfill backward: the last present row within limit */
+        bool fwd = f == DF3_TF_FFILL;
+        int64_t last = -1;
+        for (int64_t k = 0; k < m; k++) {
+            int64_t q = fwd ? k : m - 1 - k;
+            if (!fcol_is_na(c, r[q])) {
+                last = q;
+                src[r[q]] = r[q];
+            } else if (last >= 0 && (d->n < 0 || (fwd ? q - last : last - q) <= d->n)) {
+                src[r[q]] = r[last];
+            }
+        }
+    }
+}
+
+/* cumsum, cumprod, cummin, cummax of column c (int64, float64, bool or a
+ * datetime) as pandas 1.5's group_cumsum (Kahan), group_cumprod_float64
+ * (int64 through float64) and group_cummin_max: a missing value is missing
+ * and skipped. Rows in no group are missing. */
+static int gb_cum(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)
+{
+    int f = d->pv_agg;
+    bool date = c->unit != FU_NONE, isf = c->type == FT_FLOAT64;
+    bool isb = c->type == FT_BOOL;
+    /* the type: float64 where a row of int64 (or bool cumsum) gets no
+     * value, or an int64 product leaves int64's range; bools with missing
+     * values where a bool row gets none */
+    bool wide = false;
+    if (f == DF3_TF_CUMPROD && c->type == FT_INT64 && !date)
+        for (int64_t g = 0; g < G->ng && !wide; g++) {
+            double p = 1;
+            for (int64_t q = G->start[g]; q < G->start[g + 1] && !wide; q++) {
+                p *= (double)((const int64_t *)c->data)[G->grows[q]];
+                wide = !(p >= -9223372036854775808.0 && p < 9223372036854775808.0);
+            }
+        }
+    int t = isf || ((G->orphans || wide) && !date && !(isb && f != DF3_TF_CUMSUM)) ? FT_FLOAT64
+            : isb && f != DF3_TF_CUMSUM                                            ? FT_BOOL
+                                                                                   : FT_INT64;
+    if (fcol_alloc(o, (ftype_t)t, G->n, 0, t == FT_BOOL && (G->orphans || c->valid))) return -1;
+    o->unit = date ? c->unit : FU_NONE;
+    double *od = t == FT_FLOAT64 ? o->data : NULL;
+    int64_t *oi = t == FT_INT64 ? o->data : NULL;
+    uint8_t *ob = t == FT_BOOL ? o->data : NULL;
+    for (int64_t i = 0; i < G->n; i++) {
+        if (od) od[i] = NAN;
+        if (oi) oi[i] = INT64_MIN; /* NaT; every other row is written below */
+        if (ob) ob[i] = 0;
+        if (ob && o->valid) o->valid[i] = G->gid[i] >= 0 && !fcol_is_na(c, i);
+    }
+    for (int64_t g = 0; g < G->ng; g++) {
+        const int64_t *r = G->grows + G->start[g];
+        int64_t m = G->start[g + 1] - G->start[g];
+        double fs = 0, comp = 0, fp = 1;
+        uint64_t is = 0;
+        int64_t best = 0;
+        bool seen = false;
+        for (int64_t q = 0; q < m; q++) {
+            int64_t i = r[q];
+            if (fcol_is_na(c, i)) continue; /* missing, as set above */
+            if (isf) {
+                double x = ((const double *)c->data)[i], v;
+                if (f == DF3_TF_CUMSUM) {
+                    double y = x - comp, s2 = fs + y;
+                    comp = (s2 - fs) - y;
+                    fs = s2;
+                    v = fs;
+                } else if (f == DF3_TF_CUMPROD) {
+                    fp *= x;
+                    v = fp;
+                } else {
+                    if (!seen || (f == DF3_TF_CUMMIN ? x < fs : x > fs)) fs = x;
+                    v = fs;
+                }
+                seen = true;
+                od[i] = v;
+                continue;
+            }
+            int64_t x = isb ? ((const uint8_t *)c->data)[i] : ((const int64_t *)c->data)[i], v;
+            if (f == DF3_TF_CUMSUM) {
+                is += (uint64_t)x; /* int64 wraps, as numpy's */
+                v = (int64_t)is;
+            } else if (f == DF3_TF_CUMPROD) {
+                fp *= (double)x;
+                v = oi ? (int64_t)fp : fp != 0; /* within int64's range (wide above) */
+            } else {
+                if (!seen || (f == DF3_TF_CUMMIN ? x < best : x > best)) best = x;
+                v = best;
+            }
+            seen = true;
+            if (od)
+                od[i] = f == DF3_TF_CUMPROD ? fp : (double)v;
+            else if (oi)
+                oi[i] = v;
+            else
+                ob[i] = v != 0;
+        }
+    }
+    return 0;
+}
+
+/* diff(periods) as pandas' x - x.shift(periods): float64, missing where
+ * either value is */
+static int gb_diff(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)
+{
+    if (fcol_alloc(o, FT_FLOAT64, G->n, 0, false)) return -1;
+    double *y = o->data;
+    for (int64_t i = 0; i < G->n; i++)
+        y[i] = NAN;
+    for (int64_t g = 0; g < G->ng; g++) {
+        const int64_t *r = G->grows + G->start[g];
+        int64_t m = G->start[g + 1] - G->start[g];
+        for (int64_t q = 0; q < m; q++) {
+            int64_t p = q - d->n;
+            if (p < 0 || p >= m || fcol_is_na(c, r[q]) || fcol_is_na(c, r[p])) continue;
+            y[r[q]] = dfa_num(c, r[q]) - dfa_num(c, r[p]);
+        }
+    }
+    return 0;
+}
+
+/* rank within each group, missing values and rows in no group NaN */
+static int gb_rank(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)
+{
+    int64_t *rows = dfa_alloc(G->n + 1, sizeof *rows);
+    if (!rows || fcol_alloc(o, FT_FLOAT64, G->n, 0, false)) {
+        free(rows);
+        return -1;
+    }
+    double *y = o->data;
+    for (int64_t i = 0; i < G->n; i++)
+        y[i] = NAN;
+    int rc = 0;
+    for (int64_t g = 0; g < G->ng && rc == 0; g++) {
+        int64_t m = 0;
+        for (int64_t q = G->start[g]; q < G->start[g + 1]; q++)
+            if (!fcol_is_na(c, G->grows[q])) rows[m++] = G->grows[q];
+        rc = df_rank_rows(c, rows, m, d->how, d->asc1, d->drop, y);
+    }
+    free(rows);
+    return rc;
+}
+
+/* groupby_transform's kernels (DF3_TF_*): the input's rows and index */
+static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G,
+                     const int64_t *rank_of, frame_t *out)
+{
+    int f = d->pv_agg;
+    bool one = f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP;
+    if (frame_alloc(out, one, G->n, one ? 1 : d->nsel, in->nidx)) return -1;
+    out->range_index = in->range_index;
+    for (int k = 0; k < in->nidx; k++)
+        if (fcol_copy(&in->idx[k], &out->idx[k]) ||
+            flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
+            return -1;
+    if (one) {
+        /* the position in its group (from the end: not ascending), or the
+         * group's number in key order */
+        fcol_t *o = &out->cols[0];
+        if (fcol_alloc(o, G->orphans ? FT_FLOAT64 : FT_INT64, G->n, 0, false)) return -1;
+        for (int64_t i = 0; i < G->n; i++)
+            if (G->orphans) ((double *)o->data)[i] = NAN;
+        for (int64_t g = 0; g < G->ng; g++) {
+            int64_t a = G->start[g], m = G->start[g + 1] - a;
+            for (int64_t q = 0; q < m; q++) {
+                int64_t v = f == DF3_TF_NGROUP ? (d->asc1 ? rank_of[g] : G->ng - 1 - rank_of[g])
+                                               : (d->asc1 ? q : m - 1 - q);
+                if (G->orphans)
+                    ((double *)o->data)[G->grows[a + q]] = (double)v;
+                else
+                    ((int64_t *)o->data)[G->grows[a + q]] = v;
+            }
+        }
+        return 0;
+    }
+    int64_t *src = NULL;
+    if (f == DF3_TF_SHIFT || f == DF3_TF_FFILL || f == DF3_TF_BFILL) {
+        src = dfa_alloc(G->n + 1, sizeof *src);
+        if (!src) return -1;
+    }
+    int rc = 0;
+    for (int v = 0; v < d->nsel && rc == 0; v++) {
+        const fcol_t *c = &in->cols[d->sel[v]];
+        fcol_t *o = &out->cols[v];
+        rc = flabel_set(&out->names[v], in->names[d->sel[v]].s, in->names[d->sel[v]].is_int);
+        if (rc) break;
+        if (src) {
+            gb_src_rows(d, c, G, src);
+            rc = dfa_take_col(c, src, G->n, false, o);
+        } else if (f == DF3_TF_DIFF) {
+            rc = gb_diff(d, c, G, o);
+        } else if (f == DF3_TF_RANK) {
+            rc = gb_rank(d, c, G, o);
+        } else {
+            rc = gb_cum(d, c, G, o);
+        }
+    }
+    free(src);
+    return rc;
+}
+
 int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                 size_t errlen)
 {
@@ -667,6 +894,19 @@ int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
         for (int64_t i = 0; i < n; i++)
             if (take[i]) pick[m++] = i;
         if (frame_take(in, pick, m, out)) goto nomem;
+        ret = 0;
+        goto done;
+    }
+    if (op == OP_DF_GROUPBY_TRANSFORM && d->pv_agg >= DF3_TF_CUMSUM) {
+        gb_groups_t G = {.gid = gid, .start = start, .grows = grows, .ng = ng, .n = n};
+        for (int64_t i = 0; i < n && !G.orphans; i++)
+            G.orphans = gid[i] < 0;
+        /* rank_of[g]: group g's place in key order (ngroup) */
+        pick = dfa_alloc(ng + 1, sizeof *pick);
+        if (!pick) goto nomem;
+        for (int64_t q = 0; q < ng; q++)
+            pick[gid[rep[q]]] = q;
+        if (gb_kernel(d, in, &G, pick, out)) goto nomem;
         ret = 0;
         goto done;
     }

@@ -35,7 +35,19 @@ enum {
     DF3_AGG_MIN,
     DF3_AGG_MAX,
     DF3_AGG_STD,
-    DF3_AGG_VAR
+    DF3_AGG_VAR,
+    /* groupby_transform's pandas transformation kernels (df3_groupby) */
+    DF3_TF_CUMSUM,
+    DF3_TF_CUMPROD,
+    DF3_TF_CUMMIN,
+    DF3_TF_CUMMAX,
+    DF3_TF_CUMCOUNT,
+    DF3_TF_NGROUP,
+    DF3_TF_SHIFT,
+    DF3_TF_DIFF,
+    DF3_TF_FFILL,
+    DF3_TF_BFILL,
+    DF3_TF_RANK
 };
 
 /* pd.pivot_table(in, values=d->sel, index=d->key, columns=d->pv_col (-1:

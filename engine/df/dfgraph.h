@@ -166,8 +166,13 @@ typedef struct df_node {
     bool pv_has_fill;
     double pv_fill;
     /* df3: groupby_* ops: by key/nkey, value columns sel/nsel, func pv_agg,
-     * n (head, tail), gq (quantile's q) */
+     * n (head, tail; a transform's periods or limit, -1: none), gq
+     * (quantile's q); a transform's rank: how, asc1 (also cumcount's and
+     * ngroup's ascending), drop (pct); gb_may_miss: a key may be missing
+     * (rows in no group: bool results of cumsum, cumprod, cummin and cummax
+     * are float64) */
     double gq;
+    bool gb_may_miss;
 } df_node_t;
 
 void df_node_free(df_node_t *d);

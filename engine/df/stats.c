@@ -102,28 +102,13 @@ static int name_index(const frame_t *in, const int *sel, int n, fcol_t *o)
     return 0;
 }
 
-/* average, min, max, first, dense ranks of column c */
-static int rank_col(const df_node_t *d, const fcol_t *c, fcol_t *o)
+int df_rank_rows(const fcol_t *c, int64_t *rows, int64_t m, int how, bool asc, bool pct, double *y)
 {
-    int64_t n = c->n, m = 0;
-    int64_t *rows = dfa_alloc(n + 1, sizeof *rows);
-    if (!rows || fcol_alloc(o, FT_FLOAT64, n, 0, false)) {
-        free(rows);
-        return -1;
-    }
-    double *y = o->data;
-    for (int64_t i = 0; i < n; i++) {
-        y[i] = NAN;
-        if (!fcol_is_na(c, i)) rows[m++] = i;
-    }
     dfa_keys_t ks = {0};
     ks.nk = 1;
     ks.k[0] = c;
-    bool asc[1] = {d->asc1};
-    if (dfa_argsort(&ks, asc, rows, m)) {
-        free(rows);
-        return -1;
-    }
+    bool a1[1] = {asc};
+    if (dfa_argsort(&ks, a1, rows, m)) return -1;
     int64_t dense = 0;
     for (int64_t a = 0; a < m;) {
         int64_t b = a + 1;
@@ -132,7 +117,7 @@ static int rank_col(const df_node_t *d, const fcol_t *c, fcol_t *o)
         dense++;
         for (int64_t q = a; q < b; q++) {
             double r;
-            switch (d->how) {
+            switch (how) {
             case 1:
                 r = (double)(a + 1);
                 break;
@@ -148,15 +133,33 @@ static int rank_col(const df_node_t *d, const fcol_t *c, fcol_t *o)
             default:
                 r = (double)(a + 1 + b) / 2.0;
             }
-            y[rows[q]] = d->drop && d->how != 4 ? r / (double)m : r;
+            y[rows[q]] = pct && how != 4 ? r / (double)m : r;
         }
         a = b;
     }
-    if (d->drop && d->how == 4)
+    if (pct && how == 4)
         for (int64_t q = 0; q < m; q++)
             y[rows[q]] /= (double)dense;
-    free(rows);
     return 0;
+}
+
+/* average, min, max, first, dense ranks of column c */
+static int rank_col(const df_node_t *d, const fcol_t *c, fcol_t *o)
+{
+    int64_t n = c->n, m = 0;
+    int64_t *rows = dfa_alloc(n + 1, sizeof *rows);
+    if (!rows || fcol_alloc(o, FT_FLOAT64, n, 0, false)) {
+        free(rows);
+        return -1;
+    }
+    double *y = o->data;
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = NAN;
+        if (!fcol_is_na(c, i)) rows[m++] = i;
+    }
+    int rc = df_rank_rows(c, rows, m, d->how, d->asc1, d->drop, y);
+    free(rows);
+    return rc;
 }
 
 static int copy_index(const frame_t *in, frame_t *out)

@@ -12,4 +12,10 @@
 int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                    size_t errlen);
 
+/* The ranks of column c's rows rows[0..m) (no missing value among them;
+ * the array is sorted in place) into y[rows[q]]: how 0 average, 1 min, 2
+ * max, 3 first, 4 dense; pct divides by m (dense: by the distinct count).
+ * 0, or -1 out of memory. */
+int df_rank_rows(const fcol_t *c, int64_t *rows, int64_t m, int how, bool asc, bool pct, double *y);
+
 #endif

@@ -160,8 +160,11 @@ def evaluate(doc, data_dir="."):
             if "columns" in n:
                 g = g[n["columns"]]
             meth = op.split("_", 1)[1]
-            if meth == "transform":
+            if meth == "transform" and kw["func"] in ("sum", "mean", "count", "min", "max",
+                                                       "std", "var"):
                 v = g.transform(kw["func"])
+            elif meth == "transform":  # a kernel: pandas' method of its name
+                v = getattr(g, kw.pop("func"))(**kw)
             else:
                 v = getattr(g, meth)(**kw)
         elif op == "dataframe.join":

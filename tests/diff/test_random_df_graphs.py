@@ -469,10 +469,19 @@ class Gen:
         cs = [c for c in self.numeric() if c not in by]
         if not cs:
             return
-        fn = self.rng.choice(["sum", "mean", "min", "max", "count"])
-        self.cur = self.add({"op": "dataframe.groupby_transform", "inputs": [self.cur],
-                             "by": by, "columns": cs, "func": fn})
-        self.cols = {c: "int" if fn == "count" else "float" for c in cs}
+        fn = self.rng.choice(["sum", "mean", "min", "max", "count", "cumsum", "cummin",
+                              "cummax", "shift", "diff", "ffill", "bfill", "rank"])
+        node = {"op": "dataframe.groupby_transform", "inputs": [self.cur], "by": by,
+                "columns": cs, "func": fn}
+        if fn in ("shift", "diff"):
+            node["periods"] = int(self.rng.choice([1, -1, 2]))
+        if fn == "rank":
+            node["method"] = str(self.rng.choice(["average", "min", "first", "dense"]))
+        self.cur = self.add(node)
+        keeps = fn in ("cumsum", "cummin", "cummax", "ffill", "bfill")
+        self.cols = {c: "int" if fn == "count" else
+                     self.cols[c] if keeps and self.cols.get(by[0]) == "int" else "float"
+                     for c in cs}
         # by a key that may be missing: float64 where pandas, seeing none
         # missing, keeps int64 (docs/graph-format.md): relax()
         self.loose |= self.cols.get(by[0]) != "int"

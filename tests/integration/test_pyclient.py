@@ -1168,6 +1168,45 @@ class TestDataFrames(Base):
                 else:
                     pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
 
+    def test_groupby_kernels(self):
+        """GroupBy's transformation kernels (cumsum ... rank, and transform
+        by their names) against pandas: the input's rows and index, by a
+        key with missing values too."""
+        rng = np.random.default_rng(12)
+        n = 200
+        x = rng.random(n).round(3)
+        x[rng.random(n) < 0.1] = np.nan
+        k = rng.choice(["a", "b", "c"], n).astype(object)
+        k[rng.random(n) < 0.05] = None
+        with uploaded_csv("kernels.csv", pd.DataFrame({
+                "k": k, "g": rng.integers(0, 4, n), "x": x,
+                "y": rng.integers(-9, 9, n), "s": rng.choice(["p", "q", None], n)})) as p:
+            df = md.read_csv("kernels.csv", chunk_bytes=700)
+            g, pg = df.groupby("g"), p.groupby("g")
+            gk, pgk = df.groupby("k"), p.groupby("k")
+            pairs = [
+                (g.cumsum(), pg.cumsum(numeric_only=True)),
+                (g[["x", "y"]].cummax(), pg[["x", "y"]].cummax()),
+                (g["y"].cumprod(), pg["y"].cumprod()), (g.cummin(), pg.cummin(numeric_only=True)),
+                (g.cumcount(), pg.cumcount()), (gk.cumcount(ascending=False),
+                                                pgk.cumcount(ascending=False)),
+                (g.ngroup(), pg.ngroup()), (gk.ngroup(), pgk.ngroup()),
+                (g.shift(), pg.shift()), (gk["x"].shift(-2), pgk["x"].shift(-2)),
+                (g[["x", "y"]].diff(), pg[["x", "y"]].diff()),
+                (gk.ffill(), pgk.ffill()), (g.bfill(limit=1), pg.bfill(limit=1)),
+                (g.rank(), pg.rank()), (gk["x"].rank(method="dense", ascending=False, pct=True),
+                                        pgk["x"].rank(method="dense", ascending=False, pct=True)),
+                (g["x"].transform("cumsum"), pg["x"].transform("cumsum")),
+                (gk[["y"]].cumsum(), pgk[["y"]].cumsum()),
+            ]
+            res = marsc.execute(*[q[0] for q in pairs])
+            for i, ((t, want), got) in enumerate(zip(pairs, res)):
+                got = got.fetch()
+                if isinstance(want, pd.Series):
+                    pd.testing.assert_series_equal(got, want, check_names=True, obj="pair %d" % i)
+                else:
+                    pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
+
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,
         cov and melt with pandas' arguments, against pandas."""

@@ -767,8 +767,11 @@ class GroupBy:
     """df.groupby(by): .agg(out=("column", "func"), ...) as pandas' named
     aggregation; g[cols] selects columns; .sum(), .mean(), .min(), .max(),
     .count(), .std(), .var(), .median(), .prod(), .first(), .last(),
-    .nunique(), .size(), .head(n), .tail(n), .transform(func) and
-    .quantile(q) as pandas'."""
+    .nunique(), .size(), .head(n), .tail(n), .transform(func),
+    .quantile(q), and the transformation kernels .cumsum(), .cumprod(),
+    .cummin(), .cummax(), .cumcount(), .ngroup(), .shift(periods),
+    .diff(periods), .ffill(limit), .bfill(limit) and .rank(...) as
+    pandas'."""
 
     def __init__(self, df, by, sel=None):
         self._df = df
@@ -850,12 +853,17 @@ class GroupBy:
     def tail(self, n=5):
         return self._rows("dataframe.groupby_tail", n)
 
-    def transform(self, func):
-        """Each row its group's statistic: func sum, mean, count, min, max,
-        std or var (a name)."""
+    def transform(self, func, **kw):
+        """Each row its group's statistic (func sum, mean, count, min, max,
+        std or var) or one of pandas' transformation kernels (cumsum,
+        cumprod, cummin, cummax, cumcount, ngroup, shift, diff, ffill,
+        bfill, rank), a name, with the kernel's arguments."""
         if not isinstance(func, str):
             raise TypeError("groupby transform takes a function name (\"sum\", ...)")
         p = {"by": self._by, "func": func}
+        p.update({k: v for k, v in kw.items() if v is not None})
+        if func in ("cumcount", "ngroup"):
+            return _make("dataframe.groupby_transform", [self._df], p, "series")
         if self._sel is not None:
             p["columns"] = [self._sel] if isinstance(self._sel, str) else list(self._sel)
         out = _make("dataframe.groupby_transform", [self._df], p, "dataframe",
@@ -863,6 +871,41 @@ class GroupBy:
         if isinstance(self._sel, str):
             return out[self._sel]
         return out
+
+    # pandas' transformation kernels: the input's rows and index, each row
+    # computed within its group (groups by key, rows in their order)
+    def cumsum(self): return self.transform("cumsum")  # noqa: E704
+    def cumprod(self): return self.transform("cumprod")  # noqa: E704
+    def cummin(self): return self.transform("cummin")  # noqa: E704
+    def cummax(self): return self.transform("cummax")  # noqa: E704
+
+    def cumcount(self, ascending=True):
+        """Each row's position in its group (from the end: ascending False),
+        an int64 Series."""
+        return self.transform("cumcount", ascending=bool(ascending))
+
+    def ngroup(self, ascending=True):
+        """Each row's group number, groups in key order, an int64 Series."""
+        return self.transform("ngroup", ascending=bool(ascending))
+
+    def shift(self, periods=1):
+        return self.transform("shift", periods=int(periods))
+
+    def diff(self, periods=1):
+        return self.transform("diff", periods=int(periods))
+
+    def ffill(self, limit=None):
+        return self.transform("ffill", limit=None if limit is None else int(limit))
+
+    def bfill(self, limit=None):
+        return self.transform("bfill", limit=None if limit is None else int(limit))
+
+    pad = ffill
+    backfill = bfill
+
+    def rank(self, method="average", ascending=True, na_option="keep", pct=False):
+        return self.transform("rank", method=method, ascending=bool(ascending),
+                              na_option=na_option, pct=bool(pct))
 
     def quantile(self, q=0.5):
         p = {"by": self._by, "q": float(q)}
