@@ -378,9 +378,16 @@ def main():
                 {"key": "gh", "op": "dataframe.groupby_head", "inputs": ["so"], "by": "k",
                  "n": 2},
                 {"key": "gl", "op": "dataframe.groupby_tail", "inputs": ["so"], "by": "k",
-                 "n": 3}],
+                 "n": 3},
+                # transformation kernels: a frame, and a Series of positions
+                {"key": "gc", "op": "dataframe.groupby_transform", "inputs": ["so"], "by": "s",
+                 "func": "cumsum", "columns": ["i", "f"]},
+                {"key": "gf", "op": "dataframe.groupby_transform", "inputs": ["so"], "by": "k",
+                 "func": "shift", "periods": -1},
+                {"key": "gn", "op": "dataframe.groupby_transform", "inputs": ["so"], "by": "k",
+                 "func": "cumcount", "ascending": False}],
                 "fetch": ["ml", "mb", "mbq", "mbr", "mbi", "mbiq", "ms", "mx", "jn", "ca", "cb", "p1", "p2", "gs", "gq", "gt", "gh",
-                          "gl", "rj", "rjg"]}
+                          "gl", "rj", "rjg", "gc", "gf", "gn"]}
             _, t = run_task(web, sid, d)
             check(t["status"] == "succeeded", "task: %r", t)
             so, gb = want["so"], want["gb"]
@@ -406,12 +413,17 @@ def main():
                   "gt": (so.groupby("s")[["i", "f"]].transform("mean"), "exact"),
                   "gh": (so.groupby("k").head(2), "exact"),
                   "gl": (so.groupby("k").tail(3), "exact"),
+                  "gc": (so.groupby("s")[["i", "f"]].cumsum(), "exact"),
+                  "gf": (so.groupby("k").shift(-1), "exact"),
                   "rj": (pd.DataFrame(recs), "exact"),
                   "rjg": (pd.DataFrame(recs).groupby("k")[["v", "n"]].transform("sum"),
                           "exact")}
             got = get(web, "/api/v1/sessions/%s/tensors/gs/data" % sid).json()
             why = test_df.expect_frame(got, so.groupby(["k", "b"]).size())
             check(not why, "gs: %s", why)
+            got = get(web, "/api/v1/sessions/%s/tensors/gn/data" % sid).json()
+            why = test_df.expect_frame(got, so.groupby("k").cumcount(ascending=False))
+            check(not why, "gn: %s", why)
             for key, (ref, order) in pw.items():
                 got = get(web, "/api/v1/sessions/%s/tensors/%s/data" % (sid, key)).json()
                 why = test_df3.same_rows(got, ref, order)
