@@ -168,6 +168,7 @@ static const char *const *df_fields(op_t op)
     static const char *const qu[] = {"q", "axis", "numeric_only", NULL};
     static const char *const co[] = {"method", "min_periods", NULL};
     static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
+    static const char *const ix[] = {"skipna", "axis", NULL};
     static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
     static const char *const cc[] = {"axis", "join", "ignore_index", NULL};
     static const char *const ex[] = {"expr", NULL};
@@ -191,6 +192,9 @@ static const char *const *df_fields(op_t op)
         return vc;
     case OP_DF_RANK:
         return rk;
+    case OP_DF_IDXMAX:
+    case OP_DF_IDXMIN:
+        return ix;
     case OP_DF_CONCAT:
         return cc;
     case OP_DF_STR_CONTAINS:
@@ -3561,6 +3565,46 @@ static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char
 /* ---------------------------------------------------------------------------
  * Statistics (engine/df/stats.c) and concat */
 
+/* idxmax, idxmin: the label of each column's largest (smallest) value, the
+ * first of equal ones; a Series indexed by the columns' names (of a Series:
+ * one row, which the client reads as pandas' scalar) */
+static int infer_idxmax(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s, json_t *obj,
+                        char *err, size_t errlen)
+{
+    const char *arg = n->op == OP_DF_IDXMAX ? "argmax" : "argmin";
+    if (json_axis0(obj, n, err, errlen) || get_flag(obj, "skipna", true, &d->drop, n, err, errlen))
+        return -1;
+    if (s->nidx != 1)
+        return XFAIL(n, "the index has %d levels: %s's labels would be tuples; reset_index first",
+                     s->nidx, op_name(n->op));
+    d->nsel = 0;
+    bool may_nan = false;
+    for (int k = 0; k < s->ncols; k++) {
+        const df_col_t *c = &s->cols[k];
+        if (c->type == FT_STRING) {
+            char b[128];
+            label_text(c, b, sizeof b);
+            return XFAIL(n,
+                         "column %s is object: reduction operation '%s' not allowed for this "
+                         "dtype (pandas' TypeError); select the numeric columns first",
+                         b, arg);
+        }
+        may_nan |= c->type == FT_FLOAT64 || c->unit != FU_NONE || !d->drop;
+        d->sel[d->nsel++] = k;
+    }
+    /* the labels' type; an int64 label column is float64 where a column may
+     * have no value (NaN), int64 again in a result with none */
+    int t = s->idx[0].type;
+    if (t == FT_INT64 && s->idx[0].unit == FU_NONE && may_nan) t = FT_FLOAT64;
+    if (alloc_cols(d, 1, 1) || label_index(d, s, d->sel, d->nsel) ||
+        set_col(&d->cols[0], NULL, false, t))
+        return XFAIL(n, "out of memory");
+    d->cols[0].unit = t == FT_INT64 ? s->idx[0].unit : FU_NONE;
+    d->nrows = d->nsel;
+    new_rows(g, n, d, VK_SERIES);
+    return 0;
+}
+
 static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                        size_t errlen)
 {
@@ -3574,6 +3618,7 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
     if (!d->sel) return XFAIL(n, "out of memory");
     for (int k = 0; k < s->ncols; k++)
         if (op == OP_DF_RANK || numeric_col(&s->cols[k], series)) d->sel[d->nsel++] = k;
+    if (op == OP_DF_IDXMAX || op == OP_DF_IDXMIN) return infer_idxmax(g, n, d, s, obj, err, errlen);
     if (op == OP_DF_VALUE_COUNTS) {
         json_t *dn = json_object_get(obj, "dropna");
         if (dn && !json_is_true(dn)) return XFAIL(n, "only \"dropna\": true is supported");
@@ -3942,6 +3987,8 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_GROUPBY_HEAD:
     case OP_DF_GROUPBY_TAIL:
     case OP_DF_GROUPBY_TRANSFORM: /* its kernels keep datetimes (infer_gb_kernel) */
+    case OP_DF_IDXMAX:            /* labels of a datetime index */
+    case OP_DF_IDXMIN:
     case OP_DF_DT_DATE:
     case OP_DF_DT_FLOOR: /* datetimes still */
     case OP_DF_DT_CEIL:
@@ -4140,6 +4187,8 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_COV:
     case OP_DF_VALUE_COUNTS:
     case OP_DF_RANK:
+    case OP_DF_IDXMAX:
+    case OP_DF_IDXMIN:
         rc = infer_stats(g, n, d, obj, err, errlen);
         break;
     case OP_DF_CONCAT:

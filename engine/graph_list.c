@@ -201,6 +201,8 @@ static const op_params_t PARAMS[] = {
      {"values", "index", "columns", "aggfunc", "fill_value", "margins", "dropna"}},
     {"dataframe.groupby_size", "1", {"by"}},
     {"dataframe.groupby_quantile", "1", {"by", "q", "columns"}},
+    {"dataframe.idxmax", "1", {"skipna", "axis"}},
+    {"dataframe.idxmin", "1", {"skipna", "axis"}},
     {"dataframe.groupby_transform",
      "1",
      {"by", "func", "columns", "periods", "limit", "method", "pct", "ascending", "na_option"}},

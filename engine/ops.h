@@ -298,6 +298,8 @@
     X(DF_DT_IS_YEAR_END, "dataframe.dt.is_year_end", OPK_DF)                                       \
     X(DF_DT_IS_LEAP_YEAR, "dataframe.dt.is_leap_year", OPK_DF)                                     \
     X(DF_DT_DATE, "dataframe.dt.date", OPK_DF)                                                     \
+    X(DF_IDXMAX, "dataframe.idxmax", OPK_DF)                                                       \
+    X(DF_IDXMIN, "dataframe.idxmin", OPK_DF)                                                       \
     /* multiout: ops with several results ("outputs"; engine/graph_multi.c) */                     \
     X(SPLIT, "split", OPK_SHAPE)                                                                   \
     X(ARRAY_SPLIT, "array_split", OPK_SHAPE)                                                       \

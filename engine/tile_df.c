@@ -1255,6 +1255,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_COV:
     case OP_DF_VALUE_COUNTS:
     case OP_DF_RANK:
+    case OP_DF_IDXMAX:
+    case OP_DF_IDXMIN:
     case OP_DF_ILOC:
     case OP_DF_TAIL:
     case OP_DF_NLARGEST:

@@ -2747,7 +2747,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         return df_multi_run(t, ji, ins_, blob, blob_len, fixed_out, err, errlen);
     case DFJ_WHOLE: {
         frame_t *v = NULL, all = {0};
-        bool stats = n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK;
+        bool stats = (n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK) || n->op == OP_DF_IDXMAX ||
+                     n->op == OP_DF_IDXMIN;
         if (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL &&
             df3_whole_check(n, ins_, j->n_in, err, errlen))
             return -1;

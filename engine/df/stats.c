@@ -162,6 +162,34 @@ static int rank_col(const df_node_t *d, const fcol_t *c, fcol_t *o)
     return rc;
 }
 
+/* the row of column c's largest (smallest: !max) value, the first of
+ * equal ones; -1 where it has no value (or, !skipna, a missing one) */
+static int64_t best_row(const fcol_t *c, bool max, bool skipna)
+{
+    int64_t best = -1;
+    for (int64_t i = 0; i < c->n; i++) {
+        if (fcol_is_na(c, i)) {
+            if (!skipna) return -1;
+            continue;
+        }
+        bool better;
+        if (best < 0)
+            better = true;
+        else if (c->type == FT_FLOAT64) {
+            double x = ((const double *)c->data)[i], b = ((const double *)c->data)[best];
+            better = max ? x > b : x < b;
+        } else {
+            int64_t x =
+                c->type == FT_BOOL ? ((const uint8_t *)c->data)[i] : ((const int64_t *)c->data)[i];
+            int64_t b = c->type == FT_BOOL ? ((const uint8_t *)c->data)[best]
+                                           : ((const int64_t *)c->data)[best];
+            better = max ? x > b : x < b;
+        }
+        if (better) best = i;
+    }
+    return best;
+}
+
 static int copy_index(const frame_t *in, frame_t *out)
 {
     out->range_index = in->range_index;
@@ -196,6 +224,25 @@ int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out,
                          : moment_stat(x, m, op == OP_DF_SKEW ? 3 : 4);
             ((double *)out->cols[0].data)[k] = v;
         }
+        rc = 0;
+        break;
+    }
+    case OP_DF_IDXMAX:
+    case OP_DF_IDXMIN: {
+        if (n == 0) {
+            rc = errmsg(err, errlen, "attempt to get %s of an empty sequence (pandas' ValueError)",
+                        op == OP_DF_IDXMAX ? "argmax" : "argmin");
+            break;
+        }
+        int64_t *pick = dfa_alloc(d->nsel + 1, sizeof *pick);
+        if (!pick) goto nomem;
+        for (int k = 0; k < d->nsel; k++)
+            pick[k] = best_row(&in->cols[d->sel[k]], op == OP_DF_IDXMAX, d->drop);
+        bool ok = !frame_alloc(out, true, d->nsel, 1, 1) &&
+                  !dfa_take_col(&in->idx[0], pick, d->nsel, false, &out->cols[0]) &&
+                  !name_index(in, d->sel, d->nsel, &out->idx[0]);
+        free(pick);
+        if (!ok) goto nomem;
         rc = 0;
         break;
     }

@@ -221,6 +221,11 @@ def evaluate(doc, data_dir="."):
                 v = v.rename(None)
         elif op == "dataframe.concat":
             v = pd.concat(ins, axis=n.get("axis", 0), join=n.get("join", "outer"))
+        elif op in ("dataframe.idxmax", "dataframe.idxmin"):
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            v = getattr(ins[0], op.split(".")[1])(**kw)
+            if not isinstance(ins[0], pd.DataFrame):  # a Series': one row here
+                v = pd.Series([v], index=[ins[0].name])
         elif op in STATS:
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             if isinstance(ins[0], pd.DataFrame) and op not in ("dataframe.rank",

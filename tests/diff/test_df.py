@@ -51,6 +51,8 @@ def load(out, key):
 
 
 def norm(v):
+    if isinstance(v, np.datetime64):  # a datetime Series' .values
+        v = pd.Timestamp(v)
     if v is None or v is pd.NaT:
         return float("nan")
     if isinstance(v, pd.Timestamp):  # as the engine writes datetimes in JSON

@@ -561,6 +561,78 @@ def groupby_kernels_rejects(data, L, R, U):
     return ""
 
 
+# ---------------------------------------------------------------- idxmax, idxmin
+
+@case
+def idxmax_idxmin(data, L, R, U):
+    """the label of each column's largest or smallest value (first of
+    ties): default, string, datetime and float indexes, all-NaN columns,
+    skipna false, a Series (one row), against pandas' idxmax/idxmin."""
+    rng = np.random.default_rng(21)
+    n = 90
+    when = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.permutation(n), unit="h")
+    D = pd.DataFrame({"name": ["r%03d" % q for q in rng.permutation(n)], "when": when,
+                      "i": rng.integers(-5, 5, n), "f": rng.standard_normal(n).round(2),
+                      "nan": np.nan, "b": rng.random(n) < 0.3,
+                      "x": rng.integers(0, 1000, n) / 8.0})
+    D.loc[rng.random(n) < 0.2, "f"] = np.nan
+    D.to_csv(os.path.join(data, "ix.csv"), index=False)
+    D = pd.read_csv(os.path.join(data, "ix.csv"), parse_dates=["when"])
+    src = {"key": "d", "op": "dataframe.read_csv", "path": "ix.csv", "parse_dates": ["when"],
+           "chunk_bytes": 300}
+    nodes = [src,
+             op("num", "getitem", "d", columns=["i", "f", "nan", "b", "x", "when"]),
+             op("byname", "set_index", "d", keys=["name"]),
+             op("nb", "getitem", "byname", columns=["i", "f", "nan", "b", "when"]),
+             op("bywhen", "set_index", "d", keys=["when"]),
+             op("nw", "getitem", "bywhen", columns=["i", "f", "b"]),
+             op("byx", "set_index", "d", keys=["x"]),
+             op("nx", "getitem", "byx", columns=["i", "f"]),
+             op("fser", "getitem", "byname", columns="f"),
+             op("iser", "getitem", "d", columns="i")]
+    want = {}
+    frames = {"num": D[["i", "f", "nan", "b", "x", "when"]],
+              "nb": D.set_index("name")[["i", "f", "nan", "b", "when"]],
+              "nw": D.set_index("when")[["i", "f", "b"]],
+              "nx": D.set_index("x")[["i", "f"]],
+              "fser": D.set_index("name")["f"], "iser": D["i"]}
+    for src_key, P in frames.items():
+        for f in ("idxmax", "idxmin"):
+            for skipna in (True, False):
+                k = "%s_%s_%d" % (src_key, f, skipna)
+                nodes.append(op(k, f, src_key, **({} if skipna else {"skipna": False})))
+                r = getattr(P, f)(skipna=skipna)
+                if not isinstance(r, pd.Series):  # a Series': pandas' scalar, one row here
+                    r = pd.Series([r], index=[P.name],
+                                  dtype=object if P.index.dtype == object else None)
+                want[k] = (r, "exact")
+    return check(data, nodes, want)
+
+
+@case
+def idxmax_rejects(data, L, R, U):
+    for src, extra, words in (
+            ("t", {}, ["column 's' is object", "argmax", "not allowed"]),
+            ("t", {"axis": 1}, ["axis"]),
+            ("t", {"skipna": "no"}, ["skipna"])):
+        why = rejected(data, [CSV, op("x", "idxmax", src, **extra)], "x", words)
+        if why:
+            return "%r: %s" % (extra, why)
+    nodes = [CSV, op("two", "set_index", "t", keys=["k", "g"]),
+             op("num", "getitem", "two", columns=["i", "f"]), op("x", "idxmin", "num")]
+    why = rejected(data, nodes, "x", ["2 levels", "tuples"])
+    if why:
+        return "two levels: " + why
+    # no rows: pandas' ValueError, when it runs
+    nodes = [CSV, op("e", "head", "t", n=0), op("num", "getitem", "e", columns=["i"]),
+             op("x", "idxmax", "num")]
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["x"]}, data)
+    shutil.rmtree(out, ignore_errors=True)
+    if rc == 0 or "argmax of an empty sequence" not in err:
+        return "no rows: exit %d: %s" % (rc, err.strip()[:300])
+    return ""
+
+
 # ---------------------------------------------------------------- read_json
 
 JSON_DOCS = {

@@ -1207,6 +1207,34 @@ class TestDataFrames(Base):
                 else:
                     pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
 
+    def test_idxmax_idxmin(self):
+        """idxmax and idxmin: a Series of labels per DataFrame, pandas'
+        scalar label per Series (a string, an int, NaN for no value)."""
+        rng = np.random.default_rng(13)
+        n = 60
+        x = rng.random(n).round(3)
+        x[rng.random(n) < 0.1] = np.nan
+        with uploaded_csv("idx.csv", pd.DataFrame({
+                "name": ["c%02d" % q for q in rng.permutation(n)], "x": x,
+                "y": rng.integers(-9, 9, n), "z": np.nan})) as p:
+            df = md.read_csv("idx.csv", chunk_bytes=300)
+            byname, pbyname = df.set_index("name"), p.set_index("name")
+            num = byname[["x", "y", "z"]]
+            pnum = pbyname[["x", "y", "z"]]
+            pd.testing.assert_series_equal(num.idxmax().fetch(), pnum.idxmax())
+            pd.testing.assert_series_equal(num.idxmin(skipna=False).fetch(),
+                                           pnum.idxmin(skipna=False))
+            pd.testing.assert_series_equal(df[["x", "y"]].idxmin().fetch(), p[["x", "y"]].idxmin())
+            self.assertEqual(byname.x.idxmax().fetch(), pbyname.x.idxmax())
+            self.assertEqual(df.y.idxmin().fetch(), p.y.idxmin())
+            self.assertTrue(np.isnan(byname.z.idxmax().fetch()))
+            self.assertTrue(np.isnan(byname.x.idxmax(skipna=False).fetch()))
+            # value_counts().idxmax(): the most frequent value
+            self.assertEqual(df.y.value_counts().idxmax().fetch(), p.y.value_counts().idxmax())
+            with self.assertRaises(marsc.MarsError) as cm:
+                df.idxmax().execute()
+            self.assertIn("not allowed", str(cm.exception))
+
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,
         cov and melt with pandas' arguments, against pandas."""

@@ -130,6 +130,23 @@ class _Frame(Entity):
     def any(self, axis=0): return self._reduce("any", axis)
     def all(self, axis=0): return self._reduce("all", axis)
 
+    def idxmax(self, axis=0, skipna=True):
+        """The label of each column's largest value (the first of equal
+        ones): a Series per DataFrame, the label itself per Series."""
+        return self._idx("idxmax", axis, skipna)
+
+    def idxmin(self, axis=0, skipna=True):
+        return self._idx("idxmin", axis, skipna)
+
+    def _idx(self, op, axis, skipna):
+        if axis not in (0, "index"):
+            raise NotImplementedError("%s: only axis=0 is supported" % op)
+        p = {} if skipna else {"skipna": False}
+        out = _make("dataframe." + op, [self], p, "series", index_names=None)
+        if isinstance(self, Series):  # pandas' scalar: the one row's value
+            out.__class__ = _Label
+        return out
+
     def where(self, cond, other=np.nan):
         """pandas' where: this value where cond holds, else other (a number,
         NaN by default, or a frame like this one); cond a bool Series for a
@@ -607,6 +624,18 @@ class Series(_Frame):
         strip, slice (and s.str[a:b]), contains, startswith,
         endswith, replace, and split(...).str[i] (the ops dataframe.str.*)."""
         return _Str(self)
+
+
+class _Label(Series):
+    """A Series' idxmax or idxmin: the engine's one-row Series, fetched as
+    pandas' scalar label."""
+
+    def __repr__(self):
+        return "Label <op=%s, key=%s>" % (self.op, self.key)
+
+    def fetch(self, session=None):
+        v = Series.fetch(self, session).iloc[0]
+        return np.nan if v is None else v  # no value: pandas' NaN
 
 
 class _Str:
