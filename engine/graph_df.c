@@ -164,6 +164,13 @@ static const char *const *df_fields(op_t op)
     static const char *const st[] = {"to_strip", NULL};
     static const char *const sp[] = {"pat", "n", "get", NULL};
     static const char *const sr[] = {"pat", "repl", "n", "regex", "case", NULL};
+    static const char *const sw2[] = {"width", NULL};
+    static const char *const sj[] = {"width", "fillchar", NULL};
+    static const char *const sd[] = {"width", "side", "fillchar", NULL};
+    static const char *const sfd[] = {"sub", "start", "end", NULL};
+    static const char *const sm[] = {"pat", "case", NULL};
+    static const char *const srp[] = {"repeats", NULL};
+    static const char *const sg[] = {"i", NULL};
     static const char *const md[] = {"axis", "numeric_only", NULL};
     static const char *const qu[] = {"q", "axis", "numeric_only", NULL};
     static const char *const co[] = {"method", "min_periods", NULL};
@@ -205,7 +212,29 @@ static const char *const *df_fields(op_t op)
     case OP_DF_STR_SLICE:
         return sl;
     case OP_DF_STR_STRIP:
+    case OP_DF_STR_LSTRIP:
+    case OP_DF_STR_RSTRIP:
         return st;
+    case OP_DF_STR_ZFILL:
+        return sw2;
+    case OP_DF_STR_CENTER:
+    case OP_DF_STR_LJUST:
+    case OP_DF_STR_RJUST:
+        return sj;
+    case OP_DF_STR_PAD:
+        return sd;
+    case OP_DF_STR_FIND:
+    case OP_DF_STR_RFIND:
+        return sfd;
+    case OP_DF_STR_COUNT:
+        return sw;
+    case OP_DF_STR_MATCH:
+    case OP_DF_STR_FULLMATCH:
+        return sm;
+    case OP_DF_STR_REPEAT:
+        return srp;
+    case OP_DF_STR_GET:
+        return sg;
     case OP_DF_STR_SPLIT:
         return sp;
     case OP_DF_STR_REPLACE:
@@ -3482,7 +3511,74 @@ static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         if (d->sl_has[2] && d->sl[2] == 0) return XFAIL(n, "slice step cannot be zero");
         break;
     case OP_DF_STR_STRIP:
+    case OP_DF_STR_LSTRIP:
+    case OP_DF_STR_RSTRIP:
         if (get_str(obj, "to_strip", false, &d->pat, n, err, errlen)) return -1;
+        break;
+    case OP_DF_STR_ISALPHA:
+    case OP_DF_STR_ISALNUM:
+    case OP_DF_STR_ISDIGIT:
+    case OP_DF_STR_ISDECIMAL:
+    case OP_DF_STR_ISNUMERIC:
+    case OP_DF_STR_ISSPACE:
+    case OP_DF_STR_ISLOWER:
+    case OP_DF_STR_ISUPPER:
+    case OP_DF_STR_ISTITLE:
+        d->cols[0].type = FT_BOOL;
+        break;
+    case OP_DF_STR_ZFILL:
+    case OP_DF_STR_PAD:
+    case OP_DF_STR_CENTER:
+    case OP_DF_STR_LJUST:
+    case OP_DF_STR_RJUST: {
+        json_t *w = json_object_get(obj, "width");
+        if (!json_is_integer(w)) return XFAIL(n, "\"width\" must be an integer");
+        d->n = (int64_t)json_integer_value(w);
+        /* side: 0 left (rjust), 1 right (ljust), 2 both (center) */
+        d->how = op == OP_DF_STR_CENTER ? 2 : op == OP_DF_STR_LJUST ? 1 : 0;
+        if (op == OP_DF_STR_PAD) {
+            json_t *sd = json_object_get(obj, "side");
+            static const char *const sides[] = {"left", "right", "both"};
+            d->how = json_given(sd) ? -1 : 0;
+            for (int q = 0; q < 3 && json_is_string(sd); q++)
+                if (!strcmp(json_string_value(sd), sides[q])) d->how = q;
+            if (d->how < 0) return XFAIL(n, "\"side\" must be left, right or both");
+        }
+        if (op != OP_DF_STR_ZFILL) {
+            if (get_str(obj, "fillchar", false, &d->repl, n, err, errlen)) return -1;
+            if (d->repl && df_str_cps(d->repl) != 1)
+                return XFAIL(n, "fillchar must be a character, not a string of %lld",
+                             (long long)df_str_cps(d->repl));
+        }
+        break;
+    }
+    case OP_DF_STR_FIND:
+    case OP_DF_STR_RFIND:
+        d->cols[0].type = FT_INT64;
+        if (get_str(obj, "sub", true, &d->pat, n, err, errlen) ||
+            get_int_opt(obj, "start", 0, &d->sl[0], &d->sl_has[0], n, err, errlen) ||
+            get_int_opt(obj, "end", 0, &d->sl[1], &d->sl_has[1], n, err, errlen))
+            return -1;
+        break;
+    case OP_DF_STR_COUNT:
+        d->cols[0].type = FT_INT64;
+        if (get_str(obj, "pat", true, &d->pat, n, err, errlen)) return -1;
+        break;
+    case OP_DF_STR_MATCH:
+    case OP_DF_STR_FULLMATCH:
+        d->cols[0].type = FT_BOOL;
+        if (get_str(obj, "pat", true, &d->pat, n, err, errlen)) return -1;
+        break;
+    case OP_DF_STR_REPEAT: {
+        json_t *r = json_object_get(obj, "repeats");
+        if (!json_is_integer(r))
+            return XFAIL(n, "\"repeats\" must be an integer (a Series of counts is not supported)");
+        d->n = (int64_t)json_integer_value(r);
+        break;
+    }
+    case OP_DF_STR_GET:
+        if (get_int_opt(obj, "i", 0, &d->sget, &d->has_get, n, err, errlen)) return -1;
+        if (!d->has_get) return XFAIL(n, "\"i\" (a position, negative from the end) is missing");
         break;
     case OP_DF_STR_SPLIT:
         if (get_str(obj, "pat", false, &d->pat, n, err, errlen) ||
@@ -3505,11 +3601,13 @@ static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     default:
         break;
     }
-    if (op == OP_DF_STR_CONTAINS || op == OP_DF_STR_REPLACE) {
+    bool re_only = op == OP_DF_STR_COUNT || op == OP_DF_STR_MATCH || op == OP_DF_STR_FULLMATCH;
+    if (op == OP_DF_STR_CONTAINS || op == OP_DF_STR_REPLACE || re_only) {
         bool cs;
-        if (get_flag(obj, "regex", op == OP_DF_STR_CONTAINS, &d->regex, n, err, errlen) ||
+        if (get_flag(obj, "regex", op != OP_DF_STR_REPLACE, &d->regex, n, err, errlen) ||
             get_flag(obj, "case", true, &cs, n, err, errlen))
             return -1;
+        d->regex |= re_only; /* pandas' count, match and fullmatch: always a pattern */
         d->icase = !cs;
         if (d->icase && !d->regex)
             return XFAIL(n, "\"case\": false needs \"regex\": true (POSIX REG_ICASE)");
@@ -4211,6 +4309,32 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_STR_STRIP:
     case OP_DF_STR_SPLIT:
     case OP_DF_STR_REPLACE:
+    case OP_DF_STR_LSTRIP:
+    case OP_DF_STR_RSTRIP:
+    case OP_DF_STR_TITLE:
+    case OP_DF_STR_CAPITALIZE:
+    case OP_DF_STR_SWAPCASE:
+    case OP_DF_STR_ISALPHA:
+    case OP_DF_STR_ISALNUM:
+    case OP_DF_STR_ISDIGIT:
+    case OP_DF_STR_ISDECIMAL:
+    case OP_DF_STR_ISNUMERIC:
+    case OP_DF_STR_ISSPACE:
+    case OP_DF_STR_ISLOWER:
+    case OP_DF_STR_ISUPPER:
+    case OP_DF_STR_ISTITLE:
+    case OP_DF_STR_ZFILL:
+    case OP_DF_STR_PAD:
+    case OP_DF_STR_CENTER:
+    case OP_DF_STR_LJUST:
+    case OP_DF_STR_RJUST:
+    case OP_DF_STR_FIND:
+    case OP_DF_STR_RFIND:
+    case OP_DF_STR_COUNT:
+    case OP_DF_STR_MATCH:
+    case OP_DF_STR_FULLMATCH:
+    case OP_DF_STR_REPEAT:
+    case OP_DF_STR_GET:
         rc = infer_str(g, n, d, obj, err, errlen);
         break;
 

@@ -300,6 +300,32 @@
     X(DF_DT_DATE, "dataframe.dt.date", OPK_DF)                                                     \
     X(DF_IDXMAX, "dataframe.idxmax", OPK_DF)                                                       \
     X(DF_IDXMIN, "dataframe.idxmin", OPK_DF)                                                       \
+    X(DF_STR_LSTRIP, "dataframe.str.lstrip", OPK_DF)                                               \
+    X(DF_STR_RSTRIP, "dataframe.str.rstrip", OPK_DF)                                               \
+    X(DF_STR_TITLE, "dataframe.str.title", OPK_DF)                                                 \
+    X(DF_STR_CAPITALIZE, "dataframe.str.capitalize", OPK_DF)                                       \
+    X(DF_STR_SWAPCASE, "dataframe.str.swapcase", OPK_DF)                                           \
+    X(DF_STR_ISALPHA, "dataframe.str.isalpha", OPK_DF)                                             \
+    X(DF_STR_ISALNUM, "dataframe.str.isalnum", OPK_DF)                                             \
+    X(DF_STR_ISDIGIT, "dataframe.str.isdigit", OPK_DF)                                             \
+    X(DF_STR_ISDECIMAL, "dataframe.str.isdecimal", OPK_DF)                                         \
+    X(DF_STR_ISNUMERIC, "dataframe.str.isnumeric", OPK_DF)                                         \
+    X(DF_STR_ISSPACE, "dataframe.str.isspace", OPK_DF)                                             \
+    X(DF_STR_ISLOWER, "dataframe.str.islower", OPK_DF)                                             \
+    X(DF_STR_ISUPPER, "dataframe.str.isupper", OPK_DF)                                             \
+    X(DF_STR_ISTITLE, "dataframe.str.istitle", OPK_DF)                                             \
+    X(DF_STR_ZFILL, "dataframe.str.zfill", OPK_DF)                                                 \
+    X(DF_STR_PAD, "dataframe.str.pad", OPK_DF)                                                     \
+    X(DF_STR_CENTER, "dataframe.str.center", OPK_DF)                                               \
+    X(DF_STR_LJUST, "dataframe.str.ljust", OPK_DF)                                                 \
+    X(DF_STR_RJUST, "dataframe.str.rjust", OPK_DF)                                                 \
+    X(DF_STR_FIND, "dataframe.str.find", OPK_DF)                                                   \
+    X(DF_STR_RFIND, "dataframe.str.rfind", OPK_DF)                                                 \
+    X(DF_STR_COUNT, "dataframe.str.count", OPK_DF)                                                 \
+    X(DF_STR_MATCH, "dataframe.str.match", OPK_DF)                                                 \
+    X(DF_STR_FULLMATCH, "dataframe.str.fullmatch", OPK_DF)                                         \
+    X(DF_STR_REPEAT, "dataframe.str.repeat", OPK_DF)                                               \
+    X(DF_STR_GET, "dataframe.str.get", OPK_DF)                                                     \
     /* multiout: ops with several results ("outputs"; engine/graph_multi.c) */                     \
     X(SPLIT, "split", OPK_SHAPE)                                                                   \
     X(ARRAY_SPLIT, "array_split", OPK_SHAPE)                                                       \

@@ -1208,6 +1208,32 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_STR_STRIP:
     case OP_DF_STR_SPLIT:
     case OP_DF_STR_REPLACE:
+    case OP_DF_STR_LSTRIP:
+    case OP_DF_STR_RSTRIP:
+    case OP_DF_STR_TITLE:
+    case OP_DF_STR_CAPITALIZE:
+    case OP_DF_STR_SWAPCASE:
+    case OP_DF_STR_ISALPHA:
+    case OP_DF_STR_ISALNUM:
+    case OP_DF_STR_ISDIGIT:
+    case OP_DF_STR_ISDECIMAL:
+    case OP_DF_STR_ISNUMERIC:
+    case OP_DF_STR_ISSPACE:
+    case OP_DF_STR_ISLOWER:
+    case OP_DF_STR_ISUPPER:
+    case OP_DF_STR_ISTITLE:
+    case OP_DF_STR_ZFILL:
+    case OP_DF_STR_PAD:
+    case OP_DF_STR_CENTER:
+    case OP_DF_STR_LJUST:
+    case OP_DF_STR_RJUST:
+    case OP_DF_STR_FIND:
+    case OP_DF_STR_RFIND:
+    case OP_DF_STR_COUNT:
+    case OP_DF_STR_MATCH:
+    case OP_DF_STR_FULLMATCH:
+    case OP_DF_STR_REPEAT:
+    case OP_DF_STR_GET:
         return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_CUMSUM:
     case OP_DF_CUMPROD:

@@ -2688,7 +2688,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                        n->op == OP_DF_CUMMIN || n->op == OP_DF_DIFF || n->op == OP_DF_SHIFT ||
                        n->op == OP_DF_PCT_CHANGE || n->op == OP_DF_ROLLING || n->op == OP_DF_EWM ||
                        n->op == OP_DF_EXPANDING;
-        bool str = n->op >= OP_DF_STR_LOWER && n->op <= OP_DF_STR_REPLACE;
+        bool str = df_op_is_str(n->op);
         bool relabel = n->op == OP_DF_RESET_INDEX || n->op == OP_DF_MERGE || n->op == OP_DF_JOIN ||
                        n->op == OP_DF_CONCAT;
         if (relabel && j->param->dfk != DFJ_MAP) {

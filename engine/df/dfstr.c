@@ -10,6 +10,10 @@
 #include <string.h>
 
 #include "../errmsg.h"
+#include "unitab.h"
+
+/* most bytes of strings one chunk's str op may write (pad, zfill, repeat) */
+#define STR_CHUNK_MAX ((int64_t)1 << 30)
 
 static int oom(char *err, size_t errlen)
 {
@@ -78,44 +82,167 @@ static int64_t cp_count(const char *s, int64_t n)
     return k;
 }
 
-/* lower/upper of ASCII and Latin-1 letters (U+00C0..U+00FE); ß upper is SS. */
-static int case_map(buf_t *w, const char *s, int64_t n, bool upper)
+/* The code point at s[*i], *i moved past it; a malformed byte is U+FFFD
+ * (no class, no mapping: written back as it was). */
+static uint32_t cp_next(const char *s, int64_t n, int64_t *i)
 {
-    for (int64_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x80) {
-            char o = (char)c;
-            if (upper && c >= 'a' && c <= 'z') o = (char)(c - 32);
-            if (!upper && c >= 'A' && c <= 'Z') o = (char)(c + 32);
-            if (put(w, &o, 1)) return -1;
-            i++;
-            continue;
+    unsigned char c = (unsigned char)s[*i];
+    int l = c < 0x80 ? 1 : c >= 0xf8 ? 0 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+    if (l == 1) {
+        (*i)++;
+        return c;
+    }
+    if (l == 0 || *i + l > n) {
+        (*i)++;
+        return 0xfffd;
+    }
+    uint32_t cp = c & (0x7fu >> l);
+    for (int k = 1; k < l; k++) {
+        unsigned char b = (unsigned char)s[*i + k];
+        if ((b & 0xc0) != 0x80) {
+            (*i)++;
+            return 0xfffd;
         }
-        int l = utf8_len(c);
-        if (i + l > n) l = (int)(n - i);
-        if (c == 0xc3 && l == 2) {
-            unsigned cp = ((c & 0x1fu) << 6) | ((unsigned char)s[i + 1] & 0x3fu);
-            if (upper && cp == 0xdf) {
-                if (put(w, "SS", 2)) return -1;
-                i += 2;
-                continue;
-            }
-            if (upper && cp >= 0xe0 && cp <= 0xfe && cp != 0xf7) cp -= 0x20;
-            if (!upper && cp >= 0xc0 && cp <= 0xde && cp != 0xd7) cp += 0x20;
-            char o[2] = {(char)(0xc0 | (cp >> 6)), (char)(0x80 | (cp & 0x3f))};
-            if (put(w, o, 2)) return -1;
-            i += 2;
-            continue;
+        cp = cp << 6 | (b & 0x3fu);
+    }
+    *i += l;
+    return cp;
+}
+
+/* the start of the code point before byte i (i > 0) */
+static int64_t cp_back(const char *s, int64_t i)
+{
+    int64_t j = i - 1;
+    while (j > 0 && i - j < 4 && ((unsigned char)s[j] & 0xc0) == 0x80)
+        j--;
+    return j;
+}
+
+int64_t df_str_cps(const char *s)
+{
+    return cp_count(s, (int64_t)strlen(s));
+}
+
+/* str.lower of the code point at s[a, e): its full mapping, Σ by Python's
+ * final-sigma rule (ς after a cased letter and before none, looking past
+ * case-ignorable ones) */
+static int lower_at(buf_t *w, const char *s, int64_t l, int64_t a, int64_t e, uint32_t cp)
+{
+    if (cp == 0x3a3) {
+        bool fin = false;
+        for (int64_t j = a; j > 0;) {
+            j = cp_back(s, j);
+            int64_t k = j;
+            unsigned p = uc_props(cp_next(s, l, &k));
+            if (p & UC_IGNORABLE) continue;
+            fin = (p & UC_CASED) != 0;
+            break;
         }
-        if (put(w, s + i, (size_t)l)) return -1;
-        i += l;
+        for (int64_t k = e; fin && k < l;) {
+            unsigned p = uc_props(cp_next(s, l, &k));
+            if (p & UC_IGNORABLE) continue;
+            fin = !(p & UC_CASED);
+            break;
+        }
+        return put(w, fin ? "\xcf\x82" : "\xcf\x83", 2);
+    }
+    const uc_map_t *m = uc_map(cp, UC_MAP_LOWER);
+    return m ? put(w, m->to, m->len) : put(w, s + a, (size_t)(e - a));
+}
+
+/* lower, upper, title, capitalize, swapcase: Python's str methods (full
+ * case mappings) */
+static int case_map(buf_t *w, const char *s, int64_t l, op_t op)
+{
+    bool prev_cased = false;
+    for (int64_t i = 0; i < l;) {
+        int64_t a = i;
+        uint32_t cp = cp_next(s, l, &i);
+        unsigned p = uc_props(cp);
+        int how; /* -1 as it is, else UC_MAP_* */
+        switch (op) {
+        case OP_DF_STR_UPPER:
+            how = UC_MAP_UPPER;
+            break;
+        case OP_DF_STR_TITLE:
+            how = prev_cased ? UC_MAP_LOWER : UC_MAP_TITLE;
+            prev_cased = (p & UC_CASED) != 0;
+            break;
+        case OP_DF_STR_CAPITALIZE:
+            how = a == 0 ? UC_MAP_TITLE : UC_MAP_LOWER;
+            break;
+        case OP_DF_STR_SWAPCASE:
+            how = (p & UC_UPPER) ? UC_MAP_LOWER : (p & UC_LOWER) ? UC_MAP_UPPER : -1;
+            break;
+        default:
+            how = UC_MAP_LOWER;
+        }
+        int rc;
+        if (how == UC_MAP_LOWER) {
+            rc = lower_at(w, s, l, a, i, cp);
+        } else {
+            const uc_map_t *m = how < 0 ? NULL : uc_map(cp, how);
+            rc = m ? put(w, m->to, m->len) : put(w, s + a, (size_t)(i - a));
+        }
+        if (rc) return -1;
     }
     return 0;
 }
 
-static bool is_space(unsigned char c)
+/* bytes of the whitespace code point at s[i] (Python's str.isspace), or 0 */
+static int64_t space_at(const char *s, int64_t l, int64_t i)
 {
-    return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+    int64_t k = i;
+    return uc_props(cp_next(s, l, &k)) & UC_SPACE ? k - i : 0;
+}
+
+/* whether cp is one of the code points of set (NUL-terminated) */
+static bool cp_in(const char *set, uint32_t cp)
+{
+    int64_t n = (int64_t)strlen(set);
+    for (int64_t i = 0; i < n;)
+        if (cp_next(set, n, &i) == cp) return true;
+    return false;
+}
+
+/* isalpha ... istitle of one string, as Python's */
+static bool str_is(op_t op, const char *s, int64_t l)
+{
+    bool cased = false, prev = false;
+    unsigned need = op == OP_DF_STR_ISALPHA     ? UC_ALPHA
+                    : op == OP_DF_STR_ISDECIMAL ? UC_DECIMAL
+                    : op == OP_DF_STR_ISDIGIT   ? UC_DIGIT
+                    : op == OP_DF_STR_ISNUMERIC ? UC_NUMERIC
+                    : op == OP_DF_STR_ISSPACE   ? UC_SPACE
+                                                : UC_ALPHA | UC_DECIMAL | UC_DIGIT | UC_NUMERIC;
+    for (int64_t i = 0; i < l;) {
+        unsigned p = uc_props(cp_next(s, l, &i));
+        switch (op) {
+        case OP_DF_STR_ISUPPER:
+            if (p & (UC_LOWER | UC_TITLE)) return false;
+            cased |= (p & UC_UPPER) != 0;
+            break;
+        case OP_DF_STR_ISLOWER:
+            if (p & (UC_UPPER | UC_TITLE)) return false;
+            cased |= (p & UC_LOWER) != 0;
+            break;
+        case OP_DF_STR_ISTITLE:
+            if (p & (UC_UPPER | UC_TITLE)) {
+                if (prev) return false;
+                prev = cased = true;
+            } else if (p & UC_LOWER) {
+                if (!prev) return false;
+                prev = cased = true;
+            } else {
+                prev = false;
+            }
+            break;
+        default:
+            if (!(p & need)) return false;
+        }
+    }
+    if (op == OP_DF_STR_ISUPPER || op == OP_DF_STR_ISLOWER || op == OP_DF_STR_ISTITLE) return cased;
+    return l > 0;
 }
 
 /* Byte offset of code point k of s (k clamped to [0, count]). */
@@ -163,15 +290,15 @@ static int64_t split_part(const char *s, int64_t l, const df_node_t *d, size_t p
         }
     }
     for (;;) {
-        while (a < l && is_space((unsigned char)s[a]))
-            a++;
+        for (int64_t sp; a < l && (sp = space_at(s, l, a)) > 0;)
+            a += sp;
         if (a >= l) return k;
         int64_t e = a;
         if (d->n >= 0 && splits >= d->n) {
             e = l; /* the rest, its trailing whitespace kept (Python's str.split) */
         } else {
-            while (e < l && !is_space((unsigned char)s[e]))
-                e++;
+            while (e < l && space_at(s, l, e) == 0)
+                cp_next(s, l, &e);
         }
         if (k == want) {
             *pa = a;
@@ -184,37 +311,130 @@ static int64_t split_part(const char *s, int64_t l, const df_node_t *d, size_t p
     }
 }
 
+/* Python's slice bounds of [start, end) over m code points (str.find) */
+static void find_bounds(const df_node_t *d, int64_t m, int64_t *a, int64_t *b)
+{
+    *a = d->sl_has[0] ? d->sl[0] : 0;
+    *b = d->sl_has[1] ? d->sl[1] : m;
+    if (*b > m) *b = m;
+    if (*b < 0) *b = *b + m < 0 ? 0 : *b + m;
+    if (*a < 0) *a = *a + m < 0 ? 0 : *a + m;
+}
+
+/* find, rfind (code points, -1 when absent) and count (regex matches, as
+ * re.findall counts them: an empty match is one, next to others too) */
+static int64_t str_number(const df_node_t *d, op_t op, const char *s, int64_t l, char *tmp)
+{
+    size_t pl = strlen(d->pat);
+    if (op == OP_DF_STR_COUNT) {
+        memcpy(tmp, s, (size_t)l);
+        tmp[l] = 0;
+        int64_t cnt = 0, pos = 0;
+        regmatch_t mt;
+        while (pos <= l && regexec(d->re, tmp + pos, 1, &mt, pos ? REG_NOTBOL : 0) == 0) {
+            cnt++;
+            int64_t ms = pos + mt.rm_so, me = pos + mt.rm_eo;
+            if (me > ms) {
+                pos = me;
+            } else if (ms < l) {
+                pos = ms;
+                cp_next(s, l, &pos); /* past one code point */
+            } else {
+                break;
+            }
+        }
+        return cnt;
+    }
+    int64_t m = cp_count(s, l), a, b;
+    find_bounds(d, m, &a, &b);
+    if (a > m || b - a < cp_count(d->pat, (int64_t)pl)) return -1;
+    int64_t ba = cp_at(s, l, a), bb = cp_at(s, l, b), hit = -1;
+    if (pl == 0) return op == OP_DF_STR_FIND ? a : b;
+    for (int64_t i = ba; i + (int64_t)pl <= bb; i++)
+        if (!memcmp(s + i, d->pat, pl)) {
+            hit = i;
+            if (op == OP_DF_STR_FIND) break;
+        }
+    return hit < 0 ? -1 : cp_count(s, hit);
+}
+
+/* the padded string (zfill, pad, center, ljust, rjust): 0, -1 out of
+ * memory, 1 past STR_CHUNK_MAX */
+static int str_pad(buf_t *w, const df_node_t *d, op_t op, const char *s, int64_t l)
+{
+    int64_t m = cp_count(s, l), fill = d->n - m;
+    if (fill <= 0) return put(w, s, (size_t)l);
+    const char *fc = op == OP_DF_STR_ZFILL ? "0" : d->repl ? d->repl : " ";
+    int64_t fl = (int64_t)strlen(fc), need;
+    if (__builtin_mul_overflow(fill, fl, &need) || need > STR_CHUNK_MAX - l ||
+        (int64_t)w->n > STR_CHUNK_MAX - l - need)
+        return 1;
+    /* sides as Python's: rjust, ljust, center (the odd one left when the
+     * margin and the width are both odd); zfill keeps a sign in front */
+    int64_t left = d->how == 0 ? fill : d->how == 1 ? 0 : fill / 2 + (fill & d->n & 1);
+    int64_t lead = op == OP_DF_STR_ZFILL && l > 0 && (s[0] == '+' || s[0] == '-');
+    if (lead && put(w, s, 1)) return -1;
+    for (int64_t k = 0; k < left; k++)
+        if (put(w, fc, (size_t)fl)) return -1;
+    if (put(w, s + lead, (size_t)(l - lead))) return -1;
+    for (int64_t k = left; k < fill; k++)
+        if (put(w, fc, (size_t)fl)) return -1;
+    return 0;
+}
+
+/* a copy of s (NUL-terminated) in *tmp, grown as needed */
+static int hold(char **tmp, size_t *cap, int64_t l)
+{
+    if ((size_t)l + 1 <= *cap) return 0;
+    char *nt = realloc(*tmp, (size_t)l + 1);
+    if (!nt) return -1;
+    *tmp = nt;
+    *cap = (size_t)l + 1;
+    return 0;
+}
+
 int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                size_t errlen)
 {
     const fcol_t *c = &in->cols[0];
     int64_t n = c->n;
     bool any_na = false;
+    char *tmp = NULL;
+    size_t tcap = 0;
     for (int64_t i = 0; i < n; i++)
         any_na |= fcol_is_na(c, i);
     if (df_out_like(d, in, out)) goto fail;
     fcol_t *o = &out->cols[0];
     size_t pl = d->pat ? strlen(d->pat) : 0;
-    if (op == OP_DF_STR_LEN) {
+    if (op == OP_DF_STR_LEN || op == OP_DF_STR_FIND || op == OP_DF_STR_RFIND ||
+        op == OP_DF_STR_COUNT) {
+        /* int64, float64 with NaN where a value is missing */
         if (fcol_alloc(o, any_na ? FT_FLOAT64 : FT_INT64, n, 0, false)) goto fail;
         for (int64_t i = 0; i < n; i++) {
             int64_t l;
             const char *s = fcol_str(c, i, &l);
+            int64_t v = 0;
+            if (!fcol_is_na(c, i)) {
+                if (op != OP_DF_STR_LEN && hold(&tmp, &tcap, l)) goto fail;
+                v = op == OP_DF_STR_LEN ? cp_count(s, l) : str_number(d, op, s, l, tmp);
+            }
             if (any_na)
-                ((double *)o->data)[i] = fcol_is_na(c, i) ? NAN : (double)cp_count(s, l);
+                ((double *)o->data)[i] = fcol_is_na(c, i) ? NAN : (double)v;
             else
-                ((int64_t *)o->data)[i] = cp_count(s, l);
+                ((int64_t *)o->data)[i] = v;
         }
+        free(tmp);
         return 0;
     }
-    if (op == OP_DF_STR_CONTAINS || op == OP_DF_STR_STARTSWITH || op == OP_DF_STR_ENDSWITH) {
+    if (d->cols[0].type == FT_BOOL) {
+        /* contains, startswith, endswith, match, fullmatch, is*: bools,
+         * missing where the string is */
         if (fcol_alloc(o, FT_BOOL, n, 0, any_na)) goto fail;
-        char *tmp = NULL;
-        size_t tcap = 0;
         for (int64_t i = 0; i < n; i++) {
             int64_t l;
             const char *s = fcol_str(c, i, &l);
             bool v = false;
+            regmatch_t mt;
             if (fcol_is_na(c, i)) {
                 o->valid[i] = 0;
             } else if (op == OP_DF_STR_STARTSWITH) {
@@ -222,20 +442,18 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
             } else if (op == OP_DF_STR_ENDSWITH) {
                 v = (size_t)l >= pl && !memcmp(s + l - (int64_t)pl, d->pat, pl);
             } else if (d->re) {
-                if ((size_t)l + 1 > tcap) {
-                    char *nt = realloc(tmp, (size_t)l + 1);
-                    if (!nt) {
-                        free(tmp);
-                        goto fail;
-                    }
-                    tmp = nt;
-                    tcap = (size_t)l + 1;
-                }
+                if (hold(&tmp, &tcap, l)) goto fail;
                 memcpy(tmp, s, (size_t)l);
                 tmp[l] = 0;
-                v = regexec(d->re, tmp, 0, NULL, 0) == 0;
-            } else {
+                bool anchored = op == OP_DF_STR_MATCH || op == OP_DF_STR_FULLMATCH;
+                v = regexec(d->re, tmp, anchored, anchored ? &mt : NULL, 0) == 0;
+                /* the leftmost match is the longest there (POSIX): re.match
+                 * when it starts at 0, re.fullmatch when it also ends at l */
+                if (v && anchored) v = mt.rm_so == 0 && (op == OP_DF_STR_MATCH || mt.rm_eo == l);
+            } else if (op == OP_DF_STR_CONTAINS) {
                 v = find(s, l, d->pat, pl) != NULL;
+            } else {
+                v = str_is(op, s, l);
             }
             ((uint8_t *)o->data)[i] = v;
         }
@@ -246,8 +464,6 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
     buf_t w = {0};
     int64_t *off = malloc(sizeof(int64_t) * (size_t)(n + 1));
     uint8_t *valid = malloc((size_t)n + 1);
-    char *tmp = NULL;
-    size_t tcap = 0;
     if (!off || !valid || put(&w, "", 0)) goto sfail;
     off[0] = 0;
     bool na_out = false;
@@ -264,22 +480,70 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
         switch (op) {
         case OP_DF_STR_LOWER:
         case OP_DF_STR_UPPER:
-            rc = case_map(&w, s, l, op == OP_DF_STR_UPPER);
+        case OP_DF_STR_TITLE:
+        case OP_DF_STR_CAPITALIZE:
+        case OP_DF_STR_SWAPCASE:
+            rc = case_map(&w, s, l, op);
             break;
-        case OP_DF_STR_STRIP: {
+        case OP_DF_STR_STRIP:
+        case OP_DF_STR_LSTRIP:
+        case OP_DF_STR_RSTRIP: {
+            /* whitespace (str.isspace), or the code points of to_strip */
             int64_t a = 0, b = l;
-            if (d->pat) {
-                while (a < b && memchr(d->pat, s[a], pl))
-                    a++;
-                while (b > a && memchr(d->pat, s[b - 1], pl))
-                    b--;
-            } else {
-                while (a < b && is_space((unsigned char)s[a]))
-                    a++;
-                while (b > a && is_space((unsigned char)s[b - 1]))
-                    b--;
+            while (op != OP_DF_STR_RSTRIP && a < b) {
+                int64_t k = a;
+                uint32_t cp = cp_next(s, l, &k);
+                if (d->pat ? !cp_in(d->pat, cp) : !(uc_props(cp) & UC_SPACE)) break;
+                a = k;
+            }
+            while (op != OP_DF_STR_LSTRIP && b > a) {
+                int64_t j = cp_back(s, b), k = j;
+                uint32_t cp = cp_next(s, l, &k);
+                if (k != b || (d->pat ? !cp_in(d->pat, cp) : !(uc_props(cp) & UC_SPACE))) break;
+                b = j;
             }
             rc = put(&w, s + a, (size_t)(b - a));
+            break;
+        }
+        case OP_DF_STR_ZFILL:
+        case OP_DF_STR_PAD:
+        case OP_DF_STR_CENTER:
+        case OP_DF_STR_LJUST:
+        case OP_DF_STR_RJUST:
+        case OP_DF_STR_REPEAT: {
+            int64_t need = 0;
+            if (op == OP_DF_STR_REPEAT) {
+                int64_t r = d->n > 0 ? d->n : 0;
+                if (__builtin_mul_overflow(r, l, &need) || need > STR_CHUNK_MAX - (int64_t)w.n)
+                    rc = 1;
+                for (int64_t k = 0; rc == 0 && k < r; k++)
+                    rc = put(&w, s, (size_t)l);
+            } else {
+                rc = str_pad(&w, d, op, s, l);
+            }
+            if (rc == 1) {
+                free(w.b);
+                free(off);
+                free(valid);
+                frame_free(out);
+                return errmsg(err, errlen,
+                              "%s: the strings of one chunk would pass %lld bytes (%s %lld); "
+                              "a chunk's strings are limited to 1 GiB",
+                              op_name(op), (long long)STR_CHUNK_MAX,
+                              op == OP_DF_STR_REPEAT ? "repeats" : "width", (long long)d->n);
+            }
+            break;
+        }
+        case OP_DF_STR_GET: {
+            /* s[i] (negative from the end), missing past either end */
+            int64_t m = cp_count(s, l), k = d->sget < 0 ? d->sget + m : d->sget;
+            if (k >= 0 && k < m) {
+                int64_t p = cp_at(s, l, k), q = cp_at(s, l, k + 1);
+                rc = put(&w, s + p, (size_t)(q - p));
+            } else {
+                valid[i] = 0;
+                na_out = true;
+            }
             break;
         }
         case OP_DF_STR_SLICE: {
@@ -323,12 +587,7 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
             int64_t a = 0, cnt = 0;
             size_t rl = strlen(d->repl);
             if (d->re) {
-                if ((size_t)l + 1 > tcap) {
-                    char *nt = realloc(tmp, (size_t)l + 1);
-                    if (!nt) goto sfail;
-                    tmp = nt;
-                    tcap = (size_t)l + 1;
-                }
+                if (hold(&tmp, &tcap, l)) goto sfail;
                 memcpy(tmp, s, (size_t)l);
                 tmp[l] = 0;
                 regmatch_t mt;
@@ -339,9 +598,15 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
                     rc = put(&w, s + a, (size_t)(ms - a)) || put(&w, d->repl, rl);
                     cnt++;
                     if (me == ms) {
-                        /* an empty match: keep one character and go on */
-                        if (ms < l) rc = rc || put(&w, s + ms, 1);
-                        a = ms + 1;
+                        /* an empty match: keep one code point and go on */
+                        if (ms >= l) {
+                            a = l + 1;
+                            break;
+                        }
+                        int64_t k = ms;
+                        cp_next(s, l, &k);
+                        rc = rc || put(&w, s + ms, (size_t)(k - ms));
+                        a = k;
                     } else {
                         a = me;
                     }
@@ -379,8 +644,8 @@ sfail:
     free(w.b);
     free(off);
     free(valid);
-    free(tmp);
 fail:
+    free(tmp);
     frame_free(out);
     return oom(err, errlen);
 }

@@ -1,11 +1,14 @@
 /* dfstr.h: pandas' str accessor methods on a Series of strings
- * (dataframe.str.lower, upper, len, contains, startswith, endswith,
- * slice, strip, split with get, replace) as a row-wise job kernel.
- * Lengths and slices count code points (UTF-8); lower and upper map ASCII
- * and Latin-1 letters (other scripts are left as they are); regular
- * expressions are POSIX extended ones (regcomp, the C library's engine).
- * Missing values stay missing (len then gives float64, the predicates
- * object bool with missing values), as in pandas. */
+ * (dataframe.str.*: lower ... swapcase, len, contains, startswith,
+ * endswith, match, fullmatch, count, find, rfind, slice, get, strip,
+ * lstrip, rstrip, split with get, replace, zfill, pad, center, ljust,
+ * rjust, repeat, isalpha ... istitle) as a row-wise job kernel, as Python's
+ * str methods compute them. Lengths and positions count code points
+ * (UTF-8); cases and classes come from Python's Unicode tables
+ * (unitab.h); regular expressions are POSIX extended ones (regcomp, the C
+ * library's engine). Missing values stay missing (len, find and count then
+ * give float64, the predicates object bool with missing values), as in
+ * pandas. */
 #ifndef MARS_DF_DFSTR_H
 #define MARS_DF_DFSTR_H
 
@@ -15,6 +18,14 @@
  * df_str_free); 0, or -1 with regcomp's message. */
 int df_str_compile(df_node_t *d, char *err, size_t errlen);
 void df_str_free(df_node_t *d);
+/* the dataframe.str.* ops */
+static inline bool df_op_is_str(op_t op)
+{
+    return (op >= OP_DF_STR_LOWER && op <= OP_DF_STR_REPLACE) ||
+           (op >= OP_DF_STR_LSTRIP && op <= OP_DF_STR_GET);
+}
+/* code points of a NUL-terminated UTF-8 string */
+int64_t df_str_cps(const char *s);
 int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                size_t errlen);
 

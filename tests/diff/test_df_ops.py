@@ -958,6 +958,116 @@ def str_methods(data, pdf):
         "r3": s.str.replace("a", "-", n=1, regex=False)})
 
 
+# letters of several scripts with their case pairs, digits of several
+# kinds (Arabic-Indic, superscripts, fractions), spaces beyond ASCII, a
+# titlecase letter, a combining mark, final-sigma words, and what grows
+# under a case mapping (ß, ŉ, ﬁ, İ)
+UNI = ("aZ \u00e9\u00c9\u00df\u0149\ufb01\u0130\u01c5\u03a3\u03c3\u03c2\u0391\u03b2"
+       "\u0416\u0436\u0301'.-_0129\u0663\u00b2\u00bd\u2167\u00a0\u3000\u2028\t\u00aa"
+       "\u02b0\u1f88\u4e2d+")
+WORDS = ["\u039f\u0394\u039f\u03a3", "\u03a3\u0391\u03a3 \u03a3", "hello World", "Hello World",
+         "HELLO", "123", "-42", "+7", "\u0663\u0664", "\u00bd", "   ", "", "\u01c5ungla",
+         "\u1f88\u03b9", "a\u0301b", "\u00dfe", "x1y2", "\u2167"]
+
+
+def random_strings(rng, n):
+    out = []
+    for _ in range(n):
+        if rng.random() < 0.35:
+            out.append(WORDS[rng.integers(len(WORDS))])
+        else:
+            k = int(rng.integers(0, 9))
+            out.append("".join(UNI[int(q)] for q in rng.integers(0, len(UNI), k)))
+    return out
+
+
+@case
+def str_unicode_methods(data, pdf):
+    """the str methods as Python's own str methods compute them (full case
+    mappings, final sigma, Unicode classes) over random strings of several
+    scripts, against pandas."""
+    rng = np.random.default_rng(17)
+    vals = random_strings(rng, 400)
+    # no missing values in the file's sense: empty strings and spaces stay
+    d = pd.DataFrame({"s": vals, "k": range(len(vals))})
+    d.loc[rng.random(len(vals)) < 0.06, "s"] = None
+    d.to_json(os.path.join(data, "u.json"), orient="records", lines=True)
+    e = pd.read_json(os.path.join(data, "u.json"), orient="records", lines=True)
+    s = e.s
+    nodes = [{"key": "e", "op": "dataframe.read_json", "path": "u.json", "orient": "records",
+              "lines": True},
+             {"key": "e2", "op": "dataframe.iloc", "inputs": ["e"], "rows": "::1"},
+             col("s", "e", "s")]
+    want = {}
+    for m in ("lower", "upper", "title", "capitalize", "swapcase", "isalpha", "isalnum",
+              "isdigit", "isdecimal", "isnumeric", "isspace", "islower", "isupper", "istitle",
+              "len", "strip", "lstrip", "rstrip"):
+        nodes.append(sop("m_" + m, m, "s"))
+        want["m_" + m] = getattr(s.str, m)()
+    for k, (m, kw, pkw) in enumerate((
+            ("zfill", {"width": 6}, (6,)), ("pad", {"width": 5}, (5,)),
+            ("pad", {"width": 7, "side": "right", "fillchar": "\u00e9"},
+             (7, "right", "\u00e9")),
+            ("pad", {"width": 6, "side": "both", "fillchar": "*"}, (6, "both", "*")),
+            ("center", {"width": 7}, (7,)), ("center", {"width": 8, "fillchar": "-"}, (8, "-")),
+            ("ljust", {"width": 4, "fillchar": "."}, (4, ".")), ("rjust", {"width": 9}, (9,)),
+            ("find", {"sub": "a"}, ("a",)), ("find", {"sub": "\u03a3", "start": 1}, ("\u03a3", 1)),
+            ("find", {"sub": "", "start": 3, "end": -1}, ("", 3, -1)),
+            ("find", {"sub": "l", "start": -4, "end": 50}, ("l", -4, 50)),
+            ("rfind", {"sub": "l"}, ("l",)), ("rfind", {"sub": "", "start": 20}, ("", 20)),
+            ("rfind", {"sub": "\u00e9", "end": -2}, ("\u00e9", 0, -2)),
+            ("count", {"pat": "l"}, ("l",)), ("count", {"pat": "[0-9]+"}, ("[0-9]+",)),
+            ("count", {"pat": "x*"}, ("x*",)), ("count", {"pat": "\u03a3"}, ("\u03a3",)),
+            ("match", {"pat": "[A-Z]"}, ("[A-Z]",)), ("match", {"pat": "h|he"}, ("h|he",)),
+            ("match", {"pat": "[a-z]+ ", "case": False}, ("[a-z]+ ",), ),
+            ("fullmatch", {"pat": "[0-9+-]+"}, ("[0-9+-]+",)),
+            ("fullmatch", {"pat": "hello world", "case": False}, ("hello world",)),
+            ("repeat", {"repeats": 2}, (2,)), ("repeat", {"repeats": -1}, (-1,)),
+            ("get", {"i": 0}, (0,)), ("get", {"i": -2}, (-2,)), ("get", {"i": 4}, (4,)),
+            ("lstrip", {"to_strip": "a\u00e9 "}, ("a\u00e9 ",)),
+            ("rstrip", {"to_strip": "\u00df+e"}, ("\u00df+e",)),
+            ("strip", {"to_strip": "\u03a3\u03c3"}, ("\u03a3\u03c3",)),
+            ("split", {"get": 1}, None))):
+        key = "p%d_%s" % (k, m)
+        nodes.append(sop(key, m, "s", **kw))
+        if m == "split":
+            want[key] = s.str.split().str[1]
+        elif m in ("match", "fullmatch") and kw.get("case") is False:
+            want[key] = getattr(s.str, m)(*pkw, case=False)
+        else:
+            want[key] = getattr(s.str, m)(*pkw)
+    # the same methods through one-row chunks
+    nodes += [col("s1", "e2", "s"), sop("one_title", "title", "s1"),
+              sop("one_lower", "lower", "s1")]
+    want["one_title"] = s.str.title()
+    want["one_lower"] = s.str.lower()
+    return check_frames(data, nodes, want)
+
+
+@case
+def str_more_rejects(data, pdf):
+    for node, words in ((sop("r", "zfill", "gg"), ["width"]),
+                        (sop("r", "pad", "gg", width=3, side="up"), ["side"]),
+                        (sop("r", "center", "gg", width=3, fillchar="ab"), ["fillchar",
+                                                                            "character"]),
+                        (sop("r", "find", "gg"), ["sub"]),
+                        (sop("r", "count", "gg", pat="("), ["regular expression"]),
+                        (sop("r", "repeat", "gg", repeats=[1, 2]), ["repeats"]),
+                        (sop("r", "get", "gg"), ["\"i\""]),
+                        (sop("r", "istitle", "ii"), ["str accessor"]),
+                        (sop("r", "match", "gg", pat="a", flags=2), ["flags"])):
+        why = rejected(data, [CSV, col("ii", "t", "i"), col("gg", "t", "g"), node], "r", words)
+        if why:
+            return "%s: %s" % (node["op"], why)
+    # a result past one chunk's limit fails the job, naming it
+    nodes = [CSV, col("gg", "t", "g"), sop("r", "repeat", "gg", repeats=2 ** 40)]
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["r"]}, data)
+    shutil.rmtree(out, ignore_errors=True)
+    if rc == 0 or "1 GiB" not in err:
+        return "repeat 2^40: exit %d: %s" % (rc, err.strip()[:300])
+    return ""
+
+
 @case
 def str_filter_and_rejects(data, pdf):
     # a mask with missing values is refused by pandas: the g column has none

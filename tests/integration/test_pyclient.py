@@ -1282,7 +1282,8 @@ class TestDataFrames(Base):
 
     def test_str_accessor(self):
         """Series.str: each method against pandas on strings with missing
-        values, spaces at the ends and Latin-1 letters; split(...).str[i]."""
+        values, spaces at the ends and Latin-1 letters; split(...).str[i],
+        s.str[i]."""
         words = ["Ab cd", " x,y ", None, "\u00e9t\u00e9", "a,b,,c", "", "ABC", "  p q  r  "]
         with uploaded_csv("words.csv", pd.DataFrame({"s": words * 9, "v": range(72)})) as p:
             ps = p.s
@@ -1302,14 +1303,29 @@ class TestDataFrames(Base):
                 (s.str.split(",").str[1], ps.str.split(",").str[1]),
                 (s.str.split().str[-1], ps.str.split().str[-1]),
                 (s.str.split(n=1).str.get(1), ps.str.split(n=1).str.get(1)),
+                (s.str[0], ps.str[0]), (s.str.get(-2), ps.str.get(-2)),
+                (s.str.title(), ps.str.title()), (s.str.capitalize(), ps.str.capitalize()),
+                (s.str.swapcase(), ps.str.swapcase()), (s.str.lstrip(), ps.str.lstrip()),
+                (s.str.rstrip(" ,"), ps.str.rstrip(" ,")), (s.str.isalpha(), ps.str.isalpha()),
+                (s.str.isupper(), ps.str.isupper()), (s.str.istitle(), ps.str.istitle()),
+                (s.str.isspace(), ps.str.isspace()), (s.str.zfill(6), ps.str.zfill(6)),
+                (s.str.pad(7, side="both", fillchar="*"), ps.str.pad(7, side="both", fillchar="*")),
+                (s.str.center(6), ps.str.center(6)), (s.str.ljust(5, "."), ps.str.ljust(5, ".")),
+                (s.str.find("c"), ps.str.find("c")), (s.str.rfind(",", 1), ps.str.rfind(",", 1)),
+                (s.str.count("[a-c]"), ps.str.count("[a-c]")),
+                (s.str.match("[A-Z]"), ps.str.match("[A-Z]")),
+                (s.str.fullmatch("[a-z ]+", case=False), ps.str.fullmatch("[a-z ]+", case=False)),
+                (s.str.repeat(2), ps.str.repeat(2)),
             ]
             res = marsc.execute(*[p[0] for p in pairs])
-            for (t, want), got in zip(pairs, res):
-                pd.testing.assert_series_equal(got.fetch(), want)
+            for i, ((t, want), got) in enumerate(zip(pairs, res)):
+                pd.testing.assert_series_equal(got.fetch(), want, obj="pair %d" % i)
             with self.assertRaises(TypeError):
-                s.str[0]
+                s.str["a"]
             with self.assertRaises(NotImplementedError):
                 s.str.split(",", expand=True)
+            with self.assertRaises(NotImplementedError):
+                s.str.repeat([1, 2])
 
     def test_string_literal(self):
         """Strings are literal values ({"value": ...}); the server runs them or

@@ -620,9 +620,12 @@ class Series(_Frame):
 
     @property
     def str(self):
-        """pandas' str accessor of a Series of strings: lower, upper, len,
-        strip, slice (and s.str[a:b]), contains, startswith,
-        endswith, replace, and split(...).str[i] (the ops dataframe.str.*)."""
+        """pandas' str accessor of a Series of strings: lower, upper,
+        title, capitalize, swapcase, len, strip, lstrip, rstrip, slice (and
+        s.str[a:b]), get (and s.str[i]), contains, startswith, endswith,
+        match, fullmatch, count, find, rfind, replace, zfill, pad, center,
+        ljust, rjust, repeat, isalpha ... istitle, and split(...).str[i]
+        (the ops dataframe.str.*)."""
         return _Str(self)
 
 
@@ -662,11 +665,78 @@ class _Str:
         return self._op("slice", start=start, stop=stop, step=step)
 
     def __getitem__(self, key):
-        """s.str[a:b:c], as pandas (s.str[i] is not supported: pandas gives
-        a missing value past the end, a slice an empty string)."""
+        """s.str[a:b:c] and s.str[i] (missing past either end), as pandas."""
         if isinstance(key, slice):
             return self.slice(key.start, key.stop, key.step)
-        raise TypeError("s.str[...] takes a slice here (s.str[i:i + 1] for one character)")
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            return self.get(int(key))
+        raise TypeError("s.str[...] takes a slice or an integer")
+
+    def get(self, i):
+        return self._op("get", i=int(i))
+
+    def lstrip(self, to_strip=None):
+        return self._op("lstrip", to_strip=to_strip)
+
+    def rstrip(self, to_strip=None):
+        return self._op("rstrip", to_strip=to_strip)
+
+    def title(self): return self._op("title")  # noqa: E704
+    def capitalize(self): return self._op("capitalize")  # noqa: E704
+    def swapcase(self): return self._op("swapcase")  # noqa: E704
+    def isalpha(self): return self._op("isalpha")  # noqa: E704
+    def isalnum(self): return self._op("isalnum")  # noqa: E704
+    def isdigit(self): return self._op("isdigit")  # noqa: E704
+    def isdecimal(self): return self._op("isdecimal")  # noqa: E704
+    def isnumeric(self): return self._op("isnumeric")  # noqa: E704
+    def isspace(self): return self._op("isspace")  # noqa: E704
+    def islower(self): return self._op("islower")  # noqa: E704
+    def isupper(self): return self._op("isupper")  # noqa: E704
+    def istitle(self): return self._op("istitle")  # noqa: E704
+
+    def zfill(self, width):
+        return self._op("zfill", width=int(width))
+
+    def pad(self, width, side="left", fillchar=" "):
+        return self._op("pad", width=int(width), side=side,
+                        fillchar=None if fillchar == " " else fillchar)
+
+    def center(self, width, fillchar=" "):
+        return self._op("center", width=int(width), fillchar=None if fillchar == " " else fillchar)
+
+    def ljust(self, width, fillchar=" "):
+        return self._op("ljust", width=int(width), fillchar=None if fillchar == " " else fillchar)
+
+    def rjust(self, width, fillchar=" "):
+        return self._op("rjust", width=int(width), fillchar=None if fillchar == " " else fillchar)
+
+    def find(self, sub, start=0, end=None):
+        return self._op("find", sub=sub, start=int(start) if start else None,
+                        end=None if end is None else int(end))
+
+    def rfind(self, sub, start=0, end=None):
+        return self._op("rfind", sub=sub, start=int(start) if start else None,
+                        end=None if end is None else int(end))
+
+    def count(self, pat, flags=0):
+        if flags:
+            raise NotImplementedError("str.count: flags are not supported")
+        return self._op("count", pat=pat)
+
+    def match(self, pat, case=True, flags=0, na=None):
+        if flags or na is not None:
+            raise NotImplementedError("str.match: flags and na are not supported")
+        return self._op("match", pat=pat, case=None if case else False)
+
+    def fullmatch(self, pat, case=True, flags=0, na=None):
+        if flags or na is not None:
+            raise NotImplementedError("str.fullmatch: flags and na are not supported")
+        return self._op("fullmatch", pat=pat, case=None if case else False)
+
+    def repeat(self, repeats):
+        if not isinstance(repeats, (int, np.integer)):
+            raise NotImplementedError("str.repeat: a sequence of counts is not supported")
+        return self._op("repeat", repeats=int(repeats))
 
     def contains(self, pat, case=True, flags=0, na=None, regex=True):
         if flags or na is not None:
