@@ -11,14 +11,14 @@
 #include "df/frame.h"
 
 static const op_t OPS[] = {
-    OP_DF_STR_LOWER,     OP_DF_STR_UPPER,     OP_DF_STR_TITLE,    OP_DF_STR_CAPITALIZE,
-    OP_DF_STR_SWAPCASE,  OP_DF_STR_LEN,       OP_DF_STR_STRIP,    OP_DF_STR_LSTRIP,
-    OP_DF_STR_RSTRIP,    OP_DF_STR_ISALPHA,   OP_DF_STR_ISALNUM,  OP_DF_STR_ISDIGIT,
-    OP_DF_STR_ISDECIMAL, OP_DF_STR_ISNUMERIC, OP_DF_STR_ISSPACE,  OP_DF_STR_ISLOWER,
-    OP_DF_STR_ISUPPER,   OP_DF_STR_ISTITLE,   OP_DF_STR_ZFILL,    OP_DF_STR_PAD,
-    OP_DF_STR_CENTER,    OP_DF_STR_LJUST,     OP_DF_STR_RJUST,    OP_DF_STR_FIND,
-    OP_DF_STR_RFIND,     OP_DF_STR_COUNT,     OP_DF_STR_MATCH,    OP_DF_STR_FULLMATCH,
-    OP_DF_STR_REPEAT,    OP_DF_STR_GET,       OP_DF_STR_SLICE,    OP_DF_STR_SPLIT,
+    OP_DF_STR_LOWER,     OP_DF_STR_UPPER,     OP_DF_STR_TITLE,     OP_DF_STR_CAPITALIZE,
+    OP_DF_STR_SWAPCASE,  OP_DF_STR_LEN,       OP_DF_STR_STRIP,     OP_DF_STR_LSTRIP,
+    OP_DF_STR_RSTRIP,    OP_DF_STR_ISALPHA,   OP_DF_STR_ISALNUM,   OP_DF_STR_ISDIGIT,
+    OP_DF_STR_ISDECIMAL, OP_DF_STR_ISNUMERIC, OP_DF_STR_ISSPACE,   OP_DF_STR_ISLOWER,
+    OP_DF_STR_ISUPPER,   OP_DF_STR_ISTITLE,   OP_DF_STR_ZFILL,     OP_DF_STR_PAD,
+    OP_DF_STR_CENTER,    OP_DF_STR_LJUST,     OP_DF_STR_RJUST,     OP_DF_STR_FIND,
+    OP_DF_STR_RFIND,     OP_DF_STR_COUNT,     OP_DF_STR_MATCH,     OP_DF_STR_FULLMATCH,
+    OP_DF_STR_REPEAT,    OP_DF_STR_GET,       OP_DF_STR_SLICE,     OP_DF_STR_SPLIT,
     OP_DF_STR_REPLACE,   OP_DF_STR_CONTAINS,  OP_DF_STR_STARTSWITH};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -48,7 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 ? pat
                 : NULL;
     d.repl = op == OP_DF_STR_REPLACE ? "<>" : (data[3] & 0x80) ? "\xc3\xa9" : NULL;
-    d.n = op == OP_DF_STR_REPEAT ? a % 5 : op == OP_DF_STR_SPLIT || op == OP_DF_STR_REPLACE ? b % 3 : a;
+    d.n = op == OP_DF_STR_REPEAT                             ? a % 5
+          : op == OP_DF_STR_SPLIT || op == OP_DF_STR_REPLACE ? b % 3
+                                                             : a;
     d.how = (uint8_t)b % 3;
     d.sl[0] = a;
     d.sl[1] = b;
@@ -67,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < rn; i++)
         n += rest[i] == '\n';
     frame_t in = {0};
-    if (frame_alloc(&in, true, n, 1, 1) || fcol_alloc(&in.cols[0], FT_STRING, n, (int64_t)rn + 1, true) ||
+    if (frame_alloc(&in, true, n, 1, 1) ||
+        fcol_alloc(&in.cols[0], FT_STRING, n, (int64_t)rn + 1, true) ||
         fcol_alloc(&in.idx[0], FT_INT64, n, 0, false)) {
         frame_free(&in);
         df_str_free(&d);

@@ -27,8 +27,8 @@ enum { UC_MAP_UPPER, UC_MAP_LOWER, UC_MAP_TITLE };
 
 typedef struct {
     uint32_t cp;
-    uint8_t len;     /* bytes of to */
-    const char *to;  /* UTF-8, one to three code points */
+    uint8_t len;    /* bytes of to */
+    const char *to; /* UTF-8, one to three code points */
 } uc_map_t;
 
 unsigned uc_props(uint32_t cp);
