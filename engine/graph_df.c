@@ -176,6 +176,7 @@ static const char *const *df_fields(op_t op)
     static const char *const co[] = {"method", "min_periods", NULL};
     static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
     static const char *const ix[] = {"skipna", "axis", NULL};
+    static const char *const td[] = {"format", "errors", "unit", NULL};
     static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
     static const char *const cc[] = {"axis", "join", "ignore_index", NULL};
     static const char *const ex[] = {"expr", NULL};
@@ -202,6 +203,8 @@ static const char *const *df_fields(op_t op)
     case OP_DF_IDXMAX:
     case OP_DF_IDXMIN:
         return ix;
+    case OP_DF_TO_DATETIME:
+        return td;
     case OP_DF_CONCAT:
         return cc;
     case OP_DF_STR_CONTAINS:
@@ -3618,6 +3621,57 @@ static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     return 0;
 }
 
+/* pd.to_datetime(series, format, errors, unit): a datetime64[ns] Series */
+static int infer_to_datetime(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                             size_t errlen)
+{
+    if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    const df_col_t *c = &s->cols[0];
+    json_t *f = json_object_get(obj, "format"), *e = json_object_get(obj, "errors"),
+           *u = json_object_get(obj, "unit");
+    if (json_given(e) && !(json_is_string(e) && (!strcmp(json_string_value(e), "raise") ||
+                                                 !strcmp(json_string_value(e), "coerce"))))
+        return XFAIL(n, "\"errors\" must be raise or coerce (ignore, which would leave a "
+                        "column of mixed values, is not supported)");
+    d->drop = json_given(e) && !strcmp(json_string_value(e), "coerce");
+    if (c->type == FT_BOOL)
+        return XFAIL(n, "dtype bool cannot be converted to datetime64[ns] (pandas' TypeError)");
+    if (json_given(f)) {
+        if (c->type != FT_STRING)
+            return XFAIL(n, "\"format\" is for strings; the Series is %s", df_col_type_name(c));
+        if (!json_is_string(f) || !*json_string_value(f) || strlen(json_string_value(f)) > 200)
+            return XFAIL(n, "\"format\" must be a strptime format (at most 200 bytes) such "
+                            "as \"%%d/%%m/%%Y\"");
+        char b[8];
+        const char *bad = date_format_bad(json_string_value(f), b, sizeof b);
+        if (bad)
+            return XFAIL(n,
+                         "'%s' is a bad directive in format '%s' (supported: %%Y %%m %%d %%H "
+                         "%%I %%p %%M %%S %%f %%y %%j %%b %%B %%a %%A %%%%; no time zones)",
+                         bad + 1, json_string_value(f));
+        if (!(d->pat = strdup(json_string_value(f)))) return XFAIL(n, "out of memory");
+    }
+    d->n = 1; /* nanoseconds per unit */
+    if (json_given(u)) {
+        static const char *const units[] = {"D", "s", "ms", "us", "ns"};
+        static const int64_t per[] = {DATE_NS_PER_DAY, 1000000000, 1000000, 1000, 1};
+        d->n = 0;
+        for (int q = 0; q < 5 && json_is_string(u); q++)
+            if (!strcmp(json_string_value(u), units[q])) d->n = per[q];
+        if (!d->n) return XFAIL(n, "\"unit\" must be D, s, ms, us or ns");
+        if (c->type != FT_INT64 && c->type != FT_FLOAT64)
+            return XFAIL(n, "\"unit\" is for numbers; the Series is %s", df_col_type_name(c));
+        if (c->unit != FU_NONE)
+            return XFAIL(n, "\"unit\" is for numbers; the Series holds datetimes already");
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->cols[0].type = FT_INT64;
+    d->cols[0].unit = FU_NS;
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
 /* dataframe.dt.*: the fields of a datetime64[ns] Series (dates.h); floor,
  * ceil and round take a fixed frequency, d->n nanoseconds */
 static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
@@ -4087,6 +4141,7 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_GROUPBY_TRANSFORM: /* its kernels keep datetimes (infer_gb_kernel) */
     case OP_DF_IDXMAX:            /* labels of a datetime index */
     case OP_DF_IDXMIN:
+    case OP_DF_TO_DATETIME:
     case OP_DF_DT_DATE:
     case OP_DF_DT_FLOOR: /* datetimes still */
     case OP_DF_DT_CEIL:
@@ -4336,6 +4391,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_STR_REPEAT:
     case OP_DF_STR_GET:
         rc = infer_str(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_TO_DATETIME:
+        rc = infer_to_datetime(g, n, d, obj, err, errlen);
         break;
 
     case OP_DF_LOC:

@@ -228,6 +228,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.groupby_size", "1", {"by"}},
     {"dataframe.groupby_quantile", "1", {"by", "q", "columns"}},
     {"dataframe.idxmax", "1", {"skipna", "axis"}},
+    {"dataframe.to_datetime", "1", {"format", "errors", "unit"}},
     {"dataframe.idxmin", "1", {"skipna", "axis"}},
     {"dataframe.groupby_transform",
      "1",

@@ -1169,7 +1169,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
     if (graph_setops_owns(n->op)) return tile_setops(c, node); /* setops: tile/setops.c */
     if (n->n_outputs) return tile_multi_held(c, node);         /* multiout: tile/multi.c */
     if (op_is_elementwise(n->op)) return tile_rowwise(c, node, DFJ_EW, true);
-    if (n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE) /* the dt accessor: row-wise */
+    if ((n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE) || n->op == OP_DF_TO_DATETIME)
+        /* the dt accessor, to_datetime: row-wise */
         return tile_rowwise(c, node, DFJ_MAP, true);
     switch (n->op) {
     case OP_DF_FROM_TENSOR:

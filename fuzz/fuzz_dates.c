@@ -3,7 +3,8 @@
  * needs) and read again, which must give the same nanoseconds; its
  * calendar fields must be in range. The same bytes as a frequency
  * (date_parse_freq, dt.floor's freq): accepted, a positive number of
- * nanoseconds; refused, a message. */
+ * nanoseconds; refused, a message. Split at a newline, a to_datetime
+ * format (date_strptime) and a value. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int64_t fns = 0;
         fwhy[0] = 0;
         if (date_parse_freq(f, &fns, fwhy, sizeof fwhy) == 0 ? fns <= 0 : !fwhy[0]) abort();
+    }
+    /* to_datetime's format: the bytes up to the first newline are the
+     * format, the rest the value; accepted, a datetime (not NaT) */
+    const uint8_t *nl = memchr(data, '\n', size);
+    if (nl && nl - data < 100) {
+        char fmt[100], bad[8];
+        memcpy(fmt, data, (size_t)(nl - data));
+        fmt[nl - data] = 0;
+        if (strlen(fmt) == (size_t)(nl - data) && !date_format_bad(fmt, bad, sizeof bad)) {
+            int64_t v = 0;
+            const char *w = NULL;
+            if (date_strptime((const char *)nl + 1, size - (size_t)(nl - data) - 1, fmt, &v, &w) ==
+                        0
+                    ? v == DATE_NAT
+                    : !w || !*w)
+                abort();
+        }
     }
     if (date_parse((const char *)data, size, &ns, &why) != 0) {
         if (!why || !*why) abort();

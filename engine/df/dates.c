@@ -5,10 +5,12 @@
 #include "../errmsg.h"
 #include "clean.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* The civil-from-days and days-from-civil algorithms on 400-year eras of
@@ -490,6 +492,349 @@ static int dt_strings(op_t op, const char *fmt, const int64_t *v, int64_t n, fco
     }
     o->bytes[at] = 0;
     return 0;
+}
+
+/* ------------------------------------------------------------------ strptime */
+
+static const char *const MONTHS[] = {"january",   "february", "march",    "april",
+                                     "may",       "june",     "july",     "august",
+                                     "september", "october",  "november", "december"};
+static const char *const DAYS[] = {"monday", "tuesday",  "wednesday", "thursday",
+                                   "friday", "saturday", "sunday"};
+
+typedef struct {
+    int y, m, d, H, I, M, S, j, ampm; /* -1: not given */
+    int64_t f;
+    bool y2;
+    int64_t *budget; /* match steps left: a format such as "%f%f%f..." backtracks */
+} tm_parts_t;
+
+/* Python's TimeRE alternatives for a numeric directive, in its order */
+static const char *const *num_alts(char c)
+{
+    static const char *const dA[] = {"3[0-1]", "[1-2]d", "0[1-9]", "[1-9]", " [1-9]", NULL};
+    static const char *const HA[] = {"2[0-3]", "[0-1]d", "d", NULL};
+    static const char *const IA[] = {"1[0-2]", "0[1-9]", "[1-9]", NULL};
+    static const char *const mA[] = {"1[0-2]", "0[1-9]", "[1-9]", NULL};
+    static const char *const MA[] = {"[0-5]d", "d", NULL};
+    static const char *const SA[] = {"6[0-1]", "[0-5]d", "d", NULL};
+    static const char *const yA[] = {"dd", NULL};
+    static const char *const YA[] = {"dddd", NULL};
+    static const char *const jA[] = {"36[0-6]", "3[0-5]d", "[1-2]dd", "0[1-9]d", "00[1-9]",
+                                     "[1-9]d",  "0[1-9]",  "[1-9]",   NULL};
+    switch (c) {
+    case 'd':
+        return dA;
+    case 'H':
+        return HA;
+    case 'I':
+        return IA;
+    case 'm':
+        return mA;
+    case 'M':
+        return MA;
+    case 'S':
+        return SA;
+    case 'y':
+        return yA;
+    case 'Y':
+        return YA;
+    case 'j':
+        return jA;
+    default:
+        return NULL;
+    }
+}
+
+/* how many bytes of s[i..n) the alternative a (classes [x-y], d a digit,
+ * other characters themselves) matches, or -1; *v its digits' value */
+static int alt_match(const char *a, const char *s, size_t n, size_t i, int *v)
+{
+    int k = 0;
+    *v = 0;
+    for (; *a; k++, i++) {
+        if (i >= n) return -1;
+        char c = s[i];
+        if (*a == '[') {
+            if (c < a[1] || c > a[3]) return -1;
+            a += 5;
+        } else if (*a == 'd') {
+            if (c < '0' || c > '9') return -1;
+            a++;
+        } else {
+            if (c != *a) return -1;
+            a++;
+            if (c == ' ') continue; /* " [1-9]": a padded day */
+        }
+        *v = *v * 10 + (c - '0');
+    }
+    return k;
+}
+
+static bool is_ws(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* a name of names (case ignored), longest first as Python's: its index, *len */
+static int name_match(const char *const *names, int cnt, bool abbr, const char *s, size_t n,
+                      size_t i, size_t *len)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < cnt; k++) {
+            size_t l = abbr ? 3 : strlen(names[k]);
+            if (pass == 0 && !abbr && l < 5) continue; /* the long names first */
+            if (pass == 1 && !abbr && l >= 5) continue;
+            if (i + l <= n && !strncasecmp(s + i, names[k], l)) {
+                *len = l;
+                return k;
+            }
+        }
+    return -1;
+}
+
+/* the format from fp on against s from i: the end of the first match (as
+ * Python's regex finds it, trying each directive's alternatives in order),
+ * or -1 */
+static int64_t fmt_match(const char *fp, const char *s, size_t n, size_t i, tm_parts_t *t)
+{
+    if (--*t->budget < 0) return -1;
+    while (*fp) {
+        if (is_ws(*fp)) { /* \s+ */
+            while (is_ws(*fp))
+                fp++;
+            if (i >= n || !is_ws(s[i])) return -1;
+            size_t e = i;
+            while (e < n && is_ws(s[e]))
+                e++;
+            /* greedy, giving back what the rest needs */
+            for (size_t k = e; k > i; k--) {
+                int64_t r = fmt_match(fp, s, n, k, t);
+                if (r >= 0) return r;
+            }
+            return -1;
+        }
+        if (*fp != '%') {
+            if (i >= n || tolower((unsigned char)s[i]) != tolower((unsigned char)*fp)) return -1;
+            fp++;
+            i++;
+            continue;
+        }
+        char c = fp[1];
+        fp += 2;
+        if (c == '%') {
+            if (i >= n || s[i] != '%') return -1;
+            i++;
+            continue;
+        }
+        if (c == 'f') { /* [0-9]{1,9}, greedy */
+            size_t e = i;
+            while (e < n && e - i < 9 && s[e] >= '0' && s[e] <= '9')
+                e++;
+            for (size_t k = e; k > i; k--) {
+                int64_t f = 0;
+                for (size_t q = i; q < k; q++)
+                    f = f * 10 + (s[q] - '0');
+                for (size_t q = k - i; q < 9; q++)
+                    f *= 10;
+                tm_parts_t u = *t;
+                u.f = f;
+                int64_t r = fmt_match(fp, s, n, k, &u);
+                if (r >= 0) {
+                    *t = u;
+                    return r;
+                }
+            }
+            return -1;
+        }
+        if (c == 'b' || c == 'B' || c == 'a' || c == 'A' || c == 'p') {
+            size_t l = 0;
+            int k;
+            if (c == 'p')
+                k = i + 2 <= n && !strncasecmp(s + i, "am", 2)   ? (l = 2, 0)
+                    : i + 2 <= n && !strncasecmp(s + i, "pm", 2) ? (l = 2, 1)
+                                                                 : -1;
+            else if (c == 'b' || c == 'B')
+                k = name_match(MONTHS, 12, c == 'b', s, n, i, &l);
+            else
+                k = name_match(DAYS, 7, c == 'a', s, n, i, &l);
+            if (k < 0) return -1;
+            if (c == 'p') t->ampm = k;
+            if (c == 'b' || c == 'B') t->m = k + 1;
+            i += l;
+            continue;
+        }
+        const char *const *alts = num_alts(c);
+        if (!alts) return -1;
+        for (int q = 0; alts[q]; q++) {
+            int v, l = alt_match(alts[q], s, n, i, &v);
+            if (l < 0) continue;
+            tm_parts_t u = *t;
+            switch (c) {
+            case 'd':
+                u.d = v;
+                break;
+            case 'H':
+                u.H = v;
+                break;
+            case 'I':
+                u.I = v;
+                break;
+            case 'm':
+                u.m = v;
+                break;
+            case 'M':
+                u.M = v;
+                break;
+            case 'S':
+                u.S = v;
+                break;
+            case 'y':
+                u.y = v;
+                u.y2 = true;
+                break;
+            case 'Y':
+                u.y = v;
+                u.y2 = false;
+                break;
+            default:
+                u.j = v;
+            }
+            int64_t r = fmt_match(fp, s, n, i + (size_t)l, &u);
+            if (r >= 0) {
+                *t = u;
+                return r;
+            }
+        }
+        return -1;
+    }
+    return (int64_t)i;
+}
+
+const char *date_format_bad(const char *fmt, char *buf, size_t len)
+{
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%') continue;
+        if (!p[1] || !strchr("YmdHIpMSfyjbBaA%", p[1])) {
+            snprintf(buf, len, "%%%.1s", p[1] ? p + 1 : "");
+            return buf;
+        }
+        p++;
+    }
+    return NULL;
+}
+
+int date_strptime(const char *s, size_t n, const char *fmt, int64_t *ns, const char **why)
+{
+    int64_t budget = 100000;
+    tm_parts_t t = {.y = -1,
+                    .m = -1,
+                    .d = -1,
+                    .H = -1,
+                    .I = -1,
+                    .M = -1,
+                    .S = -1,
+                    .j = -1,
+                    .ampm = -1,
+                    .budget = &budget};
+    int64_t e = fmt_match(fmt, s, n, 0, &t);
+    *why = budget < 0 ? "is too ambiguous for the format (100000 match steps)"
+                      : "does not match format";
+    if (e < 0) return -1;
+    if ((size_t)e != n) {
+        *why = "unconverted data remains";
+        return -1;
+    }
+    int64_t y = t.y < 0 ? 1900 : t.y2 ? (t.y <= 68 ? 2000 + t.y : 1900 + t.y) : t.y;
+    int m = t.m < 0 ? 1 : t.m, d = t.d < 0 ? 1 : t.d, H = t.H < 0 ? 0 : t.H;
+    if (t.I >= 0) { /* Python: 12 AM is 0, PM adds 12 */
+        H = t.I;
+        if (t.ampm != 1 && H == 12) H = 0;
+        if (t.ampm == 1 && H != 12) H += 12;
+    }
+    int M = t.M < 0 ? 0 : t.M, S = t.S < 0 ? 0 : t.S;
+    int64_t days;
+    if (t.j >= 0 && t.m < 0 && t.d < 0) {
+        if (t.j < 1 || t.j > 365 + (month_days(y, 2) == 29)) {
+            *why = "day of the year is out of range";
+            return -1;
+        }
+        days = date_days_from_civil(y, 1, 1) + t.j - 1;
+    } else {
+        if (d > month_days(y, m) || S > 59) {
+            *why = S > 59 ? "second must be in 0..59" : "day is out of range for month";
+            return -1;
+        }
+        days = date_days_from_civil(y, m, d);
+    }
+    int64_t v, secs = days * 86400 + H * 3600 + M * 60 + S;
+    if (__builtin_mul_overflow(secs, (int64_t)1000000000, &v) ||
+        __builtin_add_overflow(v, t.f, &v) || v == DATE_NAT) {
+        *why = "is out of the range of datetime64[ns] (1677-09-21 to 2262-04-11)";
+        return -1;
+    }
+    *ns = v;
+    return 0;
+}
+
+int df_to_datetime(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen)
+{
+    const fcol_t *c = &in->cols[0];
+    int64_t n = c->n;
+    if (df_out_like(d, in, out)) goto fail;
+    fcol_t *o = &out->cols[0];
+    if (fcol_alloc(o, FT_INT64, n, 0, false)) goto fail;
+    o->unit = FU_NS;
+    int64_t *y = o->data;
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = DATE_NAT;
+        if (fcol_is_na(c, i)) continue;
+        const char *why = NULL;
+        if (c->type == FT_STRING) {
+            int64_t l;
+            const char *s = fcol_str(c, i, &l);
+            if (l == 0) continue; /* pandas: "" is NaT */
+            int rc = d->pat ? date_strptime(s, (size_t)l, d->pat, &y[i], &why)
+                            : date_parse(s, (size_t)l, &y[i], &why);
+            if (rc == 0 || d->drop) {
+                if (rc) y[i] = DATE_NAT;
+                continue;
+            }
+            frame_free(out);
+            return errmsg(err, errlen, "to_datetime: time data '%.*s' %s%s%s%s",
+                          (int)(l < 80 ? l : 80), s, why, d->pat ? " '" : "", d->pat ? d->pat : "",
+                          d->pat ? "'" : "");
+        }
+        if (c->type == FT_INT64 && c->unit != FU_NONE) {
+            y[i] = ((const int64_t *)c->data)[i]; /* a datetime already */
+            continue;
+        }
+        bool bad;
+        if (c->type == FT_FLOAT64) {
+            /* pandas 1.5's array_with_unit_to_datetime: x times the unit in
+             * float64, truncated to whole nanoseconds */
+            double x = ((const double *)c->data)[i] * (double)d->n;
+            bad = !(x > -9223372036854775808.0 && x < 9223372036854775808.0);
+            if (!bad) y[i] = (int64_t)x;
+        } else {
+            bad = __builtin_mul_overflow(((const int64_t *)c->data)[i], d->n, &y[i]);
+        }
+        if (bad || y[i] == DATE_NAT) {
+            if (d->drop) {
+                y[i] = DATE_NAT;
+                continue;
+            }
+            frame_free(out);
+            return errmsg(err, errlen,
+                          "to_datetime: row %lld is out of the range of datetime64[ns] "
+                          "(1677-09-21 to 2262-04-11): pandas' OutOfBoundsDatetime",
+                          (long long)i);
+        }
+    }
+    return 0;
+fail:
+    frame_free(out);
+    return errmsg(err, errlen, "to_datetime: out of memory");
 }
 
 int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,

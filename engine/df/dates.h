@@ -51,6 +51,18 @@ int date_frac_digits(int64_t ns);
 int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, char *err,
                              size_t errlen);
 
+/* Python's strptime of s[0..n) with fmt (pandas' to_datetime format: %Y
+ * %m %d %H %I %p %M %S %f %y %j %b %B %a %A %%, whitespace matching any
+ * run of it, case ignored): 0, or -1 with why set (a static string). */
+int date_strptime(const char *s, size_t n, const char *fmt, int64_t *ns, const char **why);
+/* NULL when fmt has only the directives above, else the bad one ("%x"). */
+const char *date_format_bad(const char *fmt, char *buf, size_t len);
+/* pd.to_datetime of a Series chunk (dataframe.to_datetime): strings by
+ * d->pat (a format; NULL: the forms date_parse reads), numbers of d->n
+ * nanoseconds each (the unit), datetimes as they are; d->drop: errors
+ * "coerce" (NaT where a value fails) */
+int df_to_datetime(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen);
+
 /* The dt accessor (dataframe.dt.year ... dataframe.dt.date) on a Series
  * chunk. Fields are int64, or float64 with NaN where the chunk holds NaT
  * (as pandas); date is a FU_DATE column; floor, ceil, round (to d->n

@@ -2723,6 +2723,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             rc = df_str_map(d, n->op, &a, &f, err, errlen);
         else if (n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE)
             rc = df_dt_map(d, n->op, &a, &f, err, errlen);
+        else if (n->op == OP_DF_TO_DATETIME)
+            rc = df_to_datetime(d, &a, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_MAP)
             rc = df_run_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_CARRY_EDGE)

@@ -377,6 +377,7 @@ def main():
                 why = "to_csv of dates differs: %r" % got["d.csv"][:200]
             report("to_csv/chunk=%s" % chunk, why)
         rejects(data)
+        to_datetime_cases(data)
     finally:
         shutil.rmtree(data, ignore_errors=True)
     print("RESULT passed=%d failed=%d" % (passed, failed))
@@ -461,6 +462,98 @@ def rejects(data):
                     why = "message %r lacks %r" % (err.strip()[:300], w)
         report("reject/" + name, why)
 
+
+
+
+# formats as users' files write dates: (strftime form to write, to_datetime format)
+FORMATS = [("%d/%m/%Y", "%d/%m/%Y"), ("%m-%d-%y %H:%M", "%m-%d-%y %H:%M"),
+           ("%b %d %Y %I:%M%p", "%b %d %Y %I:%M%p"), ("%Y%m%d", "%Y%m%d"),
+           ("%d %B %Y, %H:%M:%S.%f", "%d %B %Y, %H:%M:%S.%f"), ("%Y-%j", "%Y-%j"),
+           ("%A %d.%m.%Y", "%A %d.%m.%Y"), ("%Y-%m-%dT%H:%M:%S", None)]
+
+
+def to_datetime_cases(data):
+    """pd.to_datetime of strings (ISO forms, and strptime formats written by
+    Python's strftime, with malformed values coerced to NaT) and of numbers
+    with a unit, against pandas, over chunks of one and of many rows."""
+    rng = np.random.default_rng(31)
+    n = 120
+    when = pd.Timestamp("1990-01-01") + pd.to_timedelta(rng.integers(0, 10 ** 9, n), unit="s") \
+        + pd.to_timedelta(rng.integers(0, 10 ** 6, n), unit="us")
+    cols = {}
+    for k, (w, fmt) in enumerate(FORMATS):
+        v = [t.strftime(w) for t in when]
+        if "%b" in w or "%B" in w or "%A" in w:  # names in any case
+            v = [x.lower() if q % 3 == 0 else x.upper() if q % 3 == 1 else x
+                 for q, x in enumerate(v)]
+        for q in rng.choice(n, 8, replace=False):
+            # (pandas' parser without a format reads one-digit seconds too:
+            # the truncated value only where a format is given)
+            v[q] = ["", "n/a", v[q] + "x", v[q][:-1] if fmt else "2024-13-01", None,
+                    "2024-02-30", "31/02/2020", "  " + v[q]][q % 8]
+        cols["s%d" % k] = v
+    nums = rng.integers(-2 * 10 ** 9, 2 * 10 ** 9, n)
+    P = pd.DataFrame(dict(cols, n=nums, f=rng.random(n) * 1e4))
+    P.loc[3, "f"] = np.nan
+    P.to_json(os.path.join(data, "td.json"), orient="records", lines=True)
+    P = pd.read_json(os.path.join(data, "td.json"), orient="records", lines=True,
+                     convert_dates=False, dtype={c: object for c in cols})
+    for chunk in (1, None):
+        src = {"key": "t", "op": "dataframe.read_json", "path": "td.json", "orient": "records",
+               "lines": True}
+        nodes = [src] + ([{"key": "t1", "op": "dataframe.iloc", "inputs": ["t"], "rows": "::1"}]
+                         if chunk else [])
+        base = "t1" if chunk else "t"
+        want = {}
+        for k, (_, fmt) in enumerate(FORMATS):
+            c = "s%d" % k
+            nodes.append(op("c" + c, "getitem", base, columns=c))
+            kw = {"errors": "coerce"}
+            if fmt:
+                kw["format"] = fmt
+            nodes.append(op("d" + c, "to_datetime", "c" + c, **kw))
+            want["d" + c] = pd.to_datetime(P[c], **kw)
+        for c, unit in (("n", "s"), ("n", "ms"), ("f", "s"), ("f", "D"), ("n", None)):
+            key = "u%s_%s" % (c, unit)
+            nodes += [op("c" + key, "getitem", base, columns=c),
+                      op(key, "to_datetime", "c" + key, **({"unit": unit} if unit else {}))]
+            want[key] = pd.to_datetime(P[c], **({"unit": unit} if unit else {}))
+        rc, err, got = run(nodes, list(want), data)
+        why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
+        for k, ref in want.items():
+            if why:
+                break
+            w = compare(got[k], ref)
+            if w:
+                why = "%s: %s" % (k, w)
+        report("to_datetime/chunk=%s" % chunk, why)
+    src = [{"key": "t", "op": "dataframe.read_json", "path": "td.json", "orient": "records",
+            "lines": True}, op("c", "getitem", "t", columns="s0"),
+           op("x", "getitem", "t", columns="n")]
+    for name, node, code, words in [
+        ("raise", op("r", "to_datetime", "c", format="%d/%m/%Y"), 1,
+         ["time data", "'%d/%m/%Y'"]),
+        ("raise_iso", op("r", "to_datetime", "c"), 1, ["time data", "not a date"]),
+        ("bad_directive", op("r", "to_datetime", "c", format="%Q"), 2,
+         ["'Q' is a bad directive"]),
+        ("time_zone_directive", op("r", "to_datetime", "c", format="%Y %z"), 2,
+         ["'z' is a bad directive"]),
+        ("errors_ignore", op("r", "to_datetime", "c", errors="ignore"), 2, ["raise or coerce"]),
+        ("unit_of_strings", op("r", "to_datetime", "c", unit="s"), 2, ["\"unit\" is for numbers"]),
+        ("format_of_numbers", op("r", "to_datetime", "x", format="%Y"), 2, ["\"format\" is for strings"]),
+        ("bad_unit", op("r", "to_datetime", "x", unit="h"), 2, ["D, s, ms, us or ns"]),
+        ("out_of_range", op("r", "to_datetime", "x", unit="D"), 1, ["OutOfBoundsDatetime"]),
+        ("of_a_frame", op("r", "to_datetime", "t"), 2, ["a Series"])]:
+        rc, err, _ = run(src + [node], ["r"], data)
+        why = ""
+        if rc != code:
+            why = "exit %d (want %d): %s" % (rc, code, err.strip()[:300])
+        else:
+            for w in words:
+                if w not in err:
+                    why = "message lacks %r: %s" % (w, err.strip()[:300])
+                    break
+        report("to_datetime_rejects/" + name, why)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1235,6 +1235,31 @@ class TestDataFrames(Base):
                 df.idxmax().execute()
             self.assertIn("not allowed", str(cm.exception))
 
+    def test_to_datetime(self):
+        """md.to_datetime of strings (a format, ISO forms, coerce) and of
+        numbers with a unit, then the dt accessor on the result."""
+        days = ["03/01/2024", "15/02/2023", "x", None, "31/12/1999"]
+        with uploaded_csv("raw_dates.csv", pd.DataFrame({
+                "d": days * 4, "iso": ["2024-03-01 10:00", "2023-02-15", "", None, "1999-12-31"] * 4,
+                "secs": [0, 86400, 1700000000, 5, -60] * 4})) as p:
+            df = md.read_csv("raw_dates.csv", chunk_bytes=80)
+            pairs = [
+                (md.to_datetime(df.d, format="%d/%m/%Y", errors="coerce"),
+                 pd.to_datetime(p.d, format="%d/%m/%Y", errors="coerce")),
+                (md.to_datetime(df.iso), pd.to_datetime(p.iso)),
+                (md.to_datetime(df.secs, unit="s"), pd.to_datetime(p.secs, unit="s")),
+                (md.to_datetime(df.d, format="%d/%m/%Y", errors="coerce").dt.month,
+                 pd.to_datetime(p.d, format="%d/%m/%Y", errors="coerce").dt.month),
+            ]
+            res = marsc.execute(*[q[0] for q in pairs])
+            for i, ((t, want), got) in enumerate(zip(pairs, res)):
+                pd.testing.assert_series_equal(got.fetch(), want, obj="pair %d" % i)
+            with self.assertRaises(marsc.MarsError) as cm:
+                md.to_datetime(df.d, format="%d/%m/%Y").execute()
+            self.assertIn("time data 'x'", str(cm.exception))
+            with self.assertRaises(TypeError):
+                md.to_datetime(df)
+
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,
         cov and melt with pandas' arguments, against pandas."""

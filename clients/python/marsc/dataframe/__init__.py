@@ -1039,6 +1039,22 @@ def jsonable_col(c):
     return c
 
 
+def to_datetime(arg, errors="raise", format=None, unit=None):
+    """pd.to_datetime of a Series: strings (ISO 8601 forms, or `format`,
+    strptime's directives), numbers of `unit` (D, s, ms, us, ns) since
+    1970-01-01, datetimes as they are; errors "raise" or "coerce" (NaT)."""
+    if not isinstance(arg, Series):
+        raise TypeError("marsc to_datetime takes a Series (a column of strings or numbers)")
+    if errors not in ("raise", "coerce"):
+        raise NotImplementedError('to_datetime: errors must be "raise" or "coerce"')
+    p = {"errors": errors} if errors != "raise" else {}
+    if format is not None:
+        p["format"] = format
+    if unit is not None:
+        p["unit"] = unit
+    return _make("dataframe.to_datetime", [arg], p, "series")
+
+
 def concat(objs, axis=0, join="outer", ignore_index=False):
     """pd.concat: DataFrames (or Series) one after the other (axis 0; with
     ignore_index a new default index 0..n-1), or side by side (axis 1,
