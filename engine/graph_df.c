@@ -4238,8 +4238,10 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     df_node_t *d = n->df;
     json_t *obj = d->json;
     int rc;
-    if (n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE) { /* the dt accessor */
-        rc = infer_dt(g, n, d, obj, err, errlen);
+    if ((n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE) || df_op_is_str(n->op)) {
+        /* the dt and str accessors */
+        rc = df_op_is_str(n->op) ? infer_str(g, n, d, obj, err, errlen)
+                                 : infer_dt(g, n, d, obj, err, errlen);
         d->json = NULL;
         if (rc == 0) units_settle(n->op, d);
         return rc;
@@ -4353,44 +4355,6 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_MELT:
         rc = infer_melt(g, n, d, obj, err, errlen);
-        break;
-    case OP_DF_STR_LOWER:
-    case OP_DF_STR_UPPER:
-    case OP_DF_STR_LEN:
-    case OP_DF_STR_CONTAINS:
-    case OP_DF_STR_STARTSWITH:
-    case OP_DF_STR_ENDSWITH:
-    case OP_DF_STR_SLICE:
-    case OP_DF_STR_STRIP:
-    case OP_DF_STR_SPLIT:
-    case OP_DF_STR_REPLACE:
-    case OP_DF_STR_LSTRIP:
-    case OP_DF_STR_RSTRIP:
-    case OP_DF_STR_TITLE:
-    case OP_DF_STR_CAPITALIZE:
-    case OP_DF_STR_SWAPCASE:
-    case OP_DF_STR_ISALPHA:
-    case OP_DF_STR_ISALNUM:
-    case OP_DF_STR_ISDIGIT:
-    case OP_DF_STR_ISDECIMAL:
-    case OP_DF_STR_ISNUMERIC:
-    case OP_DF_STR_ISSPACE:
-    case OP_DF_STR_ISLOWER:
-    case OP_DF_STR_ISUPPER:
-    case OP_DF_STR_ISTITLE:
-    case OP_DF_STR_ZFILL:
-    case OP_DF_STR_PAD:
-    case OP_DF_STR_CENTER:
-    case OP_DF_STR_LJUST:
-    case OP_DF_STR_RJUST:
-    case OP_DF_STR_FIND:
-    case OP_DF_STR_RFIND:
-    case OP_DF_STR_COUNT:
-    case OP_DF_STR_MATCH:
-    case OP_DF_STR_FULLMATCH:
-    case OP_DF_STR_REPEAT:
-    case OP_DF_STR_GET:
-        rc = infer_str(g, n, d, obj, err, errlen);
         break;
     case OP_DF_TO_DATETIME:
         rc = infer_to_datetime(g, n, d, obj, err, errlen);

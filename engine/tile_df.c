@@ -18,6 +18,7 @@
 #include "arena.h"
 #include "df/dfexec.h"
 #include "df/dfgraph.h"
+#include "df/dfstr.h"
 #include "df/running.h"
 #include "setops.h"
 #include "tile_internal.h"
@@ -1169,8 +1170,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
     if (graph_setops_owns(n->op)) return tile_setops(c, node); /* setops: tile/setops.c */
     if (n->n_outputs) return tile_multi_held(c, node);         /* multiout: tile/multi.c */
     if (op_is_elementwise(n->op)) return tile_rowwise(c, node, DFJ_EW, true);
-    if ((n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE) || n->op == OP_DF_TO_DATETIME)
-        /* the dt accessor, to_datetime: row-wise */
+    if ((n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE) || n->op == OP_DF_TO_DATETIME ||
+        df_op_is_str(n->op)) /* the dt and str accessors, to_datetime: row-wise */
         return tile_rowwise(c, node, DFJ_MAP, true);
     switch (n->op) {
     case OP_DF_FROM_TENSOR:
@@ -1199,42 +1200,6 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_EVAL:
         return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_SET_INDEX:
-    case OP_DF_STR_LOWER:
-    case OP_DF_STR_UPPER:
-    case OP_DF_STR_LEN:
-    case OP_DF_STR_CONTAINS:
-    case OP_DF_STR_STARTSWITH:
-    case OP_DF_STR_ENDSWITH:
-    case OP_DF_STR_SLICE:
-    case OP_DF_STR_STRIP:
-    case OP_DF_STR_SPLIT:
-    case OP_DF_STR_REPLACE:
-    case OP_DF_STR_LSTRIP:
-    case OP_DF_STR_RSTRIP:
-    case OP_DF_STR_TITLE:
-    case OP_DF_STR_CAPITALIZE:
-    case OP_DF_STR_SWAPCASE:
-    case OP_DF_STR_ISALPHA:
-    case OP_DF_STR_ISALNUM:
-    case OP_DF_STR_ISDIGIT:
-    case OP_DF_STR_ISDECIMAL:
-    case OP_DF_STR_ISNUMERIC:
-    case OP_DF_STR_ISSPACE:
-    case OP_DF_STR_ISLOWER:
-    case OP_DF_STR_ISUPPER:
-    case OP_DF_STR_ISTITLE:
-    case OP_DF_STR_ZFILL:
-    case OP_DF_STR_PAD:
-    case OP_DF_STR_CENTER:
-    case OP_DF_STR_LJUST:
-    case OP_DF_STR_RJUST:
-    case OP_DF_STR_FIND:
-    case OP_DF_STR_RFIND:
-    case OP_DF_STR_COUNT:
-    case OP_DF_STR_MATCH:
-    case OP_DF_STR_FULLMATCH:
-    case OP_DF_STR_REPEAT:
-    case OP_DF_STR_GET:
         return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_CUMSUM:
     case OP_DF_CUMPROD:

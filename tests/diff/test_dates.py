@@ -451,18 +451,21 @@ def rejects(data):
         ("ceil_past_range", edge + [op("f", "dt.ceil", "c", freq="D")], 1,
          ["2262-04-11T23:00:00", "out of datetime64[ns]'s range"]),
     ]:
-        fetch = [nodes[-1]["key"]]
-        rc, err, _ = run(nodes, fetch, data)
-        why = ""
-        if rc != code:
-            why = "exit %d (want %d): %s" % (rc, code, err.strip()[:300])
-        else:
-            for w in words:
-                if w not in err:
-                    why = "message %r lacks %r" % (err.strip()[:300], w)
-        report("reject/" + name, why)
+        expect_refused(data, "reject/" + name, nodes, code, words)
 
 
+def expect_refused(data, name, nodes, code, words):
+    """nodes' last one exits with code, its message holding every word."""
+    rc, err, _ = run(nodes, [nodes[-1]["key"]], data)
+    why = ""
+    if rc != code:
+        why = "exit %d (want %d): %s" % (rc, code, err.strip()[:300])
+    else:
+        for w in words:
+            if w not in err:
+                why = "message %r lacks %r" % (err.strip()[:300], w)
+                break
+    report(name, why)
 
 
 # formats as users' files write dates: (strftime form to write, to_datetime format)
@@ -544,16 +547,8 @@ def to_datetime_cases(data):
         ("bad_unit", op("r", "to_datetime", "x", unit="h"), 2, ["D, s, ms, us or ns"]),
         ("out_of_range", op("r", "to_datetime", "x", unit="D"), 1, ["OutOfBoundsDatetime"]),
         ("of_a_frame", op("r", "to_datetime", "t"), 2, ["a Series"])]:
-        rc, err, _ = run(src + [node], ["r"], data)
-        why = ""
-        if rc != code:
-            why = "exit %d (want %d): %s" % (rc, code, err.strip()[:300])
-        else:
-            for w in words:
-                if w not in err:
-                    why = "message lacks %r: %s" % (w, err.strip()[:300])
-                    break
-        report("to_datetime_rejects/" + name, why)
+        expect_refused(data, "to_datetime_rejects/" + name, src + [node], code, words)
+
 
 if __name__ == "__main__":
     sys.exit(main())
