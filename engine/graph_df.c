@@ -1905,10 +1905,14 @@ static int infer_pivot(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
  * group) */
 #define GB_MAX_PERIODS ((json_int_t)1 << 62)
 
-static bool gb_kernel_takes(int f, const df_col_t *c)
+/* whether groupby func f (DF3_AGG_* or DF3_TF_*; quantile: DF3_AGG_MEAN)
+ * takes column c, and what it takes, for the message when not */
+static bool gb_takes(int f, const df_col_t *c)
 {
     bool num = c->type == FT_INT64 || c->type == FT_FLOAT64 || c->type == FT_BOOL;
     bool date = c->unit != FU_NONE;
+    if (f < DF3_TF_CUMSUM)
+        return f == DF3_AGG_COUNT || c->type == FT_INT64 || c->type == FT_FLOAT64;
     switch (f) {
     case DF3_TF_CUMSUM:
     case DF3_TF_CUMPROD:
@@ -1920,6 +1924,56 @@ static bool gb_kernel_takes(int f, const df_col_t *c)
     default: /* shift, ffill, bfill, rank: every column */
         return true;
     }
+}
+
+static const char *gb_takes_what(int f)
+{
+    return f < DF3_TF_CUMSUM ? "int64 and float64 columns"
+           : f == DF3_TF_CUMSUM || f == DF3_TF_CUMPROD
+               ? "int64, float64 and bool columns"
+               : "int64, float64, bool and datetime columns";
+}
+
+/* the value columns of groupby func f: `columns` (no key among them, each
+ * one f takes), else every column that is no key and that f takes */
+static int gb_columns(const df_node_t *s, df_node_t *d, json_t *obj, int f, const char *fname,
+                      const graph_node_t *n, char *err, size_t errlen)
+{
+    json_t *cols = json_object_get(obj, "columns");
+    if (json_given(cols)) {
+        if (find_cols(s, cols, n, "columns", &d->sel, &d->nsel, err, errlen)) return -1;
+        for (int v = 0; v < d->nsel; v++) {
+            const df_col_t *c = &s->cols[d->sel[v]];
+            for (int k = 0; k < d->nkey; k++)
+                if (d->key[k] == d->sel[v]) return XFAIL(n, "\"columns\" names a \"by\" key");
+            if (!gb_takes(f, c)) {
+                char b[128];
+                label_text(c, b, sizeof b);
+                return XFAIL(n, "columns: column %s is %s; %s takes %s", b, df_col_type_name(c),
+                             fname, gb_takes_what(f));
+            }
+        }
+    } else {
+        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
+        if (!d->sel) return XFAIL(n, "out of memory");
+        for (int k = 0; k < s->ncols; k++) {
+            bool key = false;
+            for (int q = 0; q < d->nkey; q++)
+                key |= d->key[q] == k;
+            if (!key && gb_takes(f, &s->cols[k])) d->sel[d->nsel++] = k;
+        }
+    }
+    return 0;
+}
+
+/* whether a row's key may be missing (a key that is not plain int64): such
+ * rows are in no group */
+static bool gb_key_may_miss(const df_node_t *s, const df_node_t *d)
+{
+    bool may = false;
+    for (int k = 0; k < d->nkey; k++)
+        may |= s->cols[d->key[k]].type != FT_INT64 || s->cols[d->key[k]].unit != FU_NONE;
+    return may;
 }
 
 static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t periods)
@@ -1988,9 +2042,7 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
         if (get_flag(obj, "pct", false, &d->drop, n, err, errlen)) return -1;
     }
     if (asc && get_flag(obj, "ascending", true, &d->asc1, n, err, errlen)) return -1;
-    bool may_miss = false;
-    for (int k = 0; k < d->nkey; k++)
-        may_miss |= s->cols[d->key[k]].type != FT_INT64 || s->cols[d->key[k]].unit != FU_NONE;
+    bool may_miss = gb_key_may_miss(s, d);
     d->gb_may_miss = may_miss;
     if (f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP) {
         if (alloc_cols(d, 1, s->nidx) || copy_index(d, s) ||
@@ -2000,34 +2052,7 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
         new_rows(g, n, d, VK_SERIES);
         return 0;
     }
-    json_t *cols = json_object_get(obj, "columns");
-    d->sel = NULL;
-    if (json_given(cols)) {
-        if (find_cols(s, cols, n, "columns", &d->sel, &d->nsel, err, errlen)) return -1;
-        for (int v = 0; v < d->nsel; v++) {
-            const df_col_t *c = &s->cols[d->sel[v]];
-            for (int k = 0; k < d->nkey; k++)
-                if (d->key[k] == d->sel[v]) return XFAIL(n, "\"columns\" names a \"by\" key");
-            if (!gb_kernel_takes(f, c)) {
-                char b[128];
-                label_text(c, b, sizeof b);
-                return XFAIL(n, "columns: column %s is %s; groupby %s takes %s", b,
-                             df_type_name(c->type, c->unit != FU_NONE), fname,
-                             f == DF3_TF_CUMSUM || f == DF3_TF_CUMPROD
-                                 ? "int64, float64 and bool columns"
-                                 : "int64, float64, bool and datetime columns");
-            }
-        }
-    } else {
-        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
-        if (!d->sel) return XFAIL(n, "out of memory");
-        for (int k = 0; k < s->ncols; k++) {
-            bool key = false;
-            for (int q = 0; q < d->nkey; q++)
-                key |= d->key[q] == k;
-            if (!key && gb_kernel_takes(f, &s->cols[k])) d->sel[d->nsel++] = k;
-        }
-    }
+    if (gb_columns(s, d, obj, f, fname, n, err, errlen)) return -1;
     if (d->nsel < 1) return XFAIL(n, "no columns to compute %s over", fname);
     if (alloc_cols(d, d->nsel, s->nidx) || copy_index(d, s)) return XFAIL(n, "out of memory");
     for (int v = 0; v < d->nsel; v++) {
@@ -2105,32 +2130,7 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         fname = funcs[d->pv_agg];
     }
     if (d->pv_agg >= DF3_TF_CUMSUM) return infer_gb_kernel(g, n, d, s, obj, fname, err, errlen);
-    bool any = d->pv_agg == DF3_AGG_COUNT;
-    json_t *cols = json_object_get(obj, "columns");
-    if (json_given(cols)) {
-        if (find_cols(s, cols, n, "columns", &d->sel, &d->nsel, err, errlen)) return -1;
-        for (int v = 0; v < d->nsel; v++) {
-            const df_col_t *c = &s->cols[d->sel[v]];
-            for (int k = 0; k < d->nkey; k++)
-                if (d->key[k] == d->sel[v]) return XFAIL(n, "\"columns\" names a \"by\" key");
-            if (!any && c->type != FT_INT64 && c->type != FT_FLOAT64) {
-                char b[128];
-                label_text(c, b, sizeof b);
-                return XFAIL(n, "columns: column %s is %s; %s takes int64 and float64 columns", b,
-                             df_type_name(c->type, false), fname);
-            }
-        }
-    } else {
-        d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
-        if (!d->sel) return XFAIL(n, "out of memory");
-        for (int k = 0; k < s->ncols; k++) {
-            bool key = false;
-            for (int q = 0; q < d->nkey; q++)
-                key |= d->key[q] == k;
-            if (!key && (any || s->cols[k].type == FT_INT64 || s->cols[k].type == FT_FLOAT64))
-                d->sel[d->nsel++] = k;
-        }
-    }
+    if (gb_columns(s, d, obj, d->pv_agg, fname, n, err, errlen)) return -1;
     if (d->nsel < 1) return XFAIL(n, "no columns to compute %s over", fname);
     bool tf = n->op == OP_DF_GROUPBY_TRANSFORM;
     if (alloc_cols(d, d->nsel, tf ? s->nidx : d->nkey)) return XFAIL(n, "out of memory");
@@ -2142,9 +2142,7 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     /* a transform's rows with a missing key are in no group: NaN, so an
      * int64 sum, min, max or count is float64 where a key may be missing (a key
      * that is not plain int64) */
-    bool may_miss = false;
-    for (int k = 0; k < d->nkey; k++)
-        may_miss |= s->cols[d->key[k]].type != FT_INT64 || s->cols[d->key[k]].unit != FU_NONE;
+    bool may_miss = gb_key_may_miss(s, d);
     for (int v = 0; v < d->nsel; v++) {
         const df_col_t *c = &s->cols[d->sel[v]];
         int f = d->pv_agg;
