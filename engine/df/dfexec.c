@@ -2751,7 +2751,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         frame_t *v = NULL, all = {0};
         bool stats = (n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK) || n->op == OP_DF_IDXMAX ||
                      n->op == OP_DF_IDXMIN;
-        if (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL &&
+        /* one job over every row: bounded (statistics and idxmax too) */
+        if ((stats || (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL)) &&
             df3_whole_check(n, ins_, j->n_in, err, errlen))
             return -1;
         if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
