@@ -178,6 +178,18 @@ def compare(got, ref):
         return str(e).replace("\n", " ")[:500]
 
 
+def run_and_compare(nodes, want, data):
+    """'' when every fetched key of want equals its pandas value, else why."""
+    rc, err, got = run(nodes, list(want), data)
+    if rc:
+        return "exit %d: %s" % (rc, err.strip()[:300])
+    for k, ref in want.items():
+        w = compare(got[k], ref)
+        if w:
+            return "%s: %s" % (k, w)
+    return ""
+
+
 def dt_round(s, how, freq):
     """pandas' s.dt.floor/ceil/round(freq), on the rows that hold a date:
     pandas 1.5 rounds an odd number of nanoseconds by shifting the values,
@@ -356,15 +368,7 @@ def main():
                 for n in nodes:
                     if n.get("op") == "dataframe.read_csv" and n["key"] == "r":
                         n.pop("inputs", None)
-                rc, err, got = run(nodes, list(want), data)
-                why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
-                for k, ref in want.items():
-                    if why:
-                        break
-                    w = compare(got[k], ref)
-                    if w:
-                        why = "%s: %s" % (k, w)
-                report("%s/chunk=%s" % (name, chunk), why)
+                report("%s/chunk=%s" % (name, chunk), run_and_compare(nodes, want, data))
         # to_csv as pandas writes it
         for chunk in (1, None):
             rc, err, got = run([rc_node(chunk), op("d", "getitem", "t",
@@ -521,15 +525,7 @@ def to_datetime_cases(data):
             nodes += [op("c" + key, "getitem", base, columns=c),
                       op(key, "to_datetime", "c" + key, **({"unit": unit} if unit else {}))]
             want[key] = pd.to_datetime(P[c], **({"unit": unit} if unit else {}))
-        rc, err, got = run(nodes, list(want), data)
-        why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
-        for k, ref in want.items():
-            if why:
-                break
-            w = compare(got[k], ref)
-            if w:
-                why = "%s: %s" % (k, w)
-        report("to_datetime/chunk=%s" % chunk, why)
+        report("to_datetime/chunk=%s" % chunk, run_and_compare(nodes, want, data))
     src = [{"key": "t", "op": "dataframe.read_json", "path": "td.json", "orient": "records",
             "lines": True}, op("c", "getitem", "t", columns="s0"),
            op("x", "getitem", "t", columns="n")]

@@ -72,6 +72,17 @@ class Base(unittest.TestCase):
         SESS.as_default()
         marsc.options.eager_mode = False
 
+    def same_as_pandas(self, pairs):
+        """pairs of (marsc object, pandas Series or DataFrame), run in one
+        task; each fetched result must equal its pandas value."""
+        res = marsc.execute(*[q[0] for q in pairs])
+        for i, ((_, want), got) in enumerate(zip(pairs, res)):
+            got = got.fetch()
+            if isinstance(want, pd.Series):
+                pd.testing.assert_series_equal(got, want, obj="pair %d" % i)
+            else:
+                pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
+
     def close(self, got, want, msg="", rtol=1e-7, atol=1e-9):
         got = np.asarray(got)
         want = np.asarray(want)
@@ -1160,13 +1171,7 @@ class TestDataFrames(Base):
                 (g[["x", "y"]].transform("max"), pg[["x", "y"]].transform("max")),
                 (g[["x", "y"]].quantile(0.25), pg[["x", "y"]].quantile(0.25)),
             ]
-            res = marsc.execute(*[q[0] for q in pairs])
-            for i, ((t, want), got) in enumerate(zip(pairs, res)):
-                got = got.fetch()
-                if isinstance(want, pd.Series):
-                    pd.testing.assert_series_equal(got, want, check_names=True, obj="pair %d" % i)
-                else:
-                    pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
+            self.same_as_pandas(pairs)
 
     def test_groupby_kernels(self):
         """GroupBy's transformation kernels (cumsum ... rank, and transform
@@ -1199,13 +1204,7 @@ class TestDataFrames(Base):
                 (g["x"].transform("cumsum"), pg["x"].transform("cumsum")),
                 (gk[["y"]].cumsum(), pgk[["y"]].cumsum()),
             ]
-            res = marsc.execute(*[q[0] for q in pairs])
-            for i, ((t, want), got) in enumerate(zip(pairs, res)):
-                got = got.fetch()
-                if isinstance(want, pd.Series):
-                    pd.testing.assert_series_equal(got, want, check_names=True, obj="pair %d" % i)
-                else:
-                    pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
+            self.same_as_pandas(pairs)
 
     def test_idxmax_idxmin(self):
         """idxmax and idxmin: a Series of labels per DataFrame, pandas'
@@ -1251,9 +1250,7 @@ class TestDataFrames(Base):
                 (md.to_datetime(df.d, format="%d/%m/%Y", errors="coerce").dt.month,
                  pd.to_datetime(p.d, format="%d/%m/%Y", errors="coerce").dt.month),
             ]
-            res = marsc.execute(*[q[0] for q in pairs])
-            for i, ((t, want), got) in enumerate(zip(pairs, res)):
-                pd.testing.assert_series_equal(got.fetch(), want, obj="pair %d" % i)
+            self.same_as_pandas(pairs)
             with self.assertRaises(marsc.MarsError) as cm:
                 md.to_datetime(df.d, format="%d/%m/%Y").execute()
             self.assertIn("time data 'x'", str(cm.exception))
@@ -1289,13 +1286,7 @@ class TestDataFrames(Base):
                 (df.melt(id_vars=["k"], value_vars=["x", "y"]),
                  p.melt(id_vars=["k"], value_vars=["x", "y"])),
             ]
-            res = marsc.execute(*[q[0] for q in pairs])
-            for i, ((t, want), got) in enumerate(zip(pairs, res)):
-                got = got.fetch()
-                if isinstance(want, pd.Series):
-                    pd.testing.assert_series_equal(got, want, obj="pair %d" % i)
-                else:
-                    pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
+            self.same_as_pandas(pairs)
             dup = df.duplicated(subset=["k", "g"], keep="last").fetch()
             pd.testing.assert_series_equal(dup, p.duplicated(subset=["k", "g"], keep="last"))
             self.assertAlmostEqual(float(df.x.quantile(0.9).fetch()), p.x.quantile(0.9))
@@ -1342,9 +1333,7 @@ class TestDataFrames(Base):
                 (s.str.fullmatch("[a-z ]+", case=False), ps.str.fullmatch("[a-z ]+", case=False)),
                 (s.str.repeat(2), ps.str.repeat(2)),
             ]
-            res = marsc.execute(*[p[0] for p in pairs])
-            for i, ((t, want), got) in enumerate(zip(pairs, res)):
-                pd.testing.assert_series_equal(got.fetch(), want, obj="pair %d" % i)
+            self.same_as_pandas(pairs)
             with self.assertRaises(TypeError):
                 s.str["a"]
             with self.assertRaises(NotImplementedError):
