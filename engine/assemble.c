@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fpfmt.h"
 #include "npy.h"
 
 /* Calls emit(ctx, slab, rows, row_elems) for each chunk-row along axis 0,
@@ -173,7 +174,8 @@ static int jput(out_t *o, const char *s, size_t n)
 /* Shortest decimal form that reads back to the same double (or float). */
 static int fmt_float(char *b, size_t len, double v, bool single)
 {
-    for (int prec = single ? 6 : 15; prec <= 17; prec++) {
+    if (!single) return fp_json(b, len, v);
+    for (int prec = 6; prec <= 17; prec++) {
         int n = snprintf(b, len, "%.*g", prec, v);
         if (single ? strtof(b, NULL) == (float)v : strtod(b, NULL) == v) {
             /* JSON numbers need no leading '+'; keep "1e+300" as is (valid JSON) */

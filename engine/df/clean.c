@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../errmsg.h"
+#include "../fpfmt.h"
 
 static int oom(char *err, size_t errlen)
 {
@@ -86,63 +87,6 @@ static bool lit_eq(const fcol_t *c, int64_t i, const df_lit_t *l)
     default:
         return l->kind == DFL_BOOL && ((const uint8_t *)c->data)[i] == (l->i != 0);
     }
-}
-
-/* Python's repr of a double (str(float)): the shortest digits that read
- * back, fixed notation for exponents -4..15, else d.ddde+XX. */
-static int py_float(char *b, size_t len, double v)
-{
-    if (v != v) return snprintf(b, len, "nan");
-    if (isinf(v)) return snprintf(b, len, v > 0 ? "inf" : "-inf");
-    if (v == 0) return snprintf(b, len, signbit(v) ? "-0.0" : "0.0");
-    char e[40];
-    int p;
-    for (p = 0; p < 17; p++) {
-        snprintf(e, sizeof e, "%.*e", p, v);
-        if (strtod(e, NULL) == v) break;
-    }
-    snprintf(e, sizeof e, "%.*e", p, v);
-    /* e: [-]d[.ddd]e[+-]XX */
-    bool neg = e[0] == '-';
-    char dig[24];
-    int nd = 0;
-    const char *q = e + neg;
-    for (; *q && *q != 'e'; q++)
-        if (*q != '.') dig[nd++] = *q;
-    dig[nd] = 0;
-    int ex = atoi(q + 1);
-    char *o = b;
-    size_t left = len;
-#define PUT(...)                                                                                   \
-    do {                                                                                           \
-        int w_ = snprintf(o, left, __VA_ARGS__);                                                   \
-        if (w_ < 0 || (size_t)w_ >= left) return -1;                                               \
-        o += w_;                                                                                   \
-        left -= (size_t)w_;                                                                        \
-    } while (0)
-    if (neg) PUT("-");
-    if (ex >= -4 && ex < 16) {
-        if (ex < 0) {
-            PUT("0.");
-            for (int k = 0; k < -ex - 1; k++)
-                PUT("0");
-            PUT("%s", dig);
-        } else {
-            for (int k = 0; k <= ex; k++)
-                PUT("%c", k < nd ? dig[k] : '0');
-            PUT(".");
-            if (nd > ex + 1)
-                PUT("%s", dig + ex + 1);
-            else
-                PUT("0");
-        }
-    } else {
-        PUT("%c", dig[0]);
-        if (nd > 1) PUT(".%s", dig + 1);
-        PUT("e%c%02d", ex < 0 ? '-' : '+', ex < 0 ? -ex : ex);
-    }
-#undef PUT
-    return (int)(o - b);
 }
 
 /* ------------------------------------------------------------------ fillna */
@@ -269,7 +213,7 @@ static int astype_col(const fcol_t *c, int to, fcol_t *o, char *err, size_t errl
                 if (c->type == FT_INT64)
                     ln[i] = snprintf(b, 40, "%lld", (long long)((const int64_t *)c->data)[i]);
                 else if (c->type == FT_FLOAT64)
-                    ln[i] = py_float(b, 40, ((const double *)c->data)[i]);
+                    ln[i] = fp_repr(b, 40, ((const double *)c->data)[i]);
                 else if (fcol_is_na(c, i))
                     ln[i] = snprintf(b, 40, "None");
                 else

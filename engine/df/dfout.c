@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fpfmt.h"
 #include "../npy.h"
 #include "dfexec.h"
 #include "dates.h"
@@ -40,15 +41,6 @@ static void put(wr_t *w, const char *s, size_t n)
 static void puts_(wr_t *w, const char *s)
 {
     put(w, s, strlen(s));
-}
-
-static int fmt_float(char *b, size_t len, double v)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        int n = snprintf(b, len, "%.*g", prec, v);
-        if (strtod(b, NULL) == v) return n;
-    }
-    return snprintf(b, len, "%.17g", v);
 }
 
 /* A JSON string (escaped). */
@@ -109,7 +101,7 @@ static void jval(wr_t *w, const fcol_t *c, int64_t i)
         if (isinf(v))
             puts_(w, v > 0 ? "\"inf\"" : "\"-inf\"");
         else {
-            fmt_float(b, sizeof b, v);
+            fp_json(b, sizeof b, v);
             puts_(w, b);
         }
         return;
@@ -135,7 +127,7 @@ static void jlevel(wr_t *w, const fcol_t *c, int64_t i)
         return;
     }
     char b[48];
-    int n = fmt_float(b, sizeof b - 2, ((const double *)c->data)[i]);
+    int n = fp_json(b, sizeof b - 2, ((const double *)c->data)[i]);
     if (n > 0 && (size_t)n < sizeof b - 2 && !strpbrk(b, ".e")) memcpy(b + n, ".0", 3);
     puts_(w, b);
 }
@@ -309,7 +301,7 @@ static void cval(wr_t *w, const fcol_t *c, int64_t i, int digits)
             break;
         }
         /* Python's repr: a ".0" on integral values */
-        int n = fmt_float(b, sizeof b, v);
+        int n = fp_json(b, sizeof b, v);
         if (!strpbrk(b, ".en") && n < 40) strcat(b, ".0");
         break;
     }
@@ -458,7 +450,7 @@ int dfx_write_tensor_json(const frame_t *f, int ndim, dfx_sink_fn sink, void *ct
                 else if (isinf(v))
                     puts_(w, v > 0 ? "\"inf\"" : "\"-inf\"");
                 else {
-                    fmt_float(b, sizeof b, v);
+                    fp_json(b, sizeof b, v);
                     puts_(w, b);
                 }
             } else {
