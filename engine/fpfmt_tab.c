@@ -2,6 +2,7 @@
 #include "fpfmt.h"
 
 /* {g >> 63, g & (2^63 - 1)} for k = -324 .. 292 (see the script) */
+/* clang-format off */
 const uint64_t fp_pow10_tab[617][2] = {
     {0x4f0cedc95a718dd4u, 0x5b01e8b09aa0d1b5u},
     {0x7e7b160ef71c1621u, 0x119ca780f767b5eeu},
@@ -621,3 +622,4 @@ const uint64_t fp_pow10_tab[617][2] = {
     {0x4fd5679efb9b04d8u, 0x5dec645863153a6cu},
     {0x7fbbd8fe5f5e6e27u, 0x497a3a2704eec3dfu},
 };
+/* clang-format on */

@@ -36,11 +36,13 @@ def main():
     print('#include "fpfmt.h"')
     print()
     print("/* {g >> 63, g & (2^63 - 1)} for k = %d .. %d (see the script) */" % (K_MIN, K_MAX))
+    print("/* clang-format off */")
     print("const uint64_t fp_pow10_tab[%d][2] = {" % (K_MAX - K_MIN + 1))
     for k in range(K_MIN, K_MAX + 1):
         hi, lo = entry(k)
         print("    {0x%016xu, 0x%016xu}," % (hi, lo))
     print("};")
+    print("/* clang-format on */")
 
 
 main()
