@@ -219,7 +219,8 @@ WORKLOADS = {
                 "r = df.groupby('k').agg({'v': ['sum', 'mean']}).compute()",
     },
     # W5k: a groupby transformation kernel (cumsum within each key's rows,
-    # in row order; one job over every row), summed so the result is small
+    # in row order; chunk by chunk, each key's running sum carried from
+    # chunk to chunk), summed so the result is small
     "W5k": {
         "title": "groupby cumsum over 10,000,000 rows (1,000 int keys, 1,000,000-row chunks), "
                  "then sum",

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "df/df3.h"
 #include "df/dfexec.h"
 #include "df/dfgraph.h"
 #include "df/dfstr.h"
@@ -451,7 +452,8 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
          * same sequential sums as pandas'); the others combine edges */
         const graph_node_t *n = &c->g->nodes[node];
         bool raw = n->op == OP_DF_CUMSUM || n->op == OP_DF_CUMPROD || n->op == OP_DF_CUMMAX ||
-                   n->op == OP_DF_CUMMIN || n->op == OP_DF_EWM || n->op == OP_DF_EXPANDING;
+                   n->op == OP_DF_CUMMIN || n->op == OP_DF_EWM || n->op == OP_DF_EXPANDING ||
+                   n->op == OP_DF_GROUPBY_TRANSFORM;
         if (carry < 0 || !raw) {
             int32_t ej = bjob(c, pe, 1);
             if (ej < 0) return NULL;
@@ -1232,11 +1234,16 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_CONCAT:
         if (n->df->axis1) return tile_multi(c, node, n->df->aligned);
         return tile_concat(c, node);
+    case OP_DF_GROUPBY_TRANSFORM:
+        /* the cumulative kernels: each group's running state carried from
+         * chunk to chunk (cumcount descending: backwards) */
+        if (df3_gb_scans(n->df))
+            return tile_carry(c, node, n->df->pv_agg == DF3_TF_CUMCOUNT && !n->df->asc1);
+        return tile_whole(c, node);
     case OP_DF_MELT:
     case OP_DF_PIVOT_TABLE:
     case OP_DF_GROUPBY_SIZE:
     case OP_DF_GROUPBY_QUANTILE:
-    case OP_DF_GROUPBY_TRANSFORM:
     case OP_DF_GROUPBY_HEAD:
     case OP_DF_GROUPBY_TAIL:
     case OP_DF_MEDIAN:

@@ -646,90 +646,282 @@ static void gb_src_rows(const df_node_t *d, const fcol_t *c, const gb_groups_t *
     }
 }
 
-/* cumsum, cumprod, cummin, cummax of column c (int64, float64, bool or a
- * datetime) as pandas 1.5's group_cumsum (Kahan), group_cumprod_float64
- * (int64 through float64) and group_cummin_max: a missing value is missing
- * and skipped. Rows in no group are missing. */
-static int gb_cum(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)
+/* ------------------------------------------------------------------ groupby scans */
+
+/* cumsum, cumprod, cummin, cummax and cumcount chunk by chunk: each
+ * group's running state after the rows before (a carry frame: the keys,
+ * then per value column the four state columns below, one row per group
+ * seen so far), the chunk's rows folded in, in order (cumcount descending:
+ * backwards). The state is pandas 1.5's loop variables, so the values are
+ * those of one pass over every row: group_cumsum's Kahan sum and
+ * compensation, group_cumprod_float64's product (int64 through float64),
+ * group_cummin_max's extreme, the count of rows. */
+enum { SC_X, SC_COMP, SC_I, SC_SEEN, SC_NCOL }; /* float64, float64, int64, int64 */
+
+bool df3_gb_scans(const df_node_t *d)
 {
     int f = d->pv_agg;
-    bool date = c->unit != FU_NONE, isf = c->type == FT_FLOAT64;
-    bool isb = c->type == FT_BOOL;
-    /* the type: float64 where a row of int64 (or bool cumsum) gets no
-     * value, or an int64 product leaves int64's range; bools with missing
-     * values where a bool row gets none */
+    return f == DF3_TF_CUMSUM || f == DF3_TF_CUMPROD || f == DF3_TF_CUMMIN || f == DF3_TF_CUMMAX ||
+           f == DF3_TF_CUMCOUNT;
+}
+
+typedef struct {
+    double *x, *comp;  /* Kahan sum (or extreme, or product), its compensation */
+    int64_t *i, *seen; /* int64 sum or extreme; values seen (cumcount: rows) */
+} scan_state_t;
+
+/* the type of column c's result in this chunk: float64 where a row of
+ * int64 (or a bool's cumsum) gets no value (orphans) or an int64 product
+ * leaves int64's range (wide); bools with missing values where a bool row
+ * gets none */
+static ftype_t scan_type(int f, const fcol_t *c, bool orphans, bool wide)
+{
+    bool date = c->unit != FU_NONE, isb = c->type == FT_BOOL;
+    if (c->type == FT_FLOAT64 || ((orphans || wide) && !date && !(isb && f != DF3_TF_CUMSUM)))
+        return FT_FLOAT64;
+    return isb && f != DF3_TF_CUMSUM ? FT_BOOL : FT_INT64;
+}
+
+/* column c's results (o may be NULL: the state alone), folding each row
+ * into its group's state st */
+static int scan_col(const df_node_t *d, const fcol_t *c, const int64_t *gid, int64_t n,
+                    bool orphans, scan_state_t st, int64_t ng, fcol_t *o)
+{
+    int f = d->pv_agg;
+    bool isf = c->type == FT_FLOAT64, isb = c->type == FT_BOOL, date = c->unit != FU_NONE;
     bool wide = false;
-    if (f == DF3_TF_CUMPROD && c->type == FT_INT64 && !date)
-        for (int64_t g = 0; g < G->ng && !wide; g++) {
-            double p = 1;
-            for (int64_t q = G->start[g]; q < G->start[g + 1] && !wide; q++) {
-                p *= (double)((const int64_t *)c->data)[G->grows[q]];
-                wide = !(p >= -9223372036854775808.0 && p < 9223372036854775808.0);
+    if (o && f == DF3_TF_CUMPROD && c->type == FT_INT64 && !date) {
+        /* an int64 product leaving int64's range makes the chunk float64 */
+        double *p = dfa_alloc(ng + 1, sizeof *p);
+        if (!p) return -1;
+        memcpy(p, st.x, sizeof *p * (size_t)ng);
+        for (int64_t i = 0; i < n && !wide; i++)
+            if (gid[i] >= 0) {
+                double v = p[gid[i]] *= (double)((const int64_t *)c->data)[i];
+                wide = !(v >= -9223372036854775808.0 && v < 9223372036854775808.0);
             }
-        }
-    int t = isf || ((G->orphans || wide) && !date && !(isb && f != DF3_TF_CUMSUM)) ? FT_FLOAT64
-            : isb && f != DF3_TF_CUMSUM                                            ? FT_BOOL
-                                                                                   : FT_INT64;
-    if (fcol_alloc(o, (ftype_t)t, G->n, 0, t == FT_BOOL && (G->orphans || c->valid))) return -1;
-    o->unit = date ? c->unit : FU_NONE;
-    double *od = t == FT_FLOAT64 ? o->data : NULL;
-    int64_t *oi = t == FT_INT64 ? o->data : NULL;
-    uint8_t *ob = t == FT_BOOL ? o->data : NULL;
-    for (int64_t i = 0; i < G->n; i++) {
-        if (od) od[i] = NAN;
-        if (oi) oi[i] = INT64_MIN; /* NaT; every other row is written below */
-        if (ob) ob[i] = 0;
-        if (ob && o->valid) o->valid[i] = G->gid[i] >= 0 && !fcol_is_na(c, i);
+        free(p);
     }
-    for (int64_t g = 0; g < G->ng; g++) {
-        const int64_t *r = G->grows + G->start[g];
-        int64_t m = G->start[g + 1] - G->start[g];
-        double fs = 0, comp = 0, fp = 1;
-        uint64_t is = 0;
-        int64_t best = 0;
-        bool seen = false;
-        for (int64_t q = 0; q < m; q++) {
-            int64_t i = r[q];
-            if (fcol_is_na(c, i)) continue; /* missing, as set above */
-            if (isf) {
-                double x = ((const double *)c->data)[i], v;
-                if (f == DF3_TF_CUMSUM) {
-                    double y = x - comp, s2 = fs + y;
-                    comp = (s2 - fs) - y;
-                    fs = s2;
-                    v = fs;
-                } else if (f == DF3_TF_CUMPROD) {
-                    fp *= x;
-                    v = fp;
-                } else {
-                    if (!seen || (f == DF3_TF_CUMMIN ? x < fs : x > fs)) fs = x;
-                    v = fs;
-                }
-                seen = true;
-                od[i] = v;
-                continue;
-            }
-            int64_t x = isb ? ((const uint8_t *)c->data)[i] : ((const int64_t *)c->data)[i], v;
-            if (f == DF3_TF_CUMSUM) {
-                is += (uint64_t)x; /* int64 wraps, as numpy's */
-                v = (int64_t)is;
-            } else if (f == DF3_TF_CUMPROD) {
-                fp *= (double)x;
-                v = oi ? (int64_t)fp : fp != 0; /* within int64's range (wide above) */
-            } else {
-                if (!seen || (f == DF3_TF_CUMMIN ? x < best : x > best)) best = x;
-                v = best;
-            }
-            seen = true;
-            if (od)
-                od[i] = f == DF3_TF_CUMPROD ? fp : (double)v;
-            else if (oi)
-                oi[i] = v;
-            else
-                ob[i] = v != 0;
+    double *od = NULL;
+    int64_t *oi = NULL;
+    uint8_t *ob = NULL;
+    if (o) {
+        ftype_t t = scan_type(f, c, orphans, wide);
+        if (fcol_alloc(o, t, n, 0, t == FT_BOOL && (orphans || c->valid))) return -1;
+        o->unit = date ? c->unit : FU_NONE;
+        od = t == FT_FLOAT64 ? o->data : NULL;
+        oi = t == FT_INT64 ? o->data : NULL;
+        ob = t == FT_BOOL ? o->data : NULL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t g = gid[i];
+        bool na = fcol_is_na(c, i);
+        if (ob && o->valid) o->valid[i] = g >= 0 && !na;
+        if (g < 0 || na) {
+            /* missing: skipped, the run goes on */
+            if (od) od[i] = NAN;
+            if (oi) oi[i] = INT64_MIN; /* NaT */
+            if (ob) ob[i] = 0;
+            continue;
         }
+        st.seen[g]++;
+        if (isf) {
+            double x = ((const double *)c->data)[i], fs = st.x[g];
+            if (f == DF3_TF_CUMSUM) {
+                double y = x - st.comp[g], s2 = fs + y;
+                st.comp[g] = (s2 - fs) - y;
+                st.x[g] = s2;
+            } else if (f == DF3_TF_CUMPROD) {
+                st.x[g] = fs * x;
+            } else if (st.seen[g] == 1 || (f == DF3_TF_CUMMIN ? x < fs : x > fs)) {
+                st.x[g] = x;
+            }
+            if (od) od[i] = st.x[g];
+            continue;
+        }
+        int64_t x = isb ? ((const uint8_t *)c->data)[i] : ((const int64_t *)c->data)[i], v;
+        if (f == DF3_TF_CUMSUM) {
+            st.i[g] = (int64_t)((uint64_t)st.i[g] + (uint64_t)x); /* wraps, as numpy's */
+            v = st.i[g];
+        } else if (f == DF3_TF_CUMPROD) {
+            st.x[g] *= (double)x;
+            v = oi ? (int64_t)st.x[g] : st.x[g] != 0; /* within int64's range (wide above) */
+        } else {
+            if (st.seen[g] == 1 || (f == DF3_TF_CUMMIN ? x < st.i[g] : x > st.i[g])) st.i[g] = x;
+            v = st.i[g];
+        }
+        if (od)
+            od[i] = f == DF3_TF_CUMPROD ? st.x[g] : (double)v;
+        else if (oi)
+            oi[i] = v;
+        else if (ob)
+            ob[i] = v != 0;
     }
     return 0;
+}
+
+/* The carry after the chunk: the carry's rows (their state updated), then
+ * a row for each group new in this chunk (its first row's keys). */
+static int scan_next(const df_node_t *d, const frame_t *in, const frame_t *carry,
+                     const int64_t *newrep, int64_t ng2, double *const *sd, int64_t *const *si,
+                     int nv, frame_t *next)
+{
+    int nk = d->nkey, ncol = nk + nv * SC_NCOL;
+    int64_t nc = carry ? carry->nrows : 0;
+    frame_t parts[2] = {{0}, {0}};
+    int np = 0, rc = -1;
+    for (int p = 0; p < 2; p++) {
+        int64_t rows = p == 0 ? nc : ng2, at = p == 0 ? 0 : nc;
+        if (p == 0 && !carry) continue;
+        frame_t *f = &parts[np++];
+        if (frame_alloc(f, false, rows, ncol, 1) ||
+            fcol_alloc(&f->idx[0], FT_INT64, rows, 0, false))
+            goto done;
+        for (int64_t r = 0; r < rows; r++)
+            ((int64_t *)f->idx[0].data)[r] = at + r;
+        for (int k = 0; k < nk; k++)
+            if (p == 0 ? fcol_copy(&carry->cols[k], &f->cols[k])
+                       : dfa_take_col(&in->cols[d->key[k]], newrep, ng2, false, &f->cols[k]))
+                goto done;
+        for (int v = 0; v < nv; v++)
+            for (int s = 0; s < SC_NCOL; s++) {
+                bool dbl = s == SC_X || s == SC_COMP;
+                fcol_t *col = &f->cols[nk + v * SC_NCOL + s];
+                if (fcol_alloc(col, dbl ? FT_FLOAT64 : FT_INT64, rows, 0, false)) goto done;
+                const void *src = dbl ? (const void *)(sd[v * 2 + (s == SC_COMP)] + at)
+                                      : (const void *)(si[v * 2 + (s == SC_SEEN)] + at);
+                memcpy(col->data, src, 8 * (size_t)rows);
+            }
+    }
+    if (np == 1) {
+        *next = parts[0];
+        memset(&parts[0], 0, sizeof parts[0]);
+        rc = 0;
+    } else {
+        const frame_t *pp[2] = {&parts[0], &parts[1]};
+        rc = frame_concat(pp, 2, next);
+    }
+done:
+    for (int p = 0; p < np; p++)
+        frame_free(&parts[p]);
+    return rc;
+}
+
+int df3_gb_scan(const df_node_t *d, const frame_t *in, const frame_t *carry, frame_t *out,
+                frame_t *next, char *err, size_t errlen)
+{
+    int f = d->pv_agg, nk = d->nkey;
+    bool count = f == DF3_TF_CUMCOUNT;
+    int nv = count ? 1 : d->nsel;
+    int64_t n = in->nrows, nc = carry ? carry->nrows : 0;
+    if (out) memset(out, 0, sizeof *out);
+    if (next) memset(next, 0, sizeof *next);
+    if (carry && carry->ncols != nk + nv * SC_NCOL)
+        return errmsg(err, errlen, "groupby scan: a carry of %d columns, not %d", carry->ncols,
+                      nk + nv * SC_NCOL);
+    dfa_keys_t ks = {.nk = nk}, cks = {.nk = nk};
+    for (int k = 0; k < nk; k++) {
+        ks.k[k] = &in->cols[d->key[k]];
+        if (carry) cks.k[k] = &carry->cols[k];
+    }
+    int64_t *gid = dfa_alloc(n + 1, sizeof *gid), *gid2 = dfa_alloc(n + 1, sizeof *gid2);
+    uint64_t *h = dfa_alloc(n + 1, sizeof *h);
+    uint8_t *skip = dfa_alloc(n + 1, 1);
+    double **sd = calloc(2 * (size_t)nv + 1, sizeof *sd);
+    int64_t **si = calloc(2 * (size_t)nv + 1, sizeof *si);
+    dfa_htab_t t = {0}, t2 = {0};
+    int64_t *cgid = NULL;
+    int ret = -1;
+    if (!gid || !gid2 || !h || !skip || !sd || !si) goto nomem;
+    /* each row's group: the carry's row holding its keys, else a group new
+     * in this chunk (numbered on from the carry's), -1 for a missing key */
+    if (carry) {
+        cgid = dfa_alloc(nc + 1, sizeof *cgid);
+        if (!cgid || dfa_group(&cks, nc, NULL, cgid, &t)) goto nomem;
+        dfa_hash_rows(ks.k, nk, n, h);
+        if (dfa_htab_find_rows(&t, &cks, &ks, n, h, gid)) goto nomem;
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            gid[i] = -1;
+    }
+    bool orphans = false;
+    for (int64_t i = 0; i < n; i++) {
+        bool na = false;
+        for (int k = 0; k < nk; k++)
+            na |= fcol_is_na(ks.k[k], i);
+        orphans |= na;
+        if (carry && gid[i] >= 0) gid[i] = t.grep[gid[i]]; /* the carry's row */
+        skip[i] = na || gid[i] >= 0;
+        if (na) gid[i] = -1;
+    }
+    if (dfa_group(&ks, n, skip, gid2, &t2)) goto nomem;
+    int64_t ng2 = t2.ngroups, ng = nc + ng2;
+    for (int64_t i = 0; i < n; i++)
+        if (!skip[i]) gid[i] = nc + gid2[i];
+    for (int v = 0; v < nv; v++) {
+        sd[2 * v] = dfa_alloc(ng + 1, sizeof(double));
+        sd[2 * v + 1] = dfa_alloc(ng + 1, sizeof(double));
+        si[2 * v] = dfa_alloc(ng + 1, sizeof(int64_t));
+        si[2 * v + 1] = dfa_alloc(ng + 1, sizeof(int64_t));
+        if (!sd[2 * v] || !sd[2 * v + 1] || !si[2 * v] || !si[2 * v + 1]) goto nomem;
+        for (int64_t g = 0; g < ng; g++) {
+            bool old = g < nc;
+            const fcol_t *cc = old ? &carry->cols[nk + v * SC_NCOL] : NULL;
+            sd[2 * v][g] = old ? ((const double *)cc[SC_X].data)[g] : f == DF3_TF_CUMPROD;
+            sd[2 * v + 1][g] = old ? ((const double *)cc[SC_COMP].data)[g] : 0;
+            si[2 * v][g] = old ? ((const int64_t *)cc[SC_I].data)[g] : 0;
+            si[2 * v + 1][g] = old ? ((const int64_t *)cc[SC_SEEN].data)[g] : 0;
+        }
+    }
+    if (out) {
+        if (frame_alloc(out, count, n, nv, in->nidx)) goto nomem;
+        out->range_index = in->range_index;
+        for (int k = 0; k < in->nidx; k++)
+            if (fcol_copy(&in->idx[k], &out->idx[k]) ||
+                flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
+                goto nomem;
+    }
+    for (int v = 0; v < nv; v++) {
+        scan_state_t st = {sd[2 * v], sd[2 * v + 1], si[2 * v], si[2 * v + 1]};
+        if (count) {
+            /* the rows of its group before it (after it: descending) */
+            fcol_t *o = out ? &out->cols[0] : NULL;
+            if (o && fcol_alloc(o, orphans ? FT_FLOAT64 : FT_INT64, n, 0, false)) goto nomem;
+            for (int64_t q = 0; q < n; q++) {
+                int64_t i = count && !d->asc1 ? n - 1 - q : q, g = gid[i];
+                int64_t c = g >= 0 ? st.seen[g]++ : 0;
+                if (o && orphans) ((double *)o->data)[i] = g >= 0 ? (double)c : NAN;
+                if (o && !orphans) ((int64_t *)o->data)[i] = c;
+            }
+            continue;
+        }
+        const fcol_t *c = &in->cols[d->sel[v]];
+        if (out && flabel_set(&out->names[v], in->names[d->sel[v]].s, in->names[d->sel[v]].is_int))
+            goto nomem;
+        if (scan_col(d, c, gid, n, orphans, st, ng, out ? &out->cols[v] : NULL)) goto nomem;
+    }
+    if (next && scan_next(d, in, carry, t2.grep, ng2, sd, si, nv, next)) goto nomem;
+    ret = 0;
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "groupby %s: out of memory over %lld rows and %lld groups",
+                 count ? "cumcount" : "scan", (long long)n, (long long)nc);
+    if (out) frame_free(out);
+done:
+    dfa_htab_free(&t);
+    dfa_htab_free(&t2);
+    free(gid);
+    free(gid2);
+    free(h);
+    free(skip);
+    free(cgid);
+    for (int v = 0; sd && si && v < 2 * nv; v++) {
+        free(sd[v]);
+        free(si[v]);
+    }
+    free(sd);
+    free(si);
+    return ret;
 }
 
 /* diff(periods) as pandas' x - x.shift(periods): float64, missing where
@@ -774,12 +966,13 @@ static int gb_rank(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fc
     return rc;
 }
 
-/* groupby_transform's kernels (DF3_TF_*): the input's rows and index */
+/* groupby_transform's kernels (DF3_TF_*) but the scans: the input's rows
+ * and index */
 static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G,
                      const int64_t *rank_of, frame_t *out)
 {
     int f = d->pv_agg;
-    bool one = f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP;
+    bool one = f == DF3_TF_NGROUP;
     if (frame_alloc(out, one, G->n, one ? 1 : d->nsel, in->nidx)) return -1;
     out->range_index = in->range_index;
     for (int k = 0; k < in->nidx; k++)
@@ -787,8 +980,7 @@ static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G
             flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
             return -1;
     if (one) {
-        /* the position in its group (from the end: not ascending), or the
-         * group's number in key order */
+        /* the group's number in key order */
         fcol_t *o = &out->cols[0];
         if (fcol_alloc(o, G->orphans ? FT_FLOAT64 : FT_INT64, G->n, 0, false)) return -1;
         for (int64_t i = 0; i < G->n; i++)
@@ -796,8 +988,7 @@ static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G
         for (int64_t g = 0; g < G->ng; g++) {
             int64_t a = G->start[g], m = G->start[g + 1] - a;
             for (int64_t q = 0; q < m; q++) {
-                int64_t v = f == DF3_TF_NGROUP ? (d->asc1 ? rank_of[g] : G->ng - 1 - rank_of[g])
-                                               : (d->asc1 ? q : m - 1 - q);
+                int64_t v = d->asc1 ? rank_of[g] : G->ng - 1 - rank_of[g];
                 if (G->orphans)
                     ((double *)o->data)[G->grows[a + q]] = (double)v;
                 else
@@ -822,10 +1013,8 @@ static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G
             rc = dfa_take_col(c, src, G->n, false, o);
         } else if (f == DF3_TF_DIFF) {
             rc = gb_diff(d, c, G, o);
-        } else if (f == DF3_TF_RANK) {
-            rc = gb_rank(d, c, G, o);
         } else {
-            rc = gb_cum(d, c, G, o);
+            rc = gb_rank(d, c, G, o);
         }
     }
     free(src);
@@ -835,6 +1024,8 @@ static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G
 int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                 size_t errlen)
 {
+    if (op == OP_DF_GROUPBY_TRANSFORM && df3_gb_scans(d))
+        return df3_gb_scan(d, in, NULL, out, NULL, err, errlen);
     memset(out, 0, sizeof *out);
     int64_t n = in->nrows;
     dfa_keys_t ks = {.nk = d->nkey};

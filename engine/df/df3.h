@@ -63,6 +63,16 @@ int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, si
 int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                 size_t errlen);
 
+/* groupby_transform's cumsum, cumprod, cummin, cummax and cumcount chunk
+ * by chunk (df3_gb_scans: the kernels that run so): in is a chunk, carry
+ * (NULL: none) each group's running state after the chunks before it
+ * (after it: cumcount descending), out (NULL: not wanted) the chunk's
+ * result, next (NULL: not wanted) the carry with the chunk folded in.
+ * A chunk's results are pandas' for those rows of the whole frame. */
+bool df3_gb_scans(const df_node_t *d);
+int df3_gb_scan(const df_node_t *d, const frame_t *in, const frame_t *carry, frame_t *out,
+                frame_t *next, char *err, size_t errlen);
+
 /* read_json: the file (at most max_bytes) as pandas 1.5's pd.read_json(path,
  * orient=...): mode 0 "columns", 1 "records", DF3_JSON_LINES lines=True
  * (a record per non-blank line): columns in order of first
