@@ -1235,10 +1235,11 @@ tgrid_t *tile_df(tctx_t *c, int node)
         if (n->df->axis1) return tile_multi(c, node, n->df->aligned);
         return tile_concat(c, node);
     case OP_DF_GROUPBY_TRANSFORM:
-        /* the cumulative kernels: each group's running state carried from
-         * chunk to chunk (cumcount descending: backwards) */
-        if (df3_gb_scans(n->df))
-            return tile_carry(c, node, n->df->pv_agg == DF3_TF_CUMCOUNT && !n->df->asc1);
+        /* the kernels read rows before (after) a row in its group: each
+         * group's running state, or the rows a chunk may read, carried from
+         * chunk to chunk (df3_gb_chunked) */
+        bool back;
+        if (df3_gb_chunked(n->df, &back)) return tile_carry(c, node, back);
         return tile_whole(c, node);
     case OP_DF_MELT:
     case OP_DF_PIVOT_TABLE:

@@ -924,6 +924,144 @@ done:
     return ret;
 }
 
+/* shift, diff, ffill and bfill chunk by chunk: the carry is the rows of
+ * the chunks before (after: a negative shift or diff, bfill) that the
+ * chunk's rows can take a value from, whole rows of the input in order:
+ * each group's last |periods| rows (first: backwards), the last `limit`
+ * rows for ffill with a limit (a value further back is not taken), and
+ * without a limit the last present row of each column. The kernel runs
+ * over the carry's rows beside the chunk's, and the chunk's rows are its
+ * result: the same values as one pass over every row. */
+static bool gb_backwards(const df_node_t *d)
+{
+    int f = d->pv_agg;
+    return f == DF3_TF_BFILL || ((f == DF3_TF_SHIFT || f == DF3_TF_DIFF) && d->n < 0) ||
+           (f == DF3_TF_CUMCOUNT && !d->asc1);
+}
+
+bool df3_gb_chunked(const df_node_t *d, bool *backwards)
+{
+    int f = d->pv_agg;
+    *backwards = gb_backwards(d);
+    return df3_gb_scans(d) || f == DF3_TF_SHIFT || f == DF3_TF_DIFF || f == DF3_TF_FFILL ||
+           f == DF3_TF_BFILL;
+}
+
+/* the rows of x (the carry's and the chunk's) the next chunk may read */
+static int tail_rows(const df_node_t *d, const frame_t *x, bool back, int64_t **rows, int64_t *m)
+{
+    int64_t n = x->nrows;
+    dfa_keys_t ks = {.nk = d->nkey};
+    for (int k = 0; k < d->nkey; k++)
+        ks.k[k] = &x->cols[d->key[k]];
+    uint8_t *skip = dfa_alloc(n + 1, 1), *keep = dfa_alloc(n + 1, 1);
+    int64_t *gid = dfa_alloc(n + 1, sizeof *gid), *cnt = NULL;
+    dfa_htab_t t = {0};
+    int rc = -1;
+    if (!skip || !keep || !gid) goto done;
+    for (int64_t i = 0; i < n; i++) {
+        skip[i] = 0;
+        keep[i] = 0;
+        for (int k = 0; k < ks.nk; k++)
+            skip[i] |= fcol_is_na(ks.k[k], i);
+    }
+    if (dfa_group(&ks, n, skip, gid, &t)) goto done;
+    cnt = dfa_alloc(t.ngroups + 1, sizeof *cnt);
+    if (!cnt) goto done;
+    int f = d->pv_agg;
+    bool fill = f == DF3_TF_FFILL || f == DF3_TF_BFILL;
+    /* a fill without limit: each column's nearest present value; else a
+     * group's nearest |periods| (limit) rows */
+    int64_t want = fill ? d->n : d->n < 0 ? -d->n : d->n;
+    int nv = fill && d->n < 0 ? d->nsel : 1;
+    for (int v = 0; v < nv; v++) {
+        memset(cnt, 0, sizeof *cnt * (size_t)t.ngroups);
+        for (int64_t q = 0; q < n; q++) {
+            int64_t i = back ? q : n - 1 - q, g = gid[i];
+            if (g < 0) continue;
+            if (fill && d->n < 0) {
+                if (!cnt[g] && !fcol_is_na(&x->cols[d->sel[v]], i)) {
+                    cnt[g] = 1;
+                    keep[i] = 1;
+                }
+            } else if (cnt[g] < want) {
+                cnt[g]++;
+                keep[i] = 1;
+            }
+        }
+    }
+    int64_t k = 0;
+    *rows = dfa_alloc(n + 1, sizeof **rows);
+    if (!*rows) goto done;
+    for (int64_t i = 0; i < n; i++)
+        if (keep[i]) (*rows)[k++] = i;
+    *m = k;
+    rc = 0;
+done:
+    dfa_htab_free(&t);
+    free(skip);
+    free(keep);
+    free(gid);
+    free(cnt);
+    return rc;
+}
+
+static int gb_tail(const df_node_t *d, const frame_t *in, const frame_t *carry, frame_t *out,
+                   frame_t *next, char *err, size_t errlen)
+{
+    bool back = gb_backwards(d);
+    int64_t n = in->nrows, nc = carry ? carry->nrows : 0;
+    frame_t cat = {0}, all = {0};
+    const frame_t *x = in;
+    int64_t *rows = NULL, m = 0;
+    int ret = -1;
+    if (carry) {
+        const frame_t *pp[2] = {back ? in : carry, back ? carry : in};
+        if (frame_concat(pp, 2, &cat))
+            return errmsg(err, errlen,
+                          "groupby %s: the carried rows do not line up with the chunk's columns "
+                          "(or out of memory)",
+                          d->pv_agg == DF3_TF_SHIFT  ? "shift"
+                          : d->pv_agg == DF3_TF_DIFF ? "diff"
+                                                     : "fill");
+        x = &cat;
+    }
+    if (out) {
+        /* the kernel over both; the chunk's rows are the result, with the
+         * chunk's own index */
+        if (df3_groupby(d, OP_DF_GROUPBY_TRANSFORM, x, &all, err, errlen)) goto done;
+        if (frame_slice(&all, back ? 0 : nc, n, out)) goto nomem;
+        for (int k = 0; k < in->nidx; k++) {
+            fcol_free(&out->idx[k]);
+            if (fcol_copy(&in->idx[k], &out->idx[k])) goto nomem;
+        }
+        out->range_index = in->range_index;
+    }
+    if (next) {
+        if (tail_rows(d, x, back, &rows, &m) || frame_take(x, rows, m, next)) goto nomem;
+        next->range_index = false;
+    }
+    ret = 0;
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "groupby: out of memory over %lld rows", (long long)(n + nc));
+    if (out) frame_free(out);
+done:
+    frame_free(&cat);
+    frame_free(&all);
+    free(rows);
+    return ret;
+}
+
+int df3_gb_carry(const df_node_t *d, const frame_t *in, const frame_t *carry, frame_t *out,
+                 frame_t *next, char *err, size_t errlen)
+{
+    if (df3_gb_scans(d)) return df3_gb_scan(d, in, carry, out, next, err, errlen);
+    if (out) memset(out, 0, sizeof *out);
+    if (next) memset(next, 0, sizeof *next);
+    return gb_tail(d, in, carry, out, next, err, errlen);
+}
+
 /* diff(periods) as pandas' x - x.shift(periods): float64, missing where
  * either value is */
 static int gb_diff(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)

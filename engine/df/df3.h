@@ -73,6 +73,15 @@ bool df3_gb_scans(const df_node_t *d);
 int df3_gb_scan(const df_node_t *d, const frame_t *in, const frame_t *carry, frame_t *out,
                 frame_t *next, char *err, size_t errlen);
 
+/* The kernels that run chunk by chunk: the scans above, and shift, diff,
+ * ffill and bfill, whose carry is the input rows of the chunks before (or
+ * after) that the next chunk may read. *backwards: the carry runs from the
+ * last chunk (negative periods, bfill, cumcount descending).
+ * df3_gb_carry: df3_gb_scan's contract for every such kernel. */
+bool df3_gb_chunked(const df_node_t *d, bool *backwards);
+int df3_gb_carry(const df_node_t *d, const frame_t *in, const frame_t *carry, frame_t *out,
+                 frame_t *next, char *err, size_t errlen);
+
 /* read_json: the file (at most max_bytes) as pandas 1.5's pd.read_json(path,
  * orient=...): mode 0 "columns", 1 "records", DF3_JSON_LINES lines=True
  * (a record per non-blank line): columns in order of first

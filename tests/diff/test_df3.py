@@ -539,8 +539,9 @@ def groupby_kernels_exact(data, L, R, U):
 
 @case
 def groupby_kernels_chunked(data, L, R, U):
-    """The cumulative kernels run chunk by chunk, each group's running state
-    carried from chunk to chunk: over 1,000,000 rows in 2 MB chunks of CSV
+    """The kernels run chunk by chunk, each group's running state (or the
+    rows a chunk may read: shift, diff, ffill) carried from chunk to chunk:
+    over 1,000,000 rows (30% of x missing) in 2 MB chunks of CSV
     the peak chunk memory mars-run reports stays below the input's size
     (one job over every row held it all, and more), and the results equal
     pandas' (summed: int64 exactly)."""
@@ -549,12 +550,14 @@ def groupby_kernels_chunked(data, L, R, U):
     rng = np.random.default_rng(3)
     D = pd.DataFrame({"k": rng.integers(0, 5000, n), "v": rng.integers(0, 1000, n),
                       "x": rng.standard_normal(n)})
+    D.loc[rng.random(n) < 0.3, "x"] = np.nan
     D.to_csv(os.path.join(data, "big.csv"), index=False, float_format="%.17g")
     D = pd.read_csv(os.path.join(data, "big.csv"), float_precision="round_trip")
     src = {"key": "d", "op": "dataframe.read_csv", "path": "big.csv", "chunk_bytes": 2 << 20}
     # (cumcount descending carries backwards: every chunk is read before
     # the carry from the end reaches it)
-    for f, kw in (("cumsum", {}), ("cummax", {}), ("cumcount", {})):
+    for f, kw in (("cumsum", {}), ("cumcount", {}), ("shift", {"periods": 2}), ("ffill", {}),
+                  ("diff", {"periods": 3})):
         doc = {"version": 1, "nodes": [src, op("t", "groupby_transform", "d", by="k", func=f, **kw),
                                        op("s", "sum", "t")], "fetch": ["s"]}
         out = tempfile.mkdtemp(prefix="df3_scan_")
