@@ -483,6 +483,38 @@ static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
     return carry_chain(c, node, in_grid(c, node, 0), backwards);
 }
 
+/* groupby_transform's statistics: every chunk folded into the carry in
+ * order (the first chunk's edge, then a chain of combines), and each
+ * chunk's rows read from the carry of them all */
+static tgrid_t *tile_gb_bcast(tctx_t *c, int node)
+{
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0];
+    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
+    if (!G || nch == 0) return G;
+    jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
+    jparam_t *pm = dparam(c, node, DFJ_MAP);
+    int32_t carry = bjob(c, pe, 1);
+    if (carry < 0) return NULL;
+    tile__jin_direct(c, carry, 0, A->job[0]);
+    for (int64_t k = 1; k < nch; k++) {
+        int32_t cj = bjob(c, pc, 2);
+        if (cj < 0) return NULL;
+        tile__jin_direct(c, cj, 0, carry);
+        tile__jin_direct(c, cj, 1, A->job[k]);
+        carry = cj;
+    }
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t mj = bjob(c, pm, 2);
+        if (mj < 0) return NULL;
+        tile__jin_direct(c, mj, 0, A->job[k]);
+        tile__jin_direct(c, mj, 1, carry);
+        c->t->jobs[mj].off[0] = 1;
+        G->job[k] = mj;
+    }
+    return G;
+}
+
 static int64_t nparts_for(int64_t nch)
 {
     return nch < 1 ? 1 : nch > DF_MAX_PARTS ? DF_MAX_PARTS : nch;
@@ -1239,6 +1271,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
          * group's running state, or the rows a chunk may read, carried from
          * chunk to chunk (df3_gb_chunked) */
         bool back;
+        if (n->df->pv_agg < DF3_TF_CUMSUM) return tile_gb_bcast(c, node);
         if (df3_gb_chunked(n->df, &back)) return tile_carry(c, node, back);
         return tile_whole(c, node);
     case OP_DF_MELT:

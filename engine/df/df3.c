@@ -568,44 +568,6 @@ done:
 
 /* ------------------------------------------------------------------ groupby_* */
 
-/* Kahan sum of the present values (pandas' group_add and group_mean) */
-static double ksum(const fcol_t *c, const int64_t *rows, int64_t n, int64_t *cnt)
-{
-    double s = 0, comp = 0;
-    *cnt = 0;
-    for (int64_t q = 0; q < n; q++) {
-        if (fcol_is_na(c, rows[q])) continue;
-        double y = dfa_num(c, rows[q]) - comp, t = s + y;
-        comp = (t - s) - y;
-        s = t;
-        (*cnt)++;
-    }
-    return s;
-}
-
-static double group_stat(int f, const fcol_t *c, const int64_t *rows, int64_t n)
-{
-    int64_t cnt;
-    if (f == DF3_AGG_SUM) return ksum(c, rows, n, &cnt);
-    if (f == DF3_AGG_MEAN) {
-        double s = ksum(c, rows, n, &cnt);
-        return cnt ? s / (double)cnt : NAN;
-    }
-    if (f == DF3_AGG_STD || f == DF3_AGG_VAR) {
-        double s = ksum(c, rows, n, &cnt);
-        if (cnt < 2) return NAN;
-        double m = s / (double)cnt, ss = 0;
-        for (int64_t q = 0; q < n; q++)
-            if (!fcol_is_na(c, rows[q])) {
-                double e = dfa_num(c, rows[q]) - m;
-                ss += e * e;
-            }
-        double v = ss / (double)(cnt - 1);
-        return f == DF3_AGG_VAR ? v : sqrt(v);
-    }
-    return agg_cell(f, c, rows, n);
-}
-
 /* a group's rows r[0..m) in order, rows in no group get nothing (their
  * output was set missing before) */
 typedef struct {
@@ -661,14 +623,87 @@ enum { SC_X, SC_COMP, SC_I, SC_SEEN, SC_NCOL }; /* float64, float64, int64, int6
 bool df3_gb_scans(const df_node_t *d)
 {
     int f = d->pv_agg;
-    return f == DF3_TF_CUMSUM || f == DF3_TF_CUMPROD || f == DF3_TF_CUMMIN || f == DF3_TF_CUMMAX ||
-           f == DF3_TF_CUMCOUNT;
+    return f < DF3_TF_CUMSUM || f == DF3_TF_CUMSUM || f == DF3_TF_CUMPROD || f == DF3_TF_CUMMIN ||
+           f == DF3_TF_CUMMAX || f == DF3_TF_CUMCOUNT;
 }
 
 typedef struct {
     double *x, *comp;  /* Kahan sum (or extreme, or product), its compensation */
     int64_t *i, *seen; /* int64 sum or extreme; values seen (cumcount: rows) */
 } scan_state_t;
+
+/* groupby_transform's statistics (sum ... var) fold every present value
+ * into its group's state as pandas 1.5's group_add and group_mean (Kahan
+ * sum and compensation in x, comp), group_var (Welford's mean in x, the
+ * sum of squared deviations in comp), group_min and group_max, the count
+ * in seen; int64 sums and extremes exactly in i. */
+static void agg_fold(int f, const fcol_t *c, const int64_t *gid, int64_t n, scan_state_t st)
+{
+    bool ints = c->type == FT_INT64 && c->unit == FU_NONE;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t g = gid[i];
+        if (g < 0 || fcol_is_na(c, i)) continue;
+        int64_t k = ++st.seen[g];
+        if (f == DF3_AGG_COUNT) continue; /* of any column, strings too */
+        if (ints && (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX)) {
+            int64_t x = ((const int64_t *)c->data)[i];
+            if (f == DF3_AGG_SUM)
+                st.i[g] = (int64_t)((uint64_t)st.i[g] + (uint64_t)x); /* wraps, as numpy's */
+            else if (k == 1 || (f == DF3_AGG_MIN ? x < st.i[g] : x > st.i[g]))
+                st.i[g] = x;
+            continue;
+        }
+        double x = dfa_num(c, i), m = st.x[g];
+        if (f == DF3_AGG_SUM || f == DF3_AGG_MEAN) {
+            double y = x - st.comp[g], t = m + y;
+            st.comp[g] = (t - m) - y;
+            st.x[g] = t;
+        } else if (f == DF3_AGG_STD || f == DF3_AGG_VAR) {
+            st.x[g] = m + (x - m) / (double)k;
+            st.comp[g] += (x - st.x[g]) * (x - m);
+        } else if (f == DF3_AGG_MIN || f == DF3_AGG_MAX) {
+            if (k == 1 || (f == DF3_AGG_MIN ? x < m : x > m)) st.x[g] = x;
+        }
+    }
+}
+
+/* each row its group's statistic from the state (NaN for rows in no
+ * group): int64 for count and an int64 column's sum, min and max when no
+ * row is in no group, else float64 */
+static int agg_out(int f, const fcol_t *c, const int64_t *gid, int64_t n, bool orphans,
+                   scan_state_t st, fcol_t *o)
+{
+    bool exact = c->type == FT_INT64 && c->unit == FU_NONE &&
+                 (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX);
+    bool ints = !orphans && (f == DF3_AGG_COUNT || exact);
+    if (fcol_alloc(o, ints ? FT_INT64 : FT_FLOAT64, n, 0, false)) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t g = gid[i], k = g >= 0 ? st.seen[g] : 0;
+        if (ints) {
+            ((int64_t *)o->data)[i] = f == DF3_AGG_COUNT ? k : st.i[g];
+            continue;
+        }
+        double v = NAN;
+        if (g < 0)
+            v = NAN;
+        else if (f == DF3_AGG_COUNT)
+            v = (double)k;
+        else if (exact)
+            v = k || f == DF3_AGG_SUM ? (double)st.i[g] : NAN;
+        else if (f == DF3_AGG_SUM)
+            v = st.x[g];
+        else if (f == DF3_AGG_MEAN)
+            v = k ? st.x[g] / (double)k : NAN;
+        else if (f == DF3_AGG_STD || f == DF3_AGG_VAR)
+            v = k < 2              ? NAN
+                : f == DF3_AGG_VAR ? st.comp[g] / (double)(k - 1)
+                                   : sqrt(st.comp[g] / (double)(k - 1));
+        else
+            v = k ? st.x[g] : NAN;
+        ((double *)o->data)[i] = v;
+    }
+    return 0;
+}
 
 /* the type of column c's result in this chunk: float64 where a row of
  * int64 (or a bool's cumsum) gets no value (orphans) or an int64 product
@@ -898,6 +933,13 @@ int df3_gb_scan(const df_node_t *d, const frame_t *in, const frame_t *carry, fra
         const fcol_t *c = &in->cols[d->sel[v]];
         if (out && flabel_set(&out->names[v], in->names[d->sel[v]].s, in->names[d->sel[v]].is_int))
             goto nomem;
+        if (f < DF3_TF_CUMSUM) {
+            /* a statistic: folded into the state (the carry chain, or one
+             * job over every row), or read from the state of every row */
+            if (next || !carry) agg_fold(f, c, gid, n, st);
+            if (out && agg_out(f, c, gid, n, orphans, st, &out->cols[v])) goto nomem;
+            continue;
+        }
         if (scan_col(d, c, gid, n, orphans, st, ng, out ? &out->cols[v] : NULL)) goto nomem;
     }
     if (next && scan_next(d, in, carry, t2.grep, ng2, sd, si, nv, next)) goto nomem;
@@ -1236,66 +1278,6 @@ int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
         for (int64_t q = 0; q < ng; q++)
             pick[gid[rep[q]]] = q;
         if (gb_kernel(d, in, &G, pick, out)) goto nomem;
-        ret = 0;
-        goto done;
-    }
-    if (op == OP_DF_GROUPBY_TRANSFORM) {
-        /* each row: its group's statistic; NaN for rows in no group */
-        if (frame_alloc(out, false, n, d->nsel, in->nidx)) goto nomem;
-        out->range_index = in->range_index;
-        for (int k = 0; k < in->nidx; k++)
-            if (fcol_copy(&in->idx[k], &out->idx[k]) ||
-                flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
-                goto nomem;
-        bool orphans = false;
-        for (int64_t i = 0; i < n && !orphans; i++)
-            orphans = gid[i] < 0;
-        buf = dfa_alloc(ng + 1, sizeof *buf);
-        if (!buf) goto nomem;
-        for (int v = 0; v < d->nsel; v++) {
-            const fcol_t *c = &in->cols[d->sel[v]];
-            int f = d->pv_agg;
-            bool ints = !orphans && (f == DF3_AGG_COUNT ||
-                                     (c->type == FT_INT64 &&
-                                      (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX)));
-            fcol_t *o = &out->cols[v];
-            if (fcol_alloc(o, ints ? FT_INT64 : FT_FLOAT64, n, 0, false) ||
-                flabel_set(&out->names[v], in->names[d->sel[v]].s, in->names[d->sel[v]].is_int))
-                goto nomem;
-            for (int64_t g = 0; g < ng; g++) {
-                const int64_t *r = grows + start[g];
-                int64_t m = start[g + 1] - start[g];
-                buf[g] = group_stat(f, c, r, m);
-                if (ints && f == DF3_AGG_SUM) buf[g] = 0; /* exact below */
-            }
-            for (int64_t i = 0; i < n; i++) {
-                if (!ints) {
-                    ((double *)o->data)[i] = gid[i] >= 0 ? buf[gid[i]] : NAN;
-                } else if (f == DF3_AGG_SUM) {
-                    ((int64_t *)o->data)[i] = 0;
-                } else {
-                    ((int64_t *)o->data)[i] = (int64_t)buf[gid[i]];
-                }
-            }
-            if (ints && f == DF3_AGG_SUM)
-                for (int64_t g = 0; g < ng; g++) {
-                    int64_t s = sum_i64(c, grows + start[g], start[g + 1] - start[g]);
-                    for (int64_t q = start[g]; q < start[g + 1]; q++)
-                        ((int64_t *)o->data)[grows[q]] = s;
-                }
-            /* int64 min and max exactly */
-            if (ints && (f == DF3_AGG_MIN || f == DF3_AGG_MAX))
-                for (int64_t g = 0; g < ng; g++) {
-                    const int64_t *x = c->data;
-                    int64_t best = x[grows[start[g]]];
-                    for (int64_t q = start[g]; q < start[g + 1]; q++) {
-                        int64_t y = x[grows[q]];
-                        if (f == DF3_AGG_MIN ? y < best : y > best) best = y;
-                    }
-                    for (int64_t q = start[g]; q < start[g + 1]; q++)
-                        ((int64_t *)o->data)[grows[q]] = best;
-                }
-        }
         ret = 0;
         goto done;
     }
