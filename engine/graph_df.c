@@ -128,8 +128,9 @@ static const char *const *df_fields(op_t op)
     static const char *const gs[] = {"by", NULL};
     static const char *const rj[] = {"path", "orient", "lines", NULL};
     static const char *const gq[] = {"by", "q", "columns", NULL};
-    static const char *const gt[] = {"by",     "func", "columns",   "periods",   "limit",
-                                     "method", "pct",  "ascending", "na_option", NULL};
+    static const char *const gt[] = {"by",        "func",        "columns", "periods",
+                                     "limit",     "method",      "pct",     "ascending",
+                                     "na_option", "fill_method", NULL};
     static const char *const gh[] = {"by", "n", NULL};
     static const char *const pv[] = {"values",     "index",   "columns", "aggfunc",
                                      "fill_value", "margins", "dropna",  NULL};
@@ -1921,6 +1922,8 @@ static bool gb_takes(int f, const df_col_t *c)
     case DF3_TF_CUMMAX:
     case DF3_TF_DIFF:
         return num;
+    case DF3_TF_PCT_CHANGE:
+        return (c->type == FT_INT64 || c->type == FT_FLOAT64) && !date;
     default: /* shift, ffill, bfill, rank: every column */
         return true;
     }
@@ -1928,7 +1931,7 @@ static bool gb_takes(int f, const df_col_t *c)
 
 static const char *gb_takes_what(int f)
 {
-    return f < DF3_TF_CUMSUM ? "int64 and float64 columns"
+    return f < DF3_TF_CUMSUM || f == DF3_TF_PCT_CHANGE ? "int64 and float64 columns"
            : f == DF3_TF_CUMSUM || f == DF3_TF_CUMPROD
                ? "int64, float64 and bool columns"
                : "int64, float64, bool and datetime columns";
@@ -1997,7 +2000,7 @@ static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t perio
     case DF3_TF_FFILL:
     case DF3_TF_BFILL:
         return t == FT_INT64 && !date && may_miss ? FT_FLOAT64 : t;
-    default: /* diff, rank */
+    default: /* diff, rank, pct_change */
         return FT_FLOAT64;
     }
 }
@@ -2008,15 +2011,36 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
                            json_t *obj, const char *fname, char *err, size_t errlen)
 {
     int f = d->pv_agg;
-    bool periods = f == DF3_TF_SHIFT || f == DF3_TF_DIFF,
+    bool pct = f == DF3_TF_PCT_CHANGE;
+    bool periods = f == DF3_TF_SHIFT || f == DF3_TF_DIFF || pct,
          fill = f == DF3_TF_FFILL || f == DF3_TF_BFILL;
     bool rank = f == DF3_TF_RANK, asc = rank || f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP;
-    static const char *const names[] = {"periods", "limit",     "method",
-                                        "pct",     "ascending", "na_option"};
-    for (int q = 0; q < 6; q++) {
-        bool ok = q == 0 ? periods : q == 1 ? fill : q == 4 ? asc : rank;
+    static const char *const names[] = {"periods",   "limit",     "method",     "pct",
+                                        "ascending", "na_option", "fill_method"};
+    for (int q = 0; q < 7; q++) {
+        bool ok = q == 0 ? periods : q == 1 ? fill || pct : q == 4 ? asc : q == 6 ? pct : rank;
         if (!ok && json_given(json_object_get(obj, names[q])))
             return XFAIL(n, "\"%s\" is not a parameter of %s", names[q], fname);
+    }
+    if (pct) {
+        /* pandas' fill_method ("pad": ffill) with its limit, then the
+         * change against the filled value `periods` rows before */
+        json_t *fm = json_object_get(obj, "fill_method"), *lim = json_object_get(obj, "limit");
+        static const char *const fms[] = {"ffill", "pad", "bfill", "backfill"};
+        d->gb_fill = json_given(fm) ? -1 : DF3_TF_FFILL;
+        if (fm && json_is_null(fm)) d->gb_fill = 0;
+        for (int q = 0; q < 4 && json_is_string(fm); q++)
+            if (!strcmp(json_string_value(fm), fms[q]))
+                d->gb_fill = q < 2 ? DF3_TF_FFILL : DF3_TF_BFILL;
+        if (d->gb_fill < 0)
+            return XFAIL(n, "\"fill_method\" must be ffill, pad, bfill, backfill or null");
+        d->gb_limit = -1;
+        if (json_given(lim)) {
+            if (!json_is_integer(lim) || json_integer_value(lim) < 1 ||
+                json_integer_value(lim) > GB_MAX_PERIODS)
+                return XFAIL(n, "\"limit\" must be a positive integer or null");
+            d->gb_limit = (int64_t)json_integer_value(lim);
+        }
     }
     if ((f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP) && json_given(json_object_get(obj, "columns")))
         return XFAIL(n, "\"columns\" is not a parameter of %s (it gives one Series)", fname);
@@ -2103,9 +2127,10 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         return 0;
     }
     /* DF3_AGG_* then DF3_TF_* (df3.h) */
-    static const char *const funcs[] = {
-        "sum",    "mean",   "count",    "min",    "max",   "std",  "var",   "cumsum", "cumprod",
-        "cummin", "cummax", "cumcount", "ngroup", "shift", "diff", "ffill", "bfill",  "rank"};
+    static const char *const funcs[] = {"sum",    "mean",     "count",  "min",       "max",
+                                        "std",    "var",      "cumsum", "cumprod",   "cummin",
+                                        "cummax", "cumcount", "ngroup", "shift",     "diff",
+                                        "ffill",  "bfill",    "rank",   "pct_change"};
     enum { NFUNCS = (int)(sizeof funcs / sizeof *funcs) };
     const char *fname = "quantile";
     if (n->op == OP_DF_GROUPBY_QUANTILE) {
@@ -2126,7 +2151,7 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         if (d->pv_agg < 0)
             return XFAIL(n, "\"func\" must be one of sum, mean, count, min, max, std, var, "
                             "cumsum, cumprod, cummin, cummax, cumcount, ngroup, shift, "
-                            "diff, ffill, bfill, rank");
+                            "diff, ffill, bfill, rank, pct_change");
         fname = funcs[d->pv_agg];
     }
     if (d->pv_agg >= DF3_TF_CUMSUM) return infer_gb_kernel(g, n, d, s, obj, fname, err, errlen);

@@ -576,19 +576,20 @@ typedef struct {
     bool orphans;
 } gb_groups_t;
 
-/* shift, ffill and bfill: the row each row takes its value from (-1: none) */
-static void gb_src_rows(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, int64_t *src)
+/* shift(n), ffill and bfill (limit n, -1: none; f 0: no fill): the row
+ * each row takes its value from (-1: none) */
+static void gb_src_rows(int f, int64_t n, const fcol_t *c, const gb_groups_t *G, int64_t *src)
 {
-    int f = d->pv_agg;
+    bool same = (f == DF3_TF_SHIFT && n == 0) || f == 0; /* every row as it is */
     for (int64_t i = 0; i < G->n; i++)
-        src[i] = f == DF3_TF_SHIFT && d->n == 0 ? i : -1; /* shift(0): every row as it is */
-    if (f == DF3_TF_SHIFT && d->n == 0) return;
+        src[i] = same ? i : -1;
+    if (same) return;
     for (int64_t g = 0; g < G->ng; g++) {
         const int64_t *r = G->grows + G->start[g];
         int64_t m = G->start[g + 1] - G->start[g];
         if (f == DF3_TF_SHIFT) {
             for (int64_t q = 0; q < m; q++) {
-                int64_t p = q - d->n; /* |n| <= 2^62 */
+                int64_t p = q - n; /* |n| <= 2^62 */
                 src[r[q]] = p >= 0 && p < m ? r[p] : -1;
             }
             continue;
@@ -601,7 +602,7 @@ static void gb_src_rows(const df_node_t *d, const fcol_t *c, const gb_groups_t *
             if (!fcol_is_na(c, r[q])) {
                 last = q;
                 src[r[q]] = r[q];
-            } else if (last >= 0 && (d->n < 0 || (fwd ? q - last : last - q) <= d->n)) {
+            } else if (last >= 0 && (n < 0 || (fwd ? q - last : last - q) <= n)) {
                 src[r[q]] = r[last];
             }
         }
@@ -1124,6 +1125,38 @@ static int gb_diff(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fc
     return 0;
 }
 
+/* pct_change(periods) as pandas 1.5's: the values filled within each group
+ * (fill_method, limit), then filled / (filled `periods` rows before in the
+ * group) - 1, float64; NaN where either is missing or the row is in no
+ * group */
+static int gb_pct(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)
+{
+    int64_t *src = dfa_alloc(G->n + 1, sizeof *src);
+    double *fv = dfa_alloc(G->n + 1, sizeof *fv);
+    if (!src || !fv || fcol_alloc(o, FT_FLOAT64, G->n, 0, false)) {
+        free(src);
+        free(fv);
+        return -1;
+    }
+    gb_src_rows(d->gb_fill, d->gb_limit, c, G, src);
+    for (int64_t i = 0; i < G->n; i++)
+        fv[i] = G->gid[i] >= 0 && src[i] >= 0 && !fcol_is_na(c, src[i]) ? dfa_num(c, src[i]) : NAN;
+    double *y = o->data;
+    for (int64_t i = 0; i < G->n; i++)
+        y[i] = NAN;
+    for (int64_t g = 0; g < G->ng; g++) {
+        const int64_t *r = G->grows + G->start[g];
+        int64_t m = G->start[g + 1] - G->start[g];
+        for (int64_t q = 0; q < m; q++) {
+            int64_t p = q - d->n;
+            if (p >= 0 && p < m) y[r[q]] = fv[r[q]] / fv[r[p]] - 1;
+        }
+    }
+    free(src);
+    free(fv);
+    return 0;
+}
+
 /* rank within each group, missing values and rows in no group NaN */
 static int gb_rank(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)
 {
@@ -1189,10 +1222,12 @@ static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G
         rc = flabel_set(&out->names[v], in->names[d->sel[v]].s, in->names[d->sel[v]].is_int);
         if (rc) break;
         if (src) {
-            gb_src_rows(d, c, G, src);
+            gb_src_rows(f, d->n, c, G, src);
             rc = dfa_take_col(c, src, G->n, false, o);
         } else if (f == DF3_TF_DIFF) {
             rc = gb_diff(d, c, G, o);
+        } else if (f == DF3_TF_PCT_CHANGE) {
+            rc = gb_pct(d, c, G, o);
         } else {
             rc = gb_rank(d, c, G, o);
         }

@@ -47,7 +47,8 @@ enum {
     DF3_TF_DIFF,
     DF3_TF_FFILL,
     DF3_TF_BFILL,
-    DF3_TF_RANK
+    DF3_TF_RANK,
+    DF3_TF_PCT_CHANGE
 };
 
 /* pd.pivot_table(in, values=d->sel, index=d->key, columns=d->pv_col (-1:

@@ -170,8 +170,11 @@ typedef struct df_node {
      * (quantile's q); a transform's rank: how, asc1 (also cumcount's and
      * ngroup's ascending), drop (pct); gb_may_miss: a key may be missing
      * (rows in no group: bool results of cumsum, cumprod, cummin and cummax
-     * are float64) */
+     * are float64); pct_change: periods n, fill_method gb_fill (0 none, else
+     * DF3_TF_FFILL or DF3_TF_BFILL) with limit gb_limit (-1: none) */
     double gq;
+    int gb_fill;
+    int64_t gb_limit;
     bool gb_may_miss;
 } df_node_t;
 

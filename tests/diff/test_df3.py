@@ -422,7 +422,9 @@ KERNELS = (("cumsum", {}), ("cumprod", {}), ("cummin", {}), ("cummax", {}),
            ("bfill", {"limit": 2}), ("rank", {}),
            ("rank", {"method": "dense", "ascending": False, "pct": True}),
            ("rank", {"method": "first"}), ("rank", {"method": "min", "pct": True}),
-           ("rank", {"method": "max", "ascending": False}))
+           ("rank", {"method": "max", "ascending": False}), ("pct_change", {}),
+           ("pct_change", {"periods": -2, "fill_method": "bfill", "limit": 1}),
+           ("pct_change", {"fill_method": None}))
 
 
 def kernel_ref(L, by, f, kw, cols=None):
@@ -438,7 +440,8 @@ def kernel_ref(L, by, f, kw, cols=None):
         keys = [by] if isinstance(by, str) else by
         num = ("cumsum", "cumprod", "cummin", "cummax", "diff")
         cols = [c for c in L.columns if c not in keys and
-                (f not in num or L[c].dtype != object)]
+                (f not in num or L[c].dtype != object) and
+                (f != "pct_change" or L[c].dtype in (np.int64, np.float64))]
     parts = []
     for c in cols:
         r = getattr(G[[c]], f)(**kw)
@@ -639,7 +642,11 @@ def groupby_kernels_rejects(data, L, R, U):
             ({"func": "cumcount", "columns": ["i"]}, ["columns", "one Series"]),
             ({"func": "cumcount", "ascending": 1}, ["ascending"]),
             ({"func": "shift", "columns": ["g"]}, ["key"]),
-            ({"func": "pct_change"}, ["func", "cumcount"])):
+            ({"func": "pct_change", "columns": ["b"]}, ["bool", "int64 and float64"]),
+            ({"func": "pct_change", "fill_method": "nearest"}, ["fill_method", "backfill"]),
+            ({"func": "pct_change", "limit": -1}, ["limit", "positive"]),
+            ({"func": "shift", "fill_method": "ffill"}, ["fill_method", "not a parameter"]),
+            ({"func": "pct_rank"}, ["func", "cumcount", "pct_change"])):
         why = rejected(data, [CSV, op("x", "groupby_transform", "t", by="g", **extra)], "x",
                        words)
         if why:

@@ -55,6 +55,11 @@ def elementwise(op, inputs, params=None):
     return _make(op, ins, params, kind, cols)
 
 
+
+# a parameter sent as JSON null (None leaves a parameter out)
+_NULL = object()
+
+
 class _Frame(Entity):
     """What DataFrame and Series share: operators and reductions."""
 
@@ -960,7 +965,7 @@ class GroupBy:
         if not isinstance(func, str):
             raise TypeError("groupby transform takes a function name (\"sum\", ...)")
         p = {"by": self._by, "func": func}
-        p.update({k: v for k, v in kw.items() if v is not None})
+        p.update({k: None if v is _NULL else v for k, v in kw.items() if v is not None})
         if func in ("cumcount", "ngroup"):
             return _make("dataframe.groupby_transform", [self._df], p, "series")
         if self._sel is not None:
@@ -1001,6 +1006,27 @@ class GroupBy:
 
     pad = ffill
     backfill = bfill
+
+    def fillna(self, value=None, method=None, limit=None):
+        """pandas' groupby fillna with a method ("ffill"/"pad", "bfill"/
+        "backfill"): the group's nearest present value; a fill value is the
+        frame's own fillna (df.fillna(value))."""
+        if value is not None or method is None:
+            raise ValueError("groupby fillna takes a method (ffill, pad, bfill, backfill); "
+                             "to fill with a value use df.fillna(value)")
+        if method in ("ffill", "pad"):
+            return self.ffill(limit)
+        if method in ("bfill", "backfill"):
+            return self.bfill(limit)
+        raise ValueError("method must be ffill, pad, bfill or backfill, not %r" % (method,))
+
+    def pct_change(self, periods=1, fill_method="pad", limit=None):
+        """pandas' groupby pct_change: each group's values filled
+        (fill_method, None: not filled), then the change against the filled
+        value `periods` rows before, float64."""
+        return self.transform("pct_change", periods=int(periods),
+                              fill_method=_NULL if fill_method is None else fill_method,
+                              limit=None if limit is None else int(limit))
 
     def rank(self, method="average", ascending=True, na_option="keep", pct=False):
         return self.transform("rank", method=method, ascending=bool(ascending),
