@@ -432,7 +432,9 @@ static tgrid_t *tile_to_tensor(tctx_t *c, int node)
 static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backwards)
 {
     int64_t nch = A->nchunks[0];
-    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
+    op_t op = c->g->nodes[node].op;
+    bool filter = op == OP_DF_GROUPBY_HEAD || op == OP_DF_GROUPBY_TAIL; /* rows unknown */
+    tgrid_t *G = fgrid(c, nch, rows_known(A) && !filter ? A->bounds[0] : NULL);
     if (!G) return NULL;
     jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
     jparam_t *pm = dparam(c, node, DFJ_MAP);
@@ -453,7 +455,7 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
         const graph_node_t *n = &c->g->nodes[node];
         bool raw = n->op == OP_DF_CUMSUM || n->op == OP_DF_CUMPROD || n->op == OP_DF_CUMMAX ||
                    n->op == OP_DF_CUMMIN || n->op == OP_DF_EWM || n->op == OP_DF_EXPANDING ||
-                   n->op == OP_DF_GROUPBY_TRANSFORM;
+                   n->op == OP_DF_GROUPBY_TRANSFORM || filter;
         if (carry < 0 || !raw) {
             int32_t ej = bjob(c, pe, 1);
             if (ej < 0) return NULL;
@@ -483,15 +485,19 @@ static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
     return carry_chain(c, node, in_grid(c, node, 0), backwards);
 }
 
-/* groupby_transform's statistics: every chunk folded into the carry in
- * order (the first chunk's edge, then a chain of combines), and each
- * chunk's rows read from the carry of them all */
+/* groupby_transform's statistics and ngroup, groupby_size: every chunk
+ * folded into the carry in order (the first chunk's edge, then a chain of
+ * combines); then each chunk's rows read from the carry of them all, or
+ * (size) one job makes the result of that carry alone */
 static tgrid_t *tile_gb_bcast(tctx_t *c, int node)
 {
     const tgrid_t *A = in_grid(c, node, 0);
     int64_t nch = A->nchunks[0];
-    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
-    if (!G || nch == 0) return G;
+    bool size = c->g->nodes[node].op == OP_DF_GROUPBY_SIZE;
+    if (nch == 0) {
+        tile__fail(c, "internal: a frame with no chunks");
+        return NULL;
+    }
     jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
     jparam_t *pm = dparam(c, node, DFJ_MAP);
     int32_t carry = bjob(c, pe, 1);
@@ -504,6 +510,14 @@ static tgrid_t *tile_gb_bcast(tctx_t *c, int node)
         tile__jin_direct(c, cj, 1, A->job[k]);
         carry = cj;
     }
+    if (size) {
+        int32_t fj = bjob(c, pm, 1);
+        if (fj < 0) return NULL;
+        tile__jin_direct(c, fj, 0, carry);
+        return one_chunk(c, fj, c->g->nodes[node].df->nrows);
+    }
+    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
+    if (!G) return NULL;
     for (int64_t k = 0; k < nch; k++) {
         int32_t mj = bjob(c, pm, 2);
         if (mj < 0) return NULL;
@@ -1271,15 +1285,19 @@ tgrid_t *tile_df(tctx_t *c, int node)
          * group's running state, or the rows a chunk may read, carried from
          * chunk to chunk (df3_gb_chunked) */
         bool back;
-        if (n->df->pv_agg < DF3_TF_CUMSUM) return tile_gb_bcast(c, node);
+        if (n->df->pv_agg < DF3_TF_CUMSUM || n->df->pv_agg == DF3_TF_NGROUP)
+            return tile_gb_bcast(c, node);
         if (df3_gb_chunked(n->df, &back)) return tile_carry(c, node, back);
         return tile_whole(c, node);
-    case OP_DF_MELT:
-    case OP_DF_PIVOT_TABLE:
     case OP_DF_GROUPBY_SIZE:
-    case OP_DF_GROUPBY_QUANTILE:
+        return tile_gb_bcast(c, node);
     case OP_DF_GROUPBY_HEAD:
     case OP_DF_GROUPBY_TAIL:
+        /* each group's rows so far carried forwards (tail: backwards) */
+        return tile_carry(c, node, n->op == OP_DF_GROUPBY_TAIL);
+    case OP_DF_MELT:
+    case OP_DF_PIVOT_TABLE:
+    case OP_DF_GROUPBY_QUANTILE:
     case OP_DF_MEDIAN:
     case OP_DF_QUANTILE:
     case OP_DF_SKEW:

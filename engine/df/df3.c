@@ -625,7 +625,7 @@ bool df3_gb_scans(const df_node_t *d)
 {
     int f = d->pv_agg;
     return f < DF3_TF_CUMSUM || f == DF3_TF_CUMSUM || f == DF3_TF_CUMPROD || f == DF3_TF_CUMMIN ||
-           f == DF3_TF_CUMMAX || f == DF3_TF_CUMCOUNT;
+           f == DF3_TF_CUMMAX || f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP;
 }
 
 typedef struct {
@@ -815,9 +815,10 @@ static int scan_next(const df_node_t *d, const frame_t *in, const frame_t *carry
             goto done;
         for (int64_t r = 0; r < rows; r++)
             ((int64_t *)f->idx[0].data)[r] = at + r;
-        for (int k = 0; k < nk; k++)
-            if (p == 0 ? fcol_copy(&carry->cols[k], &f->cols[k])
-                       : dfa_take_col(&in->cols[d->key[k]], newrep, ng2, false, &f->cols[k]))
+        for (int k = 0; k < nk; k++) /* the keys, named as the input's (size's index) */
+            if ((p == 0 ? fcol_copy(&carry->cols[k], &f->cols[k])
+                        : dfa_take_col(&in->cols[d->key[k]], newrep, ng2, false, &f->cols[k])) ||
+                flabel_set(&f->names[k], in->names[d->key[k]].s, in->names[d->key[k]].is_int))
                 goto done;
         for (int v = 0; v < nv; v++)
             for (int s = 0; s < SC_NCOL; s++) {
@@ -843,12 +844,43 @@ done:
     return rc;
 }
 
-int df3_gb_scan(const df_node_t *d, const frame_t *in, const frame_t *carry, frame_t *out,
+/* ngroup: each row its group's number, the carry's keys sorted (every
+ * group is in the carry) */
+static int ngroup_out(const df_node_t *d, const dfa_keys_t *cks, int64_t nc, const int64_t *gid,
+                      int64_t n, bool orphans, fcol_t *o)
+{
+    int64_t *ord = dfa_alloc(nc + 1, sizeof *ord), *rank = dfa_alloc(nc + 1, sizeof *rank);
+    int rc = -1;
+    if (!ord || !rank) goto done;
+    for (int64_t q = 0; q < nc; q++)
+        ord[q] = q;
+    if (dfa_argsort(cks, NULL, ord, nc)) goto done;
+    for (int64_t q = 0; q < nc; q++)
+        rank[ord[q]] = q;
+    if (fcol_alloc(o, orphans ? FT_FLOAT64 : FT_INT64, n, 0, false)) goto done;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t g = gid[i], v = g < 0 ? 0 : d->asc1 ? rank[g] : nc - 1 - rank[g];
+        if (orphans)
+            ((double *)o->data)[i] = g < 0 ? NAN : (double)v;
+        else
+            ((int64_t *)o->data)[i] = v;
+    }
+    rc = 0;
+done:
+    free(ord);
+    free(rank);
+    return rc;
+}
+
+int df3_gb_scan(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                 frame_t *next, char *err, size_t errlen)
 {
-    int f = d->pv_agg, nk = d->nkey;
-    bool count = f == DF3_TF_CUMCOUNT;
-    int nv = count ? 1 : d->nsel;
+    bool head = op == OP_DF_GROUPBY_HEAD || op == OP_DF_GROUPBY_TAIL;
+    bool size = op == OP_DF_GROUPBY_SIZE, tf = !head && !size;
+    int f = tf ? d->pv_agg : -1, nk = d->nkey;
+    bool count = f == DF3_TF_CUMCOUNT, ngroup = f == DF3_TF_NGROUP;
+    /* the state of head, tail, size, cumcount and ngroup: rows per group */
+    int nv = count || ngroup || !tf ? 1 : d->nsel;
     int64_t n = in->nrows, nc = carry ? carry->nrows : 0;
     if (out) memset(out, 0, sizeof *out);
     if (next) memset(next, 0, sizeof *next);
@@ -909,8 +941,12 @@ int df3_gb_scan(const df_node_t *d, const frame_t *in, const frame_t *carry, fra
             si[2 * v + 1][g] = old ? ((const int64_t *)cc[SC_SEEN].data)[g] : 0;
         }
     }
-    if (out) {
-        if (frame_alloc(out, count, n, nv, in->nidx)) goto nomem;
+    if (ngroup && out && (!carry || ng2)) {
+        ret = errmsg(err, errlen, "internal: groupby ngroup without every group's key");
+        goto done;
+    }
+    if (out && tf) {
+        if (frame_alloc(out, count || ngroup, n, nv, in->nidx)) goto nomem;
         out->range_index = in->range_index;
         for (int k = 0; k < in->nidx; k++)
             if (fcol_copy(&in->idx[k], &out->idx[k]) ||
@@ -931,6 +967,29 @@ int df3_gb_scan(const df_node_t *d, const frame_t *in, const frame_t *carry, fra
             }
             continue;
         }
+        if (head) {
+            /* each group's first n rows (tail: last n, counted from the
+             * end), in the chunk's order */
+            uint8_t *keep = skip;
+            int64_t m = 0;
+            for (int64_t q = 0; q < n; q++) {
+                int64_t i = op == OP_DF_GROUPBY_TAIL ? n - 1 - q : q, g = gid[i];
+                keep[i] = g >= 0 && st.seen[g]++ < d->n;
+            }
+            for (int64_t i = 0; i < n; i++)
+                if (keep[i]) gid2[m++] = i;
+            if (out && frame_take(in, gid2, m, out)) goto nomem;
+            continue;
+        }
+        if (size || ngroup) {
+            /* the groups and their rows; their numbers once every chunk's
+             * groups are known */
+            for (int64_t i = 0; (next || !carry) && i < n; i++)
+                if (gid[i] >= 0) st.seen[gid[i]]++;
+            if (ngroup && out && ngroup_out(d, &cks, nc, gid, n, orphans, &out->cols[0]))
+                goto nomem;
+            continue;
+        }
         const fcol_t *c = &in->cols[d->sel[v]];
         if (out && flabel_set(&out->names[v], in->names[d->sel[v]].s, in->names[d->sel[v]].is_int))
             goto nomem;
@@ -948,7 +1007,11 @@ int df3_gb_scan(const df_node_t *d, const frame_t *in, const frame_t *carry, fra
     goto done;
 nomem:
     ret = errmsg(err, errlen, "groupby %s: out of memory over %lld rows and %lld groups",
-                 count ? "cumcount" : "scan", (long long)n, (long long)nc);
+                 count  ? "cumcount"
+                 : head ? "head"
+                 : size ? "size"
+                        : "scan",
+                 (long long)n, (long long)nc);
     if (out) frame_free(out);
 done:
     dfa_htab_free(&t);
@@ -1096,10 +1159,48 @@ done:
     return ret;
 }
 
-int df3_gb_carry(const df_node_t *d, const frame_t *in, const frame_t *carry, frame_t *out,
+int df3_gb_size(const df_node_t *d, const frame_t *carry, frame_t *out, char *err, size_t errlen)
+{
+    int nk = d->nkey;
+    int64_t ng = carry->nrows;
+    memset(out, 0, sizeof *out);
+    if (carry->ncols != nk + SC_NCOL)
+        return errmsg(err, errlen, "groupby size: a carry of %d columns, not %d", carry->ncols,
+                      nk + SC_NCOL);
+    dfa_keys_t ks = {.nk = nk};
+    for (int k = 0; k < nk; k++)
+        ks.k[k] = &carry->cols[k];
+    int64_t *ord = dfa_alloc(ng + 1, sizeof *ord);
+    int rc = -1;
+    if (!ord) goto done;
+    for (int64_t q = 0; q < ng; q++)
+        ord[q] = q;
+    /* one row per group, sorted by key: its rows */
+    if (dfa_argsort(&ks, NULL, ord, ng) || frame_alloc(out, true, ng, 1, nk) ||
+        fcol_alloc(&out->cols[0], FT_INT64, ng, 0, false))
+        goto done;
+    for (int k = 0; k < nk; k++)
+        if (dfa_take_col(&carry->cols[k], ord, ng, false, &out->idx[k]) ||
+            flabel_set(&out->idx_names[k], carry->names[k].s, carry->names[k].is_int))
+            goto done;
+    for (int64_t q = 0; q < ng; q++)
+        ((int64_t *)out->cols[0].data)[q] =
+            ((const int64_t *)carry->cols[nk + SC_SEEN].data)[ord[q]];
+    rc = 0;
+done:
+    free(ord);
+    if (rc) {
+        frame_free(out);
+        return errmsg(err, errlen, "groupby size: out of memory over %lld groups", (long long)ng);
+    }
+    return 0;
+}
+
+int df3_gb_carry(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                  frame_t *next, char *err, size_t errlen)
 {
-    if (df3_gb_scans(d)) return df3_gb_scan(d, in, carry, out, next, err, errlen);
+    if (op != OP_DF_GROUPBY_TRANSFORM || df3_gb_scans(d))
+        return df3_gb_scan(d, op, in, carry, out, next, err, errlen);
     if (out) memset(out, 0, sizeof *out);
     if (next) memset(next, 0, sizeof *next);
     return gb_tail(d, in, carry, out, next, err, errlen);
@@ -1181,35 +1282,15 @@ static int gb_rank(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fc
 
 /* groupby_transform's kernels (DF3_TF_*) but the scans: the input's rows
  * and index */
-static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G,
-                     const int64_t *rank_of, frame_t *out)
+static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G, frame_t *out)
 {
     int f = d->pv_agg;
-    bool one = f == DF3_TF_NGROUP;
-    if (frame_alloc(out, one, G->n, one ? 1 : d->nsel, in->nidx)) return -1;
+    if (frame_alloc(out, false, G->n, d->nsel, in->nidx)) return -1;
     out->range_index = in->range_index;
     for (int k = 0; k < in->nidx; k++)
         if (fcol_copy(&in->idx[k], &out->idx[k]) ||
             flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
             return -1;
-    if (one) {
-        /* the group's number in key order */
-        fcol_t *o = &out->cols[0];
-        if (fcol_alloc(o, G->orphans ? FT_FLOAT64 : FT_INT64, G->n, 0, false)) return -1;
-        for (int64_t i = 0; i < G->n; i++)
-            if (G->orphans) ((double *)o->data)[i] = NAN;
-        for (int64_t g = 0; g < G->ng; g++) {
-            int64_t a = G->start[g], m = G->start[g + 1] - a;
-            for (int64_t q = 0; q < m; q++) {
-                int64_t v = d->asc1 ? rank_of[g] : G->ng - 1 - rank_of[g];
-                if (G->orphans)
-                    ((double *)o->data)[G->grows[a + q]] = (double)v;
-                else
-                    ((int64_t *)o->data)[G->grows[a + q]] = v;
-            }
-        }
-        return 0;
-    }
     int64_t *src = NULL;
     if (f == DF3_TF_SHIFT || f == DF3_TF_FFILL || f == DF3_TF_BFILL) {
         src = dfa_alloc(G->n + 1, sizeof *src);
@@ -1239,8 +1320,21 @@ static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G
 int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                 size_t errlen)
 {
-    if (op == OP_DF_GROUPBY_TRANSFORM && df3_gb_scans(d))
-        return df3_gb_scan(d, in, NULL, out, NULL, err, errlen);
+    if (op == OP_DF_GROUPBY_SIZE || (op == OP_DF_GROUPBY_TRANSFORM && d->pv_agg == DF3_TF_NGROUP)) {
+        /* the groups of every row first (the carry of one chunk), then
+         * their sizes, or each row's group number */
+        frame_t all = {0};
+        memset(out, 0, sizeof *out);
+        int rc = df3_gb_scan(d, op, in, NULL, NULL, &all, err, errlen);
+        if (rc == 0)
+            rc = op == OP_DF_GROUPBY_SIZE ? df3_gb_size(d, &all, out, err, errlen)
+                                          : df3_gb_scan(d, op, in, &all, out, NULL, err, errlen);
+        frame_free(&all);
+        return rc;
+    }
+    if (op == OP_DF_GROUPBY_HEAD || op == OP_DF_GROUPBY_TAIL ||
+        (op == OP_DF_GROUPBY_TRANSFORM && df3_gb_scans(d)))
+        return df3_gb_scan(d, op, in, NULL, out, NULL, err, errlen);
     memset(out, 0, sizeof *out);
     int64_t n = in->nrows;
     dfa_keys_t ks = {.nk = d->nkey};
@@ -1248,7 +1342,6 @@ int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
         ks.k[k] = &in->cols[d->key[k]];
     uint8_t *skip = dfa_alloc(n, 1);
     int64_t *gid = dfa_alloc(n, sizeof *gid), *start = NULL, *grows = NULL, *rep = NULL;
-    int64_t *pick = NULL;
     double *buf = NULL;
     dfa_htab_t t = {0};
     int ret = -1;
@@ -1278,60 +1371,20 @@ int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
         start[g] = start[g - 1];
     start[0] = 0;
 
-    if (op == OP_DF_GROUPBY_HEAD || op == OP_DF_GROUPBY_TAIL) {
-        /* the first (last) n rows of each group, in the input's order */
-        pick = dfa_alloc(n + 1, sizeof *pick);
-        if (!pick) goto nomem;
-        int64_t m = 0;
-        uint8_t *take = skip; /* reused: 1 = keep */
-        for (int64_t i = 0; i < n; i++)
-            take[i] = 0;
-        for (int64_t g = 0; g < ng; g++) {
-            int64_t a = start[g], b = start[g + 1];
-            if (b - a > d->n) {
-                if (op == OP_DF_GROUPBY_HEAD)
-                    b = a + d->n;
-                else
-                    a = b - d->n;
-            }
-            for (int64_t q = a; q < b; q++)
-                take[grows[q]] = 1;
-        }
-        for (int64_t i = 0; i < n; i++)
-            if (take[i]) pick[m++] = i;
-        if (frame_take(in, pick, m, out)) goto nomem;
-        ret = 0;
-        goto done;
-    }
     if (op == OP_DF_GROUPBY_TRANSFORM && d->pv_agg >= DF3_TF_CUMSUM) {
         gb_groups_t G = {.gid = gid, .start = start, .grows = grows, .ng = ng, .n = n};
         for (int64_t i = 0; i < n && !G.orphans; i++)
             G.orphans = gid[i] < 0;
-        /* rank_of[g]: group g's place in key order (ngroup) */
-        pick = dfa_alloc(ng + 1, sizeof *pick);
-        if (!pick) goto nomem;
-        for (int64_t q = 0; q < ng; q++)
-            pick[gid[rep[q]]] = q;
-        if (gb_kernel(d, in, &G, pick, out)) goto nomem;
+        if (gb_kernel(d, in, &G, out)) goto nomem;
         ret = 0;
         goto done;
     }
-    /* size and quantile: one row per group, indexed by its key */
-    bool size = op == OP_DF_GROUPBY_SIZE;
-    if (frame_alloc(out, size, ng, size ? 1 : d->nsel, d->nkey)) goto nomem;
+    /* quantile: one row per group, indexed by its key */
+    if (frame_alloc(out, false, ng, d->nsel, d->nkey)) goto nomem;
     for (int k = 0; k < d->nkey; k++)
         if (dfa_take_col(ks.k[k], rep, ng, false, &out->idx[k]) ||
             flabel_set(&out->idx_names[k], in->names[d->key[k]].s, in->names[d->key[k]].is_int))
             goto nomem;
-    if (size) {
-        if (fcol_alloc(&out->cols[0], FT_INT64, ng, 0, false)) goto nomem;
-        for (int64_t q = 0; q < ng; q++) {
-            int64_t g = gid[rep[q]];
-            ((int64_t *)out->cols[0].data)[q] = start[g + 1] - start[g];
-        }
-        ret = 0;
-        goto done;
-    }
     buf = dfa_alloc(n + 1, sizeof *buf);
     if (!buf) goto nomem;
     for (int v = 0; v < d->nsel; v++) {
@@ -1375,7 +1428,6 @@ done:
     free(start);
     free(grows);
     free(rep);
-    free(pick);
     free(buf);
     return ret;
 }

@@ -64,23 +64,30 @@ int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, si
 int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                 size_t errlen);
 
-/* groupby_transform's cumsum, cumprod, cummin, cummax and cumcount chunk
- * by chunk (df3_gb_scans: the kernels that run so): in is a chunk, carry
- * (NULL: none) each group's running state after the chunks before it
- * (after it: cumcount descending), out (NULL: not wanted) the chunk's
- * result, next (NULL: not wanted) the carry with the chunk folded in.
- * A chunk's results are pandas' for those rows of the whole frame. */
+/* groupby ops chunk by chunk (op: OP_DF_GROUPBY_TRANSFORM, _HEAD, _TAIL
+ * or _SIZE): in is a chunk, carry (NULL: none) what the chunks before it
+ * (after it: backwards) pass on, out (NULL: not wanted) the chunk's
+ * result, next (NULL: not wanted) the carry with the chunk folded in. A
+ * chunk's results are pandas' for those rows of the whole frame.
+ *
+ * df3_gb_scan: transform's statistics, cumsum, cumprod, cummin, cummax,
+ * cumcount and ngroup (df3_gb_scans), head, tail and size: the carry is
+ * each group's running state (its keys, then per value column four state
+ * columns; head, tail, size, cumcount, ngroup: rows). A statistic's and
+ * ngroup's out read the carry of every chunk; size's result is
+ * df3_gb_size of that carry (one row per group, sorted by key).
+ * df3_gb_carry: the same for every op and kernel that runs so, shift,
+ * diff, ffill and bfill too (their carry: the input rows of the chunks
+ * before that the next chunk may read).
+ * df3_gb_chunked: whether a transform's kernel runs so, and whether its
+ * carry runs from the last chunk (negative periods, bfill, cumcount
+ * descending). */
 bool df3_gb_scans(const df_node_t *d);
-int df3_gb_scan(const df_node_t *d, const frame_t *in, const frame_t *carry, frame_t *out,
+int df3_gb_scan(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                 frame_t *next, char *err, size_t errlen);
-
-/* The kernels that run chunk by chunk: the scans above, and shift, diff,
- * ffill and bfill, whose carry is the input rows of the chunks before (or
- * after) that the next chunk may read. *backwards: the carry runs from the
- * last chunk (negative periods, bfill, cumcount descending).
- * df3_gb_carry: df3_gb_scan's contract for every such kernel. */
+int df3_gb_size(const df_node_t *d, const frame_t *carry, frame_t *out, char *err, size_t errlen);
 bool df3_gb_chunked(const df_node_t *d, bool *backwards);
-int df3_gb_carry(const df_node_t *d, const frame_t *in, const frame_t *carry, frame_t *out,
+int df3_gb_carry(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                  frame_t *next, char *err, size_t errlen);
 
 /* read_json: the file (at most max_bytes) as pandas 1.5's pd.read_json(path,

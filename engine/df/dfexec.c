@@ -2725,12 +2725,16 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             rc = df_dt_map(d, n->op, &a, &f, err, errlen);
         else if (n->op == OP_DF_TO_DATETIME)
             rc = df_to_datetime(d, &a, &f, err, errlen);
-        else if (n->op == OP_DF_GROUPBY_TRANSFORM) /* df3_gb_chunked's kernels */
-            rc = j->param->dfk == DFJ_MAP
-                     ? df3_gb_carry(d, &a, two ? &b : NULL, &f, NULL, err, errlen)
+        else if (n->op == OP_DF_GROUPBY_TRANSFORM || n->op == OP_DF_GROUPBY_HEAD ||
+                 n->op == OP_DF_GROUPBY_TAIL || n->op == OP_DF_GROUPBY_SIZE)
+            /* chunk by chunk (df3_gb_carry); size's last job reads the carry alone */
+            rc = j->param->dfk == DFJ_MAP && n->op == OP_DF_GROUPBY_SIZE
+                     ? df3_gb_size(d, &a, &f, err, errlen)
+                 : j->param->dfk == DFJ_MAP
+                     ? df3_gb_carry(d, n->op, &a, two ? &b : NULL, &f, NULL, err, errlen)
                  : j->param->dfk == DFJ_CARRY_EDGE
-                     ? df3_gb_carry(d, &a, NULL, NULL, &f, err, errlen)
-                     : df3_gb_carry(d, &b, &a, NULL, &f, err, errlen);
+                     ? df3_gb_carry(d, n->op, &a, NULL, NULL, &f, err, errlen)
+                     : df3_gb_carry(d, n->op, &b, &a, NULL, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_MAP)
             rc = df_run_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_CARRY_EDGE)

@@ -577,8 +577,9 @@ def groupby_transform_stats_exact(data, L, R, U):
 
 @case
 def groupby_kernels_chunked(data, L, R, U):
-    """The kernels run chunk by chunk, each group's running state (or the
-    rows a chunk may read: shift, diff, ffill) carried from chunk to chunk:
+    """The kernels, groupby_size and groupby_head run chunk by chunk, each
+    group's running state (or the rows a chunk may read: shift, diff,
+    ffill) carried from chunk to chunk:
     over 1,000,000 rows (30% of x missing) in 2 MB chunks of CSV
     the peak chunk memory mars-run reports stays below the input's size
     (one job over every row held it all, and more), and the results equal
@@ -594,10 +595,12 @@ def groupby_kernels_chunked(data, L, R, U):
     src = {"key": "d", "op": "dataframe.read_csv", "path": "big.csv", "chunk_bytes": 2 << 20}
     # (cumcount descending carries backwards: every chunk is read before
     # the carry from the end reaches it)
+    G = D.groupby("k")
     for f, kw in (("cumsum", {}), ("cumcount", {}), ("shift", {"periods": 2}), ("ffill", {}),
-                  ("diff", {"periods": 3})):
-        doc = {"version": 1, "nodes": [src, op("t", "groupby_transform", "d", by="k", func=f, **kw),
-                                       op("s", "sum", "t")], "fetch": ["s"]}
+                  ("diff", {"periods": 3}), ("size", {}), ("head", {"n": 2})):
+        node = (op("t", "groupby_" + f, "d", by="k", **kw) if f in ("size", "head") else
+                op("t", "groupby_transform", "d", by="k", func=f, **kw))
+        doc = {"version": 1, "nodes": [src, node, op("s", "sum", "t")], "fetch": ["s"]}
         out = tempfile.mkdtemp(prefix="df3_scan_")
         try:
             p = subprocess.run([T.harness.mars_run_path(), "-", "-o", out, "--data-dir", data,
@@ -609,7 +612,7 @@ def groupby_kernels_chunked(data, L, R, U):
             if not m or int(m.group(1)) >= n * 24:
                 return "%s: peak chunk memory not below the input's %d bytes: %r" % (
                     f, n * 24, p.stderr.decode()[:300])
-            ref = getattr(D.groupby("k"), f)(**kw).sum()
+            ref = getattr(G, f)(**kw).sum(numeric_only=True)
             got = T.load(out, "s")
             g = got["data"] if isinstance(got, dict) else [got]
             r = list(ref.values) if isinstance(ref, pd.Series) else [ref]
