@@ -584,6 +584,8 @@ static int part_jobs(tctx_t *c, int node, dfjob_t k, const int32_t *packs, int64
     return 0;
 }
 
+static tgrid_t *tile_whole(tctx_t *c, int node);
+
 static tgrid_t *tile_groupby(tctx_t *c, int node)
 {
     const tgrid_t *A = in_grid(c, node, 0);
@@ -596,6 +598,36 @@ static tgrid_t *tile_groupby(tctx_t *c, int node)
         return NULL;
     }
     tgrid_t *G = NULL;
+    const df_node_t *d = c->g->nodes[node].df;
+    if (d->gb_whole && !d->gb_flat && !d->gb_keepna && nch > 1) {
+        /* funcs that read all of a group's values at once (median, prod,
+         * idxmin, idxmax): the rows shuffled by key, each part aggregated
+         * whole over its groups' rows in their order (GB_PART off[1] = 2),
+         * the parts' results merged in key order */
+        int64_t np = nparts_for(nch);
+        jparam_t *pa = dparam(c, node, DFJ_HASH_PART);
+        for (int64_t k = 0; k < nch; k++) {
+            int32_t hj = bjob(c, pa, 1);
+            if (hj < 0) goto done;
+            tile__jin_direct(c, hj, 0, A->job[k]);
+            c->t->jobs[hj].off[0] = np;
+            parts[k] = hj;
+        }
+        int32_t *fin = parts + nch;
+        if (part_jobs(c, node, DFJ_GB_PART, parts, nch, np, -1, fin)) goto done;
+        for (int64_t p = 0; p < np; p++)
+            c->t->jobs[fin[p]].off[1] = 2;
+        int32_t mj = bjob(c, dparam(c, node, DFJ_GB_MERGE), (int)np);
+        if (mj < 0) goto done;
+        for (int64_t p = 0; p < np; p++)
+            tile__jin_direct(c, mj, (int)p, fin[p]);
+        G = one_chunk(c, mj, -1);
+        goto done;
+    }
+    if (d->gb_whole) {
+        free(parts);
+        return tile_whole(c, node);
+    }
     if (!shuffle) {
         jparam_t *pm = dparam(c, node, DFJ_GB_MAP);
         for (int64_t k = 0; k < nch; k++) {
@@ -1333,7 +1365,6 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_DESCRIBE:
         return tile_gather_all(c, node, DFJ_DESCRIBE, 8);
     case OP_DF_GROUPBY_AGG:
-        if (n->df->gb_whole) return tile_whole(c, node);
         return tile_groupby(c, node);
     case OP_DF_SORT_VALUES:
         return tile_sort(c, node);

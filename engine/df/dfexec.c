@@ -2338,6 +2338,11 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
     }
     case DFJ_GB_PART: {
         const frame_t *one = &tmp;
+        if (j->off[1] == 2) { /* rows: the part's groups aggregated whole */
+            if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen) == 0)
+                rc = df_gb_whole(d, &tmp, &out, err, errlen);
+            break;
+        }
         if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen) ||
             (j->off[1] ? df_gb_combine(&one, 1, &d->gb, &tmp2, err, errlen)
                        : df_gb_map(&tmp, &d->gb, &tmp2, err, errlen)))

@@ -1131,7 +1131,7 @@ def concat_rows(data, pdf):
                                       "sm": np.float64(pd.concat([pdf.f, pdf.f]).sum())})
 
 
-# ---------------------------------------------------------------- groupby in one job
+# ---------------------------------------------------------------- groupby: one job, or shuffled whole
 
 @case
 def groupby_more(data, pdf):
