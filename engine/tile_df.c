@@ -586,6 +586,42 @@ static int part_jobs(tctx_t *c, int node, dfjob_t k, const int32_t *packs, int64
 
 static tgrid_t *tile_whole(tctx_t *c, int node);
 
+/* groupby_agg's funcs that read all of a group's values at once (median,
+ * prod, idxmin, idxmax) and groupby_quantile: the rows shuffled by key,
+ * each part aggregated whole over its groups' rows in their order
+ * (GB_PART off[1] = 2), the parts' results merged in key order */
+static tgrid_t *tile_gb_parts(tctx_t *c, int node)
+{
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0], np = nparts_for(nch);
+    int32_t *parts = malloc(sizeof(int32_t) * (size_t)(nch + np + 1));
+    tgrid_t *G = NULL;
+    if (!parts) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    jparam_t *pa = dparam(c, node, DFJ_HASH_PART);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t hj = bjob(c, pa, 1);
+        if (hj < 0) goto done;
+        tile__jin_direct(c, hj, 0, A->job[k]);
+        c->t->jobs[hj].off[0] = np;
+        parts[k] = hj;
+    }
+    int32_t *fin = parts + nch;
+    if (part_jobs(c, node, DFJ_GB_PART, parts, nch, np, -1, fin)) goto done;
+    for (int64_t p = 0; p < np; p++)
+        c->t->jobs[fin[p]].off[1] = 2;
+    int32_t mj = bjob(c, dparam(c, node, DFJ_GB_MERGE), (int)np);
+    if (mj < 0) goto done;
+    for (int64_t p = 0; p < np; p++)
+        tile__jin_direct(c, mj, (int)p, fin[p]);
+    G = one_chunk(c, mj, -1);
+done:
+    free(parts);
+    return G;
+}
+
 static tgrid_t *tile_groupby(tctx_t *c, int node)
 {
     const tgrid_t *A = in_grid(c, node, 0);
@@ -600,29 +636,8 @@ static tgrid_t *tile_groupby(tctx_t *c, int node)
     tgrid_t *G = NULL;
     const df_node_t *d = c->g->nodes[node].df;
     if (d->gb_whole && !d->gb_flat && !d->gb_keepna && nch > 1) {
-        /* funcs that read all of a group's values at once (median, prod,
-         * idxmin, idxmax): the rows shuffled by key, each part aggregated
-         * whole over its groups' rows in their order (GB_PART off[1] = 2),
-         * the parts' results merged in key order */
-        int64_t np = nparts_for(nch);
-        jparam_t *pa = dparam(c, node, DFJ_HASH_PART);
-        for (int64_t k = 0; k < nch; k++) {
-            int32_t hj = bjob(c, pa, 1);
-            if (hj < 0) goto done;
-            tile__jin_direct(c, hj, 0, A->job[k]);
-            c->t->jobs[hj].off[0] = np;
-            parts[k] = hj;
-        }
-        int32_t *fin = parts + nch;
-        if (part_jobs(c, node, DFJ_GB_PART, parts, nch, np, -1, fin)) goto done;
-        for (int64_t p = 0; p < np; p++)
-            c->t->jobs[fin[p]].off[1] = 2;
-        int32_t mj = bjob(c, dparam(c, node, DFJ_GB_MERGE), (int)np);
-        if (mj < 0) goto done;
-        for (int64_t p = 0; p < np; p++)
-            tile__jin_direct(c, mj, (int)p, fin[p]);
-        G = one_chunk(c, mj, -1);
-        goto done;
+        free(parts);
+        return tile_gb_parts(c, node);
     }
     if (d->gb_whole) {
         free(parts);
@@ -1327,9 +1342,11 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_GROUPBY_TAIL:
         /* each group's rows so far carried forwards (tail: backwards) */
         return tile_carry(c, node, n->op == OP_DF_GROUPBY_TAIL);
+    case OP_DF_GROUPBY_QUANTILE:
+        if (in_grid(c, node, 0)->nchunks[0] > 1) return tile_gb_parts(c, node);
+        return tile_whole(c, node);
     case OP_DF_MELT:
     case OP_DF_PIVOT_TABLE:
-    case OP_DF_GROUPBY_QUANTILE:
     case OP_DF_MEDIAN:
     case OP_DF_QUANTILE:
     case OP_DF_SKEW:

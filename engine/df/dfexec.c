@@ -2295,6 +2295,11 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         if (rc == 0 && d->gb_flat) rc = gb_flatten(d, &tmp, &out, err, errlen);
         break;
     case DFJ_GB_MERGE:
+        if (n->op == OP_DF_GROUPBY_QUANTILE) { /* keys in the index, a column per value */
+            gb_spec_t qs = {.nby = d->nkey, .nagg = d->nsel};
+            rc = df_gb_merge_sorted(vp, nv, &qs, &out, err, errlen);
+            break;
+        }
         rc = df_gb_merge_sorted(vp, nv, &d->gb, d->gb_flat ? &tmp : &out, err, errlen);
         if (rc == 0 && d->gb_flat) rc = gb_flatten(d, &tmp, &out, err, errlen);
         break;
@@ -2312,6 +2317,9 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         if (n->op == OP_DF_MERGE || n->op == OP_DF_JOIN) {
             nc = d->merge.n_on;
             memcpy(cols, j->off[1] ? d->merge.ron : d->merge.lon, sizeof(int) * (size_t)nc);
+        } else if (n->op == OP_DF_GROUPBY_QUANTILE) {
+            nc = d->nkey;
+            memcpy(cols, d->key, sizeof(int) * (size_t)nc);
         } else if (j->off[1]) { /* groupby partials: the keys are the index */
             nc = d->gb.nby;
             for (int q = 0; q < nc; q++)
@@ -2340,7 +2348,9 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         const frame_t *one = &tmp;
         if (j->off[1] == 2) { /* rows: the part's groups aggregated whole */
             if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen) == 0)
-                rc = df_gb_whole(d, &tmp, &out, err, errlen);
+                rc = n->op == OP_DF_GROUPBY_QUANTILE
+                         ? df3_groupby(d, n->op, &tmp, &out, err, errlen)
+                         : df_gb_whole(d, &tmp, &out, err, errlen);
             break;
         }
         if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen) ||
