@@ -239,6 +239,27 @@ WORKLOADS = {
                 "df = dd.from_dask_array(a, columns=['k', 'v']); "
                 "r = df.groupby('k')[['v']].cumsum().sum().compute()",
     },
+    # W5t: a groupby transform statistic (each row its key's mean: every
+    # chunk folded into the keys' Kahan sums along a chain, then each chunk
+    # reads the final sums), summed so the result is small
+    "W5t": {
+        "title": "groupby transform('mean') over 10,000,000 rows (1,000 int keys, "
+                 "1,000,000-row chunks), then sum",
+        "df": True, "save": "json",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
+             "chunk_size": [1000000, 2], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
+            {"key": "c", "op": "dataframe.groupby_transform", "inputs": ["df"], "by": "k",
+             "func": "mean", "columns": ["v"]},
+            {"key": "s", "op": "dataframe.sum", "inputs": ["c"]}], "fetch": ["s"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
+                    "columns=['k', 'v'])",
+        "np_compute": "r = df.groupby('k')[['v']].transform('mean').sum()",
+        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
+                "df = dd.from_dask_array(a, columns=['k', 'v']); "
+                "r = df.groupby('k')[['v']].transform('mean', meta={'v': 'f8'}).sum().compute()",
+    },
     # df3: a merge of 10,000,000 rows with a 1,000-row table (hash-partitioned
     # on the key), summed so that the result is small
     "W5m": _merge_workload(
