@@ -66,6 +66,30 @@ def _sum_t_doc(n, chunk, rechunk):
         {"key": "s", "op": "sum", "inputs": ["r"], "axis": 0}], "fetch": ["s"]}
 
 
+def _gb_transform_workload(func, what, pd_call, dask_meta=""):
+    """groupby_transform's func over 10^7 rows (1,000 int keys, 10 chunks),
+    then a sum: pandas' df.groupby('k')[['v']].<pd_call>.sum()"""
+    dask_call = pd_call if not dask_meta else pd_call[:-1] + dask_meta + ")"
+    return {
+        "title": "%s over 10,000,000 rows (1,000 int keys, 1,000,000-row chunks), then sum"
+                 % what,
+        "df": True, "save": "json",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
+             "chunk_size": [1000000, 2], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
+            {"key": "c", "op": "dataframe.groupby_transform", "inputs": ["df"], "by": "k",
+             "func": func, "columns": ["v"]},
+            {"key": "s", "op": "dataframe.sum", "inputs": ["c"]}], "fetch": ["s"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
+                    "columns=['k', 'v'])",
+        "np_compute": "r = df.groupby('k')[['v']].%s.sum()" % pd_call,
+        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
+                "df = dd.from_dask_array(a, columns=['k', 'v']); "
+                "r = df.groupby('k')[['v']].%s.sum().compute()" % dask_call,
+    }
+
+
 def _merge_workload(title, how, rows, last, pd_last, save="json-split"):
     """10,000,000 rows (1,000 int keys) merged with a table of rows keys
     (how None: pandas' default, inner), then the node last reading "m",
@@ -221,45 +245,12 @@ WORKLOADS = {
     # W5k: a groupby transformation kernel (cumsum within each key's rows,
     # in row order; chunk by chunk, each key's running sum carried from
     # chunk to chunk), summed so the result is small
-    "W5k": {
-        "title": "groupby cumsum over 10,000,000 rows (1,000 int keys, 1,000,000-row chunks), "
-                 "then sum",
-        "df": True, "save": "json",
-        "doc": {"version": 1, "nodes": [
-            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
-             "chunk_size": [1000000, 2], "seed": 1},
-            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
-            {"key": "c", "op": "dataframe.groupby_transform", "inputs": ["df"], "by": "k",
-             "func": "cumsum", "columns": ["v"]},
-            {"key": "s", "op": "dataframe.sum", "inputs": ["c"]}], "fetch": ["s"]},
-        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
-                    "columns=['k', 'v'])",
-        "np_compute": "r = df.groupby('k')[['v']].cumsum().sum()",
-        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
-                "df = dd.from_dask_array(a, columns=['k', 'v']); "
-                "r = df.groupby('k')[['v']].cumsum().sum().compute()",
-    },
+    "W5k": _gb_transform_workload("cumsum", "groupby cumsum", "cumsum()"),
     # W5t: a groupby transform statistic (each row its key's mean: every
     # chunk folded into the keys' Kahan sums along a chain, then each chunk
     # reads the final sums), summed so the result is small
-    "W5t": {
-        "title": "groupby transform('mean') over 10,000,000 rows (1,000 int keys, "
-                 "1,000,000-row chunks), then sum",
-        "df": True, "save": "json",
-        "doc": {"version": 1, "nodes": [
-            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0, "high": 1000,
-             "chunk_size": [1000000, 2], "seed": 1},
-            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
-            {"key": "c", "op": "dataframe.groupby_transform", "inputs": ["df"], "by": "k",
-             "func": "mean", "columns": ["v"]},
-            {"key": "s", "op": "dataframe.sum", "inputs": ["c"]}], "fetch": ["s"]},
-        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (10000000, 2)), "
-                    "columns=['k', 'v'])",
-        "np_compute": "r = df.groupby('k')[['v']].transform('mean').sum()",
-        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
-                "df = dd.from_dask_array(a, columns=['k', 'v']); "
-                "r = df.groupby('k')[['v']].transform('mean', meta={'v': 'f8'}).sum().compute()",
-    },
+    "W5t": _gb_transform_workload("mean", "groupby transform('mean')", "transform('mean')",
+                                  ", meta={'v': 'f8'}"),
     # df3: a merge of 10,000,000 rows with a 1,000-row table (hash-partitioned
     # on the key), summed so that the result is small
     "W5m": _merge_workload(

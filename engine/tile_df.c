@@ -584,6 +584,22 @@ static int part_jobs(tctx_t *c, int node, dfjob_t k, const int32_t *packs, int64
     return 0;
 }
 
+/* one DFJ_GB_PART job per part p of every chunk's pack (off[1] = mode: 0
+ * rows, 1 partials, 2 rows aggregated whole), then one job merging their
+ * results in key order */
+static tgrid_t *parts_merged(tctx_t *c, int node, const int32_t *packs, int64_t nch, int64_t np,
+                             int mode, int32_t *fin)
+{
+    if (part_jobs(c, node, DFJ_GB_PART, packs, nch, np, -1, fin)) return NULL;
+    for (int64_t p = 0; p < np; p++)
+        c->t->jobs[fin[p]].off[1] = mode;
+    int32_t mj = bjob(c, dparam(c, node, DFJ_GB_MERGE), (int)np);
+    if (mj < 0) return NULL;
+    for (int64_t p = 0; p < np; p++)
+        tile__jin_direct(c, mj, (int)p, fin[p]);
+    return one_chunk(c, mj, -1);
+}
+
 static tgrid_t *tile_whole(tctx_t *c, int node);
 
 /* groupby_agg's funcs that read all of a group's values at once (median,
@@ -608,15 +624,7 @@ static tgrid_t *tile_gb_parts(tctx_t *c, int node)
         c->t->jobs[hj].off[0] = np;
         parts[k] = hj;
     }
-    int32_t *fin = parts + nch;
-    if (part_jobs(c, node, DFJ_GB_PART, parts, nch, np, -1, fin)) goto done;
-    for (int64_t p = 0; p < np; p++)
-        c->t->jobs[fin[p]].off[1] = 2;
-    int32_t mj = bjob(c, dparam(c, node, DFJ_GB_MERGE), (int)np);
-    if (mj < 0) goto done;
-    for (int64_t p = 0; p < np; p++)
-        tile__jin_direct(c, mj, (int)p, fin[p]);
-    G = one_chunk(c, mj, -1);
+    G = parts_merged(c, node, parts, nch, np, 2, parts + nch);
 done:
     free(parts);
     return G;
@@ -674,15 +682,7 @@ static tgrid_t *tile_groupby(tctx_t *c, int node)
         c->t->jobs[hj].off[1] = 1;
         parts[k] = hj;
     }
-    int32_t *fin = parts + nch;
-    if (part_jobs(c, node, DFJ_GB_PART, parts, nch, np, -1, fin)) goto done;
-    for (int64_t p = 0; p < np; p++)
-        c->t->jobs[fin[p]].off[1] = 1;
-    int32_t mj = bjob(c, dparam(c, node, DFJ_GB_MERGE), (int)np);
-    if (mj < 0) goto done;
-    for (int64_t p = 0; p < np; p++)
-        tile__jin_direct(c, mj, (int)p, fin[p]);
-    G = one_chunk(c, mj, -1);
+    G = parts_merged(c, node, parts, nch, np, 1, parts + nch);
 done:
     free(parts);
     return G;

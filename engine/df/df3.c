@@ -1206,12 +1206,11 @@ int df3_gb_carry(const df_node_t *d, op_t op, const frame_t *in, const frame_t *
     return gb_tail(d, in, carry, out, next, err, errlen);
 }
 
-/* diff(periods) as pandas' x - x.shift(periods): float64, missing where
- * either value is */
-static int gb_diff(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)
+/* diff and pct_change: y[row] from v[row] and v of the row `periods`
+ * before it in its group (after it: negative), NaN where there is none or
+ * either is NaN */
+static void gb_lag(const df_node_t *d, const gb_groups_t *G, const double *v, bool pct, double *y)
 {
-    if (fcol_alloc(o, FT_FLOAT64, G->n, 0, false)) return -1;
-    double *y = o->data;
     for (int64_t i = 0; i < G->n; i++)
         y[i] = NAN;
     for (int64_t g = 0; g < G->ng; g++) {
@@ -1219,43 +1218,32 @@ static int gb_diff(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fc
         int64_t m = G->start[g + 1] - G->start[g];
         for (int64_t q = 0; q < m; q++) {
             int64_t p = q - d->n;
-            if (p < 0 || p >= m || fcol_is_na(c, r[q]) || fcol_is_na(c, r[p])) continue;
-            y[r[q]] = dfa_num(c, r[q]) - dfa_num(c, r[p]);
+            if (p >= 0 && p < m) y[r[q]] = pct ? v[r[q]] / v[r[p]] - 1 : v[r[q]] - v[r[p]];
         }
     }
-    return 0;
 }
 
-/* pct_change(periods) as pandas 1.5's: the values filled within each group
- * (fill_method, limit), then filled / (filled `periods` rows before in the
- * group) - 1, float64; NaN where either is missing or the row is in no
- * group */
-static int gb_pct(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)
+/* diff(periods) as pandas' x - x.shift(periods), and pct_change(periods)
+ * as pandas 1.5's: the values filled within each group (fill_method,
+ * limit), then filled / (filled `periods` rows before) - 1; float64 */
+static int gb_diff(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)
 {
-    int64_t *src = dfa_alloc(G->n + 1, sizeof *src);
-    double *fv = dfa_alloc(G->n + 1, sizeof *fv);
-    if (!src || !fv || fcol_alloc(o, FT_FLOAT64, G->n, 0, false)) {
-        free(src);
-        free(fv);
-        return -1;
+    bool pct = d->pv_agg == DF3_TF_PCT_CHANGE;
+    int64_t *src = pct ? dfa_alloc(G->n + 1, sizeof *src) : NULL;
+    double *v = dfa_alloc(G->n + 1, sizeof *v);
+    int rc = -1;
+    if ((pct && !src) || !v || fcol_alloc(o, FT_FLOAT64, G->n, 0, false)) goto done;
+    if (pct) gb_src_rows(d->gb_fill, d->gb_limit, c, G, src);
+    for (int64_t i = 0; i < G->n; i++) {
+        int64_t s = pct ? (G->gid[i] >= 0 ? src[i] : -1) : i;
+        v[i] = s >= 0 && !fcol_is_na(c, s) ? dfa_num(c, s) : NAN;
     }
-    gb_src_rows(d->gb_fill, d->gb_limit, c, G, src);
-    for (int64_t i = 0; i < G->n; i++)
-        fv[i] = G->gid[i] >= 0 && src[i] >= 0 && !fcol_is_na(c, src[i]) ? dfa_num(c, src[i]) : NAN;
-    double *y = o->data;
-    for (int64_t i = 0; i < G->n; i++)
-        y[i] = NAN;
-    for (int64_t g = 0; g < G->ng; g++) {
-        const int64_t *r = G->grows + G->start[g];
-        int64_t m = G->start[g + 1] - G->start[g];
-        for (int64_t q = 0; q < m; q++) {
-            int64_t p = q - d->n;
-            if (p >= 0 && p < m) y[r[q]] = fv[r[q]] / fv[r[p]] - 1;
-        }
-    }
+    gb_lag(d, G, v, pct, o->data);
+    rc = 0;
+done:
     free(src);
-    free(fv);
-    return 0;
+    free(v);
+    return rc;
 }
 
 /* rank within each group, missing values and rows in no group NaN */
@@ -1305,10 +1293,8 @@ static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G
         if (src) {
             gb_src_rows(f, d->n, c, G, src);
             rc = dfa_take_col(c, src, G->n, false, o);
-        } else if (f == DF3_TF_DIFF) {
+        } else if (f == DF3_TF_DIFF || f == DF3_TF_PCT_CHANGE) {
             rc = gb_diff(d, c, G, o);
-        } else if (f == DF3_TF_PCT_CHANGE) {
-            rc = gb_pct(d, c, G, o);
         } else {
             rc = gb_rank(d, c, G, o);
         }

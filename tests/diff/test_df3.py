@@ -531,12 +531,22 @@ def groupby_kernels_exact(data, L, R, U):
     if why:
         return why
     for f in fs:
-        ref = getattr(B.groupby("k"), f)()["x"].values
-        g = np.array([np.nan if r[0] is None else r[0] for r in got["b_" + f]["data"]], float)
-        bad = ~((g == ref) | (np.isnan(g) & np.isnan(ref)))
-        if bad.any():
-            i = int(np.argmax(bad))
-            return "%s: %d values differ, row %d: %r vs pandas %r" % (f, bad.sum(), i, g[i], ref[i])
+        why = same_bits(got["b_" + f], getattr(B.groupby("k"), f)())
+        if why:
+            return "%s: %s" % (f, why)
+    return ""
+
+
+def same_bits(got, ref):
+    """got (a fetched frame) has ref's dtypes and every value to the bit
+    (null for NaN, "inf" and "-inf" for infinities)."""
+    if got["dtypes"] != {c: str(t) for c, t in ref.dtypes.items()}:
+        return "dtypes %r vs pandas %r" % (got["dtypes"], dict(ref.dtypes))
+    for j, c in enumerate(got["columns"]):
+        col = (float(r[j]) if r[j] in ("inf", "-inf") else r[j] for r in got["data"])
+        for q, (a, b) in enumerate(zip(col, ref[c])):
+            if not (a == b or (a is None and b != b)):
+                return "%s row %d: %r vs pandas %r" % (c, q, a, b)
     return ""
 
 
@@ -562,16 +572,9 @@ def groupby_transform_stats_exact(data, L, R, U):
     if why:
         return why
     for f in fs:
-        ref = B.groupby("k")[["x", "i"]].transform(f)
-        g = got["t_" + f]
-        if g["dtypes"] != {c: str(t) for c, t in ref.dtypes.items()}:
-            return "%s: dtypes %r vs pandas %r" % (f, g["dtypes"], dict(ref.dtypes))
-        for j, c in enumerate(g["columns"]):
-            col = [r[j] for r in g["data"]]
-            want = list(ref[c])
-            for q, (a, b) in enumerate(zip(col, want)):
-                if not (a == b or (a is None and b != b)):
-                    return "%s %s row %d: %r vs pandas %r" % (f, c, q, a, b)
+        why = same_bits(got["t_" + f], B.groupby("k")[["x", "i"]].transform(f))
+        if why:
+            return "%s: %s" % (f, why)
     return ""
 
 
