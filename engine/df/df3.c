@@ -1041,14 +1041,18 @@ done:
 static bool gb_backwards(const df_node_t *d)
 {
     int f = d->pv_agg;
-    return f == DF3_TF_BFILL || ((f == DF3_TF_SHIFT || f == DF3_TF_DIFF) && d->n < 0) ||
-           (f == DF3_TF_CUMCOUNT && !d->asc1);
+    bool lag = f == DF3_TF_SHIFT || f == DF3_TF_DIFF || f == DF3_TF_PCT_CHANGE;
+    return f == DF3_TF_BFILL || (lag && d->n < 0) || (f == DF3_TF_CUMCOUNT && !d->asc1) ||
+           (f == DF3_TF_PCT_CHANGE && d->n == 0 && d->gb_fill == DF3_TF_BFILL);
 }
 
 bool df3_gb_chunked(const df_node_t *d, bool *backwards)
 {
     int f = d->pv_agg;
     *backwards = gb_backwards(d);
+    /* pct_change: when its fill runs the way its periods look */
+    if (f == DF3_TF_PCT_CHANGE)
+        return d->gb_fill == 0 || (d->gb_fill == DF3_TF_BFILL) == *backwards;
     return df3_gb_scans(d) || f == DF3_TF_SHIFT || f == DF3_TF_DIFF || f == DF3_TF_FFILL ||
            f == DF3_TF_BFILL;
 }
@@ -1074,25 +1078,27 @@ static int tail_rows(const df_node_t *d, const frame_t *x, bool back, int64_t **
     if (dfa_group(&ks, n, skip, gid, &t)) goto done;
     cnt = dfa_alloc(t.ngroups + 1, sizeof *cnt);
     if (!cnt) goto done;
+    /* each group's nearest `win` rows: shift's and diff's |periods|, a
+     * fill's limit, pct_change's |periods| and its fill's limit; with
+     * `valid` (a fill without limit) also each column's nearest present
+     * value beyond them, which those rows and the next chunk's fill from */
     int f = d->pv_agg;
-    bool fill = f == DF3_TF_FFILL || f == DF3_TF_BFILL;
-    /* a fill without limit: each column's nearest present value; else a
-     * group's nearest |periods| (limit) rows */
-    int64_t want = fill ? d->n : d->n < 0 ? -d->n : d->n;
-    int nv = fill && d->n < 0 ? d->nsel : 1;
-    for (int v = 0; v < nv; v++) {
+    bool fill = f == DF3_TF_FFILL || f == DF3_TF_BFILL, pct = f == DF3_TF_PCT_CHANGE;
+    int64_t lag = fill ? 0 : d->n < 0 ? -d->n : d->n, limit = fill ? d->n : d->gb_limit;
+    bool filled = fill || (pct && d->gb_fill);
+    int64_t win = lag + (filled && limit > 0 ? limit : 0);
+    bool valid = filled && limit < 0;
+    for (int v = -1; v < (valid ? d->nsel : 0); v++) {
         memset(cnt, 0, sizeof *cnt * (size_t)t.ngroups);
         for (int64_t q = 0; q < n; q++) {
             int64_t i = back ? q : n - 1 - q, g = gid[i];
-            if (g < 0) continue;
-            if (fill && d->n < 0) {
-                if (!cnt[g] && !fcol_is_na(&x->cols[d->sel[v]], i)) {
-                    cnt[g] = 1;
-                    keep[i] = 1;
-                }
-            } else if (cnt[g] < want) {
+            if (g < 0 || cnt[g] > win) continue;
+            if (cnt[g] < win) { /* the window */
+                keep[i] |= v < 0;
                 cnt[g]++;
-                keep[i] = 1;
+            } else if (v >= 0 && !fcol_is_na(&x->cols[d->sel[v]], i)) {
+                keep[i] = 1; /* the column's nearest value beyond it */
+                cnt[g]++;
             }
         }
     }

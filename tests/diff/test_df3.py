@@ -424,7 +424,8 @@ KERNELS = (("cumsum", {}), ("cumprod", {}), ("cummin", {}), ("cummax", {}),
            ("rank", {"method": "first"}), ("rank", {"method": "min", "pct": True}),
            ("rank", {"method": "max", "ascending": False}), ("pct_change", {}),
            ("pct_change", {"periods": -2, "fill_method": "bfill", "limit": 1}),
-           ("pct_change", {"fill_method": None}))
+           ("pct_change", {"fill_method": None}), ("pct_change", {"periods": 3}),
+           ("pct_change", {"periods": 2, "limit": 1}), ("pct_change", {"fill_method": "bfill"}))
 
 
 def kernel_ref(L, by, f, kw, cols=None):
