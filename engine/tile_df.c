@@ -1327,7 +1327,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_CONCAT:
         if (n->df->axis1) return tile_multi(c, node, n->df->aligned);
         return tile_concat(c, node);
-    case OP_DF_GROUPBY_TRANSFORM:
+    case OP_DF_GROUPBY_TRANSFORM: {
         /* the kernels read rows before (after) a row in its group: each
          * group's running state, or the rows a chunk may read, carried from
          * chunk to chunk (df3_gb_chunked) */
@@ -1336,6 +1336,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
             return tile_gb_bcast(c, node);
         if (df3_gb_chunked(n->df, &back)) return tile_carry(c, node, back);
         return tile_whole(c, node);
+    }
     case OP_DF_GROUPBY_SIZE:
         return tile_gb_bcast(c, node);
     case OP_DF_GROUPBY_HEAD:
