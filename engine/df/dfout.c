@@ -294,17 +294,9 @@ static void cval(wr_t *w, const fcol_t *c, int64_t i, int digits)
         else
             snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)c->data)[i]);
         break;
-    case FT_FLOAT64: {
-        double v = ((const double *)c->data)[i];
-        if (isinf(v)) {
-            snprintf(b, sizeof b, "%s", v > 0 ? "inf" : "-inf");
-            break;
-        }
-        /* Python's repr: a ".0" on integral values */
-        int n = fp_json(b, sizeof b, v);
-        if (!strpbrk(b, ".en") && n < 40) strcat(b, ".0");
+    case FT_FLOAT64: /* Python's repr, as pandas' to_csv: 1000000000000000.0, 1e+16, inf */
+        fp_repr(b, sizeof b, ((const double *)c->data)[i]);
         break;
-    }
     case FT_BOOL:
         snprintf(b, sizeof b, "%s", ((const uint8_t *)c->data)[i] ? "True" : "False");
         break;

@@ -845,6 +845,36 @@ def to_csv(data, L, R, U):
     return ""
 
 
+@case
+def to_csv_floats(data, L, R, U):
+    """to_csv writes floats as Python's repr, as pandas does: fixed up to
+    1e16 (1000000000000000.0), shortest digits, inf, an empty field for
+    NaN."""
+    import subprocess
+    x = [1e15, 1e16, 2.5e15, 123456789012345.6, 1e-5, 1e-4, 0.1, 1 / 3, 5e-324, 1e22, -0.0,
+         float("nan"), float("inf"), 9007199254740993.0, 2.0 ** 60, 100.0]
+    D = pd.DataFrame({"x": x, "k": range(len(x))})
+    D.to_csv(os.path.join(data, "fl.csv"), index=False, float_format="%.17g")
+    D = pd.read_csv(os.path.join(data, "fl.csv"), float_precision="round_trip")
+    doc = {"version": 1, "nodes": [{"key": "df", "op": "dataframe.read_csv", "path": "fl.csv",
+                                    "chunk_bytes": 64}], "fetch": ["df"]}
+    out = tempfile.mkdtemp(prefix="df3_csvf_")
+    try:
+        p = subprocess.run([T.harness.mars_run_path(), "-", "-o", out, "--data-dir", data,
+                            "--csv"], input=json.dumps(doc).encode(), capture_output=True,
+                           timeout=300)
+        if p.returncode != 0:
+            return "exit %d: %s" % (p.returncode, p.stderr.decode()[:300])
+        with open(os.path.join(out, "df.csv")) as f:
+            text = f.read()
+        want = D.to_csv()
+        if text != want:
+            return "%r vs pandas %r" % (text[:400], want[:400])
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return ""
+
+
 def main():
     names = sys.argv[1:]
     data = tempfile.mkdtemp(prefix="df3_")
