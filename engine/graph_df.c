@@ -19,6 +19,7 @@
 #include "df/dates.h"
 #include "df/dfstr.h"
 #include "df/expr.h"
+#include "fpfmt.h"
 #include "graph_internal.h"
 #include "setops.h"
 #include "ufunc.h"
@@ -3871,11 +3872,9 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
             return XFAIL(n, "out of memory");
         return 0;
     }
-    /* quantile's Series is named after q (a number, written as one) */
+    /* quantile's Series is named after q (a number, written as one: Python's repr) */
     char qb[40];
-    int qn = snprintf(qb, sizeof qb, "%.15g", d->frac);
-    if (strtod(qb, NULL) != d->frac) qn = snprintf(qb, sizeof qb, "%.17g", d->frac);
-    if (!strpbrk(qb, ".e") && qn < 30) strcat(qb, ".0");
+    fp_repr(qb, sizeof qb, d->frac);
     bool qname = op == OP_DF_QUANTILE;
     if (alloc_cols(d, 1, 1) || label_index(d, s, d->sel, d->nsel) ||
         set_col(&d->cols[0], qname ? qb : NULL, qname, FT_FLOAT64))

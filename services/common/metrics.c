@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fpfmt.h"
+
 typedef enum { M_COUNTER, M_GAUGE, M_HISTOGRAM } mtype_t;
 
 struct metrics_series {
@@ -276,10 +278,7 @@ static void put_double(sbuf_t *b, double v)
         return;
     }
     char tmp[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (strtod(tmp, NULL) == v) break;
-    }
+    fp_json(tmp, sizeof tmp, v);
     sbuf_puts(b, tmp);
 }
 
