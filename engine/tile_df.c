@@ -487,8 +487,9 @@ static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
 
 /* groupby_transform's statistics and ngroup, groupby_size: every chunk
  * folded into the carry in order (the first chunk's edge, then a chain of
- * combines); then each chunk's rows read from the carry of them all, or
- * (size) one job makes the result of that carry alone */
+ * combines); for size and ngroup one job sorts that carry's groups; then
+ * each chunk's rows read from the carry of them all (size: that job's
+ * result is the op's) */
 static tgrid_t *tile_gb_bcast(tctx_t *c, int node)
 {
     const tgrid_t *A = in_grid(c, node, 0);
@@ -510,11 +511,16 @@ static tgrid_t *tile_gb_bcast(tctx_t *c, int node)
         tile__jin_direct(c, cj, 1, A->job[k]);
         carry = cj;
     }
-    if (size) {
+    const df_node_t *d = c->g->nodes[node].df;
+    if (size || d->pv_agg == DF3_TF_NGROUP) {
+        /* the groups sorted by key once (off[0] = 2: the carry alone):
+         * size's result, or ngroup's carry numbered */
         int32_t fj = bjob(c, pm, 1);
         if (fj < 0) return NULL;
         tile__jin_direct(c, fj, 0, carry);
-        return one_chunk(c, fj, c->g->nodes[node].df->nrows);
+        c->t->jobs[fj].off[0] = 2;
+        if (size) return one_chunk(c, fj, d->nrows);
+        carry = fj;
     }
     tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
     if (!G) return NULL;

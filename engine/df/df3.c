@@ -844,20 +844,12 @@ done:
     return rc;
 }
 
-/* ngroup: each row its group's number, the carry's keys sorted (every
- * group is in the carry) */
-static int ngroup_out(const df_node_t *d, const dfa_keys_t *cks, int64_t nc, const int64_t *gid,
+/* ngroup: each row its group's number, the group's place among the keys
+ * of every chunk (rank, from df3_gb_final: every group is in the carry) */
+static int ngroup_out(const df_node_t *d, int64_t nc, const int64_t *rank, const int64_t *gid,
                       int64_t n, bool orphans, fcol_t *o)
 {
-    int64_t *ord = dfa_alloc(nc + 1, sizeof *ord), *rank = dfa_alloc(nc + 1, sizeof *rank);
-    int rc = -1;
-    if (!ord || !rank) goto done;
-    for (int64_t q = 0; q < nc; q++)
-        ord[q] = q;
-    if (dfa_argsort(cks, NULL, ord, nc)) goto done;
-    for (int64_t q = 0; q < nc; q++)
-        rank[ord[q]] = q;
-    if (fcol_alloc(o, orphans ? FT_FLOAT64 : FT_INT64, n, 0, false)) goto done;
+    if (fcol_alloc(o, orphans ? FT_FLOAT64 : FT_INT64, n, 0, false)) return -1;
     for (int64_t i = 0; i < n; i++) {
         int64_t g = gid[i], v = g < 0 ? 0 : d->asc1 ? rank[g] : nc - 1 - rank[g];
         if (orphans)
@@ -865,11 +857,7 @@ static int ngroup_out(const df_node_t *d, const dfa_keys_t *cks, int64_t nc, con
         else
             ((int64_t *)o->data)[i] = v;
     }
-    rc = 0;
-done:
-    free(ord);
-    free(rank);
-    return rc;
+    return 0;
 }
 
 int df3_gb_scan(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
@@ -986,7 +974,7 @@ int df3_gb_scan(const df_node_t *d, op_t op, const frame_t *in, const frame_t *c
              * groups are known */
             for (int64_t i = 0; (next || !carry) && i < n; i++)
                 if (gid[i] >= 0) st.seen[gid[i]]++;
-            if (ngroup && out && ngroup_out(d, &cks, nc, gid, n, orphans, &out->cols[0]))
+            if (ngroup && out && ngroup_out(d, nc, st.i, gid, n, orphans, &out->cols[0]))
                 goto nomem;
             continue;
         }
@@ -1165,14 +1153,16 @@ done:
     return ret;
 }
 
-int df3_gb_size(const df_node_t *d, const frame_t *carry, frame_t *out, char *err, size_t errlen)
+int df3_gb_final(const df_node_t *d, op_t op, const frame_t *carry, frame_t *out, char *err,
+                 size_t errlen)
 {
     int nk = d->nkey;
     int64_t ng = carry->nrows;
+    bool size = op == OP_DF_GROUPBY_SIZE;
     memset(out, 0, sizeof *out);
     if (carry->ncols != nk + SC_NCOL)
-        return errmsg(err, errlen, "groupby size: a carry of %d columns, not %d", carry->ncols,
-                      nk + SC_NCOL);
+        return errmsg(err, errlen, "groupby %s: a carry of %d columns, not %d",
+                      size ? "size" : "ngroup", carry->ncols, nk + SC_NCOL);
     dfa_keys_t ks = {.nk = nk};
     for (int k = 0; k < nk; k++)
         ks.k[k] = &carry->cols[k];
@@ -1181,9 +1171,18 @@ int df3_gb_size(const df_node_t *d, const frame_t *carry, frame_t *out, char *er
     if (!ord) goto done;
     for (int64_t q = 0; q < ng; q++)
         ord[q] = q;
-    /* one row per group, sorted by key: its rows */
-    if (dfa_argsort(&ks, NULL, ord, ng) || frame_alloc(out, true, ng, 1, nk) ||
-        fcol_alloc(&out->cols[0], FT_INT64, ng, 0, false))
+    /* the groups sorted by key, once */
+    if (dfa_argsort(&ks, NULL, ord, ng)) goto done;
+    if (!size) {
+        /* ngroup: the carry, each group's place in key order in its i */
+        if (frame_slice(carry, 0, ng, out)) goto done;
+        for (int64_t q = 0; q < ng; q++)
+            ((int64_t *)out->cols[nk + SC_I].data)[ord[q]] = q;
+        rc = 0;
+        goto done;
+    }
+    /* size: one row per group, sorted by key, its rows */
+    if (frame_alloc(out, true, ng, 1, nk) || fcol_alloc(&out->cols[0], FT_INT64, ng, 0, false))
         goto done;
     for (int k = 0; k < nk; k++)
         if (dfa_take_col(&carry->cols[k], ord, ng, false, &out->idx[k]) ||
@@ -1197,7 +1196,8 @@ done:
     free(ord);
     if (rc) {
         frame_free(out);
-        return errmsg(err, errlen, "groupby size: out of memory over %lld groups", (long long)ng);
+        return errmsg(err, errlen, "groupby %s: out of memory over %lld groups",
+                      size ? "size" : "ngroup", (long long)ng);
     }
     return 0;
 }
@@ -1317,11 +1317,14 @@ int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
          * their sizes, or each row's group number */
         frame_t all = {0};
         memset(out, 0, sizeof *out);
+        frame_t ranked = {0};
         int rc = df3_gb_scan(d, op, in, NULL, NULL, &all, err, errlen);
         if (rc == 0)
-            rc = op == OP_DF_GROUPBY_SIZE ? df3_gb_size(d, &all, out, err, errlen)
-                                          : df3_gb_scan(d, op, in, &all, out, NULL, err, errlen);
+            rc = df3_gb_final(d, op, &all, op == OP_DF_GROUPBY_SIZE ? out : &ranked, err, errlen);
+        if (rc == 0 && op != OP_DF_GROUPBY_SIZE)
+            rc = df3_gb_scan(d, op, in, &ranked, out, NULL, err, errlen);
         frame_free(&all);
+        frame_free(&ranked);
         return rc;
     }
     if (op == OP_DF_GROUPBY_HEAD || op == OP_DF_GROUPBY_TAIL ||

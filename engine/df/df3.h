@@ -74,8 +74,9 @@ int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
  * cumcount and ngroup (df3_gb_scans), head, tail and size: the carry is
  * each group's running state (its keys, then per value column four state
  * columns; head, tail, size, cumcount, ngroup: rows). A statistic's and
- * ngroup's out read the carry of every chunk; size's result is
- * df3_gb_size of that carry (one row per group, sorted by key).
+ * ngroup's out read the carry of every chunk. df3_gb_final sorts that
+ * carry's groups by key once: size's result (one row per group), or for
+ * ngroup the carry with each group's place in key order.
  * df3_gb_carry: the same for every op and kernel that runs so, shift,
  * diff, ffill and bfill too (their carry: the input rows of the chunks
  * before that the next chunk may read).
@@ -85,7 +86,8 @@ int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
 bool df3_gb_scans(const df_node_t *d);
 int df3_gb_scan(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                 frame_t *next, char *err, size_t errlen);
-int df3_gb_size(const df_node_t *d, const frame_t *carry, frame_t *out, char *err, size_t errlen);
+int df3_gb_final(const df_node_t *d, op_t op, const frame_t *carry, frame_t *out, char *err,
+                 size_t errlen);
 bool df3_gb_chunked(const df_node_t *d, bool *backwards);
 int df3_gb_carry(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                  frame_t *next, char *err, size_t errlen);

@@ -2742,9 +2742,10 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             rc = df_to_datetime(d, &a, &f, err, errlen);
         else if (n->op == OP_DF_GROUPBY_TRANSFORM || n->op == OP_DF_GROUPBY_HEAD ||
                  n->op == OP_DF_GROUPBY_TAIL || n->op == OP_DF_GROUPBY_SIZE)
-            /* chunk by chunk (df3_gb_carry); size's last job reads the carry alone */
-            rc = j->param->dfk == DFJ_MAP && n->op == OP_DF_GROUPBY_SIZE
-                     ? df3_gb_size(d, &a, &f, err, errlen)
+            /* chunk by chunk (df3_gb_carry); size's and ngroup's job
+             * sorting the groups reads the carry alone (off[0] = 2) */
+            rc = j->param->dfk == DFJ_MAP && j->off[0] == 2
+                     ? df3_gb_final(d, n->op, &a, &f, err, errlen)
                  : j->param->dfk == DFJ_MAP
                      ? df3_gb_carry(d, n->op, &a, two ? &b : NULL, &f, NULL, err, errlen)
                  : j->param->dfk == DFJ_CARRY_EDGE
