@@ -684,7 +684,7 @@ static int agg_out(int f, const fcol_t *c, const int64_t *gid, int64_t n, bool o
             ((int64_t *)o->data)[i] = f == DF3_AGG_COUNT ? k : st.i[g];
             continue;
         }
-        double v = NAN;
+        double v;
         if (g < 0)
             v = NAN;
         else if (f == DF3_AGG_COUNT)
@@ -1119,11 +1119,8 @@ static int gb_tail(const df_node_t *d, const frame_t *in, const frame_t *carry, 
         const frame_t *pp[2] = {back ? in : carry, back ? carry : in};
         if (frame_concat(pp, 2, &cat))
             return errmsg(err, errlen,
-                          "groupby %s: the carried rows do not line up with the chunk's columns "
-                          "(or out of memory)",
-                          d->pv_agg == DF3_TF_SHIFT  ? "shift"
-                          : d->pv_agg == DF3_TF_DIFF ? "diff"
-                                                     : "fill");
+                          "groupby_transform: the carried rows do not line up with the chunk's "
+                          "columns (or out of memory)");
         x = &cat;
     }
     if (out) {
