@@ -2276,6 +2276,163 @@ static bool where_of(graph_t *g, const graph_node_t *n, int k, ftype_t t, bool *
     return true;
 }
 
+/* What a datetime or timedelta operand of an element-wise op is: its unit
+ * (FU_NS, FU_TD), or 0 for an int (1), float (2) or other (3) operand. */
+typedef struct {
+    int u, num;
+} tkind_t;
+
+static tkind_t time_kind(graph_t *g, const graph_node_t *n, int j, int k)
+{
+    const df_node_t *d = n->df;
+    if (n->in[j].node >= 0) {
+        const df_col_t *c = &in_df(g, n, j)->cols[k];
+        if (c->type == FT_INT64 && (c->unit == FU_NS || c->unit == FU_TD))
+            return (tkind_t){c->unit, 0};
+        return (tkind_t){0, c->type == FT_INT64 && !c->unit ? 1 : c->type == FT_FLOAT64 ? 2 : 3};
+    }
+    if (d->ew_lit_unit[j]) return (tkind_t){d->ew_lit_unit[j], 0};
+    if (n->in[j].str) return (tkind_t){0, 3};
+    return (tkind_t){0, n->in[j].sc.kind == SC_INT ? 1 : n->in[j].sc.kind == SC_FLOAT ? 2 : 3};
+}
+
+static const char *tkind_name(tkind_t t)
+{
+    return t.u == FU_NS    ? "datetime64[ns]"
+           : t.u == FU_TD  ? "timedelta64[ns]"
+           : t.num == 1    ? "int64"
+           : t.num == 2    ? "float64"
+                           : "object";
+}
+
+/* Column k of an element-wise op where a datetime or timedelta column
+ * meets another operand, as pandas 1.5: datetime - datetime and the
+ * timedeltas' sums, differences, products and quotients. Returns 1 when
+ * it typed the column (DF_EW_TIME, d->cols[k] its type and unit), 0 when
+ * no such column is involved or the op is not one of these (the
+ * integers then), -1 when pandas refuses it. */
+static int ew_time_type(graph_t *g, graph_node_t *n, df_node_t *d, int k, char *err,
+                        size_t errlen)
+{
+    tkind_t t[2] = {{0, 3}, {0, 3}};
+    bool col = false;
+    int ar = op_kind(n->op) == OPK_UNARY ? 1 : 2;
+    if (n->n_in < ar) return 0;
+    for (int j = 0; j < ar; j++) {
+        t[j] = time_kind(g, n, j, k);
+        col |= n->in[j].node >= 0 && t[j].u;
+    }
+    if (!col) return 0;
+    int NS = FU_NS, TD = FU_TD, a = t[0].u, b = ar > 1 ? t[1].u : 0;
+    bool bnum = ar > 1 && !b && (t[1].num == 1 || t[1].num == 2);
+    bool anum = !a && (t[0].num == 1 || t[0].num == 2);
+    int ot = FT_INT64, ou = -1;
+    switch (n->op) {
+    case OP_NEGATIVE:
+    case OP_ABS:
+        if (a == TD) ou = TD;
+        break;
+    case OP_EQUAL:
+    case OP_NOT_EQUAL:
+    case OP_LESS:
+    case OP_LESS_EQUAL:
+    case OP_GREATER:
+    case OP_GREATER_EQUAL:
+        if (a && a == b) ot = FT_BOOL, ou = 0;
+        break;
+    case OP_ADD:
+        ou = (a == NS && b == TD) || (a == TD && b == NS) ? NS : a == TD && b == TD ? TD : -1;
+        break;
+    case OP_SUBTRACT:
+        ou = a == NS && b == NS ? TD : a == NS && b == TD ? NS : a == TD && b == TD ? TD : -1;
+        break;
+    case OP_MULTIPLY:
+        ou = (a == TD && bnum) || (anum && b == TD) ? TD : -1;
+        break;
+    case OP_DIVIDE:
+        if (a == TD && b == TD) ot = FT_FLOAT64, ou = 0;
+        if (a == TD && bnum) ou = TD;
+        break;
+    case OP_FLOOR_DIVIDE:
+        if (a == TD && b == TD) ou = 0; /* int64; float64 in a chunk holding NaT */
+        if (a == TD && bnum) ou = TD;
+        break;
+    case OP_MOD:
+        if (a == TD && b == TD) ou = TD;
+        break;
+    default:
+        return 0; /* the other ops see the nanoseconds as integers */
+    }
+    if (ou < 0) {
+        char lb[128];
+        label_text(&d->cols[k], lb, sizeof lb);
+        if (ar == 1)
+            return XFAIL(n, "column %s: %s of %s is not defined (pandas raises TypeError)", lb,
+                         op_name(n->op), tkind_name(t[0]));
+        return XFAIL(n, "column %s: %s of %s and %s is not defined (pandas raises TypeError)", lb,
+                     op_name(n->op), tkind_name(t[0]), tkind_name(t[1]));
+    }
+    for (int j = 0; j < n->n_in; j++)
+        d->ew_col[k * n->n_in + j] = n->in[j].node < 0 ? -1 : k;
+    d->ew_dt[k] = DF_EW_TIME;
+    d->cols[k].type = (uint8_t)ot;
+    d->cols[k].unit = (uint8_t)ou;
+    return 1;
+}
+
+/* String literals beside a datetime or timedelta Series, as pandas reads a
+ * Timestamp or Timedelta: compared with the Series' own kind, added to or
+ * subtracted as a timedelta when they read as one, else as a date;
+ * divisors of a timedelta as timedeltas. Their nanoseconds become the
+ * literal (d->ew_lit_unit says which). */
+static int time_lits(graph_t *g, graph_node_t *n, df_node_t *d, bool cmp, char *err,
+                     size_t errlen)
+{
+    int su = FU_NONE;
+    for (int j = 0; j < n->n_in; j++)
+        if (n->in[j].node >= 0) {
+            const df_col_t *c = &in_df(g, n, j)->cols[0];
+            if (c->type == FT_INT64 && c->unit != FU_NONE && !su) su = c->unit;
+        }
+    bool arith = n->op == OP_ADD || n->op == OP_SUBTRACT || n->op == OP_DIVIDE ||
+                 n->op == OP_FLOOR_DIVIDE || n->op == OP_MOD;
+    if (!su || !(cmp || (arith && su != FU_DATE))) return 0;
+    for (int j = 0; j < n->n_in; j++) {
+        if (n->in[j].node >= 0 || !n->in[j].str) continue;
+        const char *str = n->in[j].str, *why;
+        size_t len = strlen(str);
+        int64_t ns;
+        int u;
+        if (cmp && su != FU_TD) {
+            if (date_parse(str, len, &ns, &why))
+                return XFAIL(n, "inputs[%d]: '%.60s' compared with a datetime Series %s", j, str,
+                             why);
+            u = FU_NS;
+        } else if (cmp) {
+            if (td_parse(str, len, &ns, &why))
+                return XFAIL(n, "inputs[%d]: '%.60s' compared with a timedelta Series %s", j,
+                             str, why);
+            u = FU_TD;
+        } else if (!td_parse(str, len, &ns, &why)) {
+            u = FU_TD;
+        } else if ((n->op == OP_ADD || n->op == OP_SUBTRACT) && !date_parse(str, len, &ns, &why)) {
+            u = FU_NS;
+        } else {
+            return XFAIL(n,
+                         "inputs[%d]: '%.60s' beside a %s Series is neither a timedelta (\"1 "
+                         "days 02:00:00\", \"2h30min\") nor %s",
+                         j, str, su == FU_TD ? "timedelta" : "datetime",
+                         n->op == OP_ADD || n->op == OP_SUBTRACT ? "a date (\"2024-03-01\")"
+                                                                 : "a number");
+        }
+        free(n->in[j].str);
+        n->in[j].str = NULL;
+        n->in[j].sc = (scalar_t){.kind = SC_INT, .i = ns};
+        d->ew_lit_unit[j] = (uint8_t)u;
+    }
+    return 0;
+}
+
 static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
 {
     int first = -1;
@@ -2343,24 +2500,14 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
     }
     bool cmp = n->op == OP_EQUAL || n->op == OP_NOT_EQUAL || n->op == OP_LESS ||
                n->op == OP_LESS_EQUAL || n->op == OP_GREATER || n->op == OP_GREATER_EQUAL;
-    if (cmp && !any_df && s->cols[0].type == FT_INT64 && s->cols[0].unit != FU_NONE) {
-        /* a datetime Series compared with a string: the date it names (as
-         * pandas), its nanoseconds a literal of the node from here on */
-        for (int j = 0; j < n->n_in; j++) {
-            if (n->in[j].node >= 0 || !n->in[j].str) continue;
-            int64_t ns;
-            const char *why;
-            if (date_parse(n->in[j].str, strlen(n->in[j].str), &ns, &why))
-                return XFAIL(n, "inputs[%d]: '%.60s' compared with a datetime Series %s", j,
-                             n->in[j].str, why);
-            free(n->in[j].str);
-            n->in[j].str = NULL;
-            n->in[j].sc = (scalar_t){.kind = SC_INT, .i = ns};
-        }
-    }
+    if (!any_df && time_lits(g, n, d, cmp, err, errlen)) return -1;
+    units_settle(n->op, d); /* the ops here give plain values but for ew_time_type's */
     for (int k = 0; k < s->ncols; k++) {
         dtype_t in_dt[3] = {DT_BOOL, DT_BOOL, DT_BOOL};
         int in_nd[3] = {0, 0, 0};
+        int tr = ew_time_type(g, n, d, k, err, errlen);
+        if (tr < 0) return -1;
+        if (tr > 0) continue;
         /* strings: compared with strings (columns or literals), giving bool */
         int nstr = 0, nother = 0;
         bool str_col = false; /* "nan" and "inf" literals are numbers unless strings meet */
@@ -2433,7 +2580,6 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
     d->nrows = s->nrows;
     d->rowsrc = s->rowsrc;
     set_frame_shape(n, any_df ? VK_DATAFRAME : VK_SERIES);
-    units_settle(n->op, d);
     return 0;
 }
 
@@ -2446,7 +2592,7 @@ static int schema_cols(json_t *a, df_col_t *out, int n)
         json_int_t tu = json_is_integer(ty) ? json_integer_value(ty) : -1;
         if (!json_is_array(e) || json_array_size(e) != 3 ||
             !(json_is_null(nm) || json_is_string(nm)) || !json_is_boolean(ii) || tu < 0 ||
-            (tu & 15) > FT_STRING || (tu >> 4) > FU_DATE || ((tu >> 4) && (tu & 15) != FT_INT64))
+            (tu & 15) > FT_STRING || (tu >> 4) > FU_LAST || ((tu >> 4) && (tu & 15) != FT_INT64))
             return -1;
         if (set_col(&out[k], json_is_string(nm) ? json_string_value(nm) : NULL, json_is_true(ii),
                     (int)(tu & 15)))
@@ -3703,11 +3849,19 @@ static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char
 {
     if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);
-    if (s->cols[0].type != FT_INT64 || s->cols[0].unit != FU_NS)
+    bool td = s->cols[0].type == FT_INT64 && s->cols[0].unit == FU_TD;
+    if (s->cols[0].type != FT_INT64 || (s->cols[0].unit != FU_NS && !td))
         return XFAIL(n,
                      "Can only use .dt accessor with datetimelike values (the Series is %s; "
-                     "read_csv's parse_dates makes datetime columns)",
+                     "read_csv's parse_dates makes datetime columns, their differences "
+                     "timedeltas)",
                      df_col_type_name(&s->cols[0]));
+    if (td != date_dt_of_td(n->op))
+        return XFAIL(n, "%s of a %s Series: %s", op_name(n->op), td ? "timedelta" : "datetime",
+                     td ? "a timedelta's fields are days, seconds, microseconds, nanoseconds "
+                          "and total_seconds (pandas raises AttributeError)"
+                        : "days, seconds, microseconds, nanoseconds and total_seconds are a "
+                          "timedelta's fields (pandas raises AttributeError)");
     if (n->op == OP_DF_DT_FLOOR || n->op == OP_DF_DT_CEIL || n->op == OP_DF_DT_ROUND) {
         json_t *f = json_object_get(obj, "freq");
         if (!json_is_string(f))

@@ -297,6 +297,11 @@
     X(DF_DT_IS_YEAR_START, "dataframe.dt.is_year_start", OPK_DF)                                   \
     X(DF_DT_IS_YEAR_END, "dataframe.dt.is_year_end", OPK_DF)                                       \
     X(DF_DT_IS_LEAP_YEAR, "dataframe.dt.is_leap_year", OPK_DF)                                     \
+    X(DF_DT_DAYS, "dataframe.dt.days", OPK_DF)                                                     \
+    X(DF_DT_SECONDS, "dataframe.dt.seconds", OPK_DF)                                               \
+    X(DF_DT_MICROSECONDS, "dataframe.dt.microseconds", OPK_DF)                                     \
+    X(DF_DT_NANOSECONDS, "dataframe.dt.nanoseconds", OPK_DF)                                       \
+    X(DF_DT_TOTAL_SECONDS, "dataframe.dt.total_seconds", OPK_DF)                                   \
     X(DF_DT_DATE, "dataframe.dt.date", OPK_DF)                                                     \
     X(DF_IDXMAX, "dataframe.idxmax", OPK_DF)                                                       \
     X(DF_IDXMIN, "dataframe.idxmin", OPK_DF)                                                       \

@@ -125,8 +125,30 @@ int date_parse(const char *s, size_t n, int64_t *ns, const char **why)
     return 0;
 }
 
+/* pandas' str(Timedelta) ("long"): the days (floor) and what is left of
+ * the day, a fraction of 6 digits when there are micro- or milliseconds,
+ * 9 with nanoseconds; a negative value writes " +" before the time
+ * ("-1 days +23:00:00"). even_days: "N days" (to_csv's form of a column
+ * of whole days). */
+int td_format(int64_t ns, bool even_days, char *buf, size_t len)
+{
+    int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY;
+    if (even_days) return snprintf(buf, len, "%lld days", (long long)days);
+    int64_t secs = rest / 1000000000, frac = rest % 1000000000;
+    int w = snprintf(buf, len, "%lld days%s%02d:%02d:%02d", (long long)days, ns < 0 ? " +" : " ",
+                     (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
+    if (frac && w > 0 && (size_t)w < len) {
+        if (frac % 1000)
+            w += snprintf(buf + w, len - (size_t)w, ".%09lld", (long long)frac);
+        else
+            w += snprintf(buf + w, len - (size_t)w, ".%06lld", (long long)(frac / 1000));
+    }
+    return w;
+}
+
 int date_format(int64_t ns, int unit, char sep, int digits, char *buf, size_t len)
 {
+    if (unit == FU_TD) return td_format(ns, digits == -1, buf, len);
     int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY, y;
     int m, d;
     date_civil_from_days(days, &y, &m, &d);
@@ -184,7 +206,10 @@ int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, cha
 
 const char *date_type_name(int unit)
 {
-    return unit == FU_NS ? "datetime64[ns]" : unit == FU_DATE ? "object" : NULL;
+    return unit == FU_NS     ? "datetime64[ns]"
+           : unit == FU_DATE ? "object"
+           : unit == FU_TD   ? "timedelta64[ns]"
+                             : NULL;
 }
 
 /* The day of the week of a day since the epoch, Monday 0 to Sunday 6
@@ -235,6 +260,9 @@ void date_dt_type(op_t op, ftype_t *type, int *unit)
     *unit = FU_NONE;
     *type = FT_INT64;
     switch (op) {
+    case OP_DF_DT_TOTAL_SECONDS:
+        *type = FT_FLOAT64;
+        break;
     case OP_DF_DT_DATE:
         *unit = FU_DATE;
         break;
@@ -263,7 +291,9 @@ void date_dt_type(op_t op, ftype_t *type, int *unit)
     }
 }
 
-int date_parse_freq(const char *s, int64_t *ns, char *why, size_t len)
+/* The sum of s's [digits[.digits]]unit parts in nanoseconds (to_offset's
+ * fixed units), at most INT64_MAX: 0, or -1 with why set. */
+static int span_sum(const char *s, int64_t *ns, char *why, size_t len)
 {
     static const struct {
         const char *name;
@@ -347,15 +377,106 @@ int date_parse_freq(const char *s, int64_t *ns, char *why, size_t len)
             return -1;
         }
     }
-    if (total <= 0) {
-        snprintf(why, len, "'%.64s' is a frequency of zero (pandas divides by it)", s);
-        return -1;
-    }
     *ns = (int64_t)total;
     return 0;
 invalid:
     snprintf(why, len, "Invalid frequency: '%.64s'", s);
     return -1;
+}
+
+int date_parse_freq(const char *s, int64_t *ns, char *why, size_t len)
+{
+    if (span_sum(s, ns, why, len)) return -1;
+    if (*ns <= 0) {
+        snprintf(why, len, "'%.64s' is a frequency of zero (pandas divides by it)", s);
+        return -1;
+    }
+    return 0;
+}
+
+int td_parse(const char *s, size_t n, int64_t *ns, const char **why)
+{
+    char b[80], msg[160];
+    *why = "is not a timedelta (pandas' forms: \"1 days 02:00:00\", \"-1 days +23:00:00\", "
+           "\"02:30:00\", \"1D\", \"2h30min\")";
+    while (n && s[0] == ' ')
+        s++, n--;
+    while (n && s[n - 1] == ' ')
+        n--;
+    if (n == 0 || n >= sizeof b) return -1;
+    memcpy(b, s, n);
+    b[n] = 0;
+    size_t i = 0;
+    int sign = 1;
+    if (b[i] == '-' || b[i] == '+') sign = b[i++] == '-' ? -1 : 1;
+    while (b[i] == ' ')
+        i++;
+    if (!strchr(b, ':') && !strstr(b, "day")) {
+        /* units: "1D", "2h30min", "1.5h" */
+        int64_t v;
+        if (span_sum(b + i, &v, msg, sizeof msg)) return -1;
+        *ns = sign * v;
+        return 0;
+    }
+    /* as pandas: a leading sign takes the days, the time after them is
+     * added ("-1 days +23:00:00", "-2 days 01:00:00"); without days it
+     * takes the time */
+    __int128 days = 0, t = 0;
+    int tsign = sign;
+    size_t a = i;
+    while (b[i] >= '0' && b[i] <= '9' && i - a < 7)
+        days = days * 10 + (b[i++] - '0');
+    size_t sp = i;
+    while (b[sp] == ' ')
+        sp++;
+    if (i > a && !strncmp(b + sp, "day", 3)) {
+        i = sp + 3;
+        if (b[i] == 's') i++;
+        if (b[i] == ',') i++;
+        while (b[i] == ' ')
+            i++;
+        if (b[i] == '+') i++;
+        tsign = 1;
+        a = i;
+    } else if (b[i] == ':') {
+        days = 0;
+        i = a;
+    } else {
+        return -1;
+    }
+    if (b[i]) { /* [H]H:MM:SS[.fraction] */
+        int h = 0, m = 0, sec = 0, nd = 0;
+        int64_t frac = 0;
+        size_t h0 = i;
+        while (b[i] >= '0' && b[i] <= '9' && i - h0 < 2)
+            h = h * 10 + (b[i++] - '0');
+        if (i == h0 || b[i] != ':' || !(b[i + 1] >= '0' && b[i + 1] <= '9') ||
+            !(b[i + 2] >= '0' && b[i + 2] <= '9') || b[i + 3] != ':' ||
+            !(b[i + 4] >= '0' && b[i + 4] <= '9') || !(b[i + 5] >= '0' && b[i + 5] <= '9'))
+            return -1;
+        m = (b[i + 1] - '0') * 10 + (b[i + 2] - '0');
+        sec = (b[i + 4] - '0') * 10 + (b[i + 5] - '0');
+        i += 6;
+        if (b[i] == '.') {
+            i++;
+            while (b[i] >= '0' && b[i] <= '9' && nd < 9) {
+                frac = frac * 10 + (b[i++] - '0');
+                nd++;
+            }
+            if (nd == 0) return -1;
+            for (int k = nd; k < 9; k++)
+                frac *= 10;
+        }
+        if (b[i] || m > 59 || sec > 59) return -1;
+        t = ((__int128)h * 3600 + m * 60 + sec) * 1000000000 + frac;
+    }
+    __int128 v = sign * days * DATE_NS_PER_DAY + tsign * t;
+    if (v <= INT64_MIN || v > INT64_MAX) {
+        *why = "is out of the range of timedelta64[ns] (about 106751 days either way)";
+        return -1;
+    }
+    *ns = (int64_t)v;
+    return 0;
 }
 
 /* floor, ceil and round (pandas 1.5's round_nsint64: half to even, and for
@@ -837,6 +958,28 @@ fail:
     return errmsg(err, errlen, "to_datetime: out of memory");
 }
 
+bool date_dt_of_td(op_t op)
+{
+    return op >= OP_DF_DT_DAYS && op <= OP_DF_DT_TOTAL_SECONDS;
+}
+
+/* A timedelta's components as pandas' (the days floored, the rest in
+ * [0, 1 day)), of a value that is not NaT. */
+static int64_t td_field(op_t op, int64_t ns)
+{
+    int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY;
+    switch (op) {
+    case OP_DF_DT_DAYS:
+        return days;
+    case OP_DF_DT_SECONDS:
+        return rest / 1000000000;
+    case OP_DF_DT_MICROSECONDS:
+        return rest % 1000000000 / 1000;
+    default: /* OP_DF_DT_NANOSECONDS */
+        return rest % 1000;
+    }
+}
+
 int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
               size_t errlen)
 {
@@ -848,7 +991,7 @@ int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char
     ftype_t ty;
     int unit;
     date_dt_type(op, &ty, &unit);
-    if (ty != FT_INT64 || unit == FU_NS) {
+    if (!date_dt_of_td(op) && (ty != FT_INT64 || unit == FU_NS)) {
         if (df_out_like(d, in, out)) goto fail;
         fcol_t *o = &out->cols[0];
         if (ty == FT_STRING) {
@@ -882,11 +1025,22 @@ int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char
     bool any_nat = false;
     for (int64_t i = 0; i < n && !any_nat; i++)
         any_nat = v[i] == DATE_NAT;
-    bool as_float = any_nat && op != OP_DF_DT_DATE;
+    bool as_float = (any_nat && op != OP_DF_DT_DATE) || op == OP_DF_DT_TOTAL_SECONDS;
     if (df_out_like(d, in, out)) goto fail;
     fcol_t *o = &out->cols[0];
     if (fcol_alloc(o, as_float ? FT_FLOAT64 : FT_INT64, n, 0, false)) goto fail;
     if (op == OP_DF_DT_DATE) o->unit = FU_DATE;
+    if (date_dt_of_td(op)) {
+        for (int64_t i = 0; i < n; i++) {
+            if (op == OP_DF_DT_TOTAL_SECONDS) /* pandas: the nanoseconds / 1e9 */
+                ((double *)o->data)[i] = v[i] == DATE_NAT ? NAN : (double)v[i] / 1e9;
+            else if (as_float)
+                ((double *)o->data)[i] = v[i] == DATE_NAT ? NAN : (double)td_field(op, v[i]);
+            else
+                ((int64_t *)o->data)[i] = td_field(op, v[i]);
+        }
+        return 0;
+    }
     for (int64_t i = 0; i < n; i++) {
         if (as_float)
             ((double *)o->data)[i] = v[i] == DATE_NAT ? NAN : (double)field(op, v[i]);

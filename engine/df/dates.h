@@ -1,4 +1,5 @@
-/* dates.h: datetime64[ns] columns (frame.h's FU_NS and FU_DATE units).
+/* dates.h: datetime64[ns] and timedelta64[ns] columns (frame.h's FU_NS,
+ * FU_DATE and FU_TD units).
  *
  * A datetime is an INT64 column of nanoseconds since 1970-01-01T00:00:00,
  * naive (no time zone), as numpy's datetime64[ns]; INT64_MIN is NaT.
@@ -41,6 +42,16 @@ int date_parse(const char *s, size_t n, int64_t *ns, const char **why);
  * needs, date_frac_digits). Returns the length written (buf of at least 40
  * bytes). */
 int date_format(int64_t ns, int unit, char sep, int digits, char *buf, size_t len);
+/* pandas' str of a timedelta of ns nanoseconds ("1 days 02:00:00",
+ * "-1 days +23:59:59.500000"), or with even_days "1 days" (to_csv's form
+ * of a column whose values are all whole days). Returns the length
+ * written (buf of at least 40 bytes). date_format with unit FU_TD calls
+ * it (digits -1: even_days). */
+int td_format(int64_t ns, bool even_days, char *buf, size_t len);
+/* A timedelta literal in pandas' forms ("1 days 02:00:00", "-1 days
+ * +23:00:00", "1 day", "02:30:00.5", "1D", "2h30min", "-1.5h") into *ns.
+ * Returns 0, or -1 with why set (a static string). */
+int td_parse(const char *s, size_t n, int64_t *ns, const char **why);
 /* The fraction digits ns needs: 0, or 3, 6, 9 (ms, us, ns, as pandas). */
 int date_frac_digits(int64_t ns);
 
@@ -71,6 +82,10 @@ int df_to_datetime(const df_node_t *d, const frame_t *in, frame_t *out, char *er
  * (missing for NaT); the is_* fields bools (false for NaT). */
 int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
               size_t errlen);
+/* Whether dt accessor op is a timedelta's (days, seconds, microseconds,
+ * nanoseconds, total_seconds: ints, float64 with NaN in a chunk holding
+ * NaT, total_seconds always float64); the others are a datetime's. */
+bool date_dt_of_td(op_t op);
 /* The type and unit of dt accessor op's column, as validated (the fields
  * int64 here, float64 in a chunk holding NaT). */
 void date_dt_type(op_t op, ftype_t *type, int *unit);

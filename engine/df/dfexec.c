@@ -486,6 +486,179 @@ static int ew_strwhere(const graph_node_t *n, const df_node_t *d, const frame_t 
     return 0;
 }
 
+/* One operand of ew_time at row i: a datetime or timedelta (its int64,
+ * NaT missing) or a number (int64, or float64 whose NaN is missing). */
+typedef struct {
+    const fcol_t *c;
+    scalar_t sc;
+    bool time;
+} topd_t;
+
+static bool topd_get(const topd_t *o, int64_t i, int64_t *iv, double *fv, bool *isf)
+{
+    if (o->c) {
+        if (o->c->type == FT_FLOAT64) {
+            *fv = ((const double *)o->c->data)[i];
+            *isf = true;
+            return *fv == *fv;
+        }
+        *iv = ((const int64_t *)o->c->data)[i];
+        *isf = false;
+        return !(o->time && *iv == DATE_NAT);
+    }
+    *isf = o->sc.kind == SC_FLOAT;
+    if (*isf) {
+        *fv = o->sc.f;
+        return *fv == *fv;
+    }
+    *iv = o->sc.kind == SC_INT ? o->sc.i : o->sc.b;
+    return true;
+}
+
+/* A float product or quotient as a timedelta: truncated, NaT where it is
+ * NaN or past int64 (numpy's cast, which pandas' timedelta arithmetic
+ * calls). */
+static int64_t td_of_double(double r)
+{
+    if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0)) return DATE_NAT;
+    return (int64_t)r;
+}
+
+static int64_t floor_div64(int64_t a, int64_t b)
+{
+    if (b == 0) return 0; /* numpy's integer floor division by zero */
+    if (b == -1) return a == INT64_MIN ? INT64_MIN : -a;
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+
+/* Column k of an element-wise op of datetimes and timedeltas (graph_df.c's
+ * ew_time_type chose the output: d->cols[k]): pandas 1.5's results, NaT
+ * (NaN in a float result) where an operand is missing, and comparisons
+ * false there (not_equal true). A sum or difference past int64 fails the
+ * job as pandas' OverflowError; so does an int64 product (numpy wraps
+ * it). Returns 0, or -1 with err set. */
+static int ew_time(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
+                   int64_t rows, fcol_t *out, char *err, size_t errlen)
+{
+    topd_t o[2];
+    int ar = op_kind(n->op) == OPK_UNARY ? 1 : 2;
+    for (int j = 0, q = 0; j < ar; j++) {
+        memset(&o[j], 0, sizeof o[j]);
+        if (n->in[j].node >= 0) {
+            o[j].c = &v[q++].cols[d->ew_col[k * n->n_in + j]];
+            o[j].time = o[j].c->type == FT_INT64 && o[j].c->unit != FU_NONE;
+        } else {
+            o[j].sc = n->in[j].sc;
+            o[j].time = d->ew_lit_unit[j] != FU_NONE;
+        }
+    }
+    ftype_t ot = (ftype_t)d->cols[k].type;
+    bool any_nat = false;
+    if (ot == FT_INT64 && !d->cols[k].unit) /* a floor division: float64 where NaT meets it */
+        for (int64_t i = 0; i < rows && !any_nat; i++)
+            for (int j = 0; j < ar; j++) {
+                int64_t iv;
+                double fv;
+                bool isf;
+                any_nat |= !topd_get(&o[j], i, &iv, &fv, &isf);
+            }
+    if (any_nat) ot = FT_FLOAT64;
+    if (fcol_alloc(out, ot, rows, 0, false)) return oom(err, errlen);
+    out->unit = ot == FT_INT64 ? d->cols[k].unit : FU_NONE;
+    int64_t *oi = out->data;
+    double *of = out->data;
+    uint8_t *ob = out->data;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t a = 0, b = 0, r = 0;
+        double af = 0, bf = 0;
+        bool aflt = false, bflt = false;
+        bool ok = topd_get(&o[0], i, &a, &af, &aflt);
+        if (ar > 1) ok &= topd_get(&o[1], i, &b, &bf, &bflt);
+        if (ot == FT_BOOL) {
+            bool t = false;
+            if (ok) switch (n->op) {
+                case OP_EQUAL: t = a == b; break;
+                case OP_NOT_EQUAL: t = a != b; break;
+                case OP_LESS: t = a < b; break;
+                case OP_LESS_EQUAL: t = a <= b; break;
+                case OP_GREATER: t = a > b; break;
+                default: t = a >= b; break;
+                }
+            else
+                t = n->op == OP_NOT_EQUAL;
+            ob[i] = t;
+            continue;
+        }
+        if (!ok) {
+            if (ot == FT_FLOAT64)
+                of[i] = NAN;
+            else
+                oi[i] = DATE_NAT;
+            continue;
+        }
+        bool over = false;
+        switch (n->op) {
+        case OP_NEGATIVE:
+            r = -a;
+            break;
+        case OP_ABS:
+            r = a < 0 ? -a : a;
+            break;
+        case OP_ADD:
+            over = __builtin_add_overflow(a, b, &r) || r == DATE_NAT;
+            break;
+        case OP_SUBTRACT:
+            over = __builtin_sub_overflow(a, b, &r) || r == DATE_NAT;
+            break;
+        case OP_MULTIPLY: { /* a timedelta and a number, either way round */
+            bool ta = o[0].time;
+            int64_t t = ta ? a : b, ni = ta ? b : a;
+            double nf = ta ? bf : af;
+            if (ta ? bflt : aflt)
+                r = td_of_double((double)t * nf);
+            else
+                over = __builtin_mul_overflow(t, ni, &r) || r == DATE_NAT;
+            break;
+        }
+        case OP_DIVIDE:
+        case OP_FLOOR_DIVIDE:
+            if (o[1].time && n->op == OP_DIVIDE) {
+                of[i] = (double)a / (double)b;
+                continue;
+            }
+            if (o[1].time) {
+                r = floor_div64(a, b);
+                if (ot == FT_FLOAT64) {
+                    of[i] = (double)r;
+                    continue;
+                }
+            } else if (bflt) { /* by a number: truncated, as numpy's cast */
+                r = td_of_double((double)a / bf);
+            } else {
+                r = b == 0 ? DATE_NAT : a / b;
+            }
+            break;
+        default: /* OP_MOD of timedeltas: a - (a // b) * b, as pandas */
+            r = a - floor_div64(a, b) * b;
+            break;
+        }
+        if (over)
+            return errmsg(err, errlen,
+                          "node \"%s\" (%s): Overflow in int64 %s at row %lld of the chunk "
+                          "(the result is past timedelta64[ns]'s or datetime64[ns]'s range; "
+                          "pandas raises OverflowError)",
+                          n->key, op_name(n->op),
+                          n->op == OP_MULTIPLY ? "multiplication"
+                          : n->op == OP_ADD    ? "addition"
+                                               : "subtraction",
+                          (long long)i);
+        oi[i] = r;
+    }
+    return 0;
+}
+
 static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t *f, char *err,
                   size_t errlen)
 {
@@ -513,6 +686,10 @@ static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t 
                 oom(err, errlen);
                 goto done;
             }
+            continue;
+        }
+        if (d->ew_dt[k] == DF_EW_TIME) {
+            if (ew_time(n, d, v, k, rows, &f->cols[k], err, errlen)) goto done;
             continue;
         }
         if (d->ew_dt[k] == DF_EW_STRCMP) {
@@ -1032,7 +1209,21 @@ static int run_red_map(const tile_t *t, const job_t *j, const dfx_in_t *in, void
             part_f(&p[k], r, c->data, c->n, 1);
         } else if (c->type == FT_INT64) {
             part_init(&p[k], 1);
-            part_i(&p[k], r, c->data, c->n, 1);
+            const int64_t *x = c->data;
+            int64_t m = c->n, *kept = NULL;
+            if (c->unit != FU_NONE) { /* datetimes and timedeltas: NaT skipped */
+                kept = malloc(sizeof *kept * (size_t)(c->n ? c->n : 1));
+                if (!kept) {
+                    frame_free(&f);
+                    return oom(err, errlen);
+                }
+                m = 0;
+                for (int64_t i = 0; i < c->n; i++)
+                    if (x[i] != DATE_NAT) kept[m++] = x[i];
+                x = kept;
+            }
+            part_i(&p[k], r, x, m, 1);
+            free(kept);
         } else if (c->type == FT_BOOL) {
             part_init(&p[k], 2);
             part_b(&p[k], c->data, c->valid, c->n, 1);

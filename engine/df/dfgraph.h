@@ -22,13 +22,16 @@ typedef struct {
     char *name;   /* NULL: unnamed (a Series without a name) */
     bool is_int;  /* an integer label (from_tensor's default names) */
     uint8_t type; /* ftype_t */
-    uint8_t unit; /* INT64: frame.h's FU_* (datetimes, dates) */
+    uint8_t unit; /* INT64: frame.h's FU_* (datetimes, dates, timedeltas) */
 } df_col_t;
 
 /* ew_dt of a column compared as strings (with strings or string literals). */
 #define DF_EW_STRCMP 0xff
 #define DF_EW_STRWHERE 0xfe  /* where of strings: cond ? a : b, a and b strings or NaN */
 #define DF_EW_BOOLWHERE 0xfd /* where of bools with NaN: bools with missing values */
+/* arithmetic and comparisons of datetimes and timedeltas (dfexec.c's
+ * ew_time): the output column's type and unit say what it gives */
+#define DF_EW_TIME 0xfc
 
 /* Reduction ops (dataframe.sum ...): the statistic kept per column. */
 typedef enum {
@@ -104,6 +107,9 @@ typedef struct df_node {
     int *ew_col;    /* ncols * n_in */
     uint8_t *ew_dt; /* ncols: compute dtype, or DF_EW_STRCMP (DF_EW_STRWHERE): a
                      * comparison (where) of strings */
+    uint8_t ew_lit_unit[3]; /* per input: FU_NS or FU_TD where a string literal was
+                             * read as a datetime or timedelta (its nanoseconds in
+                             * the input's sc), else FU_NONE */
     /* to_tensor: the tensor's dtype */
     dtype_t tdt;
     bool held; /* the value is a tensor held as a frame blob (to_tensor): fetch only */

@@ -268,9 +268,18 @@ static void cfield(wr_t *w, const char *s, size_t n)
 /* to_csv writes a datetime column whose values are all at midnight as
  * dates, else every value with the fraction digits the column needs
  * (pandas decides over the whole column; here over the frame): -1 for
- * dates, else 0, 3, 6 or 9 */
+ * dates, else 0, 3, 6 or 9; a timedelta column -1 or -2 */
 static int col_digits(const fcol_t *c)
 {
+    if (c->type == FT_INT64 && c->unit == FU_TD) {
+        /* timedeltas: "N days" when every one is whole days, else each
+         * one's str (pandas' get_format_timedelta64) */
+        for (int64_t i = 0; i < c->n; i++) {
+            int64_t v = ((const int64_t *)c->data)[i];
+            if (v != DATE_NAT && v % DATE_NS_PER_DAY != 0) return -2;
+        }
+        return -1;
+    }
     if (c->type != FT_INT64 || c->unit != FU_NS) return 0;
     int nd = -1;
     for (int64_t i = 0; i < c->n; i++) {

@@ -258,7 +258,7 @@ static int view_col(cur_t *cu, int64_t nrows, fcol_t *c, flabel_t *l, char *err,
     memcpy(&ll, d + 4, 4);
     memcpy(&nb, d + 8, 8);
     uint8_t ty = d[0] & 15, unit = d[0] >> 4;
-    if (ty > FT_STRING || unit > FU_DATE || (unit && ty != FT_INT64) || d[1] > 1 || d[2] > 1 ||
+    if (ty > FT_STRING || unit > FU_LAST || (unit && ty != FT_INT64) || d[1] > 1 || d[2] > 1 ||
         d[3] > 1)
         return errmsg(err, errlen, "frame blob: bad column descriptor");
     memset(c, 0, sizeof *c);

@@ -27,11 +27,14 @@ typedef enum { FT_INT64 = 0, FT_FLOAT64, FT_BOOL, FT_STRING } ftype_t; /* = csv_
 
 /* What an INT64 column's integers mean (fcol_t.unit, df_col_t.unit):
  * plain integers, pandas' datetime64[ns] (nanoseconds since 1970-01-01,
- * naive, INT64_MIN is NaT), or the dates of dt.date (the same nanoseconds,
- * at midnight, written as dates: pandas' object column of datetime.date).
- * Every op treats such a column as the integers it holds; only readers,
- * writers and the dt accessor look at the unit (engine/df/dates.h). */
-enum { FU_NONE = 0, FU_NS = 1, FU_DATE = 2 };
+ * naive, INT64_MIN is NaT), the dates of dt.date (the same nanoseconds,
+ * at midnight, written as dates: pandas' object column of datetime.date),
+ * or pandas' timedelta64[ns] (a duration in nanoseconds, INT64_MIN NaT).
+ * Ops that move values treat such a column as the integers it holds;
+ * readers, writers, the dt accessor and the element-wise arithmetic of
+ * datetimes and timedeltas look at the unit (engine/df/dates.h). */
+enum { FU_NONE = 0, FU_NS = 1, FU_DATE = 2, FU_TD = 3 };
+#define FU_LAST FU_TD
 
 typedef struct {
     uint8_t type;     /* ftype_t */

@@ -110,6 +110,8 @@ def run(nodes, fetch, data, csv=False):
 def column(vals, dtype, name=None, index=None):
     if dtype == "datetime64[ns]":
         return pd.Series(pd.to_datetime(vals), index=index, name=name)
+    if dtype == "timedelta64[ns]":
+        return pd.Series(pd.to_timedelta(vals), index=index, name=name)
     if dtype == "float64":
         vals = [np.nan if v is None else v for v in vals]
     return pd.Series(vals, index=index, name=name, dtype=dtype)
@@ -127,6 +129,8 @@ def index_of(doc):
     for k, lv in enumerate(levels):
         if dts and dts[k] == "datetime64[ns]":
             out.append(pd.DatetimeIndex(pd.to_datetime(lv), name=names[k]))
+        elif dts and dts[k] == "timedelta64[ns]":
+            out.append(pd.TimedeltaIndex(pd.to_timedelta(lv), name=names[k]))
         else:
             out.append(pd.Index(lv, name=names[k]))
     if len(out) == 1:

@@ -620,7 +620,9 @@ class Series(_Frame):
     def dt(self):
         """pandas' dt accessor of a datetime64[ns] Series (read_csv's
         parse_dates): year, month, day, hour, minute, second, dayofweek,
-        dayofyear, quarter, date."""
+        dayofyear, quarter, date ...; of a timedelta64[ns] Series (a
+        difference of datetimes): days, seconds, microseconds, nanoseconds,
+        total_seconds()."""
         return _Dt(self)
 
     @property
@@ -865,6 +867,18 @@ class _Dt:
         """Series.dt.strftime(date_format): strings as Python's strftime"""
         return _make("dataframe.dt.strftime", [self._s], {"date_format": date_format},
                      "series")
+
+    # a timedelta Series' fields (its difference of datetimes)
+    _td = ("days", "seconds", "microseconds", "nanoseconds")
+
+    def __getattr__(self, name):
+        if name in _Dt._td:
+            return _make("dataframe.dt." + name, [self._s], None, "series")
+        raise AttributeError("dt has no attribute %r" % name)
+
+    def total_seconds(self):
+        """Series.dt.total_seconds() of a timedelta Series: float64"""
+        return _make("dataframe.dt.total_seconds", [self._s], None, "series")
 
 
 class GroupBy:
@@ -1140,6 +1154,9 @@ def _values(v, dtype):
     if dtype == "datetime64[ns]":
         import pandas as pd
         return pd.to_datetime(v)
+    if dtype == "timedelta64[ns]":
+        import pandas as pd
+        return pd.to_timedelta(v)
     if dtype in ("float64", "float32"):
         return [float(x) if isinstance(x, str) else (np.nan if x is None else x) for x in v]
     return v
@@ -1150,12 +1167,15 @@ def _index(ix, names, dtypes=None):
     if ix and isinstance(ix[0], list):
         if dtypes:  # levels of datetimes: index_dtypes
             levels = [[r[k] for r in ix] for k in range(len(dtypes))]
-            levels = [pd.to_datetime(lv) if dt == "datetime64[ns]" else lv
+            levels = [pd.to_datetime(lv) if dt == "datetime64[ns]" else
+                      pd.to_timedelta(lv) if dt == "timedelta64[ns]" else lv
                       for lv, dt in zip(levels, dtypes)]
             return pd.MultiIndex.from_arrays(levels, names=names)
         return pd.MultiIndex.from_tuples([tuple(x) for x in ix], names=names)
     if dtypes and dtypes[0] == "datetime64[ns]":
         return pd.DatetimeIndex(pd.to_datetime(ix), name=(names or [None])[0])
+    if dtypes and dtypes[0] == "timedelta64[ns]":
+        return pd.TimedeltaIndex(pd.to_timedelta(ix), name=(names or [None])[0])
     return pd.Index(ix, name=(names or [None])[0])
 
 

@@ -254,11 +254,31 @@ def _make(op, inputs, params=None, shape=None, dtype=None, n_outputs=0):
 _UNSET = object()
 
 
+def _time_literal(x):
+    """A Timestamp, Timedelta (pandas', numpy's or the datetime module's)
+    or date as the string literal the engine reads beside a datetime or
+    timedelta Series; None for anything else."""
+    import datetime
+    if not isinstance(x, (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64)):
+        return None
+    import pandas as pd
+    if pd.isna(x):
+        raise ValueError("NaT as an operand is not supported: every result would be missing")
+    if isinstance(x, (datetime.timedelta, np.timedelta64)):
+        return str(pd.Timedelta(x))
+    if isinstance(x, datetime.date) and not isinstance(x, datetime.datetime):
+        return x.isoformat()
+    return pd.Timestamp(x).isoformat()
+
+
 def as_operand(x):
     """Entities stay; numbers and strings stay scalars; arrays and lists
     become local arrays uploaded as session tensors at execution."""
     if isinstance(x, Entity):
         return x
+    t = _time_literal(x)
+    if t is not None:
+        return t
     if isinstance(x, (numbers.Number, np.generic, str)) or x is None:
         return x.item() if isinstance(x, np.generic) else x
     return tensor(x)

@@ -1,0 +1,241 @@
+#!/usr/bin/python3
+"""Timedeltas through mars-run, against pandas 1.5: a difference of two
+datetime columns is timedelta64[ns] (NaT where either is NaT); datetimes
+plus and minus timedeltas; timedeltas added, subtracted, negated, abs'd,
+multiplied and divided by numbers (int and float columns with NaN,
+literals, by zero), divided, floor-divided and taken modulo by
+timedeltas; comparisons with timedeltas and with literals in pandas'
+forms ("1 days 02:00:00", "-1 days +23:00:00", "2h30min"); a date
+literal subtracted from a datetime Series; the dt accessor's days,
+seconds, microseconds, nanoseconds and total_seconds; timedeltas carried
+by assign, filter, sort_values, head, shift and concat; JSON and to_csv
+as pandas writes them (whole days as "N days"); a datetime or timedelta
+Series' min, max and count skipping NaT; and the rejections (datetime +
+datetime, datetime * 2, timedelta + 1, timedelta * timedelta, an ordering
+against a number, a datetime field of a timedelta and back, a literal
+that is no timedelta, a sum past datetime64[ns]'s range). Each case runs
+on one-row chunks, small uneven chunks and one chunk.
+
+Usage: test_timedelta.py. Prints `RESULT passed=N failed=M`."""
+
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import test_dates as td  # noqa: E402  (its runner, comparison and report)
+
+op = td.op
+
+
+def make_csv(path, rng, n):
+    """start and end datetimes (NaT in some rows, fractions down to the
+    nanosecond, end before start in some rows), an int n (zeros among
+    them), a float x with NaN, a string k"""
+    base = pd.Timestamp("2023-06-01")
+    start = base + pd.to_timedelta(rng.integers(0, 400 * 86400, n), unit="s")
+    frac = rng.integers(0, 1000, n)
+    start = [s + pd.Timedelta(int(frac[i]) * [0, 10 ** 6, 1000, 1][i % 4], "ns")
+             for i, s in enumerate(start)]
+    span = rng.integers(-3 * 86400, 30 * 86400, n)
+    end = [s + pd.Timedelta(int(span[i]), "s") + pd.Timedelta(int(frac[-i - 1]) * (i % 3), "us")
+           for i, s in enumerate(start)]
+    for i in range(0, n, 9):
+        end[i] = end[i].normalize()
+        start[i] = start[i].normalize()
+    ns = rng.integers(-3, 5, n)
+    x = np.round(rng.standard_normal(n) * 4, 3)
+    x[rng.random(n) < 0.1] = np.nan
+    k = np.array(["a", "b", "c"])[rng.integers(0, 3, n)]
+    with open(path, "w") as f:
+        f.write("start,end,n,x,k\n")
+        for i in range(n):
+            s = "" if i % 7 == 3 else start[i].isoformat().replace("T", " ")
+            e = "" if i % 11 == 5 else end[i].isoformat()
+            f.write("%s,%s,%d,%s,%s\n" % (s, e, ns[i], "" if np.isnan(x[i]) else repr(x[i]),
+                                          k[i]))
+
+
+def rc_node(chunk, key="t"):
+    n = {"key": key, "op": "dataframe.read_csv", "path": "t.csv", "parse_dates": ["start", "end"]}
+    if chunk:
+        n["chunk_bytes"] = chunk
+    return n
+
+
+def sub(key, a, b):
+    return {"key": key, "op": "subtract", "inputs": [a, b]}
+
+
+def ew(key, name, *inputs):
+    return {"key": key, "op": name, "inputs": list(inputs)}
+
+
+def lit(v):
+    return {"value": v}
+
+
+def cases(P):
+    """(name, nodes after read_csv "t", {key: pandas result})"""
+    s, e, n, x = P.start, P.end, P.n, P.x
+    d = e - s
+    d2 = e - pd.Timestamp("2023-09-01 12:00:00")  # no zero: pandas' 0 // 0
+    base = [op("s", "getitem", "t", columns="start"), op("e", "getitem", "t", columns="end"),
+            op("n", "getitem", "t", columns="n"), op("x", "getitem", "t", columns="x"),
+            sub("d", "e", "s"), sub("d2", "e", lit("2023-09-01 12:00:00"))]
+    out = [("difference", base, {"d": d, "d2": d2})]
+    out.append(("datetime_plus_minus", base + [
+        ew("p1", "add", "s", "d"), ew("p2", "add", "d", "s"), sub("p3", "e", "d"),
+        ew("p4", "add", "s", lit("1 days 02:00:00")), sub("p5", "s", lit("2h30min")),
+        ew("p6", "add", lit("-1 days +23:00:00"), "e"), sub("p7", lit("2024-01-01"), "s")],
+        {"p1": s + d, "p2": d + s, "p3": e - d, "p4": s + pd.Timedelta("1 days 02:00:00"),
+         "p5": s - pd.Timedelta("2h30min"), "p6": pd.Timedelta("-1 days +23:00:00") + e,
+         "p7": pd.Timestamp("2024-01-01") - s}))
+    out.append(("timedelta_arithmetic", base + [
+        ew("a1", "add", "d", "d2"), sub("a2", "d", "d2"), ew("a3", "negative", "d"),
+        ew("a4", "abs", "d"), ew("a5", "add", "d", lit("90min")),
+        sub("a6", "d", lit("1 days"))],
+        {"a1": d + d2, "a2": d - d2, "a3": -d, "a4": abs(d), "a5": d + pd.Timedelta("90min"),
+         "a6": d - pd.Timedelta("1 days")}))
+    out.append(("by_numbers", base + [
+        ew("m1", "multiply", "d", 1.5), ew("m2", "multiply", 3, "d"), ew("m3", "multiply", "d", "n"),
+        ew("m4", "multiply", "x", "d"), ew("q1", "divide", "d", 2), ew("q2", "divide", "d", 0),
+        ew("q3", "divide", "d", "x"), ew("q4", "divide", "d", "n"), ew("q5", "divide", "d", 2.5),
+        ew("f1", "floor_divide", "d", 3), ew("f2", "floor_divide", "d", -2.5)],
+        {"m1": d * 1.5, "m2": 3 * d, "m3": d * n, "m4": x * d, "q1": d / 2, "q2": d / 0,
+         "q3": d / x, "q4": d / n, "q5": d / 2.5, "f1": d // 3, "f2": d // -2.5}))
+    out.append(("by_timedeltas", base + [
+        ew("r1", "divide", "d", "d2"), ew("r2", "floor_divide", "d", "d2"),
+        ew("r3", "mod", "d", "d2"), ew("r4", "divide", "d", lit("1h")),
+        ew("r5", "floor_divide", "d", lit("1 days")), ew("r6", "mod", "d", lit("1 days"))],
+        {"r1": d / d2, "r2": d // d2, "r3": d % d2, "r4": d / pd.Timedelta("1h"),
+         "r5": d // pd.Timedelta("1 days"), "r6": d % pd.Timedelta("1 days")}))
+    out.append(("comparisons", base + [
+        ew("c1", "greater", "d", lit("1 days")), ew("c2", "equal", "d", "d2"),
+        ew("c3", "not_equal", "d", "d2"), ew("c4", "less_equal", "d", lit("-1 days +23:00:00")),
+        ew("c5", "less", lit("2 days 00:00:00.5"), "d"), ew("c6", "greater_equal", "s", "e")],
+        {"c1": d > pd.Timedelta("1 days"), "c2": d == d2, "c3": d != d2,
+         "c4": d <= pd.Timedelta("-1 days +23:00:00"), "c5": pd.Timedelta("2 days 00:00:00.5") < d,
+         "c6": s >= e}))
+    fields = ["days", "seconds", "microseconds", "nanoseconds", "total_seconds"]
+    out.append(("dt_fields", base + [op("t" + f, "dt." + f, "d") for f in fields] +
+                [op("u" + f, "dt." + f, "d2") for f in fields],
+                dict([("t" + f, getattr(d.dt, f)() if f == "total_seconds" else getattr(d.dt, f))
+                      for f in fields] +
+                     [("u" + f, getattr(d2.dt, f)() if f == "total_seconds"
+                       else getattr(d2.dt, f)) for f in fields])))
+    # frame ops carry timedeltas
+    A = P.assign(d=d, w=e.dt.normalize() - s.dt.normalize())
+    out.append(("carried", base + [
+        op("nw", "dt.normalize", "e"), op("ns", "dt.normalize", "s"), sub("w", "nw", "ns"),
+        op("a", "assign", ["t", "d", "w"], names=["d", "w"]),
+        ew("m", "greater", "d", lit("3 days")), op("fl", "filter", ["a", "m"]),
+        op("so", "sort_values", "a", by=["d", "n"]), op("h", "head", "a", n=7),
+        op("sh", "shift", "a", periods=2), op("cc", "concat", ["a", "a"])],
+        {"a": A, "fl": A[A.d > pd.Timedelta("3 days")],
+         "so": A.sort_values(["d", "n"], kind="mergesort"), "h": A.head(7), "sh": A.shift(2),
+         "cc": pd.concat([A, A])}))
+    out.append(("reductions_skip_nat", base + [
+        op("mn", "min", "d"), op("mx", "max", "d"), op("ct", "count", "d"),
+        op("smn", "min", "s"), op("emx", "max", "e"), op("sct", "count", "s")],
+        {"mn": np.int64(d.min().value), "mx": np.int64(d.max().value), "ct": np.int64(d.count()),
+         "smn": np.int64(s.min().value), "emx": np.int64(e.max().value),
+         "sct": np.int64(s.count())}))
+    return out, A
+
+
+def rejects(data):
+    src = [rc_node(None)] + [op("s", "getitem", "t", columns="start"),
+                             op("e", "getitem", "t", columns="end"),
+                             op("n", "getitem", "t", columns="n"), sub("d", "e", "s")]
+    for name, node, code, words in [
+        ("datetime_plus_datetime", ew("r", "add", "s", "e"), 2,
+         ["add of datetime64[ns] and datetime64[ns]", "TypeError"]),
+        ("datetime_times_two", ew("r", "multiply", "s", 2), 2,
+         ["multiply of datetime64[ns] and int64"]),
+        ("timedelta_plus_int", ew("r", "add", "d", 1), 2, ["add of timedelta64[ns] and int64"]),
+        ("timedelta_times_timedelta", ew("r", "multiply", "d", "d"), 2,
+         ["multiply of timedelta64[ns] and timedelta64[ns]"]),
+        ("timedelta_less_than_number", ew("r", "less", "d", "n"), 2,
+         ["less of timedelta64[ns] and int64"]),
+        ("timedelta_minus_datetime", sub("r", "d", "s"), 2,
+         ["subtract of timedelta64[ns] and datetime64[ns]"]),
+        ("negative_datetime", ew("r", "negative", "s"), 2, ["negative of datetime64[ns]"]),
+        ("year_of_timedelta", op("r", "dt.year", "d"), 2,
+         ["dataframe.dt.year of a timedelta Series", "AttributeError"]),
+        ("days_of_datetime", op("r", "dt.days", "s"), 2,
+         ["dataframe.dt.days of a datetime Series"]),
+        ("days_of_numbers", op("r", "dt.days", "n"), 2, ["Can only use .dt accessor"]),
+        ("bad_literal", ew("r", "add", "d", lit("soon")), 2,
+         ["'soon' beside a timedelta Series is neither a timedelta"]),
+        ("sign_inside", ew("r", "add", "d", lit("1 days -01:00:00")), 2,
+         ["neither a timedelta"]),
+        ("bad_compared_literal", ew("r", "less", "d", lit("2024-01-01")), 2,
+         ["compared with a timedelta Series"]),
+        ("overflow", ew("r", "add", "s", lit("106000 days")), 1,
+         ["Overflow in int64 addition", "OverflowError"])]:
+        td.expect_refused(data, "rejects/" + name, src + [node], code, words)
+
+
+def literal_forms(data):
+    """pandas' Timedelta string forms, each compared with pandas' reading"""
+    forms = ["1 days 02:00:00", "-1 days +23:00:00", "1 day", "3 days", "02:30:00",
+             "00:00:00.5", "1 days 00:00:00.000000001", "1D", "2h30min", "1.5h", "-90min",
+             "45s", "10ms", "7us", "3ns", "0 days", "-2 days 01:00:00", "1day", "- 1 days",
+             "1 day, 02:00:00", "+1 days 01:00:00", "-01:00:00"]
+    nodes = [rc_node(None), op("s", "getitem", "t", columns="start"),
+             op("e", "getitem", "t", columns="end"), sub("d", "e", "s")]
+    want = {}
+    P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["start", "end"])
+    d = P.end - P.start
+    for i, f in enumerate(forms):
+        nodes.append(ew("l%d" % i, "add", "d", lit(f)))
+        want["l%d" % i] = d + pd.Timedelta(f)
+    td.report("literal_forms", td.run_and_compare(nodes, want, data))
+
+
+def main():
+    if not harness.have_mars_run():
+        print("mars-run is not built")
+        print("RESULT passed=0 failed=1")
+        return 1
+    data = tempfile.mkdtemp(prefix="timedelta_data_")
+    try:
+        make_csv(os.path.join(data, "t.csv"), np.random.default_rng(11), 150)
+        P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["start", "end"])
+        cs, A = cases(P)
+        for chunk in (1, 700, None):
+            for name, nodes, want in cs:
+                report_case = "%s/chunk=%s" % (name, chunk)
+                td.report(report_case, td.run_and_compare([rc_node(chunk)] + nodes, want, data))
+        # JSON and to_csv as pandas writes them: each value's str, and a
+        # column of whole days as "N days"
+        for chunk in (1, None):
+            nodes = [rc_node(chunk), op("s", "getitem", "t", columns="start"),
+                     op("e", "getitem", "t", columns="end"), sub("d", "e", "s"),
+                     op("nw", "dt.normalize", "e"), op("ns", "dt.normalize", "s"),
+                     sub("w", "nw", "ns"), op("a", "assign", ["t", "d", "w"], names=["d", "w"])]
+            rc, err, got = td.run(nodes, ["a", "d"], data, csv=True)
+            why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
+            if not why and got["a.csv"] != A.to_csv():
+                why = "to_csv differs: %r vs %r" % (got["a.csv"][:300], A.to_csv()[:300])
+            if not why:
+                strs = [None if pd.isna(v) else str(v) for v in A.d]
+                if got["d"]["data"] != strs:
+                    why = "JSON values differ: %r vs %r" % (got["d"]["data"][:5], strs[:5])
+            td.report("to_csv_json/chunk=%s" % chunk, why)
+        literal_forms(data)
+        rejects(data)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    print("RESULT passed=%d failed=%d" % (td.passed, td.failed))
+    return 1 if td.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
