@@ -206,6 +206,7 @@ static const char *const *df_fields(op_t op)
     case OP_DF_IDXMIN:
         return ix;
     case OP_DF_TO_DATETIME:
+    case OP_DF_TO_TIMEDELTA:
         return td;
     case OP_DF_CONCAT:
         return cc;
@@ -2298,11 +2299,11 @@ static tkind_t time_kind(graph_t *g, const graph_node_t *n, int j, int k)
 
 static const char *tkind_name(tkind_t t)
 {
-    return t.u == FU_NS    ? "datetime64[ns]"
-           : t.u == FU_TD  ? "timedelta64[ns]"
-           : t.num == 1    ? "int64"
-           : t.num == 2    ? "float64"
-                           : "object";
+    return t.u == FU_NS   ? "datetime64[ns]"
+           : t.u == FU_TD ? "timedelta64[ns]"
+           : t.num == 1   ? "int64"
+           : t.num == 2   ? "float64"
+                          : "object";
 }
 
 /* Column k of an element-wise op where a datetime or timedelta column
@@ -2311,8 +2312,7 @@ static const char *tkind_name(tkind_t t)
  * it typed the column (DF_EW_TIME, d->cols[k] its type and unit), 0 when
  * no such column is involved or the op is not one of these (the
  * integers then), -1 when pandas refuses it. */
-static int ew_time_type(graph_t *g, graph_node_t *n, df_node_t *d, int k, char *err,
-                        size_t errlen)
+static int ew_time_type(graph_t *g, graph_node_t *n, df_node_t *d, int k, char *err, size_t errlen)
 {
     tkind_t t[2] = {{0, 3}, {0, 3}};
     bool col = false;
@@ -2385,8 +2385,7 @@ static int ew_time_type(graph_t *g, graph_node_t *n, df_node_t *d, int k, char *
  * subtracted as a timedelta when they read as one, else as a date;
  * divisors of a timedelta as timedeltas. Their nanoseconds become the
  * literal (d->ew_lit_unit says which). */
-static int time_lits(graph_t *g, graph_node_t *n, df_node_t *d, bool cmp, char *err,
-                     size_t errlen)
+static int time_lits(graph_t *g, graph_node_t *n, df_node_t *d, bool cmp, char *err, size_t errlen)
 {
     int su = FU_NONE;
     for (int j = 0; j < n->n_in; j++)
@@ -2410,8 +2409,8 @@ static int time_lits(graph_t *g, graph_node_t *n, df_node_t *d, bool cmp, char *
             u = FU_NS;
         } else if (cmp) {
             if (td_parse(str, len, &ns, &why))
-                return XFAIL(n, "inputs[%d]: '%.60s' compared with a timedelta Series %s", j,
-                             str, why);
+                return XFAIL(n, "inputs[%d]: '%.60s' compared with a timedelta Series %s", j, str,
+                             why);
             u = FU_TD;
         } else if (!td_parse(str, len, &ns, &why)) {
             u = FU_TD;
@@ -3791,7 +3790,8 @@ static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     return 0;
 }
 
-/* pd.to_datetime(series, format, errors, unit): a datetime64[ns] Series */
+/* pd.to_datetime(series, format, errors, unit): a datetime64[ns] Series;
+ * pd.to_timedelta(series, unit, errors): a timedelta64[ns] one */
 static int infer_to_datetime(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                              size_t errlen)
 {
@@ -3805,8 +3805,51 @@ static int infer_to_datetime(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
         return XFAIL(n, "\"errors\" must be raise or coerce (ignore, which would leave a "
                         "column of mixed values, is not supported)");
     d->drop = json_given(e) && !strcmp(json_string_value(e), "coerce");
+    bool td = n->op == OP_DF_TO_TIMEDELTA;
+    const char *to = td ? "timedelta64[ns]" : "datetime64[ns]";
     if (c->type == FT_BOOL)
-        return XFAIL(n, "dtype bool cannot be converted to datetime64[ns] (pandas' TypeError)");
+        return XFAIL(n, "dtype bool cannot be converted to %s (pandas' TypeError)", to);
+    if (c->type == FT_INT64 && c->unit != FU_NONE && c->unit != (td ? FU_TD : FU_NS))
+        return XFAIL(n, "dtype %s cannot be converted to %s (pandas' TypeError)",
+                     df_col_type_name(c), to);
+    if (td && json_given(u)) {
+        /* pandas' units of to_timedelta, and their aliases */
+        static const struct {
+            const char *name;
+            int64_t ns;
+        } tu[] = {{"D", DATE_NS_PER_DAY},
+                  {"days", DATE_NS_PER_DAY},
+                  {"day", DATE_NS_PER_DAY},
+                  {"h", 3600000000000LL},
+                  {"H", 3600000000000LL},
+                  {"hours", 3600000000000LL},
+                  {"m", 60000000000LL},
+                  {"T", 60000000000LL},
+                  {"min", 60000000000LL},
+                  {"minutes", 60000000000LL},
+                  {"s", 1000000000},
+                  {"S", 1000000000},
+                  {"seconds", 1000000000},
+                  {"ms", 1000000},
+                  {"L", 1000000},
+                  {"milliseconds", 1000000},
+                  {"us", 1000},
+                  {"U", 1000},
+                  {"microseconds", 1000},
+                  {"ns", 1},
+                  {"N", 1},
+                  {"nanoseconds", 1}};
+        d->n = 0;
+        for (size_t q = 0; q < sizeof tu / sizeof tu[0] && json_is_string(u); q++)
+            if (!strcmp(json_string_value(u), tu[q].name)) d->n = tu[q].ns;
+        if (!d->n)
+            return XFAIL(n, "\"unit\" must be D, h, m, s, ms, us or ns (or pandas' aliases)");
+        if (c->type != FT_INT64 && c->type != FT_FLOAT64)
+            return XFAIL(n, "\"unit\" is for numbers; the Series is %s", df_col_type_name(c));
+        if (c->unit != FU_NONE)
+            return XFAIL(n, "\"unit\" is for numbers; the Series holds timedeltas already");
+        u = NULL;
+    }
     if (json_given(f)) {
         if (c->type != FT_STRING)
             return XFAIL(n, "\"format\" is for strings; the Series is %s", df_col_type_name(c));
@@ -3822,7 +3865,7 @@ static int infer_to_datetime(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
                          bad + 1, json_string_value(f));
         if (!(d->pat = strdup(json_string_value(f)))) return XFAIL(n, "out of memory");
     }
-    d->n = 1; /* nanoseconds per unit */
+    if (!td || !d->n) d->n = 1; /* nanoseconds per unit */
     if (json_given(u)) {
         static const char *const units[] = {"D", "s", "ms", "us", "ns"};
         static const int64_t per[] = {DATE_NS_PER_DAY, 1000000000, 1000000, 1000, 1};
@@ -3837,7 +3880,7 @@ static int infer_to_datetime(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
     }
     if (copy_schema(d, s)) return XFAIL(n, "out of memory");
     d->cols[0].type = FT_INT64;
-    d->cols[0].unit = FU_NS;
+    d->cols[0].unit = td ? FU_TD : FU_NS;
     keep_rows(g, n, d, s);
     return 0;
 }
@@ -4318,6 +4361,7 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_IDXMAX:            /* labels of a datetime index */
     case OP_DF_IDXMIN:
     case OP_DF_TO_DATETIME:
+    case OP_DF_TO_TIMEDELTA:
     case OP_DF_DT_DATE:
     case OP_DF_DT_FLOOR: /* datetimes still */
     case OP_DF_DT_CEIL:
@@ -4533,6 +4577,7 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         rc = infer_melt(g, n, d, obj, err, errlen);
         break;
     case OP_DF_TO_DATETIME:
+    case OP_DF_TO_TIMEDELTA:
         rc = infer_to_datetime(g, n, d, obj, err, errlen);
         break;
 

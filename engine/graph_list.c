@@ -234,6 +234,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.groupby_quantile", "1", {"by", "q", "columns"}},
     {"dataframe.idxmax", "1", {"skipna", "axis"}},
     {"dataframe.to_datetime", "1", {"format", "errors", "unit"}},
+    {"dataframe.to_timedelta", "1", {"unit", "errors"}},
     {"dataframe.idxmin", "1", {"skipna", "axis"}},
     {"dataframe.groupby_transform",
      "1",

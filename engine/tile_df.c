@@ -1272,6 +1272,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     if (n->n_outputs) return tile_multi_held(c, node);         /* multiout: tile/multi.c */
     if (op_is_elementwise(n->op)) return tile_rowwise(c, node, DFJ_EW, true);
     if ((n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE) || n->op == OP_DF_TO_DATETIME ||
+        n->op == OP_DF_TO_TIMEDELTA ||
         df_op_is_str(n->op)) /* the dt and str accessors, to_datetime: row-wise */
         return tile_rowwise(c, node, DFJ_MAP, true);
     switch (n->op) {

@@ -412,8 +412,15 @@ int td_parse(const char *s, size_t n, int64_t *ns, const char **why)
     while (b[i] == ' ')
         i++;
     if (!strchr(b, ':') && !strstr(b, "day")) {
-        /* units: "1D", "2h30min", "1.5h" */
+        /* units: "1D", "2h30min", "1.5h"; a bare integer is nanoseconds */
         int64_t v;
+        size_t e = i;
+        while (b[e] >= '0' && b[e] <= '9')
+            e++;
+        if (e > i && !b[e] && e - i < 19) {
+            *ns = sign * strtoll(b + i, NULL, 10);
+            return 0;
+        }
         if (span_sum(b + i, &v, msg, sizeof msg)) return -1;
         *ns = sign * v;
         return 0;
@@ -902,10 +909,12 @@ int df_to_datetime(const df_node_t *d, const frame_t *in, frame_t *out, char *er
 {
     const fcol_t *c = &in->cols[0];
     int64_t n = c->n;
+    bool td = d->cols[0].unit == FU_TD; /* to_timedelta */
+    const char *fn = td ? "to_timedelta" : "to_datetime";
     if (df_out_like(d, in, out)) goto fail;
     fcol_t *o = &out->cols[0];
     if (fcol_alloc(o, FT_INT64, n, 0, false)) goto fail;
-    o->unit = FU_NS;
+    o->unit = td ? FU_TD : FU_NS;
     int64_t *y = o->data;
     for (int64_t i = 0; i < n; i++) {
         y[i] = DATE_NAT;
@@ -915,13 +924,17 @@ int df_to_datetime(const df_node_t *d, const frame_t *in, frame_t *out, char *er
             int64_t l;
             const char *s = fcol_str(c, i, &l);
             if (l == 0) continue; /* pandas: "" is NaT */
-            int rc = d->pat ? date_strptime(s, (size_t)l, d->pat, &y[i], &why)
-                            : date_parse(s, (size_t)l, &y[i], &why);
+            int rc = td       ? td_parse(s, (size_t)l, &y[i], &why)
+                     : d->pat ? date_strptime(s, (size_t)l, d->pat, &y[i], &why)
+                              : date_parse(s, (size_t)l, &y[i], &why);
             if (rc == 0 || d->drop) {
                 if (rc) y[i] = DATE_NAT;
                 continue;
             }
             frame_free(out);
+            if (td)
+                return errmsg(err, errlen, "to_timedelta: '%.*s' %s", (int)(l < 80 ? l : 80), s,
+                              why);
             return errmsg(err, errlen, "to_datetime: time data '%.*s' %s%s%s%s",
                           (int)(l < 80 ? l : 80), s, why, d->pat ? " '" : "", d->pat ? d->pat : "",
                           d->pat ? "'" : "");
@@ -931,7 +944,26 @@ int df_to_datetime(const df_node_t *d, const frame_t *in, frame_t *out, char *er
             continue;
         }
         bool bad;
-        if (c->type == FT_FLOAT64) {
+        if (c->type == FT_FLOAT64 && td) {
+            /* pandas 1.5's sequence_to_td64ns: the whole part times the
+             * unit, plus the fraction rounded to the unit's digits (9 for
+             * seconds and longer, 6 ms, 3 us) times the unit, truncated */
+            double x = ((const double *)c->data)[i];
+            if (x != x) continue;
+            int64_t m = d->n;
+            int p = m >= 1000000000 ? 9 : m == 1000000 ? 6 : m == 1000 ? 3 : 0;
+            bad = !(x > -9223372036854775808.0 && x < 9223372036854775808.0);
+            if (!bad) {
+                int64_t base = (int64_t)x;
+                double frac = x - (double)base, sc = 1;
+                for (int q = 0; q < p; q++)
+                    sc *= 10;
+                if (p) frac = rint(frac * sc) / sc;
+                double fm = frac * (double)m;
+                bad = __builtin_mul_overflow(base, m, &y[i]) ||
+                      __builtin_add_overflow(y[i], (int64_t)fm, &y[i]);
+            }
+        } else if (c->type == FT_FLOAT64) {
             /* pandas 1.5's array_with_unit_to_datetime: x times the unit in
              * float64, truncated to whole nanoseconds */
             double x = ((const double *)c->data)[i] * (double)d->n;
@@ -946,6 +978,11 @@ int df_to_datetime(const df_node_t *d, const frame_t *in, frame_t *out, char *er
                 continue;
             }
             frame_free(out);
+            if (td)
+                return errmsg(err, errlen,
+                              "to_timedelta: row %lld is out of the range of timedelta64[ns] "
+                              "(about 106751 days either way): pandas' OutOfBoundsTimedelta",
+                              (long long)i);
             return errmsg(err, errlen,
                           "to_datetime: row %lld is out of the range of datetime64[ns] "
                           "(1677-09-21 to 2262-04-11): pandas' OutOfBoundsDatetime",
@@ -955,7 +992,7 @@ int df_to_datetime(const df_node_t *d, const frame_t *in, frame_t *out, char *er
     return 0;
 fail:
     frame_free(out);
-    return errmsg(err, errlen, "to_datetime: out of memory");
+    return errmsg(err, errlen, "%s: out of memory", fn);
 }
 
 bool date_dt_of_td(op_t op)

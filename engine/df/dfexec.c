@@ -539,8 +539,8 @@ static int64_t floor_div64(int64_t a, int64_t b)
  * false there (not_equal true). A sum or difference past int64 fails the
  * job as pandas' OverflowError; so does an int64 product (numpy wraps
  * it). Returns 0, or -1 with err set. */
-static int ew_time(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
-                   int64_t rows, fcol_t *out, char *err, size_t errlen)
+static int ew_time(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k, int64_t rows,
+                   fcol_t *out, char *err, size_t errlen)
 {
     topd_t o[2];
     int ar = op_kind(n->op) == OPK_UNARY ? 1 : 2;
@@ -579,12 +579,24 @@ static int ew_time(const graph_node_t *n, const df_node_t *d, const frame_t *v, 
         if (ot == FT_BOOL) {
             bool t = false;
             if (ok) switch (n->op) {
-                case OP_EQUAL: t = a == b; break;
-                case OP_NOT_EQUAL: t = a != b; break;
-                case OP_LESS: t = a < b; break;
-                case OP_LESS_EQUAL: t = a <= b; break;
-                case OP_GREATER: t = a > b; break;
-                default: t = a >= b; break;
+                case OP_EQUAL:
+                    t = a == b;
+                    break;
+                case OP_NOT_EQUAL:
+                    t = a != b;
+                    break;
+                case OP_LESS:
+                    t = a < b;
+                    break;
+                case OP_LESS_EQUAL:
+                    t = a <= b;
+                    break;
+                case OP_GREATER:
+                    t = a > b;
+                    break;
+                default:
+                    t = a >= b;
+                    break;
                 }
             else
                 t = n->op == OP_NOT_EQUAL;
@@ -2929,7 +2941,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             rc = df_str_map(d, n->op, &a, &f, err, errlen);
         else if (n->op >= OP_DF_DT_YEAR && n->op <= OP_DF_DT_DATE)
             rc = df_dt_map(d, n->op, &a, &f, err, errlen);
-        else if (n->op == OP_DF_TO_DATETIME)
+        else if (n->op == OP_DF_TO_DATETIME || n->op == OP_DF_TO_TIMEDELTA)
             rc = df_to_datetime(d, &a, &f, err, errlen);
         else if (n->op == OP_DF_GROUPBY_TRANSFORM || n->op == OP_DF_GROUPBY_HEAD ||
                  n->op == OP_DF_GROUPBY_TAIL || n->op == OP_DF_GROUPBY_SIZE)

@@ -104,9 +104,9 @@ typedef struct df_node {
     merge_spec_t merge;
     /* element-wise on frames: per output column, the input column of each
      * frame input (-1 for scalars and broadcast Series) */
-    int *ew_col;    /* ncols * n_in */
-    uint8_t *ew_dt; /* ncols: compute dtype, or DF_EW_STRCMP (DF_EW_STRWHERE): a
-                     * comparison (where) of strings */
+    int *ew_col;            /* ncols * n_in */
+    uint8_t *ew_dt;         /* ncols: compute dtype, or DF_EW_STRCMP (DF_EW_STRWHERE): a
+                             * comparison (where) of strings */
     uint8_t ew_lit_unit[3]; /* per input: FU_NS or FU_TD where a string literal was
                              * read as a datetime or timedelta (its nanoseconds in
                              * the input's sc), else FU_NONE */

@@ -10,7 +10,8 @@ literal subtracted from a datetime Series; the dt accessor's days,
 seconds, microseconds, nanoseconds and total_seconds; timedeltas carried
 by assign, filter, sort_values, head, shift and concat; JSON and to_csv
 as pandas writes them (whole days as "N days"); a datetime or timedelta
-Series' min, max and count skipping NaT; and the rejections (datetime +
+Series' min, max and count skipping NaT; to_timedelta of strings and of
+numbers with a unit; and the rejections (datetime +
 datetime, datetime * 2, timedelta + 1, timedelta * timedelta, an ordering
 against a number, a datetime field of a timedelta and back, a literal
 that is no timedelta, a sum past datetime64[ns]'s range). Each case runs
@@ -199,6 +200,54 @@ def literal_forms(data):
     td.report("literal_forms", td.run_and_compare(nodes, want, data))
 
 
+def to_timedelta_cases(data):
+    """pd.to_timedelta of strings in pandas' forms (bad ones coerced to
+    NaT), of ints and floats with each unit (pandas' rounding of the
+    fraction), against pandas, over chunks of one row and of all"""
+    rng = np.random.default_rng(5)
+    n = 90
+    forms = ["1 days 02:00:00", "-1 days +23:00:00", "02:30:00.25", "1D", "2h30min", "45s",
+             "3 days", "-90min", "0 days 00:00:00.000000001"]
+    strs = [forms[i % len(forms)] for i in range(n)]
+    for q in rng.choice(n, 6, replace=False):
+        strs[q] = ["", "soon", None, "1 days -01:00:00", "12", "1x"][q % 6]
+    P = pd.DataFrame({"s": strs, "i": rng.integers(-10 ** 6, 10 ** 6, n),
+                      "f": np.round(rng.standard_normal(n) * 1000, 4)})
+    P.loc[4, "f"] = np.nan
+    P.loc[5, "f"] = 1e-7
+    P.to_json(os.path.join(data, "tt.json"), orient="records", lines=True)
+    P = pd.read_json(os.path.join(data, "tt.json"), orient="records", lines=True,
+                     dtype={"s": object})
+    for chunk in (1, None):
+        nodes = [{"key": "t", "op": "dataframe.read_json", "path": "tt.json",
+                  "orient": "records", "lines": True}]
+        base = "t"
+        if chunk:
+            nodes.append({"key": "t1", "op": "dataframe.iloc", "inputs": ["t"], "rows": "::1"})
+            base = "t1"
+        nodes += [op("cs", "getitem", base, columns="s"), op("ci", "getitem", base, columns="i"),
+                  op("cf", "getitem", base, columns="f"),
+                  op("ts", "to_timedelta", "cs", errors="coerce")]
+        want = {"ts": pd.to_timedelta(P.s, errors="coerce")}
+        for c, unit in (("i", "s"), ("i", "ms"), ("i", None), ("f", "D"), ("f", "h"), ("f", "m"),
+                        ("f", "s"), ("f", "ms"), ("f", "us"), ("f", "ns")):
+            key = "u%s_%s" % (c, unit)
+            nodes.append(op(key, "to_timedelta", "c" + c, **({"unit": unit} if unit else {})))
+            want[key] = pd.to_timedelta(P[c], **({"unit": unit} if unit else {}))
+        td.report("to_timedelta/chunk=%s" % chunk, td.run_and_compare(nodes, want, data))
+    src = [{"key": "t", "op": "dataframe.read_json", "path": "tt.json", "orient": "records",
+            "lines": True}, op("cs", "getitem", "t", columns="s"),
+           op("ci", "getitem", "t", columns="i")]
+    for name, node, code, words in [
+        ("raise", op("r", "to_timedelta", "cs"), 1, ["to_timedelta: 'soon'", "not a timedelta"]),
+        ("unit_of_strings", op("r", "to_timedelta", "cs", unit="s"), 2,
+         ["\"unit\" is for numbers"]),
+        ("bad_unit", op("r", "to_timedelta", "ci", unit="W"), 2, ["D, h, m, s, ms, us or ns"]),
+        ("format", op("r", "to_timedelta", "ci", format="%H"), 2, ["format"]),
+        ("out_of_range", op("r", "to_timedelta", "ci", unit="D"), 1, ["OutOfBoundsTimedelta"])]:
+        td.expect_refused(data, "to_timedelta_rejects/" + name, src + [node], code, words)
+
+
 def main():
     if not harness.have_mars_run():
         print("mars-run is not built")
@@ -231,6 +280,7 @@ def main():
             td.report("to_csv_json/chunk=%s" % chunk, why)
         literal_forms(data)
         rejects(data)
+        to_timedelta_cases(data)
     finally:
         shutil.rmtree(data, ignore_errors=True)
     print("RESULT passed=%d failed=%d" % (td.passed, td.failed))
