@@ -10,6 +10,7 @@ Run with Debian's python: /usr/bin/python3 tests/integration/test_pyclient.py [T
 (unittest inside; the last line is `RESULT passed=N failed=M` for tests/run.sh).
 """
 import contextlib
+import datetime
 import glob
 import json
 import os
@@ -1269,6 +1270,53 @@ class TestDataFrames(Base):
             self.assertIn("time data 'x'", str(cm.exception))
             with self.assertRaises(TypeError):
                 md.to_datetime(df)
+
+    def test_timedeltas(self):
+        """A difference of datetime columns is a timedelta Series: its dt
+        fields, arithmetic with pandas' and numpy's Timedelta and
+        Timestamp scalars, comparisons, a filter and md.to_timedelta come
+        back as pandas gives them."""
+        rng = np.random.default_rng(8)
+        n = 200
+        start = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 90 * 86400, n),
+                                                             unit="s")
+        end = start + pd.to_timedelta(rng.integers(-86400, 20 * 86400, n), unit="s")
+        start = start.astype(str).tolist()
+        start[::13] = [""] * len(start[::13])
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "trips.csv")
+            pd.DataFrame({"start": start, "end": end.astype(str), "k": rng.integers(0, 4, n),
+                          "dur": ["%d:%02d:00" % (h, m) for h, m in
+                                  zip(rng.integers(0, 30, n), rng.integers(0, 60, n))]}
+                         ).to_csv(path, index=False)
+            SESS.upload(path)
+            p = pd.read_csv(path, parse_dates=["start", "end"])
+            df = md.read_csv("trips.csv", chunk_bytes=1200, parse_dates=["start", "end"])
+            dd, pd_ = df.end - df.start, p.end - p.start
+            pairs = [
+                (dd, pd_), (dd.dt.days, pd_.dt.days), (dd.dt.total_seconds(), pd_.dt.total_seconds()),
+                (dd.dt.seconds, pd_.dt.seconds),
+                (df.start + pd.Timedelta("1 days 06:00:00"), p.start + pd.Timedelta("1 days 06:00:00")),
+                (df.end - np.timedelta64(90, "m"), p.end - np.timedelta64(90, "m")),
+                (df.start - pd.Timestamp("2024-01-01"), p.start - pd.Timestamp("2024-01-01")),
+                (dd / pd.Timedelta("1h"), pd_ / pd.Timedelta("1h")), (dd * 2, pd_ * 2),
+                (dd > datetime.timedelta(days=3), pd_ > datetime.timedelta(days=3)),
+                (df[dd < pd.Timedelta("1D")], p[pd_ < pd.Timedelta("1D")]),
+                (df.assign(d=dd).sort_values("d").head(20),
+                 p.assign(d=pd_).sort_values("d", kind="mergesort").head(20)),
+                (md.to_timedelta(df.dur), pd.to_timedelta(p.dur)),
+                (md.to_timedelta(df.k, unit="h") + df.start, pd.to_timedelta(p.k, unit="h") + p.start),
+            ]
+            self.same_as_pandas(pairs)
+            got = df.assign(d=dd)
+            got.execute()
+            self.assertEqual(str(got.dtypes["d"]), "timedelta64[ns]")
+            with self.assertRaises(marsc.MarsError) as cm:
+                (df.start + df.end).execute()
+            self.assertIn("add of datetime64[ns] and datetime64[ns]", str(cm.exception))
+        finally:
+            shutil.rmtree(d)
 
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,

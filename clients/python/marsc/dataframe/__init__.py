@@ -1095,6 +1095,21 @@ def to_datetime(arg, errors="raise", format=None, unit=None):
     return _make("dataframe.to_datetime", [arg], p, "series")
 
 
+def to_timedelta(arg, unit=None, errors="raise"):
+    """pd.to_timedelta of a Series: strings in pandas' forms ("1 days
+    02:00:00", "-1 days +23:00:00", "02:30:00", "2h30min", "45s"), numbers
+    of `unit` (D, h, m, s, ms, us, ns; default ns), timedeltas as they
+    are; errors "raise" or "coerce" (NaT)."""
+    if not isinstance(arg, Series):
+        raise TypeError("marsc to_timedelta takes a Series (a column of strings or numbers)")
+    if errors not in ("raise", "coerce"):
+        raise NotImplementedError('to_timedelta: errors must be "raise" or "coerce"')
+    p = {"errors": errors} if errors != "raise" else {}
+    if unit is not None:
+        p["unit"] = unit
+    return _make("dataframe.to_timedelta", [arg], p, "series")
+
+
 def concat(objs, axis=0, join="outer", ignore_index=False):
     """pd.concat: DataFrames (or Series) one after the other (axis 0; with
     ignore_index a new default index 0..n-1), or side by side (axis 1,
