@@ -4,7 +4,9 @@
  * calendar fields must be in range. The same bytes as a frequency
  * (date_parse_freq, dt.floor's freq): accepted, a positive number of
  * nanoseconds; refused, a message. Split at a newline, a to_datetime
- * format (date_strptime) and a value. */
+ * format (date_strptime) and a value. The same bytes as a timedelta
+ * literal (td_parse): accepted, not NaT, and its str (td_format) reads
+ * back as the same nanoseconds; refused, a message. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     : !w || !*w)
                 abort();
         }
+    }
+    if (td_parse((const char *)data, size, &ns, &why) == 0) {
+        if (ns == DATE_NAT) abort();
+        int n = td_format(ns, false, buf, sizeof buf);
+        if (n <= 0 || (size_t)n >= sizeof buf) abort();
+        if (td_parse(buf, (size_t)n, &back, &why) != 0 || back != ns) abort();
+        if (ns % DATE_NS_PER_DAY == 0) {
+            n = td_format(ns, true, buf, sizeof buf);
+            if (td_parse(buf, (size_t)n, &back, &why) != 0 || back != ns) abort();
+        }
+    } else if (!why || !*why) {
+        abort();
     }
     if (date_parse((const char *)data, size, &ns, &why) != 0) {
         if (!why || !*why) abort();
