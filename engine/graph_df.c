@@ -1374,12 +1374,30 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                 rt = s->idx[0].type;
             }
         }
+        /* datetimes and timedeltas (NaT skipped): the picked values and a
+         * timedelta's sum keep their unit, and so do a mean and a median,
+         * truncated to whole nanoseconds as pandas' cast back; std and var
+         * stay float64 nanoseconds */
+        int u = t == FT_INT64 ? s->cols[col].unit : FU_NONE, ou = FU_NONE;
+        if (u == FU_NS || u == FU_TD) {
+            if ((f == AGG_SUM && u == FU_NS) || f == AGG_PROD)
+                return XFAIL(n, "agg \"%.100s\": %s of %s is not defined (pandas raises TypeError)",
+                             out, fn, date_type_name(u));
+            if (f == AGG_MIN || f == AGG_MAX || f == AGG_FIRST || f == AGG_LAST || f == AGG_SUM)
+                ou = u;
+            if (f == AGG_MEAN || f == AGG_MEDIAN) {
+                ou = u;
+                rt = FT_INT64;
+                d->aggs[k].unit = (uint8_t)u;
+            }
+        }
         d->aggs[k].out = strdup(out);
         d->aggs[k].col = col;
         d->aggs[k].func = (agg_func_t)f;
         d->gb.nagg = k + 1;
         if (!d->aggs[k].out || set_col(&d->cols[k], out, false, rt))
             return XFAIL(n, "out of memory");
+        d->cols[k].unit = (uint8_t)ou;
         k++;
     }
     d->gb.agg = d->aggs;
@@ -4357,6 +4375,7 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_CUMMIN:
     case OP_DF_GROUPBY_HEAD:
     case OP_DF_GROUPBY_TAIL:
+    case OP_DF_GROUPBY_AGG:       /* infer_groupby says which results keep a unit */
     case OP_DF_GROUPBY_TRANSFORM: /* its kernels keep datetimes (infer_gb_kernel) */
     case OP_DF_IDXMAX:            /* labels of a datetime index */
     case OP_DF_IDXMIN:

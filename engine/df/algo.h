@@ -51,6 +51,8 @@ typedef struct {
     const char *out; /* the output column's name */
     int col;         /* input column aggregated */
     agg_func_t func;
+    uint8_t unit; /* FU_NS or FU_TD: a mean or median of datetimes or timedeltas, written
+                   * back as their int64 (NaT where no value) */
 } agg_spec_t;
 
 typedef struct {

@@ -31,6 +31,15 @@ void dfa_select_i(int64_t *a, int64_t lo, int64_t hi, int64_t k);
  * agree. Numbers hash as their float64 value (an int64 and a float64 of the
  * same value hash equal; -0.0 as 0.0); missing values (NaN, validity 0) hash
  * to one constant; strings by their bytes. */
+/* A float number of nanoseconds as a datetime's or timedelta's int64:
+ * truncated toward zero, NaT (INT64_MIN) where it is NaN or past int64
+ * (numpy's cast, which pandas' arithmetic and means call). */
+static inline int64_t dfa_ns_of_double(double v)
+{
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
+    return (int64_t)v;
+}
+
 static inline uint64_t dfa_mix(uint64_t h)
 {
     h ^= h >> 33;

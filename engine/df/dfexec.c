@@ -515,15 +515,6 @@ static bool topd_get(const topd_t *o, int64_t i, int64_t *iv, double *fv, bool *
     return true;
 }
 
-/* A float product or quotient as a timedelta: truncated, NaT where it is
- * NaN or past int64 (numpy's cast, which pandas' timedelta arithmetic
- * calls). */
-static int64_t td_of_double(double r)
-{
-    if (!(r >= -9223372036854775808.0 && r < 9223372036854775808.0)) return DATE_NAT;
-    return (int64_t)r;
-}
-
 static int64_t floor_div64(int64_t a, int64_t b)
 {
     if (b == 0) return 0; /* numpy's integer floor division by zero */
@@ -629,7 +620,7 @@ static int ew_time(const graph_node_t *n, const df_node_t *d, const frame_t *v, 
             int64_t t = ta ? a : b, ni = ta ? b : a;
             double nf = ta ? bf : af;
             if (ta ? bflt : aflt)
-                r = td_of_double((double)t * nf);
+                r = dfa_ns_of_double((double)t * nf);
             else
                 over = __builtin_mul_overflow(t, ni, &r) || r == DATE_NAT;
             break;
@@ -647,7 +638,7 @@ static int ew_time(const graph_node_t *n, const df_node_t *d, const frame_t *v, 
                     continue;
                 }
             } else if (bflt) { /* by a number: truncated, as numpy's cast */
-                r = td_of_double((double)a / bf);
+                r = dfa_ns_of_double((double)a / bf);
             } else {
                 r = b == 0 ? DATE_NAT : a / b;
             }

@@ -64,6 +64,7 @@ static int agg_one(const frame_t *in, const agg_spec_t *a, const int64_t *r, int
         if (o->type == FT_STRING) return 0; /* strings are gathered by the caller */
         if (best < 0) {
             if (o->type == FT_FLOAT64) ((double *)o->data)[p] = NAN;
+            if (o->type == FT_INT64) ((int64_t *)o->data)[p] = INT64_MIN; /* NaT */
             if (o->valid) o->valid[p] = 0;
             return 0;
         }
@@ -87,6 +88,7 @@ static int agg_one(const frame_t *in, const agg_spec_t *a, const int64_t *r, int
     if (o->type == FT_INT64 && (a->func == AGG_SUM || a->func == AGG_PROD)) {
         uint64_t acc = a->func == AGG_PROD ? 1 : 0;
         for (int64_t q = 0; q < m; q++) {
+            if (fcol_is_na(c, r[q])) continue; /* a timedelta's NaT */
             uint64_t x = c->type == FT_INT64 ? (uint64_t)((const int64_t *)c->data)[r[q]]
                                              : ((const uint8_t *)c->data)[r[q]];
             acc = a->func == AGG_PROD ? acc * x : acc + x;
@@ -126,7 +128,10 @@ static int agg_one(const frame_t *in, const agg_spec_t *a, const int64_t *r, int
         if (a->func == AGG_STD) v = sqrt(v);
     }
     }
-    ((double *)o->data)[p] = v;
+    if (o->type == FT_INT64) /* a mean or median of datetimes or timedeltas */
+        ((int64_t *)o->data)[p] = dfa_ns_of_double(v);
+    else
+        ((double *)o->data)[p] = v;
     return 0;
 }
 

@@ -114,9 +114,11 @@ static int pick_rows(const fcol_t *c, const int64_t *gid, int64_t ng, agg_func_t
         if (c->type == FT_INT64) {
             const int64_t *d = c->data;
             int64_t *b = bv;
+            bool nat = c->unit != FU_NONE; /* datetimes: NaT skipped */
             for (int64_t i = 0; i < n; i++) {
                 int64_t g = gid[i];
-                if (g >= 0 && (best[g] < 0 || (sign > 0 ? d[i] < b[g] : d[i] > b[g]))) {
+                if (g >= 0 && !(nat && d[i] == INT64_MIN) &&
+                    (best[g] < 0 || (sign > 0 ? d[i] < b[g] : d[i] > b[g]))) {
                     best[g] = i;
                     b[g] = d[i];
                 }
@@ -207,8 +209,9 @@ static int map_agg(const fcol_t *c, const int64_t *gid, int64_t n, int64_t ng, c
             uint64_t *s = st[0].data; /* wraps like numpy's int64 */
             if (c->type == FT_INT64) {
                 const int64_t *d = c->data;
+                bool nat = c->unit != FU_NONE; /* timedeltas: NaT skipped */
                 for (int64_t i = 0; i < n; i++)
-                    if (gid[i] >= 0) s[gid[i]] += (uint64_t)d[i];
+                    if (gid[i] >= 0 && !(nat && d[i] == INT64_MIN)) s[gid[i]] += (uint64_t)d[i];
             } else {
                 const uint8_t *d = c->data;
                 for (int64_t i = 0; i < n; i++)
@@ -509,13 +512,18 @@ static int final_agg(const frame_t *p, int at, const int64_t *perm, int64_t ng, 
     case AGG_SIZE:
         return dfa_take_col(&st[0], perm, ng, false, out);
     case AGG_MEAN: {
-        if (fcol_alloc(out, FT_FLOAT64, ng, 0, false)) return -1;
+        if (fcol_alloc(out, g->unit ? FT_INT64 : FT_FLOAT64, ng, 0, false)) return -1;
         const double *s = st[0].data;
         const int64_t *c = st[2].data;
         for (int64_t i = 0; i < ng; i++) {
             int64_t r = perm[i];
-            ((double *)out->data)[i] = c[r] ? s[r] / (double)c[r] : NAN;
+            double v = c[r] ? s[r] / (double)c[r] : NAN;
+            if (g->unit)
+                ((int64_t *)out->data)[i] = dfa_ns_of_double(v);
+            else
+                ((double *)out->data)[i] = v;
         }
+        out->unit = g->unit;
         return 0;
     }
     case AGG_STD:

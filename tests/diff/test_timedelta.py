@@ -141,6 +141,35 @@ def cases(P):
         {"a": A, "fl": A[A.d > pd.Timedelta("3 days")],
          "so": A.sort_values(["d", "n"], kind="mergesort"), "h": A.head(7), "sh": A.shift(2),
          "cc": pd.concat([A, A])}))
+    # groupby_agg of datetimes and timedeltas: NaT skipped, the picked
+    # values, a timedelta's sum, means and medians keep their dtype
+    G = P.assign(d=d)
+    # (a datetime's mean is compared apart: pandas sums 1.7e18s in float64
+    # in row order, the chunks' partial sums round otherwise)
+    aggs = {"dmin": ["d", "min"], "dmax": ["d", "max"], "dsum": ["d", "sum"],
+            "dmean": ["d", "mean"], "dfirst": ["d", "first"], "dlast": ["d", "last"],
+            "dcount": ["d", "count"], "smin": ["start", "min"], "smax": ["start", "max"],
+            "slast": ["start", "last"]}
+    named = {k: tuple(v) for k, v in aggs.items()}
+    med = {"dmed": ["d", "median"], "smed": ["start", "median"], "dmax": ["d", "max"]}
+    # pandas 1.5's groupby median counts NaT as the smallest value (its
+    # Series.median skips it, as the engine does): the reference is each
+    # group's Series.median
+    gk = G.groupby("k")
+    med_ref = pd.DataFrame({"dmed": gk.d.apply(lambda x: x.median()),
+                            "smed": gk.start.apply(lambda x: x.median()),
+                            "dmax": gk.d.max()})
+    out.append(("groupby_agg", base + [
+        op("g0", "assign", ["t", "d"], names=["d"]),
+        op("ga", "groupby_agg", "g0", by=["k"], agg=aggs),
+        op("gn", "groupby_agg", "g0", by=["n"], agg=aggs),
+        op("gm", "groupby_agg", "g0", by=["k"], agg=med),
+        op("gk", "groupby_agg", "g0", by=["k"], agg=aggs, dropna=False),
+        op("gf", "groupby_agg", "g0", by=["start"], agg={"x": ["d", "max"]}, as_index=False)],
+        {"ga": G.groupby("k").agg(**named), "gn": G.groupby("n").agg(**named),
+         "gm": med_ref,
+         "gk": G.groupby("k", dropna=False).agg(**named),
+         "gf": G.groupby("start", as_index=False).agg(x=("d", "max"))}))
     out.append(("reductions_skip_nat", base + [
         op("mn", "min", "d"), op("mx", "max", "d"), op("ct", "count", "d"),
         op("smn", "min", "s"), op("emx", "max", "e"), op("sct", "count", "s")],
@@ -150,10 +179,31 @@ def cases(P):
     return out, A
 
 
+def datetime_mean(data, P):
+    """groupby_agg's mean of datetimes against pandas' within a
+    microsecond (float64 sums of 1.7e18 round by the order of adding)"""
+    for chunk in (1, 700, None):
+        nodes = [rc_node(chunk), op("g", "groupby_agg", "t", by=["k"],
+                                    agg={"m": ["start", "mean"], "e": ["end", "mean"]})]
+        rc, err, got = td.run(nodes, ["g"], data)
+        why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
+        if not why:
+            g = td.as_pandas(got["g"])
+            ref = P.groupby("k").agg(m=("start", "mean"), e=("end", "mean"))
+            if list(g.index) != list(ref.index) or list(g.dtypes) != list(ref.dtypes):
+                why = "index or dtypes differ: %r vs %r" % (g.dtypes, ref.dtypes)
+            else:
+                diff = (g - ref).abs().max().max()
+                if not diff <= pd.Timedelta(1, "us"):
+                    why = "means differ by %s" % diff
+        td.report("groupby_datetime_mean/chunk=%s" % chunk, why)
+
+
 def rejects(data):
     src = [rc_node(None)] + [op("s", "getitem", "t", columns="start"),
                              op("e", "getitem", "t", columns="end"),
-                             op("n", "getitem", "t", columns="n"), sub("d", "e", "s")]
+                             op("n", "getitem", "t", columns="n"), sub("d", "e", "s"),
+                             op("a", "assign", ["t", "d"], names=["d"])]
     for name, node, code, words in [
         ("datetime_plus_datetime", ew("r", "add", "s", "e"), 2,
          ["add of datetime64[ns] and datetime64[ns]", "TypeError"]),
@@ -167,6 +217,10 @@ def rejects(data):
         ("timedelta_minus_datetime", sub("r", "d", "s"), 2,
          ["subtract of timedelta64[ns] and datetime64[ns]"]),
         ("negative_datetime", ew("r", "negative", "s"), 2, ["negative of datetime64[ns]"]),
+        ("sum_of_datetimes", op("r", "groupby_agg", "t", by=["k"], agg={"x": ["start", "sum"]}),
+         2, ["sum of datetime64[ns] is not defined"]),
+        ("prod_of_timedeltas", op("r", "groupby_agg", "a", by=["k"], agg={"x": ["d", "prod"]}), 2,
+         ["prod of timedelta64[ns] is not defined"]),
         ("year_of_timedelta", op("r", "dt.year", "d"), 2,
          ["dataframe.dt.year of a timedelta Series", "AttributeError"]),
         ("days_of_datetime", op("r", "dt.days", "s"), 2,
@@ -279,6 +333,7 @@ def main():
                     why = "JSON values differ: %r vs %r" % (got["d"]["data"][:5], strs[:5])
             td.report("to_csv_json/chunk=%s" % chunk, why)
         literal_forms(data)
+        datetime_mean(data, P)
         rejects(data)
         to_timedelta_cases(data)
     finally:
