@@ -63,6 +63,23 @@ def is_df_doc(doc):
     return any(n["op"].startswith("dataframe.") for n in doc["nodes"])
 
 
+def time_literals(ins):
+    """string literals beside a datetime or timedelta Series as pandas'
+    Timedelta (when one reads) or Timestamp, which the engine reads them as
+    and pandas' operators take"""
+    if not any(isinstance(x, pd.Series) and x.dtype.kind in "mM" for x in ins):
+        return ins
+    out = []
+    for x in ins:
+        if isinstance(x, str):
+            try:
+                x = pd.Timedelta(x)
+            except ValueError:
+                x = pd.Timestamp(x)
+        out.append(x)
+    return out
+
+
 def evaluate(doc, data_dir="."):
     nodes = {n["key"]: n for n in doc["nodes"]}
     pure = {}
@@ -96,7 +113,7 @@ def evaluate(doc, data_dir="."):
             sub = [t for t in tensor]
             v = npref.evaluate({"version": 1, "nodes": sub, "fetch": [key]})[key]
         elif op in EW:
-            v = EW[op](*ins)
+            v = EW[op](*time_literals(ins))
         elif op == "astype":
             v = ins[0].astype(n["dtype"])
         elif op == "where":
@@ -213,6 +230,8 @@ def evaluate(doc, data_dir="."):
                 v = v.str[n["get"]]
         elif op.startswith("dataframe.dt."):
             v = getattr(ins[0].dt, op.split(".")[2])
+            if callable(v):  # total_seconds()
+                v = v()
         elif op == "dataframe.query":
             v = ins[0].query(n["expr"])
         elif op == "dataframe.eval":

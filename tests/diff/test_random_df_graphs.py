@@ -189,12 +189,27 @@ class Gen:
             return
         s = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": "d"})
         f = self.rng.choice(["year", "month", "day", "hour", "minute", "second", "dayofweek",
-                             "dayofyear", "quarter", "date"])
+                             "dayofyear", "quarter", "date", "days", "total_seconds"])
+        if f in ("days", "total_seconds"):
+            # a timedelta: the datetimes minus a date, or minus themselves
+            # shifted, then its field (or a filter on it)
+            if self.rng.random() < 0.5:
+                o = {"value": self.rng.choice(["2021-01-01", "2022-06-15 06:00"])}
+            else:
+                o = self.add({"op": "dataframe.shift", "inputs": [s],
+                              "periods": self.rng.choice([1, -2])})
+            s = self.add({"op": "subtract", "inputs": [s, o]})
+            if self.rng.random() < 0.3:
+                m = self.add({"op": self.rng.choice(["greater", "less_equal"]),
+                              "inputs": [s, {"value": self.rng.choice(["100 days", "-2h30min",
+                                                                        "1 days 06:00:00"])}]})
+                self.cur = self.add({"op": "dataframe.filter", "inputs": [self.cur, m]})
+                return
         v = self.add({"op": "dataframe.dt." + f, "inputs": [s]})
         name = "z%d" % self.n
         self.cur = self.add({"op": "dataframe.assign", "inputs": [self.cur, v], "names": [name]})
         self.cols[name] = "dateobj" if f == "date" else "float"
-        self.per_chunk_int |= f != "date"
+        self.per_chunk_int |= f not in ("date", "total_seconds")
 
     def datecmp(self):
         if self.cols.get("d") != "date":
