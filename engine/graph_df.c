@@ -2195,8 +2195,27 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
                 : f == DF3_AGG_COUNT                                         ? FT_INT64
                 : (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX) ? c->type
                                                                              : FT_FLOAT64;
-        if (t == FT_INT64 && may_miss) t = FT_FLOAT64;
+        /* datetimes and timedeltas: min, max, a timedelta's sum and the
+         * mean keep the dtype (NaT where no value), as pandas */
+        int u =
+            tf && c->type == FT_INT64 && (c->unit == FU_NS || c->unit == FU_TD) &&
+                    (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX || f == DF3_AGG_MEAN)
+                ? c->unit
+                : FU_NONE;
+        if (u == FU_NS && f == DF3_AGG_SUM) {
+            char lb[128];
+            label_text(c, lb, sizeof lb);
+            return XFAIL(n,
+                         "column %s: sum of datetime64[ns] is not defined (pandas raises "
+                         "TypeError)",
+                         lb);
+        }
+        if (u)
+            t = FT_INT64;
+        else if (t == FT_INT64 && may_miss)
+            t = FT_FLOAT64;
         if (set_col(&d->cols[v], c->name, c->is_int, t)) return XFAIL(n, "out of memory");
+        d->cols[v].unit = (uint8_t)u;
     }
     d->nrows = tf ? s->nrows : -1;
     new_rows(g, n, d, VK_DATAFRAME);

@@ -640,7 +640,7 @@ typedef struct {
  * in seen; int64 sums and extremes exactly in i. */
 static void agg_fold(int f, const fcol_t *c, const int64_t *gid, int64_t n, scan_state_t st)
 {
-    bool ints = c->type == FT_INT64 && c->unit == FU_NONE;
+    bool ints = c->type == FT_INT64 && c->unit != FU_DATE; /* datetimes' NaT is missing */
     for (int64_t i = 0; i < n; i++) {
         int64_t g = gid[i];
         if (g < 0 || fcol_is_na(c, i)) continue;
@@ -674,6 +674,24 @@ static void agg_fold(int f, const fcol_t *c, const int64_t *gid, int64_t n, scan
 static int agg_out(int f, const fcol_t *c, const int64_t *gid, int64_t n, bool orphans,
                    scan_state_t st, fcol_t *o)
 {
+    if (c->type == FT_INT64 && (c->unit == FU_NS || c->unit == FU_TD) &&
+        (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX || f == DF3_AGG_MEAN)) {
+        /* datetimes and timedeltas keep their dtype: NaT for rows in no
+         * group and groups of no value (a sum of none is 0), the mean
+         * truncated to whole nanoseconds */
+        if (fcol_alloc(o, FT_INT64, n, 0, false)) return -1;
+        o->unit = c->unit;
+        int64_t *w = o->data;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t g = gid[i], k = g >= 0 ? st.seen[g] : 0;
+            w[i] = g < 0               ? INT64_MIN
+                   : f == DF3_AGG_SUM  ? st.i[g]
+                   : k == 0            ? INT64_MIN
+                   : f == DF3_AGG_MEAN ? dfa_ns_of_double(st.x[g] / (double)k)
+                                       : st.i[g];
+        }
+        return 0;
+    }
     bool exact = c->type == FT_INT64 && c->unit == FU_NONE &&
                  (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX);
     bool ints = !orphans && (f == DF3_AGG_COUNT || exact);

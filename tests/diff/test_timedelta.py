@@ -170,6 +170,20 @@ def cases(P):
          "gm": med_ref,
          "gk": G.groupby("k", dropna=False).agg(**named),
          "gf": G.groupby("start", as_index=False).agg(x=("d", "max"))}))
+    # groupby_transform's statistics of them, chunk by chunk along the
+    # carry chain: the same dtypes
+    F = G[["k", "n", "d", "start"]]
+    tnodes = [op("g0", "assign", ["t", "d"], names=["d"]),
+              op("f", "getitem", "g0", columns=["k", "n", "d", "start"])]
+    twant = {}
+    for fn in ("min", "max", "mean", "count"):
+        # (a mean of datetimes alone: beside numbers pandas 1.5 drops them)
+        cols = ["d", "start"] if fn == "mean" else ["n", "d", "start"]
+        tnodes.append(op("t" + fn, "groupby_transform", "f", by="k", func=fn, columns=cols))
+        twant["t" + fn] = F.groupby("k")[cols].transform(fn)
+    tnodes.append(op("tsum", "groupby_transform", "f", by="n", func="sum", columns=["d"]))
+    twant["tsum"] = F.groupby("n")[["d"]].transform("sum")
+    out.append(("groupby_transform", base + tnodes, twant))
     out.append(("reductions_skip_nat", base + [
         op("mn", "min", "d"), op("mx", "max", "d"), op("ct", "count", "d"),
         op("smn", "min", "s"), op("emx", "max", "e"), op("sct", "count", "s")],
@@ -219,6 +233,9 @@ def rejects(data):
         ("negative_datetime", ew("r", "negative", "s"), 2, ["negative of datetime64[ns]"]),
         ("sum_of_datetimes", op("r", "groupby_agg", "t", by=["k"], agg={"x": ["start", "sum"]}),
          2, ["sum of datetime64[ns] is not defined"]),
+        ("transform_sum_of_datetimes", op("r", "groupby_transform", "t", by="k", func="sum",
+                                          columns=["start"]),
+         2, ["column 'start': sum of datetime64[ns] is not defined"]),
         ("prod_of_timedeltas", op("r", "groupby_agg", "a", by=["k"], agg={"x": ["d", "prod"]}), 2,
          ["prod of timedelta64[ns] is not defined"]),
         ("year_of_timedelta", op("r", "dt.year", "d"), 2,
