@@ -3657,6 +3657,14 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                                "with a warning)"
                              : "");
         d->cols[k].type = cum ? (t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64) : FT_FLOAT64;
+        /* diff of datetimes and timedeltas: timedeltas, as pandas */
+        int u = s->cols[k].unit;
+        if (op == OP_DF_DIFF && t == FT_INT64 && (u == FU_NS || u == FU_TD)) {
+            d->cols[k].type = FT_INT64;
+            d->cols[k].unit = FU_TD;
+        } else if (!(cum && (op == OP_DF_CUMMAX || op == OP_DF_CUMMIN))) {
+            d->cols[k].unit = FU_NONE;
+        }
     }
     keep_rows(g, n, d, s);
     return 0;
@@ -4392,6 +4400,7 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_SHIFT:
     case OP_DF_CUMMAX:
     case OP_DF_CUMMIN:
+    case OP_DF_DIFF: /* infer_running: a datetime's or timedelta's diff is a timedelta */
     case OP_DF_GROUPBY_HEAD:
     case OP_DF_GROUPBY_TAIL:
     case OP_DF_GROUPBY_AGG:       /* infer_groupby says which results keep a unit */

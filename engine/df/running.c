@@ -367,6 +367,20 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
         }
         return 0;
     }
+    if (op == OP_DF_DIFF && c->type == FT_INT64 && (c->unit == FU_NS || c->unit == FU_TD)) {
+        /* datetimes and timedeltas: a timedelta, NaT where either is NaT
+         * or the difference leaves int64 */
+        if (fcol_alloc(o, FT_INT64, m, 0, false)) return -1;
+        o->unit = FU_TD;
+        const int64_t *v = c->data;
+        for (int64_t i = 0; i < m; i++) {
+            int64_t r = off + i, s = r - p, w;
+            bool ok = s >= 0 && s < N && v[r] != INT64_MIN && v[s] != INT64_MIN &&
+                      !__builtin_sub_overflow(v[r], v[s], &w);
+            ((int64_t *)o->data)[i] = ok ? w : INT64_MIN;
+        }
+        return 0;
+    }
     double *x = as_float(c, op == OP_DF_PCT_CHANGE);
     if (!x || fcol_alloc(o, FT_FLOAT64, m, 0, false)) {
         free(x);

@@ -137,10 +137,14 @@ def cases(P):
         op("a", "assign", ["t", "d", "w"], names=["d", "w"]),
         ew("m", "greater", "d", lit("3 days")), op("fl", "filter", ["a", "m"]),
         op("so", "sort_values", "a", by=["d", "n"]), op("h", "head", "a", n=7),
-        op("sh", "shift", "a", periods=2), op("cc", "concat", ["a", "a"])],
+        op("sh", "shift", "a", periods=2), op("cc", "concat", ["a", "a"]),
+        op("ds", "diff", "s"), op("dd", "diff", "d", periods=-3),
+        op("sel", "getitem", "a", columns=["start", "n", "d", "w"]),
+        op("df", "diff", "sel", periods=2)],
         {"a": A, "fl": A[A.d > pd.Timedelta("3 days")],
          "so": A.sort_values(["d", "n"], kind="mergesort"), "h": A.head(7), "sh": A.shift(2),
-         "cc": pd.concat([A, A])}))
+         "cc": pd.concat([A, A]), "ds": s.diff(), "dd": d.diff(-3),
+         "df": A[["start", "n", "d", "w"]].diff(2)}))
     # groupby_agg of datetimes and timedeltas: NaT skipped, the picked
     # values, a timedelta's sum, means and medians keep their dtype
     G = P.assign(d=d)
