@@ -136,8 +136,13 @@ static int cum_col(op_t op, const fcol_t *c, int ot, const fcol_t *cc, bool edge
         return 0;
     }
     int64_t acc = has ? inum(cc, 0) : 0, *y = o->data;
+    bool nat = c->type == FT_INT64 && c->unit != FU_NONE; /* datetimes: NaT skipped, kept */
     for (int64_t i = 0; i < n; i++) {
         int64_t x = inum(c, i);
+        if (nat && x == INT64_MIN) {
+            if (!edge) y[i] = INT64_MIN;
+            continue;
+        }
         acc = has ? istep(op, acc, x) : x;
         has = true;
         if (!edge) y[i] = acc;
