@@ -3950,10 +3950,11 @@ static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char
                      "read_csv's parse_dates makes datetime columns, their differences "
                      "timedeltas)",
                      df_col_type_name(&s->cols[0]));
-    if (td != date_dt_of_td(n->op))
+    bool both = n->op == OP_DF_DT_FLOOR || n->op == OP_DF_DT_CEIL || n->op == OP_DF_DT_ROUND;
+    if (!both && td != date_dt_of_td(n->op))
         return XFAIL(n, "%s of a %s Series: %s", op_name(n->op), td ? "timedelta" : "datetime",
-                     td ? "a timedelta's fields are days, seconds, microseconds, nanoseconds "
-                          "and total_seconds (pandas raises AttributeError)"
+                     td ? "a timedelta's fields are days, seconds, microseconds, nanoseconds, "
+                          "total_seconds, floor, ceil and round (pandas raises AttributeError)"
                         : "days, seconds, microseconds, nanoseconds and total_seconds are a "
                           "timedelta's fields (pandas raises AttributeError)");
     if (n->op == OP_DF_DT_FLOOR || n->op == OP_DF_DT_CEIL || n->op == OP_DF_DT_ROUND) {
@@ -3981,7 +3982,7 @@ static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char
     int unit;
     date_dt_type(n->op, &t, &unit);
     d->cols[0].type = t;
-    d->cols[0].unit = unit;
+    d->cols[0].unit = both ? s->cols[0].unit : unit; /* a timedelta's floor is one */
     keep_rows(g, n, d, s);
     return 0;
 }

@@ -1036,7 +1036,7 @@ int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char
             return 0;
         }
         if (fcol_alloc(o, ty, n, 0, false)) goto fail;
-        o->unit = unit;
+        o->unit = ty == FT_INT64 ? c->unit == FU_TD ? FU_TD : unit : FU_NONE;
         int64_t u = op == OP_DF_DT_NORMALIZE ? DATE_NS_PER_DAY : d->n;
         op_t r = op == OP_DF_DT_NORMALIZE ? OP_DF_DT_FLOOR : op;
         for (int64_t i = 0; i < n; i++) {

@@ -124,6 +124,10 @@ def cases(P):
          "c4": d <= pd.Timedelta("-1 days +23:00:00"), "c5": pd.Timedelta("2 days 00:00:00.5") < d,
          "c6": s >= e}))
     fields = ["days", "seconds", "microseconds", "nanoseconds", "total_seconds"]
+    out.append(("dt_rounding", base + [op("fl", "dt.floor", "d", freq="h"),
+                                        op("ce", "dt.ceil", "d2", freq="D"),
+                                        op("ro", "dt.round", "d", freq="15min")],
+                {"fl": d.dt.floor("h"), "ce": d2.dt.ceil("D"), "ro": d.dt.round("15min")}))
     out.append(("dt_fields", base + [op("t" + f, "dt." + f, "d") for f in fields] +
                 [op("u" + f, "dt." + f, "d2") for f in fields],
                 dict([("t" + f, getattr(d.dt, f)() if f == "total_seconds" else getattr(d.dt, f))
@@ -252,6 +256,8 @@ def rejects(data):
          ["prod of timedelta64[ns] is not defined"]),
         ("year_of_timedelta", op("r", "dt.year", "d"), 2,
          ["dataframe.dt.year of a timedelta Series", "AttributeError"]),
+        ("day_name_of_timedelta", op("r", "dt.day_name", "d"), 2,
+         ["dataframe.dt.day_name of a timedelta Series"]),
         ("days_of_datetime", op("r", "dt.days", "s"), 2,
          ["dataframe.dt.days of a datetime Series"]),
         ("days_of_numbers", op("r", "dt.days", "n"), 2, ["Can only use .dt accessor"]),

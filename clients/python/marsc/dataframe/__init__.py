@@ -622,7 +622,7 @@ class Series(_Frame):
         parse_dates): year, month, day, hour, minute, second, dayofweek,
         dayofyear, quarter, date ...; of a timedelta64[ns] Series (a
         difference of datetimes): days, seconds, microseconds, nanoseconds,
-        total_seconds()."""
+        total_seconds(), floor, ceil, round."""
         return _Dt(self)
 
     @property
