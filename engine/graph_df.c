@@ -179,6 +179,7 @@ static const char *const *df_fields(op_t op)
     static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
     static const char *const ix[] = {"skipna", "axis", NULL};
     static const char *const td[] = {"format", "errors", "unit", NULL};
+    static const char *const tdelta[] = {"errors", "unit", NULL};
     static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
     static const char *const cc[] = {"axis", "join", "ignore_index", NULL};
     static const char *const ex[] = {"expr", NULL};
@@ -206,8 +207,9 @@ static const char *const *df_fields(op_t op)
     case OP_DF_IDXMIN:
         return ix;
     case OP_DF_TO_DATETIME:
-    case OP_DF_TO_TIMEDELTA:
         return td;
+    case OP_DF_TO_TIMEDELTA:
+        return tdelta;
     case OP_DF_CONCAT:
         return cc;
     case OP_DF_STR_CONTAINS:
@@ -2364,17 +2366,12 @@ static int ew_time_type(graph_t *g, graph_node_t *n, df_node_t *d, int k, char *
     bool bnum = ar > 1 && !b && (t[1].num == 1 || t[1].num == 2);
     bool anum = !a && (t[0].num == 1 || t[0].num == 2);
     int ot = FT_INT64, ou = -1;
-    switch (n->op) {
+    switch (op_is_comparison(n->op) ? OP_EQUAL : n->op) {
     case OP_NEGATIVE:
     case OP_ABS:
         if (a == TD) ou = TD;
         break;
-    case OP_EQUAL:
-    case OP_NOT_EQUAL:
-    case OP_LESS:
-    case OP_LESS_EQUAL:
-    case OP_GREATER:
-    case OP_GREATER_EQUAL:
+    case OP_EQUAL: /* the comparisons */
         if (a && a == b) ot = FT_BOOL, ou = 0;
         break;
     case OP_ADD:
@@ -2534,8 +2531,7 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
             }
         }
     }
-    bool cmp = n->op == OP_EQUAL || n->op == OP_NOT_EQUAL || n->op == OP_LESS ||
-               n->op == OP_LESS_EQUAL || n->op == OP_GREATER || n->op == OP_GREATER_EQUAL;
+    bool cmp = op_is_comparison(n->op);
     if (!any_df && time_lits(g, n, d, cmp, err, errlen)) return -1;
     units_settle(n->op, d); /* the ops here give plain values but for ew_time_type's */
     for (int k = 0; k < s->ncols; k++) {
@@ -3849,14 +3845,14 @@ static int infer_to_datetime(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
     if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);
     const df_col_t *c = &s->cols[0];
-    json_t *f = json_object_get(obj, "format"), *e = json_object_get(obj, "errors"),
+    bool td = n->op == OP_DF_TO_TIMEDELTA; /* no format: pandas' to_timedelta has none */
+    json_t *f = td ? NULL : json_object_get(obj, "format"), *e = json_object_get(obj, "errors"),
            *u = json_object_get(obj, "unit");
     if (json_given(e) && !(json_is_string(e) && (!strcmp(json_string_value(e), "raise") ||
                                                  !strcmp(json_string_value(e), "coerce"))))
         return XFAIL(n, "\"errors\" must be raise or coerce (ignore, which would leave a "
                         "column of mixed values, is not supported)");
     d->drop = json_given(e) && !strcmp(json_string_value(e), "coerce");
-    bool td = n->op == OP_DF_TO_TIMEDELTA;
     const char *to = td ? "timedelta64[ns]" : "datetime64[ns]";
     if (c->type == FT_BOOL)
         return XFAIL(n, "dtype bool cannot be converted to %s (pandas' TypeError)", to);

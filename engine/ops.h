@@ -433,6 +433,12 @@ static inline bool op_is_nan_reduction(op_t op)
 {
     return op_nan_base(op) != op;
 }
+/* equal, not_equal, less, less_equal, greater, greater_equal */
+static inline bool op_is_comparison(op_t op)
+{
+    return op == OP_EQUAL || op == OP_NOT_EQUAL || op == OP_LESS || op == OP_LESS_EQUAL ||
+           op == OP_GREATER || op == OP_GREATER_EQUAL;
+}
 static inline bool op_is_elementwise(op_t op)
 {
     op_kind_t k = op_kind(op);

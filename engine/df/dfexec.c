@@ -767,8 +767,7 @@ static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t 
         out.shape.d[0] = rows;
         if (kern_ew_eval(&p, in, &out, err, errlen)) goto done;
         /* NaT compares false (not_equal true), as pandas */
-        bool cmp = n->op == OP_EQUAL || n->op == OP_NOT_EQUAL || n->op == OP_LESS ||
-                   n->op == OP_LESS_EQUAL || n->op == OP_GREATER || n->op == OP_GREATER_EQUAL;
+        bool cmp = op_is_comparison(n->op);
         for (int jn = 0, q2 = 0; cmp && jn < n->n_in && jn < 3; jn++) {
             if (n->in[jn].node < 0) continue;
             const fcol_t *c = &v[q2++].cols[d->ew_col[k * n->n_in + jn]];

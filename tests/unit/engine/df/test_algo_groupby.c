@@ -38,11 +38,13 @@ static void hand_frame(frame_t *f)
 
 enum { K, K2, V, I, S, B, T };
 static const agg_spec_t AGGS[] = {
-    {"sv", V, AGG_SUM},      {"si", I, AGG_SUM},      {"sb", B, AGG_SUM},  {"mv", V, AGG_MEAN},
-    {"mnv", V, AGG_MIN},     {"mxi", I, AGG_MAX},     {"mns", T, AGG_MIN}, {"mxs", T, AGG_MAX},
-    {"cv", V, AGG_COUNT},    {"sz", V, AGG_SIZE},     {"sdv", V, AGG_STD}, {"vri", I, AGG_VAR},
-    {"nus", S, AGG_NUNIQUE}, {"fv", V, AGG_FIRST},    {"ls", S, AGG_LAST}, {"fs", S, AGG_FIRST},
-    {"mi", I, AGG_MEAN},     {"nuv", V, AGG_NUNIQUE}, {"lb", B, AGG_LAST}, {"mnb", B, AGG_MIN},
+    {"sv", V, AGG_SUM, 0},      {"si", I, AGG_SUM, 0},   {"sb", B, AGG_SUM, 0},
+    {"mv", V, AGG_MEAN, 0},     {"mnv", V, AGG_MIN, 0},  {"mxi", I, AGG_MAX, 0},
+    {"mns", T, AGG_MIN, 0},     {"mxs", T, AGG_MAX, 0},  {"cv", V, AGG_COUNT, 0},
+    {"sz", V, AGG_SIZE, 0},     {"sdv", V, AGG_STD, 0},  {"vri", I, AGG_VAR, 0},
+    {"nus", S, AGG_NUNIQUE, 0}, {"fv", V, AGG_FIRST, 0}, {"ls", S, AGG_LAST, 0},
+    {"fs", S, AGG_FIRST, 0},    {"mi", I, AGG_MEAN, 0},  {"nuv", V, AGG_NUNIQUE, 0},
+    {"lb", B, AGG_LAST, 0},     {"mnb", B, AGG_MIN, 0},
 };
 #define NAGG ((int)(sizeof AGGS / sizeof AGGS[0]))
 
@@ -345,7 +347,7 @@ static void test_float_and_bool_keys(void **state)
     fb_f64(&f, 0, "f", (double[]){1.5, NAN, -0.0, 0.0, 1.5, -2.0});
     fb_bool(&f, 1, "b", (int[]){1, 0, -1, 1, 0, 1});
     fb_i64(&f, 2, "x", (int64_t[]){1, 2, 3, 4, 5, 6});
-    static const agg_spec_t a[] = {{"n", 2, AGG_SUM}};
+    static const agg_spec_t a[] = {{"n", 2, AGG_SUM, 0}};
     gb_spec_t s = {.nby = 1, .by = {0}, .nagg = 1, .agg = a};
     OK(df_gb_map(&f, &s, &p, err, sizeof err));
     OK(df_gb_final(&p, &s, &r, err, sizeof err));
@@ -378,7 +380,8 @@ static void test_var_accuracy(void **state)
     fb_init(&f, 4, 2);
     fb_i64(&f, 0, "k", (int64_t[]){1, 1, 1, 1});
     fb_f64(&f, 1, "v", (double[]){1e9 + 4, 1e9 + 7, 1e9 + 13, 1e9 + 16});
-    static const agg_spec_t a[] = {{"var", 1, AGG_VAR}, {"std", 1, AGG_STD}, {"mean", 1, AGG_MEAN}};
+    static const agg_spec_t a[] = {
+        {"var", 1, AGG_VAR, 0}, {"std", 1, AGG_STD, 0}, {"mean", 1, AGG_MEAN, 0}};
     gb_spec_t s = {.nby = 1, .by = {0}, .nagg = 3, .agg = a};
     const frame_t *pp[4];
     for (int i = 0; i < 4; i++) {
@@ -405,7 +408,7 @@ static void test_errors(void **state)
 {
     frame_t f, p;
     hand_frame(&f);
-    static const agg_spec_t a[] = {{"x", S, AGG_MEAN}};
+    static const agg_spec_t a[] = {{"x", S, AGG_MEAN, 0}};
     gb_spec_t s = {.nby = 1, .by = {K}, .nagg = 1, .agg = a};
     assert_int_equal(df_gb_map(&f, &s, &p, err, sizeof err), -1);
     assert_non_null(strstr(err, "'s'"));
@@ -453,12 +456,14 @@ static void random_frame(uint64_t *seed, int64_t n, frame_t *f)
 }
 
 static const agg_spec_t RAGGS[] = {
-    {"sv", 3, AGG_SUM},      {"si", 4, AGG_SUM},   {"sb", 6, AGG_SUM},      {"mv", 3, AGG_MEAN},
-    {"mnv", 3, AGG_MIN},     {"mxv", 3, AGG_MAX},  {"mni", 4, AGG_MIN},     {"mxs", 5, AGG_MAX},
-    {"mns", 5, AGG_MIN},     {"cv", 3, AGG_COUNT}, {"cs", 5, AGG_COUNT},    {"sz", 3, AGG_SIZE},
-    {"sdv", 3, AGG_STD},     {"vri", 4, AGG_VAR},  {"nus", 5, AGG_NUNIQUE}, {"nui", 4, AGG_NUNIQUE},
-    {"nuv", 3, AGG_NUNIQUE}, {"fv", 3, AGG_FIRST}, {"lv", 3, AGG_LAST},     {"fs", 5, AGG_FIRST},
-    {"ls", 5, AGG_LAST},     {"li", 4, AGG_LAST},  {"nub", 6, AGG_NUNIQUE}, {"mxb", 6, AGG_MAX},
+    {"sv", 3, AGG_SUM, 0},      {"si", 4, AGG_SUM, 0},      {"sb", 6, AGG_SUM, 0},
+    {"mv", 3, AGG_MEAN, 0},     {"mnv", 3, AGG_MIN, 0},     {"mxv", 3, AGG_MAX, 0},
+    {"mni", 4, AGG_MIN, 0},     {"mxs", 5, AGG_MAX, 0},     {"mns", 5, AGG_MIN, 0},
+    {"cv", 3, AGG_COUNT, 0},    {"cs", 5, AGG_COUNT, 0},    {"sz", 3, AGG_SIZE, 0},
+    {"sdv", 3, AGG_STD, 0},     {"vri", 4, AGG_VAR, 0},     {"nus", 5, AGG_NUNIQUE, 0},
+    {"nui", 4, AGG_NUNIQUE, 0}, {"nuv", 3, AGG_NUNIQUE, 0}, {"fv", 3, AGG_FIRST, 0},
+    {"lv", 3, AGG_LAST, 0},     {"fs", 5, AGG_FIRST, 0},    {"ls", 5, AGG_LAST, 0},
+    {"li", 4, AGG_LAST, 0},     {"nub", 6, AGG_NUNIQUE, 0}, {"mxb", 6, AGG_MAX, 0},
 };
 #define NRAGG ((int)(sizeof RAGGS / sizeof RAGGS[0]))
 
@@ -567,9 +572,9 @@ static void test_random_against_brute_force(void **state)
         int64_t n = 1 + (int64_t)(rnd(&seed) % 500);
         frame_t f, p, r;
         random_frame(&seed, n, &f);
-        static const agg_spec_t a[] = {{"c", 3, AGG_COUNT}, {"s", 4, AGG_SUM},
-                                       {"mn", 3, AGG_MIN},  {"nu", 5, AGG_NUNIQUE},
-                                       {"f", 5, AGG_FIRST}, {"sz", 0, AGG_SIZE}};
+        static const agg_spec_t a[] = {{"c", 3, AGG_COUNT, 0}, {"s", 4, AGG_SUM, 0},
+                                       {"mn", 3, AGG_MIN, 0},  {"nu", 5, AGG_NUNIQUE, 0},
+                                       {"f", 5, AGG_FIRST, 0}, {"sz", 0, AGG_SIZE, 0}};
         gb_spec_t s = {.nby = 1, .by = {0}, .nagg = 6, .agg = a};
         OK(df_gb_map(&f, &s, &p, err, sizeof err));
         OK(df_gb_final(&p, &s, &r, err, sizeof err));
