@@ -643,8 +643,8 @@ static int ew_time(const graph_node_t *n, const df_node_t *d, const frame_t *v, 
                 r = b == 0 ? DATE_NAT : a / b;
             }
             break;
-        default: /* OP_MOD of timedeltas: a - (a // b) * b, as pandas */
-            r = a - floor_div64(a, b) * b;
+        default: /* OP_MOD of timedeltas: a - (a // b) * b, as pandas (in [0, b)) */
+            r = (int64_t)((__int128)a - (__int128)floor_div64(a, b) * b);
             break;
         }
         if (over)
