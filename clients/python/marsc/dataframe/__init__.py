@@ -832,6 +832,11 @@ class _Dt:
     is_year_start = _field("is_year_start")
     is_year_end = _field("is_year_end")
     is_leap_year = _field("is_leap_year")
+    # a timedelta Series' fields (a difference of datetimes)
+    days = _field("days")
+    seconds = _field("seconds")
+    microseconds = _field("microseconds")
+    nanoseconds = _field("nanoseconds")
     del _field
 
     def _to(self, how, freq):
@@ -867,14 +872,6 @@ class _Dt:
         """Series.dt.strftime(date_format): strings as Python's strftime"""
         return _make("dataframe.dt.strftime", [self._s], {"date_format": date_format},
                      "series")
-
-    # a timedelta Series' fields (its difference of datetimes)
-    _td = ("days", "seconds", "microseconds", "nanoseconds")
-
-    def __getattr__(self, name):
-        if name in _Dt._td:
-            return _make("dataframe.dt." + name, [self._s], None, "series")
-        raise AttributeError("dt has no attribute %r" % name)
 
     def total_seconds(self):
         """Series.dt.total_seconds() of a timedelta Series: float64"""
@@ -1079,20 +1076,23 @@ def jsonable_col(c):
     return c
 
 
+def _convert(op, arg, errors, **params):
+    """dataframe.to_datetime or to_timedelta of a Series; params left out
+    where None."""
+    if not isinstance(arg, Series):
+        raise TypeError("marsc %s takes a Series (a column of strings or numbers)" % op)
+    if errors not in ("raise", "coerce"):
+        raise NotImplementedError('%s: errors must be "raise" or "coerce"' % op)
+    p = {"errors": errors} if errors != "raise" else {}
+    p.update({k: v for k, v in params.items() if v is not None})
+    return _make("dataframe." + op, [arg], p, "series")
+
+
 def to_datetime(arg, errors="raise", format=None, unit=None):
     """pd.to_datetime of a Series: strings (ISO 8601 forms, or `format`,
     strptime's directives), numbers of `unit` (D, s, ms, us, ns) since
     1970-01-01, datetimes as they are; errors "raise" or "coerce" (NaT)."""
-    if not isinstance(arg, Series):
-        raise TypeError("marsc to_datetime takes a Series (a column of strings or numbers)")
-    if errors not in ("raise", "coerce"):
-        raise NotImplementedError('to_datetime: errors must be "raise" or "coerce"')
-    p = {"errors": errors} if errors != "raise" else {}
-    if format is not None:
-        p["format"] = format
-    if unit is not None:
-        p["unit"] = unit
-    return _make("dataframe.to_datetime", [arg], p, "series")
+    return _convert("to_datetime", arg, errors, format=format, unit=unit)
 
 
 def to_timedelta(arg, unit=None, errors="raise"):
@@ -1100,14 +1100,7 @@ def to_timedelta(arg, unit=None, errors="raise"):
     02:00:00", "-1 days +23:00:00", "02:30:00", "2h30min", "45s"), numbers
     of `unit` (D, h, m, s, ms, us, ns; default ns), timedeltas as they
     are; errors "raise" or "coerce" (NaT)."""
-    if not isinstance(arg, Series):
-        raise TypeError("marsc to_timedelta takes a Series (a column of strings or numbers)")
-    if errors not in ("raise", "coerce"):
-        raise NotImplementedError('to_timedelta: errors must be "raise" or "coerce"')
-    p = {"errors": errors} if errors != "raise" else {}
-    if unit is not None:
-        p["unit"] = unit
-    return _make("dataframe.to_timedelta", [arg], p, "series")
+    return _convert("to_timedelta", arg, errors, unit=unit)
 
 
 def concat(objs, axis=0, join="outer", ignore_index=False):
@@ -1165,13 +1158,20 @@ def read_json(path, orient=None, lines=False, session=None):
     return _after_create(df)
 
 
-def _values(v, dtype):
+def _times(v, dtype):
+    """datetime and timedelta values (ISO and str forms) as pandas'; other
+    values as they are"""
+    import pandas as pd
     if dtype == "datetime64[ns]":
-        import pandas as pd
         return pd.to_datetime(v)
     if dtype == "timedelta64[ns]":
-        import pandas as pd
         return pd.to_timedelta(v)
+    return v
+
+
+def _values(v, dtype):
+    if dtype in ("datetime64[ns]", "timedelta64[ns]"):
+        return _times(v, dtype)
     if dtype in ("float64", "float32"):
         return [float(x) if isinstance(x, str) else (np.nan if x is None else x) for x in v]
     return v
@@ -1182,16 +1182,10 @@ def _index(ix, names, dtypes=None):
     if ix and isinstance(ix[0], list):
         if dtypes:  # levels of datetimes: index_dtypes
             levels = [[r[k] for r in ix] for k in range(len(dtypes))]
-            levels = [pd.to_datetime(lv) if dt == "datetime64[ns]" else
-                      pd.to_timedelta(lv) if dt == "timedelta64[ns]" else lv
-                      for lv, dt in zip(levels, dtypes)]
+            levels = [_times(lv, dt) for lv, dt in zip(levels, dtypes)]
             return pd.MultiIndex.from_arrays(levels, names=names)
         return pd.MultiIndex.from_tuples([tuple(x) for x in ix], names=names)
-    if dtypes and dtypes[0] == "datetime64[ns]":
-        return pd.DatetimeIndex(pd.to_datetime(ix), name=(names or [None])[0])
-    if dtypes and dtypes[0] == "timedelta64[ns]":
-        return pd.TimedeltaIndex(pd.to_timedelta(ix), name=(names or [None])[0])
-    return pd.Index(ix, name=(names or [None])[0])
+    return pd.Index(_times(ix, dtypes[0] if dtypes else None), name=(names or [None])[0])
 
 
 def frame_from_json(doc, index_names=None):
