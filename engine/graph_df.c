@@ -122,6 +122,8 @@ static const char *const *df_fields(op_t op)
     static const char *const red[] = {"axis", NULL};
     static const char *const sv[] = {"axis", "ddof", NULL};
     static const char *const gb[] = {"by", "agg", "dropna", "as_index", NULL};
+    static const char *const rs[] = {"rule",  "on",    "agg",    "func",
+                                     "closed", "label", "origin", "offset", NULL};
     static const char *const so[] = {"by", "ascending", NULL};
     static const char *const me[] = {"on",         "how",         "left_on",  "right_on",
                                      "left_index", "right_index", "suffixes", NULL};
@@ -328,6 +330,8 @@ static const char *const *df_fields(op_t op)
         return red;
     case OP_DF_GROUPBY_AGG:
         return gb;
+    case OP_DF_RESAMPLE:
+        return rs;
     case OP_DF_SORT_VALUES:
         return so;
     case OP_DF_MERGE:
@@ -1308,6 +1312,64 @@ static const char *const agg_names[] = {"sum",  "mean",   "min",  "max",     "co
                                         "size", "std",    "var",  "nunique", "first",
                                         "last", "median", "prod", "idxmin",  "idxmax"};
 
+/* Aggregation k of a groupby (or a resample): output column out of func
+ * fn over column col of schema s; d->aggs has room. */
+static int gb_agg(graph_node_t *n, df_node_t *d, const df_node_t *s, int k, const char *out,
+                  int col, const char *fn, char *err, size_t errlen)
+{
+    int f = -1;
+    for (int q = 0; q < (int)(sizeof agg_names / sizeof *agg_names); q++)
+        if (!strcmp(fn, agg_names[q])) f = q;
+    if (f < 0)
+        return XFAIL(n,
+                     "agg \"%.100s\": unknown func \"%.40s\" (sum, mean, min, max, count, "
+                     "size, std, var, nunique, first, last, median, prod, idxmin, idxmax)",
+                     out, fn);
+    int t = s->cols[col].type, rt = t;
+    if (t == FT_STRING && (f == AGG_MEAN || f == AGG_STD || f == AGG_VAR || f == AGG_SUM))
+        return XFAIL(n, "agg \"%.100s\": %s of an object column is not supported", out, fn);
+    if (f == AGG_MEAN || f == AGG_STD || f == AGG_VAR) rt = FT_FLOAT64;
+    if (f == AGG_COUNT || f == AGG_SIZE || f == AGG_NUNIQUE) rt = FT_INT64;
+    if (f == AGG_SUM && t == FT_BOOL) rt = FT_INT64;
+    if (f >= AGG_MEDIAN) {
+        d->gb_whole = true;
+        if (t == FT_STRING)
+            return XFAIL(n, "agg \"%.100s\": %s of an object column is not supported", out, fn);
+        if (f == AGG_MEDIAN) rt = FT_FLOAT64;
+        if (f == AGG_PROD) rt = t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
+        if (f == AGG_IDXMIN || f == AGG_IDXMAX) {
+            if (s->nidx != 1)
+                return XFAIL(n, "agg \"%.100s\": %s needs a one-level index", out, fn);
+            rt = s->idx[0].type;
+        }
+    }
+    /* datetimes and timedeltas (NaT skipped): the picked values and a
+     * timedelta's sum keep their unit, and so do a mean and a median,
+     * truncated to whole nanoseconds as pandas' cast back; std and var
+     * stay float64 nanoseconds */
+    int u = t == FT_INT64 ? s->cols[col].unit : FU_NONE, ou = FU_NONE;
+    if (u == FU_NS || u == FU_TD) {
+        if ((f == AGG_SUM && u == FU_NS) || f == AGG_PROD)
+            return XFAIL(n, "agg \"%.100s\": %s of %s is not defined (pandas raises TypeError)",
+                         out, fn, date_type_name(u));
+        if (f == AGG_MIN || f == AGG_MAX || f == AGG_FIRST || f == AGG_LAST || f == AGG_SUM)
+            ou = u;
+        if (f == AGG_MEAN || f == AGG_MEDIAN) {
+            ou = u;
+            rt = FT_INT64;
+            d->aggs[k].unit = (uint8_t)u;
+        }
+    }
+    d->aggs[k].out = strdup(out);
+    d->aggs[k].col = col;
+    d->aggs[k].func = (agg_func_t)f;
+    d->gb.nagg = k + 1;
+    if (!d->aggs[k].out || set_col(&d->cols[k], out, false, rt))
+        return XFAIL(n, "out of memory");
+    d->cols[k].unit = (uint8_t)ou;
+    return 0;
+}
+
 static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
 {
@@ -1348,58 +1410,9 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             !json_is_string(json_array_get(spec, 1)))
             return XFAIL(n, "agg \"%.100s\" must be [\"column\", \"func\"]", out);
         int col = find_col(s, json_array_get(spec, 0), n, "agg", err, errlen);
-        if (col < 0) return -1;
-        const char *fn = json_string_value(json_array_get(spec, 1));
-        int f = -1;
-        for (int q = 0; q < (int)(sizeof agg_names / sizeof *agg_names); q++)
-            if (!strcmp(fn, agg_names[q])) f = q;
-        if (f < 0)
-            return XFAIL(n,
-                         "agg \"%.100s\": unknown func \"%.40s\" (sum, mean, min, max, count, "
-                         "size, std, var, nunique, first, last, median, prod, idxmin, idxmax)",
-                         out, fn);
-        int t = s->cols[col].type, rt = t;
-        if (t == FT_STRING && (f == AGG_MEAN || f == AGG_STD || f == AGG_VAR || f == AGG_SUM))
-            return XFAIL(n, "agg \"%.100s\": %s of an object column is not supported", out, fn);
-        if (f == AGG_MEAN || f == AGG_STD || f == AGG_VAR) rt = FT_FLOAT64;
-        if (f == AGG_COUNT || f == AGG_SIZE || f == AGG_NUNIQUE) rt = FT_INT64;
-        if (f == AGG_SUM && t == FT_BOOL) rt = FT_INT64;
-        if (f >= AGG_MEDIAN) {
-            d->gb_whole = true;
-            if (t == FT_STRING)
-                return XFAIL(n, "agg \"%.100s\": %s of an object column is not supported", out, fn);
-            if (f == AGG_MEDIAN) rt = FT_FLOAT64;
-            if (f == AGG_PROD) rt = t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
-            if (f == AGG_IDXMIN || f == AGG_IDXMAX) {
-                if (s->nidx != 1)
-                    return XFAIL(n, "agg \"%.100s\": %s needs a one-level index", out, fn);
-                rt = s->idx[0].type;
-            }
-        }
-        /* datetimes and timedeltas (NaT skipped): the picked values and a
-         * timedelta's sum keep their unit, and so do a mean and a median,
-         * truncated to whole nanoseconds as pandas' cast back; std and var
-         * stay float64 nanoseconds */
-        int u = t == FT_INT64 ? s->cols[col].unit : FU_NONE, ou = FU_NONE;
-        if (u == FU_NS || u == FU_TD) {
-            if ((f == AGG_SUM && u == FU_NS) || f == AGG_PROD)
-                return XFAIL(n, "agg \"%.100s\": %s of %s is not defined (pandas raises TypeError)",
-                             out, fn, date_type_name(u));
-            if (f == AGG_MIN || f == AGG_MAX || f == AGG_FIRST || f == AGG_LAST || f == AGG_SUM)
-                ou = u;
-            if (f == AGG_MEAN || f == AGG_MEDIAN) {
-                ou = u;
-                rt = FT_INT64;
-                d->aggs[k].unit = (uint8_t)u;
-            }
-        }
-        d->aggs[k].out = strdup(out);
-        d->aggs[k].col = col;
-        d->aggs[k].func = (agg_func_t)f;
-        d->gb.nagg = k + 1;
-        if (!d->aggs[k].out || set_col(&d->cols[k], out, false, rt))
-            return XFAIL(n, "out of memory");
-        d->cols[k].unit = (uint8_t)ou;
+        if (col < 0 ||
+            gb_agg(n, d, s, k, out, col, json_string_value(json_array_get(spec, 1)), err, errlen))
+            return -1;
         k++;
     }
     d->gb.agg = d->aggs;
@@ -1434,6 +1447,215 @@ static int infer_groupby(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     d->rowsrc = (int)(n - g->nodes);
     set_frame_shape(n, VK_DATAFRAME);
     return 0;
+}
+
+/* A string field among choices[] (NULL-terminated): its index, dflt when
+ * absent, -1 after failing the node. */
+static int rs_choice(json_t *obj, const char *name, const char *const *choices, int dflt,
+                     const graph_node_t *n, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(obj, name);
+    if (!v || json_is_null(v)) return dflt;
+    for (int k = 0; json_is_string(v) && choices[k]; k++)
+        if (!strcmp(json_string_value(v), choices[k])) return k;
+    return XFAIL(n, "\"%s\" must be \"%s\" or \"%s\"", name, choices[0], choices[1]);
+}
+
+/* dataframe.resample: the rule, closed, label, origin and offset into
+ * d->rs, the times (on, or the index), then the aggregations as
+ * groupby_agg's over the bin step's frames (resample.h): column 0 the
+ * keys, then the input columns the aggregations read (d->key) */
+static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                          size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    bool series = in_vk(g, n, 0) == VK_SERIES;
+    rs_spec_t *r = &d->rs;
+    char msg[200];
+    json_t *rule = json_object_get(obj, "rule");
+    if (!json_is_string(rule))
+        return XFAIL(n, "\"rule\" must be a frequency string (\"15min\", \"h\", \"D\", \"W\", "
+                        "\"M\", \"MS\", \"Q\", \"A\" ...)");
+    if (rs_parse_rule(json_string_value(rule), r, msg, sizeof msg))
+        return XFAIL(n, "\"rule\": %s", msg);
+    /* origin (tick rules; pandas ignores it for calendar rules) and offset */
+    static const char *const origins[] = {"epoch", "start_day", "start", "end", "end_day", NULL};
+    json_t *o = json_object_get(obj, "origin");
+    r->origin = RS_O_START_DAY;
+    if (o && !json_is_null(o)) {
+        if (!json_is_string(o))
+            return XFAIL(n, "\"origin\" must be epoch, start_day, start, end, end_day or a "
+                            "timestamp string");
+        const char *os = json_string_value(o), *why;
+        int q = 0;
+        while (origins[q] && strcmp(os, origins[q]))
+            q++;
+        if (origins[q]) {
+            r->origin = (uint8_t)q;
+        } else if (date_parse(os, strlen(os), &r->at, &why) == 0) {
+            r->origin = RS_O_TIME;
+        } else {
+            return XFAIL(n, "\"origin\" \"%.60s\" is none of epoch, start_day, start, end, "
+                            "end_day, and %s",
+                         os, why);
+        }
+    }
+    json_t *off = json_object_get(obj, "offset");
+    if (off && !json_is_null(off)) {
+        const char *why;
+        if (!json_is_string(off) ||
+            td_parse(json_string_value(off), strlen(json_string_value(off)), &r->offset, &why) ||
+            r->offset == INT64_MIN)
+            return XFAIL(n, "\"offset\" must be a timedelta string (\"30min\", \"1 days\")");
+    }
+    /* pandas: origin end or end_day closes and labels bins on the right
+     * unless told otherwise */
+    if (r->kind == RS_TICK && (r->origin == RS_O_END || r->origin == RS_O_END_DAY))
+        r->closed_right = r->label_right = true;
+    static const char *const sides[] = {"left", "right", NULL};
+    int closed = rs_choice(obj, "closed", sides, r->closed_right, n, err, errlen);
+    int label = closed < 0 ? -1 : rs_choice(obj, "label", sides, r->label_right, n, err, errlen);
+    if (label < 0) return -1;
+    if (r->kind != RS_TICK && (closed != r->closed_right || label != r->label_right))
+        return XFAIL(n,
+                     "\"closed\" and \"label\" other than pandas' defaults for rule %s are not "
+                     "supported (calendar bins: %s)",
+                     json_string_value(rule), r->closed_right ? "right" : "left");
+    r->closed_right = closed;
+    r->label_right = label;
+    if (r->kind != RS_TICK) r->origin = RS_O_EPOCH, r->offset = 0;
+    /* the aggregations: [output, input column, func] */
+    json_t *agg = json_object_get(obj, "agg"), *func = json_object_get(obj, "func");
+    int na;
+    if (series) {
+        if (agg) return XFAIL(n, "\"agg\" is for DataFrames (a Series takes \"func\")");
+        if (!json_is_string(func))
+            return XFAIL(n, "\"func\" must be a function name (sum, mean, min, max, count, "
+                            "size, std, var, nunique, first, last, median, prod)");
+        na = 1;
+    } else {
+        if (func) return XFAIL(n, "\"func\" is for Series (a DataFrame takes \"agg\")");
+        if (!json_is_object(agg) || json_object_size(agg) == 0)
+            return XFAIL(n, "\"agg\" must be an object {\"out\": [\"column\", \"func\"], ...}");
+        na = (int)json_object_size(agg);
+    }
+    /* the times */
+    const df_col_t *tc;
+    json_t *on = json_object_get(obj, "on");
+    if (on && !json_is_null(on)) {
+        if (series) return XFAIL(n, "\"on\" is for DataFrames (a Series resamples by its index)");
+        int c = find_col(s, on, n, "on", err, errlen);
+        if (c < 0) return -1;
+        r->on = c;
+        tc = &s->cols[c];
+    } else {
+        r->on = -1;
+        if (s->nidx != 1)
+            return XFAIL(n, "resample by the index needs a one-level DatetimeIndex (or \"on\" "
+                            "naming a datetime column)");
+        tc = &s->idx[0];
+    }
+    if (tc->type != FT_INT64 || tc->unit != FU_NS)
+        return XFAIL(n, "%s is %s; resample needs datetime64[ns] (a DatetimeIndex, or \"on\" "
+                        "naming a datetime column)",
+                     r->on >= 0 ? "\"on\"" : "the index", df_col_type_name(tc));
+    int *col = calloc((size_t)na + 1, sizeof(int));
+    const char **fns = calloc((size_t)na + 1, sizeof(char *));
+    const char **outs = calloc((size_t)na + 1, sizeof(char *));
+    d->key = calloc((size_t)na + 1, sizeof(int));
+    df_node_t ds = {0};
+    ds.cols = calloc((size_t)na + 2, sizeof(df_col_t));
+    int rc = -1;
+    if (!col || !fns || !outs || !d->key || !ds.cols) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    if (series) {
+        outs[0] = s->cols[0].name ? s->cols[0].name : "";
+        fns[0] = json_string_value(func);
+        col[0] = 0;
+    } else {
+        const char *out;
+        json_t *spec;
+        int k = 0;
+        json_object_foreach(agg, out, spec)
+        {
+            if (!json_is_array(spec) || json_array_size(spec) != 2 ||
+                !json_is_string(json_array_get(spec, 1))) {
+                XFAIL(n, "agg \"%.100s\" must be [\"column\", \"func\"]", out);
+                goto done;
+            }
+            if ((col[k] = find_col(s, json_array_get(spec, 0), n, "agg", err, errlen)) < 0)
+                goto done;
+            outs[k] = out;
+            fns[k++] = json_string_value(json_array_get(spec, 1));
+        }
+    }
+    /* the bin step's schema: the keys, then each input column read once */
+    ds.cols[0] = *tc;
+    ds.ncols = 1;
+    ds.nidx = s->nidx;
+    ds.idx = s->idx;
+    for (int k = 0; k < na; k++) {
+        int q = 0;
+        while (q < d->nkey && d->key[q] != col[k])
+            q++;
+        if (q == d->nkey) {
+            d->key[d->nkey++] = col[k];
+            ds.cols[ds.ncols++] = s->cols[col[k]];
+        }
+        col[k] = 1 + q;
+    }
+    d->aggs = calloc((size_t)na, sizeof(agg_spec_t));
+    d->sel = calloc(1, sizeof(int));
+    if (!d->aggs || !d->sel || alloc_cols(d, na, 1) || set_like(&d->idx[0], tc)) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    d->nsel = 1;
+    d->gb.nby = 1;
+    d->gb.by[0] = 0;
+    for (int k = 0; k < na; k++) {
+        if (gb_agg(n, d, &ds, k, outs[k], col[k], fns[k], err, errlen)) goto done;
+        agg_func_t f = d->aggs[k].func;
+        if (f == AGG_IDXMIN || f == AGG_IDXMAX) {
+            XFAIL(n, "agg \"%.100s\": %s is not supported by resample", outs[k], fns[k]);
+            goto done;
+        }
+        /* a bool column's pick is float64 here (pandas': float64 when a
+         * bin is empty, else bool; resample.c always converts it) */
+        if (ds.cols[col[k]].type == FT_BOOL &&
+            (f == AGG_MIN || f == AGG_MAX || f == AGG_FIRST || f == AGG_LAST))
+            d->cols[k].type = FT_FLOAT64;
+    }
+    d->gb.agg = d->aggs;
+    /* first and last in time order: the bin frames sorted by their times
+     * (a last column after the columns read) before the groupby */
+    for (int k = 0; k < na; k++)
+        if (d->aggs[k].func == AGG_FIRST || d->aggs[k].func == AGG_LAST) {
+            d->sort.nby = 1;
+            d->sort.by[0] = 1 + d->nkey;
+            d->sort.asc[0] = true;
+        }
+    if (series) {
+        free(d->cols[0].name);
+        d->cols[0].name = NULL;
+        if (s->cols[0].name && !(d->cols[0].name = strdup(s->cols[0].name))) {
+            XFAIL(n, "out of memory");
+            goto done;
+        }
+        d->cols[0].is_int = s->cols[0].is_int;
+    }
+    d->rowsrc = (int)(n - g->nodes);
+    set_frame_shape(n, series ? VK_SERIES : VK_DATAFRAME);
+    rc = 0;
+done:
+    free(col);
+    free(fns);
+    free(outs);
+    free(ds.cols);
+    return rc;
 }
 
 static int infer_sort(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
@@ -4408,6 +4630,7 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_GROUPBY_HEAD:
     case OP_DF_GROUPBY_TAIL:
     case OP_DF_GROUPBY_AGG:       /* infer_groupby says which results keep a unit */
+    case OP_DF_RESAMPLE:          /* and so does infer_resample, its keys datetimes */
     case OP_DF_GROUPBY_TRANSFORM: /* its kernels keep datetimes (infer_gb_kernel) */
     case OP_DF_IDXMAX:            /* labels of a datetime index */
     case OP_DF_IDXMIN:
@@ -4541,6 +4764,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_GROUPBY_AGG:
         rc = infer_groupby(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_RESAMPLE:
+        rc = infer_resample(g, n, d, obj, err, errlen);
         break;
     case OP_DF_SORT_VALUES:
         rc = infer_sort(g, n, d, obj, err, errlen);

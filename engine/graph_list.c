@@ -235,6 +235,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.idxmax", "1", {"skipna", "axis"}},
     {"dataframe.to_datetime", "1", {"format", "errors", "unit"}},
     {"dataframe.to_timedelta", "1", {"unit", "errors"}},
+    {"dataframe.resample", "1", {"rule", "on", "agg", "func", "closed", "label", "origin", "offset"}},
     {"dataframe.idxmin", "1", {"skipna", "axis"}},
     {"dataframe.groupby_transform",
      "1",

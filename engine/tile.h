@@ -132,6 +132,13 @@ typedef enum {
     DFJ_JOIN_KEYS,
     DFJ_JOIN_COUNT,
     DFJ_JOIN_CHECK,
+    /* resample (df/resample.h): SPAN: in: a chunk (off[0] = 0) or SPANs
+     * (off[0] = 1); the first and last time. BIN: in: a chunk, then the
+     * whole SPAN when the bins need it; the chunk keyed by bin. FILL: in:
+     * the groupby of the BINs; its empty bins added */
+    DFJ_RS_SPAN,
+    DFJ_RS_BIN,
+    DFJ_RS_FILL,
     DFJ__COUNT, /* not a step: how many there are */
 } dfjob_t;
 

@@ -607,14 +607,14 @@ static tgrid_t *parts_merged(tctx_t *c, int node, const int32_t *packs, int64_t 
 }
 
 static tgrid_t *tile_whole(tctx_t *c, int node);
+static tgrid_t *tile_whole_of(tctx_t *c, int node, const tgrid_t *A);
 
 /* groupby_agg's funcs that read all of a group's values at once (median,
- * prod, idxmin, idxmax) and groupby_quantile: the rows shuffled by key,
- * each part aggregated whole over its groups' rows in their order
- * (GB_PART off[1] = 2), the parts' results merged in key order */
-static tgrid_t *tile_gb_parts(tctx_t *c, int node)
+ * prod, idxmin, idxmax) and groupby_quantile: the rows (A's chunks)
+ * shuffled by key, each part aggregated whole over its groups' rows in
+ * their order (GB_PART off[1] = 2), the parts' results merged in key order */
+static tgrid_t *tile_gb_parts(tctx_t *c, int node, const tgrid_t *A)
 {
-    const tgrid_t *A = in_grid(c, node, 0);
     int64_t nch = A->nchunks[0], np = nparts_for(nch);
     int32_t *parts = malloc(sizeof(int32_t) * (size_t)(nch + np + 1));
     tgrid_t *G = NULL;
@@ -636,12 +636,12 @@ done:
     return G;
 }
 
-static tgrid_t *tile_groupby(tctx_t *c, int node)
+/* groupby_agg's plans over A's chunks (the input's, or resample's bin
+ * step's), nrows rows (-1: unknown) */
+static tgrid_t *tile_groupby(tctx_t *c, int node, const tgrid_t *A, int64_t nrows)
 {
-    const tgrid_t *A = in_grid(c, node, 0);
-    const df_node_t *src = c->g->nodes[c->g->nodes[node].in[0].node].df;
     int64_t nch = A->nchunks[0];
-    bool shuffle = nch > DF_GB_TREE_CHUNKS && (src->nrows < 0 || src->nrows > DF_GB_TREE_ROWS);
+    bool shuffle = nch > DF_GB_TREE_CHUNKS && (nrows < 0 || nrows > DF_GB_TREE_ROWS);
     int32_t *parts = malloc(sizeof(int32_t) * (size_t)(nch + DF_MAX_PARTS + 1));
     if (!parts) {
         tile__fail(c, "out of memory while tiling");
@@ -651,11 +651,11 @@ static tgrid_t *tile_groupby(tctx_t *c, int node)
     const df_node_t *d = c->g->nodes[node].df;
     if (d->gb_whole && !d->gb_flat && !d->gb_keepna && nch > 1) {
         free(parts);
-        return tile_gb_parts(c, node);
+        return tile_gb_parts(c, node, A);
     }
     if (d->gb_whole) {
         free(parts);
-        return tile_whole(c, node);
+        return tile_whole_of(c, node, A);
     }
     if (!shuffle) {
         jparam_t *pm = dparam(c, node, DFJ_GB_MAP);
@@ -691,6 +691,50 @@ static tgrid_t *tile_groupby(tctx_t *c, int node)
     G = parts_merged(c, node, parts, nch, np, 1, parts + nch);
 done:
     free(parts);
+    return G;
+}
+
+static tgrid_t *sample_sort(tctx_t *c, int node, const tgrid_t *A, const int32_t *extra,
+                            int64_t nx);
+
+/* resample (df/resample.h): the span when the bins need it (a map per
+ * chunk, a combine tree), a bin job per chunk, groupby_agg's plans over
+ * the bin jobs, and one job filling the empty bins */
+static tgrid_t *tile_resample(tctx_t *c, int node)
+{
+    const df_node_t *d = c->g->nodes[node].df;
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0];
+    int32_t *jobs = malloc(sizeof(int32_t) * (size_t)(nch + 1));
+    tgrid_t *G = NULL, *B;
+    int32_t sp = -1;
+    if (!jobs) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    if (rs_needs_span(&d->rs)) {
+        /* SPAN with one input reads a chunk, with several combines spans */
+        if (chunk_jobs(c, dparam(c, node, DFJ_RS_SPAN), A, 0, jobs) ||
+            (sp = tree(c, node, DFJ_RS_SPAN, jobs, nch, -1)) < 0)
+            goto done;
+    }
+    if (chunk_jobs(c, dparam(c, node, DFJ_RS_BIN), A, sp >= 0, jobs) ||
+        !(B = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL)))
+        goto done;
+    for (int64_t k = 0; k < nch; k++) {
+        if (sp >= 0) tile__jin_direct(c, jobs[k], 1, sp);
+        B->job[k] = jobs[k];
+    }
+    /* first and last: the bin frames sorted by time (d->sort) */
+    int64_t rows = c->g->nodes[c->g->nodes[node].in[0].node].df->nrows;
+    if (d->sort.nby > 0 && !(B = sample_sort(c, node, B, NULL, 0))) goto done;
+    const tgrid_t *R = tile_groupby(c, node, B, rows);
+    int32_t fj = R ? bjob(c, dparam(c, node, DFJ_RS_FILL), 1) : -1;
+    if (fj < 0) goto done;
+    tile__jin_direct(c, fj, 0, R->job[0]);
+    G = one_chunk(c, fj, -1);
+done:
+    free(jobs);
     return G;
 }
 
@@ -1137,9 +1181,14 @@ static tgrid_t *tile_session_frame(tctx_t *c, int node)
  * nlargest and nsmallest read each chunk's own candidates. */
 static tgrid_t *tile_whole(tctx_t *c, int node)
 {
+    return tile_whole_of(c, node, in_grid(c, node, 0));
+}
+
+/* One DFJ_WHOLE job over A's chunks (the input's, or resample's bin step's) */
+static tgrid_t *tile_whole_of(tctx_t *c, int node, const tgrid_t *A)
+{
     const graph_node_t *n = &c->g->nodes[node];
     const df_node_t *d = n->df;
-    const tgrid_t *A = in_grid(c, node, 0);
     int64_t nch = A->nchunks[0], first = 0;
     if (n->op == OP_DF_TAIL && rows_known(A)) {
         int64_t total = A->bounds[0][nch];
@@ -1351,7 +1400,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
         /* each group's rows so far carried forwards (tail: backwards) */
         return tile_carry(c, node, n->op == OP_DF_GROUPBY_TAIL);
     case OP_DF_GROUPBY_QUANTILE:
-        if (in_grid(c, node, 0)->nchunks[0] > 1) return tile_gb_parts(c, node);
+        if (in_grid(c, node, 0)->nchunks[0] > 1) return tile_gb_parts(c, node, in_grid(c, node, 0));
         return tile_whole(c, node);
     case OP_DF_MELT:
     case OP_DF_PIVOT_TABLE:
@@ -1390,7 +1439,10 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_DESCRIBE:
         return tile_gather_all(c, node, DFJ_DESCRIBE, 8);
     case OP_DF_GROUPBY_AGG:
-        return tile_groupby(c, node);
+        return tile_groupby(c, node, in_grid(c, node, 0),
+                            c->g->nodes[c->g->nodes[node].in[0].node].df->nrows);
+    case OP_DF_RESAMPLE:
+        return tile_resample(c, node);
     case OP_DF_SORT_VALUES:
         return tile_sort(c, node);
     case OP_DF_MERGE:

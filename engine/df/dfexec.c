@@ -2477,6 +2477,23 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         frame_free(&num);
         break;
     }
+    case DFJ_RS_SPAN:
+        rc = rs_span(&d->rs, vp, nv, nv > 1, &out, err, errlen);
+        break;
+    case DFJ_RS_BIN:
+        /* the keys and the columns read: no unit from the node's schema */
+        if (rs_bin(&d->rs, &v[0], nv > 1 ? &v[1] : NULL, d->key, d->nkey, d->sort.nby > 0, &out,
+                   err, errlen))
+            goto done;
+        rc = emit(&out, blob, len, err, errlen);
+        goto done;
+    case DFJ_RS_FILL:
+        rc = rs_fill(&d->rs, d->aggs, d->gb.nagg, &v[0], DF3_WHOLE_MAX_BYTES, &out, err, errlen);
+        /* the schema's labels (a Series' name, not its aggregation's) */
+        for (int q = 0; rc == 0 && q < out.ncols && q < d->ncols; q++)
+            if (flabel_set(&out.names[q], d->cols[q].name, d->cols[q].is_int)) rc = oom(err, errlen);
+        out.series = n->vkind == VK_SERIES && out.ncols == 1;
+        break;
     case DFJ_GB_MAP:
         rc = df_gb_map(&v[0], &d->gb, &out, err, errlen);
         break;
@@ -2976,7 +2993,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             return -1;
         if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
             concat_views(v, j->n_in, &all, err, errlen) == 0)
-            rc = n->op == OP_DF_GROUPBY_AGG   ? df_gb_whole(d, &all, &f, err, errlen)
+            rc = n->op == OP_DF_GROUPBY_AGG || n->op == OP_DF_RESAMPLE
+                     ? df_gb_whole(d, &all, &f, err, errlen)
                  : n->op == OP_DF_PIVOT_TABLE ? df3_pivot(d, &all, &f, err, errlen)
                  : n->op >= OP_DF_GROUPBY_SIZE && n->op <= OP_DF_GROUPBY_TAIL
                      ? df3_groupby(d, n->op, &all, &f, err, errlen)

@@ -16,6 +16,7 @@
 #include "algo.h"
 #include "csv.h"
 #include "frame.h"
+#include "resample.h"
 
 /* A column (or index level) of a schema: label and type. */
 typedef struct {
@@ -95,9 +96,12 @@ typedef struct df_node {
     csv_range_t *ranges;
     int64_t *range_rows;
     csv_type_t *ctypes;
-    /* groupby_agg */
+    /* groupby_agg (and resample's aggregations) */
     gb_spec_t gb;
     agg_spec_t *aggs;
+    /* resample: its bins; key (nkey) the input columns its aggregations
+     * read, which the bin step keeps after the keys (resample.h) */
+    rs_spec_t rs;
     /* sort_values */
     sort_spec_t sort;
     /* merge */

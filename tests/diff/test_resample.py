@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+"""dataframe.resample through mars-run, against pandas 1.5's
+df.resample(rule, on=...).agg(...) and Series.resample(rule).func():
+tick rules (h, 15min, 7min, D, 2D) with closed and label left or right,
+every origin (epoch, start_day, start, end, end_day, a timestamp) and an
+offset; calendar rules (W, W-MON, 2W, M, MS, 2M, 3MS, Q, QS, A, AS);
+every aggregation groupby_agg has but idxmin/idxmax, over ints, floats
+with NaN, bools, strings, datetimes and timedeltas, empty bins filled as
+pandas fills them (0 for count, size, nunique and sum, 1 for prod, NaN
+or NaT else, an int column then float64); NaT times dropped; a
+DataFrame by its DatetimeIndex and a Series; and the rejections. Each
+case runs on one-row chunks (the groupby's shuffle), small uneven chunks
+(its combine tree) and one chunk.
+
+Usage: test_resample.py. Prints `RESULT passed=N failed=M`."""
+
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import test_dates as td  # noqa: E402  (its runner, comparison and report)
+
+op = td.op
+
+
+def make_csv(path, rng, n):
+    """ts: times over ten days at second resolution, some NaT, a quiet day
+    (empty bins); wide: times over two years; i ints, x floats with NaN,
+    b bools, k strings"""
+    base = pd.Timestamp("2024-02-27 05:00:00")
+    secs = rng.integers(0, 10 * 86400, n)
+    secs = secs[(secs < 4 * 86400) | (secs > 5 * 86400)]  # day 4 holds nothing
+    n = len(secs)
+    ts = [base + pd.Timedelta(int(s), "s") for s in secs]
+    wide = [pd.Timestamp("2023-11-13 08:00") + pd.Timedelta(int(s), "s")
+            for s in rng.integers(0, 730 * 86400, n)]
+    i = rng.integers(-5, 9, n)
+    x = np.round(rng.standard_normal(n) * 3, 2)
+    x[rng.random(n) < 0.15] = np.nan
+    b = rng.random(n) < 0.5
+    k = np.array(["p", "q", "r", "s"])[rng.integers(0, 4, n)]
+    with open(path, "w") as f:
+        f.write("ts,wide,i,x,b,k\n")
+        for r in range(n):
+            f.write("%s,%s,%d,%s,%s,%s\n" % (
+                "" if r % 13 == 6 else ts[r].isoformat().replace("T", " "),
+                "" if r % 17 == 9 else wide[r].isoformat(), i[r],
+                "" if np.isnan(x[r]) else repr(float(x[r])), b[r], k[r]))
+
+
+def rc_node(chunk):
+    n = {"key": "t", "op": "dataframe.read_csv", "path": "t.csv", "parse_dates": ["ts", "wide"]}
+    if chunk:
+        n["chunk_bytes"] = chunk
+    return n
+
+
+def no_freq(ref):
+    """pandas' result without its index's freq (the engine's index has
+    none)"""
+    ref = ref.copy()
+    ref.index = pd.DatetimeIndex(ref.index.values, name=ref.index.name)
+    return ref
+
+
+AGGS = {"isum": ["i", "sum"], "imin": ["i", "min"], "imax": ["i", "max"],
+        "imean": ["i", "mean"], "icount": ["i", "count"], "isize": ["i", "size"],
+        "xsum": ["x", "sum"], "xmean": ["x", "mean"], "xstd": ["x", "std"], "xvar": ["x", "var"],
+        "xfirst": ["x", "first"], "xlast": ["x", "last"], "xcount": ["x", "count"],
+        "knu": ["k", "nunique"], "kfirst": ["k", "first"], "kmax": ["k", "max"],
+        "bmax": ["b", "max"], "bsum": ["b", "sum"], "wmin": ["wide", "min"],
+        "wlast": ["wide", "last"], "wcount": ["wide", "count"]}
+WHOLE = {"imed": ["i", "median"], "iprod": ["i", "prod"], "xmed": ["x", "median"],
+         "xprod": ["x", "prod"], "isum": ["i", "sum"]}
+
+
+def pandas_agg(r, aggs):
+    # pandas' resample max of bools is bool where no bin is empty; the
+    # engine's is float64 always (docs/graph-format.md)
+    out = r.agg(**{k: tuple(v) for k, v in aggs.items()})
+    for c, (src, fn) in aggs.items():
+        if src == "b" and fn in ("min", "max", "first", "last"):
+            out[c] = out[c].astype("float64")
+    return no_freq(out)
+
+
+def cases(P):
+    """(name, nodes after read_csv "t", {key: pandas result})"""
+    out = []
+
+    def rs(key, rule, aggs=AGGS, src="t", **kw):
+        return op(key, "resample", src, rule=rule, on=kw.pop("on", "ts"), agg=aggs, **kw)
+
+    def want(rule, aggs=AGGS, **kw):
+        return pandas_agg(P.resample(rule, on=kw.pop("on", "ts"), **kw), aggs)
+
+    out.append(("tick", [rs("h", "h"), rs("m15", "15min"), rs("d1", "D"),
+                         rs("hr", "2h", closed="right", label="right"),
+                         rs("hl", "2h", label="right"), rs("hc", "3h", closed="right")],
+                {"h": want("h"), "m15": want("15min"), "d1": want("D"),
+                 "hr": want("2h", closed="right", label="right"),
+                 "hl": want("2h", label="right"), "hc": want("3h", closed="right")}))
+    small = {"isum": ["i", "sum"], "xmean": ["x", "mean"], "kfirst": ["k", "first"],
+             "icount": ["i", "count"]}
+    origins = [("o1", "7min", {}), ("o2", "7min", {"origin": "epoch"}),
+               ("o3", "7min", {"origin": "start"}), ("o4", "7min", {"origin": "end"}),
+               ("o5", "7min", {"origin": "end_day"}),
+               ("o6", "7min", {"origin": "2024-01-01 00:03:00"}),
+               ("o7", "2h", {"offset": "25min"}), ("o8", "2D", {}),
+               ("o9", "2D", {"origin": "start", "closed": "right"}),
+               ("o10", "7min", {"origin": "end", "closed": "right", "label": "right"}),
+               ("o11", "90min", {"origin": "start_day", "offset": "-10min"}),
+               ("o12", "D", {"closed": "right", "label": "right"}),
+               ("o13", "3D", {"closed": "right", "origin": "epoch"}),
+               ("o14", "2D", {"closed": "right", "label": "right", "origin": "start"}),
+               ("o15", "36h", {"closed": "right", "origin": "start"})]
+    out.append(("origins", [rs(k, r, small, **kw) for k, r, kw in origins],
+                {k: want(r, small, **kw) for k, r, kw in origins}))
+    cal = ["W", "W-MON", "2W", "M", "MS", "2M", "3MS", "Q", "QS", "A", "AS", "Y", "2Q"]
+    wide = {"isum": ["i", "sum"], "xmax": ["x", "max"], "icount": ["i", "count"],
+            "kl": ["k", "last"], "tmin": ["ts", "min"]}
+    out.append(("calendar", [rs("c%d" % q, r, wide, on="wide") for q, r in enumerate(cal)],
+                {"c%d" % q: want(r, wide, on="wide") for q, r in enumerate(cal)}))
+    out.append(("calendar_dense", [rs("w", "W", small), rs("m", "M", small)],
+                {"w": want("W", small), "m": want("M", small)}))
+    out.append(("whole_funcs", [rs("wh", "h", WHOLE), rs("wd", "3D", WHOLE, on="wide")],
+                {"wh": want("h", WHOLE), "wd": want("3D", WHOLE, on="wide")}))
+    # timedeltas: sum (0 in an empty bin), min, mean keep the dtype
+    D = P.assign(d=P.ts - P.wide)
+    tda = {"dsum": ["d", "sum"], "dmin": ["d", "min"], "dmean": ["d", "mean"],
+           "dcount": ["d", "count"]}
+    out.append(("timedeltas", [
+        {"key": "dd", "op": "subtract", "inputs": ["ts", "wd"]},
+        op("ts", "getitem", "t", columns="ts"), op("wd", "getitem", "t", columns="wide"),
+        op("a", "assign", ["t", "dd"], names=["d"]), rs("r", "6h", tda, src="a")],
+        {"r": pandas_agg(D.resample("6h", on="ts"), tda)}))
+    # by a DatetimeIndex, and a Series
+    S = P.set_index("ts")
+    out.append(("index_and_series", [
+        op("si", "set_index", "t", keys=["ts"]),
+        op("ri", "resample", "si", rule="4h", agg=small),
+        op("sx", "getitem", "si", columns="x"),
+        op("rs", "resample", "sx", rule="4h", func="mean"),
+        op("rc", "resample", "sx", rule="h", func="count", closed="right"),
+        op("sk", "getitem", "si", columns="k"),
+        op("rk", "resample", "sk", rule="W", func="last")],
+        {"ri": pandas_agg(S.resample("4h"), small), "rs": no_freq(S.x.resample("4h").mean()),
+         "rc": no_freq(S.x.resample("h", closed="right").count()),
+         "rk": no_freq(S.k.resample("W").last())}))
+    # a resample then more ops: the filled frame is a frame like any other
+    H = want("h", small)
+    out.append(("then", [rs("h", "h", small), op("f", "filter", ["h", "m"]),
+                         {"key": "m", "op": "greater", "inputs": ["hs", 3]},
+                         op("hs", "getitem", "h", columns="isum"),
+                         op("so", "sort_values", "h", by=["isum"], ascending=False)],
+                {"f": H[H.isum > 3], "so": H.sort_values("isum", ascending=False,
+                                                         kind="mergesort")}))
+    return out
+
+
+def rejects(data):
+    base = [rc_node(None)]
+    agg = {"s": ["i", "sum"]}
+    for name, extra, words in [
+        ("bad_rule", {"rule": "3X", "on": "ts", "agg": agg}, ["\"rule\"", "3X"]),
+        ("zero_rule", {"rule": "0min", "on": "ts", "agg": agg}, ["frequency of zero"]),
+        ("zero_months", {"rule": "0M", "on": "ts", "agg": agg}, ["zero periods"]),
+        ("calendar_closed", {"rule": "M", "on": "ts", "agg": agg, "closed": "left"},
+         ["\"closed\"", "rule M"]),
+        ("closed_word", {"rule": "h", "on": "ts", "agg": agg, "closed": "middle"},
+         ["\"closed\" must be"]),
+        ("on_int", {"rule": "h", "on": "i", "agg": agg}, ["\"on\" is int64", "datetime64"]),
+        ("index_not_dates", {"rule": "h", "agg": agg}, ["the index is int64"]),
+        ("no_agg", {"rule": "h", "on": "ts"}, ["\"agg\" must be an object"]),
+        ("func_for_frame", {"rule": "h", "on": "ts", "func": "sum"}, ["\"func\" is for Series"]),
+        ("idxmax", {"rule": "h", "on": "ts", "agg": {"s": ["i", "idxmax"]}},
+         ["idxmax is not supported by resample"]),
+        ("datetime_sum", {"rule": "h", "on": "ts", "agg": {"s": ["wide", "sum"]}},
+         ["sum of datetime64[ns] is not defined"]),
+        ("string_mean", {"rule": "h", "on": "ts", "agg": {"s": ["k", "mean"]}},
+         ["mean of an object column"]),
+        ("bad_origin", {"rule": "h", "on": "ts", "agg": agg, "origin": "noon"},
+         ["\"origin\" \"noon\""]),
+        ("bad_offset", {"rule": "h", "on": "ts", "agg": agg, "offset": "soon"},
+         ["\"offset\" must be a timedelta"]),
+        ("unknown_field", {"rule": "h", "on": "ts", "agg": agg, "how": "sum"}, ["how"]),
+    ]:
+        node = dict({"key": "r", "op": "dataframe.resample", "inputs": ["t"]}, **extra)
+        td.expect_refused(data, "reject/" + name, base + [node], 2, words)
+    sx = [rc_node(None), op("sx", "getitem", "t", columns="x")]
+    td.expect_refused(data, "reject/on_for_series", sx + [
+        op("r", "resample", "sx", rule="h", on="ts", func="sum")], 2, ["\"on\" is for DataFrames"])
+    td.expect_refused(data, "reject/agg_for_series", sx + [
+        op("r", "resample", "sx", rule="h", agg=agg)], 2, ["\"agg\" is for DataFrames"])
+    # bins past the limit fail the job, naming it; bins past the range too
+    td.expect_refused(data, "reject/too_many_bins", base + [
+        op("r", "resample", "t", rule="1ns", on="ts", agg=agg)], 1,
+        ["resample", "limit of 2147483648 bytes"])
+    with open(os.path.join(data, "edge.csv"), "w") as f:
+        f.write("ts,i\n2262-04-11 23:00:00,1\n")
+    td.expect_refused(data, "reject/label_past_range", [
+        {"key": "t", "op": "dataframe.read_csv", "path": "edge.csv", "parse_dates": ["ts"]},
+        op("r", "resample", "t", rule="D", on="ts", agg=agg, label="right")], 1,
+        ["outside datetime64[ns]'s range"])
+
+
+def empty_input(data):
+    """no time at all (every ts NaT): no rows (pandas 1.5 raises
+    AttributeError in _adjust_dates_anchored: NaT has no normalize)"""
+    with open(os.path.join(data, "nat.csv"), "w") as f:
+        f.write("ts,i\n,1\n,2\n")
+    nodes = [{"key": "t", "op": "dataframe.read_csv", "path": "nat.csv", "parse_dates": ["ts"]},
+             op("r", "resample", "t", rule="h", on="ts", agg={"s": ["i", "sum"]})]
+    rc, err, got = td.run(nodes, ["r"], data)
+    why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
+    if not why and got["r"]["data"] != []:
+        why = "rows %r, not none" % (got["r"]["data"],)
+    td.report("all_nat", why)
+
+
+def main():
+    if not harness.have_mars_run():
+        print("mars-run is not built")
+        print("RESULT passed=0 failed=1")
+        return 1
+    data = tempfile.mkdtemp(prefix="resample_data_")
+    try:
+        make_csv(os.path.join(data, "t.csv"), np.random.default_rng(5), 180)
+        P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["ts", "wide"])
+        cs = cases(P)
+        for chunk in (1, 900, None):
+            for name, nodes, want in cs:
+                td.report("%s/chunk=%s" % (name, chunk),
+                          td.run_and_compare([rc_node(chunk)] + nodes, want, data))
+        rejects(data)
+        empty_input(data)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    print("RESULT passed=%d failed=%d" % (td.passed, td.failed))
+    return 1 if td.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
