@@ -122,8 +122,8 @@ static const char *const *df_fields(op_t op)
     static const char *const red[] = {"axis", NULL};
     static const char *const sv[] = {"axis", "ddof", NULL};
     static const char *const gb[] = {"by", "agg", "dropna", "as_index", NULL};
-    static const char *const rs[] = {"rule",  "on",    "agg",    "func",
-                                     "closed", "label", "origin", "offset", NULL};
+    static const char *const rs[] = {"rule",  "on",     "agg",    "func", "closed",
+                                     "label", "origin", "offset", NULL};
     static const char *const so[] = {"by", "ascending", NULL};
     static const char *const me[] = {"on",         "how",         "left_on",  "right_on",
                                      "left_index", "right_index", "suffixes", NULL};
@@ -1352,8 +1352,7 @@ static int gb_agg(graph_node_t *n, df_node_t *d, const df_node_t *s, int k, cons
         if ((f == AGG_SUM && u == FU_NS) || f == AGG_PROD)
             return XFAIL(n, "agg \"%.100s\": %s of %s is not defined (pandas raises TypeError)",
                          out, fn, date_type_name(u));
-        if (f == AGG_MIN || f == AGG_MAX || f == AGG_FIRST || f == AGG_LAST || f == AGG_SUM)
-            ou = u;
+        if (f == AGG_MIN || f == AGG_MAX || f == AGG_FIRST || f == AGG_LAST || f == AGG_SUM) ou = u;
         if (f == AGG_MEAN || f == AGG_MEDIAN) {
             ou = u;
             rt = FT_INT64;
@@ -1364,8 +1363,7 @@ static int gb_agg(graph_node_t *n, df_node_t *d, const df_node_t *s, int k, cons
     d->aggs[k].col = col;
     d->aggs[k].func = (agg_func_t)f;
     d->gb.nagg = k + 1;
-    if (!d->aggs[k].out || set_col(&d->cols[k], out, false, rt))
-        return XFAIL(n, "out of memory");
+    if (!d->aggs[k].out || set_col(&d->cols[k], out, false, rt)) return XFAIL(n, "out of memory");
     d->cols[k].unit = (uint8_t)ou;
     return 0;
 }
@@ -1496,8 +1494,9 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
         } else if (date_parse(os, strlen(os), &r->at, &why) == 0) {
             r->origin = RS_O_TIME;
         } else {
-            return XFAIL(n, "\"origin\" \"%.60s\" is none of epoch, start_day, start, end, "
-                            "end_day, and %s",
+            return XFAIL(n,
+                         "\"origin\" \"%.60s\" is none of epoch, start_day, start, end, "
+                         "end_day, and %s",
                          os, why);
         }
     }
@@ -1557,8 +1556,9 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
         tc = &s->idx[0];
     }
     if (tc->type != FT_INT64 || tc->unit != FU_NS)
-        return XFAIL(n, "%s is %s; resample needs datetime64[ns] (a DatetimeIndex, or \"on\" "
-                        "naming a datetime column)",
+        return XFAIL(n,
+                     "%s is %s; resample needs datetime64[ns] (a DatetimeIndex, or \"on\" "
+                     "naming a datetime column)",
                      r->on >= 0 ? "\"on\"" : "the index", df_col_type_name(tc));
     int *col = calloc((size_t)na + 1, sizeof(int));
     const char **fns = calloc((size_t)na + 1, sizeof(char *));

@@ -2491,7 +2491,8 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         rc = rs_fill(&d->rs, d->aggs, d->gb.nagg, &v[0], DF3_WHOLE_MAX_BYTES, &out, err, errlen);
         /* the schema's labels (a Series' name, not its aggregation's) */
         for (int q = 0; rc == 0 && q < out.ncols && q < d->ncols; q++)
-            if (flabel_set(&out.names[q], d->cols[q].name, d->cols[q].is_int)) rc = oom(err, errlen);
+            if (flabel_set(&out.names[q], d->cols[q].name, d->cols[q].is_int))
+                rc = oom(err, errlen);
         out.series = n->vkind == VK_SERIES && out.ncols == 1;
         break;
     case DFJ_GB_MAP:

@@ -55,9 +55,9 @@ static int calendar(const char *a, rs_spec_t *r)
         const char *name;
         int months;
         bool end;
-    } al[] = {{"M", 1, true},       {"MS", 1, false},     {"Q", 3, true},       {"Q-DEC", 3, true},
-              {"QS", 3, false},     {"QS-JAN", 3, false}, {"A", 12, true},      {"Y", 12, true},
-              {"A-DEC", 12, true},  {"Y-DEC", 12, true},  {"AS", 12, false},    {"YS", 12, false},
+    } al[] = {{"M", 1, true},        {"MS", 1, false},     {"Q", 3, true},    {"Q-DEC", 3, true},
+              {"QS", 3, false},      {"QS-JAN", 3, false}, {"A", 12, true},   {"Y", 12, true},
+              {"A-DEC", 12, true},   {"Y-DEC", 12, true},  {"AS", 12, false}, {"YS", 12, false},
               {"AS-JAN", 12, false}, {"YS-JAN", 12, false}};
     for (size_t k = 0; k < sizeof al / sizeof *al; k++)
         if (!strcmp(a, al[k].name)) {
@@ -174,8 +174,7 @@ static __int128 tick_anchor(const rs_spec_t *r, const int64_t *span)
 
 /* The key of time t (not NaT): 0, or -1 outside datetime64[ns]. span:
  * the whole input's first and last time, or NULL where none is needed. */
-static int key_of(const rs_spec_t *r, int64_t t, const int64_t *span, __int128 anchor,
-                  int64_t *key)
+static int key_of(const rs_spec_t *r, int64_t t, const int64_t *span, __int128 anchor, int64_t *key)
 {
     __int128 k;
     if (r->kind == RS_TICK) {
@@ -222,8 +221,7 @@ int rs_span(const rs_spec_t *r, const frame_t *const *in, int n, bool partial, f
         int64_t m;
         if (partial) {
             if (in[q]->ncols != 2 || in[q]->nrows != 1)
-                return errmsg(err, errlen, "internal: a resample span of %d columns",
-                              in[q]->ncols);
+                return errmsg(err, errlen, "internal: a resample span of %d columns", in[q]->ncols);
             int64_t a = ((const int64_t *)in[q]->cols[0].data)[0];
             int64_t b = ((const int64_t *)in[q]->cols[1].data)[0];
             if (a != INT64_MIN && (lo == INT64_MIN || a < lo)) lo = a;
@@ -303,8 +301,8 @@ int rs_bin(const rs_spec_t *r, const frame_t *in, const frame_t *span, const int
         if (fcol_copy(&in->cols[use[q]], &out->cols[1 + q]) ||
             flabel_set(&out->names[1 + q], in->names[use[q]].s, in->names[use[q]].is_int))
             goto nomem;
-    if (with_times &&
-        (fcol_copy(c, &out->cols[1 + nuse]) || flabel_set(&out->names[1 + nuse], tl->s, tl->is_int)))
+    if (with_times && (fcol_copy(c, &out->cols[1 + nuse]) ||
+                       flabel_set(&out->names[1 + nuse], tl->s, tl->is_int)))
         goto nomem;
     for (int q = 0; q < in->nidx; q++)
         if (fcol_copy(&in->idx[q], &out->idx[q]) ||
@@ -370,8 +368,7 @@ static int fill_kind(agg_func_t f)
 }
 
 /* Column c's rows src[0..nb) (-1: an empty bin, filled as fk says). */
-static int fill_col(const fcol_t *c, int fk, const int64_t *src, int64_t nb, bool empty,
-                    fcol_t *o)
+static int fill_col(const fcol_t *c, int fk, const int64_t *src, int64_t nb, bool empty, fcol_t *o)
 {
     int t = c->type;
     if (fk == FILL_NA && ((empty && t == FT_INT64 && c->unit == FU_NONE) || t == FT_BOOL)) {
@@ -412,13 +409,13 @@ static int fill_col(const fcol_t *c, int fk, const int64_t *src, int64_t nb, boo
         int64_t s = src[i];
         if (o->valid) o->valid[i] = s >= 0 && (!c->valid || c->valid[s]);
         if (t == FT_FLOAT64)
-            ((double *)o->data)[i] = s >= 0               ? ((const double *)c->data)[s]
+            ((double *)o->data)[i] = s >= 0          ? ((const double *)c->data)[s]
                                      : fk == FILL_NA ? NAN
-                                                          : (double)fk - FILL_ZERO;
+                                                     : (double)fk - FILL_ZERO;
         else if (t == FT_INT64)
-            ((int64_t *)o->data)[i] = s >= 0               ? ((const int64_t *)c->data)[s]
+            ((int64_t *)o->data)[i] = s >= 0          ? ((const int64_t *)c->data)[s]
                                       : fk == FILL_NA ? INT64_MIN
-                                                           : (int64_t)(fk - FILL_ZERO);
+                                                      : (int64_t)(fk - FILL_ZERO);
         else
             ((uint8_t *)o->data)[i] = s >= 0 ? ((const uint8_t *)c->data)[s] : fk == FILL_ONE;
     }

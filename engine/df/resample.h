@@ -38,23 +38,30 @@
 typedef enum { RS_TICK = 0, RS_WEEK, RS_MONTH } rs_kind_t;
 /* pandas' origin for tick rules: "epoch", "start_day" (the default),
  * "start", "end", "end_day", or a timestamp */
-typedef enum { RS_O_EPOCH = 0, RS_O_START_DAY, RS_O_START, RS_O_END, RS_O_END_DAY, RS_O_TIME } rs_origin_t;
+typedef enum {
+    RS_O_EPOCH = 0,
+    RS_O_START_DAY,
+    RS_O_START,
+    RS_O_END,
+    RS_O_END_DAY,
+    RS_O_TIME
+} rs_origin_t;
 
 typedef struct {
-    int on;           /* the input column of the times; -1: index level 0 */
-    uint8_t kind;     /* rs_kind_t */
-    uint8_t origin;   /* rs_origin_t (tick rules) */
+    int on;         /* the input column of the times; -1: index level 0 */
+    uint8_t kind;   /* rs_kind_t */
+    uint8_t origin; /* rs_origin_t (tick rules) */
     bool closed_right;
     bool label_right;
-    bool end_label;   /* RS_MONTH: a bin is named by its last day (M, Q, A), else its first */
-    int64_t mult;     /* calendar rules: periods per bin */
-    int months;       /* RS_MONTH: months per period (1, 3, 12) */
-    int anchor;       /* RS_WEEK: the weekday weeks end on (0 Monday .. 6 Sunday) */
-    int64_t step;     /* RS_TICK: the bin's width in nanoseconds */
-    bool days;        /* RS_TICK: a rule of 2 or more days ("2D"), whose edges pandas
-                       * moves to the end of their day when bins close on the right */
-    int64_t at;       /* RS_O_TIME: the origin */
-    int64_t offset;   /* RS_TICK: added to the origin */
+    bool end_label; /* RS_MONTH: a bin is named by its last day (M, Q, A), else its first */
+    int64_t mult;   /* calendar rules: periods per bin */
+    int months;     /* RS_MONTH: months per period (1, 3, 12) */
+    int anchor;     /* RS_WEEK: the weekday weeks end on (0 Monday .. 6 Sunday) */
+    int64_t step;   /* RS_TICK: the bin's width in nanoseconds */
+    bool days;      /* RS_TICK: a rule of 2 or more days ("2D"), whose edges pandas
+                     * moves to the end of their day when bins close on the right */
+    int64_t at;     /* RS_O_TIME: the origin */
+    int64_t offset; /* RS_TICK: added to the origin */
 } rs_spec_t;
 
 /* Reads a rule ("15min", "2h", "D", "W", "W-MON", "M", "2MS", "Q", "QS",

@@ -1318,6 +1318,58 @@ class TestDataFrames(Base):
         finally:
             shutil.rmtree(d)
 
+    def test_resample(self):
+        """df.resample(rule, on=...) and s.resample(rule) through a cluster:
+        sums, means, first and last, named and dict aggregations, calendar
+        rules, closed, label, origin and offset given as pandas' scalars,
+        each against pandas (empty bins filled as pandas fills them)."""
+        rng = np.random.default_rng(12)
+        n = 400
+        secs = rng.integers(0, 20 * 86400, n)
+        secs = secs[(secs < 6 * 86400) | (secs > 8 * 86400)]  # two quiet days
+        ts = (pd.Timestamp("2024-03-04 06:00") + pd.to_timedelta(secs, unit="s")).astype(str)
+        ts = ts.tolist()
+        ts[::17] = [""] * len(ts[::17])
+        x = rng.standard_normal(len(secs)).round(3)
+        x[rng.random(len(secs)) < 0.1] = np.nan
+
+        def nf(r):  # pandas' result without its index's freq
+            r = r.copy()
+            r.index = pd.DatetimeIndex(r.index.values, name=r.index.name)
+            return r
+
+        with uploaded_csv("rs.csv", pd.DataFrame({
+                "ts": ts, "v": rng.integers(0, 50, len(secs)), "x": x,
+                "k": rng.choice(["a", "b", "c"], len(secs))})) as p0:
+            p = p0.assign(ts=pd.to_datetime(p0.ts))
+            df = md.read_csv("rs.csv", chunk_bytes=1500, parse_dates=["ts"])
+            r, pr = df.resample("6h", on="ts"), p.resample("6h", on="ts")
+            s, ps = df.set_index("ts").x, p.set_index("ts").x
+            pairs = [
+                (r.sum(), nf(pr.sum(numeric_only=True))), (r.mean(), nf(pr.mean(numeric_only=True))),
+                (r[["v", "k"]].first(), nf(pr[["v", "k"]].first())),
+                (r.agg(total=("v", "sum"), n=("x", "count"), last=("k", "last")),
+                 nf(pr.agg(total=("v", "sum"), n=("x", "count"), last=("k", "last")))),
+                (r.agg({"v": "max", "x": "std"}), nf(pr.agg({"v": "max", "x": "std"}))),
+                (r["v"].sum(), nf(pr["v"].sum())),
+                (s.resample("D").mean(), nf(ps.resample("D").mean())),
+                (s.resample("W").count(), nf(ps.resample("W").count())),
+                (s.resample("h", closed="right", label="right").max(),
+                 nf(ps.resample("h", closed="right", label="right").max())),
+                (s.resample("7min", origin=pd.Timestamp("2024-01-01 00:03"),
+                            offset=pd.Timedelta("2min")).sum(),
+                 nf(ps.resample("7min", origin=pd.Timestamp("2024-01-01 00:03"),
+                                offset=pd.Timedelta("2min")).sum())),
+                (s.resample("2D", origin="start").sum(), nf(ps.resample("2D", origin="start").sum())),
+                (df.resample("MS", on="ts")["v"].median(), nf(p.resample("MS", on="ts")["v"].median())),
+            ]
+            self.same_as_pandas(pairs)
+            with self.assertRaises(marsc.MarsError) as cm:
+                df.resample("M", on="ts", closed="left").sum().execute()
+            self.assertIn("\"closed\"", str(cm.exception))
+            with self.assertRaises(NotImplementedError):
+                r.size()
+
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,
         cov and melt with pandas' arguments, against pandas."""

@@ -8,7 +8,7 @@ DataFrame's whole lineage (tensors it starts from are reused).
 import numpy as np
 
 from ..core import Entity, Node, _after_create
-from ..tensor import Tensor, _as_tensor, as_operand
+from ..tensor import Tensor, _as_tensor, _time_literal, as_operand
 
 _KEEP = object()
 _REDUCTIONS = ("sum", "mean", "min", "max", "count", "prod", "nunique")
@@ -265,6 +265,25 @@ class _Frame(Entity):
             p["ignore_na"] = True
         return _Ewm(self, p)
 
+    def resample(self, rule, on=None, closed=None, label=None, origin="start_day", offset=None):
+        """pandas' resample by time: rule a tick ("15min", "h", "D", "2D")
+        or a calendar rule ("W", "W-MON", "M", "MS", "Q", "QS", "A",
+        "AS", with a multiple); on a datetime column (a DataFrame), else
+        the DatetimeIndex; closed, label, origin ("epoch", "start_day",
+        "start", "end", "end_day" or a timestamp) and offset (a timedelta)
+        as pandas'. Then .sum(), .mean(), .min(), .max(), .count(),
+        .std(), .var(), .median(), .prod(), .first(), .last(),
+        .nunique(), .agg(out=("column", "func"), ...); r[cols] selects
+        columns. Every bin from the first to the last holding a row is in
+        the result, the empty ones as pandas fills them."""
+        p = {"rule": rule}
+        for k, v in (("on", on), ("closed", closed), ("label", label), ("offset", offset)):
+            if v is not None:
+                p[k] = _time_literal(v) or v
+        if origin != "start_day":
+            p["origin"] = _time_literal(origin) or origin
+        return _Resampler(self, p, on)
+
     def expanding(self, min_periods=1):
         """pandas' expanding: .sum(), .mean(), .min(), .max(), .std(),
         .var(), .count(), with pandas' own window arithmetic."""
@@ -359,6 +378,84 @@ class _Rolling:
     def std(self): return self._agg("std")  # noqa: E704
     def var(self): return self._agg("var")  # noqa: E704
     def count(self): return self._agg("count")  # noqa: E704
+
+
+class _Resampler:
+    """df.resample(...) / s.resample(...): the aggregations, as pandas'
+    Resampler."""
+
+    def __init__(self, f, params, on, sel=None):
+        self._f, self._p, self._on, self._sel = f, params, on, sel
+
+    def __getitem__(self, cols):
+        if isinstance(self._f, Series):
+            raise TypeError("a Series' resample has no columns to select")
+        return _Resampler(self._f, self._p, self._on, cols if isinstance(cols, str)
+                          else list(cols))
+
+    def _index(self):
+        return [self._on] if self._on is not None else (self._f._index_names or [None])[:1]
+
+    def _series(self, func):
+        return _make("dataframe.resample", [self._f], dict(self._p, func=func), "series",
+                     index_names=self._index())
+
+    def _reduce(self, func):
+        if isinstance(self._f, Series):
+            return self._series(func)
+        cols = GroupBy(self._f, [self._on] if self._on is not None else [],
+                       self._sel)._columns_for(func)
+        out = self._frame({c: [c, func] for c in cols})
+        return out[self._sel] if isinstance(self._sel, str) else out
+
+    def _frame(self, agg):
+        return _make("dataframe.resample", [self._f], dict(self._p, agg=agg), "dataframe",
+                     list(agg), index_names=self._index())
+
+    def sum(self): return self._reduce("sum")  # noqa: E704
+    def mean(self): return self._reduce("mean")  # noqa: E704
+    def min(self): return self._reduce("min")  # noqa: E704
+    def max(self): return self._reduce("max")  # noqa: E704
+    def count(self): return self._reduce("count")  # noqa: E704
+    def median(self): return self._reduce("median")  # noqa: E704
+    def prod(self): return self._reduce("prod")  # noqa: E704
+    def first(self): return self._reduce("first")  # noqa: E704
+    def last(self): return self._reduce("last")  # noqa: E704
+    def nunique(self): return self._reduce("nunique")  # noqa: E704
+    def std(self): return self._reduce("std")  # noqa: E704
+    def var(self): return self._reduce("var")  # noqa: E704
+
+    def size(self):
+        """Rows per bin (a Series' resample; for a DataFrame use
+        agg(n=("column", "size")))."""
+        if not isinstance(self._f, Series):
+            raise NotImplementedError('DataFrame resample size(): use agg(n=("column", "size"))')
+        return self._series("size")
+
+    def agg(self, arg=None, **named):
+        """A func name, {"column": "func"} (columns named as theirs), or
+        named aggregations out=("column", "func")."""
+        if isinstance(arg, str) and not named:
+            return self._reduce(arg)
+        if isinstance(self._f, Series):
+            raise TypeError("a Series' resample takes one func name here")
+        agg = {}
+        if isinstance(arg, dict):
+            for c, fn in arg.items():
+                if not isinstance(fn, str):
+                    raise TypeError("agg({%r: %r}): one func name per column here" % (c, fn))
+                agg[c] = [c, fn]
+        elif arg is not None:
+            raise TypeError("agg takes a func name, a dict or named aggregations")
+        for out, spec in named.items():
+            if not (isinstance(spec, (tuple, list)) and len(spec) == 2):
+                raise TypeError("agg(%s=%r): expected (column, func)" % (out, spec))
+            agg[out] = [spec[0], spec[1]]
+        if not agg:
+            raise TypeError("agg needs a func, a dict or named aggregations")
+        return self._frame(agg)
+
+    aggregate = agg
 
 
 class _Expanding(_Rolling):
