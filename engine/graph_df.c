@@ -4136,12 +4136,13 @@ static int infer_to_datetime(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
     }
     if (!td || !d->n) d->n = 1; /* nanoseconds per unit */
     if (json_given(u)) {
-        static const char *const units[] = {"D", "s", "ms", "us", "ns"};
-        static const int64_t per[] = {DATE_NS_PER_DAY, 1000000000, 1000000, 1000, 1};
+        static const char *const units[] = {"D", "h", "m", "s", "ms", "us", "ns"};
+        static const int64_t per[] = {DATE_NS_PER_DAY, 3600000000000, 60000000000, 1000000000,
+                                      1000000,         1000,          1};
         d->n = 0;
-        for (int q = 0; q < 5 && json_is_string(u); q++)
+        for (int q = 0; q < 7 && json_is_string(u); q++)
             if (!strcmp(json_string_value(u), units[q])) d->n = per[q];
-        if (!d->n) return XFAIL(n, "\"unit\" must be D, s, ms, us or ns");
+        if (!d->n) return XFAIL(n, "\"unit\" must be D, h, m, s, ms, us or ns");
         if (c->type != FT_INT64 && c->type != FT_FLOAT64)
             return XFAIL(n, "\"unit\" is for numbers; the Series is %s", df_col_type_name(c));
         if (c->unit != FU_NONE)

@@ -154,6 +154,20 @@ def evaluate(doc, data_dir="."):
             v = ins[0].groupby(n["by"], dropna=n.get("dropna", True),
                                as_index=n.get("as_index", True)).agg(
                 **{k: tuple(s) for k, s in n["agg"].items()})
+        elif op in ("dataframe.to_datetime", "dataframe.to_timedelta"):
+            kw = {k: n[k] for k in ("unit", "format", "errors") if k in n}
+            v = getattr(pd, op.split(".")[1])(ins[0], **kw)
+        elif op == "dataframe.resample":
+            kw = {k: n[k] for k in ("on", "closed", "label", "origin", "offset") if k in n}
+            r = ins[0].resample(n["rule"], **kw)
+            if "func" in n:
+                v = getattr(r, n["func"])()
+            else:
+                v = r.agg(**{k: tuple(s) for k, s in n["agg"].items()})
+                for c, (src, fn) in n["agg"].items():  # the engine's bool picks are float64
+                    if ins[0][src].dtype == bool and fn in ("min", "max", "first", "last"):
+                        v[c] = v[c].astype("float64")
+            v.index = pd.DatetimeIndex(v.index.values, name=v.index.name)  # no freq
         elif op == "dataframe.sort_values":
             if isinstance(ins[0], pd.Series):
                 v = ins[0].sort_values(ascending=n.get("ascending", True), kind="mergesort")

@@ -524,7 +524,8 @@ def to_datetime_cases(data):
                 kw["format"] = fmt
             nodes.append(op("d" + c, "to_datetime", "c" + c, **kw))
             want["d" + c] = pd.to_datetime(P[c], **kw)
-        for c, unit in (("n", "s"), ("n", "ms"), ("f", "s"), ("f", "D"), ("n", None)):
+        for c, unit in (("n", "s"), ("n", "ms"), ("f", "s"), ("f", "D"), ("n", None),
+                        ("f", "h"), ("f", "m")):
             key = "u%s_%s" % (c, unit)
             nodes += [op("c" + key, "getitem", base, columns=c),
                       op(key, "to_datetime", "c" + key, **({"unit": unit} if unit else {}))]
@@ -544,7 +545,7 @@ def to_datetime_cases(data):
         ("errors_ignore", op("r", "to_datetime", "c", errors="ignore"), 2, ["raise or coerce"]),
         ("unit_of_strings", op("r", "to_datetime", "c", unit="s"), 2, ["\"unit\" is for numbers"]),
         ("format_of_numbers", op("r", "to_datetime", "x", format="%Y"), 2, ["\"format\" is for strings"]),
-        ("bad_unit", op("r", "to_datetime", "x", unit="h"), 2, ["D, s, ms, us or ns"]),
+        ("bad_unit", op("r", "to_datetime", "x", unit="H"), 2, ["D, h, m, s, ms, us or ns"]),
         ("out_of_range", op("r", "to_datetime", "x", unit="D"), 1, ["OutOfBoundsDatetime"]),
         ("of_a_frame", op("r", "to_datetime", "t"), 2, ["a Series"])]:
         expect_refused(data, "to_datetime_rejects/" + name, src + [node], code, words)

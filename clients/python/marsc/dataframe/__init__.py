@@ -1187,7 +1187,7 @@ def _convert(op, arg, errors, **params):
 
 def to_datetime(arg, errors="raise", format=None, unit=None):
     """pd.to_datetime of a Series: strings (ISO 8601 forms, or `format`,
-    strptime's directives), numbers of `unit` (D, s, ms, us, ns) since
+    strptime's directives), numbers of `unit` (D, h, m, s, ms, us, ns) since
     1970-01-01, datetimes as they are; errors "raise" or "coerce" (NaT)."""
     return _convert("to_datetime", arg, errors, format=format, unit=unit)
 
