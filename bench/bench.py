@@ -251,6 +251,33 @@ WORKLOADS = {
     # reads the final sums), summed so the result is small
     "W5t": _gb_transform_workload("mean", "groupby transform('mean')", "transform('mean')",
                                   ", meta={'v': 'f8'}"),
+    # W5r: a resample by time: 10^7 rows whose times (seconds over 115
+    # days, in no order) fall in 166,667 one-minute bins; the engine bins
+    # each chunk and runs groupby_agg's shuffle on the keys, Dask needs a
+    # sorted DatetimeIndex (set_index) before it can resample
+    "W5r": {
+        "title": "resample('1min') of 10,000,000 rows (times over 115 days, unsorted, "
+                 "1,000,000-row chunks): sum and mean",
+        "df": True, "save": "json",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0,
+             "high": 10000000, "chunk_size": [1000000, 2], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["t", "v"]},
+            {"key": "t", "op": "dataframe.getitem", "inputs": ["df"], "columns": "t"},
+            {"key": "ts", "op": "dataframe.to_datetime", "inputs": ["t"], "unit": "s"},
+            {"key": "d", "op": "dataframe.assign", "inputs": ["df", "ts"], "names": ["ts"]},
+            {"key": "r", "op": "dataframe.resample", "inputs": ["d"], "rule": "1min", "on": "ts",
+             "agg": {"s": ["v", "sum"], "m": ["v", "mean"]}}], "fetch": ["r"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 10000000, "
+                    "(10000000, 2)), columns=['t', 'v'])",
+        "np_compute": "df['ts'] = pd.to_datetime(df.t, unit='s'); "
+                      "r = df.resample('1min', on='ts').agg(s=('v', 'sum'), m=('v', 'mean'))",
+        "dask": "a = da.random.randint(0, 10000000, (10000000, 2), chunks=(1000000, 2)); "
+                "df = dd.from_dask_array(a, columns=['t', 'v']); "
+                "df = df.assign(ts=dd.to_datetime(df.t, unit='s')); "
+                "r = df.set_index('ts').resample('1min').agg({'v': ['sum', 'mean']}).compute(); "
+                "r.columns = ['s', 'm']",
+    },
     # df3: a merge of 10,000,000 rows with a 1,000-row table (hash-partitioned
     # on the key), summed so that the result is small
     "W5m": _merge_workload(

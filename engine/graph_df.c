@@ -4137,8 +4137,8 @@ static int infer_to_datetime(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
     if (!td || !d->n) d->n = 1; /* nanoseconds per unit */
     if (json_given(u)) {
         static const char *const units[] = {"D", "h", "m", "s", "ms", "us", "ns"};
-        static const int64_t per[] = {DATE_NS_PER_DAY, 3600000000000, 60000000000, 1000000000,
-                                      1000000,         1000,          1};
+        static const int64_t per[] = {
+            DATE_NS_PER_DAY, 3600000000000, 60000000000, 1000000000, 1000000, 1000, 1};
         d->n = 0;
         for (int q = 0; q < 7 && json_is_string(u); q++)
             if (!strcmp(json_string_value(u), units[q])) d->n = per[q];

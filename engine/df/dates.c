@@ -68,6 +68,16 @@ static int64_t floordiv(int64_t a, int64_t b)
     return q - ((a % b != 0) && ((a < 0) != (b < 0)));
 }
 
+/* The days of ns (floored) in *days, and what is left of its day, [0, 1
+ * day): from the remainder, as days * DATE_NS_PER_DAY passes int64 in
+ * datetime64[ns]'s first day (1677-09-21) */
+static int64_t day_rest(int64_t ns, int64_t *days)
+{
+    int64_t r = ns % DATE_NS_PER_DAY;
+    *days = floordiv(ns, DATE_NS_PER_DAY);
+    return r < 0 ? r + DATE_NS_PER_DAY : r;
+}
+
 int date_parse(const char *s, size_t n, int64_t *ns, const char **why)
 {
     size_t i = 0;
@@ -132,7 +142,7 @@ int date_parse(const char *s, size_t n, int64_t *ns, const char **why)
  * of whole days). */
 int td_format(int64_t ns, bool even_days, char *buf, size_t len)
 {
-    int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY;
+    int64_t days, rest = day_rest(ns, &days);
     if (even_days) return snprintf(buf, len, "%lld days", (long long)days);
     int64_t secs = rest / 1000000000, frac = rest % 1000000000;
     int w = snprintf(buf, len, "%lld days%s%02d:%02d:%02d", (long long)days, ns < 0 ? " +" : " ",
@@ -149,7 +159,7 @@ int td_format(int64_t ns, bool even_days, char *buf, size_t len)
 int date_format(int64_t ns, int unit, char sep, int digits, char *buf, size_t len)
 {
     if (unit == FU_TD) return td_format(ns, digits == -1, buf, len);
-    int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY, y;
+    int64_t days, rest = day_rest(ns, &days), y;
     int m, d;
     date_civil_from_days(days, &y, &m, &d);
     if (unit == FU_DATE || digits == -1)
@@ -222,7 +232,7 @@ static int weekday(int64_t days)
 /* One field of a datetime that is not NaT. */
 static int64_t field(op_t op, int64_t ns)
 {
-    int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY, y;
+    int64_t days, rest = day_rest(ns, &days), y;
     int m, d;
     switch (op) {
     case OP_DF_DT_HOUR:
@@ -233,8 +243,8 @@ static int64_t field(op_t op, int64_t ns)
         return rest / 1000000000 % 60;
     case OP_DF_DT_DAYOFWEEK: /* 1970-01-01 was a Thursday (3; Monday is 0) */
         return weekday(days);
-    case OP_DF_DT_DATE:
-        return days * DATE_NS_PER_DAY;
+    case OP_DF_DT_DATE: /* (the midnight before 1677-09-21 00:12:43 is out of range) */
+        return days >= INT64_MIN / DATE_NS_PER_DAY ? days * DATE_NS_PER_DAY : DATE_NAT;
     default:
         break;
     }
@@ -547,7 +557,7 @@ static bool is_field(op_t op, int64_t ns)
  * (which Python calls too). The length written into out (len bytes). */
 static size_t dt_strftime(const char *fmt, int64_t ns, char *out, size_t len)
 {
-    int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY, y;
+    int64_t days, rest = day_rest(ns, &days), y;
     int m, d;
     date_civil_from_days(days, &y, &m, &d);
     struct tm tm = {0};
@@ -1004,7 +1014,7 @@ bool date_dt_of_td(op_t op)
  * [0, 1 day)), of a value that is not NaT. */
 static int64_t td_field(op_t op, int64_t ns)
 {
-    int64_t days = floordiv(ns, DATE_NS_PER_DAY), rest = ns - days * DATE_NS_PER_DAY;
+    int64_t days, rest = day_rest(ns, &days);
     switch (op) {
     case OP_DF_DT_DAYS:
         return days;

@@ -386,6 +386,7 @@ def main():
             report("to_csv/chunk=%s" % chunk, why)
         rejects(data)
         to_datetime_cases(data)
+        first_day(data)
     finally:
         shutil.rmtree(data, ignore_errors=True)
     print("RESULT passed=%d failed=%d" % (passed, failed))
@@ -460,6 +461,32 @@ def rejects(data):
          ["2262-04-11T23:00:00", "out of datetime64[ns]'s range"]),
     ]:
         expect_refused(data, "reject/" + name, nodes, code, words)
+
+
+def first_day(data):
+    """datetime64[ns]'s first day (1677-09-21, from 00:12:43.145224193):
+    its values written, their fields and strftime, and a timedelta's str
+    of about -106752 days (day * 86400e9 passed int64 there)"""
+    with open(os.path.join(data, "first.csv"), "w") as f:
+        f.write("when,v\n1677-09-21 00:13:00.5,1\n1677-09-21 23:59:59,2\n2262-04-11 23:47:16,3\n")
+    P = pd.read_csv(os.path.join(data, "first.csv"), parse_dates=["when"])
+    w = P.when
+    nodes = [{"key": "t", "op": "dataframe.read_csv", "path": "first.csv", "parse_dates": ["when"]},
+             op("w", "getitem", "t", columns="when"), op("h", "dt.hour", "w"),
+             op("m", "dt.minute", "w"), op("sf", "dt.strftime", "w", date_format="%Y-%m-%d %H:%M"),
+             op("l", "getitem", "t", columns="when"),
+             {"key": "d", "op": "subtract", "inputs": ["w", {"value": "1970-01-01"}]},
+             op("dd", "dt.days", "d"), op("ds", "dt.seconds", "d")]
+    d = w - pd.Timestamp("1970-01-01")
+    report("first_day", run_and_compare(nodes, {
+        "w": w, "h": w.dt.hour, "m": w.dt.minute, "sf": w.dt.strftime("%Y-%m-%d %H:%M"),
+        "dd": d.dt.days, "ds": d.dt.seconds}, data))
+    # (pandas cannot read back its own str of -106752 days: compared as text)
+    rc, err, got = run(nodes, ["d"], data)
+    why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
+    if not why and got["d"]["data"] != [str(v) for v in d]:
+        why = "%r vs pandas %r" % (got["d"]["data"], [str(v) for v in d])
+    report("first_day/timedelta_str", why)
 
 
 def expect_refused(data, name, nodes, code, words):
