@@ -179,7 +179,7 @@ int date_format(int64_t ns, int unit, char sep, int digits, char *buf, size_t le
 
 int date_frac_digits(int64_t ns)
 {
-    int64_t frac = ns - floordiv(ns, 1000000000) * 1000000000;
+    int64_t frac = ns % 1000000000; /* (its sign does not matter below) */
     return frac == 0 ? 0 : frac % 1000000 == 0 ? 3 : frac % 1000 == 0 ? 6 : 9;
 }
 

@@ -77,7 +77,8 @@ AGGS = {"isum": ["i", "sum"], "imin": ["i", "min"], "imax": ["i", "max"],
         "bmax": ["b", "max"], "bsum": ["b", "sum"], "wmin": ["wide", "min"],
         "wlast": ["wide", "last"], "wcount": ["wide", "count"]}
 WHOLE = {"imed": ["i", "median"], "iprod": ["i", "prod"], "xmed": ["x", "median"],
-         "xprod": ["x", "prod"], "isum": ["i", "sum"]}
+         "xprod": ["x", "prod"], "isum": ["i", "sum"], "bmin": ["b", "min"],
+         "bfirst": ["b", "first"], "klast": ["k", "last"]}
 
 
 def pandas_agg(r, aggs):
