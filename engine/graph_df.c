@@ -1527,14 +1527,18 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
     /* the aggregations: [output, input column, func] */
     json_t *agg = json_object_get(obj, "agg"), *func = json_object_get(obj, "func");
     int na;
-    if (series) {
+    /* a DataFrame's size(): rows per bin, a Series without a name */
+    bool size_only = !series && json_is_string(func) && !strcmp(json_string_value(func), "size");
+    if (series || size_only) {
         if (agg) return XFAIL(n, "\"agg\" is for DataFrames (a Series takes \"func\")");
         if (!json_is_string(func))
             return XFAIL(n, "\"func\" must be a function name (sum, mean, min, max, count, "
                             "size, std, var, nunique, first, last, median, prod)");
         na = 1;
     } else {
-        if (func) return XFAIL(n, "\"func\" is for Series (a DataFrame takes \"agg\")");
+        if (func)
+            return XFAIL(n, "\"func\" is for Series, and \"size\" for a DataFrame (a "
+                            "DataFrame takes \"agg\")");
         if (!json_is_object(agg) || json_object_size(agg) == 0)
             return XFAIL(n, "\"agg\" must be an object {\"out\": [\"column\", \"func\"], ...}");
         na = (int)json_object_size(agg);
@@ -1571,10 +1575,14 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
         XFAIL(n, "out of memory");
         goto done;
     }
-    if (series) {
-        outs[0] = s->cols[0].name ? s->cols[0].name : "";
+    if (series || size_only) {
+        outs[0] = series && s->cols[0].name ? s->cols[0].name : "";
         fns[0] = json_string_value(func);
-        col[0] = 0;
+        col[0] = size_only && r->on >= 0 ? r->on : 0; /* (size reads no value) */
+        if (size_only && s->ncols == 0) {
+            XFAIL(n, "size() of a DataFrame without columns is not supported");
+            goto done;
+        }
     } else {
         const char *out;
         json_t *spec;
@@ -1638,17 +1646,17 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
             d->sort.by[0] = 1 + d->nkey;
             d->sort.asc[0] = true;
         }
-    if (series) {
+    if (series || size_only) {
         free(d->cols[0].name);
         d->cols[0].name = NULL;
-        if (s->cols[0].name && !(d->cols[0].name = strdup(s->cols[0].name))) {
+        if (series && s->cols[0].name && !(d->cols[0].name = strdup(s->cols[0].name))) {
             XFAIL(n, "out of memory");
             goto done;
         }
-        d->cols[0].is_int = s->cols[0].is_int;
+        d->cols[0].is_int = series && s->cols[0].is_int;
     }
     d->rowsrc = (int)(n - g->nodes);
-    set_frame_shape(n, series ? VK_SERIES : VK_DATAFRAME);
+    set_frame_shape(n, series || size_only ? VK_SERIES : VK_DATAFRAME);
     rc = 0;
 done:
     free(col);

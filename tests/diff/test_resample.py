@@ -150,10 +150,14 @@ def cases(P):
         op("rs", "resample", "sx", rule="4h", func="mean"),
         op("rc", "resample", "sx", rule="h", func="count", closed="right"),
         op("sk", "getitem", "si", columns="k"),
-        op("rk", "resample", "sk", rule="W", func="last")],
+        op("rk", "resample", "sk", rule="W", func="last"),
+        op("sz", "resample", "t", rule="6h", on="ts", func="size"),
+        op("szi", "resample", "si", rule="D", func="size")],
         {"ri": pandas_agg(S.resample("4h"), small), "rs": no_freq(S.x.resample("4h").mean()),
          "rc": no_freq(S.x.resample("h", closed="right").count()),
-         "rk": no_freq(S.k.resample("W").last())}))
+         "rk": no_freq(S.k.resample("W").last()),
+         "sz": no_freq(P.resample("6h", on="ts").size()),
+         "szi": no_freq(S.resample("D").size())}))
     # a resample then more ops: the filled frame is a frame like any other
     H = want("h", small)
     out.append(("then", [rs("h", "h", small), op("f", "filter", ["h", "m"]),

@@ -1361,14 +1361,13 @@ class TestDataFrames(Base):
                  nf(ps.resample("7min", origin=pd.Timestamp("2024-01-01 00:03"),
                                 offset=pd.Timedelta("2min")).sum())),
                 (s.resample("2D", origin="start").sum(), nf(ps.resample("2D", origin="start").sum())),
+                (r.size(), nf(pr.size())),
                 (df.resample("MS", on="ts")["v"].median(), nf(p.resample("MS", on="ts")["v"].median())),
             ]
             self.same_as_pandas(pairs)
             with self.assertRaises(marsc.MarsError) as cm:
                 df.resample("M", on="ts", closed="left").sum().execute()
             self.assertIn("\"closed\"", str(cm.exception))
-            with self.assertRaises(NotImplementedError):
-                r.size()
 
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,

@@ -397,6 +397,8 @@ class _Resampler:
         return [self._on] if self._on is not None else (self._f._index_names or [None])[:1]
 
     def _series(self, func):
+        if not isinstance(self._f, Series) and func != "size":
+            raise TypeError("a DataFrame's resample takes agg(...) or a func for every column")
         return _make("dataframe.resample", [self._f], dict(self._p, func=func), "series",
                      index_names=self._index())
 
@@ -426,10 +428,8 @@ class _Resampler:
     def var(self): return self._reduce("var")  # noqa: E704
 
     def size(self):
-        """Rows per bin (a Series' resample; for a DataFrame use
-        agg(n=("column", "size")))."""
-        if not isinstance(self._f, Series):
-            raise NotImplementedError('DataFrame resample size(): use agg(n=("column", "size"))')
+        """Rows per bin, an int64 Series (without a name for a
+        DataFrame's, as pandas)."""
         return self._series("size")
 
     def agg(self, arg=None, **named):
