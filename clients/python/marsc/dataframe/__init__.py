@@ -380,7 +380,23 @@ class _Rolling:
     def count(self): return self._agg("count")  # noqa: E704
 
 
-class _Resampler:
+class _Aggregations:
+    """The aggregation methods groupby and resample share: each one
+    self._reduce(its name)."""
+
+    def sum(self): return self._reduce("sum")  # noqa: E704
+    def mean(self): return self._reduce("mean")  # noqa: E704
+    def min(self): return self._reduce("min")  # noqa: E704
+    def max(self): return self._reduce("max")  # noqa: E704
+    def count(self): return self._reduce("count")  # noqa: E704
+    def median(self): return self._reduce("median")  # noqa: E704
+    def prod(self): return self._reduce("prod")  # noqa: E704
+    def first(self): return self._reduce("first")  # noqa: E704
+    def last(self): return self._reduce("last")  # noqa: E704
+    def nunique(self): return self._reduce("nunique")  # noqa: E704
+
+
+class _Resampler(_Aggregations):
     """df.resample(...) / s.resample(...): the aggregations, as pandas'
     Resampler."""
 
@@ -414,16 +430,6 @@ class _Resampler:
         return _make("dataframe.resample", [self._f], dict(self._p, agg=agg), "dataframe",
                      list(agg), index_names=self._index())
 
-    def sum(self): return self._reduce("sum")  # noqa: E704
-    def mean(self): return self._reduce("mean")  # noqa: E704
-    def min(self): return self._reduce("min")  # noqa: E704
-    def max(self): return self._reduce("max")  # noqa: E704
-    def count(self): return self._reduce("count")  # noqa: E704
-    def median(self): return self._reduce("median")  # noqa: E704
-    def prod(self): return self._reduce("prod")  # noqa: E704
-    def first(self): return self._reduce("first")  # noqa: E704
-    def last(self): return self._reduce("last")  # noqa: E704
-    def nunique(self): return self._reduce("nunique")  # noqa: E704
     def std(self): return self._reduce("std")  # noqa: E704
     def var(self): return self._reduce("var")  # noqa: E704
 
@@ -975,7 +981,7 @@ class _Dt:
         return _make("dataframe.dt.total_seconds", [self._s], None, "series")
 
 
-class GroupBy:
+class GroupBy(_Aggregations):
     """df.groupby(by): .agg(out=("column", "func"), ...) as pandas' named
     aggregation; g[cols] selects columns; .sum(), .mean(), .min(), .max(),
     .count(), .std(), .var(), .median(), .prod(), .first(), .last(),
@@ -1026,16 +1032,6 @@ class GroupBy:
             return _make("dataframe.getitem", [out], {"columns": self._sel}, "series")
         return out
 
-    def sum(self): return self._reduce("sum")  # noqa: E704
-    def mean(self): return self._reduce("mean")  # noqa: E704
-    def min(self): return self._reduce("min")  # noqa: E704
-    def max(self): return self._reduce("max")  # noqa: E704
-    def count(self): return self._reduce("count")  # noqa: E704
-    def median(self): return self._reduce("median")  # noqa: E704
-    def prod(self): return self._reduce("prod")  # noqa: E704
-    def first(self): return self._reduce("first")  # noqa: E704
-    def last(self): return self._reduce("last")  # noqa: E704
-    def nunique(self): return self._reduce("nunique")  # noqa: E704
 
     def std(self, ddof=1):
         if ddof != 1:
