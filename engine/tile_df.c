@@ -820,7 +820,8 @@ static bool df_reduction(op_t op)
 
 /* Whether node's row order (order) or its index (!order) can be seen by
  * what follows it. Neither by reductions, describe, nunique and groupby
- * aggregations (but first and last, which take rows in order); the index
+ * aggregations (but first and last, which take rows in order, and idxmin
+ * and idxmax, which give index labels); the index
  * not by to_tensor and merges on columns either. A fetch sees the order
  * but not the index: a merge's default index is renumbered when the
  * result is assembled. */
@@ -837,9 +838,13 @@ static bool seen(tctx_t *c, int node, bool order)
         case OP_DF_DESCRIBE:
             continue;
         case OP_DF_GROUPBY_AGG:
-            for (int q = 0; order && q < m->df->gb.nagg; q++)
-                if (m->df->gb.agg[q].func == AGG_FIRST || m->df->gb.agg[q].func == AGG_LAST)
+            for (int q = 0; q < m->df->gb.nagg; q++) {
+                agg_func_t f = m->df->gb.agg[q].func;
+                /* idxmin and idxmax give labels: the index, in its order */
+                if (f == AGG_IDXMIN || f == AGG_IDXMAX ||
+                    (order && (f == AGG_FIRST || f == AGG_LAST)))
                     return true;
+            }
             continue;
         case OP_DF_TO_TENSOR:
             if (order) return true;

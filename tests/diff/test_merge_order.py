@@ -176,14 +176,17 @@ def main():
         finally:
             harness.cleanup(r)
         # the merge not fetched: a sum does not see its order (the merge
-        # runs unordered), groupby first/last and to_tensor do
+        # runs unordered), groupby first/last and to_tensor do, and
+        # groupby idxmax sees its index (the labels it gives)
         d = {"version": 1, "nodes": d["nodes"][:3] + [
             {"key": "s", "op": "dataframe.sum", "inputs": ["m"]},
             {"key": "gf", "op": "dataframe.groupby_agg", "inputs": ["m"], "by": ["city"],
              "agg": {"fx": ["x", "first"], "ly": ["y", "last"], "n": ["x", "count"]}},
+            {"key": "gi", "op": "dataframe.groupby_agg", "inputs": ["m"], "by": ["city"],
+             "agg": {"ix": ["x", "idxmax"]}},
             {"key": "mx", "op": "dataframe.getitem", "inputs": ["m"], "columns": ["x", "y"]},
             {"key": "tt", "op": "dataframe.to_tensor", "inputs": ["mx"]}],
-            "fetch": ["s", "gf", "tt"]}
+            "fetch": ["s", "gf", "gi", "tt"]}
         r = harness.run_mars(d, threads=2, args=["--data-dir", data])
         try:
             if r.rc != 0:
@@ -200,6 +203,12 @@ def main():
                     for row in want_g.itertuples(index=False)]
             suite.check("unfetched-first-last/" + how, gf["index"] == list(want_g.index) and
                         gf["data"] == rows, "%s vs pandas %s" % (gf["data"], rows), d)
+            gi = load_frame(r, "gi")
+            want_i = m.groupby("city").agg(ix=("x", "idxmax"))
+            rows = [[None if pd.isna(v) else int(v) for v in row]
+                    for row in want_i.itertuples(index=False)]
+            suite.check("unfetched-idxmax/" + how, gi["index"] == list(want_i.index) and
+                        gi["data"] == rows, "%s vs pandas %s" % (gi["data"], rows), d)
             tt = np.load(os.path.join(r.outdir, "tt.npy"))
             want_t = m[["x", "y"]].to_numpy(dtype=float)
             suite.check("unfetched-to-tensor/" + how, tt.shape == want_t.shape and
@@ -226,7 +235,8 @@ def broadcast(suite, data):
     chunks. how left (small right) and right (small left, rows put in
     right's order) keep pandas' order, index and dtypes, through query,
     sort_values and reset_index after the merge; inner runs so when
-    nothing sees its order (a sum, groupby without first/last), and is
+    nothing sees its order (a sum, groupby without first/last; idxmax sees
+    the index, the labels it gives), and is
     planned when something does (tile_merge_keyed: rows grouped by key).
     "filtered": the table after a query, one chunk of unknown rows."""
     big = pd.DataFrame({"k": RNG.integers(0, 40, 400), "x": np.arange(400)})
@@ -322,7 +332,7 @@ def broadcast(suite, data):
                  "how": how},
                 {"key": "sm", "op": "dataframe.sum", "inputs": ["m"]},
                 {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["m"], "by": ["w"],
-                 "agg": {"n": ["x", "count"], "t": ["x", "sum"]}}],
+                 "agg": {"n": ["x", "count"], "t": ["x", "sum"], "ix": ["x", "idxmax"]}}],
                 "fetch": ["sm", "g"]}
             r = harness.run_mars(d, threads=2, args=["--data-dir", data])
             try:
@@ -332,7 +342,8 @@ def broadcast(suite, data):
                     continue
                 sm, g = load_frame(r, "sm"), load_frame(r, "g")
                 want_s = m.sum(numeric_only=True)
-                want_g = m.groupby("w").agg(n=("x", "count"), t=("x", "sum"))
+                want_g = m.groupby("w").agg(n=("x", "count"), t=("x", "sum"),
+                                            ix=("x", "idxmax"))
                 suite.check("broadcast-agg/sum/" + name, sm["index"] == list(want_s.index) and
                             np.allclose(sm["data"], want_s.values, rtol=1e-12),
                             "%s vs pandas %s" % (sm, want_s.to_dict()), d)
