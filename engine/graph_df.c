@@ -1616,12 +1616,10 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
         col[k] = 1 + q;
     }
     d->aggs = calloc((size_t)na, sizeof(agg_spec_t));
-    d->sel = calloc(1, sizeof(int));
-    if (!d->aggs || !d->sel || alloc_cols(d, na, 1) || set_like(&d->idx[0], tc)) {
+    if (!d->aggs || alloc_cols(d, na, 1) || set_like(&d->idx[0], tc)) {
         XFAIL(n, "out of memory");
         goto done;
     }
-    d->nsel = 1;
     d->gb.nby = 1;
     d->gb.by[0] = 0;
     for (int k = 0; k < na; k++) {

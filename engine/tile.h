@@ -132,8 +132,8 @@ typedef enum {
     DFJ_JOIN_KEYS,
     DFJ_JOIN_COUNT,
     DFJ_JOIN_CHECK,
-    /* resample (df/resample.h): SPAN: in: a chunk (off[0] = 0) or SPANs
-     * (off[0] = 1); the first and last time. BIN: in: a chunk, then the
+    /* resample (df/resample.h): SPAN: in: a chunk (one input) or two or
+     * more SPANs (a combine); the first and last time. BIN: in: a chunk, then the
      * whole SPAN when the bins need it; the chunk keyed by bin. FILL: in:
      * the groupby of the BINs; its empty bins added */
     DFJ_RS_SPAN,

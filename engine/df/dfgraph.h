@@ -100,7 +100,8 @@ typedef struct df_node {
     gb_spec_t gb;
     agg_spec_t *aggs;
     /* resample: its bins; key (nkey) the input columns its aggregations
-     * read, which the bin step keeps after the keys (resample.h) */
+     * read, which the bin step keeps after the keys; sort (below) by the
+     * times after them when first or last is asked for (resample.h) */
     rs_spec_t rs;
     /* sort_values */
     sort_spec_t sort;

@@ -132,18 +132,32 @@ static int64_t month_of(int64_t days)
     return y * 12 + mo - 1;
 }
 
-/* midnight of the first day of month index mi (+ 1 month: the day after
- * its last), -1 when outside datetime64[ns] */
-static int month_ns(__int128 mi, bool after_last, int64_t *ns)
+/* midnight of the first day of month index mi (last: of its last day),
+ * -1 when outside datetime64[ns] */
+static int month_ns(__int128 mi, bool last, int64_t *ns)
 {
-    __int128 m = mi + (after_last ? 1 : 0);
-    if (m < -40000 || m > 40000 * 12) return -1;
+    __int128 m = mi + (last ? 1 : 0);
+    if (m < -40000 * 12 || m > 40000 * 12) return -1;
     int64_t y = (int64_t)fdiv(m, 12);
     int mo = (int)(m - (__int128)y * 12) + 1;
-    __int128 v = ((__int128)date_days_from_civil(y, mo, 1) - (after_last ? 1 : 0)) * DAY;
+    __int128 v = ((__int128)date_days_from_civil(y, mo, 1) - (last ? 1 : 0)) * DAY;
     if (v <= INT64_MIN || v > INT64_MAX) return -1;
     *ns = (int64_t)v;
     return 0;
+}
+
+/* The day (since the epoch) of the last day of time t's week, weeks ending
+ * on weekday anchor (1970-01-01 was a Thursday, 3) */
+static int64_t week_end(int64_t t, int anchor)
+{
+    int64_t days = (int64_t)fdiv(t, DAY);
+    return days + (((anchor - (days + 3)) % 7 + 14) % 7);
+}
+
+/* The period (months periods of months since the epoch) time t is in */
+static int64_t period_of(int64_t t, int months)
+{
+    return (int64_t)fdiv(month_of((int64_t)fdiv(t, DAY)), months);
 }
 
 /* The tick lattice's anchor: origin + offset */
@@ -183,19 +197,20 @@ static int key_of(const rs_spec_t *r, int64_t t, const int64_t *span, __int128 a
         __int128 back = r->closed_right ? (r->days ? DAY : 1) : 0;
         k = anchor + fdiv((__int128)t - anchor - back, r->step) * r->step;
     } else if (r->kind == RS_WEEK) {
-        int64_t days = (int64_t)fdiv(t, DAY);
-        int64_t e = days + (int64_t)(((r->anchor - (days + 3)) % 7 + 14) % 7);
+        /* several weeks: bins ending at the first time's week */
+        __int128 e = week_end(t, r->anchor);
         if (r->mult > 1) {
-            int64_t f = (int64_t)fdiv(span[0], DAY);
-            int64_t e0 = f + (int64_t)(((r->anchor - (f + 3)) % 7 + 14) % 7);
-            e = e0 + (int64_t)cdiv(e - e0, 7 * (__int128)r->mult) * 7 * r->mult;
+            int64_t e0 = week_end(span[0], r->anchor);
+            e = e0 + cdiv(e - e0, 7 * (__int128)r->mult) * 7 * r->mult;
         }
-        k = (__int128)e * DAY;
+        k = e * DAY;
     } else {
-        int64_t g = (int64_t)fdiv(month_of((int64_t)fdiv(t, DAY)), r->months);
+        /* several periods: bins starting (MS) or ending (M) at the first
+         * time's period */
+        int64_t g = period_of(t, r->months);
         __int128 b = g;
         if (r->mult > 1) {
-            int64_t g0 = (int64_t)fdiv(month_of((int64_t)fdiv(span[0], DAY)), r->months);
+            int64_t g0 = period_of(span[0], r->months);
             b = r->end_label ? g0 + cdiv((__int128)g - g0, r->mult) * r->mult
                              : g0 + fdiv((__int128)g - g0, r->mult) * r->mult;
         }
@@ -215,27 +230,26 @@ static int key_of(const rs_spec_t *r, int64_t t, const int64_t *span, __int128 a
 int rs_span(const rs_spec_t *r, const frame_t *const *in, int n, bool partial, frame_t *out,
             char *err, size_t errlen)
 {
+    /* NaT is INT64_MIN, below every time: the last is a max as it is,
+     * the first a min over the times that are not NaT */
     int64_t lo = INT64_MIN, hi = INT64_MIN;
     for (int q = 0; q < n; q++) {
-        const int64_t *v;
-        int64_t m;
+        const int64_t *a, *b;
+        int64_t m = 1;
         if (partial) {
             if (in[q]->ncols != 2 || in[q]->nrows != 1)
                 return errmsg(err, errlen, "internal: a resample span of %d columns", in[q]->ncols);
-            int64_t a = ((const int64_t *)in[q]->cols[0].data)[0];
-            int64_t b = ((const int64_t *)in[q]->cols[1].data)[0];
-            if (a != INT64_MIN && (lo == INT64_MIN || a < lo)) lo = a;
-            if (b != INT64_MIN && (hi == INT64_MIN || b > hi)) hi = b;
-            continue;
+            a = in[q]->cols[0].data;
+            b = in[q]->cols[1].data;
+        } else {
+            const fcol_t *c = times(r, in[q], err, errlen);
+            if (!c) return -1;
+            a = b = c->data;
+            m = in[q]->nrows;
         }
-        const fcol_t *c = times(r, in[q], err, errlen);
-        if (!c) return -1;
-        v = c->data;
-        m = in[q]->nrows;
         for (int64_t i = 0; i < m; i++) {
-            if (v[i] == INT64_MIN) continue;
-            if (lo == INT64_MIN || v[i] < lo) lo = v[i];
-            if (hi == INT64_MIN || v[i] > hi) hi = v[i];
+            if (a[i] != INT64_MIN && (lo == INT64_MIN || a[i] < lo)) lo = a[i];
+            if (b[i] > hi) hi = b[i];
         }
     }
     if (frame_alloc(out, false, 1, 2, 1) || fcol_alloc(&out->cols[0], FT_INT64, 1, 0, false) ||
@@ -350,7 +364,8 @@ static int64_t bins_between(const rs_spec_t *r, int64_t a, int64_t b, int64_t li
     return n > lim ? -1 : (int64_t)n;
 }
 
-enum { FILL_NA, FILL_ZERO, FILL_ONE };
+/* an empty bin's value: 0, 1 (the value itself), or missing */
+enum { FILL_ZERO = 0, FILL_ONE = 1, FILL_NA };
 
 static int fill_kind(agg_func_t f)
 {
@@ -411,11 +426,11 @@ static int fill_col(const fcol_t *c, int fk, const int64_t *src, int64_t nb, boo
         if (t == FT_FLOAT64)
             ((double *)o->data)[i] = s >= 0          ? ((const double *)c->data)[s]
                                      : fk == FILL_NA ? NAN
-                                                     : (double)fk - FILL_ZERO;
+                                                     : (double)fk;
         else if (t == FT_INT64)
             ((int64_t *)o->data)[i] = s >= 0          ? ((const int64_t *)c->data)[s]
                                       : fk == FILL_NA ? INT64_MIN
-                                                      : (int64_t)(fk - FILL_ZERO);
+                                                      : (int64_t)fk;
         else
             ((uint8_t *)o->data)[i] = s >= 0 ? ((const uint8_t *)c->data)[s] : fk == FILL_ONE;
     }
