@@ -161,7 +161,8 @@ static const char *const *df_fields(op_t op)
     static const char *const dd[] = {"subset", "keep", NULL};
     static const char *const cu[] = {"axis", "skipna", NULL};
     static const char *const pe[] = {"periods", "axis", NULL};
-    static const char *const ro[] = {"window", "min_periods", "center", "agg", NULL};
+    static const char *const ro[] = {"window", "min_periods", "center", "agg",
+                                     "on",     "closed",      NULL};
     static const char *const sc[] = {"pat", "regex", "case", NULL};
     static const char *const sw[] = {"pat", NULL};
     static const char *const sl[] = {"start", "stop", "step", NULL};
@@ -3802,6 +3803,63 @@ static int infer_ewm(graph_node_t *n, df_node_t *d, json_t *obj, char *err, size
     return 0;
 }
 
+/* rolling by a window of time (pandas' rolling("2h", on=..., closed=...)):
+ * a fixed span, the times of column "on" or of the index (datetime64 or
+ * timedelta64), the window's ends, min_periods 1 by default */
+static int infer_roll_time(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
+                           json_t *obj, char *err, size_t errlen)
+{
+    const char *ws = json_string_value(json_object_get(obj, "window")), *why;
+    rs_spec_t r = {0};
+    char msg[200];
+    if (rs_parse_rule(ws, &r, msg, sizeof msg) == 0 && r.kind != RS_TICK)
+        return XFAIL(n,
+                     "window \"%.40s\" is a non-fixed frequency: a window of time is a fixed "
+                     "span (\"2h\", \"30min\", \"D\")",
+                     ws);
+    if (td_parse(ws, strlen(ws), &d->roll_ns, &why) || d->roll_ns == INT64_MIN)
+        return XFAIL(n, "window \"%.40s\" is not a span of time (\"2h\", \"30min\", \"D\")", ws);
+    if (d->roll_ns < 0) return XFAIL(n, "window \"%.40s\" is negative", ws);
+    d->roll_time = true;
+    json_t *on = json_object_get(obj, "on");
+    const df_col_t *tc;
+    if (on && !json_is_null(on)) {
+        if (in_vk(g, n, 0) == VK_SERIES)
+            return XFAIL(n, "\"on\" is for DataFrames (a Series rolls by its index)");
+        if ((d->roll_on = find_col(s, on, n, "on", err, errlen)) < 0) return -1;
+        tc = &s->cols[d->roll_on];
+    } else {
+        d->roll_on = -1;
+        if (s->nidx != 1)
+            return XFAIL(n, "a window of time needs a one-level DatetimeIndex or TimedeltaIndex "
+                            "(or \"on\" naming a datetime column)");
+        tc = &s->idx[0];
+    }
+    if (tc->type != FT_INT64 || (tc->unit != FU_NS && tc->unit != FU_TD))
+        return XFAIL(n,
+                     "%s is %s; a window of time needs datetime64[ns] or timedelta64[ns] times "
+                     "(pandas: window must be an integer 0 or greater)",
+                     d->roll_on >= 0 ? "\"on\"" : "the index", df_col_type_name(tc));
+    static const char *const ends[] = {"neither", "left", "right", "both"};
+    json_t *cl = json_object_get(obj, "closed");
+    d->roll_closed = DF_RC_RIGHT;
+    if (cl && !json_is_null(cl)) {
+        int q = 0;
+        while (q < 4 && !(json_is_string(cl) && !strcmp(json_string_value(cl), ends[q])))
+            q++;
+        if (q == 4) return XFAIL(n, "closed must be 'right', 'left', 'both' or 'neither'");
+        d->roll_closed = (uint8_t)q;
+    }
+    json_t *mp = json_object_get(obj, "min_periods");
+    d->minp = 1;
+    if (mp && !json_is_null(mp)) {
+        if (!json_is_integer(mp) || json_integer_value(mp) < 0)
+            return XFAIL(n, "min_periods must be >= 0");
+        d->minp = (int64_t)json_integer_value(mp);
+    }
+    return 0;
+}
+
 static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
 {
@@ -3814,12 +3872,23 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     if (cum) {
         json_t *sk = json_object_get(obj, "skipna");
         if (sk && !json_is_true(sk)) return XFAIL(n, "only \"skipna\": true is supported");
+    } else if (op == OP_DF_ROLLING && json_is_string(json_object_get(obj, "window"))) {
+        json_t *ce = json_object_get(obj, "center");
+        if (ce && !json_is_false(ce)) return XFAIL(n, "only \"center\": false is supported");
+        if ((d->ragg = window_agg(json_object_get(obj, "agg"))) < 0)
+            return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count");
+        if (infer_roll_time(g, n, d, s, obj, err, errlen)) return -1;
     } else if (op == OP_DF_ROLLING) {
         json_t *w = json_object_get(obj, "window"), *mp = json_object_get(obj, "min_periods");
         json_t *ce = json_object_get(obj, "center"), *ag = json_object_get(obj, "agg");
         if (!w || !json_is_integer(w) || json_integer_value(w) < 1 ||
             json_integer_value(w) > 1000000)
-            return XFAIL(n, "\"window\" must be an integer 1..1000000 (rows)");
+            return XFAIL(n, "\"window\" must be an integer 1..1000000 (rows) or a span of "
+                            "time (\"2h\")");
+        json_t *on = json_object_get(obj, "on"), *cl = json_object_get(obj, "closed");
+        if ((on && !json_is_null(on)) || (cl && !json_is_null(cl)))
+            return XFAIL(n, "\"on\" and \"closed\" are for windows of time (\"window\": "
+                            "\"2h\")");
         d->n = (int64_t)json_integer_value(w);
         d->minp = d->n;
         if (mp && !json_is_null(mp)) {
@@ -3862,6 +3931,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         int t = s->cols[k].type;
         char lb[128];
         label_text(&s->cols[k], lb, sizeof lb);
+        if (d->roll_time && k == d->roll_on) continue; /* the times, kept */
         if (op == OP_DF_SHIFT) {
             /* a datetime stays one, NaT where no row moved in (as pandas) */
             if (d->n != 0 && t == FT_INT64 && s->cols[k].unit == FU_NONE)
@@ -3871,12 +3941,13 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         bool ok = t == FT_INT64 || t == FT_FLOAT64 ||
                   (t == FT_BOOL && (op == OP_DF_CUMSUM || op == OP_DF_CUMPROD || op == OP_DF_EWM ||
                                     op == OP_DF_EXPANDING));
-        if ((op == OP_DF_EWM || op == OP_DF_EXPANDING) && s->cols[k].unit != FU_NONE)
+        if ((op == OP_DF_EWM || op == OP_DF_EXPANDING || d->roll_time) &&
+            s->cols[k].unit != FU_NONE)
             ok = false; /* datetimes */
         if (!ok)
             return XFAIL(n, "column %s is %s; %s takes numbers%s", lb,
                          df_col_type_name(&s->cols[k]), op_name(op),
-                         op == OP_DF_EWM || op == OP_DF_EXPANDING
+                         op == OP_DF_EWM || op == OP_DF_EXPANDING || d->roll_time
                              ? " (select the numeric columns first: pandas 1.5 drops the others "
                                "with a warning)"
                              : "");
@@ -4650,6 +4721,7 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_DT_NORMALIZE:
     case OP_DF_ROUND:   /* datetimes pass through */
     case OP_DF_REPLACE: /* datetimes pass through */
+    case OP_DF_ROLLING: /* its "on" times pass through (infer_running) */
         break;
     default:
         for (int k = 0; k < d->ncols; k++)

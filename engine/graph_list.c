@@ -127,7 +127,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.diff", "1", {"periods", "axis"}},
     {"dataframe.shift", "1", {"periods", "axis"}},
     {"dataframe.pct_change", "1", {"periods", "axis"}},
-    {"dataframe.rolling", "1", {"window", "min_periods", "center", "agg"}},
+    {"dataframe.rolling", "1", {"window", "min_periods", "center", "agg", "on", "closed"}},
     {"dataframe.expanding", "1", {"min_periods", "agg"}},
     {"dataframe.ewm",
      "1",

@@ -60,6 +60,8 @@ enum { DFL_NONE = 0, DFL_NUM, DFL_BOOL, DFL_STR, DFL_NAN };
 
 /* rolling's agg */
 enum { DFRA_SUM, DFRA_MEAN, DFRA_MIN, DFRA_MAX, DFRA_STD, DFRA_VAR, DFRA_COUNT };
+/* the ends a rolling window of time holds (pandas' closed) */
+enum { DF_RC_LEFT = 1, DF_RC_RIGHT = 2 };
 
 /* fillna's method */
 enum { DFM_NONE = 0, DFM_FFILL, DFM_BFILL };
@@ -149,11 +151,17 @@ typedef struct df_node {
     /* running.c's ops: n the periods (diff, shift, pct_change) or the
      * window (rolling), minp rolling's (ewm's) min_periods, ragg its DFRA_*
      * (ewm: DFRA_MEAN or DFRA_SUM); ewm's center of mass, adjust and
-     * ignore_na */
+     * ignore_na; a rolling window of time (roll_time): its width roll_ns,
+     * the column of its times roll_on (-1: the index) and roll_closed
+     * (DF_RC_LEFT | DF_RC_RIGHT: the ends the window holds) */
     int64_t minp;
     int ragg;
     double ewm_com;
     bool ewm_adjust, ewm_ignore_na;
+    bool roll_time;
+    int roll_on;
+    uint8_t roll_closed;
+    int64_t roll_ns;
     /* strings.c's ops: pat and repl (owned), regex, icase (contains'
      * case=false), sget (split's element, has_get), n (split's and
      * replace's count, -1 all), sl/sl_has (slice), compiled regex (re) */

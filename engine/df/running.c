@@ -2,11 +2,13 @@
  * (running.h). */
 #include "running.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../errmsg.h"
+#include "df3.h"
 #include "dfexec.h"
 
 static int oom(char *err, size_t errlen)
@@ -452,7 +454,345 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
     return 0;
 }
 
+/* ------------------------------------------------------------------ windows of time */
+
+/* rolling("2h"): pandas 1.5's variable windows (indexers.pyx,
+ * calculate_variable_window_bounds) and their aggregations
+ * (aggregations.pyx: roll_sum, roll_mean and roll_var adding and
+ * removing values with Kahan sums and Welford's variance, a window that
+ * leaves the last one behind summed afresh; roll_max and roll_min's
+ * deque), continued across chunks. The carry holds what the next row
+ * needs: TS_N rows of state per column (TS_*), then the rows from the
+ * last row's window start to the last row (its times in the index, its
+ * values in the columns); the state rows' index holds TM_END (the last
+ * window's end, counted from those rows) and TM_SIGN (the times'
+ * direction: 1, -1, or 0 while every time has been equal, where either
+ * direction gives the same windows). Each chunk so gets the very numbers
+ * one pass over the whole column gives. */
+enum { TS_NOBS, TS_SUM, TS_SSQ, TS_CADD, TS_CREM, TS_SAME, TS_PREV, TS_NEG, TS_N };
+enum { TM_END, TM_SIGN };
+
+/* the rows of the carry and then of the chunk, and each chunk row's window */
+typedef struct {
+    int64_t m, w;     /* rows in all, of them the carry's */
+    int64_t *t;       /* their times */
+    int64_t *st, *en; /* chunk row r's window: rows st[r] .. en[r] - 1 */
+    int64_t end0;     /* the carry's last window end (w > 0) */
+    int sign;
+} tw_t;
+
+static void tw_free(tw_t *b)
+{
+    free(b->t);
+    free(b->st);
+    free(b->en);
+}
+
+static const fcol_t *tw_times(const df_node_t *d, const frame_t *in)
+{
+    return d->roll_on >= 0 ? &in->cols[d->roll_on] : &in->idx[0];
+}
+
+static int tw_fail(const df_node_t *d, const char *what, char *err, size_t errlen)
+{
+    return errmsg(err, errlen, "%s values must %s",
+                  d->roll_on >= 0 ? d->cols[d->roll_on].name : "index", what);
+}
+
+/* The times of carry (NULL: none) and chunk in, checked as pandas checks
+ * them (no NaT, monotonic), and the windows of the chunk's rows. */
+static int tw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in, tw_t *b,
+                     char *err, size_t errlen)
+{
+    memset(b, 0, sizeof *b);
+    int64_t n = in->nrows;
+    b->w = carry ? carry->nrows - TS_N : 0;
+    b->m = b->w + n;
+    b->t = malloc(sizeof(int64_t) * (size_t)(b->m + 1));
+    b->st = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    b->en = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!b->t || !b->st || !b->en) {
+        tw_free(b);
+        return oom(err, errlen);
+    }
+    if (carry) {
+        const int64_t *ci = carry->idx[0].data;
+        memcpy(b->t, ci + TS_N, sizeof(int64_t) * (size_t)b->w);
+        b->end0 = ci[TM_END];
+        b->sign = (int)ci[TM_SIGN];
+    }
+    memcpy(b->t + b->w, tw_times(d, in)->data, sizeof(int64_t) * (size_t)n);
+    bool lc = d->roll_closed & DF_RC_LEFT, rc = d->roll_closed & DF_RC_RIGHT;
+    int64_t ps = 0, pe = b->end0; /* the previous row's window */
+    for (int64_t i = b->w; i < b->m; i++) {
+        int64_t ti = b->t[i], r = i - b->w;
+        if (ti == INT64_MIN) {
+            tw_free(b);
+            return tw_fail(d, "not have NaT", err, errlen);
+        }
+        if (i == 0) {
+            b->st[0] = 0;
+            b->en[0] = rc ? 1 : 0;
+            ps = 0, pe = b->en[0];
+            continue;
+        }
+        if (ti != b->t[i - 1]) {
+            int g = ti > b->t[i - 1] ? 1 : -1;
+            if (b->sign && g != b->sign) {
+                tw_free(b);
+                return tw_fail(d, "be monotonic", err, errlen);
+            }
+            b->sign = g;
+        }
+        int g = b->sign ? b->sign : 1;
+        __int128 sb = (__int128)ti - (__int128)g * d->roll_ns - (lc ? g : 0);
+        int64_t s = i, e;
+        for (int64_t j = ps; j < i; j++)
+            if (((__int128)b->t[j] - sb) * g > 0) {
+                s = j;
+                break;
+            }
+        e = ((__int128)b->t[pe] - ti) * g <= 0 ? i + 1 : pe;
+        if (!rc) e--;
+        b->st[r] = s;
+        b->en[r] = e;
+        ps = s, pe = e;
+    }
+    return 0;
+}
+
+static void tw_add(double v, double *q, bool var)
+{
+    if (v != v) return;
+    q[TS_NOBS] += 1;
+    q[TS_SAME] = v == q[TS_PREV] ? q[TS_SAME] + 1 : 1;
+    q[TS_PREV] = v;
+    if (var) { /* add_var: Welford's method with Kahan summation */
+        double prev_mean = q[TS_SUM] - q[TS_CADD], y = v - q[TS_CADD], t = y - q[TS_SUM];
+        q[TS_CADD] = t + q[TS_SUM] - y;
+        q[TS_SUM] = q[TS_NOBS] != 0 ? q[TS_SUM] + t / q[TS_NOBS] : 0;
+        q[TS_SSQ] += (v - prev_mean) * (v - q[TS_SUM]);
+        return;
+    }
+    double y = v - q[TS_CADD], t = q[TS_SUM] + y;
+    q[TS_CADD] = t - q[TS_SUM] - y;
+    q[TS_SUM] = t;
+    if (signbit(v)) q[TS_NEG] += 1;
+}
+
+static void tw_remove(double v, double *q, bool var)
+{
+    if (v != v) return;
+    q[TS_NOBS] -= 1;
+    if (var) {
+        if (q[TS_NOBS] == 0) {
+            q[TS_SUM] = q[TS_SSQ] = 0;
+            return;
+        }
+        double prev_mean = q[TS_SUM] - q[TS_CREM], y = v - q[TS_CREM], t = y - q[TS_SUM];
+        q[TS_CREM] = t + q[TS_SUM] - y;
+        q[TS_SUM] -= t / q[TS_NOBS];
+        q[TS_SSQ] -= (v - prev_mean) * (v - q[TS_SUM]);
+        return;
+    }
+    double y = -v - q[TS_CREM], t = q[TS_SUM] + y;
+    q[TS_CREM] = t - q[TS_SUM] - y;
+    q[TS_SUM] = t;
+    if (signbit(v)) q[TS_NEG] -= 1;
+}
+
+/* calc_sum, calc_mean, calc_var (ddof 1) and its zsqrt */
+static double tw_value(const df_node_t *d, const double *q)
+{
+    double nobs = q[TS_NOBS], minp = (double)d->minp;
+    switch (d->ragg) {
+    case DFRA_SUM:
+    case DFRA_COUNT:
+        if (nobs == 0 && minp == 0) return 0;
+        if (nobs < minp) return NAN;
+        return q[TS_SAME] >= nobs ? q[TS_PREV] * nobs : q[TS_SUM];
+    case DFRA_MEAN: {
+        if (!(nobs >= minp && nobs > 0)) return NAN;
+        double r = q[TS_SUM] / nobs;
+        if (q[TS_SAME] >= nobs) return q[TS_PREV];
+        if (q[TS_NEG] == 0 && r < 0) return 0;
+        if (q[TS_NEG] == nobs && r > 0) return 0;
+        return r;
+    }
+    default: {
+        double r;
+        if (!(nobs >= (minp > 1 ? minp : 1) && nobs > 1))
+            r = NAN;
+        else if (q[TS_SAME] >= nobs)
+            r = 0;
+        else
+            r = q[TS_SSQ] / (nobs - 1);
+        if (d->ragg == DFRA_STD) r = r < 0 ? 0 : sqrt(r);
+        return r;
+    }
+    }
+}
+
+/* sum, mean, var, std, count (a sum of 1 per value present, 0 per missing
+ * one, as pandas' count) over x[0..b->m), from state q (TS_N; the
+ * carry's, or zeros): the chunk rows' values into y, the state left in q */
+static void tw_sums(const df_node_t *d, const tw_t *b, const double *x, double *q, double *y)
+{
+    bool var = d->ragg == DFRA_VAR || d->ragg == DFRA_STD;
+    int64_t ps = 0, pe = b->end0;
+    for (int64_t r = 0; r < b->m - b->w; r++) {
+        int64_t s = b->st[r], e = b->en[r];
+        if (b->w + r == 0 || s >= pe) {
+            for (int u = 0; u < TS_N; u++)
+                q[u] = 0;
+            q[TS_PREV] = x[s];
+            for (int64_t j = s; j < e; j++)
+                tw_add(x[j], q, var);
+        } else {
+            for (int64_t j = ps; j < s; j++)
+                tw_remove(x[j], q, var);
+            for (int64_t j = pe; j < e; j++)
+                tw_add(x[j], q, var);
+        }
+        y[r] = tw_value(d, q);
+        ps = s, pe = e;
+    }
+}
+
+/* _roll_min_max: a deque of positions whose front is the window's
+ * extreme; rebuilt from the carry's window, which holds every position
+ * it can keep */
+static int tw_minmax(const df_node_t *d, const tw_t *b, const double *x, double *y)
+{
+    bool mx = d->ragg == DFRA_MAX;
+    int64_t *Q = malloc(sizeof(int64_t) * (size_t)(b->m + 1)), qh = 0, qt = 0, wh = 0, nobs = 0;
+    if (!Q) return -1;
+    int64_t pe = 0;
+    for (int64_t r = -1; r < b->m - b->w; r++) {
+        /* r = -1: the carry's last window, [0, end0) */
+        int64_t s = r < 0 ? 0 : b->st[r], e = r < 0 ? (b->w ? b->end0 : 0) : b->en[r];
+        for (int64_t k = pe; k < e; k++) {
+            double ai = x[k];
+            if (ai == ai)
+                nobs++;
+            else
+                ai = mx ? -DBL_MAX : DBL_MAX;
+            while (qt > qh) {
+                double xb = x[Q[qt - 1]];
+                if (!((mx ? ai >= xb : ai <= xb) || xb != xb)) break;
+                qt--;
+            }
+            Q[qt++] = k;
+        }
+        while (qt > qh && Q[qh] <= s - 1)
+            qh++;
+        for (; wh < s; wh++)
+            if (x[wh] == x[wh]) nobs--;
+        pe = e;
+        if (r >= 0) y[r] = qt > qh && e - s > 0 && nobs >= d->minp ? x[Q[qh]] : NAN;
+    }
+    free(Q);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ frames */
+
+static int labels(const df_node_t *d, const frame_t *in, frame_t *out, bool with_index);
+
+/* Column k's values over the carry's rows (NULL: none) and then chunk
+ * column c's, as float64 */
+static double *tw_values(const frame_t *carry, int k, const fcol_t *c, const tw_t *b)
+{
+    double *x = malloc(sizeof(double) * (size_t)(b->m + 1));
+    if (!x) return NULL;
+    if (b->w) memcpy(x, (const double *)carry->cols[k].data + TS_N, sizeof(double) * (size_t)b->w);
+    for (int64_t i = 0; i < c->n; i++)
+        x[b->w + i] = fcol_is_na(c, i) ? NAN : num(c, i);
+    return x;
+}
+
+/* One column's values into y (the chunk's rows), its state left in q. */
+static int tw_col(const df_node_t *d, const tw_t *b, const double *x, double *q, double *y)
+{
+    if (d->ragg == DFRA_MIN || d->ragg == DFRA_MAX) return tw_minmax(d, b, x, y);
+    if (d->ragg != DFRA_COUNT) {
+        tw_sums(d, b, x, q, y);
+        return 0;
+    }
+    double *ones = malloc(sizeof(double) * (size_t)(b->m + 1));
+    if (!ones) return -1;
+    for (int64_t i = 0; i < b->m; i++)
+        ones[i] = x[i] == x[i];
+    tw_sums(d, b, ones, q, y);
+    free(ones);
+    return 0;
+}
+
+/* A chunk rolled from the carry (NULL: the first), into out: its values
+ * (edge false), or the carry after it (edge true). */
+static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, frame_t *out,
+                  bool edge, char *err, size_t errlen)
+{
+    tw_t b;
+    if (tw_bounds(d, carry, in, &b, err, errlen)) return -1;
+    int64_t n = in->nrows, s0 = n ? b.st[n - 1] : 0, keep = b.m - s0;
+    if (edge && (double)(TS_N + keep) * (d->ncols + 1) * 8 > (double)DF3_WHOLE_MAX_BYTES) {
+        tw_free(&b);
+        return errmsg(err, errlen,
+                      "rolling: a window of %lld rows is more than a carry holds (%lld GiB); "
+                      "use a shorter window",
+                      (long long)keep, (long long)(DF3_WHOLE_MAX_BYTES >> 30));
+    }
+    double *x = NULL, *y = NULL;
+    if (edge) {
+        if (frame_alloc(out, false, TS_N + keep, d->ncols, 1) || labels(d, in, out, false) ||
+            fcol_alloc(&out->idx[0], FT_INT64, TS_N + keep, 0, false) ||
+            !(y = malloc(sizeof(double) * (size_t)(n + 1))))
+            goto fail;
+        int64_t *ix = out->idx[0].data;
+        memset(ix, 0, sizeof(int64_t) * TS_N);
+        ix[TM_END] = n ? b.en[n - 1] - s0 : b.end0;
+        ix[TM_SIGN] = b.sign;
+        memcpy(ix + TS_N, b.t + s0, sizeof(int64_t) * (size_t)keep);
+    } else {
+        if (frame_alloc(out, in->series, n, d->ncols, in->nidx) || labels(d, in, out, true))
+            goto fail;
+        out->range_index = in->range_index;
+    }
+    for (int k = 0; k < d->ncols; k++) {
+        fcol_t *o = &out->cols[k];
+        if (k == d->roll_on) { /* the times: kept (the carry: zeros) */
+            if (edge ? fcol_alloc(o, FT_FLOAT64, TS_N + keep, 0, false)
+                     : fcol_copy(&in->cols[k], o))
+                goto fail;
+            if (edge) memset(o->data, 0, sizeof(double) * (size_t)(TS_N + keep));
+            continue;
+        }
+        double q[TS_N] = {0};
+        if (carry && b.w) memcpy(q, carry->cols[k].data, sizeof q);
+        if (!(x = tw_values(carry, k, &in->cols[k], &b))) goto fail;
+        if (!edge) {
+            if (fcol_alloc(o, FT_FLOAT64, n, 0, false)) goto fail;
+            if (tw_col(d, &b, x, q, o->data)) goto fail;
+        } else {
+            if (tw_col(d, &b, x, q, y) || fcol_alloc(o, FT_FLOAT64, TS_N + keep, 0, false))
+                goto fail;
+            memcpy(o->data, q, sizeof q);
+            memcpy((double *)o->data + TS_N, x + s0, sizeof(double) * (size_t)keep);
+        }
+        free(x);
+        x = NULL;
+    }
+    free(y);
+    tw_free(&b);
+    return 0;
+fail:
+    free(x);
+    free(y);
+    tw_free(&b);
+    frame_free(out);
+    return oom(err, errlen);
+}
 
 static int labels(const df_node_t *d, const frame_t *in, frame_t *out, bool with_index)
 {
@@ -505,6 +845,7 @@ static int state_frame(const df_node_t *d, op_t op, const frame_t *in, frame_t *
 int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                char *err, size_t errlen)
 {
+    if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, carry, in, out, false, err, errlen);
     if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx) || labels(d, in, out, true))
         goto fail;
     out->range_index = in->range_index;
@@ -541,6 +882,7 @@ fail:
 int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                 size_t errlen)
 {
+    if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, NULL, in, out, true, err, errlen);
     if (is_scan(op)) {
         if (state_frame(d, op, in, out)) goto fail;
         for (int k = 0; k < d->ncols; k++)
@@ -569,6 +911,7 @@ fail:
 int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near,
                    frame_t *out, char *err, size_t errlen)
 {
+    if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, far, near, out, true, err, errlen);
     if (is_scan(op)) {
         if (state_frame(d, op, near, out)) goto fail;
         /* near is the next chunk itself: its values folded into the carry

@@ -1,0 +1,213 @@
+#!/usr/bin/python3
+"""dataframe.rolling over a window of time through mars-run, against
+pandas 1.5's df.rolling("2h", on="ts", closed=...).agg() and
+Series.rolling("2h").agg(): every aggregation (sum, mean, min, max, std,
+var, count) and every closed end (right, left, both, neither), windows from
+"0s" to "1D", min_periods, times with repeats and gaps, rising and falling,
+by a datetime column, a timedelta column and a DatetimeIndex; and the
+rejections (a calendar window, a negative one, times that are not
+datetimes, NaT, times out of order). Each case runs on one-row chunks, small
+uneven chunks and one chunk, and the values must be pandas' to the bit: the
+carry holds pandas' own window state (its Kahan sums and Welford variance).
+
+Usage: test_rolling_time.py. Prints `RESULT passed=N failed=M`."""
+
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import test_dates as td  # noqa: E402  (its runner and report)
+
+op = td.op
+AGGS = ["sum", "mean", "min", "max", "std", "var", "count"]
+
+
+def make_csv(path, rng, n, falling=False):
+    """ts: rising times, gaps of 0 s (repeats) to 2 h, a quiet day; i
+    ints, x floats with NaN and runs of one value, y large and small
+    magnitudes (Kahan's compensation matters), d the time since the first"""
+    gaps = rng.choice([0, 1, 7, 60, 600, 1800, 3600, 7200], n)
+    gaps[n // 2] = 86400
+    secs = np.cumsum(gaps)
+    ts = pd.Timestamp("2024-03-01 06:00:00") + pd.to_timedelta(secs, "s")
+    i = rng.integers(-50, 50, n)
+    x = np.round(rng.standard_normal(n) * 3, 2)
+    x[rng.random(n) < 0.15] = np.nan
+    x[10:16] = 2.5
+    y = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 12, n)
+    order = range(n - 1, -1, -1) if falling else range(n)
+    with open(path, "w") as f:
+        f.write("ts,i,x,y,d\n")
+        for r in order:
+            f.write("%s,%d,%s,%r,%s\n" % (ts[r].isoformat().replace("T", " "), i[r],
+                                          "" if np.isnan(x[r]) else repr(float(x[r])),
+                                          float(y[r]), ts[r] - ts[0]))
+
+
+def rc_node(chunk, path="t.csv"):
+    n = {"key": "t", "op": "dataframe.read_csv", "path": path, "parse_dates": ["ts"]}
+    if chunk:
+        n["chunk_bytes"] = chunk
+    return n
+
+
+def compare(got, ref):
+    try:
+        g = td.as_pandas(got)
+        if isinstance(ref, pd.Series):
+            pd.testing.assert_series_equal(g, ref, check_exact=True, check_index_type=False,
+                                           check_freq=False)
+        else:
+            pd.testing.assert_frame_equal(g, ref, check_exact=True, check_index_type=False,
+                                          check_freq=False)
+        return ""
+    except (AssertionError, ValueError, TypeError, KeyError) as e:
+        return str(e).replace("\n", " ")[:500]
+
+
+def run_and_compare(nodes, want, data):
+    rc, err, got = td.run(nodes, list(want), data)
+    if rc:
+        return "exit %d: %s" % (rc, err.strip()[:300])
+    for k, ref in want.items():
+        w = compare(got[k], ref)
+        if w:
+            return "%s: %s" % (k, w)
+    return ""
+
+
+def cases(P):
+    """(name, nodes after read_csv "t", {key: pandas result})"""
+    out = []
+    F = P[["ts", "i", "x", "y"]]
+    base = [op("f", "getitem", "t", columns=["ts", "i", "x", "y"])]
+    for closed in ("right", "left", "both", "neither"):
+        nodes, want = list(base), {}
+        for w in ("2h", "30min", "1D", "90s", "0s"):
+            for a in AGGS:
+                k = "%s_%s" % (w, a)
+                nodes.append(op(k, "rolling", "f", window=w, on="ts", closed=closed, agg=a))
+                want[k] = getattr(F.rolling(w, on="ts", closed=closed), a)()
+        out.append(("closed_" + closed, nodes, want))
+    nodes, want = list(base), {}
+    for mp in (0, 3):
+        for a in AGGS:
+            k = "mp%d_%s" % (mp, a)
+            nodes.append(op(k, "rolling", "f", window="3h", on="ts", min_periods=mp, agg=a))
+            want[k] = getattr(F.rolling("3h", on="ts", min_periods=mp), a)()
+    out.append(("min_periods", nodes, want))
+    # by a DatetimeIndex (a frame and a Series), by a timedelta column
+    S = P.set_index("ts")
+    nodes = [op("si", "set_index", "t", keys=["ts"]),
+             op("sf", "getitem", "si", columns=["i", "x"]),
+             op("sx", "getitem", "si", columns="x"),
+             op("ds", "getitem", "t", columns="d"), op("dd", "to_timedelta", "ds"),
+             op("da", "assign", ["t", "dd"], names=["d"]),
+             op("td", "getitem", "da", columns=["d", "x", "y"])]
+    want = {}
+    for a in AGGS:
+        nodes += [op("fi_" + a, "rolling", "sf", window="4h", agg=a),
+                  op("sx_" + a, "rolling", "sx", window="45min", closed="both", agg=a),
+                  op("td_" + a, "rolling", "td", window="2h", on="d", agg=a)]
+        want["fi_" + a] = getattr(S[["i", "x"]].rolling("4h"), a)()
+        want["sx_" + a] = getattr(S.x.rolling("45min", closed="both"), a)()
+        want["td_" + a] = getattr(P[["d", "x", "y"]].rolling("2h", on="d"), a)()
+    out.append(("index_series_timedelta", nodes, want))
+    # a rolling then more ops
+    R = F.rolling("2h", on="ts").mean()
+    out.append(("then", base + [op("r", "rolling", "f", window="2h", on="ts", agg="mean"),
+                         op("rx", "getitem", "r", columns="x"),
+                         {"key": "g", "op": "greater", "inputs": ["rx", 0]},
+                         op("fl", "filter", ["r", "g"])],
+                {"fl": R[R.x > 0]}))
+    return out
+
+
+def falling(data):
+    """falling times: each window looks the other way (pandas'
+    index_growth_sign)"""
+    make_csv(os.path.join(data, "down.csv"), np.random.default_rng(8), 150, falling=True)
+    P = pd.read_csv(os.path.join(data, "down.csv"), parse_dates=["ts"], float_precision="round_trip")[["ts", "i", "x", "y"]]
+    nodes, want = [], {}
+    for closed in ("right", "left", "both", "neither"):
+        for a in AGGS:
+            k = "%s_%s" % (closed, a)
+            nodes.append(op(k, "rolling", "t", window="2h", on="ts", closed=closed, agg=a))
+            want[k] = getattr(P.rolling("2h", on="ts", closed=closed), a)()
+    pick = [op("t", "getitem", "t0", columns=["ts", "i", "x", "y"])]
+    for chunk in (1, 700, None):
+        src = dict(rc_node(chunk, "down.csv"), key="t0")
+        td.report("falling/chunk=%s" % chunk, run_and_compare([src] + pick + nodes, want, data))
+
+
+def rejects(data):
+    base = [rc_node(None)]
+    for name, extra, words in [
+        ("calendar", {"window": "M", "on": "ts"}, ["non-fixed frequency"]),
+        ("week", {"window": "W", "on": "ts"}, ["non-fixed frequency"]),
+        ("negative", {"window": "-1h", "on": "ts"}, ["negative"]),
+        ("not_a_span", {"window": "soon", "on": "ts"}, ["not a span of time"]),
+        ("on_int", {"window": "h", "on": "i"}, ["\"on\" is int64", "datetime64"]),
+        ("index_ints", {"window": "h"}, ["the index is int64"]),
+        ("closed_word", {"window": "h", "on": "ts", "closed": "middle"}, ["closed must be"]),
+        ("center", {"window": "h", "on": "ts", "center": True}, ["center"]),
+        ("rows_on", {"window": 3, "on": "ts"}, ["\"on\" and \"closed\" are for windows of time"]),
+        ("rows_closed", {"window": 3, "closed": "left"}, ["windows of time"]),
+        ("median", {"window": "h", "on": "ts", "agg": "median"}, ["\"agg\" must be"]),
+        ("min_periods", {"window": "h", "on": "ts", "min_periods": -1}, ["min_periods"]),
+    ]:
+        node = dict({"key": "r", "op": "dataframe.rolling", "inputs": ["f"], "agg": "sum"},
+                    **extra)
+        td.expect_refused(data, "reject/" + name,
+                          base + [op("f", "getitem", "t", columns=["ts", "i", "x"]), node], 2,
+                          words)
+    td.expect_refused(data, "reject/timedelta_column", base + [
+        op("ds", "getitem", "t", columns="d"), op("dd", "to_timedelta", "ds"),
+        op("da", "assign", ["t", "dd"], names=["d"]),
+        op("r", "rolling", "da", window="h", on="ts", agg="sum")], 2,
+        ["column 'd' is timedelta64[ns]", "select the numeric columns first"])
+    # times out of order, or missing, fail the job as pandas raises
+    with open(os.path.join(data, "bad.csv"), "w") as f:
+        f.write("ts,i\n2024-01-01 00:00,1\n2024-01-01 01:00,2\n2024-01-01 00:30,3\n"
+                "2024-01-01 02:00,4\n")
+    with open(os.path.join(data, "nat.csv"), "w") as f:
+        f.write("ts,i\n2024-01-01 00:00,1\n,2\n2024-01-01 02:00,4\n")
+    for name, path, words in [("unordered", "bad.csv", ["ts values must be monotonic"]),
+                              ("nat", "nat.csv", ["ts values must not have NaT"])]:
+        for chunk in (1, None):
+            td.expect_refused(data, "reject/%s/chunk=%s" % (name, chunk), [
+                rc_node(chunk, path), op("r", "rolling", "t", window="h", on="ts", agg="sum")],
+                1, words)
+
+
+def main():
+    if not harness.have_mars_run():
+        print("mars-run is not built")
+        print("RESULT passed=0 failed=1")
+        return 1
+    data = tempfile.mkdtemp(prefix="rolling_time_data_")
+    try:
+        make_csv(os.path.join(data, "t.csv"), np.random.default_rng(4), 160)
+        P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["ts"], float_precision="round_trip")
+        P["d"] = pd.to_timedelta(P["d"])
+        cs = cases(P)
+        for chunk in (1, 900, None):
+            for name, nodes, want in cs:
+                td.report("%s/chunk=%s" % (name, chunk),
+                          run_and_compare([rc_node(chunk)] + nodes, want, data))
+        falling(data)
+        rejects(data)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    print("RESULT passed=%d failed=%d" % (td.passed, td.failed))
+    return 1 if td.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
