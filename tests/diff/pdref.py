@@ -232,7 +232,8 @@ def evaluate(doc, data_dir="."):
             v = getattr(ins[0].ewm(**kw), n.get("agg", "mean"))()
         elif op == "dataframe.rolling":
             r = ins[0].rolling(n["window"], min_periods=n.get("min_periods"),
-                               center=n.get("center", False))
+                               center=n.get("center", False), on=n.get("on"),
+                               closed=n.get("closed"))
             v = getattr(r, n["agg"])()
         elif op.startswith("dataframe.str."):
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs", "get")}

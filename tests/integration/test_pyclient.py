@@ -1369,6 +1369,46 @@ class TestDataFrames(Base):
                 df.resample("M", on="ts", closed="left").sum().execute()
             self.assertIn("\"closed\"", str(cm.exception))
 
+    def test_rolling_time(self):
+        """df.rolling("2h", on=...) and s.rolling(pd.Timedelta(...)) through a
+        cluster: every aggregation, closed ends, min_periods, by a column and
+        by a DatetimeIndex, against pandas to the bit (its rows spread over
+        many chunks); times out of order fail with pandas' words."""
+        rng = np.random.default_rng(13)
+        n = 500
+        secs = np.cumsum(rng.choice([0, 5, 60, 900, 3600, 9000], n))
+        ts = (pd.Timestamp("2024-05-01 00:00") + pd.to_timedelta(secs, unit="s")).astype(str)
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 9, n)
+        x[rng.random(n) < 0.1] = np.nan
+        with uploaded_csv("rt.csv", pd.DataFrame({
+                "ts": ts, "v": rng.integers(0, 50, n), "x": x}), parse_dates=["ts"],
+                float_precision="round_trip") as p:
+            df = md.read_csv("rt.csv", chunk_bytes=1200, parse_dates=["ts"])
+            s, ps = df.set_index("ts").x, p.set_index("ts").x
+            pairs = []
+            for agg in ("sum", "mean", "min", "max", "std", "var", "count"):
+                pairs.append((getattr(df.rolling("2h", on="ts"), agg)(),
+                              getattr(p.rolling("2h", on="ts"), agg)()))
+            pairs += [
+                (df.rolling("45min", on="ts", closed="both").sum(),
+                 p.rolling("45min", on="ts", closed="both").sum()),
+                (df.rolling("3h", on="ts", closed="neither", min_periods=2).mean(),
+                 p.rolling("3h", on="ts", closed="neither", min_periods=2).mean()),
+                (s.rolling(pd.Timedelta("90min")).std(), ps.rolling(pd.Timedelta("90min")).std()),
+                (s.rolling("1D", closed="left").max(), ps.rolling("1D", closed="left").max()),
+            ]
+            res = marsc.execute(*[q[0] for q in pairs])
+            for i, ((_, want), got) in enumerate(zip(pairs, res)):
+                got = got.fetch()
+                if isinstance(want, pd.Series):
+                    pd.testing.assert_series_equal(got, want, check_exact=True,
+                                                   check_freq=False, obj="pair %d" % i)
+                else:
+                    pd.testing.assert_frame_equal(got, want, check_exact=True, obj="pair %d" % i)
+            with self.assertRaises(marsc.MarsError) as cm:
+                df.sort_values("x").rolling("h", on="ts").sum().execute()
+            self.assertIn("ts values must be monotonic", str(cm.exception))
+
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,
         cov and melt with pandas' arguments, against pandas."""
@@ -1611,15 +1651,15 @@ def random_tree(rng, leaves, depth):
 
 
 @contextlib.contextmanager
-def uploaded_csv(name, frame):
+def uploaded_csv(name, frame, **read_kw):
     """frame written as CSV `name`, uploaded to the session; yields pandas'
-    read of it."""
+    read of it (read_csv's keywords read_kw)."""
     d = tempfile.mkdtemp()
     try:
         path = os.path.join(d, name)
         frame.to_csv(path, index=False)
         SESS.upload(path)
-        yield pd.read_csv(path)
+        yield pd.read_csv(path, **read_kw)
     finally:
         shutil.rmtree(d)
 

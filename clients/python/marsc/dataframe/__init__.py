@@ -246,10 +246,19 @@ class _Frame(Entity):
                      {"subset": _names(subset), "keep": keep}.items() if v is not None},
                      "series")
 
-    def rolling(self, window, min_periods=None, center=False):
+    def rolling(self, window, min_periods=None, center=False, on=None, closed=None):
+        """pandas' rolling: window a number of rows, or a span of time
+        ("2h", "30min", a Timedelta) over the DatetimeIndex or the datetime
+        column `on`, closed "right" (its default), "left", "both" or
+        "neither"; then .sum(), .mean(), .min(), .max(), .std(), .var(),
+        .count(). Windows of time give pandas' values to the bit."""
         if center:
             raise NotImplementedError("rolling(center=True) is not supported")
-        return _Rolling(self, int(window), min_periods)
+        if isinstance(window, (int, np.integer)) and not isinstance(window, bool):
+            window = int(window)
+        else:
+            window = _time_literal(window) or window
+        return _Rolling(self, window, min_periods, on, closed)
 
     def ewm(self, com=None, span=None, halflife=None, alpha=None, min_periods=0, adjust=True,
             ignore_na=False):
@@ -362,11 +371,12 @@ class _Loc:
 
 
 class _Rolling:
-    def __init__(self, f, window, min_periods):
+    def __init__(self, f, window, min_periods, on=None, closed=None):
         self._f, self._w, self._mp = f, window, min_periods
+        self._kw = {k: v for k, v in (("on", on), ("closed", closed)) if v is not None}
 
     def _agg(self, agg):
-        p = {"window": self._w, "agg": agg}
+        p = dict({"window": self._w, "agg": agg}, **self._kw)
         if self._mp is not None:
             p["min_periods"] = int(self._mp)
         return _make("dataframe.rolling", [self._f], p, self._f._ref.kind, self._f._columns)
