@@ -278,6 +278,37 @@ WORKLOADS = {
                 "r = df.set_index('ts').resample('1min').agg({'v': ['sum', 'mean']}).compute(); "
                 "r.columns = ['s', 'm']",
     },
+    # W5w: a rolling window of time: 10^7 rows 0.5 s apart on average (the
+    # running sum of random gaps: rising times, about 120 rows per minute),
+    # each row the mean of the minute up to it; the engine carries pandas'
+    # window state from chunk to chunk, Dask needs a sorted DatetimeIndex;
+    # summed so the result is small
+    "W5w": {
+        "title": "rolling('1min', on='ts').mean() of 10,000,000 rows (rising times over 58 "
+                 "days, 1,000,000-row chunks), summed",
+        "df": True, "save": "json",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0,
+             "high": 1000, "chunk_size": [1000000, 2], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["g", "v"]},
+            {"key": "g", "op": "dataframe.getitem", "inputs": ["df"], "columns": "g"},
+            {"key": "c", "op": "dataframe.cumsum", "inputs": ["g"]},
+            {"key": "ts", "op": "dataframe.to_datetime", "inputs": ["c"], "unit": "ms"},
+            {"key": "d", "op": "dataframe.assign", "inputs": ["df", "ts"], "names": ["ts"]},
+            {"key": "f", "op": "dataframe.getitem", "inputs": ["d"], "columns": ["ts", "v"]},
+            {"key": "r", "op": "dataframe.rolling", "inputs": ["f"], "window": "1min",
+             "on": "ts", "agg": "mean"},
+            {"key": "rv", "op": "dataframe.getitem", "inputs": ["r"], "columns": ["v"]},
+            {"key": "s", "op": "dataframe.sum", "inputs": ["rv"]}], "fetch": ["s"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, "
+                    "(10000000, 2)), columns=['g', 'v']); "
+                    "df['ts'] = pd.to_datetime(df.g.cumsum(), unit='ms')",
+        "np_compute": "r = df[['ts', 'v']].rolling('1min', on='ts').mean()[['v']].sum()",
+        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
+                "df = dd.from_dask_array(a, columns=['g', 'v']); "
+                "df = df.assign(ts=dd.to_datetime(df.g.cumsum(), unit='ms')); "
+                "r = df.set_index('ts', sorted=True)[['v']].rolling('1min').mean().sum().compute()",
+    },
     # df3: a merge of 10,000,000 rows with a 1,000-row table (hash-partitioned
     # on the key), summed so that the result is small
     "W5m": _merge_workload(

@@ -544,15 +544,17 @@ static int tw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in
             }
             b->sign = g;
         }
-        int g = b->sign ? b->sign : 1;
-        __int128 sb = (__int128)ti - (__int128)g * d->roll_ns - (lc ? g : 0);
+        /* pandas' (index[j] - start_bound) * sign > 0 and (index[end] -
+         * end_bound) * sign <= 0, without its int64 overflow */
+        bool up = b->sign >= 0;
+        __int128 sb = up ? (__int128)ti - d->roll_ns - lc : (__int128)ti + d->roll_ns + lc;
         int64_t s = i, e;
         for (int64_t j = ps; j < i; j++)
-            if (((__int128)b->t[j] - sb) * g > 0) {
+            if (up ? b->t[j] > sb : b->t[j] < sb) {
                 s = j;
                 break;
             }
-        e = ((__int128)b->t[pe] - ti) * g <= 0 ? i + 1 : pe;
+        e = (up ? b->t[pe] <= ti : b->t[pe] >= ti) ? i + 1 : pe;
         if (!rc) e--;
         b->st[r] = s;
         b->en[r] = e;
@@ -706,8 +708,16 @@ static double *tw_values(const frame_t *carry, int k, const fcol_t *c, const tw_
     double *x = malloc(sizeof(double) * (size_t)(b->m + 1));
     if (!x) return NULL;
     if (b->w) memcpy(x, (const double *)carry->cols[k].data + TS_N, sizeof(double) * (size_t)b->w);
-    for (int64_t i = 0; i < c->n; i++)
-        x[b->w + i] = fcol_is_na(c, i) ? NAN : num(c, i);
+    double *y = x + b->w;
+    if (c->type == FT_FLOAT64 && !c->valid) {
+        memcpy(y, c->data, sizeof(double) * (size_t)c->n);
+    } else if (c->type == FT_INT64 && !c->valid) {
+        for (int64_t i = 0; i < c->n; i++)
+            y[i] = (double)((const int64_t *)c->data)[i];
+    } else {
+        for (int64_t i = 0; i < c->n; i++)
+            y[i] = fcol_is_na(c, i) ? NAN : num(c, i);
+    }
     return x;
 }
 

@@ -545,6 +545,23 @@ class Gen:
                 node["closed"] = node["label"] = "right"
             self.cur = self.add(node)
             return
+        if self.cols.get("d") == "date" and cs and self.rng.random() < 0.1:
+            # a rolling window of time over the datetimes, sorted (stably:
+            # rows of one time keep their order) and without NaT
+            self.cur = self.add({"op": "dataframe.dropna", "inputs": [self.cur], "subset": ["d"]})
+            self.cur = self.add({"op": "dataframe.sort_values", "inputs": [self.cur], "by": ["d"],
+                                 "ascending": self.rng.random() < 0.7})
+            self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur],
+                                 "columns": ["d"] + cs})
+            node = {"op": "dataframe.rolling", "inputs": [self.cur], "on": "d",
+                    "window": self.rng.choice(["1D", "7D", "30D", "90D", "36h"]),
+                    "agg": self.rng.choice(["sum", "mean", "min", "max", "std", "var", "count"])}
+            if self.rng.random() < 0.5:
+                node["closed"] = self.rng.choice(["right", "left", "both", "neither"])
+            if self.rng.random() < 0.3:
+                node["min_periods"] = self.rng.choice([0, 2, 3])
+            self.cur = self.add(node)
+            return
         if r < 0.35 and keys and cs:
             by = self.rng.sample(keys, self.rng.randint(1, len(keys)))
             aggs = {}
