@@ -69,6 +69,7 @@ void df_node_free(df_node_t *d)
     free(d->idx);
     free(d->sel);
     free(d->assign_src);
+    free(d->roll_src);
     free(d->path);
     for (int i = 0; i < d->npaths; i++)
         free(d->paths[i]);
@@ -3860,6 +3861,46 @@ static int infer_roll_time(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
     return 0;
 }
 
+/* pandas 1.5 rolls the columns but "on" in sorted order (_create_data's
+ * Index.difference sorts them when their labels compare: all strings or
+ * all integers), then puts "on" back after as many of them as were before
+ * it (_insert_on_column): d's columns so ordered, roll_src their inputs */
+static int roll_order(df_node_t *d)
+{
+    int nc = d->ncols, on = d->roll_on;
+    bool ints = true, strs = true;
+    d->roll_src = malloc(sizeof(int) * (size_t)(nc + 1));
+    df_col_t *cols = malloc(sizeof(df_col_t) * (size_t)(nc + 1));
+    if (!d->roll_src || !cols) {
+        free(cols);
+        return -1;
+    }
+    int m = 0;
+    for (int k = 0; k < nc; k++) {
+        if (k == on) continue;
+        ints &= d->cols[k].is_int;
+        strs &= !d->cols[k].is_int;
+        d->roll_src[m++] = k;
+    }
+    for (int a = 1; (ints || strs) && a < m; a++) /* stable insertion sort */
+        for (int b = a; b > 0; b--) {
+            const df_col_t *x = &d->cols[d->roll_src[b - 1]], *y = &d->cols[d->roll_src[b]];
+            bool after = ints ? strtoll(x->name, NULL, 10) > strtoll(y->name, NULL, 10)
+                              : strcmp(x->name, y->name) > 0;
+            if (!after) break;
+            int t = d->roll_src[b];
+            d->roll_src[b] = d->roll_src[b - 1];
+            d->roll_src[b - 1] = t;
+        }
+    memmove(d->roll_src + on + 1, d->roll_src + on, sizeof(int) * (size_t)(m - on));
+    d->roll_src[on] = on;
+    for (int k = 0; k < nc; k++)
+        cols[k] = d->cols[d->roll_src[k]];
+    free(d->cols);
+    d->cols = cols;
+    return 0;
+}
+
 static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
 {
@@ -3967,6 +4008,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             d->cols[k].unit = FU_NONE;
         }
     }
+    if (d->roll_time && d->roll_on >= 0 && roll_order(d)) return XFAIL(n, "out of memory");
     keep_rows(g, n, d, s);
     return 0;
 }

@@ -153,13 +153,15 @@ typedef struct df_node {
      * (ewm: DFRA_MEAN or DFRA_SUM); ewm's center of mass, adjust and
      * ignore_na; a rolling window of time (roll_time): its width roll_ns,
      * the column of its times roll_on (-1: the index) and roll_closed
-     * (DF_RC_LEFT | DF_RC_RIGHT: the ends the window holds) */
+     * (DF_RC_LEFT | DF_RC_RIGHT: the ends the window holds), and the
+     * order of the columns pandas gives with "on" (roll_src) */
     int64_t minp;
     int ragg;
     double ewm_com;
     bool ewm_adjust, ewm_ignore_na;
     bool roll_time;
     int roll_on;
+    int *roll_src; /* with "on": output column k is input column roll_src[k] */
     uint8_t roll_closed;
     int64_t roll_ns;
     /* strings.c's ops: pat and repl (owned), regex, icase (contains'

@@ -780,7 +780,7 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
         }
         double q[TS_N] = {0};
         if (carry && b.w) memcpy(q, carry->cols[k].data, sizeof q);
-        if (!(x = tw_values(carry, k, &in->cols[k], &b))) goto fail;
+        if (!(x = tw_values(carry, k, &in->cols[d->roll_src ? d->roll_src[k] : k], &b))) goto fail;
         if (!edge) {
             if (fcol_alloc(o, FT_FLOAT64, n, 0, false)) goto fail;
             if (tw_col(d, &b, x, q, o->data)) goto fail;

@@ -119,6 +119,13 @@ def cases(P):
         want["sx_" + a] = getattr(S.x.rolling("45min", closed="both"), a)()
         want["td_" + a] = getattr(P[["d", "x", "y"]].rolling("2h", on="d"), a)()
     out.append(("index_series_timedelta", nodes, want))
+    # pandas 1.5 sorts the columns but "on" by name and puts "on" back
+    # where it was (Index.difference, then _insert_on_column)
+    O = P[["y", "x", "ts", "i"]]
+    out.append(("column_order", [op("o", "getitem", "t", columns=["y", "x", "ts", "i"]),
+                                 op("r", "rolling", "o", window="2h", on="ts", agg="sum"),
+                                 op("c", "rolling", "o", window="2h", on="ts", agg="count")],
+                {"r": O.rolling("2h", on="ts").sum(), "c": O.rolling("2h", on="ts").count()}))
     # a rolling then more ops
     R = F.rolling("2h", on="ts").mean()
     out.append(("then", base + [op("r", "rolling", "f", window="2h", on="ts", agg="mean"),
