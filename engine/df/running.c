@@ -637,7 +637,8 @@ static double tw_value(const df_node_t *d, const double *q)
 
 /* sum, mean, var, std, count (a sum of 1 per value present, 0 per missing
  * one, as pandas' count) over x[0..b->m), from state q (TS_N; the
- * carry's, or zeros): the chunk rows' values into y, the state left in q */
+ * carry's, or zeros): the chunk rows' values into y (NULL: none), the
+ * state left in q */
 static void tw_sums(const df_node_t *d, const tw_t *b, const double *x, double *q, double *y)
 {
     bool var = d->ragg == DFRA_VAR || d->ragg == DFRA_STD;
@@ -656,7 +657,7 @@ static void tw_sums(const df_node_t *d, const tw_t *b, const double *x, double *
             for (int64_t j = pe; j < e; j++)
                 tw_add(x[j], q, var);
         }
-        y[r] = tw_value(d, q);
+        if (y) y[r] = tw_value(d, q);
         ps = s, pe = e;
     }
 }
@@ -721,10 +722,11 @@ static double *tw_values(const frame_t *carry, int k, const fcol_t *c, const tw_
     return x;
 }
 
-/* One column's values into y (the chunk's rows), its state left in q. */
+/* One column's values into y (the chunk's rows; NULL: only the state),
+ * its state left in q (min and max have none: the rows are their state). */
 static int tw_col(const df_node_t *d, const tw_t *b, const double *x, double *q, double *y)
 {
-    if (d->ragg == DFRA_MIN || d->ragg == DFRA_MAX) return tw_minmax(d, b, x, y);
+    if (d->ragg == DFRA_MIN || d->ragg == DFRA_MAX) return y ? tw_minmax(d, b, x, y) : 0;
     if (d->ragg != DFRA_COUNT) {
         tw_sums(d, b, x, q, y);
         return 0;
@@ -753,11 +755,10 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
                       "use a shorter window",
                       (long long)keep, (long long)(DF3_WHOLE_MAX_BYTES >> 30));
     }
-    double *x = NULL, *y = NULL;
+    double *x = NULL;
     if (edge) {
         if (frame_alloc(out, false, TS_N + keep, d->ncols, 1) || labels(d, in, out, false) ||
-            fcol_alloc(&out->idx[0], FT_INT64, TS_N + keep, 0, false) ||
-            !(y = malloc(sizeof(double) * (size_t)(n + 1))))
+            fcol_alloc(&out->idx[0], FT_INT64, TS_N + keep, 0, false))
             goto fail;
         int64_t *ix = out->idx[0].data;
         memset(ix, 0, sizeof(int64_t) * TS_N);
@@ -785,7 +786,7 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
             if (fcol_alloc(o, FT_FLOAT64, n, 0, false)) goto fail;
             if (tw_col(d, &b, x, q, o->data)) goto fail;
         } else {
-            if (tw_col(d, &b, x, q, y) || fcol_alloc(o, FT_FLOAT64, TS_N + keep, 0, false))
+            if (tw_col(d, &b, x, q, NULL) || fcol_alloc(o, FT_FLOAT64, TS_N + keep, 0, false))
                 goto fail;
             memcpy(o->data, q, sizeof q);
             memcpy((double *)o->data + TS_N, x + s0, sizeof(double) * (size_t)keep);
@@ -793,12 +794,10 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
         free(x);
         x = NULL;
     }
-    free(y);
     tw_free(&b);
     return 0;
 fail:
     free(x);
-    free(y);
     tw_free(&b);
     frame_free(out);
     return oom(err, errlen);
