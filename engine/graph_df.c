@@ -1531,12 +1531,19 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
     int na;
     /* a DataFrame's size(): rows per bin, a Series without a name */
     bool size_only = !series && json_is_string(func) && !strcmp(json_string_value(func), "size");
+    /* a Series' ohlc(): a DataFrame of its first, max, min and last per bin */
+    static const char *const ohlc_out[] = {"open", "high", "low", "close"};
+    static const char *const ohlc_fn[] = {"first", "max", "min", "last"};
+    bool ohlc = json_is_string(func) && !strcmp(json_string_value(func), "ohlc");
+    if (ohlc && !series)
+        return XFAIL(n, "ohlc() is for a Series here (pandas gives a DataFrame's with two "
+                        "levels of columns): select one column first");
     if (series || size_only) {
         if (agg) return XFAIL(n, "\"agg\" is for DataFrames (a Series takes \"func\")");
         if (!json_is_string(func))
             return XFAIL(n, "\"func\" must be a function name (sum, mean, min, max, count, "
-                            "size, std, var, nunique, first, last, median, prod)");
-        na = 1;
+                            "size, std, var, nunique, first, last, median, prod, ohlc)");
+        na = ohlc ? 4 : 1;
     } else {
         if (func)
             return XFAIL(n, "\"func\" is for Series, and \"size\" for a DataFrame (a "
@@ -1577,7 +1584,10 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
         XFAIL(n, "out of memory");
         goto done;
     }
-    if (series || size_only) {
+    if (ohlc) {
+        for (int k = 0; k < 4; k++)
+            outs[k] = ohlc_out[k], fns[k] = ohlc_fn[k], col[k] = 0;
+    } else if (series || size_only) {
         outs[0] = series && s->cols[0].name ? s->cols[0].name : "";
         fns[0] = json_string_value(func);
         col[0] = size_only && r->on >= 0 ? r->on : 0; /* (size reads no value) */
@@ -1646,7 +1656,7 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
             d->sort.by[0] = 1 + d->nkey;
             d->sort.asc[0] = true;
         }
-    if (series || size_only) {
+    if ((series || size_only) && !ohlc) {
         free(d->cols[0].name);
         d->cols[0].name = NULL;
         if (series && s->cols[0].name && !(d->cols[0].name = strdup(s->cols[0].name))) {
@@ -1656,7 +1666,7 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
         d->cols[0].is_int = series && s->cols[0].is_int;
     }
     d->rowsrc = (int)(n - g->nodes);
-    set_frame_shape(n, series || size_only ? VK_SERIES : VK_DATAFRAME);
+    set_frame_shape(n, (series || size_only) && !ohlc ? VK_SERIES : VK_DATAFRAME);
     rc = 0;
 done:
     free(col);

@@ -8,7 +8,8 @@ every aggregation groupby_agg has but idxmin/idxmax, over ints, floats
 with NaN, bools, strings, datetimes and timedeltas, empty bins filled as
 pandas fills them (0 for count, size, nunique and sum, 1 for prod, NaN
 or NaT else, an int column then float64); NaT times dropped; a
-DataFrame by its DatetimeIndex and a Series; and the rejections. Each
+DataFrame by its DatetimeIndex and a Series (a Series' ohlc() too); and
+the rejections. Each
 case runs on one-row chunks (the groupby's shuffle), small uneven chunks
 (its combine tree) and one chunk.
 
@@ -151,11 +152,16 @@ def cases(P):
         op("rc", "resample", "sx", rule="h", func="count", closed="right"),
         op("sk", "getitem", "si", columns="k"),
         op("rk", "resample", "sk", rule="W", func="last"),
+        op("ro", "resample", "sx", rule="4h", func="ohlc"),
+        op("si2", "getitem", "si", columns="i"),
+        op("roi", "resample", "si2", rule="D", func="ohlc", closed="right", label="right"),
         op("sz", "resample", "t", rule="6h", on="ts", func="size"),
         op("szi", "resample", "si", rule="D", func="size")],
         {"ri": pandas_agg(S.resample("4h"), small), "rs": no_freq(S.x.resample("4h").mean()),
          "rc": no_freq(S.x.resample("h", closed="right").count()),
          "rk": no_freq(S.k.resample("W").last()),
+         "ro": no_freq(S.x.resample("4h").ohlc()),
+         "roi": no_freq(S.i.resample("D", closed="right", label="right").ohlc()),
          "sz": no_freq(P.resample("6h", on="ts").size()),
          "szi": no_freq(S.resample("D").size())}))
     # a resample then more ops: the filled frame is a frame like any other
@@ -195,6 +201,7 @@ def rejects(data):
         ("bad_offset", {"rule": "h", "on": "ts", "agg": agg, "offset": "soon"},
          ["\"offset\" must be a timedelta"]),
         ("unknown_field", {"rule": "h", "on": "ts", "agg": agg, "how": "sum"}, ["how"]),
+        ("frame_ohlc", {"rule": "h", "on": "ts", "func": "ohlc"}, ["ohlc() is for a Series"]),
     ]:
         node = dict({"key": "r", "op": "dataframe.resample", "inputs": ["t"]}, **extra)
         td.expect_refused(data, "reject/" + name, base + [node], 2, words)

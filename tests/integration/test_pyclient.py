@@ -1362,6 +1362,8 @@ class TestDataFrames(Base):
                                 offset=pd.Timedelta("2min")).sum())),
                 (s.resample("2D", origin="start").sum(), nf(ps.resample("2D", origin="start").sum())),
                 (r.size(), nf(pr.size())),
+                (s.resample("6h").ohlc(), nf(ps.resample("6h").ohlc())),
+                (r["v"].ohlc(), nf(pr["v"].ohlc())),
                 (df.resample("MS", on="ts")["v"].median(), nf(p.resample("MS", on="ts")["v"].median())),
             ]
             self.same_as_pandas(pairs)

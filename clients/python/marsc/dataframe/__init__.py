@@ -448,6 +448,21 @@ class _Resampler(_Aggregations):
         DataFrame's, as pandas)."""
         return self._series("size")
 
+    def ohlc(self):
+        """A Series' open, high, low and close per bin (its first, max, min
+        and last in time): a DataFrame, as pandas'. A DataFrame's (pandas:
+        two levels of columns) is not supported: select a column first."""
+        if isinstance(self._f, Series):
+            return _make("dataframe.resample", [self._f], dict(self._p, func="ohlc"),
+                         "dataframe", ["open", "high", "low", "close"],
+                         index_names=self._index())
+        if not isinstance(self._sel, str):
+            raise NotImplementedError("ohlc() of a DataFrame's resample: select one column "
+                                      "first, r['price'].ohlc()")
+        c = self._sel
+        return self._frame({"open": [c, "first"], "high": [c, "max"], "low": [c, "min"],
+                            "close": [c, "last"]})
+
     def agg(self, arg=None, **named):
         """A func name, {"column": "func"} (columns named as theirs), or
         named aggregations out=("column", "func")."""
