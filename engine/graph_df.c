@@ -162,8 +162,8 @@ static const char *const *df_fields(op_t op)
     static const char *const dd[] = {"subset", "keep", NULL};
     static const char *const cu[] = {"axis", "skipna", NULL};
     static const char *const pe[] = {"periods", "axis", NULL};
-    static const char *const ro[] = {"window", "min_periods", "center", "agg",
-                                     "on",     "closed",      NULL};
+    static const char *const ro[] = {"window", "min_periods", "center",        "agg", "on",
+                                     "closed", "quantile",    "interpolation", NULL};
     static const char *const sc[] = {"pat", "regex", "case", NULL};
     static const char *const sw[] = {"pat", NULL};
     static const char *const sl[] = {"start", "stop", "step", NULL};
@@ -3744,13 +3744,40 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
 /* ---------------------------------------------------------------------------
  * Running ops (engine/df/running.c) */
 
-/* rolling's and expanding's agg: its DFRA_*, or -1 */
-static int window_agg(json_t *ag)
+/* rolling's and expanding's agg: its DFRA_*, or -1 (median and quantile:
+ * rolling's only) */
+static int window_agg(json_t *ag, bool rolling)
 {
-    static const char *const ags[] = {"sum", "mean", "min", "max", "std", "var", "count"};
-    for (int q = 0; q < 7 && ag && json_is_string(ag); q++)
+    static const char *const ags[] = {"sum", "mean",  "min",    "max",     "std",
+                                      "var", "count", "median", "quantile"};
+    for (int q = 0; q < (rolling ? 9 : 7) && ag && json_is_string(ag); q++)
         if (!strcmp(json_string_value(ag), ags[q])) return q;
     return -1;
+}
+
+/* rolling's quantile: "quantile" q in [0, 1] and "interpolation" */
+static int roll_quantile(graph_node_t *n, df_node_t *d, json_t *obj, char *err, size_t errlen)
+{
+    static const char *const ips[] = {"linear", "lower", "higher", "nearest", "midpoint"};
+    json_t *q = json_object_get(obj, "quantile"), *ip = json_object_get(obj, "interpolation");
+    if (d->ragg != DFRA_QUANTILE) {
+        if (q || ip) return XFAIL(n, "\"quantile\" and \"interpolation\" are for agg quantile");
+        return 0;
+    }
+    if (!json_is_number(q) || !(json_number_value(q) >= 0 && json_number_value(q) <= 1))
+        return XFAIL(n, "quantile value %s not in [0, 1]",
+                     json_is_number(q) ? "out of range" : "missing: \"quantile\" must be a number");
+    d->gq = json_number_value(q);
+    d->roll_interp = DF_QI_LINEAR;
+    if (ip && !json_is_null(ip)) {
+        int k = 0;
+        while (k < 5 && !(json_is_string(ip) && !strcmp(json_string_value(ip), ips[k])))
+            k++;
+        if (k == 5)
+            return XFAIL(n, "interpolation must be linear, lower, higher, nearest or midpoint");
+        d->roll_interp = (uint8_t)k;
+    }
+    return 0;
 }
 
 /* ewm: exactly one of com, span, halflife, alpha as pandas 1.5 checks
@@ -3926,9 +3953,11 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     } else if (op == OP_DF_ROLLING && json_is_string(json_object_get(obj, "window"))) {
         json_t *ce = json_object_get(obj, "center");
         if (ce && !json_is_false(ce)) return XFAIL(n, "only \"center\": false is supported");
-        if ((d->ragg = window_agg(json_object_get(obj, "agg"))) < 0)
-            return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count");
-        if (infer_roll_time(g, n, d, s, obj, err, errlen)) return -1;
+        if ((d->ragg = window_agg(json_object_get(obj, "agg"), true)) < 0)
+            return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
+                            "median, quantile");
+        if (roll_quantile(n, d, obj, err, errlen) || infer_roll_time(g, n, d, s, obj, err, errlen))
+            return -1;
     } else if (op == OP_DF_ROLLING) {
         json_t *w = json_object_get(obj, "window"), *mp = json_object_get(obj, "min_periods");
         json_t *ce = json_object_get(obj, "center"), *ag = json_object_get(obj, "agg");
@@ -3950,8 +3979,10 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             d->minp = (int64_t)json_integer_value(mp);
         }
         if (ce && !json_is_false(ce)) return XFAIL(n, "only \"center\": false is supported");
-        if ((d->ragg = window_agg(ag)) < 0)
-            return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count");
+        if ((d->ragg = window_agg(ag, true)) < 0)
+            return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
+                            "median, quantile");
+        if (roll_quantile(n, d, obj, err, errlen)) return -1;
         /* pandas 1.5: count's min_periods defaults to 0 */
         if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
     } else if (op == OP_DF_EWM) {
@@ -3964,7 +3995,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                 return XFAIL(n, "min_periods must be >= 0");
             d->minp = (int64_t)json_integer_value(mp);
         }
-        if ((d->ragg = window_agg(ag)) < 0)
+        if ((d->ragg = window_agg(ag, false)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count");
     } else {
         json_t *p = json_object_get(obj, "periods");

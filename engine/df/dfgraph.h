@@ -59,7 +59,19 @@ typedef struct {
 enum { DFL_NONE = 0, DFL_NUM, DFL_BOOL, DFL_STR, DFL_NAN };
 
 /* rolling's agg */
-enum { DFRA_SUM, DFRA_MEAN, DFRA_MIN, DFRA_MAX, DFRA_STD, DFRA_VAR, DFRA_COUNT };
+enum {
+    DFRA_SUM,
+    DFRA_MEAN,
+    DFRA_MIN,
+    DFRA_MAX,
+    DFRA_STD,
+    DFRA_VAR,
+    DFRA_COUNT,
+    DFRA_MEDIAN,  /* rolling only */
+    DFRA_QUANTILE /* rolling only: gq, roll_interp */
+};
+/* rolling quantile's interpolation (pandas' names, in this order) */
+enum { DF_QI_LINEAR, DF_QI_LOWER, DF_QI_HIGHER, DF_QI_NEAREST, DF_QI_MIDPOINT };
 /* the ends a rolling window of time holds (pandas' closed) */
 enum { DF_RC_LEFT = 1, DF_RC_RIGHT = 2 };
 
@@ -161,7 +173,8 @@ typedef struct df_node {
     bool ewm_adjust, ewm_ignore_na;
     bool roll_time;
     int roll_on;
-    int *roll_src; /* with "on": output column k is input column roll_src[k] */
+    int *roll_src;       /* with "on": output column k is input column roll_src[k] */
+    uint8_t roll_interp; /* DF_QI_*: quantile's interpolation (its q: gq) */
     uint8_t roll_closed;
     int64_t roll_ns;
     /* strings.c's ops: pat and repl (owned), regex, icase (contains'

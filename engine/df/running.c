@@ -306,6 +306,134 @@ static int scan_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, const 
     return cum_col(op, c, ot, cc, edge, o);
 }
 
+/* ------------------------------------------------------------------ order statistics */
+
+/* rolling median and quantile: pandas' roll_median_c and roll_quantile
+ * take the window's k-th smallest values from a skiplist; here a Fenwick
+ * tree over the ranks of the values present counts which are in the
+ * window, values added and removed as it moves. The k-th smallest is the
+ * same number either way, and the arithmetic on it is pandas'. */
+typedef struct {
+    double v;
+    int64_t p;
+} os_pair_t;
+
+static int os_cmp(const void *a, const void *b)
+{
+    const os_pair_t *x = a, *y = b;
+    if (x->v != y->v) return x->v < y->v ? -1 : 1;
+    return (x->p > y->p) - (x->p < y->p);
+}
+
+typedef struct {
+    int64_t n, top; /* values present; the highest power of two <= n */
+    int64_t *tree;  /* Fenwick tree over ranks 1..n */
+    int64_t *rank;  /* per position: its value's rank, 0 for NaN */
+    double *sorted; /* rank - 1 -> value */
+} ostat_t;
+
+static void os_free(ostat_t *o)
+{
+    free(o->tree);
+    free(o->rank);
+    free(o->sorted);
+}
+
+static int os_init(ostat_t *o, const double *x, int64_t m)
+{
+    memset(o, 0, sizeof *o);
+    os_pair_t *pr = malloc(sizeof(os_pair_t) * (size_t)(m + 1));
+    o->rank = calloc((size_t)m + 1, sizeof(int64_t));
+    o->sorted = malloc(sizeof(double) * (size_t)(m + 1));
+    o->tree = calloc((size_t)m + 2, sizeof(int64_t));
+    if (!pr || !o->rank || !o->sorted || !o->tree) {
+        free(pr);
+        os_free(o);
+        return -1;
+    }
+    for (int64_t j = 0; j < m; j++)
+        if (x[j] == x[j]) pr[o->n++] = (os_pair_t){x[j], j};
+    qsort(pr, (size_t)o->n, sizeof *pr, os_cmp);
+    for (int64_t r = 0; r < o->n; r++) {
+        o->rank[pr[r].p] = r + 1;
+        o->sorted[r] = pr[r].v;
+    }
+    for (o->top = 1; o->top * 2 <= o->n; o->top *= 2)
+        ;
+    free(pr);
+    return 0;
+}
+
+static void os_move(ostat_t *o, int64_t pos, int64_t by, int64_t *nobs)
+{
+    int64_t r = o->rank[pos];
+    if (!r) return;
+    *nobs += by;
+    for (; r <= o->n; r += r & -r)
+        o->tree[r] += by;
+}
+
+/* the k-th smallest value in the window (k from 0) */
+static double os_kth(const ostat_t *o, int64_t k)
+{
+    int64_t at = 0, rem = k + 1;
+    for (int64_t step = o->top; step; step >>= 1)
+        if (at + step <= o->n && o->tree[at + step] < rem) {
+            at += step;
+            rem -= o->tree[at];
+        }
+    return o->sorted[at];
+}
+
+/* roll_median_c's and roll_quantile's value of a window of nobs values
+ * (quantile 0 and 1: roll_min's and roll_max's, the same numbers) */
+static double os_value(const df_node_t *d, const ostat_t *o, int64_t nobs)
+{
+    if (nobs == 0 || nobs < d->minp) return NAN;
+    if (d->ragg == DFRA_MEDIAN) {
+        int64_t mid = nobs / 2;
+        return nobs % 2 ? os_kth(o, mid) : (os_kth(o, mid) + os_kth(o, mid - 1)) / 2;
+    }
+    if (nobs == 1 || d->gq == 0) return os_kth(o, 0);
+    if (d->gq == 1) return os_kth(o, nobs - 1);
+    double f = d->gq * (double)(nobs - 1);
+    int64_t idx = (int64_t)f;
+    if (f == (double)idx) return os_kth(o, idx);
+    double lo = os_kth(o, idx), hi = os_kth(o, idx + 1);
+    switch (d->roll_interp) {
+    case DF_QI_LOWER:
+        return lo;
+    case DF_QI_HIGHER:
+        return hi;
+    case DF_QI_NEAREST:
+        if (f - (double)idx == 0.5) return idx % 2 == 0 ? lo : hi;
+        return f - (double)idx < 0.5 ? lo : hi;
+    case DF_QI_MIDPOINT:
+        return (lo + hi) / 2;
+    default:
+        return lo + (hi - lo) * (f - (double)idx);
+    }
+}
+
+/* The median or quantile of each window [st[r], en[r]) of x[0..m), r <
+ * nout (bounds that never move back), into y. */
+static int os_windows(const df_node_t *d, const double *x, int64_t m, const int64_t *st,
+                      const int64_t *en, int64_t nout, double *y)
+{
+    ostat_t o;
+    if (os_init(&o, x, m)) return -1;
+    int64_t cs = 0, ce = 0, nobs = 0;
+    for (int64_t r = 0; r < nout; r++) {
+        for (; ce < en[r]; ce++)
+            os_move(&o, ce, 1, &nobs);
+        for (; cs < st[r]; cs++)
+            os_move(&o, cs, -1, &nobs);
+        y[r] = os_value(d, &o, nobs);
+    }
+    os_free(&o);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ windows */
 
 /* Forward fill of a float column in place (pct_change's fill_method). */
@@ -394,6 +522,24 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
         return -1;
     }
     double *y = o->data;
+    if (op == OP_DF_ROLLING && (d->ragg == DFRA_MEDIAN || d->ragg == DFRA_QUANTILE)) {
+        /* rows r - window + 1 .. r */
+        int64_t *st = malloc(sizeof(int64_t) * (size_t)(m + 1));
+        int64_t *en = malloc(sizeof(int64_t) * (size_t)(m + 1));
+        int rc = -1;
+        if (st && en) {
+            for (int64_t i = 0; i < m; i++) {
+                int64_t r = off + i;
+                st[i] = r - p + 1 < 0 ? 0 : r - p + 1;
+                en[i] = r + 1;
+            }
+            rc = os_windows(d, x, N, st, en, m, y);
+        }
+        free(st);
+        free(en);
+        free(x);
+        return rc;
+    }
     for (int64_t i = 0; i < m; i++) {
         int64_t r = off + i;
         if (op == OP_DF_DIFF || op == OP_DF_PCT_CHANGE) {
@@ -723,10 +869,13 @@ static double *tw_values(const frame_t *carry, int k, const fcol_t *c, const tw_
 }
 
 /* One column's values into y (the chunk's rows; NULL: only the state),
- * its state left in q (min and max have none: the rows are their state). */
+ * its state left in q (min, max, median and quantile have none: the rows
+ * are their state). */
 static int tw_col(const df_node_t *d, const tw_t *b, const double *x, double *q, double *y)
 {
     if (d->ragg == DFRA_MIN || d->ragg == DFRA_MAX) return y ? tw_minmax(d, b, x, y) : 0;
+    if (d->ragg == DFRA_MEDIAN || d->ragg == DFRA_QUANTILE)
+        return y ? os_windows(d, x, b->m, b->st, b->en, b->m - b->w, y) : 0;
     if (d->ragg != DFRA_COUNT) {
         tw_sums(d, b, x, q, y);
         return 0;

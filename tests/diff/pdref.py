@@ -234,7 +234,10 @@ def evaluate(doc, data_dir="."):
             r = ins[0].rolling(n["window"], min_periods=n.get("min_periods"),
                                center=n.get("center", False), on=n.get("on"),
                                closed=n.get("closed"))
-            v = getattr(r, n["agg"])()
+            if n["agg"] == "quantile":
+                v = r.quantile(n["quantile"], interpolation=n.get("interpolation", "linear"))
+            else:
+                v = getattr(r, n["agg"])()
         elif op.startswith("dataframe.str."):
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs", "get")}
             m = op.split(".")[2]

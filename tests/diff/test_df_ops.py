@@ -800,6 +800,17 @@ def rolling(data, pdf):
         want["m" + agg] = getattr(pdf[["k", "f"]].rolling(4, min_periods=2), agg)()
     nodes.append(op("w1", "rolling", "nu", window=1, agg="sum"))
     want["w1"] = nf.rolling(1).sum()
+    # median and quantile: the window's order statistics, pandas' numbers
+    nodes += [op("md", "rolling", "nu", window=6, agg="median"),
+              op("md2", "rolling", "nu1", window=5, min_periods=2, agg="median")]
+    want["md"] = nf.rolling(6).median()
+    want["md2"] = pdf[["k", "f"]].rolling(5, min_periods=2).median()
+    for i, (q, how) in enumerate([(0.25, "linear"), (0.5, "lower"), (0.9, "higher"),
+                                  (0.5, "nearest"), (0.3, "nearest"), (0.75, "midpoint"),
+                                  (0.0, "linear"), (1.0, "linear")]):
+        nodes.append(op("q%d" % i, "rolling", "nu", window=5, min_periods=1, agg="quantile",
+                        quantile=q, interpolation=how))
+        want["q%d" % i] = nf.rolling(5, min_periods=1).quantile(q, interpolation=how)
     return check_frames(data, nodes, want)
 
 
@@ -894,7 +905,7 @@ def running_rejects(data, pdf):
     for node, words in (
             (op("r", "cumsum", "t"), ["takes numbers"]),
             (op("r", "rolling", "t", window=0, agg="sum"), ["window"]),
-            (op("r", "rolling", "t", window=3, agg="median"), ["agg"]),
+            (op("r", "rolling", "t", window=3, agg="kurt"), ["agg"]),
             (op("r", "rolling", "t", window=3, agg="sum", center=True), ["center"]),
             (op("r", "pct_change", "t", periods=-1), ["negative"]),
             (op("r", "ewm", "t", span=3), ["takes numbers", "select the numeric columns"]),

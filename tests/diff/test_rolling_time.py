@@ -2,7 +2,7 @@
 """dataframe.rolling over a window of time through mars-run, against
 pandas 1.5's df.rolling("2h", on="ts", closed=...).agg() and
 Series.rolling("2h").agg(): every aggregation (sum, mean, min, max, std,
-var, count) and every closed end (right, left, both, neither), windows from
+var, count, median, quantile with each interpolation) and every closed end (right, left, both, neither), windows from
 "0s" to "1D", min_periods, times with repeats and gaps, rising and falling,
 by a datetime column, a timedelta column and a DatetimeIndex; and the
 rejections (a calendar window, a negative one, times that are not
@@ -25,7 +25,9 @@ import harness  # noqa: E402
 import test_dates as td  # noqa: E402  (its runner and report)
 
 op = td.op
-AGGS = ["sum", "mean", "min", "max", "std", "var", "count"]
+AGGS = ["sum", "mean", "min", "max", "std", "var", "count", "median"]
+QUANTILES = [(0.25, "linear"), (0.5, "lower"), (0.9, "higher"), (0.5, "nearest"),
+             (0.3, "nearest"), (0.75, "midpoint"), (0.0, "linear"), (1.0, "linear")]
 
 
 def make_csv(path, rng, n, falling=False):
@@ -102,6 +104,13 @@ def cases(P):
             nodes.append(op(k, "rolling", "f", window="3h", on="ts", min_periods=mp, agg=a))
             want[k] = getattr(F.rolling("3h", on="ts", min_periods=mp), a)()
     out.append(("min_periods", nodes, want))
+    nodes, want = list(base), {}
+    for i, (q, how) in enumerate(QUANTILES):
+        closed = ("right", "left", "both", "neither")[i % 4]
+        nodes.append(op("q%d" % i, "rolling", "f", window="3h", on="ts", closed=closed,
+                        agg="quantile", quantile=q, interpolation=how))
+        want["q%d" % i] = F.rolling("3h", on="ts", closed=closed).quantile(q, interpolation=how)
+    out.append(("quantile", nodes, want))
     # by a DatetimeIndex (a frame and a Series), by a timedelta column
     S = P.set_index("ts")
     nodes = [op("si", "set_index", "t", keys=["ts"]),
@@ -166,7 +175,15 @@ def rejects(data):
         ("center", {"window": "h", "on": "ts", "center": True}, ["center"]),
         ("rows_on", {"window": 3, "on": "ts"}, ["\"on\" and \"closed\" are for windows of time"]),
         ("rows_closed", {"window": 3, "closed": "left"}, ["windows of time"]),
-        ("median", {"window": "h", "on": "ts", "agg": "median"}, ["\"agg\" must be"]),
+        ("kurt", {"window": "h", "on": "ts", "agg": "kurt"}, ["\"agg\" must be"]),
+        ("quantile_range", {"window": "h", "on": "ts", "agg": "quantile", "quantile": 1.5},
+         ["quantile value", "not in [0, 1]"]),
+        ("quantile_missing", {"window": "h", "on": "ts", "agg": "quantile"},
+         ["\"quantile\" must be a number"]),
+        ("interpolation", {"window": "h", "on": "ts", "agg": "quantile", "quantile": 0.5,
+                           "interpolation": "cubic"}, ["interpolation must be"]),
+        ("quantile_for_sum", {"window": "h", "on": "ts", "quantile": 0.5},
+         ["are for agg quantile"]),
         ("min_periods", {"window": "h", "on": "ts", "min_periods": -1}, ["min_periods"]),
     ]:
         node = dict({"key": "r", "op": "dataframe.rolling", "inputs": ["f"], "agg": "sum"},

@@ -1398,6 +1398,12 @@ class TestDataFrames(Base):
                  p.rolling("3h", on="ts", closed="neither", min_periods=2).mean()),
                 (s.rolling(pd.Timedelta("90min")).std(), ps.rolling(pd.Timedelta("90min")).std()),
                 (s.rolling("1D", closed="left").max(), ps.rolling("1D", closed="left").max()),
+                (df.rolling("4h", on="ts").median(), p.rolling("4h", on="ts").median()),
+                (s.rolling("6h").quantile(0.9, interpolation="nearest"),
+                 ps.rolling("6h").quantile(0.9, interpolation="nearest")),
+                (s.rolling(25, min_periods=3).median(), ps.rolling(25, min_periods=3).median()),
+                (df[["v", "x"]].rolling(10).quantile(0.25),
+                 p[["v", "x"]].rolling(10).quantile(0.25)),
             ]
             res = marsc.execute(*[q[0] for q in pairs])
             for i, ((_, want), got) in enumerate(zip(pairs, res)):

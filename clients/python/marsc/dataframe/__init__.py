@@ -251,7 +251,8 @@ class _Frame(Entity):
         ("2h", "30min", a Timedelta) over the DatetimeIndex or the datetime
         column `on`, closed "right" (its default), "left", "both" or
         "neither"; then .sum(), .mean(), .min(), .max(), .std(), .var(),
-        .count(). Windows of time give pandas' values to the bit."""
+        .count(), .median(), .quantile(q). Windows of time give pandas'
+        values to the bit."""
         if center:
             raise NotImplementedError("rolling(center=True) is not supported")
         if isinstance(window, (int, np.integer)) and not isinstance(window, bool):
@@ -388,6 +389,14 @@ class _Rolling:
     def std(self): return self._agg("std")  # noqa: E704
     def var(self): return self._agg("var")  # noqa: E704
     def count(self): return self._agg("count")  # noqa: E704
+    def median(self): return self._agg("median")  # noqa: E704
+
+    def quantile(self, quantile, interpolation="linear"):
+        """pandas' rolling quantile: q in [0, 1], interpolation linear,
+        lower, higher, nearest or midpoint."""
+        r = _Rolling(self._f, self._w, self._mp)
+        r._kw = dict(self._kw, quantile=float(quantile), interpolation=interpolation)
+        return r._agg("quantile")
 
 
 class _Aggregations:
