@@ -1465,6 +1465,44 @@ static int rs_choice(json_t *obj, const char *name, const char *const *choices, 
  * d->rs, the times (on, or the index), then the aggregations as
  * groupby_agg's over the bin step's frames (resample.h): column 0 the
  * keys, then the input columns the aggregations read (d->key) */
+/* resample's upsampling methods (rs_upsample): by the index only, as
+ * pandas; every column kept (interpolate: numbers only), labels where the
+ * bins close */
+static int infer_upsample(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
+                          json_t *obj, char *err, size_t errlen)
+{
+    rs_spec_t *r = &d->rs;
+    json_t *on = json_object_get(obj, "on");
+    if (json_object_get(obj, "agg"))
+        return XFAIL(n, "\"agg\" is not for %s (it takes no aggregation)",
+                     json_string_value(json_object_get(obj, "func")));
+    if (on && !json_is_null(on))
+        return XFAIL(n, "Upsampling from level= or on= selection is not supported, use "
+                        ".set_index(...) to explicitly set index to datetime-like");
+    if (s->nidx != 1 || s->idx[0].type != FT_INT64 || s->idx[0].unit != FU_NS)
+        return XFAIL(n, "upsampling needs a one-level DatetimeIndex (the index is %s)",
+                     s->nidx == 1 ? df_col_type_name(&s->idx[0]) : "of several levels");
+    r->on = -1;
+    /* pandas reindexes at the bins' edges where they close, whatever the
+     * label, and without _adjust_bin_edges' shift of day rules */
+    r->label_right = r->closed_right;
+    r->days = false;
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    for (int k = 0; r->up == RS_UP_INTERP && k < s->ncols; k++) {
+        const df_col_t *c = &s->cols[k];
+        if (!((c->type == FT_INT64 && c->unit == FU_NONE) || c->type == FT_FLOAT64)) {
+            char lb[128];
+            label_text(c, lb, sizeof lb);
+            return XFAIL(n, "column %s is %s; interpolate takes numbers (select them first)", lb,
+                         df_col_type_name(c));
+        }
+    }
+    d->rowsrc = (int)(n - g->nodes);
+    d->nrows = -1;
+    set_frame_shape(n, in_vk(g, n, 0) == VK_SERIES ? VK_SERIES : VK_DATAFRAME);
+    return 0;
+}
+
 static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                           size_t errlen)
 {
@@ -1526,6 +1564,14 @@ static int infer_resample(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
     r->closed_right = closed;
     r->label_right = label;
     if (r->kind != RS_TICK) r->origin = RS_O_EPOCH, r->offset = 0;
+    static const char *const ups[] = {"asfreq",   "ffill",   "pad",         "bfill",
+                                      "backfill", "nearest", "interpolate", NULL};
+    static const uint8_t upv[] = {RS_UP_ASFREQ, RS_UP_FFILL,   RS_UP_FFILL, RS_UP_BFILL,
+                                  RS_UP_BFILL,  RS_UP_NEAREST, RS_UP_INTERP};
+    json_t *fn0 = json_object_get(obj, "func");
+    for (int q = 0; ups[q] && json_is_string(fn0); q++)
+        if (!strcmp(json_string_value(fn0), ups[q])) r->up = upv[q];
+    if (r->up) return infer_upsample(g, n, d, s, obj, err, errlen);
     /* the aggregations: [output, input column, func] */
     json_t *agg = json_object_get(obj, "agg"), *func = json_object_get(obj, "func");
     int na;

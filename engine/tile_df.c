@@ -713,6 +713,10 @@ static tgrid_t *tile_resample(tctx_t *c, int node)
         tile__fail(c, "out of memory while tiling");
         return NULL;
     }
+    if (d->rs.up) { /* upsampling: one job reindexing every row */
+        free(jobs);
+        return tile_whole_of(c, node, A);
+    }
     if (rs_needs_span(&d->rs)) {
         /* SPAN with one input reads a chunk, with several combines spans */
         if (chunk_jobs(c, dparam(c, node, DFJ_RS_SPAN), A, 0, jobs) ||

@@ -2989,12 +2989,14 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         bool stats = (n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK) || n->op == OP_DF_IDXMAX ||
                      n->op == OP_DF_IDXMIN;
         /* one job over every row: bounded (statistics and idxmax too) */
-        if ((stats || (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL)) &&
+        bool up = n->op == OP_DF_RESAMPLE && d->rs.up;
+        if ((stats || up || (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL)) &&
             df3_whole_check(n, ins_, j->n_in, err, errlen))
             return -1;
         if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
             concat_views(v, j->n_in, &all, err, errlen) == 0)
-            rc = n->op == OP_DF_GROUPBY_AGG || n->op == OP_DF_RESAMPLE
+            rc = up ? rs_upsample(&d->rs, &all, DF3_WHOLE_MAX_BYTES, &f, err, errlen)
+                 : n->op == OP_DF_GROUPBY_AGG || n->op == OP_DF_RESAMPLE
                      ? df_gb_whole(d, &all, &f, err, errlen)
                  : n->op == OP_DF_PIVOT_TABLE ? df3_pivot(d, &all, &f, err, errlen)
                  : n->op >= OP_DF_GROUPBY_SIZE && n->op <= OP_DF_GROUPBY_TAIL

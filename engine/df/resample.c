@@ -382,11 +382,15 @@ static int fill_kind(agg_func_t f)
     }
 }
 
-/* Column c's rows src[0..nb) (-1: an empty bin, filled as fk says). */
-static int fill_col(const fcol_t *c, int fk, const int64_t *src, int64_t nb, bool empty, fcol_t *o)
+/* Column c's rows src[0..nb) (-1: an empty bin, filled as fk says); a
+ * bool column as float64 when bool_float (resample's picks), else with
+ * its missing values (object) */
+static int fill_col(const fcol_t *c, int fk, const int64_t *src, int64_t nb, bool empty,
+                    bool bool_float, fcol_t *o)
 {
     int t = c->type;
-    if (fk == FILL_NA && ((empty && t == FT_INT64 && c->unit == FU_NONE) || t == FT_BOOL)) {
+    if (fk == FILL_NA &&
+        ((empty && t == FT_INT64 && c->unit == FU_NONE) || (t == FT_BOOL && bool_float))) {
         /* pandas: an int or bool column with a missing value is float64;
          * a bool one always here (its schema says float64: graph_df.c) */
         if (fcol_alloc(o, FT_FLOAT64, nb, 0, false)) return -1;
@@ -490,13 +494,162 @@ int rs_fill(const rs_spec_t *r, const agg_spec_t *aggs, int nagg, const frame_t 
         ((int64_t *)out->idx[0].data)[i] = v;
     }
     for (int k = 0; k < in->ncols; k++)
-        if (fill_col(&in->cols[k], fill_kind(aggs[k].func), src, nb, empty, &out->cols[k]) ||
+        if (fill_col(&in->cols[k], fill_kind(aggs[k].func), src, nb, empty, true, &out->cols[k]) ||
             flabel_set(&out->names[k], in->names[k].s, in->names[k].is_int))
             goto nomem;
     free(bk);
     return 0;
 nomem:
     free(bk);
+    frame_free(out);
+    return errmsg(err, errlen, "resample: out of memory");
+}
+
+/* ---- upsampling ---- */
+
+/* a row's time and position, sorted by time (then position) */
+typedef struct {
+    int64_t t, p;
+} up_row_t;
+
+static int up_cmp(const void *a, const void *b)
+{
+    const up_row_t *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return (x->p > y->p) - (x->p < y->p);
+}
+
+/* numpy's interp (pandas' linear interpolate over positions) of column o
+ * in place: the values between two present ones on the line through them,
+ * those after the last present one that value, those before the first
+ * left missing */
+static void up_interp(fcol_t *o)
+{
+    double *y = o->data;
+    int64_t n = o->n, a = -1;
+    for (int64_t i = 0; i < n; i++) {
+        if (y[i] != y[i]) continue;
+        if (a >= 0 && i > a + 1) {
+            double xa = (double)a, xb = (double)i, slope = (y[i] - y[a]) / (xb - xa);
+            for (int64_t k = a + 1; k < i; k++) {
+                double v = slope * ((double)k - xa) + y[a];
+                if (v != v) v = slope * ((double)k - xb) + y[i];
+                if (v != v && y[a] == y[i]) v = y[a];
+                y[k] = v;
+            }
+        }
+        a = i;
+    }
+    for (int64_t k = a + 1; a >= 0 && k < n; k++)
+        y[k] = y[a];
+}
+
+int rs_upsample(const rs_spec_t *r, const frame_t *in, int64_t max_bytes, frame_t *out, char *err,
+                size_t errlen)
+{
+    const fcol_t *c = times(r, in, err, errlen);
+    if (!c) return -1;
+    const int64_t *t = c->data;
+    int64_t n = in->nrows, nb = 0;
+    up_row_t *ord = malloc(sizeof(up_row_t) * (size_t)(n + 1));
+    int64_t *bk = NULL, *src = NULL;
+    if (!ord) return errmsg(err, errlen, "resample: out of memory");
+    for (int64_t i = 0; i < n; i++) {
+        if (t[i] == INT64_MIN) {
+            free(ord);
+            return errmsg(err, errlen,
+                          "resample: upsampling an index with NaT is not supported (pandas "
+                          "1.5 gives NaT a label of its own or fails)");
+        }
+        ord[i] = (up_row_t){t[i], i};
+    }
+    qsort(ord, (size_t)n, sizeof *ord, up_cmp);
+    for (int64_t i = 1; i < n; i++)
+        if (ord[i].t == ord[i - 1].t) {
+            free(ord);
+            return errmsg(err, errlen, "%s",
+                          r->up == RS_UP_ASFREQ || r->up == RS_UP_INTERP
+                              ? "cannot reindex on an axis with duplicate labels"
+                              : "cannot reindex a non-unique index with a method or limit");
+        }
+    int64_t row = 8 * (1 + (int64_t)in->ncols);
+    int64_t k0 = 0, k1 = 0;
+    if (n > 0) {
+        int64_t span[2] = {ord[0].t, ord[n - 1].t};
+        const int64_t *sp = rs_needs_span(r) ? span : NULL;
+        __int128 anchor = r->kind == RS_TICK ? tick_anchor(r, sp) : 0;
+        if (key_of(r, span[0], sp, anchor, &k0) || key_of(r, span[1], sp, anchor, &k1)) {
+            free(ord);
+            return errmsg(err, errlen, "resample: a bin outside datetime64[ns]'s range");
+        }
+        nb = bins_between(r, k0, k1, max_bytes / row);
+        if (nb < 0) {
+            free(ord);
+            return errmsg(err, errlen,
+                          "resample: the labels from the first time to the last are more than "
+                          "the limit of %lld bytes (2 GiB) holds, at %lld bytes a label",
+                          (long long)max_bytes, (long long)row);
+        }
+    }
+    bk = malloc(sizeof(int64_t) * (size_t)(nb + 1));
+    src = malloc(sizeof(int64_t) * (size_t)(nb + 1));
+    if (!bk || !src) goto nomem;
+    bool empty = false;
+    int64_t j = 0, key = k0; /* j: the first row after the label */
+    for (int64_t i = 0; i < nb; i++) {
+        if (i > 0 && next_key(r, key, &key)) goto range;
+        int64_t lab = key;
+        if (r->kind == RS_TICK && r->label_right && next_key(r, key, &lab)) goto range;
+        bk[i] = lab;
+        while (j < n && ord[j].t <= lab)
+            j++;
+        /* rows j - 1 (at or before the label) and j (after it) */
+        const up_row_t *le = j > 0 ? &ord[j - 1] : NULL, *ri = j < n ? &ord[j] : NULL;
+        bool at = le && le->t == lab;
+        const up_row_t *pick = NULL;
+        switch (r->up) {
+        case RS_UP_FFILL:
+            pick = le;
+            break;
+        case RS_UP_BFILL:
+            pick = at ? le : ri;
+            break;
+        case RS_UP_NEAREST:
+            /* pandas: the earlier row only when strictly nearer */
+            pick = at || !ri || (le && (__int128)lab - le->t < (__int128)ri->t - lab) ? le : ri;
+            break;
+        default:
+            pick = at ? le : NULL;
+        }
+        int64_t s = pick ? pick->p : -1;
+        src[i] = s;
+        empty |= s < 0;
+    }
+    if (frame_alloc(out, in->series, nb, in->ncols, 1) ||
+        fcol_alloc(&out->idx[0], FT_INT64, nb, 0, false) ||
+        flabel_set(&out->idx_names[0], in->idx_names[0].s, in->idx_names[0].is_int))
+        goto nomem;
+    out->idx[0].unit = c->unit;
+    if (nb) memcpy(out->idx[0].data, bk, sizeof(int64_t) * (size_t)nb);
+    for (int k = 0; k < in->ncols; k++) {
+        if (fill_col(&in->cols[k], FILL_NA, src, nb, empty, false, &out->cols[k]) ||
+            flabel_set(&out->names[k], in->names[k].s, in->names[k].is_int))
+            goto nomem;
+        if (r->up == RS_UP_INTERP && out->cols[k].type == FT_FLOAT64) up_interp(&out->cols[k]);
+    }
+    free(ord);
+    free(bk);
+    free(src);
+    return 0;
+range:
+    free(ord);
+    free(bk);
+    free(src);
+    return errmsg(err, errlen, "resample: a label outside datetime64[ns]'s range");
+nomem:
+    free(ord);
+    free(bk);
+    free(src);
     frame_free(out);
     return errmsg(err, errlen, "resample: out of memory");
 }

@@ -47,6 +47,17 @@ typedef enum {
     RS_O_TIME
 } rs_origin_t;
 
+/* pandas' upsampling methods: the rows reindexed at the bins' labels
+ * (rs_upsample) */
+typedef enum {
+    RS_UP_NONE = 0,
+    RS_UP_ASFREQ, /* the row at the label, else missing */
+    RS_UP_FFILL,  /* the last row at or before it */
+    RS_UP_BFILL,  /* the first row at or after it */
+    RS_UP_NEAREST,
+    RS_UP_INTERP /* asfreq, then linear interpolation over the labels */
+} rs_up_t;
+
 typedef struct {
     int on;         /* the input column of the times; -1: index level 0 */
     uint8_t kind;   /* rs_kind_t */
@@ -62,6 +73,7 @@ typedef struct {
                      * moves to the end of their day when bins close on the right */
     int64_t at;     /* RS_O_TIME: the origin */
     int64_t offset; /* RS_TICK: added to the origin */
+    uint8_t up;     /* rs_up_t: an upsampling method, or RS_UP_NONE */
 } rs_spec_t;
 
 /* Reads a rule ("15min", "2h", "D", "W", "W-MON", "M", "2MS", "Q", "QS",
@@ -94,5 +106,15 @@ int rs_bin(const rs_spec_t *r, const frame_t *in, const frame_t *span, const int
  * fit in max_bytes fail the job naming the limit. */
 int rs_fill(const rs_spec_t *r, const agg_spec_t *aggs, int nagg, const frame_t *in,
             int64_t max_bytes, frame_t *out, char *err, size_t errlen);
+
+/* Upsampling (r->up), pandas 1.5's Resampler.asfreq, ffill, bfill,
+ * nearest and interpolate: in (every row, by the times of its index) is
+ * sorted by time and reindexed at the labels of the bins from the first
+ * time's to the last's (the bins' left edges when they close on the left,
+ * else their right edges). Times that repeat, or NaT, fail the job, as
+ * pandas' reindex fails; more labels than max_bytes holds too. An int
+ * column with a missing value becomes float64, a bool one object. */
+int rs_upsample(const rs_spec_t *r, const frame_t *in, int64_t max_bytes, frame_t *out, char *err,
+                size_t errlen);
 
 #endif
