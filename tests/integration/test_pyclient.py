@@ -1370,6 +1370,19 @@ class TestDataFrames(Base):
             with self.assertRaises(marsc.MarsError) as cm:
                 df.resample("M", on="ts", closed="left").sum().execute()
             self.assertIn("\"closed\"", str(cm.exception))
+            # upsampling: by a DatetimeIndex of unique times (NaT rows dropped)
+            u = df.dropna(subset=["ts"]).drop_duplicates(subset=["ts"]).set_index("ts")
+            pu = p.dropna(subset=["ts"]).drop_duplicates(subset=["ts"]).set_index("ts")
+            self.same_as_pandas([
+                (u.resample("3h").ffill(), nf(pu.resample("3h").ffill())),
+                (u.resample("3h", closed="right").bfill(),
+                 nf(pu.resample("3h", closed="right").bfill())),
+                (u.x.resample("W").nearest(), nf(pu.x.resample("W").nearest())),
+                (u[["v", "x"]].resample("h").asfreq(), nf(pu[["v", "x"]].resample("h").asfreq())),
+                (u[["v", "x"]].resample("2h").interpolate(),
+                 nf(pu[["v", "x"]].resample("2h").interpolate())),
+                (u.resample("h")["x"].asfreq(), nf(pu.x.resample("h").asfreq())),
+            ])
 
     def test_rolling_time(self):
         """df.rolling("2h", on=...) and s.rolling(pd.Timedelta(...)) through a

@@ -457,6 +457,42 @@ class _Resampler(_Aggregations):
         DataFrame's, as pandas)."""
         return self._series("size")
 
+    def _upsample(self, method):
+        f = self._f
+        if not isinstance(f, Series) and self._sel is not None:
+            f = f[self._sel]
+        kind = "series" if isinstance(f, Series) else "dataframe"
+        return _make("dataframe.resample", [f], dict(self._p, func=method), kind,
+                     None if kind == "series" else f._columns, index_names=self._index())
+
+    def asfreq(self):
+        """Upsampling, as pandas': the row at each bin's label, else
+        missing (by the DatetimeIndex; its times unique)."""
+        return self._upsample("asfreq")
+
+    def ffill(self):
+        """The last row at or before each bin's label."""
+        return self._upsample("ffill")
+
+    pad = ffill
+
+    def bfill(self):
+        """The first row at or after each bin's label."""
+        return self._upsample("bfill")
+
+    backfill = bfill
+
+    def nearest(self):
+        """The row nearest each bin's label (the later one on a tie)."""
+        return self._upsample("nearest")
+
+    def interpolate(self, method="linear"):
+        """asfreq, then linear interpolation over the labels (numbers
+        only), as pandas' default."""
+        if method != "linear":
+            raise NotImplementedError("interpolate(method=%r): only 'linear' is supported" % method)
+        return self._upsample("interpolate")
+
     def ohlc(self):
         """A Series' open, high, low and close per bin (its first, max, min
         and last in time): a DataFrame, as pandas'. A DataFrame's (pandas:
