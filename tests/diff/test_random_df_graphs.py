@@ -545,6 +545,22 @@ class Gen:
                 node["closed"] = node["label"] = "right"
             self.cur = self.add(node)
             return
+        if self.cols.get("d") == "date" and cs and self.rng.random() < 0.08:
+            # upsampling: by a DatetimeIndex of unique times
+            self.cur = self.add({"op": "dataframe.dropna", "inputs": [self.cur], "subset": ["d"]})
+            self.cur = self.add({"op": "dataframe.drop_duplicates", "inputs": [self.cur],
+                                 "subset": ["d"]})
+            self.cur = self.add({"op": "dataframe.set_index", "inputs": [self.cur], "keys": "d"})
+            func = self.rng.choice(["asfreq", "ffill", "bfill", "nearest", "interpolate"])
+            if func == "interpolate":
+                self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur],
+                                     "columns": cs})
+            node = {"op": "dataframe.resample", "inputs": [self.cur], "func": func,
+                    "rule": self.rng.choice(["W", "M", "MS", "7D", "D", "36h"])}
+            if node["rule"] in ("D", "36h") and self.rng.random() < 0.5:
+                node["closed"] = "right"
+            self.cur = self.add(node)
+            return
         if self.cols.get("d") == "date" and cs and self.rng.random() < 0.1:
             # a rolling window of time over the datetimes, sorted (stably:
             # rows of one time keep their order) and without NaT
@@ -555,7 +571,12 @@ class Gen:
                                  "columns": ["d"] + cs})
             node = {"op": "dataframe.rolling", "inputs": [self.cur], "on": "d",
                     "window": self.rng.choice(["1D", "7D", "30D", "90D", "36h"]),
-                    "agg": self.rng.choice(["sum", "mean", "min", "max", "std", "var", "count"])}
+                    "agg": self.rng.choice(["sum", "mean", "min", "max", "std", "var", "count",
+                                            "median", "quantile"])}
+            if node["agg"] == "quantile":
+                node["quantile"] = self.rng.choice([0.1, 0.5, 0.75, 1.0])
+                node["interpolation"] = self.rng.choice(["linear", "lower", "nearest",
+                                                         "midpoint"])
             if self.rng.random() < 0.5:
                 node["closed"] = self.rng.choice(["right", "left", "both", "neither"])
             if self.rng.random() < 0.3:
