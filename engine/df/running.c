@@ -214,13 +214,12 @@ static int ewm_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, bool e
 
 /* ------------------------------------------------------------------ expanding */
 
-/* One value into expanding's state: pandas 1.5's add_sum, add_mean and
- * add_var (window/aggregations.pyx: Kahan sums, Welford's variance, the
- * run of equal values), and the running min and max. */
-static void xs_add(double *st, double v)
+/* One value (not NaN) into a window state: pandas 1.5's add_sum and
+ * add_mean (window/aggregations.pyx: a Kahan sum, the negatives, the run
+ * of equal values), and, with var, add_var (Welford's variance with its
+ * own Kahan compensation). */
+static void st_add(double *st, double v, bool var)
 {
-    st[XS_ROWS] += 1;
-    if (v != v) return;
     st[XS_NOBS] += 1;
     double y = v - st[XS_COMP], t = st[XS_SUM] + y;
     st[XS_COMP] = t - st[XS_SUM] - y;
@@ -228,23 +227,33 @@ static void xs_add(double *st, double v)
     if (signbit(v)) st[XS_NEG] += 1;
     st[XS_SAME] = v == st[XS_PREV] ? st[XS_SAME] + 1 : 1;
     st[XS_PREV] = v;
+    if (!var) return;
     double prev_mean = st[XS_MEAN] - st[XS_VCOMP];
     y = v - st[XS_VCOMP];
     t = y - st[XS_MEAN];
     st[XS_VCOMP] = t + st[XS_MEAN] - y;
     st[XS_MEAN] = st[XS_MEAN] + t / st[XS_NOBS];
     st[XS_SSQ] = st[XS_SSQ] + (v - prev_mean) * (v - st[XS_MEAN]);
+}
+
+/* One value into expanding's state: st_add's, and the running min and
+ * max. */
+static void xs_add(double *st, double v)
+{
+    st[XS_ROWS] += 1;
+    if (v != v) return;
+    st_add(st, v, true);
     if (st[XS_NOBS] == 1 || v < st[XS_MIN]) st[XS_MIN] = v;
     if (st[XS_NOBS] == 1 || v > st[XS_MAX]) st[XS_MAX] = v;
 }
 
-/* The value of agg over the state, as pandas' calc_sum, calc_mean,
- * calc_var (ddof 1), its std (zsqrt), roll_max and roll_min, and count
- * (the observations; NaN while the rows are fewer than min_periods). */
-static double xs_value(const df_node_t *d, const double *st)
+/* pandas' calc_sum, calc_mean and calc_var (ddof 1) with its zsqrt for
+ * std, over a window state (XS_*: its values' count, Kahan sum, negatives,
+ * run of equal values, Welford sum of squares) */
+static double st_calc(int ragg, double minp, const double *st)
 {
-    double nobs = st[XS_NOBS], minp = (double)d->minp;
-    switch (d->ragg) {
+    double nobs = st[XS_NOBS];
+    switch (ragg) {
     case DFRA_SUM:
         if (nobs == 0 && minp == 0) return 0;
         if (nobs < minp) return NAN;
@@ -257,12 +266,6 @@ static double xs_value(const df_node_t *d, const double *st)
         if (st[XS_NEG] == nobs && r > 0) return 0;
         return r;
     }
-    case DFRA_MIN:
-    case DFRA_MAX:
-        if (nobs == 0 || nobs < minp) return NAN;
-        return d->ragg == DFRA_MIN ? st[XS_MIN] : st[XS_MAX];
-    case DFRA_COUNT:
-        return st[XS_ROWS] < minp ? NAN : nobs;
     default: { /* var, std */
         double r;
         if (!(nobs >= (minp > 1 ? minp : 1) && nobs > 1))
@@ -271,9 +274,27 @@ static double xs_value(const df_node_t *d, const double *st)
             r = 0;
         else
             r = st[XS_SSQ] / (nobs - 1);
-        if (d->ragg == DFRA_STD) r = r < 0 ? 0 : sqrt(r);
+        if (ragg == DFRA_STD) r = r < 0 ? 0 : sqrt(r);
         return r;
     }
+    }
+}
+
+/* The value of agg over expanding's state: st_calc's, pandas' roll_max
+ * and roll_min, and count (the observations; NaN while the rows are fewer
+ * than min_periods). */
+static double xs_value(const df_node_t *d, const double *st)
+{
+    double nobs = st[XS_NOBS], minp = (double)d->minp;
+    switch (d->ragg) {
+    case DFRA_MIN:
+    case DFRA_MAX:
+        if (nobs == 0 || nobs < minp) return NAN;
+        return d->ragg == DFRA_MIN ? st[XS_MIN] : st[XS_MAX];
+    case DFRA_COUNT:
+        return st[XS_ROWS] < minp ? NAN : nobs;
+    default:
+        return st_calc(d->ragg, minp, st);
     }
 }
 
@@ -608,14 +629,18 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
  * removing values with Kahan sums and Welford's variance, a window that
  * leaves the last one behind summed afresh; roll_max and roll_min's
  * deque), continued across chunks. The carry holds what the next row
- * needs: TS_N rows of state per column (TS_*), then the rows from the
+ * needs: TS_N rows of state per column (expanding's XS_* and the
+ * compensations of removing values, TS_*), then the rows from the
  * last row's window start to the last row (its times in the index, its
  * values in the columns); the state rows' index holds TM_END (the last
  * window's end, counted from those rows) and TM_SIGN (the times'
  * direction: 1, -1, or 0 while every time has been equal, where either
  * direction gives the same windows). Each chunk so gets the very numbers
  * one pass over the whole column gives. */
-enum { TS_NOBS, TS_SUM, TS_SSQ, TS_CADD, TS_CREM, TS_SAME, TS_PREV, TS_NEG, TS_N };
+/* expanding's state (xs_add adds a value as add_sum, add_mean and add_var
+ * do), with the compensations of removing values, remove_sum's and
+ * remove_var's own */
+enum { TS_CREM = XS_N, TS_VCREM, TS_N };
 enum { TM_END, TM_SIGN };
 
 /* the rows of the carry and then of the chunk, and each chunk row's window */
@@ -709,76 +734,27 @@ static int tw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in
     return 0;
 }
 
-static void tw_add(double v, double *q, bool var)
-{
-    if (v != v) return;
-    q[TS_NOBS] += 1;
-    q[TS_SAME] = v == q[TS_PREV] ? q[TS_SAME] + 1 : 1;
-    q[TS_PREV] = v;
-    if (var) { /* add_var: Welford's method with Kahan summation */
-        double prev_mean = q[TS_SUM] - q[TS_CADD], y = v - q[TS_CADD], t = y - q[TS_SUM];
-        q[TS_CADD] = t + q[TS_SUM] - y;
-        q[TS_SUM] = q[TS_NOBS] != 0 ? q[TS_SUM] + t / q[TS_NOBS] : 0;
-        q[TS_SSQ] += (v - prev_mean) * (v - q[TS_SUM]);
-        return;
-    }
-    double y = v - q[TS_CADD], t = q[TS_SUM] + y;
-    q[TS_CADD] = t - q[TS_SUM] - y;
-    q[TS_SUM] = t;
-    if (signbit(v)) q[TS_NEG] += 1;
-}
-
+/* remove_sum, remove_mean's count of negatives and, with var,
+ * remove_var */
 static void tw_remove(double v, double *q, bool var)
 {
     if (v != v) return;
-    q[TS_NOBS] -= 1;
-    if (var) {
-        if (q[TS_NOBS] == 0) {
-            q[TS_SUM] = q[TS_SSQ] = 0;
-            return;
-        }
-        double prev_mean = q[TS_SUM] - q[TS_CREM], y = v - q[TS_CREM], t = y - q[TS_SUM];
-        q[TS_CREM] = t + q[TS_SUM] - y;
-        q[TS_SUM] -= t / q[TS_NOBS];
-        q[TS_SSQ] -= (v - prev_mean) * (v - q[TS_SUM]);
+    q[XS_NOBS] -= 1;
+    double y = -v - q[TS_CREM], t = q[XS_SUM] + y;
+    q[TS_CREM] = t - q[XS_SUM] - y;
+    q[XS_SUM] = t;
+    if (signbit(v)) q[XS_NEG] -= 1;
+    if (!var) return;
+    if (q[XS_NOBS] == 0) {
+        q[XS_MEAN] = q[XS_SSQ] = 0;
         return;
     }
-    double y = -v - q[TS_CREM], t = q[TS_SUM] + y;
-    q[TS_CREM] = t - q[TS_SUM] - y;
-    q[TS_SUM] = t;
-    if (signbit(v)) q[TS_NEG] -= 1;
-}
-
-/* calc_sum, calc_mean, calc_var (ddof 1) and its zsqrt */
-static double tw_value(const df_node_t *d, const double *q)
-{
-    double nobs = q[TS_NOBS], minp = (double)d->minp;
-    switch (d->ragg) {
-    case DFRA_SUM:
-    case DFRA_COUNT:
-        if (nobs == 0 && minp == 0) return 0;
-        if (nobs < minp) return NAN;
-        return q[TS_SAME] >= nobs ? q[TS_PREV] * nobs : q[TS_SUM];
-    case DFRA_MEAN: {
-        if (!(nobs >= minp && nobs > 0)) return NAN;
-        double r = q[TS_SUM] / nobs;
-        if (q[TS_SAME] >= nobs) return q[TS_PREV];
-        if (q[TS_NEG] == 0 && r < 0) return 0;
-        if (q[TS_NEG] == nobs && r > 0) return 0;
-        return r;
-    }
-    default: {
-        double r;
-        if (!(nobs >= (minp > 1 ? minp : 1) && nobs > 1))
-            r = NAN;
-        else if (q[TS_SAME] >= nobs)
-            r = 0;
-        else
-            r = q[TS_SSQ] / (nobs - 1);
-        if (d->ragg == DFRA_STD) r = r < 0 ? 0 : sqrt(r);
-        return r;
-    }
-    }
+    double prev_mean = q[XS_MEAN] - q[TS_VCREM];
+    y = v - q[TS_VCREM];
+    t = y - q[XS_MEAN];
+    q[TS_VCREM] = t + q[XS_MEAN] - y;
+    q[XS_MEAN] -= t / q[XS_NOBS];
+    q[XS_SSQ] -= (v - prev_mean) * (v - q[XS_MEAN]);
 }
 
 /* sum, mean, var, std, count (a sum of 1 per value present, 0 per missing
@@ -787,23 +763,24 @@ static double tw_value(const df_node_t *d, const double *q)
  * state left in q */
 static void tw_sums(const df_node_t *d, const tw_t *b, const double *x, double *q, double *y)
 {
-    bool var = d->ragg == DFRA_VAR || d->ragg == DFRA_STD;
+    int agg = d->ragg == DFRA_COUNT ? DFRA_SUM : d->ragg;
+    bool var = agg == DFRA_VAR || agg == DFRA_STD;
     int64_t ps = 0, pe = b->end0;
     for (int64_t r = 0; r < b->m - b->w; r++) {
         int64_t s = b->st[r], e = b->en[r];
         if (b->w + r == 0 || s >= pe) {
             for (int u = 0; u < TS_N; u++)
                 q[u] = 0;
-            q[TS_PREV] = x[s];
+            q[XS_PREV] = x[s];
             for (int64_t j = s; j < e; j++)
-                tw_add(x[j], q, var);
+                if (x[j] == x[j]) st_add(q, x[j], var);
         } else {
             for (int64_t j = ps; j < s; j++)
                 tw_remove(x[j], q, var);
             for (int64_t j = pe; j < e; j++)
-                tw_add(x[j], q, var);
+                if (x[j] == x[j]) st_add(q, x[j], var);
         }
-        if (y) y[r] = tw_value(d, q);
+        if (y) y[r] = st_calc(agg, (double)d->minp, q);
         ps = s, pe = e;
     }
 }

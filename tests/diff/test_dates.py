@@ -182,13 +182,14 @@ def compare(got, ref):
         return str(e).replace("\n", " ")[:500]
 
 
-def run_and_compare(nodes, want, data):
-    """'' when every fetched key of want equals its pandas value, else why."""
+def run_and_compare(nodes, want, data, cmp=None):
+    """'' when every fetched key of want equals its pandas value (by cmp:
+    compare when None), else why."""
     rc, err, got = run(nodes, list(want), data)
     if rc:
         return "exit %d: %s" % (rc, err.strip()[:300])
     for k, ref in want.items():
-        w = compare(got[k], ref)
+        w = (cmp or compare)(got[k], ref)
         if w:
             return "%s: %s" % (k, w)
     return ""

@@ -60,6 +60,7 @@ def rc_node(chunk, path="t.csv"):
 
 
 def compare(got, ref):
+    """test_dates' comparison, to the bit"""
     try:
         g = td.as_pandas(got)
         if isinstance(ref, pd.Series):
@@ -74,14 +75,7 @@ def compare(got, ref):
 
 
 def run_and_compare(nodes, want, data):
-    rc, err, got = td.run(nodes, list(want), data)
-    if rc:
-        return "exit %d: %s" % (rc, err.strip()[:300])
-    for k, ref in want.items():
-        w = compare(got[k], ref)
-        if w:
-            return "%s: %s" % (k, w)
-    return ""
+    return td.run_and_compare(nodes, want, data, cmp=compare)
 
 
 def cases(P):
