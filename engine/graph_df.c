@@ -151,7 +151,7 @@ static const char *const *df_fields(op_t op)
     static const char *const sf[] = {"date_format", NULL};
     static const char *const ex2[] = {"min_periods", "agg", NULL};
     static const char *const ew[] = {"com",    "span",      "halflife", "alpha", "min_periods",
-                                     "adjust", "ignore_na", "agg",      NULL};
+                                     "adjust", "ignore_na", "agg",      "bias",  NULL};
     static const char *const si[] = {"keys", "drop", "append", NULL};
     static const char *const ri[] = {"drop", NULL};
     static const char *const il[] = {"rows", "columns", NULL};
@@ -3877,13 +3877,23 @@ static int infer_ewm(graph_node_t *n, df_node_t *d, json_t *obj, char *err, size
     d->ewm_ignore_na = ig && json_is_true(ig);
     d->ragg = DFRA_MEAN;
     if (ag && !json_is_null(ag)) {
-        if (!json_is_string(ag) ||
-            (strcmp(json_string_value(ag), "mean") && strcmp(json_string_value(ag), "sum")))
-            return XFAIL(n, "\"agg\" must be mean or sum");
-        if (!strcmp(json_string_value(ag), "sum")) d->ragg = DFRA_SUM;
+        static const char *const ags[] = {"mean", "sum", "var", "std"};
+        static const int rag[] = {DFRA_MEAN, DFRA_SUM, DFRA_VAR, DFRA_STD};
+        int q = 0;
+        while (q < 4 && !(json_is_string(ag) && !strcmp(json_string_value(ag), ags[q])))
+            q++;
+        if (q == 4) return XFAIL(n, "\"agg\" must be mean, sum, var or std");
+        d->ragg = rag[q];
     }
     if (d->ragg == DFRA_SUM && !d->ewm_adjust)
         return XFAIL(n, "sum is not implemented with adjust=False");
+    json_t *bias = json_object_get(obj, "bias");
+    if (bias && !json_is_null(bias)) {
+        if (!json_is_boolean(bias)) return XFAIL(n, "\"bias\" must be a boolean");
+        if (d->ragg != DFRA_VAR && d->ragg != DFRA_STD)
+            return XFAIL(n, "\"bias\" is for var and std");
+        d->ewm_bias = json_is_true(bias);
+    }
     return 0;
 }
 

@@ -133,7 +133,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.expanding", "1", {"min_periods", "agg"}},
     {"dataframe.ewm",
      "1",
-     {"com", "span", "halflife", "alpha", "min_periods", "adjust", "ignore_na", "agg"}},
+     {"com", "span", "halflife", "alpha", "min_periods", "adjust", "ignore_na", "agg", "bias"}},
     {"dataframe.str.lower", "1", {NULL}},
     {"dataframe.str.upper", "1", {NULL}},
     {"dataframe.str.len", "1", {NULL}},

@@ -162,15 +162,15 @@ typedef struct df_node {
     int *key;
     /* running.c's ops: n the periods (diff, shift, pct_change) or the
      * window (rolling), minp rolling's (ewm's) min_periods, ragg its DFRA_*
-     * (ewm: DFRA_MEAN or DFRA_SUM); ewm's center of mass, adjust and
-     * ignore_na; a rolling window of time (roll_time): its width roll_ns,
-     * the column of its times roll_on (-1: the index) and roll_closed
-     * (DF_RC_LEFT | DF_RC_RIGHT: the ends the window holds), and the
-     * order of the columns pandas gives with "on" (roll_src) */
+     * (ewm: DFRA_MEAN, DFRA_SUM, DFRA_VAR or DFRA_STD); ewm's center of
+     * mass, adjust, ignore_na and bias (var, std); a rolling window of time (roll_time): its width
+     * roll_ns, the column of its times roll_on (-1: the index) and roll_closed (DF_RC_LEFT |
+     * DF_RC_RIGHT: the ends the window holds), and the order of the columns pandas gives with "on"
+     * (roll_src) */
     int64_t minp;
     int ragg;
     double ewm_com;
-    bool ewm_adjust, ewm_ignore_na;
+    bool ewm_adjust, ewm_ignore_na, ewm_bias;
     bool roll_time;
     int roll_on;
     int *roll_src;       /* with "on": output column k is input column roll_src[k] */

@@ -46,9 +46,17 @@ enum {
     XS_N
 };
 
-static int64_t state_rows(op_t op)
+/* ewm var's and std's state: pandas' ewmcov's */
+enum { EV_STARTED, EV_MEAN, EV_COV, EV_SUM_WT, EV_SUM_WT2, EV_OLD_WT, EV_NOBS, EV_N };
+
+static bool ewm_var(const df_node_t *d, op_t op)
 {
-    return op == OP_DF_EWM ? 3 : op == OP_DF_EXPANDING ? XS_N : 2;
+    return op == OP_DF_EWM && (d->ragg == DFRA_VAR || d->ragg == DFRA_STD);
+}
+
+static int64_t state_rows(const df_node_t *d, op_t op)
+{
+    return ewm_var(d, op) ? EV_N : op == OP_DF_EWM ? 3 : op == OP_DF_EXPANDING ? XS_N : 2;
 }
 
 bool df_run_forward(const df_node_t *d, op_t op)
@@ -212,6 +220,84 @@ static int ewm_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, bool e
     return 0;
 }
 
+/* pandas 1.5's ewmcov of column c with itself (ewm's var; std is its
+ * zsqrt), row by row from the state in cc (EV_N rows; NULL: none yet):
+ * the values (float64) or the state (edge) into o. x and y are the same
+ * column, so pandas' mean_y is its mean_x. */
+static int ewmvar_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, bool edge, fcol_t *o)
+{
+    double st[EV_N] = {0};
+    for (int q = 0; cc && q < EV_N; q++)
+        st[q] = num(cc, q);
+    if (fcol_alloc(o, FT_FLOAT64, edge ? EV_N : c->n, 0, false)) return -1;
+    double *y = o->data;
+    double alpha = 1.0 / (1.0 + d->ewm_com), factor = 1.0 - alpha;
+    double new_wt = d->ewm_adjust ? 1.0 : alpha;
+    double mean = st[EV_MEAN], cov = st[EV_COV], sum_wt = st[EV_SUM_WT];
+    double sum_wt2 = st[EV_SUM_WT2], old_wt = st[EV_OLD_WT];
+    int64_t nobs = (int64_t)st[EV_NOBS];
+    bool started = st[EV_STARTED] != 0;
+    for (int64_t i = 0; i < c->n; i++) {
+        double cur = fcol_is_na(c, i) ? NAN : num(c, i), v;
+        bool obs = cur == cur;
+        if (!started) { /* the first row */
+            started = true;
+            mean = obs ? cur : NAN;
+            nobs = obs;
+            cov = 0;
+            sum_wt = sum_wt2 = old_wt = 1;
+            v = nobs >= d->minp ? (d->ewm_bias ? 0 : NAN) : NAN;
+        } else {
+            nobs += obs;
+            if (mean == mean) {
+                if (obs || !d->ewm_ignore_na) {
+                    sum_wt *= factor;
+                    sum_wt2 *= factor * factor;
+                    old_wt *= factor;
+                    if (obs) {
+                        double old_mean = mean;
+                        if (mean != cur)
+                            mean = (old_wt * old_mean + new_wt * cur) / (old_wt + new_wt);
+                        cov = (old_wt * (cov + (old_mean - mean) * (old_mean - mean)) +
+                               new_wt * ((cur - mean) * (cur - mean))) /
+                              (old_wt + new_wt);
+                        sum_wt += new_wt;
+                        sum_wt2 += new_wt * new_wt;
+                        old_wt += new_wt;
+                        if (!d->ewm_adjust) {
+                            sum_wt /= old_wt;
+                            sum_wt2 /= old_wt * old_wt;
+                            old_wt = 1;
+                        }
+                    }
+                }
+            } else if (obs) {
+                mean = cur;
+            }
+            if (nobs < d->minp) {
+                v = NAN;
+            } else if (d->ewm_bias) {
+                v = cov;
+            } else {
+                double num_ = sum_wt * sum_wt, den = num_ - sum_wt2;
+                v = den > 0 ? num_ / den * cov : NAN;
+            }
+        }
+        if (d->ragg == DFRA_STD && v == v) v = v < 0 ? 0 : sqrt(v);
+        if (!edge) y[i] = v;
+    }
+    if (edge) {
+        y[EV_STARTED] = started;
+        y[EV_MEAN] = mean;
+        y[EV_COV] = cov;
+        y[EV_SUM_WT] = sum_wt;
+        y[EV_SUM_WT2] = sum_wt2;
+        y[EV_OLD_WT] = old_wt;
+        y[EV_NOBS] = (double)nobs;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ expanding */
 
 /* One value (not NaN) into a window state: pandas 1.5's add_sum and
@@ -322,6 +408,7 @@ static int expanding_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, 
 static int scan_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, const fcol_t *cc,
                     bool edge, fcol_t *o)
 {
+    if (ewm_var(d, op)) return ewmvar_col(d, c, cc, edge, o);
     if (op == OP_DF_EWM) return ewm_col(d, c, cc, edge, o);
     if (op == OP_DF_EXPANDING) return expanding_col(d, c, cc, edge, o);
     return cum_col(op, c, ot, cc, edge, o);
@@ -964,11 +1051,11 @@ static int concat2(const frame_t *a, const frame_t *b, frame_t *out, char *err, 
     return dfx_concat(p, 2, out, err, errlen);
 }
 
-/* A scan's carry frame: state_rows(op) rows indexed 0.., d's labels, its
+/* A scan's carry frame: state_rows(d, op) rows indexed 0.., d's labels, its
  * columns for the caller to fill. */
 static int state_frame(const df_node_t *d, op_t op, const frame_t *in, frame_t *out)
 {
-    int64_t r = state_rows(op);
+    int64_t r = state_rows(d, op);
     if (frame_alloc(out, false, r, d->ncols, 1) || labels(d, in, out, false) ||
         fcol_alloc(&out->idx[0], FT_INT64, r, 0, false))
         return -1;

@@ -229,7 +229,8 @@ def evaluate(doc, data_dir="."):
         elif op == "dataframe.ewm":
             kw = {k: n[k] for k in ("com", "span", "halflife", "alpha", "min_periods", "adjust",
                                     "ignore_na") if k in n}
-            v = getattr(ins[0].ewm(**kw), n.get("agg", "mean"))()
+            r = ins[0].ewm(**kw)
+            v = getattr(r, n.get("agg", "mean"))(**({"bias": n["bias"]} if "bias" in n else {}))
         elif op == "dataframe.rolling":
             r = ins[0].rolling(n["window"], min_periods=n.get("min_periods"),
                                center=n.get("center", False), on=n.get("on"),

@@ -816,9 +816,10 @@ def rolling(data, pdf):
 
 @case
 def ewm(data, pdf):
-    """ewm's mean and sum, pandas' own recurrence carried from chunk to
-    chunk: com, span, halflife and alpha, adjust, ignore_na and
-    min_periods, over NaN and bools, on many chunks and on one-row ones"""
+    """ewm's mean, sum, var and std (bias or not), pandas' own recurrences
+    (ewm, ewmcov) carried from chunk to chunk: com, span, halflife and
+    alpha, adjust, ignore_na and min_periods, over NaN and bools, on many
+    chunks and on one-row ones"""
     num = {"key": "nu", "op": "dataframe.getitem", "inputs": ["t"], "columns": ["k", "i", "f"]}
     num1 = {"key": "nu1", "op": "dataframe.getitem", "inputs": ["t1"], "columns": ["k", "f"]}
     fs = {"key": "fs", "op": "dataframe.getitem", "inputs": ["t1"], "columns": "f"}
@@ -831,12 +832,16 @@ def ewm(data, pdf):
             ({"span": 4, "adjust": False}, "nu", nf), ({"com": 2, "ignore_na": True}, "nu1", nf1),
             ({"alpha": 0.2, "adjust": False, "ignore_na": True}, "nu1", nf1),
             ({"span": 3, "min_periods": 4}, "nu", nf), ({"com": 1}, "fs", pdf.f))):
-        for agg in ("mean", "sum"):
+        for agg in ("mean", "sum", "var", "std"):
             if agg == "sum" and kw.get("adjust") is False:
                 continue  # pandas: not implemented
             k = "e%d%s" % (q, agg)
             nodes.append(op(k, "ewm", src, agg=agg, **kw))
             want[k] = getattr(ref.ewm(**kw), agg)()
+        for agg in ("var", "std"):  # the biased estimates
+            k = "e%d%sb" % (q, agg)
+            nodes.append(op(k, "ewm", src, agg=agg, bias=True, **kw))
+            want[k] = getattr(ref.ewm(**kw), agg)(bias=True)
     # bools become floats, as pandas
     nodes += [{"key": "b", "op": "greater", "inputs": ["fs", 0.5]},
               op("eb", "ewm", "b", span=3)]
@@ -866,7 +871,7 @@ def expanding(data, pdf):
 
 @case
 def scans_bit_exact(data, pdf):
-    """expanding and ewm give pandas' very bits: 3,000 float64 values (a
+    """expanding and ewm (mean, var, std) give pandas' very bits: 3,000 float64 values (a
     run of equal ones among them) in 18 chunks, read from a tensor (a CSV
     would not do: pandas' default float parser does not round correctly)
     and fetched as a tensor (JSON's floats are shorter than float64)"""
@@ -887,6 +892,9 @@ def scans_bit_exact(data, pdf):
                             {"halflife": 30, "ignore_na": True})):
         nodes.append(op("e%d" % q, "ewm", "t", **kw))
         want["e%d" % q] = P.ewm(**kw).mean()
+        for agg in ("var", "std"):
+            nodes.append(op("e%d%s" % (q, agg), "ewm", "t", agg=agg, **kw))
+            want["e%d%s" % (q, agg)] = getattr(P.ewm(**kw), agg)()
     nodes += [op(k + "T", "to_tensor", k) for k in want]
     got, why = run_doc(data, nodes, [k + "T" for k in want])
     if why:
@@ -915,7 +923,8 @@ def running_rejects(data, pdf):
             (op("r", "ewm", "t", span=0.5), ["span must satisfy: span >= 1"]),
             (op("r", "ewm", "t", halflife=0), ["halflife must satisfy: halflife > 0"]),
             (op("r", "ewm", "t", com=-1), ["comass must satisfy: comass >= 0"]),
-            (op("r", "ewm", "t", span=3, agg="max"), ["mean or sum"]),
+            (op("r", "ewm", "t", span=3, agg="max"), ["mean, sum, var or std"]),
+            (op("r", "ewm", "t", span=3, agg="mean", bias=True), ["\"bias\" is for var and std"]),
             (op("r", "expanding", "t", agg="sum"), ["takes numbers"]),
             (op("r", "expanding", "t", agg="median"), ["agg"]),
             (op("r", "expanding", "t", agg="sum", min_periods=-1), ["min_periods must be >= 0"]),

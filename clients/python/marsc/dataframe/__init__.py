@@ -547,12 +547,21 @@ class _Ewm:
     def __init__(self, f, params):
         self._f, self._p = f, params
 
-    def _agg(self, agg):
-        return _make("dataframe.ewm", [self._f], dict(self._p, agg=agg), self._f._ref.kind,
+    def _agg(self, agg, **kw):
+        return _make("dataframe.ewm", [self._f], dict(self._p, agg=agg, **kw), self._f._ref.kind,
                      self._f._columns)
 
     def mean(self): return self._agg("mean")  # noqa: E704
     def sum(self): return self._agg("sum")  # noqa: E704
+
+    def var(self, bias=False):
+        """pandas' ewm var (its ewmcov of each column with itself)."""
+        return self._agg("var", **({"bias": True} if bias else {}))
+
+    def std(self, bias=False):
+        return self._agg("std", **({"bias": True} if bias else {}))
+
+    vol = std
 
 
 class DataFrame(_Frame):
