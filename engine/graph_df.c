@@ -150,8 +150,9 @@ static const char *const *df_fields(op_t op)
     static const char *const fq[] = {"freq", NULL};
     static const char *const sf[] = {"date_format", NULL};
     static const char *const ex2[] = {"min_periods", "agg", NULL};
-    static const char *const ew[] = {"com",    "span",      "halflife", "alpha", "min_periods",
-                                     "adjust", "ignore_na", "agg",      "bias",  NULL};
+    static const char *const ew[] = {"com",         "span",   "halflife",  "alpha",
+                                     "min_periods", "adjust", "ignore_na", "agg",
+                                     "bias",        "times",  NULL};
     static const char *const si[] = {"keys", "drop", "append", NULL};
     static const char *const ri[] = {"drop", NULL};
     static const char *const il[] = {"rows", "columns", NULL};
@@ -3829,20 +3830,50 @@ static int roll_quantile(graph_node_t *n, df_node_t *d, json_t *obj, char *err, 
 /* ewm: exactly one of com, span, halflife, alpha as pandas 1.5 checks
  * them, made a center of mass; min_periods (at least 1, as pandas makes
  * it), adjust, ignore_na, agg mean or sum */
-static int infer_ewm(graph_node_t *n, df_node_t *d, json_t *obj, char *err, size_t errlen)
+static int infer_ewm(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                     size_t errlen)
 {
     static const char *const names[] = {"com", "span", "halflife", "alpha"};
     int given = -1;
     double v = 0;
+    /* times (a datetime column): the weights decay by the time between
+     * rows over halflife, a timedelta, as pandas' ewm(halflife=..., times=...) */
+    json_t *tm = json_object_get(obj, "times"), *hl = json_object_get(obj, "halflife");
+    d->ewm_times = -1;
+    if (tm && !json_is_null(tm)) {
+        const df_node_t *s = in_df(g, n, 0);
+        const char *why;
+        int64_t ns;
+        if (in_vk(g, n, 0) == VK_SERIES)
+            return XFAIL(n, "\"times\" names a column of a DataFrame (a Series has none)");
+        if ((d->ewm_times = find_col(s, tm, n, "times", err, errlen)) < 0) return -1;
+        if (s->cols[d->ewm_times].type != FT_INT64 || s->cols[d->ewm_times].unit != FU_NS)
+            return XFAIL(n, "times must be datetime64[ns] dtype.");
+        if (!json_is_string(hl) ||
+            td_parse(json_string_value(hl), strlen(json_string_value(hl)), &ns, &why) ||
+            ns == INT64_MIN)
+            return XFAIL(n, "halflife must be a timedelta convertible object");
+        if (!(ns > 0)) return XFAIL(n, "halflife must satisfy: halflife > 0");
+        d->ewm_hl_ns = (double)ns;
+        json_t *ad = json_object_get(obj, "adjust");
+        if (ad && json_is_false(ad)) return XFAIL(n, "times is not supported with adjust=False.");
+        d->ewm_com = 1.0; /* unless com, span or alpha says otherwise */
+    } else if (json_is_string(hl)) {
+        return XFAIL(n, "halflife can only be a timedelta convertible argument if times is not "
+                        "None.");
+    }
     for (int q = 0; q < 4; q++) {
         json_t *x = json_object_get(obj, names[q]);
-        if (!x || json_is_null(x)) continue;
+        if (!x || json_is_null(x) || (q == 2 && d->ewm_times >= 0)) continue;
         if (given >= 0) return XFAIL(n, "comass, span, halflife, and alpha are mutually exclusive");
         if (!json_is_number(x)) return XFAIL(n, "\"%s\" must be a number", names[q]);
         given = q;
         v = json_number_value(x);
     }
     switch (given) {
+    case -1:
+        if (d->ewm_times >= 0) break; /* times alone: com 1, as pandas */
+        return XFAIL(n, "Must pass one of comass, span, halflife, or alpha");
     case 0:
         if (!(v >= 0)) return XFAIL(n, "comass must satisfy: comass >= 0");
         d->ewm_com = v;
@@ -3860,7 +3891,7 @@ static int infer_ewm(graph_node_t *n, df_node_t *d, json_t *obj, char *err, size
         d->ewm_com = 1.0 / v - 1.0;
         break;
     default:
-        return XFAIL(n, "Must pass one of comass, span, halflife, or alpha");
+        break;
     }
     if (!isfinite(d->ewm_com)) return XFAIL(n, "the center of mass is not finite");
     json_t *mp = json_object_get(obj, "min_periods"), *ad = json_object_get(obj, "adjust");
@@ -3994,6 +4025,22 @@ static int roll_order(df_node_t *d)
     return 0;
 }
 
+/* ewm with times: the times column is not in the result (pandas 1.5 drops
+ * it as a column it cannot weigh): d's columns without column t, roll_src
+ * the inputs of the rest */
+static int drop_col(df_node_t *d, int t)
+{
+    if (!(d->roll_src = malloc(sizeof(int) * (size_t)(d->ncols + 1)))) return -1;
+    col_free(&d->cols[t]);
+    for (int k = 0, m = 0; k < d->ncols; k++)
+        if (k != t) {
+            d->roll_src[m] = k;
+            d->cols[m++] = d->cols[k];
+        }
+    d->ncols--;
+    return 0;
+}
+
 static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
 {
@@ -4042,7 +4089,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         /* pandas 1.5: count's min_periods defaults to 0 */
         if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
     } else if (op == OP_DF_EWM) {
-        if (infer_ewm(n, d, obj, err, errlen)) return -1;
+        if (infer_ewm(g, n, d, obj, err, errlen)) return -1;
     } else if (op == OP_DF_EXPANDING) {
         json_t *mp = json_object_get(obj, "min_periods"), *ag = json_object_get(obj, "agg");
         d->minp = 1;
@@ -4069,7 +4116,8 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         int t = s->cols[k].type;
         char lb[128];
         label_text(&s->cols[k], lb, sizeof lb);
-        if (d->roll_time && k == d->roll_on) continue; /* the times, kept */
+        if (d->roll_time && k == d->roll_on) continue;      /* the times, kept */
+        if (op == OP_DF_EWM && k == d->ewm_times) continue; /* ewm's times: dropped */
         if (op == OP_DF_SHIFT) {
             /* a datetime stays one, NaT where no row moved in (as pandas) */
             if (d->n != 0 && t == FT_INT64 && s->cols[k].unit == FU_NONE)
@@ -4106,6 +4154,8 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         }
     }
     if (d->roll_time && d->roll_on >= 0 && roll_order(d)) return XFAIL(n, "out of memory");
+    if (op == OP_DF_EWM && d->ewm_times >= 0 && drop_col(d, d->ewm_times))
+        return XFAIL(n, "out of memory");
     keep_rows(g, n, d, s);
     return 0;
 }

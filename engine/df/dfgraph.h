@@ -171,9 +171,12 @@ typedef struct df_node {
     int ragg;
     double ewm_com;
     bool ewm_adjust, ewm_ignore_na, ewm_bias;
+    int ewm_times;    /* ewm's times: its input column, or -1 */
+    double ewm_hl_ns; /* with times: the halflife in nanoseconds */
     bool roll_time;
     int roll_on;
-    int *roll_src;       /* with "on": output column k is input column roll_src[k] */
+    int *roll_src;       /* rolling with "on", ewm with times: output column k is input
+                          * column roll_src[k] */
     uint8_t roll_interp; /* DF_QI_*: quantile's interpolation (its q: gq) */
     uint8_t roll_closed;
     int64_t roll_ns;

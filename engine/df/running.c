@@ -56,7 +56,32 @@ static bool ewm_var(const df_node_t *d, op_t op)
 
 static int64_t state_rows(const df_node_t *d, op_t op)
 {
-    return ewm_var(d, op) ? EV_N : op == OP_DF_EWM ? 3 : op == OP_DF_EXPANDING ? XS_N : 2;
+    return ewm_var(d, op)          ? EV_N
+           : op == OP_DF_EWM       ? 3 + (d->ewm_times >= 0) /* then the last time */
+           : op == OP_DF_EXPANDING ? XS_N
+                                   : 2;
+}
+
+/* ewm's times in frame in (a column of datetimes), or NULL */
+static const fcol_t *ewm_tc(const df_node_t *d, op_t op, const frame_t *in)
+{
+    return op == OP_DF_EWM && d->ewm_times >= 0 ? &in->cols[d->ewm_times] : NULL;
+}
+
+/* The input column of output column k */
+static int src_of(const df_node_t *d, int k)
+{
+    return d->roll_src ? d->roll_src[k] : k;
+}
+
+/* pandas: ewm's times may hold no NaT */
+static int ewm_nat(const df_node_t *d, op_t op, const frame_t *in, char *err, size_t errlen)
+{
+    const fcol_t *tc = ewm_tc(d, op, in);
+    for (int64_t i = 0; tc && i < tc->n; i++)
+        if (((const int64_t *)tc->data)[i] == INT64_MIN)
+            return errmsg(err, errlen, "ewm: Cannot convert NaT values to integer (times)");
+    return 0;
 }
 
 bool df_run_forward(const df_node_t *d, op_t op)
@@ -172,13 +197,17 @@ static int cum_col(op_t op, const fcol_t *c, int ot, const fcol_t *cc, bool edge
  * other), so that a chunk after a carry gives the very numbers one pass
  * over the whole column gives. o: the values (float64) or the 3-row
  * state (edge). */
-static int ewm_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, bool edge, fcol_t *o)
+static int ewm_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, const fcol_t *tc,
+                   bool edge, fcol_t *o)
 {
     int64_t n = c->n;
-    if (fcol_alloc(o, FT_FLOAT64, edge ? 3 : n, 0, false)) return -1;
+    if (fcol_alloc(o, FT_FLOAT64, edge ? 3 + (tc != NULL) : n, 0, false)) return -1;
     double *y = o->data;
     double weighted = cc ? num(cc, 0) : NAN, old_wt = cc ? num(cc, 1) : 1.0;
     int64_t nobs = cc ? (int64_t)num(cc, 2) : 0;
+    /* with times: pandas' deltas, the float64 times' differences over the
+     * halflife, the last time carried */
+    double last = cc && tc ? num(cc, 3) : 0;
     double alpha = 1.0 / (1.0 + d->ewm_com), factor = 1.0 - alpha;
     double new_wt = d->ewm_adjust ? 1.0 : alpha;
     bool normalize = d->ragg != DFRA_SUM;
@@ -186,10 +215,11 @@ static int ewm_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, bool e
         double cur = fcol_is_na(c, i) ? NAN : num(c, i);
         bool obs = cur == cur;
         nobs += obs;
+        double t = tc ? (double)((const int64_t *)tc->data)[i] : 0;
         if (weighted == weighted) {
             if (obs || !d->ewm_ignore_na) {
                 if (normalize)
-                    old_wt *= factor;
+                    old_wt *= tc ? pow(factor, (t - last) / d->ewm_hl_ns) : factor;
                 else
                     weighted = factor * weighted;
                 if (obs) {
@@ -211,11 +241,13 @@ static int ewm_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, bool e
             weighted = cur;
         }
         if (!edge) y[i] = nobs >= d->minp ? weighted : NAN;
+        last = t;
     }
     if (edge) {
         y[0] = weighted;
         y[1] = old_wt;
         y[2] = (double)nobs;
+        if (tc) y[3] = last;
     }
     return 0;
 }
@@ -406,10 +438,10 @@ static int expanding_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, 
 
 /* One column of a scan (cumulative, ewm, expanding) from carry column cc. */
 static int scan_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, const fcol_t *cc,
-                    bool edge, fcol_t *o)
+                    const fcol_t *tc, bool edge, fcol_t *o)
 {
     if (ewm_var(d, op)) return ewmvar_col(d, c, cc, edge, o);
-    if (op == OP_DF_EWM) return ewm_col(d, c, cc, edge, o);
+    if (op == OP_DF_EWM) return ewm_col(d, c, cc, tc, edge, o);
     if (op == OP_DF_EXPANDING) return expanding_col(d, c, cc, edge, o);
     return cum_col(op, c, ot, cc, edge, o);
 }
@@ -994,7 +1026,7 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
         }
         double q[TS_N] = {0};
         if (carry && b.w) memcpy(q, carry->cols[k].data, sizeof q);
-        if (!(x = tw_values(carry, k, &in->cols[d->roll_src ? d->roll_src[k] : k], &b))) goto fail;
+        if (!(x = tw_values(carry, k, &in->cols[src_of(d, k)], &b))) goto fail;
         if (!edge) {
             if (fcol_alloc(o, FT_FLOAT64, n, 0, false)) goto fail;
             if (tw_col(d, &b, x, q, o->data)) goto fail;
@@ -1072,9 +1104,15 @@ int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *ca
         goto fail;
     out->range_index = in->range_index;
     if (is_scan(op)) {
+        if (ewm_nat(d, op, in, err, errlen)) {
+            frame_free(out);
+            return -1;
+        }
         for (int k = 0; k < d->ncols; k++) {
             const fcol_t *cc = carry ? &carry->cols[k] : NULL;
-            if (scan_col(d, op, &in->cols[k], d->cols[k].type, cc, false, &out->cols[k])) goto fail;
+            if (scan_col(d, op, &in->cols[src_of(d, k)], d->cols[k].type, cc, ewm_tc(d, op, in),
+                         false, &out->cols[k]))
+                goto fail;
         }
         return 0;
     }
@@ -1106,9 +1144,11 @@ int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
 {
     if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, NULL, in, out, true, err, errlen);
     if (is_scan(op)) {
+        if (ewm_nat(d, op, in, err, errlen)) return -1;
         if (state_frame(d, op, in, out)) goto fail;
         for (int k = 0; k < d->ncols; k++)
-            if (scan_col(d, op, &in->cols[k], d->cols[k].type, NULL, true, &out->cols[k]))
+            if (scan_col(d, op, &in->cols[src_of(d, k)], d->cols[k].type, NULL, ewm_tc(d, op, in),
+                         true, &out->cols[k]))
                 goto fail;
         return 0;
     }
@@ -1135,12 +1175,13 @@ int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_
 {
     if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, far, near, out, true, err, errlen);
     if (is_scan(op)) {
+        if (ewm_nat(d, op, near, err, errlen)) return -1;
         if (state_frame(d, op, near, out)) goto fail;
         /* near is the next chunk itself: its values folded into the carry
          * one by one, as a sequential cumsum (or pandas' ewm) takes them */
         for (int k = 0; k < d->ncols; k++)
-            if (scan_col(d, op, &near->cols[k], d->cols[k].type, &far->cols[k], true,
-                         &out->cols[k]))
+            if (scan_col(d, op, &near->cols[src_of(d, k)], d->cols[k].type, &far->cols[k],
+                         ewm_tc(d, op, near), true, &out->cols[k]))
                 goto fail;
         return 0;
     }

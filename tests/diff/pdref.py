@@ -228,7 +228,7 @@ def evaluate(doc, data_dir="."):
             v = getattr(ins[0].expanding(min_periods=n.get("min_periods", 1)), n["agg"])()
         elif op == "dataframe.ewm":
             kw = {k: n[k] for k in ("com", "span", "halflife", "alpha", "min_periods", "adjust",
-                                    "ignore_na") if k in n}
+                                    "ignore_na", "times") if k in n}
             r = ins[0].ewm(**kw)
             v = getattr(r, n.get("agg", "mean"))(**({"bias": n["bias"]} if "bias" in n else {}))
         elif op == "dataframe.rolling":

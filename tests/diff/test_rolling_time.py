@@ -2,13 +2,15 @@
 """dataframe.rolling over a window of time through mars-run, against
 pandas 1.5's df.rolling("2h", on="ts", closed=...).agg() and
 Series.rolling("2h").agg(): every aggregation (sum, mean, min, max, std,
-var, count, median, quantile with each interpolation) and every closed end (right, left, both, neither), windows from
-"0s" to "1D", min_periods, times with repeats and gaps, rising and falling,
-by a datetime column, a timedelta column and a DatetimeIndex; and the
-rejections (a calendar window, a negative one, times that are not
-datetimes, NaT, times out of order). Each case runs on one-row chunks, small
-uneven chunks and one chunk, and the values must be pandas' to the bit: the
-carry holds pandas' own window state (its Kahan sums and Welford variance).
+var, count, median, quantile with each interpolation) and every closed
+end (right, left, both, neither), windows from "0s" to "1D", min_periods,
+times with repeats and gaps, rising and falling, by a datetime column, a
+timedelta column and a DatetimeIndex; ewm weighted by the time between
+rows (pandas' ewm(halflife="2h", times=...)); and the rejections (a
+calendar window, a negative one, times that are not datetimes, NaT, times
+out of order). Each case runs on one-row chunks, small uneven chunks and
+one chunk, and the values must be pandas' to the bit: the carry holds
+pandas' own window state (its Kahan sums and Welford variance).
 
 Usage: test_rolling_time.py. Prints `RESULT passed=N failed=M`."""
 
@@ -129,6 +131,17 @@ def cases(P):
                                  op("r", "rolling", "o", window="2h", on="ts", agg="sum"),
                                  op("c", "rolling", "o", window="2h", on="ts", agg="count")],
                 {"r": O.rolling("2h", on="ts").sum(), "c": O.rolling("2h", on="ts").count()}))
+    # ewm weighted by the time between rows: pandas' ewm(halflife=...,
+    # times=...), the times column left out of the result
+    nodes, want = list(base), {}
+    for q, kw in enumerate(({"halflife": "2h"}, {"halflife": "30min", "span": 5},
+                            {"halflife": "1 days", "com": 0.5, "ignore_na": True},
+                            {"halflife": "90s", "min_periods": 3})):
+        for agg in ("mean", "sum", "std"):
+            k = "ew%d%s" % (q, agg)
+            nodes.append(op(k, "ewm", "f", times="ts", agg=agg, **kw))
+            want[k] = getattr(F.drop(columns="ts").ewm(times=F.ts, **kw), agg)()
+    out.append(("ewm_times", nodes, want))
     # a rolling then more ops
     R = F.rolling("2h", on="ts").mean()
     out.append(("then", base + [op("r", "rolling", "f", window="2h", on="ts", agg="mean"),
@@ -185,6 +198,15 @@ def rejects(data):
         td.expect_refused(data, "reject/" + name,
                           base + [op("f", "getitem", "t", columns=["ts", "i", "x"]), node], 2,
                           words)
+    for name, extra, words in [
+            ("ewm_times_ints", {"times": "i", "halflife": "1h"}, ["times must be datetime64"]),
+            ("ewm_halflife_number", {"times": "ts", "halflife": 3}, ["timedelta convertible"]),
+            ("ewm_halflife_no_times", {"halflife": "1h"}, ["if times is not None"]),
+            ("ewm_times_not_adjusted", {"times": "ts", "halflife": "1h", "adjust": False},
+             ["times is not supported with adjust=False"])]:
+        td.expect_refused(data, "reject/" + name, base + [
+            op("f", "getitem", "t", columns=["ts", "i", "x"]),
+            dict({"key": "r", "op": "dataframe.ewm", "inputs": ["f"]}, **extra)], 2, words)
     td.expect_refused(data, "reject/timedelta_column", base + [
         op("ds", "getitem", "t", columns="d"), op("dd", "to_timedelta", "ds"),
         op("da", "assign", ["t", "dd"], names=["d"]),
@@ -202,6 +224,9 @@ def rejects(data):
             td.expect_refused(data, "reject/%s/chunk=%s" % (name, chunk), [
                 rc_node(chunk, path), op("r", "rolling", "t", window="h", on="ts", agg="sum")],
                 1, words)
+    td.expect_refused(data, "reject/ewm_times_nat", [
+        rc_node(1, "nat.csv"), op("r", "ewm", "t", times="ts", halflife="1h")], 1,
+        ["Cannot convert NaT values to integer"])
 
 
 def main():

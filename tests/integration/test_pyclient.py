@@ -1415,6 +1415,8 @@ class TestDataFrames(Base):
                 (s.rolling(pd.Timedelta("90min")).std(), ps.rolling(pd.Timedelta("90min")).std()),
                 (s.rolling("1D", closed="left").max(), ps.rolling("1D", closed="left").max()),
                 (df.rolling("4h", on="ts").median(), p.rolling("4h", on="ts").median()),
+                (df.ewm(halflife=pd.Timedelta("3h"), times="ts").mean(),
+                 p[["v", "x"]].ewm(halflife=pd.Timedelta("3h"), times=p.ts).mean()),
                 (s.rolling("6h").quantile(0.9, interpolation="nearest"),
                  ps.rolling("6h").quantile(0.9, interpolation="nearest")),
                 (s.rolling(25, min_periods=3).median(), ps.rolling(25, min_periods=3).median()),

@@ -262,11 +262,17 @@ class _Frame(Entity):
         return _Rolling(self, window, min_periods, on, closed)
 
     def ewm(self, com=None, span=None, halflife=None, alpha=None, min_periods=0, adjust=True,
-            ignore_na=False):
-        """pandas' ewm: .mean() and .sum(), exactly as pandas' recurrence
-        (one of com, span, halflife, alpha)."""
+            ignore_na=False, times=None):
+        """pandas' ewm: .mean(), .sum(), .var(), .std(), exactly as pandas'
+        recurrences (one of com, span, halflife, alpha). times: the name of
+        a datetime column, with halflife a timedelta ("2h", a Timedelta):
+        the weights decay with the time between rows, as pandas'."""
+        if times is not None:
+            if not isinstance(times, str):
+                raise TypeError("ewm(times=...): pass the name of a datetime column of the frame")
+            halflife = _time_literal(halflife) or halflife
         p = {k: v for k, v in (("com", com), ("span", span), ("halflife", halflife),
-                               ("alpha", alpha)) if v is not None}
+                               ("alpha", alpha), ("times", times)) if v is not None}
         if min_periods:
             p["min_periods"] = int(min_periods)
         if not adjust:
