@@ -368,11 +368,17 @@ class Gen:
                                   ("shift", {"periods": -3}), ("ewm", {"span": 4}),
                                   ("ewm", {"alpha": 0.4, "adjust": False, "ignore_na": True}),
                                   ("ewm", {"halflife": 2.5, "min_periods": 3, "agg": "sum"}),
+                                  ("ewm", {"span": 6, "agg": "std"}),
+                                  ("ewm", {"com": 1.5, "adjust": False, "agg": "var",
+                                           "bias": True}),
+                                  ("rolling", {"window": 4, "agg": "median"}),
+                                  ("rolling", {"window": 5, "min_periods": 2, "agg": "quantile",
+                                               "quantile": 0.3}),
                                   ("expanding", {"agg": "mean"}),
                                   ("expanding", {"agg": "std", "min_periods": 3}),
                                   ("expanding", {"agg": "max"})])
         self.cur = self.add(dict({"op": "dataframe." + op, "inputs": [self.cur]}, **kw))
-        if op in ("diff", "shift", "ewm", "expanding"):  # float64 (NaN at an end)
+        if op in ("diff", "shift", "ewm", "expanding", "rolling"):  # float64 (NaN at an end)
             self.cols = {c: "float" for c in cs}
 
     def fillna(self):
