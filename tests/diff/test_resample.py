@@ -17,15 +17,12 @@ case runs on one-row chunks (the groupby's shuffle), small uneven chunks
 Usage: test_resample.py. Prints `RESULT passed=N failed=M`."""
 
 import os
-import shutil
 import sys
-import tempfile
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
 import test_dates as td  # noqa: E402  (its runner, comparison and report)
 
 op = td.op
@@ -306,26 +303,21 @@ def upsampling(data):
 
 
 def main():
-    if not harness.have_mars_run():
-        print("mars-run is not built")
-        print("RESULT passed=0 failed=1")
-        return 1
-    data = tempfile.mkdtemp(prefix="resample_data_")
-    try:
-        make_csv(os.path.join(data, "t.csv"), np.random.default_rng(5), 180)
-        P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["ts", "wide"])
-        cs = cases(P)
-        for chunk in (1, 900, None):
-            for name, nodes, want in cs:
-                td.report("%s/chunk=%s" % (name, chunk),
-                          td.run_and_compare([rc_node(chunk)] + nodes, want, data))
-        rejects(data)
-        empty_input(data)
-        upsampling(data)
-    finally:
-        shutil.rmtree(data, ignore_errors=True)
-    print("RESULT passed=%d failed=%d" % (td.passed, td.failed))
-    return 1 if td.failed else 0
+    return td.suite_main("resample_data_", all_cases)
+
+
+def all_cases(data):
+    """every case, on t.csv and its own files in data"""
+    make_csv(os.path.join(data, "t.csv"), np.random.default_rng(5), 180)
+    P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["ts", "wide"])
+    cs = cases(P)
+    for chunk in (1, 900, None):
+        for name, nodes, want in cs:
+            td.report("%s/chunk=%s" % (name, chunk),
+                      td.run_and_compare([rc_node(chunk)] + nodes, want, data))
+    rejects(data)
+    empty_input(data)
+    upsampling(data)
 
 
 if __name__ == "__main__":

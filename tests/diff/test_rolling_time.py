@@ -15,15 +15,12 @@ pandas' own window state (its Kahan sums and Welford variance).
 Usage: test_rolling_time.py. Prints `RESULT passed=N failed=M`."""
 
 import os
-import shutil
 import sys
-import tempfile
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
 import test_dates as td  # noqa: E402  (its runner and report)
 
 op = td.op
@@ -230,26 +227,21 @@ def rejects(data):
 
 
 def main():
-    if not harness.have_mars_run():
-        print("mars-run is not built")
-        print("RESULT passed=0 failed=1")
-        return 1
-    data = tempfile.mkdtemp(prefix="rolling_time_data_")
-    try:
-        make_csv(os.path.join(data, "t.csv"), np.random.default_rng(4), 160)
-        P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["ts"], float_precision="round_trip")
-        P["d"] = pd.to_timedelta(P["d"])
-        cs = cases(P)
-        for chunk in (1, 900, None):
-            for name, nodes, want in cs:
-                td.report("%s/chunk=%s" % (name, chunk),
-                          run_and_compare([rc_node(chunk)] + nodes, want, data))
-        falling(data)
-        rejects(data)
-    finally:
-        shutil.rmtree(data, ignore_errors=True)
-    print("RESULT passed=%d failed=%d" % (td.passed, td.failed))
-    return 1 if td.failed else 0
+    return td.suite_main("rolling_time_data_", all_cases)
+
+
+def all_cases(data):
+    """every case, on t.csv and its own files in data"""
+    make_csv(os.path.join(data, "t.csv"), np.random.default_rng(4), 160)
+    P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["ts"], float_precision="round_trip")
+    P["d"] = pd.to_timedelta(P["d"])
+    cs = cases(P)
+    for chunk in (1, 900, None):
+        for name, nodes, want in cs:
+            td.report("%s/chunk=%s" % (name, chunk),
+                      run_and_compare([rc_node(chunk)] + nodes, want, data))
+    falling(data)
+    rejects(data)
 
 
 if __name__ == "__main__":

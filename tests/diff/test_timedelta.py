@@ -20,15 +20,12 @@ on one-row chunks, small uneven chunks and one chunk.
 Usage: test_timedelta.py. Prints `RESULT passed=N failed=M`."""
 
 import os
-import shutil
 import sys
-import tempfile
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import harness  # noqa: E402
 import test_dates as td  # noqa: E402  (its runner, comparison and report)
 
 op = td.op
@@ -338,43 +335,38 @@ def to_timedelta_cases(data):
 
 
 def main():
-    if not harness.have_mars_run():
-        print("mars-run is not built")
-        print("RESULT passed=0 failed=1")
-        return 1
-    data = tempfile.mkdtemp(prefix="timedelta_data_")
-    try:
-        make_csv(os.path.join(data, "t.csv"), np.random.default_rng(11), 150)
-        P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["start", "end"])
-        cs, A = cases(P)
-        for chunk in (1, 700, None):
-            for name, nodes, want in cs:
-                report_case = "%s/chunk=%s" % (name, chunk)
-                td.report(report_case, td.run_and_compare([rc_node(chunk)] + nodes, want, data))
-        # JSON and to_csv as pandas writes them: each value's str, and a
-        # column of whole days as "N days"
-        for chunk in (1, None):
-            nodes = [rc_node(chunk), op("s", "getitem", "t", columns="start"),
-                     op("e", "getitem", "t", columns="end"), sub("d", "e", "s"),
-                     op("nw", "dt.normalize", "e"), op("ns", "dt.normalize", "s"),
-                     sub("w", "nw", "ns"), op("a", "assign", ["t", "d", "w"], names=["d", "w"])]
-            rc, err, got = td.run(nodes, ["a", "d"], data, csv=True)
-            why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
-            if not why and got["a.csv"] != A.to_csv():
-                why = "to_csv differs: %r vs %r" % (got["a.csv"][:300], A.to_csv()[:300])
-            if not why:
-                strs = [None if pd.isna(v) else str(v) for v in A.d]
-                if got["d"]["data"] != strs:
-                    why = "JSON values differ: %r vs %r" % (got["d"]["data"][:5], strs[:5])
-            td.report("to_csv_json/chunk=%s" % chunk, why)
-        literal_forms(data)
-        datetime_mean(data, P)
-        rejects(data)
-        to_timedelta_cases(data)
-    finally:
-        shutil.rmtree(data, ignore_errors=True)
-    print("RESULT passed=%d failed=%d" % (td.passed, td.failed))
-    return 1 if td.failed else 0
+    return td.suite_main("timedelta_data_", all_cases)
+
+
+def all_cases(data):
+    """every case, on t.csv and its own files in data"""
+    make_csv(os.path.join(data, "t.csv"), np.random.default_rng(11), 150)
+    P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["start", "end"])
+    cs, A = cases(P)
+    for chunk in (1, 700, None):
+        for name, nodes, want in cs:
+            report_case = "%s/chunk=%s" % (name, chunk)
+            td.report(report_case, td.run_and_compare([rc_node(chunk)] + nodes, want, data))
+    # JSON and to_csv as pandas writes them: each value's str, and a
+    # column of whole days as "N days"
+    for chunk in (1, None):
+        nodes = [rc_node(chunk), op("s", "getitem", "t", columns="start"),
+                 op("e", "getitem", "t", columns="end"), sub("d", "e", "s"),
+                 op("nw", "dt.normalize", "e"), op("ns", "dt.normalize", "s"),
+                 sub("w", "nw", "ns"), op("a", "assign", ["t", "d", "w"], names=["d", "w"])]
+        rc, err, got = td.run(nodes, ["a", "d"], data, csv=True)
+        why = "exit %d: %s" % (rc, err.strip()[:300]) if rc else ""
+        if not why and got["a.csv"] != A.to_csv():
+            why = "to_csv differs: %r vs %r" % (got["a.csv"][:300], A.to_csv()[:300])
+        if not why:
+            strs = [None if pd.isna(v) else str(v) for v in A.d]
+            if got["d"]["data"] != strs:
+                why = "JSON values differ: %r vs %r" % (got["d"]["data"][:5], strs[:5])
+        td.report("to_csv_json/chunk=%s" % chunk, why)
+    literal_forms(data)
+    datetime_mean(data, P)
+    rejects(data)
+    to_timedelta_cases(data)
 
 
 if __name__ == "__main__":
