@@ -4127,14 +4127,14 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         bool ok = t == FT_INT64 || t == FT_FLOAT64 ||
                   (t == FT_BOOL && (op == OP_DF_CUMSUM || op == OP_DF_CUMPROD || op == OP_DF_EWM ||
                                     op == OP_DF_EXPANDING));
-        if ((op == OP_DF_EWM || op == OP_DF_EXPANDING || d->roll_time) &&
-            s->cols[k].unit != FU_NONE)
-            ok = false; /* datetimes */
+        /* datetimes and timedeltas: pandas 1.5 drops them from these
+         * windows (a rolling of rows once rolled their nanoseconds) */
+        bool win = op == OP_DF_EWM || op == OP_DF_EXPANDING || op == OP_DF_ROLLING;
+        if (win && s->cols[k].unit != FU_NONE) ok = false;
         if (!ok)
             return XFAIL(n, "column %s is %s; %s takes numbers%s", lb,
                          df_col_type_name(&s->cols[k]), op_name(op),
-                         op == OP_DF_EWM || op == OP_DF_EXPANDING || d->roll_time
-                             ? " (select the numeric columns first: pandas 1.5 drops the others "
+                         win ? " (select the numeric columns first: pandas 1.5 drops the others "
                                "with a warning)"
                              : "");
         d->cols[k].type = cum ? (t == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64) : FT_FLOAT64;
