@@ -4055,7 +4055,9 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if (sk && !json_is_true(sk)) return XFAIL(n, "only \"skipna\": true is supported");
     } else if (op == OP_DF_ROLLING && json_is_string(json_object_get(obj, "window"))) {
         json_t *ce = json_object_get(obj, "center");
-        if (ce && !json_is_false(ce)) return XFAIL(n, "only \"center\": false is supported");
+        if (ce && !json_is_false(ce) && !json_is_null(ce))
+            return XFAIL(n, "\"center\" is for windows of rows: a window of time takes only "
+                            "\"center\": false");
         if ((d->ragg = window_agg(json_object_get(obj, "agg"), true)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
                             "median, quantile");
@@ -4081,7 +4083,9 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                              (long long)d->n);
             d->minp = (int64_t)json_integer_value(mp);
         }
-        if (ce && !json_is_false(ce)) return XFAIL(n, "only \"center\": false is supported");
+        if (ce && !json_is_null(ce) && !json_is_boolean(ce))
+            return XFAIL(n, "\"center\" must be true or false");
+        if (ce && json_is_true(ce)) d->roll_off = (d->n - 1) / 2;
         if ((d->ragg = window_agg(ag, true)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
                             "median, quantile");

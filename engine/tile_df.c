@@ -424,6 +424,34 @@ static tgrid_t *tile_to_tensor(tctx_t *c, int node)
     return G;
 }
 
+/* A centred rolling window's second chain, backwards: after[k] the carry
+ * of the rows after chunk k (edges and combines with off[1] = 1), -1 for
+ * the last chunk. 0, or -1 when tiling failed. */
+static int back_chain(tctx_t *c, const tgrid_t *A, jparam_t *pe, jparam_t *pc, int64_t *after)
+{
+    int64_t nch = A->nchunks[0];
+    int32_t carry = -1;
+    for (int64_t k = nch - 1; k >= 0; k--) {
+        after[k] = carry;
+        if (k == 0) break;
+        int32_t ej = bjob(c, pe, 1);
+        if (ej < 0) return -1;
+        tile__jin_direct(c, ej, 0, A->job[k]);
+        c->t->jobs[ej].off[1] = 1;
+        if (carry < 0) {
+            carry = ej;
+            continue;
+        }
+        int32_t cj = bjob(c, pc, 2);
+        if (cj < 0) return -1;
+        tile__jin_direct(c, cj, 0, carry);
+        tile__jin_direct(c, cj, 1, ej);
+        c->t->jobs[cj].off[1] = 1;
+        carry = cj;
+    }
+    return 0;
+}
+
 /* fillna with a method, the running ops (df/running.h), reset_index and a
  * merge's index (tile_merge), over A's chunks: every chunk's edge, the
  * edges combined in order
@@ -438,15 +466,26 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
     if (!G) return NULL;
     jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
     jparam_t *pm = dparam(c, node, DFJ_MAP);
+    int64_t *after = NULL; /* a centred window: the carry of the chunks after chunk k */
+    if (df_run_after(c->g->nodes[node].df, op) && !backwards) {
+        if (nch > INT_MAX || !(after = tile__arena_i64(c, (int)nch)) ||
+            back_chain(c, A, pe, pc, after))
+            return NULL;
+    }
     int32_t carry = -1; /* the carry of the chunks already passed */
     for (int64_t q = 0; q < nch; q++) {
         int64_t k = backwards ? nch - 1 - q : q;
-        int32_t mj = bjob(c, pm, carry >= 0 ? 2 : 1);
+        bool aft = after && after[k] >= 0;
+        int32_t mj = bjob(c, pm, 1 + (carry >= 0) + aft);
         if (mj < 0) return NULL;
         tile__jin_direct(c, mj, 0, A->job[k]);
         if (carry >= 0) {
             tile__jin_direct(c, mj, 1, carry);
             c->t->jobs[mj].off[0] = 1;
+        }
+        if (aft) {
+            tile__jin_direct(c, mj, 1 + (carry >= 0), (int32_t)after[k]);
+            c->t->jobs[mj].off[0] |= 2;
         }
         G->job[k] = mj;
         if (q == nch - 1) break;

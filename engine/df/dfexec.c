@@ -2903,11 +2903,16 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     case DFJ_MAP:
     case DFJ_CARRY_EDGE:
     case DFJ_CARRY_COMBINE: {
-        frame_t a = {0}, b = {0};
+        frame_t a = {0}, b = {0}, c3 = {0};
         bool two = j->n_in > 1;
         if (view(&ins_[0], &a, err, errlen)) return -1;
         if (two && view(&ins_[1], &b, err, errlen)) {
             frame_free(&a);
+            return -1;
+        }
+        if (j->n_in > 2 && view(&ins_[2], &c3, err, errlen)) {
+            frame_free(&a);
+            frame_free(&b);
             return -1;
         }
         bool running = n->op == OP_DF_CUMSUM || n->op == OP_DF_CUMPROD || n->op == OP_DF_CUMMAX ||
@@ -2962,12 +2967,18 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                  : j->param->dfk == DFJ_CARRY_EDGE
                      ? df3_gb_carry(d, n->op, &a, NULL, NULL, &f, err, errlen)
                      : df3_gb_carry(d, n->op, &b, &a, NULL, &f, err, errlen);
-        else if (running && j->param->dfk == DFJ_MAP)
-            rc = df_run_map(d, n->op, &a, two ? &b : NULL, &f, err, errlen);
+        else if (running && j->param->dfk == DFJ_MAP && df_run_after(d, n->op)) {
+            /* a centred window: off[0] bit 1, the carry before; bit 2, the
+             * carry after (inputs in that order) */
+            const frame_t *bef = j->off[0] & 1 ? &b : NULL;
+            const frame_t *aft = !(j->off[0] & 2) ? NULL : bef ? &c3 : &b;
+            rc = df_run_map(d, n->op, &a, bef, aft, &f, err, errlen);
+        } else if (running && j->param->dfk == DFJ_MAP)
+            rc = df_run_map(d, n->op, &a, two ? &b : NULL, NULL, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_CARRY_EDGE)
-            rc = df_run_edge(d, n->op, &a, &f, err, errlen);
+            rc = df_run_edge(d, n->op, &a, j->off[1] == 1, &f, err, errlen);
         else if (running)
-            rc = df_run_combine(d, n->op, &a, &b, &f, err, errlen);
+            rc = df_run_combine(d, n->op, &a, &b, j->off[1] == 1, &f, err, errlen);
         else if (j->param->dfk == DFJ_MAP &&
                  (n->op == OP_DF_SET_INDEX || n->op == OP_DF_RESET_INDEX ||
                   n->op == OP_DF_NLARGEST || n->op == OP_DF_NSMALLEST))
@@ -2980,6 +2991,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             rc = df_clean_combine(d, &a, &b, &f, err, errlen);
         frame_free(&a);
         frame_free(&b);
+        frame_free(&c3);
         break;
     }
     case DFJ_MULTIOUT:

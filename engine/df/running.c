@@ -89,10 +89,16 @@ bool df_run_forward(const df_node_t *d, op_t op)
     return is_scan(op) || op == OP_DF_ROLLING || d->n >= 0;
 }
 
-/* rows of context a chunk needs from its neighbours */
-static int64_t width(const df_node_t *d, op_t op)
+bool df_run_after(const df_node_t *d, op_t op)
 {
-    if (op == OP_DF_ROLLING) return d->n - 1;
+    return op == OP_DF_ROLLING && !d->roll_time && d->roll_off > 0;
+}
+
+/* rows of context a chunk needs from its neighbours (back: from the chunks
+ * after a centred window) */
+static int64_t width(const df_node_t *d, op_t op, bool back)
+{
+    if (op == OP_DF_ROLLING) return back ? d->roll_off : d->n - 1 - d->roll_off;
     return d->n < 0 ? -d->n : d->n;
 }
 
@@ -594,6 +600,16 @@ static double *as_float(const fcol_t *c, bool fill)
     return x;
 }
 
+/* row r's rolling window among n rows: rows *a .. *e - 1, pandas 1.5's
+ * FixedWindowIndexer (r - window + 1 .. r, moved (window - 1) / 2 rows on
+ * with center), cut at the ends */
+static void row_window(const df_node_t *d, int64_t n, int64_t r, int64_t *a, int64_t *e)
+{
+    int64_t end = r + 1 + d->roll_off, st = end - d->n;
+    *a = st < 0 ? 0 : st;
+    *e = end > n ? n : end;
+}
+
 static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int64_t off, int64_t m,
                       fcol_t *o)
 {
@@ -663,16 +679,12 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
     }
     double *y = o->data;
     if (op == OP_DF_ROLLING && (d->ragg == DFRA_MEDIAN || d->ragg == DFRA_QUANTILE)) {
-        /* rows r - window + 1 .. r */
         int64_t *st = malloc(sizeof(int64_t) * (size_t)(m + 1));
         int64_t *en = malloc(sizeof(int64_t) * (size_t)(m + 1));
         int rc = -1;
         if (st && en) {
-            for (int64_t i = 0; i < m; i++) {
-                int64_t r = off + i;
-                st[i] = r - p + 1 < 0 ? 0 : r - p + 1;
-                en[i] = r + 1;
-            }
+            for (int64_t i = 0; i < m; i++)
+                row_window(d, N, off + i, &st[i], &en[i]);
             rc = os_windows(d, x, N, st, en, m, y);
         }
         free(st);
@@ -695,10 +707,10 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
             }
             continue;
         }
-        /* rolling: rows r - window + 1 .. r */
-        int64_t a = r - p + 1 < 0 ? 0 : r - p + 1, cnt = 0;
+        int64_t a, e, cnt = 0;
+        row_window(d, N, r, &a, &e);
         double s = 0, mn = INFINITY, mx = -INFINITY;
-        for (int64_t k = a; k <= r; k++) {
+        for (int64_t k = a; k < e; k++) {
             if (x[k] != x[k]) continue;
             cnt++;
             s += x[k];
@@ -724,7 +736,7 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
                 break;
             default: {
                 double mean = s / (double)cnt, m2 = 0;
-                for (int64_t k = a; k <= r; k++)
+                for (int64_t k = a; k < e; k++)
                     if (x[k] == x[k]) m2 += (x[k] - mean) * (x[k] - mean);
                 v = cnt > 1 ? m2 / (double)(cnt - 1) : NAN;
                 if (d->ragg == DFRA_STD) v = sqrt(v);
@@ -733,7 +745,7 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
         }
         /* count: pandas counts the window's rows (NaN included) against
          * min_periods, as notna().rolling().sum() */
-        if (d->ragg == DFRA_COUNT && r - a + 1 < d->minp) v = NAN;
+        if (d->ragg == DFRA_COUNT && e - a < d->minp) v = NAN;
         y[i] = v;
     }
     free(x);
@@ -1096,8 +1108,8 @@ static int state_frame(const df_node_t *d, op_t op, const frame_t *in, frame_t *
     return 0;
 }
 
-int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
-               char *err, size_t errlen)
+int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry,
+               const frame_t *after, frame_t *out, char *err, size_t errlen)
 {
     if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, carry, in, out, false, err, errlen);
     if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx) || labels(d, in, out, true))
@@ -1116,7 +1128,7 @@ int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *ca
         }
         return 0;
     }
-    frame_t all = {0};
+    frame_t all = {0}, all2 = {0};
     int64_t off = 0;
     bool fwd = df_run_forward(d, op);
     if (carry && carry->nrows > 0) {
@@ -1127,6 +1139,17 @@ int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *ca
         off = fwd ? carry->nrows : 0;
     }
     const frame_t *x = carry && carry->nrows > 0 ? &all : in;
+    if (after && after->nrows > 0) {
+        /* a centred window: the rows after the chunk too */
+        if (concat2(x, after, &all2, err, errlen)) {
+            frame_free(&all);
+            frame_free(out);
+            return -1;
+        }
+        frame_free(&all);
+        all = all2;
+        x = &all;
+    }
     for (int k = 0; k < d->ncols; k++)
         if (window_col(d, op, &x->cols[k], d->cols[k].type, off, in->nrows, &out->cols[k])) {
             frame_free(&all);
@@ -1139,7 +1162,7 @@ fail:
     return oom(err, errlen);
 }
 
-int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, bool back, frame_t *out, char *err,
                 size_t errlen)
 {
     if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, NULL, in, out, true, err, errlen);
@@ -1152,8 +1175,8 @@ int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
                 goto fail;
         return 0;
     }
-    int64_t w = width(d, op), n = in->nrows < w ? in->nrows : w;
-    bool fwd = df_run_forward(d, op);
+    int64_t w = width(d, op, back), n = in->nrows < w ? in->nrows : w;
+    bool fwd = df_run_forward(d, op) && !back;
     if (op == OP_DF_PCT_CHANGE) {
         /* the last rows as the whole chunk forward-filled has them */
         frame_t all = {0};
@@ -1170,7 +1193,7 @@ fail:
     return oom(err, errlen);
 }
 
-int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near,
+int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near, bool back,
                    frame_t *out, char *err, size_t errlen)
 {
     if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, far, near, out, true, err, errlen);
@@ -1185,12 +1208,12 @@ int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_
                 goto fail;
         return 0;
     }
-    bool fwd = df_run_forward(d, op);
+    bool fwd = df_run_forward(d, op) && !back;
     frame_t all = {0};
     if (fwd ? concat2(far, near, &all, err, errlen) : concat2(near, far, &all, err, errlen))
         return -1;
     if (op == OP_DF_PCT_CHANGE) ffill_frame(&all);
-    int64_t w = width(d, op), n = all.nrows < w ? all.nrows : w;
+    int64_t w = width(d, op, back), n = all.nrows < w ? all.nrows : w;
     int rc = rows_of(&all, fwd ? all.nrows - n : 0, n, out) ? oom(err, errlen) : 0;
     frame_free(&all);
     return rc;

@@ -6,7 +6,8 @@
  * 3-row frame: pandas' weighted value, old weight, observations), the windowed ops
  * the last rows of the data before the chunk (diff, shift, pct_change:
  * |periods| rows, pct_change's forward-filled as pandas' fill_method "pad";
- * rolling: window - 1 rows). Semantics are pandas 1.5's. 0, or -1 with a
+ * rolling: window - 1 rows, or with center window - 1 - (window - 1) / 2
+ * rows before and (window - 1) / 2 after). Semantics are pandas 1.5's. 0, or -1 with a
  * message; outputs are owned frames. */
 #ifndef MARS_DF_RUNNING_H
 #define MARS_DF_RUNNING_H
@@ -15,11 +16,16 @@
 
 /* Does op carry forwards (false: from the chunks after, negative periods)? */
 bool df_run_forward(const df_node_t *d, op_t op);
-int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
-               char *err, size_t errlen);
-int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry,
+               const frame_t *after, frame_t *out, char *err, size_t errlen);
+/* back: the carry of the rows after each chunk that a centred rolling
+ * window holds (df_run_after), where the op's own carry runs forwards */
+int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, bool back, frame_t *out, char *err,
                 size_t errlen);
-int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near,
+int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near, bool back,
                    frame_t *out, char *err, size_t errlen);
+/* Does op also need rows after each chunk (rolling with center: a second
+ * chain, backwards, beside its forward one; df_run_map's after)? */
+bool df_run_after(const df_node_t *d, op_t op);
 
 #endif

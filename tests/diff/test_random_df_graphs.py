@@ -374,6 +374,9 @@ class Gen:
                                   ("rolling", {"window": 4, "agg": "median"}),
                                   ("rolling", {"window": 5, "min_periods": 2, "agg": "quantile",
                                                "quantile": 0.3}),
+                                  ("rolling", {"window": 5, "center": True, "agg": "mean"}),
+                                  ("rolling", {"window": 6, "min_periods": 1, "center": True,
+                                               "agg": "max"}),
                                   ("expanding", {"agg": "mean"}),
                                   ("expanding", {"agg": "std", "min_periods": 3}),
                                   ("expanding", {"agg": "max"})])

@@ -1422,6 +1422,11 @@ class TestDataFrames(Base):
                 (s.rolling(25, min_periods=3).median(), ps.rolling(25, min_periods=3).median()),
                 (df[["v", "x"]].rolling(10).quantile(0.25),
                  p[["v", "x"]].rolling(10).quantile(0.25)),
+                # centred windows of rows: median to the bit across chunks
+                (s.rolling(31, center=True, min_periods=1).median(),
+                 ps.rolling(31, center=True, min_periods=1).median()),
+                (df[["v", "x"]].rolling(4, center=True).max(),
+                 p[["v", "x"]].rolling(4, center=True).max()),
             ]
             res = marsc.execute(*[q[0] for q in pairs])
             for i, ((_, want), got) in enumerate(zip(pairs, res)):

@@ -251,15 +251,17 @@ class _Frame(Entity):
         ("2h", "30min", a Timedelta) over the DatetimeIndex or the datetime
         column `on`, closed "right" (its default), "left", "both" or
         "neither"; then .sum(), .mean(), .min(), .max(), .std(), .var(),
-        .count(), .median(), .quantile(q). Windows of time give pandas'
-        values to the bit."""
-        if center:
-            raise NotImplementedError("rolling(center=True) is not supported")
+        .count(), .median(), .quantile(q). center=True centres windows of
+        rows as pandas does. Windows of time give pandas' values to the
+        bit."""
         if isinstance(window, (int, np.integer)) and not isinstance(window, bool):
             window = int(window)
         else:
             window = _time_literal(window) or window
-        return _Rolling(self, window, min_periods, on, closed)
+        r = _Rolling(self, window, min_periods, on, closed)
+        if center:
+            r._kw["center"] = True
+        return r
 
     def ewm(self, com=None, span=None, halflife=None, alpha=None, min_periods=0, adjust=True,
             ignore_na=False, times=None):
