@@ -164,7 +164,7 @@ static const char *const *df_fields(op_t op)
     static const char *const cu[] = {"axis", "skipna", NULL};
     static const char *const pe[] = {"periods", "axis", NULL};
     static const char *const ro[] = {"window", "min_periods", "center",        "agg", "on",
-                                     "closed", "quantile",    "interpolation", NULL};
+                                     "closed", "quantile",    "interpolation", "by",  NULL};
     static const char *const sc[] = {"pat", "regex", "case", NULL};
     static const char *const sw[] = {"pat", NULL};
     static const char *const sl[] = {"start", "stop", "step", NULL};
@@ -4041,6 +4041,76 @@ static int drop_col(df_node_t *d, int t)
     return 0;
 }
 
+/* rolling's "by": pandas 1.5's df.groupby(by).rolling(...): d->key the key
+ * columns, and the sort (stable, ascending, missing keys last) that puts
+ * each group's rows together in their order */
+static int roll_by(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s, json_t *obj,
+                   char *err, size_t errlen)
+{
+    json_t *by = json_object_get(obj, "by");
+    if (!by || json_is_null(by)) return 0;
+    if (in_vk(g, n, 0) == VK_SERIES)
+        return XFAIL(n, "\"by\" is for DataFrames: a Series has no columns to group by");
+    if (find_cols(s, by, n, "by", &d->key, &d->nkey, err, errlen)) return -1;
+    if (d->nkey < 1 || d->nkey > DF_MAX_KEYS)
+        return XFAIL(n, "\"by\" must name 1 to %d columns", DF_MAX_KEYS);
+    for (int i = 0; i < d->nkey; i++)
+        for (int j = 0; j < i; j++)
+            if (d->key[i] == d->key[j]) return XFAIL(n, "\"by\" names a column twice");
+    if (d->nkey == s->ncols) return XFAIL(n, "\"by\" leaves no column to roll");
+    d->sort.nby = d->nkey;
+    for (int i = 0; i < d->nkey; i++) {
+        d->sort.by[i] = d->key[i];
+        d->sort.asc[i] = true;
+    }
+    return 0;
+}
+
+static bool is_key(const df_node_t *d, int k)
+{
+    for (int i = 0; i < d->nkey; i++)
+        if (d->key[i] == k) return true;
+    return false;
+}
+
+/* a groupby's rolling: the columns that are no key (roll_src their
+ * inputs), indexed by the keys and then the input's index; rows in their
+ * groups' order, those with a missing key left out */
+static int by_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s)
+{
+    int nc = d->ncols, ni = d->nkey + s->nidx, m = 0;
+    df_col_t *idx = calloc((size_t)ni + 1, sizeof(df_col_t));
+    if (!idx || !(d->roll_src = malloc(sizeof(int) * (size_t)(nc + 1)))) {
+        free(idx);
+        return -1;
+    }
+    for (int q = 0; q < ni; q++)
+        if (set_like(&idx[q], q < d->nkey ? &s->cols[d->key[q]] : &s->idx[q - d->nkey])) {
+            for (int r = 0; r <= q; r++)
+                col_free(&idx[r]);
+            free(idx);
+            return -1;
+        }
+    for (int k = 0; k < nc; k++) {
+        if (is_key(d, k)) {
+            col_free(&d->cols[k]);
+            continue;
+        }
+        d->roll_src[m] = k;
+        d->cols[m++] = d->cols[k];
+    }
+    d->ncols = m;
+    for (int q = 0; q < d->nidx; q++)
+        col_free(&d->idx[q]);
+    free(d->idx);
+    d->idx = idx;
+    d->nidx = ni;
+    d->nrows = gb_key_may_miss(s, d) ? -1 : s->nrows;
+    d->rowsrc = (int)(n - g->nodes);
+    set_frame_shape(n, VK_DATAFRAME);
+    return 0;
+}
+
 static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
 {
@@ -4061,6 +4131,10 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if ((d->ragg = window_agg(json_object_get(obj, "agg"), true)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
                             "median, quantile");
+        json_t *by = json_object_get(obj, "by");
+        if (by && !json_is_null(by))
+            return XFAIL(n, "\"by\" (a groupby's rolling) is for windows of rows; a window of "
+                            "time is not supported by groups");
         if (roll_quantile(n, d, obj, err, errlen) || infer_roll_time(g, n, d, s, obj, err, errlen))
             return -1;
     } else if (op == OP_DF_ROLLING) {
@@ -4089,7 +4163,8 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if ((d->ragg = window_agg(ag, true)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
                             "median, quantile");
-        if (roll_quantile(n, d, obj, err, errlen)) return -1;
+        if (roll_quantile(n, d, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen))
+            return -1;
         /* pandas 1.5: count's min_periods defaults to 0 */
         if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
     } else if (op == OP_DF_EWM) {
@@ -4121,6 +4196,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         char lb[128];
         label_text(&s->cols[k], lb, sizeof lb);
         if (d->roll_time && k == d->roll_on) continue;      /* the times, kept */
+        if (is_key(d, k)) continue;                         /* a groupby's keys: the index */
         if (op == OP_DF_EWM && k == d->ewm_times) continue; /* ewm's times: dropped */
         if (op == OP_DF_SHIFT) {
             /* a datetime stays one, NaT where no row moved in (as pandas) */
@@ -4160,6 +4236,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     if (d->roll_time && d->roll_on >= 0 && roll_order(d)) return XFAIL(n, "out of memory");
     if (op == OP_DF_EWM && d->ewm_times >= 0 && drop_col(d, d->ewm_times))
         return XFAIL(n, "out of memory");
+    if (d->nkey > 0) return by_schema(g, n, d, s);
     keep_rows(g, n, d, s);
     return 0;
 }

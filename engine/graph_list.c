@@ -129,7 +129,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.pct_change", "1", {"periods", "axis"}},
     {"dataframe.rolling",
      "1",
-     {"window", "min_periods", "center", "agg", "on", "closed", "quantile", "interpolation"}},
+     {"window", "min_periods", "center", "agg", "on", "closed", "quantile", "interpolation", "by"}},
     {"dataframe.expanding", "1", {"min_periods", "agg"}},
     {"dataframe.ewm",
      "1",

@@ -1410,8 +1410,16 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_PCT_CHANGE:
     case OP_DF_ROLLING:
     case OP_DF_EWM:
-    case OP_DF_EXPANDING:
+    case OP_DF_EXPANDING: {
+        if (n->df->nkey > 0) {
+            /* groupby(by).rolling(): the rows sorted by key (stably: each
+             * group's rows in their order), then windows over them cut at
+             * the groups' ends */
+            const tgrid_t *B = sample_sort(c, node, in_grid(c, node, 0), NULL, 0);
+            return B ? carry_chain(c, node, B, false) : NULL;
+        }
         return tile_carry(c, node, !df_run_forward(n->df, n->op));
+    }
     case OP_DF_RESET_INDEX: {
         /* the new index numbers rows from each chunk's first row: known
          * now, or counted along the chunks by the carry chain */

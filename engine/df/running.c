@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../errmsg.h"
+#include "algo_util.h"
 #include "df3.h"
 #include "dfexec.h"
 
@@ -602,16 +603,19 @@ static double *as_float(const fcol_t *c, bool fill)
 
 /* row r's rolling window among n rows: rows *a .. *e - 1, pandas 1.5's
  * FixedWindowIndexer (r - window + 1 .. r, moved (window - 1) / 2 rows on
- * with center), cut at the ends */
-static void row_window(const df_node_t *d, int64_t n, int64_t r, int64_t *a, int64_t *e)
+ * with center), cut at the ends, and with grp (a groupby's rolling) at
+ * the ends of r's group, rows grp[0][r] .. grp[1][r] - 1 */
+static void row_window(const df_node_t *d, int64_t n, int64_t r, const int64_t *const *grp,
+                       int64_t *a, int64_t *e)
 {
     int64_t end = r + 1 + d->roll_off, st = end - d->n;
-    *a = st < 0 ? 0 : st;
-    *e = end > n ? n : end;
+    int64_t lo = grp ? grp[0][r] : 0, hi = grp ? grp[1][r] : n;
+    *a = st < lo ? lo : st;
+    *e = end > hi ? hi : end;
 }
 
 static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int64_t off, int64_t m,
-                      fcol_t *o)
+                      const int64_t *const *grp, fcol_t *o)
 {
     int64_t N = c->n, p = d->n;
     ot = fcol_chunk_type(ot, c);
@@ -684,7 +688,7 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
         int rc = -1;
         if (st && en) {
             for (int64_t i = 0; i < m; i++)
-                row_window(d, N, off + i, &st[i], &en[i]);
+                row_window(d, N, off + i, grp, &st[i], &en[i]);
             rc = os_windows(d, x, N, st, en, m, y);
         }
         free(st);
@@ -708,7 +712,7 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
             continue;
         }
         int64_t a, e, cnt = 0;
-        row_window(d, N, r, &a, &e);
+        row_window(d, N, r, grp, &a, &e);
         double s = 0, mn = INFINITY, mx = -INFINITY;
         for (int64_t k = a; k < e; k++) {
             if (x[k] != x[k]) continue;
@@ -1108,6 +1112,60 @@ static int state_frame(const df_node_t *d, op_t op, const frame_t *in, frame_t *
     return 0;
 }
 
+/* groupby(by).rolling(): x the carry's rows and then chunk in's (from row
+ * off), sorted by the keys d->key (the node's sample sort), each row's
+ * window cut at its group's ends. The result: in's rows but those with a
+ * missing key (in no group, as pandas' dropna), indexed by the keys and
+ * then in's index, its columns those that are no key. */
+static int by_map(const df_node_t *d, op_t op, const frame_t *x, int64_t off, const frame_t *in,
+                  frame_t *out, char *err, size_t errlen)
+{
+    int64_t N = x->nrows, m = in->nrows, keep = 0;
+    int nk = d->nkey, ni = nk + in->nidx;
+    dfa_keys_t ks = {.nk = nk};
+    for (int k = 0; k < nk; k++)
+        ks.k[k] = &x->cols[d->key[k]];
+    int64_t *gs = malloc(sizeof(int64_t) * (size_t)(N + 1));
+    int64_t *ge = malloc(sizeof(int64_t) * (size_t)(N + 1));
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(m + 1));
+    frame_t all = {0};
+    if (!gs || !ge || !rows) goto fail;
+    for (int64_t i = 0; i < N; i++)
+        gs[i] = i > 0 && dfa_keys_eq(&ks, i - 1, &ks, i) ? gs[i - 1] : i;
+    for (int64_t i = N - 1; i >= 0; i--)
+        ge[i] = i + 1 < N && dfa_keys_eq(&ks, i, &ks, i + 1) ? ge[i + 1] : i + 1;
+    const int64_t *const grp[2] = {gs, ge};
+    if (frame_alloc(&all, false, m, d->ncols, ni)) goto fail;
+    for (int k = 0; k < d->ncols; k++)
+        if (flabel_set(&all.names[k], d->cols[k].name, d->cols[k].is_int) ||
+            window_col(d, op, &x->cols[src_of(d, k)], d->cols[k].type, off, m, grp, &all.cols[k]))
+            goto fail;
+    for (int q = 0; q < ni; q++) {
+        const fcol_t *c = q < nk ? &in->cols[d->key[q]] : &in->idx[q - nk];
+        const flabel_t *l = q < nk ? &in->names[d->key[q]] : &in->idx_names[q - nk];
+        if (fcol_copy(c, &all.idx[q]) || flabel_set(&all.idx_names[q], l->s, l->is_int)) goto fail;
+    }
+    for (int64_t i = 0; i < m; i++)
+        if (!dfa_keys_any_na(&ks, off + i)) rows[keep++] = i;
+    if (keep == m) {
+        *out = all;
+        all = (frame_t){0};
+    } else if (frame_take(&all, rows, keep, out)) {
+        goto fail;
+    }
+    free(gs);
+    free(ge);
+    free(rows);
+    frame_free(&all);
+    return 0;
+fail:
+    free(gs);
+    free(ge);
+    free(rows);
+    frame_free(&all);
+    return oom(err, errlen);
+}
+
 int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry,
                const frame_t *after, frame_t *out, char *err, size_t errlen)
 {
@@ -1150,8 +1208,14 @@ int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *ca
         all = all2;
         x = &all;
     }
+    if (d->nkey > 0) {
+        frame_free(out);
+        int rc = by_map(d, op, x, off, in, out, err, errlen);
+        frame_free(&all);
+        return rc;
+    }
     for (int k = 0; k < d->ncols; k++)
-        if (window_col(d, op, &x->cols[k], d->cols[k].type, off, in->nrows, &out->cols[k])) {
+        if (window_col(d, op, &x->cols[k], d->cols[k].type, off, in->nrows, NULL, &out->cols[k])) {
             frame_free(&all);
             goto fail;
         }

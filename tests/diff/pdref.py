@@ -232,9 +232,10 @@ def evaluate(doc, data_dir="."):
             r = ins[0].ewm(**kw)
             v = getattr(r, n.get("agg", "mean"))(**({"bias": n["bias"]} if "bias" in n else {}))
         elif op == "dataframe.rolling":
-            r = ins[0].rolling(n["window"], min_periods=n.get("min_periods"),
-                               center=n.get("center", False), on=n.get("on"),
-                               closed=n.get("closed"))
+            src = ins[0].groupby(n["by"]) if n.get("by") else ins[0]
+            r = src.rolling(n["window"], min_periods=n.get("min_periods"),
+                            center=n.get("center", False), on=n.get("on"),
+                            closed=n.get("closed"))
             if n["agg"] == "quantile":
                 v = r.quantile(n["quantile"], interpolation=n.get("interpolation", "linear"))
             else:

@@ -855,6 +855,51 @@ def rolling_center(data, pdf):
 
 
 @case
+def groupby_rolling(data, pdf):
+    """df.groupby(by).rolling(...) as "by" of dataframe.rolling: the rows
+    sorted by key (stable), windows cut at each group's ends and carried
+    across chunks, indexed by the keys and then the input's index; string,
+    int, bool and two keys, a key with NaN (those rows in no group), every
+    aggregation, center and min_periods, on uneven chunks, one-row chunks
+    and one chunk, then a column of it and a reduction"""
+    one = {"key": "t0", "op": "dataframe.read_csv", "path": "t.csv"}
+
+    def sel(key, src, cols):
+        return {"key": key, "op": "dataframe.getitem", "inputs": [src], "columns": cols}
+
+    nodes = [CSV, CSV1, one, sel("gi", "t", ["g", "i", "f"]), sel("sf", "t", ["s", "f"]),
+             sel("kg", "t", ["k", "g", "i", "f"]), sel("k1", "t1", ["k", "f", "i"]),
+             sel("bf", "t", ["b", "f"]), sel("g0", "t0", ["i", "g", "f"])]
+    want = {}
+    gi = pdf[["g", "i", "f"]].groupby("g")
+    for agg in ("sum", "mean", "min", "max", "std", "var", "count", "median"):
+        nodes.append(op("g" + agg, "rolling", "gi", window=3, by="g", agg=agg))
+        want["g" + agg] = getattr(gi.rolling(3, min_periods=0 if agg == "count" else None),
+                                  agg)()
+    nodes += [op("s4", "rolling", "sf", window=4, min_periods=1, by=["s"], agg="max"),
+              op("kc", "rolling", "kg", window=5, min_periods=2, center=True, by=["k", "g"],
+                 agg="median"),
+              op("k2", "rolling", "k1", window=2, by="k", agg="var"),
+              op("b3", "rolling", "bf", window=3, min_periods=1, by="b", agg="sum"),
+              op("gq", "rolling", "g0", window=6, min_periods=1, by="g", agg="quantile",
+                 quantile=0.75, interpolation="lower"),
+              op("gc", "rolling", "gi", window=8, min_periods=1, center=True, by="g", agg="mean"),
+              col("gf", "gmean", "f"),
+              {"key": "gs", "op": "dataframe.sum", "inputs": ["gsum"]}]
+    want["s4"] = pdf[["s", "f"]].groupby("s").rolling(4, min_periods=1).max()
+    want["kc"] = pdf[["k", "g", "i", "f"]].groupby(["k", "g"]).rolling(
+        5, min_periods=2, center=True).median()
+    want["k2"] = pdf[["k", "f", "i"]].groupby("k").rolling(2).var()
+    want["b3"] = pdf[["b", "f"]].groupby("b").rolling(3, min_periods=1).sum()
+    want["gq"] = pdf[["i", "g", "f"]].groupby("g").rolling(6, min_periods=1).quantile(
+        0.75, interpolation="lower")
+    want["gc"] = gi.rolling(8, min_periods=1, center=True).mean()
+    want["gf"] = gi.rolling(3).mean()["f"]
+    want["gs"] = gi.rolling(3).sum().sum()
+    return check_frames(data, nodes, want)
+
+
+@case
 def ewm(data, pdf):
     """ewm's mean, sum, var and std (bias or not), pandas' own recurrences
     (ewm, ewmcov) carried from chunk to chunk: com, span, halflife and
@@ -962,6 +1007,12 @@ def running_rejects(data, pdf):
             (op("r", "rolling", "t", window=0, agg="sum"), ["window"]),
             (op("r", "rolling", "t", window=3, agg="kurt"), ["agg"]),
             (op("r", "rolling", "t", window=3, agg="sum", center=1), ["center"]),
+            (op("r", "rolling", "t", window="2h", agg="sum", by="k"), ["windows of rows"]),
+            (op("r", "rolling", "ts", window=3, agg="sum", by="k"), ["a Series has no columns"]),
+            (op("r", "rolling", "t", window=3, agg="sum", by=["k", "k"]), ["twice"]),
+            (op("r", "rolling", "t", window=3, agg="sum", by="nope"), ["nope"]),
+            (op("r", "rolling", "t", window=3, agg="sum", by="s"), ["takes numbers"]),
+            (op("r", "rolling", "kk", window=3, agg="sum", by="k"), ["no column to roll"]),
             (op("r", "pct_change", "t", periods=-1), ["negative"]),
             (op("r", "ewm", "t", span=3), ["takes numbers", "select the numeric columns"]),
             (op("r", "ewm", "t"), ["Must pass one of comass, span, halflife, or alpha"]),
@@ -977,7 +1028,8 @@ def running_rejects(data, pdf):
             (op("r", "expanding", "t", agg="sum", min_periods=-1), ["min_periods must be >= 0"]),
             (op("r", "ewm", "t", span=3, agg="sum", adjust=False),
              ["sum is not implemented with adjust=False"])):
-        why = rejected(data, [CSV, node], "r", words)
+        why = rejected(data, [CSV, col("ts", "t", "f"), col("kk", "t", ["k"]), node], "r",
+                       words)
         if why:
             return "%s: %s" % (node["op"], why)
     return ""

@@ -124,6 +124,10 @@ class Gen:
         self.merge_in = None  # (left, right, how) of the merge
         self.counts = False  # value_counts: ties come in no promised order
         self.loose = False  # after a right or outer merge: relax()
+        # after a rolling sum, mean, std or var over rows: values within
+        # pandas' tolerance, not its bits (its running sums), so nunique,
+        # which counts distinct bits, is not drawn
+        self.ulps = False
         self.index = None  # the column set_index made the index
         self.filled = False  # a fillna by method: no merge after it
         self.joined = False  # a join on the index g
@@ -149,7 +153,8 @@ class Gen:
                   self.fillna, self.tail,
                   self.dedup, self.nlargest, self.set_index, self.reset_index,
                   self.sort_index, self.clip, self.round, self.replace, self.isin, self.rank,
-                  self.concat, self.iloc, self.transform, self.group_rows, self.rename,
+                  self.concat, self.iloc, self.transform, self.group_rows, self.group_rolling,
+                  self.rename,
                   self.sample] + ([self.strop, self.strop, self.dtop, self.dtop, self.datecmp]
                                   if rich(self.gid) else []))()
 
@@ -381,6 +386,13 @@ class Gen:
                                   ("expanding", {"agg": "std", "min_periods": 3}),
                                   ("expanding", {"agg": "max"})])
         self.cur = self.add(dict({"op": "dataframe." + op, "inputs": [self.cur]}, **kw))
+        if op == "rolling" and kw["agg"] == "mean":
+            self.ulps = True
+            rest = [c for c in cs if c not in ("k", "g")]  # no grouping by noise later
+            if rest and rest != cs:
+                self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur],
+                                     "columns": rest})
+                cs = rest
         if op in ("diff", "shift", "ewm", "expanding", "rolling"):  # float64 (NaN at an end)
             self.cols = {c: "float" for c in cs}
 
@@ -511,6 +523,31 @@ class Gen:
         # missing, keeps int64 (docs/graph-format.md): relax()
         self.loose |= self.cols.get(by[0]) != "int"
 
+    def group_rolling(self):
+        """groupby(key).rolling(...): rolling with "by", the numeric columns
+        that are no key rolled, indexed by the key then the index"""
+        by = [c for c in ("k", "g") if c in self.cols]
+        if not by:
+            return
+        by = [self.rng.choice(by)]
+        # the other key is not rolled either: its rolled values, within
+        # pandas' tolerance only, would make poor groups later
+        cs = [c for c in self.numeric() if c not in ("k", "g")]
+        if not cs:
+            return
+        self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur],
+                             "columns": by + cs})
+        agg = str(self.rng.choice(["sum", "mean", "min", "max", "std", "count", "median"]))
+        node = {"op": "dataframe.rolling", "inputs": [self.cur], "by": by, "agg": agg,
+                "window": self.rng.randint(1, 6)}
+        if self.rng.random() < 0.5:
+            node["min_periods"] = 1
+        if self.rng.random() < 0.3:
+            node["center"] = True
+        self.cur = self.add(node)
+        self.cols = {c: "float" for c in cs}
+        self.ulps |= agg in ("sum", "mean", "std")
+
     def group_rows(self):
         by = [c for c in ("k", "g") if c in self.cols]
         if not by:
@@ -541,7 +578,8 @@ class Gen:
     def finish(self):
         r = self.rng.random()
         cs = self.numeric()
-        keys = [c for c in ("k", "g") if c in self.cols]
+        keys = [c for c in ("k", "g") if c in self.cols and
+                not (self.ulps and self.cols[c] == "float")]  # no grouping by noise
         if self.cols.get("d") == "date" and cs and self.rng.random() < 0.15:
             # a resample by the datetimes (three years of them, NaT among them)
             aggs = {}
@@ -623,8 +661,8 @@ class Gen:
             self.counts = True
         elif r < 0.75:
             # any and all read every column, strings and datetimes too
-            self.cur = self.add({"op": self.rng.choice(["dataframe.nunique", "dataframe.any",
-                                                        "dataframe.all"]),
+            self.cur = self.add({"op": self.rng.choice(["dataframe.any", "dataframe.all"] +
+                                                       ([] if self.ulps else ["dataframe.nunique"])),
                                  "inputs": [self.cur]})
         elif r < 0.8 and keys:
             self.cur = self.add({"op": "dataframe.groupby_size", "inputs": [self.cur],

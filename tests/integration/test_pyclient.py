@@ -1440,6 +1440,44 @@ class TestDataFrames(Base):
                 df.sort_values("x").rolling("h", on="ts").sum().execute()
             self.assertIn("ts values must be monotonic", str(cm.exception))
 
+    def test_groupby_rolling(self):
+        """df.groupby(by).rolling(window) through a cluster: each group's
+        windows across many chunks, indexed by the keys and the rows'
+        index as pandas' (a key with missing values, two keys, center, a
+        column selected), the values to pandas' tolerance and median's to
+        the bit."""
+        rng = np.random.default_rng(21)
+        n = 600
+        k = rng.choice(["AAPL", "MSFT", "\u00c9DF", None], n, p=[0.4, 0.3, 0.27, 0.03])
+        x = rng.standard_normal(n) * 100
+        x[rng.random(n) < 0.05] = np.nan
+        with uploaded_csv("gr.csv", pd.DataFrame({
+                "k": k, "d": rng.integers(0, 3, n), "x": x, "v": rng.integers(0, 1000, n)}),
+                float_precision="round_trip") as p:
+            df = md.read_csv("gr.csv", chunk_bytes=700)
+            g, pg = df.groupby("k"), p.groupby("k")
+            pairs = [
+                (g.rolling(5).mean(), pg.rolling(5).mean()),
+                (g.rolling(3, min_periods=1).max(), pg.rolling(3, min_periods=1).max()),
+                (g["x"].rolling(10, min_periods=2).median(),
+                 pg["x"].rolling(10, min_periods=2).median()),
+                (df.groupby(["d", "k"]).rolling(4, center=True, min_periods=1).sum(),
+                 p.groupby(["d", "k"]).rolling(4, center=True, min_periods=1).sum()),
+                (df[["d", "x"]].groupby("d").rolling(20).std(),
+                 p[["d", "x"]].groupby("d").rolling(20).std()),
+                (g[["v"]].rolling(7).quantile(0.9), pg[["v"]].rolling(7).quantile(0.9)),
+            ]
+            res = marsc.execute(*[q[0] for q in pairs])
+            for i, ((_, want), got) in enumerate(zip(pairs, res)):
+                got = got.fetch()
+                exact = i in (1, 2, 5)
+                if isinstance(want, pd.Series):
+                    pd.testing.assert_series_equal(got, want, check_exact=exact,
+                                                   rtol=1e-12, obj="pair %d" % i)
+                else:
+                    pd.testing.assert_frame_equal(got, want, check_exact=exact,
+                                                  rtol=1e-12, obj="pair %d" % i)
+
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,
         cov and melt with pandas' arguments, against pandas."""

@@ -5,6 +5,8 @@ pandas.DataFrame or pandas.Series (index names kept). A DataFrame is never
 an input of a later task on the cluster, so each execution submits a
 DataFrame's whole lineage (tensors it starts from are reused).
 """
+import copy
+
 import numpy as np
 
 from ..core import Entity, Node, _after_create
@@ -402,9 +404,41 @@ class _Rolling:
     def quantile(self, quantile, interpolation="linear"):
         """pandas' rolling quantile: q in [0, 1], interpolation linear,
         lower, higher, nearest or midpoint."""
-        r = _Rolling(self._f, self._w, self._mp)
+        r = copy.copy(self)
         r._kw = dict(self._kw, quantile=float(quantile), interpolation=interpolation)
         return r._agg("quantile")
+
+
+class _GroupRolling(_Rolling):
+    """df.groupby(by).rolling(window): each group's windows, the result
+    indexed by the keys and then the rows' index, groups in key order (a
+    column selection: g["x"] gives a Series)."""
+
+    def __init__(self, g, window, min_periods, center):
+        by, sel = g._by, g._sel
+        f = g._df
+        if sel is not None:
+            cols = [sel] if isinstance(sel, str) else list(sel)
+            f = f[list(by) + [c for c in cols if c not in by]]
+        _Rolling.__init__(self, f, window, min_periods)
+        self._kw["by"] = list(by)
+        if center:
+            self._kw["center"] = True
+        self._sel = sel
+
+    def _agg(self, agg):
+        p = dict({"window": self._w, "agg": agg}, **self._kw)
+        if self._mp is not None:
+            p["min_periods"] = int(self._mp)
+        by = self._kw["by"]
+        cols = self._f._columns
+        inames = self._f._index_names
+        out = _make("dataframe.rolling", [self._f], p, "dataframe",
+                    None if cols is None else [c for c in cols if c not in by],
+                    index_names=list(by) + list(inames if inames is not None else [None]))
+        if isinstance(self._sel, str):
+            return out[self._sel]
+        return out
 
 
 class _Aggregations:
@@ -1197,6 +1231,16 @@ class GroupBy(_Aggregations):
 
     pad = ffill
     backfill = bfill
+
+    def rolling(self, window, min_periods=None, center=False):
+        """pandas' groupby(by).rolling(window) over rows: .sum(), .mean(),
+        .min(), .max(), .std(), .var(), .count(), .median(), .quantile(q),
+        indexed by the keys and then the rows' index, groups in key order,
+        rows with a missing key left out (windows of time are not supported
+        by groups)."""
+        if not isinstance(window, (int, np.integer)) or isinstance(window, bool):
+            raise NotImplementedError("groupby rolling: window must be a number of rows")
+        return _GroupRolling(self, int(window), min_periods, center)
 
     def fillna(self, value=None, method=None, limit=None):
         """pandas' groupby fillna with a method ("ffill"/"pad", "bfill"/
