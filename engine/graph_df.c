@@ -3993,10 +3993,14 @@ static int roll_order(df_node_t *d)
 {
     int nc = d->ncols, on = d->roll_on;
     bool ints = true, strs = true;
+    int *base = d->roll_src; /* a groupby's: the columns that are no key */
+    for (int k = 0; base && k < nc; k++)
+        if (base[k] == d->roll_on) on = k;
     d->roll_src = malloc(sizeof(int) * (size_t)(nc + 1));
     df_col_t *cols = malloc(sizeof(df_col_t) * (size_t)(nc + 1));
     if (!d->roll_src || !cols) {
         free(cols);
+        free(base);
         return -1;
     }
     int m = 0;
@@ -4022,6 +4026,9 @@ static int roll_order(df_node_t *d)
         cols[k] = d->cols[d->roll_src[k]];
     free(d->cols);
     d->cols = cols;
+    for (int k = 0; base && k < nc; k++)
+        d->roll_src[k] = base[d->roll_src[k]];
+    free(base);
     return 0;
 }
 
@@ -4131,12 +4138,11 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if ((d->ragg = window_agg(json_object_get(obj, "agg"), true)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
                             "median, quantile");
-        json_t *by = json_object_get(obj, "by");
-        if (by && !json_is_null(by))
-            return XFAIL(n, "\"by\" (a groupby's rolling) is for windows of rows; a window of "
-                            "time is not supported by groups");
-        if (roll_quantile(n, d, obj, err, errlen) || infer_roll_time(g, n, d, s, obj, err, errlen))
+        if (roll_quantile(n, d, obj, err, errlen) ||
+            infer_roll_time(g, n, d, s, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen))
             return -1;
+        if (d->roll_on >= 0 && is_key(d, d->roll_on))
+            return XFAIL(n, "\"on\" names a key of \"by\": the times must be another column");
     } else if (op == OP_DF_ROLLING) {
         json_t *w = json_object_get(obj, "window"), *mp = json_object_get(obj, "min_periods");
         json_t *ce = json_object_get(obj, "center"), *ag = json_object_get(obj, "agg");
@@ -4233,11 +4239,11 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             d->cols[k].unit = FU_NONE;
         }
     }
+    if (d->nkey > 0 && by_schema(g, n, d, s)) return XFAIL(n, "out of memory");
     if (d->roll_time && d->roll_on >= 0 && roll_order(d)) return XFAIL(n, "out of memory");
     if (op == OP_DF_EWM && d->ewm_times >= 0 && drop_col(d, d->ewm_times))
         return XFAIL(n, "out of memory");
-    if (d->nkey > 0) return by_schema(g, n, d, s);
-    keep_rows(g, n, d, s);
+    if (d->nkey == 0) keep_rows(g, n, d, s);
     return 0;
 }
 

@@ -387,6 +387,11 @@ static int take_col(const fcol_t *c, const int64_t *rows, int64_t n, fcol_t *out
     return 0;
 }
 
+int fcol_take(const fcol_t *c, const int64_t *rows, int64_t n, fcol_t *out)
+{
+    return take_col(c, rows, n, out);
+}
+
 int frame_take(const frame_t *src, const int64_t *rows, int64_t n, frame_t *out)
 {
     if (frame_like(src, n, out)) return -1;

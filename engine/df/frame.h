@@ -128,6 +128,8 @@ int frame_view(const void *buf, size_t len, frame_t *out, char *err, size_t errl
  * index levels as src. */
 /* Rows rows[0..n) of src in that order (each 0 <= rows[i] < src->nrows). */
 int frame_take(const frame_t *src, const int64_t *rows, int64_t n, frame_t *out);
+/* One column's rows (the same rule). */
+int fcol_take(const fcol_t *c, const int64_t *rows, int64_t n, fcol_t *out);
 /* Rows [start, start + n) of src. */
 int frame_slice(const frame_t *src, int64_t start, int64_t n, frame_t *out);
 /* The rows of parts[0..n) one after the other; every part must have the

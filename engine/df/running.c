@@ -771,7 +771,10 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
  * window's end, counted from those rows) and TM_SIGN (the times'
  * direction: 1, -1, or 0 while every time has been equal, where either
  * direction gives the same windows). Each chunk so gets the very numbers
- * one pass over the whole column gives. */
+ * one pass over the whole column gives. A groupby's (d->nkey > 0) rows
+ * come sorted by key; each group's first row starts afresh (pandas'
+ * GroupbyIndexer: each group's bounds alone, its direction its own), and
+ * the carry's columns after d->ncols hold the last group's key. */
 /* expanding's state (xs_add adds a value as add_sum, add_mean and add_var
  * do), with the compensations of removing values, remove_sum's and
  * remove_var's own */
@@ -799,10 +802,40 @@ static const fcol_t *tw_times(const df_node_t *d, const frame_t *in)
     return d->roll_on >= 0 ? &in->cols[d->roll_on] : &in->idx[0];
 }
 
-static int tw_fail(const df_node_t *d, const char *what, char *err, size_t errlen)
+static int tw_fail(const df_node_t *d, const frame_t *in, const char *what, char *err,
+                   size_t errlen)
 {
-    return errmsg(err, errlen, "%s values must %s",
-                  d->roll_on >= 0 ? d->cols[d->roll_on].name : "index", what);
+    const char *on = d->roll_on >= 0 ? in->names[d->roll_on].s : "index";
+    if (d->nkey > 0 && !strcmp(what, "be monotonic")) /* pandas' words for groups */
+        return errmsg(err, errlen,
+                      "Each group within %s must be monotonic. Sort the values in %s first.", on,
+                      on);
+    return errmsg(err, errlen, "%s values must %s", on, what);
+}
+
+/* A groupby's keys: the chunk's key columns (the carry's follow its
+ * d->ncols columns, every row the key of the last group it saw) */
+static void by_keys(const df_node_t *d, const frame_t *f, int at, dfa_keys_t *ks)
+{
+    ks->nk = d->nkey;
+    for (int k = 0; k < d->nkey; k++)
+        ks->k[k] = &f->cols[at < 0 ? d->key[k] : at + k];
+}
+
+/* Does row i of the carry's rows and then the chunk's (w of the carry's)
+ * start a group: its key or the row before's missing (such rows are each
+ * alone, and left out after), or the keys differing? */
+static bool by_starts(const df_node_t *d, const frame_t *carry, const frame_t *in, int64_t w,
+                      int64_t i)
+{
+    dfa_keys_t ki, kp;
+    by_keys(d, in, -1, &ki);
+    int64_t r = i - w;
+    if (dfa_keys_any_na(&ki, r)) return true;
+    if (r > 0) return dfa_keys_any_na(&ki, r - 1) || !dfa_keys_eq(&ki, r - 1, &ki, r);
+    if (!carry || w == 0) return true;
+    by_keys(d, carry, d->ncols, &kp);
+    return dfa_keys_any_na(&kp, 0) || !dfa_keys_eq(&kp, 0, &ki, 0);
 }
 
 /* The times of carry (NULL: none) and chunk in, checked as pandas checks
@@ -834,19 +867,22 @@ static int tw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in
         int64_t ti = b->t[i], r = i - b->w;
         if (ti == INT64_MIN) {
             tw_free(b);
-            return tw_fail(d, "not have NaT", err, errlen);
+            return tw_fail(d, in, "not have NaT", err, errlen);
         }
-        if (i == 0) {
-            b->st[0] = 0;
-            b->en[0] = rc ? 1 : 0;
-            ps = 0, pe = b->en[0];
+        if (i == 0 || (d->nkey > 0 && i >= b->w && by_starts(d, carry, in, b->w, i))) {
+            /* a group's first row (pandas' GroupbyIndexer: each group's
+             * windows alone) */
+            b->st[r] = i;
+            b->en[r] = rc ? i + 1 : i;
+            ps = i, pe = b->en[r];
+            b->sign = 0;
             continue;
         }
         if (ti != b->t[i - 1]) {
             int g = ti > b->t[i - 1] ? 1 : -1;
             if (b->sign && g != b->sign) {
                 tw_free(b);
-                return tw_fail(d, "be monotonic", err, errlen);
+                return tw_fail(d, in, "be monotonic", err, errlen);
             }
             b->sign = g;
         }
@@ -959,6 +995,7 @@ static int tw_minmax(const df_node_t *d, const tw_t *b, const double *x, double 
 /* ------------------------------------------------------------------ frames */
 
 static int labels(const df_node_t *d, const frame_t *in, frame_t *out, bool with_index);
+static int by_finish(const df_node_t *d, const frame_t *in, const frame_t *f, frame_t *out);
 
 /* Column k's values over the carry's rows (NULL: none) and then chunk
  * column c's, as float64 */
@@ -1001,6 +1038,37 @@ static int tw_col(const df_node_t *d, const tw_t *b, const double *x, double *q,
     return 0;
 }
 
+/* A groupby's carry of time windows: its key columns after d->ncols, n
+ * rows each of the last group's key (the chunk's last row's, else the
+ * carry's; with neither, missing values). 0, or -1 out of memory. */
+static int by_carry_keys(const df_node_t *d, const frame_t *carry, const frame_t *in, int64_t n,
+                         frame_t *out)
+{
+    if (d->nkey == 0) return 0;
+    for (int k = 0; k < d->nkey; k++) {
+        const fcol_t *src = in->nrows ? &in->cols[d->key[k]]
+                            : carry   ? &carry->cols[d->ncols + k]
+                                      : NULL;
+        int64_t at = in->nrows ? in->nrows - 1 : 0;
+        int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n + 1));
+        if (!rows) return -1;
+        for (int64_t i = 0; i < n; i++)
+            rows[i] = at;
+        fcol_t *o = &out->cols[d->ncols + k];
+        int rc;
+        if (src && src->n > 0) {
+            rc = fcol_take(src, rows, n, o);
+        } else {
+            rc = fcol_alloc(o, FT_FLOAT64, n, 0, false);
+            for (int64_t i = 0; rc == 0 && i < n; i++)
+                ((double *)o->data)[i] = NAN;
+        }
+        free(rows);
+        if (rc || flabel_set(&out->names[d->ncols + k], NULL, false)) return -1;
+    }
+    return 0;
+}
+
 /* A chunk rolled from the carry (NULL: the first), into out: its values
  * (edge false), or the carry after it (edge true). */
 static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, frame_t *out,
@@ -1018,8 +1086,10 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
     }
     double *x = NULL;
     if (edge) {
-        if (frame_alloc(out, false, TS_N + keep, d->ncols, 1) || labels(d, in, out, false) ||
-            fcol_alloc(&out->idx[0], FT_INT64, TS_N + keep, 0, false))
+        if (frame_alloc(out, false, TS_N + keep, d->ncols + d->nkey, 1) ||
+            labels(d, in, out, false) ||
+            fcol_alloc(&out->idx[0], FT_INT64, TS_N + keep, 0, false) ||
+            by_carry_keys(d, carry, in, TS_N + keep, out))
             goto fail;
         int64_t *ix = out->idx[0].data;
         memset(ix, 0, sizeof(int64_t) * TS_N);
@@ -1033,9 +1103,9 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
     }
     for (int k = 0; k < d->ncols; k++) {
         fcol_t *o = &out->cols[k];
-        if (k == d->roll_on) { /* the times: kept (the carry: zeros) */
+        if (src_of(d, k) == d->roll_on) { /* the times: kept (the carry: zeros) */
             if (edge ? fcol_alloc(o, FT_FLOAT64, TS_N + keep, 0, false)
-                     : fcol_copy(&in->cols[k], o))
+                     : fcol_copy(&in->cols[src_of(d, k)], o))
                 goto fail;
             if (edge) memset(o->data, 0, sizeof(double) * (size_t)(TS_N + keep));
             continue;
@@ -1056,6 +1126,13 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
         x = NULL;
     }
     tw_free(&b);
+    if (d->nkey > 0 && !edge) {
+        frame_t f = *out;
+        *out = (frame_t){0};
+        int rc = by_finish(d, in, &f, out);
+        frame_free(&f);
+        if (rc) return oom(err, errlen);
+    }
     return 0;
 fail:
     free(x);
@@ -1112,33 +1189,22 @@ static int state_frame(const df_node_t *d, op_t op, const frame_t *in, frame_t *
     return 0;
 }
 
-/* groupby(by).rolling(): x the carry's rows and then chunk in's (from row
- * off), sorted by the keys d->key (the node's sample sort), each row's
- * window cut at its group's ends. The result: in's rows but those with a
- * missing key (in no group, as pandas' dropna), indexed by the keys and
- * then in's index, its columns those that are no key. */
-static int by_map(const df_node_t *d, op_t op, const frame_t *x, int64_t off, const frame_t *in,
-                  frame_t *out, char *err, size_t errlen)
+/* A groupby's rolling, its rows computed: f (chunk in's rows, in's index)
+ * into out, indexed by in's keys and then in's index, the rows whose key
+ * is missing (in no group, as pandas' dropna) left out. 0, or -1 out of
+ * memory; f is left to the caller. */
+static int by_finish(const df_node_t *d, const frame_t *in, const frame_t *f, frame_t *out)
 {
-    int64_t N = x->nrows, m = in->nrows, keep = 0;
+    int64_t m = in->nrows, keep = 0;
     int nk = d->nkey, ni = nk + in->nidx;
-    dfa_keys_t ks = {.nk = nk};
-    for (int k = 0; k < nk; k++)
-        ks.k[k] = &x->cols[d->key[k]];
-    int64_t *gs = malloc(sizeof(int64_t) * (size_t)(N + 1));
-    int64_t *ge = malloc(sizeof(int64_t) * (size_t)(N + 1));
+    dfa_keys_t ks;
+    by_keys(d, in, -1, &ks);
     int64_t *rows = malloc(sizeof(int64_t) * (size_t)(m + 1));
     frame_t all = {0};
-    if (!gs || !ge || !rows) goto fail;
-    for (int64_t i = 0; i < N; i++)
-        gs[i] = i > 0 && dfa_keys_eq(&ks, i - 1, &ks, i) ? gs[i - 1] : i;
-    for (int64_t i = N - 1; i >= 0; i--)
-        ge[i] = i + 1 < N && dfa_keys_eq(&ks, i, &ks, i + 1) ? ge[i + 1] : i + 1;
-    const int64_t *const grp[2] = {gs, ge};
-    if (frame_alloc(&all, false, m, d->ncols, ni)) goto fail;
-    for (int k = 0; k < d->ncols; k++)
-        if (flabel_set(&all.names[k], d->cols[k].name, d->cols[k].is_int) ||
-            window_col(d, op, &x->cols[src_of(d, k)], d->cols[k].type, off, m, grp, &all.cols[k]))
+    if (!rows || frame_alloc(&all, false, m, f->ncols, ni)) goto fail;
+    for (int k = 0; k < f->ncols; k++)
+        if (fcol_copy(&f->cols[k], &all.cols[k]) ||
+            flabel_set(&all.names[k], f->names[k].s, f->names[k].is_int))
             goto fail;
     for (int q = 0; q < ni; q++) {
         const fcol_t *c = q < nk ? &in->cols[d->key[q]] : &in->idx[q - nk];
@@ -1146,23 +1212,55 @@ static int by_map(const df_node_t *d, op_t op, const frame_t *x, int64_t off, co
         if (fcol_copy(c, &all.idx[q]) || flabel_set(&all.idx_names[q], l->s, l->is_int)) goto fail;
     }
     for (int64_t i = 0; i < m; i++)
-        if (!dfa_keys_any_na(&ks, off + i)) rows[keep++] = i;
+        if (!dfa_keys_any_na(&ks, i)) rows[keep++] = i;
     if (keep == m) {
         *out = all;
         all = (frame_t){0};
     } else if (frame_take(&all, rows, keep, out)) {
         goto fail;
     }
-    free(gs);
-    free(ge);
     free(rows);
     frame_free(&all);
     return 0;
 fail:
-    free(gs);
-    free(ge);
     free(rows);
     frame_free(&all);
+    return -1;
+}
+
+/* groupby(by).rolling() over rows: x the carry's rows and then chunk in's
+ * (from row off; then the rows after it, a centred window's), sorted by
+ * the keys d->key (the node's sample sort), each row's window cut at its
+ * group's ends; into out by by_finish. */
+static int by_map(const df_node_t *d, op_t op, const frame_t *x, int64_t off, const frame_t *in,
+                  frame_t *out, char *err, size_t errlen)
+{
+    int64_t N = x->nrows, m = in->nrows;
+    dfa_keys_t ks;
+    by_keys(d, x, -1, &ks);
+    int64_t *gs = malloc(sizeof(int64_t) * (size_t)(N + 1));
+    int64_t *ge = malloc(sizeof(int64_t) * (size_t)(N + 1));
+    frame_t f = {0};
+    if (!gs || !ge) goto fail;
+    for (int64_t i = 0; i < N; i++)
+        gs[i] = i > 0 && dfa_keys_eq(&ks, i - 1, &ks, i) ? gs[i - 1] : i;
+    for (int64_t i = N - 1; i >= 0; i--)
+        ge[i] = i + 1 < N && dfa_keys_eq(&ks, i, &ks, i + 1) ? ge[i + 1] : i + 1;
+    const int64_t *const grp[2] = {gs, ge};
+    if (frame_alloc(&f, false, m, d->ncols, 1)) goto fail;
+    for (int k = 0; k < d->ncols; k++)
+        if (flabel_set(&f.names[k], d->cols[k].name, d->cols[k].is_int) ||
+            window_col(d, op, &x->cols[src_of(d, k)], d->cols[k].type, off, m, grp, &f.cols[k]))
+            goto fail;
+    if (by_finish(d, in, &f, out)) goto fail;
+    free(gs);
+    free(ge);
+    frame_free(&f);
+    return 0;
+fail:
+    free(gs);
+    free(ge);
+    frame_free(&f);
     return oom(err, errlen);
 }
 

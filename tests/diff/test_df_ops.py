@@ -1007,7 +1007,6 @@ def running_rejects(data, pdf):
             (op("r", "rolling", "t", window=0, agg="sum"), ["window"]),
             (op("r", "rolling", "t", window=3, agg="kurt"), ["agg"]),
             (op("r", "rolling", "t", window=3, agg="sum", center=1), ["center"]),
-            (op("r", "rolling", "t", window="2h", agg="sum", by="k"), ["windows of rows"]),
             (op("r", "rolling", "ts", window=3, agg="sum", by="k"), ["a Series has no columns"]),
             (op("r", "rolling", "t", window=3, agg="sum", by=["k", "k"]), ["twice"]),
             (op("r", "rolling", "t", window=3, agg="sum", by="nope"), ["nope"]),

@@ -5,7 +5,8 @@ Series.rolling("2h").agg(): every aggregation (sum, mean, min, max, std,
 var, count, median, quantile with each interpolation) and every closed
 end (right, left, both, neither), windows from "0s" to "1D", min_periods,
 times with repeats and gaps, rising and falling, by a datetime column, a
-timedelta column and a DatetimeIndex; ewm weighted by the time between
+timedelta column and a DatetimeIndex, and by groups (pandas'
+groupby(k).rolling("2h", on="ts")); ewm weighted by the time between
 rows (pandas' ewm(halflife="2h", times=...)); and the rejections (a
 calendar window, a negative one, times that are not datetimes, NaT, times
 out of order). Each case runs on one-row chunks, small uneven chunks and
@@ -42,13 +43,14 @@ def make_csv(path, rng, n, falling=False):
     x[rng.random(n) < 0.15] = np.nan
     x[10:16] = 2.5
     y = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 12, n)
+    k = rng.choice(["north", "south", "\u00e9t\u00e9", ""], n, p=[0.45, 0.3, 0.2, 0.05])
     order = range(n - 1, -1, -1) if falling else range(n)
     with open(path, "w") as f:
-        f.write("ts,i,x,y,d\n")
+        f.write("ts,i,x,y,d,k\n")
         for r in order:
-            f.write("%s,%d,%s,%r,%s\n" % (ts[r].isoformat().replace("T", " "), i[r],
-                                          "" if np.isnan(x[r]) else repr(float(x[r])),
-                                          float(y[r]), ts[r] - ts[0]))
+            f.write("%s,%d,%s,%r,%s,%s\n" % (ts[r].isoformat().replace("T", " "), i[r],
+                                             "" if np.isnan(x[r]) else repr(float(x[r])),
+                                             float(y[r]), ts[r] - ts[0], k[r]))
 
 
 def rc_node(chunk, path="t.csv"):
@@ -139,6 +141,31 @@ def cases(P):
             nodes.append(op(k, "ewm", "f", times="ts", agg=agg, **kw))
             want[k] = getattr(F.drop(columns="ts").ewm(times=F.ts, **kw), agg)()
     out.append(("ewm_times", nodes, want))
+    # by groups: pandas' groupby(k).rolling("2h", on="ts"), each group's
+    # windows alone (its GroupbyIndexer), keys missing in some rows
+    G = P[["ts", "k", "i", "x", "y"]]
+    for closed in ("right", "left", "both", "neither"):
+        nodes = [op("g", "getitem", "t", columns=["ts", "k", "i", "x", "y"])]
+        want = {}
+        for a in AGGS:
+            key = "g_%s" % a
+            nodes.append(op(key, "rolling", "g", window="2h", on="ts", by="k", closed=closed,
+                            agg=a))
+            want[key] = getattr(G.groupby("k").rolling("2h", on="ts", closed=closed), a)()
+        out.append(("groupby_" + closed, nodes, want))
+    SG = P.set_index("ts")[["x", "k", "y"]]
+    out.append(("groupby_index_two_keys", [
+        op("si", "set_index", "t", keys=["ts"]), op("sg", "getitem", "si", columns=["x", "k", "y"]),
+        op("a", "rolling", "sg", window="90min", by=["k"], min_periods=2, agg="mean"),
+        op("b", "rolling", "g", window="1D", on="ts", by=["k", "i"], agg="sum"),
+        op("c", "rolling", "g", window="3h", on="ts", by="k", agg="quantile", quantile=0.3,
+           interpolation="nearest"),
+        op("ax", "getitem", "a", columns="x"),
+        op("g", "getitem", "t", columns=["ts", "k", "i", "x", "y"])], {
+        "a": SG.groupby("k").rolling("90min", min_periods=2).mean(),
+        "b": G.groupby(["k", "i"]).rolling("1D", on="ts").sum(),
+        "c": G.groupby("k").rolling("3h", on="ts").quantile(0.3, interpolation="nearest"),
+        "ax": SG.groupby("k").rolling("90min", min_periods=2).mean()["x"]}))
     # a rolling then more ops
     R = F.rolling("2h", on="ts").mean()
     out.append(("then", base + [op("r", "rolling", "f", window="2h", on="ts", agg="mean"),
@@ -160,7 +187,14 @@ def falling(data):
             k = "%s_%s" % (closed, a)
             nodes.append(op(k, "rolling", "t", window="2h", on="ts", closed=closed, agg=a))
             want[k] = getattr(P.rolling("2h", on="ts", closed=closed), a)()
-    pick = [op("t", "getitem", "t0", columns=["ts", "i", "x", "y"])]
+    # each group falling: pandas' groups look their own way
+    G = pd.read_csv(os.path.join(data, "down.csv"), parse_dates=["ts"],
+                    float_precision="round_trip")[["ts", "k", "x"]]
+    for a in AGGS:
+        nodes.append(op("g_" + a, "rolling", "tg", window="2h", on="ts", by="k", agg=a))
+        want["g_" + a] = getattr(G.groupby("k").rolling("2h", on="ts"), a)()
+    pick = [op("t", "getitem", "t0", columns=["ts", "i", "x", "y"]),
+            op("tg", "getitem", "t0", columns=["ts", "k", "x"])]
     for chunk in (1, 700, None):
         src = dict(rc_node(chunk, "down.csv"), key="t0")
         td.report("falling/chunk=%s" % chunk, run_and_compare([src] + pick + nodes, want, data))
@@ -193,6 +227,8 @@ def rejects(data):
         ("quantile_for_sum", {"window": "h", "on": "ts", "quantile": 0.5},
          ["are for agg quantile"]),
         ("min_periods", {"window": "h", "on": "ts", "min_periods": -1}, ["min_periods"]),
+        ("by_on", {"window": "h", "on": "ts", "by": "ts"}, ["\"on\" names a key"]),
+        ("by_center", {"window": "h", "on": "ts", "by": "i", "center": True}, ["center"]),
     ]:
         node = dict({"key": "r", "op": "dataframe.rolling", "inputs": ["f"], "agg": "sum"},
                     **extra)
@@ -225,6 +261,21 @@ def rejects(data):
             td.expect_refused(data, "reject/%s/chunk=%s" % (name, chunk), [
                 rc_node(chunk, path), op("r", "rolling", "t", window="h", on="ts", agg="sum")],
                 1, words)
+    # by groups: each group's times must be monotonic (pandas' words), and
+    # NaT fails even in a row of no group, as pandas checks before grouping
+    with open(os.path.join(data, "gbad.csv"), "w") as f:
+        f.write("ts,k,i\n2024-01-01 00:00,a,1\n2024-01-01 01:00,b,2\n2024-01-01 00:30,a,3\n"
+                "2024-01-01 00:10,a,4\n2024-01-01 02:00,b,5\n")
+    with open(os.path.join(data, "gnat.csv"), "w") as f:
+        f.write("ts,k,i\n2024-01-01 00:00,a,1\n,,2\n2024-01-01 02:00,b,4\n")
+    for name, path, words in [
+            ("group_unordered", "gbad.csv",
+             ["Each group within ts must be monotonic. Sort the values in ts first."]),
+            ("group_nat", "gnat.csv", ["ts values must not have NaT"])]:
+        for chunk in (1, None):
+            td.expect_refused(data, "reject/%s/chunk=%s" % (name, chunk), [
+                rc_node(chunk, path),
+                op("r", "rolling", "t", window="h", on="ts", by="k", agg="sum")], 1, words)
     td.expect_refused(data, "reject/ewm_times_nat", [
         rc_node(1, "nat.csv"), op("r", "ewm", "t", times="ts", halflife="1h")], 1,
         ["Cannot convert NaT values to integer"])

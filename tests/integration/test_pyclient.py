@@ -1444,33 +1444,44 @@ class TestDataFrames(Base):
         """df.groupby(by).rolling(window) through a cluster: each group's
         windows across many chunks, indexed by the keys and the rows'
         index as pandas' (a key with missing values, two keys, center, a
-        column selected), the values to pandas' tolerance and median's to
-        the bit."""
+        column selected, windows of time by a column and by the index), the
+        values of row windows to pandas' tolerance, median's, max's and
+        those of windows of time to the bit."""
         rng = np.random.default_rng(21)
         n = 600
         k = rng.choice(["AAPL", "MSFT", "\u00c9DF", None], n, p=[0.4, 0.3, 0.27, 0.03])
         x = rng.standard_normal(n) * 100
         x[rng.random(n) < 0.05] = np.nan
+        ts = (pd.Timestamp("2024-05-01") +
+              pd.to_timedelta(np.cumsum(rng.choice([0, 60, 900, 3600], n)), unit="s"))
         with uploaded_csv("gr.csv", pd.DataFrame({
-                "k": k, "d": rng.integers(0, 3, n), "x": x, "v": rng.integers(0, 1000, n)}),
-                float_precision="round_trip") as p:
-            df = md.read_csv("gr.csv", chunk_bytes=700)
-            g, pg = df.groupby("k"), p.groupby("k")
+                "k": k, "d": rng.integers(0, 3, n), "x": x, "v": rng.integers(0, 1000, n),
+                "ts": ts.astype(str)}), parse_dates=["ts"], float_precision="round_trip") as p:
+            df = md.read_csv("gr.csv", chunk_bytes=700, parse_dates=["ts"])
+            cols = ["k", "d", "x", "v"]
+            g, pg = df[cols].groupby("k"), p[cols].groupby("k")
+            gt, pgt = df.groupby("k"), p.groupby("k")
             pairs = [
                 (g.rolling(5).mean(), pg.rolling(5).mean()),
                 (g.rolling(3, min_periods=1).max(), pg.rolling(3, min_periods=1).max()),
                 (g["x"].rolling(10, min_periods=2).median(),
                  pg["x"].rolling(10, min_periods=2).median()),
-                (df.groupby(["d", "k"]).rolling(4, center=True, min_periods=1).sum(),
-                 p.groupby(["d", "k"]).rolling(4, center=True, min_periods=1).sum()),
+                (df[cols].groupby(["d", "k"]).rolling(4, center=True, min_periods=1).sum(),
+                 p[cols].groupby(["d", "k"]).rolling(4, center=True, min_periods=1).sum()),
                 (df[["d", "x"]].groupby("d").rolling(20).std(),
                  p[["d", "x"]].groupby("d").rolling(20).std()),
                 (g[["v"]].rolling(7).quantile(0.9), pg[["v"]].rolling(7).quantile(0.9)),
+                # windows of time, by a column and by the index
+                (gt.rolling("3h", on="ts").sum(), pgt.rolling("3h", on="ts").sum()),
+                (df.set_index("ts").groupby("k")["x"].rolling(pd.Timedelta("90min"),
+                                                              closed="both").max(),
+                 p.set_index("ts").groupby("k")["x"].rolling(pd.Timedelta("90min"),
+                                                             closed="both").max()),
             ]
             res = marsc.execute(*[q[0] for q in pairs])
             for i, ((_, want), got) in enumerate(zip(pairs, res)):
                 got = got.fetch()
-                exact = i in (1, 2, 5)
+                exact = i in (1, 2, 5, 6, 7)
                 if isinstance(want, pd.Series):
                     pd.testing.assert_series_equal(got, want, check_exact=exact,
                                                    rtol=1e-12, obj="pair %d" % i)

@@ -414,13 +414,15 @@ class _GroupRolling(_Rolling):
     indexed by the keys and then the rows' index, groups in key order (a
     column selection: g["x"] gives a Series)."""
 
-    def __init__(self, g, window, min_periods, center):
+    def __init__(self, g, window, min_periods, center, on=None, closed=None):
         by, sel = g._by, g._sel
         f = g._df
         if sel is not None:
             cols = [sel] if isinstance(sel, str) else list(sel)
+            if on is not None and on not in cols:
+                cols.append(on)
             f = f[list(by) + [c for c in cols if c not in by]]
-        _Rolling.__init__(self, f, window, min_periods)
+        _Rolling.__init__(self, f, window, min_periods, on, closed)
         self._kw["by"] = list(by)
         if center:
             self._kw["center"] = True
@@ -433,8 +435,10 @@ class _GroupRolling(_Rolling):
         by = self._kw["by"]
         cols = self._f._columns
         inames = self._f._index_names
+        # with "on", pandas orders the columns by name (the result says)
         out = _make("dataframe.rolling", [self._f], p, "dataframe",
-                    None if cols is None else [c for c in cols if c not in by],
+                    None if cols is None or "on" in self._kw else
+                    [c for c in cols if c not in by],
                     index_names=list(by) + list(inames if inames is not None else [None]))
         if isinstance(self._sel, str):
             return out[self._sel]
@@ -1232,15 +1236,18 @@ class GroupBy(_Aggregations):
     pad = ffill
     backfill = bfill
 
-    def rolling(self, window, min_periods=None, center=False):
-        """pandas' groupby(by).rolling(window) over rows: .sum(), .mean(),
+    def rolling(self, window, min_periods=None, center=False, on=None, closed=None):
+        """pandas' groupby(by).rolling(window): a number of rows, or a span
+        of time ("2h", a Timedelta) over the DatetimeIndex or the datetime
+        column `on` (closed as DataFrame.rolling's); then .sum(), .mean(),
         .min(), .max(), .std(), .var(), .count(), .median(), .quantile(q),
         indexed by the keys and then the rows' index, groups in key order,
-        rows with a missing key left out (windows of time are not supported
-        by groups)."""
-        if not isinstance(window, (int, np.integer)) or isinstance(window, bool):
-            raise NotImplementedError("groupby rolling: window must be a number of rows")
-        return _GroupRolling(self, int(window), min_periods, center)
+        rows with a missing key left out."""
+        if isinstance(window, (int, np.integer)) and not isinstance(window, bool):
+            window = int(window)
+        else:
+            window = _time_literal(window) or window
+        return _GroupRolling(self, window, min_periods, center, on, closed)
 
     def fillna(self, value=None, method=None, limit=None):
         """pandas' groupby fillna with a method ("ffill"/"pad", "bfill"/
