@@ -309,6 +309,31 @@ WORKLOADS = {
                 "df = df.assign(ts=dd.to_datetime(df.g.cumsum(), unit='ms')); "
                 "r = df.set_index('ts', sorted=True)[['v']].rolling('1min').mean().sum().compute()",
     },
+    # W5q: a groupby's rolling window of rows: 10^7 rows of 1,000 int keys,
+    # each row the mean of the 50 rows of its key up to it (pandas'
+    # groupby('k').rolling(50)); the engine sorts the rows by key (stably)
+    # and rolls each chunk with the carry of the rows before; Dask has no
+    # groupby rolling: its groupby apply shuffles the groups and rolls each
+    # in pandas; summed so the result is small
+    "W5q": {
+        "title": "groupby('k').rolling(50).mean() of 10,000,000 rows (1,000 int keys, "
+                 "1,000,000-row chunks), summed",
+        "df": True, "save": "json",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 2], "low": 0,
+             "high": 1000, "chunk_size": [1000000, 2], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["k", "v"]},
+            {"key": "r", "op": "dataframe.rolling", "inputs": ["df"], "window": 50,
+             "by": ["k"], "agg": "mean"},
+            {"key": "s", "op": "dataframe.sum", "inputs": ["r"]}], "fetch": ["s"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, "
+                    "(10000000, 2)), columns=['k', 'v'])",
+        "np_compute": "r = df.groupby('k').rolling(50).mean().sum()",
+        "dask": "a = da.random.randint(0, 1000, (10000000, 2), chunks=(1000000, 2)); "
+                "df = dd.from_dask_array(a, columns=['k', 'v']); "
+                "r = df.groupby('k').apply(lambda g: g[['v']].rolling(50).mean(), "
+                "meta={'v': 'f8'}).sum().compute()",
+    },
     # df3: a merge of 10,000,000 rows with a 1,000-row table (hash-partitioned
     # on the key), summed so that the result is small
     "W5m": _merge_workload(

@@ -149,10 +149,10 @@ static const char *const *df_fields(op_t op)
     static const char *const rd[] = {"decimals", NULL};
     static const char *const fq[] = {"freq", NULL};
     static const char *const sf[] = {"date_format", NULL};
-    static const char *const ex2[] = {"min_periods", "agg", NULL};
+    static const char *const ex2[] = {"min_periods", "agg", "by", NULL};
     static const char *const ew[] = {"com",         "span",   "halflife",  "alpha",
                                      "min_periods", "adjust", "ignore_na", "agg",
-                                     "bias",        "times",  NULL};
+                                     "bias",        "times",  "by",        NULL};
     static const char *const si[] = {"keys", "drop", "append", NULL};
     static const char *const ri[] = {"drop", NULL};
     static const char *const il[] = {"rows", "columns", NULL};
@@ -4048,7 +4048,8 @@ static int drop_col(df_node_t *d, int t)
     return 0;
 }
 
-/* rolling's "by": pandas 1.5's df.groupby(by).rolling(...): d->key the key
+/* rolling's, expanding's and ewm's "by": pandas 1.5's
+ * df.groupby(by).rolling(...) (.expanding(), .ewm()): d->key the key
  * columns, and the sort (stable, ascending, missing keys last) that puts
  * each group's rows together in their order */
 static int roll_by(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s, json_t *obj,
@@ -4174,8 +4175,12 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         /* pandas 1.5: count's min_periods defaults to 0 */
         if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
     } else if (op == OP_DF_EWM) {
-        if (infer_ewm(g, n, d, obj, err, errlen)) return -1;
+        if (infer_ewm(g, n, d, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen))
+            return -1;
+        if (d->nkey > 0 && d->ewm_times >= 0)
+            return XFAIL(n, "\"times\" with \"by\" (a groupby's ewm by time) is not supported");
     } else if (op == OP_DF_EXPANDING) {
+        if (roll_by(g, n, d, s, obj, err, errlen)) return -1;
         json_t *mp = json_object_get(obj, "min_periods"), *ag = json_object_get(obj, "agg");
         d->minp = 1;
         if (mp && !json_is_null(mp)) {

@@ -1264,9 +1264,107 @@ fail:
     return oom(err, errlen);
 }
 
+/* ---------------------------------------------- a groupby's expanding and ewm */
+
+/* Rows [a, b) of a column of numbers or bools, as a view (nothing copied) */
+static fcol_t col_rows(const fcol_t *c, int64_t a, int64_t b)
+{
+    fcol_t v = *c;
+    v.data = (char *)c->data + a * (c->type == FT_BOOL ? 1 : 8);
+    if (c->valid) v.valid = c->valid + a;
+    v.n = b - a;
+    return v;
+}
+
+/* Are rows i and j of in in one group (no key missing in either)? */
+static bool same_group(const df_node_t *d, const frame_t *in, int64_t i, int64_t j)
+{
+    dfa_keys_t ks;
+    by_keys(d, in, -1, &ks);
+    return !dfa_keys_any_na(&ks, i) && !dfa_keys_any_na(&ks, j) && dfa_keys_eq(&ks, i, &ks, j);
+}
+
+/* Does chunk in's first row continue the group of the carry's state? */
+static bool by_continues(const df_node_t *d, const frame_t *carry, const frame_t *in)
+{
+    if (!carry || carry->nrows == 0 || in->nrows == 0) return false;
+    dfa_keys_t ki, kc;
+    by_keys(d, in, -1, &ki);
+    by_keys(d, carry, d->ncols, &kc);
+    return !dfa_keys_any_na(&ki, 0) && !dfa_keys_any_na(&kc, 0) && dfa_keys_eq(&kc, 0, &ki, 0);
+}
+
+/* groupby(by).expanding() and .ewm(): the rows sorted by key, each group's
+ * rows scanned afresh from its first row (pandas' GroupbyIndexer; its ewm
+ * takes each group's bounds alone), the carry's state continued by the
+ * chunk's first group when it is the carry's; into out by by_finish. */
+static int by_scan_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry,
+                       frame_t *out, char *err, size_t errlen)
+{
+    int64_t n = in->nrows;
+    frame_t f = {0};
+    fcol_t seg = {0};
+    if (frame_alloc(&f, false, n, d->ncols, 1)) return oom(err, errlen);
+    for (int k = 0; k < d->ncols; k++)
+        if (flabel_set(&f.names[k], d->cols[k].name, d->cols[k].is_int) ||
+            fcol_alloc(&f.cols[k], FT_FLOAT64, n, 0, false))
+            goto fail;
+    for (int64_t a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && same_group(d, in, a, b); b++)
+            ;
+        bool cont = a == 0 && by_continues(d, carry, in);
+        for (int k = 0; k < d->ncols; k++) {
+            fcol_t v = col_rows(&in->cols[src_of(d, k)], a, b);
+            if (scan_col(d, op, &v, d->cols[k].type, cont ? &carry->cols[k] : NULL, NULL, false,
+                         &seg))
+                goto fail;
+            memcpy((double *)f.cols[k].data + a, seg.data, sizeof(double) * (size_t)(b - a));
+            fcol_free(&seg);
+        }
+    }
+    if (by_finish(d, in, &f, out)) goto fail;
+    frame_free(&f);
+    return 0;
+fail:
+    fcol_free(&seg);
+    frame_free(&f);
+    return oom(err, errlen);
+}
+
+/* The carry after chunk in (carry: the one before it, NULL for the first):
+ * the state of its last group (the carry's own when in has no rows),
+ * state_rows rows, then that group's key in the columns after d->ncols. */
+static int by_scan_state(const df_node_t *d, op_t op, const frame_t *carry, const frame_t *in,
+                         frame_t *out, char *err, size_t errlen)
+{
+    int64_t n = in->nrows, r = state_rows(d, op), a = n ? n - 1 : 0;
+    if (n == 0 && carry && carry->nrows > 0)
+        return frame_slice(carry, 0, carry->nrows, out) ? oom(err, errlen) : 0;
+    while (a > 0 && same_group(d, in, a - 1, a))
+        a--;
+    bool cont = a == 0 && by_continues(d, carry, in);
+    if (frame_alloc(out, false, r, d->ncols + d->nkey, 1) || labels(d, in, out, false) ||
+        fcol_alloc(&out->idx[0], FT_INT64, r, 0, false))
+        goto fail;
+    for (int64_t q = 0; q < r; q++)
+        ((int64_t *)out->idx[0].data)[q] = q;
+    for (int k = 0; k < d->ncols; k++) {
+        fcol_t v = col_rows(&in->cols[src_of(d, k)], a, n);
+        if (scan_col(d, op, &v, d->cols[k].type, cont ? &carry->cols[k] : NULL, NULL, true,
+                     &out->cols[k]))
+            goto fail;
+    }
+    if (by_carry_keys(d, carry, in, r, out)) goto fail;
+    return 0;
+fail:
+    frame_free(out);
+    return oom(err, errlen);
+}
+
 int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry,
                const frame_t *after, frame_t *out, char *err, size_t errlen)
 {
+    if (is_scan(op) && d->nkey > 0) return by_scan_map(d, op, in, carry, out, err, errlen);
     if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, carry, in, out, false, err, errlen);
     if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx) || labels(d, in, out, true))
         goto fail;
@@ -1328,6 +1426,7 @@ int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, bool back, frame
                 size_t errlen)
 {
     if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, NULL, in, out, true, err, errlen);
+    if (is_scan(op) && d->nkey > 0) return by_scan_state(d, op, NULL, in, out, err, errlen);
     if (is_scan(op)) {
         if (ewm_nat(d, op, in, err, errlen)) return -1;
         if (state_frame(d, op, in, out)) goto fail;
@@ -1359,6 +1458,7 @@ int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_
                    frame_t *out, char *err, size_t errlen)
 {
     if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, far, near, out, true, err, errlen);
+    if (is_scan(op) && d->nkey > 0) return by_scan_state(d, op, far, near, out, err, errlen);
     if (is_scan(op)) {
         if (ewm_nat(d, op, near, err, errlen)) return -1;
         if (state_frame(d, op, near, out)) goto fail;

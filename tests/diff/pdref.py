@@ -225,11 +225,12 @@ def evaluate(doc, data_dir="."):
         elif op == "dataframe.sort_index":
             v = ins[0].sort_index(ascending=n.get("ascending", True), kind="mergesort")
         elif op == "dataframe.expanding":
-            v = getattr(ins[0].expanding(min_periods=n.get("min_periods", 1)), n["agg"])()
+            src = ins[0].groupby(n["by"]) if n.get("by") else ins[0]
+            v = getattr(src.expanding(min_periods=n.get("min_periods", 1)), n["agg"])()
         elif op == "dataframe.ewm":
             kw = {k: n[k] for k in ("com", "span", "halflife", "alpha", "min_periods", "adjust",
                                     "ignore_na", "times") if k in n}
-            r = ins[0].ewm(**kw)
+            r = (ins[0].groupby(n["by"]) if n.get("by") else ins[0]).ewm(**kw)
             v = getattr(r, n.get("agg", "mean"))(**({"bias": n["bias"]} if "bias" in n else {}))
         elif op == "dataframe.rolling":
             src = ins[0].groupby(n["by"]) if n.get("by") else ins[0]

@@ -1001,6 +1001,53 @@ def scans_bit_exact(data, pdf):
 
 
 @case
+def groupby_scans_bit_exact(data, pdf):
+    """groupby(k).expanding() and .ewm() (mean, sum, std, var; ewm with
+    adjust, ignore_na, min_periods) give pandas' very bits: 3,000 float64
+    values with NaN in 18 chunks, 7 int keys, each group's recurrence
+    from its first row and carried across chunks when the group goes on
+    (read from a tensor, fetched as one)"""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(3000) * 1e3
+    x[rng.random(3000) < 0.05] = np.nan
+    k = rng.integers(0, 7, 3000)
+    P = pd.DataFrame({"k": k, "x": x})
+    nodes = [{"key": "a0", "op": "array", "data": np.nan_to_num(x).tolist(), "chunk_size": 170},
+             {"key": "mk", "op": "array", "data": np.isnan(x).tolist(), "chunk_size": 170},
+             {"key": "a", "op": "where", "inputs": ["mk", {"value": "nan"}, "a0"]},
+             {"key": "kk", "op": "array", "data": k.astype(float).tolist(), "chunk_size": 170},
+             {"key": "st", "op": "stack", "inputs": ["kk", "a"], "axis": 1},
+             {"key": "t0", "op": "dataframe.from_tensor", "inputs": ["st"], "columns": ["k", "x"]},
+             {"key": "t", "op": "dataframe.astype", "inputs": ["t0"], "dtype": {"k": "int64"}}]
+    want = {}
+    G = P.groupby("k")
+    for agg in ("sum", "mean", "std", "var", "min", "max", "count"):
+        nodes.append(op("x" + agg, "expanding", "t", by="k", agg=agg))
+        want["x" + agg] = getattr(G.expanding(), agg)()
+    for q, kw in enumerate(({"span": 7}, {"alpha": 0.1, "adjust": False},
+                            {"com": 4, "ignore_na": True, "min_periods": 3})):
+        for agg in ("mean", "sum", "var", "std"):
+            if agg == "sum" and kw.get("adjust") is False:
+                continue
+            nodes.append(op("e%d%s" % (q, agg), "ewm", "t", by="k", agg=agg, **kw))
+            want["e%d%s" % (q, agg)] = getattr(G.ewm(**kw), agg)()
+    nodes += [op(key + "T", "to_tensor", key) for key in want]
+    got, why = run_doc(data, nodes, [key + "T" for key in want])
+    if why:
+        return why
+    for key, ref in want.items():
+        g, r = got[key + "T"][:, 0], ref["x"].to_numpy()
+        if g.shape != r.shape or not np.array_equal(g, r, equal_nan=True):
+            return "%s: %s values differ from pandas'" % (
+                key, "all" if g.shape != r.shape else
+                int(np.sum(~((g == r) | (np.isnan(g) & np.isnan(r))))))
+    # and the index: the keys, then the rows' positions, groups in order
+    got, why = run_doc(data, nodes[:7] + [op("ix", "expanding", "t", by="k", agg="mean")],
+                       ["ix"])
+    return why or T.expect_frame(got["ix"], G.expanding().mean())
+
+
+@case
 def running_rejects(data, pdf):
     for node, words in (
             (op("r", "cumsum", "t"), ["takes numbers"]),
@@ -1012,6 +1059,8 @@ def running_rejects(data, pdf):
             (op("r", "rolling", "t", window=3, agg="sum", by="nope"), ["nope"]),
             (op("r", "rolling", "t", window=3, agg="sum", by="s"), ["takes numbers"]),
             (op("r", "rolling", "kk", window=3, agg="sum", by="k"), ["no column to roll"]),
+            (op("r", "expanding", "ts", agg="sum", by="k"), ["a Series has no columns"]),
+            (op("r", "ewm", "t", span=2, by="s"), ["takes numbers"]),
             (op("r", "pct_change", "t", periods=-1), ["negative"]),
             (op("r", "ewm", "t", span=3), ["takes numbers", "select the numeric columns"]),
             (op("r", "ewm", "t"), ["Must pass one of comass, span, halflife, or alpha"]),

@@ -513,8 +513,9 @@ class Gen:
         self.loose |= self.cols.get(by[0]) != "int"
 
     def group_rolling(self):
-        """groupby(key).rolling(...): rolling with "by", the numeric columns
-        that are no key rolled, indexed by the key then the index"""
+        """groupby(key).rolling(...), .expanding() or .ewm(): the op with
+        "by", the numeric columns that are no key rolled, indexed by the
+        key then the index"""
         by = [c for c in ("k", "g") if c in self.cols]
         if not by:
             return
@@ -536,6 +537,14 @@ class Gen:
             node["min_periods"] = 1
         if self.rng.random() < 0.3:
             node["center"] = True
+        r = self.rng.random()
+        if r < 0.25:  # groupby(key).expanding(): pandas' bits, every aggregation
+            node = {"op": "dataframe.expanding", "inputs": [self.cur], "by": by,
+                    "agg": self.rng.choice(["sum", "mean", "std", "min", "max", "count"])}
+        elif r < 0.5:  # groupby(key).ewm()
+            node = {"op": "dataframe.ewm", "inputs": [self.cur], "by": by,
+                    "span": self.rng.choice([2, 5]),
+                    "agg": self.rng.choice(["mean", "sum", "std"])}
         self.cur = self.add(node)
         self.cols = {c: "float" for c in cs}
 

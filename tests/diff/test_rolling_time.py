@@ -240,7 +240,9 @@ def rejects(data):
             ("ewm_halflife_number", {"times": "ts", "halflife": 3}, ["timedelta convertible"]),
             ("ewm_halflife_no_times", {"halflife": "1h"}, ["if times is not None"]),
             ("ewm_times_not_adjusted", {"times": "ts", "halflife": "1h", "adjust": False},
-             ["times is not supported with adjust=False"])]:
+             ["times is not supported with adjust=False"]),
+            ("ewm_times_by", {"times": "ts", "halflife": "1h", "by": "i"},
+             ["\"times\" with \"by\"", "not supported"])]:
         td.expect_refused(data, "reject/" + name, base + [
             op("f", "getitem", "t", columns=["ts", "i", "x"]),
             dict({"key": "r", "op": "dataframe.ewm", "inputs": ["f"]}, **extra)], 2, words)

@@ -1446,7 +1446,8 @@ class TestDataFrames(Base):
         index as pandas' (a key with missing values, two keys, center, a
         column selected, windows of time by a column and by the index), the
         values of row windows to pandas' tolerance, median's, max's and
-        those of windows of time to the bit."""
+        those of windows of time to the bit; expanding and ewm by groups to
+        the bit."""
         rng = np.random.default_rng(21)
         n = 600
         k = rng.choice(["AAPL", "MSFT", "\u00c9DF", None], n, p=[0.4, 0.3, 0.27, 0.03])
@@ -1477,11 +1478,17 @@ class TestDataFrames(Base):
                                                               closed="both").max(),
                  p.set_index("ts").groupby("k")["x"].rolling(pd.Timedelta("90min"),
                                                              closed="both").max()),
+                # expanding and ewm by groups: pandas' recurrences to the bit
+                (g.expanding().mean(), pg.expanding().mean()),
+                (g["x"].expanding(min_periods=3).std(), pg["x"].expanding(min_periods=3).std()),
+                (g.ewm(span=10).mean(), pg.ewm(span=10).mean()),
+                (df[cols].groupby(["d", "k"]).ewm(alpha=0.2, adjust=False).var(),
+                 p[cols].groupby(["d", "k"]).ewm(alpha=0.2, adjust=False).var()),
             ]
             res = marsc.execute(*[q[0] for q in pairs])
             for i, ((_, want), got) in enumerate(zip(pairs, res)):
                 got = got.fetch()
-                exact = i in (1, 2, 5, 6, 7)
+                exact = i in (1, 2, 5, 6, 7, 8, 9, 10, 11)
                 if isinstance(want, pd.Series):
                     pd.testing.assert_series_equal(got, want, check_exact=exact,
                                                    rtol=1e-12, obj="pair %d" % i)

@@ -271,19 +271,8 @@ class _Frame(Entity):
         recurrences (one of com, span, halflife, alpha). times: the name of
         a datetime column, with halflife a timedelta ("2h", a Timedelta):
         the weights decay with the time between rows, as pandas'."""
-        if times is not None:
-            if not isinstance(times, str):
-                raise TypeError("ewm(times=...): pass the name of a datetime column of the frame")
-            halflife = _time_literal(halflife) or halflife
-        p = {k: v for k, v in (("com", com), ("span", span), ("halflife", halflife),
-                               ("alpha", alpha), ("times", times)) if v is not None}
-        if min_periods:
-            p["min_periods"] = int(min_periods)
-        if not adjust:
-            p["adjust"] = False
-        if ignore_na:
-            p["ignore_na"] = True
-        return _Ewm(self, p)
+        return _Ewm(self, _ewm_params(com, span, halflife, alpha, min_periods, adjust,
+                                      ignore_na, times))
 
     def resample(self, rule, on=None, closed=None, label=None, origin="start_day", offset=None):
         """pandas' resample by time: rule a tick ("15min", "h", "D", "2D")
@@ -407,42 +396,6 @@ class _Rolling:
         r = copy.copy(self)
         r._kw = dict(self._kw, quantile=float(quantile), interpolation=interpolation)
         return r._agg("quantile")
-
-
-class _GroupRolling(_Rolling):
-    """df.groupby(by).rolling(window): each group's windows, the result
-    indexed by the keys and then the rows' index, groups in key order (a
-    column selection: g["x"] gives a Series)."""
-
-    def __init__(self, g, window, min_periods, center, on=None, closed=None):
-        by, sel = g._by, g._sel
-        f = g._df
-        if sel is not None:
-            cols = [sel] if isinstance(sel, str) else list(sel)
-            if on is not None and on not in cols:
-                cols.append(on)
-            f = f[list(by) + [c for c in cols if c not in by]]
-        _Rolling.__init__(self, f, window, min_periods, on, closed)
-        self._kw["by"] = list(by)
-        if center:
-            self._kw["center"] = True
-        self._sel = sel
-
-    def _agg(self, agg):
-        p = dict({"window": self._w, "agg": agg}, **self._kw)
-        if self._mp is not None:
-            p["min_periods"] = int(self._mp)
-        by = self._kw["by"]
-        cols = self._f._columns
-        inames = self._f._index_names
-        # with "on", pandas orders the columns by name (the result says)
-        out = _make("dataframe.rolling", [self._f], p, "dataframe",
-                    None if cols is None or "on" in self._kw else
-                    [c for c in cols if c not in by],
-                    index_names=list(by) + list(inames if inames is not None else [None]))
-        if isinstance(self._sel, str):
-            return out[self._sel]
-        return out
 
 
 class _Aggregations:
@@ -589,6 +542,22 @@ class _Expanding(_Rolling):
         return _make("dataframe.expanding", [self._f], p, self._f._ref.kind, self._f._columns)
 
 
+def _ewm_params(com, span, halflife, alpha, min_periods, adjust, ignore_na, times):
+    if times is not None:
+        if not isinstance(times, str):
+            raise TypeError("ewm(times=...): pass the name of a datetime column of the frame")
+        halflife = _time_literal(halflife) or halflife
+    p = {k: v for k, v in (("com", com), ("span", span), ("halflife", halflife),
+                           ("alpha", alpha), ("times", times)) if v is not None}
+    if min_periods:
+        p["min_periods"] = int(min_periods)
+    if not adjust:
+        p["adjust"] = False
+    if ignore_na:
+        p["ignore_na"] = True
+    return p
+
+
 class _Ewm:
     def __init__(self, f, params):
         self._f, self._p = f, params
@@ -608,6 +577,68 @@ class _Ewm:
         return self._agg("std", **({"bias": True} if bias else {}))
 
     vol = std
+
+
+def _grouped(g, extra=None):
+    """groupby g's frame cut to its keys and its selection (and the column
+    extra, a rolling's "on"), for the ops that take
+    "by"."""
+    f = g._df
+    if g._sel is not None:
+        cols = [g._sel] if isinstance(g._sel, str) else list(g._sel)
+        if extra is not None and extra not in cols:
+            cols.append(extra)
+        f = f[list(g._by) + [c for c in cols if c not in g._by]]
+    return f
+
+
+def _by_make(op, f, by, sel, p, ordered=False):
+    """op with "by" over f: indexed by the keys and then f's index, its
+    columns f's that are no key (ordered: by name, the result says), a
+    Series when sel names one column"""
+    cols, inames = f._columns, f._index_names
+    out = _make(op, [f], dict(p, by=list(by)), "dataframe",
+                None if cols is None or ordered else [c for c in cols if c not in by],
+                index_names=list(by) + list(inames if inames is not None else [None]))
+    return out[sel] if isinstance(sel, str) else out
+
+
+class _GroupRolling(_Rolling):
+    """df.groupby(by).rolling(window): each group's windows, the result
+    indexed by the keys and then the rows' index, groups in key order (a
+    column selection: g["x"] gives a Series)."""
+
+    def __init__(self, g, window, min_periods, center, on=None, closed=None):
+        _Rolling.__init__(self, _grouped(g, on), window, min_periods, on, closed)
+        if center:
+            self._kw["center"] = True
+        self._by, self._sel = g._by, g._sel
+
+    def _agg(self, agg):
+        p = dict({"window": self._w, "agg": agg}, **self._kw)
+        if self._mp is not None:
+            p["min_periods"] = int(self._mp)
+        # with "on", pandas orders the columns by name (the result says)
+        return _by_make("dataframe.rolling", self._f, self._by, self._sel, p, "on" in self._kw)
+
+
+class _GroupExpanding(_Expanding):
+    def __init__(self, g, min_periods):
+        _Expanding.__init__(self, _grouped(g), min_periods)
+        self._by, self._sel = g._by, g._sel
+
+    def _agg(self, agg):
+        p = {"agg": agg} if self._mp == 1 else {"agg": agg, "min_periods": self._mp}
+        return _by_make("dataframe.expanding", self._f, self._by, self._sel, p)
+
+
+class _GroupEwm(_Ewm):
+    def __init__(self, g, params):
+        _Ewm.__init__(self, _grouped(g), params)
+        self._by, self._sel = g._by, g._sel
+
+    def _agg(self, agg, **kw):
+        return _by_make("dataframe.ewm", self._f, self._by, self._sel, dict(self._p, agg=agg, **kw))
 
 
 class DataFrame(_Frame):
@@ -1248,6 +1279,19 @@ class GroupBy(_Aggregations):
         else:
             window = _time_literal(window) or window
         return _GroupRolling(self, window, min_periods, center, on, closed)
+
+    def expanding(self, min_periods=1):
+        """pandas' groupby(by).expanding(): .sum(), .mean(), .min(), .max(),
+        .std(), .var(), .count(), each group's rows from its first, indexed
+        as rolling's."""
+        return _GroupExpanding(self, int(min_periods))
+
+    def ewm(self, com=None, span=None, halflife=None, alpha=None, min_periods=0, adjust=True,
+            ignore_na=False):
+        """pandas' groupby(by).ewm(...): .mean(), .sum(), .var(), .std(),
+        each group's recurrence from its first row, indexed as rolling's."""
+        return _GroupEwm(self, _ewm_params(com, span, halflife, alpha, min_periods, adjust,
+                                           ignore_na, None))
 
     def fillna(self, value=None, method=None, limit=None):
         """pandas' groupby fillna with a method ("ffill"/"pad", "bfill"/
