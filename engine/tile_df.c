@@ -494,8 +494,7 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
         const graph_node_t *n = &c->g->nodes[node];
         bool raw = n->op == OP_DF_CUMSUM || n->op == OP_DF_CUMPROD || n->op == OP_DF_CUMMAX ||
                    n->op == OP_DF_CUMMIN || n->op == OP_DF_EWM || n->op == OP_DF_EXPANDING ||
-                   (n->op == OP_DF_ROLLING && n->df->roll_time) ||
-                   n->op == OP_DF_GROUPBY_TRANSFORM || filter;
+                   df_run_state(n->df, n->op) || n->op == OP_DF_GROUPBY_TRANSFORM || filter;
         if (carry < 0 || !raw) {
             int32_t ej = bjob(c, pe, 1);
             if (ej < 0) return NULL;

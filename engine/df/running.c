@@ -90,6 +90,11 @@ bool df_run_forward(const df_node_t *d, op_t op)
     return is_scan(op) || op == OP_DF_ROLLING || d->n >= 0;
 }
 
+bool df_run_state(const df_node_t *d, op_t op)
+{
+    return op == OP_DF_ROLLING && (d->roll_time || d->roll_off == 0);
+}
+
 bool df_run_after(const df_node_t *d, op_t op)
 {
     return op == OP_DF_ROLLING && !d->roll_time && d->roll_off > 0;
@@ -838,6 +843,23 @@ static bool by_starts(const df_node_t *d, const frame_t *carry, const frame_t *i
     return dfa_keys_any_na(&kp, 0) || !dfa_keys_eq(&kp, 0, &ki, 0);
 }
 
+/* A window of rows (pandas' FixedWindowIndexer: rows r - window + 1 .. r;
+ * with groups, GroupbyIndexer's: cut at the group's first row), through
+ * the same state as windows of time: the chunk's rows' windows, counted
+ * from the carry's rows. Their "times" are zeros, never read. */
+static int rw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in, tw_t *b)
+{
+    int64_t gs = 0; /* the first row of the current group */
+    memset(b->t + b->w, 0, sizeof(int64_t) * (size_t)(b->m - b->w));
+    for (int64_t i = b->w; i < b->m; i++) {
+        int64_t r = i - b->w, st = i + 1 - d->n;
+        if (d->nkey > 0 && by_starts(d, carry, in, b->w, i)) gs = i;
+        b->st[r] = st < gs ? gs : st;
+        b->en[r] = i + 1;
+    }
+    return 0;
+}
+
 /* The times of carry (NULL: none) and chunk in, checked as pandas checks
  * them (no NaT, monotonic), and the windows of the chunk's rows. */
 static int tw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in, tw_t *b,
@@ -860,6 +882,7 @@ static int tw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in
         b->end0 = ci[TM_END];
         b->sign = (int)ci[TM_SIGN];
     }
+    if (!d->roll_time) return rw_bounds(d, carry, in, b);
     memcpy(b->t + b->w, tw_times(d, in)->data, sizeof(int64_t) * (size_t)n);
     bool lc = d->roll_closed & DF_RC_LEFT, rc = d->roll_closed & DF_RC_RIGHT;
     int64_t ps = 0, pe = b->end0; /* the previous row's window */
@@ -1103,7 +1126,7 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
     }
     for (int k = 0; k < d->ncols; k++) {
         fcol_t *o = &out->cols[k];
-        if (src_of(d, k) == d->roll_on) { /* the times: kept (the carry: zeros) */
+        if (d->roll_time && src_of(d, k) == d->roll_on) { /* the times: kept (carry: zeros) */
             if (edge ? fcol_alloc(o, FT_FLOAT64, TS_N + keep, 0, false)
                      : fcol_copy(&in->cols[src_of(d, k)], o))
                 goto fail;
@@ -1365,7 +1388,7 @@ int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *ca
                const frame_t *after, frame_t *out, char *err, size_t errlen)
 {
     if (is_scan(op) && d->nkey > 0) return by_scan_map(d, op, in, carry, out, err, errlen);
-    if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, carry, in, out, false, err, errlen);
+    if (df_run_state(d, op)) return tw_run(d, carry, in, out, false, err, errlen);
     if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx) || labels(d, in, out, true))
         goto fail;
     out->range_index = in->range_index;
@@ -1425,7 +1448,7 @@ fail:
 int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, bool back, frame_t *out, char *err,
                 size_t errlen)
 {
-    if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, NULL, in, out, true, err, errlen);
+    if (df_run_state(d, op)) return tw_run(d, NULL, in, out, true, err, errlen);
     if (is_scan(op) && d->nkey > 0) return by_scan_state(d, op, NULL, in, out, err, errlen);
     if (is_scan(op)) {
         if (ewm_nat(d, op, in, err, errlen)) return -1;
@@ -1457,7 +1480,7 @@ fail:
 int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near, bool back,
                    frame_t *out, char *err, size_t errlen)
 {
-    if (op == OP_DF_ROLLING && d->roll_time) return tw_run(d, far, near, out, true, err, errlen);
+    if (df_run_state(d, op)) return tw_run(d, far, near, out, true, err, errlen);
     if (is_scan(op) && d->nkey > 0) return by_scan_state(d, op, far, near, out, err, errlen);
     if (is_scan(op)) {
         if (ewm_nat(d, op, near, err, errlen)) return -1;

@@ -24,6 +24,10 @@ int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, bool back, frame
                 size_t errlen);
 int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near, bool back,
                    frame_t *out, char *err, size_t errlen);
+/* Does op carry pandas' window state (its running sums) from chunk to
+ * chunk, each carry step reading the chunk whole: rolling over time, and
+ * over rows but centred? */
+bool df_run_state(const df_node_t *d, op_t op);
 /* Does op also need rows after each chunk (rolling with center: a second
  * chain, backwards, beside its forward one; df_run_map's after)? */
 bool df_run_after(const df_node_t *d, op_t op);

@@ -956,7 +956,8 @@ def expanding(data, pdf):
 
 @case
 def scans_bit_exact(data, pdf):
-    """expanding and ewm (mean, var, std) give pandas' very bits: 3,000 float64 values (a
+    """expanding, ewm (mean, var, std) and rolling over rows give pandas'
+    very bits: 3,000 float64 values (a
     run of equal ones among them) in 18 chunks, read from a tensor (a CSV
     would not do: pandas' default float parser does not round correctly)
     and fetched as a tensor (JSON's floats are shorter than float64)"""
@@ -973,6 +974,12 @@ def scans_bit_exact(data, pdf):
     for agg in ("sum", "mean", "std", "var", "min", "max", "count"):
         nodes.append(op(agg, "expanding", "t", agg=agg))
         want[agg] = getattr(P.expanding(), agg)()
+        # windows of rows: pandas' running sums, carried from chunk to chunk
+        nodes += [op("r" + agg, "rolling", "t", window=50, agg=agg),
+                  op("m" + agg, "rolling", "t", window=400, min_periods=3, agg=agg)]
+        want["r" + agg] = getattr(P.rolling(50, min_periods=0 if agg == "count" else None),
+                                  agg)()
+        want["m" + agg] = getattr(P.rolling(400, min_periods=3), agg)()
     # pandas makes a halflife's center of mass with numpy's exp, which on a
     # CPU with AVX-512 is numpy's own SIMD exp: 1 ulp away from libm's
     # correctly rounded exp for halflife 30 (0.977159968434246 against
@@ -1002,8 +1009,9 @@ def scans_bit_exact(data, pdf):
 
 @case
 def groupby_scans_bit_exact(data, pdf):
-    """groupby(k).expanding() and .ewm() (mean, sum, std, var; ewm with
-    adjust, ignore_na, min_periods) give pandas' very bits: 3,000 float64
+    """groupby(k).expanding(), .ewm() (mean, sum, std, var; ewm with
+    adjust, ignore_na, min_periods) and .rolling(30) give pandas' very
+    bits: 3,000 float64
     values with NaN in 18 chunks, 7 int keys, each group's recurrence
     from its first row and carried across chunks when the group goes on
     (read from a tensor, fetched as one)"""
@@ -1024,6 +1032,8 @@ def groupby_scans_bit_exact(data, pdf):
     for agg in ("sum", "mean", "std", "var", "min", "max", "count"):
         nodes.append(op("x" + agg, "expanding", "t", by="k", agg=agg))
         want["x" + agg] = getattr(G.expanding(), agg)()
+        nodes.append(op("r" + agg, "rolling", "t", by="k", window=30, min_periods=2, agg=agg))
+        want["r" + agg] = getattr(G.rolling(30, min_periods=2), agg)()
     for q, kw in enumerate(({"span": 7}, {"alpha": 0.1, "adjust": False},
                             {"com": 4, "ignore_na": True, "min_periods": 3})):
         for agg in ("mean", "sum", "var", "std"):
