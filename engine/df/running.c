@@ -92,7 +92,8 @@ bool df_run_forward(const df_node_t *d, op_t op)
 
 bool df_run_state(const df_node_t *d, op_t op)
 {
-    return op == OP_DF_ROLLING && (d->roll_time || d->roll_off == 0);
+    (void)d;
+    return op == OP_DF_ROLLING;
 }
 
 bool df_run_after(const df_node_t *d, op_t op)
@@ -606,21 +607,8 @@ static double *as_float(const fcol_t *c, bool fill)
     return x;
 }
 
-/* row r's rolling window among n rows: rows *a .. *e - 1, pandas 1.5's
- * FixedWindowIndexer (r - window + 1 .. r, moved (window - 1) / 2 rows on
- * with center), cut at the ends, and with grp (a groupby's rolling) at
- * the ends of r's group, rows grp[0][r] .. grp[1][r] - 1 */
-static void row_window(const df_node_t *d, int64_t n, int64_t r, const int64_t *const *grp,
-                       int64_t *a, int64_t *e)
-{
-    int64_t end = r + 1 + d->roll_off, st = end - d->n;
-    int64_t lo = grp ? grp[0][r] : 0, hi = grp ? grp[1][r] : n;
-    *a = st < lo ? lo : st;
-    *e = end > hi ? hi : end;
-}
-
 static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int64_t off, int64_t m,
-                      const int64_t *const *grp, fcol_t *o)
+                      fcol_t *o)
 {
     int64_t N = c->n, p = d->n;
     ot = fcol_chunk_type(ot, c);
@@ -687,75 +675,19 @@ static int window_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, int6
         return -1;
     }
     double *y = o->data;
-    if (op == OP_DF_ROLLING && (d->ragg == DFRA_MEDIAN || d->ragg == DFRA_QUANTILE)) {
-        int64_t *st = malloc(sizeof(int64_t) * (size_t)(m + 1));
-        int64_t *en = malloc(sizeof(int64_t) * (size_t)(m + 1));
-        int rc = -1;
-        if (st && en) {
-            for (int64_t i = 0; i < m; i++)
-                row_window(d, N, off + i, grp, &st[i], &en[i]);
-            rc = os_windows(d, x, N, st, en, m, y);
-        }
-        free(st);
-        free(en);
-        free(x);
-        return rc;
-    }
     for (int64_t i = 0; i < m; i++) {
         int64_t r = off + i;
-        if (op == OP_DF_DIFF || op == OP_DF_PCT_CHANGE) {
-            int64_t s = r - p;
-            if (s < 0 || s >= N) {
-                y[i] = NAN;
-            } else if (op == OP_DF_DIFF) {
-                y[i] = c->type == FT_INT64
-                           ? (double)(int64_t)((uint64_t)inum(c, r) - (uint64_t)inum(c, s))
-                           : x[r] - x[s];
-            } else {
-                y[i] = x[r] / x[s] - 1;
-            }
-            continue;
+        /* diff and pct_change (rolling runs through tw_run and rw_center) */
+        int64_t s = r - p;
+        if (s < 0 || s >= N) {
+            y[i] = NAN;
+        } else if (op == OP_DF_DIFF) {
+            y[i] = c->type == FT_INT64
+                       ? (double)(int64_t)((uint64_t)inum(c, r) - (uint64_t)inum(c, s))
+                       : x[r] - x[s];
+        } else {
+            y[i] = x[r] / x[s] - 1;
         }
-        int64_t a, e, cnt = 0;
-        row_window(d, N, r, grp, &a, &e);
-        double s = 0, mn = INFINITY, mx = -INFINITY;
-        for (int64_t k = a; k < e; k++) {
-            if (x[k] != x[k]) continue;
-            cnt++;
-            s += x[k];
-            if (x[k] < mn) mn = x[k];
-            if (x[k] > mx) mx = x[k];
-        }
-        double v = NAN;
-        if (d->ragg == DFRA_COUNT)
-            v = (double)cnt;
-        else if (cnt >= d->minp && cnt > 0) {
-            switch (d->ragg) {
-            case DFRA_SUM:
-                v = s;
-                break;
-            case DFRA_MEAN:
-                v = s / (double)cnt;
-                break;
-            case DFRA_MIN:
-                v = mn;
-                break;
-            case DFRA_MAX:
-                v = mx;
-                break;
-            default: {
-                double mean = s / (double)cnt, m2 = 0;
-                for (int64_t k = a; k < e; k++)
-                    if (x[k] == x[k]) m2 += (x[k] - mean) * (x[k] - mean);
-                v = cnt > 1 ? m2 / (double)(cnt - 1) : NAN;
-                if (d->ragg == DFRA_STD) v = sqrt(v);
-            }
-            }
-        }
-        /* count: pandas counts the window's rows (NaN included) against
-         * min_periods, as notna().rolling().sum() */
-        if (d->ragg == DFRA_COUNT && e - a < d->minp) v = NAN;
-        y[i] = v;
     }
     free(x);
     return 0;
@@ -789,8 +721,9 @@ enum { TM_END, TM_SIGN };
 /* the rows of the carry and then of the chunk, and each chunk row's window */
 typedef struct {
     int64_t m, w;     /* rows in all, of them the carry's */
+    int64_t nw;       /* windows: the chunk's rows (a centred window: more, rw_center) */
     int64_t *t;       /* their times */
-    int64_t *st, *en; /* chunk row r's window: rows st[r] .. en[r] - 1 */
+    int64_t *st, *en; /* window r: rows st[r] .. en[r] - 1 */
     int64_t end0;     /* the carry's last window end (w > 0) */
     int sign;
 } tw_t;
@@ -869,6 +802,7 @@ static int tw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in
     int64_t n = in->nrows;
     b->w = carry ? carry->nrows - TS_N : 0;
     b->m = b->w + n;
+    b->nw = n;
     b->t = malloc(sizeof(int64_t) * (size_t)(b->m + 1));
     b->st = malloc(sizeof(int64_t) * (size_t)(n + 1));
     b->en = malloc(sizeof(int64_t) * (size_t)(n + 1));
@@ -960,7 +894,7 @@ static void tw_sums(const df_node_t *d, const tw_t *b, const double *x, double *
     int agg = d->ragg == DFRA_COUNT ? DFRA_SUM : d->ragg;
     bool var = agg == DFRA_VAR || agg == DFRA_STD;
     int64_t ps = 0, pe = b->end0;
-    for (int64_t r = 0; r < b->m - b->w; r++) {
+    for (int64_t r = 0; r < b->nw; r++) {
         int64_t s = b->st[r], e = b->en[r];
         if (b->w + r == 0 || s >= pe) {
             for (int u = 0; u < TS_N; u++)
@@ -988,7 +922,7 @@ static int tw_minmax(const df_node_t *d, const tw_t *b, const double *x, double 
     int64_t *Q = malloc(sizeof(int64_t) * (size_t)(b->m + 1)), qh = 0, qt = 0, wh = 0, nobs = 0;
     if (!Q) return -1;
     int64_t pe = 0;
-    for (int64_t r = -1; r < b->m - b->w; r++) {
+    for (int64_t r = -1; r < b->nw; r++) {
         /* r = -1: the carry's last window, [0, end0) */
         int64_t s = r < 0 ? 0 : b->st[r], e = r < 0 ? (b->w ? b->end0 : 0) : b->en[r];
         for (int64_t k = pe; k < e; k++) {
@@ -1047,7 +981,7 @@ static int tw_col(const df_node_t *d, const tw_t *b, const double *x, double *q,
 {
     if (d->ragg == DFRA_MIN || d->ragg == DFRA_MAX) return y ? tw_minmax(d, b, x, y) : 0;
     if (d->ragg == DFRA_MEDIAN || d->ragg == DFRA_QUANTILE)
-        return y ? os_windows(d, x, b->m, b->st, b->en, b->m - b->w, y) : 0;
+        return y ? os_windows(d, x, b->m, b->st, b->en, b->nw, y) : 0;
     if (d->ragg != DFRA_COUNT) {
         tw_sums(d, b, x, q, y);
         return 0;
@@ -1251,39 +1185,96 @@ fail:
     return -1;
 }
 
-/* groupby(by).rolling() over rows: x the carry's rows and then chunk in's
- * (from row off; then the rows after it, a centred window's), sorted by
- * the keys d->key (the node's sample sort), each row's window cut at its
- * group's ends; into out by by_finish. */
-static int by_map(const df_node_t *d, op_t op, const frame_t *x, int64_t off, const frame_t *in,
-                  frame_t *out, char *err, size_t errlen)
+/* rolling(center=True) over rows, pandas' values to the bit. pandas runs
+ * its windows (rows r - window + 1 + h .. r + h, h = (window - 1) / 2, cut
+ * at the group's ends) in order with its running sums; row r's window is
+ * the uncentred window of row r + h, and pandas' state there is the
+ * uncentred run's (the first window of a group, summed afresh, adds its
+ * rows in the order the uncentred run adds them one by one). So the carry
+ * is the uncentred one (tw_run's), and a chunk runs the uncentred windows
+ * of its rows and of the h rows after it (after: the backward carry),
+ * each giving the value of the row h before; at a group's end (or the
+ * data's) the last h rows' windows follow, shrinking from the start as
+ * pandas' do. */
+static int rw_center(const df_node_t *d, const frame_t *carry, const frame_t *in,
+                     const frame_t *after, frame_t *out, char *err, size_t errlen)
 {
-    int64_t N = x->nrows, m = in->nrows;
-    dfa_keys_t ks;
-    by_keys(d, x, -1, &ks);
-    int64_t *gs = malloc(sizeof(int64_t) * (size_t)(N + 1));
-    int64_t *ge = malloc(sizeof(int64_t) * (size_t)(N + 1));
-    frame_t f = {0};
-    if (!gs || !ge) goto fail;
-    for (int64_t i = 0; i < N; i++)
-        gs[i] = i > 0 && dfa_keys_eq(&ks, i - 1, &ks, i) ? gs[i - 1] : i;
-    for (int64_t i = N - 1; i >= 0; i--)
-        ge[i] = i + 1 < N && dfa_keys_eq(&ks, i, &ks, i + 1) ? ge[i + 1] : i + 1;
-    const int64_t *const grp[2] = {gs, ge};
-    if (frame_alloc(&f, false, m, d->ncols, 1)) goto fail;
-    for (int k = 0; k < d->ncols; k++)
-        if (flabel_set(&f.names[k], d->cols[k].name, d->cols[k].is_int) ||
-            window_col(d, op, &x->cols[src_of(d, k)], d->cols[k].type, off, m, grp, &f.cols[k]))
-            goto fail;
-    if (by_finish(d, in, &f, out)) goto fail;
-    free(gs);
-    free(ge);
-    frame_free(&f);
+    int64_t h = d->roll_off, n = in->nrows, na = after ? after->nrows : 0;
+    frame_t xa = {0};
+    tw_t b = {0};
+    double *x = NULL, *ys = NULL;
+    int64_t *to = NULL;
+    if (na > 0 && concat2(in, after, &xa, err, errlen)) return -1;
+    const frame_t *X = na > 0 ? &xa : in;
+    b.w = carry ? carry->nrows - TS_N : 0;
+    b.m = b.w + n + na;
+    if (carry && b.w) b.end0 = ((const int64_t *)carry->idx[0].data)[TM_END];
+    /* at most every row's window and h more per group */
+    int64_t cap = 2 * (n + na) + 2;
+    b.st = malloc(sizeof(int64_t) * (size_t)cap);
+    b.en = malloc(sizeof(int64_t) * (size_t)cap);
+    to = malloc(sizeof(int64_t) * (size_t)cap);
+    if (!b.st || !b.en || !to) goto oom_;
+    bool data_end = na < h; /* the rows after end before h: the data ends */
+    int64_t gs = 0, L = 0;
+    for (int64_t j = b.w; j <= b.m; j++) {
+        bool starts = j < b.m && d->nkey > 0 && by_starts(d, carry, X, b.w, j);
+        bool ends =
+            (j == b.m && data_end) || (starts && j > b.w) || (j == b.w && starts && b.w > 0);
+        if (ends) { /* the last h rows of the group ending at j: shrinking windows */
+            int64_t ge = j, i0 = ge - h > gs ? ge - h : gs;
+            for (int64_t i = i0; i < ge; i++) {
+                if (i < b.w) continue; /* before the chunk: not this chunk's rows */
+                int64_t st = i + 1 + h - d->n;
+                b.st[L] = st < gs ? gs : st;
+                b.en[L] = ge;
+                to[L++] = i - b.w < n ? i - b.w : -1;
+            }
+        }
+        if (j == b.m) break;
+        if (starts) gs = j;
+        int64_t st = j + 1 - d->n, i = j - h;
+        b.st[L] = st < gs ? gs : st;
+        b.en[L] = j + 1;
+        to[L++] = i >= gs && i >= b.w && i - b.w < n ? i - b.w : -1;
+    }
+    b.nw = L;
+    if (frame_alloc(out, in->series, n, d->ncols, in->nidx) || labels(d, in, out, true) ||
+        !(ys = malloc(sizeof(double) * (size_t)(L + 1))))
+        goto oom_;
+    out->range_index = in->range_index;
+    for (int k = 0; k < d->ncols; k++) {
+        double q[TS_N] = {0};
+        if (carry && b.w) memcpy(q, carry->cols[k].data, sizeof q);
+        if (!(x = tw_values(carry, k, &X->cols[src_of(d, k)], &b)) ||
+            fcol_alloc(&out->cols[k], FT_FLOAT64, n, 0, false) || tw_col(d, &b, x, q, ys))
+            goto oom_;
+        for (int64_t r = 0; r < L; r++)
+            if (to[r] >= 0) ((double *)out->cols[k].data)[to[r]] = ys[r];
+        free(x);
+        x = NULL;
+    }
+    free(b.st);
+    free(b.en);
+    free(to);
+    free(ys);
+    frame_free(&xa);
+    if (d->nkey > 0) {
+        frame_t f = *out;
+        *out = (frame_t){0};
+        int rc = by_finish(d, in, &f, out);
+        frame_free(&f);
+        if (rc) return oom(err, errlen);
+    }
     return 0;
-fail:
-    free(gs);
-    free(ge);
-    frame_free(&f);
+oom_:
+    free(x);
+    free(b.st);
+    free(b.en);
+    free(to);
+    free(ys);
+    frame_free(&xa);
+    frame_free(out);
     return oom(err, errlen);
 }
 
@@ -1388,6 +1379,8 @@ int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *ca
                const frame_t *after, frame_t *out, char *err, size_t errlen)
 {
     if (is_scan(op) && d->nkey > 0) return by_scan_map(d, op, in, carry, out, err, errlen);
+    if (df_run_state(d, op) && d->roll_off > 0)
+        return rw_center(d, carry, in, after, out, err, errlen);
     if (df_run_state(d, op)) return tw_run(d, carry, in, out, false, err, errlen);
     if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx) || labels(d, in, out, true))
         goto fail;
@@ -1405,7 +1398,7 @@ int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *ca
         }
         return 0;
     }
-    frame_t all = {0}, all2 = {0};
+    frame_t all = {0};
     int64_t off = 0;
     bool fwd = df_run_forward(d, op);
     if (carry && carry->nrows > 0) {
@@ -1416,25 +1409,8 @@ int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *ca
         off = fwd ? carry->nrows : 0;
     }
     const frame_t *x = carry && carry->nrows > 0 ? &all : in;
-    if (after && after->nrows > 0) {
-        /* a centred window: the rows after the chunk too */
-        if (concat2(x, after, &all2, err, errlen)) {
-            frame_free(&all);
-            frame_free(out);
-            return -1;
-        }
-        frame_free(&all);
-        all = all2;
-        x = &all;
-    }
-    if (d->nkey > 0) {
-        frame_free(out);
-        int rc = by_map(d, op, x, off, in, out, err, errlen);
-        frame_free(&all);
-        return rc;
-    }
     for (int k = 0; k < d->ncols; k++)
-        if (window_col(d, op, &x->cols[k], d->cols[k].type, off, in->nrows, NULL, &out->cols[k])) {
+        if (window_col(d, op, &x->cols[k], d->cols[k].type, off, in->nrows, &out->cols[k])) {
             frame_free(&all);
             goto fail;
         }
@@ -1448,7 +1424,7 @@ fail:
 int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, bool back, frame_t *out, char *err,
                 size_t errlen)
 {
-    if (df_run_state(d, op)) return tw_run(d, NULL, in, out, true, err, errlen);
+    if (df_run_state(d, op) && !back) return tw_run(d, NULL, in, out, true, err, errlen);
     if (is_scan(op) && d->nkey > 0) return by_scan_state(d, op, NULL, in, out, err, errlen);
     if (is_scan(op)) {
         if (ewm_nat(d, op, in, err, errlen)) return -1;
@@ -1480,7 +1456,7 @@ fail:
 int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near, bool back,
                    frame_t *out, char *err, size_t errlen)
 {
-    if (df_run_state(d, op)) return tw_run(d, far, near, out, true, err, errlen);
+    if (df_run_state(d, op) && !back) return tw_run(d, far, near, out, true, err, errlen);
     if (is_scan(op) && d->nkey > 0) return by_scan_state(d, op, far, near, out, err, errlen);
     if (is_scan(op)) {
         if (ewm_nat(d, op, near, err, errlen)) return -1;

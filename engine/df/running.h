@@ -5,9 +5,10 @@
  * 2-row frame: the values, then 1 where a value exists), ewm its state (a
  * 3-row frame: pandas' weighted value, old weight, observations), the windowed ops
  * the last rows of the data before the chunk (diff, shift, pct_change:
- * |periods| rows, pct_change's forward-filled as pandas' fill_method "pad";
- * rolling: window - 1 rows, or with center window - 1 - (window - 1) / 2
- * rows before and (window - 1) / 2 after). Semantics are pandas 1.5's. 0, or -1 with a
+ * |periods| rows, pct_change's forward-filled as pandas' fill_method "pad"),
+ * rolling pandas' window state and the rows of its last window (with
+ * center also the first (window - 1) / 2 rows after the chunk, a second
+ * carry passed backwards). Semantics are pandas 1.5's. 0, or -1 with a
  * message; outputs are owned frames. */
 #ifndef MARS_DF_RUNNING_H
 #define MARS_DF_RUNNING_H

@@ -980,6 +980,13 @@ def scans_bit_exact(data, pdf):
         want["r" + agg] = getattr(P.rolling(50, min_periods=0 if agg == "count" else None),
                                   agg)()
         want["m" + agg] = getattr(P.rolling(400, min_periods=3), agg)()
+        # centred: each chunk's windows reach into the chunks after it
+        nodes += [op("c" + agg, "rolling", "t", window=51, center=True, agg=agg),
+                  op("d" + agg, "rolling", "t", window=400, min_periods=1, center=True,
+                     agg=agg)]
+        want["c" + agg] = getattr(P.rolling(51, center=True,
+                                            min_periods=0 if agg == "count" else None), agg)()
+        want["d" + agg] = getattr(P.rolling(400, min_periods=1, center=True), agg)()
     # pandas makes a halflife's center of mass with numpy's exp, which on a
     # CPU with AVX-512 is numpy's own SIMD exp: 1 ulp away from libm's
     # correctly rounded exp for halflife 30 (0.977159968434246 against
@@ -1034,6 +1041,9 @@ def groupby_scans_bit_exact(data, pdf):
         want["x" + agg] = getattr(G.expanding(), agg)()
         nodes.append(op("r" + agg, "rolling", "t", by="k", window=30, min_periods=2, agg=agg))
         want["r" + agg] = getattr(G.rolling(30, min_periods=2), agg)()
+        nodes.append(op("c" + agg, "rolling", "t", by="k", window=40, min_periods=1,
+                        center=True, agg=agg))
+        want["c" + agg] = getattr(G.rolling(40, min_periods=1, center=True), agg)()
     for q, kw in enumerate(({"span": 7}, {"alpha": 0.1, "adjust": False},
                             {"com": 4, "ignore_na": True, "min_periods": 3})):
         for agg in ("mean", "sum", "var", "std"):

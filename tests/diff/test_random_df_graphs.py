@@ -375,7 +375,8 @@ class Gen:
                                   ("rolling", {"window": 4, "agg": "median"}),
                                   ("rolling", {"window": 5, "min_periods": 2, "agg": "quantile",
                                                "quantile": 0.3}),
-                                  ("rolling", {"window": 5, "center": True, "agg": "median"}),
+                                  ("rolling", {"window": 5, "center": True, "agg": "mean"}),
+                                  ("rolling", {"window": 3, "agg": "sum"}),
                                   ("rolling", {"window": 6, "min_periods": 1, "center": True,
                                                "agg": "max"}),
                                   ("expanding", {"agg": "mean"}),
@@ -527,10 +528,7 @@ class Gen:
             return
         self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur],
                              "columns": by + cs})
-        # (the aggregations pandas' bits are known for: a rolling sum is
-        # within its tolerance only, and ranks, sorts, nunique and groups
-        # after it would see the last bits)
-        agg = str(self.rng.choice(["min", "max", "count", "median"]))
+        agg = str(self.rng.choice(["sum", "mean", "std", "min", "max", "count", "median"]))
         node = {"op": "dataframe.rolling", "inputs": [self.cur], "by": by, "agg": agg,
                 "window": self.rng.randint(1, 6)}
         if self.rng.random() < 0.5:

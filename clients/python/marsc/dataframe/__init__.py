@@ -254,8 +254,7 @@ class _Frame(Entity):
         column `on`, closed "right" (its default), "left", "both" or
         "neither"; then .sum(), .mean(), .min(), .max(), .std(), .var(),
         .count(), .median(), .quantile(q). center=True centres windows of
-        rows as pandas does. Windows of time give pandas' values to the
-        bit."""
+        rows as pandas does. The values are pandas' to the bit."""
         if isinstance(window, (int, np.integer)) and not isinstance(window, bool):
             window = int(window)
         else:
