@@ -954,6 +954,19 @@ static int tw_minmax(const df_node_t *d, const tw_t *b, const double *x, double 
 static int labels(const df_node_t *d, const frame_t *in, frame_t *out, bool with_index);
 static int by_finish(const df_node_t *d, const frame_t *in, const frame_t *f, frame_t *out);
 
+/* A groupby's result, its rows computed in out (chunk in's rows and
+ * index): by_finish in place (nothing without keys). 0, or -1 out of
+ * memory (out freed). */
+static int by_index(const df_node_t *d, const frame_t *in, frame_t *out)
+{
+    if (d->nkey == 0) return 0;
+    frame_t f = *out;
+    *out = (frame_t){0};
+    int rc = by_finish(d, in, &f, out);
+    frame_free(&f);
+    return rc;
+}
+
 /* Column k's values over the carry's rows (NULL: none) and then chunk
  * column c's, as float64 */
 static double *tw_values(const frame_t *carry, int k, const fcol_t *c, const tw_t *b)
@@ -1083,13 +1096,7 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
         x = NULL;
     }
     tw_free(&b);
-    if (d->nkey > 0 && !edge) {
-        frame_t f = *out;
-        *out = (frame_t){0};
-        int rc = by_finish(d, in, &f, out);
-        frame_free(&f);
-        if (rc) return oom(err, errlen);
-    }
+    if (!edge && by_index(d, in, out)) return oom(err, errlen);
     return 0;
 fail:
     free(x);
@@ -1259,13 +1266,7 @@ static int rw_center(const df_node_t *d, const frame_t *carry, const frame_t *in
     free(to);
     free(ys);
     frame_free(&xa);
-    if (d->nkey > 0) {
-        frame_t f = *out;
-        *out = (frame_t){0};
-        int rc = by_finish(d, in, &f, out);
-        frame_free(&f);
-        if (rc) return oom(err, errlen);
-    }
+    if (by_index(d, in, out)) return oom(err, errlen);
     return 0;
 oom_:
     free(x);

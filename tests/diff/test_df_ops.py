@@ -954,6 +954,33 @@ def expanding(data, pdf):
     return check_frames(data, nodes, want)
 
 
+def nan_tensor(key, x, chunk):
+    """nodes making float64 tensor key of x, NaN kept (JSON has none)"""
+    return [{"key": key + "0", "op": "array", "data": np.nan_to_num(x).tolist(),
+             "chunk_size": chunk},
+            {"key": key + "m", "op": "array", "data": np.isnan(x).tolist(), "chunk_size": chunk},
+            {"key": key, "op": "where", "inputs": [key + "m", {"value": "nan"}, key + "0"]}]
+
+
+def same_bits(data, nodes, want):
+    """want: {key: pandas frame with a column x}; each key fetched as a
+    tensor (JSON's floats are shorter than float64): '' when its values
+    are pandas' very bits"""
+    nodes = nodes + [op(key + "T", "to_tensor", key) for key in want]
+    got, why = run_doc(data, nodes, [key + "T" for key in want])
+    if why:
+        return why
+    for key, ref in want.items():
+        g, r = got[key + "T"][:, 0], ref["x"].to_numpy()
+        if g.shape != r.shape:
+            return "%s: %s values, pandas %s" % (key, g.shape, r.shape)
+        if not np.array_equal(g, r, equal_nan=True):
+            return "%s: %d values differ from pandas', by up to %g" % (
+                key, int(np.sum(~((g == r) | (np.isnan(g) & np.isnan(r))))),
+                float(np.nanmax(np.abs(g - r))))
+    return ""
+
+
 @case
 def scans_bit_exact(data, pdf):
     """expanding, ewm (mean, var, std) and rolling over rows give pandas'
@@ -966,10 +993,8 @@ def scans_bit_exact(data, pdf):
     x[100:130] = 7.25
     x[rng.random(3000) < 0.05] = np.nan
     P = pd.DataFrame({"x": x})
-    nodes = [{"key": "a0", "op": "array", "data": np.nan_to_num(x).tolist(), "chunk_size": 170},
-             {"key": "mk", "op": "array", "data": np.isnan(x).tolist(), "chunk_size": 170},
-             {"key": "a", "op": "where", "inputs": ["mk", {"value": "nan"}, "a0"]},
-             {"key": "t", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["x"]}]
+    nodes = nan_tensor("a", x, 170) + [
+        {"key": "t", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["x"]}]
     want = {}
     for agg in ("sum", "mean", "std", "var", "min", "max", "count"):
         nodes.append(op(agg, "expanding", "t", agg=agg))
@@ -1001,39 +1026,26 @@ def scans_bit_exact(data, pdf):
         for agg in ("var", "std"):
             nodes.append(op("e%d%s" % (q, agg), "ewm", "t", agg=agg, **kw))
             want["e%d%s" % (q, agg)] = getattr(P.ewm(**pkw), agg)()
-    nodes += [op(k + "T", "to_tensor", k) for k in want]
-    got, why = run_doc(data, nodes, [k + "T" for k in want])
-    if why:
-        return why
-    for k, ref in want.items():
-        g, r = got[k + "T"][:, 0], ref["x"].to_numpy()
-        if not np.array_equal(g, r, equal_nan=True):
-            return "%s: %d values differ from pandas', by up to %g" % (
-                k, int(np.sum(~((g == r) | (np.isnan(g) & np.isnan(r))))),
-                float(np.nanmax(np.abs(g - r))))
-    return ""
+    return same_bits(data, nodes, want)
 
 
 @case
 def groupby_scans_bit_exact(data, pdf):
     """groupby(k).expanding(), .ewm() (mean, sum, std, var; ewm with
-    adjust, ignore_na, min_periods) and .rolling(30) give pandas' very
-    bits: 3,000 float64
-    values with NaN in 18 chunks, 7 int keys, each group's recurrence
-    from its first row and carried across chunks when the group goes on
-    (read from a tensor, fetched as one)"""
+    adjust, ignore_na, min_periods) and .rolling(30) (centred too) give
+    pandas' very bits: 3,000 float64 values with NaN in 18 chunks, 7 int
+    keys, each group's recurrence from its first row and carried across
+    chunks when the group goes on (read from a tensor, fetched as one)"""
     rng = np.random.default_rng(9)
     x = rng.standard_normal(3000) * 1e3
     x[rng.random(3000) < 0.05] = np.nan
     k = rng.integers(0, 7, 3000)
     P = pd.DataFrame({"k": k, "x": x})
-    nodes = [{"key": "a0", "op": "array", "data": np.nan_to_num(x).tolist(), "chunk_size": 170},
-             {"key": "mk", "op": "array", "data": np.isnan(x).tolist(), "chunk_size": 170},
-             {"key": "a", "op": "where", "inputs": ["mk", {"value": "nan"}, "a0"]},
-             {"key": "kk", "op": "array", "data": k.astype(float).tolist(), "chunk_size": 170},
-             {"key": "st", "op": "stack", "inputs": ["kk", "a"], "axis": 1},
-             {"key": "t0", "op": "dataframe.from_tensor", "inputs": ["st"], "columns": ["k", "x"]},
-             {"key": "t", "op": "dataframe.astype", "inputs": ["t0"], "dtype": {"k": "int64"}}]
+    nodes = nan_tensor("a", x, 170) + [
+        {"key": "kk", "op": "array", "data": k.astype(float).tolist(), "chunk_size": 170},
+        {"key": "st", "op": "stack", "inputs": ["kk", "a"], "axis": 1},
+        {"key": "t0", "op": "dataframe.from_tensor", "inputs": ["st"], "columns": ["k", "x"]},
+        {"key": "t", "op": "dataframe.astype", "inputs": ["t0"], "dtype": {"k": "int64"}}]
     want = {}
     G = P.groupby("k")
     for agg in ("sum", "mean", "std", "var", "min", "max", "count"):
@@ -1051,16 +1063,9 @@ def groupby_scans_bit_exact(data, pdf):
                 continue
             nodes.append(op("e%d%s" % (q, agg), "ewm", "t", by="k", agg=agg, **kw))
             want["e%d%s" % (q, agg)] = getattr(G.ewm(**kw), agg)()
-    nodes += [op(key + "T", "to_tensor", key) for key in want]
-    got, why = run_doc(data, nodes, [key + "T" for key in want])
+    why = same_bits(data, nodes, want)
     if why:
         return why
-    for key, ref in want.items():
-        g, r = got[key + "T"][:, 0], ref["x"].to_numpy()
-        if g.shape != r.shape or not np.array_equal(g, r, equal_nan=True):
-            return "%s: %s values differ from pandas'" % (
-                key, "all" if g.shape != r.shape else
-                int(np.sum(~((g == r) | (np.isnan(g) & np.isnan(r))))))
     # and the index: the keys, then the rows' positions, groups in order
     got, why = run_doc(data, nodes[:7] + [op("ix", "expanding", "t", by="k", agg="mean")],
                        ["ix"])
