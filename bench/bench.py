@@ -309,6 +309,28 @@ WORKLOADS = {
                 "df = df.assign(ts=dd.to_datetime(df.g.cumsum(), unit='ms')); "
                 "r = df.set_index('ts', sorted=True)[['v']].rolling('1min').mean().sum().compute()",
     },
+    # W5v: a rolling window of 1,000 rows: each row the std of the 1,000
+    # rows up to it; the engine carries pandas' window state (its Welford
+    # variance) from chunk to chunk, each chunk run in one pass; Dask reads
+    # the rows before each partition (map_overlap); summed so the result is
+    # small
+    "W5v": {
+        "title": "rolling(1000).std() of 10,000,000 rows (1,000,000-row chunks), summed",
+        "df": True, "save": "json",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.rand", "shape": [10000000, 1],
+             "chunk_size": [1000000, 1], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["v"]},
+            {"key": "r", "op": "dataframe.rolling", "inputs": ["df"], "window": 1000,
+             "agg": "std"},
+            {"key": "s", "op": "dataframe.sum", "inputs": ["r"]}], "fetch": ["s"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).random((10000000, 1)), "
+                    "columns=['v'])",
+        "np_compute": "r = df.rolling(1000).std().sum()",
+        "dask": "a = da.random.random((10000000, 1), chunks=(1000000, 1)); "
+                "df = dd.from_dask_array(a, columns=['v']); "
+                "r = df.rolling(1000).std().sum().compute()",
+    },
     # W5q: a groupby's rolling window of rows: 10^7 rows of 1,000 int keys,
     # each row the mean of the 50 rows of its key up to it (pandas'
     # groupby('k').rolling(50)); the engine sorts the rows by key (stably)
