@@ -1073,6 +1073,47 @@ def groupby_scans_bit_exact(data, pdf):
 
 
 @case
+def rolling_random_bits(data, pdf):
+    """60 random windows of rows against pandas to the bit, in one
+    document: 1 to 120 rows, chunks of 1 to 40, windows of 1 to 24 rows,
+    centred or not, min_periods, every aggregation, by a key or not,
+    values over nine magnitudes with NaN and runs of one value"""
+    nodes, want = [], {}
+    for c in range(60):
+        rng = np.random.default_rng(c)
+        n = int(rng.integers(1, 120))
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 6, n)
+        x[rng.random(n) < rng.random() * 0.5] = np.nan
+        if rng.random() < 0.3:
+            x[: n // 2] = 3.25
+        k = rng.integers(0, int(rng.integers(1, 6)), n)
+        ch, w = int(rng.integers(1, 40)), int(rng.integers(1, 25))
+        center, by = bool(rng.random() < 0.5), bool(rng.random() < 0.6)
+        mp = None if rng.random() < 0.4 else int(rng.integers(0, w + 1))
+        agg = str(rng.choice(["sum", "mean", "std", "var", "min", "max", "count", "median"]))
+        p = "c%d" % c
+        nodes += nan_tensor(p + "a", x, ch) + [
+            {"key": p + "k", "op": "array", "data": k.astype(float).tolist(), "chunk_size": ch},
+            {"key": p + "s", "op": "stack", "inputs": [p + "k", p + "a"], "axis": 1},
+            {"key": p + "f", "op": "dataframe.from_tensor", "inputs": [p + "s"],
+             "columns": ["k", "x"]},
+            {"key": p + "t", "op": "dataframe.astype", "inputs": [p + "f"],
+             "dtype": {"k": "int64"}}]
+        kw = dict({"window": w, "agg": agg, "center": center},
+                  **({"min_periods": mp} if mp is not None else {}),
+                  **({"by": ["k"]} if by else {}))
+        nodes.append(op(p, "rolling", p + "t", **kw))
+        P = pd.DataFrame({"k": k, "x": x})
+        src = P.groupby("k") if by else P
+        want[p] = getattr(src.rolling(w, center=center, min_periods=mp if mp is not None else
+                                      (0 if agg == "count" else None)), agg)()[["x"]]
+        if not by:
+            nodes[-1] = op(p + "r", "rolling", p + "t", **kw)
+            nodes.append(op(p, "getitem", p + "r", columns=["x"]))
+    return same_bits(data, nodes, want)
+
+
+@case
 def running_rejects(data, pdf):
     for node, words in (
             (op("r", "cumsum", "t"), ["takes numbers"]),
