@@ -130,7 +130,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.rolling",
      "1",
      {"window", "min_periods", "center", "agg", "on", "closed", "quantile", "interpolation", "by"}},
-    {"dataframe.expanding", "1", {"min_periods", "agg", "by"}},
+    {"dataframe.expanding", "1", {"min_periods", "agg", "by", "quantile", "interpolation"}},
     {"dataframe.ewm",
      "1",
      {"com", "span", "halflife", "alpha", "min_periods", "adjust", "ignore_na", "agg", "bias",

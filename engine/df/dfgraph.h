@@ -180,6 +180,8 @@ typedef struct df_node {
     uint8_t roll_interp; /* DF_QI_*: quantile's interpolation (its q: gq) */
     uint8_t roll_closed;
     int64_t roll_ns;
+    /* expanding median and quantile: n is this, a window of rows wider than any frame */
+#define DF_EXPANDING_ROWS (INT64_MAX / 4)
     int64_t roll_off; /* rolling over rows with center: the rows after each row that its window
                        * holds, (window - 1) / 2 as pandas; else 0 */
     /* strings.c's ops: pat and repl (owned), regex, icase (contains'

@@ -30,6 +30,18 @@ static bool is_scan(op_t op)
     return is_cum(op) || op == OP_DF_EWM || op == OP_DF_EXPANDING;
 }
 
+/* expanding median and quantile: not a scan but a window of rows from the
+ * first (df_run_state's path, DF_EXPANDING_ROWS) */
+static bool exp_os(const df_node_t *d, op_t op)
+{
+    return op == OP_DF_EXPANDING && d->n == DF_EXPANDING_ROWS;
+}
+
+static bool scan(const df_node_t *d, op_t op)
+{
+    return is_scan(op) && !exp_os(d, op);
+}
+
 /* expanding's state: pandas' window state for a window that only grows */
 enum {
     XS_ROWS,
@@ -92,8 +104,7 @@ bool df_run_forward(const df_node_t *d, op_t op)
 
 bool df_run_state(const df_node_t *d, op_t op)
 {
-    (void)d;
-    return op == OP_DF_ROLLING;
+    return op == OP_DF_ROLLING || exp_os(d, op);
 }
 
 bool df_run_after(const df_node_t *d, op_t op)
@@ -1049,6 +1060,12 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
     int64_t n = in->nrows, s0 = n ? b.st[n - 1] : 0, keep = b.m - s0;
     if (edge && (double)(TS_N + keep) * (d->ncols + 1) * 8 > (double)DF3_WHOLE_MAX_BYTES) {
         tw_free(&b);
+        if (d->n == DF_EXPANDING_ROWS)
+            return errmsg(err, errlen,
+                          "expanding %s: its %lld rows so far are more than a carry holds "
+                          "(%lld GiB)",
+                          d->ragg == DFRA_MEDIAN ? "median" : "quantile", (long long)keep,
+                          (long long)(DF3_WHOLE_MAX_BYTES >> 30));
         return errmsg(err, errlen,
                       "rolling: a window of %lld rows is more than a carry holds (%lld GiB); "
                       "use a shorter window",
@@ -1379,14 +1396,14 @@ fail:
 int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry,
                const frame_t *after, frame_t *out, char *err, size_t errlen)
 {
-    if (is_scan(op) && d->nkey > 0) return by_scan_map(d, op, in, carry, out, err, errlen);
+    if (scan(d, op) && d->nkey > 0) return by_scan_map(d, op, in, carry, out, err, errlen);
     if (df_run_state(d, op) && d->roll_off > 0)
         return rw_center(d, carry, in, after, out, err, errlen);
     if (df_run_state(d, op)) return tw_run(d, carry, in, out, false, err, errlen);
     if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx) || labels(d, in, out, true))
         goto fail;
     out->range_index = in->range_index;
-    if (is_scan(op)) {
+    if (scan(d, op)) {
         if (ewm_nat(d, op, in, err, errlen)) {
             frame_free(out);
             return -1;
@@ -1426,8 +1443,8 @@ int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, bool back, frame
                 size_t errlen)
 {
     if (df_run_state(d, op) && !back) return tw_run(d, NULL, in, out, true, err, errlen);
-    if (is_scan(op) && d->nkey > 0) return by_scan_state(d, op, NULL, in, out, err, errlen);
-    if (is_scan(op)) {
+    if (scan(d, op) && d->nkey > 0) return by_scan_state(d, op, NULL, in, out, err, errlen);
+    if (scan(d, op)) {
         if (ewm_nat(d, op, in, err, errlen)) return -1;
         if (state_frame(d, op, in, out)) goto fail;
         for (int k = 0; k < d->ncols; k++)
@@ -1458,8 +1475,8 @@ int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_
                    frame_t *out, char *err, size_t errlen)
 {
     if (df_run_state(d, op) && !back) return tw_run(d, far, near, out, true, err, errlen);
-    if (is_scan(op) && d->nkey > 0) return by_scan_state(d, op, far, near, out, err, errlen);
-    if (is_scan(op)) {
+    if (scan(d, op) && d->nkey > 0) return by_scan_state(d, op, far, near, out, err, errlen);
+    if (scan(d, op)) {
         if (ewm_nat(d, op, near, err, errlen)) return -1;
         if (state_frame(d, op, near, out)) goto fail;
         /* near is the next chunk itself: its values folded into the carry

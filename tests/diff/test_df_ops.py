@@ -983,8 +983,8 @@ def same_bits(data, nodes, want):
 
 @case
 def scans_bit_exact(data, pdf):
-    """expanding, ewm (mean, var, std) and rolling over rows give pandas'
-    very bits: 3,000 float64 values (a
+    """expanding (median and quantile too), ewm (mean, var, std) and
+    rolling over rows give pandas' very bits: 3,000 float64 values (a
     run of equal ones among them) in 18 chunks, read from a tensor (a CSV
     would not do: pandas' default float parser does not round correctly)
     and fetched as a tensor (JSON's floats are shorter than float64)"""
@@ -1018,6 +1018,12 @@ def scans_bit_exact(data, pdf):
     # ...459). The engine uses libm's, so pandas is given the center of
     # mass libm's exp makes: the comparison is of the recurrences.
     com30 = 1.0 / (1.0 - math.exp(math.log(0.5) / 30)) - 1.0
+    # expanding median and quantile: every row so far, its order statistics
+    nodes += [op("xmed", "expanding", "t", agg="median"),
+              op("xq", "expanding", "t", agg="quantile", quantile=0.3, interpolation="nearest",
+                 min_periods=5)]
+    want["xmed"] = P.expanding().median()
+    want["xq"] = P.expanding(min_periods=5).quantile(0.3, interpolation="nearest")
     for q, kw in enumerate(({"span": 7}, {"alpha": 0.1, "adjust": False},
                             {"halflife": 30, "ignore_na": True})):
         pkw = {"com": com30, "ignore_na": True} if "halflife" in kw else kw
@@ -1056,6 +1062,11 @@ def groupby_scans_bit_exact(data, pdf):
         nodes.append(op("c" + agg, "rolling", "t", by="k", window=40, min_periods=1,
                         center=True, agg=agg))
         want["c" + agg] = getattr(G.rolling(40, min_periods=1, center=True), agg)()
+    nodes += [op("xmed", "expanding", "t", by="k", agg="median"),
+              op("xq", "expanding", "t", by="k", agg="quantile", quantile=0.9,
+                 interpolation="midpoint")]
+    want["xmed"] = G.expanding().median()
+    want["xq"] = G.expanding().quantile(0.9, interpolation="midpoint")
     for q, kw in enumerate(({"span": 7}, {"alpha": 0.1, "adjust": False},
                             {"com": 4, "ignore_na": True, "min_periods": 3})):
         for agg in ("mean", "sum", "var", "std"):
@@ -1138,7 +1149,8 @@ def running_rejects(data, pdf):
             (op("r", "ewm", "t", span=3, agg="max"), ["mean, sum, var or std"]),
             (op("r", "ewm", "t", span=3, agg="mean", bias=True), ["\"bias\" is for var and std"]),
             (op("r", "expanding", "t", agg="sum"), ["takes numbers"]),
-            (op("r", "expanding", "t", agg="median"), ["agg"]),
+            (op("r", "expanding", "t", agg="kurt"), ["agg"]),
+            (op("r", "expanding", "ts", agg="quantile", quantile=2), ["not in [0, 1]"]),
             (op("r", "expanding", "t", agg="sum", min_periods=-1), ["min_periods must be >= 0"]),
             (op("r", "ewm", "t", span=3, agg="sum", adjust=False),
              ["sum is not implemented with adjust=False"])):

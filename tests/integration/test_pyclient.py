@@ -1479,6 +1479,9 @@ class TestDataFrames(Base):
                 # expanding and ewm by groups: pandas' recurrences to the bit
                 (g.expanding().mean(), pg.expanding().mean()),
                 (g["x"].expanding(min_periods=3).std(), pg["x"].expanding(min_periods=3).std()),
+                (g.expanding().median(), pg.expanding().median()),
+                (df[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower"),
+                 p[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower")),
                 (g.ewm(span=10).mean(), pg.ewm(span=10).mean()),
                 (df[cols].groupby(["d", "k"]).ewm(alpha=0.2, adjust=False).var(),
                  p[cols].groupby(["d", "k"]).ewm(alpha=0.2, adjust=False).var()),

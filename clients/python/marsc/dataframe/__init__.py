@@ -294,7 +294,8 @@ class _Frame(Entity):
 
     def expanding(self, min_periods=1):
         """pandas' expanding: .sum(), .mean(), .min(), .max(), .std(),
-        .var(), .count(), with pandas' own window arithmetic."""
+        .var(), .count(), .median(), .quantile(q, interpolation), with
+        pandas' own window arithmetic."""
         return _Expanding(self, int(min_periods))
 
     @property
@@ -533,12 +534,20 @@ class _Resampler(_Aggregations):
 
 
 class _Expanding(_Rolling):
+    """expanding's aggregations: rolling's (median and quantile too)"""
+
     def __init__(self, f, min_periods):
-        self._f, self._mp = f, min_periods
+        self._f, self._mp, self._kw = f, min_periods, {}
+
+    def _params(self, agg):
+        p = dict({"agg": agg}, **self._kw)
+        if self._mp != 1:
+            p["min_periods"] = self._mp
+        return p
 
     def _agg(self, agg):
-        p = {"agg": agg} if self._mp == 1 else {"agg": agg, "min_periods": self._mp}
-        return _make("dataframe.expanding", [self._f], p, self._f._ref.kind, self._f._columns)
+        return _make("dataframe.expanding", [self._f], self._params(agg), self._f._ref.kind,
+                     self._f._columns)
 
 
 def _ewm_params(com, span, halflife, alpha, min_periods, adjust, ignore_na, times):
@@ -627,8 +636,7 @@ class _GroupExpanding(_Expanding):
         self._by, self._sel = g._by, g._sel
 
     def _agg(self, agg):
-        p = {"agg": agg} if self._mp == 1 else {"agg": agg, "min_periods": self._mp}
-        return _by_make("dataframe.expanding", self._f, self._by, self._sel, p)
+        return _by_make("dataframe.expanding", self._f, self._by, self._sel, self._params(agg))
 
 
 class _GroupEwm(_Ewm):
