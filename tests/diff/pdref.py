@@ -226,7 +226,9 @@ def evaluate(doc, data_dir="."):
             v = ins[0].sort_index(ascending=n.get("ascending", True), kind="mergesort")
         elif op == "dataframe.expanding":
             src = ins[0].groupby(n["by"]) if n.get("by") else ins[0]
-            v = getattr(src.expanding(min_periods=n.get("min_periods", 1)), n["agg"])()
+            e = src.expanding(min_periods=n.get("min_periods", 1))
+            v = e.quantile(n["quantile"], interpolation=n.get("interpolation", "linear")) \
+                if n["agg"] == "quantile" else getattr(e, n["agg"])()
         elif op == "dataframe.ewm":
             kw = {k: n[k] for k in ("com", "span", "halflife", "alpha", "min_periods", "adjust",
                                     "ignore_na", "times") if k in n}

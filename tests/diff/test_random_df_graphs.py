@@ -381,7 +381,8 @@ class Gen:
                                                "agg": "max"}),
                                   ("expanding", {"agg": "mean"}),
                                   ("expanding", {"agg": "std", "min_periods": 3}),
-                                  ("expanding", {"agg": "max"})])
+                                  ("expanding", {"agg": "max"}),
+                                  ("expanding", {"agg": "median", "min_periods": 2})])
         self.cur = self.add(dict({"op": "dataframe." + op, "inputs": [self.cur]}, **kw))
         if op in ("diff", "shift", "ewm", "expanding", "rolling"):  # float64 (NaN at an end)
             self.cols = {c: "float" for c in cs}
