@@ -132,6 +132,15 @@ static double num(const fcol_t *c, int64_t i)
     }
 }
 
+/* A value as the windowed ops (rolling, expanding, ewm) see it: pandas
+ * 1.5's _prep_values makes missing values and +-inf NaN */
+static double wnum(const fcol_t *c, int64_t i)
+{
+    if (fcol_is_na(c, i)) return NAN;
+    double v = num(c, i);
+    return isinf(v) ? NAN : v;
+}
+
 static int64_t inum(const fcol_t *c, int64_t i)
 {
     return c->type == FT_INT64 ? ((const int64_t *)c->data)[i] : ((const uint8_t *)c->data)[i];
@@ -236,7 +245,7 @@ static int ewm_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, const 
     double new_wt = d->ewm_adjust ? 1.0 : alpha;
     bool normalize = d->ragg != DFRA_SUM;
     for (int64_t i = 0; i < n; i++) {
-        double cur = fcol_is_na(c, i) ? NAN : num(c, i);
+        double cur = wnum(c, i);
         bool obs = cur == cur;
         nobs += obs;
         double t = tc ? (double)((const int64_t *)tc->data)[i] : 0;
@@ -294,7 +303,7 @@ static int ewmvar_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, boo
     int64_t nobs = (int64_t)st[EV_NOBS];
     bool started = st[EV_STARTED] != 0;
     for (int64_t i = 0; i < c->n; i++) {
-        double cur = fcol_is_na(c, i) ? NAN : num(c, i), v;
+        double cur = wnum(c, i), v;
         bool obs = cur == cur;
         if (!started) { /* the first row */
             started = true;
@@ -452,7 +461,7 @@ static int expanding_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, 
     if (fcol_alloc(o, FT_FLOAT64, edge ? XS_N : c->n, 0, false)) return -1;
     double *y = o->data;
     for (int64_t i = 0; i < c->n; i++) {
-        xs_add(st, fcol_is_na(c, i) ? NAN : num(c, i));
+        xs_add(st, wnum(c, i));
         if (!edge) y[i] = xs_value(d, st);
     }
     for (int q = 0; edge && q < XS_N; q++)
@@ -987,13 +996,15 @@ static double *tw_values(const frame_t *carry, int k, const fcol_t *c, const tw_
     if (b->w) memcpy(x, (const double *)carry->cols[k].data + TS_N, sizeof(double) * (size_t)b->w);
     double *y = x + b->w;
     if (c->type == FT_FLOAT64 && !c->valid) {
-        memcpy(y, c->data, sizeof(double) * (size_t)c->n);
+        const double *v = c->data;
+        for (int64_t i = 0; i < c->n; i++)
+            y[i] = isinf(v[i]) ? NAN : v[i];
     } else if (c->type == FT_INT64 && !c->valid) {
         for (int64_t i = 0; i < c->n; i++)
             y[i] = (double)((const int64_t *)c->data)[i];
     } else {
         for (int64_t i = 0; i < c->n; i++)
-            y[i] = fcol_is_na(c, i) ? NAN : num(c, i);
+            y[i] = wnum(c, i);
     }
     return x;
 }

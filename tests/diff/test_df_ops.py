@@ -1125,6 +1125,48 @@ def rolling_random_bits(data, pdf):
 
 
 @case
+def windows_infinite(data, pdf):
+    """rolling, expanding and ewm see +-inf as missing, as pandas 1.5's
+    _prep_values makes them NaN (cumsum keeps them): values with inf, -inf
+    and NaN in chunks of 3, plain and by groups, to the bit"""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(60)
+    x[[3, 17, 18, 40]] = np.inf
+    x[[9, 41, 59]] = -np.inf
+    x[[5, 30]] = np.nan
+    k = rng.integers(0, 3, 60)
+    P = pd.DataFrame({"k": k, "x": x})
+    code = np.where(np.isnan(x), 1, np.where(x == np.inf, 2, np.where(x == -np.inf, 3, 0)))
+    nodes = [{"key": "a0", "op": "array", "data": np.where(code > 0, 0, x).tolist(),
+              "chunk_size": 3},
+             {"key": "c", "op": "array", "data": code.tolist(), "chunk_size": 3}]
+    prev = "a0"
+    for i, v in ((1, "nan"), (2, "inf"), (3, "-inf")):
+        nodes += [{"key": "m%d" % i, "op": "equal", "inputs": ["c", i]},
+                  {"key": "a%d" % i, "op": "where", "inputs": ["m%d" % i, {"value": v}, prev]}]
+        prev = "a%d" % i
+    nodes += [{"key": "kk", "op": "array", "data": k.astype(float).tolist(), "chunk_size": 3},
+              {"key": "st", "op": "stack", "inputs": ["kk", prev], "axis": 1},
+              {"key": "t0", "op": "dataframe.from_tensor", "inputs": ["st"],
+               "columns": ["k", "x"]},
+              {"key": "t", "op": "dataframe.astype", "inputs": ["t0"], "dtype": {"k": "int64"}},
+              op("tx", "getitem", "t", columns=["x"])]
+    X = P[["x"]]
+    want = {"rs": X.rolling(4, min_periods=1).sum(), "rc": X.rolling(5, center=True).max(),
+            "xm": X.expanding().mean(), "xd": X.expanding().median(),
+            "em": X.ewm(span=3).mean(), "ev": X.ewm(alpha=0.5).var(),
+            "gs": P.groupby("k").rolling(3, min_periods=1).std(),
+            "cs": X.cumsum()}
+    nodes += [op("rs", "rolling", "tx", window=4, min_periods=1, agg="sum"),
+              op("rc", "rolling", "tx", window=5, center=True, agg="max"),
+              op("xm", "expanding", "tx", agg="mean"), op("xd", "expanding", "tx", agg="median"),
+              op("em", "ewm", "tx", span=3), op("ev", "ewm", "tx", alpha=0.5, agg="var"),
+              op("gs", "rolling", "t", window=3, min_periods=1, by="k", agg="std"),
+              op("cs", "cumsum", "tx")]
+    return same_bits(data, nodes, want)
+
+
+@case
 def running_rejects(data, pdf):
     for node, words in (
             (op("r", "cumsum", "t"), ["takes numbers"]),
