@@ -164,8 +164,9 @@ static const char *const *df_fields(op_t op)
     static const char *const dd[] = {"subset", "keep", NULL};
     static const char *const cu[] = {"axis", "skipna", NULL};
     static const char *const pe[] = {"periods", "axis", NULL};
-    static const char *const ro[] = {"window", "min_periods", "center",        "agg", "on",
-                                     "closed", "quantile",    "interpolation", "by",  NULL};
+    static const char *const ro[] = {"window", "min_periods", "center",   "agg",
+                                     "on",     "closed",      "quantile", "interpolation",
+                                     "by",     "other",       "ddof",     NULL};
     static const char *const sc[] = {"pat", "regex", "case", NULL};
     static const char *const sw[] = {"pat", NULL};
     static const char *const sl[] = {"start", "stop", "step", NULL};
@@ -3796,9 +3797,9 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
  * rolling's only) */
 static int window_agg(json_t *ag, bool rolling)
 {
-    static const char *const ags[] = {"sum", "mean",  "min",    "max",     "std",
-                                      "var", "count", "median", "quantile"};
-    for (int q = 0; q < (rolling ? 9 : 7) && ag && json_is_string(ag); q++)
+    static const char *const ags[] = {"sum",   "mean",   "min",      "max", "std", "var",
+                                      "count", "median", "quantile", "cov", "corr"};
+    for (int q = 0; q < (rolling ? 11 : 9) && ag && json_is_string(ag); q++)
         if (!strcmp(json_string_value(ag), ags[q])) return q;
     return -1;
 }
@@ -4120,6 +4121,33 @@ static int by_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t 
     return 0;
 }
 
+/* rolling's cov and corr: "other", the column each column is paired with
+ * (pandas' df.rolling(...).cov(df[other]), each column's X and Y missing
+ * where either is), "ddof" 1 only; the other aggregations take neither */
+static int roll_other(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s, json_t *obj,
+                      char *err, size_t errlen)
+{
+    (void)g;
+    json_t *o = json_object_get(obj, "other"), *dd = json_object_get(obj, "ddof");
+    d->roll_other = -1;
+    if (d->ragg != DFRA_COV && d->ragg != DFRA_CORR) {
+        if ((o && !json_is_null(o)) || (dd && !json_is_null(dd)))
+            return XFAIL(n, "\"other\" and \"ddof\" are for agg cov and corr");
+        return 0;
+    }
+    if (!o || json_is_null(o))
+        return XFAIL(n,
+                     "agg %s needs \"other\": the column to pair each column with "
+                     "(pandas' pairwise matrix, other=None, is not supported)",
+                     d->ragg == DFRA_COV ? "cov" : "corr");
+    if (dd && !json_is_null(dd) && !(json_is_integer(dd) && json_integer_value(dd) == 1))
+        return XFAIL(n, "\"ddof\" 1 only (pandas' default)");
+    if ((d->roll_other = find_col(s, o, n, "other", err, errlen)) < 0) return -1;
+    if ((d->roll_time && d->roll_on == d->roll_other) || is_key(d, d->roll_other))
+        return XFAIL(n, "\"other\" names the times or a key: it must be a column rolled");
+    return 0;
+}
+
 static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
 {
@@ -4139,9 +4167,10 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                             "\"center\": false");
         if ((d->ragg = window_agg(json_object_get(obj, "agg"), true)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
-                            "median, quantile");
+                            "median, quantile, cov, corr");
         if (roll_quantile(n, d, obj, err, errlen) ||
-            infer_roll_time(g, n, d, s, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen))
+            infer_roll_time(g, n, d, s, obj, err, errlen) ||
+            roll_by(g, n, d, s, obj, err, errlen) || roll_other(g, n, d, s, obj, err, errlen))
             return -1;
         if (d->roll_on >= 0 && is_key(d, d->roll_on))
             return XFAIL(n, "\"on\" names a key of \"by\": the times must be another column");
@@ -4170,8 +4199,9 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if (ce && json_is_true(ce)) d->roll_off = (d->n - 1) / 2;
         if ((d->ragg = window_agg(ag, true)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
-                            "median, quantile");
-        if (roll_quantile(n, d, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen))
+                            "median, quantile, cov, corr");
+        if (roll_quantile(n, d, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen) ||
+            roll_other(g, n, d, s, obj, err, errlen))
             return -1;
         /* pandas 1.5: count's min_periods defaults to 0 */
         if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
@@ -4189,7 +4219,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                 return XFAIL(n, "min_periods must be >= 0");
             d->minp = (int64_t)json_integer_value(mp);
         }
-        if ((d->ragg = window_agg(ag, true)) < 0)
+        if ((d->ragg = window_agg(ag, true)) < 0 || d->ragg >= DFRA_COV)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
                             "median, quantile");
         if (roll_quantile(n, d, obj, err, errlen)) return -1;
@@ -4252,6 +4282,17 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     }
     if (d->nkey > 0 && by_schema(g, n, d, s)) return XFAIL(n, "out of memory");
     if (d->roll_time && d->roll_on >= 0 && roll_order(d)) return XFAIL(n, "out of memory");
+    if (d->roll_time && d->roll_on >= 0 && (d->ragg == DFRA_COV || d->ragg == DFRA_CORR)) {
+        /* pandas' cov and corr leave "on" out (its pairwise data has no
+         * times column); the rest stay sorted by name */
+        int p = 0;
+        while (d->roll_src[p] != d->roll_on)
+            p++;
+        col_free(&d->cols[p]);
+        memmove(d->cols + p, d->cols + p + 1, sizeof(df_col_t) * (size_t)(d->ncols - p - 1));
+        memmove(d->roll_src + p, d->roll_src + p + 1, sizeof(int) * (size_t)(d->ncols - p - 1));
+        d->ncols--;
+    }
     if (op == OP_DF_EWM && d->ewm_times >= 0 && drop_col(d, d->ewm_times))
         return XFAIL(n, "out of memory");
     if (d->nkey == 0) keep_rows(g, n, d, s);

@@ -67,8 +67,10 @@ enum {
     DFRA_STD,
     DFRA_VAR,
     DFRA_COUNT,
-    DFRA_MEDIAN,  /* rolling only */
-    DFRA_QUANTILE /* rolling only: gq, roll_interp */
+    DFRA_MEDIAN,   /* rolling and expanding */
+    DFRA_QUANTILE, /* rolling and expanding: gq, roll_interp */
+    DFRA_COV,      /* rolling only: with column roll_other */
+    DFRA_CORR
 };
 /* rolling quantile's interpolation (pandas' names, in this order) */
 enum { DF_QI_LINEAR, DF_QI_LOWER, DF_QI_HIGHER, DF_QI_NEAREST, DF_QI_MIDPOINT };
@@ -175,6 +177,7 @@ typedef struct df_node {
     double ewm_hl_ns; /* with times: the halflife in nanoseconds */
     bool roll_time;
     int roll_on;
+    int roll_other;      /* rolling cov and corr: the input column each column is paired with */
     int *roll_src;       /* rolling with "on", ewm with times: output column k is input
                           * column roll_src[k] */
     uint8_t roll_interp; /* DF_QI_*: quantile's interpolation (its q: gq) */

@@ -745,8 +745,25 @@ typedef struct {
     int64_t *t;       /* their times */
     int64_t *st, *en; /* window r: rows st[r] .. en[r] - 1 */
     int64_t end0;     /* the carry's last window end (w > 0) */
+    int64_t sn;       /* the carry's state rows (tw_sn) */
     int sign;
 } tw_t;
+
+/* rolling cov and corr: pandas' roll_mean of X * Y, X and Y, roll_sum of
+ * the rows where both are present, and (corr) roll_var of X and Y, each
+ * its own state */
+enum { TP_XY, TP_X, TP_Y, TP_N, TP_VX, TP_VY, TP_MAX };
+
+static int tw_nstates(const df_node_t *d)
+{
+    return d->ragg == DFRA_COV ? TP_VX : d->ragg == DFRA_CORR ? TP_MAX : 1;
+}
+
+/* The state rows at the head of a carry of windows: TS_N per state */
+static int64_t tw_sn(const df_node_t *d)
+{
+    return TS_N * tw_nstates(d);
+}
 
 static void tw_free(tw_t *b)
 {
@@ -820,7 +837,8 @@ static int tw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in
 {
     memset(b, 0, sizeof *b);
     int64_t n = in->nrows;
-    b->w = carry ? carry->nrows - TS_N : 0;
+    b->sn = tw_sn(d);
+    b->w = carry ? carry->nrows - b->sn : 0;
     b->m = b->w + n;
     b->nw = n;
     b->t = malloc(sizeof(int64_t) * (size_t)(b->m + 1));
@@ -832,7 +850,7 @@ static int tw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in
     }
     if (carry) {
         const int64_t *ci = carry->idx[0].data;
-        memcpy(b->t, ci + TS_N, sizeof(int64_t) * (size_t)b->w);
+        memcpy(b->t, ci + b->sn, sizeof(int64_t) * (size_t)b->w);
         b->end0 = ci[TM_END];
         b->sign = (int)ci[TM_SIGN];
     }
@@ -993,7 +1011,7 @@ static double *tw_values(const frame_t *carry, int k, const fcol_t *c, const tw_
 {
     double *x = malloc(sizeof(double) * (size_t)(b->m + 1));
     if (!x) return NULL;
-    if (b->w) memcpy(x, (const double *)carry->cols[k].data + TS_N, sizeof(double) * (size_t)b->w);
+    if (b->w) memcpy(x, (const double *)carry->cols[k].data + b->sn, sizeof(double) * (size_t)b->w);
     double *y = x + b->w;
     if (c->type == FT_FLOAT64 && !c->valid) {
         const double *v = c->data;
@@ -1028,6 +1046,67 @@ static int tw_col(const df_node_t *d, const tw_t *b, const double *x, double *q,
     tw_sums(d, b, ones, q, y);
     free(ones);
     return 0;
+}
+
+/* rolling cov and corr of one column's values xr with the other column's
+ * yr, as pandas' cov_func and corr_func: X and Y missing where either
+ * is, then (mean(X * Y) - mean(X) * mean(Y)) * (n / (n - 1)), n the
+ * rows where both are present, over sqrt(var(X) * var(Y)) for corr; each
+ * running aggregate pandas' own (tw_sums), its state in q (tw_nstates
+ * states of TS_N). Values into y (NULL: none). */
+static int tw_pair(const df_node_t *d, const tw_t *b, const double *xr, const double *yr, double *q,
+                   double *y)
+{
+    int ns = tw_nstates(d), rc = -1;
+    int64_t m = b->m, L = b->nw;
+    double *v[4] = {0}, *r[TP_MAX] = {0};
+    for (int u = 0; u < 4; u++)
+        if (!(v[u] = malloc(sizeof(double) * (size_t)(m + 1)))) goto done;
+    for (int u = 0; y && u < ns; u++)
+        if (!(r[u] = malloc(sizeof(double) * (size_t)(L + 1)))) goto done;
+    for (int64_t i = 0; i < m; i++) {
+        bool ok = xr[i] == xr[i] && yr[i] == yr[i];
+        v[TP_X][i] = ok ? xr[i] : NAN;
+        v[TP_Y][i] = ok ? yr[i] : NAN;
+        v[TP_XY][i] = v[TP_X][i] * v[TP_Y][i];
+        v[TP_N][i] = ok;
+    }
+    for (int u = 0; u < ns; u++) {
+        df_node_t dd = *d;
+        dd.ragg = u == TP_N ? DFRA_SUM : u >= TP_VX ? DFRA_VAR : DFRA_MEAN;
+        if (u == TP_N) dd.minp = 0;
+        tw_sums(&dd, b, v[u == TP_VX ? TP_X : u == TP_VY ? TP_Y : u], q + u * TS_N, r[u]);
+    }
+    for (int64_t i = 0; y && i < L; i++) {
+        double n = r[TP_N][i];
+        double c = (r[TP_XY][i] - r[TP_X][i] * r[TP_Y][i]) * (n / (n - 1));
+        y[i] = d->ragg == DFRA_COV ? c : c / sqrt(r[TP_VX][i] * r[TP_VY][i]);
+    }
+    rc = 0;
+done:
+    for (int u = 0; u < 4; u++)
+        free(v[u]);
+    for (int u = 0; u < TP_MAX; u++)
+        free(r[u]);
+    return rc;
+}
+
+/* Output column k over the carry's rows and frame X's (the chunk's; a
+ * centred window's, then the rows after it): its values into y (NULL:
+ * none), its state q moved on; *xs its values as the carry keeps them
+ * (the caller frees them). 0, or -1 out of memory. */
+static int tw_column(const df_node_t *d, const tw_t *b, const frame_t *carry, const frame_t *X,
+                     int k, double *q, double *y, double **xs)
+{
+    if (!(*xs = tw_values(carry, k, &X->cols[src_of(d, k)], b))) return -1;
+    if (d->ragg != DFRA_COV && d->ragg != DFRA_CORR) return tw_col(d, b, *xs, q, y);
+    int ko = 0;
+    while (ko < d->ncols - 1 && src_of(d, ko) != d->roll_other)
+        ko++;
+    double *ys = tw_values(carry, ko, &X->cols[d->roll_other], b);
+    int rc = ys ? tw_pair(d, b, *xs, ys, q, y) : -1;
+    free(ys);
+    return rc;
 }
 
 /* A groupby's carry of time windows: its key columns after d->ncols, n
@@ -1068,8 +1147,8 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
 {
     tw_t b;
     if (tw_bounds(d, carry, in, &b, err, errlen)) return -1;
-    int64_t n = in->nrows, s0 = n ? b.st[n - 1] : 0, keep = b.m - s0;
-    if (edge && (double)(TS_N + keep) * (d->ncols + 1) * 8 > (double)DF3_WHOLE_MAX_BYTES) {
+    int64_t n = in->nrows, s0 = n ? b.st[n - 1] : 0, keep = b.m - s0, sn = b.sn;
+    if (edge && (double)(sn + keep) * (d->ncols + 1) * 8 > (double)DF3_WHOLE_MAX_BYTES) {
         tw_free(&b);
         if (d->n == DF_EXPANDING_ROWS)
             return errmsg(err, errlen,
@@ -1084,16 +1163,15 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
     }
     double *x = NULL;
     if (edge) {
-        if (frame_alloc(out, false, TS_N + keep, d->ncols + d->nkey, 1) ||
-            labels(d, in, out, false) ||
-            fcol_alloc(&out->idx[0], FT_INT64, TS_N + keep, 0, false) ||
-            by_carry_keys(d, carry, in, TS_N + keep, out))
+        if (frame_alloc(out, false, sn + keep, d->ncols + d->nkey, 1) ||
+            labels(d, in, out, false) || fcol_alloc(&out->idx[0], FT_INT64, sn + keep, 0, false) ||
+            by_carry_keys(d, carry, in, sn + keep, out))
             goto fail;
         int64_t *ix = out->idx[0].data;
-        memset(ix, 0, sizeof(int64_t) * TS_N);
+        memset(ix, 0, sizeof(int64_t) * (size_t)sn);
         ix[TM_END] = n ? b.en[n - 1] - s0 : b.end0;
         ix[TM_SIGN] = b.sign;
-        memcpy(ix + TS_N, b.t + s0, sizeof(int64_t) * (size_t)keep);
+        memcpy(ix + sn, b.t + s0, sizeof(int64_t) * (size_t)keep);
     } else {
         if (frame_alloc(out, in->series, n, d->ncols, in->nidx) || labels(d, in, out, true))
             goto fail;
@@ -1102,23 +1180,20 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
     for (int k = 0; k < d->ncols; k++) {
         fcol_t *o = &out->cols[k];
         if (d->roll_time && src_of(d, k) == d->roll_on) { /* the times: kept (carry: zeros) */
-            if (edge ? fcol_alloc(o, FT_FLOAT64, TS_N + keep, 0, false)
+            if (edge ? fcol_alloc(o, FT_FLOAT64, sn + keep, 0, false)
                      : fcol_copy(&in->cols[src_of(d, k)], o))
                 goto fail;
-            if (edge) memset(o->data, 0, sizeof(double) * (size_t)(TS_N + keep));
+            if (edge) memset(o->data, 0, sizeof(double) * (size_t)(sn + keep));
             continue;
         }
-        double q[TS_N] = {0};
-        if (carry && b.w) memcpy(q, carry->cols[k].data, sizeof q);
-        if (!(x = tw_values(carry, k, &in->cols[src_of(d, k)], &b))) goto fail;
-        if (!edge) {
-            if (fcol_alloc(o, FT_FLOAT64, n, 0, false)) goto fail;
-            if (tw_col(d, &b, x, q, o->data)) goto fail;
-        } else {
-            if (tw_col(d, &b, x, q, NULL) || fcol_alloc(o, FT_FLOAT64, TS_N + keep, 0, false))
-                goto fail;
-            memcpy(o->data, q, sizeof q);
-            memcpy((double *)o->data + TS_N, x + s0, sizeof(double) * (size_t)keep);
+        double q[TS_N * TP_MAX] = {0};
+        if (carry && b.w) memcpy(q, carry->cols[k].data, sizeof(double) * (size_t)sn);
+        if (fcol_alloc(o, FT_FLOAT64, edge ? sn + keep : n, 0, false) ||
+            tw_column(d, &b, carry, in, k, q, edge ? NULL : o->data, &x))
+            goto fail;
+        if (edge) {
+            memcpy(o->data, q, sizeof(double) * (size_t)sn);
+            memcpy((double *)o->data + sn, x + s0, sizeof(double) * (size_t)keep);
         }
         free(x);
         x = NULL;
@@ -1241,7 +1316,8 @@ static int rw_center(const df_node_t *d, const frame_t *carry, const frame_t *in
     int64_t *to = NULL;
     if (na > 0 && concat2(in, after, &xa, err, errlen)) return -1;
     const frame_t *X = na > 0 ? &xa : in;
-    b.w = carry ? carry->nrows - TS_N : 0;
+    b.sn = tw_sn(d);
+    b.w = carry ? carry->nrows - b.sn : 0;
     b.m = b.w + n + na;
     if (carry && b.w) b.end0 = ((const int64_t *)carry->idx[0].data)[TM_END];
     /* at most every row's window and h more per group */
@@ -1279,10 +1355,10 @@ static int rw_center(const df_node_t *d, const frame_t *carry, const frame_t *in
         goto oom_;
     out->range_index = in->range_index;
     for (int k = 0; k < d->ncols; k++) {
-        double q[TS_N] = {0};
-        if (carry && b.w) memcpy(q, carry->cols[k].data, sizeof q);
-        if (!(x = tw_values(carry, k, &X->cols[src_of(d, k)], &b)) ||
-            fcol_alloc(&out->cols[k], FT_FLOAT64, n, 0, false) || tw_col(d, &b, x, q, ys))
+        double q[TS_N * TP_MAX] = {0};
+        if (carry && b.w) memcpy(q, carry->cols[k].data, sizeof(double) * (size_t)b.sn);
+        if (fcol_alloc(&out->cols[k], FT_FLOAT64, n, 0, false) ||
+            tw_column(d, &b, carry, X, k, q, ys, &x))
             goto oom_;
         for (int64_t r = 0; r < L; r++)
             if (to[r] >= 0) ((double *)out->cols[k].data)[to[r]] = ys[r];

@@ -1125,6 +1125,75 @@ def rolling_random_bits(data, pdf):
 
 
 @case
+def rolling_cov_corr(data, pdf):
+    """rolling cov and corr of each column with another (pandas'
+    df.rolling(w).cov(df[other])): pandas' means of X * Y, X and Y, its
+    count and variances, each a running state carried from chunk to chunk,
+    so the values are its bits; by rows, centred, by groups and over a
+    window of time (where pandas leaves "on" out), and the refusals"""
+    rng = np.random.default_rng(12)
+    n = 500
+    xs = {c: rng.standard_normal(n) * 10.0 ** rng.integers(-2, 4, n) for c in "xyz"}
+    for c, v in xs.items():
+        v[rng.random(n) < 0.1] = np.nan
+    xs["y"][40:60] = 2.5
+    k = rng.integers(0, 3, n)
+    secs = np.cumsum(rng.choice([0, 30, 60, 600, 3600], n))
+    ts = pd.Timestamp("2024-01-01") + pd.to_timedelta(secs, unit="s")
+    P = pd.DataFrame({"ts": ts, "k": k, "x": xs["x"], "y": xs["y"], "z": xs["z"]})
+    nodes = nan_tensor("ax", xs["x"], 37) + nan_tensor("ay", xs["y"], 37) + \
+        nan_tensor("az", xs["z"], 37) + [
+            {"key": "ak", "op": "array", "data": k.astype(float).tolist(), "chunk_size": 37},
+            {"key": "st", "op": "stack", "inputs": ["ak", "ax", "ay", "az"], "axis": 1},
+            {"key": "t0", "op": "dataframe.from_tensor", "inputs": ["st"],
+             "columns": ["k", "x", "y", "z"]},
+            {"key": "t", "op": "dataframe.astype", "inputs": ["t0"], "dtype": {"k": "int64"}},
+            op("f", "getitem", "t", columns=["x", "y", "z"])]
+    F = P[["x", "y", "z"]]
+    want = {}
+    for agg in ("cov", "corr"):
+        nodes += [op(agg + "r", "rolling", "f", window=20, agg=agg, other="y"),
+                  op(agg + "m", "rolling", "f", window=50, min_periods=2, agg=agg, other="x"),
+                  op(agg + "c", "rolling", "f", window=15, center=True, min_periods=1, agg=agg,
+                     other="z")]
+        want[agg + "r"] = getattr(F.rolling(20), agg)(F.y)
+        want[agg + "m"] = getattr(F.rolling(50, min_periods=2), agg)(F.x)
+        want[agg + "c"] = getattr(F.rolling(15, center=True, min_periods=1), agg)(F.z)
+    for key, ref in want.items():
+        for c in ("x", "y", "z"):
+            nodes.append(op("%s_%s" % (key, c), "getitem", key, columns=[c]))
+    why = same_bits(data, nodes, {"%s_%s" % (key, c): ref[[c]].rename(columns={c: "x"})
+                                  for key, ref in want.items() for c in ("x", "y", "z")})
+    if why:
+        return why
+    # by groups (each group's columns with its own "y") and a window of time
+    with open(os.path.join(data, "cc.csv"), "w") as f:
+        P.to_csv(f, index=False, float_format="%r")
+    Q = pd.read_csv(os.path.join(data, "cc.csv"), parse_dates=["ts"],
+                    float_precision="round_trip")
+    parts = []
+    for key, g in Q.groupby("k"):
+        r = g[["x", "y", "z"]].rolling(10, min_periods=2).corr(g["y"])
+        r.index = pd.MultiIndex.from_arrays([[key] * len(r), r.index], names=["k", None])
+        parts.append(r)
+    nodes = [{"key": "c", "op": "dataframe.read_csv", "path": "cc.csv", "parse_dates": ["ts"],
+              "chunk_bytes": 900},
+             op("g", "getitem", "c", columns=["k", "x", "y", "z"]),
+             op("gc", "rolling", "g", window=10, min_periods=2, by="k", agg="corr", other="y"),
+             op("h", "getitem", "c", columns=["z", "ts", "x", "y"]),
+             op("hc", "rolling", "h", window="2h", on="ts", agg="cov", other="x")]
+    got, why = run_doc(data, nodes, ["gc", "hc"])
+    if why:
+        return why
+    for key, ref in (("gc", pd.concat(parts)),
+                     ("hc", Q[["z", "ts", "x", "y"]].rolling("2h", on="ts").cov(Q.x))):
+        why = T.expect_frame(got[key], ref)
+        if why:
+            return "%s: %s" % (key, why)
+    return ""
+
+
+@case
 def windows_infinite(data, pdf):
     """rolling, expanding and ewm see +-inf as missing, as pandas 1.5's
     _prep_values makes them NaN (cumsum keeps them): values with inf, -inf
@@ -1193,6 +1262,10 @@ def running_rejects(data, pdf):
             (op("r", "expanding", "t", agg="sum"), ["takes numbers"]),
             (op("r", "expanding", "t", agg="kurt"), ["agg"]),
             (op("r", "expanding", "ts", agg="quantile", quantile=2), ["not in [0, 1]"]),
+            (op("r", "rolling", "kk", window=3, agg="corr"), ["needs \"other\""]),
+            (op("r", "rolling", "kk", window=3, agg="cov", other="k", ddof=0), ["ddof"]),
+            (op("r", "rolling", "kk", window=3, agg="sum", other="k"), ["cov and corr"]),
+            (op("r", "expanding", "kk", agg="cov"), ["agg"]),
             (op("r", "expanding", "t", agg="sum", min_periods=-1), ["min_periods must be >= 0"]),
             (op("r", "ewm", "t", span=3, agg="sum", adjust=False),
              ["sum is not implemented with adjust=False"])):

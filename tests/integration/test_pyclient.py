@@ -1476,6 +1476,13 @@ class TestDataFrames(Base):
                                                               closed="both").max(),
                  p.set_index("ts").groupby("k")["x"].rolling(pd.Timedelta("90min"),
                                                              closed="both").max()),
+                # rolling cov and corr with a column, by rows, centred, by time
+                (df[["x", "v", "d"]].rolling(20, min_periods=3).corr("v"),
+                 p[["x", "v", "d"]].rolling(20, min_periods=3).corr(p["v"])),
+                (df[["x", "v"]].rolling(9, center=True).cov(df["d"]),
+                 p[["x", "v"]].rolling(9, center=True).cov(p["d"])),
+                (df[["ts", "x", "v"]].rolling("2h", on="ts").corr("x"),
+                 p[["ts", "x", "v"]].rolling("2h", on="ts").corr(p["x"])),
                 # expanding and ewm by groups: pandas' recurrences to the bit
                 (g.expanding().mean(), pg.expanding().mean()),
                 (g["x"].expanding(min_periods=3).std(), pg["x"].expanding(min_periods=3).std()),

@@ -397,6 +397,37 @@ class _Rolling:
         r._kw = dict(self._kw, quantile=float(quantile), interpolation=interpolation)
         return r._agg("quantile")
 
+    def _pair(self, agg, other, ddof):
+        if isinstance(self, _Expanding):
+            raise NotImplementedError("expanding %s is not supported (rolling's is)" % agg)
+        if other is None:
+            raise NotImplementedError("rolling %s: pass other, a column name or a Series "
+                                      "(pandas' pairwise matrix is not supported)" % agg)
+        if ddof != 1:
+            raise NotImplementedError("rolling %s: ddof 1 only" % agg)
+        if not isinstance(self._f, DataFrame):
+            raise NotImplementedError(
+                "rolling %s of a Series: roll the DataFrame the two come from, "
+                "df[[a, b]].rolling(w).%s(b)[a]" % (agg, agg))
+        r = copy.copy(self)
+        tmp = None
+        if isinstance(other, Series):
+            tmp = "_mars_other"
+            r._f = self._f.assign(**{tmp: other})
+            other = tmp
+        r._kw = dict(self._kw, other=other)
+        out = r._agg(agg)
+        return out.drop(columns=[tmp]) if tmp else out
+
+    def cov(self, other=None, ddof=1):
+        """pandas' rolling cov of each column with other (a column's name,
+        or a Series of the same rows), its values to the bit."""
+        return self._pair("cov", other, ddof)
+
+    def corr(self, other=None, ddof=1):
+        """pandas' rolling corr of each column with other (as cov)."""
+        return self._pair("corr", other, ddof)
+
 
 class _Aggregations:
     """The aggregation methods groupby and resample share: each one
