@@ -241,6 +241,8 @@ def evaluate(doc, data_dir="."):
                             closed=n.get("closed"))
             if n["agg"] == "quantile":
                 v = r.quantile(n["quantile"], interpolation=n.get("interpolation", "linear"))
+            elif n["agg"] in ("cov", "corr"):
+                v = getattr(r, n["agg"])(ins[0][n["other"]])
             else:
                 v = getattr(r, n["agg"])()
         elif op.startswith("dataframe.str."):

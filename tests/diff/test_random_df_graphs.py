@@ -383,6 +383,9 @@ class Gen:
                                   ("expanding", {"agg": "std", "min_periods": 3}),
                                   ("expanding", {"agg": "max"}),
                                   ("expanding", {"agg": "median", "min_periods": 2})])
+        if op == "rolling" and self.rng.random() < 0.15:  # cov or corr with a column
+            kw = {"window": self.rng.choice([3, 8]), "agg": self.rng.choice(["cov", "corr"]),
+                  "other": self.rng.choice(cs), "min_periods": 1}
         self.cur = self.add(dict({"op": "dataframe." + op, "inputs": [self.cur]}, **kw))
         if op in ("diff", "shift", "ewm", "expanding", "rolling"):  # float64 (NaN at an end)
             self.cols = {c: "float" for c in cs}
