@@ -3793,13 +3793,13 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
 /* ---------------------------------------------------------------------------
  * Running ops (engine/df/running.c) */
 
-/* rolling's and expanding's agg: its DFRA_*, or -1 (median and quantile:
- * rolling's only) */
-static int window_agg(json_t *ag, bool rolling)
+/* rolling's and expanding's agg: its DFRA_* (in that enum's order), or -1
+ * (expanding refuses cov and corr itself) */
+static int window_agg(json_t *ag)
 {
-    static const char *const ags[] = {"sum",   "mean",   "min",      "max", "std", "var",
-                                      "count", "median", "quantile", "cov", "corr"};
-    for (int q = 0; q < (rolling ? 11 : 9) && ag && json_is_string(ag); q++)
+    static const char *const ags[] = {"sum",   "mean",   "min",      "max", "std",  "var",
+                                      "count", "median", "quantile", "cov", "corr", "sem"};
+    for (int q = 0; q < 12 && ag && json_is_string(ag); q++)
         if (!strcmp(json_string_value(ag), ags[q])) return q;
     return -1;
 }
@@ -4165,9 +4165,9 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if (ce && !json_is_false(ce) && !json_is_null(ce))
             return XFAIL(n, "\"center\" is for windows of rows: a window of time takes only "
                             "\"center\": false");
-        if ((d->ragg = window_agg(json_object_get(obj, "agg"), true)) < 0)
+        if ((d->ragg = window_agg(json_object_get(obj, "agg"))) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
-                            "median, quantile, cov, corr");
+                            "median, quantile, cov, corr, sem");
         if (roll_quantile(n, d, obj, err, errlen) ||
             infer_roll_time(g, n, d, s, obj, err, errlen) ||
             roll_by(g, n, d, s, obj, err, errlen) || roll_other(g, n, d, s, obj, err, errlen))
@@ -4197,9 +4197,9 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if (ce && !json_is_null(ce) && !json_is_boolean(ce))
             return XFAIL(n, "\"center\" must be true or false");
         if (ce && json_is_true(ce)) d->roll_off = (d->n - 1) / 2;
-        if ((d->ragg = window_agg(ag, true)) < 0)
+        if ((d->ragg = window_agg(ag)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
-                            "median, quantile, cov, corr");
+                            "median, quantile, cov, corr, sem");
         if (roll_quantile(n, d, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen) ||
             roll_other(g, n, d, s, obj, err, errlen))
             return -1;
@@ -4219,9 +4219,9 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                 return XFAIL(n, "min_periods must be >= 0");
             d->minp = (int64_t)json_integer_value(mp);
         }
-        if ((d->ragg = window_agg(ag, true)) < 0 || d->ragg >= DFRA_COV)
+        if ((d->ragg = window_agg(ag)) < 0 || d->ragg == DFRA_COV || d->ragg == DFRA_CORR)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
-                            "median, quantile");
+                            "median, quantile, sem");
         if (roll_quantile(n, d, obj, err, errlen)) return -1;
         /* median and quantile: every row so far is the window (a window
          * of rows as wide as any frame, df_run_state's path) */

@@ -70,7 +70,8 @@ enum {
     DFRA_MEDIAN,   /* rolling and expanding */
     DFRA_QUANTILE, /* rolling and expanding: gq, roll_interp */
     DFRA_COV,      /* rolling only: with column roll_other */
-    DFRA_CORR
+    DFRA_CORR,
+    DFRA_SEM /* rolling and expanding: std / sqrt(count - 1), pandas' */
 };
 /* rolling quantile's interpolation (pandas' names, in this order) */
 enum { DF_QI_LINEAR, DF_QI_LOWER, DF_QI_HIGHER, DF_QI_NEAREST, DF_QI_MIDPOINT };

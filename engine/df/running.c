@@ -425,7 +425,9 @@ static double st_calc(int ragg, double minp, const double *st)
             r = 0;
         else
             r = st[XS_SSQ] / (nobs - 1);
-        if (ragg == DFRA_STD) r = r < 0 ? 0 : sqrt(r);
+        if (ragg == DFRA_STD || ragg == DFRA_SEM) r = r < 0 ? 0 : sqrt(r);
+        /* pandas' sem: std / (count - 1) ** 0.5, the count the values present */
+        if (ragg == DFRA_SEM) r = r / sqrt(nobs - 1);
         return r;
     }
     }
@@ -930,7 +932,7 @@ static void tw_remove(double v, double *q, bool var)
 static void tw_sums(const df_node_t *d, const tw_t *b, const double *x, double *q, double *y)
 {
     int agg = d->ragg == DFRA_COUNT ? DFRA_SUM : d->ragg;
-    bool var = agg == DFRA_VAR || agg == DFRA_STD;
+    bool var = agg == DFRA_VAR || agg == DFRA_STD || agg == DFRA_SEM;
     int64_t ps = 0, pe = b->end0;
     for (int64_t r = 0; r < b->nw; r++) {
         int64_t s = b->st[r], e = b->en[r];

@@ -996,7 +996,7 @@ def scans_bit_exact(data, pdf):
     nodes = nan_tensor("a", x, 170) + [
         {"key": "t", "op": "dataframe.from_tensor", "inputs": ["a"], "columns": ["x"]}]
     want = {}
-    for agg in ("sum", "mean", "std", "var", "min", "max", "count"):
+    for agg in ("sum", "mean", "std", "var", "min", "max", "count", "sem"):
         nodes.append(op(agg, "expanding", "t", agg=agg))
         want[agg] = getattr(P.expanding(), agg)()
         # windows of rows: pandas' running sums, carried from chunk to chunk
@@ -1054,7 +1054,7 @@ def groupby_scans_bit_exact(data, pdf):
         {"key": "t", "op": "dataframe.astype", "inputs": ["t0"], "dtype": {"k": "int64"}}]
     want = {}
     G = P.groupby("k")
-    for agg in ("sum", "mean", "std", "var", "min", "max", "count"):
+    for agg in ("sum", "mean", "std", "var", "min", "max", "count", "sem"):
         nodes.append(op("x" + agg, "expanding", "t", by="k", agg=agg))
         want["x" + agg] = getattr(G.expanding(), agg)()
         nodes.append(op("r" + agg, "rolling", "t", by="k", window=30, min_periods=2, agg=agg))

@@ -1487,6 +1487,7 @@ class TestDataFrames(Base):
                 (g.expanding().mean(), pg.expanding().mean()),
                 (g["x"].expanding(min_periods=3).std(), pg["x"].expanding(min_periods=3).std()),
                 (g.expanding().median(), pg.expanding().median()),
+                (g.rolling(6, min_periods=2).sem(), pg.rolling(6, min_periods=2).sem()),
                 (df[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower"),
                  p[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower")),
                 (g.ewm(span=10).mean(), pg.ewm(span=10).mean()),

@@ -390,6 +390,12 @@ class _Rolling:
     def count(self): return self._agg("count")  # noqa: E704
     def median(self): return self._agg("median")  # noqa: E704
 
+    def sem(self, ddof=1):
+        """pandas' rolling (expanding) sem: std / sqrt(count - 1)."""
+        if ddof != 1:
+            raise NotImplementedError("sem: ddof 1 only")
+        return self._agg("sem")
+
     def quantile(self, quantile, interpolation="linear"):
         """pandas' rolling quantile: q in [0, 1], interpolation linear,
         lower, higher, nearest or midpoint."""
