@@ -109,14 +109,15 @@ bool df_run_state(const df_node_t *d, op_t op)
 
 bool df_run_after(const df_node_t *d, op_t op)
 {
-    return op == OP_DF_ROLLING && !d->roll_time && d->roll_off > 0;
+    return op == OP_DF_ROLLING && d->roll_off > 0;
 }
 
-/* rows of context a chunk needs from its neighbours (back: from the chunks
- * after a centred window) */
-static int64_t width(const df_node_t *d, op_t op, bool back)
+/* rows of context a chunk needs from its neighbours (rolling: only its
+ * backward carry, a centred window's rows after the chunk; its forward
+ * carry is its state, tw_run) */
+static int64_t width(const df_node_t *d, op_t op)
 {
-    if (op == OP_DF_ROLLING) return back ? d->roll_off : d->n - 1 - d->roll_off;
+    if (op == OP_DF_ROLLING) return d->roll_off;
     return d->n < 0 ? -d->n : d->n;
 }
 
@@ -799,20 +800,32 @@ static void by_keys(const df_node_t *d, const frame_t *f, int at, dfa_keys_t *ks
         ks->k[k] = &f->cols[at < 0 ? d->key[k] : at + k];
 }
 
+/* Are rows i and j of in in one group (no key missing in either)? */
+static bool same_group(const df_node_t *d, const frame_t *in, int64_t i, int64_t j)
+{
+    dfa_keys_t ks;
+    by_keys(d, in, -1, &ks);
+    return !dfa_keys_any_na(&ks, i) && !dfa_keys_any_na(&ks, j) && dfa_keys_eq(&ks, i, &ks, j);
+}
+
+/* Does chunk in's first row continue the group of the carry's state? */
+static bool by_continues(const df_node_t *d, const frame_t *carry, const frame_t *in)
+{
+    if (!carry || carry->nrows == 0 || in->nrows == 0) return false;
+    dfa_keys_t ki, kc;
+    by_keys(d, in, -1, &ki);
+    by_keys(d, carry, d->ncols, &kc);
+    return !dfa_keys_any_na(&ki, 0) && !dfa_keys_any_na(&kc, 0) && dfa_keys_eq(&kc, 0, &ki, 0);
+}
+
 /* Does row i of the carry's rows and then the chunk's (w of the carry's)
  * start a group: its key or the row before's missing (such rows are each
  * alone, and left out after), or the keys differing? */
 static bool by_starts(const df_node_t *d, const frame_t *carry, const frame_t *in, int64_t w,
                       int64_t i)
 {
-    dfa_keys_t ki, kp;
-    by_keys(d, in, -1, &ki);
     int64_t r = i - w;
-    if (dfa_keys_any_na(&ki, r)) return true;
-    if (r > 0) return dfa_keys_any_na(&ki, r - 1) || !dfa_keys_eq(&ki, r - 1, &ki, r);
-    if (!carry || w == 0) return true;
-    by_keys(d, carry, d->ncols, &kp);
-    return dfa_keys_any_na(&kp, 0) || !dfa_keys_eq(&kp, 0, &ki, 0);
+    return r > 0 ? !same_group(d, in, r - 1, r) : !(w > 0 && by_continues(d, carry, in));
 }
 
 /* A window of rows (pandas' FixedWindowIndexer: rows r - window + 1 .. r;
@@ -1397,24 +1410,6 @@ static fcol_t col_rows(const fcol_t *c, int64_t a, int64_t b)
     return v;
 }
 
-/* Are rows i and j of in in one group (no key missing in either)? */
-static bool same_group(const df_node_t *d, const frame_t *in, int64_t i, int64_t j)
-{
-    dfa_keys_t ks;
-    by_keys(d, in, -1, &ks);
-    return !dfa_keys_any_na(&ks, i) && !dfa_keys_any_na(&ks, j) && dfa_keys_eq(&ks, i, &ks, j);
-}
-
-/* Does chunk in's first row continue the group of the carry's state? */
-static bool by_continues(const df_node_t *d, const frame_t *carry, const frame_t *in)
-{
-    if (!carry || carry->nrows == 0 || in->nrows == 0) return false;
-    dfa_keys_t ki, kc;
-    by_keys(d, in, -1, &ki);
-    by_keys(d, carry, d->ncols, &kc);
-    return !dfa_keys_any_na(&ki, 0) && !dfa_keys_any_na(&kc, 0) && dfa_keys_eq(&kc, 0, &ki, 0);
-}
-
 /* groupby(by).expanding() and .ewm(): the rows sorted by key, each group's
  * rows scanned afresh from its first row (pandas' GroupbyIndexer; its ewm
  * takes each group's bounds alone), the carry's state continued by the
@@ -1542,7 +1537,7 @@ int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, bool back, frame
                 goto fail;
         return 0;
     }
-    int64_t w = width(d, op, back), n = in->nrows < w ? in->nrows : w;
+    int64_t w = width(d, op), n = in->nrows < w ? in->nrows : w;
     bool fwd = df_run_forward(d, op) && !back;
     if (op == OP_DF_PCT_CHANGE) {
         /* the last rows as the whole chunk forward-filled has them */
@@ -1581,7 +1576,7 @@ int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_
     if (fwd ? concat2(far, near, &all, err, errlen) : concat2(near, far, &all, err, errlen))
         return -1;
     if (op == OP_DF_PCT_CHANGE) ffill_frame(&all);
-    int64_t w = width(d, op, back), n = all.nrows < w ? all.nrows : w;
+    int64_t w = width(d, op), n = all.nrows < w ? all.nrows : w;
     int rc = rows_of(&all, fwd ? all.nrows - n : 0, n, out) ? oom(err, errlen) : 0;
     frame_free(&all);
     return rc;

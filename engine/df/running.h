@@ -26,8 +26,8 @@ int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, bool back, frame
 int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_t *near, bool back,
                    frame_t *out, char *err, size_t errlen);
 /* Does op carry pandas' window state (its running sums) from chunk to
- * chunk, each carry step reading the chunk whole: rolling over time, and
- * over rows but centred? */
+ * chunk, each carry step reading the chunk whole: rolling (rows or time),
+ * and expanding's median and quantile (a window of rows from the first)? */
 bool df_run_state(const df_node_t *d, op_t op);
 /* Does op also need rows after each chunk (rolling with center: a second
  * chain, backwards, beside its forward one; df_run_map's after)? */
