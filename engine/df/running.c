@@ -1124,32 +1124,45 @@ static int tw_column(const df_node_t *d, const tw_t *b, const frame_t *carry, co
     return rc;
 }
 
-/* A groupby's carry of time windows: its key columns after d->ncols, n
- * rows each of the last group's key (the chunk's last row's, else the
- * carry's; with neither, missing values). 0, or -1 out of memory. */
+/* A groupby's carry: its key columns after d->ncols, n rows each, row 0
+ * the last group's key (the chunk's last row's, else the carry's; with
+ * neither, missing), the only row read (by_continues). A string key's
+ * other rows are missing, so a long carry holds its bytes once; fixed
+ * widths repeat the key. 0, or -1 out of memory. */
 static int by_carry_keys(const df_node_t *d, const frame_t *carry, const frame_t *in, int64_t n,
                          frame_t *out)
 {
-    if (d->nkey == 0) return 0;
     for (int k = 0; k < d->nkey; k++) {
         const fcol_t *src = in->nrows ? &in->cols[d->key[k]]
                             : carry   ? &carry->cols[d->ncols + k]
                                       : NULL;
-        int64_t at = in->nrows ? in->nrows - 1 : 0;
-        int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n + 1));
-        if (!rows) return -1;
-        for (int64_t i = 0; i < n; i++)
-            rows[i] = at;
+        int64_t at = in->nrows ? in->nrows - 1 : 0, len = 0;
         fcol_t *o = &out->cols[d->ncols + k];
-        int rc;
-        if (src && src->n > 0) {
-            rc = fcol_take(src, rows, n, o);
-        } else {
+        int rc = 0;
+        if (!src || src->n == 0) {
             rc = fcol_alloc(o, FT_FLOAT64, n, 0, false);
             for (int64_t i = 0; rc == 0 && i < n; i++)
                 ((double *)o->data)[i] = NAN;
+        } else if (src->type == FT_STRING) {
+            bool na = fcol_is_na(src, at);
+            const char *str = na ? "" : fcol_str(src, at, &len);
+            rc = fcol_alloc(o, FT_STRING, n, len + 1, true);
+            if (rc == 0) {
+                memcpy(o->bytes, str, (size_t)len);
+                o->bytes[len] = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    o->offsets[i + 1] = len;
+                    o->valid[i] = i == 0 && !na;
+                }
+            }
+        } else {
+            int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n + 1));
+            if (!rows) return -1;
+            for (int64_t i = 0; i < n; i++)
+                rows[i] = at;
+            rc = fcol_take(src, rows, n, o);
+            free(rows);
         }
-        free(rows);
         if (rc || flabel_set(&out->names[d->ncols + k], NULL, false)) return -1;
     }
     return 0;
@@ -1163,7 +1176,8 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
     tw_t b;
     if (tw_bounds(d, carry, in, &b, err, errlen)) return -1;
     int64_t n = in->nrows, s0 = n ? b.st[n - 1] : 0, keep = b.m - s0, sn = b.sn;
-    if (edge && (double)(sn + keep) * (d->ncols + 1) * 8 > (double)DF3_WHOLE_MAX_BYTES) {
+    /* its values, its times and fixed-width keys: 8 bytes a row each */
+    if (edge && (double)(sn + keep) * (d->ncols + d->nkey + 1) * 8 > (double)DF3_WHOLE_MAX_BYTES) {
         tw_free(&b);
         if (d->n == DF_EXPANDING_ROWS)
             return errmsg(err, errlen,
