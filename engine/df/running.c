@@ -1106,22 +1106,30 @@ done:
     return rc;
 }
 
+/* cov and corr: the other column's values over the carry's rows and
+ * frame X's (tw_values), read once for every column paired with it;
+ * *oy NULL for the other aggregations. 0, or -1 out of memory. */
+static int tw_other(const df_node_t *d, const tw_t *b, const frame_t *carry, const frame_t *X,
+                    double **oy)
+{
+    *oy = NULL;
+    if (d->ragg != DFRA_COV && d->ragg != DFRA_CORR) return 0;
+    int ko = 0; /* its output column: the carry keeps its rows there */
+    while (ko < d->ncols - 1 && src_of(d, ko) != d->roll_other)
+        ko++;
+    return (*oy = tw_values(carry, ko, &X->cols[d->roll_other], b)) ? 0 : -1;
+}
+
 /* Output column k over the carry's rows and frame X's (the chunk's; a
  * centred window's, then the rows after it): its values into y (NULL:
  * none), its state q moved on; *xs its values as the carry keeps them
- * (the caller frees them). 0, or -1 out of memory. */
+ * (the caller frees them); oy the other column's (tw_other). 0, or -1 out
+ * of memory. */
 static int tw_column(const df_node_t *d, const tw_t *b, const frame_t *carry, const frame_t *X,
-                     int k, double *q, double *y, double **xs)
+                     int k, const double *oy, double *q, double *y, double **xs)
 {
     if (!(*xs = tw_values(carry, k, &X->cols[src_of(d, k)], b))) return -1;
-    if (d->ragg != DFRA_COV && d->ragg != DFRA_CORR) return tw_col(d, b, *xs, q, y);
-    int ko = 0;
-    while (ko < d->ncols - 1 && src_of(d, ko) != d->roll_other)
-        ko++;
-    double *ys = tw_values(carry, ko, &X->cols[d->roll_other], b);
-    int rc = ys ? tw_pair(d, b, *xs, ys, q, y) : -1;
-    free(ys);
-    return rc;
+    return oy ? tw_pair(d, b, *xs, oy, q, y) : tw_col(d, b, *xs, q, y);
 }
 
 /* A groupby's carry: its key columns after d->ncols, n rows each, row 0
@@ -1190,7 +1198,8 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
                       "use a shorter window",
                       (long long)keep, (long long)(DF3_WHOLE_MAX_BYTES >> 30));
     }
-    double *x = NULL;
+    double *x = NULL, *oy = NULL;
+    if (tw_other(d, &b, carry, in, &oy)) goto fail;
     if (edge) {
         if (frame_alloc(out, false, sn + keep, d->ncols + d->nkey, 1) ||
             labels(d, in, out, false) || fcol_alloc(&out->idx[0], FT_INT64, sn + keep, 0, false) ||
@@ -1218,7 +1227,7 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
         double q[TS_N * TP_MAX] = {0};
         if (carry && b.w) memcpy(q, carry->cols[k].data, sizeof(double) * (size_t)sn);
         if (fcol_alloc(o, FT_FLOAT64, edge ? sn + keep : n, 0, false) ||
-            tw_column(d, &b, carry, in, k, q, edge ? NULL : o->data, &x))
+            tw_column(d, &b, carry, in, k, oy, q, edge ? NULL : o->data, &x))
             goto fail;
         if (edge) {
             memcpy(o->data, q, sizeof(double) * (size_t)sn);
@@ -1227,11 +1236,13 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
         free(x);
         x = NULL;
     }
+    free(oy);
     tw_free(&b);
     if (!edge && by_index(d, in, out)) return oom(err, errlen);
     return 0;
 fail:
     free(x);
+    free(oy);
     tw_free(&b);
     frame_free(out);
     return oom(err, errlen);
@@ -1341,7 +1352,7 @@ static int rw_center(const df_node_t *d, const frame_t *carry, const frame_t *in
     int64_t h = d->roll_off, n = in->nrows, na = after ? after->nrows : 0;
     frame_t xa = {0};
     tw_t b = {0};
-    double *x = NULL, *ys = NULL;
+    double *x = NULL, *ys = NULL, *oy = NULL;
     int64_t *to = NULL;
     if (na > 0 && concat2(in, after, &xa, err, errlen)) return -1;
     const frame_t *X = na > 0 ? &xa : in;
@@ -1383,11 +1394,12 @@ static int rw_center(const df_node_t *d, const frame_t *carry, const frame_t *in
         !(ys = malloc(sizeof(double) * (size_t)(L + 1))))
         goto oom_;
     out->range_index = in->range_index;
+    if (tw_other(d, &b, carry, X, &oy)) goto oom_;
     for (int k = 0; k < d->ncols; k++) {
         double q[TS_N * TP_MAX] = {0};
         if (carry && b.w) memcpy(q, carry->cols[k].data, sizeof(double) * (size_t)b.sn);
         if (fcol_alloc(&out->cols[k], FT_FLOAT64, n, 0, false) ||
-            tw_column(d, &b, carry, X, k, q, ys, &x))
+            tw_column(d, &b, carry, X, k, oy, q, ys, &x))
             goto oom_;
         for (int64_t r = 0; r < L; r++)
             if (to[r] >= 0) ((double *)out->cols[k].data)[to[r]] = ys[r];
@@ -1398,6 +1410,7 @@ static int rw_center(const df_node_t *d, const frame_t *carry, const frame_t *in
     free(b.en);
     free(to);
     free(ys);
+    free(oy);
     frame_free(&xa);
     if (by_index(d, in, out)) return oom(err, errlen);
     return 0;
@@ -1407,6 +1420,7 @@ oom_:
     free(b.en);
     free(to);
     free(ys);
+    free(oy);
     frame_free(&xa);
     frame_free(out);
     return oom(err, errlen);
