@@ -424,30 +424,35 @@ static tgrid_t *tile_to_tensor(tctx_t *c, int node)
     return G;
 }
 
+/* One step of a chain of edges: chunk job's edge, combined with the carry
+ * so far when there is one (mark: the jobs' off[1], 1 for a centred
+ * window's backward chain). The new carry's job, or -1 when tiling
+ * failed. */
+static int32_t edge_step(tctx_t *c, jparam_t *pe, jparam_t *pc, int32_t carry, int32_t job,
+                         int mark)
+{
+    int32_t ej = bjob(c, pe, 1);
+    if (ej < 0) return -1;
+    tile__jin_direct(c, ej, 0, job);
+    c->t->jobs[ej].off[1] = mark;
+    if (carry < 0) return ej;
+    int32_t cj = bjob(c, pc, 2);
+    if (cj < 0) return -1;
+    tile__jin_direct(c, cj, 0, carry);
+    tile__jin_direct(c, cj, 1, ej);
+    c->t->jobs[cj].off[1] = mark;
+    return cj;
+}
+
 /* A centred rolling window's second chain, backwards: after[k] the carry
- * of the rows after chunk k (edges and combines with off[1] = 1), -1 for
- * the last chunk. 0, or -1 when tiling failed. */
+ * of the rows after chunk k (edge_step's with off[1] = 1), -1 for the
+ * last chunk. 0, or -1 when tiling failed. */
 static int back_chain(tctx_t *c, const tgrid_t *A, jparam_t *pe, jparam_t *pc, int64_t *after)
 {
-    int64_t nch = A->nchunks[0];
     int32_t carry = -1;
-    for (int64_t k = nch - 1; k >= 0; k--) {
+    for (int64_t k = A->nchunks[0] - 1; k >= 0; k--) {
         after[k] = carry;
-        if (k == 0) break;
-        int32_t ej = bjob(c, pe, 1);
-        if (ej < 0) return -1;
-        tile__jin_direct(c, ej, 0, A->job[k]);
-        c->t->jobs[ej].off[1] = 1;
-        if (carry < 0) {
-            carry = ej;
-            continue;
-        }
-        int32_t cj = bjob(c, pc, 2);
-        if (cj < 0) return -1;
-        tile__jin_direct(c, cj, 0, carry);
-        tile__jin_direct(c, cj, 1, ej);
-        c->t->jobs[cj].off[1] = 1;
-        carry = cj;
+        if (k > 0 && (carry = edge_step(c, pe, pc, carry, A->job[k], 1)) < 0) return -1;
     }
     return 0;
 }
@@ -496,18 +501,7 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
                    n->op == OP_DF_CUMMIN || n->op == OP_DF_EWM || n->op == OP_DF_EXPANDING ||
                    df_run_state(n->df, n->op) || n->op == OP_DF_GROUPBY_TRANSFORM || filter;
         if (carry < 0 || !raw) {
-            int32_t ej = bjob(c, pe, 1);
-            if (ej < 0) return NULL;
-            tile__jin_direct(c, ej, 0, A->job[k]);
-            if (carry < 0) {
-                carry = ej;
-                continue;
-            }
-            int32_t cj = bjob(c, pc, 2);
-            if (cj < 0) return NULL;
-            tile__jin_direct(c, cj, 0, carry);
-            tile__jin_direct(c, cj, 1, ej);
-            carry = cj;
+            if ((carry = edge_step(c, pe, pc, carry, A->job[k], 0)) < 0) return NULL;
             continue;
         }
         int32_t cj = bjob(c, pc, 2);
