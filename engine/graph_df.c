@@ -4034,18 +4034,24 @@ static int roll_order(df_node_t *d)
     return 0;
 }
 
-/* ewm with times: the times column is not in the result (pandas 1.5 drops
- * it as a column it cannot weigh): d's columns without column t, roll_src
- * the inputs of the rest */
+/* d's columns without the one input column t feeds (roll_src: the inputs
+ * of the rest): ewm's times (pandas 1.5 drops a column it cannot weigh),
+ * and cov's and corr's "on" (pandas' pairwise data has no times) */
 static int drop_col(df_node_t *d, int t)
 {
-    if (!(d->roll_src = malloc(sizeof(int) * (size_t)(d->ncols + 1)))) return -1;
-    col_free(&d->cols[t]);
-    for (int k = 0, m = 0; k < d->ncols; k++)
-        if (k != t) {
-            d->roll_src[m] = k;
-            d->cols[m++] = d->cols[k];
+    if (!d->roll_src) {
+        if (!(d->roll_src = malloc(sizeof(int) * (size_t)(d->ncols + 1)))) return -1;
+        for (int k = 0; k < d->ncols; k++)
+            d->roll_src[k] = k;
+    }
+    for (int k = 0, m = 0; k < d->ncols; k++) {
+        if (d->roll_src[k] == t) {
+            col_free(&d->cols[k]);
+            continue;
         }
+        d->roll_src[m] = d->roll_src[k];
+        d->cols[m++] = d->cols[k];
+    }
     d->ncols--;
     return 0;
 }
@@ -4124,10 +4130,9 @@ static int by_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t 
 /* rolling's cov and corr: "other", the column each column is paired with
  * (pandas' df.rolling(...).cov(df[other]), each column's X and Y missing
  * where either is), "ddof" 1 only; the other aggregations take neither */
-static int roll_other(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s, json_t *obj,
-                      char *err, size_t errlen)
+static int roll_other(graph_node_t *n, df_node_t *d, const df_node_t *s, json_t *obj, char *err,
+                      size_t errlen)
 {
-    (void)g;
     json_t *o = json_object_get(obj, "other"), *dd = json_object_get(obj, "ddof");
     d->roll_other = -1;
     if (d->ragg != DFRA_COV && d->ragg != DFRA_CORR) {
@@ -4170,7 +4175,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                             "median, quantile, cov, corr, sem");
         if (roll_quantile(n, d, obj, err, errlen) ||
             infer_roll_time(g, n, d, s, obj, err, errlen) ||
-            roll_by(g, n, d, s, obj, err, errlen) || roll_other(g, n, d, s, obj, err, errlen))
+            roll_by(g, n, d, s, obj, err, errlen) || roll_other(n, d, s, obj, err, errlen))
             return -1;
         if (d->roll_on >= 0 && is_key(d, d->roll_on))
             return XFAIL(n, "\"on\" names a key of \"by\": the times must be another column");
@@ -4201,7 +4206,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
                             "median, quantile, cov, corr, sem");
         if (roll_quantile(n, d, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen) ||
-            roll_other(g, n, d, s, obj, err, errlen))
+            roll_other(n, d, s, obj, err, errlen))
             return -1;
         /* pandas 1.5: count's min_periods defaults to 0 */
         if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
@@ -4282,17 +4287,9 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     }
     if (d->nkey > 0 && by_schema(g, n, d, s)) return XFAIL(n, "out of memory");
     if (d->roll_time && d->roll_on >= 0 && roll_order(d)) return XFAIL(n, "out of memory");
-    if (d->roll_time && d->roll_on >= 0 && (d->ragg == DFRA_COV || d->ragg == DFRA_CORR)) {
-        /* pandas' cov and corr leave "on" out (its pairwise data has no
-         * times column); the rest stay sorted by name */
-        int p = 0;
-        while (d->roll_src[p] != d->roll_on)
-            p++;
-        col_free(&d->cols[p]);
-        memmove(d->cols + p, d->cols + p + 1, sizeof(df_col_t) * (size_t)(d->ncols - p - 1));
-        memmove(d->roll_src + p, d->roll_src + p + 1, sizeof(int) * (size_t)(d->ncols - p - 1));
-        d->ncols--;
-    }
+    if (d->roll_time && d->roll_on >= 0 && (d->ragg == DFRA_COV || d->ragg == DFRA_CORR) &&
+        drop_col(d, d->roll_on)) /* the rest stay sorted by name */
+        return XFAIL(n, "out of memory");
     if (op == OP_DF_EWM && d->ewm_times >= 0 && drop_col(d, d->ewm_times))
         return XFAIL(n, "out of memory");
     if (d->nkey == 0) keep_rows(g, n, d, s);
