@@ -1354,6 +1354,7 @@ static int rw_center(const df_node_t *d, const frame_t *carry, const frame_t *in
     tw_t b = {0};
     double *x = NULL, *ys = NULL, *oy = NULL;
     int64_t *to = NULL;
+    int rc = 0;
     if (na > 0 && concat2(in, after, &xa, err, errlen)) return -1;
     const frame_t *X = na > 0 ? &xa : in;
     b.sn = tw_sn(d);
@@ -1406,15 +1407,12 @@ static int rw_center(const df_node_t *d, const frame_t *carry, const frame_t *in
         free(x);
         x = NULL;
     }
-    free(b.st);
-    free(b.en);
-    free(to);
-    free(ys);
-    free(oy);
-    frame_free(&xa);
-    if (by_index(d, in, out)) return oom(err, errlen);
-    return 0;
+    rc = by_index(d, in, out); /* out freed when it fails */
+    goto done;
 oom_:
+    frame_free(out);
+    rc = -1;
+done:
     free(x);
     free(b.st);
     free(b.en);
@@ -1422,8 +1420,7 @@ oom_:
     free(ys);
     free(oy);
     frame_free(&xa);
-    frame_free(out);
-    return oom(err, errlen);
+    return rc ? oom(err, errlen) : 0;
 }
 
 /* ---------------------------------------------- a groupby's expanding and ewm */
