@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -164,6 +165,8 @@ static const char *const *df_fields(op_t op)
     static const char *const dd[] = {"subset", "keep", NULL};
     static const char *const cu[] = {"axis", "skipna", NULL};
     static const char *const pe[] = {"periods", "axis", NULL};
+    static const char *const ip[] = {"method",     "limit", "limit_direction",
+                                     "limit_area", "axis",  NULL};
     static const char *const ro[] = {"window", "min_periods", "center",   "agg",
                                      "on",     "closed",      "quantile", "interpolation",
                                      "by",     "other",       "ddof",     NULL};
@@ -263,6 +266,8 @@ static const char *const *df_fields(op_t op)
     case OP_DF_SHIFT:
     case OP_DF_PCT_CHANGE:
         return pe;
+    case OP_DF_INTERPOLATE:
+        return ip;
     case OP_DF_ROLLING:
         return ro;
     case OP_DF_EWM:
@@ -3013,6 +3018,84 @@ static void keep_rows(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t
     set_frame_shape(n, in_vk(g, n, 0));
 }
 
+/* One of names (NULL-terminated) for string parameter key, compared
+ * ignoring case when icase (as pandas lowers limit_direction); dflt when it
+ * is absent or null. Its position, or -1 (the caller names the choices). */
+static int str_choice(json_t *obj, const char *key, const char *const *names, bool icase, int dflt)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v)) return dflt;
+    if (!json_is_string(v)) return -1;
+    for (int i = 0; names[i]; i++)
+        if (!(icase ? strcasecmp : strcmp)(json_string_value(v), names[i])) return i;
+    return -1;
+}
+
+/* pandas 1.5's DataFrame.interpolate and Series.interpolate: np.interp's
+ * methods (linear: the rows' positions; index and values: the index's
+ * values; time: a DatetimeIndex's). Float columns are filled, every other
+ * column is kept as it is (pandas leaves them: they hold no NaN, or are
+ * objects), except datetimes and timedeltas, which pandas refuses. */
+static int infer_interpolate(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                             size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen) || json_axis0(obj, n, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    static const char *const ms[] = {"linear", "index", "values", "time", NULL};
+    static const char *const dirs[] = {"forward", "backward", "both", NULL};
+    static const char *const areas[] = {"inside", "outside", NULL};
+    int m = str_choice(obj, "method", ms, false, 0);
+    if (m < 0)
+        return XFAIL(n, "\"method\" must be linear, index, values or time (pandas' methods "
+                        "that need no SciPy); pad and bfill are dataframe.fillna's");
+    d->ip_method = m == 0 ? DF_IP_LINEAR : m == 3 ? DF_IP_TIME : DF_IP_INDEX;
+    int dir = str_choice(obj, "limit_direction", dirs, true, DF_IPD_FORWARD);
+    if (dir < 0)
+        return XFAIL(n, "Invalid limit_direction: expecting one of ['forward', 'backward', "
+                        "'both']");
+    d->ip_dir = (uint8_t)dir;
+    int area = str_choice(obj, "limit_area", areas, true, -2);
+    if (area == -1) return XFAIL(n, "Invalid limit_area: expecting one of ['inside', 'outside']");
+    d->ip_area = area == -2 ? DF_IPA_NONE : area == 0 ? DF_IPA_INSIDE : DF_IPA_OUTSIDE;
+    json_t *l = json_object_get(obj, "limit");
+    d->ip_limit = -1;
+    if (l && !json_is_null(l)) {
+        if (!json_is_integer(l)) return XFAIL(n, "Limit must be an integer");
+        if (json_integer_value(l) < 1) return XFAIL(n, "Limit must be greater than 0");
+        d->ip_limit = (int64_t)json_integer_value(l);
+    }
+    if (d->ip_method != DF_IP_LINEAR) {
+        if (s->nidx > 1)
+            return XFAIL(n, "Only `method=linear` interpolation is supported on MultiIndexes.");
+        const df_col_t *x = &s->idx[0];
+        bool num = (x->type == FT_INT64 && x->unit != FU_DATE) || x->type == FT_FLOAT64;
+        if (d->ip_method == DF_IP_TIME && !(x->type == FT_INT64 && x->unit == FU_NS))
+            return XFAIL(n, "time-weighted interpolation only works on Series or DataFrames "
+                            "with a DatetimeIndex");
+        if (!num)
+            return XFAIL(n,
+                         "the index is %s: method %s interpolates over a numeric, datetime "
+                         "or timedelta index",
+                         df_col_type_name(x), ms[m]);
+    }
+    bool obj_only = s->ncols > 0;
+    for (int k = 0; k < s->ncols; k++) {
+        const df_col_t *c = &s->cols[k];
+        if (c->type == FT_INT64 && (c->unit == FU_NS || c->unit == FU_TD))
+            return XFAIL(n,
+                         "Invalid fill method. Expecting pad (ffill) or backfill (bfill). "
+                         "Got linear (column %s is %s; pandas does not interpolate it)",
+                         c->name ? c->name : "(unnamed)", df_col_type_name(c));
+        if (c->type != FT_STRING && !(c->type == FT_INT64 && c->unit == FU_DATE)) obj_only = false;
+    }
+    if (obj_only && in_vk(g, n, 0) == VK_DATAFRAME)
+        return XFAIL(n, "Cannot interpolate with all object-dtype columns in the DataFrame. "
+                        "Try setting at least one column to a numeric dtype.");
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
 static int infer_fillna(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                         size_t errlen)
 {
@@ -5011,6 +5094,7 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_HEAD:
     case OP_DF_TAIL:
     case OP_DF_FILLNA:
+    case OP_DF_INTERPOLATE:
     case OP_DF_DROPNA:
     case OP_DF_RENAME:
     case OP_DF_DROP:
@@ -5199,6 +5283,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_FILLNA:
         rc = infer_fillna(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_INTERPOLATE:
+        rc = infer_interpolate(g, n, d, obj, err, errlen);
         break;
     case OP_DF_DROPNA:
         rc = infer_dropna(g, n, d, obj, err, errlen);

@@ -127,6 +127,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.diff", "1", {"periods", "axis"}},
     {"dataframe.shift", "1", {"periods", "axis"}},
     {"dataframe.pct_change", "1", {"periods", "axis"}},
+    {"dataframe.interpolate", "1", {"method", "limit", "limit_direction", "limit_area", "axis"}},
     {"dataframe.rolling",
      "1",
      {"window", "min_periods", "center", "agg", "on", "closed", "quantile", "interpolation", "by",

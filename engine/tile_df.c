@@ -457,11 +457,11 @@ static int back_chain(tctx_t *c, const tgrid_t *A, jparam_t *pe, jparam_t *pc, i
     return 0;
 }
 
-/* fillna with a method, the running ops (df/running.h), reset_index and a
- * merge's index (tile_merge), over A's chunks: every chunk's edge, the
- * edges combined in order
- * (forwards for ffill, backwards for bfill: a chain of small jobs), and
- * each chunk filled from the carry of its neighbours. */
+/* fillna with a method, the running ops (df/running.h), interpolate,
+ * reset_index and a merge's index (tile_merge), over A's chunks: every
+ * chunk's edge, the edges combined in order (forwards for ffill, backwards
+ * for bfill, both ways for a centred window and interpolate: chains of
+ * small jobs), and each chunk filled from the carry of its neighbours. */
 static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backwards)
 {
     int64_t nch = A->nchunks[0];
@@ -472,7 +472,7 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
     jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
     jparam_t *pm = dparam(c, node, DFJ_MAP);
     int64_t *after = NULL; /* a centred window: the carry of the chunks after chunk k */
-    if (df_run_after(c->g->nodes[node].df, op) && !backwards) {
+    if ((df_run_after(c->g->nodes[node].df, op) || op == OP_DF_INTERPOLATE) && !backwards) {
         if (nch > INT_MAX || !(after = tile__arena_i64(c, (int)nch)) ||
             back_chain(c, A, pe, pc, after))
             return NULL;
@@ -1384,6 +1384,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_rowwise(c, node, DFJ_ASSIGN, true);
     case OP_DF_HEAD:
         return tile_head(c, node);
+    case OP_DF_INTERPOLATE: /* both ways: the values before and after each chunk */
+        return tile_carry(c, node, false);
     case OP_DF_FILLNA:
         if (n->df->method != DFM_NONE) return tile_carry(c, node, n->df->method == DFM_BFILL);
         return tile_rowwise(c, node, DFJ_MAP, true);

@@ -17,6 +17,7 @@
 #include "df3.h"
 #include "expr.h"
 #include "gball.h"
+#include "interp.h"
 #include "running.h"
 #include "select.h"
 #include "stats.h"
@@ -2967,6 +2968,15 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                  : j->param->dfk == DFJ_CARRY_EDGE
                      ? df3_gb_carry(d, n->op, &a, NULL, NULL, &f, err, errlen)
                      : df3_gb_carry(d, n->op, &b, &a, NULL, &f, err, errlen);
+        else if (n->op == OP_DF_INTERPOLATE && j->param->dfk == DFJ_MAP) {
+            /* off[0] bit 1: the carry before; bit 2: the carry after */
+            const frame_t *bef = j->off[0] & 1 ? &b : NULL;
+            const frame_t *aft = !(j->off[0] & 2) ? NULL : bef ? &c3 : &b;
+            rc = df_interp_map(d, &a, bef, aft, &f, err, errlen);
+        } else if (n->op == OP_DF_INTERPOLATE && j->param->dfk == DFJ_CARRY_EDGE)
+            rc = df_interp_edge(d, &a, j->off[1] == 1, &f, err, errlen);
+        else if (n->op == OP_DF_INTERPOLATE)
+            rc = df_interp_combine(&a, &b, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_MAP && df_run_after(d, n->op)) {
             /* a centred window: off[0] bit 1, the carry before; bit 2, the
              * carry after (inputs in that order) */

@@ -78,6 +78,12 @@ enum { DF_QI_LINEAR, DF_QI_LOWER, DF_QI_HIGHER, DF_QI_NEAREST, DF_QI_MIDPOINT };
 /* the ends a rolling window of time holds (pandas' closed) */
 enum { DF_RC_LEFT = 1, DF_RC_RIGHT = 2 };
 
+/* interpolate's method (x: the row's position; the index's values) and
+ * its limit_direction and limit_area */
+enum { DF_IP_LINEAR, DF_IP_INDEX, DF_IP_TIME };
+enum { DF_IPD_FORWARD, DF_IPD_BACKWARD, DF_IPD_BOTH };
+enum { DF_IPA_NONE, DF_IPA_INSIDE, DF_IPA_OUTSIDE };
+
 /* fillna's method */
 enum { DFM_NONE = 0, DFM_FFILL, DFM_BFILL };
 
@@ -221,6 +227,10 @@ typedef struct df_node {
     int gb_fill;
     int64_t gb_limit;
     bool gb_may_miss;
+    /* interpolate (interp.h): ip_method DF_IP_*, ip_dir DF_IPD_* (pandas'
+     * limit_direction), ip_area DF_IPA_* (limit_area), ip_limit (-1: none) */
+    uint8_t ip_method, ip_dir, ip_area;
+    int64_t ip_limit;
 } df_node_t;
 
 void df_node_free(df_node_t *d);

@@ -28,7 +28,7 @@ EW = {
 
 
 # ops whose fields are pandas' keywords of the method of the same name
-CLEAN = {"dataframe." + x for x in ("fillna", "dropna", "isna", "notna", "isin", "astype",
+CLEAN = {"dataframe." + x for x in ("fillna", "interpolate", "dropna", "isna", "notna", "isin", "astype",
                                     "rename", "drop", "replace", "clip", "abs", "round")}
 
 

@@ -1503,6 +1503,49 @@ class TestDataFrames(Base):
                 else:
                     pd.testing.assert_frame_equal(got, want, check_exact=True, obj="pair %d" % i)
 
+    def test_interpolate(self):
+        """interpolate through a cluster: np.interp's linear, index and
+        time methods over runs of missing values longer than a chunk, with
+        limits, directions and areas, on a DataFrame and a Series: every
+        value to the bit."""
+        rng = np.random.default_rng(23)
+        n = 500
+        x = np.round(rng.standard_normal(n) * 50, 2)
+        for s0 in rng.integers(0, n, 25):
+            x[s0:s0 + rng.integers(1, 40)] = np.nan
+        x[:5] = np.nan
+        y = rng.standard_normal(n)
+        y[rng.random(n) < 0.4] = np.nan
+        ts = (pd.Timestamp("2024-05-01") +
+              pd.to_timedelta(np.cumsum(rng.integers(1, 7200, n)), unit="s"))
+        with uploaded_csv("ip.csv", pd.DataFrame({
+                "ts": ts.astype(str), "x": x, "y": y, "k": rng.integers(0, 9, n),
+                "s": rng.choice(["a", "\u00e9"], n)}), parse_dates=["ts"],
+                float_precision="round_trip") as p:
+            df = md.read_csv("ip.csv", chunk_bytes=600, parse_dates=["ts"])
+            num, pnum = df[["x", "y", "k", "s"]], p[["x", "y", "k", "s"]]
+            pairs = [
+                (num.interpolate(), pnum.interpolate()),
+                (df.x.interpolate(limit=3, limit_direction="both"),
+                 p.x.interpolate(limit=3, limit_direction="both")),
+                (num.interpolate(limit_area="inside", limit_direction="backward"),
+                 pnum.interpolate(limit_area="inside", limit_direction="backward")),
+                (df.set_index("ts")[["x", "y"]].interpolate(method="time"),
+                 p.set_index("ts")[["x", "y"]].interpolate(method="time")),
+                (df[df.k > 2].x.interpolate(method="index", limit=10),
+                 p[p.k > 2].x.interpolate(method="index", limit=10)),
+            ]
+            res = marsc.execute(*[q[0] for q in pairs])
+            for i, ((_, want), got) in enumerate(zip(pairs, res)):
+                got = got.fetch()
+                if isinstance(want, pd.Series):
+                    pd.testing.assert_series_equal(got, want, check_exact=True,
+                                                   obj="pair %d" % i)
+                else:
+                    pd.testing.assert_frame_equal(got, want, check_exact=True, obj="pair %d" % i)
+            with self.assertRaisesRegex(Exception, "DatetimeIndex"):
+                num.interpolate(method="time").fetch()
+
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,
         cov and melt with pandas' arguments, against pandas."""

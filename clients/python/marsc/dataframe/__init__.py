@@ -204,6 +204,12 @@ class _Frame(Entity):
         return self._rows("dropna", how=how, thresh=thresh, subset=_names(subset))
     def fillna(self, value=None, method=None):
         return self._rows("fillna", value=value, method=method)
+    def interpolate(self, method="linear", axis=0, limit=None, limit_direction=None,
+                    limit_area=None):
+        """pandas' interpolate with np.interp's methods (linear, index,
+        values, time); axis 0 only."""
+        return self._rows("interpolate", method=method, axis=axis or None, limit=limit,
+                          limit_direction=limit_direction, limit_area=limit_area)
     def replace(self, to_replace=None, value=None):
         # NaN (np.nan, None) is the document's null, sent as such
         return _make("dataframe.replace", [self], {"to_replace": _lit(to_replace),
