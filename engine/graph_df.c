@@ -3880,9 +3880,9 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
  * (expanding refuses cov and corr itself) */
 static int window_agg(json_t *ag)
 {
-    static const char *const ags[] = {"sum",   "mean",   "min",      "max", "std",  "var",
-                                      "count", "median", "quantile", "cov", "corr", "sem"};
-    for (int q = 0; q < 12 && ag && json_is_string(ag); q++)
+    static const char *const ags[] = {"sum",    "mean",     "min", "max",  "std", "var",  "count",
+                                      "median", "quantile", "cov", "corr", "sem", "skew", "kurt"};
+    for (int q = 0; q < 14 && ag && json_is_string(ag); q++)
         if (!strcmp(json_string_value(ag), ags[q])) return q;
     return -1;
 }
@@ -4255,7 +4255,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                             "\"center\": false");
         if ((d->ragg = window_agg(json_object_get(obj, "agg"))) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
-                            "median, quantile, cov, corr, sem");
+                            "median, quantile, cov, corr, sem, skew, kurt");
         if (roll_quantile(n, d, obj, err, errlen) ||
             infer_roll_time(g, n, d, s, obj, err, errlen) ||
             roll_by(g, n, d, s, obj, err, errlen) || roll_other(n, d, s, obj, err, errlen))
@@ -4287,7 +4287,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if (ce && json_is_true(ce)) d->roll_off = (d->n - 1) / 2;
         if ((d->ragg = window_agg(ag)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
-                            "median, quantile, cov, corr, sem");
+                            "median, quantile, cov, corr, sem, skew, kurt");
         if (roll_quantile(n, d, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen) ||
             roll_other(n, d, s, obj, err, errlen))
             return -1;
@@ -4309,7 +4309,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         }
         if ((d->ragg = window_agg(ag)) < 0 || d->ragg == DFRA_COV || d->ragg == DFRA_CORR)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
-                            "median, quantile, sem");
+                            "median, quantile, sem, skew, kurt");
         if (roll_quantile(n, d, obj, err, errlen)) return -1;
         /* median and quantile: every row so far is the window (a window
          * of rows as wide as any frame, df_run_state's path) */

@@ -424,19 +424,48 @@ static tgrid_t *tile_to_tensor(tctx_t *c, int node)
     return G;
 }
 
+/* A job of pa with n inputs, then stat's result when stat >= 0 (skew's
+ * and kurt's moment pass, the last input of every other job of their
+ * node: df/running.h's df_run_moments). */
+static int32_t sjob(tctx_t *c, const jparam_t *pa, int n, int32_t stat)
+{
+    int32_t ji = bjob(c, pa, n + (stat >= 0));
+    if (ji >= 0 && stat >= 0) tile__jin_direct(c, ji, n, stat);
+    return ji;
+}
+
+/* skew's and kurt's moment pass over A's chunks in order (jobs marked
+ * off[1] = 2): its last job, -1 when the node needs none, -2 when tiling
+ * failed. */
+static int32_t moment_pass(tctx_t *c, int node, const tgrid_t *A, jparam_t *pe, jparam_t *pc)
+{
+    const graph_node_t *n = &c->g->nodes[node];
+    if (!df_run_moments(n->df, n->op)) return -1;
+    int32_t g = -1;
+    for (int64_t k = 0; k < A->nchunks[0]; k++) {
+        int32_t ji = bjob(c, g < 0 ? pe : pc, g < 0 ? 1 : 2);
+        if (ji < 0) return -2;
+        if (g >= 0) tile__jin_direct(c, ji, 0, g);
+        tile__jin_direct(c, ji, g >= 0, A->job[k]);
+        c->t->jobs[ji].off[1] = 2;
+        g = ji;
+    }
+    return g;
+}
+
 /* One step of a chain of edges: chunk job's edge, combined with the carry
  * so far when there is one (mark: the jobs' off[1], 1 for a centred
- * window's backward chain). The new carry's job, or -1 when tiling
- * failed. */
+ * window's backward chain; stat: sjob's). The new carry's job, or -1 when
+ * tiling failed. */
 static int32_t edge_step(tctx_t *c, jparam_t *pe, jparam_t *pc, int32_t carry, int32_t job,
-                         int mark)
+                         int mark, int32_t stat)
 {
-    int32_t ej = bjob(c, pe, 1);
+    int32_t ej = sjob(c, pe, 1, stat);
     if (ej < 0) return -1;
     tile__jin_direct(c, ej, 0, job);
     c->t->jobs[ej].off[1] = mark;
     if (carry < 0) return ej;
-    int32_t cj = bjob(c, pc, 2);
+    int32_t cj = sjob(c, pc, 2, stat);
     if (cj < 0) return -1;
     tile__jin_direct(c, cj, 0, carry);
     tile__jin_direct(c, cj, 1, ej);
@@ -447,12 +476,13 @@ static int32_t edge_step(tctx_t *c, jparam_t *pe, jparam_t *pc, int32_t carry, i
 /* A centred rolling window's second chain, backwards: after[k] the carry
  * of the rows after chunk k (edge_step's with off[1] = 1), -1 for the
  * last chunk. 0, or -1 when tiling failed. */
-static int back_chain(tctx_t *c, const tgrid_t *A, jparam_t *pe, jparam_t *pc, int64_t *after)
+static int back_chain(tctx_t *c, const tgrid_t *A, jparam_t *pe, jparam_t *pc, int32_t stat,
+                      int64_t *after)
 {
     int32_t carry = -1;
     for (int64_t k = A->nchunks[0] - 1; k >= 0; k--) {
         after[k] = carry;
-        if (k > 0 && (carry = edge_step(c, pe, pc, carry, A->job[k], 1)) < 0) return -1;
+        if (k > 0 && (carry = edge_step(c, pe, pc, carry, A->job[k], 1, stat)) < 0) return -1;
     }
     return 0;
 }
@@ -471,17 +501,19 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
     if (!G) return NULL;
     jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
     jparam_t *pm = dparam(c, node, DFJ_MAP);
+    int32_t stat = moment_pass(c, node, A, pe, pc);
+    if (stat == -2) return NULL;
     int64_t *after = NULL; /* a centred window: the carry of the chunks after chunk k */
     if ((df_run_after(c->g->nodes[node].df, op) || op == OP_DF_INTERPOLATE) && !backwards) {
         if (nch > INT_MAX || !(after = tile__arena_i64(c, (int)nch)) ||
-            back_chain(c, A, pe, pc, after))
+            back_chain(c, A, pe, pc, stat, after))
             return NULL;
     }
     int32_t carry = -1; /* the carry of the chunks already passed */
     for (int64_t q = 0; q < nch; q++) {
         int64_t k = backwards ? nch - 1 - q : q;
         bool aft = after && after[k] >= 0;
-        int32_t mj = bjob(c, pm, 1 + (carry >= 0) + aft);
+        int32_t mj = sjob(c, pm, 1 + (carry >= 0) + aft, stat);
         if (mj < 0) return NULL;
         tile__jin_direct(c, mj, 0, A->job[k]);
         if (carry >= 0) {
@@ -501,10 +533,10 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
                    n->op == OP_DF_CUMMIN || n->op == OP_DF_EWM || n->op == OP_DF_EXPANDING ||
                    df_run_state(n->df, n->op) || n->op == OP_DF_GROUPBY_TRANSFORM || filter;
         if (carry < 0 || !raw) {
-            if ((carry = edge_step(c, pe, pc, carry, A->job[k], 0)) < 0) return NULL;
+            if ((carry = edge_step(c, pe, pc, carry, A->job[k], 0, stat)) < 0) return NULL;
             continue;
         }
-        int32_t cj = bjob(c, pc, 2);
+        int32_t cj = sjob(c, pc, 2, stat);
         if (cj < 0) return NULL;
         tile__jin_direct(c, cj, 0, carry);
         tile__jin_direct(c, cj, 1, A->job[k]);

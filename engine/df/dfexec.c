@@ -2904,16 +2904,30 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     case DFJ_MAP:
     case DFJ_CARRY_EDGE:
     case DFJ_CARRY_COMBINE: {
-        frame_t a = {0}, b = {0}, c3 = {0};
-        bool two = j->n_in > 1;
-        if (view(&ins_[0], &a, err, errlen)) return -1;
-        if (two && view(&ins_[1], &b, err, errlen)) {
-            frame_free(&a);
+        frame_t a = {0}, b = {0}, c3 = {0}, gs = {0};
+        int nin = j->n_in;
+        df_node_t dm; /* skew and kurt: the node with its moment pass (running.h) */
+        bool moment_pass = df_run_moments(d, n->op) && j->param->dfk != DFJ_MAP && j->off[1] == 2;
+        if (df_run_moments(d, n->op) && !moment_pass) {
+            if (view(&ins_[--nin], &gs, err, errlen)) return -1;
+            dm = *d;
+            dm.run_stat = &gs;
+            d = &dm;
+        }
+        bool two = nin > 1;
+        if (view(&ins_[0], &a, err, errlen)) {
+            frame_free(&gs);
             return -1;
         }
-        if (j->n_in > 2 && view(&ins_[2], &c3, err, errlen)) {
+        if (two && view(&ins_[1], &b, err, errlen)) {
+            frame_free(&a);
+            frame_free(&gs);
+            return -1;
+        }
+        if (nin > 2 && view(&ins_[2], &c3, err, errlen)) {
             frame_free(&a);
             frame_free(&b);
+            frame_free(&gs);
             return -1;
         }
         bool running = n->op == OP_DF_CUMSUM || n->op == OP_DF_CUMPROD || n->op == OP_DF_CUMMAX ||
@@ -2977,6 +2991,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             rc = df_interp_edge(d, &a, j->off[1] == 1, &f, err, errlen);
         else if (n->op == OP_DF_INTERPOLATE)
             rc = df_interp_combine(&a, &b, &f, err, errlen);
+        else if (moment_pass)
+            rc = df_run_stat(d, two ? &a : NULL, two ? &b : &a, &f, err, errlen);
         else if (running && j->param->dfk == DFJ_MAP && df_run_after(d, n->op)) {
             /* a centred window: off[0] bit 1, the carry before; bit 2, the
              * carry after (inputs in that order) */
@@ -3002,6 +3018,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         frame_free(&a);
         frame_free(&b);
         frame_free(&c3);
+        frame_free(&gs);
+        d = n->df; /* not dm, which ends here */
         break;
     }
     case DFJ_MULTIOUT:

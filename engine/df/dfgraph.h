@@ -71,7 +71,9 @@ enum {
     DFRA_QUANTILE, /* rolling and expanding: gq, roll_interp */
     DFRA_COV,      /* rolling only: with column roll_other */
     DFRA_CORR,
-    DFRA_SEM /* rolling and expanding: std / sqrt(count - 1), pandas' */
+    DFRA_SEM,  /* rolling and expanding: std / sqrt(count - 1), pandas' */
+    DFRA_SKEW, /* rolling and expanding: pandas' roll_skew and roll_kurt */
+    DFRA_KURT
 };
 /* rolling quantile's interpolation (pandas' names, in this order) */
 enum { DF_QI_LINEAR, DF_QI_LOWER, DF_QI_HIGHER, DF_QI_NEAREST, DF_QI_MIDPOINT };
@@ -231,6 +233,10 @@ typedef struct df_node {
      * limit_direction), ip_area DF_IPA_* (limit_area), ip_limit (-1: none) */
     uint8_t ip_method, ip_dir, ip_area;
     int64_t ip_limit;
+    /* rolling and expanding skew and kurt: the sums, counts and minima of
+     * the columns over every row (running.c's moment pass), set on a
+     * job's own copy of the node by dfexec; NULL elsewhere */
+    const frame_t *run_stat;
 } df_node_t;
 
 void df_node_free(df_node_t *d);

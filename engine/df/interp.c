@@ -147,8 +147,9 @@ static double *row_x(const frame_t *in, double xl, char *err, size_t errlen)
     for (int64_t i = 0; i < n; i++) {
         x[i] = xval(in, i);
         if (x[i] != x[i]) {
-            snprintf(err, errlen, "Interpolation with NaNs in the index has not been implemented. "
-                                  "Try filling those NaNs before interpolating.");
+            snprintf(err, errlen,
+                     "Interpolation with NaNs in the index has not been implemented. "
+                     "Try filling those NaNs before interpolating.");
             free(x);
             return NULL;
         }
@@ -246,8 +247,7 @@ int df_interp_map(const df_node_t *d, const frame_t *in, const frame_t *bef, con
     int64_t n = in->nrows;
     double *x = NULL;
     int64_t *nxt = NULL;
-    if (!positional(d, in) && !(x = row_x(in, bef ? cf(bef, C_X)[0] : NAN, err, errlen)))
-        return -1;
+    if (!positional(d, in) && !(x = row_x(in, bef ? cf(bef, C_X)[0] : NAN, err, errlen))) return -1;
     if (frame_slice(in, 0, n, out) || !(nxt = malloc(sizeof(int64_t) * (size_t)(n + 1)))) {
         free(x);
         frame_free(out);

@@ -59,6 +59,31 @@ enum {
     XS_N
 };
 
+/* pandas 1.5's roll_skew and roll_kurt (window/aggregations.pyx): the
+ * count, Kahan sums of x, x^2, x^3 and x^4 (kurt) with their own
+ * compensations for adding and for removing values, and the run of equal
+ * values added last. pandas first takes the mean of the whole column and,
+ * unless the smallest value lies far below it, subtracts that mean rounded
+ * to an integer from every value (sk_shift); so these ops need a pass over
+ * every row before the first window (the moment pass: df_run_stat_*). */
+enum {
+    SK_NOBS,
+    SK_X,
+    SK_XX,
+    SK_XXX,
+    SK_X4,
+    SK_CA, /* the four compensations of adding, then of removing */
+    SK_CR = SK_CA + 4,
+    SK_SAME = SK_CR + 4,
+    SK_PREV,
+    SK_N
+};
+
+static bool moments(const df_node_t *d)
+{
+    return d->ragg == DFRA_SKEW || d->ragg == DFRA_KURT;
+}
+
 /* ewm var's and std's state: pandas' ewmcov's */
 enum { EV_STARTED, EV_MEAN, EV_COV, EV_SUM_WT, EV_SUM_WT2, EV_OLD_WT, EV_NOBS, EV_N };
 
@@ -71,7 +96,7 @@ static int64_t state_rows(const df_node_t *d, op_t op)
 {
     return ewm_var(d, op)          ? EV_N
            : op == OP_DF_EWM       ? 3 + (d->ewm_times >= 0) /* then the last time */
-           : op == OP_DF_EXPANDING ? XS_N
+           : op == OP_DF_EXPANDING ? (moments(d) ? SK_N : XS_N)
                                    : 2;
 }
 
@@ -472,14 +497,116 @@ static int expanding_col(const df_node_t *d, const fcol_t *c, const fcol_t *cc, 
     return 0;
 }
 
-/* One column of a scan (cumulative, ewm, expanding) from carry column cc. */
-static int scan_col(const df_node_t *d, op_t op, const fcol_t *c, int ot, const fcol_t *cc,
+static int expanding_moments(const df_node_t *d, int k, const fcol_t *c, const fcol_t *cc,
+                             bool edge, fcol_t *o);
+
+/* One column of a scan (cumulative, ewm, expanding) from carry column cc;
+ * k: the output column. */
+static int scan_col(const df_node_t *d, op_t op, int k, const fcol_t *c, int ot, const fcol_t *cc,
                     const fcol_t *tc, bool edge, fcol_t *o)
 {
+    if (op == OP_DF_EXPANDING && moments(d)) return expanding_moments(d, k, c, cc, edge, o);
     if (ewm_var(d, op)) return ewmvar_col(d, c, cc, edge, o);
     if (op == OP_DF_EWM) return ewm_col(d, c, cc, tc, edge, o);
     if (op == OP_DF_EXPANDING) return expanding_col(d, c, cc, edge, o);
     return cum_col(op, c, ot, cc, edge, o);
+}
+
+/* ------------------------------------------------------------------ skew and kurt */
+
+bool df_run_moments(const df_node_t *d, op_t op)
+{
+    return (op == OP_DF_ROLLING || op == OP_DF_EXPANDING) && moments(d);
+}
+
+static void kahan(double *sum, double *comp, double v)
+{
+    double y = v - *comp, t = *sum + y;
+    *comp = t - *sum - y;
+    *sum = t;
+}
+
+/* add_skew / add_kurt (v not NaN) */
+static void sk_add(double *q, double v, bool kurt)
+{
+    q[SK_NOBS] += 1;
+    kahan(&q[SK_X], &q[SK_CA], v);
+    kahan(&q[SK_XX], &q[SK_CA + 1], v * v);
+    kahan(&q[SK_XXX], &q[SK_CA + 2], v * v * v);
+    if (kurt) kahan(&q[SK_X4], &q[SK_CA + 3], v * v * v * v);
+    q[SK_SAME] = v == q[SK_PREV] ? q[SK_SAME] + 1 : 1;
+    q[SK_PREV] = v;
+}
+
+/* remove_skew / remove_kurt (v not NaN) */
+static void sk_remove(double *q, double v, bool kurt)
+{
+    q[SK_NOBS] -= 1;
+    kahan(&q[SK_X], &q[SK_CR], -v);
+    kahan(&q[SK_XX], &q[SK_CR + 1], -v * v);
+    kahan(&q[SK_XXX], &q[SK_CR + 2], -v * v * v);
+    if (kurt) kahan(&q[SK_X4], &q[SK_CR + 3], -v * v * v * v);
+}
+
+/* calc_skew / calc_kurt, min_periods at least 3 (4) as pandas' */
+static double sk_value(const df_node_t *d, const double *q)
+{
+    bool kurt = d->ragg == DFRA_KURT;
+    double dn = q[SK_NOBS], minp = (double)d->minp;
+    if (minp < (kurt ? 4 : 3)) minp = kurt ? 4 : 3;
+    if (!(dn >= minp)) return NAN;
+    if (!kurt) {
+        double A = q[SK_X] / dn, B = q[SK_XX] / dn - A * A;
+        double C = q[SK_XXX] / dn - A * A * A - 3 * A * B;
+        if (dn < 3) return NAN;
+        if (q[SK_SAME] >= dn) return 0;
+        if (B <= 1e-14) return NAN;
+        double R = sqrt(B);
+        return (sqrt(dn * (dn - 1.)) * C) / ((dn - 2) * R * R * R);
+    }
+    if (dn < 4) return NAN;
+    if (q[SK_SAME] >= dn) return -3.;
+    double A = q[SK_X] / dn, R = A * A, B = q[SK_XX] / dn - R;
+    R = R * A;
+    double C = q[SK_XXX] / dn - R - 3 * A * B;
+    R = R * A;
+    double D = q[SK_X4] / dn - R - 6 * B * A * A - 4 * C * A;
+    if (B <= 1e-14) return NAN;
+    double K = (dn * dn - 1.) * D / (B * B) - 3 * ((dn - 1.) * (dn - 1.));
+    return K / ((dn - 2.) * (dn - 3.));
+}
+
+/* The value pandas subtracts from output column k's values: the column's
+ * mean rounded (C's round, as Cython's), when its minimum lies no more
+ * than 1e5 (skew; kurt: 1e4) below the mean; else 0. The moment pass's
+ * rows: sum, count, minimum (NaN: no value). */
+static double sk_shift(const df_node_t *d, int k)
+{
+    if (!d->run_stat) return 0;
+    const double *g = d->run_stat->cols[k].data;
+    double mean = g[0] / g[1];
+    return g[2] - mean > (d->ragg == DFRA_SKEW ? -1e5 : -1e4) ? round(mean) : 0;
+}
+
+/* expanding skew or kurt of output column k (values c) from the state in
+ * cc (SK_N rows; NULL: none yet), the values or the state (edge) into o */
+static int expanding_moments(const df_node_t *d, int k, const fcol_t *c, const fcol_t *cc,
+                             bool edge, fcol_t *o)
+{
+    double q[SK_N] = {0}, sh = sk_shift(d, k);
+    q[SK_PREV] = NAN;
+    for (int u = 0; cc && u < SK_N; u++)
+        q[u] = num(cc, u);
+    if (fcol_alloc(o, FT_FLOAT64, edge ? SK_N : c->n, 0, false)) return -1;
+    double *y = o->data;
+    for (int64_t i = 0; i < c->n; i++) {
+        double v = wnum(c, i);
+        if (v == v) sk_add(q, v - sh, d->ragg == DFRA_KURT);
+        if (!edge) y[i] = sk_value(d, q);
+    }
+    for (int u = 0; edge && u < SK_N; u++)
+        y[u] = q[u];
+    return 0;
 }
 
 /* ------------------------------------------------------------------ order statistics */
@@ -759,6 +886,7 @@ enum { TP_XY, TP_X, TP_Y, TP_N, TP_VX, TP_VY, TP_MAX };
 
 static int tw_nstates(const df_node_t *d)
 {
+    if (moments(d)) return (SK_N + TS_N - 1) / TS_N; /* skew and kurt: one SK_* state */
     return d->ragg == DFRA_COV ? TP_VX : d->ragg == DFRA_CORR ? TP_MAX : 1;
 }
 
@@ -966,6 +1094,33 @@ static void tw_sums(const df_node_t *d, const tw_t *b, const double *x, double *
     }
 }
 
+/* skew and kurt over x[0..b->m) as tw_sums' windows, from state q (SK_N;
+ * the carry's, or zeros): roll_skew's and roll_kurt's adds and removes */
+static void tw_moments(const df_node_t *d, const tw_t *b, const double *x, double *q, double *y)
+{
+    bool kurt = d->ragg == DFRA_KURT;
+    int64_t ps = 0, pe = b->end0;
+    for (int64_t r = 0; r < b->nw; r++) {
+        int64_t s = b->st[r], e = b->en[r];
+        if (b->w + r == 0 || s >= pe) {
+            /* (pandas' prev_value here is the row's value before the
+             * shift, which the first add's run of one value overwrites) */
+            for (int u = 0; u < SK_N; u++)
+                q[u] = 0;
+            q[SK_PREV] = NAN;
+            for (int64_t j = s; j < e; j++)
+                if (x[j] == x[j]) sk_add(q, x[j], kurt);
+        } else {
+            for (int64_t j = ps; j < s; j++)
+                if (x[j] == x[j]) sk_remove(q, x[j], kurt);
+            for (int64_t j = pe; j < e; j++)
+                if (x[j] == x[j]) sk_add(q, x[j], kurt);
+        }
+        if (y) y[r] = sk_value(d, q);
+        ps = s, pe = e;
+    }
+}
+
 /* _roll_min_max: a deque of positions whose front is the window's
  * extreme; rebuilt from the carry's window, which holds every position
  * it can keep */
@@ -1050,6 +1205,10 @@ static int tw_col(const df_node_t *d, const tw_t *b, const double *x, double *q,
     if (d->ragg == DFRA_MIN || d->ragg == DFRA_MAX) return y ? tw_minmax(d, b, x, y) : 0;
     if (d->ragg == DFRA_MEDIAN || d->ragg == DFRA_QUANTILE)
         return y ? os_windows(d, x, b->m, b->st, b->en, b->nw, y) : 0;
+    if (moments(d)) {
+        tw_moments(d, b, x, q, y);
+        return 0;
+    }
     if (d->ragg != DFRA_COUNT) {
         tw_sums(d, b, x, q, y);
         return 0;
@@ -1129,6 +1288,11 @@ static int tw_column(const df_node_t *d, const tw_t *b, const frame_t *carry, co
                      int k, const double *oy, double *q, double *y, double **xs)
 {
     if (!(*xs = tw_values(carry, k, &X->cols[src_of(d, k)], b))) return -1;
+    /* skew and kurt: the chunk's values shifted as pandas shifts the
+     * column (the carry's rows were) */
+    double sh = moments(d) ? sk_shift(d, k) : 0;
+    for (int64_t i = b->w; sh != 0 && i < b->m; i++)
+        (*xs)[i] -= sh;
     return oy ? tw_pair(d, b, *xs, oy, q, y) : tw_col(d, b, *xs, q, y);
 }
 
@@ -1456,7 +1620,7 @@ static int by_scan_map(const df_node_t *d, op_t op, const frame_t *in, const fra
         bool cont = a == 0 && by_continues(d, carry, in);
         for (int k = 0; k < d->ncols; k++) {
             fcol_t v = col_rows(&in->cols[src_of(d, k)], a, b);
-            if (scan_col(d, op, &v, d->cols[k].type, cont ? &carry->cols[k] : NULL, NULL, false,
+            if (scan_col(d, op, k, &v, d->cols[k].type, cont ? &carry->cols[k] : NULL, NULL, false,
                          &seg))
                 goto fail;
             memcpy((double *)f.cols[k].data + a, seg.data, sizeof(double) * (size_t)(b - a));
@@ -1491,7 +1655,7 @@ static int by_scan_state(const df_node_t *d, op_t op, const frame_t *carry, cons
         ((int64_t *)out->idx[0].data)[q] = q;
     for (int k = 0; k < d->ncols; k++) {
         fcol_t v = col_rows(&in->cols[src_of(d, k)], a, n);
-        if (scan_col(d, op, &v, d->cols[k].type, cont ? &carry->cols[k] : NULL, NULL, true,
+        if (scan_col(d, op, k, &v, d->cols[k].type, cont ? &carry->cols[k] : NULL, NULL, true,
                      &out->cols[k]))
             goto fail;
     }
@@ -1519,7 +1683,7 @@ int df_run_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *ca
         }
         for (int k = 0; k < d->ncols; k++) {
             const fcol_t *cc = carry ? &carry->cols[k] : NULL;
-            if (scan_col(d, op, &in->cols[src_of(d, k)], d->cols[k].type, cc, ewm_tc(d, op, in),
+            if (scan_col(d, op, k, &in->cols[src_of(d, k)], d->cols[k].type, cc, ewm_tc(d, op, in),
                          false, &out->cols[k]))
                 goto fail;
         }
@@ -1557,8 +1721,8 @@ int df_run_edge(const df_node_t *d, op_t op, const frame_t *in, bool back, frame
         if (ewm_nat(d, op, in, err, errlen)) return -1;
         if (state_frame(d, op, in, out)) goto fail;
         for (int k = 0; k < d->ncols; k++)
-            if (scan_col(d, op, &in->cols[src_of(d, k)], d->cols[k].type, NULL, ewm_tc(d, op, in),
-                         true, &out->cols[k]))
+            if (scan_col(d, op, k, &in->cols[src_of(d, k)], d->cols[k].type, NULL,
+                         ewm_tc(d, op, in), true, &out->cols[k]))
                 goto fail;
         return 0;
     }
@@ -1591,7 +1755,7 @@ int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_
         /* near is the next chunk itself: its values folded into the carry
          * one by one, as a sequential cumsum (or pandas' ewm) takes them */
         for (int k = 0; k < d->ncols; k++)
-            if (scan_col(d, op, &near->cols[src_of(d, k)], d->cols[k].type, &far->cols[k],
+            if (scan_col(d, op, k, &near->cols[src_of(d, k)], d->cols[k].type, &far->cols[k],
                          ewm_tc(d, op, near), true, &out->cols[k]))
                 goto fail;
         return 0;
@@ -1605,6 +1769,46 @@ int df_run_combine(const df_node_t *d, op_t op, const frame_t *far, const frame_
     int rc = rows_of(&all, fwd ? all.nrows - n : 0, n, out) ? oom(err, errlen) : 0;
     frame_free(&all);
     return rc;
+fail:
+    frame_free(out);
+    return oom(err, errlen);
+}
+
+/* ---------------------------------------------- skew's and kurt's moment pass */
+
+int df_run_stat(const df_node_t *d, const frame_t *prev, const frame_t *in, frame_t *out, char *err,
+                size_t errlen)
+{
+    /* per output column: the sum of its values (in row order, continuing
+     * prev's, as pandas' sequential sum), their count and their minimum;
+     * a groupby's rows with a missing key are in no window */
+    if (frame_alloc(out, false, 3, d->ncols, 1) || labels(d, in, out, false) ||
+        fcol_alloc(&out->idx[0], FT_INT64, 3, 0, false))
+        goto fail;
+    for (int64_t q = 0; q < 3; q++)
+        ((int64_t *)out->idx[0].data)[q] = q;
+    for (int k = 0; k < d->ncols; k++) {
+        if (fcol_alloc(&out->cols[k], FT_FLOAT64, 3, 0, false)) goto fail;
+        double *g = out->cols[k].data;
+        if (prev)
+            memcpy(g, prev->cols[k].data, 3 * sizeof(double));
+        else
+            g[0] = 0, g[1] = 0, g[2] = NAN;
+        if (d->roll_time && src_of(d, k) == d->roll_on) continue; /* the times */
+        const fcol_t *c = &in->cols[src_of(d, k)];
+        for (int64_t i = 0; i < in->nrows; i++) {
+            double v = wnum(c, i);
+            if (v != v) continue;
+            bool keyless = false;
+            for (int u = 0; u < d->nkey && !keyless; u++)
+                keyless = fcol_is_na(&in->cols[d->key[u]], i);
+            if (keyless) continue;
+            g[0] += v;
+            g[1] += 1;
+            if (!(v >= g[2])) g[2] = v;
+        }
+    }
+    return 0;
 fail:
     frame_free(out);
     return oom(err, errlen);

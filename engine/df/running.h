@@ -33,4 +33,14 @@ bool df_run_state(const df_node_t *d, op_t op);
  * chain, backwards, beside its forward one; df_run_map's after)? */
 bool df_run_after(const df_node_t *d, op_t op);
 
+/* Is op a rolling or expanding skew or kurt, which reads the mean and
+ * minimum of every row first (pandas' shift of the values)? Its node
+ * runs a moment pass along the chunks in order before its windows
+ * (df_run_stat: edge and combine jobs marked off[1] = 2), and every other
+ * job of it takes that pass's result as its last input (d->run_stat). */
+bool df_run_moments(const df_node_t *d, op_t op);
+/* The moment pass over chunk in, continuing prev's (NULL: the first). */
+int df_run_stat(const df_node_t *d, const frame_t *prev, const frame_t *in, frame_t *out, char *err,
+                size_t errlen);
+
 #endif

@@ -377,6 +377,9 @@ class Gen:
                                                "quantile": 0.3}),
                                   ("rolling", {"window": 5, "center": True, "agg": "mean"}),
                                   ("rolling", {"window": 3, "agg": "sum"}),
+                                  ("rolling", {"window": 6, "agg": "skew"}),
+                                  ("rolling", {"window": 5, "center": True, "agg": "kurt"}),
+                                  ("expanding", {"agg": "skew", "min_periods": 4}),
                                   ("rolling", {"window": 6, "min_periods": 1, "center": True,
                                                "agg": "max"}),
                                   ("expanding", {"agg": "mean"}),
@@ -545,7 +548,8 @@ class Gen:
             return
         self.cur = self.add({"op": "dataframe.getitem", "inputs": [self.cur],
                              "columns": by + cs})
-        agg = str(self.rng.choice(["sum", "mean", "std", "min", "max", "count", "median"]))
+        agg = str(self.rng.choice(["sum", "mean", "std", "min", "max", "count", "median",
+                                   "skew", "kurt"]))
         node = {"op": "dataframe.rolling", "inputs": [self.cur], "by": by, "agg": agg,
                 "window": self.rng.randint(1, 6)}
         if self.rng.random() < 0.5:
@@ -555,7 +559,8 @@ class Gen:
         r = self.rng.random()
         if r < 0.25:  # groupby(key).expanding(): pandas' bits, every aggregation
             node = {"op": "dataframe.expanding", "inputs": [self.cur], "by": by,
-                    "agg": self.rng.choice(["sum", "mean", "std", "min", "max", "count"])}
+                    "agg": self.rng.choice(["sum", "mean", "std", "min", "max", "count",
+                                            "kurt"])}
         elif r < 0.5:  # groupby(key).ewm()
             node = {"op": "dataframe.ewm", "inputs": [self.cur], "by": by,
                     "span": self.rng.choice([2, 5]),
@@ -871,13 +876,15 @@ def main():
                     # the engine gives no bins (docs/graph-format.md)
                     discarded += 1
                     continue
-                grolled = any(n["op"] == "dataframe.rolling" and n.get("by")
+                grolled = any(n["op"] in ("dataframe.rolling", "dataframe.expanding",
+                                          "dataframe.ewm") and n.get("by")
                               for n in doc["nodes"])
                 if grolled and ("cannot reindex on an axis with duplicate labels" in str(e) or
                                 "need at least one array to concatenate" in str(e)):
                     # pandas 1.5's groupby rolling with "on" fails over an
-                    # index with repeated labels, and over no rows; the
-                    # engine gives each group's windows (no rows: none)
+                    # index with repeated labels, and its groupby rolling,
+                    # expanding and ewm over no group; the engine gives
+                    # each group's windows (no group: no rows)
                     discarded += 1
                     continue
                 # (a key column whose values are all missing is float64 in

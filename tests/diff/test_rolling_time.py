@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_dates as td  # noqa: E402  (its runner and report)
 
 op = td.op
-AGGS = ["sum", "mean", "min", "max", "std", "var", "count", "median"]
+AGGS = ["sum", "mean", "min", "max", "std", "var", "count", "median", "skew", "kurt"]
 QUANTILES = [(0.25, "linear"), (0.5, "lower"), (0.9, "higher"), (0.5, "nearest"),
              (0.3, "nearest"), (0.75, "midpoint"), (0.0, "linear"), (1.0, "linear")]
 
@@ -217,7 +217,7 @@ def rejects(data):
         # engine once rolled its nanoseconds
         ("rows_datetime", {"window": 3}, ["column 'ts' is datetime64[ns]",
                                           "select the numeric columns first"]),
-        ("kurt", {"window": "h", "on": "ts", "agg": "kurt"}, ["\"agg\" must be"]),
+        ("agg", {"window": "h", "on": "ts", "agg": "mode"}, ["\"agg\" must be"]),
         ("quantile_range", {"window": "h", "on": "ts", "agg": "quantile", "quantile": 1.5},
          ["quantile value", "not in [0, 1]"]),
         ("quantile_missing", {"window": "h", "on": "ts", "agg": "quantile"},

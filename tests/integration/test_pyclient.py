@@ -1445,7 +1445,8 @@ class TestDataFrames(Base):
         windows across many chunks, indexed by the keys and the rows'
         index as pandas' (a key with missing values, two keys, center, a
         column selected, windows of time by a column and by the index),
-        expanding and ewm by groups: every value to the bit."""
+        expanding and ewm by groups, skew and kurt: every value to the
+        bit."""
         rng = np.random.default_rng(21)
         n = 600
         k = rng.choice(["AAPL", "MSFT", "\u00c9DF", None], n, p=[0.4, 0.3, 0.27, 0.03])
@@ -1488,6 +1489,14 @@ class TestDataFrames(Base):
                 (g["x"].expanding(min_periods=3).std(), pg["x"].expanding(min_periods=3).std()),
                 (g.expanding().median(), pg.expanding().median()),
                 (g.rolling(6, min_periods=2).sem(), pg.rolling(6, min_periods=2).sem()),
+                # skew and kurt: pandas' shift by the column's rounded mean,
+                # then its Kahan sums of the powers
+                (df[["x", "v"]].rolling(15).skew(), p[["x", "v"]].rolling(15).skew()),
+                (g.rolling(8, min_periods=4, center=True).kurt(),
+                 pg.rolling(8, min_periods=4, center=True).kurt()),
+                (gt.rolling("4h", on="ts").skew(), pgt.rolling("4h", on="ts").skew()),
+                (g["x"].expanding().kurt(), pg["x"].expanding().kurt()),
+                (df.v.expanding(min_periods=3).skew(), p.v.expanding(min_periods=3).skew()),
                 (df[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower"),
                  p[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower")),
                 (g.ewm(span=10).mean(), pg.ewm(span=10).mean()),

@@ -395,6 +395,8 @@ class _Rolling:
     def var(self): return self._agg("var")  # noqa: E704
     def count(self): return self._agg("count")  # noqa: E704
     def median(self): return self._agg("median")  # noqa: E704
+    def skew(self): return self._agg("skew")  # noqa: E704
+    def kurt(self): return self._agg("kurt")  # noqa: E704
 
     def sem(self, ddof=1):
         """pandas' rolling (expanding) sem: std / sqrt(count - 1)."""
