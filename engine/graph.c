@@ -1249,7 +1249,8 @@ static void op_arity(op_t op, int *lo, int *hi)
     if (op_kind(op) == OPK_DF) {
         *lo = *hi = 1;
         if (op == OP_DF_READ_CSV || op == OP_DF_READ_JSON) *lo = *hi = 0;
-        if (op == OP_DF_FILTER || op == OP_DF_MERGE || op == OP_DF_JOIN) *lo = *hi = 2;
+        if (op == OP_DF_FILTER || op == OP_DF_MERGE || op == OP_DF_JOIN || op == OP_DF_MERGE_ASOF)
+            *lo = *hi = 2;
         if (op == OP_DF_LOC) *hi = 2; /* [df] or [df, mask] */
         if (op == OP_DF_CONCAT) *hi = INT32_MAX;
         if (op == OP_DF_ASSIGN) {

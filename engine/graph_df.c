@@ -71,6 +71,7 @@ void df_node_free(df_node_t *d)
     free(d->sel);
     free(d->assign_src);
     free(d->roll_src);
+    free(d->asrc);
     free(d->path);
     for (int i = 0; i < d->npaths; i++)
         free(d->paths[i]);
@@ -165,6 +166,10 @@ static const char *const *df_fields(op_t op)
     static const char *const dd[] = {"subset", "keep", NULL};
     static const char *const cu[] = {"axis", "skipna", NULL};
     static const char *const pe[] = {"periods", "axis", NULL};
+    static const char *const ma[] = {"on",        "left_on",   "right_on",
+                                     "by",        "left_by",   "right_by",
+                                     "suffixes",  "tolerance", "allow_exact_matches",
+                                     "direction", NULL};
     static const char *const ip[] = {"method",     "limit", "limit_direction",
                                      "limit_area", "axis",  NULL};
     static const char *const ro[] = {"window", "min_periods", "center",   "agg",
@@ -268,6 +273,8 @@ static const char *const *df_fields(op_t op)
         return pe;
     case OP_DF_INTERPOLATE:
         return ip;
+    case OP_DF_MERGE_ASOF:
+        return ma;
     case OP_DF_ROLLING:
         return ro;
     case OP_DF_EWM:
@@ -2003,6 +2010,248 @@ done:
     return rc;
 }
 
+/* One of names (NULL-terminated) for string parameter key, compared
+ * ignoring case when icase (as pandas lowers limit_direction); dflt when it
+ * is absent or null. Its position, or -1 (the caller names the choices). */
+static int str_choice(json_t *obj, const char *key, const char *const *names, bool icase, int dflt)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v)) return dflt;
+    if (!json_is_string(v)) return -1;
+    for (int i = 0; names[i]; i++)
+        if (!(icase ? strcasecmp : strcmp)(json_string_value(v), names[i])) return i;
+    return -1;
+}
+
+/* A merge_asof key or by column's one-column list ("on": ["t"] or "t"). */
+static int asof_cols(const df_node_t *s, json_t *v, const graph_node_t *n, const char *field,
+                     int **out, int *nout, char *err, size_t errlen)
+{
+    if (find_cols(s, v, n, field, out, nout, err, errlen)) return -1;
+    if (*nout < 1 || *nout > DF_MAX_KEYS)
+        return XFAIL(n, "\"%s\" must name 1 to %d columns", field, DF_MAX_KEYS);
+    return 0;
+}
+
+static bool asof_type_eq(const df_col_t *a, const df_col_t *b)
+{
+    return a->type == b->type && a->unit == b->unit;
+}
+
+/* pandas 1.5's merge_asof: each left row with the right row whose key is
+ * the nearest before it (backward), after it (forward) or either
+ * (nearest), among the right rows of the same "by" values; both sides
+ * sorted by the key (checked when the jobs run). Left's rows and columns,
+ * then right's but its "on" key and "by" columns when they share left's
+ * names; a clash of names suffixed; a new default index. */
+static int infer_merge_asof(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                            size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen) ||
+        want_frame(g, n, 1, false, true, err, errlen))
+        return -1;
+    const df_node_t *l = in_df(g, n, 0), *r = in_df(g, n, 1);
+    json_t *on = json_object_get(obj, "on"), *lo = json_object_get(obj, "left_on");
+    json_t *ro = json_object_get(obj, "right_on"), *by = json_object_get(obj, "by");
+    json_t *lb = json_object_get(obj, "left_by"), *rb = json_object_get(obj, "right_by");
+    json_t *sf = json_object_get(obj, "suffixes"), *tol = json_object_get(obj, "tolerance");
+    json_t *ex = json_object_get(obj, "allow_exact_matches");
+    int *lk = NULL, *rk = NULL, nl = 0, nr = 0, rc = -1;
+    merge_spec_t *m = &d->merge;
+    if (json_given(sf)) {
+        if (!json_is_array(sf) || json_array_size(sf) != 2)
+            return XFAIL(n, "\"suffixes\" must be a list of two strings (or nulls)");
+        if (merge_suffix(json_array_get(sf, 0), m, 0, n, "suffixes", err, errlen) ||
+            merge_suffix(json_array_get(sf, 1), m, 1, n, "suffixes", err, errlen))
+            return -1;
+    }
+    static const char *const dirs[] = {"backward", "forward", "nearest", NULL};
+    int dir = str_choice(obj, "direction", dirs, false, DF_AD_BACKWARD);
+    if (dir < 0) {
+        json_t *dv = json_object_get(obj, "direction");
+        return XFAIL(n, "direction invalid: %.40s",
+                     json_is_string(dv) ? json_string_value(dv) : "(not a string)");
+    }
+    d->adir = (uint8_t)dir;
+    d->aexact = true;
+    if (json_given(ex)) {
+        if (!json_is_boolean(ex))
+            return XFAIL(n, "allow_exact_matches must be boolean, passed %s",
+                         json_is_integer(ex) ? "an integer" : "another type");
+        d->aexact = json_is_true(ex);
+    }
+    /* the key: "on" in both, or left_on and right_on */
+    if (json_given(on) && (json_given(lo) || json_given(ro)))
+        return XFAIL(n, "Can only pass argument \"on\" OR \"left_on\" and \"right_on\", not a "
+                        "combination of both.");
+    if (!json_given(on) && (!json_given(lo) || !json_given(ro)))
+        return XFAIL(n, "merge_asof needs \"on\", or \"left_on\" and \"right_on\" (the index "
+                        "as the key is not supported: reset_index first)");
+    if (asof_cols(l, json_given(on) ? on : lo, n, json_given(on) ? "on" : "left_on", &lk, &nl, err,
+                  errlen) ||
+        asof_cols(r, json_given(on) ? on : ro, n, json_given(on) ? "on" : "right_on", &rk, &nr, err,
+                  errlen))
+        goto done;
+    if (nl != 1 || nr != 1) {
+        XFAIL(n, "can only asof on a key for left");
+        goto done;
+    }
+    d->aon = lk[0];
+    d->arn = rk[0];
+    d->anl = l->ncols;
+    free(lk);
+    free(rk);
+    lk = rk = NULL;
+    const df_col_t *lc = &l->cols[d->aon], *rcl = &r->cols[d->arn];
+    if (!((lc->type == FT_INT64 && lc->unit != FU_DATE) || lc->type == FT_FLOAT64)) {
+        char b[128];
+        label_text(lc, b, sizeof b);
+        XFAIL(n, "the key %s is %s: merge_asof's key is a number, a datetime or a timedelta", b,
+              df_col_type_name(lc));
+        goto done;
+    }
+    if (!asof_type_eq(lc, rcl)) {
+        XFAIL(n, "incompatible merge keys [0] %s and %s, must be the same type",
+              df_col_type_name(lc), df_col_type_name(rcl));
+        goto done;
+    }
+    /* by: names in both, or left_by and right_by */
+    if (json_given(by) && (json_given(lb) || json_given(rb))) {
+        XFAIL(n, "Can only pass by, left_by and right_by: \"by\" alone, or both of the others");
+        goto done;
+    }
+    if (json_given(lb) != json_given(rb)) {
+        XFAIL(n, "missing %s", json_given(lb) ? "right_by" : "left_by");
+        goto done;
+    }
+    if (json_given(by) || json_given(lb)) {
+        if (asof_cols(l, json_given(by) ? by : lb, n, json_given(by) ? "by" : "left_by", &lk, &nl,
+                      err, errlen) ||
+            asof_cols(r, json_given(by) ? by : rb, n, json_given(by) ? "by" : "right_by", &rk, &nr,
+                      err, errlen))
+            goto done;
+        if (nl != nr) {
+            XFAIL(n, "left_by and right_by must be same length");
+            goto done;
+        }
+        if (!(d->key = calloc((size_t)(2 * nl) + 1, sizeof(int)))) {
+            XFAIL(n, "out of memory");
+            goto done;
+        }
+        d->nkey = nl;
+        for (int i = 0; i < nl; i++) {
+            const df_col_t *a = &l->cols[lk[i]], *b = &r->cols[rk[i]];
+            if (!asof_type_eq(a, b) || a->type == FT_FLOAT64) {
+                char x[128];
+                label_text(a, x, sizeof x);
+                XFAIL(n,
+                      "by %s: left's is %s, right's %s; merge_asof's by columns are "
+                      "strings, integers, bools or datetimes of one type on both sides",
+                      x, df_col_type_name(a), df_col_type_name(b));
+                goto done;
+            }
+            d->key[i] = lk[i];
+            d->key[nl + i] = rk[i];
+        }
+    }
+    if (json_given(tol)) {
+        d->ahas_tol = true;
+        bool time = lc->type == FT_INT64 && lc->unit != FU_NONE;
+        if (time) {
+            const char *why;
+            const char *ts = json_is_string(tol) ? json_string_value(tol) : NULL;
+            if (!ts || td_parse(ts, strlen(ts), &d->atol_i, &why) || d->atol_i == INT64_MIN) {
+                XFAIL(n, "incompatible tolerance: a datetime key takes a span of time (\"2s\")");
+                goto done;
+            }
+        } else if (lc->type == FT_INT64) {
+            if (!json_is_integer(tol)) {
+                XFAIL(n, "incompatible tolerance, must be compat with type dtype('int64')");
+                goto done;
+            }
+            d->atol_i = (int64_t)json_integer_value(tol);
+        } else {
+            if (!json_is_number(tol)) {
+                XFAIL(n, "incompatible tolerance, must be compat with type dtype('float64')");
+                goto done;
+            }
+            d->atol_f = json_number_value(tol);
+        }
+        if (d->atol_i < 0 || d->atol_f < 0) {
+            XFAIL(n, "tolerance must be positive");
+            goto done;
+        }
+    }
+    /* the columns: left's, then right's but its key ("on") and by columns
+     * of left's names */
+    int nc = 0, cap = l->ncols + r->ncols;
+    bool *rdrop = calloc((size_t)r->ncols + 1, sizeof(bool));
+    d->cols = calloc((size_t)cap + 1, sizeof(df_col_t));
+    d->asrc = calloc((size_t)cap + 1, sizeof(int));
+    if (!rdrop || !d->cols || !d->asrc) {
+        free(rdrop);
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    if (json_given(on)) rdrop[d->arn] = true;
+    for (int i = 0; json_given(by) && i < d->nkey; i++)
+        rdrop[d->key[d->nkey + i]] = true;
+    for (int side = 0; side < 2; side++) {
+        const df_node_t *s = side ? r : l, *o = side ? l : r;
+        for (int k = 0; k < s->ncols; k++) {
+            if (side && rdrop[k]) continue;
+            const df_col_t *c = &s->cols[k];
+            bool clash = false;
+            for (int q = 0; q < o->ncols; q++)
+                if (!(side == 0 && rdrop[q]) && col_same(&o->cols[q], c)) clash = true;
+            const char *sfx = !clash ? "" : m->custom_sfx ? m->sfx[side] : side ? "_y" : "_x";
+            if (clash && m->custom_sfx && !m->sfx[0][0] && !m->sfx[1][0]) {
+                char b[128];
+                label_text(c, b, sizeof b);
+                free(rdrop);
+                XFAIL(n, "columns overlap but no suffix specified: %s", b);
+                goto done;
+            }
+            char b[1200];
+            snprintf(b, sizeof b, "%s%s", c->name ? c->name : (*sfx ? sfx + 1 : ""),
+                     c->name ? sfx : "");
+            /* right's values may miss: an int64 column is float64 then
+             * (the chunks say int64 where none did, as merge's) */
+            int t = side && c->type == FT_INT64 && !c->unit ? FT_FLOAT64 : c->type;
+            bool named = c->name || *sfx;
+            if (set_col(&d->cols[nc], named ? b : NULL, c->is_int && !*sfx, t)) {
+                free(rdrop);
+                XFAIL(n, "out of memory");
+                goto done;
+            }
+            if (t == FT_INT64) d->cols[nc].unit = c->unit;
+            d->asrc[nc++] = side ? -1 - k : k;
+        }
+    }
+    free(rdrop);
+    d->ncols = nc;
+    d->nidx = 1;
+    if (!(d->idx = calloc(2, sizeof(df_col_t))) || set_col(&d->idx[0], NULL, false, FT_INT64)) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    /* the rows of both sides sorted together by key, then tie, then place
+     * (asof.h's union frames: those three columns first) */
+    d->sort.nby = 3;
+    for (int i = 0; i < 3; i++) {
+        d->sort.by[i] = i;
+        d->sort.asc[i] = true;
+    }
+    d->nrows = l->nrows;
+    d->rowsrc = (int)(n - g->nodes);
+    set_frame_shape(n, VK_DATAFRAME);
+    rc = 0;
+done:
+    free(lk);
+    free(rk);
+    return rc;
+}
+
 static int infer_merge(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                        size_t errlen)
 {
@@ -3016,19 +3265,6 @@ static void keep_rows(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t
     d->nrows = s->nrows;
     d->rowsrc = s->rowsrc;
     set_frame_shape(n, in_vk(g, n, 0));
-}
-
-/* One of names (NULL-terminated) for string parameter key, compared
- * ignoring case when icase (as pandas lowers limit_direction); dflt when it
- * is absent or null. Its position, or -1 (the caller names the choices). */
-static int str_choice(json_t *obj, const char *key, const char *const *names, bool icase, int dflt)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!v || json_is_null(v)) return dflt;
-    if (!json_is_string(v)) return -1;
-    for (int i = 0; names[i]; i++)
-        if (!(icase ? strcasecmp : strcmp)(json_string_value(v), names[i])) return i;
-    return -1;
 }
 
 /* pandas 1.5's DataFrame.interpolate and Series.interpolate: np.interp's
@@ -5095,6 +5331,7 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_TAIL:
     case OP_DF_FILLNA:
     case OP_DF_INTERPOLATE:
+    case OP_DF_MERGE_ASOF:
     case OP_DF_DROPNA:
     case OP_DF_RENAME:
     case OP_DF_DROP:
@@ -5286,6 +5523,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_INTERPOLATE:
         rc = infer_interpolate(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_MERGE_ASOF:
+        rc = infer_merge_asof(g, n, d, obj, err, errlen);
         break;
     case OP_DF_DROPNA:
         rc = infer_dropna(g, n, d, obj, err, errlen);

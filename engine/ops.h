@@ -335,6 +335,7 @@
     X(DF_TO_TIMEDELTA, "dataframe.to_timedelta", OPK_DF)                                           \
     X(DF_RESAMPLE, "dataframe.resample", OPK_DF)                                                   \
     X(DF_INTERPOLATE, "dataframe.interpolate", OPK_DF)                                             \
+    X(DF_MERGE_ASOF, "dataframe.merge_asof", OPK_DF)                                               \
     /* multiout: ops with several results ("outputs"; engine/graph_multi.c) */                     \
     X(SPLIT, "split", OPK_SHAPE)                                                                   \
     X(ARRAY_SPLIT, "array_split", OPK_SHAPE)                                                       \

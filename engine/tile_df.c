@@ -504,7 +504,9 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
     int32_t stat = moment_pass(c, node, A, pe, pc);
     if (stat == -2) return NULL;
     int64_t *after = NULL; /* a centred window: the carry of the chunks after chunk k */
-    if ((df_run_after(c->g->nodes[node].df, op) || op == OP_DF_INTERPOLATE) && !backwards) {
+    bool both = df_run_after(c->g->nodes[node].df, op) || op == OP_DF_INTERPOLATE ||
+                (op == OP_DF_MERGE_ASOF && c->g->nodes[node].df->adir == DF_AD_NEAREST);
+    if (both && !backwards) {
         if (nch > INT_MAX || !(after = tile__arena_i64(c, (int)nch)) ||
             back_chain(c, A, pe, pc, stat, after))
             return NULL;
@@ -543,6 +545,56 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
         carry = cj;
     }
     return G;
+}
+
+static tgrid_t *sample_sort(tctx_t *c, int node, const tgrid_t *A, const int32_t *extra,
+                            int64_t nx);
+
+/* merge_asof (df/asof.h): every chunk of both sides tagged into a union
+ * frame (checked against the last key of its side's chunks before: a
+ * chain of key edges), the union sample-sorted by key, then the carry of
+ * right rows along the sorted parts (backwards for direction forward,
+ * both ways for nearest), each part's left rows matched */
+static tgrid_t *tile_merge_asof(tctx_t *c, int node)
+{
+    const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
+    int64_t nl = L->nchunks[0], nr = R->nchunks[0];
+    tgrid_t *U = fgrid(c, nl + nr, NULL);
+    if (!U) return NULL;
+    jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
+    jparam_t *pm = dparam(c, node, DFJ_MAP);
+    for (int side = 0; side < 2; side++) {
+        const tgrid_t *A = side ? R : L;
+        int32_t kc = -1; /* the last key of the chunks before */
+        for (int64_t k = 0; k < A->nchunks[0]; k++) {
+            int32_t tj = bjob(c, pm, 1 + (kc >= 0));
+            if (tj < 0) return NULL;
+            tile__jin_direct(c, tj, 0, A->job[k]);
+            if (kc >= 0) tile__jin_direct(c, tj, 1, kc);
+            c->t->jobs[tj].off[0] = side;
+            c->t->jobs[tj].off[1] = k;
+            c->t->jobs[tj].off[2] = 1;
+            U->job[side ? nl + k : k] = tj;
+            if (k + 1 == A->nchunks[0]) break;
+            int32_t ej = bjob(c, pe, 1);
+            if (ej < 0) return NULL;
+            tile__jin_direct(c, ej, 0, A->job[k]);
+            c->t->jobs[ej].off[0] = side;
+            c->t->jobs[ej].off[1] = 3;
+            if (kc >= 0) {
+                int32_t cj = bjob(c, pc, 2);
+                if (cj < 0) return NULL;
+                tile__jin_direct(c, cj, 0, kc);
+                tile__jin_direct(c, cj, 1, ej);
+                c->t->jobs[cj].off[0] = side;
+                c->t->jobs[cj].off[1] = 3;
+                ej = cj;
+            }
+            kc = ej;
+        }
+    }
+    const tgrid_t *G = sample_sort(c, node, U, NULL, 0);
+    return G ? carry_chain(c, node, G, c->g->nodes[node].df->adir == DF_AD_FORWARD) : NULL;
 }
 
 static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
@@ -758,9 +810,6 @@ done:
     free(parts);
     return G;
 }
-
-static tgrid_t *sample_sort(tctx_t *c, int node, const tgrid_t *A, const int32_t *extra,
-                            int64_t nx);
 
 /* resample (df/resample.h): the span when the bins need it (a map per
  * chunk, a combine tree), a bin job per chunk, groupby_agg's plans over
@@ -1418,6 +1467,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_head(c, node);
     case OP_DF_INTERPOLATE: /* both ways: the values before and after each chunk */
         return tile_carry(c, node, false);
+    case OP_DF_MERGE_ASOF:
+        return tile_merge_asof(c, node);
     case OP_DF_FILLNA:
         if (n->df->method != DFM_NONE) return tile_carry(c, node, n->df->method == DFM_BFILL);
         return tile_rowwise(c, node, DFJ_MAP, true);

@@ -13,6 +13,7 @@
 #include "../ufunc.h"
 #include "algo.h"
 #include "algo_util.h"
+#include "asof.h"
 #include "clean.h"
 #include "df3.h"
 #include "expr.h"
@@ -2812,6 +2813,31 @@ static int run_expr(const graph_node_t *n, const frame_t *a, frame_t *f, char *e
     return 0;
 }
 
+/* merge_asof's jobs (asof.h): a tag job (DFJ_MAP, off[2] = 1: side off[0],
+ * chunk off[1]; b the last key of the chunks before), the chain of last
+ * keys (edge and combine, off[1] = 3), the carry of right rows (edge and
+ * combine; off[1] = 1: nearest's backward chain), and the output (DFJ_MAP:
+ * off[0] bit 1 the carry, forward's from the parts after; bit 2 the carry
+ * after, nearest's) */
+static int run_asof(const tile_t *t, const graph_node_t *n, const job_t *j, const frame_t *a,
+                    const frame_t *b, const frame_t *c3, frame_t *f, char *err, size_t errlen)
+{
+    const df_node_t *d = n->df;
+    dfjob_t k = (dfjob_t)j->param->dfk;
+    if (k == DFJ_MAP && j->off[2] == 1)
+        return df_asof_tag(d, t->g->nodes[n->in[0].node].df, t->g->nodes[n->in[1].node].df,
+                           (int)j->off[0], j->off[1], a, b, f, err, errlen);
+    if (k != DFJ_MAP && j->off[1] == 3)
+        return df_asof_key_edge(d, (int)j->off[0], k == DFJ_CARRY_EDGE ? NULL : a,
+                                k == DFJ_CARRY_EDGE ? a : b, f, err, errlen);
+    if (k == DFJ_CARRY_EDGE) return df_asof_state(d, NULL, a, j->off[1] == 1, f, err, errlen);
+    if (k == DFJ_CARRY_COMBINE) return df_asof_state(d, a, b, j->off[1] == 1, f, err, errlen);
+    const frame_t *c1 = j->off[0] & 1 ? b : NULL;
+    const frame_t *c2 = !(j->off[0] & 2) ? NULL : c1 ? c3 : b;
+    if (d->adir == DF_AD_FORWARD) return df_asof_map(d, a, NULL, c1, f, err, errlen);
+    return df_asof_map(d, a, c1, c2, f, err, errlen);
+}
+
 /* ------------------------------------------------------------------ dispatch */
 
 int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size_t *blob_len,
@@ -2982,6 +3008,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                  : j->param->dfk == DFJ_CARRY_EDGE
                      ? df3_gb_carry(d, n->op, &a, NULL, NULL, &f, err, errlen)
                      : df3_gb_carry(d, n->op, &b, &a, NULL, &f, err, errlen);
+        else if (n->op == OP_DF_MERGE_ASOF)
+            rc = run_asof(t, n, j, &a, two ? &b : NULL, nin > 2 ? &c3 : NULL, &f, err, errlen);
         else if (n->op == OP_DF_INTERPOLATE && j->param->dfk == DFJ_MAP) {
             /* off[0] bit 1: the carry before; bit 2: the carry after */
             const frame_t *bef = j->off[0] & 1 ? &b : NULL;

@@ -86,6 +86,9 @@ enum { DF_IP_LINEAR, DF_IP_INDEX, DF_IP_TIME };
 enum { DF_IPD_FORWARD, DF_IPD_BACKWARD, DF_IPD_BOTH };
 enum { DF_IPA_NONE, DF_IPA_INSIDE, DF_IPA_OUTSIDE };
 
+/* merge_asof's direction */
+enum { DF_AD_BACKWARD, DF_AD_FORWARD, DF_AD_NEAREST };
+
 /* fillna's method */
 enum { DFM_NONE = 0, DFM_FFILL, DFM_BFILL };
 
@@ -237,6 +240,17 @@ typedef struct df_node {
      * the columns over every row (running.c's moment pass), set on a
      * job's own copy of the node by dfexec; NULL elsewhere */
     const frame_t *run_stat;
+    /* merge_asof (asof.h): the key columns of left and right (aon, arn),
+     * the by columns (key: left's nkey, then right's), direction DF_AD_*,
+     * allow_exact_matches, a tolerance (int64 keys and datetimes: atol_i;
+     * float64: atol_f), merge.sfx the suffixes; output column k is left
+     * column asrc[k] (>= 0) or right column -1 - asrc[k] */
+    int aon, arn, anl; /* anl: left's columns (the union frame's layout) */
+    uint8_t adir;
+    bool aexact, ahas_tol;
+    int64_t atol_i;
+    double atol_f;
+    int *asrc;
 } df_node_t;
 
 void df_node_free(df_node_t *d);

@@ -181,6 +181,13 @@ def evaluate(doc, data_dir="."):
             v = ins[0].merge(ins[1], **kw)
             if len(ins[0]) == 0 or len(ins[1]) == 0:
                 v = v[merge_columns(ins[0], ins[1], kw)]
+        elif op == "dataframe.merge_asof":
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            if "suffixes" in kw:
+                kw["suffixes"] = tuple(kw["suffixes"])
+            if isinstance(kw.get("tolerance"), str):  # a span of time
+                kw["tolerance"] = pd.Timedelta(kw["tolerance"])
+            v = pd.merge_asof(ins[0], ins[1], **kw)
         elif op == "dataframe.pivot_table":
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = pd.pivot_table(ins[0], **kw)

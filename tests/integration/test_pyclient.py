@@ -1555,6 +1555,45 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(Exception, "DatetimeIndex"):
                 num.interpolate(method="time").fetch()
 
+    def test_merge_asof(self):
+        """md.merge_asof through a cluster: trades matched with the last
+        quote of their symbol (by), the next one, the nearest within a
+        Timedelta, across many chunks of both sides, equal to pandas."""
+        rng = np.random.default_rng(25)
+        nl, nr = 400, 900
+        base = pd.Timestamp("2024-05-01 09:30")
+        lt = np.sort(rng.integers(0, 20000, nl))
+        rt = np.sort(rng.integers(0, 20000, nr))
+        trades = pd.DataFrame({"ts": (base + pd.to_timedelta(lt, unit="s")).astype(str),
+                               "sym": rng.choice(["AAPL", "MSFT", "\u00c9DF"], nl),
+                               "qty": rng.integers(1, 500, nl)})
+        quotes = pd.DataFrame({"ts": (base + pd.to_timedelta(rt, unit="s")).astype(str),
+                               "sym": rng.choice(["AAPL", "MSFT", "\u00c9DF", "IBM"], nr),
+                               "bid": np.round(rng.uniform(90, 110, nr), 2),
+                               "size": rng.integers(1, 9, nr)})
+        with uploaded_csv("tr.csv", trades, parse_dates=["ts"]) as pt, \
+                uploaded_csv("qu.csv", quotes, parse_dates=["ts"],
+                             float_precision="round_trip") as pq:
+            t = md.read_csv("tr.csv", chunk_bytes=900, parse_dates=["ts"])
+            q = md.read_csv("qu.csv", chunk_bytes=1500, parse_dates=["ts"])
+            pairs = [
+                (md.merge_asof(t, q, on="ts", by="sym"), pd.merge_asof(pt, pq, on="ts", by="sym")),
+                (md.merge_asof(t, q, on="ts", by="sym", direction="forward",
+                               allow_exact_matches=False),
+                 pd.merge_asof(pt, pq, on="ts", by="sym", direction="forward",
+                               allow_exact_matches=False)),
+                (md.merge_asof(t, q, on="ts", direction="nearest",
+                               tolerance=pd.Timedelta("30s")),
+                 pd.merge_asof(pt, pq, on="ts", direction="nearest",
+                               tolerance=pd.Timedelta("30s"))),
+            ]
+            res = marsc.execute(*[x[0] for x in pairs])
+            for i, ((_, want), got) in enumerate(zip(pairs, res)):
+                pd.testing.assert_frame_equal(got.fetch(), want, check_exact=True,
+                                              obj="pair %d" % i)
+            with self.assertRaisesRegex(Exception, "incompatible tolerance"):
+                md.merge_asof(t, q, on="ts", tolerance=5).fetch()
+
     def test_selection_windows_and_stats(self):
         """iloc, loc, duplicated, rolling, quantile, skew, kurt, eval, corr,
         cov and melt with pandas' arguments, against pandas."""

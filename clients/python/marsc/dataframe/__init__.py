@@ -1451,6 +1451,31 @@ def concat(objs, axis=0, join="outer", ignore_index=False):
                  index_names=None if ignore_index else _KEEP)
 
 
+def merge_asof(left, right, on=None, left_on=None, right_on=None, left_index=False,
+               right_index=False, by=None, left_by=None, right_by=None, suffixes=("_x", "_y"),
+               tolerance=None, allow_exact_matches=True, direction="backward"):
+    """pd.merge_asof: each left row with the right row of the nearest key
+    before it (direction backward), after it (forward) or either
+    (nearest), among those of the same by values; both sides sorted by the
+    key; a tolerance a number, or a Timedelta for datetime keys. Keys are
+    columns (on, or left_on and right_on): reset_index first to join on
+    the index."""
+    if left_index or right_index:
+        raise NotImplementedError("merge_asof on the index: reset_index() first and pass on=")
+    p = {k: v for k, v in (("on", on), ("left_on", left_on), ("right_on", right_on),
+                           ("by", _names(by)), ("left_by", _names(left_by)),
+                           ("right_by", _names(right_by))) if v is not None}
+    if tuple(suffixes) != ("_x", "_y"):
+        p["suffixes"] = list(suffixes)
+    if tolerance is not None:
+        p["tolerance"] = _time_literal(tolerance) or tolerance
+    if allow_exact_matches is not True:
+        p["allow_exact_matches"] = allow_exact_matches
+    if direction != "backward":
+        p["direction"] = direction
+    return _make("dataframe.merge_asof", [left, right], p, "dataframe", index_names=None)
+
+
 def read_csv(path, chunk_bytes=None, usecols=None, parse_dates=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.

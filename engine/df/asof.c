@@ -1,0 +1,316 @@
+/* asof.c: dataframe.merge_asof chunk by chunk (asof.h). */
+#include "asof.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo_util.h"
+
+static int oom(char *err, size_t errlen)
+{
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+/* The tie order of a side's rows among equal keys: right rows first, so
+ * a scan in row order sees them (backward, and nearest's backward half);
+ * forward scans from the end, so its right rows come after. */
+static int64_t tie_of(const df_node_t *d, int side)
+{
+    bool right_first = d->adir != DF_AD_FORWARD;
+    return side == 1 ? !right_first : right_first;
+}
+
+/* Keys a[i] and b[j] compared (-1, 0, 1): int64 (datetimes) or float64. */
+static int kcmp(const fcol_t *a, int64_t i, const fcol_t *b, int64_t j)
+{
+    if (a->type == FT_FLOAT64) {
+        double x = ((const double *)a->data)[i], y = ((const double *)b->data)[j];
+        return (x > y) - (x < y);
+    }
+    int64_t x = ((const int64_t *)a->data)[i], y = ((const int64_t *)b->data)[j];
+    return (x > y) - (x < y);
+}
+
+/* A column of n rows of t's type holding zeros (or empty strings): the
+ * other side's columns in a union frame, never read. */
+static int dummy(const df_col_t *t, int64_t n, fcol_t *o)
+{
+    if (t->type == FT_STRING) {
+        if (fcol_alloc(o, FT_STRING, n, 1, false)) return -1;
+        memset(o->offsets, 0, sizeof(int64_t) * (size_t)(n + 1));
+        return 0;
+    }
+    if (fcol_alloc(o, (ftype_t)t->type, n, 0, false)) return -1;
+    memset(o->data, 0, (size_t)n * (t->type == FT_BOOL ? 1 : 8));
+    o->unit = t->unit;
+    return 0;
+}
+
+int df_asof_tag(const df_node_t *d, const df_node_t *ls, const df_node_t *rs, int side, int64_t k,
+                const frame_t *in, const frame_t *kc, frame_t *out, char *err, size_t errlen)
+{
+    const char *sn = side ? "right" : "left";
+    const fcol_t *kcol = &in->cols[side ? d->arn : d->aon];
+    int64_t n = in->nrows;
+    for (int64_t i = 0; i < n; i++) {
+        if (fcol_is_na(kcol, i)) {
+            snprintf(err, errlen, "Merge keys contain null values on %s side", sn);
+            return -1;
+        }
+        bool down = i > 0 ? kcmp(kcol, i, kcol, i - 1) < 0
+                          : kc && ((const int64_t *)kc->cols[1].data)[0] &&
+                                kcmp(kcol, 0, &kc->cols[0], 0) < 0;
+        if (down) {
+            snprintf(err, errlen, "%s keys must be sorted", sn);
+            return -1;
+        }
+    }
+    int nb = d->nkey, nl = ls->ncols, nr = rs->ncols, w = U_BY + nb + nl + nr;
+    if (frame_alloc(out, false, n, w, 1) || fcol_copy(kcol, &out->cols[U_K]) ||
+        fcol_alloc(&out->cols[U_T], FT_INT64, n, 0, false) ||
+        fcol_alloc(&out->cols[U_Q], FT_INT64, n, 0, false))
+        goto fail;
+    int64_t tie = tie_of(d, side), *t = out->cols[U_T].data, *q = out->cols[U_Q].data;
+    for (int64_t i = 0; i < n; i++) {
+        t[i] = tie;
+        q[i] = (k << 32) | i;
+    }
+    if (fcol_copy(&out->cols[U_Q], &out->idx[0])) goto fail;
+    for (int b = 0; b < nb; b++)
+        if (fcol_copy(&in->cols[d->key[side * nb + b]], &out->cols[U_BY + b])) goto fail;
+    for (int j = 0; j < nl; j++)
+        if (side == 0 ? fcol_copy(&in->cols[j], &out->cols[U_BY + nb + j])
+                      : dummy(&ls->cols[j], n, &out->cols[U_BY + nb + j]))
+            goto fail;
+    for (int j = 0; j < nr; j++)
+        if (side == 1 ? fcol_copy(&in->cols[j], &out->cols[U_BY + nb + nl + j])
+                      : dummy(&rs->cols[j], n, &out->cols[U_BY + nb + nl + j]))
+            goto fail;
+    return 0;
+fail:
+    frame_free(out);
+    return oom(err, errlen);
+}
+
+int df_asof_key_edge(const df_node_t *d, int side, const frame_t *far, const frame_t *near,
+                     frame_t *out, char *err, size_t errlen)
+{
+    /* near: a chunk (far NULL) or an edge */
+    bool edge = far != NULL;
+    const fcol_t *kc = edge ? &near->cols[0] : &near->cols[side ? d->arn : d->aon];
+    bool has = edge ? ((const int64_t *)near->cols[1].data)[0] != 0 : near->nrows > 0;
+    if (edge && !has) {
+        kc = &far->cols[0];
+        has = ((const int64_t *)far->cols[1].data)[0] != 0;
+    }
+    int64_t at = edge || !has ? 0 : near->nrows - 1;
+    if (frame_alloc(out, false, 1, 2, 1) || fcol_alloc(&out->idx[0], FT_INT64, 1, 0, false) ||
+        fcol_alloc(&out->cols[0], (ftype_t)kc->type, 1, 0, false) ||
+        fcol_alloc(&out->cols[1], FT_INT64, 1, 0, false)) {
+        frame_free(out);
+        return oom(err, errlen);
+    }
+    ((int64_t *)out->idx[0].data)[0] = 0;
+    ((int64_t *)out->cols[1].data)[0] = has;
+    out->cols[0].unit = kc->unit;
+    if (has)
+        memcpy(out->cols[0].data, (const char *)kc->data + (size_t)at * 8, 8);
+    else
+        memset(out->cols[0].data, 0, 8);
+    return 0;
+}
+
+/* F's rows a then b (either may be NULL) as one frame in *all (owned when
+ * two were given; else a view of the one). 0, or -1 out of memory. */
+static int join2(const frame_t *a, const frame_t *b, frame_t *all, const frame_t **F)
+{
+    if (!a || !b) {
+        *F = a ? a : b;
+        return 0;
+    }
+    const frame_t *parts[2] = {a, b};
+    *F = all;
+    return frame_concat(parts, 2, all);
+}
+
+/* The scan of F's rows (rev: from the last): the right rows kept per by
+ * group, each group's last one (last) and its last of a smaller key
+ * (prev), rows of F; a left row i in [lo, hi) gets its match m[i - lo]
+ * (-1: none; m NULL: no matches wanted). */
+typedef struct {
+    int64_t *gid, *last, *prev, ng;
+} scan_t;
+
+static void scan_free(scan_t *s)
+{
+    free(s->gid);
+    free(s->last);
+    free(s->prev);
+}
+
+static int scan(const df_node_t *d, const frame_t *F, bool rev, int64_t lo, int64_t hi, int64_t *m,
+                scan_t *s)
+{
+    int64_t n = F->nrows;
+    memset(s, 0, sizeof *s);
+    if (!(s->gid = calloc((size_t)n + 1, sizeof(int64_t)))) return -1;
+    s->ng = 1;
+    if (d->nkey > 0) {
+        dfa_keys_t ks = {.nk = d->nkey};
+        for (int b = 0; b < d->nkey; b++)
+            ks.k[b] = &F->cols[U_BY + b];
+        dfa_htab_t t;
+        memset(&t, 0, sizeof t);
+        if (dfa_group(&ks, n, NULL, s->gid, &t)) {
+            dfa_htab_free(&t);
+            return -1;
+        }
+        s->ng = t.ngroups;
+        dfa_htab_free(&t);
+    }
+    if (!(s->last = malloc(sizeof(int64_t) * (size_t)(s->ng + 1))) ||
+        !(s->prev = malloc(sizeof(int64_t) * (size_t)(s->ng + 1))))
+        return -1;
+    for (int64_t g = 0; g < s->ng; g++)
+        s->last[g] = s->prev[g] = -1;
+    const fcol_t *K = &F->cols[U_K];
+    const int64_t *T = F->cols[U_T].data;
+    int64_t right = tie_of(d, 1);
+    bool fl = K->type == FT_FLOAT64;
+    for (int64_t q = 0; q < n; q++) {
+        int64_t i = rev ? n - 1 - q : q, g = s->gid[i];
+        if (T[i] == right) {
+            if (s->last[g] >= 0 && kcmp(K, s->last[g], K, i) != 0) s->prev[g] = s->last[g];
+            s->last[g] = i;
+            continue;
+        }
+        if (!m || i < lo || i >= hi) continue;
+        int64_t j = s->last[g];
+        if (j >= 0 && !d->aexact && kcmp(K, j, K, i) == 0) j = s->prev[g];
+        if (j >= 0 && d->ahas_tol) {
+            int64_t a = rev ? j : i, b = rev ? i : j; /* a's key >= b's */
+            bool far = fl ? ((const double *)K->data)[a] - ((const double *)K->data)[b] > d->atol_f
+                          : ((const int64_t *)K->data)[a] - ((const int64_t *)K->data)[b] >
+                                d->atol_i;
+            if (far) j = -1;
+        }
+        m[i - lo] = j;
+    }
+    return 0;
+}
+
+int df_asof_state(const df_node_t *d, const frame_t *far, const frame_t *near, bool back,
+                  frame_t *out, char *err, size_t errlen)
+{
+    bool rev = back || d->adir == DF_AD_FORWARD;
+    frame_t all = {0};
+    const frame_t *F;
+    scan_t s = {0};
+    int64_t *rows = NULL;
+    int rc = -1;
+    if (join2(rev ? near : far, rev ? far : near, &all, &F) || scan(d, F, rev, 0, 0, NULL, &s) ||
+        !(rows = malloc(sizeof(int64_t) * (size_t)(2 * s.ng + 1))))
+        goto done;
+    /* the kept rows in F's order, each group's prev before its last in
+     * the scan's direction, so scanning them again gives the same state */
+    int64_t m = 0;
+    uint8_t *keep = calloc((size_t)F->nrows + 1, 1);
+    if (!keep) goto done;
+    for (int64_t g = 0; g < s.ng; g++) {
+        if (s.last[g] >= 0) keep[s.last[g]] = 1;
+        if (s.prev[g] >= 0) keep[s.prev[g]] = 1;
+    }
+    for (int64_t i = 0; i < F->nrows; i++)
+        if (keep[i]) rows[m++] = i;
+    free(keep);
+    rc = frame_take(F, rows, m, out);
+done:
+    free(rows);
+    scan_free(&s);
+    frame_free(&all);
+    return rc ? oom(err, errlen) : 0;
+}
+
+int df_asof_map(const df_node_t *d, const frame_t *part, const frame_t *bef, const frame_t *aft,
+                frame_t *out, char *err, size_t errlen)
+{
+    frame_t a1 = {0}, a2 = {0};
+    const frame_t *F1, *F;
+    scan_t s = {0};
+    int64_t nb = bef ? bef->nrows : 0, np = part->nrows;
+    int64_t *mb = NULL, *mf = NULL, *lr = NULL, *rr = NULL;
+    int rc = -1;
+    if (join2(bef, part, &a1, &F1) || join2(F1, aft, &a2, &F)) goto done;
+    if (!(mb = malloc(sizeof(int64_t) * (size_t)(np + 1))) ||
+        !(mf = malloc(sizeof(int64_t) * (size_t)(np + 1))) ||
+        !(lr = malloc(sizeof(int64_t) * (size_t)(np + 1))) ||
+        !(rr = malloc(sizeof(int64_t) * (size_t)(np + 1))))
+        goto done;
+    for (int64_t i = 0; i < np; i++)
+        mb[i] = mf[i] = -1;
+    if (d->adir != DF_AD_FORWARD) {
+        if (scan(d, F, false, nb, nb + np, mb, &s)) goto done;
+        scan_free(&s);
+    }
+    if (d->adir != DF_AD_BACKWARD) {
+        if (scan(d, F, true, nb, nb + np, mf, &s)) goto done;
+        scan_free(&s);
+    }
+    memset(&s, 0, sizeof s);
+    /* the part's left rows, in order, and their matches (nearest: the
+     * closer, the backward one when both are as near, as pandas') */
+    const fcol_t *K = &F->cols[U_K];
+    const int64_t *T = F->cols[U_T].data;
+    int64_t left = tie_of(d, 0), m = 0;
+    bool fl = K->type == FT_FLOAT64;
+    for (int64_t i = 0; i < np; i++) {
+        int64_t r = nb + i;
+        if (T[r] != left) continue;
+        int64_t j = d->adir == DF_AD_FORWARD ? mf[i] : mb[i];
+        if (d->adir == DF_AD_NEAREST) {
+            if (mb[i] >= 0 && mf[i] >= 0) {
+                bool back;
+                if (fl) {
+                    const double *k = K->data;
+                    back = k[r] - k[mb[i]] <= k[mf[i]] - k[r];
+                } else {
+                    const int64_t *k = K->data;
+                    back = k[r] - k[mb[i]] <= k[mf[i]] - k[r];
+                }
+                j = back ? mb[i] : mf[i];
+            } else {
+                j = mb[i] >= 0 ? mb[i] : mf[i];
+            }
+        }
+        lr[m] = r;
+        rr[m++] = j;
+    }
+    if (frame_alloc(out, false, m, d->ncols, 1) ||
+        fcol_alloc(&out->idx[0], FT_INT64, m, 0, false))
+        goto fail;
+    out->range_index = true;
+    for (int64_t i = 0; i < m; i++)
+        ((int64_t *)out->idx[0].data)[i] = i;
+    for (int k = 0; k < d->ncols; k++) {
+        int src = d->asrc[k];
+        const fcol_t *c = &F->cols[U_BY + d->nkey + (src >= 0 ? src : d->anl + (-1 - src))];
+        if (dfa_take_col(c, src >= 0 ? lr : rr, m, false, &out->cols[k]) ||
+            flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int))
+            goto fail;
+    }
+    rc = 0;
+    goto done;
+fail:
+    frame_free(out);
+done:
+    scan_free(&s);
+    free(mb);
+    free(mf);
+    free(lr);
+    free(rr);
+    frame_free(&a2);
+    frame_free(&a1);
+    return rc ? oom(err, errlen) : 0;
+}
