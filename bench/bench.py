@@ -356,6 +356,52 @@ WORKLOADS = {
                 "r = df.groupby('k').apply(lambda g: g[['v']].rolling(50).mean(), "
                 "meta={'v': 'f8'}).sum().compute()",
     },
+    # W5a: merge_asof by key, trades with the last quote of their key: two
+    # sides of 5,000,000 rows whose times are running sums of random gaps
+    # (rising, with repeats), 1,000 keys; the engine sorts both sides
+    # together by time and carries each key's last right row along the
+    # parts; Dask needs each side indexed by its sorted times (set_index
+    # sorted=True); the matched values summed so the result is small
+    "W5a": {
+        "title": "merge_asof(trades, quotes, on='t', by='k') of 5,000,000 rows each (1,000 "
+                 "keys, 1,000,000-row chunks), matched values summed",
+        "df": True, "save": "json",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [5000000, 3], "low": 0,
+             "high": 1000, "chunk_size": [1000000, 3], "seed": 1},
+            {"key": "la", "op": "dataframe.from_tensor", "inputs": ["a"],
+             "columns": ["g", "k", "v"]},
+            {"key": "lg", "op": "dataframe.getitem", "inputs": ["la"], "columns": "g"},
+            {"key": "lt", "op": "dataframe.cumsum", "inputs": ["lg"]},
+            {"key": "lb", "op": "dataframe.assign", "inputs": ["la", "lt"], "names": ["t"]},
+            {"key": "l", "op": "dataframe.getitem", "inputs": ["lb"], "columns": ["t", "k", "v"]},
+            {"key": "b", "op": "random.randint", "shape": [5000000, 3], "low": 0,
+             "high": 1000, "chunk_size": [1000000, 3], "seed": 2},
+            {"key": "ra", "op": "dataframe.from_tensor", "inputs": ["b"],
+             "columns": ["g", "k", "w"]},
+            {"key": "rg", "op": "dataframe.getitem", "inputs": ["ra"], "columns": "g"},
+            {"key": "rt", "op": "dataframe.cumsum", "inputs": ["rg"]},
+            {"key": "rb", "op": "dataframe.assign", "inputs": ["ra", "rt"], "names": ["t"]},
+            {"key": "r", "op": "dataframe.getitem", "inputs": ["rb"], "columns": ["t", "k", "w"]},
+            {"key": "m", "op": "dataframe.merge_asof", "inputs": ["l", "r"], "on": "t",
+             "by": "k"},
+            {"key": "w", "op": "dataframe.getitem", "inputs": ["m"], "columns": ["w"]},
+            {"key": "s", "op": "dataframe.sum", "inputs": ["w"]}], "fetch": ["s"]},
+        "np_setup": "rng = np.random.default_rng(1); "
+                    "L = pd.DataFrame(rng.integers(0, 1000, (5000000, 3)), "
+                    "columns=['g', 'k', 'v']); L['t'] = L.g.cumsum(); "
+                    "R = pd.DataFrame(rng.integers(0, 1000, (5000000, 3)), "
+                    "columns=['g', 'k', 'w']); R['t'] = R.g.cumsum()",
+        "np_compute": "r = pd.merge_asof(L[['t', 'k', 'v']], R[['t', 'k', 'w']], on='t', "
+                      "by='k')[['w']].sum()",
+        "dask": "a = da.random.randint(0, 1000, (5000000, 3), chunks=(1000000, 3)); "
+                "L = dd.from_dask_array(a, columns=['g', 'k', 'v']); "
+                "L = L.assign(t=L.g.cumsum())[['t', 'k', 'v']]; "
+                "b = da.random.randint(0, 1000, (5000000, 3), chunks=(1000000, 3)); "
+                "R = dd.from_dask_array(b, columns=['g', 'k', 'w']); "
+                "R = R.assign(t=R.g.cumsum())[['t', 'k', 'w']]; "
+                "r = dd.merge_asof(L, R, on='t', by='k')[['w']].sum().compute()",
+    },
     # df3: a merge of 10,000,000 rows with a 1,000-row table (hash-partitioned
     # on the key), summed so that the result is small
     "W5m": _merge_workload(
