@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "df/csv_cache.h"
+#include "df/cut.h"
 #include "df/df3.h"
 #include "df/dfgraph.h"
 #include "df/dates.h"
@@ -72,6 +73,8 @@ void df_node_free(df_node_t *d)
     free(d->assign_src);
     free(d->roll_src);
     free(d->asrc);
+    free(d->cut_e);
+    free(d->cut_ei);
     free(d->path);
     for (int i = 0; i < d->npaths; i++)
         free(d->paths[i]);
@@ -166,6 +169,8 @@ static const char *const *df_fields(op_t op)
     static const char *const dd[] = {"subset", "keep", NULL};
     static const char *const cu[] = {"axis", "skipna", NULL};
     static const char *const pe[] = {"periods", "axis", NULL};
+    static const char *const ct[] = {"bins",           "right",      "labels",  "precision",
+                                     "include_lowest", "duplicates", "ordered", NULL};
     static const char *const ma[] = {"on",        "left_on",   "right_on",
                                      "by",        "left_by",   "right_by",
                                      "suffixes",  "tolerance", "allow_exact_matches",
@@ -275,6 +280,8 @@ static const char *const *df_fields(op_t op)
         return ip;
     case OP_DF_MERGE_ASOF:
         return ma;
+    case OP_DF_CUT:
+        return ct;
     case OP_DF_ROLLING:
         return ro;
     case OP_DF_EWM:
@@ -2008,6 +2015,132 @@ static int merge_on_side_index(graph_t *g, graph_node_t *n, df_node_t *d, const 
 done:
     free(on);
     return rc;
+}
+
+static void keep_rows(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s);
+
+/* pandas 1.5's pd.cut of a numeric Series (cut.h): bins a count (the
+ * edges found over the values when the jobs run) or rising edges; labels
+ * false (codes: int64, float64 when a value is in no bin), null (the
+ * intervals' text: strings here, where pandas makes a categorical) or a
+ * list of strings. */
+static int infer_cut(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                     size_t errlen)
+{
+    if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    const df_col_t *c = &s->cols[0];
+    if (!((c->type == FT_INT64 && c->unit == FU_NONE) || c->type == FT_FLOAT64))
+        return XFAIL(n, "cut takes a Series of numbers (this one is %s)", df_col_type_name(c));
+    json_t *bins = json_object_get(obj, "bins"), *lab = json_object_get(obj, "labels");
+    json_t *dup = json_object_get(obj, "duplicates"), *ord = json_object_get(obj, "ordered");
+    d->cut_right = true;
+    d->cut_prec = 3;
+    static const char *const flags[] = {"right", "include_lowest"};
+    for (int i = 0; i < 2; i++) {
+        json_t *v = json_object_get(obj, flags[i]);
+        if (!json_given(v)) continue;
+        if (!json_is_boolean(v)) return XFAIL(n, "\"%s\" must be true or false", flags[i]);
+        *(i ? &d->cut_lowest : &d->cut_right) = json_is_true(v);
+    }
+    json_t *pr = json_object_get(obj, "precision");
+    if (json_given(pr)) {
+        if (!json_is_integer(pr) || json_integer_value(pr) < 0 || json_integer_value(pr) > 15)
+            return XFAIL(n, "\"precision\" must be an integer 0..15");
+        d->cut_prec = (int)json_integer_value(pr);
+    }
+    if (json_given(dup)) {
+        const char *ds = json_is_string(dup) ? json_string_value(dup) : "";
+        if (strcmp(ds, "raise") && strcmp(ds, "drop"))
+            return XFAIL(n, "invalid value for 'duplicates' parameter, valid options are: "
+                            "raise, drop");
+        d->cut_drop = !strcmp(ds, "drop");
+    }
+    bool ordered = true;
+    if (json_given(ord)) {
+        if (!json_is_boolean(ord)) return XFAIL(n, "\"ordered\" must be true or false");
+        ordered = json_is_true(ord);
+    }
+    /* labels: false, null or a list of strings */
+    if (json_is_false(lab)) {
+        d->cut_lab = DF_CL_CODES;
+    } else if (!json_given(lab)) {
+        if (!ordered) return XFAIL(n, "'labels' must be provided if 'ordered = False'");
+        d->cut_lab = DF_CL_INTERVALS;
+    } else if (json_is_array(lab)) {
+        size_t nl = json_array_size(lab);
+        if (nl > 1000000) return XFAIL(n, "\"labels\": too many");
+        d->cut_lab = DF_CL_LIST;
+        if (!(d->lits = calloc(nl + 1, sizeof(df_lit_t)))) return XFAIL(n, "out of memory");
+        for (size_t i = 0; i < nl; i++) {
+            json_t *v = json_array_get(lab, i);
+            if (!json_is_string(v))
+                return XFAIL(n, "\"labels\" must be strings here (pandas' categories of other "
+                                "values are not supported)");
+            d->lits[i].kind = DFL_STR;
+            if (!(d->lits[i].s = strdup(json_string_value(v)))) return XFAIL(n, "out of memory");
+            d->nlit = (int)i + 1;
+            for (size_t j = 0; ordered && j < i; j++)
+                if (!strcmp(d->lits[j].s, d->lits[i].s))
+                    return XFAIL(n, "labels must be unique if ordered=True; pass ordered=False "
+                                    "for duplicate labels");
+        }
+    } else {
+        return XFAIL(n, "Bin labels must either be False, None or passed in as a list-like "
+                        "argument");
+    }
+    if (json_is_integer(bins)) {
+        if (json_integer_value(bins) < 1) return XFAIL(n, "`bins` should be a positive integer.");
+        if (json_integer_value(bins) > 1000000) return XFAIL(n, "\"bins\": at most 1000000");
+        d->cut_n = (int64_t)json_integer_value(bins);
+        if (d->cut_lab == DF_CL_LIST && d->nlit != d->cut_n)
+            return XFAIL(n, "Bin labels must be one fewer than the number of bin edges");
+    } else if (json_is_array(bins)) {
+        size_t nb = json_array_size(bins);
+        if (nb > 1000000) return XFAIL(n, "\"bins\": at most 1000000 edges");
+        double *e = malloc(sizeof(double) * (nb + 1));
+        if (!e) return XFAIL(n, "out of memory");
+        d->cut_int = true;
+        for (size_t i = 0; i < nb; i++) {
+            json_t *v = json_array_get(bins, i);
+            if (!json_is_number(v)) {
+                free(e);
+                return XFAIL(n, "\"bins\" must be a number of bins or a list of numbers");
+            }
+            d->cut_int &= json_is_integer(v);
+            e[i] = json_number_value(v);
+            if (i > 0 && e[i] < e[i - 1]) {
+                free(e);
+                return XFAIL(n, "bins must increase monotonically.");
+            }
+        }
+        int rc = df_cut_unique(d, e, (int)nb, &d->cut_e, &d->ncut, err, errlen);
+        free(e);
+        if (rc) {
+            char why[600];
+            snprintf(why, sizeof why, "%s", err);
+            return XFAIL(n, "%s", why);
+        }
+        if (d->cut_int) {
+            if (!(d->cut_ei = malloc(sizeof(int64_t) * (size_t)(d->ncut + 1))))
+                return XFAIL(n, "out of memory");
+            /* the integers themselves (a double holds them exactly up to
+             * 2^53; beyond, from the JSON) */
+            for (int i = 0, k = 0; i < (int)nb && k < d->ncut; i++) {
+                int64_t v = (int64_t)json_integer_value(json_array_get(bins, i));
+                if (k == 0 || v != d->cut_ei[k - 1]) d->cut_ei[k++] = v;
+            }
+        }
+        if (d->cut_lab == DF_CL_LIST && d->nlit != (d->ncut > 0 ? d->ncut - 1 : 0))
+            return XFAIL(n, "Bin labels must be one fewer than the number of bin edges");
+    } else {
+        return XFAIL(n, "\"bins\" must be a number of bins or a list of numbers");
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->cols[0].type = d->cut_lab == DF_CL_CODES ? FT_INT64 : FT_STRING;
+    d->cols[0].unit = FU_NONE;
+    keep_rows(g, n, d, s);
+    return 0;
 }
 
 /* One of names (NULL-terminated) for string parameter key, compared
@@ -5526,6 +5659,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_MERGE_ASOF:
         rc = infer_merge_asof(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_CUT:
+        rc = infer_cut(g, n, d, obj, err, errlen);
         break;
     case OP_DF_DROPNA:
         rc = infer_dropna(g, n, d, obj, err, errlen);

@@ -597,6 +597,39 @@ static tgrid_t *tile_merge_asof(tctx_t *c, int node)
     return G ? carry_chain(c, node, G, c->g->nodes[node].df->adir == DF_AD_FORWARD) : NULL;
 }
 
+/* cut (df/cut.h): with bins a count, every chunk's range (edge jobs, a
+ * tree of combines) read by each chunk's map; else the maps alone */
+static tgrid_t *tile_cut(tctx_t *c, int node)
+{
+    if (c->g->nodes[node].df->cut_n == 0) return tile_rowwise(c, node, DFJ_MAP, true);
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0];
+    int32_t *parts = malloc(sizeof(int32_t) * (size_t)(nch + 1)), root;
+    if (!parts) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    tgrid_t *G = NULL;
+    if (chunk_jobs(c, dparam(c, node, DFJ_CARRY_EDGE), A, 0, parts) ||
+        (root = tree(c, node, DFJ_CARRY_COMBINE, parts, nch, -1)) < 0 ||
+        !(G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL)))
+        goto done;
+    jparam_t *pm = dparam(c, node, DFJ_MAP);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t mj = bjob(c, pm, 2);
+        if (mj < 0) {
+            G = NULL;
+            goto done;
+        }
+        tile__jin_direct(c, mj, 0, A->job[k]);
+        tile__jin_direct(c, mj, 1, root);
+        G->job[k] = mj;
+    }
+done:
+    free(parts);
+    return G;
+}
+
 static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
 {
     return carry_chain(c, node, in_grid(c, node, 0), backwards);
@@ -1469,6 +1502,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_carry(c, node, false);
     case OP_DF_MERGE_ASOF:
         return tile_merge_asof(c, node);
+    case OP_DF_CUT:
+        return tile_cut(c, node);
     case OP_DF_FILLNA:
         if (n->df->method != DFM_NONE) return tile_carry(c, node, n->df->method == DFM_BFILL);
         return tile_rowwise(c, node, DFJ_MAP, true);

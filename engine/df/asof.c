@@ -191,9 +191,9 @@ static int scan(const df_node_t *d, const frame_t *F, bool rev, int64_t lo, int6
         if (j >= 0 && !d->aexact && kcmp(K, j, K, i) == 0) j = s->prev[g];
         if (j >= 0 && d->ahas_tol) {
             int64_t a = rev ? j : i, b = rev ? i : j; /* a's key >= b's */
-            bool far = fl ? ((const double *)K->data)[a] - ((const double *)K->data)[b] > d->atol_f
-                          : ((const int64_t *)K->data)[a] - ((const int64_t *)K->data)[b] >
-                                d->atol_i;
+            bool far =
+                fl ? ((const double *)K->data)[a] - ((const double *)K->data)[b] > d->atol_f
+                   : ((const int64_t *)K->data)[a] - ((const int64_t *)K->data)[b] > d->atol_i;
             if (far) j = -1;
         }
         m[i - lo] = j;
@@ -287,8 +287,7 @@ int df_asof_map(const df_node_t *d, const frame_t *part, const frame_t *bef, con
         lr[m] = r;
         rr[m++] = j;
     }
-    if (frame_alloc(out, false, m, d->ncols, 1) ||
-        fcol_alloc(&out->idx[0], FT_INT64, m, 0, false))
+    if (frame_alloc(out, false, m, d->ncols, 1) || fcol_alloc(&out->idx[0], FT_INT64, m, 0, false))
         goto fail;
     out->range_index = true;
     for (int64_t i = 0; i < m; i++)

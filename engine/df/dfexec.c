@@ -14,6 +14,7 @@
 #include "algo.h"
 #include "algo_util.h"
 #include "asof.h"
+#include "cut.h"
 #include "clean.h"
 #include "df3.h"
 #include "expr.h"
@@ -2930,6 +2931,21 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     case DFJ_MAP:
     case DFJ_CARRY_EDGE:
     case DFJ_CARRY_COMBINE: {
+        if (n->op == OP_DF_CUT && j->param->dfk == DFJ_CARRY_COMBINE) {
+            /* cut's ranges combined: up to DF_FANIN partials */
+            frame_t *v = NULL;
+            if (views(ins_, j->n_in, &v, err, errlen)) {
+                free_views(v, j->n_in);
+                return -1;
+            }
+            const frame_t **pp = malloc(sizeof(frame_t *) * (size_t)(j->n_in + 1));
+            for (int q = 0; pp && q < j->n_in; q++)
+                pp[q] = &v[q];
+            rc = pp ? df_cut_range(pp, j->n_in, false, &f, err, errlen) : oom(err, errlen);
+            free(pp);
+            free_views(v, j->n_in);
+            break;
+        }
         frame_t a = {0}, b = {0}, c3 = {0}, gs = {0};
         int nin = j->n_in;
         df_node_t dm; /* skew and kurt: the node with its moment pass (running.h) */
@@ -3008,6 +3024,10 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                  : j->param->dfk == DFJ_CARRY_EDGE
                      ? df3_gb_carry(d, n->op, &a, NULL, NULL, &f, err, errlen)
                      : df3_gb_carry(d, n->op, &b, &a, NULL, &f, err, errlen);
+        else if (n->op == OP_DF_CUT && j->param->dfk == DFJ_MAP)
+            rc = df_cut_map(d, &a, two ? &b : NULL, &f, err, errlen);
+        else if (n->op == OP_DF_CUT) /* a chunk's range (combines: before the views) */
+            rc = df_cut_range((const frame_t *const[]){&a}, 1, true, &f, err, errlen);
         else if (n->op == OP_DF_MERGE_ASOF)
             rc = run_asof(t, n, j, &a, two ? &b : NULL, nin > 2 ? &c3 : NULL, &f, err, errlen);
         else if (n->op == OP_DF_INTERPOLATE && j->param->dfk == DFJ_MAP) {

@@ -86,6 +86,9 @@ enum { DF_IP_LINEAR, DF_IP_INDEX, DF_IP_TIME };
 enum { DF_IPD_FORWARD, DF_IPD_BACKWARD, DF_IPD_BOTH };
 enum { DF_IPA_NONE, DF_IPA_INSIDE, DF_IPA_OUTSIDE };
 
+/* cut's labels: codes (labels false), intervals' text (null), a list */
+enum { DF_CL_CODES, DF_CL_INTERVALS, DF_CL_LIST };
+
 /* merge_asof's direction */
 enum { DF_AD_BACKWARD, DF_AD_FORWARD, DF_AD_NEAREST };
 
@@ -251,6 +254,17 @@ typedef struct df_node {
     int64_t atol_i;
     double atol_f;
     int *asrc;
+    /* cut (cut.h): bins as a count cut_n, or (cut_n 0) the edges cut_e,
+     * ncut of them, integers when cut_int (then also cut_ei); labels
+     * cut_lab DF_CL_* (DF_CL_LIST: lits, nlit strings); right, include_lowest,
+     * precision, duplicates "drop" */
+    int64_t cut_n;
+    int ncut;
+    double *cut_e;
+    int64_t *cut_ei;
+    bool cut_int, cut_right, cut_lowest, cut_drop;
+    uint8_t cut_lab;
+    int cut_prec;
 } df_node_t;
 
 void df_node_free(df_node_t *d);

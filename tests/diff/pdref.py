@@ -181,6 +181,13 @@ def evaluate(doc, data_dir="."):
             v = ins[0].merge(ins[1], **kw)
             if len(ins[0]) == 0 or len(ins[1]) == 0:
                 v = v[merge_columns(ins[0], ins[1], kw)]
+        elif op == "dataframe.cut":
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
+            v = pd.cut(ins[0], **kw)
+            if kw.get("labels") is not False:  # the categories' text, as the engine writes it
+                cats = [str(c) for c in v.cat.categories]
+                v = pd.Series([np.nan if k < 0 else cats[k] for k in v.cat.codes],
+                              index=v.index, name=v.name, dtype=object)
         elif op == "dataframe.merge_asof":
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             if "suffixes" in kw:

@@ -1555,6 +1555,40 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(Exception, "DatetimeIndex"):
                 num.interpolate(method="time").fetch()
 
+    def test_cut(self):
+        """md.cut through a cluster: bins as a count (found over every
+        chunk) and as edges, codes, intervals' text and labels, equal to
+        pandas' pd.cut (its categories as text)."""
+        rng = np.random.default_rng(27)
+        n = 700
+        x = np.round(rng.standard_normal(n) * 30, 2)
+        x[rng.random(n) < 0.05] = np.nan
+        with uploaded_csv("cut.csv", pd.DataFrame({"x": x, "i": rng.integers(0, 100, n)}),
+                          float_precision="round_trip") as p:
+            df = md.read_csv("cut.csv", chunk_bytes=500)
+
+            def text(s):
+                cats = [str(c) for c in s.cat.categories]
+                return pd.Series([None if k < 0 else cats[k] for k in s.cat.codes],
+                                 index=s.index, name=s.name, dtype=object)
+            pairs = [
+                (md.cut(df.x, 5), text(pd.cut(p.x, 5))),
+                (md.cut(df.x, 4, labels=False, right=False),
+                 pd.cut(p.x, 4, labels=False, right=False)),
+                (md.cut(df.i, [0, 25, 50, 100], include_lowest=True),
+                 text(pd.cut(p.i, [0, 25, 50, 100], include_lowest=True))),
+                (md.cut(df.i, [0, 10, 90, 100], labels=["low", "mid", "high"]),
+                 text(pd.cut(p.i, [0, 10, 90, 100], labels=["low", "mid", "high"]))),
+            ]
+            res = marsc.execute(*[q[0] for q in pairs])
+            for i, ((_, want), got) in enumerate(zip(pairs, res)):
+                got = got.fetch()
+                if want.dtype == object:
+                    got = got.astype(object).where(got.notna(), None)
+                pd.testing.assert_series_equal(got, want, check_exact=True, obj="pair %d" % i)
+            with self.assertRaisesRegex(Exception, "increase monotonically"):
+                md.cut(df.x, [3, 1]).fetch()
+
     def test_merge_asof(self):
         """md.merge_asof through a cluster: trades matched with the last
         quote of their symbol (by), the next one, the nearest within a

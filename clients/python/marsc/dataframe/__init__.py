@@ -1451,6 +1451,34 @@ def concat(objs, axis=0, join="outer", ignore_index=False):
                  index_names=None if ignore_index else _KEEP)
 
 
+def cut(x, bins, right=True, labels=None, retbins=False, precision=3, include_lowest=False,
+        duplicates="raise", ordered=True):
+    """pd.cut of a Series of numbers: bins a count or the edges; labels
+    False (the bins' codes), None (the intervals' text, "(0.991, 4.0]":
+    strings, where pandas gives a categorical) or a list of strings."""
+    if retbins:
+        raise NotImplementedError("cut(retbins=True) is not supported")
+    if not isinstance(x, Series):
+        raise TypeError("cut takes a Series (a DataFrame's column)")
+    p = {"bins": bins if isinstance(bins, (int, np.integer)) else [
+        int(b) if isinstance(b, (int, np.integer)) else float(b) for b in bins]}
+    if isinstance(p["bins"], np.integer):
+        p["bins"] = int(p["bins"])
+    if not right:
+        p["right"] = False
+    if labels is not None:
+        p["labels"] = False if labels is False else [str(v) for v in labels]
+    if precision != 3:
+        p["precision"] = int(precision)
+    if include_lowest:
+        p["include_lowest"] = True
+    if duplicates != "raise":
+        p["duplicates"] = duplicates
+    if not ordered:
+        p["ordered"] = False
+    return _make("dataframe.cut", [x], p, "series", x._columns)
+
+
 def merge_asof(left, right, on=None, left_on=None, right_on=None, left_index=False,
                right_index=False, by=None, left_by=None, right_by=None, suffixes=("_x", "_y"),
                tolerance=None, allow_exact_matches=True, direction="backward"):
