@@ -26,6 +26,9 @@
 
 /* Fan-in of combine trees, as the tensor reductions'. */
 #define DF_FANIN 8
+/* merge_asof matched in place up to this many left chunks times right
+ * chunks (each right chunk's pack has a piece for every left chunk) */
+#define ASOF_MAX_PIECES 65536.0
 /* Parts of a shuffle (groupby's many-groups path, merge, sort): one per
  * input chunk, at most this many, so that a part job's fan-in (it reads
  * one piece of every chunk's pack) and the number of packs read stay
@@ -550,10 +553,39 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
 static tgrid_t *sample_sort(tctx_t *c, int node, const tgrid_t *A, const int32_t *extra,
                             int64_t nx);
 
-/* merge_asof (df/asof.h): every chunk of both sides tagged into a union
- * frame (checked against the last key of its side's chunks before: a
- * chain of key edges), the union sample-sorted by key, then the carry of
- * right rows along the sorted parts (backwards for direction forward,
+/* The chain of a side's last keys before each chunk: kc[k] the job of the
+ * chunks before chunk k (-1: none), edge and combine jobs off[1] = 3. */
+static int key_chain(tctx_t *c, int node, const tgrid_t *A, int side, int32_t *kc)
+{
+    jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
+    int32_t carry = -1;
+    for (int64_t k = 0; k < A->nchunks[0]; k++) {
+        kc[k] = carry;
+        if (k + 1 == A->nchunks[0]) break;
+        int32_t ej = bjob(c, pe, 1);
+        if (ej < 0) return -1;
+        tile__jin_direct(c, ej, 0, A->job[k]);
+        c->t->jobs[ej].off[0] = side;
+        c->t->jobs[ej].off[1] = 3;
+        if (carry >= 0) {
+            int32_t cj = bjob(c, pc, 2);
+            if (cj < 0) return -1;
+            tile__jin_direct(c, cj, 0, carry);
+            tile__jin_direct(c, cj, 1, ej);
+            c->t->jobs[cj].off[0] = side;
+            c->t->jobs[cj].off[1] = 3;
+            ej = cj;
+        }
+        carry = ej;
+    }
+    return 0;
+}
+
+/* merge_asof nearest, and the others over more chunks than
+ * tile_merge_asof_inplace's pieces suit (df/asof.h): every chunk of both
+ * sides tagged into a union frame (checked against the last key of its
+ * side's chunks before: key_chain), the union sample-sorted by key, then
+ * the carry of right rows along the sorted parts (backwards for forward,
  * both ways for nearest), each part's left rows matched */
 static tgrid_t *tile_merge_asof(tctx_t *c, int node)
 {
@@ -561,40 +593,120 @@ static tgrid_t *tile_merge_asof(tctx_t *c, int node)
     int64_t nl = L->nchunks[0], nr = R->nchunks[0];
     tgrid_t *U = fgrid(c, nl + nr, NULL);
     if (!U) return NULL;
-    jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
     jparam_t *pm = dparam(c, node, DFJ_MAP);
+    int32_t *kc = malloc(sizeof(int32_t) * (size_t)(nl + nr + 1));
+    if (!kc) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
     for (int side = 0; side < 2; side++) {
         const tgrid_t *A = side ? R : L;
-        int32_t kc = -1; /* the last key of the chunks before */
+        if (key_chain(c, node, A, side, kc)) {
+            free(kc);
+            return NULL;
+        }
         for (int64_t k = 0; k < A->nchunks[0]; k++) {
-            int32_t tj = bjob(c, pm, 1 + (kc >= 0));
-            if (tj < 0) return NULL;
+            int32_t tj = bjob(c, pm, 1 + (kc[k] >= 0));
+            if (tj < 0) {
+                free(kc);
+                return NULL;
+            }
             tile__jin_direct(c, tj, 0, A->job[k]);
-            if (kc >= 0) tile__jin_direct(c, tj, 1, kc);
+            if (kc[k] >= 0) tile__jin_direct(c, tj, 1, kc[k]);
             c->t->jobs[tj].off[0] = side;
             c->t->jobs[tj].off[1] = k;
             c->t->jobs[tj].off[2] = 1;
             U->job[side ? nl + k : k] = tj;
-            if (k + 1 == A->nchunks[0]) break;
-            int32_t ej = bjob(c, pe, 1);
-            if (ej < 0) return NULL;
-            tile__jin_direct(c, ej, 0, A->job[k]);
-            c->t->jobs[ej].off[0] = side;
-            c->t->jobs[ej].off[1] = 3;
-            if (kc >= 0) {
-                int32_t cj = bjob(c, pc, 2);
-                if (cj < 0) return NULL;
-                tile__jin_direct(c, cj, 0, kc);
-                tile__jin_direct(c, cj, 1, ej);
-                c->t->jobs[cj].off[0] = side;
-                c->t->jobs[cj].off[1] = 3;
-                ej = cj;
-            }
-            kc = ej;
         }
     }
+    free(kc);
     const tgrid_t *G = sample_sort(c, node, U, NULL, 0);
     return G ? carry_chain(c, node, G, c->g->nodes[node].df->adir == DF_AD_FORWARD) : NULL;
+}
+
+/* merge_asof backward or forward (df/asof.h): each left chunk matched
+ * where it is. Its bounds (a job per chunk, checking its keys against the
+ * chunks before), every right chunk's rows routed by those bounds to the
+ * left chunks that can use them (a pack), a carry of right rows along the
+ * left chunks (forward: from the last), each reading its chunk's parts;
+ * each left chunk matched with its parts and the carry. */
+static tgrid_t *tile_merge_asof_inplace(tctx_t *c, int node)
+{
+    const tgrid_t *L = in_grid(c, node, 0), *R = in_grid(c, node, 1);
+    int64_t nl = L->nchunks[0], nr = R->nchunks[0];
+    bool fwd = c->g->nodes[node].df->adir == DF_AD_FORWARD;
+    if (nl + nr > INT_MAX / 4) {
+        tile__fail(c, "too many chunks");
+        return NULL;
+    }
+    int32_t *kl = malloc(sizeof(int32_t) * (size_t)(2 * (nl + nr) + 3 + nl));
+    if (!kl) {
+        tile__fail(c, "out of memory while tiling");
+        return NULL;
+    }
+    int32_t *kr = kl + nl + 1, *packs = kr + nr + 1;
+    tgrid_t *G = NULL;
+    jparam_t *pm = dparam(c, node, DFJ_MAP), *pp = dparam(c, node, DFJ_SORT_PART);
+    int32_t sp, *bj = packs; /* the bounds jobs, before the packs take their place */
+    if (key_chain(c, node, L, 0, kl) || key_chain(c, node, R, 1, kr)) goto done;
+    for (int64_t k = 0; k < nl; k++) {
+        if ((bj[k] = bjob(c, pm, 1 + (kl[k] >= 0))) < 0) goto done;
+        tile__jin_direct(c, bj[k], 0, L->job[k]);
+        if (kl[k] >= 0) tile__jin_direct(c, bj[k], 1, kl[k]);
+        c->t->jobs[bj[k]].off[2] = 2;
+    }
+    if ((sp = bjob(c, dparam(c, node, DFJ_SORT_SPLIT), (int)nl)) < 0) goto done;
+    c->t->jobs[sp].off[3] = 1; /* off[3] 1: in place (dfexec's asof_inplace) */
+    for (int64_t k = 0; k < nl; k++)
+        tile__jin_direct(c, sp, (int)k, bj[k]);
+    jparam_t *pr = dparam(c, node, DFJ_SORT_RANGE);
+    for (int64_t j = 0; j < nr; j++) {
+        int32_t rj = bjob(c, pr, 2 + (kr[j] >= 0));
+        if (rj < 0) goto done;
+        tile__jin_direct(c, rj, 0, R->job[j]);
+        tile__jin_direct(c, rj, 1, sp);
+        if (kr[j] >= 0) tile__jin_direct(c, rj, 2, kr[j]);
+        c->t->jobs[rj].off[3] = 1;
+        packs[j] = rj;
+    }
+    if (!(G = fgrid(c, nl, rows_known(L) ? L->bounds[0] : NULL))) goto done;
+    /* off[0] the left chunk, off[1] 1 the carry step, 2 the match; off[2]
+     * 1 when the carry is the last input (the map: the chunk before it) */
+    int32_t carry = -1;
+    for (int64_t q = 0; q < nl; q++) {
+        int64_t k = fwd ? nl - 1 - q : q;
+        int32_t mj = bjob(c, pp, (int)nr + 1 + (carry >= 0));
+        if (mj < 0) {
+            G = NULL;
+            goto done;
+        }
+        for (int64_t j = 0; j < nr; j++)
+            tile__jin_direct(c, mj, (int)j, packs[j]);
+        tile__jin_direct(c, mj, (int)nr, L->job[k]);
+        if (carry >= 0) tile__jin_direct(c, mj, (int)nr + 1, carry);
+        c->t->jobs[mj].off[0] = k;
+        c->t->jobs[mj].off[1] = 2;
+        c->t->jobs[mj].off[2] = carry >= 0;
+        c->t->jobs[mj].off[3] = 1;
+        G->job[k] = mj;
+        if (q + 1 == nl) break;
+        int32_t cj = bjob(c, pp, (int)nr + (carry >= 0));
+        if (cj < 0) {
+            G = NULL;
+            goto done;
+        }
+        for (int64_t j = 0; j < nr; j++)
+            tile__jin_direct(c, cj, (int)j, packs[j]);
+        if (carry >= 0) tile__jin_direct(c, cj, (int)nr, carry);
+        c->t->jobs[cj].off[0] = k;
+        c->t->jobs[cj].off[1] = 1;
+        c->t->jobs[cj].off[2] = carry >= 0;
+        c->t->jobs[cj].off[3] = 1;
+        carry = cj;
+    }
+done:
+    free(kl);
+    return G;
 }
 
 /* cut (df/cut.h): with bins a count, every chunk's range (edge jobs, a
@@ -1500,8 +1612,13 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_head(c, node);
     case OP_DF_INTERPOLATE: /* both ways: the values before and after each chunk */
         return tile_carry(c, node, false);
-    case OP_DF_MERGE_ASOF:
-        return tile_merge_asof(c, node);
+    case OP_DF_MERGE_ASOF: {
+        /* in place: a piece of every right chunk for every left chunk */
+        double pieces = (double)in_grid(c, node, 0)->nchunks[0] * in_grid(c, node, 1)->nchunks[0];
+        if (n->df->adir == DF_AD_NEAREST || pieces > ASOF_MAX_PIECES)
+            return tile_merge_asof(c, node);
+        return tile_merge_asof_inplace(c, node);
+    }
     case OP_DF_CUT:
         return tile_cut(c, node);
     case OP_DF_FILLNA:

@@ -48,13 +48,14 @@ static int dummy(const df_col_t *t, int64_t n, fcol_t *o)
     return 0;
 }
 
-int df_asof_tag(const df_node_t *d, const df_node_t *ls, const df_node_t *rs, int side, int64_t k,
-                const frame_t *in, const frame_t *kc, frame_t *out, char *err, size_t errlen)
+/* pandas' checks of a side's keys: none missing, each at least the one
+ * before it (the first: the last of the chunks before, kc, when given) */
+static int check_keys(const df_node_t *d, int side, const frame_t *in, const frame_t *kc, char *err,
+                      size_t errlen)
 {
     const char *sn = side ? "right" : "left";
     const fcol_t *kcol = &in->cols[side ? d->arn : d->aon];
-    int64_t n = in->nrows;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < in->nrows; i++) {
         if (fcol_is_na(kcol, i)) {
             snprintf(err, errlen, "Merge keys contain null values on %s side", sn);
             return -1;
@@ -67,6 +68,15 @@ int df_asof_tag(const df_node_t *d, const df_node_t *ls, const df_node_t *rs, in
             return -1;
         }
     }
+    return 0;
+}
+
+int df_asof_tag(const df_node_t *d, const df_node_t *ls, const df_node_t *rs, int side, int64_t k,
+                const frame_t *in, const frame_t *kc, frame_t *out, char *err, size_t errlen)
+{
+    const fcol_t *kcol = &in->cols[side ? d->arn : d->aon];
+    int64_t n = in->nrows;
+    if (check_keys(d, side, in, kc, err, errlen)) return -1;
     int nb = d->nkey, nl = ls->ncols, nr = rs->ncols, w = U_BY + nb + nl + nr;
     if (frame_alloc(out, false, n, w, 1) || fcol_copy(kcol, &out->cols[U_K]) ||
         fcol_alloc(&out->cols[U_T], FT_INT64, n, 0, false) ||
@@ -312,4 +322,251 @@ done:
     frame_free(&a2);
     frame_free(&a1);
     return rc ? oom(err, errlen) : 0;
+}
+
+/* ---------------------------------------------- backward and forward in place */
+
+int df_asof_bounds(const df_node_t *d, const frame_t *in, const frame_t *kc, frame_t *out,
+                   char *err, size_t errlen)
+{
+    if (check_keys(d, 0, in, kc, err, errlen)) return -1;
+    const fcol_t *k = &in->cols[d->aon];
+    int64_t n = in->nrows;
+    if (frame_alloc(out, false, 1, 3, 1) || fcol_alloc(&out->idx[0], FT_INT64, 1, 0, false) ||
+        fcol_alloc(&out->cols[0], (ftype_t)k->type, 1, 0, false) ||
+        fcol_alloc(&out->cols[1], (ftype_t)k->type, 1, 0, false) ||
+        fcol_alloc(&out->cols[2], FT_INT64, 1, 0, false)) {
+        frame_free(out);
+        return oom(err, errlen);
+    }
+    ((int64_t *)out->idx[0].data)[0] = 0;
+    ((int64_t *)out->cols[2].data)[0] = n > 0;
+    for (int c = 0; c < 2; c++) {
+        out->cols[c].unit = k->unit;
+        if (n > 0)
+            memcpy(out->cols[c].data, (const char *)k->data + (size_t)(c ? n - 1 : 0) * 8, 8);
+        else
+            memset(out->cols[c].data, 0, 8);
+    }
+    return 0;
+}
+
+int df_asof_route(const df_node_t *d, const frame_t *in, const frame_t *kc, const frame_t *bounds,
+                  frame_t *outs, char *err, size_t errlen)
+{
+    if (check_keys(d, 1, in, kc, err, errlen)) return -1;
+    int64_t nl = bounds->nrows, n = in->nrows;
+    const fcol_t *first = &bounds->cols[0], *last = &bounds->cols[1];
+    const int64_t *has = bounds->cols[2].data;
+    const fcol_t *K = &in->cols[d->arn];
+    bool fwd = d->adir == DF_AD_FORWARD;
+    /* the left chunks with rows, in order */
+    int64_t *ne = malloc(sizeof(int64_t) * (size_t)(nl + 1)), m = 0;
+    int64_t *part = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    int rc = -1;
+    if (!ne || !part || !rows) goto done;
+    for (int64_t k = 0; k < nl; k++)
+        if (has[k]) ne[m++] = k;
+    /* backward: a right row can match left rows at or after its key, the
+     * first of them in the first chunk whose last key reaches it; forward:
+     * left rows at or before it, the last of them in the last chunk whose
+     * first key is at or below it; a row no left row can use goes nowhere */
+    for (int64_t i = 0; i < n; i++) {
+        int64_t lo = 0, hi = m;
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            bool before = fwd ? kcmp(first, ne[mid], K, i) <= 0 : kcmp(last, ne[mid], K, i) < 0;
+            if (before)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        part[i] = fwd ? (lo > 0 ? ne[lo - 1] : -1) : (lo < m ? ne[lo] : -1);
+    }
+    for (int64_t p = 0; p < nl; p++) {
+        int64_t c = 0;
+        /* rows rise with their part: each part's rows are a run */
+        for (int64_t i = 0; i < n; i++)
+            if (part[i] == p) rows[c++] = i;
+        if (frame_take(in, rows, c, &outs[p])) {
+            for (int64_t q = 0; q < p; q++)
+                frame_free(&outs[q]);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    free(ne);
+    free(part);
+    free(rows);
+    return rc ? oom(err, errlen) : 0;
+}
+
+/* The by groups of right rows R (gid; *t the table, the caller frees it). */
+static int right_groups(const df_node_t *d, const frame_t *R, int64_t *gid, dfa_htab_t *t,
+                        int64_t *ng)
+{
+    memset(t, 0, sizeof *t);
+    if (d->nkey == 0) {
+        memset(gid, 0, sizeof(int64_t) * (size_t)(R->nrows + 1));
+        *ng = 1;
+        return 0;
+    }
+    dfa_keys_t ks = {.nk = d->nkey};
+    for (int b = 0; b < d->nkey; b++)
+        ks.k[b] = &R->cols[d->key[d->nkey + b]];
+    if (dfa_group(&ks, R->nrows, NULL, gid, t)) return -1;
+    *ng = t->ngroups;
+    return 0;
+}
+
+/* One right row i (of R, group g) into the state: each group's last row
+ * and its last of a smaller key */
+static void rs_add(const fcol_t *K, int64_t *last, int64_t *prev, int64_t g, int64_t i)
+{
+    if (last[g] >= 0 && kcmp(K, last[g], K, i) != 0) prev[g] = last[g];
+    last[g] = i;
+}
+
+int df_asof_rstate(const df_node_t *d, const frame_t *S, const frame_t *P, frame_t *out, char *err,
+                   size_t errlen)
+{
+    bool fwd = d->adir == DF_AD_FORWARD;
+    frame_t all = {0};
+    const frame_t *R;
+    dfa_htab_t t = {0};
+    int64_t *gid = NULL, *last = NULL, *prev = NULL, *rows = NULL, ng = 0;
+    uint8_t *keep = NULL;
+    int rc = -1;
+    /* the rows in key order: the state of the parts before, then the
+     * part's (forward: the part's, then the state of the parts after) */
+    if (join2(fwd ? P : S, fwd ? S : P, &all, &R) ||
+        !(gid = malloc(sizeof(int64_t) * (size_t)(R->nrows + 1))) ||
+        right_groups(d, R, gid, &t, &ng) || !(last = malloc(sizeof(int64_t) * (size_t)(ng + 1))) ||
+        !(prev = malloc(sizeof(int64_t) * (size_t)(ng + 1))) ||
+        !(keep = calloc((size_t)R->nrows + 1, 1)) ||
+        !(rows = malloc(sizeof(int64_t) * (size_t)(2 * ng + 1))))
+        goto done;
+    for (int64_t g = 0; g < ng; g++)
+        last[g] = prev[g] = -1;
+    const fcol_t *K = &R->cols[d->arn];
+    for (int64_t q = 0; q < R->nrows; q++) {
+        int64_t i = fwd ? R->nrows - 1 - q : q;
+        rs_add(K, last, prev, gid[i], i);
+    }
+    for (int64_t g = 0; g < ng; g++) {
+        if (last[g] >= 0) keep[last[g]] = 1;
+        if (prev[g] >= 0) keep[prev[g]] = 1;
+    }
+    int64_t m = 0;
+    for (int64_t i = 0; i < R->nrows; i++)
+        if (keep[i]) rows[m++] = i;
+    rc = frame_take(R, rows, m, out);
+done:
+    dfa_htab_free(&t);
+    free(gid);
+    free(last);
+    free(prev);
+    free(keep);
+    free(rows);
+    frame_free(&all);
+    return rc ? oom(err, errlen) : 0;
+}
+
+int df_asof_rmap(const df_node_t *d, const frame_t *L, const frame_t *S, const frame_t *P,
+                 frame_t *out, char *err, size_t errlen)
+{
+    bool fwd = d->adir == DF_AD_FORWARD;
+    frame_t all = {0};
+    const frame_t *R;
+    dfa_htab_t t = {0};
+    int64_t n = L->nrows, ng = 0;
+    int64_t *gid = NULL, *lg = NULL, *last = NULL, *prev = NULL, *match = NULL;
+    uint64_t *h = NULL;
+    int rc = -1;
+    if (join2(fwd ? P : S, fwd ? S : P, &all, &R) ||
+        !(gid = malloc(sizeof(int64_t) * (size_t)(R->nrows + 1))) ||
+        right_groups(d, R, gid, &t, &ng) || !(last = malloc(sizeof(int64_t) * (size_t)(ng + 1))) ||
+        !(prev = malloc(sizeof(int64_t) * (size_t)(ng + 1))) ||
+        !(lg = malloc(sizeof(int64_t) * (size_t)(n + 1))) ||
+        !(match = malloc(sizeof(int64_t) * (size_t)(n + 1))))
+        goto oom_;
+    for (int64_t g = 0; g < ng; g++)
+        last[g] = prev[g] = -1;
+    /* each left row's group among the right rows' (-1: none has its by
+     * values: no match) */
+    if (d->nkey > 0) {
+        dfa_keys_t lk = {.nk = d->nkey}, rk = {.nk = d->nkey};
+        const fcol_t *lc[DF_MAX_KEYS];
+        for (int b = 0; b < d->nkey; b++) {
+            lk.k[b] = lc[b] = &L->cols[d->key[b]];
+            rk.k[b] = &R->cols[d->key[d->nkey + b]];
+        }
+        if (!(h = malloc(sizeof(uint64_t) * (size_t)(n + 1)))) goto oom_;
+        dfa_hash_rows(lc, d->nkey, n, h);
+        if (R->nrows > 0) {
+            if (dfa_htab_find_rows(&t, &rk, &lk, n, h, lg)) goto oom_;
+        } else {
+            for (int64_t i = 0; i < n; i++)
+                lg[i] = -1;
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            lg[i] = R->nrows > 0 ? 0 : -1;
+    }
+    /* the left rows and the right ones merged by key: right rows at or
+     * before (forward: at or after) each left row enter the state first */
+    const fcol_t *KL = &L->cols[d->aon], *KR = &R->cols[d->arn];
+    bool fl = KL->type == FT_FLOAT64;
+    int64_t r = 0;
+    for (int64_t q = 0; q < n; q++) {
+        int64_t i = fwd ? n - 1 - q : q;
+        while (r < R->nrows) {
+            int64_t ri = fwd ? R->nrows - 1 - r : r;
+            int c = kcmp(KR, ri, KL, i);
+            if (fwd ? c < 0 : c > 0) break;
+            rs_add(KR, last, prev, gid[ri], ri);
+            r++;
+        }
+        int64_t g = lg[i], j = g >= 0 ? last[g] : -1;
+        if (j >= 0 && !d->aexact && kcmp(KR, j, KL, i) == 0) j = prev[g];
+        if (j >= 0 && d->ahas_tol) {
+            bool far = fl ? (fwd ? ((const double *)KR->data)[j] - ((const double *)KL->data)[i]
+                                 : ((const double *)KL->data)[i] - ((const double *)KR->data)[j]) >
+                                d->atol_f
+                          : (fwd ? ((const int64_t *)KR->data)[j] - ((const int64_t *)KL->data)[i]
+                                 : ((const int64_t *)KL->data)[i] -
+                                       ((const int64_t *)KR->data)[j]) > d->atol_i;
+            if (far) j = -1;
+        }
+        match[i] = j;
+    }
+    if (frame_alloc(out, false, n, d->ncols, 1) || fcol_alloc(&out->idx[0], FT_INT64, n, 0, false))
+        goto fail;
+    out->range_index = true;
+    for (int64_t i = 0; i < n; i++)
+        ((int64_t *)out->idx[0].data)[i] = i;
+    for (int k = 0; k < d->ncols; k++) {
+        int src = d->asrc[k];
+        int bad = src >= 0 ? fcol_copy(&L->cols[src], &out->cols[k])
+                           : dfa_take_col(&R->cols[-1 - src], match, n, false, &out->cols[k]);
+        if (bad || flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int)) goto fail;
+    }
+    rc = 0;
+    goto done;
+fail:
+    frame_free(out);
+oom_:
+    oom(err, errlen);
+done:
+    dfa_htab_free(&t);
+    free(gid);
+    free(lg);
+    free(last);
+    free(prev);
+    free(match);
+    free(h);
+    frame_free(&all);
+    return rc;
 }

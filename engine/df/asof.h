@@ -44,4 +44,25 @@ int df_asof_state(const df_node_t *d, const frame_t *far, const frame_t *near, b
 int df_asof_map(const df_node_t *d, const frame_t *part, const frame_t *bef, const frame_t *aft,
                 frame_t *out, char *err, size_t errlen);
 
+/* backward and forward match each left chunk where it is: right's rows
+ * are routed to the left chunks that can use them, and a carry of right
+ * rows runs along the left chunks (forward: from the last). */
+/* A left chunk checked (kc: df_asof_key_edge's), and its bounds: one row
+ * of its first key, its last, and 1 when it has rows. */
+int df_asof_bounds(const df_node_t *d, const frame_t *in, const frame_t *kc, frame_t *out,
+                   char *err, size_t errlen);
+/* A right chunk checked, its rows into outs[0..nl) by the left chunks'
+ * bounds (nl rows, in order): backward, to the first left chunk whose last
+ * key is at or after the row's; forward, the last whose first key is at
+ * or before it; rows no left row can match go nowhere. */
+int df_asof_route(const df_node_t *d, const frame_t *in, const frame_t *kc, const frame_t *bounds,
+                  frame_t *outs, char *err, size_t errlen);
+/* The carry after right rows P (a left chunk's) and S (the carry of the
+ * chunks before it; forward: after; NULL: none): right's rows. */
+int df_asof_rstate(const df_node_t *d, const frame_t *S, const frame_t *P, frame_t *out, char *err,
+                   size_t errlen);
+/* Left chunk L matched with right rows P routed to it and the carry S. */
+int df_asof_rmap(const df_node_t *d, const frame_t *L, const frame_t *S, const frame_t *P,
+                 frame_t *out, char *err, size_t errlen);
+
 #endif

@@ -248,8 +248,8 @@ static int64_t bin_of(const df_node_t *d, const double *e, const int64_t *ei, in
     return id == 0 || id == ne ? -1 : id - 1;
 }
 
-int df_cut_map(const df_node_t *d, const frame_t *in, const frame_t *rng, frame_t *out,
-               char *err, size_t errlen)
+int df_cut_map(const df_node_t *d, const frame_t *in, const frame_t *rng, frame_t *out, char *err,
+               size_t errlen)
 {
     double *own = NULL;
     const double *e = d->cut_e;

@@ -29,7 +29,7 @@ int df_cut_range(const frame_t *const *parts, int n, bool chunk, frame_t *out, c
                  size_t errlen);
 /* The Series chunk in cut; rng: the range of every chunk (bins as a count),
  * else NULL. */
-int df_cut_map(const df_node_t *d, const frame_t *in, const frame_t *rng, frame_t *out,
-               char *err, size_t errlen);
+int df_cut_map(const df_node_t *d, const frame_t *in, const frame_t *rng, frame_t *out, char *err,
+               size_t errlen);
 
 #endif

@@ -2423,6 +2423,14 @@ static int keep_range(const frame_t *in, int64_t k, int64_t nch, int64_t nparts,
     return 0;
 }
 
+/* merge_asof matched in place (tile_df.c marks its sort jobs off[3] = 1):
+ * they route right's rows to the left chunks (asof.h); else they sort the
+ * union of both sides */
+static bool asof_inplace(const graph_node_t *n, const job_t *j)
+{
+    return n->op == OP_DF_MERGE_ASOF && j->off[3] == 1;
+}
+
 static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void **blob, size_t *len,
                     void *fixed, char *err, size_t errlen)
 {
@@ -2578,6 +2586,10 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         rc = df_sort_sample(&v[0], &d->sort, SORT_SAMPLE_ROWS, &out, err, errlen);
         break;
     case DFJ_SORT_SPLIT:
+        if (asof_inplace(n, j)) { /* the left chunks' bounds, in order */
+            rc = frame_concat(vp, nv, &out) ? oom(err, errlen) : 0;
+            break;
+        }
         if (index_join(n)) {
             int ns = (int)j->off[1];
             rc = join_splitters(vp, ns, v + ns, nv - ns, d, (int)j->off[0], &out, err, errlen);
@@ -2586,13 +2598,15 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         rc = df_sort_splitters(vp, nv, &d->sort, (int)j->off[0], &out, err, errlen);
         break;
     case DFJ_SORT_RANGE: {
-        nouts = v[1].nrows + 1;
+        nouts = v[1].nrows + !asof_inplace(n, j);
         outs = calloc((size_t)nouts, sizeof(frame_t));
         if (!outs) {
             oom(err, errlen);
             goto done;
         }
-        int bad = index_join(n) && v[1].ncols == 0
+        int bad = asof_inplace(n, j)
+                      ? df_asof_route(d, &v[0], nv > 2 ? &v[2] : NULL, &v[1], outs, err, errlen)
+                  : index_join(n) && v[1].ncols == 0
                       ? keep_range(&v[0], j->off[0], j->off[1], nouts, outs, err, errlen)
                       : df_range_partition(&v[0], &v[1], &d->sort, outs, err, errlen);
         if (bad) goto done;
@@ -2633,6 +2647,21 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         break;
     }
     case DFJ_SORT_PART: {
+        if (asof_inplace(n, j)) {
+            /* in: every right chunk's pack, then (the match, off[1] 2) the
+             * left chunk, then (off[2]) the carry */
+            int nr = j->n_in - (j->off[1] == 2) - (int)j->off[2];
+            frame_t lf = {0}, cf = {0};
+            if (gather_part(ins_, nr, j->off[0], &tmp, err, errlen) == 0 &&
+                (j->off[1] != 2 || view(&ins_[nr], &lf, err, errlen) == 0) &&
+                (!j->off[2] || view(&ins_[j->n_in - 1], &cf, err, errlen) == 0))
+                rc = j->off[1] == 2
+                         ? df_asof_rmap(d, &lf, j->off[2] ? &cf : NULL, &tmp, &out, err, errlen)
+                         : df_asof_rstate(d, j->off[2] ? &cf : NULL, &tmp, &out, err, errlen);
+            frame_free(&lf);
+            frame_free(&cf);
+            break;
+        }
         /* an index join's parts read the splitters last: none, no sort */
         int npk = j->n_in - index_join(n);
         sort_spec_t keep = {0};
@@ -2825,6 +2854,7 @@ static int run_asof(const tile_t *t, const graph_node_t *n, const job_t *j, cons
 {
     const df_node_t *d = n->df;
     dfjob_t k = (dfjob_t)j->param->dfk;
+    if (k == DFJ_MAP && j->off[2] == 2) return df_asof_bounds(d, a, b, f, err, errlen);
     if (k == DFJ_MAP && j->off[2] == 1)
         return df_asof_tag(d, t->g->nodes[n->in[0].node].df, t->g->nodes[n->in[1].node].df,
                            (int)j->off[0], j->off[1], a, b, f, err, errlen);

@@ -6,8 +6,10 @@ tolerance, on int, float and datetime keys (a tolerance of "90s"),
 left_on/right_on, custom suffixes; keys repeating within and across
 chunks on both sides; missing by values (pandas matches them with each
 other); right columns that go missing (int64 to float64, bools to
-object, strings to None). Each case runs on one-row chunks, small uneven
-chunks and one chunk, and equals pandas exactly. Then the rejections:
+object, strings to None). Each case runs on one-row chunks (260 left
+chunks times 420 right ones: the union sort's path), small uneven chunks
+and one chunk (backward and forward matched in place, nearest sorted),
+and equals pandas exactly. Then the rejections:
 unsorted keys (within a chunk and across chunks), missing keys, key
 types, tolerances, directions.
 
