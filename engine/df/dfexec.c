@@ -2423,6 +2423,30 @@ static int keep_range(const frame_t *in, int64_t k, int64_t nch, int64_t nparts,
     return 0;
 }
 
+/* merge_asof in place: the right rows routed to left chunk p, at most
+ * DF3_WHOLE_MAX_BYTES (they are read together; a left chunk whose key
+ * range holds more of right's rows fails, naming the limit) */
+static int asof_part_check(const dfx_in_t *ins_, int n, int64_t p, char *err, size_t errlen)
+{
+    uint64_t total = 0;
+    for (int k = 0; k < n; k++) {
+        const void *b;
+        size_t bl = 0;
+        int64_t np = 0;
+        if (dfx_pack_part(ins_[k].data, ins_[k].len, 0, &b, &bl, &np, err, errlen)) return -1;
+        if (p < np && dfx_pack_part(ins_[k].data, ins_[k].len, p, &b, &bl, &np, err, errlen))
+            return -1;
+        total += p < np ? bl : 0;
+    }
+    if (total > (uint64_t)DF3_WHOLE_MAX_BYTES)
+        return errmsg(err, errlen,
+                      "merge_asof: the right rows whose keys fall in left chunk %lld's range are "
+                      "%llu bytes, more than the limit of %lld (2 GiB) one job reads; cut left "
+                      "into more chunks",
+                      (long long)p, (unsigned long long)total, (long long)DF3_WHOLE_MAX_BYTES);
+    return 0;
+}
+
 /* merge_asof matched in place (tile_df.c marks its sort jobs off[3] = 1):
  * they route right's rows to the left chunks (asof.h); else they sort the
  * union of both sides */
@@ -2652,7 +2676,8 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
              * left chunk, then (off[2]) the carry */
             int nr = j->n_in - (j->off[1] == 2) - (int)j->off[2];
             frame_t lf = {0}, cf = {0};
-            if (gather_part(ins_, nr, j->off[0], &tmp, err, errlen) == 0 &&
+            if (asof_part_check(ins_, nr, j->off[0], err, errlen) == 0 &&
+                gather_part(ins_, nr, j->off[0], &tmp, err, errlen) == 0 &&
                 (j->off[1] != 2 || view(&ins_[nr], &lf, err, errlen) == 0) &&
                 (!j->off[2] || view(&ins_[j->n_in - 1], &cf, err, errlen) == 0))
                 rc = j->off[1] == 2
