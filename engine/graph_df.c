@@ -171,6 +171,7 @@ static const char *const *df_fields(op_t op)
     static const char *const pe[] = {"periods", "axis", NULL};
     static const char *const ct[] = {"bins",           "right",      "labels",  "precision",
                                      "include_lowest", "duplicates", "ordered", NULL};
+    static const char *const qc[] = {"q", "labels", "precision", "duplicates", NULL};
     static const char *const ma[] = {"on",        "left_on",   "right_on",
                                      "by",        "left_by",   "right_by",
                                      "suffixes",  "tolerance", "allow_exact_matches",
@@ -282,6 +283,8 @@ static const char *const *df_fields(op_t op)
         return ma;
     case OP_DF_CUT:
         return ct;
+    case OP_DF_QCUT:
+        return qc;
     case OP_DF_ROLLING:
         return ro;
     case OP_DF_EWM:
@@ -2030,14 +2033,39 @@ static int infer_cut(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);
     const df_col_t *c = &s->cols[0];
+    bool q = n->op == OP_DF_QCUT;
     if (!((c->type == FT_INT64 && c->unit == FU_NONE) || c->type == FT_FLOAT64))
-        return XFAIL(n, "cut takes a Series of numbers (this one is %s)", df_col_type_name(c));
-    json_t *bins = json_object_get(obj, "bins"), *lab = json_object_get(obj, "labels");
+        return XFAIL(n, "%s takes a Series of numbers (this one is %s)", q ? "qcut" : "cut",
+                     df_col_type_name(c));
+    json_t *bins = json_object_get(obj, q ? "q" : "bins"), *lab = json_object_get(obj, "labels");
     json_t *dup = json_object_get(obj, "duplicates"), *ord = json_object_get(obj, "ordered");
     d->cut_right = true;
     d->cut_prec = 3;
+    if (q) {
+        /* qcut: the quantiles of the values present as edges, pd.cut's
+         * with include_lowest */
+        d->cut_q = d->cut_lowest = true;
+        if (json_is_integer(bins)) {
+            if (json_integer_value(bins) < 1 || json_integer_value(bins) > 1000000)
+                return XFAIL(n, "\"q\" must be a count of quantiles 1..1000000 or a list of "
+                                "quantiles");
+            d->cut_n = (int64_t)json_integer_value(bins);
+        } else if (json_is_array(bins) && json_array_size(bins) <= 1000000) {
+            size_t nq = json_array_size(bins);
+            if (!(d->cut_e = malloc(sizeof(double) * (nq + 1)))) return XFAIL(n, "out of memory");
+            for (size_t i = 0; i < nq; i++) {
+                json_t *v = json_array_get(bins, i);
+                double f = json_is_number(v) ? json_number_value(v) : -1;
+                if (!(f >= 0 && f <= 1)) return XFAIL(n, "Quantiles must be in the range [0, 1]");
+                d->cut_e[i] = f;
+            }
+            d->ncut = (int)nq;
+        } else {
+            return XFAIL(n, "\"q\" must be a count of quantiles or a list of quantiles");
+        }
+    }
     static const char *const flags[] = {"right", "include_lowest"};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && !q; i++) {
         json_t *v = json_object_get(obj, flags[i]);
         if (!json_given(v)) continue;
         if (!json_is_boolean(v)) return XFAIL(n, "\"%s\" must be true or false", flags[i]);
@@ -2089,7 +2117,11 @@ static int infer_cut(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         return XFAIL(n, "Bin labels must either be False, None or passed in as a list-like "
                         "argument");
     }
-    if (json_is_integer(bins)) {
+    if (q) {
+        int64_t nb = d->cut_n > 0 ? d->cut_n : d->ncut - 1;
+        if (d->cut_lab == DF_CL_LIST && d->nlit != nb)
+            return XFAIL(n, "Bin labels must be one fewer than the number of bin edges");
+    } else if (json_is_integer(bins)) {
         if (json_integer_value(bins) < 1) return XFAIL(n, "`bins` should be a positive integer.");
         if (json_integer_value(bins) > 1000000) return XFAIL(n, "\"bins\": at most 1000000");
         d->cut_n = (int64_t)json_integer_value(bins);
@@ -5661,6 +5693,7 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         rc = infer_merge_asof(g, n, d, obj, err, errlen);
         break;
     case OP_DF_CUT:
+    case OP_DF_QCUT:
         rc = infer_cut(g, n, d, obj, err, errlen);
         break;
     case OP_DF_DROPNA:

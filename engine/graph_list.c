@@ -131,6 +131,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.cut",
      "1",
      {"bins", "right", "labels", "precision", "include_lowest", "duplicates", "ordered"}},
+    {"dataframe.qcut", "1", {"q", "labels", "precision", "duplicates"}},
     {"dataframe.merge_asof",
      "2",
      {"on", "left_on", "right_on", "by", "left_by", "right_by", "suffixes", "tolerance",

@@ -710,10 +710,12 @@ done:
 }
 
 /* cut (df/cut.h): with bins a count, every chunk's range (edge jobs, a
- * tree of combines) read by each chunk's map; else the maps alone */
+ * tree of combines) read by each chunk's map; qcut, the quantiles of
+ * every value (one job) read by each map; else the maps alone */
 static tgrid_t *tile_cut(tctx_t *c, int node)
 {
-    if (c->g->nodes[node].df->cut_n == 0) return tile_rowwise(c, node, DFJ_MAP, true);
+    const df_node_t *d = c->g->nodes[node].df;
+    if (d->cut_n == 0 && !d->cut_q) return tile_rowwise(c, node, DFJ_MAP, true);
     const tgrid_t *A = in_grid(c, node, 0);
     int64_t nch = A->nchunks[0];
     int32_t *parts = malloc(sizeof(int32_t) * (size_t)(nch + 1)), root;
@@ -722,9 +724,13 @@ static tgrid_t *tile_cut(tctx_t *c, int node)
         return NULL;
     }
     tgrid_t *G = NULL;
-    if (chunk_jobs(c, dparam(c, node, DFJ_CARRY_EDGE), A, 0, parts) ||
-        (root = tree(c, node, DFJ_CARRY_COMBINE, parts, nch, -1)) < 0 ||
-        !(G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL)))
+    if (d->cut_q) { /* qcut: one job reads every value for the quantiles */
+        if ((root = all_job(c, dparam(c, node, DFJ_CARRY_EDGE), A, 0, 0)) < 0 ||
+            !(G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL)))
+            goto done;
+    } else if (chunk_jobs(c, dparam(c, node, DFJ_CARRY_EDGE), A, 0, parts) ||
+               (root = tree(c, node, DFJ_CARRY_COMBINE, parts, nch, -1)) < 0 ||
+               !(G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL)))
         goto done;
     jparam_t *pm = dparam(c, node, DFJ_MAP);
     for (int64_t k = 0; k < nch; k++) {
@@ -1620,6 +1626,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_merge_asof_inplace(c, node);
     }
     case OP_DF_CUT:
+    case OP_DF_QCUT:
         return tile_cut(c, node);
     case OP_DF_FILLNA:
         if (n->df->method != DFM_NONE) return tile_carry(c, node, n->df->method == DFM_BFILL);

@@ -8,6 +8,7 @@
 
 #include "../fpfmt.h"
 #include "clean.h"
+#include "stats.h"
 
 static int oom(char *err, size_t errlen)
 {
@@ -248,6 +249,55 @@ static int64_t bin_of(const df_node_t *d, const double *e, const int64_t *ei, in
     return id == 0 || id == ne ? -1 : id - 1;
 }
 
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int df_qcut_edges(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out, char *err,
+                  size_t errlen)
+{
+    int64_t m = 0, nq = d->cut_n > 0 ? d->cut_n + 1 : d->ncut;
+    for (int p = 0; p < n; p++)
+        m += parts[p]->nrows;
+    double *x = malloc(sizeof(double) * (size_t)(m + 1));
+    if (!x) return oom(err, errlen);
+    m = 0;
+    for (int p = 0; p < n; p++) {
+        const fcol_t *c = &parts[p]->cols[0];
+        for (int64_t i = 0; i < c->n; i++) {
+            double v = c->type == FT_FLOAT64 ? ((const double *)c->data)[i]
+                                             : (double)((const int64_t *)c->data)[i];
+            if (v == v) x[m++] = v;
+        }
+    }
+    if (m == 0) {
+        free(x);
+        snprintf(err, errlen,
+                 "qcut: no value to take quantiles of (pandas: cannot do a "
+                 "non-empty take from an empty axes)");
+        return -1;
+    }
+    qsort(x, (size_t)m, sizeof *x, cmp_d);
+    if (frame_alloc(out, false, nq, 1, 1) || fcol_alloc(&out->idx[0], FT_INT64, nq, 0, false) ||
+        fcol_alloc(&out->cols[0], FT_FLOAT64, nq, 0, false)) {
+        free(x);
+        frame_free(out);
+        return oom(err, errlen);
+    }
+    double *e = out->cols[0].data;
+    for (int64_t i = 0; i < nq; i++) {
+        /* np.linspace(0, 1, count + 1): i * step, the last one 1; or the list */
+        double q =
+            d->cut_n > 0 ? (i == nq - 1 ? 1.0 : (double)i * (1.0 / (double)d->cut_n)) : d->cut_e[i];
+        e[i] = df_quant_sorted(x, m, q);
+        ((int64_t *)out->idx[0].data)[i] = i;
+    }
+    free(x);
+    return 0;
+}
+
 int df_cut_map(const df_node_t *d, const frame_t *in, const frame_t *rng, frame_t *out, char *err,
                size_t errlen)
 {
@@ -257,11 +307,14 @@ int df_cut_map(const df_node_t *d, const frame_t *in, const frame_t *rng, frame_
     char **lab = NULL;
     int64_t *code = NULL;
     int rc = -1;
-    if (d->cut_n > 0) {
+    if (d->cut_q) { /* the quantiles' values (df_qcut_edges) */
+        if (df_cut_unique(d, rng->cols[0].data, (int)rng->nrows, &own, &ne, err, errlen)) return -1;
+        e = own;
+    } else if (d->cut_n > 0) {
         if (count_edges(d, rng, &own, &ne, err, errlen)) return -1;
         e = own;
     }
-    bool ints = d->cut_n == 0 && d->cut_int;
+    bool ints = d->cut_n == 0 && d->cut_int && !d->cut_q;
     int nbin = ne > 0 ? ne - 1 : 0;
     if (d->cut_lab == DF_CL_LIST && d->nlit != nbin) {
         snprintf(err, errlen, "Bin labels must be one fewer than the number of bin edges");

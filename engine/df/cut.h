@@ -1,4 +1,5 @@
-/* cut.h: dataframe.cut, pandas 1.5's pd.cut of a numeric Series: each
+/* cut.h: dataframe.cut and dataframe.qcut, pandas 1.5's pd.cut and
+ * pd.qcut (edges at the values' quantiles) of a numeric Series: each
  * value's bin among edges (given, or `bins` equal bins over the values'
  * range, which a pass over every chunk finds first), as the bin's code,
  * the text of its interval ("(0.991, 4.0]", as str() of pandas' Interval
@@ -27,6 +28,10 @@ char **df_cut_intervals(const double *e, int ne, bool ints, bool right, bool low
  * combined (n of them): min, max, rows, and whether an infinity was seen. */
 int df_cut_range(const frame_t *const *parts, int n, bool chunk, frame_t *out, char *err,
                  size_t errlen);
+/* qcut's edges: the quantiles of every value present in parts (every
+ * chunk; numpy's linear quantile). */
+int df_qcut_edges(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out, char *err,
+                  size_t errlen);
 /* The Series chunk in cut; rng: the range of every chunk (bins as a count),
  * else NULL. */
 int df_cut_map(const df_node_t *d, const frame_t *in, const frame_t *rng, frame_t *out, char *err,

@@ -2986,8 +2986,11 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     case DFJ_MAP:
     case DFJ_CARRY_EDGE:
     case DFJ_CARRY_COMBINE: {
-        if (n->op == OP_DF_CUT && j->param->dfk == DFJ_CARRY_COMBINE) {
-            /* cut's ranges combined: up to DF_FANIN partials */
+        if ((n->op == OP_DF_CUT && j->param->dfk == DFJ_CARRY_COMBINE) ||
+            (n->op == OP_DF_QCUT && j->param->dfk == DFJ_CARRY_EDGE)) {
+            /* cut's ranges combined (up to DF_FANIN partials); qcut's
+             * quantiles of every chunk (at most 2 GiB) */
+            if (n->op == OP_DF_QCUT && df3_whole_check(n, ins_, j->n_in, err, errlen)) return -1;
             frame_t *v = NULL;
             if (views(ins_, j->n_in, &v, err, errlen)) {
                 free_views(v, j->n_in);
@@ -2996,7 +2999,9 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             const frame_t **pp = malloc(sizeof(frame_t *) * (size_t)(j->n_in + 1));
             for (int q = 0; pp && q < j->n_in; q++)
                 pp[q] = &v[q];
-            rc = pp ? df_cut_range(pp, j->n_in, false, &f, err, errlen) : oom(err, errlen);
+            rc = !pp                   ? oom(err, errlen)
+                 : n->op == OP_DF_QCUT ? df_qcut_edges(d, pp, j->n_in, &f, err, errlen)
+                                       : df_cut_range(pp, j->n_in, false, &f, err, errlen);
             free(pp);
             free_views(v, j->n_in);
             break;
@@ -3079,7 +3084,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                  : j->param->dfk == DFJ_CARRY_EDGE
                      ? df3_gb_carry(d, n->op, &a, NULL, NULL, &f, err, errlen)
                      : df3_gb_carry(d, n->op, &b, &a, NULL, &f, err, errlen);
-        else if (n->op == OP_DF_CUT && j->param->dfk == DFJ_MAP)
+        else if ((n->op == OP_DF_CUT || n->op == OP_DF_QCUT) && j->param->dfk == DFJ_MAP)
             rc = df_cut_map(d, &a, two ? &b : NULL, &f, err, errlen);
         else if (n->op == OP_DF_CUT) /* a chunk's range (combines: before the views) */
             rc = df_cut_range((const frame_t *const[]){&a}, 1, true, &f, err, errlen);

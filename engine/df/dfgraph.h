@@ -263,6 +263,7 @@ typedef struct df_node {
     double *cut_e;
     int64_t *cut_ei;
     bool cut_int, cut_right, cut_lowest, cut_drop;
+    bool cut_q; /* qcut: cut_n quantiles, or cut_e the ncut quantiles */
     uint8_t cut_lab;
     int cut_prec;
 } df_node_t;

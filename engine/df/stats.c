@@ -44,6 +44,11 @@ static double quant(const double *x, int64_t m, double q)
     return f >= 0.5 ? b - d * (1 - f) : a + d * f;
 }
 
+double df_quant_sorted(const double *x, int64_t m, double q)
+{
+    return quant(x, m, q);
+}
+
 static double zero_fperr(double v)
 {
     return fabs(v) < 1e-14 ? 0 : v;

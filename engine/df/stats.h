@@ -18,4 +18,7 @@ int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out,
  * 0, or -1 out of memory. */
 int df_rank_rows(const fcol_t *c, int64_t *rows, int64_t m, int how, bool asc, bool pct, double *y);
 
+/* numpy's linear quantile q of sorted x[0..m) (NaN when m is 0) */
+double df_quant_sorted(const double *x, int64_t m, double q);
+
 #endif

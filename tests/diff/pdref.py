@@ -181,9 +181,9 @@ def evaluate(doc, data_dir="."):
             v = ins[0].merge(ins[1], **kw)
             if len(ins[0]) == 0 or len(ins[1]) == 0:
                 v = v[merge_columns(ins[0], ins[1], kw)]
-        elif op == "dataframe.cut":
+        elif op in ("dataframe.cut", "dataframe.qcut"):
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
-            v = pd.cut(ins[0], **kw)
+            v = (pd.cut if op == "dataframe.cut" else pd.qcut)(ins[0], **kw)
             if kw.get("labels") is not False:  # the categories' text, as the engine writes it
                 cats = [str(c) for c in v.cat.categories]
                 v = pd.Series([np.nan if k < 0 else cats[k] for k in v.cat.codes],

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""dataframe.cut through mars-run, against pandas 1.5's pd.cut of a
-Series: bins as a count (equal bins over the values' range, found over
+"""dataframe.cut and dataframe.qcut through mars-run, against pandas
+1.5's pd.cut and pd.qcut of a Series (qcut: edges at numpy's linear
+quantiles of every value present, include_lowest): bins as a count (equal bins over the values' range, found over
 every chunk first; the first edge moved down 0.1%, or the last up with
 right=False; a range of one value widened) and as edges (integers and
 floats, duplicates dropped, two equal edges); right and include_lowest;
@@ -81,14 +82,30 @@ def cases(P):
     nodes.append(op("dup", "cut", "i", bins=2, labels=["a", "a"], ordered=False))
     want["dup"] = text(r)
     out.append(("bins_edges", nodes, want))
+    # qcut: the edges at numpy's linear quantiles of the values present
+    nodes, want = list(cols), {}
+    k = 0
+    for src in ("x", "i", "small", "big"):
+        for q, kw in ((4, {}), (10, {"duplicates": "drop"}), ([0, 0.1, 0.5, 0.9, 1], {}),
+                      (3, {"precision": 1}), (1, {})):
+            for labels in (False, None):
+                r = pd.qcut(P[src], q, labels=labels, **kw)
+                nodes.append(op("q%d" % k, "qcut", src, q=q, labels=labels, **kw))
+                want["q%d" % k] = r if labels is False else text(r)
+                k += 1
+    r = pd.qcut(P.x, [0, 0.25, 0.75, 1], labels=["low", "mid", "high"])
+    nodes.append(op("ql", "qcut", "x", q=[0, 0.25, 0.75, 1], labels=["low", "mid", "high"]))
+    want["ql"] = text(r)
+    out.append(("qcut", nodes, want))
     # after a filter: rows known only when they run
     F = P[P.i > 0]
     out.append(("filtered", cols + [
         {"key": "m", "op": "greater", "inputs": ["i", 0]},
         {"key": "fl", "op": "dataframe.filter", "inputs": ["t", "m"]},
         op("fx", "getitem", "fl", columns="x"), op("fc", "cut", "fx", bins=4),
-        op("fd", "cut", "fx", bins=4, labels=False)],
-        {"fc": text(pd.cut(F.x, 4)), "fd": pd.cut(F.x, 4, labels=False)}))
+        op("fd", "cut", "fx", bins=4, labels=False), op("fq", "qcut", "fx", q=5)],
+        {"fc": text(pd.cut(F.x, 4)), "fd": pd.cut(F.x, 4, labels=False),
+         "fq": text(pd.qcut(F.x, 5))}))
     return out
 
 
@@ -110,8 +127,14 @@ def rejects(data):
         ("duplicates", "x", {"bins": 2, "duplicates": "keep"}, ["'duplicates' parameter"]),
         ("strings", "s", {"bins": 2}, ["cut takes a Series of numbers"]),
         ("frame", "t", {"bins": 2}, ["Series"]),
+        ("q_zero", "x", {"q": 0}, ["\"q\" must be"]),
+        ("q_range", "x", {"q": [0, 0.5, 1.5]}, ["Quantiles must be in the range [0, 1]"]),
+        ("q_labels", "x", {"q": 4, "labels": ["a", "b"]}, ["Bin labels must be one fewer"]),
+        ("q_right", "x", {"q": 4, "right": False}, ["right"]),
+        ("q_strings", "s", {"q": 4}, ["qcut takes a Series of numbers"]),
     ]:
-        node = dict({"key": "r", "op": "dataframe.cut", "inputs": [src]}, **kw)
+        node = dict({"key": "r", "op": "dataframe.qcut" if "q" in kw else "dataframe.cut",
+                     "inputs": [src]}, **kw)
         td.expect_refused(data, "reject/" + name, base + [node], 2, words)
     pd.DataFrame({"x": [1.0, np.inf, 2.0]}).to_csv(os.path.join(data, "inf.csv"), index=False)
     td.expect_refused(data, "reject/infinity", [
@@ -122,6 +145,13 @@ def rejects(data):
         {"key": "m", "op": "greater", "inputs": ["x", 1e9]},
         {"key": "fl", "op": "dataframe.filter", "inputs": ["x", "m"]},
         op("r", "cut", "fl", bins=3)], 1, ["Cannot cut empty array"])
+    td.expect_refused(data, "reject/qcut_empty", base + [
+        {"key": "m", "op": "greater", "inputs": ["x", 1e9]},
+        {"key": "fl", "op": "dataframe.filter", "inputs": ["x", "m"]},
+        op("r", "qcut", "fl", q=3)], 1, ["qcut: no value to take quantiles of"])
+    td.expect_refused(data, "reject/qcut_dup", base + [op("i", "getitem", "t", columns="i"),
+                                                        op("r", "qcut", "i", q=200)], 1,
+                      ["Bin edges must be unique"])
 
 
 def all_cases(data):

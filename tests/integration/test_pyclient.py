@@ -1556,9 +1556,10 @@ class TestDataFrames(Base):
                 num.interpolate(method="time").fetch()
 
     def test_cut(self):
-        """md.cut through a cluster: bins as a count (found over every
-        chunk) and as edges, codes, intervals' text and labels, equal to
-        pandas' pd.cut (its categories as text)."""
+        """md.cut and md.qcut through a cluster: bins as a count (found
+        over every chunk), as edges and at quantiles, codes, intervals'
+        text and labels, equal to pandas' pd.cut and pd.qcut (their
+        categories as text)."""
         rng = np.random.default_rng(27)
         n = 700
         x = np.round(rng.standard_normal(n) * 30, 2)
@@ -1579,6 +1580,9 @@ class TestDataFrames(Base):
                  text(pd.cut(p.i, [0, 25, 50, 100], include_lowest=True))),
                 (md.cut(df.i, [0, 10, 90, 100], labels=["low", "mid", "high"]),
                  text(pd.cut(p.i, [0, 10, 90, 100], labels=["low", "mid", "high"]))),
+                (md.qcut(df.x, 4), text(pd.qcut(p.x, 4))),
+                (md.qcut(df.i, [0, 0.1, 0.9, 1], labels=False),
+                 pd.qcut(p.i, [0, 0.1, 0.9, 1], labels=False)),
             ]
             res = marsc.execute(*[q[0] for q in pairs])
             for i, ((_, want), got) in enumerate(zip(pairs, res)):

@@ -1479,6 +1479,23 @@ def cut(x, bins, right=True, labels=None, retbins=False, precision=3, include_lo
     return _make("dataframe.cut", [x], p, "series", x._columns)
 
 
+def qcut(x, q, labels=None, retbins=False, precision=3, duplicates="raise"):
+    """pd.qcut of a Series of numbers: edges at the quantiles of its values
+    (q a count or a list of quantiles), then as cut (include_lowest)."""
+    if retbins:
+        raise NotImplementedError("qcut(retbins=True) is not supported")
+    if not isinstance(x, Series):
+        raise TypeError("qcut takes a Series (a DataFrame's column)")
+    p = {"q": int(q) if isinstance(q, (int, np.integer)) else [float(v) for v in q]}
+    if labels is not None:
+        p["labels"] = False if labels is False else [str(v) for v in labels]
+    if precision != 3:
+        p["precision"] = int(precision)
+    if duplicates != "raise":
+        p["duplicates"] = duplicates
+    return _make("dataframe.qcut", [x], p, "series", x._columns)
+
+
 def merge_asof(left, right, on=None, left_on=None, right_on=None, left_index=False,
                right_index=False, by=None, left_by=None, right_by=None, suffixes=("_x", "_y"),
                tolerance=None, allow_exact_matches=True, direction="backward"):
