@@ -1795,6 +1795,27 @@ static bool col_same(const df_col_t *a, const df_col_t *b)
     return a->is_int == b->is_int && !strcmp(a->name, b->name);
 }
 
+/* The label of column c of a merge's side (o: the other side; rdrop:
+ * right's columns left out): its name, suffixed (*sfx, or "") when the
+ * other side has the same one, as pandas' merge and merge_asof name it.
+ * 0, or -1 (no suffix to tell them apart). */
+static int col_label(const merge_spec_t *m, const df_node_t *o, const bool *rdrop, int side,
+                     const df_col_t *c, char *b, size_t blen, const char **sfx,
+                     const graph_node_t *n, char *err, size_t errlen)
+{
+    bool clash = false;
+    for (int q = 0; q < o->ncols; q++)
+        if (!(side == 0 && rdrop[q]) && col_same(&o->cols[q], c)) clash = true;
+    *sfx = !clash ? "" : m->custom_sfx ? m->sfx[side] : side ? "_y" : "_x";
+    if (clash && m->custom_sfx && !m->sfx[0][0] && !m->sfx[1][0]) {
+        char t[128];
+        label_text(c, t, sizeof t);
+        return XFAIL(n, "columns overlap but no suffix specified: %s", t);
+    }
+    snprintf(b, blen, "%s%s", c->name ? c->name : (**sfx ? *sfx + 1 : ""), c->name ? *sfx : "");
+    return 0;
+}
+
 static int merge_suffix(json_t *v, merge_spec_t *m, int side, const graph_node_t *n,
                         const char *field, char *err, size_t errlen)
 {
@@ -1894,19 +1915,9 @@ static int merge_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
         for (int k = 0; k < s->ncols; k++) {
             if (side && rdrop[k]) continue;
             const df_col_t *c = &s->cols[k];
-            bool clash = false;
-            for (int q = 0; q < o->ncols; q++)
-                if (!(side == 0 && rdrop[q]) && col_same(&o->cols[q], c)) clash = true;
-            const char *sfx = !clash ? "" : m->custom_sfx ? m->sfx[side] : side ? "_y" : "_x";
-            if (clash && m->custom_sfx && !m->sfx[0][0] && !m->sfx[1][0]) {
-                char b[128];
-                label_text(c, b, sizeof b);
-                XFAIL(n, "columns overlap but no suffix specified: %s", b);
-                goto done;
-            }
+            const char *sfx;
             char b[1200];
-            snprintf(b, sizeof b, "%s%s", c->name ? c->name : (*sfx ? sfx + 1 : ""),
-                     c->name ? sfx : "");
+            if (col_label(m, o, rdrop, side, c, b, sizeof b, &sfx, n, err, errlen)) goto done;
             int t = c->type;
             /* a key column holds a key in every row */
             bool key = side ? rkey[k] : lkey[k];
@@ -2366,20 +2377,12 @@ static int infer_merge_asof(graph_t *g, graph_node_t *n, df_node_t *d, json_t *o
         for (int k = 0; k < s->ncols; k++) {
             if (side && rdrop[k]) continue;
             const df_col_t *c = &s->cols[k];
-            bool clash = false;
-            for (int q = 0; q < o->ncols; q++)
-                if (!(side == 0 && rdrop[q]) && col_same(&o->cols[q], c)) clash = true;
-            const char *sfx = !clash ? "" : m->custom_sfx ? m->sfx[side] : side ? "_y" : "_x";
-            if (clash && m->custom_sfx && !m->sfx[0][0] && !m->sfx[1][0]) {
-                char b[128];
-                label_text(c, b, sizeof b);
+            const char *sfx;
+            char b[1200];
+            if (col_label(m, o, rdrop, side, c, b, sizeof b, &sfx, n, err, errlen)) {
                 free(rdrop);
-                XFAIL(n, "columns overlap but no suffix specified: %s", b);
                 goto done;
             }
-            char b[1200];
-            snprintf(b, sizeof b, "%s%s", c->name ? c->name : (*sfx ? sfx + 1 : ""),
-                     c->name ? sfx : "");
             /* right's values may miss: an int64 column is float64 then
              * (the chunks say int64 where none did, as merge's) */
             int t = side && c->type == FT_INT64 && !c->unit ? FT_FLOAT64 : c->type;

@@ -1067,56 +1067,41 @@ static void tw_remove(double v, double *q, bool var)
 }
 
 /* sum, mean, var, std, count (a sum of 1 per value present, 0 per missing
- * one, as pandas' count) over x[0..b->m), from state q (TS_N; the
- * carry's, or zeros): the chunk rows' values into y (NULL: none), the
- * state left in q */
+ * one, as pandas' count), skew and kurt over x[0..b->m), from state q
+ * (TS_N, skew and kurt SK_N; the carry's, or zeros): the chunk rows'
+ * values into y (NULL: none), the state left in q. A window that leaves
+ * the last one behind starts afresh, as pandas' (its prev_value there is
+ * the row's value; skew's and kurt's is the value before pandas' shift,
+ * which the first add's run of one value overwrites: NaN does the same) */
 static void tw_sums(const df_node_t *d, const tw_t *b, const double *x, double *q, double *y)
 {
     int agg = d->ragg == DFRA_COUNT ? DFRA_SUM : d->ragg;
-    bool var = agg == DFRA_VAR || agg == DFRA_STD || agg == DFRA_SEM;
-    int64_t ps = 0, pe = b->end0;
-    for (int64_t r = 0; r < b->nw; r++) {
-        int64_t s = b->st[r], e = b->en[r];
-        if (b->w + r == 0 || s >= pe) {
-            for (int u = 0; u < TS_N; u++)
-                q[u] = 0;
-            q[XS_PREV] = x[s];
-            for (int64_t j = s; j < e; j++)
-                if (x[j] == x[j]) st_add(q, x[j], var);
-        } else {
-            for (int64_t j = ps; j < s; j++)
-                tw_remove(x[j], q, var);
-            for (int64_t j = pe; j < e; j++)
-                if (x[j] == x[j]) st_add(q, x[j], var);
-        }
-        if (y) y[r] = st_calc(agg, (double)d->minp, q);
-        ps = s, pe = e;
-    }
-}
-
-/* skew and kurt over x[0..b->m) as tw_sums' windows, from state q (SK_N;
- * the carry's, or zeros): roll_skew's and roll_kurt's adds and removes */
-static void tw_moments(const df_node_t *d, const tw_t *b, const double *x, double *q, double *y)
-{
+    bool var = agg == DFRA_VAR || agg == DFRA_STD || agg == DFRA_SEM, mom = moments(d);
     bool kurt = d->ragg == DFRA_KURT;
     int64_t ps = 0, pe = b->end0;
     for (int64_t r = 0; r < b->nw; r++) {
         int64_t s = b->st[r], e = b->en[r];
         if (b->w + r == 0 || s >= pe) {
-            /* (pandas' prev_value here is the row's value before the
-             * shift, which the first add's run of one value overwrites) */
-            for (int u = 0; u < SK_N; u++)
+            for (int u = 0; u < (mom ? SK_N : TS_N); u++)
                 q[u] = 0;
-            q[SK_PREV] = NAN;
-            for (int64_t j = s; j < e; j++)
-                if (x[j] == x[j]) sk_add(q, x[j], kurt);
+            q[mom ? SK_PREV : XS_PREV] = mom ? NAN : x[s];
+            pe = s;
         } else {
-            for (int64_t j = ps; j < s; j++)
-                if (x[j] == x[j]) sk_remove(q, x[j], kurt);
-            for (int64_t j = pe; j < e; j++)
-                if (x[j] == x[j]) sk_add(q, x[j], kurt);
+            for (int64_t j = ps; j < s; j++) {
+                if (!mom)
+                    tw_remove(x[j], q, var);
+                else if (x[j] == x[j])
+                    sk_remove(q, x[j], kurt);
+            }
         }
-        if (y) y[r] = sk_value(d, q);
+        for (int64_t j = pe; j < e; j++) {
+            if (x[j] != x[j]) continue;
+            if (mom)
+                sk_add(q, x[j], kurt);
+            else
+                st_add(q, x[j], var);
+        }
+        if (y) y[r] = mom ? sk_value(d, q) : st_calc(agg, (double)d->minp, q);
         ps = s, pe = e;
     }
 }
@@ -1205,10 +1190,6 @@ static int tw_col(const df_node_t *d, const tw_t *b, const double *x, double *q,
     if (d->ragg == DFRA_MIN || d->ragg == DFRA_MAX) return y ? tw_minmax(d, b, x, y) : 0;
     if (d->ragg == DFRA_MEDIAN || d->ragg == DFRA_QUANTILE)
         return y ? os_windows(d, x, b->m, b->st, b->en, b->nw, y) : 0;
-    if (moments(d)) {
-        tw_moments(d, b, x, q, y);
-        return 0;
-    }
     if (d->ragg != DFRA_COUNT) {
         tw_sums(d, b, x, q, y);
         return 0;

@@ -73,16 +73,21 @@ class Base(unittest.TestCase):
         SESS.as_default()
         marsc.options.eager_mode = False
 
-    def same_as_pandas(self, pairs):
+    def same_as_pandas(self, pairs, exact=False, fix=None):
         """pairs of (marsc object, pandas Series or DataFrame), run in one
-        task; each fetched result must equal its pandas value."""
+        task; each fetched result (fix(result, pandas') when given) must
+        equal its pandas value (exact: to the bit)."""
         res = marsc.execute(*[q[0] for q in pairs])
+        kw = {"check_exact": True} if exact else {}
         for i, ((_, want), got) in enumerate(zip(pairs, res)):
             got = got.fetch()
+            if fix:
+                got = fix(got, want)
             if isinstance(want, pd.Series):
-                pd.testing.assert_series_equal(got, want, obj="pair %d" % i)
+                pd.testing.assert_series_equal(got, want, check_freq=False, obj="pair %d" % i,
+                                               **kw)
             else:
-                pd.testing.assert_frame_equal(got, want, obj="pair %d" % i)
+                pd.testing.assert_frame_equal(got, want, obj="pair %d" % i, **kw)
 
     def close(self, got, want, msg="", rtol=1e-7, atol=1e-9):
         got = np.asarray(got)
@@ -1428,14 +1433,7 @@ class TestDataFrames(Base):
                 (df[["v", "x"]].rolling(4, center=True).max(),
                  p[["v", "x"]].rolling(4, center=True).max()),
             ]
-            res = marsc.execute(*[q[0] for q in pairs])
-            for i, ((_, want), got) in enumerate(zip(pairs, res)):
-                got = got.fetch()
-                if isinstance(want, pd.Series):
-                    pd.testing.assert_series_equal(got, want, check_exact=True,
-                                                   check_freq=False, obj="pair %d" % i)
-                else:
-                    pd.testing.assert_frame_equal(got, want, check_exact=True, obj="pair %d" % i)
+            self.same_as_pandas(pairs, exact=True)
             with self.assertRaises(marsc.MarsError) as cm:
                 df.sort_values("x").rolling("h", on="ts").sum().execute()
             self.assertIn("ts values must be monotonic", str(cm.exception))
@@ -1503,14 +1501,7 @@ class TestDataFrames(Base):
                 (df[cols].groupby(["d", "k"]).ewm(alpha=0.2, adjust=False).var(),
                  p[cols].groupby(["d", "k"]).ewm(alpha=0.2, adjust=False).var()),
             ]
-            res = marsc.execute(*[q[0] for q in pairs])
-            for i, ((_, want), got) in enumerate(zip(pairs, res)):
-                got = got.fetch()
-                if isinstance(want, pd.Series):
-                    pd.testing.assert_series_equal(got, want, check_exact=True,
-                                                   obj="pair %d" % i)
-                else:
-                    pd.testing.assert_frame_equal(got, want, check_exact=True, obj="pair %d" % i)
+            self.same_as_pandas(pairs, exact=True)
 
     def test_interpolate(self):
         """interpolate through a cluster: np.interp's linear, index and
@@ -1544,14 +1535,7 @@ class TestDataFrames(Base):
                 (df[df.k > 2].x.interpolate(method="index", limit=10),
                  p[p.k > 2].x.interpolate(method="index", limit=10)),
             ]
-            res = marsc.execute(*[q[0] for q in pairs])
-            for i, ((_, want), got) in enumerate(zip(pairs, res)):
-                got = got.fetch()
-                if isinstance(want, pd.Series):
-                    pd.testing.assert_series_equal(got, want, check_exact=True,
-                                                   obj="pair %d" % i)
-                else:
-                    pd.testing.assert_frame_equal(got, want, check_exact=True, obj="pair %d" % i)
+            self.same_as_pandas(pairs, exact=True)
             with self.assertRaisesRegex(Exception, "DatetimeIndex"):
                 num.interpolate(method="time").fetch()
 
@@ -1584,12 +1568,8 @@ class TestDataFrames(Base):
                 (md.qcut(df.i, [0, 0.1, 0.9, 1], labels=False),
                  pd.qcut(p.i, [0, 0.1, 0.9, 1], labels=False)),
             ]
-            res = marsc.execute(*[q[0] for q in pairs])
-            for i, ((_, want), got) in enumerate(zip(pairs, res)):
-                got = got.fetch()
-                if want.dtype == object:
-                    got = got.astype(object).where(got.notna(), None)
-                pd.testing.assert_series_equal(got, want, check_exact=True, obj="pair %d" % i)
+            self.same_as_pandas(pairs, exact=True, fix=lambda got, want: got.astype(
+                object).where(got.notna(), None) if want.dtype == object else got)
             with self.assertRaisesRegex(Exception, "increase monotonically"):
                 md.cut(df.x, [3, 1]).fetch()
 
@@ -1625,10 +1605,7 @@ class TestDataFrames(Base):
                  pd.merge_asof(pt, pq, on="ts", direction="nearest",
                                tolerance=pd.Timedelta("30s"))),
             ]
-            res = marsc.execute(*[x[0] for x in pairs])
-            for i, ((_, want), got) in enumerate(zip(pairs, res)):
-                pd.testing.assert_frame_equal(got.fetch(), want, check_exact=True,
-                                              obj="pair %d" % i)
+            self.same_as_pandas(pairs, exact=True)
             with self.assertRaisesRegex(Exception, "incompatible tolerance"):
                 md.merge_asof(t, q, on="ts", tolerance=5).fetch()
 
