@@ -73,6 +73,7 @@ void df_node_free(df_node_t *d)
     free(d->assign_src);
     free(d->roll_src);
     free(d->asrc);
+    free(d->gb_intv);
     free(d->cut_e);
     free(d->cut_ei);
     free(d->path);
@@ -2699,6 +2700,9 @@ static int gb_columns(const df_node_t *s, df_node_t *d, json_t *obj, int f, cons
             if (!key && gb_takes(f, &s->cols[k])) d->sel[d->nsel++] = k;
         }
     }
+    if (!(d->gb_intv = calloc((size_t)d->nsel + 1, sizeof(bool)))) return XFAIL(n, "out of memory");
+    for (int v = 0; v < d->nsel; v++)
+        d->gb_intv[v] = s->cols[d->sel[v]].type == FT_INT64 && s->cols[d->sel[v]].unit == FU_NONE;
     return 0;
 }
 

@@ -638,16 +638,27 @@ typedef struct {
  * sum and compensation in x, comp), group_var (Welford's mean in x, the
  * sum of squared deviations in comp), group_min and group_max, the count
  * in seen; int64 sums and extremes exactly in i. */
-static void agg_fold(int f, const fcol_t *c, const int64_t *gid, int64_t n, scan_state_t st)
+/* Row i of column c as an integer: an int64 (or bool) chunk's value, or
+ * a float64 chunk's of an int64 column (intv: dfgraph.h's gb_intv) */
+static int64_t int_at(const fcol_t *c, int64_t i)
 {
-    bool ints = c->type == FT_INT64 && c->unit != FU_DATE; /* datetimes' NaT is missing */
+    if (c->type == FT_FLOAT64) return (int64_t)((const double *)c->data)[i];
+    return c->type == FT_BOOL ? ((const uint8_t *)c->data)[i] : ((const int64_t *)c->data)[i];
+}
+
+static void agg_fold(int f, const fcol_t *c, bool intv, const int64_t *gid, int64_t n,
+                     scan_state_t st)
+{
+    /* datetimes' NaT is missing; an int64 column's float64 chunks hold
+     * integers, folded as its int64 chunks are */
+    bool ints = (c->type == FT_INT64 && c->unit != FU_DATE) || (intv && c->type == FT_FLOAT64);
     for (int64_t i = 0; i < n; i++) {
         int64_t g = gid[i];
         if (g < 0 || fcol_is_na(c, i)) continue;
         int64_t k = ++st.seen[g];
         if (f == DF3_AGG_COUNT) continue; /* of any column, strings too */
         if (ints && (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX)) {
-            int64_t x = ((const int64_t *)c->data)[i];
+            int64_t x = int_at(c, i);
             if (f == DF3_AGG_SUM)
                 st.i[g] = (int64_t)((uint64_t)st.i[g] + (uint64_t)x); /* wraps, as numpy's */
             else if (k == 1 || (f == DF3_AGG_MIN ? x < st.i[g] : x > st.i[g]))
@@ -671,7 +682,7 @@ static void agg_fold(int f, const fcol_t *c, const int64_t *gid, int64_t n, scan
 /* each row its group's statistic from the state (NaN for rows in no
  * group): int64 for count and an int64 column's sum, min and max when no
  * row is in no group, else float64 */
-static int agg_out(int f, const fcol_t *c, const int64_t *gid, int64_t n, bool orphans,
+static int agg_out(int f, const fcol_t *c, bool intv, const int64_t *gid, int64_t n, bool orphans,
                    scan_state_t st, fcol_t *o)
 {
     if (c->type == FT_INT64 && (c->unit == FU_NS || c->unit == FU_TD) &&
@@ -692,9 +703,10 @@ static int agg_out(int f, const fcol_t *c, const int64_t *gid, int64_t n, bool o
         }
         return 0;
     }
-    bool exact = c->type == FT_INT64 && c->unit == FU_NONE &&
+    bool exact = ((c->type == FT_INT64 && c->unit == FU_NONE) || (intv && c->type == FT_FLOAT64)) &&
                  (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX);
-    bool ints = !orphans && (f == DF3_AGG_COUNT || exact);
+    /* a float64 chunk's results are float64 (the column is, in pandas) */
+    bool ints = !orphans && (f == DF3_AGG_COUNT || (exact && c->type == FT_INT64));
     if (fcol_alloc(o, ints ? FT_INT64 : FT_FLOAT64, n, 0, false)) return -1;
     for (int64_t i = 0; i < n; i++) {
         int64_t g = gid[i], k = g >= 0 ? st.seen[g] : 0;
@@ -738,11 +750,13 @@ static ftype_t scan_type(int f, const fcol_t *c, bool orphans, bool wide)
 
 /* column c's results (o may be NULL: the state alone), folding each row
  * into its group's state st */
-static int scan_col(const df_node_t *d, const fcol_t *c, const int64_t *gid, int64_t n,
+static int scan_col(const df_node_t *d, const fcol_t *c, bool intv, const int64_t *gid, int64_t n,
                     bool orphans, scan_state_t st, int64_t ng, fcol_t *o)
 {
     int f = d->pv_agg;
-    bool isf = c->type == FT_FLOAT64, isb = c->type == FT_BOOL, date = c->unit != FU_NONE;
+    /* an int64 column's float64 chunks (integers and NaN) run as its int64
+     * chunks do, so the state carried between them is one */
+    bool isf = c->type == FT_FLOAT64 && !intv, date = c->unit != FU_NONE;
     bool wide = false;
     if (o && f == DF3_TF_CUMPROD && c->type == FT_INT64 && !date) {
         /* an int64 product leaving int64's range makes the chunk float64 */
@@ -793,7 +807,7 @@ static int scan_col(const df_node_t *d, const fcol_t *c, const int64_t *gid, int
             if (od) od[i] = st.x[g];
             continue;
         }
-        int64_t x = isb ? ((const uint8_t *)c->data)[i] : ((const int64_t *)c->data)[i], v;
+        int64_t x = int_at(c, i), v;
         if (f == DF3_TF_CUMSUM) {
             st.i[g] = (int64_t)((uint64_t)st.i[g] + (uint64_t)x); /* wraps, as numpy's */
             v = st.i[g];
@@ -1002,11 +1016,14 @@ int df3_gb_scan(const df_node_t *d, op_t op, const frame_t *in, const frame_t *c
         if (f < DF3_TF_CUMSUM) {
             /* a statistic: folded into the state (the carry chain, or one
              * job over every row), or read from the state of every row */
-            if (next || !carry) agg_fold(f, c, gid, n, st);
-            if (out && agg_out(f, c, gid, n, orphans, st, &out->cols[v])) goto nomem;
+            bool intv = d->gb_intv && d->gb_intv[v];
+            if (next || !carry) agg_fold(f, c, intv, gid, n, st);
+            if (out && agg_out(f, c, intv, gid, n, orphans, st, &out->cols[v])) goto nomem;
             continue;
         }
-        if (scan_col(d, c, gid, n, orphans, st, ng, out ? &out->cols[v] : NULL)) goto nomem;
+        if (scan_col(d, c, d->gb_intv && d->gb_intv[v], gid, n, orphans, st, ng,
+                     out ? &out->cols[v] : NULL))
+            goto nomem;
     }
     if (next && scan_next(d, in, carry, t2.grep, ng2, sd, si, nv, next)) goto nomem;
     ret = 0;

@@ -232,6 +232,10 @@ typedef struct df_node {
      * are float64); pct_change: periods n, fill_method gb_fill (0 none, else
      * DF3_TF_FFILL or DF3_TF_BFILL) with limit gb_limit (-1: none) */
     double gq;
+    /* groupby_transform: value column v's input is int64 (gb_intv[v]): a
+     * chunk of it typed float64 holds integers and NaN (frame.h's
+     * fcol_chunk_type), folded as integers beside its int64 chunks */
+    bool *gb_intv;
     int gb_fill;
     int64_t gb_limit;
     bool gb_may_miss;

@@ -1249,6 +1249,28 @@ def rolling_moments(data, pdf):
 
 
 @case
+def transform_chunk_typed(data, pdf):
+    """groupby_transform over an int64 column typed chunk by chunk (a
+    chunk with a missing value float64, the others int64: cut's codes,
+    str.len): cumsum, cummax and the statistics carry one state across
+    both kinds of chunk (they once split it, an int64 chunk's sums apart
+    from a float64 chunk's); values as pandas', whose column is float64"""
+    nodes = [CSV, col("ff", "t", "f"), col("ss", "t", "s"),
+             op("c", "cut", "ff", bins=[-100, -1, 0, 2.5, 50, 1000], labels=False),
+             op("n", "str.len", "ss"),
+             {"key": "a", "op": "dataframe.assign", "inputs": ["t", "c", "n"],
+              "names": ["z", "ln"]}]
+    P = pdf.assign(z=pd.cut(pdf.f, [-100, -1, 0, 2.5, 50, 1000], labels=False),
+                   ln=pdf.s.str.len())
+    want = {}
+    for fn in ("cumsum", "cummax", "sum", "max", "mean"):
+        nodes.append({"key": "g" + fn, "op": "dataframe.groupby_transform", "inputs": ["a"],
+                      "by": ["k"], "columns": ["z", "ln"], "func": fn})
+        want["g" + fn] = P.groupby("k")[["z", "ln"]].transform(fn)
+    return check_frames(data, nodes, want)
+
+
+@case
 def windows_infinite(data, pdf):
     """rolling, expanding and ewm see +-inf as missing, as pandas 1.5's
     _prep_values makes them NaN (cumsum keeps them): values with inf, -inf

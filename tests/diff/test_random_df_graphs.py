@@ -145,7 +145,7 @@ class Gen:
         # so head and cumsum may follow one too
         r.choice([self.filter, self.query, self.sort, self.select, self.assign, self.dropna,
                   self.merge, self.join, self.join, self.join_on, self.head, self.cumsum,
-                  self.running, self.interpolate,
+                  self.running, self.interpolate, self.binning,
                   self.fillna, self.tail,
                   self.dedup, self.nlargest, self.set_index, self.reset_index,
                   self.sort_index, self.clip, self.round, self.replace, self.isin, self.rank,
@@ -286,6 +286,27 @@ class Gen:
         self.cur = self.add({"op": "dataframe.assign", "inputs": [self.cur, v], "names": [name]})
         self.cols[name] = self.cols[c]
 
+    def binning(self):
+        """cut or qcut of a numeric column, assigned as a new column: the
+        bins' codes (numbers) or their intervals' text (strings)"""
+        cs = self.numeric()
+        if not cs:
+            return
+        r = self.rng
+        c = r.choice(cs)
+        s = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": c})
+        labels = r.choice([False, None])
+        node = r.choice([{"op": "dataframe.cut", "bins": int(r.choice([1, 3, 7]))},
+                         {"op": "dataframe.cut", "bins": [-100, -1, 0, 2.5, 50, 1000],
+                          "right": bool(r.random() < 0.5)},
+                         {"op": "dataframe.qcut", "q": int(r.choice([2, 5])),
+                          "duplicates": "drop"}])
+        v = self.add(dict(node, inputs=[s], labels=labels))
+        name = "z%d" % self.n
+        self.cur = self.add({"op": "dataframe.assign", "inputs": [self.cur, v], "names": [name]})
+        self.cols[name] = "float" if labels is False else "str"
+        self.texts |= labels is None  # a column of missing text only: float64 in pandas
+
     def dropna(self):
         self.cur = self.add({"op": "dataframe.dropna", "inputs": [self.cur]})
         self.clean = {c: True for c in self.cols}
@@ -303,7 +324,7 @@ class Gen:
         self.merge_in = (self.cur, d, how)
         self.cur = self.add({"op": "dataframe.merge", "inputs": [self.cur, d], "on": "k",
                              "how": how})
-        self.loose = how in ("right", "outer")
+        self.loose |= how in ("right", "outer")  # (a join before may have set it)
         self.cols["w"] = "float"
         self.clean = {}
         self.merged = True
