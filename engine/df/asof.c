@@ -363,9 +363,8 @@ int df_asof_route(const df_node_t *d, const frame_t *in, const frame_t *kc, cons
     /* the left chunks with rows, in order */
     int64_t *ne = malloc(sizeof(int64_t) * (size_t)(nl + 1)), m = 0;
     int64_t *part = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n + 1));
     int rc = -1;
-    if (!ne || !part || !rows) goto done;
+    if (!ne || !part) goto done;
     for (int64_t k = 0; k < nl; k++)
         if (has[k]) ne[m++] = k;
     /* backward: a right row can match left rows at or after its key, the
@@ -384,12 +383,16 @@ int df_asof_route(const df_node_t *d, const frame_t *in, const frame_t *kc, cons
         }
         part[i] = fwd ? (lo > 0 ? ne[lo - 1] : -1) : (lo < m ? ne[lo] : -1);
     }
+    /* the keys rise, so the parts do: each part's rows are a run, the rows
+     * that go nowhere before them all (forward) or after (backward) */
+    int64_t i = 0;
+    while (fwd && i < n && part[i] < 0)
+        i++;
     for (int64_t p = 0; p < nl; p++) {
-        int64_t c = 0;
-        /* rows rise with their part: each part's rows are a run */
-        for (int64_t i = 0; i < n; i++)
-            if (part[i] == p) rows[c++] = i;
-        if (frame_take(in, rows, c, &outs[p])) {
+        int64_t a = i;
+        while (i < n && part[i] == p)
+            i++;
+        if (frame_slice(in, a, i - a, &outs[p])) {
             for (int64_t q = 0; q < p; q++)
                 frame_free(&outs[q]);
             goto done;
@@ -399,7 +402,6 @@ int df_asof_route(const df_node_t *d, const frame_t *in, const frame_t *kc, cons
 done:
     free(ne);
     free(part);
-    free(rows);
     return rc ? oom(err, errlen) : 0;
 }
 
