@@ -2153,6 +2153,11 @@ static int infer_cut(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
             }
             d->cut_int &= json_is_integer(v);
             e[i] = json_number_value(v);
+            if (json_is_integer(v) &&
+                (json_integer_value(v) > (1LL << 53) || json_integer_value(v) < -(1LL << 53))) {
+                free(e);
+                return XFAIL(n, "\"bins\": integer edges beyond 2^53 are not supported");
+            }
             if (i > 0 && e[i] < e[i - 1]) {
                 free(e);
                 return XFAIL(n, "bins must increase monotonically.");

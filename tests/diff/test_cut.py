@@ -118,6 +118,7 @@ def rejects(data):
         ("bins_dup", "x", {"bins": [1, 2, 2, 3]}, ["Bin edges must be unique: [1, 2, 2, 3]",
                                                   "'duplicates' kwarg"]),
         ("bins_word", "x", {"bins": "ten"}, ["\"bins\" must be"]),
+        ("bins_huge", "x", {"bins": [0, 2 ** 60]}, ["beyond 2^53"]),
         ("labels_count", "x", {"bins": [1, 2, 3], "labels": ["a"]},
          ["Bin labels must be one fewer than the number of bin edges"]),
         ("labels_dup", "x", {"bins": 2, "labels": ["a", "a"]}, ["labels must be unique"]),
