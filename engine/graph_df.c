@@ -155,8 +155,8 @@ static const char *const *df_fields(op_t op)
     static const char *const rd[] = {"decimals", NULL};
     static const char *const fq[] = {"freq", NULL};
     static const char *const sf[] = {"date_format", NULL};
-    static const char *const ex2[] = {"min_periods", "agg",           "by",
-                                      "quantile",    "interpolation", NULL};
+    static const char *const ex2[] = {"min_periods",   "agg",   "by",   "quantile",
+                                      "interpolation", "other", "ddof", NULL};
     static const char *const ew[] = {"com",         "span",   "halflife",  "alpha",
                                      "min_periods", "adjust", "ignore_na", "agg",
                                      "bias",        "times",  "by",        NULL};
@@ -4720,13 +4720,16 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                 return XFAIL(n, "min_periods must be >= 0");
             d->minp = (int64_t)json_integer_value(mp);
         }
-        if ((d->ragg = window_agg(ag)) < 0 || d->ragg == DFRA_COV || d->ragg == DFRA_CORR)
+        if ((d->ragg = window_agg(ag)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
-                            "median, quantile, sem, skew, kurt");
-        if (roll_quantile(n, d, obj, err, errlen)) return -1;
-        /* median and quantile: every row so far is the window (a window
-         * of rows as wide as any frame, df_run_state's path) */
-        if (d->ragg == DFRA_MEDIAN || d->ragg == DFRA_QUANTILE) d->n = DF_EXPANDING_ROWS;
+                            "median, quantile, sem, skew, kurt, cov, corr");
+        if (roll_quantile(n, d, obj, err, errlen) || roll_other(n, d, s, obj, err, errlen))
+            return -1;
+        /* median, quantile, cov and corr: every row so far is the window
+         * (a window of rows as wide as any frame, df_run_state's path) */
+        if (d->ragg == DFRA_MEDIAN || d->ragg == DFRA_QUANTILE || d->ragg == DFRA_COV ||
+            d->ragg == DFRA_CORR)
+            d->n = DF_EXPANDING_ROWS;
     } else {
         json_t *p = json_object_get(obj, "periods");
         d->n = 1;

@@ -1336,8 +1336,11 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
             return errmsg(err, errlen,
                           "expanding %s: its %lld rows so far are more than a carry holds "
                           "(%lld GiB)",
-                          d->ragg == DFRA_MEDIAN ? "median" : "quantile", (long long)keep,
-                          (long long)(DF3_WHOLE_MAX_BYTES >> 30));
+                          d->ragg == DFRA_MEDIAN     ? "median"
+                          : d->ragg == DFRA_QUANTILE ? "quantile"
+                          : d->ragg == DFRA_COV      ? "cov"
+                                                     : "corr",
+                          (long long)keep, (long long)(DF3_WHOLE_MAX_BYTES >> 30));
         return errmsg(err, errlen,
                       "rolling: a window of %lld rows is more than a carry holds (%lld GiB); "
                       "use a shorter window",

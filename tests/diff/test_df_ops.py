@@ -1271,6 +1271,37 @@ def transform_chunk_typed(data, pdf):
 
 
 @case
+def expanding_cov_corr(data, pdf):
+    """expanding cov and corr with a column (pandas' expanding().cov(s)):
+    a window of rows from the first through rolling's path, pandas' own
+    running means and variances, to the bit on one-row, uneven and whole
+    chunks"""
+    rng = np.random.default_rng(33)
+    n = 240
+    x = np.round(rng.standard_normal(n) * 10, 3)
+    x[rng.random(n) < 0.1] = np.nan
+    y = np.round(rng.standard_normal(n) * 3 + x / 2, 3)
+    y[rng.random(n) < 0.1] = np.nan
+    pd.DataFrame({"x": x, "y": y}).to_csv(os.path.join(data, "ec.csv"), index=False)
+    P = pd.read_csv(os.path.join(data, "ec.csv"), float_precision="round_trip")
+    want = {"a": P.expanding().cov(P.y), "b": P.expanding(min_periods=5).corr(P.x)}
+    for cb in (1, 70, None):
+        rd = {"key": "t", "op": "dataframe.read_csv", "path": "ec.csv"}
+        if cb:
+            rd["chunk_bytes"] = cb
+        nodes = [rd, op("a", "expanding", "t", agg="cov", other="y"),
+                 op("b", "expanding", "t", agg="corr", other="x", min_periods=5)]
+        nodes += [op(k + "T", "to_tensor", k) for k in want]
+        got, why = run_doc(data, nodes, [k + "T" for k in want])
+        if why:
+            return "chunk_bytes %s: %s" % (cb, why)
+        for k, ref in want.items():
+            if not np.array_equal(got[k + "T"], ref.to_numpy(), equal_nan=True):
+                return "chunk_bytes %s, %s: not pandas' bits" % (cb, k)
+    return ""
+
+
+@case
 def windows_infinite(data, pdf):
     """rolling, expanding and ewm see +-inf as missing, as pandas 1.5's
     _prep_values makes them NaN (cumsum keeps them): values with inf, -inf
@@ -1342,7 +1373,7 @@ def running_rejects(data, pdf):
             (op("r", "rolling", "kk", window=3, agg="corr"), ["needs \"other\""]),
             (op("r", "rolling", "kk", window=3, agg="cov", other="k", ddof=0), ["ddof"]),
             (op("r", "rolling", "kk", window=3, agg="sum", other="k"), ["cov and corr"]),
-            (op("r", "expanding", "kk", agg="cov"), ["agg"]),
+            (op("r", "expanding", "kk", agg="cov"), ["needs \"other\""]),
             (op("r", "expanding", "t", agg="sum", min_periods=-1), ["min_periods must be >= 0"]),
             (op("r", "ewm", "t", span=3, agg="sum", adjust=False),
              ["sum is not implemented with adjust=False"])):

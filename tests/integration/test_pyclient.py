@@ -1495,6 +1495,8 @@ class TestDataFrames(Base):
                 (gt.rolling("4h", on="ts").skew(), pgt.rolling("4h", on="ts").skew()),
                 (g["x"].expanding().kurt(), pg["x"].expanding().kurt()),
                 (df.v.expanding(min_periods=3).skew(), p.v.expanding(min_periods=3).skew()),
+                (df[["x", "v"]].expanding(min_periods=3).corr("v"),
+                 p[["x", "v"]].expanding(min_periods=3).corr(p["v"])),
                 (df[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower"),
                  p[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower")),
                 (g.ewm(span=10).mean(), pg.ewm(span=10).mean()),

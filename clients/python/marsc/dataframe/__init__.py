@@ -412,8 +412,6 @@ class _Rolling:
         return r._agg("quantile")
 
     def _pair(self, agg, other, ddof):
-        if isinstance(self, _Expanding):
-            raise NotImplementedError("expanding %s is not supported (rolling's is)" % agg)
         if other is None:
             raise NotImplementedError("rolling %s: pass other, a column name or a Series "
                                       "(pandas' pairwise matrix is not supported)" % agg)
