@@ -4626,8 +4626,8 @@ static int by_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t 
 /* rolling's cov and corr: "other", the column each column is paired with
  * (pandas' df.rolling(...).cov(df[other]), each column's X and Y missing
  * where either is), "ddof" 1 only; the other aggregations take neither */
-static int roll_other(graph_node_t *n, df_node_t *d, const df_node_t *s, json_t *obj, char *err,
-                      size_t errlen)
+static int roll_other(graph_node_t *n, df_node_t *d, const df_node_t *s, bool series, json_t *obj,
+                      char *err, size_t errlen)
 {
     json_t *o = json_object_get(obj, "other"), *dd = json_object_get(obj, "ddof");
     d->roll_other = -1;
@@ -4636,16 +4636,53 @@ static int roll_other(graph_node_t *n, df_node_t *d, const df_node_t *s, json_t 
             return XFAIL(n, "\"other\" and \"ddof\" are for agg cov and corr");
         return 0;
     }
-    if (!o || json_is_null(o))
-        return XFAIL(n,
-                     "agg %s needs \"other\": the column to pair each column with "
-                     "(pandas' pairwise matrix, other=None, is not supported)",
-                     d->ragg == DFRA_COV ? "cov" : "corr");
     if (dd && !json_is_null(dd) && !(json_is_integer(dd) && json_integer_value(dd) == 1))
         return XFAIL(n, "\"ddof\" 1 only (pandas' default)");
+    if (!o || json_is_null(o)) {
+        /* pandas' other=None: a Series with itself; a DataFrame's every
+         * pair of columns (its pairwise matrix) */
+        if (series) {
+            d->roll_other = 0;
+            return 0;
+        }
+        if (n->op == OP_DF_EXPANDING || d->nkey > 0 || d->roll_off > 0 ||
+            (d->roll_time && d->roll_on >= 0))
+            return XFAIL(n,
+                         "agg %s without \"other\" (pandas' pairwise matrix) is for "
+                         "rolling over rows or over the index, without by or center: pass "
+                         "\"other\", the column to pair each column with",
+                         d->ragg == DFRA_COV ? "cov" : "corr");
+        d->roll_pair = true;
+        return 0;
+    }
     if ((d->roll_other = find_col(s, o, n, "other", err, errlen)) < 0) return -1;
     if ((d->roll_time && d->roll_on == d->roll_other) || is_key(d, d->roll_other))
         return XFAIL(n, "\"other\" names the times or a key: it must be a column rolled");
+    return 0;
+}
+
+/* pandas' pairwise rolling cov and corr: a row per row and column, the
+ * index's levels then the columns' labels (unnamed), a column per column */
+static int pair_schema(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s, char *err,
+                       size_t errlen)
+{
+    df_col_t *ix = realloc(d->idx, sizeof(df_col_t) * (size_t)(d->nidx + 2));
+    if (!ix) return XFAIL(n, "out of memory");
+    d->idx = ix;
+    memset(&d->idx[d->nidx], 0, sizeof(df_col_t));
+    bool ints = d->ncols > 0 && d->cols[0].is_int;
+    for (int k = 0; k < d->ncols; k++)
+        if (d->cols[k].is_int != ints)
+            return XFAIL(n,
+                         "pairwise %s: column labels of both kinds (numbers and strings) "
+                         "would make one index level of two types",
+                         d->ragg == DFRA_COV ? "cov" : "corr");
+    if (set_col(&d->idx[d->nidx], NULL, false, ints ? FT_INT64 : FT_STRING))
+        return XFAIL(n, "out of memory");
+    d->nidx++;
+    d->nrows = s->nrows < 0 || s->nrows > INT64_MAX / (d->ncols + 1) ? -1 : s->nrows * d->ncols;
+    d->rowsrc = (int)(n - g->nodes);
+    set_frame_shape(n, VK_DATAFRAME);
     return 0;
 }
 
@@ -4671,7 +4708,8 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
                             "median, quantile, cov, corr, sem, skew, kurt");
         if (roll_quantile(n, d, obj, err, errlen) ||
             infer_roll_time(g, n, d, s, obj, err, errlen) ||
-            roll_by(g, n, d, s, obj, err, errlen) || roll_other(n, d, s, obj, err, errlen))
+            roll_by(g, n, d, s, obj, err, errlen) ||
+            roll_other(n, d, s, in_vk(g, n, 0) == VK_SERIES, obj, err, errlen))
             return -1;
         if (d->roll_on >= 0 && is_key(d, d->roll_on))
             return XFAIL(n, "\"on\" names a key of \"by\": the times must be another column");
@@ -4702,7 +4740,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
                             "median, quantile, cov, corr, sem, skew, kurt");
         if (roll_quantile(n, d, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen) ||
-            roll_other(n, d, s, obj, err, errlen))
+            roll_other(n, d, s, in_vk(g, n, 0) == VK_SERIES, obj, err, errlen))
             return -1;
         /* pandas 1.5: count's min_periods defaults to 0 */
         if (d->ragg == DFRA_COUNT && (!mp || json_is_null(mp))) d->minp = 0;
@@ -4723,7 +4761,8 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         if ((d->ragg = window_agg(ag)) < 0)
             return XFAIL(n, "\"agg\" must be one of sum, mean, min, max, std, var, count, "
                             "median, quantile, sem, skew, kurt, cov, corr");
-        if (roll_quantile(n, d, obj, err, errlen) || roll_other(n, d, s, obj, err, errlen))
+        if (roll_quantile(n, d, obj, err, errlen) ||
+            roll_other(n, d, s, in_vk(g, n, 0) == VK_SERIES, obj, err, errlen))
             return -1;
         /* median, quantile, cov and corr: every row so far is the window
          * (a window of rows as wide as any frame, df_run_state's path) */
@@ -4791,6 +4830,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
         return XFAIL(n, "out of memory");
     if (op == OP_DF_EWM && d->ewm_times >= 0 && drop_col(d, d->ewm_times))
         return XFAIL(n, "out of memory");
+    if (d->roll_pair) return pair_schema(g, n, d, s, err, errlen);
     if (d->nkey == 0) keep_rows(g, n, d, s);
     return 0;
 }

@@ -500,7 +500,16 @@ static tgrid_t *carry_chain(tctx_t *c, int node, const tgrid_t *A, bool backward
     int64_t nch = A->nchunks[0];
     op_t op = c->g->nodes[node].op;
     bool filter = op == OP_DF_GROUPBY_HEAD || op == OP_DF_GROUPBY_TAIL; /* rows unknown */
-    tgrid_t *G = fgrid(c, nch, rows_known(A) && !filter ? A->bounds[0] : NULL);
+    const int64_t *rows = rows_known(A) && !filter ? A->bounds[0] : NULL;
+    if (rows && c->g->nodes[node].df->roll_pair) {
+        /* pairwise cov and corr: a row per row and column */
+        int64_t nc = c->g->nodes[node].df->ncols, *r2;
+        if (nch + 1 > INT_MAX || !(r2 = tile__arena_i64(c, (int)(nch + 1)))) return NULL;
+        for (int64_t k = 0; k <= nch; k++)
+            r2[k] = rows[k] * nc;
+        rows = r2;
+    }
+    tgrid_t *G = fgrid(c, nch, rows);
     if (!G) return NULL;
     jparam_t *pe = dparam(c, node, DFJ_CARRY_EDGE), *pc = dparam(c, node, DFJ_CARRY_COMBINE);
     jparam_t *pm = dparam(c, node, DFJ_MAP);

@@ -193,6 +193,7 @@ typedef struct df_node {
     bool roll_time;
     int roll_on;
     int roll_other;      /* rolling cov and corr: the input column each column is paired with */
+    bool roll_pair;      /* rolling cov and corr without other: pandas' pairwise matrix */
     int *roll_src;       /* rolling with "on", ewm with times: output column k is input
                           * column roll_src[k] */
     uint8_t roll_interp; /* DF_QI_*: quantile's interpolation (its q: gq) */

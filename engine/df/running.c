@@ -893,7 +893,9 @@ static int tw_nstates(const df_node_t *d)
 /* The state rows at the head of a carry of windows: TS_N per state */
 static int64_t tw_sn(const df_node_t *d)
 {
-    return TS_N * tw_nstates(d);
+    /* pandas' pairwise cov and corr: a state per pair, column k's carry
+     * holding its pairs with every column */
+    return TS_N * tw_nstates(d) * (d->roll_pair ? d->ncols : 1);
 }
 
 static void tw_free(tw_t *b)
@@ -1321,6 +1323,104 @@ static int by_carry_keys(const df_node_t *d, const frame_t *carry, const frame_t
     return 0;
 }
 
+/* The edge's index: TM_END and TM_SIGN in the state rows (sn), then the
+ * times of the rows kept (keep from s0). */
+static int tw_edge_index(const tw_t *b, int64_t n, int64_t s0, int64_t keep, frame_t *out)
+{
+    if (fcol_alloc(&out->idx[0], FT_INT64, b->sn + keep, 0, false)) return -1;
+    int64_t *ix = out->idx[0].data;
+    memset(ix, 0, sizeof(int64_t) * (size_t)b->sn);
+    ix[TM_END] = n ? b->en[n - 1] - s0 : b->end0;
+    ix[TM_SIGN] = b->sign;
+    memcpy(ix + b->sn, b->t + s0, sizeof(int64_t) * (size_t)keep);
+    return 0;
+}
+
+/* pandas' pairwise rolling cov and corr (other None): every pair of
+ * columns, tw_pair's values; row r of the chunk becomes a row per column
+ * i, indexed by r's index and i's label, its column k the pair (i, k)
+ * (pandas' formula is symmetric: the same bits either way). The carry's
+ * column k holds its pairs' states (tw_sn), then its rows. 0, or -1 out
+ * of memory (out freed). */
+static int tw_pairwise(const df_node_t *d, const tw_t *b, const frame_t *carry, const frame_t *in,
+                       frame_t *out, bool edge, int64_t s0, int64_t keep)
+{
+    int nc = d->ncols, rc = -1;
+    int64_t n = in->nrows, ps = TS_N * tw_nstates(d), sn = b->sn;
+    double **xs = calloc((size_t)nc + 1, sizeof(double *)), *y = NULL;
+    int64_t *rep = NULL;
+    if (!xs || (!edge && !(y = malloc(sizeof(double) * (size_t)(n + 1))))) goto done;
+    for (int k = 0; k < nc; k++)
+        if (!(xs[k] = tw_values(carry, k, &in->cols[src_of(d, k)], b))) goto done;
+    if (edge) {
+        if (frame_alloc(out, false, sn + keep, nc, 1) || labels(d, in, out, false) ||
+            tw_edge_index(b, n, s0, keep, out))
+            goto fail;
+    } else {
+        int64_t m = n * nc;
+        if (!(rep = malloc(sizeof(int64_t) * (size_t)(m + 1))) ||
+            frame_alloc(out, false, m, nc, in->nidx + 1) || labels(d, in, out, false))
+            goto fail;
+        for (int64_t q = 0; q < m; q++)
+            rep[q] = q / nc;
+        for (int l = 0; l < in->nidx; l++)
+            if (fcol_take(&in->idx[l], rep, m, &out->idx[l]) ||
+                flabel_set(&out->idx_names[l], in->idx_names[l].s, in->idx_names[l].is_int))
+                goto fail;
+        /* the last level: the columns' labels, integers (from_tensor's) or
+         * strings */
+        fcol_t *lv = &out->idx[in->nidx];
+        bool ints = nc > 0 && d->cols[0].is_int;
+        int64_t bytes = 1;
+        for (int k = 0; k < nc; k++)
+            bytes += d->cols[k].name ? (int64_t)strlen(d->cols[k].name) : 0;
+        if (ints ? fcol_alloc(lv, FT_INT64, m, 0, false)
+                 : fcol_alloc(lv, FT_STRING, m, bytes * n + 1, false))
+            goto fail;
+        int64_t at = 0;
+        for (int64_t q = 0; q < m; q++) {
+            const char *nm = d->cols[q % nc].name ? d->cols[q % nc].name : "";
+            if (ints) {
+                ((int64_t *)lv->data)[q] = strtoll(nm, NULL, 10);
+                continue;
+            }
+            size_t l = strlen(nm);
+            memcpy(lv->bytes + at, nm, l);
+            at += (int64_t)l;
+            lv->offsets[q + 1] = at;
+        }
+        if (!ints) lv->bytes[at] = 0;
+    }
+    for (int k = 0; k < nc; k++) {
+        fcol_t *o = &out->cols[k];
+        if (fcol_alloc(o, FT_FLOAT64, edge ? sn + keep : n * nc, 0, false)) goto fail;
+        for (int i = 0; i < nc; i++) {
+            double q[TS_N * TP_MAX] = {0};
+            if (carry && b->w)
+                memcpy(q, (const double *)carry->cols[k].data + i * ps,
+                       sizeof(double) * (size_t)ps);
+            if (tw_pair(d, b, xs[i], xs[k], q, y)) goto fail;
+            if (edge)
+                memcpy((double *)o->data + i * ps, q, sizeof(double) * (size_t)ps);
+            else
+                for (int64_t r = 0; r < n; r++)
+                    ((double *)o->data)[r * nc + i] = y[r];
+        }
+        if (edge) memcpy((double *)o->data + sn, xs[k] + s0, sizeof(double) * (size_t)keep);
+    }
+    rc = 0;
+    goto done;
+fail:
+    frame_free(out);
+done:
+    for (int k = 0; xs && k < nc; k++)
+        free(xs[k]);
+    free(xs);
+    free(y);
+    free(rep);
+    return rc;
+}
+
 /* A chunk rolled from the carry (NULL: the first), into out: its values
  * (edge false), or the carry after it (edge true). */
 static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, frame_t *out,
@@ -1347,17 +1447,24 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
                       (long long)keep, (long long)(DF3_WHOLE_MAX_BYTES >> 30));
     }
     double *x = NULL, *oy = NULL;
+    if (d->roll_pair) {
+        if (!edge && in->range_index) {
+            tw_free(&b);
+            return errmsg(err, errlen,
+                          "rolling pairwise %s: this frame's index is numbered when the result "
+                          "is assembled (after a merge, reset_index or concat): set_index first",
+                          d->ragg == DFRA_COV ? "cov" : "corr");
+        }
+        int rc = tw_pairwise(d, &b, carry, in, out, edge, s0, keep);
+        tw_free(&b);
+        return rc ? oom(err, errlen) : 0;
+    }
     if (tw_other(d, &b, carry, in, &oy)) goto fail;
     if (edge) {
         if (frame_alloc(out, false, sn + keep, d->ncols + d->nkey, 1) ||
-            labels(d, in, out, false) || fcol_alloc(&out->idx[0], FT_INT64, sn + keep, 0, false) ||
+            labels(d, in, out, false) || tw_edge_index(&b, n, s0, keep, out) ||
             by_carry_keys(d, carry, in, sn + keep, out))
             goto fail;
-        int64_t *ix = out->idx[0].data;
-        memset(ix, 0, sizeof(int64_t) * (size_t)sn);
-        ix[TM_END] = n ? b.en[n - 1] - s0 : b.end0;
-        ix[TM_SIGN] = b.sign;
-        memcpy(ix + sn, b.t + s0, sizeof(int64_t) * (size_t)keep);
     } else {
         if (frame_alloc(out, in->series, n, d->ncols, in->nidx) || labels(d, in, out, true))
             goto fail;

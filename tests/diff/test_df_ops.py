@@ -1302,6 +1302,68 @@ def expanding_cov_corr(data, pdf):
 
 
 @case
+def rolling_pairwise(data, pdf):
+    """pandas' pairwise rolling cov and corr (other None): a row per row
+    and column, indexed by the index and the columns' labels, every pair's
+    running means and variances carried as pandas' to the bit; over rows
+    and over a DatetimeIndex, on one-row, uneven and whole chunks; a
+    Series with itself; the refusals"""
+    from test_rolling_time import compare  # exact, MultiIndex and datetimes
+    rng = np.random.default_rng(35)
+    n = 120
+    x = np.round(rng.standard_normal(n) * 10, 3)
+    x[rng.random(n) < 0.1] = np.nan
+    y = np.round(rng.standard_normal(n) * 3 + x / 2, 3)
+    y[rng.random(n) < 0.1] = np.nan
+    ts = pd.Timestamp("2024-01-01") + pd.to_timedelta(np.cumsum(rng.integers(1, 3000, n)),
+                                                      unit="s")
+    pd.DataFrame({"ts": ts, "x": x, "y": y, "z": rng.integers(0, 9, n)}).to_csv(
+        os.path.join(data, "pw.csv"), index=False)
+    P = pd.read_csv(os.path.join(data, "pw.csv"), parse_dates=["ts"],
+                    float_precision="round_trip")
+    F = P[["x", "y", "z"]]
+    want = {"a": F.rolling(10).corr(), "b": F.rolling(7, min_periods=2).cov(),
+            "c": P.set_index("ts").rolling("3h").corr(), "d": P.x.rolling(5).cov()}
+    for cb in (1, 100, None):
+        rd = {"key": "t", "op": "dataframe.read_csv", "path": "pw.csv", "parse_dates": ["ts"]}
+        if cb:
+            rd["chunk_bytes"] = cb
+        nodes = [rd, op("f", "getitem", "t", columns=["x", "y", "z"]),
+                 op("a", "rolling", "f", window=10, agg="corr"),
+                 op("b", "rolling", "f", window=7, min_periods=2, agg="cov"),
+                 op("si", "set_index", "t", keys="ts"),
+                 op("c", "rolling", "si", window="3h", agg="corr"),
+                 op("xs", "getitem", "t", columns="x"),
+                 op("d", "rolling", "xs", window=5, agg="cov")]
+        got, why = run_doc(data, nodes, list(want))
+        if why:
+            return "chunk_bytes %s: %s" % (cb, why)
+        for k, ref in want.items():
+            why = compare(got[k], ref)
+            if why:
+                return "chunk_bytes %s, %s: %s" % (cb, k, why)
+    base = [{"key": "t", "op": "dataframe.read_csv", "path": "pw.csv", "parse_dates": ["ts"]},
+            op("f", "getitem", "t", columns=["x", "y", "z"])]
+    for node, words in ((op("r", "rolling", "f", window=3, center=True, agg="corr"), ["pairwise"]),
+                        (op("r", "rolling", "f", window=3, by="z", agg="cov"), ["pairwise"]),
+                        (op("r", "rolling", "t", window="2h", on="ts", agg="corr"), ["pairwise"]),
+                        (op("r", "expanding", "f", agg="corr"), ["pairwise"])):
+        why = rejected(data, base + [node], "r", words)
+        if why:
+            return "%s: %s" % (node, why)
+    # after a merge: its new default index
+    pd.DataFrame({"z": range(9), "w": np.arange(9) * 0.5}).to_csv(os.path.join(data, "pz.csv"),
+                                                                  index=False)
+    Z = pd.read_csv(os.path.join(data, "pz.csv"))
+    got, why = run_doc(data, base + [{"key": "dz", "op": "dataframe.read_csv", "path": "pz.csv",
+                                      "chunk_bytes": 20},
+                                     {"key": "m", "op": "dataframe.merge", "inputs": ["f", "dz"],
+                                      "on": "z", "how": "left"},
+                                     op("r", "rolling", "m", window=3, agg="corr")], ["r"])
+    return why or compare(got["r"], F.merge(Z, on="z", how="left").rolling(3).corr())
+
+
+@case
 def windows_infinite(data, pdf):
     """rolling, expanding and ewm see +-inf as missing, as pandas 1.5's
     _prep_values makes them NaN (cumsum keeps them): values with inf, -inf
@@ -1370,10 +1432,10 @@ def running_rejects(data, pdf):
             (op("r", "expanding", "t", agg="sum"), ["takes numbers"]),
             (op("r", "expanding", "t", agg="mode"), ["agg"]),
             (op("r", "expanding", "ts", agg="quantile", quantile=2), ["not in [0, 1]"]),
-            (op("r", "rolling", "kk", window=3, agg="corr"), ["needs \"other\""]),
+            (op("r", "rolling", "kk", window=3, agg="corr", center=True), ["pairwise"]),
             (op("r", "rolling", "kk", window=3, agg="cov", other="k", ddof=0), ["ddof"]),
             (op("r", "rolling", "kk", window=3, agg="sum", other="k"), ["cov and corr"]),
-            (op("r", "expanding", "kk", agg="cov"), ["needs \"other\""]),
+            (op("r", "expanding", "kk", agg="cov"), ["pairwise"]),
             (op("r", "expanding", "t", agg="sum", min_periods=-1), ["min_periods must be >= 0"]),
             (op("r", "ewm", "t", span=3, agg="sum", adjust=False),
              ["sum is not implemented with adjust=False"])):

@@ -1497,6 +1497,10 @@ class TestDataFrames(Base):
                 (df.v.expanding(min_periods=3).skew(), p.v.expanding(min_periods=3).skew()),
                 (df[["x", "v"]].expanding(min_periods=3).corr("v"),
                  p[["x", "v"]].expanding(min_periods=3).corr(p["v"])),
+                # pandas' pairwise matrix: a row per row and column
+                (df[["x", "v", "d"]].rolling(12).corr(), p[["x", "v", "d"]].rolling(12).corr()),
+                (df.set_index("ts")[["x", "v"]].rolling("3h").cov(),
+                 p.set_index("ts")[["x", "v"]].rolling("3h").cov()),
                 (df[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower"),
                  p[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower")),
                 (g.ewm(span=10).mean(), pg.ewm(span=10).mean()),

@@ -412,11 +412,15 @@ class _Rolling:
         return r._agg("quantile")
 
     def _pair(self, agg, other, ddof):
-        if other is None:
-            raise NotImplementedError("rolling %s: pass other, a column name or a Series "
-                                      "(pandas' pairwise matrix is not supported)" % agg)
         if ddof != 1:
             raise NotImplementedError("rolling %s: ddof 1 only" % agg)
+        if other is None:
+            # pandas' pairwise matrix (a DataFrame's; a Series with itself):
+            # indexed by the index, then the columns' labels
+            out = self._agg(agg)
+            if isinstance(self._f, DataFrame):
+                out._index_names = list(self._f._index_names or [None]) + [None]
+            return out
         if not isinstance(self._f, DataFrame):
             raise NotImplementedError(
                 "rolling %s of a Series: roll the DataFrame the two come from, "
