@@ -4426,6 +4426,22 @@ static int infer_ewm(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     return 0;
 }
 
+/* rolling's closed: the ends a window holds (DF_RC_*; right by default) */
+static int roll_closed(graph_node_t *n, df_node_t *d, json_t *obj, char *err, size_t errlen)
+{
+    static const char *const ends[] = {"neither", "left", "right", "both"};
+    json_t *cl = json_object_get(obj, "closed");
+    d->roll_closed = DF_RC_RIGHT;
+    if (cl && !json_is_null(cl)) {
+        int q = 0;
+        while (q < 4 && !(json_is_string(cl) && !strcmp(json_string_value(cl), ends[q])))
+            q++;
+        if (q == 4) return XFAIL(n, "closed must be 'right', 'left', 'both' or 'neither'");
+        d->roll_closed = (uint8_t)q;
+    }
+    return 0;
+}
+
 /* rolling by a window of time (pandas' rolling("2h", on=..., closed=...)):
  * a fixed span, the times of column "on" or of the index (datetime64 or
  * timedelta64), the window's ends, min_periods 1 by default */
@@ -4463,16 +4479,7 @@ static int infer_roll_time(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
                      "%s is %s; a window of time needs datetime64[ns] or timedelta64[ns] times "
                      "(pandas: window must be an integer 0 or greater)",
                      d->roll_on >= 0 ? "\"on\"" : "the index", df_col_type_name(tc));
-    static const char *const ends[] = {"neither", "left", "right", "both"};
-    json_t *cl = json_object_get(obj, "closed");
-    d->roll_closed = DF_RC_RIGHT;
-    if (cl && !json_is_null(cl)) {
-        int q = 0;
-        while (q < 4 && !(json_is_string(cl) && !strcmp(json_string_value(cl), ends[q])))
-            q++;
-        if (q == 4) return XFAIL(n, "closed must be 'right', 'left', 'both' or 'neither'");
-        d->roll_closed = (uint8_t)q;
-    }
+    if (roll_closed(n, d, obj, err, errlen)) return -1;
     json_t *mp = json_object_get(obj, "min_periods");
     d->minp = 1;
     if (mp && !json_is_null(mp)) {
@@ -4693,6 +4700,7 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     const df_node_t *s = in_df(g, n, 0);
     if (copy_schema(d, s)) return XFAIL(n, "out of memory");
     op_t op = n->op;
+    d->roll_closed = DF_RC_RIGHT; /* (expanding's window of rows too) */
     bool cum =
         op == OP_DF_CUMSUM || op == OP_DF_CUMPROD || op == OP_DF_CUMMAX || op == OP_DF_CUMMIN;
     if (cum) {
@@ -4721,9 +4729,13 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
             return XFAIL(n, "\"window\" must be an integer 1..1000000 (rows) or a span of "
                             "time (\"2h\")");
         json_t *on = json_object_get(obj, "on"), *cl = json_object_get(obj, "closed");
-        if ((on && !json_is_null(on)) || (cl && !json_is_null(cl)))
-            return XFAIL(n, "\"on\" and \"closed\" are for windows of time (\"window\": "
-                            "\"2h\")");
+        if (on && !json_is_null(on))
+            return XFAIL(n, "\"on\" is for windows of time (\"window\": \"2h\")");
+        /* closed: pandas' FixedWindowIndexer moves the window's start one
+         * row back (left, both) and its end one row back (left, neither) */
+        if (roll_closed(n, d, obj, err, errlen)) return -1;
+        if (cl && !json_is_null(cl) && ce && json_is_true(ce))
+            return XFAIL(n, "\"closed\" with \"center\" is not supported over rows");
         d->n = (int64_t)json_integer_value(w);
         d->minp = d->n;
         if (mp && !json_is_null(mp)) {

@@ -966,11 +966,15 @@ static int rw_bounds(const df_node_t *d, const frame_t *carry, const frame_t *in
 {
     int64_t gs = 0; /* the first row of the current group */
     memset(b->t + b->w, 0, sizeof(int64_t) * (size_t)(b->m - b->w));
+    /* closed (pandas' FixedWindowIndexer): the start one row back when the
+     * window holds its left end, the end one row back when it leaves out
+     * its right end */
+    int64_t ds = d->roll_closed & DF_RC_LEFT ? 1 : 0, de = d->roll_closed & DF_RC_RIGHT ? 0 : 1;
     for (int64_t i = b->w; i < b->m; i++) {
-        int64_t r = i - b->w, st = i + 1 - d->n;
+        int64_t r = i - b->w, st = i + 1 - d->n - ds, en = i + 1 - de;
         if (d->nkey > 0 && by_starts(d, carry, in, b->w, i)) gs = i;
         b->st[r] = st < gs ? gs : st;
-        b->en[r] = i + 1;
+        b->en[r] = en < b->st[r] ? b->st[r] : en;
     }
     return 0;
 }

@@ -1364,6 +1364,44 @@ def rolling_pairwise(data, pdf):
 
 
 @case
+def rolling_closed_rows(data, pdf):
+    """closed on windows of rows (pandas' FixedWindowIndexer: left and
+    both start one row back, left and neither end one row back), every
+    aggregation and by groups, to the bit on one-row, uneven and whole
+    chunks"""
+    rng = np.random.default_rng(37)
+    n = 160
+    x = np.round(rng.standard_normal(n) * 10, 3)
+    x[rng.random(n) < 0.1] = np.nan
+    pd.DataFrame({"k": rng.integers(0, 3, n), "x": x}).to_csv(os.path.join(data, "cl.csv"),
+                                                              index=False)
+    P = pd.read_csv(os.path.join(data, "cl.csv"), float_precision="round_trip")
+    nodes, want = [col("f", "c", ["x"])], {}
+    for c in ("left", "both", "neither"):
+        for agg, mp in (("sum", None), ("mean", 1), ("max", 1), ("std", None), ("median", 2),
+                        ("count", 0), ("skew", None)):
+            kw = {} if mp is None else {"min_periods": mp}
+            key = "%s_%s" % (c, agg)
+            nodes.append(op(key, "rolling", "f", window=6, closed=c, agg=agg, **kw))
+            want[key] = getattr(P[["x"]].rolling(6, closed=c, **kw), agg)()
+        nodes.append(op("g_" + c, "rolling", "c", window=4, closed=c, by="k", agg="sum",
+                        min_periods=1))
+        want["g_" + c] = P.groupby("k").rolling(4, closed=c, min_periods=1).sum()
+    for cb in (1, 60, None):
+        rd = {"key": "c", "op": "dataframe.read_csv", "path": "cl.csv"}
+        if cb:
+            rd["chunk_bytes"] = cb
+        got, why = run_doc(data, [rd] + nodes + [op(k + "T", "to_tensor", k) for k in want],
+                           [k + "T" for k in want])
+        if why:
+            return "chunk_bytes %s: %s" % (cb, why)
+        for k, ref in want.items():
+            if not np.array_equal(got[k + "T"], ref.to_numpy(), equal_nan=True):
+                return "chunk_bytes %s, %s: not pandas' values" % (cb, k)
+    return ""
+
+
+@case
 def windows_infinite(data, pdf):
     """rolling, expanding and ewm see +-inf as missing, as pandas 1.5's
     _prep_values makes them NaN (cumsum keeps them): values with inf, -inf

@@ -211,8 +211,10 @@ def rejects(data):
         ("index_ints", {"window": "h"}, ["the index is int64"]),
         ("closed_word", {"window": "h", "on": "ts", "closed": "middle"}, ["closed must be"]),
         ("center", {"window": "h", "on": "ts", "center": True}, ["center"]),
-        ("rows_on", {"window": 3, "on": "ts"}, ["\"on\" and \"closed\" are for windows of time"]),
-        ("rows_closed", {"window": 3, "closed": "left"}, ["windows of time"]),
+        ("rows_on", {"window": 3, "on": "ts"}, ["\"on\" is for windows of time"]),
+        ("rows_closed_center", {"window": 3, "closed": "left", "center": True},
+         ["\"closed\" with \"center\""]),
+        ("rows_closed_word", {"window": 3, "closed": "middle"}, ["closed must be"]),
         # pandas 1.5 drops a datetime column from a window of rows; the
         # engine once rolled its nanoseconds
         ("rows_datetime", {"window": 3}, ["column 'ts' is datetime64[ns]",

@@ -1497,6 +1497,9 @@ class TestDataFrames(Base):
                 (df.v.expanding(min_periods=3).skew(), p.v.expanding(min_periods=3).skew()),
                 (df[["x", "v"]].expanding(min_periods=3).corr("v"),
                  p[["x", "v"]].expanding(min_periods=3).corr(p["v"])),
+                # closed over rows: the window rows before the row
+                (df[["x", "v"]].rolling(5, closed="left", min_periods=1).sum(),
+                 p[["x", "v"]].rolling(5, closed="left", min_periods=1).sum()),
                 # pandas' pairwise matrix: a row per row and column
                 (df[["x", "v", "d"]].rolling(12).corr(), p[["x", "v", "d"]].rolling(12).corr()),
                 (df.set_index("ts")[["x", "v"]].rolling("3h").cov(),
