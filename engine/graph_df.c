@@ -4759,8 +4759,8 @@ static int infer_running(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     } else if (op == OP_DF_EWM) {
         if (infer_ewm(g, n, d, obj, err, errlen) || roll_by(g, n, d, s, obj, err, errlen))
             return -1;
-        if (d->nkey > 0 && d->ewm_times >= 0)
-            return XFAIL(n, "\"times\" with \"by\" (a groupby's ewm by time) is not supported");
+        if (d->nkey > 0 && d->ewm_times >= 0 && is_key(d, d->ewm_times))
+            return XFAIL(n, "\"times\" names a key of \"by\"");
     } else if (op == OP_DF_EXPANDING) {
         if (roll_by(g, n, d, s, obj, err, errlen)) return -1;
         json_t *mp = json_object_get(obj, "min_periods"), *ag = json_object_get(obj, "agg");

@@ -1709,14 +1709,21 @@ static int by_scan_map(const df_node_t *d, op_t op, const frame_t *in, const fra
         if (flabel_set(&f.names[k], d->cols[k].name, d->cols[k].is_int) ||
             fcol_alloc(&f.cols[k], FT_FLOAT64, n, 0, false))
             goto fail;
+    if (ewm_nat(d, op, in, err, errlen)) {
+        frame_free(&f);
+        return -1;
+    }
     for (int64_t a = 0, b; a < n; a = b) {
         for (b = a + 1; b < n && same_group(d, in, a, b); b++)
             ;
         bool cont = a == 0 && by_continues(d, carry, in);
+        /* ewm's times: the group's rows of them */
+        const fcol_t *tc = ewm_tc(d, op, in);
+        fcol_t tv = tc ? col_rows(tc, a, b) : (fcol_t){0};
         for (int k = 0; k < d->ncols; k++) {
             fcol_t v = col_rows(&in->cols[src_of(d, k)], a, b);
-            if (scan_col(d, op, k, &v, d->cols[k].type, cont ? &carry->cols[k] : NULL, NULL, false,
-                         &seg))
+            if (scan_col(d, op, k, &v, d->cols[k].type, cont ? &carry->cols[k] : NULL,
+                         tc ? &tv : NULL, false, &seg))
                 goto fail;
             memcpy((double *)f.cols[k].data + a, seg.data, sizeof(double) * (size_t)(b - a));
             fcol_free(&seg);
@@ -1748,10 +1755,16 @@ static int by_scan_state(const df_node_t *d, op_t op, const frame_t *carry, cons
         goto fail;
     for (int64_t q = 0; q < r; q++)
         ((int64_t *)out->idx[0].data)[q] = q;
+    const fcol_t *tc = ewm_tc(d, op, in);
+    fcol_t tv = tc ? col_rows(tc, a, n) : (fcol_t){0};
+    if (ewm_nat(d, op, in, err, errlen)) {
+        frame_free(out);
+        return -1;
+    }
     for (int k = 0; k < d->ncols; k++) {
         fcol_t v = col_rows(&in->cols[src_of(d, k)], a, n);
-        if (scan_col(d, op, k, &v, d->cols[k].type, cont ? &carry->cols[k] : NULL, NULL, true,
-                     &out->cols[k]))
+        if (scan_col(d, op, k, &v, d->cols[k].type, cont ? &carry->cols[k] : NULL, tc ? &tv : NULL,
+                     true, &out->cols[k]))
             goto fail;
     }
     if (by_carry_keys(d, carry, in, r, out)) goto fail;

@@ -140,6 +140,15 @@ def cases(P):
             k = "ew%d%s" % (q, agg)
             nodes.append(op(k, "ewm", "f", times="ts", agg=agg, **kw))
             want[k] = getattr(F.drop(columns="ts").ewm(times=F.ts, **kw), agg)()
+    # by groups: pandas' groupby(k).ewm(halflife, times=...), each group's
+    # times apart, the keys in the index
+    G = P[["ts", "k", "i", "x", "y"]]
+    nodes.append(op("g", "getitem", "t", columns=["ts", "k", "i", "x", "y"]))
+    for q, kw in enumerate(({"halflife": "2h"}, {"halflife": "15min", "min_periods": 2})):
+        for agg in ("mean", "sum"):
+            k = "ewg%d%s" % (q, agg)
+            nodes.append(op(k, "ewm", "g", times="ts", by="k", agg=agg, **kw))
+            want[k] = getattr(G.drop(columns="ts").groupby("k").ewm(times=G.ts, **kw), agg)()
     out.append(("ewm_times", nodes, want))
     # by groups: pandas' groupby(k).rolling("2h", on="ts"), each group's
     # windows alone (its GroupbyIndexer), keys missing in some rows
@@ -243,8 +252,8 @@ def rejects(data):
             ("ewm_halflife_no_times", {"halflife": "1h"}, ["if times is not None"]),
             ("ewm_times_not_adjusted", {"times": "ts", "halflife": "1h", "adjust": False},
              ["times is not supported with adjust=False"]),
-            ("ewm_times_by", {"times": "ts", "halflife": "1h", "by": "i"},
-             ["\"times\" with \"by\"", "not supported"])]:
+            ("ewm_times_key", {"times": "ts", "halflife": "1h", "by": "ts"},
+             ["\"times\" names a key"])]:
         td.expect_refused(data, "reject/" + name, base + [
             op("f", "getitem", "t", columns=["ts", "i", "x"]),
             dict({"key": "r", "op": "dataframe.ewm", "inputs": ["f"]}, **extra)], 2, words)

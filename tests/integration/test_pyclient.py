@@ -1507,6 +1507,8 @@ class TestDataFrames(Base):
                 (df[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower"),
                  p[["x", "v"]].expanding(min_periods=2).quantile(0.25, interpolation="lower")),
                 (g.ewm(span=10).mean(), pg.ewm(span=10).mean()),
+                (gt[["ts", "x", "v"]].ewm(halflife=pd.Timedelta("2h"), times="ts").mean(),
+                 p[["k", "x", "v"]].groupby("k").ewm(halflife="2h", times=p.ts).mean()),
                 (df[cols].groupby(["d", "k"]).ewm(alpha=0.2, adjust=False).var(),
                  p[cols].groupby(["d", "k"]).ewm(alpha=0.2, adjust=False).var()),
             ]

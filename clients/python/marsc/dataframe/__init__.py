@@ -1341,11 +1341,12 @@ class GroupBy(_Aggregations):
         return _GroupExpanding(self, int(min_periods))
 
     def ewm(self, com=None, span=None, halflife=None, alpha=None, min_periods=0, adjust=True,
-            ignore_na=False):
+            ignore_na=False, times=None):
         """pandas' groupby(by).ewm(...): .mean(), .sum(), .var(), .std(),
-        each group's recurrence from its first row, indexed as rolling's."""
+        each group's recurrence from its first row, indexed as rolling's;
+        times the name of a datetime column (halflife then a timedelta)."""
         return _GroupEwm(self, _ewm_params(com, span, halflife, alpha, min_periods, adjust,
-                                           ignore_na, None))
+                                           ignore_na, times))
 
     def fillna(self, value=None, method=None, limit=None):
         """pandas' groupby fillna with a method ("ffill"/"pad", "bfill"/
