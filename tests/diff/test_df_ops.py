@@ -981,6 +981,28 @@ def same_bits(data, nodes, want):
     return ""
 
 
+def bits_over_chunks(data, path, nodes, want, bytes_mid, key="t"):
+    """nodes (after read_csv `key` of path) on one-row chunks, chunks of
+    bytes_mid bytes and one chunk: '' when each fetched key of want (a
+    pandas frame or Series) holds pandas' very values, else why"""
+    for cb in (1, bytes_mid, None):
+        rd = {"key": key, "op": "dataframe.read_csv", "path": path}
+        if cb:
+            rd["chunk_bytes"] = cb
+        got, why = run_doc(data, [rd] + nodes + [op(k + "T", "to_tensor", k) for k in want],
+                           [k + "T" for k in want])
+        if why:
+            return "chunk_bytes %s: %s" % (cb, why)
+        for k, ref in want.items():
+            g, r = got[k + "T"], ref.to_numpy()
+            if g.shape != r.shape:
+                return "chunk_bytes %s, %s: shape %s vs %s" % (cb, k, g.shape, r.shape)
+            if not np.array_equal(g, r, equal_nan=True):
+                return "chunk_bytes %s, %s: %d values differ from pandas'" % (
+                    cb, k, int(np.sum(~((g == r) | (np.isnan(g) & np.isnan(r))))))
+    return ""
+
+
 @case
 def scans_bit_exact(data, pdf):
     """expanding (median and quantile too), ewm (mean, var, std) and
@@ -1221,31 +1243,18 @@ def rolling_moments(data, pdf):
             "g1": G.groupby("k").rolling(5).kurt(), "g2": G.groupby("k").rolling(8).skew(),
             "e1": F.expanding().skew(), "e2": F.expanding(min_periods=6).kurt(),
             "e3": G.groupby("k").expanding(min_periods=5).kurt()}
-    for cb in (1, 90, None):
-        rd = {"key": "t", "op": "dataframe.read_csv", "path": "mo.csv"}
-        if cb:
-            rd["chunk_bytes"] = cb
-        nodes = [rd, op("f", "getitem", "t", columns=["x", "y"]),
-                 op("r1", "rolling", "f", window=10, agg="skew"),
-                 op("r2", "rolling", "f", window=7, min_periods=2, agg="kurt"),
-                 op("r3", "rolling", "f", window=9, center=True, agg="skew"),
-                 op("r4", "rolling", "f", window=20, center=True, agg="kurt"),
-                 op("g1", "rolling", "t", window=5, by="k", agg="kurt"),
-                 op("g2", "rolling", "t", window=8, by="k", agg="skew"),
-                 op("e1", "expanding", "f", agg="skew"),
-                 op("e2", "expanding", "f", min_periods=6, agg="kurt"),
-                 op("e3", "expanding", "t", by="k", min_periods=5, agg="kurt")]
-        nodes += [op(key + "T", "to_tensor", key) for key in want]
-        got, why = run_doc(data, nodes, [key + "T" for key in want])
-        if why:
-            return "chunk_bytes %s: %s" % (cb, why)
-        for key, ref in want.items():
-            g, r = got[key + "T"], ref[["x", "y"]].to_numpy()
-            if g.shape != r.shape or not np.array_equal(g, r, equal_nan=True):
-                return "chunk_bytes %s, %s: %s" % (cb, key, "shape %s vs %s" % (
-                    g.shape, r.shape) if g.shape != r.shape else "%d values differ" % int(
-                    np.sum(~((g == r) | (np.isnan(g) & np.isnan(r))))))
-    return ""
+    nodes = [op("f", "getitem", "t", columns=["x", "y"]),
+             op("r1", "rolling", "f", window=10, agg="skew"),
+             op("r2", "rolling", "f", window=7, min_periods=2, agg="kurt"),
+             op("r3", "rolling", "f", window=9, center=True, agg="skew"),
+             op("r4", "rolling", "f", window=20, center=True, agg="kurt"),
+             op("g1", "rolling", "t", window=5, by="k", agg="kurt"),
+             op("g2", "rolling", "t", window=8, by="k", agg="skew"),
+             op("e1", "expanding", "f", agg="skew"),
+             op("e2", "expanding", "f", min_periods=6, agg="kurt"),
+             op("e3", "expanding", "t", by="k", min_periods=5, agg="kurt")]
+    return bits_over_chunks(data, "mo.csv", nodes, {k: w[["x", "y"]] for k, w in want.items()},
+                            90)
 
 
 @case
@@ -1285,20 +1294,9 @@ def expanding_cov_corr(data, pdf):
     pd.DataFrame({"x": x, "y": y}).to_csv(os.path.join(data, "ec.csv"), index=False)
     P = pd.read_csv(os.path.join(data, "ec.csv"), float_precision="round_trip")
     want = {"a": P.expanding().cov(P.y), "b": P.expanding(min_periods=5).corr(P.x)}
-    for cb in (1, 70, None):
-        rd = {"key": "t", "op": "dataframe.read_csv", "path": "ec.csv"}
-        if cb:
-            rd["chunk_bytes"] = cb
-        nodes = [rd, op("a", "expanding", "t", agg="cov", other="y"),
-                 op("b", "expanding", "t", agg="corr", other="x", min_periods=5)]
-        nodes += [op(k + "T", "to_tensor", k) for k in want]
-        got, why = run_doc(data, nodes, [k + "T" for k in want])
-        if why:
-            return "chunk_bytes %s: %s" % (cb, why)
-        for k, ref in want.items():
-            if not np.array_equal(got[k + "T"], ref.to_numpy(), equal_nan=True):
-                return "chunk_bytes %s, %s: not pandas' bits" % (cb, k)
-    return ""
+    nodes = [op("a", "expanding", "t", agg="cov", other="y"),
+             op("b", "expanding", "t", agg="corr", other="x", min_periods=5)]
+    return bits_over_chunks(data, "ec.csv", nodes, want, 70)
 
 
 @case
@@ -1387,18 +1385,7 @@ def rolling_closed_rows(data, pdf):
         nodes.append(op("g_" + c, "rolling", "c", window=4, closed=c, by="k", agg="sum",
                         min_periods=1))
         want["g_" + c] = P.groupby("k").rolling(4, closed=c, min_periods=1).sum()
-    for cb in (1, 60, None):
-        rd = {"key": "c", "op": "dataframe.read_csv", "path": "cl.csv"}
-        if cb:
-            rd["chunk_bytes"] = cb
-        got, why = run_doc(data, [rd] + nodes + [op(k + "T", "to_tensor", k) for k in want],
-                           [k + "T" for k in want])
-        if why:
-            return "chunk_bytes %s: %s" % (cb, why)
-        for k, ref in want.items():
-            if not np.array_equal(got[k + "T"], ref.to_numpy(), equal_nan=True):
-                return "chunk_bytes %s, %s: not pandas' values" % (cb, k)
-    return ""
+    return bits_over_chunks(data, "cl.csv", nodes, want, 60, key="c")
 
 
 @case
