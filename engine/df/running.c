@@ -1452,6 +1452,18 @@ static int tw_run(const df_node_t *d, const frame_t *carry, const frame_t *in, f
     }
     double *x = NULL, *oy = NULL;
     if (d->roll_pair) {
+        /* a row per row and column: n * ncols rows of ncols values */
+        double bytes = (double)in->nrows * d->ncols * d->ncols * 8;
+        if (!edge && bytes > (double)DF3_WHOLE_MAX_BYTES) {
+            tw_free(&b);
+            return errmsg(err, errlen,
+                          "rolling pairwise %s: a chunk of %lld rows gives %lld rows of %d "
+                          "columns, more than the limit of %lld GiB one job writes; use smaller "
+                          "chunks",
+                          d->ragg == DFRA_COV ? "cov" : "corr", (long long)in->nrows,
+                          (long long)in->nrows * d->ncols, d->ncols,
+                          (long long)(DF3_WHOLE_MAX_BYTES >> 30));
+        }
         if (!edge && in->range_index) {
             tw_free(&b);
             return errmsg(err, errlen,

@@ -1349,6 +1349,13 @@ def rolling_pairwise(data, pdf):
         why = rejected(data, base + [node], "r", words)
         if why:
             return "%s: %s" % (node, why)
+    # a row per row and column: a chunk whose result passes 2 GiB fails
+    _, why = run_doc(data, [{"key": "a", "op": "random.rand", "shape": [10000, 200],
+                             "chunk_size": [10000, 200], "seed": 1},
+                            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"]},
+                            op("r", "rolling", "df", window=3, agg="corr")], ["r"])
+    if "more than the limit of 2 GiB" not in why:
+        return "a result past 2 GiB: %r" % why
     # after a merge: its new default index
     pd.DataFrame({"z": range(9), "w": np.arange(9) * 0.5}).to_csv(os.path.join(data, "pz.csv"),
                                                                   index=False)
