@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "algo_util.h"
+#include "df3.h"
 
 static int oom(char *err, size_t errlen)
 {
@@ -145,6 +146,68 @@ static int join2(const frame_t *a, const frame_t *b, frame_t *all, const frame_t
     return frame_concat(parts, 2, all);
 }
 
+/* One right row i (of R, group g) into the state: each group's last row
+ * and its last of a smaller key */
+static void rs_add(const fcol_t *K, int64_t *last, int64_t *prev, int64_t g, int64_t i)
+{
+    if (last[g] >= 0 && kcmp(K, last[g], K, i) != 0) prev[g] = last[g];
+    last[g] = i;
+}
+
+/* Left row i's match (KL its keys) among right rows (KR): group's last j
+ * and its last of a smaller key pj, as pandas' hash table holds them for
+ * the scan (after: forward's, whose right rows are at or after i's key):
+ * pj when exact matches are not allowed and j's key equals i's; none
+ * (-1) beyond the tolerance */
+static int64_t asof_pick(const df_node_t *d, const fcol_t *KR, int64_t j, int64_t pj,
+                         const fcol_t *KL, int64_t i, bool after)
+{
+    if (j >= 0 && !d->aexact && kcmp(KR, j, KL, i) == 0) j = pj;
+    if (j < 0 || !d->ahas_tol) return j;
+    bool far;
+    if (KL->type == FT_FLOAT64) {
+        double r = ((const double *)KR->data)[j], l = ((const double *)KL->data)[i];
+        far = (after ? r - l : l - r) > d->atol_f;
+    } else {
+        int64_t r = ((const int64_t *)KR->data)[j], l = ((const int64_t *)KL->data)[i];
+        far = (after ? r - l : l - r) > d->atol_i;
+    }
+    return far ? -1 : j;
+}
+
+/* The carry: rows of F, each group's last and prev (ng groups), in F's
+ * order (so scanning them again gives the same state); at most
+ * DF3_WHOLE_MAX_BYTES (the carry grows with the by values: a job whose
+ * carry passes it fails naming the limit). 0, or -1 with a message. */
+static int keep_state(const frame_t *F, const int64_t *last, const int64_t *prev, int64_t ng,
+                      frame_t *out, char *err, size_t errlen)
+{
+    uint8_t *keep = calloc((size_t)F->nrows + 1, 1);
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(2 * ng + 1)), m = 0;
+    int rc = -1;
+    if (!keep || !rows) goto done;
+    for (int64_t g = 0; g < ng; g++) {
+        if (last[g] >= 0) keep[last[g]] = 1;
+        if (prev[g] >= 0) keep[prev[g]] = 1;
+    }
+    for (int64_t i = 0; i < F->nrows; i++)
+        if (keep[i]) rows[m++] = i;
+    rc = frame_take(F, rows, m, out);
+done:
+    free(keep);
+    free(rows);
+    if (rc) return oom(err, errlen);
+    if (frame_blob_size(out) > (size_t)DF3_WHOLE_MAX_BYTES) {
+        frame_free(out);
+        snprintf(err, errlen,
+                 "merge_asof: the last right rows of %lld \"by\" values are more than a carry "
+                 "holds (%lld GiB)",
+                 (long long)ng, (long long)(DF3_WHOLE_MAX_BYTES >> 30));
+        return -1;
+    }
+    return 0;
+}
+
 /* The scan of F's rows (rev: from the last): the right rows kept per by
  * group, each group's last one (last) and its last of a smaller key
  * (prev), rows of F; a left row i in [lo, hi) gets its match m[i - lo]
@@ -188,25 +251,12 @@ static int scan(const df_node_t *d, const frame_t *F, bool rev, int64_t lo, int6
     const fcol_t *K = &F->cols[U_K];
     const int64_t *T = F->cols[U_T].data;
     int64_t right = tie_of(d, 1);
-    bool fl = K->type == FT_FLOAT64;
     for (int64_t q = 0; q < n; q++) {
         int64_t i = rev ? n - 1 - q : q, g = s->gid[i];
-        if (T[i] == right) {
-            if (s->last[g] >= 0 && kcmp(K, s->last[g], K, i) != 0) s->prev[g] = s->last[g];
-            s->last[g] = i;
-            continue;
-        }
-        if (!m || i < lo || i >= hi) continue;
-        int64_t j = s->last[g];
-        if (j >= 0 && !d->aexact && kcmp(K, j, K, i) == 0) j = s->prev[g];
-        if (j >= 0 && d->ahas_tol) {
-            int64_t a = rev ? j : i, b = rev ? i : j; /* a's key >= b's */
-            bool far =
-                fl ? ((const double *)K->data)[a] - ((const double *)K->data)[b] > d->atol_f
-                   : ((const int64_t *)K->data)[a] - ((const int64_t *)K->data)[b] > d->atol_i;
-            if (far) j = -1;
-        }
-        m[i - lo] = j;
+        if (T[i] == right)
+            rs_add(K, s->last, s->prev, g, i);
+        else if (m && i >= lo && i < hi)
+            m[i - lo] = asof_pick(d, K, s->last[g], s->prev[g], K, i, rev);
     }
     return 0;
 }
@@ -218,29 +268,12 @@ int df_asof_state(const df_node_t *d, const frame_t *far, const frame_t *near, b
     frame_t all = {0};
     const frame_t *F;
     scan_t s = {0};
-    int64_t *rows = NULL;
-    int rc = -1;
-    if (join2(rev ? near : far, rev ? far : near, &all, &F) || scan(d, F, rev, 0, 0, NULL, &s) ||
-        !(rows = malloc(sizeof(int64_t) * (size_t)(2 * s.ng + 1))))
-        goto done;
-    /* the kept rows in F's order, each group's prev before its last in
-     * the scan's direction, so scanning them again gives the same state */
-    int64_t m = 0;
-    uint8_t *keep = calloc((size_t)F->nrows + 1, 1);
-    if (!keep) goto done;
-    for (int64_t g = 0; g < s.ng; g++) {
-        if (s.last[g] >= 0) keep[s.last[g]] = 1;
-        if (s.prev[g] >= 0) keep[s.prev[g]] = 1;
-    }
-    for (int64_t i = 0; i < F->nrows; i++)
-        if (keep[i]) rows[m++] = i;
-    free(keep);
-    rc = frame_take(F, rows, m, out);
-done:
-    free(rows);
+    int rc = join2(rev ? near : far, rev ? far : near, &all, &F) || scan(d, F, rev, 0, 0, NULL, &s)
+                 ? oom(err, errlen)
+                 : keep_state(F, s.last, s.prev, s.ng, out, err, errlen);
     scan_free(&s);
     frame_free(&all);
-    return rc ? oom(err, errlen) : 0;
+    return rc;
 }
 
 int df_asof_map(const df_node_t *d, const frame_t *part, const frame_t *bef, const frame_t *aft,
@@ -423,14 +456,6 @@ static int right_groups(const df_node_t *d, const frame_t *R, int64_t *gid, dfa_
     return 0;
 }
 
-/* One right row i (of R, group g) into the state: each group's last row
- * and its last of a smaller key */
-static void rs_add(const fcol_t *K, int64_t *last, int64_t *prev, int64_t g, int64_t i)
-{
-    if (last[g] >= 0 && kcmp(K, last[g], K, i) != 0) prev[g] = last[g];
-    last[g] = i;
-}
-
 int df_asof_rstate(const df_node_t *d, const frame_t *S, const frame_t *P, frame_t *out, char *err,
                    size_t errlen)
 {
@@ -438,18 +463,17 @@ int df_asof_rstate(const df_node_t *d, const frame_t *S, const frame_t *P, frame
     frame_t all = {0};
     const frame_t *R;
     dfa_htab_t t = {0};
-    int64_t *gid = NULL, *last = NULL, *prev = NULL, *rows = NULL, ng = 0;
-    uint8_t *keep = NULL;
+    int64_t *gid = NULL, *last = NULL, *prev = NULL, ng = 0;
     int rc = -1;
     /* the rows in key order: the state of the parts before, then the
      * part's (forward: the part's, then the state of the parts after) */
     if (join2(fwd ? P : S, fwd ? S : P, &all, &R) ||
         !(gid = malloc(sizeof(int64_t) * (size_t)(R->nrows + 1))) ||
         right_groups(d, R, gid, &t, &ng) || !(last = malloc(sizeof(int64_t) * (size_t)(ng + 1))) ||
-        !(prev = malloc(sizeof(int64_t) * (size_t)(ng + 1))) ||
-        !(keep = calloc((size_t)R->nrows + 1, 1)) ||
-        !(rows = malloc(sizeof(int64_t) * (size_t)(2 * ng + 1))))
+        !(prev = malloc(sizeof(int64_t) * (size_t)(ng + 1)))) {
+        rc = oom(err, errlen);
         goto done;
+    }
     for (int64_t g = 0; g < ng; g++)
         last[g] = prev[g] = -1;
     const fcol_t *K = &R->cols[d->arn];
@@ -457,23 +481,14 @@ int df_asof_rstate(const df_node_t *d, const frame_t *S, const frame_t *P, frame
         int64_t i = fwd ? R->nrows - 1 - q : q;
         rs_add(K, last, prev, gid[i], i);
     }
-    for (int64_t g = 0; g < ng; g++) {
-        if (last[g] >= 0) keep[last[g]] = 1;
-        if (prev[g] >= 0) keep[prev[g]] = 1;
-    }
-    int64_t m = 0;
-    for (int64_t i = 0; i < R->nrows; i++)
-        if (keep[i]) rows[m++] = i;
-    rc = frame_take(R, rows, m, out);
+    rc = keep_state(R, last, prev, ng, out, err, errlen);
 done:
     dfa_htab_free(&t);
     free(gid);
     free(last);
     free(prev);
-    free(keep);
-    free(rows);
     frame_free(&all);
-    return rc ? oom(err, errlen) : 0;
+    return rc;
 }
 
 int df_asof_rmap(const df_node_t *d, const frame_t *L, const frame_t *S, const frame_t *P,
@@ -520,7 +535,6 @@ int df_asof_rmap(const df_node_t *d, const frame_t *L, const frame_t *S, const f
     /* the left rows and the right ones merged by key: right rows at or
      * before (forward: at or after) each left row enter the state first */
     const fcol_t *KL = &L->cols[d->aon], *KR = &R->cols[d->arn];
-    bool fl = KL->type == FT_FLOAT64;
     int64_t r = 0;
     for (int64_t q = 0; q < n; q++) {
         int64_t i = fwd ? n - 1 - q : q;
@@ -531,18 +545,8 @@ int df_asof_rmap(const df_node_t *d, const frame_t *L, const frame_t *S, const f
             rs_add(KR, last, prev, gid[ri], ri);
             r++;
         }
-        int64_t g = lg[i], j = g >= 0 ? last[g] : -1;
-        if (j >= 0 && !d->aexact && kcmp(KR, j, KL, i) == 0) j = prev[g];
-        if (j >= 0 && d->ahas_tol) {
-            bool far = fl ? (fwd ? ((const double *)KR->data)[j] - ((const double *)KL->data)[i]
-                                 : ((const double *)KL->data)[i] - ((const double *)KR->data)[j]) >
-                                d->atol_f
-                          : (fwd ? ((const int64_t *)KR->data)[j] - ((const int64_t *)KL->data)[i]
-                                 : ((const int64_t *)KL->data)[i] -
-                                       ((const int64_t *)KR->data)[j]) > d->atol_i;
-            if (far) j = -1;
-        }
-        match[i] = j;
+        int64_t g = lg[i];
+        match[i] = g >= 0 ? asof_pick(d, KR, last[g], prev[g], KL, i, fwd) : -1;
     }
     if (frame_alloc(out, false, n, d->ncols, 1) || fcol_alloc(&out->idx[0], FT_INT64, n, 0, false))
         goto fail;
