@@ -151,6 +151,7 @@ static const char *const *df_fields(op_t op)
     static const char *const at[] = {"dtype", NULL};
     static const char *const cl[] = {"columns", NULL};
     static const char *const rp[] = {"to_replace", "value", NULL};
+    static const char *const mp[] = {"keys", "values", "na_action", NULL};
     static const char *const cp[] = {"lower", "upper", NULL};
     static const char *const rd[] = {"decimals", NULL};
     static const char *const fq[] = {"freq", NULL};
@@ -325,6 +326,8 @@ static const char *const *df_fields(op_t op)
         return cl;
     case OP_DF_REPLACE:
         return rp;
+    case OP_DF_MAP:
+        return mp;
     case OP_DF_CLIP:
         return cp;
     case OP_DF_ROUND:
@@ -3853,6 +3856,68 @@ static int infer_replace(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj,
     return 0;
 }
 
+/* Series.map of a dict: keys and values, two lists of scalars of one
+ * length. The values give the type: integers int64 (typed chunk by chunk:
+ * a chunk where a value finds no key is float64, as pandas' column is
+ * then), any other number float64, strings object, booleans bool (object
+ * with missing values where a key is not found); null is NaN. */
+static int infer_map(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                     size_t errlen)
+{
+    if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    const df_col_t *c = &s->cols[0];
+    if (c->unit != FU_NONE)
+        return XFAIL(n, "map of a %s Series is not supported (its keys would be times)",
+                     df_col_type_name(c));
+    json_t *ks = json_object_get(obj, "keys"), *vs = json_object_get(obj, "values");
+    json_t *na = json_object_get(obj, "na_action");
+    if (!json_is_array(ks) || !json_is_array(vs))
+        return XFAIL(n, "\"keys\" and \"values\" must be lists (a dict's keys and values)");
+    size_t cnt = json_array_size(ks);
+    if (json_array_size(vs) != cnt)
+        return XFAIL(n, "\"keys\" and \"values\" must have one length (%zu and %zu)", cnt,
+                     json_array_size(vs));
+    if (cnt > (size_t)INT_MAX / 4) return XFAIL(n, "too many keys");
+    if (na && !json_is_null(na)) {
+        if (!json_is_string(na) || strcmp(json_string_value(na), "ignore"))
+            return XFAIL(n, "na_action must either be 'ignore' or None, %.40s was passed",
+                         json_is_string(na) ? json_string_value(na) : "a non-string");
+        d->method = 1; /* ignore: a missing value stays missing */
+    }
+    d->lits = calloc(cnt + 1, sizeof(df_lit_t));
+    d->lits2 = calloc(cnt + 1, sizeof(df_lit_t));
+    if (!d->lits || !d->lits2) return XFAIL(n, "out of memory");
+    int kind = DFL_NONE;
+    bool ints = true, nan = false;
+    for (size_t q = 0; q < cnt; q++) {
+        int bad = lit_of(json_array_get(ks, q), &d->lits[q]) ||
+                  lit_of(json_array_get(vs, q), &d->lits2[q]);
+        d->nlit = (int)q + 1;
+        if (bad) return XFAIL(n, "\"keys\" and \"values\" must hold scalars");
+        const df_lit_t *v = &d->lits2[q];
+        if (v->kind == DFL_NAN) {
+            nan = true;
+            continue;
+        }
+        if (kind != DFL_NONE && kind != v->kind)
+            return XFAIL(n,
+                         "\"values\" hold %s and %s; the result would mix types in one "
+                         "column, which is not supported",
+                         lit_kind_name(kind), lit_kind_name(v->kind));
+        kind = v->kind;
+        ints &= v->is_int;
+    }
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->cols[0].type = kind == DFL_STR                   ? FT_STRING
+                      : kind == DFL_BOOL                ? FT_BOOL
+                      : kind == DFL_NUM && ints && !nan ? FT_INT64
+                                                        : FT_FLOAT64;
+    d->cols[0].unit = FU_NONE;
+    keep_rows(g, n, d, s);
+    return 0;
+}
+
 static int infer_numeric(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
 {
@@ -5780,6 +5845,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_REPLACE:
         rc = infer_replace(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_MAP:
+        rc = infer_map(g, n, d, obj, err, errlen);
         break;
     case OP_DF_CLIP:
     case OP_DF_ABS:

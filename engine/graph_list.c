@@ -132,6 +132,7 @@ static const op_params_t PARAMS[] = {
      "1",
      {"bins", "right", "labels", "precision", "include_lowest", "duplicates", "ordered"}},
     {"dataframe.qcut", "1", {"q", "labels", "precision", "duplicates"}},
+    {"dataframe.map", "1", {"keys", "values", "na_action"}},
     {"dataframe.merge_asof",
      "2",
      {"on", "left_on", "right_on", "by", "left_by", "right_by", "suffixes", "tolerance",

@@ -12,6 +12,7 @@
 
 #include "../errmsg.h"
 #include "../fpfmt.h"
+#include "algo_util.h"
 
 static int oom(char *err, size_t errlen)
 {
@@ -352,6 +353,123 @@ static int replace_col(const df_node_t *d, const fcol_t *c, int to, fcol_t *o)
     return 0;
 }
 
+/* ------------------------------------------------------------------ map */
+
+/* The keys of map that can match column c's values, as one column (kc),
+ * with kq[j] the literal of row j: numbers for int64 and float64 columns,
+ * booleans for bool ones, strings for string ones, null (missing) for
+ * every type. They are in reverse order, so that a key given twice finds
+ * its last value (a dict's). */
+static int map_keys(const df_node_t *d, const fcol_t *c, fcol_t *kc, int64_t *kq)
+{
+    int64_t m = 0;
+    bool ints = true, na = false;
+    for (int q = d->nlit - 1; q >= 0; q--) {
+        const df_lit_t *l = &d->lits[q];
+        bool fits = l->kind == DFL_NAN || (c->type == FT_STRING ? l->kind == DFL_STR
+                                           : c->type == FT_BOOL ? l->kind == DFL_BOOL
+                                                                : l->kind == DFL_NUM);
+        if (!fits) continue;
+        ints &= l->kind == DFL_NUM && l->is_int;
+        na |= l->kind == DFL_NAN;
+        kq[m++] = q;
+    }
+    if (c->type == FT_STRING) {
+        const char **p = malloc(sizeof(char *) * (size_t)(m + 1));
+        int64_t *ln = malloc(sizeof(int64_t) * (size_t)(m + 1));
+        int rc = -1;
+        if (p && ln) {
+            for (int64_t j = 0; j < m; j++) {
+                const df_lit_t *l = &d->lits[kq[j]];
+                p[j] = l->kind == DFL_STR ? l->s : NULL;
+                ln[j] = p[j] ? (int64_t)strlen(p[j]) : 0;
+            }
+            rc = str_col(kc, m, p, ln);
+        }
+        free(p);
+        free(ln);
+        return rc;
+    }
+    ftype_t t = c->type == FT_BOOL ? FT_BOOL : ints && m ? FT_INT64 : FT_FLOAT64;
+    if (fcol_alloc(kc, t, m, 0, t == FT_BOOL && na)) return -1;
+    for (int64_t j = 0; j < m; j++) {
+        const df_lit_t *l = &d->lits[kq[j]];
+        if (t == FT_BOOL) {
+            ((uint8_t *)kc->data)[j] = l->kind == DFL_BOOL && l->i;
+            if (kc->valid) kc->valid[j] = l->kind == DFL_BOOL;
+        } else if (t == FT_INT64) {
+            ((int64_t *)kc->data)[j] = l->i;
+        } else {
+            ((double *)kc->data)[j] = l->kind == DFL_NAN ? NAN : l->f;
+        }
+    }
+    return 0;
+}
+
+/* Series.map of a dict (pandas 1.5): each value's key's value, missing
+ * where no key equals it (and, with na_action "ignore", where it is
+ * missing itself). The keys are found through a hash table. */
+static int map_col(const df_node_t *d, const fcol_t *c, int to, fcol_t *o)
+{
+    int64_t n = c->n, *kq = malloc(sizeof(int64_t) * (size_t)(d->nlit + 1));
+    int64_t *hit = dfa_alloc(n, sizeof(int64_t));
+    uint64_t *h = dfa_alloc(n, sizeof(uint64_t)), *kh = dfa_alloc(d->nlit, sizeof(uint64_t));
+    fcol_t kc = {0};
+    dfa_htab_t t = {0};
+    int rc = -1;
+    if (!kq || !hit || !h || !kh || map_keys(d, c, &kc, kq) || dfa_htab_init(&t, kc.n)) goto done;
+    dfa_keys_t kk = {.nk = 1, .k = {&kc}}, ck = {.nk = 1, .k = {c}};
+    dfa_hash_rows(ck.k, 1, n, h);
+    dfa_hash_rows(kk.k, 1, kc.n, kh);
+    for (int64_t j = 0; j < kc.n; j++)
+        if (dfa_htab_add(&t, &kk, j, kh[j]) < 0) goto done;
+    if (dfa_htab_find_rows(&t, &kk, &ck, n, h, hit)) goto done;
+    bool any_miss = false;
+    for (int64_t i = 0; i < n; i++) {
+        /* hit[i]: the literal whose value row i takes, or -1 */
+        hit[i] = hit[i] < 0 || (d->method == 1 && fcol_is_na(c, i)) ? -1 : kq[t.grep[hit[i]]];
+        any_miss |= hit[i] < 0 || d->lits2[hit[i]].kind == DFL_NAN;
+    }
+    if (to == FT_STRING) {
+        const char **p = malloc(sizeof(char *) * (size_t)(n + 1));
+        int64_t *ln = malloc(sizeof(int64_t) * (size_t)(n + 1));
+        if (p && ln) {
+            for (int64_t i = 0; i < n; i++) {
+                const df_lit_t *v = hit[i] < 0 ? NULL : &d->lits2[hit[i]];
+                p[i] = v && v->kind == DFL_STR ? v->s : NULL;
+                ln[i] = p[i] ? (int64_t)strlen(p[i]) : 0;
+            }
+            rc = str_col(o, n, p, ln);
+        }
+        free(p);
+        free(ln);
+        goto done;
+    }
+    if (to == FT_INT64 && any_miss) to = FT_FLOAT64; /* this chunk's type (graph_df.c) */
+    if (fcol_alloc(o, (ftype_t)to, n, 0, to == FT_BOOL && any_miss)) goto done;
+    for (int64_t i = 0; i < n; i++) {
+        const df_lit_t *v = hit[i] < 0 ? NULL : &d->lits2[hit[i]];
+        bool miss = !v || v->kind == DFL_NAN;
+        if (to == FT_FLOAT64)
+            ((double *)o->data)[i] = miss ? NAN : v->f;
+        else if (to == FT_INT64)
+            ((int64_t *)o->data)[i] = v->i;
+        else {
+            ((uint8_t *)o->data)[i] = !miss && v->i;
+            if (o->valid) o->valid[i] = !miss;
+        }
+    }
+    rc = 0;
+done:
+    dfa_htab_free(&t);
+    fcol_free(&kc);
+    free(kq);
+    free(hit);
+    free(h);
+    free(kh);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ numbers */
 
 /* numpy's round: rint(x * 10^d) / 10^d (d >= 0), rint(x / 10^-d) * 10^-d. */
@@ -477,6 +595,9 @@ int df_clean_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *
             break;
         case OP_DF_REPLACE:
             rc = replace_col(d, c, to, o);
+            break;
+        case OP_DF_MAP:
+            rc = map_col(d, c, to, o);
             break;
         default: /* clip, abs, round */
             rc = num_col(d, op, c, to, o);

@@ -151,10 +151,10 @@ typedef struct df_node {
     bool held; /* the value is a tensor held as a frame blob (to_tensor): fetch only */
     /* clean.c's ops: per output column k, lit[k] (fillna's value), sel[k]
      * its input column (rename, drop, astype; cols[k].type the output
-     * type); lits (nlit: isin's values, replace's to_replace), lits2
-     * (replace's values, nlit of them), lo and hi (clip), n (round's
-     * decimals, dropna's thresh or -1), how (dropna: 0 any, 1 all),
-     * method (fillna: DFM_*) */
+     * type); lits (nlit: isin's values, replace's to_replace, map's
+     * keys), lits2 (replace's and map's values, nlit of them), lo and hi
+     * (clip), n (round's decimals, dropna's thresh or -1), how (dropna: 0
+     * any, 1 all), method (fillna: DFM_*; map: 1 for na_action "ignore") */
     df_lit_t *lit;
     int nlit;
     df_lit_t *lits, *lits2;

@@ -293,6 +293,9 @@ def evaluate(doc, data_dir="."):
         elif op in SELECT or op in RUNNING:
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = getattr(ins[0], op.split(".")[1])(**kw)
+        elif op == "dataframe.map":  # a dict's keys and values; null is NaN
+            keys = [np.nan if x is None else x for x in n["keys"]]
+            v = ins[0].map(dict(zip(keys, n["values"])), na_action=n.get("na_action"))
         elif op in CLEAN:
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             if op == "dataframe.isin":

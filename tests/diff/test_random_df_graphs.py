@@ -145,7 +145,7 @@ class Gen:
         # so head and cumsum may follow one too
         r.choice([self.filter, self.query, self.sort, self.select, self.assign, self.dropna,
                   self.merge, self.join, self.join, self.join_on, self.head, self.cumsum,
-                  self.running, self.interpolate, self.binning,
+                  self.running, self.interpolate, self.binning, self.mapping,
                   self.fillna, self.tail,
                   self.dedup, self.nlargest, self.set_index, self.reset_index,
                   self.sort_index, self.clip, self.round, self.replace, self.isin, self.rank,
@@ -306,6 +306,27 @@ class Gen:
         self.cur = self.add({"op": "dataframe.assign", "inputs": [self.cur, v], "names": [name]})
         self.cols[name] = "float" if labels is False else "str"
         self.texts |= labels is None  # a column of missing text only: float64 in pandas
+
+    def mapping(self):
+        """Series.map of k (some keys, null among them) or g (codes) by a
+        dict to strings or numbers, assigned as a new column"""
+        r = self.rng
+        c = r.choice([c for c in ("k", "g") if self.cols.get(c) in ("str", "int")] or [None])
+        if c is None:
+            return
+        pool = KEYS + [None] if self.cols[c] == "str" else list(range(6))
+        keys = r.sample(pool, r.randint(0, len(pool)))
+        kind = r.choice(["str", "int", "float"])
+        vals = [("v%d" % i if kind == "str" else i * 3 - 4 if kind == "int" else i / 4)
+                for i in range(len(keys))]
+        s = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": c})
+        v = self.add({"op": "dataframe.map", "inputs": [s], "keys": keys, "values": vals,
+                      "na_action": r.choice([None, "ignore"])})
+        name = "z%d" % self.n
+        self.cur = self.add({"op": "dataframe.assign", "inputs": [self.cur, v], "names": [name]})
+        self.cols[name] = "text" if kind == "str" else "float"
+        self.texts |= kind == "str"  # no key found anywhere: pandas' float64 of NaN
+        self.per_chunk_int |= kind == "int"
 
     def dropna(self):
         self.cur = self.add({"op": "dataframe.dropna", "inputs": [self.cur]})

@@ -1584,6 +1584,33 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(Exception, "increase monotonically"):
                 md.cut(df.x, [3, 1]).fetch()
 
+    def test_map(self):
+        """s.map of a dict and of a pandas Series through a cluster, over
+        many chunks: codes to names (strings), to numbers (int64 where
+        every code is known, float64 with NaN where not), na_action; equal
+        to pandas' Series.map. A function is refused before anything is
+        sent."""
+        rng = np.random.default_rng(31)
+        n = 600
+        code = rng.integers(0, 8, n)
+        city = rng.choice(["paris", "lyon", "nice"], n).astype(object)
+        city[rng.random(n) < 0.1] = None
+        with uploaded_csv("map.csv", pd.DataFrame({"code": code, "city": city})) as p:
+            df = md.read_csv("map.csv", chunk_bytes=400)
+            names = {k: "n%d" % k for k in range(6)}
+            lut = pd.Series(np.arange(8) * 10, index=np.arange(8))
+            pairs = [
+                (df.code.map(names), p.code.map(names)),
+                (df.code.map(lut), p.code.map(lut)),
+                (df.code.map({0: 1.5, 7: -2}), p.code.map({0: 1.5, 7: -2})),
+                (df.city.map({"paris": 75, "nice": 6}), p.city.map({"paris": 75, "nice": 6})),
+                (df.city.map({"lyon": True, np.nan: False}, na_action="ignore"),
+                 p.city.map({"lyon": True, np.nan: False}, na_action="ignore")),
+            ]
+            self.same_as_pandas(pairs, exact=True)
+            with self.assertRaisesRegex(TypeError, "function cannot run"):
+                df.code.map(lambda v: v + 1)
+
     def test_merge_asof(self):
         """md.merge_asof through a cluster: trades matched with the last
         quote of their symbol (by), the next one, the nearest within a

@@ -915,6 +915,27 @@ class Series(_Frame):
             return _make("dataframe.filter", [self, mask], None, "series")
         raise TypeError("a marsc Series is indexed by a boolean Series (s[s > 0])")
 
+    def map(self, arg, na_action=None):
+        """pandas' Series.map of a dict or a pandas Series (its index to its
+        values): dataframe.map. A function cannot run on the cluster."""
+        series = hasattr(arg, "index") and hasattr(arg, "tolist")  # a pandas Series
+        if callable(arg) and not series and not isinstance(arg, dict):
+            raise TypeError("map: a function cannot run on the cluster; "
+                            "pass a dict or a pandas Series")
+        if series:
+            keys, values = arg.index.tolist(), arg.tolist()
+        elif isinstance(arg, dict):
+            keys, values = list(arg.keys()), list(arg.values())
+        else:
+            raise TypeError("map takes a dict or a pandas Series, not %s" % type(arg).__name__)
+
+        def scalar(x):
+            return _lit(x.item() if isinstance(x, np.generic) else x)
+        return _make("dataframe.map", [self], {"keys": [scalar(k) for k in keys],
+                                               "values": [scalar(v) for v in values],
+                                               "na_action": na_action},
+                     "series", self._columns)
+
     def between(self, left, right, inclusive="both"):
         """pandas' between: left <= s <= right ("both"), or with "left",
         "right" or "neither" the ends that count; missing values are
