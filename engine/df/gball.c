@@ -236,6 +236,11 @@ int df_gb_whole(const df_node_t *d, const frame_t *in, frame_t *out, char *err, 
             if (tr) goto done;
             continue;
         }
+        bool keeps = sp->func == AGG_SUM || sp->func == AGG_PROD || sp->func == AGG_MIN ||
+                     sp->func == AGG_MAX || sp->func == AGG_FIRST || sp->func == AGG_LAST;
+        if (ot == FT_INT64 && keeps && in->cols[sp->col].type == FT_FLOAT64)
+            ot = FT_FLOAT64; /* an int64 column typed chunk by chunk that holds a missing
+                              * value: pandas' column, and so its sum, is float64 */
         if (fcol_alloc(o, (ftype_t)ot, ng, 0, false)) goto done;
         for (int64_t q = 0; q < ng; q++) {
             int64_t gg = ord[q];

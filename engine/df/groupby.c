@@ -451,6 +451,48 @@ static int check_partial(const frame_t *p, const gb_spec_t *s, char *err, size_t
     return 0;
 }
 
+/* A column typed chunk by chunk (str.len, a dt field, map: int64, float64
+ * in a chunk with a missing value) gives nunique sets of both types, and
+ * their union reads one. Where they meet, each int64 set is rewritten as
+ * float64 (the values of pandas' float64 column) into fixed[p], an owned
+ * copy of parts[p]; use[p] is the frame to combine. */
+static int unify_sets(const frame_t *const *parts, int n, const gb_spec_t *s, frame_t *fixed,
+                      const frame_t **use)
+{
+    for (int p = 0; p < n; p++)
+        use[p] = parts[p];
+    int at = 0;
+    for (int a = 0; a < s->nagg; at += nstate(s->agg[a].func), a++) {
+        if (s->agg[a].func != AGG_NUNIQUE) continue;
+        bool i64 = false, f64 = false;
+        for (int p = 0; p < n; p++) {
+            ftype_t t = label_type(&parts[p]->names[at]);
+            i64 |= t == FT_INT64;
+            f64 |= t == FT_FLOAT64;
+        }
+        if (!i64 || !f64) continue;
+        for (int p = 0; p < n; p++) {
+            if (label_type(&use[p]->names[at]) != FT_INT64) continue;
+            if (use[p] == parts[p]) {
+                if (frame_concat(&parts[p], 1, &fixed[p])) return -1;
+                use[p] = &fixed[p];
+            }
+            fcol_t *c = &fixed[p].cols[at];
+            int64_t nb = c->offsets[c->n]; /* every cell's 8-byte values */
+            for (int64_t q = 0; q + 8 <= nb; q += 8) {
+                int64_t iv;
+                memcpy(&iv, c->bytes + q, 8);
+                double dv = (double)iv;
+                memcpy(c->bytes + q, &dv, 8);
+            }
+            free(fixed[p].names[at].s);
+            fixed[p].names[at].s = NULL;
+            if (state_label(&fixed[p].names[at], &s->agg[a], 0, FT_FLOAT64)) return -1;
+        }
+    }
+    return 0;
+}
+
 int df_gb_combine(const frame_t *const *parts, int n, const gb_spec_t *s, frame_t *out, char *err,
                   size_t errlen)
 {
@@ -458,9 +500,14 @@ int df_gb_combine(const frame_t *const *parts, int n, const gb_spec_t *s, frame_
     if (n < 1) return errmsg(err, errlen, "groupby_agg: combine of no partials");
     for (int p = 0; p < n; p++)
         if (check_partial(parts[p], s, err, errlen)) return -1;
-    frame_t all;
-    if (frame_concat(parts, n, &all))
-        return errmsg(err, errlen, "groupby_agg: partials differ in layout or out of memory");
+    frame_t all, *fixed = calloc((size_t)n, sizeof *fixed);
+    const frame_t **use = calloc((size_t)n, sizeof *use);
+    int bad = !fixed || !use || unify_sets(parts, n, s, fixed, use) || frame_concat(use, n, &all);
+    for (int p = 0; fixed && p < n; p++)
+        frame_free(&fixed[p]);
+    free(fixed);
+    free(use);
+    if (bad) return errmsg(err, errlen, "groupby_agg: partials differ in layout or out of memory");
     int64_t m = all.nrows;
     dfa_keys_t ks = {.nk = s->nby};
     const flabel_t *kn[DF_MAX_KEYS];

@@ -1280,6 +1280,34 @@ def transform_chunk_typed(data, pdf):
 
 
 @case
+def agg_chunk_typed(data, pdf):
+    """groupby_agg over int64 columns typed chunk by chunk (str.len and
+    map: float64 in a chunk with a missing value): nunique's sets of both
+    types meet in one union (it once read a float64 set's bytes as int64
+    values and counted 2 and 2.0 apart), and the one-job groupby (median
+    beside) sums, picks and multiplies a float64 column as float64 (its
+    sum once read the doubles as bytes); values and types as pandas',
+    whose columns are float64; one-row and uneven chunks"""
+    want, nodes = {}, []
+    P = pdf.assign(ln=pdf.s.str.len(), m=pdf.g.map({"a": 1, "b": 2}))
+    for src in ("t", "t1"):
+        nodes += [col("ss" + src, src, "s"), col("gg" + src, src, "g"),
+                  op("n" + src, "str.len", "ss" + src),
+                  op("m" + src, "map", "gg" + src, keys=["a", "b"], values=[1, 2]),
+                  {"key": "a" + src, "op": "dataframe.assign",
+                   "inputs": [src, "n" + src, "m" + src], "names": ["ln", "m"]}]
+        for name, agg in (("part", {"u": ("ln", "nunique"), "v": ("m", "nunique"),
+                                    "w": ("ln", "sum"), "x": ("m", "max")}),
+                          ("whole", {"u": ("ln", "sum"), "v": ("m", "first"), "w": ("ln", "prod"),
+                                     "x": ("m", "min"), "y": ("ln", "median"),
+                                     "z": ("ln", "nunique")})):
+            nodes.append({"key": name + src, "op": "dataframe.groupby_agg", "inputs": ["a" + src],
+                          "by": ["k"], "agg": {k: list(v) for k, v in agg.items()}})
+            want[name + src] = P.groupby("k").agg(**agg)
+    return check_frames(data, [CSV, CSV1] + nodes, want)
+
+
+@case
 def expanding_cov_corr(data, pdf):
     """expanding cov and corr with a column (pandas' expanding().cov(s)):
     a window of rows from the first through rolling's path, pandas' own
