@@ -70,6 +70,8 @@ void df_node_free(df_node_t *d)
     free(d->cols);
     free(d->idx);
     free(d->sel);
+    free(d->gd_cat);
+    free(d->gd_lsrc);
     free(d->assign_src);
     free(d->roll_src);
     free(d->asrc);
@@ -152,6 +154,8 @@ static const char *const *df_fields(op_t op)
     static const char *const cl[] = {"columns", NULL};
     static const char *const rp[] = {"to_replace", "value", NULL};
     static const char *const mp[] = {"keys", "values", "na_action", NULL};
+    static const char *const gd[] = {"columns",  "categories", "prefix", "prefix_sep",
+                                     "dummy_na", "drop_first", "dtype",  NULL};
     static const char *const cp[] = {"lower", "upper", NULL};
     static const char *const rd[] = {"decimals", NULL};
     static const char *const fq[] = {"freq", NULL};
@@ -328,6 +332,8 @@ static const char *const *df_fields(op_t op)
         return rp;
     case OP_DF_MAP:
         return mp;
+    case OP_DF_GET_DUMMIES:
+        return gd;
     case OP_DF_CLIP:
         return cp;
     case OP_DF_ROUND:
@@ -3918,6 +3924,276 @@ static int infer_map(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     return 0;
 }
 
+static int col_label_cmp(const void *a, const void *b)
+{
+    const df_col_t *x = *(const df_col_t *const *)a, *y = *(const df_col_t *const *)b;
+    if (x->is_int != y->is_int) return x->is_int - y->is_int;
+    return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+/* Refuses two columns of one label (get_dummies of two columns with one
+ * prefix: pandas makes both, and a later op could not tell them apart). */
+static int dup_label(const df_node_t *d, const graph_node_t *n, char *err, size_t errlen)
+{
+    const df_col_t **v = malloc(sizeof *v * ((size_t)d->ncols + 1));
+    if (!v) return XFAIL(n, "out of memory");
+    for (int k = 0; k < d->ncols; k++)
+        v[k] = &d->cols[k];
+    qsort(v, (size_t)d->ncols, sizeof *v, col_label_cmp);
+    for (int k = 1; k < d->ncols; k++)
+        if (!col_label_cmp(&v[k - 1], &v[k])) {
+            char lb[128];
+            label_text(v[k], lb, sizeof lb);
+            free(v);
+            return XFAIL(n,
+                         "the result would have two columns %s (give each encoded column "
+                         "its own prefix)",
+                         lb);
+        }
+    free(v);
+    return 0;
+}
+
+/* A dummy column's label: prefix, sep and the category's text (Python's
+ * str() of it), or with no prefix the category itself (a Series': a
+ * string or an integer label). */
+static int dummy_label(df_col_t *c, const char *prefix, const char *sep, const df_lit_t *l,
+                       int ctype, int type)
+{
+    char v[40];
+    const char *t = v;
+    if (l == NULL)
+        t = "nan";
+    else if (l->kind == DFL_STR)
+        t = l->s;
+    else if (l->kind == DFL_BOOL)
+        t = l->i ? "True" : "False";
+    else if (l->is_int && ctype != FT_FLOAT64)
+        snprintf(v, sizeof v, "%lld", (long long)l->i);
+    else /* a float64 column's values are floats: 1.0 (ctype float64) */
+        fp_repr(v, sizeof v, l->f);
+    if (!prefix) return set_col(c, t, l && l->kind == DFL_NUM, type);
+    size_t len = strlen(prefix) + strlen(sep) + strlen(t) + 1;
+    char *b = malloc(len);
+    if (!b) return -1;
+    snprintf(b, len, "%s%s%s", prefix, sep, t);
+    int rc = set_col(c, b, false, type);
+    free(b);
+    return rc;
+}
+
+/* pd.get_dummies (pandas 1.5) with the categories given: the columns not
+ * encoded first, then for each encoded column one column per category (in
+ * the order given; a client sends the sorted distinct values, as pandas
+ * finds them), then its missing values' (dummy_na). sel[k]: the input
+ * column of output column k; gd_cat[k]: -1 kept, -2 the missing values'
+ * column, else the category (lits[gd_cat[k]]). */
+static int infer_get_dummies(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                             size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    bool series = in_vk(g, n, 0) == VK_SERIES;
+    json_t *cols = json_object_get(obj, "columns"), *cats = json_object_get(obj, "categories");
+    json_t *pre = json_object_get(obj, "prefix"), *sepj = json_object_get(obj, "prefix_sep");
+    json_t *dt = json_object_get(obj, "dtype");
+    bool dna = false, first = false;
+    if (get_flag(obj, "dummy_na", false, &dna, n, err, errlen) ||
+        get_flag(obj, "drop_first", false, &first, n, err, errlen))
+        return -1;
+    int type = FT_BOOL;
+    if (dt && !json_is_null(dt)) {
+        const char *t = json_is_string(dt) ? json_string_value(dt) : "";
+        type = !strcmp(t, "bool")                             ? FT_BOOL
+               : !strcmp(t, "int64") || !strcmp(t, "int")     ? FT_INT64
+               : !strcmp(t, "float64") || !strcmp(t, "float") ? FT_FLOAT64
+                                                              : -1;
+        if (type < 0)
+            return XFAIL(n,
+                         "dtype '%.40s' is not one get_dummies makes here (bool, int64, "
+                         "float64; pandas 1.5's default uint8 is not held: bool is pandas 2's)",
+                         t);
+    }
+    const char *sep = "_";
+    if (sepj && !json_is_null(sepj)) {
+        if (!json_is_string(sepj)) return XFAIL(n, "\"prefix_sep\" must be a string");
+        sep = json_string_value(sepj);
+    }
+    /* the encoded columns: a Series' own; else "columns", or every string column */
+    int *enc = NULL, nenc = 0;
+    if (series) {
+        if (cols && !json_is_null(cols)) return XFAIL(n, "\"columns\" is for DataFrames");
+        if (!(enc = calloc(2, sizeof(int)))) return XFAIL(n, "out of memory");
+        nenc = 1;
+    } else if (cols && !json_is_null(cols)) {
+        if (find_cols(s, cols, n, "columns", &enc, &nenc, err, errlen)) return -1;
+    } else {
+        if (!(enc = calloc((size_t)s->ncols + 1, sizeof(int)))) return XFAIL(n, "out of memory");
+        for (int k = 0; k < s->ncols; k++)
+            if (s->cols[k].type == FT_STRING) enc[nenc++] = k;
+    }
+    int rc = -1;
+    const char **pfx = calloc((size_t)nenc + 1, sizeof(char *));
+    size_t ncat = 0;
+    if (!pfx) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    /* each encoded column's categories, and its prefix */
+    if (series ? !json_is_array(cats) : !json_is_object(cats)) {
+        XFAIL(n,
+              "\"categories\" must be %s (the values to make columns of; pandas finds "
+              "them as the sorted distinct values)",
+              series ? "a list" : "an object {column: [values]}");
+        goto done;
+    }
+    for (int e = 0; e < nenc; e++) {
+        const df_col_t *c = &s->cols[enc[e]];
+        for (int f = 0; f < e; f++)
+            if (enc[f] == enc[e]) {
+                XFAIL(n, "\"columns\" names a column twice");
+                goto done;
+            }
+        if (c->unit != FU_NONE) {
+            char lb[128];
+            label_text(c, lb, sizeof lb);
+            XFAIL(n, "column %s is %s; get_dummies encodes strings, numbers and bools", lb,
+                  df_col_type_name(c));
+            goto done;
+        }
+        json_t *cl = series ? cats : json_object_get(cats, c->name ? c->name : "");
+        if (!json_is_array(cl)) {
+            char lb[128];
+            label_text(c, lb, sizeof lb);
+            XFAIL(n, "\"categories\" has no list for column %s", lb);
+            goto done;
+        }
+        ncat += json_array_size(cl);
+        if (ncat > CSV_MAX_COLS) {
+            XFAIL(n, "more than %d categories", CSV_MAX_COLS);
+            goto done;
+        }
+        if (pre && !json_is_null(pre)) {
+            json_t *p = json_is_string(pre)   ? pre
+                        : json_is_array(pre)  ? json_array_get(pre, (size_t)e)
+                        : json_is_object(pre) ? json_object_get(pre, c->name ? c->name : "")
+                                              : NULL;
+            size_t np = json_is_array(pre)    ? json_array_size(pre)
+                        : json_is_object(pre) ? json_object_size(pre)
+                                              : (size_t)nenc;
+            if (np != (size_t)nenc) {
+                XFAIL(n,
+                      "Length of 'prefix' (%zu) did not match the length of the columns "
+                      "being encoded (%d).",
+                      np, nenc);
+                goto done;
+            }
+            if (!json_is_string(p)) {
+                XFAIL(n, "\"prefix\" must be a string, a list of strings or an object of them");
+                goto done;
+            }
+            pfx[e] = json_string_value(p);
+        } else if (!series) {
+            pfx[e] = c->name ? c->name : "None";
+        }
+    }
+    if (!series) {
+        const char *key;
+        json_t *x;
+        json_object_foreach(cats, key, x)
+        {
+            bool found = false;
+            for (int e = 0; e < nenc; e++)
+                found |= s->cols[enc[e]].name && !strcmp(s->cols[enc[e]].name, key);
+            if (!found) {
+                XFAIL(n, "\"categories\" names '%.100s', which is not encoded", key);
+                goto done;
+            }
+        }
+    }
+    d->lits = calloc(ncat + 1, sizeof(df_lit_t));
+    int total = s->ncols - nenc + (int)ncat + (dna ? nenc : 0);
+    if (!d->lits || alloc_cols(d, total, s->nidx) || copy_index(d, s) ||
+        !(d->sel = calloc((size_t)total + 1, sizeof(int))) ||
+        !(d->gd_cat = calloc((size_t)total + 1, sizeof(int))) ||
+        !(d->gd_lsrc = calloc(ncat + 1, sizeof(int)))) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    int k = 0;
+    for (int c = 0; c < s->ncols; c++) {
+        bool is_enc = false;
+        for (int e = 0; e < nenc; e++)
+            is_enc |= enc[e] == c;
+        if (is_enc) continue;
+        if (set_like(&d->cols[k], &s->cols[c])) goto oom;
+        d->sel[k] = c;
+        d->gd_cat[k++] = -1;
+    }
+    for (int e = 0; e < nenc; e++) {
+        const df_col_t *c = &s->cols[enc[e]];
+        json_t *cl = series ? cats : json_object_get(cats, c->name ? c->name : "");
+        int start = k;
+        for (size_t q = 0; q < json_array_size(cl); q++) {
+            df_lit_t *l = &d->lits[d->nlit];
+            int bad = lit_of(json_array_get(cl, q), l);
+            d->nlit += !bad; /* (freed with the node) */
+            if (bad || l->kind == DFL_NAN || !lit_fits(c->type, l)) {
+                char lb[128];
+                label_text(c, lb, sizeof lb);
+                XFAIL(n,
+                      "\"categories\" of column %s must be %s values (not null: dummy_na "
+                      "makes the missing values' column)",
+                      lb, df_type_name(c->type, false));
+                goto done;
+            }
+            if (series && !pfx[e] && c->type != FT_STRING && !(c->type == FT_INT64 && l->is_int)) {
+                XFAIL(n, "a Series' categories name its columns without a prefix: it must "
+                         "hold strings or integers here (give a prefix)");
+                goto done;
+            }
+            /* pandas' levels with NaN beside integers are floats: "i_1.0" */
+            int ct = dna && c->type == FT_INT64 ? FT_FLOAT64 : c->type;
+            if (dummy_label(&d->cols[k], pfx[e], sep, l, ct, type)) goto oom;
+            d->sel[k] = enc[e];
+            d->gd_lsrc[d->nlit - 1] = enc[e];
+            d->gd_cat[k++] = d->nlit - 1;
+        }
+        if (dna) {
+            if (series && !pfx[e]) {
+                XFAIL(n, "dummy_na of a Series without a prefix names a column NaN, which "
+                         "is not held here (give a prefix)");
+                goto done;
+            }
+            if (dummy_label(&d->cols[k], pfx[e], sep, NULL, c->type, type)) goto oom;
+            d->sel[k] = enc[e];
+            d->gd_cat[k++] = -2;
+        }
+        if (first && k > start) { /* pandas drops the first of the columns made */
+            free(d->cols[start].name);
+            memmove(&d->cols[start], &d->cols[start + 1],
+                    sizeof d->cols[0] * (size_t)(k - start - 1));
+            memmove(&d->sel[start], &d->sel[start + 1], sizeof(int) * (size_t)(k - start - 1));
+            memmove(&d->gd_cat[start], &d->gd_cat[start + 1],
+                    sizeof(int) * (size_t)(k - start - 1));
+            memset(&d->cols[--k], 0, sizeof d->cols[0]);
+        }
+    }
+    d->ncols = k;
+    d->nsel = k;
+    if (dup_label(d, n, err, errlen)) goto done;
+    keep_rows(g, n, d, s);
+    set_frame_shape(n, VK_DATAFRAME);
+    rc = 0;
+    goto done;
+oom:
+    XFAIL(n, "out of memory");
+done:
+    free(enc);
+    free(pfx);
+    return rc;
+}
+
 static int infer_numeric(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                          size_t errlen)
 {
@@ -5662,9 +5938,10 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_DT_CEIL:
     case OP_DF_DT_ROUND:
     case OP_DF_DT_NORMALIZE:
-    case OP_DF_ROUND:   /* datetimes pass through */
-    case OP_DF_REPLACE: /* datetimes pass through */
-    case OP_DF_ROLLING: /* its "on" times pass through (infer_running) */
+    case OP_DF_ROUND:       /* datetimes pass through */
+    case OP_DF_REPLACE:     /* datetimes pass through */
+    case OP_DF_GET_DUMMIES: /* the columns not encoded pass through */
+    case OP_DF_ROLLING:     /* its "on" times pass through (infer_running) */
         break;
     default:
         for (int k = 0; k < d->ncols; k++)
@@ -5848,6 +6125,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_MAP:
         rc = infer_map(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_GET_DUMMIES:
+        rc = infer_get_dummies(g, n, d, obj, err, errlen);
         break;
     case OP_DF_CLIP:
     case OP_DF_ABS:

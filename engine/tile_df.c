@@ -1733,6 +1733,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_DROP:
     case OP_DF_REPLACE:
     case OP_DF_MAP:
+    case OP_DF_GET_DUMMIES:
     case OP_DF_CLIP:
     case OP_DF_ABS:
     case OP_DF_ROUND:

@@ -355,17 +355,17 @@ static int replace_col(const df_node_t *d, const fcol_t *c, int to, fcol_t *o)
 
 /* ------------------------------------------------------------------ map */
 
-/* The keys of map that can match column c's values, as one column (kc),
- * with kq[j] the literal of row j: numbers for int64 and float64 columns,
- * booleans for bool ones, strings for string ones, null (missing) for
- * every type. They are in reverse order, so that a key given twice finds
- * its last value (a dict's). */
-static int map_keys(const df_node_t *d, const fcol_t *c, fcol_t *kc, int64_t *kq)
+/* The literals of lits[0..nl) that can equal column c's values, as one
+ * column (kc), with kq[j] the literal of row j: numbers for int64 and
+ * float64 columns, booleans for bool ones, strings for string ones, null
+ * (missing) for every type. They are in reverse order, so that a literal
+ * given twice finds its last place (a dict's value). */
+static int lit_keys(const df_lit_t *lits, int nl, const fcol_t *c, fcol_t *kc, int64_t *kq)
 {
     int64_t m = 0;
     bool ints = true, na = false;
-    for (int q = d->nlit - 1; q >= 0; q--) {
-        const df_lit_t *l = &d->lits[q];
+    for (int q = nl - 1; q >= 0; q--) {
+        const df_lit_t *l = &lits[q];
         bool fits = l->kind == DFL_NAN || (c->type == FT_STRING ? l->kind == DFL_STR
                                            : c->type == FT_BOOL ? l->kind == DFL_BOOL
                                                                 : l->kind == DFL_NUM);
@@ -380,7 +380,7 @@ static int map_keys(const df_node_t *d, const fcol_t *c, fcol_t *kc, int64_t *kq
         int rc = -1;
         if (p && ln) {
             for (int64_t j = 0; j < m; j++) {
-                const df_lit_t *l = &d->lits[kq[j]];
+                const df_lit_t *l = &lits[kq[j]];
                 p[j] = l->kind == DFL_STR ? l->s : NULL;
                 ln[j] = p[j] ? (int64_t)strlen(p[j]) : 0;
             }
@@ -393,7 +393,7 @@ static int map_keys(const df_node_t *d, const fcol_t *c, fcol_t *kc, int64_t *kq
     ftype_t t = c->type == FT_BOOL ? FT_BOOL : ints && m ? FT_INT64 : FT_FLOAT64;
     if (fcol_alloc(kc, t, m, 0, t == FT_BOOL && na)) return -1;
     for (int64_t j = 0; j < m; j++) {
-        const df_lit_t *l = &d->lits[kq[j]];
+        const df_lit_t *l = &lits[kq[j]];
         if (t == FT_BOOL) {
             ((uint8_t *)kc->data)[j] = l->kind == DFL_BOOL && l->i;
             if (kc->valid) kc->valid[j] = l->kind == DFL_BOOL;
@@ -406,28 +406,47 @@ static int map_keys(const df_node_t *d, const fcol_t *c, fcol_t *kc, int64_t *kq
     return 0;
 }
 
-/* Series.map of a dict (pandas 1.5): each value's key's value, missing
- * where no key equals it (and, with na_action "ignore", where it is
- * missing itself). The keys are found through a hash table. */
-static int map_col(const df_node_t *d, const fcol_t *c, int to, fcol_t *o)
+/* code[i]: the literal of lits[0..nl) that value i of c equals (the last
+ * of equal ones; null equals a missing value), or -1. The literals are
+ * found through a hash table, so many of them cost one lookup a value. */
+static int lit_codes(const df_lit_t *lits, int nl, const fcol_t *c, int64_t *code)
 {
-    int64_t n = c->n, *kq = malloc(sizeof(int64_t) * (size_t)(d->nlit + 1));
-    int64_t *hit = dfa_alloc(n, sizeof(int64_t));
-    uint64_t *h = dfa_alloc(n, sizeof(uint64_t)), *kh = dfa_alloc(d->nlit, sizeof(uint64_t));
+    int64_t n = c->n, *kq = malloc(sizeof(int64_t) * (size_t)(nl + 1));
+    uint64_t *h = dfa_alloc(n, sizeof(uint64_t)), *kh = dfa_alloc(nl, sizeof(uint64_t));
     fcol_t kc = {0};
     dfa_htab_t t = {0};
     int rc = -1;
-    if (!kq || !hit || !h || !kh || map_keys(d, c, &kc, kq) || dfa_htab_init(&t, kc.n)) goto done;
+    if (!kq || !h || !kh || lit_keys(lits, nl, c, &kc, kq) || dfa_htab_init(&t, kc.n)) goto done;
     dfa_keys_t kk = {.nk = 1, .k = {&kc}}, ck = {.nk = 1, .k = {c}};
     dfa_hash_rows(ck.k, 1, n, h);
     dfa_hash_rows(kk.k, 1, kc.n, kh);
     for (int64_t j = 0; j < kc.n; j++)
         if (dfa_htab_add(&t, &kk, j, kh[j]) < 0) goto done;
-    if (dfa_htab_find_rows(&t, &kk, &ck, n, h, hit)) goto done;
+    if (dfa_htab_find_rows(&t, &kk, &ck, n, h, code)) goto done;
+    for (int64_t i = 0; i < n; i++)
+        code[i] = code[i] < 0 ? -1 : kq[t.grep[code[i]]];
+    rc = 0;
+done:
+    dfa_htab_free(&t);
+    fcol_free(&kc);
+    free(kq);
+    free(h);
+    free(kh);
+    return rc;
+}
+
+/* Series.map of a dict (pandas 1.5): each value's key's value, missing
+ * where no key equals it (and, with na_action "ignore", where it is
+ * missing itself). */
+static int map_col(const df_node_t *d, const fcol_t *c, int to, fcol_t *o)
+{
+    int64_t n = c->n, *hit = dfa_alloc(n, sizeof(int64_t));
+    int rc = -1;
+    if (!hit || lit_codes(d->lits, d->nlit, c, hit)) goto done;
     bool any_miss = false;
     for (int64_t i = 0; i < n; i++) {
         /* hit[i]: the literal whose value row i takes, or -1 */
-        hit[i] = hit[i] < 0 || (d->method == 1 && fcol_is_na(c, i)) ? -1 : kq[t.grep[hit[i]]];
+        if (d->method == 1 && fcol_is_na(c, i)) hit[i] = -1;
         any_miss |= hit[i] < 0 || d->lits2[hit[i]].kind == DFL_NAN;
     }
     if (to == FT_STRING) {
@@ -461,12 +480,55 @@ static int map_col(const df_node_t *d, const fcol_t *c, int to, fcol_t *o)
     }
     rc = 0;
 done:
-    dfa_htab_free(&t);
-    fcol_free(&kc);
-    free(kq);
     free(hit);
-    free(h);
-    free(kh);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ get_dummies */
+
+/* pd.get_dummies' columns (graph_df.c: sel[k], gd_cat[k]): each encoded
+ * column's values coded once against its categories (drop_first's too),
+ * then one column a category (1 where the value is it) and the missing
+ * values' (dummy_na: 1 where the value is missing or no category, as
+ * pandas' get_dummies of a Categorical of those categories). */
+static int dummies(const df_node_t *d, const frame_t *in, frame_t *out)
+{
+    int64_t n = in->nrows, *code = dfa_alloc(n, sizeof(int64_t));
+    int coded = -1, rc = -1;
+    if (!code) return -1;
+    for (int k = 0; k < d->ncols; k++) {
+        const fcol_t *c = &in->cols[d->sel[k]];
+        fcol_t *o = &out->cols[k];
+        if (d->gd_cat[k] == -1) {
+            if (fcol_copy(c, o)) goto done;
+            continue;
+        }
+        if (coded != d->sel[k]) { /* this column's categories: lits[a..b) */
+            int a = 0, b;
+            while (a < d->nlit && d->gd_lsrc[a] != d->sel[k])
+                a++;
+            for (b = a; b < d->nlit && d->gd_lsrc[b] == d->sel[k]; b++)
+                ;
+            if (lit_codes(d->lits + a, b - a, c, code)) goto done;
+            for (int64_t i = 0; i < n; i++)
+                code[i] = code[i] < 0 ? -1 : code[i] + a;
+            coded = d->sel[k];
+        }
+        int to = d->cols[k].type;
+        if (fcol_alloc(o, (ftype_t)to, n, 0, false)) goto done;
+        for (int64_t i = 0; i < n; i++) {
+            bool v = d->gd_cat[k] == -2 ? code[i] < 0 : code[i] == d->gd_cat[k];
+            if (to == FT_FLOAT64)
+                ((double *)o->data)[i] = v;
+            else if (to == FT_INT64)
+                ((int64_t *)o->data)[i] = v;
+            else
+                ((uint8_t *)o->data)[i] = v;
+        }
+    }
+    rc = 0;
+done:
+    free(code);
     return rc;
 }
 
@@ -552,6 +614,12 @@ int df_clean_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *
         int rc = frame_take(in, rows, m, out) ? oom(err, errlen) : 0;
         free(rows);
         return rc;
+    }
+    if (op == OP_DF_GET_DUMMIES) {
+        frame_t like = *in; /* a Series' dummies are a DataFrame */
+        like.series = false;
+        if (df_out_like(d, &like, out) || dummies(d, in, out)) goto fail;
+        return 0;
     }
     if (df_out_like(d, in, out)) goto fail;
     for (int k = 0; k < d->ncols; k++) {

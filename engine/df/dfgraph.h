@@ -158,6 +158,11 @@ typedef struct df_node {
     df_lit_t *lit;
     int nlit;
     df_lit_t *lits, *lits2;
+    /* get_dummies: per output column k (input column sel[k]), -1 kept,
+     * -2 the missing values' column (dummy_na), else its category
+     * lits[gd_cat[k]]; per category, its input column (gd_lsrc: those of
+     * one column are together, drop_first's too) */
+    int *gd_cat, *gd_lsrc;
     df_lit_t lo, hi;
     int how, method;
     /* select.c's ops: iloc's rows (pos, npos) or slice (row_slice: sl[] with

@@ -293,6 +293,32 @@ def evaluate(doc, data_dir="."):
         elif op in SELECT or op in RUNNING:
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = getattr(ins[0], op.split(".")[1])(**kw)
+        elif op == "dataframe.get_dummies":
+            kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs", "categories")}
+            kw["dtype"] = {"bool": bool, "int64": "int64", "float64": float}[kw.get("dtype", "bool")]
+            x = ins[0]
+            if isinstance(x, pd.Series):
+                if n["categories"] != sorted(x.dropna().unique().tolist()):
+                    x = pd.Series(pd.Categorical(x, categories=n["categories"]), index=x.index,
+                                  name=x.name)
+            else:  # categories other than the values present: a Categorical of them
+                x = x.copy()
+                for c, cs in n["categories"].items():
+                    if cs != sorted(x[c].dropna().unique().tolist()):
+                        x[c] = pd.Categorical(x[c], categories=cs)
+                if kw.get("columns") is None:
+                    kw["columns"] = list(n["categories"])
+            v = pd.get_dummies(x, **kw)
+            if kw.get("dummy_na") and isinstance(ins[0], pd.DataFrame):
+                # pandas labels an int column's levels beside NaN as floats
+                # ("g_1.0"), but a Categorical's as ints: the plain column's
+                sep = kw.get("prefix_sep", "_")
+                ren = {}
+                for c, cs in n["categories"].items():
+                    if str(ins[0][c].dtype) == "int64" and not isinstance(x[c].dtype, np.dtype):
+                        ren.update({"%s%s%s" % (c, sep, w): "%s%s%s" % (c, sep, float(w))
+                                    for w in cs})
+                v = v.rename(columns=ren)
         elif op == "dataframe.map":  # a dict's keys and values; null is NaN
             keys = [np.nan if x is None else x for x in n["keys"]]
             v = ins[0].map(dict(zip(keys, n["values"])), na_action=n.get("na_action"))

@@ -143,7 +143,8 @@ def as_pandas(doc):
     if "columns" in doc:
         data = {}
         for j, c in enumerate(doc["columns"]):
-            data[c] = column([r[j] for r in doc["data"]], doc["dtypes"][c], c, index).values
+            dt = doc["dtypes"][c if c in doc["dtypes"] else str(c)]  # (JSON's keys are text)
+            data[c] = column([r[j] for r in doc["data"]], dt, c, index).values
         return pd.DataFrame(data, index=index, columns=doc["columns"])
     return column(doc["data"], doc["dtype"], doc["name"], index)
 

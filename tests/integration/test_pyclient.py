@@ -1611,6 +1611,36 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(TypeError, "function cannot run"):
                 df.code.map(lambda v: v + 1)
 
+    def test_get_dummies(self):
+        """md.get_dummies through a cluster: a frame's string columns found
+        from its dtypes, named columns with dummy_na and drop_first, a
+        Series of integers (its values as labels); the categories found
+        first over many chunks; then a dummy column summed; equal to
+        pandas' pd.get_dummies with the same dtype."""
+        rng = np.random.default_rng(33)
+        n = 500
+        city = rng.choice(["paris", "lyon", "nice"], n).astype(object)
+        city[rng.random(n) < 0.1] = None
+        with uploaded_csv("dummies.csv", pd.DataFrame({
+                "city": city, "kind": rng.choice(["a", "b"], n), "code": rng.integers(0, 4, n),
+                "v": rng.integers(0, 100, n)})) as p:
+            df = md.read_csv("dummies.csv", chunk_bytes=400)
+            d = md.get_dummies(df)
+            pairs = [
+                (d, pd.get_dummies(p, dtype=bool)),
+                (md.get_dummies(df, columns=["city", "code"], dummy_na=True, drop_first=True,
+                                dtype=int),
+                 pd.get_dummies(p, columns=["city", "code"], dummy_na=True, drop_first=True,
+                                dtype=int)),
+                (md.get_dummies(df.code, prefix="c", dtype=float),
+                 pd.get_dummies(p.code, prefix="c", dtype=float)),
+                (md.get_dummies(df.code), pd.get_dummies(p.code, dtype=bool)),
+            ]
+            self.same_as_pandas(pairs, exact=True)
+            self.assertEqual(int(d["city_nice"].sum().fetch()), int((p.city == "nice").sum()))
+            with self.assertRaisesRegex(ValueError, "uint8"):
+                md.get_dummies(df, dtype=np.uint8)
+
     def test_merge_asof(self):
         """md.merge_asof through a cluster: trades matched with the last
         quote of their symbol (by), the next one, the nearest within a

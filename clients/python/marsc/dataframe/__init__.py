@@ -1520,6 +1520,51 @@ def qcut(x, q, labels=None, retbins=False, precision=3, duplicates="raise"):
     return _make("dataframe.qcut", [x], p, "series", x._columns)
 
 
+def get_dummies(data, prefix=None, prefix_sep="_", dummy_na=False, columns=None,
+                drop_first=False, dtype=None):
+    """pandas' pd.get_dummies of a DataFrame or a Series (dataframe.get_dummies).
+    The categories are the sorted distinct values of each encoded column,
+    as pandas': they are found first, as a task of their own (with the
+    frame's dtypes when `columns` is None, to pick its string columns).
+    dtype: bool (the default, pandas 2's; 1.5's uint8 is not held), int or
+    float."""
+    from ..core import execute
+    names = {None: "bool", bool: "bool", np.bool_: "bool", "bool": "bool", int: "int64",
+             np.int64: "int64", "int64": "int64", "int": "int64", float: "float64",
+             np.float64: "float64", "float64": "float64", "float": "float64"}
+    if dtype not in names:
+        raise ValueError("get_dummies: dtype %r is not held here (bool, int64 or float64; "
+                         "pandas 1.5's default uint8 is not)" % (dtype,))
+    series = isinstance(data, Series)
+    if series:
+        enc = [None]
+        if columns is not None:
+            raise ValueError("get_dummies: columns is for DataFrames")
+    elif columns is not None:
+        enc = _names(columns)
+    else:
+        dt = data.dtypes
+        if dt is None:
+            data.execute()
+            dt = data.dtypes
+        enc = [c for c, t in dt.items() if t == object]
+    cats = {}
+    if enc:
+        uniq = [(data if series else data[c]).drop_duplicates() for c in enc]
+        execute(*uniq)
+        for c, u in zip(enc, uniq):
+            v = u.fetch()
+            cats[c] = sorted(x.item() if isinstance(x, np.generic) else x
+                             for x in v.dropna().tolist())
+    params = {"categories": cats[None] if series else cats, "prefix": prefix,
+              "prefix_sep": prefix_sep, "dummy_na": bool(dummy_na) or None,
+              "drop_first": bool(drop_first) or None, "dtype": names[dtype]}
+    if not series:
+        params["columns"] = enc
+    return _make("dataframe.get_dummies", [data], {k: v for k, v in params.items()
+                                                   if v is not None}, "dataframe")
+
+
 def merge_asof(left, right, on=None, left_on=None, right_on=None, left_index=False,
                right_index=False, by=None, left_by=None, right_by=None, suffixes=("_x", "_y"),
                tolerance=None, allow_exact_matches=True, direction="backward"):
