@@ -1443,8 +1443,20 @@ static int run_pack_part(const dfx_in_t *in, int64_t p, frame_t *f, bool *have, 
 
 /* Part p of packs ins_[0..n) concatenated (an empty frame shaped as part 0
  * of the first pack when no pack has the part). */
+static int gather_part_as(const dfx_in_t *ins_, int n, int64_t p, const gb_spec_t *gb, frame_t *out,
+                          char *err, size_t errlen);
+
 static int gather_part(const dfx_in_t *ins_, int n, int64_t p, frame_t *out, char *err,
                        size_t errlen)
+{
+    return gather_part_as(ins_, n, p, NULL, out, err, errlen);
+}
+
+/* gather_part, or with gb (groupby partials) their combine: df_gb_combine
+ * reads each partial's own state types (a nunique set int64 in one chunk,
+ * float64 in another), which one concatenated frame would not keep. */
+static int gather_part_as(const dfx_in_t *ins_, int n, int64_t p, const gb_spec_t *gb, frame_t *out,
+                          char *err, size_t errlen)
 {
     frame_t *v = calloc((size_t)n + 1, sizeof(frame_t));
     int m = 0, rc = -1;
@@ -1453,6 +1465,18 @@ static int gather_part(const dfx_in_t *ins_, int n, int64_t p, frame_t *out, cha
         bool have;
         if (run_pack_part(&ins_[k], p, &v[m], &have, err, errlen)) goto done;
         m += have;
+    }
+    if (gb && m > 0) {
+        const frame_t **vp = calloc((size_t)m + 1, sizeof(frame_t *));
+        if (!vp) {
+            rc = oom(err, errlen);
+            goto done;
+        }
+        for (int k = 0; k < m; k++)
+            vp[k] = &v[k];
+        rc = df_gb_combine(vp, m, gb, out, err, errlen);
+        free(vp);
+        goto done;
     }
     if (m == 0) {
         frame_t z;
@@ -2591,7 +2615,6 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         goto done;
     }
     case DFJ_GB_PART: {
-        const frame_t *one = &tmp;
         if (j->off[1] == 2) { /* rows: the part's groups aggregated whole */
             if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen) == 0)
                 rc = n->op == OP_DF_GROUPBY_QUANTILE
@@ -2599,10 +2622,12 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
                          : df_gb_whole(d, &tmp, &out, err, errlen);
             break;
         }
-        if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen) ||
-            (j->off[1] ? df_gb_combine(&one, 1, &d->gb, &tmp2, err, errlen)
-                       : df_gb_map(&tmp, &d->gb, &tmp2, err, errlen)))
+        if (j->off[1]) { /* partials: combined as they are */
+            if (gather_part_as(ins_, j->n_in, j->off[0], &d->gb, &tmp2, err, errlen)) goto done;
+        } else if (gather_part(ins_, j->n_in, j->off[0], &tmp, err, errlen) ||
+                   df_gb_map(&tmp, &d->gb, &tmp2, err, errlen)) {
             goto done;
+        }
         rc = df_gb_final(&tmp2, &d->gb, &out, err, errlen);
         break;
     }

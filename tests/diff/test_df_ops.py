@@ -1287,10 +1287,16 @@ def agg_chunk_typed(data, pdf):
     values and counted 2 and 2.0 apart), and the one-job groupby (median
     beside) sums, picks and multiplies a float64 column as float64 (its
     sum once read the doubles as bytes); values and types as pandas',
-    whose columns are float64; one-row and uneven chunks"""
-    want, nodes = {}, []
+    whose columns are float64; one-row and uneven chunks, and partials
+    combined by a tree or shuffled by key (which once concatenated a
+    part's sets as one type)"""
+    # tf: every row through a filter, so their count is known only when
+    # they run: the partials are shuffled by key (hash parts), not a tree
+    want = {}
+    nodes = [col("ii", "t", "i"), {"key": "keep", "op": "greater", "inputs": ["ii", -1000]},
+             {"key": "tf", "op": "dataframe.filter", "inputs": ["t", "keep"]}]
     P = pdf.assign(ln=pdf.s.str.len(), m=pdf.g.map({"a": 1, "b": 2}))
-    for src in ("t", "t1"):
+    for src in ("t", "t1", "tf"):
         nodes += [col("ss" + src, src, "s"), col("gg" + src, src, "g"),
                   op("n" + src, "str.len", "ss" + src),
                   op("m" + src, "map", "gg" + src, keys=["a", "b"], values=[1, 2]),
