@@ -13,6 +13,7 @@
 #include "../errmsg.h"
 #include "../fpfmt.h"
 #include "algo_util.h"
+#include "df3.h"
 
 static int oom(char *err, size_t errlen)
 {
@@ -491,11 +492,21 @@ done:
  * then one column a category (1 where the value is it) and the missing
  * values' (dummy_na: 1 where the value is missing or no category, as
  * pandas' get_dummies of a Categorical of those categories). */
-static int dummies(const df_node_t *d, const frame_t *in, frame_t *out)
+static int dummies(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen)
 {
-    int64_t n = in->nrows, *code = dfa_alloc(n, sizeof(int64_t));
+    int64_t n = in->nrows, made = 0;
+    for (int k = 0; k < d->ncols; k++)
+        made += d->gd_cat[k] != -1;
+    int w = d->ncols && d->cols[d->ncols - 1].type == FT_BOOL ? 1 : 8;
+    if (made > 0 && n > DF3_WHOLE_MAX_BYTES / made / w)
+        return errmsg(err, errlen,
+                      "get_dummies: a chunk of %lld rows makes %lld columns of %d-byte values, "
+                      "more than the limit of %lld bytes (2 GiB) for one chunk; cut the input "
+                      "into smaller chunks or encode fewer categories",
+                      (long long)n, (long long)made, w, (long long)DF3_WHOLE_MAX_BYTES);
+    int64_t *code = dfa_alloc(n, sizeof(int64_t));
     int coded = -1, rc = -1;
-    if (!code) return -1;
+    if (!code) return oom(err, errlen);
     for (int k = 0; k < d->ncols; k++) {
         const fcol_t *c = &in->cols[d->sel[k]];
         fcol_t *o = &out->cols[k];
@@ -529,7 +540,7 @@ static int dummies(const df_node_t *d, const frame_t *in, frame_t *out)
     rc = 0;
 done:
     free(code);
-    return rc;
+    return rc ? oom(err, errlen) : 0;
 }
 
 /* ------------------------------------------------------------------ numbers */
@@ -618,7 +629,11 @@ int df_clean_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *
     if (op == OP_DF_GET_DUMMIES) {
         frame_t like = *in; /* a Series' dummies are a DataFrame */
         like.series = false;
-        if (df_out_like(d, &like, out) || dummies(d, in, out)) goto fail;
+        if (df_out_like(d, &like, out)) goto fail;
+        if (dummies(d, in, out, err, errlen)) {
+            frame_free(out);
+            return -1;
+        }
         return 0;
     }
     if (df_out_like(d, in, out)) goto fail;

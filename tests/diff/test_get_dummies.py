@@ -9,7 +9,8 @@ values (pandas' own), and categories of one's own, in one's order, with
 one no row holds and values no category holds; a datetime column kept (pandas' get_dummies of a
 Categorical of those categories: such a value counts as missing); after a filter, and the result used by
 later ops (a selection of its columns and their sums). Each case runs on one-row
-chunks, uneven chunks and one chunk, exactly. Then the rejections.
+chunks, uneven chunks and one chunk, exactly. Then the rejections, and a chunk whose
+dummies would pass 2 GiB.
 
 Usage: test_get_dummies.py. Prints `RESULT passed=N failed=M`."""
 
@@ -123,6 +124,13 @@ def rejects(data):
     ]:
         node = dict({"key": "r", "op": "dataframe.get_dummies", "inputs": [src]}, **kw)
         td.expect_refused(data, "reject/" + name, base + [node], 2, words)
+    # a chunk whose dummies would pass 2 GiB fails its job, naming the limit
+    pd.DataFrame({"i": range(2200)}).to_csv(os.path.join(data, "big.csv"), index=False)
+    td.expect_refused(data, "reject/two_gib", [
+        {"key": "t", "op": "dataframe.read_csv", "path": "big.csv"},
+        op("i", "getitem", "t", columns="i"),
+        op("r", "get_dummies", "i", categories=list(range(1000000)))], 1,
+        ["a chunk of 2200 rows makes 1000000 columns", "(2 GiB)"])
 
 
 def all_cases(data):
