@@ -154,6 +154,7 @@ static const char *const *df_fields(op_t op)
     static const char *const cl[] = {"columns", NULL};
     static const char *const rp[] = {"to_replace", "value", NULL};
     static const char *const mp[] = {"keys", "values", "na_action", NULL};
+    static const char *const mo[] = {"axis", "numeric_only", "dropna", NULL};
     static const char *const gd[] = {"columns",  "categories", "prefix", "prefix_sep",
                                      "dummy_na", "drop_first", "dtype",  NULL};
     static const char *const cp[] = {"lower", "upper", NULL};
@@ -332,6 +333,8 @@ static const char *const *df_fields(op_t op)
         return rp;
     case OP_DF_MAP:
         return mp;
+    case OP_DF_MODE:
+        return mo;
     case OP_DF_GET_DUMMIES:
         return gd;
     case OP_DF_CLIP:
@@ -5557,6 +5560,25 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
     for (int k = 0; k < s->ncols; k++)
         if (op == OP_DF_RANK || numeric_col(&s->cols[k], series)) d->sel[d->nsel++] = k;
     if (op == OP_DF_IDXMAX || op == OP_DF_IDXMIN) return infer_idxmax(g, n, d, s, obj, err, errlen);
+    if (op == OP_DF_MODE) {
+        /* pandas' mode: each column's most frequent values, sorted, in rows
+         * 0..; a column of fewer modes padded with missing values (an int64
+         * column's chunk is then float64, as pandas' column) */
+        bool num = false;
+        if (json_axis0(obj, n, err, errlen) ||
+            get_flag(obj, "numeric_only", false, &num, n, err, errlen) ||
+            get_flag(obj, "dropna", true, &d->drop, n, err, errlen))
+            return -1;
+        if (series && num) return XFAIL(n, "\"numeric_only\" is for DataFrames");
+        if (!num)
+            for (int k = d->nsel = 0; k < s->ncols; k++)
+                d->sel[d->nsel++] = k;
+        if (alloc_cols(d, d->nsel, 1) || default_index(d)) return XFAIL(n, "out of memory");
+        for (int k = 0; k < d->nsel; k++)
+            if (set_like(&d->cols[k], &s->cols[d->sel[k]])) return XFAIL(n, "out of memory");
+        new_rows(g, n, d, series ? VK_SERIES : VK_DATAFRAME);
+        return 0;
+    }
     if (op == OP_DF_VALUE_COUNTS) {
         json_t *dn = json_object_get(obj, "dropna");
         if (dn && !json_is_true(dn)) return XFAIL(n, "only \"dropna\": true is supported");
@@ -5941,7 +5963,8 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_ROUND:       /* datetimes pass through */
     case OP_DF_REPLACE:     /* datetimes pass through */
     case OP_DF_GET_DUMMIES: /* the columns not encoded pass through */
-    case OP_DF_ROLLING:     /* its "on" times pass through (infer_running) */
+    case OP_DF_MODE:
+    case OP_DF_ROLLING: /* its "on" times pass through (infer_running) */
         break;
     default:
         for (int k = 0; k < d->ncols; k++)
@@ -6153,6 +6176,7 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
     case OP_DF_CORR:
     case OP_DF_COV:
     case OP_DF_VALUE_COUNTS:
+    case OP_DF_MODE:
     case OP_DF_RANK:
     case OP_DF_IDXMAX:
     case OP_DF_IDXMIN:

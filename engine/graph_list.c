@@ -224,6 +224,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.corr", "1", {"method", "min_periods"}},
     {"dataframe.cov", "1", {"min_periods", "method"}},
     {"dataframe.value_counts", "1", {"normalize", "sort", "ascending", "dropna"}},
+    {"dataframe.mode", "1", {"axis", "numeric_only", "dropna"}},
     {"dataframe.rank", "1", {"method", "na_option", "ascending", "pct"}},
     {"dataframe.concat", "1+", {"axis", "join"}},
     /* from the df2 branch (ignored until it is merged) */

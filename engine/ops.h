@@ -340,6 +340,7 @@
     X(DF_QCUT, "dataframe.qcut", OPK_DF)                                                           \
     X(DF_MAP, "dataframe.map", OPK_DF)                                                             \
     X(DF_GET_DUMMIES, "dataframe.get_dummies", OPK_DF)                                             \
+    X(DF_MODE, "dataframe.mode", OPK_DF)                                                           \
     /* multiout: ops with several results ("outputs"; engine/graph_multi.c) */                     \
     X(SPLIT, "split", OPK_SHAPE)                                                                   \
     X(ARRAY_SPLIT, "array_split", OPK_SHAPE)                                                       \

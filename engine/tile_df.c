@@ -1714,6 +1714,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_CORR:
     case OP_DF_COV:
     case OP_DF_VALUE_COUNTS:
+    case OP_DF_MODE:
     case OP_DF_RANK:
     case OP_DF_IDXMAX:
     case OP_DF_IDXMIN:

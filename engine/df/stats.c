@@ -205,6 +205,78 @@ static int copy_index(const frame_t *in, frame_t *out)
     return 0;
 }
 
+/* Column c's modes (pandas' Series.mode): the rows of its most frequent
+ * values, one each, sorted by value (missing last, when counted: dropna
+ * false), into rows (*m of them; rows holds c->n + 1). */
+static int modes_of(const fcol_t *c, bool dropna, int64_t *rows, int64_t *m)
+{
+    int64_t n = c->n, *gid = dfa_alloc(n + 1, sizeof *gid), *cnt = NULL;
+    uint8_t *skip = dfa_alloc(n + 1, 1);
+    dfa_htab_t t = {0};
+    dfa_keys_t ks = {.nk = 1, .k = {c}};
+    int rc = -1;
+    if (!gid || !skip) goto done;
+    for (int64_t i = 0; i < n; i++)
+        skip[i] = dropna && fcol_is_na(c, i);
+    if (dfa_group(&ks, n, skip, gid, &t) || !(cnt = dfa_alloc(t.ngroups + 1, sizeof *cnt)))
+        goto done;
+    int64_t top = 0;
+    memset(cnt, 0, sizeof *cnt * (size_t)(t.ngroups + 1));
+    for (int64_t i = 0; i < n; i++)
+        if (gid[i] >= 0 && ++cnt[gid[i]] > top) top = cnt[gid[i]];
+    *m = 0;
+    for (int64_t g = 0; g < t.ngroups; g++)
+        if (cnt[g] == top) rows[(*m)++] = t.grep[g];
+    rc = dfa_argsort(&ks, NULL, rows, *m);
+done:
+    dfa_htab_free(&t);
+    free(gid);
+    free(skip);
+    free(cnt);
+    return rc;
+}
+
+/* DataFrame.mode and Series.mode (pandas 1.5): a row per mode of the
+ * column of most modes, the others padded with missing values
+ * (dfa_take_col: int64 becomes float64, a datetime NaT, bools and
+ * strings missing), a default index. */
+static int mode_whole(const df_node_t *d, const frame_t *in, frame_t *out)
+{
+    int nc = d->nsel;
+    int64_t **rows = calloc((size_t)nc + 1, sizeof *rows), *m = calloc((size_t)nc + 1, sizeof *m);
+    int64_t most = 0, *pad = NULL;
+    int rc = -1;
+    if (!rows || !m) goto done;
+    for (int k = 0; k < nc; k++) {
+        const fcol_t *c = &in->cols[d->sel[k]];
+        if (!(rows[k] = dfa_alloc(c->n + 1, sizeof **rows)) || modes_of(c, d->drop, rows[k], &m[k]))
+            goto done;
+        most = m[k] > most ? m[k] : most;
+    }
+    if (!(pad = dfa_alloc(most + 1, sizeof *pad)) || frame_alloc(out, in->series, most, nc, 1) ||
+        fcol_alloc(&out->idx[0], FT_INT64, most, 0, false))
+        goto done;
+    out->range_index = true;
+    for (int64_t i = 0; i < most; i++)
+        ((int64_t *)out->idx[0].data)[i] = i;
+    for (int k = 0; k < nc; k++) {
+        for (int64_t i = 0; i < most; i++)
+            pad[i] = i < m[k] ? rows[k][i] : -1;
+        if (flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int) ||
+            dfa_take_col(&in->cols[d->sel[k]], pad, most, true, &out->cols[k]))
+            goto done;
+    }
+    rc = 0;
+done:
+    for (int k = 0; rows && k < nc; k++)
+        free(rows[k]);
+    free(rows);
+    free(m);
+    free(pad);
+    if (rc) frame_free(out);
+    return rc;
+}
+
 int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                    size_t errlen)
 {
@@ -365,6 +437,9 @@ int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out,
         rc = 0;
         break;
     }
+    case OP_DF_MODE:
+        rc = mode_whole(d, in, out) ? oom(err, errlen) : 0;
+        break;
     case OP_DF_RANK: {
         if (frame_alloc(out, in->series, n, d->ncols, in->nidx) || copy_index(in, out)) goto nomem;
         for (int k = 0; k < d->ncols; k++)

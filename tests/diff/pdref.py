@@ -42,7 +42,7 @@ RUNNING = {"dataframe." + x for x in ("cumsum", "cumprod", "cummax", "cummin", "
 
 
 STATS = {"dataframe." + x for x in ("median", "quantile", "skew", "kurt", "corr", "cov",
-                                    "value_counts", "rank")}
+                                    "value_counts", "rank", "mode")}
 
 
 def merge_columns(left, right, kw):
@@ -286,7 +286,7 @@ def evaluate(doc, data_dir="."):
                 v = pd.Series([v], index=[ins[0].name])
         elif op in STATS:
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
-            if isinstance(ins[0], pd.DataFrame) and op not in ("dataframe.rank",
+            if isinstance(ins[0], pd.DataFrame) and op not in ("dataframe.rank", "dataframe.mode",
                                                                 "dataframe.value_counts"):
                 kw.setdefault("numeric_only", True)
             v = getattr(ins[0], op.split(".")[1])(**kw)

@@ -748,10 +748,14 @@ class Gen:
             self.cur = self.add({"op": "dataframe.value_counts", "inputs": [s]})
             self.counts = True
         elif r < 0.75:
-            # any and all read every column, strings and datetimes too
-            self.cur = self.add({"op": self.rng.choice(["dataframe.nunique", "dataframe.any",
-                                                        "dataframe.all"]),
-                                 "inputs": [self.cur]})
+            # any and all read every column, strings and datetimes too; mode
+            # every column too (tied modes padded with missing values)
+            op = self.rng.choice(["dataframe.nunique", "dataframe.any", "dataframe.all",
+                                  "dataframe.mode"])
+            node = {"op": op, "inputs": [self.cur]}
+            if op == "dataframe.mode":
+                node["dropna"] = self.rng.random() < 0.7
+            self.cur = self.add(node)
         elif r < 0.8 and keys:
             self.cur = self.add({"op": "dataframe.groupby_size", "inputs": [self.cur],
                                  "by": self.rng.sample(keys, self.rng.randint(1, len(keys)))})

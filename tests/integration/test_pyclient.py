@@ -1641,6 +1641,23 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(ValueError, "uint8"):
                 md.get_dummies(df, dtype=np.uint8)
 
+    def test_mode(self):
+        """df.mode() and s.mode(dropna=False) through a cluster over many
+        chunks: tied modes padded with NaN (int64 to float64), missing
+        values counted, equal to pandas'."""
+        rng = np.random.default_rng(35)
+        n = 400
+        s = rng.choice(["x", "y", "z"], n).astype(object)
+        s[rng.random(n) < 0.4] = None
+        with uploaded_csv("mode.csv", pd.DataFrame({
+                "i": rng.permutation(np.array([1, 2] * (n // 2))), "s": s,
+                "f": rng.integers(0, 50, n) / 4})) as p:
+            df = md.read_csv("mode.csv", chunk_bytes=300)
+            self.same_as_pandas([(df.mode(), p.mode()), (df.s.mode(dropna=False),
+                                                         p.s.mode(dropna=False)),
+                                 (df.mode(numeric_only=True), p.mode(numeric_only=True))],
+                                exact=True)
+
     def test_merge_asof(self):
         """md.merge_asof through a cluster: trades matched with the last
         quote of their symbol (by), the next one, the nearest within a

@@ -238,6 +238,20 @@ class _Frame(Entity):
 
     def median(self): return self._stat("median")  # noqa: E704
 
+    def mode(self, axis=0, numeric_only=False, dropna=True):
+        """pandas' mode: the most frequent values of each column (of the
+        Series), sorted, one per row from 0 (dataframe.mode)."""
+        if axis not in (0, "index"):
+            raise NotImplementedError("mode: axis 0 only")
+        p = {"dropna": bool(dropna)}
+        if numeric_only:
+            if not isinstance(self, DataFrame):
+                raise TypeError("mode: numeric_only is for DataFrames")
+            p["numeric_only"] = True
+        kind = "dataframe" if isinstance(self, DataFrame) else "series"
+        return _make("dataframe.mode", [self], p, kind,
+                     None if numeric_only else self._columns, index_names=[None])
+
     def quantile(self, q=0.5):
         """q a number (a list is not supported)."""
         if not isinstance(q, (int, float, np.number)):

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""dataframe.mode through mars-run, against pandas 1.5's DataFrame.mode
+and Series.mode: columns of one mode and of several tied ones (int64
+padded as float64, bools as object with NaN, strings with NaN, datetimes
+with NaT), dropna false (NaN and NaT counted, sorted last), numeric_only,
+a column of no value (all NaN), a Series (its name kept), after a filter
+(rows known only when they run) and over no row. Each case runs on
+one-row chunks, uneven chunks and one chunk, exactly. Then the
+rejections.
+
+Usage: test_mode.py. Prints `RESULT passed=N failed=M`."""
+
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_dates as td  # noqa: E402  (its runner and report)
+from test_rolling_time import compare  # noqa: E402  (exact)
+
+op = td.op
+
+
+def make_csv(path, rng, n):
+    """i: 3 and 1 tie; f: 2.5 and 0.5 tie, NaN more frequent than either;
+    s: "b" alone, missing more frequent; b: True and False tie; d: two
+    days tie; v: one value alone; e: no value at all"""
+    i = np.array([3, 1] * (n // 2))
+    i[:6] = [0, 2, 4, 5, 6, 7]
+    f = np.array([2.5, 0.5, np.nan, np.nan] * (n // 4))
+    s = np.array(["b", "b", "b", None, None, None, None, "a", "c", "\u00e9"] * (n // 10), dtype=object)
+    b = np.array([True, False] * (n // 2))
+    d = pd.Timestamp("2024-03-01") + pd.to_timedelta(np.array([1, 2] * (n // 2)), unit="D")
+    d = d.astype(str).to_numpy(dtype=object)
+    d[::5] = ""
+    pd.DataFrame({"i": rng.permutation(i), "f": rng.permutation(f), "s": rng.permutation(s),
+                  "b": rng.permutation(b), "d": rng.permutation(d),
+                  "v": np.full(n, 7), "e": np.full(n, np.nan)}).to_csv(path, index=False)
+
+
+def cases(P):
+    """(name, nodes after read_csv "t", {key: pandas' value})"""
+    cols = [op(c, "getitem", "t", columns=c) for c in ("i", "f", "s", "b", "d", "e")]
+    nodes, want = list(cols), {}
+    for k, kw in (("a", {}), ("n", {"dropna": False}), ("u", {"numeric_only": True}),
+                  ("un", {"numeric_only": True, "dropna": False})):
+        nodes.append(op(k, "mode", "t", **kw))
+        want[k] = P.mode(**kw)
+    for c in ("i", "f", "s", "b", "d", "e"):
+        for dn in (True, False):
+            k = "%s%s" % (c, dn)
+            nodes.append(op(k, "mode", c, dropna=dn))
+            want[k] = P[c].mode(dropna=dn)
+    out = [("frames_and_series", nodes, want)]
+    F = P[P.i > 2]
+    out.append(("filtered", [
+        op("ii", "getitem", "t", columns="i"), {"key": "m", "op": "greater", "inputs": ["ii", 2]},
+        {"key": "fl", "op": "dataframe.filter", "inputs": ["t", "m"]},
+        op("fm", "mode", "fl"),
+        {"key": "none", "op": "greater", "inputs": ["ii", 100]},
+        {"key": "fz", "op": "dataframe.filter", "inputs": ["t", "none"]},
+        op("zm", "mode", "fz")],
+        {"fm": F.mode(), "zm": P[P.i > 100].mode()}))
+    return out
+
+
+def rejects(data):
+    base = [{"key": "t", "op": "dataframe.read_csv", "path": "t.csv"},
+            op("i", "getitem", "t", columns="i")]
+    for name, src, kw, words in [
+        ("axis", "t", {"axis": 1}, ["axis"]),
+        ("series_numeric_only", "i", {"numeric_only": True}, ["for DataFrames"]),
+        ("dropna_word", "t", {"dropna": "yes"}, ["dropna"]),
+    ]:
+        node = dict({"key": "r", "op": "dataframe.mode", "inputs": [src]}, **kw)
+        td.expect_refused(data, "reject/" + name, base + [node], 2, words)
+
+
+def all_cases(data):
+    make_csv(os.path.join(data, "t.csv"), np.random.default_rng(41), 120)
+    P = pd.read_csv(os.path.join(data, "t.csv"), float_precision="round_trip",
+                    parse_dates=["d"])
+    cs = cases(P)
+    for chunk in (1, 300, None):
+        for name, nodes, want in cs:
+            rd = {"key": "t", "op": "dataframe.read_csv", "path": "t.csv", "parse_dates": ["d"]}
+            if chunk:
+                rd["chunk_bytes"] = chunk
+            td.report("%s/chunk=%s" % (name, chunk),
+                      td.run_and_compare([rd] + nodes, want, data, cmp=compare))
+    rejects(data)
+
+
+def main():
+    return td.suite_main("mode_data_", all_cases)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
