@@ -447,6 +447,7 @@ static void units_settle(op_t op, df_node_t *d);
 static int set_like(df_col_t *c, const df_col_t *s)
 {
     c->unit = s->unit;
+    c->chunky = s->chunky;
     return set_col(c, s->name, s->is_int, s->type);
 }
 
@@ -1195,6 +1196,7 @@ static int infer_assign(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         }
         d->cols[at].type = (uint8_t)type;
         d->cols[at].unit = in_df(g, n, j)->cols[0].unit;
+        d->cols[at].chunky = in_df(g, n, j)->cols[0].chunky;
         d->assign_src[at] = j;
     }
     d->nrows = s->nrows;
@@ -2199,6 +2201,7 @@ static int infer_cut(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
     }
     if (copy_schema(d, s)) return XFAIL(n, "out of memory");
     d->cols[0].type = d->cut_lab == DF_CL_CODES ? FT_INT64 : FT_STRING;
+    d->cols[0].chunky = d->cut_lab == DF_CL_CODES;
     d->cols[0].unit = FU_NONE;
     keep_rows(g, n, d, s);
     return 0;
@@ -3517,6 +3520,11 @@ static int infer_interpolate(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
         return XFAIL(n, "Cannot interpolate with all object-dtype columns in the DataFrame. "
                         "Try setting at least one column to a numeric dtype.");
     if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    for (int k = 0; k < d->ncols; k++)
+        if (d->cols[k].chunky) { /* its missing values get values that are no integers */
+            d->cols[k].type = FT_FLOAT64;
+            d->cols[k].chunky = false;
+        }
     keep_rows(g, n, d, s);
     return 0;
 }
@@ -3573,6 +3581,13 @@ static int infer_fillna(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     }
     for (int k = 0; k < s->ncols; k++) {
         int t = s->cols[k].type;
+        if (s->cols[k].chunky) { /* float64 in pandas where a value is missing */
+            t = FT_FLOAT64;
+            if (d->lit[k].kind == DFL_NUM && !d->lit[k].is_int) { /* no integer then */
+                d->cols[k].type = FT_FLOAT64;
+                d->cols[k].chunky = false;
+            }
+        }
         if (t == FT_INT64 || d->lit[k].kind == DFL_NONE) continue;
         if (!lit_fits(t, &d->lit[k])) {
             char lb[128];
@@ -3923,6 +3938,7 @@ static int infer_map(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
                       : kind == DFL_NUM && ints && !nan ? FT_INT64
                                                         : FT_FLOAT64;
     d->cols[0].unit = FU_NONE;
+    d->cols[0].chunky = d->cols[0].type == FT_INT64;
     keep_rows(g, n, d, s);
     return 0;
 }
@@ -5971,7 +5987,7 @@ static void units_settle(op_t op, df_node_t *d)
             d->cols[k].unit = FU_NONE;
     }
     for (int k = 0; k < d->ncols; k++)
-        if (d->cols[k].type != FT_INT64) d->cols[k].unit = FU_NONE;
+        if (d->cols[k].type != FT_INT64) d->cols[k].unit = FU_NONE, d->cols[k].chunky = false;
     for (int k = 0; k < d->nidx; k++)
         if (d->idx[k].type != FT_INT64) d->idx[k].unit = FU_NONE;
 }
@@ -6060,6 +6076,8 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
                                  : infer_dt(g, n, d, obj, err, errlen);
         d->json = NULL;
         if (rc == 0) units_settle(n->op, d);
+        for (int k = 0; rc == 0 && k < d->ncols; k++) /* float64 where a value is missing */
+            d->cols[k].chunky = d->cols[k].type == FT_INT64 && d->cols[k].unit == FU_NONE;
         return rc;
     }
     switch (n->op) {

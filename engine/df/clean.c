@@ -95,8 +95,10 @@ static bool lit_eq(const fcol_t *c, int64_t i, const df_lit_t *l)
 
 /* Column c with its missing values set to literal l (types checked by
  * inference: l fits c). */
-static int fill_value(const fcol_t *c, const df_lit_t *l, fcol_t *o)
+static int fill_value(const fcol_t *c, const df_lit_t *l, int to, fcol_t *o)
 {
+    if (to == FT_FLOAT64 && c->type == FT_INT64 && c->unit == FU_NONE)
+        return fcol_widen(c, o); /* a column typed chunk by chunk, float64 now (graph_df.c) */
     if (l->kind == DFL_NONE || l->kind == DFL_NAN || c->type == FT_INT64) return fcol_copy(c, o);
     int64_t n = c->n;
     if (c->type == FT_FLOAT64) {
@@ -645,7 +647,7 @@ int df_clean_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *
         switch (op) {
         case OP_DF_FILLNA:
             if (d->method == DFM_NONE)
-                rc = fill_value(c, &d->lit[k], o);
+                rc = fill_value(c, &d->lit[k], to, o);
             else
                 rc =
                     fill_dir(c, d->method == DFM_FFILL ? 1 : -1, carry ? &carry->cols[k] : NULL, o);

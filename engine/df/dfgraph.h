@@ -24,6 +24,12 @@ typedef struct {
     bool is_int;  /* an integer label (from_tensor's default names) */
     uint8_t type; /* ftype_t */
     uint8_t unit; /* INT64: frame.h's FU_* (datetimes, dates, timedeltas) */
+    /* INT64 typed chunk by chunk (str.len, a dt field, cut's codes, map's
+     * integers): float64 in a chunk with a missing value, as pandas' column
+     * is then; kept by the ops that pass the column through (set_like), so
+     * that interpolate and fillna, which may put a non-integer there, make
+     * it float64 (docs/graph-format.md) */
+    bool chunky;
 } df_col_t;
 
 /* ew_dt of a column compared as strings (with strings or string literals). */

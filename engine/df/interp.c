@@ -255,9 +255,23 @@ int df_interp_map(const df_node_t *d, const frame_t *in, const frame_t *bef, con
     }
     /* a column pandas interpolates: float64 here (an int64 chunk of a
      * float64 column has nothing missing) */
-    for (int k = 0; k < in->ncols; k++)
-        if (out->cols[k].type == FT_FLOAT64)
-            fill_col(d, in, k, x, bef, aft, (double *)out->cols[k].data, nxt);
+    for (int k = 0; k < in->ncols; k++) {
+        fcol_t *o = &out->cols[k];
+        if (d->cols[k].type == FT_FLOAT64 && o->type == FT_INT64 && o->unit == FU_NONE) {
+            /* an int64 chunk of a column typed float64 (graph_df.c: one
+             * typed chunk by chunk, whose missing values get fractions) */
+            fcol_t w;
+            if (fcol_widen(o, &w)) {
+                free(nxt);
+                free(x);
+                frame_free(out);
+                return oom(err, errlen);
+            }
+            fcol_free(o);
+            *o = w;
+        }
+        if (o->type == FT_FLOAT64) fill_col(d, in, k, x, bef, aft, (double *)o->data, nxt);
+    }
     free(nxt);
     free(x);
     return 0;

@@ -1314,6 +1314,49 @@ def agg_chunk_typed(data, pdf):
 
 
 @case
+def chunk_typed_filled(data, pdf):
+    """interpolate and fillna of int64 columns typed chunk by chunk
+    (str.len, map: float64 in pandas where a value is missing): their
+    missing values get fractions, so the columns are float64 from there on
+    (they once stayed int64, and a groupby transform after them folded the
+    fractions as integers); a fill by an integer keeps them int64 typed
+    chunk by chunk; values as pandas', over uneven and one-row chunks"""
+    want, nodes = {}, []
+    P = pdf.assign(ln=pdf.s.str.len(), m=pdf.g.map({"a": 1, "b": 2}))
+    for src in ("t", "t1"):
+        nodes += [col("ss" + src, src, "s"), col("gg" + src, src, "g"),
+                  op("n" + src, "str.len", "ss" + src),
+                  op("m" + src, "map", "gg" + src, keys=["a", "b"], values=[1, 2]),
+                  {"key": "a" + src, "op": "dataframe.assign",
+                   "inputs": [src, "n" + src, "m" + src], "names": ["ln", "m"]},
+                  col("w" + src, "a" + src, ["k", "ln", "m"]),
+                  op("ip" + src, "interpolate", "w" + src),
+                  op("fh" + src, "fillna", "w" + src, value=0.5),
+                  op("fi" + src, "fillna", "w" + src, value=7),
+                  {"key": "ts" + src, "op": "dataframe.groupby_transform", "inputs": ["ip" + src],
+                   "by": ["k"], "columns": ["ln", "m"], "func": "sum"},
+                  {"key": "tc" + src, "op": "dataframe.groupby_transform", "inputs": ["fh" + src],
+                   "by": ["k"], "columns": ["ln", "m"], "func": "cumsum"}]
+        W = P[["k", "ln", "m"]]
+        want.update({"ip" + src: W.interpolate(), "fh" + src: W.fillna(0.5),
+                     "fi" + src: W.fillna(7),
+                     "ts" + src: W.interpolate().groupby("k")[["ln", "m"]].transform("sum"),
+                     "tc" + src: W.fillna(0.5).groupby("k")[["ln", "m"]].cumsum()})
+    why = check_frames(data, [CSV, CSV1] + nodes, want)
+    if why:
+        return why
+    # a string into such a column would mix types (pandas' object column)
+    rc, err, out = T.run({"version": 1, "nodes": [CSV, col("ss", "t", "s"),
+                                                   op("n", "str.len", "ss"),
+                                                   op("f", "fillna", "n", value="x")],
+                          "fetch": ["f"]}, data)
+    shutil.rmtree(out, ignore_errors=True)
+    if rc != 2 or "would mix types" not in err:
+        return "fillna of str.len by a string: exit %d %s" % (rc, err.strip()[:200])
+    return ""
+
+
+@case
 def expanding_cov_corr(data, pdf):
     """expanding cov and corr with a column (pandas' expanding().cov(s)):
     a window of rows from the first through rolling's path, pandas' own
