@@ -372,6 +372,15 @@ static int combine_agg(const frame_t *all, int at, const int64_t *gid, int64_t n
         const double *ds = in[0].data, *dc = in[1].data;
         for (int64_t i = 0; i < n; i++) {
             int64_t k = gid[i];
+            if (dc[i] != dc[i]) {
+                /* the partial met an infinity: pandas' one pass (group_add)
+                 * ends at it when it was the group's last value (its
+                 * compensation NaN from there, so any value after, in this
+                 * partial or a later one, makes the sum NaN) */
+                s[k] = comp[k] != comp[k] ? NAN : s[k] + ds[i];
+                comp[k] = NAN;
+                continue;
+            }
             /* adds the partial's compensated sum ds - dc */
             double y = (ds[i] - dc[i]) - comp[k];
             double t = s[k] + y;

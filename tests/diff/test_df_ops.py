@@ -1357,6 +1357,34 @@ def chunk_typed_filled(data, pdf):
 
 
 @case
+def gb_sum_infinity(data, pdf):
+    """groupby_agg sum and mean over infinities, partials combined across
+    one-row, uneven and whole chunks: pandas' one pass (group_add) gives
+    a group +-inf when its last value is the only infinity and NaN once any
+    value follows one (its compensation is NaN); the combine of partials
+    once made every group holding an infinity NaN"""
+    rng = np.random.default_rng(45)
+    n = 300
+    x = np.round(rng.standard_normal(n), 2)
+    for v in (np.inf, -np.inf, np.nan):
+        x[rng.random(n) < 0.04] = v
+    pd.DataFrame({"k": rng.integers(0, 60, n), "x": x}).to_csv(
+        os.path.join(data, "inf.csv"), index=False)
+    P = pd.read_csv(os.path.join(data, "inf.csv"), float_precision="round_trip")
+    want = P.groupby("k").agg(s=("x", "sum"), m=("x", "mean"))
+    if not np.isinf(want.s).any() or not want.s.isna().any():
+        return "the data holds no group of each kind"
+    for cb in (1, 200, 10 ** 6):
+        why = check_frames(data, [
+            {"key": "t", "op": "dataframe.read_csv", "path": "inf.csv", "chunk_bytes": cb},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["k"],
+             "agg": {"s": ["x", "sum"], "m": ["x", "mean"]}}], {"g": want})
+        if why:
+            return "chunk_bytes %d: %s" % (cb, why)
+    return ""
+
+
+@case
 def expanding_cov_corr(data, pdf):
     """expanding cov and corr with a column (pandas' expanding().cov(s)):
     a window of rows from the first through rolling's path, pandas' own
