@@ -902,6 +902,20 @@ def tie_order_unspecified(doc, values):
         keys = f[n["columns"][0]].dropna()
         if len(keys) > 16 and keys.duplicated().any():
             return True
+    return grouped_on_repeated(doc, values)
+
+
+def grouped_on_repeated(doc, values):
+    """pandas 1.5's groupby rolling (expanding, ewm) with "on" over an
+    index whose labels repeat gives the "on" column of other rows (it
+    aligns it by label), or fails (discarded where it runs); the engine
+    keeps each row's own time (docs/graph-format.md)."""
+    for n in doc["nodes"]:
+        if n["op"] in ("dataframe.rolling", "dataframe.expanding", "dataframe.ewm") and \
+                n.get("by") and n.get("on"):
+            f = values.get(n["inputs"][0])
+            if f is not None and f.index.has_duplicates:
+                return True
     return False
 
 
