@@ -5596,8 +5596,9 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
         return 0;
     }
     if (op == OP_DF_VALUE_COUNTS) {
-        json_t *dn = json_object_get(obj, "dropna");
-        if (dn && !json_is_true(dn)) return XFAIL(n, "only \"dropna\": true is supported");
+        bool dropna = true;
+        if (get_flag(obj, "dropna", true, &dropna, n, err, errlen)) return -1;
+        d->how = !dropna; /* 1: missing values counted, as one value */
         if (get_flag(obj, "normalize", false, &d->drop, n, err, errlen) ||
             get_flag(obj, "sort", true, &d->append, n, err, errlen) ||
             get_flag(obj, "ascending", false, &d->asc1, n, err, errlen))

@@ -380,7 +380,7 @@ int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out,
         int64_t *cnt = NULL, *ord = NULL;
         bool ok = gid && skip;
         for (int64_t i = 0; ok && i < n; i++)
-            skip[i] = fcol_is_na(c, i);
+            skip[i] = !d->how && fcol_is_na(c, i); /* how 1: dropna false */
         ok = ok && dfa_group(&ks, n, skip, gid, &t) == 0;
         int64_t ng = ok ? t.ngroups : 0;
         ok = ok && (cnt = dfa_alloc(ng + 1, sizeof *cnt)) && (ord = dfa_alloc(ng + 1, sizeof *ord));

@@ -1771,6 +1771,9 @@ def statistics(data, pdf):
     nodes += [op("q3", "quantile", "nu1", q=0.3), op("qs", "quantile", "ii", q=0.75),
               op("co", "corr", "t"), op("cv", "cov", "nu1"),
               op("vc", "value_counts", "gg"), op("vn", "value_counts", "ss", normalize=True),
+              op("vd", "value_counts", "ss", dropna=False),
+              op("vdn", "value_counts", "ss", dropna=False, normalize=True),
+              op("vfd", "value_counts", "ff", dropna=False, sort=False),
               op("ra", "rank", "t"), op("rm", "rank", "ff", method="min", ascending=False),
               op("rd", "rank", "ii", method="dense", pct=True),
               op("rf", "rank", "ii", method="first"), op("rx", "rank", "t1", method="max")]
@@ -1778,6 +1781,9 @@ def statistics(data, pdf):
         "q3": pdf[["k", "f"]].quantile(0.3), "qs": np.float64(pdf.i.quantile(0.75)),
         "co": pdf.corr(numeric_only=True), "cv": pdf[["k", "f"]].cov(),
         "vc": pdf.g.value_counts(), "vn": pdf.s.value_counts(normalize=True),
+        "vd": pdf.s.value_counts(dropna=False),
+        "vdn": pdf.s.value_counts(dropna=False, normalize=True),
+        "vfd": pdf.f.value_counts(dropna=False, sort=False),
         "ra": pdf.rank(), "rm": pdf.f.rank(method="min", ascending=False),
         "rd": pdf.i.rank(method="dense", pct=True), "rf": pdf.i.rank(method="first"),
         "rx": pdf.rank(method="max")})

@@ -1644,7 +1644,8 @@ class TestDataFrames(Base):
     def test_mode(self):
         """df.mode() and s.mode(dropna=False) through a cluster over many
         chunks: tied modes padded with NaN (int64 to float64), missing
-        values counted, equal to pandas'."""
+        values counted (and by value_counts(dropna=False)), equal to
+        pandas'."""
         rng = np.random.default_rng(35)
         n = 400
         s = rng.choice(["x", "y", "z"], n).astype(object)
@@ -1655,6 +1656,8 @@ class TestDataFrames(Base):
             df = md.read_csv("mode.csv", chunk_bytes=300)
             self.same_as_pandas([(df.mode(), p.mode()), (df.s.mode(dropna=False),
                                                          p.s.mode(dropna=False)),
+                                 (df.s.value_counts(dropna=False, normalize=True),
+                                  p.s.value_counts(dropna=False, normalize=True)),
                                  (df.mode(numeric_only=True), p.mode(numeric_only=True))],
                                 exact=True)
 

@@ -960,9 +960,13 @@ class Series(_Frame):
         hi = self <= right if inclusive in ("both", "right") else self < right
         return lo & hi
 
-    def value_counts(self):
-        """Counts per value, descending (the values become the index)."""
-        return _make("dataframe.value_counts", [self], None, "series", index_names=None)
+    def value_counts(self, normalize=False, sort=True, ascending=False, dropna=True):
+        """Counts per value, descending (the values become the index);
+        pandas' keywords (dataframe.value_counts)."""
+        p = {"normalize": bool(normalize) or None, "sort": None if sort else False,
+             "ascending": bool(ascending) or None, "dropna": None if dropna else False}
+        return _make("dataframe.value_counts", [self], {k: v for k, v in p.items() if v is not None},
+                     "series", index_names=None)
 
     @property
     def dt(self):
