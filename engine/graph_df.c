@@ -72,6 +72,10 @@ void df_node_free(df_node_t *d)
     free(d->sel);
     free(d->gd_cat);
     free(d->gd_lsrc);
+    free(d->ds_q);
+    for (int i = 0; d->ds_lab && i < d->nds; i++)
+        free(d->ds_lab[i]);
+    free(d->ds_lab);
     free(d->assign_src);
     free(d->roll_src);
     free(d->asrc);
@@ -155,6 +159,7 @@ static const char *const *df_fields(op_t op)
     static const char *const rp[] = {"to_replace", "value", NULL};
     static const char *const mp[] = {"keys", "values", "na_action", NULL};
     static const char *const mo[] = {"axis", "numeric_only", "dropna", NULL};
+    static const char *const de[] = {"percentiles", NULL};
     static const char *const gd[] = {"columns",  "categories", "prefix", "prefix_sep",
                                      "dummy_na", "drop_first", "dtype",  NULL};
     static const char *const cp[] = {"lower", "upper", NULL};
@@ -335,6 +340,8 @@ static const char *const *df_fields(op_t op)
         return mp;
     case OP_DF_MODE:
         return mo;
+    case OP_DF_DESCRIBE:
+        return de;
     case OP_DF_GET_DUMMIES:
         return gd;
     case OP_DF_CLIP:
@@ -1324,9 +1331,76 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     return 0;
 }
 
-static int infer_describe(graph_t *g, graph_node_t *n, df_node_t *d, char *err, size_t errlen)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static bool np_isclose(double a, double b)
+{
+    return fabs(a - b) <= 1e-8 + 1e-5 * fabs(b);
+}
+
+/* describe's percentiles (pandas 1.5): the list with 0.5 added, sorted;
+ * duplicates refused; each row labelled as format_percentiles labels it
+ * ("10%", "33.3%": the fewest decimals that keep them apart). */
+static int describe_percentiles(graph_node_t *n, df_node_t *d, json_t *pj, char *err, size_t errlen)
+{
+    size_t np = json_is_array(pj) ? json_array_size(pj) : 0;
+    if (!json_is_array(pj) || np > 1000)
+        return XFAIL(n, "\"percentiles\" must be a list of at most 1000 numbers in [0, 1]");
+    double *q = malloc(sizeof(double) * (np + 2));
+    if (!q) return XFAIL(n, "out of memory");
+    d->ds_q = q;
+    bool half = false;
+    for (size_t i = 0; i < np; i++) {
+        json_t *v = json_array_get(pj, i);
+        double f = json_is_number(v) ? json_number_value(v) : NAN;
+        if (!(f >= 0 && f <= 1)) return XFAIL(n, "percentiles should all be in the interval [0,1]");
+        q[i] = f;
+        half |= f == 0.5;
+    }
+    if (!half) q[np++] = 0.5;
+    qsort(q, np, sizeof *q, cmp_double);
+    for (size_t i = 1; i < np; i++)
+        if (q[i] == q[i - 1]) return XFAIL(n, "percentiles cannot contain duplicates");
+    d->nds = (int)np;
+    if (!(d->ds_lab = calloc(np + 1, sizeof(char *)))) return XFAIL(n, "out of memory");
+    bool all_int = true;
+    for (size_t i = 0; i < np; i++)
+        all_int &= np_isclose(rint(100 * q[i]), 100 * q[i]);
+    int prec = 0;
+    if (!all_int) { /* the least precision that keeps them apart, with 0 and 100 */
+        double gap = q[0] > 0 ? 100 * q[0] : INFINITY;
+        for (size_t i = 1; i < np; i++)
+            gap = fmin(gap, 100 * q[i] - 100 * q[i - 1]);
+        if (q[np - 1] < 1) gap = fmin(gap, 100 - 100 * q[np - 1]);
+        prec = (int)-floor(log10(gap));
+        prec = prec > 1 ? prec : 1;
+    }
+    for (size_t i = 0; i < np; i++) {
+        double p = 100 * q[i];
+        char b[64];
+        if (np_isclose(rint(p), p)) {
+            snprintf(b, sizeof b, "%lld%%", (long long)rint(p));
+        } else { /* numpy's round(prec), written as Python's str() */
+            double f = pow(10.0, prec), r = rint(p * f) / f;
+            int l = fp_repr(b, sizeof b - 1, r);
+            b[l] = '%';
+            b[l + 1] = 0;
+        }
+        if (!(d->ds_lab[i] = strdup(b))) return XFAIL(n, "out of memory");
+    }
+    return 0;
+}
+
+static int infer_describe(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                          size_t errlen)
 {
     if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    json_t *pj = json_object_get(obj, "percentiles");
+    if (pj && !json_is_null(pj) && describe_percentiles(n, d, pj, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);
     bool series = in_vk(g, n, 0) == VK_SERIES;
     d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
@@ -1341,7 +1415,7 @@ static int infer_describe(graph_t *g, graph_node_t *n, df_node_t *d, char *err, 
         const df_col_t *c = &s->cols[d->sel[k]];
         if (set_col(&d->cols[k], c->name, c->is_int, FT_FLOAT64)) return XFAIL(n, "out of memory");
     }
-    d->nrows = 8;
+    d->nrows = d->ds_q ? 5 + d->nds : 8;
     d->rowsrc = (int)(n - g->nodes);
     set_frame_shape(n, series ? VK_SERIES : VK_DATAFRAME);
     return 0;
@@ -6101,7 +6175,7 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         rc = infer_assign(g, n, d, obj, err, errlen);
         break;
     case OP_DF_DESCRIBE:
-        rc = infer_describe(g, n, d, err, errlen);
+        rc = infer_describe(g, n, d, obj, err, errlen);
         break;
     case OP_DF_GROUPBY_AGG:
         rc = infer_groupby(g, n, d, obj, err, errlen);

@@ -208,6 +208,10 @@ int df_merge_first(const frame_t *left, const frame_t *right, const merge_spec_t
  * column per numeric (int64, float64) column; all float64. A Series input
  * gives a Series. */
 int df_describe(const frame_t *in, frame_t *out, char *err, size_t errlen);
+/* The same with the percentiles q[0..nq) (sorted, in [0, 1]) as rows
+ * labelled lab[0..nq), between min and max. */
+int df_describe_q(const frame_t *in, const double *q, const char *const *lab, int nq, frame_t *out,
+                  char *err, size_t errlen);
 
 /* ---- nunique ----
  * Map: per column, the distinct non-missing values of the chunk (a frame

@@ -96,10 +96,9 @@ static double pairwise_sum(const double *a, int64_t n)
 DEFINE_SELECT(dfa_select_d, double)
 DEFINE_SELECT(dfa_select_i, int64_t)
 
-static const double QS[3] = {0.25, 0.5, 0.75};
-
-/* The 8 statistics of a float64 column. */
-static int describe_f64(const fcol_t *c, double *st)
+/* The statistics of a float64 column: count, mean, std, min, the nq
+ * percentiles qs, max. */
+static int describe_f64(const fcol_t *c, const double *qs, int nq, double *st)
 {
     int64_t n = c->n, m = 0;
     const double *d = c->data;
@@ -123,13 +122,13 @@ static int describe_f64(const fcol_t *c, double *st)
         q += (v[i] - mean) * (v[i] - mean);
     st[2] = m > 1 ? sqrt(q / (double)(m - 1)) : NAN;
     if (m == 0) {
-        for (int j = 3; j < 8; j++)
+        for (int j = 3; j < 5 + nq; j++)
             st[j] = NAN;
     } else {
         /* positions in order: min, then each quantile's neighbours, max */
         int64_t lo_done = 0;
-        for (int j = 0; j < 3; j++) {
-            double vi = QS[j] * (double)(m - 1);
+        for (int j = 0; j < nq; j++) {
+            double vi = qs[j] * (double)(m - 1);
             int64_t p = (int64_t)floor(vi), nx = p + 1 < m ? p + 1 : m - 1;
             dfa_select_d(v, lo_done, m - 1, p);
             dfa_select_d(v, p + 1 < m ? p + 1 : p, m - 1, nx);
@@ -143,14 +142,14 @@ static int describe_f64(const fcol_t *c, double *st)
             mx = v[i] > mx ? v[i] : mx;
         }
         st[3] = mn;
-        st[7] = mx;
+        st[4 + nq] = mx;
     }
     free(v);
     free(z);
     return 0;
 }
 
-static int describe_i64(const fcol_t *c, double *st)
+static int describe_i64(const fcol_t *c, const double *qs, int nq, double *st)
 {
     int64_t n = c->n;
     const int64_t *d = c->data;
@@ -179,12 +178,12 @@ static int describe_i64(const fcol_t *c, double *st)
         q += ((double)d[i] - mean) * ((double)d[i] - mean);
     st[2] = n > 1 ? sqrt(q / (double)(n - 1)) : NAN;
     if (n == 0) {
-        for (int j = 3; j < 8; j++)
+        for (int j = 3; j < 5 + nq; j++)
             st[j] = NAN;
     } else {
         int64_t lo_done = 0;
-        for (int j = 0; j < 3; j++) {
-            double vi = QS[j] * (double)(n - 1);
+        for (int j = 0; j < nq; j++) {
+            double vi = qs[j] * (double)(n - 1);
             int64_t p = (int64_t)floor(vi), nx = p + 1 < n ? p + 1 : n - 1;
             dfa_select_i(v, lo_done, n - 1, p);
             dfa_select_i(v, p + 1 < n ? p + 1 : p, n - 1, nx);
@@ -200,34 +199,47 @@ static int describe_i64(const fcol_t *c, double *st)
             mx = d[i] > mx ? d[i] : mx;
         }
         st[3] = (double)mn;
-        st[7] = (double)mx;
+        st[4 + nq] = (double)mx;
     }
     free(v);
     free(buf);
     return 0;
 }
 
-static const char *const ROWS[8] = {"count", "mean", "std", "min", "25%", "50%", "75%", "max"};
-
 int df_describe(const frame_t *in, frame_t *out, char *err, size_t errlen)
 {
+    static const double qs[3] = {0.25, 0.5, 0.75};
+    static const char *const lab[3] = {"25%", "50%", "75%"};
+    return df_describe_q(in, qs, lab, 3, out, err, errlen);
+}
+
+int df_describe_q(const frame_t *in, const double *q, const char *const *lab, int nq, frame_t *out,
+                  char *err, size_t errlen)
+{
     memset(out, 0, sizeof *out);
-    int nnum = 0;
+    int nnum = 0, nr = 5 + nq;
     for (int c = 0; c < in->ncols; c++)
         nnum += in->cols[c].type == FT_INT64 || in->cols[c].type == FT_FLOAT64;
     if (nnum == 0)
         return errmsg(err, errlen,
                       "describe: no numeric (int64 or float64) column; the describe of bool "
                       "and string data is not supported");
-    if (frame_alloc(out, in->series, 8, nnum, 1)) goto nomem;
+    if (frame_alloc(out, in->series, nr, nnum, 1)) goto nomem;
     int64_t nb = 1;
-    for (int r = 0; r < 8; r++)
-        nb += (int64_t)strlen(ROWS[r]);
-    if (fcol_alloc(&out->idx[0], FT_STRING, 8, nb, false)) goto nomem;
+    for (int r = 0; r < nr; r++) {
+        const char *t = r < 4        ? (const char *[]){"count", "mean", "std", "min"}[r]
+                        : r < 4 + nq ? lab[r - 4]
+                                     : "max";
+        nb += (int64_t)strlen(t);
+    }
+    if (fcol_alloc(&out->idx[0], FT_STRING, nr, nb, false)) goto nomem;
     int64_t at = 0;
-    for (int r = 0; r < 8; r++) {
-        size_t l = strlen(ROWS[r]);
-        memcpy(out->idx[0].bytes + at, ROWS[r], l);
+    for (int r = 0; r < nr; r++) {
+        const char *t = r < 4        ? (const char *[]){"count", "mean", "std", "min"}[r]
+                        : r < 4 + nq ? lab[r - 4]
+                                     : "max";
+        size_t l = strlen(t);
+        memcpy(out->idx[0].bytes + at, t, l);
         at += (int64_t)l;
         out->idx[0].offsets[r + 1] = at;
     }
@@ -236,10 +248,10 @@ int df_describe(const frame_t *in, frame_t *out, char *err, size_t errlen)
     for (int c = 0; c < in->ncols; c++) {
         const fcol_t *col = &in->cols[c];
         if (col->type != FT_INT64 && col->type != FT_FLOAT64) continue;
-        if (fcol_alloc(&out->cols[k], FT_FLOAT64, 8, 0, false) ||
+        if (fcol_alloc(&out->cols[k], FT_FLOAT64, nr, 0, false) ||
             flabel_set(&out->names[k], in->names[c].s, in->names[c].is_int))
             goto nomem;
-        if ((col->type == FT_INT64 ? describe_i64 : describe_f64)(col, out->cols[k].data))
+        if ((col->type == FT_INT64 ? describe_i64 : describe_f64)(col, q, nq, out->cols[k].data))
             goto nomem;
         k++;
     }

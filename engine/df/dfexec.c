@@ -2532,7 +2532,9 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             oom(err, errlen);
             goto done;
         }
-        rc = df_describe(&num, &out, err, errlen);
+        rc = d->ds_q ? df_describe_q(&num, d->ds_q, (const char *const *)d->ds_lab, d->nds, &out,
+                                     err, errlen)
+                     : df_describe(&num, &out, err, errlen);
         frame_free(&num);
         break;
     }

@@ -169,6 +169,11 @@ typedef struct df_node {
      * lits[gd_cat[k]]; per category, its input column (gd_lsrc: those of
      * one column are together, drop_first's too) */
     int *gd_cat, *gd_lsrc;
+    /* describe's percentiles (NULL: 25%, 50%, 75%), sorted, nds of them,
+     * and their rows' labels */
+    double *ds_q;
+    char **ds_lab;
+    int nds;
     df_lit_t lo, hi;
     int how, method;
     /* select.c's ops: iloc's rows (pos, npos) or slice (row_slice: sl[] with

@@ -149,7 +149,7 @@ def evaluate(doc, data_dir="."):
             f = getattr(ins[0], op.split(".")[1])
             v = f(numeric_only=True) if isinstance(ins[0], pd.DataFrame) else f()
         elif op == "dataframe.describe":
-            v = ins[0].describe()
+            v = ins[0].describe(percentiles=n.get("percentiles"))
         elif op == "dataframe.groupby_agg":
             v = ins[0].groupby(n["by"], dropna=n.get("dropna", True),
                                as_index=n.get("as_index", True)).agg(

@@ -1385,6 +1385,28 @@ def gb_sum_infinity(data, pdf):
 
 
 @case
+def describe_percentiles(data, pdf):
+    """describe(percentiles=...) of a frame and of a Series: 0.5 added,
+    sorted, rows labelled as pandas' format_percentiles labels them (the
+    fewest decimals that keep them apart: "33.3%", "12.35%", "0.1%"),
+    values np.percentile's linear ones; refusals with pandas' words"""
+    nodes, want = [CSV, col("ff", "t", "f")], {}
+    for q, ps in enumerate([[0.1, 0.9], [0.333, 0.5, 0.667], [0, 1], [0.001, 0.002], [],
+                            [0.9999, 0.123456], [0.05, 0.95, 0.3]]):
+        nodes += [op("d%d" % q, "describe", "t", percentiles=ps),
+                  op("e%d" % q, "describe", "ff", percentiles=ps)]
+        want["d%d" % q] = pdf.describe(percentiles=ps)
+        want["e%d" % q] = pdf.f.describe(percentiles=ps)
+    why = check_frames(data, nodes, want)
+    for ps, words in (([0.5, 0.5], "percentiles cannot contain duplicates"),
+                      ([1.5], "percentiles should all be in the interval [0,1]"),
+                      ("x", "must be a list")):
+        why = why or rejected(data, [CSV, op("r", "describe", "t", percentiles=ps)], "r",
+                              [words])
+    return why
+
+
+@case
 def expanding_cov_corr(data, pdf):
     """expanding cov and corr with a column (pandas' expanding().cov(s)):
     a window of rows from the first through rolling's path, pandas' own

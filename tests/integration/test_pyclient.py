@@ -1660,6 +1660,10 @@ class TestDataFrames(Base):
                                   p.s.value_counts(dropna=False, normalize=True)),
                                  (df.mode(numeric_only=True), p.mode(numeric_only=True))],
                                 exact=True)
+            got = df.describe(percentiles=[0.1, 0.9]).fetch()
+            want = p.describe(percentiles=[0.1, 0.9])
+            self.assertEqual(list(got.index), list(want.index))
+            self.close(got.to_numpy(), want.to_numpy(), "describe", rtol=1e-12, atol=0)
 
     def test_merge_asof(self):
         """md.merge_asof through a cluster: trades matched with the last

@@ -171,8 +171,11 @@ class _Frame(Entity):
     def var(self, axis=0, ddof=1):
         return self._reduce("var", axis, **({} if ddof == 1 else {"ddof": ddof}))
 
-    def describe(self):
-        return _make("dataframe.describe", [self], None,
+    def describe(self, percentiles=None):
+        """pandas' numeric describe; percentiles a list of numbers in [0, 1]
+        (0.5 is added, as pandas adds it)."""
+        p = None if percentiles is None else {"percentiles": [float(q) for q in percentiles]}
+        return _make("dataframe.describe", [self], p,
                      "dataframe" if isinstance(self, DataFrame) else "series", index_names=None)
 
     def head(self, n=5):
