@@ -219,6 +219,13 @@ static int count_edges(const df_node_t *d, const frame_t *rng, double **e, int *
     }
     int rc = df_cut_unique(d, b, (int)nb + 1, e, ne, err, errlen);
     free(b);
+    if (rc == 0 && d->cut_lab == DF_CL_INTERVALS && *ne >= 2 && isnan((*e)[0])) {
+        /* no value present: pandas' edges are NaN, and its intervals too */
+        free(*e);
+        *e = NULL;
+        snprintf(err, errlen, "Categorical categories cannot be null (every value is missing)");
+        return -1;
+    }
     return rc;
 }
 

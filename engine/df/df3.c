@@ -646,12 +646,21 @@ static int64_t int_at(const fcol_t *c, int64_t i)
     return c->type == FT_BOOL ? ((const uint8_t *)c->data)[i] : ((const int64_t *)c->data)[i];
 }
 
+/* Whether chunk column c of a float64 column is an int64 chunk (a
+ * transform's count, int64 where no row is in no group) */
+static bool int_of_float(const fcol_t *c, bool intv)
+{
+    return !intv && c->type == FT_INT64 && c->unit == FU_NONE;
+}
+
 static void agg_fold(int f, const fcol_t *c, bool intv, const int64_t *gid, int64_t n,
                      scan_state_t st)
 {
     /* datetimes' NaT is missing; an int64 column's float64 chunks hold
-     * integers, folded as its int64 chunks are */
-    bool ints = (c->type == FT_INT64 && c->unit != FU_DATE) || (intv && c->type == FT_FLOAT64);
+     * integers, folded as its int64 chunks are; a float64 column's int64
+     * chunks are folded as its float64 ones */
+    bool ints = (c->type == FT_INT64 && c->unit != FU_DATE && !int_of_float(c, intv)) ||
+                (intv && c->type == FT_FLOAT64);
     for (int64_t i = 0; i < n; i++) {
         int64_t g = gid[i];
         if (g < 0 || fcol_is_na(c, i)) continue;
@@ -703,8 +712,9 @@ static int agg_out(int f, const fcol_t *c, bool intv, const int64_t *gid, int64_
         }
         return 0;
     }
-    bool exact = ((c->type == FT_INT64 && c->unit == FU_NONE) || (intv && c->type == FT_FLOAT64)) &&
-                 (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX);
+    bool exact =
+        ((c->type == FT_INT64 && c->unit == FU_NONE && intv) || (intv && c->type == FT_FLOAT64)) &&
+        (f == DF3_AGG_SUM || f == DF3_AGG_MIN || f == DF3_AGG_MAX);
     /* a float64 chunk's results are float64 (the column is, in pandas) */
     bool ints = !orphans && (f == DF3_AGG_COUNT || (exact && c->type == FT_INT64));
     if (fcol_alloc(o, ints ? FT_INT64 : FT_FLOAT64, n, 0, false)) return -1;
@@ -740,10 +750,11 @@ static int agg_out(int f, const fcol_t *c, bool intv, const int64_t *gid, int64_
  * int64 (or a bool's cumsum) gets no value (orphans) or an int64 product
  * leaves int64's range (wide); bools with missing values where a bool row
  * gets none */
-static ftype_t scan_type(int f, const fcol_t *c, bool orphans, bool wide)
+static ftype_t scan_type(int f, const fcol_t *c, bool intv, bool orphans, bool wide)
 {
     bool date = c->unit != FU_NONE, isb = c->type == FT_BOOL;
-    if (c->type == FT_FLOAT64 || ((orphans || wide) && !date && !(isb && f != DF3_TF_CUMSUM)))
+    if (c->type == FT_FLOAT64 || int_of_float(c, intv) ||
+        ((orphans || wide) && !date && !(isb && f != DF3_TF_CUMSUM)))
         return FT_FLOAT64;
     return isb && f != DF3_TF_CUMSUM ? FT_BOOL : FT_INT64;
 }
@@ -756,9 +767,9 @@ static int scan_col(const df_node_t *d, const fcol_t *c, bool intv, const int64_
     int f = d->pv_agg;
     /* an int64 column's float64 chunks (integers and NaN) run as its int64
      * chunks do, so the state carried between them is one */
-    bool isf = c->type == FT_FLOAT64 && !intv, date = c->unit != FU_NONE;
+    bool isf = (c->type == FT_FLOAT64 && !intv) || int_of_float(c, intv), date = c->unit != FU_NONE;
     bool wide = false;
-    if (o && f == DF3_TF_CUMPROD && c->type == FT_INT64 && !date) {
+    if (o && f == DF3_TF_CUMPROD && c->type == FT_INT64 && !date && !isf) {
         /* an int64 product leaving int64's range makes the chunk float64 */
         double *p = dfa_alloc(ng + 1, sizeof *p);
         if (!p) return -1;
@@ -774,7 +785,7 @@ static int scan_col(const df_node_t *d, const fcol_t *c, bool intv, const int64_
     int64_t *oi = NULL;
     uint8_t *ob = NULL;
     if (o) {
-        ftype_t t = scan_type(f, c, orphans, wide);
+        ftype_t t = scan_type(f, c, intv, orphans, wide);
         if (fcol_alloc(o, t, n, 0, t == FT_BOOL && (orphans || c->valid))) return -1;
         o->unit = date ? c->unit : FU_NONE;
         od = t == FT_FLOAT64 ? o->data : NULL;
@@ -794,7 +805,7 @@ static int scan_col(const df_node_t *d, const fcol_t *c, bool intv, const int64_
         }
         st.seen[g]++;
         if (isf) {
-            double x = ((const double *)c->data)[i], fs = st.x[g];
+            double x = dfa_num(c, i), fs = st.x[g];
             if (f == DF3_TF_CUMSUM) {
                 double y = x - st.comp[g], s2 = fs + y;
                 st.comp[g] = (s2 - fs) - y;

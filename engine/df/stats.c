@@ -225,9 +225,15 @@ static int modes_of(const fcol_t *c, bool dropna, int64_t *rows, int64_t *m)
     for (int64_t i = 0; i < n; i++)
         if (gid[i] >= 0 && ++cnt[gid[i]] > top) top = cnt[gid[i]];
     *m = 0;
+    bool na_mode = false;
     for (int64_t g = 0; g < t.ngroups; g++)
-        if (cnt[g] == top) rows[(*m)++] = t.grep[g];
-    rc = dfa_argsort(&ks, NULL, rows, *m);
+        if (cnt[g] == top) {
+            rows[(*m)++] = t.grep[g];
+            na_mode |= fcol_is_na(c, t.grep[g]);
+        }
+    /* pandas cannot sort strings beside NaN (it warns "Unable to sort
+     * modes") and keeps them in order of first appearance, as here */
+    rc = na_mode && c->type == FT_STRING ? 0 : dfa_argsort(&ks, NULL, rows, *m);
 done:
     dfa_htab_free(&t);
     free(gid);

@@ -150,6 +150,16 @@ def rejects(data):
         {"key": "m", "op": "greater", "inputs": ["x", 1e9]},
         {"key": "fl", "op": "dataframe.filter", "inputs": ["x", "m"]},
         op("r", "qcut", "fl", q=3)], 1, ["qcut: no value to take quantiles of"])
+    # rows, but no value: pandas' edges are NaN (its intervals fail; more
+    # than two edges are NaN repeated)
+    pd.DataFrame({"x": [np.nan] * 5, "i": range(5)}).to_csv(os.path.join(data, "nan.csv"),
+                                                              index=False)
+    nan = [{"key": "t", "op": "dataframe.read_csv", "path": "nan.csv", "chunk_bytes": 4},
+           op("x", "getitem", "t", columns="x")]
+    td.expect_refused(data, "reject/all_missing", nan + [op("r", "cut", "x", bins=1)], 1,
+                      ["Categorical categories cannot be null"])
+    td.expect_refused(data, "reject/all_missing_edges", nan + [op("r", "cut", "x", bins=3)], 1,
+                      ["Bin edges must be unique: [nan, nan, nan, nan]"])
     td.expect_refused(data, "reject/qcut_dup", base + [op("i", "getitem", "t", columns="i"),
                                                         op("r", "qcut", "i", q=200)], 1,
                       ["Bin edges must be unique"])

@@ -1407,6 +1407,25 @@ def describe_percentiles(data, pdf):
 
 
 @case
+def transform_of_counts(data, pdf):
+    """groupby_transform over a transform's counts (float64 where a row's
+    key is missing, int64 in the chunks where none is): sum, max, cumsum
+    and mean by another key fold the int64 chunks as the float64 ones
+    (sum once kept them apart, giving a fraction of each group's sum);
+    values as pandas', over uneven and one-row chunks"""
+    want, nodes = {}, []
+    C = pdf.groupby("s")[["k", "f", "i"]].transform("count")
+    for src in ("t", "t1"):
+        nodes.append({"key": "c" + src, "op": "dataframe.groupby_transform", "inputs": [src],
+                      "by": ["s"], "columns": ["k", "f", "i"], "func": "count"})
+        for fn in ("sum", "max", "cumsum", "mean"):
+            nodes.append({"key": fn + src, "op": "dataframe.groupby_transform",
+                          "inputs": ["c" + src], "by": ["k"], "columns": ["f", "i"], "func": fn})
+            want[fn + src] = C.groupby("k")[["f", "i"]].transform(fn)
+    return check_frames(data, [CSV, CSV1] + nodes, want)
+
+
+@case
 def expanding_cov_corr(data, pdf):
     """expanding cov and corr with a column (pandas' expanding().cov(s)):
     a window of rows from the first through rolling's path, pandas' own

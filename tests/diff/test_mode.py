@@ -3,7 +3,8 @@
 and Series.mode: columns of one mode and of several tied ones (int64
 padded as float64, bools as object with NaN, strings with NaN, datetimes
 with NaT), dropna false (NaN and NaT counted, sorted last), numeric_only,
-a column of no value (all NaN), a Series (its name kept), after a filter
+a column of no value (all NaN), strings whose modes hold a missing value
+(pandas cannot sort them: first appearance), a Series (its name kept), after a filter
 (rows known only when they run) and over no row. Each case runs on
 one-row chunks, uneven chunks and one chunk, exactly. Then the
 rejections.
@@ -12,6 +13,8 @@ Usage: test_mode.py. Prints `RESULT passed=N failed=M`."""
 
 import os
 import sys
+
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -35,20 +38,22 @@ def make_csv(path, rng, n):
     d = pd.Timestamp("2024-03-01") + pd.to_timedelta(np.array([1, 2] * (n // 2)), unit="D")
     d = d.astype(str).to_numpy(dtype=object)
     d[::5] = ""
-    pd.DataFrame({"i": rng.permutation(i), "f": rng.permutation(f), "s": rng.permutation(s),
+    u = np.array(["w%03d" % q for q in rng.permutation(n)], dtype=object)
+    u[17] = None  # every value a mode, missing among them: pandas cannot sort those
+    pd.DataFrame({"i": rng.permutation(i), "f": rng.permutation(f), "s": rng.permutation(s), "u": u,
                   "b": rng.permutation(b), "d": rng.permutation(d),
                   "v": np.full(n, 7), "e": np.full(n, np.nan)}).to_csv(path, index=False)
 
 
 def cases(P):
     """(name, nodes after read_csv "t", {key: pandas' value})"""
-    cols = [op(c, "getitem", "t", columns=c) for c in ("i", "f", "s", "b", "d", "e")]
+    cols = [op(c, "getitem", "t", columns=c) for c in ("i", "f", "s", "b", "d", "e", "u")]
     nodes, want = list(cols), {}
-    for k, kw in (("a", {}), ("n", {"dropna": False}), ("u", {"numeric_only": True}),
-                  ("un", {"numeric_only": True, "dropna": False})):
+    for k, kw in (("a", {}), ("n", {"dropna": False}), ("nu", {"numeric_only": True}),
+                  ("nun", {"numeric_only": True, "dropna": False})):
         nodes.append(op(k, "mode", "t", **kw))
         want[k] = P.mode(**kw)
-    for c in ("i", "f", "s", "b", "d", "e"):
+    for c in ("i", "f", "s", "b", "d", "e", "u"):
         for dn in (True, False):
             k = "%s%s" % (c, dn)
             nodes.append(op(k, "mode", c, dropna=dn))
@@ -79,6 +84,7 @@ def rejects(data):
 
 
 def all_cases(data):
+    warnings.simplefilter("ignore", UserWarning)  # pandas' "Unable to sort modes"
     make_csv(os.path.join(data, "t.csv"), np.random.default_rng(41), 120)
     P = pd.read_csv(os.path.join(data, "t.csv"), float_precision="round_trip",
                     parse_dates=["d"])

@@ -212,7 +212,8 @@ class Gen:
         name = "z%d" % self.n
         self.cur = self.add({"op": "dataframe.assign", "inputs": [self.cur, v], "names": [name]})
         self.cols[name] = "dateobj" if f == "date" else "float"
-        self.per_chunk_int |= f not in ("date", "total_seconds")
+        # (date too: of NaT only, pandas types the column datetime64 again)
+        self.per_chunk_int |= f != "total_seconds"
 
     def datecmp(self):
         if self.cols.get("d") != "date":
@@ -307,6 +308,7 @@ class Gen:
         self.cur = self.add({"op": "dataframe.assign", "inputs": [self.cur, v], "names": [name]})
         self.cols[name] = "float" if labels is False else "str"
         self.texts |= labels is None  # a column of missing text only: float64 in pandas
+        self.per_chunk_int |= labels is False  # codes: float64 where one is missing
 
     def mapping(self):
         """Series.map of k (some keys, null among them) or g (codes) by a
@@ -817,6 +819,9 @@ def relax_per_chunk(got, want):
             return w.astype("int64")
         if ours == "bool" and theirs == "object" and w.notna().all():
             return w.astype("bool")  # a predicate of strings: object with missing values
+        if ours == "object" and theirs.startswith("datetime64") and w.isna().all():
+            # dt.date of NaT only: pandas makes the column datetime64 again
+            return pd.Series([None] * len(w), index=w.index, name=w.name, dtype=object)
         return w
     if isinstance(want, pd.Series):
         return one(got.get("dtype"), want)
