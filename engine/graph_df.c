@@ -4119,7 +4119,10 @@ static int infer_get_dummies(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
         if (!(enc = calloc(2, sizeof(int)))) return XFAIL(n, "out of memory");
         nenc = 1;
     } else if (cols && !json_is_null(cols)) {
-        if (find_cols(s, cols, n, "columns", &enc, &nenc, err, errlen)) return -1;
+        if (find_cols(s, cols, n, "columns", &enc, &nenc, err, errlen)) {
+            free(enc);
+            return -1;
+        }
     } else {
         if (!(enc = calloc((size_t)s->ncols + 1, sizeof(int)))) return XFAIL(n, "out of memory");
         for (int k = 0; k < s->ncols; k++)
