@@ -1660,6 +1660,11 @@ class TestDataFrames(Base):
                                   p.s.value_counts(dropna=False, normalize=True)),
                                  (df.mode(numeric_only=True), p.mode(numeric_only=True))],
                                 exact=True)
+            u = df.s.unique().fetch()
+            self.assertEqual(type(u), type(p.s.unique()))
+            self.assertEqual([None if x is None or x != x else x for x in u],
+                             [None if x is None or x != x else x for x in p.s.unique()])
+            np.testing.assert_array_equal(df.i.unique().fetch(), p.i.unique())
             got = df.describe(percentiles=[0.1, 0.9]).fetch()
             want = p.describe(percentiles=[0.1, 0.9])
             self.assertEqual(list(got.index), list(want.index))

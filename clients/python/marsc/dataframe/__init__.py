@@ -963,6 +963,14 @@ class Series(_Frame):
         hi = self <= right if inclusive in ("both", "right") else self < right
         return lo & hi
 
+    def unique(self):
+        """pandas' Series.unique: the distinct values in order of first
+        appearance, missing values too (drop_duplicates); fetched as an
+        array, as pandas returns one."""
+        out = _make("dataframe.drop_duplicates", [self], None, "series", self._columns)
+        out.__class__ = _Unique
+        return out
+
     def value_counts(self, normalize=False, sort=True, ascending=False, dropna=True):
         """Counts per value, descending (the values become the index);
         pandas' keywords (dataframe.value_counts)."""
@@ -989,6 +997,17 @@ class Series(_Frame):
         ljust, rjust, repeat, isalpha ... istitle, and split(...).str[i]
         (the ops dataframe.str.*)."""
         return _Str(self)
+
+
+class _Unique(Series):
+    """A Series' unique(): its distinct values in order of first appearance
+    (drop_duplicates), fetched as pandas gives them, an array."""
+
+    def __repr__(self):
+        return "Unique <op=%s, key=%s>" % (self.op, self.key)
+
+    def fetch(self, session=None):
+        return Series.fetch(self, session).unique()
 
 
 class _Label(Series):
