@@ -3384,10 +3384,18 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
                     break;
                 }
             label_text(named, lb, sizeof lb);
+            if (n->op == OP_ADD && nother == 0) { /* pandas' + of strings: concatenation */
+                for (int j = 0; j < n->n_in; j++)
+                    d->ew_col[k * n->n_in + j] = n->in[j].node < 0 ? -1 : k;
+                d->ew_dt[k] = DF_EW_STRADD;
+                d->cols[k].type = FT_STRING;
+                continue;
+            }
             if (!cmp || nother > 0)
                 return XFAIL(n,
                              "column %s: %s of strings takes strings (columns or {\"value\": "
-                             "\"...\"} literals) on both sides, and only comparisons do",
+                             "\"...\"} literals) on both sides, and only comparisons and add "
+                             "(concatenation) do",
                              lb, op_name(n->op));
             for (int j = 0; j < n->n_in; j++)
                 d->ew_col[k * n->n_in + j] = n->in[j].node < 0 ? -1 : k;

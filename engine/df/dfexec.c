@@ -342,6 +342,57 @@ static dtype_t ftdt(int t)
  * inputs v, or literals): bool, as pandas compares object columns; a
  * missing value compares unequal to everything (so != gives true); 1 when
  * an ordering meets a missing value, -1 when out of memory. */
+/* add of strings (DF_EW_STRADD): each row's concatenation of the two
+ * operands (columns or a literal), missing where either is. */
+static int ew_stradd(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
+                     int64_t rows, fcol_t *out)
+{
+    const fcol_t *c[2] = {NULL, NULL};
+    const char *lit[2] = {NULL, NULL};
+    int q = 0;
+    for (int j = 0; j < 2 && j < n->n_in; j++) {
+        if (n->in[j].node < 0)
+            lit[j] = n->in[j].str;
+        else
+            c[j] = &v[q++].cols[d->ew_col[k * n->n_in + j]];
+    }
+    size_t ll[2] = {lit[0] ? strlen(lit[0]) : 0, lit[1] ? strlen(lit[1]) : 0};
+    int64_t nb = 1;
+    bool any_na = false;
+    for (int64_t i = 0; i < rows; i++) {
+        bool na = false;
+        int64_t len = 0;
+        for (int s = 0; s < 2; s++) {
+            int64_t l = (int64_t)ll[s];
+            if (c[s]) {
+                na |= fcol_is_na(c[s], i);
+                fcol_str(c[s], i, &l);
+            }
+            len += l;
+        }
+        any_na |= na;
+        if (!na) {
+            if (len > INT64_MAX / 2 - nb) return -1;
+            nb += len;
+        }
+    }
+    if (fcol_alloc(out, FT_STRING, rows, nb, any_na)) return -1;
+    int64_t at = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        bool na = (c[0] && fcol_is_na(c[0], i)) || (c[1] && fcol_is_na(c[1], i));
+        for (int s = 0; s < 2 && !na; s++) {
+            int64_t l = (int64_t)ll[s];
+            const char *p = c[s] ? fcol_str(c[s], i, &l) : lit[s];
+            memcpy(out->bytes + at, p, (size_t)l);
+            at += l;
+        }
+        if (na) out->valid[i] = 0;
+        out->offsets[i + 1] = at;
+    }
+    out->bytes[at] = 0;
+    return 0;
+}
+
 static int ew_strcmp(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
                      int64_t rows, fcol_t *out)
 {
@@ -696,6 +747,13 @@ static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t 
         }
         if (d->ew_dt[k] == DF_EW_TIME) {
             if (ew_time(n, d, v, k, rows, &f->cols[k], err, errlen)) goto done;
+            continue;
+        }
+        if (d->ew_dt[k] == DF_EW_STRADD) {
+            if (ew_stradd(n, d, v, k, rows, &f->cols[k])) {
+                errmsg(err, errlen, "node \"%s\" (add of strings): out of memory", n->key);
+                goto done;
+            }
             continue;
         }
         if (d->ew_dt[k] == DF_EW_STRCMP) {

@@ -39,6 +39,7 @@ typedef struct {
 /* arithmetic and comparisons of datetimes and timedeltas (dfexec.c's
  * ew_time): the output column's type and unit say what it gives */
 #define DF_EW_TIME 0xfc
+#define DF_EW_STRADD 0xfb /* add of strings: their concatenation, missing where one is */
 
 /* Reduction ops (dataframe.sum ...): the statistic kept per column. */
 typedef enum {

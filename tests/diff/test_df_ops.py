@@ -1426,6 +1426,28 @@ def transform_of_counts(data, pdf):
 
 
 @case
+def string_add(data, pdf):
+    """add of strings, pandas' concatenation: two string Series, a Series
+    and a literal either way round, a frame of strings and a literal;
+    missing where either side is; other types beside strings refused"""
+    nodes = [CSV, CSV1, col("ss", "t", "s"), col("gg", "t", "g"), col("s1", "t1", "s"),
+             {"key": "sg", "op": "add", "inputs": ["ss", "gg"]},
+             {"key": "sl", "op": "add", "inputs": ["ss", {"value": " \u00e9t\u00e9"}]},
+             {"key": "ls", "op": "add", "inputs": [{"value": "<"}, "s1"]},
+             col("fr", "t", ["s", "g"]),
+             {"key": "fl", "op": "add", "inputs": ["fr", {"value": "!"}]},
+             {"key": "nested", "op": "add", "inputs": ["sg", "sl"]}]
+    want = {"sg": pdf.s + pdf.g, "sl": pdf.s + " \u00e9t\u00e9", "ls": "<" + pdf.s,
+            "fl": pdf[["s", "g"]] + "!", "nested": (pdf.s + pdf.g) + (pdf.s + " \u00e9t\u00e9")}
+    for k, w in want.items():
+        want[k] = w.rename(None) if k in ("sg", "nested") else w
+    why = check_frames(data, nodes, want)
+    return why or rejected(data, [CSV, col("ss", "t", "s"), col("ff", "t", "f"),
+                                  {"key": "r", "op": "add", "inputs": ["ss", "ff"]}], "r",
+                           ["add of strings takes strings", "concatenation"])
+
+
+@case
 def expanding_cov_corr(data, pdf):
     """expanding cov and corr with a column (pandas' expanding().cov(s)):
     a window of rows from the first through rolling's path, pandas' own

@@ -1608,6 +1608,10 @@ class TestDataFrames(Base):
                  p.city.map({"lyon": True, np.nan: False}, na_action="ignore")),
             ]
             self.same_as_pandas(pairs, exact=True)
+            # + of strings: concatenation, missing where a side is
+            named = df.code.map(names)
+            self.same_as_pandas([(named + "/" + df.city, p.code.map(names) + "/" + p.city),
+                                 ("#" + df.city, "#" + p.city)], exact=True)
             with self.assertRaisesRegex(TypeError, "function cannot run"):
                 df.code.map(lambda v: v + 1)
 
