@@ -173,8 +173,13 @@ class Gen:
             ("split", {"get": self.rng.choice([0, -1])})])
         if m == "split" and self.cols[c] != "text":
             m, kw = "strip", {}
-        v = self.add(dict({"op": "dataframe.str." + m, "inputs": [s]},
-                          **{k: x for k, x in kw.items() if x is not None}))
+        if self.rng.random() < 0.15:  # + of strings: concatenation, either way round
+            m = "add"
+            lit = {"value": self.rng.choice(["_x", " ", "\u00e9"])}
+            v = self.add({"op": "add", "inputs": self.rng.choice([[s, lit], [lit, s], [s, s]])})
+        else:
+            v = self.add(dict({"op": "dataframe.str." + m, "inputs": [s]},
+                              **{k: x for k, x in kw.items() if x is not None}))
         if m in ("startswith", "endswith", "contains") and self.rng.random() < 0.5 and \
                 self.clean.get(c):
             # a mask: pandas refuses one with missing values
