@@ -73,6 +73,7 @@ void df_node_free(df_node_t *d)
     free(d->gd_cat);
     free(d->gd_lsrc);
     free(d->ds_q);
+    free(d->ex_map);
     for (int i = 0; d->ds_lab && i < d->nds; i++)
         free(d->ds_lab[i]);
     free(d->ds_lab);
@@ -160,6 +161,7 @@ static const char *const *df_fields(op_t op)
     static const char *const mp[] = {"keys", "values", "na_action", NULL};
     static const char *const mo[] = {"axis", "numeric_only", "dropna", NULL};
     static const char *const de[] = {"percentiles", NULL};
+    static const char *const sxt[] = {"pat", "flags", "expand", NULL};
     static const char *const gd[] = {"columns",  "categories", "prefix", "prefix_sep",
                                      "dummy_na", "drop_first", "dtype",  NULL};
     static const char *const cp[] = {"lower", "upper", NULL};
@@ -342,6 +344,8 @@ static const char *const *df_fields(op_t op)
         return mo;
     case OP_DF_DESCRIBE:
         return de;
+    case OP_DF_STR_EXTRACT:
+        return sxt;
     case OP_DF_GET_DUMMIES:
         return gd;
     case OP_DF_CLIP:
@@ -5321,6 +5325,67 @@ static int get_int_opt(json_t *obj, const char *name, int64_t dflt, int64_t *out
     return 0;
 }
 
+/* str.extract (pandas 1.5): a column of strings per capturing group of
+ * pat (searched as POSIX extended, re.search's first match), missing
+ * where the value, the match or the group is; named after the groups'
+ * names, else numbered 0, 1, ...; expand false with one group: a Series
+ * (named after the group, else after the input). flags 0, or 2
+ * (re.IGNORECASE). */
+static int infer_extract(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
+                         json_t *obj, char *err, size_t errlen)
+{
+    json_t *pj = json_object_get(obj, "pat"), *fl = json_object_get(obj, "flags");
+    bool expand = true;
+    if (!json_is_string(pj)) return XFAIL(n, "\"pat\" must be a string (a regular expression)");
+    if (get_flag(obj, "expand", true, &expand, n, err, errlen)) return -1;
+    if (fl && !json_is_null(fl) &&
+        !(json_is_integer(fl) && (json_integer_value(fl) == 0 || json_integer_value(fl) == 2)))
+        return XFAIL(n, "\"flags\" must be 0 or 2 (re.IGNORECASE); other flags are not supported");
+    d->icase = fl && json_is_integer(fl) && json_integer_value(fl) == 2;
+    d->regex = true;
+    char *names[64] = {0}, msg[300];
+    int nout = 0;
+    if (df_str_extract_pattern(json_string_value(pj), d, names, &nout, msg, sizeof msg))
+        return XFAIL(n, "%s", msg);
+    int rc = -1;
+    if (nout == 0) {
+        XFAIL(n, "pattern contains no capture groups");
+        goto done;
+    }
+    if (df_str_compile(d, msg, sizeof msg)) {
+        XFAIL(n, "%s", msg);
+        goto done;
+    }
+    bool series = !expand && nout == 1;
+    d->how = series; /* the kernel's frame: a Series or a DataFrame */
+    for (int k = 0; k < s->ncols; k++)
+        col_free(&d->cols[k]);
+    free(d->cols);
+    d->cols = calloc((size_t)nout + 1, sizeof(df_col_t));
+    if (!d->cols) {
+        XFAIL(n, "out of memory");
+        goto done;
+    }
+    d->ncols = nout;
+    for (int k = 0; k < nout; k++) {
+        char num[16];
+        snprintf(num, sizeof num, "%d", k);
+        const char *nm = names[k] ? names[k] : series ? s->cols[0].name : num;
+        bool is_int = names[k] ? false : series ? s->cols[0].is_int : true;
+        if (set_col(&d->cols[k], nm, is_int, FT_STRING)) {
+            XFAIL(n, "out of memory");
+            goto done;
+        }
+    }
+    keep_rows(g, n, d, s);
+    set_frame_shape(n, series ? VK_SERIES : VK_DATAFRAME);
+    rc = 0;
+done:
+    for (int k = 0; k < 64; k++)
+        free(names[k]);
+    return rc;
+}
+
 static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                      size_t errlen)
 {
@@ -5403,6 +5468,8 @@ static int infer_str(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         d->cols[0].type = FT_INT64;
         if (get_str(obj, "pat", true, &d->pat, n, err, errlen)) return -1;
         break;
+    case OP_DF_STR_EXTRACT:
+        return infer_extract(g, n, d, s, obj, err, errlen);
     case OP_DF_STR_MATCH:
     case OP_DF_STR_FULLMATCH:
         d->cols[0].type = FT_BOOL;

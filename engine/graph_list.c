@@ -183,6 +183,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.str.find", "1", {"sub", "start", "end"}},
     {"dataframe.str.rfind", "1", {"sub", "start", "end"}},
     {"dataframe.str.count", "1", {"pat"}},
+    {"dataframe.str.extract", "1", {"pat", "flags", "expand"}},
     {"dataframe.str.match", "1", {"pat", "case"}},
     {"dataframe.str.fullmatch", "1", {"pat", "case"}},
     {"dataframe.str.repeat", "1", {"repeats"}},

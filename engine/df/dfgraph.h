@@ -175,6 +175,9 @@ typedef struct df_node {
     double *ds_q;
     char **ds_lab;
     int nds;
+    /* str.extract: per POSIX group 1..ex_ng of the compiled pattern, its
+     * output column (-1: a non-capturing group) */
+    int *ex_map, ex_ng;
     df_lit_t lo, hi;
     int how, method;
     /* select.c's ops: iloc's rows (pos, npos) or slice (row_slice: sl[] with

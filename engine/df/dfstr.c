@@ -3,7 +3,9 @@
 
 #include "clean.h"
 
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +22,44 @@ static int oom(char *err, size_t errlen)
     return errmsg(err, errlen, "out of memory");
 }
 
+/* Patterns are compiled and run in the C.UTF-8 locale's LC_CTYPE (this
+ * thread's, for the call: uselocale), so that they see code points as
+ * Python's re does ('.' one character, [é], REG_ICASE of non-ASCII
+ * letters), not bytes; where that locale is missing, the process's. */
+static locale_t utf8_loc;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_init(void)
+{
+    utf8_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+static locale_t re_enter(void)
+{
+    pthread_once(&utf8_once, utf8_init);
+    return utf8_loc ? uselocale(utf8_loc) : (locale_t)0;
+}
+
+static void re_leave(locale_t old)
+{
+    if (old) uselocale(old);
+}
+
+static int re_exec(const regex_t *re, const char *s, size_t nm, regmatch_t *m, int flags)
+{
+    locale_t old = re_enter();
+    int rc = regexec(re, s, nm, m, flags);
+    re_leave(old);
+    return rc;
+}
+
 int df_str_compile(df_node_t *d, char *err, size_t errlen)
 {
     regex_t *re = calloc(1, sizeof *re);
     if (!re) return oom(err, errlen);
+    locale_t old = re_enter();
     int rc = regcomp(re, d->pat, REG_EXTENDED | (d->icase ? REG_ICASE : 0));
+    re_leave(old);
     if (rc) {
         char msg[200];
         regerror(rc, re, msg, sizeof msg);
@@ -331,7 +366,7 @@ static int64_t str_number(const df_node_t *d, op_t op, const char *s, int64_t l,
         tmp[l] = 0;
         int64_t cnt = 0, pos = 0;
         regmatch_t mt;
-        while (pos <= l && regexec(d->re, tmp + pos, 1, &mt, pos ? REG_NOTBOL : 0) == 0) {
+        while (pos <= l && re_exec(d->re, tmp + pos, 1, &mt, pos ? REG_NOTBOL : 0) == 0) {
             cnt++;
             int64_t ms = pos + mt.rm_so, me = pos + mt.rm_eo;
             if (me > ms) {
@@ -393,9 +428,166 @@ static int hold(char **tmp, size_t *cap, int64_t l)
     return 0;
 }
 
+int df_str_extract_pattern(const char *pat, df_node_t *d, char **names, int *nout, char *err,
+                           size_t errlen)
+{
+    size_t n = strlen(pat);
+    char *o = malloc(n + 1);
+    int *map = malloc(sizeof(int) * (n + 2));
+    int ng = 0;
+    *nout = 0;
+    if (!o || !map) {
+        free(o);
+        free(map);
+        return oom(err, errlen);
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = pat[i];
+        if (ch == '\\' && i + 1 < n) { /* an escape: two characters as they are */
+            o[w++] = ch;
+            o[w++] = pat[++i];
+            continue;
+        }
+        if (ch == '[') { /* a bracket expression: ']' first is a member */
+            size_t j = i + 1;
+            if (j < n && pat[j] == '^') j++;
+            if (j < n && pat[j] == ']') j++;
+            while (j < n && pat[j] != ']')
+                j++;
+            size_t end = j < n ? j : n - 1;
+            memcpy(o + w, pat + i, end - i + 1);
+            w += end - i + 1;
+            i = end;
+            continue;
+        }
+        if (ch != '(') {
+            o[w++] = ch;
+            continue;
+        }
+        o[w++] = '(';
+        ng++;
+        if (i + 2 < n && pat[i + 1] == '?' && pat[i + 2] == ':') {
+            map[ng] = -1; /* (?:...): grouped, not captured */
+            i += 2;
+            continue;
+        }
+        if (i + 1 < n && pat[i + 1] == '?' && !(i + 2 < n && pat[i + 2] == 'P')) {
+            free(o);
+            free(map);
+            return errmsg(err, errlen,
+                          "'(?%c' is not supported in a POSIX pattern (only (?P<name>...) and "
+                          "(?:...) groups)",
+                          i + 2 < n ? pat[i + 2] : ' ');
+        }
+        if (*nout >= 64) {
+            free(o);
+            free(map);
+            return errmsg(err, errlen, "more than 64 capture groups");
+        }
+        if (i + 3 < n && pat[i + 1] == '?' && pat[i + 2] == 'P' && pat[i + 3] == '<') {
+            const char *e = strchr(pat + i + 4, '>');
+            if (!e || e == pat + i + 4) {
+                free(o);
+                free(map);
+                return errmsg(err, errlen, "bad group name in '%.80s'", pat);
+            }
+            names[*nout] = strndup(pat + i + 4, (size_t)(e - (pat + i + 4)));
+            if (!names[*nout]) {
+                free(o);
+                free(map);
+                return oom(err, errlen);
+            }
+            i = (size_t)(e - pat);
+        }
+        map[ng] = (*nout)++;
+    }
+    o[w] = 0;
+    free(d->pat);
+    d->pat = o;
+    free(d->ex_map);
+    d->ex_map = map;
+    d->ex_ng = ng;
+    return 0;
+}
+
+/* str.extract of column c: a string column per captured group, missing
+ * where the value is, where the pattern finds no match, and where the
+ * group took no part in it. */
+static int extract_cols(const df_node_t *d, const fcol_t *c, frame_t *out)
+{
+    int64_t n = c->n;
+    int ng = d->ex_ng, nc = out->ncols, rc = -1;
+    regmatch_t *m = malloc(sizeof *m * (size_t)(ng + 1));
+    int64_t *at = calloc((size_t)nc * (size_t)(n + 1) * 2 + 1, sizeof(int64_t));
+    char *tmp = NULL;
+    size_t tcap = 0;
+    if (!m || !at) goto done;
+    /* first the spans (start, length; length -1: missing) of every row */
+    int64_t *bytes = calloc((size_t)nc + 1, sizeof(int64_t));
+    if (!bytes) goto done;
+    for (int64_t i = 0; i < n; i++) {
+        for (int k = 0; k < nc; k++)
+            at[(k * (n + 1) + i) * 2 + 1] = -1;
+        if (fcol_is_na(c, i)) continue;
+        int64_t l;
+        const char *s = fcol_str(c, i, &l);
+        if (hold(&tmp, &tcap, l)) {
+            free(bytes);
+            goto done;
+        }
+        memcpy(tmp, s, (size_t)l);
+        tmp[l] = 0;
+        if (re_exec(d->re, tmp, (size_t)ng + 1, m, 0) != 0) continue;
+        for (int gq = 1; gq <= ng; gq++) {
+            int k = d->ex_map[gq];
+            if (k < 0 || m[gq].rm_so < 0) continue;
+            at[(k * (n + 1) + i) * 2] = m[gq].rm_so;
+            at[(k * (n + 1) + i) * 2 + 1] = m[gq].rm_eo - m[gq].rm_so;
+            bytes[k] += m[gq].rm_eo - m[gq].rm_so;
+        }
+    }
+    for (int k = 0; k < nc; k++) {
+        fcol_t *o = &out->cols[k];
+        if (fcol_alloc(o, FT_STRING, n, bytes[k] + 1, true)) {
+            free(bytes);
+            goto done;
+        }
+        int64_t w = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t st = at[(k * (n + 1) + i) * 2], len = at[(k * (n + 1) + i) * 2 + 1];
+            o->valid[i] = len >= 0;
+            if (len > 0) {
+                int64_t l;
+                memcpy(o->bytes + w, fcol_str(c, i, &l) + st, (size_t)len);
+                w += len;
+            }
+            o->offsets[i + 1] = w;
+        }
+        o->bytes[w] = 0;
+    }
+    free(bytes);
+    rc = 0;
+done:
+    free(m);
+    free(at);
+    free(tmp);
+    return rc;
+}
+
 int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                size_t errlen)
 {
+    if (op == OP_DF_STR_EXTRACT) {
+        frame_t like = *in; /* a DataFrame of the groups, or a Series of one */
+        like.series = d->how == 1;
+        if (df_out_like(d, &like, out)) return oom(err, errlen);
+        if (extract_cols(d, &in->cols[0], out)) {
+            frame_free(out);
+            return oom(err, errlen);
+        }
+        return 0;
+    }
     const fcol_t *c = &in->cols[0];
     int64_t n = c->n;
     bool any_na = false;
@@ -446,7 +638,7 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
                 memcpy(tmp, s, (size_t)l);
                 tmp[l] = 0;
                 bool anchored = op == OP_DF_STR_MATCH || op == OP_DF_STR_FULLMATCH;
-                v = regexec(d->re, tmp, anchored, anchored ? &mt : NULL, 0) == 0;
+                v = re_exec(d->re, tmp, anchored, anchored ? &mt : NULL, 0) == 0;
                 /* the leftmost match is the longest there (POSIX): re.match
                  * when it starts at 0, re.fullmatch when it also ends at l */
                 if (v && anchored) v = mt.rm_so == 0 && (op == OP_DF_STR_MATCH || mt.rm_eo == l);
@@ -593,7 +785,7 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
                 regmatch_t mt;
                 int flags = 0;
                 while (rc == 0 && a <= l && (d->n < 0 || cnt < d->n) &&
-                       regexec(d->re, tmp + a, 1, &mt, flags) == 0) {
+                       re_exec(d->re, tmp + a, 1, &mt, flags) == 0) {
                     int64_t ms = a + mt.rm_so, me = a + mt.rm_eo;
                     rc = put(&w, s + a, (size_t)(ms - a)) || put(&w, d->repl, rl);
                     cnt++;

@@ -367,7 +367,8 @@ def string_literal_rejects(data, pdf):
     base = [CSV, col("ss", "t", "s"), col("x", "t", "i"),
             {"key": "z", "op": "zeros", "shape": [3]}]
     for nodes, words in (
-            ([{"key": "r", "op": "add", "inputs": ["ss", {"value": "a"}]}], ["comparisons"]),
+            ([{"key": "r", "op": "subtract", "inputs": ["ss", {"value": "a"}]}],
+             ["comparisons and add"]),
             ([{"key": "r", "op": "equal", "inputs": ["x", {"value": "a"}]}], ["strings"]),
             ([{"key": "r", "op": "equal", "inputs": ["ss", 3]}], ["strings"]),
             ([{"key": "r", "op": "equal", "inputs": ["z", {"value": "a"}]}], ["string"]),
