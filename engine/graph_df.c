@@ -5331,8 +5331,8 @@ static int get_int_opt(json_t *obj, const char *name, int64_t dflt, int64_t *out
  * names, else numbered 0, 1, ...; expand false with one group: a Series
  * (named after the group, else after the input). flags 0, or 2
  * (re.IGNORECASE). */
-static int infer_extract(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
-                         json_t *obj, char *err, size_t errlen)
+static int infer_extract(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s, json_t *obj,
+                         char *err, size_t errlen)
 {
     json_t *pj = json_object_get(obj, "pat"), *fl = json_object_get(obj, "flags");
     bool expand = true;

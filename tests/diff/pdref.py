@@ -262,6 +262,8 @@ def evaluate(doc, data_dir="."):
         elif op.startswith("dataframe.str."):
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs", "get")}
             m = op.split(".")[2]
+            if m == "extract" and "flags" in kw:
+                kw["flags"] = int(kw["flags"])
             if m in ("replace", "contains") and "regex" not in kw:
                 kw["regex"] = m == "contains"
             v = getattr(ins[0].str, m)(**kw)

@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -1446,6 +1447,44 @@ def string_add(data, pdf):
     return why or rejected(data, [CSV, col("ss", "t", "s"), col("ff", "t", "f"),
                                   {"key": "r", "op": "add", "inputs": ["ss", "ff"]}], "r",
                            ["add of strings takes strings", "concatenation"])
+
+
+@case
+def str_extract(data, pdf):
+    """str.extract: a column per capture group (numbered, or named by
+    (?P<name>...)), (?:...) grouping without capturing, expand false with
+    one group a Series named after the group or the input, a group that
+    took no part missing, flags re.IGNORECASE; and the patterns of every
+    regex op see code points ('.' one character of "été", [éè] a class of
+    two), as Python's re does"""
+    vals = ["a1b", "x22", None, "zz", "Q7-abc", "\u00e912\u00fc", "", "b-3", "(9)", "[x]",
+            "\u00e9t\u00e9", "\u00c9T\u00c9"] * 4
+    pd.DataFrame({"s": vals}).to_csv(os.path.join(data, "ex.csv"), index=False)
+    P = pd.read_csv(os.path.join(data, "ex.csv")).s
+    cases = [(r"([a-z])([0-9]+)", {}), (r"(?P<letter>[a-z])(?:[0-9]+)", {}),
+             (r"([0-9]+)", {"expand": False}), (r"(?P<num>[0-9]+)", {"expand": False}),
+             (r"(a)|(x)", {}), (r"([A-Z])", {"flags": 2}), (r"\(([0-9])\)", {}),
+             (r"[[]([a-z])[]]", {}), ("(\u00e9)([0-9]*)(\u00fc?)", {}), (r"^(.)(.)", {}),
+             (r"(-)?([0-9])", {}), ("([\u00e9\u00e8])", {"flags": 2})]
+    nodes = [{"key": "t", "op": "dataframe.read_csv", "path": "ex.csv", "chunk_bytes": 25},
+             col("s", "t", "s")]
+    want = {}
+    for q, (pat, kw) in enumerate(cases):
+        nodes.append(op("e%d" % q, "str.extract", "s", pat=pat, **kw))
+        with warnings.catch_warnings():  # re's "Possible nested set" of "[[]"
+            warnings.simplefilter("ignore", FutureWarning)
+            want["e%d" % q] = P.str.extract(pat, **kw)
+    for q, (m, pat) in enumerate((("count", "."), ("contains", "^.{3}$"), ("match", "\u00e9.")),
+                                 len(cases)):
+        nodes.append(op("e%d" % q, "str." + m, "s", pat=pat))
+        want["e%d" % q] = getattr(P.str, m)(pat)
+    why = check_frames(data, nodes, want)
+    for pat, words in (("[0-9]+", "pattern contains no capture groups"),
+                       ("(?=a)(b)", "not supported in a POSIX pattern")):
+        why = why or rejected(data, nodes[:2] + [op("r", "str.extract", "s", pat=pat)], "r",
+                              [words])
+    return why or rejected(data, nodes[:2] + [op("r", "str.extract", "s", pat="(a)", flags=8)],
+                           "r", ["flags"])
 
 
 @case

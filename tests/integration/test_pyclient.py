@@ -1611,7 +1611,11 @@ class TestDataFrames(Base):
             # + of strings: concatenation, missing where a side is
             named = df.code.map(names)
             self.same_as_pandas([(named + "/" + df.city, p.code.map(names) + "/" + p.city),
-                                 ("#" + df.city, "#" + p.city)], exact=True)
+                                 ("#" + df.city, "#" + p.city),
+                                 (df.city.str.extract(r"(?P<first>.)(.*)(.)"),
+                                  p.city.str.extract(r"(?P<first>.)(.*)(.)")),
+                                 (df.city.str.extract(r"([aeiou])", expand=False),
+                                  p.city.str.extract(r"([aeiou])", expand=False))], exact=True)
             with self.assertRaisesRegex(TypeError, "function cannot run"):
                 df.code.map(lambda v: v + 1)
 

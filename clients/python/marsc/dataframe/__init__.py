@@ -1104,6 +1104,18 @@ class _Str:
             raise NotImplementedError("str.count: flags are not supported")
         return self._op("count", pat=pat)
 
+    def extract(self, pat, flags=0, expand=True):
+        """pandas' str.extract: a column of strings per capture group (POSIX
+        extended, with Python's (?P<name>...) and (?:...) groups); expand
+        False with one group gives a Series. flags: 0 or re.IGNORECASE."""
+        import re
+        if flags not in (0, re.IGNORECASE):
+            raise NotImplementedError("str.extract: flags other than re.IGNORECASE")
+        one = not expand and re.compile(pat).groups == 1
+        return _make("dataframe.str.extract", [self._s],
+                     {"pat": pat, "flags": int(flags) or None, "expand": None if expand else False},
+                     "series" if one else "dataframe")
+
     def match(self, pat, case=True, flags=0, na=None):
         if flags or na is not None:
             raise NotImplementedError("str.match: flags and na are not supported")
