@@ -3496,7 +3496,9 @@ static int lit_of(json_t *v, df_lit_t *l)
     } else if (json_is_real(v)) {
         l->kind = DFL_NUM;
         l->f = json_real_value(v);
-        l->i = (int64_t)l->f;
+        /* (its integer part where int64 holds it: never read as an integer,
+         * as is_int is false, but no cast outside the range either) */
+        l->i = l->f >= -9223372036854775808.0 && l->f < 9223372036854775808.0 ? (int64_t)l->f : 0;
     } else if (json_is_boolean(v)) {
         l->kind = DFL_BOOL;
         l->i = json_is_true(v);
@@ -5344,10 +5346,11 @@ static int infer_extract(graph_t *g, graph_node_t *n, df_node_t *d, const df_nod
     d->icase = fl && json_is_integer(fl) && json_integer_value(fl) == 2;
     d->regex = true;
     char *names[64] = {0}, msg[300];
-    int nout = 0;
-    if (df_str_extract_pattern(json_string_value(pj), d, names, &nout, msg, sizeof msg))
-        return XFAIL(n, "%s", msg);
-    int rc = -1;
+    int nout = 0, rc = -1;
+    if (df_str_extract_pattern(json_string_value(pj), d, names, &nout, msg, sizeof msg)) {
+        XFAIL(n, "%s", msg);
+        goto done;
+    }
     if (nout == 0) {
         XFAIL(n, "pattern contains no capture groups");
         goto done;

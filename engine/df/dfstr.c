@@ -53,8 +53,63 @@ static int re_exec(const regex_t *re, const char *s, size_t nm, regmatch_t *m, i
     return rc;
 }
 
+/* Refuses what would make regcomp's memory explode or mean something
+ * else than in Python's re: a quantifier right after another ("a+++",
+ * Python's lazy "a*?" and possessive "a++", which POSIX reads as nested
+ * repeats), counted repeats whose bounds multiply past 100000, patterns
+ * longer than 10000 bytes. 0, or -1 with a message. */
+static int re_check(const char *p, char *err, size_t errlen)
+{
+    size_t n = strlen(p);
+    if (n > 10000) return errmsg(err, errlen, "a pattern of more than 10000 bytes");
+    bool prev_q = false;
+    double product = 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (c == '\\') {
+            i++;
+            prev_q = false;
+            continue;
+        }
+        if (c == '[') { /* a bracket expression: ']' first is a member */
+            size_t j = i + 1;
+            if (j < n && p[j] == '^') j++;
+            if (j < n && p[j] == ']') j++;
+            while (j < n && p[j] != ']')
+                j++;
+            i = j;
+            prev_q = false;
+            continue;
+        }
+        bool q = c == '*' || c == '+' || c == '?' || c == '{';
+        if (q && prev_q)
+            return errmsg(err, errlen,
+                          "multiple repeat at position %zu of '%.80s' (POSIX patterns have no "
+                          "lazy or possessive quantifiers)",
+                          i, p);
+        if (c == '{') {
+            long lo = 0, hi = -1;
+            char *e;
+            lo = strtol(p + i + 1, &e, 10);
+            if (*e == ',') hi = e[1] == '}' ? lo : strtol(e + 1, &e, 10);
+            long b = hi > lo ? hi : lo;
+            product *= b > 1 ? (double)b : 1;
+            if (b > 1000 || product > 100000)
+                return errmsg(err, errlen,
+                              "counted repeats of '%.80s' are too large (each at most 1000, "
+                              "together at most 100000)",
+                              p);
+            const char *close = strchr(p + i, '}');
+            if (close) i = (size_t)(close - p);
+        }
+        prev_q = q;
+    }
+    return 0;
+}
+
 int df_str_compile(df_node_t *d, char *err, size_t errlen)
 {
+    if (re_check(d->pat, err, errlen)) return -1;
     regex_t *re = calloc(1, sizeof *re);
     if (!re) return oom(err, errlen);
     locale_t old = re_enter();

@@ -1456,7 +1456,9 @@ def str_extract(data, pdf):
     one group a Series named after the group or the input, a group that
     took no part missing, flags re.IGNORECASE; and the patterns of every
     regex op see code points ('.' one character of "été", [éè] a class of
-    two), as Python's re does"""
+    two), as Python's re does; patterns that would make regcomp's memory
+    explode (a fuzzer's "9++++...") or mean another thing than in Python
+    (lazy "*?") refused"""
     vals = ["a1b", "x22", None, "zz", "Q7-abc", "\u00e912\u00fc", "", "b-3", "(9)", "[x]",
             "\u00e9t\u00e9", "\u00c9T\u00c9"] * 4
     pd.DataFrame({"s": vals}).to_csv(os.path.join(data, "ex.csv"), index=False)
@@ -1480,7 +1482,10 @@ def str_extract(data, pdf):
         want["e%d" % q] = getattr(P.str, m)(pat)
     why = check_frames(data, nodes, want)
     for pat, words in (("[0-9]+", "pattern contains no capture groups"),
-                       ("(?=a)(b)", "not supported in a POSIX pattern")):
+                       ("(?=a)(b)", "not supported in a POSIX pattern"),
+                       ("(a*?)b", "multiple repeat at position 3"),
+                       ("(9+++++++++++++++++++++++)", "multiple repeat"),
+                       ("(a{2000})", "too large"), ("(((a){100}){100}){100}", "too large")):
         why = why or rejected(data, nodes[:2] + [op("r", "str.extract", "s", pat=pat)], "r",
                               [words])
     return why or rejected(data, nodes[:2] + [op("r", "str.extract", "s", pat="(a)", flags=8)],
