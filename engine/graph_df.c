@@ -156,7 +156,7 @@ static const char *const *df_fields(op_t op)
     static const char *const dn[] = {"how", "subset", "thresh", "axis", NULL};
     static const char *const ii[] = {"values", NULL};
     static const char *const at[] = {"dtype", NULL};
-    static const char *const cl[] = {"columns", NULL};
+    static const char *const cl[] = {"columns", "name", NULL};
     static const char *const rp[] = {"to_replace", "value", NULL};
     static const char *const mp[] = {"keys", "values", "na_action", NULL};
     static const char *const mo[] = {"axis", "numeric_only", "dropna", NULL};
@@ -3825,6 +3825,25 @@ done:
 static int infer_rename_drop(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                              size_t errlen)
 {
+    json_t *sn = json_object_get(obj, "name");
+    if (n->op == OP_DF_RENAME && sn && in_vk(g, n, 0) == VK_SERIES) {
+        /* Series.rename(name): the values as they are, named anew */
+        const df_node_t *s = in_df(g, n, 0);
+        char b[1024];
+        bool is_int = false;
+        if (!json_is_null(sn) && label_of(sn, b, sizeof b, &is_int))
+            return XFAIL(n, "\"name\" must be a string, an integer or null");
+        if (json_object_get(obj, "columns"))
+            return XFAIL(n, "\"columns\" is for DataFrames; a Series takes \"name\"");
+        if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+        free(d->cols[0].name);
+        d->cols[0].name = NULL;
+        if (set_col(&d->cols[0], json_is_null(sn) ? NULL : b, is_int, s->cols[0].type))
+            return XFAIL(n, "out of memory");
+        keep_rows(g, n, d, s);
+        return 0;
+    }
+    if (sn) return XFAIL(n, "\"name\" is for a Series; a DataFrame takes \"columns\"");
     if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);
     json_t *c = json_object_get(obj, "columns");

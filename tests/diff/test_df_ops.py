@@ -1431,18 +1431,27 @@ def transform_of_counts(data, pdf):
 def string_add(data, pdf):
     """add of strings, pandas' concatenation: two string Series, a Series
     and a literal either way round, a frame of strings and a literal;
-    missing where either side is; other types beside strings refused"""
+    missing where either side is; other types beside strings refused; a
+    Series renamed (Series.rename(name): str.cat's result is named after
+    its caller)"""
     nodes = [CSV, CSV1, col("ss", "t", "s"), col("gg", "t", "g"), col("s1", "t1", "s"),
              {"key": "sg", "op": "add", "inputs": ["ss", "gg"]},
              {"key": "sl", "op": "add", "inputs": ["ss", {"value": " \u00e9t\u00e9"}]},
              {"key": "ls", "op": "add", "inputs": [{"value": "<"}, "s1"]},
              col("fr", "t", ["s", "g"]),
              {"key": "fl", "op": "add", "inputs": ["fr", {"value": "!"}]},
-             {"key": "nested", "op": "add", "inputs": ["sg", "sl"]}]
+             {"key": "nested", "op": "add", "inputs": ["sg", "sl"]},
+             {"key": "named", "op": "dataframe.rename", "inputs": ["sg"], "name": "joined"},
+             {"key": "num", "op": "dataframe.rename", "inputs": ["ss"], "name": 7}]
     want = {"sg": pdf.s + pdf.g, "sl": pdf.s + " \u00e9t\u00e9", "ls": "<" + pdf.s,
-            "fl": pdf[["s", "g"]] + "!", "nested": (pdf.s + pdf.g) + (pdf.s + " \u00e9t\u00e9")}
+            "fl": pdf[["s", "g"]] + "!", "nested": (pdf.s + pdf.g) + (pdf.s + " \u00e9t\u00e9"),
+            "named": (pdf.s + pdf.g).rename("joined"), "num": pdf.s.rename(7)}
     for k, w in want.items():
         want[k] = w.rename(None) if k in ("sg", "nested") else w
+    why = rejected(data, [CSV, {"key": "r", "op": "dataframe.rename", "inputs": ["t"],
+                                "name": "x"}], "r", ["\"name\" is for a Series"])
+    if why:
+        return why
     why = check_frames(data, nodes, want)
     return why or rejected(data, [CSV, col("ss", "t", "s"), col("ff", "t", "f"),
                                   {"key": "r", "op": "add", "inputs": ["ss", "ff"]}], "r",

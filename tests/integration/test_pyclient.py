@@ -1615,7 +1615,13 @@ class TestDataFrames(Base):
                                  (df.city.str.extract(r"(?P<first>.)(.*)(.)"),
                                   p.city.str.extract(r"(?P<first>.)(.*)(.)")),
                                  (df.city.str.extract(r"([aeiou])", expand=False),
-                                  p.city.str.extract(r"([aeiou])", expand=False))], exact=True)
+                                  p.city.str.extract(r"([aeiou])", expand=False)),
+                                 (df.city.str.cat(named, sep=":"), p.city.str.cat(
+                                     p.code.map(names), sep=":")),
+                                 (df.city.str.cat([named, df.city], na_rep="?"), p.city.str.cat(
+                                     [p.code.map(names), p.city], na_rep="?")),
+                                 (named.rename("name"), p.code.map(names).rename("name"))],
+                                exact=True)
             with self.assertRaisesRegex(TypeError, "function cannot run"):
                 df.code.map(lambda v: v + 1)
 

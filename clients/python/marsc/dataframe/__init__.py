@@ -963,6 +963,14 @@ class Series(_Frame):
         hi = self <= right if inclusive in ("both", "right") else self < right
         return lo & hi
 
+    def rename(self, index=None):
+        """pandas' Series.rename(name): the same values named anew (a
+        string, an integer or None); a mapping of labels is not supported."""
+        if callable(index) or isinstance(index, dict):
+            raise NotImplementedError("Series.rename takes a name (relabelling the index "
+                                      "is not supported)")
+        return _make("dataframe.rename", [self], {"name": index}, "series")
+
     def unique(self):
         """pandas' Series.unique: the distinct values in order of first
         appearance, missing values too (drop_duplicates); fetched as an
@@ -1103,6 +1111,31 @@ class _Str:
         if flags:
             raise NotImplementedError("str.count: flags are not supported")
         return self._op("count", pat=pat)
+
+    def cat(self, others=None, sep=None, na_rep=None, join="left"):
+        """pandas' str.cat with others (a Series or a list of them, of the
+        same rows): each row's strings joined by sep, missing where one is
+        (na_rep: written in its place). Joining a whole Series into one
+        string (no others) is not supported."""
+        if others is None:
+            raise NotImplementedError("str.cat without others (one string of the whole "
+                                      "Series) is not supported; fetch and join instead")
+        if join != "left":
+            raise NotImplementedError("str.cat: join other than 'left' is not supported")
+        parts = [self._s] + (list(others) if isinstance(others, (list, tuple)) else [others])
+        if na_rep is not None:
+            parts = [p.fillna(na_rep) for p in parts]
+        out = parts[0]
+        for p in parts[1:]:
+            out = out + sep + p if sep else out + p
+        # pandas names the result after the caller: known here when it is a
+        # column taken from a frame (else the engine's rule: no name)
+        node = self._s._ref
+        if node.op == "dataframe.getitem" and isinstance(node.params.get("columns"), (str, int)):
+            return out.rename(node.params["columns"])
+        if node.op == "dataframe.rename" and "name" in node.params:
+            return out.rename(node.params["name"])
+        return out
 
     def extract(self, pat, flags=0, expand=True):
         """pandas' str.extract: a column of strings per capture group (POSIX
