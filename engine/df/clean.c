@@ -724,12 +724,16 @@ int df_clean_edge(const df_node_t *d, const frame_t *in, frame_t *out, char *err
             if (str_col(o, 1, &p, &l)) goto done;
             continue;
         }
-        if (fcol_alloc(o, (ftype_t)c->type, 1, 0, c->type == FT_BOOL)) goto done;
-        o->unit = c->unit; /* a datetime's carry: NaT when the chunk has none */
+        /* an int64 column's chunk of no row has no value to pass on: NaN
+         * (float64, as its chunks with a missing value are), not 0 */
+        ftype_t ct =
+            at < 0 && c->type == FT_INT64 && c->unit == FU_NONE ? FT_FLOAT64 : (ftype_t)c->type;
+        if (fcol_alloc(o, ct, 1, 0, ct == FT_BOOL)) goto done;
+        o->unit = ct == FT_INT64 ? c->unit : FU_NONE; /* a datetime's carry: NaT when none */
         size_t w = c->type == FT_BOOL ? 1 : 8;
         if (at >= 0)
             memcpy(o->data, (const char *)c->data + (size_t)at * w, w);
-        else if (c->type == FT_FLOAT64)
+        else if (ct == FT_FLOAT64)
             *(double *)o->data = NAN;
         else if (c->type == FT_BOOL)
             o->valid[0] = 0, *(uint8_t *)o->data = 0;

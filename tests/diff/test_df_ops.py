@@ -1502,6 +1502,23 @@ def str_extract(data, pdf):
 
 
 @case
+def fill_over_empty_chunks(data, pdf):
+    """fillna by method over chunks a filter left empty, of an int64 column
+    typed chunk by chunk (str.len): an empty chunk passes no value on
+    (it once passed 0: bfill filled NaN with 0 from the empty chunks after
+    them)"""
+    nodes = [CSV1, col("ss", "t1", "s"), op("n", "str.len", "ss"),
+             {"key": "a", "op": "dataframe.assign", "inputs": ["t1", "n"], "names": ["ln"]},
+             col("kk", "a", "k"), {"key": "m", "op": "greater", "inputs": ["kk", 2]},
+             {"key": "fl", "op": "dataframe.filter", "inputs": ["a", "m"]},
+             col("w", "fl", ["k", "ln", "f"]),
+             op("b", "fillna", "w", method="bfill"), op("f", "fillna", "w", method="ffill")]
+    W = pdf.assign(ln=pdf.s.str.len())
+    W = W[W.k > 2][["k", "ln", "f"]]
+    return check_frames(data, nodes, {"b": W.fillna(method="bfill"), "f": W.fillna(method="ffill")})
+
+
+@case
 def expanding_cov_corr(data, pdf):
     """expanding cov and corr with a column (pandas' expanding().cov(s)):
     a window of rows from the first through rolling's path, pandas' own
