@@ -183,6 +183,20 @@ def compare(got, ref):
         return str(e).replace("\n", " ")[:500]
 
 
+def over_chunkings(data, cases, chunks, parse_dates=None, cmp=None):
+    """Runs each case (name, nodes after a read_csv "t" of data's t.csv,
+    {key: pandas' value}) with the file read in chunks of each size in
+    chunks (None: one chunk), reporting each."""
+    for chunk in chunks:
+        for name, nodes, want in cases:
+            rd = {"key": "t", "op": "dataframe.read_csv", "path": "t.csv"}
+            if parse_dates:
+                rd["parse_dates"] = parse_dates
+            if chunk:
+                rd["chunk_bytes"] = chunk
+            report("%s/chunk=%s" % (name, chunk), run_and_compare([rd] + nodes, want, data, cmp=cmp))
+
+
 def run_and_compare(nodes, want, data, cmp=None):
     """'' when every fetched key of want equals its pandas value (by cmp:
     compare when None), else why."""

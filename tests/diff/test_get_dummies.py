@@ -137,14 +137,7 @@ def all_cases(data):
     make_csv(os.path.join(data, "t.csv"), np.random.default_rng(29), 110)
     P = pd.read_csv(os.path.join(data, "t.csv"), float_precision="round_trip",
                     parse_dates=["when"])
-    cs = cases(P)
-    for chunk in (1, 300, None):
-        for name, nodes, want in cs:
-            rd = {"key": "t", "op": "dataframe.read_csv", "path": "t.csv", "parse_dates": ["when"]}
-            if chunk:
-                rd["chunk_bytes"] = chunk
-            td.report("%s/chunk=%s" % (name, chunk),
-                      td.run_and_compare([rd] + nodes, want, data, cmp=compare))
+    td.over_chunkings(data, cases(P), (1, 300, None), parse_dates=["when"], cmp=compare)
     rejects(data)
 
 
