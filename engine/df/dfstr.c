@@ -53,6 +53,19 @@ static int re_exec(const regex_t *re, const char *s, size_t nm, regmatch_t *m, i
     return rc;
 }
 
+/* The end of the bracket expression opening at p[i] ('[': a ']' first,
+ * after an optional '^', is a member): its ']', or the pattern's last
+ * byte when it has none. */
+static size_t bracket_end(const char *p, size_t n, size_t i)
+{
+    size_t j = i + 1;
+    if (j < n && p[j] == '^') j++;
+    if (j < n && p[j] == ']') j++;
+    while (j < n && p[j] != ']')
+        j++;
+    return j < n ? j : n - 1;
+}
+
 /* Refuses what would make regcomp's memory explode or mean something
  * else than in Python's re: a quantifier right after another ("a+++",
  * Python's lazy "a*?" and possessive "a++", which POSIX reads as nested
@@ -71,13 +84,8 @@ static int re_check(const char *p, char *err, size_t errlen)
             prev_q = false;
             continue;
         }
-        if (c == '[') { /* a bracket expression: ']' first is a member */
-            size_t j = i + 1;
-            if (j < n && p[j] == '^') j++;
-            if (j < n && p[j] == ']') j++;
-            while (j < n && p[j] != ']')
-                j++;
-            i = j;
+        if (c == '[') {
+            i = bracket_end(p, n, i);
             prev_q = false;
             continue;
         }
@@ -504,13 +512,8 @@ int df_str_extract_pattern(const char *pat, df_node_t *d, char **names, int *nou
             o[w++] = pat[++i];
             continue;
         }
-        if (ch == '[') { /* a bracket expression: ']' first is a member */
-            size_t j = i + 1;
-            if (j < n && pat[j] == '^') j++;
-            if (j < n && pat[j] == ']') j++;
-            while (j < n && pat[j] != ']')
-                j++;
-            size_t end = j < n ? j : n - 1;
+        if (ch == '[') {
+            size_t end = bracket_end(pat, n, i);
             memcpy(o + w, pat + i, end - i + 1);
             w += end - i + 1;
             i = end;
