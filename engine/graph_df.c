@@ -156,7 +156,8 @@ static const char *const *df_fields(op_t op)
     static const char *const dn[] = {"how", "subset", "thresh", "axis", NULL};
     static const char *const ii[] = {"values", NULL};
     static const char *const at[] = {"dtype", NULL};
-    static const char *const cl[] = {"columns", "name", NULL};
+    static const char *const cl[] = {"columns", NULL};
+    static const char *const rn[] = {"columns", "name", NULL};
     static const char *const rp[] = {"to_replace", "value", NULL};
     static const char *const mp[] = {"keys", "values", "na_action", NULL};
     static const char *const mo[] = {"axis", "numeric_only", "dropna", NULL};
@@ -334,6 +335,7 @@ static const char *const *df_fields(op_t op)
     case OP_DF_ASTYPE:
         return at;
     case OP_DF_RENAME:
+        return rn;
     case OP_DF_DROP:
         return cl;
     case OP_DF_REPLACE:
