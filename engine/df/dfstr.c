@@ -45,14 +45,6 @@ static void re_leave(locale_t old)
     if (old) uselocale(old);
 }
 
-static int re_exec(const regex_t *re, const char *s, size_t nm, regmatch_t *m, int flags)
-{
-    locale_t old = re_enter();
-    int rc = regexec(re, s, nm, m, flags);
-    re_leave(old);
-    return rc;
-}
-
 /* The end of the bracket expression opening at p[i] ('[': a ']' first,
  * after an optional '^', is a member): its ']', or the pattern's last
  * byte when it has none. */
@@ -429,7 +421,7 @@ static int64_t str_number(const df_node_t *d, op_t op, const char *s, int64_t l,
         tmp[l] = 0;
         int64_t cnt = 0, pos = 0;
         regmatch_t mt;
-        while (pos <= l && re_exec(d->re, tmp + pos, 1, &mt, pos ? REG_NOTBOL : 0) == 0) {
+        while (pos <= l && regexec(d->re, tmp + pos, 1, &mt, pos ? REG_NOTBOL : 0) == 0) {
             cnt++;
             int64_t ms = pos + mt.rm_so, me = pos + mt.rm_eo;
             if (me > ms) {
@@ -596,7 +588,7 @@ static int extract_cols(const df_node_t *d, const fcol_t *c, frame_t *out)
         }
         memcpy(tmp, s, (size_t)l);
         tmp[l] = 0;
-        if (re_exec(d->re, tmp, (size_t)ng + 1, m, 0) != 0) continue;
+        if (regexec(d->re, tmp, (size_t)ng + 1, m, 0) != 0) continue;
         for (int gq = 1; gq <= ng; gq++) {
             int k = d->ex_map[gq];
             if (k < 0 || m[gq].rm_so < 0) continue;
@@ -633,8 +625,22 @@ done:
     return rc;
 }
 
+static int str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                   size_t errlen);
+
 int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                size_t errlen)
+{
+    /* a pattern runs in the locale it was compiled in: entered once for
+     * the chunk, not around each row's regexec */
+    locale_t old = d->re ? re_enter() : (locale_t)0;
+    int rc = str_map(d, op, in, out, err, errlen);
+    re_leave(old);
+    return rc;
+}
+
+static int str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                   size_t errlen)
 {
     if (op == OP_DF_STR_EXTRACT) {
         frame_t like = *in; /* a DataFrame of the groups, or a Series of one */
@@ -696,7 +702,7 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
                 memcpy(tmp, s, (size_t)l);
                 tmp[l] = 0;
                 bool anchored = op == OP_DF_STR_MATCH || op == OP_DF_STR_FULLMATCH;
-                v = re_exec(d->re, tmp, anchored, anchored ? &mt : NULL, 0) == 0;
+                v = regexec(d->re, tmp, anchored, anchored ? &mt : NULL, 0) == 0;
                 /* the leftmost match is the longest there (POSIX): re.match
                  * when it starts at 0, re.fullmatch when it also ends at l */
                 if (v && anchored) v = mt.rm_so == 0 && (op == OP_DF_STR_MATCH || mt.rm_eo == l);
@@ -843,7 +849,7 @@ int df_str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, cha
                 regmatch_t mt;
                 int flags = 0;
                 while (rc == 0 && a <= l && (d->n < 0 || cnt < d->n) &&
-                       re_exec(d->re, tmp + a, 1, &mt, flags) == 0) {
+                       regexec(d->re, tmp + a, 1, &mt, flags) == 0) {
                     int64_t ms = a + mt.rm_so, me = a + mt.rm_eo;
                     rc = put(&w, s + a, (size_t)(ms - a)) || put(&w, d->repl, rl);
                     cnt++;
