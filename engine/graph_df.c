@@ -138,7 +138,7 @@ static const char *const *df_fields(op_t op)
     static const char *const gb[] = {"by", "agg", "dropna", "as_index", NULL};
     static const char *const rs[] = {"rule",  "on",     "agg",    "func", "closed",
                                      "label", "origin", "offset", NULL};
-    static const char *const so[] = {"by", "ascending", NULL};
+    static const char *const so[] = {"by", "ascending", "na_position", NULL};
     static const char *const me[] = {"on",         "how",         "left_on",  "right_on",
                                      "left_index", "right_index", "suffixes", NULL};
     static const char *const jo[] = {"on", "how", "lsuffix", "rsuffix", NULL};
@@ -179,7 +179,7 @@ static const char *const *df_fields(op_t op)
     static const char *const il[] = {"rows", "columns", NULL};
     static const char *const lo[] = {"labels", "start", "stop", "columns", NULL};
     static const char *const nl[] = {"n", "columns", "keep", NULL};
-    static const char *const sx[] = {"ascending", NULL};
+    static const char *const sx[] = {"ascending", "na_position", NULL};
     static const char *const sa[] = {"n", "frac", "random_state", "replace", NULL};
     static const char *const dd[] = {"subset", "keep", NULL};
     static const char *const cu[] = {"axis", "skipna", NULL};
@@ -1842,6 +1842,25 @@ done:
     return rc;
 }
 
+static bool json_given(json_t *v)
+{
+    return v && !json_is_null(v);
+}
+
+/* "na_position": "last" (default) or "first", as pandas' sort_values and
+ * sort_index */
+static int na_position(json_t *obj, bool *first, graph_node_t *n, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(obj, "na_position");
+    *first = false;
+    if (!json_given(v)) return 0;
+    if (json_is_string(v) && !strcmp(json_string_value(v), "first"))
+        *first = true;
+    else if (!json_is_string(v) || strcmp(json_string_value(v), "last"))
+        return XFAIL(n, "invalid na_position: must be \"first\" or \"last\"");
+    return 0;
+}
+
 static int infer_sort(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                       size_t errlen)
 {
@@ -1877,6 +1896,7 @@ static int infer_sort(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
             d->sort.asc[i] = json_is_true(v);
         }
     }
+    if (na_position(obj, &d->sort.na_first, n, err, errlen)) return -1;
     if (copy_schema(d, s)) return XFAIL(n, "out of memory");
     d->nrows = s->nrows;
     d->rowsrc = (int)(n - g->nodes);
@@ -2049,11 +2069,6 @@ done:
     free(rdrop);
     free(rkey);
     return rc;
-}
-
-static bool json_given(json_t *v)
-{
-    return v && !json_is_null(v);
 }
 
 static int merge_flag(json_t *obj, const char *name, bool *out, const graph_node_t *n, char *err,
@@ -4695,7 +4710,9 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         break;
     }
     case OP_DF_SORT_INDEX:
-        if (get_flag(obj, "ascending", true, &d->asc1, n, err, errlen)) return -1;
+        if (get_flag(obj, "ascending", true, &d->asc1, n, err, errlen) ||
+            na_position(obj, &d->sort.na_first, n, err, errlen))
+            return -1;
         break;
     case OP_DF_SAMPLE: {
         json_t *v = json_object_get(obj, "n"), *f = json_object_get(obj, "frac");

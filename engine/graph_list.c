@@ -91,7 +91,7 @@ static const op_params_t PARAMS[] = {
     /* the df2 branch adds as_index and dropna: when it is merged, this line
      * becomes {"by", "agg", "as_index", "dropna"} (the test fails until then) */
     {"dataframe.groupby_agg", "1", {"by", "agg", "dropna", "as_index"}},
-    {"dataframe.sort_values", "1", {"by", "ascending"}},
+    {"dataframe.sort_values", "1", {"by", "ascending", "na_position"}},
     {"dataframe.merge",
      "2",
      {"on", "how", "left_on", "right_on", "left_index", "right_index", "suffixes"}},
@@ -116,7 +116,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.tail", "1", {"n"}},
     {"dataframe.nlargest", "1", {"n", "columns", "keep"}},
     {"dataframe.nsmallest", "1", {"n", "columns", "keep"}},
-    {"dataframe.sort_index", "1", {"ascending"}},
+    {"dataframe.sort_index", "1", {"ascending", "na_position"}},
     {"dataframe.sample", "1", {"n", "frac", "replace", "random_state"}},
     {"dataframe.drop_duplicates", "1", {"subset", "keep"}},
     {"dataframe.duplicated", "1", {"subset", "keep"}},

@@ -79,11 +79,12 @@ int df_gb_final(const frame_t *part, const gb_spec_t *s, frame_t *out, char *err
 int df_gb_merge_sorted(const frame_t *const *parts, int n, const gb_spec_t *s, frame_t *out,
                        char *err, size_t errlen);
 
-/* ---- sort_values (sample sort; stable as kind="mergesort"; NaN last) ---- */
+/* ---- sort_values (sample sort; stable as kind="mergesort"; NaN last or first) ---- */
 typedef struct {
     int nby;
     int by[DF_MAX_KEYS]; /* key columns; -1 - L: index level L (a join's sort) */
     bool asc[DF_MAX_KEYS];
+    bool na_first; /* na_position="first": rows missing a key before the others */
 } sort_spec_t;
 
 /* Up to k sample rows of in's key columns (a frame of the by columns only). */

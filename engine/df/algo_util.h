@@ -69,6 +69,7 @@ void dfa_hash_rows(const fcol_t *const *cols, int ncols, int64_t n, uint64_t *h)
 typedef struct {
     int nk;
     const fcol_t *k[DF_MAX_KEYS + 1];
+    bool na_first; /* dfa_keys_cmp: missing values first (na_position="first") */
 } dfa_keys_t;
 
 /* Equal values: missing equals missing (pandas' merge matches NaN with
@@ -153,7 +154,8 @@ static inline int dfa_cell_cmp_present(const fcol_t *a, int64_t i, const fcol_t 
 }
 
 /* Sort order over keys: per-key direction, missing values last whatever the
- * direction (na_position="last"). asc NULL: all ascending. */
+ * direction (na_position="last"), or first where a's na_first says so. asc
+ * NULL: all ascending. */
 static inline int dfa_keys_cmp(const dfa_keys_t *a, int64_t i, const dfa_keys_t *b, int64_t j,
                                const bool *asc)
 {
@@ -162,7 +164,7 @@ static inline int dfa_keys_cmp(const dfa_keys_t *a, int64_t i, const dfa_keys_t 
         bool nx = fcol_is_na(x, i), ny = fcol_is_na(y, j);
         if (nx || ny) {
             if (nx && ny) continue;
-            return nx ? 1 : -1;
+            return (nx ? 1 : -1) * (a->na_first ? -1 : 1);
         }
         int c = dfa_cell_cmp_present(x, i, y, j);
         if (c) return (asc && !asc[k]) ? -c : c;

@@ -372,6 +372,7 @@ int df_select_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out
         ks.nk = in->nidx;
         for (int k = 0; k < in->nidx; k++)
             ks.k[k] = &in->idx[k];
+        ks.na_first = d->sort.na_first;
         bool asc[DF_MAX_KEYS + 1];
         for (int k = 0; k <= DF_MAX_KEYS; k++)
             asc[k] = d->asc1;

@@ -1,7 +1,8 @@
 /* sort.c: the stable multi-key argsort (dfa_argsort) and the sample sort of
  * sort_values (algo.h): local samples, splitters, range partitioning and the
  * sort of one part. Order: per-key direction, missing values last whatever
- * the direction, strings by bytes, ties in row order (kind="mergesort"). */
+ * the direction (first with na_first), strings by bytes, ties in row order
+ * (kind="mergesort"). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,11 +194,44 @@ static int argsort_num(const fcol_t *c, bool asc, int64_t *rows, int64_t n)
     return 0;
 }
 
+/* rows[0..n) sorted with c's missing values last, in their order: those
+ * moved before the others, still in their order (na_position="first") */
+static int na_to_front(const fcol_t *c, int64_t *rows, int64_t n)
+{
+    int64_t m = n;
+    while (m > 0 && fcol_is_na(c, rows[m - 1]))
+        m--;
+    if (m == n || m == 0) return 0;
+    int64_t *b = dfa_alloc(m, sizeof *b);
+    if (!b) return -1;
+    memcpy(b, rows, (size_t)m * sizeof *b);
+    memmove(rows, rows + m, (size_t)(n - m) * sizeof *rows);
+    memcpy(rows + (n - m), b, (size_t)m * sizeof *b);
+    free(b);
+    return 0;
+}
+
+static int argsort_one(const dfa_keys_t *ks, const bool *asc, int64_t *rows, int64_t n);
+
 int dfa_argsort(const dfa_keys_t *ks, const bool *asc, int64_t *rows, int64_t n)
 {
     if (n < 2 || ks->nk == 0) return 0;
     const fcol_t *c0 = ks->k[0];
-    if (ks->nk == 1 && c0->type == FT_INT64 && c0->unit != FU_NONE) {
+    if (ks->nk == 1 && (c0->type == FT_INT64 || c0->type == FT_FLOAT64))
+        return argsort_one(ks, asc, rows, n) || (ks->na_first && na_to_front(c0, rows, n)) ? -1 : 0;
+    int64_t *b = dfa_alloc(n, sizeof *b);
+    if (!b) return -1;
+    gen_ctx_t c = {ks, asc};
+    msort_gen(rows, b, n, &c);
+    free(b);
+    return 0;
+}
+
+/* one int64 or float64 key: missing values last */
+static int argsort_one(const dfa_keys_t *ks, const bool *asc, int64_t *rows, int64_t n)
+{
+    const fcol_t *c0 = ks->k[0];
+    if (c0->type == FT_INT64 && c0->unit != FU_NONE) {
         /* datetimes: NaT rows last, in their order, as pandas */
         int64_t *b = dfa_alloc(n, sizeof *b), m = 0, nat = 0;
         if (!b) return -1;
@@ -211,14 +245,7 @@ int dfa_argsort(const dfa_keys_t *ks, const bool *asc, int64_t *rows, int64_t n)
         free(b);
         return argsort_num(c0, !asc || asc[0], rows, m);
     }
-    if (ks->nk == 1 && (c0->type == FT_INT64 || c0->type == FT_FLOAT64))
-        return argsort_num(c0, !asc || asc[0], rows, n);
-    int64_t *b = dfa_alloc(n, sizeof *b);
-    if (!b) return -1;
-    gen_ctx_t c = {ks, asc};
-    msort_gen(rows, b, n, &c);
-    free(b);
-    return 0;
+    return argsort_num(c0, !asc || asc[0], rows, n);
 }
 
 /* ---- sample sort ---- */
@@ -235,6 +262,7 @@ static int keys_of(const frame_t *f, const sort_spec_t *s, bool by_position, dfa
             return errmsg(err, errlen, "sort_values: key column %d of %d", c, f->ncols);
         ks->k[k] = c < 0 ? &f->idx[-1 - c] : &f->cols[c];
     }
+    ks->na_first = s->na_first;
     return 0;
 }
 

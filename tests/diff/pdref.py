@@ -170,10 +170,11 @@ def evaluate(doc, data_dir="."):
             v.index = pd.DatetimeIndex(v.index.values, name=v.index.name)  # no freq
         elif op == "dataframe.sort_values":
             if isinstance(ins[0], pd.Series):
-                v = ins[0].sort_values(ascending=n.get("ascending", True), kind="mergesort")
+                v = ins[0].sort_values(ascending=n.get("ascending", True), kind="mergesort",
+                                       na_position=n.get("na_position", "last"))
             else:
                 v = ins[0].sort_values(n["by"], ascending=n.get("ascending", True),
-                                       kind="mergesort")
+                                       kind="mergesort", na_position=n.get("na_position", "last"))
         elif op == "dataframe.merge":
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             if "suffixes" in kw:
@@ -237,7 +238,8 @@ def evaluate(doc, data_dir="."):
                 r = n["labels"] if "labels" in n else slice(n.get("start"), n.get("stop"))
                 v = ins[0].loc[r] if "columns" not in n else ins[0].loc[r, n["columns"]]
         elif op == "dataframe.sort_index":
-            v = ins[0].sort_index(ascending=n.get("ascending", True), kind="mergesort")
+            v = ins[0].sort_index(ascending=n.get("ascending", True), kind="mergesort",
+                                  na_position=n.get("na_position", "last"))
         elif op == "dataframe.expanding":
             src = ins[0].groupby(n["by"]) if n.get("by") else ins[0]
             e = src.expanding(min_periods=n.get("min_periods", 1))

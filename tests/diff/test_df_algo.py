@@ -4,7 +4,8 @@ nunique) through mars-run on many-chunk CSV inputs, against pandas 1.5:
 string keys with missing values, NaN keys dropped (groupby) or matched
 (merge), float and bool keys, groups only some chunks have, the hash
 shuffle on a filtered input with many groups, int keys merged with float
-keys, stable multi-key sorts with NaN last in either direction.
+keys, stable multi-key sorts with NaN last (or first: na_position) in either
+direction.
 Prints `RESULT passed=N failed=M`."""
 
 import os
@@ -83,6 +84,27 @@ def main():
         nodes.append({"key": key, "op": "dataframe.sort_values", "inputs": ["t"], "by": by,
                       "ascending": asc})
         cases.append((key, pd_.sort_values(by, ascending=asc, kind="mergesort"), False))
+    # na_position="first": rows missing a key before the others, in their
+    # order, whatever the direction; per key with several keys
+    for key, by, asc in [("so_nf_s_f", ["s", "f"], [False, True]), ("so_nf_f", ["f"], [False]),
+                         ("so_nf_fa", ["f"], [True]), ("so_nf_kf_k", ["kf", "k"], [True, False]),
+                         ("so_nf_k", ["k"], [True]), ("so_nf_i", ["i"], [True])]:
+        nodes.append({"key": key, "op": "dataframe.sort_values", "inputs": ["t"], "by": by,
+                      "ascending": asc, "na_position": "first"})
+        cases.append((key, pd_.sort_values(by, ascending=asc, kind="mergesort",
+                                           na_position="first"), False))
+    nodes.append({"key": "fser", "op": "dataframe.getitem", "inputs": ["tf"], "columns": "f"})
+    nodes.append({"key": "so_nf_ser", "op": "dataframe.sort_values", "inputs": ["fser"],
+                  "na_position": "first", "ascending": False})
+    cases.append(("so_nf_ser", pd_[pd_.u > 300].f.sort_values(ascending=False, kind="mergesort",
+                                                              na_position="first"), False))
+    nodes.append({"key": "kfidx", "op": "dataframe.set_index", "inputs": ["t"], "keys": "kf"})
+    for key, asc, nap in [("sx_nf", True, "first"), ("sx_nf_d", False, "first"),
+                          ("sx_nl_d", False, "last")]:
+        nodes.append({"key": key, "op": "dataframe.sort_index", "inputs": ["kfidx"],
+                      "ascending": asc, "na_position": nap})
+        cases.append((key, pd_.set_index("kf").sort_index(ascending=asc, kind="mergesort",
+                                                          na_position=nap), False))
     nodes.append({"key": "so_filt", "op": "dataframe.sort_values", "inputs": ["tf"],
                   "by": ["k", "i"]})
     cases.append(("so_filt", pd_[pd_.u > 300].sort_values(["k", "i"], kind="mergesort"), False))

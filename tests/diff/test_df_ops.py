@@ -1519,6 +1519,18 @@ def fill_over_empty_chunks(data, pdf):
 
 
 @case
+def sort_na_position_rejects(data, pdf):
+    """na_position is "first" or "last" (pandas: "invalid na_position")"""
+    for bad in ("middle", True, 1):
+        for node in (op("r", "sort_values", "t", by=["f"], na_position=bad),
+                     op("r", "sort_index", "t", na_position=bad)):
+            why = rejected(data, [CSV, node], "r", ["na_position", '"first" or "last"'])
+            if why:
+                return why
+    return ""
+
+
+@case
 def expanding_cov_corr(data, pdf):
     """expanding cov and corr with a column (pandas' expanding().cov(s)):
     a window of rows from the first through rolling's path, pandas' own

@@ -191,7 +191,9 @@ class _Frame(Entity):
         return _make("dataframe." + op, [self], p, self._ref.kind, self._columns)
 
     def tail(self, n=5): return self._rows("tail", n=int(n))
-    def sort_index(self, ascending=True): return self._rows("sort_index", ascending=ascending)
+    def sort_index(self, ascending=True, na_position="last"):
+        return self._rows("sort_index", ascending=ascending,
+                          na_position=None if na_position == "last" else na_position)
     def sample(self, n=None, frac=None, replace=False, random_state=None):
         if n is None and frac is None:
             n = 1  # pandas' default
@@ -798,10 +800,14 @@ class DataFrame(_Frame):
     def groupby(self, by):
         return GroupBy(self, [by] if isinstance(by, str) else list(by))
 
-    def sort_values(self, by, ascending=True):
+    def sort_values(self, by, ascending=True, na_position="last"):
+        """pandas' stable sort (kind="mergesort"): by one column or several,
+        missing values last or first (na_position)."""
         p = {"by": [by] if isinstance(by, str) else list(by)}
         if ascending is not True:
             p["ascending"] = ascending if isinstance(ascending, bool) else list(ascending)
+        if na_position != "last":
+            p["na_position"] = na_position
         return _make("dataframe.sort_values", [self], p, "dataframe", self._columns)
 
     def merge(self, right, how="inner", on=None, left_on=None, right_on=None, left_index=False,
@@ -970,6 +976,12 @@ class Series(_Frame):
             raise NotImplementedError("Series.rename takes a name (relabelling the index "
                                       "is not supported)")
         return _make("dataframe.rename", [self], {"name": index}, "series")
+
+    def sort_values(self, ascending=True, na_position="last"):
+        """pandas' Series.sort_values, stable (kind="mergesort"), missing
+        values last or first (na_position)."""
+        return self._rows("sort_values", ascending=None if ascending is True else bool(ascending),
+                          na_position=None if na_position == "last" else na_position)
 
     def unique(self):
         """pandas' Series.unique: the distinct values in order of first
