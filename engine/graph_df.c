@@ -134,6 +134,7 @@ static const char *const *df_fields(op_t op)
     static const char *const none[] = {NULL};
     static const char *const as[] = {"names", NULL};
     static const char *const red[] = {"axis", NULL};
+    static const char *const nu[] = {"axis", "dropna", NULL};
     static const char *const sv[] = {"axis", "ddof", NULL};
     static const char *const gb[] = {"by", "agg", "dropna", "as_index", NULL};
     static const char *const rs[] = {"rule",  "on",     "agg",    "func", "closed",
@@ -379,8 +380,9 @@ static const char *const *df_fields(op_t op)
     case OP_DF_PROD:
     case OP_DF_ANY:
     case OP_DF_ALL:
-    case OP_DF_NUNIQUE:
         return red;
+    case OP_DF_NUNIQUE:
+        return nu;
     case OP_DF_GROUPBY_AGG:
         return gb;
     case OP_DF_RESAMPLE:
@@ -1275,6 +1277,9 @@ static int label_index(df_node_t *d, const df_node_t *s, const int *sel, int nse
     return set_col(&d->idx[0], NULL, false, all_int ? FT_INT64 : FT_STRING);
 }
 
+static int get_flag(json_t *obj, const char *name, bool dflt, bool *out, const graph_node_t *n,
+                    char *err, size_t errlen);
+
 static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                         size_t errlen)
 {
@@ -1286,6 +1291,13 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
             if (!json_is_integer(v)) return XFAIL(n, "\"ddof\" must be an integer");
             d->ddof = (int64_t)json_integer_value(v);
         }
+    }
+    /* nunique's dropna false: a missing value counts as one value more */
+    d->nu_keepna = false;
+    if (n->op == OP_DF_NUNIQUE) {
+        bool dropna;
+        if (get_flag(obj, "dropna", true, &dropna, n, err, errlen)) return -1;
+        d->nu_keepna = !dropna;
     }
     const df_node_t *s = in_df(g, n, 0);
     bool series = in_vk(g, n, 0) == VK_SERIES;
@@ -1426,9 +1438,6 @@ static int infer_describe(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj
     set_frame_shape(n, series ? VK_SERIES : VK_DATAFRAME);
     return 0;
 }
-
-static int get_flag(json_t *obj, const char *name, bool dflt, bool *out, const graph_node_t *n,
-                    char *err, size_t errlen);
 
 static const char *const agg_names[] = {"sum",  "mean",   "min",  "max",     "count",
                                         "size", "std",    "var",  "nunique", "first",

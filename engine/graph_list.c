@@ -88,6 +88,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.std", "1", {"axis", "ddof"}},
     {"dataframe.var", "1", {"axis", "ddof"}},
     {"dataframe.describe", "1", {"percentiles"}},
+    {"dataframe.nunique", "1", {"axis", "dropna"}},
     /* the df2 branch adds as_index and dropna: when it is merged, this line
      * becomes {"by", "agg", "as_index", "dropna"} (the test fails until then) */
     {"dataframe.groupby_agg", "1", {"by", "agg", "dropna", "as_index"}},

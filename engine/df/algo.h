@@ -221,6 +221,6 @@ int df_describe_q(const frame_t *in, const double *q, const char *const *lab, in
  * frame for a Series input; the tiler turns it into a scalar). */
 int df_nunique_map(const frame_t *in, frame_t *out, char *err, size_t errlen);
 int df_nunique_combine(const frame_t *const *parts, int n, frame_t *out, char *err, size_t errlen);
-int df_nunique_final(const frame_t *part, frame_t *out, char *err, size_t errlen);
+int df_nunique_final(const frame_t *part, bool dropna, frame_t *out, char *err, size_t errlen);
 
 #endif

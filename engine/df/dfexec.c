@@ -2573,7 +2573,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
         rc = df_nunique_combine(vp, nv, &out, err, errlen);
         break;
     case DFJ_NU_FINAL:
-        rc = df_nunique_final(&v[0], &out, err, errlen);
+        rc = df_nunique_final(&v[0], !d->nu_keepna, &out, err, errlen);
         if (rc == 0 && n->vkind == VK_TENSOR) {
             *(int64_t *)fixed = out.nrows > 0 && out.cols[0].type == FT_INT64
                                     ? ((int64_t *)out.cols[0].data)[0]

@@ -195,6 +195,7 @@ typedef struct df_node {
     double frac;
     int64_t seed;
     bool asc1, drop, append, has_lo, has_hi;
+    bool nu_keepna; /* nunique: dropna false */
     int nkey;
     int *key;
     /* running.c's ops: n the periods (diff, shift, pct_change) or the

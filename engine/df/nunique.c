@@ -1,20 +1,38 @@
-/* nunique.c: DataFrame.nunique() / Series.nunique() (dropna=True) as map,
- * combine and final (algo.h). A partial is a 1-row frame with the input's
- * columns and labels; each column holds one string cell: a type byte
- * ('0' + ftype_t) followed by the dfa_set encoding of the distinct
- * non-missing values seen so far. */
+/* nunique.c: DataFrame.nunique() / Series.nunique() as map, combine and
+ * final (algo.h). A partial is a 1-row frame with the input's columns and
+ * labels; each column holds one string cell: a type byte ('0' + ftype_t,
+ * or 'a' + ftype_t once a missing value was seen) followed by the dfa_set
+ * encoding of the distinct non-missing values seen so far. The final step
+ * counts the missing value as one more where dropna is false. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "algo_util.h"
 
+/* a partial cell's type byte: the set's type, and whether a missing value
+ * was seen */
+static ftype_t cell_type(char b)
+{
+    return (ftype_t)(b >= 'a' ? b - 'a' : b - '0');
+}
+
+static bool cell_na(char b)
+{
+    return b >= 'a';
+}
+
+static bool cell_byte_ok(char b)
+{
+    return (b >= '0' && b <= '0' + FT_STRING) || (b >= 'a' && b <= 'a' + FT_STRING);
+}
+
 /* One partial cell from a set column of one cell (type byte prepended). */
-static int prefix_type(const fcol_t *set, ftype_t t, fcol_t *out)
+static int prefix_type(const fcol_t *set, ftype_t t, bool na, fcol_t *out)
 {
     int64_t len;
     const char *p = fcol_str(set, 0, &len);
     if (fcol_alloc(out, FT_STRING, 1, len + 2, false)) return -1;
-    out->bytes[0] = (char)('0' + t);
+    out->bytes[0] = (char)((na ? 'a' : '0') + t);
     memcpy(out->bytes + 1, p, (size_t)len);
     out->offsets[1] = len + 1;
     out->bytes[len + 1] = 0;
@@ -39,8 +57,11 @@ int df_nunique_map(const frame_t *in, frame_t *out, char *err, size_t errlen)
     memset(gid, 0, (size_t)n * sizeof *gid);
     for (int c = 0; c < in->ncols; c++) {
         fcol_t set;
+        bool na = false;
+        for (int64_t i = 0; i < n && !na; i++)
+            na = fcol_is_na(&in->cols[c], i);
         if (dfa_set_build(&in->cols[c], gid, 1, &set)) goto nomem;
-        int rc = prefix_type(&set, (ftype_t)in->cols[c].type, &out->cols[c]);
+        int rc = prefix_type(&set, (ftype_t)in->cols[c].type, na, &out->cols[c]);
         fcol_free(&set);
         if (rc) goto nomem;
     }
@@ -56,7 +77,7 @@ nomem:
  * value went missing (a merge's) and float64 in the others */
 static bool numeric_set(char type_byte)
 {
-    return type_byte == '0' + FT_INT64 || type_byte == '0' + FT_FLOAT64;
+    return cell_type(type_byte) == FT_INT64 || cell_type(type_byte) == FT_FLOAT64;
 }
 
 static int check_partial(const frame_t *p, const frame_t *first, char *err, size_t errlen)
@@ -71,8 +92,8 @@ static int check_partial(const frame_t *p, const frame_t *first, char *err, size
         for (int64_t r = 0; r < x->n; r++) {
             int64_t len;
             const char *s = fcol_str(x, r, &len);
-            if (len < 1 || s[0] < '0' || s[0] > '0' + FT_STRING ||
-                (s[0] != first->cols[c].bytes[0] &&
+            if (len < 1 || !cell_byte_ok(s[0]) ||
+                (cell_type(s[0]) != cell_type(first->cols[c].bytes[0]) &&
                  !(numeric_set(s[0]) && numeric_set(first->cols[c].bytes[0]))))
                 return errmsg(err, errlen, "nunique: partial column %d has a bad set", c);
         }
@@ -100,14 +121,17 @@ int df_nunique_combine(const frame_t *const *parts, int n, frame_t *out, char *e
             total += parts[p]->cols[c].offsets[1];
         char *bytes = dfa_alloc(total, 1);
         if (!bytes) goto nomem;
-        ftype_t t = (ftype_t)(parts[0]->cols[c].bytes[0] - '0');
-        for (int p = 1; p < n; p++)
-            if (parts[p]->cols[c].bytes[0] != '0' + (char)t) t = FT_FLOAT64; /* int64 beside */
+        ftype_t t = cell_type(parts[0]->cols[c].bytes[0]);
+        bool na = false;
+        for (int p = 0; p < n; p++) {
+            if (cell_type(parts[p]->cols[c].bytes[0]) != t) t = FT_FLOAT64; /* int64 beside */
+            na |= cell_na(parts[p]->cols[c].bytes[0]);
+        }
         int64_t at = 0;
         for (int p = 0; p < n; p++) {
             const fcol_t *x = &parts[p]->cols[c];
             memcpy(bytes + at, x->bytes, (size_t)x->offsets[1]);
-            if (t == FT_FLOAT64 && x->bytes[0] == '0' + FT_INT64) /* the values as float64 */
+            if (t == FT_FLOAT64 && cell_type(x->bytes[0]) == FT_INT64) /* the values as float64 */
                 for (int64_t q = 1; q + 8 <= x->offsets[1]; q += 8) {
                     int64_t iv;
                     memcpy(&iv, x->bytes + q, 8);
@@ -126,7 +150,7 @@ int df_nunique_combine(const frame_t *const *parts, int n, frame_t *out, char *e
         int rc = dfa_set_union(t, &enc, rows, in_off, 1, &set);
         free(bytes);
         if (rc) goto nomem;
-        rc = prefix_type(&set, t, &out->cols[c]);
+        rc = prefix_type(&set, t, na, &out->cols[c]);
         fcol_free(&set);
         if (rc) goto nomem;
     }
@@ -140,7 +164,7 @@ nomem:
     return errmsg(err, errlen, "nunique: out of memory combining %d partials", n);
 }
 
-int df_nunique_final(const frame_t *part, frame_t *out, char *err, size_t errlen)
+int df_nunique_final(const frame_t *part, bool dropna, frame_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (part->nrows != 1 || check_partial(part, part, err, errlen))
@@ -153,7 +177,7 @@ int df_nunique_final(const frame_t *part, frame_t *out, char *err, size_t errlen
     for (int c = 0; c < nc; c++) {
         int64_t len;
         const char *s = fcol_str(&part->cols[c], 0, &len);
-        cnt[c] = dfa_set_count((ftype_t)(s[0] - '0'), s + 1, len - 1);
+        cnt[c] = dfa_set_count(cell_type(s[0]), s + 1, len - 1) + (!dropna && cell_na(s[0]));
     }
     if (part->series) {
         /* one row: the tiler turns it into a scalar */

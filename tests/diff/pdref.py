@@ -140,7 +140,7 @@ def evaluate(doc, data_dir="."):
             kw = {"ddof": n.get("ddof", 1)}
             v = f(numeric_only=True, **kw) if isinstance(ins[0], pd.DataFrame) else f(**kw)
         elif op == "dataframe.nunique":
-            v = ins[0].nunique()
+            v = ins[0].nunique(dropna=n.get("dropna", True))
         elif op in ("dataframe.any", "dataframe.all"):
             v = getattr(ins[0], op.split(".")[1])()
         elif op == "dataframe.count":

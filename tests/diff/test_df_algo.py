@@ -122,6 +122,12 @@ def main():
     cases.append(("nu", pd_.nunique(), False))
     nodes.append({"key": "nu_f", "op": "dataframe.nunique", "inputs": ["tf"]})
     cases.append(("nu_f", pd_[pd_.u > 300].nunique(), False))
+    # dropna false: a column's missing value counts once, whether one chunk
+    # or many saw it (the partials carry it), and not where none is missing
+    nodes.append({"key": "nu_na", "op": "dataframe.nunique", "inputs": ["t"], "dropna": False})
+    cases.append(("nu_na", pd_.nunique(dropna=False), False))
+    nodes.append({"key": "nu_na_f", "op": "dataframe.nunique", "inputs": ["tf"], "dropna": False})
+    cases.append(("nu_na_f", pd_[pd_.u > 300].nunique(dropna=False), False))
     del named
     rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": [c[0] for c in cases]}, data)
     if rc != 0:

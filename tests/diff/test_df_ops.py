@@ -1531,6 +1531,17 @@ def sort_na_position_rejects(data, pdf):
 
 
 @case
+def nunique_dropna_rejects(data, pdf):
+    """nunique's dropna is a boolean"""
+    for bad in ("no", 0, [False]):
+        why = rejected(data, [CSV, op("r", "nunique", "t", dropna=bad)], "r",
+                       ['"dropna" must be a boolean'])
+        if why:
+            return why
+    return ""
+
+
+@case
 def expanding_cov_corr(data, pdf):
     """expanding cov and corr with a column (pandas' expanding().cov(s)):
     a window of rows from the first through rolling's path, pandas' own

@@ -766,7 +766,7 @@ class Gen:
             op = self.rng.choice(["dataframe.nunique", "dataframe.any", "dataframe.all",
                                   "dataframe.mode"])
             node = {"op": op, "inputs": [self.cur]}
-            if op == "dataframe.mode":
+            if op in ("dataframe.mode", "dataframe.nunique"):
                 node["dropna"] = self.rng.random() < 0.7
             self.cur = self.add(node)
         elif r < 0.8 and keys:

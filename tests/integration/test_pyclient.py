@@ -1630,7 +1630,8 @@ class TestDataFrames(Base):
         cluster over many chunks (the sample sort's first range takes the
         rows missing a key): a DataFrame by two keys in both directions, a
         Series descending, an index with missing labels; equal to pandas'
-        stable sorts."""
+        stable sorts. And nunique(dropna=False) of the same frame and of a
+        Series."""
         rng = np.random.default_rng(35)
         n = 700
         f = np.round(rng.standard_normal(n), 2)
@@ -1648,8 +1649,13 @@ class TestDataFrames(Base):
                  p.f.sort_values(ascending=False, na_position="first", kind="mergesort")),
                 (df.set_index("f").sort_index(na_position="first"),
                  p.set_index("f").sort_index(na_position="first", kind="mergesort")),
+                (df.nunique(dropna=False), p.nunique(dropna=False)),
             ]
             self.same_as_pandas(pairs, exact=True)
+            # a Series' nunique is a scalar: missing values count once
+            self.assertEqual(df.s.nunique(dropna=False).execute().fetch(),
+                             p.s.nunique(dropna=False))
+            self.assertEqual(df.f.nunique().execute().fetch(), p.f.nunique())
 
     def test_get_dummies(self):
         """md.get_dummies through a cluster: a frame's string columns found

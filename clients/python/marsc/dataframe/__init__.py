@@ -133,7 +133,8 @@ class _Frame(Entity):
     def max(self, axis=0): return self._reduce("max", axis)
     def count(self, axis=0): return self._reduce("count", axis)
     def prod(self, axis=0): return self._reduce("prod", axis)
-    def nunique(self, axis=0): return self._reduce("nunique", axis)
+    def nunique(self, axis=0, dropna=True):
+        return self._reduce("nunique", axis, **({} if dropna else {"dropna": False}))
     def any(self, axis=0): return self._reduce("any", axis)
     def all(self, axis=0): return self._reduce("all", axis)
 
