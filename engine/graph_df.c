@@ -150,6 +150,7 @@ static const char *const *df_fields(op_t op)
                                      "limit",     "method",      "pct",     "ascending",
                                      "na_option", "fill_method", NULL};
     static const char *const gh[] = {"by", "n", NULL};
+    static const char *const pvt[] = {"index", "columns", "values", NULL};
     static const char *const pv[] = {"values",     "index",   "columns", "aggfunc",
                                      "fill_value", "margins", "dropna",  NULL};
     static const char *const hd[] = {"n", NULL};
@@ -345,6 +346,8 @@ static const char *const *df_fields(op_t op)
         return mp;
     case OP_DF_MODE:
         return mo;
+    case OP_DF_PIVOT:
+        return pvt;
     case OP_DF_DESCRIBE:
         return de;
     case OP_DF_STR_EXTRACT:
@@ -2645,6 +2648,60 @@ done:
 }
 
 static void new_rows(graph_t *g, graph_node_t *n, df_node_t *d, uint8_t vk);
+
+/* pivot (df3.c's df3_pivot_reshape): index (names), columns (one int64 or
+ * string column), values (one column of any type); one job over every
+ * row; the result's columns are the columns key's values, known only when
+ * it runs */
+static int infer_pivot_reshape(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                               size_t errlen)
+{
+    if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    json_t *ji = json_object_get(obj, "index"), *jc = json_object_get(obj, "columns");
+    json_t *jv = json_object_get(obj, "values");
+    if (!json_given(ji)) return XFAIL(n, "\"index\" is missing (the row keys)");
+    if (!json_given(jc)) return XFAIL(n, "\"columns\" is missing (the column key)");
+    if (!json_given(jv))
+        return XFAIL(n, "\"values\" is missing: without it pandas makes MultiIndex columns, "
+                        "which are not supported; give one value column");
+    if (find_cols(s, ji, n, "index", &d->key, &d->nkey, err, errlen)) return -1;
+    if (d->nkey < 1 || d->nkey >= DF_MAX_KEYS)
+        return XFAIL(n, "\"index\" must name 1 to %d columns", DF_MAX_KEYS - 1);
+    json_t *c1 = jc, *v1 = jv;
+    if (json_is_array(jc)) {
+        if (json_array_size(jc) != 1)
+            return XFAIL(n, "\"columns\" must name one column (MultiIndex columns are not "
+                            "supported)");
+        c1 = json_array_get(jc, 0);
+    }
+    if (json_is_array(jv))
+        return XFAIL(n, "\"values\" must name one column (a list makes MultiIndex columns, "
+                        "which are not supported)");
+    d->pv_col = find_col(s, c1, n, "columns", err, errlen);
+    if (d->pv_col < 0) return -1;
+    int t = s->cols[d->pv_col].type;
+    if (t != FT_INT64 && t != FT_STRING)
+        return XFAIL(n,
+                     "\"columns\": column of type %s; pivot takes an int64 or string "
+                     "columns key here",
+                     df_type_name(t, false));
+    int v = find_col(s, v1, n, "values", err, errlen);
+    if (v < 0) return -1;
+    for (int k = 0; k < d->nkey; k++)
+        if (d->key[k] == d->pv_col || d->key[k] == v)
+            return XFAIL(n, "\"index\" names the %s column", d->key[k] == v ? "values" : "columns");
+    if (v == d->pv_col) return XFAIL(n, "\"values\" names the columns key");
+    if (!(d->sel = calloc(2, sizeof(int)))) return XFAIL(n, "out of memory");
+    d->sel[0] = v;
+    d->nsel = 1;
+    if (alloc_cols(d, 0, d->nkey)) return XFAIL(n, "out of memory");
+    for (int k = 0; k < d->nkey; k++)
+        if (set_like(&d->idx[k], &s->cols[d->key[k]])) return XFAIL(n, "out of memory");
+    d->nrows = -1;
+    new_rows(g, n, d, VK_DATAFRAME);
+    return 0;
+}
 
 /* df3: pivot_table (df3.c), one job over every row */
 static int infer_pivot(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
@@ -6205,16 +6262,16 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         set_frame_shape(n, n->df->session_vk);
         return 0;
     }
-    /* a pivot_table with "columns" has its column names only when it runs:
+    /* a pivot_table with "columns" (and a pivot) has its column names only when it runs:
      * every op after it would see a frame of no columns */
     for (int j = 0; j < n->n_in; j++) {
         const graph_node_t *M = n->in[j].node >= 0 ? &g->nodes[n->in[j].node] : NULL;
-        if (M && M->op == OP_DF_PIVOT_TABLE && M->df && M->df->pv_col >= 0)
+        if (M && (M->op == OP_DF_PIVOT_TABLE || M->op == OP_DF_PIVOT) && M->df &&
+            M->df->pv_col >= 0)
             return XFAIL(n,
-                         "input \"%s\" (dataframe.pivot_table with \"columns\") has its "
-                         "column names only when it runs; fetch it instead (no op may "
-                         "follow it)",
-                         M->key);
+                         "input \"%s\" (%s with \"columns\") has its column names only when "
+                         "it runs; fetch it instead (no op may follow it)",
+                         M->key, op_name(M->op));
     }
     if (op_kind(n->op) != OPK_DF) {
         bool frames = false;
@@ -6322,6 +6379,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_PIVOT_TABLE:
         rc = infer_pivot(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_PIVOT:
+        rc = infer_pivot_reshape(g, n, d, obj, err, errlen);
         break;
     case OP_DF_GROUPBY_SIZE:
     case OP_DF_GROUPBY_QUANTILE:

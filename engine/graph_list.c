@@ -249,6 +249,7 @@ static const op_params_t PARAMS[] = {
     {"triu", "1", {"k"}},
     /* df3: joins, pivot_table, groupby transforms, dates, I/O */
     {"dataframe.join", "2", {"on", "how", "lsuffix", "rsuffix"}},
+    {"dataframe.pivot", "1", {"index", "columns", "values"}},
     {"dataframe.pivot_table",
      "1",
      {"values", "index", "columns", "aggfunc", "fill_value", "margins", "dropna"}},

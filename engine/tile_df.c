@@ -1707,6 +1707,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
         return tile_whole(c, node);
     case OP_DF_MELT:
     case OP_DF_PIVOT_TABLE:
+    case OP_DF_PIVOT:
     case OP_DF_MEDIAN:
     case OP_DF_QUANTILE:
     case OP_DF_SKEW:

@@ -313,6 +313,25 @@ static bool integral(double x)
     return x == x && x >= -9007199254740992.0 && x <= 9007199254740992.0 && x == (double)(int64_t)x;
 }
 
+/* a column label from row r of the columns key kc (int64 or string) */
+static int key_label(const fcol_t *kc, int64_t r, flabel_t *l)
+{
+    if (kc->type != FT_STRING) {
+        char b[40];
+        snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)kc->data)[r]);
+        return flabel_set(l, b, true);
+    }
+    int64_t len;
+    const char *sv = fcol_str(kc, r, &len);
+    char *z = malloc((size_t)len + 1);
+    if (!z) return -1;
+    memcpy(z, sv, (size_t)len);
+    z[len] = 0;
+    int rc = flabel_set(l, z, false);
+    free(z);
+    return rc;
+}
+
 int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -499,24 +518,7 @@ int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, si
         }
         if (bad) break;
         if (has_col) {
-            const fcol_t *kc = ck.k[0];
-            int64_t r = cord[c];
-            char b[40];
-            if (kc->type == FT_STRING) {
-                int64_t len;
-                const char *sv = fcol_str(kc, r, &len);
-                char *z = malloc((size_t)len + 1);
-                bad = !z;
-                if (z) {
-                    memcpy(z, sv, (size_t)len);
-                    z[len] = 0;
-                    bad = flabel_set(&out->names[at], z, false) != 0;
-                    free(z);
-                }
-            } else {
-                snprintf(b, sizeof b, "%lld", (long long)((const int64_t *)kc->data)[r]);
-                bad = flabel_set(&out->names[at], b, true) != 0;
-            }
+            bad = key_label(ck.k[0], cord[c], &out->names[at]) != 0;
         } else {
             const flabel_t *l = &in->names[d->sel[c]];
             bad = flabel_set(&out->names[at], l->s, l->is_int) != 0;
@@ -563,6 +565,115 @@ done:
     free(cpos);
     free(val);
     free(isf);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ pivot */
+
+int df3_pivot_reshape(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int nk = d->nkey;
+    int64_t n = in->nrows;
+    if (nk < 1 || nk + 1 > DF_MAX_KEYS || d->nsel != 1 || d->pv_col < 0)
+        return errmsg(err, errlen, "internal: pivot of %d keys, %d values", nk, d->nsel);
+    dfa_keys_t ik = {.nk = nk}, ck = {.nk = 1};
+    for (int k = 0; k < nk; k++)
+        ik.k[k] = &in->cols[d->key[k]];
+    ck.k[0] = &in->cols[d->pv_col];
+    const fcol_t *val = &in->cols[d->sel[0]];
+    /* a missing key would be a label of its own in pandas (NaN); refused */
+    for (int k = 0; k <= nk; k++) {
+        const fcol_t *c = k < nk ? ik.k[k] : ck.k[0];
+        for (int64_t i = 0; i < n; i++)
+            if (fcol_is_na(c, i)) {
+                const flabel_t *l = &in->names[k < nk ? d->key[k] : d->pv_col];
+                return errmsg(err, errlen,
+                              "pivot: key column %s has a missing value (row %lld); pandas "
+                              "makes it a NaN label, which is not supported: dropna first",
+                              l->s ? l->s : "(unnamed)", (long long)i);
+            }
+    }
+    int64_t *irow = dfa_alloc(n, sizeof *irow), *crow = dfa_alloc(n, sizeof *crow);
+    int64_t *iord = NULL, *cord = NULL, *ipos = NULL, *cpos = NULL, *cell = NULL;
+    dfa_htab_t ti = {0}, tc = {0};
+    int ret = -1;
+    if (!irow || !crow || dfa_group(&ik, n, NULL, irow, &ti) || dfa_group(&ck, n, NULL, crow, &tc))
+        goto nomem;
+    int64_t mi = ti.ngroups, mc = tc.ngroups, ncell;
+    if (__builtin_mul_overflow(mi, mc, &ncell) || ncell > ((int64_t)1 << 31)) {
+        ret = errmsg(err, errlen,
+                     "pivot: %lld rows by %lld columns is too large (at most 2^31 cells)",
+                     (long long)mi, (long long)mc);
+        goto done;
+    }
+    iord = dfa_alloc(mi + 1, sizeof *iord);
+    cord = dfa_alloc(mc + 1, sizeof *cord);
+    ipos = dfa_alloc(mi + 1, sizeof *ipos);
+    cpos = dfa_alloc(mc + 1, sizeof *cpos);
+    cell = dfa_alloc(ncell + 1, sizeof *cell);
+    if (!iord || !cord || !ipos || !cpos || !cell) goto nomem;
+    /* rows and columns sorted by their keys */
+    memcpy(iord, ti.grep, (size_t)mi * sizeof *iord);
+    memcpy(cord, tc.grep, (size_t)mc * sizeof *cord);
+    if (dfa_argsort(&ik, NULL, iord, mi) || dfa_argsort(&ck, NULL, cord, mc)) goto nomem;
+    for (int64_t q = 0; q < mi; q++)
+        ipos[irow[iord[q]]] = q;
+    for (int64_t q = 0; q < mc; q++)
+        cpos[crow[cord[q]]] = q;
+    /* each cell's row: one at most, as pandas' unstack */
+    for (int64_t q = 0; q < ncell; q++)
+        cell[q] = -1;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t *at = &cell[cpos[crow[i]] * mi + ipos[irow[i]]];
+        if (*at >= 0) {
+            ret = errmsg(err, errlen,
+                         "pivot: Index contains duplicate entries, cannot reshape (rows %lld and "
+                         "%lld have the same index and columns keys; pivot_table aggregates them)",
+                         (long long)*at, (long long)i);
+            goto done;
+        }
+        *at = i;
+    }
+    /* unstack makes one block: a cell no row reaches makes every int64
+     * column float64, every bool column bools with missing values */
+    bool holes = ncell > n;
+    if (frame_alloc(out, false, mi, (int)mc, nk)) goto nomem;
+    for (int k = 0; k < nk; k++)
+        if (dfa_take_col(ik.k[k], iord, mi, false, &out->idx[k]) ||
+            flabel_set(&out->idx_names[k], in->names[d->key[k]].s, in->names[d->key[k]].is_int))
+            goto nomem;
+    for (int64_t c = 0; c < mc; c++) {
+        fcol_t *o = &out->cols[c];
+        if (dfa_take_col(val, cell + c * mi, mi, holes, o) ||
+            key_label(ck.k[0], cord[c], &out->names[c]))
+            goto nomem;
+        if (holes && o->type == FT_INT64 && o->unit == FU_NONE) {
+            fcol_t w;
+            if (fcol_widen(o, &w)) goto nomem;
+            fcol_free(o);
+            *o = w;
+        }
+        if (holes && o->type == FT_BOOL && !o->valid) {
+            if (!(o->valid = malloc((size_t)mi + 1))) goto nomem;
+            memset(o->valid, 1, (size_t)mi + 1);
+        }
+    }
+    ret = 0;
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "pivot: out of memory over %lld rows", (long long)n);
+done:
+    if (ret) frame_free(out);
+    dfa_htab_free(&ti);
+    dfa_htab_free(&tc);
+    free(irow);
+    free(crow);
+    free(iord);
+    free(cord);
+    free(ipos);
+    free(cpos);
+    free(cell);
     return ret;
 }
 

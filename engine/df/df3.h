@@ -58,6 +58,14 @@ enum {
  * with fill_value every integral column). */
 int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen);
 
+/* df.pivot(index=d->key, columns=d->pv_col, values=d->sel[0]): pandas
+ * 1.5's reshape without aggregation: rows and columns sorted by their keys,
+ * one value per cell (a repeated pair fails as pandas'), missing cells
+ * missing, every int64 column float64 and bool column object where any
+ * cell is missing (one block); a missing key fails. */
+int df3_pivot_reshape(const df_node_t *d, const frame_t *in, frame_t *out, char *err,
+                      size_t errlen);
+
 /* groupby_size, groupby_quantile, groupby_transform, groupby_head and
  * groupby_tail (op) over every row: pandas 1.5's df.groupby(by) methods,
  * groups sorted by key, rows with a missing key in no group. */

@@ -3220,7 +3220,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     case DFJ_WHOLE: {
         frame_t *v = NULL, all = {0};
         bool stats = (n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK) || n->op == OP_DF_IDXMAX ||
-                     n->op == OP_DF_IDXMIN || n->op == OP_DF_MODE;
+                     n->op == OP_DF_IDXMIN || n->op == OP_DF_MODE || n->op == OP_DF_PIVOT;
         /* one job over every row: bounded (statistics and idxmax too) */
         bool up = n->op == OP_DF_RESAMPLE && d->rs.up;
         if ((stats || up || (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL)) &&
@@ -3232,6 +3232,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                  : n->op == OP_DF_GROUPBY_AGG || n->op == OP_DF_RESAMPLE
                      ? df_gb_whole(d, &all, &f, err, errlen)
                  : n->op == OP_DF_PIVOT_TABLE ? df3_pivot(d, &all, &f, err, errlen)
+                 : n->op == OP_DF_PIVOT       ? df3_pivot_reshape(d, &all, &f, err, errlen)
                  : n->op >= OP_DF_GROUPBY_SIZE && n->op <= OP_DF_GROUPBY_TAIL
                      ? df3_groupby(d, n->op, &all, &f, err, errlen)
                  : stats ? df_stats_whole(d, n->op, &all, &f, err, errlen)

@@ -196,6 +196,9 @@ def evaluate(doc, data_dir="."):
             if isinstance(kw.get("tolerance"), str):  # a span of time
                 kw["tolerance"] = pd.Timedelta(kw["tolerance"])
             v = pd.merge_asof(ins[0], ins[1], **kw)
+        elif op == "dataframe.pivot":
+            v = ins[0].pivot(index=n["index"], columns=n["columns"], values=n["values"])
+            v.columns.name = None  # not carried (docs/graph-format.md)
         elif op == "dataframe.pivot_table":
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = pd.pivot_table(ins[0], **kw)

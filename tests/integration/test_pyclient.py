@@ -1657,6 +1657,28 @@ class TestDataFrames(Base):
                              p.s.nunique(dropna=False))
             self.assertEqual(df.f.nunique().execute().fetch(), p.f.nunique())
 
+    def test_pivot(self):
+        """df.pivot through a cluster over many chunks: days by cities,
+        some pairs absent (float64 then, as pandas' one block), strings;
+        a repeated pair fails as pandas' does, naming the rule."""
+        rng = np.random.default_rng(37)
+        day = np.repeat(np.arange(40), 3)
+        city = np.tile(["paris", "lyon", "nice"], 40)
+        keep = rng.random(len(day)) < 0.8
+        frame = pd.DataFrame({"day": day, "city": city, "temp": rng.integers(-5, 30, len(day)),
+                              "sky": rng.choice(["sun", "rain"], len(day))})[keep]
+        with uploaded_csv("pivot.csv", frame.iloc[rng.permutation(len(frame))]) as p:
+            df = md.read_csv("pivot.csv", chunk_bytes=300)
+            pairs = [(df.pivot(index="day", columns="city", values="temp"),
+                      p.pivot(index="day", columns="city", values="temp")),
+                     (df.pivot(index="day", columns="city", values="sky"),
+                      p.pivot(index="day", columns="city", values="sky"))]
+            for _, w in pairs:
+                w.columns.name = None  # the column axis's name is not carried (docs)
+            self.same_as_pandas(pairs, exact=True)
+            with self.assertRaisesRegex(Exception, "duplicate entries"):
+                df.pivot(index="city", columns="sky", values="temp").execute()
+
     def test_get_dummies(self):
         """md.get_dummies through a cluster: a frame's string columns found
         from its dtypes, named columns with dummy_na and drop_first, a

@@ -912,6 +912,17 @@ class DataFrame(_Frame):
         return _make("dataframe.pivot_table", [self], p, "dataframe",
                      index_names=_names(index))
 
+    def pivot(self, index=None, columns=None, values=None):
+        """pandas' DataFrame.pivot: a reshape without aggregation (one row
+        per (index, columns) pair, else it fails as pandas' does); one
+        values column; it can only be fetched."""
+        if index is None or columns is None or values is None:
+            raise ValueError("pivot needs index, columns and values (pandas' default index and "
+                             "MultiIndex columns are not supported)")
+        return _make("dataframe.pivot", [self],
+                     {"index": _names(index), "columns": columns, "values": values},
+                     "dataframe", index_names=_names(index))
+
     def reset_index(self, drop=False):
         p = {"drop": True} if drop else {}
         return _make("dataframe.reset_index", [self], p, "dataframe",
