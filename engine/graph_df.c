@@ -2897,8 +2897,11 @@ static bool gb_key_may_miss(const df_node_t *s, const df_node_t *d)
     return may;
 }
 
-static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t periods)
+/* the type of kernel f's result column of column c; *chunky: int64 typed
+ * chunk by chunk (float64 in a chunk where a row is in no group: dfgraph.h) */
+static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t periods, bool *chunky)
 {
+    *chunky = false;
     int t = c->type;
     bool date = c->unit != FU_NONE;
     switch (f) {
@@ -2908,16 +2911,19 @@ static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t perio
     case DF3_TF_CUMPROD:
     case DF3_TF_CUMMIN:
     case DF3_TF_CUMMAX:
-        /* int64: float64 where rows in no group may be (a bool: bools with
-         * missing values); an int64 cumprod is float64 too in a chunk whose
-         * products leave int64's range, as pandas' */
-        return may_miss && !date && t == FT_INT64 ? FT_FLOAT64 : t;
+        /* int64: float64 in a chunk where a row is in no group (typed chunk
+         * by chunk; a bool: bools with missing values); an int64 cumprod is
+         * float64 too in a chunk whose products leave int64's range, as
+         * pandas' */
+        *chunky = may_miss && !date && t == FT_INT64;
+        return t;
     case DF3_TF_SHIFT:
         /* pandas' shift(0) keeps every value, rows in no group too */
         return t == FT_INT64 && !date && periods != 0 ? FT_FLOAT64 : t;
     case DF3_TF_FFILL:
     case DF3_TF_BFILL:
-        return t == FT_INT64 && !date && may_miss ? FT_FLOAT64 : t;
+        *chunky = t == FT_INT64 && !date && may_miss;
+        return t;
     default: /* diff, rank, pct_change */
         return FT_FLOAT64;
     }
@@ -2988,8 +2994,9 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
     d->gb_may_miss = may_miss;
     if (f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP) {
         if (alloc_cols(d, 1, s->nidx) || copy_index(d, s) ||
-            set_col(&d->cols[0], NULL, false, may_miss ? FT_FLOAT64 : FT_INT64))
+            set_col(&d->cols[0], NULL, false, FT_INT64))
             return XFAIL(n, "out of memory");
+        d->cols[0].chunky = may_miss; /* float64 in a chunk with a row in no group */
         d->nrows = s->nrows;
         new_rows(g, n, d, VK_SERIES);
         return 0;
@@ -2999,8 +3006,10 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
     if (alloc_cols(d, d->nsel, s->nidx) || copy_index(d, s)) return XFAIL(n, "out of memory");
     for (int v = 0; v < d->nsel; v++) {
         const df_col_t *c = &s->cols[d->sel[v]];
-        int t = gb_kernel_type(f, c, may_miss, d->n);
+        bool chunky;
+        int t = gb_kernel_type(f, c, may_miss, d->n, &chunky);
         if (set_col(&d->cols[v], c->name, c->is_int, t)) return XFAIL(n, "out of memory");
+        d->cols[v].chunky = chunky;
         /* a datetime stays one where the kernel keeps the values */
         if (t == c->type && f != DF3_TF_CUMSUM && f != DF3_TF_CUMPROD) d->cols[v].unit = c->unit;
     }
@@ -3083,8 +3092,8 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         if (set_like(&d->idx[k], c)) return XFAIL(n, "out of memory");
     }
     /* a transform's rows with a missing key are in no group: NaN, so an
-     * int64 sum, min, max or count is float64 where a key may be missing (a key
-     * that is not plain int64) */
+     * int64 sum, min, max or count is float64 in a chunk where a key is
+     * missing (a key that is not plain int64 may be) */
     bool may_miss = gb_key_may_miss(s, d);
     for (int v = 0; v < d->nsel; v++) {
         const df_col_t *c = &s->cols[d->sel[v]];
@@ -3108,12 +3117,12 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
                          "TypeError)",
                          lb);
         }
-        if (u)
-            t = FT_INT64;
-        else if (t == FT_INT64 && may_miss)
-            t = FT_FLOAT64;
+        if (u) t = FT_INT64;
         if (set_col(&d->cols[v], c->name, c->is_int, t)) return XFAIL(n, "out of memory");
         d->cols[v].unit = (uint8_t)u;
+        /* int64 where every row is in a group: typed chunk by chunk where
+         * a key may be missing (float64 in a chunk with a row in none) */
+        d->cols[v].chunky = tf && t == FT_INT64 && !u && may_miss;
     }
     d->nrows = tf ? s->nrows : -1;
     new_rows(g, n, d, VK_DATAFRAME);
@@ -3173,7 +3182,9 @@ static int infer_to_tensor(graph_t *g, graph_node_t *n, df_node_t *d, char *err,
         int t = s->cols[k].type;
         if (!numeric_col(&s->cols[k], series)) continue;
         d->sel[d->nsel++] = k;
-        any_f |= t == FT_FLOAT64;
+        /* a column typed chunk by chunk (str.len, a dt field, a
+         * transform by a key that may be missing) may hold NaN: float64 */
+        any_f |= t == FT_FLOAT64 || s->cols[k].chunky;
         any_i |= t == FT_INT64;
     }
     if (series && d->nsel == 0)

@@ -757,8 +757,9 @@ static int64_t int_at(const fcol_t *c, int64_t i)
     return c->type == FT_BOOL ? ((const uint8_t *)c->data)[i] : ((const int64_t *)c->data)[i];
 }
 
-/* Whether chunk column c of a float64 column is an int64 chunk (a
- * transform's count, int64 where no row is in no group) */
+/* Whether chunk column c of a float64 column is an int64 chunk (a right
+ * or outer merge's column of the side that may get missing values, int64
+ * in a chunk where none went missing) */
 static bool int_of_float(const fcol_t *c, bool intv)
 {
     return !intv && c->type == FT_INT64 && c->unit == FU_NONE;

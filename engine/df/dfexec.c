@@ -1456,8 +1456,9 @@ static int run_to_tensor(const graph_node_t *n, const job_t *j, const dfx_in_t *
                        : c->type == FT_INT64 ? (double)((int64_t *)c->data)[i]
                                              : (double)((uint8_t *)c->data)[i];
             if (ft == FT_INT64 && c->type == FT_FLOAT64 && x != x) {
-                /* a column typed chunk by chunk (str.len, a dt field) holds
-                 * a missing value where validation made the tensor int64 */
+                /* an int64 column's float64 chunk holds a missing value
+                 * where validation made the tensor int64 (a guard: the
+                 * columns typed chunk by chunk make it float64) */
                 const char *nm = all.names[d->sel[k]].s;
                 errmsg(err, errlen,
                        "column '%s' holds a missing value (NaN), which an int64 tensor cannot "

@@ -1428,6 +1428,41 @@ def transform_of_counts(data, pdf):
 
 
 @case
+def transform_typed_by_chunk(data, pdf):
+    """groupby_transform by a key that may be missing (strings): its int64
+    results are typed chunk by chunk, as str.len's. Fetched, pandas' exact
+    column (float64 where a key is missing, int64 by "g", which has none);
+    to_tensor float64 as pandas' to_numpy() of the float64 column; an
+    aggregation of a head of one-row chunks (rows in no group skipped) is
+    int64, as its int64 chunks (the schema once said float64 there, and
+    the aggregation gave int64 against it)"""
+    nodes, want = [CSV, CSV1], {}
+    for src in ("t", "t1"):
+        for fn in ("sum", "min", "count", "cumsum", "cummax", "ffill"):
+            for by in ("s", "g"):
+                k = "%s_%s_%s" % (fn, by, src)
+                nodes.append({"key": k, "op": "dataframe.groupby_transform", "inputs": [src],
+                              "by": [by], "columns": ["k", "i"], "func": fn})
+                want[k] = pdf.groupby(by)[["k", "i"]].transform(fn)
+        k = "cc_" + src
+        nodes.append({"key": k, "op": "dataframe.groupby_transform", "inputs": [src],
+                      "by": ["s"], "func": "cumcount"})
+        want[k] = pdf.groupby("s").cumcount()
+        nodes.append({"key": "tt_" + src, "op": "dataframe.to_tensor", "inputs": ["sum_s_" + src]})
+        want["tt_" + src] = want["sum_s_" + src].to_numpy()
+        nodes.append({"key": "ct_" + src, "op": "dataframe.to_tensor", "inputs": [k]})
+        want["ct_" + src] = want[k].to_numpy()
+    # the rows of a head whose keys are all present: their chunks int64
+    head = pdf[pdf.s.notna()].head(3).index.max() + 1
+    nodes += [{"key": "h", "op": "dataframe.head", "inputs": ["min_s_t1"], "n": int(head)},
+              {"key": "hg", "op": "dataframe.groupby_agg", "inputs": ["h"], "by": ["k"],
+               "agg": {"last": ["i", "last"], "n": ["i", "sum"]}}]
+    H = want["min_s_t1"].head(int(head)).dropna()
+    want["hg"] = H.astype("int64").groupby("k").agg(last=("i", "last"), n=("i", "sum"))
+    return check_frames(data, nodes, want)
+
+
+@case
 def string_add(data, pdf):
     """add of strings, pandas' concatenation: two string Series, a Series
     and a literal either way round, a frame of strings and a literal;

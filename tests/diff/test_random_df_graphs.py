@@ -601,12 +601,14 @@ class Gen:
             node["method"] = str(self.rng.choice(["average", "min", "first", "dense"]))
         self.cur = self.add(node)
         keeps = fn in ("cumsum", "cummin", "cummax", "ffill", "bfill")
+        may_miss = self.cols.get(by[0]) != "int"
         self.cols = {c: "int" if fn == "count" else
-                     self.cols[c] if keeps and self.cols.get(by[0]) == "int" else "float"
+                     self.cols[c] if keeps and not may_miss else "float"
                      for c in cs}
-        # by a key that may be missing: float64 where pandas, seeing none
-        # missing, keeps int64 (docs/graph-format.md): relax()
-        self.loose |= self.cols.get(by[0]) != "int"
+        # by a key that may be missing: int64 results typed chunk by chunk,
+        # float64 in a chunk where a row is in no group, where pandas decides
+        # by the whole column (docs/graph-format.md): relax_per_chunk()
+        self.per_chunk_int |= may_miss
 
     def group_rolling(self):
         """groupby(key).rolling(...), .expanding() or .ewm(): the op with
