@@ -207,7 +207,7 @@ static int copy_index(const frame_t *in, frame_t *out)
 
 /* Column c's modes (pandas' Series.mode): the rows of its most frequent
  * values, one each, sorted by value (missing last, when counted: dropna
- * false), into rows (*m of them; rows holds c->n + 1). */
+ * false; NaT first), into rows (*m of them; rows holds c->n + 1). */
 static int modes_of(const fcol_t *c, bool dropna, int64_t *rows, int64_t *m)
 {
     int64_t n = c->n, *gid = dfa_alloc(n + 1, sizeof *gid), *cnt = NULL;
@@ -232,8 +232,28 @@ static int modes_of(const fcol_t *c, bool dropna, int64_t *rows, int64_t *m)
             na_mode |= fcol_is_na(c, t.grep[g]);
         }
     /* pandas cannot sort strings beside NaN (it warns "Unable to sort
-     * modes") and keeps them in order of first appearance, as here */
-    rc = na_mode && c->type == FT_STRING ? 0 : dfa_argsort(&ks, NULL, rows, *m);
+     * modes") and keeps them in order of first appearance, as here; it
+     * sorts datetimes and timedeltas as their int64s, NaT (the smallest)
+     * first */
+    ks.na_first = c->type == FT_INT64 && (c->unit == FU_NS || c->unit == FU_TD);
+    if (na_mode && c->type == FT_INT64 && c->unit == FU_DATE) {
+        /* dt.date's dates beside NaT: numpy sorts the objects, and NaT is
+         * neither less nor greater than a date; its insertion sort (up to
+         * 16 modes) over the order of first appearance, as here */
+        const int64_t *v = c->data;
+        for (int64_t i = 1; i < *m; i++) {
+            int64_t r = rows[i], j = i;
+            while (j > 0 && v[r] != INT64_MIN && v[rows[j - 1]] != INT64_MIN &&
+                   v[r] < v[rows[j - 1]]) {
+                rows[j] = rows[j - 1];
+                j--;
+            }
+            rows[j] = r;
+        }
+        rc = 0;
+    } else {
+        rc = na_mode && c->type == FT_STRING ? 0 : dfa_argsort(&ks, NULL, rows, *m);
+    }
 done:
     dfa_htab_free(&t);
     free(gid);

@@ -2,7 +2,9 @@
 """dataframe.mode through mars-run, against pandas 1.5's DataFrame.mode
 and Series.mode: columns of one mode and of several tied ones (int64
 padded as float64, bools as object with NaN, strings with NaN, datetimes
-with NaT), dropna false (NaN and NaT counted, sorted last), numeric_only,
+with NaT), dropna false (NaN counted and sorted last, NaT first as pandas
+sorts datetimes and timedeltas; dt.date's dates beside NaT in order of
+first appearance), numeric_only,
 a column of no value (all NaN), strings whose modes hold a missing value
 (pandas cannot sort them: first appearance), a Series (its name kept), after a filter
 (rows known only when they run) and over no row. Each case runs on
@@ -38,26 +40,37 @@ def make_csv(path, rng, n):
     d = pd.Timestamp("2024-03-01") + pd.to_timedelta(np.array([1, 2] * (n // 2)), unit="D")
     d = d.astype(str).to_numpy(dtype=object)
     d[::5] = ""
+    # dn: NaT as frequent as the most frequent day (pandas sorts NaT first)
+    dn = np.array(["2024-05-02", "2024-05-01", "", "2024-05-03"] * (n // 4), dtype=object)
+    dn[3::4] = ["2024-05-%02d" % (4 + q % 20) for q in range(n // 4)]
     u = np.array(["w%03d" % q for q in rng.permutation(n)], dtype=object)
     u[17] = None  # every value a mode, missing among them: pandas cannot sort those
     pd.DataFrame({"i": rng.permutation(i), "f": rng.permutation(f), "s": rng.permutation(s), "u": u,
-                  "b": rng.permutation(b), "d": rng.permutation(d),
+                  "b": rng.permutation(b), "d": rng.permutation(d), "dn": rng.permutation(dn),
                   "v": np.full(n, 7), "e": np.full(n, np.nan)}).to_csv(path, index=False)
 
 
 def cases(P):
     """(name, nodes after read_csv "t", {key: pandas' value})"""
-    cols = [op(c, "getitem", "t", columns=c) for c in ("i", "f", "s", "b", "d", "e", "u")]
+    cols = [op(c, "getitem", "t", columns=c) for c in ("i", "f", "s", "b", "d", "e", "u", "dn")]
     nodes, want = list(cols), {}
     for k, kw in (("a", {}), ("n", {"dropna": False}), ("nu", {"numeric_only": True}),
                   ("nun", {"numeric_only": True, "dropna": False})):
         nodes.append(op(k, "mode", "t", **kw))
         want[k] = P.mode(**kw)
-    for c in ("i", "f", "s", "b", "d", "e", "u"):
+    for c in ("i", "f", "s", "b", "d", "e", "u", "dn"):
         for dn in (True, False):
             k = "%s%s" % (c, dn)
             nodes.append(op(k, "mode", c, dropna=dn))
             want[k] = P[c].mode(dropna=dn)
+    # a timedelta's and dt.date's modes beside NaT: NaT first; dates (object)
+    # in order of first appearance, as pandas cannot sort them
+    nodes += [{"key": "td", "op": "subtract", "inputs": ["dn", "d"]},
+              op("tdm", "mode", "td", dropna=False), op("dd", "dt.date", "dn"),
+              op("ddm", "mode", "dd", dropna=False)]
+    want["tdm"] = (P.dn - P.d).mode(dropna=False)
+    ddm = P.dn.dt.date.mode(dropna=False)
+    want["ddm"] = td.plain(ddm)  # dates as the ISO strings the engine writes
     out = [("frames_and_series", nodes, want)]
     F = P[P.i > 2]
     out.append(("filtered", [
@@ -87,8 +100,8 @@ def all_cases(data):
     warnings.simplefilter("ignore", UserWarning)  # pandas' "Unable to sort modes"
     make_csv(os.path.join(data, "t.csv"), np.random.default_rng(41), 120)
     P = pd.read_csv(os.path.join(data, "t.csv"), float_precision="round_trip",
-                    parse_dates=["d"])
-    td.over_chunkings(data, cases(P), (1, 300, None), parse_dates=["d"], cmp=compare)
+                    parse_dates=["d", "dn"])
+    td.over_chunkings(data, cases(P), (1, 300, None), parse_dates=["d", "dn"], cmp=compare)
     rejects(data)
 
 
