@@ -78,16 +78,164 @@ static int64_t day_rest(int64_t ns, int64_t *days)
     return r < 0 ? r + DATE_NS_PER_DAY : r;
 }
 
+/* The nanoseconds of a valid date and time, or -1 with why. */
+static int date_ns(int y, int mo, int d, int h, int mi, int se, int64_t frac, int64_t *ns,
+                   const char **why)
+{
+    if (mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo) || h > 23 || mi > 59 || se > 59) {
+        *why = "is not a valid date or time";
+        return -1;
+    }
+    int64_t days = date_days_from_civil(y, mo, d), v;
+    int64_t secs = days * 86400 + h * 3600 + mi * 60 + se;
+    if (__builtin_mul_overflow(secs, (int64_t)1000000000, &v) ||
+        __builtin_add_overflow(v, frac, &v) || v == DATE_NAT) {
+        *why = "is out of the range of datetime64[ns] (1677-09-21 to 2262-04-11)";
+        return -1;
+    }
+    *ns = v;
+    return 0;
+}
+
+static bool is_delim(char c)
+{
+    return c == ' ' || c == '/' || c == '-' || c == '.';
+}
+
+/* pandas 1.5's _parse_delimited_date: s[0..n) of 7 to 10 characters as
+ * MM?DD?YYYY, M?DD?YYYY, MM?D?YYYY, M?D?YYYY (? one of space / - .), the
+ * month and day swapped when the month passes 12 and the day does not, or
+ * MM?YYYY (not .; the first day). 1: not this form; 0, or -1 with why. */
+static int delimited_date(const char *s, size_t n, int *y, int *mo, int *d, const char **why)
+{
+    size_t a, b; /* the month's and the day's lengths */
+    if (n == 10 && is_delim(s[2]) && is_delim(s[5]))
+        a = 2, b = 2;
+    else if (n == 9 && is_delim(s[1]) && is_delim(s[4]))
+        a = 1, b = 2;
+    else if (n == 9 && is_delim(s[2]) && is_delim(s[4]))
+        a = 2, b = 1;
+    else if (n == 8 && is_delim(s[1]) && is_delim(s[3]))
+        a = 1, b = 1;
+    else if (n == 7 && is_delim(s[2]) && s[2] != '.')
+        a = 2, b = 0;
+    else
+        return 1;
+    size_t i = 0;
+    *d = 1;
+    if (!digits(s, n, &i, (int)a, mo)) return 1;
+    i++; /* the delimiter */
+    if (b) {
+        if (!digits(s, n, &i, (int)b, d)) return 1;
+        i++;
+    }
+    if (!digits(s, n, &i, 4, y) || i != n || *y < 1000) return 1;
+    /* pandas: 1..31 each, one of them a month; swapped when the month
+     * cannot be one */
+    if (*mo >= 1 && *mo <= 31 && *d >= 1 && *d <= 31 && (*mo <= 12 || *d <= 12)) {
+        if (*mo > 12 && b) {
+            int t = *mo;
+            *mo = *d;
+            *d = t;
+        }
+        return 0;
+    }
+    *why = "is not a valid date (pandas: Invalid date specified)";
+    return -1;
+}
+
+/* dateutil's time after a delimited date (pandas' path for a date it
+ * cannot read alone): H[H]:MM[:SS[.fraction]], then optionally AM or PM;
+ * the fraction is cut to microseconds, as dateutil does. 0 or -1. */
+static int du_time(const char *s, size_t n, int *h, int *mi, int *se, int64_t *frac)
+{
+    size_t i = 0;
+    if (n >= 2 && s[1] == ':') {
+        if (!digits(s, n, &i, 1, h)) return -1;
+    } else if (!digits(s, n, &i, 2, h)) {
+        return -1;
+    }
+    if (i >= n || s[i++] != ':' || !digits(s, n, &i, 2, mi)) return -1;
+    *se = 0;
+    *frac = 0;
+    if (i < n && s[i] == ':') {
+        i++;
+        if (!digits(s, n, &i, 2, se)) return -1;
+        if (i < n && s[i] == '.') {
+            i++;
+            int nd = 0;
+            while (i < n && s[i] >= '0' && s[i] <= '9') {
+                if (nd < 6) *frac = *frac * 10 + (s[i] - '0');
+                nd++;
+                i++;
+            }
+            if (nd == 0) return -1;
+            for (int k = nd; k < 6; k++)
+                *frac *= 10;
+            *frac *= 1000;
+        }
+    }
+    while (i < n && s[i] == ' ')
+        i++;
+    if (i == n) return 0;
+    if (n - i != 2 || (s[i + 1] != 'M' && s[i + 1] != 'm')) return -1;
+    char c = s[i];
+    bool pm = c == 'P' || c == 'p';
+    if (!pm && c != 'A' && c != 'a') return -1;
+    if (*h > 12) return -1; /* dateutil: an hour past 12 with AM or PM */
+    if (pm && *h < 12)
+        *h += 12;
+    else if (!pm && *h == 12)
+        *h = 0;
+    return 0;
+}
+
+/* What pandas 1.5 reads where ISO 8601 fails, in part: a delimited date
+ * (delimited_date), alone or followed by a space and a time (du_time).
+ * 1: not this form; 0, or -1 with why. */
+static int guessed_date(const char *s, size_t n, int64_t *ns, const char **why)
+{
+    int y, mo, d, h = 0, mi = 0, se = 0;
+    int64_t frac = 0;
+    int rc = delimited_date(s, n, &y, &mo, &d, why);
+    if (rc == 0) return date_ns(y, mo, d, h, mi, se, frac, ns, why);
+    if (rc < 0) return -1;
+    /* a date of 8 to 10 characters, spaces, a time */
+    for (size_t k = 8; k <= 10 && k < n; k++) {
+        if (s[k] != ' ') continue;
+        rc = delimited_date(s, k, &y, &mo, &d, why);
+        if (rc == 1) continue;
+        if (rc < 0) return -1;
+        size_t t = k;
+        while (t < n && s[t] == ' ')
+            t++;
+        if (du_time(s + t, n - t, &h, &mi, &se, &frac)) return 1;
+        return date_ns(y, mo, d, h, mi, se, frac, ns, why);
+    }
+    return 1;
+}
+
 int date_parse(const char *s, size_t n, int64_t *ns, const char **why)
 {
     size_t i = 0;
     int y, mo, d, h = 0, mi = 0, se = 0;
     int64_t frac = 0;
-    *why = "not a date (YYYY-MM-DD, optionally with HH:MM[:SS[.fraction]])";
+    *why = "not a date (YYYY-MM-DD, optionally with HH:MM[:SS[.fraction]]; or MM/DD/YYYY)";
     while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
         n--;
     while (i < n && (s[i] == ' ' || s[i] == '\t'))
         i++;
+    bool iso = n - i > 4 && (s[i + 4] == '-' || s[i + 4] == '/');
+    for (size_t k = i; k < i + 4 && iso; k++)
+        iso = s[k] >= '0' && s[k] <= '9';
+    if (!iso) {
+        /* not YYYY-: pandas' delimited dates (MM/DD/YYYY ...) */
+        const char *w = *why;
+        int rc = guessed_date(s + i, n - i, ns, why);
+        if (rc != 1) return rc;
+        *why = w;
+        return -1;
+    }
     if (!digits(s, n, &i, 4, &y) || i >= n || (s[i] != '-' && s[i] != '/')) return -1;
     char dsep = s[i++];
     if (!digits(s, n, &i, 2, &mo) || i >= n || s[i++] != dsep || !digits(s, n, &i, 2, &d))
@@ -120,19 +268,7 @@ int date_parse(const char *s, size_t n, int64_t *ns, const char **why)
         }
         if (i != n) return -1;
     }
-    if (mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo) || h > 23 || mi > 59 || se > 59) {
-        *why = "is not a valid date or time";
-        return -1;
-    }
-    int64_t days = date_days_from_civil(y, mo, d), v;
-    int64_t secs = days * 86400 + h * 3600 + mi * 60 + se;
-    if (__builtin_mul_overflow(secs, (int64_t)1000000000, &v) ||
-        __builtin_add_overflow(v, frac, &v) || v == DATE_NAT) {
-        *why = "is out of the range of datetime64[ns] (1677-09-21 to 2262-04-11)";
-        return -1;
-    }
-    *ns = v;
-    return 0;
+    return date_ns(y, mo, d, h, mi, se, frac, ns, why);
 }
 
 /* pandas' str(Timedelta) ("long"): the days (floor) and what is left of

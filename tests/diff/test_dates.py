@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -549,11 +551,16 @@ def expect_refused(data, name, nodes, code, words):
 FORMATS = [("%d/%m/%Y", "%d/%m/%Y"), ("%m-%d-%y %H:%M", "%m-%d-%y %H:%M"),
            ("%b %d %Y %I:%M%p", "%b %d %Y %I:%M%p"), ("%Y%m%d", "%Y%m%d"),
            ("%d %B %Y, %H:%M:%S.%f", "%d %B %Y, %H:%M:%S.%f"), ("%Y-%j", "%Y-%j"),
-           ("%A %d.%m.%Y", "%A %d.%m.%Y"), ("%Y-%m-%dT%H:%M:%S", None)]
+           ("%A %d.%m.%Y", "%A %d.%m.%Y"), ("%Y-%m-%dT%H:%M:%S", None),
+           # without a format, pandas' delimited dates (month first, swapped
+           # where the first number cannot be a month) and dateutil's time
+           ("%m/%d/%Y", None), ("%d.%m.%Y %H:%M:%S", None), ("%m/%d/%Y %I:%M %p", None),
+           ("%-m/%-d/%Y %-H:%M", None), ("%m-%Y", None)]
 
 
 def to_datetime_cases(data):
-    """pd.to_datetime of strings (ISO forms, and strptime formats written by
+    """pd.to_datetime of strings (ISO forms, pandas' delimited dates such
+    as MM/DD/YYYY with a time or not, and strptime formats written by
     Python's strftime, with malformed values coerced to NaT) and of numbers
     with a unit, against pandas, over chunks of one and of many rows."""
     rng = np.random.default_rng(31)
@@ -592,7 +599,9 @@ def to_datetime_cases(data):
             if fmt:
                 kw["format"] = fmt
             nodes.append(op("d" + c, "to_datetime", "c" + c, **kw))
-            want["d" + c] = pd.to_datetime(P[c], **kw)
+            with warnings.catch_warnings():  # pandas' "Parsing dates in DD/MM/YYYY format"
+                warnings.simplefilter("ignore", UserWarning)
+                want["d" + c] = pd.to_datetime(P[c], **kw)
         for c, unit in (("n", "s"), ("n", "ms"), ("f", "s"), ("f", "D"), ("n", None),
                         ("f", "h"), ("f", "m")):
             key = "u%s_%s" % (c, unit)
