@@ -27,8 +27,7 @@
 static int nstate(agg_func_t f)
 {
     switch (f) {
-    case AGG_SUM:
-        return 2;
+    case AGG_SUM: /* sum, compensation, count (a partial of no value adds nothing) */
     case AGG_MEAN:
     case AGG_STD:
     case AGG_VAR:
@@ -205,26 +204,31 @@ static int map_agg(const fcol_t *c, const int64_t *gid, int64_t n, int64_t ng, c
     case AGG_MEAN: {
         bool isint = g->func == AGG_SUM && c->type != FT_FLOAT64;
         if (isint) {
-            if (i64_col(&st[0], ng) || f64_col(&st[1], ng, 0)) return -1;
+            /* the count of values: a partial combined with float64 ones
+             * (a column typed chunk by chunk) is skipped when it has none */
+            if (i64_col(&st[0], ng) || f64_col(&st[1], ng, 0) || i64_col(&st[2], ng)) return -1;
             uint64_t *s = st[0].data; /* wraps like numpy's int64 */
+            int64_t *cnt = st[2].data;
             if (c->type == FT_INT64) {
                 const int64_t *d = c->data;
                 bool nat = c->unit != FU_NONE; /* timedeltas: NaT skipped */
                 for (int64_t i = 0; i < n; i++)
-                    if (gid[i] >= 0 && !(nat && d[i] == INT64_MIN)) s[gid[i]] += (uint64_t)d[i];
+                    if (gid[i] >= 0 && !(nat && d[i] == INT64_MIN)) {
+                        s[gid[i]] += (uint64_t)d[i];
+                        cnt[gid[i]]++;
+                    }
             } else {
                 const uint8_t *d = c->data;
                 for (int64_t i = 0; i < n; i++)
-                    if (gid[i] >= 0 && (!c->valid || c->valid[i])) s[gid[i]] += d[i];
+                    if (gid[i] >= 0 && (!c->valid || c->valid[i])) {
+                        s[gid[i]] += d[i];
+                        cnt[gid[i]]++;
+                    }
             }
             return 0;
         }
-        if (f64_col(&st[0], ng, 0) || f64_col(&st[1], ng, 0)) return -1;
-        int64_t *cnt = NULL;
-        if (g->func == AGG_MEAN) {
-            if (i64_col(&st[2], ng)) return -1;
-            cnt = st[2].data;
-        }
+        if (f64_col(&st[0], ng, 0) || f64_col(&st[1], ng, 0) || i64_col(&st[2], ng)) return -1;
+        int64_t *cnt = st[2].data;
         double *s = st[0].data, *comp = st[1].data;
         for (int64_t i = 0; i < n; i++) {
             int64_t k = gid[i];
@@ -234,7 +238,7 @@ static int map_agg(const fcol_t *c, const int64_t *gid, int64_t n, int64_t ng, c
             double t = s[k] + y;
             comp[k] = t - s[k] - y;
             s[k] = t;
-            if (cnt) cnt[k]++;
+            cnt[k]++;
         }
         return 0;
     }
@@ -365,13 +369,15 @@ static int combine_agg(const frame_t *all, int at, const int64_t *gid, int64_t n
             const int64_t *d = in[0].data;
             for (int64_t i = 0; i < n; i++)
                 s[gid[i]] += (uint64_t)d[i];
-            return 0;
+            return sum_counts(&st[2], ng, &in[2], gid, n);
         }
         if (f64_col(&st[0], ng, 0) || f64_col(&st[1], ng, 0)) return -1;
         double *s = st[0].data, *comp = st[1].data;
         const double *ds = in[0].data, *dc = in[1].data;
+        const int64_t *dn = in[2].data;
         for (int64_t i = 0; i < n; i++) {
             int64_t k = gid[i];
+            if (dn[i] == 0) continue; /* no value: pandas' pass skips its NaN */
             if (dc[i] != dc[i]) {
                 /* the partial met an infinity: pandas' one pass (group_add)
                  * ends at it when it was the group's last value (its
@@ -387,8 +393,7 @@ static int combine_agg(const frame_t *all, int at, const int64_t *gid, int64_t n
             comp[k] = t - s[k] - y;
             s[k] = t;
         }
-        if (g->func == AGG_MEAN) return sum_counts(&st[2], ng, &in[2], gid, n);
-        return 0;
+        return sum_counts(&st[2], ng, &in[2], gid, n);
     }
     case AGG_MIN:
     case AGG_MAX:

@@ -1363,18 +1363,26 @@ def gb_sum_infinity(data, pdf):
     """groupby_agg sum and mean over infinities, partials combined across
     one-row, uneven and whole chunks: pandas' one pass (group_add) gives
     a group +-inf when its last value is the only infinity and NaN once any
-    value follows one (its compensation is NaN); the combine of partials
-    once made every group holding an infinity NaN"""
+    value follows one (its compensation is NaN), missing values skipped;
+    the combine of partials once made every group holding an infinity NaN,
+    then every group whose infinity a partial of missing values followed"""
     rng = np.random.default_rng(45)
     n = 300
     x = np.round(rng.standard_normal(n), 2)
     for v in (np.inf, -np.inf, np.nan):
         x[rng.random(n) < 0.04] = v
-    pd.DataFrame({"k": rng.integers(0, 60, n), "x": x}).to_csv(
-        os.path.join(data, "inf.csv"), index=False)
+    k = rng.integers(0, 60, n)
+    # an infinity followed only by missing values (in later chunks): still
+    # the group's last value, +-inf (partials of no value once made it NaN)
+    extra = [(1000, 1.5), (1000, np.inf), (1000, np.nan), (1000, np.nan), (1001, -np.inf),
+             (1001, np.nan), (1002, np.nan), (1002, -np.inf), (1002, np.nan), (1002, 2.0)]
+    k = np.concatenate([k, [e[0] for e in extra]])
+    x = np.concatenate([x, [e[1] for e in extra]])
+    pd.DataFrame({"k": k, "x": x}).to_csv(os.path.join(data, "inf.csv"), index=False)
     P = pd.read_csv(os.path.join(data, "inf.csv"), float_precision="round_trip")
     want = P.groupby("k").agg(s=("x", "sum"), m=("x", "mean"))
-    if not np.isinf(want.s).any() or not want.s.isna().any():
+    if not np.isinf(want.s).any() or not want.s.isna().any() or \
+            not np.isinf(want.s[[1000, 1001]]).all() or not np.isnan(want.m[1002]):
         return "the data holds no group of each kind"
     for cb in (1, 200, 10 ** 6):
         why = check_frames(data, [

@@ -857,6 +857,21 @@ def relax_empty(got, want):
     return want
 
 
+def relax_empty_kernels(doc, got, want):
+    """pandas 1.5's groupby diff and shift of no rows keep an int64
+    column int64 (no row got a NaN); the engine types them float64 when
+    the document is validated (docs/graph-format.md)."""
+    if not isinstance(want, pd.DataFrame) or len(want) or "dtypes" not in got or \
+            not any(n["op"] == "dataframe.groupby_transform" and n.get("func") in
+                    ("diff", "shift") for n in doc["nodes"]):
+        return want
+    want = want.copy()
+    for c in want.columns:
+        if got["dtypes"].get(str(c)) == "float64" and str(want[c].dtype) == "int64":
+            want[c] = want[c].astype("float64")
+    return want
+
+
 def relax_filled(got, want):
     """After a fillna by method, pandas 1.5 makes a string column whose
     values are all missing float64 (it downcasts what it filled); the
@@ -1058,6 +1073,7 @@ def main():
                     want = relax_described(doc, values, got, want)
                 if g.pivot:
                     want = relax_pivot(got, want)
+                want = relax_empty_kernels(doc, got, want)
                 if g.per_chunk_int:
                     want = relax_per_chunk(got, want)
                 # a merge's rows come in pandas' order, with its index (an
