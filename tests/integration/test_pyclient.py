@@ -1657,6 +1657,33 @@ class TestDataFrames(Base):
                              p.s.nunique(dropna=False))
             self.assertEqual(df.f.nunique().execute().fetch(), p.f.nunique())
 
+    def test_rolling_step(self):
+        """rolling(step=k) over many chunks: every k-th row's window, as
+        pandas 1.5 (the windows over all rows, then [::k]: sums within
+        rounding of pandas', whose stepped windows add and remove values in
+        another order); centred and with min_periods too; a window of time
+        with a step is refused as pandas refuses it."""
+        rng = np.random.default_rng(39)
+        n = 300
+        x = np.round(rng.standard_normal(n), 3)
+        x[rng.random(n) < 0.1] = np.nan
+        with uploaded_csv("step.csv", pd.DataFrame({"x": x, "i": rng.integers(0, 50, n)})) as p:
+            df = md.read_csv("step.csv", chunk_bytes=400)
+            # min, max, count: exact; sums and means within rounding (pandas'
+            # stepped windows add and remove their values in another order)
+            self.same_as_pandas([
+                (df.i.rolling(5, step=7).max(), p.i.rolling(5, step=7).max()),
+                (df.rolling(3, min_periods=2, step=4).count(),
+                 p.rolling(3, min_periods=2, step=4).count())], exact=True)
+            for got, want in ((df.rolling(3, step=2).sum(), p.rolling(3, step=2).sum()),
+                              (df.x.rolling(4, min_periods=1, center=True, step=3).mean(),
+                               p.x.rolling(4, min_periods=1, center=True, step=3).mean())):
+                got = got.execute().fetch()
+                self.assertTrue(got.index.equals(want.index))
+                self.close(got, want, rtol=1e-12, atol=1e-12)
+            with self.assertRaisesRegex(NotImplementedError, "frequency windows"):
+                df.rolling("2h", step=2)
+
     def test_pivot(self):
         """df.pivot through a cluster over many chunks: days by cities,
         some pairs absent (float64 then, as pandas' one block), strings;

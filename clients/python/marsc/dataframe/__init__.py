@@ -274,18 +274,26 @@ class _Frame(Entity):
                      {"subset": _names(subset), "keep": keep}.items() if v is not None},
                      "series")
 
-    def rolling(self, window, min_periods=None, center=False, on=None, closed=None):
+    def rolling(self, window, min_periods=None, center=False, on=None, closed=None, step=None):
         """pandas' rolling: window a number of rows, or a span of time
         ("2h", "30min", a Timedelta) over the DatetimeIndex or the datetime
         column `on`, closed "right" (its default), "left", "both" or
         "neither"; then .sum(), .mean(), .min(), .max(), .std(), .var(),
         .count(), .median(), .quantile(q). center=True centres windows of
-        rows as pandas does. The values are pandas' to the bit."""
-        if isinstance(window, (int, np.integer)) and not isinstance(window, bool):
+        rows as pandas does; step (windows of rows) keeps every step-th
+        row's window, as pandas 1.5. The values are pandas' to the bit."""
+        rows = isinstance(window, (int, np.integer)) and not isinstance(window, bool)
+        if step is not None:
+            if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
+                raise ValueError("step must be >= 0")
+            if not rows:
+                raise NotImplementedError("step is not supported with frequency windows")
+            step = int(step)
+        if rows:
             window = int(window)
         else:
             window = _time_literal(window) or window
-        r = _Rolling(self, window, min_periods, on, closed)
+        r = _Rolling(self, window, min_periods, on, closed, step)
         if center:
             r._kw["center"] = True
         return r
@@ -397,15 +405,17 @@ class _Loc:
 
 
 class _Rolling:
-    def __init__(self, f, window, min_periods, on=None, closed=None):
-        self._f, self._w, self._mp = f, window, min_periods
+    def __init__(self, f, window, min_periods, on=None, closed=None, step=None):
+        self._f, self._w, self._mp, self._step = f, window, min_periods, step
         self._kw = {k: v for k, v in (("on", on), ("closed", closed)) if v is not None}
 
     def _agg(self, agg):
         p = dict({"window": self._w, "agg": agg}, **self._kw)
         if self._mp is not None:
             p["min_periods"] = int(self._mp)
-        return _make("dataframe.rolling", [self._f], p, self._f._ref.kind, self._f._columns)
+        out = _make("dataframe.rolling", [self._f], p, self._f._ref.kind, self._f._columns)
+        # pandas' step: the windows of every step-th row, as [::step] of all
+        return out.iloc[::self._step] if self._step and self._step > 1 else out
 
     def sum(self): return self._agg("sum")  # noqa: E704
     def mean(self): return self._agg("mean")  # noqa: E704
