@@ -1650,6 +1650,7 @@ class TestDataFrames(Base):
                 (df.set_index("f").sort_index(na_position="first"),
                  p.set_index("f").sort_index(na_position="first", kind="mergesort")),
                 (df.nunique(dropna=False), p.nunique(dropna=False)),
+                (df.isnull(), p.isnull()), (df.s.notnull(), p.s.notnull()),
             ]
             self.same_as_pandas(pairs, exact=True)
             # a Series' nunique is a scalar: missing values count once

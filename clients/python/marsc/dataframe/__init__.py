@@ -225,6 +225,8 @@ class _Frame(Entity):
     def round(self, decimals=0): return self._rows("round", decimals=int(decimals))
     def isna(self): return self._rows("isna")
     def notna(self): return self._rows("notna")
+    isnull = isna  # pandas' aliases
+    notnull = notna
     def isin(self, values): return self._rows("isin", values=_lit(list(values)))
     def cumsum(self): return self._rows("cumsum")
     def cumprod(self): return self._rows("cumprod")
