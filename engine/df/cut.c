@@ -327,6 +327,15 @@ int df_cut_map(const df_node_t *d, const frame_t *in, const frame_t *rng, frame_
         snprintf(err, errlen, "Bin labels must be one fewer than the number of bin edges");
         goto done;
     }
+    for (int k = 0; d->cut_lab == DF_CL_INTERVALS && k < ne; k++)
+        if (e[k] != e[k]) {
+            /* qcut's quantile of +-inf beside inf: NaN (numpy's); pandas
+             * cannot make intervals of it */
+            snprintf(err, errlen,
+                     "qcut: a bin edge is NaN (a quantile of infinities); pandas: missing "
+                     "values must be missing in the same location both left and right sides");
+            goto done;
+        }
     if (d->cut_lab == DF_CL_INTERVALS &&
         !(lab = df_cut_intervals(e, ne, ints, d->cut_right, d->cut_lowest, d->cut_prec))) {
         oom(err, errlen);

@@ -31,13 +31,26 @@ static int64_t present(const fcol_t *c, double *x, bool sort)
     return m;
 }
 
+/* numpy's median of sorted x[0..m) (pandas' nanmedian): the middle
+ * value, or the mean of the two middle ones; no interpolation, so an
+ * infinity beside the middle does not make it NaN */
+static double median_sorted(const double *x, int64_t m)
+{
+    if (m == 0) return NAN;
+    return m % 2 ? x[m / 2] : (x[m / 2 - 1] + x[m / 2]) / 2.0;
+}
+
 /* numpy's linear quantile of sorted x[0..m) */
 static double quant(const double *x, int64_t m, double q)
 {
     if (m == 0) return NAN;
     double pos = q * (double)(m - 1);
     int64_t lo = (int64_t)floor(pos);
-    if (lo >= m - 1) return x[m - 1];
+    if (lo >= m - 1) {
+        /* numpy interpolates the last value with itself: NaN for +-inf */
+        double a = x[m - 1];
+        return a - (a - a);
+    }
     double f = pos - (double)lo;
     /* numpy's _lerp: a + (b - a) * t, from the other end when t >= 0.5 */
     double a = x[lo], b = x[lo + 1], d = b - a;
@@ -323,8 +336,9 @@ int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out,
         for (int k = 0; k < d->nsel; k++) {
             bool q = op == OP_DF_MEDIAN || op == OP_DF_QUANTILE;
             int64_t m = present(&in->cols[d->sel[k]], x, q);
-            double v = q ? quant(x, m, op == OP_DF_MEDIAN ? 0.5 : d->frac)
-                         : moment_stat(x, m, op == OP_DF_SKEW ? 3 : 4);
+            double v = op == OP_DF_MEDIAN     ? median_sorted(x, m)
+                       : op == OP_DF_QUANTILE ? quant(x, m, d->frac)
+                                              : moment_stat(x, m, op == OP_DF_SKEW ? 3 : 4);
             ((double *)out->cols[0].data)[k] = v;
         }
         rc = 0;

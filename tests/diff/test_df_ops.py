@@ -1395,6 +1395,57 @@ def gb_sum_infinity(data, pdf):
 
 
 @case
+def median_quantile_infinity(data, pdf):
+    """median, quantile and describe of columns with infinities and values
+    of every magnitude, as pandas: median is numpy's (the middle value, or
+    the mean of the two middle ones: it once interpolated, which differs in
+    the last bit and made an infinity beside the middle NaN); quantile
+    interpolates as numpy does, so q 1 of a column whose largest value is
+    inf is NaN (it once gave inf), and qcut's last edge then too (codes as
+    pandas', intervals refused as pandas refuses them); over uneven and
+    one-row chunks"""
+    rng = np.random.default_rng(47)
+    n = 41
+    cols = {}
+    for c in range(6):
+        v = rng.standard_normal(n) * 10.0 ** rng.integers(0, 300, n)
+        v[rng.random(n) < 0.1] = np.nan
+        if c >= 2:
+            v[rng.integers(0, n, c - 1)] = np.inf if c % 2 else -np.inf
+        cols["c%d" % c] = v
+    cols["c1"][0] = np.nan  # an even count of values in c1
+    cols["mid"] = np.r_[[1.0, 2.0, np.inf], np.full(n - 3, np.nan)]  # inf beside the middle
+    P = pd.DataFrame(cols)
+    P.to_csv(os.path.join(data, "mq.csv"), index=False)
+    P = pd.read_csv(os.path.join(data, "mq.csv"), float_precision="round_trip")
+    with np.errstate(invalid="ignore"):  # numpy's inf - inf
+        want = {"me": P.median(), "de": P.describe(percentiles=[0, 0.3, 1])}
+        for q in (0, 0.3, 0.5, 1):
+            want["q%s" % q] = P.quantile(q)
+        for c in P.columns:
+            want["sm" + c] = np.float64(P[c].median())
+    for cb in (1, 300, 10 ** 6):
+        nodes = [{"key": "t", "op": "dataframe.read_csv", "path": "mq.csv", "chunk_bytes": cb},
+                 op("me", "median", "t"), op("de", "describe", "t", percentiles=[0, 0.3, 1])]
+        nodes += [op("q%s" % q, "quantile", "t", q=q) for q in (0, 0.3, 0.5, 1)]
+        for c in P.columns:
+            nodes += [col("s" + c, "t", c), op("sm" + c, "median", "s" + c)]
+        # qcut of a column whose largest value is inf: its last edge NaN;
+        # codes as pandas', intervals refused as pandas refuses them
+        nodes.append(op("qc", "qcut", "sc3", q=2, labels=False))
+        want["qc"] = pd.qcut(P.c3, 2, labels=False)
+        why = check_frames(data, nodes, want)
+        if why:
+            return "chunk_bytes %d: %s" % (cb, why)
+        rc, err, out = T.run({"version": 1, "nodes": nodes[:-1] + [
+            op("qi", "qcut", "sc3", q=2)], "fetch": ["qi"]}, data)
+        shutil.rmtree(out, ignore_errors=True)
+        if rc != 1 or "missing values must be missing in the same location" not in err:
+            return "qcut intervals of a NaN edge: exit %d: %s" % (rc, err.strip()[:300])
+    return ""
+
+
+@case
 def describe_percentiles(data, pdf):
     """describe(percentiles=...) of a frame and of a Series: 0.5 added,
     sorted, rows labelled as pandas' format_percentiles labels them (the
