@@ -439,8 +439,10 @@ int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, si
         cpos[crow[cord[q]]] = q;
     /* the cells, column after column; NaN where no combo */
     int64_t ncell;
-    if (__builtin_mul_overflow(mi, mc, &ncell) || ncell > ((int64_t)1 << 31)) {
-        ret = errmsg(err, errlen, "pivot_table: %lld rows by %lld columns is too large",
+    if (__builtin_mul_overflow(mi, mc, &ncell) || ncell > DF3_MAX_CELLS) {
+        ret = errmsg(err, errlen,
+                     "pivot_table: %lld rows by %lld columns is too large (at most 2^28 cells, "
+                     "2 GiB of float64)",
                      (long long)mi, (long long)mc);
         goto done;
     }
@@ -601,9 +603,10 @@ int df3_pivot_reshape(const df_node_t *d, const frame_t *in, frame_t *out, char 
     if (!irow || !crow || dfa_group(&ik, n, NULL, irow, &ti) || dfa_group(&ck, n, NULL, crow, &tc))
         goto nomem;
     int64_t mi = ti.ngroups, mc = tc.ngroups, ncell;
-    if (__builtin_mul_overflow(mi, mc, &ncell) || ncell > ((int64_t)1 << 31)) {
+    if (__builtin_mul_overflow(mi, mc, &ncell) || ncell > DF3_MAX_CELLS) {
         ret = errmsg(err, errlen,
-                     "pivot: %lld rows by %lld columns is too large (at most 2^31 cells)",
+                     "pivot: %lld rows by %lld columns is too large (at most 2^28 cells, 2 GiB "
+                     "of 8-byte values)",
                      (long long)mi, (long long)mc);
         goto done;
     }

@@ -13,6 +13,9 @@
 /* What one job of these ops reads whole (its inputs' bytes) at most: more
  * is refused when the job runs, naming the limit. */
 #define DF3_WHOLE_MAX_BYTES (2LL << 30)
+/* pivot_table's and pivot's cells at most: 2 GiB of 8-byte values, so the
+ * table is bounded as the input is */
+#define DF3_MAX_CELLS (DF3_WHOLE_MAX_BYTES / 8)
 int df3_whole_check(const graph_node_t *n, const dfx_in_t *ins, int n_in, char *err, size_t errlen);
 
 /* The rows of one job's inputs (each input's chunks concatenated) through

@@ -102,6 +102,14 @@ def rejects(data):
     ]:
         node = dict({"key": "r", "op": "dataframe.pivot", "inputs": ["t"]}, **kw)
         td.expect_refused(data, "reject/" + name, base + [node], code, words)
+    # 20,000 rows by 20,000 columns: 4e8 cells, past 2^28 (2 GiB), refused
+    # before the table is allocated
+    with open(os.path.join(data, "wide.csv"), "w") as f:
+        f.write("r,c,v\n" + "".join("%d,%d,1\n" % (q, q) for q in range(20000)))
+    td.expect_refused(data, "reject/too_many_cells", [
+        {"key": "t", "op": "dataframe.read_csv", "path": "wide.csv"},
+        op("r", "pivot", "t", index="r", columns="c", values="v")], 1,
+        ["20000 rows by 20000 columns is too large", "2^28 cells"])
     # its columns are known only when it runs: nothing may follow it
     td.expect_refused(data, "reject/op_after", base + [
         op("p", "pivot", "t", index="day", columns="city", values="i"),
