@@ -5889,8 +5889,11 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
         for (int q = 0; q < 5 && m && json_is_string(m); q++)
             if (!strcmp(json_string_value(m), ms[q])) d->how = q;
         if (d->how < 0) return XFAIL(n, "\"method\" must be average, min, max, first or dense");
-        if (na && !(json_is_string(na) && !strcmp(json_string_value(na), "keep")))
-            return XFAIL(n, "only \"na_option\": \"keep\" is supported");
+        static const char *const nas[] = {"keep", "top", "bottom"};
+        d->rank_na = json_given(na) ? -1 : 0;
+        for (int q = 0; q < 3 && json_given(na) && json_is_string(na); q++)
+            if (!strcmp(json_string_value(na), nas[q])) d->rank_na = q;
+        if (d->rank_na < 0) return XFAIL(n, "na_option must be one of 'keep', 'top', or 'bottom'");
         if (get_flag(obj, "ascending", true, &d->asc1, n, err, errlen) ||
             get_flag(obj, "pct", false, &d->drop, n, err, errlen))
             return -1;

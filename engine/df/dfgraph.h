@@ -196,6 +196,7 @@ typedef struct df_node {
     int64_t seed;
     bool asc1, drop, append, has_lo, has_hi;
     bool nu_keepna; /* nunique: dropna false */
+    int rank_na;    /* rank's na_option: 0 keep, 1 top, 2 bottom */
     int nkey;
     int *key;
     /* running.c's ops: n the periods (diff, shift, pct_change) or the

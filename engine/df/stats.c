@@ -175,9 +175,43 @@ static int rank_col(const df_node_t *d, const fcol_t *c, fcol_t *o)
         y[i] = NAN;
         if (!fcol_is_na(c, i)) rows[m++] = i;
     }
-    int rc = df_rank_rows(c, rows, m, d->how, d->asc1, d->drop, y);
+    int64_t k = n - m; /* missing values */
+    if (d->rank_na == 0 || k == 0) {
+        int rc = df_rank_rows(c, rows, m, d->how, d->asc1, d->drop, y);
+        free(rows);
+        return rc;
+    }
+    /* na_option top or bottom: the missing values one group of equal
+     * values, ranked before (top) or after (bottom) the others whatever
+     * the direction, as pandas' rank_1d; pct over every row (dense: over
+     * the groups, theirs among them) */
+    if (df_rank_rows(c, rows, m, d->how, d->asc1, false, y)) {
+        free(rows);
+        return -1;
+    }
+    double groups = 0; /* dense: the present values' groups */
+    for (int64_t q = 0; q < m; q++)
+        groups = y[rows[q]] > groups && d->how == 4 ? y[rows[q]] : groups;
+    bool top = d->rank_na == 1;
+    double shift = top ? (d->how == 4 ? 1.0 : (double)k) : 0.0;
+    double base = top ? 0.0 : d->how == 4 ? groups : (double)m;
+    for (int64_t q = 0; q < m; q++)
+        y[rows[q]] += shift;
+    for (int64_t i = 0, seen = 0; i < n; i++) {
+        if (!fcol_is_na(c, i)) continue;
+        seen++;
+        y[i] = base + (d->how == 1 || d->how == 4 ? 1.0
+                       : d->how == 2              ? (double)k
+                       : d->how == 3              ? (double)seen
+                                                  : (double)(1 + k) / 2.0);
+    }
+    if (d->drop) {
+        double den = d->how == 4 ? groups + 1 : (double)n;
+        for (int64_t i = 0; i < n; i++)
+            y[i] /= den;
+    }
     free(rows);
-    return rc;
+    return 0;
 }
 
 /* the row of column c's largest (smallest: !max) value, the first of

@@ -1446,6 +1446,31 @@ def median_quantile_infinity(data, pdf):
 
 
 @case
+def rank_na_option(data, pdf):
+    """rank with na_option top and bottom: the missing values one group
+    ranked before (after) the others whatever the direction, every method,
+    pct over every row (dense: over the groups); a DataFrame of floats,
+    strings and ints and a Series, against pandas exactly"""
+    nodes, want = [CSV], {}
+    frame = pdf[["f", "s", "i", "k"]]
+    nodes.append(col("fr", "t", ["f", "s", "i", "k"]))
+    nodes.append(col("ff", "t", "f"))
+    for how in ("average", "min", "max", "first", "dense"):
+        for na in ("top", "bottom"):
+            for asc in (True, False):
+                for pct in (False, True):
+                    k = "r_%s_%s_%d_%d" % (how, na, asc, pct)
+                    kw = {"method": how, "na_option": na, "ascending": asc, "pct": pct}
+                    nodes.append(op(k, "rank", "fr", **kw))
+                    want[k] = frame.rank(**kw)
+                    nodes.append(op("s" + k, "rank", "ff", **kw))
+                    want["s" + k] = pdf.f.rank(**kw)
+    why = check_frames(data, nodes, want)
+    return why or rejected(data, [CSV, op("r", "rank", "t", na_option="middle")], "r",
+                           ["na_option must be one of 'keep', 'top', or 'bottom'"])
+
+
+@case
 def describe_percentiles(data, pdf):
     """describe(percentiles=...) of a frame and of a Series: 0.5 added,
     sorted, rows labelled as pandas' format_percentiles labels them (the

@@ -569,10 +569,13 @@ class Gen:
         cs = self.only_numeric()
         if not cs:
             return
-        self.cur = self.add({"op": "dataframe.rank", "inputs": [self.cur],
-                             "method": self.rng.choice(["average", "min", "max", "first",
-                                                        "dense"]),
-                             "ascending": self.rng.random() < 0.5})
+        node = {"op": "dataframe.rank", "inputs": [self.cur],
+                "method": self.rng.choice(["average", "min", "max", "first", "dense"]),
+                "ascending": self.rng.random() < 0.5}
+        if self.rng.random() < 0.3:
+            node["na_option"] = self.rng.choice(["top", "bottom"])
+            node["pct"] = self.rng.random() < 0.5
+        self.cur = self.add(node)
         self.cols = {c: "float" for c in cs}
 
     def concat(self):

@@ -1631,7 +1631,7 @@ class TestDataFrames(Base):
         rows missing a key): a DataFrame by two keys in both directions, a
         Series descending, an index with missing labels; equal to pandas'
         stable sorts. And nunique(dropna=False) of the same frame and of a
-        Series."""
+        Series, and rank with na_option top and bottom."""
         rng = np.random.default_rng(35)
         n = 700
         f = np.round(rng.standard_normal(n), 2)
@@ -1651,6 +1651,9 @@ class TestDataFrames(Base):
                  p.set_index("f").sort_index(na_position="first", kind="mergesort")),
                 (df.nunique(dropna=False), p.nunique(dropna=False)),
                 (df.isnull(), p.isnull()), (df.s.notnull(), p.s.notnull()),
+                (df.rank(na_option="top", pct=True), p.rank(na_option="top", pct=True)),
+                (df.f.rank(method="dense", ascending=False, na_option="bottom"),
+                 p.f.rank(method="dense", ascending=False, na_option="bottom")),
             ]
             self.same_as_pandas(pairs, exact=True)
             # a Series' nunique is a scalar: missing values count once

@@ -235,8 +235,10 @@ class _Frame(Entity):
     def diff(self, periods=1): return self._rows("diff", periods=int(periods))
     def shift(self, periods=1): return self._rows("shift", periods=int(periods))
     def pct_change(self, periods=1): return self._rows("pct_change", periods=int(periods))
-    def rank(self, method="average", ascending=True):
-        return self._rows("rank", method=method, ascending=ascending)
+    def rank(self, method="average", ascending=True, na_option="keep", pct=False):
+        return self._rows("rank", method=method, ascending=ascending,
+                          na_option=None if na_option == "keep" else na_option,
+                          pct=bool(pct) or None)
 
     # statistics: a Series of a DataFrame, a 0-d tensor of a Series
     def _stat(self, op, **params):
