@@ -966,9 +966,12 @@ def empty_join(doc, values):
     """pandas 1.5's join of no rows types its (empty) index object and, on
     a column, names it after the key, so what follows (reset_index, a
     reduction of its columns) differs from the engine's int64, unnamed
-    index (docs/graph-format.md)."""
-    return any(n["op"] == "dataframe.join" and n["key"] in values and
-               len(values[n["key"]]) == 0 for n in doc["nodes"])
+    index (docs/graph-format.md); so does its inner merge of no rows, whose
+    index reset_index makes an object column a reduction leaves out."""
+    return any((n["op"] == "dataframe.join" or
+                (n["op"] == "dataframe.merge" and
+                 any(m["op"] == "dataframe.reset_index" for m in doc["nodes"]))) and
+               n["key"] in values and len(values[n["key"]]) == 0 for n in doc["nodes"])
 
 
 def grouped_on_repeated(doc, values):
