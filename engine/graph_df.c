@@ -2897,6 +2897,17 @@ static bool gb_key_may_miss(const df_node_t *s, const df_node_t *d)
     return may;
 }
 
+/* rank's na_option: keep (0), top (1) or bottom (2) */
+static int rank_na_option(json_t *na, df_node_t *d, graph_node_t *n, char *err, size_t errlen)
+{
+    static const char *const nas[] = {"keep", "top", "bottom"};
+    d->rank_na = json_given(na) ? -1 : 0;
+    for (int q = 0; q < 3 && json_given(na) && json_is_string(na); q++)
+        if (!strcmp(json_string_value(na), nas[q])) d->rank_na = q;
+    if (d->rank_na < 0) return XFAIL(n, "na_option must be one of 'keep', 'top', or 'bottom'");
+    return 0;
+}
+
 /* the type of kernel f's result column of column c; *chunky: int64 typed
  * chunk by chunk (float64 in a chunk where a row is in no group: dfgraph.h) */
 static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t periods, bool *chunky)
@@ -2985,8 +2996,7 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
         for (int q = 0; q < 5 && json_given(m) && json_is_string(m); q++)
             if (!strcmp(json_string_value(m), ms[q])) d->how = q;
         if (d->how < 0) return XFAIL(n, "\"method\" must be average, min, max, first or dense");
-        if (json_given(na) && !(json_is_string(na) && !strcmp(json_string_value(na), "keep")))
-            return XFAIL(n, "only \"na_option\": \"keep\" is supported");
+        if (rank_na_option(na, d, n, err, errlen)) return -1;
         if (get_flag(obj, "pct", false, &d->drop, n, err, errlen)) return -1;
     }
     if (asc && get_flag(obj, "ascending", true, &d->asc1, n, err, errlen)) return -1;
@@ -5889,11 +5899,7 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
         for (int q = 0; q < 5 && m && json_is_string(m); q++)
             if (!strcmp(json_string_value(m), ms[q])) d->how = q;
         if (d->how < 0) return XFAIL(n, "\"method\" must be average, min, max, first or dense");
-        static const char *const nas[] = {"keep", "top", "bottom"};
-        d->rank_na = json_given(na) ? -1 : 0;
-        for (int q = 0; q < 3 && json_given(na) && json_is_string(na); q++)
-            if (!strcmp(json_string_value(na), nas[q])) d->rank_na = q;
-        if (d->rank_na < 0) return XFAIL(n, "na_option must be one of 'keep', 'top', or 'bottom'");
+        if (rank_na_option(na, d, n, err, errlen)) return -1;
         if (get_flag(obj, "ascending", true, &d->asc1, n, err, errlen) ||
             get_flag(obj, "pct", false, &d->drop, n, err, errlen))
             return -1;

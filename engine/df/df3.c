@@ -1422,12 +1422,9 @@ static int gb_rank(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fc
     for (int64_t i = 0; i < G->n; i++)
         y[i] = NAN;
     int rc = 0;
-    for (int64_t g = 0; g < G->ng && rc == 0; g++) {
-        int64_t m = 0;
-        for (int64_t q = G->start[g]; q < G->start[g + 1]; q++)
-            if (!fcol_is_na(c, G->grows[q])) rows[m++] = G->grows[q];
-        rc = df_rank_rows(c, rows, m, d->how, d->asc1, d->drop, y);
-    }
+    for (int64_t g = 0; g < G->ng && rc == 0; g++)
+        rc = df_rank_group(c, G->grows + G->start[g], G->start[g + 1] - G->start[g], d->how,
+                           d->asc1, d->drop, d->rank_na, rows, y);
     free(rows);
     return rc;
 }

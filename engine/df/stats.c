@@ -161,57 +161,59 @@ int df_rank_rows(const fcol_t *c, int64_t *rows, int64_t m, int how, bool asc, b
     return 0;
 }
 
+int df_rank_group(const fcol_t *c, const int64_t *all, int64_t n, int how, bool asc, bool pct,
+                  int na_opt, int64_t *rows, double *y)
+{
+    int64_t m = 0;
+    for (int64_t q = 0; q < n; q++) {
+        int64_t i = all ? all[q] : q;
+        y[i] = NAN;
+        if (!fcol_is_na(c, i)) rows[m++] = i;
+    }
+    int64_t k = n - m; /* missing values */
+    if (na_opt == 0 || k == 0) return df_rank_rows(c, rows, m, how, asc, pct, y);
+    /* na_option top or bottom: the missing values one group of equal
+     * values, ranked before (top) or after (bottom) the others whatever
+     * the direction, as pandas' rank_1d; pct over every row (dense: over
+     * the groups, theirs among them) */
+    if (df_rank_rows(c, rows, m, how, asc, false, y)) return -1;
+    double groups = 0; /* dense: the present values' groups */
+    for (int64_t q = 0; q < m && how == 4; q++)
+        groups = y[rows[q]] > groups ? y[rows[q]] : groups;
+    bool top = na_opt == 1;
+    double shift = top ? (how == 4 ? 1.0 : (double)k) : 0.0;
+    double base = top ? 0.0 : how == 4 ? groups : (double)m;
+    for (int64_t q = 0; q < m; q++)
+        y[rows[q]] += shift;
+    for (int64_t q = 0, seen = 0; q < n; q++) {
+        int64_t i = all ? all[q] : q;
+        if (!fcol_is_na(c, i)) continue;
+        seen++;
+        y[i] = base + (how == 1 || how == 4 ? 1.0
+                       : how == 2           ? (double)k
+                       : how == 3           ? (double)seen
+                                            : (double)(1 + k) / 2.0);
+    }
+    if (pct) {
+        double den = how == 4 ? groups + 1 : (double)n;
+        for (int64_t q = 0; q < n; q++)
+            y[all ? all[q] : q] /= den;
+    }
+    return 0;
+}
+
 /* average, min, max, first, dense ranks of column c */
 static int rank_col(const df_node_t *d, const fcol_t *c, fcol_t *o)
 {
-    int64_t n = c->n, m = 0;
+    int64_t n = c->n;
     int64_t *rows = dfa_alloc(n + 1, sizeof *rows);
     if (!rows || fcol_alloc(o, FT_FLOAT64, n, 0, false)) {
         free(rows);
         return -1;
     }
-    double *y = o->data;
-    for (int64_t i = 0; i < n; i++) {
-        y[i] = NAN;
-        if (!fcol_is_na(c, i)) rows[m++] = i;
-    }
-    int64_t k = n - m; /* missing values */
-    if (d->rank_na == 0 || k == 0) {
-        int rc = df_rank_rows(c, rows, m, d->how, d->asc1, d->drop, y);
-        free(rows);
-        return rc;
-    }
-    /* na_option top or bottom: the missing values one group of equal
-     * values, ranked before (top) or after (bottom) the others whatever
-     * the direction, as pandas' rank_1d; pct over every row (dense: over
-     * the groups, theirs among them) */
-    if (df_rank_rows(c, rows, m, d->how, d->asc1, false, y)) {
-        free(rows);
-        return -1;
-    }
-    double groups = 0; /* dense: the present values' groups */
-    for (int64_t q = 0; q < m; q++)
-        groups = y[rows[q]] > groups && d->how == 4 ? y[rows[q]] : groups;
-    bool top = d->rank_na == 1;
-    double shift = top ? (d->how == 4 ? 1.0 : (double)k) : 0.0;
-    double base = top ? 0.0 : d->how == 4 ? groups : (double)m;
-    for (int64_t q = 0; q < m; q++)
-        y[rows[q]] += shift;
-    for (int64_t i = 0, seen = 0; i < n; i++) {
-        if (!fcol_is_na(c, i)) continue;
-        seen++;
-        y[i] = base + (d->how == 1 || d->how == 4 ? 1.0
-                       : d->how == 2              ? (double)k
-                       : d->how == 3              ? (double)seen
-                                                  : (double)(1 + k) / 2.0);
-    }
-    if (d->drop) {
-        double den = d->how == 4 ? groups + 1 : (double)n;
-        for (int64_t i = 0; i < n; i++)
-            y[i] /= den;
-    }
+    int rc = df_rank_group(c, NULL, n, d->how, d->asc1, d->drop, d->rank_na, rows, o->data);
     free(rows);
-    return 0;
+    return rc;
 }
 
 /* the row of column c's largest (smallest: !max) value, the first of

@@ -1450,7 +1450,8 @@ def rank_na_option(data, pdf):
     """rank with na_option top and bottom: the missing values one group
     ranked before (after) the others whatever the direction, every method,
     pct over every row (dense: over the groups); a DataFrame of floats,
-    strings and ints and a Series, against pandas exactly"""
+    strings and ints and a Series, and within groups (groupby_transform),
+    against pandas exactly"""
     nodes, want = [CSV], {}
     frame = pdf[["f", "s", "i", "k"]]
     nodes.append(col("fr", "t", ["f", "s", "i", "k"]))
@@ -1465,7 +1466,17 @@ def rank_na_option(data, pdf):
                     want[k] = frame.rank(**kw)
                     nodes.append(op("s" + k, "rank", "ff", **kw))
                     want["s" + k] = pdf.f.rank(**kw)
-    why = check_frames(data, nodes, want)
+    # within groups (groupby_transform), pct over each group's rows; rows
+    # whose key is missing NaN
+    for how in ("average", "first", "dense"):
+        for na in ("top", "bottom"):
+            for src in ("t", "t1"):
+                k = "g_%s_%s_%s" % (how, na, src)
+                kw = {"method": how, "na_option": na, "pct": how != "first"}
+                nodes.append({"key": k, "op": "dataframe.groupby_transform", "inputs": [src],
+                              "by": ["s"], "columns": ["f", "i"], "func": "rank", **kw})
+                want[k] = pdf.groupby("s")[["f", "i"]].rank(**kw)
+    why = check_frames(data, [CSV1] + nodes, want)
     return why or rejected(data, [CSV, op("r", "rank", "t", na_option="middle")], "r",
                            ["na_option must be one of 'keep', 'top', or 'bottom'"])
 

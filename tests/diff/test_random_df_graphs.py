@@ -602,6 +602,8 @@ class Gen:
             node["periods"] = int(self.rng.choice([1, -1, 2]))
         if fn == "rank":
             node["method"] = str(self.rng.choice(["average", "min", "first", "dense"]))
+            if self.rng.random() < 0.3:
+                node["na_option"] = self.rng.choice(["top", "bottom"])
         self.cur = self.add(node)
         keeps = fn in ("cumsum", "cummin", "cummax", "ffill", "bfill")
         may_miss = self.cols.get(by[0]) != "int"
