@@ -644,7 +644,7 @@ def groupby_kernels_rejects(data, L, R, U):
             ({"func": "ffill", "limit": 0}, ["limit", "positive"]),
             ({"func": "bfill", "periods": 1}, ["periods"]),
             ({"func": "rank", "method": "bogus"}, ["method"]),
-            ({"func": "rank", "na_option": "top"}, ["na_option"]),
+            ({"func": "rank", "na_option": "middle"}, ["na_option must be one of"]),
             ({"func": "rank", "pct": "yes"}, ["pct"]),
             ({"func": "cumcount", "columns": ["i"]}, ["columns", "one Series"]),
             ({"func": "cumcount", "ascending": 1}, ["ascending"]),
