@@ -2926,7 +2926,7 @@ static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t perio
          * by chunk; a bool: bools with missing values); an int64 cumprod is
          * float64 too in a chunk whose products leave int64's range, as
          * pandas' */
-        *chunky = may_miss && !date && t == FT_INT64;
+        *chunky = (may_miss || f == DF3_TF_CUMPROD) && !date && t == FT_INT64;
         return t;
     case DF3_TF_SHIFT:
         /* pandas' shift(0) keeps every value, rows in no group too */
@@ -6114,9 +6114,12 @@ static int infer_expr(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
         return XFAIL(n, "out of memory");
     }
     for (int k = 0; k < s->ncols; k++) {
-        names[k] = s->cols[k].is_int ? NULL : s->cols[k].name;
-        types[k] =
-            (uint8_t)(s->cols[k].type | (s->cols[k].type == FT_INT64 ? s->cols[k].unit << 4 : 0));
+        const df_col_t *c = &s->cols[k];
+        names[k] = c->is_int ? NULL : c->name;
+        /* a column typed chunk by chunk reads as float64 (its chunks with
+         * a missing value are float64; the int64 ones are widened) */
+        int t = c->chunky ? FT_FLOAT64 : c->type;
+        types[k] = (uint8_t)(t | (t == FT_INT64 ? c->unit << 4 : 0));
     }
     char msg[300];
     d->expr = dfexpr_parse(json_string_value(x), names, types, s->ncols, msg, sizeof msg);

@@ -1547,6 +1547,16 @@ def transform_typed_by_chunk(data, pdf):
         want["tt_" + src] = want["sum_s_" + src].to_numpy()
         nodes.append({"key": "ct_" + src, "op": "dataframe.to_tensor", "inputs": [k]})
         want["ct_" + src] = want[k].to_numpy()
+    # query and eval read such a column as float64 whatever its chunk's
+    # type (they once read a float64 chunk's doubles as int64s: no row kept)
+    for src in ("t", "t1"):
+        nodes += [{"key": "q_" + src, "op": "dataframe.query", "inputs": ["count_s_" + src],
+                   "expr": "i < 300 and k >= 1"},
+                  {"key": "e_" + src, "op": "dataframe.eval", "inputs": ["count_s_" + src],
+                   "expr": "i * 2 + k"}]
+        C = want["count_s_" + src]
+        want["q_" + src] = C.query("i < 300 and k >= 1")
+        want["e_" + src] = C.eval("i * 2 + k")
     # the rows of a head whose keys are all present: their chunks int64
     head = pdf[pdf.s.notna()].head(3).index.max() + 1
     nodes += [{"key": "h", "op": "dataframe.head", "inputs": ["min_s_t1"], "n": int(head)},
