@@ -40,7 +40,7 @@ static void test_one_chunk(void **state)
     frame_t f, p, r;
     nu_frame(&f);
     OK(df_nunique_map(&f, &p, err, sizeof err));
-    OK(df_nunique_final(&p, &r, err, sizeof err));
+    OK(df_nunique_final(&p, true, &r, err, sizeof err));
     expect_counts(&r, (int64_t[]){3, 2, 2, 2});
     frame_free(&r);
     frame_free(&p);
@@ -60,7 +60,7 @@ static void test_chunks_and_blobs(void **state)
         pp[i] = &vs[i];
     }
     OK(df_nunique_combine(pp, 4, &c, err, sizeof err));
-    OK(df_nunique_final(&c, &r, err, sizeof err));
+    OK(df_nunique_final(&c, true, &r, err, sizeof err));
     expect_counts(&r, (int64_t[]){3, 2, 2, 2});
     frame_free(&r);
     frame_free(&c);
@@ -69,8 +69,12 @@ static void test_chunks_and_blobs(void **state)
     OK(df_nunique_combine(pp, 2, &c01, err, sizeof err));
     OK(df_nunique_combine(pp + 2, 2, &c23, err, sizeof err));
     OK(df_nunique_combine((const frame_t *const[]){&c01, &c23}, 2, &c, err, sizeof err));
-    OK(df_nunique_final(&c, &r, err, sizeof err));
+    OK(df_nunique_final(&c, true, &r, err, sizeof err));
     expect_counts(&r, (int64_t[]){3, 2, 2, 2});
+    frame_free(&r);
+    /* dropna false: b, c and d saw a missing value in one chunk each */
+    OK(df_nunique_final(&c, false, &r, err, sizeof err));
+    expect_counts(&r, (int64_t[]){3, 3, 3, 3});
     frame_free(&r);
     frame_free(&c);
     frame_free(&c01);
@@ -93,7 +97,7 @@ static void test_series_and_int_labels(void **state)
     assert_int_equal(fcol_alloc(&f.idx[0], FT_INT64, 3, 0, false), 0);
     fb_str(&f, 0, "s", (const char *[]){"q", NULL, "q"});
     OK(df_nunique_map(&f, &p, err, sizeof err));
-    OK(df_nunique_final(&p, &r, err, sizeof err));
+    OK(df_nunique_final(&p, true, &r, err, sizeof err));
     assert_true(r.series);
     assert_int_equal(r.nrows, 1);
     assert_int_equal(I64(&r.cols[0], 0), 1);
@@ -106,7 +110,7 @@ static void test_series_and_int_labels(void **state)
     fb_i64(&f, 1, "1", (int64_t[]){1, 2});
     f.names[0].is_int = f.names[1].is_int = true;
     OK(df_nunique_map(&f, &p, err, sizeof err));
-    OK(df_nunique_final(&p, &r, err, sizeof err));
+    OK(df_nunique_final(&p, true, &r, err, sizeof err));
     assert_int_equal(r.idx[0].type, FT_INT64);
     assert_int_equal(I64(&r.idx[0], 1), 1);
     assert_int_equal(I64(&r.cols[0], 0), 1);
@@ -157,7 +161,7 @@ static void test_random(void **state)
         }
         frame_t c;
         OK(df_nunique_combine(pp, nch, &c, err, sizeof err));
-        OK(df_nunique_final(&c, &r, err, sizeof err));
+        OK(df_nunique_final(&c, true, &r, err, sizeof err));
         assert_int_equal(I64(&r.cols[0], 0), wi);
         assert_int_equal(I64(&r.cols[0], 1), ws);
         frame_free(&r);
