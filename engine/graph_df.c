@@ -1859,17 +1859,16 @@ static bool json_given(json_t *v)
     return v && !json_is_null(v);
 }
 
+static int str_choice(json_t *obj, const char *key, const char *const *names, bool icase, int dflt);
+
 /* "na_position": "last" (default) or "first", as pandas' sort_values and
  * sort_index */
 static int na_position(json_t *obj, bool *first, graph_node_t *n, char *err, size_t errlen)
 {
-    json_t *v = json_object_get(obj, "na_position");
-    *first = false;
-    if (!json_given(v)) return 0;
-    if (json_is_string(v) && !strcmp(json_string_value(v), "first"))
-        *first = true;
-    else if (!json_is_string(v) || strcmp(json_string_value(v), "last"))
-        return XFAIL(n, "invalid na_position: must be \"first\" or \"last\"");
+    static const char *const pos[] = {"last", "first", NULL};
+    int k = str_choice(obj, "na_position", pos, false, 0);
+    if (k < 0) return XFAIL(n, "invalid na_position: must be \"first\" or \"last\"");
+    *first = k == 1;
     return 0;
 }
 
@@ -2898,12 +2897,10 @@ static bool gb_key_may_miss(const df_node_t *s, const df_node_t *d)
 }
 
 /* rank's na_option: keep (0), top (1) or bottom (2) */
-static int rank_na_option(json_t *na, df_node_t *d, graph_node_t *n, char *err, size_t errlen)
+static int rank_na_option(json_t *obj, df_node_t *d, graph_node_t *n, char *err, size_t errlen)
 {
-    static const char *const nas[] = {"keep", "top", "bottom"};
-    d->rank_na = json_given(na) ? -1 : 0;
-    for (int q = 0; q < 3 && json_given(na) && json_is_string(na); q++)
-        if (!strcmp(json_string_value(na), nas[q])) d->rank_na = q;
+    static const char *const nas[] = {"keep", "top", "bottom", NULL};
+    d->rank_na = str_choice(obj, "na_option", nas, false, 0);
     if (d->rank_na < 0) return XFAIL(n, "na_option must be one of 'keep', 'top', or 'bottom'");
     return 0;
 }
@@ -2991,12 +2988,12 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
     }
     if (rank) {
         static const char *const ms[] = {"average", "min", "max", "first", "dense"};
-        json_t *m = json_object_get(obj, "method"), *na = json_object_get(obj, "na_option");
+        json_t *m = json_object_get(obj, "method");
         d->how = json_given(m) ? -1 : 0;
         for (int q = 0; q < 5 && json_given(m) && json_is_string(m); q++)
             if (!strcmp(json_string_value(m), ms[q])) d->how = q;
         if (d->how < 0) return XFAIL(n, "\"method\" must be average, min, max, first or dense");
-        if (rank_na_option(na, d, n, err, errlen)) return -1;
+        if (rank_na_option(obj, d, n, err, errlen)) return -1;
         if (get_flag(obj, "pct", false, &d->drop, n, err, errlen)) return -1;
     }
     if (asc && get_flag(obj, "ascending", true, &d->asc1, n, err, errlen)) return -1;
@@ -5894,12 +5891,12 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
     }
     if (op == OP_DF_RANK) {
         static const char *const ms[] = {"average", "min", "max", "first", "dense"};
-        json_t *m = json_object_get(obj, "method"), *na = json_object_get(obj, "na_option");
+        json_t *m = json_object_get(obj, "method");
         d->how = m ? -1 : 0;
         for (int q = 0; q < 5 && m && json_is_string(m); q++)
             if (!strcmp(json_string_value(m), ms[q])) d->how = q;
         if (d->how < 0) return XFAIL(n, "\"method\" must be average, min, max, first or dense");
-        if (rank_na_option(na, d, n, err, errlen)) return -1;
+        if (rank_na_option(obj, d, n, err, errlen)) return -1;
         if (get_flag(obj, "ascending", true, &d->asc1, n, err, errlen) ||
             get_flag(obj, "pct", false, &d->drop, n, err, errlen))
             return -1;
