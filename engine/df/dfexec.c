@@ -3221,10 +3221,11 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     case DFJ_WHOLE: {
         frame_t *v = NULL, all = {0};
         bool stats = (n->op >= OP_DF_MEDIAN && n->op <= OP_DF_RANK) || n->op == OP_DF_IDXMAX ||
-                     n->op == OP_DF_IDXMIN || n->op == OP_DF_MODE || n->op == OP_DF_PIVOT;
+                     n->op == OP_DF_IDXMIN || n->op == OP_DF_MODE;
         /* one job over every row: bounded (statistics and idxmax too) */
         bool up = n->op == OP_DF_RESAMPLE && d->rs.up;
-        if ((stats || up || (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL)) &&
+        if ((stats || up || n->op == OP_DF_PIVOT ||
+             (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL)) &&
             df3_whole_check(n, ins_, j->n_in, err, errlen))
             return -1;
         if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
