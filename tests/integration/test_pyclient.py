@@ -1179,8 +1179,13 @@ class TestDataFrames(Base):
                 (g["x"].transform("mean"), pg["x"].transform("mean")),
                 (g[["x", "y"]].transform("max"), pg[["x", "y"]].transform("max")),
                 (g[["x", "y"]].quantile(0.25), pg[["x", "y"]].quantile(0.25)),
+                (g.x.max(), pg.x.max()), (g2.y.cumsum(), pg2.y.cumsum()),
+                (g["k"].count(), pg["k"].count()), (g.k.count(), pg.k.count()),
             ]
             self.same_as_pandas(pairs)
+            # a name that is no column is no attribute, as in pandas
+            with self.assertRaisesRegex(AttributeError, "no attribute or column 'nope'"):
+                g.nope
 
     def test_groupby_kernels(self):
         """GroupBy's transformation kernels (cumsum ... rank, pct_change,

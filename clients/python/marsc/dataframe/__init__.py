@@ -1353,6 +1353,17 @@ class GroupBy(_Aggregations):
     def __getitem__(self, cols):
         return GroupBy(self._df, self._by, cols if isinstance(cols, str) else list(cols))
 
+    def __getattr__(self, name):
+        """g.temp is g["temp"], as pandas allows for a column whose name
+        is no method's."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        cols = self._df._columns
+        if cols is not None and name not in cols:
+            raise AttributeError("GroupBy has no attribute or column %r (columns: %s)"
+                                 % (name, cols))
+        return self[name]
+
     _NUMERIC = ("sum", "mean", "std", "var", "median", "prod")
 
     def _columns_for(self, func):
