@@ -144,6 +144,21 @@ static int delimited_date(const char *s, size_t n, int *y, int *mo, int *d, cons
     return -1;
 }
 
+/* The fraction of a second after the '.' at s[*i]: its first keep digits
+ * (6 cuts to microseconds, 9 keeps nanoseconds), the rest read and
+ * dropped, as nanoseconds in *frac. false when no digit follows. */
+static bool fraction(const char *s, size_t n, size_t *i, int keep, int64_t *frac)
+{
+    int nd = 0;
+    int64_t f = 0;
+    for ((*i)++; *i < n && s[*i] >= '0' && s[*i] <= '9'; (*i)++, nd++)
+        if (nd < keep) f = f * 10 + (s[*i] - '0');
+    for (int k = nd < keep ? nd : keep; k < 9; k++)
+        f *= 10;
+    *frac = f;
+    return nd > 0;
+}
+
 /* dateutil's time after a delimited date (pandas' path for a date it
  * cannot read alone): H[H]:MM[:SS[.fraction]], then optionally AM or PM;
  * the fraction is cut to microseconds, as dateutil does. 0 or -1. */
@@ -161,19 +176,7 @@ static int du_time(const char *s, size_t n, int *h, int *mi, int *se, int64_t *f
     if (i < n && s[i] == ':') {
         i++;
         if (!digits(s, n, &i, 2, se)) return -1;
-        if (i < n && s[i] == '.') {
-            i++;
-            int nd = 0;
-            while (i < n && s[i] >= '0' && s[i] <= '9') {
-                if (nd < 6) *frac = *frac * 10 + (s[i] - '0');
-                nd++;
-                i++;
-            }
-            if (nd == 0) return -1;
-            for (int k = nd; k < 6; k++)
-                *frac *= 10;
-            *frac *= 1000;
-        }
+        if (i < n && s[i] == '.' && !fraction(s, n, &i, 6, frac)) return -1;
     }
     while (i < n && s[i] == ' ')
         i++;
@@ -248,18 +251,7 @@ int date_parse(const char *s, size_t n, int64_t *ns, const char **why)
         if (i < n && s[i] == ':') {
             i++;
             if (!digits(s, n, &i, 2, &se)) return -1;
-            if (i < n && s[i] == '.') {
-                i++;
-                int nd = 0;
-                while (i < n && s[i] >= '0' && s[i] <= '9') {
-                    if (nd < 9) frac = frac * 10 + (s[i] - '0');
-                    nd++;
-                    i++;
-                }
-                if (nd == 0) return -1;
-                for (int k = nd; k < 9; k++)
-                    frac *= 10;
-            }
+            if (i < n && s[i] == '.' && !fraction(s, n, &i, 9, &frac)) return -1;
         }
         if (i < n && (s[i] == 'Z' || s[i] == '+' || s[i] == '-')) {
             *why = "has a time zone (time zones are not supported: the engine's datetimes "

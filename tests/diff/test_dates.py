@@ -555,7 +555,8 @@ FORMATS = [("%d/%m/%Y", "%d/%m/%Y"), ("%m-%d-%y %H:%M", "%m-%d-%y %H:%M"),
            # without a format, pandas' delimited dates (month first, swapped
            # where the first number cannot be a month) and dateutil's time
            ("%m/%d/%Y", None), ("%d.%m.%Y %H:%M:%S", None), ("%m/%d/%Y %I:%M %p", None),
-           ("%-m/%-d/%Y %-H:%M", None), ("%m-%Y", None)]
+           ("%-m/%-d/%Y %-H:%M", None), ("%m-%Y", None), ("%m/%d/%Y %H:%M:%S.%f789", None),
+           ("%Y-%m-%d %H:%M:%S.%f789", None), ("%d/%m/%Y %H:%M:%S.%f", None)]
 
 
 def to_datetime_cases(data):
