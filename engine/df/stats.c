@@ -254,6 +254,13 @@ static int copy_index(const frame_t *in, frame_t *out)
     return 0;
 }
 
+/* row a's value below row b's, of a bool or int64 column c */
+static bool mode_less(const fcol_t *c, int64_t a, int64_t b)
+{
+    if (c->type == FT_BOOL) return ((const uint8_t *)c->data)[a] < ((const uint8_t *)c->data)[b];
+    return ((const int64_t *)c->data)[a] < ((const int64_t *)c->data)[b];
+}
+
 /* Column c's modes (pandas' Series.mode): the rows of its most frequent
  * values, one each, sorted by value (missing last, when counted: dropna
  * false; NaT first), into rows (*m of them; rows holds c->n + 1). */
@@ -285,15 +292,16 @@ static int modes_of(const fcol_t *c, bool dropna, int64_t *rows, int64_t *m)
      * sorts datetimes and timedeltas as their int64s, NaT (the smallest)
      * first */
     ks.na_first = c->type == FT_INT64 && (c->unit == FU_NS || c->unit == FU_TD);
-    if (na_mode && c->type == FT_INT64 && c->unit == FU_DATE) {
-        /* dt.date's dates beside NaT: numpy sorts the objects, and NaT is
-         * neither less nor greater than a date; its insertion sort (up to
-         * 16 modes) over the order of first appearance, as here */
-        const int64_t *v = c->data;
+    if (na_mode && ((c->type == FT_INT64 && c->unit == FU_DATE) || c->type == FT_BOOL)) {
+        /* dt.date's dates beside NaT, bools beside NaN (an object column
+         * in pandas): numpy sorts the objects, and the missing value is
+         * neither less nor greater than any other; its insertion sort (up
+         * to 16 modes, always for bools) over the order of first
+         * appearance, as here */
         for (int64_t i = 1; i < *m; i++) {
             int64_t r = rows[i], j = i;
-            while (j > 0 && v[r] != INT64_MIN && v[rows[j - 1]] != INT64_MIN &&
-                   v[r] < v[rows[j - 1]]) {
+            while (j > 0 && !fcol_is_na(c, r) && !fcol_is_na(c, rows[j - 1]) &&
+                   mode_less(c, r, rows[j - 1])) {
                 rows[j] = rows[j - 1];
                 j--;
             }

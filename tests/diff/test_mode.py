@@ -30,7 +30,8 @@ op = td.op
 
 def make_csv(path, rng, n):
     """i: 3 and 1 tie; f: 2.5 and 0.5 tie, NaN more frequent than either;
-    s: "b" alone, missing more frequent; b: True and False tie; d: two
+    s: "b" alone, missing more frequent; b: True and False tie (bn, bq:
+    True, False and missing tie); d: two
     days tie; v: one value alone; e: no value at all"""
     i = np.array([3, 1] * (n // 2))
     i[:6] = [0, 2, 4, 5, 6, 7]
@@ -45,24 +46,38 @@ def make_csv(path, rng, n):
     dn[3::4] = ["2024-05-%02d" % (4 + q % 20) for q in range(n // 4)]
     u = np.array(["w%03d" % q for q in rng.permutation(n)], dtype=object)
     u[17] = None  # every value a mode, missing among them: pandas cannot sort those
+    # bn, bq: True, False and missing tie (an object column in pandas, which
+    # sorts its modes by numpy's insertion sort: NaN compares with nothing)
+    # first seen in the orders True, missing, False and missing, True, False
+    rest = np.array([True, False, None] * (n // 3 - 1), dtype=object)
+    bn = np.concatenate([np.array([True, None, False], dtype=object), rng.permutation(rest)])
+    bq = np.concatenate([np.array([None, True, False], dtype=object), rng.permutation(rest)])
     pd.DataFrame({"i": rng.permutation(i), "f": rng.permutation(f), "s": rng.permutation(s), "u": u,
                   "b": rng.permutation(b), "d": rng.permutation(d), "dn": rng.permutation(dn),
+                  "bn": bn, "bq": bq,
                   "v": np.full(n, 7), "e": np.full(n, np.nan)}).to_csv(path, index=False)
 
 
 def cases(P):
     """(name, nodes after read_csv "t", {key: pandas' value})"""
-    cols = [op(c, "getitem", "t", columns=c) for c in ("i", "f", "s", "b", "d", "e", "u", "dn")]
+    cols = [op(c, "getitem", "t", columns=c)
+            for c in ("i", "f", "s", "b", "d", "e", "u", "dn", "bn", "bq")]
     nodes, want = list(cols), {}
+    # (numeric_only and an empty frame leave out bn and bq: their type is
+    # fixed before the rows are read, bool here, object in pandas: documented)
+    old = [c for c in P.columns if c not in ("bn", "bq")]
+    nodes.append(op("t0", "getitem", "t", columns=old))
     for k, kw in (("a", {}), ("n", {"dropna": False}), ("nu", {"numeric_only": True}),
                   ("nun", {"numeric_only": True, "dropna": False})):
-        nodes.append(op(k, "mode", "t", **kw))
-        want[k] = P.mode(**kw)
-    for c in ("i", "f", "s", "b", "d", "e", "u", "dn"):
+        nodes.append(op(k, "mode", "t" if k in ("a", "n") else "t0", **kw))
+        want[k] = (P if k in ("a", "n") else P[old]).mode(**kw)
+    for c in ("i", "f", "s", "b", "d", "e", "u", "dn", "bn", "bq"):
         for dn in (True, False):
             k = "%s%s" % (c, dn)
             nodes.append(op(k, "mode", c, dropna=dn))
             want[k] = P[c].mode(dropna=dn)
+            if c in ("bn", "bq") and dn:  # no missing value left: bool (documented)
+                want[k] = want[k].astype(bool)
     # a timedelta's and dt.date's modes beside NaT: NaT first; dates (object)
     # in order of first appearance, as pandas cannot sort them
     nodes += [{"key": "td", "op": "subtract", "inputs": ["dn", "d"]},
@@ -74,13 +89,14 @@ def cases(P):
     out = [("frames_and_series", nodes, want)]
     F = P[P.i > 2]
     out.append(("filtered", [
+        op("t0", "getitem", "t", columns=old),
         op("ii", "getitem", "t", columns="i"), {"key": "m", "op": "greater", "inputs": ["ii", 2]},
         {"key": "fl", "op": "dataframe.filter", "inputs": ["t", "m"]},
         op("fm", "mode", "fl"),
         {"key": "none", "op": "greater", "inputs": ["ii", 100]},
-        {"key": "fz", "op": "dataframe.filter", "inputs": ["t", "none"]},
+        {"key": "fz", "op": "dataframe.filter", "inputs": ["t0", "none"]},
         op("zm", "mode", "fz")],
-        {"fm": F.mode(), "zm": P[P.i > 100].mode()}))
+        {"fm": F.mode(), "zm": P[old][P.i > 100].mode()}))
     return out
 
 
