@@ -4487,6 +4487,8 @@ static int get_flag(json_t *obj, const char *name, bool dflt, bool *out, const g
     return 0;
 }
 
+/* keep: "first" (0, the default), "last" (1), and with none_ok false
+ * (2: drop_duplicates' every duplicate), else "all" (3: nlargest's ties) */
 static int get_keep(json_t *obj, int *keep, bool none_ok, const graph_node_t *n, char *err,
                     size_t errlen)
 {
@@ -4503,7 +4505,11 @@ static int get_keep(json_t *obj, int *keep, bool none_ok, const graph_node_t *n,
         *keep = 1;
         return 0;
     }
-    return XFAIL(n, "keep must be either \"first\", \"last\"%s", none_ok ? " or false" : "");
+    if (!strcmp(k, "all") && !none_ok) {
+        *keep = 3;
+        return 0;
+    }
+    return XFAIL(n, "keep must be either \"first\", \"last\" or %s", none_ok ? "false" : "\"all\"");
 }
 
 /* The result has new rows: a frame of s's schema (or d's own). */

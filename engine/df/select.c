@@ -64,6 +64,10 @@ static int cmp_i64(const void *a, const void *b)
  *   later of equal rows first, the first n, then rows with a missing key in
  *   their order while fewer than n.
  * With several keys a row with any missing key is left out (no padding).
+ * keep "all" (3) takes the first n and every row tied with the n-th, or,
+ * when fewer than n rows have a key, those and every row without one: the
+ * rows SelectNSeries keeps (their order as above, which is also pandas'
+ * when n reaches the row count).
  * map: a chunk's candidates for the job that ranks them all, in their
  * original order: n + 1 rows with a key and n + 1 without, so that the
  * ranking job sees at most n rows only when the whole has at most n. */
@@ -91,6 +95,15 @@ static int top_n(const df_node_t *d, op_t op, const frame_t *in, bool map, frame
     }
     int64_t cap = map && want < INT64_MAX ? want + 1 : want;
     int64_t take_m = m < cap ? m : cap, room = map ? cap : cap - take_m, take_na = 0;
+    if (d->keep == 3) {
+        /* keep "all": the first n and every row tied with the n-th; when
+         * fewer than n rows have a key, every row without one (one key).
+         * A chunk's map is the same: a superset of its rows in the whole's */
+        take_m = m < want ? m : want;
+        while (take_m > 0 && take_m < m && dfa_keys_eq(&ks, rows[take_m], &ks, rows[take_m - 1]))
+            take_m++;
+        room = m < want ? INT64_MAX : 0;
+    }
     /* then those without one, in their order (one key only), while room */
     for (int64_t i = 0; ks.nk == 1 && i < n && take_na < room; i++)
         if (dfa_keys_any_na(&ks, i)) rows[take_m + take_na++] = i;

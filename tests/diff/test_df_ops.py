@@ -646,6 +646,43 @@ def nlargest_missing_keys(data, pdf):
 
 
 @case
+def nlargest_keep_all(data, pdf):
+    """keep "all": the first n rows and every row tied with the n-th (pandas
+    1.5's SelectNSeries), over chunks of a few rows so that the ranking job
+    reads each chunk's candidates, ties spread across chunks; when fewer
+    than n rows have a key, every row without one follows (n past the row
+    count: 12 rows, as pandas' quicksort is stable only so far). Several
+    keys (none missing): ties of the whole key."""
+    rng = np.random.default_rng(23)
+    n = 40
+    x = rng.integers(0, 5, n).astype(float)
+    x[rng.random(n) < 0.3] = np.nan
+    pd.DataFrame({"x": x, "a": rng.integers(0, 3, n), "b": rng.integers(0, 3, n),
+                  "i": np.arange(n)}).to_csv(os.path.join(data, "ka.csv"), index=False)
+    F = pd.read_csv(os.path.join(data, "ka.csv"))
+    nodes = [{"key": "f", "op": "dataframe.read_csv", "path": "ka.csv", "chunk_bytes": 30},
+             col("fx", "f", "x"), col("fa", "f", "a"), op("h", "head", "f", n=12)]
+    want = {}
+    for key, src, method, k, cols in (
+            ("l1", "f", "nlargest", 1, "x"), ("l3", "f", "nlargest", 3, "x"),
+            ("s4", "f", "nsmallest", 4, "x"), ("l33", "f", "nlargest", 33, "x"),
+            ("s40", "h", "nsmallest", 40, "x"), ("l0", "f", "nlargest", 0, "x"),
+            ("ab", "f", "nlargest", 6, ["a", "b"]), ("sab", "f", "nsmallest", 7, ["b", "a"]),
+            ("ia", "f", "nsmallest", 2, "a"), ("sx", "fx", "nlargest", 6, None),
+            ("sxm", "fx", "nsmallest", 33, None), ("sa", "fa", "nlargest", 1, None)):
+        kw = {"n": k, "keep": "all"}
+        if cols is not None:
+            kw["columns"] = cols
+        nodes.append(op(key, method, src, **kw))
+        frame = F if src == "f" else F.head(12) if src == "h" else F[src[1]]
+        want[key] = getattr(frame, method)(k, keep="all", **({"columns": cols} if cols else {}))
+    if not (len(want["l3"]) > 3 and len(want["s4"]) > 4 and F.x.notna().sum() < 33
+            and len(want["ab"]) > 6 and len(want["sab"]) > 7):
+        return "the data no longer has the ties and missing keys this case needs"
+    return check_frames(data, nodes, want)
+
+
+@case
 def merge_seen_types(data, pdf):
     """A merge whose order is seen (a groupby with first after it): each
     chunk of a "right" merge keeps int64 where none of left's values went

@@ -510,7 +510,7 @@ class Gen:
         self.cur = self.add({"op": "dataframe." + self.rng.choice(["nlargest", "nsmallest"]),
                              "inputs": [self.cur], "n": self.rng.choice([1, 5, 40]),
                              "columns": [self.rng.choice(cs)],
-                             "keep": self.rng.choice(["first", "last"])})
+                             "keep": self.rng.choice(["first", "last", "all"])})
 
     def set_index(self):
         # an int column as the index; reset_index brings it back

@@ -1026,6 +1026,8 @@ class TestDataFrames(Base):
                 (df.sample(n=7, random_state=3), pdf.sample(n=7, random_state=3)),
                 (df.nlargest(9, "x"), pdf.nlargest(9, "x")),
                 (df.nsmallest(5, ["i"], keep="last"), pdf.nsmallest(5, ["i"], keep="last")),
+                (df.nsmallest(3, "i", keep="all"), pdf.nsmallest(3, "i", keep="all")),
+                (df.i.nlargest(2, keep="all"), pdf.i.nlargest(2, keep="all")),
                 (df.drop_duplicates(["k", "i"]), pdf.drop_duplicates(["k", "i"])),
                 (df.dropna(), pdf.dropna()), (df.fillna(method="ffill"), pdf.fillna(method="ffill")),
                 (df.fillna({"x": -1.0}), pdf.fillna({"x": -1.0})),
