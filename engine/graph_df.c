@@ -151,6 +151,7 @@ static const char *const *df_fields(op_t op)
                                      "na_option", "fill_method", NULL};
     static const char *const gh[] = {"by", "n", NULL};
     static const char *const pvt[] = {"index", "columns", "values", NULL};
+    static const char *const ust[] = {"level", "fill_value", NULL};
     static const char *const pv[] = {"values",     "index",   "columns", "aggfunc",
                                      "fill_value", "margins", "dropna",  NULL};
     static const char *const hd[] = {"n", NULL};
@@ -348,6 +349,8 @@ static const char *const *df_fields(op_t op)
         return mo;
     case OP_DF_PIVOT:
         return pvt;
+    case OP_DF_UNSTACK:
+        return ust;
     case OP_DF_DESCRIBE:
         return de;
     case OP_DF_STR_EXTRACT:
@@ -3640,6 +3643,88 @@ static bool lit_fits(int t, const df_lit_t *l)
     }
 }
 
+/* unstack (pandas 1.5's Series.unstack): a Series of two or more index
+ * levels pivoted on one ("level": a level's name, else its position,
+ * default -1; an int64 or string level), the others the rows; "fill_value"
+ * for the cells no row reaches. When it runs the Series is seen as a frame
+ * of its levels and its values (dfexec.c's unstack_run), pivoted by
+ * df3_pivot_reshape with key: the other levels, pv_col: the level, sel:
+ * the values. Fetch only, as pivot. */
+static int infer_unstack(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                         size_t errlen)
+{
+    if (in_vk(g, n, 0) == VK_DATAFRAME)
+        return XFAIL(n, "unstack of a DataFrame makes MultiIndex columns, which are not "
+                        "supported; unstack one column (a Series)");
+    if (want_frame(g, n, 0, true, false, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    int nl = s->nidx;
+    if (nl < 2)
+        return XFAIL(n, "unstack needs a Series of two or more index levels (a groupby by "
+                        "several keys, a set_index of several columns); this one has one");
+    if (nl > DF_MAX_KEYS) return XFAIL(n, "unstack: at most %d index levels", DF_MAX_KEYS);
+    json_t *jl = json_object_get(obj, "level"), *jf = json_object_get(obj, "fill_value");
+    int lv = nl - 1;
+    if (json_given(jl)) {
+        char b[1024];
+        bool is_int;
+        if (label_of(jl, b, sizeof b, &is_int))
+            return XFAIL(n, "\"level\" must be a level's name or position");
+        lv = -1;
+        for (int k = 0; k < nl && lv < 0; k++)
+            if (s->idx[k].name && s->idx[k].is_int == is_int && !strcmp(s->idx[k].name, b)) lv = k;
+        if (lv < 0 && is_int) { /* pandas: a name first, else a position */
+            json_int_t p = json_integer_value(jl);
+            if (p < -nl || p >= nl)
+                return XFAIL(n,
+                             "\"level\": Too many levels: Index has only %d levels, %lld "
+                             "is not a valid level number",
+                             nl, (long long)p);
+            lv = (int)(p < 0 ? p + nl : p);
+        }
+        if (lv < 0) {
+            b[100] = 0;
+            return XFAIL(n, "\"level\": Level %s not found", b);
+        }
+    }
+    const df_col_t *L = &s->idx[lv], *V = &s->cols[0];
+    if (!(L->type == FT_STRING || (L->type == FT_INT64 && L->unit == FU_NONE))) {
+        char lb[128];
+        label_text(L, lb, sizeof lb);
+        return XFAIL(n,
+                     "\"level\": level %s is of type %s; its values become the column "
+                     "labels, which must be int64 or strings here",
+                     lb, df_type_name(L->type, false));
+    }
+    if (json_given(jf)) {
+        if (!(d->lits = calloc(2, sizeof(df_lit_t)))) return XFAIL(n, "out of memory");
+        d->nlit = 1;
+        if (lit_of(jf, &d->lits[0])) return XFAIL(n, "\"fill_value\" must be a scalar");
+        if (V->unit != FU_NONE || !lit_fits(V->type, &d->lits[0]))
+            return XFAIL(n,
+                         "\"fill_value\" is %s, the Series is %s: the column would hold "
+                         "both (pandas' object of mixed types), which is not supported",
+                         lit_kind_name(d->lits[0].kind),
+                         V->unit == FU_NS     ? "datetime64[ns]"
+                         : V->unit == FU_TD   ? "timedelta64[ns]"
+                         : V->unit == FU_DATE ? "dates"
+                                              : df_type_name(V->type, false));
+    }
+    if (!(d->key = calloc((size_t)nl, sizeof(int))) || !(d->sel = calloc(2, sizeof(int))))
+        return XFAIL(n, "out of memory");
+    for (int k = 0; k < nl; k++)
+        if (k != lv) d->key[d->nkey++] = k;
+    d->pv_col = lv;
+    d->sel[0] = nl;
+    d->nsel = 1;
+    if (alloc_cols(d, 0, d->nkey)) return XFAIL(n, "out of memory");
+    for (int k = 0; k < d->nkey; k++)
+        if (set_like(&d->idx[k], &s->idx[d->key[k]])) return XFAIL(n, "out of memory");
+    d->nrows = -1;
+    new_rows(g, n, d, VK_DATAFRAME);
+    return 0;
+}
+
 /* The row-wise part shared by the cleaning ops: same rows, same index. */
 static void keep_rows(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s)
 {
@@ -6292,8 +6377,8 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
      * every op after it would see a frame of no columns */
     for (int j = 0; j < n->n_in; j++) {
         const graph_node_t *M = n->in[j].node >= 0 ? &g->nodes[n->in[j].node] : NULL;
-        if (M && (M->op == OP_DF_PIVOT_TABLE || M->op == OP_DF_PIVOT) && M->df &&
-            M->df->pv_col >= 0)
+        if (M && (M->op == OP_DF_PIVOT_TABLE || M->op == OP_DF_PIVOT || M->op == OP_DF_UNSTACK) &&
+            M->df && M->df->pv_col >= 0)
             return XFAIL(n,
                          "input \"%s\" (%s with \"columns\") has its column names only when "
                          "it runs; fetch it instead (no op may follow it)",
@@ -6408,6 +6493,9 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_PIVOT:
         rc = infer_pivot_reshape(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_UNSTACK:
+        rc = infer_unstack(g, n, d, obj, err, errlen);
         break;
     case OP_DF_GROUPBY_SIZE:
     case OP_DF_GROUPBY_QUANTILE:

@@ -250,6 +250,7 @@ static const op_params_t PARAMS[] = {
     /* df3: joins, pivot_table, groupby transforms, dates, I/O */
     {"dataframe.join", "2", {"on", "how", "lsuffix", "rsuffix"}},
     {"dataframe.pivot", "1", {"index", "columns", "values"}},
+    {"dataframe.unstack", "1", {"level", "fill_value"}},
     {"dataframe.pivot_table",
      "1",
      {"values", "index", "columns", "aggfunc", "fill_value", "margins", "dropna"}},

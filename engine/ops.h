@@ -342,6 +342,7 @@
     X(DF_GET_DUMMIES, "dataframe.get_dummies", OPK_DF)                                             \
     X(DF_MODE, "dataframe.mode", OPK_DF)                                                           \
     X(DF_PIVOT, "dataframe.pivot", OPK_DF)                                                         \
+    X(DF_UNSTACK, "dataframe.unstack", OPK_DF)                                                     \
     X(DF_STR_EXTRACT, "dataframe.str.extract", OPK_DF)                                             \
     /* multiout: ops with several results ("outputs"; engine/graph_multi.c) */                     \
     X(SPLIT, "split", OPK_SHAPE)                                                                   \

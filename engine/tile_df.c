@@ -1708,6 +1708,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_MELT:
     case OP_DF_PIVOT_TABLE:
     case OP_DF_PIVOT:
+    case OP_DF_UNSTACK:
     case OP_DF_MEDIAN:
     case OP_DF_QUANTILE:
     case OP_DF_SKEW:

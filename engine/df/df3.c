@@ -572,18 +572,70 @@ done:
 
 /* ------------------------------------------------------------------ pivot */
 
-int df3_pivot_reshape(const df_node_t *d, const frame_t *in, frame_t *out, char *err, size_t errlen)
+/* o := c with one row more, at c->n, holding the fill value l (a number
+ * in an int64 or float64 column: an int64 one is float64 when l is not an
+ * integer; a bool in a bool column; a string in a string column:
+ * graph_df.c checked that l fits). */
+static int with_fill_row(const fcol_t *c, const df_lit_t *l, fcol_t *o)
+{
+    int64_t n = c->n;
+    fcol_t w = {0};
+    if (c->type == FT_INT64 && c->unit == FU_NONE && !l->is_int) {
+        if (fcol_widen(c, &w)) return -1;
+        c = &w;
+    }
+    int64_t ls = c->type == FT_STRING ? (int64_t)strlen(l->s) : 0;
+    int64_t nb = c->type == FT_STRING ? c->offsets[n] + ls + 1 : 0;
+    int rc = fcol_alloc(o, (ftype_t)c->type, n + 1, nb, c->valid != NULL);
+    if (rc == 0) {
+        o->unit = c->unit;
+        switch (c->type) {
+        case FT_INT64:
+            memcpy(o->data, c->data, (size_t)n * sizeof(int64_t));
+            ((int64_t *)o->data)[n] = l->i;
+            break;
+        case FT_FLOAT64:
+            memcpy(o->data, c->data, (size_t)n * sizeof(double));
+            ((double *)o->data)[n] = l->f;
+            break;
+        case FT_BOOL:
+            memcpy(o->data, c->data, (size_t)n);
+            ((uint8_t *)o->data)[n] = l->i != 0;
+            break;
+        default:
+            memcpy(o->offsets, c->offsets, (size_t)(n + 1) * sizeof(int64_t));
+            memcpy(o->bytes, c->bytes, (size_t)c->offsets[n]);
+            memcpy(o->bytes + c->offsets[n], l->s, (size_t)ls);
+            o->offsets[n + 1] = c->offsets[n] + ls;
+            o->bytes[o->offsets[n + 1]] = 0;
+            break;
+        }
+        if (o->valid) {
+            memcpy(o->valid, c->valid, (size_t)n);
+            o->valid[n] = 1;
+        }
+    }
+    fcol_free(&w);
+    return rc;
+}
+
+int df3_pivot_reshape(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
+                      size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    const char *what = op_name(op) + strlen("dataframe.");
     int nk = d->nkey;
     int64_t n = in->nrows;
     if (nk < 1 || nk + 1 > DF_MAX_KEYS || d->nsel != 1 || d->pv_col < 0)
-        return errmsg(err, errlen, "internal: pivot of %d keys, %d values", nk, d->nsel);
+        return errmsg(err, errlen, "internal: %s of %d keys, %d values", what, nk, d->nsel);
     dfa_keys_t ik = {.nk = nk}, ck = {.nk = 1};
     for (int k = 0; k < nk; k++)
         ik.k[k] = &in->cols[d->key[k]];
     ck.k[0] = &in->cols[d->pv_col];
+    bool unstack = op == OP_DF_UNSTACK;
+    const df_lit_t *fill = d->nlit == 1 && d->lits && d->lits[0].kind != DFL_NAN ? d->lits : NULL;
     const fcol_t *val = &in->cols[d->sel[0]];
+    fcol_t ext = {0}; /* val and the fill value at row n */
     /* a missing key would be a label of its own in pandas (NaN); refused */
     for (int k = 0; k <= nk; k++) {
         const fcol_t *c = k < nk ? ik.k[k] : ck.k[0];
@@ -591,9 +643,10 @@ int df3_pivot_reshape(const df_node_t *d, const frame_t *in, frame_t *out, char 
             if (fcol_is_na(c, i)) {
                 const flabel_t *l = &in->names[k < nk ? d->key[k] : d->pv_col];
                 return errmsg(err, errlen,
-                              "pivot: key column %s has a missing value (row %lld); pandas "
+                              "%s: key %s %s has a missing value (row %lld); pandas "
                               "makes it a NaN label, which is not supported: dropna first",
-                              l->s ? l->s : "(unnamed)", (long long)i);
+                              what, unstack ? "level" : "column", l->s ? l->s : "(unnamed)",
+                              (long long)i);
             }
     }
     int64_t *irow = dfa_alloc(n, sizeof *irow), *crow = dfa_alloc(n, sizeof *crow);
@@ -605,9 +658,9 @@ int df3_pivot_reshape(const df_node_t *d, const frame_t *in, frame_t *out, char 
     int64_t mi = ti.ngroups, mc = tc.ngroups, ncell;
     if (__builtin_mul_overflow(mi, mc, &ncell) || ncell > DF3_MAX_CELLS) {
         ret = errmsg(err, errlen,
-                     "pivot: %lld rows by %lld columns is too large (at most 2^28 cells, 2 GiB "
+                     "%s: %lld rows by %lld columns is too large (at most 2^28 cells, 2 GiB "
                      "of 8-byte values)",
-                     (long long)mi, (long long)mc);
+                     what, (long long)mi, (long long)mc);
         goto done;
     }
     iord = dfa_alloc(mi + 1, sizeof *iord);
@@ -630,17 +683,28 @@ int df3_pivot_reshape(const df_node_t *d, const frame_t *in, frame_t *out, char 
     for (int64_t i = 0; i < n; i++) {
         int64_t *at = &cell[cpos[crow[i]] * mi + ipos[irow[i]]];
         if (*at >= 0) {
-            ret = errmsg(err, errlen,
-                         "pivot: Index contains duplicate entries, cannot reshape (rows %lld and "
-                         "%lld have the same index and columns keys; pivot_table aggregates them)",
-                         (long long)*at, (long long)i);
+            ret =
+                errmsg(err, errlen,
+                       "%s: Index contains duplicate entries, cannot reshape (rows %lld and "
+                       "%lld have the same %s)",
+                       what, (long long)*at, (long long)i,
+                       unstack ? "labels" : "index and columns keys; pivot_table aggregates them");
             goto done;
         }
         *at = i;
     }
     /* unstack makes one block: a cell no row reaches makes every int64
-     * column float64, every bool column bools with missing values */
+     * column float64, every bool column bools with missing values; with a
+     * fill value (unstack's) such cells take it, the value column's type
+     * kept (an int64 one float64 when the fill is no integer) */
     bool holes = ncell > n;
+    if (holes && fill) {
+        if (with_fill_row(val, fill, &ext)) goto nomem;
+        val = &ext;
+        for (int64_t q = 0; q < ncell; q++)
+            if (cell[q] < 0) cell[q] = n;
+        holes = false;
+    }
     if (frame_alloc(out, false, mi, (int)mc, nk)) goto nomem;
     for (int k = 0; k < nk; k++)
         if (dfa_take_col(ik.k[k], iord, mi, false, &out->idx[k]) ||
@@ -665,9 +729,10 @@ int df3_pivot_reshape(const df_node_t *d, const frame_t *in, frame_t *out, char 
     ret = 0;
     goto done;
 nomem:
-    ret = errmsg(err, errlen, "pivot: out of memory over %lld rows", (long long)n);
+    ret = errmsg(err, errlen, "%s: out of memory over %lld rows", what, (long long)n);
 done:
     if (ret) frame_free(out);
+    fcol_free(&ext);
     dfa_htab_free(&ti);
     dfa_htab_free(&tc);
     free(irow);

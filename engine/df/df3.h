@@ -65,8 +65,10 @@ int df3_pivot(const df_node_t *d, const frame_t *in, frame_t *out, char *err, si
  * 1.5's reshape without aggregation: rows and columns sorted by their keys,
  * one value per cell (a repeated pair fails as pandas'), missing cells
  * missing, every int64 column float64 and bool column object where any
- * cell is missing (one block); a missing key fails. */
-int df3_pivot_reshape(const df_node_t *d, const frame_t *in, frame_t *out, char *err,
+ * cell is missing (one block); a missing key fails. op OP_DF_UNSTACK: the
+ * same over a Series' levels and values (in: a view of them as columns),
+ * the missing cells d->lits[0] when d->nlit is 1 (fill_value). */
+int df3_pivot_reshape(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
                       size_t errlen);
 
 /* groupby_size, groupby_quantile, groupby_transform, groupby_head and

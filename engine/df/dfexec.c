@@ -936,6 +936,36 @@ static int concat_views(frame_t *v, int n, frame_t *out, char *err, size_t errle
     return rc;
 }
 
+/* unstack: the Series s seen as a frame of its index levels and its values
+ * (a view: s keeps owning them), pivoted on graph_df.c's infer_unstack's
+ * keys. */
+static int unstack_run(const df_node_t *d, const frame_t *s, frame_t *out, char *err, size_t errlen)
+{
+    int nl = s->nidx;
+    frame_t w = {.view = true, .nrows = s->nrows, .ncols = nl + 1, .nidx = 1};
+    w.cols = calloc((size_t)nl + 1, sizeof *w.cols);
+    w.names = calloc((size_t)nl + 1, sizeof *w.names);
+    w.idx = calloc(1, sizeof *w.idx);
+    w.idx_names = calloc(1, sizeof *w.idx_names);
+    int rc = -1;
+    if (s->ncols != 1) {
+        rc = errmsg(err, errlen, "internal: unstack of %d columns", s->ncols);
+    } else if (!w.cols || !w.names || !w.idx || !w.idx_names) {
+        rc = oom(err, errlen);
+    } else {
+        for (int k = 0; k < nl; k++) {
+            w.cols[k] = s->idx[k];
+            w.names[k] = s->idx_names[k];
+        }
+        w.cols[nl] = s->cols[0];
+        w.names[nl] = s->names[0];
+        w.idx[0] = s->idx[0];
+        rc = df3_pivot_reshape(d, OP_DF_UNSTACK, &w, out, err, errlen);
+    }
+    frame_free(&w);
+    return rc;
+}
+
 static int run_head(const job_t *j, const dfx_in_t *ins_, frame_t *f, char *err, size_t errlen)
 {
     frame_t *v = NULL;
@@ -3224,7 +3254,7 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                      n->op == OP_DF_IDXMIN || n->op == OP_DF_MODE;
         /* one job over every row: bounded (statistics and idxmax too) */
         bool up = n->op == OP_DF_RESAMPLE && d->rs.up;
-        if ((stats || up || n->op == OP_DF_PIVOT ||
+        if ((stats || up || n->op == OP_DF_PIVOT || n->op == OP_DF_UNSTACK ||
              (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL)) &&
             df3_whole_check(n, ins_, j->n_in, err, errlen))
             return -1;
@@ -3234,7 +3264,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
                  : n->op == OP_DF_GROUPBY_AGG || n->op == OP_DF_RESAMPLE
                      ? df_gb_whole(d, &all, &f, err, errlen)
                  : n->op == OP_DF_PIVOT_TABLE ? df3_pivot(d, &all, &f, err, errlen)
-                 : n->op == OP_DF_PIVOT       ? df3_pivot_reshape(d, &all, &f, err, errlen)
+                 : n->op == OP_DF_PIVOT       ? df3_pivot_reshape(d, n->op, &all, &f, err, errlen)
+                 : n->op == OP_DF_UNSTACK     ? unstack_run(d, &all, &f, err, errlen)
                  : n->op >= OP_DF_GROUPBY_SIZE && n->op <= OP_DF_GROUPBY_TAIL
                      ? df3_groupby(d, n->op, &all, &f, err, errlen)
                  : stats ? df_stats_whole(d, n->op, &all, &f, err, errlen)

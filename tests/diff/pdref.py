@@ -199,6 +199,9 @@ def evaluate(doc, data_dir="."):
         elif op == "dataframe.pivot":
             v = ins[0].pivot(index=n["index"], columns=n["columns"], values=n["values"])
             v.columns.name = None  # not carried (docs/graph-format.md)
+        elif op == "dataframe.unstack":
+            v = ins[0].unstack(n.get("level", -1), fill_value=n.get("fill_value"))
+            v.columns.name = None  # not carried (docs/graph-format.md)
         elif op == "dataframe.pivot_table":
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = pd.pivot_table(ins[0], **kw)

@@ -1717,6 +1717,34 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(Exception, "duplicate entries"):
                 df.pivot(index="city", columns="sky", values="temp").execute()
 
+    def test_unstack(self):
+        """Series.unstack through a cluster: a groupby's counts and means by
+        two keys turned into a table, by the last level, by name and with
+        fill_value (int64 kept, as pandas); a frame's set_index of two
+        columns; a DataFrame is refused (MultiIndex columns)."""
+        rng = np.random.default_rng(41)
+        n = 500
+        frame = pd.DataFrame({"city": rng.choice(["paris", "lyon", "nice", "brest"], n),
+                              "month": rng.integers(1, 13, n),
+                              "temp": rng.integers(-5, 30, n)})
+        frame = frame[~((frame.city == "brest") & (frame.month > 9))]  # cells no row reaches
+        with uploaded_csv("unstack.csv", frame) as p:
+            df = md.read_csv("unstack.csv", chunk_bytes=700)
+            g, pg = df.groupby(["city", "month"]), p.groupby(["city", "month"])
+            last = p.drop_duplicates(["city", "month"], keep="last")
+            pairs = [(g.size().unstack(), pg.size().unstack()),
+                     (g.size().unstack("city", fill_value=0), pg.size().unstack("city",
+                                                                               fill_value=0)),
+                     (g.temp.max().unstack(0), pg.temp.max().unstack(0)),
+                     (df.drop_duplicates(["city", "month"], keep="last")
+                      .set_index(["month", "city"]).temp.unstack(fill_value=-99),
+                      last.set_index(["month", "city"]).temp.unstack(fill_value=-99))]
+            for _, w in pairs:
+                w.columns.name = None  # the column axis's name is not carried (docs)
+            self.same_as_pandas(pairs, exact=True)
+            with self.assertRaisesRegex(Exception, "MultiIndex columns"):
+                df.set_index(["city", "month"]).unstack().execute()
+
     def test_get_dummies(self):
         """md.get_dummies through a cluster: a frame's string columns found
         from its dtypes, named columns with dummy_na and drop_first, a

@@ -121,6 +121,30 @@ class _Frame(Entity):
     def astype(self, dtype):
         return elementwise("astype", [self], {"dtype": np.dtype(dtype).name})
 
+    def unstack(self, level=-1, fill_value=None):
+        """pandas' Series.unstack of a Series of two or more index levels
+        (a groupby by several keys, a set_index of several columns): the
+        level's values (a name or a position) become the columns, the other
+        levels the rows; fill_value for the cells no row reaches. One
+        level only (a list would make MultiIndex columns); it can only be
+        fetched. A DataFrame's is refused when it runs (MultiIndex
+        columns)."""
+        if isinstance(level, (list, tuple)):
+            raise NotImplementedError("unstack of several levels makes MultiIndex columns, "
+                                      "which are not supported")
+        p = {"level": level} if level != -1 else {}
+        if fill_value is not None:
+            p["fill_value"] = fill_value.item() if isinstance(fill_value, np.generic) \
+                else fill_value
+        names = self._index_names
+        if names is not None and len(names) > 1:
+            at = names.index(level) if level in names else level if isinstance(level, int) \
+                else None
+            names = [x for q, x in enumerate(names) if at is None or q != at % len(names)]
+        else:
+            names = None
+        return _make("dataframe.unstack", [self], p, "dataframe", index_names=names)
+
     def _reduce(self, op, axis=0, **params):
         p = {} if axis in (0, None, "index") else {"axis": axis}
         p.update(params)
