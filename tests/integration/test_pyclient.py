@@ -1717,6 +1717,68 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(Exception, "duplicate entries"):
                 df.pivot(index="city", columns="sky", values="temp").execute()
 
+    def test_pandas_idioms(self):
+        """What a pandas notebook writes, against pandas: groupby agg with a
+        dict, a list of funcs (numpy's too) and one func; a Series'
+        reset_index; a groupby by a computed Series (df.day.dt.month);
+        DataFrame.value_counts; crosstab; select_dtypes; shape and len;
+        to_numpy; a Series' sum or mean as the scalar of an element-wise op
+        (s / s.sum()); and clear refusals: apply with a Python function, a list
+        of funcs over several columns, pandas' attributes that marsc lacks."""
+        rng = np.random.default_rng(43)
+        n = 400
+        frame = pd.DataFrame({
+            "city": rng.choice(["paris", "lyon", "nice"], n), "shop": rng.choice(["a", "b"], n),
+            "day": pd.date_range("2024-01-01", periods=n, freq="17H").strftime("%Y-%m-%d %H:%M"),
+            "qty": rng.integers(0, 20, n), "price": np.round(rng.random(n) * 100, 2)})
+        frame.loc[rng.random(n) < 0.05, "price"] = np.nan
+        with uploaded_csv("idioms.csv", frame, parse_dates=["day"]) as p:
+            df = md.read_csv("idioms.csv", chunk_bytes=2000, parse_dates=["day"])
+            g, pg = df.groupby("city"), p.groupby("city")
+            pairs = [
+                (g.agg({"qty": "sum", "price": "mean"}), pg.agg({"qty": "sum", "price": "mean"})),
+                (g.qty.agg(["sum", "max", np.mean]), pg.qty.agg(["sum", "max", np.mean])),
+                (g.price.agg("median"), pg.price.agg("median")),
+                (g.qty.agg(total="sum", most=max), pg.qty.agg(total="sum", most=max)),
+                (df.groupby(["city", "shop"]).price.mean().reset_index(),
+                 p.groupby(["city", "shop"]).price.mean().reset_index()),
+                (g.size().reset_index(name="n"), pg.size().reset_index(name="n")),
+                (df.groupby(df.day.dt.month).qty.sum(), p.groupby(p.day.dt.month).qty.sum()),
+                (df.groupby([df.city, df.day.dt.dayofweek]).qty.max(),
+                 p.groupby([p.city, p.day.dt.dayofweek]).qty.max()),
+                (df.value_counts(["city", "shop"]), p.value_counts(["city", "shop"])),
+                (df.value_counts(["shop", "city"], normalize=True, ascending=True),
+                 p.value_counts(["shop", "city"], normalize=True, ascending=True)),
+                (md.crosstab(df.city, df.shop),
+                 pd.crosstab(p.city, p.shop).rename_axis(columns=None)),
+                (df.select_dtypes("number"), p.select_dtypes("number")),
+                (df.select_dtypes(exclude=["number", "datetime"]),
+                 p.select_dtypes(exclude=["number", "datetime"])),
+                # a Series' reductions (0-d tensors) as the scalars of element-wise ops
+                (df.qty / df.qty.sum(), p.qty / p.qty.sum()),
+                ((df.price - df.price.mean()) / df.price.std(),
+                 (p.price - p.price.mean()) / p.price.std()),
+                (df.qty.max() - df.qty, p.qty.max() - p.qty),
+                (df[df.qty > df.qty.mean()], p[p.qty > p.qty.mean()]),
+                (g.qty.sum() / df.qty.sum(), pg.qty.sum() / p.qty.sum()),
+            ]
+            self.same_as_pandas(pairs, exact=False)
+            f = df[df.qty > 10]
+            self.assertEqual(f.shape, p[p.qty > 10].shape)
+            self.assertEqual(len(f), len(p[p.qty > 10]))
+            self.assertEqual(len(df.qty), n)
+            np.testing.assert_array_equal(f.qty.to_numpy(), p[p.qty > 10].qty.to_numpy())
+            with self.assertRaisesRegex(NotImplementedError, "Python function"):
+                df.qty.apply(lambda x: x * 2)
+            with self.assertRaisesRegex(NotImplementedError, "MultiIndex columns"):
+                g.agg(["sum", "mean"])
+            with self.assertRaisesRegex(NotImplementedError, "Python functions cannot run"):
+                g.qty.agg(lambda x: x.sum())
+            with self.assertRaisesRegex(AttributeError, "pandas' DataFrame.pipe is not supported"):
+                df.pipe
+            with self.assertRaisesRegex(AttributeError, "pandas' ohlc is not supported"):
+                g.ohlc
+
     def test_unstack(self):
         """Series.unstack through a cluster: a groupby's counts and means by
         two keys turned into a table, by the last level, by name and with

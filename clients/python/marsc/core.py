@@ -246,6 +246,31 @@ def build_document(targets, session):
     return {"version": 1, "nodes": nodes, "fetch": fetch}, uploads
 
 
+def scalar_inputs(targets):
+    """(node, j, tensor ref): tensors (a Series' sum, a DataFrame's mean
+    ...) that element-wise ops of Series and DataFrames take as inputs. The
+    engine takes Series or DataFrames of one DataFrame and scalars there, so
+    such tensors run first as a task of their own and their values (0-d)
+    become the ops' literals: s / s.sum() is two tasks, the second computing
+    s again (docs/python-client.md)."""
+    found, seen = [], set()
+    stack = [t._ref.node for t in targets]
+    while stack:
+        n = stack.pop()
+        if n.key in seen or n.data is not None:
+            continue
+        seen.add(n.key)
+        frame_ew = n.kind in ("dataframe", "series") and n.op and \
+            not n.op.startswith("dataframe.")
+        for j, i in enumerate(n.inputs):
+            if not isinstance(i, (Node, OutRef)):
+                continue
+            if frame_ew and i.kind == "tensor":
+                found.append((n, j, i))
+            stack.append(i.node)
+    return found
+
+
 def unsized_inputs(targets, held):
     """The results in what computes targets whose shape the client cannot
     tell (a boolean mask, nonzero, unique, ...), that the session does not
@@ -520,6 +545,23 @@ class Session:
         if first:  # their lengths are data: they run first (unsized_inputs)
             from .tensor import Tensor
             self._submit(tuple(Tensor(r, session=self) for r in first)).result()
+        scal = scalar_inputs(targets)
+        if scal:  # 0-d tensors beside Series: run first, then literals (scalar_inputs)
+            from .tensor import Tensor
+            refs = list({id(r): r for _, _, r in scal}.values())
+            run = [r for r in refs if r.node.data is None]
+            if run:
+                self._submit(tuple(Tensor(r, session=self) for r in run)).result()
+            values = {}
+            for r in refs:
+                v = r.node.data if r.node.data is not None else self.fetch_npy(r.key)
+                if np.ndim(v) != 0:
+                    raise GraphError("an element-wise op of Series or DataFrames takes a tensor "
+                                     "only as a scalar (0-d); %s has shape %s"
+                                     % (r.key, np.shape(v)))
+                values[id(r)] = np.asarray(v).item()
+            for node, j, r in scal:
+                node.inputs[j] = values[id(r)]
         doc, uploads = build_document(targets, self)
         for n in uploads:
             self._upload_array(n)

@@ -145,6 +145,53 @@ class _Frame(Entity):
             names = None
         return _make("dataframe.unstack", [self], p, "dataframe", index_names=names)
 
+    def _meta(self):
+        """The server's metadata once executed (GET .../tensors/KEY), else None."""
+        from ..core import Session
+        sess = self._session or Session.default()
+        if sess is None or self.key not in sess._frames:
+            return None
+        return sess.tensor_info(self.key)
+
+    def _ran(self):
+        """The server's metadata, running this first when it has not run."""
+        m = self._meta()
+        if m is None:
+            self.execute()
+            m = self._meta()
+        return m
+
+    @property
+    def shape(self):
+        """pandas' shape: (rows, columns) of a DataFrame, (rows,) of a
+        Series; the row count is known once it runs, so this runs it."""
+        m = self._ran()
+        if isinstance(self, DataFrame):
+            return (int(m["nrows"]), len(m["columns"]))
+        return (int(m["nrows"]),)
+
+    def __len__(self):
+        """The row count (runs it, as shape)."""
+        return self.shape[0]
+
+    @property
+    def empty(self):
+        return self.shape[0] == 0 or (isinstance(self, DataFrame) and self.shape[1] == 0)
+
+    def to_numpy(self, dtype=None):
+        """The values fetched into a numpy array, as pandas' to_numpy."""
+        return self.fetch().to_numpy(dtype=dtype)
+
+    @property
+    def values(self):
+        return self.to_numpy()
+
+    def apply(self, func, *args, **kw):
+        raise NotImplementedError(
+            "apply runs a Python function on every row or value, which the workers cannot do: "
+            "write it with element-wise operators, where/mask, map({...}) or the str and dt "
+            "accessors; or fetch() the result into pandas and apply there")
+
     def _reduce(self, op, axis=0, **params):
         p = {} if axis in (0, None, "index") else {"axis": axis}
         p.update(params)
@@ -777,14 +824,6 @@ class DataFrame(_Frame):
         self._columns = list(columns) if columns is not None else None
         _after_create(self)
 
-    def _meta(self):
-        """The server's metadata once executed (GET .../tensors/KEY), else None."""
-        from ..core import Session
-        sess = self._session or Session.default()
-        if sess is None or self.key not in sess._frames:
-            return None
-        return sess.tensor_info(self.key)
-
     @property
     def columns(self):
         """The column names: known here, or the server's once executed; else None."""
@@ -821,7 +860,47 @@ class DataFrame(_Frame):
         if self._columns is not None and name not in self._columns:
             raise AttributeError("DataFrame has no attribute or column %r (columns: %s)"
                                  % (name, self._columns))
+        if _pandas_has("DataFrame", name):
+            # pandas' own attribute shadows a column of that name there too
+            raise AttributeError("marsc's DataFrame has no %r (pandas' DataFrame.%s is not "
+                                 "supported; a column of that name is df[%r])"
+                                 % (name, name, name))
         return self[name]
+
+    def select_dtypes(self, include=None, exclude=None):
+        """pandas' select_dtypes: the columns whose dtypes are (not) of the
+        kinds given ("number", "object", "bool", "datetime", np.int64 ...);
+        the dtypes are the server's, so this runs the frame first."""
+        import pandas as pd
+        dt = self.dtypes
+        if dt is None:
+            self.execute()
+            dt = self.dtypes
+        probe = pd.DataFrame({c: pd.Series([], dtype=t) for c, t in dt.items()})
+        return self[list(probe.select_dtypes(include=include, exclude=exclude).columns)]
+
+    def value_counts(self, subset=None, normalize=False, sort=True, ascending=False,
+                     dropna=True):
+        """pandas' DataFrame.value_counts: the count of each distinct row of
+        the subset columns (default all), as groupby(subset).size() sorted
+        by count (stable: equal counts in key order, as pandas' sort for up
+        to 16 rows); normalize divides by the total. Its index has a level
+        per column, a plain one for a single column (pandas: a MultiIndex
+        of one level)."""
+        cols = _names(subset) if subset is not None else self.columns
+        if cols is None:
+            self.execute()
+            cols = self.columns
+        p = {"by": list(cols), "agg": {"n": [cols[0], "size"]}}
+        if not dropna:
+            p["dropna"] = False  # rows missing a key are counted, those keys sorted last
+        out = _make("dataframe.groupby_agg", [self], p, "dataframe", ["n"],
+                    index_names=list(cols))["n"].rename(None)
+        if sort:
+            out = out.sort_values(ascending=ascending)
+        if normalize:
+            out = out / out.sum()
+        return out
 
     def __setitem__(self, name, value):
         """df[name] = series: the frame becomes df.assign(name=series)."""
@@ -837,7 +916,26 @@ class DataFrame(_Frame):
                      "dataframe", cols)
 
     def groupby(self, by):
-        return GroupBy(self, [by] if isinstance(by, str) else list(by))
+        """pandas' groupby by column names, or by Series of this frame's
+        rows (df.day.dt.month): such a Series is assigned as the column of
+        its name (replacing a column of that name, as the key then), so its
+        name must be known here (a column, and what the accessors and
+        element-wise ops make of one; rename() names any)."""
+        keys = [by] if not isinstance(by, (list, tuple)) else list(by)
+        frame, names = self, []
+        for k in keys:
+            if isinstance(k, Series):
+                nm = _series_name(k._ref)
+                if nm is _UNKNOWN or nm is None:
+                    raise NotImplementedError(
+                        "groupby by a Series whose name is not known here: give it one "
+                        "(s.rename(\"key\")) or assign it as a column first")
+                if not (k._ref.op == "dataframe.getitem" and k._ref.inputs[0] is frame._ref):
+                    frame = frame.assign(**{nm: k})
+                names.append(nm)
+            else:
+                names.append(k)
+        return GroupBy(frame, names)
 
     def sort_values(self, by, ascending=True, na_position="last"):
         """pandas' stable sort (kind="mergesort"): by one column or several,
@@ -1026,6 +1124,15 @@ class Series(_Frame):
             raise NotImplementedError("Series.rename takes a name (relabelling the index "
                                       "is not supported)")
         return _make("dataframe.rename", [self], {"name": index}, "series")
+
+    def reset_index(self, drop=False, name=None):
+        """pandas' Series.reset_index: the index levels as columns before
+        the values (named name, else the Series' own, else 0), a default
+        index; drop=True keeps a Series with a default index."""
+        s = self if name is None else self.rename(name)
+        if drop:
+            return _make("dataframe.reset_index", [s], {"drop": True}, "series", index_names=None)
+        return _make("dataframe.reset_index", [s], None, "dataframe", index_names=None)
 
     def sort_values(self, ascending=True, na_position="last"):
         """pandas' Series.sort_values, stable (kind="mergesort"), missing
@@ -1386,6 +1493,9 @@ class GroupBy(_Aggregations):
         if cols is not None and name not in cols:
             raise AttributeError("GroupBy has no attribute or column %r (columns: %s)"
                                  % (name, cols))
+        if _pandas_has("GroupBy", name):
+            raise AttributeError("marsc's GroupBy has no %r (pandas' %s is not supported; a "
+                                 "column of that name is g[%r])" % (name, name, name))
         return self[name]
 
     _NUMERIC = ("sum", "mean", "std", "var", "median", "prod")
@@ -1562,21 +1672,117 @@ class GroupBy(_Aggregations):
             return out[self._sel]
         return out
 
-    def agg(self, *args, **named):
+    def agg(self, arg=None, *args, **named):
+        """pandas' groupby agg: a func (g.agg("sum") is g.sum()), a list of
+        funcs of one selected column (columns named after the funcs), a
+        dict {column: func} (columns named as theirs), or named
+        aggregations out=("column", "func") (of one selected column also
+        out="func"). A func is a name or numpy's (np.sum, np.mean ...).
+        What would make MultiIndex columns (a list of funcs over several
+        columns, a list in a dict) is not supported."""
         if args:
-            raise TypeError("marsc groupby takes named aggregations: "
-                            "agg(out=(\"column\", \"sum\"), ...)")
-        if not named:
-            raise TypeError("agg needs at least one named aggregation, out=(\"column\", \"func\")")
+            raise TypeError("agg takes one func, list or dict, or named aggregations")
+        one = isinstance(self._sel, str)
+        if arg is not None and named:
+            raise TypeError("agg takes a func, a list or a dict, or named aggregations, "
+                            "not both")
+        if arg is not None and not isinstance(arg, (list, tuple, dict)):
+            return self._reduce(_func_name(arg))
         agg = {}
+        if isinstance(arg, (list, tuple)):
+            if not one:
+                raise NotImplementedError(
+                    "agg of a list of funcs over several columns makes MultiIndex columns, "
+                    "which are not supported; select one column (g[\"x\"].agg([...])) or "
+                    "name each: agg(out=(\"column\", \"func\"), ...)")
+            for fn in arg:
+                agg[_func_name(fn)] = [self._sel, _func_name(fn)]
+        elif isinstance(arg, dict):
+            if one:
+                raise NotImplementedError("a selected column's agg takes a func or a list of "
+                                          "them (pandas' dict renaming is deprecated)")
+            for c, fn in arg.items():
+                if isinstance(fn, (list, tuple)):
+                    raise NotImplementedError(
+                        "agg({%r: [...]}) makes MultiIndex columns, which are not supported; "
+                        "name each: agg(out=(%r, \"func\"), ...)" % (c, c))
+                agg[c] = [c, _func_name(fn)]
         for out, spec in named.items():
+            if one and not isinstance(spec, (tuple, list)):
+                agg[out] = [self._sel, _func_name(spec)]
+                continue
             if not (isinstance(spec, (tuple, list)) and len(spec) == 2):
                 raise TypeError("agg(%s=%r): expected (column, func)" % (out, spec))
-            agg[out] = [spec[0], spec[1]]
+            agg[out] = [spec[0], _func_name(spec[1])]
+        if not agg:
+            raise TypeError("agg needs a func, a list or a dict of funcs, or named "
+                            "aggregations out=(\"column\", \"func\")")
         return _make("dataframe.groupby_agg", [self._df], {"by": self._by, "agg": agg},
-                     "dataframe", list(named), index_names=list(self._by))
+                     "dataframe", list(agg), index_names=list(self._by))
 
     aggregate = agg
+
+
+_NUMPY_FUNCS = {"sum": "sum", "nansum": "sum", "mean": "mean", "nanmean": "mean",
+                "amin": "min", "min": "min", "nanmin": "min", "amax": "max", "max": "max",
+                "nanmax": "max", "median": "median", "nanmedian": "median", "std": "std",
+                "nanstd": "std", "var": "var", "nanvar": "var", "prod": "prod",
+                "nanprod": "prod", "product": "prod", "len": "size"}
+
+
+_UNKNOWN = object()
+# ops whose Series keeps its input's name (the first Series input's)
+_NAME_KEEPING = ("dataframe.dt.", "dataframe.str.", "dataframe.fillna", "dataframe.astype",
+                 "dataframe.round", "dataframe.abs", "dataframe.clip", "dataframe.isna",
+                 "dataframe.notna", "dataframe.replace", "dataframe.map", "dataframe.cut",
+                 "astype", "abs", "negative", "floor", "ceil", "round", "sqrt", "log",
+                 "exp", "logical_not")
+_ELEMENTWISE = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "power",
+                "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+                "logical_and", "logical_or")
+
+
+def _series_name(node):
+    """The name the engine gives a Series node, where the client can tell:
+    a column's, a rename's, and what name-keeping ops and element-wise ops
+    (of Series of one name, or a Series and scalars) keep; else _UNKNOWN."""
+    if node.op == "dataframe.getitem" and isinstance(node.params.get("columns"), (str, int)):
+        return node.params["columns"]
+    if node.op == "dataframe.rename" and "name" in node.params:
+        return node.params["name"]
+    ins = [x for x in node.inputs if hasattr(x, "op") and getattr(x, "kind", None) == "series"]
+    if node.op and (node.op.startswith(_NAME_KEEPING[:2]) or node.op in _NAME_KEEPING) and ins:
+        return _series_name(ins[0])
+    if node.op in _ELEMENTWISE and ins:
+        names = {repr(_series_name(x)) for x in ins}
+        return _series_name(ins[0]) if len(names) == 1 else None
+    return _UNKNOWN
+
+
+def _pandas_has(cls, name):
+    """Whether pandas' class (DataFrame, Series, or groupby's) has an
+    attribute of that name: attribute access to a column of that name does
+    not reach the column in pandas either."""
+    import pandas as pd
+    from pandas.core.groupby import DataFrameGroupBy
+    c = DataFrameGroupBy if cls == "GroupBy" else getattr(pd, cls)
+    return hasattr(c, name)
+
+
+def _func_name(fn):
+    """An aggregation's name: a string as it is; numpy's functions and the
+    builtins sum, min, max and len by what they compute (pandas maps them
+    to its own, which skip missing values: np.std is ddof 1 there)."""
+    if isinstance(fn, str):
+        return fn
+    name = getattr(fn, "__name__", None)
+    if callable(fn) and name in _NUMPY_FUNCS and \
+            (getattr(fn, "__module__", "") in ("numpy", "builtins") or isinstance(fn, np.ufunc)
+             or fn is getattr(np, name, None)):
+        return _NUMPY_FUNCS[name]
+    raise NotImplementedError("agg: %r is not one of the engine's aggregations (a name such as "
+                              "\"sum\", or numpy's np.sum, np.mean ...); Python functions "
+                              "cannot run on the workers" % (fn,))
 
 
 def jsonable_col(c):
@@ -1631,6 +1837,27 @@ def concat(objs, axis=0, join="outer", ignore_index=False):
     cols = objs[0]._columns if rows and isinstance(objs[0], DataFrame) else None
     return _make("dataframe.concat", objs, p, "series" if series else "dataframe", cols,
                  index_names=None if ignore_index else _KEEP)
+
+
+def crosstab(index, columns, dropna=True):
+    """pd.crosstab(index, columns) of two Series of one frame's rows: the
+    count of each pair, index's values as the rows, columns' as the
+    columns, 0 where no row has the pair (groupby of both, size, unstack
+    with fill_value 0). Their names must be known here and differ; values,
+    aggfunc, margins and normalize are not supported. It can only be
+    fetched, as unstack."""
+    if not (isinstance(index, Series) and isinstance(columns, Series)):
+        raise NotImplementedError("crosstab takes two Series (lists of several are not "
+                                  "supported)")
+    if not dropna:
+        raise NotImplementedError("crosstab: dropna=False is not supported")
+    names = [_series_name(index._ref), _series_name(columns._ref)]
+    if any(nm is _UNKNOWN or nm is None for nm in names) or names[0] == names[1]:
+        raise NotImplementedError("crosstab of Series whose names are not known here or are "
+                                  "the same: rename() them (%r, %r)" % tuple(names))
+    both = concat([index, columns], axis=1)
+    both._columns = names
+    return both.groupby(names).size().unstack(fill_value=0)
 
 
 def cut(x, bins, right=True, labels=None, retbins=False, precision=3, include_lowest=False,
