@@ -2942,6 +2942,25 @@ static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t perio
 
 /* groupby_transform with one of pandas' transformation kernels (cumsum ...
  * rank): the input's rows and index; cumcount and ngroup a Series */
+/* groupby_transform's rows: its input's, chunk for chunk, where it is
+ * tiled so (tile_df.c: the statistics and ngroup broadcast from the
+ * carry, the chunked kernels along a carry chain), so that it lines up
+ * with the frame's other Series (df.x - g.x.transform("mean")); new rows
+ * where one job reads them all (rank, pct_change filling against its
+ * periods). */
+static void transform_rows(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
+                           uint8_t vk)
+{
+    bool back;
+    if (d->pv_agg < DF3_TF_CUMSUM || d->pv_agg == DF3_TF_NGROUP || df3_gb_chunked(d, &back)) {
+        d->nrows = s->nrows;
+        d->rowsrc = s->rowsrc;
+        set_frame_shape(n, vk);
+        return;
+    }
+    new_rows(g, n, d, vk);
+}
+
 static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
                            json_t *obj, const char *fname, char *err, size_t errlen)
 {
@@ -3007,8 +3026,7 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
             set_col(&d->cols[0], NULL, false, FT_INT64))
             return XFAIL(n, "out of memory");
         d->cols[0].chunky = may_miss; /* float64 in a chunk with a row in no group */
-        d->nrows = s->nrows;
-        new_rows(g, n, d, VK_SERIES);
+        transform_rows(g, n, d, s, VK_SERIES);
         return 0;
     }
     if (gb_columns(s, d, obj, f, fname, n, err, errlen)) return -1;
@@ -3023,8 +3041,7 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
         /* a datetime stays one where the kernel keeps the values */
         if (t == c->type && f != DF3_TF_CUMSUM && f != DF3_TF_CUMPROD) d->cols[v].unit = c->unit;
     }
-    d->nrows = s->nrows;
-    new_rows(g, n, d, VK_DATAFRAME);
+    transform_rows(g, n, d, s, VK_DATAFRAME);
     return 0;
 }
 
@@ -3134,7 +3151,11 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
          * a key may be missing (float64 in a chunk with a row in none) */
         d->cols[v].chunky = tf && t == FT_INT64 && !u && may_miss;
     }
-    d->nrows = tf ? s->nrows : -1;
+    if (tf) {
+        transform_rows(g, n, d, s, VK_DATAFRAME);
+        return 0;
+    }
+    d->nrows = -1;
     new_rows(g, n, d, VK_DATAFRAME);
     return 0;
 }

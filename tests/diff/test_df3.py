@@ -478,6 +478,60 @@ def groupby_kernels(data, L, R, U):
 
 
 @case
+def transform_lines_up(data, L, R, U):
+    """A transform keeps its frame's rows chunk for chunk (the statistics,
+    ngroup, cumcount and the chunked kernels), so it meets the frame's own
+    Series in element-wise ops, filters and assign: the demeaned column,
+    the rows above their group's mean, a running share of the group's sum;
+    by a key with missing values too (NaN for rows in no group). Over
+    uneven and one-row chunks. rank and pct_change filling against their
+    periods read every row in one job: new rows, refused beside the frame's
+    Series, as before."""
+    nodes, want = [CSV, CSV1], {}
+    for src, by in (("t", "g"), ("t1", "s")):
+        G = L.groupby(by)
+        p = src + "_"
+        nodes += [op(p + "fi", "getitem", src, columns="f"),
+                  op(p + "ii", "getitem", src, columns="i"),
+                  op(p + "mean", "groupby_transform", src, by=by, func="mean", columns=["f"]),
+                  op(p + "m", "getitem", p + "mean", columns="f"),
+                  {"key": p + "dm", "op": "subtract", "inputs": [p + "fi", p + "m"]},
+                  {"key": p + "above", "op": "greater", "inputs": [p + "fi", p + "m"]},
+                  {"key": p + "rows", "op": "dataframe.filter", "inputs": [src, p + "above"]},
+                  op(p + "cs", "groupby_transform", src, by=by, func="cumsum", columns=["i"]),
+                  op(p + "sm", "groupby_transform", src, by=by, func="sum", columns=["i"]),
+                  op(p + "csi", "getitem", p + "cs", columns="i"),
+                  op(p + "smi", "getitem", p + "sm", columns="i"),
+                  {"key": p + "share", "op": "divide", "inputs": [p + "csi", p + "smi"]},
+                  op(p + "cc", "groupby_transform", src, by=by, func="cumcount"),
+                  op(p + "ng", "groupby_transform", src, by=by, func="ngroup"),
+                  op(p + "sh", "groupby_transform", src, by=by, func="shift", columns=["i"]),
+                  op(p + "shi", "getitem", p + "sh", columns="i"),
+                  {"key": p + "delta", "op": "subtract", "inputs": [p + "ii", p + "shi"]},
+                  {"key": p + "with", "op": "dataframe.assign",
+                   "inputs": [src, p + "cc", p + "ng", p + "delta"],
+                   "names": ["n_in_group", "group", "delta"]}]
+        m = G.f.transform("mean")
+        want[p + "dm"] = (L.f - m, "exact")
+        want[p + "rows"] = (L[L.f > m], "exact")
+        want[p + "share"] = (G.i.cumsum() / G.i.transform("sum"), "exact")
+        want[p + "with"] = (L.assign(n_in_group=G.cumcount(), group=G.ngroup(),
+                                     delta=L.i - G.i.shift()), "exact")
+    if not L.s.isna().any():
+        return "the data no longer has missing keys"
+    return check(data, nodes, want)
+
+
+@case
+def transform_whole_refused(data, L, R, U):
+    td_nodes = [CSV, op("fi", "getitem", "t", columns="f"),
+                op("rk", "groupby_transform", "t", by="g", func="rank", columns=["f"]),
+                op("rkf", "getitem", "rk", columns="f"),
+                {"key": "r", "op": "subtract", "inputs": ["fi", "rkf"]}]
+    return rejected(data, td_nodes, "r", ["do not come from the same DataFrame"])
+
+
+@case
 def groupby_kernels_dates(data, L, R, U):
     """datetime columns with NaT: cummin and cummax skip NaT (pandas 1.5
     takes NaT for the smallest value there; computed here as pandas 2

@@ -1761,6 +1761,9 @@ class TestDataFrames(Base):
                 (df.qty.max() - df.qty, p.qty.max() - p.qty),
                 (df[df.qty > df.qty.mean()], p[p.qty > p.qty.mean()]),
                 (g.qty.sum() / df.qty.sum(), pg.qty.sum() / p.qty.sum()),
+                # a transform lines up with its frame
+                (df.qty - g.qty.transform("mean"), p.qty - pg.qty.transform("mean")),
+                (df.assign(run=g.qty.cumsum()), p.assign(run=pg.qty.cumsum())),
             ]
             self.same_as_pandas(pairs, exact=False)
             f = df[df.qty > 10]
