@@ -1782,6 +1782,45 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(AttributeError, "pandas' ohlc is not supported"):
                 g.ohlc
 
+    def test_pandas_idioms_more(self):
+        """More notebook lines against pandas: reductions along each row
+        (sum, mean, min, max, count with axis=1, missing values skipped, a
+        bool column counted, a row of none), str predicates with na=False,
+        a resampler's attribute access, assign of a callable and of
+        scalars, astype(str), numpy's ufuncs of a Series, a groupby
+        column's describe."""
+        rng = np.random.default_rng(47)
+        n = 300
+        a = np.round(rng.standard_normal(n), 3)
+        a[rng.random(n) < 0.2] = np.nan
+        b = np.round(rng.random(n) * 10, 2)
+        b[rng.random(n) < 0.2] = np.nan
+        a[:3] = b[:3] = np.nan  # rows without a value
+        note = rng.choice(["gift", "promo X", "Promo y", None], n).astype(object)
+        frame = pd.DataFrame({"a": a, "b": b, "i": rng.integers(-5, 5, n),
+                              "ok": rng.random(n) < 0.5, "note": note,
+                              "ts": pd.date_range("2024-01-01", periods=n, freq="7H")})
+        with uploaded_csv("more.csv", frame, parse_dates=["ts"]) as p:
+            df = md.read_csv("more.csv", chunk_bytes=1500, parse_dates=["ts"])
+            num, pnum = df[["a", "b", "i", "ok"]], p[["a", "b", "i", "ok"]]
+            g, pg = df.groupby("i"), p.groupby("i")
+            pairs = [
+                (num.sum(axis=1), pnum.sum(axis=1)), (num.mean(axis=1), pnum.mean(axis=1)),
+                (num.min(axis=1), pnum.min(axis=1)), (num.max(axis=1), pnum.max(axis=1)),
+                (df.count(axis=1), p.count(axis=1)),
+                (df[["a", "b"]].max(axis=1), p[["a", "b"]].max(axis=1)),
+                (df[df.note.str.contains("promo", case=False, na=False)],
+                 p[p.note.str.contains("promo", case=False, na=False)]),
+                (df.note.str.startswith("g", na=True), p.note.str.startswith("g", na=True)),
+                (df.resample("D", on="ts").a.sum(), p.resample("D", on="ts").a.sum()),
+                (df.assign(c=lambda d: d.a * 2, k=3, s="x", t=True),
+                 p.assign(c=lambda d: d.a * 2, k=3, s="x", t=True)),
+                (df.i.astype(str) + "!", p.i.astype(str) + "!"),
+                (np.log(df.b + 1), np.log(p.b + 1)), (np.maximum(df.i, 0), np.maximum(p.i, 0)),
+                (g.b.describe(), pg.b.describe()),
+            ]
+            self.same_as_pandas(pairs)
+
     def test_unstack(self):
         """Series.unstack through a cluster: a groupby's counts and means by
         two keys turned into a table, by the last level, by name and with

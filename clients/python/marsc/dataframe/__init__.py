@@ -6,6 +6,7 @@ an input of a later task on the cluster, so each execution submits a
 DataFrame's whole lineage (tensors it starts from are reused).
 """
 import copy
+import numbers
 
 import numpy as np
 
@@ -66,7 +67,6 @@ class _Frame(Entity):
     """What DataFrame and Series share: operators and reductions."""
 
     __array_priority__ = 100
-    __array_ufunc__ = None
     _columns = None
     _index_names = None  # known here when the server's JSON lacks "index_names"
 
@@ -119,7 +119,31 @@ class _Frame(Entity):
         return elementwise("abs", [self])
 
     def astype(self, dtype):
-        return elementwise("astype", [self], {"dtype": np.dtype(dtype).name})
+        """pandas' astype: numbers between numeric types (the element-wise
+        astype), str (and object) through dataframe.astype, which writes
+        numbers as Python's str() does; a dict {column: dtype} of a
+        DataFrame."""
+        def name(t):
+            if t in (str, "str", "string", object, "object") or t is np.str_:
+                return "str"
+            return np.dtype(t).name
+        if isinstance(dtype, dict):
+            return _make("dataframe.astype", [self], {"dtype": {c: name(t) for c, t in
+                                                                dtype.items()}},
+                         "dataframe" if isinstance(self, DataFrame) else "series", self._columns)
+        if name(dtype) == "str":
+            return _make("dataframe.astype", [self], {"dtype": "str"},
+                         "dataframe" if isinstance(self, DataFrame) else "series", self._columns)
+        return elementwise("astype", [self], {"dtype": name(dtype)})
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kw):
+        """numpy's ufuncs of Series and DataFrames (np.log(s), np.maximum(s,
+        0)) as the engine's element-wise ops of the same names."""
+        from .. import tensor as mt
+        f = getattr(mt, ufunc.__name__, None)
+        if method != "__call__" or kw or f is None:
+            return NotImplemented
+        return f(*inputs)
 
     def unstack(self, level=-1, fill_value=None):
         """pandas' Series.unstack of a Series of two or more index levels
@@ -193,6 +217,9 @@ class _Frame(Entity):
             "accessors; or fetch() the result into pandas and apply there")
 
     def _reduce(self, op, axis=0, **params):
+        if axis in (1, "columns") and isinstance(self, DataFrame) and \
+                op in ("sum", "mean", "min", "max", "count"):
+            return self._across(op)
         p = {} if axis in (0, None, "index") else {"axis": axis}
         p.update(params)
         out = "series" if isinstance(self, DataFrame) else "tensor"
@@ -579,6 +606,15 @@ class _Resampler(_Aggregations):
         return _Resampler(self._f, self._p, self._on, cols if isinstance(cols, str)
                           else list(cols))
 
+    def __getattr__(self, name):
+        """r.amount is r["amount"], as pandas' Resampler allows"""
+        if name.startswith("_") or isinstance(self._f, Series):
+            raise AttributeError(name)
+        cols = self._f._columns
+        if (cols is not None and name not in cols) or _pandas_has("Resampler", name):
+            raise AttributeError("marsc's Resampler has no attribute or column %r" % name)
+        return self[name]
+
     def _index(self):
         return [self._on] if self._on is not None else (self._f._index_names or [None])[:1]
 
@@ -909,11 +945,75 @@ class DataFrame(_Frame):
         self._columns = new._columns
 
     def assign(self, **series):
+        """pandas' assign: Series of this frame's rows, callables of the
+        frame (each sees the columns assigned before it) and scalars (a
+        column of that value)."""
+        if any(callable(v) or not isinstance(v, _Frame) for v in series.values()):
+            out = self
+            for k, v in series.items():
+                v = v(out) if callable(v) else v
+                out = out.assign(**{k: v if isinstance(v, _Frame) else out._const(v)})
+            return out
         names = list(series)
         cols = None if self._columns is None else \
             self._columns + [n for n in names if n not in self._columns]
         return _make("dataframe.assign", [self] + [series[n] for n in names], {"names": names},
                      "dataframe", cols)
+
+    def _across(self, op):
+        """sum, mean, min, max or count along each row (axis=1), as
+        element-wise ops over the columns left to right: the numeric and
+        bool columns (count: every column), missing values skipped (a row
+        of none: sum 0, mean, min and max NaN), pandas' values (its nansum
+        adds the row's values in column order too)."""
+        dt = self.dtypes
+        if dt is None:
+            self._ran()
+            dt = self.dtypes
+        cols = [c for c, t in dt.items()
+                if op == "count" or np.issubdtype(t, np.number) or t == np.bool_]
+        if not cols:
+            raise NotImplementedError("%s(axis=1) of a frame without numeric columns" % op)
+        parts = [self[c] for c in cols]
+        if op == "count":
+            out = parts[0].notna().astype("int64")
+            for x in parts[1:]:
+                out = out + x.notna().astype("int64")
+            return out
+        parts = [x.astype("int64") if dt[c] == np.bool_ else x for c, x in zip(cols, parts)]
+        if op in ("sum", "mean"):
+            out = parts[0].fillna(0)
+            for x in parts[1:]:
+                out = out + x.fillna(0)
+            if op == "mean":
+                n = parts[0].notna().astype("int64")
+                for x in parts[1:]:
+                    n = n + x.notna().astype("int64")
+                out = out / n
+            return out
+        out = parts[0]
+        for x in parts[1:]:
+            better = (x > out) if op == "max" else (x < out)
+            out = x.where(better | out.isna(), out)
+        return out
+
+    def _const(self, v):
+        """a Series of this frame's rows, every value v (a number, a bool or a
+        string)"""
+        cols = self.columns
+        if cols is None:
+            self._ran()
+            cols = self.columns
+        if not cols:
+            raise NotImplementedError("assign of a scalar to a frame without columns")
+        base = self[cols[0]].isna()
+        if isinstance(v, (bool, np.bool_)):
+            return base.map({True: bool(v), False: bool(v)})
+        if isinstance(v, (numbers.Number, np.generic)):
+            return base * 0 + (v.item() if isinstance(v, np.generic) else v)
+        if isinstance(v, str):
+            return base.map({True: v, False: v})
+        raise TypeError("assign: %r is no Series, callable or scalar" % (v,))
 
     def groupby(self, by):
         """pandas' groupby by column names, or by Series of this frame's
@@ -1334,20 +1434,32 @@ class _Str:
         return self._op("repeat", repeats=int(repeats))
 
     def contains(self, pat, case=True, flags=0, na=None, regex=True):
-        if flags or na is not None:
-            raise NotImplementedError("str.contains: flags and na are not supported")
-        return self._op("contains", pat=pat, case=None if case else False,
-                        regex=None if regex else False)
+        """na: the result where a value is missing (pandas' na=False, the
+        usual mask); flags: re.IGNORECASE only (case=False)."""
+        import re
+        if flags & ~re.IGNORECASE:
+            raise NotImplementedError("str.contains: flags other than re.IGNORECASE are not "
+                                      "supported")
+        if flags:
+            case = False
+        return self._na(self._op("contains", pat=pat, case=None if case else False,
+                                 regex=None if regex else False), na)
 
     def startswith(self, pat, na=None):
-        if na is not None:
-            raise NotImplementedError("str.startswith: na is not supported")
-        return self._op("startswith", pat=pat)
+        return self._na(self._op("startswith", pat=pat), na)
 
     def endswith(self, pat, na=None):
-        if na is not None:
-            raise NotImplementedError("str.endswith: na is not supported")
-        return self._op("endswith", pat=pat)
+        return self._na(self._op("endswith", pat=pat), na)
+
+    @staticmethod
+    def _na(out, na):
+        """a predicate's missing values (where the string is) as na"""
+        if na is None or (isinstance(na, float) and na != na):
+            return out
+        if not isinstance(na, (bool, np.bool_)):
+            raise NotImplementedError("str predicates: na must be True or False (a value of "
+                                      "another type would mix types in the column)")
+        return out.fillna(bool(na))
 
     def replace(self, pat, repl, n=-1, case=None, flags=0, regex=False):
         """regex defaults to False (pandas 2's default; 1.5's was True)."""
@@ -1662,6 +1774,21 @@ class GroupBy(_Aggregations):
         return self.transform("rank", method=method, ascending=bool(ascending),
                               na_option=na_option, pct=bool(pct))
 
+    def describe(self):
+        """pandas' SeriesGroupBy.describe of one selected column of numbers:
+        count, mean, std, min, 25%, 50%, 75% and max per group (float64), as
+        a groupby_agg and three groupby_quantile side by side. A frame's
+        (MultiIndex columns) is not supported."""
+        if not isinstance(self._sel, str):
+            raise NotImplementedError("groupby describe makes MultiIndex columns over several "
+                                      "columns: select one (g[\"x\"].describe())")
+        a = self.agg(count="count", mean="mean", std="std", min="min", max="max")
+        qs = [self.quantile(q).rename(n) for q, n in ((0.25, "25%"), (0.5, "50%"),
+                                                       (0.75, "75%"))]
+        parts = [a["count"].astype("float64"), a["mean"], a["std"], a["min"].astype("float64")] \
+            + qs + [a["max"].astype("float64")]
+        return concat(parts, axis=1)
+
     def quantile(self, q=0.5):
         p = {"by": self._by, "q": float(q)}
         if self._sel is not None:
@@ -1765,7 +1892,8 @@ def _pandas_has(cls, name):
     not reach the column in pandas either."""
     import pandas as pd
     from pandas.core.groupby import DataFrameGroupBy
-    c = DataFrameGroupBy if cls == "GroupBy" else getattr(pd, cls)
+    from pandas.core.resample import Resampler
+    c = {"GroupBy": DataFrameGroupBy, "Resampler": Resampler}.get(cls) or getattr(pd, cls)
     return hasattr(c, name)
 
 
