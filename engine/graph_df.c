@@ -2935,13 +2935,14 @@ static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t perio
     case DF3_TF_BFILL:
         *chunky = t == FT_INT64 && !date && may_miss;
         return t;
-    default: /* diff, rank, pct_change */
+    case DF3_TF_DIFF:
+        /* a datetime's or timedelta's: a timedelta (int64 nanoseconds) */
+        return t == FT_INT64 && (c->unit == FU_NS || c->unit == FU_TD) ? FT_INT64 : FT_FLOAT64;
+    default: /* rank, pct_change */
         return FT_FLOAT64;
     }
 }
 
-/* groupby_transform with one of pandas' transformation kernels (cumsum ...
- * rank): the input's rows and index; cumcount and ngroup a Series */
 /* groupby_transform's rows: its input's, chunk for chunk, where it is
  * tiled so (tile_df.c: the statistics and ngroup broadcast from the
  * carry, the chunked kernels along a carry chain), so that it lines up
@@ -2961,6 +2962,8 @@ static void transform_rows(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
     new_rows(g, n, d, vk);
 }
 
+/* groupby_transform with one of pandas' transformation kernels (cumsum ...
+ * rank): the input's rows and index; cumcount and ngroup a Series */
 static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
                            json_t *obj, const char *fname, char *err, size_t errlen)
 {
@@ -3040,6 +3043,7 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
         d->cols[v].chunky = chunky;
         /* a datetime stays one where the kernel keeps the values */
         if (t == c->type && f != DF3_TF_CUMSUM && f != DF3_TF_CUMPROD) d->cols[v].unit = c->unit;
+        if (f == DF3_TF_DIFF && t == FT_INT64) d->cols[v].unit = FU_TD;
     }
     transform_rows(g, n, d, s, VK_DATAFRAME);
     return 0;

@@ -1475,6 +1475,37 @@ done:
     return rc;
 }
 
+/* diff(periods) of datetimes or timedeltas: pandas' x - x.shift(periods),
+ * a timedelta64[ns] (int64 nanoseconds, exact), NaT where either is; a
+ * difference past int64 fails as pandas' OverflowError (-2, err set) */
+static int gb_diff_time(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o,
+                        char *err, size_t errlen)
+{
+    if (fcol_alloc(o, FT_INT64, G->n, 0, false)) return -1;
+    o->unit = FU_TD;
+    const int64_t *x = c->data;
+    int64_t *y = o->data;
+    for (int64_t i = 0; i < G->n; i++)
+        y[i] = INT64_MIN;
+    for (int64_t g = 0; g < G->ng; g++) {
+        const int64_t *r = G->grows + G->start[g];
+        int64_t m = G->start[g + 1] - G->start[g];
+        for (int64_t q = 0; q < m; q++) {
+            int64_t p = q - d->n, a, b, v;
+            if (p < 0 || p >= m || (a = x[r[q]]) == INT64_MIN || (b = x[r[p]]) == INT64_MIN)
+                continue;
+            if (__builtin_sub_overflow(a, b, &v) || v == INT64_MIN) {
+                errmsg(err, errlen,
+                       "groupby diff: Overflow in int64 addition (a difference "
+                       "past timedelta64[ns]'s range, about 292 years)");
+                return -2;
+            }
+            y[r[q]] = v;
+        }
+    }
+    return 0;
+}
+
 /* rank within each group, missing values and rows in no group NaN */
 static int gb_rank(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fcol_t *o)
 {
@@ -1496,7 +1527,8 @@ static int gb_rank(const df_node_t *d, const fcol_t *c, const gb_groups_t *G, fc
 
 /* groupby_transform's kernels (DF3_TF_*) but the scans: the input's rows
  * and index */
-static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G, frame_t *out)
+static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G, frame_t *out,
+                     char *err, size_t errlen)
 {
     int f = d->pv_agg;
     if (frame_alloc(out, false, G->n, d->nsel, in->nidx)) return -1;
@@ -1519,6 +1551,9 @@ static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G
         if (src) {
             gb_src_rows(f, d->n, c, G, src);
             rc = dfa_take_col(c, src, G->n, false, o);
+        } else if (f == DF3_TF_DIFF && c->type == FT_INT64 &&
+                   (c->unit == FU_NS || c->unit == FU_TD)) {
+            rc = gb_diff_time(d, c, G, o, err, errlen);
         } else if (f == DF3_TF_DIFF || f == DF3_TF_PCT_CHANGE) {
             rc = gb_diff(d, c, G, o);
         } else {
@@ -1590,7 +1625,9 @@ int df3_groupby(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, ch
         gb_groups_t G = {.gid = gid, .start = start, .grows = grows, .ng = ng, .n = n};
         for (int64_t i = 0; i < n && !G.orphans; i++)
             G.orphans = gid[i] < 0;
-        if (gb_kernel(d, in, &G, out)) goto nomem;
+        int kr = gb_kernel(d, in, &G, out, err, errlen);
+        if (kr == -2) goto done; /* its message written */
+        if (kr) goto nomem;
         ret = 0;
         goto done;
     }

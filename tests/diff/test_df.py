@@ -62,6 +62,10 @@ def norm(v):
         return t + (".%09d" % ns)[:nd + 1] if nd else t
     if isinstance(v, datetime.date):  # dt.date values
         return v.isoformat()
+    if isinstance(v, np.timedelta64):
+        v = pd.Timedelta(v)
+    if isinstance(v, pd.Timedelta):  # as the engine writes timedeltas: pandas' str()
+        return str(v)
     if isinstance(v, float) and math.isnan(v):
         return float("nan")
     if isinstance(v, (np.integer,)):

@@ -535,8 +535,8 @@ def transform_whole_refused(data, L, R, U):
 def groupby_kernels_dates(data, L, R, U):
     """datetime columns with NaT: cummin and cummax skip NaT (pandas 1.5
     takes NaT for the smallest value there; computed here as pandas 2
-    does), shift, ffill, bfill and rank keep pandas' rules, diff gives the
-    nanoseconds as float64."""
+    does), shift, ffill, bfill and rank keep pandas' rules, diff gives a
+    timedelta64[ns], exact (pandas' x - x.shift())."""
     rng = np.random.default_rng(8)
     n = 120
     when = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 10 ** 6, n), unit="s")
@@ -554,7 +554,15 @@ def groupby_kernels_dates(data, L, R, U):
         r = getattr(G[["when"]], f)()
         want["d_" + f] = (r.assign(when=pd.to_datetime(r["when"])), "exact")
     nodes.append(op("d_diff", "groupby_transform", "d", by="k", func="diff", periods=2))
-    want["d_diff"] = (G[["when", "v"]].diff(2), "exact")
+    want["d_diff"] = (D.groupby("k")[["when", "v"]].diff(2), "exact")
+    # a timedelta's diff is one too, to the nanosecond (past 2^53)
+    nodes += [op("sub", "getitem", "d", columns="when"),
+              {"key": "far", "op": "subtract", "inputs": ["sub", {"value": "1800-01-01"}]},
+              {"key": "df2", "op": "dataframe.assign", "inputs": ["d", "far"], "names": ["far"]},
+              op("d_tdiff", "groupby_transform", "df2", by="k", func="diff", columns=["far"],
+                 periods=-1)]
+    want["d_tdiff"] = (D.assign(far=D.when - pd.Timestamp("1800-01-01")).groupby("k")[["far"]]
+                       .diff(-1), "exact")
     for f, kw in (("shift", {}), ("shift", {"periods": -1}), ("ffill", {}), ("bfill", {}),
                   ("rank", {}), ("cummax", {})):
         k = "d%d_%s" % (len(nodes), f)
