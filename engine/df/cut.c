@@ -30,12 +30,19 @@ int df_cut_unique(const df_node_t *d, const double *in, int n, double **e, int *
 {
     double *o = malloc(sizeof(double) * (size_t)(n + 1));
     if (!o) return oom(err, errlen);
-    /* the edges rise (checked, or linspace's), so equal ones are adjacent;
-     * NaN is one value, as in pandas' unique */
+    /* pandas' unique (first occurrences in order): the edges rise (checked,
+     * or linspace's, or sorted quantiles), so equal numbers are adjacent;
+     * NaN is one value wherever it stands (qcut's quantiles of infinities
+     * give NaN at both ends: the first is kept) */
     int m = 0;
+    bool nan_seen = false;
     for (int i = 0; i < n; i++) {
-        bool same = m > 0 && (o[m - 1] == in[i] || (isnan(o[m - 1]) && isnan(in[i])));
-        if (!same) o[m++] = in[i];
+        if (isnan(in[i])) {
+            if (!nan_seen) o[m++] = in[i];
+            nan_seen = true;
+            continue;
+        }
+        if (!(m > 0 && o[m - 1] == in[i])) o[m++] = in[i];
     }
     if (m < n && n != 2 && !d->cut_drop) {
         char b[512] = "", t[40];

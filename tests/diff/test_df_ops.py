@@ -1439,8 +1439,9 @@ def median_quantile_infinity(data, pdf):
     the last bit and made an infinity beside the middle NaN); quantile
     interpolates as numpy does, so q 1 of a column whose largest value is
     inf is NaN (it once gave inf), and qcut's last edge then too (codes as
-    pandas', intervals refused as pandas refuses them); over uneven and
-    one-row chunks"""
+    pandas', intervals refused as pandas refuses them), and with -inf too
+    its first edge (pandas' unique keeps one NaN of the two); over uneven
+    and one-row chunks"""
     rng = np.random.default_rng(47)
     n = 41
     cols = {}
@@ -1452,6 +1453,9 @@ def median_quantile_infinity(data, pdf):
         cols["c%d" % c] = v
     cols["c1"][0] = np.nan  # an even count of values in c1
     cols["mid"] = np.r_[[1.0, 2.0, np.inf], np.full(n - 3, np.nan)]  # inf beside the middle
+    both = rng.standard_normal(n)  # -inf and inf: qcut's first and last edges NaN
+    both[[3, 9]], both[[5, 20, 30]] = -np.inf, np.inf
+    cols["both"] = both
     P = pd.DataFrame(cols)
     P.to_csv(os.path.join(data, "mq.csv"), index=False)
     P = pd.read_csv(os.path.join(data, "mq.csv"), float_precision="round_trip")
@@ -1471,6 +1475,11 @@ def median_quantile_infinity(data, pdf):
         # codes as pandas', intervals refused as pandas refuses them
         nodes.append(op("qc", "qcut", "sc3", q=2, labels=False))
         want["qc"] = pd.qcut(P.c3, 2, labels=False)
+        # both ends NaN: pandas' unique keeps the first NaN only, so values
+        # past the last number are in no bin
+        nodes.append(op("qb", "qcut", "sboth", q=5, labels=False, duplicates="drop"))
+        with np.errstate(invalid="ignore"):
+            want["qb"] = pd.qcut(P.both, 5, labels=False, duplicates="drop")
         why = check_frames(data, nodes, want)
         if why:
             return "chunk_bytes %d: %s" % (cb, why)
