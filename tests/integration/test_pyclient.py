@@ -87,7 +87,8 @@ class Base(unittest.TestCase):
                 pd.testing.assert_series_equal(got, want, check_freq=False, obj="pair %d" % i,
                                                **kw)
             else:
-                pd.testing.assert_frame_equal(got, want, obj="pair %d" % i, **kw)
+                pd.testing.assert_frame_equal(got, want, check_freq=False, obj="pair %d" % i,
+                                              **kw)
 
     def close(self, got, want, msg="", rtol=1e-7, atol=1e-9):
         got = np.asarray(got)
@@ -1337,7 +1338,8 @@ class TestDataFrames(Base):
         """df.resample(rule, on=...) and s.resample(rule) through a cluster:
         sums, means, first and last, named and dict aggregations, calendar
         rules, closed, label, origin and offset given as pandas' scalars,
-        each against pandas (empty bins filled as pandas fills them)."""
+        each against pandas (empty bins filled as pandas fills them), the
+        index's freq the rule, as pandas'."""
         rng = np.random.default_rng(12)
         n = 400
         secs = rng.integers(0, 20 * 86400, n)
@@ -1348,11 +1350,6 @@ class TestDataFrames(Base):
         x = rng.standard_normal(len(secs)).round(3)
         x[rng.random(len(secs)) < 0.1] = np.nan
 
-        def nf(r):  # pandas' result without its index's freq
-            r = r.copy()
-            r.index = pd.DatetimeIndex(r.index.values, name=r.index.name)
-            return r
-
         with uploaded_csv("rs.csv", pd.DataFrame({
                 "ts": ts, "v": rng.integers(0, 50, len(secs)), "x": x,
                 "k": rng.choice(["a", "b", "c"], len(secs))})) as p0:
@@ -1361,25 +1358,25 @@ class TestDataFrames(Base):
             r, pr = df.resample("6h", on="ts"), p.resample("6h", on="ts")
             s, ps = df.set_index("ts").x, p.set_index("ts").x
             pairs = [
-                (r.sum(), nf(pr.sum(numeric_only=True))), (r.mean(), nf(pr.mean(numeric_only=True))),
-                (r[["v", "k"]].first(), nf(pr[["v", "k"]].first())),
+                (r.sum(), pr.sum(numeric_only=True)), (r.mean(), pr.mean(numeric_only=True)),
+                (r[["v", "k"]].first(), pr[["v", "k"]].first()),
                 (r.agg(total=("v", "sum"), n=("x", "count"), last=("k", "last")),
-                 nf(pr.agg(total=("v", "sum"), n=("x", "count"), last=("k", "last")))),
-                (r.agg({"v": "max", "x": "std"}), nf(pr.agg({"v": "max", "x": "std"}))),
-                (r["v"].sum(), nf(pr["v"].sum())),
-                (s.resample("D").mean(), nf(ps.resample("D").mean())),
-                (s.resample("W").count(), nf(ps.resample("W").count())),
+                 pr.agg(total=("v", "sum"), n=("x", "count"), last=("k", "last"))),
+                (r.agg({"v": "max", "x": "std"}), pr.agg({"v": "max", "x": "std"})),
+                (r["v"].sum(), pr["v"].sum()),
+                (s.resample("D").mean(), ps.resample("D").mean()),
+                (s.resample("W").count(), ps.resample("W").count()),
                 (s.resample("h", closed="right", label="right").max(),
-                 nf(ps.resample("h", closed="right", label="right").max())),
+                 ps.resample("h", closed="right", label="right").max()),
                 (s.resample("7min", origin=pd.Timestamp("2024-01-01 00:03"),
                             offset=pd.Timedelta("2min")).sum(),
-                 nf(ps.resample("7min", origin=pd.Timestamp("2024-01-01 00:03"),
-                                offset=pd.Timedelta("2min")).sum())),
-                (s.resample("2D", origin="start").sum(), nf(ps.resample("2D", origin="start").sum())),
-                (r.size(), nf(pr.size())),
-                (s.resample("6h").ohlc(), nf(ps.resample("6h").ohlc())),
-                (r["v"].ohlc(), nf(pr["v"].ohlc())),
-                (df.resample("MS", on="ts")["v"].median(), nf(p.resample("MS", on="ts")["v"].median())),
+                 ps.resample("7min", origin=pd.Timestamp("2024-01-01 00:03"),
+                                offset=pd.Timedelta("2min")).sum()),
+                (s.resample("2D", origin="start").sum(), ps.resample("2D", origin="start").sum()),
+                (r.size(), pr.size()),
+                (s.resample("6h").ohlc(), ps.resample("6h").ohlc()),
+                (r["v"].ohlc(), pr["v"].ohlc()),
+                (df.resample("MS", on="ts")["v"].median(), p.resample("MS", on="ts")["v"].median()),
             ]
             self.same_as_pandas(pairs)
             with self.assertRaises(marsc.MarsError) as cm:
@@ -1389,14 +1386,14 @@ class TestDataFrames(Base):
             u = df.dropna(subset=["ts"]).drop_duplicates(subset=["ts"]).set_index("ts")
             pu = p.dropna(subset=["ts"]).drop_duplicates(subset=["ts"]).set_index("ts")
             self.same_as_pandas([
-                (u.resample("3h").ffill(), nf(pu.resample("3h").ffill())),
+                (u.resample("3h").ffill(), pu.resample("3h").ffill()),
                 (u.resample("3h", closed="right").bfill(),
-                 nf(pu.resample("3h", closed="right").bfill())),
-                (u.x.resample("W").nearest(), nf(pu.x.resample("W").nearest())),
-                (u[["v", "x"]].resample("h").asfreq(), nf(pu[["v", "x"]].resample("h").asfreq())),
+                 pu.resample("3h", closed="right").bfill()),
+                (u.x.resample("W").nearest(), pu.x.resample("W").nearest()),
+                (u[["v", "x"]].resample("h").asfreq(), pu[["v", "x"]].resample("h").asfreq()),
                 (u[["v", "x"]].resample("2h").interpolate(),
-                 nf(pu[["v", "x"]].resample("2h").interpolate())),
-                (u.resample("h")["x"].asfreq(), nf(pu.x.resample("h").asfreq())),
+                 pu[["v", "x"]].resample("2h").interpolate()),
+                (u.resample("h")["x"].asfreq(), pu.x.resample("h").asfreq()),
             ])
 
     def test_rolling_time(self):
@@ -1818,8 +1815,28 @@ class TestDataFrames(Base):
                 (df.i.astype(str) + "!", p.i.astype(str) + "!"),
                 (np.log(df.b + 1), np.log(p.b + 1)), (np.maximum(df.i, 0), np.maximum(p.i, 0)),
                 (g.b.describe(), pg.b.describe()),
+                # groupby(as_index=False): the keys as columns
+                (df.groupby("i", as_index=False).b.mean(), p.groupby("i", as_index=False).b.mean()),
+                (df.groupby("i", as_index=False).size(), p.groupby("i", as_index=False).size()),
+                (df.groupby("i", as_index=False).agg(m=("a", "max")),
+                 p.groupby("i", as_index=False).agg(m=("a", "max"))),
+                # Series.groupby by a Series, ffill/bfill, asfreq, elapsed time
+                ((df.a * 2).groupby(df.i).sum(), (p.a * 2).groupby(p.i).sum()),
+                (df.b.groupby([df.i, df.ok]).max(), p.b.groupby([p.i, p.ok]).max()),
+                (df.a.ffill(), p.a.ffill()), (df[["a", "b"]].bfill(), p[["a", "b"]].bfill()),
+                (df.set_index("ts").a.asfreq("3H"), p.set_index("ts").a.asfreq("3H")),
+                (df.set_index("ts")[["a", "i"]].asfreq("D"), p.set_index("ts")[["a", "i"]]
+                 .asfreq("D")),
+                (df.ts - df.ts.min(), p.ts - p.ts.min()),
+                (df[df.ts < df.ts.max()], p[p.ts < p.ts.max()]),
             ]
             self.same_as_pandas(pairs)
+            got = df.set_index("ts").a.asfreq("3H").fetch()
+            self.assertEqual(got.index.freq, p.set_index("ts").a.asfreq("3H").index.freq)
+            self.assertAlmostEqual(float(df.a.corr(df.b).fetch()), p.a.corr(p.b), places=12)
+            self.assertAlmostEqual(float(df.a.cov(df.i).fetch()), p.a.cov(p.i), places=12)
+            with self.assertRaisesRegex(NotImplementedError, "category dtype"):
+                df.note.astype("category")
 
     def test_unstack(self):
         """Series.unstack through a cluster: a groupby's counts and means by

@@ -271,6 +271,68 @@ def scalar_inputs(targets):
     return found
 
 
+_ROW_OPS = {"dataframe." + x for x in (
+    "filter", "sort_values", "sort_index", "head", "tail", "iloc", "loc", "dropna", "sample",
+    "drop_duplicates", "nlargest", "nsmallest", "set_index", "reset_index", "getitem", "rename",
+    "fillna", "shift", "query", "concat", "cummin", "cummax")}
+
+
+def _time_kind(node, col=None):
+    """"M" when node's Series (or column col of its frame) holds datetimes,
+    "m" timedeltas, as far as the client can tell from the ops that made
+    it (read_csv's parse_dates, to_datetime, differences of datetimes, and
+    the ops that move values); else None."""
+    for _ in range(200):
+        op = node.op or ""
+        if op in ("dataframe.read_csv", "dataframe.read_json"):
+            pd_ = node.params.get("parse_dates") or []
+            return "M" if col is not None and col in pd_ else None
+        if op == "dataframe.to_datetime" or op in ("dataframe.dt.floor", "dataframe.dt.ceil",
+                                                   "dataframe.dt.round",
+                                                   "dataframe.dt.normalize"):
+            return "M"
+        if op == "dataframe.to_timedelta":
+            return "m"
+        if op in ("subtract", "add"):
+            ks = [_time_kind(i.node) if hasattr(i, "node") else
+                  ("M" if isinstance(i, str) and op == "subtract" and _looks_date(i) else None)
+                  for i in node.inputs]
+            if op == "subtract" and ks[:2] == ["M", "M"]:
+                return "m"
+            return "M" if "M" in ks else "m" if ks and all(k == "m" for k in ks) else None
+        if op == "dataframe.getitem" and isinstance(node.params.get("columns"), (str, int)):
+            node, col = node.inputs[0].node, node.params["columns"]
+            continue
+        if op == "dataframe.assign" and col is not None and col in node.params.get("names", []):
+            node, col = node.inputs[1 + node.params["names"].index(col)].node, None
+            continue
+        if op in _ROW_OPS and node.inputs and hasattr(node.inputs[0], "node"):
+            node = node.inputs[0].node
+            continue
+        return None
+    return None
+
+
+def _looks_date(s):
+    return len(s) >= 10 and s[4] == "-" and s[:4].isdigit()
+
+
+def _time_kind_of_reduction(node):
+    """the time kind of the Series a reduction (min, max, sum, median ...)
+    of nanoseconds came from: min, max, median, first, last keep it; sum
+    and mean of timedeltas too; count never"""
+    op = node.op or ""
+    if not op.startswith("dataframe.") or not node.inputs or not hasattr(node.inputs[0], "node"):
+        return None
+    red = op[len("dataframe."):]
+    k = _time_kind(node.inputs[0].node)
+    if red in ("min", "max", "median", "first", "last"):
+        return k
+    if red in ("sum", "mean") and k == "m":
+        return "m"
+    return None
+
+
 def unsized_inputs(targets, held):
     """The results in what computes targets whose shape the client cannot
     tell (a boolean mask, nonzero, unique, ...), that the session does not
@@ -559,7 +621,18 @@ class Session:
                     raise GraphError("an element-wise op of Series or DataFrames takes a tensor "
                                      "only as a scalar (0-d); %s has shape %s"
                                      % (r.key, np.shape(v)))
-                values[id(r)] = np.asarray(v).item()
+                v = np.asarray(v)
+                kind = _time_kind_of_reduction(r.node)
+                if kind and v.dtype.kind == "i":  # the engine's nanoseconds of one
+                    v = v.astype("datetime64[ns]" if kind == "M" else "timedelta64[ns]")
+                if v.dtype.kind in "mM":  # a datetime's min, a timedelta's sum ...
+                    from .tensor import _time_literal
+                    if np.isnat(v):
+                        raise GraphError("%s is NaT: as an operand every result would be "
+                                         "missing" % r.key)
+                    values[id(r)] = _time_literal(v[()])
+                else:
+                    values[id(r)] = v.item()
             for node, j, r in scal:
                 node.inputs[j] = values[id(r)]
         doc, uploads = build_document(targets, self)
@@ -603,7 +676,17 @@ class Session:
             raise self._http.error(r, "fetching %s" % ent.key)
         doc = r.json()
         if isinstance(doc, dict) and ("columns" in doc or "index" in doc):
-            return frame_from_json(doc, getattr(ent, "_index_names", None))
+            f = frame_from_json(doc, getattr(ent, "_index_names", None))
+            node = ent._ref.node
+            if node.op == "dataframe.resample" and len(f):
+                # every bin from the first to the last: pandas' index has
+                # the rule as its freq (JSON does not carry it)
+                try:
+                    from pandas.tseries.frequencies import to_offset
+                    f.index.freq = to_offset(node.params["rule"])
+                except (ValueError, TypeError, KeyError, AttributeError):
+                    pass
+            return f
         return _from_json_tensor(doc)
 
     def fetch_npy(self, key):

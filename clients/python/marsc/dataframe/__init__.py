@@ -126,6 +126,10 @@ class _Frame(Entity):
         def name(t):
             if t in (str, "str", "string", object, "object") or t is np.str_:
                 return "str"
+            if str(t) == "category":
+                raise NotImplementedError(
+                    "the category dtype is not supported: keep the strings (groupby, "
+                    "value_counts, map and the comparisons take them as they are)")
             return np.dtype(t).name
         if isinstance(dtype, dict):
             return _make("dataframe.astype", [self], {"dtype": {c: name(t) for c, t in
@@ -308,6 +312,23 @@ class _Frame(Entity):
         return self._rows("dropna", how=how, thresh=thresh, subset=_names(subset))
     def fillna(self, value=None, method=None):
         return self._rows("fillna", value=value, method=method)
+    def ffill(self, limit=None):
+        """pandas' ffill: fillna(method="ffill") (limit is not supported)."""
+        if limit is not None:
+            raise NotImplementedError("ffill: limit is not supported (groupby(...).ffill(limit) "
+                                      "is)")
+        return self.fillna(method="ffill")
+    def bfill(self, limit=None):
+        if limit is not None:
+            raise NotImplementedError("bfill: limit is not supported (groupby(...).bfill(limit) "
+                                      "is)")
+        return self.fillna(method="bfill")
+    pad, backfill = ffill, bfill
+    def asfreq(self, freq):
+        """pandas' asfreq(freq) of a DatetimeIndex (unique, sorted): a row at
+        each time from the first by freq, missing where none was (as
+        resample(freq, origin="start").asfreq())."""
+        return self.resample(freq, origin="start").asfreq()
     def interpolate(self, method="linear", axis=0, limit=None, limit_direction=None,
                     limit_area=None):
         """pandas' interpolate with np.interp's methods (linear, index,
@@ -1015,7 +1036,7 @@ class DataFrame(_Frame):
             return base.map({True: v, False: v})
         raise TypeError("assign: %r is no Series, callable or scalar" % (v,))
 
-    def groupby(self, by):
+    def groupby(self, by, as_index=True):
         """pandas' groupby by column names, or by Series of this frame's
         rows (df.day.dt.month): such a Series is assigned as the column of
         its name (replacing a column of that name, as the key then), so its
@@ -1035,7 +1056,7 @@ class DataFrame(_Frame):
                 names.append(nm)
             else:
                 names.append(k)
-        return GroupBy(frame, names)
+        return GroupBy(frame, names, as_index=bool(as_index))
 
     def sort_values(self, by, ascending=True, na_position="last"):
         """pandas' stable sort (kind="mergesort"): by one column or several,
@@ -1224,6 +1245,46 @@ class Series(_Frame):
             raise NotImplementedError("Series.rename takes a name (relabelling the index "
                                       "is not supported)")
         return _make("dataframe.rename", [self], {"name": index}, "series")
+
+    def groupby(self, by, as_index=True):
+        """pandas' s.groupby(by) with by Series of the same rows (or names of
+        them): the Series and its keys side by side (their names known
+        here), grouped; as df.groupby's."""
+        me = _series_name(self._ref)
+        keys = list(by) if isinstance(by, (list, tuple)) else [by]
+        if not all(isinstance(k, Series) for k in keys):
+            raise NotImplementedError("Series.groupby takes Series of the same rows as keys")
+        names = [_series_name(k._ref) for k in keys]
+        if any(nm is _UNKNOWN or nm is None for nm in names) or me in names or \
+                len(set(names)) != len(names):
+            raise NotImplementedError("Series.groupby: the keys' names must be known here and "
+                                      "differ from each other and from the Series' (rename() "
+                                      "them)")
+        values = self
+        if me is _UNKNOWN or me is None:  # a name of its own while grouped, None after
+            values = self.rename("_mars_values")
+        both = concat([values] + keys, axis=1)
+        col = "_mars_values" if values is not self else me
+        both._columns = [col] + names
+        return _GroupByRenamed(both.groupby(names, as_index=as_index)[col],
+                               None if values is not self else me)
+
+    def corr(self, other, method="pearson", min_periods=None):
+        """pandas' Series.corr: the correlation of the rows where both have
+        a value (a 0-d tensor)."""
+        return self._pair("corr", other, method=method, min_periods=min_periods)
+
+    def cov(self, other, min_periods=None, ddof=1):
+        if ddof != 1:
+            raise NotImplementedError("cov: ddof other than 1 is not supported")
+        return self._pair("cov", other, min_periods=min_periods)
+
+    def _pair(self, op, other, **kw):
+        both = concat([self.rename("a"), other.rename("b")], axis=1)
+        both._columns = ["a", "b"]
+        m = getattr(both, op)(**{k: v for k, v in kw.items() if v is not None and
+                                 not (k == "method" and v == "pearson")})
+        return m.to_tensor()[0, 1]
 
     def reset_index(self, drop=False, name=None):
         """pandas' Series.reset_index: the index levels as columns before
@@ -1588,13 +1649,25 @@ class GroupBy(_Aggregations):
     .diff(periods), .ffill(limit), .bfill(limit) and .rank(...) as
     pandas'."""
 
-    def __init__(self, df, by, sel=None):
+    def __init__(self, df, by, sel=None, as_index=True):
         self._df = df
         self._by = by
         self._sel = sel  # a column name (Series results) or a list, or None: all
+        self._as_index = as_index
 
     def __getitem__(self, cols):
-        return GroupBy(self._df, self._by, cols if isinstance(cols, str) else list(cols))
+        return GroupBy(self._df, self._by, cols if isinstance(cols, str) else list(cols),
+                       self._as_index)
+
+    def _keyed(self, out, name=None):
+        """an aggregation's result: indexed by the keys, or with as_index
+        False the keys as its first columns and a default index (a Series'
+        values as the column of its name, or of name)"""
+        if self._as_index:
+            return out
+        if name is not None:
+            out = out.rename(name)
+        return out.reset_index()
 
     def __getattr__(self, name):
         """g.temp is g["temp"], as pandas allows for a column whose name
@@ -1640,8 +1713,8 @@ class GroupBy(_Aggregations):
         out = _make("dataframe.groupby_agg", [self._df], p, "dataframe", cols,
                     index_names=list(self._by))
         if isinstance(self._sel, str):
-            return _make("dataframe.getitem", [out], {"columns": self._sel}, "series")
-        return out
+            out = _make("dataframe.getitem", [out], {"columns": self._sel}, "series")
+        return self._keyed(out)
 
 
     def std(self, ddof=1):
@@ -1655,9 +1728,10 @@ class GroupBy(_Aggregations):
         return self._reduce("var")
 
     def size(self):
-        """Rows per group: an int64 Series indexed by the keys."""
-        return _make("dataframe.groupby_size", [self._df], {"by": self._by}, "series",
-                     index_names=list(self._by))
+        """Rows per group: an int64 Series indexed by the keys (as_index
+        False: a frame of the keys and "size")."""
+        return self._keyed(_make("dataframe.groupby_size", [self._df], {"by": self._by},
+                                 "series", index_names=list(self._by)), "size")
 
     def _rows(self, op, n):
         out = _make(op, [self._df], {"by": self._by, "n": int(n)}, "dataframe",
@@ -1782,12 +1856,12 @@ class GroupBy(_Aggregations):
         if not isinstance(self._sel, str):
             raise NotImplementedError("groupby describe makes MultiIndex columns over several "
                                       "columns: select one (g[\"x\"].describe())")
-        a = self.agg(count="count", mean="mean", std="std", min="min", max="max")
-        qs = [self.quantile(q).rename(n) for q, n in ((0.25, "25%"), (0.5, "50%"),
-                                                       (0.75, "75%"))]
+        g = GroupBy(self._df, self._by, self._sel)
+        a = g.agg(count="count", mean="mean", std="std", min="min", max="max")
+        qs = [g.quantile(q).rename(n) for q, n in ((0.25, "25%"), (0.5, "50%"), (0.75, "75%"))]
         parts = [a["count"].astype("float64"), a["mean"], a["std"], a["min"].astype("float64")] \
             + qs + [a["max"].astype("float64")]
-        return concat(parts, axis=1)
+        return self._keyed(concat(parts, axis=1))
 
     def quantile(self, q=0.5):
         p = {"by": self._by, "q": float(q)}
@@ -1796,8 +1870,8 @@ class GroupBy(_Aggregations):
         out = _make("dataframe.groupby_quantile", [self._df], p, "dataframe", p.get("columns"),
                     index_names=list(self._by))
         if isinstance(self._sel, str):
-            return out[self._sel]
-        return out
+            out = out[self._sel]
+        return self._keyed(out)
 
     def agg(self, arg=None, *args, **named):
         """pandas' groupby agg: a func (g.agg("sum") is g.sum()), a list of
@@ -1844,8 +1918,9 @@ class GroupBy(_Aggregations):
         if not agg:
             raise TypeError("agg needs a func, a list or a dict of funcs, or named "
                             "aggregations out=(\"column\", \"func\")")
-        return _make("dataframe.groupby_agg", [self._df], {"by": self._by, "agg": agg},
-                     "dataframe", list(agg), index_names=list(self._by))
+        return self._keyed(_make("dataframe.groupby_agg", [self._df],
+                                 {"by": self._by, "agg": agg}, "dataframe", list(agg),
+                                 index_names=list(self._by)))
 
     aggregate = agg
 
@@ -1884,6 +1959,24 @@ def _series_name(node):
         names = {repr(_series_name(x)) for x in ins}
         return _series_name(ins[0]) if len(names) == 1 else None
     return _UNKNOWN
+
+
+class _GroupByRenamed:
+    """A Series' groupby whose values were named for the grouping: its
+    results named back (None, as pandas' for an unnamed Series)."""
+
+    def __init__(self, g, name):
+        self._g, self._name = g, name
+
+    def __getattr__(self, attr):
+        f = getattr(self._g, attr)
+        if self._name is not None or not callable(f):
+            return f
+
+        def named(*a, **kw):
+            out = f(*a, **kw)
+            return out.rename(None) if isinstance(out, Series) else out
+        return named
 
 
 def _pandas_has(cls, name):
