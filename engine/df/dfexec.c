@@ -936,6 +936,24 @@ static int concat_views(frame_t *v, int n, frame_t *out, char *err, size_t errle
     return rc;
 }
 
+/* A groupby_agg's (resample's) result column the schema types float64 (a
+ * merge's int64 column that may get missing values, pandas' float64 when
+ * one did) but computed int64 from chunks that had none: float64, as the
+ * schema says and pandas' aggregation of its float64 column gives
+ * (docs/graph-format.md). */
+static int gb_schema_floats(const df_node_t *d, frame_t *f, char *err, size_t errlen)
+{
+    for (int k = 0; k < f->ncols && k < d->ncols && f->ncols == d->ncols; k++) {
+        fcol_t *c = &f->cols[k];
+        if (d->cols[k].type != FT_FLOAT64 || c->type != FT_INT64 || c->unit != FU_NONE) continue;
+        fcol_t w;
+        if (fcol_widen(c, &w)) return oom(err, errlen);
+        fcol_free(c);
+        *c = w;
+    }
+    return 0;
+}
+
 /* unstack: the Series s seen as a frame of its index levels and its values
  * (a view: s keeps owning them), pivoted on graph_df.c's infer_unstack's
  * keys. */
@@ -2654,6 +2672,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
     case DFJ_GB_FINAL:
         rc = df_gb_final(&v[0], &d->gb, d->gb_flat ? &tmp : &out, err, errlen);
         if (rc == 0 && d->gb_flat) rc = gb_flatten(d, &tmp, &out, err, errlen);
+        if (rc == 0) rc = gb_schema_floats(d, &out, err, errlen);
         break;
     case DFJ_GB_MERGE:
         if (n->op == OP_DF_GROUPBY_QUANTILE) { /* keys in the index, a column per value */
@@ -2711,6 +2730,8 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
                 rc = n->op == OP_DF_GROUPBY_QUANTILE
                          ? df3_groupby(d, n->op, &tmp, &out, err, errlen)
                          : df_gb_whole(d, &tmp, &out, err, errlen);
+            if (rc == 0 && n->op != OP_DF_GROUPBY_QUANTILE)
+                rc = gb_schema_floats(d, &out, err, errlen);
             break;
         }
         if (j->off[1]) { /* partials: combined as they are */
@@ -2720,6 +2741,7 @@ static int run_algo(const tile_t *t, const job_t *j, const dfx_in_t *ins_, void 
             goto done;
         }
         rc = df_gb_final(&tmp2, &d->gb, &out, err, errlen);
+        if (rc == 0) rc = gb_schema_floats(d, &out, err, errlen);
         break;
     }
     case DFJ_SORT_SAMPLE:
@@ -3262,7 +3284,8 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
             concat_views(v, j->n_in, &all, err, errlen) == 0)
             rc = up ? rs_upsample(&d->rs, &all, DF3_WHOLE_MAX_BYTES, &f, err, errlen)
                  : n->op == OP_DF_GROUPBY_AGG || n->op == OP_DF_RESAMPLE
-                     ? df_gb_whole(d, &all, &f, err, errlen)
+                     ? (df_gb_whole(d, &all, &f, err, errlen) ||
+                        gb_schema_floats(d, &f, err, errlen))
                  : n->op == OP_DF_PIVOT_TABLE ? df3_pivot(d, &all, &f, err, errlen)
                  : n->op == OP_DF_PIVOT       ? df3_pivot_reshape(d, n->op, &all, &f, err, errlen)
                  : n->op == OP_DF_UNSTACK     ? unstack_run(d, &all, &f, err, errlen)

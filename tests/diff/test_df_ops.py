@@ -730,6 +730,17 @@ def merge_seen_types(data, pdf):
         want["su" + how] = f.sum()
         want["mx" + how] = f.max()
         want["nu" + how] = f.nunique()
+        # a head of rows none of which went missing, aggregated: float64 as
+        # the schema says and pandas' float64 column gives (it was int64:
+        # random-graph soak seed 894)
+        nodes += [op("h" + how, "head", "m" + how, n=2),
+                  {"key": "hg" + how, "op": "dataframe.groupby_agg", "inputs": ["h" + how],
+                   "by": ["k"], "agg": {"s": ["i", "sum"], "f": ["i", "first"],
+                                        "n": ["i", "count"]}}]
+        want["hg" + how] = m.head(2).groupby("k").agg(s=("i", "sum"), f=("i", "first"),
+                                                      n=("i", "count"))
+        if not m.head(2).i.notna().all() or m.i.notna().all():
+            return "the data no longer has a head of present values in a column with missing"
     return check_frames(data, nodes, want)
 
 
