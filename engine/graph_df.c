@@ -5955,6 +5955,39 @@ static int infer_idxmax(graph_t *g, graph_node_t *n, df_node_t *d, const df_node
     return 0;
 }
 
+/* quantile with a list of q (pandas' s.quantile([...]), df.quantile([...])):
+ * a row per q, indexed by q (float64), in the list's order; a Series keeps
+ * its name, a DataFrame its numeric columns. The qs are d->lits (numbers),
+ * nlit of them (one job: stats.c). */
+static int infer_quantiles(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
+                           bool series, json_t *q, char *err, size_t errlen)
+{
+    size_t nq = json_array_size(q);
+    if (nq > 1000000) return XFAIL(n, "\"q\": at most 1000000 quantiles");
+    if (series && d->nsel == 0)
+        return XFAIL(n, "the Series is of type object; quantile takes numbers");
+    if (!(d->lits = calloc(nq + 1, sizeof(df_lit_t)))) return XFAIL(n, "out of memory");
+    for (size_t i = 0; i < nq; i++) {
+        json_t *v = json_array_get(q, i);
+        if (!json_is_number(v) || json_number_value(v) < 0 || json_number_value(v) > 1)
+            return XFAIL(n, "\"q\"[%zu] must be a number in [0, 1]", i);
+        d->lits[i].kind = DFL_NUM;
+        d->lits[i].f = json_number_value(v);
+        d->nlit = (int)i + 1;
+    }
+    int nc = series ? 1 : d->nsel;
+    if (alloc_cols(d, nc, 1) || set_col(&d->idx[0], NULL, false, FT_FLOAT64))
+        return XFAIL(n, "out of memory");
+    for (int k = 0; k < nc; k++) {
+        const df_col_t *c = &s->cols[d->sel[k]];
+        if (set_col(&d->cols[k], c->name, c->is_int, FT_FLOAT64)) return XFAIL(n, "out of memory");
+    }
+    d->qlist = true;
+    d->nrows = (int64_t)nq;
+    new_rows(g, n, d, series ? VK_SERIES : VK_DATAFRAME);
+    return 0;
+}
+
 static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                        size_t errlen)
 {
@@ -6048,9 +6081,10 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
     d->frac = 0.5;
     if (op == OP_DF_QUANTILE) {
         json_t *q = json_object_get(obj, "q");
+        if (json_is_array(q)) return infer_quantiles(g, n, d, s, series, q, err, errlen);
         if (q) {
             if (!json_is_number(q) || json_number_value(q) < 0 || json_number_value(q) > 1)
-                return XFAIL(n, "\"q\" must be a number in [0, 1]");
+                return XFAIL(n, "\"q\" must be a number in [0, 1], or a list of them");
             d->frac = json_number_value(q);
         }
     }

@@ -182,7 +182,7 @@ typedef struct df_node {
     int how, method;
     /* select.c's ops: iloc's rows (pos, npos) or slice (row_slice: sl[] with
      * sl_has[] for start, stop, step); keep (drop_duplicates, duplicated,
-     * nlargest: 0 first, 1 last, 2 none); sample's frac (has_frac) or n,
+     * nlargest: 0 first, 1 last, 2 none, 3 all); sample's frac (has_frac) or n,
      * and seed; sort_index's asc1; set_index's drop and append;
      * reset_index's drop (concat's ignore_index); loc's labels (lits, nlit) or label slice (lo, hi
      * with has_lo, has_hi); sel: the columns kept (iloc, loc, set_index),
@@ -196,6 +196,7 @@ typedef struct df_node {
     int64_t seed;
     bool asc1, drop, append, has_lo, has_hi;
     bool nu_keepna; /* nunique: dropna false */
+    bool qlist;     /* quantile of a list of q (lits, nlit): a row per q */
     int rank_na;    /* rank's na_option: 0 keep, 1 top, 2 bottom */
     int nkey;
     int *key;

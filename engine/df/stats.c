@@ -368,8 +368,28 @@ int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out,
     if (!x) return oom(err, errlen);
     int rc = -1;
     switch (op) {
-    case OP_DF_MEDIAN:
     case OP_DF_QUANTILE:
+        if (d->qlist) {
+            /* a row per q, indexed by q; a column per selected column */
+            int nq = d->nlit, nc = d->ncols;
+            if (frame_alloc(out, in->series, nq, nc, 1) ||
+                fcol_alloc(&out->idx[0], FT_FLOAT64, nq, 0, false))
+                goto nomem;
+            for (int i = 0; i < nq; i++)
+                ((double *)out->idx[0].data)[i] = d->lits[i].f;
+            for (int k = 0; k < nc; k++) {
+                if (fcol_alloc(&out->cols[k], FT_FLOAT64, nq, 0, false) ||
+                    flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int))
+                    goto nomem;
+                int64_t m = present(&in->cols[d->sel[k]], x, true);
+                for (int i = 0; i < nq; i++)
+                    ((double *)out->cols[k].data)[i] = quant(x, m, d->lits[i].f);
+            }
+            rc = 0;
+            break;
+        }
+        /* fall through */
+    case OP_DF_MEDIAN:
     case OP_DF_SKEW:
     case OP_DF_KURT: {
         if (frame_alloc(out, true, d->nsel, 1, 1) ||

@@ -1503,6 +1503,30 @@ def median_quantile_infinity(data, pdf):
 
 
 @case
+def quantile_lists(data, pdf):
+    """quantile with a list of q (pandas' s.quantile([...]) and
+    df.quantile([...])): a row per q in the list's order (repeats kept),
+    indexed by q, a Series keeping its name, a DataFrame its numeric
+    columns (datetimes and strings left out); an empty list gives no row;
+    over uneven and one-row chunks; a q outside [0, 1] refused."""
+    P = pdf[["i", "f", "k", "s"]]
+    qs = [0.9, 0.1, 0.5, 0.5, 0, 1, 1 / 3]
+    nodes = [CSV, CSV1, col("fi", "t", "f"), col("ii", "t1", "i"),
+             col("num", "t", ["i", "f", "k", "s"]),
+             op("qs", "quantile", "fi", q=qs), op("qi", "quantile", "ii", q=[0.25, 0.75]),
+             op("qf", "quantile", "num", q=qs), op("qe", "quantile", "fi", q=[]),
+             col("nb", "t1", ["k", "i", "f", "s"]), op("q1", "quantile", "nb", q=[0.5])]
+    want = {"qs": P.f.quantile(qs), "qi": P.i.quantile([0.25, 0.75]),
+            "qf": P[["i", "f", "k"]].quantile(qs), "qe": P.f.quantile([]),
+            "q1": pdf[["k", "i", "f"]].quantile([0.5])}
+    why = check_frames(data, nodes, want)
+    if why:
+        return why
+    return rejected(data, [CSV, col("fi", "t", "f"), op("r", "quantile", "fi", q=[0.5, 2])],
+                    "r", ["\"q\"[1] must be a number in [0, 1]"])
+
+
+@case
 def rank_na_option(data, pdf):
     """rank with na_option top and bottom: the missing values one group
     ranked before (after) the others whatever the direction, every method,

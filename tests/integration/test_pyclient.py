@@ -1815,6 +1815,8 @@ class TestDataFrames(Base):
                 (df.i.astype(str) + "!", p.i.astype(str) + "!"),
                 (np.log(df.b + 1), np.log(p.b + 1)), (np.maximum(df.i, 0), np.maximum(p.i, 0)),
                 (g.b.describe(), pg.b.describe()),
+                (df.b.quantile([0.1, 0.5, 0.9]), p.b.quantile([0.1, 0.5, 0.9])),
+                (df[["a", "b", "i"]].quantile([0.25, 0.75]), p[["a", "b", "i"]].quantile([0.25, 0.75])),
                 # groupby(as_index=False): the keys as columns
                 (df.groupby("i", as_index=False).b.mean(), p.groupby("i", as_index=False).b.mean()),
                 (df.groupby("i", as_index=False).size(), p.groupby("i", as_index=False).size()),

@@ -382,10 +382,15 @@ class _Frame(Entity):
                      None if numeric_only else self._columns, index_names=[None])
 
     def quantile(self, q=0.5):
-        """q a number (a list is not supported)."""
-        if not isinstance(q, (int, float, np.number)):
-            raise NotImplementedError("quantile takes one q (a number)")
-        return self._stat("quantile", q=float(q))
+        """q a number (a Series' is a 0-d tensor, a frame's a Series per
+        column), or a list of them: a row per q, indexed by q (a Series'
+        a Series, a frame's a DataFrame), as pandas'."""
+        if isinstance(q, (int, float, np.number)):
+            return self._stat("quantile", q=float(q))
+        qs = [float(x) for x in q]
+        return _make("dataframe.quantile", [self], {"q": qs},
+                     "dataframe" if isinstance(self, DataFrame) else "series",
+                     None, index_names=[None])
 
     def skew(self): return self._stat("skew")  # noqa: E704
     def kurt(self): return self._stat("kurt")  # noqa: E704
