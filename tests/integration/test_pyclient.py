@@ -1817,6 +1817,11 @@ class TestDataFrames(Base):
                 (g.b.describe(), pg.b.describe()),
                 (df.b.quantile([0.1, 0.5, 0.9]), p.b.quantile([0.1, 0.5, 0.9])),
                 (df[["a", "b", "i"]].quantile([0.25, 0.75]), p[["a", "b", "i"]].quantile([0.25, 0.75])),
+                # pandas' top-level functions
+                (md.merge(df, df.groupby("i", as_index=False).a.max(), on="i"),
+                 pd.merge(p, p.groupby("i", as_index=False).a.max(), on="i")),
+                (md.melt(df[["i", "a"]], id_vars="i"), pd.melt(p[["i", "a"]], id_vars="i")),
+                (md.isna(df.b), pd.isna(p.b)), (md.notnull(df[["a", "b"]]), pd.notnull(p[["a", "b"]])),
                 # groupby(as_index=False): the keys as columns
                 (df.groupby("i", as_index=False).b.mean(), p.groupby("i", as_index=False).b.mean()),
                 (df.groupby("i", as_index=False).size(), p.groupby("i", as_index=False).size()),
@@ -1837,6 +1842,10 @@ class TestDataFrames(Base):
             self.assertEqual(got.index.freq, p.set_index("ts").a.asfreq("3H").index.freq)
             self.assertAlmostEqual(float(df.a.corr(df.b).fetch()), p.a.corr(p.b), places=12)
             self.assertAlmostEqual(float(df.a.cov(df.i).fetch()), p.a.cov(p.i), places=12)
+            pt = md.pivot_table(df, values="a", index="i", aggfunc="sum").fetch()
+            pd.testing.assert_frame_equal(pt, pd.pivot_table(p, values="a", index="i",
+                                                             aggfunc="sum"))
+            np.testing.assert_array_equal(md.unique(df.i).fetch(), pd.unique(p.i))
             with self.assertRaisesRegex(NotImplementedError, "category dtype"):
                 df.note.astype("category")
 

@@ -2065,6 +2065,42 @@ def concat(objs, axis=0, join="outer", ignore_index=False):
                  index_names=None if ignore_index else _KEEP)
 
 
+def merge(left, right, how="inner", on=None, left_on=None, right_on=None, left_index=False,
+          right_index=False, suffixes=("_x", "_y")):
+    """pd.merge(left, right, ...): left.merge(right, ...)."""
+    return left.merge(right, how=how, on=on, left_on=left_on, right_on=right_on,
+                      left_index=left_index, right_index=right_index, suffixes=suffixes)
+
+
+def pivot_table(data, values=None, index=None, columns=None, aggfunc="mean", fill_value=None):
+    """pd.pivot_table(data, ...): data.pivot_table(...)."""
+    return data.pivot_table(values=values, index=index, columns=columns, aggfunc=aggfunc,
+                            fill_value=fill_value)
+
+
+def melt(frame, id_vars=None, value_vars=None, var_name=None, value_name="value"):
+    """pd.melt(frame, ...): frame.melt(...)."""
+    return frame.melt(id_vars=id_vars, value_vars=value_vars, var_name=var_name,
+                      value_name=value_name)
+
+
+def isna(obj):
+    """pd.isna of a DataFrame or Series (isnull too)."""
+    return obj.isna()
+
+
+def notna(obj):
+    return obj.notna()
+
+
+isnull, notnull = isna, notna
+
+
+def unique(values):
+    """pd.unique of a Series: its distinct values in order of appearance."""
+    return values.unique()
+
+
 def crosstab(index, columns, dropna=True):
     """pd.crosstab(index, columns) of two Series of one frame's rows: the
     count of each pair, index's values as the rows, columns' as the
