@@ -1817,6 +1817,10 @@ class TestDataFrames(Base):
                 (g.b.describe(), pg.b.describe()),
                 (df.b.quantile([0.1, 0.5, 0.9]), p.b.quantile([0.1, 0.5, 0.9])),
                 (df[["a", "b", "i"]].quantile([0.25, 0.75]), p[["a", "b", "i"]].quantile([0.25, 0.75])),
+                (g.a.idxmax(), pg.a.idxmax()), (g.b.idxmin(), pg.b.idxmin()),
+                (g[["a", "b"]].idxmax(), pg[["a", "b"]].idxmax()),
+                (df.set_index("ts").groupby("i").a.idxmin(),
+                 p.set_index("ts").groupby("i").a.idxmin()),
                 # pandas' top-level functions
                 (md.merge(df, df.groupby("i", as_index=False).a.max(), on="i"),
                  pd.merge(p, p.groupby("i", as_index=False).a.max(), on="i")),

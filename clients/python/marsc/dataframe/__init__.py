@@ -1853,6 +1853,38 @@ class GroupBy(_Aggregations):
         return self.transform("rank", method=method, ascending=bool(ascending),
                               na_option=na_option, pct=bool(pct))
 
+    def idxmax(self, skipna=True):
+        """The index label of each group's largest value (the first of equal
+        ones), as pandas': the frame's rows that equal their group's
+        transform("max"), the first of each group's label. A group whose
+        values are all missing has no row here (pandas: NaN)."""
+        return self._idx("max", skipna)
+
+    def idxmin(self, skipna=True):
+        return self._idx("min", skipna)
+
+    def _idx(self, func, skipna):
+        if not skipna:
+            raise NotImplementedError("groupby idx%s: skipna=False is not supported" % func)
+        names = self._df._index_names
+        if names is None or len(names) != 1:
+            raise NotImplementedError("groupby idx%s needs a frame of one index level whose "
+                                      "name the client knows" % func)
+        cols = [self._sel] if isinstance(self._sel, str) else self._columns_for("max")
+        label = names[0] if names[0] is not None else "index"
+        if label in (self._df.columns or []) or label in self._by:
+            raise NotImplementedError("groupby idx%s: the index's name %r is a column too"
+                                      % (func, label))
+        flat = self._df.reset_index()
+        g = GroupBy(flat, self._by)
+        outs = []
+        for c in cols:
+            best = g[c].transform(func)
+            rows = flat[flat[c] == best]
+            outs.append(GroupBy(rows, self._by)[label].first().rename(c))
+        out = outs[0] if isinstance(self._sel, str) else concat(outs, axis=1)
+        return self._keyed(out)
+
     def describe(self):
         """pandas' SeriesGroupBy.describe of one selected column of numbers:
         count, mean, std, min, 25%, 50%, 75% and max per group (float64), as
@@ -2252,6 +2284,7 @@ def read_csv(path, chunk_bytes=None, usecols=None, parse_dates=None, session=Non
     df = DataFrame.__new__(DataFrame)
     Entity.__init__(df, node, session)
     df._columns = list(usecols) if usecols is not None else None
+    df._index_names = [None]  # a default index
     return _after_create(df)
 
 
@@ -2268,6 +2301,7 @@ def read_json(path, orient=None, lines=False, session=None):
     df = DataFrame.__new__(DataFrame)
     Entity.__init__(df, node, session)
     df._columns = None
+    df._index_names = [None]  # a default index
     return _after_create(df)
 
 
