@@ -1758,6 +1758,12 @@ class TestDataFrames(Base):
                 (df.qty.max() - df.qty, p.qty.max() - p.qty),
                 (df[df.qty > df.qty.mean()], p[p.qty > p.qty.mean()]),
                 (g.qty.sum() / df.qty.sum(), pg.qty.sum() / p.qty.sum()),
+                # several aggregations of one groupby meet: one groupby_agg computes them
+                (g.qty.sum() / g.qty.count(), pg.qty.sum() / pg.qty.count()),
+                ((g.qty.sum() * 2 - g.price.mean()) / g.size(),
+                 (pg.qty.sum() * 2 - pg.price.mean()) / pg.size()),
+                (df.groupby(["city", "shop"]).price.max() - df.groupby(["city", "shop"]).price.min(),
+                 p.groupby(["city", "shop"]).price.max() - p.groupby(["city", "shop"]).price.min()),
                 # a transform lines up with its frame
                 (df.qty - g.qty.transform("mean"), p.qty - pg.qty.transform("mean")),
                 (df.assign(run=g.qty.cumsum()), p.assign(run=pg.qty.cumsum())),

@@ -6,6 +6,7 @@ an input of a later task on the cluster, so each execution submits a
 DataFrame's whole lineage (tensors it starts from are reused).
 """
 import copy
+import json
 import numbers
 
 import numpy as np
@@ -50,13 +51,125 @@ def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_
 
 
 def elementwise(op, inputs, params=None):
-    """An element-wise op with a DataFrame or Series among its inputs."""
-    ins = [as_operand(x) for x in inputs]
+    """An element-wise op with a DataFrame or Series among its inputs.
+    Series of several groupby aggregations of one frame by the same keys
+    (g.x.sum() / g.x.count()) are rebased onto one groupby_agg computing
+    them all (_fuse_groupbys), so that their rows line up."""
+    ins = _fuse_groupbys([as_operand(x) for x in inputs])
     kinds = [x._ref.kind for x in ins if isinstance(x, Entity)]
     kind = "dataframe" if "dataframe" in kinds else "series"
     cols = next((x._columns for x in ins if isinstance(x, DataFrame)), None)
     return _make(op, ins, params, kind, cols)
 
+
+
+# the ops a Series expression over groupby results may pass through when
+# _fuse_groupbys rebases it (row for row, the rows of their input)
+_REBASE_OPS = ("dataframe.rename", "dataframe.fillna", "dataframe.round", "dataframe.abs",
+               "dataframe.astype", "dataframe.clip", "dataframe.isna", "dataframe.notna",
+               "dataframe.replace")
+
+
+def _gb_leaf(node):
+    """(the groupby node, its output column) when node is a Series column of a
+    groupby_agg (None for a groupby_size: its one column); else None"""
+    if node.op == "dataframe.getitem" and node.kind == "series" and \
+            isinstance(node.params.get("columns"), (str, int)):
+        src = node.inputs[0]
+        if isinstance(src, Node) and src.op == "dataframe.groupby_agg":
+            return src, node.params["columns"]
+    if node.op == "dataframe.groupby_size":
+        return node, None
+    return None
+
+
+def _gb_bases(node, found, depth=0):
+    """the groupby nodes a Series expression's leaves read (into found, by
+    id); False when it reads anything else (another frame's rows)"""
+    leaf = _gb_leaf(node)
+    if leaf:
+        found[id(leaf[0])] = leaf[0]
+        return True
+    if depth > 50 or node.kind != "series" or not node.op or \
+            (node.op.startswith("dataframe.") and node.op not in _REBASE_OPS):
+        return False
+    ok = False
+    for i in node.inputs:
+        if isinstance(i, Node):
+            if not _gb_bases(i, found, depth + 1):
+                return False
+            ok = True
+        elif hasattr(i, "node"):  # a tensor's output: not rows
+            return False
+    return ok
+
+
+def _gb_signature(gb):
+    """what two groupby nodes must share for their groups to line up: the
+    frame, the keys, dropna and as_index"""
+    p = gb.params
+    by = p.get("by")
+    return (id(gb.inputs[0]), json.dumps(by if isinstance(by, list) else [by]),
+            p.get("dropna", True) is not False, p.get("as_index", True) is not False)
+
+
+def _fuse_groupbys(ins):
+    """ins with the Series that read several compatible groupby results
+    rebased onto one groupby_agg of all their aggregations (each leaf a
+    column of it, named back as it was); ins unchanged when there is
+    nothing to fuse or anything else is read"""
+    series = [x for x in ins if isinstance(x, Series)]
+    if len(series) < 2:
+        return ins
+    bases = {}
+    for x in series:
+        if not _gb_bases(x._ref.node, bases):
+            return ins
+    if len(bases) < 2 or len({_gb_signature(b) for b in bases.values()}) != 1:
+        return ins
+    first = next(iter(bases.values()))
+    agg, names = {}, {}  # merged out -> spec; (id(node), out) -> merged out
+    for b in bases.values():
+        specs = [(None, [b.params["by"][0] if isinstance(b.params["by"], list)
+                         else b.params["by"], "size"])] if b.op == "dataframe.groupby_size" \
+            else list(b.params["agg"].items())
+        for out, spec in specs:
+            spec = list(spec)
+            hit = next((k for k, v in agg.items() if v == spec), None)
+            if hit is None:
+                hit = "_mars_agg%d" % len(agg)
+                agg[hit] = spec
+            names[(id(b), out)] = hit
+    p = {k: v for k, v in first.params.items() if k not in ("agg",)}
+    p["agg"] = agg
+    if first.op == "dataframe.groupby_size":
+        p = {"by": first.params["by"], "agg": agg}
+    merged = Node("dataframe.groupby_agg", [first.inputs[0]], p, "dataframe")
+    memo = {}
+
+    def clone(node):
+        if id(node) in memo:
+            return memo[id(node)]
+        leaf = _gb_leaf(node)
+        if leaf:
+            col = Node("dataframe.getitem", [merged], {"columns": names[(id(leaf[0]),
+                                                                          leaf[1])]}, "series")
+            out = Node("dataframe.rename", [col], {"name": leaf[1]}, "series")
+        else:
+            out = Node(node.op, [clone(i) if isinstance(i, Node) else i for i in node.inputs],
+                       node.params, node.kind)
+        memo[id(node)] = out
+        return out
+
+    res = []
+    for x in ins:
+        if isinstance(x, Series):
+            y = Series.__new__(Series)
+            Entity.__init__(y, clone(x._ref.node), x._session)
+            y._columns, y._index_names = x._columns, x._index_names
+            x = _after_create(y)
+        res.append(x)
+    return res
 
 
 # a parameter sent as JSON null (None leaves a parameter out)
