@@ -1848,6 +1848,15 @@ class TestDataFrames(Base):
                 (df[df.ts < df.ts.max()], p[p.ts < p.ts.max()]),
             ]
             self.same_as_pandas(pairs)
+            # loc assignment by a mask: an existing column, a new one, a Series value
+            d2, p2 = md.read_csv("more.csv", chunk_bytes=1500, parse_dates=["ts"]), p.copy()
+            d2.loc[d2.i < 0, "i"] = 0
+            p2.loc[p2.i < 0, "i"] = 0
+            d2.loc[d2.a > 0.5, "flag"] = "big"
+            p2.loc[p2.a > 0.5, "flag"] = "big"
+            d2.loc[d2.b.isna(), ["a", "b"]] = d2.a * 10
+            p2.loc[p2.b.isna(), ["a", "b"]] = p2.a * 10
+            pd.testing.assert_frame_equal(d2.fetch(), p2)
             got = df.set_index("ts").a.asfreq("3H").fetch()
             self.assertEqual(got.index.freq, p.set_index("ts").a.asfreq("3H").index.freq)
             self.assertAlmostEqual(float(df.a.corr(df.b).fetch()), p.a.corr(p.b), places=12)

@@ -644,6 +644,35 @@ class _Loc:
             names = p["columns"]
         return _make("dataframe.loc", [f], p, kind, names)
 
+    def __setitem__(self, key, value):
+        """df.loc[mask, cols] = value and s.loc[mask] = value with mask a
+        bool Series of the same rows: each column becomes
+        column.mask(mask, value) (a new column NaN elsewhere), value a
+        scalar or a Series of the same rows, as pandas'."""
+        rows, cols = (key if isinstance(key, tuple) else (key, None))
+        f = self._f
+        if not isinstance(rows, Series):
+            raise NotImplementedError("loc[...] = value takes a bool Series of the same rows "
+                                      "(by labels or slices it is not supported)")
+        if isinstance(f, Series):
+            if cols is not None:
+                raise TypeError("a Series' loc takes rows only")
+            new = f.mask(rows, value)
+            f._ref = new._ref
+            return
+        have = f.columns
+        if have is None:  # which columns exist decides new from old
+            f._ran()
+            have = f.columns
+        names = have if cols is None else [cols] if isinstance(cols, (str, int)) else list(cols)
+        upd = {}
+        for c in names:
+            # a new column: value where the mask holds, else missing
+            upd[c] = f[c].mask(rows, value) if c in have else \
+                elementwise("where", [rows, value, np.nan])
+        new = f.assign(**upd)
+        f._ref, f._columns = new._ref, new._columns
+
 
 class _Rolling:
     def __init__(self, f, window, min_periods, on=None, closed=None, step=None):
