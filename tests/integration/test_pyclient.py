@@ -1868,6 +1868,65 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(NotImplementedError, "category dtype"):
                 df.note.astype("category")
 
+    def test_pandas_cleaning(self):
+        """A data-cleaning notebook against pandas: rename by a function and
+        by assigning columns, del, pop and insert, dropna of columns and
+        with thresh, fillna by a reduction, by a frame's means and by a
+        Series, replace per column, sort with a key, numeric_only, the
+        exports (to_dict, to_list, to_csv, item) and to_frame."""
+        rng = np.random.default_rng(53)
+        n = 200
+        frame = pd.DataFrame({"Name": rng.choice(["ann", "BOB", "Cid ", None], n),
+                              "Age": rng.integers(18, 80, n).astype(float),
+                              "Score": np.round(rng.random(n) * 100, 1),
+                              "Team": rng.choice(["red", "blue"], n), "Empty": np.nan})
+        frame.loc[rng.random(n) < 0.1, "Age"] = np.nan
+        frame.loc[rng.random(n) < 0.1, "Score"] = np.nan
+        with uploaded_csv("clean.csv", frame) as p:
+            df = md.read_csv("clean.csv", chunk_bytes=2000)
+            d2, p2 = md.read_csv("clean.csv", chunk_bytes=2000), p.copy()
+            d2.columns = ["n", "a", "s", "t", "e"]
+            p2.columns = ["n", "a", "s", "t", "e"]
+            del d2["e"]
+            del p2["e"]
+            self.assertEqual(d2.pop("s").sum().fetch(), p2.pop("s").sum())
+            d2.insert(1, "one", 1)
+            p2.insert(1, "one", 1)
+            d2.insert(0, "twice", d2.a * 2)
+            p2.insert(0, "twice", p2.a * 2)
+            u = p.assign(k=p.Name.fillna("").str.lower())
+            pairs = [
+                (d2, p2), (df.rename(columns=str.lower), p.rename(columns=str.lower)),
+                (df.dropna(axis=1, how="all"), p.dropna(axis=1, how="all")),
+                (df.dropna(axis=1), p.dropna(axis=1)),
+                (df.dropna(thresh=4), p.dropna(thresh=4)),
+                (df.Age.fillna(df.Age.mean()), p.Age.fillna(p.Age.mean())),
+                (df[["Age", "Score"]].fillna(df[["Age", "Score"]].mean()),
+                 p[["Age", "Score"]].fillna(p[["Age", "Score"]].mean())),
+                (df.Age.fillna(df.Score), p.Age.fillna(p.Score)),
+                (df.replace({"Team": {"red": "R"}, "Name": {"ann": "Ann"}}),
+                 p.replace({"Team": {"red": "R"}, "Name": {"ann": "Ann"}})),
+                (df.Team.replace({"red": "R"}), p.Team.replace({"red": "R"})),
+                (df.assign(k=df.Name.fillna("").str.lower()).sort_values(["k", "Age"]),
+                 u.sort_values(["k", "Age"], kind="mergesort")),
+                (df.sort_values("Name", key=lambda s: s.str.len()),
+                 p.sort_values("Name", key=lambda s: s.str.len(), kind="mergesort")),
+                (df.mean(numeric_only=True), p.mean(numeric_only=True)),
+                (df.Score.to_frame(), p.Score.to_frame()),
+                (df.Score.to_frame("x"), p.Score.to_frame("x")),
+            ]
+            self.same_as_pandas(pairs)
+            g, pg = df.groupby("Team"), p.groupby("Team")
+            got, want = g.Score.mean().to_dict(), pg.Score.mean().to_dict()
+            self.assertEqual(list(got), list(want))
+            for k in want:  # a Kahan sum over several chunks: within rounding (docs)
+                self.assertAlmostEqual(got[k], want[k], places=12)
+            self.assertEqual(df.Age.head(3).to_list(), p.Age.head(3).to_list())
+            self.assertEqual(df.head(3).to_csv(index=False), p.head(3).to_csv(index=False))
+            self.assertEqual(df.Age.max().fetch().item(), p.Age.max())
+            with self.assertRaisesRegex(TypeError, "both the how and thresh"):
+                df.dropna(how="all", thresh=2)
+
     def test_unstack(self):
         """Series.unstack through a cluster: a groupby's counts and means by
         two keys turned into a table, by the last level, by name and with

@@ -327,6 +327,30 @@ class _Frame(Entity):
     def values(self):
         return self.to_numpy()
 
+    # pandas' exports: the fetched pandas object's
+    def to_pandas(self):
+        return self.fetch()
+
+    def _export(name):  # noqa: N805 - a factory used in the class body
+        def f(self, *args, **kw):
+            return getattr(self.fetch(), name)(*args, **kw)
+        f.__name__ = name
+        f.__doc__ = "pandas' %s of the fetched result" % name
+        return f
+
+    to_dict, to_csv, to_json = _export("to_dict"), _export("to_csv"), _export("to_json")
+    to_records, to_string = _export("to_records"), _export("to_string")
+    to_list, tolist, item = _export("to_list"), _export("tolist"), _export("item")
+    to_markdown, to_html, to_latex = _export("to_markdown"), _export("to_html"), _export("to_latex")
+    del _export
+
+    def to_frame(self, name=None):
+        """pandas' Series.to_frame: a DataFrame of this one column (named
+        name, else the Series' name, else 0)."""
+        if not isinstance(self, Series):
+            raise AttributeError("'DataFrame' object has no attribute 'to_frame'")
+        return concat([self if name is None else self.rename(name)], axis=1)
+
     def apply(self, func, *args, **kw):
         raise NotImplementedError(
             "apply runs a Python function on every row or value, which the workers cannot do: "
@@ -342,12 +366,37 @@ class _Frame(Entity):
         out = "series" if isinstance(self, DataFrame) else "tensor"
         return _make("dataframe." + op, [self], p, out, index_names=None)
 
-    def sum(self, axis=0): return self._reduce("sum", axis)
-    def mean(self, axis=0): return self._reduce("mean", axis)
-    def min(self, axis=0): return self._reduce("min", axis)
-    def max(self, axis=0): return self._reduce("max", axis)
-    def count(self, axis=0): return self._reduce("count", axis)
-    def prod(self, axis=0): return self._reduce("prod", axis)
+    def _opts(self, numeric_only, skipna):
+        """pandas' numeric_only (the engine's reductions take the numeric
+        columns: True and None are those) and skipna (True only)"""
+        if numeric_only is False and isinstance(self, DataFrame):
+            raise NotImplementedError("numeric_only=False is not supported: the reductions "
+                                      "take the numeric columns")
+        if skipna is not True:
+            raise NotImplementedError("skipna=False is not supported")
+
+    def sum(self, axis=0, numeric_only=None, skipna=True):
+        self._opts(numeric_only, skipna)
+        return self._reduce("sum", axis)
+
+    def mean(self, axis=0, numeric_only=None, skipna=True):
+        self._opts(numeric_only, skipna)
+        return self._reduce("mean", axis)
+
+    def min(self, axis=0, numeric_only=None, skipna=True):
+        self._opts(numeric_only, skipna)
+        return self._reduce("min", axis)
+
+    def max(self, axis=0, numeric_only=None, skipna=True):
+        self._opts(numeric_only, skipna)
+        return self._reduce("max", axis)
+
+    def count(self, axis=0, numeric_only=False):
+        return self._reduce("count", axis)
+
+    def prod(self, axis=0, numeric_only=None, skipna=True):
+        self._opts(numeric_only, skipna)
+        return self._reduce("prod", axis)
     def nunique(self, axis=0, dropna=True):
         return self._reduce("nunique", axis, **({} if dropna else {"dropna": False}))
     def any(self, axis=0): return self._reduce("any", axis)
@@ -421,9 +470,37 @@ class _Frame(Entity):
         return self._rows("nsmallest", n=int(n), columns=_names(columns), keep=keep)
     def drop_duplicates(self, subset=None, keep="first"):
         return self._rows("drop_duplicates", subset=_names(subset), keep=keep)
-    def dropna(self, how="any", thresh=None, subset=None):
-        return self._rows("dropna", how=how, thresh=thresh, subset=_names(subset))
+    def dropna(self, axis=0, how=None, thresh=None, subset=None):
+        """pandas' dropna: rows (axis 0) with a missing value (how "any"),
+        only missing values ("all"), or fewer than thresh values; axis 1
+        drops such columns (their counts are computed first: the frame
+        runs, as a task of its own)."""
+        if how is not None and thresh is not None:
+            raise TypeError("You cannot set both the how and thresh arguments at the same time.")
+        if axis in (1, "columns"):
+            if not isinstance(self, DataFrame):
+                raise ValueError("No axis named 1 for object type Series")
+            src = self if subset is None else self.loc[_names(subset)]
+            n = len(src) if thresh is None else None
+            counts = self.count().fetch()
+            keep = [c for c, k in counts.items()
+                    if (k >= thresh if thresh is not None else
+                        k > 0 if how == "all" else k == n)]
+            return self[keep]
+        return self._rows("dropna", how=how if thresh is None else None, thresh=thresh,
+                          subset=_names(subset))
     def fillna(self, value=None, method=None):
+        """pandas' fillna: a scalar, a dict {column: value}, a method
+        (ffill, bfill); a Series' reduction (s.fillna(s.mean())) or another
+        Series of the same rows (its value where this one misses); of a
+        DataFrame a Series by column name (df.fillna(df.mean()): it runs
+        first, then is the dict)."""
+        if isinstance(value, Tensor) or (isinstance(value, Series) and isinstance(self, Series)):
+            out = self.where(self.notna(), value)
+            nm = _series_name(self._ref) if isinstance(self, Series) else _UNKNOWN
+            return out.rename(nm) if isinstance(value, Series) and nm is not _UNKNOWN else out
+        if isinstance(value, Series):
+            value = value.fetch().to_dict()
         return self._rows("fillna", value=value, method=method)
     def ffill(self, limit=None):
         """pandas' ffill: fillna(method="ffill") (limit is not supported)."""
@@ -449,10 +526,16 @@ class _Frame(Entity):
         return self._rows("interpolate", method=method, axis=axis or None, limit=limit,
                           limit_direction=limit_direction, limit_area=limit_area)
     def replace(self, to_replace=None, value=None):
-        # NaN (np.nan, None) is the document's null, sent as such
-        return _make("dataframe.replace", [self], {"to_replace": _lit(to_replace),
-                                                   "value": _lit(value)},
-                     self._ref.kind, self._columns)
+        if isinstance(self, DataFrame) and isinstance(to_replace, dict) and to_replace and \
+                all(isinstance(v, dict) for v in to_replace.values()):
+            # {column: {old: new}}: each column's own replacement
+            return self.assign(**{c: self[c].replace(m) for c, m in to_replace.items()})
+        # NaN (np.nan, None) is the document's null, sent as such; a
+        # mapping {old: new} takes no value
+        p = {"to_replace": _lit(to_replace)}
+        if not (isinstance(to_replace, dict) and value is None):
+            p["value"] = _lit(value)
+        return _make("dataframe.replace", [self], p, self._ref.kind, self._columns)
     def clip(self, lower=None, upper=None): return self._rows("clip", lower=lower, upper=upper)
     def round(self, decimals=0): return self._rows("round", decimals=int(decimals))
     def isna(self): return self._rows("isna")
@@ -1037,6 +1120,18 @@ class DataFrame(_Frame):
                 self._columns = list(m["columns"])
         return None if self._columns is None else list(self._columns)
 
+    @columns.setter
+    def columns(self, names):
+        """df.columns = [...]: the columns renamed in order (as rename)."""
+        have = self._cols_known()
+        names = list(names)
+        if len(names) != len(have):
+            raise ValueError("Length mismatch: Expected axis has %d elements, new values have "
+                             "%d elements" % (len(have), len(names)))
+        new = self.rename(columns=dict(zip(have, names)))
+        self._ref, self._columns = new._ref, names
+
+
     @property
     def dtypes(self):
         """pandas.Series of column dtypes, from the server once executed; else None."""
@@ -1205,9 +1300,16 @@ class DataFrame(_Frame):
                 names.append(k)
         return GroupBy(frame, names, as_index=bool(as_index))
 
-    def sort_values(self, by, ascending=True, na_position="last"):
+    def sort_values(self, by, ascending=True, na_position="last", key=None):
         """pandas' stable sort (kind="mergesort"): by one column or several,
-        missing values last or first (na_position)."""
+        missing values last or first (na_position); key a function of each
+        by column's Series (s.str.lower() ...), sorted by what it gives."""
+        if key is not None:
+            bys = [by] if isinstance(by, str) else list(by)
+            tmp = {"_mars_key%d" % q: key(self[b]) for q, b in enumerate(bys)}
+            out = self.assign(**tmp).sort_values(list(tmp), ascending, na_position)
+            cols = self.columns
+            return out.drop(columns=list(tmp)) if cols is None else out[cols]
         p = {"by": [by] if isinstance(by, str) else list(by)}
         if ascending is not True:
             p["ascending"] = ascending if isinstance(ascending, bool) else list(ascending)
@@ -1294,9 +1396,52 @@ class DataFrame(_Frame):
         names = (list(self._index_names or [None]) if append else []) + keys
         return _make("dataframe.set_index", [self], p, "dataframe", cols, index_names=names)
 
-    def rename(self, columns):
+    def rename(self, columns=None, mapper=None, axis=None):
+        """pandas' rename of columns: a dict {old: new}, or a function of
+        each name (str.lower: the frame runs first when its columns are not
+        known here)."""
+        if columns is None and mapper is not None and axis in (1, "columns"):
+            columns = mapper
+        if columns is None:
+            raise NotImplementedError("rename: columns only (the index's labels are not "
+                                      "renamed)")
+        if callable(columns):
+            have = self.columns
+            if have is None:
+                self._ran()
+                have = self.columns
+            columns = {c: columns(c) for c in have}
         cols = None if self._columns is None else [columns.get(c, c) for c in self._columns]
         return _make("dataframe.rename", [self], {"columns": dict(columns)}, "dataframe", cols)
+
+    def _cols_known(self):
+        have = self.columns
+        if have is None:
+            self._ran()
+            have = self.columns
+        return have
+
+    def __delitem__(self, name):
+        """del df[name]: the frame without that column."""
+        new = self.drop(columns=[name])
+        self._ref, self._columns = new._ref, new._columns
+
+    def pop(self, name):
+        """the column, and the frame goes on without it"""
+        out = self[name]
+        del self[name]
+        return out
+
+    def insert(self, loc, column, value, allow_duplicates=False):
+        """the column at position loc (a Series of the same rows or a
+        scalar), as pandas' insert (in place)"""
+        have = self._cols_known()
+        if column in have and not allow_duplicates:
+            raise ValueError("cannot insert %s, already exists" % column)
+        order = list(have)
+        order.insert(int(loc), column)
+        new = self.assign(**{column: value})[order]
+        self._ref, self._columns = new._ref, new._columns
 
     def drop(self, columns):
         names = _names(columns)
