@@ -1842,6 +1842,10 @@ class TestDataFrames(Base):
                 (df.b.groupby([df.i, df.ok]).max(), p.b.groupby([p.i, p.ok]).max()),
                 (df.a.ffill(), p.a.ffill()), (df[["a", "b"]].bfill(), p[["a", "b"]].bfill()),
                 (df.set_index("ts").a.asfreq("3H"), p.set_index("ts").a.asfreq("3H")),
+                (df.groupby(pd.Grouper(key="ts", freq="D")).b.sum(),
+                 p.groupby(pd.Grouper(key="ts", freq="D")).b.sum()),
+                (df.groupby(pd.Grouper(key="ts", freq="M"))[["a", "i"]].max(),
+                 p.groupby(pd.Grouper(key="ts", freq="M"))[["a", "i"]].max()),
                 (df.set_index("ts")[["a", "i"]].asfreq("D"), p.set_index("ts")[["a", "i"]]
                  .asfreq("D")),
                 (df.ts - df.ts.min(), p.ts - p.ts.min()),
@@ -1924,6 +1928,8 @@ class TestDataFrames(Base):
             self.assertEqual(df.Age.head(3).to_list(), p.Age.head(3).to_list())
             self.assertEqual(df.head(3).to_csv(index=False), p.head(3).to_csv(index=False))
             self.assertEqual(df.Age.max().fetch().item(), p.Age.max())
+            self.assertEqual(df.Name.str.cat(sep="|", na_rep="-"),
+                             p.Name.str.cat(sep="|", na_rep="-"))
             with self.assertRaisesRegex(TypeError, "both the how and thresh"):
                 df.dropna(how="all", thresh=2)
 

@@ -1284,7 +1284,18 @@ class DataFrame(_Frame):
         its name (replacing a column of that name, as the key then), so its
         name must be known here (a column, and what the accessors and
         element-wise ops make of one; rename() names any)."""
+        import pandas as pd
+        if isinstance(by, pd.Grouper):
+            # pd.Grouper(key=..., freq=...): bins of time, as resample
+            if by.freq is None or by.key is None:
+                raise NotImplementedError("groupby(pd.Grouper(...)) takes key and freq (a "
+                                          "resample); by a level it is not supported")
+            rule = getattr(by.freq, "freqstr", by.freq)
+            return self.resample(rule, on=by.key, closed=by.closed, label=by.label)
         keys = [by] if not isinstance(by, (list, tuple)) else list(by)
+        if any(isinstance(k, pd.Grouper) for k in keys):
+            raise NotImplementedError("groupby by keys and a pd.Grouper together is not "
+                                      "supported")
         frame, names = self, []
         for k in keys:
             if isinstance(k, Series):
@@ -1737,11 +1748,11 @@ class _Str:
     def cat(self, others=None, sep=None, na_rep=None, join="left"):
         """pandas' str.cat with others (a Series or a list of them, of the
         same rows): each row's strings joined by sep, missing where one is
-        (na_rep: written in its place). Joining a whole Series into one
-        string (no others) is not supported."""
+        (na_rep: written in its place). Without others, the whole Series
+        joined into one Python string (fetched, as pandas returns a str)."""
         if others is None:
-            raise NotImplementedError("str.cat without others (one string of the whole "
-                                      "Series) is not supported; fetch and join instead")
+            # one string of the whole Series, as pandas returns: fetched here
+            return self._s.fetch().str.cat(sep=sep, na_rep=na_rep)
         if join != "left":
             raise NotImplementedError("str.cat: join other than 'left' is not supported")
         parts = [self._s] + (list(others) if isinstance(others, (list, tuple)) else [others])
