@@ -1930,6 +1930,10 @@ class TestDataFrames(Base):
             self.assertEqual(df.Age.max().fetch().item(), p.Age.max())
             self.assertEqual(df.Name.str.cat(sep="|", na_rep="-"),
                              p.Name.str.cat(sep="|", na_rep="-"))
+            # describe of string columns: assembled here (pandas' object column)
+            for inc in ("all", "object"):
+                pd.testing.assert_frame_equal(df.describe(include=inc), p.describe(include=inc))
+            pd.testing.assert_series_equal(df.Team.describe(include="all"), p.Team.describe())
             with self.assertRaisesRegex(TypeError, "both the how and thresh"):
                 df.dropna(how="all", thresh=2)
 

@@ -436,12 +436,86 @@ class _Frame(Entity):
     def var(self, axis=0, ddof=1):
         return self._reduce("var", axis, **({} if ddof == 1 else {"ddof": ddof}))
 
-    def describe(self, percentiles=None):
+    def describe(self, percentiles=None, include=None, exclude=None):
         """pandas' numeric describe; percentiles a list of numbers in [0, 1]
-        (0.5 is added, as pandas adds it)."""
-        p = None if percentiles is None else {"percentiles": [float(q) for q in percentiles]}
-        return _make("dataframe.describe", [self], p,
-                     "dataframe" if isinstance(self, DataFrame) else "series", index_names=None)
+        (0.5 is added, as pandas adds it). include "object" (or "O",
+        [object]) and "all" describe string columns too: count, unique, top
+        and freq, which mix numbers and strings in one column, as pandas'
+        object column; the engine's columns cannot, so those are computed
+        as tasks (counts, nunique, value_counts) and assembled here: the
+        result is a pandas DataFrame, already fetched."""
+        if exclude is not None:
+            raise NotImplementedError("describe: exclude is not supported")
+        if include is None or include in ("number", np.number, ["number"], [np.number]):
+            p = None if percentiles is None else {"percentiles": [float(q) for q in percentiles]}
+            return _make("dataframe.describe", [self], p,
+                         "dataframe" if isinstance(self, DataFrame) else "series",
+                         index_names=None)
+        return self._describe_objects(percentiles, include)
+
+    def _describe_objects(self, percentiles, include):
+        import pandas as pd
+        inc = include if isinstance(include, (list, tuple)) else [include]
+        every = "all" in inc
+        objs = every or any(x in ("object", "O", object, "str", str) for x in inc)
+        if not objs:
+            raise NotImplementedError("describe: include is \"all\", \"object\" or "
+                                      "\"number\" here")
+        frame = self if isinstance(self, DataFrame) else None
+        dt = self.dtypes if frame is not None else None
+        if frame is not None and dt is None:
+            self._ran()
+            dt = self.dtypes
+        cols = list(dt.index) if frame is not None else [None]
+        kinds = {}
+        for c in cols:
+            t = dt[c] if frame is not None else None
+            if frame is None:
+                kinds[c] = "object"
+            elif t == object:
+                kinds[c] = "object"
+            elif every and np.issubdtype(t, np.number):
+                kinds[c] = "number"
+        if frame is None:  # a Series of strings
+            kinds = {None: "object"}
+        want = [c for c in cols if c in kinds]
+        if not want:
+            raise ValueError("No objects to concatenate")
+        num = [c for c in want if kinds[c] == "number"]
+        targets, plan = [], {}
+        for c in want:
+            s = self if frame is None else self[c]
+            if kinds[c] == "object":
+                plan[c] = [s.count(), s.nunique(), s.value_counts().head(1)]
+                targets += plan[c]
+        desc = None
+        if num:
+            desc = self[num].describe(percentiles)
+            targets.append(desc)
+        from ..core import execute
+        execute(*targets)
+        ldesc = []
+        for c in want:
+            if kinds[c] == "number":
+                ldesc.append(desc.fetch()[c])
+                continue
+            cnt, uniq, vc = [x.fetch() for x in plan[c]]
+            top = vc.index[0] if len(vc) else np.nan
+            freq = vc.iloc[0] if len(vc) else np.nan
+            ldesc.append(pd.Series([int(cnt), int(uniq), top, freq],
+                                   index=["count", "unique", "top", "freq"], name=c,
+                                   dtype=object))
+        names = []
+        for idx in sorted((x.index for x in ldesc), key=len):
+            for nm in idx:
+                if nm not in names:
+                    names.append(nm)
+        out = pd.concat([x.reindex(names) for x in ldesc], axis=1, sort=False)
+        if frame is None:
+            nm = _series_name(self._ref)
+            return out.iloc[:, 0].rename(None if nm is _UNKNOWN else nm)
+        out.columns = want
+        return out
 
     def head(self, n=5):
         return _make("dataframe.head", [self], {"n": int(n)}, self._ref.kind, self._columns)
