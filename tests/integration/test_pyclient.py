@@ -1930,6 +1930,16 @@ class TestDataFrames(Base):
             self.assertEqual(df.Age.max().fetch().item(), p.Age.max())
             self.assertEqual(df.Name.str.cat(sep="|", na_rep="-"),
                              p.Name.str.cat(sep="|", na_rep="-"))
+            # a whole frame's agg: lists and dicts assembled here
+            num, pn = df[["Age", "Score"]], p[["Age", "Score"]]
+            pd.testing.assert_frame_equal(num.agg(["sum", "mean", "max"]),
+                                          pn.agg(["sum", "mean", "max"]))
+            pd.testing.assert_series_equal(df.agg({"Age": "mean", "Score": "max"}),
+                                           p.agg({"Age": "mean", "Score": "max"}))
+            pd.testing.assert_frame_equal(df.agg({"Age": ["mean", "min"], "Score": "max"}),
+                                          p.agg({"Age": ["mean", "min"], "Score": "max"}))
+            pd.testing.assert_series_equal(df.Age.agg(["min", np.max, "count"]),
+                                           p.Age.agg(["min", np.max, "count"]))
             # describe of string columns: assembled here (pandas' object column)
             for inc in ("all", "object"):
                 pd.testing.assert_frame_equal(df.describe(include=inc), p.describe(include=inc))

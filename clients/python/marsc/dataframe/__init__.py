@@ -351,6 +351,49 @@ class _Frame(Entity):
             raise AttributeError("'DataFrame' object has no attribute 'to_frame'")
         return concat([self if name is None else self.rename(name)], axis=1)
 
+    def agg(self, func=None, axis=0, **kw):
+        """pandas' agg of a whole frame or Series: a func name (the
+        reduction of that name, lazy); a list of them (a row per func), a
+        dict {column: func or [funcs]}: those reductions run as one task
+        and pandas' table (or Series) is assembled here, already fetched.
+        Functions are names or numpy's (np.sum ...)."""
+        if axis not in (0, "index") or kw:
+            raise NotImplementedError("agg: axis 0 and no keywords only")
+        if not isinstance(func, (list, tuple, dict)):
+            return getattr(self, _func_name(func))()
+        import pandas as pd
+        from ..core import execute
+        if isinstance(func, dict):
+            if not isinstance(self, DataFrame):
+                raise NotImplementedError("a Series' agg takes a func or a list of them")
+            plan = {c: ([_func_name(f) for f in fs] if isinstance(fs, (list, tuple))
+                        else _func_name(fs)) for c, fs in func.items()}
+            jobs = {(c, f): getattr(self[c], f)() for c, fs in plan.items()
+                    for f in (fs if isinstance(fs, list) else [fs])}
+            execute(*jobs.values())
+            vals = {k: _scalar(v.fetch()) for k, v in jobs.items()}
+            if all(not isinstance(fs, list) for fs in plan.values()):
+                return pd.Series({c: vals[(c, f)] for c, f in plan.items()})
+            rows = []
+            for fs in plan.values():
+                for f in (fs if isinstance(fs, list) else [fs]):
+                    if f not in rows:
+                        rows.append(f)
+            return pd.DataFrame({c: [vals.get((c, f), np.nan) for f in rows]
+                                 for c in plan}, index=rows)
+        fs = [_func_name(f) for f in func]
+        labels = [f if isinstance(f, str) else getattr(f, "__name__", str(f)) for f in func]
+        jobs = [getattr(self, f)() for f in fs]
+        execute(*jobs)
+        got = [j.fetch() for j in jobs]
+        if isinstance(self, Series):
+            nm = _series_name(self._ref)
+            return pd.Series([_scalar(g) for g in got], index=labels,
+                             name=None if nm is _UNKNOWN else nm)
+        return pd.concat([g.rename(f) for g, f in zip(got, labels)], axis=1).T
+
+    aggregate = agg
+
     def apply(self, func, *args, **kw):
         raise NotImplementedError(
             "apply runs a Python function on every row or value, which the workers cannot do: "
@@ -2386,6 +2429,11 @@ class _GroupByRenamed:
             out = f(*a, **kw)
             return out.rename(None) if isinstance(out, Series) else out
         return named
+
+
+def _scalar(v):
+    """a fetched 0-d tensor as numpy's scalar (pandas' reductions give one)"""
+    return v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v
 
 
 def _pandas_has(cls, name):
