@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""What a pandas notebook writes, as it writes it: groupby with a dict of
+funcs and as_index=False, a ratio of two aggregations of one groupby, a
+column minus its group mean, shares of a total, a loc assignment by a mask,
+describe(include="all"), idxmax per group and an unstacked count table;
+each compared with pandas."""
+import os
+import tempfile
+
+import numpy as np
+import pandas as pd
+
+import _setup
+import marsc
+import marsc.dataframe as md
+
+sess = _setup.session("notebook-idioms")
+rng = np.random.default_rng(17)
+n = 3000
+local = pd.DataFrame({"shop": rng.choice(["north", "south", "east"], n),
+                      "item": rng.choice(["tea", "cake", "soup", "bread"], n),
+                      "qty": rng.integers(1, 6, n),
+                      "price": np.round(rng.gamma(3, 2, n), 2)})
+local.loc[rng.random(n) < 0.03, "price"] = np.nan
+path = os.path.join(tempfile.mkdtemp(), "orders.csv")
+local.to_csv(path, index=False)
+sess.upload(path)
+p = pd.read_csv(path)
+
+df = md.read_csv("orders.csv", chunk_bytes=20000)
+df["revenue"] = df.qty * df.price
+p["revenue"] = p.qty * p.price
+g, pg = df.groupby("shop"), p.groupby("shop")
+
+results = {
+    "per shop": (g.agg({"qty": "sum", "revenue": "mean"}), pg.agg({"qty": "sum", "revenue": "mean"})),
+    "flat": (df.groupby(["shop", "item"], as_index=False).qty.sum(),
+             p.groupby(["shop", "item"], as_index=False).qty.sum()),
+    "price per unit": (g.revenue.sum() / g.qty.sum(), pg.revenue.sum() / pg.qty.sum()),
+    "vs shop mean": (df.price - g.price.transform("mean"), p.price - pg.price.transform("mean")),
+    "share of all": (g.revenue.sum() / df.revenue.sum(), pg.revenue.sum() / p.revenue.sum()),
+    "best order": (g.revenue.idxmax(), pg.revenue.idxmax()),
+}
+marsc.execute(*[m for m, _ in results.values()])
+for name, (m, want) in results.items():
+    got = m.fetch()
+    print("%s:\n%s\n" % (name, got.head(8)))
+    if isinstance(want, pd.Series):
+        pd.testing.assert_series_equal(got, want, check_exact=False)
+    else:
+        pd.testing.assert_frame_equal(got, want, check_exact=False)
+
+table = df.groupby(["shop", "item"]).size().unstack(fill_value=0)
+want = p.groupby(["shop", "item"]).size().unstack(fill_value=0).rename_axis(columns=None)
+print(table.fetch())
+pd.testing.assert_frame_equal(table.fetch(), want)
+
+df.loc[df.price.isna(), "price"] = df.price.mean()
+p.loc[p.price.isna(), "price"] = p.price.mean()
+pd.testing.assert_series_equal(df.price.fetch(), p.price, check_exact=False)
+
+summary = df.describe(include="all")  # a pandas DataFrame, assembled by the client
+print(summary)
+pd.testing.assert_frame_equal(summary, p.describe(include="all"), check_exact=False)
+print("notebook_idioms: succeeded")
