@@ -16,7 +16,9 @@ a value), `drop_duplicates`, `nlargest`/`nsmallest`, `set_index` and
 with a small table whose labels may repeat, a `join` of `k` with the
 dimension table's index (`on`, "left" or "inner"), the `str` methods and `dt` fields assigned as
 columns (a predicate also as a filter where no value is missing), filters
-and `query` comparing datetimes with date strings, and a `merge` with the dimension table, any
+and `query` comparing datetimes with date strings, a column minus its
+`groupby_transform` (a transform lined up with its frame) assigned as a
+column, and a `merge` with the dimension table, any
 `how` (after a right or outer one the dtypes are compared as relax()
 says); then, often, a last step that reduces: `groupby_agg` (one or two
 keys, several aggregations, `first` and `last` among them), `describe`,
@@ -150,7 +152,8 @@ class Gen:
                   self.fillna, self.tail,
                   self.dedup, self.nlargest, self.set_index, self.reset_index,
                   self.sort_index, self.clip, self.round, self.replace, self.isin, self.rank,
-                  self.concat, self.iloc, self.transform, self.group_rows, self.group_rolling,
+                  self.concat, self.iloc, self.transform, self.transform_assign,
+                  self.group_rows, self.group_rolling,
                   self.rename,
                   self.sample] + ([self.strop, self.strop, self.dtop, self.dtop, self.datecmp]
                                   if rich(self.gid) else []))()
@@ -614,6 +617,30 @@ class Gen:
         # float64 in a chunk where a row is in no group, where pandas decides
         # by the whole column (docs/graph-format.md): relax_per_chunk()
         self.per_chunk_int |= may_miss
+
+    def transform_assign(self):
+        """a transform lined up with its frame: a column minus its group's
+        statistic (or running sum, or shifted value) assigned as a new
+        column (by an int key: no row in no group)"""
+        by = [c for c in ("k", "g") if self.cols.get(c) == "int"]
+        cs = [c for c in self.numeric() if c not in ("k", "g")]
+        if not by or not cs:
+            return
+        r = self.rng
+        b, c = r.choice(by), r.choice(cs)
+        fn = str(r.choice(["mean", "sum", "max", "count", "cumsum", "shift", "diff"]))
+        node = {"op": "dataframe.groupby_transform", "inputs": [self.cur], "by": [b],
+                "columns": [c], "func": fn}
+        if fn in ("shift", "diff"):
+            node["periods"] = int(r.choice([1, -1, 2]))
+        t = self.add(node)
+        tc = self.add({"op": "dataframe.getitem", "inputs": [t], "columns": c})
+        sc = self.add({"op": "dataframe.getitem", "inputs": [self.cur], "columns": c})
+        v = self.add({"op": "subtract", "inputs": [sc, tc]})
+        name = "z%d" % self.n
+        self.cur = self.add({"op": "dataframe.assign", "inputs": [self.cur, v], "names": [name]})
+        ints = self.cols[c] == "int" and fn in ("sum", "max", "count", "cumsum")
+        self.cols[name] = "int" if ints else "float"
 
     def group_rolling(self):
         """groupby(key).rolling(...), .expanding() or .ewm(): the op with
