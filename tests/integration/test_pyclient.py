@@ -1930,6 +1930,14 @@ class TestDataFrames(Base):
             self.assertEqual(df.Age.max().fetch().item(), p.Age.max())
             self.assertEqual(df.Name.str.cat(sep="|", na_rep="-"),
                              p.Name.str.cat(sep="|", na_rep="-"))
+            # pandas' attributes: run or fetched as needed
+            self.assertEqual((df.Age * 2).name, "Age")
+            self.assertEqual(df.Score.dtype, p.Score.dtype)
+            self.assertEqual((df.ndim, df.Age.ndim, df.size), (p.ndim, p.Age.ndim, p.size))
+            self.assertEqual((df.Age.is_unique, df.Age.hasnans, df.Age.dropna().hasnans),
+                             (p.Age.is_unique, p.Age.hasnans, p.Age.dropna().hasnans))
+            self.assertEqual(list(df.head(4).index), list(p.head(4).index))
+            self.assertEqual(df.columns.tolist(), p.columns.tolist())
             # a whole frame's agg: lists and dicts assembled here
             num, pn = df[["Age", "Score"]], p[["Age", "Score"]]
             pd.testing.assert_frame_equal(num.agg(["sum", "mean", "max"]),

@@ -316,6 +316,21 @@ class _Frame(Entity):
         return self.shape[0]
 
     @property
+    def ndim(self):
+        return 2 if isinstance(self, DataFrame) else 1
+
+    @property
+    def size(self):
+        """rows times columns (runs it, as shape)"""
+        sh = self.shape
+        return sh[0] * (sh[1] if len(sh) > 1 else 1)
+
+    @property
+    def index(self):
+        """pandas' Index of the result: it is fetched (as to_list)."""
+        return self.fetch().index
+
+    @property
     def empty(self):
         return self.shape[0] == 0 or (isinstance(self, DataFrame) and self.shape[1] == 0)
 
@@ -1230,12 +1245,13 @@ class DataFrame(_Frame):
 
     @property
     def columns(self):
-        """The column names: known here, or the server's once executed; else None."""
+        """The column names: known here, or the server's once executed; else None.
+        A list (with pandas' tolist() and to_list())."""
         if self._columns is None:
             m = self._meta()
             if m and "columns" in m:
                 self._columns = list(m["columns"])
-        return None if self._columns is None else list(self._columns)
+        return None if self._columns is None else _Names(self._columns)
 
     @columns.setter
     def columns(self, names):
@@ -1705,6 +1721,28 @@ class Series(_Frame):
         m = getattr(both, op)(**{k: v for k, v in kw.items() if v is not None and
                                  not (k == "method" and v == "pearson")})
         return m.to_tensor()[0, 1]
+
+    @property
+    def name(self):
+        """the Series' name: known here, else the server's (it runs)"""
+        nm = _series_name(self._ref)
+        return self._ran().get("name") if nm is _UNKNOWN else nm
+
+    @property
+    def dtype(self):
+        """numpy's dtype of the values (the server's: it runs)"""
+        d = self._ran().get("dtype")
+        return np.dtype(object if d in ("string", "object") else d)
+
+    @property
+    def is_unique(self):
+        """whether no value repeats (missing values count as one; it runs)"""
+        return int(self.nunique(dropna=False).fetch()) == len(self)
+
+    @property
+    def hasnans(self):
+        """whether a value is missing (it runs)"""
+        return bool(self.isna().any().fetch())
 
     def reset_index(self, drop=False, name=None):
         """pandas' Series.reset_index: the index levels as columns before
@@ -2429,6 +2467,15 @@ class _GroupByRenamed:
             out = f(*a, **kw)
             return out.rename(None) if isinstance(out, Series) else out
         return named
+
+
+class _Names(list):
+    """column names: a list, with pandas' Index's tolist() and to_list()"""
+
+    def tolist(self):
+        return list(self)
+
+    to_list = tolist
 
 
 def _scalar(v):
