@@ -1930,6 +1930,10 @@ class TestDataFrames(Base):
             self.assertEqual(df.Age.max().fetch().item(), p.Age.max())
             self.assertEqual(df.Name.str.cat(sep="|", na_rep="-"),
                              p.Name.str.cat(sep="|", na_rep="-"))
+            # split(expand=True): the parts counted first, a column each
+            for kw in ({"pat": " "}, {"pat": "n", "n": 1}, {"pat": "."}):
+                pd.testing.assert_frame_equal(df.Name.str.split(expand=True, **kw).fetch(),
+                                              p.Name.str.split(expand=True, **kw))
             # pandas' attributes: run or fetched as needed
             self.assertEqual((df.Age * 2).name, "Age")
             self.assertEqual(df.Score.dtype, p.Score.dtype)

@@ -1991,9 +1991,29 @@ class _Str:
         """s.str.split(pat, n): index it, .str[i] or .str.get(i) (negative
         from the end); a column of lists is not held."""
         if expand:
-            raise NotImplementedError("str.split(expand=True) is not supported: take the parts "
-                                      "with .str[i]")
+            return self._split_expand(pat, n)
         return _Split(self._s, pat, n)
+
+    def _split_expand(self, pat, n):
+        """split(pat, n, expand=True): a column per part, 0 .. the most parts
+        of any value (counted first: the counts run as a task), missing
+        where a value has fewer, as pandas'. pat a literal (a single
+        character, or text pandas 1.5 takes as a regular expression only
+        when it has none of its special characters)."""
+        if pat is None or pat == "":
+            raise NotImplementedError("str.split(expand=True) takes a separator here (pat)")
+        special = set(".^$*+?{}[]\\|()")
+        if len(pat) > 1 and special & set(pat):
+            raise NotImplementedError("str.split(expand=True): pat %r would be a regular "
+                                      "expression in pandas; a literal is supported" % pat)
+        # (POSIX's extended expressions: the specials escaped, the rest literal)
+        ere = "".join("\\" + ch if ch in special else ch for ch in pat)
+        most = self._s.str.count(ere).max().fetch()
+        most = 0 if most is None or np.isnan(most) else int(most)
+        parts = most + 1 if n in (-1, None, 0) else min(most, int(n)) + 1
+        sp = _Split(self._s, pat, n)
+        cols = [sp.get(i).rename(i) for i in range(parts)]
+        return concat(cols, axis=1)
 
 
 class _Split:
