@@ -2161,8 +2161,10 @@ class TestDataFrames(Base):
             self.same_as_pandas(pairs)
             with self.assertRaises(TypeError):
                 s.str["a"]
-            with self.assertRaises(NotImplementedError):
-                s.str.split(",", expand=True)
+            pd.testing.assert_frame_equal(s.str.split(",", expand=True).fetch(),
+                                          ps.str.split(",", expand=True))
+            with self.assertRaisesRegex(NotImplementedError, "regular expression"):
+                s.str.split(",+", expand=True)
             with self.assertRaises(NotImplementedError):
                 s.str.repeat([1, 2])
 
