@@ -1917,6 +1917,9 @@ class TestDataFrames(Base):
                  p.sort_values("Name", key=lambda s: s.str.len(), kind="mergesort")),
                 (df.mean(numeric_only=True), p.mean(numeric_only=True)),
                 (df.Score.to_frame(), p.Score.to_frame()),
+                # a column named like a Series-only method is an attribute of the frame
+                (df.rename(columns={"Team": "item"}).item,
+                 p.rename(columns={"Team": "item"}).item),
                 (df.Score.to_frame("x"), p.Score.to_frame("x")),
             ]
             self.same_as_pandas(pairs)

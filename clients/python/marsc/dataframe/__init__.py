@@ -353,10 +353,13 @@ class _Frame(Entity):
         f.__doc__ = "pandas' %s of the fetched result" % name
         return f
 
+    # (only what pandas' DataFrame and Series both have: the others are on
+    # their own class, so that a column named like them stays reachable as
+    # df.item, as in pandas)
     to_dict, to_csv, to_json = _export("to_dict"), _export("to_csv"), _export("to_json")
-    to_records, to_string = _export("to_records"), _export("to_string")
-    to_list, tolist, item = _export("to_list"), _export("tolist"), _export("item")
-    to_markdown, to_html, to_latex = _export("to_markdown"), _export("to_html"), _export("to_latex")
+    to_string, to_markdown, to_latex = _export("to_string"), _export("to_markdown"), \
+        _export("to_latex")
+    _export_one = _export
     del _export
 
     def to_frame(self, name=None):
@@ -1278,6 +1281,8 @@ class DataFrame(_Frame):
     def __repr__(self):
         return "DataFrame <op=%s, columns=%s, key=%s>" % (self.op, self._columns, self.key)
 
+    to_records, to_html = _Frame._export_one("to_records"), _Frame._export_one("to_html")
+
     def __getitem__(self, key):
         if isinstance(key, Series):
             return _make("dataframe.filter", [self, key], None, "dataframe", self._columns)
@@ -1721,6 +1726,9 @@ class Series(_Frame):
         m = getattr(both, op)(**{k: v for k, v in kw.items() if v is not None and
                                  not (k == "method" and v == "pearson")})
         return m.to_tensor()[0, 1]
+
+    to_list, tolist, item = _Frame._export_one("to_list"), _Frame._export_one("tolist"), \
+        _Frame._export_one("item")
 
     @property
     def name(self):
