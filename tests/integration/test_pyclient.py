@@ -1903,6 +1903,7 @@ class TestDataFrames(Base):
                 (d2, p2), (df.rename(columns=str.lower), p.rename(columns=str.lower)),
                 (df.dropna(axis=1, how="all"), p.dropna(axis=1, how="all")),
                 (df.dropna(axis=1), p.dropna(axis=1)),
+                (df.dropna(axis=1, subset=[0, 1, 2]), p.dropna(axis=1, subset=[0, 1, 2])),
                 (df.dropna(thresh=4), p.dropna(thresh=4)),
                 (df.Age.fillna(df.Age.mean()), p.Age.fillna(p.Age.mean())),
                 (df[["Age", "Score"]].fillna(df[["Age", "Score"]].mean()),

@@ -362,13 +362,6 @@ class _Frame(Entity):
     _export_one = _export
     del _export
 
-    def to_frame(self, name=None):
-        """pandas' Series.to_frame: a DataFrame of this one column (named
-        name, else the Series' name, else 0)."""
-        if not isinstance(self, Series):
-            raise AttributeError("'DataFrame' object has no attribute 'to_frame'")
-        return concat([self if name is None else self.rename(name)], axis=1)
-
     def agg(self, func=None, axis=0, **kw):
         """pandas' agg of a whole frame or Series: a func name (the
         reduction of that name, lazy); a list of them (a row per func), a
@@ -615,9 +608,10 @@ class _Frame(Entity):
         if axis in (1, "columns"):
             if not isinstance(self, DataFrame):
                 raise ValueError("No axis named 1 for object type Series")
+            # (subset: the row labels whose values count)
             src = self if subset is None else self.loc[_names(subset)]
             n = len(src) if thresh is None else None
-            counts = self.count().fetch()
+            counts = src.count().fetch()
             keep = [c for c, k in counts.items()
                     if (k >= thresh if thresh is not None else
                         k > 0 if how == "all" else k == n)]
@@ -1729,6 +1723,11 @@ class Series(_Frame):
 
     to_list, tolist, item = _Frame._export_one("to_list"), _Frame._export_one("tolist"), \
         _Frame._export_one("item")
+
+    def to_frame(self, name=None):
+        """pandas' Series.to_frame: a DataFrame of this one column (named
+        name, else the Series' name, else 0)."""
+        return concat([self if name is None else self.rename(name)], axis=1)
 
     @property
     def name(self):
