@@ -5966,6 +5966,13 @@ static int infer_quantiles(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
     if (nq > 1000000) return XFAIL(n, "\"q\": at most 1000000 quantiles");
     if (series && d->nsel == 0)
         return XFAIL(n, "the Series is of type object; quantile takes numbers");
+    /* the table (a row per q, a column per numeric column) is bounded as
+     * pivot's: DF3_MAX_CELLS values, checked before anything is allocated */
+    int nc = series ? 1 : d->nsel;
+    if ((int64_t)nq * nc > DF3_MAX_CELLS)
+        return XFAIL(
+            n, "%zu quantiles of %d columns make %lld values, more than the %lld a table may hold",
+            nq, nc, (long long)nq * nc, (long long)DF3_MAX_CELLS);
     if (!(d->lits = calloc(nq + 1, sizeof(df_lit_t)))) return XFAIL(n, "out of memory");
     for (size_t i = 0; i < nq; i++) {
         json_t *v = json_array_get(q, i);
@@ -5975,7 +5982,6 @@ static int infer_quantiles(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
         d->lits[i].f = json_number_value(v);
         d->nlit = (int)i + 1;
     }
-    int nc = series ? 1 : d->nsel;
     if (alloc_cols(d, nc, 1) || set_col(&d->idx[0], NULL, false, FT_FLOAT64))
         return XFAIL(n, "out of memory");
     for (int k = 0; k < nc; k++) {

@@ -1522,8 +1522,18 @@ def quantile_lists(data, pdf):
     why = check_frames(data, nodes, want)
     if why:
         return why
-    return rejected(data, [CSV, col("fi", "t", "f"), op("r", "quantile", "fi", q=[0.5, 2])],
-                    "r", ["\"q\"[1] must be a number in [0, 1]"])
+    why = rejected(data, [CSV, col("fi", "t", "f"), op("r", "quantile", "fi", q=[0.5, 2])],
+                   "r", ["\"q\"[1] must be a number in [0, 1]"])
+    if why:
+        return why
+    # a million qs over 300 columns would be 2.4 GB of float64: refused
+    # before anything is allocated (pivot's bound on cells)
+    with open(os.path.join(data, "wide.csv"), "w") as f:
+        f.write(",".join("c%d" % k for k in range(300)) + "\n" + ",".join(["1.5"] * 300) + "\n")
+    wide = {"key": "w", "op": "dataframe.read_csv", "path": "wide.csv"}
+    return rejected(data, [wide, op("r", "quantile", "w", q=[0.5] * 1000000)], "r",
+                    ["1000000 quantiles of 300 columns make 300000000 values, more than the "
+                     "268435456 a table may hold"])
 
 
 @case
