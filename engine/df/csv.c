@@ -292,12 +292,14 @@ typedef struct {
     size_t focap, flcap;
     int nf; /* fields of the current record */
     int maxstore;
+    char sep; /* the field separator (csv_sep_parse) */
 } tok_t;
 
 static void tok_init(tok_t *t, const char *buf, int64_t start, int64_t end, int64_t line,
-                     int maxstore)
+                     int maxstore, char sep)
 {
     memset(t, 0, sizeof *t);
+    t->sep = sep;
     t->p = buf;
     t->pos = start;
     t->end = end;
@@ -328,11 +330,14 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
 {
     const char *p = t->p;
     int64_t i = t->pos, end = t->end;
+    const char sep = t->sep;
     /* Blank lines and lines of spaces/tabs are skipped (skip_blank_lines),
-     * and so is such a tail at the end of the input. */
+     * and so is such a tail at the end of the input; a space or a tab that
+     * is the separator makes no blank line (pandas' WHITESPACE_LINE state
+     * takes only whitespace other than the delimiter). */
     for (;;) {
         int64_t j = i;
-        while (j < end && (p[j] == ' ' || p[j] == '\t'))
+        while (j < end && (p[j] == ' ' || p[j] == '\t') && p[j] != sep)
             j++;
         if (j >= end) {
             t->pos = end;
@@ -377,7 +382,7 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
             }
         }
         int64_t u = i;
-        while (u < end && p[u] != ',' && p[u] != '\n' && p[u] != '\r')
+        while (u < end && p[u] != sep && p[u] != '\n' && p[u] != '\r')
             u++;
         if (tok_bytes(t, p + i, (size_t)(u - i), err, errlen) < 0) return -1;
         i = u;
@@ -398,7 +403,7 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
         t->nf++;
         if (i >= end) break;
         char c = p[i++];
-        if (c == ',') continue;
+        if (c == sep) continue;
         if (c == '\r' && i < end && p[i] == '\n') i++;
         break;
     }
@@ -595,17 +600,43 @@ static void append_fmt(char *buf, size_t len, size_t *off, const char *fmt, ...)
     if (k > 0) *off += (size_t)k;
 }
 
-int csv_header_parse(const char *buf, size_t len, const char *const *usecols, int n_usecols,
-                     csv_header_t *h, char *err, size_t errlen)
+int csv_sep_parse(const char *s, char *sep, char *err, size_t errlen)
+{
+    unsigned char c = (unsigned char)s[0];
+    if (!strcmp(s, "\\s+"))
+        return errmsg(err, errlen,
+                      "sep '\\s+' (pandas' delim_whitespace) is not supported: the separator is "
+                      "one character");
+    if (!c) return errmsg(err, errlen, "sep is empty: the separator is one character");
+    if (c >= 0x80)
+        return errmsg(err, errlen,
+                      "sep '%.40s': the separator is a tab or a printable ASCII character", s);
+    if (s[1])
+        return errmsg(err, errlen,
+                      "sep '%.40s' has several characters: the separator is one character "
+                      "(pandas' C parser; regular expressions are not supported)",
+                      s);
+    if (c == '"') return errmsg(err, errlen, "sep '\"' is the quote character");
+    if (c != '\t' && (c < 0x20 || c > 0x7e))
+        return errmsg(err, errlen,
+                      "sep 0x%02x: the separator is a tab or a printable ASCII character", c);
+    *sep = (char)c;
+    return 0;
+}
+
+int csv_header_parse(const char *buf, size_t len, char sep, const char *const *usecols,
+                     int n_usecols, csv_header_t *h, char *err, size_t errlen)
 {
     memset(h, 0, sizeof *h);
+    char chk[2] = {sep, 0};
+    if (csv_sep_parse(chk, &h->sep, err, errlen) < 0) return -1;
     if (len > (size_t)INT64_MAX) return errmsg(err, errlen, "input of %zu bytes is too long", len);
     if (n_usecols < 0) return errmsg(err, errlen, "usecols: negative count %d", n_usecols);
     tok_t t;
     /* Keep one field more than the limit so that a longer header is seen. */
     /* a UTF-8 byte-order mark is no part of the first name (pandas drops it) */
     int64_t bom = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
-    tok_init(&t, buf, bom, (int64_t)len, 0, CSV_MAX_COLS + 1);
+    tok_init(&t, buf, bom, (int64_t)len, 0, CSV_MAX_COLS + 1, sep);
     bool *was_empty = NULL;
     int rc = tok_next(&t, err, errlen);
     if (rc < 0) goto fail_tok;
@@ -702,12 +733,15 @@ static const uint8_t line_inc[CSV_NSTATES][C_N] = {
     [CSV_S_QUO] = {0, 0, 0, 0, 0}, [CSV_S_QQ] = {0, 0, 0, 1, 1},  [CSV_S_CR] = {0, 0, 0, 0, 1},
 };
 
-static const uint8_t byte_cls[256] = {
-    ['"'] = C_QUOTE,
-    [','] = C_COMMA,
-    ['\n'] = C_LF,
-    ['\r'] = C_CR,
-};
+/* The bytes' classes with sep as the separator (C_COMMA). */
+static void byte_classes(uint8_t cls[256], char sep)
+{
+    memset(cls, C_OTHER, 256);
+    cls[(unsigned char)sep] = C_COMMA;
+    cls['"'] = C_QUOTE;
+    cls['\n'] = C_LF;
+    cls['\r'] = C_CR;
+}
 
 /* Six runs of the DFA, one per start state. Two runs that reach the same
  * state go on together, so they merge (the line counts they gathered apart
@@ -715,8 +749,10 @@ static const uint8_t byte_cls[256] = {
  * first line end outside quotes that is at most two, inside a quote or not.
  * After an ordinary byte every run is in UNQ or QUO, which ordinary bytes
  * do not change, so runs of them are skipped. */
-void csv_scan_block(const char *p, size_t n, csv_block_t *out)
+void csv_scan_block(const char *p, size_t n, char sep, csv_block_t *out)
 {
+    uint8_t byte_cls[256];
+    byte_classes(byte_cls, sep);
     uint8_t cur[CSV_NSTATES];
     int64_t ln[CSV_NSTATES], off[CSV_NSTATES];
     int run_of[CSV_NSTATES];
@@ -767,8 +803,11 @@ static bool at_boundary(const char *buf, int64_t len, int64_t q, int st)
     return st == CSV_S_REC || (st == CSV_S_CR && (q >= len || buf[q] != '\n'));
 }
 
-int64_t csv_find_boundary(const char *buf, size_t len, int64_t pos, int state, int64_t *line)
+int64_t csv_find_boundary(const char *buf, size_t len, char sep, int64_t pos, int state,
+                          int64_t *line)
 {
+    uint8_t byte_cls[256];
+    byte_classes(byte_cls, sep);
     int64_t q = pos, L = (int64_t)len, ln = *line;
     int s = state;
     while (q < L && !at_boundary(buf, L, q, s)) {
@@ -816,7 +855,7 @@ int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target
     for (int64_t b = 0; b < nb; b++) {
         int64_t s = d0 + b * target; /* b * target < body: no overflow */
         int64_t e = body - b * target > target ? s + target : L;
-        csv_scan_block(buf + s, (size_t)(e - s), &blk[b]);
+        csv_scan_block(buf + s, (size_t)(e - s), h->sep, &blk[b]);
     }
     /* Phase 2: compose from the known state at the data start. */
     int st = CSV_S_REC;
@@ -836,7 +875,7 @@ int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target
         int64_t q = d0 + b * target;
         if (b > 0 && q <= prev) continue;
         int64_t ln = bln[b];
-        q = csv_find_boundary(buf, len, q, bst[b], &ln);
+        q = csv_find_boundary(buf, len, h->sep, q, bst[b], &ln);
         if (b > 0 && (q >= L || q == prev)) continue;
         if (n > 0) r[n - 1].end = q;
         r[n].start = q;
@@ -887,7 +926,7 @@ int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r
 {
     if (check_range(h, r, err, errlen) < 0) return -1;
     tok_t t;
-    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h));
+    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h->sep);
     int rc, ret = -1;
     int64_t rows = 0;
     while ((rc = tok_next(&t, err, errlen)) == 1) {
@@ -1033,7 +1072,7 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
     memset(out, 0, sizeof *out);
     if (check_range(h, r, err, errlen) < 0) return -1;
     tok_t t;
-    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h));
+    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h->sep);
     colb_t *b = calloc((size_t)h->nsel + 1, sizeof *b);
     int rc, ret = -1;
     if (!b) {
@@ -1135,8 +1174,8 @@ static int frame_append(csv_frame_t *dst, const csv_frame_t *src, char *err, siz
     return 0;
 }
 
-int csv_read_buffer(const char *buf, size_t len, const char *const *usecols, int n_usecols,
-                    int64_t target, csv_frame_t *out, char *err, size_t errlen)
+int csv_read_buffer(const char *buf, size_t len, char sep, const char *const *usecols,
+                    int n_usecols, int64_t target, csv_frame_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     csv_header_t h;
@@ -1145,7 +1184,7 @@ int csv_read_buffer(const char *buf, size_t len, const char *const *usecols, int
     uint32_t *kinds = NULL;
     csv_type_t *types = NULL;
     int ret = -1;
-    if (csv_header_parse(buf, len, usecols, n_usecols, &h, err, errlen) < 0) return -1;
+    if (csv_header_parse(buf, len, sep, usecols, n_usecols, &h, err, errlen) < 0) return -1;
     if (csv_split(buf, len, &h, target, &r, &nr, err, errlen) < 0) goto close_header;
     kinds = calloc((size_t)h.nsel + 1, sizeof *kinds);
     types = calloc((size_t)h.nsel + 1, sizeof *types);

@@ -1,5 +1,6 @@
 /* csv.h: the CSV reader behind `dataframe.read_csv`, as pandas 1.5's C
- * parser reads a file with its defaults (sep ",", header 0, quotechar '"',
+ * parser reads a file with its defaults (sep "," or one other character,
+ * header 0, quotechar '"',
  * doublequote, skip_blank_lines, the default NA strings, no whitespace
  * stripping), in chunks that can be parsed apart from each other.
  *
@@ -126,6 +127,7 @@ typedef struct {
     bool usecols;       /* usecols was given: rows with extra fields are not errors */
     int64_t data_start; /* byte offset of the first data record (after the header's line end) */
     int64_t data_line;  /* pandas' 0-based line number of that record */
+    char sep;           /* the field separator every phase splits fields at */
 } csv_header_t;
 
 /* The most columns a header may name. A bound on what one header line can
@@ -133,12 +135,19 @@ typedef struct {
  * million columns is past any DataFrame this engine tiles by rows. */
 #define CSV_MAX_COLS (1 << 20)
 
-/* Parses the header at the start of buf. usecols: n_usecols names (NULL
+/* pandas' `sep` as the C parser takes it: one character, a tab or a
+ * printable ASCII one other than the quote; *sep is set. Several
+ * characters (pandas' python engine and its regular expressions, '\s+'),
+ * a line end or a control character fail naming the rule. */
+int csv_sep_parse(const char *s, char *sep, char *err, size_t errlen);
+
+/* Parses the header at the start of buf, fields separated by sep (one
+ * csv_sep_parse accepts; h->sep keeps it for the later phases). usecols: n_usecols names (NULL
  * when n_usecols is 0: every column); an unknown name fails with pandas'
  * message "Usecols do not match columns, columns expected but not found:
  * ['x']". An empty input fails ("No columns to parse from file"). */
-int csv_header_parse(const char *buf, size_t len, const char *const *usecols, int n_usecols,
-                     csv_header_t *h, char *err, size_t errlen);
+int csv_header_parse(const char *buf, size_t len, char sep, const char *const *usecols,
+                     int n_usecols, csv_header_t *h, char *err, size_t errlen);
 void csv_header_close(csv_header_t *h);
 
 /* ---------------------------------------------------------------------------
@@ -162,8 +171,9 @@ typedef struct {
     int64_t lines[CSV_NSTATES];
 } csv_block_t;
 
-/* Scans n bytes from every state at once. Reads nothing outside p[0..n). */
-void csv_scan_block(const char *p, size_t n, csv_block_t *out);
+/* Scans n bytes from every state at once, fields separated by sep. Reads
+ * nothing outside p[0..n). */
+void csv_scan_block(const char *p, size_t n, char sep, csv_block_t *out);
 
 /* The first record start at or after pos, the DFA being in `state` at pos
  * (from the composed transfer functions) with *line lines before it; *line
@@ -171,7 +181,8 @@ void csv_scan_block(const char *p, size_t n, csv_block_t *out);
  * the end. Reads buf[pos, result]: a worker needs the bytes of its block
  * and, when a quoted field runs past the block's end, those up to the
  * field's end. */
-int64_t csv_find_boundary(const char *buf, size_t len, int64_t pos, int state, int64_t *line);
+int64_t csv_find_boundary(const char *buf, size_t len, char sep, int64_t pos, int state,
+                          int64_t *line);
 
 /* Splits buf[h->data_start, len) into chunks of about target_chunk_bytes
  * (>= 1). *out (owned by the caller: free()) holds *n >= 1 ranges that tile
@@ -223,8 +234,9 @@ void csv_frame_close(csv_frame_t *f);
 /* The whole pipeline on one buffer (tests, small files): header, split at
  * target_chunk_bytes, infer over every chunk, then read every chunk and
  * concatenate. */
-int csv_read_buffer(const char *buf, size_t len, const char *const *usecols, int n_usecols,
-                    int64_t target_chunk_bytes, csv_frame_t *out, char *err, size_t errlen);
+int csv_read_buffer(const char *buf, size_t len, char sep, const char *const *usecols,
+                    int n_usecols, int64_t target_chunk_bytes, csv_frame_t *out, char *err,
+                    size_t errlen);
 
 /* ---------------------------------------------------------------------------
  * Paths. Resolves relative_path under data_dir as the contract requires:

@@ -5,7 +5,8 @@ Builds tests/diff/csv_dump.c with engine/df/csv.c and engine/dtype.c under
 ASan and UBSan into a temporary directory, writes random CSV files with
 Python's csv module (ints, floats with NaN/inf and exponents, bools, strings
 with quotes, newlines, commas and spaces, NA strings, duplicate and empty
-header names, \\n or \\r\\n line ends, every quoting style), reads each at
+header names, \\n or \\r\\n line ends, every quoting style; a comma, or a
+fifth of them a semicolon, a tab, a bar or a space for `sep`), reads each at
 several chunk sizes, and compares columns, dtypes and values with
 pandas.read_csv (NaN equal to NaN). Floats equal bit for bit those of
 read_csv(float_precision="round_trip") (correctly rounded, as strtod), and
@@ -46,17 +47,17 @@ def build(tmp):
     return exe
 
 
-def run_dump(exe, path, chunk, usecols):
-    p = subprocess.run([exe, path, str(chunk)] + list(usecols or []), capture_output=True,
+def run_dump(exe, path, chunk, usecols, sep=","):
+    p = subprocess.run([exe, "--sep", sep, path, str(chunk)] + list(usecols or []), capture_output=True,
                        timeout=60)
     if p.returncode != 0:
         raise RuntimeError("csv_dump exit %d: %s" % (p.returncode, p.stderr.decode(errors="replace")[-2000:]))
     return json.loads(p.stdout.decode("utf-8"))
 
 
-def run_pandas(path, usecols, float_precision=None):
+def run_pandas(path, usecols, float_precision=None, sep=","):
     try:
-        df = pd.read_csv(path, usecols=usecols, float_precision=float_precision)
+        df = pd.read_csv(path, usecols=usecols, float_precision=float_precision, sep=sep)
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     cols = list(df.columns)
@@ -136,7 +137,8 @@ def compare(ours, ref, exact):
 
 NA_STRINGS = ["", "NA", "nan", "NaN", "null", "N/A", "#N/A", "<NA>"]
 WORDS = ["a", "b c", " lead", "trail ", "x,y", 'say "hi"', "two\nlines", "cr\r\nlf", '"', '""',
-         ",", "é ü", "日本", "True!", "1a", "0x10", "1e", "--", "NAN", "none", "#", "'q'"]
+         ",", "é ü", "日本", "True!", "1a", "0x10", "1e", "--", "NAN", "none", "#", "'q'",
+         "a;b", "p|q", "t\tu", ";", "|"]
 
 
 def gen_int(r):
@@ -219,8 +221,9 @@ def gen_file(r, path):
     names = gen_names(r, ncols)
     quoting = r.choice([csv.QUOTE_MINIMAL, csv.QUOTE_MINIMAL, csv.QUOTE_ALL])
     term = r.choice(["\n", "\r\n"])
+    sep = r.choice([";", "\t", "|", " "]) if r.random() < 0.2 else ","
     buf = io.StringIO()
-    w = csv.writer(buf, quoting=quoting, lineterminator=term)
+    w = csv.writer(buf, quoting=quoting, lineterminator=term, delimiter=sep)
     w.writerow(names)
     for i in range(nrows):
         row = [c[i] for c in cols]
@@ -236,6 +239,7 @@ def gen_file(r, path):
         text = text.replace(term, term + term, 1)  # a blank line after the header
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(text)
+    return sep
 
 
 FIXED = [
@@ -256,6 +260,13 @@ FIXED = [
     ("int-na", "a,b\n1,\n2,3\n", None),
     ("all-na", "a\nNA\n\"\"\n", None),
     ("spaces", "a, b\n 1 ,\t2\n", None),
+    # sep: a quoted separator, blank lines of the other whitespace, a tab
+    # or a space that separates making no blank line
+    ("sep-semicolon", 'a;b;c\n1;"x;y";2,5\n \n\t\n3;;\n', None, ";"),
+    ("sep-tab", "a\tb\n1\t2\n  \n\t\n3\t\n", None, "\t"),
+    ("sep-space", "a b\n1 2\n\t\n \n3 \n", None, " "),
+    ("sep-bar-ragged", "a|b\n1|2\n3|4|5\n", None, "|"),
+    ("sep-usecols", "a;b;c\n1;2;3\n4;5;6\n", ["c", "a"], ";"),
 ]
 
 
@@ -272,32 +283,32 @@ def main():
     try:
         exe = build(tmp)
         cases = []
-        for name, text, usecols in FIXED:
+        for name, text, usecols, *sep in FIXED:
             p = os.path.join(tmp, name + ".csv")
             with open(p, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
-            cases.append((name, p, usecols))
+            cases.append((name, p, usecols, sep[0] if sep else ","))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)
-            gen_file(r, p)
+            sep = gen_file(r, p)
             usecols = None
             if r.random() < 0.2:
-                ref = run_pandas(p, None)
+                ref = run_pandas(p, None, sep=sep)
                 if "columns" in ref and ref["columns"]:
                     usecols = r.sample(ref["columns"], r.randint(1, len(ref["columns"])))
-            cases.append(("rand%03d" % i, p, usecols))
-        for name, p, usecols in cases:
-            ref = run_pandas(p, usecols)
-            exact = run_pandas(p, usecols, "round_trip")
+            cases.append(("rand%03d" % i, p, usecols, sep))
+        for name, p, usecols, sep in cases:
+            ref = run_pandas(p, usecols, sep=sep)
+            exact = run_pandas(p, usecols, "round_trip", sep=sep)
             why = None
             try:
                 for chunk in CHUNKS:
-                    ours = run_dump(exe, p, chunk, usecols)
+                    ours = run_dump(exe, p, chunk, usecols, sep)
                     why = compare(ours, ref, exact)
                     if why:
                         why = "chunk %d: %s" % (chunk, why)
                         break
-                    if "error" in ref and "error" in ours and name.startswith(("ragged", "eof", "usecols")):
+                    if "error" in ref and "error" in ours and name.startswith(("ragged", "eof", "usecols", "sep-bar")):
                         if ours["error"] not in ref["error"]:
                             why = "message %r not in pandas' %r" % (ours["error"], ref["error"])
                             break
@@ -306,7 +317,8 @@ def main():
             if why:
                 failed += 1
                 with open(p, "rb") as f:
-                    print("FAIL %s (usecols %r): %s\n  file: %r" % (name, usecols, why, f.read()[:400]))
+                    print("FAIL %s (usecols %r, sep %r): %s\n  file: %r" % (name, usecols, sep, why,
+                                                                        f.read()[:400]))
             else:
                 passed += 1
                 print("ok %s" % name)

@@ -5,9 +5,13 @@ frame with a continuous RangeIndex, i.e. pd.concat([pd.read_csv(f) for f in
 sorted(glob(pattern))], ignore_index=True). Uneven chunks within and across
 files, usecols, a file with a header and no rows, column types merged
 across files (an int column that has a float in another file is float64),
-a groupby and a filter over the union; and the refusals: no file matches,
-a file whose header differs (named), a pattern reaching outside the data
-directory."""
+a groupby and a filter over the union; `sep` (semicolon files holding
+commas, over a pattern; a tab-separated file with a tab line that is a row
+and a space line that is blank; one file of more than 1 MiB read with ','
+and with ';' in one document, both orders, which the per-process scan
+cache must keep apart); and the refusals: no file matches, a file whose
+header differs (named), a pattern reaching outside the data directory, a
+separator pandas' C parser does not take."""
 
 import glob
 import json
@@ -42,6 +46,18 @@ def write(data):
                                                           index=False)
     pd.DataFrame({"k": ["a"], "v": [1]}).to_csv(os.path.join(data, "bad", "a.csv"), index=False)
     pd.DataFrame({"k": ["a"], "w": [1]}).to_csv(os.path.join(data, "bad", "b.csv"), index=False)
+    os.makedirs(os.path.join(data, "semi"))
+    for i, n in enumerate((50, 7, 91)):
+        df = pd.DataFrame({"city": np.array(["Lyon", "Köln, Nord", "a;b"], dtype=object)[rng.integers(0, 3, n)],
+                           "n": rng.integers(0, 9, n), "x": rng.random(n).round(3)})
+        df.to_csv(os.path.join(data, "semi", "p%d.csv" % i), index=False, sep=";")
+    with open(os.path.join(data, "tabs.tsv"), "w") as f:
+        f.write("a\tb\tc\n1\t\"x\ty\"\t2.5\n\t\n   \n3\tz\t\n")
+    # more than the scan cache's 1 MiB: under ';' two columns (a int64),
+    # under ',' one column "a;b" of twice the rows (the quote is a plain
+    # byte mid-field, so each line end ends a record)
+    with open(os.path.join(data, "big.csv"), "w") as f:
+        f.write("a;b\n" + '1;"2\n3"\n' * 150000)
 
 
 def union(data, pattern, **kw):
@@ -80,6 +96,23 @@ def main():
             {"key": "m", "op": "greater", "inputs": ["x", 0.7]},
             {"key": "f", "op": "dataframe.filter", "inputs": ["t", "m"]}], "f",
             u[u.x > 0.7]))
+        cases.append(("sep_glob", [{"key": "t", "op": "dataframe.read_csv", "path": "semi/*.csv",
+                                    "sep": ";", "chunk_bytes": 97}], "t",
+                      union(data, "semi/*.csv", sep=";")))
+        cases.append(("sep_tab", [{"key": "t", "op": "dataframe.read_csv", "path": "tabs.tsv",
+                                   "sep": "\t", "chunk_bytes": 5}], "t",
+                      pd.read_csv(os.path.join(data, "tabs.tsv"), sep="\t")))
+        big = os.path.join(data, "big.csv")
+        semi, comma = pd.read_csv(big, sep=";"), pd.read_csv(big)
+        for order in ((";", ","), (",", ";")):
+            nodes = [{"key": "t%d" % i, "op": "dataframe.read_csv", "path": "big.csv", "sep": sp,
+                      "usecols": ["a"] if sp == ";" else ["a;b"], "chunk_bytes": 1 << 16}
+                     for i, sp in enumerate(order)]
+            want = (semi[["a"]] if order[0] == ";" else comma)
+            cases.append(("sep_cache_%s" % ("semi_first" if order[0] == ";" else "comma_first"),
+                          nodes, "t0", want))
+            cases.append(("sep_cache_%s_t1" % ("semi_first" if order[0] == ";" else "comma_first"),
+                          nodes, "t1", comma if order[0] == ";" else semi[["a"]]))
         for name, nodes, key, want in cases:
             doc = {"version": 1, "nodes": nodes, "fetch": [key]}
             p, out = run(doc, data)
@@ -97,9 +130,13 @@ def main():
         for name, path, want in [
                 ("no_match", "logs/*.parquet", "no file matches the pattern"),
                 ("header_differs", "bad/*.csv", "b.csv: its header differs from that of bad/a.csv"),
-                ("outside", "../*.csv", "'..' are refused")]:
-            doc = {"version": 1, "nodes": [{"key": "t", "op": "dataframe.read_csv", "path": path}],
-                   "fetch": ["t"]}
+                ("outside", "../*.csv", "'..' are refused"),
+                ("sep_regex", {"path": "tabs.tsv", "sep": "\\s+"}, "sep '\\s+' (pandas' delim_whitespace) is not"),
+                ("sep_long", {"path": "tabs.tsv", "sep": "::"}, "sep '::' has several characters"),
+                ("sep_quote", {"path": "tabs.tsv", "sep": '"'}, "sep '\"' is the quote character")]:
+            node = {"key": "t", "op": "dataframe.read_csv"}
+            node.update(path if isinstance(path, dict) else {"path": path})
+            doc = {"version": 1, "nodes": [node], "fetch": ["t"]}
             p, out = run(doc, data)
             shutil.rmtree(out, ignore_errors=True)
             err = p.stderr.decode()

@@ -25,7 +25,7 @@ static char err[512];
 static int read_text(const char *text, int64_t chunk, csv_frame_t *f)
 {
     err[0] = '\0';
-    return csv_read_buffer(text, strlen(text), NULL, 0, chunk, f, err, sizeof err);
+    return csv_read_buffer(text, strlen(text), ',', NULL, 0, chunk, f, err, sizeof err);
 }
 
 static void read_ok(const char *text, int64_t chunk, csv_frame_t *f)
@@ -186,7 +186,7 @@ static void check_ranges(const char *text, int64_t target)
     csv_header_t h;
     csv_range_t *r, *all;
     int64_t n, nall;
-    assert_int_equal(csv_header_parse(text, len, NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(text, len, ',', NULL, 0, &h, err, sizeof err), 0);
     assert_int_equal(csv_split(text, len, &h, target, &r, &n, err, sizeof err), 0);
     assert_int_equal(csv_split(text, len, &h, 1, &all, &nall, err, sizeof err), 0);
     assert_true(n >= 1 && n <= nall);
@@ -239,7 +239,7 @@ static void test_split_by_hand(void **st)
         const char *text = split_texts[t];
         size_t len = strlen(text);
         csv_header_t h;
-        assert_int_equal(csv_header_parse(text, len, NULL, 0, &h, err, sizeof err), 0);
+        assert_int_equal(csv_header_parse(text, len, ',', NULL, 0, &h, err, sizeof err), 0);
         for (int64_t target = 1; target <= (int64_t)len; target++) {
             csv_range_t *r;
             int64_t n;
@@ -249,9 +249,9 @@ static void test_split_by_hand(void **st)
             for (int64_t b = h.data_start; b < (int64_t)len; b += target) {
                 int64_t e = b + target < (int64_t)len ? b + target : (int64_t)len;
                 csv_block_t blk;
-                csv_scan_block(text + b, (size_t)(e - b), &blk);
+                csv_scan_block(text + b, (size_t)(e - b), ',', &blk);
                 int64_t ln = line;
-                int64_t q = csv_find_boundary(text, len, b, state, &ln);
+                int64_t q = csv_find_boundary(text, len, ',', b, state, &ln);
                 if (q < (int64_t)len && q != prev) {
                     assert_true(k < n);
                     assert_int_equal(r[k].start, q);
@@ -278,7 +278,7 @@ static void test_split_lines(void **st)
     csv_header_t h;
     csv_range_t *r;
     int64_t n;
-    assert_int_equal(csv_header_parse(text, len, NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(text, len, ',', NULL, 0, &h, err, sizeof err), 0);
     assert_int_equal(h.data_start, 2);
     assert_int_equal(h.data_line, 1);
     assert_int_equal(csv_split(text, len, &h, 1, &r, &n, err, sizeof err), 0);
@@ -300,7 +300,7 @@ static void test_split_lines(void **st)
     assert_non_null(strstr(err, "chunk_bytes"));
     csv_header_close(&h);
 
-    assert_int_equal(csv_header_parse("a,b", 3, NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse("a,b", 3, ',', NULL, 0, &h, err, sizeof err), 0);
     assert_int_equal(csv_split("a,b", 3, &h, 4, &r, &n, err, sizeof err), 0);
     assert_int_equal(n, 1);
     assert_int_equal(r[0].start, 3);
@@ -314,7 +314,7 @@ static void test_scan_block(void **st)
     /* the transfer function of a block from each start state */
     csv_block_t b;
     const char *blk = "x\"\n,\"";
-    csv_scan_block(blk, strlen(blk), &b);
+    csv_scan_block(blk, strlen(blk), ',', &b);
     /* from a record start: x is unquoted, so the quote is a byte; \n ends
      * the record; ',' starts a field; '"' opens a quote */
     assert_int_equal(b.exit[CSV_S_REC], CSV_S_QUO);
@@ -322,7 +322,7 @@ static void test_scan_block(void **st)
     /* from inside a quote: x, then '"' may close it, \n ends the record */
     assert_int_equal(b.exit[CSV_S_QUO], CSV_S_QUO);
     assert_int_equal(b.lines[CSV_S_QUO], 1);
-    csv_scan_block("\n", 1, &b);
+    csv_scan_block("\n", 1, ',', &b);
     assert_int_equal(b.exit[CSV_S_CR], CSV_S_REC);
     assert_int_equal(b.lines[CSV_S_CR], 0); /* the \n of \r\n */
     assert_int_equal(b.lines[CSV_S_UNQ], 1);
@@ -373,7 +373,7 @@ static void test_scan_block_random(void **st)
             buf[i] = r < 6 ? alphabet[r] : 'a';
         }
         csv_block_t b;
-        csv_scan_block(buf, n, &b);
+        csv_scan_block(buf, n, ',', &b);
         for (int s = 0; s < CSV_NSTATES; s++) {
             int x = s;
             int64_t lines = 0;
@@ -536,7 +536,7 @@ static void test_header_names(void **st)
 {
     csv_header_t h;
     const char *t1 = "a,a,a.1,,b,a\n";
-    assert_int_equal(csv_header_parse(t1, strlen(t1), NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(t1, strlen(t1), ',', NULL, 0, &h, err, sizeof err), 0);
     const char *want1[] = {"a", "a.2", "a.1", "Unnamed: 3", "b", "a.3"};
     assert_int_equal(h.ncols, 6);
     for (int i = 0; i < 6; i++)
@@ -545,13 +545,13 @@ static void test_header_names(void **st)
     csv_header_close(&h);
 
     const char *t2 = "Unnamed: 1,\n1,2\n";
-    assert_int_equal(csv_header_parse(t2, strlen(t2), NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(t2, strlen(t2), ',', NULL, 0, &h, err, sizeof err), 0);
     assert_string_equal(h.names[0], "Unnamed: 1");
     assert_string_equal(h.names[1], "Unnamed: 1.1");
     csv_header_close(&h);
 
     const char *t3 = "\n\n\"x\ny\",\" b \",\"c\"\"\"\r\n1,2,3";
-    assert_int_equal(csv_header_parse(t3, strlen(t3), NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(t3, strlen(t3), ',', NULL, 0, &h, err, sizeof err), 0);
     assert_string_equal(h.names[0], "x\ny");
     assert_string_equal(h.names[1], " b ");
     assert_string_equal(h.names[2], "c\"");
@@ -559,10 +559,51 @@ static void test_header_names(void **st)
     csv_header_close(&h);
 
     /* a header of nothing but a quoted empty name */
-    assert_int_equal(csv_header_parse("\"\"", 2, NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse("\"\"", 2, ',', NULL, 0, &h, err, sizeof err), 0);
     assert_int_equal(h.ncols, 1);
     assert_string_equal(h.names[0], "Unnamed: 0");
     csv_header_close(&h);
+}
+
+/* Another separator: a quote after ';' opens a quoted field (its line end
+ * is no record boundary at any chunk size), commas are plain bytes, and
+ * with a tab separating, a line of one tab is a record, not a blank line. */
+static void test_sep(void **state)
+{
+    (void)state;
+    const char *text = "a;b\n1;\"x\ny;z\"\n2,5;w,v\n";
+    size_t len = strlen(text);
+    for (int64_t chunk = 1; chunk <= (int64_t)len; chunk++) {
+        csv_frame_t f;
+        if (csv_read_buffer(text, len, ';', NULL, 0, chunk, &f, err, sizeof err) < 0)
+            fail_msg("chunk %lld: %s", (long long)chunk, err);
+        assert_int_equal(f.ncols, 2);
+        assert_int_equal(f.nrows, 2);
+        assert_int_equal(f.cols[0].type, CSV_STRING);
+        assert_int_equal(str_len(&f.cols[0], 1), 3);
+        assert_memory_equal(str_at(&f.cols[0], 1), "2,5", 3);
+        assert_int_equal(str_len(&f.cols[1], 0), 5);
+        assert_memory_equal(str_at(&f.cols[1], 0), "x\ny;z", 5);
+        assert_int_equal(str_len(&f.cols[1], 1), 3);
+        assert_memory_equal(str_at(&f.cols[1], 1), "w,v", 3);
+        csv_frame_close(&f);
+    }
+    const char *tabs = "a\tb\n1\t2\n\t\n  \n3\t4\n";
+    csv_frame_t f;
+    assert_int_equal(csv_read_buffer(tabs, strlen(tabs), '\t', NULL, 0, 5, &f, err, sizeof err), 0);
+    assert_int_equal(f.nrows, 3); /* the tab line is a row of NaNs; the spaces line is blank */
+    assert_int_equal(f.cols[0].type, CSV_FLOAT64);
+    assert_true(isnan(((const double *)f.cols[0].data)[1]));
+    csv_frame_close(&f);
+    char sep;
+    assert_int_equal(csv_sep_parse("\\s+", &sep, err, sizeof err), -1);
+    assert_non_null(strstr(err, "delim_whitespace"));
+    assert_int_equal(csv_sep_parse("\"", &sep, err, sizeof err), -1);
+    assert_int_equal(csv_sep_parse("\n", &sep, err, sizeof err), -1);
+    assert_int_equal(csv_sep_parse("|", &sep, err, sizeof err), 0);
+    assert_int_equal(sep, '|');
+    csv_header_t h;
+    assert_int_equal(csv_header_parse("a,b", 3, '\r', NULL, 0, &h, err, sizeof err), -1);
 }
 
 static void test_usecols(void **st)
@@ -570,7 +611,7 @@ static void test_usecols(void **st)
     const char *text = "a,b,c,a\n1,x,2.5,4\n5,y,,6,extra\n";
     const char *uc[] = {"c", "a.1", "a"};
     csv_frame_t f;
-    assert_int_equal(csv_read_buffer(text, strlen(text), uc, 3, 4, &f, err, sizeof err), 0);
+    assert_int_equal(csv_read_buffer(text, strlen(text), ',', uc, 3, 4, &f, err, sizeof err), 0);
     /* file order, whatever the order of usecols; extra fields allowed */
     assert_int_equal(f.ncols, 3);
     assert_string_equal(f.names[0], "a");
@@ -582,7 +623,7 @@ static void test_usecols(void **st)
     csv_frame_close(&f);
 
     const char *bad[] = {"b", "x", "y"};
-    assert_int_equal(csv_read_buffer(text, strlen(text), bad, 3, 4, &f, err, sizeof err), -1);
+    assert_int_equal(csv_read_buffer(text, strlen(text), ',', bad, 3, 4, &f, err, sizeof err), -1);
     assert_string_equal(err, "Usecols do not match columns, columns expected but not found: "
                              "['x', 'y']");
 }
@@ -613,7 +654,7 @@ static void test_errors(void **st)
     csv_range_t *r;
     int64_t n;
     csv_frame_t f;
-    assert_int_equal(csv_header_parse(text, strlen(text), NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(text, strlen(text), ',', NULL, 0, &h, err, sizeof err), 0);
     assert_int_equal(csv_split(text, strlen(text), &h, 1 << 20, &r, &n, err, sizeof err), 0);
     csv_type_t t = CSV_INT64;
     assert_int_equal(csv_read_range(text, &h, &r[0], &t, &f, err, sizeof err), -1);
@@ -652,7 +693,7 @@ static void test_file_open(void **st)
     assert_int_equal(csv_file_open(&f, p, err, sizeof err), 0);
     assert_int_equal(f.len, 10);
     csv_frame_t fr;
-    assert_int_equal(csv_read_buffer(f.buf, f.len, NULL, 0, 3, &fr, err, sizeof err), 0);
+    assert_int_equal(csv_read_buffer(f.buf, f.len, ',', NULL, 0, 3, &fr, err, sizeof err), 0);
     assert_str(&fr.cols[1], 0, "x");
     csv_frame_close(&fr);
     csv_file_close(&f);
@@ -662,7 +703,7 @@ static void test_file_open(void **st)
     write_file(p, "");
     assert_int_equal(csv_file_open(&f, p, err, sizeof err), 0);
     assert_null(f.buf);
-    assert_int_equal(csv_read_buffer(f.buf, f.len, NULL, 0, 3, &fr, err, sizeof err), -1);
+    assert_int_equal(csv_read_buffer(f.buf, f.len, ',', NULL, 0, 3, &fr, err, sizeof err), -1);
     assert_string_equal(err, "No columns to parse from file");
     csv_file_close(&f);
     unlink(p);
@@ -758,6 +799,7 @@ int main(void)
         cmocka_unit_test(test_short_rows),
         cmocka_unit_test(test_header_names),
         cmocka_unit_test(test_usecols),
+        cmocka_unit_test(test_sep),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_file_open),
         cmocka_unit_test(test_resolve_path),
