@@ -129,7 +129,8 @@ void graph_df_free(struct df_node *d)
 static const char *const *df_fields(op_t op)
 {
     static const char *const ft[] = {"columns", "chunk_rows", "name", NULL};
-    static const char *const rc[] = {"path", "chunk_bytes", "usecols", "parse_dates", "sep", NULL};
+    static const char *const rc[] = {"path", "chunk_bytes", "usecols", "parse_dates",
+                                     "sep",  "decimal",     NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
     static const char *const as[] = {"names", NULL};
@@ -677,7 +678,7 @@ static int infer_ranges(const csv_file_t *f, const csv_header_t *h, const csv_ra
  * (malloc'ed, one per selected column) merges them all. Fills d->path(s),
  * hdr, ranges, range_rows. 0, or -1 having failed the node. */
 static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *rel, int64_t chunk,
-                          char sep, const char **use, int nuse, uint32_t **kinds)
+                          const csv_opts_t *o, const char **use, int nuse, uint32_t **kinds)
 {
     df_node_t *d = n->df;
     const char *dir = e->lim->data_dir ? e->lim->data_dir : ".";
@@ -752,7 +753,7 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
         csv_range_t *rg = NULL;
         int64_t nr = 0;
         csv_scan_t sc = {0}; /* the cache's (csv_cache.h), on a hit */
-        int bad = csv_header_parse(f.buf, f.len, sep, use, nuse, h, msg, sizeof msg);
+        int bad = csv_header_parse(f.buf, f.len, o, use, nuse, h, msg, sizeof msg);
         bool hit = !bad && have_st && csv_cache_get(path, &st, chunk, h, &sc);
         if (hit) {
             rg = sc.rg;
@@ -879,11 +880,18 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
             return NFAIL(e, n, "\"chunk_bytes\" must be a positive integer");
         chunk = (int64_t)json_integer_value(cb);
     }
-    char sep = ',', msg[256];
-    json_t *sp = json_object_get(obj, "sep");
+    csv_opts_t o = {',', '.'};
+    char msg[256];
+    json_t *sp = json_object_get(obj, "sep"), *dp = json_object_get(obj, "decimal");
     if (sp && !json_is_null(sp)) {
         if (!json_is_string(sp)) return NFAIL(e, n, "\"sep\" must be a string of one character");
-        if (csv_sep_parse(json_string_value(sp), &sep, msg, sizeof msg))
+        if (csv_sep_parse(json_string_value(sp), &o.sep, msg, sizeof msg))
+            return NFAIL(e, n, "%s", msg);
+    }
+    if (dp && !json_is_null(dp)) {
+        if (!json_is_string(dp))
+            return NFAIL(e, n, "\"decimal\" must be a string of one character");
+        if (csv_decimal_parse(json_string_value(dp), &o.decimal, msg, sizeof msg))
             return NFAIL(e, n, "%s", msg);
     }
     json_t *uc = json_object_get(obj, "usecols");
@@ -921,7 +929,7 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
                      rel);
     }
     uint32_t *kinds = NULL;
-    rc = read_csv_files(e, n, rel, chunk, sep, names, nuse, &kinds);
+    rc = read_csv_files(e, n, rel, chunk, &o, names, nuse, &kinds);
     if (rc) goto done;
     rc = -1;
     int nsel = d->hdr.nsel;

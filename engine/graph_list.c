@@ -81,7 +81,9 @@ static const op_params_t PARAMS[] = {
     {"getitem", "1+", {"index"}}, /* [a, i1, ...]: {"input": N} entries */
     {"setitem", "2+", {"index"}},
     {"dataframe.from_tensor", "1", {"columns", "chunk_rows", "name"}},
-    {"dataframe.read_csv", "0", {"path", "chunk_bytes", "usecols", "parse_dates", "sep"}},
+    {"dataframe.read_csv",
+     "0",
+     {"path", "chunk_bytes", "usecols", "parse_dates", "sep", "decimal"}},
     {"dataframe.getitem", "1", {"columns"}},
     {"dataframe.filter", "2", {NULL}},
     {"dataframe.assign", "2+", {"names"}},

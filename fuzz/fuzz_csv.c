@@ -5,9 +5,10 @@
  * holds the whole input: both must succeed with equal frames (names, types,
  * values bit for bit, NA masks) or both fail with the same message. With
  * the first byte's top bit set, the input's first header name is also read
- * as the only usecols entry; its bits 4..6 pick the separator (a comma,
- * or a semicolon, a tab, a space, a bar: the blank-line rules differ when
- * a space or a tab separates). */
+ * as the only usecols entry; its bits 4..6 pick the separator and the
+ * decimal point (a comma, or a semicolon, a tab, a space, a bar: the
+ * blank-line rules differ when a space or a tab separates; ',' for the
+ * decimal point beside a semicolon or a tab). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0) return 0;
     int64_t small = 1 + (data[0] & 15);
     bool use_usecols = data[0] & 0x80;
-    static const char seps[8] = {',', ';', '\t', ' ', '|', ',', ',', ','};
-    char sep = seps[(data[0] >> 4) & 7];
+    static const csv_opts_t opts[8] = {{',', '.'}, {';', '.'}, {'\t', '.'}, {' ', '.'},
+                                       {'|', '.'}, {';', ','}, {'\t', ','}, {',', '.'}};
+    const csv_opts_t *o = &opts[(data[0] >> 4) & 7];
     data++;
     size--;
     /* A heap copy of exactly size bytes, so that ASan sees any over-read. */
@@ -60,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int nuc = 0;
     if (use_usecols) {
         csv_header_t h;
-        if (csv_header_parse(buf, size, sep, NULL, 0, &h, err1, sizeof err1) == 0) {
+        if (csv_header_parse(buf, size, o, NULL, 0, &h, err1, sizeof err1) == 0) {
             if (h.ncols > 0 && strlen(h.names[0]) < sizeof name) {
                 memcpy(name, h.names[0], strlen(h.names[0]) + 1);
                 nuc = 1;
@@ -70,8 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     csv_frame_t a, b;
     err1[0] = err2[0] = '\0';
-    int ra = csv_read_buffer(buf, size, sep, uc, nuc, small, &a, err1, sizeof err1);
-    int rb = csv_read_buffer(buf, size, sep, uc, nuc, (int64_t)size + 1, &b, err2, sizeof err2);
+    int ra = csv_read_buffer(buf, size, o, uc, nuc, small, &a, err1, sizeof err1);
+    int rb = csv_read_buffer(buf, size, o, uc, nuc, (int64_t)size + 1, &b, err2, sizeof err2);
     if (ra != rb) abort();
     if (ra < 0) {
         /* every failure carries a message, the same whatever the split */

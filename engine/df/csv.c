@@ -187,12 +187,15 @@ static bool ieq(const char *s, size_t n, const char *lit)
 }
 
 /* A float as pandas' _try_double: the syntax xstrtod accepts (leading and
- * trailing whitespace, sign, digits with an optional '.', an exponent that
- * counts only when digits follow it), else inf/infinity with an optional
- * sign in any case. s is NUL-terminated at s[n]. 0 ok, -1 not a float or
- * out of range (pandas leaves those as strings). With out NULL only the
- * answer is wanted, and strtod runs only where the value could overflow. */
-static int parse_float(const char *s, size_t n, double *out)
+ * trailing whitespace, sign, digits with an optional decimal point `dec`,
+ * an exponent that counts only when digits follow it), else inf/infinity
+ * with an optional sign in any case. s is NUL-terminated at s[n]. 0 ok, -1
+ * not a float or out of range (pandas leaves those as strings). With out
+ * NULL only the answer is wanted, and strtod runs only where the value could
+ * overflow. A point other than '.' is put back to '.' for strtod and
+ * restored after (pandas' round_trip copies the text the same way), so s is
+ * written to but left as it was. */
+static int parse_float(char *s, size_t n, char dec, double *out)
 {
     double dummy;
     bool check_only = out == NULL;
@@ -214,8 +217,9 @@ static int parse_float(const char *s, size_t n, double *out)
         if (nint || s[i] != '0') nint++;
         i++, ndig++;
     }
-    if (i < n && s[i] == '.') {
-        i++;
+    size_t point = n; /* where the decimal point is, if any */
+    if (i < n && s[i] == dec) {
+        point = i++;
         while (i < n && dig(s[i]))
             i++, ndig++;
     }
@@ -240,14 +244,16 @@ static int parse_float(const char *s, size_t n, double *out)
      * above stopped, at whitespace or at the NUL. */
     errno = 0;
     char *end;
+    if (point < n) s[point] = '.';
     double v = strtod(s + num0, &end);
+    if (point < n) s[point] = dec;
     if (errno == ERANGE && isinf(v)) return -1; /* 1e400: pandas keeps the string */
     *out = v;
     return 0;
 }
 
 /* The kinds of one value (merged in file order by csv_kinds_merge). */
-static uint32_t classify(const char *s, size_t n)
+static uint32_t classify(char *s, size_t n, char dec)
 {
     if (is_na(s, n)) return CSV_K_NA;
     uint32_t k = 0;
@@ -271,7 +277,7 @@ static uint32_t classify(const char *s, size_t n)
         else if (uv > (uint64_t)INT64_MAX)
             k |= CSV_K_UINT;
     }
-    if (parse_float(s, n, NULL) < 0) k |= CSV_K_NOTFLOAT;
+    if (parse_float(s, n, dec, NULL) < 0) k |= CSV_K_NOTFLOAT;
     if (bool_value(s, n) < 0) k |= CSV_K_NOTBOOL;
     return k;
 }
@@ -624,12 +630,28 @@ int csv_sep_parse(const char *s, char *sep, char *err, size_t errlen)
     return 0;
 }
 
-int csv_header_parse(const char *buf, size_t len, char sep, const char *const *usecols,
+int csv_decimal_parse(const char *s, char *dec, char *err, size_t errlen)
+{
+    unsigned char c = (unsigned char)s[0];
+    if (!c || s[1]) return errmsg(err, errlen, "Only length-1 decimal markers supported");
+    if (c <= 0x20 || c > 0x7e || c == '"' || dig((char)c) || strchr("+-eE", c))
+        return errmsg(err, errlen,
+                      "decimal '%c' cannot be a decimal point: a digit, a sign, 'e', the quote, "
+                      "a space or a control character",
+                      c > 0x20 && c <= 0x7e ? c : '?');
+    *dec = (char)c;
+    return 0;
+}
+
+int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const char *const *usecols,
                      int n_usecols, csv_header_t *h, char *err, size_t errlen)
 {
     memset(h, 0, sizeof *h);
-    char chk[2] = {sep, 0};
-    if (csv_sep_parse(chk, &h->sep, err, errlen) < 0) return -1;
+    char chk[2] = {o ? o->sep : ',', 0}, dchk[2] = {o ? o->decimal : '.', 0};
+    if (csv_sep_parse(chk, &h->sep, err, errlen) < 0 ||
+        csv_decimal_parse(dchk, &h->decimal, err, errlen) < 0)
+        return -1;
+    char sep = h->sep; /* it may equal decimal, as pandas allows: a quoted "1,5" is 1.5 */
     if (len > (size_t)INT64_MAX) return errmsg(err, errlen, "input of %zu bytes is too long", len);
     if (n_usecols < 0) return errmsg(err, errlen, "usecols: negative count %d", n_usecols);
     tok_t t;
@@ -933,8 +955,8 @@ int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r
         if (ragged(h, &t, err, errlen) < 0) goto close_tok;
         for (int k = 0; k < h->nsel; k++) {
             int f = h->sel[k];
-            kinds[k] =
-                csv_kinds_merge(kinds[k], f < t.nf ? classify(t.fb + t.fo[f], t.fl[f]) : CSV_K_NA);
+            kinds[k] = csv_kinds_merge(
+                kinds[k], f < t.nf ? classify(t.fb + t.fo[f], t.fl[f], h->decimal) : CSV_K_NA);
         }
         rows++;
     }
@@ -954,8 +976,8 @@ typedef struct {
     bool any_na;
 } colb_t;
 
-static int colb_push(colb_t *b, const char *s, size_t n, bool na, const char *name, int64_t line,
-                     char *err, size_t errlen)
+static int colb_push(colb_t *b, char *s, size_t n, char dec, bool na, const char *name,
+                     int64_t line, char *err, size_t errlen)
 {
     csv_column_t *c = &b->c;
     size_t i = (size_t)c->n;
@@ -973,7 +995,7 @@ static int colb_push(colb_t *b, const char *s, size_t n, bool na, const char *na
     }
     case CSV_FLOAT64: {
         double v = NAN;
-        if (!na && parse_float(s, n, &v) < 0) goto bad;
+        if (!na && parse_float(s, n, dec, &v) < 0) goto bad;
         ((double *)c->data)[i] = v;
         break;
     }
@@ -1087,10 +1109,11 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
         for (int k = 0; k < h->nsel; k++) {
             int f = h->sel[k];
             bool have = f < t.nf;
-            const char *s = have ? t.fb + t.fo[f] : "";
+            char none[1] = "";
+            char *s = have ? t.fb + t.fo[f] : none;
             size_t n = have ? t.fl[f] : 0;
-            if (colb_push(&b[k], s, n, !have || is_na(s, n), h->names[f], t.rec_line, err, errlen) <
-                0)
+            if (colb_push(&b[k], s, n, h->decimal, !have || is_na(s, n), h->names[f], t.rec_line,
+                          err, errlen) < 0)
                 goto free_cols;
         }
         rows++;
@@ -1174,7 +1197,7 @@ static int frame_append(csv_frame_t *dst, const csv_frame_t *src, char *err, siz
     return 0;
 }
 
-int csv_read_buffer(const char *buf, size_t len, char sep, const char *const *usecols,
+int csv_read_buffer(const char *buf, size_t len, const csv_opts_t *o, const char *const *usecols,
                     int n_usecols, int64_t target, csv_frame_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -1184,7 +1207,7 @@ int csv_read_buffer(const char *buf, size_t len, char sep, const char *const *us
     uint32_t *kinds = NULL;
     csv_type_t *types = NULL;
     int ret = -1;
-    if (csv_header_parse(buf, len, sep, usecols, n_usecols, &h, err, errlen) < 0) return -1;
+    if (csv_header_parse(buf, len, o, usecols, n_usecols, &h, err, errlen) < 0) return -1;
     if (csv_split(buf, len, &h, target, &r, &nr, err, errlen) < 0) goto close_header;
     kinds = calloc((size_t)h.nsel + 1, sizeof *kinds);
     types = calloc((size_t)h.nsel + 1, sizeof *types);

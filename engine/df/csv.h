@@ -1,6 +1,6 @@
 /* csv.h: the CSV reader behind `dataframe.read_csv`, as pandas 1.5's C
  * parser reads a file with its defaults (sep "," or one other character,
- * header 0, quotechar '"',
+ * decimal '.' or another, header 0, quotechar '"',
  * doublequote, skip_blank_lines, the default NA strings, no whitespace
  * stripping), in chunks that can be parsed apart from each other.
  *
@@ -31,7 +31,8 @@
  *
  * Values: integers as pandas' str_to_int64 (spaces and tabs around them
  * allowed, optional sign, digits only); floats by strtod after checking the
- * syntax pandas' xstrtod accepts (digits with optional '.', fraction and
+ * syntax pandas' xstrtod accepts (digits with an optional decimal point,
+ * '.' or the `decimal` given, fraction and
  * exponent, or inf/infinity in any case with a sign). strtod is correctly
  * rounded: the values equal, bit for bit, those of pandas'
  * read_csv(float_precision="round_trip"). pandas 1.5's default
@@ -128,7 +129,15 @@ typedef struct {
     int64_t data_start; /* byte offset of the first data record (after the header's line end) */
     int64_t data_line;  /* pandas' 0-based line number of that record */
     char sep;           /* the field separator every phase splits fields at */
+    char decimal;       /* the decimal point of float values */
 } csv_header_t;
+
+/* pandas' read_csv options that change how a file is cut and read: `sep`
+ * (',') and `decimal` ('.'). NULL where a function takes them: both
+ * defaults. */
+typedef struct {
+    char sep, decimal;
+} csv_opts_t;
 
 /* The most columns a header may name. A bound on what one header line can
  * make the reader allocate per row (flags, offsets); pandas has none, but a
@@ -140,13 +149,20 @@ typedef struct {
  * characters (pandas' python engine and its regular expressions, '\s+'),
  * a line end or a control character fail naming the rule. */
 int csv_sep_parse(const char *s, char *sep, char *err, size_t errlen);
+/* pandas' `decimal`: one printable ASCII character that is no digit, sign,
+ * 'e' or 'E', quote or space (pandas: "Only length-1 decimal markers
+ * supported"). With decimal ',' a value "1,5" is the float 1.5 and "1.5"
+ * is text, as pandas' parser reads them. */
+int csv_decimal_parse(const char *s, char *dec, char *err, size_t errlen);
 
-/* Parses the header at the start of buf, fields separated by sep (one
- * csv_sep_parse accepts; h->sep keeps it for the later phases). usecols: n_usecols names (NULL
- * when n_usecols is 0: every column); an unknown name fails with pandas'
- * message "Usecols do not match columns, columns expected but not found:
+/* Parses the header at the start of buf with options o (NULL: the
+ * defaults; a sep csv_sep_parse refuses or a decimal csv_decimal_parse
+ * refuses fail; the two may be equal, as pandas allows, when the numbers
+ * are quoted; h keeps them for the later phases). usecols: n_usecols names
+ * (NULL when n_usecols is 0: every column); an unknown name fails with pandas' message "Usecols do
+ * not match columns, columns expected but not found:
  * ['x']". An empty input fails ("No columns to parse from file"). */
-int csv_header_parse(const char *buf, size_t len, char sep, const char *const *usecols,
+int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const char *const *usecols,
                      int n_usecols, csv_header_t *h, char *err, size_t errlen);
 void csv_header_close(csv_header_t *h);
 
@@ -234,7 +250,7 @@ void csv_frame_close(csv_frame_t *f);
 /* The whole pipeline on one buffer (tests, small files): header, split at
  * target_chunk_bytes, infer over every chunk, then read every chunk and
  * concatenate. */
-int csv_read_buffer(const char *buf, size_t len, char sep, const char *const *usecols,
+int csv_read_buffer(const char *buf, size_t len, const csv_opts_t *o, const char *const *usecols,
                     int n_usecols, int64_t target_chunk_bytes, csv_frame_t *out, char *err,
                     size_t errlen);
 

@@ -1,6 +1,7 @@
 /* csv_dump.c: the driver of test_csv.py (built by it, not by the Makefile).
- *   csv_dump [--sep C] FILE CHUNK_BYTES [USECOL...]
- * reads FILE with csv_read_buffer (fields separated by C, default ',') and prints one JSON object:
+ *   csv_dump [--sep C] [--decimal D] FILE CHUNK_BYTES [USECOL...]
+ * reads FILE with csv_read_buffer (fields separated by C, default ',';
+ * decimal point D, default '.') and prints one JSON object:
  *   {"columns": [...], "dtypes": [...], "data": [[column 0 values], ...]}
  * (NaN, Infinity and -Infinity as Python's json reads them; NA as null), or
  *   {"error": "message"}
@@ -37,14 +38,14 @@ static void put_cstr(const char *s)
 
 int main(int argc, char **argv)
 {
-    char sep = ',';
-    if (argc > 2 && !strcmp(argv[1], "--sep")) {
-        sep = argv[2][0];
+    csv_opts_t o = {',', '.'};
+    while (argc > 2 && (!strcmp(argv[1], "--sep") || !strcmp(argv[1], "--decimal"))) {
+        *(argv[1][2] == 's' ? &o.sep : &o.decimal) = argv[2][0];
         argv += 2;
         argc -= 2;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: csv_dump [--sep C] FILE CHUNK_BYTES [USECOL...]\n");
+        fprintf(stderr, "usage: csv_dump [--sep C] [--decimal D] FILE CHUNK_BYTES [USECOL...]\n");
         return 2;
     }
     char err[512];
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
         printf("}\n");
         return 0;
     }
-    int rc = csv_read_buffer(f.buf, f.len, sep, (const char *const *)argv + 3, argc - 3,
+    int rc = csv_read_buffer(f.buf, f.len, &o, (const char *const *)argv + 3, argc - 3,
                              strtoll(argv[2], NULL, 10), &fr, err, sizeof err);
     csv_file_close(&f);
     if (rc < 0) {

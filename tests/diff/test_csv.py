@@ -6,7 +6,8 @@ ASan and UBSan into a temporary directory, writes random CSV files with
 Python's csv module (ints, floats with NaN/inf and exponents, bools, strings
 with quotes, newlines, commas and spaces, NA strings, duplicate and empty
 header names, \\n or \\r\\n line ends, every quoting style; a comma, or a
-fifth of them a semicolon, a tab, a bar or a space for `sep`), reads each at
+fifth of them a semicolon, a tab, a bar or a space for `sep`, half of
+those with ',' for `decimal` and most points written as commas), reads each at
 several chunk sizes, and compares columns, dtypes and values with
 pandas.read_csv (NaN equal to NaN). Floats equal bit for bit those of
 read_csv(float_precision="round_trip") (correctly rounded, as strtod), and
@@ -47,17 +48,19 @@ def build(tmp):
     return exe
 
 
-def run_dump(exe, path, chunk, usecols, sep=","):
-    p = subprocess.run([exe, "--sep", sep, path, str(chunk)] + list(usecols or []), capture_output=True,
+def run_dump(exe, path, chunk, usecols, sep=",", decimal="."):
+    p = subprocess.run([exe, "--sep", sep, "--decimal", decimal, path, str(chunk)] + list(usecols or []),
+                       capture_output=True,
                        timeout=60)
     if p.returncode != 0:
         raise RuntimeError("csv_dump exit %d: %s" % (p.returncode, p.stderr.decode(errors="replace")[-2000:]))
     return json.loads(p.stdout.decode("utf-8"))
 
 
-def run_pandas(path, usecols, float_precision=None, sep=","):
+def run_pandas(path, usecols, float_precision=None, sep=",", decimal="."):
     try:
-        df = pd.read_csv(path, usecols=usecols, float_precision=float_precision, sep=sep)
+        df = pd.read_csv(path, usecols=usecols, float_precision=float_precision, sep=sep,
+                         decimal=decimal)
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     cols = list(df.columns)
@@ -222,6 +225,9 @@ def gen_file(r, path):
     quoting = r.choice([csv.QUOTE_MINIMAL, csv.QUOTE_MINIMAL, csv.QUOTE_ALL])
     term = r.choice(["\n", "\r\n"])
     sep = r.choice([";", "\t", "|", " "]) if r.random() < 0.2 else ","
+    decimal = "," if sep != "," and r.random() < 0.5 else "."
+    if decimal == ",":
+        cols = [[v.replace(".", ",") if r.random() < 0.9 else v for v in c] for c in cols]
     buf = io.StringIO()
     w = csv.writer(buf, quoting=quoting, lineterminator=term, delimiter=sep)
     w.writerow(names)
@@ -239,7 +245,7 @@ def gen_file(r, path):
         text = text.replace(term, term + term, 1)  # a blank line after the header
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(text)
-    return sep
+    return sep, decimal
 
 
 FIXED = [
@@ -267,6 +273,8 @@ FIXED = [
     ("sep-space", "a b\n1 2\n\t\n \n3 \n", None, " "),
     ("sep-bar-ragged", "a|b\n1|2\n3|4|5\n", None, "|"),
     ("sep-usecols", "a;b;c\n1;2;3\n4;5;6\n", ["c", "a"], ";"),
+    ("decimal-comma", "a;b;c\n1,5;2.5;-1,25E-3\n,5; 7 ;inf\n0,1;x;\n", None, ";", ","),
+    ("decimal-comma-quoted", 'a,b\n"1,5",2\n"0,25",3\n', None, ",", ","),
 ]
 
 
@@ -283,27 +291,28 @@ def main():
     try:
         exe = build(tmp)
         cases = []
-        for name, text, usecols, *sep in FIXED:
+        for name, text, usecols, *opt in FIXED:
             p = os.path.join(tmp, name + ".csv")
             with open(p, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
-            cases.append((name, p, usecols, sep[0] if sep else ","))
+            opt += [",", "."][len(opt):]
+            cases.append((name, p, usecols, opt[0], opt[1]))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)
-            sep = gen_file(r, p)
+            sep, decimal = gen_file(r, p)
             usecols = None
             if r.random() < 0.2:
-                ref = run_pandas(p, None, sep=sep)
+                ref = run_pandas(p, None, sep=sep, decimal=decimal)
                 if "columns" in ref and ref["columns"]:
                     usecols = r.sample(ref["columns"], r.randint(1, len(ref["columns"])))
-            cases.append(("rand%03d" % i, p, usecols, sep))
-        for name, p, usecols, sep in cases:
-            ref = run_pandas(p, usecols, sep=sep)
-            exact = run_pandas(p, usecols, "round_trip", sep=sep)
+            cases.append(("rand%03d" % i, p, usecols, sep, decimal))
+        for name, p, usecols, sep, decimal in cases:
+            ref = run_pandas(p, usecols, sep=sep, decimal=decimal)
+            exact = run_pandas(p, usecols, "round_trip", sep=sep, decimal=decimal)
             why = None
             try:
                 for chunk in CHUNKS:
-                    ours = run_dump(exe, p, chunk, usecols, sep)
+                    ours = run_dump(exe, p, chunk, usecols, sep, decimal)
                     why = compare(ours, ref, exact)
                     if why:
                         why = "chunk %d: %s" % (chunk, why)
@@ -317,8 +326,8 @@ def main():
             if why:
                 failed += 1
                 with open(p, "rb") as f:
-                    print("FAIL %s (usecols %r, sep %r): %s\n  file: %r" % (name, usecols, sep, why,
-                                                                        f.read()[:400]))
+                    print("FAIL %s (usecols %r, sep %r, decimal %r): %s\n  file: %r" % (
+                        name, usecols, sep, decimal, why, f.read()[:400]))
             else:
                 passed += 1
                 print("ok %s" % name)

@@ -9,7 +9,8 @@ a groupby and a filter over the union; `sep` (semicolon files holding
 commas, over a pattern; a tab-separated file with a tab line that is a row
 and a space line that is blank; one file of more than 1 MiB read with ','
 and with ';' in one document, both orders, which the per-process scan
-cache must keep apart); and the refusals: no file matches, a file whose
+cache must keep apart; `decimal` ',' over a European file, and one file
+of more than 1 MiB read with decimal ',' and '.'); and the refusals: no file matches, a file whose
 header differs (named), a pattern reaching outside the data directory, a
 separator pandas' C parser does not take."""
 
@@ -58,6 +59,11 @@ def write(data):
     # byte mid-field, so each line end ends a record)
     with open(os.path.join(data, "big.csv"), "w") as f:
         f.write("a;b\n" + '1;"2\n3"\n' * 150000)
+    eu = pd.DataFrame({"Stadt": np.array(["Köln", "Lyon", "Zürich"], dtype=object)[rng.integers(0, 3, 200)],
+                       "Betrag": (rng.random(200) * 1000).round(2), "n": rng.integers(0, 9, 200)})
+    eu.to_csv(os.path.join(data, "eu.csv"), index=False, sep=";", decimal=",")
+    with open(os.path.join(data, "big_dec.csv"), "w") as f:
+        f.write("a;b\n" + "1,5;2\n" * 200000)
 
 
 def union(data, pattern, **kw):
@@ -102,6 +108,19 @@ def main():
         cases.append(("sep_tab", [{"key": "t", "op": "dataframe.read_csv", "path": "tabs.tsv",
                                    "sep": "\t", "chunk_bytes": 5}], "t",
                       pd.read_csv(os.path.join(data, "tabs.tsv"), sep="\t")))
+        eu = pd.read_csv(os.path.join(data, "eu.csv"), sep=";", decimal=",")
+        cases.append(("decimal_groupby", [
+            {"key": "t", "op": "dataframe.read_csv", "path": "eu.csv", "sep": ";", "decimal": ",",
+             "chunk_bytes": 300},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["Stadt"],
+             "agg": {"s": ["Betrag", "sum"], "m": ["Betrag", "max"]}}], "g",
+            eu.groupby(["Stadt"]).agg(s=("Betrag", "sum"), m=("Betrag", "max"))))
+        bd = os.path.join(data, "big_dec.csv")
+        for dec in (",", "."):
+            nodes = [{"key": "t%d" % i, "op": "dataframe.read_csv", "path": "big_dec.csv", "sep": ";",
+                      "decimal": d, "chunk_bytes": 1 << 16} for i, d in enumerate((dec, "," if dec == "." else "."))]
+            cases.append(("decimal_cache_%s" % ("comma" if dec == "," else "point"), nodes, "t1",
+                          pd.read_csv(bd, sep=";", decimal=nodes[1]["decimal"])))
         big = os.path.join(data, "big.csv")
         semi, comma = pd.read_csv(big, sep=";"), pd.read_csv(big)
         for order in ((";", ","), (",", ";")):
@@ -133,7 +152,11 @@ def main():
                 ("outside", "../*.csv", "'..' are refused"),
                 ("sep_regex", {"path": "tabs.tsv", "sep": "\\s+"}, "sep '\\s+' (pandas' delim_whitespace) is not"),
                 ("sep_long", {"path": "tabs.tsv", "sep": "::"}, "sep '::' has several characters"),
-                ("sep_quote", {"path": "tabs.tsv", "sep": '"'}, "sep '\"' is the quote character")]:
+                ("sep_quote", {"path": "tabs.tsv", "sep": '"'}, "sep '\"' is the quote character"),
+                ("decimal_long", {"path": "eu.csv", "sep": ";", "decimal": ",,"},
+                 "Only length-1 decimal markers supported"),
+                ("decimal_digit", {"path": "eu.csv", "sep": ";", "decimal": "0"},
+                 "decimal '0' cannot be a decimal point")]:
             node = {"key": "t", "op": "dataframe.read_csv"}
             node.update(path if isinstance(path, dict) else {"path": path})
             doc = {"version": 1, "nodes": [node], "fetch": ["t"]}

@@ -1001,10 +1001,14 @@ class TestDataFrames(Base):
             pd.testing.assert_frame_equal(res[0].fetch(), pdf.describe())
             pd.testing.assert_frame_equal(res[1].fetch(), pdf.groupby("k").agg(tot=("i", "sum"), mf=("f", "mean")))
             pd.testing.assert_frame_equal(res[2].fetch(), pdf[pdf.i < 10].sort_values("f", kind="mergesort"))
-            # another separator: a semicolon file whose text holds commas
+            # another separator: a semicolon file whose text holds commas,
+            # and decimal commas
             semi = os.path.join(d, "semi.csv")
-            pdf.assign(k=pdf.k + ", " + pdf.i.astype(str)).to_csv(semi, index=False, sep=";")
+            pdf.assign(k=pdf.k + ", " + pdf.i.astype(str)).to_csv(semi, index=False, sep=";", decimal=",")
             SESS.upload(semi)
+            want = pd.read_csv(semi, sep=";", decimal=",")
+            self.assertEqual(str(want.f.dtype), "float64")
+            pd.testing.assert_frame_equal(md.read_csv("semi.csv", sep=";", decimal=",").fetch(), want)
             want = pd.read_csv(semi, sep=";")
             pd.testing.assert_frame_equal(md.read_csv("semi.csv", sep=";", chunk_bytes=900).fetch(), want)
             pd.testing.assert_series_equal(md.read_csv("semi.csv", delimiter=";").groupby("k").i.sum().fetch(),

@@ -2763,19 +2763,22 @@ def merge_asof(left, right, on=None, left_on=None, right_on=None, left_index=Fal
     return _make("dataframe.merge_asof", [left, right], p, "dataframe", index_names=None)
 
 
-def read_csv(path, sep=None, delimiter=None, chunk_bytes=None, usecols=None, parse_dates=None,
-             session=None):
+def read_csv(path, sep=None, delimiter=None, decimal=None, chunk_bytes=None, usecols=None,
+             parse_dates=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
-    by default, as pandas' C parser takes it. parse_dates: column names
-    read as datetime64[ns]."""
+    by default, as pandas' C parser takes it. decimal: the decimal point
+    ("." by default; "," for the semicolon files of many locales).
+    parse_dates: column names read as datetime64[ns]."""
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
     p = {"path": path}
     if sep is not None and sep != ",":
         p["sep"] = sep
+    if decimal is not None and decimal != ".":
+        p["decimal"] = decimal
     if parse_dates is not None:
         p["parse_dates"] = [parse_dates] if isinstance(parse_dates, str) else list(parse_dates)
     if chunk_bytes is not None:

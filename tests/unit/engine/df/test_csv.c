@@ -25,7 +25,7 @@ static char err[512];
 static int read_text(const char *text, int64_t chunk, csv_frame_t *f)
 {
     err[0] = '\0';
-    return csv_read_buffer(text, strlen(text), ',', NULL, 0, chunk, f, err, sizeof err);
+    return csv_read_buffer(text, strlen(text), NULL, NULL, 0, chunk, f, err, sizeof err);
 }
 
 static void read_ok(const char *text, int64_t chunk, csv_frame_t *f)
@@ -186,7 +186,7 @@ static void check_ranges(const char *text, int64_t target)
     csv_header_t h;
     csv_range_t *r, *all;
     int64_t n, nall;
-    assert_int_equal(csv_header_parse(text, len, ',', NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(text, len, NULL, NULL, 0, &h, err, sizeof err), 0);
     assert_int_equal(csv_split(text, len, &h, target, &r, &n, err, sizeof err), 0);
     assert_int_equal(csv_split(text, len, &h, 1, &all, &nall, err, sizeof err), 0);
     assert_true(n >= 1 && n <= nall);
@@ -239,7 +239,7 @@ static void test_split_by_hand(void **st)
         const char *text = split_texts[t];
         size_t len = strlen(text);
         csv_header_t h;
-        assert_int_equal(csv_header_parse(text, len, ',', NULL, 0, &h, err, sizeof err), 0);
+        assert_int_equal(csv_header_parse(text, len, NULL, NULL, 0, &h, err, sizeof err), 0);
         for (int64_t target = 1; target <= (int64_t)len; target++) {
             csv_range_t *r;
             int64_t n;
@@ -278,7 +278,7 @@ static void test_split_lines(void **st)
     csv_header_t h;
     csv_range_t *r;
     int64_t n;
-    assert_int_equal(csv_header_parse(text, len, ',', NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(text, len, NULL, NULL, 0, &h, err, sizeof err), 0);
     assert_int_equal(h.data_start, 2);
     assert_int_equal(h.data_line, 1);
     assert_int_equal(csv_split(text, len, &h, 1, &r, &n, err, sizeof err), 0);
@@ -300,7 +300,7 @@ static void test_split_lines(void **st)
     assert_non_null(strstr(err, "chunk_bytes"));
     csv_header_close(&h);
 
-    assert_int_equal(csv_header_parse("a,b", 3, ',', NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse("a,b", 3, NULL, NULL, 0, &h, err, sizeof err), 0);
     assert_int_equal(csv_split("a,b", 3, &h, 4, &r, &n, err, sizeof err), 0);
     assert_int_equal(n, 1);
     assert_int_equal(r[0].start, 3);
@@ -536,7 +536,7 @@ static void test_header_names(void **st)
 {
     csv_header_t h;
     const char *t1 = "a,a,a.1,,b,a\n";
-    assert_int_equal(csv_header_parse(t1, strlen(t1), ',', NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(t1, strlen(t1), NULL, NULL, 0, &h, err, sizeof err), 0);
     const char *want1[] = {"a", "a.2", "a.1", "Unnamed: 3", "b", "a.3"};
     assert_int_equal(h.ncols, 6);
     for (int i = 0; i < 6; i++)
@@ -545,13 +545,13 @@ static void test_header_names(void **st)
     csv_header_close(&h);
 
     const char *t2 = "Unnamed: 1,\n1,2\n";
-    assert_int_equal(csv_header_parse(t2, strlen(t2), ',', NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(t2, strlen(t2), NULL, NULL, 0, &h, err, sizeof err), 0);
     assert_string_equal(h.names[0], "Unnamed: 1");
     assert_string_equal(h.names[1], "Unnamed: 1.1");
     csv_header_close(&h);
 
     const char *t3 = "\n\n\"x\ny\",\" b \",\"c\"\"\"\r\n1,2,3";
-    assert_int_equal(csv_header_parse(t3, strlen(t3), ',', NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(t3, strlen(t3), NULL, NULL, 0, &h, err, sizeof err), 0);
     assert_string_equal(h.names[0], "x\ny");
     assert_string_equal(h.names[1], " b ");
     assert_string_equal(h.names[2], "c\"");
@@ -559,7 +559,7 @@ static void test_header_names(void **st)
     csv_header_close(&h);
 
     /* a header of nothing but a quoted empty name */
-    assert_int_equal(csv_header_parse("\"\"", 2, ',', NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse("\"\"", 2, NULL, NULL, 0, &h, err, sizeof err), 0);
     assert_int_equal(h.ncols, 1);
     assert_string_equal(h.names[0], "Unnamed: 0");
     csv_header_close(&h);
@@ -573,9 +573,10 @@ static void test_sep(void **state)
     (void)state;
     const char *text = "a;b\n1;\"x\ny;z\"\n2,5;w,v\n";
     size_t len = strlen(text);
+    const csv_opts_t semi = {';', '.'}, tab = {'\t', '.'}, cr = {'\r', '.'};
     for (int64_t chunk = 1; chunk <= (int64_t)len; chunk++) {
         csv_frame_t f;
-        if (csv_read_buffer(text, len, ';', NULL, 0, chunk, &f, err, sizeof err) < 0)
+        if (csv_read_buffer(text, len, &semi, NULL, 0, chunk, &f, err, sizeof err) < 0)
             fail_msg("chunk %lld: %s", (long long)chunk, err);
         assert_int_equal(f.ncols, 2);
         assert_int_equal(f.nrows, 2);
@@ -590,7 +591,7 @@ static void test_sep(void **state)
     }
     const char *tabs = "a\tb\n1\t2\n\t\n  \n3\t4\n";
     csv_frame_t f;
-    assert_int_equal(csv_read_buffer(tabs, strlen(tabs), '\t', NULL, 0, 5, &f, err, sizeof err), 0);
+    assert_int_equal(csv_read_buffer(tabs, strlen(tabs), &tab, NULL, 0, 5, &f, err, sizeof err), 0);
     assert_int_equal(f.nrows, 3); /* the tab line is a row of NaNs; the spaces line is blank */
     assert_int_equal(f.cols[0].type, CSV_FLOAT64);
     assert_true(isnan(((const double *)f.cols[0].data)[1]));
@@ -603,7 +604,45 @@ static void test_sep(void **state)
     assert_int_equal(csv_sep_parse("|", &sep, err, sizeof err), 0);
     assert_int_equal(sep, '|');
     csv_header_t h;
-    assert_int_equal(csv_header_parse("a,b", 3, '\r', NULL, 0, &h, err, sizeof err), -1);
+    assert_int_equal(csv_header_parse("a,b", 3, &cr, NULL, 0, &h, err, sizeof err), -1);
+}
+
+/* decimal ',': "1,5" is 1.5 (correctly rounded, the text left as it
+ * was), a column holding "2.5" is text, and ints stay int64; a decimal
+ * equal to the separator reads quoted numbers (as pandas); one that could
+ * be part of a number fails. */
+static void test_decimal(void **state)
+{
+    (void)state;
+    const csv_opts_t eu = {';', ','};
+    const char *text = "i;f;s;e\n1;1,5;2,5;-1,25e2\n-2;,1;2.5;0,1\n3;0,30000000000000004;x;inf\n";
+    size_t len = strlen(text);
+    for (int64_t chunk = 1; chunk <= (int64_t)len; chunk += 3) {
+        csv_frame_t f;
+        if (csv_read_buffer(text, len, &eu, NULL, 0, chunk, &f, err, sizeof err) < 0)
+            fail_msg("chunk %lld: %s", (long long)chunk, err);
+        assert_int_equal(f.cols[0].type, CSV_INT64);
+        assert_int_equal(f.cols[1].type, CSV_FLOAT64);
+        assert_int_equal(f.cols[2].type, CSV_STRING);
+        assert_int_equal(f.cols[3].type, CSV_FLOAT64);
+        const double *x = f.cols[1].data, *e = f.cols[3].data;
+        assert_true(x[0] == 1.5 && x[1] == 0.1 && x[2] == 0.30000000000000004);
+        assert_true(e[0] == -125.0 && e[1] == 0.1 && isinf(e[2]));
+        assert_int_equal(str_len(&f.cols[2], 0), 3);
+        assert_memory_equal(str_at(&f.cols[2], 0), "2,5", 3);
+        csv_frame_close(&f);
+    }
+    const csv_opts_t same = {',', ','}, digit = {',', '5'};
+    csv_frame_t f;
+    const char *q = "a,b\n\"1,5\",2\n";
+    assert_int_equal(csv_read_buffer(q, strlen(q), &same, NULL, 0, 4, &f, err, sizeof err), 0);
+    assert_int_equal(f.cols[0].type, CSV_FLOAT64);
+    assert_true(((const double *)f.cols[0].data)[0] == 1.5);
+    csv_frame_close(&f);
+    assert_int_equal(csv_read_buffer("a\n1\n", 4, &digit, NULL, 0, 4, &f, err, sizeof err), -1);
+    char dec;
+    assert_int_equal(csv_decimal_parse(",,", &dec, err, sizeof err), -1);
+    assert_string_equal(err, "Only length-1 decimal markers supported");
 }
 
 static void test_usecols(void **st)
@@ -611,7 +650,7 @@ static void test_usecols(void **st)
     const char *text = "a,b,c,a\n1,x,2.5,4\n5,y,,6,extra\n";
     const char *uc[] = {"c", "a.1", "a"};
     csv_frame_t f;
-    assert_int_equal(csv_read_buffer(text, strlen(text), ',', uc, 3, 4, &f, err, sizeof err), 0);
+    assert_int_equal(csv_read_buffer(text, strlen(text), NULL, uc, 3, 4, &f, err, sizeof err), 0);
     /* file order, whatever the order of usecols; extra fields allowed */
     assert_int_equal(f.ncols, 3);
     assert_string_equal(f.names[0], "a");
@@ -623,7 +662,7 @@ static void test_usecols(void **st)
     csv_frame_close(&f);
 
     const char *bad[] = {"b", "x", "y"};
-    assert_int_equal(csv_read_buffer(text, strlen(text), ',', bad, 3, 4, &f, err, sizeof err), -1);
+    assert_int_equal(csv_read_buffer(text, strlen(text), NULL, bad, 3, 4, &f, err, sizeof err), -1);
     assert_string_equal(err, "Usecols do not match columns, columns expected but not found: "
                              "['x', 'y']");
 }
@@ -654,7 +693,7 @@ static void test_errors(void **st)
     csv_range_t *r;
     int64_t n;
     csv_frame_t f;
-    assert_int_equal(csv_header_parse(text, strlen(text), ',', NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(csv_header_parse(text, strlen(text), NULL, NULL, 0, &h, err, sizeof err), 0);
     assert_int_equal(csv_split(text, strlen(text), &h, 1 << 20, &r, &n, err, sizeof err), 0);
     csv_type_t t = CSV_INT64;
     assert_int_equal(csv_read_range(text, &h, &r[0], &t, &f, err, sizeof err), -1);
@@ -693,7 +732,7 @@ static void test_file_open(void **st)
     assert_int_equal(csv_file_open(&f, p, err, sizeof err), 0);
     assert_int_equal(f.len, 10);
     csv_frame_t fr;
-    assert_int_equal(csv_read_buffer(f.buf, f.len, ',', NULL, 0, 3, &fr, err, sizeof err), 0);
+    assert_int_equal(csv_read_buffer(f.buf, f.len, NULL, NULL, 0, 3, &fr, err, sizeof err), 0);
     assert_str(&fr.cols[1], 0, "x");
     csv_frame_close(&fr);
     csv_file_close(&f);
@@ -703,7 +742,7 @@ static void test_file_open(void **st)
     write_file(p, "");
     assert_int_equal(csv_file_open(&f, p, err, sizeof err), 0);
     assert_null(f.buf);
-    assert_int_equal(csv_read_buffer(f.buf, f.len, ',', NULL, 0, 3, &fr, err, sizeof err), -1);
+    assert_int_equal(csv_read_buffer(f.buf, f.len, NULL, NULL, 0, 3, &fr, err, sizeof err), -1);
     assert_string_equal(err, "No columns to parse from file");
     csv_file_close(&f);
     unlink(p);
@@ -800,6 +839,7 @@ int main(void)
         cmocka_unit_test(test_header_names),
         cmocka_unit_test(test_usecols),
         cmocka_unit_test(test_sep),
+        cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_file_open),
         cmocka_unit_test(test_resolve_path),
