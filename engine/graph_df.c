@@ -130,7 +130,7 @@ static const char *const *df_fields(op_t op)
 {
     static const char *const ft[] = {"columns", "chunk_rows", "name", NULL};
     static const char *const rc[] = {"path", "chunk_bytes", "usecols", "parse_dates",
-                                     "sep",  "decimal",     NULL};
+                                     "sep",  "decimal",     "dtype",   NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
     static const char *const as[] = {"names", NULL};
@@ -866,6 +866,96 @@ static int parse_dates(const graph_df_env_t *e, graph_node_t *n, df_node_t *d, j
     return 0;
 }
 
+/* read_csv's `dtype`: one type name for every column, or an object of
+ * column name to type name (names of no column read are ignored, as
+ * pandas ignores them). 0 object (pandas' str), 1 float64, 2 int64, 3
+ * bool; -1 for another name. */
+static int csv_user_type(const char *t)
+{
+    static const char *const names[] = {"object", "str", "float64", "int64", "bool"};
+    static const int kind[] = {0, 0, 1, 2, 3};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(t, names[i])) return kind[i];
+    return -1;
+}
+
+static int check_csv_dtype(const graph_df_env_t *e, graph_node_t *n, json_t *dt)
+{
+    if (!dt || json_is_null(dt)) return 0;
+    const char *rule = "\"dtype\" must be a type name or an object of column name to type name";
+    if (json_is_string(dt)) {
+        if (csv_user_type(json_string_value(dt)) < 0) goto bad_name;
+        return 0;
+    }
+    if (!json_is_object(dt)) return NFAIL(e, n, "%s", rule);
+    const char *k;
+    json_t *v;
+    json_object_foreach(dt, k, v)
+    {
+        if (!json_is_string(v)) return NFAIL(e, n, "%s", rule);
+        if (csv_user_type(json_string_value(v)) < 0) {
+            dt = v;
+            goto bad_name;
+        }
+    }
+    return 0;
+bad_name:
+    return NFAIL(e, n,
+                 "dtype '%.60s': read_csv reads a column as object (str), float64, int64 or bool",
+                 json_string_value(dt));
+}
+
+/* The type a column of read_csv is read as: the inferred one (ct, from
+ * its values' summary `kinds`), or the one dtype asks where pandas 1.5
+ * converts the values (the reader's fallbacks, csv.c's colb_push: bools as
+ * 1 and 0, whole floats as int64, 0 and 1 as bools; a float that is not
+ * whole, or a number other than 0 and 1 for bool, fails the job that reads
+ * it, naming its line), else the node fails in pandas' words. */
+static int csv_dtype_apply(const graph_df_env_t *e, graph_node_t *n, json_t *dt, const char *col,
+                           uint32_t kinds, csv_type_t *ct)
+{
+    json_t *v = json_is_string(dt) ? dt : json_is_object(dt) ? json_object_get(dt, col) : NULL;
+    if (!v) return 0;
+    int want = csv_user_type(json_string_value(v));
+    bool na = (kinds & CSV_K_NA) != 0;
+    const char *have = *ct == CSV_STRING ? "object" : csv_type_name(*ct, false);
+    switch (want) {
+    case 0:
+        *ct = CSV_STRING;
+        return 0;
+    case 1:
+        if (*ct == CSV_STRING)
+            return NFAIL(e, n, "could not convert string to float: column '%.200s' holds text",
+                         col);
+        *ct = CSV_FLOAT64;
+        return 0;
+    case 2:
+        if (*ct == CSV_STRING)
+            return NFAIL(e, n, "invalid literal for int() with base 10: column '%.200s' holds text",
+                         col);
+        if (*ct == CSV_FLOAT64 && na && !(kinds & CSV_K_IFAIL_MASK))
+            return NFAIL(e, n, "Integer column has NA values in column '%.200s'", col);
+        if (!na) {
+            *ct = CSV_INT64;
+            return 0;
+        }
+        break;
+    default:
+        if (*ct == CSV_BOOL && na)
+            return NFAIL(e, n, "Bool column has NA values in column '%.200s'", col);
+        if (*ct != CSV_STRING && !na) {
+            *ct = CSV_BOOL;
+            return 0;
+        }
+        break;
+    }
+    return NFAIL(e, n,
+                 "cannot safely convert passed user dtype of %s for %s dtyped data in column "
+                 "'%.200s'%s",
+                 want == 2 ? "int64" : "bool", have, col,
+                 want == 2 && *ct == CSV_BOOL ? " due to NA values" : "");
+}
+
 static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
 {
     df_node_t *d = n->df;
@@ -894,6 +984,8 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         if (csv_decimal_parse(json_string_value(dp), &o.decimal, msg, sizeof msg))
             return NFAIL(e, n, "%s", msg);
     }
+    json_t *dt = json_object_get(obj, "dtype");
+    if (check_csv_dtype(e, n, dt)) return -1;
     json_t *uc = json_object_get(obj, "usecols");
     const char **names = NULL;
     int nuse = 0;
@@ -944,7 +1036,12 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         total += d->range_rows[r];
     for (int k = 0; k < nsel; k++) {
         d->ctypes[k] = csv_kinds_type(kinds[k], total);
-        if (set_col(&d->cols[k], d->hdr.names[d->hdr.sel[k]], false, (int)d->ctypes[k])) {
+        const char *cn = d->hdr.names[d->hdr.sel[k]];
+        if (dt && csv_dtype_apply(e, n, dt, cn, kinds[k], &d->ctypes[k])) {
+            free(kinds);
+            goto done;
+        }
+        if (set_col(&d->cols[k], cn, false, (int)d->ctypes[k])) {
             free(kinds);
             NFAIL(e, n, "out of memory");
             goto done;

@@ -83,7 +83,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.from_tensor", "1", {"columns", "chunk_rows", "name"}},
     {"dataframe.read_csv",
      "0",
-     {"path", "chunk_bytes", "usecols", "parse_dates", "sep", "decimal"}},
+     {"path", "chunk_bytes", "usecols", "parse_dates", "sep", "decimal", "dtype"}},
     {"dataframe.getitem", "1", {"columns"}},
     {"dataframe.filter", "2", {NULL}},
     {"dataframe.assign", "2+", {"names"}},

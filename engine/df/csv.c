@@ -987,20 +987,40 @@ static int colb_push(colb_t *b, char *s, size_t n, char dec, bool na, const char
         grow((void **)&c->valid, &b->vcap, i + 1, 1) < 0)
         goto oom;
     switch (c->type) {
+    /* Past the first parse, the conversions of a type read_csv's `dtype`
+     * asked for (pandas 1.5's): a type inferred from the file never needs
+     * them. int64: a bool as 1 or 0, a whole float; float64: a bool;
+     * bool: a number equal to 0 or 1. */
     case CSV_INT64: {
         int64_t v = 0;
-        if (na || parse_i64(s, n, &v) != PI_OK) goto bad;
+        double f;
+        int bv;
+        if (na) goto bad;
+        if (parse_i64(s, n, &v) == PI_OK) {
+        } else if ((bv = bool_value(s, n)) >= 0) {
+            v = bv;
+        } else if (parse_float(s, n, dec, &f) == 0 && f == floor(f) && f >= -0x1p63 && f < 0x1p63) {
+            v = (int64_t)f;
+        } else {
+            goto bad;
+        }
         ((int64_t *)c->data)[i] = v;
         break;
     }
     case CSV_FLOAT64: {
         double v = NAN;
-        if (!na && parse_float(s, n, dec, &v) < 0) goto bad;
+        int bv;
+        if (!na && parse_float(s, n, dec, &v) < 0) {
+            if ((bv = bool_value(s, n)) < 0) goto bad;
+            v = bv;
+        }
         ((double *)c->data)[i] = v;
         break;
     }
     case CSV_BOOL: {
         int v = na ? 0 : bool_value(s, n);
+        double f;
+        if (v < 0 && parse_float(s, n, dec, &f) == 0 && (f == 0 || f == 1)) v = f == 1;
         if (v < 0) goto bad;
         ((uint8_t *)c->data)[i] = (uint8_t)v;
         c->valid[i] = !na;

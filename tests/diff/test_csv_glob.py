@@ -10,7 +10,8 @@ commas, over a pattern; a tab-separated file with a tab line that is a row
 and a space line that is blank; one file of more than 1 MiB read with ','
 and with ';' in one document, both orders, which the per-process scan
 cache must keep apart; `decimal` ',' over a European file, and one file
-of more than 1 MiB read with decimal ',' and '.'); and the refusals: no file matches, a file whose
+of more than 1 MiB read with decimal ',' and '.'; `dtype`, one for all
+columns or per column, with its refusals in pandas' words); and the refusals: no file matches, a file whose
 header differs (named), a pattern reaching outside the data directory, a
 separator pandas' C parser does not take."""
 
@@ -21,10 +22,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import numpy as np
 import pandas as pd
 
+# pandas' own cast of a column with NA to int64, in the refusals compared
+warnings.filterwarnings("ignore", "invalid value encountered in cast")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import test_df  # noqa: E402
@@ -62,6 +66,9 @@ def write(data):
     eu = pd.DataFrame({"Stadt": np.array(["Köln", "Lyon", "Zürich"], dtype=object)[rng.integers(0, 3, 200)],
                        "Betrag": (rng.random(200) * 1000).round(2), "n": rng.integers(0, 9, 200)})
     eu.to_csv(os.path.join(data, "eu.csv"), index=False, sep=";", decimal=",")
+    with open(os.path.join(data, "ids.csv"), "w") as f:
+        f.write("id,n,x,b,s,nb,z,w,m\n007,1,1.5,True,a,True,0,1.0,5\n0042, 2 ,2,False,NA,,1,0,\n"
+                "1e3,3,,true,c,False,1,1e0,6\n-0,4,4.25,FALSE,d,True,0,0.0,7\n")
     with open(os.path.join(data, "big_dec.csv"), "w") as f:
         f.write("a;b\n" + "1,5;2\n" * 200000)
 
@@ -115,6 +122,20 @@ def main():
             {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["Stadt"],
              "agg": {"s": ["Betrag", "sum"], "m": ["Betrag", "max"]}}], "g",
             eu.groupby(["Stadt"]).agg(s=("Betrag", "sum"), m=("Betrag", "max"))))
+        ids = os.path.join(data, "ids.csv")
+        for name, dt in [("dtype_str_all", "str"),
+                         ("dtype_per_column", {"id": "object", "n": "float64", "b": "bool",
+                                               "x": "float64", "zz": "int64", "s": "str"}),
+                         ("dtype_int", {"n": "int64", "nb": "object"}),
+                         # pandas' conversions: bools as 1/0 and 1.0/0.0, whole floats
+                         # (1e3, -0) as int64, 0/1 numbers as bools
+                         ("dtype_convert", {"id": "int64", "b": "int64", "nb": "float64",
+                                            "z": "bool", "w": "bool"})]:
+            pdt = {k: (str if v in ("str", "object") else v) for k, v in dt.items()} \
+                if isinstance(dt, dict) else str
+            cases.append((name, [{"key": "t", "op": "dataframe.read_csv", "path": "ids.csv",
+                                  "dtype": dt, "chunk_bytes": 20}], "t",
+                          pd.read_csv(ids, dtype=pdt)))
         bd = os.path.join(data, "big_dec.csv")
         for dec in (",", "."):
             nodes = [{"key": "t%d" % i, "op": "dataframe.read_csv", "path": "big_dec.csv", "sep": ";",
@@ -144,6 +165,24 @@ def main():
                 suite.check(name, not why, why, doc)
             finally:
                 shutil.rmtree(out, ignore_errors=True)
+        # values dtype cannot convert fail the job that reads them, naming
+        # the line, the column and the value (pandas refuses them too)
+        with open(os.path.join(data, "conv.csv"), "w") as f:
+            f.write("f,n\n1.0,0\n2.5,1\n3,2\n")
+        for name, dt, want in [("dtype_job_int", {"f": "int64"}, "line 3, column 'f': '2.5' does not parse as int64"),
+                               ("dtype_job_bool", {"n": "bool"}, "line 4, column 'n': '2' does not parse as bool")]:
+            doc = {"version": 1, "nodes": [{"key": "t", "op": "dataframe.read_csv", "path": "conv.csv",
+                                            "dtype": dt, "chunk_bytes": 8}], "fetch": ["t"]}
+            p, out = run(doc, data)
+            shutil.rmtree(out, ignore_errors=True)
+            err = p.stderr.decode()
+            try:
+                pd.read_csv(os.path.join(data, "conv.csv"), dtype=dt)
+                refused = False
+            except ValueError:
+                refused = True
+            suite.check(name, p.returncode == 1 and want in err and refused,
+                        "exit %d: %s (pandas refuses: %s)" % (p.returncode, err[-300:], refused), doc)
         # the union's column types: v has a float in 2024-03.csv
         suite.check("types", str(u.v.dtype) == "float64", "pandas' union has v %s" % u.v.dtype)
         for name, path, want in [
@@ -156,13 +195,35 @@ def main():
                 ("decimal_long", {"path": "eu.csv", "sep": ";", "decimal": ",,"},
                  "Only length-1 decimal markers supported"),
                 ("decimal_digit", {"path": "eu.csv", "sep": ";", "decimal": "0"},
-                 "decimal '0' cannot be a decimal point")]:
+                 "decimal '0' cannot be a decimal point"),
+                ("dtype_int_na", {"path": "ids.csv", "dtype": {"m": "int64"}},
+                 "Integer column has NA values in column 'm'"),
+                ("dtype_int_float_na", {"path": "ids.csv", "dtype": {"x": "int64"}},
+                 "cannot safely convert passed user dtype of int64 for float64 dtyped data in column 'x'"),
+                ("dtype_int_text", {"path": "ids.csv", "dtype": {"s": "int64"}},
+                 "invalid literal for int() with base 10: column 's' holds text"),
+                ("dtype_int_frac", {"path": "ids.csv", "dtype": {"nb": "int64"}},
+                 "cannot safely convert passed user dtype of int64 for bool dtyped data in column 'nb' "
+                 "due to NA values"),
+                ("dtype_bool_na", {"path": "ids.csv", "dtype": {"nb": "bool"}},
+                 "Bool column has NA values in column 'nb'"),
+                ("dtype_float_text", {"path": "ids.csv", "dtype": {"s": "float64"}},
+                 "could not convert string to float"),
+                ("dtype_name", {"path": "ids.csv", "dtype": {"x": "float32"}},
+                 "dtype 'float32': read_csv reads a column as object (str), float64, int64 or bool"),
+                ("dtype_shape", {"path": "ids.csv", "dtype": ["x"]}, "\"dtype\" must be a type name")]:
             node = {"key": "t", "op": "dataframe.read_csv"}
             node.update(path if isinstance(path, dict) else {"path": path})
             doc = {"version": 1, "nodes": [node], "fetch": ["t"]}
             p, out = run(doc, data)
             shutil.rmtree(out, ignore_errors=True)
             err = p.stderr.decode()
+            if name.startswith("dtype_") and name not in ("dtype_name", "dtype_shape"):  # pandas refuses too
+                try:
+                    pd.read_csv(ids, dtype=node.get("dtype"))
+                    suite.fail(name + "_pandas", "pandas read it", doc)
+                except (ValueError, TypeError):
+                    pass
             suite.check(name, p.returncode == 2 and want in err and 'node "t"' in err,
                         "exit %d: %s" % (p.returncode, err[-300:]), doc)
     finally:

@@ -1017,6 +1017,15 @@ class TestDataFrames(Base):
                 md.read_csv("semi.csv", sep=";;").fetch()
             with self.assertRaisesRegex(ValueError, "only specify one"):
                 md.read_csv("semi.csv", sep=";", delimiter=";")
+            # dtype: ids as text (leading zeros kept), ints as floats
+            for dt in (str, {"i": np.float64, "f": "float64", "k": str}, {"i": "int64", "f": float}):
+                pd.testing.assert_frame_equal(md.read_csv("pyclient.csv", dtype=dt).fetch(),
+                                              pd.read_csv(path, dtype=dt))
+            # floats that are not whole fail the job that reads them, naming the value
+            with self.assertRaisesRegex(marsc.TaskError, "column 'f': '-?[0-9.]+' does not parse as int64"):
+                md.read_csv("pyclient.csv", dtype={"f": int}).fetch()
+            with self.assertRaisesRegex(marsc.GraphError, "reads a column as object"):
+                md.read_csv("pyclient.csv", dtype={"f": "float32"}).fetch()
         finally:
             shutil.rmtree(d)
 

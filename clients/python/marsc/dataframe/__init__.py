@@ -2763,14 +2763,29 @@ def merge_asof(left, right, on=None, left_on=None, right_on=None, left_index=Fal
     return _make("dataframe.merge_asof", [left, right], p, "dataframe", index_names=None)
 
 
+def _csv_dtype(t):
+    """read_csv's dtype name for a Python type, a numpy dtype or a name"""
+    if t in (str, object, "str", "object", "O"):
+        return "object"
+    if t in (float, int, bool):
+        return {float: "float64", int: "int64", bool: "bool"}[t]
+    try:
+        import numpy as np
+        return np.dtype(t).name
+    except TypeError:
+        return str(t)
+
+
 def read_csv(path, sep=None, delimiter=None, decimal=None, chunk_bytes=None, usecols=None,
-             parse_dates=None, session=None):
+             parse_dates=None, dtype=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
     by default, as pandas' C parser takes it. decimal: the decimal point
     ("." by default; "," for the semicolon files of many locales).
-    parse_dates: column names read as datetime64[ns]."""
+    parse_dates: column names read as datetime64[ns]. dtype: one type for
+    every column or a dict of column to type, among str (object),
+    float64, int64 and bool, converted as pandas converts."""
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
@@ -2779,6 +2794,9 @@ def read_csv(path, sep=None, delimiter=None, decimal=None, chunk_bytes=None, use
         p["sep"] = sep
     if decimal is not None and decimal != ".":
         p["decimal"] = decimal
+    if dtype is not None:
+        p["dtype"] = ({str(k): _csv_dtype(v) for k, v in dtype.items()} if isinstance(dtype, dict)
+                      else _csv_dtype(dtype))
     if parse_dates is not None:
         p["parse_dates"] = [parse_dates] if isinstance(parse_dates, str) else list(parse_dates)
     if chunk_bytes is not None:
