@@ -919,6 +919,11 @@ static int csv_dtype_apply(const graph_df_env_t *e, graph_node_t *n, json_t *dt,
     int want = csv_user_type(json_string_value(v));
     bool na = (kinds & CSV_K_NA) != 0;
     const char *have = *ct == CSV_STRING ? "object" : csv_type_name(*ct, false);
+    static const csv_type_t as[] = {CSV_STRING, CSV_FLOAT64, CSV_INT64, CSV_BOOL};
+    if (kinds == 0) { /* no rows: an empty column of that type, as pandas */
+        *ct = as[want];
+        return 0;
+    }
     switch (want) {
     case 0:
         *ct = CSV_STRING;

@@ -136,6 +136,12 @@ def main():
             cases.append((name, [{"key": "t", "op": "dataframe.read_csv", "path": "ids.csv",
                                   "dtype": dt, "chunk_bytes": 20}], "t",
                           pd.read_csv(ids, dtype=pdt)))
+        with open(os.path.join(data, "empty.csv"), "w") as f:
+            f.write("a,b,c,d\n")
+        dt = {"a": "int64", "b": "float64", "c": "bool", "d": "object"}
+        cases.append(("dtype_no_rows", [{"key": "t", "op": "dataframe.read_csv", "path": "empty.csv",
+                                         "dtype": dt}], "t",
+                      pd.read_csv(os.path.join(data, "empty.csv"), dtype=dt)))
         bd = os.path.join(data, "big_dec.csv")
         for dec in (",", "."):
             nodes = [{"key": "t%d" % i, "op": "dataframe.read_csv", "path": "big_dec.csv", "sep": ";",
