@@ -161,7 +161,7 @@ static const char *const *df_fields(op_t op)
     static const char *const ii[] = {"values", NULL};
     static const char *const at[] = {"dtype", NULL};
     static const char *const cl[] = {"columns", NULL};
-    static const char *const rn[] = {"columns", "name", NULL};
+    static const char *const rn[] = {"columns", "name", "index_names", NULL};
     static const char *const rp[] = {"to_replace", "value", NULL};
     static const char *const mp[] = {"keys", "values", "na_action", NULL};
     static const char *const mo[] = {"axis", "numeric_only", "dropna", NULL};
@@ -4150,32 +4150,76 @@ done:
     return rc;
 }
 
+static int infer_rename_cols(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
+                             json_t *c, json_t *obj, char *err, size_t errlen);
+
+/* rename's "index_names": the index levels' new names (pandas'
+ * rename_axis, `df.index.name = ...`), a list of one name per level,
+ * each a string, an integer or null. */
+static int rename_index(df_node_t *d, json_t *obj, graph_node_t *n, char *err, size_t errlen)
+{
+    json_t *ix = json_object_get(obj, "index_names");
+    if (!ix) return 0;
+    if (!json_is_array(ix) || json_array_size(ix) != (size_t)d->nidx)
+        return XFAIL(n,
+                     "\"index_names\" must be a list of %d names (strings, integers or null), one "
+                     "per index level",
+                     d->nidx);
+    for (int q = 0; q < d->nidx; q++) {
+        json_t *v = json_array_get(ix, (size_t)q);
+        char b[1024];
+        bool is_int = false;
+        if (!json_is_null(v) && label_of(v, b, sizeof b, &is_int))
+            return XFAIL(n, "\"index_names\"[%d] must be a string, an integer or null", q);
+        df_col_t *c = &d->idx[q];
+        uint8_t unit = c->unit;
+        free(c->name);
+        if (set_col(c, json_is_null(v) ? NULL : b, is_int, c->type))
+            return XFAIL(n, "out of memory");
+        c->unit = unit;
+    }
+    return 0;
+}
+
 static int infer_rename_drop(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                              size_t errlen)
 {
     json_t *sn = json_object_get(obj, "name");
-    if (n->op == OP_DF_RENAME && sn && in_vk(g, n, 0) == VK_SERIES) {
+    bool ixn = json_object_get(obj, "index_names") != NULL; /* rename's only field */
+    if (n->op == OP_DF_RENAME && (sn || ixn) && in_vk(g, n, 0) == VK_SERIES) {
         /* Series.rename(name): the values as they are, named anew */
         const df_node_t *s = in_df(g, n, 0);
         char b[1024];
         bool is_int = false;
-        if (!json_is_null(sn) && label_of(sn, b, sizeof b, &is_int))
+        if (sn && !json_is_null(sn) && label_of(sn, b, sizeof b, &is_int))
             return XFAIL(n, "\"name\" must be a string, an integer or null");
         if (json_object_get(obj, "columns"))
             return XFAIL(n, "\"columns\" is for DataFrames; a Series takes \"name\"");
         if (copy_schema(d, s)) return XFAIL(n, "out of memory");
-        free(d->cols[0].name);
-        d->cols[0].name = NULL;
-        if (set_col(&d->cols[0], json_is_null(sn) ? NULL : b, is_int, s->cols[0].type))
-            return XFAIL(n, "out of memory");
+        if (sn) {
+            free(d->cols[0].name);
+            d->cols[0].name = NULL;
+            if (set_col(&d->cols[0], json_is_null(sn) ? NULL : b, is_int, s->cols[0].type))
+                return XFAIL(n, "out of memory");
+        }
+        if (rename_index(d, obj, n, err, errlen)) return -1;
         keep_rows(g, n, d, s);
         return 0;
     }
     if (sn) return XFAIL(n, "\"name\" is for a Series; a DataFrame takes \"columns\"");
     if (want_frame(g, n, 0, false, true, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);
-    json_t *c = json_object_get(obj, "columns");
+    json_t *c = json_object_get(obj, "columns"), *none = NULL;
+    if (!c && ixn) c = none = json_object();
     if (!c) return XFAIL(n, "\"columns\" is missing");
+    int rc = infer_rename_cols(g, n, d, s, c, obj, err, errlen);
+    json_decref(none);
+    return rc;
+}
+
+static int infer_rename_cols(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
+                             json_t *c, json_t *obj, char *err, size_t errlen)
+{
     d->sel = calloc((size_t)s->ncols + 1, sizeof(int));
     if (!d->sel || alloc_cols(d, s->ncols, s->nidx) || copy_index(d, s))
         return XFAIL(n, "out of memory");
@@ -4243,6 +4287,7 @@ static int infer_rename_drop(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
             d->cols[d->ncols].unit = sc->unit;
             d->sel[d->ncols++] = k;
         }
+        if (rename_index(d, obj, n, err, errlen)) return -1;
     }
     d->nsel = d->ncols;
     keep_rows(g, n, d, s);

@@ -106,7 +106,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.notna", "1", {NULL}},
     {"dataframe.isin", "1", {"values"}},
     {"dataframe.astype", "1", {"dtype"}},
-    {"dataframe.rename", "1", {"columns", "name"}},
+    {"dataframe.rename", "1", {"columns", "name", "index_names"}},
     {"dataframe.drop", "1", {"columns"}},
     {"dataframe.replace", "1", {"to_replace", "value"}},
     {"dataframe.clip", "1", {"lower", "upper"}},

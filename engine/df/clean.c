@@ -639,6 +639,10 @@ int df_clean_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *
         return 0;
     }
     if (df_out_like(d, in, out)) goto fail;
+    /* rename's index_names: the schema's names, which are the input's otherwise */
+    for (int k = 0; op == OP_DF_RENAME && k < out->nidx && k < d->nidx; k++) {
+        if (flabel_set(&out->idx_names[k], d->idx[k].name, d->idx[k].is_int)) goto fail;
+    }
     for (int k = 0; k < d->ncols; k++) {
         fcol_t *o = &out->cols[k];
         int to = d->cols[k].type;

@@ -475,6 +475,37 @@ def astype_strings(data, pdf):
 
 
 @case
+def rename_index_names(data, pdf):
+    """rename's index_names (pandas' rename_axis): a frame's index named
+    and unnamed, two levels of a groupby, a Series' level, with and
+    without columns renamed, over chunks; and the refusals"""
+    nodes = [CSV, op("si", "set_index", "t", keys=["g"]),
+             op("a", "rename", "si", index_names=["label"]),
+             op("b", "rename", "a", index_names=[None], columns={"i": "ii"}),
+             {"key": "gb", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["g", "k"],
+              "agg": {"s": ["i", "sum"]}},
+             op("c", "rename", "gb", index_names=["G", 7]),
+             col("ss", "si", "f"), op("d", "rename", "ss", index_names=["x"]),
+             dict(op("e", "rename", "ss", index_names=[None]), name="z"),
+             op("h", "head", "c", n=3)]
+    gb = pdf.groupby(["g", "k"]).agg(s=("i", "sum"))
+    why = check_frames(data, nodes, {
+        "a": pdf.set_index("g").rename_axis("label"),
+        "b": pdf.set_index("g").rename_axis(None).rename(columns={"i": "ii"}),
+        "c": gb.rename_axis(["G", 7]), "d": pdf.set_index("g").f.rename_axis("x"),
+        "e": pdf.set_index("g").f.rename_axis(None).rename("z"),
+        "h": gb.rename_axis(["G", 7]).head(3)})
+    if why:
+        return why
+    for bad, words in [(["a", "b"], "must be a list of 1 names"), ([1.5], "\"index_names\"[0] must be")]:
+        why = rejected(data, [CSV, op("r", "rename", "t", index_names=bad)], "r", [words])
+        if why:
+            return why
+    return rejected(data, [CSV, op("r", "drop", "t", columns=["b"], index_names=["x"])], "r",
+                    ["unknown field \"index_names\""])
+
+
+@case
 def rename_drop_replace(data, pdf):
     nodes = [CSV, col("ii", "t", "i"), col("ff", "t", "f"),
              op("rn", "rename", "t", columns={"i": "ii", "s": "city", "nope": "x"}),

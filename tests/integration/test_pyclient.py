@@ -1021,6 +1021,24 @@ class TestDataFrames(Base):
             for dt in (str, {"i": np.float64, "f": "float64", "k": str}, {"i": "int64", "f": float}):
                 pd.testing.assert_frame_equal(md.read_csv("pyclient.csv", dtype=dt).fetch(),
                                               pd.read_csv(path, dtype=dt))
+            # index_col: what to_csv writes with an index, by position or name
+            ix = os.path.join(d, "ix.csv")
+            pdf.head(50).to_csv(ix)
+            pdf.head(50).rename_axis("row").to_csv(os.path.join(d, "ixn.csv"))
+            SESS.upload(ix)
+            SESS.upload(os.path.join(d, "ixn.csv"))
+            for name, ic in (("ix.csv", 0), ("ixn.csv", 0), ("ixn.csv", "row"), ("ixn.csv", [0, "k"]),
+                             ("ix.csv", ["k"])):
+                pd.testing.assert_frame_equal(md.read_csv(name, index_col=ic, chunk_bytes=300).fetch(),
+                                              pd.read_csv(os.path.join(d, name), index_col=ic))
+            # rename_axis: named, unnamed, by a dict, on a Series and a groupby's levels
+            t = md.read_csv("pyclient.csv")
+            pd.testing.assert_frame_equal(t.set_index("k").rename_axis("key").fetch(),
+                                          pdf.set_index("k").rename_axis("key"))
+            pd.testing.assert_series_equal(t.set_index("k").i.rename_axis(None).fetch(),
+                                           pdf.set_index("k").i.rename_axis(None))
+            gb = t.groupby(["k", "i"]).f.sum().rename_axis(index={"i": "n"})
+            pd.testing.assert_series_equal(gb.fetch(), pdf.groupby(["k", "i"]).f.sum().rename_axis(index={"i": "n"}))
             # floats that are not whole fail the job that reads them, naming the value
             with self.assertRaisesRegex(marsc.TaskError, "column 'f': '-?[0-9.]+' does not parse as int64"):
                 md.read_csv("pyclient.csv", dtype={"f": int}).fetch()

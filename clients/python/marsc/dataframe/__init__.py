@@ -286,6 +286,29 @@ class _Frame(Entity):
             names = None
         return _make("dataframe.unstack", [self], p, "dataframe", index_names=names)
 
+    def rename_axis(self, mapper=None, index=None, columns=None, axis=0):
+        """pandas' rename_axis of the index: its name (a list: one per
+        level; None unnames it), or with index= a dict or function of the
+        old names. The columns' axis has no name here (refused)."""
+        if columns is not None or axis in (1, "columns"):
+            raise NotImplementedError("rename_axis of the columns: the column axis has no name "
+                                      "here")
+        have = self._index_names
+        names = mapper if index is None else index
+        if callable(names) or isinstance(names, dict):
+            if have is None:
+                self._ran()
+                have = self._meta().get("index_names") or [None]
+            names = [names(x) if callable(names) else names.get(x, x) for x in have]
+        elif not isinstance(names, (list, tuple)):
+            names = [names]
+        names = [x.item() if isinstance(x, np.generic) else x for x in names]
+        if have is not None and len(names) != len(have):
+            raise ValueError("Length of names must match number of levels in MultiIndex.")
+        kind = "dataframe" if isinstance(self, DataFrame) else "series"
+        return _make("dataframe.rename", [self], {"index_names": names}, kind, self._columns,
+                     index_names=names)
+
     def _meta(self):
         """The server's metadata once executed (GET .../tensors/KEY), else None."""
         from ..core import Session
@@ -2777,7 +2800,7 @@ def _csv_dtype(t):
 
 
 def read_csv(path, sep=None, delimiter=None, decimal=None, chunk_bytes=None, usecols=None,
-             parse_dates=None, dtype=None, session=None):
+             parse_dates=None, dtype=None, index_col=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
@@ -2785,7 +2808,12 @@ def read_csv(path, sep=None, delimiter=None, decimal=None, chunk_bytes=None, use
     ("." by default; "," for the semicolon files of many locales).
     parse_dates: column names read as datetime64[ns]. dtype: one type for
     every column or a dict of column to type, among str (object),
-    float64, int64 and bool, converted as pandas converts."""
+    float64, int64 and bool, converted as pandas converts. index_col: a
+    column (name or position) or a list of them made the index, as
+    set_index; a column whose header was empty ("Unnamed: 0", what
+    to_csv writes for an unnamed index) gives an unnamed index, as
+    pandas. A position needs the header: marsc runs head(0) of the file
+    to learn it."""
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
@@ -2808,7 +2836,20 @@ def read_csv(path, sep=None, delimiter=None, decimal=None, chunk_bytes=None, use
     Entity.__init__(df, node, session)
     df._columns = list(usecols) if usecols is not None else None
     df._index_names = [None]  # a default index
-    return _after_create(df)
+    df = _after_create(df)
+    if index_col is None or index_col is False:
+        return df
+    keys = list(index_col) if isinstance(index_col, (list, tuple)) else [index_col]
+    if any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in keys):
+        cols = df.columns
+        if cols is None:
+            h = df.head(0)
+            h._ran()
+            cols = h.columns
+        keys = [cols[int(k)] if isinstance(k, (int, np.integer)) else k for k in keys]
+    out = df.set_index(keys)
+    names = [None if str(k).startswith("Unnamed: ") else k for k in keys]
+    return out.rename_axis(names) if names != keys else out
 
 
 def read_json(path, orient=None, lines=False, session=None):
