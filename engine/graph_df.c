@@ -129,8 +129,8 @@ void graph_df_free(struct df_node *d)
 static const char *const *df_fields(op_t op)
 {
     static const char *const ft[] = {"columns", "chunk_rows", "name", NULL};
-    static const char *const rc[] = {"path", "chunk_bytes", "usecols", "parse_dates",
-                                     "sep",  "decimal",     "dtype",   NULL};
+    static const char *const rc[] = {"path",    "chunk_bytes", "usecols", "parse_dates", "sep",
+                                     "decimal", "dtype",       "header",  "names",       NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
     static const char *const as[] = {"names", NULL};
@@ -975,7 +975,7 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
             return NFAIL(e, n, "\"chunk_bytes\" must be a positive integer");
         chunk = (int64_t)json_integer_value(cb);
     }
-    csv_opts_t o = {',', '.'};
+    csv_opts_t o = {.sep = ',', .decimal = '.'};
     char msg[256];
     json_t *sp = json_object_get(obj, "sep"), *dp = json_object_get(obj, "decimal");
     if (sp && !json_is_null(sp)) {
@@ -991,21 +991,63 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     }
     json_t *dt = json_object_get(obj, "dtype");
     if (check_csv_dtype(e, n, dt)) return -1;
+    /* header: absent is pandas' "infer" (0, or none when names are
+     * given); 0; or null (every record is data) */
+    json_t *hd = json_object_get(obj, "header"), *nm = json_object_get(obj, "names");
+    if (hd && !json_is_null(hd) && !(json_is_integer(hd) && json_integer_value(hd) == 0))
+        return NFAIL(e, n,
+                     "\"header\" must be 0 (the first line names the columns) or null (no "
+                     "line does); other header rows are not supported");
+    if (nm && !json_is_null(nm)) {
+        if (!json_is_array(nm) || json_array_size(nm) == 0 ||
+            json_array_size(nm) > (size_t)CSV_MAX_COLS)
+            return NFAIL(e, n, "\"names\" must be a list of 1 to %d column names", CSV_MAX_COLS);
+        for (size_t i = 0; i < json_array_size(nm); i++)
+            if (!json_is_string(json_array_get(nm, i)))
+                return NFAIL(e, n, "\"names\"[%zu] must be a string", i);
+        o.nnames = (int)json_array_size(nm);
+    }
+    o.header = (hd && json_is_null(hd)) || (!hd && o.nnames) ? -1 : 0;
+    const char **cnames = o.nnames ? calloc((size_t)o.nnames + 1, sizeof(char *)) : NULL;
+    if (o.nnames && !cnames) return NFAIL(e, n, "out of memory");
+    for (int i = 0; i < o.nnames; i++)
+        cnames[i] = json_string_value(json_array_get(nm, (size_t)i));
+    o.names = cnames;
     json_t *uc = json_object_get(obj, "usecols");
     const char **names = NULL;
+    char *posbuf = NULL;
     int nuse = 0;
+    const char *urule = "\"usecols\" must be a list of column names, or of column positions";
     if (uc && !json_is_null(uc)) {
-        if (!json_is_array(uc)) return NFAIL(e, n, "\"usecols\" must be a list of column names");
+        if (!json_is_array(uc)) {
+            free(cnames);
+            return NFAIL(e, n, "%s", urule);
+        }
         nuse = (int)json_array_size(uc);
         names = calloc((size_t)nuse + 1, sizeof(char *));
-        if (!names) return NFAIL(e, n, "out of memory");
+        posbuf = calloc((size_t)nuse + 1, 24);
+        if (!names || !posbuf) {
+            free(names);
+            free(posbuf);
+            free(cnames);
+            return NFAIL(e, n, "out of memory");
+        }
+        o.usecols_pos = nuse > 0 && json_is_integer(json_array_get(uc, 0));
         for (int i = 0; i < nuse; i++) {
             json_t *s = json_array_get(uc, (size_t)i);
-            if (!json_is_string(s)) {
+            if (o.usecols_pos ? !json_is_integer(s) || json_integer_value(s) < 0
+                              : !json_is_string(s)) {
                 free(names);
-                return NFAIL(e, n, "\"usecols\" must be a list of column names");
+                free(posbuf);
+                free(cnames);
+                return NFAIL(e, n, "%s (all names, or all non-negative integers)", urule);
             }
-            names[i] = json_string_value(s);
+            if (o.usecols_pos) {
+                snprintf(posbuf + 24 * i, 24, "%lld", (long long)json_integer_value(s));
+                names[i] = posbuf + 24 * i;
+            } else {
+                names[i] = json_string_value(s);
+            }
         }
     }
     int rc = 1;
@@ -1019,6 +1061,8 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     }
     if (rc == -2) {
         free(names);
+        free(posbuf);
+        free(cnames);
         if (!*rel) return NFAIL(e, n, "\"path\" is empty");
         return NFAIL(e, n,
                      "path '%.200s': absolute paths and '..' are refused (paths are "
@@ -1046,7 +1090,7 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
             free(kinds);
             goto done;
         }
-        if (set_col(&d->cols[k], cn, false, (int)d->ctypes[k])) {
+        if (set_col(&d->cols[k], cn, d->hdr.int_names, (int)d->ctypes[k])) {
             free(kinds);
             NFAIL(e, n, "out of memory");
             goto done;
@@ -1062,6 +1106,8 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     rc = 0;
 done:
     free(names);
+    free(posbuf);
+    free(cnames);
     return rc;
 }
 

@@ -8,7 +8,8 @@
  * as the only usecols entry; its bits 4..6 pick the separator and the
  * decimal point (a comma, or a semicolon, a tab, a space, a bar: the
  * blank-line rules differ when a space or a tab separates; ',' for the
- * decimal point beside a semicolon or a tab). */
+ * decimal point beside a semicolon or a tab; no header record, the
+ * columns named 0..n-1). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0) return 0;
     int64_t small = 1 + (data[0] & 15);
     bool use_usecols = data[0] & 0x80;
-    static const csv_opts_t opts[8] = {{',', '.'}, {';', '.'}, {'\t', '.'}, {' ', '.'},
-                                       {'|', '.'}, {';', ','}, {'\t', ','}, {',', '.'}};
+    static const csv_opts_t opts[8] = {
+        {.sep = ',', .decimal = '.'},  {.sep = ';', .decimal = '.'},
+        {.sep = '\t', .decimal = '.'}, {.sep = ' ', .decimal = '.'},
+        {.sep = '|', .decimal = '.'},  {.sep = ';', .decimal = ','},
+        {.sep = '\t', .decimal = ','}, {.sep = ',', .decimal = '.', .header = -1}};
     const csv_opts_t *o = &opts[(data[0] >> 4) & 7];
     data++;
     size--;

@@ -643,9 +643,20 @@ int csv_decimal_parse(const char *s, char *dec, char *err, size_t errlen)
     return 0;
 }
 
+/* Whether usecols entry u names column i: by name, or with pos by its
+ * position written in decimal. */
+static bool use_match(const csv_header_t *h, int i, const char *u, bool pos)
+{
+    if (!pos) return strcmp(h->names[i], u) == 0;
+    char nb[32];
+    snprintf(nb, sizeof nb, "%d", i);
+    return strcmp(nb, u) == 0;
+}
+
 int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const char *const *usecols,
                      int n_usecols, csv_header_t *h, char *err, size_t errlen)
 {
+    bool pos = o && o->usecols_pos;
     memset(h, 0, sizeof *h);
     char chk[2] = {o ? o->sep : ',', 0}, dchk[2] = {o ? o->decimal : '.', 0};
     if (csv_sep_parse(chk, &h->sep, err, errlen) < 0 ||
@@ -660,22 +671,45 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     int64_t bom = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
     tok_init(&t, buf, bom, (int64_t)len, 0, CSV_MAX_COLS + 1, sep);
     bool *was_empty = NULL;
-    int rc = tok_next(&t, err, errlen);
-    if (rc < 0) goto fail_tok;
-    if (rc == 0) {
-        errmsg(err, errlen, "No columns to parse from file");
+    /* header None: no record names the columns (all are data); names:
+     * the columns' names, in place of the header record's when there is
+     * one. Without either the first record is read for its field count. */
+    bool has_header = !o || o->header >= 0;
+    int nnames = o && o->names ? o->nnames : 0;
+    if (nnames < 0 || nnames > CSV_MAX_COLS) {
+        errmsg(err, errlen, "names has %d names, more than the %d allowed", nnames, CSV_MAX_COLS);
         goto fail_tok;
     }
-    if (t.nf > CSV_MAX_COLS) {
-        errmsg(err, errlen, "header has %d fields, more than the %d allowed", t.nf, CSV_MAX_COLS);
-        goto fail_tok;
+    for (int i = 0; i < nnames; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(o->names[i], o->names[j])) {
+                errmsg(err, errlen, "Duplicate names are not allowed.");
+                goto fail_tok;
+            }
+    if (has_header || nnames == 0) {
+        int rc = tok_next(&t, err, errlen);
+        if (rc < 0) goto fail_tok;
+        if (rc == 0 && nnames == 0) {
+            errmsg(err, errlen, "No columns to parse from file");
+            goto fail_tok;
+        }
+        if (t.nf > CSV_MAX_COLS) {
+            errmsg(err, errlen, "header has %d fields, more than the %d allowed", t.nf,
+                   CSV_MAX_COLS);
+            goto fail_tok;
+        }
     }
-    h->ncols = t.nf;
-    h->names = calloc((size_t)t.nf, sizeof *h->names);
-    was_empty = calloc((size_t)t.nf, sizeof *was_empty);
+    h->ncols = nnames ? nnames : t.nf;
+    h->int_names = !has_header && nnames == 0;
+    h->names = calloc((size_t)h->ncols + 1, sizeof *h->names);
+    was_empty = calloc((size_t)h->ncols + 1, sizeof *was_empty);
     if (!h->names || !was_empty) goto oom;
-    for (int i = 0; i < t.nf; i++) {
-        if (t.fl[i] == 0) {
+    for (int i = 0; i < h->ncols; i++) {
+        if (nnames || h->int_names) {
+            char nb[32];
+            snprintf(nb, sizeof nb, "%d", i);
+            h->names[i] = strdup(nnames ? o->names[i] : nb);
+        } else if (t.fl[i] == 0) {
             char nb[32];
             snprintf(nb, sizeof nb, "Unnamed: %d", i);
             h->names[i] = strdup(nb);
@@ -685,7 +719,8 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
         }
         if (!h->names[i]) goto oom;
     }
-    if (mangle(h->names, h->ncols, was_empty, err, errlen) < 0) goto fail_tok;
+    if (!nnames && !h->int_names && mangle(h->names, h->ncols, was_empty, err, errlen) < 0)
+        goto fail_tok;
 
     h->sel = malloc((size_t)h->ncols * sizeof *h->sel + 1);
     if (!h->sel) goto oom;
@@ -700,15 +735,22 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
         for (int u = 0; u < n_usecols; u++) {
             bool found = false;
             for (int i = 0; i < h->ncols && !found; i++)
-                found = strcmp(h->names[i], usecols[u]) == 0;
+                found = use_match(h, i, usecols[u], pos);
             if (!found) {
                 if (missing++ == 0)
                     append_fmt(err, errlen, &off,
                                "Usecols do not match columns, columns expected but not found: [");
                 else
                     append_fmt(err, errlen, &off, ", ");
-                append_fmt(err, errlen, &off, "'%s'", usecols[u]);
+                append_fmt(err, errlen, &off, pos ? "%s" : "'%s'", usecols[u]);
             }
+        }
+        if (missing && pos) { /* pandas lists every position then */
+            off = 0;
+            append_fmt(err, errlen, &off,
+                       "Usecols do not match columns, columns expected but not found: [");
+            for (int u = 0; u < n_usecols; u++)
+                append_fmt(err, errlen, &off, "%s%s", u ? ", " : "", usecols[u]);
         }
         if (missing) {
             append_fmt(err, errlen, &off, "]");
@@ -717,18 +759,18 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
         /* file order, as pandas: the order of usecols does not matter */
         for (int i = 0; i < h->ncols; i++)
             for (int u = 0; u < n_usecols; u++)
-                if (strcmp(h->names[i], usecols[u]) == 0) {
+                if (use_match(h, i, usecols[u], pos)) {
                     h->sel[h->nsel++] = i;
                     break;
                 }
     }
-    h->data_start = t.pos;
-    h->data_line = t.line;
+    h->data_start = has_header ? t.pos : bom;
+    h->data_line = has_header ? t.line : 0;
     free(was_empty);
     tok_close(&t);
     return 0;
 oom:
-    errmsg(err, errlen, "out of memory reading a header of %d fields", t.nf);
+    errmsg(err, errlen, "out of memory reading a header of %d fields", h->ncols);
 fail_tok:
     free(was_empty);
     tok_close(&t);

@@ -130,13 +130,22 @@ typedef struct {
     int64_t data_line;  /* pandas' 0-based line number of that record */
     char sep;           /* the field separator every phase splits fields at */
     char decimal;       /* the decimal point of float values */
+    bool int_names;     /* header None without names: columns 0..n-1, integer labels */
 } csv_header_t;
 
 /* pandas' read_csv options that change how a file is cut and read: `sep`
- * (',') and `decimal` ('.'). NULL where a function takes them: both
- * defaults. */
+ * (','), `decimal` ('.'), `header` (0: the first record names the
+ * columns; -1: pandas' None, every record is data) and `names` (nnames
+ * column names, unique, in place of the header record's; with header -1
+ * and no names the columns are named 0..n-1 after the first record's
+ * fields). NULL where a function takes them: the defaults (zeros but sep
+ * and decimal). */
 typedef struct {
     char sep, decimal;
+    int header;
+    const char *const *names;
+    int nnames;
+    bool usecols_pos; /* usecols are positions, in decimal ("0", "2"), not names */
 } csv_opts_t;
 
 /* The most columns a header may name. A bound on what one header line can

@@ -1,7 +1,9 @@
 /* csv_dump.c: the driver of test_csv.py (built by it, not by the Makefile).
- *   csv_dump [--sep C] [--decimal D] FILE CHUNK_BYTES [USECOL...]
+ *   csv_dump [--sep C] [--decimal D] [--header none] [--name N]... [--pos]
+ *            FILE CHUNK_BYTES [USECOL...]
  * reads FILE with csv_read_buffer (fields separated by C, default ',';
- * decimal point D, default '.') and prints one JSON object:
+ * decimal point D, default '.'; no header record; the columns named N...;
+ * USECOLs that are positions) and prints one JSON object:
  *   {"columns": [...], "dtypes": [...], "data": [[column 0 values], ...]}
  * (NaN, Infinity and -Infinity as Python's json reads them; NA as null), or
  *   {"error": "message"}
@@ -38,14 +40,33 @@ static void put_cstr(const char *s)
 
 int main(int argc, char **argv)
 {
-    csv_opts_t o = {',', '.'};
-    while (argc > 2 && (!strcmp(argv[1], "--sep") || !strcmp(argv[1], "--decimal"))) {
-        *(argv[1][2] == 's' ? &o.sep : &o.decimal) = argv[2][0];
+    csv_opts_t o = {.sep = ',', .decimal = '.'};
+    const char *names[64];
+    o.names = names;
+    for (;;) {
+        if (argc > 1 && !strcmp(argv[1], "--pos")) {
+            o.usecols_pos = true;
+            argv++;
+            argc--;
+            continue;
+        }
+        if (argc <= 2 || strncmp(argv[1], "--", 2)) break;
+        if (!strcmp(argv[1], "--sep"))
+            o.sep = argv[2][0];
+        else if (!strcmp(argv[1], "--decimal"))
+            o.decimal = argv[2][0];
+        else if (!strcmp(argv[1], "--header"))
+            o.header = -1;
+        else if (!strcmp(argv[1], "--name") && o.nnames < 64)
+            names[o.nnames++] = argv[2];
+        else
+            break;
         argv += 2;
         argc -= 2;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: csv_dump [--sep C] [--decimal D] FILE CHUNK_BYTES [USECOL...]\n");
+        fprintf(stderr, "usage: csv_dump [--sep C] [--decimal D] [--header none] [--name N]... "
+                        "[--pos] FILE CHUNK_BYTES [USECOL...]\n");
         return 2;
     }
     char err[512];

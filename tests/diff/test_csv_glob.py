@@ -11,7 +11,10 @@ and a space line that is blank; one file of more than 1 MiB read with ','
 and with ';' in one document, both orders, which the per-process scan
 cache must keep apart; `decimal` ',' over a European file, and one file
 of more than 1 MiB read with decimal ',' and '.'; `dtype`, one for all
-columns or per column, with its refusals in pandas' words); and the refusals: no file matches, a file whose
+columns or per column, with its refusals in pandas' words; `header` null
+and `names`: a file without a header line, its columns 0..n-1 or named,
+usecols by position, a groupby by an integer label, names over a pattern);
+and the refusals: no file matches, a file whose
 header differs (named), a pattern reaching outside the data directory, a
 separator pandas' C parser does not take."""
 
@@ -136,6 +139,27 @@ def main():
             cases.append((name, [{"key": "t", "op": "dataframe.read_csv", "path": "ids.csv",
                                   "dtype": dt, "chunk_bytes": 20}], "t",
                           pd.read_csv(ids, dtype=pdt)))
+        with open(os.path.join(data, "nohead.csv"), "w") as f:
+            f.write("".join("%s,%d,%.2f\n" % ("abc"[i % 3], i, i / 7) for i in range(60)))
+        nh = os.path.join(data, "nohead.csv")
+        for name, kw in [("header_none", {"header": None}), ("header_none_usecols", {"header": None, "usecols": [2, 0]}),
+                         ("names", {"names": ["k", "n", "x"]}),
+                         ("names_header0", {"header": 0, "names": ["k", "n", "x"]})]:
+            cases.append((name, [dict({"key": "t", "op": "dataframe.read_csv", "path": "nohead.csv",
+                                       "chunk_bytes": 100}, **kw)], "t", pd.read_csv(nh, **kw)))
+        # more names than fields: the others missing (pandas pads them so, but
+        # fails when usecols picks one: documented)
+        cases.append(("names_more", [{"key": "t", "op": "dataframe.read_csv", "path": "nohead.csv",
+                                      "names": ["k", "n", "x", "y"], "usecols": ["y", "k"]}], "t",
+                      pd.read_csv(nh, names=["k", "n", "x", "y"])[["k", "y"]]))
+        cases.append(("header_none_groupby", [
+            {"key": "t", "op": "dataframe.read_csv", "path": "nohead.csv", "header": None, "chunk_bytes": 100},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": [0],
+             "agg": {"s": [1, "sum"]}}], "g",
+            pd.read_csv(nh, header=None).groupby([0]).agg(s=(1, "sum"))))
+        cases.append(("names_glob", [{"key": "t", "op": "dataframe.read_csv", "path": "logs/2024-0[13].csv",
+                                      "header": 0, "names": ["a", "b", "c"], "chunk_bytes": 64}], "t",
+                      union(data, "logs/2024-0[13].csv", header=0, names=["a", "b", "c"])))
         with open(os.path.join(data, "empty.csv"), "w") as f:
             f.write("a,b,c,d\n")
         dt = {"a": "int64", "b": "float64", "c": "bool", "d": "object"}
@@ -217,7 +241,13 @@ def main():
                  "could not convert string to float"),
                 ("dtype_name", {"path": "ids.csv", "dtype": {"x": "float32"}},
                  "dtype 'float32': read_csv reads a column as object (str), float64, int64 or bool"),
-                ("dtype_shape", {"path": "ids.csv", "dtype": ["x"]}, "\"dtype\" must be a type name")]:
+                ("dtype_shape", {"path": "ids.csv", "dtype": ["x"]}, "\"dtype\" must be a type name"),
+                ("header_row", {"path": "ids.csv", "header": 2}, "\"header\" must be 0"),
+                ("names_dup", {"path": "ids.csv", "names": ["a", "a"]}, "Duplicate names are not allowed."),
+                ("names_short", {"path": "ids.csv", "names": ["a", "b"]}, "Expected 2 fields in line 1, saw 9"),
+                ("usecols_mixed", {"path": "ids.csv", "usecols": [0, "n"]}, "all names, or all non-negative"),
+                ("usecols_pos", {"path": "ids.csv", "usecols": [0, 12]},
+                 "Usecols do not match columns, columns expected but not found: [0, 12]")]:
             node = {"key": "t", "op": "dataframe.read_csv"}
             node.update(path if isinstance(path, dict) else {"path": path})
             doc = {"version": 1, "nodes": [node], "fetch": ["t"]}

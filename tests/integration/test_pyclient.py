@@ -1031,6 +1031,17 @@ class TestDataFrames(Base):
                              ("ix.csv", ["k"])):
                 pd.testing.assert_frame_equal(md.read_csv(name, index_col=ic, chunk_bytes=300).fetch(),
                                               pd.read_csv(os.path.join(d, name), index_col=ic))
+            # a file without a header line: header=None (columns 0..n-1), names,
+            # usecols by position
+            nh = os.path.join(d, "nohead.csv")
+            pdf.head(80).to_csv(nh, index=False, header=False)
+            SESS.upload(nh)
+            for kw in ({"header": None}, {"names": ["a", "b", "c"]}, {"header": None, "usecols": [2, 0]},
+                       {"names": ["a", "b", "c", "d"]}, {"names": ["a", "b", "c"], "usecols": ["c", "a"]}):
+                got = md.read_csv("nohead.csv", **kw)
+                pd.testing.assert_frame_equal(got.fetch(), pd.read_csv(nh, **kw))
+            g = md.read_csv("nohead.csv", header=None).groupby(0)[1].sum()
+            pd.testing.assert_series_equal(g.fetch(), pd.read_csv(nh, header=None).groupby(0)[1].sum())
             # rename_axis: named, unnamed, by a dict, on a Series and a groupby's levels
             t = md.read_csv("pyclient.csv")
             pd.testing.assert_frame_equal(t.set_index("k").rename_axis("key").fetch(),

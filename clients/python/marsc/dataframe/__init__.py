@@ -30,9 +30,15 @@ def _lit(v):
     return v
 
 
+def _one(v):
+    """Whether v is one column label (a name, or an integer label as
+    read_csv(header=None) gives), not a list of them."""
+    return isinstance(v, (str, int, np.integer)) and not isinstance(v, bool)
+
+
 def _names(v):
     """A column name or a list of them as a list (None stays None)."""
-    return None if v is None else [v] if isinstance(v, str) else list(v)
+    return None if v is None else [v] if _one(v) else list(v)
 
 
 def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_KEEP):
@@ -875,7 +881,7 @@ class _Loc:
                             "df.loc[[label]])")
         kind, names = f._ref.kind, f._columns
         if cols is not None:
-            p["columns"] = [cols] if isinstance(cols, str) else list(cols)
+            p["columns"] = [cols] if _one(cols) else list(cols)
             names = p["columns"]
         return _make("dataframe.loc", [f], p, kind, names)
 
@@ -1006,7 +1012,7 @@ class _Resampler(_Aggregations):
     def __getitem__(self, cols):
         if isinstance(self._f, Series):
             raise TypeError("a Series' resample has no columns to select")
-        return _Resampler(self._f, self._p, self._on, cols if isinstance(cols, str)
+        return _Resampler(self._f, self._p, self._on, cols if _one(cols)
                           else list(cols))
 
     def __getattr__(self, name):
@@ -1033,7 +1039,7 @@ class _Resampler(_Aggregations):
         cols = GroupBy(self._f, [self._on] if self._on is not None else [],
                        self._sel)._columns_for(func)
         out = self._frame({c: [c, func] for c in cols})
-        return out[self._sel] if isinstance(self._sel, str) else out
+        return out[self._sel] if _one(self._sel) else out
 
     def _frame(self, agg):
         return _make("dataframe.resample", [self._f], dict(self._p, agg=agg), "dataframe",
@@ -1091,7 +1097,7 @@ class _Resampler(_Aggregations):
             return _make("dataframe.resample", [self._f], dict(self._p, func="ohlc"),
                          "dataframe", ["open", "high", "low", "close"],
                          index_names=self._index())
-        if not isinstance(self._sel, str):
+        if not _one(self._sel):
             raise NotImplementedError("ohlc() of a DataFrame's resample: select one column "
                                       "first, r['price'].ohlc()")
         c = self._sel
@@ -1184,7 +1190,7 @@ def _grouped(g, extra=None):
     "by"."""
     f = g._df
     if g._sel is not None:
-        cols = [g._sel] if isinstance(g._sel, str) else list(g._sel)
+        cols = [g._sel] if _one(g._sel) else list(g._sel)
         if extra is not None and extra not in cols:
             cols.append(extra)
         f = f[list(g._by) + [c for c in cols if c not in g._by]]
@@ -1199,7 +1205,7 @@ def _by_make(op, f, by, sel, p, ordered=False):
     out = _make(op, [f], dict(p, by=list(by)), "dataframe",
                 None if cols is None or ordered else [c for c in cols if c not in by],
                 index_names=list(by) + list(inames if inames is not None else [None]))
-    return out[sel] if isinstance(sel, str) else out
+    return out[sel] if _one(sel) else out
 
 
 class _GroupRolling(_Rolling):
@@ -1471,12 +1477,12 @@ class DataFrame(_Frame):
         missing values last or first (na_position); key a function of each
         by column's Series (s.str.lower() ...), sorted by what it gives."""
         if key is not None:
-            bys = [by] if isinstance(by, str) else list(by)
+            bys = [by] if _one(by) else list(by)
             tmp = {"_mars_key%d" % q: key(self[b]) for q, b in enumerate(bys)}
             out = self.assign(**tmp).sort_values(list(tmp), ascending, na_position)
             cols = self.columns
             return out.drop(columns=list(tmp)) if cols is None else out[cols]
-        p = {"by": [by] if isinstance(by, str) else list(by)}
+        p = {"by": [by] if _one(by) else list(by)}
         if ascending is not True:
             p["ascending"] = ascending if isinstance(ascending, bool) else list(ascending)
         if na_position != "last":
@@ -1492,7 +1498,7 @@ class DataFrame(_Frame):
         second argument is how, as in pandas, unless it names no how (an
         earlier client took on there)."""
         def names(v):
-            return [v] if isinstance(v, str) else list(v)
+            return [v] if _one(v) else list(v)
         if how not in ("inner", "left", "right", "outer") and on is None:
             how, on = "inner", how
         p = {"how": how}
@@ -1519,7 +1525,7 @@ class DataFrame(_Frame):
             how, on = on, None
         p = {"how": how}
         if on is not None:
-            p["on"] = [on] if isinstance(on, str) else list(on)
+            p["on"] = [on] if _one(on) else list(on)
         if lsuffix:
             p["lsuffix"] = lsuffix
         if rsuffix:
@@ -1551,7 +1557,7 @@ class DataFrame(_Frame):
         return _make("dataframe.melt", [self], p, "dataframe", index_names=None)
 
     def set_index(self, keys, drop=True, append=False):
-        keys = [keys] if isinstance(keys, str) else list(keys)
+        keys = [keys] if _one(keys) else list(keys)
         p = {"keys": keys}
         if not drop:
             p["drop"] = False
@@ -2164,7 +2170,7 @@ class GroupBy(_Aggregations):
         self._as_index = as_index
 
     def __getitem__(self, cols):
-        return GroupBy(self._df, self._by, cols if isinstance(cols, str) else list(cols),
+        return GroupBy(self._df, self._by, cols if _one(cols) else list(cols),
                        self._as_index)
 
     def _keyed(self, out, name=None):
@@ -2199,7 +2205,7 @@ class GroupBy(_Aggregations):
         pandas' numeric_only: the frame's dtypes are needed, so an unrun
         frame is run first)."""
         if self._sel is not None:
-            return [self._sel] if isinstance(self._sel, str) else list(self._sel)
+            return [self._sel] if _one(self._sel) else list(self._sel)
         if func in self._NUMERIC:
             dt = self._df.dtypes
             if dt is None:
@@ -2215,12 +2221,15 @@ class GroupBy(_Aggregations):
 
     def _reduce(self, func, **kw):
         cols = self._columns_for(func)
-        agg = {c: [c, func] for c in cols}
+        agg = {str(c): [c, func] for c in cols}
         p = {"by": self._by, "agg": agg}
         p.update(kw)
         out = _make("dataframe.groupby_agg", [self._df], p, "dataframe", cols,
                     index_names=list(self._by))
-        if isinstance(self._sel, str):
+        ints = {str(c): c for c in cols if not isinstance(c, str)}
+        if ints:  # an output is named by a JSON key: integer labels come back as such
+            out = _make("dataframe.rename", [out], {"columns": ints}, "dataframe", cols)
+        if _one(self._sel):
             out = _make("dataframe.getitem", [out], {"columns": self._sel}, "series")
         return self._keyed(out)
 
@@ -2266,10 +2275,10 @@ class GroupBy(_Aggregations):
         if func in ("cumcount", "ngroup"):
             return _make("dataframe.groupby_transform", [self._df], p, "series")
         if self._sel is not None:
-            p["columns"] = [self._sel] if isinstance(self._sel, str) else list(self._sel)
+            p["columns"] = [self._sel] if _one(self._sel) else list(self._sel)
         out = _make("dataframe.groupby_transform", [self._df], p, "dataframe",
                     p.get("columns"))
-        if isinstance(self._sel, str):
+        if _one(self._sel):
             return out[self._sel]
         return out
 
@@ -2373,7 +2382,7 @@ class GroupBy(_Aggregations):
         if names is None or len(names) != 1:
             raise NotImplementedError("groupby idx%s needs a frame of one index level whose "
                                       "name the client knows" % func)
-        cols = [self._sel] if isinstance(self._sel, str) else self._columns_for("max")
+        cols = [self._sel] if _one(self._sel) else self._columns_for("max")
         label = names[0] if names[0] is not None else "index"
         if label in (self._df.columns or []) or label in self._by:
             raise NotImplementedError("groupby idx%s: the index's name %r is a column too"
@@ -2385,7 +2394,7 @@ class GroupBy(_Aggregations):
             best = g[c].transform(func)
             rows = flat[flat[c] == best]
             outs.append(GroupBy(rows, self._by)[label].first().rename(c))
-        out = outs[0] if isinstance(self._sel, str) else concat(outs, axis=1)
+        out = outs[0] if _one(self._sel) else concat(outs, axis=1)
         return self._keyed(out)
 
     def describe(self):
@@ -2393,7 +2402,7 @@ class GroupBy(_Aggregations):
         count, mean, std, min, 25%, 50%, 75% and max per group (float64), as
         a groupby_agg and three groupby_quantile side by side. A frame's
         (MultiIndex columns) is not supported."""
-        if not isinstance(self._sel, str):
+        if not _one(self._sel):
             raise NotImplementedError("groupby describe makes MultiIndex columns over several "
                                       "columns: select one (g[\"x\"].describe())")
         g = GroupBy(self._df, self._by, self._sel)
@@ -2406,10 +2415,10 @@ class GroupBy(_Aggregations):
     def quantile(self, q=0.5):
         p = {"by": self._by, "q": float(q)}
         if self._sel is not None:
-            p["columns"] = [self._sel] if isinstance(self._sel, str) else list(self._sel)
+            p["columns"] = [self._sel] if _one(self._sel) else list(self._sel)
         out = _make("dataframe.groupby_quantile", [self._df], p, "dataframe", p.get("columns"),
                     index_names=list(self._by))
-        if isinstance(self._sel, str):
+        if _one(self._sel):
             out = out[self._sel]
         return self._keyed(out)
 
@@ -2423,7 +2432,7 @@ class GroupBy(_Aggregations):
         columns, a list in a dict) is not supported."""
         if args:
             raise TypeError("agg takes one func, list or dict, or named aggregations")
-        one = isinstance(self._sel, str)
+        one = _one(self._sel)
         if arg is not None and named:
             raise TypeError("agg takes a func, a list or a dict, or named aggregations, "
                             "not both")
@@ -2799,8 +2808,9 @@ def _csv_dtype(t):
         return str(t)
 
 
-def read_csv(path, sep=None, delimiter=None, decimal=None, chunk_bytes=None, usecols=None,
-             parse_dates=None, dtype=None, index_col=None, session=None):
+def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_col=None,
+             usecols=None, dtype=None, decimal=None, parse_dates=None, chunk_bytes=None,
+             session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
@@ -2813,7 +2823,10 @@ def read_csv(path, sep=None, delimiter=None, decimal=None, chunk_bytes=None, use
     set_index; a column whose header was empty ("Unnamed: 0", what
     to_csv writes for an unnamed index) gives an unnamed index, as
     pandas. A position needs the header: marsc runs head(0) of the file
-    to learn it."""
+    to learn it. header: "infer" (0, or None when names are given), 0 or
+    None (no header line: the columns are 0..n-1 unless named); names:
+    the columns' names (more than the fields: the others missing).
+    usecols: names, or positions."""
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
@@ -2830,11 +2843,22 @@ def read_csv(path, sep=None, delimiter=None, decimal=None, chunk_bytes=None, use
     if chunk_bytes is not None:
         p["chunk_bytes"] = int(chunk_bytes)
     if usecols is not None:
-        p["usecols"] = list(usecols)
+        p["usecols"] = [int(u) if isinstance(u, np.integer) else u for u in usecols]
+    if header != "infer":
+        if header not in (0, None):
+            raise NotImplementedError("read_csv: header is 0 or None here (other header rows "
+                                      "are not supported)")
+        p["header"] = header
+    if names is not None:
+        p["names"] = [str(x) for x in names]
     node = Node("dataframe.read_csv", [], p, "dataframe")
     df = DataFrame.__new__(DataFrame)
     Entity.__init__(df, node, session)
-    df._columns = list(usecols) if usecols is not None else None
+    by_pos = usecols is not None and any(isinstance(u, (int, np.integer)) for u in usecols)
+    cols = p.get("names")
+    if usecols is not None and not by_pos:
+        cols = [c for c in cols if c in usecols] if cols else list(usecols)
+    df._columns = None if by_pos else cols
     df._index_names = [None]  # a default index
     df = _after_create(df)
     if index_col is None or index_col is False:

@@ -573,7 +573,8 @@ static void test_sep(void **state)
     (void)state;
     const char *text = "a;b\n1;\"x\ny;z\"\n2,5;w,v\n";
     size_t len = strlen(text);
-    const csv_opts_t semi = {';', '.'}, tab = {'\t', '.'}, cr = {'\r', '.'};
+    const csv_opts_t semi = {.sep = ';', .decimal = '.'}, tab = {.sep = '\t', .decimal = '.'},
+                     cr = {.sep = '\r', .decimal = '.'};
     for (int64_t chunk = 1; chunk <= (int64_t)len; chunk++) {
         csv_frame_t f;
         if (csv_read_buffer(text, len, &semi, NULL, 0, chunk, &f, err, sizeof err) < 0)
@@ -614,7 +615,7 @@ static void test_sep(void **state)
 static void test_decimal(void **state)
 {
     (void)state;
-    const csv_opts_t eu = {';', ','};
+    const csv_opts_t eu = {.sep = ';', .decimal = ','};
     const char *text = "i;f;s;e\n1;1,5;2,5;-1,25e2\n-2;,1;2.5;0,1\n3;0,30000000000000004;x;inf\n";
     size_t len = strlen(text);
     for (int64_t chunk = 1; chunk <= (int64_t)len; chunk += 3) {
@@ -632,7 +633,7 @@ static void test_decimal(void **state)
         assert_memory_equal(str_at(&f.cols[2], 0), "2,5", 3);
         csv_frame_close(&f);
     }
-    const csv_opts_t same = {',', ','}, digit = {',', '5'};
+    const csv_opts_t same = {.sep = ',', .decimal = ','}, digit = {.sep = ',', .decimal = '5'};
     csv_frame_t f;
     const char *q = "a,b\n\"1,5\",2\n";
     assert_int_equal(csv_read_buffer(q, strlen(q), &same, NULL, 0, 4, &f, err, sizeof err), 0);
@@ -643,6 +644,51 @@ static void test_decimal(void **state)
     char dec;
     assert_int_equal(csv_decimal_parse(",,", &dec, err, sizeof err), -1);
     assert_string_equal(err, "Only length-1 decimal markers supported");
+}
+
+/* header None: every record is data, columns 0..n-1 (integer labels);
+ * names in place of the header record or of none; usecols positions. */
+static void test_header_none_names(void **state)
+{
+    (void)state;
+    const char *text = "1,x\n2,y\n";
+    csv_header_t h;
+    const csv_opts_t none = {.sep = ',', .decimal = '.', .header = -1};
+    assert_int_equal(csv_header_parse(text, strlen(text), &none, NULL, 0, &h, err, sizeof err), 0);
+    assert_int_equal(h.ncols, 2);
+    assert_true(h.int_names);
+    assert_string_equal(h.names[1], "1");
+    assert_int_equal(h.data_start, 0);
+    csv_header_close(&h);
+    const char *nm[] = {"a", "b", "c"};
+    const csv_opts_t named = {.sep = ',', .decimal = '.', .header = -1, .names = nm, .nnames = 3};
+    csv_frame_t f;
+    assert_int_equal(csv_read_buffer(text, strlen(text), &named, NULL, 0, 3, &f, err, sizeof err),
+                     0);
+    assert_int_equal(f.nrows, 2);
+    assert_int_equal(f.ncols, 3);
+    assert_string_equal(f.names[2], "c");
+    assert_int_equal(f.cols[2].type, CSV_FLOAT64); /* the missing column */
+    csv_frame_close(&f);
+    const csv_opts_t over = {.sep = ',', .decimal = '.', .header = 0, .names = nm, .nnames = 2};
+    assert_int_equal(csv_read_buffer(text, strlen(text), &over, NULL, 0, 3, &f, err, sizeof err),
+                     0);
+    assert_int_equal(f.nrows, 1); /* the first line was the header */
+    assert_string_equal(f.names[0], "a");
+    csv_frame_close(&f);
+    const char *dup[] = {"a", "a"};
+    const csv_opts_t dups = {.sep = ',', .decimal = '.', .names = dup, .nnames = 2};
+    assert_int_equal(csv_header_parse(text, strlen(text), &dups, NULL, 0, &h, err, sizeof err), -1);
+    assert_string_equal(err, "Duplicate names are not allowed.");
+    const char *pos[] = {"1", "7"};
+    const csv_opts_t bypos = {.sep = ',', .decimal = '.', .usecols_pos = true};
+    assert_int_equal(csv_header_parse(text, strlen(text), &bypos, pos, 1, &h, err, sizeof err), 0);
+    assert_int_equal(h.nsel, 1);
+    assert_int_equal(h.sel[0], 1);
+    csv_header_close(&h);
+    assert_int_equal(csv_header_parse(text, strlen(text), &bypos, pos, 2, &h, err, sizeof err), -1);
+    assert_string_equal(err,
+                        "Usecols do not match columns, columns expected but not found: [1, 7]");
 }
 
 static void test_usecols(void **st)
@@ -840,6 +886,7 @@ int main(void)
         cmocka_unit_test(test_usecols),
         cmocka_unit_test(test_sep),
         cmocka_unit_test(test_decimal),
+        cmocka_unit_test(test_header_none_names),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_file_open),
         cmocka_unit_test(test_resolve_path),
