@@ -129,8 +129,9 @@ void graph_df_free(struct df_node *d)
 static const char *const *df_fields(op_t op)
 {
     static const char *const ft[] = {"columns", "chunk_rows", "name", NULL};
-    static const char *const rc[] = {"path",    "chunk_bytes", "usecols", "parse_dates", "sep",
-                                     "decimal", "dtype",       "header",  "names",       NULL};
+    static const char *const rc[] = {"path",  "chunk_bytes", "usecols",         "parse_dates",
+                                     "sep",   "decimal",     "dtype",           "header",
+                                     "names", "na_values",   "keep_default_na", NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
     static const char *const as[] = {"names", NULL};
@@ -961,6 +962,85 @@ static int csv_dtype_apply(const graph_df_env_t *e, graph_node_t *n, json_t *dt,
                  want == 2 && *ct == CSV_BOOL ? " due to NA values" : "");
 }
 
+/* read_csv's na_values as csv_opts_t wants them: a string, a list (of
+ * strings and numbers), or an object of column name to either. A number
+ * stands for its spellings as pandas' _stringify_na_values writes them
+ * (-999: "-999" and "-999.0"). The strings are owned by *vals (free each,
+ * then the arrays). 0, or -1 with the node failed. */
+typedef struct {
+    char **vals;
+    const char **cols;
+    int n, cap;
+} na_list_t;
+
+static int na_push(na_list_t *l, const char *v, const char *col)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 8;
+        char **v2 = realloc(l->vals, sizeof(char *) * (size_t)cap);
+        if (!v2) return -1;
+        l->vals = v2;
+        const char **c2 = realloc(l->cols, sizeof(char *) * (size_t)cap);
+        if (!c2) return -1;
+        l->cols = c2;
+        l->cap = cap;
+    }
+    if (!(l->vals[l->n] = strdup(v))) return -1;
+    l->cols[l->n++] = col;
+    return 0;
+}
+
+static void na_free(na_list_t *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->vals[i]);
+    free(l->vals);
+    free(l->cols);
+    memset(l, 0, sizeof *l);
+}
+
+/* One of na_values, v a string or a number (as Python's str of it; the
+ * reader adds the spellings pandas does, csv.h). */
+static int na_one(na_list_t *l, json_t *v, const char *col)
+{
+    char b[64];
+    const char *str = b;
+    if (json_is_string(v))
+        str = json_string_value(v);
+    else if (json_is_integer(v))
+        snprintf(b, sizeof b, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        fp_repr(b, sizeof b, json_real_value(v));
+    else
+        return -1;
+    return na_push(l, str, col) ? -2 : 0;
+}
+
+static int na_values(const graph_df_env_t *e, graph_node_t *n, json_t *nv, na_list_t *l)
+{
+    const char *rule = "\"na_values\" must be a string, a list of strings and numbers, or an "
+                       "object of column name to either";
+    const char *k = NULL;
+    json_t *v;
+    if (json_is_object(nv)) {
+        json_object_foreach(nv, k, v)
+        {
+            size_t cnt = json_is_array(v) ? json_array_size(v) : 1;
+            for (size_t i = 0; i < cnt; i++) {
+                int r = na_one(l, json_is_array(v) ? json_array_get(v, i) : v, k);
+                if (r) return r == -2 ? NFAIL(e, n, "out of memory") : NFAIL(e, n, "%s", rule);
+            }
+        }
+        return 0;
+    }
+    size_t cnt = json_is_array(nv) ? json_array_size(nv) : 1;
+    for (size_t i = 0; i < cnt; i++) {
+        int r = na_one(l, json_is_array(nv) ? json_array_get(nv, i) : nv, NULL);
+        if (r) return r == -2 ? NFAIL(e, n, "out of memory") : NFAIL(e, n, "%s", rule);
+    }
+    return 0;
+}
+
 static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
 {
     df_node_t *d = n->df;
@@ -1070,6 +1150,17 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
                      rel);
     }
     uint32_t *kinds = NULL;
+    na_list_t nal = {0};
+    json_t *nv = json_object_get(obj, "na_values"), *kd = json_object_get(obj, "keep_default_na");
+    if (kd && !json_is_boolean(kd)) {
+        rc = NFAIL(e, n, "\"keep_default_na\" must be true or false");
+        goto done;
+    }
+    o.no_default_na = kd && json_is_false(kd);
+    if (nv && !json_is_null(nv) && (rc = na_values(e, n, nv, &nal))) goto done;
+    o.na_values = (const char *const *)nal.vals;
+    o.na_cols = nal.cols;
+    o.nna = nal.n;
     rc = read_csv_files(e, n, rel, chunk, &o, names, nuse, &kinds);
     if (rc) goto done;
     rc = -1;
@@ -1083,6 +1174,11 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     int64_t total = 0;
     for (int64_t r = 0; r < d->nranges; r++)
         total += d->range_rows[r];
+    if (csv_header_set_kinds(&d->hdr, kinds)) {
+        free(kinds);
+        NFAIL(e, n, "out of memory");
+        goto done;
+    }
     for (int k = 0; k < nsel; k++) {
         d->ctypes[k] = csv_kinds_type(kinds[k], total);
         const char *cn = d->hdr.names[d->hdr.sel[k]];
@@ -1108,6 +1204,7 @@ done:
     free(names);
     free(posbuf);
     free(cnames);
+    na_free(&nal);
     return rc;
 }
 

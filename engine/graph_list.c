@@ -24,7 +24,7 @@
 typedef struct {
     const char *name;
     const char *inputs;
-    const char *params[12];
+    const char *params[16];
 } op_params_t;
 
 static const op_params_t PARAMS[] = {
@@ -83,8 +83,8 @@ static const op_params_t PARAMS[] = {
     {"dataframe.from_tensor", "1", {"columns", "chunk_rows", "name"}},
     {"dataframe.read_csv",
      "0",
-     {"path", "chunk_bytes", "usecols", "parse_dates", "sep", "decimal", "dtype", "header",
-      "names"}},
+     {"path", "chunk_bytes", "usecols", "parse_dates", "sep", "decimal", "dtype", "header", "names",
+      "na_values", "keep_default_na"}},
     {"dataframe.getitem", "1", {"columns"}},
     {"dataframe.filter", "2", {NULL}},
     {"dataframe.assign", "2+", {"names"}},

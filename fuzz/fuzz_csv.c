@@ -9,7 +9,8 @@
  * decimal point (a comma, or a semicolon, a tab, a space, a bar: the
  * blank-line rules differ when a space or a tab separates; ',' for the
  * decimal point beside a semicolon or a tab; no header record, the
- * columns named 0..n-1). */
+ * columns named 0..n-1; na_values, for every column and for column "b",
+ * and the default NA strings off). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +49,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0) return 0;
     int64_t small = 1 + (data[0] & 15);
     bool use_usecols = data[0] & 0x80;
+    static const char *const na[] = {"1", "x", " 2.0"}, *na_cols[] = {NULL, NULL, "b"};
     static const csv_opts_t opts[8] = {
-        {.sep = ',', .decimal = '.'},  {.sep = ';', .decimal = '.'},
-        {.sep = '\t', .decimal = '.'}, {.sep = ' ', .decimal = '.'},
-        {.sep = '|', .decimal = '.'},  {.sep = ';', .decimal = ','},
-        {.sep = '\t', .decimal = ','}, {.sep = ',', .decimal = '.', .header = -1}};
+        {.sep = ',', .decimal = '.'},
+        {.sep = ';', .decimal = '.'},
+        {.sep = '\t', .decimal = '.'},
+        {.sep = ' ', .decimal = '.'},
+        {.sep = '|', .decimal = '.', .na_values = na, .na_cols = na_cols, .nna = 3},
+        {.sep = ';', .decimal = ','},
+        {.sep = '\t', .decimal = ','},
+        {.sep = ',',
+         .decimal = '.',
+         .header = -1,
+         .no_default_na = true,
+         .na_values = na,
+         .nna = 2}};
     const csv_opts_t *o = &opts[(data[0] >> 4) & 7];
     data++;
     size--;

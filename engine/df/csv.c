@@ -252,10 +252,51 @@ static int parse_float(char *s, size_t n, char dec, double *out)
     return 0;
 }
 
-/* The kinds of one value (merged in file order by csv_kinds_merge). */
-static uint32_t classify(char *s, size_t n, char dec)
+/* Whether NA value v reads as a float by Python's float() (spaces around,
+ * decimal or exponent forms, inf; not NaN, as pandas' _floatify_na_values
+ * drops it): *x. */
+static bool na_float(const char *v, double *x)
 {
-    if (is_na(s, n)) return CSV_K_NA;
+    char *end;
+    if (strpbrk(v, "xXpP_")) return false; /* strtod's hex forms, which float() refuses */
+    errno = 0;
+    *x = strtod(v, &end);
+    while (*end && sp(*end))
+        end++;
+    return end != v && !*end && !isnan(*x) && !(errno == ERANGE && !isinf(*x));
+}
+
+/* The spellings pandas' _stringify_na_values adds to an NA value v: where
+ * Python's float(v) is whole, "k.0" and "k" (" 2", "2.0" and "2" each give
+ * "2.0" and "2"). Their count, 0 or 2, written to out. */
+static int na_spellings(const char *v, char out[2][340])
+{
+    double x;
+    if (!na_float(v, &x) || !isfinite(x) || x != floor(x)) return 0;
+    snprintf(out[0], sizeof out[0], "%.0f.0", x == 0 ? 0.0 : x);
+    snprintf(out[1], sizeof out[1], "%.0f", x == 0 ? 0.0 : x);
+    return 2;
+}
+
+/* Whether value s of file column col is missing: a default NA string
+ * (unless keep_default_na is off), or one of na_values for every column or
+ * for that one. */
+static bool na_at(const csv_header_t *h, int col, const char *s, size_t n)
+{
+    if (!h->no_default_na && is_na(s, n)) return true;
+    for (int i = 0; i < h->nna; i++)
+        if ((h->na_col[i] < 0 || h->na_col[i] == col) && strlen(h->na[i]) == n &&
+            !memcmp(h->na[i], s, n))
+            return true;
+    return false;
+}
+
+/* The kinds of one value of file column col (merged in file order by
+ * csv_kinds_merge). */
+static uint32_t classify(const csv_header_t *h, int col, char *s, size_t n)
+{
+    char dec = h->decimal;
+    if (na_at(h, col, s, n)) return CSV_K_NA;
     uint32_t k = 0;
     int64_t iv;
     int ir = parse_i64(s, n, &iv);
@@ -590,6 +631,13 @@ void csv_header_close(csv_header_t *h)
             free(h->names[i]);
     free(h->names);
     free(h->sel);
+    for (int i = 0; i < h->nna; i++)
+        free(h->na[i]);
+    free(h->na);
+    free(h->na_col);
+    free(h->naf);
+    free(h->naf_col);
+    free(h->fpath);
     memset(h, 0, sizeof *h);
 }
 
@@ -766,6 +814,38 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     }
     h->data_start = has_header ? t.pos : bom;
     h->data_line = has_header ? t.line : 0;
+    /* na_values: each for every column (with the spellings pandas adds),
+     * or for the column it names (a name of no column is ignored, as
+     * pandas ignores it), and the numbers among them */
+    h->no_default_na = o && o->no_default_na;
+    int nna = o && o->na_values ? o->nna : 0;
+    if (nna > 0) {
+        h->na = calloc((size_t)nna * 3, sizeof *h->na);
+        h->na_col = calloc((size_t)nna * 3, sizeof *h->na_col);
+        h->naf = calloc((size_t)nna, sizeof *h->naf);
+        h->naf_col = calloc((size_t)nna, sizeof *h->naf_col);
+        if (!h->na || !h->na_col || !h->naf || !h->naf_col) goto oom;
+        for (int i = 0; i < nna; i++) {
+            int col = -1;
+            const char *cn = o->na_cols ? o->na_cols[i] : NULL;
+            if (cn) {
+                col = h->ncols;
+                for (int c = 0; c < h->ncols && col == h->ncols; c++)
+                    if (!strcmp(h->names[c], cn)) col = c;
+                if (col == h->ncols) continue;
+            }
+            char sp[2][340];
+            /* pandas adds spellings to a list's values, not to a dict's */
+            int nsp = cn ? 0 : na_spellings(o->na_values[i], sp);
+            if (!(h->na[h->nna] = strdup(o->na_values[i]))) goto oom;
+            h->na_col[h->nna++] = col;
+            for (int q = 0; q < nsp; q++) {
+                if (!(h->na[h->nna] = strdup(sp[q]))) goto oom;
+                h->na_col[h->nna++] = col;
+            }
+            if (na_float(o->na_values[i], &h->naf[h->nnaf])) h->naf_col[h->nnaf++] = col;
+        }
+    }
     free(was_empty);
     tok_close(&t);
     return 0;
@@ -993,12 +1073,14 @@ int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r
     tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h->sep);
     int rc, ret = -1;
     int64_t rows = 0;
+    char none[1] = "";
     while ((rc = tok_next(&t, err, errlen)) == 1) {
         if (ragged(h, &t, err, errlen) < 0) goto close_tok;
         for (int k = 0; k < h->nsel; k++) {
             int f = h->sel[k];
-            kinds[k] = csv_kinds_merge(
-                kinds[k], f < t.nf ? classify(t.fb + t.fo[f], t.fl[f], h->decimal) : CSV_K_NA);
+            /* a missing field is an empty one, as pandas fills it */
+            kinds[k] = csv_kinds_merge(kinds[k], f < t.nf ? classify(h, f, t.fb + t.fo[f], t.fl[f])
+                                                          : classify(h, f, none, 0));
         }
         rows++;
     }
@@ -1150,6 +1232,27 @@ oom:
     return errmsg(err, errlen, "out of memory for a frame of %d columns", h->nsel);
 }
 
+int csv_header_set_kinds(csv_header_t *h, const uint32_t *kinds)
+{
+    free(h->fpath);
+    h->fpath = NULL;
+    if (h->nnaf == 0) return 0;
+    if (!(h->fpath = calloc((size_t)h->nsel + 1, 1))) return -1;
+    for (int k = 0; k < h->nsel; k++)
+        h->fpath[k] = (kinds[k] & CSV_K_IFAIL_MASK) != 0;
+    return 0;
+}
+
+/* Whether float v of selected column k (file column col) is one of the
+ * numbers of na_values, where pandas matches them by value. */
+static bool na_value(const csv_header_t *h, int k, int col, double v)
+{
+    if (!h->fpath || !h->fpath[k]) return false;
+    for (int i = 0; i < h->nnaf; i++)
+        if ((h->naf_col[i] < 0 || h->naf_col[i] == col) && h->naf[i] == v) return true;
+    return false;
+}
+
 int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
                    const csv_type_t *types, csv_frame_t *out, char *err, size_t errlen)
 {
@@ -1174,8 +1277,12 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
             char none[1] = "";
             char *s = have ? t.fb + t.fo[f] : none;
             size_t n = have ? t.fl[f] : 0;
-            if (colb_push(&b[k], s, n, h->decimal, !have || is_na(s, n), h->names[f], t.rec_line,
-                          err, errlen) < 0)
+            bool na = na_at(h, f, s, n); /* a missing field is an empty one, as pandas fills it */
+            double v;
+            if (!na && h->fpath && h->fpath[k] && types[k] == CSV_FLOAT64 &&
+                parse_float(s, n, h->decimal, &v) == 0)
+                na = na_value(h, k, f, v);
+            if (colb_push(&b[k], s, n, h->decimal, na, h->names[f], t.rec_line, err, errlen) < 0)
                 goto free_cols;
         }
         rows++;
@@ -1281,6 +1388,10 @@ int csv_read_buffer(const char *buf, size_t len, const csv_opts_t *o, const char
         if (csv_infer_range(buf, &h, &r[i], kinds, &rows, err, errlen) < 0) goto free_ranges;
     for (int k = 0; k < h.nsel; k++)
         types[k] = csv_kinds_type(kinds[k], rows);
+    if (csv_header_set_kinds(&h, kinds) < 0) {
+        errmsg(err, errlen, "out of memory for %d columns", h.nsel);
+        goto free_ranges;
+    }
     for (int64_t i = 0; i < nr; i++) {
         csv_frame_t f;
         if (csv_read_range(buf, &h, &r[i], types, i == 0 ? out : &f, err, errlen) < 0)

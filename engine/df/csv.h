@@ -131,6 +131,18 @@ typedef struct {
     char sep;           /* the field separator every phase splits fields at */
     char decimal;       /* the decimal point of float values */
     bool int_names;     /* header None without names: columns 0..n-1, integer labels */
+    bool no_default_na; /* keep_default_na false: only na_values are missing */
+    int nna;            /* na_values: nna strings (owned), each missing in column */
+    char **na;          /* na_col[i] (a file column index) or in every column (-1) */
+    int *na_col;
+    /* na_values that read as floats (Python's float()), their column as
+     * na_col; a float64 column that pandas reads by its float path (some
+     * value is no int64: fpath[k] for selected column k, set by
+     * csv_header_set_kinds) takes a value equal to one as missing */
+    int nnaf;
+    double *naf;
+    int *naf_col;
+    uint8_t *fpath;
 } csv_header_t;
 
 /* pandas' read_csv options that change how a file is cut and read: `sep`
@@ -146,6 +158,18 @@ typedef struct {
     const char *const *names;
     int nnames;
     bool usecols_pos; /* usecols are positions, in decimal ("0", "2"), not names */
+    /* pandas' na_values: nna strings read as missing, na_values[i] in the
+     * column named na_cols[i] (na_cols NULL, or an entry NULL: in every
+     * column). As pandas: a value for every column that reads as a whole
+     * number also stands for its spellings "k" and "k.0"; in a float64
+     * column pandas reads by its float path (some value is no int64), a
+     * value equal as a number to one of them is missing too. no_default_na:
+     * pandas' keep_default_na=False (only these, not the default NA
+     * strings; an empty or a missing field is then an empty string) */
+    const char *const *na_values;
+    const char *const *na_cols;
+    int nna;
+    bool no_default_na;
 } csv_opts_t;
 
 /* The most columns a header may name. A bound on what one header line can
@@ -247,6 +271,12 @@ typedef struct {
     char **names; /* ncols names, owned copies */
     csv_column_t *cols;
 } csv_frame_t;
+
+/* Records, from the merged summaries of the selected columns, which ones
+ * pandas reads by its float path (where na_values numbers match by value).
+ * Call before csv_read_range when na_values are given. 0, or -1 out of
+ * memory. */
+int csv_header_set_kinds(csv_header_t *h, const uint32_t *kinds);
 
 /* Phase two: parses the chunk into columns of types[0..h->nsel) (from
  * csv_kinds_type over every chunk). A value the type cannot hold (types

@@ -1,9 +1,11 @@
 /* csv_dump.c: the driver of test_csv.py (built by it, not by the Makefile).
  *   csv_dump [--sep C] [--decimal D] [--header none] [--name N]... [--pos]
+ *            [--na V]... [--na-in COL V]... [--no-default-na]
  *            FILE CHUNK_BYTES [USECOL...]
  * reads FILE with csv_read_buffer (fields separated by C, default ',';
  * decimal point D, default '.'; no header record; the columns named N...;
- * USECOLs that are positions) and prints one JSON object:
+ * USECOLs that are positions; V read as missing, in every column or in
+ * COL; the default NA strings not) and prints one JSON object:
  *   {"columns": [...], "dtypes": [...], "data": [[column 0 values], ...]}
  * (NaN, Infinity and -Infinity as Python's json reads them; NA as null), or
  *   {"error": "message"}
@@ -41,13 +43,22 @@ static void put_cstr(const char *s)
 int main(int argc, char **argv)
 {
     csv_opts_t o = {.sep = ',', .decimal = '.'};
-    const char *names[64];
+    const char *names[64], *na[64], *na_cols[64];
     o.names = names;
+    o.na_values = na;
+    o.na_cols = na_cols;
     for (;;) {
-        if (argc > 1 && !strcmp(argv[1], "--pos")) {
-            o.usecols_pos = true;
+        if (argc > 1 && (!strcmp(argv[1], "--pos") || !strcmp(argv[1], "--no-default-na"))) {
+            *(argv[1][2] == 'p' ? &o.usecols_pos : &o.no_default_na) = true;
             argv++;
             argc--;
+            continue;
+        }
+        if (argc > 3 && !strcmp(argv[1], "--na-in") && o.nna < 64) {
+            na_cols[o.nna] = argv[2];
+            na[o.nna++] = argv[3];
+            argv += 3;
+            argc -= 3;
             continue;
         }
         if (argc <= 2 || strncmp(argv[1], "--", 2)) break;
@@ -59,14 +70,18 @@ int main(int argc, char **argv)
             o.header = -1;
         else if (!strcmp(argv[1], "--name") && o.nnames < 64)
             names[o.nnames++] = argv[2];
-        else
+        else if (!strcmp(argv[1], "--na") && o.nna < 64) {
+            na_cols[o.nna] = NULL;
+            na[o.nna++] = argv[2];
+        } else
             break;
         argv += 2;
         argc -= 2;
     }
     if (argc < 3) {
         fprintf(stderr, "usage: csv_dump [--sep C] [--decimal D] [--header none] [--name N]... "
-                        "[--pos] FILE CHUNK_BYTES [USECOL...]\n");
+                        "[--pos] [--na V]... [--na-in COL V]... [--no-default-na] FILE "
+                        "CHUNK_BYTES [USECOL...]\n");
         return 2;
     }
     char err[512];

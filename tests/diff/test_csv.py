@@ -49,7 +49,8 @@ def build(tmp):
     return exe
 
 
-DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None}
+DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_values": None,
+           "keep_default_na": True}
 
 
 def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
@@ -60,6 +61,16 @@ def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
         args += ["--name", n]
     if usecols and isinstance(usecols[0], int):
         args.append("--pos")
+    nv = opt["na_values"]
+    if isinstance(nv, dict):
+        for c, vs in nv.items():
+            for v in vs:
+                args += ["--na-in", c, v]
+    else:
+        for v in nv or []:
+            args += ["--na", v]
+    if not opt["keep_default_na"]:
+        args.append("--no-default-na")
     p = subprocess.run([exe] + args + [path, str(chunk)] + [str(u) for u in usecols or []],
                        capture_output=True,
                        timeout=60)
@@ -71,7 +82,8 @@ def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
 def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
     try:
         df = pd.read_csv(path, usecols=usecols, float_precision=float_precision, sep=opt["sep"],
-                         decimal=opt["decimal"], header=opt["header"], names=opt["names"])
+                         decimal=opt["decimal"], header=opt["header"], names=opt["names"],
+                         na_values=opt["na_values"], keep_default_na=opt["keep_default_na"])
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     cols = [str(c) for c in df.columns]  # header None: 0, 1, ... (csv_dump prints names)
@@ -111,7 +123,7 @@ def close_float(a, b):
     return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 1e-11 * max(abs(a), abs(b))
 
 
-def compare(ours, ref, exact):
+def compare(ours, ref, exact, na_extra=()):
     """ref: pandas' default read (columns, dtypes, values); exact: the same
     with float_precision="round_trip", whose float64 columns must match bit
     for bit."""
@@ -138,7 +150,7 @@ def compare(ours, ref, exact):
                         return "column %r row %d: %r != round_trip %r" % (name, i, x, c[i])
                     if not same_value(x, y, dt):
                         LAST_BITS[0] += 1
-            elif x is None and isinstance(y, str) and y in STR_NA_VALUES:
+            elif x is None and isinstance(y, str) and (y in STR_NA_VALUES or y in na_extra):
                 # known divergence: where uint64 values meet NA or negative
                 # ones pandas keeps the column as text, NA strings included
                 continue
@@ -265,6 +277,19 @@ def gen_file(r, path):
     elif mode != "infer":
         opt["names"] = ["n%d" % k for k in range(ncols + r.choice([0, 0, 1]))]
         opt["header"] = 0 if mode == "names0" else None
+    # na_values: some of the values written, for every column or per column
+    # (by the names pandas will give), and the default NA strings off
+    if r.random() < 0.15:
+        pool = sorted({v for c in cols for v in c} | {"x,y", "--", "#", "7"})
+        vals = r.sample(pool, min(len(pool), r.randint(1, 3)))
+        if r.random() < 0.4:
+            heads = opt["names"] or (list(range(ncols)) if opt["header"] is None else names)
+            opt["na_values"] = {str(h): vals for h in r.sample(heads, 1)
+                                if isinstance(h, str)} or vals
+        else:
+            opt["na_values"] = vals
+    if r.random() < 0.1:
+        opt["keep_default_na"] = False
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(text)
     return opt
@@ -306,6 +331,16 @@ FIXED = [
     ("usecols-positions", "a,b,c\n1,2,3\n", [0, 2], ",", ".", "infer"),
     ("usecols-positions-unknown", "a,b,c\n1,2,3\n", [0, 5], ",", ".", "infer"),
     ("names-duplicate", "1,2\n", None, ",", ".", None, ["a", "a"]),
+    # na_values: every column, one column, numbers' spellings; the default
+    # NA strings off, an empty field then a string
+    ("na-values", "a,b,c\n1,-999,x\n-,2,n/a\n,3.5,NA\n?,-999.0,y\n", None, ",", ".", "infer", None,
+     ["-", "?", "-999", "-999.0"]),
+    ("na-values-column", "a,b,c\n1,-999,x\n-,2,n/a\n,3.5,NA\n", None, ",", ".", "infer", None,
+     {"c": ["x"], "b": ["2"]}),
+    ("na-no-default", "a,b,c\n1,-999,x\n-,2,n/a\n,3.5,NA\n", None, ",", ".", "infer", None, None,
+     False),
+    ("na-no-default-values", "a,b,c\n1,-999,x\n-,2,n/a\n,3.5,NA\n", None, ",", ".", "infer", None,
+     ["NA", ""], False),
 ]
 
 
@@ -326,8 +361,9 @@ def main():
             p = os.path.join(tmp, name + ".csv")
             with open(p, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
-            opt += [",", ".", "infer", None][len(opt):]
-            cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names"), opt))))
+            opt += [",", ".", "infer", None, None, True][len(opt):]
+            cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names", "na_values",
+                                                      "keep_default_na"), opt))))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)
             opt = gen_file(r, p)
@@ -360,15 +396,17 @@ def main():
                     if "data" in r_:
                         n_ = len(whole["data"][0]) if whole.get("data") else 0
                         for x in extra:
-                            if usecols is None or x in usecols:
+                            if usecols is None or x in usecols:  # NaN, or "" without the default NAs
                                 r_["columns"].append(x)
-                                r_["dtypes"].append("float64")
-                                r_["data"].append([float("nan")] * n_)
+                                r_["dtypes"].append("float64" if opt["keep_default_na"] else "object")
+                                r_["data"].append([float("nan") if opt["keep_default_na"] else ""] * n_)
             why = None
             try:
                 for chunk in CHUNKS:
                     ours = run_dump(exe, p, chunk, usecols, opt)
-                    why = compare(ours, ref, exact)
+                    nv = opt["na_values"] or []
+                    why = compare(ours, ref, exact, [v for vs in (nv.values() if isinstance(nv, dict) else [nv])
+                                                     for v in vs])
                     if why:
                         why = "chunk %d: %s" % (chunk, why)
                         break

@@ -14,7 +14,8 @@ of more than 1 MiB read with decimal ',' and '.'; `dtype`, one for all
 columns or per column, with its refusals in pandas' words; `header` null
 and `names`: a file without a header line, its columns 0..n-1 or named,
 usecols by position, a groupby by an integer label, names over a pattern);
-and the refusals: no file matches, a file whose
+`na_values` (a list, numbers, per column) and `keep_default_na`; and the
+refusals: no file matches, a file whose
 header differs (named), a pattern reaching outside the data directory, a
 separator pandas' C parser does not take."""
 
@@ -160,6 +161,15 @@ def main():
         cases.append(("names_glob", [{"key": "t", "op": "dataframe.read_csv", "path": "logs/2024-0[13].csv",
                                       "header": 0, "names": ["a", "b", "c"], "chunk_bytes": 64}], "t",
                       union(data, "logs/2024-0[13].csv", header=0, names=["a", "b", "c"])))
+        with open(os.path.join(data, "na.csv"), "w") as f:
+            f.write("a,b,c\n1,-999,x\n-,2.5,n/a\n,3.5,NA\n?,-999.00,y\n7,8,\n")
+        nacsv = os.path.join(data, "na.csv")
+        for name, kw in [("na_values", {"na_values": ["-", "?"]}), ("na_values_number", {"na_values": -999}),
+                         ("na_values_columns", {"na_values": {"b": [-999], "c": "n/a"}}),
+                         ("na_no_default", {"keep_default_na": False}),
+                         ("na_no_default_values", {"keep_default_na": False, "na_values": ["NA", ""]})]:
+            cases.append((name, [dict({"key": "t", "op": "dataframe.read_csv", "path": "na.csv",
+                                       "chunk_bytes": 12}, **kw)], "t", pd.read_csv(nacsv, **kw)))
         with open(os.path.join(data, "empty.csv"), "w") as f:
             f.write("a,b,c,d\n")
         dt = {"a": "int64", "b": "float64", "c": "bool", "d": "object"}
@@ -246,6 +256,9 @@ def main():
                 ("names_dup", {"path": "ids.csv", "names": ["a", "a"]}, "Duplicate names are not allowed."),
                 ("names_short", {"path": "ids.csv", "names": ["a", "b"]}, "Expected 2 fields in line 1, saw 9"),
                 ("usecols_mixed", {"path": "ids.csv", "usecols": [0, "n"]}, "all names, or all non-negative"),
+                ("na_values_bool", {"path": "ids.csv", "na_values": [True]}, "\"na_values\" must be a string"),
+                ("keep_default_na_str", {"path": "ids.csv", "keep_default_na": "no"},
+                 "\"keep_default_na\" must be true or false"),
                 ("usecols_pos", {"path": "ids.csv", "usecols": [0, 12]},
                  "Usecols do not match columns, columns expected but not found: [0, 12]")]:
             node = {"key": "t", "op": "dataframe.read_csv"}

@@ -1042,6 +1042,14 @@ class TestDataFrames(Base):
                 pd.testing.assert_frame_equal(got.fetch(), pd.read_csv(nh, **kw))
             g = md.read_csv("nohead.csv", header=None).groupby(0)[1].sum()
             pd.testing.assert_series_equal(g.fetch(), pd.read_csv(nh, header=None).groupby(0)[1].sum())
+            # na_values and keep_default_na
+            na = os.path.join(d, "na.csv")
+            with open(na, "w") as f:
+                f.write("a,b,c\n1,-999,x\n-,2.5,n/a\n,3.5,NA\n?,-999.00,y\n")
+            SESS.upload(na)
+            for kw in ({"na_values": ["-", "?"]}, {"na_values": -999}, {"na_values": {"c": "n/a", "b": [-999]}},
+                       {"keep_default_na": False}, {"keep_default_na": False, "na_values": [""]}):
+                pd.testing.assert_frame_equal(md.read_csv("na.csv", **kw).fetch(), pd.read_csv(na, **kw))
             # rename_axis: named, unnamed, by a dict, on a Series and a groupby's levels
             t = md.read_csv("pyclient.csv")
             pd.testing.assert_frame_equal(t.set_index("k").rename_axis("key").fetch(),

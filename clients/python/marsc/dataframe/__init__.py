@@ -2809,8 +2809,8 @@ def _csv_dtype(t):
 
 
 def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_col=None,
-             usecols=None, dtype=None, decimal=None, parse_dates=None, chunk_bytes=None,
-             session=None):
+             usecols=None, dtype=None, decimal=None, na_values=None, keep_default_na=True,
+             parse_dates=None, chunk_bytes=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
@@ -2826,7 +2826,9 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     to learn it. header: "infer" (0, or None when names are given), 0 or
     None (no header line: the columns are 0..n-1 unless named); names:
     the columns' names (more than the fields: the others missing).
-    usecols: names, or positions."""
+    usecols: names, or positions. na_values: more strings (or numbers)
+    read as missing, for every column or a dict per column;
+    keep_default_na=False: only those."""
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
@@ -2851,6 +2853,15 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["header"] = header
     if names is not None:
         p["names"] = [str(x) for x in names]
+
+    def na_list(v):
+        v = [v] if isinstance(v, (str, int, float, np.generic)) else list(v)
+        return [x.item() if isinstance(x, np.generic) else x for x in v]
+    if na_values is not None:
+        p["na_values"] = ({str(k): na_list(v) for k, v in na_values.items()}
+                          if isinstance(na_values, dict) else na_list(na_values))
+    if not keep_default_na:
+        p["keep_default_na"] = False
     node = Node("dataframe.read_csv", [], p, "dataframe")
     df = DataFrame.__new__(DataFrame)
     Entity.__init__(df, node, session)

@@ -691,6 +691,41 @@ static void test_header_none_names(void **state)
                         "Usecols do not match columns, columns expected but not found: [1, 7]");
 }
 
+/* na_values: for every column with pandas' spellings of a whole number,
+ * per column without them, by value in a float column read by the float
+ * path; keep_default_na off: "" and a missing field are empty strings. */
+static void test_na_values(void **state)
+{
+    (void)state;
+    const char *text = "a,b,c\n-999,-999.00,x\n2,1.5,NA\n-999.0,,\n";
+    const char *nv[] = {"-999"}, *cols[] = {"b"};
+    const csv_opts_t every = {.sep = ',', .decimal = '.', .na_values = nv, .nna = 1};
+    csv_frame_t f;
+    assert_int_equal(csv_read_buffer(text, strlen(text), &every, NULL, 0, 7, &f, err, sizeof err),
+                     0);
+    const double *a = f.cols[0].data, *b = f.cols[1].data;
+    assert_int_equal(f.cols[0].type, CSV_FLOAT64); /* "-999" and "-999.0" are missing */
+    assert_true(isnan(a[0]) && a[1] == 2 && isnan(a[2]));
+    assert_true(isnan(b[0]) && b[1] == 1.5 && isnan(b[2])); /* -999.00 by value */
+    assert_false(is_valid(&f.cols[2], 1));                  /* "NA", a default */
+    csv_frame_close(&f);
+    const csv_opts_t one = {.sep = ',', .decimal = '.', .na_values = nv, .na_cols = cols, .nna = 1};
+    assert_int_equal(csv_read_buffer(text, strlen(text), &one, NULL, 0, 7, &f, err, sizeof err), 0);
+    assert_int_equal(f.cols[0].type, CSV_FLOAT64); /* a: -999 and -999.0 kept */
+    assert_true(((const double *)f.cols[0].data)[0] == -999);
+    assert_true(isnan(((const double *)f.cols[1].data)[0]));
+    csv_frame_close(&f);
+    const csv_opts_t bare = {.sep = ',', .decimal = '.', .no_default_na = true};
+    const char *short_rows = "a,b\nNA\n,x\n";
+    assert_int_equal(
+        csv_read_buffer(short_rows, strlen(short_rows), &bare, NULL, 0, 4, &f, err, sizeof err), 0);
+    assert_int_equal(f.cols[0].type, CSV_STRING);
+    assert_true(is_valid(&f.cols[0], 0) && is_valid(&f.cols[1], 0) && is_valid(&f.cols[0], 1));
+    assert_int_equal(str_len(&f.cols[0], 0), 2); /* "NA" itself */
+    assert_int_equal(str_len(&f.cols[1], 0), 0); /* the missing field: "" */
+    csv_frame_close(&f);
+}
+
 static void test_usecols(void **st)
 {
     const char *text = "a,b,c,a\n1,x,2.5,4\n5,y,,6,extra\n";
@@ -887,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_sep),
         cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_header_none_names),
+        cmocka_unit_test(test_na_values),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_file_open),
         cmocka_unit_test(test_resolve_path),
