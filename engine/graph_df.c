@@ -129,9 +129,9 @@ void graph_df_free(struct df_node *d)
 static const char *const *df_fields(op_t op)
 {
     static const char *const ft[] = {"columns", "chunk_rows", "name", NULL};
-    static const char *const rc[] = {"path",  "chunk_bytes", "usecols",         "parse_dates",
-                                     "sep",   "decimal",     "dtype",           "header",
-                                     "names", "na_values",   "keep_default_na", NULL};
+    static const char *const rc[] = {
+        "path",   "chunk_bytes", "usecols",   "parse_dates",     "sep",      "decimal", "dtype",
+        "header", "names",       "na_values", "keep_default_na", "skiprows", "nrows",   NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
     static const char *const as[] = {"names", NULL};
@@ -679,7 +679,8 @@ static int infer_ranges(const csv_file_t *f, const csv_header_t *h, const csv_ra
  * (malloc'ed, one per selected column) merges them all. Fills d->path(s),
  * hdr, ranges, range_rows. 0, or -1 having failed the node. */
 static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *rel, int64_t chunk,
-                          const csv_opts_t *o, const char **use, int nuse, uint32_t **kinds)
+                          const csv_opts_t *o, int64_t nrows, const char **use, int nuse,
+                          uint32_t **kinds)
 {
     df_node_t *d = n->df;
     const char *dir = e->lim->data_dir ? e->lim->data_dir : ".";
@@ -755,13 +756,18 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
         int64_t nr = 0;
         csv_scan_t sc = {0}; /* the cache's (csv_cache.h), on a hit */
         int bad = csv_header_parse(f.buf, f.len, o, use, nuse, h, msg, sizeof msg);
-        bool hit = !bad && have_st && csv_cache_get(path, &st, chunk, h, &sc);
+        /* nrows: the file as if it ended after that many rows */
+        int64_t flen = (int64_t)f.len;
+        if (!bad && nrows >= 0 &&
+            (flen = csv_rows_end(f.buf, f.len, h, nrows, msg, sizeof msg)) < 0)
+            bad = 1;
+        bool hit = !bad && nrows < 0 && have_st && csv_cache_get(path, &st, chunk, h, &sc);
         if (hit) {
             rg = sc.rg;
             nr = sc.nr;
             sc.rg = NULL;
         } else if (!bad) {
-            bad = csv_split(f.buf, f.len, h, chunk, &rg, &nr, msg, sizeof msg);
+            bad = csv_split(f.buf, (size_t)flen, h, chunk, &rg, &nr, msg, sizeof msg);
         }
         if (!bad && i > 0) { /* the same columns as the first file, in its order */
             bool same = h->ncols == d->hdr.ncols && h->nsel == d->hdr.nsel;
@@ -815,7 +821,7 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
         } else if (infer_ranges(&f, h, rg, nr, &d->range_rows[at0], fk, part, msg, sizeof msg)) {
             NFAIL(e, n, "%s: %s", name, msg);
             bad = 1;
-        } else if (have_st) {
+        } else if (have_st && nrows < 0) {
             csv_scan_t put = {nr, rg, &d->range_rows[at0], fk};
             csv_cache_put(path, &st, chunk, h, &put);
         }
@@ -1161,7 +1167,29 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     o.na_values = (const char *const *)nal.vals;
     o.na_cols = nal.cols;
     o.nna = nal.n;
-    rc = read_csv_files(e, n, rel, chunk, &o, names, nuse, &kinds);
+    int64_t nrows = -1;
+    json_t *sr = json_object_get(obj, "skiprows"), *nr = json_object_get(obj, "nrows");
+    if (sr && !json_is_null(sr)) {
+        if (!json_is_integer(sr) || json_integer_value(sr) < 0) {
+            rc = NFAIL(e, n,
+                       "\"skiprows\" must be a number of lines, >= 0 (lists of line numbers are "
+                       "not supported)");
+            goto done;
+        }
+        o.skiprows = (int64_t)json_integer_value(sr);
+    }
+    if (nr && !json_is_null(nr)) {
+        if (!json_is_integer(nr) || json_integer_value(nr) < 0) {
+            rc = NFAIL(e, n, "\"nrows\" must be an integer >= 0");
+            goto done;
+        }
+        if (csv_is_glob(rel)) {
+            rc = NFAIL(e, n, "\"nrows\" reads one file: it is not supported with a pattern");
+            goto done;
+        }
+        nrows = (int64_t)json_integer_value(nr);
+    }
+    rc = read_csv_files(e, n, rel, chunk, &o, nrows, names, nuse, &kinds);
     if (rc) goto done;
     rc = -1;
     int nsel = d->hdr.nsel;

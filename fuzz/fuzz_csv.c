@@ -10,7 +10,8 @@
  * blank-line rules differ when a space or a tab separates; ',' for the
  * decimal point beside a semicolon or a tab; no header record, the
  * columns named 0..n-1; na_values, for every column and for column "b",
- * and the default NA strings off). */
+ * and the default NA strings off; nrows 3 beside a space, skiprows 1
+ * beside a tab and a decimal comma). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {.sep = ',', .decimal = '.'},
         {.sep = ';', .decimal = '.'},
         {.sep = '\t', .decimal = '.'},
-        {.sep = ' ', .decimal = '.'},
+        {.sep = ' ', .decimal = '.', .nrows = 3, .nrows_set = true},
         {.sep = '|', .decimal = '.', .na_values = na, .na_cols = na_cols, .nna = 3},
         {.sep = ';', .decimal = ','},
-        {.sep = '\t', .decimal = ','},
+        {.sep = '\t', .decimal = ',', .skiprows = 1},
         {.sep = ',',
          .decimal = '.',
          .header = -1,

@@ -717,7 +717,18 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     /* Keep one field more than the limit so that a longer header is seen. */
     /* a UTF-8 byte-order mark is no part of the first name (pandas drops it) */
     int64_t bom = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
-    tok_init(&t, buf, bom, (int64_t)len, 0, CSV_MAX_COLS + 1, sep);
+    /* skiprows: that many lines of the file (line ends \n, \r\n or \r)
+     * are passed over before anything is read, as pandas' skiprows=k */
+    int64_t skip = o && o->skiprows > 0 ? o->skiprows : 0, line0 = 0;
+    for (; line0 < skip && bom < (int64_t)len; line0++) {
+        const char *nl = memchr(buf + bom, '\n', len - (size_t)bom);
+        const char *cr = memchr(buf + bom, '\r', (nl ? (size_t)(nl - buf) : len) - (size_t)bom);
+        if (cr)
+            bom = cr - buf + 1 + (cr + 1 < buf + len && cr[1] == '\n');
+        else
+            bom = nl ? nl - buf + 1 : (int64_t)len;
+    }
+    tok_init(&t, buf, bom, (int64_t)len, line0, CSV_MAX_COLS + 1, sep);
     bool *was_empty = NULL;
     /* header None: no record names the columns (all are data); names:
      * the columns' names, in place of the header record's when there is
@@ -813,7 +824,7 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
                 }
     }
     h->data_start = has_header ? t.pos : bom;
-    h->data_line = has_header ? t.line : 0;
+    h->data_line = has_header ? t.line : line0;
     /* na_values: each for every column (with the spellings pandas adds),
      * or for the column it names (a name of no column is ignored, as
      * pandas ignores it), and the numbers among them */
@@ -962,6 +973,19 @@ int64_t csv_find_boundary(const char *buf, size_t len, char sep, int64_t pos, in
     }
     *line = ln;
     return q;
+}
+
+int64_t csv_rows_end(const char *buf, size_t len, const csv_header_t *h, int64_t nrows, char *err,
+                     size_t errlen)
+{
+    tok_t t;
+    tok_init(&t, buf, h->data_start, (int64_t)len, h->data_line, 0, h->sep);
+    int rc = 1;
+    for (int64_t r = 0; r < nrows && (rc = tok_next(&t, err, errlen)) == 1; r++) {
+    }
+    int64_t end = rc < 0 ? -1 : t.pos;
+    tok_close(&t);
+    return end;
 }
 
 int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target, csv_range_t **out,
@@ -1377,6 +1401,11 @@ int csv_read_buffer(const char *buf, size_t len, const csv_opts_t *o, const char
     csv_type_t *types = NULL;
     int ret = -1;
     if (csv_header_parse(buf, len, o, usecols, n_usecols, &h, err, errlen) < 0) return -1;
+    if (o && o->nrows_set) {
+        int64_t end = csv_rows_end(buf, len, &h, o->nrows, err, errlen);
+        if (end < 0) goto close_header;
+        len = (size_t)end;
+    }
     if (csv_split(buf, len, &h, target, &r, &nr, err, errlen) < 0) goto close_header;
     kinds = calloc((size_t)h.nsel + 1, sizeof *kinds);
     types = calloc((size_t)h.nsel + 1, sizeof *types);

@@ -170,6 +170,12 @@ typedef struct {
     const char *const *na_cols;
     int nna;
     bool no_default_na;
+    /* pandas' skiprows=k: the file's first k lines (before the header) */
+    int64_t skiprows;
+    /* pandas' nrows (with nrows_set): csv_read_buffer reads the first
+     * nrows rows only (csv_rows_end); the graph's read_csv cuts so too */
+    int64_t nrows;
+    bool nrows_set;
 } csv_opts_t;
 
 /* The most columns a header may name. A bound on what one header line can
@@ -232,6 +238,13 @@ void csv_scan_block(const char *p, size_t n, char sep, csv_block_t *out);
  * field's end. */
 int64_t csv_find_boundary(const char *buf, size_t len, char sep, int64_t pos, int state,
                           int64_t *line);
+
+/* pandas' nrows: the byte offset where the first nrows data records after
+ * the header end (blank lines skipped, as the parser skips them), or len
+ * when there are fewer; a read of buf[0, that) has the first nrows rows.
+ * -1 with a message when the text before it is malformed. */
+int64_t csv_rows_end(const char *buf, size_t len, const csv_header_t *h, int64_t nrows, char *err,
+                     size_t errlen);
 
 /* Splits buf[h->data_start, len) into chunks of about target_chunk_bytes
  * (>= 1). *out (owned by the caller: free()) holds *n >= 1 ranges that tile

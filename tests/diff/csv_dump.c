@@ -1,11 +1,13 @@
 /* csv_dump.c: the driver of test_csv.py (built by it, not by the Makefile).
  *   csv_dump [--sep C] [--decimal D] [--header none] [--name N]... [--pos]
- *            [--na V]... [--na-in COL V]... [--no-default-na]
+ *            [--na V]... [--na-in COL V]... [--no-default-na] [--skiprows K]
+ *            [--nrows N]
  *            FILE CHUNK_BYTES [USECOL...]
  * reads FILE with csv_read_buffer (fields separated by C, default ',';
  * decimal point D, default '.'; no header record; the columns named N...;
  * USECOLs that are positions; V read as missing, in every column or in
- * COL; the default NA strings not) and prints one JSON object:
+ * COL; the default NA strings not; the first K lines skipped; the first N
+ * rows only) and prints one JSON object:
  *   {"columns": [...], "dtypes": [...], "data": [[column 0 values], ...]}
  * (NaN, Infinity and -Infinity as Python's json reads them; NA as null), or
  *   {"error": "message"}
@@ -44,6 +46,7 @@ int main(int argc, char **argv)
 {
     csv_opts_t o = {.sep = ',', .decimal = '.'};
     const char *names[64], *na[64], *na_cols[64];
+    long long nrows = -1;
     o.names = names;
     o.na_values = na;
     o.na_cols = na_cols;
@@ -70,6 +73,10 @@ int main(int argc, char **argv)
             o.header = -1;
         else if (!strcmp(argv[1], "--name") && o.nnames < 64)
             names[o.nnames++] = argv[2];
+        else if (!strcmp(argv[1], "--skiprows"))
+            o.skiprows = strtoll(argv[2], NULL, 10);
+        else if (!strcmp(argv[1], "--nrows"))
+            nrows = strtoll(argv[2], NULL, 10);
         else if (!strcmp(argv[1], "--na") && o.nna < 64) {
             na_cols[o.nna] = NULL;
             na[o.nna++] = argv[2];
@@ -93,6 +100,8 @@ int main(int argc, char **argv)
         printf("}\n");
         return 0;
     }
+    o.nrows_set = nrows >= 0;
+    o.nrows = nrows;
     int rc = csv_read_buffer(f.buf, f.len, &o, (const char *const *)argv + 3, argc - 3,
                              strtoll(argv[2], NULL, 10), &fr, err, sizeof err);
     csv_file_close(&f);

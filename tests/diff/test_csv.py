@@ -50,7 +50,7 @@ def build(tmp):
 
 
 DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_values": None,
-           "keep_default_na": True}
+           "keep_default_na": True, "skiprows": None, "nrows": None}
 
 
 def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
@@ -71,6 +71,10 @@ def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
             args += ["--na", v]
     if not opt["keep_default_na"]:
         args.append("--no-default-na")
+    if opt["skiprows"]:
+        args += ["--skiprows", str(opt["skiprows"])]
+    if opt["nrows"] is not None:
+        args += ["--nrows", str(opt["nrows"])]
     p = subprocess.run([exe] + args + [path, str(chunk)] + [str(u) for u in usecols or []],
                        capture_output=True,
                        timeout=60)
@@ -83,7 +87,8 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
     try:
         df = pd.read_csv(path, usecols=usecols, float_precision=float_precision, sep=opt["sep"],
                          decimal=opt["decimal"], header=opt["header"], names=opt["names"],
-                         na_values=opt["na_values"], keep_default_na=opt["keep_default_na"])
+                         na_values=opt["na_values"], keep_default_na=opt["keep_default_na"],
+                         skiprows=opt["skiprows"], nrows=opt["nrows"])
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     cols = [str(c) for c in df.columns]  # header None: 0, 1, ... (csv_dump prints names)
@@ -290,6 +295,14 @@ def gen_file(r, path):
             opt["na_values"] = vals
     if r.random() < 0.1:
         opt["keep_default_na"] = False
+    # skiprows: lines of text before the header (no quotes: pandas skips
+    # a quoted line end inside them as one line, here every line end counts)
+    if r.random() < 0.1:
+        k = r.randint(1, 3)
+        text = "".join(r.choice(["junk, here", "", "# notes;|", " x "]) + term for _ in range(k)) + text
+        opt["skiprows"] = k
+    if r.random() < 0.15:
+        opt["nrows"] = r.choice([0, 1, 2, 5, 30])
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(text)
     return opt
@@ -341,6 +354,11 @@ FIXED = [
      False),
     ("na-no-default-values", "a,b,c\n1,-999,x\n-,2,n/a\n,3.5,NA\n", None, ",", ".", "infer", None,
      ["NA", ""], False),
+    # skiprows before the header; nrows: types from those rows only
+    ("skiprows", "junk\n\nmore\r\na,b\n1,x\n2.5,y\n", None, ",", ".", "infer", None, None, True, 3),
+    ("nrows", "a,b\n1,x\n\n2,y\n2.5,z\n", None, ",", ".", "infer", None, None, True, None, 2),
+    ("nrows-zero", "a,b\n1,x\n", None, ",", ".", "infer", None, None, True, None, 0),
+    ("nrows-quoted", 'a,b\n1,"x\ny"\n2,z\n3.5,w\n', None, ",", ".", "infer", None, None, True, 1, 2),
 ]
 
 
@@ -361,9 +379,9 @@ def main():
             p = os.path.join(tmp, name + ".csv")
             with open(p, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
-            opt += [",", ".", "infer", None, None, True][len(opt):]
+            opt += [",", ".", "infer", None, None, True, None, None][len(opt):]
             cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names", "na_values",
-                                                      "keep_default_na"), opt))))
+                                                      "keep_default_na", "skiprows", "nrows"), opt))))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)
             opt = gen_file(r, p)
@@ -397,9 +415,12 @@ def main():
                         n_ = len(whole["data"][0]) if whole.get("data") else 0
                         for x in extra:
                             if usecols is None or x in usecols:  # NaN, or "" without the default NAs
+                                nv = opt["na_values"] or []
+                                nan = opt["keep_default_na"] or "" in (
+                                    nv if not isinstance(nv, dict) else nv.get(x, []))
                                 r_["columns"].append(x)
-                                r_["dtypes"].append("float64" if opt["keep_default_na"] else "object")
-                                r_["data"].append([float("nan") if opt["keep_default_na"] else ""] * n_)
+                                r_["dtypes"].append("float64" if nan else "object")
+                                r_["data"].append([float("nan") if nan else ""] * n_)
             why = None
             try:
                 for chunk in CHUNKS:

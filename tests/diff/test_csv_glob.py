@@ -14,8 +14,8 @@ of more than 1 MiB read with decimal ',' and '.'; `dtype`, one for all
 columns or per column, with its refusals in pandas' words; `header` null
 and `names`: a file without a header line, its columns 0..n-1 or named,
 usecols by position, a groupby by an integer label, names over a pattern);
-`na_values` (a list, numbers, per column) and `keep_default_na`; and the
-refusals: no file matches, a file whose
+`na_values` (a list, numbers, per column) and `keep_default_na`;
+`skiprows` and `nrows` (types from those rows only); and the refusals: no file matches, a file whose
 header differs (named), a pattern reaching outside the data directory, a
 separator pandas' C parser does not take."""
 
@@ -170,6 +170,21 @@ def main():
                          ("na_no_default_values", {"keep_default_na": False, "na_values": ["NA", ""]})]:
             cases.append((name, [dict({"key": "t", "op": "dataframe.read_csv", "path": "na.csv",
                                        "chunk_bytes": 12}, **kw)], "t", pd.read_csv(nacsv, **kw)))
+        with open(os.path.join(data, "sk.csv"), "w") as f:
+            f.write("exported 2026-11-30\n\nsource: x, y\nk,v\n" + "".join(
+                "%s,%d\n" % ("abc"[i % 3], i) for i in range(200)) + "z,2.5\n")
+        sk = os.path.join(data, "sk.csv")
+        for name, kw in [("skiprows", {"skiprows": 3}), ("skiprows_nrows", {"skiprows": 3, "nrows": 150}),
+                         ("nrows_zero", {"skiprows": 3, "nrows": 0}),
+                         ("skiprows_no_header", {"skiprows": 4, "header": None, "nrows": 7})]:
+            cases.append((name, [dict({"key": "t", "op": "dataframe.read_csv", "path": "sk.csv",
+                                       "chunk_bytes": 64}, **kw)], "t", pd.read_csv(sk, **kw)))
+        cases.append(("nrows_groupby", [
+            {"key": "t", "op": "dataframe.read_csv", "path": "sk.csv", "skiprows": 3, "nrows": 100,
+             "chunk_bytes": 50},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["k"],
+             "agg": {"s": ["v", "sum"]}}], "g",
+            pd.read_csv(sk, skiprows=3, nrows=100).groupby(["k"]).agg(s=("v", "sum"))))
         with open(os.path.join(data, "empty.csv"), "w") as f:
             f.write("a,b,c,d\n")
         dt = {"a": "int64", "b": "float64", "c": "bool", "d": "object"}
@@ -259,6 +274,9 @@ def main():
                 ("na_values_bool", {"path": "ids.csv", "na_values": [True]}, "\"na_values\" must be a string"),
                 ("keep_default_na_str", {"path": "ids.csv", "keep_default_na": "no"},
                  "\"keep_default_na\" must be true or false"),
+                ("skiprows_list", {"path": "ids.csv", "skiprows": [1, 2]}, "lists of line numbers are not"),
+                ("nrows_negative", {"path": "ids.csv", "nrows": -1}, "\"nrows\" must be an integer >= 0"),
+                ("nrows_glob", {"path": "logs/*.csv", "nrows": 5}, "not supported with a pattern"),
                 ("usecols_pos", {"path": "ids.csv", "usecols": [0, 12]},
                  "Usecols do not match columns, columns expected but not found: [0, 12]")]:
             node = {"key": "t", "op": "dataframe.read_csv"}

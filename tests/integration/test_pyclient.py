@@ -1050,6 +1050,9 @@ class TestDataFrames(Base):
             for kw in ({"na_values": ["-", "?"]}, {"na_values": -999}, {"na_values": {"c": "n/a", "b": [-999]}},
                        {"keep_default_na": False}, {"keep_default_na": False, "na_values": [""]}):
                 pd.testing.assert_frame_equal(md.read_csv("na.csv", **kw).fetch(), pd.read_csv(na, **kw))
+            # skiprows and nrows
+            for kw in ({"skiprows": 2}, {"nrows": 3}, {"skiprows": 1, "header": None, "nrows": 2}):
+                pd.testing.assert_frame_equal(md.read_csv("na.csv", **kw).fetch(), pd.read_csv(na, **kw))
             # rename_axis: named, unnamed, by a dict, on a Series and a groupby's levels
             t = md.read_csv("pyclient.csv")
             pd.testing.assert_frame_equal(t.set_index("k").rename_axis("key").fetch(),

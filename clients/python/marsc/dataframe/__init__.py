@@ -2809,8 +2809,8 @@ def _csv_dtype(t):
 
 
 def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_col=None,
-             usecols=None, dtype=None, decimal=None, na_values=None, keep_default_na=True,
-             parse_dates=None, chunk_bytes=None, session=None):
+             usecols=None, dtype=None, skiprows=None, nrows=None, decimal=None, na_values=None,
+             keep_default_na=True, parse_dates=None, chunk_bytes=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
@@ -2828,7 +2828,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     the columns' names (more than the fields: the others missing).
     usecols: names, or positions. na_values: more strings (or numbers)
     read as missing, for every column or a dict per column;
-    keep_default_na=False: only those."""
+    keep_default_na=False: only those. skiprows: a number of lines
+    before the header; nrows: the first rows only (their types)."""
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
@@ -2862,6 +2863,13 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
                           if isinstance(na_values, dict) else na_list(na_values))
     if not keep_default_na:
         p["keep_default_na"] = False
+    if skiprows is not None:
+        if not isinstance(skiprows, (int, np.integer)):
+            raise NotImplementedError("read_csv: skiprows is a number of lines here (lists of "
+                                      "line numbers and functions are not supported)")
+        p["skiprows"] = int(skiprows)
+    if nrows is not None:
+        p["nrows"] = int(nrows)
     node = Node("dataframe.read_csv", [], p, "dataframe")
     df = DataFrame.__new__(DataFrame)
     Entity.__init__(df, node, session)

@@ -726,6 +726,31 @@ static void test_na_values(void **state)
     csv_frame_close(&f);
 }
 
+/* skiprows: lines passed over before the header, whatever their ends;
+ * nrows: the buffer cut after that many rows, types from them only. */
+static void test_skiprows_nrows(void **state)
+{
+    (void)state;
+    const char *text = "junk\r\n\rmore,x\na,b\n1,x\n\n2,y\n2.5,z\n";
+    const csv_opts_t skip = {.sep = ',', .decimal = '.', .skiprows = 3};
+    csv_header_t h;
+    assert_int_equal(csv_header_parse(text, strlen(text), &skip, NULL, 0, &h, err, sizeof err), 0);
+    assert_string_equal(h.names[0], "a");
+    assert_int_equal(h.data_line, 4);
+    int64_t end = csv_rows_end(text, strlen(text), &h, 2, err, sizeof err);
+    assert_int_equal(end, (int64_t)(strstr(text, "2.5") - text));
+    assert_int_equal(csv_rows_end(text, strlen(text), &h, 99, err, sizeof err),
+                     (int64_t)strlen(text));
+    csv_header_close(&h);
+    const csv_opts_t two = {
+        .sep = ',', .decimal = '.', .skiprows = 3, .nrows = 2, .nrows_set = true};
+    csv_frame_t f;
+    assert_int_equal(csv_read_buffer(text, strlen(text), &two, NULL, 0, 3, &f, err, sizeof err), 0);
+    assert_int_equal(f.nrows, 2);
+    assert_int_equal(f.cols[0].type, CSV_INT64); /* 2.5 is past the rows read */
+    csv_frame_close(&f);
+}
+
 static void test_usecols(void **st)
 {
     const char *text = "a,b,c,a\n1,x,2.5,4\n5,y,,6,extra\n";
@@ -923,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_header_none_names),
         cmocka_unit_test(test_na_values),
+        cmocka_unit_test(test_skiprows_nrows),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_file_open),
         cmocka_unit_test(test_resolve_path),
