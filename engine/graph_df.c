@@ -131,7 +131,8 @@ static const char *const *df_fields(op_t op)
     static const char *const ft[] = {"columns", "chunk_rows", "name", NULL};
     static const char *const rc[] = {
         "path",   "chunk_bytes", "usecols",   "parse_dates",     "sep",      "decimal", "dtype",
-        "header", "names",       "na_values", "keep_default_na", "skiprows", "nrows",   NULL};
+        "header", "names",       "na_values", "keep_default_na", "skiprows", "nrows",   "thousands",
+        NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
     static const char *const as[] = {"names", NULL};
@@ -1073,6 +1074,13 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         if (!json_is_string(dp))
             return NFAIL(e, n, "\"decimal\" must be a string of one character");
         if (csv_decimal_parse(json_string_value(dp), &o.decimal, msg, sizeof msg))
+            return NFAIL(e, n, "%s", msg);
+    }
+    json_t *th = json_object_get(obj, "thousands");
+    if (th && !json_is_null(th)) {
+        if (!json_is_string(th))
+            return NFAIL(e, n, "\"thousands\" must be a string of one character");
+        if (csv_thousands_parse(json_string_value(th), &o.thousands, msg, sizeof msg))
             return NFAIL(e, n, "%s", msg);
     }
     json_t *dt = json_object_get(obj, "dtype");

@@ -11,7 +11,7 @@
  * decimal point beside a semicolon or a tab; no header record, the
  * columns named 0..n-1; na_values, for every column and for column "b",
  * and the default NA strings off; nrows 3 beside a space, skiprows 1
- * beside a tab and a decimal comma). */
+ * beside a tab and a decimal comma; thousands '.' beside ';' and ','). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {.sep = '\t', .decimal = '.'},
         {.sep = ' ', .decimal = '.', .nrows = 3, .nrows_set = true},
         {.sep = '|', .decimal = '.', .na_values = na, .na_cols = na_cols, .nna = 3},
-        {.sep = ';', .decimal = ','},
+        {.sep = ';', .decimal = ',', .thousands = '.'},
         {.sep = '\t', .decimal = ',', .skiprows = 1},
         {.sep = ',',
          .decimal = '.',

@@ -126,12 +126,14 @@ static bool dig(char c)
 }
 
 /* pandas' str_to_int64 (sign 1 or -1 allowed) and str_to_uint64: spaces
- * around, an optional sign, digits only. Overflow is found while reading the
- * digits, before anything after them is looked at, as pandas does: "1e99999"
- * style tails do not matter once the digits overflow. */
+ * around, an optional sign, digits only; with a thousands separator tsep
+ * (0: none) any number of them anywhere after the first digit ("1,,2" is
+ * 12, as pandas). Overflow is found while reading the digits, before
+ * anything after them is looked at, as pandas does: "1e99999" style tails
+ * do not matter once the digits overflow. */
 enum { PI_OK = 0, PI_OVERFLOW, PI_INVALID };
 
-static int parse_i64(const char *s, size_t n, int64_t *out)
+static int parse_i64(const char *s, size_t n, char tsep, int64_t *out)
 {
     size_t i = 0;
     while (i < n && sp(s[i]))
@@ -141,7 +143,8 @@ static int parse_i64(const char *s, size_t n, int64_t *out)
     if (i >= n || !dig(s[i])) return PI_INVALID;
     /* the magnitude limit: INT64_MAX, or its negation's 2^63 */
     uint64_t lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, v = 0;
-    for (; i < n && dig(s[i]); i++) {
+    for (; i < n && (dig(s[i]) || (tsep && s[i] == tsep)); i++) {
+        if (s[i] == tsep) continue;
         unsigned d = (unsigned)(s[i] - '0');
         if (v > (lim - d) / 10) return PI_OVERFLOW;
         v = v * 10 + d;
@@ -155,7 +158,7 @@ static int parse_i64(const char *s, size_t n, int64_t *out)
 
 /* str_to_uint64 on a value that does not start with '-' (pandas notes those
  * as "seen_sint" without parsing them). */
-static int parse_u64(const char *s, size_t n, uint64_t *out)
+static int parse_u64(const char *s, size_t n, char tsep, uint64_t *out)
 {
     size_t i = 0;
     while (i < n && sp(s[i]))
@@ -163,7 +166,8 @@ static int parse_u64(const char *s, size_t n, uint64_t *out)
     if (i < n && s[i] == '+') i++;
     if (i >= n || !dig(s[i])) return PI_INVALID;
     uint64_t v = 0;
-    for (; i < n && dig(s[i]); i++) {
+    for (; i < n && (dig(s[i]) || (tsep && s[i] == tsep)); i++) {
+        if (s[i] == tsep) continue;
         unsigned d = (unsigned)(s[i] - '0');
         if (v > (UINT64_MAX - d) / 10) return PI_OVERFLOW;
         v = v * 10 + d;
@@ -194,8 +198,10 @@ static bool ieq(const char *s, size_t n, const char *lit)
  * NULL only the answer is wanted, and strtod runs only where the value could
  * overflow. A point other than '.' is put back to '.' for strtod and
  * restored after (pandas' round_trip copies the text the same way), so s is
- * written to but left as it was. */
-static int parse_float(char *s, size_t n, char dec, double *out)
+ * written to but left as it was. A thousands separator tsep (0: none) may
+ * follow each digit before the point, once (xstrtod's rule: "1,.5" is
+ * 1.5, "1,,2.5" no float); strtod then reads a copy without them. */
+static int parse_float(char *s, size_t n, char dec, char tsep, double *out)
 {
     double dummy;
     bool check_only = out == NULL;
@@ -212,10 +218,11 @@ static int parse_float(char *s, size_t n, char dec, double *out)
         i++;
     size_t num0 = i;
     if (i < n && (s[i] == '-' || s[i] == '+')) i++;
-    size_t ndig = 0, nint = 0; /* digits; integer digits after leading zeros */
+    size_t ndig = 0, nint = 0, nsep = 0; /* digits; integer digits after leading zeros */
     while (i < n && dig(s[i])) {
         if (nint || s[i] != '0') nint++;
         i++, ndig++;
+        if (tsep && i < n && s[i] == tsep) i++, nsep++;
     }
     size_t point = n; /* where the decimal point is, if any */
     if (i < n && s[i] == dec) {
@@ -243,9 +250,23 @@ static int parse_float(char *s, size_t n, char dec, double *out)
     /* strtod reads exactly the checked text: it stops where the syntax
      * above stopped, at whitespace or at the NUL. */
     errno = 0;
-    char *end;
+    char *end, small[128], *cp = NULL;
     if (point < n) s[point] = '.';
-    double v = strtod(s + num0, &end);
+    const char *num = s + num0;
+    if (nsep) { /* the text without its separators (the point is '.' already) */
+        size_t len = n - num0, w = 0;
+        cp = len < sizeof small ? small : malloc(len + 1);
+        if (!cp) {
+            if (point < n) s[point] = dec;
+            return -1;
+        }
+        for (size_t q = num0; q < n; q++)
+            if (s[q] != tsep || q >= point) cp[w++] = s[q];
+        cp[w] = 0;
+        num = cp;
+    }
+    double v = strtod(num, &end);
+    if (cp && cp != small) free(cp);
     if (point < n) s[point] = dec;
     if (errno == ERANGE && isinf(v)) return -1; /* 1e400: pandas keeps the string */
     *out = v;
@@ -295,11 +316,11 @@ static bool na_at(const csv_header_t *h, int col, const char *s, size_t n)
  * csv_kinds_merge). */
 static uint32_t classify(const csv_header_t *h, int col, char *s, size_t n)
 {
-    char dec = h->decimal;
+    char dec = h->decimal, tsep = h->thousands;
     if (na_at(h, col, s, n)) return CSV_K_NA;
     uint32_t k = 0;
     int64_t iv;
-    int ir = parse_i64(s, n, &iv);
+    int ir = parse_i64(s, n, tsep, &iv);
     size_t i = 0;
     while (i < n && sp(s[i]))
         i++;
@@ -312,13 +333,13 @@ static uint32_t classify(const csv_header_t *h, int col, char *s, size_t n)
         k |= CSV_K_SINT;
     } else {
         uint64_t uv;
-        int ur = parse_u64(s, n, &uv);
+        int ur = parse_u64(s, n, tsep, &uv);
         if (ur != PI_OK)
             k |= ur == PI_OVERFLOW ? CSV_K_UFAIL_OVERFLOW : CSV_K_UFAIL_OTHER;
         else if (uv > (uint64_t)INT64_MAX)
             k |= CSV_K_UINT;
     }
-    if (parse_float(s, n, dec, NULL) < 0) k |= CSV_K_NOTFLOAT;
+    if (parse_float(s, n, dec, tsep, NULL) < 0) k |= CSV_K_NOTFLOAT;
     if (bool_value(s, n) < 0) k |= CSV_K_NOTBOOL;
     return k;
 }
@@ -701,6 +722,19 @@ static bool use_match(const csv_header_t *h, int i, const char *u, bool pos)
     return strcmp(nb, u) == 0;
 }
 
+int csv_thousands_parse(const char *s, char *tsep, char *err, size_t errlen)
+{
+    unsigned char c = (unsigned char)s[0];
+    if (!c || s[1]) return errmsg(err, errlen, "Only length-1 thousands markers supported");
+    if (dig((char)c) || c == '"' || c == '\n' || c == '\r' || (c < 0x20 && c != '\t') || c > 0x7e)
+        return errmsg(err, errlen,
+                      "thousands 0x%02x cannot separate thousands: a digit, the quote, a line end "
+                      "or a control character",
+                      c);
+    *tsep = (char)c;
+    return 0;
+}
+
 int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const char *const *usecols,
                      int n_usecols, csv_header_t *h, char *err, size_t errlen)
 {
@@ -710,6 +744,10 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     if (csv_sep_parse(chk, &h->sep, err, errlen) < 0 ||
         csv_decimal_parse(dchk, &h->decimal, err, errlen) < 0)
         return -1;
+    if (o && o->thousands) {
+        char tchk[2] = {o->thousands, 0};
+        if (csv_thousands_parse(tchk, &h->thousands, err, errlen) < 0) return -1;
+    }
     char sep = h->sep; /* it may equal decimal, as pandas allows: a quoted "1,5" is 1.5 */
     if (len > (size_t)INT64_MAX) return errmsg(err, errlen, "input of %zu bytes is too long", len);
     if (n_usecols < 0) return errmsg(err, errlen, "usecols: negative count %d", n_usecols);
@@ -1124,7 +1162,7 @@ typedef struct {
     bool any_na;
 } colb_t;
 
-static int colb_push(colb_t *b, char *s, size_t n, char dec, bool na, const char *name,
+static int colb_push(colb_t *b, char *s, size_t n, char dec, char tsep, bool na, const char *name,
                      int64_t line, char *err, size_t errlen)
 {
     csv_column_t *c = &b->c;
@@ -1144,10 +1182,11 @@ static int colb_push(colb_t *b, char *s, size_t n, char dec, bool na, const char
         double f;
         int bv;
         if (na) goto bad;
-        if (parse_i64(s, n, &v) == PI_OK) {
+        if (parse_i64(s, n, tsep, &v) == PI_OK) {
         } else if ((bv = bool_value(s, n)) >= 0) {
             v = bv;
-        } else if (parse_float(s, n, dec, &f) == 0 && f == floor(f) && f >= -0x1p63 && f < 0x1p63) {
+        } else if (parse_float(s, n, dec, tsep, &f) == 0 && f == floor(f) && f >= -0x1p63 &&
+                   f < 0x1p63) {
             v = (int64_t)f;
         } else {
             goto bad;
@@ -1158,7 +1197,7 @@ static int colb_push(colb_t *b, char *s, size_t n, char dec, bool na, const char
     case CSV_FLOAT64: {
         double v = NAN;
         int bv;
-        if (!na && parse_float(s, n, dec, &v) < 0) {
+        if (!na && parse_float(s, n, dec, tsep, &v) < 0) {
             if ((bv = bool_value(s, n)) < 0) goto bad;
             v = bv;
         }
@@ -1168,7 +1207,7 @@ static int colb_push(colb_t *b, char *s, size_t n, char dec, bool na, const char
     case CSV_BOOL: {
         int v = na ? 0 : bool_value(s, n);
         double f;
-        if (v < 0 && parse_float(s, n, dec, &f) == 0 && (f == 0 || f == 1)) v = f == 1;
+        if (v < 0 && parse_float(s, n, dec, tsep, &f) == 0 && (f == 0 || f == 1)) v = f == 1;
         if (v < 0) goto bad;
         ((uint8_t *)c->data)[i] = (uint8_t)v;
         c->valid[i] = !na;
@@ -1304,9 +1343,10 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
             bool na = na_at(h, f, s, n); /* a missing field is an empty one, as pandas fills it */
             double v;
             if (!na && h->fpath && h->fpath[k] && types[k] == CSV_FLOAT64 &&
-                parse_float(s, n, h->decimal, &v) == 0)
+                parse_float(s, n, h->decimal, h->thousands, &v) == 0)
                 na = na_value(h, k, f, v);
-            if (colb_push(&b[k], s, n, h->decimal, na, h->names[f], t.rec_line, err, errlen) < 0)
+            if (colb_push(&b[k], s, n, h->decimal, h->thousands, na, h->names[f], t.rec_line, err,
+                          errlen) < 0)
                 goto free_cols;
         }
         rows++;

@@ -130,6 +130,7 @@ typedef struct {
     int64_t data_line;  /* pandas' 0-based line number of that record */
     char sep;           /* the field separator every phase splits fields at */
     char decimal;       /* the decimal point of float values */
+    char thousands;     /* the thousands separator of numbers, 0 for none */
     bool int_names;     /* header None without names: columns 0..n-1, integer labels */
     bool no_default_na; /* keep_default_na false: only na_values are missing */
     int nna;            /* na_values: nna strings (owned), each missing in column */
@@ -176,6 +177,8 @@ typedef struct {
      * nrows rows only (csv_rows_end); the graph's read_csv cuts so too */
     int64_t nrows;
     bool nrows_set;
+    /* pandas' thousands: a separator numbers may hold (0: none) */
+    char thousands;
 } csv_opts_t;
 
 /* The most columns a header may name. A bound on what one header line can
@@ -193,6 +196,10 @@ int csv_sep_parse(const char *s, char *sep, char *err, size_t errlen);
  * supported"). With decimal ',' a value "1,5" is the float 1.5 and "1.5"
  * is text, as pandas' parser reads them. */
 int csv_decimal_parse(const char *s, char *dec, char *err, size_t errlen);
+/* pandas' `thousands`: one character other than a digit, the quote, a
+ * line end or a control character ("1,234" is 1234 with ','; it may equal
+ * decimal or sep, as pandas allows: the integer reading wins). */
+int csv_thousands_parse(const char *s, char *tsep, char *err, size_t errlen);
 
 /* Parses the header at the start of buf with options o (NULL: the
  * defaults; a sep csv_sep_parse refuses or a decimal csv_decimal_parse

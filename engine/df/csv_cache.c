@@ -13,7 +13,7 @@ typedef struct {
     off_t size;
     struct timespec mtime;
     int64_t chunk, data_start;
-    char sep, decimal;
+    char sep, decimal, thousands;
     int nsel;
     int *sel;
     csv_scan_t scan;
@@ -55,7 +55,7 @@ static bool same(const entry_t *e, const char *path, const struct stat *st, int6
     return e->path && e->dev == st->st_dev && e->ino == st->st_ino && e->size == st->st_size &&
            e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
            e->chunk == chunk && e->data_start == h->data_start && e->sep == h->sep &&
-           e->decimal == h->decimal && e->nsel == h->nsel &&
+           e->decimal == h->decimal && e->thousands == h->thousands && e->nsel == h->nsel &&
            !memcmp(e->sel, h->sel, sizeof(int) * (size_t)h->nsel) && !strcmp(e->path, path);
 }
 
@@ -103,6 +103,7 @@ void csv_cache_put(const char *path, const struct stat *st, int64_t chunk, const
     n.data_start = h->data_start;
     n.sep = h->sep;
     n.decimal = h->decimal;
+    n.thousands = h->thousands;
     n.nsel = h->nsel;
     pthread_mutex_lock(&mu);
     int victim = 0;

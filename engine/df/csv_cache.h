@@ -6,7 +6,8 @@
  * each file it reads; with this a file is scanned once per process, not
  * once per task. An entry is keyed by the file's identity (device, inode,
  * size, modification time in nanoseconds), its resolved path, the chunk
- * size, the separator, the decimal point and the header's selected columns
+ * size, the separator, the decimal point, the thousands separator and the
+ * header's selected columns
  * (a read with na_values or keep_default_na false is not kept); a changed file misses.
  * Small files are not kept (their scan is cheap). Thread-safe. */
 #ifndef MARS_DF_CSV_CACHE_H

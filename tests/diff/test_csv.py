@@ -50,7 +50,7 @@ def build(tmp):
 
 
 DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_values": None,
-           "keep_default_na": True, "skiprows": None, "nrows": None}
+           "keep_default_na": True, "skiprows": None, "nrows": None, "thousands": None}
 
 
 def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
@@ -75,6 +75,8 @@ def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
         args += ["--skiprows", str(opt["skiprows"])]
     if opt["nrows"] is not None:
         args += ["--nrows", str(opt["nrows"])]
+    if opt["thousands"]:
+        args += ["--thousands", opt["thousands"]]
     p = subprocess.run([exe] + args + [path, str(chunk)] + [str(u) for u in usecols or []],
                        capture_output=True,
                        timeout=60)
@@ -88,7 +90,7 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
         df = pd.read_csv(path, usecols=usecols, float_precision=float_precision, sep=opt["sep"],
                          decimal=opt["decimal"], header=opt["header"], names=opt["names"],
                          na_values=opt["na_values"], keep_default_na=opt["keep_default_na"],
-                         skiprows=opt["skiprows"], nrows=opt["nrows"])
+                         skiprows=opt["skiprows"], nrows=opt["nrows"], thousands=opt["thousands"])
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     cols = [str(c) for c in df.columns]  # header None: 0, 1, ... (csv_dump prints names)
@@ -256,6 +258,21 @@ def gen_file(r, path):
     decimal = "," if sep != "," and r.random() < 0.5 else "."
     if decimal == ",":
         cols = [[v.replace(".", ",") if r.random() < 0.9 else v for v in c] for c in cols]
+    # thousands: "." beside a decimal comma, else "," (quoted where it is the
+    # separator) or " ", put into some long numbers' integer digits
+    thousands = None
+    if r.random() < 0.15:
+        thousands = "." if decimal == "," else r.choice([",", " ", "'"])
+
+        def group(v):
+            m = re.fullmatch(r"([ +-]?)(\d{4,})(.*)", v)
+            if not m or r.random() < 0.4:
+                return v
+            d = m.group(2)
+            head = len(d) % 3 or 3
+            parts = [d[:head]] + [d[q:q + 3] for q in range(head, len(d), 3)]
+            return m.group(1) + thousands.join(parts) + m.group(3)
+        cols = [[group(v) for v in c] for c in cols]
     buf = io.StringIO()
     w = csv.writer(buf, quoting=quoting, lineterminator=term, delimiter=sep)
     w.writerow(names)
@@ -273,7 +290,7 @@ def gen_file(r, path):
         text = text.replace(term, term + term, 1)  # a blank line after the header
     # header None (no header line), names in place of the header line, or
     # names for a file without one (as many as the fields, or one more)
-    opt = dict(DEFAULT, sep=sep, decimal=decimal)
+    opt = dict(DEFAULT, sep=sep, decimal=decimal, thousands=thousands)
     mode = r.choice(["infer"] * 7 + ["none", "names", "names0"])
     if mode in ("none", "names"):
         text = text[text.index(term) + len(term):] if term in text else ""
@@ -354,6 +371,14 @@ FIXED = [
      False),
     ("na-no-default-values", "a,b,c\n1,-999,x\n-,2,n/a\n,3.5,NA\n", None, ",", ".", "infer", None,
      ["NA", ""], False),
+    # thousands: any count after the first digit in ints, one after each
+    # integer digit in floats; beside a decimal comma; equal to it
+    ("thousands", 'a;b;c\n1,234;1,234.5;"1,,2"\n-12,345,678;,5;1,,2.5\n', None, ";", ".", "infer", None,
+     None, True, None, None, ","),
+    ("thousands-eu", "a;b\n1.234,5;1.000\n2;3\n", None, ";", ",", "infer", None, None, True, None, None,
+     "."),
+    ("thousands-is-decimal", "a;b\n1,5;1,5e3\n", None, ";", ",", "infer", None, None, True, None, None,
+     ","),
     # skiprows before the header; nrows: types from those rows only
     ("skiprows", "junk\n\nmore\r\na,b\n1,x\n2.5,y\n", None, ",", ".", "infer", None, None, True, 3),
     ("nrows", "a,b\n1,x\n\n2,y\n2.5,z\n", None, ",", ".", "infer", None, None, True, None, 2),
@@ -379,9 +404,10 @@ def main():
             p = os.path.join(tmp, name + ".csv")
             with open(p, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
-            opt += [",", ".", "infer", None, None, True, None, None][len(opt):]
+            opt += [",", ".", "infer", None, None, True, None, None, None][len(opt):]
             cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names", "na_values",
-                                                      "keep_default_na", "skiprows", "nrows"), opt))))
+                                                      "keep_default_na", "skiprows", "nrows", "thousands"),
+                                                     opt))))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)
             opt = gen_file(r, p)

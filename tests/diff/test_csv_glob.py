@@ -15,7 +15,8 @@ columns or per column, with its refusals in pandas' words; `header` null
 and `names`: a file without a header line, its columns 0..n-1 or named,
 usecols by position, a groupby by an integer label, names over a pattern);
 `na_values` (a list, numbers, per column) and `keep_default_na`;
-`skiprows` and `nrows` (types from those rows only); and the refusals: no file matches, a file whose
+`skiprows` and `nrows` (types from those rows only); `thousands`; and
+the refusals: no file matches, a file whose
 header differs (named), a pattern reaching outside the data directory, a
 separator pandas' C parser does not take."""
 
@@ -185,6 +186,14 @@ def main():
             {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["k"],
              "agg": {"s": ["v", "sum"]}}], "g",
             pd.read_csv(sk, skiprows=3, nrows=100).groupby(["k"]).agg(s=("v", "sum"))))
+        with open(os.path.join(data, "th.csv"), "w") as f:
+            f.write("k;n;x\n" + "".join("%s;%s;%s\n" % ("ab"[i % 2], "{:,}".format(i * 9973).replace(",", "."),
+                                                        "{:,.2f}".format(i * 1234.5).replace(",", " ").replace(".", ","))
+                                         for i in range(120)))
+        th = os.path.join(data, "th.csv")
+        kw = {"sep": ";", "decimal": ",", "thousands": "."}
+        cases.append(("thousands", [dict({"key": "t", "op": "dataframe.read_csv", "path": "th.csv",
+                                          "chunk_bytes": 100}, **kw)], "t", pd.read_csv(th, **kw)))
         with open(os.path.join(data, "empty.csv"), "w") as f:
             f.write("a,b,c,d\n")
         dt = {"a": "int64", "b": "float64", "c": "bool", "d": "object"}
@@ -277,6 +286,8 @@ def main():
                 ("skiprows_list", {"path": "ids.csv", "skiprows": [1, 2]}, "lists of line numbers are not"),
                 ("nrows_negative", {"path": "ids.csv", "nrows": -1}, "\"nrows\" must be an integer >= 0"),
                 ("nrows_glob", {"path": "logs/*.csv", "nrows": 5}, "not supported with a pattern"),
+                ("thousands_long", {"path": "ids.csv", "thousands": ",,"}, "Only length-1 thousands markers"),
+                ("thousands_digit", {"path": "ids.csv", "thousands": "1"}, "cannot separate thousands"),
                 ("usecols_pos", {"path": "ids.csv", "usecols": [0, 12]},
                  "Usecols do not match columns, columns expected but not found: [0, 12]")]:
             node = {"key": "t", "op": "dataframe.read_csv"}

@@ -16,6 +16,7 @@ import json
 import os
 import pty
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -1050,6 +1051,16 @@ class TestDataFrames(Base):
             for kw in ({"na_values": ["-", "?"]}, {"na_values": -999}, {"na_values": {"c": "n/a", "b": [-999]}},
                        {"keep_default_na": False}, {"keep_default_na": False, "na_values": [""]}):
                 pd.testing.assert_frame_equal(md.read_csv("na.csv", **kw).fetch(), pd.read_csv(na, **kw))
+            # thousands beside a decimal comma
+            eu = os.path.join(d, "eu.csv")
+            pdf.assign(big=pdf.f * 1e6).to_csv(eu, index=False, sep=";", decimal=",")
+            with open(eu) as f:
+                text = f.read()
+            with open(eu, "w") as f:  # 1234567,8 written as 1.234.567,8
+                f.write(re.sub(r"(?<=\d)(?=(\d{3})+,)", ".", text))
+            SESS.upload(eu)
+            kw = {"sep": ";", "decimal": ",", "thousands": "."}
+            pd.testing.assert_frame_equal(md.read_csv("eu.csv", **kw).fetch(), pd.read_csv(eu, **kw))
             # skiprows and nrows
             for kw in ({"skiprows": 2}, {"nrows": 3}, {"skiprows": 1, "header": None, "nrows": 2}):
                 pd.testing.assert_frame_equal(md.read_csv("na.csv", **kw).fetch(), pd.read_csv(na, **kw))

@@ -751,6 +751,34 @@ static void test_skiprows_nrows(void **state)
     csv_frame_close(&f);
 }
 
+/* thousands: ints take any number after the first digit, floats one
+ * after each integer digit; with a decimal comma and '.' separating. */
+static void test_thousands(void **state)
+{
+    (void)state;
+    const char *text = "a;b;c\n1,234;1,234.5;1,,2.5\n-1,,2;.5;x\n";
+    const csv_opts_t th = {.sep = ';', .decimal = '.', .thousands = ','};
+    csv_frame_t f;
+    assert_int_equal(csv_read_buffer(text, strlen(text), &th, NULL, 0, 5, &f, err, sizeof err), 0);
+    assert_int_equal(f.cols[0].type, CSV_INT64);
+    assert_int_equal(int_at(&f.cols[0], 0), 1234);
+    assert_int_equal(int_at(&f.cols[0], 1), -12);
+    assert_int_equal(f.cols[1].type, CSV_FLOAT64);
+    assert_true(((const double *)f.cols[1].data)[0] == 1234.5);
+    assert_true(((const double *)f.cols[1].data)[1] == 0.5);
+    assert_int_equal(f.cols[2].type, CSV_STRING); /* 1,,2.5 is no float */
+    csv_frame_close(&f);
+    const char *eu = "a\n1.234.567,25\n";
+    const csv_opts_t de = {.sep = ';', .decimal = ',', .thousands = '.'};
+    assert_int_equal(csv_read_buffer(eu, strlen(eu), &de, NULL, 0, 4, &f, err, sizeof err), 0);
+    assert_true(((const double *)f.cols[0].data)[0] == 1234567.25);
+    csv_frame_close(&f);
+    char t;
+    assert_int_equal(csv_thousands_parse("7", &t, err, sizeof err), -1);
+    assert_int_equal(csv_thousands_parse(",,", &t, err, sizeof err), -1);
+    assert_string_equal(err, "Only length-1 thousands markers supported");
+}
+
 static void test_usecols(void **st)
 {
     const char *text = "a,b,c,a\n1,x,2.5,4\n5,y,,6,extra\n";
@@ -949,6 +977,7 @@ int main(void)
         cmocka_unit_test(test_header_none_names),
         cmocka_unit_test(test_na_values),
         cmocka_unit_test(test_skiprows_nrows),
+        cmocka_unit_test(test_thousands),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_file_open),
         cmocka_unit_test(test_resolve_path),
