@@ -129,10 +129,10 @@ void graph_df_free(struct df_node *d)
 static const char *const *df_fields(op_t op)
 {
     static const char *const ft[] = {"columns", "chunk_rows", "name", NULL};
-    static const char *const rc[] = {
-        "path",   "chunk_bytes", "usecols",   "parse_dates",     "sep",      "decimal", "dtype",
-        "header", "names",       "na_values", "keep_default_na", "skiprows", "nrows",   "thousands",
-        NULL};
+    static const char *const rc[] = {"path",  "chunk_bytes", "usecols",         "parse_dates",
+                                     "sep",   "decimal",     "dtype",           "header",
+                                     "names", "na_values",   "keep_default_na", "skiprows",
+                                     "nrows", "thousands",   "encoding",        NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
     static const char *const as[] = {"names", NULL};
@@ -1074,6 +1074,12 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         if (!json_is_string(dp))
             return NFAIL(e, n, "\"decimal\" must be a string of one character");
         if (csv_decimal_parse(json_string_value(dp), &o.decimal, msg, sizeof msg))
+            return NFAIL(e, n, "%s", msg);
+    }
+    json_t *en = json_object_get(obj, "encoding");
+    if (en && !json_is_null(en)) {
+        if (!json_is_string(en)) return NFAIL(e, n, "\"encoding\" must be a string");
+        if (csv_encoding_parse(json_string_value(en), &o.encoding, msg, sizeof msg))
             return NFAIL(e, n, "%s", msg);
     }
     json_t *th = json_object_get(obj, "thousands");

@@ -84,7 +84,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.read_csv",
      "0",
      {"path", "chunk_bytes", "usecols", "parse_dates", "sep", "decimal", "dtype", "header", "names",
-      "na_values", "keep_default_na", "skiprows", "nrows", "thousands"}},
+      "na_values", "keep_default_na", "skiprows", "nrows", "thousands", "encoding"}},
     {"dataframe.getitem", "1", {"columns"}},
     {"dataframe.filter", "2", {NULL}},
     {"dataframe.assign", "2+", {"names"}},

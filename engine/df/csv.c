@@ -273,6 +273,102 @@ static int parse_float(char *s, size_t n, char dec, char tsep, double *out)
     return 0;
 }
 
+/* cp1252's 0x80..0x9f (0: a byte Python's codec refuses); the rest of
+ * the byte range is latin-1's, each byte its own code point. */
+static const uint16_t cp1252_hi[32] = {
+    0x20ac, 0,      0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0,      0x017d, 0,      0,      0x2018, 0x2019, 0x201c, 0x201d, 0x2022,
+    0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0,      0x017e, 0x0178};
+
+/* s[0..n) of encoding enc (CSV_ENC_*) as UTF-8 into *out (malloc'ed,
+ * NUL-terminated, *outn bytes), or *out NULL when it needs no change
+ * (UTF-8, or no byte past ASCII). -1 with a message naming the byte
+ * cp1252 has no character for, or out of memory. */
+static int to_utf8(const char *s, size_t n, int enc, char **out, size_t *outn, char *err,
+                   size_t errlen)
+{
+    *out = NULL;
+    size_t hi = 0;
+    for (size_t i = 0; enc != CSV_ENC_UTF8 && i < n; i++)
+        hi += (unsigned char)s[i] >= 0x80;
+    if (hi == 0) return 0;
+    char *o = malloc(n + 2 * hi + 1);
+    if (!o) return errmsg(err, errlen, "out of memory decoding %zu bytes", n);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = (unsigned char)s[i];
+        if (c >= 0x80 && c < 0xa0 && enc == CSV_ENC_CP1252) {
+            c = cp1252_hi[c - 0x80];
+            if (!c) {
+                free(o);
+                return errmsg(err, errlen,
+                              "'charmap' codec can't decode byte 0x%02x: cp1252 has no character "
+                              "for it",
+                              (unsigned char)s[i]);
+            }
+        }
+        if (c < 0x80) {
+            o[w++] = (char)c;
+        } else if (c < 0x800) {
+            o[w++] = (char)(0xc0 | (c >> 6));
+            o[w++] = (char)(0x80 | (c & 0x3f));
+        } else {
+            o[w++] = (char)(0xe0 | (c >> 12));
+            o[w++] = (char)(0x80 | ((c >> 6) & 0x3f));
+            o[w++] = (char)(0x80 | (c & 0x3f));
+        }
+    }
+    o[w] = 0;
+    *out = o;
+    *outn = w;
+    return 0;
+}
+
+/* UTF-8 text s in encoding enc (the file's bytes an NA string must equal),
+ * into out (at most strlen(s) + 1 bytes). false when a character has no
+ * byte there (the value can then match nothing). */
+static bool from_utf8(const char *s, int enc, char *out)
+{
+    size_t w = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned c = *p++, more = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
+        if (c >= 0x80) c &= 0x3f >> more;
+        for (; more && (*p & 0xc0) == 0x80; more--)
+            c = (c << 6) | (*p++ & 0x3f);
+        if (more) return false;
+        int b = c < 0x80 || (c >= 0xa0 && c <= 0xff) ? (int)c : -1;
+        if (c >= 0x80 && c < 0xa0 && enc == CSV_ENC_CP1252) b = -1;
+        if (c >= 0x80 && c < 0xa0 && enc == CSV_ENC_LATIN1) b = (int)c;
+        for (int q = 0; b < 0 && enc == CSV_ENC_CP1252 && q < 32; q++)
+            if (cp1252_hi[q] && cp1252_hi[q] == c) b = 0x80 + q;
+        if (b < 0) return false;
+        out[w++] = (char)b;
+    }
+    out[w] = 0;
+    return true;
+}
+
+int csv_encoding_parse(const char *s, int *enc, char *err, size_t errlen)
+{
+    char b[32];
+    size_t n = 0;
+    for (; s[n] && n < sizeof b - 1; n++) /* Python's codec names: any case, '_' as '-' */
+        b[n] = s[n] == '_' ? '-' : (s[n] >= 'A' && s[n] <= 'Z') ? (char)(s[n] - 'A' + 'a') : s[n];
+    b[n] = 0;
+    static const char *const names[] = {"utf-8",      "utf8",      "u8", "latin-1", "latin1",
+                                        "iso-8859-1", "iso8859-1", "l1", "cp1252",  "windows-1252"};
+    static const int encs[] = {CSV_ENC_UTF8,   CSV_ENC_UTF8,   CSV_ENC_UTF8,   CSV_ENC_LATIN1,
+                               CSV_ENC_LATIN1, CSV_ENC_LATIN1, CSV_ENC_LATIN1, CSV_ENC_LATIN1,
+                               CSV_ENC_CP1252, CSV_ENC_CP1252};
+    for (size_t i = 0; !s[n] && i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(b, names[i])) {
+            *enc = encs[i];
+            return 0;
+        }
+    return errmsg(err, errlen,
+                  "encoding '%.40s': read_csv reads utf-8, latin-1 (iso-8859-1) or cp1252", s);
+}
+
 /* Whether NA value v reads as a float by Python's float() (spaces around,
  * decimal or exponent forms, inf; not NaN, as pandas' _floatify_na_values
  * drops it): *x. */
@@ -749,12 +845,14 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
         if (csv_thousands_parse(tchk, &h->thousands, err, errlen) < 0) return -1;
     }
     char sep = h->sep; /* it may equal decimal, as pandas allows: a quoted "1,5" is 1.5 */
+    h->encoding = o ? o->encoding : CSV_ENC_UTF8;
     if (len > (size_t)INT64_MAX) return errmsg(err, errlen, "input of %zu bytes is too long", len);
     if (n_usecols < 0) return errmsg(err, errlen, "usecols: negative count %d", n_usecols);
     tok_t t;
     /* Keep one field more than the limit so that a longer header is seen. */
     /* a UTF-8 byte-order mark is no part of the first name (pandas drops it) */
-    int64_t bom = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+    int64_t bom =
+        h->encoding == CSV_ENC_UTF8 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
     /* skiprows: that many lines of the file (line ends \n, \r\n or \r)
      * are passed over before anything is read, as pandas' skiprows=k */
     int64_t skip = o && o->skiprows > 0 ? o->skiprows : 0, line0 = 0;
@@ -812,7 +910,11 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
             h->names[i] = strdup(nb);
             was_empty[i] = true;
         } else {
-            h->names[i] = strdup(t.fb + t.fo[i]);
+            char *u;
+            size_t un;
+            if (to_utf8(t.fb + t.fo[i], t.fl[i], h->encoding, &u, &un, err, errlen) < 0)
+                goto fail_tok;
+            h->names[i] = u ? u : strdup(t.fb + t.fo[i]);
         }
         if (!h->names[i]) goto oom;
     }
@@ -886,7 +988,13 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
             char sp[2][340];
             /* pandas adds spellings to a list's values, not to a dict's */
             int nsp = cn ? 0 : na_spellings(o->na_values[i], sp);
+            /* compared with the file's bytes: in its encoding */
             if (!(h->na[h->nna] = strdup(o->na_values[i]))) goto oom;
+            if (h->encoding != CSV_ENC_UTF8 &&
+                !from_utf8(o->na_values[i], h->encoding, h->na[h->nna])) {
+                free(h->na[h->nna]);
+                continue;
+            }
             h->na_col[h->nna++] = col;
             for (int q = 0; q < nsp; q++) {
                 if (!(h->na[h->nna] = strdup(sp[q]))) goto oom;
@@ -1162,8 +1270,8 @@ typedef struct {
     bool any_na;
 } colb_t;
 
-static int colb_push(colb_t *b, char *s, size_t n, char dec, char tsep, bool na, const char *name,
-                     int64_t line, char *err, size_t errlen)
+static int colb_push_utf8(colb_t *b, char *s, size_t n, char dec, char tsep, bool na,
+                          const char *name, int64_t line, char *err, size_t errlen)
 {
     csv_column_t *c = &b->c;
     size_t i = (size_t)c->n;
@@ -1238,6 +1346,19 @@ bad:
                   csv_type_name(c->type, false));
 oom:
     return errmsg(err, errlen, "out of memory at row %zu of column '%s'", i, name);
+}
+
+/* colb_push of a value of encoding enc: text decoded to UTF-8 first. */
+static int colb_push(colb_t *b, char *s, size_t n, char dec, char tsep, int enc, bool na,
+                     const char *name, int64_t line, char *err, size_t errlen)
+{
+    char *u = NULL, msg[160];
+    size_t un = 0;
+    if (b->c.type == CSV_STRING && !na && to_utf8(s, n, enc, &u, &un, msg, sizeof msg) < 0)
+        return errmsg(err, errlen, "line %lld, column '%s': %s", (long long)line + 1, name, msg);
+    int rc = colb_push_utf8(b, u ? u : s, u ? un : n, dec, tsep, na, name, line, err, errlen);
+    free(u);
+    return rc;
 }
 
 static void column_free(csv_column_t *c)
@@ -1345,8 +1466,8 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
             if (!na && h->fpath && h->fpath[k] && types[k] == CSV_FLOAT64 &&
                 parse_float(s, n, h->decimal, h->thousands, &v) == 0)
                 na = na_value(h, k, f, v);
-            if (colb_push(&b[k], s, n, h->decimal, h->thousands, na, h->names[f], t.rec_line, err,
-                          errlen) < 0)
+            if (colb_push(&b[k], s, n, h->decimal, h->thousands, h->encoding, na, h->names[f],
+                          t.rec_line, err, errlen) < 0)
                 goto free_cols;
         }
         rows++;

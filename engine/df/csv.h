@@ -131,6 +131,7 @@ typedef struct {
     char sep;           /* the field separator every phase splits fields at */
     char decimal;       /* the decimal point of float values */
     char thousands;     /* the thousands separator of numbers, 0 for none */
+    int encoding;       /* CSV_ENC_*: text is decoded from it to UTF-8 */
     bool int_names;     /* header None without names: columns 0..n-1, integer labels */
     bool no_default_na; /* keep_default_na false: only na_values are missing */
     int nna;            /* na_values: nna strings (owned), each missing in column */
@@ -179,7 +180,17 @@ typedef struct {
     bool nrows_set;
     /* pandas' thousands: a separator numbers may hold (0: none) */
     char thousands;
+    /* pandas' encoding (CSV_ENC_*): header names and text values are
+     * decoded to UTF-8 (numbers, NA and bool strings are ASCII in all) */
+    int encoding;
 } csv_opts_t;
+
+enum { CSV_ENC_UTF8 = 0, CSV_ENC_LATIN1, CSV_ENC_CP1252 };
+/* pandas' encoding names (Python's codec names, any case, '_' for '-'):
+ * utf-8 (utf8, u8), latin-1 (latin1, iso-8859-1, l1), cp1252
+ * (windows-1252). Others fail naming the three. UTF-8 bytes pass as they
+ * are (no check); a UTF-8 byte-order mark is dropped only for utf-8. */
+int csv_encoding_parse(const char *s, int *enc, char *err, size_t errlen);
 
 /* The most columns a header may name. A bound on what one header line can
  * make the reader allocate per row (flags, offsets); pandas has none, but a

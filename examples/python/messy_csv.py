@@ -2,9 +2,10 @@
 """A CSV file as spreadsheets in many locales export it: a title line
 before the header, ';' between fields, decimal commas, '.' between
 thousands, "-" and "n/a" for missing values, zip codes with leading zeros
-and the index pandas' to_csv wrote. md.read_csv reads it with pandas'
-keywords (skiprows, sep, decimal, thousands, na_values, dtype, index_col),
-then a groupby; every result compared with pandas'."""
+the index pandas' to_csv wrote, in cp1252. md.read_csv reads it with
+pandas' keywords (skiprows, sep, decimal, thousands, na_values, dtype,
+index_col, encoding), then a groupby; every result compared with
+pandas'."""
 import os
 import tempfile
 
@@ -21,7 +22,7 @@ local = pd.DataFrame({"zip": [f"{z:05d}" for z in rng.integers(0, 99999, n)],
                       "region": rng.choice(["Nord", "Süd", "Ost", "West"], n),
                       "revenue": (rng.random(n) * 2e6).round(2)})
 path = os.path.join(tempfile.mkdtemp(), "umsatz.csv")
-with open(path, "w", encoding="utf-8") as f:
+with open(path, "w", encoding="cp1252") as f:  # as Excel writes it in Germany
     f.write("Umsatz 2026 (export)\n")
     text = local.to_csv(sep=";", decimal=",")  # with its index, unnamed
     # 1234567,89 as 1.234.567,89, and some values missing as "-" or "n/a"
@@ -37,7 +38,7 @@ with open(path, "w", encoding="utf-8") as f:
 sess.upload(path)  # PUT /api/v1/files/umsatz.csv
 
 kw = dict(skiprows=1, sep=";", decimal=",", thousands=".", na_values=["-", "n/a"],
-          dtype={"zip": str}, index_col=0)
+          dtype={"zip": str}, index_col=0, encoding="cp1252")
 df = md.read_csv("umsatz.csv", **kw)
 want = pd.read_csv(path, **kw)
 got = df.fetch()

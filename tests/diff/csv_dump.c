@@ -1,13 +1,13 @@
 /* csv_dump.c: the driver of test_csv.py (built by it, not by the Makefile).
  *   csv_dump [--sep C] [--decimal D] [--header none] [--name N]... [--pos]
  *            [--na V]... [--na-in COL V]... [--no-default-na] [--skiprows K]
- *            [--nrows N] [--thousands T]
+ *            [--nrows N] [--thousands T] [--encoding E]
  *            FILE CHUNK_BYTES [USECOL...]
  * reads FILE with csv_read_buffer (fields separated by C, default ',';
  * decimal point D, default '.'; no header record; the columns named N...;
  * USECOLs that are positions; V read as missing, in every column or in
  * COL; the default NA strings not; the first K lines skipped; the first N
- * rows only; T separating thousands) and prints one JSON object:
+ * rows only; T separating thousands; the text in encoding E) and prints one JSON object:
  *   {"columns": [...], "dtypes": [...], "data": [[column 0 values], ...]}
  * (NaN, Infinity and -Infinity as Python's json reads them; NA as null), or
  *   {"error": "message"}
@@ -73,7 +73,10 @@ int main(int argc, char **argv)
             o.header = -1;
         else if (!strcmp(argv[1], "--name") && o.nnames < 64)
             names[o.nnames++] = argv[2];
-        else if (!strcmp(argv[1], "--thousands"))
+        else if (!strcmp(argv[1], "--encoding")) {
+            char e[128];
+            if (csv_encoding_parse(argv[2], &o.encoding, e, sizeof e) < 0) return 2;
+        } else if (!strcmp(argv[1], "--thousands"))
             o.thousands = argv[2][0];
         else if (!strcmp(argv[1], "--skiprows"))
             o.skiprows = strtoll(argv[2], NULL, 10);

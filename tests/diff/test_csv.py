@@ -50,7 +50,8 @@ def build(tmp):
 
 
 DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_values": None,
-           "keep_default_na": True, "skiprows": None, "nrows": None, "thousands": None}
+           "keep_default_na": True, "skiprows": None, "nrows": None, "thousands": None,
+           "encoding": None}
 
 
 def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
@@ -77,6 +78,8 @@ def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
         args += ["--nrows", str(opt["nrows"])]
     if opt["thousands"]:
         args += ["--thousands", opt["thousands"]]
+    if opt["encoding"]:
+        args += ["--encoding", opt["encoding"]]
     p = subprocess.run([exe] + args + [path, str(chunk)] + [str(u) for u in usecols or []],
                        capture_output=True,
                        timeout=60)
@@ -90,7 +93,8 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
         df = pd.read_csv(path, usecols=usecols, float_precision=float_precision, sep=opt["sep"],
                          decimal=opt["decimal"], header=opt["header"], names=opt["names"],
                          na_values=opt["na_values"], keep_default_na=opt["keep_default_na"],
-                         skiprows=opt["skiprows"], nrows=opt["nrows"], thousands=opt["thousands"])
+                         skiprows=opt["skiprows"], nrows=opt["nrows"], thousands=opt["thousands"],
+                         encoding=opt["encoding"])
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     cols = [str(c) for c in df.columns]  # header None: 0, 1, ... (csv_dump prints names)
@@ -320,7 +324,11 @@ def gen_file(r, path):
         opt["skiprows"] = k
     if r.random() < 0.15:
         opt["nrows"] = r.choice([0, 1, 2, 5, 30])
-    with open(path, "w", encoding="utf-8", newline="") as f:
+    # encoding: latin-1 or cp1252 text (what either cannot hold written as '?')
+    if r.random() < 0.1:
+        opt["encoding"] = r.choice(["latin-1", "cp1252", "ISO-8859-1"])
+        text += "\u00e9t\u00e9\u20ac\u2019" if r.random() < 0.3 else ""
+    with open(path, "w", encoding=opt["encoding"] or "utf-8", errors="replace", newline="") as f:
         f.write(text)
     return opt
 
@@ -379,6 +387,12 @@ FIXED = [
      "."),
     ("thousands-is-decimal", "a;b\n1,5;1,5e3\n", None, ";", ",", "infer", None, None, True, None, None,
      ","),
+    # encodings: latin-1, cp1252 (its euro and quotes), a byte cp1252 lacks
+    ("latin1", "St\u00e4dte,n\nK\u00f6ln,1\nM\u00fcnchen,2\n".encode("latin-1"), None, ",", ".", "infer", None,
+     None, True, None, None, None, "latin-1"),
+    ("cp1252", "a,b\n\u20ac 5,\u201cq\u201d\n".encode("cp1252"), None, ",", ".", "infer", None, None, True,
+     None, None, None, "cp1252"),
+    ("cp1252-undefined", b"a\n\x81\n", None, ",", ".", "infer", None, None, True, None, None, None, "cp1252"),
     # skiprows before the header; nrows: types from those rows only
     ("skiprows", "junk\n\nmore\r\na,b\n1,x\n2.5,y\n", None, ",", ".", "infer", None, None, True, 3),
     ("nrows", "a,b\n1,x\n\n2,y\n2.5,z\n", None, ",", ".", "infer", None, None, True, None, 2),
@@ -402,12 +416,12 @@ def main():
         cases = []
         for name, text, usecols, *opt in FIXED:
             p = os.path.join(tmp, name + ".csv")
-            with open(p, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-            opt += [",", ".", "infer", None, None, True, None, None, None][len(opt):]
+            with open(p, "wb") as f:
+                f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
+            opt += [",", ".", "infer", None, None, True, None, None, None, None][len(opt):]
             cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names", "na_values",
-                                                      "keep_default_na", "skiprows", "nrows", "thousands"),
-                                                     opt))))
+                                                      "keep_default_na", "skiprows", "nrows", "thousands",
+                                                      "encoding"), opt))))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)
             opt = gen_file(r, p)

@@ -15,8 +15,9 @@ columns or per column, with its refusals in pandas' words; `header` null
 and `names`: a file without a header line, its columns 0..n-1 or named,
 usecols by position, a groupby by an integer label, names over a pattern);
 `na_values` (a list, numbers, per column) and `keep_default_na`;
-`skiprows` and `nrows` (types from those rows only); `thousands`; and
-the refusals: no file matches, a file whose
+`skiprows` and `nrows` (types from those rows only); `thousands`;
+`encoding` latin-1 and cp1252 (names, text, na_values decoded); and the
+refusals: no file matches, a file whose
 header differs (named), a pattern reaching outside the data directory, a
 separator pandas' C parser does not take."""
 
@@ -194,6 +195,20 @@ def main():
         kw = {"sep": ";", "decimal": ",", "thousands": "."}
         cases.append(("thousands", [dict({"key": "t", "op": "dataframe.read_csv", "path": "th.csv",
                                           "chunk_bytes": 100}, **kw)], "t", pd.read_csv(th, **kw)))
+        with open(os.path.join(data, "l1.csv"), "w", encoding="cp1252") as f:
+            f.write("Stadt;Betrag;Notiz\n" + "".join("%s;%d;%s\n" % (["Köln", "München", "Zürich"][i % 3], i,
+                                                                   ["\u20ac gezahlt", "\u201eoffen\u201c", "n/v"][i % 3])
+                                                     for i in range(90)))
+        l1 = os.path.join(data, "l1.csv")
+        for enc in ("cp1252", "latin-1"):
+            kw = {"sep": ";", "encoding": enc, "na_values": ["n/v", "Zürich"]}
+            cases.append(("encoding_" + enc, [dict({"key": "t", "op": "dataframe.read_csv", "path": "l1.csv",
+                                                    "chunk_bytes": 80}, **kw)], "t", pd.read_csv(l1, **kw)))
+        cases.append(("encoding_groupby", [
+            {"key": "t", "op": "dataframe.read_csv", "path": "l1.csv", "sep": ";", "encoding": "cp1252"},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["Stadt"],
+             "agg": {"s": ["Betrag", "sum"]}}], "g",
+            pd.read_csv(l1, sep=";", encoding="cp1252").groupby(["Stadt"]).agg(s=("Betrag", "sum"))))
         with open(os.path.join(data, "empty.csv"), "w") as f:
             f.write("a,b,c,d\n")
         dt = {"a": "int64", "b": "float64", "c": "bool", "d": "object"}
@@ -287,6 +302,8 @@ def main():
                 ("nrows_negative", {"path": "ids.csv", "nrows": -1}, "\"nrows\" must be an integer >= 0"),
                 ("nrows_glob", {"path": "logs/*.csv", "nrows": 5}, "not supported with a pattern"),
                 ("thousands_long", {"path": "ids.csv", "thousands": ",,"}, "Only length-1 thousands markers"),
+                ("encoding_name", {"path": "ids.csv", "encoding": "utf-16"},
+                 "encoding 'utf-16': read_csv reads utf-8, latin-1 (iso-8859-1) or cp1252"),
                 ("thousands_digit", {"path": "ids.csv", "thousands": "1"}, "cannot separate thousands"),
                 ("usecols_pos", {"path": "ids.csv", "usecols": [0, 12]},
                  "Usecols do not match columns, columns expected but not found: [0, 12]")]:

@@ -2810,8 +2810,8 @@ def _csv_dtype(t):
 
 def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_col=None,
              usecols=None, dtype=None, skiprows=None, nrows=None, thousands=None, decimal=None,
-             na_values=None, keep_default_na=True, parse_dates=None, chunk_bytes=None,
-             session=None):
+             na_values=None, keep_default_na=True, parse_dates=None, encoding=None,
+             chunk_bytes=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
@@ -2831,7 +2831,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     read as missing, for every column or a dict per column;
     keep_default_na=False: only those. skiprows: a number of lines
     before the header; nrows: the first rows only (their types).
-    thousands: a separator numbers may hold ("1,234")."""
+    thousands: a separator numbers may hold ("1,234"). encoding: "utf-8"
+    (the default), "latin-1" or "cp1252"."""
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
@@ -2842,6 +2843,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["decimal"] = decimal
     if thousands is not None:
         p["thousands"] = thousands
+    if encoding is not None:
+        p["encoding"] = encoding
     if dtype is not None:
         p["dtype"] = ({str(k): _csv_dtype(v) for k, v in dtype.items()} if isinstance(dtype, dict)
                       else _csv_dtype(dtype))

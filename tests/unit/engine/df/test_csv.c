@@ -779,6 +779,36 @@ static void test_thousands(void **state)
     assert_string_equal(err, "Only length-1 thousands markers supported");
 }
 
+/* encoding: latin-1 and cp1252 names and text decoded to UTF-8, na_values
+ * compared in the file's encoding; a byte cp1252 lacks fails its line. */
+static void test_encoding(void **state)
+{
+    (void)state;
+    const char *text = "St\xe4"
+                       "dte,n\nK\xf6ln,1\n\x80 \x93q\x94,2\nZ\xfcrich,3\n";
+    const char *nv[] = {"Z\xc3\xbcrich"};
+    const csv_opts_t l1 = {
+        .sep = ',', .decimal = '.', .encoding = CSV_ENC_CP1252, .na_values = nv, .nna = 1};
+    csv_frame_t f;
+    assert_int_equal(csv_read_buffer(text, strlen(text), &l1, NULL, 0, 6, &f, err, sizeof err), 0);
+    assert_string_equal(f.names[0], "St\xc3\xa4"
+                                    "dte");
+    assert_int_equal(str_len(&f.cols[0], 0), 5);
+    assert_memory_equal(str_at(&f.cols[0], 0), "K\xc3\xb6ln", 5);
+    assert_int_equal(str_len(&f.cols[0], 1), 11); /* the euro sign and the quotes: 3 bytes each */
+    assert_memory_equal(str_at(&f.cols[0], 1), "\xe2\x82\xac \xe2\x80\x9cq\xe2\x80\x9d", 11);
+    assert_false(is_valid(&f.cols[0], 2)); /* na_values in UTF-8 match the cp1252 bytes */
+    csv_frame_close(&f);
+    const char *bad = "a\nx\x81\n";
+    const csv_opts_t cp = {.sep = ',', .decimal = '.', .encoding = CSV_ENC_CP1252};
+    assert_int_equal(csv_read_buffer(bad, strlen(bad), &cp, NULL, 0, 6, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "line 2, column 'a': 'charmap' codec can't decode byte 0x81"));
+    int enc;
+    assert_int_equal(csv_encoding_parse("ISO_8859_1", &enc, err, sizeof err), 0);
+    assert_int_equal(enc, CSV_ENC_LATIN1);
+    assert_int_equal(csv_encoding_parse("utf-16", &enc, err, sizeof err), -1);
+}
+
 static void test_usecols(void **st)
 {
     const char *text = "a,b,c,a\n1,x,2.5,4\n5,y,,6,extra\n";
@@ -978,6 +1008,7 @@ int main(void)
         cmocka_unit_test(test_na_values),
         cmocka_unit_test(test_skiprows_nrows),
         cmocka_unit_test(test_thousands),
+        cmocka_unit_test(test_encoding),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_file_open),
         cmocka_unit_test(test_resolve_path),
