@@ -170,7 +170,7 @@ typedef struct {
      * strings; an empty or a missing field is then an empty string) */
     const char *const *na_values;
     const char *const *na_cols;
-    int nna;
+    int nna; /* at most CSV_MAX_NA_VALUES: each value is compared with them */
     bool no_default_na;
     /* pandas' skiprows=k: the file's first k lines (before the header) */
     int64_t skiprows;
@@ -186,6 +186,11 @@ typedef struct {
 } csv_opts_t;
 
 enum { CSV_ENC_UTF8 = 0, CSV_ENC_LATIN1, CSV_ENC_CP1252 };
+
+/* The most na_values one read takes: every field is compared with each, so
+ * the count bounds the work per field (pandas hashes them; a few hundred
+ * is already more than files use). */
+#define CSV_MAX_NA_VALUES 10000
 /* pandas' encoding names (Python's codec names, any case, '_' for '-'):
  * utf-8 (utf8, u8), latin-1 (latin1, iso-8859-1, l1), cp1252
  * (windows-1252). Others fail naming the three. UTF-8 bytes pass as they

@@ -296,6 +296,11 @@ def main():
                 ("names_short", {"path": "ids.csv", "names": ["a", "b"]}, "Expected 2 fields in line 1, saw 9"),
                 ("usecols_mixed", {"path": "ids.csv", "usecols": [0, "n"]}, "all names, or all non-negative"),
                 ("na_values_bool", {"path": "ids.csv", "na_values": [True]}, "\"na_values\" must be a string"),
+                ("na_values_many", {"path": "ids.csv", "na_values": ["v%d" % i for i in range(10001)]},
+                 "na_values: 10001 values, more than the 10000 allowed"),
+                # a duplicate among 200000 names is found by sorting, not by pairs
+                ("names_many_dup", {"path": "ids.csv", "names": ["c%d" % i for i in range(200000)] + ["c7"]},
+                 "Duplicate names are not allowed."),
                 ("keep_default_na_str", {"path": "ids.csv", "keep_default_na": "no"},
                  "\"keep_default_na\" must be true or false"),
                 ("skiprows_list", {"path": "ids.csv", "skiprows": [1, 2]}, "lists of line numbers are not"),
