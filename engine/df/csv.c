@@ -402,7 +402,7 @@ static bool na_at(const csv_header_t *h, int col, const char *s, size_t n)
 {
     if (!h->no_default_na && is_na(s, n)) return true;
     for (int i = 0; i < h->nna; i++)
-        if ((h->na_col[i] < 0 || h->na_col[i] == col) && strlen(h->na[i]) == n &&
+        if ((h->na_col[i] < 0 || h->na_col[i] == col) && h->na_len[i] == n &&
             !memcmp(h->na[i], s, n))
             return true;
     return false;
@@ -752,6 +752,7 @@ void csv_header_close(csv_header_t *h)
         free(h->na[i]);
     free(h->na);
     free(h->na_col);
+    free(h->na_len);
     free(h->naf);
     free(h->naf_col);
     free(h->fpath);
@@ -991,9 +992,10 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     if (nna > 0) {
         h->na = calloc((size_t)nna * 3, sizeof *h->na);
         h->na_col = calloc((size_t)nna * 3, sizeof *h->na_col);
+        h->na_len = calloc((size_t)nna * 3, sizeof *h->na_len);
         h->naf = calloc((size_t)nna, sizeof *h->naf);
         h->naf_col = calloc((size_t)nna, sizeof *h->naf_col);
-        if (!h->na || !h->na_col || !h->naf || !h->naf_col) goto oom;
+        if (!h->na || !h->na_col || !h->na_len || !h->naf || !h->naf_col) goto oom;
         for (int i = 0; i < nna; i++) {
             int col = -1;
             const char *cn = o->na_cols ? o->na_cols[i] : NULL;
@@ -1020,6 +1022,8 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
             }
             if (na_float(o->na_values[i], &h->naf[h->nnaf])) h->naf_col[h->nnaf++] = col;
         }
+        for (int i = 0; i < h->nna; i++)
+            h->na_len[i] = strlen(h->na[i]);
     }
     free(was_empty);
     tok_close(&t);

@@ -137,6 +137,7 @@ typedef struct {
     int nna;            /* na_values: nna strings (owned), each missing in column */
     char **na;          /* na_col[i] (a file column index) or in every column (-1) */
     int *na_col;
+    size_t *na_len; /* strlen of each, compared with every field's length first */
     /* na_values that read as floats (Python's float()), their column as
      * na_col; a float64 column that pandas reads by its float path (some
      * value is no int64: fpath[k] for selected column k, set by
