@@ -680,8 +680,7 @@ static int infer_ranges(const csv_file_t *f, const csv_header_t *h, const csv_ra
  * (malloc'ed, one per selected column) merges them all. Fills d->path(s),
  * hdr, ranges, range_rows. 0, or -1 having failed the node. */
 static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *rel, int64_t chunk,
-                          const csv_opts_t *o, int64_t nrows, const char **use, int nuse,
-                          uint32_t **kinds)
+                          const csv_opts_t *o, const char **use, int nuse, uint32_t **kinds)
 {
     df_node_t *d = n->df;
     const char *dir = e->lim->data_dir ? e->lim->data_dir : ".";
@@ -759,10 +758,10 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
         int bad = csv_header_parse(f.buf, f.len, o, use, nuse, h, msg, sizeof msg);
         /* nrows: the file as if it ended after that many rows */
         int64_t flen = (int64_t)f.len;
-        if (!bad && nrows >= 0 &&
-            (flen = csv_rows_end(f.buf, f.len, h, nrows, msg, sizeof msg)) < 0)
+        if (!bad && o->nrows_set &&
+            (flen = csv_rows_end(f.buf, f.len, h, o->nrows, msg, sizeof msg)) < 0)
             bad = 1;
-        bool hit = !bad && nrows < 0 && have_st && csv_cache_get(path, &st, chunk, h, &sc);
+        bool hit = !bad && !o->nrows_set && have_st && csv_cache_get(path, &st, chunk, h, &sc);
         if (hit) {
             rg = sc.rg;
             nr = sc.nr;
@@ -822,7 +821,7 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
         } else if (infer_ranges(&f, h, rg, nr, &d->range_rows[at0], fk, part, msg, sizeof msg)) {
             NFAIL(e, n, "%s: %s", name, msg);
             bad = 1;
-        } else if (have_st && nrows < 0) {
+        } else if (have_st && !o->nrows_set) {
             csv_scan_t put = {nr, rg, &d->range_rows[at0], fk};
             csv_cache_put(path, &st, chunk, h, &put);
         }
@@ -1181,7 +1180,6 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     o.na_values = (const char *const *)nal.vals;
     o.na_cols = nal.cols;
     o.nna = nal.n;
-    int64_t nrows = -1;
     json_t *sr = json_object_get(obj, "skiprows"), *nr = json_object_get(obj, "nrows");
     if (sr && !json_is_null(sr)) {
         if (!json_is_integer(sr) || json_integer_value(sr) < 0) {
@@ -1201,9 +1199,10 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
             rc = NFAIL(e, n, "\"nrows\" reads one file: it is not supported with a pattern");
             goto done;
         }
-        nrows = (int64_t)json_integer_value(nr);
+        o.nrows = (int64_t)json_integer_value(nr);
+        o.nrows_set = true;
     }
-    rc = read_csv_files(e, n, rel, chunk, &o, nrows, names, nuse, &kinds);
+    rc = read_csv_files(e, n, rel, chunk, &o, names, nuse, &kinds);
     if (rc) goto done;
     rc = -1;
     int nsel = d->hdr.nsel;

@@ -175,8 +175,9 @@ typedef struct {
     bool no_default_na;
     /* pandas' skiprows=k: the file's first k lines (before the header) */
     int64_t skiprows;
-    /* pandas' nrows (with nrows_set): csv_read_buffer reads the first
-     * nrows rows only (csv_rows_end); the graph's read_csv cuts so too */
+    /* pandas' nrows (with nrows_set): the first nrows rows only, the file
+     * cut after them (csv_rows_end) by csv_read_buffer and by the graph's
+     * read_csv before it splits */
     int64_t nrows;
     bool nrows_set;
     /* pandas' thousands: a separator numbers may hold (0: none) */
