@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1063,29 +1064,26 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     }
     csv_opts_t o = {.sep = ',', .decimal = '.'};
     char msg[256];
-    json_t *sp = json_object_get(obj, "sep"), *dp = json_object_get(obj, "decimal");
-    if (sp && !json_is_null(sp)) {
-        if (!json_is_string(sp)) return NFAIL(e, n, "\"sep\" must be a string of one character");
-        if (csv_sep_parse(json_string_value(sp), &o.sep, msg, sizeof msg))
-            return NFAIL(e, n, "%s", msg);
-    }
-    if (dp && !json_is_null(dp)) {
-        if (!json_is_string(dp))
-            return NFAIL(e, n, "\"decimal\" must be a string of one character");
-        if (csv_decimal_parse(json_string_value(dp), &o.decimal, msg, sizeof msg))
+    /* sep, decimal and thousands: one character each, checked by csv.h */
+    static const struct {
+        const char *key;
+        int (*parse)(const char *, char *, char *, size_t);
+        size_t off;
+    } one_char[] = {{"sep", csv_sep_parse, offsetof(csv_opts_t, sep)},
+                    {"decimal", csv_decimal_parse, offsetof(csv_opts_t, decimal)},
+                    {"thousands", csv_thousands_parse, offsetof(csv_opts_t, thousands)}};
+    for (size_t i = 0; i < sizeof one_char / sizeof one_char[0]; i++) {
+        json_t *v = json_object_get(obj, one_char[i].key);
+        if (!v || json_is_null(v)) continue;
+        if (!json_is_string(v))
+            return NFAIL(e, n, "\"%s\" must be a string of one character", one_char[i].key);
+        if (one_char[i].parse(json_string_value(v), (char *)&o + one_char[i].off, msg, sizeof msg))
             return NFAIL(e, n, "%s", msg);
     }
     json_t *en = json_object_get(obj, "encoding");
     if (en && !json_is_null(en)) {
         if (!json_is_string(en)) return NFAIL(e, n, "\"encoding\" must be a string");
         if (csv_encoding_parse(json_string_value(en), &o.encoding, msg, sizeof msg))
-            return NFAIL(e, n, "%s", msg);
-    }
-    json_t *th = json_object_get(obj, "thousands");
-    if (th && !json_is_null(th)) {
-        if (!json_is_string(th))
-            return NFAIL(e, n, "\"thousands\" must be a string of one character");
-        if (csv_thousands_parse(json_string_value(th), &o.thousands, msg, sizeof msg))
             return NFAIL(e, n, "%s", msg);
     }
     json_t *dt = json_object_get(obj, "dtype");
