@@ -3131,6 +3131,10 @@ static bool gb_takes(int f, const df_col_t *c)
     if (f < DF3_TF_CUMSUM)
         return f == DF3_AGG_COUNT || c->type == FT_INT64 || c->type == FT_FLOAT64;
     switch (f) {
+    case DF3_TB_MEDIAN:
+        return num;
+    case DF3_TB_PROD:
+        return num && !date;
     case DF3_TF_CUMSUM:
     case DF3_TF_CUMPROD:
         return num && !date;
@@ -3148,7 +3152,7 @@ static bool gb_takes(int f, const df_col_t *c)
 static const char *gb_takes_what(int f)
 {
     return f < DF3_TF_CUMSUM || f == DF3_TF_PCT_CHANGE ? "int64 and float64 columns"
-           : f == DF3_TF_CUMSUM || f == DF3_TF_CUMPROD
+           : f == DF3_TF_CUMSUM || f == DF3_TF_CUMPROD || f == DF3_TB_PROD
                ? "int64, float64 and bool columns"
                : "int64, float64, bool and datetime columns";
 }
@@ -3179,7 +3183,9 @@ static int gb_columns(const df_node_t *s, df_node_t *d, json_t *obj, int f, cons
             bool key = false;
             for (int q = 0; q < d->nkey; q++)
                 key |= d->key[q] == k;
-            if (!key && gb_takes(f, &s->cols[k])) d->sel[d->nsel++] = k;
+            /* median: pandas' numeric_only default drops datetimes */
+            bool date = f == DF3_TB_MEDIAN && s->cols[k].unit != FU_NONE;
+            if (!key && !date && gb_takes(f, &s->cols[k])) d->sel[d->nsel++] = k;
         }
     }
     if (!(d->gb_intv = calloc((size_t)d->nsel + 1, sizeof(bool)))) return XFAIL(n, "out of memory");
@@ -3252,13 +3258,34 @@ static void transform_rows(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
                            uint8_t vk)
 {
     bool back;
-    if (d->pv_agg < DF3_TF_CUMSUM || d->pv_agg == DF3_TF_NGROUP || df3_gb_chunked(d, &back)) {
+    if (d->pv_agg < DF3_TF_CUMSUM || d->pv_agg == DF3_TF_NGROUP || df3_gb_lookup(d) ||
+        df3_gb_chunked(d, &back)) {
         d->nrows = s->nrows;
         d->rowsrc = s->rowsrc;
         set_frame_shape(n, vk);
         return;
     }
     new_rows(g, n, d, vk);
+}
+
+/* groupby_transform's parameters of func f (DF3_*): each kernel's own
+ * (none for the statistics and groupby_agg's funcs); -1 after failing the
+ * node on another's */
+static int gb_kernel_params(json_t *obj, int f, const char *fname, const graph_node_t *n, char *err,
+                            size_t errlen)
+{
+    bool pct = f == DF3_TF_PCT_CHANGE;
+    bool periods = f == DF3_TF_SHIFT || f == DF3_TF_DIFF || pct,
+         fill = f == DF3_TF_FFILL || f == DF3_TF_BFILL;
+    bool rank = f == DF3_TF_RANK, asc = rank || f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP;
+    static const char *const names[] = {"periods",   "limit",     "method",     "pct",
+                                        "ascending", "na_option", "fill_method"};
+    for (int q = 0; q < 7; q++) {
+        bool ok = q == 0 ? periods : q == 1 ? fill || pct : q == 4 ? asc : q == 6 ? pct : rank;
+        if (!ok && json_given(json_object_get(obj, names[q])))
+            return XFAIL(n, "\"%s\" is not a parameter of %s", names[q], fname);
+    }
+    return 0;
 }
 
 /* groupby_transform with one of pandas' transformation kernels (cumsum ...
@@ -3271,13 +3298,7 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
     bool periods = f == DF3_TF_SHIFT || f == DF3_TF_DIFF || pct,
          fill = f == DF3_TF_FFILL || f == DF3_TF_BFILL;
     bool rank = f == DF3_TF_RANK, asc = rank || f == DF3_TF_CUMCOUNT || f == DF3_TF_NGROUP;
-    static const char *const names[] = {"periods",   "limit",     "method",     "pct",
-                                        "ascending", "na_option", "fill_method"};
-    for (int q = 0; q < 7; q++) {
-        bool ok = q == 0 ? periods : q == 1 ? fill || pct : q == 4 ? asc : q == 6 ? pct : rank;
-        if (!ok && json_given(json_object_get(obj, names[q])))
-            return XFAIL(n, "\"%s\" is not a parameter of %s", names[q], fname);
-    }
+    /* other kernels' parameters: refused by infer_gb3 (gb_kernel_params) */
     if (pct) {
         /* pandas' fill_method ("pad": ffill) with its limit, then the
          * change against the filled value `periods` rows before */
@@ -3348,6 +3369,64 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
     return 0;
 }
 
+/* groupby_transform with one of groupby_agg's funcs (median, prod, first,
+ * last, size, nunique): the input's rows and index, each row its group's
+ * value (df3_gb_lookup); size one int64 Series, named as `columns` when
+ * that is one label, not a list (pandas' g[name].transform("size")), else
+ * unnamed */
+static int infer_gb_lookup(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
+                           json_t *obj, const char *fname, char *err, size_t errlen)
+{
+    int f = d->pv_agg;
+    bool size = f == DF3_TB_SIZE, may_miss = gb_key_may_miss(s, d);
+    json_t *cols = json_object_get(obj, "columns");
+    d->gb_may_miss = may_miss;
+    if ((!size || json_given(cols)) && gb_columns(s, d, obj, f, fname, n, err, errlen)) return -1;
+    if (!size && d->nsel < 1) return XFAIL(n, "no columns to compute %s over", fname);
+    int na = size ? 1 : d->nsel;
+    d->aggs = calloc((size_t)na, sizeof(agg_spec_t));
+    if (!d->aggs || alloc_cols(d, na, s->nidx) || copy_index(d, s))
+        return XFAIL(n, "out of memory");
+    static const agg_func_t af[] = {AGG_MEDIAN, AGG_PROD, AGG_FIRST,
+                                    AGG_LAST,   AGG_SIZE, AGG_NUNIQUE};
+    d->gb.nby = d->nkey;
+    memcpy(d->gb.by, d->key, sizeof(int) * (size_t)d->nkey);
+    d->gb.nagg = na;
+    d->gb.agg = d->aggs;
+    d->gb_whole = f == DF3_TB_MEDIAN || f == DF3_TB_PROD; /* groupby_agg's one-part funcs */
+    for (int v = 0; v < na; v++) {
+        int col = size ? d->key[0] : d->sel[v];
+        const df_col_t *c = &s->cols[col];
+        bool date = c->type == FT_INT64 && (c->unit == FU_NS || c->unit == FU_TD);
+        int t = FT_INT64, u = FU_NONE;
+        if (f == DF3_TB_MEDIAN) {
+            /* a datetime's or timedelta's median keeps its unit (whole
+             * nanoseconds, NaT where no value), as groupby_agg's */
+            t = date ? FT_INT64 : FT_FLOAT64;
+            u = date ? c->unit : FU_NONE;
+            d->aggs[v].unit = (uint8_t)u;
+        } else if (f == DF3_TB_PROD) {
+            t = c->type == FT_FLOAT64 ? FT_FLOAT64 : FT_INT64;
+        } else if (f == DF3_TB_FIRST || f == DF3_TB_LAST) {
+            t = c->type;
+            u = c->unit;
+        }
+        d->aggs[v].col = col;
+        d->aggs[v].func = af[f - DF3_TB_MEDIAN];
+        if (!(d->aggs[v].out = strdup(fname))) return XFAIL(n, "out of memory");
+        bool one = json_given(cols) && !json_is_array(cols); /* a label, not a list */
+        const df_col_t *lc = !size ? c : one ? &s->cols[d->sel[0]] : NULL;
+        if (set_col(&d->cols[v], lc ? lc->name : NULL, lc && lc->is_int, t))
+            return XFAIL(n, "out of memory");
+        d->cols[v].unit = (uint8_t)u;
+        /* int64 where every row is in a group: typed chunk by chunk where
+         * a key may be missing, as the statistics' */
+        d->cols[v].chunky = t == FT_INT64 && u == FU_NONE && may_miss;
+    }
+    transform_rows(g, n, d, s, size ? VK_SERIES : VK_DATAFRAME);
+    return 0;
+}
+
 /* df3: groupby_size, _quantile, _transform, _head, _tail (df3.c), one job */
 static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                      size_t errlen)
@@ -3384,10 +3463,11 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         return 0;
     }
     /* DF3_AGG_* then DF3_TF_* (df3.h) */
-    static const char *const funcs[] = {"sum",    "mean",     "count",  "min",       "max",
-                                        "std",    "var",      "cumsum", "cumprod",   "cummin",
-                                        "cummax", "cumcount", "ngroup", "shift",     "diff",
-                                        "ffill",  "bfill",    "rank",   "pct_change"};
+    static const char *const funcs[] = {"sum",    "mean",     "count",  "min",        "max",
+                                        "std",    "var",      "cumsum", "cumprod",    "cummin",
+                                        "cummax", "cumcount", "ngroup", "shift",      "diff",
+                                        "ffill",  "bfill",    "rank",   "pct_change", "median",
+                                        "prod",   "first",    "last",   "size",       "nunique"};
     enum { NFUNCS = (int)(sizeof funcs / sizeof *funcs) };
     const char *fname = "quantile";
     if (n->op == OP_DF_GROUPBY_QUANTILE) {
@@ -3407,10 +3487,14 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
             if (!strcmp(json_string_value(f), funcs[q])) d->pv_agg = q;
         if (d->pv_agg < 0)
             return XFAIL(n, "\"func\" must be one of sum, mean, count, min, max, std, var, "
-                            "cumsum, cumprod, cummin, cummax, cumcount, ngroup, shift, "
-                            "diff, ffill, bfill, rank, pct_change");
+                            "median, prod, first, last, size, nunique, cumsum, cumprod, "
+                            "cummin, cummax, cumcount, ngroup, shift, diff, ffill, bfill, "
+                            "rank, pct_change");
         fname = funcs[d->pv_agg];
     }
+    if (n->op == OP_DF_GROUPBY_TRANSFORM && gb_kernel_params(obj, d->pv_agg, fname, n, err, errlen))
+        return -1;
+    if (df3_gb_lookup(d)) return infer_gb_lookup(g, n, d, s, obj, fname, err, errlen);
     if (d->pv_agg >= DF3_TF_CUMSUM) return infer_gb_kernel(g, n, d, s, obj, fname, err, errlen);
     if (gb_columns(s, d, obj, d->pv_agg, fname, n, err, errlen)) return -1;
     if (d->nsel < 1) return XFAIL(n, "no columns to compute %s over", fname);

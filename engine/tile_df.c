@@ -971,6 +971,36 @@ done:
     return G;
 }
 
+/* groupby_transform of groupby_agg's funcs (median, prod, first, last,
+ * size, nunique: df3_gb_lookup): the node's groupby_agg over every chunk
+ * into one chunk (median and prod: the rows shuffled by key, each part
+ * aggregated whole; the others: the tree, or the shuffle of partials, as
+ * groupby_agg's), then each chunk's map reads its rows' groups from it,
+ * so the result keeps the input's chunks */
+static tgrid_t *tile_gb_lookup(tctx_t *c, int node)
+{
+    const tgrid_t *A = in_grid(c, node, 0);
+    const df_node_t *d = c->g->nodes[node].df;
+    int64_t nch = A->nchunks[0];
+    const tgrid_t *R =
+        d->gb_whole ? tile_gb_parts(c, node, A)
+                    : tile_groupby(c, node, A, c->g->nodes[c->g->nodes[node].in[0].node].df->nrows);
+    if (!R) return NULL;
+    int32_t agg = R->job[0];
+    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
+    if (!G) return NULL;
+    jparam_t *pm = dparam(c, node, DFJ_MAP);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t mj = bjob(c, pm, 2);
+        if (mj < 0) return NULL;
+        tile__jin_direct(c, mj, 0, A->job[k]);
+        tile__jin_direct(c, mj, 1, agg);
+        c->t->jobs[mj].off[0] = 1;
+        G->job[k] = mj;
+    }
+    return G;
+}
+
 /* resample (df/resample.h): the span when the bins need it (a map per
  * chunk, a combine tree), a bin job per chunk, groupby_agg's plans over
  * the bin jobs, and one job filling the empty bins */
@@ -1691,6 +1721,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
          * group's running state, or the rows a chunk may read, carried from
          * chunk to chunk (df3_gb_chunked) */
         bool back;
+        if (df3_gb_lookup(n->df)) return tile_gb_lookup(c, node);
         if (n->df->pv_agg < DF3_TF_CUMSUM || n->df->pv_agg == DF3_TF_NGROUP)
             return tile_gb_bcast(c, node);
         if (df3_gb_chunked(n->df, &back)) return tile_carry(c, node, back);

@@ -1425,9 +1425,86 @@ done:
     return 0;
 }
 
+bool df3_gb_lookup(const df_node_t *d)
+{
+    return d->pv_agg >= DF3_TB_MEDIAN && d->pv_agg <= DF3_TB_NUNIQUE;
+}
+
+/* Each row of in its group's row of agg (groupby_agg's result over every
+ * chunk: the keys in its index, a column per value column); a row with a
+ * missing key is in no group and gets a missing value (an int64 column is
+ * float64 in such a chunk, a bool or string one gets missing values), as
+ * the statistics' rows. */
+static int gb_lookup(const df_node_t *d, const frame_t *in, const frame_t *agg, frame_t *out,
+                     char *err, size_t errlen)
+{
+    int nk = d->nkey, nv = d->pv_agg == DF3_TB_SIZE ? 1 : d->nsel;
+    int64_t n = in->nrows, na = agg->nrows;
+    memset(out, 0, sizeof *out);
+    if (agg->nidx != nk || agg->ncols != nv)
+        return errmsg(err, errlen,
+                      "internal: groupby transform's aggregate has %d levels and %d columns, not "
+                      "%d and %d",
+                      agg->nidx, agg->ncols, nk, nv);
+    dfa_keys_t ks = {.nk = nk}, aks = {.nk = nk};
+    for (int k = 0; k < nk; k++) {
+        ks.k[k] = &in->cols[d->key[k]];
+        aks.k[k] = &agg->idx[k];
+    }
+    int64_t *gid = dfa_alloc(n + 1, sizeof *gid), *agid = dfa_alloc(na + 1, sizeof *agid);
+    uint64_t *h = dfa_alloc(n + 1, sizeof *h);
+    dfa_htab_t t = {0};
+    int ret = -1;
+    if (!gid || !agid || !h || dfa_group(&aks, na, NULL, agid, &t)) goto nomem;
+    dfa_hash_rows(ks.k, nk, n, h);
+    if (dfa_htab_find_rows(&t, &aks, &ks, n, h, gid)) goto nomem;
+    for (int64_t i = 0; i < n; i++) {
+        bool miss = false;
+        for (int k = 0; k < nk; k++)
+            miss |= fcol_is_na(ks.k[k], i);
+        if (!miss && gid[i] < 0) {
+            ret = errmsg(err, errlen,
+                         "internal: groupby transform: row %lld's group is not in "
+                         "the aggregate",
+                         (long long)i);
+            goto done;
+        }
+        gid[i] = miss ? -1 : t.grep[gid[i]];
+    }
+    if (frame_alloc(out, d->pv_agg == DF3_TB_SIZE, n, nv, in->nidx)) goto nomem;
+    out->range_index = in->range_index;
+    for (int k = 0; k < in->nidx; k++)
+        if (fcol_copy(&in->idx[k], &out->idx[k]) ||
+            flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
+            goto nomem;
+    for (int v = 0; v < nv; v++) {
+        if (dfa_take_col(&agg->cols[v], gid, n, false, &out->cols[v])) goto nomem;
+        /* the schema's labels (size: its Series' name, or none) */
+        if (flabel_set(&out->names[v], d->cols[v].name, d->cols[v].is_int)) goto nomem;
+    }
+    ret = 0;
+    goto done;
+nomem:
+    ret = errmsg(err, errlen, "groupby transform: out of memory over %lld rows and %lld groups",
+                 (long long)n, (long long)na);
+    frame_free(out);
+done:
+    dfa_htab_free(&t);
+    free(gid);
+    free(agid);
+    free(h);
+    return ret;
+}
+
 int df3_gb_carry(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                  frame_t *next, char *err, size_t errlen)
 {
+    if (op == OP_DF_GROUPBY_TRANSFORM && df3_gb_lookup(d)) {
+        if (!carry || !out || next)
+            return errmsg(err, errlen,
+                          "internal: groupby transform's lookup without its aggregate");
+        return gb_lookup(d, in, carry, out, err, errlen);
+    }
     if (op != OP_DF_GROUPBY_TRANSFORM || df3_gb_scans(d))
         return df3_gb_scan(d, op, in, carry, out, next, err, errlen);
     if (out) memset(out, 0, sizeof *out);

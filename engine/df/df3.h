@@ -51,7 +51,15 @@ enum {
     DF3_TF_FFILL,
     DF3_TF_BFILL,
     DF3_TF_RANK,
-    DF3_TF_PCT_CHANGE
+    DF3_TF_PCT_CHANGE,
+    /* groupby_transform's aggregations looked up per row (df3_gb_lookup):
+     * groupby_agg's result, each row its group's value */
+    DF3_TB_MEDIAN,
+    DF3_TB_PROD,
+    DF3_TB_FIRST,
+    DF3_TB_LAST,
+    DF3_TB_SIZE,
+    DF3_TB_NUNIQUE
 };
 
 /* pd.pivot_table(in, values=d->sel, index=d->key, columns=d->pv_col (-1:
@@ -102,6 +110,11 @@ int df3_gb_scan(const df_node_t *d, op_t op, const frame_t *in, const frame_t *c
 int df3_gb_final(const df_node_t *d, op_t op, const frame_t *carry, frame_t *out, char *err,
                  size_t errlen);
 bool df3_gb_chunked(const df_node_t *d, bool *backwards);
+/* whether a transform's func is one of groupby_agg's looked up per row
+ * (DF3_TB_*: median, prod, first, last, size, nunique): d->gb's result
+ * over every chunk (keys in the index, a column per value column) is
+ * df3_gb_carry's carry, and each chunk's row reads its group's row */
+bool df3_gb_lookup(const df_node_t *d);
 int df3_gb_carry(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                  frame_t *next, char *err, size_t errlen);
 

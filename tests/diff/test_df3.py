@@ -402,7 +402,20 @@ def groupby_more_rejects(data, L, R, U):
             ("groupby_quantile", {"by": "g", "q": 1.5}, ["q"]),
             ("groupby_quantile", {"by": "g", "columns": ["s"]}, ["object"]),
             ("groupby_transform", {"by": "g"}, ["func"]),
-            ("groupby_transform", {"by": "g", "func": "median"}, ["func"]),
+            ("groupby_transform", {"by": "g", "func": "sem"}, ["func"]),
+            ("groupby_transform", {"by": "g", "func": "median", "columns": ["s"]},
+             ["column 's' is object", "median takes"]),
+            ("groupby_transform", {"by": "g", "func": "prod", "columns": ["s"]},
+             ["prod takes int64, float64 and bool"]),
+            ("groupby_transform", {"by": "g", "func": "first", "columns": ["g"]}, ["key"]),
+            ("groupby_transform", {"by": "g", "func": "size", "columns": ["nope"]},
+             ["no column 'nope'"]),
+            ("groupby_transform", {"by": "g", "func": "sum", "periods": 2},
+             ["\"periods\" is not a parameter of sum"]),
+            ("groupby_transform", {"by": "g", "func": "median", "limit": 1},
+             ["\"limit\" is not a parameter of median"]),
+            ("groupby_transform", {"by": "g", "func": "size", "ascending": False},
+             ["\"ascending\" is not a parameter of size"]),
             ("groupby_transform", {"by": "g", "func": "sum", "columns": ["g"]}, ["key"]),
             ("groupby_head", {"by": "g", "n": -1}, ["n"]),
             ("groupby_tail", {"by": "g", "m": 1}, ["m"])):
@@ -410,6 +423,101 @@ def groupby_more_rejects(data, L, R, U):
         if why:
             return "%s %r: %s" % (opn, extra, why)
     return ""
+
+
+# ------------------------------------- groupby_agg's funcs through transform
+
+LOOKUPS = ("median", "prod", "first", "last", "nunique")
+
+
+def lookup_cols(L, keys, f):
+    """pandas' columns for transform(f): numbers for median and prod (its
+    numeric_only default, which drops datetimes and strings), else every
+    column that is no key"""
+    return [c for c in L.columns if c not in keys and
+            (f not in ("median", "prod") or L[c].dtype != object)]
+
+
+@case
+def groupby_transform_lookup(data, L, R, U):
+    """median, prod, first, last, nunique and size through
+    groupby_transform: each row its group's groupby_agg value, against
+    pandas' g.transform(f), by a key never missing, by one with missing
+    values (rows in no group: NaN, an int64 result float64) and by two
+    keys, over uneven and one-row chunks, with default and chosen columns;
+    size a Series (named as g[name]'s); and the result meets the frame's
+    own Series (a row minus its group's median, the rows above it)."""
+    nodes, want = [CSV, CSV1], {}
+    for by, src in (("g", "t"), (["s"], "t1"), (["k", "b"], "t"), ("i", "t1")):
+        keys = [by] if isinstance(by, str) else by
+        G = L.groupby(by)
+        for f in LOOKUPS:
+            k = "x%d_%s" % (len(nodes), f)
+            nodes.append(op(k, "groupby_transform", src, by=by, func=f))
+            want[k] = (G[lookup_cols(L, keys, f)].transform(f), "exact")
+        k = "x%d_size" % len(nodes)
+        nodes.append(op(k, "groupby_transform", src, by=by, func="size"))
+        want[k] = (G.transform("size"), "exact")
+    for f in LOOKUPS:
+        nodes.append(op("sel_" + f, "groupby_transform", "t1", by="g", func=f,
+                        columns=["f", "i"]))
+        want["sel_" + f] = (L.groupby("g")[["f", "i"]].transform(f), "exact")
+    nodes.append(op("szv", "groupby_transform", "t", by="s", func="size", columns="f"))
+    want["szv"] = (L.groupby("s")["f"].transform("size"), "exact")
+    nodes.append(op("szl", "groupby_transform", "t", by="s", func="size", columns=["f"]))
+    want["szl"] = (L.groupby("s")[["f"]].transform("size"), "exact")
+    for f in ("first", "last", "nunique"):
+        nodes.append(op("str_" + f, "groupby_transform", "t1", by="k", func=f,
+                        columns=["s", "b"]))
+        want["str_" + f] = (L.groupby("k")[["s", "b"]].transform(f), "exact")
+    for src, by in (("t", "g"), ("t1", "s")):
+        p = src + "_"
+        nodes += [op(p + "fi", "getitem", src, columns="f"),
+                  op(p + "md", "groupby_transform", src, by=by, func="median", columns=["f"]),
+                  op(p + "m", "getitem", p + "md", columns="f"),
+                  {"key": p + "dm", "op": "subtract", "inputs": [p + "fi", p + "m"]},
+                  {"key": p + "above", "op": "greater", "inputs": [p + "fi", p + "m"]},
+                  {"key": p + "rows", "op": "dataframe.filter", "inputs": [src, p + "above"]},
+                  op(p + "sz", "groupby_transform", src, by=by, func="size"),
+                  op(p + "with", "assign", [src, p + "sz"], names=["n"])]
+        m = L.groupby(by).f.transform("median")
+        want[p + "dm"] = (L.f - m, "exact")
+        want[p + "rows"] = (L[L.f > m], "exact")
+        want[p + "with"] = (L.assign(n=L.groupby(by).f.transform("size")), "exact")
+    return check(data, nodes, want)
+
+
+@case
+def groupby_transform_lookup_dates(data, L, R, U):
+    """datetimes and timedeltas with NaT: median (chosen: pandas' default
+    drops them) skips NaT as Series.median (pandas 1.5's groupby median
+    counts NaT as the smallest value: docs/graph-format.md), first and last
+    keep their dtype, nunique counts them"""
+    rng = np.random.default_rng(9)
+    n = 150
+    when = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 10 ** 6, n), unit="s")
+    D = pd.DataFrame({"k": rng.integers(0, 5, n), "when": when, "v": rng.integers(0, 9, n)})
+    D.loc[rng.random(n) < 0.2, "when"] = pd.NaT
+    D.to_csv(os.path.join(data, "d2.csv"), index=False)
+    D = pd.read_csv(os.path.join(data, "d2.csv"), parse_dates=["when"])
+    src = {"key": "d", "op": "dataframe.read_csv", "path": "d2.csv", "parse_dates": ["when"],
+           "chunk_bytes": 150}
+    nodes = [src, op("w", "getitem", "d", columns="when"),
+             {"key": "gap", "op": "subtract", "inputs": ["w", {"value": "2024-01-01"}]},
+             op("dd", "assign", ["d", "gap"], names=["gap"])]
+    want = {}
+    DD = D.assign(gap=D.when - pd.Timestamp("2024-01-01"))
+    for f in ("median", "first", "last", "nunique"):
+        nodes.append(op("d_" + f, "groupby_transform", "dd", by="k", func=f,
+                        columns=["when", "gap"]))
+        ref = DD.groupby("k")[["when", "gap"]].transform(f)
+        if f == "median":
+            ref = pd.concat([DD.groupby("k")[c].transform(lambda s: s.median())
+                             for c in ("when", "gap")], axis=1)
+        want["d_" + f] = (ref, "exact")
+    nodes.append(op("d_def", "groupby_transform", "dd", by="k", func="median"))
+    want["d_def"] = (DD.groupby("k")[["v"]].transform("median"), "exact")
+    return check(data, nodes, want)
 
 
 # ------------------------------------------- groupby_transform's kernels

@@ -598,7 +598,8 @@ class Gen:
         if not cs:
             return
         fn = self.rng.choice(["sum", "mean", "min", "max", "count", "cumsum", "cummin",
-                              "cummax", "shift", "diff", "ffill", "bfill", "rank"])
+                              "cummax", "shift", "diff", "ffill", "bfill", "rank", "median",
+                              "first", "last", "nunique"])
         node = {"op": "dataframe.groupby_transform", "inputs": [self.cur], "by": by,
                 "columns": cs, "func": fn}
         if fn in ("shift", "diff"):
@@ -608,9 +609,9 @@ class Gen:
             if self.rng.random() < 0.3:
                 node["na_option"] = self.rng.choice(["top", "bottom"])
         self.cur = self.add(node)
-        keeps = fn in ("cumsum", "cummin", "cummax", "ffill", "bfill")
+        keeps = fn in ("cumsum", "cummin", "cummax", "ffill", "bfill", "first", "last")
         may_miss = self.cols.get(by[0]) != "int"
-        self.cols = {c: "int" if fn == "count" else
+        self.cols = {c: "int" if fn in ("count", "nunique") else
                      self.cols[c] if keeps and not may_miss else "float"
                      for c in cs}
         # by a key that may be missing: int64 results typed chunk by chunk,
@@ -628,7 +629,8 @@ class Gen:
             return
         r = self.rng
         b, c = r.choice(by), r.choice(cs)
-        fn = str(r.choice(["mean", "sum", "max", "count", "cumsum", "shift", "diff"]))
+        fn = str(r.choice(["mean", "sum", "max", "count", "cumsum", "shift", "diff", "median",
+                           "first", "nunique"]))
         node = {"op": "dataframe.groupby_transform", "inputs": [self.cur], "by": [b],
                 "columns": [c], "func": fn}
         if fn in ("shift", "diff"):
@@ -639,7 +641,8 @@ class Gen:
         v = self.add({"op": "subtract", "inputs": [sc, tc]})
         name = "z%d" % self.n
         self.cur = self.add({"op": "dataframe.assign", "inputs": [self.cur, v], "names": [name]})
-        ints = self.cols[c] == "int" and fn in ("sum", "max", "count", "cumsum")
+        ints = self.cols[c] == "int" and fn in ("sum", "max", "count", "cumsum", "first",
+                                                "nunique")
         self.cols[name] = "int" if ints else "float"
 
     def group_rolling(self):

@@ -1307,6 +1307,15 @@ class TestDataFrames(Base):
                 (gk.fillna(method="ffill"), pgk.ffill()),
                 (g[["x", "y"]].transform("std"), pg[["x", "y"]].transform("std")),
                 (gk["x"].transform("mean"), pgk["x"].transform("mean")),
+                # groupby_agg's funcs through transform: each row its group's
+                (g[["x", "y"]].transform("median"), pg[["x", "y"]].transform("median")),
+                (gk["y"].transform("prod"), pgk["y"].transform("prod")),
+                (gk.transform("first"), pgk.transform("first")),
+                (g["s"].transform("last"), pg["s"].transform("last")),
+                (gk.transform("nunique"), pgk.transform("nunique")),
+                (g.transform("size"), pg.transform("size")),
+                (gk["x"].transform("size"), pgk["x"].transform("size")),
+                (df.x - gk.x.transform("median"), p.x - pgk.x.transform("median")),
             ]
             self.same_as_pandas(pairs)
             with self.assertRaises(ValueError):

@@ -2265,14 +2265,19 @@ class GroupBy(_Aggregations):
 
     def transform(self, func, **kw):
         """Each row its group's statistic (func sum, mean, count, min, max,
-        std or var) or one of pandas' transformation kernels (cumsum,
-        cumprod, cummin, cummax, cumcount, ngroup, shift, diff, ffill,
-        bfill, rank), a name, with the kernel's arguments."""
+        std, var, median, prod, first, last, nunique, or size: a Series)
+        or one of pandas' transformation kernels (cumsum, cumprod, cummin,
+        cummax, cumcount, ngroup, shift, diff, ffill, bfill, rank), a name,
+        with the kernel's arguments."""
         if not isinstance(func, str):
             raise TypeError("groupby transform takes a function name (\"sum\", ...)")
         p = {"by": self._by, "func": func}
         p.update({k: None if v is _NULL else v for k, v in kw.items() if v is not None})
         if func in ("cumcount", "ngroup"):
+            return _make("dataframe.groupby_transform", [self._df], p, "series")
+        if func == "size":  # a Series, named as g[name]'s (one name: a string)
+            if self._sel is not None:
+                p["columns"] = self._sel if _one(self._sel) else list(self._sel)
             return _make("dataframe.groupby_transform", [self._df], p, "series")
         if self._sel is not None:
             p["columns"] = [self._sel] if _one(self._sel) else list(self._sel)
