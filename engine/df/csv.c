@@ -814,14 +814,52 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Whether usecols entry u names column i: by name, or with pos by its
- * position written in decimal. */
-static bool use_match(const csv_header_t *h, int i, const char *u, bool pos)
+/* The column a usecols entry u names by its position written in decimal
+ * (as "%d" writes it), or -1 */
+static int use_pos(const char *u, int ncols)
 {
-    if (!pos) return strcmp(h->names[i], u) == 0;
-    char nb[32];
-    snprintf(nb, sizeof nb, "%d", i);
-    return strcmp(nb, u) == 0;
+    char *end, nb[32];
+    long v = strtol(u, &end, 10);
+    if (end == u || *end || v < 0 || v >= ncols) return -1;
+    snprintf(nb, sizeof nb, "%ld", v);
+    return strcmp(nb, u) == 0 ? (int)v : -1;
+}
+
+/* a header name and its column, sorted by name to find usecols' names */
+typedef struct {
+    const char *s;
+    int i;
+} name_at_t;
+
+static int cmp_name_at(const void *a, const void *b)
+{
+    const name_at_t *x = a, *y = b;
+    int c = strcmp(x->s, y->s);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Marks in want[] the columns usecols entry u names (by name: every
+ * column of that name, found in the sorted names srt; with pos by
+ * position); whether it names any. */
+static bool use_mark(const name_at_t *srt, int ncols, const char *u, bool pos, uint8_t *want)
+{
+    if (pos) {
+        int i = use_pos(u, ncols);
+        if (i >= 0) want[i] = 1;
+        return i >= 0;
+    }
+    size_t lo = 0, hi = (size_t)ncols;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(srt[mid].s, u) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    bool found = false;
+    for (size_t q = lo; q < (size_t)ncols && strcmp(srt[q].s, u) == 0; q++)
+        want[srt[q].i] = 1, found = true;
+    return found;
 }
 
 int csv_thousands_parse(const char *s, char *tsep, char *err, size_t errlen)
@@ -945,11 +983,20 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
         h->usecols = true;
         size_t off = 0;
         int missing = 0;
+        /* each entry found by a binary search of the sorted names (or its
+         * position), so a wide file and a long usecols cost n log n */
+        uint8_t *want = calloc((size_t)h->ncols + 1, 1);
+        name_at_t *srt = malloc(sizeof *srt * ((size_t)h->ncols + 1));
+        if (!want || !srt) {
+            free(want);
+            free(srt);
+            goto oom;
+        }
+        for (int i = 0; i < h->ncols; i++)
+            srt[i] = (name_at_t){h->names[i], i};
+        if (!pos) qsort(srt, (size_t)h->ncols, sizeof *srt, cmp_name_at);
         for (int u = 0; u < n_usecols; u++) {
-            bool found = false;
-            for (int i = 0; i < h->ncols && !found; i++)
-                found = use_match(h, i, usecols[u], pos);
-            if (!found) {
+            if (!use_mark(srt, h->ncols, usecols[u], pos, want)) {
                 if (missing++ == 0)
                     append_fmt(err, errlen, &off,
                                "Usecols do not match columns, columns expected but not found: [");
@@ -965,17 +1012,16 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
             for (int u = 0; u < n_usecols; u++)
                 append_fmt(err, errlen, &off, "%s%s", u ? ", " : "", usecols[u]);
         }
+        free(srt);
         if (missing) {
+            free(want);
             append_fmt(err, errlen, &off, "]");
             goto fail_tok;
         }
         /* file order, as pandas: the order of usecols does not matter */
         for (int i = 0; i < h->ncols; i++)
-            for (int u = 0; u < n_usecols; u++)
-                if (use_match(h, i, usecols[u], pos)) {
-                    h->sel[h->nsel++] = i;
-                    break;
-                }
+            if (want[i]) h->sel[h->nsel++] = i;
+        free(want);
     }
     h->data_start = has_header ? t.pos : bom;
     h->data_line = has_header ? t.line : line0;

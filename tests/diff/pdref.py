@@ -213,7 +213,8 @@ def evaluate(doc, data_dir="."):
                 g = g[n["columns"]]
             meth = op.split("_", 1)[1]
             if meth == "transform" and kw["func"] in ("sum", "mean", "count", "min", "max",
-                                                       "std", "var"):
+                                                       "std", "var", "median", "prod",
+                                                       "first", "last", "nunique", "size"):
                 v = g.transform(kw["func"])
             elif meth == "transform":  # a kernel: pandas' method of its name
                 v = getattr(g, kw.pop("func"))(**kw)

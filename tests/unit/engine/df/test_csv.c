@@ -831,6 +831,55 @@ static void test_usecols(void **st)
                              "['x', 'y']");
 }
 
+/* A wide header and a long usecols (each entry found by a search of the
+ * sorted names, not a scan of every column: 10^5 x 10^5 comparisons
+ * before): every column named in reverse order, twice, selects each once
+ * in file order; by position, "07" names no column (positions are
+ * written as "%d" writes them) */
+static void test_usecols_wide(void **st)
+{
+    (void)st;
+    enum { W = 100000 };
+    size_t cap = (size_t)W * 12 + 16, off = 0;
+    char *text = malloc(cap);
+    char **uc = calloc(2 * W, sizeof *uc);
+    assert_non_null(text);
+    assert_non_null(uc);
+    for (int i = 0; i < W; i++)
+        off += (size_t)snprintf(text + off, cap - off, "%sc%d", i ? "," : "", i);
+    off += (size_t)snprintf(text + off, cap - off, "\n");
+    for (int i = 0; i < W; i++) {
+        char b[16];
+        snprintf(b, sizeof b, "c%d", W - 1 - i);
+        uc[i] = strdup(b);
+        uc[W + i] = strdup(b);
+        assert_non_null(uc[i]);
+        assert_non_null(uc[W + i]);
+    }
+    csv_header_t h;
+    assert_int_equal(
+        csv_header_parse(text, off, NULL, (const char *const *)uc, 2 * W, &h, err, sizeof err), 0);
+    assert_int_equal(h.nsel, W);
+    for (int i = 0; i < W; i++)
+        assert_int_equal(h.sel[i], i);
+    csv_header_close(&h);
+    const csv_opts_t bypos = {.sep = ',', .decimal = '.', .usecols_pos = true};
+    const char *pos[] = {"99999", "0", "7", "0"};
+    assert_int_equal(csv_header_parse(text, off, &bypos, pos, 4, &h, err, sizeof err), 0);
+    assert_int_equal(h.nsel, 3);
+    assert_int_equal(h.sel[0], 0);
+    assert_int_equal(h.sel[1], 7);
+    assert_int_equal(h.sel[2], 99999);
+    csv_header_close(&h);
+    const char *lead[] = {"07"};
+    assert_int_equal(csv_header_parse(text, off, &bypos, lead, 1, &h, err, sizeof err), -1);
+    assert_non_null(strstr(err, "columns expected but not found: [07]"));
+    for (int i = 0; i < 2 * W; i++)
+        free(uc[i]);
+    free(uc);
+    free(text);
+}
+
 /* ---- errors ----------------------------------------------------------------- */
 
 static void test_errors(void **st)
@@ -1002,6 +1051,7 @@ int main(void)
         cmocka_unit_test(test_short_rows),
         cmocka_unit_test(test_header_names),
         cmocka_unit_test(test_usecols),
+        cmocka_unit_test(test_usecols_wide),
         cmocka_unit_test(test_sep),
         cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_header_none_names),
