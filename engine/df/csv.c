@@ -280,32 +280,44 @@ static const uint16_t cp1252_hi[32] = {
     0x2039, 0x0152, 0,      0x017d, 0,      0,      0x2018, 0x2019, 0x201c, 0x201d, 0x2022,
     0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0,      0x017e, 0x0178};
 
-/* s[0..n) of encoding enc (CSV_ENC_*) as UTF-8 into *out (malloc'ed,
- * NUL-terminated, *outn bytes), or *out NULL when it needs no change
- * (UTF-8, or no byte past ASCII). -1 with a message naming the byte
- * cp1252 has no character for, or out of memory. */
-static int to_utf8(const char *s, size_t n, int enc, char **out, size_t *outn, char *err,
-                   size_t errlen)
+/* a buffer to_utf8 writes into, grown as needed and kept for the next
+ * value (a column's values reuse one; the caller frees p) */
+typedef struct {
+    char *p;
+    size_t cap;
+} ubuf_t;
+
+/* s[0..n) of encoding enc (CSV_ENC_*) as UTF-8 into ub, *out = ub->p
+ * (NUL-terminated, *outn bytes), or *out NULL when it needs no change
+ * (UTF-8, or no byte past ASCII; ub untouched). -1 with a message naming
+ * the byte cp1252 has no character for, or out of memory. */
+static int to_utf8(const char *s, size_t n, int enc, ubuf_t *ub, char **out, size_t *outn,
+                   char *err, size_t errlen)
 {
     *out = NULL;
     size_t hi = 0;
     for (size_t i = 0; enc != CSV_ENC_UTF8 && i < n; i++)
         hi += (unsigned char)s[i] >= 0x80;
     if (hi == 0) return 0;
-    char *o = malloc(n + 2 * hi + 1);
-    if (!o) return errmsg(err, errlen, "out of memory decoding %zu bytes", n);
+    size_t need = n + 2 * hi + 1; /* a byte is at most 3 of UTF-8 */
+    if (need > ub->cap) {
+        size_t nc = ub->cap && need < 2 * ub->cap ? 2 * ub->cap : need;
+        char *p = realloc(ub->p, nc);
+        if (!p) return errmsg(err, errlen, "out of memory decoding %zu bytes", n);
+        ub->p = p;
+        ub->cap = nc;
+    }
+    char *o = ub->p;
     size_t w = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned c = (unsigned char)s[i];
         if (c >= 0x80 && c < 0xa0 && enc == CSV_ENC_CP1252) {
             c = cp1252_hi[c - 0x80];
-            if (!c) {
-                free(o);
+            if (!c)
                 return errmsg(err, errlen,
                               "'charmap' codec can't decode byte 0x%02x: cp1252 has no character "
                               "for it",
                               (unsigned char)s[i]);
-            }
         }
         if (c < 0x80) {
             o[w++] = (char)c;
@@ -962,10 +974,13 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
             h->names[i] = strdup(nb);
             was_empty[i] = true;
         } else {
+            ubuf_t ub = {0}; /* exactly the name's bytes: kept as the name */
             char *u;
             size_t un;
-            if (to_utf8(t.fb + t.fo[i], t.fl[i], h->encoding, &u, &un, err, errlen) < 0)
+            if (to_utf8(t.fb + t.fo[i], t.fl[i], h->encoding, &ub, &u, &un, err, errlen) < 0) {
+                free(ub.p);
                 goto fail_tok;
+            }
             h->names[i] = u ? u : strdup(t.fb + t.fo[i]);
         }
         if (!h->names[i]) goto oom;
@@ -1416,17 +1431,16 @@ oom:
     return errmsg(err, errlen, "out of memory at row %zu of column '%s'", i, name);
 }
 
-/* colb_push of a value of encoding enc: text decoded to UTF-8 first. */
-static int colb_push(colb_t *b, char *s, size_t n, char dec, char tsep, int enc, bool na,
-                     const char *name, int64_t line, char *err, size_t errlen)
+/* colb_push of a value of encoding enc: text decoded to UTF-8 first, in
+ * the read's buffer ub */
+static int colb_push(colb_t *b, char *s, size_t n, char dec, char tsep, int enc, ubuf_t *ub,
+                     bool na, const char *name, int64_t line, char *err, size_t errlen)
 {
     char *u = NULL, msg[160];
     size_t un = 0;
-    if (b->c.type == CSV_STRING && !na && to_utf8(s, n, enc, &u, &un, msg, sizeof msg) < 0)
+    if (b->c.type == CSV_STRING && !na && to_utf8(s, n, enc, ub, &u, &un, msg, sizeof msg) < 0)
         return errmsg(err, errlen, "line %lld, column '%s': %s", (long long)line + 1, name, msg);
-    int rc = colb_push_utf8(b, u ? u : s, u ? un : n, dec, tsep, na, name, line, err, errlen);
-    free(u);
-    return rc;
+    return colb_push_utf8(b, u ? u : s, u ? un : n, dec, tsep, na, name, line, err, errlen);
 }
 
 static void column_free(csv_column_t *c)
@@ -1513,6 +1527,7 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
     tok_t t;
     tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h->sep);
     colb_t *b = calloc((size_t)h->nsel + 1, sizeof *b);
+    ubuf_t ub = {0}; /* every decoded value of the read, one after another */
     int rc, ret = -1;
     if (!b) {
         errmsg(err, errlen, "out of memory for %d columns", h->nsel);
@@ -1534,7 +1549,7 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
             if (!na && h->fpath && h->fpath[k] && types[k] == CSV_FLOAT64 &&
                 parse_float(s, n, h->decimal, h->thousands, &v) == 0)
                 na = na_value(h, k, f, v);
-            if (colb_push(&b[k], s, n, h->decimal, h->thousands, h->encoding, na, h->names[f],
+            if (colb_push(&b[k], s, n, h->decimal, h->thousands, h->encoding, &ub, na, h->names[f],
                           t.rec_line, err, errlen) < 0)
                 goto free_cols;
         }
@@ -1555,6 +1570,7 @@ free_cols:
         column_free(&b[k].c);
 free_builders:
     free(b);
+    free(ub.p);
 close_tok:
     tok_close(&t);
     return ret;
