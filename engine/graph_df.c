@@ -867,7 +867,7 @@ static int parse_dates(const graph_df_env_t *e, graph_node_t *n, df_node_t *d, j
             k++;
         if (k == d->ncols)
             return NFAIL(e, n, "Missing column provided to 'parse_dates': '%.200s'", nm);
-        d->ctypes[k] = CSV_STRING;
+        d->ctypes[k + d->hdr.implicit_index] = CSV_STRING; /* the file's column */
         d->cols[k].type = FT_INT64;
         d->cols[k].unit = FU_NS;
     }
@@ -1203,9 +1203,9 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     rc = read_csv_files(e, n, rel, chunk, &o, names, nuse, &kinds);
     if (rc) goto done;
     rc = -1;
-    int nsel = d->hdr.nsel;
+    int nsel = d->hdr.nsel, ix = d->hdr.implicit_index; /* column 0: the index */
     d->ctypes = calloc((size_t)nsel + 1, sizeof(csv_type_t));
-    if (!d->ctypes || alloc_cols(d, nsel, 1)) {
+    if (!d->ctypes || alloc_cols(d, nsel - ix, 1)) {
         free(kinds);
         NFAIL(e, n, "out of memory");
         goto done;
@@ -1221,11 +1221,12 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     for (int k = 0; k < nsel; k++) {
         d->ctypes[k] = csv_kinds_type(kinds[k], total);
         const char *cn = d->hdr.names[d->hdr.sel[k]];
+        if (k < ix) continue; /* the implicit index: unnamed, typed as read */
         if (dt && csv_dtype_apply(e, n, dt, cn, kinds[k], &d->ctypes[k])) {
             free(kinds);
             goto done;
         }
-        if (set_col(&d->cols[k], cn, d->hdr.int_names, (int)d->ctypes[k])) {
+        if (set_col(&d->cols[k - ix], cn, d->hdr.int_names, (int)d->ctypes[k])) {
             free(kinds);
             NFAIL(e, n, "out of memory");
             goto done;
@@ -1233,7 +1234,7 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     }
     free(kinds);
     if (parse_dates(e, n, d, json_object_get(obj, "parse_dates"))) goto done;
-    if (default_index(d)) {
+    if (ix ? set_col(&d->idx[0], NULL, false, (int)d->ctypes[0]) : default_index(d)) {
         NFAIL(e, n, "out of memory");
         goto done;
     }

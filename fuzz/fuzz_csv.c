@@ -6,8 +6,10 @@
  * values bit for bit, NA masks) or both fail with the same message. With
  * the first byte's top bit set, the input's first header name is also read
  * as the only usecols entry; its bits 4..6 pick the separator and the
- * decimal point (a comma, or a semicolon, a tab, a space, a bar: the
- * blank-line rules differ when a space or a tab separates; ',' for the
+ * decimal point (a comma, or a semicolon, runs of whitespace ("\s+"), a
+ * space, a bar, a tab: the blank-line rules differ when a space or a tab
+ * separates, and an implicit index comes of a first data line of one
+ * field more than the header; ',' for the
  * decimal point beside a semicolon or a tab; no header record, the
  * columns named 0..n-1; na_values, for every column and for column "b",
  * and the default NA strings off; nrows 3 beside a space, skiprows 1
@@ -54,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const na[] = {"1", "x", " 2.0"}, *na_cols[] = {NULL, NULL, "b"};
     static const csv_opts_t opts[8] = {{.sep = ',', .decimal = '.'},
                                        {.sep = ';', .decimal = '.'},
-                                       {.sep = '\t', .decimal = '.'},
+                                       {.sep = CSV_SEP_WS, .decimal = '.'},
                                        {.sep = ' ', .decimal = '.', .nrows = 3, .nrows_set = true},
                                        {.sep = '|',
                                         .decimal = '.',

@@ -507,10 +507,12 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
     const char *p = t->p;
     int64_t i = t->pos, end = t->end;
     const char sep = t->sep;
+    const bool ws = sep == CSV_SEP_WS;
     /* Blank lines and lines of spaces/tabs are skipped (skip_blank_lines),
      * and so is such a tail at the end of the input; a space or a tab that
      * is the separator makes no blank line (pandas' WHITESPACE_LINE state
-     * takes only whitespace other than the delimiter). */
+     * takes only whitespace other than the delimiter). Separated by
+     * whitespace, a record's leading spaces and tabs are no field. */
     for (;;) {
         int64_t j = i;
         while (j < end && (p[j] == ' ' || p[j] == '\t') && p[j] != sep)
@@ -519,6 +521,7 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
             t->pos = end;
             return 0;
         }
+        if (ws) i = j;
         if (p[j] == '\n') {
             t->line++;
             i = j + 1;
@@ -558,8 +561,12 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
             }
         }
         int64_t u = i;
-        while (u < end && p[u] != sep && p[u] != '\n' && p[u] != '\r')
-            u++;
+        if (ws)
+            while (u < end && p[u] != ' ' && p[u] != '\t' && p[u] != '\n' && p[u] != '\r')
+                u++;
+        else
+            while (u < end && p[u] != sep && p[u] != '\n' && p[u] != '\r')
+                u++;
         if (tok_bytes(t, p + i, (size_t)(u - i), err, errlen) < 0) return -1;
         i = u;
         t->fb[t->fblen++] = '\0'; /* tok_bytes reserved the byte */
@@ -579,7 +586,16 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
         t->nf++;
         if (i >= end) break;
         char c = p[i++];
-        if (c == sep) continue;
+        if (c == sep && !ws) continue;
+        if (ws && (c == ' ' || c == '\t')) {
+            /* a run of whitespace: one separator, or none before the line
+             * end (pandas' EAT_WHITESPACE state) */
+            while (i < end && (p[i] == ' ' || p[i] == '\t'))
+                i++;
+            if (i >= end) break;
+            if (p[i] != '\n' && p[i] != '\r') continue;
+            c = p[i++];
+        }
         if (c == '\r' && i < end && p[i] == '\n') i++;
         break;
     }
@@ -787,10 +803,10 @@ static void append_fmt(char *buf, size_t len, size_t *off, const char *fmt, ...)
 int csv_sep_parse(const char *s, char *sep, char *err, size_t errlen)
 {
     unsigned char c = (unsigned char)s[0];
-    if (!strcmp(s, "\\s+"))
-        return errmsg(err, errlen,
-                      "sep '\\s+' (pandas' delim_whitespace) is not supported: the separator is "
-                      "one character");
+    if (!strcmp(s, "\\s+")) {
+        *sep = CSV_SEP_WS; /* pandas' C parser reads "\s+" as delim_whitespace */
+        return 0;
+    }
     if (!c) return errmsg(err, errlen, "sep is empty: the separator is one character");
     if (c >= 0x80)
         return errmsg(err, errlen,
@@ -892,7 +908,9 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
 {
     bool pos = o && o->usecols_pos;
     memset(h, 0, sizeof *h);
-    char chk[2] = {o ? o->sep : ',', 0}, dchk[2] = {o ? o->decimal : '.', 0};
+    bool ws = o && o->sep == CSV_SEP_WS;
+    char chk[4] = {o && !ws ? o->sep : ',', 0}, dchk[2] = {o ? o->decimal : '.', 0};
+    if (ws) memcpy(chk, "\\s+", 4);
     if (csv_sep_parse(chk, &h->sep, err, errlen) < 0 ||
         csv_decimal_parse(dchk, &h->decimal, err, errlen) < 0)
         return -1;
@@ -960,28 +978,45 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     }
     h->ncols = nnames ? nnames : t.nf;
     h->int_names = !has_header && nnames == 0;
+    /* pandas' implicit index: where the columns are named (a header or
+     * names) and the first data record has one field more, that first
+     * field of every record is the index (column 0 here, named ""), the
+     * names the columns after it */
+    if (!h->int_names && h->ncols < CSV_MAX_COLS) {
+        tok_t p1;
+        tok_init(&p1, buf, has_header ? t.pos : bom, (int64_t)len, has_header ? t.line : line0, 0,
+                 sep);
+        char perr[8];
+        h->implicit_index = tok_next(&p1, perr, sizeof perr) == 1 && p1.nf == h->ncols + 1;
+        tok_close(&p1);
+    }
+    int ix = h->implicit_index;
+    h->ncols += ix;
     h->names = calloc((size_t)h->ncols + 1, sizeof *h->names);
     was_empty = calloc((size_t)h->ncols + 1, sizeof *was_empty);
     if (!h->names || !was_empty) goto oom;
     for (int i = 0; i < h->ncols; i++) {
-        if (nnames || h->int_names) {
+        int s = i - ix; /* the name's place among the header's (or names') */
+        if (s < 0) {
+            h->names[i] = strdup("");
+        } else if (nnames || h->int_names) {
             char nb[32];
-            snprintf(nb, sizeof nb, "%d", i);
-            h->names[i] = strdup(nnames ? o->names[i] : nb);
-        } else if (t.fl[i] == 0) {
+            snprintf(nb, sizeof nb, "%d", s);
+            h->names[i] = strdup(nnames ? o->names[s] : nb);
+        } else if (t.fl[s] == 0) {
             char nb[32];
-            snprintf(nb, sizeof nb, "Unnamed: %d", i);
+            snprintf(nb, sizeof nb, "Unnamed: %d", s);
             h->names[i] = strdup(nb);
             was_empty[i] = true;
         } else {
             ubuf_t ub = {0}; /* exactly the name's bytes: kept as the name */
             char *u;
             size_t un;
-            if (to_utf8(t.fb + t.fo[i], t.fl[i], h->encoding, &ub, &u, &un, err, errlen) < 0) {
+            if (to_utf8(t.fb + t.fo[s], t.fl[s], h->encoding, &ub, &u, &un, err, errlen) < 0) {
                 free(ub.p);
                 goto fail_tok;
             }
-            h->names[i] = u ? u : strdup(t.fb + t.fo[i]);
+            h->names[i] = u ? u : strdup(t.fb + t.fo[s]);
         }
         if (!h->names[i]) goto oom;
     }
@@ -1007,11 +1042,21 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
             free(srt);
             goto oom;
         }
-        for (int i = 0; i < h->ncols; i++)
-            srt[i] = (name_at_t){h->names[i], i};
-        if (!pos) qsort(srt, (size_t)h->ncols, sizeof *srt, cmp_name_at);
+        if (pos && ix) {
+            free(want);
+            free(srt);
+            errmsg(err, errlen,
+                   "usecols by position with an implicit index (a first data line of one field "
+                   "more than the header) is not supported: name the columns");
+            goto fail_tok;
+        }
+        /* an implicit index is read whatever usecols names (not by name) */
+        for (int i = ix; i < h->ncols; i++)
+            srt[i - ix] = (name_at_t){h->names[i], i};
+        want[0] |= (uint8_t)ix;
+        if (!pos) qsort(srt, (size_t)(h->ncols - ix), sizeof *srt, cmp_name_at);
         for (int u = 0; u < n_usecols; u++) {
-            if (!use_mark(srt, h->ncols, usecols[u], pos, want)) {
+            if (!use_mark(srt, h->ncols - ix, usecols[u], pos, want)) {
                 if (missing++ == 0)
                     append_fmt(err, errlen, &off,
                                "Usecols do not match columns, columns expected but not found: [");
@@ -1121,7 +1166,10 @@ static const uint8_t line_inc[CSV_NSTATES][C_N] = {
 static void byte_classes(uint8_t cls[256], char sep)
 {
     memset(cls, C_OTHER, 256);
-    cls[(unsigned char)sep] = C_COMMA;
+    if (sep == CSV_SEP_WS) /* quotes open after them; the sentinel byte is no separator */
+        cls[' '] = cls['\t'] = C_COMMA;
+    else
+        cls[(unsigned char)sep] = C_COMMA;
     cls['"'] = C_QUOTE;
     cls['\n'] = C_LF;
     cls['\r'] = C_CR;

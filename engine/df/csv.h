@@ -121,21 +121,23 @@ void csv_file_close(csv_file_t *f);
  * The header. The struct is the caller's; csv_header_close frees what it
  * holds. */
 typedef struct {
-    int ncols;          /* fields of the header record */
-    char **names;       /* ncols names after mangling, NUL-terminated, owned */
-    int nsel;           /* columns read: usecols, or all */
-    int *sel;           /* nsel column indexes, ascending (file order, as pandas), owned */
-    bool usecols;       /* usecols was given: rows with extra fields are not errors */
-    int64_t data_start; /* byte offset of the first data record (after the header's line end) */
-    int64_t data_line;  /* pandas' 0-based line number of that record */
-    char sep;           /* the field separator every phase splits fields at */
-    char decimal;       /* the decimal point of float values */
-    char thousands;     /* the thousands separator of numbers, 0 for none */
-    int encoding;       /* CSV_ENC_*: text is decoded from it to UTF-8 */
-    bool int_names;     /* header None without names: columns 0..n-1, integer labels */
-    bool no_default_na; /* keep_default_na false: only na_values are missing */
-    int nna;            /* na_values: nna strings (owned), each missing in column */
-    char **na;          /* na_col[i] (a file column index) or in every column (-1) */
+    int ncols;           /* fields of the header record */
+    char **names;        /* ncols names after mangling, NUL-terminated, owned */
+    int nsel;            /* columns read: usecols, or all */
+    int *sel;            /* nsel column indexes, ascending (file order, as pandas), owned */
+    bool usecols;        /* usecols was given: rows with extra fields are not errors */
+    int64_t data_start;  /* byte offset of the first data record (after the header's line end) */
+    int64_t data_line;   /* pandas' 0-based line number of that record */
+    char sep;            /* the field separator every phase splits fields at */
+    char decimal;        /* the decimal point of float values */
+    char thousands;      /* the thousands separator of numbers, 0 for none */
+    int encoding;        /* CSV_ENC_*: text is decoded from it to UTF-8 */
+    bool int_names;      /* header None without names: columns 0..n-1, integer labels */
+    bool implicit_index; /* the first data record had one field more than the names: column 0
+                          * (named "") is the index, pandas' implicit index */
+    bool no_default_na;  /* keep_default_na false: only na_values are missing */
+    int nna;             /* na_values: nna strings (owned), each missing in column */
+    char **na;           /* na_col[i] (a file column index) or in every column (-1) */
     int *na_col;
     size_t *na_len; /* strlen of each, compared with every field's length first */
     /* na_values that read as floats (Python's float()), their column as
@@ -204,10 +206,14 @@ int csv_encoding_parse(const char *s, int *enc, char *err, size_t errlen);
  * million columns is past any DataFrame this engine tiles by rows. */
 #define CSV_MAX_COLS (1 << 20)
 
+/* sep "\s+" (pandas' delim_whitespace): fields separated by runs of
+ * spaces and tabs, a line's leading and trailing ones no field */
+#define CSV_SEP_WS '\x01'
+
 /* pandas' `sep` as the C parser takes it: one character, a tab or a
- * printable ASCII one other than the quote; *sep is set. Several
- * characters (pandas' python engine and its regular expressions, '\s+'),
- * a line end or a control character fail naming the rule. */
+ * printable ASCII one other than the quote, or "\s+" (CSV_SEP_WS); *sep
+ * is set. Several characters (pandas' python engine and its regular
+ * expressions), a line end or a control character fail naming the rule. */
 int csv_sep_parse(const char *s, char *sep, char *err, size_t errlen);
 /* pandas' `decimal`: one printable ASCII character that is no digit, sign,
  * 'e' or 'E', quote or space (pandas: "Only length-1 decimal markers

@@ -249,13 +249,17 @@ static int run_read_csv(const graph_node_t *n, const job_t *j, void **blob, size
             errmsg(err, errlen, "%s", msg);
         goto done;
     }
-    if (frame_of_schema(d, false, cf.nrows, &f) || positions(&f.idx[0], cf.nrows, j->off[1])) {
+    /* pandas' implicit index (csv.h): the file's first column is the
+     * index, else the rows' positions in the file */
+    int ix = d->hdr.implicit_index;
+    if (frame_of_schema(d, false, cf.nrows, &f) ||
+        (!ix && positions(&f.idx[0], cf.nrows, j->off[1]))) {
         oom(err, errlen);
         goto done;
     }
-    for (int k = 0; k < cf.ncols && k < f.ncols; k++) {
+    for (int k = 0; k < cf.ncols && k < f.ncols + ix; k++) {
         csv_column_t *s = &cf.cols[k];
-        fcol_t *c = &f.cols[k];
+        fcol_t *c = k < ix ? &f.idx[0] : &f.cols[k - ix];
         c->unit = FU_NONE;
         c->type = (uint8_t)s->type;
         c->n = s->n;
@@ -267,8 +271,8 @@ static int run_read_csv(const graph_node_t *n, const job_t *j, void **blob, size
         s->offsets = NULL;
         s->bytes = NULL;
         s->valid = NULL;
-        if (d->cols[k].unit == FU_NS && c->type == FT_STRING &&
-            date_column_from_strings(c, d->cols[k].name, j->off[1], err, errlen))
+        if (k >= ix && d->cols[k - ix].unit == FU_NS && c->type == FT_STRING &&
+            date_column_from_strings(c, d->cols[k - ix].name, j->off[1], err, errlen))
             goto done;
     }
     rc = emit(&f, blob, len, err, errlen);

@@ -65,9 +65,13 @@ int main(int argc, char **argv)
             continue;
         }
         if (argc <= 2 || strncmp(argv[1], "--", 2)) break;
-        if (!strcmp(argv[1], "--sep"))
-            o.sep = argv[2][0];
-        else if (!strcmp(argv[1], "--decimal"))
+        if (!strcmp(argv[1], "--sep")) {
+            char m[200];
+            if (csv_sep_parse(argv[2], &o.sep, m, sizeof m)) {
+                fprintf(stderr, "csv_dump: %s\n", m);
+                return 2;
+            }
+        } else if (!strcmp(argv[1], "--decimal"))
             o.decimal = argv[2][0];
         else if (!strcmp(argv[1], "--header"))
             o.header = -1;

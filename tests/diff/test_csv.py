@@ -97,6 +97,10 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
                          encoding=opt["encoding"])
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
+    if not isinstance(df.index, pd.RangeIndex) and len(df.index):
+        # pandas' implicit index (a first data line of one field more than
+        # the names): csv_dump prints it as a first column named ""
+        df.insert(0, "", df.index)
     cols = [str(c) for c in df.columns]  # header None: 0, 1, ... (csv_dump prints names)
     data = []
     for c in df.columns:
@@ -258,7 +262,7 @@ def gen_file(r, path):
     names = gen_names(r, ncols)
     quoting = r.choice([csv.QUOTE_MINIMAL, csv.QUOTE_MINIMAL, csv.QUOTE_ALL])
     term = r.choice(["\n", "\r\n"])
-    sep = r.choice([";", "\t", "|", " "]) if r.random() < 0.2 else ","
+    sep = r.choice([";", "\t", "|", " ", r"\s+"]) if r.random() < 0.25 else ","
     decimal = "," if sep != "," and r.random() < 0.5 else "."
     if decimal == ",":
         cols = [[v.replace(".", ",") if r.random() < 0.9 else v for v in c] for c in cols]
@@ -266,7 +270,7 @@ def gen_file(r, path):
     # separator) or " ", put into some long numbers' integer digits
     thousands = None
     if r.random() < 0.15:
-        thousands = "." if decimal == "," else r.choice([",", " ", "'"])
+        thousands = "." if decimal == "," else r.choice([",", "'"] + [" "] * (sep != r"\s+"))
 
         def group(v):
             m = re.fullmatch(r"([ +-]?)(\d{4,})(.*)", v)
@@ -278,9 +282,23 @@ def gen_file(r, path):
             return m.group(1) + thousands.join(parts) + m.group(3)
         cols = [[group(v) for v in c] for c in cols]
     buf = io.StringIO()
-    w = csv.writer(buf, quoting=quoting, lineterminator=term, delimiter=sep)
-    w.writerow(names)
-    for i in range(nrows):
+    if sep == r"\s+":
+        # runs of spaces and tabs between fields, some before and after a
+        # line's fields; a field that is empty or holds whitespace or a
+        # quote quoted
+        def ws_field(v):
+            return '"%s"' % v.replace('"', '""') if v == "" or re.search(r'[\s"]', v) else v
+
+        for row in [names] + [[c[i] for c in cols] for i in range(nrows)]:
+            gaps = [r.choice([" ", "  ", "\t", " \t "]) for _ in row[1:]] + [""]
+            buf.write(r.choice(["", "", " ", "\t", "  "]) +
+                      "".join(ws_field(v) + g for v, g in zip(row, gaps)) +
+                      r.choice(["", "", " ", "\t "]) + term)
+    w = csv.writer(buf, quoting=quoting, lineterminator=term, delimiter=sep[0])
+    for i in range(-1 if sep != r"\s+" else nrows, nrows):
+        if i < 0:
+            w.writerow(names)
+            continue
         row = [c[i] for c in cols]
         if ncols == 1 and row[0].strip(" \t") == "" and quoting == csv.QUOTE_MINIMAL:
             # a lone blank field: csv writes '""', but a lone run of spaces
@@ -357,7 +375,24 @@ FIXED = [
     ("sep-tab", "a\tb\n1\t2\n  \n\t\n3\t\n", None, "\t"),
     ("sep-space", "a b\n1 2\n\t\n \n3 \n", None, " "),
     ("sep-bar-ragged", "a|b\n1|2\n3|4|5\n", None, "|"),
+    # pandas' implicit index: a first data line of one field more than the
+    # header (or the names); later lines of fewer fields padded, of more
+    # refused
+    ("implicit-index", "a,b\n1,2,3\n4,5,6\n", None),
+    ("implicit-index-text", "a,b\nx,2,3\ny,5\n\nz,,\n", None),
+    ("implicit-index-usecols", "a,b,c\nx,1,2,3\ny,4,5,6\n", ["c", "a"]),
+    ("implicit-index-names", "1,2,3\n4,5,6\n", None, ",", ".", None, ["a", "b"]),
+    ("implicit-index-header-names", "h,i\n1,2,3\n4,5,6\n", None, ",", ".", 0, ["a", "b"]),
+    ("ragged-implicit-index", "a,b\n1,2,3\n4,5,6,7\n", None),
     ("sep-usecols", "a;b;c\n1;2;3\n4;5;6\n", ["c", "a"], ";"),
+    # sep "\s+" (delim_whitespace): runs of spaces and tabs, leading and
+    # trailing ones no field, blank lines of whitespace, a quoted empty
+    # field and quoted whitespace, no final line end, \r\n and \r
+    ("sep-ws", '  a  b\tc \n1 2  3\n\t4\t\t5 6  \n \n\t\n7 "x y" ""\n', None, r"\s+"),
+    ("sep-ws-ends", "a b\r\n1 2\r\n3   4   \r5\t6", None, r"\s+"),
+    ("sep-ws-implicit-index", "a b\n1 2 3\n", None, r"\s+"),
+    ("sep-ws-short", "a b c\n1 2\n  3  \n", None, r"\s+"),
+    ("sep-ws-decimal", "x y\n1,5 2\n-0,25 3\n", None, r"\s+", ","),
     ("decimal-comma", "a;b;c\n1,5;2.5;-1,25E-3\n,5; 7 ;inf\n0,1;x;\n", None, ";", ","),
     ("decimal-comma-quoted", 'a,b\n"1,5",2\n"0,25",3\n', None, ",", ","),
     # header None and names: every line data; names replacing the header;

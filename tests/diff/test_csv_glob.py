@@ -77,6 +77,22 @@ def write(data):
                 "1e3,3,,true,c,False,1,1e0,6\n-0,4,4.25,FALSE,d,True,0,0.0,7\n")
     with open(os.path.join(data, "big_dec.csv"), "w") as f:
         f.write("a;b\n" + "1,5;2\n" * 200000)
+    # whitespace-aligned tables (sep "\s+"): one as R's write.table gives
+    # (row names, the header one field short: pandas' implicit index),
+    # and one of padded columns with a quoted name holding a space
+    n = 300
+    city = np.array(["Paris", "Lyon", "St Etienne"], dtype=object)[rng.integers(0, 3, n)]
+    temp, rain = (rng.random(n) * 30).round(1), rng.integers(0, 40, n)
+    with open(os.path.join(data, "rtable.txt"), "w") as f:
+        f.write('"city" "temp" "rain"\n')
+        for i in range(n):
+            f.write('"r%d" "%s" %s %d\n' % (i + 1, city[i], temp[i], rain[i]))
+    with open(os.path.join(data, "aligned.txt"), "w") as f:
+        f.write("  city           temp   rain\n")
+        for i in range(n):
+            f.write("%-16s %6.1f %5d  \n" % ('"%s"' % city[i], temp[i], rain[i]))
+            if i % 50 == 7:
+                f.write("   \t \n")
 
 
 def union(data, pattern, **kw):
@@ -232,6 +248,30 @@ def main():
                           nodes, "t0", want))
             cases.append(("sep_cache_%s_t1" % ("semi_first" if order[0] == ";" else "comma_first"),
                           nodes, "t1", comma if order[0] == ";" else semi[["a"]]))
+        # sep "\s+" and pandas' implicit index, through a groupby and a filter
+        rt = pd.read_csv(os.path.join(data, "rtable.txt"), sep=r"\s+")
+        al = pd.read_csv(os.path.join(data, "aligned.txt"), sep=r"\s+")
+        for cb in (40, 1000, 100000):
+            cases.append(("ws_rtable_%d" % cb, [{"key": "t", "op": "dataframe.read_csv",
+                                                 "path": "rtable.txt", "sep": "\\s+",
+                                                 "chunk_bytes": cb}], "t", rt))
+            cases.append(("ws_aligned_%d" % cb, [{"key": "t", "op": "dataframe.read_csv",
+                                                  "path": "aligned.txt", "sep": "\\s+",
+                                                  "chunk_bytes": cb}], "t", al))
+        cases.append(("ws_groupby", [
+            {"key": "t", "op": "dataframe.read_csv", "path": "rtable.txt", "sep": "\\s+",
+             "chunk_bytes": 500},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["city"],
+             "agg": {"s": ["rain", "sum"], "m": ["temp", "mean"]}}], "g",
+            rt.groupby(["city"]).agg(s=("rain", "sum"), m=("temp", "mean"))))
+        cases.append(("implicit_index_filter", [
+            {"key": "t", "op": "dataframe.read_csv", "path": "rtable.txt", "sep": "\\s+",
+             "usecols": ["rain"], "chunk_bytes": 700},
+            {"key": "x", "op": "dataframe.getitem", "inputs": ["t"], "columns": "rain"},
+            {"key": "m", "op": "greater", "inputs": ["x", 30]},
+            {"key": "f", "op": "dataframe.filter", "inputs": ["t", "m"]}], "f",
+            (lambda d: d[d.rain > 30])(pd.read_csv(os.path.join(data, "rtable.txt"), sep=r"\s+",
+                                                   usecols=["rain"]))))
         for name, nodes, key, want in cases:
             doc = {"version": 1, "nodes": nodes, "fetch": [key]}
             p, out = run(doc, data)
@@ -268,7 +308,9 @@ def main():
                 ("no_match", "logs/*.parquet", "no file matches the pattern"),
                 ("header_differs", "bad/*.csv", "b.csv: its header differs from that of bad/a.csv"),
                 ("outside", "../*.csv", "'..' are refused"),
-                ("sep_regex", {"path": "tabs.tsv", "sep": "\\s+"}, "sep '\\s+' (pandas' delim_whitespace) is not"),
+                ("sep_regex", {"path": "tabs.tsv", "sep": "[,;]"}, "sep '[,;]' has several characters"),
+                ("usecols_pos_implicit", {"path": "rtable.txt", "sep": "\\s+", "usecols": [1]},
+                 "usecols by position with an implicit index"),
                 ("sep_long", {"path": "tabs.tsv", "sep": "::"}, "sep '::' has several characters"),
                 ("sep_quote", {"path": "tabs.tsv", "sep": '"'}, "sep '\"' is the quote character"),
                 ("decimal_long", {"path": "eu.csv", "sep": ";", "decimal": ",,"},

@@ -1018,6 +1018,22 @@ class TestDataFrames(Base):
                 md.read_csv("semi.csv", sep=";;").fetch()
             with self.assertRaisesRegex(ValueError, "only specify one"):
                 md.read_csv("semi.csv", sep=";", delimiter=";")
+            # whitespace-separated, as R's write.table writes (row names:
+            # pandas' implicit index), by sep r"\s+" or delim_whitespace
+            rt = os.path.join(d, "rtable.txt")
+            with open(rt, "w") as f:
+                f.write('"k" "i" "f"\n' + "".join(
+                    '"r%d" "%s"\t%d   %s \n' % (q, k, i, x)
+                    for q, (k, i, x) in enumerate(zip(pdf.k, pdf.i, pdf.f))))
+            SESS.upload(rt)
+            want = pd.read_csv(rt, sep=r"\s+")
+            self.assertEqual(want.index[0], "r0")
+            pd.testing.assert_frame_equal(md.read_csv("rtable.txt", sep=r"\s+").fetch(), want)
+            pd.testing.assert_series_equal(
+                md.read_csv("rtable.txt", delim_whitespace=True, chunk_bytes=700)
+                .groupby("k").f.max().fetch(), want.groupby("k").f.max())
+            with self.assertRaisesRegex(ValueError, "only specify one"):
+                md.read_csv("rtable.txt", sep=" ", delim_whitespace=True)
             # dtype: ids as text (leading zeros kept), ints as floats
             for dt in (str, {"i": np.float64, "f": "float64", "k": str}, {"i": "int64", "f": float}):
                 pd.testing.assert_frame_equal(md.read_csv("pyclient.csv", dtype=dt).fetch(),

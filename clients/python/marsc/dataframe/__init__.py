@@ -2816,11 +2816,14 @@ def _csv_dtype(t):
 def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_col=None,
              usecols=None, dtype=None, skiprows=None, nrows=None, thousands=None, decimal=None,
              na_values=None, keep_default_na=True, parse_dates=None, encoding=None,
-             chunk_bytes=None, session=None):
+             delim_whitespace=False, chunk_bytes=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
-    by default, as pandas' C parser takes it. decimal: the decimal point
+    by default, as pandas' C parser takes it, or r"\s+" (as
+    delim_whitespace=True): runs of spaces and tabs. A first data line of
+    one field more than the header makes its first field the index
+    (pandas' implicit index, as R's write.table files have). decimal: the decimal point
     ("." by default; "," for the semicolon files of many locales).
     parse_dates: column names read as datetime64[ns]. dtype: one type for
     every column or a dict of column to type, among str (object),
@@ -2841,6 +2844,11 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
+    if delim_whitespace:
+        if sep is not None:
+            raise ValueError("Specified a delimiter with both sep and delim_whitespace=True; "
+                             "you can only specify one.")
+        sep = r"\s+"
     p = {"path": path}
     if sep is not None and sep != ",":
         p["sep"] = sep

@@ -598,14 +598,58 @@ static void test_sep(void **state)
     assert_true(isnan(((const double *)f.cols[0].data)[1]));
     csv_frame_close(&f);
     char sep;
-    assert_int_equal(csv_sep_parse("\\s+", &sep, err, sizeof err), -1);
-    assert_non_null(strstr(err, "delim_whitespace"));
+    assert_int_equal(csv_sep_parse("\\s+", &sep, err, sizeof err), 0);
+    assert_int_equal(sep, CSV_SEP_WS);
+    assert_int_equal(csv_sep_parse("\x01", &sep, err, sizeof err), -1); /* no way to the sentinel */
     assert_int_equal(csv_sep_parse("\"", &sep, err, sizeof err), -1);
     assert_int_equal(csv_sep_parse("\n", &sep, err, sizeof err), -1);
     assert_int_equal(csv_sep_parse("|", &sep, err, sizeof err), 0);
     assert_int_equal(sep, '|');
     csv_header_t h;
     assert_int_equal(csv_header_parse("a,b", 3, &cr, NULL, 0, &h, err, sizeof err), -1);
+}
+
+/* sep "\s+": runs of spaces and tabs separate, a line's leading and
+ * trailing ones are no field, a quote opens after them (at every chunk
+ * size), whitespace lines are blank; a first data line of one field more
+ * than the header gives pandas' implicit index (column 0, named "") */
+static void test_sep_whitespace(void **state)
+{
+    (void)state;
+    const char *text = "  a \t b\tc \n1  \"x\n y\"\t2.5\t\n \t \n\t3 \"\" -1\r\n4 z 0";
+    size_t len = strlen(text);
+    const csv_opts_t ws = {.sep = CSV_SEP_WS, .decimal = '.'};
+    for (int64_t chunk = 1; chunk <= (int64_t)len; chunk++) {
+        csv_frame_t f;
+        if (csv_read_buffer(text, len, &ws, NULL, 0, chunk, &f, err, sizeof err) < 0)
+            fail_msg("chunk %lld: %s", (long long)chunk, err);
+        assert_int_equal(f.ncols, 3);
+        assert_int_equal(f.nrows, 3);
+        assert_string_equal(f.names[0], "a");
+        assert_string_equal(f.names[2], "c");
+        assert_int_equal(int_at(&f.cols[0], 2), 4);
+        assert_int_equal(str_len(&f.cols[1], 0), 4);
+        assert_memory_equal(str_at(&f.cols[1], 0), "x\n y", 4);
+        assert_non_null(f.cols[1].valid);
+        assert_false(f.cols[1].valid[1]); /* "" is NA */
+        assert_true(dbl_at(&f.cols[2], 1) == -1.0);
+        csv_frame_close(&f);
+    }
+    const char *rn = "x y\nr1 1 2\nr2 3\n";
+    csv_header_t h;
+    assert_int_equal(csv_header_parse(rn, strlen(rn), &ws, NULL, 0, &h, err, sizeof err), 0);
+    assert_true(h.implicit_index);
+    assert_int_equal(h.ncols, 3);
+    assert_string_equal(h.names[0], "");
+    assert_string_equal(h.names[2], "y");
+    csv_header_close(&h);
+    const char *uc[] = {"y"};
+    csv_frame_t f;
+    assert_int_equal(csv_read_buffer(rn, strlen(rn), &ws, uc, 1, 4, &f, err, sizeof err), 0);
+    assert_int_equal(f.ncols, 2); /* the index, and y */
+    assert_memory_equal(str_at(&f.cols[0], 1), "r2", 2);
+    assert_true(isnan(dbl_at(&f.cols[1], 1))); /* a short line: y missing */
+    csv_frame_close(&f);
 }
 
 /* decimal ',': "1,5" is 1.5 (correctly rounded, the text left as it
@@ -896,9 +940,11 @@ static void test_errors(void **st)
         read_fails("", chunk, "No columns to parse from file");
         read_fails("\n \n\r\n", chunk, "No columns to parse from file");
     }
-    /* the first data row with one field too many: pandas would make an
-     * index of it; refused here with the same words */
-    read_fails("a,b\n1,2,3\n", 1 << 20, "Expected 2 fields in line 2, saw 3");
+    /* the first data row with one field too many is pandas' implicit
+     * index (test_sep_whitespace); two too many would be its MultiIndex,
+     * refused here with pandas' words for a later row */
+    read_fails("a,b\n1,2,3,4\n", 1 << 20, "Expected 2 fields in line 2, saw 4");
+    read_fails("a,b\n1,2,3\n4,5,6,7\n", 1 << 20, "Expected 3 fields in line 3, saw 4");
 
     /* types that do not fit the chunk */
     const char *text = "a\n1\nx\n";
@@ -1053,6 +1099,7 @@ int main(void)
         cmocka_unit_test(test_usecols),
         cmocka_unit_test(test_usecols_wide),
         cmocka_unit_test(test_sep),
+        cmocka_unit_test(test_sep_whitespace),
         cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_header_none_names),
         cmocka_unit_test(test_na_values),
