@@ -6331,6 +6331,17 @@ static int infer_dt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char
                             "%%H:%%M:%%S\")");
         if (!(d->pat = strdup(json_string_value(f)))) return XFAIL(n, "out of memory");
     }
+    if (n->op == OP_DF_DT_ISOCALENDAR) {
+        /* a DataFrame of the ISO year, week and day, the Series' rows */
+        static const char *const iso[] = {"year", "week", "day"};
+        if (alloc_cols(d, 3, s->nidx) || copy_index(d, s)) return XFAIL(n, "out of memory");
+        for (int k = 0; k < 3; k++)
+            if (set_col(&d->cols[k], iso[k], false, FT_INT64)) return XFAIL(n, "out of memory");
+        d->nrows = s->nrows;
+        d->rowsrc = s->rowsrc;
+        set_frame_shape(n, VK_DATAFRAME);
+        return 0;
+    }
     if (copy_schema(d, s)) return XFAIL(n, "out of memory");
     ftype_t t;
     int unit;

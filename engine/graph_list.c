@@ -201,6 +201,8 @@ static const op_params_t PARAMS[] = {
     {"dataframe.dt.dayofweek", "1", {NULL}},
     {"dataframe.dt.dayofyear", "1", {NULL}},
     {"dataframe.dt.quarter", "1", {NULL}},
+    {"dataframe.dt.week", "1", {NULL}},
+    {"dataframe.dt.isocalendar", "1", {NULL}},
     {"dataframe.dt.floor", "1", {"freq"}},
     {"dataframe.dt.ceil", "1", {"freq"}},
     {"dataframe.dt.round", "1", {"freq"}},

@@ -282,6 +282,8 @@
     X(DF_DT_DAYOFWEEK, "dataframe.dt.dayofweek", OPK_DF)                                           \
     X(DF_DT_DAYOFYEAR, "dataframe.dt.dayofyear", OPK_DF)                                           \
     X(DF_DT_QUARTER, "dataframe.dt.quarter", OPK_DF)                                               \
+    X(DF_DT_WEEK, "dataframe.dt.week", OPK_DF)                                                     \
+    X(DF_DT_ISOCALENDAR, "dataframe.dt.isocalendar", OPK_DF)                                       \
     X(DF_DT_FLOOR, "dataframe.dt.floor", OPK_DF)                                                   \
     X(DF_DT_CEIL, "dataframe.dt.ceil", OPK_DF)                                                     \
     X(DF_DT_ROUND, "dataframe.dt.round", OPK_DF)                                                   \

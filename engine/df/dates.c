@@ -357,12 +357,30 @@ static int weekday(int64_t days)
     return (int)(((days % 7) + 7 + 3) % 7);
 }
 
+/* The ISO 8601 calendar of a day since the epoch: its year (that of the
+ * Thursday of its week), its week (1..53, weeks starting on Monday, week 1
+ * the one holding the year's first Thursday) and its day (Monday 1). */
+static void iso_calendar(int64_t days, int64_t *year, int64_t *week, int64_t *day)
+{
+    int wd = weekday(days), m, d;
+    int64_t thu = days - wd + 3, y;
+    date_civil_from_days(thu, &y, &m, &d);
+    *year = y;
+    *week = (thu - date_days_from_civil(y, 1, 1)) / 7 + 1;
+    *day = wd + 1;
+}
+
 /* One field of a datetime that is not NaT. */
 static int64_t field(op_t op, int64_t ns)
 {
     int64_t days, rest = day_rest(ns, &days), y;
     int m, d;
     switch (op) {
+    case OP_DF_DT_WEEK: { /* pandas 1.5's dt.week (weekofyear): the ISO week */
+        int64_t iy, iw, id;
+        iso_calendar(days, &iy, &iw, &id);
+        return iw;
+    }
     case OP_DF_DT_HOUR:
         return rest / 3600000000000LL;
     case OP_DF_DT_MINUTE:
@@ -1155,12 +1173,55 @@ static int64_t td_field(op_t op, int64_t ns)
     }
 }
 
+/* dt.isocalendar(): a DataFrame of the ISO year, week and day of each
+ * value, int64 (float64 NaN in a chunk holding NaT; pandas: UInt32 <NA>) */
+static int dt_isocalendar(const df_node_t *d, const frame_t *in, frame_t *out, char *err,
+                          size_t errlen)
+{
+    const fcol_t *c = &in->cols[0];
+    const int64_t *v = c->data;
+    int64_t n = c->n;
+    bool nat = false;
+    for (int64_t i = 0; i < n && !nat; i++)
+        nat = v[i] == DATE_NAT;
+    if (frame_alloc(out, false, n, 3, in->nidx)) goto fail;
+    out->range_index = in->range_index;
+    for (int k = 0; k < in->nidx; k++)
+        if (flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int) ||
+            fcol_copy(&in->idx[k], &out->idx[k]))
+            goto fail;
+    for (int k = 0; k < 3; k++)
+        if (flabel_set(&out->names[k], d->cols[k].name, false) ||
+            fcol_alloc(&out->cols[k], nat ? FT_FLOAT64 : FT_INT64, n, 0, false))
+            goto fail;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t days, f[3];
+        if (v[i] == DATE_NAT) {
+            for (int k = 0; k < 3; k++)
+                ((double *)out->cols[k].data)[i] = NAN;
+            continue;
+        }
+        day_rest(v[i], &days);
+        iso_calendar(days, &f[0], &f[1], &f[2]);
+        for (int k = 0; k < 3; k++)
+            if (nat)
+                ((double *)out->cols[k].data)[i] = (double)f[k];
+            else
+                ((int64_t *)out->cols[k].data)[i] = f[k];
+    }
+    return 0;
+fail:
+    frame_free(out);
+    return errmsg(err, errlen, "dt.isocalendar: out of memory over %lld values", (long long)n);
+}
+
 int df_dt_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out, char *err,
               size_t errlen)
 {
     const fcol_t *c = &in->cols[0];
     if (c->type != FT_INT64 || c->unit == FU_NONE)
         return errmsg(err, errlen, "internal: dt accessor of a column that holds no datetimes");
+    if (op == OP_DF_DT_ISOCALENDAR) return dt_isocalendar(d, in, out, err, errlen);
     const int64_t *v = c->data;
     int64_t n = c->n;
     ftype_t ty;

@@ -3,8 +3,9 @@
 gives datetime64[ns] columns (NaT for empty fields; ISO dates, times with
 seconds and fractions, 'T' or a space, '/' dates, years before 1970 and
 leap days); the dt accessor's year, month, day, hour, minute, second,
-dayofweek, dayofyear, quarter and date, with and without NaT in the
-Series; floor, ceil and round to fixed frequencies, normalize, day_name,
+dayofweek, dayofyear, quarter, week (ISO) and date, and isocalendar(),
+with and without NaT in the Series (every day of the weeks around many
+new years too); floor, ceil and round to fixed frequencies, normalize, day_name,
 month_name, strftime, days_in_month and the is_* fields; groupby by a datetime column and by a month column; sort_values,
 filters, merge, head and to_csv carrying datetime columns; and the
 rejections (an unknown parse_dates column, dt of a non-datetime Series, a
@@ -31,7 +32,7 @@ import harness  # noqa: E402
 
 passed = failed = 0
 FIELDS = ["year", "month", "day", "hour", "minute", "second", "dayofweek", "dayofyear",
-          "quarter"]
+          "quarter", "week"]
 # strftime: Python's forms (%f, %z and %Z of a naive datetime) and the
 # C library's (which Python calls), an unknown directive and a lone %
 STRFTIME = ["%Y-%m", "%d/%m/%Y %H:%M:%S.%f", "%a %A %b %B %p %I %j %U %W %y %%", "%z|%Z",
@@ -243,9 +244,15 @@ def cases(P):
         want = {}
         for f in FIELDS:
             nodes.append(op(f, "dt." + f, "c"))
-            want[f] = getattr(P[col].dt, f)
+            with warnings.catch_warnings():  # pandas 1.5 deprecates dt.week
+                warnings.simplefilter("ignore", FutureWarning)
+                want[f] = getattr(P[col].dt, f)
         nodes.append(op("date", "dt.date", "c"))
         want["date"] = P[col].dt.date
+        # isocalendar: pandas' UInt32 columns, here int64 (float64 with NaN)
+        iso = P[col].dt.isocalendar()
+        nodes.append(op("iso", "dt.isocalendar", "c"))
+        want["iso"] = iso.astype("float64" if P[col].isna().any() else "int64")
         out.append(("dt_" + col, nodes, want))
         # floor, ceil and round to fixed frequencies (half to even, an odd
         # unit of nanoseconds as pandas), normalize, the names, the is_*
@@ -422,6 +429,29 @@ def all_cases(data):
     tensor_of_chunk_typed(data)
     to_datetime_cases(data)
     first_day(data)
+    iso_weeks(data)
+
+
+def iso_weeks(data):
+    """dt.week and dt.isocalendar() on every day of the fortnight around
+    each new year from 1678 to 2261 (years of 53 ISO weeks, a week 1 that
+    starts in December, a week 52 or 53 in January), and of datetime64's
+    first and last days"""
+    days = [pd.Timestamp(y, 12, 25) + pd.Timedelta(days=k) for y in range(1678, 2262)
+            for k in range(15)]
+    days += [pd.Timestamp("1677-09-21 00:13"), pd.Timestamp("2262-04-11 23:47")]
+    with open(os.path.join(data, "iso.csv"), "w") as f:
+        f.write("when\n" + "".join("%s\n" % d for d in days))
+    P = pd.read_csv(os.path.join(data, "iso.csv"), parse_dates=["when"])
+    for chunk in (4000, None):
+        nodes = [{"key": "t", "op": "dataframe.read_csv", "path": "iso.csv",
+                  "parse_dates": ["when"], **({"chunk_bytes": chunk} if chunk else {})},
+                 op("w", "getitem", "t", columns="when"), op("wk", "dt.week", "w"),
+                 op("iso", "dt.isocalendar", "w")]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            want = {"wk": P.when.dt.week, "iso": P.when.dt.isocalendar().astype("int64")}
+        report("iso_weeks/chunk=%s" % chunk, run_and_compare(nodes, want, data))
 
 
 def tensor_of_chunk_typed(data):

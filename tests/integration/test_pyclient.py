@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -1244,6 +1245,16 @@ class TestDataFrames(Base):
                                            ym=pdf.when.dt.strftime("%Y-%m")))
             with self.assertRaises(marsc.GraphError):
                 df.when.dt.floor("W").execute()
+            # ISO weeks: the week's max per ISO year (pandas' isocalendar is
+            # UInt32, <NA> for NaT: float64 here), and dt.week
+            iso = df.when.dt.isocalendar()
+            piso = pdf.when.dt.isocalendar()
+            pd.testing.assert_frame_equal(iso.fetch(), piso.astype("float64"))
+            pd.testing.assert_series_equal(iso.groupby("year").week.max().fetch(),
+                                           piso.astype("float64").groupby("year").week.max())
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                pd.testing.assert_series_equal(df.when.dt.weekofyear.fetch(), pdf.when.dt.week)
         finally:
             shutil.rmtree(d)
 

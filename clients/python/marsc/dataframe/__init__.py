@@ -2097,6 +2097,8 @@ class _Dt:
     weekday = dayofweek
     dayofyear = _field("dayofyear")
     quarter = _field("quarter")
+    week = _field("week")  # pandas 1.5's (deprecated there): the ISO week
+    weekofyear = week
     date = _field("date")
     days_in_month = _field("days_in_month")
     daysinmonth = days_in_month
@@ -2113,6 +2115,12 @@ class _Dt:
     microseconds = _field("microseconds")
     nanoseconds = _field("nanoseconds")
     del _field
+
+    def isocalendar(self):
+        """Series.dt.isocalendar(): a DataFrame of the ISO year, week and
+        day (Monday 1), int64 (pandas: UInt32; float64 NaN for NaT)"""
+        return _make("dataframe.dt.isocalendar", [self._s], None, "dataframe",
+                     ["year", "week", "day"])
 
     def _to(self, how, freq):
         if not isinstance(freq, str):
