@@ -161,6 +161,8 @@ static const char *const *df_fields(op_t op)
     static const char *const hd[] = {"n", NULL};
     static const char *const fi[] = {"value", "method", "axis", NULL};
     static const char *const dn[] = {"how", "subset", "thresh", "axis", NULL};
+    static const char *const btw[] = {"start_time", "end_time", "inclusive", NULL};
+    static const char *const att[] = {"time", NULL};
     static const char *const ii[] = {"values", NULL};
     static const char *const at[] = {"dtype", NULL};
     static const char *const cl[] = {"columns", NULL};
@@ -337,6 +339,10 @@ static const char *const *df_fields(op_t op)
         return fi;
     case OP_DF_DROPNA:
         return dn;
+    case OP_DF_BETWEEN_TIME:
+        return btw;
+    case OP_DF_AT_TIME:
+        return att;
     case OP_DF_ISIN:
         return ii;
     case OP_DF_ASTYPE:
@@ -4320,6 +4326,102 @@ static int infer_dropna(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     return 0;
 }
 
+/* A time of day as pandas' to_time reads a string: H:MM, HH:MM:SS, with a
+ * fraction of up to 6 digits (time.fromisoformat), HHMM, HHMMSS, and these
+ * with AM or PM after them (%I, 1 to 12); in whole microseconds. false
+ * for another form. */
+static bool two_digits(const char *p, int64_t *v)
+{
+    if (p[0] < '0' || p[0] > '9' || p[1] < '0' || p[1] > '9') return false;
+    *v = (p[0] - '0') * 10 + (p[1] - '0');
+    return true;
+}
+
+static bool time_of_day(const char *s, int64_t *us)
+{
+    int64_t h = 0, m = 0, sec = 0, frac = 0;
+    const char *p = s;
+    int nd = 0;
+    if (strchr(s, ':')) { /* H:MM, HH:MM:SS, HH:MM:SS.ffffff */
+        if (*p < '0' || *p > '9') return false;
+        h = *p++ - '0';
+        if (*p >= '0' && *p <= '9') h = h * 10 + (*p++ - '0');
+        if (*p++ != ':' || !two_digits(p, &m)) return false;
+        p += 2;
+        if (*p == ':') {
+            if (!two_digits(p + 1, &sec)) return false;
+            p += 3;
+            if (*p == '.') {
+                p++;
+                for (int64_t scale = 100000; *p >= '0' && *p <= '9' && nd < 6; scale /= 10, nd++)
+                    frac += (*p++ - '0') * scale;
+                if (nd == 0 || (*p >= '0' && *p <= '9')) return false;
+            }
+        }
+    } else { /* HHMM, HHMMSS */
+        size_t k = 0;
+        while (p[k] >= '0' && p[k] <= '9')
+            k++;
+        if ((k != 4 && k != 6) || !two_digits(p, &h) || !two_digits(p + 2, &m) ||
+            (k == 6 && !two_digits(p + 4, &sec)))
+            return false;
+        p += k;
+    }
+    int ampm = 0; /* %p after %I: 1 AM, 2 PM */
+    if ((p[0] == 'A' || p[0] == 'a' || p[0] == 'P' || p[0] == 'p') &&
+        (p[1] == 'M' || p[1] == 'm')) {
+        ampm = p[0] == 'A' || p[0] == 'a' ? 1 : 2;
+        p += 2;
+    }
+    if (*p) return false;
+    if (ampm) {
+        if (h < 1 || h > 12 || nd) return false;
+        h = h % 12 + (ampm == 2 ? 12 : 0);
+    }
+    if (h > 23 || m > 59 || sec > 59) return false;
+    *us = ((h * 60 + m) * 60 + sec) * 1000000 + frac;
+    return true;
+}
+
+/* between_time and at_time: the rows whose DatetimeIndex value's time of
+ * day is in [start_time, end_time] (across midnight when the start is
+ * after the end; inclusive "both", "neither", "left" or "right"), or is
+ * `time`; to the microsecond, as pandas compares them */
+static int infer_between_time(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
+                              size_t errlen)
+{
+    if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
+    const df_node_t *s = in_df(g, n, 0);
+    if (s->nidx != 1 || s->idx[0].type != FT_INT64 || s->idx[0].unit != FU_NS)
+        return XFAIL(n,
+                     "Index must be DatetimeIndex (the index is %s; set_index of a datetime "
+                     "column makes one)",
+                     s->nidx == 1 ? df_col_type_name(&s->idx[0]) : "of several levels");
+    bool at = n->op == OP_DF_AT_TIME;
+    static const char *const names[] = {"start_time", "end_time"};
+    for (int q = 0; q < (at ? 1 : 2); q++) {
+        const char *key = at ? "time" : names[q];
+        json_t *v = json_object_get(obj, key);
+        if (!json_given(v)) return XFAIL(n, "\"%s\" is missing", key);
+        if (!json_is_string(v) || !time_of_day(json_string_value(v), &d->tod[q]))
+            return XFAIL(n,
+                         "\"%s\": Cannot convert arg %.40s to a time (a time of day such as "
+                         "\"09:30\", \"09:30:15.5\", \"0930\" or \"9:30AM\")",
+                         key, json_is_string(v) ? json_string_value(v) : "of this type");
+    }
+    d->tod_incl = 3;
+    static const char *const incl[] = {"both", "neither", "left", "right", NULL};
+    static const uint8_t bits[] = {3, 0, 1, 2};
+    int q = str_choice(obj, "inclusive", incl, false, 0);
+    if (q < 0) return XFAIL(n, "Inclusive has to be either 'both', 'neither', 'left' or 'right'");
+    d->tod_incl = bits[q];
+    if (copy_schema(d, s)) return XFAIL(n, "out of memory");
+    d->nrows = -1;
+    d->rowsrc = (int)(n - g->nodes);
+    set_frame_shape(n, in_vk(g, n, 0));
+    return 0;
+}
+
 static int infer_isx(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, char *err,
                      size_t errlen)
 {
@@ -6820,6 +6922,8 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_INTERPOLATE:
     case OP_DF_MERGE_ASOF:
     case OP_DF_DROPNA:
+    case OP_DF_BETWEEN_TIME:
+    case OP_DF_AT_TIME:
     case OP_DF_RENAME:
     case OP_DF_DROP:
     case OP_DF_SET_INDEX:
@@ -7030,6 +7134,10 @@ int graph_df_infer(graph_t *g, int i, char *err, size_t errlen)
         break;
     case OP_DF_DROPNA:
         rc = infer_dropna(g, n, d, obj, err, errlen);
+        break;
+    case OP_DF_BETWEEN_TIME:
+    case OP_DF_AT_TIME:
+        rc = infer_between_time(g, n, d, obj, err, errlen);
         break;
     case OP_DF_ISNA:
     case OP_DF_NOTNA:

@@ -202,6 +202,8 @@ static const op_params_t PARAMS[] = {
     {"dataframe.dt.dayofyear", "1", {NULL}},
     {"dataframe.dt.quarter", "1", {NULL}},
     {"dataframe.dt.week", "1", {NULL}},
+    {"dataframe.between_time", "1", {"start_time", "end_time", "inclusive"}},
+    {"dataframe.at_time", "1", {"time"}},
     {"dataframe.dt.isocalendar", "1", {NULL}},
     {"dataframe.dt.floor", "1", {"freq"}},
     {"dataframe.dt.ceil", "1", {"freq"}},

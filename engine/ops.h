@@ -346,6 +346,8 @@
     X(DF_PIVOT, "dataframe.pivot", OPK_DF)                                                         \
     X(DF_UNSTACK, "dataframe.unstack", OPK_DF)                                                     \
     X(DF_STR_EXTRACT, "dataframe.str.extract", OPK_DF)                                             \
+    X(DF_BETWEEN_TIME, "dataframe.between_time", OPK_DF)                                           \
+    X(DF_AT_TIME, "dataframe.at_time", OPK_DF)                                                     \
     /* multiout: ops with several results ("outputs"; engine/graph_multi.c) */                     \
     X(SPLIT, "split", OPK_SHAPE)                                                                   \
     X(ARRAY_SPLIT, "array_split", OPK_SHAPE)                                                       \

@@ -1671,6 +1671,8 @@ tgrid_t *tile_df(tctx_t *c, int node)
         if (n->df->method != DFM_NONE) return tile_carry(c, node, n->df->method == DFM_BFILL);
         return tile_rowwise(c, node, DFJ_MAP, true);
     case OP_DF_DROPNA:
+    case OP_DF_BETWEEN_TIME:
+    case OP_DF_AT_TIME:
     case OP_DF_QUERY:
         return tile_rowwise(c, node, DFJ_MAP, false);
     case OP_DF_EVAL:

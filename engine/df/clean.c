@@ -618,12 +618,39 @@ static int dropna_rows(const df_node_t *d, const frame_t *in, int64_t **rows, in
     return 0;
 }
 
+/* between_time and at_time: the rows whose index's time of day, in whole
+ * microseconds (pandas' _get_time_micros), is in range; NaT's is -1, as
+ * pandas', so it is in a range across midnight */
+static int time_rows(const df_node_t *d, op_t op, const frame_t *in, int64_t **rows, int64_t *n)
+{
+    *rows = malloc(sizeof(int64_t) * (size_t)(in->nrows + 1));
+    if (!*rows) return -1;
+    const int64_t *v = in->idx[0].data, day = 86400LL * 1000000;
+    int64_t m = 0, a = d->tod[0], b = d->tod[1];
+    bool li = d->tod_incl & 1, ri = d->tod_incl & 2;
+    for (int64_t i = 0; i < in->nrows; i++) {
+        int64_t us = v[i] / 1000 - (v[i] % 1000 < 0); /* floor to microseconds */
+        int64_t t = v[i] == INT64_MIN ? -1 : (us % day + day) % day;
+        bool keep;
+        if (op == OP_DF_AT_TIME) {
+            keep = t == a;
+        } else {
+            bool after = li ? a <= t : a < t, before = ri ? t <= b : t < b;
+            keep = a <= b ? after && before : after || before;
+        }
+        if (keep) (*rows)[m++] = i;
+    }
+    *n = m;
+    return 0;
+}
+
 int df_clean_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *carry, frame_t *out,
                  char *err, size_t errlen)
 {
-    if (op == OP_DF_DROPNA) {
+    if (op == OP_DF_DROPNA || op == OP_DF_BETWEEN_TIME || op == OP_DF_AT_TIME) {
         int64_t *rows, m;
-        if (dropna_rows(d, in, &rows, &m)) return oom(err, errlen);
+        if (op == OP_DF_DROPNA ? dropna_rows(d, in, &rows, &m) : time_rows(d, op, in, &rows, &m))
+            return oom(err, errlen);
         int rc = frame_take(in, rows, m, out) ? oom(err, errlen) : 0;
         free(rows);
         return rc;

@@ -267,6 +267,11 @@ typedef struct df_node {
      * limit_direction), ip_area DF_IPA_* (limit_area), ip_limit (-1: none) */
     uint8_t ip_method, ip_dir, ip_area;
     int64_t ip_limit;
+    /* between_time (at_time: tod[0] alone): the times of day in whole
+     * microseconds, as pandas compares them; tod_incl bit 1 the start is
+     * in, bit 2 the end */
+    int64_t tod[2];
+    uint8_t tod_incl;
     /* rolling and expanding skew and kurt: the sums, counts and minima of
      * the columns over every row (running.c's moment pass), set on a
      * job's own copy of the node by dfexec; NULL elsewhere */

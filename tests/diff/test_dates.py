@@ -430,6 +430,48 @@ def all_cases(data):
     to_datetime_cases(data)
     first_day(data)
     iso_weeks(data)
+    between_times(data)
+
+
+def between_times(data):
+    """between_time and at_time on a DatetimeIndex with NaT (its time of
+    day -1, as pandas', so in a range across midnight), over one-row and
+    uneven chunks, a DataFrame and a Series: each inclusive, a range
+    across midnight, the time forms pandas' to_time reads, times to the
+    microsecond; and the refusals"""
+    P = pd.read_csv(os.path.join(data, "t.csv"), parse_dates=["when", "day"]).set_index("when")
+    ranges = [("09:00", "17:30", None), ("9:00", "1730", "neither"), ("23:00", "01:15:30", None),
+              ("22:00", "0:00", "left"), ("06:12:30.5", "08:00:00.250000", "right"),
+              ("12:00PM", "1:00PM", None), ("12:00AM", "6:00am", "neither")]
+    for chunk in (1, 700, None):
+        nodes = [rc_node(chunk), op("w", "set_index", "t", keys="when"),
+                 op("x", "getitem", "w", columns="x")]
+        want = {}
+        for q, (a, b, inc) in enumerate(ranges):
+            kw = {"start_time": a, "end_time": b}
+            if inc:
+                kw["inclusive"] = inc
+            nodes.append(op("b%d" % q, "between_time", "w" if q % 2 else "x", **kw))
+            want["b%d" % q] = (P if q % 2 else P.x).between_time(a, b, inclusive=inc or "both")
+        for q, t in enumerate(["00:00", "13:14:15", "12:00AM", "6:45PM"]):
+            nodes.append(op("a%d" % q, "at_time", "w", time=t))
+            want["a%d" % q] = P.at_time(t)
+        report("between_time/chunk=%s" % chunk, run_and_compare(nodes, want, data))
+    w = [rc_node(None), op("w", "set_index", "t", keys="when")]
+    for name, nodes, words in [
+            ("between_time_no_dates", [rc_node(None), op("b", "between_time", "t",
+                                                         start_time="1:00", end_time="2:00")],
+             ["Index must be DatetimeIndex", "int64"]),
+            ("between_time_bad_time", w + [op("b", "between_time", "w", start_time="9",
+                                              end_time="10:00")],
+             ["Cannot convert arg 9 to a time"]),
+            ("between_time_hour_25", w + [op("b", "between_time", "w", start_time="25:00",
+                                             end_time="10:00")], ["Cannot convert arg 25:00"]),
+            ("between_time_inclusive", w + [op("b", "between_time", "w", start_time="1:00",
+                                               end_time="2:00", inclusive="both_")],
+             ["Inclusive has to be either"]),
+            ("at_time_missing", w + [op("b", "at_time", "w")], ['"time" is missing'])]:
+        expect_refused(data, name, nodes, 2, words)
 
 
 def iso_weeks(data):

@@ -1255,6 +1255,20 @@ class TestDataFrames(Base):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", FutureWarning)
                 pd.testing.assert_series_equal(df.when.dt.weekofyear.fetch(), pdf.when.dt.week)
+            # between_time and at_time on the DatetimeIndex (NaT in a range
+            # across midnight, as pandas)
+            ix, pix = df.set_index("when"), pdf.set_index("when")
+            for a, b, kw in (("09:00", "17:30", {}), ("22:00", datetime.time(1, 30), {}),
+                             ("0600", "7:15AM", {"include_start": False})):
+                with warnings.catch_warnings():  # include_start: deprecated in pandas 1.5
+                    warnings.simplefilter("ignore", FutureWarning)
+                    want = pix.between_time(a, b, **kw)
+                pd.testing.assert_frame_equal(ix.between_time(a, b, **kw).fetch(), want)
+            pd.testing.assert_series_equal(ix.v.between_time("12:00", "13:00").fetch(),
+                                           pix.v.between_time("12:00", "13:00"))
+            pd.testing.assert_frame_equal(ix.at_time("00:00").fetch(), pix.at_time("00:00"))
+            with self.assertRaisesRegex(marsc.GraphError, "Index must be DatetimeIndex"):
+                df.between_time("09:00", "10:00").execute()
         finally:
             shutil.rmtree(d)
 

@@ -6,6 +6,7 @@ an input of a later task on the cluster, so each execution submits a
 DataFrame's whole lineage (tensors it starts from are reused).
 """
 import copy
+import datetime
 import json
 import numbers
 
@@ -28,6 +29,18 @@ def _lit(v):
     if isinstance(v, dict):
         return {k: _lit(x) for k, x in v.items()}
     return v
+
+
+def _time_text(t):
+    """a time of day for between_time and at_time: a string as given, a
+    datetime.time as its ISO form (to the microsecond, as pandas)"""
+    if isinstance(t, datetime.time):
+        if t.tzinfo is not None:
+            raise NotImplementedError("a time with a time zone is not supported")
+        return t.isoformat()
+    if not isinstance(t, str):
+        raise ValueError("Cannot convert arg %r to a time" % (t,))
+    return t
 
 
 def _one(v):
@@ -627,6 +640,28 @@ class _Frame(Entity):
         return self._rows("nsmallest", n=int(n), columns=_names(columns), keep=keep)
     def drop_duplicates(self, subset=None, keep="first"):
         return self._rows("drop_duplicates", subset=_names(subset), keep=keep)
+
+    def between_time(self, start_time, end_time, include_start=None, include_end=None,
+                     inclusive=None):
+        """pandas' between_time on a DatetimeIndex: the rows whose time of
+        day is in [start_time, end_time] (across midnight when the start
+        is after the end); times as "09:30", "0930", "9:30AM" or
+        datetime.time; inclusive "both", "neither", "left" or "right" (or
+        pandas 1.5's include_start and include_end)."""
+        if inclusive is not None and (include_start is not None or include_end is not None):
+            raise ValueError("Deprecated arguments `include_start` and `include_end` cannot be "
+                             "passed if `inclusive` has been given.")
+        if inclusive is None and (include_start is not None or include_end is not None):
+            s, e = include_start is not False, include_end is not False
+            inclusive = {(True, True): "both", (True, False): "left", (False, True): "right",
+                         (False, False): "neither"}[(s, e)]
+        return self._rows("between_time", start_time=_time_text(start_time),
+                          end_time=_time_text(end_time),
+                          inclusive=None if inclusive in (None, "both") else inclusive)
+
+    def at_time(self, time):
+        """pandas' at_time on a DatetimeIndex: the rows at that time of day"""
+        return self._rows("at_time", time=_time_text(time))
     def dropna(self, axis=0, how=None, thresh=None, subset=None):
         """pandas' dropna: rows (axis 0) with a missing value (how "any"),
         only missing values ("all"), or fewer than thresh values; axis 1
