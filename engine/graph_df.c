@@ -133,7 +133,8 @@ static const char *const *df_fields(op_t op)
     static const char *const rc[] = {"path",  "chunk_bytes", "usecols",         "parse_dates",
                                      "sep",   "decimal",     "dtype",           "header",
                                      "names", "na_values",   "keep_default_na", "skiprows",
-                                     "nrows", "thousands",   "encoding",        NULL};
+                                     "nrows", "thousands",   "encoding",        "comment",
+                                     NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
     static const char *const as[] = {"names", NULL};
@@ -1084,6 +1085,13 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         if (!json_is_string(v))
             return NFAIL(e, n, "\"%s\" must be a string of one character", one_char[i].key);
         if (one_char[i].parse(json_string_value(v), (char *)&o + one_char[i].off, msg, sizeof msg))
+            return NFAIL(e, n, "%s", msg);
+    }
+    json_t *cm = json_object_get(obj, "comment");
+    if (cm && !json_is_null(cm)) {
+        if (!json_is_string(cm))
+            return NFAIL(e, n, "\"comment\" must be a string of one character");
+        if (csv_comment_parse(json_string_value(cm), o.sep, &o.comment, msg, sizeof msg))
             return NFAIL(e, n, "%s", msg);
     }
     json_t *en = json_object_get(obj, "encoding");

@@ -24,7 +24,7 @@
 typedef struct {
     const char *name;
     const char *inputs;
-    const char *params[16];
+    const char *params[20]; /* NULL-terminated: at most 19 */
 } op_params_t;
 
 static const op_params_t PARAMS[] = {
@@ -84,7 +84,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.read_csv",
      "0",
      {"path", "chunk_bytes", "usecols", "parse_dates", "sep", "decimal", "dtype", "header", "names",
-      "na_values", "keep_default_na", "skiprows", "nrows", "thousands", "encoding"}},
+      "na_values", "keep_default_na", "skiprows", "nrows", "thousands", "encoding", "comment"}},
     {"dataframe.getitem", "1", {"columns"}},
     {"dataframe.filter", "2", {NULL}},
     {"dataframe.assign", "2+", {"names"}},

@@ -9,7 +9,8 @@
  * decimal point (a comma, or a semicolon, runs of whitespace ("\s+"), a
  * space, a bar, a tab: the blank-line rules differ when a space or a tab
  * separates, and an implicit index comes of a first data line of one
- * field more than the header; ',' for the
+ * field more than the header; '#' comments beside them and beside ';';
+ * ',' for the
  * decimal point beside a semicolon or a tab; no header record, the
  * columns named 0..n-1; na_values, for every column and for column "b",
  * and the default NA strings off; nrows 3 beside a space, skiprows 1
@@ -54,24 +55,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t small = 1 + (data[0] & 15);
     bool use_usecols = data[0] & 0x80;
     static const char *const na[] = {"1", "x", " 2.0"}, *na_cols[] = {NULL, NULL, "b"};
-    static const csv_opts_t opts[8] = {{.sep = ',', .decimal = '.'},
-                                       {.sep = ';', .decimal = '.'},
-                                       {.sep = CSV_SEP_WS, .decimal = '.'},
-                                       {.sep = ' ', .decimal = '.', .nrows = 3, .nrows_set = true},
-                                       {.sep = '|',
-                                        .decimal = '.',
-                                        .na_values = na,
-                                        .na_cols = na_cols,
-                                        .nna = 3,
-                                        .encoding = CSV_ENC_CP1252},
-                                       {.sep = ';', .decimal = ',', .thousands = '.'},
-                                       {.sep = '\t', .decimal = ',', .skiprows = 1},
-                                       {.sep = ',',
-                                        .decimal = '.',
-                                        .header = -1,
-                                        .no_default_na = true,
-                                        .na_values = na,
-                                        .nna = 2}};
+    static const csv_opts_t opts[8] = {
+        {.sep = ',', .decimal = '.'},
+        {.sep = ';', .decimal = '.'},
+        {.sep = CSV_SEP_WS, .decimal = '.', .comment = '#'},
+        {.sep = ' ', .decimal = '.', .nrows = 3, .nrows_set = true},
+        {.sep = '|',
+         .decimal = '.',
+         .na_values = na,
+         .na_cols = na_cols,
+         .nna = 3,
+         .encoding = CSV_ENC_CP1252},
+        {.sep = ';', .decimal = ',', .thousands = '.', .comment = '#'},
+        {.sep = '\t', .decimal = ',', .skiprows = 1},
+        {.sep = ',',
+         .decimal = '.',
+         .header = -1,
+         .no_default_na = true,
+         .na_values = na,
+         .nna = 2}};
     const csv_opts_t *o = &opts[(data[0] >> 4) & 7];
     data++;
     size--;

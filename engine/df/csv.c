@@ -51,6 +51,14 @@ uint32_t csv_kinds_merge(uint32_t a, uint32_t b)
     return ((a | b) & CSV_K_FLAGS_MASK) | ifail | ufail;
 }
 
+bool csv_kinds_na_text(uint32_t k)
+{
+    /* pandas' uint64_conflict: a value past INT64_MAX beside a negative
+     * one or an NA one, every value read by the uint64 path */
+    return (k & CSV_K_IFAIL_MASK) == CSV_K_IFAIL_OVERFLOW && (k & CSV_K_UFAIL_MASK) == 0 &&
+           (k & CSV_K_UINT) && (k & (CSV_K_SINT | CSV_K_NA));
+}
+
 /* pandas' _convert_tokens: int64, then (on an int64 overflow) uint64, then
  * float64, then bool, else object; int64 with NA upcast to float64. */
 csv_type_t csv_kinds_type(uint32_t k, int64_t total_rows)
@@ -63,7 +71,8 @@ csv_type_t csv_kinds_type(uint32_t k, int64_t total_rows)
         if (ufail == 0) {
             /* every value parsed as uint64: pandas gives uint64 unless a
              * value was negative (or NA beside a value past INT64_MAX), then
-             * object. The engine has no uint64: float64. */
+             * object (where a value passed INT64_MAX, its NA strings kept:
+             * csv_kinds_na_text). The engine has no uint64: float64. */
             bool conflict = (k & CSV_K_SINT) || ((k & CSV_K_UINT) && (k & CSV_K_NA));
             return conflict ? CSV_STRING : CSV_FLOAT64;
         }
@@ -469,13 +478,15 @@ typedef struct {
     int nf; /* fields of the current record */
     int maxstore;
     char sep; /* the field separator (csv_sep_parse) */
+    int cmt;  /* the comment character as an unsigned char, 256: none */
 } tok_t;
 
 static void tok_init(tok_t *t, const char *buf, int64_t start, int64_t end, int64_t line,
-                     int maxstore, char sep)
+                     int maxstore, char sep, char cmt)
 {
     memset(t, 0, sizeof *t);
     t->sep = sep;
+    t->cmt = cmt ? (unsigned char)cmt : 256;
     t->p = buf;
     t->pos = start;
     t->end = end;
@@ -501,6 +512,15 @@ static int tok_bytes(tok_t *t, const char *src, size_t n, char *err, size_t errl
     return 0;
 }
 
+/* The offset after the line end at or after i (\n, \r\n or \r), or end. */
+static int64_t past_line(const char *p, int64_t i, int64_t end)
+{
+    while (i < end && p[i] != '\n' && p[i] != '\r')
+        i++;
+    if (i < end && p[i++] == '\r' && i < end && p[i] == '\n') i++;
+    return i;
+}
+
 /* 1: a record; 0: no more records; -1: error. */
 static int tok_next(tok_t *t, char *err, size_t errlen)
 {
@@ -508,6 +528,7 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
     int64_t i = t->pos, end = t->end;
     const char sep = t->sep;
     const bool ws = sep == CSV_SEP_WS;
+    const int cm = t->cmt;
     /* Blank lines and lines of spaces/tabs are skipped (skip_blank_lines),
      * and so is such a tail at the end of the input; a space or a tab that
      * is the separator makes no blank line (pandas' WHITESPACE_LINE state
@@ -520,6 +541,22 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
         if (j >= end) {
             t->pos = end;
             return 0;
+        }
+        if ((unsigned char)p[j] == cm && (j == i || ws)) {
+            /* pandas' comment: a line that starts with it is no record;
+             * after whitespace that separates, a record of no fields (its
+             * values missing); after other whitespace, a record whose
+             * field is that whitespace (below) */
+            if (j == i) {
+                t->line++;
+                i = past_line(p, j, end);
+                continue;
+            }
+            t->rec_line = t->line++;
+            t->nf = 0;
+            t->fblen = 0;
+            t->pos = past_line(p, j, end);
+            return 1;
         }
         if (ws) i = j;
         if (p[j] == '\n') {
@@ -540,7 +577,8 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
     t->fblen = 0;
     for (;;) {
         size_t fstart = t->fblen;
-        if (i < end && p[i] == '"') {
+        bool quoted = i < end && p[i] == '"';
+        if (quoted) {
             i++;
             for (;;) {
                 /* copy the run up to the next quote in one piece */
@@ -561,11 +599,16 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
             }
         }
         int64_t u = i;
+        /* a comment character right after a closing quote is the field's
+         * (pandas' QUOTE_IN_QUOTED_FIELD appends it) */
+        if (quoted && u < end && (unsigned char)p[u] == cm) u++;
         if (ws)
-            while (u < end && p[u] != ' ' && p[u] != '\t' && p[u] != '\n' && p[u] != '\r')
+            while (u < end && p[u] != ' ' && p[u] != '\t' && p[u] != '\n' && p[u] != '\r' &&
+                   (unsigned char)p[u] != cm)
                 u++;
         else
-            while (u < end && p[u] != sep && p[u] != '\n' && p[u] != '\r')
+            while (u < end && p[u] != sep && p[u] != '\n' && p[u] != '\r' &&
+                   (unsigned char)p[u] != cm)
                 u++;
         if (tok_bytes(t, p + i, (size_t)(u - i), err, errlen) < 0) return -1;
         i = u;
@@ -589,12 +632,16 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
         if (c == sep && !ws) continue;
         if (ws && (c == ' ' || c == '\t')) {
             /* a run of whitespace: one separator, or none before the line
-             * end (pandas' EAT_WHITESPACE state) */
+             * end or a comment (pandas' EAT_WHITESPACE state) */
             while (i < end && (p[i] == ' ' || p[i] == '\t'))
                 i++;
             if (i >= end) break;
-            if (p[i] != '\n' && p[i] != '\r') continue;
+            if (p[i] != '\n' && p[i] != '\r' && (unsigned char)p[i] != cm) continue;
             c = p[i++];
+        }
+        if ((unsigned char)c == cm) { /* the rest of the line is a comment */
+            i = past_line(p, i, end);
+            break;
         }
         if (c == '\r' && i < end && p[i] == '\n') i++;
         break;
@@ -784,6 +831,7 @@ void csv_header_close(csv_header_t *h)
     free(h->naf);
     free(h->naf_col);
     free(h->fpath);
+    free(h->na_text);
     memset(h, 0, sizeof *h);
 }
 
@@ -890,6 +938,21 @@ static bool use_mark(const name_at_t *srt, int ncols, const char *u, bool pos, u
     return found;
 }
 
+int csv_comment_parse(const char *s, char sep, char *cmt, char *err, size_t errlen)
+{
+    unsigned char c = (unsigned char)s[0];
+    if (!c || s[1]) return errmsg(err, errlen, "Only length-1 comment characters supported");
+    if (c == '"' || c < 0x20 || c > 0x7e)
+        return errmsg(err, errlen,
+                      "comment 0x%02x cannot start a comment: the quote, a line end, a control or "
+                      "a non-ASCII character",
+                      c);
+    if (c == (unsigned char)sep || (sep == CSV_SEP_WS && c == ' '))
+        return errmsg(err, errlen, "comment '%c' is the separator too", c);
+    *cmt = (char)c;
+    return 0;
+}
+
 int csv_thousands_parse(const char *s, char *tsep, char *err, size_t errlen)
 {
     unsigned char c = (unsigned char)s[0];
@@ -918,6 +981,13 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
         char tchk[2] = {o->thousands, 0};
         if (csv_thousands_parse(tchk, &h->thousands, err, errlen) < 0) return -1;
     }
+    if (o && o->comment) {
+        char cchk[2] = {o->comment, 0};
+        if (csv_comment_parse(cchk, o->sep, &h->comment, err, errlen) < 0) return -1;
+        if (o->comment == h->decimal || o->comment == h->thousands)
+            return errmsg(err, errlen, "comment '%c' is the %s too", o->comment,
+                          o->comment == h->decimal ? "decimal point" : "thousands separator");
+    }
     char sep = h->sep; /* it may equal decimal, as pandas allows: a quoted "1,5" is 1.5 */
     h->encoding = o ? o->encoding : CSV_ENC_UTF8;
     if (len > (size_t)INT64_MAX) return errmsg(err, errlen, "input of %zu bytes is too long", len);
@@ -938,7 +1008,7 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
         else
             bom = nl ? nl - buf + 1 : (int64_t)len;
     }
-    tok_init(&t, buf, bom, (int64_t)len, line0, CSV_MAX_COLS + 1, sep);
+    tok_init(&t, buf, bom, (int64_t)len, line0, CSV_MAX_COLS + 1, sep, h->comment);
     bool *was_empty = NULL;
     /* header None: no record names the columns (all are data); names:
      * the columns' names, in place of the header record's when there is
@@ -985,7 +1055,7 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     if (!h->int_names && h->ncols < CSV_MAX_COLS) {
         tok_t p1;
         tok_init(&p1, buf, has_header ? t.pos : bom, (int64_t)len, has_header ? t.line : line0, 0,
-                 sep);
+                 sep, h->comment);
         char perr[8];
         h->implicit_index = tok_next(&p1, perr, sizeof perr) == 1 && p1.nf == h->ncols + 1;
         tok_close(&p1);
@@ -1146,26 +1216,34 @@ fail_tok:
 /* ---------------------------------------------------------------------------
  * Split. */
 
-enum { C_OTHER, C_QUOTE, C_COMMA, C_LF, C_CR, C_N };
+enum { C_OTHER, C_QUOTE, C_COMMA, C_LF, C_CR, C_CMT, C_N };
 
+/* C_CMT, pandas' comment character: outside quotes the rest of the line
+ * is a comment (CMT), whose quotes are plain bytes; right after a closing
+ * quote it is a plain byte of the field, as in pandas' parser */
 static const uint8_t trans[CSV_NSTATES][C_N] = {
-    [CSV_S_REC] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR},
-    [CSV_S_FLD] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR},
-    [CSV_S_UNQ] = {CSV_S_UNQ, CSV_S_UNQ, CSV_S_FLD, CSV_S_REC, CSV_S_CR},
-    [CSV_S_QUO] = {CSV_S_QUO, CSV_S_QQ, CSV_S_QUO, CSV_S_QUO, CSV_S_QUO},
-    [CSV_S_QQ] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR},
-    [CSV_S_CR] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR},
+    [CSV_S_REC] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT},
+    [CSV_S_FLD] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT},
+    [CSV_S_UNQ] = {CSV_S_UNQ, CSV_S_UNQ, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT},
+    [CSV_S_QUO] = {CSV_S_QUO, CSV_S_QQ, CSV_S_QUO, CSV_S_QUO, CSV_S_QUO, CSV_S_QUO},
+    [CSV_S_QQ] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_UNQ},
+    [CSV_S_CR] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT},
+    [CSV_S_CMT] = {CSV_S_CMT, CSV_S_CMT, CSV_S_CMT, CSV_S_REC, CSV_S_CR, CSV_S_CMT},
 };
 /* A line end outside quotes counts one line, except the '\n' of "\r\n". */
 static const uint8_t line_inc[CSV_NSTATES][C_N] = {
-    [CSV_S_REC] = {0, 0, 0, 1, 1}, [CSV_S_FLD] = {0, 0, 0, 1, 1}, [CSV_S_UNQ] = {0, 0, 0, 1, 1},
-    [CSV_S_QUO] = {0, 0, 0, 0, 0}, [CSV_S_QQ] = {0, 0, 0, 1, 1},  [CSV_S_CR] = {0, 0, 0, 0, 1},
+    [CSV_S_REC] = {0, 0, 0, 1, 1, 0}, [CSV_S_FLD] = {0, 0, 0, 1, 1, 0},
+    [CSV_S_UNQ] = {0, 0, 0, 1, 1, 0}, [CSV_S_QUO] = {0, 0, 0, 0, 0, 0},
+    [CSV_S_QQ] = {0, 0, 0, 1, 1, 0},  [CSV_S_CR] = {0, 0, 0, 0, 1, 0},
+    [CSV_S_CMT] = {0, 0, 0, 1, 1, 0},
 };
 
-/* The bytes' classes with sep as the separator (C_COMMA). */
-static void byte_classes(uint8_t cls[256], char sep)
+/* The bytes' classes with sep as the separator (C_COMMA) and cmt the
+ * comment character (C_CMT; 0: none). */
+static void byte_classes(uint8_t cls[256], char sep, char cmt)
 {
     memset(cls, C_OTHER, 256);
+    if (cmt) cls[(unsigned char)cmt] = C_CMT;
     if (sep == CSV_SEP_WS) /* quotes open after them; the sentinel byte is no separator */
         cls[' '] = cls['\t'] = C_COMMA;
     else
@@ -1175,16 +1253,16 @@ static void byte_classes(uint8_t cls[256], char sep)
     cls['\r'] = C_CR;
 }
 
-/* Six runs of the DFA, one per start state. Two runs that reach the same
+/* Seven runs of the DFA, one per start state. Two runs that reach the same
  * state go on together, so they merge (the line counts they gathered apart
  * stay as offsets) and the loop steps once per distinct run: after the
  * first line end outside quotes that is at most two, inside a quote or not.
- * After an ordinary byte every run is in UNQ or QUO, which ordinary bytes
- * do not change, so runs of them are skipped. */
-void csv_scan_block(const char *p, size_t n, char sep, csv_block_t *out)
+ * After an ordinary byte every run is in UNQ, QUO or CMT, which ordinary
+ * bytes do not change, so runs of them are skipped. */
+void csv_scan_block(const char *p, size_t n, char sep, char cmt, csv_block_t *out)
 {
     uint8_t byte_cls[256];
-    byte_classes(byte_cls, sep);
+    byte_classes(byte_cls, sep, cmt);
     uint8_t cur[CSV_NSTATES];
     int64_t ln[CSV_NSTATES], off[CSV_NSTATES];
     int run_of[CSV_NSTATES];
@@ -1235,11 +1313,11 @@ static bool at_boundary(const char *buf, int64_t len, int64_t q, int st)
     return st == CSV_S_REC || (st == CSV_S_CR && (q >= len || buf[q] != '\n'));
 }
 
-int64_t csv_find_boundary(const char *buf, size_t len, char sep, int64_t pos, int state,
+int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, int64_t pos, int state,
                           int64_t *line)
 {
     uint8_t byte_cls[256];
-    byte_classes(byte_cls, sep);
+    byte_classes(byte_cls, sep, cmt);
     int64_t q = pos, L = (int64_t)len, ln = *line;
     int s = state;
     while (q < L && !at_boundary(buf, L, q, s)) {
@@ -1256,7 +1334,7 @@ int64_t csv_rows_end(const char *buf, size_t len, const csv_header_t *h, int64_t
                      size_t errlen)
 {
     tok_t t;
-    tok_init(&t, buf, h->data_start, (int64_t)len, h->data_line, 0, h->sep);
+    tok_init(&t, buf, h->data_start, (int64_t)len, h->data_line, 0, h->sep, h->comment);
     int rc = 1;
     for (int64_t r = 0; r < nrows && (rc = tok_next(&t, err, errlen)) == 1; r++) {
     }
@@ -1300,7 +1378,7 @@ int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target
     for (int64_t b = 0; b < nb; b++) {
         int64_t s = d0 + b * target; /* b * target < body: no overflow */
         int64_t e = body - b * target > target ? s + target : L;
-        csv_scan_block(buf + s, (size_t)(e - s), h->sep, &blk[b]);
+        csv_scan_block(buf + s, (size_t)(e - s), h->sep, h->comment, &blk[b]);
     }
     /* Phase 2: compose from the known state at the data start. */
     int st = CSV_S_REC;
@@ -1320,7 +1398,7 @@ int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target
         int64_t q = d0 + b * target;
         if (b > 0 && q <= prev) continue;
         int64_t ln = bln[b];
-        q = csv_find_boundary(buf, len, h->sep, q, bst[b], &ln);
+        q = csv_find_boundary(buf, len, h->sep, h->comment, q, bst[b], &ln);
         if (b > 0 && (q >= L || q == prev)) continue;
         if (n > 0) r[n - 1].end = q;
         r[n].start = q;
@@ -1371,7 +1449,7 @@ int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r
 {
     if (check_range(h, r, err, errlen) < 0) return -1;
     tok_t t;
-    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h->sep);
+    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h->sep, h->comment);
     int rc, ret = -1;
     int64_t rows = 0;
     char none[1] = "";
@@ -1549,7 +1627,13 @@ oom:
 int csv_header_set_kinds(csv_header_t *h, const uint32_t *kinds)
 {
     free(h->fpath);
-    h->fpath = NULL;
+    free(h->na_text);
+    h->fpath = h->na_text = NULL;
+    for (int k = 0; k < h->nsel; k++) {
+        if (!csv_kinds_na_text(kinds[k])) continue;
+        if (!h->na_text && !(h->na_text = calloc((size_t)h->nsel + 1, 1))) return -1;
+        h->na_text[k] = 1;
+    }
     if (h->nnaf == 0) return 0;
     if (!(h->fpath = calloc((size_t)h->nsel + 1, 1))) return -1;
     for (int k = 0; k < h->nsel; k++)
@@ -1573,7 +1657,7 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
     memset(out, 0, sizeof *out);
     if (check_range(h, r, err, errlen) < 0) return -1;
     tok_t t;
-    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h->sep);
+    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h->sep, h->comment);
     colb_t *b = calloc((size_t)h->nsel + 1, sizeof *b);
     ubuf_t ub = {0}; /* every decoded value of the read, one after another */
     int rc, ret = -1;
@@ -1593,6 +1677,7 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
             char *s = have ? t.fb + t.fo[f] : none;
             size_t n = have ? t.fl[f] : 0;
             bool na = na_at(h, f, s, n); /* a missing field is an empty one, as pandas fills it */
+            if (na && have && h->na_text && h->na_text[k]) na = false; /* its text, as pandas */
             double v;
             if (!na && h->fpath && h->fpath[k] && types[k] == CSV_FLOAT64 &&
                 parse_float(s, n, h->decimal, h->thousands, &v) == 0)

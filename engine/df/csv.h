@@ -12,7 +12,7 @@
  *      picks some of them.
  *   2. csv_split: chunk boundaries at record starts. The bytes after the
  *      header are cut into blocks of target_chunk_bytes. Each block is run
- *      through a six-state DFA once from every state (csv_scan_block: one
+ *      through a seven-state DFA once from every state (csv_scan_block: one
  *      pass, independent of every other block, so blocks can be scanned in
  *      parallel); a sequential step composes the blocks' transfer functions
  *      from the known state at the data start, which gives the exact quote
@@ -101,6 +101,11 @@ uint32_t csv_kinds_merge(uint32_t a, uint32_t b);
  * of total_rows data rows (a column of no rows is a string column, as
  * pandas gives object). */
 csv_type_t csv_kinds_type(uint32_t kinds, int64_t total_rows);
+/* Whether the summary is of integers, one past INT64_MAX, beside a
+ * negative value or an NA one: pandas' uint64 conversion fails
+ * (uint64_conflict) and its object column keeps the NA strings as text
+ * (csv_header_t.na_text). */
+bool csv_kinds_na_text(uint32_t kinds);
 
 /* pandas' dtype name for a column: "int64", "float64", "bool", or "object"
  * for strings and for a bool column that has NA values. */
@@ -131,6 +136,7 @@ typedef struct {
     char sep;            /* the field separator every phase splits fields at */
     char decimal;        /* the decimal point of float values */
     char thousands;      /* the thousands separator of numbers, 0 for none */
+    char comment;        /* the comment character, 0 for none (csv_opts_t) */
     int encoding;        /* CSV_ENC_*: text is decoded from it to UTF-8 */
     bool int_names;      /* header None without names: columns 0..n-1, integer labels */
     bool implicit_index; /* the first data record had one field more than the names: column 0
@@ -148,6 +154,11 @@ typedef struct {
     double *naf;
     int *naf_col;
     uint8_t *fpath;
+    /* na_text[k] (NULL: none): selected column k is text because one of
+     * its integers passes INT64_MAX beside a negative value or an NA one
+     * (csv_kinds_na_text): pandas' object column then keeps its NA strings
+     * as text ("NA", ""), so it does here (csv_header_set_kinds) */
+    uint8_t *na_text;
 } csv_header_t;
 
 /* pandas' read_csv options that change how a file is cut and read: `sep`
@@ -184,6 +195,9 @@ typedef struct {
     bool nrows_set;
     /* pandas' thousands: a separator numbers may hold (0: none) */
     char thousands;
+    /* pandas' comment (0: none): outside quotes, the rest of the line is
+     * ignored; a line that starts with it is no record */
+    char comment;
     /* pandas' encoding (CSV_ENC_*): header names and text values are
      * decoded to UTF-8 (numbers, NA and bool strings are ASCII in all) */
     int encoding;
@@ -224,6 +238,10 @@ int csv_decimal_parse(const char *s, char *dec, char *err, size_t errlen);
  * line end or a control character ("1,234" is 1234 with ','; it may equal
  * decimal or sep, as pandas allows: the integer reading wins). */
 int csv_thousands_parse(const char *s, char *tsep, char *err, size_t errlen);
+/* pandas' `comment`: one printable ASCII character other than the quote
+ * and the separator sep ("Only length-1 comment characters supported"
+ * for more); *cmt is set. */
+int csv_comment_parse(const char *s, char sep, char *cmt, char *err, size_t errlen);
 
 /* Parses the header at the start of buf with options o (NULL: the
  * defaults; a sep csv_sep_parse refuses or a decimal csv_decimal_parse
@@ -248,7 +266,7 @@ typedef struct {
 } csv_range_t;
 
 /* The DFA of csv_split. CSV_S_REC is a record start. */
-enum { CSV_S_REC = 0, CSV_S_FLD, CSV_S_UNQ, CSV_S_QUO, CSV_S_QQ, CSV_S_CR, CSV_NSTATES };
+enum { CSV_S_REC = 0, CSV_S_FLD, CSV_S_UNQ, CSV_S_QUO, CSV_S_QQ, CSV_S_CR, CSV_S_CMT, CSV_NSTATES };
 
 /* A block's transfer function: for each state at its first byte, the state
  * after its last byte and the count of line ends in between. */
@@ -257,9 +275,9 @@ typedef struct {
     int64_t lines[CSV_NSTATES];
 } csv_block_t;
 
-/* Scans n bytes from every state at once, fields separated by sep. Reads
- * nothing outside p[0..n). */
-void csv_scan_block(const char *p, size_t n, char sep, csv_block_t *out);
+/* Scans n bytes from every state at once, fields separated by sep, cmt
+ * the comment character (0: none). Reads nothing outside p[0..n). */
+void csv_scan_block(const char *p, size_t n, char sep, char cmt, csv_block_t *out);
 
 /* The first record start at or after pos, the DFA being in `state` at pos
  * (from the composed transfer functions) with *line lines before it; *line
@@ -267,7 +285,7 @@ void csv_scan_block(const char *p, size_t n, char sep, csv_block_t *out);
  * the end. Reads buf[pos, result]: a worker needs the bytes of its block
  * and, when a quoted field runs past the block's end, those up to the
  * field's end. */
-int64_t csv_find_boundary(const char *buf, size_t len, char sep, int64_t pos, int state,
+int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, int64_t pos, int state,
                           int64_t *line);
 
 /* pandas' nrows: the byte offset where the first nrows data records after

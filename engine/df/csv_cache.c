@@ -13,7 +13,7 @@ typedef struct {
     off_t size;
     struct timespec mtime;
     int64_t chunk, data_start;
-    char sep, decimal, thousands;
+    char sep, decimal, thousands, comment;
     int nsel;
     int *sel;
     csv_scan_t scan;
@@ -55,8 +55,9 @@ static bool same(const entry_t *e, const char *path, const struct stat *st, int6
     return e->path && e->dev == st->st_dev && e->ino == st->st_ino && e->size == st->st_size &&
            e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
            e->chunk == chunk && e->data_start == h->data_start && e->sep == h->sep &&
-           e->decimal == h->decimal && e->thousands == h->thousands && e->nsel == h->nsel &&
-           !memcmp(e->sel, h->sel, sizeof(int) * (size_t)h->nsel) && !strcmp(e->path, path);
+           e->decimal == h->decimal && e->thousands == h->thousands && e->comment == h->comment &&
+           e->nsel == h->nsel && !memcmp(e->sel, h->sel, sizeof(int) * (size_t)h->nsel) &&
+           !strcmp(e->path, path);
 }
 
 int csv_cache_get(const char *path, const struct stat *st, int64_t chunk, const csv_header_t *h,
@@ -104,6 +105,7 @@ void csv_cache_put(const char *path, const struct stat *st, int64_t chunk, const
     n.sep = h->sep;
     n.decimal = h->decimal;
     n.thousands = h->thousands;
+    n.comment = h->comment;
     n.nsel = h->nsel;
     pthread_mutex_lock(&mu);
     int victim = 0;

@@ -1,13 +1,14 @@
 /* csv_dump.c: the driver of test_csv.py (built by it, not by the Makefile).
  *   csv_dump [--sep C] [--decimal D] [--header none] [--name N]... [--pos]
  *            [--na V]... [--na-in COL V]... [--no-default-na] [--skiprows K]
- *            [--nrows N] [--thousands T] [--encoding E]
+ *            [--nrows N] [--thousands T] [--encoding E] [--comment C]
  *            FILE CHUNK_BYTES [USECOL...]
  * reads FILE with csv_read_buffer (fields separated by C, default ',';
  * decimal point D, default '.'; no header record; the columns named N...;
  * USECOLs that are positions; V read as missing, in every column or in
  * COL; the default NA strings not; the first K lines skipped; the first N
- * rows only; T separating thousands; the text in encoding E) and prints one JSON object:
+ * rows only; T separating thousands; the text in encoding E; C starting
+ * comments) and prints one JSON object:
  *   {"columns": [...], "dtypes": [...], "data": [[column 0 values], ...]}
  * (NaN, Infinity and -Infinity as Python's json reads them; NA as null), or
  *   {"error": "message"}
@@ -82,6 +83,8 @@ int main(int argc, char **argv)
             if (csv_encoding_parse(argv[2], &o.encoding, e, sizeof e) < 0) return 2;
         } else if (!strcmp(argv[1], "--thousands"))
             o.thousands = argv[2][0];
+        else if (!strcmp(argv[1], "--comment"))
+            o.comment = argv[2][0];
         else if (!strcmp(argv[1], "--skiprows"))
             o.skiprows = strtoll(argv[2], NULL, 10);
         else if (!strcmp(argv[1], "--nrows"))

@@ -51,7 +51,7 @@ def build(tmp):
 
 DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_values": None,
            "keep_default_na": True, "skiprows": None, "nrows": None, "thousands": None,
-           "encoding": None}
+           "encoding": None, "comment": None}
 
 
 def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
@@ -80,6 +80,8 @@ def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
         args += ["--thousands", opt["thousands"]]
     if opt["encoding"]:
         args += ["--encoding", opt["encoding"]]
+    if opt["comment"]:
+        args += ["--comment", opt["comment"]]
     p = subprocess.run([exe] + args + [path, str(chunk)] + [str(u) for u in usecols or []],
                        capture_output=True,
                        timeout=60)
@@ -94,7 +96,7 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
                          decimal=opt["decimal"], header=opt["header"], names=opt["names"],
                          na_values=opt["na_values"], keep_default_na=opt["keep_default_na"],
                          skiprows=opt["skiprows"], nrows=opt["nrows"], thousands=opt["thousands"],
-                         encoding=opt["encoding"])
+                         encoding=opt["encoding"], comment=opt["comment"])
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     if not isinstance(df.index, pd.RangeIndex) and len(df.index):
@@ -334,6 +336,25 @@ def gen_file(r, path):
             opt["na_values"] = vals
     if r.random() < 0.1:
         opt["keep_default_na"] = False
+    # comment: '#' (or ';' beside another separator): comment lines, and
+    # comments after some lines' fields (a line end inside a quoted field
+    # gets them too: both parsers read the same bytes). Not indented as the
+    # first line, where pandas would take the whitespace for the header
+    # (then an implicit MultiIndex), nor after a space that separates
+    # (pandas: an empty field more, past names' padding)
+    if r.random() < 0.12:
+        cm = r.choice(["#", "#", "!"] + [";"] * (sep != ";"))
+        if cm not in (opt["decimal"], opt["thousands"]):
+            opt["comment"] = cm
+            lines = text.split(term)
+            out = []
+            for k, ln in enumerate(lines):
+                if r.random() < 0.15:
+                    out.append(r.choice(["", "  ", "\t"]) * (r.random() < 0.3 and k > 0) + cm +
+                               " note \"q")
+                tails = [cm + "x", cm] + [" " + cm + " y,z"] * (sep != " ")
+                out.append(ln + (r.choice(tails) if r.random() < 0.2 and k + 1 < len(lines) else ""))
+            text = term.join(out)
     # skiprows: lines of text before the header (no quotes: pandas skips
     # a quoted line end inside them as one line, here every line end counts)
     if r.random() < 0.1:
@@ -378,7 +399,29 @@ FIXED = [
     # pandas' implicit index: a first data line of one field more than the
     # header (or the names); later lines of fewer fields padded, of more
     # refused
+    # integers past int64 beside a negative or an NA value: pandas' uint64
+    # conversion fails, and its object column keeps the NA strings as text
+    ("uint64-na-text", "c,d\n1,x\n18446744073709551615,NA\nNA,\n\"\",n/a\n", None),
+    ("uint64-negative-na", "c\n-1\n9223372036854775808\nnull\n", None),
+    ("uint64-past-na", "c\n1\n99999999999999999999999\nNA\n", None),
+    ("int64-negative-past-na", "c\n-806379841976108583551\n<NA>\n5\n", None),
+    ("uint64-negative-past-na", "c\n-9223372036854775809\n18446744073709551615\nNA\n", None),
+    ("uint64-text-na", "c\n1\n9223372036854775808\nNA\nx\n", None),
     ("implicit-index", "a,b\n1,2,3\n4,5,6\n", None),
+    # comment: whole comment lines (before the header too) are no records,
+    # the rest of a line is dropped, '#' in quotes and right after a closing
+    # quote is text, quotes in a comment are bytes, indented comments are a
+    # record of that whitespace (of no fields with sep \s+)
+    *[(name, text, None, sep, ".", "infer", None, None, True, None, None, None, None, "#")
+      for name, text, sep in [
+          ("comment-lines", "# title\na,b\n1,2\n#full\n3,4\n#", ","),
+          ("comment-inline", "a,b # note\n1,2#x\n3,#y\n  # indented\n4,5\n3#,4\n", ","),
+          ("comment-quotes", 'a,b\n"1#2",3\n1,"x"#c\n#c,"\n5,6#c"\n"7"z#w,8\n', ","),
+          ("comment-cr", "a,b\r1,2\r#c\r3,4\r\n#d\r\n5,6", ","),
+          ("comment-tab", "a\tb\n1\t2\n\t#c\n3\t4 #x\n", "\t"),
+          ("comment-ws", "a b\n1 2 # c\n  # d\n#e\n3 4\n", r"\s+")]],
+    ("comment-header-none", "#a,b\n1,2\n", None, ",", ".", None, None, None, True, None, None,
+     None, None, "#"),
     ("implicit-index-text", "a,b\nx,2,3\ny,5\n\nz,,\n", None),
     ("implicit-index-usecols", "a,b,c\nx,1,2,3\ny,4,5,6\n", ["c", "a"]),
     ("implicit-index-names", "1,2,3\n4,5,6\n", None, ",", ".", None, ["a", "b"]),
@@ -453,10 +496,10 @@ def main():
             p = os.path.join(tmp, name + ".csv")
             with open(p, "wb") as f:
                 f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
-            opt += [",", ".", "infer", None, None, True, None, None, None, None][len(opt):]
+            opt += [",", ".", "infer", None, None, True, None, None, None, None, None][len(opt):]
             cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names", "na_values",
                                                       "keep_default_na", "skiprows", "nrows", "thousands",
-                                                      "encoding"), opt))))
+                                                      "encoding", "comment"), opt))))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)
             opt = gen_file(r, p)

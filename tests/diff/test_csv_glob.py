@@ -77,6 +77,13 @@ def write(data):
                 "1e3,3,,true,c,False,1,1e0,6\n-0,4,4.25,FALSE,d,True,0,0.0,7\n")
     with open(os.path.join(data, "big_dec.csv"), "w") as f:
         f.write("a;b\n" + "1,5;2\n" * 200000)
+    with open(os.path.join(data, "commented.csv"), "w") as f:
+        f.write("# exported 2024-05-01\n# columns: tag, v\ntag,v\n")
+        for i in range(120):
+            f.write('%s,%d%s\n' % ('"#%d"' % (i % 4) if i % 3 else "t%d" % (i % 4), i,
+                                    "  # checked" if i % 7 == 0 else ""))
+            if i % 11 == 0:
+                f.write("#%s,%d\n" % ("old", -i))
     # whitespace-aligned tables (sep "\s+"): one as R's write.table gives
     # (row names, the header one field short: pandas' implicit index),
     # and one of padded columns with a quoted name holding a space
@@ -248,6 +255,18 @@ def main():
                           nodes, "t0", want))
             cases.append(("sep_cache_%s_t1" % ("semi_first" if order[0] == ";" else "comma_first"),
                           nodes, "t1", comma if order[0] == ";" else semi[["a"]]))
+        # comment: a commented export (a title, notes after values, a
+        # commented-out row, '#' inside quotes), over uneven chunks
+        cm = pd.read_csv(os.path.join(data, "commented.csv"), comment="#")
+        for cb in (30, 100000):
+            cases.append(("comment_%d" % cb, [{"key": "t", "op": "dataframe.read_csv",
+                                               "path": "commented.csv", "comment": "#",
+                                               "chunk_bytes": cb}], "t", cm))
+        cases.append(("comment_groupby", [
+            {"key": "t", "op": "dataframe.read_csv", "path": "commented.csv", "comment": "#",
+             "chunk_bytes": 64},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["tag"],
+             "agg": {"s": ["v", "sum"]}}], "g", cm.groupby(["tag"]).agg(s=("v", "sum"))))
         # sep "\s+" and pandas' implicit index, through a groupby and a filter
         rt = pd.read_csv(os.path.join(data, "rtable.txt"), sep=r"\s+")
         al = pd.read_csv(os.path.join(data, "aligned.txt"), sep=r"\s+")
@@ -309,6 +328,12 @@ def main():
                 ("header_differs", "bad/*.csv", "b.csv: its header differs from that of bad/a.csv"),
                 ("outside", "../*.csv", "'..' are refused"),
                 ("sep_regex", {"path": "tabs.tsv", "sep": "[,;]"}, "sep '[,;]' has several characters"),
+                ("comment_long", {"path": "ids.csv", "comment": "//"},
+                 "Only length-1 comment characters supported"),
+                ("comment_sep", {"path": "ids.csv", "comment": ","}, "comment ',' is the separator too"),
+                ("comment_quote", {"path": "ids.csv", "comment": '"'}, "cannot start a comment"),
+                ("comment_decimal", {"path": "eu.csv", "sep": ";", "decimal": ",", "comment": ","},
+                 "comment ',' is the decimal point too"),
                 ("usecols_pos_implicit", {"path": "rtable.txt", "sep": "\\s+", "usecols": [1]},
                  "usecols by position with an implicit index"),
                 ("sep_long", {"path": "tabs.tsv", "sep": "::"}, "sep '::' has several characters"),

@@ -1035,6 +1035,17 @@ class TestDataFrames(Base):
                 .groupby("k").f.max().fetch(), want.groupby("k").f.max())
             with self.assertRaisesRegex(ValueError, "only specify one"):
                 md.read_csv("rtable.txt", sep=" ", delim_whitespace=True)
+            # comment: a commented title, notes after values, a row commented out
+            cm = os.path.join(d, "commented.csv")
+            with open(cm, "w") as f:
+                f.write("# from the field log\nk,i\n" + "".join(
+                    "%s%s,%d%s\n" % ("#" if q % 9 == 4 else "", k, i, " # ok" if q % 5 == 0 else "")
+                    for q, (k, i) in enumerate(zip(pdf.k, pdf.i))))
+            SESS.upload(cm)
+            want = pd.read_csv(cm, comment="#")
+            self.assertLess(len(want), len(pdf))
+            pd.testing.assert_frame_equal(md.read_csv("commented.csv", comment="#",
+                                                      chunk_bytes=300).fetch(), want)
             # dtype: ids as text (leading zeros kept), ints as floats
             for dt in (str, {"i": np.float64, "f": "float64", "k": str}, {"i": "int64", "f": float}):
                 pd.testing.assert_frame_equal(md.read_csv("pyclient.csv", dtype=dt).fetch(),

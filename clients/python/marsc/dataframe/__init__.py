@@ -2859,7 +2859,7 @@ def _csv_dtype(t):
 def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_col=None,
              usecols=None, dtype=None, skiprows=None, nrows=None, thousands=None, decimal=None,
              na_values=None, keep_default_na=True, parse_dates=None, encoding=None,
-             delim_whitespace=False, chunk_bytes=None, session=None):
+             delim_whitespace=False, comment=None, chunk_bytes=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
@@ -2883,7 +2883,9 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     keep_default_na=False: only those. skiprows: a number of lines
     before the header; nrows: the first rows only (their types).
     thousands: a separator numbers may hold ("1,234"). encoding: "utf-8"
-    (the default), "latin-1" or "cp1252"."""
+    (the default), "latin-1" or "cp1252". comment: one character; outside
+    quotes the rest of its line is ignored, and a line that starts with it
+    is skipped."""
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
@@ -2899,6 +2901,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["decimal"] = decimal
     if thousands is not None:
         p["thousands"] = thousands
+    if comment is not None:
+        p["comment"] = comment
     if encoding is not None:
         p["encoding"] = encoding
     if dtype is not None:

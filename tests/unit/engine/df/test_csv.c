@@ -249,9 +249,9 @@ static void test_split_by_hand(void **st)
             for (int64_t b = h.data_start; b < (int64_t)len; b += target) {
                 int64_t e = b + target < (int64_t)len ? b + target : (int64_t)len;
                 csv_block_t blk;
-                csv_scan_block(text + b, (size_t)(e - b), ',', &blk);
+                csv_scan_block(text + b, (size_t)(e - b), ',', 0, &blk);
                 int64_t ln = line;
-                int64_t q = csv_find_boundary(text, len, ',', b, state, &ln);
+                int64_t q = csv_find_boundary(text, len, ',', 0, b, state, &ln);
                 if (q < (int64_t)len && q != prev) {
                     assert_true(k < n);
                     assert_int_equal(r[k].start, q);
@@ -314,7 +314,7 @@ static void test_scan_block(void **st)
     /* the transfer function of a block from each start state */
     csv_block_t b;
     const char *blk = "x\"\n,\"";
-    csv_scan_block(blk, strlen(blk), ',', &b);
+    csv_scan_block(blk, strlen(blk), ',', 0, &b);
     /* from a record start: x is unquoted, so the quote is a byte; \n ends
      * the record; ',' starts a field; '"' opens a quote */
     assert_int_equal(b.exit[CSV_S_REC], CSV_S_QUO);
@@ -322,7 +322,7 @@ static void test_scan_block(void **st)
     /* from inside a quote: x, then '"' may close it, \n ends the record */
     assert_int_equal(b.exit[CSV_S_QUO], CSV_S_QUO);
     assert_int_equal(b.lines[CSV_S_QUO], 1);
-    csv_scan_block("\n", 1, ',', &b);
+    csv_scan_block("\n", 1, ',', 0, &b);
     assert_int_equal(b.exit[CSV_S_CR], CSV_S_REC);
     assert_int_equal(b.lines[CSV_S_CR], 0); /* the \n of \r\n */
     assert_int_equal(b.lines[CSV_S_UNQ], 1);
@@ -331,24 +331,32 @@ static void test_scan_block(void **st)
 }
 
 /* The DFA of csv.h written out again, one state at a time. */
+/* one step of the split DFA, written out by case: '#' the comment */
 static int naive_step(int st, char c, int64_t *lines)
 {
     bool end = c == '\n' || c == '\r';
     switch (st) {
     case CSV_S_QUO:
         return c == '"' ? CSV_S_QQ : CSV_S_QUO;
+    case CSV_S_CMT: /* to the line end, quotes and separators included */
+        if (!end) return CSV_S_CMT;
+        break;
     case CSV_S_UNQ:
         if (c == '"') return CSV_S_UNQ;
+        if (c == '#') return CSV_S_CMT;
         break;
     case CSV_S_CR:
         if (c == '\n') return CSV_S_REC; /* the rest of "\r\n": no new line */
         if (c == '"') return CSV_S_QUO;
+        if (c == '#') return CSV_S_CMT;
         break;
-    case CSV_S_QQ:
+    case CSV_S_QQ: /* a comment character right after a closing quote is a byte */
         if (c == '"') return CSV_S_QUO;
+        if (c == '#') return CSV_S_UNQ;
         break;
     default: /* REC, FLD */
         if (c == '"') return CSV_S_QUO;
+        if (c == '#') return CSV_S_CMT;
         break;
     }
     if (end) {
@@ -360,7 +368,7 @@ static int naive_step(int st, char c, int64_t *lines)
 
 static void test_scan_block_random(void **st)
 {
-    static const char alphabet[] = "a\",\n\r ";
+    static const char alphabet[] = "a\",\n\r #";
     unsigned seed = 12345;
     char buf[300];
     for (int iter = 0; iter < 3000; iter++) {
@@ -369,11 +377,11 @@ static void test_scan_block_random(void **st)
         for (size_t i = 0; i < n; i++) {
             seed = seed * 1103515245u + 12345u;
             /* skewed toward ordinary bytes some of the time */
-            unsigned r = (seed >> 16) % (iter % 2 ? 6 : 12);
-            buf[i] = r < 6 ? alphabet[r] : 'a';
+            unsigned r = (seed >> 16) % (iter % 2 ? 7 : 14);
+            buf[i] = r < 7 ? alphabet[r] : 'a';
         }
         csv_block_t b;
-        csv_scan_block(buf, n, ',', &b);
+        csv_scan_block(buf, n, ',', '#', &b);
         for (int s = 0; s < CSV_NSTATES; s++) {
             int x = s;
             int64_t lines = 0;
