@@ -479,6 +479,9 @@ typedef struct {
     int maxstore;
     char sep; /* the field separator (csv_sep_parse) */
     int cmt;  /* the comment character as an unsigned char, 256: none */
+    /* the bytes that end an unquoted field: the separator (a space and a
+     * tab for "\s+"), the line ends, the comment character */
+    uint8_t stop[256];
 } tok_t;
 
 static void tok_init(tok_t *t, const char *buf, int64_t start, int64_t end, int64_t line,
@@ -487,6 +490,12 @@ static void tok_init(tok_t *t, const char *buf, int64_t start, int64_t end, int6
     memset(t, 0, sizeof *t);
     t->sep = sep;
     t->cmt = cmt ? (unsigned char)cmt : 256;
+    if (sep == CSV_SEP_WS)
+        t->stop[' '] = t->stop['\t'] = 1;
+    else
+        t->stop[(unsigned char)sep] = 1;
+    t->stop['\n'] = t->stop['\r'] = 1;
+    if (cmt) t->stop[(unsigned char)cmt] = 1;
     t->p = buf;
     t->pos = start;
     t->end = end;
@@ -602,14 +611,9 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
         /* a comment character right after a closing quote is the field's
          * (pandas' QUOTE_IN_QUOTED_FIELD appends it) */
         if (quoted && u < end && (unsigned char)p[u] == cm) u++;
-        if (ws)
-            while (u < end && p[u] != ' ' && p[u] != '\t' && p[u] != '\n' && p[u] != '\r' &&
-                   (unsigned char)p[u] != cm)
-                u++;
-        else
-            while (u < end && p[u] != sep && p[u] != '\n' && p[u] != '\r' &&
-                   (unsigned char)p[u] != cm)
-                u++;
+        const uint8_t *stop = t->stop;
+        while (u < end && !stop[(unsigned char)p[u]])
+            u++;
         if (tok_bytes(t, p + i, (size_t)(u - i), err, errlen) < 0) return -1;
         i = u;
         t->fb[t->fblen++] = '\0'; /* tok_bytes reserved the byte */
@@ -1453,13 +1457,17 @@ int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r
     int rc, ret = -1;
     int64_t rows = 0;
     char none[1] = "";
+    const int nsel = h->nsel, *sel = h->sel;
     while ((rc = tok_next(&t, err, errlen)) == 1) {
         if (ragged(h, &t, err, errlen) < 0) goto close_tok;
-        for (int k = 0; k < h->nsel; k++) {
-            int f = h->sel[k];
+        char *fb = t.fb;
+        const size_t *fo = t.fo, *fl = t.fl;
+        int nf = t.nf;
+        for (int k = 0; k < nsel; k++) {
+            int f = sel[k];
             /* a missing field is an empty one, as pandas fills it */
-            kinds[k] = csv_kinds_merge(kinds[k], f < t.nf ? classify(h, f, t.fb + t.fo[f], t.fl[f])
-                                                          : classify(h, f, none, 0));
+            uint32_t v = f < nf ? classify(h, f, fb + fo[f], fl[f]) : classify(h, f, none, 0);
+            kinds[k] = csv_kinds_merge(kinds[k], v);
         }
         rows++;
     }
