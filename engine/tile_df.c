@@ -762,6 +762,25 @@ static tgrid_t *tile_carry(tctx_t *c, int node, bool backwards)
     return carry_chain(c, node, in_grid(c, node, 0), backwards);
 }
 
+/* One DFJ_MAP job per chunk of A (off[0] = 1), each reading its chunk and
+ * the one job `shared` (a carry or an aggregate): the chunks of A's rows */
+static tgrid_t *maps_of_shared(tctx_t *c, int node, const tgrid_t *A, int32_t shared)
+{
+    int64_t nch = A->nchunks[0];
+    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
+    if (!G) return NULL;
+    jparam_t *pm = dparam(c, node, DFJ_MAP);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t mj = bjob(c, pm, 2);
+        if (mj < 0) return NULL;
+        tile__jin_direct(c, mj, 0, A->job[k]);
+        tile__jin_direct(c, mj, 1, shared);
+        c->t->jobs[mj].off[0] = 1;
+        G->job[k] = mj;
+    }
+    return G;
+}
+
 /* groupby_transform's statistics and ngroup, groupby_size: every chunk
  * folded into the carry in order (the first chunk's edge, then a chain of
  * combines); for size and ngroup one job sorts that carry's groups; then
@@ -799,17 +818,7 @@ static tgrid_t *tile_gb_bcast(tctx_t *c, int node)
         if (size) return one_chunk(c, fj, d->nrows);
         carry = fj;
     }
-    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
-    if (!G) return NULL;
-    for (int64_t k = 0; k < nch; k++) {
-        int32_t mj = bjob(c, pm, 2);
-        if (mj < 0) return NULL;
-        tile__jin_direct(c, mj, 0, A->job[k]);
-        tile__jin_direct(c, mj, 1, carry);
-        c->t->jobs[mj].off[0] = 1;
-        G->job[k] = mj;
-    }
-    return G;
+    return maps_of_shared(c, node, A, carry);
 }
 
 static int64_t nparts_for(int64_t nch)
@@ -981,24 +990,10 @@ static tgrid_t *tile_gb_lookup(tctx_t *c, int node)
 {
     const tgrid_t *A = in_grid(c, node, 0);
     const df_node_t *d = c->g->nodes[node].df;
-    int64_t nch = A->nchunks[0];
     const tgrid_t *R =
         d->gb_whole ? tile_gb_parts(c, node, A)
                     : tile_groupby(c, node, A, c->g->nodes[c->g->nodes[node].in[0].node].df->nrows);
-    if (!R) return NULL;
-    int32_t agg = R->job[0];
-    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
-    if (!G) return NULL;
-    jparam_t *pm = dparam(c, node, DFJ_MAP);
-    for (int64_t k = 0; k < nch; k++) {
-        int32_t mj = bjob(c, pm, 2);
-        if (mj < 0) return NULL;
-        tile__jin_direct(c, mj, 0, A->job[k]);
-        tile__jin_direct(c, mj, 1, agg);
-        c->t->jobs[mj].off[0] = 1;
-        G->job[k] = mj;
-    }
-    return G;
+    return R ? maps_of_shared(c, node, A, R->job[0]) : NULL;
 }
 
 /* resample (df/resample.h): the span when the bins need it (a map per

@@ -812,6 +812,19 @@ typedef struct {
     int64_t *i, *seen; /* int64 sum or extreme; values seen (cumcount: rows) */
 } scan_state_t;
 
+/* out: a frame of in's rows and index (its labels), ncols columns to fill;
+ * 0, or -1 when out of memory */
+static int rows_of(const frame_t *in, bool series, int ncols, frame_t *out)
+{
+    if (frame_alloc(out, series, in->nrows, ncols, in->nidx)) return -1;
+    out->range_index = in->range_index;
+    for (int k = 0; k < in->nidx; k++)
+        if (fcol_copy(&in->idx[k], &out->idx[k]) ||
+            flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
+            return -1;
+    return 0;
+}
+
 /* groupby_transform's statistics (sum ... var) fold every present value
  * into its group's state as pandas 1.5's group_add and group_mean (Kahan
  * sum and compensation in x, comp), group_var (Welford's mean in x, the
@@ -1156,14 +1169,7 @@ int df3_gb_scan(const df_node_t *d, op_t op, const frame_t *in, const frame_t *c
         ret = errmsg(err, errlen, "internal: groupby ngroup without every group's key");
         goto done;
     }
-    if (out && tf) {
-        if (frame_alloc(out, count || ngroup, n, nv, in->nidx)) goto nomem;
-        out->range_index = in->range_index;
-        for (int k = 0; k < in->nidx; k++)
-            if (fcol_copy(&in->idx[k], &out->idx[k]) ||
-                flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
-                goto nomem;
-    }
+    if (out && tf && rows_of(in, count || ngroup, nv, out)) goto nomem;
     for (int v = 0; v < nv; v++) {
         scan_state_t st = {sd[2 * v], sd[2 * v + 1], si[2 * v], si[2 * v + 1]};
         if (count) {
@@ -1471,12 +1477,7 @@ static int gb_lookup(const df_node_t *d, const frame_t *in, const frame_t *agg, 
         }
         gid[i] = miss ? -1 : t.grep[gid[i]];
     }
-    if (frame_alloc(out, d->pv_agg == DF3_TB_SIZE, n, nv, in->nidx)) goto nomem;
-    out->range_index = in->range_index;
-    for (int k = 0; k < in->nidx; k++)
-        if (fcol_copy(&in->idx[k], &out->idx[k]) ||
-            flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
-            goto nomem;
+    if (rows_of(in, d->pv_agg == DF3_TB_SIZE, nv, out)) goto nomem;
     for (int v = 0; v < nv; v++) {
         if (dfa_take_col(&agg->cols[v], gid, n, false, &out->cols[v])) goto nomem;
         /* the schema's labels (size: its Series' name, or none) */
