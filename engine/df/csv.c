@@ -1458,6 +1458,16 @@ int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r
     int64_t rows = 0;
     char none[1] = "";
     const int nsel = h->nsel, *sel = h->sel;
+    /* the summaries gather in a buffer of this call's own and reach kinds
+     * once at the end: callers give the threads that infer the ranges
+     * neighbouring slices of one array, and a write per field there made
+     * the threads take one cache line from each other */
+    uint32_t local[64], *acc = nsel <= 64 ? local : malloc(sizeof(uint32_t) * (size_t)nsel);
+    if (!acc) {
+        tok_close(&t);
+        return errmsg(err, errlen, "out of memory for %d columns' types", nsel);
+    }
+    memcpy(acc, kinds, sizeof(uint32_t) * (size_t)nsel);
     while ((rc = tok_next(&t, err, errlen)) == 1) {
         if (ragged(h, &t, err, errlen) < 0) goto close_tok;
         char *fb = t.fb;
@@ -1467,14 +1477,16 @@ int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r
             int f = sel[k];
             /* a missing field is an empty one, as pandas fills it */
             uint32_t v = f < nf ? classify(h, f, fb + fo[f], fl[f]) : classify(h, f, none, 0);
-            kinds[k] = csv_kinds_merge(kinds[k], v);
+            acc[k] = csv_kinds_merge(acc[k], v);
         }
         rows++;
     }
     if (rc < 0) goto close_tok;
+    memcpy(kinds, acc, sizeof(uint32_t) * (size_t)nsel);
     *nrows += rows;
     ret = 0;
 close_tok:
+    if (acc != local) free(acc);
     tok_close(&t);
     return ret;
 }
