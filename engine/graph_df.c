@@ -3408,7 +3408,9 @@ static int infer_gb_lookup(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
     memcpy(d->gb.by, d->key, sizeof(int) * (size_t)d->nkey);
     d->gb.nagg = na;
     d->gb.agg = d->aggs;
-    d->gb_whole = f == DF3_TB_MEDIAN || f == DF3_TB_PROD; /* groupby_agg's one-part funcs */
+    /* as gb_agg: the funcs from AGG_MEDIAN on run in the one-job (or
+     * one-part) groupby */
+    d->gb_whole = af[f - DF3_TB_MEDIAN] >= AGG_MEDIAN;
     for (int v = 0; v < na; v++) {
         int col = size ? d->key[0] : d->sel[v];
         const df_col_t *c = &s->cols[col];

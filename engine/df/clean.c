@@ -23,14 +23,9 @@ static int oom(char *err, size_t errlen)
 int df_out_like(const df_node_t *d, const frame_t *in, frame_t *out)
 {
     if (frame_alloc(out, in->series, in->nrows, d->ncols, in->nidx)) return -1;
-    out->range_index = in->range_index;
     for (int k = 0; k < d->ncols; k++)
         if (flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int)) return -1;
-    for (int k = 0; k < in->nidx; k++)
-        if (flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int) ||
-            fcol_copy(&in->idx[k], &out->idx[k]))
-            return -1;
-    return 0;
+    return frame_copy_index(in, out);
 }
 
 /* ------------------------------------------------------------------ values */

@@ -1184,12 +1184,7 @@ static int dt_isocalendar(const df_node_t *d, const frame_t *in, frame_t *out, c
     bool nat = false;
     for (int64_t i = 0; i < n && !nat; i++)
         nat = v[i] == DATE_NAT;
-    if (frame_alloc(out, false, n, 3, in->nidx)) goto fail;
-    out->range_index = in->range_index;
-    for (int k = 0; k < in->nidx; k++)
-        if (flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int) ||
-            fcol_copy(&in->idx[k], &out->idx[k]))
-            goto fail;
+    if (frame_alloc(out, false, n, 3, in->nidx) || frame_copy_index(in, out)) goto fail;
     for (int k = 0; k < 3; k++)
         if (flabel_set(&out->names[k], d->cols[k].name, false) ||
             fcol_alloc(&out->cols[k], nat ? FT_FLOAT64 : FT_INT64, n, 0, false))

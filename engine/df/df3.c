@@ -816,13 +816,8 @@ typedef struct {
  * 0, or -1 when out of memory */
 static int rows_of(const frame_t *in, bool series, int ncols, frame_t *out)
 {
-    if (frame_alloc(out, series, in->nrows, ncols, in->nidx)) return -1;
-    out->range_index = in->range_index;
-    for (int k = 0; k < in->nidx; k++)
-        if (fcol_copy(&in->idx[k], &out->idx[k]) ||
-            flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
-            return -1;
-    return 0;
+    return frame_alloc(out, series, in->nrows, ncols, in->nidx) || frame_copy_index(in, out) ? -1
+                                                                                             : 0;
 }
 
 /* groupby_transform's statistics (sum ... var) fold every present value
@@ -1609,12 +1604,7 @@ static int gb_kernel(const df_node_t *d, const frame_t *in, const gb_groups_t *G
                      char *err, size_t errlen)
 {
     int f = d->pv_agg;
-    if (frame_alloc(out, false, G->n, d->nsel, in->nidx)) return -1;
-    out->range_index = in->range_index;
-    for (int k = 0; k < in->nidx; k++)
-        if (fcol_copy(&in->idx[k], &out->idx[k]) ||
-            flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
-            return -1;
+    if (frame_alloc(out, false, G->n, d->nsel, in->nidx) || frame_copy_index(in, out)) return -1;
     int64_t *src = NULL;
     if (f == DF3_TF_SHIFT || f == DF3_TF_FFILL || f == DF3_TF_BFILL) {
         src = dfa_alloc(G->n + 1, sizeof *src);

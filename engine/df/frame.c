@@ -301,6 +301,16 @@ static int view_col(cur_t *cu, int64_t nrows, fcol_t *c, flabel_t *l, char *err,
     return 0;
 }
 
+int frame_copy_index(const frame_t *in, frame_t *out)
+{
+    out->range_index = in->range_index;
+    for (int k = 0; k < in->nidx; k++)
+        if (fcol_copy(&in->idx[k], &out->idx[k]) ||
+            flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
+            return -1;
+    return 0;
+}
+
 int frame_view(const void *buf, size_t len, frame_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);

@@ -80,6 +80,9 @@ typedef struct {
 
 /* Allocates the column and label arrays (zeroed; every column empty). */
 int frame_alloc(frame_t *f, bool series, int64_t nrows, int ncols, int nidx);
+/* out (frame_alloc'ed with in's nidx levels) takes a copy of in's index:
+ * its levels, their names and range_index; 0, or -1 when out of memory. */
+int frame_copy_index(const frame_t *in, frame_t *out);
 /* Allocates a column of n rows: data (or offsets with nbytes of string
  * bytes, NUL included), valid when with_valid (set to all 1). */
 int fcol_alloc(fcol_t *c, ftype_t t, int64_t n, int64_t nbytes, bool with_valid);

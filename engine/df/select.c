@@ -441,11 +441,7 @@ int df_select_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out
                 ok = false;
             } else {
                 memcpy(out->cols[0].data, dup, (size_t)n);
-                out->range_index = in->range_index;
-                for (int k = 0; ok && k < in->nidx; k++)
-                    ok = !fcol_copy(&in->idx[k], &out->idx[k]) &&
-                         !flabel_set(&out->idx_names[k], in->idx_names[k].s,
-                                     in->idx_names[k].is_int);
+                ok = !frame_copy_index(in, out);
             }
             rc = ok ? 0 : -1;
         } else if (ok) {

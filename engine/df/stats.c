@@ -244,16 +244,6 @@ static int64_t best_row(const fcol_t *c, bool max, bool skipna)
     return best;
 }
 
-static int copy_index(const frame_t *in, frame_t *out)
-{
-    out->range_index = in->range_index;
-    for (int k = 0; k < in->nidx; k++)
-        if (fcol_copy(&in->idx[k], &out->idx[k]) ||
-            flabel_set(&out->idx_names[k], in->idx_names[k].s, in->idx_names[k].is_int))
-            return -1;
-    return 0;
-}
-
 /* row a's value below row b's, of a bool or int64 column c */
 static bool mode_less(const fcol_t *c, int64_t a, int64_t b)
 {
@@ -545,7 +535,8 @@ int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out,
         rc = mode_whole(d, in, out) ? oom(err, errlen) : 0;
         break;
     case OP_DF_RANK: {
-        if (frame_alloc(out, in->series, n, d->ncols, in->nidx) || copy_index(in, out)) goto nomem;
+        if (frame_alloc(out, in->series, n, d->ncols, in->nidx) || frame_copy_index(in, out))
+            goto nomem;
         for (int k = 0; k < d->ncols; k++)
             if (flabel_set(&out->names[k], d->cols[k].name, d->cols[k].is_int) ||
                 rank_col(d, &in->cols[d->sel[k]], &out->cols[k]))
