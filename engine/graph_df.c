@@ -134,6 +134,7 @@ static const char *const *df_fields(op_t op)
                                      "sep",   "decimal",     "dtype",           "header",
                                      "names", "na_values",   "keep_default_na", "skiprows",
                                      "nrows", "thousands",   "encoding",        "comment",
+                                     "quotechar", "quoting", "true_values", "false_values",
                                      NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
@@ -1094,6 +1095,46 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         if (csv_comment_parse(json_string_value(cm), o.sep, &o.comment, msg, sizeof msg))
             return NFAIL(e, n, "%s", msg);
     }
+    /* quotechar (one character) and quoting: 0 or 1 (pandas reads
+     * QUOTE_MINIMAL and QUOTE_ALL alike), 3 (QUOTE_NONE: quotes are bytes) */
+    json_t *qc = json_object_get(obj, "quotechar"), *qg = json_object_get(obj, "quoting");
+    if (qg && !json_is_null(qg)) {
+        if (!json_is_integer(qg) || json_integer_value(qg) < 0 || json_integer_value(qg) > 3)
+            return NFAIL(e, n, "\"quoting\" must be 0 (csv.QUOTE_MINIMAL), 1 (QUOTE_ALL) or 3 "
+                               "(QUOTE_NONE)");
+        if (json_integer_value(qg) == 2)
+            return NFAIL(e, n, "\"quoting\" 2 (csv.QUOTE_NONNUMERIC: unquoted fields as floats) "
+                               "is not supported");
+        o.quote_none = json_integer_value(qg) == 3;
+    }
+    if (qc && !json_is_null(qc)) {
+        if (!json_is_string(qc)) return NFAIL(e, n, "\"quotechar\" must be a 1-character string");
+        if (csv_quotechar_parse(json_string_value(qc), &o.quotechar, msg, sizeof msg))
+            return NFAIL(e, n, "%s", msg);
+    }
+    /* true_values and false_values: lists of strings */
+    const char *bools[2][CSV_MAX_BOOL_VALUES];
+    static const char *const bkeys[2] = {"true_values", "false_values"};
+    int nbools[2] = {0, 0};
+    for (int b = 0; b < 2; b++) {
+        json_t *bv = json_object_get(obj, bkeys[b]);
+        if (!bv || json_is_null(bv)) continue;
+        if (!json_is_array(bv) || json_array_size(bv) > CSV_MAX_BOOL_VALUES)
+            return NFAIL(e, n, "\"%s\" must be a list of at most %d strings", bkeys[b],
+                         CSV_MAX_BOOL_VALUES);
+        for (size_t i = 0; i < json_array_size(bv); i++) {
+            json_t *s = json_array_get(bv, i);
+            if (!json_is_string(s)) return NFAIL(e, n, "\"%s\"[%zu] must be a string", bkeys[b], i);
+            bools[b][nbools[b]++] = json_string_value(s);
+        }
+    }
+    if (nbools[0] + nbools[1] > CSV_MAX_BOOL_VALUES)
+        return NFAIL(e, n, "\"true_values\" and \"false_values\" hold more than %d strings",
+                     CSV_MAX_BOOL_VALUES);
+    o.true_values = bools[0];
+    o.ntrue = nbools[0];
+    o.false_values = bools[1];
+    o.nfalse = nbools[1];
     json_t *en = json_object_get(obj, "encoding");
     if (en && !json_is_null(en)) {
         if (!json_is_string(en)) return NFAIL(e, n, "\"encoding\" must be a string");
@@ -1103,12 +1144,15 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     json_t *dt = json_object_get(obj, "dtype");
     if (check_csv_dtype(e, n, dt)) return -1;
     /* header: absent is pandas' "infer" (0, or none when names are
-     * given); 0; or null (every record is data) */
+     * given); k >= 0 (record k names the columns, those before it are
+     * passed over); or null (every record is data) */
     json_t *hd = json_object_get(obj, "header"), *nm = json_object_get(obj, "names");
-    if (hd && !json_is_null(hd) && !(json_is_integer(hd) && json_integer_value(hd) == 0))
+    if (hd && !json_is_null(hd) &&
+        !(json_is_integer(hd) && json_integer_value(hd) >= 0 && json_integer_value(hd) < INT_MAX))
         return NFAIL(e, n,
-                     "\"header\" must be 0 (the first line names the columns) or null (no "
-                     "line does); other header rows are not supported");
+                     "\"header\" must be a row number >= 0 (that line names the columns, the "
+                     "lines before it are passed over) or null (no line does); lists of header "
+                     "rows (a MultiIndex of columns) are not supported");
     if (nm && !json_is_null(nm)) {
         if (!json_is_array(nm) || json_array_size(nm) == 0 ||
             json_array_size(nm) > (size_t)CSV_MAX_COLS)
@@ -1118,7 +1162,9 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
                 return NFAIL(e, n, "\"names\"[%zu] must be a string", i);
         o.nnames = (int)json_array_size(nm);
     }
-    o.header = (hd && json_is_null(hd)) || (!hd && o.nnames) ? -1 : 0;
+    o.header = (hd && json_is_null(hd)) || (!hd && o.nnames) ? -1
+               : hd                                             ? (int)json_integer_value(hd)
+                                                                : 0;
     const char **cnames = o.nnames ? calloc((size_t)o.nnames + 1, sizeof(char *)) : NULL;
     if (o.nnames && !cnames) return NFAIL(e, n, "out of memory");
     for (int i = 0; i < o.nnames; i++)

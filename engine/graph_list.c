@@ -24,7 +24,7 @@
 typedef struct {
     const char *name;
     const char *inputs;
-    const char *params[20]; /* NULL-terminated: at most 19 */
+    const char *params[24]; /* NULL-terminated: at most 23 */
 } op_params_t;
 
 static const op_params_t PARAMS[] = {
@@ -84,7 +84,8 @@ static const op_params_t PARAMS[] = {
     {"dataframe.read_csv",
      "0",
      {"path", "chunk_bytes", "usecols", "parse_dates", "sep", "decimal", "dtype", "header", "names",
-      "na_values", "keep_default_na", "skiprows", "nrows", "thousands", "encoding", "comment"}},
+      "na_values", "keep_default_na", "skiprows", "nrows", "thousands", "encoding", "comment",
+      "quotechar", "quoting", "true_values", "false_values"}},
     {"dataframe.getitem", "1", {"columns"}},
     {"dataframe.filter", "2", {NULL}},
     {"dataframe.assign", "2+", {"names"}},

@@ -15,7 +15,8 @@
  * columns named 0..n-1; na_values, for every column and for column "b",
  * and the default NA strings off; nrows 3 beside a space, skiprows 1
  * beside a tab and a decimal comma; thousands '.' beside ';' and ',';
- * cp1252 text beside '|'). */
+ * cp1252 text beside '|'; quotechar '\'' and true_values/false_values
+ * beside ';'; quoting none beside a space; header row 1 beside a tab). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,11 +56,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t small = 1 + (data[0] & 15);
     bool use_usecols = data[0] & 0x80;
     static const char *const na[] = {"1", "x", " 2.0"}, *na_cols[] = {NULL, NULL, "b"};
+    static const char *const tv[] = {"yes", "1"}, *fv[] = {"no"};
     static const csv_opts_t opts[8] = {
         {.sep = ',', .decimal = '.'},
-        {.sep = ';', .decimal = '.'},
+        {.sep = ';',
+         .decimal = '.',
+         .quotechar = '\'',
+         .true_values = tv,
+         .ntrue = 2,
+         .false_values = fv,
+         .nfalse = 1},
         {.sep = CSV_SEP_WS, .decimal = '.', .comment = '#'},
-        {.sep = ' ', .decimal = '.', .nrows = 3, .nrows_set = true},
+        {.sep = ' ', .decimal = '.', .nrows = 3, .nrows_set = true, .quote_none = true},
         {.sep = '|',
          .decimal = '.',
          .na_values = na,
@@ -67,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          .nna = 3,
          .encoding = CSV_ENC_CP1252},
         {.sep = ';', .decimal = ',', .thousands = '.', .comment = '#'},
-        {.sep = '\t', .decimal = ',', .skiprows = 1},
+        {.sep = '\t', .decimal = ',', .skiprows = 1, .header = 1},
         {.sep = ',',
          .decimal = '.',
          .header = -1,

@@ -115,13 +115,16 @@ static bool is_na(const char *s, size_t n)
     return false;
 }
 
-/* 1 true, 0 false, -1 neither (pandas' default true_values/false_values). */
-static int bool_value(const char *s, size_t n)
+/* 1 true, 0 false, -1 neither: pandas' default true_values/false_values,
+ * then the header's (h->bools; h may be NULL). */
+static int bool_value(const csv_header_t *h, const char *s, size_t n)
 {
     if (n == 4 && (!memcmp(s, "True", 4) || !memcmp(s, "true", 4) || !memcmp(s, "TRUE", 4)))
         return 1;
     if (n == 5 && (!memcmp(s, "False", 5) || !memcmp(s, "false", 5) || !memcmp(s, "FALSE", 5)))
         return 0;
+    for (int i = 0; h && i < h->nbools; i++)
+        if (h->bool_len[i] == n && !memcmp(h->bools[i], s, n)) return h->bool_val[i];
     return -1;
 }
 
@@ -444,7 +447,9 @@ static uint32_t classify(const csv_header_t *h, int col, char *s, size_t n)
     bool minus = i < n && s[i] == '-';
     /* the common case: an int64 is a float, a uint64 (when not negative),
      * and not a bool */
-    if (ir == PI_OK) return CSV_K_NOTBOOL | (minus ? CSV_K_SINT : 0);
+    if (ir == PI_OK)
+        return (h->nbools && bool_value(h, s, n) >= 0 ? 0 : CSV_K_NOTBOOL) |
+               (minus ? CSV_K_SINT : 0);
     k |= ir == PI_OVERFLOW ? CSV_K_IFAIL_OVERFLOW : CSV_K_IFAIL_OTHER;
     if (minus) {
         k |= CSV_K_SINT;
@@ -457,7 +462,7 @@ static uint32_t classify(const csv_header_t *h, int col, char *s, size_t n)
             k |= CSV_K_UINT;
     }
     if (parse_float(s, n, dec, tsep, NULL) < 0) k |= CSV_K_NOTFLOAT;
-    if (bool_value(s, n) < 0) k |= CSV_K_NOTBOOL;
+    if (bool_value(h, s, n) < 0) k |= CSV_K_NOTBOOL;
     return k;
 }
 
@@ -479,17 +484,21 @@ typedef struct {
     int maxstore;
     char sep; /* the field separator (csv_sep_parse) */
     int cmt;  /* the comment character as an unsigned char, 256: none */
+    int quote; /* the quote character as an unsigned char, 256: none */
     /* the bytes that end an unquoted field: the separator (a space and a
      * tab for "\s+"), the line ends, the comment character */
     uint8_t stop[256];
 } tok_t;
 
+/* Fields separated by h->sep, h->comment and h->quote (0: none). */
 static void tok_init(tok_t *t, const char *buf, int64_t start, int64_t end, int64_t line,
-                     int maxstore, char sep, char cmt)
+                     int maxstore, const csv_header_t *h)
 {
+    char sep = h->sep, cmt = h->comment;
     memset(t, 0, sizeof *t);
     t->sep = sep;
     t->cmt = cmt ? (unsigned char)cmt : 256;
+    t->quote = h->quote ? (unsigned char)h->quote : 256;
     if (sep == CSV_SEP_WS)
         t->stop[' '] = t->stop['\t'] = 1;
     else
@@ -537,7 +546,7 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
     int64_t i = t->pos, end = t->end;
     const char sep = t->sep;
     const bool ws = sep == CSV_SEP_WS;
-    const int cm = t->cmt;
+    const int cm = t->cmt, qc = t->quote;
     /* Blank lines and lines of spaces/tabs are skipped (skip_blank_lines),
      * and so is such a tail at the end of the input; a space or a tab that
      * is the separator makes no blank line (pandas' WHITESPACE_LINE state
@@ -586,20 +595,20 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
     t->fblen = 0;
     for (;;) {
         size_t fstart = t->fblen;
-        bool quoted = i < end && p[i] == '"';
+        bool quoted = i < end && (unsigned char)p[i] == qc;
         if (quoted) {
             i++;
             for (;;) {
                 /* copy the run up to the next quote in one piece */
-                const char *qp = memchr(p + i, '"', (size_t)(end - i));
+                const char *qp = memchr(p + i, qc, (size_t)(end - i));
                 int64_t qi = qp ? (int64_t)(qp - p) : end;
                 if (tok_bytes(t, p + i, (size_t)(qi - i), err, errlen) < 0) return -1;
                 i = qi;
                 if (i >= end)
                     return errmsg(err, errlen, "EOF inside string starting at row %lld",
                                   (long long)t->rec_line);
-                if (i + 1 < end && p[i + 1] == '"') {
-                    if (tok_bytes(t, "\"", 1, err, errlen) < 0) return -1;
+                if (i + 1 < end && (unsigned char)p[i + 1] == qc) {
+                    if (tok_bytes(t, p + i, 1, err, errlen) < 0) return -1;
                     i += 2;
                     continue;
                 }
@@ -836,6 +845,11 @@ void csv_header_close(csv_header_t *h)
     free(h->naf_col);
     free(h->fpath);
     free(h->na_text);
+    for (int i = 0; i < h->nbools; i++)
+        free(h->bools[i]);
+    free(h->bools);
+    free(h->bool_len);
+    free(h->bool_val);
     memset(h, 0, sizeof *h);
 }
 
@@ -957,6 +971,17 @@ int csv_comment_parse(const char *s, char sep, char *cmt, char *err, size_t errl
     return 0;
 }
 
+int csv_quotechar_parse(const char *s, char *q, char *err, size_t errlen)
+{
+    unsigned char c = (unsigned char)s[0];
+    if (!c || s[1]) return errmsg(err, errlen, "\"quotechar\" must be a 1-character string");
+    if (c != '\t' && (c < 0x20 || c > 0x7e))
+        return errmsg(err, errlen,
+                      "quotechar 0x%02x: the quote is a tab or a printable ASCII character", c);
+    *q = (char)c;
+    return 0;
+}
+
 int csv_thousands_parse(const char *s, char *tsep, char *err, size_t errlen)
 {
     unsigned char c = (unsigned char)s[0];
@@ -992,7 +1017,22 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
             return errmsg(err, errlen, "comment '%c' is the %s too", o->comment,
                           o->comment == h->decimal ? "decimal point" : "thousands separator");
     }
-    char sep = h->sep; /* it may equal decimal, as pandas allows: a quoted "1,5" is 1.5 */
+    /* quotechar: '"' unless another is given or quoting is none */
+    h->quote = o && o->quote_none ? 0 : '"';
+    if (o && o->quotechar && !o->quote_none) {
+        char qchk[2] = {o->quotechar, 0};
+        if (csv_quotechar_parse(qchk, &h->quote, err, errlen) < 0) return -1;
+    }
+    if (h->quote) {
+        char q = h->quote;
+        const char *what = q == h->sep || (ws && (q == ' ' || q == '\t')) ? "separator"
+                           : q == h->decimal                            ? "decimal point"
+                           : q == h->thousands                          ? "thousands separator"
+                           : q == h->comment                            ? "comment"
+                                                                        : NULL;
+        if (what) return errmsg(err, errlen, "quotechar '%c' is the %s too", q, what);
+    }
+    /* sep may equal decimal, as pandas allows: a quoted "1,5" is 1.5 */
     h->encoding = o ? o->encoding : CSV_ENC_UTF8;
     if (len > (size_t)INT64_MAX) return errmsg(err, errlen, "input of %zu bytes is too long", len);
     if (n_usecols < 0) return errmsg(err, errlen, "usecols: negative count %d", n_usecols);
@@ -1012,7 +1052,7 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
         else
             bom = nl ? nl - buf + 1 : (int64_t)len;
     }
-    tok_init(&t, buf, bom, (int64_t)len, line0, CSV_MAX_COLS + 1, sep, h->comment);
+    tok_init(&t, buf, bom, (int64_t)len, line0, CSV_MAX_COLS + 1, h);
     bool *was_empty = NULL;
     /* header None: no record names the columns (all are data); names:
      * the columns' names, in place of the header record's when there is
@@ -1037,9 +1077,24 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
             goto fail_tok;
         }
     }
+    /* pandas' header=k: the k records before the header are passed over
+     * (blank and comment lines are no records) */
+    int hrow = o && o->header > 0 ? o->header : 0;
+    for (int k = 0; k < hrow; k++) {
+        int rc = tok_next(&t, err, errlen);
+        if (rc < 0) goto fail_tok;
+        if (rc == 0) {
+            errmsg(err, errlen, "Passed header=%d but only %d lines in file", hrow, k);
+            goto fail_tok;
+        }
+    }
     if (has_header || nnames == 0) {
         int rc = tok_next(&t, err, errlen);
         if (rc < 0) goto fail_tok;
+        if (rc == 0 && hrow > 0) {
+            errmsg(err, errlen, "Passed header=%d but only %d lines in file", hrow, hrow);
+            goto fail_tok;
+        }
         if (rc == 0 && nnames == 0) {
             errmsg(err, errlen, "No columns to parse from file");
             goto fail_tok;
@@ -1055,13 +1110,25 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     /* pandas' implicit index: where the columns are named (a header or
      * names) and the first data record has one field more, that first
      * field of every record is the index (column 0 here, named ""), the
-     * names the columns after it */
-    if (!h->int_names && h->ncols < CSV_MAX_COLS) {
-        tok_t p1;
+     * names the columns after it. With names over a header line, pandas
+     * counts that line's fields too: the more of the two decides. */
+    if (!h->int_names && h->ncols < CSV_MAX_COLS && !(o && o->nrows_set && o->nrows == 0)) {
+        tok_t p1; /* (nrows 0: pandas reads no data line, so finds no index) */
         tok_init(&p1, buf, has_header ? t.pos : bom, (int64_t)len, has_header ? t.line : line0, 0,
-                 sep, h->comment);
+                 h);
         char perr[8];
-        h->implicit_index = tok_next(&p1, perr, sizeof perr) == 1 && p1.nf == h->ncols + 1;
+        if (tok_next(&p1, perr, sizeof perr) == 1) {
+            int nf = nnames && has_header && t.nf > p1.nf ? t.nf : p1.nf;
+            h->implicit_index = nf == h->ncols + 1;
+            if (nf > h->ncols + 1 && nf == t.nf) {
+                errmsg(err, errlen,
+                       "the header line has %d fields, %d names: pandas makes the first %d "
+                       "columns a MultiIndex, which read_csv does not (give a name to each field)",
+                       t.nf, nnames, t.nf - nnames);
+                tok_close(&p1);
+                goto fail_tok;
+            }
+        }
         tok_close(&p1);
     }
     int ix = h->implicit_index;
@@ -1205,6 +1272,31 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
         for (int i = 0; i < h->nna; i++)
             h->na_len[i] = strlen(h->na[i]);
     }
+    /* true_values then false_values: a value in both is true, as pandas */
+    int nt = o ? o->ntrue : 0, nfv = o ? o->nfalse : 0;
+    if (nt < 0 || nfv < 0 || nt > CSV_MAX_BOOL_VALUES - nfv) {
+        errmsg(err, errlen, "true_values and false_values: %d values, more than the %d allowed",
+               nt + nfv, CSV_MAX_BOOL_VALUES);
+        goto fail_tok;
+    }
+    if (nt + nfv > 0) {
+        h->bools = calloc((size_t)(nt + nfv), sizeof *h->bools);
+        h->bool_len = calloc((size_t)(nt + nfv), sizeof *h->bool_len);
+        h->bool_val = calloc((size_t)(nt + nfv), 1);
+        if (!h->bools || !h->bool_len || !h->bool_val) goto oom;
+        for (int i = 0; i < nt + nfv; i++) {
+            const char *v = i < nt ? o->true_values[i] : o->false_values[i - nt];
+            /* compared with the file's bytes: in its encoding */
+            if (!(h->bools[h->nbools] = strdup(v))) goto oom;
+            if (h->encoding != CSV_ENC_UTF8 && !from_utf8(v, h->encoding, h->bools[h->nbools])) {
+                free(h->bools[h->nbools]);
+                h->bools[h->nbools] = NULL;
+                continue;
+            }
+            h->bool_len[h->nbools] = strlen(h->bools[h->nbools]);
+            h->bool_val[h->nbools++] = i < nt;
+        }
+    }
     free(was_empty);
     tok_close(&t);
     return 0;
@@ -1242,9 +1334,10 @@ static const uint8_t line_inc[CSV_NSTATES][C_N] = {
     [CSV_S_CMT] = {0, 0, 0, 1, 1, 0},
 };
 
-/* The bytes' classes with sep as the separator (C_COMMA) and cmt the
- * comment character (C_CMT; 0: none). */
-static void byte_classes(uint8_t cls[256], char sep, char cmt)
+/* The bytes' classes with sep as the separator (C_COMMA), cmt the
+ * comment character (C_CMT; 0: none) and quote the quote (C_QUOTE; 0:
+ * none, quotes are plain bytes). */
+static void byte_classes(uint8_t cls[256], char sep, char cmt, char quote)
 {
     memset(cls, C_OTHER, 256);
     if (cmt) cls[(unsigned char)cmt] = C_CMT;
@@ -1252,7 +1345,7 @@ static void byte_classes(uint8_t cls[256], char sep, char cmt)
         cls[' '] = cls['\t'] = C_COMMA;
     else
         cls[(unsigned char)sep] = C_COMMA;
-    cls['"'] = C_QUOTE;
+    if (quote) cls[(unsigned char)quote] = C_QUOTE;
     cls['\n'] = C_LF;
     cls['\r'] = C_CR;
 }
@@ -1263,10 +1356,10 @@ static void byte_classes(uint8_t cls[256], char sep, char cmt)
  * first line end outside quotes that is at most two, inside a quote or not.
  * After an ordinary byte every run is in UNQ, QUO or CMT, which ordinary
  * bytes do not change, so runs of them are skipped. */
-void csv_scan_block(const char *p, size_t n, char sep, char cmt, csv_block_t *out)
+void csv_scan_block(const char *p, size_t n, char sep, char cmt, char quote, csv_block_t *out)
 {
     uint8_t byte_cls[256];
-    byte_classes(byte_cls, sep, cmt);
+    byte_classes(byte_cls, sep, cmt, quote);
     uint8_t cur[CSV_NSTATES];
     int64_t ln[CSV_NSTATES], off[CSV_NSTATES];
     int run_of[CSV_NSTATES];
@@ -1317,11 +1410,11 @@ static bool at_boundary(const char *buf, int64_t len, int64_t q, int st)
     return st == CSV_S_REC || (st == CSV_S_CR && (q >= len || buf[q] != '\n'));
 }
 
-int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, int64_t pos, int state,
-                          int64_t *line)
+int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, char quote, int64_t pos,
+                          int state, int64_t *line)
 {
     uint8_t byte_cls[256];
-    byte_classes(byte_cls, sep, cmt);
+    byte_classes(byte_cls, sep, cmt, quote);
     int64_t q = pos, L = (int64_t)len, ln = *line;
     int s = state;
     while (q < L && !at_boundary(buf, L, q, s)) {
@@ -1338,7 +1431,7 @@ int64_t csv_rows_end(const char *buf, size_t len, const csv_header_t *h, int64_t
                      size_t errlen)
 {
     tok_t t;
-    tok_init(&t, buf, h->data_start, (int64_t)len, h->data_line, 0, h->sep, h->comment);
+    tok_init(&t, buf, h->data_start, (int64_t)len, h->data_line, 0, h);
     int rc = 1;
     for (int64_t r = 0; r < nrows && (rc = tok_next(&t, err, errlen)) == 1; r++) {
     }
@@ -1382,7 +1475,7 @@ int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target
     for (int64_t b = 0; b < nb; b++) {
         int64_t s = d0 + b * target; /* b * target < body: no overflow */
         int64_t e = body - b * target > target ? s + target : L;
-        csv_scan_block(buf + s, (size_t)(e - s), h->sep, h->comment, &blk[b]);
+        csv_scan_block(buf + s, (size_t)(e - s), h->sep, h->comment, h->quote, &blk[b]);
     }
     /* Phase 2: compose from the known state at the data start. */
     int st = CSV_S_REC;
@@ -1402,7 +1495,7 @@ int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target
         int64_t q = d0 + b * target;
         if (b > 0 && q <= prev) continue;
         int64_t ln = bln[b];
-        q = csv_find_boundary(buf, len, h->sep, h->comment, q, bst[b], &ln);
+        q = csv_find_boundary(buf, len, h->sep, h->comment, h->quote, q, bst[b], &ln);
         if (b > 0 && (q >= L || q == prev)) continue;
         if (n > 0) r[n - 1].end = q;
         r[n].start = q;
@@ -1453,7 +1546,7 @@ int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r
 {
     if (check_range(h, r, err, errlen) < 0) return -1;
     tok_t t;
-    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h->sep, h->comment);
+    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h);
     int rc, ret = -1;
     int64_t rows = 0;
     char none[1] = "";
@@ -1497,6 +1590,7 @@ typedef struct {
     size_t cap, vcap, ocap, bcap;
     int64_t blen;
     bool any_na;
+    const csv_header_t *h; /* its true_values and false_values */
 } colb_t;
 
 static int colb_push_utf8(colb_t *b, char *s, size_t n, char dec, char tsep, bool na,
@@ -1520,7 +1614,7 @@ static int colb_push_utf8(colb_t *b, char *s, size_t n, char dec, char tsep, boo
         int bv;
         if (na) goto bad;
         if (parse_i64(s, n, tsep, &v) == PI_OK) {
-        } else if ((bv = bool_value(s, n)) >= 0) {
+        } else if ((bv = bool_value(b->h, s, n)) >= 0) {
             v = bv;
         } else if (parse_float(s, n, dec, tsep, &f) == 0 && f == floor(f) && f >= -0x1p63 &&
                    f < 0x1p63) {
@@ -1535,14 +1629,14 @@ static int colb_push_utf8(colb_t *b, char *s, size_t n, char dec, char tsep, boo
         double v = NAN;
         int bv;
         if (!na && parse_float(s, n, dec, tsep, &v) < 0) {
-            if ((bv = bool_value(s, n)) < 0) goto bad;
+            if ((bv = bool_value(b->h, s, n)) < 0) goto bad;
             v = bv;
         }
         ((double *)c->data)[i] = v;
         break;
     }
     case CSV_BOOL: {
-        int v = na ? 0 : bool_value(s, n);
+        int v = na ? 0 : bool_value(b->h, s, n);
         double f;
         if (v < 0 && parse_float(s, n, dec, tsep, &f) == 0 && (f == 0 || f == 1)) v = f == 1;
         if (v < 0) goto bad;
@@ -1677,7 +1771,7 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
     memset(out, 0, sizeof *out);
     if (check_range(h, r, err, errlen) < 0) return -1;
     tok_t t;
-    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h->sep, h->comment);
+    tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h);
     colb_t *b = calloc((size_t)h->nsel + 1, sizeof *b);
     ubuf_t ub = {0}; /* every decoded value of the read, one after another */
     int rc, ret = -1;
@@ -1685,8 +1779,10 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
         errmsg(err, errlen, "out of memory for %d columns", h->nsel);
         goto close_tok;
     }
-    for (int k = 0; k < h->nsel; k++)
+    for (int k = 0; k < h->nsel; k++) {
         b[k].c.type = types[k];
+        b[k].h = h;
+    }
     int64_t rows = 0;
     while ((rc = tok_next(&t, err, errlen)) == 1) {
         if (ragged(h, &t, err, errlen) < 0) goto free_cols;

@@ -137,6 +137,7 @@ typedef struct {
     char decimal;        /* the decimal point of float values */
     char thousands;      /* the thousands separator of numbers, 0 for none */
     char comment;        /* the comment character, 0 for none (csv_opts_t) */
+    char quote;          /* the quote character, 0 for none (pandas' quoting=3) */
     int encoding;        /* CSV_ENC_*: text is decoded from it to UTF-8 */
     bool int_names;      /* header None without names: columns 0..n-1, integer labels */
     bool implicit_index; /* the first data record had one field more than the names: column 0
@@ -159,11 +160,21 @@ typedef struct {
      * (csv_kinds_na_text): pandas' object column then keeps its NA strings
      * as text ("NA", ""), so it does here (csv_header_set_kinds) */
     uint8_t *na_text;
+    /* pandas' true_values and false_values: nbools strings (owned) read as
+     * bool_val[i] (1 true, 0 false) beside the default True/False
+     * spellings; a true value listed as false too is true, as pandas
+     * checks the true set first */
+    int nbools;
+    char **bools;
+    size_t *bool_len;
+    uint8_t *bool_val;
 } csv_header_t;
 
 /* pandas' read_csv options that change how a file is cut and read: `sep`
- * (','), `decimal` ('.'), `header` (0: the first record names the
- * columns; -1: pandas' None, every record is data) and `names` (nnames
+ * (','), `decimal` ('.'), `header` (k >= 0: record k names the
+ * columns, the records before it are passed over, as pandas' header=k
+ * counts them after skiprows, blank and comment lines not counted; -1:
+ * pandas' None, every record is data) and `names` (nnames
  * column names, unique, in place of the header record's; with header -1
  * and no names the columns are named 0..n-1 after the first record's
  * fields). NULL where a function takes them: the defaults (zeros but sep
@@ -201,6 +212,17 @@ typedef struct {
     /* pandas' encoding (CSV_ENC_*): header names and text values are
      * decoded to UTF-8 (numbers, NA and bool strings are ASCII in all) */
     int encoding;
+    /* pandas' quotechar (0: '"') and quoting=csv.QUOTE_NONE (quote_none:
+     * no character quotes, quotes are plain bytes) */
+    char quotechar;
+    bool quote_none;
+    /* pandas' true_values and false_values: more strings read as the
+     * bools (a column of only these, the default spellings and missing
+     * values is bool, where it is no number) */
+    const char *const *true_values;
+    int ntrue;
+    const char *const *false_values;
+    int nfalse;
 } csv_opts_t;
 
 enum { CSV_ENC_UTF8 = 0, CSV_ENC_LATIN1, CSV_ENC_CP1252 };
@@ -242,6 +264,13 @@ int csv_thousands_parse(const char *s, char *tsep, char *err, size_t errlen);
  * and the separator sep ("Only length-1 comment characters supported"
  * for more); *cmt is set. */
 int csv_comment_parse(const char *s, char sep, char *cmt, char *err, size_t errlen);
+/* pandas' `quotechar`: one printable ASCII character (a tab or a space
+ * too); csv_header_parse refuses it where it is the separator, the
+ * decimal point, the thousands separator or the comment. *q is set. */
+int csv_quotechar_parse(const char *s, char *q, char *err, size_t errlen);
+/* The most true_values and false_values one read takes (each value not a
+ * number is compared with them). */
+#define CSV_MAX_BOOL_VALUES 1000
 
 /* Parses the header at the start of buf with options o (NULL: the
  * defaults; a sep csv_sep_parse refuses or a decimal csv_decimal_parse
@@ -276,8 +305,9 @@ typedef struct {
 } csv_block_t;
 
 /* Scans n bytes from every state at once, fields separated by sep, cmt
- * the comment character (0: none). Reads nothing outside p[0..n). */
-void csv_scan_block(const char *p, size_t n, char sep, char cmt, csv_block_t *out);
+ * the comment character (0: none), quote the quote character (0: none).
+ * Reads nothing outside p[0..n). */
+void csv_scan_block(const char *p, size_t n, char sep, char cmt, char quote, csv_block_t *out);
 
 /* The first record start at or after pos, the DFA being in `state` at pos
  * (from the composed transfer functions) with *line lines before it; *line
@@ -285,8 +315,8 @@ void csv_scan_block(const char *p, size_t n, char sep, char cmt, csv_block_t *ou
  * the end. Reads buf[pos, result]: a worker needs the bytes of its block
  * and, when a quoted field runs past the block's end, those up to the
  * field's end. */
-int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, int64_t pos, int state,
-                          int64_t *line);
+int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, char quote, int64_t pos,
+                          int state, int64_t *line);
 
 /* pandas' nrows: the byte offset where the first nrows data records after
  * the header end (blank lines skipped, as the parser skips them), or len

@@ -13,7 +13,7 @@ typedef struct {
     off_t size;
     struct timespec mtime;
     int64_t chunk, data_start;
-    char sep, decimal, thousands, comment;
+    char sep, decimal, thousands, comment, quote;
     int nsel;
     int *sel;
     csv_scan_t scan;
@@ -56,6 +56,7 @@ static bool same(const entry_t *e, const char *path, const struct stat *st, int6
            e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
            e->chunk == chunk && e->data_start == h->data_start && e->sep == h->sep &&
            e->decimal == h->decimal && e->thousands == h->thousands && e->comment == h->comment &&
+           e->quote == h->quote &&
            e->nsel == h->nsel && !memcmp(e->sel, h->sel, sizeof(int) * (size_t)h->nsel) &&
            !strcmp(e->path, path);
 }
@@ -64,7 +65,8 @@ int csv_cache_get(const char *path, const struct stat *st, int64_t chunk, const 
                   csv_scan_t *out)
 {
     int hit = 0;
-    if (h->nna || h->no_default_na) return 0; /* NA strings change the summaries: not kept */
+    if (h->nna || h->no_default_na || h->nbools)
+        return 0; /* NA strings and bool strings change the summaries: not kept */
     pthread_mutex_lock(&mu);
     for (int i = 0; i < CSV_CACHE_ENTRIES && !hit; i++) {
         entry_t *e = &cache[i];
@@ -87,7 +89,7 @@ static void entry_free(entry_t *e)
 void csv_cache_put(const char *path, const struct stat *st, int64_t chunk, const csv_header_t *h,
                    const csv_scan_t *s)
 {
-    if (st->st_size < CSV_CACHE_MIN_BYTES || h->nna || h->no_default_na) return;
+    if (st->st_size < CSV_CACHE_MIN_BYTES || h->nna || h->no_default_na || h->nbools) return;
     entry_t n = {0};
     n.path = strdup(path);
     n.sel = malloc(sizeof(int) * (size_t)(h->nsel + 1));
@@ -106,6 +108,7 @@ void csv_cache_put(const char *path, const struct stat *st, int64_t chunk, const
     n.decimal = h->decimal;
     n.thousands = h->thousands;
     n.comment = h->comment;
+    n.quote = h->quote;
     n.nsel = h->nsel;
     pthread_mutex_lock(&mu);
     int victim = 0;

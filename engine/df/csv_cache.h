@@ -6,9 +6,10 @@
  * each file it reads; with this a file is scanned once per process, not
  * once per task. An entry is keyed by the file's identity (device, inode,
  * size, modification time in nanoseconds), its resolved path, the chunk
- * size, the separator, the decimal point, the thousands separator and the
- * header's selected columns
- * (a read with na_values or keep_default_na false is not kept); a changed file misses.
+ * size, the separator, the decimal point, the thousands separator, the
+ * comment and quote characters and the header's selected columns (a read
+ * with na_values, keep_default_na false, true_values or false_values is
+ * not kept); a changed file misses.
  * Small files are not kept (their scan is cheap). Thread-safe. */
 #ifndef MARS_DF_CSV_CACHE_H
 #define MARS_DF_CSV_CACHE_H

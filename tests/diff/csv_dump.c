@@ -46,14 +46,19 @@ static void put_cstr(const char *s)
 int main(int argc, char **argv)
 {
     csv_opts_t o = {.sep = ',', .decimal = '.'};
-    const char *names[64], *na[64], *na_cols[64];
+    const char *names[64], *na[64], *na_cols[64], *tv[64], *fv[64];
     long long nrows = -1;
     o.names = names;
+    o.true_values = tv;
+    o.false_values = fv;
     o.na_values = na;
     o.na_cols = na_cols;
     for (;;) {
-        if (argc > 1 && (!strcmp(argv[1], "--pos") || !strcmp(argv[1], "--no-default-na"))) {
-            *(argv[1][2] == 'p' ? &o.usecols_pos : &o.no_default_na) = true;
+        if (argc > 1 && (!strcmp(argv[1], "--pos") || !strcmp(argv[1], "--no-default-na") ||
+                         !strcmp(argv[1], "--quote-none"))) {
+            *(argv[1][2] == 'p' ? &o.usecols_pos
+              : argv[1][2] == 'q' ? &o.quote_none
+                                  : &o.no_default_na) = true;
             argv++;
             argc--;
             continue;
@@ -76,6 +81,14 @@ int main(int argc, char **argv)
             o.decimal = argv[2][0];
         else if (!strcmp(argv[1], "--header"))
             o.header = -1;
+        else if (!strcmp(argv[1], "--header-row"))
+            o.header = atoi(argv[2]);
+        else if (!strcmp(argv[1], "--quotechar"))
+            o.quotechar = argv[2][0];
+        else if (!strcmp(argv[1], "--true") && o.ntrue < 64)
+            tv[o.ntrue++] = argv[2];
+        else if (!strcmp(argv[1], "--false") && o.nfalse < 64)
+            fv[o.nfalse++] = argv[2];
         else if (!strcmp(argv[1], "--name") && o.nnames < 64)
             names[o.nnames++] = argv[2];
         else if (!strcmp(argv[1], "--encoding")) {

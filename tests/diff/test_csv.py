@@ -51,13 +51,24 @@ def build(tmp):
 
 DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_values": None,
            "keep_default_na": True, "skiprows": None, "nrows": None, "thousands": None,
-           "encoding": None, "comment": None}
+           "encoding": None, "comment": None, "quotechar": None, "quoting": 0, "true_values": None,
+           "false_values": None}
 
 
 def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
     args = ["--sep", opt["sep"], "--decimal", opt["decimal"]]
     if opt["header"] is None or (opt["header"] == "infer" and opt["names"]):  # pandas' infer
         args += ["--header", "none"]
+    elif isinstance(opt["header"], int) and opt["header"] > 0:
+        args += ["--header-row", str(opt["header"])]
+    if opt["quotechar"]:
+        args += ["--quotechar", opt["quotechar"]]
+    if opt["quoting"] == 3:
+        args.append("--quote-none")
+    for v in opt["true_values"] or []:
+        args += ["--true", v]
+    for v in opt["false_values"] or []:
+        args += ["--false", v]
     for n in opt["names"] or []:
         args += ["--name", n]
     if usecols and isinstance(usecols[0], int):
@@ -96,9 +107,15 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
                          decimal=opt["decimal"], header=opt["header"], names=opt["names"],
                          na_values=opt["na_values"], keep_default_na=opt["keep_default_na"],
                          skiprows=opt["skiprows"], nrows=opt["nrows"], thousands=opt["thousands"],
-                         encoding=opt["encoding"], comment=opt["comment"])
+                         encoding=opt["encoding"], comment=opt["comment"],
+                         quotechar=opt["quotechar"] or '"', quoting=opt["quoting"],
+                         true_values=opt["true_values"], false_values=opt["false_values"])
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
+    if isinstance(df.index, pd.MultiIndex):
+        # pandas' implicit MultiIndex (two or more fields more than the
+        # names, as QUOTE_NONE can make of quoted commas): refused here
+        return {"error": "an implicit MultiIndex of %d levels" % df.index.nlevels}
     if not isinstance(df.index, pd.RangeIndex) and len(df.index):
         # pandas' implicit index (a first data line of one field more than
         # the names): csv_dump prints it as a first column named ""
@@ -224,8 +241,13 @@ def gen_bigint(r):
     return r.choice([gen_int, gen_int, gen_float])(r)
 
 
+def gen_yesno(r):
+    return r.choice(["yes", "no", "Y", "N", "on", "off", "True", "false"])
+
+
 def gen_column(r, nrows):
-    kind = r.choice(["int", "int", "float", "float", "bool", "str", "str", "mixed", "na", "big"])
+    kind = r.choice(["int", "int", "float", "float", "bool", "str", "str", "mixed", "na", "big",
+                     "yesno"])
     na_rate = r.choice([0, 0, 0.1, 0.5])
     vals = []
     for _ in range(nrows):
@@ -238,6 +260,8 @@ def gen_column(r, nrows):
             vals.append(gen_float(r) if r.random() < 0.7 else gen_int(r))
         elif kind == "bool":
             vals.append(gen_bool(r))
+        elif kind == "yesno":
+            vals.append(gen_yesno(r) if r.random() < 0.9 else gen_int(r))
         elif kind == "str":
             vals.append(gen_str(r))
         elif kind == "big":
@@ -283,20 +307,25 @@ def gen_file(r, path):
             parts = [d[:head]] + [d[q:q + 3] for q in range(head, len(d), 3)]
             return m.group(1) + thousands.join(parts) + m.group(3)
         cols = [[group(v) for v in c] for c in cols]
+    # quotechar: "'" (or '|' beside another separator) in place of '"'
+    qc = '"'
+    if r.random() < 0.1:
+        qc = r.choice(["'"] * (thousands != "'") + ["|"] * (sep not in ("|", r"\s+")) or ['"'])
     buf = io.StringIO()
     if sep == r"\s+":
         # runs of spaces and tabs between fields, some before and after a
         # line's fields; a field that is empty or holds whitespace or a
         # quote quoted
         def ws_field(v):
-            return '"%s"' % v.replace('"', '""') if v == "" or re.search(r'[\s"]', v) else v
+            return (qc + v.replace(qc, qc + qc) + qc if v == "" or re.search(r"\s", v) or qc in v
+                    else v)
 
         for row in [names] + [[c[i] for c in cols] for i in range(nrows)]:
             gaps = [r.choice([" ", "  ", "\t", " \t "]) for _ in row[1:]] + [""]
             buf.write(r.choice(["", "", " ", "\t", "  "]) +
                       "".join(ws_field(v) + g for v, g in zip(row, gaps)) +
                       r.choice(["", "", " ", "\t "]) + term)
-    w = csv.writer(buf, quoting=quoting, lineterminator=term, delimiter=sep[0])
+    w = csv.writer(buf, quoting=quoting, lineterminator=term, delimiter=sep[0], quotechar=qc)
     for i in range(-1 if sep != r"\s+" else nrows, nrows):
         if i < 0:
             w.writerow(names)
@@ -314,7 +343,8 @@ def gen_file(r, path):
         text = text.replace(term, term + term, 1)  # a blank line after the header
     # header None (no header line), names in place of the header line, or
     # names for a file without one (as many as the fields, or one more)
-    opt = dict(DEFAULT, sep=sep, decimal=decimal, thousands=thousands)
+    opt = dict(DEFAULT, sep=sep, decimal=decimal, thousands=thousands,
+               quotechar=None if qc == '"' else qc)
     mode = r.choice(["infer"] * 7 + ["none", "names", "names0"])
     if mode in ("none", "names"):
         text = text[text.index(term) + len(term):] if term in text else ""
@@ -336,6 +366,22 @@ def gen_file(r, path):
             opt["na_values"] = vals
     if r.random() < 0.1:
         opt["keep_default_na"] = False
+    # true_values and false_values: the yes/no columns' words, numbers, a
+    # word in both lists (true wins)
+    if r.random() < 0.15:
+        opt["true_values"] = r.sample(["yes", "Y", "on", "1", "x", "NA"], r.randint(0, 3))
+        opt["false_values"] = r.sample(["no", "N", "off", "0", "1.5", "yes"], r.randint(1, 3))
+    # quoting=csv.QUOTE_NONE: quotes are plain bytes (a quoted separator or
+    # line end then splits the field or the record)
+    if r.random() < 0.05:
+        opt["quoting"] = 3
+    # header=k: k records (blank lines between not counted) before the
+    # header line, passed over
+    if r.random() < 0.1 and opt["header"] == "infer" and not opt["names"] and term in text:
+        k = r.randint(1, 3)
+        junk = [r.choice(["report", "a;b|c", "1,2,3,4,5,6,7", " spaced x", "x\ty"]) for _ in range(k)]
+        text = "".join(j + term + (term if r.random() < 0.3 else "") for j in junk) + text
+        opt["header"] = k
     # comment: '#' (or ';' beside another separator): comment lines, and
     # comments after some lines' fields (a line end inside a quoted field
     # gets them too: both parsers read the same bytes). Not indented as the
@@ -429,6 +475,11 @@ FIXED = [
     ("implicit-index-usecols", "a,b,c\nx,1,2,3\ny,4,5,6\n", ["c", "a"]),
     ("implicit-index-names", "1,2,3\n4,5,6\n", None, ",", ".", None, ["a", "b"]),
     ("implicit-index-header-names", "h,i\n1,2,3\n4,5,6\n", None, ",", ".", 0, ["a", "b"]),
+    # names over a header line of one field more: pandas' implicit index
+    # too (the data lines' missing fields padded); of two more, refused
+    ("implicit-index-header-line", "h,i,j\n1,2\n3,4\n", None, ",", ".", 0, ["a", "b"]),
+    ("implicit-index-header-line-empty", "h,i,j\n", None, ",", ".", 0, ["a", "b"]),
+    ("implicit-multiindex-header-line", "h,i,j,k\n1,2\n", None, ",", ".", 0, ["a", "b"]),
     ("ragged-implicit-index", "a,b\n1,2,3\n4,5,6,7\n", None),
     ("sep-usecols", "a;b;c\n1;2;3\n4;5;6\n", ["c", "a"], ";"),
     # sep "\s+" (delim_whitespace): runs of spaces and tabs, leading and
@@ -478,7 +529,39 @@ FIXED = [
     ("skiprows", "junk\n\nmore\r\na,b\n1,x\n2.5,y\n", None, ",", ".", "infer", None, None, True, 3),
     ("nrows", "a,b\n1,x\n\n2,y\n2.5,z\n", None, ",", ".", "infer", None, None, True, None, 2),
     ("nrows-zero", "a,b\n1,x\n", None, ",", ".", "infer", None, None, True, None, 0),
+    ("nrows-zero-implicit-index", "a,b\n1,2,3\n", None, ",", ".", "infer", None, None, True, None, 0),
     ("nrows-quoted", 'a,b\n1,"x\ny"\n2,z\n3.5,w\n', None, ",", ".", "infer", None, None, True, 1, 2),
+    # header=k: records before it passed over (blank and comment lines not
+    # counted, a quoted line end inside one), too few records
+    *[(name, text, None, ",", ".", k) for name, text, k in [
+        ("header-row", "title\n\nx,y\na,b\n1,2\n3,4\n", 2),
+        ("header-row-quoted", 'title\n"x\ny"\na,b\n1,2\n', 2),
+        ("header-row-implicit-index", 'title\n"x\ny"\na,b\n1,2\n', 1),
+        ("header-row-last", "t,u\n1,2\n3,4\n", 2),
+        ("header-row-past", "t,u\n1,2\n3,4\n", 3),
+        ("header-row-far", "t,u\n1,2\n", 7)]],
+    ("header-row-comment", "t\n#c\na,b\n1,2\n", None, ",", ".", 1, None, None, True, None, None, None, None,
+     "#"),
+    ("header-row-skiprows", "junk\nt\na,b\n1,2\n", None, ",", ".", 1, None, None, True, 1),
+    ("header-row-names", "t\na,b\n1,2\n", None, ",", ".", 1, ["p", "q"]),
+    # quotechar and quoting=csv.QUOTE_NONE (3)
+    ("quotechar", "a,b\n'1','x,y'\n2,'p''q'\n'3\n4',\"z\"\n", None, ",", ".", "infer", None, None, True, None,
+     None, None, None, None, "'"),
+    ("quotechar-ws", "a b\n'x y' 1\n'' 2\n", None, r"\s+", ".", "infer", None, None, True, None, None, None, None,
+     None, "'"),
+    ("quote-none", 'a,b\n"1","x,y"\n2,"p""q"\n', None, ",", ".", "infer", None, None, True, None, None, None, None,
+     None, None, 3),
+    ("quote-none-lines", 'a,b\n1,"x\ny"\n2,z\n', None, ",", ".", "infer", None, None, True, None, None, None, None,
+     None, "'", 3),
+    # true_values and false_values beside the default spellings; numbers
+    # stay numbers; a value in both lists is true; NA first
+    *[(name, text, None, ",", ".", "infer", None, None, True, None, None, None, None, None, None, 0, tv, fv)
+      for name, text, tv, fv in [
+          ("bool-values", "a,b,c\nyes,1,on\nno,0,TRUE\n,1,off\n", ["yes", "on"], ["no", "off"]),
+          ("bool-values-numbers", "a,b\nyes,1\n1,2\n", ["yes", "1"], []),
+          ("bool-values-both", "a\nyes\nno\n", ["yes", "no"], ["no"]),
+          ("bool-values-na", "a\nyes\nNA\n", ["yes", "NA"], None),
+          ("bool-values-float", "a,b\nyes,1.5\nno,0\n", ["1.5"], ["0"])]],
 ]
 
 
@@ -499,10 +582,12 @@ def main():
             p = os.path.join(tmp, name + ".csv")
             with open(p, "wb") as f:
                 f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
-            opt += [",", ".", "infer", None, None, True, None, None, None, None, None][len(opt):]
+            opt += [",", ".", "infer", None, None, True, None, None, None, None, None, None, 0, None,
+                    None][len(opt):]
             cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names", "na_values",
                                                       "keep_default_na", "skiprows", "nrows", "thousands",
-                                                      "encoding", "comment"), opt))))
+                                                      "encoding", "comment", "quotechar", "quoting",
+                                                      "true_values", "false_values"), opt))))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)
             opt = gen_file(r, p)
@@ -552,7 +637,8 @@ def main():
                     if why:
                         why = "chunk %d: %s" % (chunk, why)
                         break
-                    if "error" in ref and "error" in ours and name.startswith(("ragged", "eof", "usecols", "sep-bar", "names-dup")):
+                    if "error" in ref and "error" in ours and name.startswith(("ragged", "eof", "usecols", "sep-bar", "names-dup",
+                                                                                                        "header-row-past", "header-row-far")):
                         if ours["error"] not in ref["error"]:
                             why = "message %r not in pandas' %r" % (ours["error"], ref["error"])
                             break

@@ -16,7 +16,10 @@ and `names`: a file without a header line, its columns 0..n-1 or named,
 usecols by position, a groupby by an integer label, names over a pattern);
 `na_values` (a list, numbers, per column) and `keep_default_na`;
 `skiprows` and `nrows` (types from those rows only); `thousands`;
-`encoding` latin-1 and cp1252 (names, text, na_values decoded); and the
+`encoding` latin-1 and cp1252 (names, text, na_values decoded); a survey
+export read with `header` 2 (a title, a blank line and a date before its
+header), `quotechar` "'" and `true_values`/`false_values`, through a
+groupby by its bool column; `quoting` 3 over a file of stray quotes; and the
 refusals: no file matches, a file whose
 header differs (named), a pattern reaching outside the data directory, a
 separator pandas' C parser does not take."""
@@ -84,6 +87,17 @@ def write(data):
                                     "  # checked" if i % 7 == 0 else ""))
             if i % 11 == 0:
                 f.write("#%s,%d\n" % ("old", -i))
+    # a survey export: two lines and a blank one before the header, quotes
+    # "'", yes/no answers; a log whose quotes are stray (quoting 3)
+    with open(os.path.join(data, "survey.csv"), "w") as f:
+        f.write("Survey export\n\ngenerated 2024-05-01\nname,answer,score,note\n")
+        for i in range(150):
+            f.write("'R%d, %s',%s,%d,%s\n" % (i, "ABC"[i % 3], ["yes", "no", "No", "YES"][i % 4] if i % 13
+                                               else "", i % 7, "'said ''ok'''" if i % 5 == 0 else "x'y"))
+    with open(os.path.join(data, "stray.csv"), "w") as f:
+        f.write("id,text\n")
+        for i in range(80):
+            f.write('%d,%s\n' % (i, ['5" screen', '"unterminated', 'plain', 'a "b" c'][i % 4]))
     # whitespace-aligned tables (sep "\s+"): one as R's write.table gives
     # (row names, the header one field short: pandas' implicit index),
     # and one of padded columns with a quoted name holding a space
@@ -267,6 +281,24 @@ def main():
              "chunk_bytes": 64},
             {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["tag"],
              "agg": {"s": ["v", "sum"]}}], "g", cm.groupby(["tag"]).agg(s=("v", "sum"))))
+        # header=2, quotechar, true_values/false_values, and a groupby by
+        # the bool column they make; quoting 3 over stray quotes
+        sv_kw = dict(header=2, quotechar="'", true_values=["yes", "YES"], false_values=["no", "No"])
+        sv = pd.read_csv(os.path.join(data, "survey.csv"), **sv_kw)
+        for cb in (50, 100000):
+            cases.append(("survey_%d" % cb, [dict({"key": "t", "op": "dataframe.read_csv",
+                                                   "path": "survey.csv", "chunk_bytes": cb}, **sv_kw)],
+                          "t", sv))
+        cases.append(("survey_groupby", [
+            dict({"key": "t", "op": "dataframe.read_csv", "path": "survey.csv", "chunk_bytes": 64},
+                 **sv_kw),
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["answer"],
+             "agg": {"s": ["score", "sum"], "n": ["name", "count"]}}], "g",
+            sv.groupby(["answer"]).agg(s=("score", "sum"), n=("name", "count"))))
+        for cb in (30, 100000):
+            cases.append(("quote_none_%d" % cb, [{"key": "t", "op": "dataframe.read_csv",
+                                                  "path": "stray.csv", "quoting": 3, "chunk_bytes": cb}],
+                          "t", pd.read_csv(os.path.join(data, "stray.csv"), quoting=3)))
         # sep "\s+" and pandas' implicit index, through a groupby and a filter
         rt = pd.read_csv(os.path.join(data, "rtable.txt"), sep=r"\s+")
         al = pd.read_csv(os.path.join(data, "aligned.txt"), sep=r"\s+")
@@ -358,7 +390,19 @@ def main():
                 ("dtype_name", {"path": "ids.csv", "dtype": {"x": "float32"}},
                  "dtype 'float32': read_csv reads a column as object (str), float64, int64 or bool"),
                 ("dtype_shape", {"path": "ids.csv", "dtype": ["x"]}, "\"dtype\" must be a type name"),
-                ("header_row", {"path": "ids.csv", "header": 2}, "\"header\" must be 0"),
+                ("header_rows", {"path": "ids.csv", "header": [0, 1]}, "lists of header rows"),
+                ("header_negative", {"path": "ids.csv", "header": -1}, "\"header\" must be a row number"),
+                ("header_past", {"path": "ids.csv", "header": 99}, "Passed header=99 but only 5 lines in file"),
+                ("quotechar_long", {"path": "ids.csv", "quotechar": "''"}, "must be a 1-character string"),
+                ("quotechar_sep", {"path": "ids.csv", "quotechar": ","}, "quotechar ',' is the separator too"),
+                ("quotechar_comment", {"path": "ids.csv", "quotechar": "#", "comment": "#"},
+                 "quotechar '#' is the comment too"),
+                ("quoting_nonnumeric", {"path": "ids.csv", "quoting": 2}, "QUOTE_NONNUMERIC"),
+                ("quoting_value", {"path": "ids.csv", "quoting": 7}, "\"quoting\" must be 0"),
+                ("true_values_str", {"path": "ids.csv", "true_values": "yes"},
+                 "\"true_values\" must be a list"),
+                ("false_values_int", {"path": "ids.csv", "false_values": ["no", 0]},
+                 "\"false_values\"[1] must be a string"),
                 ("names_dup", {"path": "ids.csv", "names": ["a", "a"]}, "Duplicate names are not allowed."),
                 ("names_short", {"path": "ids.csv", "names": ["a", "b"]}, "Expected 2 fields in line 1, saw 9"),
                 ("usecols_mixed", {"path": "ids.csv", "usecols": [0, "n"]}, "all names, or all non-negative"),

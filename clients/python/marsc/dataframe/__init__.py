@@ -2859,7 +2859,8 @@ def _csv_dtype(t):
 def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_col=None,
              usecols=None, dtype=None, skiprows=None, nrows=None, thousands=None, decimal=None,
              na_values=None, keep_default_na=True, parse_dates=None, encoding=None,
-             delim_whitespace=False, comment=None, chunk_bytes=None, session=None):
+             delim_whitespace=False, comment=None, quotechar='"', quoting=0, true_values=None,
+             false_values=None, chunk_bytes=None, session=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
@@ -2885,7 +2886,12 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     thousands: a separator numbers may hold ("1,234"). encoding: "utf-8"
     (the default), "latin-1" or "cp1252". comment: one character; outside
     quotes the rest of its line is ignored, and a line that starts with it
-    is skipped."""
+    is skipped. header=k: line k (blank and comment lines not counted)
+    names the columns, those before it are dropped. quotechar: the quote
+    ('"' by default); quoting=csv.QUOTE_NONE (3): quotes are plain text.
+    true_values, false_values: lists of more strings read as True and
+    False (a column of only those, the default spellings and missing
+    values is bool)."""
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
@@ -2915,10 +2921,20 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     if usecols is not None:
         p["usecols"] = [int(u) if isinstance(u, np.integer) else u for u in usecols]
     if header != "infer":
-        if header not in (0, None):
-            raise NotImplementedError("read_csv: header is 0 or None here (other header rows "
-                                      "are not supported)")
-        p["header"] = header
+        if header is not None and (isinstance(header, bool) or
+                                   not isinstance(header, (int, np.integer)) or header < 0):
+            raise NotImplementedError("read_csv: header is a row number or None here (lists of "
+                                      "header rows are not supported)")
+        p["header"] = None if header is None else int(header)
+    if quotechar != '"':
+        p["quotechar"] = quotechar
+    if quoting:
+        p["quoting"] = int(quoting)
+    for key, vals in (("true_values", true_values), ("false_values", false_values)):
+        if vals is not None:
+            if not isinstance(vals, list):
+                raise TypeError("Expected list, got %s" % type(vals).__name__)
+            p[key] = list(vals)
     if names is not None:
         p["names"] = [str(x) for x in names]
 

@@ -249,9 +249,9 @@ static void test_split_by_hand(void **st)
             for (int64_t b = h.data_start; b < (int64_t)len; b += target) {
                 int64_t e = b + target < (int64_t)len ? b + target : (int64_t)len;
                 csv_block_t blk;
-                csv_scan_block(text + b, (size_t)(e - b), ',', 0, &blk);
+                csv_scan_block(text + b, (size_t)(e - b), ',', 0, '"', &blk);
                 int64_t ln = line;
-                int64_t q = csv_find_boundary(text, len, ',', 0, b, state, &ln);
+                int64_t q = csv_find_boundary(text, len, ',', 0, '"', b, state, &ln);
                 if (q < (int64_t)len && q != prev) {
                     assert_true(k < n);
                     assert_int_equal(r[k].start, q);
@@ -314,7 +314,7 @@ static void test_scan_block(void **st)
     /* the transfer function of a block from each start state */
     csv_block_t b;
     const char *blk = "x\"\n,\"";
-    csv_scan_block(blk, strlen(blk), ',', 0, &b);
+    csv_scan_block(blk, strlen(blk), ',', 0, '"', &b);
     /* from a record start: x is unquoted, so the quote is a byte; \n ends
      * the record; ',' starts a field; '"' opens a quote */
     assert_int_equal(b.exit[CSV_S_REC], CSV_S_QUO);
@@ -322,7 +322,7 @@ static void test_scan_block(void **st)
     /* from inside a quote: x, then '"' may close it, \n ends the record */
     assert_int_equal(b.exit[CSV_S_QUO], CSV_S_QUO);
     assert_int_equal(b.lines[CSV_S_QUO], 1);
-    csv_scan_block("\n", 1, ',', 0, &b);
+    csv_scan_block("\n", 1, ',', 0, '"', &b);
     assert_int_equal(b.exit[CSV_S_CR], CSV_S_REC);
     assert_int_equal(b.lines[CSV_S_CR], 0); /* the \n of \r\n */
     assert_int_equal(b.lines[CSV_S_UNQ], 1);
@@ -331,31 +331,32 @@ static void test_scan_block(void **st)
 }
 
 /* The DFA of csv.h written out again, one state at a time. */
-/* one step of the split DFA, written out by case: '#' the comment */
-static int naive_step(int st, char c, int64_t *lines)
+/* one step of the split DFA, written out by case: '#' the comment, q the
+ * quote (0: none) */
+static int naive_step(int st, char c, char q, int64_t *lines)
 {
     bool end = c == '\n' || c == '\r';
     switch (st) {
     case CSV_S_QUO:
-        return c == '"' ? CSV_S_QQ : CSV_S_QUO;
+        return c == q ? CSV_S_QQ : CSV_S_QUO;
     case CSV_S_CMT: /* to the line end, quotes and separators included */
         if (!end) return CSV_S_CMT;
         break;
     case CSV_S_UNQ:
-        if (c == '"') return CSV_S_UNQ;
+        if (c == q) return CSV_S_UNQ;
         if (c == '#') return CSV_S_CMT;
         break;
     case CSV_S_CR:
         if (c == '\n') return CSV_S_REC; /* the rest of "\r\n": no new line */
-        if (c == '"') return CSV_S_QUO;
+        if (c == q) return CSV_S_QUO;
         if (c == '#') return CSV_S_CMT;
         break;
     case CSV_S_QQ: /* a comment character right after a closing quote is a byte */
-        if (c == '"') return CSV_S_QUO;
+        if (c == q) return CSV_S_QUO;
         if (c == '#') return CSV_S_UNQ;
         break;
     default: /* REC, FLD */
-        if (c == '"') return CSV_S_QUO;
+        if (c == q) return CSV_S_QUO;
         if (c == '#') return CSV_S_CMT;
         break;
     }
@@ -368,7 +369,7 @@ static int naive_step(int st, char c, int64_t *lines)
 
 static void test_scan_block_random(void **st)
 {
-    static const char alphabet[] = "a\",\n\r #";
+    static const char alphabet[] = "a\",\n\r #'";
     unsigned seed = 12345;
     char buf[300];
     for (int iter = 0; iter < 3000; iter++) {
@@ -377,16 +378,19 @@ static void test_scan_block_random(void **st)
         for (size_t i = 0; i < n; i++) {
             seed = seed * 1103515245u + 12345u;
             /* skewed toward ordinary bytes some of the time */
-            unsigned r = (seed >> 16) % (iter % 2 ? 7 : 14);
-            buf[i] = r < 7 ? alphabet[r] : 'a';
+            unsigned r = (seed >> 16) % (iter % 2 ? 8 : 16);
+            buf[i] = r < 8 ? alphabet[r] : 'a';
         }
         csv_block_t b;
-        csv_scan_block(buf, n, ',', '#', &b);
+        /* the quote '"', another one ('\'', pandas' quotechar), or none
+         * (quoting=csv.QUOTE_NONE) */
+        char q = "\"'"[iter % 3];
+        csv_scan_block(buf, n, ',', '#', q, &b);
         for (int s = 0; s < CSV_NSTATES; s++) {
             int x = s;
             int64_t lines = 0;
             for (size_t i = 0; i < n; i++)
-                x = naive_step(x, buf[i], &lines);
+                x = naive_step(x, buf[i], q, &lines);
             if (b.exit[s] != x || b.lines[s] != lines)
                 fail_msg("iter %d from state %d: exit %d lines %lld, want %d %lld", iter, s,
                          b.exit[s], (long long)b.lines[s], x, (long long)lines);
@@ -658,6 +662,60 @@ static void test_sep_whitespace(void **state)
     assert_memory_equal(str_at(&f.cols[0], 1), "r2", 2);
     assert_true(isnan(dbl_at(&f.cols[1], 1))); /* a short line: y missing */
     csv_frame_close(&f);
+}
+
+/* quotechar '\'' at every chunk size (a quoted line end and separator,
+ * '' for one, '"' a plain byte), quoting none (quotes are bytes: a quoted
+ * separator splits), header row 2 over a title and a blank line, and
+ * true_values/false_values beside the defaults (numbers stay numbers) */
+static void test_quote_header_bools(void **state)
+{
+    (void)state;
+    const char *text = "title\n\nsub,x\na,b,c\n'x\n,y',yes,1\n'p''q',no,0\n\"z,True,1\n";
+    size_t len = strlen(text);
+    static const char *const tv[] = {"yes", "1"}, *fv[] = {"no"};
+    const csv_opts_t o = {.sep = ',',
+                          .decimal = '.',
+                          .header = 2,
+                          .quotechar = '\'',
+                          .true_values = tv,
+                          .ntrue = 2,
+                          .false_values = fv,
+                          .nfalse = 1};
+    for (int64_t chunk = 1; chunk <= (int64_t)len; chunk++) {
+        csv_frame_t f;
+        if (csv_read_buffer(text, len, &o, NULL, 0, chunk, &f, err, sizeof err) < 0)
+            fail_msg("chunk %lld: %s", (long long)chunk, err);
+        assert_int_equal(f.ncols, 3);
+        assert_int_equal(f.nrows, 3);
+        assert_string_equal(f.names[1], "b");
+        assert_int_equal(f.cols[0].type, CSV_STRING);
+        assert_int_equal(str_len(&f.cols[0], 0), 4);
+        assert_memory_equal(str_at(&f.cols[0], 0), "x\n,y", 4);
+        assert_int_equal(str_len(&f.cols[0], 1), 3);
+        assert_memory_equal(str_at(&f.cols[0], 1), "p'q", 3);
+        assert_int_equal(str_len(&f.cols[0], 2), 2);
+        assert_memory_equal(str_at(&f.cols[0], 2), "\"z", 2);
+        assert_int_equal(f.cols[1].type, CSV_BOOL);
+        assert_memory_equal(f.cols[1].data, "\1\0\1", 3);
+        assert_int_equal(f.cols[2].type, CSV_INT64);
+        csv_frame_close(&f);
+    }
+    const csv_opts_t none = {.sep = ',', .decimal = '.', .quote_none = true};
+    const char *raw = "a,b\n\"1,2\"\n";
+    csv_frame_t f;
+    assert_int_equal(csv_read_buffer(raw, strlen(raw), &none, NULL, 0, 3, &f, err, sizeof err), 0);
+    assert_int_equal(str_len(&f.cols[0], 0), 2);
+    assert_memory_equal(str_at(&f.cols[0], 0), "\"1", 2);
+    assert_int_equal(str_len(&f.cols[1], 0), 2);
+    assert_memory_equal(str_at(&f.cols[1], 0), "2\"", 2);
+    csv_frame_close(&f);
+    const csv_opts_t far = {.sep = ',', .decimal = '.', .header = 5};
+    assert_int_equal(csv_read_buffer(raw, strlen(raw), &far, NULL, 0, 3, &f, err, sizeof err), -1);
+    assert_string_equal(err, "Passed header=5 but only 2 lines in file");
+    const csv_opts_t bad = {.sep = ',', .decimal = '.', .quotechar = ','};
+    assert_int_equal(csv_read_buffer(raw, strlen(raw), &bad, NULL, 0, 3, &f, err, sizeof err), -1);
+    assert_string_equal(err, "quotechar ',' is the separator too");
 }
 
 /* decimal ',': "1,5" is 1.5 (correctly rounded, the text left as it
@@ -1108,6 +1166,7 @@ int main(void)
         cmocka_unit_test(test_usecols_wide),
         cmocka_unit_test(test_sep),
         cmocka_unit_test(test_sep_whitespace),
+        cmocka_unit_test(test_quote_header_bools),
         cmocka_unit_test(test_decimal),
         cmocka_unit_test(test_header_none_names),
         cmocka_unit_test(test_na_values),
