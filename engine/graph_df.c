@@ -130,11 +130,11 @@ void graph_df_free(struct df_node *d)
 static const char *const *df_fields(op_t op)
 {
     static const char *const ft[] = {"columns", "chunk_rows", "name", NULL};
-    static const char *const rc[] = {"path",  "chunk_bytes", "usecols",         "parse_dates",
-                                     "sep",   "decimal",     "dtype",           "header",
-                                     "names", "na_values",   "keep_default_na", "skiprows",
-                                     "nrows", "thousands",   "encoding",        "comment",
-                                     "quotechar", "quoting", "true_values", "false_values",
+    static const char *const rc[] = {"path",      "chunk_bytes", "usecols",         "parse_dates",
+                                     "sep",       "decimal",     "dtype",           "header",
+                                     "names",     "na_values",   "keep_default_na", "skiprows",
+                                     "nrows",     "thousands",   "encoding",        "comment",
+                                     "quotechar", "quoting",     "true_values",     "false_values",
                                      NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
@@ -1100,11 +1100,13 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     json_t *qc = json_object_get(obj, "quotechar"), *qg = json_object_get(obj, "quoting");
     if (qg && !json_is_null(qg)) {
         if (!json_is_integer(qg) || json_integer_value(qg) < 0 || json_integer_value(qg) > 3)
-            return NFAIL(e, n, "\"quoting\" must be 0 (csv.QUOTE_MINIMAL), 1 (QUOTE_ALL) or 3 "
-                               "(QUOTE_NONE)");
+            return NFAIL(e, n,
+                         "\"quoting\" must be 0 (csv.QUOTE_MINIMAL), 1 (QUOTE_ALL) or 3 "
+                         "(QUOTE_NONE)");
         if (json_integer_value(qg) == 2)
-            return NFAIL(e, n, "\"quoting\" 2 (csv.QUOTE_NONNUMERIC: unquoted fields as floats) "
-                               "is not supported");
+            return NFAIL(e, n,
+                         "\"quoting\" 2 (csv.QUOTE_NONNUMERIC: unquoted fields as floats) "
+                         "is not supported");
         o.quote_none = json_integer_value(qg) == 3;
     }
     if (qc && !json_is_null(qc)) {
@@ -1163,8 +1165,8 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         o.nnames = (int)json_array_size(nm);
     }
     o.header = (hd && json_is_null(hd)) || (!hd && o.nnames) ? -1
-               : hd                                             ? (int)json_integer_value(hd)
-                                                                : 0;
+               : hd                                          ? (int)json_integer_value(hd)
+                                                             : 0;
     const char **cnames = o.nnames ? calloc((size_t)o.nnames + 1, sizeof(char *)) : NULL;
     if (o.nnames && !cnames) return NFAIL(e, n, "out of memory");
     for (int i = 0; i < o.nnames; i++)

@@ -482,8 +482,8 @@ typedef struct {
     size_t focap, flcap;
     int nf; /* fields of the current record */
     int maxstore;
-    char sep; /* the field separator (csv_sep_parse) */
-    int cmt;  /* the comment character as an unsigned char, 256: none */
+    char sep;  /* the field separator (csv_sep_parse) */
+    int cmt;   /* the comment character as an unsigned char, 256: none */
     int quote; /* the quote character as an unsigned char, 256: none */
     /* the bytes that end an unquoted field: the separator (a space and a
      * tab for "\s+"), the line ends, the comment character */
@@ -1026,10 +1026,10 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     if (h->quote) {
         char q = h->quote;
         const char *what = q == h->sep || (ws && (q == ' ' || q == '\t')) ? "separator"
-                           : q == h->decimal                            ? "decimal point"
-                           : q == h->thousands                          ? "thousands separator"
-                           : q == h->comment                            ? "comment"
-                                                                        : NULL;
+                           : q == h->decimal                              ? "decimal point"
+                           : q == h->thousands                            ? "thousands separator"
+                           : q == h->comment                              ? "comment"
+                                                                          : NULL;
         if (what) return errmsg(err, errlen, "quotechar '%c' is the %s too", q, what);
     }
     /* sep may equal decimal, as pandas allows: a quoted "1,5" is 1.5 */

@@ -56,9 +56,8 @@ static bool same(const entry_t *e, const char *path, const struct stat *st, int6
            e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
            e->chunk == chunk && e->data_start == h->data_start && e->sep == h->sep &&
            e->decimal == h->decimal && e->thousands == h->thousands && e->comment == h->comment &&
-           e->quote == h->quote &&
-           e->nsel == h->nsel && !memcmp(e->sel, h->sel, sizeof(int) * (size_t)h->nsel) &&
-           !strcmp(e->path, path);
+           e->quote == h->quote && e->nsel == h->nsel &&
+           !memcmp(e->sel, h->sel, sizeof(int) * (size_t)h->nsel) && !strcmp(e->path, path);
 }
 
 int csv_cache_get(const char *path, const struct stat *st, int64_t chunk, const csv_header_t *h,

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     for (;;) {
         if (argc > 1 && (!strcmp(argv[1], "--pos") || !strcmp(argv[1], "--no-default-na") ||
                          !strcmp(argv[1], "--quote-none"))) {
-            *(argv[1][2] == 'p' ? &o.usecols_pos
+            *(argv[1][2] == 'p'   ? &o.usecols_pos
               : argv[1][2] == 'q' ? &o.quote_none
                                   : &o.no_default_na) = true;
             argv++;
