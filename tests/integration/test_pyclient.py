@@ -10,6 +10,7 @@ Run with Debian's python: /usr/bin/python3 tests/integration/test_pyclient.py [T
 (unittest inside; the last line is `RESULT passed=N failed=M` for tests/run.sh).
 """
 import contextlib
+import csv
 import datetime
 import glob
 import json
@@ -1046,6 +1047,31 @@ class TestDataFrames(Base):
             self.assertLess(len(want), len(pdf))
             pd.testing.assert_frame_equal(md.read_csv("commented.csv", comment="#",
                                                       chunk_bytes=300).fetch(), want)
+            # a report: a title and a date over the header (header=2),
+            # quotes "'", yes/no answers (true_values/false_values); a
+            # file of stray quotes read with quoting=csv.QUOTE_NONE
+            rp = os.path.join(d, "report.csv")
+            with open(rp, "w") as f:
+                f.write("Weekly report\n\nissued 2024-05-06\nk,ok,i\n" + "".join(
+                    "'%s, %d',%s,%d\n" % (k, q % 4, "yes" if i % 3 else "no", i)
+                    for q, (k, i) in enumerate(zip(pdf.k, pdf.i))))
+            SESS.upload(rp)
+            kw = dict(header=2, quotechar="'", true_values=["yes"], false_values=["no"])
+            want = pd.read_csv(rp, **kw)
+            self.assertEqual(str(want.ok.dtype), "bool")
+            pd.testing.assert_frame_equal(md.read_csv("report.csv", chunk_bytes=500, **kw).fetch(), want)
+            pd.testing.assert_series_equal(md.read_csv("report.csv", **kw).groupby("ok").i.sum().fetch(),
+                                           want.groupby("ok").i.sum())
+            sq = os.path.join(d, "stray.csv")
+            with open(sq, "w") as f:
+                f.write("i,t\n" + "".join('%d,%s\n' % (q, ['5" tall', '"open', 'x'][q % 3]) for q in range(90)))
+            SESS.upload(sq)
+            pd.testing.assert_frame_equal(md.read_csv("stray.csv", quoting=csv.QUOTE_NONE).fetch(),
+                                          pd.read_csv(sq, quoting=csv.QUOTE_NONE))
+            with self.assertRaisesRegex(NotImplementedError, "lists of header rows"):
+                md.read_csv("report.csv", header=[0, 1])
+            with self.assertRaisesRegex(TypeError, "Expected list, got str"):
+                md.read_csv("report.csv", true_values="yes")
             # dtype: ids as text (leading zeros kept), ints as floats
             for dt in (str, {"i": np.float64, "f": "float64", "k": str}, {"i": "int64", "f": float}):
                 pd.testing.assert_frame_equal(md.read_csv("pyclient.csv", dtype=dt).fetch(),
