@@ -1241,21 +1241,48 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     o.na_cols = nal.cols;
     o.nna = nal.n;
     json_t *sr = json_object_get(obj, "skiprows"), *nr = json_object_get(obj, "nrows");
-    if (sr && !json_is_null(sr)) {
+    int64_t *skip_lines = NULL;
+    if (sr && json_is_array(sr)) {
+        /* a list of 0-based line numbers: the records starting on them */
+        size_t ns = json_array_size(sr);
+        if (ns > CSV_MAX_SKIP_LINES) {
+            rc = NFAIL(e, n, "\"skiprows\" lists %zu line numbers, more than the %d allowed", ns,
+                       CSV_MAX_SKIP_LINES);
+            goto done;
+        }
+        skip_lines = malloc(sizeof(int64_t) * (ns + 1));
+        if (!skip_lines) {
+            rc = NFAIL(e, n, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < ns; i++) {
+            json_t *v = json_array_get(sr, i);
+            if (!json_is_integer(v)) {
+                free(skip_lines);
+                rc = NFAIL(e, n, "\"skiprows\"[%zu] must be an integer (a 0-based line number)", i);
+                goto done;
+            }
+            skip_lines[i] = (int64_t)json_integer_value(v);
+        }
+        o.skip_lines = skip_lines;
+        o.nskip = (int64_t)ns;
+    } else if (sr && !json_is_null(sr)) {
         if (!json_is_integer(sr) || json_integer_value(sr) < 0) {
             rc = NFAIL(e, n,
-                       "\"skiprows\" must be a number of lines, >= 0 (lists of line numbers are "
-                       "not supported)");
+                       "\"skiprows\" must be a number of lines >= 0, or a list of 0-based line "
+                       "numbers");
             goto done;
         }
         o.skiprows = (int64_t)json_integer_value(sr);
     }
     if (nr && !json_is_null(nr)) {
         if (!json_is_integer(nr) || json_integer_value(nr) < 0) {
+            free(skip_lines);
             rc = NFAIL(e, n, "\"nrows\" must be an integer >= 0");
             goto done;
         }
         if (csv_is_glob(rel)) {
+            free(skip_lines);
             rc = NFAIL(e, n, "\"nrows\" reads one file: it is not supported with a pattern");
             goto done;
         }
@@ -1263,6 +1290,7 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         o.nrows_set = true;
     }
     rc = read_csv_files(e, n, rel, chunk, &o, names, nuse, &kinds);
+    free(skip_lines); /* the headers keep their own copies */
     if (rc) goto done;
     rc = -1;
     int nsel = d->hdr.nsel, ix = d->hdr.implicit_index; /* column 0: the index */

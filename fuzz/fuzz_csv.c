@@ -16,7 +16,8 @@
  * and the default NA strings off; nrows 3 beside a space, skiprows 1
  * beside a tab and a decimal comma; thousands '.' beside ';' and ',';
  * cp1252 text beside '|'; quotechar '\'' and true_values/false_values
- * beside ';'; quoting none beside a space; header row 1 beside a tab). */
+ * beside ';'; quoting none beside a space; header row 1 beside a tab;
+ * skiprows as lines 1, 2 and 4 beside ',' and '.'). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool use_usecols = data[0] & 0x80;
     static const char *const na[] = {"1", "x", " 2.0"}, *na_cols[] = {NULL, NULL, "b"};
     static const char *const tv[] = {"yes", "1"}, *fv[] = {"no"};
+    static const int64_t skl[] = {4, 1, 2};
     static const csv_opts_t opts[8] = {
-        {.sep = ',', .decimal = '.'},
+        {.sep = ',', .decimal = '.', .skip_lines = skl, .nskip = 3},
         {.sep = ';',
          .decimal = '.',
          .quotechar = '\'',

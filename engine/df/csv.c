@@ -485,6 +485,10 @@ typedef struct {
     char sep;  /* the field separator (csv_sep_parse) */
     int cmt;   /* the comment character as an unsigned char, 256: none */
     int quote; /* the quote character as an unsigned char, 256: none */
+    /* skiprows as a list (csv_header_t): records starting on skip[] lines
+     * are passed over; skip_at: the first entry not before t->line */
+    const int64_t *skip;
+    int64_t nskip, skip_at;
     /* the bytes that end an unquoted field: the separator (a space and a
      * tab for "\s+"), the line ends, the comment character */
     uint8_t stop[256];
@@ -499,6 +503,17 @@ static void tok_init(tok_t *t, const char *buf, int64_t start, int64_t end, int6
     t->sep = sep;
     t->cmt = cmt ? (unsigned char)cmt : 256;
     t->quote = h->quote ? (unsigned char)h->quote : 256;
+    t->skip = h->skip;
+    t->nskip = h->nskip;
+    int64_t lo = 0, hi = h->nskip; /* the first skipped line at or after `line` */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (h->skip[mid] < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    t->skip_at = lo;
     if (sep == CSV_SEP_WS)
         t->stop[' '] = t->stop['\t'] = 1;
     else
@@ -540,7 +555,7 @@ static int64_t past_line(const char *p, int64_t i, int64_t end)
 }
 
 /* 1: a record; 0: no more records; -1: error. */
-static int tok_next(tok_t *t, char *err, size_t errlen)
+static int tok_record(tok_t *t, char *err, size_t errlen)
 {
     const char *p = t->p;
     int64_t i = t->pos, end = t->end;
@@ -662,6 +677,18 @@ static int tok_next(tok_t *t, char *err, size_t errlen)
     t->line++;
     t->pos = i;
     return 1;
+}
+
+/* The next record not on a skipped line (1), none (0), or -1. */
+static int tok_next(tok_t *t, char *err, size_t errlen)
+{
+    for (;;) {
+        int rc = tok_record(t, err, errlen);
+        if (rc != 1 || t->skip_at >= t->nskip) return rc;
+        while (t->skip_at < t->nskip && t->skip[t->skip_at] < t->rec_line)
+            t->skip_at++;
+        if (t->skip_at >= t->nskip || t->skip[t->skip_at] != t->rec_line) return 1;
+    }
 }
 
 /* ---------------------------------------------------------------------------
@@ -845,6 +872,7 @@ void csv_header_close(csv_header_t *h)
     free(h->naf_col);
     free(h->fpath);
     free(h->na_text);
+    free(h->skip);
     for (int i = 0; i < h->nbools; i++)
         free(h->bools[i]);
     free(h->bools);
@@ -901,6 +929,12 @@ int csv_decimal_parse(const char *s, char *dec, char *err, size_t errlen)
                       c > 0x20 && c <= 0x7e ? c : '?');
     *dec = (char)c;
     return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -1044,6 +1078,21 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     /* skiprows: that many lines of the file (line ends \n, \r\n or \r)
      * are passed over before anything is read, as pandas' skiprows=k */
     int64_t skip = o && o->skiprows > 0 ? o->skiprows : 0, line0 = 0;
+    /* skiprows as a list: sorted, repeats and negative lines dropped */
+    if (o && o->nskip > 0) {
+        if (o->nskip > CSV_MAX_SKIP_LINES)
+            return errmsg(err, errlen, "skiprows: %lld line numbers, more than the %d allowed",
+                          (long long)o->nskip, CSV_MAX_SKIP_LINES);
+        h->skip = malloc(sizeof(int64_t) * (size_t)o->nskip);
+        if (!h->skip) return errmsg(err, errlen, "out of memory for skiprows");
+        for (int64_t i = 0; i < o->nskip; i++)
+            if (o->skip_lines[i] >= 0) h->skip[h->nskip++] = o->skip_lines[i];
+        qsort(h->skip, (size_t)h->nskip, sizeof(int64_t), cmp_i64);
+        int64_t u = 0;
+        for (int64_t i = 0; i < h->nskip; i++)
+            if (u == 0 || h->skip[u - 1] != h->skip[i]) h->skip[u++] = h->skip[i];
+        h->nskip = u;
+    }
     for (; line0 < skip && bom < (int64_t)len; line0++) {
         const char *nl = memchr(buf + bom, '\n', len - (size_t)bom);
         const char *cr = memchr(buf + bom, '\r', (nl ? (size_t)(nl - buf) : len) - (size_t)bom);

@@ -168,6 +168,10 @@ typedef struct {
     char **bools;
     size_t *bool_len;
     uint8_t *bool_val;
+    /* pandas' skiprows as a list: nskip line numbers (sorted, unique,
+     * owned); a record that starts on one of them is no record */
+    int64_t nskip;
+    int64_t *skip;
 } csv_header_t;
 
 /* pandas' read_csv options that change how a file is cut and read: `sep`
@@ -199,6 +203,13 @@ typedef struct {
     bool no_default_na;
     /* pandas' skiprows=k: the file's first k lines (before the header) */
     int64_t skiprows;
+    /* pandas' skiprows as a list (nskip of them, any order, repeats and
+     * negative ones ignored): a record starting on one of these 0-based
+     * lines is passed over, the header's too; lines counted as csv_range_t
+     * counts them (a quoted field's line ends not counted, blank and
+     * comment lines counted) */
+    const int64_t *skip_lines;
+    int64_t nskip;
     /* pandas' nrows (with nrows_set): the first nrows rows only, the file
      * cut after them (csv_rows_end) by csv_read_buffer and by the graph's
      * read_csv before it splits */
@@ -271,6 +282,8 @@ int csv_quotechar_parse(const char *s, char *q, char *err, size_t errlen);
 /* The most true_values and false_values one read takes (each value not a
  * number is compared with them). */
 #define CSV_MAX_BOOL_VALUES 1000
+/* The most line numbers one skiprows list may hold (8 bytes each). */
+#define CSV_MAX_SKIP_LINES (1 << 20)
 
 /* Parses the header at the start of buf with options o (NULL: the
  * defaults; a sep csv_sep_parse refuses or a decimal csv_decimal_parse

@@ -64,8 +64,8 @@ int csv_cache_get(const char *path, const struct stat *st, int64_t chunk, const 
                   csv_scan_t *out)
 {
     int hit = 0;
-    if (h->nna || h->no_default_na || h->nbools)
-        return 0; /* NA strings and bool strings change the summaries: not kept */
+    if (h->nna || h->no_default_na || h->nbools || h->nskip)
+        return 0; /* NA strings, bool strings and skipped lines change the summaries: not kept */
     pthread_mutex_lock(&mu);
     for (int i = 0; i < CSV_CACHE_ENTRIES && !hit; i++) {
         entry_t *e = &cache[i];
@@ -88,7 +88,8 @@ static void entry_free(entry_t *e)
 void csv_cache_put(const char *path, const struct stat *st, int64_t chunk, const csv_header_t *h,
                    const csv_scan_t *s)
 {
-    if (st->st_size < CSV_CACHE_MIN_BYTES || h->nna || h->no_default_na || h->nbools) return;
+    if (st->st_size < CSV_CACHE_MIN_BYTES || h->nna || h->no_default_na || h->nbools || h->nskip)
+        return;
     entry_t n = {0};
     n.path = strdup(path);
     n.sel = malloc(sizeof(int) * (size_t)(h->nsel + 1));

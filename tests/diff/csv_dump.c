@@ -47,9 +47,11 @@ int main(int argc, char **argv)
 {
     csv_opts_t o = {.sep = ',', .decimal = '.'};
     const char *names[64], *na[64], *na_cols[64], *tv[64], *fv[64];
+    int64_t skip[64];
     long long nrows = -1;
     o.names = names;
     o.true_values = tv;
+    o.skip_lines = skip;
     o.false_values = fv;
     o.na_values = na;
     o.na_cols = na_cols;
@@ -85,6 +87,8 @@ int main(int argc, char **argv)
             o.header = atoi(argv[2]);
         else if (!strcmp(argv[1], "--quotechar"))
             o.quotechar = argv[2][0];
+        else if (!strcmp(argv[1], "--skip-line") && o.nskip < 64)
+            skip[o.nskip++] = strtoll(argv[2], NULL, 10);
         else if (!strcmp(argv[1], "--true") && o.ntrue < 64)
             tv[o.ntrue++] = argv[2];
         else if (!strcmp(argv[1], "--false") && o.nfalse < 64)

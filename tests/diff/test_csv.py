@@ -83,7 +83,10 @@ def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
             args += ["--na", v]
     if not opt["keep_default_na"]:
         args.append("--no-default-na")
-    if opt["skiprows"]:
+    if isinstance(opt["skiprows"], list):
+        for k in opt["skiprows"]:
+            args += ["--skip-line", str(k)]
+    elif opt["skiprows"]:
         args += ["--skiprows", str(opt["skiprows"])]
     if opt["nrows"] is not None:
         args += ["--nrows", str(opt["nrows"])]
@@ -410,6 +413,11 @@ def gen_file(r, path):
         k = r.randint(1, 3)
         text = "".join(r.choice(["junk, here", "", "# notes;|", " x "]) + term for _ in range(k)) + text
         opt["skiprows"] = k
+    elif r.random() < 0.08:
+        # skiprows as a list of line numbers (the header's line too, past
+        # the end, repeated, negative), in any order
+        nl = text.count(term) + 1
+        opt["skiprows"] = [r.choice([r.randint(0, nl), r.randint(1, 3), -1]) for _ in range(r.randint(1, 5))]
     if r.random() < 0.15:
         opt["nrows"] = r.choice([0, 1, 2, 5, 30])
     # encoding: latin-1 or cp1252 text (what either cannot hold written as '?')
@@ -531,6 +539,17 @@ FIXED = [
     ("nrows-zero", "a,b\n1,x\n", None, ",", ".", "infer", None, None, True, None, 0),
     ("nrows-zero-implicit-index", "a,b\n1,2,3\n", None, ",", ".", "infer", None, None, True, None, 0),
     ("nrows-quoted", 'a,b\n1,"x\ny"\n2,z\n3.5,w\n', None, ",", ".", "infer", None, None, True, 1, 2),
+    # skiprows as a list of 0-based lines: a units line under the header,
+    # lines counted past a quoted line end, blank and comment lines
+    # counted, \r\n and \r, the header's own line, nrows after them
+    *[(name, text, None, ",", ".", "infer", None, None, True, sk, nr) for name, text, sk, nr in [
+        ("skiprows-list-units", "a,b\nunits,kg\n1,2\n3,4\n", [1], None),
+        ("skiprows-list-quoted", 'a,b\n"x\ny",2\n3,4\n5,6\n', [2], None),
+        ("skiprows-list-blank", "a,b\n\n3,4\n5,6\n", [2, 9, 2, -1], None),
+        ("skiprows-list-cr", "a,b\n1,2\r\n3,4\r5,6\n", [3, 0], None),
+        ("skiprows-list-header", "t\na,b\n1,2\n3,4\n", [0, 3], None),
+        ("skiprows-list-nrows", "a,b\n1,2\n3,4\n5,6\n", [1], 1),
+        ("skiprows-list-all", "a,b\n1,2\n", [0, 1], None)]],
     # header=k: records before it passed over (blank and comment lines not
     # counted, a quoted line end inside one), too few records
     *[(name, text, None, ",", ".", k) for name, text, k in [

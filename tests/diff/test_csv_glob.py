@@ -94,6 +94,13 @@ def write(data):
         for i in range(150):
             f.write("'R%d, %s',%s,%d,%s\n" % (i, "ABC"[i % 3], ["yes", "no", "No", "YES"][i % 4] if i % 13
                                                else "", i % 7, "'said ''ok'''" if i % 5 == 0 else "x'y"))
+    # a sensor log: a units line under the header, and every 40th line a
+    # repeated header (skiprows as a list of line numbers)
+    with open(os.path.join(data, "units.csv"), "w") as f:
+        f.write("sensor,temp,hum\n-,degC,%\n")
+        for i in range(400):
+            f.write("s%d,%.1f,%d\n" % (i % 5, 15 + (i * 7 % 100) / 10, 30 + i % 50) if i % 40 != 39
+                    else "sensor,temp,hum\n")
     with open(os.path.join(data, "stray.csv"), "w") as f:
         f.write("id,text\n")
         for i in range(80):
@@ -299,6 +306,19 @@ def main():
             cases.append(("quote_none_%d" % cb, [{"key": "t", "op": "dataframe.read_csv",
                                                   "path": "stray.csv", "quoting": 3, "chunk_bytes": cb}],
                           "t", pd.read_csv(os.path.join(data, "stray.csv"), quoting=3)))
+        # skiprows as a list: the units line and the repeated headers
+        skip = [1] + [i + 2 for i in range(400) if i % 40 == 39]
+        un = pd.read_csv(os.path.join(data, "units.csv"), skiprows=skip)
+        for cb in (37, 100000):
+            cases.append(("skiprows_list_%d" % cb, [{"key": "t", "op": "dataframe.read_csv",
+                                                     "path": "units.csv", "skiprows": skip,
+                                                     "chunk_bytes": cb}], "t", un))
+        cases.append(("skiprows_list_groupby", [
+            {"key": "t", "op": "dataframe.read_csv", "path": "units.csv", "skiprows": skip,
+             "chunk_bytes": 200},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["t"], "by": ["sensor"],
+             "agg": {"m": ["temp", "mean"], "h": ["hum", "max"]}}], "g",
+            un.groupby(["sensor"]).agg(m=("temp", "mean"), h=("hum", "max"))))
         # sep "\s+" and pandas' implicit index, through a groupby and a filter
         rt = pd.read_csv(os.path.join(data, "rtable.txt"), sep=r"\s+")
         al = pd.read_csv(os.path.join(data, "aligned.txt"), sep=r"\s+")
@@ -414,7 +434,9 @@ def main():
                  "Duplicate names are not allowed."),
                 ("keep_default_na_str", {"path": "ids.csv", "keep_default_na": "no"},
                  "\"keep_default_na\" must be true or false"),
-                ("skiprows_list", {"path": "ids.csv", "skiprows": [1, 2]}, "lists of line numbers are not"),
+                ("skiprows_list_float", {"path": "ids.csv", "skiprows": [1, 2.5]},
+                 "\"skiprows\"[1] must be an integer"),
+                ("skiprows_str", {"path": "ids.csv", "skiprows": "1"}, "or a list of 0-based line numbers"),
                 ("nrows_negative", {"path": "ids.csv", "nrows": -1}, "\"nrows\" must be an integer >= 0"),
                 ("nrows_glob", {"path": "logs/*.csv", "nrows": 5}, "not supported with a pattern"),
                 ("thousands_long", {"path": "ids.csv", "thousands": ",,"}, "Only length-1 thousands markers"),

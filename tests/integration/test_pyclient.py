@@ -1068,6 +1068,17 @@ class TestDataFrames(Base):
             SESS.upload(sq)
             pd.testing.assert_frame_equal(md.read_csv("stray.csv", quoting=csv.QUOTE_NONE).fetch(),
                                           pd.read_csv(sq, quoting=csv.QUOTE_NONE))
+            # skiprows as line numbers: the title's lines, and a units line under the header
+            with open(rp) as f:
+                lines = f.read().split("\n")
+            lines.insert(4, "-,-,units")
+            with open(rp, "w") as f:
+                f.write("\n".join(lines))
+            SESS.upload(rp)
+            kw = dict(skiprows=[0, 1, 2, 4], quotechar="'", true_values=["yes"], false_values=["no"])
+            want = pd.read_csv(rp, **kw)
+            self.assertEqual(str(want.i.dtype), "int64")
+            pd.testing.assert_frame_equal(md.read_csv("report.csv", chunk_bytes=300, **kw).fetch(), want)
             with self.assertRaisesRegex(NotImplementedError, "lists of header rows"):
                 md.read_csv("report.csv", header=[0, 1])
             with self.assertRaisesRegex(TypeError, "Expected list, got str"):

@@ -2882,7 +2882,9 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     usecols: names, or positions. na_values: more strings (or numbers)
     read as missing, for every column or a dict per column;
     keep_default_na=False: only those. skiprows: a number of lines
-    before the header; nrows: the first rows only (their types).
+    before the header, or a list of 0-based line numbers whose records are
+    dropped (a units line under the header: skiprows=[1]); nrows: the
+    first rows only (their types).
     thousands: a separator numbers may hold ("1,234"). encoding: "utf-8"
     (the default), "latin-1" or "cp1252". comment: one character; outside
     quotes the rest of its line is ignored, and a line that starts with it
@@ -2947,10 +2949,11 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     if not keep_default_na:
         p["keep_default_na"] = False
     if skiprows is not None:
-        if not isinstance(skiprows, (int, np.integer)):
-            raise NotImplementedError("read_csv: skiprows is a number of lines here (lists of "
-                                      "line numbers and functions are not supported)")
-        p["skiprows"] = int(skiprows)
+        if callable(skiprows):
+            raise NotImplementedError("read_csv: skiprows is a number of lines or a list of line "
+                                      "numbers here (functions are not supported)")
+        p["skiprows"] = (int(skiprows) if isinstance(skiprows, (int, np.integer))
+                         else [int(k) for k in skiprows])
     if nrows is not None:
         p["nrows"] = int(nrows)
     node = Node("dataframe.read_csv", [], p, "dataframe")

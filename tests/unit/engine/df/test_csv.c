@@ -710,6 +710,20 @@ static void test_quote_header_bools(void **state)
     assert_int_equal(str_len(&f.cols[1], 0), 2);
     assert_memory_equal(str_at(&f.cols[1], 0), "2\"", 2);
     csv_frame_close(&f);
+    /* skiprows as lines at every chunk size: the header's, a units line,
+     * one past a quoted line end, one past the end, repeats */
+    static const int64_t sk[] = {9, 0, 2, 5, 2, -3};
+    const csv_opts_t sko = {.sep = ',', .decimal = '.', .skip_lines = sk, .nskip = 6};
+    const char *sktext = "t\na,b\nunits,kg\n1,\"x\ny\"\n3,z\n4,w\n";
+    for (int64_t chunk = 1; chunk <= (int64_t)strlen(sktext); chunk++) {
+        if (csv_read_buffer(sktext, strlen(sktext), &sko, NULL, 0, chunk, &f, err, sizeof err) < 0)
+            fail_msg("chunk %lld: %s", (long long)chunk, err);
+        assert_string_equal(f.names[0], "a");
+        assert_int_equal(f.nrows, 2); /* "1,x\ny" (line 3) and "3,z" (line 4) */
+        assert_int_equal(f.cols[0].type, CSV_INT64);
+        assert_int_equal(int_at(&f.cols[0], 1), 3);
+        csv_frame_close(&f);
+    }
     const csv_opts_t far = {.sep = ',', .decimal = '.', .header = 5};
     assert_int_equal(csv_read_buffer(raw, strlen(raw), &far, NULL, 0, 3, &f, err, sizeof err), -1);
     assert_string_equal(err, "Passed header=5 but only 2 lines in file");
