@@ -942,6 +942,34 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Whether usecols (n entries; positions in decimal with pos) names every
+ * one of names[0..nnames): 1, 0, or -1 out of memory. */
+static int usecols_cover(const char *const *usecols, int n, bool pos, const char *const *names,
+                         int nnames)
+{
+    if (pos) {
+        uint8_t *seen = calloc((size_t)nnames + 1, 1);
+        if (!seen) return -1;
+        int got = 0;
+        for (int i = 0; i < n; i++) {
+            char *end;
+            long v = strtol(usecols[i], &end, 10);
+            if (!*end && v >= 0 && v < nnames && !seen[v]) seen[v] = 1, got++;
+        }
+        free(seen);
+        return got == nnames;
+    }
+    const char **s = malloc(sizeof(char *) * ((size_t)n + 1));
+    if (!s) return -1;
+    memcpy(s, usecols, sizeof(char *) * (size_t)n);
+    qsort(s, (size_t)n, sizeof(char *), cmp_str);
+    int all = 1;
+    for (int k = 0; k < nnames && all; k++)
+        all = bsearch(&names[k], s, (size_t)n, sizeof(char *), cmp_str) != NULL;
+    free(s);
+    return all;
+}
+
 /* The column a usecols entry u names by its position written in decimal
  * (as "%d" writes it), or -1 */
 static int use_pos(const char *u, int ncols)
@@ -1169,7 +1197,22 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
         if (tok_next(&p1, perr, sizeof perr) == 1) {
             int nf = nnames && has_header && t.nf > p1.nf ? t.nf : p1.nf;
             h->implicit_index = nf == h->ncols + 1;
-            if (nf > h->ncols + 1 && nf == t.nf) {
+            if (nnames && has_header && nf < nnames) h->max_fields = nf;
+            if (nnames && n_usecols > 0 && nf > nnames) {
+                /* names and usecols: pandas makes no index of the extra
+                 * fields; it reads the names' fields by position when
+                 * usecols names them all, else it fails */
+                h->implicit_index = false;
+                int cover = usecols_cover(usecols, n_usecols, pos, o->names, nnames);
+                if (cover <= 0) {
+                    errmsg(err, errlen,
+                           cover < 0 ? "out of memory checking usecols"
+                                     : "Number of passed names did not match number of header "
+                                       "fields in the file");
+                    tok_close(&p1);
+                    goto fail_tok;
+                }
+            } else if (nf > h->ncols + 1 && nf == t.nf) {
                 errmsg(err, errlen,
                        "the header line has %d fields, %d names: pandas makes the first %d "
                        "columns a MultiIndex, which read_csv does not (give a name to each field)",
@@ -1578,8 +1621,9 @@ static int check_range(const csv_header_t *h, const csv_range_t *r, char *err, s
 
 static int ragged(const csv_header_t *h, const tok_t *t, char *err, size_t errlen)
 {
-    if (!h->usecols && t->nf > h->ncols)
-        return errmsg(err, errlen, "Expected %d fields in line %lld, saw %d", h->ncols,
+    int most = h->max_fields ? h->max_fields : h->ncols;
+    if (!h->usecols && t->nf > most)
+        return errmsg(err, errlen, "Expected %d fields in line %lld, saw %d", most,
                       (long long)t->rec_line + 1, t->nf);
     return 0;
 }

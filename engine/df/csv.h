@@ -172,6 +172,10 @@ typedef struct {
      * owned); a record that starts on one of them is no record */
     int64_t nskip;
     int64_t *skip;
+    /* the most fields a record may have (0: ncols): with names over a
+     * shorter header line, pandas expects the fields of that line or of
+     * the first data line, the more of the two */
+    int max_fields;
 } csv_header_t;
 
 /* pandas' read_csv options that change how a file is cut and read: `sep`

@@ -166,8 +166,9 @@ static void jindex(wr_t *w, const frame_t *f)
     }
     put(w, "]", 1);
     /* index levels of datetimes or dates: their dtypes, so that a client
-     * can tell them from strings (absent otherwise) */
-    bool units = false;
+     * can tell them from strings; and every level's of a frame of no rows,
+     * whose index has no value to tell its type by (absent otherwise) */
+    bool units = f->nrows == 0;
     for (int k = 0; k < f->nidx; k++)
         units |= f->idx[k].type == FT_INT64 && f->idx[k].unit != FU_NONE;
     if (!units) return;

@@ -1355,6 +1355,57 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(AttributeError, "no attribute or column 'nope'"):
                 g.nope
 
+    def test_groupby_filter(self):
+        """g.filter(func) against pandas: lambdas and a def over group
+        statistics (len, shape, size, sum ... nunique), arithmetic, chained
+        comparisons, and/or/not, a variable of the caller; a Series
+        groupby; keys with missing values (their rows in no group, also
+        under not); two keys; and the refusals, naming what is not
+        supported."""
+        rng = np.random.default_rng(21)
+        n = 300
+        x = rng.random(n).round(3)
+        x[rng.random(n) < 0.1] = np.nan
+        k = rng.choice(["a", "b", "c", "d", "e"], n, p=[0.4, 0.3, 0.2, 0.07, 0.03]).astype(object)
+        k[rng.random(n) < 0.05] = None
+        with uploaded_csv("gfilter.csv", pd.DataFrame({
+                "k": k, "g": rng.integers(0, 6, n), "x": x, "y": rng.integers(-9, 9, n)})) as p:
+            df = md.read_csv("gfilter.csv", chunk_bytes=900)
+            lim = 40
+
+            def big_and_positive(grp):
+                """a def of one return"""
+                return grp.y.sum() > 0 and len(grp) >= 10
+
+            cases = [
+                (lambda d: len(d) > 70, "k"),
+                (lambda d: d.shape[0] <= lim, "k"),
+                (lambda d: not len(d) > 70, "k"),
+                (lambda d: d["x"].mean() > 0.5 or d.y.max() == 8, "g"),
+                (lambda d: 0.45 < d.x.mean() < 0.55, "g"),
+                (lambda d: d.y.sum() / len(d) > 0, "k"),
+                (lambda d: abs(d.y.mean()) < 0.5 and d.x.count() > 30, "g"),
+                (lambda d: d.y.nunique() == 18, "k"),
+                (lambda d: d.x.std() > 0.29 or d.x.median() < 0.45, ["k", "g"]),
+                (big_and_positive, "g"),
+                (lambda d: True, "k"),
+                (lambda d: False, "g"),
+            ]
+            for f, by in cases:
+                pd.testing.assert_frame_equal(df.groupby(by).filter(f).fetch(),
+                                              p.groupby(by).filter(f))
+            pd.testing.assert_series_equal(df.groupby("k").y.filter(lambda s: s.size > 70).fetch(),
+                                           p.groupby("k").y.filter(lambda s: s.size > 70))
+            pd.testing.assert_frame_equal(
+                df.groupby("g")[["x", "y"]].filter(lambda s: s.y.min() < -8).fetch(),
+                p.groupby("g")[["x", "y"]].filter(lambda s: s.y.min() < -8))
+            with self.assertRaisesRegex(NotImplementedError, r"d\.x\.apply is not supported"):
+                df.groupby("k").filter(lambda d: len(d.x.apply(str)) > 3)
+            with self.assertRaisesRegex(TypeError, "not a bool"):
+                df.groupby("k").filter(lambda d: d.y.sum())
+            with self.assertRaisesRegex(NotImplementedError, "dropna=False"):
+                df.groupby("k").filter(lambda d: len(d) > 3, dropna=False)
+
     def test_groupby_kernels(self):
         """GroupBy's transformation kernels (cumsum ... rank, pct_change,
         fillna by a method, and transform by their names) and transform's

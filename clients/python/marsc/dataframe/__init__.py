@@ -2196,12 +2196,209 @@ class _Dt:
         return _make("dataframe.dt.total_seconds", [self._s], None, "series")
 
 
+# ---- groupby filter: the function's expression, over groupby transforms ----
+
+_FILTER_AGGS = ("sum", "mean", "min", "max", "count", "std", "var", "median", "prod", "nunique")
+
+
+def _function_expr(func):
+    """The expression a groupby filter's function returns, as an ast node:
+    a lambda's body (found in its source line(s) by its argument names, the
+    names and the constants it uses), or a def's single return."""
+    import ast
+    import inspect
+    import textwrap
+    code = getattr(func, "__code__", None)
+    if code is None:
+        raise TypeError("groupby filter takes a function (a lambda or a def), got %r" % (func,))
+    try:
+        src = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError):
+        raise NotImplementedError("groupby filter: the source of %r is not available (marsc "
+                                  "reads a filter function's expression from its source)" % func)
+    args = list(code.co_varnames[:code.co_argcount])
+    if len(args) != 1:
+        raise TypeError("groupby filter's function takes one argument (the group), not %d"
+                        % len(args))
+    if func.__name__ != "<lambda>":
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            tree = None
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.FunctionDef) and node.name == func.__name__:
+                body = [s for s in node.body
+                        if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+                if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value:
+                    return body[0].value, args[0]
+                raise NotImplementedError("groupby filter: %s must be one return of an "
+                                          "expression (marsc runs it as one over the groups)"
+                                          % func.__name__)
+        raise NotImplementedError("groupby filter: the definition of %s was not found in its "
+                                  "source" % func.__name__)
+    names = set(code.co_names) | set(code.co_freevars) | set(code.co_varnames)
+    def lit(c):  # a constant as compared (Python folds -8 into one)
+        return abs(c) if isinstance(c, (int, float)) else c
+    consts = {lit(c) for c in code.co_consts if isinstance(c, (int, float, str)) and
+              not isinstance(c, bool)}
+    found = []
+    start = src.find("lambda")
+    while start >= 0 and len(found) < 2:
+        for end in range(len(src), start, -1):  # the longest text from here that is a lambda
+            try:
+                e = ast.parse(src[start:end].strip(), mode="eval").body
+            except SyntaxError:
+                continue
+            if isinstance(e, ast.Lambda):
+                used = {n.id for n in ast.walk(e) if isinstance(n, ast.Name)}
+                used |= {n.attr for n in ast.walk(e) if isinstance(n, ast.Attribute)}
+                used |= {a.arg for a in e.args.args}
+                lits = {lit(n.value) for n in ast.walk(e) if isinstance(n, ast.Constant) and
+                        isinstance(n.value, (int, float, str)) and not isinstance(n.value, bool)}
+                if [a.arg for a in e.args.args] == args and used == names and lits <= consts:
+                    found.append(e)
+                break
+        start = src.find("lambda", start + 1)
+    if not found:
+        raise NotImplementedError("groupby filter: the lambda was not found in its source line")
+    if len(found) > 1 and ast.dump(found[0].body) != ast.dump(found[1].body):
+        raise NotImplementedError("groupby filter: two lambdas alike on one line; give the "
+                                  "function a name (def)")
+    return found[0].body, args[0]
+
+
+class _FilterGroup:
+    """The group a filter function receives, as it is read: a frame, or
+    one column (cols: a name) of it."""
+
+    def __init__(self, gb, col=None):
+        self.gb, self.col = gb, col
+
+
+def _group_filter_mask(gb, func):
+    """A bool Series over gb's frame's rows: func's expression with each
+    group statistic (len(g), g.x.mean(), ...) a groupby transform."""
+    import ast
+    import builtins
+    import operator as op
+    expr, arg = _function_expr(func)
+    code = func.__code__
+    env = dict(zip(code.co_freevars, [c.cell_contents for c in func.__closure__ or ()]))
+    series_sel = gb._sel if _one(gb._sel) else None
+    binops = {ast.Add: op.add, ast.Sub: op.sub, ast.Mult: op.mul, ast.Div: op.truediv,
+              ast.FloorDiv: op.floordiv, ast.Mod: op.mod, ast.Pow: op.pow}
+    cmps = {ast.Gt: op.gt, ast.GtE: op.ge, ast.Lt: op.lt, ast.LtE: op.le, ast.Eq: op.eq,
+            ast.NotEq: op.ne}
+
+    def unsupported(node, why="is not supported"):
+        return NotImplementedError("groupby filter: %s %s (marsc runs the function's "
+                                   "expression over group statistics: len(g), g.shape[0], "
+                                   "g[col].%s(), comparisons, arithmetic, and, or, not)"
+                                   % (ast.unparse(node), why, "()/.".join(_FILTER_AGGS)))
+
+    def stat(col, fn):
+        return GroupBy(gb._df, gb._by, col).transform(fn)
+
+    def size():
+        return GroupBy(gb._df, gb._by).transform("size")
+
+    def ev(node):
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id == arg:
+                return _FilterGroup(gb, series_sel)
+            if node.id in env:
+                return env[node.id]
+            if node.id in func.__globals__:
+                return func.__globals__[node.id]
+            if hasattr(builtins, node.id):
+                return getattr(builtins, node.id)
+            raise NameError("name %r is not defined" % node.id)
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            base = ev(node.value)
+            if isinstance(base, _FilterGroup):
+                key = node.attr if isinstance(node, ast.Attribute) else ev(node.slice)
+                if key == "shape":
+                    return ("shape", base)
+                if key == "size" and base.col is not None:
+                    return size()
+                if base.col is None and isinstance(key, (str, numbers.Integral)):
+                    return _FilterGroup(gb, key)
+                if isinstance(node, ast.Attribute) and key in _FILTER_AGGS:
+                    return (key, base)
+                raise unsupported(node)
+            if isinstance(base, tuple) and base[0] == "shape" and isinstance(node, ast.Subscript):
+                if ev(node.slice) == 0:
+                    return size()
+                raise unsupported(node)
+            if isinstance(node, ast.Attribute):
+                return getattr(base, node.attr)
+            return base[ev(node.slice)]
+        if isinstance(node, ast.Call):
+            if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+                raise unsupported(node, "(arguments by name) is not supported")
+            f = ev(node.func)
+            a = [ev(x) for x in node.args]
+            if isinstance(f, tuple) and isinstance(f[1], _FilterGroup):
+                if a:
+                    raise unsupported(node)
+                if f[1].col is None:
+                    raise unsupported(node, "over the whole group is not supported (name a "
+                                            "column)")
+                return stat(f[1].col, f[0])
+            if f is len and len(a) == 1 and isinstance(a[0], _FilterGroup):
+                return size()
+            if f is abs and len(a) == 1 and isinstance(a[0], (Series, numbers.Number)):
+                return abs(a[0])
+            if f in (float, int, round, min, max) and all(isinstance(x, numbers.Number) for x in a):
+                return f(*a)
+            raise unsupported(node)
+        if isinstance(node, ast.BinOp) and type(node.op) in binops:
+            return binops[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp):
+            v = ev(node.operand)
+            if isinstance(node.op, ast.Not):
+                return ~v if isinstance(v, Series) else not v
+            if isinstance(node.op, ast.USub):
+                return -v
+            if isinstance(node.op, ast.UAdd):
+                return v
+        if isinstance(node, ast.BoolOp):
+            vals = [ev(v) for v in node.values]
+            out = vals[0]
+            for v in vals[1:]:
+                if not isinstance(out, Series) and not isinstance(v, Series):
+                    out = (out and v) if isinstance(node.op, ast.And) else (out or v)
+                else:
+                    out = (out & v) if isinstance(node.op, ast.And) else (out | v)
+            return out
+        if isinstance(node, ast.Compare):
+            left, out = ev(node.left), None
+            for o, c in zip(node.ops, node.comparators):
+                if type(o) not in cmps:
+                    raise unsupported(node)
+                right = ev(c)
+                r = cmps[type(o)](left, right)
+                out = r if out is None else out & r
+                left = right
+            return out
+        raise unsupported(node)
+
+    if not isinstance(expr, (ast.Compare, ast.BoolOp, ast.UnaryOp)) and not (
+            isinstance(expr, ast.Constant) and isinstance(expr.value, bool)):
+        raise TypeError("groupby filter: the function returns %s, not a bool (a comparison, "
+                        "and/or/not of them): pandas refuses a filter that returns no scalar "
+                        "bool" % ast.unparse(expr))
+    return ev(expr)
+
+
 class GroupBy(_Aggregations):
     """df.groupby(by): .agg(out=("column", "func"), ...) as pandas' named
     aggregation; g[cols] selects columns; .sum(), .mean(), .min(), .max(),
     .count(), .std(), .var(), .median(), .prod(), .first(), .last(),
     .nunique(), .size(), .head(n), .tail(n), .transform(func),
-    .quantile(q), and the transformation kernels .cumsum(), .cumprod(),
+    .filter(func) (a lambda over group statistics), .quantile(q), and the transformation kernels .cumsum(), .cumprod(),
     .cummin(), .cummax(), .cumcount(), .ngroup(), .shift(periods),
     .diff(periods), .ffill(limit), .bfill(limit) and .rank(...) as
     pandas'."""
@@ -2305,6 +2502,37 @@ class GroupBy(_Aggregations):
 
     def tail(self, n=5):
         return self._rows("dataframe.groupby_tail", n)
+
+    def filter(self, func, dropna=True, *args, **kwargs):
+        """pandas' g.filter(func): the rows of the groups for which func
+        is true, in their order (the selection's columns, a Series for
+        one). func is read from its source, a lambda or a def of one
+        return, and runs over the groups at once: its group statistics
+        (len(g), g.shape[0], g.x.size, g[col].sum() ... .nunique()) become
+        groupby transforms, with comparisons, arithmetic, abs, and, or and
+        not over them; variables it uses are read when filter is called.
+        Rows whose key is missing belong to no group and are dropped, as
+        pandas."""
+        if not dropna:
+            raise NotImplementedError("groupby filter: dropna=False (failing groups' rows as "
+                                      "NaN) is not supported")
+        if args or kwargs:
+            raise NotImplementedError("groupby filter: arguments for the function are not "
+                                      "supported (use the values in the function)")
+        mask = _group_filter_mask(self, func)
+        df = self._df
+        keep = None
+        for k in self._by:  # rows with a missing key are in no group
+            m = df[k].notna()
+            keep = m if keep is None else keep & m
+        if isinstance(mask, (bool, np.bool_)):
+            mask = keep if mask else keep & ~keep
+        elif isinstance(mask, Series):
+            mask = mask & keep
+        else:
+            raise TypeError("groupby filter: the function returns %r, not a bool" % (mask,))
+        out = df[mask]
+        return out if self._sel is None else out[self._sel]
 
     def transform(self, func, **kw):
         """Each row its group's statistic (func sum, mean, count, min, max,
@@ -3019,6 +3247,12 @@ def _values(v, dtype):
 
 def _index(ix, names, dtypes=None):
     import pandas as pd
+    if not ix and dtypes:  # no rows: the levels' types from index_dtypes
+        levels = [pd.Index([], dtype=object if dt in ("string", "object") else dt)
+                  for dt in dtypes]
+        if len(levels) > 1:
+            return pd.MultiIndex.from_arrays(levels, names=names)
+        return levels[0].rename((names or [None])[0])
     if ix and isinstance(ix[0], list):
         if dtypes:  # levels of datetimes: index_dtypes
             levels = [[r[k] for r in ix] for k in range(len(dtypes))]
