@@ -1355,6 +1355,43 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(AttributeError, "no attribute or column 'nope'"):
                 g.nope
 
+    def test_loc_label_xs(self):
+        """df.loc[label] and s.loc[label] as pandas gives them (a label of one
+        row: the row, a Series over the columns, or a Series' value; of
+        several rows: those rows), with columns, chained into a column and a
+        sum; xs on a MultiIndex (the first level's key, the level dropped),
+        and loc by that key; a missing label."""
+        warnings.simplefilter("ignore", pd.errors.PerformanceWarning)  # pandas' side
+        rng = np.random.default_rng(8)
+        n = 120
+        with uploaded_csv("locxs.csv", pd.DataFrame({
+                "id": rng.permutation(n), "user": rng.choice(["u%02d" % i for i in range(9)], n),
+                "sym": rng.choice(["AAA", "BBB", "CCC"], n), "t": np.arange(n) % 17,
+                "amount": rng.integers(1, 100, n), "px": rng.random(n).round(3)})) as p:
+            df = md.read_csv("locxs.csv", chunk_bytes=600)
+            byu, pbyu = df.set_index("user"), p.set_index("user")
+            pd.testing.assert_frame_equal(byu.loc["u05"].fetch(), pbyu.loc["u05"])
+            self.assertEqual(byu.loc["u05"].amount.sum().fetch(), pbyu.loc["u05"].amount.sum())
+            pd.testing.assert_series_equal(byu.loc["u05", "amount"].fetch(), pbyu.loc["u05", "amount"])
+            pd.testing.assert_frame_equal(byu.loc["u05", ["px", "id"]].fetch(), pbyu.loc["u05", ["px", "id"]])
+            byid, pbyid = df.set_index("id"), p.set_index("id")
+            pd.testing.assert_series_equal(byid.loc[7].fetch(), pbyid.loc[7])  # a row: object
+            pd.testing.assert_series_equal(byid[["amount", "px"]].loc[7].fetch(),
+                                           pbyid[["amount", "px"]].loc[7])
+            self.assertEqual(byid.loc[7, "amount"].fetch(), pbyid.loc[7, "amount"])
+            self.assertEqual(byid.loc[7].amount.fetch(), pbyid.loc[7].amount)
+            self.assertEqual(byid.amount.loc[11].fetch(), pbyid.amount.loc[11])
+            pd.testing.assert_series_equal(byu.px.loc["u03"].fetch(), pbyu.px.loc["u03"])
+            with self.assertRaises(KeyError):
+                byid.loc[1000].fetch()
+            mi, pmi = df.set_index(["sym", "t"]), p.set_index(["sym", "t"])
+            pd.testing.assert_frame_equal(mi.xs("AAA").fetch(), pmi.xs("AAA"))
+            pd.testing.assert_frame_equal(mi.xs("BBB").head().fetch(), pmi.xs("BBB").head())
+            pd.testing.assert_frame_equal(mi.loc["CCC"].fetch(), pmi.loc["CCC"])
+            pd.testing.assert_series_equal(mi.loc["CCC", "px"].fetch(), pmi.loc["CCC", "px"])
+            with self.assertRaises(KeyError):
+                mi.xs("ZZZ").fetch()
+
     def test_groupby_filter(self):
         """g.filter(func) against pandas: lambdas and a def over group
         statistics (len, shape, size, sum ... nunique), arithmetic, chained

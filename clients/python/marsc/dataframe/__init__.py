@@ -911,9 +911,7 @@ class _Loc:
         elif isinstance(rows, (list, tuple, np.ndarray)):
             p["labels"] = [jsonable_col(v) for v in rows]
         else:
-            raise TypeError("loc takes a list of labels, a label slice or a bool Series here "
-                            "(one label gives pandas a row Series or a scalar: use "
-                            "df.loc[[label]])")
+            return _loc_one(f, rows, cols)
         kind, names = f._ref.kind, f._columns
         if cols is not None:
             p["columns"] = [cols] if _one(cols) else list(cols)
@@ -948,6 +946,25 @@ class _Loc:
                 elementwise("where", [rows, value, np.nan])
         new = f.assign(**upd)
         f._ref, f._columns = new._ref, new._columns
+
+
+def _loc_one(f, label, cols=None):
+    """f.loc[label] (and f.loc[label, cols]): the rows of that label, fetched
+    as pandas gives them (_LocOne); on a MultiIndex, f.xs(label)."""
+    if len(f._index_names or [None]) > 1:
+        out = f.xs(label)
+        return out if cols is None else out[cols]
+    p = {"labels": [jsonable_col(label)]}
+    kind, names = f._ref.kind, f._columns
+    if cols is not None:
+        p["columns"] = [cols] if _one(cols) else list(cols)
+        names = p["columns"]
+    out = _make("dataframe.loc", [f], p, kind, names)
+    if cols is not None and _one(cols):
+        out = out[cols]
+    out.__class__ = _LocOneSeries if isinstance(out, Series) else _LocOne
+    out._label = label
+    return out
 
 
 class _Rolling:
@@ -1684,6 +1701,34 @@ class DataFrame(_Frame):
         return _make("dataframe.reset_index", [self], p, "dataframe",
                      self._columns if drop else None, index_names=None)
 
+    def xs(self, key, axis=0, level=None, drop_level=True):
+        """pandas' df.xs(key): on a MultiIndex, the rows whose first level
+        is key, that level dropped (a DataFrame, in the rows' order; none:
+        KeyError); on one level, df.loc[key]. The index's level names must
+        be known here (set_index, groupby, read_csv's index_col make them
+        known)."""
+        if axis not in (0, "index") or not drop_level or level not in (None, 0):
+            raise NotImplementedError("xs: a key of the first index level only (axis 0, "
+                                      "drop_level True)")
+        names = self._index_names
+        if names is None or len(names) < 2:
+            if names is None:
+                raise NotImplementedError("xs: the index's levels are not known here")
+            return _loc_one(self, key)
+        if isinstance(key, tuple):
+            raise NotImplementedError("xs: a tuple key (several levels) is not supported")
+        cols = ["level_%d" % i if n is None else n for i, n in enumerate(names)]
+        flat = self.reset_index()
+        if self._columns is not None:
+            flat._columns = cols + list(self._columns)
+        rows = flat[flat[cols[0]] == key].drop(columns=[cols[0]])
+        out = rows.set_index(cols[1:] if len(cols) > 2 else cols[1])
+        if names[1:] != cols[1:]:
+            out = out.rename_axis(names[1:] if len(names) > 2 else names[1])
+        out.__class__ = _Xs
+        out._label = key
+        return out
+
 
 class Series(_Frame):
     """A column of a DataFrame, or md.Series(1-D tensor, name=None)."""
@@ -1864,6 +1909,63 @@ class Series(_Frame):
         ljust, rjust, repeat, isalpha ... istitle, and split(...).str[i]
         (the ops dataframe.str.*)."""
         return _Str(self)
+
+
+class _LocOneRows:
+    """What one label selects, fetched as pandas gives it: a label of one
+    row gives that row (a frame's: a Series named by the label, over the
+    columns; a Series': its value), a label of several rows gives them all
+    (pandas' result for a repeated label), no row a KeyError."""
+    _label = None
+
+    def _one(self, got):
+        if len(got) == 0:
+            raise KeyError(self._label)
+        return got.iloc[0] if len(got) == 1 else got
+
+    def _wrap(self, out):
+        if isinstance(out, (DataFrame, Series)) and type(out) in (DataFrame, Series):
+            out.__class__ = _LocOneSeries if isinstance(out, Series) else _LocOne
+            out._label = self._label
+        return out
+
+
+    def _got(self, cls, session):
+        from ..errors import TaskError
+        try:
+            return self._one(cls.fetch(self, session))
+        except TaskError as e:
+            if "not in index" in str(e):  # the label's job: pandas' KeyError
+                raise KeyError(self._label) from e
+            raise
+
+
+class _LocOneSeries(_LocOneRows, Series):
+    def fetch(self, session=None):
+        return self._got(Series, session)
+
+
+class _LocOne(_LocOneRows, DataFrame):
+    def fetch(self, session=None):
+        return self._got(DataFrame, session)
+
+    def __getitem__(self, key):
+        out = DataFrame.__getitem__(self, key)
+        return out if isinstance(key, Series) else self._wrap(out)
+
+    def __getattr__(self, name):
+        return self._wrap(DataFrame.__getattr__(self, name))
+
+
+class _Xs(DataFrame):
+    """xs(key) on a MultiIndex: no row is a KeyError, as pandas'."""
+    _label = None
+
+    def fetch(self, session=None):
+        got = DataFrame.fetch(self, session)
+        if len(got) == 0:
+            raise KeyError(self._label)
+        return got
 
 
 class _Unique(Series):
