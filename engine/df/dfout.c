@@ -140,6 +140,34 @@ static bool has_na(const fcol_t *c)
     return false;
 }
 
+static bool is_date(const fcol_t *c)
+{
+    return c->type == FT_INT64 && c->unit == FU_DATE;
+}
+
+/* `"key": [k, ...]`, the positions of the columns (or levels) holding
+ * dates (dt.date), whose dtype is "object" as pandas': a client makes
+ * datetime.date values of their ISO strings. Absent when there are none. */
+static void jdates(wr_t *w, const char *key, const fcol_t *c, int n)
+{
+    bool any = false;
+    for (int k = 0; k < n; k++) {
+        if (!is_date(&c[k])) continue;
+        if (!any) {
+            puts_(w, ", \"");
+            puts_(w, key);
+            puts_(w, "\": [");
+        } else {
+            put(w, ", ", 2);
+        }
+        char b[16];
+        snprintf(b, sizeof b, "%d", k);
+        puts_(w, b);
+        any = true;
+    }
+    if (any) put(w, "]", 1);
+}
+
 static void jindex(wr_t *w, const frame_t *f)
 {
     puts_(w, "\"index\": [");
@@ -180,6 +208,7 @@ static void jindex(wr_t *w, const frame_t *f)
         put(w, "\"", 1);
     }
     put(w, "]", 1);
+    jdates(w, "index_dates", f->idx, f->nidx);
 }
 
 static wr_t *wr_new(dfx_sink_fn sink, void *ctx)
@@ -209,7 +238,7 @@ int dfx_write_json(const frame_t *f, dfx_sink_fn sink, void *ctx)
         }
         puts_(w, "], \"dtype\": \"");
         puts_(w, fcol_type_name(&f->cols[0], has_na(&f->cols[0])));
-        puts_(w, "\"}\n");
+        puts_(w, is_date(&f->cols[0]) ? "\", \"dates\": true}\n" : "\"}\n");
     } else {
         puts_(w, "{\"columns\": [");
         for (int k = 0; k < f->ncols; k++) {
@@ -236,7 +265,9 @@ int dfx_write_json(const frame_t *f, dfx_sink_fn sink, void *ctx)
             puts_(w, fcol_type_name(&f->cols[k], has_na(&f->cols[k])));
             put(w, "\"", 1);
         }
-        puts_(w, "}}\n");
+        put(w, "}", 1);
+        jdates(w, "date_columns", f->cols, f->ncols);
+        puts_(w, "}\n");
     }
     int rc = flush(w);
     free(w);

@@ -448,10 +448,31 @@ class _Frame(Entity):
     aggregate = agg
 
     def apply(self, func, *args, **kw):
-        raise NotImplementedError(
-            "apply runs a Python function on every row or value, which the workers cannot do: "
-            "write it with element-wise operators, where/mask, map({...}) or the str and dt "
-            "accessors; or fetch() the result into pandas and apply there")
+        """s.apply(func) and df.apply(func, axis=1): func's expression (a
+        lambda, or a def of one return, read from its source) run over
+        whole columns, element-wise: its value (s's) or its row's columns
+        (row.x, row["x"]) are Series, so `lambda x: x * 2`, `lambda r:
+        r.price * r.qty`, `lambda x: "hi" if x > 5 else "lo"` and
+        `lambda s: s.upper()[:3]` give pandas' results without Python on the
+        workers. Missing values stay missing where pandas' function would
+        fail on them (NaN.upper())."""
+        axis = kw.pop("axis", args[0] if args and isinstance(self, DataFrame) else 0)
+        if isinstance(self, DataFrame):
+            args = args[1:]
+        extra = {k: v for k, v in kw.items() if v not in (None, (), False) and
+                 not (k == "convert_dtype" and v is True)}
+        if args or extra:
+            raise NotImplementedError("apply: arguments for the function (args, raw, "
+                                      "result_type, ...) are not supported")
+        if isinstance(self, DataFrame):
+            if axis not in (1, "columns"):
+                raise NotImplementedError(
+                    "DataFrame.apply runs func over each row (axis=1) here; over each column "
+                    "(axis=0) it is not supported: reduce the columns with agg")
+            return _vectorized(func, _Row(self), "apply").rename(None)
+        out = _vectorized(func, self, "apply")
+        nm = _series_name(self._ref)
+        return out if nm is _UNKNOWN else out.rename(nm)
 
     def _reduce(self, op, axis=0, **params):
         if axis in (1, "columns") and isinstance(self, DataFrame) and \
@@ -1753,11 +1774,11 @@ class Series(_Frame):
 
     def map(self, arg, na_action=None):
         """pandas' Series.map of a dict or a pandas Series (its index to its
-        values): dataframe.map. A function cannot run on the cluster."""
+        values): dataframe.map; of a function, as apply (its expression run
+        over the whole column)."""
         series = hasattr(arg, "index") and hasattr(arg, "tolist")  # a pandas Series
         if callable(arg) and not series and not isinstance(arg, dict):
-            raise TypeError("map: a function cannot run on the cluster; "
-                            "pass a dict or a pandas Series")
+            return self.apply(arg)  # its expression over the whole column
         if series:
             keys, values = arg.index.tolist(), arg.tolist()
         elif isinstance(arg, dict):
@@ -2303,7 +2324,7 @@ class _Dt:
 _FILTER_AGGS = ("sum", "mean", "min", "max", "count", "std", "var", "median", "prod", "nunique")
 
 
-def _function_expr(func):
+def _function_expr(func, what="groupby filter"):
     """The expression a groupby filter's function returns, as an ast node:
     a lambda's body (found in its source line(s) by its argument names, the
     names and the constants it uses), or a def's single return."""
@@ -2312,16 +2333,15 @@ def _function_expr(func):
     import textwrap
     code = getattr(func, "__code__", None)
     if code is None:
-        raise TypeError("groupby filter takes a function (a lambda or a def), got %r" % (func,))
+        raise TypeError("%s takes a function (a lambda or a def), got %r" % (what, func))
     try:
         src = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):
-        raise NotImplementedError("groupby filter: the source of %r is not available (marsc "
-                                  "reads a filter function's expression from its source)" % func)
+        raise NotImplementedError("%s: the source of %r is not available (marsc reads the "
+                                  "function's expression from its source)" % (what, func))
     args = list(code.co_varnames[:code.co_argcount])
     if len(args) != 1:
-        raise TypeError("groupby filter's function takes one argument (the group), not %d"
-                        % len(args))
+        raise TypeError("%s: the function takes one argument, not %d" % (what, len(args)))
     if func.__name__ != "<lambda>":
         try:
             tree = ast.parse(src)
@@ -2333,19 +2353,24 @@ def _function_expr(func):
                         if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
                 if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value:
                     return body[0].value, args[0]
-                raise NotImplementedError("groupby filter: %s must be one return of an "
-                                          "expression (marsc runs it as one over the groups)"
-                                          % func.__name__)
-        raise NotImplementedError("groupby filter: the definition of %s was not found in its "
-                                  "source" % func.__name__)
+                raise NotImplementedError("%s: %s must be one return of an expression (marsc "
+                                          "runs it over whole columns)" % (what, func.__name__))
+        raise NotImplementedError("%s: the definition of %s was not found in its source"
+                                  % (what, func.__name__))
     names = set(code.co_names) | set(code.co_freevars) | set(code.co_varnames)
     def lit(c):  # a constant as compared (Python folds -8 into one)
         return abs(c) if isinstance(c, (int, float)) else c
-    consts = {lit(c) for c in code.co_consts if isinstance(c, (int, float, str)) and
+    def flat(cs):  # constants, those inside tuples too ({"a": 1}, x in ("a", "b"))
+        for c in cs:
+            if isinstance(c, (tuple, frozenset)):
+                yield from flat(c)
+            else:
+                yield c
+    consts = {lit(c) for c in flat(code.co_consts) if isinstance(c, (int, float, str)) and
               not isinstance(c, bool)}
-    found = []
+    found = []  # (the lambda, whether its constants are the code's exactly)
     start = src.find("lambda")
-    while start >= 0 and len(found) < 2:
+    while start >= 0:
         for end in range(len(src), start, -1):  # the longest text from here that is a lambda
             try:
                 e = ast.parse(src[start:end].strip(), mode="eval").body
@@ -2358,14 +2383,15 @@ def _function_expr(func):
                 lits = {lit(n.value) for n in ast.walk(e) if isinstance(n, ast.Constant) and
                         isinstance(n.value, (int, float, str)) and not isinstance(n.value, bool)}
                 if [a.arg for a in e.args.args] == args and used == names and lits <= consts:
-                    found.append(e)
+                    found.append((e, lits == consts))
                 break
         start = src.find("lambda", start + 1)
     if not found:
-        raise NotImplementedError("groupby filter: the lambda was not found in its source line")
-    if len(found) > 1 and ast.dump(found[0].body) != ast.dump(found[1].body):
-        raise NotImplementedError("groupby filter: two lambdas alike on one line; give the "
-                                  "function a name (def)")
+        raise NotImplementedError("%s: the lambda was not found in its source line" % what)
+    found = [e for e, exact in found if exact] or [e for e, _ in found]
+    if len(found) > 1 and len({ast.dump(e.body) for e in found}) > 1:
+        raise NotImplementedError("%s: two lambdas alike on one line; give the function a "
+                                  "name (def)" % what)
     return found[0].body, args[0]
 
 
@@ -2493,6 +2519,201 @@ def _group_filter_mask(gb, func):
                         "and/or/not of them): pandas refuses a filter that returns no scalar "
                         "bool" % ast.unparse(expr))
     return ev(expr)
+
+
+# ---- apply and map of a function: its expression, element-wise ----
+
+_STR_METHODS = ("lower", "upper", "strip", "lstrip", "rstrip", "title", "capitalize", "swapcase",
+                "isalpha", "isalnum", "isdigit", "isdecimal", "isnumeric", "isspace", "islower",
+                "isupper", "istitle", "zfill", "center", "ljust", "rjust", "find", "rfind",
+                "startswith", "endswith", "replace", "split")
+_DT_ATTRS = ("year", "month", "day", "hour", "minute", "second", "microsecond", "nanosecond",
+             "dayofweek", "dayofyear", "quarter", "days_in_month", "is_month_start",
+             "is_month_end", "is_leap_year")
+_DT_METHODS = ("weekday", "day_name", "month_name", "normalize", "strftime", "date")
+
+
+class _Row:
+    """A row a function of DataFrame.apply(axis=1) receives: row.x and
+    row["x"] are the column x."""
+
+    def __init__(self, df):
+        self.df = df
+
+
+def _vectorized(func, bound, what):
+    """func's expression (a lambda, or a def of one return) with its
+    argument bound to `bound` (a Series, or a _Row of a frame), run as
+    element-wise ops over whole columns: what pandas' apply gives row by
+    row, without running Python on the workers."""
+    import ast
+    import builtins
+    import math
+    import operator as op
+    if getattr(func, "__code__", None) is None:  # a builtin or a numpy ufunc: s.apply(len)
+        if isinstance(func, np.ufunc) or func in (abs, round, int, float, str, bool, len) or \
+                getattr(func, "__module__", None) == "math":
+            f = func
+            return _vectorized(lambda x: f(x), bound, what)
+        raise NotImplementedError("%s: %r cannot run on the cluster (give a lambda or a def "
+                                  "of one expression)" % (what, func))
+    expr, arg = _function_expr(func, what)
+    code = func.__code__
+    env = dict(zip(code.co_freevars, [c.cell_contents for c in func.__closure__ or ()]))
+    binops = {ast.Add: op.add, ast.Sub: op.sub, ast.Mult: op.mul, ast.Div: op.truediv,
+              ast.FloorDiv: op.floordiv, ast.Mod: op.mod, ast.Pow: op.pow,
+              ast.BitAnd: op.and_, ast.BitOr: op.or_}
+    cmps = {ast.Gt: op.gt, ast.GtE: op.ge, ast.Lt: op.lt, ast.LtE: op.le, ast.Eq: op.eq,
+            ast.NotEq: op.ne}
+
+    def unsupported(node):
+        return NotImplementedError(
+            "%s: %s is not supported (marsc runs the function's expression over whole "
+            "columns: arithmetic, comparisons, and/or/not, a if c else b, in, abs, round, int, "
+            "float, str, len, numpy and math functions, a dict's lookup, the str methods and "
+            "slices of strings, the date parts of datetimes)" % (what, ast.unparse(node)))
+
+    def is_col(v):
+        return isinstance(v, (Series, _Split))
+
+    def ev(node):
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id == arg:
+                return bound
+            for scope in (env, func.__globals__):
+                if node.id in scope:
+                    return scope[node.id]
+            if hasattr(builtins, node.id):
+                return getattr(builtins, node.id)
+            raise NameError("name %r is not defined" % node.id)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return [ev(e) for e in node.elts]
+        if isinstance(node, ast.Dict):
+            return {ev(k): ev(v) for k, v in zip(node.keys, node.values)}
+        if isinstance(node, ast.Attribute):
+            base = ev(node.value)
+            if isinstance(base, _Row):
+                if node.attr == "name":
+                    raise NotImplementedError("%s: row.name is the row's label in pandas, which "
+                                              "is not supported (row[\"name\"] is the column)"
+                                              % what)
+                return base.df[node.attr]
+            if base is math and hasattr(np, node.attr):
+                return getattr(np, node.attr)  # element-wise, as math's of each value
+            if isinstance(base, Series):
+                if node.attr in _DT_ATTRS:
+                    return getattr(base.dt, node.attr)
+                if node.attr in _STR_METHODS or node.attr in _DT_METHODS:
+                    return ("method", base, node.attr)
+                raise unsupported(node)
+            if is_col(base):
+                raise unsupported(node)
+            return getattr(base, node.attr)
+        if isinstance(node, ast.Subscript):
+            base, key = ev(node.value), node.slice
+            if isinstance(base, _Row):
+                return base.df[ev(key)]
+            if isinstance(base, Series):
+                if isinstance(key, ast.Slice):
+                    parts = [None if k is None else ev(k) for k in (key.lower, key.upper, key.step)]
+                    return base.str.slice(*parts)
+                return base.str.get(ev(key))
+            if isinstance(base, _Split):
+                return base[ev(key)]
+            k = ev(key)
+            if isinstance(k, Series) and isinstance(base, dict):
+                return k.map(base)
+            if isinstance(k, Series) and isinstance(base, (list, tuple)):
+                return k.map(dict(enumerate(base)))
+            if is_col(k):
+                raise unsupported(node)
+            return base[k]
+        if isinstance(node, ast.Call):
+            if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+                raise unsupported(node)
+            f = ev(node.func)
+            a = [ev(x) for x in node.args]
+            if isinstance(f, tuple) and f[0] == "method":
+                _, base, name = f
+                if name in _DT_METHODS:  # d.weekday(), d.date(): dt's properties
+                    got = getattr(base.dt, name)
+                    return got if name in ("weekday", "date") else got(*a)
+                if name == "split":
+                    return base.str.split(*a[:1], **({"n": a[1]} if len(a) > 1 else {}))
+                if name == "replace":
+                    return base.str.replace(a[0], a[1], *([a[2]] if len(a) > 2 else []))
+                if name in ("startswith", "endswith") and isinstance(a[0], list):
+                    a[0] = tuple(a[0])
+                return getattr(base.str, name)(*a)
+            if not any(is_col(x) for x in a):
+                return f(*a)
+            if f is abs:
+                return abs(a[0])
+            if f is round:
+                return a[0].round(*a[1:])
+            if f in (int, float, str, bool):
+                return a[0].astype({int: "int64", float: "float64", str: str, bool: bool}[f])
+            if f is len:
+                return a[0].str.len()
+            if isinstance(f, np.ufunc):
+                return f(*a)
+            if getattr(f, "__name__", "") == "get" and isinstance(getattr(f, "__self__", None),
+                                                                  dict):
+                out = a[0].map(f.__self__)
+                return out if len(a) < 2 or a[1] is None else out.fillna(a[1])
+            raise unsupported(node)
+        if isinstance(node, ast.BinOp) and type(node.op) in binops:
+            return binops[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp):
+            v = ev(node.operand)
+            if isinstance(node.op, ast.Not):
+                return ~v if is_col(v) else not v
+            if isinstance(node.op, ast.USub):
+                return -v
+            if isinstance(node.op, ast.UAdd):
+                return v
+            if isinstance(node.op, ast.Invert):
+                return ~v
+        if isinstance(node, ast.BoolOp):
+            vals = [ev(v) for v in node.values]
+            out = vals[0]
+            for v in vals[1:]:
+                out = (out & v) if isinstance(node.op, ast.And) else (out | v)
+            return out
+        if isinstance(node, ast.IfExp):
+            c, a, b = ev(node.test), ev(node.body), ev(node.orelse)
+            if not is_col(c):
+                return a if c else b
+            return elementwise("where", [c, a, b])
+        if isinstance(node, ast.Compare):
+            left, out = ev(node.left), None
+            for o, c in zip(node.ops, node.comparators):
+                right = ev(c)
+                if isinstance(o, (ast.In, ast.NotIn)):
+                    if isinstance(left, Series) and not is_col(right):
+                        r = left.isin(list(right))
+                    elif isinstance(right, Series) and isinstance(left, str):
+                        r = right.str.contains(left, regex=False)
+                    else:
+                        raise unsupported(node)
+                    if isinstance(o, ast.NotIn):
+                        r = ~r
+                elif type(o) in cmps:
+                    r = cmps[type(o)](left, right)
+                else:
+                    raise unsupported(node)
+                out = r if out is None else out & r
+                left = right
+            return out
+        raise unsupported(node)
+
+    out = ev(expr)
+    if not isinstance(out, Series):
+        raise NotImplementedError("%s: the function gives %r whatever the row (no column in its "
+                                  "result)" % (what, out))
+    return out
 
 
 class GroupBy(_Aggregations):
@@ -3347,8 +3568,24 @@ def _values(v, dtype):
     return v
 
 
-def _index(ix, names, dtypes=None):
+def _dates(v):
+    """ISO date strings (dt.date's values) as pandas holds them:
+    datetime.date objects, NaT where missing"""
     import pandas as pd
+    return [pd.NaT if x is None else datetime.date.fromisoformat(x) for x in v]
+
+
+def _index(ix, names, dtypes=None, dates=()):
+    import pandas as pd
+    if dates and ix:  # levels of dates (dt.date): datetime.date labels
+        if isinstance(ix[0], list):
+            cols = [list(c) for c in zip(*ix)]
+            for k in dates:
+                cols[k] = _dates(cols[k])
+            return pd.MultiIndex.from_arrays(
+                [pd.Index(c, dtype=object) if k in dates else _times(c, dtypes[k] if dtypes else None)
+                 for k, c in enumerate(cols)], names=names)
+        return pd.Index(_dates(ix), dtype=object, name=(names or [None])[0])
     if not ix and dtypes:  # no rows: the levels' types from index_dtypes
         levels = [pd.Index([], dtype=object if dt in ("string", "object") else dt)
                   for dt in dtypes]
@@ -3369,15 +3606,18 @@ def frame_from_json(doc, index_names=None):
     stand in when the server's JSON carries none."""
     import pandas as pd
     names = doc.get("index_names") or index_names
-    index = _index(doc["index"], names, doc.get("index_dtypes"))
+    index = _index(doc["index"], names, doc.get("index_dtypes"), doc.get("index_dates") or ())
     if "columns" in doc:
         dtypes = doc.get("dtypes") or {}
         cols = doc["columns"]
         rows = doc["data"]
+        dates = set(doc.get("date_columns") or ())
         data = {}
         for j, c in enumerate(cols):
             dt = dtypes.get(str(c), dtypes.get(c) if isinstance(dtypes, dict) else None)
             vals = _values([r[j] for r in rows], dt)
+            if j in dates:
+                vals = _dates(vals)
             try:
                 data[c] = pd.Series(vals, index=index, dtype=dt if dt != "string" else object,
                                     name=c)
@@ -3387,6 +3627,8 @@ def frame_from_json(doc, index_names=None):
         return df
     dt = doc.get("dtype")
     vals = _values(doc["data"], dt)
+    if doc.get("dates"):
+        vals = _dates(vals)
     try:
         return pd.Series(vals, index=index, name=doc.get("name"),
                          dtype=dt if dt != "string" else object)
