@@ -296,14 +296,20 @@ class _Frame(Entity):
         if fill_value is not None:
             p["fill_value"] = fill_value.item() if isinstance(fill_value, np.generic) \
                 else fill_value
-        names = self._index_names
+        names, axis = self._index_names, None
         if names is not None and len(names) > 1:
             at = names.index(level) if level in names else level if isinstance(level, int) \
                 else None
+            if at is not None:
+                axis = names[at % len(names)]
             names = [x for q, x in enumerate(names) if at is None or q != at % len(names)]
         else:
             names = None
-        return _make("dataframe.unstack", [self], p, "dataframe", index_names=names)
+        out = _make("dataframe.unstack", [self], p, "dataframe", index_names=names)
+        if axis is not None:  # the unstacked level's name names the columns, as pandas'
+            out.__class__ = _Unstacked
+            out._axis_name = axis
+        return out
 
     def rename_axis(self, mapper=None, index=None, columns=None, axis=0):
         """pandas' rename_axis of the index: its name (a list: one per
@@ -1703,8 +1709,11 @@ class DataFrame(_Frame):
             p["columns"] = columns
         if fill_value is not None:
             p["fill_value"] = fill_value
-        return _make("dataframe.pivot_table", [self], p, "dataframe",
-                     index_names=_names(index))
+        out = _make("dataframe.pivot_table", [self], p, "dataframe", index_names=_names(index))
+        if columns is not None:  # the columns named after it, as pandas'
+            out.__class__ = _Unstacked
+            out._axis_name = columns
+        return out
 
     def pivot(self, index=None, columns=None, values=None):
         """pandas' DataFrame.pivot: a reshape without aggregation (one row
@@ -1713,9 +1722,12 @@ class DataFrame(_Frame):
         if index is None or columns is None or values is None:
             raise ValueError("pivot needs index, columns and values (pandas' default index and "
                              "MultiIndex columns are not supported)")
-        return _make("dataframe.pivot", [self],
-                     {"index": _names(index), "columns": columns, "values": values},
-                     "dataframe", index_names=_names(index))
+        out = _make("dataframe.pivot", [self],
+                    {"index": _names(index), "columns": columns, "values": values},
+                    "dataframe", index_names=_names(index))
+        out.__class__ = _Unstacked  # the columns named after `columns`, as pandas'
+        out._axis_name = columns
+        return out
 
     def reset_index(self, drop=False):
         p = {"drop": True} if drop else {}
@@ -1976,6 +1988,17 @@ class _LocOne(_LocOneRows, DataFrame):
 
     def __getattr__(self, name):
         return self._wrap(DataFrame.__getattr__(self, name))
+
+
+class _Unstacked(DataFrame):
+    """unstack's frame: fetched with its columns named after the level that
+    made them (pandas' columns.name), which the engine's frames lack."""
+    _axis_name = None
+
+    def fetch(self, session=None):
+        got = DataFrame.fetch(self, session)
+        got.columns.name = self._axis_name
+        return got
 
 
 class _Xs(DataFrame):
