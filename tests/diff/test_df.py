@@ -389,7 +389,7 @@ def main():
         ("bad-usecols", {"key": "r", "op": "dataframe.read_csv", "path": "t.csv",
                          "usecols": ["zz"]}),
         ("unknown-field", {"key": "r", "op": "dataframe.read_csv", "path": "t.csv",
-                           "quotechar": "'"}),
+                           "escapechar": "\\"}),
     ]
     base = [{"key": "c", "op": "dataframe.read_csv", "path": "t.csv"}]
     bad2 = [
