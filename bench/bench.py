@@ -242,6 +242,36 @@ WORKLOADS = {
                 "df = dd.from_dask_array(a, columns=['k', 'v']); "
                 "r = df.groupby('k').agg({'v': ['sum', 'mean']}).compute()",
     },
+    # W5p: a row-wise apply. pandas' df.apply(f, axis=1) calls f once per
+    # row, as Dask's does per partition; marsc reads f's expression from
+    # its source and sends it as element-wise ops over whole columns (this
+    # document is what it sends for the lambda); summed so the result is
+    # small
+    "W5p": {
+        "title": "df.apply(lambda r: r.a * r.b if r.a > 500 else r.b, axis=1) of 1,000,000 "
+                 "rows (100,000-row chunks), summed",
+        "df": True, "save": "json",
+        "doc": {"version": 1, "nodes": [
+            {"key": "t", "op": "random.randint", "shape": [1000000, 2], "low": 0, "high": 1000,
+             "chunk_size": [100000, 2], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["t"], "columns": ["a", "b"]},
+            {"key": "a", "op": "dataframe.getitem", "inputs": ["df"], "columns": "a"},
+            {"key": "b", "op": "dataframe.getitem", "inputs": ["df"], "columns": "b"},
+            {"key": "ab", "op": "multiply", "inputs": ["a", "b"]},
+            {"key": "c", "op": "greater", "inputs": ["a", 500]},
+            {"key": "w", "op": "where", "inputs": ["c", "ab", "b"]},
+            {"key": "wf", "op": "dataframe.assign", "inputs": ["df", "w"], "names": ["w"]},
+            {"key": "ww", "op": "dataframe.getitem", "inputs": ["wf"], "columns": ["w"]},
+            {"key": "s", "op": "dataframe.sum", "inputs": ["ww"]}], "fetch": ["s"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, (1000000, 2)), "
+                    "columns=['a', 'b'])",
+        "np_compute": "r = df.assign(w=df.apply(lambda r: r.a * r.b if r.a > 500 else r.b, "
+                      "axis=1))[['w']].sum()",
+        "dask": "a = da.random.randint(0, 1000, (1000000, 2), chunks=(100000, 2)); "
+                "df = dd.from_dask_array(a, columns=['a', 'b']); "
+                "r = df.assign(w=df.apply(lambda r: r.a * r.b if r.a > 500 else r.b, axis=1, "
+                "meta=('w', 'i8')))[['w']].sum().compute()",
+    },
     # W5k: a groupby transformation kernel (cumsum within each key's rows,
     # in row order; chunk by chunk, each key's running sum carried from
     # chunk to chunk), summed so the result is small
