@@ -1438,6 +1438,50 @@ class TestDataFrames(Base):
             with self.assertRaises(KeyError):
                 mi.xs("ZZZ").fetch()
 
+    def test_groupby_apply(self):
+        """g.apply(func) and g["x"].apply/agg(func) of lambdas and a def giving
+        one value per group, against pandas: a weighted mean, a range, the
+        group's size, a ratio of sizes, numpy over reductions, a if c else b,
+        a variable of the caller; two keys; keys with missing values; and the
+        refusals naming the piece."""
+        rng = np.random.default_rng(41)
+        n = 400
+        k = rng.choice(["a", "b", "c", "d"], n).astype(object)
+        k[rng.random(n) < 0.05] = None
+        y = rng.random(n).round(3)
+        y[rng.random(n) < 0.1] = np.nan
+        with uploaded_csv("gapply.csv", pd.DataFrame({
+                "k": k, "g": rng.integers(0, 3, n), "x": rng.integers(-5, 20, n), "y": y})) as p:
+            df = md.read_csv("gapply.csv", chunk_bytes=1000)
+            w = 0.5
+
+            def spread(grp):
+                return grp.y.max() - grp.y.min()
+
+            cases = [
+                ("k", lambda d: (d.x * d.y).sum() / d.y.sum()),
+                ("k", lambda d: len(d)),
+                ("k", lambda d: d.x.sum() / len(d) + w),
+                ("k", lambda d: np.sqrt(d.y.var()) if d.shape[0] > 90 else -1.0),
+                (["k", "g"], lambda d: d.y.mean() * 2 - d.x.median()),
+                ("g", spread),
+                ("g", lambda d: (d.y > 0.5).sum()),
+                ("g", lambda d: (d.x ** 2).mean() - d.x.mean() ** 2),
+            ]
+            for by, f in cases:
+                pd.testing.assert_series_equal(df.groupby(by).apply(f).fetch(),
+                                               p.groupby(by).apply(f))
+            pd.testing.assert_series_equal(df.groupby("k").x.apply(lambda s: s.max() - s.min()).fetch(),
+                                           p.groupby("k").x.apply(lambda s: s.max() - s.min()))
+            pd.testing.assert_series_equal(df.groupby("g").y.agg(lambda s: s.std() / s.mean()).fetch(),
+                                           p.groupby("g").y.agg(lambda s: s.std() / s.mean()))
+            pd.testing.assert_series_equal(df.groupby("k").apply("sum").x.fetch(),
+                                           p.groupby("k").sum().x)
+            with self.assertRaisesRegex(NotImplementedError, "is no value per group"):
+                df.groupby("k").apply(lambda d: d.x + 1)
+            with self.assertRaisesRegex(NotImplementedError, r"d\.x\.cumsum is not supported"):
+                df.groupby("k").apply(lambda d: d.x.cumsum().max())
+
     def test_groupby_filter(self):
         """g.filter(func) against pandas: lambdas and a def over group
         statistics (len, shape, size, sum ... nunique), arithmetic, chained

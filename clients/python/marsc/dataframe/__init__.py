@@ -2739,6 +2739,187 @@ def _vectorized(func, bound, what):
     return out
 
 
+_GROUP_REDUCTIONS = ("sum", "mean", "min", "max", "count", "std", "var", "median", "prod",
+                     "nunique")
+
+
+def _group_apply(gb, func, what):
+    """A Series indexed by gb's keys: func's expression with each reduction
+    of its group's columns (g.x.sum(), (g.x * g.y).sum(), len(g) ...) a
+    groupby aggregation of one frame (the columns it reduces assigned to
+    it), so that every aggregation is one groupby_agg and the arithmetic
+    over them lines up by key."""
+    import ast
+    import builtins
+    import operator as op
+    expr, arg = _function_expr(func, what)
+    code = func.__code__
+    env = dict(zip(code.co_freevars, [c.cell_contents for c in func.__closure__ or ()]))
+    df, sel = gb._df, gb._sel if _one(gb._sel) else None
+    binops = {ast.Add: op.add, ast.Sub: op.sub, ast.Mult: op.mul, ast.Div: op.truediv,
+              ast.FloorDiv: op.floordiv, ast.Mod: op.mod, ast.Pow: op.pow}
+    cmps = {ast.Gt: op.gt, ast.GtE: op.ge, ast.Lt: op.lt, ast.LtE: op.le, ast.Eq: op.eq,
+            ast.NotEq: op.ne}
+    reduced = []  # pass one: (id of the reducing node, its row-wise Series)
+    plan = {}     # pass two: id of the reducing node -> the column of `frame` it reduces
+    frame = [None]
+
+    def unsupported(node, why="is not supported"):
+        return NotImplementedError(
+            "%s: %s %s (marsc runs the function's expression over all groups at once: "
+            "reductions of the group's columns (g.x.sum(), (g.x * g.y).sum(), %s), len(g), "
+            "and arithmetic, comparisons, a if c else b and numpy functions over them)"
+            % (what, ast.unparse(node), why, ", ".join(_GROUP_REDUCTIONS)))
+
+    def reduce(node, rows, fn):
+        if frame[0] is None:
+            reduced.append((id(node), rows))
+            return rows  # a stand-in with the same operators
+        col = plan[id(node)]
+        if fn == "size":
+            return GroupBy(frame[0], gb._by).size()
+        return getattr(GroupBy(frame[0], gb._by, col), fn)()
+
+    def val(x, node, inside):
+        """x as an operand: the group's column is a row-wise Series within a
+        reduction's operand, and no value outside one"""
+        if isinstance(x, _FilterGroup):
+            if inside and x.col is not None:
+                return df[x.col]
+            raise unsupported(node, "is no value per group (reduce it: .sum(), .mean() ...)")
+        if isinstance(x, tuple):
+            raise unsupported(node)
+        return x
+
+    def ev(node, inside):
+        """inside: within a reduction's operand, where the group's columns
+        are row-wise Series; outside, only reductions give values"""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id == arg:
+                return _FilterGroup(gb, sel)
+            for scope in (env, func.__globals__):
+                if node.id in scope:
+                    return scope[node.id]
+            if hasattr(builtins, node.id):
+                return getattr(builtins, node.id)
+            raise NameError("name %r is not defined" % node.id)
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            base = ev(node.value, inside)
+            if isinstance(base, _FilterGroup):
+                key = node.attr if isinstance(node, ast.Attribute) else ev(node.slice, inside)
+                if key == "shape":
+                    return ("shape", base)
+                if key == "size" and base.col is not None:
+                    return reduce(node, df[base.col], "size")
+                if base.col is None and isinstance(key, (str, numbers.Integral)) and \
+                        key not in _GROUP_REDUCTIONS:
+                    return _FilterGroup(gb, key)
+                if isinstance(node, ast.Attribute) and key in _GROUP_REDUCTIONS:
+                    return ("reduce", base, key)
+                raise unsupported(node)
+            if isinstance(base, tuple) and base[0] == "shape" and isinstance(node, ast.Subscript):
+                if ev(node.slice, inside) == 0:
+                    return reduce(node, df[gb._by[0]], "size")
+                raise unsupported(node)
+            if isinstance(base, Series) and isinstance(node, ast.Attribute) and \
+                    node.attr in _GROUP_REDUCTIONS:
+                if not inside:
+                    raise unsupported(node)
+                return ("reduce", base, node.attr)
+            if isinstance(base, Series):
+                raise unsupported(node)
+            if isinstance(node, ast.Attribute):
+                return getattr(base, node.attr)
+            return base[ev(node.slice, inside)]
+        if isinstance(node, ast.Call):
+            if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+                raise unsupported(node)
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _GROUP_REDUCTIONS \
+                    and not node.args:
+                # a reduction: its operand row-wise (the group's columns)
+                base = ev(node.func.value, True)
+                if isinstance(base, _FilterGroup):
+                    if base.col is None:
+                        raise unsupported(node, "of the whole group is not supported (name a "
+                                                "column)")
+                    base = df[base.col]
+                if not isinstance(base, Series):
+                    raise unsupported(node)
+                return reduce(node, base, node.func.attr)
+            f = ev(node.func, inside)
+            a = [ev(x, inside) for x in node.args]
+            if f is len and len(a) == 1 and isinstance(a[0], _FilterGroup):
+                return reduce(node, df[a[0].col if a[0].col is not None else gb._by[0]], "size")
+            a = [val(x, node, inside) for x in a]
+            if f is abs or isinstance(f, np.ufunc):
+                return f(*a)
+            if f in (float, int, round, min, max) and all(isinstance(x, numbers.Number) for x in a):
+                return f(*a)
+            raise unsupported(node)
+        if isinstance(node, ast.BinOp) and type(node.op) in binops:
+            return binops[type(node.op)](val(ev(node.left, inside), node, inside),
+                                         val(ev(node.right, inside), node, inside))
+        if isinstance(node, ast.UnaryOp):
+            v = val(ev(node.operand, inside), node, inside)
+            if isinstance(node.op, ast.USub):
+                return -v
+            if isinstance(node.op, ast.UAdd):
+                return v
+            if isinstance(node.op, ast.Not):
+                return ~v if isinstance(v, Series) else not v
+        if isinstance(node, ast.Compare):
+            left, out = val(ev(node.left, inside), node, inside), None
+            for o, c in zip(node.ops, node.comparators):
+                if type(o) not in cmps:
+                    raise unsupported(node)
+                right = val(ev(c, inside), node, inside)
+                r = cmps[type(o)](left, right)
+                out = r if out is None else out & r
+                left = right
+            return out
+        if isinstance(node, ast.BoolOp):
+            vals = [val(ev(v, inside), node, inside) for v in node.values]
+            out = vals[0]
+            for v in vals[1:]:
+                out = (out & v) if isinstance(node.op, ast.And) else (out | v)
+            return out
+        if isinstance(node, ast.IfExp):
+            c, a, b = (val(ev(x, inside), node, inside) for x in (node.test, node.body,
+                                                                node.orelse))
+            return elementwise("where", [c, a, b]) if isinstance(c, Series) else (a if c else b)
+        raise unsupported(node)
+
+    def run():
+        out = ev(expr, False)
+        if isinstance(out, (_FilterGroup, tuple)):
+            raise unsupported(expr, "gives no value per group")
+        return out
+
+    run()  # pass one: the row-wise Series each reduction reads
+    if not reduced:
+        raise NotImplementedError("%s: the function reduces no column of its group (g.x.sum(), "
+                                  "len(g) ...)" % what)
+    cols = list(df._columns or [])
+    extra = {}
+    for key, rows in reduced:
+        node = rows._ref.node
+        name = node.params.get("columns") if node.op == "dataframe.getitem" and \
+            node.inputs and node.inputs[0] is df._ref.node else None
+        if not isinstance(name, (str, numbers.Integral)):
+            name = "_mars_apply%d" % len(extra)
+            extra[name] = rows
+        plan[key] = name
+    frame[0] = df.assign(**extra) if extra else df
+    if extra and df._columns is not None:
+        frame[0]._columns = cols + list(extra)
+    out = run()  # pass two: the aggregations of one frame
+    if not isinstance(out, Series):
+        raise NotImplementedError("%s: the function gives %r whatever the group" % (what, out))
+    return out
+
+
 class GroupBy(_Aggregations):
     """df.groupby(by): .agg(out=("column", "func"), ...) as pandas' named
     aggregation; g[cols] selects columns; .sum(), .mean(), .min(), .max(),
@@ -2848,6 +3029,25 @@ class GroupBy(_Aggregations):
 
     def tail(self, n=5):
         return self._rows("dataframe.groupby_tail", n)
+
+    def apply(self, func, *args, **kwargs):
+        """pandas' g.apply(func) of a func giving one value per group: a
+        Series indexed by the keys (unnamed; a selected column's name for
+        g["x"].apply). func (a lambda, or a def of one return, read from its
+        source) runs over all groups at once: each reduction of its group's
+        columns (g.x.sum(), (g.x * g.y).sum() / g.y.sum(), len(g),
+        g.x.max() - g.x.min()) is a groupby aggregation, all of them one
+        groupby_agg, with arithmetic, comparisons and numpy functions over
+        them. A func giving a frame or the group's rows is not supported."""
+        if args or kwargs:
+            raise NotImplementedError("groupby apply: arguments for the function are not "
+                                      "supported (use the values in the function)")
+        if not self._as_index:
+            raise NotImplementedError("groupby apply with as_index=False is not supported")
+        if isinstance(func, str) or _numpy_agg(func):
+            return self.agg(func)
+        out = _group_apply(self, func, "groupby apply")
+        return out.rename(self._sel if _one(self._sel) else None)
 
     def filter(self, func, dropna=True, *args, **kwargs):
         """pandas' g.filter(func): the rows of the groups for which func
@@ -3059,6 +3259,13 @@ class GroupBy(_Aggregations):
             raise TypeError("agg takes a func, a list or a dict, or named aggregations, "
                             "not both")
         if arg is not None and not isinstance(arg, (list, tuple, dict)):
+            if callable(arg) and not _numpy_agg(arg):
+                if not one:
+                    raise NotImplementedError("agg of a function over several columns is not "
+                                              "supported: select one (g[\"x\"].agg(func)) or "
+                                              "use apply")
+                return self._keyed(_group_apply(self, arg, "groupby agg").rename(self._sel),
+                                   self._sel)
             return self._reduce(_func_name(arg))
         agg = {}
         if isinstance(arg, (list, tuple)):
@@ -3173,6 +3380,16 @@ def _pandas_has(cls, name):
     from pandas.core.resample import Resampler
     c = {"GroupBy": DataFrameGroupBy, "Resampler": Resampler}.get(cls) or getattr(pd, cls)
     return hasattr(c, name)
+
+
+def _numpy_agg(fn):
+    """Whether fn is one of numpy's or the builtins' aggregations that
+    _func_name names (np.sum, len ...)"""
+    try:
+        _func_name(fn)
+        return True
+    except NotImplementedError:
+        return False
 
 
 def _func_name(fn):
