@@ -413,12 +413,15 @@ def gen_file(r, path):
         k = r.randint(1, 3)
         text = "".join(r.choice(["junk, here", "", "# notes;|", " x "]) + term for _ in range(k)) + text
         opt["skiprows"] = k
-    elif r.random() < 0.08 and sep != r"\s+" and not opt["comment"]:
+    elif r.random() < 0.08 and sep != r"\s+" and not opt["comment"] and \
+            not re.search("(^|[\r\n])" + re.escape(sep + qc), text):
         # skiprows as a list of line numbers (the header's line too, past
         # the end, repeated, negative), in any order. Not with "\s+" nor
-        # a comment: pandas reads a skipped line without its rules for
-        # them (a quote after the leading whitespace, or after a separator
-        # in a comment, opens a quoted field there), see graph-format.md
+        # a comment, nor where a line starts with the separator and a quote:
+        # pandas reads a skipped line without its rules for them (a quote
+        # after the leading whitespace or a leading separator is text
+        # there, one after a separator in a comment opens a quoted field),
+        # see graph-format.md
         nl = text.count(term) + 1
         opt["skiprows"] = [r.choice([r.randint(0, nl), r.randint(1, 3), -1]) for _ in range(r.randint(1, 5))]
     if r.random() < 0.15:
