@@ -1482,6 +1482,33 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(NotImplementedError, r"d\.x\.cumsum is not supported"):
                 df.groupby("k").apply(lambda d: d.x.cumsum().max())
 
+    def test_groupby_transform_func(self):
+        """g["x"].transform(func) of lambdas against pandas: demeaning,
+        z-scores, a share of the group's total, a weighted mean broadcast,
+        ranks against the group's range, by keys with missing values; and
+        filter by a reduction of a row-wise product."""
+        rng = np.random.default_rng(43)
+        n = 300
+        k = rng.choice(["a", "b", "c"], n).astype(object)
+        k[rng.random(n) < 0.05] = None
+        x = rng.random(n).round(3)
+        x[rng.random(n) < 0.1] = np.nan
+        with uploaded_csv("gtrans.csv", pd.DataFrame({
+                "k": k, "g": rng.integers(0, 4, n), "x": x, "y": rng.integers(1, 9, n)})) as p:
+            df = md.read_csv("gtrans.csv", chunk_bytes=900)
+            for by, col, f in [
+                    ("k", "x", lambda s: s - s.mean()),
+                    ("g", "x", lambda s: (s - s.mean()) / s.std()),
+                    ("g", "y", lambda s: s / s.sum()),
+                    ("k", "y", lambda s: (s - s.min()) / (s.max() - s.min() + 1)),
+                    (["k", "g"], "x", lambda s: s * len(s)),
+                    ("g", "x", np.sum)]:
+                got = df.groupby(by)[col].transform(f).fetch()
+                pd.testing.assert_series_equal(got, p.groupby(by)[col].transform(f))
+            pd.testing.assert_frame_equal(
+                df.groupby("g").filter(lambda d: (d.x * d.y).sum() > 60).fetch(),
+                p.groupby("g").filter(lambda d: (d.x * d.y).sum() > 60))
+
     def test_groupby_filter(self):
         """g.filter(func) against pandas: lambdas and a def over group
         statistics (len, shape, size, sum ... nunique), arithmetic, chained

@@ -2344,9 +2344,6 @@ class _Dt:
 
 # ---- groupby filter: the function's expression, over groupby transforms ----
 
-_FILTER_AGGS = ("sum", "mean", "min", "max", "count", "std", "var", "median", "prod", "nunique")
-
-
 def _function_expr(func, what="groupby filter"):
     """The expression a groupby filter's function returns, as an ast node:
     a lambda's body (found in its source line(s) by its argument names, the
@@ -2424,124 +2421,6 @@ class _FilterGroup:
 
     def __init__(self, gb, col=None):
         self.gb, self.col = gb, col
-
-
-def _group_filter_mask(gb, func):
-    """A bool Series over gb's frame's rows: func's expression with each
-    group statistic (len(g), g.x.mean(), ...) a groupby transform."""
-    import ast
-    import builtins
-    import operator as op
-    expr, arg = _function_expr(func)
-    code = func.__code__
-    env = dict(zip(code.co_freevars, [c.cell_contents for c in func.__closure__ or ()]))
-    series_sel = gb._sel if _one(gb._sel) else None
-    binops = {ast.Add: op.add, ast.Sub: op.sub, ast.Mult: op.mul, ast.Div: op.truediv,
-              ast.FloorDiv: op.floordiv, ast.Mod: op.mod, ast.Pow: op.pow}
-    cmps = {ast.Gt: op.gt, ast.GtE: op.ge, ast.Lt: op.lt, ast.LtE: op.le, ast.Eq: op.eq,
-            ast.NotEq: op.ne}
-
-    def unsupported(node, why="is not supported"):
-        return NotImplementedError("groupby filter: %s %s (marsc runs the function's "
-                                   "expression over group statistics: len(g), g.shape[0], "
-                                   "g[col].%s(), comparisons, arithmetic, and, or, not)"
-                                   % (ast.unparse(node), why, "()/.".join(_FILTER_AGGS)))
-
-    def stat(col, fn):
-        return GroupBy(gb._df, gb._by, col).transform(fn)
-
-    def size():
-        return GroupBy(gb._df, gb._by).transform("size")
-
-    def ev(node):
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.Name):
-            if node.id == arg:
-                return _FilterGroup(gb, series_sel)
-            if node.id in env:
-                return env[node.id]
-            if node.id in func.__globals__:
-                return func.__globals__[node.id]
-            if hasattr(builtins, node.id):
-                return getattr(builtins, node.id)
-            raise NameError("name %r is not defined" % node.id)
-        if isinstance(node, (ast.Attribute, ast.Subscript)):
-            base = ev(node.value)
-            if isinstance(base, _FilterGroup):
-                key = node.attr if isinstance(node, ast.Attribute) else ev(node.slice)
-                if key == "shape":
-                    return ("shape", base)
-                if key == "size" and base.col is not None:
-                    return size()
-                if base.col is None and isinstance(key, (str, numbers.Integral)):
-                    return _FilterGroup(gb, key)
-                if isinstance(node, ast.Attribute) and key in _FILTER_AGGS:
-                    return (key, base)
-                raise unsupported(node)
-            if isinstance(base, tuple) and base[0] == "shape" and isinstance(node, ast.Subscript):
-                if ev(node.slice) == 0:
-                    return size()
-                raise unsupported(node)
-            if isinstance(node, ast.Attribute):
-                return getattr(base, node.attr)
-            return base[ev(node.slice)]
-        if isinstance(node, ast.Call):
-            if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
-                raise unsupported(node, "(arguments by name) is not supported")
-            f = ev(node.func)
-            a = [ev(x) for x in node.args]
-            if isinstance(f, tuple) and isinstance(f[1], _FilterGroup):
-                if a:
-                    raise unsupported(node)
-                if f[1].col is None:
-                    raise unsupported(node, "over the whole group is not supported (name a "
-                                            "column)")
-                return stat(f[1].col, f[0])
-            if f is len and len(a) == 1 and isinstance(a[0], _FilterGroup):
-                return size()
-            if f is abs and len(a) == 1 and isinstance(a[0], (Series, numbers.Number)):
-                return abs(a[0])
-            if f in (float, int, round, min, max) and all(isinstance(x, numbers.Number) for x in a):
-                return f(*a)
-            raise unsupported(node)
-        if isinstance(node, ast.BinOp) and type(node.op) in binops:
-            return binops[type(node.op)](ev(node.left), ev(node.right))
-        if isinstance(node, ast.UnaryOp):
-            v = ev(node.operand)
-            if isinstance(node.op, ast.Not):
-                return ~v if isinstance(v, Series) else not v
-            if isinstance(node.op, ast.USub):
-                return -v
-            if isinstance(node.op, ast.UAdd):
-                return v
-        if isinstance(node, ast.BoolOp):
-            vals = [ev(v) for v in node.values]
-            out = vals[0]
-            for v in vals[1:]:
-                if not isinstance(out, Series) and not isinstance(v, Series):
-                    out = (out and v) if isinstance(node.op, ast.And) else (out or v)
-                else:
-                    out = (out & v) if isinstance(node.op, ast.And) else (out | v)
-            return out
-        if isinstance(node, ast.Compare):
-            left, out = ev(node.left), None
-            for o, c in zip(node.ops, node.comparators):
-                if type(o) not in cmps:
-                    raise unsupported(node)
-                right = ev(c)
-                r = cmps[type(o)](left, right)
-                out = r if out is None else out & r
-                left = right
-            return out
-        raise unsupported(node)
-
-    if not isinstance(expr, (ast.Compare, ast.BoolOp, ast.UnaryOp)) and not (
-            isinstance(expr, ast.Constant) and isinstance(expr.value, bool)):
-        raise TypeError("groupby filter: the function returns %s, not a bool (a comparison, "
-                        "and/or/not of them): pandas refuses a filter that returns no scalar "
-                        "bool" % ast.unparse(expr))
-    return ev(expr)
 
 
 # ---- apply and map of a function: its expression, element-wise ----
@@ -2743,12 +2622,16 @@ _GROUP_REDUCTIONS = ("sum", "mean", "min", "max", "count", "std", "var", "median
                      "nunique")
 
 
-def _group_apply(gb, func, what):
-    """A Series indexed by gb's keys: func's expression with each reduction
-    of its group's columns (g.x.sum(), (g.x * g.y).sum(), len(g) ...) a
-    groupby aggregation of one frame (the columns it reduces assigned to
-    it), so that every aggregation is one groupby_agg and the arithmetic
-    over them lines up by key."""
+def _group_apply(gb, func, what, mode="agg"):
+    """func's expression over gb's groups, each reduction of its group's
+    columns (g.x.sum(), (g.x * g.y).sum(), len(g) ...) of one frame (the
+    row-wise operands it reduces assigned to gb's frame as columns):
+    mode "agg": a groupby aggregation (every one of them one groupby_agg),
+    the result a Series indexed by the keys; "transform" and "filter": a
+    groupby transform (each row its group's value), the result a Series
+    of the frame's rows, where "transform" also reads the group's columns
+    row by row outside reductions. Returns (result, the frame, the names
+    of the columns assigned to it)."""
     import ast
     import builtins
     import operator as op
@@ -2776,6 +2659,8 @@ def _group_apply(gb, func, what):
             reduced.append((id(node), rows))
             return rows  # a stand-in with the same operators
         col = plan[id(node)]
+        if mode != "agg":
+            return GroupBy(frame[0], gb._by, None if fn == "size" else col).transform(fn)
         if fn == "size":
             return GroupBy(frame[0], gb._by).size()
         return getattr(GroupBy(frame[0], gb._by, col), fn)()
@@ -2784,8 +2669,8 @@ def _group_apply(gb, func, what):
         """x as an operand: the group's column is a row-wise Series within a
         reduction's operand, and no value outside one"""
         if isinstance(x, _FilterGroup):
-            if inside and x.col is not None:
-                return df[x.col]
+            if x.col is not None and (inside or mode == "transform"):
+                return (df if frame[0] is None else frame[0])[x.col]
             raise unsupported(node, "is no value per group (reduce it: .sum(), .mean() ...)")
         if isinstance(x, tuple):
             raise unsupported(node)
@@ -2893,6 +2778,8 @@ def _group_apply(gb, func, what):
 
     def run():
         out = ev(expr, False)
+        if isinstance(out, _FilterGroup) and mode == "transform":
+            out = val(out, expr, False)
         if isinstance(out, (_FilterGroup, tuple)):
             raise unsupported(expr, "gives no value per group")
         return out
@@ -2917,7 +2804,7 @@ def _group_apply(gb, func, what):
     out = run()  # pass two: the aggregations of one frame
     if not isinstance(out, Series):
         raise NotImplementedError("%s: the function gives %r whatever the group" % (what, out))
-    return out
+    return out, frame[0], list(extra)
 
 
 class GroupBy(_Aggregations):
@@ -3046,7 +2933,7 @@ class GroupBy(_Aggregations):
             raise NotImplementedError("groupby apply with as_index=False is not supported")
         if isinstance(func, str) or _numpy_agg(func):
             return self.agg(func)
-        out = _group_apply(self, func, "groupby apply")
+        out = _group_apply(self, func, "groupby apply")[0]
         return out.rename(self._sel if _one(self._sel) else None)
 
     def filter(self, func, dropna=True, *args, **kwargs):
@@ -3065,19 +2952,23 @@ class GroupBy(_Aggregations):
         if args or kwargs:
             raise NotImplementedError("groupby filter: arguments for the function are not "
                                       "supported (use the values in the function)")
-        mask = _group_filter_mask(self, func)
-        df = self._df
-        keep = None
-        for k in self._by:  # rows with a missing key are in no group
-            m = df[k].notna()
-            keep = m if keep is None else keep & m
-        if isinstance(mask, (bool, np.bool_)):
-            mask = keep if mask else keep & ~keep
-        elif isinstance(mask, Series):
-            mask = mask & keep
+        import ast
+        expr, _ = _function_expr(func)
+        if not isinstance(expr, (ast.Compare, ast.BoolOp, ast.UnaryOp)) and not (
+                isinstance(expr, ast.Constant) and isinstance(expr.value, bool)):
+            raise TypeError("groupby filter: the function returns %s, not a bool (a comparison, "
+                            "and/or/not of them): pandas refuses a filter that returns no "
+                            "scalar bool" % ast.unparse(expr))
+        if isinstance(expr, ast.Constant):
+            df, extra = self._df, []
+            mask = df[self._by[0]].notna() if expr.value else df[self._by[0]].isna() & False
         else:
-            raise TypeError("groupby filter: the function returns %r, not a bool" % (mask,))
+            mask, df, extra = _group_apply(self, func, "groupby filter", "filter")
+        for k in self._by:  # rows with a missing key are in no group
+            mask = mask & df[k].notna()
         out = df[mask]
+        if extra:
+            out = out.drop(columns=extra)
         return out if self._sel is None else out[self._sel]
 
     def transform(self, func, **kw):
@@ -3086,8 +2977,14 @@ class GroupBy(_Aggregations):
         or one of pandas' transformation kernels (cumsum, cumprod, cummin,
         cummax, cumcount, ngroup, shift, diff, ffill, bfill, rank), a name,
         with the kernel's arguments."""
+        if callable(func) and not _numpy_agg(func):
+            # a lambda or a def: its expression, each reduction a transform
+            if not _one(self._sel) or kw:
+                raise NotImplementedError("groupby transform of a function: select one column "
+                                          "(g[\"x\"].transform(func)), no arguments")
+            return _group_apply(self, func, "groupby transform", "transform")[0].rename(self._sel)
         if not isinstance(func, str):
-            raise TypeError("groupby transform takes a function name (\"sum\", ...)")
+            func = _func_name(func)
         p = {"by": self._by, "func": func}
         p.update({k: None if v is _NULL else v for k, v in kw.items() if v is not None})
         if func in ("cumcount", "ngroup"):
@@ -3264,7 +3161,7 @@ class GroupBy(_Aggregations):
                     raise NotImplementedError("agg of a function over several columns is not "
                                               "supported: select one (g[\"x\"].agg(func)) or "
                                               "use apply")
-                return self._keyed(_group_apply(self, arg, "groupby agg").rename(self._sel),
+                return self._keyed(_group_apply(self, arg, "groupby agg")[0].rename(self._sel),
                                    self._sel)
             return self._reduce(_func_name(arg))
         agg = {}
