@@ -51,7 +51,7 @@ for name, (m, want) in results.items():
         pd.testing.assert_frame_equal(got, want, check_exact=False)
 
 table = df.groupby(["shop", "item"]).size().unstack(fill_value=0)
-want = p.groupby(["shop", "item"]).size().unstack(fill_value=0).rename_axis(columns=None)
+want = p.groupby(["shop", "item"]).size().unstack(fill_value=0)
 print(table.fetch())
 pd.testing.assert_frame_equal(table.fetch(), want)
 

@@ -2415,6 +2415,34 @@ def _function_expr(func, what="groupby filter"):
     return found[0].body, args[0]
 
 
+def _func_names(func):
+    """How func's expression reads a name: its closure's, then its module's,
+    then the builtins' value."""
+    import builtins
+    code = func.__code__
+    env = dict(zip(code.co_freevars, [c.cell_contents for c in func.__closure__ or ()]))
+
+    def lookup(name):
+        for scope in (env, func.__globals__):
+            if name in scope:
+                return scope[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise NameError("name %r is not defined" % name)
+    return lookup
+
+
+def _ast_ops():
+    """The arithmetic and comparison operators of an expression's nodes."""
+    import ast
+    import operator as op
+    return ({ast.Add: op.add, ast.Sub: op.sub, ast.Mult: op.mul, ast.Div: op.truediv,
+             ast.FloorDiv: op.floordiv, ast.Mod: op.mod, ast.Pow: op.pow, ast.BitAnd: op.and_,
+             ast.BitOr: op.or_},
+            {ast.Gt: op.gt, ast.GtE: op.ge, ast.Lt: op.lt, ast.LtE: op.le, ast.Eq: op.eq,
+             ast.NotEq: op.ne})
+
+
 class _FilterGroup:
     """The group a filter function receives, as it is read: a frame, or
     one column (cols: a name) of it."""
@@ -2449,9 +2477,7 @@ def _vectorized(func, bound, what):
     element-wise ops over whole columns: what pandas' apply gives row by
     row, without running Python on the workers."""
     import ast
-    import builtins
     import math
-    import operator as op
     if getattr(func, "__code__", None) is None:  # a builtin or a numpy ufunc: s.apply(len)
         if isinstance(func, np.ufunc) or func in (abs, round, int, float, str, bool, len) or \
                 getattr(func, "__module__", None) == "math":
@@ -2460,13 +2486,8 @@ def _vectorized(func, bound, what):
         raise NotImplementedError("%s: %r cannot run on the cluster (give a lambda or a def "
                                   "of one expression)" % (what, func))
     expr, arg = _function_expr(func, what)
-    code = func.__code__
-    env = dict(zip(code.co_freevars, [c.cell_contents for c in func.__closure__ or ()]))
-    binops = {ast.Add: op.add, ast.Sub: op.sub, ast.Mult: op.mul, ast.Div: op.truediv,
-              ast.FloorDiv: op.floordiv, ast.Mod: op.mod, ast.Pow: op.pow,
-              ast.BitAnd: op.and_, ast.BitOr: op.or_}
-    cmps = {ast.Gt: op.gt, ast.GtE: op.ge, ast.Lt: op.lt, ast.LtE: op.le, ast.Eq: op.eq,
-            ast.NotEq: op.ne}
+    lookup = _func_names(func)
+    binops, cmps = _ast_ops()
 
     def unsupported(node):
         return NotImplementedError(
@@ -2482,14 +2503,7 @@ def _vectorized(func, bound, what):
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.Name):
-            if node.id == arg:
-                return bound
-            for scope in (env, func.__globals__):
-                if node.id in scope:
-                    return scope[node.id]
-            if hasattr(builtins, node.id):
-                return getattr(builtins, node.id)
-            raise NameError("name %r is not defined" % node.id)
+            return bound if node.id == arg else lookup(node.id)
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             return [ev(e) for e in node.elts]
         if isinstance(node, ast.Dict):
@@ -2633,16 +2647,10 @@ def _group_apply(gb, func, what, mode="agg"):
     row by row outside reductions. Returns (result, the frame, the names
     of the columns assigned to it)."""
     import ast
-    import builtins
-    import operator as op
     expr, arg = _function_expr(func, what)
-    code = func.__code__
-    env = dict(zip(code.co_freevars, [c.cell_contents for c in func.__closure__ or ()]))
+    lookup = _func_names(func)
     df, sel = gb._df, gb._sel if _one(gb._sel) else None
-    binops = {ast.Add: op.add, ast.Sub: op.sub, ast.Mult: op.mul, ast.Div: op.truediv,
-              ast.FloorDiv: op.floordiv, ast.Mod: op.mod, ast.Pow: op.pow}
-    cmps = {ast.Gt: op.gt, ast.GtE: op.ge, ast.Lt: op.lt, ast.LtE: op.le, ast.Eq: op.eq,
-            ast.NotEq: op.ne}
+    binops, cmps = _ast_ops()
     reduced = []  # pass one: (id of the reducing node, its row-wise Series)
     plan = {}     # pass two: id of the reducing node -> the column of `frame` it reduces
     frame = [None]
@@ -2682,14 +2690,7 @@ def _group_apply(gb, func, what, mode="agg"):
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.Name):
-            if node.id == arg:
-                return _FilterGroup(gb, sel)
-            for scope in (env, func.__globals__):
-                if node.id in scope:
-                    return scope[node.id]
-            if hasattr(builtins, node.id):
-                return getattr(builtins, node.id)
-            raise NameError("name %r is not defined" % node.id)
+            return _FilterGroup(gb, sel) if node.id == arg else lookup(node.id)
         if isinstance(node, (ast.Attribute, ast.Subscript)):
             base = ev(node.value, inside)
             if isinstance(base, _FilterGroup):
@@ -3301,8 +3302,9 @@ def _func_name(fn):
              or fn is getattr(np, name, None)):
         return _NUMPY_FUNCS[name]
     raise NotImplementedError("agg: %r is not one of the engine's aggregations (a name such as "
-                              "\"sum\", or numpy's np.sum, np.mean ...); Python functions "
-                              "cannot run on the workers" % (fn,))
+                              "\"sum\", or numpy's np.sum, np.mean ...); a lambda or a def of "
+                              "one expression runs over a selected column (g[\"x\"].agg(f))"
+                              % (fn,))
 
 
 def jsonable_col(c):
