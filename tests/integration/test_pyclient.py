@@ -1394,6 +1394,10 @@ class TestDataFrames(Base):
             for f in (lambda r: r.price * r.qty, lambda r: r["qty"] - 1 if r.qty > 5 else 0,
                       lambda r: r.qty + (r.price if r.qty > 2 else 0), lambda r: r["name"][:2] + r.code):
                 pd.testing.assert_series_equal(df.apply(f, axis=1).fetch(), p.apply(f, axis=1))
+            spread = (lambda r:  # a lambda over several lines, a comment in it
+                      r.price * 2
+                      - r.qty)
+            pd.testing.assert_series_equal(df.apply(spread, axis=1).fetch(), p.apply(spread, axis=1))
             with self.assertRaisesRegex(NotImplementedError, "the row's label"):
                 df.apply(lambda r: r.name, axis=1)
             with self.assertRaisesRegex(NotImplementedError, r"print\(x\) is not supported"):

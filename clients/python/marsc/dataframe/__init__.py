@@ -2391,9 +2391,12 @@ def _function_expr(func, what="groupby filter"):
     found = []  # (the lambda, whether its constants are the code's exactly)
     start = src.find("lambda")
     while start >= 0:
-        for end in range(len(src), start, -1):  # the longest text from here that is a lambda
-            try:
-                e = ast.parse(src[start:end].strip(), mode="eval").body
+        # the longest text from here that is a lambda: it ends at the end or
+        # before a closing bracket, a comma or a line end
+        ends = [len(src)] + [i for i in range(len(src) - 1, start, -1) if src[i] in ",)]}\n"]
+        for end in ends:
+            try:  # in parentheses: a lambda over several lines parses too
+                e = ast.parse("(" + src[start:end].strip() + "\n)", mode="eval").body
             except SyntaxError:
                 continue
             if isinstance(e, ast.Lambda):
