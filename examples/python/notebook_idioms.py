@@ -3,7 +3,9 @@
 funcs and as_index=False, a ratio of two aggregations of one groupby, a
 column minus its group mean, shares of a total, a loc assignment by a mask,
 describe(include="all"), idxmax per group and an unstacked count table;
-each compared with pandas."""
+and the lambdas of apply, groupby apply, transform and filter (marsc reads
+each one's expression and runs it over whole columns); each compared with
+pandas."""
 import os
 import tempfile
 
@@ -58,6 +60,23 @@ pd.testing.assert_frame_equal(table.fetch(), want)
 df.loc[df.price.isna(), "price"] = df.price.mean()
 p.loc[p.price.isna(), "price"] = p.price.mean()
 pd.testing.assert_series_equal(df.price.fetch(), p.price, check_exact=False)
+
+# lambdas: marsc reads each one's expression from its source and sends it
+# as element-wise ops, groupby aggregations and transforms
+lambdas = {
+    "big order": (df.apply(lambda r: "big" if r.qty * r.price > 30 else "small", axis=1),
+                  p.apply(lambda r: "big" if r.qty * r.price > 30 else "small", axis=1)),
+    "weighted price": (g.apply(lambda d: (d.price * d.qty).sum() / d.qty.sum()),
+                       pg.apply(lambda d: (d.price * d.qty).sum() / d.qty.sum())),
+    "qty z-score": (g.qty.transform(lambda s: (s - s.mean()) / s.std()),
+                    pg.qty.transform(lambda s: (s - s.mean()) / s.std())),
+    "busy items": (df.groupby("item").filter(lambda d: len(d) > 740).item.value_counts(),
+                   p.groupby("item").filter(lambda d: len(d) > 740).item.value_counts()),
+}
+for name, (m, want) in lambdas.items():
+    got = m.fetch()
+    print("%s:\n%s\n" % (name, got.head(6)))
+    pd.testing.assert_series_equal(got, want, check_exact=False)
 
 summary = df.describe(include="all")  # a pandas DataFrame, assembled by the client
 print(summary)
