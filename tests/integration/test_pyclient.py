@@ -1513,6 +1513,35 @@ class TestDataFrames(Base):
                 df.groupby("g").filter(lambda d: (d.x * d.y).sum() > 60).fetch(),
                 p.groupby("g").filter(lambda d: (d.x * d.y).sum() > 60))
 
+    def test_rolling_apply(self):
+        """s.rolling(w).apply(func) and s.expanding().apply(func) of lambdas
+        against pandas' per-window calls: a range, a ratio of reductions, a
+        variance from two means, numpy's sum, raw=True; and refusals."""
+        rng = np.random.default_rng(47)
+        n = 200
+        x = rng.random(n).round(3)
+        x[rng.random(n) < 0.1] = np.nan
+        with uploaded_csv("rapply.csv", pd.DataFrame({"x": x, "y": rng.integers(0, 9, n)})) as p:
+            df = md.read_csv("rapply.csv", chunk_bytes=500)
+            cases = [
+                (lambda s: s.rolling(5).apply(lambda w: w.max() - w.min()), False),
+                (lambda s: s.rolling(7, min_periods=2).apply(lambda w: w.sum() / w.count()), False),
+                (lambda s: s.rolling(10, min_periods=3).apply(lambda w: (w * w).mean() - w.mean() ** 2),
+                 False),
+                (lambda s: s.rolling(4).apply(np.sum), False),
+                (lambda s: s.rolling(6).apply(lambda w: w.max() - w.min(), raw=True), True),
+                (lambda s: s.expanding(3).apply(lambda w: np.sqrt(w.var())), False),
+            ]
+            for f, _ in cases:
+                for col in ("x", "y"):
+                    pd.testing.assert_series_equal(f(df[col]).fetch(), f(p[col]), rtol=1e-9)
+            with self.assertRaisesRegex(NotImplementedError, "the window outside a reduction"):
+                df.x.rolling(3).apply(lambda w: w[-1])
+            with self.assertRaisesRegex(NotImplementedError, "within a reduction of the window"):
+                df.x.rolling(3).apply(lambda w: (w - w.mean()).abs().sum())
+            with self.assertRaisesRegex(NotImplementedError, "roll one column"):
+                df.rolling(3).apply(lambda w: w.sum())
+
     def test_groupby_filter(self):
         """g.filter(func) against pandas: lambdas and a def over group
         statistics (len, shape, size, sum ... nunique), arithmetic, chained

@@ -1055,6 +1055,15 @@ class _Rolling:
         out = r._agg(agg)
         return out.drop(columns=[tmp]) if tmp else out
 
+    def apply(self, func, raw=False, engine=None, engine_kwargs=None, args=None, kwargs=None):
+        """pandas' rolling (expanding) apply of a Series: func's expression
+        (a lambda or a def of one return, read from its source), each
+        reduction of its window a rolling aggregation: w.max() - w.min(),
+        (w * w).sum() / w.count(), np.sqrt(w.var()). Not Python per window."""
+        if engine is not None or args or kwargs:
+            raise NotImplementedError("rolling apply: engine, args and kwargs are not supported")
+        return _window_apply(self, func, raw)
+
     def cov(self, other=None, ddof=1):
         """pandas' rolling cov of each column with other (a column's name,
         or a Series of the same rows), its values to the bit."""
@@ -2466,6 +2475,53 @@ _DT_ATTRS = ("year", "month", "day", "hour", "minute", "second", "microsecond", 
 _DT_METHODS = ("weekday", "day_name", "month_name", "normalize", "strftime", "date")
 
 
+_WINDOW_REDUCTIONS = ("sum", "mean", "min", "max", "std", "var", "count", "median", "skew",
+                      "kurt")
+
+
+def _window_apply(roll, func, raw):
+    """rolling (expanding) apply of func over a Series' windows: each
+    reduction of the window in func's expression (w.max() - w.min(),
+    (w * w).sum()) is the rolling aggregation of that row-wise Series."""
+    import ast
+    what = "rolling apply"
+    if not isinstance(roll._f, Series):
+        raise NotImplementedError("%s of a DataFrame: roll one column (df.x.rolling(w)"
+                                  ".apply(f))" % what)
+    if _numpy_agg(func) or getattr(func, "__code__", None) is None:
+        name = _func_name(func)  # np.sum, np.mean, max ...: the aggregation itself
+        if name not in ("sum", "mean", "min", "max", "median"):
+            raise NotImplementedError("%s: %r (numpy's std and var are ddof 0, pandas' "
+                                      "rolling ones ddof 1)" % (what, func))
+        return roll._agg(name)
+    expr, arg = _function_expr(func, what)
+
+    def check(node, inside):
+        """the window only within one reduction, none inside another"""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in _WINDOW_REDUCTIONS and not node.args:
+            if inside:
+                raise NotImplementedError("%s: %s reduces within a reduction of the window, "
+                                          "which is not supported" % (what, ast.unparse(node)))
+            if raw and node.func.attr in ("std", "var"):
+                raise NotImplementedError("%s: raw=True's %s is numpy's (ddof 0); use raw=False "
+                                          "(pandas' ddof 1)" % (what, node.func.attr))
+            return check(node.func.value, True)
+        if isinstance(node, ast.Name) and node.id == arg and not inside:
+            raise NotImplementedError("%s: the window outside a reduction (the function must "
+                                      "give one value per window: w.sum(), w.max() - w.min() "
+                                      "...)" % what)
+        for c in ast.iter_child_nodes(node):
+            check(c, inside)
+    check(expr, False)
+
+    def reducer(series, name):
+        r = copy.copy(roll)
+        r._f = series
+        return r._agg(name)
+    return _vectorized(func, roll._f, what, reducer)
+
+
 class _Row:
     """A row a function of DataFrame.apply(axis=1) receives: row.x and
     row["x"] are the column x."""
@@ -2474,11 +2530,13 @@ class _Row:
         self.df = df
 
 
-def _vectorized(func, bound, what):
+def _vectorized(func, bound, what, reducer=None):
     """func's expression (a lambda, or a def of one return) with its
     argument bound to `bound` (a Series, or a _Row of a frame), run as
     element-wise ops over whole columns: what pandas' apply gives row by
-    row, without running Python on the workers."""
+    row, without running Python on the workers. reducer(series, name),
+    when given, is what a reduction of a Series in it (.sum(), ...,
+    _WINDOW_REDUCTIONS) becomes: a rolling window's, for rolling apply."""
     import ast
     import math
     if getattr(func, "__code__", None) is None:  # a builtin or a numpy ufunc: s.apply(len)
@@ -2524,6 +2582,8 @@ def _vectorized(func, bound, what):
             if isinstance(base, Series):
                 if node.attr in _DT_ATTRS:
                     return getattr(base.dt, node.attr)
+                if reducer is not None and node.attr in _WINDOW_REDUCTIONS:
+                    return ("reduce", base, node.attr)
                 if node.attr in _STR_METHODS or node.attr in _DT_METHODS:
                     return ("method", base, node.attr)
                 raise unsupported(node)
@@ -2554,6 +2614,8 @@ def _vectorized(func, bound, what):
                 raise unsupported(node)
             f = ev(node.func)
             a = [ev(x) for x in node.args]
+            if isinstance(f, tuple) and f[0] == "reduce" and not a:
+                return reducer(f[1], f[2])
             if isinstance(f, tuple) and f[0] == "method":
                 _, base, name = f
                 if name in _DT_METHODS:  # d.weekday(), d.date(): dt's properties
