@@ -1542,6 +1542,30 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(NotImplementedError, "roll one column"):
                 df.rolling(3).apply(lambda w: w.sum())
 
+    def test_series_groupby_fused(self):
+        """Aggregations of different Series grouped by the same key Series
+        (Series.groupby makes a frame of each), combined: a VWAP, a
+        difference of means, a ratio with a count; rebased onto one
+        groupby, equal to pandas'."""
+        rng = np.random.default_rng(53)
+        n = 300
+        sym = rng.choice(["AAA", "BBB", "CCC"], n).astype(object)
+        sym[rng.random(n) < 0.05] = None
+        px = (rng.random(n) * 100).round(2)
+        px[rng.random(n) < 0.05] = np.nan
+        with uploaded_csv("vwap.csv", pd.DataFrame({
+                "sym": sym, "px": px, "vol": rng.integers(1, 500, n), "d": rng.integers(0, 5, n)})) as p:
+            df = md.read_csv("vwap.csv", chunk_bytes=800)
+            pairs = [
+                ((df.px * df.vol).groupby(df.sym).sum() / df.vol.groupby(df.sym).sum(),
+                 (p.px * p.vol).groupby(p.sym).sum() / p.vol.groupby(p.sym).sum()),
+                (df.px.groupby(df.sym).mean() - df.vol.groupby(df.sym).mean(),
+                 p.px.groupby(p.sym).mean() - p.vol.groupby(p.sym).mean()),
+                (df.px.groupby([df.sym, df.d]).max() / df.vol.groupby([df.sym, df.d]).count(),
+                 p.px.groupby([p.sym, p.d]).max() / p.vol.groupby([p.sym, p.d]).count()),
+            ]
+            self.same_as_pandas(pairs)
+
     def test_groupby_filter(self):
         """g.filter(func) against pandas: lambdas and a def over group
         statistics (len, shape, size, sum ... nunique), arithmetic, chained

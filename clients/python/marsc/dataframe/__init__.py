@@ -132,6 +132,76 @@ def _gb_signature(gb):
             p.get("dropna", True) is not False, p.get("as_index", True) is not False)
 
 
+def _node_key(node, depth=0):
+    """A node's structure (op, params, inputs'), so that two nodes built
+    alike (df.sym written twice) compare equal; inputs that are no nodes by
+    identity."""
+    if not isinstance(node, Node) or depth > 30:
+        return ("id", id(node))
+    return (node.op, node.kind, json.dumps(node.params, sort_keys=True, default=repr),
+            tuple(_node_key(i, depth + 1) for i in node.inputs))
+
+
+def _side_by_side(node):
+    """[(column name, Series node)] of a concat of Series along the columns
+    (what Series.groupby groups), else None"""
+    if node.op != "dataframe.concat" or node.params.get("axis") != 1:
+        return None
+    out = []
+    for i in node.inputs:
+        if not isinstance(i, Node) or i.kind != "series":
+            return None
+        name = _series_name(i)
+        if name is _UNKNOWN:
+            return None
+        out.append((name, i))
+    return out
+
+
+def _merge_side_by_side(bases):
+    """Groupbys of different concats of Series (s1.groupby(k), s2.groupby(k):
+    each its own frame) by the same key columns: one concat of the keys and
+    every grouped Series, and each groupby's column names in it; None when
+    they do not fit (another frame, keys that differ)."""
+    frames = {}
+    for b in bases.values():
+        cols = _side_by_side(b.inputs[0])
+        if cols is None:
+            return None
+        frames[id(b)] = cols
+    by = next(iter(bases.values())).params["by"]
+    by = by if isinstance(by, list) else [by]
+    keys = {}
+    for cols in frames.values():
+        for name, n in cols:
+            if name in by:
+                k = _node_key(n)
+                if keys.setdefault(name, (k, n))[0] != k:
+                    return None  # a key of that name made otherwise
+    if set(keys) != set(by):
+        return None
+    inputs = [keys[name][1] for name in by]
+    taken, made = set(by), {}
+    colmap = {}
+    for bid, cols in frames.items():
+        m = {name: name for name in by}
+        for name, n in cols:
+            if name in by:
+                continue
+            k = _node_key(n)
+            if k not in made:
+                new = name
+                while new in taken:
+                    new = "%s_%d" % (name, len(taken))
+                taken.add(new)
+                made[k] = new
+                inputs.append(n if new == name else
+                              Node("dataframe.rename", [n], {"name": new}, "series"))
+            m[name] = made[k]
+        colmap[bid] = m
+    return Node("dataframe.concat", inputs, {"axis": 1}, "dataframe"), colmap
+
+
 def _fuse_groupbys(ins):
     """ins with the Series that read several compatible groupby results
     rebased onto one groupby_agg of all their aggregations (each leaf a
@@ -144,8 +214,18 @@ def _fuse_groupbys(ins):
     for x in series:
         if not _gb_bases(x._ref.node, bases):
             return ins
-    if len(bases) < 2 or len({_gb_signature(b) for b in bases.values()}) != 1:
+    if len(bases) < 2:
         return ins
+    frame, colmap = None, None
+    if len({_gb_signature(b) for b in bases.values()}) != 1:
+        # different frames: Series.groupby's concats of one frame's rows
+        # by the same keys can be merged into one
+        if len({_gb_signature(b)[1:] for b in bases.values()}) != 1:
+            return ins
+        merged = _merge_side_by_side(bases)
+        if merged is None:
+            return ins
+        frame, colmap = merged
     first = next(iter(bases.values()))
     agg, names = {}, {}  # merged out -> spec; (id(node), out) -> merged out
     for b in bases.values():
@@ -154,6 +234,8 @@ def _fuse_groupbys(ins):
             else list(b.params["agg"].items())
         for out, spec in specs:
             spec = list(spec)
+            if colmap is not None:
+                spec[0] = colmap[id(b)].get(spec[0], spec[0])
             hit = next((k for k, v in agg.items() if v == spec), None)
             if hit is None:
                 hit = "_mars_agg%d" % len(agg)
@@ -163,7 +245,8 @@ def _fuse_groupbys(ins):
     p["agg"] = agg
     if first.op == "dataframe.groupby_size":
         p = {"by": first.params["by"], "agg": agg}
-    merged = Node("dataframe.groupby_agg", [first.inputs[0]], p, "dataframe")
+    merged = Node("dataframe.groupby_agg", [first.inputs[0] if frame is None else frame], p,
+                  "dataframe")
     memo = {}
 
     def clone(node):
