@@ -1,8 +1,9 @@
 /* csv.h: the CSV reader behind `dataframe.read_csv`, as pandas 1.5's C
- * parser reads a file with its defaults (sep "," or one other character,
- * decimal '.' or another, header 0, quotechar '"',
- * doublequote, skip_blank_lines, the default NA strings, no whitespace
- * stripping), in chunks that can be parsed apart from each other.
+ * parser reads a file (sep "," or one other character or "\s+", decimal
+ * '.' or another, header row k or none, quotechar '"' or another or none,
+ * doublequote, skip_blank_lines, the default NA strings and more, no
+ * whitespace stripping; csv_opts_t), in chunks that can be parsed apart
+ * from each other.
  *
  * A read goes in phases; each is a function here, so that the tiler can run
  * the per-chunk ones on workers:
@@ -49,11 +50,11 @@
  *
  * Known divergences from pandas, each rare in practice: a column of
  * integers of which some pass INT64_MAX but all fit uint64 is float64 here
- * (pandas: uint64; the engine has no uint64); where pandas gives object
- * because uint64 values meet negative or NA ones, its NA strings stay
- * strings ('NA'), here they are NA; a first data row with one field more
- * than the header is an error here (pandas takes the first column as the
- * index).
+ * (pandas: uint64; the engine has no uint64); a first data row of two or
+ * more fields more than the names is refused (pandas: a MultiIndex of
+ * them); a line skiprows' list skips is read with the rules of every
+ * other line, where pandas reads a quote after its leading separator as
+ * text (docs/graph-format.md).
  *
  * Every function returns 0, or -1 with a one-line message in err (when err
  * is not NULL) naming what failed and where, in pandas' words where pandas
