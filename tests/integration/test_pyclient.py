@@ -1566,6 +1566,35 @@ class TestDataFrames(Base):
             ]
             self.same_as_pandas(pairs)
 
+    def test_callables_pipe(self):
+        """pandas' callables: df[lambda d: ...], df.loc[lambda d: ..., cols],
+        s[lambda s: ...], where/mask of a function, and pipe (a function, a
+        (function, keyword) pair) in a method chain, against pandas."""
+        rng = np.random.default_rng(59)
+        n = 200
+        with uploaded_csv("calls.csv", pd.DataFrame({
+                "a": rng.integers(-5, 10, n), "b": rng.random(n),  # no ties: pandas' sort is unstable
+                "c": rng.choice(["x", "y"], n)}), float_precision="round_trip") as p:
+            df = md.read_csv("calls.csv", chunk_bytes=700)
+
+            def top(d, col, k=3):
+                return d.sort_values(col, ascending=False).head(k)
+
+            def scaled(factor, data):
+                return data.assign(b=data.b * factor)
+
+            pairs = [
+                (df[lambda d: d.a > 2], p[lambda d: d.a > 2]),
+                (df.loc[lambda d: d.c == "x", ["a", "b"]], p.loc[lambda d: d.c == "x", ["a", "b"]]),
+                (df.b[lambda s: s > 0.5], p.b[lambda s: s > 0.5]),
+                (df.a.where(lambda s: s > 0, lambda s: -s), p.a.where(lambda s: s > 0, lambda s: -s)),
+                (df.b.mask(lambda s: s < 0.2), p.b.mask(lambda s: s < 0.2)),
+                (df.pipe(top, "b", k=5), p.pipe(top, "b", k=5)),
+                (df[lambda d: d.a != 0].pipe((scaled, "data"), 2.0).groupby("c").b.sum(),
+                 p[lambda d: d.a != 0].pipe((scaled, "data"), 2.0).groupby("c").b.sum()),
+            ]
+            self.same_as_pandas(pairs)
+
     def test_groupby_filter(self):
         """g.filter(func) against pandas: lambdas and a def over group
         statistics (len, shape, size, sum ... nunique), arithmetic, chained
@@ -2216,8 +2245,8 @@ class TestDataFrames(Base):
                                            pg.qty.agg(lambda x: x.sum()))
             with self.assertRaisesRegex(NotImplementedError, r"x\.cumsum is not supported"):
                 g.qty.agg(lambda x: x.cumsum())
-            with self.assertRaisesRegex(AttributeError, "pandas' DataFrame.pipe is not supported"):
-                df.pipe
+            with self.assertRaisesRegex(AttributeError, "pandas' DataFrame.to_period is not supported"):
+                df.to_period
             with self.assertRaisesRegex(AttributeError, "pandas' ohlc is not supported"):
                 g.ohlc
 

@@ -629,12 +629,26 @@ class _Frame(Entity):
         """pandas' where: this value where cond holds, else other (a number,
         NaN by default, or a frame like this one); cond a bool Series for a
         Series, a bool DataFrame of the same columns for a DataFrame
-        (strings take strings or NaN)."""
+        (strings take strings or NaN); either may be a function of this
+        object, called with it, as pandas calls it."""
+        cond, other = _called(cond, self), _called(other, self)
         return elementwise("where", [cond, self, other])
 
     def mask(self, cond, other=np.nan):
         """pandas' mask: other where cond holds, else this value."""
+        cond, other = _called(cond, self), _called(other, self)
         return elementwise("where", [cond, other, self])
+
+    def pipe(self, func, *args, **kwargs):
+        """pandas' pipe: func(self, *args, **kwargs), or with func a
+        (function, keyword) pair the function with self as that keyword."""
+        if isinstance(func, tuple):
+            func, kw = func
+            if kw in kwargs:
+                raise ValueError("%s is both the pipe target and a keyword argument" % kw)
+            kwargs[kw] = self
+            return func(*args, **kwargs)
+        return func(self, *args, **kwargs)
 
     def std(self, axis=0, ddof=1):
         return self._reduce("std", axis, **({} if ddof == 1 else {"ddof": ddof}))
@@ -1007,6 +1021,7 @@ class _Loc:
     def __getitem__(self, key):
         rows, cols = (key if isinstance(key, tuple) else (key, None))
         f = self._f
+        rows, cols = _called(rows, f), _called(cols, f)  # loc[lambda d: ...], as pandas
         if isinstance(rows, Series):
             out = _make("dataframe.loc", [f, rows], None, f._ref.kind, f._columns)
             return out if cols is None else out[cols]
@@ -1056,6 +1071,15 @@ class _Loc:
                 elementwise("where", [rows, value, np.nan])
         new = f.assign(**upd)
         f._ref, f._columns = new._ref, new._columns
+
+
+def _called(key, obj):
+    """pandas' callable indexers and conditions (df[lambda d: d.x > 0],
+    loc, where, mask): a function is called with the object; anything else
+    is as it is."""
+    if callable(key) and not isinstance(key, (_Frame, type, np.ufunc)):
+        return key(obj)
+    return key
 
 
 def _loc_one(f, label, cols=None):
@@ -1478,6 +1502,7 @@ class DataFrame(_Frame):
     to_records, to_html = _Frame._export_one("to_records"), _Frame._export_one("to_html")
 
     def __getitem__(self, key):
+        key = _called(key, self)  # df[lambda d: d.x > 0], as pandas calls it
         if isinstance(key, Series):
             return _make("dataframe.filter", [self, key], None, "dataframe", self._columns)
         if isinstance(key, (list, tuple)):
@@ -1872,6 +1897,7 @@ class Series(_Frame):
         return "Series <op=%s, key=%s>" % (self.op, self.key)
 
     def __getitem__(self, mask):
+        mask = _called(mask, self)  # s[lambda x: x > 0], as pandas calls it
         if isinstance(mask, Series):
             return _make("dataframe.filter", [self, mask], None, "series")
         raise TypeError("a marsc Series is indexed by a boolean Series (s[s > 0])")
