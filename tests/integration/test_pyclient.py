@@ -1569,7 +1569,8 @@ class TestDataFrames(Base):
     def test_callables_pipe(self):
         """pandas' callables: df[lambda d: ...], df.loc[lambda d: ..., cols],
         s[lambda s: ...], where/mask of a function, and pipe (a function, a
-        (function, keyword) pair) in a method chain, against pandas."""
+        (function, keyword) pair) in a method chain; applymap of a lambda;
+        groupby nth; iterrows, itertuples and items; against pandas."""
         rng = np.random.default_rng(59)
         n = 200
         with uploaded_csv("calls.csv", pd.DataFrame({
@@ -1592,8 +1593,19 @@ class TestDataFrames(Base):
                 (df.pipe(top, "b", k=5), p.pipe(top, "b", k=5)),
                 (df[lambda d: d.a != 0].pipe((scaled, "data"), 2.0).groupby("c").b.sum(),
                  p[lambda d: d.a != 0].pipe((scaled, "data"), 2.0).groupby("c").b.sum()),
+                (df[["a", "b"]].applymap(lambda v: v * 2 if v > 0 else -v),
+                 p[["a", "b"]].applymap(lambda v: v * 2 if v > 0 else -v)),
+                (df[["c"]].applymap(lambda v: v.upper() + "!"), p[["c"]].applymap(lambda v: v.upper() + "!")),
+                (df.groupby("c").nth(0), p.groupby("c").nth(0)),
+                (df.groupby("c").nth(-2), p.groupby("c").nth(-2)),
+                (df.groupby(["c", "a"]).b.nth(1), p.groupby(["c", "a"]).b.nth(1)),
             ]
             self.same_as_pandas(pairs)
+            head, phead = df.head(4), p.head(4)
+            self.assertEqual([(i, r.a, r.c) for i, r in head.iterrows()],
+                             [(i, r.a, r.c) for i, r in phead.iterrows()])
+            self.assertEqual(list(head.itertuples(name=None)), list(phead.itertuples(name=None)))
+            self.assertEqual([k for k, _ in head.items()], list(phead.columns))
 
     def test_groupby_filter(self):
         """g.filter(func) against pandas: lambdas and a def over group

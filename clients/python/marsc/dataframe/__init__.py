@@ -1500,6 +1500,20 @@ class DataFrame(_Frame):
         return "DataFrame <op=%s, columns=%s, key=%s>" % (self.op, self._columns, self.key)
 
     to_records, to_html = _Frame._export_one("to_records"), _Frame._export_one("to_html")
+    # pandas' iterations: over the fetched frame (it runs first)
+    iterrows, itertuples = _Frame._export_one("iterrows"), _Frame._export_one("itertuples")
+    items = _Frame._export_one("items")
+
+    def applymap(self, func, na_action=None):
+        """pandas' applymap: func's expression (read as apply's) over every
+        column, element-wise; the columns must be known here."""
+        cols = self.columns
+        if cols is None:
+            self._ran()
+            cols = self.columns
+        if na_action not in (None, "ignore"):
+            raise ValueError("na_action must be 'ignore' or None")
+        return concat([_vectorized(func, self[c], "applymap").rename(c) for c in cols], axis=1)
 
     def __getitem__(self, key):
         key = _called(key, self)  # df[lambda d: d.x > 0], as pandas calls it
@@ -1983,6 +1997,7 @@ class Series(_Frame):
 
     to_list, tolist, item = _Frame._export_one("to_list"), _Frame._export_one("tolist"), \
         _Frame._export_one("item")
+    items = _Frame._export_one("items")
 
     def to_frame(self, name=None):
         """pandas' Series.to_frame: a DataFrame of this one column (named
@@ -3088,6 +3103,19 @@ class GroupBy(_Aggregations):
 
     def head(self, n=5):
         return self._rows("dataframe.groupby_head", n)
+
+    def nth(self, n, dropna=None):
+        """pandas 1.5's g.nth(n): each group's n-th row (from the end when
+        negative), indexed by the keys in key order, the keys' columns
+        dropped; groups of fewer rows give none."""
+        if dropna is not None or not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise NotImplementedError("groupby nth: one integer position (no dropna)")
+        if not self._as_index:
+            raise NotImplementedError("groupby nth with as_index=False is not supported")
+        pos = self.cumcount() if n >= 0 else self.cumcount(ascending=False)
+        rows = self._df[pos == (n if n >= 0 else -n - 1)]
+        out = rows.set_index(list(self._by)).sort_index()
+        return out if self._sel is None else out[self._sel]
 
     def tail(self, n=5):
         return self._rows("dataframe.groupby_tail", n)
