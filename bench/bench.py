@@ -272,6 +272,38 @@ WORKLOADS = {
                 "r = df.assign(w=df.apply(lambda r: r.a * r.b if r.a > 500 else r.b, axis=1, "
                 "meta=('w', 'i8')))[['w']].sum().compute()",
     },
+    # W5w: a groupby apply of a lambda giving one value per group, a
+    # weighted mean. pandas and Dask call the lambda once per group; marsc
+    # reads its expression and sends one groupby_agg of the frame with the
+    # product assigned (this document is what it sends), the division
+    # after; the result is one row per key
+    "W5w": {
+        "title": "groupby('k').apply(lambda d: (d.v * d.w).sum() / d.w.sum()) of 10,000,000 "
+                 "rows (1,000 int keys, 1,000,000-row chunks)",
+        "df": True, "save": "json",
+        "doc": {"version": 1, "nodes": [
+            {"key": "a", "op": "random.randint", "shape": [10000000, 3], "low": 0,
+             "high": 1000, "chunk_size": [1000000, 3], "seed": 1},
+            {"key": "df", "op": "dataframe.from_tensor", "inputs": ["a"],
+             "columns": ["k", "v", "w"]},
+            {"key": "v", "op": "dataframe.getitem", "inputs": ["df"], "columns": "v"},
+            {"key": "w", "op": "dataframe.getitem", "inputs": ["df"], "columns": "w"},
+            {"key": "vw", "op": "multiply", "inputs": ["v", "w"]},
+            {"key": "f", "op": "dataframe.assign", "inputs": ["df", "vw"],
+             "names": ["_mars_apply0"]},
+            {"key": "g", "op": "dataframe.groupby_agg", "inputs": ["f"], "by": ["k"],
+             "agg": {"s": ["_mars_apply0", "sum"], "t": ["w", "sum"]}},
+            {"key": "gs", "op": "dataframe.getitem", "inputs": ["g"], "columns": "s"},
+            {"key": "gt", "op": "dataframe.getitem", "inputs": ["g"], "columns": "t"},
+            {"key": "r", "op": "divide", "inputs": ["gs", "gt"]}], "fetch": ["r"]},
+        "np_setup": "df = pd.DataFrame(np.random.default_rng(1).integers(0, 1000, "
+                    "(10000000, 3)), columns=['k', 'v', 'w'])",
+        "np_compute": "r = df.groupby('k').apply(lambda d: (d.v * d.w).sum() / d.w.sum())",
+        "dask": "a = da.random.randint(0, 1000, (10000000, 3), chunks=(1000000, 3)); "
+                "df = dd.from_dask_array(a, columns=['k', 'v', 'w']); "
+                "r = df.groupby('k').apply(lambda d: (d.v * d.w).sum() / d.w.sum(), "
+                "meta=(None, 'f8')).compute()",
+    },
     # W5k: a groupby transformation kernel (cumsum within each key's rows,
     # in row order; chunk by chunk, each key's running sum carried from
     # chunk to chunk), summed so the result is small
