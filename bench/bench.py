@@ -272,12 +272,12 @@ WORKLOADS = {
                 "r = df.assign(w=df.apply(lambda r: r.a * r.b if r.a > 500 else r.b, axis=1, "
                 "meta=('w', 'i8')))[['w']].sum().compute()",
     },
-    # W5w: a groupby apply of a lambda giving one value per group, a
+    # W5y: a groupby apply of a lambda giving one value per group, a
     # weighted mean. pandas and Dask call the lambda once per group; marsc
     # reads its expression and sends one groupby_agg of the frame with the
     # product assigned (this document is what it sends), the division
     # after; the result is one row per key
-    "W5w": {
+    "W5y": {
         "title": "groupby('k').apply(lambda d: (d.v * d.w).sum() / d.w.sum()) of 10,000,000 "
                  "rows (1,000 int keys, 1,000,000-row chunks)",
         "df": True, "save": "json",
