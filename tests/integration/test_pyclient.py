@@ -1606,6 +1606,8 @@ class TestDataFrames(Base):
                              [(i, r.a, r.c) for i, r in phead.iterrows()])
             self.assertEqual(list(head.itertuples(name=None)), list(phead.itertuples(name=None)))
             self.assertEqual([k for k, _ in head.items()], list(phead.columns))
+            pd.testing.assert_frame_equal(df[["a", "b"]].describe().T, p[["a", "b"]].describe().T)
+            pd.testing.assert_frame_equal(head.transpose(), phead.transpose())
 
     def test_groupby_filter(self):
         """g.filter(func) against pandas: lambdas and a def over group

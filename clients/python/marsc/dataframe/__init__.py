@@ -1503,6 +1503,13 @@ class DataFrame(_Frame):
     # pandas' iterations: over the fetched frame (it runs first)
     iterrows, itertuples = _Frame._export_one("iterrows"), _Frame._export_one("itertuples")
     items = _Frame._export_one("items")
+    # the transpose, of the fetched frame (its columns' types mix in one
+    # column, which the engine's frames cannot hold): df.describe().T
+    transpose = _Frame._export_one("transpose")
+
+    @property
+    def T(self):  # noqa: N802 - pandas' name
+        return self.fetch().T
 
     def applymap(self, func, na_action=None):
         """pandas' applymap: func's expression (read as apply's) over every
