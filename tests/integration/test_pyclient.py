@@ -1481,6 +1481,22 @@ class TestDataFrames(Base):
                                            p.groupby("g").y.agg(lambda s: s.std() / s.mean()))
             pd.testing.assert_series_equal(df.groupby("k").apply("sum").x.fetch(),
                                            p.groupby("k").sum().x)
+            # agg's dict, list and named aggregations holding lambdas, beside names
+
+            def span(s):
+                return s.max() - s.min()
+
+            g, pg = df.groupby("g"), p.groupby("g")
+            self.same_as_pandas([
+                (g.agg({"x": lambda s: s.max() - s.min(), "y": "mean"}),
+                 pg.agg({"x": lambda s: s.max() - s.min(), "y": "mean"})),
+                (g.agg(r=("x", lambda s: (s * 2).sum()), m=("y", lambda s: (s + 1).max())),
+                 pg.agg(r=("x", lambda s: (s * 2).sum()), m=("y", lambda s: (s + 1).max()))),
+                (g.y.agg(["mean", lambda s: s.max(), span]), pg.y.agg(["mean", lambda s: s.max(), span])),
+                (g.x.agg([lambda s: s.max(), lambda s: s.min()]), pg.x.agg([lambda s: s.max(), lambda s: s.min()])),
+                (g[["x", "y"]].transform(lambda s: s - s.mean()), pg[["x", "y"]].transform(lambda s: s - s.mean())),
+                (df.assign(s=np.where(df.x > 3, "hi", "lo")).s, p.assign(s=np.where(p.x > 3, "hi", "lo")).s),
+            ])
             with self.assertRaisesRegex(NotImplementedError, "is no value per group"):
                 df.groupby("k").apply(lambda d: d.x + 1)
             with self.assertRaisesRegex(NotImplementedError, r"d\.x\.cumsum is not supported"):

@@ -355,6 +355,13 @@ class _Frame(Entity):
                          "dataframe" if isinstance(self, DataFrame) else "series", self._columns)
         return elementwise("astype", [self], {"dtype": name(dtype)})
 
+    def __array_function__(self, func, types, args, kwargs):
+        """numpy's np.where(cond, a, b) of Series: the element-wise where
+        (a Series of the rows), as pandas' users write it."""
+        if func is np.where and len(args) == 3 and not kwargs:
+            return elementwise("where", list(args))
+        return NotImplemented
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kw):
         """numpy's ufuncs of Series and DataFrames (np.log(s), np.maximum(s,
         0)) as the engine's element-wise ops of the same names."""
@@ -1073,6 +1080,14 @@ class _Loc:
         f._ref, f._columns = new._ref, new._columns
 
 
+def _sort_kind(kind):
+    """pandas' sort kinds: the engine's sort is stable, which every kind
+    allows (quicksort's order of equal keys is unspecified)"""
+    if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
+        raise ValueError("sort kind must be quicksort, mergesort, heapsort or stable, not %r"
+                         % (kind,))
+
+
 def _called(key, obj):
     """pandas' callable indexers and conditions (df[lambda d: d.x > 0],
     loc, where, mask): a function is called with the object; anything else
@@ -1689,10 +1704,16 @@ class DataFrame(_Frame):
                 names.append(k)
         return GroupBy(frame, names, as_index=bool(as_index))
 
-    def sort_values(self, by, ascending=True, na_position="last", key=None):
-        """pandas' stable sort (kind="mergesort"): by one column or several,
-        missing values last or first (na_position); key a function of each
-        by column's Series (s.str.lower() ...), sorted by what it gives."""
+    def sort_values(self, by, ascending=True, na_position="last", key=None, kind=None,
+                    ignore_index=False):
+        """pandas' stable sort (kind="mergesort", whatever kind says: pandas'
+        default quicksort orders equal keys in no specified way): by one
+        column or several, missing values last or first (na_position); key
+        a function of each by column's Series (s.str.lower() ...), sorted by
+        what it gives."""
+        _sort_kind(kind)
+        if ignore_index:
+            return self.sort_values(by, ascending, na_position, key).reset_index(drop=True)
         if key is not None:
             bys = [by] if _one(by) else list(by)
             tmp = {"_mars_key%d" % q: key(self[b]) for q, b in enumerate(bys)}
@@ -2042,9 +2063,10 @@ class Series(_Frame):
             return _make("dataframe.reset_index", [s], {"drop": True}, "series", index_names=None)
         return _make("dataframe.reset_index", [s], None, "dataframe", index_names=None)
 
-    def sort_values(self, ascending=True, na_position="last"):
-        """pandas' Series.sort_values, stable (kind="mergesort"), missing
-        values last or first (na_position)."""
+    def sort_values(self, ascending=True, na_position="last", kind=None):
+        """pandas' Series.sort_values, stable (kind="mergesort", whatever
+        kind says), missing values last or first (na_position)."""
+        _sort_kind(kind)
         return self._rows("sort_values", ascending=None if ascending is True else bool(ascending),
                           na_position=None if na_position == "last" else na_position)
 
@@ -3189,9 +3211,15 @@ class GroupBy(_Aggregations):
         with the kernel's arguments."""
         if callable(func) and not _numpy_agg(func):
             # a lambda or a def: its expression, each reduction a transform
-            if not _one(self._sel) or kw:
-                raise NotImplementedError("groupby transform of a function: select one column "
+            if kw or self._sel is None:
+                raise NotImplementedError("groupby transform of a function: select the columns "
                                           "(g[\"x\"].transform(func)), no arguments")
+            if not _one(self._sel):  # each column's, side by side
+                cols = list(self._sel)
+                out = concat([GroupBy(self._df, self._by, c).transform(func) for c in cols],
+                             axis=1)
+                out._columns = cols
+                return out
             return _group_apply(self, func, "groupby transform", "transform")[0].rename(self._sel)
         if not isinstance(func, str):
             func = _func_name(func)
@@ -3365,6 +3393,9 @@ class GroupBy(_Aggregations):
         if arg is not None and named:
             raise TypeError("agg takes a func, a list or a dict, or named aggregations, "
                             "not both")
+        fused = self._agg_functions(arg, named, one)
+        if fused is not None:
+            return fused
         if arg is not None and not isinstance(arg, (list, tuple, dict)):
             if callable(arg) and not _numpy_agg(arg):
                 if not one:
@@ -3408,6 +3439,34 @@ class GroupBy(_Aggregations):
                                  index_names=list(self._by)))
 
     aggregate = agg
+
+    def _agg_functions(self, arg, named, one):
+        """agg's dict, list or named aggregations holding lambdas (or defs):
+        each output its column's aggregation (a function read as apply's),
+        all rebased onto one groupby, side by side; None when none is a
+        function"""
+        def is_fn(fn):
+            return callable(fn) and not isinstance(fn, str) and not _numpy_agg(fn)
+        specs = []
+        if isinstance(arg, dict) and not one:
+            specs = [(c, c, fn) for c, fn in arg.items() if not isinstance(fn, (list, tuple))]
+        elif isinstance(arg, (list, tuple)) and one:
+            lams = [fn for fn in arg if is_fn(fn) and fn.__name__ == "<lambda>"]
+            for fn in arg:  # pandas' names: <lambda_0>, ... (one lambda among funcs too)
+                name = "<lambda_%d>" % lams.index(fn) if fn in lams else \
+                    fn.__name__ if is_fn(fn) else _func_name(fn)
+                specs.append((name, self._sel, fn))
+        for out, spec in named.items():
+            if one and not isinstance(spec, (tuple, list)):
+                specs.append((out, self._sel, spec))
+            elif isinstance(spec, (tuple, list)) and len(spec) == 2:
+                specs.append((out, spec[0], spec[1]))
+        if not any(is_fn(fn) for _, _, fn in specs):
+            return None
+        parts = [GroupBy(self._df, self._by, col).agg(fn).rename(out) for out, col, fn in specs]
+        out = concat(_fuse_groupbys(parts), axis=1)
+        out._columns, out._index_names = [o for o, _, _ in specs], list(self._by)
+        return self._keyed(out)
 
 
 _NUMPY_FUNCS = {"sum": "sum", "nansum": "sum", "mean": "mean", "nanmean": "mean",
