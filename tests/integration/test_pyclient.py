@@ -2237,6 +2237,7 @@ class TestDataFrames(Base):
                 (df.groupby([df.city, df.day.dt.dayofweek]).qty.max(),
                  p.groupby([p.city, p.day.dt.dayofweek]).qty.max()),
                 (df.value_counts(["city", "shop"]), p.value_counts(["city", "shop"])),
+                (df[["city"]].value_counts(), p[["city"]].value_counts()),  # a MultiIndex of one level
                 (df.value_counts(["shop", "city"], normalize=True, ascending=True),
                  p.value_counts(["shop", "city"], normalize=True, ascending=True)),
                 (md.crosstab(df.city, df.shop),

@@ -1577,8 +1577,8 @@ class DataFrame(_Frame):
         the subset columns (default all), as groupby(subset).size() sorted
         by count (stable: equal counts in key order, as pandas' sort for up
         to 16 rows); normalize divides by the total. Its index has a level
-        per column, a plain one for a single column (pandas: a MultiIndex
-        of one level)."""
+        per column; for a single column the engine's is a plain index,
+        fetched as pandas' MultiIndex of one level."""
         cols = _names(subset) if subset is not None else self.columns
         if cols is None:
             self.execute()
@@ -1592,6 +1592,8 @@ class DataFrame(_Frame):
             out = out.sort_values(ascending=ascending)
         if normalize:
             out = out / out.sum()
+        if len(cols) == 1:
+            out.__class__ = _OneLevel
         return out
 
     def __setitem__(self, name, value):
@@ -2160,6 +2162,17 @@ class _Unstacked(DataFrame):
     def fetch(self, session=None):
         got = DataFrame.fetch(self, session)
         got.columns.name = self._axis_name
+        return got
+
+
+class _OneLevel(Series):
+    """DataFrame.value_counts of one column: fetched with pandas' MultiIndex
+    of one level (the engine's index of one level is a plain one)."""
+
+    def fetch(self, session=None):
+        import pandas as pd
+        got = Series.fetch(self, session)
+        got.index = pd.MultiIndex.from_arrays([got.index])
         return got
 
 
