@@ -1624,6 +1624,13 @@ class TestDataFrames(Base):
             self.assertEqual([k for k, _ in head.items()], list(phead.columns))
             pd.testing.assert_frame_equal(df[["a", "b"]].describe().T, p[["a", "b"]].describe().T)
             pd.testing.assert_frame_equal(head.transpose(), phead.transpose())
+            # numpy's functions of a Series, as pandas dispatches them (np.std: ddof 0)
+            for f in (np.sum, np.mean, np.max, np.min, np.median, np.std, np.var):
+                self.assertAlmostEqual(f(df.b).fetch(), f(p.b), places=12)
+            self.assertAlmostEqual(np.std(df.b, ddof=1).fetch(), np.std(p.b, ddof=1), places=12)
+            pd.testing.assert_series_equal(np.round(df.b, 2).fetch(), np.round(p.b, 2))
+            pd.testing.assert_series_equal(np.where(df.a > 0, df.b, -1.0).fetch(),
+                                           pd.Series(np.where(p.a > 0, p.b, -1.0), name="b"))
 
     def test_groupby_filter(self):
         """g.filter(func) against pandas: lambdas and a def over group

@@ -360,7 +360,20 @@ class _Frame(Entity):
         (a Series of the rows), as pandas' users write it."""
         if func is np.where and len(args) == 3 and not kwargs:
             return elementwise("where", list(args))
-        return NotImplemented
+        one = len(args) >= 1 and args[0] is self
+        reductions = {np.sum: "sum", np.mean: "mean", np.amax: "max", np.amin: "min",
+                      np.median: "median", np.prod: "prod"}
+        if one and func in reductions and len(args) == 1 and not kwargs:
+            return getattr(self, reductions[func])()  # pandas' np.mean(s) is s.mean()
+        if one and func in (np.std, np.var) and len(args) == 1 and set(kwargs) <= {"ddof"}:
+            return getattr(self, func.__name__)(ddof=kwargs.get("ddof", 0))  # numpy's ddof 0
+        if one and func in (np.round, np.around) and len(args) <= 2 and \
+                set(kwargs) <= {"decimals"}:
+            return self.round(args[1] if len(args) > 1 else kwargs.get("decimals", 0))
+        # any other function as numpy runs it without the protocol (np.sum(s)
+        # calls s.sum(), np.log(s) the ufunc above)
+        impl = getattr(func, "_implementation", None)
+        return NotImplemented if impl is None else impl(*args, **kwargs)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kw):
         """numpy's ufuncs of Series and DataFrames (np.log(s), np.maximum(s,
