@@ -411,7 +411,8 @@ def gen_file(r, path):
     # a quoted line end inside them as one line, here every line end counts)
     if r.random() < 0.1:
         k = r.randint(1, 3)
-        text = "".join(r.choice(["junk, here", "", "# notes;|", " x "]) + term for _ in range(k)) + text
+        junk = [j for j in ["junk, here", "", "# notes;|", " x "] if qc not in j]  # no quote
+        text = "".join(r.choice(junk) + term for _ in range(k)) + text
         opt["skiprows"] = k
     elif r.random() < 0.08 and sep != r"\s+" and not opt["comment"] and \
             not re.search("(^|[\r\n])" + re.escape(sep + qc), text):
