@@ -284,9 +284,16 @@ class _Frame(Entity):
     __array_priority__ = 100
     _columns = None
     _index_names = None  # known here when the server's JSON lacks "index_names"
+    # what the fetched pandas object becomes, where the engine's JSON cannot
+    # say it all (a column axis's name, a one-level MultiIndex ...): _as_fetched
+    _fetched = None
 
     def __hash__(self):
         return id(self)
+
+    def fetch(self, session=None):
+        got = Entity.fetch(self, session)
+        return got if self._fetched is None else self._fetched(got)
 
     def __bool__(self):
         raise TypeError("the truth value of a marsc %s is unknown until it runs"
@@ -410,8 +417,7 @@ class _Frame(Entity):
             names = None
         out = _make("dataframe.unstack", [self], p, "dataframe", index_names=names)
         if axis is not None:  # the unstacked level's name names the columns, as pandas'
-            out.__class__ = _Unstacked
-            out._axis_name = axis
+            _as_fetched(out, _axis_named(axis))
         return out
 
     def rename_axis(self, mapper=None, index=None, columns=None, axis=0):
@@ -1605,8 +1611,8 @@ class DataFrame(_Frame):
             out = out.sort_values(ascending=ascending)
         if normalize:
             out = out / out.sum()
-        if len(cols) == 1:
-            out.__class__ = _OneLevel
+        if len(cols) == 1:  # pandas' MultiIndex of one level (the engine's is plain)
+            _as_fetched(out, _one_level)
         return out
 
     def __setitem__(self, name, value):
@@ -1885,8 +1891,7 @@ class DataFrame(_Frame):
             p["fill_value"] = fill_value
         out = _make("dataframe.pivot_table", [self], p, "dataframe", index_names=_names(index))
         if columns is not None:  # the columns named after it, as pandas'
-            out.__class__ = _Unstacked
-            out._axis_name = columns
+            _as_fetched(out, _axis_named(columns))
         return out
 
     def pivot(self, index=None, columns=None, values=None):
@@ -1899,9 +1904,7 @@ class DataFrame(_Frame):
         out = _make("dataframe.pivot", [self],
                     {"index": _names(index), "columns": columns, "values": values},
                     "dataframe", index_names=_names(index))
-        out.__class__ = _Unstacked  # the columns named after `columns`, as pandas'
-        out._axis_name = columns
-        return out
+        return _as_fetched(out, _axis_named(columns))  # the columns named as pandas' 
 
     def reset_index(self, drop=False):
         p = {"drop": True} if drop else {}
@@ -1932,9 +1935,7 @@ class DataFrame(_Frame):
         out = rows.set_index(cols[1:] if len(cols) > 2 else cols[1])
         if names[1:] != cols[1:]:
             out = out.rename_axis(names[1:] if len(names) > 2 else names[1])
-        out.__class__ = _Xs
-        out._label = key
-        return out
+        return _as_fetched(out, _some_rows(key))
 
 
 class Series(_Frame):
@@ -2167,37 +2168,35 @@ class _LocOne(_LocOneRows, DataFrame):
         return self._wrap(DataFrame.__getattr__(self, name))
 
 
-class _Unstacked(DataFrame):
-    """unstack's frame: fetched with its columns named after the level that
-    made them (pandas' columns.name), which the engine's frames lack."""
-    _axis_name = None
+def _as_fetched(out, fn):
+    """out, fetched as fn makes of the fetched pandas object"""
+    out._fetched = fn
+    return out
 
-    def fetch(self, session=None):
-        got = DataFrame.fetch(self, session)
-        got.columns.name = self._axis_name
+
+def _axis_named(name):
+    """the fetched frame's columns named (unstack's level, pivot's
+    `columns`: pandas' columns.name, which the engine's frames lack)"""
+    def fn(got):
+        got.columns.name = name
         return got
+    return fn
 
 
-class _OneLevel(Series):
-    """DataFrame.value_counts of one column: fetched with pandas' MultiIndex
-    of one level (the engine's index of one level is a plain one)."""
-
-    def fetch(self, session=None):
-        import pandas as pd
-        got = Series.fetch(self, session)
-        got.index = pd.MultiIndex.from_arrays([got.index])
-        return got
+def _one_level(got):
+    """the fetched index as pandas' MultiIndex of one level"""
+    import pandas as pd
+    got.index = pd.MultiIndex.from_arrays([got.index])
+    return got
 
 
-class _Xs(DataFrame):
-    """xs(key) on a MultiIndex: no row is a KeyError, as pandas'."""
-    _label = None
-
-    def fetch(self, session=None):
-        got = DataFrame.fetch(self, session)
+def _some_rows(label):
+    """no fetched row is pandas' KeyError of the label (xs)"""
+    def fn(got):
         if len(got) == 0:
-            raise KeyError(self._label)
+            raise KeyError(label)
         return got
+    return fn
 
 
 class _Unique(Series):
@@ -2634,9 +2633,10 @@ def _ast_ops():
              ast.NotEq: op.ne})
 
 
-class _FilterGroup:
-    """The group a filter function receives, as it is read: a frame, or
-    one column (cols: a name) of it."""
+class _GroupArg:
+    """The group a function of groupby apply, agg, transform or filter
+    receives, as its expression reads it: the frame (col None), or one
+    column of it (col: its name)."""
 
     def __init__(self, gb, col=None):
         self.gb, self.col = gb, col
@@ -2920,7 +2920,7 @@ def _group_apply(gb, func, what, mode="agg"):
     def val(x, node, inside):
         """x as an operand: the group's column is a row-wise Series within a
         reduction's operand, and no value outside one"""
-        if isinstance(x, _FilterGroup):
+        if isinstance(x, _GroupArg):
             if x.col is not None and (inside or mode == "transform"):
                 return (df if frame[0] is None else frame[0])[x.col]
             raise unsupported(node, "is no value per group (reduce it: .sum(), .mean() ...)")
@@ -2934,10 +2934,10 @@ def _group_apply(gb, func, what, mode="agg"):
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.Name):
-            return _FilterGroup(gb, sel) if node.id == arg else lookup(node.id)
+            return _GroupArg(gb, sel) if node.id == arg else lookup(node.id)
         if isinstance(node, (ast.Attribute, ast.Subscript)):
             base = ev(node.value, inside)
-            if isinstance(base, _FilterGroup):
+            if isinstance(base, _GroupArg):
                 key = node.attr if isinstance(node, ast.Attribute) else ev(node.slice, inside)
                 if key == "shape":
                     return ("shape", base)
@@ -2945,7 +2945,7 @@ def _group_apply(gb, func, what, mode="agg"):
                     return reduce(node, df[base.col], "size")
                 if base.col is None and isinstance(key, (str, numbers.Integral)) and \
                         key not in _GROUP_REDUCTIONS:
-                    return _FilterGroup(gb, key)
+                    return _GroupArg(gb, key)
                 if isinstance(node, ast.Attribute) and key in _GROUP_REDUCTIONS:
                     return ("reduce", base, key)
                 raise unsupported(node)
@@ -2970,7 +2970,7 @@ def _group_apply(gb, func, what, mode="agg"):
                     and not node.args:
                 # a reduction: its operand row-wise (the group's columns)
                 base = ev(node.func.value, True)
-                if isinstance(base, _FilterGroup):
+                if isinstance(base, _GroupArg):
                     if base.col is None:
                         raise unsupported(node, "of the whole group is not supported (name a "
                                                 "column)")
@@ -2980,7 +2980,7 @@ def _group_apply(gb, func, what, mode="agg"):
                 return reduce(node, base, node.func.attr)
             f = ev(node.func, inside)
             a = [ev(x, inside) for x in node.args]
-            if f is len and len(a) == 1 and isinstance(a[0], _FilterGroup):
+            if f is len and len(a) == 1 and isinstance(a[0], _GroupArg):
                 return reduce(node, df[a[0].col if a[0].col is not None else gb._by[0]], "size")
             a = [val(x, node, inside) for x in a]
             if f is abs or isinstance(f, np.ufunc):
@@ -3023,9 +3023,9 @@ def _group_apply(gb, func, what, mode="agg"):
 
     def run():
         out = ev(expr, False)
-        if isinstance(out, _FilterGroup) and mode == "transform":
+        if isinstance(out, _GroupArg) and mode == "transform":
             out = val(out, expr, False)
-        if isinstance(out, (_FilterGroup, tuple)):
+        if isinstance(out, (_GroupArg, tuple)):
             raise unsupported(expr, "gives no value per group")
         return out
 
