@@ -66,6 +66,8 @@ def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_
     if index_names is _KEEP:  # rows kept: the first frame input's index names
         index_names = next((x._index_names for x in inputs if isinstance(x, _Frame)), None)
     obj._index_names = index_names
+    if any(isinstance(x, _Frame) and x._cats for x in inputs):
+        obj._cats = _cat_carried(op, inputs, params, obj)
     return _after_create(obj)
 
 
@@ -287,12 +289,18 @@ class _Frame(Entity):
     # what the fetched pandas object becomes, where the engine's JSON cannot
     # say it all (a column axis's name, a one-level MultiIndex ...): _as_fetched
     _fetched = None
+    # pandas' CategoricalDtype of categorical columns ({column: dtype}, a
+    # Series' under None): _categorical.py
+    _cats = None
+    _regrouped = False  # a groupby result of categorical keys (_categorical.regrouped)
 
     def __hash__(self):
         return id(self)
 
     def fetch(self, session=None):
         got = Entity.fetch(self, session)
+        if self._cats:
+            got = _cat_fetched(got, self._cats)
         return got if self._fetched is None else self._fetched(got)
 
     def __bool__(self):
@@ -348,10 +356,6 @@ class _Frame(Entity):
         def name(t):
             if t in (str, "str", "string", object, "object") or t is np.str_:
                 return "str"
-            if str(t) == "category":
-                raise NotImplementedError(
-                    "the category dtype is not supported: keep the strings (groupby, "
-                    "value_counts, map and the comparisons take them as they are)")
             return np.dtype(t).name
         if isinstance(dtype, dict):
             return _make("dataframe.astype", [self], {"dtype": {c: name(t) for c, t in
@@ -1517,7 +1521,7 @@ class DataFrame(_Frame):
             raise ValueError("Length mismatch: Expected axis has %d elements, new values have "
                              "%d elements" % (len(have), len(names)))
         new = self.rename(columns=dict(zip(have, names)))
-        self._ref, self._columns = new._ref, names
+        self._ref, self._columns, self._cats = new._ref, names, new._cats
 
 
     @property
@@ -1618,7 +1622,7 @@ class DataFrame(_Frame):
     def __setitem__(self, name, value):
         """df[name] = series: the frame becomes df.assign(name=series)."""
         new = self.assign(**{name: value})
-        self._ref = new._ref
+        self._ref, self._cats = new._ref, new._cats
         self._columns = new._columns
 
     def assign(self, **series):
@@ -1692,12 +1696,14 @@ class DataFrame(_Frame):
             return base.map({True: v, False: v})
         raise TypeError("assign: %r is no Series, callable or scalar" % (v,))
 
-    def groupby(self, by, as_index=True):
+    def groupby(self, by, as_index=True, observed=False):
         """pandas' groupby by column names, or by Series of this frame's
         rows (df.day.dt.month): such a Series is assigned as the column of
         its name (replacing a column of that name, as the key then), so its
         name must be known here (a column, and what the accessors and
-        element-wise ops make of one; rename() names any)."""
+        element-wise ops make of one; rename() names any). observed: of
+        categorical keys, only the categories present (pandas 1.5's
+        default False gives every category)."""
         import pandas as pd
         if isinstance(by, pd.Grouper):
             # pd.Grouper(key=..., freq=...): bins of time, as resample
@@ -1723,7 +1729,7 @@ class DataFrame(_Frame):
                 names.append(nm)
             else:
                 names.append(k)
-        return GroupBy(frame, names, as_index=bool(as_index))
+        return GroupBy(frame, names, as_index=bool(as_index), observed=bool(observed))
 
     def sort_values(self, by, ascending=True, na_position="last", key=None, kind=None,
                     ignore_index=False):
@@ -1855,7 +1861,7 @@ class DataFrame(_Frame):
     def __delitem__(self, name):
         """del df[name]: the frame without that column."""
         new = self.drop(columns=[name])
-        self._ref, self._columns = new._ref, new._columns
+        self._ref, self._columns, self._cats = new._ref, new._columns, new._cats
 
     def pop(self, name):
         """the column, and the frame goes on without it"""
@@ -1872,7 +1878,7 @@ class DataFrame(_Frame):
         order = list(have)
         order.insert(int(loc), column)
         new = self.assign(**{column: value})[order]
-        self._ref, self._columns = new._ref, new._columns
+        self._ref, self._columns, self._cats = new._ref, new._columns, new._cats
 
     def drop(self, columns):
         names = _names(columns)
@@ -1999,7 +2005,7 @@ class Series(_Frame):
                                       "is not supported)")
         return _make("dataframe.rename", [self], {"name": index}, "series")
 
-    def groupby(self, by, as_index=True):
+    def groupby(self, by, as_index=True, observed=False):
         """pandas' s.groupby(by) with by Series of the same rows (or names of
         them): the Series and its keys side by side (their names known
         here), grouped; as df.groupby's."""
@@ -2019,7 +2025,9 @@ class Series(_Frame):
         both = concat([values] + keys, axis=1)
         col = "_mars_values" if values is not self else me
         both._columns = [col] + names
-        return _GroupByRenamed(both.groupby(names, as_index=as_index)[col],
+        both._cats = {n: k._cats[None] for n, k in zip(names, keys)
+                      if k._cats and None in k._cats} or None
+        return _GroupByRenamed(both.groupby(names, as_index=as_index, observed=observed)[col],
                                None if values is not self else me)
 
     def corr(self, other, method="pearson", min_periods=None):
@@ -3062,25 +3070,29 @@ class GroupBy(_Aggregations):
     .diff(periods), .ffill(limit), .bfill(limit) and .rank(...) as
     pandas'."""
 
-    def __init__(self, df, by, sel=None, as_index=True):
+    def __init__(self, df, by, sel=None, as_index=True, observed=False):
         self._df = df
         self._by = by
         self._sel = sel  # a column name (Series results) or a list, or None: all
         self._as_index = as_index
+        self._observed = observed  # of categorical keys (_categorical.regrouped)
 
     def __getitem__(self, cols):
         return GroupBy(self._df, self._by, cols if _one(cols) else list(cols),
-                       self._as_index)
+                       self._as_index, self._observed)
 
-    def _keyed(self, out, name=None):
+    def _keyed(self, out, name=None, fill=None):
         """an aggregation's result: indexed by the keys, or with as_index
         False the keys as its first columns and a default index (a Series'
-        values as the column of its name, or of name)"""
-        if self._as_index:
-            return out
-        if name is not None:
-            out = out.rename(name)
-        return out.reset_index()
+        values as the column of its name, or of name). Categorical keys
+        are fetched as pandas', fill the aggregation of each column (a
+        name, or a dict {column: name}) for the groups of unobserved
+        categories."""
+        if not self._as_index:
+            if name is not None:
+                out = out.rename(name)
+            out = out.reset_index()
+        return _cat_regrouped(self, out, fill) if self._df._cats else out
 
     def __getattr__(self, name):
         """g.temp is g["temp"], as pandas allows for a column whose name
@@ -3130,7 +3142,7 @@ class GroupBy(_Aggregations):
             out = _make("dataframe.rename", [out], {"columns": ints}, "dataframe", cols)
         if _one(self._sel):
             out = _make("dataframe.getitem", [out], {"columns": self._sel}, "series")
-        return self._keyed(out)
+        return self._keyed(out, fill=func)
 
 
     def std(self, ddof=1):
@@ -3147,7 +3159,7 @@ class GroupBy(_Aggregations):
         """Rows per group: an int64 Series indexed by the keys (as_index
         False: a frame of the keys and "size")."""
         return self._keyed(_make("dataframe.groupby_size", [self._df], {"by": self._by},
-                                 "series", index_names=list(self._by)), "size")
+                                 "series", index_names=list(self._by)), "size", "size")
 
     def _rows(self, op, n):
         out = _make(op, [self._df], {"by": self._by, "n": int(n)}, "dataframe",
@@ -3403,7 +3415,7 @@ class GroupBy(_Aggregations):
                     index_names=list(self._by))
         if _one(self._sel):
             out = out[self._sel]
-        return self._keyed(out)
+        return self._keyed(out, fill="quantile")
 
     def agg(self, arg=None, *args, **named):
         """pandas' groupby agg: a func (g.agg("sum") is g.sum()), a list of
@@ -3462,7 +3474,8 @@ class GroupBy(_Aggregations):
                             "aggregations out=(\"column\", \"func\")")
         return self._keyed(_make("dataframe.groupby_agg", [self._df],
                                  {"by": self._by, "agg": agg}, "dataframe", list(agg),
-                                 index_names=list(self._by)))
+                                 index_names=list(self._by)),
+                           fill={o: spec[1] for o, spec in agg.items()})
 
     aggregate = agg
 
@@ -3709,14 +3722,18 @@ def crosstab(index, columns, dropna=True):
                                   "the same: rename() them (%r, %r)" % tuple(names))
     both = concat([index, columns], axis=1)
     both._columns = names
-    return both.groupby(names).size().unstack(fill_value=0)
+    both._cats = {n: s._cats[None] for n, s in zip(names, (index, columns))
+                  if s._cats and None in s._cats} or None
+    # pandas' crosstab: the observed categories of categorical Series
+    return both.groupby(names, observed=True).size().unstack(fill_value=0)
 
 
 def cut(x, bins, right=True, labels=None, retbins=False, precision=3, include_lowest=False,
         duplicates="raise", ordered=True):
     """pd.cut of a Series of numbers: bins a count or the edges; labels
-    False (the bins' codes), None (the intervals' text, "(0.991, 4.0]":
-    strings, where pandas gives a categorical) or a list of strings."""
+    False (the bins' codes), None (the intervals) or a list: pandas'
+    categorical (the cluster holds the intervals' text, "(0.991, 4.0]";
+    _categorical.py keeps the dtype)."""
     if retbins:
         raise NotImplementedError("cut(retbins=True) is not supported")
     if not isinstance(x, Series):
@@ -3737,7 +3754,10 @@ def cut(x, bins, right=True, labels=None, retbins=False, precision=3, include_lo
         p["duplicates"] = duplicates
     if not ordered:
         p["ordered"] = False
-    return _make("dataframe.cut", [x], p, "series", x._columns)
+    out = _make("dataframe.cut", [x], p, "series", x._columns)
+    d = _cat_cut_dtype(x, bins, right, labels, precision, include_lowest, duplicates, ordered)
+    out._cats = None if d is None else {None: d}
+    return out
 
 
 def qcut(x, q, labels=None, retbins=False, precision=3, duplicates="raise"):
@@ -3754,7 +3774,10 @@ def qcut(x, q, labels=None, retbins=False, precision=3, duplicates="raise"):
         p["precision"] = int(precision)
     if duplicates != "raise":
         p["duplicates"] = duplicates
-    return _make("dataframe.qcut", [x], p, "series", x._columns)
+    out = _make("dataframe.qcut", [x], p, "series", x._columns)
+    d = _cat_cut_dtype(x, None, True, labels, precision, True, duplicates, True, q=q)
+    out._cats = None if d is None else {None: d}
+    return out
 
 
 def get_dummies(data, prefix=None, prefix_sep="_", dummy_na=False, columns=None,
@@ -4067,3 +4090,7 @@ def frame_from_json(doc, index_names=None):
                          dtype=dt if dt != "string" else object)
     except (TypeError, ValueError):
         return pd.Series(vals, index=index, name=doc.get("name"))
+
+
+from ._categorical import carried as _cat_carried, cut_dtype as _cat_cut_dtype  # noqa: E402
+from ._categorical import fetched as _cat_fetched, regrouped as _cat_regrouped  # noqa: E402
