@@ -2101,7 +2101,7 @@ class TestDataFrames(Base):
                             "s": rng.choice(["x", "y", "z", None], n)})
         pdf.loc[[3, 50], "age"] = np.nan
         bins = [0, 18, 35, 60, 100, 200]  # the last bin is empty
-        with uploaded_csv("cats.csv", pdf) as p:
+        with uploaded_csv("cats.csv", pdf, keep=True) as (p, path):
             df = md.read_csv("cats.csv", chunk_bytes=3000)
             df["band"] = md.cut(df.age, bins)
             p["band"] = pd.cut(p.age, bins)
@@ -2156,6 +2156,14 @@ class TestDataFrames(Base):
                 (df.groupby("band").head(2), p.groupby("band").head(2)),
                 (df.iloc[5:20], p.iloc[5:20]),
                 (df.loc[df.i > 3, ["band", "kc"]], p.loc[p.i > 3, ["band", "kc"]]),
+                (md.read_csv("cats.csv", dtype={"k": "category", "i": "category"}),
+                 pd.read_csv(path, dtype={"k": "category", "i": "category"})),
+                (md.read_csv("cats.csv", dtype="category", usecols=["k", "s"]),
+                 pd.read_csv(path, dtype="category", usecols=["k", "s"])),
+                (md.read_csv("cats.csv", dtype={"k": pd.CategoricalDtype(["b", "a"])}),
+                 pd.read_csv(path, dtype={"k": pd.CategoricalDtype(["b", "a"])})),
+                (md.read_csv("cats.csv", dtype={"s": "category"}).groupby("s").amt.sum(),
+                 pd.read_csv(path, dtype={"s": "category"}).groupby("s").amt.sum()),
             ]
             tables = [  # fetched as pandas makes them of the groupby's every group
                 (md.crosstab(df.band, df.k), pd.crosstab(p.band, p.k)),
@@ -2947,15 +2955,16 @@ def random_tree(rng, leaves, depth):
 
 
 @contextlib.contextmanager
-def uploaded_csv(name, frame, **read_kw):
+def uploaded_csv(name, frame, keep=False, **read_kw):
     """frame written as CSV `name`, uploaded to the session; yields pandas'
-    read of it (read_csv's keywords read_kw)."""
+    read of it (read_csv's keywords read_kw), with keep the pair (read,
+    the file's path)."""
     d = tempfile.mkdtemp()
     try:
         path = os.path.join(d, name)
         frame.to_csv(path, index=False)
         SESS.upload(path)
-        yield pd.read_csv(path, **read_kw)
+        yield (pd.read_csv(path, **read_kw), path) if keep else pd.read_csv(path, **read_kw)
     finally:
         shutil.rmtree(d)
 

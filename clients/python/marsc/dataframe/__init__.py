@@ -3854,6 +3854,8 @@ def _csv_dtype(t):
     """read_csv's dtype name for a Python type, a numpy dtype or a name"""
     if t in (str, object, "str", "object", "O"):
         return "object"
+    if str(t) == "category":  # "category" or a CategoricalDtype
+        return "category"
     if t in (float, int, bool):
         return {float: "float64", int: "int64", bool: "bool"}[t]
     try:
@@ -3878,7 +3880,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     ("." by default; "," for the semicolon files of many locales).
     parse_dates: column names read as datetime64[ns]. dtype: one type for
     every column or a dict of column to type, among str (object),
-    float64, int64 and bool, converted as pandas converts. index_col: a
+    float64, int64 and bool, converted as pandas converts, and "category"
+    (read as str, then astype("category")). index_col: a
     column (name or position) or a list of them made the index, as
     set_index; a column whose header was empty ("Unnamed: 0", what
     to_csv writes for an unnamed index) gives an unnamed index, as
@@ -3920,9 +3923,15 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["comment"] = comment
     if encoding is not None:
         p["encoding"] = encoding
+    cats = None  # columns read as text, then categoricals (_categorical.astype_columns)
     if dtype is not None:
         p["dtype"] = ({str(k): _csv_dtype(v) for k, v in dtype.items()} if isinstance(dtype, dict)
                       else _csv_dtype(dtype))
+        if isinstance(dtype, dict):
+            cats = {k: v for k, v in dtype.items() if p["dtype"][str(k)] == "category"}
+            p["dtype"].update({str(k): "object" for k in cats})
+        elif p["dtype"] == "category":
+            cats, p["dtype"] = dtype, "object"
     if parse_dates is not None:
         p["parse_dates"] = [parse_dates] if isinstance(parse_dates, str) else list(parse_dates)
     if chunk_bytes is not None:
@@ -3973,6 +3982,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     df._columns = None if by_pos else cols
     df._index_names = [None]  # a default index
     df = _after_create(df)
+    if cats:
+        df = df.astype(cats)
     if index_col is None or index_col is False:
         return df
     keys = list(index_col) if isinstance(index_col, (list, tuple)) else [index_col]

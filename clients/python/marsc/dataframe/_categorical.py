@@ -164,7 +164,7 @@ def astype(x, dtype):
                                                        dtype == "category")):
         return None
     if isinstance(x, DataFrame):
-        cols = x.columns
+        cols = x._cols_known()
         return astype_columns(x, {c: dtype for c in cols}, cols)
     if _series_cat(x) is not None:
         if dtype == "category":
