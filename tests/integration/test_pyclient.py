@@ -2214,6 +2214,48 @@ class TestDataFrames(Base):
             pd.testing.assert_series_equal(df.groupby("band", observed=True).amt.agg(
                 lambda s: s.max() - s.min()).fetch(), want)
 
+    def test_to_numeric(self):
+        """md.to_numeric of strings through a cluster, every errors mode:
+        int64 where every value is an integer, float64 otherwise, what
+        pandas reads as a number and what it refuses ("nan", " ", "1_000",
+        "0x10" ...), pandas' error naming the string and its position;
+        df.apply(pd.to_numeric, errors="coerce") and df[[a, b]] = ...; a
+        column of numbers as it is."""
+        cases = [["1", "2", "-3"], ["1", "2.5"], ["1", None], ["1", "x", "y"], [" 1", "2 "],
+                 ["1e3", "inf", "-Inf", "nan"], ["", "1"], ["+5", "007", "-0"], ["1.0", "2.0"],
+                 [" 1.5 ", ".5", "5.", "1e-2", "1E2", "\u22121", "infinity", "INF", "1e", "e5",
+                  ".", "1.2.3", "+.5", "1e+05", " ", "\t1\t", "1 2", "- 1", "0x10", "1_000",
+                  "NA", "True"], [" "], ["123456789012345678", "-5"]]
+        width = max(len(v) for v in cases)
+        frame = pd.DataFrame({"c%d" % i: pd.Series(v + [None] * (width - len(v)), dtype=object)
+                              for i, v in enumerate(cases)})
+        frame["n"] = np.arange(width)
+        with uploaded_csv("tonum.csv", frame, keep=True) as (_, path):
+            def read(mod, where):
+                return mod.read_csv(where, dtype={c: str for c in frame.columns if c != "n"},
+                                    keep_default_na=False, na_values=[""])
+            df, p = read(md, "tonum.csv"), read(pd, path)
+            for i, v in enumerate(cases):
+                col = "c%d" % i
+                m = df[col].head(len(v)) if len(v) < width else df[col]
+                q = p[col].head(len(v)) if len(v) < width else p[col]
+                for errors in ("raise", "coerce", "ignore"):
+                    try:
+                        want = pd.to_numeric(q, errors=errors)
+                    except ValueError as e:
+                        with self.assertRaises(ValueError) as got:
+                            md.to_numeric(m, errors=errors)
+                        self.assertEqual(str(got.exception), str(e))
+                        continue
+                    pd.testing.assert_series_equal(md.to_numeric(m, errors=errors).fetch(), want,
+                                                   obj="%r %s" % (v, errors))
+            pd.testing.assert_series_equal(md.to_numeric(df.n).fetch(), pd.to_numeric(p.n))
+            cols = ["c1", "c3"]
+            df[cols] = df[cols].apply(pd.to_numeric, errors="coerce")
+            p[cols] = p[cols].apply(pd.to_numeric, errors="coerce")
+            pd.testing.assert_frame_equal(df.fetch(), p)
+            self.assertEqual(md.to_numeric(["1", "2.5"]).tolist(), [1.0, 2.5])
+
     def test_map(self):
         """s.map of a dict and of a pandas Series through a cluster, over
         many chunks: codes to names (strings), to numbers (int64 where

@@ -574,7 +574,17 @@ class _Frame(Entity):
         r.price * r.qty`, `lambda x: "hi" if x > 5 else "lo"` and
         `lambda s: s.upper()[:3]` give pandas' results without Python on the
         workers. Missing values stay missing where pandas' function would
-        fail on them (NaN.upper())."""
+        fail on them (NaN.upper()). df.apply(pd.to_numeric, errors=...) is
+        md.to_numeric of each column, as pandas gives it."""
+        if _is_to_numeric(func) and isinstance(self, DataFrame) and \
+                kw.get("axis", args[0] if args else 0) in (0, "index"):
+            kw = {k: v for k, v in kw.items() if k != "axis"}
+            cols = self._cols_known()
+            out = concat([to_numeric(self[c], **kw) for c in cols], axis=1)
+            out._columns = list(cols)
+            return out
+        if _is_to_numeric(func) and isinstance(self, Series):
+            return to_numeric(self, **kw)
         axis = kw.pop("axis", args[0] if args and isinstance(self, DataFrame) else 0)
         if isinstance(self, DataFrame):
             args = args[1:]
@@ -1620,7 +1630,18 @@ class DataFrame(_Frame):
         return out
 
     def __setitem__(self, name, value):
-        """df[name] = series: the frame becomes df.assign(name=series)."""
+        """df[name] = series: the frame becomes df.assign(name=series);
+        df[[a, b]] = frame assigns frame's columns in order, as pandas."""
+        if isinstance(name, (list, tuple)):
+            if not isinstance(value, DataFrame):
+                raise NotImplementedError("df[[...]] = value takes a DataFrame of as many "
+                                          "columns")
+            have = value._cols_known()
+            if len(have) != len(name):
+                raise ValueError("Columns must be same length as key")
+            new = self.assign(**{str(k): value[c] for k, c in zip(name, have)})
+            self._ref, self._cats, self._columns = new._ref, new._cats, new._columns
+            return
         new = self.assign(**{name: value})
         self._ref, self._cats = new._ref, new._cats
         self._columns = new._columns
@@ -3630,6 +3651,66 @@ def _convert(op, arg, errors, **params):
     p = {"errors": errors} if errors != "raise" else {}
     p.update({k: v for k, v in params.items() if v is not None})
     return _make("dataframe." + op, [arg], p, "series")
+
+
+# what pandas' to_numeric reads as a number (POSIX extended, fullmatch):
+# an integer of int64 (18 digits at most here), else a float (a point, an
+# exponent, inf or infinity; not nan), spaces around either
+_NUM_SPACE = "[[:space:]]*"
+_INT_TEXT = _NUM_SPACE + "[+-]?[0-9]{1,18}" + _NUM_SPACE
+_FLOAT_TEXT = (_NUM_SPACE + "[+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|"
+               "[iI][nN][fF]([iI][nN][iI][tT][yY])?)" + _NUM_SPACE)
+
+
+def _is_to_numeric(func):
+    """whether func is pandas' to_numeric or marsc's"""
+    return func is to_numeric or (getattr(func, "__name__", None) == "to_numeric" and
+                                  getattr(func, "__module__", "").startswith("pandas"))
+
+
+def to_numeric(arg, errors="raise", downcast=None):
+    """pd.to_numeric of a Series: numbers and bools as they are; strings
+    parsed as pandas parses them, int64 where every value is an integer,
+    else float64 (a missing value or "" is NaN); errors "raise" (pandas'
+    'Unable to parse string "x" at position 3'), "coerce" (NaN) or
+    "ignore" (the Series as it was). pandas' result type depends on every
+    value, so the strings are read first, as a task of their own: which
+    are no number (the first of them, for the error) and whether all are
+    integers. Integers of 19 digits or more are read as float64 (pandas:
+    int64 to 2**63 - 1, then uint64). A scalar, a list or an array is
+    pandas' own."""
+    import pandas as pd
+    from ..core import execute
+    if errors not in ("raise", "coerce", "ignore"):
+        raise ValueError("invalid error value specified")
+    if downcast is not None:
+        raise NotImplementedError("to_numeric: downcast is not supported (the cluster's "
+                                  "frames hold int64 and float64)")
+    if not isinstance(arg, _Frame):
+        return pd.to_numeric(arg, errors=errors)
+    if not isinstance(arg, Series):
+        raise TypeError("arg must be a list, tuple, 1-d array, or Series")
+    if arg.dtype != object:
+        if arg.dtype.kind not in "biuf":
+            raise NotImplementedError("to_numeric of %s values is not supported" % arg.dtype)
+        return arg
+    text = arg.notna()
+    num = arg.str.fullmatch(_FLOAT_TEXT).fillna(False).astype(bool)
+    ints = arg.str.fullmatch(_INT_TEXT).fillna(False).astype(bool)
+    bad = text & ~num & (arg != "")
+    rows = arg.reset_index(drop=True)
+    first = rows[bad.reset_index(drop=True)].head(1)
+    floats, nbad = (~ints).any(), bad.any()
+    execute(first, floats, nbad)
+    if bool(nbad.fetch()):
+        if errors == "ignore":
+            return arg
+        if errors == "raise":
+            got = first.fetch()
+            raise ValueError('Unable to parse string "%s" at position %d'
+                             % (got.iloc[0], got.index[0]))
+    return _make("dataframe.astype", [arg.str.strip().where(num)],
+                 {"dtype": "float64" if bool(floats.fetch()) else "int64"}, "series")
 
 
 def to_datetime(arg, errors="raise", format=None, unit=None):
