@@ -2214,6 +2214,51 @@ class TestDataFrames(Base):
             pd.testing.assert_series_equal(df.groupby("band", observed=True).amt.agg(
                 lambda s: s.max() - s.min()).fetch(), want)
 
+    def test_periods(self):
+        """s.dt.to_period(freq) through a cluster, each frequency pandas
+        names (M, Q, A, Y, W, D, H, T, min, S): fetched as pandas' periods
+        (NaT kept), as groupby keys (one, two, as_index False), in frames,
+        value_counts, unstack and pivot_table, sorts, astype(str), the
+        periods' fields (-1 for NaT, as pandas) and start_time."""
+        rng = np.random.default_rng(5)
+        n = 300
+        ts = pd.Series(pd.Timestamp("2023-01-01") +
+                       pd.to_timedelta(rng.integers(0, 800 * 86400, n), unit="s"))
+        ts[[4, 77]] = pd.NaT
+        frame = pd.DataFrame({"ts": ts, "v": rng.integers(0, 100, n), "k": rng.choice(list("ab"), n)})
+        with uploaded_csv("periods.csv", frame, parse_dates=["ts"]) as p:
+            df = md.read_csv("periods.csv", parse_dates=["ts"], chunk_bytes=2000)
+            pairs = []
+            for f in ("M", "Q", "A", "Y", "W", "D", "H", "T", "min", "S"):
+                pairs += [(df.ts.dt.to_period(f), p.ts.dt.to_period(f)),
+                          (df.groupby(df.ts.dt.to_period(f)).v.sum(),
+                           p.groupby(p.ts.dt.to_period(f)).v.sum())]
+                if f not in ("Q", "W"):
+                    pairs.append((df.ts.dt.to_period(f).astype(str),
+                                  p.ts.dt.to_period(f).astype(str)))
+            df["m"] = df.ts.dt.to_period("M")
+            p["m"] = p.ts.dt.to_period("M")
+            pairs += [
+                (df, p),
+                (df.m.value_counts(sort=False), p.m.value_counts(sort=False)),
+                (df.groupby(["m", "k"]).v.mean(), p.groupby(["m", "k"]).v.mean()),
+                (df.groupby("m", as_index=False).v.sum(), p.groupby("m", as_index=False).v.sum()),
+                (df.m.dt.start_time, p.m.dt.start_time),
+                (df.m.dt.year, p.m.dt.year),
+                (df.m.dt.quarter, p.m.dt.quarter),
+                (df.sort_values(["m", "v"])[["m", "v"]],
+                 p.sort_values(["m", "v"], kind="stable")[["m", "v"]]),
+                (df[df.v > 50].m.head(20), p[p.v > 50].m.head(20)),
+            ]
+            self.same_as_pandas(pairs, exact=True)
+            for got, want in ((df.groupby(["m", "k"]).v.sum().unstack(),
+                               p.groupby(["m", "k"]).v.sum().unstack()),
+                              (df.pivot_table(values="v", index="m", columns="k", aggfunc="sum"),
+                               p.pivot_table(values="v", index="m", columns="k", aggfunc="sum"))):
+                pd.testing.assert_frame_equal(got.fetch(), want)
+            with self.assertRaisesRegex(NotImplementedError, "frequencies are"):
+                df.ts.dt.to_period("2M")
+
     def test_to_numeric(self):
         """md.to_numeric of strings through a cluster, every errors mode:
         int64 where every value is an integer, float64 otherwise, what

@@ -290,9 +290,9 @@ class _Frame(Entity):
     # say it all (a column axis's name, a one-level MultiIndex ...): _as_fetched
     _fetched = None
     # pandas' CategoricalDtype of categorical columns ({column: dtype}, a
-    # Series' under None): _categorical.py
+    # Series' under None): _carried.py
     _cats = None
-    _regrouped = False  # a groupby result of categorical keys (_categorical.regrouped)
+    _regrouped = False  # a groupby result of categorical keys (_carried.regrouped)
 
     def __hash__(self):
         return id(self)
@@ -2479,7 +2479,10 @@ class _Dt:
 
     def _field(name):  # noqa: N805 - a factory used in the class body
         def get(self):
-            return _make("dataframe.dt." + name, [self._s], None, "series")
+            out = _make("dataframe.dt." + name, [self._s], None, "series")
+            if self._periods():  # pandas' fields of periods: -1 for NaT, int64
+                return out.fillna(-1).astype("int64")
+            return out
         get.__name__ = name
         get.__doc__ = "Series.dt.%s (dataframe.dt.%s)" % (name, name)
         return property(get)
@@ -2556,6 +2559,34 @@ class _Dt:
     def total_seconds(self):
         """Series.dt.total_seconds() of a timedelta Series: float64"""
         return _make("dataframe.dt.total_seconds", [self._s], None, "series")
+
+    def to_period(self, freq=None):
+        """Series.dt.to_period(freq): pandas' periods (D, H, T/min, S, W, M,
+        Q, A/Y), held on the cluster as each period's start
+        (_carried.to_period)"""
+        if freq is None:
+            raise NotImplementedError("dt.to_period takes a freq here (the data's own is not "
+                                      "known)")
+        return _carried_to_period(self._s, freq)
+
+    @property
+    def start_time(self):
+        """of periods (dt.to_period): each period's start, a datetime"""
+        return self._period_start("start_time")
+
+    def to_timestamp(self):
+        """of periods (dt.to_period): each period's start, a datetime"""
+        return self._period_start("to_timestamp")
+
+    def _periods(self):
+        """whether the Series holds periods (dt.to_period)"""
+        d = self._s._cats.get(None) if self._s._cats else None
+        return d is not None and str(d).startswith("period")
+
+    def _period_start(self, what):
+        if not self._periods():
+            raise AttributeError("dt.%s is of periods (dt.to_period)" % what)
+        return _carried_plain(self._s)
 
 
 # ---- groupby filter: the function's expression, over groupby transforms ----
@@ -3096,7 +3127,7 @@ class GroupBy(_Aggregations):
         self._by = by
         self._sel = sel  # a column name (Series results) or a list, or None: all
         self._as_index = as_index
-        self._observed = observed  # of categorical keys (_categorical.regrouped)
+        self._observed = observed  # of categorical keys (_carried.regrouped)
 
     def __getitem__(self, cols):
         return GroupBy(self._df, self._by, cols if _one(cols) else list(cols),
@@ -3814,7 +3845,7 @@ def cut(x, bins, right=True, labels=None, retbins=False, precision=3, include_lo
     """pd.cut of a Series of numbers: bins a count or the edges; labels
     False (the bins' codes), None (the intervals) or a list: pandas'
     categorical (the cluster holds the intervals' text, "(0.991, 4.0]";
-    _categorical.py keeps the dtype)."""
+    _carried.py keeps the dtype)."""
     if retbins:
         raise NotImplementedError("cut(retbins=True) is not supported")
     if not isinstance(x, Series):
@@ -4004,7 +4035,7 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["comment"] = comment
     if encoding is not None:
         p["encoding"] = encoding
-    cats = None  # columns read as text, then categoricals (_categorical.astype_columns)
+    cats = None  # columns read as text, then categoricals (_carried.astype_columns)
     if dtype is not None:
         p["dtype"] = ({str(k): _csv_dtype(v) for k, v in dtype.items()} if isinstance(dtype, dict)
                       else _csv_dtype(dtype))
@@ -4184,5 +4215,6 @@ def frame_from_json(doc, index_names=None):
         return pd.Series(vals, index=index, name=doc.get("name"))
 
 
-from ._categorical import carried as _cat_carried, cut_dtype as _cat_cut_dtype  # noqa: E402
-from ._categorical import fetched as _cat_fetched, regrouped as _cat_regrouped  # noqa: E402
+from ._carried import carried as _cat_carried, cut_dtype as _cat_cut_dtype  # noqa: E402
+from ._carried import fetched as _cat_fetched, regrouped as _cat_regrouped  # noqa: E402
+from ._carried import _plain as _carried_plain, to_period as _carried_to_period  # noqa: E402

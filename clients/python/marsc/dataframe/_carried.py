@@ -1,5 +1,10 @@
-"""pandas' category dtype, carried by the client (docs/python-client.md,
-"Categoricals").
+"""pandas' category and period dtypes, carried by the client
+(docs/python-client.md, "Categoricals" and "Periods").
+
+Periods (dt.to_period) are held on the cluster as each period's start
+(a datetime64, which sorts and groups as the periods do); the client
+keeps the PeriodDtype beside the column and a fetch turns the starts, in
+the values and in groupby keys' index levels, into pandas' periods.
 
 The cluster holds a categorical column as its values: the categories'
 text for pd.cut's intervals and labels, the values themselves for
@@ -124,17 +129,37 @@ def to_categorical(values, dtype):
     return pd.Categorical.from_codes(codes, dtype=dtype)
 
 
+def _is_period(d):
+    return isinstance(d, _pd().PeriodDtype)
+
+
+def _typed_values(values, d):
+    """fetched values (a Series) as dtype d: a categorical, or periods"""
+    pd = _pd()
+    if _is_period(d):
+        return pd.Series(pd.DatetimeIndex(values).to_period(d.freq), index=values.index,
+                         name=values.name)
+    return pd.Series(to_categorical(values, d), index=values.index, name=values.name)
+
+
+def _typed_level(level, d, name):
+    """a fetched index level as dtype d: a CategoricalIndex or a PeriodIndex"""
+    pd = _pd()
+    if _is_period(d):
+        return pd.DatetimeIndex(level).to_period(d.freq).rename(name)
+    return pd.CategoricalIndex(to_categorical(level, d), name=name)
+
+
 def fetched(got, cats):
-    """the fetched pandas object with its categorical columns"""
+    """the fetched pandas object with its categorical (or period) columns"""
     pd = _pd()
     if isinstance(got, pd.Series):
         d = cats.get(None)
-        return got if d is None else pd.Series(to_categorical(got, d), index=got.index,
-                                               name=got.name)
+        return got if d is None else _typed_values(got, d)
     if isinstance(got, pd.DataFrame):
         for c, d in cats.items():
             if c is not None and c in got.columns:
-                got[c] = to_categorical(got[c], d)
+                got[c] = _typed_values(got[c], d)
     return got
 
 
@@ -275,7 +300,7 @@ def sort_values(s, ascending, na_position):
 def sort_key(df, by):
     """DataFrame.sort_values' key for categorical columns among by: the
     codes (None when no column of by is categorical)"""
-    cats = df._cats or {}
+    cats = {c: d for c, d in (df._cats or {}).items() if not _is_period(d)}
     if not any(b in cats for b in by):
         return None
 
@@ -375,11 +400,12 @@ def regrouped(gb, out, fill):
     fill: the aggregation of each column (a name for all, or a dict), None
     where not known (a function: refused unless observed)."""
     pd = _pd()
-    cats = gb._df._cats or {}
+    typed = {k: d for k, d in (gb._df._cats or {}).items() if k in gb._by}
+    cats = {k: d for k, d in typed.items() if not _is_period(d)}
     by = list(gb._by)
-    if not any(k in cats for k in by):
+    if not typed:
         return out
-    if fill is None and not gb._observed:
+    if cats and fill is None and not gb._observed:
         raise NotImplementedError(
             "groupby by a categorical key of a function or of what it makes: pandas gives "
             "the groups of unobserved categories too (observed=False), whose values only "
@@ -392,15 +418,16 @@ def regrouped(gb, out, fill):
         series = isinstance(got, pd.Series)
         if not as_index:
             got = got.set_index(by)
-        arrays = [pd.CategoricalIndex(to_categorical(got.index.get_level_values(i), cats[k]),
-                                      name=k) if k in cats else got.index.get_level_values(i)
-                  for i, k in enumerate(by)]
+        arrays = [_typed_level(got.index.get_level_values(i), typed[k], k) if k in typed
+                  else got.index.get_level_values(i) for i, k in enumerate(by)]
         have = pd.MultiIndex.from_arrays(arrays, names=by) if len(by) > 1 else arrays[0]
         dtypes = got.dtypes if not series else None
         orig = got.dtype if series else None
         before = orig if series else dtypes
         got.index = have
-        if gb._observed:
+        if not cats:  # periods: the observed groups, in order already
+            pass
+        elif gb._observed:
             got = got.sort_index()
         else:
             levels = [pd.CategoricalIndex(cats[k].categories, dtype=cats[k], name=k)
@@ -469,7 +496,57 @@ def pivot_table(df, out, values, index, columns, aggfunc, fill_value):
 # -- the methods of Series and DataFrame that see a categorical ------------
 
 def _series_cat(s):
-    return s._cats.get(None) if s._cats else None
+    """a Series' CategoricalDtype (None: it is none)"""
+    d = s._cats.get(None) if s._cats else None
+    return None if d is None or _is_period(d) else d
+
+
+def _series_period(s):
+    d = s._cats.get(None) if s._cats else None
+    return d if d is not None and _is_period(d) else None
+
+
+# pandas' text of a period of each frequency (astype(str)), as strftime's
+_PERIOD_TEXT = {"M": "%Y-%m", "A-DEC": "%Y", "D": "%Y-%m-%d", "H": "%Y-%m-%d %H:00",
+                "T": "%Y-%m-%d %H:%M", "S": "%Y-%m-%d %H:%M:%S"}
+
+
+def to_period(s, freq):
+    """s.dt.to_period(freq) of a datetime Series: each period's start (the
+    day, hour, minute or second for D, H, T/min, S; the month's, quarter's,
+    year's or Monday-to-Sunday week's first day for M, Q, A/Y, W), typed
+    as pandas' PeriodDtype"""
+    pd = _pd()
+    from . import to_timedelta
+    try:
+        d = pd.PeriodDtype(freq)
+    except (TypeError, ValueError) as e:
+        raise ValueError("Invalid frequency: %s" % (freq,)) from e
+    code = d.freq.freqstr
+    plain = _plain(s)
+    day = plain.dt.normalize()
+
+    def days(n):
+        return to_timedelta(n, unit="D")
+    if code in ("H", "T", "S"):
+        start = plain.dt.floor({"H": "h", "T": "min", "S": "s"}[code])
+    elif code == "D":
+        start = day
+    elif code == "W-SUN":
+        start = day - days(plain.dt.dayofweek)
+    elif code == "M":
+        start = day - days(plain.dt.day - 1)
+    elif code == "A-DEC":
+        start = day - days(plain.dt.dayofyear - 1)
+    elif code == "Q-DEC":  # 28 days back per month from the month's first day lands in
+        month = day - days(plain.dt.day - 1)  # the month that many before: its start
+        back = month - days(((plain.dt.month - 1) % 3) * 28)
+        start = back - days(back.dt.day - 1)
+    else:
+        raise NotImplementedError("dt.to_period(%r): the frequencies are D, H, T (min), S, "
+                                  "W, M, Q and A (Y)" % (freq,))
+    nm = _series_name(s._ref)
+    return _typed(start.rename(s.name if nm is _UNKNOWN else nm), {None: d})
 
 
 def _wrap(cls, name, fn):
@@ -491,6 +568,11 @@ def _install():
               reduce(self, op) if _series_cat(self) is not None else orig(self, *a, **kw))
 
     def vc(self, orig, normalize=False, sort=True, ascending=False, dropna=True):
+        per = _series_period(self)
+        if per is not None:
+            out = orig(_plain(self), normalize, sort, ascending, dropna)
+            return _as_fetched(out, lambda got: got.set_axis(
+                _typed_level(got.index, per, got.index.name), axis=0))
         if _series_cat(self) is None:
             return orig(self, normalize, sort, ascending, dropna)
         return value_counts(self, normalize, sort, ascending, dropna)
@@ -521,6 +603,12 @@ def _install():
             return got
         if _series_cat(self) is not None and dtype in (str, "str", object, "object"):
             return orig(_plain(self), dtype).fillna("nan")  # pandas' text of a missing value
+        per = _series_period(self)
+        if per is not None and dtype in (str, "str", object, "object"):
+            fmt = _PERIOD_TEXT.get(per.freq.freqstr)
+            if fmt is None:
+                raise NotImplementedError("astype(str) of %s periods is not supported" % per)
+            return _plain(self).dt.strftime(fmt).fillna("NaT")
         if isinstance(dtype, dict) and isinstance(self, DataFrame):
             pd = _pd()
             cat = {c: t for c, t in dtype.items() if isinstance(t, pd.CategoricalDtype) or
