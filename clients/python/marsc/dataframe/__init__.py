@@ -349,10 +349,11 @@ class _Frame(Entity):
         return elementwise("abs", [self])
 
     def astype(self, dtype):
-        """pandas' astype: numbers between numeric types (the element-wise
-        astype), str (and object) through dataframe.astype, which writes
-        numbers as Python's str() does; a dict {column: dtype} of a
-        DataFrame."""
+        """pandas' astype: to str (and object), int64, float64 and bool
+        through dataframe.astype, as pandas converts (numbers written as
+        Python's str() writes them, strings parsed, NaN to int64 refused);
+        between other numeric types the element-wise astype; a dict
+        {column: dtype} of a DataFrame."""
         def name(t):
             if t in (str, "str", "string", object, "object") or t is np.str_:
                 return "str"
@@ -361,8 +362,8 @@ class _Frame(Entity):
             return _make("dataframe.astype", [self], {"dtype": {c: name(t) for c, t in
                                                                 dtype.items()}},
                          "dataframe" if isinstance(self, DataFrame) else "series", self._columns)
-        if name(dtype) == "str":
-            return _make("dataframe.astype", [self], {"dtype": "str"},
+        if name(dtype) in ("str", "int64", "float64", "bool"):
+            return _make("dataframe.astype", [self], {"dtype": name(dtype)},
                          "dataframe" if isinstance(self, DataFrame) else "series", self._columns)
         return elementwise("astype", [self], {"dtype": name(dtype)})
 
@@ -1062,6 +1063,8 @@ class _Loc:
         rows, cols = (key if isinstance(key, tuple) else (key, None))
         f = self._f
         rows, cols = _called(rows, f), _called(cols, f)  # loc[lambda d: ...], as pandas
+        if isinstance(rows, _Label):  # df.loc[df.x.idxmax()]: the label is found first
+            rows = rows.fetch()
         if isinstance(rows, Series):
             out = _make("dataframe.loc", [f, rows], None, f._ref.kind, f._columns)
             return out if cols is None else out[cols]
@@ -1826,7 +1829,18 @@ class DataFrame(_Frame):
         """The Series expr computes over the columns (dataframe.eval)."""
         return _make("dataframe.eval", [self], {"expr": expr}, "series")
 
-    def corr(self, method="pearson", min_periods=1):
+    def corr(self, method="pearson", min_periods=1, numeric_only=True):
+        """pandas' corr of the numeric columns (numeric_only True, pandas
+        1.5's default; False fails as pandas' where a column is no number:
+        the dtypes are needed, so an unrun frame runs first)"""
+        if numeric_only is False:
+            dt = self.dtypes
+            if dt is None:
+                self.execute()
+                dt = self.dtypes
+            if any(not (np.issubdtype(t, np.number) or t == np.bool_) for t in dt):
+                raise ValueError("could not convert string to float: a column is no number "
+                                 "(numeric_only=True leaves such columns out)")
         return _make("dataframe.corr", [self], {"method": method, "min_periods": int(min_periods)},
                      "dataframe", index_names=None)
 
@@ -3571,7 +3585,7 @@ _UNKNOWN = object()
 # ops whose Series keeps its input's name (the first Series input's)
 _NAME_KEEPING = ("dataframe.dt.", "dataframe.str.", "dataframe.fillna", "dataframe.astype",
                  "dataframe.round", "dataframe.abs", "dataframe.clip", "dataframe.isna",
-                 "dataframe.notna", "dataframe.replace", "dataframe.map", "dataframe.cut",
+                 "dataframe.notna", "dataframe.replace", "dataframe.map", "dataframe.cut", "dataframe.qcut",
                  "astype", "abs", "negative", "floor", "ceil", "round", "sqrt", "log",
                  "exp", "logical_not")
 _ELEMENTWISE = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "power",

@@ -54,6 +54,14 @@ def carried(op, inputs, params, obj):
     """The categorical dtypes of op's output obj (None: none), from its
     first input's where op keeps values (_make calls this)."""
     src = inputs[0] if inputs else None
+    if op in ("dataframe.merge", "dataframe.join") and len(inputs) == 2:
+        # each side's columns as they were (a name both sides have is
+        # suffixed, but for the keys: the left's dtype, as pandas keeps it
+        # where both sides have it)
+        both = dict(getattr(inputs[1], "_cats", None) or {})
+        both.update(getattr(src, "_cats", None) or {})
+        both.pop(None, None)
+        return both or None
     if op not in _KEEPING or not isinstance(src, _Frame):
         return None
     cats = dict(src._cats or {})
@@ -365,8 +373,8 @@ class CatAccessor:
         (int16, int32 beyond)"""
         n = len(self._d.categories)
         t = "int8" if n < 127 else "int16" if n < 32767 else "int32"
-        return _as_fetched(_codes(self._s, self._d, -1).astype("int64"),
-                           lambda got: got.astype(t).rename(None))
+        return _as_fetched(_codes(self._s, self._d, -1).astype("int64").rename(None),
+                           lambda got: got.astype(t))
 
     def _with(self, ordered):
         pd = _pd()
@@ -451,7 +459,7 @@ def regrouped(gb, out, fill):
             got = got.reset_index()
         return got, before
     out = _as_fetched(out, lambda got: full(got)[0])
-    out._regrouped = full
+    out._regrouped, out._regroup_args = full, (gb, fill)
     return out
 
 
@@ -631,6 +639,16 @@ def _install():
                 out._cats = {0 if nm is None else nm: d}
         return out
     _wrap(Series, "to_frame", to_frame)
+
+    def reset(self, orig, *a, **kw):
+        out = orig(self, *a, **kw)
+        if not self._regrouped or kw.get("drop", a[0] if a else False):  # no keys
+            return out
+        gb, fill = self._regroup_args
+        from . import GroupBy
+        return regrouped(GroupBy(gb._df, gb._by, gb._sel, False, gb._observed), out, fill)
+    _wrap(Series, "reset_index", reset)
+    _wrap(DataFrame, "reset_index", reset)
 
     def ust(self, orig, level=-1, fill_value=None):
         out = orig(self, level, fill_value)
