@@ -2186,8 +2186,30 @@ class TestDataFrames(Base):
                             p.pivot_table(values="i", index="k", columns="band", aggfunc=f)),
                            (md.pivot_table(df, values="i", index="band", aggfunc=f),
                             pd.pivot_table(p, values="i", index="band", aggfunc=f))]
-            for got, want in tables:
-                pd.testing.assert_frame_equal(got.fetch(), want)
+            gs, hs = g.amt.sum(), h.amt.sum()
+            made = [  # what is made of the every-group results, as pandas makes it
+                (df.groupby(["band", "k"]).i.sum().reset_index(),
+                 p.groupby(["band", "k"]).i.sum().reset_index()),
+                (g.size().reset_index(name="n").sort_values("n").tail(3),
+                 h.size().reset_index(name="n").sort_values("n").tail(3)),
+                (gs.reset_index(drop=True), hs.reset_index(drop=True)),
+                (gs.head(2), hs.head(2)), (gs.sort_values(), hs.sort_values()),
+                (gs / g.amt.count(), hs / h.amt.count()),
+                ((gs / g.i.sum()).round(2), (hs / h.i.sum()).round(2)),
+                (100 * g.amt.mean() / 2, 100 * h.amt.mean() / 2),
+                (g.size().rename("n").to_frame(), h.size().rename("n").to_frame()),
+                (g.amt.mean().fillna(0), h.amt.mean().fillna(0)), (-gs, -hs),
+                (g.size() > 60, h.size() > 60),
+                (df.merge(df[["i", "kc"]].drop_duplicates("i").rename(columns={"kc": "k2"}),
+                          on="i").groupby(["k2", "band"]).size(),
+                 p.merge(p[["i", "kc"]].drop_duplicates("i").rename(columns={"kc": "k2"}),
+                         on="i").groupby(["k2", "band"]).size()),
+            ]
+            for got, want in tables + made:
+                if isinstance(want, pd.Series):
+                    pd.testing.assert_series_equal(got.fetch(), want)
+                else:
+                    pd.testing.assert_frame_equal(got.fetch(), want)
             for f in ("sum", "mean", "min", "max", "count", "prod", "first", "last", "nunique",
                       "median", "std"):
                 cols = ["amt", "i"] + (["k"] if f in ("min", "max", "count", "first", "last",

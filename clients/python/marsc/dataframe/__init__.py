@@ -2986,10 +2986,11 @@ def _group_apply(gb, func, what, mode="agg"):
             return rows  # a stand-in with the same operators
         col = plan[id(node)]
         if mode != "agg":
-            return GroupBy(frame[0], gb._by, None if fn == "size" else col).transform(fn)
+            return GroupBy(frame[0], gb._by, None if fn == "size" else col,
+                           observed=gb._observed).transform(fn)
         if fn == "size":
-            return GroupBy(frame[0], gb._by).size()
-        return getattr(GroupBy(frame[0], gb._by, col), fn)()
+            return GroupBy(frame[0], gb._by, observed=gb._observed).size()
+        return getattr(GroupBy(frame[0], gb._by, col, observed=gb._observed), fn)()
 
     def val(x, node, inside):
         """x as an operand: the group's column is a row-wise Series within a
@@ -3320,8 +3321,8 @@ class GroupBy(_Aggregations):
                                           "(g[\"x\"].transform(func)), no arguments")
             if not _one(self._sel):  # each column's, side by side
                 cols = list(self._sel)
-                out = concat([GroupBy(self._df, self._by, c).transform(func) for c in cols],
-                             axis=1)
+                out = concat([GroupBy(self._df, self._by, c, observed=self._observed)
+                              .transform(func) for c in cols], axis=1)
                 out._columns = cols
                 return out
             return _group_apply(self, func, "groupby transform", "transform")[0].rename(self._sel)
@@ -3449,12 +3450,13 @@ class GroupBy(_Aggregations):
             raise NotImplementedError("groupby idx%s: the index's name %r is a column too"
                                       % (func, label))
         flat = self._df.reset_index()
-        g = GroupBy(flat, self._by)
+        g = GroupBy(flat, self._by, observed=self._observed)
         outs = []
         for c in cols:
             best = g[c].transform(func)
             rows = flat[flat[c] == best]
-            outs.append(GroupBy(rows, self._by)[label].first().rename(c))
+            outs.append(GroupBy(rows, self._by, observed=self._observed)[label].first()
+                        .rename(c))
         out = outs[0] if _one(self._sel) else concat(outs, axis=1)
         return self._keyed(out)
 
@@ -3466,7 +3468,7 @@ class GroupBy(_Aggregations):
         if not _one(self._sel):
             raise NotImplementedError("groupby describe makes MultiIndex columns over several "
                                       "columns: select one (g[\"x\"].describe())")
-        g = GroupBy(self._df, self._by, self._sel)
+        g = GroupBy(self._df, self._by, self._sel, observed=self._observed)
         a = g.agg(count="count", mean="mean", std="std", min="min", max="max")
         qs = [g.quantile(q).rename(n) for q, n in ((0.25, "25%"), (0.5, "50%"), (0.75, "75%"))]
         parts = [a["count"].astype("float64"), a["mean"], a["std"], a["min"].astype("float64")] \
@@ -3568,7 +3570,8 @@ class GroupBy(_Aggregations):
                 specs.append((out, spec[0], spec[1]))
         if not any(is_fn(fn) for _, _, fn in specs):
             return None
-        parts = [GroupBy(self._df, self._by, col).agg(fn).rename(out) for out, col, fn in specs]
+        parts = [GroupBy(self._df, self._by, col, observed=self._observed).agg(fn).rename(out)
+                 for out, col, fn in specs]
         out = concat(_fuse_groupbys(parts), axis=1)
         out._columns, out._index_names = [o for o, _, _ in specs], list(self._by)
         return self._keyed(out)

@@ -29,6 +29,8 @@ filters, head, tail, sorts, column selection, assign, rename ...); other
 ops see the plain values (object or numbers), where pandas would still
 give a categorical.
 """
+import sys
+
 import numpy as np
 
 from ..core import Entity, execute
@@ -463,6 +465,62 @@ def regrouped(gb, out, fill):
     return out
 
 
+# the methods and element-wise ops whose result of a groupby result with
+# categorical keys is fetched as pandas' of its pandas result (replayed)
+_REPLAYED = ("head", "tail", "round", "sort_values", "sort_index", "rename", "to_frame",
+             "nlargest", "nsmallest", "fillna", "abs", "rank", "cumsum", "pct_change", "diff",
+             "shift", "reset_index", "rename_axis")
+_OPERATORS = {"add": "__add__", "subtract": "__sub__", "multiply": "__mul__",
+              "divide": "__truediv__", "floor_divide": "__floordiv__", "mod": "__mod__",
+              "power": "__pow__", "equal": "__eq__", "not_equal": "__ne__", "less": "__lt__",
+              "less_equal": "__le__", "greater": "__gt__", "greater_equal": "__ge__",
+              "logical_and": "__and__", "logical_or": "__or__", "negative": "__neg__",
+              "abs": "__abs__", "logical_not": "__invert__"}
+
+
+def replayed(out, fn):
+    """out, computed from groupby results with categorical keys (every
+    category, their index pandas'): fetched as fn makes of those results'
+    pandas values (fetched for it: a task of their own, small), so that it
+    is pandas' (the cluster's out has the observed groups only)"""
+    out = _as_fetched(out, lambda got: fn())
+    out._regrouped = True
+    return out
+
+
+def _replay_method(name):
+    def method(self, orig, *a, **kw):
+        out = orig(self, *a, **kw)
+        if not self._regrouped or any(isinstance(v, Entity) for v in list(a) + list(kw.values())):
+            return out
+        if name == "reset_index" and self._regroup_args is not None and \
+                not kw.get("drop", a[0] if a else False):  # the keys as columns
+            gb, fill = self._regroup_args
+            from . import GroupBy
+            return regrouped(GroupBy(gb._df, gb._by, gb._sel, False, gb._observed), out, fill)
+        return replayed(out, lambda: getattr(self.fetch(), name)(*a, **kw))
+    return method
+
+
+def _replay_elementwise(orig):
+    """the package's elementwise, replayed where its inputs are groupby
+    results with categorical keys"""
+    def elementwise(op, inputs, params=None):
+        out = orig(op, inputs, params)
+        ents = [x for x in inputs if isinstance(x, Entity)]
+        if params or op not in _OPERATORS or not ents or \
+                not all(getattr(x, "_regrouped", False) for x in ents):
+            return out
+
+        def fn():
+            vals = [x.fetch() if isinstance(x, Entity) else x for x in inputs]
+            if not isinstance(inputs[0], Entity):  # 2 - s: the right side's reflected op
+                return getattr(vals[1], _OPERATORS[op].replace("__", "__r", 1))(vals[0])
+            return getattr(vals[0], _OPERATORS[op])(*vals[1:])
+        return replayed(out, fn)
+    return elementwise
+
+
 def unstacked(long, out, level, fill_value):
     """out, the unstack of long (a groupby result with categorical keys):
     fetched as pandas unstacks long's result, categories and filled groups
@@ -640,15 +698,13 @@ def _install():
         return out
     _wrap(Series, "to_frame", to_frame)
 
-    def reset(self, orig, *a, **kw):
-        out = orig(self, *a, **kw)
-        if not self._regrouped or kw.get("drop", a[0] if a else False):  # no keys
-            return out
-        gb, fill = self._regroup_args
-        from . import GroupBy
-        return regrouped(GroupBy(gb._df, gb._by, gb._sel, False, gb._observed), out, fill)
-    _wrap(Series, "reset_index", reset)
-    _wrap(DataFrame, "reset_index", reset)
+    for cls in (Series, DataFrame):
+        for name in _REPLAYED:
+            if hasattr(cls, name):
+                _wrap(cls, name, _replay_method(name))
+    _Frame._regroup_args = None
+    package = sys.modules[__package__]
+    package.elementwise = _replay_elementwise(package.elementwise)
 
     def ust(self, orig, level=-1, fill_value=None):
         out = orig(self, level, fill_value)
