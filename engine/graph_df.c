@@ -3734,6 +3734,29 @@ static bool where_of(graph_t *g, const graph_node_t *n, int k, ftype_t t, bool *
     return true;
 }
 
+/* The unit of where(cond, a, b) over datetimes or timedeltas: a and b
+ * columns of that one unit, or NaN literals (NaT, as pandas' s.where(cond)
+ * of datetimes gives); 0 when it is no such where. */
+static int where_time(graph_t *g, const graph_node_t *n, int k)
+{
+    if (n->in[0].node < 0 ? n->in[0].str != NULL : in_df(g, n, 0)->cols[k].type != FT_BOOL)
+        return 0;
+    int u = 0;
+    for (int j = 1; j < 3; j++) {
+        const operand_t *o = &n->in[j];
+        if (o->node >= 0) {
+            const df_col_t *c = &in_df(g, n, j)->cols[k];
+            if (c->type != FT_INT64 || !(c->unit == FU_NS || c->unit == FU_TD) ||
+                (u && u != c->unit))
+                return 0;
+            u = c->unit;
+        } else if (o->str || o->sc.kind != SC_FLOAT || !isnan(o->sc.f)) {
+            return 0;
+        }
+    }
+    return u;
+}
+
 /* What a datetime or timedelta operand of an element-wise op is: its unit
  * (FU_NS, FU_TD), or 0 for an int (1), float (2) or other (3) operand. */
 typedef struct {
@@ -3955,6 +3978,15 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
     for (int k = 0; k < s->ncols; k++) {
         dtype_t in_dt[3] = {DT_BOOL, DT_BOOL, DT_BOOL};
         int in_nd[3] = {0, 0, 0};
+        int wu = n->op == OP_WHERE && n->n_in == 3 ? where_time(g, n, k) : 0;
+        if (wu) {
+            for (int j = 0; j < 3; j++)
+                d->ew_col[k * n->n_in + j] = n->in[j].node < 0 ? -1 : k;
+            d->ew_dt[k] = DF_EW_TIMEWHERE;
+            d->cols[k].type = FT_INT64;
+            d->cols[k].unit = (uint8_t)wu;
+            continue;
+        }
         int tr = ew_time_type(g, n, d, k, err, errlen);
         if (tr < 0) return -1;
         if (tr > 0) continue;

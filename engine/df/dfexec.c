@@ -505,6 +505,23 @@ static int ew_boolwhere(const graph_node_t *n, const df_node_t *d, const frame_t
     return 0;
 }
 
+/* Column k of where(cond, a, b) over datetimes or timedeltas (columns of
+ * one unit, or NaN: NaT). -1 when out of memory. */
+static int ew_timewhere(const graph_node_t *n, const df_node_t *d, const frame_t *v, int k,
+                        int64_t rows, fcol_t *out)
+{
+    const fcol_t *c[3];
+    where_cols(n, d, v, k, c);
+    if (fcol_alloc(out, FT_INT64, rows, 0, false)) return -1;
+    out->unit = d->cols[k].unit;
+    int64_t *o = out->data;
+    for (int64_t i = 0; i < rows; i++) {
+        int j = where_pick(n, c[0], i);
+        o[i] = c[j] ? ((const int64_t *)c[j]->data)[i] : DATE_NAT;
+    }
+    return 0;
+}
+
 /* Column k of where(cond, a, b) over strings: a's string where cond holds,
  * else b's; a value a literal, a column of the frame inputs v, or NaN
  * (missing; a missing condition is false, as pandas' where). -1 when out
@@ -751,6 +768,13 @@ static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t 
         }
         if (d->ew_dt[k] == DF_EW_TIME) {
             if (ew_time(n, d, v, k, rows, &f->cols[k], err, errlen)) goto done;
+            continue;
+        }
+        if (d->ew_dt[k] == DF_EW_TIMEWHERE) {
+            if (ew_timewhere(n, d, v, k, rows, &f->cols[k])) {
+                oom(err, errlen);
+                goto done;
+            }
             continue;
         }
         if (d->ew_dt[k] == DF_EW_STRADD) {

@@ -2,7 +2,9 @@
 """Timedeltas through mars-run, against pandas 1.5: a difference of two
 datetime columns is timedelta64[ns] (NaT where either is NaT); datetimes
 plus and minus timedeltas; timedeltas added, subtracted, negated, abs'd,
-multiplied and divided by numbers (int and float columns with NaN,
+where and mask of datetimes and timedeltas (NaT where a value is
+missing, as pandas' s.where(cond)), multiplied and divided by numbers
+(int and float columns with NaN,
 literals, by zero), divided, floor-divided and taken modulo by
 timedeltas; comparisons with timedeltas and with literals in pandas'
 forms ("1 days 02:00:00", "-1 days +23:00:00", "2h30min"); a date
@@ -120,6 +122,15 @@ def cases(P):
         {"c1": d > pd.Timedelta("1 days"), "c2": d == d2, "c3": d != d2,
          "c4": d <= pd.Timedelta("-1 days +23:00:00"), "c5": pd.Timedelta("2 days 00:00:00.5") < d,
          "c6": s >= e}))
+    big = d > pd.Timedelta("3 days")
+    out.append(("where", base + [
+        ew("big", "greater", "d", lit("3 days")), ew("w1", "where", "big", "s", lit(None)),
+        ew("w2", "where", "big", lit(None), "e"), ew("w3", "where", "big", "d", lit(None)),
+        ew("s2", "add", "s", lit("1 days")), ew("w4", "where", "big", "s", "s2"),
+        ew("w5", "where", "big", "d", "d2")],
+        {"w1": s.where(big), "w2": e.mask(big), "w3": d.where(big),
+         "w4": s.where(big, s + pd.Timedelta("1 days")),
+         "w5": d.where(big, d2)}))
     fields = ["days", "seconds", "microseconds", "nanoseconds", "total_seconds"]
     out.append(("dt_rounding", base + [op("fl", "dt.floor", "d", freq="h"),
                                         op("ce", "dt.ceil", "d2", freq="D"),

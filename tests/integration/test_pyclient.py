@@ -995,8 +995,11 @@ class TestDataFrames(Base):
             pdf.to_csv(path, index=False)
             self.assertEqual(SESS.upload(path), "pyclient.csv")
             df = md.read_csv("pyclient.csv", chunk_bytes=2000)
+            before = n_tasks(SESS)
             g = df.groupby("k").agg(tot=("i", "sum"), mf=("f", "mean"))
-            self.assertIsNone(df.columns)  # not known before it runs
+            self.assertIsNone(df._columns)  # not known before it runs
+            self.assertEqual(df.columns, ["k", "i", "f"])  # learnt from head(0)
+            self.assertEqual(n_tasks(SESS) - before, 1)
             df.execute()
             self.assertEqual(df.columns, ["k", "i", "f"])  # the server's, once executed
             self.assertEqual(df.dtypes.to_dict(), pdf.dtypes.to_dict())
@@ -2280,6 +2283,68 @@ class TestDataFrames(Base):
                 pd.testing.assert_frame_equal(got.fetch(), want)
             with self.assertRaisesRegex(NotImplementedError, "frequencies are"):
                 df.ts.dt.to_period("2M")
+
+    def test_pandas_idioms_third(self):
+        """Notebook lines against pandas: groupby(dropna=False) of
+        aggregations and size (refused for the rest), df.where and df.mask
+        of a bool Series (datetimes stay datetimes, NaT), df.columns and
+        df.dtypes of a frame not run yet, value_counts(subset) through
+        head, iterating over unique(), df.loc[df.x.idxmax()]."""
+        rng = np.random.default_rng(17)
+        n = 500
+        frame = pd.DataFrame({
+            "ts": (pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 10 ** 7, n),
+                                                                 unit="s")),
+            "amount": np.round(rng.gamma(2, 30, n), 2), "qty": rng.integers(1, 10, n),
+            "status": rng.choice(["paid", "refunded", "pending", None], n),
+            "city": rng.choice(["Paris", "Lyon", None], n)})
+        with uploaded_csv("idioms3.csv", frame, parse_dates=["ts"]) as p:
+            df = md.read_csv("idioms3.csv", parse_dates=["ts"], chunk_bytes=4000)
+            self.assertEqual(df.columns.tolist(), p.columns.tolist())  # runs head(0)
+            self.assertEqual(df.dtypes.to_dict(), p.dtypes.to_dict())  # runs it
+            pairs = [
+                (df.groupby("status", dropna=False).size(),
+                 p.groupby("status", dropna=False).size()),
+                (df.groupby("status", dropna=False).amount.sum(),
+                 p.groupby("status", dropna=False).amount.sum()),
+                (df.groupby(["status", "city"], dropna=False).qty.agg(["min", "max"]),
+                 p.groupby(["status", "city"], dropna=False).qty.agg(["min", "max"])),
+                (df.groupby("status", dropna=False).agg(k=("qty", "count"), s=("amount", "sum")),
+                 p.groupby("status", dropna=False).agg(k=("qty", "count"), s=("amount", "sum"))),
+                (df.groupby("status", dropna=False, as_index=False).amount.mean(),
+                 p.groupby("status", dropna=False, as_index=False).amount.mean()),
+                (df.where(df.amount > 100), p.where(p.amount > 100)),
+                (df.mask(df.amount > 100), p.mask(p.amount > 100)),
+                (df.ts.where(df.qty > 4), p.ts.where(p.qty > 4)),
+                (df.value_counts(["status"]).head(2), p.value_counts(["status"]).head(2)),
+            ]
+            self.same_as_pandas(pairs)
+            with self.assertRaisesRegex(NotImplementedError, r"dropna=False\)\.transform"):
+                df.groupby("status", dropna=False).amount.transform("sum")
+            self.assertEqual(sorted(df.status.dropna().unique()),
+                             sorted(p.status.dropna().unique()))
+            self.assertEqual(df.loc[df.amount.idxmax(), "qty"].fetch(),
+                             p.loc[p.amount.idxmax(), "qty"])
+            # datetime and timedelta scalars: pandas' Timestamp and Timedelta
+            d, q = df.ts - df.ts.shift(1), p.ts - p.ts.shift(1)
+            df["t2"], p["t2"] = df.ts.dt.floor("h"), p.ts.dt.floor("h")
+            scalars = [(getattr(df.ts, f)(), getattr(p.ts, f)())
+                       for f in ("min", "max", "median", "mean")]
+            scalars += [(getattr(d, f)(), getattr(q, f)())
+                        for f in ("min", "max", "median", "mean", "sum")]
+            scalars += [(df.ts.max() - df.ts.min(), p.ts.max() - p.ts.min()),
+                        (df[df.qty > 5].t2.min(), p[p.qty > 5].t2.min()),
+                        (md.to_datetime(df.qty * 86400, unit="s").max(),
+                         pd.to_datetime(p.qty * 86400, unit="s").max())]
+            for got, want in scalars:
+                got = got.fetch()
+                self.assertEqual(type(got), type(want))
+                # (a mean is a float sum, chunk by chunk: within a microsecond)
+                self.assertLessEqual(abs(got - want), pd.Timedelta("1us"), (got, want))
+            span = df.ts.max() - df.ts.min()
+            self.assertEqual(span.days.fetch(), (p.ts.max() - p.ts.min()).days)
+            self.assertAlmostEqual(float(span.total_seconds().fetch()),
+                                   (p.ts.max() - p.ts.min()).total_seconds())
 
     def test_to_numeric(self):
         """md.to_numeric of strings through a cluster, every errors mode:

@@ -68,7 +68,16 @@ def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_
     obj._index_names = index_names
     if any(isinstance(x, _Frame) and x._cats for x in inputs):
         obj._cats = _cat_carried(op, inputs, params, obj)
+    src = inputs[0] if inputs else None
+    if isinstance(src, _Frame) and src._fetched_keeps and op in _ROWS_KEPT:
+        _as_fetched(obj, src._fetched, True)
     return _after_create(obj)
+
+
+# ops whose output's rows are some of their first input's, index and all
+_ROWS_KEPT = ("dataframe.head", "dataframe.tail", "dataframe.sort_values",
+              "dataframe.sort_index", "dataframe.filter", "dataframe.rename", "dataframe.round",
+              "dataframe.sample", "dataframe.dropna", "dataframe.fillna", "dataframe.iloc")
 
 
 def elementwise(op, inputs, params=None):
@@ -289,6 +298,7 @@ class _Frame(Entity):
     # what the fetched pandas object becomes, where the engine's JSON cannot
     # say it all (a column axis's name, a one-level MultiIndex ...): _as_fetched
     _fetched = None
+    _fetched_keeps = False
     # pandas' CategoricalDtype of categorical columns ({column: dtype}, a
     # Series' under None): _carried.py
     _cats = None
@@ -671,14 +681,27 @@ class _Frame(Entity):
         NaN by default, or a frame like this one); cond a bool Series for a
         Series, a bool DataFrame of the same columns for a DataFrame
         (strings take strings or NaN); either may be a function of this
-        object, called with it, as pandas calls it."""
+        object, called with it, as pandas calls it. A DataFrame's cond may
+        be a bool Series of its rows: each column's where of it, as pandas
+        broadcasts it."""
         cond, other = _called(cond, self), _called(other, self)
+        if isinstance(self, DataFrame) and isinstance(cond, Series):
+            return self._each_column(lambda c: self[c].where(cond, other))
         return elementwise("where", [cond, self, other])
 
     def mask(self, cond, other=np.nan):
         """pandas' mask: other where cond holds, else this value."""
         cond, other = _called(cond, self), _called(other, self)
+        if isinstance(self, DataFrame) and isinstance(cond, Series):
+            return self._each_column(lambda c: self[c].mask(cond, other))
         return elementwise("where", [cond, other, self])
+
+    def _each_column(self, fn):
+        """this frame with each column c replaced by fn(c), a Series of its
+        rows"""
+        cols = list(self.columns)
+        return _make("dataframe.assign", [self] + [fn(c) for c in cols], {"names": cols},
+                     "dataframe", cols)
 
     def pipe(self, func, *args, **kwargs):
         """pandas' pipe: func(self, *args, **kwargs), or with func a
@@ -1517,13 +1540,16 @@ class DataFrame(_Frame):
 
     @property
     def columns(self):
-        """The column names: known here, or the server's once executed; else None.
-        A list (with pandas' tolist() and to_list())."""
+        """The column names: known here, or the server's once executed, or
+        else learnt by running head(0) of this frame (a file's header, the
+        first chunk's pipeline), as pandas users expect them. A list (with
+        pandas' tolist() and to_list())."""
         if self._columns is None:
             m = self._meta()
-            if m and "columns" in m:
-                self._columns = list(m["columns"])
-        return None if self._columns is None else _Names(self._columns)
+            if not (m and "columns" in m):
+                m = self.head(0)._ran()
+            self._columns = list(m["columns"])
+        return _Names(self._columns)
 
     @columns.setter
     def columns(self, names):
@@ -1539,11 +1565,10 @@ class DataFrame(_Frame):
 
     @property
     def dtypes(self):
-        """pandas.Series of column dtypes, from the server once executed; else None."""
+        """pandas.Series of column dtypes, the server's (it runs first when it
+        has not run: a column's type can depend on every value)"""
         import pandas as pd
-        m = self._meta()
-        if not m or "dtypes" not in m:
-            return None
+        m = self._ran()
         return pd.Series({c: np.dtype(object if d in ("string", "object") else d)
                           for c, d in m["dtypes"].items()}, dtype=object)
 
@@ -1629,7 +1654,7 @@ class DataFrame(_Frame):
         if normalize:
             out = out / out.sum()
         if len(cols) == 1:  # pandas' MultiIndex of one level (the engine's is plain)
-            _as_fetched(out, _one_level)
+            _as_fetched(out, _one_level, keep=True)
         return out
 
     def __setitem__(self, name, value):
@@ -1720,14 +1745,16 @@ class DataFrame(_Frame):
             return base.map({True: v, False: v})
         raise TypeError("assign: %r is no Series, callable or scalar" % (v,))
 
-    def groupby(self, by, as_index=True, observed=False):
+    def groupby(self, by, as_index=True, observed=False, dropna=True):
         """pandas' groupby by column names, or by Series of this frame's
         rows (df.day.dt.month): such a Series is assigned as the column of
         its name (replacing a column of that name, as the key then), so its
         name must be known here (a column, and what the accessors and
         element-wise ops make of one; rename() names any). observed: of
         categorical keys, only the categories present (pandas 1.5's
-        default False gives every category)."""
+        default False gives every category). dropna=False: rows whose key
+        is missing form groups too (sorted last), for the aggregations
+        (sum, mean ..., agg of names, size)."""
         import pandas as pd
         if isinstance(by, pd.Grouper):
             # pd.Grouper(key=..., freq=...): bins of time, as resample
@@ -1753,7 +1780,8 @@ class DataFrame(_Frame):
                 names.append(nm)
             else:
                 names.append(k)
-        return GroupBy(frame, names, as_index=bool(as_index), observed=bool(observed))
+        return GroupBy(frame, names, as_index=bool(as_index), observed=bool(observed),
+                       dropna=bool(dropna))
 
     def sort_values(self, by, ascending=True, na_position="last", key=None, kind=None,
                     ignore_index=False):
@@ -1769,7 +1797,7 @@ class DataFrame(_Frame):
             bys = [by] if _one(by) else list(by)
             tmp = {"_mars_key%d" % q: key(self[b]) for q, b in enumerate(bys)}
             out = self.assign(**tmp).sort_values(list(tmp), ascending, na_position)
-            cols = self.columns
+            cols = self._columns
             return out.drop(columns=list(tmp)) if cols is None else out[cols]
         p = {"by": [by] if _one(by) else list(by)}
         if ascending is not True:
@@ -2040,7 +2068,7 @@ class Series(_Frame):
                                       "is not supported)")
         return _make("dataframe.rename", [self], {"name": index}, "series")
 
-    def groupby(self, by, as_index=True, observed=False):
+    def groupby(self, by, as_index=True, observed=False, dropna=True):
         """pandas' s.groupby(by) with by Series of the same rows (or names of
         them): the Series and its keys side by side (their names known
         here), grouped; as df.groupby's."""
@@ -2062,7 +2090,8 @@ class Series(_Frame):
         both._columns = [col] + names
         both._cats = {n: k._cats[None] for n, k in zip(names, keys)
                       if k._cats and None in k._cats} or None
-        return _GroupByRenamed(both.groupby(names, as_index=as_index, observed=observed)[col],
+        return _GroupByRenamed(both.groupby(names, as_index=as_index, observed=observed,
+                                            dropna=dropna)[col],
                                None if values is not self else me)
 
     def corr(self, other, method="pearson", min_periods=None):
@@ -2211,9 +2240,11 @@ class _LocOne(_LocOneRows, DataFrame):
         return self._wrap(DataFrame.__getattr__(self, name))
 
 
-def _as_fetched(out, fn):
-    """out, fetched as fn makes of the fetched pandas object"""
-    out._fetched = fn
+def _as_fetched(out, fn, keep=False):
+    """out, fetched as fn makes of the fetched pandas object; keep: fn is
+    of the index's shape only (a one-level MultiIndex), so the ops that
+    keep rows as they are (head, sort_values ...) keep it too (_make)"""
+    out._fetched, out._fetched_keeps = fn, keep
     return out
 
 
@@ -2230,6 +2261,26 @@ def _one_level(got):
     """the fetched index as pandas' MultiIndex of one level"""
     import pandas as pd
     got.index = pd.MultiIndex.from_arrays([got.index])
+    return got
+
+
+def _nan_levels(got):
+    """a groupby(dropna=False) result's MultiIndex as pandas builds it: a
+    missing key is NaN among its level's values (the engine's codes it -1)"""
+    import pandas as pd
+    idx = got.index
+    if not isinstance(idx, pd.MultiIndex):
+        return got
+    levels, codes = [], []
+    for i in range(idx.nlevels):
+        lev, code = idx.levels[i], np.asarray(idx.codes[i])
+        if (code < 0).any():
+            lev = lev.append(pd.Index([np.nan], dtype=object if lev.dtype == object
+                                      else np.float64))
+            code = np.where(code < 0, len(lev) - 1, code)
+        levels.append(lev)
+        codes.append(code)
+    got.index = pd.MultiIndex(levels=levels, codes=codes, names=idx.names)
     return got
 
 
@@ -2251,6 +2302,11 @@ class _Unique(Series):
 
     def fetch(self, session=None):
         return Series.fetch(self, session).unique()
+
+    def __iter__(self):
+        """pandas' unique() is an array: iterating fetches it"""
+        return iter(self.fetch())
+
 
 
 class _Label(Series):
@@ -3137,16 +3193,24 @@ class GroupBy(_Aggregations):
     .diff(periods), .ffill(limit), .bfill(limit) and .rank(...) as
     pandas'."""
 
-    def __init__(self, df, by, sel=None, as_index=True, observed=False):
+    def __init__(self, df, by, sel=None, as_index=True, observed=False, dropna=True):
         self._df = df
         self._by = by
         self._sel = sel  # a column name (Series results) or a list, or None: all
         self._as_index = as_index
         self._observed = observed  # of categorical keys (_carried.regrouped)
+        self._dropna = dropna  # False: missing keys form groups (aggregations only)
 
     def __getitem__(self, cols):
         return GroupBy(self._df, self._by, cols if _one(cols) else list(cols),
-                       self._as_index, self._observed)
+                       self._as_index, self._observed, self._dropna)
+
+    def _agg_params(self, agg):
+        """groupby_agg's fields for the aggregations agg"""
+        p = {"by": self._by, "agg": agg}
+        if not self._dropna:
+            p["dropna"] = False
+        return p
 
     def _keyed(self, out, name=None, fill=None):
         """an aggregation's result: indexed by the keys, or with as_index
@@ -3159,6 +3223,8 @@ class GroupBy(_Aggregations):
             if name is not None:
                 out = out.rename(name)
             out = out.reset_index()
+        elif not self._dropna and len(self._by) > 1 and out._fetched is None:
+            _as_fetched(out, _nan_levels, keep=True)
         return _cat_regrouped(self, out, fill) if self._df._cats else out
 
     def __getattr__(self, name):
@@ -3200,7 +3266,7 @@ class GroupBy(_Aggregations):
     def _reduce(self, func, **kw):
         cols = self._columns_for(func)
         agg = {str(c): [c, func] for c in cols}
-        p = {"by": self._by, "agg": agg}
+        p = self._agg_params(agg)
         p.update(kw)
         out = _make("dataframe.groupby_agg", [self._df], p, "dataframe", cols,
                     index_names=list(self._by))
@@ -3225,6 +3291,11 @@ class GroupBy(_Aggregations):
     def size(self):
         """Rows per group: an int64 Series indexed by the keys (as_index
         False: a frame of the keys and "size")."""
+        if not self._dropna:  # groupby_agg's size counts the groups of missing keys
+            agg = {"n": [self._by[0], "size"]}
+            out = _make("dataframe.groupby_agg", [self._df], self._agg_params(agg), "dataframe",
+                        ["n"], index_names=list(self._by))["n"].rename(None)
+            return self._keyed(out, "size", "size")
         return self._keyed(_make("dataframe.groupby_size", [self._df], {"by": self._by},
                                  "series", index_names=list(self._by)), "size", "size")
 
@@ -3446,7 +3517,7 @@ class GroupBy(_Aggregations):
                                       "name the client knows" % func)
         cols = [self._sel] if _one(self._sel) else self._columns_for("max")
         label = names[0] if names[0] is not None else "index"
-        if label in (self._df.columns or []) or label in self._by:
+        if label in self._df.columns or label in self._by:
             raise NotImplementedError("groupby idx%s: the index's name %r is a column too"
                                       % (func, label))
         flat = self._df.reset_index()
@@ -3541,7 +3612,7 @@ class GroupBy(_Aggregations):
             raise TypeError("agg needs a func, a list or a dict of funcs, or named "
                             "aggregations out=(\"column\", \"func\")")
         return self._keyed(_make("dataframe.groupby_agg", [self._df],
-                                 {"by": self._by, "agg": agg}, "dataframe", list(agg),
+                                 self._agg_params(agg), "dataframe", list(agg),
                                  index_names=list(self._by)),
                            fill={o: spec[1] for o, spec in agg.items()})
 
@@ -3570,11 +3641,34 @@ class GroupBy(_Aggregations):
                 specs.append((out, spec[0], spec[1]))
         if not any(is_fn(fn) for _, _, fn in specs):
             return None
+        if not self._dropna:
+            raise NotImplementedError("groupby(dropna=False) of a function is not supported")
         parts = [GroupBy(self._df, self._by, col, observed=self._observed).agg(fn).rename(out)
                  for out, col, fn in specs]
         out = concat(_fuse_groupbys(parts), axis=1)
         out._columns, out._index_names = [o for o, _, _ in specs], list(self._by)
         return self._keyed(out)
+
+
+def _aggregations_only(name):
+    """GroupBy's method name, refused with dropna=False (which the cluster
+    has for the aggregations only)"""
+    orig = getattr(GroupBy, name)
+
+    def method(self, *a, **kw):
+        if not self._dropna:
+            raise NotImplementedError("groupby(dropna=False).%s is not supported (the "
+                                      "aggregations and size are)" % name)
+        return orig(self, *a, **kw)
+    method.__name__, method.__doc__ = orig.__name__, orig.__doc__
+    setattr(GroupBy, name, method)
+
+
+for _name in ("head", "tail", "nth", "apply", "filter", "transform", "cumcount", "ngroup",
+              "shift", "diff", "ffill", "bfill", "rolling", "expanding", "ewm", "fillna",
+              "pct_change", "rank", "idxmax", "idxmin", "describe", "quantile"):
+    _aggregations_only(_name)
+del _name
 
 
 _NUMPY_FUNCS = {"sum": "sum", "nansum": "sum", "mean": "mean", "nanmean": "mean",
@@ -4235,3 +4329,6 @@ def frame_from_json(doc, index_names=None):
 from ._carried import carried as _cat_carried, cut_dtype as _cat_cut_dtype  # noqa: E402
 from ._carried import fetched as _cat_fetched, regrouped as _cat_regrouped  # noqa: E402
 from ._carried import _plain as _carried_plain, to_period as _carried_to_period  # noqa: E402
+from ._timescalars import install as _install_timescalars  # noqa: E402
+
+_install_timescalars()  # datetime and timedelta scalars of reductions
