@@ -727,6 +727,7 @@ class TestFunctions(Base):
             ("einsum", mt.einsum("ij,kj->ik", tx, tx), np.einsum("ij,kj->ik", x, x)),
             ("vdot", mt.vdot(tx, tx), np.vdot(x, x)),
             ("round", mt.round(tx, 2), np.round(x, 2)), ("around", mt.around(tx), np.around(x)),
+            ("t.round", tx.round(2), x.round(2)), ("sum.round", tx.sum().round(1), x.sum().round(1)),
             ("isposinf", mt.isposinf(tx / 0.0), np.isposinf(xinf)),
             ("inv", mt.linalg.inv(tm), np.linalg.inv(m)), ("det", mt.linalg.det(tm), np.linalg.det(m)),
             ("solve", mt.linalg.solve(tm, mt.tensor(w[:4])), np.linalg.solve(m, w[:4])),

@@ -213,6 +213,11 @@ class Tensor(Entity):
     def clip(self, a_min=None, a_max=None):
         return clip(self, a_min, a_max)
 
+    def round(self, decimals=0):
+        """numpy's ndarray.round (and a scalar's, as a reduction of a Series
+        gives one): half to even"""
+        return _numpyfuncs.round(self, decimals)
+
     def sum(self, axis=None, keepdims=False, **kw): return sum(self, axis, keepdims=keepdims, **kw)
     def prod(self, axis=None, keepdims=False, **kw): return prod(self, axis, keepdims=keepdims, **kw)
     def mean(self, axis=None, keepdims=False, **kw): return mean(self, axis, keepdims=keepdims, **kw)
