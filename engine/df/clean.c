@@ -699,6 +699,7 @@ int df_clean_map(const df_node_t *d, op_t op, const frame_t *in, const frame_t *
                 frame_free(out);
                 return -1;
             }
+            o->unit = d->cols[k].unit; /* a datetime's int64: its nanoseconds */
             break;
         case OP_DF_RENAME:
         case OP_DF_DROP:

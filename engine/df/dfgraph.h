@@ -39,7 +39,7 @@ typedef struct {
 /* arithmetic and comparisons of datetimes and timedeltas (dfexec.c's
  * ew_time): the output column's type and unit say what it gives */
 #define DF_EW_TIME 0xfc
-#define DF_EW_STRADD 0xfb /* add of strings: their concatenation, missing where one is */
+#define DF_EW_STRADD 0xfb    /* add of strings: their concatenation, missing where one is */
 #define DF_EW_TIMEWHERE 0xfa /* where of datetimes (or timedeltas) and NaN: NaT */
 
 /* Reduction ops (dataframe.sum ...): the statistic kept per column. */

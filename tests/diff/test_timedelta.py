@@ -3,7 +3,8 @@
 datetime columns is timedelta64[ns] (NaT where either is NaT); datetimes
 plus and minus timedeltas; timedeltas added, subtracted, negated, abs'd,
 where and mask of datetimes and timedeltas (NaT where a value is
-missing, as pandas' s.where(cond)), multiplied and divided by numbers
+missing, as pandas' s.where(cond)), astype int64 (the nanoseconds; str
+and float refused), multiplied and divided by numbers
 (int and float columns with NaN,
 literals, by zero), divided, floor-divided and taken modulo by
 timedeltas; comparisons with timedeltas and with literals in pandas'
@@ -122,6 +123,9 @@ def cases(P):
         {"c1": d > pd.Timedelta("1 days"), "c2": d == d2, "c3": d != d2,
          "c4": d <= pd.Timedelta("-1 days +23:00:00"), "c5": pd.Timedelta("2 days 00:00:00.5") < d,
          "c6": s >= e}))
+    out.append(("as_int64", base + [op("i1", "astype", "s", dtype="int64"),
+                                    op("i2", "astype", "d2", dtype="int64")],
+                {"i1": s.astype("int64"), "i2": d2.astype("int64")}))  # NaT: int64's min
     big = d > pd.Timedelta("3 days")
     out.append(("where", base + [
         ew("big", "greater", "d", lit("3 days")), ew("w1", "where", "big", "s", lit(None)),
@@ -276,7 +280,13 @@ def rejects(data):
         ("bad_compared_literal", ew("r", "less", "d", lit("2024-01-01")), 2,
          ["compared with a timedelta Series"]),
         ("overflow", ew("r", "add", "s", lit("106000 days")), 1,
-         ["Overflow in int64 addition", "OverflowError"])]:
+         ["Overflow in int64 addition", "OverflowError"]),
+        ("datetime_as_text", op("r", "astype", "s", dtype="str"), 2,
+         ["astype(str) of datetime64[ns] is not supported here", "dt.strftime"]),
+        ("timedelta_as_text", op("r", "astype", "d", dtype="str"), 2,
+         ["astype(str) of timedelta64[ns]"]),
+        ("datetime_as_float", op("r", "astype", "s", dtype="float64"), 2,
+         ["cannot astype a datetime64[ns] to float64", "TypeError"])]:
         td.expect_refused(data, "rejects/" + name, src + [node], code, words)
 
 

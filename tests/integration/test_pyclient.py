@@ -2342,6 +2342,40 @@ class TestDataFrames(Base):
                 self.assertEqual(type(got), type(want))
                 # (a mean is a float sum, chunk by chunk: within a microsecond)
                 self.assertLessEqual(abs(got - want), pd.Timedelta("1us"), (got, want))
+            # one position, one label, slices: pandas' scalars and rows
+            s, q = df.amount, p.amount
+            for got, want in ((s.iloc[0], q.iloc[0]), (s.iloc[-1], q.iloc[-1]),
+                              (df.iloc[2, 1], p.iloc[2, 1]), (s[5], q[5]),
+                              (df.qty.mode()[0], p.qty.mode()[0]),
+                              (df.groupby("status").qty.sum()["paid"],
+                               p.groupby("status").qty.sum()["paid"])):
+                self.assertEqual(got.fetch(), want)
+            pd.testing.assert_series_equal(df.iloc[7].fetch(), p.iloc[7])
+            pd.testing.assert_series_equal(s[:4].fetch(), q[:4])
+            pd.testing.assert_series_equal(s[[3, 1]].fetch(), q[[3, 1]])
+            pd.testing.assert_series_equal(df.describe().loc["mean"].round(3).fetch(),
+                                           p.describe().loc["mean"].round(3))
+            with self.assertRaisesRegex(IndexError, "out-of-bounds"):
+                s.iloc[10 ** 6].fetch()
+            # {old: new} of numbers, and Python's regex escapes
+            pd.testing.assert_series_equal(df.qty.replace({1: 100, 2: 200}).fetch(),
+                                           p.qty.replace({1: 100, 2: 200}))
+            pd.testing.assert_frame_equal(
+                df.ts.astype(str).str.extract(r"(\d{4})-(\d\d)").fetch(),
+                p.ts.astype(str).str.extract(r"(\d{4})-(\d\d)"))
+            for pat in (r"\d5$", r"^\w+\s*$", r"[\d.]+0\b"[:-2], r"\D"):
+                pd.testing.assert_series_equal(df.amount.astype(str).str.contains(pat).fetch(),
+                                               p.amount.astype(str).str.contains(pat))
+            with self.assertRaisesRegex(NotImplementedError, "no POSIX extended form"):
+                df.status.str.contains(r"\bpaid")
+            # astype(str) of datetimes: pandas' format of the whole column
+            texts = [(df.ts.astype(str), p.ts.astype(str)),
+                     (df.ts.dt.normalize().astype(str), p.ts.dt.normalize().astype(str)),
+                     (df.ts.where(df.qty > 5).astype(str), p.ts.where(p.qty > 5).astype(str))]
+            for unit in ("ms", "us", "ns"):
+                texts.append(((df.ts + md.to_timedelta(df.qty * 7, unit=unit)).astype(str),
+                              (p.ts + pd.to_timedelta(p.qty * 7, unit=unit)).astype(str)))
+            self.same_as_pandas(texts)
             span = df.ts.max() - df.ts.min()
             self.assertEqual(span.days.fetch(), (p.ts.max() - p.ts.min()).days)
             self.assertAlmostEqual(float(span.total_seconds().fetch()),
@@ -2920,8 +2954,8 @@ class TestDataFrames(Base):
             pd.testing.assert_series_equal(dup, p.duplicated(subset=["k", "g"], keep="last"))
             self.assertAlmostEqual(float(df.x.quantile(0.9).fetch()), p.x.quantile(0.9))
             self.assertAlmostEqual(float(df.x.skew().fetch()), p.x.skew())
-            with self.assertRaises(TypeError):
-                df.iloc[3]
+            # one position: the row as pandas gives it (a Series named by its label)
+            pd.testing.assert_series_equal(df.iloc[3].fetch(), p.iloc[3])
             # one label: the rows of a repeated label, as pandas gives them
             pd.testing.assert_frame_equal(df.set_index("g").loc[3].fetch(), p.set_index("g").loc[3])
 

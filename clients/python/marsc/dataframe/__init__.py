@@ -71,6 +71,8 @@ def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_
     src = inputs[0] if inputs else None
     if isinstance(src, _Frame) and src._fetched_keeps and op in _ROWS_KEPT:
         _as_fetched(obj, src._fetched, True)
+    if isinstance(src, _LocOneRows) and op in _ROWS_KEPT:  # df.loc["mean"].round(3)
+        obj = src._wrap(obj)
     return _after_create(obj)
 
 
@@ -912,7 +914,14 @@ class _Frame(Entity):
             # {column: {old: new}}: each column's own replacement
             return self.assign(**{c: self[c].replace(m) for c, m in to_replace.items()})
         # NaN (np.nan, None) is the document's null, sent as such; a
-        # mapping {old: new} takes no value
+        # mapping {old: new} whose keys are not all strings goes as two
+        # lists (a JSON object's keys are strings: {1: 100} would match "1")
+        if isinstance(to_replace, dict) and value is None and \
+                not all(isinstance(k, str) for k in to_replace):
+            def scalar(x):
+                return x.item() if isinstance(x, np.generic) else x
+            to_replace, value = ([scalar(k) for k in to_replace],
+                                 [scalar(v) for v in to_replace.values()])
         p = {"to_replace": _lit(to_replace)}
         if not (isinstance(to_replace, dict) and value is None):
             p["value"] = _lit(value)
@@ -1064,6 +1073,21 @@ class _ILoc:
 
     def __getitem__(self, key):
         rows, cols = (key if isinstance(key, tuple) else (key, None))
+        if isinstance(rows, (int, np.integer)) and not isinstance(rows, bool):
+            # one position: its row, fetched as pandas gives it (a Series'
+            # value, a frame's row as a Series named by its label, or with
+            # one column its value)
+            i = int(rows)
+            one = slice(i, i + 1) if i != -1 else slice(-1, None)
+            col1 = isinstance(cols, (int, np.integer)) and not isinstance(cols, bool)
+            out = self[(one, [int(cols)] if col1 else cols) if cols is not None else one]
+
+            def fn(got):
+                if len(got) == 0:
+                    raise IndexError("single positional indexer is out-of-bounds")
+                row = got.iloc[0]
+                return row.iloc[0] if col1 and hasattr(row, "iloc") else row
+            return _as_fetched(out, fn)
         p = {"rows": _positions(rows, "row")}
         if cols is not None and not (isinstance(cols, slice) and cols == slice(None)):
             p["columns"] = _positions(cols, "column")
@@ -2024,10 +2048,23 @@ class Series(_Frame):
         return "Series <op=%s, key=%s>" % (self.op, self.key)
 
     def __getitem__(self, mask):
+        """pandas' s[key]: a bool Series (the rows where it holds), a label
+        (its value, fetched as pandas gives it: s.loc[label]), a list of
+        labels, or a slice (of positions, of labels where they are not
+        integers)"""
         mask = _called(mask, self)  # s[lambda x: x > 0], as pandas calls it
         if isinstance(mask, Series):
             return _make("dataframe.filter", [self, mask], None, "series")
-        raise TypeError("a marsc Series is indexed by a boolean Series (s[s > 0])")
+        if isinstance(mask, slice):
+            ends = (mask.start, mask.stop)
+            if all(v is None or isinstance(v, (int, np.integer)) for v in ends):
+                return self.iloc[mask]
+            return self.loc[mask]
+        if isinstance(mask, (list, tuple, np.ndarray)) or _one(mask) or \
+                isinstance(mask, (float, np.floating, datetime.date)):
+            return self.loc[mask]
+        raise TypeError("a marsc Series is indexed by a boolean Series, a label, a list of "
+                        "labels or a slice")
 
     def map(self, arg, na_action=None):
         """pandas' Series.map of a dict or a pandas Series (its index to its
@@ -2321,6 +2358,63 @@ class _Label(Series):
         return np.nan if v is None else v  # no value: pandas' NaN
 
 
+_CLASSES = {"d": "0-9", "s": "[:space:]", "w": "[:alnum:]_"}
+_CONTROLS = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\v"}
+
+
+def _posix(pat):
+    """Python's re pattern pat as the POSIX extended pattern the cluster
+    runs (regcomp, where a backslash before a letter is undefined and one
+    inside brackets is itself): \\d \\s \\w and \\D \\S \\W as bracket classes
+    (inside brackets too, the lowercase ones), \\t \\n \\r \\f \\v as the
+    characters, an escaped punctuation character as it is; what POSIX has
+    no form for (\\b, \\A, \\Z, back-references ...) is refused by name."""
+    if not isinstance(pat, str) or "\\" not in pat:
+        return pat
+    out, i, inside = [], 0, False
+    while i < len(pat):
+        c = pat[i]
+        if inside and c == "[" and pat[i + 1:i + 2] in (":", ".", "="):
+            end = pat.find(pat[i + 1] + "]", i + 2)  # [:alpha:] as it is
+            if end < 0:
+                break
+            out.append(pat[i:end + 2])
+            i = end + 2
+            continue
+        if c == "\\" and i + 1 < len(pat):
+            e = pat[i + 1]
+            i += 2
+            if e in _CLASSES:
+                out.append(_CLASSES[e] if inside else "[" + _CLASSES[e] + "]")
+            elif e.lower() in _CLASSES and not inside:
+                out.append("[^" + _CLASSES[e.lower()] + "]")
+            elif e in _CONTROLS:
+                out.append(_CONTROLS[e])
+            elif not e.isalnum() and not (inside and e in "]^-"):
+                out.append(e if inside else "\\" + e)
+            else:
+                raise NotImplementedError(
+                    "the pattern %r: \\%s has no POSIX extended form (the cluster's regular "
+                    "expressions are regcomp's)" % (pat, e))
+            continue
+        if not inside and c == "[":
+            inside = True
+            out.append(c)
+            i += 1
+            if pat[i:i + 1] == "^":
+                out.append("^")
+                i += 1
+            if pat[i:i + 1] == "]":  # a leading ] is one of the set
+                out.append("]")
+                i += 1
+            continue
+        if inside and c == "]":
+            inside = False
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 class _Str:
     def __init__(self, s):
         self._s = s
@@ -2401,7 +2495,7 @@ class _Str:
     def count(self, pat, flags=0):
         if flags:
             raise NotImplementedError("str.count: flags are not supported")
-        return self._op("count", pat=pat)
+        return self._op("count", pat=_posix(pat))
 
     def cat(self, others=None, sep=None, na_rep=None, join="left"):
         """pandas' str.cat with others (a Series or a list of them, of the
@@ -2437,18 +2531,19 @@ class _Str:
             raise NotImplementedError("str.extract: flags other than re.IGNORECASE")
         one = not expand and re.compile(pat).groups == 1
         return _make("dataframe.str.extract", [self._s],
-                     {"pat": pat, "flags": int(flags) or None, "expand": None if expand else False},
+                     {"pat": _posix(pat), "flags": int(flags) or None,
+                      "expand": None if expand else False},
                      "series" if one else "dataframe")
 
     def match(self, pat, case=True, flags=0, na=None):
         if flags or na is not None:
             raise NotImplementedError("str.match: flags and na are not supported")
-        return self._op("match", pat=pat, case=None if case else False)
+        return self._op("match", pat=_posix(pat), case=None if case else False)
 
     def fullmatch(self, pat, case=True, flags=0, na=None):
         if flags or na is not None:
             raise NotImplementedError("str.fullmatch: flags and na are not supported")
-        return self._op("fullmatch", pat=pat, case=None if case else False)
+        return self._op("fullmatch", pat=_posix(pat), case=None if case else False)
 
     def repeat(self, repeats):
         if not isinstance(repeats, (int, np.integer)):
@@ -2464,7 +2559,8 @@ class _Str:
                                       "supported")
         if flags:
             case = False
-        return self._na(self._op("contains", pat=pat, case=None if case else False,
+        return self._na(self._op("contains", pat=_posix(pat) if regex else pat,
+                                 case=None if case else False,
                                  regex=None if regex else False), na)
 
     def startswith(self, pat, na=None):
@@ -2487,7 +2583,8 @@ class _Str:
         """regex defaults to False (pandas 2's default; 1.5's was True)."""
         if flags or callable(repl):
             raise NotImplementedError("str.replace: flags and a callable repl are not supported")
-        return self._op("replace", pat=pat, repl=repl, n=None if n == -1 else n,
+        return self._op("replace", pat=_posix(pat) if regex else pat, repl=repl,
+                        n=None if n == -1 else n,
                         regex=True if regex else None, case=case)
 
     def split(self, pat=None, n=-1, expand=False):

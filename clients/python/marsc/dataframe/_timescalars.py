@@ -102,6 +102,30 @@ _REDUCED = {"M": ("min", "max", "median", "mean"),
             "m": ("min", "max", "median", "mean", "sum", "std")}
 
 
+def as_text(s):
+    """s.astype(str) of a datetime Series, as pandas writes the column: the
+    date alone where every value is a midnight, else to the second, with
+    as many fraction digits (3, 6, 9) as the finest value needs; NaT as
+    "NaT". Which, is read first (a task of its own); then dt.strftime."""
+    from ..core import execute
+    frac = s - s.dt.floor("s")
+    us = frac.dt.microseconds.fillna(0)  # (NaT is none of these)
+    checks = [((s != s.dt.normalize()) & s.notna()).any(),
+              (frac.dt.nanoseconds.fillna(0) != 0).any(), (us % 1000 != 0).any(), (us != 0).any()]
+    execute(*checks)
+    times, ns, us, ms = (bool(c.fetch()) for c in checks)
+    if not times:
+        return s.dt.strftime("%Y-%m-%d").fillna("NaT")
+    if not (ns or us or ms):
+        return s.dt.strftime("%Y-%m-%d %H:%M:%S").fillna("NaT")
+    text = s.dt.strftime("%Y-%m-%d %H:%M:%S.%f")
+    if ns:
+        text = text.str.cat(frac.dt.nanoseconds.astype(str).str.zfill(3))
+    elif not us:
+        text = text.str.slice(0, -3)
+    return text.fillna("NaT")
+
+
 def _marked(out, kind):
     if isinstance(out, Tensor):
         out._time = kind
@@ -153,4 +177,14 @@ def install():
             raise AttributeError("'Tensor' object has no attribute 'total_seconds'")
         return self / 1e9
     Tensor.total_seconds = total_seconds
+
+    astype = _Frame.astype
+
+    def astyped(self, dtype):
+        if isinstance(self, Series) and dtype in (str, "str", object, "object") and \
+                not (self._cats and None in self._cats) and time_kind(self._ref) == "M":
+            return as_text(self)
+        return astype(self, dtype)
+    astyped.__doc__ = astype.__doc__
+    _Frame.astype = astyped
 
