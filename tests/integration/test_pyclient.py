@@ -2376,6 +2376,39 @@ class TestDataFrames(Base):
                 texts.append(((df.ts + md.to_timedelta(df.qty * 7, unit=unit)).astype(str),
                               (p.ts + pd.to_timedelta(p.qty * 7, unit=unit)).astype(str)))
             self.same_as_pandas(texts)
+            # groupby(level=), tables' further ops, agg's MultiIndex columns, bins
+            g, h = df.groupby(["status", "city"]), p.groupby(["status", "city"])
+            t, u = g.size().unstack(fill_value=0), h.size().unstack(fill_value=0)
+            more = [
+                (g.amount.sum().groupby(level=0).max(), h.amount.sum().groupby(level=0).max()),
+                (g.qty.mean().groupby(level="city").mean(),
+                 h.qty.mean().groupby(level="city").mean()),
+                (t.head(2), u.head(2)), (t["Paris"], u["Paris"]), (t.sum(), u.sum()),
+                (t.sum(axis=1), u.sum(axis=1)), ((t / len(df)).round(3), (u / len(p)).round(3)),
+                (df.pivot_table(index="city", columns="status", values="qty", aggfunc="mean",
+                                fill_value=0).round(2),
+                 p.pivot_table(index="city", columns="status", values="qty", aggfunc="mean",
+                               fill_value=0).round(2)),
+                (md.crosstab(df.city, df.status).idxmax(axis=1),
+                 pd.crosstab(p.city, p.status).idxmax(axis=1)),
+                (df.groupby("status").agg({"amount": ["sum", "mean"], "qty": "max"}),
+                 p.groupby("status").agg({"amount": ["sum", "mean"], "qty": "max"})),
+                (df.groupby("status")[["amount", "qty"]].agg(["sum", "mean"]).round(2),
+                 p.groupby("status")[["amount", "qty"]].agg(["sum", "mean"]).round(2)),
+                (g.agg({"qty": ["min", "max", "count"]})["qty"]["max"],
+                 h.agg({"qty": ["min", "max", "count"]})["qty"]["max"]),
+                (df.amount.value_counts(bins=4), p.amount.value_counts(bins=4)),
+                (df.amount.value_counts(bins=[0, 50, 100, 1000], sort=False, normalize=True),
+                 p.amount.value_counts(bins=[0, 50, 100, 1000], sort=False, normalize=True)),
+                (df.amount.where(df.qty > 3).value_counts(bins=3, dropna=False),
+                 p.amount.where(p.qty > 3).value_counts(bins=3, dropna=False)),
+            ]
+            for got, want in more:
+                got = got.fetch()
+                if isinstance(want, pd.Series):
+                    pd.testing.assert_series_equal(got, want)
+                else:
+                    pd.testing.assert_frame_equal(got, want)
             span = df.ts.max() - df.ts.min()
             self.assertEqual(span.days.fetch(), (p.ts.max() - p.ts.min()).days)
             self.assertAlmostEqual(float(span.total_seconds().fetch()),
@@ -2610,8 +2643,8 @@ class TestDataFrames(Base):
             np.testing.assert_array_equal(f.qty.to_numpy(), p[p.qty > 10].qty.to_numpy())
             with self.assertRaisesRegex(NotImplementedError, r"sorted\(x\) is not supported"):
                 df.qty.apply(lambda x: sorted(x))
-            with self.assertRaisesRegex(NotImplementedError, "MultiIndex columns"):
-                g.agg(["sum", "mean"])
+            pd.testing.assert_frame_equal(g[["qty", "price"]].agg(["sum", "mean"]).fetch(),
+                                          pg[["qty", "price"]].agg(["sum", "mean"]))
             pd.testing.assert_series_equal(g.qty.agg(lambda x: x.sum()).fetch(),
                                            pg.qty.agg(lambda x: x.sum()))
             with self.assertRaisesRegex(NotImplementedError, r"x\.cumsum is not supported"):

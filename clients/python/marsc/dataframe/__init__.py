@@ -435,6 +435,7 @@ class _Frame(Entity):
         out = _make("dataframe.unstack", [self], p, "dataframe", index_names=names)
         if axis is not None:  # the unstacked level's name names the columns, as pandas'
             _as_fetched(out, _axis_named(axis))
+        out._fetch_only = True  # its columns are its data's: further ops run on the fetched
         return out
 
     def rename_axis(self, mapper=None, index=None, columns=None, axis=0):
@@ -1985,6 +1986,7 @@ class DataFrame(_Frame):
         out = _make("dataframe.pivot_table", [self], p, "dataframe", index_names=_names(index))
         if columns is not None:  # the columns named after it, as pandas'
             _as_fetched(out, _axis_named(columns))
+            out._fetch_only = True
         return out
 
     def pivot(self, index=None, columns=None, values=None):
@@ -1997,6 +1999,7 @@ class DataFrame(_Frame):
         out = _make("dataframe.pivot", [self],
                     {"index": _names(index), "columns": columns, "values": values},
                     "dataframe", index_names=_names(index))
+        out._fetch_only = True
         return _as_fetched(out, _axis_named(columns))  # the columns named as pandas' 
 
     def reset_index(self, drop=False):
@@ -2105,11 +2108,32 @@ class Series(_Frame):
                                       "is not supported)")
         return _make("dataframe.rename", [self], {"name": index}, "series")
 
-    def groupby(self, by, as_index=True, observed=False, dropna=True):
+    def groupby(self, by=None, as_index=True, observed=False, dropna=True, level=None):
         """pandas' s.groupby(by) with by Series of the same rows (or names of
         them): the Series and its keys side by side (their names known
-        here), grouped; as df.groupby's."""
+        here), grouped; as df.groupby's. level: index levels (names or
+        positions; s.groupby(level=0) of a groupby's result), their names
+        known here: the index made columns, grouped by them."""
         me = _series_name(self._ref)
+        if level is not None:
+            if by is not None:
+                raise TypeError("groupby takes by or level, not both")
+            names = list(self._index_names or [])
+            want = list(level) if isinstance(level, (list, tuple)) else [level]
+            keys = [names[lv] if isinstance(lv, (int, np.integer)) and -len(names) <= lv <
+                    len(names) else lv for lv in want]
+            if not names or any(k is None or k not in names for k in keys) or \
+                    len(set(names)) != len(names):
+                raise NotImplementedError(
+                    "groupby(level=%r): the index's levels must be named and known here "
+                    "(they are %r; rename_axis names them)" % (level, names or None))
+            col = me if me is not _UNKNOWN and me is not None and me not in names \
+                else "_mars_values"
+            flat = (self if col == me else self.rename(col)).reset_index()
+            flat._columns = names + [col]
+            return _GroupByRenamed(flat.groupby(keys, as_index=as_index, observed=observed,
+                                                dropna=dropna)[col],
+                                   me if col == me else None)
         keys = list(by) if isinstance(by, (list, tuple)) else [by]
         if not all(isinstance(k, Series) for k in keys):
             raise NotImplementedError("Series.groupby takes Series of the same rows as keys")
@@ -3681,22 +3705,21 @@ class GroupBy(_Aggregations):
             return self._reduce(_func_name(arg))
         agg = {}
         if isinstance(arg, (list, tuple)):
-            if not one:
-                raise NotImplementedError(
-                    "agg of a list of funcs over several columns makes MultiIndex columns, "
-                    "which are not supported; select one column (g[\"x\"].agg([...])) or "
-                    "name each: agg(out=(\"column\", \"func\"), ...)")
+            if not one:  # pandas' MultiIndex columns (column, func)
+                cols = self._columns_for("sum" if all(
+                    _func_name(fn) in self._NUMERIC for fn in arg) else "count")
+                return self._multi_agg([(c, fn) for c in cols for fn in arg])
             for fn in arg:
                 agg[_func_name(fn)] = [self._sel, _func_name(fn)]
         elif isinstance(arg, dict):
             if one:
                 raise NotImplementedError("a selected column's agg takes a func or a list of "
                                           "them (pandas' dict renaming is deprecated)")
+            if any(isinstance(fn, (list, tuple)) for fn in arg.values()):
+                # pandas' MultiIndex columns (column, func)
+                return self._multi_agg([(c, f) for c, fn in arg.items()
+                                        for f in (fn if isinstance(fn, (list, tuple)) else [fn])])
             for c, fn in arg.items():
-                if isinstance(fn, (list, tuple)):
-                    raise NotImplementedError(
-                        "agg({%r: [...]}) makes MultiIndex columns, which are not supported; "
-                        "name each: agg(out=(%r, \"func\"), ...)" % (c, c))
                 agg[c] = [c, _func_name(fn)]
         for out, spec in named.items():
             if one and not isinstance(spec, (tuple, list)):
@@ -3714,6 +3737,32 @@ class GroupBy(_Aggregations):
                            fill={o: spec[1] for o, spec in agg.items()})
 
     aggregate = agg
+
+    def _multi_agg(self, pairs):
+        """agg of several funcs per column: pandas' MultiIndex columns
+        (column, func), which the engine's frames lack: the named
+        aggregations, fetched with those columns (then it can only be
+        fetched: further ops run on the fetched frame)"""
+        import pandas as pd
+        if not self._as_index:
+            raise NotImplementedError("agg with MultiIndex columns and as_index=False is not "
+                                      "supported")
+        if any(callable(f) and not isinstance(f, str) and not _numpy_agg(f) for _, f in pairs):
+            raise NotImplementedError("agg with MultiIndex columns takes the funcs' names (or "
+                                      "numpy's): name a function's output, agg(out=(col, f))")
+        named = {"_mars_agg%d" % i: (c, f) for i, (c, f) in enumerate(pairs)}
+        out = GroupBy(self._df, self._by, None, self._as_index, self._observed,
+                      self._dropna).agg(**named)
+        tuples = [(c, _func_name(f)) for c, f in pairs]
+        prev = out._fetched
+
+        def fn(got):
+            got = prev(got) if prev is not None else got
+            got.columns = pd.MultiIndex.from_tuples(tuples)
+            return got
+        out = _as_fetched(out, fn)
+        out._fetch_only = True
+        return out
 
     def _agg_functions(self, arg, named, one):
         """agg's dict, list or named aggregations holding lambdas (or defs):

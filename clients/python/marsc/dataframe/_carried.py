@@ -289,7 +289,7 @@ def value_counts(s, normalize, sort, ascending, dropna):
             ix = np.append(ix, -1)
         vals = per[np.where(ix < 0, k, ix)]
         out = pd.Series(vals, index=pd.CategoricalIndex(pd.Categorical.from_codes(ix, dtype=d)),
-                        dtype="int64", name=None if name is _UNKNOWN else name)
+                        dtype="int64", name=got.name if name is _UNKNOWN else name)
         if sort:
             out = out.sort_values(ascending=ascending)
         if normalize:
@@ -470,6 +470,9 @@ def regrouped(gb, out, fill):
 _REPLAYED = ("head", "tail", "round", "sort_values", "sort_index", "rename", "to_frame",
              "nlargest", "nsmallest", "fillna", "abs", "rank", "cumsum", "pct_change", "diff",
              "shift", "reset_index", "rename_axis")
+# what else a table that can only be fetched runs on its fetched value
+_FETCHED_ONLY = ("__getitem__", "astype", "sum", "mean", "min", "max", "count", "idxmax",
+                 "idxmin", "describe", "div", "mul", "apply")
 _OPERATORS = {"add": "__add__", "subtract": "__sub__", "multiply": "__mul__",
               "divide": "__truediv__", "floor_divide": "__floordiv__", "mod": "__mod__",
               "power": "__pow__", "equal": "__eq__", "not_equal": "__ne__", "less": "__lt__",
@@ -488,8 +491,21 @@ def replayed(out, fn):
     return out
 
 
+def _on_fetched(self, name, a, kw):
+    """method name of a result that can only be fetched (unstack, pivot,
+    pivot_table's columns): the same node, the method run on the fetched
+    pandas object"""
+    prev = self._fetched
+    out = _as_fetched(_typed(self, self._cats), lambda got: getattr(
+        prev(got) if prev is not None else got, name)(*a, **kw))
+    out._fetch_only = True
+    return out
+
+
 def _replay_method(name):
     def method(self, orig, *a, **kw):
+        if self._fetch_only and not any(isinstance(v, Entity) for v in list(a) + list(kw.values())):
+            return _on_fetched(self, name, a, kw)
         out = orig(self, *a, **kw)
         if not self._regrouped or any(isinstance(v, Entity) for v in list(a) + list(kw.values())):
             return out
@@ -502,12 +518,38 @@ def _replay_method(name):
     return method
 
 
+def _fetched_only(name):
+    """a method that runs on the fetched object of a result that can only
+    be fetched, and as it is otherwise"""
+    def method(self, orig, *a, **kw):
+        if self._fetch_only and not any(isinstance(v, Entity) for v in list(a) + list(kw.values())):
+            return _on_fetched(self, name, a, kw)
+        return orig(self, *a, **kw)
+    return method
+
+
 def _replay_elementwise(orig):
     """the package's elementwise, replayed where its inputs are groupby
     results with categorical keys"""
     def elementwise(op, inputs, params=None):
-        out = orig(op, inputs, params)
         ents = [x for x in inputs if isinstance(x, Entity)]
+        only = next((x for x in ents if getattr(x, "_fetch_only", False)), None)
+        if only is not None and not params and op in _OPERATORS:
+            # a table that can only be fetched: the op of the fetched values
+            def value(x, got):
+                if x is only:
+                    return got if x._fetched is None else x._fetched(got)
+                return x.fetch() if isinstance(x, Entity) else x
+
+            def fn(got):
+                vals = [value(x, got) for x in inputs]
+                if not isinstance(inputs[0], Entity):
+                    return getattr(vals[1], _OPERATORS[op].replace("__", "__r", 1))(vals[0])
+                return getattr(vals[0], _OPERATORS[op])(*vals[1:])
+            out = _as_fetched(_typed(only, only._cats), fn)
+            out._fetch_only = True
+            return out
+        out = orig(op, inputs, params)
         if params or op not in _OPERATORS or not ents or \
                 not all(getattr(x, "_regrouped", False) for x in ents):
             return out
@@ -633,7 +675,25 @@ def _install():
         _wrap(Series, op, lambda self, orig, *a, op=op, **kw:
               reduce(self, op) if _series_cat(self) is not None else orig(self, *a, **kw))
 
-    def vc(self, orig, normalize=False, sort=True, ascending=False, dropna=True):
+    def vc(self, orig, normalize=False, sort=True, ascending=False, bins=None, dropna=True):
+        if bins is not None:  # pandas' value_counts of cut(s, bins, include_lowest=True)
+            from . import cut
+            counts = value_counts(cut(self, bins, include_lowest=True), False, False, False,
+                                  False)
+            prev = counts._fetched
+
+            def binned(got):
+                got = prev(got)
+                total = got.sum()  # normalize: by every row, as pandas'
+                got = got[got.index.notna()]
+                got.index = got.index.astype("interval")
+                got = got.sort_index()
+                if dropna and (got.to_numpy() == 0).all():
+                    got = got.iloc[0:0]
+                if sort:
+                    got = got.sort_values(ascending=ascending)
+                return got / total if normalize else got
+            return _as_fetched(counts, binned)
         per = _series_period(self)
         if per is not None:
             out = orig(_plain(self), normalize, sort, ascending, dropna)
@@ -699,10 +759,12 @@ def _install():
     _wrap(Series, "to_frame", to_frame)
 
     for cls in (Series, DataFrame):
-        for name in _REPLAYED:
+        for name in _REPLAYED + _FETCHED_ONLY:
             if hasattr(cls, name):
-                _wrap(cls, name, _replay_method(name))
+                _wrap(cls, name, _replay_method(name) if name in _REPLAYED else
+                      _fetched_only(name))
     _Frame._regroup_args = None
+    _Frame._fetch_only = False
     package = sys.modules[__package__]
     package.elementwise = _replay_elementwise(package.elementwise)
 

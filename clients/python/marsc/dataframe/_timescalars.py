@@ -178,7 +178,7 @@ def install():
         return self / 1e9
     Tensor.total_seconds = total_seconds
 
-    astype = _Frame.astype
+    astype = Series.astype
 
     def astyped(self, dtype):
         if isinstance(self, Series) and dtype in (str, "str", object, "object") and \
@@ -186,5 +186,5 @@ def install():
             return as_text(self)
         return astype(self, dtype)
     astyped.__doc__ = astype.__doc__
-    _Frame.astype = astyped
+    Series.astype = astyped
 
