@@ -2391,6 +2391,8 @@ class TestDataFrames(Base):
                                fill_value=0).round(2)),
                 (md.crosstab(df.city, df.status).idxmax(axis=1),
                  pd.crosstab(p.city, p.status).idxmax(axis=1)),
+                (t.iloc[:1], u.iloc[:1]), (t.loc["paid"], u.loc["paid"]),
+                (t.loc[["paid", "pending"], "Lyon"], u.loc[["paid", "pending"], "Lyon"]),
                 (df.groupby("status").agg({"amount": ["sum", "mean"], "qty": "max"}),
                  p.groupby("status").agg({"amount": ["sum", "mean"], "qty": "max"})),
                 (df.groupby("status")[["amount", "qty"]].agg(["sum", "mean"]).round(2),

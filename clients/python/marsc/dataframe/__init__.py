@@ -1073,6 +1073,8 @@ class _ILoc:
         self._f = f
 
     def __getitem__(self, key):
+        if self._f._fetch_only:  # a table that can only be fetched: its fetched value's
+            return _carried_on_fetched(self._f, "iloc", key)
         rows, cols = (key if isinstance(key, tuple) else (key, None))
         if isinstance(rows, (int, np.integer)) and not isinstance(rows, bool):
             # one position: its row, fetched as pandas gives it (a Series'
@@ -1108,6 +1110,8 @@ class _Loc:
         self._f = f
 
     def __getitem__(self, key):
+        if self._f._fetch_only:  # a table that can only be fetched: its fetched value's
+            return _carried_on_fetched(self._f, "loc", key)
         rows, cols = (key if isinstance(key, tuple) else (key, None))
         f = self._f
         rows, cols = _called(rows, f), _called(cols, f)  # loc[lambda d: ...], as pandas
@@ -4475,6 +4479,7 @@ def frame_from_json(doc, index_names=None):
 from ._carried import carried as _cat_carried, cut_dtype as _cat_cut_dtype  # noqa: E402
 from ._carried import fetched as _cat_fetched, regrouped as _cat_regrouped  # noqa: E402
 from ._carried import _plain as _carried_plain, to_period as _carried_to_period  # noqa: E402
+from ._carried import indexed_fetched as _carried_on_fetched  # noqa: E402
 from ._timescalars import install as _install_timescalars  # noqa: E402
 
 _install_timescalars()  # datetime and timedelta scalars of reductions

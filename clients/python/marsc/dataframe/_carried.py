@@ -502,6 +502,16 @@ def _on_fetched(self, name, a, kw):
     return out
 
 
+def indexed_fetched(f, how, key):
+    """f.iloc[key] or f.loc[key] (how) of a table that can only be fetched:
+    the same node, indexed when fetched"""
+    prev = f._fetched
+    out = _as_fetched(_typed(f, f._cats), lambda got: getattr(
+        prev(got) if prev is not None else got, how)[key])
+    out._fetch_only = True
+    return out
+
+
 def _replay_method(name):
     def method(self, orig, *a, **kw):
         if self._fetch_only and not any(isinstance(v, Entity) for v in list(a) + list(kw.values())):
