@@ -2411,6 +2411,19 @@ class TestDataFrames(Base):
                     pd.testing.assert_series_equal(got, want)
                 else:
                     pd.testing.assert_frame_equal(got, want)
+            # scalars as operands: the last 30 days, days since the first
+            recent = [
+                (df[df.ts > df.ts.max() - pd.Timedelta("30D")],
+                 p[p.ts > p.ts.max() - pd.Timedelta("30D")]),
+                (df[df.ts <= df.ts.min() + pd.Timedelta(hours=36)],
+                 p[p.ts <= p.ts.min() + pd.Timedelta(hours=36)]),
+                ((df.ts - df.ts.min()).dt.days, (p.ts - p.ts.min()).dt.days),
+                (df.ts.where(df.qty > 5) < df.ts.median(), p.ts.where(p.qty > 5) < p.ts.median()),
+                (df.ts != df.ts.max(), p.ts != p.ts.max()),
+            ]
+            self.same_as_pandas(recent)
+            self.assertEqual((df.ts.max() - pd.Timedelta(days=7)).fetch(),
+                             p.ts.max() - pd.Timedelta(days=7))
             span = df.ts.max() - df.ts.min()
             self.assertEqual(span.days.fetch(), (p.ts.max() - p.ts.min()).days)
             self.assertAlmostEqual(float(span.total_seconds().fetch()),

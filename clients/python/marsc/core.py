@@ -13,6 +13,7 @@ import os
 import random
 import sys
 import threading
+import weakref
 import time
 
 import numpy as np
@@ -274,7 +275,12 @@ def scalar_inputs(targets):
 _ROW_OPS = {"dataframe." + x for x in (
     "filter", "sort_values", "sort_index", "head", "tail", "iloc", "loc", "dropna", "sample",
     "drop_duplicates", "nlargest", "nsmallest", "set_index", "reset_index", "getitem", "rename",
-    "fillna", "shift", "query", "concat", "cummin", "cummax")}
+    "fillna", "shift", "query", "concat", "cummin", "cummax", "drop", "groupby_head",
+    "groupby_tail")}
+# 0-d tensors the client knows hold a datetime's or timedelta's
+# nanoseconds: node -> "M" or "m" (marsc.dataframe._timescalars marks
+# reductions and their sums and differences)
+TIME_MARKS = weakref.WeakKeyDictionary()
 
 
 def _time_kind(node, col=None):
@@ -300,6 +306,27 @@ def _time_kind(node, col=None):
             if op == "subtract" and ks[:2] == ["M", "M"]:
                 return "m"
             return "M" if "M" in ks else "m" if ks and all(k == "m" for k in ks) else None
+        if node in TIME_MARKS:
+            return TIME_MARKS[node]
+        if op == "dataframe.diff" and node.inputs and hasattr(node.inputs[0], "node"):
+            return "m" if _time_kind(node.inputs[0].node) else None
+        if op in ("negative", "abs") and node.inputs and hasattr(node.inputs[0], "node"):
+            return "m" if _time_kind(node.inputs[0].node) == "m" else None
+        if op == "where" and len(node.inputs) == 3:
+            return next((k for k in (_time_kind(i.node) for i in node.inputs[1:]
+                                     if hasattr(i, "node")) if k), None)
+        if op == "dataframe.assign" and col is not None and \
+                col not in node.params.get("names", []):
+            node = node.inputs[0].node
+            continue
+        if op == "dataframe.rename" and col is not None and \
+                isinstance(node.params.get("columns"), dict):
+            back = {new: old for old, new in node.params["columns"].items()}
+            node, col = node.inputs[0].node, back.get(col, col)
+            continue
+        if op in ("dataframe.merge", "dataframe.join") and col is not None:
+            return next((k for k in (_time_kind(i.node, col) for i in node.inputs
+                                     if hasattr(i, "node")) if k), None)
         if op == "dataframe.getitem" and isinstance(node.params.get("columns"), (str, int)):
             node, col = node.inputs[0].node, node.params["columns"]
             continue
@@ -322,6 +349,8 @@ def _time_kind_of_reduction(node):
     of nanoseconds came from: min, max, median, first, last keep it; sum
     and mean of timedeltas too; count never"""
     op = node.op or ""
+    if node in TIME_MARKS:
+        return TIME_MARKS[node]
     if not op.startswith("dataframe.") or not node.inputs or not hasattr(node.inputs[0], "node"):
         return None
     red = op[len("dataframe."):]
@@ -623,6 +652,8 @@ class Session:
                                      % (r.key, np.shape(v)))
                 v = np.asarray(v)
                 kind = _time_kind_of_reduction(r.node)
+                if kind and v.dtype.kind == "f":  # a median's or mean's, in float64
+                    v = np.asarray(np.iinfo(np.int64).min if v != v else int(v))
                 if kind and v.dtype.kind == "i":  # the engine's nanoseconds of one
                     v = v.astype("datetime64[ns]" if kind == "M" else "timedelta64[ns]")
                 if v.dtype.kind in "mM":  # a datetime's min, a timedelta's sum ...

@@ -4,9 +4,11 @@ scalars").
 A reduction of a Series (min, max, median, mean; sum and std of
 timedeltas) is a 0-d tensor on the cluster, whose values are nanoseconds:
 tensors hold numbers only. Where the client can tell that the Series holds
-datetimes or timedeltas, from the graph alone (read_csv's parse_dates,
-to_datetime, to_timedelta, a difference of datetimes, and the ops that
-keep values as they are), the tensor is marked, and a fetch gives pandas'
+datetimes or timedeltas, from the graph alone (core._time_kind:
+read_csv's parse_dates, to_datetime, to_timedelta, a difference of
+datetimes, and the ops that keep values as they are), the tensor is
+marked (core.TIME_MARKS, so that a later document's literal of it is a
+datetime's or timedelta's), and a fetch gives pandas'
 Timestamp or Timedelta (NaT for none). Differences and sums of marked
 scalars are marked as pandas types them (a datetime minus a datetime is a
 timedelta), and a timedelta scalar has pandas' `days` and
@@ -14,66 +16,10 @@ timedelta), and a timedelta scalar has pandas' `days` and
 """
 import numpy as np
 
-from ..core import Node
+from ..core import TIME_MARKS
+from ..core import _time_kind as time_kind
 from ..tensor import Tensor
-from . import Series, _Frame, _one
-
-# Series and frame ops whose output holds its first input's values (rows
-# kept, picked, reordered; a Series renamed; datetimes rounded)
-_KEEPING = ("dataframe.filter", "dataframe.head", "dataframe.tail", "dataframe.sort_values",
-            "dataframe.sort_index", "dataframe.sample", "dataframe.drop_duplicates",
-            "dataframe.dropna", "dataframe.rename", "dataframe.iloc", "dataframe.loc",
-            "dataframe.query", "dataframe.shift", "dataframe.fillna", "dataframe.reset_index",
-            "dataframe.drop", "dataframe.getitem", "dataframe.set_index", "dataframe.dt.floor",
-            "dataframe.dt.ceil", "dataframe.dt.round", "dataframe.dt.normalize",
-            "dataframe.groupby_head", "dataframe.groupby_tail")
-_DEPTH = 400  # how far back a node's lineage is read
-
-
-def time_kind(node, col=None, depth=0):
-    """"M" (datetime64[ns]) or "m" (timedelta64[ns]) where the graph says a
-    Series node (col None), or a frame node's column col, holds them;
-    None where it cannot tell"""
-    if not isinstance(node, Node) or depth > _DEPTH:
-        return None
-    op, p = node.op, node.params
-    ins = node.inputs
-    first = ins[0] if ins and isinstance(ins[0], Node) else None
-    if col is not None:  # a column of a frame
-        if op == "dataframe.read_csv":
-            dates = p.get("parse_dates") or []
-            return "M" if col in dates else None
-        if op == "dataframe.assign":
-            names = p.get("names", [])
-            if col in names:
-                return time_kind(ins[1 + names.index(col)], None, depth + 1)
-            return time_kind(first, col, depth + 1)
-        if op == "dataframe.rename" and isinstance(p.get("columns"), dict):
-            back = {new: old for old, new in p["columns"].items()}
-            return time_kind(first, back.get(col, col), depth + 1)
-        if op in ("dataframe.merge", "dataframe.join"):
-            return time_kind(first, col, depth + 1) or time_kind(ins[1], col, depth + 1)
-        if op in _KEEPING:
-            return time_kind(first, col, depth + 1)
-        return None
-    if op == "dataframe.getitem" and _one(p.get("columns")):
-        return time_kind(first, p["columns"], depth + 1)
-    if op == "dataframe.to_datetime":
-        return "M"
-    if op == "dataframe.to_timedelta":
-        return "m"
-    if op == "dataframe.diff":
-        return "m" if time_kind(first, None, depth + 1) else None
-    if op in ("subtract", "add") and len(ins) == 2:
-        a, b = (time_kind(x, None, depth + 1) for x in ins)
-        return _sum_kind(op, a, b)
-    if op in ("negative", "abs"):
-        return "m" if time_kind(first, None, depth + 1) == "m" else None
-    if op == "where" and len(ins) == 3:
-        return time_kind(ins[1], None, depth + 1) or time_kind(ins[2], None, depth + 1)
-    if op in _KEEPING:
-        return time_kind(first, None, depth + 1)
-    return None
+from . import Series, _Frame
 
 
 def _sum_kind(op, a, b):
@@ -126,9 +72,26 @@ def as_text(s):
     return text.fillna("NaT")
 
 
+def _time_literal(o):
+    """(nanoseconds, kind) of a pandas, numpy or Python datetime or
+    timedelta; None for anything else"""
+    import datetime
+    import pandas as pd
+    if isinstance(o, (pd.Timedelta, np.timedelta64, datetime.timedelta)):
+        v = pd.Timedelta(o)
+        return (None, None) if v is pd.NaT else (int(v.value), "m")
+    if isinstance(o, (pd.Timestamp, np.datetime64, datetime.datetime)):
+        v = pd.Timestamp(o)
+        if v is pd.NaT or v.tzinfo is not None:
+            return None
+        return int(v.value), "M"
+    return None
+
+
 def _marked(out, kind):
-    if isinstance(out, Tensor):
+    if isinstance(out, Tensor) and kind:
         out._time = kind
+        TIME_MARKS[out._ref.node] = kind  # what a later document's literal of it is
     return out
 
 
@@ -158,8 +121,12 @@ def install():
     for name, op, flip in (("__add__", "add", False), ("__radd__", "add", True),
                            ("__sub__", "subtract", False), ("__rsub__", "subtract", True)):
         def arith(self, o, orig=getattr(Tensor, name), op=op, flip=flip):
+            lit = _time_literal(o) if self._time else None
+            if lit is not None:  # a Timestamp or Timedelta beside a marked scalar: its ns
+                o, k = lit
+            else:
+                k = o._time if isinstance(o, Tensor) else None
             out = orig(self, o)
-            k = o._time if isinstance(o, Tensor) else None
             a, b = (k, self._time) if flip else (self._time, k)
             return _marked(out, _sum_kind(op, a, b)) if self._time else out
         setattr(Tensor, name, arith)
