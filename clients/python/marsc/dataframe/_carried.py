@@ -28,6 +28,14 @@ The dtype is carried through the ops that keep values as they are (row
 filters, head, tail, sorts, column selection, assign, rename ...); other
 ops see the plain values (object or numbers), where pandas would still
 give a categorical.
+
+Two kinds of results are fetched as pandas computes them from another
+result's pandas value, because the cluster's value is not pandas':
+what is made of a groupby result with categorical keys (its head, its
+ratio with another ...: "replayed", the groupby results fetched for it),
+and what is made of a table that can only be fetched (unstack, pivot,
+pivot_table with columns, agg's MultiIndex columns: the same node, the
+method run on its fetched value).
 """
 import sys
 
@@ -97,8 +105,8 @@ def carried(op, inputs, params, obj):
 
 def _plain(x):
     """x's values without the dtype: a handle on the same node"""
-    out = (Series if isinstance(x, Series) else DataFrame).__new__(
-        Series if isinstance(x, Series) else DataFrame)
+    cls = Series if isinstance(x, Series) else DataFrame
+    out = cls.__new__(cls)
     Entity.__init__(out, x._ref, x._session)
     out._columns, out._index_names = x._columns, x._index_names
     return out
@@ -491,33 +499,32 @@ def replayed(out, fn):
     return out
 
 
-def _on_fetched(self, name, a, kw):
-    """method name of a result that can only be fetched (unstack, pivot,
-    pivot_table's columns): the same node, the method run on the fetched
-    pandas object"""
-    prev = self._fetched
-    out = _as_fetched(_typed(self, self._cats), lambda got: getattr(
-        prev(got) if prev is not None else got, name)(*a, **kw))
+def _on_fetched(f, fn):
+    """what fn makes of the pandas value of f, a result that can only be
+    fetched (unstack, pivot, pivot_table's columns, agg's MultiIndex
+    columns): the same node, fn run on its fetched value"""
+    prev = f._fetched
+    out = _as_fetched(_typed(f, f._cats), lambda got: fn(prev(got) if prev is not None else got))
     out._fetch_only = True
     return out
 
 
 def indexed_fetched(f, how, key):
-    """f.iloc[key] or f.loc[key] (how) of a table that can only be fetched:
-    the same node, indexed when fetched"""
-    prev = f._fetched
-    out = _as_fetched(_typed(f, f._cats), lambda got: getattr(
-        prev(got) if prev is not None else got, how)[key])
-    out._fetch_only = True
-    return out
+    """f.iloc[key] or f.loc[key] (how) of a table that can only be fetched"""
+    return _on_fetched(f, lambda v: getattr(v, how)[key])
 
 
-def _replay_method(name):
+def _replay_method(name, replay=True):
+    """Series' and DataFrame's method name: of a table that can only be
+    fetched, run on its fetched value; with replay, of a groupby result
+    with categorical keys (or what is made of one), fetched as pandas'
+    method of that result's pandas value; otherwise as it is"""
     def method(self, orig, *a, **kw):
-        if self._fetch_only and not any(isinstance(v, Entity) for v in list(a) + list(kw.values())):
-            return _on_fetched(self, name, a, kw)
+        lazy = any(isinstance(v, Entity) for v in list(a) + list(kw.values()))
+        if self._fetch_only and not lazy:
+            return _on_fetched(self, lambda v: getattr(v, name)(*a, **kw))
         out = orig(self, *a, **kw)
-        if not self._regrouped or any(isinstance(v, Entity) for v in list(a) + list(kw.values())):
+        if not replay or not self._regrouped or lazy:
             return out
         if name == "reset_index" and self._regroup_args is not None and \
                 not kw.get("drop", a[0] if a else False):  # the keys as columns
@@ -525,16 +532,6 @@ def _replay_method(name):
             from . import GroupBy
             return regrouped(GroupBy(gb._df, gb._by, gb._sel, False, gb._observed), out, fill)
         return replayed(out, lambda: getattr(self.fetch(), name)(*a, **kw))
-    return method
-
-
-def _fetched_only(name):
-    """a method that runs on the fetched object of a result that can only
-    be fetched, and as it is otherwise"""
-    def method(self, orig, *a, **kw):
-        if self._fetch_only and not any(isinstance(v, Entity) for v in list(a) + list(kw.values())):
-            return _on_fetched(self, name, a, kw)
-        return orig(self, *a, **kw)
     return method
 
 
@@ -771,8 +768,7 @@ def _install():
     for cls in (Series, DataFrame):
         for name in _REPLAYED + _FETCHED_ONLY:
             if hasattr(cls, name):
-                _wrap(cls, name, _replay_method(name) if name in _REPLAYED else
-                      _fetched_only(name))
+                _wrap(cls, name, _replay_method(name, name in _REPLAYED))
     _Frame._regroup_args = None
     _Frame._fetch_only = False
     package = sys.modules[__package__]
