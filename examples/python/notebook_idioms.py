@@ -3,9 +3,11 @@
 funcs and as_index=False, a ratio of two aggregations of one groupby, a
 column minus its group mean, shares of a total, a loc assignment by a mask,
 describe(include="all"), idxmax per group and an unstacked count table;
-and the lambdas of apply, groupby apply, transform and filter (marsc reads
-each one's expression and runs it over whole columns); each compared with
-pandas."""
+the lambdas of apply, groupby apply, transform and filter (marsc reads
+each one's expression and runs it over whole columns); and pandas' dtypes
+the client carries: price bands of pd.cut grouped with every band,
+months of dt.to_period, numbers of messy text by to_numeric, datetime
+scalars; each compared with pandas."""
 import os
 import tempfile
 
@@ -24,12 +26,16 @@ local = pd.DataFrame({"shop": rng.choice(["north", "south", "east"], n),
                       "qty": rng.integers(1, 6, n),
                       "price": np.round(rng.gamma(3, 2, n), 2)})
 local.loc[rng.random(n) < 0.03, "price"] = np.nan
+local["day"] = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 200, n), unit="D")
+local["note"] = rng.choice(["12", "7.5", "n/a", "", " 3 "], n)
 path = os.path.join(tempfile.mkdtemp(), "orders.csv")
 local.to_csv(path, index=False)
 sess.upload(path)
-p = pd.read_csv(path)
+p = pd.read_csv(path, parse_dates=["day"], dtype={"note": str}, keep_default_na=False,
+                na_values=[""])
 
-df = md.read_csv("orders.csv", chunk_bytes=20000)
+df = md.read_csv("orders.csv", chunk_bytes=20000, parse_dates=["day"], dtype={"note": str},
+                 keep_default_na=False, na_values=[""])
 df["revenue"] = df.qty * df.price
 p["revenue"] = p.qty * p.price
 g, pg = df.groupby("shop"), p.groupby("shop")
@@ -78,7 +84,27 @@ for name, (m, want) in lambdas.items():
     print("%s:\n%s\n" % (name, got.head(6)))
     pd.testing.assert_series_equal(got, want, check_exact=False)
 
-summary = df.describe(include="all")  # a pandas DataFrame, assembled by the client
+# pandas' dtypes, carried by the client: every price band (the empty
+# one too), months as periods, text as numbers, datetimes as Timestamps
+bins = [0, 5, 10, 20, 100]
+typed = {
+    "per band": (df.groupby(md.cut(df.price, bins)).qty.sum(),
+                 p.groupby(pd.cut(p.price, bins)).qty.sum()),
+    "per month": (df.groupby(df.day.dt.to_period("M")).revenue.sum(),
+                  p.groupby(p.day.dt.to_period("M")).revenue.sum()),
+    "note as number": (md.to_numeric(df.note, errors="coerce").describe(),
+                       pd.to_numeric(p.note, errors="coerce").describe()),
+}
+for name, (m, want) in typed.items():
+    got = m.fetch()
+    print("%s:\n%s\n" % (name, got.head(6)))
+    pd.testing.assert_series_equal(got, want, check_exact=False)
+first, last = df.day.min().fetch(), df.day.max().fetch()
+print("days from %s to %s" % (first.date(), last.date()))
+assert (first, last) == (p.day.min(), p.day.max())
+
+summary = df.drop(columns=["day", "note"]).describe(include="all")  # assembled by the client
 print(summary)
-pd.testing.assert_frame_equal(summary, p.describe(include="all"), check_exact=False)
+pd.testing.assert_frame_equal(summary, p.drop(columns=["day", "note"]).describe(include="all"),
+                              check_exact=False)
 print("notebook_idioms: succeeded")
