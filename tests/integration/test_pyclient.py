@@ -2405,6 +2405,21 @@ class TestDataFrames(Base):
                 (df.amount.where(df.qty > 3).value_counts(bins=3, dropna=False),
                  p.amount.where(p.qty > 3).value_counts(bins=3, dropna=False)),
             ]
+            more += [  # merge's indicator, groupby(sort=False), value_counts' further ops
+                (df.merge(df.head(40)[["qty"]].drop_duplicates().assign(k=1), on="qty",
+                          how="outer", indicator=True)._merge.value_counts(),
+                 p.merge(p.head(40)[["qty"]].drop_duplicates().assign(k=1), on="qty",
+                         how="outer", indicator=True)._merge.value_counts()),
+                (df.groupby("city", sort=False).qty.sum(), p.groupby("city", sort=False).qty.sum()),
+                (df.groupby(["city", "status"], sort=False, as_index=False).amount.mean(),
+                 p.groupby(["city", "status"], sort=False, as_index=False).amount.mean()),
+                (df.groupby("status", sort=False).size().head(2),
+                 p.groupby("status", sort=False).size().head(2)),
+                (df.ts.dt.to_period("W").value_counts().sort_index().head(3),
+                 p.ts.dt.to_period("W").value_counts().sort_index().head(3)),
+                (md.cut(df.amount, [0, 50, 100, 400]).value_counts().sort_index(),
+                 pd.cut(p.amount, [0, 50, 100, 400]).value_counts().sort_index()),
+            ]
             for got, want in more:
                 got = got.fetch()
                 if isinstance(want, pd.Series):

@@ -1637,8 +1637,8 @@ class DataFrame(_Frame):
         return _make("dataframe.getitem", [self], {"columns": key}, "series")
 
     def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
+        if name.startswith("_") and not (self._columns is not None and name in self._columns):
+            raise AttributeError(name)  # (a column such as merge's "_merge" is one)
         if self._columns is not None and name not in self._columns:
             raise AttributeError("DataFrame has no attribute or column %r (columns: %s)"
                                  % (name, self._columns))
@@ -1774,7 +1774,7 @@ class DataFrame(_Frame):
             return base.map({True: v, False: v})
         raise TypeError("assign: %r is no Series, callable or scalar" % (v,))
 
-    def groupby(self, by, as_index=True, observed=False, dropna=True):
+    def groupby(self, by, as_index=True, observed=False, dropna=True, sort=True):
         """pandas' groupby by column names, or by Series of this frame's
         rows (df.day.dt.month): such a Series is assigned as the column of
         its name (replacing a column of that name, as the key then), so its
@@ -1783,7 +1783,9 @@ class DataFrame(_Frame):
         categorical keys, only the categories present (pandas 1.5's
         default False gives every category). dropna=False: rows whose key
         is missing form groups too (sorted last), for the aggregations
-        (sum, mean ..., agg of names, size)."""
+        (sum, mean ..., agg of names, size). sort=False: the groups in
+        the order their keys first appear (read when fetched, a task of
+        its own), as pandas'."""
         import pandas as pd
         if isinstance(by, pd.Grouper):
             # pd.Grouper(key=..., freq=...): bins of time, as resample
@@ -1809,8 +1811,10 @@ class DataFrame(_Frame):
                 names.append(nm)
             else:
                 names.append(k)
-        return GroupBy(frame, names, as_index=bool(as_index), observed=bool(observed),
-                       dropna=bool(dropna))
+        g = GroupBy(frame, names, as_index=bool(as_index), observed=bool(observed),
+                    dropna=bool(dropna))
+        g._sort = bool(sort)
+        return g
 
     def sort_values(self, by, ascending=True, na_position="last", key=None, kind=None,
                     ignore_index=False):
@@ -1836,13 +1840,30 @@ class DataFrame(_Frame):
         return _make("dataframe.sort_values", [self], p, "dataframe", self._columns)
 
     def merge(self, right, how="inner", on=None, left_on=None, right_on=None, left_index=False,
-              right_index=False, suffixes=("_x", "_y")):
+              right_index=False, suffixes=("_x", "_y"), indicator=False):
         """pandas' merge: on columns (on, or left_on and right_on), on the
         index (left_index and right_index), or one side's columns with the
         other's index (left_on with right_index, left_index with right_on:
         the side of columns keeps its index); rows in pandas 1.5's order. The
         second argument is how, as in pandas, unless it names no how (an
-        earlier client took on there)."""
+        earlier client took on there). indicator (True, or a column's name):
+        pandas' "_merge" column, a categorical of left_only, right_only and
+        both (each side marked before the merge)."""
+        if indicator:
+            import pandas as pd
+            name = indicator if isinstance(indicator, str) else "_merge"
+            both = self.assign(_mars_left=True).merge(
+                right.assign(_mars_right=True), how, on, left_on, right_on, left_index,
+                right_index, suffixes)
+            lm, rm = both["_mars_left"].notna(), both["_mars_right"].notna()
+            side = elementwise("where", [rm, "right_only", "left_only"])
+            cols = [c for c in both.columns if c not in ("_mars_left", "_mars_right")]
+            out = both[cols].assign(
+                **{name: elementwise("where", [lm & rm, "both", side])})
+            out._cats = dict(out._cats or {}, **{name: pd.CategoricalDtype(
+                ["left_only", "right_only", "both"])})
+            return out
+
         def names(v):
             return [v] if _one(v) else list(v)
         if how not in ("inner", "left", "right", "outer") and on is None:
@@ -2112,7 +2133,8 @@ class Series(_Frame):
                                       "is not supported)")
         return _make("dataframe.rename", [self], {"name": index}, "series")
 
-    def groupby(self, by=None, as_index=True, observed=False, dropna=True, level=None):
+    def groupby(self, by=None, as_index=True, observed=False, dropna=True, level=None,
+                sort=True):
         """pandas' s.groupby(by) with by Series of the same rows (or names of
         them): the Series and its keys side by side (their names known
         here), grouped; as df.groupby's. level: index levels (names or
@@ -2136,7 +2158,7 @@ class Series(_Frame):
             flat = (self if col == me else self.rename(col)).reset_index()
             flat._columns = names + [col]
             return _GroupByRenamed(flat.groupby(keys, as_index=as_index, observed=observed,
-                                                dropna=dropna)[col],
+                                                dropna=dropna, sort=sort)[col],
                                    me if col == me else None)
         keys = list(by) if isinstance(by, (list, tuple)) else [by]
         if not all(isinstance(k, Series) for k in keys):
@@ -2156,7 +2178,7 @@ class Series(_Frame):
         both._cats = {n: k._cats[None] for n, k in zip(names, keys)
                       if k._cats and None in k._cats} or None
         return _GroupByRenamed(both.groupby(names, as_index=as_index, observed=observed,
-                                            dropna=dropna)[col],
+                                            dropna=dropna, sort=sort)[col],
                                None if values is not self else me)
 
     def corr(self, other, method="pearson", min_periods=None):
@@ -3326,9 +3348,13 @@ class GroupBy(_Aggregations):
         self._observed = observed  # of categorical keys (_carried.regrouped)
         self._dropna = dropna  # False: missing keys form groups (aggregations only)
 
+    _sort = True  # False: the groups in the order their keys first appear (_keyed)
+
     def __getitem__(self, cols):
-        return GroupBy(self._df, self._by, cols if _one(cols) else list(cols),
-                       self._as_index, self._observed, self._dropna)
+        g = GroupBy(self._df, self._by, cols if _one(cols) else list(cols),
+                    self._as_index, self._observed, self._dropna)
+        g._sort = self._sort
+        return g
 
     def _agg_params(self, agg):
         """groupby_agg's fields for the aggregations agg"""
@@ -3350,7 +3376,31 @@ class GroupBy(_Aggregations):
             out = out.reset_index()
         elif not self._dropna and len(self._by) > 1 and out._fetched is None:
             _as_fetched(out, _nan_levels, keep=True)
-        return _cat_regrouped(self, out, fill) if self._df._cats else out
+        out = _cat_regrouped(self, out, fill) if self._df._cats else out
+        return out if self._sort else self._unsorted(out)
+
+    def _unsorted(self, out):
+        """out's groups in the order their keys first appear in the frame
+        (sort=False): the distinct keys, in order, are fetched with it"""
+        import pandas as pd
+        if any(k in (self._df._cats or {}) for k in self._by):
+            raise NotImplementedError("groupby(sort=False) by categorical keys is not supported")
+        first, by, prev = self._df[list(self._by)].drop_duplicates(), list(self._by), \
+            out._fetched
+        as_index = self._as_index
+
+        def fn(got):
+            got = prev(got) if prev is not None else got
+            keys = first.fetch()
+            idx = pd.MultiIndex.from_frame(keys) if len(by) > 1 else pd.Index(keys[by[0]])
+            if not as_index:
+                got = got.set_index(by)
+            idx = idx[idx.isin(got.index)]
+            got = got.reindex(idx)
+            return got.reset_index() if not as_index else got
+        out = _as_fetched(out, fn)
+        out._regrouped = True  # what is made of it: pandas' of the fetched groups
+        return out
 
     def __getattr__(self, name):
         """g.temp is g["temp"], as pandas allows for a column whose name

@@ -303,7 +303,9 @@ def value_counts(s, normalize, sort, ascending, dropna):
         if normalize:
             out = out / vals.sum()
         return out
-    return _as_fetched(counts, fn)
+    out = _as_fetched(counts, fn)
+    out._regrouped = True  # what is made of it is pandas' of the fetched counts (replayed)
+    return out
 
 
 def sort_values(s, ascending, na_position):
@@ -700,12 +702,14 @@ def _install():
                 if sort:
                     got = got.sort_values(ascending=ascending)
                 return got / total if normalize else got
-            return _as_fetched(counts, binned)
+            out = _as_fetched(counts, binned)
+            out._regrouped = True
+            return out
         per = _series_period(self)
         if per is not None:
             out = orig(_plain(self), normalize, sort, ascending, dropna)
             return _as_fetched(out, lambda got: got.set_axis(
-                _typed_level(got.index, per, got.index.name), axis=0))
+                _typed_level(got.index, per, got.index.name), axis=0), keep=True)
         if _series_cat(self) is None:
             return orig(self, normalize, sort, ascending, dropna)
         return value_counts(self, normalize, sort, ascending, dropna)
