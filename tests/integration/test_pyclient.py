@@ -1390,6 +1390,7 @@ class TestDataFrames(Base):
                 ("name", lambda s: "-" in s and s.startswith("n")), ("name", lambda s: s.replace("-", "_")),
                 ("day", lambda d: d.year * 100 + d.month), ("day", lambda d: d.weekday()),
                 ("qty", lambda x: float(x) / 3), ("qty", lambda x: str(x) + "!"),
+                ("qty", lambda x: math.floor(x / 4)), ("qty", lambda x: math.ceil(x * 0.3)),
             ]
             for col, f in series:
                 pd.testing.assert_series_equal(df[col].apply(f).fetch(), p[col].apply(f))

@@ -3033,6 +3033,8 @@ def _vectorized(func, bound, what, reducer=None):
                                               "is not supported (row[\"name\"] is the column)"
                                               % what)
                 return base.df[node.attr]
+            if base is math and node.attr in ("floor", "ceil", "trunc"):
+                return getattr(math, node.attr)  # an int of each value (below)
             if base is math and hasattr(np, node.attr):
                 return getattr(np, node.attr)  # element-wise, as math's of each value
             if isinstance(base, Series):
@@ -3090,6 +3092,9 @@ def _vectorized(func, bound, what, reducer=None):
                 return abs(a[0])
             if f is round:
                 return a[0].round(*a[1:])
+            if f in (math.floor, math.ceil, math.trunc) and len(a) == 1:
+                # math's give ints, so pandas' column is int64 (NaN: refused, as math's)
+                return getattr(np, f.__name__)(a[0]).astype("int64")
             if f in (int, float, str, bool):
                 return a[0].astype({int: "int64", float: "float64", str: str, bool: bool}[f])
             if f is len:
