@@ -2303,6 +2303,8 @@ class TestDataFrames(Base):
         with uploaded_csv("idioms3.csv", frame, parse_dates=["ts"]) as p:
             df = md.read_csv("idioms3.csv", parse_dates=["ts"], chunk_bytes=4000)
             self.assertEqual(df.columns.tolist(), p.columns.tolist())  # runs head(0)
+            by_position = md.read_csv("idioms3.csv", parse_dates=[0], chunk_bytes=4000)
+            pd.testing.assert_frame_equal(by_position.fetch(), p)  # its header read first
             self.assertEqual(df.dtypes.to_dict(), p.dtypes.to_dict())  # runs it
             pairs = [
                 (df.groupby("status", dropna=False).size(),

@@ -4400,6 +4400,18 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
                          else [int(k) for k in skiprows])
     if nrows is not None:
         p["nrows"] = int(nrows)
+    dates = p.get("parse_dates") or []
+    if any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in dates):
+        # columns by position: their names, from the header (head(0) of the
+        # file read without parse_dates)
+        probe = dict(p)
+        del probe["parse_dates"]
+        head = DataFrame.__new__(DataFrame)
+        Entity.__init__(head, Node("dataframe.read_csv", [], probe, "dataframe"), session)
+        head._columns, head._index_names = None, [None]
+        cols = head.columns
+        p["parse_dates"] = [cols[int(k)] if isinstance(k, (int, np.integer)) else k
+                            for k in dates]
     node = Node("dataframe.read_csv", [], p, "dataframe")
     df = DataFrame.__new__(DataFrame)
     Entity.__init__(df, node, session)
