@@ -2422,6 +2422,8 @@ class TestDataFrames(Base):
                  p.ts.dt.to_period("W").value_counts().sort_index().head(3)),
                 (md.cut(df.amount, [0, 50, 100, 400]).value_counts().sort_index(),
                  pd.cut(p.amount, [0, 50, 100, 400]).value_counts().sort_index()),
+                (df.set_index("ts").amount.resample("W").agg(["sum", "count"]),
+                 p.set_index("ts").amount.resample("W").agg(["sum", "count"])),
             ]
             for got, want in more:
                 got = got.fetch()

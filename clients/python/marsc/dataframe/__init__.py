@@ -1404,11 +1404,18 @@ class _Resampler(_Aggregations):
 
     def agg(self, arg=None, **named):
         """A func name, {"column": "func"} (columns named as theirs), or
-        named aggregations out=("column", "func")."""
+        named aggregations out=("column", "func"); of a Series' resample a
+        list of func names too (a column per func)."""
         if isinstance(arg, str) and not named:
             return self._reduce(arg)
+        if isinstance(self._f, Series) and isinstance(arg, (list, tuple)) and not named and \
+                all(isinstance(f, str) for f in arg):
+            # a column per func, named after it, side by side (pandas' frame)
+            out = concat([self._series(f).rename(f) for f in arg], axis=1)
+            out._columns, out._index_names = list(arg), self._index()
+            return out
         if isinstance(self._f, Series):
-            raise TypeError("a Series' resample takes one func name here")
+            raise TypeError("a Series' resample takes a func name or a list of them here")
         agg = {}
         if isinstance(arg, dict):
             for c, fn in arg.items():
