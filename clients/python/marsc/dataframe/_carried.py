@@ -388,15 +388,77 @@ class CatAccessor:
         return _as_fetched(_codes(self._s, self._d, -1).astype("int64").rename(None),
                            lambda got: got.astype(t))
 
-    def _with(self, ordered):
+    def _with(self, ordered, categories=None, values=None):
+        """the Series with categories (the same by default) and ordered;
+        values: its values anew (a renaming, or some missing)"""
         pd = _pd()
-        return _typed(self._s, {None: pd.CategoricalDtype(self._d.categories, ordered)})
+        cats = self._d.categories if categories is None else categories
+        return _typed(self._s if values is None else values,
+                      {None: pd.CategoricalDtype(cats, ordered)})
 
     def as_ordered(self):
         return self._with(True)
 
     def as_unordered(self):
         return self._with(False)
+
+    def reorder_categories(self, new_categories, ordered=None):
+        """the same categories in another order (pandas' ValueError
+        otherwise)"""
+        if set(new_categories) != set(self._d.categories) or \
+                len(new_categories) != len(self._d.categories):
+            raise ValueError("items in new_categories are not the same as in old categories")
+        return self._with(self._d.ordered if ordered is None else ordered, list(new_categories))
+
+    def add_categories(self, new_categories):
+        """more categories, after the present ones"""
+        new = [new_categories] if _one(new_categories) else list(new_categories)
+        if any(c in self._d.categories for c in new):
+            raise ValueError("new categories must not include old categories")
+        return self._with(self._d.ordered, list(self._d.categories) + new)
+
+    def _kept(self, keep):
+        """the values in the categories keep, the others missing"""
+        known = _lookup(self._d, _pd().Index([], dtype=object))  # (the text of intervals)
+        text = [k for k, c in zip(known, self._d.categories) if c in keep]
+        plain = _plain(self._s)
+        return plain.where(plain.isin(_scalars(text)))
+
+    def remove_categories(self, removals):
+        """fewer categories, a removed one's values missing"""
+        gone = [removals] if _one(removals) else list(removals)
+        if any(c not in self._d.categories for c in gone):
+            raise ValueError("removals must all be in old categories")
+        keep = [c for c in self._d.categories if c not in gone]
+        return self._with(self._d.ordered, keep, self._kept(keep))
+
+    def set_categories(self, new_categories, ordered=None):
+        """these categories: the values in none of them missing"""
+        new = list(new_categories)
+        return self._with(self._d.ordered if ordered is None else ordered, new,
+                          self._kept([c for c in self._d.categories if c in new]))
+
+    def rename_categories(self, new_categories):
+        """each category renamed (a list in order, or a dict), the values
+        with it"""
+        old = list(self._d.categories)
+        if isinstance(new_categories, dict):
+            new = [new_categories.get(c, c) for c in old]
+        else:
+            new = list(new_categories)
+            if len(new) != len(old):
+                raise ValueError("new categories need to have the same number of items as "
+                                 "the old categories!")
+        keys = _scalars(_lookup(self._d, _pd().Index([], dtype=object)))
+        values = _plain(self._s).map(dict(zip(keys, _scalars(new))))
+        return self._with(self._d.ordered, new, values)
+
+    def remove_unused_categories(self):
+        """the categories some value has (found first, a task of its own)"""
+        have = set(_plain(self._s).dropna().unique().fetch().tolist())
+        known = _lookup(self._d, _pd().Index([], dtype=object))
+        keep = [c for k, c in zip(known, self._d.categories) if k in have]
+        return self._with(self._d.ordered, keep)
 
 
 def _fill(col, func, missing):
