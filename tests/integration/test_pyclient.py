@@ -2438,6 +2438,16 @@ class TestDataFrames(Base):
                 (df.set_index("ts").amount.resample("W").agg(["sum", "count"]),
                  p.set_index("ts").amount.resample("W").agg(["sum", "count"])),
             ]
+            # describe of strings, datetimes and categoricals: pandas' object summary
+            for got, want in ((df.status.describe(), p.status.describe()),
+                              (df[["status", "city"]].describe(), p[["status", "city"]].describe()),
+                              (df.ts.describe(), p.ts.describe()),
+                              (md.cut(df.amount, 3).describe(), pd.cut(p.amount, 3).describe()),
+                              (df.describe(include="all"), p.describe(include="all"))):
+                if isinstance(want, pd.Series):
+                    pd.testing.assert_series_equal(got, want)
+                else:
+                    pd.testing.assert_frame_equal(got, want)
             for got, want in more:  # (resample's bins come without freq: documented)
                 got = got.fetch()
                 if isinstance(want, pd.Series):

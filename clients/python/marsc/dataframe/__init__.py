@@ -733,6 +733,14 @@ class _Frame(Entity):
         result is a pandas DataFrame, already fetched."""
         if exclude is not None:
             raise NotImplementedError("describe: exclude is not supported")
+        if include is None and isinstance(self, Series) and \
+                (self._cats or self.dtype.kind in "OM"):
+            include = "object"  # pandas' describe of strings, categoricals, datetimes (it ran)
+        if include is None and isinstance(self, DataFrame):
+            m = self._meta() or self.head(0)._ran()  # the columns' types, from head(0)
+            if not any(np.issubdtype(np.dtype(object if t in ("string", "object") else t),
+                                     np.number) for t in m["dtypes"].values()):
+                include = "object"  # a frame of no numbers: its strings' and datetimes'
         if include is None or include in ("number", np.number, ["number"], [np.number]):
             p = None if percentiles is None else {"percentiles": [float(q) for q in percentiles]}
             return _make("dataframe.describe", [self], p,
@@ -759,11 +767,11 @@ class _Frame(Entity):
             t = dt[c] if frame is not None else None
             if frame is None:
                 kinds[c] = "object"
-            elif t == object:
+            elif t == object or (t.kind == "M" and (every or include is None)):
                 kinds[c] = "object"
             elif every and np.issubdtype(t, np.number):
                 kinds[c] = "number"
-        if frame is None:  # a Series of strings
+        if frame is None:  # a Series of strings (or datetimes, categoricals)
             kinds = {None: "object"}
         want = [c for c in cols if c in kinds]
         if not want:
@@ -774,6 +782,8 @@ class _Frame(Entity):
             s = self if frame is None else self[c]
             if kinds[c] == "object":
                 plan[c] = [s.count(), s.nunique(), s.value_counts().head(1)]
+                if (dt[c] if frame is not None else s.dtype).kind == "M":
+                    plan[c] += [s.min(), s.max()]  # pandas' first and last of datetimes
                 targets += plan[c]
         desc = None
         if num:
@@ -786,12 +796,12 @@ class _Frame(Entity):
             if kinds[c] == "number":
                 ldesc.append(desc.fetch()[c])
                 continue
-            cnt, uniq, vc = [x.fetch() for x in plan[c]]
+            cnt, uniq, vc, *ends = [x.fetch() for x in plan[c]]
             top = vc.index[0] if len(vc) else np.nan
             freq = vc.iloc[0] if len(vc) else np.nan
-            ldesc.append(pd.Series([int(cnt), int(uniq), top, freq],
-                                   index=["count", "unique", "top", "freq"], name=c,
-                                   dtype=object))
+            ldesc.append(pd.Series([int(cnt), int(uniq), top, freq] + ends,
+                                   index=["count", "unique", "top", "freq", "first",
+                                          "last"][:4 + len(ends)], name=c, dtype=object))
         names = []
         for idx in sorted((x.index for x in ldesc), key=len):
             for nm in idx:
