@@ -2438,6 +2438,14 @@ class TestDataFrames(Base):
                 (df.set_index("ts").amount.resample("W").agg(["sum", "count"]),
                  p.set_index("ts").amount.resample("W").agg(["sum", "count"])),
             ]
+            # rows of bools reduced, columns renamed by their str methods
+            self.assertEqual(int(df.isna().any(axis=1).sum().fetch()),
+                             int(p.isna().any(axis=1).sum()))
+            self.assertEqual(int((df[["qty"]] > 5).all(axis=1).sum().fetch()),
+                             int((p[["qty"]] > 5).all(axis=1).sum()))
+            renamed = df.copy() if hasattr(df, "copy") else df[list(df.columns)]
+            renamed.columns = renamed.columns.str.upper()
+            self.assertEqual(renamed.fetch().columns.tolist(), p.columns.str.upper().tolist())
             # describe of strings, datetimes and categoricals: pandas' object summary
             for got, want in ((df.status.describe(), p.status.describe()),
                               (df[["status", "city"]].describe(), p[["status", "city"]].describe()),

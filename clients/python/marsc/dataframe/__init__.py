@@ -619,7 +619,7 @@ class _Frame(Entity):
 
     def _reduce(self, op, axis=0, **params):
         if axis in (1, "columns") and isinstance(self, DataFrame) and \
-                op in ("sum", "mean", "min", "max", "count"):
+                op in ("sum", "mean", "min", "max", "count", "any", "all"):
             return self._across(op)
         p = {} if axis in (0, None, "index") else {"axis": axis}
         p.update(params)
@@ -1746,6 +1746,15 @@ class DataFrame(_Frame):
         if dt is None:
             self._ran()
             dt = self.dtypes
+        if op in ("any", "all"):  # of bool columns (isna(), comparisons): | or & of them
+            if not len(dt) or any(t != np.bool_ for t in dt):
+                raise NotImplementedError("%s(axis=1) of a frame whose columns are not all "
+                                          "bools" % op)
+            parts = [self[c] for c in dt.index]
+            out = parts[0]
+            for x in parts[1:]:
+                out = (out | x) if op == "any" else (out & x)
+            return out
         cols = [c for c, t in dt.items()
                 if op == "count" or np.issubdtype(t, np.number) or t == np.bool_]
         if not cols:
@@ -3948,12 +3957,23 @@ class _GroupByRenamed:
 
 
 class _Names(list):
-    """column names: a list, with pandas' Index's tolist() and to_list()"""
+    """column names: a list, with pandas' Index's tolist(), to_list(), str
+    and map (which give a pandas Index: df.columns =
+    df.columns.str.lower() renames)"""
 
     def tolist(self):
         return list(self)
 
     to_list = tolist
+
+    @property
+    def str(self):
+        import pandas as pd
+        return pd.Index(list(self)).str
+
+    def map(self, mapper):
+        import pandas as pd
+        return pd.Index(list(self)).map(mapper)
 
 
 def _scalar(v):
