@@ -2443,9 +2443,12 @@ class TestDataFrames(Base):
                              int(p.isna().any(axis=1).sum()))
             self.assertEqual(int((df[["qty"]] > 5).all(axis=1).sum().fetch()),
                              int((p[["qty"]] > 5).all(axis=1).sum()))
-            renamed = df.copy() if hasattr(df, "copy") else df[list(df.columns)]
+            renamed = df.copy()
             renamed.columns = renamed.columns.str.upper()
-            self.assertEqual(renamed.fetch().columns.tolist(), p.columns.str.upper().tolist())
+            renamed["EXTRA"] = 1
+            self.assertEqual(renamed.fetch().columns.tolist(),
+                             p.columns.str.upper().tolist() + ["EXTRA"])
+            self.assertEqual(df.fetch().columns.tolist(), p.columns.tolist())  # as it was
             # describe of strings, datetimes and categoricals: pandas' object summary
             for got, want in ((df.status.describe(), p.status.describe()),
                               (df[["status", "city"]].describe(), p[["status", "city"]].describe()),

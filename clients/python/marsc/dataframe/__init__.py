@@ -817,6 +817,13 @@ class _Frame(Entity):
     def head(self, n=5):
         return _make("dataframe.head", [self], {"n": int(n)}, self._ref.kind, self._columns)
 
+    def copy(self, deep=True):
+        """pandas' copy: a handle of its own on the same values (a frame's
+        results are never changed in place on the cluster; df["x"] = ...
+        on the copy leaves this one as it is)"""
+        out = copy.copy(self)
+        return out
+
     def to_tensor(self):
         return _make("dataframe.to_tensor", [self], None, "tensor")
 
