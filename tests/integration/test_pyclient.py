@@ -2438,6 +2438,20 @@ class TestDataFrames(Base):
                 (df.set_index("ts").amount.resample("W").agg(["sum", "count"]),
                  p.set_index("ts").amount.resample("W").agg(["sum", "count"])),
             ]
+            for kw in ({"margins": True}, {"normalize": "index"}, {"normalize": True},
+                       {"normalize": "columns", "margins": True},
+                       {"normalize": "all", "margins": True, "margins_name": "Total"}):
+                more.append((md.crosstab(df.city, df.status, **kw).round(6),
+                             pd.crosstab(p.city, p.status, **kw).round(6)))
+            for f in ("sum", "mean", "count", "max"):
+                more.append((df.pivot_table(values="qty", index="city", columns="status",
+                                            aggfunc=f, margins=True).round(6),
+                             p.pivot_table(values="qty", index="city", columns="status",
+                                           aggfunc=f, margins=True).round(6)))
+            more.append((df.pivot_table(values="amount", index="city", aggfunc="sum",
+                                        margins=True, margins_name="Tot").round(6),
+                         p.pivot_table(values="amount", index="city", aggfunc="sum",
+                                       margins=True, margins_name="Tot").round(6)))
             # rows of bools reduced, columns renamed by their str methods
             self.assertEqual(int(df.isna().any(axis=1).sum().fetch()),
                              int(p.isna().any(axis=1).sum()))

@@ -2032,8 +2032,14 @@ class DataFrame(_Frame):
         return _make("dataframe.drop", [self], {"columns": names}, "dataframe", cols)
 
     def pivot_table(self, values=None, index=None, columns=None, aggfunc="mean",
-                    fill_value=None):
-        """pandas' pivot_table; with columns it can only be fetched."""
+                    fill_value=None, margins=False, margins_name="All"):
+        """pandas' pivot_table; with columns a table (further ops run on its
+        fetched value). margins (one values column, one index key, an
+        aggregation's name): pandas' "All" row and column, the aggregation
+        of each column's, each row's and all the values (groupby results
+        fetched with it)."""
+        if margins:
+            return self._margins(values, index, columns, aggfunc, fill_value, margins_name)
         p = {"index": _names(index), "aggfunc": aggfunc}
         if values is not None:
             p["values"] = _names(values)
@@ -2046,6 +2052,40 @@ class DataFrame(_Frame):
             _as_fetched(out, _axis_named(columns))
             out._fetch_only = True
         return out
+
+    def _margins(self, values, index, columns, aggfunc, fill_value, name):
+        """pivot_table(margins=True): the table, with the aggregation by
+        the index key (the margin column), by the columns key (the margin
+        row) and of all the values, assembled as pandas' when fetched"""
+        from ..core import execute
+        if not (_one(values) and _one(index) and (columns is None or _one(columns)) and
+                isinstance(aggfunc, str)):
+            raise NotImplementedError("pivot_table(margins=True) takes one values column, one "
+                                      "index key, at most one columns key and an "
+                                      "aggregation's name")
+        table = self.pivot_table(values, index, columns, aggfunc, fill_value)
+        # pandas' margins are of the rows with every key and the value present
+        keys = [index] + ([] if columns is None else [columns])
+        seen = self[values].notna()
+        for k in keys:
+            seen = seen & self[k].notna()
+        sub = self[seen]
+        by_row = sub.groupby(index)[values].agg(aggfunc)
+        by_col = None if columns is None else sub.groupby(columns)[values].agg(aggfunc)
+        whole = sub[[values]].agg(aggfunc)
+        parts = [x for x in (by_row, by_col, whole) if x is not None]
+
+        def fn(t):
+            execute(*parts)
+            got = [x.fetch() for x in parts]
+            total = got[-1][values]
+            if columns is not None:
+                t[name] = got[0].reindex(t.index)
+                t.loc[name] = list(got[1].reindex(t.columns[:-1])) + [total]
+            else:
+                t.loc[name] = [total]
+            return t
+        return _carried_on_fetched_fn(table, fn)
 
     def pivot(self, index=None, columns=None, values=None):
         """pandas' DataFrame.pivot: a reshape without aggregation (one row
@@ -4147,10 +4187,11 @@ def merge(left, right, how="inner", on=None, left_on=None, right_on=None, left_i
                       left_index=left_index, right_index=right_index, suffixes=suffixes)
 
 
-def pivot_table(data, values=None, index=None, columns=None, aggfunc="mean", fill_value=None):
+def pivot_table(data, values=None, index=None, columns=None, aggfunc="mean", fill_value=None,
+                margins=False, margins_name="All"):
     """pd.pivot_table(data, ...): data.pivot_table(...)."""
     return data.pivot_table(values=values, index=index, columns=columns, aggfunc=aggfunc,
-                            fill_value=fill_value)
+                            fill_value=fill_value, margins=margins, margins_name=margins_name)
 
 
 def melt(frame, id_vars=None, value_vars=None, var_name=None, value_name="value"):
@@ -4176,13 +4217,16 @@ def unique(values):
     return values.unique()
 
 
-def crosstab(index, columns, dropna=True):
+def crosstab(index, columns, dropna=True, margins=False, margins_name="All",
+             normalize=False):
     """pd.crosstab(index, columns) of two Series of one frame's rows: the
     count of each pair, index's values as the rows, columns' as the
     columns, 0 where no row has the pair (groupby of both, size, unstack
-    with fill_value 0). Their names must be known here and differ; values,
-    aggfunc, margins and normalize are not supported. It can only be
-    fetched, as unstack."""
+    with fill_value 0). Their names must be known here and differ; values
+    and aggfunc are not supported. margins (the totals, named
+    margins_name) and normalize (True or "all", "index", "columns": shares
+    of the grand, row or column totals) are pandas', worked out on the
+    fetched table. A table, as unstack's."""
     if not (isinstance(index, Series) and isinstance(columns, Series)):
         raise NotImplementedError("crosstab takes two Series (lists of several are not "
                                   "supported)")
@@ -4197,7 +4241,37 @@ def crosstab(index, columns, dropna=True):
     both._cats = {n: s._cats[None] for n, s in zip(names, (index, columns))
                   if s._cats and None in s._cats} or None
     # pandas' crosstab: the observed categories of categorical Series
-    return both.groupby(names, observed=True).size().unstack(fill_value=0)
+    table = both.groupby(names, observed=True).size().unstack(fill_value=0)
+    if normalize not in (False, True, "all", "index", "columns", 0, 1):
+        raise ValueError("Not a valid normalize argument")
+    if not margins and normalize is False:
+        return table
+
+    def shares(t):
+        how = None if normalize is False else "all" if normalize is True else \
+            {0: "index", 1: "columns"}.get(normalize, normalize)
+        total = t.to_numpy().sum()
+        rows, cols = t.sum(axis=1), t.sum(axis=0)
+        if how == "index":
+            out = t.div(rows, axis=0)
+        elif how == "columns":
+            out = t / cols
+        elif how == "all":
+            out = t / total
+        else:
+            out = t
+        if margins:
+            def share(x):
+                return x / total if how else x
+            if how in (None, "all", "columns"):  # the column of row totals
+                out[margins_name] = share(rows)
+            if how in (None, "all", "index"):  # the row of column totals
+                last = share(cols)
+                if how != "index":
+                    last[margins_name] = share(total)
+                out.loc[margins_name] = last
+        return out
+    return _carried_on_fetched_fn(table, shares)
 
 
 def cut(x, bins, right=True, labels=None, retbins=False, precision=3, include_lowest=False,
@@ -4591,6 +4665,7 @@ from ._carried import carried as _cat_carried, cut_dtype as _cat_cut_dtype  # no
 from ._carried import fetched as _cat_fetched, regrouped as _cat_regrouped  # noqa: E402
 from ._carried import _plain as _carried_plain, to_period as _carried_to_period  # noqa: E402
 from ._carried import indexed_fetched as _carried_on_fetched  # noqa: E402
+from ._carried import _on_fetched as _carried_on_fetched_fn  # noqa: E402
 from ._timescalars import install as _install_timescalars  # noqa: E402
 
 _install_timescalars()  # datetime and timedelta scalars of reductions

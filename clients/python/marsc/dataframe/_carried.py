@@ -846,10 +846,14 @@ def _install():
     _wrap(Series, "unstack", ust)
 
     def pvt(self, orig, values=None, index=None, columns=None, aggfunc="mean",
-            fill_value=None):
-        out = orig(self, values, index, columns, aggfunc, fill_value)
+            fill_value=None, margins=False, margins_name="All"):
         keys = ([index] if _one(index) else list(index or [])) + [columns]
-        if not any(k in (self._cats or {}) for k in keys):
+        typed = any(k in (self._cats or {}) for k in keys)
+        if margins and typed:
+            raise NotImplementedError("pivot_table(margins=True) by categorical keys is not "
+                                      "supported")
+        out = orig(self, values, index, columns, aggfunc, fill_value, margins, margins_name)
+        if not typed:
             return out
         return pivot_table(self, out, values, index, columns, aggfunc, fill_value)
     _wrap(DataFrame, "pivot_table", pvt)
