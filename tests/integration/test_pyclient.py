@@ -2452,6 +2452,10 @@ class TestDataFrames(Base):
                                         margins=True, margins_name="Tot").round(6),
                          p.pivot_table(values="amount", index="city", aggfunc="sum",
                                        margins=True, margins_name="Tot").round(6)))
+            # plot: pandas' accessor of the fetched result (matplotlib draws, where installed)
+            acc = g.amount.sum().plot
+            self.assertEqual(type(acc).__name__, "PlotAccessor")
+            pd.testing.assert_series_equal(acc._parent, h.amount.sum())
             # rows of bools reduced, columns renamed by their str methods
             self.assertEqual(int(df.isna().any(axis=1).sum().fetch()),
                              int(p.isna().any(axis=1).sum()))

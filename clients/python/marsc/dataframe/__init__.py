@@ -537,6 +537,17 @@ class _Frame(Entity):
     _export_one = _export
     del _export
 
+    @property
+    def plot(self):
+        """pandas' plot accessor of the fetched result (it runs):
+        df.plot(kind="bar"), s.plot.hist() ..., drawn by matplotlib where
+        it is installed"""
+        return self.fetch().plot
+
+    def hist(self, *args, **kw):
+        """pandas' hist of the fetched result (matplotlib's)"""
+        return self.fetch().hist(*args, **kw)
+
     def agg(self, func=None, axis=0, **kw):
         """pandas' agg of a whole frame or Series: a func name (the
         reduction of that name, lazy); a list of them (a row per func), a
