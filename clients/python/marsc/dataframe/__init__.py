@@ -3971,9 +3971,9 @@ _UNKNOWN = object()
 # ops whose Series keeps its input's name (the first Series input's)
 _NAME_KEEPING = ("dataframe.dt.", "dataframe.str.", "dataframe.fillna", "dataframe.astype",
                  "dataframe.round", "dataframe.abs", "dataframe.clip", "dataframe.isna",
-                 "dataframe.notna", "dataframe.replace", "dataframe.map", "dataframe.cut", "dataframe.qcut",
-                 "astype", "abs", "negative", "floor", "ceil", "round", "sqrt", "log",
-                 "exp", "logical_not")
+                 "dataframe.notna", "dataframe.replace", "dataframe.map", "dataframe.cut",
+                 "dataframe.qcut", "astype", "abs", "negative", "floor", "ceil", "round", "sqrt",
+                 "log", "exp", "logical_not")
 _ELEMENTWISE = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "power",
                 "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
                 "logical_and", "logical_or")
