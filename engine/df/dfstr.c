@@ -3,6 +3,7 @@
 
 #include "clean.h"
 
+#include <ctype.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -58,11 +59,28 @@ static size_t bracket_end(const char *p, size_t n, size_t i)
     return j < n ? j : n - 1;
 }
 
+/* An escape of a letter (or digit) that the C library reads otherwise
+ * than Python's re: outside brackets glibc takes \\w \\W \\s \\S \\b \\B and
+ * back-references \\1 to \\9 as re does, and any other (\\d, \\n, \\A ...)
+ * as the character itself; inside brackets a backslash is itself, where re
+ * reads \\d \\s \\w as classes. 0, or -1 with a message naming it. */
+static int re_escape_check(const char *p, size_t i, bool inside, char *err, size_t errlen)
+{
+    char e = p[i + 1];
+    if (!isalnum((unsigned char)e)) return 0;
+    if (inside ? !strchr("dDsSwW", e) : strchr("wWsSbB123456789", e) != NULL) return 0;
+    return errmsg(err, errlen,
+                  "'\\%c' at position %zu of '%.80s' has no POSIX extended form here (it would "
+                  "match '%c'%s): write [0-9], [[:space:]] or [[:alnum:]_]",
+                  e, i, p, inside ? '\\' : e, inside ? " or the letter" : "");
+}
+
 /* Refuses what would make regcomp's memory explode or mean something
  * else than in Python's re: a quantifier right after another ("a+++",
  * Python's lazy "a*?" and possessive "a++", which POSIX reads as nested
- * repeats), counted repeats whose bounds multiply past 100000, patterns
- * longer than 10000 bytes. 0, or -1 with a message. */
+ * repeats), an escape re reads otherwise (re_escape_check), counted
+ * repeats whose bounds multiply past 100000, patterns longer than 10000
+ * bytes. 0, or -1 with a message. */
 static int re_check(const char *p, char *err, size_t errlen)
 {
     size_t n = strlen(p);
@@ -72,12 +90,16 @@ static int re_check(const char *p, char *err, size_t errlen)
     for (size_t i = 0; i < n; i++) {
         char c = p[i];
         if (c == '\\') {
+            if (i + 1 < n && re_escape_check(p, i, false, err, errlen)) return -1;
             i++;
             prev_q = false;
             continue;
         }
         if (c == '[') {
-            i = bracket_end(p, n, i);
+            size_t end = bracket_end(p, n, i);
+            for (size_t j = i + 1; j + 1 < end; j++)
+                if (p[j] == '\\' && re_escape_check(p, j, true, err, errlen)) return -1;
+            i = end;
             prev_q = false;
             continue;
         }

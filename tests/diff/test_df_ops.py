@@ -1747,8 +1747,10 @@ def str_extract(data, pdf):
         with warnings.catch_warnings():  # re's "Possible nested set" of "[[]"
             warnings.simplefilter("ignore", FutureWarning)
             want["e%d" % q] = P.str.extract(pat, **kw)
-    for q, (m, pat) in enumerate((("count", "."), ("contains", "^.{3}$"), ("match", "\u00e9.")),
-                                 len(cases)):
+    # glibc's \w \s \b read as re's: compared with pandas
+    for q, (m, pat) in enumerate((("count", "."), ("contains", "^.{3}$"), ("match", "\u00e9."),
+                                  ("count", r"\w"), ("contains", r"\s"), ("contains", r"\bb"),
+                                  ("match", r"\W*[a-z]\B")), len(cases)):
         nodes.append(op("e%d" % q, "str." + m, "s", pat=pat))
         want["e%d" % q] = getattr(P.str, m)(pat)
     why = check_frames(data, nodes, want)
@@ -1756,7 +1758,10 @@ def str_extract(data, pdf):
                        ("(?=a)(b)", "not supported in a POSIX pattern"),
                        ("(a*?)b", "multiple repeat at position 3"),
                        ("(9+++++++++++++++++++++++)", "multiple repeat"),
-                       ("(a{2000})", "too large"), ("(((a){100}){100}){100}", "too large")):
+                       ("(a{2000})", "too large"), ("(((a){100}){100}){100}", "too large"),
+                       # escapes the C library reads otherwise than re (\d as "d")
+                       (r"(\d+)", "'\\d' at position 1"), (r"([\s,])", "'\\s' at position 2"),
+                       (r"(a)\n", "no POSIX extended form")):
         why = why or rejected(data, nodes[:2] + [op("r", "str.extract", "s", pat=pat)], "r",
                               [words])
     return why or rejected(data, nodes[:2] + [op("r", "str.extract", "s", pat="(a)", flags=8)],

@@ -2379,11 +2379,11 @@ class TestDataFrames(Base):
             pd.testing.assert_frame_equal(
                 df.ts.astype(str).str.extract(r"(\d{4})-(\d\d)").fetch(),
                 p.ts.astype(str).str.extract(r"(\d{4})-(\d\d)"))
-            for pat in (r"\d5$", r"^\w+\s*$", r"[\d.]+0\b"[:-2], r"\D"):
+            for pat in (r"\d5$", r"^\w+\s*$", r"[\d.]+0\b", r"\D", r"\bpa", r"(\d)\1"):
                 pd.testing.assert_series_equal(df.amount.astype(str).str.contains(pat).fetch(),
                                                p.amount.astype(str).str.contains(pat))
             with self.assertRaisesRegex(NotImplementedError, "no POSIX extended form"):
-                df.status.str.contains(r"\bpaid")
+                df.status.str.contains(r"\Apaid")
             # astype(str) of datetimes: pandas' format of the whole column
             texts = [(df.ts.astype(str), p.ts.astype(str)),
                      (df.ts.dt.normalize().astype(str), p.ts.dt.normalize().astype(str)),

@@ -299,13 +299,13 @@ def _time_kind(node, col=None):
             return "M"
         if op == "dataframe.to_timedelta":
             return "m"
-        if op in ("subtract", "add"):
+        if op in ("subtract", "add") and len(node.inputs) == 2:
+            # a string literal beside a time Series: a date where it reads as
+            # one, else a timedelta ("1 days"), as the engine reads it
             ks = [_time_kind(i.node) if hasattr(i, "node") else
-                  ("M" if isinstance(i, str) and op == "subtract" and _looks_date(i) else None)
+                  ("M" if _looks_date(i) else "m") if isinstance(i, str) else None
                   for i in node.inputs]
-            if op == "subtract" and ks[:2] == ["M", "M"]:
-                return "m"
-            return "M" if "M" in ks else "m" if ks and all(k == "m" for k in ks) else None
+            return _sum_kind(op, *ks)
         if node in TIME_MARKS:
             return TIME_MARKS[node]
         if op == "dataframe.diff" and node.inputs and hasattr(node.inputs[0], "node"):
@@ -337,6 +337,27 @@ def _time_kind(node, col=None):
             node = node.inputs[0].node
             continue
         return None
+    return None
+
+
+def time_of(v, kind):
+    """a fetched 0-d value of nanoseconds (int64, or float64 for a median
+    or mean; NaN or int64's minimum for none) as numpy's datetime64 ("M")
+    or timedelta64 ("m"), NaT for none"""
+    v = np.asarray(v)[()]
+    ns = np.iinfo(np.int64).min if v != v else int(v)
+    return np.asarray(ns).astype("datetime64[ns]" if kind == "M" else "timedelta64[ns]")
+
+
+def _sum_kind(op, a, b):
+    """the kind of a + b or a - b ("add", "subtract") of kinds a and b
+    ("M", "m" or None), as pandas types them; None: no time, or refused"""
+    if op == "subtract" and a == "M" and b == "M":
+        return "m"
+    if (a, b) in (("M", "m"), ("m", "M")) and (op == "add" or a == "M"):
+        return "M"
+    if a == "m" and b == "m":
+        return "m"
     return None
 
 
@@ -652,10 +673,8 @@ class Session:
                                      % (r.key, np.shape(v)))
                 v = np.asarray(v)
                 kind = _time_kind_of_reduction(r.node)
-                if kind and v.dtype.kind == "f":  # a median's or mean's, in float64
-                    v = np.asarray(np.iinfo(np.int64).min if v != v else int(v))
-                if kind and v.dtype.kind == "i":  # the engine's nanoseconds of one
-                    v = v.astype("datetime64[ns]" if kind == "M" else "timedelta64[ns]")
+                if kind and v.dtype.kind in "if":  # the engine's nanoseconds of one
+                    v = time_of(v, kind)
                 if v.dtype.kind in "mM":  # a datetime's min, a timedelta's sum ...
                     from .tensor import _time_literal
                     if np.isnat(v):

@@ -604,7 +604,7 @@ class _Frame(Entity):
         if _is_to_numeric(func) and isinstance(self, DataFrame) and \
                 kw.get("axis", args[0] if args else 0) in (0, "index"):
             kw = {k: v for k, v in kw.items() if k != "axis"}
-            cols = self._cols_known()
+            cols = self.columns
             out = concat([to_numeric(self[c], **kw) for c in cols], axis=1)
             out._columns = list(cols)
             return out
@@ -769,9 +769,6 @@ class _Frame(Entity):
                                       "\"number\" here")
         frame = self if isinstance(self, DataFrame) else None
         dt = self.dtypes if frame is not None else None
-        if frame is not None and dt is None:
-            self._ran()
-            dt = self.dtypes
         cols = list(dt.index) if frame is not None else [None]
         kinds = {}
         for c in cols:
@@ -1183,9 +1180,6 @@ class _Loc:
             f._ref = new._ref
             return
         have = f.columns
-        if have is None:  # which columns exist decides new from old
-            f._ran()
-            have = f.columns
         names = have if cols is None else [cols] if isinstance(cols, (str, int)) else list(cols)
         upd = {}
         for c in names:
@@ -1618,7 +1612,7 @@ class DataFrame(_Frame):
     @columns.setter
     def columns(self, names):
         """df.columns = [...]: the columns renamed in order (as rename)."""
-        have = self._cols_known()
+        have = self.columns
         names = list(names)
         if len(names) != len(have):
             raise ValueError("Length mismatch: Expected axis has %d elements, new values have "
@@ -1655,9 +1649,6 @@ class DataFrame(_Frame):
         """pandas' applymap: func's expression (read as apply's) over every
         column, element-wise; the columns must be known here."""
         cols = self.columns
-        if cols is None:
-            self._ran()
-            cols = self.columns
         if na_action not in (None, "ignore"):
             raise ValueError("na_action must be 'ignore' or None")
         return concat([_vectorized(func, self[c], "applymap").rename(c) for c in cols], axis=1)
@@ -1690,9 +1681,6 @@ class DataFrame(_Frame):
         the dtypes are the server's, so this runs the frame first."""
         import pandas as pd
         dt = self.dtypes
-        if dt is None:
-            self.execute()
-            dt = self.dtypes
         probe = pd.DataFrame({c: pd.Series([], dtype=t) for c, t in dt.items()})
         return self[list(probe.select_dtypes(include=include, exclude=exclude).columns)]
 
@@ -1705,9 +1693,6 @@ class DataFrame(_Frame):
         per column; for a single column the engine's is a plain index,
         fetched as pandas' MultiIndex of one level."""
         cols = _names(subset) if subset is not None else self.columns
-        if cols is None:
-            self.execute()
-            cols = self.columns
         p = {"by": list(cols), "agg": {"n": [cols[0], "size"]}}
         if not dropna:
             p["dropna"] = False  # rows missing a key are counted, those keys sorted last
@@ -1728,7 +1713,7 @@ class DataFrame(_Frame):
             if not isinstance(value, DataFrame):
                 raise NotImplementedError("df[[...]] = value takes a DataFrame of as many "
                                           "columns")
-            have = value._cols_known()
+            have = value.columns
             if len(have) != len(name):
                 raise ValueError("Columns must be same length as key")
             new = self.assign(**{str(k): value[c] for k, c in zip(name, have)})
@@ -1761,9 +1746,6 @@ class DataFrame(_Frame):
         of none: sum 0, mean, min and max NaN), pandas' values (its nansum
         adds the row's values in column order too)."""
         dt = self.dtypes
-        if dt is None:
-            self._ran()
-            dt = self.dtypes
         if op in ("any", "all"):  # of bool columns (isna(), comparisons): | or & of them
             if not len(dt) or any(t != np.bool_ for t in dt):
                 raise NotImplementedError("%s(axis=1) of a frame whose columns are not all "
@@ -1804,9 +1786,6 @@ class DataFrame(_Frame):
         """a Series of this frame's rows, every value v (a number, a bool or a
         string)"""
         cols = self.columns
-        if cols is None:
-            self._ran()
-            cols = self.columns
         if not cols:
             raise NotImplementedError("assign of a scalar to a frame without columns")
         base = self[cols[0]].isna()
@@ -1957,9 +1936,6 @@ class DataFrame(_Frame):
         the dtypes are needed, so an unrun frame runs first)"""
         if numeric_only is False:
             dt = self.dtypes
-            if dt is None:
-                self.execute()
-                dt = self.dtypes
             if any(not (np.issubdtype(t, np.number) or t == np.bool_) for t in dt):
                 raise ValueError("could not convert string to float: a column is no number "
                                  "(numeric_only=True leaves such columns out)")
@@ -2001,19 +1977,9 @@ class DataFrame(_Frame):
                                       "renamed)")
         if callable(columns):
             have = self.columns
-            if have is None:
-                self._ran()
-                have = self.columns
             columns = {c: columns(c) for c in have}
         cols = None if self._columns is None else [columns.get(c, c) for c in self._columns]
         return _make("dataframe.rename", [self], {"columns": dict(columns)}, "dataframe", cols)
-
-    def _cols_known(self):
-        have = self.columns
-        if have is None:
-            self._ran()
-            have = self.columns
-        return have
 
     def __delitem__(self, name):
         """del df[name]: the frame without that column."""
@@ -2029,7 +1995,7 @@ class DataFrame(_Frame):
     def insert(self, loc, column, value, allow_duplicates=False):
         """the column at position loc (a Series of the same rows or a
         scalar), as pandas' insert (in place)"""
-        have = self._cols_known()
+        have = self.columns
         if column in have and not allow_duplicates:
             raise ValueError("cannot insert %s, already exists" % column)
         order = list(have)
@@ -2498,11 +2464,12 @@ _CONTROLS = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\v"}
 
 def _posix(pat):
     """Python's re pattern pat as the POSIX extended pattern the cluster
-    runs (regcomp, where a backslash before a letter is undefined and one
-    inside brackets is itself): \\d \\s \\w and \\D \\S \\W as bracket classes
-    (inside brackets too, the lowercase ones), \\t \\n \\r \\f \\v as the
-    characters, an escaped punctuation character as it is; what POSIX has
-    no form for (\\b, \\A, \\Z, back-references ...) is refused by name."""
+    runs (glibc's regcomp, which reads \\b \\B and back-references as re,
+    other escaped letters as the letter, and a backslash inside brackets as
+    itself; the cluster refuses those): \\d \\s \\w and \\D \\S \\W as
+    bracket classes (inside brackets too, the lowercase ones), \\t \\n \\r
+    \\f \\v as the characters, an escaped punctuation character as it is;
+    what has no such form (\\A, \\Z ...) is refused by name."""
     if not isinstance(pat, str) or "\\" not in pat:
         return pat
     out, i, inside = [], 0, False
@@ -2524,6 +2491,8 @@ def _posix(pat):
                 out.append("[^" + _CLASSES[e.lower()] + "]")
             elif e in _CONTROLS:
                 out.append(_CONTROLS[e])
+            elif not inside and e in "bB123456789":  # as re's, in glibc's regcomp
+                out.append("\\" + e)
             elif not e.isalnum() and not (inside and e in "]^-"):
                 out.append(e if inside else "\\" + e)
             else:
@@ -3516,15 +3485,9 @@ class GroupBy(_Aggregations):
             return [self._sel] if _one(self._sel) else list(self._sel)
         if func in self._NUMERIC:
             dt = self._df.dtypes
-            if dt is None:
-                self._df.execute()
-                dt = self._df.dtypes
             return [c for c, t in dt.items() if c not in self._by and
                     (np.issubdtype(t, np.number) or t == np.bool_)]
         cols = self._df.columns
-        if cols is None:
-            self._df.execute()
-            cols = self._df.columns
         return [c for c in cols if c not in self._by]
 
     def _reduce(self, func, **kw):
@@ -4361,9 +4324,6 @@ def get_dummies(data, prefix=None, prefix_sep="_", dummy_na=False, columns=None,
         enc = _names(columns)
     else:
         dt = data.dtypes
-        if dt is None:
-            data.execute()
-            dt = data.dtypes
         enc = [c for c, t in dt.items() if t == object]
     cats = {}
     if enc:
@@ -4558,10 +4518,6 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     keys = list(index_col) if isinstance(index_col, (list, tuple)) else [index_col]
     if any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in keys):
         cols = df.columns
-        if cols is None:
-            h = df.head(0)
-            h._ran()
-            cols = h.columns
         keys = [cols[int(k)] if isinstance(k, (int, np.integer)) else k for k in keys]
     out = df.set_index(keys)
     names = [None if str(k).startswith("Unnamed: ") else k for k in keys]

@@ -207,7 +207,7 @@ def astype(x, dtype):
                                                        dtype == "category")):
         return None
     if isinstance(x, DataFrame):
-        cols = x._cols_known()
+        cols = x.columns
         return astype_columns(x, {c: dtype for c in cols}, cols)
     if _series_cat(x) is not None:
         if dtype == "category":

@@ -17,30 +17,17 @@ timedelta), and a timedelta scalar has pandas' `days` and
 import numpy as np
 
 from ..core import TIME_MARKS
+from ..core import _sum_kind, time_of
 from ..core import _time_kind as time_kind
 from ..tensor import Tensor
 from . import Series, _Frame
 
 
-def _sum_kind(op, a, b):
-    """the kind of a + b or a - b of kinds a and b (None: no time, or not
-    known)"""
-    if op == "subtract" and a == "M" and b == "M":
-        return "m"
-    if (a, b) in (("M", "m"), ("m", "M")) and (op == "add" or a == "M"):
-        return "M"
-    if a == "m" and b == "m":
-        return "m"
-    return None
-
-
 def as_time(v, kind):
     """a fetched 0-d value of nanoseconds as pandas' Timestamp or Timedelta"""
     import pandas as pd
-    v = np.asarray(v)[()]
-    if v != v or v == np.iinfo(np.int64).min:
-        return pd.NaT
-    return pd.Timestamp(int(v)) if kind == "M" else pd.Timedelta(int(v))
+    t = time_of(v, kind)[()]
+    return pd.Timestamp(t) if kind == "M" else pd.Timedelta(t)
 
 
 # the reductions giving a time, per kind of Series
