@@ -3146,6 +3146,92 @@ class TestDataFrames(Base):
         finally:
             shutil.rmtree(d)
 
+    def test_local_frames(self):
+        """md.DataFrame and md.Series of local pandas data keep every
+        column's type and the index: one type of numbers as a tensor, the
+        rest as a CSV the client uploads (_local.py); compared with pandas"""
+        n = 600
+        rng = np.random.default_rng(7)
+        frames = {
+            "mixed": pd.DataFrame({
+                "i": [1, 2, 3, -4], "f": [1.0, np.nan, 0.1 + 0.2, 1e300],
+                "s": ["a,b", 'q"x', "line\nbreak", " sp "], "e": ["", None, "NA", "\u00e9"],
+                "b": [True, False, True, True],
+                "t": pd.to_datetime(["2020-01-01", "2020-01-02 03:04:05.123456789", None,
+                                     "1969-12-31"]),
+                "d": pd.to_timedelta(["1 days 02:00:00", None, "-3s", "5ns"])}),
+            "ints": pd.DataFrame({"a": [1, 2, 3], "b": [4, 5, 2**62]}),
+            "numbers": pd.DataFrame({"a": [1, 2, 3], "b": [0.5, np.inf, -0.0],
+                                     "c": [True, False, True]}),
+            "indexed": pd.DataFrame({"a": [1.5, 2, 3]}, index=pd.Index([10, 20, 5], name="k")),
+            "labels": pd.DataFrame({"a": [1, 2, 3]}, index=["x", "y", "z"]),
+            "dates": pd.DataFrame({"a": [1, 2, 3]},
+                                  index=pd.date_range("2021-01-01", periods=3, freq="D")),
+            "levels": pd.DataFrame({"v": [1, 2, 3]}, index=pd.MultiIndex.from_tuples(
+                [("a", 1), ("a", 2), ("b", 1)], names=["g", None])),
+            "categorical": pd.DataFrame({
+                "c": pd.Categorical(["x", "y", None, "x"], categories=["y", "x", "z"],
+                                    ordered=True),
+                "n": pd.Categorical([1, 2, 1, 3])}),
+            "periods": pd.DataFrame({"p": pd.period_range("2020-01", periods=3, freq="M"),
+                                     "x": [1, 2, 3]}),
+            "empty": pd.DataFrame({"a": pd.Series([], dtype="int64"),
+                                   "s": pd.Series([], dtype=object)}),
+            "big": pd.DataFrame({"k": rng.integers(0, 9, n), "x": rng.random(n),
+                                 "s": np.array(["a", "bb", "c,c"])[rng.integers(0, 3, n)]}),
+        }
+        for name, pdf in frames.items():
+            with self.subTest(frame=name):
+                df = md.DataFrame(pdf, chunk_rows=100 if name == "big" else None)
+                pd.testing.assert_frame_equal(df.fetch(), pdf, check_freq=False)
+        big = frames["big"]
+        df = md.DataFrame(big, chunk_rows=100).execute()
+        self.assertGreaterEqual(df._meta()["nchunks"], 4)  # chunk_rows: about that many rows
+        pd.testing.assert_series_equal(df.groupby("s").x.sum().fetch(), big.groupby("s").x.sum())
+        cat = md.DataFrame(frames["categorical"])
+        pd.testing.assert_series_equal(cat.c.value_counts().fetch(),
+                                       frames["categorical"].c.value_counts())
+        self.assertEqual(cat.c.max().fetch(), "x")  # by the categories' order
+        # one type of numbers (a 2-D tensor) keeps its chunks as well
+        one = pd.DataFrame({"a": np.arange(n), "b": np.arange(n) * 2})
+        self.assertEqual(md.DataFrame(one, chunk_rows=100).execute()._meta()["nchunks"], 6)
+        # what pandas' constructors take
+        pd.testing.assert_frame_equal(md.DataFrame({"a": [1, 2], "b": ["x", None]}).fetch(),
+                                      pd.DataFrame({"a": [1, 2], "b": ["x", None]}))
+        recs = [{"a": 1, "b": "x"}, {"a": 2, "c": 2.5}]
+        pd.testing.assert_frame_equal(md.DataFrame(recs).fetch(), pd.DataFrame(recs))
+        pd.testing.assert_frame_equal(
+            md.DataFrame({"a": [1, 2]}, index=["p", "q"], dtype="float64").fetch(),
+            pd.DataFrame({"a": [1, 2]}, index=["p", "q"], dtype="float64"))
+        pd.testing.assert_frame_equal(md.DataFrame(frames["mixed"], columns=["s", "i"]).fetch(),
+                                      frames["mixed"][["s", "i"]])
+        for data in (["a", None, "c"], {"x": 1.5, "y": 2.0},
+                     pd.Series([1, 2], index=["p", "q"], name="zz"),
+                     pd.Series(pd.Categorical(["a", "b", "a"])), np.array([3, 1, 2])):
+            with self.subTest(series=repr(data)):
+                want = data if isinstance(data, pd.Series) else pd.Series(data)
+                pd.testing.assert_series_equal(md.Series(data).fetch(), want)
+        pd.testing.assert_series_equal(md.Series(["a", "b"], name="n", index=[5, 6]).fetch(),
+                                       pd.Series(["a", "b"], name="n", index=[5, 6]))
+        # a tensor without a name: an unnamed Series (pandas' pd.Series(array))
+        got = md.Series(mt.tensor(np.array([1.5, 2.5]))).fetch()
+        pd.testing.assert_series_equal(got, pd.Series([1.5, 2.5]))
+        # the file is sent once per session: named by its content
+        before = set(SESS._files)
+        md.DataFrame(frames["mixed"]).fetch()
+        md.DataFrame(frames["mixed"]).fetch()
+        self.assertLessEqual(len(SESS._files - before), 1)
+        # what the cluster cannot hold is refused, naming the column
+        with self.assertRaisesRegex(TypeError, "column 'a' holds mixed-integer values"):
+            md.DataFrame({"a": [1, "x"]})
+        with self.assertRaisesRegex(TypeError, "time zone"):
+            md.DataFrame({"t": pd.to_datetime(["2020-01-01"]).tz_localize("UTC")})
+        with self.assertRaisesRegex(ValueError, "there twice"):
+            md.DataFrame(pd.DataFrame([[1, 2]], columns=["a", "a"]))
+        with self.assertRaisesRegex(NotImplementedError, "MultiIndex"):
+            md.DataFrame(pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples(
+                [("a", "b"), ("a", "c")])))
+
 
 class TestErrors(Base):
     def test_graph_error(self):

@@ -96,10 +96,12 @@ def jsonable(v):
 class Node:
     """One node of a document. kind: 'tensor', 'dataframe' or 'series'.
     inputs: Node, OutRef or scalars. data: a local numpy array to upload as
-    a session tensor (op None). outputs: keys of a multi-output op."""
+    a session tensor (op None). outputs: keys of a multi-output op. file:
+    (name, bytes) the op reads, uploaded as that file before the document
+    that names the node is sent (a local pandas frame's CSV)."""
 
     __slots__ = ("key", "op", "inputs", "params", "kind", "data", "chunk_size", "outputs", "unsized",
-                 "__weakref__")
+                 "file", "__weakref__")
 
     def __init__(self, op, inputs=(), params=None, kind="tensor", data=None, chunk_size=None,
                  n_outputs=0, key=None):
@@ -112,6 +114,7 @@ class Node:
         self.chunk_size = chunk_size
         self.outputs = [self.key + "_o%d" % i for i in range(n_outputs)] if n_outputs else None
         self.unsized = set()  # keys of results whose shape the client cannot tell
+        self.file = None
 
     @property
     def node(self):
@@ -210,7 +213,8 @@ def _after_create(ent):
 def build_document(targets, session):
     """(document, uploads): the nodes that compute targets, in topological
     order, stopping at tensors the session holds; uploads are the local
-    arrays the document names that the session does not hold yet."""
+    arrays the document names that the session does not hold yet, and the
+    nodes whose file (Node.file) the document needs."""
     held = session._held if session is not None else set()
     nodes, uploads, seen = [], [], set()
     # iterative post-order walk: deep graphs (eager chains) need no recursion
@@ -239,6 +243,8 @@ def build_document(targets, session):
             else:
                 seen.add(n.key)
                 nodes.append(n.document_entry())
+                if n.file is not None:
+                    uploads.append(n)
     fetch = []
     for t in targets:  # held tensors and local arrays are the session's already
         if t._ref.node.data is None and t.key not in fetch and not (
@@ -554,6 +560,7 @@ class Session:
         r = self._http.json("POST", "/api/v1/sessions", body, expect=(201,))
         self.session_id = r.json()["session_id"]
         self._held = set()     # tensor keys the session holds (usable as inputs)
+        self._files = set()    # the Node.file names uploaded
         self._frames = set()   # DataFrame and Series keys it can answer (not inputs)
         self._lock = threading.Lock()
         self.closed = False
@@ -610,10 +617,13 @@ class Session:
         name = name or os.path.basename(path)
         with open(path, "rb") as f:
             data = f.read()
+        return self._upload_bytes(name, data, path)
+
+    def _upload_bytes(self, name, data, path=None):
         r = self._http.request("PUT", "/api/v1/files/%s" % name, data,
                                {"Content-Type": "application/octet-stream"})
         if r.status != 201:
-            raise self._http.error(r, "uploading %s as %r" % (path, name))
+            raise self._http.error(r, "uploading %s as %r" % (path or "a local frame", name))
         return name
 
     def _upload_array(self, node):
@@ -687,7 +697,11 @@ class Session:
                 node.inputs[j] = values[id(r)]
         doc, uploads = build_document(targets, self)
         for n in uploads:
-            self._upload_array(n)
+            if n.data is not None:
+                self._upload_array(n)
+            elif n.file[0] not in self._files:  # named by its content: once is enough
+                self._upload_bytes(n.file[0], n.file[1])
+                self._files.add(n.file[0])
         if not doc["nodes"]:
             return Future(self, targets, None)
         r = self._http.request("POST", "/api/v1/sessions/%s/tasks" % self.session_id,

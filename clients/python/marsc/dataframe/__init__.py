@@ -1573,18 +1573,23 @@ class _GroupEwm(_Ewm):
 
 
 class DataFrame(_Frame):
-    """md.DataFrame(data, columns=None, chunk_rows=None): data a marsc tensor
-    (1-D or 2-D), a numpy array or a numeric pandas.DataFrame."""
+    """md.DataFrame(data, columns=None, chunk_rows=None, index=None,
+    dtype=None): data a marsc tensor (1-D or 2-D), a numpy array of
+    numbers, a pandas DataFrame (its columns' types and its index kept), or
+    what pandas' DataFrame takes (a dict of columns, a list of records:
+    made a pandas DataFrame with index, columns and dtype first)."""
 
-    def __init__(self, data, columns=None, chunk_rows=None):
-        try:
-            import pandas as pd
-        except ImportError:  # pragma: no cover - pandas is a dependency of md
-            pd = None
-        if pd is not None and isinstance(data, pd.DataFrame):
-            if columns is None:
-                columns = [str(c) for c in data.columns]
-            data = data.to_numpy()
+    def __init__(self, data, columns=None, chunk_rows=None, index=None, dtype=None):
+        import pandas as pd
+        if not isinstance(data, (Tensor, pd.DataFrame)) and (
+                index is not None or dtype is not None or not _numbers(data)):
+            data = pd.DataFrame(data, index=index, columns=columns, dtype=dtype)
+            columns = None
+        if isinstance(data, pd.DataFrame):
+            if columns is not None:
+                data = data[list(columns)]
+            self.__dict__.update(_local.frame(data, chunk_rows).__dict__)
+            return
         t = _as_tensor(data)
         p = {}
         if columns is not None:
@@ -2110,16 +2115,29 @@ class DataFrame(_Frame):
 
 
 class Series(_Frame):
-    """A column of a DataFrame, or md.Series(1-D tensor, name=None)."""
+    """A column of a DataFrame, or md.Series(data, name=None,
+    chunk_rows=None, index=None, dtype=None): data a 1-D marsc tensor, a
+    numpy array of numbers, a pandas Series (its type and index kept), or
+    what pandas' Series takes (a list, a dict)."""
 
-    def __init__(self, data, name=None, chunk_rows=None):
+    def __init__(self, data, name=None, chunk_rows=None, index=None, dtype=None):
+        import pandas as pd
+        if not isinstance(data, (Tensor, pd.Series)) and (
+                index is not None or dtype is not None or not _numbers(data, 1)):
+            data = pd.Series(data, index=index, dtype=dtype, name=name)
+        if isinstance(data, pd.Series):
+            self.__dict__.update(_local.series(data, data.name if name is None else name,
+                                               chunk_rows).__dict__)
+            return
         t = _as_tensor(data)
-        p = {}
-        if name is not None:
-            p["name"] = name
+        # the engine's Series has a name: an unnamed one is renamed None
+        p = {"name": "0" if name is None else name}
         if chunk_rows is not None:
             p["chunk_rows"] = int(chunk_rows)
-        Entity.__init__(self, Node("dataframe.from_tensor", [t._ref], p, "series"), t._session)
+        node = Node("dataframe.from_tensor", [t._ref], p, "series")
+        if name is None:
+            node = Node("dataframe.rename", [node], {"name": None}, "series")
+        Entity.__init__(self, node, t._session)
         _after_create(self)
 
     def __repr__(self):
@@ -4367,6 +4385,20 @@ def merge_asof(left, right, on=None, left_on=None, right_on=None, left_index=Fal
     return _make("dataframe.merge_asof", [left, right], p, "dataframe", index_names=None)
 
 
+def _numbers(data, ndim=2):
+    """whether data is a numpy array (or a nested list) of numbers or
+    bools of at most ndim dimensions: a tensor's data"""
+    if isinstance(data, np.ndarray):
+        return data.dtype.kind in "biuf"
+    if not isinstance(data, (list, tuple)):
+        return False
+    try:
+        a = np.asarray(data)
+    except ValueError:  # ragged
+        return False
+    return a.dtype.kind in "biuf" and 1 <= a.ndim <= ndim
+
+
 def _csv_dtype(t):
     """read_csv's dtype name for a Python type, a numpy dtype or a name"""
     if t in (str, object, "str", "object", "O"):
@@ -4386,7 +4418,7 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
              usecols=None, dtype=None, skiprows=None, nrows=None, thousands=None, decimal=None,
              na_values=None, keep_default_na=True, parse_dates=None, encoding=None,
              delim_whitespace=False, comment=None, quotechar='"', quoting=0, true_values=None,
-             false_values=None, chunk_bytes=None, session=None):
+             false_values=None, chunk_bytes=None, session=None, _file=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
@@ -4502,6 +4534,7 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["parse_dates"] = [cols[int(k)] if isinstance(k, (int, np.integer)) else k
                             for k in dates]
     node = Node("dataframe.read_csv", [], p, "dataframe")
+    node.file = _file  # a local frame's CSV (_local.py)
     df = DataFrame.__new__(DataFrame)
     Entity.__init__(df, node, session)
     by_pos = usecols is not None and any(isinstance(u, (int, np.integer)) for u in usecols)
@@ -4634,5 +4667,6 @@ from ._carried import _plain as _carried_plain, to_period as _carried_to_period 
 from ._carried import indexed_fetched as _carried_on_fetched  # noqa: E402
 from ._carried import _on_fetched as _carried_on_fetched_fn  # noqa: E402
 from ._timescalars import install as _install_timescalars  # noqa: E402
+from . import _local  # noqa: E402
 
 _install_timescalars()  # datetime and timedelta scalars of reductions
