@@ -3161,6 +3161,7 @@ class TestDataFrames(Base):
                                      "1969-12-31"]),
                 "d": pd.to_timedelta(["1 days 02:00:00", None, "-3s", "5ns"])}),
             "ints": pd.DataFrame({"a": [1, 2, 3], "b": [4, 5, 2**62]}),
+            "wide": pd.DataFrame({"a": [1, 2**53 + 1], "b": [0.5, 1.0]}),  # no float64 holds a
             "numbers": pd.DataFrame({"a": [1, 2, 3], "b": [0.5, np.inf, -0.0],
                                      "c": [True, False, True]}),
             "indexed": pd.DataFrame({"a": [1.5, 2, 3]}, index=pd.Index([10, 20, 5], name="k")),

@@ -4626,6 +4626,26 @@ def _index(ix, names, dtypes=None, dates=()):
     return pd.Index(_times(ix, dtypes[0] if dtypes else None), name=(names or [None])[0])
 
 
+def _column(vals, dt):
+    """one fetched column's values (a list, or pandas' times) as an array
+    of its dtype; pandas' inference where they are not of it"""
+    import pandas as pd
+    if isinstance(vals, pd.Index):  # times: datetime64 or timedelta64 values
+        return vals.to_numpy()
+    if not isinstance(vals, list):
+        return vals
+    if dt in ("string", "object"):
+        out = np.empty(len(vals), dtype=object)
+        out[:] = vals
+        return out
+    if dt is not None and None not in vals:  # numpy would read None as False or fail
+        try:
+            return np.array(vals, dtype=dt)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return pd.Series(vals).to_numpy()
+
+
 def frame_from_json(doc, index_names=None):
     """The JSON form of a fetched DataFrame or Series as pandas; index_names
     stand in when the server's JSON carries none."""
@@ -4643,13 +4663,9 @@ def frame_from_json(doc, index_names=None):
             vals = _values([r[j] for r in rows], dt)
             if j in dates:
                 vals = _dates(vals)
-            try:
-                data[c] = pd.Series(vals, index=index, dtype=dt if dt != "string" else object,
-                                    name=c)
-            except (TypeError, ValueError):
-                data[c] = pd.Series(vals, index=index, name=c)
-        df = pd.DataFrame(data, index=index, columns=cols)
-        return df
+            data[c] = _column(vals, dt)
+        # arrays, not Series: nothing to align (a million rows in a second)
+        return pd.DataFrame(data, index=index, columns=cols)
     dt = doc.get("dtype")
     vals = _values(doc["data"], dt)
     if doc.get("dates"):

@@ -3,9 +3,11 @@ of what pandas' constructor takes: a dict of columns, a list of records
 ...), md.Series of a pandas Series or a list (docs/python-client.md,
 "Local data").
 
-Frames whose columns and index levels are all of one type, int64, float64
-or bool, go as one binary 2-D tensor (the index levels made the index with
-set_index). Others (types mixed, strings, datetimes, timedeltas,
+Frames whose columns and index levels are all int64, float64 or bool go
+as one binary 2-D tensor (the index levels made the index with
+set_index): of their one type, or float64 with each column cast back
+where float64 holds every value exactly (integers up to 2**53). Others
+(larger integers beside other types, strings, datetimes, timedeltas,
 categoricals, periods) go as one CSV file the client writes
 with pandas and uploads before the document that reads it, named by its
 content (sent once per session), read back by dataframe.read_csv with
@@ -143,7 +145,8 @@ def frame(pdf, chunk_rows=None, session=None, what="DataFrame"):
         if not isinstance(k, str):  # categorical or period: held as values
             dtypes[n], (k, w) = k, w
         kinds[n] = (k, w)
-    if len({k for k, _ in kinds.values()}) == 1 and kinds[names[0]][0] in _NUMERIC:
+    if all(k in _NUMERIC and (k != "int64" or _exact(w)) for k, w in kinds.values()) or \
+            len({k for k, _ in kinds.values()}) == 1 and kinds[names[0]][0] in _NUMERIC:
         out = _binary(kinds, levels, names, chunk_rows)
     else:
         out = _csv(kinds, levels, names, len(pdf), chunk_rows, session)
@@ -155,14 +158,24 @@ def frame(pdf, chunk_rows=None, session=None, what="DataFrame"):
     return out
 
 
+def _exact(ints):
+    """whether float64 holds each of these int64 values exactly"""
+    return not len(ints) or int(np.abs(ints).max()) <= 2**53
+
+
 def _binary(kinds, levels, names, chunk_rows):
-    """the frame of columns of one numeric type: one 2-D tensor"""
+    """the frame of numeric columns as one 2-D tensor: of their one type,
+    or float64 (exact for bools and integers up to 2**53) with each column
+    cast back to its type (dataframe.astype)"""
     from . import DataFrame
     from ..tensor import tensor
     cols = levels + names  # session: the default one, as md.DataFrame(ndarray)'s
-    arrays = [kinds[c][1].to_numpy() for c in cols]
+    types = {c: kinds[c][0] for c in cols}
+    one = len(set(types.values())) == 1
+    arrays = [kinds[c][1].to_numpy(dtype=None if one else np.float64) for c in cols]
     t = tensor(np.stack(arrays, axis=1))
-    return DataFrame(t, columns=cols, chunk_rows=chunk_rows)
+    out = DataFrame(t, columns=cols, chunk_rows=chunk_rows)
+    return out if one else out.astype({c: k for c, k in types.items() if k != "float64"})
 
 
 def _csv(kinds, levels, names, n, chunk_rows, session):
