@@ -535,6 +535,8 @@ class _Frame(Entity):
     to_string, to_markdown, to_latex = _export("to_string"), _export("to_markdown"), \
         _export("to_latex")
     _export_one = _export
+    # pandas' summaries, of the fetched result: df.info(), df.memory_usage()
+    info, memory_usage = _export("info"), _export("memory_usage")
     del _export
 
     @property
@@ -4623,7 +4625,22 @@ def _index(ix, names, dtypes=None, dates=()):
             levels = [_times(lv, dt) for lv, dt in zip(levels, dtypes)]
             return pd.MultiIndex.from_arrays(levels, names=names)
         return pd.MultiIndex.from_tuples([tuple(x) for x in ix], names=names)
-    return pd.Index(_times(ix, dtypes[0] if dtypes else None), name=(names or [None])[0])
+    out = pd.Index(_times(ix, dtypes[0] if dtypes else None), name=(names or [None])[0])
+    if out.name is None and out.dtype == np.int64 and len(out) and out[0] == 0 and \
+            out[-1] == len(out) - 1 and out.is_monotonic_increasing and out.is_unique:
+        # 0..n-1 unnamed: the default index pandas holds as a RangeIndex
+        # (df.info() and memory_usage() print it so)
+        return pd.RangeIndex(len(out))
+    return out
+
+
+def _objects(vals):
+    """strings as pandas holds them: an object array, NaN where missing
+    (what read_csv and the str methods give)"""
+    out = np.empty(len(vals), dtype=object)
+    out[:] = vals
+    out[np.equal(out, None)] = np.nan
+    return out
 
 
 def _column(vals, dt):
@@ -4635,9 +4652,7 @@ def _column(vals, dt):
     if not isinstance(vals, list):
         return vals
     if dt in ("string", "object"):
-        out = np.empty(len(vals), dtype=object)
-        out[:] = vals
-        return out
+        return _objects(vals)
     if dt is not None and None not in vals:  # numpy would read None as False or fail
         try:
             return np.array(vals, dtype=dt)
@@ -4670,6 +4685,8 @@ def frame_from_json(doc, index_names=None):
     vals = _values(doc["data"], dt)
     if doc.get("dates"):
         vals = _dates(vals)
+    elif dt in ("string", "object"):
+        vals = _objects(vals)
     try:
         return pd.Series(vals, index=index, name=doc.get("name"),
                          dtype=dt if dt != "string" else object)
