@@ -13,6 +13,7 @@ import contextlib
 import csv
 import datetime
 import glob
+import io
 import json
 import os
 import pty
@@ -3232,6 +3233,31 @@ class TestDataFrames(Base):
         with self.assertRaisesRegex(NotImplementedError, "MultiIndex"):
             md.DataFrame(pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples(
                 [("a", "b"), ("a", "c")])))
+
+
+    def test_info_fetched_values(self):
+        """info() and memory_usage() print what pandas prints of the same
+        file: the default index a RangeIndex, missing strings NaN"""
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "info.csv")
+            pd.DataFrame({"a": [1, 2, 3], "s": ["x", "y", None],
+                          "t": ["2020-01-01", "2020-01-02", ""]}).to_csv(path, index=False)
+            SESS.upload(path)
+            df = md.read_csv("info.csv", parse_dates=["t"])
+            p = pd.read_csv(path, parse_dates=["t"])
+            mine, theirs = io.StringIO(), io.StringIO()
+            df.info(buf=mine)
+            p.info(buf=theirs)
+            self.assertEqual(mine.getvalue(), theirs.getvalue())
+            pd.testing.assert_series_equal(df.memory_usage(deep=True), p.memory_usage(deep=True))
+            self.assertIsInstance(df.fetch().index, pd.RangeIndex)
+            self.assertNotIsInstance(df[df.a > 1].fetch().index, pd.RangeIndex)
+            got = df.s.fetch().tolist()
+            self.assertTrue(isinstance(got[2], float) and np.isnan(got[2]), got)
+            self.assertEqual(df.s.str.upper().fetch().tolist()[:2], ["X", "Y"])
+        finally:
+            shutil.rmtree(d)
 
 
 class TestErrors(Base):
