@@ -3235,6 +3235,42 @@ class TestDataFrames(Base):
                 [("a", "b"), ("a", "c")])))
 
 
+    def test_categoricals_carried(self):
+        """fillna, where, mask, shift, mode and concat keep a categorical as
+        pandas does, and refuse a value outside its categories as pandas"""
+        p = pd.DataFrame({"c": pd.Categorical(["a", None, "b", "a"], categories=["b", "a", "z"]),
+                          "x": [1.0, np.nan, 3, 4]})
+        q = pd.DataFrame({"c": pd.Categorical(["a"], categories=["a"]), "x": [1.0]})
+        df, dq = md.DataFrame(p), md.DataFrame(q)
+        cases = {
+            "fillna": lambda d, e, m: d.c.fillna("z"),
+            "fillna_dict": lambda d, e, m: d.fillna({"c": "a", "x": 0}),
+            "ffill": lambda d, e, m: d.c.ffill(),
+            "where": lambda d, e, m: d.c.where(d.x > 1),
+            "where_other": lambda d, e, m: d.c.where(d.x > 1, "z"),
+            "mask": lambda d, e, m: d.c.mask(d.x > 3),
+            "shift": lambda d, e, m: d.c.shift(1),
+            "mode": lambda d, e, m: d.c.mode(),
+            "concat": lambda d, e, m: m.concat([d, d]),
+            "concat_series": lambda d, e, m: m.concat([d.c, d.c]),
+            "concat_other_categories": lambda d, e, m: m.concat([d, e]),  # object
+            "concat_columns": lambda d, e, m: m.concat([d.c, d.x.rename("y")], axis=1),
+        }
+        for name, f in cases.items():
+            with self.subTest(case=name):
+                want, got = f(p, q, pd), f(df, dq, md).fetch()
+                if isinstance(want, pd.DataFrame):
+                    pd.testing.assert_frame_equal(got, want)
+                else:
+                    pd.testing.assert_series_equal(got, want)
+        for f in (lambda d: d.c.fillna("q"), lambda d: d.c.where(d.x > 1, "q"),
+                  lambda d: d.fillna({"c": "q"})):
+            with self.assertRaises(TypeError) as theirs:
+                f(p)
+            with self.assertRaises(TypeError) as mine:
+                f(df)
+            self.assertEqual(str(mine.exception), str(theirs.exception))
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

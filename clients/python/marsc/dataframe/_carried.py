@@ -25,7 +25,8 @@ depends on it:
   codes), and the reductions pandas refuses are refused as pandas does.
 
 The dtype is carried through the ops that keep values as they are (row
-filters, head, tail, sorts, column selection, assign, rename ...); other
+filters, head, tail, sorts, column selection, assign, rename, shift,
+mode, concat, and fillna, where and mask by categories ...); other
 ops see the plain values (object or numbers), where pandas would still
 give a categorical.
 
@@ -52,7 +53,7 @@ _KEEPING = ("dataframe.filter", "dataframe.head", "dataframe.tail", "dataframe.s
             "dataframe.dropna", "dataframe.getitem", "dataframe.drop", "dataframe.rename",
             "dataframe.reset_index", "dataframe.assign", "dataframe.iloc", "dataframe.loc",
             "dataframe.query", "dataframe.set_index", "dataframe.groupby_head",
-            "dataframe.groupby_tail")
+            "dataframe.groupby_tail", "dataframe.shift", "dataframe.mode")
 
 
 def _pd():
@@ -72,6 +73,12 @@ def carried(op, inputs, params, obj):
         both.update(getattr(src, "_cats", None) or {})
         both.pop(None, None)
         return both or None
+    if op == "dataframe.concat":
+        return _concatenated(inputs, params or {})
+    if op == "where" and len(inputs) == 3:
+        return _where(inputs)
+    if op == "dataframe.fillna" and isinstance(src, _Frame) and src._cats:
+        return _filled(src, obj, params or {})
     if op not in _KEEPING or not isinstance(src, _Frame):
         return None
     cats = dict(src._cats or {})
@@ -101,6 +108,72 @@ def carried(op, inputs, params, obj):
     if isinstance(obj, DataFrame) and obj._columns is not None:
         cats = {c: d for c, d in cats.items() if c in obj._columns}
     return cats or None
+
+
+def _new_category(value, d):
+    """pandas' error of setting a value outside a categorical's categories"""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return
+    try:
+        inside = value in d.categories
+    except TypeError:
+        inside = False
+    if not inside:
+        raise TypeError("Cannot setitem on a Categorical with a new category (%s), set the "
+                        "categories first" % (value,))
+
+
+def _filled(src, obj, params):
+    """fillna of categorical columns: by a method they stay categorical;
+    by values each must be a category (pandas' TypeError otherwise)"""
+    cats = dict(src._cats)
+    value = params.get("value")
+    if "method" not in params:
+        for c, d in cats.items():
+            v = value.get(c) if isinstance(value, dict) else value
+            if not isinstance(v, _Frame):
+                _new_category(v, d)
+    if isinstance(obj, DataFrame) and obj._columns is not None:
+        cats = {c: d for c, d in cats.items() if c in obj._columns}
+    return cats or None
+
+
+def _where(inputs):
+    """where and mask of a categorical Series ([cond, kept, other] or
+    [cond, other, kept]): categorical where the other is missing or a
+    category"""
+    for j, k in ((1, 2), (2, 1)):
+        x, other = inputs[j], inputs[k]
+        d = (getattr(x, "_cats", None) or {}).get(None) if isinstance(x, Series) else None
+        if d is None:
+            continue
+        if isinstance(other, _Frame):
+            od = (other._cats or {}).get(None) if isinstance(other, Series) else None
+            return {None: d} if od == d else None
+        _new_category(other, d)
+        return {None: d}
+    return None
+
+
+def _concatenated(inputs, params):
+    """concat: along the rows a column stays categorical where every input
+    has it of the same dtype; side by side each input's columns keep theirs"""
+    frames = [x for x in inputs if isinstance(x, _Frame)]
+    every = [dict(x._cats or {}) for x in frames]
+    if params.get("axis") in (1, "columns"):
+        out = {}
+        for x, cats in zip(frames, every):
+            if isinstance(x, Series):
+                d = cats.get(None)
+                nm = _series_name(x._ref)
+                if d is not None and nm is not _UNKNOWN and nm is not None:
+                    out[nm] = d
+            else:
+                out.update(cats)
+        return out or None
+    if not every or not every[0]:
+        return None
+    return {c: d for c, d in every[0].items() if all(e.get(c) == d for e in every[1:])} or None
 
 
 def _plain(x):
