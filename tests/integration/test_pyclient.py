@@ -3271,6 +3271,43 @@ class TestDataFrames(Base):
                 f(df)
             self.assertEqual(str(mine.exception), str(theirs.exception))
 
+    def test_query_eval_variables(self):
+        """query and eval take @name (the caller's variables, sent as
+        literals), eval assignments (one per line, inplace too), and name
+        eval's Series as pandas does"""
+        p = pd.DataFrame({"a": np.arange(6), "b": np.arange(6) * 1.5, "s": list("xyzxyz")})
+        df = md.DataFrame(p)
+        # @ reads the calling frame's variables: here the lambdas' own
+
+        def local(d):
+            here = 4
+            return d.query("a < @here") if here else None
+        cases = [lambda d, thr=3: d.query("a > @thr"),
+                 lambda d, names=["x", "z"], lim=np.int64(2): d.query("s in @names and a >= @lim"),
+                 lambda d, thr=3: d.query("s == 'x' or a > @thr"),
+                 local,
+                 lambda d: d.eval("c = a * b"),
+                 lambda d, thr=3: d.eval("c = a * b\nd = c + @thr"),
+                 lambda d, thr=3: d.eval("a + @thr"),
+                 lambda d: d.eval("a > 1 and a < 4"),
+                 lambda d: d.eval("a * b"),
+                 lambda d: d.eval("b * 1e3")]
+        for i, f in enumerate(cases):
+            with self.subTest(case=i):
+                want, got = f(p), f(df).fetch()
+                if isinstance(want, pd.DataFrame):
+                    pd.testing.assert_frame_equal(got, want)
+                else:
+                    pd.testing.assert_series_equal(got, want)
+        q, pq = md.DataFrame(p), p.copy()
+        self.assertIsNone(q.eval("z = a + 1", inplace=True))
+        pq.eval("z = a + 1", inplace=True)
+        pd.testing.assert_frame_equal(q.fetch(), pq)
+        with self.assertRaisesRegex(NameError, "local variable 'nope' is not defined"):
+            df.query("a > @nope")
+        with self.assertRaisesRegex(ValueError, "all expressions contain an assignment"):
+            df.eval("c = a\na + 1")
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

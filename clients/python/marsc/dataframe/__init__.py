@@ -9,6 +9,8 @@ import copy
 import datetime
 import json
 import numbers
+import re
+import sys
 
 import numpy as np
 
@@ -1929,13 +1931,38 @@ class DataFrame(_Frame):
             p["rsuffix"] = rsuffix
         return _make("dataframe.join", [self, other], p, "dataframe")
 
-    def query(self, expr):
-        """The rows where expr holds (docs/graph-format.md, "Expressions")."""
-        return _make("dataframe.query", [self], {"expr": expr}, "dataframe", self._columns)
+    def query(self, expr, inplace=False, local_dict=None, global_dict=None):
+        """The rows where expr holds (docs/graph-format.md, "Expressions");
+        @name is the caller's variable (or local_dict's, global_dict's),
+        sent as its literal value, as pandas resolves it."""
+        expr = _at_names(expr, sys._getframe(1), local_dict, global_dict)
+        out = _make("dataframe.query", [self], {"expr": expr}, "dataframe", self._columns)
+        return _in_place(self, out) if inplace else out
 
-    def eval(self, expr):
-        """The Series expr computes over the columns (dataframe.eval)."""
-        return _make("dataframe.eval", [self], {"expr": expr}, "series")
+    def eval(self, expr, inplace=False, local_dict=None, global_dict=None):
+        """The Series expr computes over the columns (dataframe.eval); an
+        assignment ("z = a * b", one per line) gives the frame with that
+        column added or replaced, as pandas' (inplace: this frame); @name
+        as query's."""
+        expr = _at_names(expr, sys._getframe(1), local_dict, global_dict)
+        lines = [x.strip() for x in re.split(r"[\n;]", expr) if x.strip()]
+        targets = [_ASSIGN.match(x) for x in lines]
+        if not any(targets):
+            if inplace:
+                raise ValueError("Cannot operate inplace if there is no assignment")
+            out = _make("dataframe.eval", [self], {"expr": expr}, "series")
+            names = _expr_names(expr)
+            # pandas' name: a Series' ops with scalars (or with Series of its
+            # name) keep it; of several columns there is none
+            return out.rename(names.pop()) if len(names) == 1 else out
+        if not all(targets):
+            raise ValueError("Multi-line expressions are only valid if all expressions "
+                             "contain an assignment")
+        out = self
+        for m in targets:
+            name, rhs = m.group(1).strip("`"), m.group(2).strip()
+            out = out.assign(**{name: _make("dataframe.eval", [out], {"expr": rhs}, "series")})
+        return _in_place(self, out) if inplace else out
 
     def corr(self, method="pearson", min_periods=1, numeric_only=True):
         """pandas' corr of the numeric columns (numeric_only True, pandas
@@ -4385,6 +4412,83 @@ def merge_asof(left, right, on=None, left_on=None, right_on=None, left_index=Fal
     if direction != "backward":
         p["direction"] = direction
     return _make("dataframe.merge_asof", [left, right], p, "dataframe", index_names=None)
+
+
+_ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*|`[^`]+`)\s*=(?!=)(.*)$", re.S)
+
+
+def _in_place(df, new):
+    """df becomes new (pandas' inplace=True); returns None as pandas"""
+    df._ref, df._columns, df._cats = new._ref, new._columns, new._cats
+    df._index_names = new._index_names
+
+
+def _literal(v, name):
+    """v as a literal of the engine's expression language"""
+    import pandas as pd
+    if isinstance(v, (pd.Series, pd.Index, np.ndarray, list, tuple, set, frozenset)):
+        items = sorted(v, key=repr) if isinstance(v, (set, frozenset)) else list(v)
+        return "[%s]" % ", ".join(_literal(x, name) for x in items)
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, (int, float)):
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ValueError("@%s is %r, which the cluster's expressions cannot name: compare "
+                             "with isna() or a number" % (name, v))
+        return repr(v)
+    if isinstance(v, str):
+        if "'" not in v:
+            return "'%s'" % v
+        if '"' not in v:
+            return '"%s"' % v
+        raise ValueError("@%s holds both quote characters, which the cluster's expression "
+                         "strings cannot hold" % name)
+    raise TypeError("@%s is a %s: the cluster's expressions take numbers, strings, bools and "
+                    "lists of them" % (name, type(v).__name__))
+
+
+def _expr_names(expr):
+    """the column names an expression reads (bare or in backticks)"""
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", " ", expr)
+    names = set(re.findall(r"`([^`]+)`", text))
+    text = re.sub(r"`[^`]+`", " ", text)
+    names.update(w for w in re.findall(r"(?<![\w.])[A-Za-z_]\w*", text)
+                 if w not in ("and", "or", "not", "in", "True", "False"))
+    return names
+
+
+def _at_names(expr, frame, local_dict=None, global_dict=None):
+    """expr with each @name (outside quotes) replaced by the literal of the
+    variable it names in the caller's frame, as pandas' query and eval
+    resolve them"""
+    if "@" not in expr:
+        return expr
+    scopes = [d for d in (local_dict, frame.f_locals if local_dict is None else None,
+                          global_dict, frame.f_globals if global_dict is None else None)
+              if d is not None]
+    out, i, quote = [], 0, None
+    while i < len(expr):
+        ch = expr[i]
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "@":
+            m = re.match(r"[A-Za-z_]\w*", expr[i + 1:])
+            if not m:
+                raise SyntaxError("invalid syntax: @ names a variable (%r)" % expr)
+            name = m.group(0)
+            scope = next((d for d in scopes if name in d), None)
+            if scope is None:
+                raise NameError("local variable '%s' is not defined" % name)  # as pandas
+            out.append(_literal(scope[name], name))
+            i += 1 + len(name)
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def _numbers(data, ndim=2):
