@@ -3308,6 +3308,32 @@ class TestDataFrames(Base):
         with self.assertRaisesRegex(ValueError, "all expressions contain an assignment"):
             df.eval("c = a\na + 1")
 
+    def test_loc_datetime_index(self):
+        """loc on a DatetimeIndex by Timestamps and by pandas' partial date
+        strings (a slice from the start of one period to the end of
+        another, a month alone), as pandas"""
+        p = pd.DataFrame({"t": pd.date_range("2021-01-01", periods=300, freq="7H"),
+                          "v": np.arange(300.0)})
+        pi = p.set_index("t")
+        df = md.DataFrame(p).set_index("t")
+        for key in (slice(pd.Timestamp("2021-01-05"), pd.Timestamp("2021-01-07")),
+                    slice("2021-01-05", "2021-01-07"), slice("2021-01-05", None),
+                    slice(None, "2021-01-03 10"), slice("2021-01", "2021-02"), "2021-02",
+                    slice(datetime.date(2021, 1, 3), datetime.datetime(2021, 1, 4, 12)),
+                    [pd.Timestamp("2021-01-05 02:00"), pd.Timestamp("2021-01-01")]):
+            with self.subTest(key=key):
+                pd.testing.assert_frame_equal(df.loc[key].fetch(), pi.loc[key])
+        pd.testing.assert_series_equal(df.v.loc["2021-01-05":"2021-01-06"].fetch(),
+                                       pi.v.loc["2021-01-05":"2021-01-06"])
+        pd.testing.assert_series_equal(df.loc[pd.Timestamp("2021-01-05 02:00")].fetch(),
+                                       pi.loc[pd.Timestamp("2021-01-05 02:00")])
+        with self.assertRaisesRegex(NotImplementedError, "index's resolution"):
+            df.loc["2021-01-05"]
+        # strings on an index of strings are labels as before
+        ps = pd.DataFrame({"v": [1, 2, 3]}, index=["2021-01-01", "b", "c"])
+        pd.testing.assert_frame_equal(md.DataFrame(ps).loc["2021-01-01":"b"].fetch(),
+                                      ps.loc["2021-01-01":"b"])
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

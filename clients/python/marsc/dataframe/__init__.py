@@ -1149,6 +1149,7 @@ class _Loc:
         if isinstance(rows, Series):
             out = _make("dataframe.loc", [f, rows], None, f._ref.kind, f._columns)
             return out if cols is None else out[cols]
+        rows = _time_labels(f, rows)
         p = {}
         if isinstance(rows, slice):
             if rows.step is not None:
@@ -1160,7 +1161,7 @@ class _Loc:
         elif isinstance(rows, (list, tuple, np.ndarray)):
             p["labels"] = [jsonable_col(v) for v in rows]
         else:
-            return _loc_one(f, rows, cols)
+            return _loc_one(f, key[0] if isinstance(key, tuple) else key, cols, rows)
         kind, names = f._ref.kind, f._columns
         if cols is not None:
             p["columns"] = [cols] if _one(cols) else list(cols)
@@ -1211,13 +1212,77 @@ def _called(key, obj):
     return key
 
 
-def _loc_one(f, label, cols=None):
+def _is_time(v):
+    return isinstance(v, (datetime.datetime, np.datetime64)) or \
+        (isinstance(v, datetime.date) and not isinstance(v, datetime.datetime))
+
+
+def _datetime_index(f):
+    """whether f's index is one level of datetimes: its head(0) fetched
+    (the engine's frames hold datetimes as nanoseconds)"""
+    if len(f._index_names or [None]) > 1:
+        return False
+    got = getattr(f, "_dt_index", None)
+    if got is None:
+        got = f.head(0).fetch().index.dtype.kind == "M"
+        f._dt_index = got
+    return got
+
+
+def _time_labels(f, rows):
+    """loc's labels on a DatetimeIndex as the engine's nanoseconds:
+    Timestamps, datetimes and dates as they are; date strings as pandas'
+    partial string indexing reads them in a slice (the start of the
+    period the string names, the end of the period its stop names:
+    "2021-01" is all of January), and alone where they name a month, a
+    quarter or a year (a slice of that period)"""
+    import pandas as pd
+    ends = (rows.start, rows.stop) if isinstance(rows, slice) else \
+        list(rows) if isinstance(rows, (list, tuple)) else [rows]
+    strs = [v for v in ends if isinstance(v, str)]
+    if not any(_is_time(v) for v in ends) and not strs:
+        return rows
+    if strs:
+        try:
+            [pd.Timestamp(v) for v in strs]
+        except ValueError:
+            return rows  # labels of strings
+    if not _datetime_index(f):
+        return rows
+
+    def ns(v, end=False):
+        if v is None:
+            return None
+        if isinstance(v, str):
+            try:
+                per = pd.Period(v)
+                return (per.end_time if end else per.start_time).value
+            except ValueError:
+                pass
+        return pd.Timestamp(v).value
+    if isinstance(rows, slice):
+        return slice(ns(rows.start), ns(rows.stop, True), rows.step)
+    if isinstance(rows, str):
+        per = pd.Period(rows)
+        if per.freqstr[0] in "MQA":
+            return slice(ns(rows), ns(rows, True))
+        raise NotImplementedError(
+            "loc[%r] on a DatetimeIndex: pandas reads a day or a time alone as one label or "
+            "as a period by the index's resolution; write loc[pd.Timestamp(%r)] for the label "
+            "or loc[%r:%r] for the period" % (rows, rows, rows, rows))
+    if isinstance(rows, (list, tuple)):
+        return [ns(v) for v in rows]
+    return ns(rows)
+
+
+def _loc_one(f, label, cols=None, sent=None):
     """f.loc[label] (and f.loc[label, cols]): the rows of that label, fetched
-    as pandas gives them (_LocOne); on a MultiIndex, f.xs(label)."""
+    as pandas gives them (_LocOne); on a MultiIndex, f.xs(label). sent:
+    the label as the engine reads it (a time's nanoseconds)"""
     if len(f._index_names or [None]) > 1:
         out = f.xs(label)
         return out if cols is None else out[cols]
-    p = {"labels": [jsonable_col(label)]}
+    p = {"labels": [jsonable_col(label if sent is None else sent)]}
     kind, names = f._ref.kind, f._columns
     if cols is not None:
         p["columns"] = [cols] if _one(cols) else list(cols)
