@@ -3334,6 +3334,17 @@ class TestDataFrames(Base):
         pd.testing.assert_frame_equal(md.DataFrame(ps).loc["2021-01-01":"b"].fetch(),
                                       ps.loc["2021-01-01":"b"])
 
+    def test_sem(self):
+        """sem of a Series (ddof too) and of a DataFrame's numeric columns"""
+        p = pd.DataFrame({"a": [1.0, 2, np.nan, 4, 7], "b": [1, 5, 2, 9, 3], "s": list("abcde")})
+        df = md.DataFrame(p)
+        self.assertAlmostEqual(float(df.a.sem().fetch()), p.a.sem(), places=12)
+        self.assertAlmostEqual(float(df.b.sem(ddof=0).fetch()), p.b.sem(ddof=0), places=12)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # pandas 1.5: numeric_only=None
+            want = p.sem()
+        pd.testing.assert_series_equal(df.sem(), want)
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

@@ -738,6 +738,22 @@ class _Frame(Entity):
     def var(self, axis=0, ddof=1):
         return self._reduce("var", axis, **({} if ddof == 1 else {"ddof": ddof}))
 
+    def sem(self, axis=0, skipna=True, ddof=1, numeric_only=None):
+        """pandas' standard error of the mean, std(ddof) / sqrt(count): a
+        Series' a scalar tensor; a DataFrame's of its numeric columns
+        (their std and count as one task), already fetched: pandas' Series"""
+        if axis not in (0, "index", None) or not skipna:
+            raise NotImplementedError("sem: along the rows, skipping missing values, only")
+        if isinstance(self, Series):
+            return self.std(ddof=ddof) / self.count() ** 0.5
+        if ddof != 1:
+            raise NotImplementedError("a DataFrame's sem: ddof 1 only")
+        dt = self.dtypes
+        cols = [c for c, t in dt.items() if t != object and t.kind in "biuf"]
+        got = self[cols].agg(["std", "count"])  # fetched: pandas' table of mixed rows
+        got = got if not hasattr(got, "_ref") else got.fetch()
+        return (got.loc["std"] / np.sqrt(got.loc["count"].astype(float))).rename(None)
+
     def describe(self, percentiles=None, include=None, exclude=None):
         """pandas' numeric describe; percentiles a list of numbers in [0, 1]
         (0.5 is added, as pandas adds it). include "object" (or "O",
