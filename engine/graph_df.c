@@ -7001,9 +7001,13 @@ static int infer_melt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
         }
     }
     if (d->nsel < 1) return XFAIL(n, "melt needs at least one value column");
-    int vt = s->cols[d->sel[0]].type;
+    int vt = s->cols[d->sel[0]].type, vu = s->cols[d->sel[0]].unit;
     for (int q = 1; q < d->nsel; q++) {
         int t = s->cols[d->sel[q]].type;
+        if (s->cols[d->sel[q]].unit != vu) /* datetimes beside numbers: pandas' object */
+            return XFAIL(n, "the value columns mix %s and %s, which one column cannot hold",
+                         df_col_type_name(&s->cols[d->sel[0]]),
+                         df_col_type_name(&s->cols[d->sel[q]]));
         if (t == vt) continue;
         if ((t == FT_INT64 || t == FT_FLOAT64) && (vt == FT_INT64 || vt == FT_FLOAT64)) {
             vt = FT_FLOAT64;
@@ -7033,6 +7037,7 @@ static int infer_melt(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, ch
     if (set_col(&d->cols[d->nkey], vn ? vn : "variable", false, FT_STRING) ||
         set_col(&d->cols[d->nkey + 1], val ? val : "value", false, vt))
         goto oom;
+    d->cols[d->nkey + 1].unit = (uint8_t)vu; /* datetimes or timedeltas stay so */
     d->nrows = s->nrows >= 0 ? s->nrows * d->nsel : -1;
     new_rows(g, n, d, VK_DATAFRAME);
     rc = 0;
@@ -7098,6 +7103,8 @@ static void units_settle(op_t op, df_node_t *d)
     case OP_DF_DT_CEIL:
     case OP_DF_DT_ROUND:
     case OP_DF_DT_NORMALIZE:
+    case OP_DF_ASTYPE:      /* infer_astype: a datetime kept, or to int64 its ns */
+    case OP_DF_MELT:        /* its ids, and values of one unit (infer_melt) */
     case OP_DF_ROUND:       /* datetimes pass through */
     case OP_DF_REPLACE:     /* datetimes pass through */
     case OP_DF_GET_DUMMIES: /* the columns not encoded pass through */

@@ -549,6 +549,7 @@ int df_select_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out
         } else {
             fcol_t *o = &out->cols[ni + 1];
             if (fcol_alloc(o, (ftype_t)vt, total, 0, false)) goto melt_fail;
+            o->unit = d->cols[ni + 1].unit; /* datetimes' and timedeltas' ns */
             for (int64_t v = 0; v < nv; v++) {
                 const fcol_t *c = &in->cols[d->sel[v]];
                 for (int64_t i = 0; i < n; i++) {

@@ -11,7 +11,8 @@ timedeltas; comparisons with timedeltas and with literals in pandas'
 forms ("1 days 02:00:00", "-1 days +23:00:00", "2h30min"); a date
 literal subtracted from a datetime Series; the dt accessor's days,
 seconds, microseconds, nanoseconds and total_seconds; timedeltas carried
-by assign, filter, sort_values, head, shift and concat; JSON and to_csv
+by assign, filter, sort_values, head, shift and concat, and beside
+astype of other columns and through melt; JSON and to_csv
 as pandas writes them (whole days as "N days"); a datetime or timedelta
 Series' min, max and count skipping NaT; to_timedelta of strings and of
 numbers with a unit; and the rejections (datetime +
@@ -126,6 +127,14 @@ def cases(P):
     out.append(("as_int64", base + [op("i1", "astype", "s", dtype="int64"),
                                     op("i2", "astype", "d2", dtype="int64")],
                 {"i1": s.astype("int64"), "i2": d2.astype("int64")}))  # NaT: int64's min
+    # astype of other columns and melt keep datetimes (their unit)
+    out.append(("times_kept", base + [
+        op("ak", "astype", "t", dtype={"n": "float64"}),
+        op("me", "melt", "t", id_vars=["start"], value_vars=["end"]),
+        op("mv", "melt", "t", id_vars=["k"], value_vars=["start", "end"])],
+        {"ak": P.astype({"n": "float64"}),
+         "me": P.melt(id_vars=["start"], value_vars=["end"]),
+         "mv": P.melt(id_vars=["k"], value_vars=["start", "end"])}))
     big = d > pd.Timedelta("3 days")
     out.append(("where", base + [
         ew("big", "greater", "d", lit("3 days")), ew("w1", "where", "big", "s", lit(None)),
@@ -285,6 +294,9 @@ def rejects(data):
          ["astype(str) of datetime64[ns] is not supported here", "dt.strftime"]),
         ("timedelta_as_text", op("r", "astype", "d", dtype="str"), 2,
          ["astype(str) of timedelta64[ns]"]),
+        ("melt_times_and_numbers", op("r", "melt", "t", id_vars=["k"],
+                                      value_vars=["start", "n"]), 2,
+         ["the value columns mix datetime64[ns] and int64"]),
         ("datetime_as_float", op("r", "astype", "s", dtype="float64"), 2,
          ["cannot astype a datetime64[ns] to float64", "TypeError"])]:
         td.expect_refused(data, "rejects/" + name, src + [node], code, words)
