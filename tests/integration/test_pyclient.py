@@ -3345,6 +3345,28 @@ class TestDataFrames(Base):
             want = p.sem()
         pd.testing.assert_series_equal(df.sem(), want)
 
+    def test_time_values(self):
+        """fillna, clip and isin by Timestamps and Timedeltas; astype of
+        another column keeps a datetime column"""
+        p = pd.DataFrame({"t": pd.to_datetime(["2021-01-03", None, "2021-02-10", "2021-01-20"]),
+                          "w": [1, 2, 3, 4]})
+        df = md.DataFrame(p)
+        d, pdd = df.t - df.t.min(), p.t - p.t.min()
+        lo, hi = pd.Timestamp("2021-01-10"), pd.Timestamp("2021-02-01")
+        for name, f in (("fillna", lambda x, y: x.t.fillna(lo)),
+                        ("fillna_td", lambda x, y: y.fillna(pd.Timedelta("1h"))),
+                        ("clip", lambda x, y: x.t.clip(lo, hi)),
+                        ("clip_upper", lambda x, y: y.clip(upper=pd.Timedelta("10 days"))),
+                        ("isin", lambda x, y: x.t.isin([lo, pd.Timestamp("2021-01-20")])),
+                        ("isin_td", lambda x, y: y.isin([pd.Timedelta(0)])),
+                        ("astype_other", lambda x, y: x.astype({"w": "float64"}))):
+            with self.subTest(case=name):
+                want, got = f(p, pdd), f(df, d).fetch()
+                if isinstance(want, pd.DataFrame):
+                    pd.testing.assert_frame_equal(got, want)
+                else:
+                    pd.testing.assert_series_equal(got, want)
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

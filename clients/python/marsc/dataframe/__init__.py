@@ -754,14 +754,20 @@ class _Frame(Entity):
         got = got if not hasattr(got, "_ref") else got.fetch()
         return (got.loc["std"] / np.sqrt(got.loc["count"].astype(float))).rename(None)
 
-    def describe(self, percentiles=None, include=None, exclude=None):
-        """pandas' numeric describe; percentiles a list of numbers in [0, 1]
+    def describe(self, percentiles=None, include=None, exclude=None,
+                 datetime_is_numeric=False):
+        """pandas' numeric describe; datetimes as pandas 1.5's default
+        (datetime_is_numeric=False: count, unique, top, freq, first and
+        last; True is refused); percentiles a list of numbers in [0, 1]
         (0.5 is added, as pandas adds it). include "object" (or "O",
         [object]) and "all" describe string columns too: count, unique, top
         and freq, which mix numbers and strings in one column, as pandas'
         object column; the engine's columns cannot, so those are computed
         as tasks (counts, nunique, value_counts) and assembled here: the
         result is a pandas DataFrame, already fetched."""
+        if datetime_is_numeric:
+            raise NotImplementedError("describe(datetime_is_numeric=True) is not supported: "
+                                      "pandas 1.5's default (False) describes datetimes")
         if exclude is not None:
             raise NotImplementedError("describe: exclude is not supported")
         if include is None and isinstance(self, Series) and \
@@ -924,7 +930,11 @@ class _Frame(Entity):
         Series of the same rows (its value where this one misses); of a
         DataFrame a Series by column name (df.fillna(df.mean()): it runs
         first, then is the dict)."""
-        if isinstance(value, Tensor) or (isinstance(value, Series) and isinstance(self, Series)):
+        if isinstance(value, Tensor) or (isinstance(value, Series) and isinstance(self, Series)) \
+                or (isinstance(self, Series) and _time_literal(value) is not None):
+            # a time fills through where, by a Series of that time
+            if _time_literal(value) is not None:
+                value = _time_const(self, value)
             out = self.where(self.notna(), value)
             nm = _series_name(self._ref) if isinstance(self, Series) else _UNKNOWN
             return out.rename(nm) if isinstance(value, Series) and nm is not _UNKNOWN else out
@@ -972,13 +982,31 @@ class _Frame(Entity):
         if not (isinstance(to_replace, dict) and value is None):
             p["value"] = _lit(value)
         return _make("dataframe.replace", [self], p, self._ref.kind, self._columns)
-    def clip(self, lower=None, upper=None): return self._rows("clip", lower=lower, upper=upper)
+    def clip(self, lower=None, upper=None):
+        """pandas' clip by numbers; a Series' by times (Timestamps,
+        Timedeltas: each bound through mask, NaT kept)"""
+        if isinstance(self, Series) and any(_time_literal(b) is not None
+                                            for b in (lower, upper)):
+            out = self
+            if lower is not None:
+                out = out.mask(out < lower, _time_const(self, lower))
+            if upper is not None:
+                out = out.mask(out > upper, _time_const(self, upper))
+            return out
+        return self._rows("clip", lower=lower, upper=upper)
     def round(self, decimals=0): return self._rows("round", decimals=int(decimals))
     def isna(self): return self._rows("isna")
     def notna(self): return self._rows("notna")
     isnull = isna  # pandas' aliases
     notnull = notna
-    def isin(self, values): return self._rows("isin", values=_lit(list(values)))
+    def isin(self, values):
+        """pandas' isin of a list of values; times (Timestamps, datetimes,
+        Timedeltas) as the engine holds them, nanoseconds"""
+        import pandas as pd
+        values = [pd.Timestamp(v).value if _is_time(v) else
+                  pd.Timedelta(v).value if isinstance(v, (datetime.timedelta, np.timedelta64))
+                  else v for v in values]
+        return self._rows("isin", values=_lit(values))
     def cumsum(self): return self._rows("cumsum")
     def cumprod(self): return self._rows("cumprod")
     def cummax(self): return self._rows("cummax")
@@ -1226,6 +1254,16 @@ def _called(key, obj):
     if callable(key) and not isinstance(key, (_Frame, type, np.ufunc)):
         return key(obj)
     return key
+
+
+def _time_const(s, v):
+    """a Series of the time v on s's rows (where's other: the engine reads
+    time literals in comparisons and arithmetic, not as where's values)"""
+    import pandas as pd
+    td = isinstance(v, (datetime.timedelta, np.timedelta64))
+    ns = pd.Timedelta(v).value if td else pd.Timestamp(v).value
+    zeros = s.isna().astype("int64") * 0 + ns
+    return (to_timedelta if td else to_datetime)(zeros, unit="ns")
 
 
 def _is_time(v):
