@@ -3367,6 +3367,50 @@ class TestDataFrames(Base):
                 else:
                     pd.testing.assert_series_equal(got, want)
 
+    def test_flex_apply_at(self):
+        """pandas' flex methods (add ... ge, with axis and fill_value),
+        DataFrame.apply by column, at and iat, loc's column slices"""
+        p = pd.DataFrame({"v": [1.0, np.nan, 3, 4, 5], "w": [1, 2, 3, 4, 5],
+                          "u": [np.nan, 2.0, np.nan, 1, 0]}, index=[10, 11, 12, 13, 14])
+        df = md.DataFrame(p)
+        cases = {
+            "eq": lambda d: d.w.eq(2), "ne": lambda d: d.w.ne(2), "gt": lambda d: d.v.gt(d.w),
+            "mul_add": lambda d: d.w.mul(2).add(1), "rsub": lambda d: d.w.rsub(10),
+            "rdiv": lambda d: d.w.rdiv(1), "pow": lambda d: d.w.pow(2),
+            "rpow": lambda d: d.w.rpow(2), "mod": lambda d: d.w.mod(3),
+            "floordiv": lambda d: d.w.floordiv(2), "frame_le": lambda d: d.le(2),
+            "fill_series": lambda d: d.v.add(d.u, fill_value=0),
+            "fill_scalar": lambda d: d.v.mul(2, fill_value=1),
+            "div_rows": lambda d: d[["v", "w"]].div(d.w + 1, axis=0),
+            "sub_means": lambda d: d.sub(d.mean(), axis=1),
+            "sub_list": lambda d: d.sub([1, 2, 3]),
+            "mul_dict": lambda d: d.mul({"v": 2, "w": 3, "u": 1}),
+            "apply_mean": lambda d: d[["v", "w"]].apply(np.mean),
+            "apply_std": lambda d: d[["v", "w"]].apply(np.std),
+            "apply_range": lambda d: d[["v", "w"]].apply(lambda c: c.max() - c.min()),
+            "apply_centred": lambda d: d[["v", "w"]].apply(lambda c: c - c.mean()),
+            "loc_columns": lambda d: d.loc[:, "v":"w"],
+            "loc_mask_columns": lambda d: d.loc[d.w > 2, "w":],
+            "loc_rows_columns": lambda d: d.loc[11:13, :"w"],
+        }
+        for name, f in cases.items():
+            with self.subTest(case=name):
+                want, got = f(p), f(df)
+                got = got.fetch() if hasattr(got, "fetch") else got
+                if isinstance(want, pd.DataFrame):
+                    pd.testing.assert_frame_equal(got, want)
+                else:
+                    pd.testing.assert_series_equal(got, want)
+        for name, f in {"at": lambda d: d.at[12, "v"], "iat": lambda d: d.iat[2, 2],
+                        "iat_last": lambda d: d.iat[-1, 1], "series_at": lambda d: d.w.at[13],
+                        "series_iat": lambda d: d.w.iat[-2]}.items():
+            with self.subTest(case=name):
+                want, got = f(p), f(df)
+                self.assertEqual(type(got), type(want))
+                self.assertTrue(got == want or (np.isnan(got) and np.isnan(want)))
+        with self.assertRaises(IndexError):
+            df.iat[5, 0]
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

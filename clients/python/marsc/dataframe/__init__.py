@@ -14,11 +14,18 @@ import sys
 
 import numpy as np
 
-from ..core import Entity, Node, _after_create
+from ..core import Entity, Node, _after_create, execute
 from ..tensor import Tensor, _as_tensor, _time_literal, as_operand
 
 _KEEP = object()
 _REDUCTIONS = ("sum", "mean", "min", "max", "count", "prod", "nunique")
+
+
+_FLEX_DOC = """axis "index" (0) with a Series of
+the same rows applies it to every column row by row; with a Series, dict or
+list by column (axis "columns", a DataFrame's default) each column takes its
+own value (a marsc Series runs first); fill_value fills a missing value on
+one side of a Series (or scalar) operation, as pandas'."""
 
 
 def _lit(v):
@@ -350,6 +357,27 @@ class _Frame(Entity):
     __ge__, _ = _bin("greater_equal")
     del _bin, _
 
+    def _flex(name, rev=False):  # noqa: N805 - a factory used in the class body
+        def f(self, other, axis="columns", level=None, fill_value=None):
+            return _flex_op(self, other, name, rev, axis, level, fill_value)
+        f.__name__ = ("r" if rev else "") + name
+        f.__doc__ = ("pandas' %s: the operator's, other on the left; " if rev else
+                     "pandas' %s: the operator's; ") % f.__name__ + _FLEX_DOC
+        return f
+
+    add, radd = _flex("add"), _flex("add", True)
+    sub, rsub = _flex("sub"), _flex("sub", True)
+    mul, rmul = _flex("mul"), _flex("mul", True)
+    truediv, rtruediv = _flex("truediv"), _flex("truediv", True)
+    div, rdiv = truediv, rtruediv
+    floordiv, rfloordiv = _flex("floordiv"), _flex("floordiv", True)
+    mod, rmod = _flex("mod"), _flex("mod", True)
+    pow, rpow = _flex("pow"), _flex("pow", True)
+    subtract, multiply, divide = sub, mul, truediv
+    eq, ne, lt, le, gt, ge = (_flex("eq"), _flex("ne"), _flex("lt"), _flex("le"), _flex("gt"),
+                              _flex("ge"))
+    del _flex
+
     def __neg__(self):
         return elementwise("negative", [self])
 
@@ -624,9 +652,7 @@ class _Frame(Entity):
                                       "result_type, ...) are not supported")
         if isinstance(self, DataFrame):
             if axis not in (1, "columns"):
-                raise NotImplementedError(
-                    "DataFrame.apply runs func over each row (axis=1) here; over each column "
-                    "(axis=0) it is not supported: reduce the columns with agg")
+                return _by_columns(self, func)
             return _vectorized(func, _Row(self), "apply").rename(None)
         out = _vectorized(func, self, "apply")
         nm = _series_name(self._ref)
@@ -1128,8 +1154,21 @@ class _Frame(Entity):
     @property
     def loc(self):
         """Rows by label: a list of labels, a label slice (both ends
-        included), or a bool Series; then columns by name."""
+        included), or a bool Series; then columns by name (or a slice of
+        names, both ends included)."""
         return _Loc(self)
+
+    @property
+    def at(self):
+        """pandas' at[label, column] (a Series' at[label]): the value, as
+        loc gives it (fetched)"""
+        return _At(self, False)
+
+    @property
+    def iat(self):
+        """pandas' iat[i, j] (a Series' iat[i]): the value at those
+        positions, fetched"""
+        return _At(self, True)
 
 
 def _positions(key, what):
@@ -1178,6 +1217,29 @@ class _ILoc:
         return _make("dataframe.iloc", [f], p, f._ref.kind, names)
 
 
+class _At:
+    def __init__(self, f, positions):
+        self._f, self._pos = f, positions
+
+    def __getitem__(self, key):
+        f = self._f
+        if isinstance(f, DataFrame) and not (isinstance(key, tuple) and len(key) == 2):
+            raise TypeError("Invalid call for scalar access (getting)!")  # pandas'
+        if not self._pos:
+            out = f.loc[key]  # the label's rows, fetched as pandas gives them
+            return out.fetch() if isinstance(out, Entity) else out
+        i = key[0] if isinstance(key, tuple) else key
+        if not isinstance(i, (int, np.integer)) or (isinstance(key, tuple) and not
+                                                    isinstance(key[1], (int, np.integer))):
+            raise ValueError("iAt based indexing can only have integer indexers")
+        n = len(f)
+        if not -n <= i < n:
+            raise IndexError("index %d is out of bounds for axis 0 with size %d" % (i, n))
+        rows = f.iloc[[i % n]] if isinstance(f, Series) else f.iloc[[i % n], [key[1]]]
+        got = rows.fetch()
+        return got.iat[0] if isinstance(f, Series) else got.iat[0, 0]
+
+
 class _Loc:
     def __init__(self, f):
         self._f = f
@@ -1188,11 +1250,18 @@ class _Loc:
         rows, cols = (key if isinstance(key, tuple) else (key, None))
         f = self._f
         rows, cols = _called(rows, f), _called(cols, f)  # loc[lambda d: ...], as pandas
+        if isinstance(cols, slice):  # names from one to the other, both included
+            have = list(f.columns)
+            a = 0 if cols.start is None else have.index(cols.start)
+            b = len(have) - 1 if cols.stop is None else have.index(cols.stop)
+            cols = have[a:b + 1:cols.step]
         if isinstance(rows, _Label):  # df.loc[df.x.idxmax()]: the label is found first
             rows = rows.fetch()
         if isinstance(rows, Series):
             out = _make("dataframe.loc", [f, rows], None, f._ref.kind, f._columns)
             return out if cols is None else out[cols]
+        if isinstance(rows, slice) and rows == slice(None):  # loc[:, cols]: every row
+            return f if cols is None else f[cols if _one(cols) else list(cols)]
         rows = _time_labels(f, rows)
         p = {}
         if isinstance(rows, slice):
@@ -1254,6 +1323,79 @@ def _called(key, obj):
     if callable(key) and not isinstance(key, (_Frame, type, np.ufunc)):
         return key(obj)
     return key
+
+
+def _by_columns(df, func):
+    """pandas' df.apply(func) (axis 0): func of each column; a reduction
+    of each (a scalar, or a marsc scalar tensor: run together in one task)
+    gives pandas' Series of them, fetched; Series of each column's rows
+    give a DataFrame of them"""
+    import pandas as pd
+    names = {np.sum: "sum", np.mean: "mean", np.min: "min", np.max: "max",
+             np.median: "median", np.prod: "prod", np.nanmean: "mean", np.nansum: "sum",
+             np.nanmin: "min", np.nanmax: "max", np.nanmedian: "median"}
+    named = names.get(func, func if isinstance(func, str) else None)
+    if named is not None:
+        return df.agg(named)
+    if func in (np.std, np.var):  # numpy's own default: ddof 0
+        func = (lambda c: c.std(ddof=0)) if func is np.std else (lambda c: c.var(ddof=0))
+    cols = list(df.columns)
+    outs = [func(df[c]) for c in cols]
+    if all(isinstance(o, Series) for o in outs):
+        out = concat([o.rename(c) for o, c in zip(outs, cols)], axis=1)
+        out._columns = cols
+        return out
+    if all(isinstance(o, (Tensor, numbers.Number, np.generic, str)) for o in outs):
+        run = [o for o in outs if isinstance(o, Tensor)]
+        if run:
+            execute(*run)
+        vals = [o.fetch() if isinstance(o, Tensor) else o for o in outs]
+        return pd.Series([v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
+                          for v in vals], index=cols)
+    raise NotImplementedError("DataFrame.apply (axis 0): func must give a scalar (a "
+                              "reduction) or a Series of the column's rows for every column")
+
+
+def _flex_op(self, other, name, rev, axis, level, fill_value):
+    """pandas' flex methods (add, sub, ..., eq, ...) of a Series or DataFrame"""
+    import operator
+    import pandas as pd
+    fn = getattr(operator, name)
+    if level is not None:
+        raise NotImplementedError("%s: level is not supported" % name)
+
+    def run(a, b):
+        return fn(b, a) if rev else fn(a, b)
+    if fill_value is not None:
+        if isinstance(other, DataFrame) or isinstance(self, DataFrame) and \
+                isinstance(other, Series):
+            raise NotImplementedError("%s: fill_value with a DataFrame is not supported (of a "
+                                      "Series or a scalar it is)" % name)
+        if isinstance(other, Series):
+            a = self.where(self.notna() | other.isna(), fill_value)
+            b = other.where(other.notna() | self.isna(), fill_value)
+            return run(a, b)
+        return run(self.fillna(fill_value), other)
+    if isinstance(self, DataFrame):
+        by_rows = axis in (0, "index", "rows")
+        if isinstance(other, Series) and by_rows:
+            cols = self.columns
+            return self.assign(**{str(c): run(self[c], other) for c in cols})
+        if isinstance(other, Series) and not by_rows:
+            other = other.fetch()
+        if isinstance(other, (pd.Series, dict, list, tuple, np.ndarray)):
+            cols = list(self.columns)
+            vals = dict(other) if isinstance(other, (pd.Series, dict)) else \
+                dict(zip(cols, other)) if len(other) == len(cols) else None
+            if vals is None:
+                raise ValueError("Unable to coerce to Series, length must be %d: given %d"
+                                 % (len(cols), len(other)))
+            if set(vals) != set(cols):
+                raise NotImplementedError("%s by column: other must have exactly the frame's "
+                                          "columns (pandas aligns them, adding missing ones)"
+                                          % name)
+            return self.assign(**{str(c): run(self[c], vals[c]) for c in cols})
+    return run(self, other)
 
 
 def _time_const(s, v):
