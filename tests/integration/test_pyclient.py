@@ -3410,6 +3410,19 @@ class TestDataFrames(Base):
                 self.assertTrue(got == want or (np.isnan(got) and np.isnan(want)))
         with self.assertRaises(IndexError):
             df.iat[5, 0]
+        # corrwith, and a selected column's agg of (name, func) pairs
+        g = pd.DataFrame({"g": list("abcabca"), "v": [1.0, np.nan, 3, 4, 5, 6, 7],
+                          "w": [1, 2, 3, 4, 5, 6, 7]})
+        dg = md.DataFrame(g)
+        pd.testing.assert_frame_equal(
+            dg.groupby("g").v.agg([("lo", "min"), ("hi", "max"), ("n", "count")]).fetch(),
+            g.groupby("g").v.agg([("lo", "min"), ("hi", "max"), ("n", "count")]))
+        other = pd.DataFrame({"w": g.w * 3.0 + g.v.fillna(0), "z": g.w})
+        pd.testing.assert_series_equal(dg[["v", "w"]].corrwith(dg.v * 2 - dg.w),
+                                       g[["v", "w"]].corrwith(g.v * 2 - g.w))
+        for drop in (False, True):
+            pd.testing.assert_series_equal(dg[["v", "w"]].corrwith(md.DataFrame(other), drop=drop),
+                                           g[["v", "w"]].corrwith(other, drop=drop))
 
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same

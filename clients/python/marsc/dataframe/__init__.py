@@ -2237,6 +2237,31 @@ class DataFrame(_Frame):
         return _make("dataframe.corr", [self], {"method": method, "min_periods": int(min_periods)},
                      "dataframe", index_names=None)
 
+    def corrwith(self, other, axis=0, drop=False, method="pearson", numeric_only=True):
+        """pandas' corrwith of a Series of the same rows (each numeric
+        column's corr with it) or of a DataFrame (the columns both have, by
+        name): the correlations run as one task, fetched as pandas' Series"""
+        import pandas as pd
+        if axis not in (0, "index"):
+            raise NotImplementedError("corrwith: axis 0 only")
+        dt = self.dtypes
+        cols = [c for c, t in dt.items() if t != object and t.kind in "biuf"]
+        if isinstance(other, DataFrame):
+            theirs = set(other.columns)
+            pairs = [(c, self[c].corr(other[c], method=method)) for c in cols if c in theirs]
+            if not drop:  # pandas: NaN for the columns only one side has, sorted, after
+                both = {c for c, _ in pairs}
+                pairs += [(c, np.nan) for c in sorted((set(cols) | theirs) - both)]
+        elif isinstance(other, Series):
+            pairs = [(c, self[c].corr(other, method=method)) for c in cols]
+        else:
+            raise TypeError("corrwith takes a marsc Series or DataFrame")
+        run = [v for _, v in pairs if isinstance(v, Tensor)]
+        if run:
+            execute(*run)
+        vals = [float(v.fetch()) if isinstance(v, Tensor) else v for _, v in pairs]
+        return pd.Series(vals, index=[c for c, _ in pairs], dtype="float64")
+
     def cov(self, min_periods=None, ddof=1):
         if ddof != 1:
             raise NotImplementedError("cov: ddof other than 1 is not supported")
@@ -4096,12 +4121,19 @@ class GroupBy(_Aggregations):
         funcs of one selected column (columns named after the funcs), a
         dict {column: func} (columns named as theirs), or named
         aggregations out=("column", "func") (of one selected column also
-        out="func"). A func is a name or numpy's (np.sum, np.mean ...).
+        out="func", or a list of (name, func) pairs). A func is a name or
+        numpy's (np.sum, np.mean ...).
         What would make MultiIndex columns (a list of funcs over several
         columns, a list in a dict) is not supported."""
         if args:
             raise TypeError("agg takes one func, list or dict, or named aggregations")
         one = _one(self._sel)
+        if one and isinstance(arg, (list, tuple)) and arg and all(
+                isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) for x in arg):
+            # pandas' [("lo", "min"), ("hi", "max")]: columns named so, in order
+            if len({x[0] for x in arg}) != len(arg):
+                raise NotImplementedError("agg: a name given twice among the (name, func) pairs")
+            return self.agg(**dict(arg))
         if arg is not None and named:
             raise TypeError("agg takes a func, a list or a dict, or named aggregations, "
                             "not both")
