@@ -3423,6 +3423,12 @@ class TestDataFrames(Base):
         for drop in (False, True):
             pd.testing.assert_series_equal(dg[["v", "w"]].corrwith(md.DataFrame(other), drop=drop),
                                            g[["v", "w"]].corrwith(other, drop=drop))
+        for ddof in (0, 2):  # groups of one row, a missing value, n <= ddof
+            for c in ("v", "w"):
+                pd.testing.assert_series_equal(dg.groupby("g")[c].std(ddof=ddof).fetch(),
+                                               g.groupby("g")[c].std(ddof=ddof))
+                pd.testing.assert_series_equal(dg.groupby("g")[c].var(ddof=ddof).fetch(),
+                                               g.groupby("g")[c].var(ddof=ddof))
 
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same

@@ -3840,13 +3840,24 @@ class GroupBy(_Aggregations):
 
     def std(self, ddof=1):
         if ddof != 1:
-            raise NotImplementedError("groupby std: ddof other than 1 is not supported")
+            return self._var_ddof(ddof) ** 0.5
         return self._reduce("std")
 
     def var(self, ddof=1):
         if ddof != 1:
-            raise NotImplementedError("groupby var: ddof other than 1 is not supported")
+            return self._var_ddof(ddof)
         return self._reduce("var")
+
+    def _var_ddof(self, ddof):
+        """a selected column's var by ddof: the engine's (ddof 1) times
+        (n - 1) / (n - ddof), NaN where n <= ddof, as pandas"""
+        if not (_one(self._sel) and self._as_index):
+            raise NotImplementedError("groupby std and var with ddof other than 1: of one "
+                                      "selected column (g[\"x\"].std(ddof=0)) only")
+        f = self.agg(__var__="var", __n__="count")
+        n = f["__n__"]
+        out = f["__var__"].fillna(0) * (n - 1) / (n - ddof)
+        return out.where(n > ddof).rename(self._sel)
 
     def size(self):
         """Rows per group: an int64 Series indexed by the keys (as_index
