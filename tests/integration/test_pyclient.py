@@ -3423,6 +3423,14 @@ class TestDataFrames(Base):
         for drop in (False, True):
             pd.testing.assert_series_equal(dg[["v", "w"]].corrwith(md.DataFrame(other), drop=drop),
                                            g[["v", "w"]].corrwith(other, drop=drop))
+        # each group's n largest and smallest: ties in row order, missing values last
+        t = pd.DataFrame({"g": list("abcabcadbb"), "v": [1.0, np.nan, 3, 4, 5, 6, 7, 2, 5, 5],
+                          "w": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]},
+                         index=pd.Index([5, 3, 1, 0, 9, 8, 7, 6, 4, 2], name="i"))
+        dt = md.DataFrame(t)
+        for f in (lambda d: d.groupby("g").v.nlargest(2), lambda d: d.groupby("g").w.nsmallest(1),
+                  lambda d: d.groupby(["g"]).v.nlargest(5)):
+            pd.testing.assert_series_equal(f(dt).fetch(), f(t))
         for ddof in (0, 2):  # groups of one row, a missing value, n <= ddof
             for c in ("v", "w"):
                 pd.testing.assert_series_equal(dg.groupby("g")[c].std(ddof=ddof).fetch(),

@@ -3896,6 +3896,36 @@ class GroupBy(_Aggregations):
     def tail(self, n=5):
         return self._rows("dataframe.groupby_tail", n)
 
+    def nlargest(self, n=5, keep="first"):
+        """pandas' g.x.nlargest(n): each group's n largest values (ties in
+        the rows' order), indexed by the keys and the rows' labels, the
+        groups in key order"""
+        return self._top(n, keep, False)
+
+    def nsmallest(self, n=5, keep="first"):
+        return self._top(n, keep, True)
+
+    def _top(self, n, keep, small):
+        """nlargest and nsmallest: the rows sorted by keys then value (a
+        stable sort), each group's first n, the keys and labels made the
+        index"""
+        if not _one(self._sel):
+            raise NotImplementedError("groupby nlargest and nsmallest: of one selected column "
+                                      "(g[\"x\"].nlargest(n))")
+        if keep != "first":
+            raise NotImplementedError("groupby nlargest: keep=\"first\" only")
+        by, col = list(self._by), self._sel
+        names = list(self._df._index_names or [None])
+        if len(names) > 1 or col in by:
+            raise NotImplementedError("groupby nlargest: of a frame with one index level, by "
+                                      "other columns than the selected one")
+        label = "__marsc_label__"
+        f = self._df[by + [col]].dropna(subset=by).reset_index()  # missing values last
+        f = f.rename(columns={f.columns[0]: label})
+        f = f.sort_values(by + [col], ascending=[True] * len(by) + [small])
+        top = GroupBy(f, by).head(int(n))
+        return top.set_index(by + [label]).rename_axis(by + names)[col]
+
     def apply(self, func, *args, **kwargs):
         """pandas' g.apply(func) of a func giving one value per group: a
         Series indexed by the keys (unnamed; a selected column's name for
