@@ -3438,6 +3438,34 @@ class TestDataFrames(Base):
                 pd.testing.assert_series_equal(dg.groupby("g")[c].var(ddof=ddof).fetch(),
                                                g.groupby("g")[c].var(ddof=ddof))
 
+    def test_groupby_resample(self):
+        """g.resample(rule): each group's bins from its first row to its
+        last, the empty ones filled, as pandas' groupby-resample"""
+        rng = np.random.default_rng(3)
+        n = 120
+        p = pd.DataFrame({"g": rng.choice(["a", "b", "c"], n), "v": rng.normal(size=n).round(3),
+                          "w": rng.integers(0, 9, n),
+                          "t": pd.Timestamp("2021-01-01") + pd.to_timedelta(
+                              rng.integers(0, 86400 * 50, n), unit="s")})
+        p.loc[p.index % 13 == 0, "v"] = np.nan
+        df = md.DataFrame(p)
+        cases = [lambda d: d.set_index("t").groupby("g").v.resample("W").sum(),
+                 lambda d: d.set_index("t").groupby("g").w.resample("D").mean(),
+                 lambda d: d.groupby("g").resample("W", on="t").v.count(),
+                 lambda d: d.groupby("g").resample("W", on="t")["v"].max(),
+                 lambda d: d.set_index("t").groupby("g").resample("M").sum(),
+                 lambda d: d.set_index("t").groupby("g").resample("2W").v.agg(["sum", "count"]),
+                 lambda d: d.set_index("t").groupby("g").v.resample("W").size()]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            for i, f in enumerate(cases):
+                with self.subTest(case=i):
+                    want, got = f(p), f(df)
+                    if isinstance(want, pd.DataFrame):
+                        pd.testing.assert_frame_equal(got, want, check_freq=False)
+                    else:
+                        pd.testing.assert_series_equal(got, want, check_freq=False)
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

@@ -3896,6 +3896,12 @@ class GroupBy(_Aggregations):
     def tail(self, n=5):
         return self._rows("dataframe.groupby_tail", n)
 
+    def resample(self, rule, on=None, **kw):
+        """pandas' g.resample(rule, on=None, ...): each group's resample
+        (every bin from its first row's to its last's), as _GroupResampler
+        runs it"""
+        return _GroupResampler(self, rule, on, kw)
+
     def nlargest(self, n=5, keep="first"):
         """pandas' g.x.nlargest(n): each group's n largest values (ties in
         the rows' order), indexed by the keys and the rows' labels, the
@@ -4338,6 +4344,75 @@ def _series_name(node):
         names = {repr(_series_name(x)) for x in ins}
         return _series_name(ins[0]) if len(names) == 1 else None
     return _UNKNOWN
+
+
+class _GroupResampler:
+    """g.resample(rule).agg(): the groups' keys are found first (a task),
+    then each group's rows are resampled (a filter and dataframe.resample
+    per group, all in one task) and the results fetched and put together as
+    pandas' (the keys, then the bins), returned fetched. One key column;
+    at most _MAX groups."""
+
+    _MAX = 1000
+
+    def __init__(self, g, rule, on, kw):
+        self._g, self._rule, self._on, self._kw = g, rule, on, kw
+
+    def __getitem__(self, cols):
+        return _GroupResampler(self._g[cols], self._rule, self._on, self._kw)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name not in _GROUP_RESAMPLED:
+            if self._g._sel is None and name in self._g._df.columns:
+                return self[name]  # r.x: the column, as r["x"]
+            raise AttributeError("marsc's groupby resample has no %r (%s are)"
+                                 % (name, ", ".join(_GROUP_RESAMPLED)))
+        return lambda *a, **k: self._run(name, a, k)
+
+    def agg(self, func=None, **named):
+        return self._run("agg", (func,) if func is not None else (), named)
+
+    aggregate = agg
+
+    def _run(self, name, args, kw):
+        import pandas as pd
+        g = self._g
+        if len(g._by) != 1 or not g._as_index:
+            raise NotImplementedError("groupby resample: by one key column (as_index True)")
+        key, df = g._by[0], g._df
+        keys = df[key].dropna().unique().fetch()
+        if len(keys) > self._MAX:
+            raise NotImplementedError("groupby resample: %d groups, more than %d: resample "
+                                      "by the key with groupby([key, pd.Grouper(...)])"
+                                      % (len(keys), self._MAX))
+        keys = sorted(keys.tolist() if hasattr(keys, "tolist") else list(keys))
+        sel = g._sel
+        parts = []
+        for k in keys:
+            rows = df[df[key] == k]
+            if sel is None:  # the other columns, as pandas drops the key
+                cols = [c for c in df.columns if c != key]
+                rows = rows[cols]
+            if _one(sel) and self._on is None:  # a Series' resample (agg of a list ...)
+                r = rows[sel].resample(self._rule, **self._kw)
+            else:
+                r = rows.resample(self._rule, on=self._on, **self._kw)
+                r = r if sel is None else r[sel]
+            parts.append(getattr(r, name)(*args, **kw))
+        if not parts:
+            raise ValueError("groupby resample: no group")
+        execute(*parts)
+        got = [x.fetch() for x in parts]
+        out = pd.concat(got, keys=keys, names=[key])
+        if name == "size" and _one(sel):  # pandas names a column's sizes after it
+            out = out.rename(sel)
+        return out
+
+
+_GROUP_RESAMPLED = ("sum", "mean", "min", "max", "count", "std", "var", "median", "prod",
+                    "first", "last", "nunique", "size", "ohlc")
 
 
 class _GroupByRenamed:
