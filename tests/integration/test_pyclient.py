@@ -1408,8 +1408,11 @@ class TestDataFrames(Base):
                 df.apply(lambda r: r.name, axis=1)
             with self.assertRaisesRegex(NotImplementedError, r"print\(x\) is not supported"):
                 df.qty.apply(lambda x: print(x))
-            with self.assertRaisesRegex(NotImplementedError, "axis=0"):
-                df.apply(lambda c: c.max())
+            # axis 0: func of each column (test_flex_apply_at has more)
+            pd.testing.assert_series_equal(df[["qty", "price"]].apply(lambda c: c.max()),
+                                           p[["qty", "price"]].apply(lambda c: c.max()))
+            with self.assertRaisesRegex(marsc.GraphError, "dataframe.max takes numbers"):
+                df.apply(lambda c: c.max())  # the engine's max of strings is refused
 
     def test_loc_label_xs(self):
         """df.loc[label] and s.loc[label] as pandas gives them (a label of one
