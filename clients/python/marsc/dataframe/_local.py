@@ -44,8 +44,7 @@ def _kind(values, name, what):
     'int64', 'float64', 'bool', 'object' (strings), 'datetime',
     'timedelta', or a pandas CategoricalDtype or PeriodDtype"""
     pd = _pd()
-    s = pd.Series(np.asarray(values) if isinstance(values, np.ndarray) else values,
-                  copy=False).reset_index(drop=True)
+    s = pd.Series(values, copy=False).reset_index(drop=True)
     d = s.dtype
     if isinstance(d, pd.CategoricalDtype):
         cats = d.categories
