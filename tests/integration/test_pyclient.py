@@ -3369,6 +3369,13 @@ class TestDataFrames(Base):
                     pd.testing.assert_frame_equal(got, want)
                 else:
                     pd.testing.assert_series_equal(got, want)
+        # a time scalar's attributes, fetched; a dt.date Series' min as a date
+        for f in (lambda x: x.t.dt.date.min(), lambda x: x.t.dt.date.max(),
+                  lambda x: x.t.min().year, lambda x: x.t.max().day_name(),
+                  lambda x: (x.t.max() - x.t.min()).components.days, lambda x: x.t.min().date()):
+            got, want = f(md.DataFrame(p.dropna())), f(p.dropna())  # pandas: no NaT here
+            got = got.fetch() if isinstance(got, marsc.tensor.Tensor) else got
+            self.assertEqual((type(got), got), (type(want), want))
 
     def test_flex_apply_at(self):
         """pandas' flex methods (add ... ge, with axis and fill_value),

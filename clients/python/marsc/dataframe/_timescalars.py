@@ -9,7 +9,9 @@ read_csv's parse_dates, to_datetime, to_timedelta, a difference of
 datetimes, and the ops that keep values as they are), the tensor is
 marked (core.TIME_MARKS, so that a later document's literal of it is a
 datetime's or timedelta's), and a fetch gives pandas'
-Timestamp or Timedelta (NaT for none). Differences and sums of marked
+Timestamp or Timedelta (NaT for none), whose other attributes (year,
+day_name() ...) the tensor answers by fetching; a dt.date Series' min and
+max are fetched as datetime.date. Differences and sums of marked
 scalars are marked as pandas types them (a datetime minus a datetime is a
 timedelta), and a timedelta scalar has pandas' `days` and
 `total_seconds()`.
@@ -24,9 +26,12 @@ from . import Series, _Frame
 
 
 def as_time(v, kind):
-    """a fetched 0-d value of nanoseconds as pandas' Timestamp or Timedelta"""
+    """a fetched 0-d value of nanoseconds as pandas' Timestamp or Timedelta,
+    or ("D", a dt.date Series' min or max) datetime.date"""
     import pandas as pd
-    t = time_of(v, kind)[()]
+    t = time_of(v, "M" if kind == "D" else kind)[()]
+    if kind == "D":
+        return pd.NaT if np.isnat(t) else pd.Timestamp(t).date()
     return pd.Timestamp(t) if kind == "M" else pd.Timedelta(t)
 
 
@@ -93,6 +98,9 @@ def install():
                 kind = time_kind(self._ref)
                 if kind and op in _REDUCED[kind]:
                     _marked(out, kind)
+                elif kind is None and op in ("min", "max") and \
+                        self._ref.node.op == "dataframe.dt.date":
+                    out._time = "D"  # dates: fetched as datetime.date (no literal of it)
             return out
         return method
     _Frame._reduce = reduce(_Frame._reduce)
@@ -117,6 +125,14 @@ def install():
             a, b = (k, self._time) if flip else (self._time, k)
             return _marked(out, _sum_kind(op, a, b)) if self._time else out
         setattr(Tensor, name, arith)
+
+    def timeattr(self, name):
+        """a time scalar's other attributes (year, month, day_name(), date()
+        ...): pandas' Timestamp's or Timedelta's, fetched"""
+        if name.startswith("_") or self._time is None:
+            raise AttributeError("'Tensor' object has no attribute %r" % name)
+        return getattr(self.fetch(), name)
+    Tensor.__getattr__ = timeattr
 
     def days(self):
         """of a timedelta scalar: whole days (pandas' Timedelta.days, floored)"""
