@@ -3441,6 +3441,18 @@ class TestDataFrames(Base):
         for f in (lambda d: d.groupby("g").v.nlargest(2), lambda d: d.groupby("g").w.nsmallest(1),
                   lambda d: d.groupby(["g"]).v.nlargest(5)):
             pd.testing.assert_series_equal(f(dt).fetch(), f(t))
+        # row-wise methods inside a group function's reductions; kernels by lambda
+        h = pd.DataFrame({"g": list("abcabcabca"), "v": [1.0, np.nan, 3, -4, 5, np.nan, 7, 2, -5, 5],
+                          "w": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]})
+        dh = md.DataFrame(h)
+        for f in (lambda d: d.groupby("g").v.apply(lambda s: s.isna().sum()),
+                  lambda d: d.groupby("g").v.agg(lambda s: s.abs().max()),
+                  lambda d: d.groupby("g").v.apply(lambda s: s.fillna(0).mean()),
+                  lambda d: d.groupby("g").apply(lambda x: x.v.notna().sum() / len(x)),
+                  lambda d: d.groupby("g").w.transform(lambda x: x.rank()),
+                  lambda d: d.groupby("g").v.transform(lambda x: x.cumsum()),
+                  lambda d: d.groupby("g").v.transform(lambda x: x.shift(1))):
+            pd.testing.assert_series_equal(f(dh).fetch(), f(h))
         for ddof in (0, 2):  # groups of one row, a missing value, n <= ddof
             for c in ("v", "w"):
                 pd.testing.assert_series_equal(dg.groupby("g")[c].std(ddof=ddof).fetch(),

@@ -3546,6 +3546,12 @@ def _vectorized(func, bound, what, reducer=None):
 
 _GROUP_REDUCTIONS = ("sum", "mean", "min", "max", "count", "std", "var", "median", "prod",
                      "nunique")
+# row-wise methods of a group's column inside a reduction's operand
+_GROUP_ROWWISE = ("isna", "notna", "isnull", "notnull", "abs", "fillna", "round", "clip",
+                  "astype")
+# a transform's function that is one of these of the group's column: the kernel
+_GROUP_KERNELS = ("rank", "cumsum", "cumprod", "cummin", "cummax", "shift", "diff", "ffill",
+                  "bfill")
 
 
 def _group_apply(gb, func, what, mode="agg"):
@@ -3647,6 +3653,12 @@ def _group_apply(gb, func, what, mode="agg"):
                 if not isinstance(base, Series):
                     raise unsupported(node)
                 return reduce(node, base, node.func.attr)
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _GROUP_ROWWISE:
+                # x.isna().sum(), x.abs().max(), x.fillna(0).mean(): row-wise first
+                base = val(ev(node.func.value, inside), node, inside)
+                if isinstance(base, Series):
+                    return getattr(base, node.func.attr)(
+                        *[val(ev(x, inside), node, inside) for x in node.args])
             f = ev(node.func, inside)
             a = [ev(x, inside) for x in node.args]
             if f is len and len(a) == 1 and isinstance(a[0], _GroupArg):
@@ -3698,6 +3710,13 @@ def _group_apply(gb, func, what, mode="agg"):
             raise unsupported(expr, "gives no value per group")
         return out
 
+    if mode == "transform" and isinstance(expr, ast.Call) and not expr.keywords and \
+            isinstance(expr.func, ast.Attribute) and expr.func.attr in _GROUP_KERNELS:
+        # transform(lambda x: x.rank()): the groupby kernel of that name
+        base = ev(expr.func.value, False)
+        if isinstance(base, _GroupArg) and base.col is not None:
+            kernel = getattr(GroupBy(df, gb._by, base.col, observed=gb._observed), expr.func.attr)
+            return kernel(*[ev(x, False) for x in expr.args]), df, []
     run()  # pass one: the row-wise Series each reduction reads
     if not reduced:
         raise NotImplementedError("%s: the function reduces no column of its group (g.x.sum(), "
