@@ -3369,6 +3369,10 @@ class TestDataFrames(Base):
                     pd.testing.assert_frame_equal(got, want)
                 else:
                     pd.testing.assert_series_equal(got, want)
+        pd.testing.assert_series_equal(df.t.dt.tz_localize(None).fetch(), p.t.dt.tz_localize(None))
+        with self.assertRaisesRegex(NotImplementedError, "no time zone"):
+            df.t.dt.tz_localize("UTC")
+        self.assertEqual(df.columns[1:].tolist(), ["w"])  # a slice of names stays names
         # a time scalar's attributes, fetched; a dt.date Series' min as a date
         for f in (lambda x: x.t.dt.date.min(), lambda x: x.t.dt.date.max(),
                   lambda x: x.t.min().year, lambda x: x.t.max().day_name(),

@@ -3146,6 +3146,15 @@ class _Dt:
         """Series.dt.normalize(): each datetime at midnight"""
         return _make("dataframe.dt.normalize", [self._s], None, "series")
 
+    def tz_localize(self, tz, ambiguous="raise", nonexistent="raise"):
+        """pandas' tz_localize(None) of naive datetimes: the Series as it is
+        (the cluster's datetimes hold no time zone; another tz is refused)"""
+        if tz is not None:
+            raise NotImplementedError("dt.tz_localize(%r): the cluster's datetimes hold no time "
+                                      "zone (convert them to naive local or UTC times first)"
+                                      % (tz,))
+        return self._s
+
     def day_name(self):
         """Series.dt.day_name(): 'Monday' ... (English, as pandas' default)"""
         return _make("dataframe.dt.day_name", [self._s], None, "series")
@@ -4461,6 +4470,10 @@ class _Names(list):
         return list(self)
 
     to_list = tolist
+
+    def __getitem__(self, k):  # a slice stays names: df.columns[1:3].tolist()
+        got = list.__getitem__(self, k)
+        return _Names(got) if isinstance(k, slice) else got
 
     @property
     def str(self):
