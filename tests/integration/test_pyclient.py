@@ -1411,8 +1411,9 @@ class TestDataFrames(Base):
             # axis 0: func of each column (test_flex_apply_at has more)
             pd.testing.assert_series_equal(df[["qty", "price"]].apply(lambda c: c.max()),
                                            p[["qty", "price"]].apply(lambda c: c.max()))
-            with self.assertRaisesRegex(marsc.GraphError, "dataframe.max takes numbers"):
-                df.apply(lambda c: c.max())  # the engine's max of strings is refused
+            # strings' max too (a groupby of one key), datetimes' as Timestamps
+            pd.testing.assert_series_equal(df.apply(lambda c: c.max()),
+                                           p.apply(lambda c: c.max()))
 
     def test_loc_label_xs(self):
         """df.loc[label] and s.loc[label] as pandas gives them (a label of one
@@ -3457,6 +3458,14 @@ class TestDataFrames(Base):
                   lambda d: d.groupby("g").v.transform(lambda x: x.cumsum()),
                   lambda d: d.groupby("g").v.transform(lambda x: x.shift(1))):
             pd.testing.assert_series_equal(f(dh).fetch(), f(h))
+        # a Series of strings' min and max (pandas' lexicographic ones)
+        st = pd.DataFrame({"a": ["pear", "apple", "fig", "kiwi"], "n": [1, 2, 3, 4]})
+        ds = md.DataFrame(st)
+        for f in (lambda d: d.a.max(), lambda d: d.a.min(), lambda d: d.a.str.upper().max(),
+                  lambda d: d[d.n > 1].a.min(), lambda d: d.n.max()):
+            got, want = f(ds), f(st)
+            self.assertEqual(got.fetch(), want)
+        self.assertTrue(np.isnan(ds.a[ds.n > 9].max().fetch()))  # none: NaN, as pandas
         for ddof in (0, 2):  # groups of one row, a missing value, n <= ddof
             for c in ("v", "w"):
                 pd.testing.assert_series_equal(dg.groupby("g")[c].std(ddof=ddof).fetch(),

@@ -11,6 +11,7 @@ import json
 import numbers
 import re
 import sys
+import weakref
 
 import numpy as np
 
@@ -686,10 +687,14 @@ class _Frame(Entity):
 
     def min(self, axis=0, numeric_only=None, skipna=True):
         self._opts(numeric_only, skipna)
+        if isinstance(self, Series) and _holds_text(self):
+            return _text_extreme(self, "min")
         return self._reduce("min", axis)
 
     def max(self, axis=0, numeric_only=None, skipna=True):
         self._opts(numeric_only, skipna)
+        if isinstance(self, Series) and _holds_text(self):
+            return _text_extreme(self, "max")
         return self._reduce("max", axis)
 
     def count(self, axis=0, numeric_only=False):
@@ -1341,15 +1346,15 @@ def _by_columns(df, func):
         func = (lambda c: c.std(ddof=0)) if func is np.std else (lambda c: c.var(ddof=0))
     cols = list(df.columns)
     outs = [func(df[c]) for c in cols]
-    if all(isinstance(o, Series) for o in outs):
+    if all(isinstance(o, Series) and not isinstance(o, _Label) for o in outs):
         out = concat([o.rename(c) for o, c in zip(outs, cols)], axis=1)
         out._columns = cols
         return out
-    if all(isinstance(o, (Tensor, numbers.Number, np.generic, str)) for o in outs):
-        run = [o for o in outs if isinstance(o, Tensor)]
+    if all(isinstance(o, (Tensor, _Label, numbers.Number, np.generic, str)) for o in outs):
+        run = [o for o in outs if isinstance(o, (Tensor, _Label))]  # a string's max: a _Label
         if run:
             execute(*run)
-        vals = [o.fetch() if isinstance(o, Tensor) else o for o in outs]
+        vals = [o.fetch() if isinstance(o, (Tensor, _Label)) else o for o in outs]
         return pd.Series([v.item() if isinstance(v, np.ndarray) and v.ndim == 0 else v
                           for v in vals], index=cols)
     raise NotImplementedError("DataFrame.apply (axis 0): func must give a scalar (a "
@@ -2779,6 +2784,73 @@ class _Unique(Series):
 
 
 
+_TEXT_OPS = {"dataframe.str." + x for x in (
+    "lower", "upper", "title", "capitalize", "swapcase", "strip", "lstrip", "rstrip", "slice",
+    "get", "replace", "zfill", "pad", "center", "ljust", "rjust", "repeat", "cat", "extract")} | \
+    {"dataframe.dt.strftime", "dataframe.dt.day_name", "dataframe.dt.month_name"}
+
+
+_FILE_TYPES = weakref.WeakKeyDictionary()  # read_csv node -> its columns' dtypes
+
+
+def _holds_text(s):
+    """whether the Series s holds strings, as far as its meta (it ran) or
+    the graph tell: a str method's or strftime's result, astype(str), a
+    column read_csv was told is str, through the ops that keep values; a
+    column of a file's own type is learnt from head(0) of the file (its
+    schema: no chunk is parsed for it)"""
+    from ..core import _ROW_OPS
+    m = s._meta()
+    if m and "dtype" in m:
+        return m["dtype"] in ("object", "string")
+    node, col = s._ref.node, None
+    for _ in range(200):
+        op, p = node.op or "", node.params
+        if op in _TEXT_OPS:
+            return True
+        if op == "dataframe.astype":
+            d = p.get("dtype")
+            d = d.get(col) if isinstance(d, dict) else d
+            if d is not None:
+                return d in ("object", "str")
+        elif op == "dataframe.read_csv":
+            d = p.get("dtype")
+            d = d.get(col) if isinstance(d, dict) else d
+            if d is not None:
+                return d == "object"
+            if col is None or col in (p.get("parse_dates") or []):
+                return False
+            if node not in _FILE_TYPES:  # once per read_csv node
+                head = DataFrame.__new__(DataFrame)
+                Entity.__init__(head, node, s._session)
+                head._columns, head._index_names = None, [None]
+                _FILE_TYPES[node] = head.head(0)._ran()["dtypes"]
+            return _FILE_TYPES[node].get(col) in ("object", "string")
+        elif op == "dataframe.getitem" and isinstance(p.get("columns"), (str, int)):
+            col = p["columns"]
+        elif op == "dataframe.assign" and col is not None and col in p.get("names", []):
+            node, col = node.inputs[1 + p["names"].index(col)].node, None
+            continue
+        elif op == "dataframe.rename" and col is not None and isinstance(p.get("columns"), dict):
+            col = {new: old for old, new in p["columns"].items()}.get(col, col)
+        elif not (op in _ROW_OPS or op == "dataframe.assign"):
+            return False
+        if not node.inputs or not hasattr(node.inputs[0], "node"):
+            return False
+        node = node.inputs[0].node
+    return False
+
+
+def _text_extreme(s, how):
+    """a Series of strings' min or max (the engine's reductions take
+    numbers): the groupby aggregation of one key over every row, fetched as
+    pandas' scalar"""
+    f = s.rename("__marsc_v__").to_frame().assign(__marsc_k__=0)
+    out = getattr(GroupBy(f, ["__marsc_k__"], "__marsc_v__"), how)()
+    out.__class__ = _Label
+    return out
+
+
 class _Label(Series):
     """A Series' idxmax or idxmin: the engine's one-row Series, fetched as
     pandas' scalar label."""
@@ -2787,8 +2859,9 @@ class _Label(Series):
         return "Label <op=%s, key=%s>" % (self.op, self.key)
 
     def fetch(self, session=None):
-        v = Series.fetch(self, session).iloc[0]
-        return np.nan if v is None else v  # no value: pandas' NaN
+        got = Series.fetch(self, session)
+        v = got.iloc[0] if len(got) else None
+        return np.nan if v is None or v != v else v  # no value: pandas' NaN
 
 
 _CLASSES = {"d": "0-9", "s": "[:space:]", "w": "[:alnum:]_"}
