@@ -3458,6 +3458,10 @@ class TestDataFrames(Base):
                   lambda d: d.groupby("g").v.transform(lambda x: x.cumsum()),
                   lambda d: d.groupby("g").v.transform(lambda x: x.shift(1))):
             pd.testing.assert_series_equal(f(dh).fetch(), f(h))
+        # a function's agg over several columns: each column's, side by side
+        for f in (lambda d: d.groupby("g").agg(lambda x: x.max()),
+                  lambda d: d.groupby("g")[["v", "w"]].agg(lambda x: x.max() - x.min())):
+            pd.testing.assert_frame_equal(f(dh).fetch(), f(h))
         # a Series of strings' min and max (pandas' lexicographic ones)
         st = pd.DataFrame({"a": ["pear", "apple", "fig", "kiwi"], "n": [1, 2, 3, 4]})
         ds = md.DataFrame(st)

@@ -4290,10 +4290,15 @@ class GroupBy(_Aggregations):
             return fused
         if arg is not None and not isinstance(arg, (list, tuple, dict)):
             if callable(arg) and not _numpy_agg(arg):
-                if not one:
-                    raise NotImplementedError("agg of a function over several columns is not "
-                                              "supported: select one (g[\"x\"].agg(func)) or "
-                                              "use apply")
+                if not one:  # each column's, side by side (pandas' frame of them)
+                    if not self._as_index:
+                        raise NotImplementedError("agg of a function over several columns with "
+                                                  "as_index=False is not supported")
+                    cols = list(self._sel) if self._sel is not None else \
+                        [c for c in self._df.columns if c not in self._by]
+                    out = concat([self[c].agg(arg) for c in cols], axis=1)
+                    out._columns = cols
+                    return out
                 return self._keyed(_group_apply(self, arg, "groupby agg")[0].rename(self._sel),
                                    self._sel)
             return self._reduce(_func_name(arg))
