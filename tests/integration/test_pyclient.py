@@ -3447,7 +3447,8 @@ class TestDataFrames(Base):
                   lambda d: d.groupby(["g"]).v.nlargest(5)):
             pd.testing.assert_series_equal(f(dt).fetch(), f(t))
         # row-wise methods inside a group function's reductions; kernels by lambda
-        h = pd.DataFrame({"g": list("abcabcabca"), "v": [1.0, np.nan, 3, -4, 5, np.nan, 7, 2, -5, 5],
+        h = pd.DataFrame({"g": list("abcabcabca"),
+                          "v": [1.0, np.nan, 3, -4, 5, np.nan, 7, 2, -5, 5],
                           "w": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]})
         dh = md.DataFrame(h)
         for f in (lambda d: d.groupby("g").v.apply(lambda s: s.isna().sum()),
