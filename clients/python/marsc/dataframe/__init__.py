@@ -1851,7 +1851,7 @@ class DataFrame(_Frame):
 
     def __init__(self, data, columns=None, chunk_rows=None, index=None, dtype=None):
         import pandas as pd
-        if not isinstance(data, (Tensor, pd.DataFrame)) and (
+        if not isinstance(data, (Entity, pd.DataFrame)) and (
                 index is not None or dtype is not None or not _numbers(data)):
             data = pd.DataFrame(data, index=index, columns=columns, dtype=dtype)
             columns = None
@@ -2442,7 +2442,7 @@ class Series(_Frame):
 
     def __init__(self, data, name=None, chunk_rows=None, index=None, dtype=None):
         import pandas as pd
-        if not isinstance(data, (Tensor, pd.Series)) and (
+        if not isinstance(data, (Entity, pd.Series)) and (
                 index is not None or dtype is not None or not _numbers(data, 1)):
             data = pd.Series(data, index=index, dtype=dtype, name=name)
         if isinstance(data, pd.Series):
