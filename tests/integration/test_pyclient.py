@@ -3459,6 +3459,16 @@ class TestDataFrames(Base):
                   lambda d: d.groupby("g").v.transform(lambda x: x.cumsum()),
                   lambda d: d.groupby("g").v.transform(lambda x: x.shift(1))):
             pd.testing.assert_series_equal(f(dh).fetch(), f(h))
+        # a group's most frequent value, by pandas' idioms (no ties here)
+        m = pd.DataFrame({"g": list("abcabcabcaa"),
+                          "h": ["x", "y", "z", "x", "y", "y", "q", "y", "z", "x", "q"],
+                          "w": [1, 2, 3, 1, 5, 3, 7, 5, 3, 1, 4]})
+        dm = md.DataFrame(m)
+        for f in (lambda d: d.groupby("g").h.agg(lambda x: x.value_counts().index[0]),
+                  lambda d: d.groupby("g").h.agg(lambda x: x.mode()[0]),
+                  lambda d: d.groupby("g").w.agg(lambda x: x.mode().iloc[0]),
+                  lambda d: d.groupby("g").h.apply(lambda x: x.value_counts().idxmax())):
+            pd.testing.assert_series_equal(f(dm).fetch(), f(m))
         # a function's agg over several columns: each column's, side by side
         for f in (lambda d: d.groupby("g").agg(lambda x: x.max()),
                   lambda d: d.groupby("g")[["v", "w"]].agg(lambda x: x.max() - x.min())):

@@ -3378,6 +3378,46 @@ def _ast_ops():
              ast.NotEq: op.ne})
 
 
+def _group_mode_of(expr, arg):
+    """arg when expr is one of pandas' idioms for a group's most frequent
+    value of arg (a Series): arg.mode()[0], arg.mode().iloc[0],
+    arg.value_counts().index[0], arg.value_counts().idxmax(); else None"""
+    import ast
+
+    def call_of(node, name):
+        return isinstance(node, ast.Call) and not node.args and not node.keywords and \
+            isinstance(node.func, ast.Attribute) and node.func.attr == name and \
+            isinstance(node.func.value, ast.Name) and node.func.value.id == arg
+
+    def first(node):
+        return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and \
+            node.slice.value == 0 and not isinstance(node.slice.value, bool)
+    if first(expr):
+        v = expr.value
+        if call_of(v, "mode"):
+            return arg
+        if isinstance(v, ast.Attribute) and (v.attr == "iloc" and call_of(v.value, "mode") or
+                                             v.attr == "index" and
+                                             call_of(v.value, "value_counts")):
+            return arg
+    if isinstance(expr, ast.Call) and not expr.args and isinstance(expr.func, ast.Attribute) \
+            and expr.func.attr == "idxmax" and call_of(expr.func.value, "value_counts"):
+        return arg
+    return None
+
+
+def _group_mode(df, gb, col):
+    """each group's most frequent value of col (the smallest of those
+    tied, as pandas' mode()[0]), indexed by the keys: the counts of (keys,
+    value), sorted by keys, count descending and value, each group's first"""
+    by = list(gb._by)
+    n = "__marsc_n__"
+    counts = GroupBy(df, by + [col], observed=gb._observed).size().reset_index()
+    counts = counts.rename(columns={counts.columns[-1]: n})
+    top = counts.sort_values(by + [n, col], ascending=[True] * len(by) + [False, True])
+    return GroupBy(top, by).head(1).set_index(by)[col]
+
+
 class _GroupArg:
     """The group a function of groupby apply, agg, transform or filter
     receives, as its expression reads it: the frame (col None), or one
@@ -3792,6 +3832,12 @@ def _group_apply(gb, func, what, mode="agg"):
             raise unsupported(expr, "gives no value per group")
         return out
 
+    col = _group_mode_of(expr, arg) if mode == "agg" else None
+    if col is not None:  # x.mode()[0], x.value_counts().index[0]: the group's mode
+        base = ev(ast.Name(id=col, ctx=ast.Load()), False) if col == arg else None
+        base = base if isinstance(base, _GroupArg) else None
+        if base is not None and base.col is not None:
+            return _group_mode(df, gb, base.col), df, []
     if mode == "transform" and isinstance(expr, ast.Call) and not expr.keywords and \
             isinstance(expr.func, ast.Attribute) and expr.func.attr in _GROUP_KERNELS:
         # transform(lambda x: x.rank()): the groupby kernel of that name
