@@ -3339,24 +3339,17 @@ static int gb_kernel_type(int f, const df_col_t *c, bool may_miss, int64_t perio
     }
 }
 
-/* groupby_transform's rows: its input's, chunk for chunk, where it is
- * tiled so (tile_df.c: the statistics and ngroup broadcast from the
- * carry, the chunked kernels along a carry chain), so that it lines up
- * with the frame's other Series (df.x - g.x.transform("mean")); new rows
- * where one job reads them all (rank, pct_change filling against its
- * periods). */
-static void transform_rows(graph_t *g, graph_node_t *n, df_node_t *d, const df_node_t *s,
-                           uint8_t vk)
+/* groupby_transform's rows: its input's, chunk for chunk, as it is tiled
+ * (tile_df.c: the statistics and ngroup broadcast from the carry, the
+ * chunked kernels along a carry chain, rank and pct_change filling against
+ * its periods in one job whose result is cut back into the input's
+ * chunks), so that it lines up with the frame's other Series
+ * (df.x - g.x.transform("mean"), df["r"] = g.x.rank()). */
+static void transform_rows(graph_node_t *n, df_node_t *d, const df_node_t *s, uint8_t vk)
 {
-    bool back;
-    if (d->pv_agg < DF3_TF_CUMSUM || d->pv_agg == DF3_TF_NGROUP || df3_gb_lookup(d) ||
-        df3_gb_chunked(d, &back)) {
-        d->nrows = s->nrows;
-        d->rowsrc = s->rowsrc;
-        set_frame_shape(n, vk);
-        return;
-    }
-    new_rows(g, n, d, vk);
+    d->nrows = s->nrows;
+    d->rowsrc = s->rowsrc;
+    set_frame_shape(n, vk);
 }
 
 /* groupby_transform's parameters of func f (DF3_*): each kernel's own
@@ -3440,7 +3433,7 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
             set_col(&d->cols[0], NULL, false, FT_INT64))
             return XFAIL(n, "out of memory");
         d->cols[0].chunky = may_miss; /* float64 in a chunk with a row in no group */
-        transform_rows(g, n, d, s, VK_SERIES);
+        transform_rows(n, d, s, VK_SERIES);
         return 0;
     }
     if (gb_columns(s, d, obj, f, fname, n, err, errlen)) return -1;
@@ -3456,7 +3449,7 @@ static int infer_gb_kernel(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
         if (t == c->type && f != DF3_TF_CUMSUM && f != DF3_TF_CUMPROD) d->cols[v].unit = c->unit;
         if (f == DF3_TF_DIFF && t == FT_INT64) d->cols[v].unit = FU_TD;
     }
-    transform_rows(g, n, d, s, VK_DATAFRAME);
+    transform_rows(n, d, s, VK_DATAFRAME);
     return 0;
 }
 
@@ -3516,7 +3509,7 @@ static int infer_gb_lookup(graph_t *g, graph_node_t *n, df_node_t *d, const df_n
          * a key may be missing, as the statistics' */
         d->cols[v].chunky = t == FT_INT64 && u == FU_NONE && may_miss;
     }
-    transform_rows(g, n, d, s, size ? VK_SERIES : VK_DATAFRAME);
+    transform_rows(n, d, s, size ? VK_SERIES : VK_DATAFRAME);
     return 0;
 }
 
@@ -3632,7 +3625,7 @@ static int infer_gb3(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, cha
         d->cols[v].chunky = tf && t == FT_INT64 && !u && may_miss;
     }
     if (tf) {
-        transform_rows(g, n, d, s, VK_DATAFRAME);
+        transform_rows(n, d, s, VK_DATAFRAME);
         return 0;
     }
     d->nrows = -1;
@@ -5633,10 +5626,11 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
                 col_free(&d->cols[q]);
             d->ncols = 1;
             if (set_col(&d->cols[0], NULL, false, FT_BOOL)) return XFAIL(n, "out of memory");
-            /* one chunk made from every row: new rows as far as lining up
-             * with other Series goes */
+            /* made from every row at once, then cut back into the input's
+             * chunks (tile_whole_lined): it lines up with the frame */
             d->nrows = s->nrows;
-            new_rows(g, n, d, VK_SERIES);
+            d->rowsrc = s->rowsrc;
+            set_frame_shape(n, VK_SERIES);
             return 0;
         }
         break;

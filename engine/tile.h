@@ -139,6 +139,11 @@ typedef enum {
     DFJ_RS_SPAN,
     DFJ_RS_BIN,
     DFJ_RS_FILL,
+    /* a DFJ_WHOLE job with off[3] = 1 makes a row of its op for each of
+     * its inputs' rows, in their order (rank, duplicated ...): a pack, part
+     * k the rows of input k. WHOLE_PART: in: that pack; its part off[0],
+     * so that the op's chunks line up with its input's */
+    DFJ_WHOLE_PART,
     DFJ__COUNT, /* not a step: how many there are */
 } dfjob_t;
 

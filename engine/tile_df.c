@@ -1539,6 +1539,37 @@ static tgrid_t *tile_whole_of(tctx_t *c, int node, const tgrid_t *A)
     return G;
 }
 
+/* One DFJ_WHOLE job over every chunk of the input, for an op that makes a
+ * row for each input row in their order (rank, duplicated, a groupby's
+ * rank): its result cut back into the input's chunks (DFJ_WHOLE_PART), so
+ * that it lines up with the frame's other Series chunk for chunk */
+static tgrid_t *tile_whole_lined(tctx_t *c, int node)
+{
+    const tgrid_t *A = in_grid(c, node, 0);
+    int64_t nch = A->nchunks[0];
+    if (nch == 1) return tile_whole(c, node);
+    if (nch > INT_MAX / 2) {
+        tile__fail(c, "too many chunks");
+        return NULL;
+    }
+    int32_t wj = bjob(c, dparam(c, node, DFJ_WHOLE), (int)nch);
+    if (wj < 0) return NULL;
+    for (int64_t k = 0; k < nch; k++)
+        tile__jin_direct(c, wj, (int)k, A->job[k]);
+    c->t->jobs[wj].off[3] = 1;
+    tgrid_t *G = fgrid(c, nch, rows_known(A) ? A->bounds[0] : NULL);
+    if (!G) return NULL;
+    jparam_t *pp = dparam(c, node, DFJ_WHOLE_PART);
+    for (int64_t k = 0; k < nch; k++) {
+        int32_t pj = bjob(c, pp, 1);
+        if (pj < 0) return NULL;
+        tile__jin_direct(c, pj, 0, wj);
+        c->t->jobs[pj].off[0] = k;
+        G->job[k] = pj;
+    }
+    return G;
+}
+
 /* concat along the rows: the inputs' chunks one after the other (no job) */
 static tgrid_t *tile_concat(tctx_t *c, int node)
 {
@@ -1706,10 +1737,9 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_LOC:
         if (n->n_in == 2) return tile_rowwise(c, node, DFJ_FILTER, false);
         return tile_whole(c, node);
-    case OP_DF_DUPLICATED: {
-        /* a Series lining up with the input: the whole flags, then cut */
-        return tile_whole(c, node);
-    }
+    case OP_DF_DUPLICATED: /* the whole flags, cut back into the input's chunks */
+    case OP_DF_RANK:
+        return tile_whole_lined(c, node);
     case OP_DF_CONCAT:
         if (n->df->axis1) return tile_multi(c, node, n->df->aligned);
         return tile_concat(c, node);
@@ -1722,7 +1752,7 @@ tgrid_t *tile_df(tctx_t *c, int node)
         if (n->df->pv_agg < DF3_TF_CUMSUM || n->df->pv_agg == DF3_TF_NGROUP)
             return tile_gb_bcast(c, node);
         if (df3_gb_chunked(n->df, &back)) return tile_carry(c, node, back);
-        return tile_whole(c, node);
+        return tile_whole_lined(c, node);
     }
     case OP_DF_GROUPBY_SIZE:
         return tile_gb_bcast(c, node);
@@ -1745,7 +1775,6 @@ tgrid_t *tile_df(tctx_t *c, int node)
     case OP_DF_COV:
     case OP_DF_VALUE_COUNTS:
     case OP_DF_MODE:
-    case OP_DF_RANK:
     case OP_DF_IDXMAX:
     case OP_DF_IDXMIN:
     case OP_DF_ILOC:

@@ -102,6 +102,37 @@ static int emit_pack(frame_t *parts, int64_t np, void **blob, size_t *len, char 
     return 0;
 }
 
+/* A lined DFJ_WHOLE's result f (a row for each input row, in order) as a
+ * pack of n parts, part k the rows of input k (rows[k] of them); a range
+ * index renumbered from 0 in each, as a chunk's */
+static int emit_lined(const frame_t *f, const int64_t *rows, int n, void **blob, size_t *len,
+                      char *err, size_t errlen)
+{
+    int64_t total = 0;
+    for (int k = 0; k < n; k++)
+        total += rows[k];
+    if (total != f->nrows)
+        return errmsg(err, errlen, "internal: %lld rows made from %lld", (long long)f->nrows,
+                      (long long)total);
+    frame_t *parts = calloc((size_t)n + 1, sizeof *parts);
+    if (!parts) return oom(err, errlen);
+    int rc = 0;
+    for (int64_t k = 0, at = 0; rc == 0 && k < n; at += rows[k], k++) {
+        if (frame_slice(f, at, rows[k], &parts[k])) {
+            rc = oom(err, errlen);
+            break;
+        }
+        if (parts[k].range_index && parts[k].nidx > 0 && parts[k].idx[0].type == FT_INT64)
+            for (int64_t i = 0; i < rows[k]; i++)
+                ((int64_t *)parts[k].idx[0].data)[i] = i;
+    }
+    if (rc == 0) rc = emit_pack(parts, n, blob, len, err, errlen);
+    for (int k = 0; k < n; k++)
+        frame_free(&parts[k]);
+    free(parts);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ helpers */
 
 /* An empty frame shaped as the schema of d (series or not). */
@@ -3070,9 +3101,23 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
     const df_node_t *d = n->df;
     frame_t f = {0};
     int rc = -1;
+    int64_t *lined = NULL; /* a lined DFJ_WHOLE's input row counts */
     *blob = NULL;
     *blob_len = 0;
     switch ((dfjob_t)j->param->dfk) {
+    case DFJ_WHOLE_PART: {
+        /* part off[0] of the whole job's pack: its bytes are a frame blob */
+        const void *b = NULL;
+        size_t bl = 0;
+        int64_t np = 0;
+        if (dfx_pack_part(ins_[0].data, ins_[0].len, 0, &b, &bl, &np, err, errlen) ||
+            dfx_pack_part(ins_[0].data, ins_[0].len, j->off[0], &b, &bl, &np, err, errlen))
+            return -1;
+        if (!(*blob = malloc(bl ? bl : 1))) return oom(err, errlen);
+        memcpy(*blob, b, bl);
+        *blob_len = bl;
+        return 0;
+    }
     case DFJ_FROM_TENSOR:
         rc = run_from_tensor(n, j, &ins_[0], &f) ? oom(err, errlen) : 0;
         break;
@@ -3308,8 +3353,15 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
              (n->op >= OP_DF_PIVOT_TABLE && n->op <= OP_DF_GROUPBY_TAIL)) &&
             df3_whole_check(n, ins_, j->n_in, err, errlen))
             return -1;
-        if (views(ins_, j->n_in, &v, err, errlen) == 0 &&
-            concat_views(v, j->n_in, &all, err, errlen) == 0)
+        bool viewed = views(ins_, j->n_in, &v, err, errlen) == 0;
+        if (viewed && j->off[3] == 1 &&
+            !(lined = malloc(sizeof(int64_t) * (size_t)(j->n_in + 1)))) {
+            free_views(v, j->n_in);
+            return oom(err, errlen);
+        }
+        for (int k = 0; lined && k < j->n_in; k++)
+            lined[k] = v[k].nrows;
+        if (viewed && concat_views(v, j->n_in, &all, err, errlen) == 0)
             rc = up ? rs_upsample(&d->rs, &all, DF3_WHOLE_MAX_BYTES, &f, err, errlen)
                  : n->op == OP_DF_GROUPBY_AGG || n->op == OP_DF_RESAMPLE
                      ? (df_gb_whole(d, &all, &f, err, errlen) ||
@@ -3339,7 +3391,10 @@ int dfx_run(const tile_t *t, int32_t ji, const dfx_in_t *ins_, void **blob, size
         return run_algo(t, j, ins_, blob, blob_len, fixed_out, err, errlen);
     }
     if (rc == 0) date_stamp_units(d, &f);
-    if (rc == 0) rc = emit(&f, blob, blob_len, err, errlen);
+    if (rc == 0)
+        rc = lined ? emit_lined(&f, lined, j->n_in, blob, blob_len, err, errlen)
+                   : emit(&f, blob, blob_len, err, errlen);
+    free(lined);
     frame_free(&f);
     return rc;
 }

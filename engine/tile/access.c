@@ -99,6 +99,7 @@ int64_t tile_job_pack_part(const tile_t *t, int32_t j, int32_t src)
     int k = jb->param->dfk, ks = sj->param->dfk;
     if (k == DFJ_MERGE_ORDER && (ks == DFJ_MERGE_PART || ks == DFJ_MERGE_BPART)) return jb->off[0];
     if (k == DFJ_MERGE_BPART && ks == DFJ_MERGE_BPLAN) return jb->off[0];
+    if (k == DFJ_WHOLE_PART && ks == DFJ_WHOLE) return jb->off[0];
     if ((k == DFJ_JOIN_CHECK || k == DFJ_JOIN_COUNT) && ks == DFJ_JOIN_KEYS) return jb->off[0];
     if (k == DFJ_JOIN_COUNT && ks == DFJ_HASH_PART) return jb->off[0]; /* an outer merge's */
     if ((k != DFJ_GB_PART && k != DFJ_SORT_PART && k != DFJ_MERGE_PART) ||

@@ -1361,6 +1361,50 @@ def transform_chunk_typed(data, pdf):
 
 
 @case
+def whole_ops_lined_up(data, pdf):
+    """rank, a groupby's rank and pct_change, and duplicated run as one job
+    over every row; their result is cut back into the input's chunks, so
+    it lines up with the frame: assigned to it, in arithmetic with its
+    columns, as a filter's mask (they once failed "inputs with 40 and 1
+    chunks" or "do not come from the same DataFrame"). Over about 40
+    chunks and over one-row chunks."""
+    nodes, want = [CSV, CSV1], {}
+    for src in ("t", "t1"):
+        nodes += [col(src + "f", src, "f"), col(src + "i", src, "i"),
+                  op(src + "rk", "rank", src + "f", method="min"),
+                  op(src + "rkf", "rank", src, method="dense"),
+                  {"key": src + "grk", "op": "dataframe.groupby_transform", "inputs": [src],
+                   "by": ["g"], "columns": ["i"], "func": "rank", "pct": True},
+                  col(src + "gr", src + "grk", "i"),
+                  {"key": src + "gpc", "op": "dataframe.groupby_transform", "inputs": [src],
+                   "by": ["k"], "columns": ["f"], "func": "pct_change", "periods": 2,
+                   "fill_method": "bfill"},
+                  col(src + "gpf", src + "gpc", "f"),
+                  op(src + "du", "duplicated", src, subset=["k", "g"]),
+                  {"key": src + "a", "op": "dataframe.assign",
+                   "inputs": [src, src + "rk", src + "gr", src + "du"],
+                   "names": ["r", "gr", "dup"]},
+                  {"key": src + "x", "op": "subtract", "inputs": [src + "i", src + "gr"]},
+                  {"key": src + "y", "op": "divide", "inputs": [src + "rkf", 2]},
+                  {"key": src + "z", "op": "add", "inputs": [src + "gpf", src + "rk"]},
+                  {"key": src + "m", "op": "logical_not", "inputs": [src + "du"]},
+                  {"key": src + "fl", "op": "dataframe.filter", "inputs": [src, src + "m"]}]
+        grk = pdf.groupby("g")["i"].rank(pct=True)
+        gpc = pdf.groupby("k")[["f"]].pct_change(periods=2, fill_method="bfill")
+        want[src + "a"] = pdf.assign(r=pdf.f.rank(method="min"), gr=grk,
+                                     dup=pdf.duplicated(subset=["k", "g"]))
+        want[src + "x"] = pdf.i - grk
+        want[src + "z"] = gpc.f + pdf.f.rank(method="min")
+        want[src + "fl"] = pdf[~pdf.duplicated(subset=["k", "g"])]
+    why = check_frames(data, nodes, want)
+    if why:
+        return why
+    got, why = run_doc(data, nodes, ["ty"])
+    ref = pdf.rank(method="dense") / 2
+    return why or T.expect_frame(got["ty"], ref) or ""
+
+
+@case
 def agg_chunk_typed(data, pdf):
     """groupby_agg over int64 columns typed chunk by chunk (str.len and
     map: float64 in a chunk with a missing value): nunique's sets of both
