@@ -3516,6 +3516,55 @@ class TestDataFrames(Base):
                     else:
                         pd.testing.assert_series_equal(got, want, check_freq=False)
 
+    def test_lined_up_transform_index_name(self):
+        """rank, a group's rank and duplicated over several chunks line up
+        with their frame (assigned, in arithmetic, as a mask); Series and
+        DataFrame transform; loc[:, col] = value; df.index.name = x names
+        the index from then on; a resample's head keeps its freq"""
+        rng = np.random.default_rng(9)
+        n = 60
+        p = pd.DataFrame({"city": rng.choice(["Paris", "Rome", "Oslo"], n),
+                          "age": rng.integers(18, 80, n), "score": rng.normal(50, 10, n).round(1),
+                          "t": pd.date_range("2024-01-01", periods=n, freq="9H")})
+        df = md.DataFrame(p, chunk_rows=7)  # 9 chunks, spread over both workers
+        for f in (lambda d: d.assign(r=d.groupby("city").score.rank(ascending=False)),
+                  lambda d: d.assign(r=d.score.rank(method="min"), dup=d.duplicated(["city"])),
+                  lambda d: d.score / d.groupby("city").score.rank(),
+                  lambda d: d[d.groupby("city").score.rank(method="first") <= 2],
+                  lambda d: d[~d.city.duplicated()],
+                  lambda d: d[["age", "score"]].transform(lambda x: x - x.mean()),
+                  lambda d: d.transform({"age": "abs", "score": np.sqrt}),
+                  lambda d: d.score.transform(lambda x: (x - x.mean()) / x.std()),
+                  lambda d: d.city.transform(lambda x: x.upper()),
+                  lambda d: d.age.transform(["sqrt", "cumsum"])):
+            want, got = f(p), f(df).fetch()
+            if isinstance(want, pd.DataFrame):
+                pd.testing.assert_frame_equal(got, want)
+            else:
+                pd.testing.assert_series_equal(got, want)
+        with self.assertRaisesRegex(ValueError, "did not transform"):
+            df.score.transform("sum")
+        q, d = p.copy(), md.DataFrame(p, chunk_rows=7)
+        q["r"] = q.groupby("city").score.rank()
+        d["r"] = d.groupby("city").score.rank()
+        q.loc[:, "city"] = q.city.str.upper()
+        d.loc[:, "city"] = d.city.str.upper()
+        with warnings.catch_warnings():  # pandas 1.5: "will attempt to set the values inplace"
+            warnings.simplefilter("ignore", DeprecationWarning)
+            q.loc[:, ["age", "new"]] = 0
+        d.loc[:, ["age", "new"]] = 0
+        pd.testing.assert_frame_equal(d.fetch(), q)
+        q.index.name = "row"
+        d.index.name = "row"
+        pd.testing.assert_frame_equal(d[d.r < 3].fetch(), q[q.r < 3])
+        q = q.set_index("t")
+        d = d.set_index("t")
+        q.index.names = ["when"]
+        d.index.names = ["when"]
+        pd.testing.assert_series_equal(d.score.head().fetch(), q.score.head())
+        pd.testing.assert_series_equal(d.score.resample("D").sum().head(3).fetch(),
+                                       q.score.resample("D").sum().head(3))
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

@@ -740,17 +740,7 @@ class Session:
             raise self._http.error(r, "fetching %s" % ent.key)
         doc = r.json()
         if isinstance(doc, dict) and ("columns" in doc or "index" in doc):
-            f = frame_from_json(doc, getattr(ent, "_index_names", None))
-            node = ent._ref.node
-            if node.op == "dataframe.resample" and len(f):
-                # every bin from the first to the last: pandas' index has
-                # the rule as its freq (JSON does not carry it)
-                try:
-                    from pandas.tseries.frequencies import to_offset
-                    f.index.freq = to_offset(node.params["rule"])
-                except (ValueError, TypeError, KeyError, AttributeError):
-                    pass
-            return f
+            return frame_from_json(doc, getattr(ent, "_index_names", None))
         return _from_json_tensor(doc)
 
     def fetch_npy(self, key):

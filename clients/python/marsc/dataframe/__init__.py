@@ -79,8 +79,9 @@ def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_
     if any(isinstance(x, _Frame) and x._cats for x in inputs):
         obj._cats = _cat_carried(op, inputs, params, obj)
     src = inputs[0] if inputs else None
-    if isinstance(src, _Frame) and src._fetched_keeps and op in _ROWS_KEPT:
-        _as_fetched(obj, src._fetched, True)
+    if isinstance(src, _Frame) and src._fetched_keeps and \
+            op in (src._fetched_keeps if isinstance(src._fetched_keeps, tuple) else _ROWS_KEPT):
+        _as_fetched(obj, src._fetched, src._fetched_keeps)
     if isinstance(src, _LocOneRows) and op in _ROWS_KEPT:  # df.loc["mean"].round(3)
         obj = src._wrap(obj)
     return _after_create(obj)
@@ -316,6 +317,23 @@ class _Frame(Entity):
     _cats = None
     _regrouped = False  # a groupby result of categorical keys (_carried.regrouped)
 
+    # the pandas Index that `index` last gave and its names then: a user's
+    # df.index.name = "x" renames this frame's index from then on (_ref)
+    _index_given = None
+
+    @property
+    def _ref(self):
+        given = self._index_given
+        if given is not None and list(given[0].names) != given[1]:
+            self._index_given = None
+            self.__dict__["_node_ref"] = self.rename_axis(list(given[0].names))._ref
+            self._index_names = list(given[0].names)
+        return self.__dict__["_node_ref"]
+
+    @_ref.setter
+    def _ref(self, ref):
+        self.__dict__["_node_ref"] = ref
+
     def __hash__(self):
         return id(self)
 
@@ -533,8 +551,12 @@ class _Frame(Entity):
 
     @property
     def index(self):
-        """pandas' Index of the result: it is fetched (as to_list)."""
-        return self.fetch().index
+        """pandas' Index of the result: it is fetched (as to_list). Naming
+        it (df.index.name = "x", df.index.names = [...]) renames this
+        frame's index, as in pandas (rename_axis from then on)."""
+        got = self.fetch().index.copy()
+        self._index_given = (got, list(got.names))
+        return got
 
     @property
     def empty(self):
@@ -762,6 +784,64 @@ class _Frame(Entity):
             kwargs[kw] = self
             return func(*args, **kwargs)
         return func(self, *args, **kwargs)
+
+    def transform(self, func, axis=0, *args, **kwargs):
+        """pandas' transform: a result of this object's shape. func a name
+        (a method: "cumsum", "abs", "rank"; else numpy's: "sqrt"), a
+        function (element-wise as apply, else called with the Series, as
+        pandas tries them; a DataFrame's gets each column), a
+        list of them (a Series' gives a column each, named as pandas names
+        them) or a DataFrame's {column: func}. A reduction ("sum", x.mean())
+        is refused, as pandas: "Function did not transform"."""
+        if axis not in (0, "index"):
+            raise NotImplementedError("transform: axis 0 only")
+        if isinstance(func, dict):
+            if not isinstance(self, DataFrame):
+                raise NotImplementedError("a Series' transform takes a func or a list of them")
+            if any(isinstance(f, (list, tuple)) for f in func.values()):
+                raise NotImplementedError("transform({column: [funcs]}) gives MultiIndex "
+                                          "columns, which are not supported")
+            out = concat([self[c].transform(f, 0, *args, **kwargs) for c, f in func.items()],
+                         axis=1)
+            out._columns = list(func)
+            return out
+        if isinstance(func, (list, tuple)):
+            if isinstance(self, DataFrame):
+                raise NotImplementedError("transform of a DataFrame by a list of funcs gives "
+                                          "MultiIndex columns, which are not supported")
+            names = [f if isinstance(f, str) else getattr(f, "__name__", "<lambda>")
+                     for f in func]
+            out = concat([self.transform(f, 0, *args, **kwargs).rename(nm)
+                          for f, nm in zip(func, names)], axis=1)
+            out._columns = names
+            return out
+        if isinstance(self, DataFrame):
+            cols = list(self.columns)
+            out = concat([self[c].transform(func, 0, *args, **kwargs) for c in cols], axis=1)
+            out._columns = cols
+            return out
+        if isinstance(func, str):
+            if func in _NOT_TRANSFORMS:
+                raise ValueError("Function did not transform")
+            if hasattr(type(self), func):
+                out = getattr(self, func)(*args, **kwargs)
+            elif isinstance(getattr(np, func, None), np.ufunc):
+                out = getattr(np, func)(self, *args, **kwargs)
+            else:
+                raise AttributeError("'%s' is not a valid function for 'Series' object" % func)
+        elif args or kwargs:
+            out = func(self, *args, **kwargs)
+        else:  # pandas: element-wise (apply), else called with the Series
+            try:
+                out = self.apply(func)
+            except Exception as e:
+                try:
+                    out = func(self)
+                except Exception:
+                    raise e from None
+        if not isinstance(out, Series):
+            raise ValueError("Function did not transform")
+        return out
 
     def std(self, axis=0, ddof=1):
         return self._reduce("std", axis, **({} if ddof == 1 else {"ddof": ddof}))
@@ -1290,12 +1370,20 @@ class _Loc:
         """df.loc[mask, cols] = value and s.loc[mask] = value with mask a
         bool Series of the same rows: each column becomes
         column.mask(mask, value) (a new column NaN elsewhere), value a
-        scalar or a Series of the same rows, as pandas'."""
+        scalar or a Series of the same rows, as pandas'. df.loc[:, cols] =
+        value sets every row (as df[col] = value)."""
         rows, cols = (key if isinstance(key, tuple) else (key, None))
         f = self._f
+        if isinstance(rows, slice) and rows == slice(None) and isinstance(f, DataFrame) and \
+                cols is not None and not isinstance(value, DataFrame):
+            # df.loc[:, cols] = value: every row, as df[col] = value
+            for c in ([cols] if _one(cols) else list(cols)):
+                f[c] = value
+            return
         if not isinstance(rows, Series):
-            raise NotImplementedError("loc[...] = value takes a bool Series of the same rows "
-                                      "(by labels or slices it is not supported)")
+            raise NotImplementedError("loc[...] = value takes a bool Series of the same rows, "
+                                      "or loc[:, columns] = value (by labels or slices of "
+                                      "labels it is not supported)")
         if isinstance(f, Series):
             if cols is not None:
                 raise TypeError("a Series' loc takes rows only")
@@ -1617,11 +1705,17 @@ class _Resampler(_Aggregations):
     def _index(self):
         return [self._on] if self._on is not None else (self._f._index_names or [None])[:1]
 
+    def _freq(self, out):
+        """out's fetched DatetimeIndex carries the rule as its freq, as
+        pandas' resample results do (and their head and tail)"""
+        return _as_fetched(out, _with_freq(self._p["rule"]),
+                           ("dataframe.head", "dataframe.tail", "dataframe.getitem"))
+
     def _series(self, func):
         if not isinstance(self._f, Series) and func != "size":
             raise TypeError("a DataFrame's resample takes agg(...) or a func for every column")
-        return _make("dataframe.resample", [self._f], dict(self._p, func=func), "series",
-                     index_names=self._index())
+        return self._freq(_make("dataframe.resample", [self._f], dict(self._p, func=func),
+                                "series", index_names=self._index()))
 
     def _reduce(self, func):
         if isinstance(self._f, Series):
@@ -1632,8 +1726,8 @@ class _Resampler(_Aggregations):
         return out[self._sel] if _one(self._sel) else out
 
     def _frame(self, agg):
-        return _make("dataframe.resample", [self._f], dict(self._p, agg=agg), "dataframe",
-                     list(agg), index_names=self._index())
+        return self._freq(_make("dataframe.resample", [self._f], dict(self._p, agg=agg),
+                                "dataframe", list(agg), index_names=self._index()))
 
     def std(self): return self._reduce("std")  # noqa: E704
     def var(self): return self._reduce("var")  # noqa: E704
@@ -1648,8 +1742,9 @@ class _Resampler(_Aggregations):
         if not isinstance(f, Series) and self._sel is not None:
             f = f[self._sel]
         kind = "series" if isinstance(f, Series) else "dataframe"
-        return _make("dataframe.resample", [f], dict(self._p, func=method), kind,
-                     None if kind == "series" else f._columns, index_names=self._index())
+        return self._freq(_make("dataframe.resample", [f], dict(self._p, func=method), kind,
+                                None if kind == "series" else f._columns,
+                                index_names=self._index()))
 
     def asfreq(self):
         """Upsampling, as pandas': the row at each bin's label, else
@@ -1684,9 +1779,9 @@ class _Resampler(_Aggregations):
         and last in time): a DataFrame, as pandas'. A DataFrame's (pandas:
         two levels of columns) is not supported: select a column first."""
         if isinstance(self._f, Series):
-            return _make("dataframe.resample", [self._f], dict(self._p, func="ohlc"),
-                         "dataframe", ["open", "high", "low", "close"],
-                         index_names=self._index())
+            return self._freq(_make("dataframe.resample", [self._f], dict(self._p, func="ohlc"),
+                                    "dataframe", ["open", "high", "low", "close"],
+                                    index_names=self._index()))
         if not _one(self._sel):
             raise NotImplementedError("ohlc() of a DataFrame's resample: select one column "
                                       "first, r['price'].ohlc()")
@@ -1705,7 +1800,7 @@ class _Resampler(_Aggregations):
             # a column per func, named after it, side by side (pandas' frame)
             out = concat([self._series(f).rename(f) for f in arg], axis=1)
             out._columns, out._index_names = list(arg), self._index()
-            return out
+            return self._freq(out)
         if isinstance(self._f, Series):
             raise TypeError("a Series' resample takes a func name or a list of them here")
         agg = {}
@@ -2718,9 +2813,24 @@ class _LocOne(_LocOneRows, DataFrame):
 def _as_fetched(out, fn, keep=False):
     """out, fetched as fn makes of the fetched pandas object; keep: fn is
     of the index's shape only (a one-level MultiIndex), so the ops that
-    keep rows as they are (head, sort_values ...) keep it too (_make)"""
+    keep rows as they are (head, sort_values ...) keep it too (_make); a
+    tuple of ops: only those keep it"""
     out._fetched, out._fetched_keeps = fn, keep
     return out
+
+
+def _with_freq(rule):
+    """the fetched index given pandas' freq `rule` where its labels keep
+    to it (pandas checks; else it stays None, as after a filter)"""
+    def fn(got):
+        from pandas.tseries.frequencies import to_offset
+        try:
+            if len(got):
+                got.index.freq = to_offset(rule)
+        except (ValueError, TypeError, AttributeError):
+            pass
+        return got
+    return fn
 
 
 def _axis_named(name):
@@ -4633,6 +4743,12 @@ def _numpy_agg(fn):
         return True
     except NotImplementedError:
         return False
+
+
+# reductions: what transform refuses, as pandas ("Function did not transform")
+_NOT_TRANSFORMS = ("sum", "mean", "min", "max", "count", "std", "var", "median", "prod", "nunique",
+                   "any", "all", "sem", "skew", "kurt", "size", "first", "last", "idxmax", "idxmin",
+                   "quantile", "mode", "describe", "agg", "aggregate")
 
 
 def _func_name(fn):
