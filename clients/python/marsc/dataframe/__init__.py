@@ -1342,6 +1342,14 @@ class _Loc:
             cols = have[a:b + 1:cols.step]
         if isinstance(rows, _Label):  # df.loc[df.x.idxmax()]: the label is found first
             rows = rows.fetch()
+        if isinstance(rows, Series) and not _is_mask(rows):
+            # df.loc[g.x.idxmax()]: a Series of labels (it runs to tell)
+            got = rows.fetch()
+            if got.dtype != bool:
+                rows = got.tolist()
+        if type(rows).__module__.startswith("pandas") and hasattr(rows, "tolist") and \
+                getattr(rows, "dtype", None) != bool:  # a pandas Index or Series of labels
+            rows = rows.tolist()
         if isinstance(rows, Series):
             out = _make("dataframe.loc", [f, rows], None, f._ref.kind, f._columns)
             return out if cols is None else out[cols]
@@ -1399,6 +1407,21 @@ class _Loc:
                 elementwise("where", [rows, value, np.nan])
         new = f.assign(**upd)
         f._ref, f._columns = new._ref, new._columns
+
+
+# the ops whose Series is a bool one (a mask), told without running it
+_MASK_OPS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+             "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
+             "isfinite", "dataframe.isna", "dataframe.notna", "dataframe.isin",
+             "dataframe.duplicated", "dataframe.str.contains", "dataframe.str.startswith",
+             "dataframe.str.endswith", "dataframe.str.match", "dataframe.str.fullmatch")
+
+
+def _is_mask(s):
+    """whether Series s is known to hold bools from its op (loc[s] is then
+    a filter; else it runs to tell a mask from labels)"""
+    op = s._ref.node.op or ""
+    return op in _MASK_OPS or op.startswith("dataframe.str.is")
 
 
 def _sort_kind(kind):
@@ -5164,12 +5187,52 @@ def _at_names(expr, frame, local_dict=None, global_dict=None):
             scope = next((d for d in scopes if name in d), None)
             if scope is None:
                 raise NameError("local variable '%s' is not defined" % name)  # as pandas
-            out.append(_literal(scope[name], name))
-            i += 1 + len(name)
+            end = _trailer_end(expr, i + 1 + len(name))
+            v = scope[name]
+            if end > i + 1 + len(name):  # @df.v.mean(), @limits["hi"]: Python's value
+                text = expr[i + 1:end]
+                v = eval(text, dict(global_dict if global_dict is not None else frame.f_globals),
+                         dict(local_dict if local_dict is not None else frame.f_locals))
+                name = text
+            if hasattr(v, "fetch") and isinstance(v, Entity):  # a marsc scalar: its value
+                v = v.fetch()
+            if isinstance(v, np.ndarray) and v.ndim == 0:
+                v = v.item()
+            out.append(_literal(v, name))
+            i = end
             continue
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _trailer_end(expr, i):
+    """where the attributes, calls and subscripts after a name at expr[i:]
+    end (.x, (...), [...], brackets balanced, strings skipped)"""
+    while i < len(expr):
+        if expr[i] == "." and re.match(r"\.[A-Za-z_]", expr[i:i + 2]):
+            i += 1 + re.match(r"[A-Za-z_]\w*", expr[i + 1:]).end()
+        elif expr[i] in "([":
+            depth, quote = 0, None
+            while i < len(expr):
+                ch = expr[i]
+                if quote:
+                    quote = None if ch == quote else quote
+                elif ch in "'\"":
+                    quote = ch
+                elif ch in "([{":
+                    depth += 1
+                elif ch in ")]}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                i += 1
+            if i >= len(expr):
+                raise SyntaxError("invalid syntax: unbalanced brackets after @ (%r)" % expr)
+            i += 1
+        else:
+            break
+    return i
 
 
 def _numbers(data, ndim=2):

@@ -435,6 +435,12 @@ def compare(s, op, other):
             "greater_equal": c >= code}[op]
 
 
+# the ops after which codes are still codes, fetched as pandas' small ints
+_CODES_KEPT = ("dataframe.head", "dataframe.tail", "dataframe.sort_values",
+               "dataframe.sort_index", "dataframe.filter", "dataframe.sample", "dataframe.iloc",
+               "dataframe.rename", "dataframe.loc")
+
+
 class CatAccessor:
     """pandas' s.cat: categories, ordered, codes, as_ordered, as_unordered"""
 
@@ -459,7 +465,7 @@ class CatAccessor:
         n = len(self._d.categories)
         t = "int8" if n < 127 else "int16" if n < 32767 else "int32"
         return _as_fetched(_codes(self._s, self._d, -1).astype("int64").rename(None),
-                           lambda got: got.astype(t))
+                           lambda got: got.astype(t), _CODES_KEPT)
 
     def _with(self, ordered, categories=None, values=None):
         """the Series with categories (the same by default) and ordered;
