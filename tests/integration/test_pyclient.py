@@ -448,6 +448,14 @@ class TestAttributesAndMethods(Base):
         m._shape = None
         m.execute()
         self.assertEqual(m.shape, (6,))
+        # listed ops whose shape numpy tells from the inputs' shapes, before they run
+        for f in (lambda m, a: m.swapaxes(a, 0, 1), lambda m, a: m.moveaxis(a, 0, -1),
+                  lambda m, a: m.flip(a, 0), lambda m, a: m.diff(a, 2, axis=1),
+                  lambda m, a: m.atleast_3d(a), lambda m, a: m.ptp(a, axis=0),
+                  lambda m, a: m.count_nonzero(a, axis=1)):
+            got, want = f(mt, mt.tensor(IN, chunk_size=4)), f(np, IN)
+            self.assertEqual((got.shape, got.dtype), (want.shape, want.dtype))
+            np.testing.assert_array_equal(got.fetch(), want)
 
     def test_methods(self):
         x, i = mt.tensor(XN, chunk_size=4), mt.tensor(IN, chunk_size=5)
@@ -472,6 +480,41 @@ class TestAttributesAndMethods(Base):
 
 
 class TestFunctions(Base):
+    def test_composed(self):
+        """numpy functions with no op of their own, composed of the
+        cluster's ops: values, shapes and dtypes as numpy's"""
+        x, i = mt.tensor(XN, chunk_size=4), mt.tensor(IN, chunk_size=5)
+        with np.errstate(all="ignore"):
+            lg = np.log(XN)
+            lg0 = np.nan_to_num(lg / 0.0, nan=-1.0, posinf=9.0, neginf=-9.0)
+        lgt = mt.log(x)
+        w = mt.tensor(np.array([0, 5, 9, 11]), chunk_size=3)
+        pairs = [("nan_to_num", mt.nan_to_num(lgt), np.nan_to_num(lg)),
+                 ("nan_to_num_kw", mt.nan_to_num(lgt / 0.0, nan=-1.0, posinf=9.0, neginf=-9.0),
+                  lg0),
+                 ("nan_to_num_int", mt.nan_to_num(i), np.nan_to_num(IN)),
+                 ("append", mt.append(x, i), np.append(XN, IN)),
+                 ("append_axis", mt.append(x, i, axis=1), np.append(XN, IN, axis=1)),
+                 ("delete", mt.delete(x, [0, -1], axis=0), np.delete(XN, [0, -1], axis=0)),
+                 ("delete_slice", mt.delete(i, slice(1, None, 4)), np.delete(IN, slice(1, None, 4))),
+                 ("delete_mask", mt.delete(x, XN[0] > 0, axis=1), np.delete(XN, XN[0] > 0, axis=1))]
+        for k in range(4):
+            pairs.append(("rot90_%d" % k, mt.rot90(x, k), np.rot90(XN, k)))
+        pairs += [("rot90_axes", mt.rot90(i, 1, axes=(1, 0)), np.rot90(IN, 1, axes=(1, 0))),
+                  ("kron", mt.kron(x[:2, :3], i[:3, :2]), np.kron(XN[:2, :3], IN[:3, :2])),
+                  ("kron_1d", mt.kron(x[0], i[1, :3]), np.kron(XN[0], IN[1, :3])),
+                  ("kron_mixed", mt.kron(x[0, :2], i[:2, :2]), np.kron(XN[0, :2], IN[:2, :2])),
+                  ("cross", mt.cross(x[:, :3], x[:, 3:6]), np.cross(XN[:, :3], XN[:, 3:6])),
+                  ("pinv", mt.linalg.pinv(x), np.linalg.pinv(XN)),
+                  ("pinv_wide", mt.linalg.pinv(x.T[:4]), np.linalg.pinv(XN.T[:4]))]
+        rows, cols = mt.unravel_index(w, (3, 4))
+        pairs += [("unravel_rows", rows, np.unravel_index([0, 5, 9, 11], (3, 4))[0]),
+                  ("unravel_cols", cols, np.unravel_index([0, 5, 9, 11], (3, 4))[1])]
+        self.run_all(pairs)
+        self.assertEqual(mt.unravel_index(7, (3, 4)), np.unravel_index(7, (3, 4)))
+        with self.assertRaises(IndexError):
+            mt.delete(x, [6], axis=0)
+
     def test_creation(self):
         self.run_all([
             ("ones", mt.ones((3, 4), chunk_size=2), np.ones((3, 4))),

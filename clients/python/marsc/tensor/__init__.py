@@ -10,6 +10,8 @@ import builtins
 import math
 import numbers
 
+import warnings
+
 import numpy as np
 
 from .. import core
@@ -1459,6 +1461,32 @@ def _listed(name):
     return generic(name, entry)
 
 
+# listed ops whose shape and dtype follow from their inputs' and their
+# parameters alone, as numpy's function of the same name and keywords
+_SHAPE_ONLY = ("swapaxes", "moveaxis", "rollaxis", "flip", "fliplr", "flipud", "diff",
+               "atleast_1d", "atleast_2d", "atleast_3d", "ptp", "count_nonzero", "ediff1d")
+
+
+def _sampled(name, ins, params):
+    """(shape, dtype) of op `name` over tensors of known shapes, as numpy's
+    function gives them on zeros of those shapes (views of one zero, up to
+    4M elements); (None, None) where unknown here (the server's validation
+    is the truth)"""
+    fn = getattr(np, name, None) if name in _SHAPE_ONLY else None
+    if fn is None or not builtins.all(isinstance(x, Tensor) and x._shape is not None and
+                                      x._dtype is not None for x in ins) or \
+            builtins.sum(math.prod(x._shape) for x in ins) > 1 << 22:
+        return None, None
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = np.asarray(fn(*[np.broadcast_to(np.zeros((), x._dtype), x._shape)
+                                  for x in ins], **params))
+        return out.shape, out.dtype
+    except Exception:  # noqa: BLE001 - numpy refuses: the server says why
+        return None, None
+
+
 def generic(name, entry):
     """A function for op `name` from its listing: positional arguments are
     its inputs (a list for ops of N+ inputs) then its parameters in order;
@@ -1494,7 +1522,9 @@ def generic(name, entry):
         if kind != "tensor":
             from ..dataframe import elementwise
             return elementwise(name, ins, p)
-        return _make(name, ins, p, None, None, n_outputs=_n_outputs(n_out, ins, p))
+        n = _n_outputs(n_out, ins, p)
+        shape, dtype = _sampled(name, ins, p) if not n else (None, None)
+        return _make(name, ins, p, shape, dtype, n_outputs=n)
     f.__name__ = name.rsplit(".", 1)[-1]
     f.__doc__ = "the cluster's op %s: inputs %s, parameters %s" % (name, n_in, ", ".join(params))
     return f
@@ -1507,8 +1537,15 @@ from . import _numpyfuncs  # noqa: E402
 
 for _n in _numpyfuncs.__all__:
     globals()[_n] = getattr(_numpyfuncs, _n)
-del _n
 linalg.__dict__.update(_numpyfuncs.LINALG)
+
+# numpy functions with no op of their own, composed of the cluster's ops
+from . import _composed  # noqa: E402
+
+for _n in _composed.__all__:
+    globals()[_n] = getattr(_composed, _n)
+del _n
+linalg.__dict__.update(_composed.LINALG)
 
 
 def __getattr__(name):

@@ -1,0 +1,173 @@
+"""numpy functions the cluster lists no op for, composed here of ops it
+has, with numpy's signatures: nan_to_num, append, delete, rot90, kron,
+cross, unravel_index and linalg.pinv. Each gives numpy's values (and its
+dtype, where the ops it is made of follow numpy's promotion)."""
+import numbers
+import operator
+
+import numpy as np
+
+__all__ = ["nan_to_num", "append", "delete", "rot90", "kron", "cross", "unravel_index"]
+
+
+def _mt():
+    from .. import tensor
+    return tensor
+
+
+def _shape(a, what):
+    """a's shape, known here (these functions need it)"""
+    if a.shape is None:
+        raise NotImplementedError("%s needs the shape of its input, which the client does not "
+                                  "know before it runs: execute() it first" % what)
+    return a.shape
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN as `nan`, infinities as the largest (smallest) finite value of
+    x's float dtype or as posinf (neginf); integers and bools as they are"""
+    mt = _mt()
+    x = mt._as_tensor(x)
+    dt = x.dtype
+    if dt is None or dt.kind not in "fc":
+        return x
+    info = np.finfo(dt)
+    out = mt.where(mt.isnan(x), nan, x)
+    out = mt.where(mt.isposinf(x), info.max if posinf is None else posinf, out)
+    return mt.where(mt.isneginf(x), info.min if neginf is None else neginf, out)
+
+
+def append(arr, values, axis=None):
+    """values after arr: both flattened (axis None), or along axis"""
+    mt = _mt()
+    arr, values = mt._as_tensor(arr), mt._as_tensor(values)
+    if axis is None:
+        return mt.concatenate([mt.ravel(arr), mt.ravel(values)])
+    return mt.concatenate([arr, values], axis=axis)
+
+
+def delete(arr, obj, axis=None):
+    """arr without the entries obj (an index, a list of them, a slice or a
+    bool mask) along axis (None: arr flattened), as a take of the others"""
+    mt = _mt()
+    arr = mt._as_tensor(arr)
+    if axis is None:
+        arr, axis = mt.ravel(arr), 0
+    shape = _shape(arr, "delete")
+    axis = operator.index(axis)
+    if not -len(shape) <= axis < len(shape):
+        raise np.AxisError(axis, len(shape))
+    n = shape[axis]
+    if isinstance(obj, slice):
+        drop = set(range(n)[obj])
+    else:
+        o = np.asarray(obj)
+        if o.dtype == bool:
+            if o.shape != (n,):
+                raise ValueError("boolean array argument obj to delete must be one dimensional "
+                                 "and match the axis length of %d" % n)
+            drop = set(np.flatnonzero(o).tolist())
+        else:
+            if o.dtype.kind not in "iu" and o.size:
+                raise IndexError("arrays used as indices must be of integer (or boolean) type")
+            drop = set()
+            for i in o.ravel().tolist():
+                if not -n <= i < n:
+                    raise IndexError("index %d is out of bounds for axis %d with size %d"
+                                     % (i, axis, n))
+                drop.add(i % n)
+    keep = [i for i in range(n) if i not in drop]
+    return mt.take(arr, np.asarray(keep, dtype=np.int64), axis=axis)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """m rotated by 90 degrees k times in the plane of axes, as numpy's:
+    flips and a transpose"""
+    mt = _mt()
+    m = mt._as_tensor(m)
+    nd = len(_shape(m, "rot90"))
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == nd:
+        raise ValueError("Axes must be different.")
+    if not all(-nd <= a < nd for a in axes):
+        raise ValueError("Axes=%s out of range for array of ndim=%d." % (axes, nd))
+    k %= 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return mt.flip(mt.flip(m, axes[0]), axes[1])
+    order = list(range(nd))
+    a0, a1 = axes[0] % nd, axes[1] % nd
+    order[a0], order[a1] = order[a1], order[a0]
+    if k == 1:
+        return mt.transpose(mt.flip(m, axes[1]), order)
+    return mt.flip(mt.transpose(m, order), axes[1])
+
+
+def kron(a, b):
+    """numpy's Kronecker product of two arrays of at most 2 dimensions:
+    every product a[i, j] * b[k, l] at row i * rows(b) + k, column
+    j * columns(b) + l, by broadcasting and a reshape"""
+    mt = _mt()
+    a, b = mt._as_tensor(a), mt._as_tensor(b)
+    sa, sb = _shape(a, "kron"), _shape(b, "kron")
+    if len(sa) > 2 or len(sb) > 2:
+        raise NotImplementedError("kron of arrays of more than 2 dimensions is not supported")
+    if max(len(sa), len(sb)) <= 1:
+        a1, b1 = mt.ravel(a), mt.ravel(b)
+        return (a1[:, None] * b1[None, :]).reshape(-1)
+    a2 = a.reshape((1,) * (2 - len(sa)) + tuple(sa))
+    b2 = b.reshape((1,) * (2 - len(sb)) + tuple(sb))
+    (ra, ca), (rb, cb) = a2.shape, b2.shape
+    return (a2[:, None, :, None] * b2[None, :, None, :]).reshape(ra * rb, ca * cb)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """numpy's cross product of vectors of 3 components along the last axis
+    (broadcast over the others)"""
+    mt = _mt()
+    if axis is not None or (axisa, axisb, axisc) != (-1, -1, -1):
+        raise NotImplementedError("cross along another axis than the last is not supported")
+    a, b = mt._as_tensor(a), mt._as_tensor(b)
+    if _shape(a, "cross")[-1:] != (3,) or _shape(b, "cross")[-1:] != (3,):
+        raise NotImplementedError("cross of vectors of 3 components only (numpy's 2-component "
+                                  "vectors give a scalar: a[0] * b[1] - a[1] * b[0])")
+    c = [a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+         a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+         a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]]
+    return mt.stack(c, axis=-1)
+
+
+def unravel_index(indices, shape, order="C"):
+    """the coordinates of flat indices into an array of shape: numpy's
+    tuple of arrays (of a tensor of indices: tensors, each its // and %)"""
+    mt = _mt()
+    if not isinstance(indices, mt.Tensor):
+        return np.unravel_index(indices, shape, order=order)
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    dims = [operator.index(d) for d in (shape if not isinstance(shape, numbers.Integral)
+                                        else (shape,))]
+    out, rest = [], indices
+    for d in (reversed(dims) if order == "C" else dims):
+        out.append(rest % d)
+        rest = rest // d
+    return tuple(reversed(out)) if order == "C" else tuple(out)
+
+
+def pinv(a, rcond=1e-15, hermitian=False):
+    """numpy's pseudo-inverse of a matrix from its reduced SVD: singular
+    values at most rcond times the largest count as zero"""
+    mt = _mt()
+    a = mt._as_tensor(a)
+    if len(_shape(a, "pinv")) != 2:
+        raise NotImplementedError("pinv of a stack of matrices is not supported")
+    u, s, vt = mt.linalg.svd(a, full_matrices=False)
+    big = s > rcond * s.max()
+    inv = mt.where(big, 1.0 / mt.where(big, s, 1.0), 0.0)
+    return mt.matmul(vt.T * inv, u.T)
+
+
+LINALG = {"pinv": pinv}
