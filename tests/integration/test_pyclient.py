@@ -3608,6 +3608,55 @@ class TestDataFrames(Base):
         pd.testing.assert_series_equal(d.score.resample("D").sum().head(3).fetch(),
                                        q.score.resample("D").sum().head(3))
 
+    def test_methods_as_pandas(self):
+        """isin of a dict or a Series, where/mask keep the name, clip by
+        Series, round by column, fillna with a limit, replace by regex,
+        combine_first, argmax, squeeze, a group's value_counts and
+        sort_index by level: as pandas, over chunks of a few rows"""
+        rng = np.random.default_rng(11)
+        n = 45
+        p = pd.DataFrame({"cust": rng.choice(["c1", "c2", "c3", "c4"], n),
+                          "amt": rng.uniform(5, 500, n).round(2), "qty": rng.integers(1, 6, n),
+                          "note": rng.choice(["ok", "late, refund", "gift", None, "ok"], n)})
+        p.loc[rng.random(n) < 0.15, "amt"] = np.nan
+        df = md.DataFrame(p, chunk_rows=4)
+        p["note"] = p.note.where(p.note.notna(), np.nan)  # fetched: NaN, as read_csv's
+        cases = {
+            "isin_dict": lambda d: d.isin({"cust": ["c1"], "qty": [1, 2]}),
+            "isin_series": lambda d: d.cust.isin(d.cust[d.qty > 4]),
+            "where_other": lambda d: d.amt.where(d.amt > 100, d.qty),
+            "mask_other": lambda d: d.amt.mask(d.amt > 100, d.qty * 1.5),
+            "clip_series": lambda d: d.amt.clip(d.qty * 20, d.qty * 60),
+            "round_dict": lambda d: d.round({"amt": 0}),
+            "bfill_limit": lambda d: d.amt.fillna(method="bfill", limit=1),
+            "ffill_limit": lambda d: d[["amt", "note"]].ffill(limit=2),
+            "fill_first": lambda d: d.fillna({"amt": -1.0, "note": "x"}, limit=2),
+            "replace_regex": lambda d: d.note.replace(r"^l.*", "LATE", regex=True),
+            "replace_frame": lambda d: d.replace({"^c1$": "one", "ok": "OK"}, regex=True),
+            "combine_first": lambda d: d.amt.combine_first(d.qty * 10.0),
+            "iloc_argmax": lambda d: d.iloc[d.amt.argmax()],
+            "vc": lambda d: d.groupby("cust").qty.value_counts(),
+            "vc_norm": lambda d: d.groupby("cust").qty.value_counts(normalize=True),
+            "vc_na": lambda d: d.groupby("cust").note.value_counts(dropna=False),
+            "by_level": lambda d: d.groupby(["cust", "qty"]).amt.sum().sort_index(level=1),
+            "by_level_desc": lambda d: d.set_index(["cust", "qty"]).sort_index(
+                level="qty", ascending=False),
+        }
+        for name, f in cases.items():
+            with self.subTest(case=name):
+                want, got = f(p), f(df)
+                got = got.fetch() if hasattr(got, "fetch") else got
+                if isinstance(want, pd.DataFrame):
+                    pd.testing.assert_frame_equal(got, want)
+                else:
+                    pd.testing.assert_series_equal(got, want)
+        self.assertEqual(df.amt.argmin().fetch(), p.amt.argmin())
+        self.assertEqual(df.qty.head(1).squeeze(), p.qty.head(1).squeeze())
+        with self.assertRaisesRegex(TypeError, "list-like"):
+            df.cust.isin("c1")
+        with self.assertRaisesRegex(ValueError, "Limit must be greater than 0"):
+            df.amt.ffill(limit=0)
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

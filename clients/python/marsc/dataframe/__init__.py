@@ -758,14 +758,14 @@ class _Frame(Entity):
         cond, other = _called(cond, self), _called(other, self)
         if isinstance(self, DataFrame) and isinstance(cond, Series):
             return self._each_column(lambda c: self[c].where(cond, other))
-        return elementwise("where", [cond, self, other])
+        return _named_as(self, elementwise("where", [cond, self, other]))
 
     def mask(self, cond, other=np.nan):
         """pandas' mask: other where cond holds, else this value."""
         cond, other = _called(cond, self), _called(other, self)
         if isinstance(self, DataFrame) and isinstance(cond, Series):
             return self._each_column(lambda c: self[c].mask(cond, other))
-        return elementwise("where", [cond, other, self])
+        return _named_as(self, elementwise("where", [cond, other, self]))
 
     def _each_column(self, fn):
         """this frame with each column c replaced by fn(c), a Series of its
@@ -979,9 +979,37 @@ class _Frame(Entity):
         return _make("dataframe." + op, [self], p, self._ref.kind, self._columns)
 
     def tail(self, n=5): return self._rows("tail", n=int(n))
-    def sort_index(self, ascending=True, na_position="last"):
-        return self._rows("sort_index", ascending=ascending,
-                          na_position=None if na_position == "last" else na_position)
+    def sort_index(self, ascending=True, na_position="last", level=None, sort_remaining=True):
+        """pandas' sort_index; level (a name or position, or a list): by
+        those levels, then the others (sort_remaining), as a sort_values of
+        the levels as columns (their names known here)"""
+        if level is None:
+            return self._rows("sort_index", ascending=ascending,
+                              na_position=None if na_position == "last" else na_position)
+        names = self._index_names
+        if not names or any(n is None for n in names):
+            raise NotImplementedError("sort_index(level=...) needs the index levels' names, "
+                                      "known here: name them (rename_axis) first")
+        want = [level] if _one(level) else list(level)
+        want = [names[x] if isinstance(x, (int, np.integer)) and x not in names else x
+                for x in want]
+        if any(x not in names for x in want):
+            raise KeyError("Level %s not found" % [x for x in want if x not in names][0])
+        keys = want + ([x for x in names if x not in want] if sort_remaining else [])
+        cols = None if isinstance(self, Series) else self.columns
+        if cols is not None and any(x in cols for x in names):
+            raise NotImplementedError("sort_index(level=...): an index level's name is a "
+                                      "column's too")
+        flat = self.reset_index()
+        if ascending is False:  # pandas: the ascending order reversed, ties and all
+            flip = {"last": "first", "first": "last"}.get(na_position, na_position)
+            out = flat.sort_values(keys, na_position=flip).iloc[::-1].set_index(list(names))
+        else:
+            out = flat.sort_values(keys, ascending=ascending, na_position=na_position) \
+                .set_index(list(names))
+        if isinstance(self, Series):
+            return out[out.columns[0]] if len(out.columns) == 1 else out
+        return out
     def sample(self, n=None, frac=None, replace=False, random_state=None):
         if n is None and frac is None:
             n = 1  # pandas' default
@@ -1035,12 +1063,25 @@ class _Frame(Entity):
             return self[keep]
         return self._rows("dropna", how=how if thresh is None else None, thresh=thresh,
                           subset=_names(subset))
-    def fillna(self, value=None, method=None):
-        """pandas' fillna: a scalar, a dict {column: value}, a method
-        (ffill, bfill); a Series' reduction (s.fillna(s.mean())) or another
-        Series of the same rows (its value where this one misses); of a
-        DataFrame a Series by column name (df.fillna(df.mean()): it runs
-        first, then is the dict)."""
+    def fillna(self, value=None, method=None, limit=None):
+        """pandas' fillna: a scalar, a dict {column: value} (with a limit:
+        the first that many missing values of each column), a method
+        (ffill, bfill; with a limit: at most that many in a row); a
+        Series' reduction (s.fillna(s.mean())) or another Series of the
+        same rows (its value where this one misses); of a DataFrame a
+        Series by column name (df.fillna(df.mean()): it runs first, then is
+        the dict)."""
+        if limit is not None and method is not None:
+            return _fill_limited(self, method, limit)
+        if limit is not None:  # the first `limit` missing values of each column
+            if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+                raise ValueError("Limit must be greater than 0")
+            if isinstance(self, DataFrame):
+                vals = value if isinstance(value, dict) else {c: value for c in self.columns}
+                return self._each_column(lambda c: self[c].fillna(vals[c], limit=limit)
+                                         if c in vals else self[c])
+            na = self.isna()
+            return self.mask(na & (na.astype("int64").cumsum() <= int(limit)), value)
         if isinstance(value, Tensor) or (isinstance(value, Series) and isinstance(self, Series)) \
                 or (isinstance(self, Series) and _time_literal(value) is not None):
             # a time fills through where, by a Series of that time
@@ -1053,16 +1094,10 @@ class _Frame(Entity):
             value = value.fetch().to_dict()
         return self._rows("fillna", value=value, method=method)
     def ffill(self, limit=None):
-        """pandas' ffill: fillna(method="ffill") (limit is not supported)."""
-        if limit is not None:
-            raise NotImplementedError("ffill: limit is not supported (groupby(...).ffill(limit) "
-                                      "is)")
-        return self.fillna(method="ffill")
+        """pandas' ffill: fillna(method="ffill", limit=limit)."""
+        return self.fillna(method="ffill", limit=limit)
     def bfill(self, limit=None):
-        if limit is not None:
-            raise NotImplementedError("bfill: limit is not supported (groupby(...).bfill(limit) "
-                                      "is)")
-        return self.fillna(method="bfill")
+        return self.fillna(method="bfill", limit=limit)
     pad, backfill = ffill, bfill
     def asfreq(self, freq):
         """pandas' asfreq(freq) of a DatetimeIndex (unique, sorted): a row at
@@ -1075,7 +1110,13 @@ class _Frame(Entity):
         values, time); axis 0 only."""
         return self._rows("interpolate", method=method, axis=axis or None, limit=limit,
                           limit_direction=limit_direction, limit_area=limit_area)
-    def replace(self, to_replace=None, value=None):
+    def replace(self, to_replace=None, value=None, regex=False):
+        """pandas' replace: values, lists, {old: new}, {column: {old: new}};
+        with regex=True (or regex the pattern) a pattern's matches within
+        the strings (POSIX extended regular expressions, as str.replace;
+        the replacement literal text), the columns of strings alone"""
+        if regex is not False:
+            return _replace_regex(self, to_replace, value, regex)
         if isinstance(self, DataFrame) and isinstance(to_replace, dict) and to_replace and \
                 all(isinstance(v, dict) for v in to_replace.values()):
             # {column: {old: new}}: each column's own replacement
@@ -1096,6 +1137,17 @@ class _Frame(Entity):
     def clip(self, lower=None, upper=None):
         """pandas' clip by numbers; a Series' by times (Timestamps,
         Timedeltas: each bound through mask, NaT kept)"""
+        if any(isinstance(b, Series) for b in (lower, upper)):
+            # bounds of the same rows: each row's (a missing bound: none)
+            if isinstance(self, DataFrame):
+                raise NotImplementedError("clip of a DataFrame by Series bounds (axis) is not "
+                                          "supported: clip each column")
+            out = self
+            if lower is not None:
+                out = out.mask(out < lower, lower)
+            if upper is not None:
+                out = out.mask(out > upper, upper)
+            return out
         if isinstance(self, Series) and any(_time_literal(b) is not None
                                             for b in (lower, upper)):
             out = self
@@ -1105,15 +1157,40 @@ class _Frame(Entity):
                 out = out.mask(out > upper, _time_const(self, upper))
             return out
         return self._rows("clip", lower=lower, upper=upper)
-    def round(self, decimals=0): return self._rows("round", decimals=int(decimals))
+    def round(self, decimals=0):
+        """pandas' round: decimals an integer, or a DataFrame's {column:
+        decimals} (a pandas Series too; the other columns as they are)"""
+        if hasattr(decimals, "items"):
+            if not isinstance(self, DataFrame):
+                raise TypeError("a Series' round takes an integer")
+            d = dict(decimals.items())
+            return self._each_column(lambda c: self[c].round(d[c]) if c in d else self[c])
+        return self._rows("round", decimals=int(decimals))
     def isna(self): return self._rows("isna")
     def notna(self): return self._rows("notna")
     isnull = isna  # pandas' aliases
     notnull = notna
     def isin(self, values):
-        """pandas' isin of a list of values; times (Timestamps, datetimes,
-        Timedeltas) as the engine holds them, nanoseconds"""
+        """pandas' isin of a list of values (a set, an array, a pandas or
+        marsc Series: its values); times (Timestamps, datetimes,
+        Timedeltas) as the engine holds them, nanoseconds. A DataFrame's
+        isin of a dict {column: values}: those columns' isin, False in the
+        others, as pandas'."""
         import pandas as pd
+        if isinstance(values, dict):
+            if not isinstance(self, DataFrame):
+                raise TypeError("only list-like objects are allowed to be passed to isin(), you "
+                                "passed a [dict]")
+            return self._each_column(lambda c: self[c].isin(values.get(c, [])))
+        if isinstance(values, DataFrame) or isinstance(values, pd.DataFrame):
+            raise NotImplementedError("isin of a DataFrame (aligned on index and columns) is not "
+                                      "supported: give a dict {column: values}")
+        if isinstance(values, Series):  # its values, found first
+            values = values.unique().fetch()
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError("only list-like objects are allowed to be passed to isin(), you "
+                            "passed a [%s]" % type(values).__name__)
+        values = list(values.tolist() if hasattr(values, "tolist") else values)
         values = [pd.Timestamp(v).value if _is_time(v) else
                   pd.Timedelta(v).value if isinstance(v, (datetime.timedelta, np.timedelta64))
                   else v for v in values]
@@ -1273,6 +1350,9 @@ class _ILoc:
         if self._f._fetch_only:  # a table that can only be fetched: its fetched value's
             return _carried_on_fetched(self._f, "iloc", key)
         rows, cols = (key if isinstance(key, tuple) else (key, None))
+        if isinstance(rows, (_Label, Tensor)):  # df.iloc[s.argmax()]: the position first
+            rows = rows.fetch()
+            rows = rows.item() if np.ndim(rows) == 0 and hasattr(rows, "item") else rows
         if isinstance(rows, (int, np.integer)) and not isinstance(rows, bool):
             # one position: its row, fetched as pandas gives it (a Series'
             # value, a frame's row as a Series named by its label, or with
@@ -1422,6 +1502,74 @@ def _is_mask(s):
     a filter; else it runs to tell a mask from labels)"""
     op = s._ref.node.op or ""
     return op in _MASK_OPS or op.startswith("dataframe.str.is")
+
+
+def _replace_regex(f, to_replace, value, regex):
+    """replace(..., regex=...): str.replace of each string column"""
+    pat = regex if isinstance(regex, str) else to_replace
+    if regex is not True and not isinstance(regex, str):
+        raise TypeError("regex must be a bool or a string")
+    if isinstance(regex, str) and to_replace is not None:
+        value = to_replace if value is None else value
+    if isinstance(pat, dict) and value is None and all(isinstance(k, str) for k in pat):
+        out = f
+        for k, v in pat.items():
+            out = _replace_regex(out, k, v, True)
+        return out
+    if not isinstance(pat, str) or not isinstance(value, str):
+        raise NotImplementedError("replace with regex: a pattern string and a replacement "
+                                  "string (or a dict of them)")
+    if "\\" in value:
+        raise NotImplementedError("replace with regex: group references in the replacement "
+                                  "are not supported (it is literal text)")
+    if isinstance(f, Series):
+        if not (_holds_text(f) or f.head(0)._ran().get("dtype") in ("object", "string")):
+            return f
+        return _named_as(f, f.str.replace(pat, value, regex=True))
+    # the columns of strings: from head(0) (the first chunk's pipeline)
+    text = [c for c, t in f.head(0)._ran()["dtypes"].items() if t in ("object", "string")]
+    if not text:
+        return f
+    return f._each_column(lambda c: f[c].str.replace(pat, value, regex=True) if c in text
+                          else f[c])
+
+
+def _fill_limited(f, method, limit):
+    """f.fillna(method=..., limit=limit): the groupby kernels' ffill and
+    bfill (which take a limit) over one group of every row"""
+    how = {"ffill": "ffill", "pad": "ffill", "bfill": "bfill", "backfill": "bfill"}.get(method)
+    if how is None:
+        raise ValueError("Invalid fill method. Expecting pad (ffill) or backfill (bfill). Got %s"
+                         % method)
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise ValueError("Limit must be greater than 0")
+    if isinstance(f, Series):
+        nm = f.name  # (it runs when the client does not know it)
+        frame = f.to_frame(_ALL_KEY + "v")
+        cols = [_ALL_KEY + "v"]
+    else:
+        frame, cols = f, list(f.columns)
+        if _ALL_KEY in cols:
+            raise ValueError("a column is named %r, which fillna's limit uses" % _ALL_KEY)
+    keyed = frame.assign(**{_ALL_KEY: 0})
+    out = getattr(GroupBy(keyed, [_ALL_KEY], cols), how)(limit=int(limit))
+    if isinstance(f, Series):
+        return (out[cols[0]] if isinstance(out, DataFrame) else out).rename(nm)
+    out._columns = cols
+    return out
+
+
+_ALL_KEY = "_marsc_all_"  # the one group's key column of _fill_limited
+
+
+def _named_as(src, out):
+    """out (a Series) named as src's Series, where the client knows the name
+    (pandas keeps the caller's through where and mask)"""
+    if isinstance(src, Series) and isinstance(out, Series):
+        nm = _series_name(src._ref)
+        if nm is not _UNKNOWN:
+            return out.rename(nm)
+    return out
 
 
 def _sort_kind(kind):
@@ -2707,6 +2855,25 @@ class Series(_Frame):
     to_list, tolist, item = _Frame._export_one("to_list"), _Frame._export_one("tolist"), \
         _Frame._export_one("item")
     items = _Frame._export_one("items")
+
+    def combine_first(self, other):
+        """pandas' combine_first of another Series of the same rows: this
+        value, else other's"""
+        if not isinstance(other, Series):
+            raise NotImplementedError("combine_first takes a Series of the same rows")
+        return _named_as(self, self.where(self.notna(), other))
+
+    def argmax(self, axis=None, skipna=True):
+        """the position of the largest value (the first of equal ones)"""
+        return self.reset_index(drop=True).idxmax(skipna=skipna)
+
+    def argmin(self, axis=None, skipna=True):
+        return self.reset_index(drop=True).idxmin(skipna=skipna)
+
+    def squeeze(self, axis=None):
+        """pandas' squeeze: a Series of one row is its value (it runs to
+        tell), else itself"""
+        return self.iloc[0].fetch() if len(self) == 1 else self
 
     def to_frame(self, name=None):
         """pandas' Series.to_frame: a DataFrame of this one column (named
@@ -4149,6 +4316,35 @@ class GroupBy(_Aggregations):
             return self._keyed(out, "size", "size")
         return self._keyed(_make("dataframe.groupby_size", [self._df], {"by": self._by},
                                  "series", index_names=list(self._by)), "size", "size")
+
+    def value_counts(self, normalize=False, sort=True, ascending=False, bins=None,
+                     dropna=True):
+        """pandas' SeriesGroupBy.value_counts of the selected column: each
+        group's counts of each value, indexed by the keys and the value,
+        groups in key order, within a group the most frequent first (equal
+        counts by value), as pandas 1.5; normalize: shares of the group"""
+        if not _one(self._sel):
+            raise NotImplementedError("groupby value_counts: select one column "
+                                      "(g[\"x\"].value_counts())")
+        if bins is not None:
+            raise NotImplementedError("groupby value_counts(bins=...) is not supported")
+        col, by = self._sel, list(self._by)
+        if col in by:
+            raise ValueError("groupby value_counts: the column %r is a key" % col)
+        counts = GroupBy(self._df, by + [col], observed=self._observed,
+                         dropna=dropna).size()
+        flat = counts.reset_index(name=_ALL_KEY + "n")
+        if normalize:
+            n = flat[_ALL_KEY + "n"]
+            flat = flat.assign(**{_ALL_KEY + "n": n / GroupBy(flat, by).__getitem__(
+                _ALL_KEY + "n").transform("sum")})
+        if sort:  # equal counts by value, a missing one first (pandas sorts its codes)
+            keys, asc = by + [_ALL_KEY + "n"], [True] * len(by) + [bool(ascending)]
+            if not dropna:
+                flat = flat.assign(**{_ALL_KEY + "na": flat[col].isna()})
+                keys, asc = keys + [_ALL_KEY + "na"], asc + [False]
+            flat = flat.sort_values(keys, ascending=asc)
+        return flat.set_index(by + [col])[_ALL_KEY + "n"].rename(col)
 
     def _rows(self, op, n):
         out = _make(op, [self._df], {"by": self._by, "n": int(n)}, "dataframe",
