@@ -3657,6 +3657,33 @@ class TestDataFrames(Base):
         with self.assertRaisesRegex(ValueError, "Limit must be greater than 0"):
             df.amt.ffill(limit=0)
 
+    def test_time_series_methods(self):
+        """a resample's freq kept through row-wise ops, rolling agg,
+        autocorr and equals, as pandas"""
+        rng = np.random.default_rng(21)
+        n = 120
+        p = pd.DataFrame({"t": pd.date_range("2022-01-01", periods=n, freq="6H"),
+                          "temp": (20 + rng.normal(0, 3, n)).round(2),
+                          "hum": rng.uniform(30, 90, n).round(1)})
+        p.loc[rng.random(n) < 0.08, "temp"] = np.nan
+        df = md.DataFrame(p, chunk_rows=13)
+        for f in (lambda d: d.set_index("t").temp.resample("D").sum().cumsum(),
+                  lambda d: d.set_index("t").temp.resample("D").mean().rolling(3).mean(),
+                  lambda d: d.set_index("t").resample("D").max().hum * 2,
+                  lambda d: d.set_index("t").temp.rolling(3).agg(["min", "max", np.mean]),
+                  lambda d: d.set_index("t").rolling(4).agg({"temp": "sum", "hum": "max"}),
+                  lambda d: d.temp.expanding(2).agg("std")):
+            want, got = f(p), f(df).fetch()
+            if isinstance(want, pd.DataFrame):
+                pd.testing.assert_frame_equal(got, want)
+            else:
+                pd.testing.assert_series_equal(got, want)
+        self.assertEqual(df.set_index("t").temp.resample("D").sum().fetch().index.freq, "D")
+        self.assertAlmostEqual(float(df.temp.autocorr().fetch()), p.temp.autocorr(), places=12)
+        self.assertAlmostEqual(float(df.hum.autocorr(3).fetch()), p.hum.autocorr(3), places=12)
+        self.assertTrue(df.hum.equals(p.hum))
+        self.assertFalse(df.hum.equals(df.hum + 1))
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

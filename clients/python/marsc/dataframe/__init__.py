@@ -79,9 +79,10 @@ def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_
     if any(isinstance(x, _Frame) and x._cats for x in inputs):
         obj._cats = _cat_carried(op, inputs, params, obj)
     src = inputs[0] if inputs else None
-    if isinstance(src, _Frame) and src._fetched_keeps and \
-            op in (src._fetched_keeps if isinstance(src._fetched_keeps, tuple) else _ROWS_KEPT):
-        _as_fetched(obj, src._fetched, src._fetched_keeps)
+    keeps = src._fetched_keeps if isinstance(src, _Frame) else None
+    if keeps and (keeps(op) if callable(keeps) else
+                  op in (keeps if isinstance(keeps, tuple) else _ROWS_KEPT)):
+        _as_fetched(obj, src._fetched, keeps)
     if isinstance(src, _LocOneRows) and op in _ROWS_KEPT:  # df.loc["mean"].round(3)
         obj = src._wrap(obj)
     return _after_create(obj)
@@ -1779,6 +1780,39 @@ class _Rolling:
     def skew(self): return self._agg("skew")  # noqa: E704
     def kurt(self): return self._agg("kurt")  # noqa: E704
 
+    def agg(self, func):
+        """pandas' rolling (expanding) agg: a func name (or numpy's
+        function), a list of them (a Series' window: a column each, named
+        as the funcs), or a DataFrame's {column: func}"""
+        if isinstance(func, dict):
+            if not isinstance(self._f, DataFrame):
+                raise NotImplementedError("a Series' rolling agg takes a func or a list")
+            if any(isinstance(f, (list, tuple)) for f in func.values()):
+                raise NotImplementedError("rolling agg({column: [funcs]}) gives MultiIndex "
+                                          "columns, which are not supported")
+            r = copy.copy(self)
+            outs = []
+            for c, fn in func.items():
+                r._f = self._f[c]
+                outs.append(r.agg(fn))
+            out = concat(outs, axis=1)
+            out._columns = list(func)
+            return out
+        if isinstance(func, (list, tuple)):
+            if isinstance(self._f, DataFrame):
+                raise NotImplementedError("rolling agg of a DataFrame by a list gives "
+                                          "MultiIndex columns, which are not supported")
+            names = [_func_name(f) for f in func]
+            out = concat([self.agg(f).rename(n) for f, n in zip(func, names)], axis=1)
+            out._columns = names
+            return out
+        name = _func_name(func)
+        if not hasattr(type(self), name) or name.startswith("_") or name in ("agg", "apply"):
+            raise AttributeError("'%s' is not a valid function for the window" % name)
+        return getattr(self, name)()
+
+    aggregate = agg
+
     def sem(self, ddof=1):
         """pandas' rolling (expanding) sem: std / sqrt(count - 1)."""
         if ddof != 1:
@@ -1879,8 +1913,7 @@ class _Resampler(_Aggregations):
     def _freq(self, out):
         """out's fetched DatetimeIndex carries the rule as its freq, as
         pandas' resample results do (and their head and tail)"""
-        return _as_fetched(out, _with_freq(self._p["rule"]),
-                           ("dataframe.head", "dataframe.tail", "dataframe.getitem"))
+        return _as_fetched(out, _with_freq(self._p["rule"]), _keeps_index)
 
     def _series(self, func):
         if not isinstance(self._f, Series) and func != "size":
@@ -2856,6 +2889,16 @@ class Series(_Frame):
         _Frame._export_one("item")
     items = _Frame._export_one("items")
 
+    def autocorr(self, lag=1):
+        """pandas' autocorr: the correlation with this Series shifted by lag
+        (a scalar tensor)"""
+        return self.corr(self.shift(int(lag)))
+
+    def equals(self, other):
+        """pandas' equals of the fetched values (both run)"""
+        mine = self.fetch()
+        return mine.equals(other.fetch() if isinstance(other, Entity) else other)
+
     def combine_first(self, other):
         """pandas' combine_first of another Series of the same rows: this
         value, else other's"""
@@ -3004,9 +3047,27 @@ def _as_fetched(out, fn, keep=False):
     """out, fetched as fn makes of the fetched pandas object; keep: fn is
     of the index's shape only (a one-level MultiIndex), so the ops that
     keep rows as they are (head, sort_values ...) keep it too (_make); a
-    tuple of ops: only those keep it"""
+    tuple of ops: only those keep it; a function of the op: where it
+    says"""
     out._fetched, out._fetched_keeps = fn, keep
     return out
+
+
+# the frame ops after which the index is the input's, row for row (the
+# element-wise ops, named as numpy's, all keep it)
+_INDEX_KEPT = ("dataframe.head", "dataframe.tail", "dataframe.getitem", "dataframe.cumsum",
+               "dataframe.cumprod", "dataframe.cummax", "dataframe.cummin", "dataframe.diff",
+               "dataframe.shift", "dataframe.pct_change", "dataframe.rolling",
+               "dataframe.expanding", "dataframe.ewm", "dataframe.round", "dataframe.fillna",
+               "dataframe.abs", "dataframe.clip", "dataframe.astype", "dataframe.rename",
+               "dataframe.isna", "dataframe.notna", "dataframe.interpolate", "dataframe.rank",
+               "dataframe.replace", "dataframe.assign")
+
+
+def _keeps_index(op):
+    """whether op's output has its first input's index (a resample's freq
+    stays on it, as pandas')"""
+    return op in _INDEX_KEPT or not op.startswith("dataframe.")
 
 
 def _with_freq(rule):
