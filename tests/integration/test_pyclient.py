@@ -3650,6 +3650,23 @@ class TestDataFrames(Base):
                     pd.testing.assert_frame_equal(got, want)
                 else:
                     pd.testing.assert_series_equal(got, want)
+        more = {
+            "vc_subset": lambda d: d.value_counts("cust"),  # pandas: a plain index here
+            "vc_list": lambda d: d.value_counts(["cust"]),
+            "loc_slice_col": lambda d: d.loc[5:12, "qty"],
+            "filter_regex": lambda d: d.filter(regex="^[aq]"),
+            "filter_items": lambda d: d.filter(items=["qty", "zz", "cust"]),
+            "filter_like": lambda d: d.filter(like="u"),
+            "reindex": lambda d: d.reindex(columns=["qty", "new", "cust"]),
+            "reindex_fill": lambda d: d.reindex(["amt", "z"], axis=1, fill_value=0),
+        }
+        for name, f in more.items():
+            with self.subTest(case=name):
+                want, got = f(p), f(df).fetch()
+                if isinstance(want, pd.DataFrame):
+                    pd.testing.assert_frame_equal(got, want)
+                else:
+                    pd.testing.assert_series_equal(got, want)
         self.assertEqual(df.amt.argmin().fetch(), p.amt.argmin())
         self.assertEqual(df.qty.head(1).squeeze(), p.qty.head(1).squeeze())
         with self.assertRaisesRegex(TypeError, "list-like"):

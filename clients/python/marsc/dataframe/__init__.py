@@ -1453,7 +1453,9 @@ class _Loc:
         if cols is not None:
             p["columns"] = [cols] if _one(cols) else list(cols)
             names = p["columns"]
-        return _make("dataframe.loc", [f], p, kind, names)
+        out = _make("dataframe.loc", [f], p, kind, names)
+        # one column named: its Series, as pandas' loc[rows, "x"]
+        return out[cols] if cols is not None and _one(cols) and kind == "dataframe" else out
 
     def __setitem__(self, key, value):
         """df.loc[mask, cols] = value and s.loc[mask] = value with mask a
@@ -2249,6 +2251,47 @@ class DataFrame(_Frame):
                                  % (name, name, name))
         return self[name]
 
+    def filter(self, items=None, like=None, regex=None, axis=None):
+        """pandas' DataFrame.filter of the column labels: those of items
+        that are columns, in items' order; those containing like; those
+        where regex matches (Python's re.search), in the frame's order"""
+        if axis not in (None, 1, "columns"):
+            raise NotImplementedError("filter of the index labels (axis 0) is not supported: "
+                                      "the columns only")
+        if sum(x is not None for x in (items, like, regex)) != 1:
+            raise TypeError("Keyword arguments `items`, `like`, or `regex` are mutually "
+                            "exclusive")
+        cols = list(self.columns)
+        if items is not None:
+            keep = [c for c in items if c in cols]
+        elif like is not None:
+            keep = [c for c in cols if like in str(c)]
+        else:
+            pat = re.compile(regex)
+            keep = [c for c in cols if pat.search(str(c))]
+        return self[keep]
+
+    def reindex(self, labels=None, index=None, columns=None, axis=None, fill_value=np.nan):
+        """pandas' reindex of the columns: those named, in that order, a
+        name that is no column a column of fill_value (NaN). The rows'
+        (index=, or labels on axis 0) are not supported."""
+        if labels is not None and axis in (1, "columns"):
+            columns, labels = labels, None
+        if labels is not None or index is not None:
+            raise NotImplementedError("reindex of the rows is not supported: the columns only "
+                                      "(reindex(columns=[...]))")
+        if columns is None:
+            return self
+        have = list(self.columns)
+        names = list(columns)
+        missing = [c for c in names if c not in have]
+        out = self[[c for c in names if c in have]] if len(missing) < len(names) else None
+        if out is None:
+            raise NotImplementedError("reindex to columns none of which is the frame's")
+        for c in missing:
+            out[c] = out._const(fill_value)
+        return out[names]
+
     def select_dtypes(self, include=None, exclude=None):
         """pandas' select_dtypes: the columns whose dtypes are (not) of the
         kinds given ("number", "object", "bool", "datetime", np.int64 ...);
@@ -2265,7 +2308,8 @@ class DataFrame(_Frame):
         by count (stable: equal counts in key order, as pandas' sort for up
         to 16 rows); normalize divides by the total. Its index has a level
         per column; for a single column the engine's is a plain index,
-        fetched as pandas' MultiIndex of one level."""
+        fetched as pandas' MultiIndex of one level (but for a subset named
+        by a string of more than one letter, as pandas 1.5's len check)."""
         cols = _names(subset) if subset is not None else self.columns
         p = {"by": list(cols), "agg": {"n": [cols[0], "size"]}}
         if not dropna:
@@ -2276,7 +2320,9 @@ class DataFrame(_Frame):
             out = out.sort_values(ascending=ascending)
         if normalize:
             out = out / out.sum()
-        if len(cols) == 1:  # pandas' MultiIndex of one level (the engine's is plain)
+        # pandas 1.5's MultiIndex of one level (the engine's is plain) where
+        # len(subset) == 1: a list of one, or a one-letter name (its check)
+        if len(cols) == 1 and (not isinstance(subset, str) or len(subset) == 1):
             _as_fetched(out, _one_level, keep=True)
         return out
 
