@@ -3701,6 +3701,18 @@ class TestDataFrames(Base):
         self.assertTrue(df.hum.equals(p.hum))
         self.assertFalse(df.hum.equals(df.hum + 1))
 
+    def test_read_csv_usecols_function_na_filter(self):
+        """usecols as a function of the names (the header read first),
+        na_filter=False (no value missing), as pandas"""
+        frame = pd.DataFrame({"a": [1, 4, 7], "b": ["2", "", "NA"], "c": [3.5, None, 9.0]})
+        for got_kw in (dict(usecols=lambda c: c != "b"), dict(na_filter=False),
+                       dict(na_filter=False, na_values=["7"]),
+                       dict(usecols=lambda c: c in "ab", names=["a", "b", "x"], header=0)):
+            with self.subTest(kw=str(got_kw)):
+                with uploaded_csv("cb.csv", frame, keep=True, **got_kw) as (want, path):
+                    got = md.read_csv(os.path.basename(path), **got_kw).fetch()
+                    pd.testing.assert_frame_equal(got, want)
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

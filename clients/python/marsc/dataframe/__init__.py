@@ -5571,7 +5571,7 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
              usecols=None, dtype=None, skiprows=None, nrows=None, thousands=None, decimal=None,
              na_values=None, keep_default_na=True, parse_dates=None, encoding=None,
              delim_whitespace=False, comment=None, quotechar='"', quoting=0, true_values=None,
-             false_values=None, chunk_bytes=None, session=None, _file=None):
+             false_values=None, na_filter=True, chunk_bytes=None, session=None, _file=None):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
@@ -5605,7 +5605,9 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     ('"' by default); quoting=csv.QUOTE_NONE (3): quotes are plain text.
     true_values, false_values: lists of more strings read as True and
     False (a column of only those, the default spellings and missing
-    values is bool)."""
+    values is bool). usecols may be a function of a column's name (the
+    header is read first, head(0)); na_filter=False reads no value as
+    missing (keep_default_na=False, na_values ignored, as pandas)."""
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
@@ -5638,7 +5640,7 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["parse_dates"] = [parse_dates] if isinstance(parse_dates, str) else list(parse_dates)
     if chunk_bytes is not None:
         p["chunk_bytes"] = int(chunk_bytes)
-    if usecols is not None:
+    if usecols is not None and not callable(usecols):
         p["usecols"] = [int(u) if isinstance(u, np.integer) else u for u in usecols]
     if header != "infer":
         if header is not None and (isinstance(header, bool) or
@@ -5661,6 +5663,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     def na_list(v):
         v = [v] if isinstance(v, (str, int, float, np.generic)) else list(v)
         return [x.item() if isinstance(x, np.generic) else x for x in v]
+    if not na_filter:  # pandas: no value is missing, na_values ignored
+        na_values, keep_default_na = None, False
     if na_values is not None:
         p["na_values"] = ({str(k): na_list(v) for k, v in na_values.items()}
                           if isinstance(na_values, dict) else na_list(na_values))
@@ -5686,6 +5690,13 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         cols = head.columns
         p["parse_dates"] = [cols[int(k)] if isinstance(k, (int, np.integer)) else k
                             for k in dates]
+    if callable(usecols):  # the header's names it keeps (head(0) of the file)
+        probe = {k: v for k, v in p.items() if k != "parse_dates"}
+        head = DataFrame.__new__(DataFrame)
+        Entity.__init__(head, Node("dataframe.read_csv", [], probe, "dataframe"), session)
+        head._columns, head._index_names = None, [None]
+        usecols = [c for c in head.columns if usecols(c)]
+        p["usecols"] = usecols
     node = Node("dataframe.read_csv", [], p, "dataframe")
     node.file = _file  # a local frame's CSV (_local.py)
     df = DataFrame.__new__(DataFrame)
