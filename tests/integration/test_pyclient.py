@@ -3667,6 +3667,23 @@ class TestDataFrames(Base):
                     pd.testing.assert_frame_equal(got, want)
                 else:
                     pd.testing.assert_series_equal(got, want)
+        w = pd.DataFrame({"id": np.arange(12) % 4, "t": np.repeat([1, 2, 3], 4),
+                          "v": rng.integers(0, 100, 12), "w": rng.standard_normal(12).round(3)})
+        w.loc[[2, 7], "w"] = np.nan
+        dw = md.DataFrame(w, chunk_rows=5)
+        for f in (lambda d: d.set_index("id").stack(), lambda d: d[["v", "w"]].stack(),
+                  lambda d: d.set_index(["id", "t"]).stack(),
+                  lambda d: d[["w"]].stack(dropna=False),
+                  lambda d: d.pivot(index="id", columns="t", values="v").stack(),
+                  lambda d: d.pivot_table(index="id", columns="t", values="w",
+                                          aggfunc="sum").stack(),
+                  lambda d: d.set_index(["id", "t"]).v.unstack().clip(10, 60),
+                  lambda d: d.set_index(["id", "t"]).v.unstack().where(lambda x: x > 40)):
+            want, got = f(w), f(dw).fetch()
+            if isinstance(want, pd.DataFrame):
+                pd.testing.assert_frame_equal(got, want)
+            else:
+                pd.testing.assert_series_equal(got, want)
         self.assertEqual(df.amt.argmin().fetch(), p.amt.argmin())
         self.assertEqual(df.qty.head(1).squeeze(), p.qty.head(1).squeeze())
         with self.assertRaisesRegex(TypeError, "list-like"):

@@ -2618,6 +2618,33 @@ class DataFrame(_Frame):
         p = {} if min_periods is None else {"min_periods": int(min_periods)}
         return _make("dataframe.cov", [self], p, "dataframe", index_names=None)
 
+    def stack(self, level=-1, dropna=True):
+        """pandas' DataFrame.stack of one level of columns: a Series indexed
+        by each row's labels then the column names, row by row, missing
+        values dropped (dropna). As a melt of the rows, numbered first
+        (a cumcount of one group), sorted back into row order."""
+        if level not in (-1, 0):
+            raise NotImplementedError("stack: the columns have one level")
+        cols = list(self.columns)
+        names = self._index_names
+        if names is None:
+            names = self.head(0)._ran().get("index_names") or [None]
+        names = list(names)
+        idx = ["_marsc_i%d" % k for k in range(len(names))]
+        pos, var, val, cpos = "_marsc_pos", "_marsc_col", "_marsc_val", "_marsc_cpos"
+        flat = self.rename_axis(idx).reset_index()
+        keyed = flat.assign(**{_ALL_KEY: 0})
+        flat = flat.assign(**{pos: GroupBy(keyed, [_ALL_KEY]).cumcount()})
+        long = flat.melt(id_vars=idx + [pos], value_vars=cols, var_name=var, value_name=val)
+        long = long.assign(**{cpos: long[var].map({c: i for i, c in enumerate(cols)})})
+        long = long.sort_values([pos, cpos])
+        if dropna:
+            long = long.dropna(subset=[val])
+        out = long.set_index(idx + [var])[val]
+        # the new level: the columns' name (a pivot's, an unstack's), as pandas
+        axis = getattr(self._fetched, "axis_name", None)
+        return out.rename_axis(names + [axis]).rename(None)
+
     def melt(self, id_vars=None, value_vars=None, var_name=None, value_name="value"):
         p = {"id_vars": _names(id_vars), "value_vars": _names(value_vars),
              "var_name": var_name, "value_name": value_name}
@@ -3136,6 +3163,7 @@ def _axis_named(name):
     def fn(got):
         got.columns.name = name
         return got
+    fn.axis_name = name  # (stack names its new level so)
     return fn
 
 

@@ -623,7 +623,10 @@ _REPLAYED = ("head", "tail", "round", "sort_values", "sort_index", "rename", "to
              "shift", "reset_index", "rename_axis")
 # what else a table that can only be fetched runs on its fetched value
 _FETCHED_ONLY = ("__getitem__", "astype", "sum", "mean", "min", "max", "count", "idxmax",
-                 "idxmin", "describe", "div", "mul", "apply")
+                 "idxmin", "describe", "div", "mul", "apply", "stack", "melt", "filter",
+                 "reindex", "transform", "dropna", "isin", "clip", "where", "mask", "std", "var",
+                 "median", "prod", "quantile", "isna", "notna", "any", "all", "nunique", "agg",
+                 "corr", "cov", "cumprod", "cummax", "cummin", "add", "sub", "pipe")
 _OPERATORS = {"add": "__add__", "subtract": "__sub__", "multiply": "__mul__",
               "divide": "__truediv__", "floor_divide": "__floordiv__", "mod": "__mod__",
               "power": "__pow__", "equal": "__eq__", "not_equal": "__ne__", "less": "__lt__",
