@@ -3684,6 +3684,15 @@ class TestDataFrames(Base):
                 pd.testing.assert_frame_equal(got, want)
             else:
                 pd.testing.assert_series_equal(got, want)
+        # pivot_table by Series of the same rows (named after them)
+        p["m"] = np.arange(n) % 3 + 1
+        df = md.DataFrame(p, chunk_rows=4)
+        for f in (lambda d: d.pivot_table(index="cust", columns=d.m * 10, values="amt",
+                                          aggfunc="sum"),
+                  lambda d: d.pivot_table(index=(d.m % 2).rename("odd"), values="qty",
+                                          aggfunc="max"),
+                  lambda d: d.pivot_table(index=[d.m + 1, "cust"], values="qty", aggfunc="count")):
+            pd.testing.assert_frame_equal(f(df).fetch(), f(p))
         self.assertEqual(df.amt.argmin().fetch(), p.amt.argmin())
         self.assertEqual(df.qty.head(1).squeeze(), p.qty.head(1).squeeze())
         with self.assertRaisesRegex(TypeError, "list-like"):

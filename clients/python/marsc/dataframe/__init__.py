@@ -2360,6 +2360,10 @@ class DataFrame(_Frame):
                      "dataframe", cols)
 
     def _across(self, op):
+        """the row-wise reduction (_row_reduce), unnamed as pandas'"""
+        return self._row_reduce(op).rename(None)
+
+    def _row_reduce(self, op):
         """sum, mean, min, max or count along each row (axis=1), as
         element-wise ops over the columns left to right: the numeric and
         bool columns (count: every column), missing values skipped (a row
@@ -2712,6 +2716,26 @@ class DataFrame(_Frame):
         aggregation's name): pandas' "All" row and column, the aggregation
         of each column's, each row's and all the values (groupby results
         fetched with it)."""
+        keys = [] if index is None else [index] if not isinstance(index, (list, tuple)) \
+            else list(index)
+        if isinstance(columns, Series) or any(isinstance(k, Series) for k in keys):
+            # Series of the same rows as keys: columns of their own, then
+            # named as the Series (pandas names the levels so)
+            tmp, real = {}, {}
+            for q, k in enumerate(keys + [columns]):
+                if isinstance(k, Series):
+                    tmp["_marsc_key%d" % q] = k
+                    real["_marsc_key%d" % q] = k.name
+            it = iter(tmp)
+            keys = [next(it) if isinstance(k, Series) else k for k in keys]
+            cols = next(it) if isinstance(columns, Series) else columns
+            out = self.assign(**tmp).pivot_table(values, keys or None, cols, aggfunc,
+                                                 fill_value, margins, margins_name)
+            if isinstance(columns, Series):
+                _as_fetched(out, _axis_named(real[cols]))
+            if any(k in real for k in keys):
+                out = out.rename_axis([real.get(k, k) for k in keys])
+            return out
         if margins:
             return self._margins(values, index, columns, aggfunc, fill_value, margins_name)
         p = {"index": _names(index), "aggfunc": aggfunc}

@@ -929,8 +929,9 @@ def _install():
 
     def pvt(self, orig, values=None, index=None, columns=None, aggfunc="mean",
             fill_value=None, margins=False, margins_name="All"):
-        keys = ([index] if _one(index) else list(index or [])) + [columns]
-        typed = any(k in (self._cats or {}) for k in keys)
+        keys = ([index] if _one(index) or isinstance(index, Entity) else
+                list(index if index is not None else [])) + [columns]
+        typed = any(not isinstance(k, Entity) and k in (self._cats or {}) for k in keys)
         if margins and typed:
             raise NotImplementedError("pivot_table(margins=True) by categorical keys is not "
                                       "supported")
