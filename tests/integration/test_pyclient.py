@@ -3694,6 +3694,18 @@ class TestDataFrames(Base):
                   lambda d: d.pivot_table(index=[d.m + 1, "cust"], values="qty", aggfunc="count")):
             pd.testing.assert_frame_equal(f(df).fetch(), f(p))
         self.assertEqual(df.amt.argmin().fetch(), p.amt.argmin())
+        for f in (lambda d: d.head(-3), lambda d: d.tail(-40), lambda d: d.qty.head(-44),
+                  lambda d: d.fillna({"nope": 1, "note": "?"})):
+            want, got = f(p), f(df).fetch()
+            if isinstance(want, pd.DataFrame):
+                pd.testing.assert_frame_equal(got, want)
+            else:
+                pd.testing.assert_series_equal(got, want)
+        # without random_state: a seed drawn by the client, the rows p's own
+        picked = df.sample(7).fetch()
+        self.assertEqual(len(picked), 7)
+        pd.testing.assert_frame_equal(picked, p.loc[picked.index])
+        self.assertEqual(len(df.qty.sample(frac=0.5).fetch()), round(n * 0.5))
         self.assertEqual(df.qty.head(1).squeeze(), p.qty.head(1).squeeze())
         with self.assertRaisesRegex(TypeError, "list-like"):
             df.cust.isin("c1")

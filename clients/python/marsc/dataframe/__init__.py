@@ -961,6 +961,9 @@ class _Frame(Entity):
         return out
 
     def head(self, n=5):
+        """the first n rows; n negative: all but the last -n, as pandas"""
+        if int(n) < 0:
+            return self.iloc[:int(n)]
         return _make("dataframe.head", [self], {"n": int(n)}, self._ref.kind, self._columns)
 
     def copy(self, deep=True):
@@ -979,7 +982,11 @@ class _Frame(Entity):
         p = {k: v for k, v in params.items() if v is not None}
         return _make("dataframe." + op, [self], p, self._ref.kind, self._columns)
 
-    def tail(self, n=5): return self._rows("tail", n=int(n))
+    def tail(self, n=5):
+        """the last n rows; n negative: all but the first -n, as pandas"""
+        if int(n) < 0:
+            return self.iloc[-int(n):]
+        return self._rows("tail", n=int(n))
     def sort_index(self, ascending=True, na_position="last", level=None, sort_remaining=True):
         """pandas' sort_index; level (a name or position, or a list): by
         those levels, then the others (sort_remaining), as a sort_values of
@@ -1014,6 +1021,13 @@ class _Frame(Entity):
     def sample(self, n=None, frac=None, replace=False, random_state=None):
         if n is None and frac is None:
             n = 1  # pandas' default
+        if random_state is None:  # drawn here: re-running the lineage repeats the rows
+            import random as _r
+            random_state = _r.SystemRandom().getrandbits(32)
+        elif hasattr(random_state, "randint"):  # numpy's RandomState: a seed from it
+            random_state = int(random_state.randint(0, 2 ** 32 - 1))
+        elif hasattr(random_state, "integers"):  # numpy's Generator
+            random_state = int(random_state.integers(0, 2 ** 32 - 1))
         return self._rows("sample", n=n, frac=frac, replace=replace or None,
                           random_state=random_state)
     def nlargest(self, n, columns=None, keep="first"):
@@ -1093,6 +1107,11 @@ class _Frame(Entity):
             return out.rename(nm) if isinstance(value, Series) and nm is not _UNKNOWN else out
         if isinstance(value, Series):
             value = value.fetch().to_dict()
+        if isinstance(value, dict) and isinstance(self, DataFrame):
+            have = self.columns  # pandas leaves names that are no column aside
+            value = {k: v for k, v in value.items() if k in have}
+            if not value:
+                return self
         return self._rows("fillna", value=value, method=method)
     def ffill(self, limit=None):
         """pandas' ffill: fillna(method="ffill", limit=limit)."""
