@@ -3701,6 +3701,21 @@ class TestDataFrames(Base):
                 pd.testing.assert_frame_equal(got, want)
             else:
                 pd.testing.assert_series_equal(got, want)
+        # a frame with a Series of its column names aligns on the columns,
+        # as pandas; dot products; a Series as a tensor
+        num, pn = df[["amt", "qty"]], p[["amt", "qty"]]
+        for f in (lambda d: (d - d.mean()) / d.std(), lambda d: d * d.max(),
+                  lambda d: d.min() - d, lambda d: d.dot(pd.Series({"amt": 0.5, "qty": 2.0})),
+                  lambda d: d @ [1, -1]):
+            want, got = f(pn), f(num).fetch()
+            if isinstance(want, pd.DataFrame):
+                pd.testing.assert_frame_equal(got, want)
+            else:
+                pd.testing.assert_series_equal(got, want)
+        self.assertTrue(np.isnan(pn.qty @ pn.amt) and np.isnan((num.qty @ num.amt).fetch()))
+        self.assertAlmostEqual(float(num.qty.dot(num.amt.fillna(1)).fetch()),
+                               pn.qty.dot(pn.amt.fillna(1)), places=6)
+        np.testing.assert_array_equal(mt.tensor(df.qty).fetch(), p.qty.to_numpy())
         # without random_state: a seed drawn by the client, the rows p's own
         picked = df.sample(7).fetch()
         self.assertEqual(len(picked), 7)

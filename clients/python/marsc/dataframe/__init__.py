@@ -354,9 +354,15 @@ class _Frame(Entity):
 
     def _bin(op):  # noqa: N805 - a factory used in the class body
         def f(self, o):
+            if _by_column_labels(self, o):  # df - df.mean(): aligned on the columns
+                return _flex_op(self, o, _FLEX_NAMES[op], False, 1, None, None)
+            if _by_column_labels(o, self):  # df.mean() - df
+                return _flex_op(o, self, _FLEX_NAMES[op], True, 1, None, None)
             return elementwise(op, [self, o])
 
         def r(self, o):
+            if _by_column_labels(self, o):
+                return _flex_op(self, o, _FLEX_NAMES[op], True, 1, None, None)
             return elementwise(op, [o, self])
         return f, r
 
@@ -1642,6 +1648,33 @@ def _by_columns(df, func):
                               "reduction) or a Series of the column's rows for every column")
 
 
+# the operators' ops by the operator module's names (_flex_op)
+_FLEX_NAMES = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "truediv",
+               "floor_divide": "floordiv", "mod": "mod", "power": "pow", "logical_and": "and_",
+               "logical_or": "or_", "equal": "eq", "not_equal": "ne", "less": "lt",
+               "less_equal": "le", "greater": "gt", "greater_equal": "ge"}
+# a DataFrame's reductions: Series indexed by its column names
+_COLUMN_STATS = tuple("dataframe." + x for x in (
+    "sum", "mean", "std", "var", "min", "max", "median", "count", "nunique", "prod", "sem",
+    "skew", "kurt", "quantile", "any", "all"))
+
+
+def _by_column_labels(f, o):
+    """whether f op o is a DataFrame's with a Series indexed by its column
+    names, which pandas aligns on the columns (df - df.mean()): a pandas
+    Series, or a marsc one made by a reduction of a DataFrame"""
+    import pandas as pd
+    if not isinstance(f, DataFrame):
+        return False
+    if isinstance(o, pd.Series):
+        return True
+    if not isinstance(o, Series) or isinstance(o, (_Label, _LocOneRows)):
+        return False
+    node = o._ref.node
+    return node.op in _COLUMN_STATS and bool(node.inputs) and \
+        getattr(node.inputs[0], "kind", None) == "dataframe"
+
+
 def _flex_op(self, other, name, rev, axis, level, fill_value):
     """pandas' flex methods (add, sub, ..., eq, ...) of a Series or DataFrame"""
     import operator
@@ -2269,6 +2302,33 @@ class DataFrame(_Frame):
                                  "supported; a column of that name is df[%r])"
                                  % (name, name, name))
         return self[name]
+
+    def dot(self, other):
+        """pandas' DataFrame.dot of weights by column (a pandas Series
+        indexed by the column names, a dict, or a list or array in column
+        order): each row's sum of its values times the weights, a Series"""
+        import pandas as pd
+        cols = list(self.columns)
+        if isinstance(other, (pd.Series, dict)):
+            w = dict(other)
+            if set(w) != set(cols):
+                raise ValueError("matrices are not aligned")
+        elif isinstance(other, (list, tuple, np.ndarray)) and np.ndim(other) == 1:
+            if len(other) != len(cols):
+                raise ValueError("Dot product shape mismatch, %s vs %s"
+                                 % ((None, len(cols)), (len(other),)))
+            w = dict(zip(cols, other))
+        else:
+            raise NotImplementedError("DataFrame.dot takes weights by column (a pandas Series, "
+                                      "a dict, a list or a 1-D array) here")
+        out = None
+        for c in cols:
+            v = w[c].item() if isinstance(w[c], np.generic) else w[c]
+            term = self[c] * v
+            out = term if out is None else out + term
+        return out.rename(None)
+
+    __matmul__ = dot
 
     def filter(self, items=None, like=None, regex=None, axis=None):
         """pandas' DataFrame.filter of the column labels: those of items
@@ -3004,6 +3064,17 @@ class Series(_Frame):
     to_list, tolist, item = _Frame._export_one("to_list"), _Frame._export_one("tolist"), \
         _Frame._export_one("item")
     items = _Frame._export_one("items")
+
+    def dot(self, other):
+        """pandas' Series.dot of a Series of the same rows: the sum of the
+        products (a scalar tensor), NaN where one is missing (numpy's dot)"""
+        if not isinstance(other, Series):
+            raise NotImplementedError("Series.dot takes a Series of the same rows here")
+        from .. import tensor as mt
+        prod = self * other
+        return mt.where(prod.isna().any(), np.nan, prod.sum())
+
+    __matmul__ = dot
 
     def autocorr(self, lag=1):
         """pandas' autocorr: the correlation with this Series shifted by lag

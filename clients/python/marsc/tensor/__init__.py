@@ -331,6 +331,9 @@ def tensor(data, dtype=None, chunk_size=None):
     (POST .../tensors?key=) when a task first needs it."""
     if isinstance(data, Tensor):
         return data if dtype is None else data.astype(dtype)
+    if isinstance(data, Entity) and hasattr(data, "to_tensor"):  # a marsc DataFrame or Series
+        out = data.to_tensor()
+        return out if dtype is None else out.astype(dtype)
     arr = np.asarray(data, dtype=dtype)
     if arr.dtype.kind not in "biuf":
         raise TypeError("mt.tensor: dtype %s is not one the cluster stores" % arr.dtype)
