@@ -94,6 +94,19 @@ class Base(unittest.TestCase):
                 pd.testing.assert_frame_equal(got, want, check_freq=False, obj="pair %d" % i,
                                               **kw)
 
+    def same_each(self, fns, local, remote):
+        """each function of fns (a dict by name, or a list) of the pandas
+        frame local and of the marsc frame remote (fetched) must give the
+        same Series or DataFrame"""
+        for name, f in (fns.items() if isinstance(fns, dict) else enumerate(fns)):
+            with self.subTest(case=name):
+                want, got = f(local), f(remote)
+                got = got.fetch() if hasattr(got, "fetch") else got
+                if isinstance(want, pd.DataFrame):
+                    pd.testing.assert_frame_equal(got, want)
+                else:
+                    pd.testing.assert_series_equal(got, want)
+
     def close(self, got, want, msg="", rtol=1e-7, atol=1e-9):
         got = np.asarray(got)
         want = np.asarray(want)
@@ -3451,14 +3464,7 @@ class TestDataFrames(Base):
             "loc_mask_columns": lambda d: d.loc[d.w > 2, "w":],
             "loc_rows_columns": lambda d: d.loc[11:13, :"w"],
         }
-        for name, f in cases.items():
-            with self.subTest(case=name):
-                want, got = f(p), f(df)
-                got = got.fetch() if hasattr(got, "fetch") else got
-                if isinstance(want, pd.DataFrame):
-                    pd.testing.assert_frame_equal(got, want)
-                else:
-                    pd.testing.assert_series_equal(got, want)
+        self.same_each(cases, p, df)
         for name, f in {"at": lambda d: d.at[12, "v"], "iat": lambda d: d.iat[2, 2],
                         "iat_last": lambda d: d.iat[-1, 1], "series_at": lambda d: d.w.at[13],
                         "series_iat": lambda d: d.w.iat[-2]}.items():
@@ -3570,21 +3576,16 @@ class TestDataFrames(Base):
                           "age": rng.integers(18, 80, n), "score": rng.normal(50, 10, n).round(1),
                           "t": pd.date_range("2024-01-01", periods=n, freq="9H")})
         df = md.DataFrame(p, chunk_rows=7)  # 9 chunks, spread over both workers
-        for f in (lambda d: d.assign(r=d.groupby("city").score.rank(ascending=False)),
-                  lambda d: d.assign(r=d.score.rank(method="min"), dup=d.duplicated(["city"])),
-                  lambda d: d.score / d.groupby("city").score.rank(),
-                  lambda d: d[d.groupby("city").score.rank(method="first") <= 2],
-                  lambda d: d[~d.city.duplicated()],
-                  lambda d: d[["age", "score"]].transform(lambda x: x - x.mean()),
-                  lambda d: d.transform({"age": "abs", "score": np.sqrt}),
-                  lambda d: d.score.transform(lambda x: (x - x.mean()) / x.std()),
-                  lambda d: d.city.transform(lambda x: x.upper()),
-                  lambda d: d.age.transform(["sqrt", "cumsum"])):
-            want, got = f(p), f(df).fetch()
-            if isinstance(want, pd.DataFrame):
-                pd.testing.assert_frame_equal(got, want)
-            else:
-                pd.testing.assert_series_equal(got, want)
+        self.same_each([lambda d: d.assign(r=d.groupby("city").score.rank(ascending=False)),
+                        lambda d: d.assign(r=d.score.rank(method="min"), dup=d.duplicated(["city"])),
+                        lambda d: d.score / d.groupby("city").score.rank(),
+                        lambda d: d[d.groupby("city").score.rank(method="first") <= 2],
+                        lambda d: d[~d.city.duplicated()],
+                        lambda d: d[["age", "score"]].transform(lambda x: x - x.mean()),
+                        lambda d: d.transform({"age": "abs", "score": np.sqrt}),
+                        lambda d: d.score.transform(lambda x: (x - x.mean()) / x.std()),
+                        lambda d: d.city.transform(lambda x: x.upper()),
+                        lambda d: d.age.transform(["sqrt", "cumsum"])], p, df)
         with self.assertRaisesRegex(ValueError, "did not transform"):
             df.score.transform("sum")
         q, d = p.copy(), md.DataFrame(p, chunk_rows=7)
@@ -3642,14 +3643,7 @@ class TestDataFrames(Base):
             "by_level_desc": lambda d: d.set_index(["cust", "qty"]).sort_index(
                 level="qty", ascending=False),
         }
-        for name, f in cases.items():
-            with self.subTest(case=name):
-                want, got = f(p), f(df)
-                got = got.fetch() if hasattr(got, "fetch") else got
-                if isinstance(want, pd.DataFrame):
-                    pd.testing.assert_frame_equal(got, want)
-                else:
-                    pd.testing.assert_series_equal(got, want)
+        self.same_each(cases, p, df)
         more = {
             "vc_subset": lambda d: d.value_counts("cust"),  # pandas: a plain index here
             "vc_list": lambda d: d.value_counts(["cust"]),
@@ -3660,30 +3654,19 @@ class TestDataFrames(Base):
             "reindex": lambda d: d.reindex(columns=["qty", "new", "cust"]),
             "reindex_fill": lambda d: d.reindex(["amt", "z"], axis=1, fill_value=0),
         }
-        for name, f in more.items():
-            with self.subTest(case=name):
-                want, got = f(p), f(df).fetch()
-                if isinstance(want, pd.DataFrame):
-                    pd.testing.assert_frame_equal(got, want)
-                else:
-                    pd.testing.assert_series_equal(got, want)
+        self.same_each(more, p, df)
         w = pd.DataFrame({"id": np.arange(12) % 4, "t": np.repeat([1, 2, 3], 4),
                           "v": rng.integers(0, 100, 12), "w": rng.standard_normal(12).round(3)})
         w.loc[[2, 7], "w"] = np.nan
         dw = md.DataFrame(w, chunk_rows=5)
-        for f in (lambda d: d.set_index("id").stack(), lambda d: d[["v", "w"]].stack(),
-                  lambda d: d.set_index(["id", "t"]).stack(),
-                  lambda d: d[["w"]].stack(dropna=False),
-                  lambda d: d.pivot(index="id", columns="t", values="v").stack(),
-                  lambda d: d.pivot_table(index="id", columns="t", values="w",
-                                          aggfunc="sum").stack(),
-                  lambda d: d.set_index(["id", "t"]).v.unstack().clip(10, 60),
-                  lambda d: d.set_index(["id", "t"]).v.unstack().where(lambda x: x > 40)):
-            want, got = f(w), f(dw).fetch()
-            if isinstance(want, pd.DataFrame):
-                pd.testing.assert_frame_equal(got, want)
-            else:
-                pd.testing.assert_series_equal(got, want)
+        self.same_each([lambda d: d.set_index("id").stack(), lambda d: d[["v", "w"]].stack(),
+                        lambda d: d.set_index(["id", "t"]).stack(),
+                        lambda d: d[["w"]].stack(dropna=False),
+                        lambda d: d.pivot(index="id", columns="t", values="v").stack(),
+                        lambda d: d.pivot_table(index="id", columns="t", values="w",
+                                                aggfunc="sum").stack(),
+                        lambda d: d.set_index(["id", "t"]).v.unstack().clip(10, 60),
+                        lambda d: d.set_index(["id", "t"]).v.unstack().where(lambda x: x > 40)], w, dw)
         # pivot_table by Series of the same rows (named after them)
         p["m"] = np.arange(n) % 3 + 1
         df = md.DataFrame(p, chunk_rows=4)
@@ -3694,24 +3677,14 @@ class TestDataFrames(Base):
                   lambda d: d.pivot_table(index=[d.m + 1, "cust"], values="qty", aggfunc="count")):
             pd.testing.assert_frame_equal(f(df).fetch(), f(p))
         self.assertEqual(df.amt.argmin().fetch(), p.amt.argmin())
-        for f in (lambda d: d.head(-3), lambda d: d.tail(-40), lambda d: d.qty.head(-44),
-                  lambda d: d.fillna({"nope": 1, "note": "?"})):
-            want, got = f(p), f(df).fetch()
-            if isinstance(want, pd.DataFrame):
-                pd.testing.assert_frame_equal(got, want)
-            else:
-                pd.testing.assert_series_equal(got, want)
+        self.same_each([lambda d: d.head(-3), lambda d: d.tail(-40), lambda d: d.qty.head(-44),
+                        lambda d: d.fillna({"nope": 1, "note": "?"})], p, df)
         # a frame with a Series of its column names aligns on the columns,
         # as pandas; dot products; a Series as a tensor
         num, pn = df[["amt", "qty"]], p[["amt", "qty"]]
-        for f in (lambda d: (d - d.mean()) / d.std(), lambda d: d * d.max(),
-                  lambda d: d.min() - d, lambda d: d.dot(pd.Series({"amt": 0.5, "qty": 2.0})),
-                  lambda d: d @ [1, -1]):
-            want, got = f(pn), f(num).fetch()
-            if isinstance(want, pd.DataFrame):
-                pd.testing.assert_frame_equal(got, want)
-            else:
-                pd.testing.assert_series_equal(got, want)
+        self.same_each([lambda d: (d - d.mean()) / d.std(), lambda d: d * d.max(),
+                        lambda d: d.min() - d, lambda d: d.dot(pd.Series({"amt": 0.5, "qty": 2.0})),
+                        lambda d: d @ [1, -1]], pn, num)
         self.assertTrue(np.isnan(pn.qty @ pn.amt) and np.isnan((num.qty @ num.amt).fetch()))
         self.assertAlmostEqual(float(num.qty.dot(num.amt.fillna(1)).fetch()),
                                pn.qty.dot(pn.amt.fillna(1)), places=6)
@@ -3737,17 +3710,12 @@ class TestDataFrames(Base):
                           "hum": rng.uniform(30, 90, n).round(1)})
         p.loc[rng.random(n) < 0.08, "temp"] = np.nan
         df = md.DataFrame(p, chunk_rows=13)
-        for f in (lambda d: d.set_index("t").temp.resample("D").sum().cumsum(),
-                  lambda d: d.set_index("t").temp.resample("D").mean().rolling(3).mean(),
-                  lambda d: d.set_index("t").resample("D").max().hum * 2,
-                  lambda d: d.set_index("t").temp.rolling(3).agg(["min", "max", np.mean]),
-                  lambda d: d.set_index("t").rolling(4).agg({"temp": "sum", "hum": "max"}),
-                  lambda d: d.temp.expanding(2).agg("std")):
-            want, got = f(p), f(df).fetch()
-            if isinstance(want, pd.DataFrame):
-                pd.testing.assert_frame_equal(got, want)
-            else:
-                pd.testing.assert_series_equal(got, want)
+        self.same_each([lambda d: d.set_index("t").temp.resample("D").sum().cumsum(),
+                        lambda d: d.set_index("t").temp.resample("D").mean().rolling(3).mean(),
+                        lambda d: d.set_index("t").resample("D").max().hum * 2,
+                        lambda d: d.set_index("t").temp.rolling(3).agg(["min", "max", np.mean]),
+                        lambda d: d.set_index("t").rolling(4).agg({"temp": "sum", "hum": "max"}),
+                        lambda d: d.temp.expanding(2).agg("std")], p, df)
         self.assertEqual(df.set_index("t").temp.resample("D").sum().fetch().index.freq, "D")
         self.assertAlmostEqual(float(df.temp.autocorr().fetch()), p.temp.autocorr(), places=12)
         self.assertAlmostEqual(float(df.hum.autocorr(3).fetch()), p.hum.autocorr(3), places=12)
