@@ -3734,6 +3734,33 @@ class TestDataFrames(Base):
                     got = md.read_csv(os.path.basename(path), **got_kw).fetch()
                     pd.testing.assert_frame_equal(got, want)
 
+    def test_groupby_protocol(self):
+        """sem, get_group, ngroups and len, groups, iteration and pipe of a
+        groupby, as pandas'"""
+        rng = np.random.default_rng(31)
+        n = 40
+        p = pd.DataFrame({"dept": rng.choice(["eng", "ops", "hr"], n),
+                          "lvl": rng.integers(1, 3, n), "salary": rng.integers(40, 200, n) * 1000.0,
+                          "age": rng.integers(22, 65, n)})
+        p.loc[[3, 9], "salary"] = np.nan
+        df = md.DataFrame(p, chunk_rows=6)
+        self.same_each([lambda d: d.groupby("dept").salary.sem(),
+                        lambda d: d.groupby("dept").sem(ddof=0),
+                        lambda d: d.groupby("dept").get_group("hr"),
+                        lambda d: d.groupby(["dept", "lvl"]).get_group(("eng", 2)),
+                        lambda d: d.groupby("dept").salary.get_group("ops"),
+                        lambda d: d.groupby("dept").pipe(lambda g: g.salary.sum() / g.age.sum())],
+                       p, df)
+        for by in ("dept", ["dept", "lvl"]):
+            g, pg = df.groupby(by), p.groupby(by)
+            self.assertEqual((g.ngroups, len(g)), (pg.ngroups, len(pg)))
+            self.assertEqual({k: list(v) for k, v in g.groups.items()},
+                             {k: list(v) for k, v in pg.groups.items()})
+            mine = [(k, v.fetch()) for k, v in g]
+            self.assertEqual([k for k, _ in mine], [k for k, _ in pg])
+            for (_, got), (_, want) in zip(mine, pg):
+                pd.testing.assert_frame_equal(got, want)
+
     def test_info_fetched_values(self):
         """info() and memory_usage() print what pandas prints of the same
         file: the default index a RangeIndex, missing strings NaN"""

@@ -4544,6 +4544,70 @@ class GroupBy(_Aggregations):
             return self._var_ddof(ddof)
         return self._reduce("var")
 
+    def sem(self, ddof=1):
+        """pandas' standard error of each group's mean: std(ddof) over the
+        square root of the count (of each column of numbers, or the
+        selected one)"""
+        if not _one(self._sel):
+            cols = self._columns_for("std")
+            out = concat([self[c].sem(ddof) for c in cols], axis=1)
+            out._columns = list(cols)
+            return out
+        if not self._as_index:
+            raise NotImplementedError("groupby sem with as_index=False is not supported")
+        g = GroupBy(self._df, self._by, self._sel, True, self._observed, self._dropna)
+        g._sort = self._sort
+        n = g.count()
+        return (g.std(ddof) / n ** 0.5).rename(self._sel)
+
+    def get_group(self, name):
+        """pandas' get_group: the rows of the group whose key is name (a
+        tuple of several keys), every column (the selected ones)"""
+        keys = list(name) if len(self._by) > 1 else [name]
+        if len(keys) != len(self._by):
+            raise ValueError("must supply a tuple to get_group with multiple grouping keys")
+        mask = None
+        for k, v in zip(self._by, keys):
+            m = self._df[k] == v
+            mask = m if mask is None else mask & m
+        out = self._df[mask]
+        return out if self._sel is None else out[self._sel]
+
+    @property
+    def ngroups(self):
+        """the number of groups (it runs)"""
+        return len(GroupBy(self._df, self._by, observed=self._observed,
+                           dropna=self._dropna).size())
+
+    def __len__(self):
+        return self.ngroups
+
+    def __bool__(self):  # a groupby is true, as pandas' (not len(), which runs)
+        return True
+
+    @property
+    def groups(self):
+        """pandas' {key: Index of row labels} of the fetched keys"""
+        return self._df[list(self._by)].fetch().groupby(list(self._by) if len(self._by) > 1
+                                                        else self._by[0],
+                                                        dropna=self._dropna).groups
+
+    def __iter__(self):
+        """(key, rows of that group) in key order, as pandas: the keys
+        fetched, each group a filter of the frame (get_group)"""
+        keys = GroupBy(self._df, self._by, observed=self._observed,
+                       dropna=self._dropna).size().fetch().index
+        for k in keys:
+            yield k, self.get_group(k)
+
+    def pipe(self, func, *args, **kwargs):
+        """pandas' pipe: func(self, *args, **kwargs)"""
+        if isinstance(func, tuple):
+            func, kw = func
+            kwargs[kw] = self
+            return func(*args, **kwargs)
+        return func(self, *args, **kwargs)
+
     def _var_ddof(self, ddof):
         """a selected column's var by ddof: the engine's (ddof 1) times
         (n - 1) / (n - ddof), NaN where n <= ddof, as pandas"""
