@@ -3749,8 +3749,12 @@ class TestDataFrames(Base):
                         lambda d: d.groupby("dept").get_group("hr"),
                         lambda d: d.groupby(["dept", "lvl"]).get_group(("eng", 2)),
                         lambda d: d.groupby("dept").salary.get_group("ops"),
-                        lambda d: d.groupby("dept").pipe(lambda g: g.salary.sum() / g.age.sum())],
+                        lambda d: d.groupby("dept").pipe(lambda g: g.salary.sum() / g.age.sum()),
+                        lambda d: d.groupby("dept").salary.agg(lambda s: s.quantile(0.9)),
+                        lambda d: d.groupby("lvl").apply(lambda g: g.age.quantile(0.25) * 2)],
                        p, df)
+        with self.assertRaisesRegex(NotImplementedError, "beside another reduction"):
+            df.groupby("dept").salary.agg(lambda s: s.quantile(0.75) - s.quantile(0.25))
         for by in ("dept", ["dept", "lvl"]):
             g, pg = df.groupby(by), p.groupby(by)
             self.assertEqual((g.ngroups, len(g)), (pg.ngroups, len(pg)))

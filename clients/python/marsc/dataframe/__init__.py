@@ -4243,6 +4243,7 @@ def _group_apply(gb, func, what, mode="agg"):
     reduced = []  # pass one: (id of the reducing node, its row-wise Series)
     plan = {}     # pass two: id of the reducing node -> the column of `frame` it reduces
     frame = [None]
+    quantiles = []  # the x.quantile(q) reductions (a groupby_quantile each)
 
     def unsupported(node, why="is not supported"):
         return NotImplementedError(
@@ -4254,8 +4255,14 @@ def _group_apply(gb, func, what, mode="agg"):
     def reduce(node, rows, fn):
         if frame[0] is None:
             reduced.append((id(node), rows))
+            if isinstance(fn, tuple):
+                quantiles.append(node)
             return rows  # a stand-in with the same operators
         col = plan[id(node)]
+        if isinstance(fn, tuple):  # ("quantile", q): groupby_quantile
+            if mode != "agg":
+                raise unsupported(node, "is supported in agg and apply only")
+            return GroupBy(frame[0], gb._by, col, observed=gb._observed).quantile(fn[1])
         if mode != "agg":
             return GroupBy(frame[0], gb._by, None if fn == "size" else col,
                            observed=gb._observed).transform(fn)
@@ -4324,6 +4331,17 @@ def _group_apply(gb, func, what, mode="agg"):
                 if not isinstance(base, Series):
                     raise unsupported(node)
                 return reduce(node, base, node.func.attr)
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "quantile" and \
+                    len(node.args) == 1:
+                # x.quantile(q): the group's quantile (q a number)
+                q = ev(node.args[0], inside)
+                base = ev(node.func.value, True)
+                if isinstance(base, _GroupArg) and base.col is not None:
+                    base = df[base.col]
+                if isinstance(q, numbers.Real) and not isinstance(q, bool) and \
+                        isinstance(base, Series):
+                    return reduce(node, base, ("quantile", float(q)))
+                raise unsupported(node)
             if isinstance(node.func, ast.Attribute) and node.func.attr in _GROUP_ROWWISE:
                 # x.isna().sum(), x.abs().max(), x.fillna(0).mean(): row-wise first
                 base = val(ev(node.func.value, inside), node, inside)
@@ -4398,6 +4416,9 @@ def _group_apply(gb, func, what, mode="agg"):
     if not reduced:
         raise NotImplementedError("%s: the function reduces no column of its group (g.x.sum(), "
                                   "len(g) ...)" % what)
+    if quantiles and len(reduced) > 1:
+        raise unsupported(quantiles[0], "beside another reduction is not supported (a quantile "
+                                        "is a task of its own: compute each apart)")
     cols = list(df._columns or [])
     extra = {}
     for key, rows in reduced:
