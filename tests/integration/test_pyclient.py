@@ -3689,6 +3689,20 @@ class TestDataFrames(Base):
         self.assertAlmostEqual(float(num.qty.dot(num.amt.fillna(1)).fetch()),
                                pn.qty.dot(pn.amt.fillna(1)), places=6)
         np.testing.assert_array_equal(mt.tensor(df.qty).fetch(), p.qty.to_numpy())
+        self.same_each([lambda d: d.cust.map(str.upper), lambda d: d.cust.apply(str.title),
+                        lambda d: d.add_prefix("r_"), lambda d: d.add_suffix("_x"),
+                        lambda d: d.amt.truncate(before=5, after=8), lambda d: d.truncate(40)],
+                       p, df)
+        for f in (lambda d: d.amt.sum(min_count=1), lambda d: d.amt[d.qty > 99].sum(min_count=1),
+                  lambda d: d.qty.prod(min_count=50), lambda d: d.qty.prod(min_count=40)):
+            want, got = f(p), f(df).fetch()
+            self.assertTrue(np.isclose(want, got, rtol=1e-12) or (np.isnan(want) and np.isnan(got)),
+                            (want, got))
+        for f in (lambda s: s.is_monotonic_increasing, lambda s: s.is_monotonic_decreasing,
+                  lambda s: s.first_valid_index(), lambda s: s.last_valid_index()):
+            for c in ("qty", "amt"):
+                self.assertEqual(f(df[c]), f(p[c]))
+        self.assertTrue(md.Series(np.arange(9.0), chunk_rows=2).is_monotonic_increasing)
         # without random_state: a seed drawn by the client, the rows p's own
         picked = df.sample(7).fetch()
         self.assertEqual(len(picked), 7)

@@ -684,6 +684,11 @@ class _Frame(Entity):
             if axis not in (1, "columns"):
                 return _by_columns(self, func)
             return _vectorized(func, _Row(self), "apply").rename(None)
+        if getattr(func, "__objclass__", None) is str and hasattr(_StrAccessorProbe, func.__name__):
+            # str.upper, str.strip ...: the str accessor's method of that name
+            out = getattr(self.str, func.__name__)()
+            nm = _series_name(self._ref)
+            return out if nm is _UNKNOWN else out.rename(nm)
         out = _vectorized(func, self, "apply")
         nm = _series_name(self._ref)
         return out if nm is _UNKNOWN else out.rename(nm)
@@ -706,9 +711,9 @@ class _Frame(Entity):
         if skipna is not True:
             raise NotImplementedError("skipna=False is not supported")
 
-    def sum(self, axis=0, numeric_only=None, skipna=True):
+    def sum(self, axis=0, numeric_only=None, skipna=True, min_count=0):
         self._opts(numeric_only, skipna)
-        return self._reduce("sum", axis)
+        return _min_count(self, self._reduce("sum", axis), min_count, axis)
 
     def mean(self, axis=0, numeric_only=None, skipna=True):
         self._opts(numeric_only, skipna)
@@ -729,9 +734,9 @@ class _Frame(Entity):
     def count(self, axis=0, numeric_only=False):
         return self._reduce("count", axis)
 
-    def prod(self, axis=0, numeric_only=None, skipna=True):
+    def prod(self, axis=0, numeric_only=None, skipna=True, min_count=0):
         self._opts(numeric_only, skipna)
-        return self._reduce("prod", axis)
+        return _min_count(self, self._reduce("prod", axis), min_count, axis)
     def nunique(self, axis=0, dropna=True):
         return self._reduce("nunique", axis, **({} if dropna else {"dropna": False}))
     def any(self, axis=0): return self._reduce("any", axis)
@@ -1590,6 +1595,26 @@ def _fill_limited(f, method, limit):
 _ALL_KEY = "_marsc_all_"  # the one group's key column of _fill_limited
 
 
+def _min_count(f, out, min_count, axis):
+    """a Series' sum or prod (out) NaN where fewer than min_count values
+    are present, as pandas' min_count"""
+    if not min_count:
+        return out
+    if isinstance(f, DataFrame) or axis not in (0, None, "index"):
+        raise NotImplementedError("min_count of a DataFrame's sum or prod is not supported (of "
+                                  "a Series it is)")
+    from .. import tensor as mt
+    return mt.where(f.count() >= int(min_count), out, np.nan)
+
+
+class _StrAccessorProbe:
+    """the str methods that map(str.NAME) and apply(str.NAME) route to the
+    str accessor (those taking no argument)"""
+    upper = lower = strip = lstrip = rstrip = title = capitalize = swapcase = casefold = None
+    isalpha = isdigit = isalnum = isspace = islower = isupper = istitle = isnumeric = None
+    isdecimal = None
+
+
 def _named_as(src, out):
     """out (a Series) named as src's Series, where the client knows the name
     (pandas keeps the caller's through where and mask)"""
@@ -2330,6 +2355,20 @@ class DataFrame(_Frame):
 
     __matmul__ = dot
 
+    def add_prefix(self, prefix):
+        """the columns renamed prefix + name"""
+        return self.rename(columns={c: "%s%s" % (prefix, c) for c in self.columns})
+
+    def add_suffix(self, suffix):
+        return self.rename(columns={c: "%s%s" % (c, suffix) for c in self.columns})
+
+    def truncate(self, before=None, after=None, axis=None):
+        """the rows whose labels are from before to after (a sorted index),
+        as loc[before:after]"""
+        if axis not in (None, 0, "index"):
+            raise NotImplementedError("truncate of the columns is not supported")
+        return self.loc[before:after]
+
     def filter(self, items=None, like=None, regex=None, axis=None):
         """pandas' DataFrame.filter of the column labels: those of items
         that are columns, in items' order; those containing like; those
@@ -3064,6 +3103,47 @@ class Series(_Frame):
     to_list, tolist, item = _Frame._export_one("to_list"), _Frame._export_one("tolist"), \
         _Frame._export_one("item")
     items = _Frame._export_one("items")
+
+    @property
+    def is_monotonic_increasing(self):
+        """whether each value is at least the one before, none missing (it
+        runs)"""
+        from ..core import execute
+        bad, miss = (self.diff() < 0).sum(), self.isna().sum()
+        execute(bad, miss)
+        return int(bad.fetch()) == 0 and int(miss.fetch()) == 0
+
+    @property
+    def is_monotonic_decreasing(self):
+        from ..core import execute
+        bad, miss = (self.diff() > 0).sum(), self.isna().sum()
+        execute(bad, miss)
+        return int(bad.fetch()) == 0 and int(miss.fetch()) == 0
+
+    is_monotonic = is_monotonic_increasing
+
+    def first_valid_index(self):
+        """the label of the first value present (None: none; it runs)"""
+        got = self.dropna().head(1).fetch()
+        return got.index[0] if len(got) else None
+
+    def last_valid_index(self):
+        got = self.dropna().tail(1).fetch()
+        return got.index[0] if len(got) else None
+
+    def truncate(self, before=None, after=None):
+        """the rows whose labels are from before to after (a sorted index),
+        as loc[before:after]"""
+        return self.loc[before:after]
+
+    def keys(self):
+        """the index (fetched)"""
+        return self.index
+
+    @property
+    def array(self):
+        """pandas' array of the fetched values"""
+        return self.fetch().array
 
     def dot(self, other):
         """pandas' Series.dot of a Series of the same rows: the sum of the
