@@ -3703,6 +3703,18 @@ class TestDataFrames(Base):
             for c in ("qty", "amt"):
                 self.assertEqual(f(df[c]), f(p[c]))
         self.assertTrue(md.Series(np.arange(9.0), chunk_rows=2).is_monotonic_increasing)
+        # along each row (axis=1), and agg's list keeping int columns int
+        nums = ["amt", "qty", "m"]
+        self.same_each([lambda d: d[nums].std(axis=1), lambda d: d[nums].var(axis=1, ddof=0),
+                        lambda d: d[nums].prod(axis=1), lambda d: d[nums].idxmax(axis=1),
+                        lambda d: d[nums].idxmin(axis=1), lambda d: d[nums].cumsum(axis=1),
+                        lambda d: d[nums].cummax(axis=1), lambda d: d[nums].cumprod(axis=1),
+                        lambda d: d[nums].diff(axis=1), lambda d: d[nums].shift(-1, axis=1),
+                        lambda d: d[nums].diff(periods=2, axis=1),
+                        lambda d: d[["amt", "qty"]].agg(["sum", "min"]),
+                        lambda d: d[["qty", "m"]].agg(["count", "nunique", "max"]),
+                        lambda d: d.median(numeric_only=True), lambda d: d.std(numeric_only=True)],
+                       p, df)
         # without random_state: a seed drawn by the client, the rows p's own
         picked = df.sample(7).fetch()
         self.assertEqual(len(picked), 7)

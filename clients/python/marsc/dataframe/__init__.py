@@ -649,7 +649,21 @@ class _Frame(Entity):
             nm = _series_name(self._ref)
             return pd.Series([_scalar(g) for g in got], index=labels,
                              name=None if nm is _UNKNOWN else nm)
-        return pd.concat([g.rename(f) for g, f in zip(got, labels)], axis=1).T
+        # a column per column, its values by func (each column keeps its type,
+        # int64 where every func gives an integer, as pandas' agg)
+        cols = list(got[0].index)
+        out = pd.DataFrame({c: [g[c] for g in got] for c in cols}, index=labels, columns=cols)
+        # an int64 column's sum, min, max ... is an integer (its row of the
+        # fetched Series of every column went float64 beside the floats)
+        types = self.head(0)._ran().get("dtypes", {})
+        keep = all(f in ("sum", "min", "max", "count", "nunique", "size", "prod", "first",
+                         "last") for f in fs)
+        for c in cols:
+            counts = all(f in ("count", "nunique", "size") for f in fs)
+            if (counts or (keep and types.get(str(c), types.get(c)) == "int64")) and \
+                    out[c].notna().all():
+                out[c] = out[c].astype("int64")
+        return out
 
     aggregate = agg
 
@@ -695,8 +709,10 @@ class _Frame(Entity):
 
     def _reduce(self, op, axis=0, **params):
         if axis in (1, "columns") and isinstance(self, DataFrame) and \
-                op in ("sum", "mean", "min", "max", "count", "any", "all"):
+                op in ("sum", "mean", "min", "max", "count", "any", "all", "prod"):
             return self._across(op)
+        if axis in (1, "columns") and isinstance(self, DataFrame) and op in ("var", "std"):
+            return self._across_var(op, params.get("ddof", 1))
         p = {} if axis in (0, None, "index") else {"axis": axis}
         p.update(params)
         out = "series" if isinstance(self, DataFrame) else "tensor"
@@ -751,6 +767,8 @@ class _Frame(Entity):
         return self._idx("idxmin", axis, skipna)
 
     def _idx(self, op, axis, skipna):
+        if axis in (1, "columns") and isinstance(self, DataFrame) and skipna:
+            return self._across_idx(op[3:])
         if axis not in (0, "index"):
             raise NotImplementedError("%s: only axis=0 is supported" % op)
         p = {} if skipna else {"skipna": False}
@@ -855,10 +873,12 @@ class _Frame(Entity):
             raise ValueError("Function did not transform")
         return out
 
-    def std(self, axis=0, ddof=1):
+    def std(self, axis=0, ddof=1, numeric_only=None, skipna=True):
+        self._opts(numeric_only, skipna)
         return self._reduce("std", axis, **({} if ddof == 1 else {"ddof": ddof}))
 
-    def var(self, axis=0, ddof=1):
+    def var(self, axis=0, ddof=1, numeric_only=None, skipna=True):
+        self._opts(numeric_only, skipna)
         return self._reduce("var", axis, **({} if ddof == 1 else {"ddof": ddof}))
 
     def sem(self, axis=0, skipna=True, ddof=1, numeric_only=None):
@@ -1226,12 +1246,20 @@ class _Frame(Entity):
                   pd.Timedelta(v).value if isinstance(v, (datetime.timedelta, np.timedelta64))
                   else v for v in values]
         return self._rows("isin", values=_lit(values))
-    def cumsum(self): return self._rows("cumsum")
-    def cumprod(self): return self._rows("cumprod")
-    def cummax(self): return self._rows("cummax")
-    def cummin(self): return self._rows("cummin")
-    def diff(self, periods=1): return self._rows("diff", periods=int(periods))
-    def shift(self, periods=1): return self._rows("shift", periods=int(periods))
+    def _cum(self, op, axis, periods=1):
+        """op along the rows, or with axis 1 along each row (a DataFrame's
+        columns, each from the ones before it)"""
+        if axis in (1, "columns") and isinstance(self, DataFrame):
+            return self._along_columns(op, periods)
+        if axis not in (0, None, "index"):
+            raise ValueError("No axis named %r" % (axis,))
+        return self._rows(op, **({"periods": int(periods)} if op in ("diff", "shift") else {}))
+    def cumsum(self, axis=None, skipna=True): return self._cum("cumsum", axis)
+    def cumprod(self, axis=None, skipna=True): return self._cum("cumprod", axis)
+    def cummax(self, axis=None, skipna=True): return self._cum("cummax", axis)
+    def cummin(self, axis=None, skipna=True): return self._cum("cummin", axis)
+    def diff(self, periods=1, axis=0): return self._cum("diff", axis, periods)
+    def shift(self, periods=1, axis=0): return self._cum("shift", axis, periods)
     def pct_change(self, periods=1): return self._rows("pct_change", periods=int(periods))
     def rank(self, method="average", ascending=True, na_option="keep", pct=False):
         return self._rows("rank", method=method, ascending=ascending,
@@ -1244,7 +1272,11 @@ class _Frame(Entity):
         return _make("dataframe." + op, [self], p,
                      "series" if isinstance(self, DataFrame) else "tensor", index_names=None)
 
-    def median(self): return self._stat("median")  # noqa: E704
+    def median(self, axis=0, numeric_only=None, skipna=True):
+        self._opts(numeric_only, skipna)
+        if axis not in (0, None, "index"):
+            raise NotImplementedError("median(axis=1) is not supported (along the rows it is)")
+        return self._stat("median")
 
     def mode(self, axis=0, numeric_only=False, dropna=True):
         """pandas' mode: the most frequent values of each column (of the
@@ -1260,10 +1292,15 @@ class _Frame(Entity):
         return _make("dataframe.mode", [self], p, kind,
                      None if numeric_only else self._columns, index_names=[None])
 
-    def quantile(self, q=0.5):
+    def quantile(self, q=0.5, axis=0, numeric_only=None, interpolation="linear"):
         """q a number (a Series' is a 0-d tensor, a frame's a Series per
         column), or a list of them: a row per q, indexed by q (a Series'
-        a Series, a frame's a DataFrame), as pandas'."""
+        a Series, a frame's a DataFrame), as pandas'. Linear interpolation,
+        along the rows (numeric_only: the engine's takes the numeric
+        columns)."""
+        if axis not in (0, None, "index") or interpolation != "linear":
+            raise NotImplementedError("quantile: along the rows, interpolation linear only")
+        self._opts(numeric_only, True)
         if isinstance(q, (int, float, np.number)):
             return self._stat("quantile", q=float(q))
         qs = [float(x) for x in q]
@@ -1271,8 +1308,13 @@ class _Frame(Entity):
                      "dataframe" if isinstance(self, DataFrame) else "series",
                      None, index_names=[None])
 
-    def skew(self): return self._stat("skew")  # noqa: E704
-    def kurt(self): return self._stat("kurt")  # noqa: E704
+    def skew(self, axis=0, numeric_only=None, skipna=True):
+        self._opts(numeric_only, skipna)
+        return self._stat("skew")
+
+    def kurt(self, axis=0, numeric_only=None, skipna=True):
+        self._opts(numeric_only, skipna)
+        return self._stat("kurt")
     kurtosis = kurt
 
     def duplicated(self, subset=None, keep="first"):
@@ -2502,12 +2544,17 @@ class DataFrame(_Frame):
         if not cols:
             raise NotImplementedError("%s(axis=1) of a frame without numeric columns" % op)
         parts = [self[c] for c in cols]
-        if op == "count":
+        if op in ("count", "count_numbers"):
             out = parts[0].notna().astype("int64")
             for x in parts[1:]:
                 out = out + x.notna().astype("int64")
             return out
         parts = [x.astype("int64") if dt[c] == np.bool_ else x for c, x in zip(cols, parts)]
+        if op == "prod":
+            out = parts[0].fillna(1)
+            for x in parts[1:]:
+                out = out * x.fillna(1)
+            return out
         if op in ("sum", "mean"):
             out = parts[0].fillna(0)
             for x in parts[1:]:
@@ -2523,6 +2570,62 @@ class DataFrame(_Frame):
             better = (x > out) if op == "max" else (x < out)
             out = x.where(better | out.isna(), out)
         return out
+
+    def _across_var(self, op, ddof):
+        """var or std along each row: the squared deviations from the row's
+        mean of its present numbers over (count - ddof), NaN where count <=
+        ddof, as pandas"""
+        n, mean = self._row_reduce("count_numbers"), self._across("mean")
+        ss = None
+        for c in self._numeric_columns():
+            x = self[c].astype("float64") if self.dtypes[c] == np.bool_ else self[c]
+            d = ((x - mean) ** 2).fillna(0)
+            ss = d if ss is None else ss + d
+        out = (ss / (n - ddof)).where(n > ddof)
+        return (out ** 0.5 if op == "std" else out).rename(None)
+
+    def _numeric_columns(self):
+        """the numeric and bool columns (the row-wise reductions'); it runs"""
+        return [c for c, t in self.dtypes.items() if np.issubdtype(t, np.number) or t == np.bool_]
+
+    def _across_idx(self, how):
+        """idxmax or idxmin along each row: the first column holding the
+        row's max (min), missing where the row has no number"""
+        best = self._across(how)
+        cols = self._numeric_columns()
+        out = elementwise("where", [self[cols[-1]] == best, str(cols[-1]), np.nan])
+        for c in reversed(cols[:-1]):
+            out = elementwise("where", [self[c] == best, str(c), out])
+        return out.rename(None)
+
+    def _along_columns(self, op, periods=1):
+        """cumsum, cumprod, cummax, cummin, diff or shift along each row:
+        each column from the ones before it (a frame of its columns)"""
+        cols = list(self.columns)
+        acc, out = None, {}
+        for q, c in enumerate(cols):
+            x = self[c]
+            if op in ("diff", "shift"):
+                k = q - periods
+                prev = self[cols[k]] if 0 <= k < len(cols) else None
+                if op == "shift":
+                    out[c] = prev if prev is not None else x * np.nan
+                else:
+                    out[c] = x - prev if prev is not None else x * np.nan
+                continue
+            if acc is None:
+                acc = x
+            elif op == "cumsum":
+                acc = (acc.fillna(0) + x).where(x.notna())
+            elif op == "cumprod":
+                acc = (acc.fillna(1) * x).where(x.notna())
+            else:
+                better = (x > acc) if op == "cummax" else (x < acc)
+                acc = x.where(better | acc.isna(), acc).where(x.notna())
+            out[c] = acc
+        res = _make("dataframe.assign", [self] + [out[c] for c in cols], {"names": cols},
+                    "dataframe", cols)
+        return res
 
     def _const(self, v):
         """a Series of this frame's rows, every value v (a number, a bool or a
