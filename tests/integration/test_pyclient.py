@@ -3713,7 +3713,9 @@ class TestDataFrames(Base):
                         lambda d: d[nums].diff(periods=2, axis=1),
                         lambda d: d[["amt", "qty"]].agg(["sum", "min"]),
                         lambda d: d[["qty", "m"]].agg(["count", "nunique", "max"]),
-                        lambda d: d.median(numeric_only=True), lambda d: d.std(numeric_only=True)],
+                        lambda d: d.median(numeric_only=True), lambda d: d.std(numeric_only=True),
+                        lambda d: d.set_axis(["c%d" % i for i in range(len(d.columns))], axis=1),
+                        lambda d: d.infer_objects()],
                        p, df)
         # without random_state: a seed drawn by the client, the rows p's own
         picked = df.sample(7).fetch()

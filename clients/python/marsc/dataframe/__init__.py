@@ -2397,6 +2397,21 @@ class DataFrame(_Frame):
 
     __matmul__ = dot
 
+    def set_axis(self, labels, axis=0, copy=True):
+        """pandas' set_axis of the columns (axis 1): df.columns = labels, on
+        a new frame; the index's (axis 0) is not supported"""
+        if axis not in (1, "columns"):
+            raise NotImplementedError("set_axis of the index is not supported (of the columns, "
+                                      "axis=1, it is)")
+        out = self.copy()
+        out.columns = labels
+        return out
+
+    def infer_objects(self):
+        """pandas' infer_objects: the engine's columns already have their
+        types (a copy)"""
+        return self.copy()
+
     def add_prefix(self, prefix):
         """the columns renamed prefix + name"""
         return self.rename(columns={c: "%s%s" % (prefix, c) for c in self.columns})
