@@ -80,8 +80,7 @@ def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_
         obj._cats = _cat_carried(op, inputs, params, obj)
     src = inputs[0] if inputs else None
     keeps = src._fetched_keeps if isinstance(src, _Frame) else None
-    if keeps and (keeps(op) if callable(keeps) else
-                  op in (keeps if isinstance(keeps, tuple) else _ROWS_KEPT)):
+    if keeps and (keeps(op) if callable(keeps) else op in _ROWS_KEPT):
         _as_fetched(obj, src._fetched, keeps)
     if isinstance(src, _LocOneRows) and op in _ROWS_KEPT:  # df.loc["mean"].round(3)
         obj = src._wrap(obj)
@@ -655,13 +654,12 @@ class _Frame(Entity):
         out = pd.DataFrame({c: [g[c] for g in got] for c in cols}, index=labels, columns=cols)
         # an int64 column's sum, min, max ... is an integer (its row of the
         # fetched Series of every column went float64 beside the floats)
-        types = self.head(0)._ran().get("dtypes", {})
+        counts = all(f in ("count", "nunique", "size") for f in fs)
         keep = all(f in ("sum", "min", "max", "count", "nunique", "size", "prod", "first",
                          "last") for f in fs)
+        types = self.head(0)._ran().get("dtypes", {}) if keep and not counts else {}
         for c in cols:
-            counts = all(f in ("count", "nunique", "size") for f in fs)
-            if (counts or (keep and types.get(str(c), types.get(c)) == "int64")) and \
-                    out[c].notna().all():
+            if (counts or types.get(str(c), types.get(c)) == "int64") and out[c].notna().all():
                 out[c] = out[c].astype("int64")
         return out
 
@@ -701,9 +699,8 @@ class _Frame(Entity):
         if getattr(func, "__objclass__", None) is str and hasattr(_StrAccessorProbe, func.__name__):
             # str.upper, str.strip ...: the str accessor's method of that name
             out = getattr(self.str, func.__name__)()
-            nm = _series_name(self._ref)
-            return out if nm is _UNKNOWN else out.rename(nm)
-        out = _vectorized(func, self, "apply")
+        else:
+            out = _vectorized(func, self, "apply")
         nm = _series_name(self._ref)
         return out if nm is _UNKNOWN else out.rename(nm)
 
@@ -1053,8 +1050,8 @@ class _Frame(Entity):
         if n is None and frac is None:
             n = 1  # pandas' default
         if random_state is None:  # drawn here: re-running the lineage repeats the rows
-            import random as _r
-            random_state = _r.SystemRandom().getrandbits(32)
+            from ..tensor import _seed
+            random_state = _seed(None)
         elif hasattr(random_state, "randint"):  # numpy's RandomState: a seed from it
             random_state = int(random_state.randint(0, 2 ** 32 - 1))
         elif hasattr(random_state, "integers"):  # numpy's Generator
@@ -1188,24 +1185,21 @@ class _Frame(Entity):
     def clip(self, lower=None, upper=None):
         """pandas' clip by numbers; a Series' by times (Timestamps,
         Timedeltas: each bound through mask, NaT kept)"""
-        if any(isinstance(b, Series) for b in (lower, upper)):
-            # bounds of the same rows: each row's (a missing bound: none)
+        bounds = (lower, upper)
+        if any(isinstance(b, Series) for b in bounds) or \
+                (isinstance(self, Series) and any(_time_literal(b) is not None for b in bounds)):
+            # each bound through mask: Series of the same rows (a missing
+            # bound: none), or times (NaT kept)
             if isinstance(self, DataFrame):
                 raise NotImplementedError("clip of a DataFrame by Series bounds (axis) is not "
                                           "supported: clip each column")
+            def value(b):
+                return _time_const(self, b) if _time_literal(b) is not None else b
             out = self
             if lower is not None:
-                out = out.mask(out < lower, lower)
+                out = out.mask(out < lower, value(lower))
             if upper is not None:
-                out = out.mask(out > upper, upper)
-            return out
-        if isinstance(self, Series) and any(_time_literal(b) is not None
-                                            for b in (lower, upper)):
-            out = self
-            if lower is not None:
-                out = out.mask(out < lower, _time_const(self, lower))
-            if upper is not None:
-                out = out.mask(out > upper, _time_const(self, upper))
+                out = out.mask(out > upper, value(upper))
             return out
         return self._rows("clip", lower=lower, upper=upper)
     def round(self, decimals=0):
@@ -1626,15 +1620,20 @@ def _fill_limited(f, method, limit):
         frame, cols = f, list(f.columns)
         if _ALL_KEY in cols:
             raise ValueError("a column is named %r, which fillna's limit uses" % _ALL_KEY)
-    keyed = frame.assign(**{_ALL_KEY: 0})
-    out = getattr(GroupBy(keyed, [_ALL_KEY], cols), how)(limit=int(limit))
+    out = getattr(_one_group(frame, cols), how)(limit=int(limit))
     if isinstance(f, Series):
         return (out[cols[0]] if isinstance(out, DataFrame) else out).rename(nm)
     out._columns = cols
     return out
 
 
-_ALL_KEY = "_marsc_all_"  # the one group's key column of _fill_limited
+_ALL_KEY = "_marsc_all_"  # the key column of _one_group
+
+
+def _one_group(frame, sel=None):
+    """a groupby of every row of frame in one group (a key column of one
+    value assigned): the groupby kernels and aggregations over the whole"""
+    return GroupBy(frame.assign(**{_ALL_KEY: 0}), [_ALL_KEY], sel)
 
 
 def _min_count(f, out, min_count, axis):
@@ -2554,8 +2553,7 @@ class DataFrame(_Frame):
             for x in parts[1:]:
                 out = (out | x) if op == "any" else (out & x)
             return out
-        cols = [c for c, t in dt.items()
-                if op == "count" or np.issubdtype(t, np.number) or t == np.bool_]
+        cols = list(dt.index) if op == "count" else self._numeric_columns(dt)
         if not cols:
             raise NotImplementedError("%s(axis=1) of a frame without numeric columns" % op)
         parts = [self[c] for c in cols]
@@ -2591,23 +2589,24 @@ class DataFrame(_Frame):
         mean of its present numbers over (count - ddof), NaN where count <=
         ddof, as pandas"""
         n, mean = self._row_reduce("count_numbers"), self._across("mean")
-        ss = None
-        for c in self._numeric_columns():
-            x = self[c].astype("float64") if self.dtypes[c] == np.bool_ else self[c]
+        dt, ss = self.dtypes, None
+        for c in self._numeric_columns(dt):
+            x = self[c].astype("float64") if dt[c] == np.bool_ else self[c]
             d = ((x - mean) ** 2).fillna(0)
             ss = d if ss is None else ss + d
         out = (ss / (n - ddof)).where(n > ddof)
         return (out ** 0.5 if op == "std" else out).rename(None)
 
-    def _numeric_columns(self):
-        """the numeric and bool columns (the row-wise reductions'); it runs"""
-        return [c for c, t in self.dtypes.items() if np.issubdtype(t, np.number) or t == np.bool_]
+    @staticmethod
+    def _numeric_columns(dtypes):
+        """the numeric and bool columns of dtypes (the row-wise reductions')"""
+        return [c for c, t in dtypes.items() if np.issubdtype(t, np.number) or t == np.bool_]
 
     def _across_idx(self, how):
         """idxmax or idxmin along each row: the first column holding the
         row's max (min), missing where the row has no number"""
         best = self._across(how)
-        cols = self._numeric_columns()
+        cols = self._numeric_columns(self.dtypes)
         out = elementwise("where", [self[cols[-1]] == best, str(cols[-1]), np.nan])
         for c in reversed(cols[:-1]):
             out = elementwise("where", [self[c] == best, str(c), out])
@@ -2638,9 +2637,7 @@ class DataFrame(_Frame):
                 better = (x > acc) if op == "cummax" else (x < acc)
                 acc = x.where(better | acc.isna(), acc).where(x.notna())
             out[c] = acc
-        res = _make("dataframe.assign", [self] + [out[c] for c in cols], {"names": cols},
-                    "dataframe", cols)
-        return res
+        return self._each_column(out.__getitem__)
 
     def _const(self, v):
         """a Series of this frame's rows, every value v (a number, a bool or a
@@ -2873,8 +2870,7 @@ class DataFrame(_Frame):
         idx = ["_marsc_i%d" % k for k in range(len(names))]
         pos, var, val, cpos = "_marsc_pos", "_marsc_col", "_marsc_val", "_marsc_cpos"
         flat = self.rename_axis(idx).reset_index()
-        keyed = flat.assign(**{_ALL_KEY: 0})
-        flat = flat.assign(**{pos: GroupBy(keyed, [_ALL_KEY]).cumcount()})
+        flat = flat.assign(**{pos: _one_group(flat).cumcount()})
         long = flat.melt(id_vars=idx + [pos], value_vars=cols, var_name=var, value_name=val)
         long = long.assign(**{cpos: long[var].map({c: i for i, c in enumerate(cols)})})
         long = long.sort_values([pos, cpos])
@@ -3222,21 +3218,23 @@ class Series(_Frame):
         _Frame._export_one("item")
     items = _Frame._export_one("items")
 
-    @property
-    def is_monotonic_increasing(self):
-        """whether each value is at least the one before, none missing (it
-        runs)"""
+    def _monotonic(self, rising):
+        """whether no value goes the other way from the one before, none
+        missing (one task)"""
         from ..core import execute
-        bad, miss = (self.diff() < 0).sum(), self.isna().sum()
+        step = self.diff()
+        bad, miss = ((step < 0) if rising else (step > 0)).sum(), self.isna().sum()
         execute(bad, miss)
         return int(bad.fetch()) == 0 and int(miss.fetch()) == 0
 
     @property
+    def is_monotonic_increasing(self):
+        """whether each value is at least the one before (it runs)"""
+        return self._monotonic(True)
+
+    @property
     def is_monotonic_decreasing(self):
-        from ..core import execute
-        bad, miss = (self.diff() > 0).sum(), self.isna().sum()
-        execute(bad, miss)
-        return int(bad.fetch()) == 0 and int(miss.fetch()) == 0
+        return self._monotonic(False)
 
     is_monotonic = is_monotonic_increasing
 
@@ -3432,8 +3430,7 @@ def _as_fetched(out, fn, keep=False):
     """out, fetched as fn makes of the fetched pandas object; keep: fn is
     of the index's shape only (a one-level MultiIndex), so the ops that
     keep rows as they are (head, sort_values ...) keep it too (_make); a
-    tuple of ops: only those keep it; a function of the op: where it
-    says"""
+    function of the op: where it says"""
     out._fetched, out._fetched_keeps = fn, keep
     return out
 
@@ -3592,8 +3589,7 @@ def _text_extreme(s, how):
     """a Series of strings' min or max (the engine's reductions take
     numbers): the groupby aggregation of one key over every row, fetched as
     pandas' scalar"""
-    f = s.rename("__marsc_v__").to_frame().assign(__marsc_k__=0)
-    out = getattr(GroupBy(f, ["__marsc_k__"], "__marsc_v__"), how)()
+    out = getattr(_one_group(s.rename("__marsc_v__").to_frame(), "__marsc_v__"), how)()
     out.__class__ = _Label
     return out
 
@@ -4153,15 +4149,35 @@ def _group_mode_of(expr, arg):
     return None
 
 
+_COUNT = _ALL_KEY + "n"  # the count column of _group_counts
+
+
+def _group_counts(gb, col, dropna=True, normalize=False, desc=True, asc=False):
+    """a frame of gb's keys, col's values and their count (_COUNT) per
+    group (a share of the group's rows: normalize), sorted by the keys then
+    the count (descending: desc, ascending: asc, else unsorted), equal counts
+    by value (a missing one first, as pandas sorts its codes)"""
+    by = list(gb._by)
+    flat = GroupBy(gb._df, by + [col], observed=gb._observed, dropna=dropna).size() \
+        .reset_index(name=_COUNT)
+    if normalize:
+        flat = flat.assign(**{_COUNT: flat[_COUNT] /
+                              GroupBy(flat, by)[_COUNT].transform("sum")})
+    if desc or asc:
+        keys, order = by + [_COUNT], [True] * len(by) + [asc]
+        if not dropna:
+            flat = flat.assign(**{_ALL_KEY + "na": flat[col].isna()})
+            keys, order = keys + [_ALL_KEY + "na"], order + [False]
+        flat = flat.sort_values(keys, ascending=order)
+    return flat
+
+
 def _group_mode(df, gb, col):
     """each group's most frequent value of col (the smallest of those
-    tied, as pandas' mode()[0]), indexed by the keys: the counts of (keys,
-    value), sorted by keys, count descending and value, each group's first"""
+    tied, as pandas' mode()[0]), indexed by the keys: each group's first
+    of its sorted counts"""
     by = list(gb._by)
-    n = "__marsc_n__"
-    counts = GroupBy(df, by + [col], observed=gb._observed).size().reset_index()
-    counts = counts.rename(columns={counts.columns[-1]: n})
-    top = counts.sort_values(by + [n, col], ascending=[True] * len(by) + [False, True])
+    top = _group_counts(GroupBy(df, by, observed=gb._observed), col)
     return GroupBy(top, by).head(1).set_index(by)[col]
 
 
@@ -4774,10 +4790,7 @@ class GroupBy(_Aggregations):
             return out
         if not self._as_index:
             raise NotImplementedError("groupby sem with as_index=False is not supported")
-        g = GroupBy(self._df, self._by, self._sel, True, self._observed, self._dropna)
-        g._sort = self._sort
-        n = g.count()
-        return (g.std(ddof) / n ** 0.5).rename(self._sel)
+        return (self.std(ddof) / self.count() ** 0.5).rename(self._sel)
 
     def get_group(self, name):
         """pandas' get_group: the rows of the group whose key is name (a
@@ -4863,20 +4876,9 @@ class GroupBy(_Aggregations):
         col, by = self._sel, list(self._by)
         if col in by:
             raise ValueError("groupby value_counts: the column %r is a key" % col)
-        counts = GroupBy(self._df, by + [col], observed=self._observed,
-                         dropna=dropna).size()
-        flat = counts.reset_index(name=_ALL_KEY + "n")
-        if normalize:
-            n = flat[_ALL_KEY + "n"]
-            flat = flat.assign(**{_ALL_KEY + "n": n / GroupBy(flat, by).__getitem__(
-                _ALL_KEY + "n").transform("sum")})
-        if sort:  # equal counts by value, a missing one first (pandas sorts its codes)
-            keys, asc = by + [_ALL_KEY + "n"], [True] * len(by) + [bool(ascending)]
-            if not dropna:
-                flat = flat.assign(**{_ALL_KEY + "na": flat[col].isna()})
-                keys, asc = keys + [_ALL_KEY + "na"], asc + [False]
-            flat = flat.sort_values(keys, ascending=asc)
-        return flat.set_index(by + [col])[_ALL_KEY + "n"].rename(col)
+        flat = _group_counts(self, col, dropna, normalize, sort and not ascending,
+                             sort and ascending)
+        return flat.set_index(by + [col])[_COUNT].rename(col)
 
     def _rows(self, op, n):
         out = _make(op, [self._df], {"by": self._by, "n": int(n)}, "dataframe",
@@ -5992,6 +5994,16 @@ def _csv_dtype(t):
         return str(t)
 
 
+def _csv_header(p, session):
+    """the column names of read_csv's fields p, from head(0) of the file
+    read without parse_dates (its schema: no chunk is parsed for it)"""
+    probe = {k: v for k, v in p.items() if k != "parse_dates"}
+    head = DataFrame.__new__(DataFrame)
+    Entity.__init__(head, Node("dataframe.read_csv", [], probe, "dataframe"), session)
+    head._columns, head._index_names = None, [None]
+    return head.columns
+
+
 def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_col=None,
              usecols=None, dtype=None, skiprows=None, nrows=None, thousands=None, decimal=None,
              na_values=None, keep_default_na=True, parse_dates=None, encoding=None,
@@ -6105,22 +6117,12 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["nrows"] = int(nrows)
     dates = p.get("parse_dates") or []
     if any(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in dates):
-        # columns by position: their names, from the header (head(0) of the
-        # file read without parse_dates)
-        probe = dict(p)
-        del probe["parse_dates"]
-        head = DataFrame.__new__(DataFrame)
-        Entity.__init__(head, Node("dataframe.read_csv", [], probe, "dataframe"), session)
-        head._columns, head._index_names = None, [None]
-        cols = head.columns
+        # columns by position: their names, from the header
+        cols = _csv_header(p, session)
         p["parse_dates"] = [cols[int(k)] if isinstance(k, (int, np.integer)) else k
                             for k in dates]
-    if callable(usecols):  # the header's names it keeps (head(0) of the file)
-        probe = {k: v for k, v in p.items() if k != "parse_dates"}
-        head = DataFrame.__new__(DataFrame)
-        Entity.__init__(head, Node("dataframe.read_csv", [], probe, "dataframe"), session)
-        head._columns, head._index_names = None, [None]
-        usecols = [c for c in head.columns if usecols(c)]
+    if callable(usecols):  # the header's names it keeps
+        usecols = [c for c in _csv_header(p, session) if usecols(c)]
         p["usecols"] = usecols
     node = Node("dataframe.read_csv", [], p, "dataframe")
     node.file = _file  # a local frame's CSV (_local.py)

@@ -465,7 +465,7 @@ class CatAccessor:
         n = len(self._d.categories)
         t = "int8" if n < 127 else "int16" if n < 32767 else "int32"
         return _as_fetched(_codes(self._s, self._d, -1).astype("int64").rename(None),
-                           lambda got: got.astype(t), _CODES_KEPT)
+                           lambda got: got.astype(t), _CODES_KEPT.__contains__)
 
     def _with(self, ordered, categories=None, values=None):
         """the Series with categories (the same by default) and ordered;

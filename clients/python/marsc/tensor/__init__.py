@@ -10,8 +10,6 @@ import builtins
 import math
 import numbers
 
-import warnings
-
 import numpy as np
 
 from .. import core
@@ -1480,14 +1478,9 @@ def _sampled(name, ins, params):
                                       x._dtype is not None for x in ins) or \
             builtins.sum(math.prod(x._shape) for x in ins) > 1 << 22:
         return None, None
-    try:
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out = np.asarray(fn(*[np.broadcast_to(np.zeros((), x._dtype), x._shape)
-                                  for x in ins], **params))
-        return out.shape, out.dtype
-    except Exception:  # noqa: BLE001 - numpy refuses: the server says why
-        return None, None
+    out = inf.sample_result(fn, *[np.broadcast_to(np.zeros((), x._dtype), x._shape)
+                                  for x in ins], **params)
+    return (None, None) if out is None else (out.shape, out.dtype)
 
 
 def generic(name, entry):
@@ -1535,20 +1528,15 @@ def generic(name, entry):
 
 # numpy's signatures for sorting, statistics, set ops, diagonals, einsum and
 # the one-block linear algebra (the generic path's argument order is not
-# numpy's for several of them)
-from . import _numpyfuncs  # noqa: E402
+# numpy's for several of them: _numpyfuncs), and numpy functions with no op
+# of their own, composed of the cluster's ops (_composed)
+from . import _composed, _numpyfuncs  # noqa: E402
 
-for _n in _numpyfuncs.__all__:
-    globals()[_n] = getattr(_numpyfuncs, _n)
-linalg.__dict__.update(_numpyfuncs.LINALG)
-
-# numpy functions with no op of their own, composed of the cluster's ops
-from . import _composed  # noqa: E402
-
-for _n in _composed.__all__:
-    globals()[_n] = getattr(_composed, _n)
-del _n
-linalg.__dict__.update(_composed.LINALG)
+for _m in (_numpyfuncs, _composed):
+    for _n in _m.__all__:
+        globals()[_n] = getattr(_m, _n)
+    linalg.__dict__.update(_m.LINALG)
+del _m, _n
 
 
 def __getattr__(name):

@@ -22,17 +22,24 @@ def operand_sample(x):
     return x
 
 
-def sample_dtype(fn, *samples, **kw):
-    """The dtype numpy's fn gives on samples; None when a sample is
+def sample_result(fn, *samples, **kw):
+    """What numpy's fn gives on samples, as an array; None when a sample is
     unknown (None) or numpy refuses them (the server then says why)."""
     if fn is None or any(s is None for s in samples):
         return None
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return np.asarray(fn(*samples, **kw)).dtype
+            return np.asarray(fn(*samples, **kw))
     except Exception:  # noqa: BLE001 - numpy refuses: let the server say why
         return None
+
+
+def sample_dtype(fn, *samples, **kw):
+    """The dtype numpy's fn gives on samples (sample_result); None where
+    unknown."""
+    out = sample_result(fn, *samples, **kw)
+    return None if out is None else out.dtype
 
 
 def ufunc_dtype(name, operands, **kw):
