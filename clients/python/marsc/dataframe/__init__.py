@@ -5905,35 +5905,38 @@ def _at_names(expr, frame, local_dict=None, global_dict=None):
     out, i, quote = [], 0, None
     while i < len(expr):
         ch = expr[i]
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "@":
+        if quote is None and ch == "@":
             m = re.match(r"[A-Za-z_]\w*", expr[i + 1:])
             if not m:
                 raise SyntaxError("invalid syntax: @ names a variable (%r)" % expr)
             name = m.group(0)
-            scope = next((d for d in scopes if name in d), None)
-            if scope is None:
+            if not any(name in d for d in scopes):
                 raise NameError("local variable '%s' is not defined" % name)  # as pandas
+            # the name with its attributes, calls and subscripts (@df.v.mean(),
+            # @limits["hi"]): Python's value in the caller's scopes
             end = _trailer_end(expr, i + 1 + len(name))
-            v = scope[name]
-            if end > i + 1 + len(name):  # @df.v.mean(), @limits["hi"]: Python's value
-                text = expr[i + 1:end]
-                v = eval(text, dict(global_dict if global_dict is not None else frame.f_globals),
-                         dict(local_dict if local_dict is not None else frame.f_locals))
-                name = text
+            text = expr[i + 1:end]
+            v = eval(text, dict(global_dict if global_dict is not None else frame.f_globals),
+                     dict(local_dict if local_dict is not None else frame.f_locals))
             if hasattr(v, "fetch") and isinstance(v, Entity):  # a marsc scalar: its value
                 v = v.fetch()
             if isinstance(v, np.ndarray) and v.ndim == 0:
                 v = v.item()
-            out.append(_literal(v, name))
+            out.append(_literal(v, text))
             i = end
             continue
+        quote = _quote_after(ch, quote)
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _quote_after(ch, quote):
+    """the quote a scan of an expression is inside after ch (None:
+    outside), quote the one it was inside before"""
+    if quote is not None:
+        return None if ch == quote else quote
+    return ch if ch in "'\"`" else None
 
 
 def _trailer_end(expr, i):
@@ -5945,14 +5948,11 @@ def _trailer_end(expr, i):
         elif expr[i] in "([":
             depth, quote = 0, None
             while i < len(expr):
-                ch = expr[i]
-                if quote:
-                    quote = None if ch == quote else quote
-                elif ch in "'\"":
-                    quote = ch
-                elif ch in "([{":
+                ch, was = expr[i], quote
+                quote = _quote_after(ch, quote)
+                if was is None and quote is None and ch in "([{":
                     depth += 1
-                elif ch in ")]}":
+                elif was is None and quote is None and ch in ")]}":
                     depth -= 1
                     if depth == 0:
                         break
