@@ -102,9 +102,21 @@ static int emit_pack(frame_t *parts, int64_t np, void **blob, size_t *len, char 
     return 0;
 }
 
+/* Part k of a lined DFJ_WHOLE's result f: its rows [at, at + n), a range
+ * index renumbered from 0, as a chunk's. 0, or -1 out of memory. */
+static int lined_part(const frame_t *f, int64_t at, int64_t n, frame_t *out)
+{
+    if (frame_slice(f, at, n, out)) return -1;
+    if (out->range_index && out->nidx > 0 && out->idx[0].type == FT_INT64)
+        for (int64_t i = 0; i < n; i++)
+            ((int64_t *)out->idx[0].data)[i] = i;
+    return 0;
+}
+
 /* A lined DFJ_WHOLE's result f (a row for each input row, in order) as a
- * pack of n parts, part k the rows of input k (rows[k] of them); a range
- * index renumbered from 0 in each, as a chunk's */
+ * pack of n parts, part k the rows of input k (rows[k] of them). Two
+ * passes, one part at a time (its size, then its bytes), so that no more
+ * than f, the pack and one part are held at once. */
 static int emit_lined(const frame_t *f, const int64_t *rows, int n, void **blob, size_t *len,
                       char *err, size_t errlen)
 {
@@ -114,23 +126,43 @@ static int emit_lined(const frame_t *f, const int64_t *rows, int n, void **blob,
     if (total != f->nrows)
         return errmsg(err, errlen, "internal: %lld rows made from %lld", (long long)f->nrows,
                       (long long)total);
-    frame_t *parts = calloc((size_t)n + 1, sizeof *parts);
-    if (!parts) return oom(err, errlen);
-    int rc = 0;
-    for (int64_t k = 0, at = 0; rc == 0 && k < n; at += rows[k], k++) {
-        if (frame_slice(f, at, rows[k], &parts[k])) {
-            rc = oom(err, errlen);
-            break;
+    size_t head = 16 + 8 * (size_t)(n + 1), size = head;
+    uint64_t *h = calloc((size_t)n + 3, sizeof *h);
+    if (!h) return oom(err, errlen);
+    for (int64_t k = 0, at = 0; k < n; at += rows[k], k++) {
+        frame_t part = {0};
+        if (lined_part(f, at, rows[k], &part)) {
+            free(h);
+            return oom(err, errlen);
         }
-        if (parts[k].range_index && parts[k].nidx > 0 && parts[k].idx[0].type == FT_INT64)
-            for (int64_t i = 0; i < rows[k]; i++)
-                ((int64_t *)parts[k].idx[0].data)[i] = i;
+        h[2 + k] = size;
+        size += pad8(frame_blob_size(&part));
+        frame_free(&part);
     }
-    if (rc == 0) rc = emit_pack(parts, n, blob, len, err, errlen);
-    for (int k = 0; k < n; k++)
-        frame_free(&parts[k]);
-    free(parts);
-    return rc;
+    h[2 + n] = size;
+    uint8_t *b = malloc(size);
+    if (!b) {
+        free(h);
+        return oom(err, errlen);
+    }
+    h[0] = PACK_MAGIC;
+    h[1] = (uint64_t)n;
+    memcpy(b, h, head);
+    free(h);
+    for (int64_t k = 0, at = 0; k < n; at += rows[k], k++) {
+        frame_t part = {0};
+        if (lined_part(f, at, rows[k], &part)) {
+            free(b);
+            return oom(err, errlen);
+        }
+        size_t from = (size_t)((const uint64_t *)b)[2 + k], s = frame_blob_size(&part);
+        frame_serialize(&part, b + from);
+        memset(b + from + s, 0, pad8(s) - s);
+        frame_free(&part);
+    }
+    *blob = b;
+    *len = size;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ helpers */
