@@ -1595,15 +1595,18 @@ static int infer_assign(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     }
     for (int j = 1; j < n->n_in; j++) {
         json_t *v = json_array_get(names, (size_t)j - 1);
-        if (!json_is_string(v)) return XFAIL(n, "\"names\" must hold strings");
-        const char *nm = json_string_value(v);
+        char nm[1024];
+        bool is_int;
+        if (label_of(v, nm, sizeof nm, &is_int))
+            return XFAIL(n, "\"names\" must hold strings or integers (of under 1024 characters)");
         int at = -1;
         for (int k = 0; k < d->ncols && at < 0; k++)
-            if (d->cols[k].name && !d->cols[k].is_int && !strcmp(d->cols[k].name, nm)) at = k;
+            if (d->cols[k].name && d->cols[k].is_int == is_int && !strcmp(d->cols[k].name, nm))
+                at = k;
         int type = in_df(g, n, j)->cols[0].type;
         if (at < 0) {
             at = d->ncols++;
-            if (set_col(&d->cols[at], nm, false, type)) return XFAIL(n, "out of memory");
+            if (set_col(&d->cols[at], nm, is_int, type)) return XFAIL(n, "out of memory");
         }
         d->cols[at].type = (uint8_t)type;
         d->cols[at].unit = in_df(g, n, j)->cols[0].unit;
@@ -4054,7 +4057,7 @@ static int infer_ew_frame(graph_t *g, graph_node_t *n, char *err, size_t errlen)
         ew_types_t ty;
         char msg[512];
         if (ew_node_types(n, in_dt, in_nd, &ty, msg, sizeof msg)) return XFAIL(n, "%s", msg);
-        if (ty.out == DT_FLOAT32 || ty.out == DT_INT32)
+        if (ty.out != DT_FLOAT64 && ty.out != DT_INT64 && ty.out != DT_BOOL && n->op != OP_ASTYPE)
             return XFAIL(n, "the result would be %s, which DataFrames do not hold",
                          dt_name(ty.out));
         d->ew_dt[k] = (uint8_t)ty.compute;

@@ -890,7 +890,10 @@ static int run_ew(const graph_node_t *n, const dfx_in_t *ins_, int nin, frame_t 
         int r;
         if (n->op == OP_ASTYPE) {
             int a = reg[0] >= 0 ? reg[0] : konst(&p, n->in[0].sc, sc_default_dtype(n->in[0].sc));
-            r = ins(&p, OP_ASTYPE, cd, od, a, -1, -1);
+            /* a narrower target (int8, float32 ...) converts as numpy
+             * does, then widens to the column's int64 or float64 */
+            r = ins(&p, OP_ASTYPE, cd, cd, a, -1, -1);
+            r = cast(&p, r, od);
         } else if (n->op == OP_WHERE) {
             int c0 = reg[0] >= 0 ? cast(&p, reg[0], DT_BOOL) : konst(&p, n->in[0].sc, DT_BOOL);
             int x = reg[1] >= 0 ? cast(&p, reg[1], cd) : konst(&p, n->in[1].sc, cd);

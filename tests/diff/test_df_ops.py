@@ -1405,6 +1405,35 @@ def whole_ops_lined_up(data, pdf):
 
 
 @case
+def astype_narrow_int_labels(data, pdf):
+    """astype of a column to a narrower dtype converts as numpy does (int8
+    wraps, float32 rounds) and the column holds the result widened to
+    int64 or float64 (it once wrote int8 bytes into the int64 column,
+    fetched as garbage); assign takes integer labels, as pandas' df[0] = s.
+    Over about 40 chunks and over one-row chunks."""
+    def ew(key, src, dtype):  # the element-wise astype
+        return {"key": key, "op": "astype", "inputs": [src], "dtype": dtype}
+    nodes, want = [CSV, CSV1], {}
+    for src in ("t", "t1"):
+        nodes += [col(src + "i", src, "i"), col(src + "f", src, "f"),
+                  {"key": src + "i7", "op": "multiply", "inputs": [src + "i", 7]},
+                  ew(src + "n8", src + "i7", "int8"),
+                  ew(src + "u8", src + "i7", "uint8"),
+                  ew(src + "f4", src + "f", "float32"),
+                  ew(src + "h", src + "f", "int16"),
+                  {"key": src + "a", "op": "dataframe.assign",
+                   "inputs": [src, src + "n8", src + "f4"], "names": [0, "f4"]},
+                  {"key": src + "p", "op": "add", "inputs": [src + "n8", src + "u8"]}]
+        i7 = pdf.i * 7
+        want[src + "n8"] = i7.astype("int8").astype("int64")
+        want[src + "f4"] = pdf.f.astype("float32").astype("float64")
+        want[src + "a"] = pdf.assign(**{"f4": pdf.f.astype("float32").astype("float64")})
+        want[src + "a"].insert(len(pdf.columns), 0, i7.astype("int8").astype("int64"))
+        want[src + "p"] = i7.astype("int8").astype("int64") + i7.astype("uint8").astype("int64")
+    return check_frames(data, nodes, want)
+
+
+@case
 def agg_chunk_typed(data, pdf):
     """groupby_agg over int64 columns typed chunk by chunk (str.len and
     map: float64 in a chunk with a missing value): nunique's sets of both

@@ -3750,6 +3750,39 @@ class TestDataFrames(Base):
         self.assertTrue(df.hum.equals(p.hum))
         self.assertFalse(df.hum.equals(df.hum + 1))
 
+    def test_narrow_dtypes_and_integer_labels(self):
+        """astype to int8, uint8, int16, int32 and float32: numpy's values
+        (wrapped, rounded), fetched in that dtype through the ops that keep
+        values; frames labelled by integers keep them (df[0], df[0] = ...)"""
+        rng = np.random.default_rng(23)
+        n = 40
+        p = pd.DataFrame({"a": rng.integers(-300, 300, n), "k": rng.choice(["x", "y"], n),
+                          "f": rng.normal(0, 100, n) + 0.123456789})
+        df = md.DataFrame(p, chunk_rows=7)
+        self.same_each([lambda d: d.a.astype("int8"), lambda d: d.a.astype(np.uint8),
+                        lambda d: d.f.astype("float32"), lambda d: d.f.astype("int16"),
+                        lambda d: d.f.astype("float32").astype("float64"),
+                        lambda d: d.a.astype("int8") > 50,
+                        lambda d: d.astype({"a": "int8", "f": "float32"}),
+                        lambda d: d.astype({"a": "int8"}).sort_values("f").head(9),
+                        lambda d: d.astype({"a": "int32"})[d.f > 0],
+                        lambda d: d[["a", "f"]].astype("int8"),
+                        lambda d: d.astype({"a": "int8"}).groupby("k").a.sum()], p, df)
+        self.assertEqual(df.astype({"a": "int8"}).a.head().dtype, np.int8)
+        self.assertEqual(list(df.astype({"f": "float32"}).dtypes),
+                         list(p.astype({"f": "float32"}).dtypes))
+        self.assertEqual(int(df.a.astype("int8").max().fetch()), p.a.astype("int8").max())
+        q = pd.DataFrame(rng.integers(0, 50, (20, 3)))
+        dq = md.DataFrame(q, chunk_rows=6)
+        self.assertEqual(list(dq.columns), [0, 1, 2])
+        self.same_each([lambda d: d, lambda d: d[1], lambda d: d[[0, 2]],
+                        lambda d: d.mean(axis=1), lambda d: d.groupby(0).sum(),
+                        lambda d: d.astype({0: "int8"}), lambda d: d.rename(columns={0: "a"}),
+                        lambda d: d.loc[d[0] > 20, 1]], q, dq)
+        q[3], dq[3] = q[0] * 2, dq[0] * 2
+        pd.testing.assert_frame_equal(dq.fetch(), q)
+        self.assertEqual(list(dq.dtypes.index), [0, 1, 2, 3])
+
     def test_read_csv_usecols_function_na_filter(self):
         """usecols as a function of the names (the header read first),
         na_filter=False (no value missing), as pandas"""

@@ -82,6 +82,7 @@ def _make(op, inputs, params=None, kind="dataframe", columns=None, index_names=_
     keeps = src._fetched_keeps if isinstance(src, _Frame) else None
     if keeps and (keeps(op) if callable(keeps) else op in _ROWS_KEPT):
         _as_fetched(obj, src._fetched, keeps)
+        obj._narrow = src._narrow
     if isinstance(src, _LocOneRows) and op in _ROWS_KEPT:  # df.loc["mean"].round(3)
         obj = src._wrap(obj)
     return _after_create(obj)
@@ -315,6 +316,10 @@ class _Frame(Entity):
     # pandas' CategoricalDtype of categorical columns ({column: dtype}, a
     # Series' under None): _carried.py
     _cats = None
+    # numpy's narrower dtypes (int8, float32 ...) of columns an astype made
+    # ({column: dtype}, a Series' under None): held widened on the cluster,
+    # fetched as pandas holds them (_narrowed)
+    _narrow = None
     _regrouped = False  # a groupby result of categorical keys (_carried.regrouped)
 
     # the pandas Index that `index` last gave and its names then: a user's
@@ -426,13 +431,25 @@ class _Frame(Entity):
                 return "str"
             return np.dtype(t).name
         if isinstance(dtype, dict):
-            return _make("dataframe.astype", [self], {"dtype": {c: name(t) for c, t in
-                                                                dtype.items()}},
-                         "dataframe" if isinstance(self, DataFrame) else "series", self._columns)
+            wide = {c: t for c, t in dtype.items() if name(t) not in _NARROW}
+            out = _make("dataframe.astype", [self], {"dtype": {c: name(t) for c, t in
+                                                               wide.items()}},
+                        "dataframe" if isinstance(self, DataFrame) else "series",
+                        self._columns) if wide or not dtype else self
+            for c, t in dtype.items():
+                if name(t) in _NARROW:
+                    out = out.copy()
+                    out[c] = out[c].astype(t)
+            return _narrowed(out, {c: name(t) for c, t in dtype.items() if name(t) in _NARROW},
+                             dict(self._narrow or {}))
         if name(dtype) in ("str", "int64", "float64", "bool"):
             return _make("dataframe.astype", [self], {"dtype": name(dtype)},
                          "dataframe" if isinstance(self, DataFrame) else "series", self._columns)
-        return elementwise("astype", [self], {"dtype": name(dtype)})
+        out = elementwise("astype", [self], {"dtype": name(dtype)})
+        if name(dtype) not in _NARROW:
+            return out
+        return _narrowed(out, {c: name(dtype) for c in self._columns}
+                         if isinstance(self, DataFrame) else {None: name(dtype)})
 
     def __array_function__(self, func, types, args, kwargs):
         """numpy's np.where(cond, a, b) of Series: the element-wise where
@@ -2321,7 +2338,11 @@ class DataFrame(_Frame):
         has not run: a column's type can depend on every value)"""
         import pandas as pd
         m = self._ran()
-        return pd.Series({c: np.dtype(object if d in ("string", "object") else d)
+        narrow = self._narrow or {}
+        # the JSON's keys are text: integer labels as this frame's own
+        labels = {str(c): c for c in self._columns or ()}
+        return pd.Series({labels.get(c, c): np.dtype(object if d in ("string", "object") else
+                                                     narrow.get(labels.get(c, c), d))
                           for c, d in m["dtypes"].items()}, dtype=object)
 
     def __repr__(self):
@@ -2510,10 +2531,10 @@ class DataFrame(_Frame):
             have = value.columns
             if len(have) != len(name):
                 raise ValueError("Columns must be same length as key")
-            new = self.assign(**{str(k): value[c] for k, c in zip(name, have)})
+            new = self._assigned([(k, value[c]) for k, c in zip(name, have)])
             self._ref, self._cats, self._columns = new._ref, new._cats, new._columns
             return
-        new = self.assign(**{name: value})
+        new = self._assigned([(name, value)])
         self._ref, self._cats = new._ref, new._cats
         self._columns = new._columns
 
@@ -2521,16 +2542,20 @@ class DataFrame(_Frame):
         """pandas' assign: Series of this frame's rows, callables of the
         frame (each sees the columns assigned before it) and scalars (a
         column of that value)."""
-        if any(callable(v) or not isinstance(v, _Frame) for v in series.values()):
+        return self._assigned(list(series.items()))
+
+    def _assigned(self, pairs):
+        """assign of [(name, value)]: names of any label (df[0] = ...)"""
+        if any(callable(v) or not isinstance(v, _Frame) for _, v in pairs):
             out = self
-            for k, v in series.items():
+            for k, v in pairs:
                 v = v(out) if callable(v) else v
-                out = out.assign(**{k: v if isinstance(v, _Frame) else out._const(v)})
+                out = out._assigned([(k, v if isinstance(v, _Frame) else out._const(v))])
             return out
-        names = list(series)
+        names = [k for k, _ in pairs]
         cols = None if self._columns is None else \
             self._columns + [n for n in names if n not in self._columns]
-        return _make("dataframe.assign", [self] + [series[n] for n in names], {"names": names},
+        return _make("dataframe.assign", [self] + [v for _, v in pairs], {"names": names},
                      "dataframe", cols)
 
     def _across(self, op):
@@ -3316,6 +3341,8 @@ class Series(_Frame):
     def dtype(self):
         """numpy's dtype of the values (the server's: it runs)"""
         d = self._ran().get("dtype")
+        narrow = self._narrow or {}
+        d = narrow.get(None, narrow.get(self.name, d)) if narrow else d
         return np.dtype(object if d in ("string", "object") else d)
 
     @property
@@ -3444,6 +3471,41 @@ _INDEX_KEPT = ("dataframe.head", "dataframe.tail", "dataframe.getitem", "datafra
                "dataframe.abs", "dataframe.clip", "dataframe.astype", "dataframe.rename",
                "dataframe.isna", "dataframe.notna", "dataframe.interpolate", "dataframe.rank",
                "dataframe.replace", "dataframe.assign")
+
+
+# the numeric dtypes a frame's column is held widened to int64 or float64
+# as (docs/python-client.md, "Types")
+_NARROW = ("int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64", "float32")
+# the ops whose output keeps its input's values as they are, so their
+# narrower dtypes too
+_NARROW_KEPT = ("dataframe.head", "dataframe.tail", "dataframe.sort_values",
+                "dataframe.sort_index", "dataframe.filter", "dataframe.iloc", "dataframe.loc",
+                "dataframe.sample", "dataframe.dropna", "dataframe.getitem", "dataframe.query",
+                "dataframe.drop_duplicates", "dataframe.nlargest", "dataframe.nsmallest")
+
+
+def _narrowed(out, types, before=None):
+    """out, fetched with numpy's narrower dtypes types ({column: name}, a
+    Series' values under None) beside those it had (before): the values
+    were converted on the cluster (int8's wrap-around, float32's rounding)
+    and held widened"""
+    pd = sys.modules.get("pandas") or __import__("pandas")
+    if None not in types and before:
+        types = {**before, **types}
+    if not types:
+        return out
+
+    def fn(got):
+        if isinstance(got, pd.Series):
+            t = types.get(None, types.get(got.name))
+            return got if t is None or got.dtype.kind not in "iuf" else got.astype(t)
+        if isinstance(got, pd.DataFrame):
+            return got.astype({c: t for c, t in types.items()
+                               if c in got.columns and got[c].dtype.kind in "iuf"})
+        return got
+    out = _as_fetched(out, fn, _NARROW_KEPT.__contains__)
+    out._narrow = types
+    return out
 
 
 def _keeps_index(op):

@@ -149,6 +149,10 @@ def frame(pdf, chunk_rows=None, session=None, what="DataFrame"):
         out = _binary(kinds, levels, names, chunk_rows)
     else:
         out = _csv(kinds, levels, names, len(pdf), chunk_rows, session)
+    ints = {n: c for n, c in zip(names, pdf.columns) if isinstance(c, (int, np.integer))
+            and not isinstance(c, (bool, np.bool_))}
+    if ints:  # uploaded by their text, labelled as pandas' again (df[0])
+        out = out.rename(columns={n: int(c) for n, c in ints.items()})
     if levels:
         out = out.set_index(levels)
         out = out.rename_axis(list(idx.names) if len(levels) > 1 else idx.name)
