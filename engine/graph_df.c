@@ -188,7 +188,7 @@ static const char *const *df_fields(op_t op)
     static const char *const si[] = {"keys", "drop", "append", NULL};
     static const char *const ri[] = {"drop", NULL};
     static const char *const il[] = {"rows", "columns", NULL};
-    static const char *const lo[] = {"labels", "start", "stop", "columns", NULL};
+    static const char *const lo[] = {"labels", "start", "stop", "columns", "drop", "errors", NULL};
     static const char *const nl[] = {"n", "columns", "keep", NULL};
     static const char *const sx[] = {"ascending", "na_position", NULL};
     static const char *const sa[] = {"n", "frac", "random_state", "replace", NULL};
@@ -5452,6 +5452,14 @@ static int infer_select(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
             if (r && (a || b)) return XFAIL(n, "give \"labels\" or \"start\"/\"stop\", not both");
             if (s->nidx != 1) return XFAIL(n, "loc takes labels of a one-level index");
             int it = s->idx[0].type;
+            json_t *dr = json_object_get(obj, "drop"), *er = json_object_get(obj, "errors");
+            if (dr && !json_is_boolean(dr)) return XFAIL(n, "\"drop\" must be a boolean");
+            d->drop = dr && json_is_true(dr);
+            if (d->drop && !r) return XFAIL(n, "\"drop\" takes \"labels\"");
+            if (er && !(json_is_string(er) && (!strcmp(json_string_value(er), "raise") ||
+                                               !strcmp(json_string_value(er), "ignore"))))
+                return XFAIL(n, "\"errors\" must be \"raise\" or \"ignore\"");
+            d->lenient = er && !strcmp(json_string_value(er), "ignore");
             if (r) {
                 if (!json_is_array(r)) return XFAIL(n, "\"labels\" must be a list");
                 d->lits = calloc(json_array_size(r) + 1, sizeof(df_lit_t));

@@ -117,7 +117,9 @@ static const op_params_t PARAMS[] = {
     {"dataframe.set_index", "1", {"keys", "drop", "append"}},
     {"dataframe.reset_index", "1", {"drop"}},
     {"dataframe.iloc", "1", {"rows", "columns"}},
-    {"dataframe.loc", "1", {"labels", "start", "stop", "columns"}}, /* [df] or [df, mask] */
+    {"dataframe.loc",
+     "1",
+     {"labels", "start", "stop", "columns", "drop", "errors"}}, /* [df] or [df, mask] */
     {"dataframe.tail", "1", {"n"}},
     {"dataframe.nlargest", "1", {"n", "columns", "keep"}},
     {"dataframe.nsmallest", "1", {"n", "columns", "keep"}},

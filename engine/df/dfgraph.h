@@ -186,7 +186,9 @@ typedef struct df_node {
      * nlargest: 0 first, 1 last, 2 none, 3 all); sample's frac (has_frac) or n,
      * and seed; sort_index's asc1; set_index's drop and append;
      * reset_index's drop (concat's ignore_index); loc's labels (lits, nlit) or label slice (lo, hi
-     * with has_lo, has_hi); sel: the columns kept (iloc, loc, set_index),
+     * with has_lo, has_hi), and loc's drop (the rows of none of the labels:
+     * pandas' drop) with lenient (errors "ignore": an absent label is no
+     * error); sel: the columns kept (iloc, loc, set_index),
      * the keys (nlargest, drop_duplicates) */
     int64_t *pos, npos;
     bool row_slice, sl_has[3];
@@ -195,7 +197,7 @@ typedef struct df_node {
     bool has_frac;
     double frac;
     int64_t seed;
-    bool asc1, drop, append, has_lo, has_hi;
+    bool asc1, drop, append, has_lo, has_hi, lenient;
     bool nu_keepna; /* nunique: dropna false */
     bool qlist;     /* quantile of a list of q (lits, nlit): a row per q */
     int rank_na;    /* rank's na_option: 0 keep, 1 top, 2 bottom */

@@ -297,6 +297,31 @@ static int run_loc(const df_node_t *d, const frame_t *in, frame_t *out, char *er
             if ((!d->has_lo || label_cmp(ix, i, &d->lo) >= 0) &&
                 (!d->has_hi || label_cmp(ix, i, &d->hi) <= 0))
                 rows[m++] = i;
+    } else if (d->drop) {
+        /* pandas' drop: the rows of none of the labels, in their order; a
+         * label of no row is its KeyError "not found in axis" (but with
+         * errors "ignore") */
+        uint8_t *out_row = dfa_alloc(cap, 1);
+        if (!out_row || !(rows = dfa_alloc(cap, sizeof *rows))) {
+            free(out_row);
+            return oom(err, errlen);
+        }
+        memset(out_row, 0, (size_t)cap);
+        for (int q = 0; q < d->nlit; q++) {
+            int64_t hits = 0;
+            for (int64_t i = 0; i < n; i++)
+                if (label_eq(ix, i, &d->lits[q])) out_row[i] = 1, hits++;
+            if (hits == 0 && !d->lenient) {
+                char b[128];
+                lit_text(&d->lits[q], b, sizeof b);
+                free(out_row);
+                free(rows);
+                return errmsg(err, errlen, "drop: [%s] not found in axis", b);
+            }
+        }
+        for (int64_t i = 0; i < n; i++)
+            if (!out_row[i]) rows[m++] = i;
+        free(out_row);
     } else {
         /* labels: every row of each, in the list's order; a missing one is
          * pandas' KeyError */

@@ -1434,6 +1434,38 @@ def astype_narrow_int_labels(data, pdf):
 
 
 @case
+def loc_drop(data, pdf):
+    """loc with "drop": the rows of none of the labels, in their order
+    (pandas' drop), on the default index and on a string index; a label of
+    no row fails when it runs with pandas' words, but with errors
+    "ignore"; "drop" without "labels" and a bad "errors" are refused"""
+    nodes, want = [CSV, CSV1], {}
+    for src in ("t", "t1"):
+        nodes += [op(src + "d", "loc", src, labels=[0, 5, 399, 17], drop=True),
+                  op(src + "e", "loc", src, labels=[3, 1000], drop=True, errors="ignore"),
+                  op(src + "g", "set_index", src, keys=["g"]),
+                  op(src + "gd", "loc", src + "g", labels=["b"], drop=True),
+                  col(src + "f", src, "f"),
+                  op(src + "fd", "loc", src + "f", labels=list(range(0, 400, 3)), drop=True)]
+        want[src + "d"] = pdf.drop([0, 5, 399, 17])
+        want[src + "e"] = pdf.drop([3, 1000], errors="ignore")
+        want[src + "gd"] = pdf.set_index("g").drop("b")
+        want[src + "fd"] = pdf.f.drop(list(range(0, 400, 3)))
+    why = check_frames(data, nodes, want)
+    if why:
+        return why
+    rc, err, out = T.run({"version": 1, "nodes": [CSV, op("x", "loc", "t", labels=[2, 777],
+                                                        drop=True)], "fetch": ["x"]}, data)
+    shutil.rmtree(out, ignore_errors=True)
+    if rc == 0 or "drop: [777] not found in axis" not in err:
+        return "an absent label: exit %d: %s" % (rc, err.strip()[:300])
+    return rejected(data, [CSV, op("x", "loc", "t", start=1, drop=True)], "x",
+                    ['"drop" takes "labels"']) or \
+        rejected(data, [CSV, op("x", "loc", "t", labels=[1], drop=True, errors="warn")], "x",
+                 ['"errors" must be "raise" or "ignore"'])
+
+
+@case
 def agg_chunk_typed(data, pdf):
     """groupby_agg over int64 columns typed chunk by chunk (str.len and
     map: float64 in a chunk with a missing value): nunique's sets of both

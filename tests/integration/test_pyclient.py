@@ -3783,6 +3783,32 @@ class TestDataFrames(Base):
         pd.testing.assert_frame_equal(dq.fetch(), q)
         self.assertEqual(list(dq.dtypes.index), [0, 1, 2, 3])
 
+    def test_drop_rows(self):
+        """drop by index labels (index=, labels, a Series' too), beside
+        columns, errors="ignore" and inplace, as pandas; a label found
+        nowhere fails with pandas' words"""
+        rng = np.random.default_rng(29)
+        n = 30
+        p = pd.DataFrame({"k": rng.choice(["a", "b", "c"], n), "v": rng.normal(0, 1, n),
+                          "t": pd.date_range("2024-01-01", periods=n, freq="D")})
+        df = md.DataFrame(p, chunk_rows=4)
+        self.same_each([lambda d: d.drop(index=[0, 3, 29]), lambda d: d.drop([5, 1]),
+                        lambda d: d.drop(7, errors="ignore"),
+                        lambda d: d.drop([2, 99], errors="ignore"),
+                        lambda d: d.drop(index=[0], columns=["t"]),
+                        lambda d: d.v.drop([0, 1, 2]), lambda d: d.set_index("k").drop("b"),
+                        lambda d: d.set_index("k").drop(["a", "c"]).v * 2,
+                        lambda d: d.set_index("t").drop(pd.Timestamp("2024-01-03")),
+                        lambda d: d.drop(columns=["nope", "v"], errors="ignore")], p, df)
+        q, dq = p.copy(), df.copy()
+        q.drop([1, 2], inplace=True)
+        self.assertIsNone(dq.drop([1, 2], inplace=True))
+        pd.testing.assert_frame_equal(dq.fetch(), q)
+        with self.assertRaisesRegex(marsc.TaskError, r"\[99\] not found in axis"):
+            df.drop([1, 99]).fetch()
+        with self.assertRaisesRegex(KeyError, "not found in axis"):
+            df.drop(columns=["nope"])
+
     def test_read_csv_usecols_function_na_filter(self):
         """usecols as a function of the names (the header read first),
         na_filter=False (no value missing), as pandas"""

@@ -1011,6 +1011,22 @@ class _Frame(Entity):
             return self.iloc[:int(n)]
         return _make("dataframe.head", [self], {"n": int(n)}, self._ref.kind, self._columns)
 
+    def _drop_rows(self, index, level, errors):
+        """the rows whose index label is none of index (dataframe.loc with
+        drop)"""
+        if level is not None:
+            raise NotImplementedError("drop(level=...) is not supported: the rows of a "
+                                      "one-level index only")
+        if errors not in ("raise", "ignore"):
+            raise ValueError("errors must be 'raise' or 'ignore'")
+        rows = index.tolist() if hasattr(index, "tolist") and not isinstance(index, str) \
+            else list(index) if isinstance(index, (list, tuple, set)) else [index]
+        rows = _time_labels(self, rows)
+        p = {"labels": [jsonable_col(v) for v in rows], "drop": True}
+        if errors == "ignore":
+            p["errors"] = "ignore"
+        return _make("dataframe.loc", [self], p, self._ref.kind, self._columns)
+
     def copy(self, deep=True):
         """pandas' copy: a handle of its own on the same values (a frame's
         results are never changed in place on the cluster; df["x"] = ...
@@ -2961,10 +2977,31 @@ class DataFrame(_Frame):
         new = self.assign(**{column: value})[order]
         self._ref, self._columns, self._cats = new._ref, new._columns, new._cats
 
-    def drop(self, columns):
-        names = _names(columns)
-        cols = None if self._columns is None else [c for c in self._columns if c not in names]
-        return _make("dataframe.drop", [self], {"columns": names}, "dataframe", cols)
+    def drop(self, labels=None, axis=0, index=None, columns=None, level=None, inplace=False,
+             errors="raise"):
+        """pandas' drop: columns by name (columns=, or labels with axis=1),
+        rows by index label (index=, or labels): the rows of none of them,
+        in order; a label found nowhere is pandas' KeyError (the rows' when
+        it runs), but with errors="ignore"."""
+        if labels is not None and (index is not None or columns is not None):
+            raise ValueError("Cannot specify both 'labels' and 'index'/'columns'")
+        if labels is not None:
+            if axis in (1, "columns"):
+                columns = labels
+            else:
+                index = labels
+        out = self._drop_rows(index, level, errors) if index is not None else self
+        if columns is not None:
+            names = _names(columns)
+            if errors == "ignore" and self._columns is not None:
+                names = [c for c in names if c in self._columns]
+            elif self._columns is not None and any(c not in self._columns for c in names):
+                raise KeyError("%s not found in axis" % [c for c in names
+                                                         if c not in self._columns])
+            cols = None if out._columns is None else [c for c in out._columns if c not in names]
+            out = _make("dataframe.drop", [out], {"columns": names}, "dataframe", cols) \
+                if names else out
+        return _in_place(self, out) if inplace else out
 
     def pivot_table(self, values=None, index=None, columns=None, aggfunc="mean",
                     fill_value=None, margins=False, margins_name="All"):
@@ -3165,6 +3202,19 @@ class Series(_Frame):
         lo = self >= left if inclusive in ("both", "left") else self > left
         hi = self <= right if inclusive in ("both", "right") else self < right
         return lo & hi
+
+    def drop(self, labels=None, axis=0, index=None, columns=None, level=None, inplace=False,
+             errors="raise"):
+        """pandas' Series.drop: the rows whose index label is none of
+        labels (or index), in order; a label found nowhere fails when it
+        runs (pandas' KeyError), but with errors="ignore"."""
+        if labels is not None and index is not None:
+            raise ValueError("Cannot specify both 'labels' and 'index'/'columns'")
+        rows = labels if labels is not None else index
+        if rows is None:
+            raise ValueError("Need to specify at least one of 'labels', 'index' or 'columns'")
+        out = self._drop_rows(rows, level, errors)
+        return _in_place(self, out) if inplace else out
 
     def rename(self, index=None):
         """pandas' Series.rename(name): the same values named anew (a
