@@ -3783,10 +3783,11 @@ class TestDataFrames(Base):
         pd.testing.assert_frame_equal(dq.fetch(), q)
         self.assertEqual(list(dq.dtypes.index), [0, 1, 2, 3])
 
-    def test_drop_rows(self):
+    def test_drop_rows_group_describe(self):
         """drop by index labels (index=, labels, a Series' too), beside
         columns, errors="ignore" and inplace, as pandas; a label found
-        nowhere fails with pandas' words"""
+        nowhere fails with pandas' words. A groupby's describe of several
+        columns."""
         rng = np.random.default_rng(29)
         n = 30
         p = pd.DataFrame({"k": rng.choice(["a", "b", "c"], n), "v": rng.normal(0, 1, n),
@@ -3808,6 +3809,12 @@ class TestDataFrames(Base):
             df.drop([1, 99]).fetch()
         with self.assertRaisesRegex(KeyError, "not found in axis"):
             df.drop(columns=["nope"])
+        # a groupby's describe of several columns: pandas' MultiIndex columns
+        p["w"] = rng.integers(0, 9, n)
+        df = md.DataFrame(p, chunk_rows=4)
+        self.same_each([lambda d: d.groupby("k").describe(),
+                        lambda d: d.groupby("k")[["w", "v"]].describe(),
+                        lambda d: d.groupby("k")[["w", "v"]].describe()["v"].round(3)], p, df)
 
     def test_read_csv_usecols_function_na_filter(self):
         """usecols as a function of the names (the header read first),

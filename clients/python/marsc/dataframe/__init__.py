@@ -5263,11 +5263,32 @@ class GroupBy(_Aggregations):
     def describe(self):
         """pandas' SeriesGroupBy.describe of one selected column of numbers:
         count, mean, std, min, 25%, 50%, 75% and max per group (float64), as
-        a groupby_agg and three groupby_quantile side by side. A frame's
-        (MultiIndex columns) is not supported."""
+        a groupby_agg and three groupby_quantile side by side. Of several
+        columns (the numeric ones of the selection, else of the frame's
+        columns that are no key, as pandas'): each's, side by side, fetched
+        with pandas' MultiIndex columns (column, statistic); then it can
+        only be fetched (further ops run on the fetched frame)."""
         if not _one(self._sel):
-            raise NotImplementedError("groupby describe makes MultiIndex columns over several "
-                                      "columns: select one (g[\"x\"].describe())")
+            import pandas as pd
+            dt = self._df.dtypes
+            cols = [c for c in (self._sel if self._sel is not None else dt.index)
+                    if c not in self._by and np.issubdtype(dt[c], np.number)]
+            if not cols:
+                raise NotImplementedError("groupby describe of columns without numbers is not "
+                                          "supported")
+            stats = ["count", "mean", "std", "min", "25%", "50%", "75%", "max"]
+            parts = [GroupBy(self._df, self._by, c, self._as_index, self._observed,
+                             self._dropna).describe()
+                     .rename(columns={t: "_mars_d%d_%d" % (i, j) for j, t in enumerate(stats)})
+                     for i, c in enumerate(cols)]
+            out = concat(parts, axis=1)
+
+            def fn(got):
+                got.columns = pd.MultiIndex.from_tuples([(c, t) for c in cols for t in stats])
+                return got
+            out = _as_fetched(out, fn)
+            out._fetch_only = True
+            return out
         g = GroupBy(self._df, self._by, self._sel, observed=self._observed)
         a = g.agg(count="count", mean="mean", std="std", min="min", max="max")
         qs = [g.quantile(q).rename(n) for q, n in ((0.25, "25%"), (0.5, "50%"), (0.75, "75%"))]
