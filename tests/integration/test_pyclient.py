@@ -1256,7 +1256,7 @@ class TestDataFrames(Base):
                 (num.shift(-1), pnum.shift(-1)), (num.rank(method="min"), pnum.rank(method="min")),
                 (df.k.value_counts(), pdf.k.value_counts()), (num.median(), pnum.median()),
                 (df.rename({"x": "xx"}), pdf.rename(columns={"x": "xx"})),
-                (df.drop("i"), pdf.drop(columns="i")),
+                (df.drop(columns="i"), pdf.drop(columns="i")),
                 (df.pivot_table(values="i", index="k", aggfunc="sum"),
                  pdf.pivot_table(values="i", index="k", aggfunc="sum")),
                 (df.pivot_table(values="x", index="k", columns="i", aggfunc="count"),
@@ -3815,6 +3815,37 @@ class TestDataFrames(Base):
         self.same_each([lambda d: d.groupby("k").describe(),
                         lambda d: d.groupby("k")[["w", "v"]].describe(),
                         lambda d: d.groupby("k")[["w", "v"]].describe()["v"].round(3)], p, df)
+
+    def test_pivot_table_many(self):
+        """pivot_table with a list of aggregations or a dict of them (pandas'
+        MultiIndex columns, fetched), and without columns by any groupby
+        aggregation (median, std, nunique ...), as pandas 1.5"""
+        rng = np.random.default_rng(31)
+        n = 50
+        p = pd.DataFrame({"c": rng.choice(["x", "y", "z"], n), "q": rng.integers(1, 6, n),
+                          "a": rng.uniform(0, 100, n).round(2),
+                          "t": pd.Timestamp("2024-01-01") + pd.to_timedelta(np.arange(n), "h")})
+        p.loc[rng.random(n) < 0.1, "a"] = np.nan
+        df = md.DataFrame(p, chunk_rows=6)
+        with warnings.catch_warnings():  # pandas' dropping "t" from mean
+            warnings.simplefilter("ignore", FutureWarning)
+            self._pivots(p, df)
+
+    def _pivots(self, p, df):
+        self.same_each([
+            lambda d: d.pivot_table(index="c", values=["q", "a"], aggfunc=["sum", "mean"]),
+            lambda d: d.pivot_table(index="c", values="a", aggfunc=["sum", "count"]),
+            lambda d: d.pivot_table(index="c", values=["q", "a"],
+                                    aggfunc={"q": "sum", "a": ["min", "max"]}),
+            lambda d: d.pivot_table(index="c", aggfunc={"q": "sum", "a": "max"}),
+            lambda d: d.pivot_table(index="c", columns="q", values="a", aggfunc=["sum", "max"]),
+            lambda d: d.pivot_table(index=["c", "q"], values="a", aggfunc=["sum", "median"]),
+            lambda d: d.pivot_table(index="c", values="q", aggfunc="median"),
+            lambda d: d.pivot_table(index="c", values=["q", "a"], aggfunc="std"),
+            lambda d: d.pivot_table(index="c", aggfunc="mean"),
+            lambda d: d.pivot_table(index="q", aggfunc="max"),
+            lambda d: d.pivot_table(index="q", values="a", aggfunc="median", fill_value=0)],
+            p, df)
 
     def test_read_csv_usecols_function_na_filter(self):
         """usecols as a function of the names (the header read first),

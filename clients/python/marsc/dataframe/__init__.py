@@ -3030,8 +3030,16 @@ class DataFrame(_Frame):
             if any(k in real for k in keys):
                 out = out.rename_axis([real.get(k, k) for k in keys])
             return out
+        if isinstance(aggfunc, (list, tuple, dict)):
+            if margins:
+                raise NotImplementedError("pivot_table(margins=True) takes an aggregation's "
+                                          "name")
+            return self._pivot_many(values, index, columns, aggfunc, fill_value)
         if margins:
             return self._margins(values, index, columns, aggfunc, fill_value, margins_name)
+        aggfunc = _func_name(aggfunc)
+        if columns is None:
+            return self._pivot_grouped(values, index, aggfunc, fill_value)
         p = {"index": _names(index), "aggfunc": aggfunc}
         if values is not None:
             p["values"] = _names(values)
@@ -3043,6 +3051,75 @@ class DataFrame(_Frame):
         if columns is not None:  # the columns named after it, as pandas'
             _as_fetched(out, _axis_named(columns))
             out._fetch_only = True
+        return out
+
+    def _pivot_grouped(self, values, index, aggfunc, fill_value):
+        """pivot_table without columns as pandas 1.5 computes it: the
+        groupby's aggregation of the values (every column that is no key,
+        the numeric ones for numeric aggregations), rows all missing
+        dropped, columns sorted, and an int column's results that are all
+        whole numbers cast back to int64"""
+        keys = _names(index)
+        dt = self.dtypes
+        if values is None:
+            vals = [c for c in dt.index if c not in keys and (
+                aggfunc not in GroupBy._NUMERIC or np.issubdtype(dt[c], np.number))]
+        else:
+            vals = _names(values)
+        vals = sorted(vals)
+        out = self.groupby(keys)[vals].agg(aggfunc)
+        if fill_value is not None:
+            out = out.fillna(fill_value)
+        out = out.dropna(how="all")
+        ints = [c for c in vals if dt[c].kind in "iu"]
+        if not ints:
+            return out
+
+        def fn(got):
+            for c in ints:
+                v = got[c]
+                if v.dtype.kind == "f" and v.notna().all() and (v == v.round()).all():
+                    got[c] = v.astype(dt[c])
+            return got
+        prev = out._fetched
+        return _as_fetched(out, (lambda g: fn(prev(g))) if prev is not None else fn)
+
+    def _pivot_many(self, values, index, columns, aggfunc, fill_value):
+        """pivot_table with a list of aggregations (pandas' columns (func,
+        ...)) or a dict {column: func or list} (its columns, (column, func)
+        where a list is given, sorted): a table per aggregation, put side
+        by side as pandas' when fetched (a table that can only be
+        fetched)"""
+        import pandas as pd
+        from ..core import execute
+        if isinstance(aggfunc, dict):
+            many = any(isinstance(f, (list, tuple)) for f in aggfunc.values())
+            parts = [((c, _func_name(f)) if many else c,
+                      self.pivot_table(c, index, columns, f, fill_value))
+                     for c, fs in aggfunc.items()
+                     for f in (fs if isinstance(fs, (list, tuple)) else [fs])]
+        else:
+            if not aggfunc:
+                raise ValueError("No objects to concatenate")
+            many = True
+            parts = [(_func_name(f), self.pivot_table(values, index, columns, f, fill_value))
+                     for f in aggfunc]
+        tables = [t for _, t in parts]
+        first, prev = tables[0], tables[0]._fetched
+        by_dict = isinstance(aggfunc, dict)
+
+        def fn(got):
+            got = prev(got) if prev is not None else got
+            execute(*tables[1:])
+            every = [got] + [t.fetch() for t in tables[1:]]
+            if by_dict and columns is None:  # a column each: its (column, func) or name
+                for (key, _), g in zip(parts, every):
+                    g.columns = pd.MultiIndex.from_tuples([key]) if many else [key]
+                return pd.concat(every, axis=1).sort_index(axis=1)
+            out = pd.concat(every, axis=1, keys=[k for k, _ in parts])
+            return out.sort_index(axis=1) if by_dict else out
+        out = _as_fetched(copy.copy(first), fn)
+        out._fetch_only = True
         return out
 
     def _margins(self, values, index, columns, aggfunc, fill_value, name):
