@@ -3847,6 +3847,18 @@ class TestDataFrames(Base):
             lambda d: d.pivot_table(index="q", values="a", aggfunc="median", fill_value=0)],
             p, df)
 
+    def test_split_explode(self):
+        """s.str.split(pat).explode(): a row per part in row order, labelled
+        as its value's row, a missing value one missing row, as pandas"""
+        p = pd.DataFrame({"t": ["a,b", None, "c", "", "d,e,f", "g", "h,i"] * 3,
+                          "k": list("xyzxyzx") * 3})
+        df = md.DataFrame(p, chunk_rows=4)
+        self.same_each([lambda d: d.t.str.split(",").explode(),
+                        lambda d: d.t.str.split(",", n=1).explode(),
+                        lambda d: d.t.str.split(",").explode(ignore_index=True),
+                        lambda d: d.set_index("k").t.str.split(",").explode().str.upper(),
+                        lambda d: d.t.str.split(",").explode().value_counts()], p, df)
+
     def test_read_csv_usecols_function_na_filter(self):
         """usecols as a function of the names (the header read first),
         na_filter=False (no value missing), as pandas"""

@@ -1663,6 +1663,20 @@ def _fill_limited(f, method, limit):
 _ALL_KEY = "_marsc_all_"  # the key column of _one_group
 
 
+def _numbered_rows(f):
+    """f's rows with its index levels as columns (_marsc_i0 ...) and
+    their position as _marsc_pos (a cumcount of one group), for a melt
+    sorted back into row order: (that frame, the levels' columns, the
+    index's names)"""
+    names = f._index_names
+    if names is None:
+        names = f.head(0)._ran().get("index_names") or [None]
+    names = list(names)
+    idx = ["_marsc_i%d" % k for k in range(len(names))]
+    flat = f.rename_axis(idx).reset_index()
+    return flat.assign(_marsc_pos=_one_group(flat).cumcount()), idx, names
+
+
 def _one_group(frame, sel=None):
     """a groupby of every row of frame in one group (a key column of one
     value assigned): the groupby kernels and aggregations over the whole"""
@@ -2904,14 +2918,8 @@ class DataFrame(_Frame):
         if level not in (-1, 0):
             raise NotImplementedError("stack: the columns have one level")
         cols = list(self.columns)
-        names = self._index_names
-        if names is None:
-            names = self.head(0)._ran().get("index_names") or [None]
-        names = list(names)
-        idx = ["_marsc_i%d" % k for k in range(len(names))]
+        flat, idx, names = _numbered_rows(self)
         pos, var, val, cpos = "_marsc_pos", "_marsc_col", "_marsc_val", "_marsc_cpos"
-        flat = self.rename_axis(idx).reset_index()
-        flat = flat.assign(**{pos: _one_group(flat).cumcount()})
         long = flat.melt(id_vars=idx + [pos], value_vars=cols, var_name=var, value_name=val)
         long = long.assign(**{cpos: long[var].map({c: i for i, c in enumerate(cols)})})
         long = long.sort_values([pos, cpos])
@@ -4079,6 +4087,27 @@ class _Split:
         if not isinstance(i, int):
             raise TypeError("split(...).str[i] takes an integer")
         return self.get(i)
+
+    def explode(self, ignore_index=False):
+        """pandas' s.str.split(pat).explode(): a row per part, in order,
+        each labelled as its value's row (a missing value stays one missing
+        row). The parts as split(expand=True)'s columns (the most parts
+        counted first), melted into rows numbered first, sorted back into
+        row order, the parts past a value's own dropped."""
+        s = self._s
+        wide = _Str(s)._split_expand(self._pat, self._n)
+        k = len(wide.columns)
+        pos, var, val = "_marsc_pos", "_marsc_col", "_marsc_val"
+        cols = ["_marsc_p%d" % q for q in range(k)]
+        flat, idx, names = _numbered_rows(wide.rename(columns=dict(zip(range(k), cols))))
+        long = flat.melt(id_vars=idx + [pos], value_vars=cols, var_name=var, value_name=val)
+        long = long.assign(**{var: long[var].map({c: q for q, c in enumerate(cols)})})
+        # a value has its first part (a missing one: one missing row)
+        long = long[long[val].notna() | (long[var] == 0)]
+        long = long.sort_values([pos, var])
+        if ignore_index:
+            return long[val].reset_index(drop=True).rename(_series_name(s._ref))
+        return long.set_index(idx)[val].rename_axis(names).rename(_series_name(s._ref))
 
 
 class _Dt:
