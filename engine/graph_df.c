@@ -221,7 +221,7 @@ static const char *const *df_fields(op_t op)
     static const char *const srp[] = {"repeats", NULL};
     static const char *const sg[] = {"i", NULL};
     static const char *const md[] = {"axis", "numeric_only", NULL};
-    static const char *const qu[] = {"q", "axis", "numeric_only", NULL};
+    static const char *const qu[] = {"q", "axis", "numeric_only", "interpolation", NULL};
     static const char *const co[] = {"method", "min_periods", NULL};
     static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
     static const char *const ix[] = {"skipna", "axis", NULL};
@@ -5667,10 +5667,24 @@ static int window_agg(json_t *ag)
     return -1;
 }
 
+/* d->roll_interp := a quantile's "interpolation" ip (absent or null:
+ * linear) */
+static int quant_interp(graph_node_t *n, json_t *ip, df_node_t *d, char *err, size_t errlen)
+{
+    static const char *const ips[] = {"linear", "lower", "higher", "nearest", "midpoint"};
+    d->roll_interp = DF_QI_LINEAR;
+    if (!ip || json_is_null(ip)) return 0;
+    int k = 0;
+    while (k < 5 && !(json_is_string(ip) && !strcmp(json_string_value(ip), ips[k])))
+        k++;
+    if (k == 5) return XFAIL(n, "interpolation must be linear, lower, higher, nearest or midpoint");
+    d->roll_interp = (uint8_t)k;
+    return 0;
+}
+
 /* rolling's quantile: "quantile" q in [0, 1] and "interpolation" */
 static int roll_quantile(graph_node_t *n, df_node_t *d, json_t *obj, char *err, size_t errlen)
 {
-    static const char *const ips[] = {"linear", "lower", "higher", "nearest", "midpoint"};
     json_t *q = json_object_get(obj, "quantile"), *ip = json_object_get(obj, "interpolation");
     if (d->ragg != DFRA_QUANTILE) {
         if (q || ip) return XFAIL(n, "\"quantile\" and \"interpolation\" are for agg quantile");
@@ -5680,16 +5694,7 @@ static int roll_quantile(graph_node_t *n, df_node_t *d, json_t *obj, char *err, 
         return XFAIL(n, "quantile value %s not in [0, 1]",
                      json_is_number(q) ? "out of range" : "missing: \"quantile\" must be a number");
     d->gq = json_number_value(q);
-    d->roll_interp = DF_QI_LINEAR;
-    if (ip && !json_is_null(ip)) {
-        int k = 0;
-        while (k < 5 && !(json_is_string(ip) && !strcmp(json_string_value(ip), ips[k])))
-            k++;
-        if (k == 5)
-            return XFAIL(n, "interpolation must be linear, lower, higher, nearest or midpoint");
-        d->roll_interp = (uint8_t)k;
-    }
-    return 0;
+    return quant_interp(n, ip, d, err, errlen);
 }
 
 /* ewm: exactly one of com, span, halflife, alpha as pandas 1.5 checks
@@ -6775,6 +6780,7 @@ static int infer_stats(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, c
     if (json_axis0(obj, n, err, errlen)) return -1;
     d->frac = 0.5;
     if (op == OP_DF_QUANTILE) {
+        if (quant_interp(n, json_object_get(obj, "interpolation"), d, err, errlen)) return -1;
         json_t *q = json_object_get(obj, "q");
         if (json_is_array(q)) return infer_quantiles(g, n, d, s, series, q, err, errlen);
         if (q) {

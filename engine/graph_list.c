@@ -230,7 +230,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.dt.total_seconds", "1", {NULL}},
     {"dataframe.dt.date", "1", {NULL}},
     {"dataframe.median", "1", {"axis", "numeric_only"}},
-    {"dataframe.quantile", "1", {"q", "axis", "numeric_only"}},
+    {"dataframe.quantile", "1", {"q", "axis", "numeric_only", "interpolation"}},
     {"dataframe.skew", "1", {"axis", "numeric_only"}},
     {"dataframe.kurt", "1", {"axis", "numeric_only"}},
     {"dataframe.corr", "1", {"method", "min_periods"}},

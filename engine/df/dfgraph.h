@@ -222,7 +222,9 @@ typedef struct df_node {
     bool roll_pair;      /* rolling cov and corr without other: pandas' pairwise matrix */
     int *roll_src;       /* rolling with "on", ewm with times: output column k is input
                           * column roll_src[k] */
-    uint8_t roll_interp; /* DF_QI_*: quantile's interpolation (its q: gq) */
+    uint8_t roll_interp; /* DF_QI_*: quantile's interpolation (a rolling
+                          * quantile's q: gq; dataframe.quantile's: frac,
+                          * or lits with qlist) */
     uint8_t roll_closed;
     int64_t roll_ns;
     /* expanding median and quantile: n is this, a window of rows wider than any frame */

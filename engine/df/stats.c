@@ -62,6 +62,30 @@ double df_quant_sorted(const double *x, int64_t m, double q)
     return quant(x, m, q);
 }
 
+/* numpy's quantile of sorted x[0..m) by method ip (DF_QI_*): linear, or
+ * the value below the position, above it, the nearer (a tie: the even
+ * position, numpy's around) or their midpoint */
+static double quant_by(const double *x, int64_t m, double q, int ip)
+{
+    if (ip == DF_QI_LINEAR || m == 0) return quant(x, m, q);
+    /* pandas asks numpy's percentile of q * 100, which divides by 100:
+     * the position as that q's (1/3 ends a hair above) */
+    double pos = (q * 100.0 / 100.0) * (double)(m - 1);
+    int64_t lo = (int64_t)floor(pos), hi = lo + 1 < m ? lo + 1 : lo;
+    double f = pos - (double)lo;
+    if (f == 0) return x[lo];
+    switch (ip) {
+    case DF_QI_LOWER:
+        return x[lo];
+    case DF_QI_HIGHER:
+        return x[hi];
+    case DF_QI_NEAREST:
+        return f < 0.5 || (f == 0.5 && lo % 2 == 0) ? x[lo] : x[hi];
+    default: /* midpoint: numpy's _lerp at 0.5 */
+        return x[hi] - (x[hi] - x[lo]) * 0.5;
+    }
+}
+
 static double zero_fperr(double v)
 {
     return fabs(v) < 1e-14 ? 0 : v;
@@ -373,7 +397,7 @@ int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out,
                     goto nomem;
                 int64_t m = present(&in->cols[d->sel[k]], x, true);
                 for (int i = 0; i < nq; i++)
-                    ((double *)out->cols[k].data)[i] = quant(x, m, d->lits[i].f);
+                    ((double *)out->cols[k].data)[i] = quant_by(x, m, d->lits[i].f, d->roll_interp);
             }
             rc = 0;
             break;
@@ -391,7 +415,7 @@ int df_stats_whole(const df_node_t *d, op_t op, const frame_t *in, frame_t *out,
             bool q = op == OP_DF_MEDIAN || op == OP_DF_QUANTILE;
             int64_t m = present(&in->cols[d->sel[k]], x, q);
             double v = op == OP_DF_MEDIAN     ? median_sorted(x, m)
-                       : op == OP_DF_QUANTILE ? quant(x, m, d->frac)
+                       : op == OP_DF_QUANTILE ? quant_by(x, m, d->frac, d->roll_interp)
                                               : moment_stat(x, m, op == OP_DF_SKEW ? 3 : 4);
             ((double *)out->cols[0].data)[k] = v;
         }

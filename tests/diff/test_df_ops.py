@@ -1673,6 +1673,33 @@ def quantile_lists(data, pdf):
 
 
 @case
+def quantile_interpolation(data, pdf):
+    """quantile's interpolation as numpy's (lower, higher, nearest with ties
+    to the even position, midpoint), of a Series and a frame, a q and a
+    list of them, over uneven and one-row chunks (values as float64: the
+    client casts int columns back); another method refused"""
+    P = pdf[["i", "f", "k"]]
+    qs = [0.0, 0.1, 0.25, 0.5, 0.9, 1.0, 1 / 3, 0.375]
+    nodes, want = [CSV, CSV1, col("fi", "t", "f"), col("ii", "t1", "i"),
+                   col("num", "t", ["i", "f", "k"])], {}
+    for m in ("lower", "higher", "nearest", "midpoint"):
+        nodes += [op("s" + m, "quantile", "fi", q=qs, interpolation=m),
+                  op("i" + m, "quantile", "ii", q=[0.3, 0.5, 0.7], interpolation=m),
+                  op("f" + m, "quantile", "num", q=qs, interpolation=m),
+                  op("o" + m, "quantile", "num", q=0.3, interpolation=m)]
+        want["s" + m] = P.f.quantile(qs, interpolation=m)
+        want["i" + m] = P.i.quantile([0.3, 0.5, 0.7], interpolation=m).astype("float64")
+        want["f" + m] = P.quantile(qs, interpolation=m).astype("float64")
+        want["o" + m] = P.quantile(0.3, interpolation=m).astype("float64")
+    why = check_frames(data, nodes, want)
+    if why:
+        return why
+    return rejected(data, [CSV, col("fi", "t", "f"),
+                           op("r", "quantile", "fi", q=0.5, interpolation="cubic")],
+                    "r", ["interpolation must be linear, lower, higher, nearest or midpoint"])
+
+
+@case
 def rank_na_option(data, pdf):
     """rank with na_option top and bottom: the missing values one group
     ranked before (after) the others whatever the direction, every method,

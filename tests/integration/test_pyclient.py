@@ -3859,6 +3859,30 @@ class TestDataFrames(Base):
                         lambda d: d.set_index("k").t.str.split(",").explode().str.upper(),
                         lambda d: d.t.str.split(",").explode().value_counts()], p, df)
 
+    def test_quantile_interpolation(self):
+        """quantile's interpolation lower, higher, nearest and midpoint, of
+        a Series and a frame, a q and a list, int columns kept int64 where
+        pandas keeps them"""
+        rng = np.random.default_rng(37)
+        n = 41
+        p = pd.DataFrame({"f": rng.normal(0, 10, n).round(3), "i": rng.integers(-20, 20, n),
+                          "j": rng.integers(0, 9, n)})
+        p.loc[rng.random(n) < 0.1, "f"] = np.nan
+        df = md.DataFrame(p, chunk_rows=5)
+        for m in ("lower", "higher", "nearest", "midpoint"):
+            with self.subTest(interpolation=m):
+                for c in ("f", "i"):
+                    for q in (0.3, 1 / 3, 0.5):
+                        self.assertEqual(df[c].quantile(q, interpolation=m).fetch(),
+                                         p[c].quantile(q, interpolation=m))
+                self.same_each([lambda d: d.f.quantile([0.1, 0.5, 0.9], interpolation=m),
+                                lambda d: d.i.quantile([0.25, 0.75], interpolation=m),
+                                lambda d: d.quantile([0.2, 0.8], interpolation=m),
+                                lambda d: d.quantile(0.3, interpolation=m),
+                                lambda d: d[["i", "j"]].quantile(0.6, interpolation=m)], p, df)
+        with self.assertRaisesRegex(ValueError, "interpolation can only be"):
+            df.f.quantile(0.5, interpolation="cubic")
+
     def test_read_csv_usecols_function_na_filter(self):
         """usecols as a function of the names (the header read first),
         na_filter=False (no value missing), as pandas"""

@@ -1322,18 +1322,38 @@ class _Frame(Entity):
     def quantile(self, q=0.5, axis=0, numeric_only=None, interpolation="linear"):
         """q a number (a Series' is a 0-d tensor, a frame's a Series per
         column), or a list of them: a row per q, indexed by q (a Series'
-        a Series, a frame's a DataFrame), as pandas'. Linear interpolation,
-        along the rows (numeric_only: the engine's takes the numeric
-        columns)."""
-        if axis not in (0, None, "index") or interpolation != "linear":
-            raise NotImplementedError("quantile: along the rows, interpolation linear only")
+        a Series, a frame's a DataFrame), as pandas'. interpolation as
+        numpy's (linear, lower, higher, nearest, midpoint; the three that
+        pick a value keep int columns int64, as pandas), along the rows
+        (numeric_only: the engine's takes the numeric columns)."""
+        if axis not in (0, None, "index"):
+            raise NotImplementedError("quantile: along the rows only")
+        if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
+            raise ValueError("interpolation can only be 'linear', 'lower' 'higher', "
+                             "'midpoint', or 'nearest'")
         self._opts(numeric_only, True)
+        ip = None if interpolation == "linear" else interpolation
         if isinstance(q, (int, float, np.number)):
-            return self._stat("quantile", q=float(q))
-        qs = [float(x) for x in q]
-        return _make("dataframe.quantile", [self], {"q": qs},
-                     "dataframe" if isinstance(self, DataFrame) else "series",
-                     None, index_names=[None])
+            out = self._stat("quantile", q=float(q), interpolation=ip)
+        else:
+            p = {"q": [float(x) for x in q]}
+            if ip:
+                p["interpolation"] = ip
+            out = _make("dataframe.quantile", [self], p,
+                        "dataframe" if isinstance(self, DataFrame) else "series",
+                        None, index_names=[None])
+        if interpolation not in ("lower", "higher", "nearest"):
+            return out
+        # a value of the column itself: an int column's stays int64
+        if isinstance(self, Series):
+            return out.astype("int64") if self.dtype.kind in "iu" else out
+        dt = self.dtypes
+        nums = [c for c, t in dt.items() if np.issubdtype(t, np.number) or t == np.bool_]
+        ints = [c for c in nums if dt[c].kind in "iu"]
+        if isinstance(out, DataFrame):  # a column per column: its own type
+            return out.astype({c: "int64" for c in ints}) if ints else out
+        # a Series across the columns: int64 when every one is
+        return out.astype("int64") if nums and len(ints) == len(nums) else out
 
     def skew(self, axis=0, numeric_only=None, skipna=True):
         self._opts(numeric_only, skipna)
