@@ -3883,6 +3883,29 @@ class TestDataFrames(Base):
         with self.assertRaisesRegex(ValueError, "interpolation can only be"):
             df.f.quantile(0.5, interpolation="cubic")
 
+    def test_row_median_nunique(self):
+        """median and nunique along each row (axis=1): missing values
+        skipped, an infinity a value, a row of none NaN (median) or 0, and
+        lined up with the frame (assigned to it), as pandas"""
+        rng = np.random.default_rng(41)
+        n = 30
+        p = pd.DataFrame({"a": rng.integers(0, 4, n), "b": rng.normal(0, 1, n).round(1),
+                          "c": rng.integers(0, 4, n).astype(float), "d": rng.random(n) < 0.5})
+        p.loc[rng.random(n) < 0.2, "b"] = np.nan
+        p.loc[rng.random(n) < 0.2, "c"] = np.nan
+        p.loc[3, ["b", "c"]] = np.nan
+        p.loc[5, "b"] = np.inf
+        df = md.DataFrame(p, chunk_rows=7)
+        self.same_each([lambda d: d.median(axis=1), lambda d: d[["b", "c"]].median(axis=1),
+                        lambda d: d[["a", "b", "c"]].median(axis=1),
+                        lambda d: d.assign(m=d[["a", "b", "c"]].median(axis=1)),
+                        lambda d: d.nunique(axis=1), lambda d: d[["a", "c"]].nunique(axis=1),
+                        lambda d: d[["a", "b", "c"]].nunique(axis=1, dropna=False)], p, df)
+        t = pd.DataFrame({"x": ["a", "b", None, "a"], "y": ["a", "c", None, None],
+                          "z": ["b", "c", "e", "a"]})
+        self.same_each([lambda d: d.nunique(axis=1), lambda d: d.nunique(axis=1, dropna=False)],
+                       t, md.DataFrame(t, chunk_rows=3))
+
     def test_read_csv_usecols_function_na_filter(self):
         """usecols as a function of the names (the header read first),
         na_filter=False (no value missing), as pandas"""

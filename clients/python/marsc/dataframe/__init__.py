@@ -768,6 +768,8 @@ class _Frame(Entity):
         self._opts(numeric_only, skipna)
         return _min_count(self, self._reduce("prod", axis), min_count, axis)
     def nunique(self, axis=0, dropna=True):
+        if axis in (1, "columns") and isinstance(self, DataFrame):
+            return self._across_nunique(dropna)
         return self._reduce("nunique", axis, **({} if dropna else {"dropna": False}))
     def any(self, axis=0): return self._reduce("any", axis)
     def all(self, axis=0): return self._reduce("all", axis)
@@ -1301,8 +1303,10 @@ class _Frame(Entity):
 
     def median(self, axis=0, numeric_only=None, skipna=True):
         self._opts(numeric_only, skipna)
+        if axis in (1, "columns") and isinstance(self, DataFrame):
+            return self._across_median()
         if axis not in (0, None, "index"):
-            raise NotImplementedError("median(axis=1) is not supported (along the rows it is)")
+            raise NotImplementedError("median: axis 0 or 1")
         return self._stat("median")
 
     def mode(self, axis=0, numeric_only=False, dropna=True):
@@ -2676,6 +2680,61 @@ class DataFrame(_Frame):
     def _numeric_columns(dtypes):
         """the numeric and bool columns of dtypes (the row-wise reductions')"""
         return [c for c, t in dtypes.items() if np.issubdtype(t, np.number) or t == np.bool_]
+
+    def _across_median(self):
+        """median along each row (numpy's nanmedian of the numeric
+        columns): each row's values sorted by a network of element-wise
+        minimum and maximum (a missing value as +inf, after the present
+        ones), then the middle one, or the mean of the two middle ones, of
+        the present ones; NaN where none is"""
+        dt = self.dtypes
+        cols = self._numeric_columns(dt)
+        if not cols:
+            raise NotImplementedError("median(axis=1) of a frame without numeric columns")
+        if len(cols) > 24:
+            raise NotImplementedError("median(axis=1) of more than 24 columns is not supported "
+                                      "(it sorts each row element-wise)")
+        xs = [self[c] if dt[c] == np.float64 else self[c].astype("float64") for c in cols]
+        n = self._row_reduce("count_numbers")
+        v = [elementwise("where", [x.notna(), x, np.inf]) for x in xs]
+        for i in range(len(v)):
+            for j in range(len(v) - 1 - i):
+                v[j], v[j + 1] = (elementwise("minimum", [v[j], v[j + 1]]),
+                                  elementwise("maximum", [v[j], v[j + 1]]))
+
+        def pick(at):  # v[at] of each row
+            out = v[-1]
+            for j in reversed(range(len(v) - 1)):
+                out = elementwise("where", [at == j, v[j], out])
+            return out
+        lo, hi = pick((n - 1) // 2), pick(n // 2)
+        mid = elementwise("where", [n % 2 == 1, lo, (lo + hi) / 2])
+        return elementwise("where", [n > 0, mid, np.nan]).rename(None)
+
+    def _across_nunique(self, dropna):
+        """nunique along each row: a column's value counts where no column
+        before it holds the same (missing values once, unless dropna)"""
+        dt = self.dtypes
+        cols = list(dt.index)
+        kinds = {"text" if t == object else "number" if (np.issubdtype(t, np.number) or
+                                                         t == np.bool_) else str(t)
+                 for t in dt}
+        if len(kinds) != 1 or kinds - {"text", "number"}:
+            raise NotImplementedError("nunique(axis=1) of columns all numbers (and bools) or "
+                                      "all strings")
+        total = None
+        for j, c in enumerate(cols):
+            new = self[c].notna()
+            for b in cols[:j]:
+                new = new & (self[c] != self[b])
+            t = new.astype("int64")
+            total = t if total is None else total + t
+        if not dropna:
+            miss = self[cols[0]].isna()
+            for c in cols[1:]:
+                miss = miss | self[c].isna()
+            total = total + miss.astype("int64")
+        return total.rename(None)
 
     def _across_idx(self, how):
         """idxmax or idxmin along each row: the first column holding the
