@@ -3743,7 +3743,13 @@ class TestDataFrames(Base):
                         lambda d: d.set_index("t").resample("D").max().hum * 2,
                         lambda d: d.set_index("t").temp.rolling(3).agg(["min", "max", np.mean]),
                         lambda d: d.set_index("t").rolling(4).agg({"temp": "sum", "hum": "max"}),
-                        lambda d: d.temp.expanding(2).agg("std")], p, df)
+                        lambda d: d.temp.expanding(2).agg("std"),
+                        lambda d: d.set_index("t").temp.shift(2, freq="H"),
+                        lambda d: d.set_index("t").shift(-1, freq="D"),
+                        lambda d: d.set_index("t").hum.shift(1, freq="D").rolling("2D").sum()],
+                       p, df)
+        with self.assertRaisesRegex(NotImplementedError, "a fixed frequency"):
+            df.set_index("t").temp.shift(1, freq="M")
         self.assertEqual(df.set_index("t").temp.resample("D").sum().fetch().index.freq, "D")
         self.assertAlmostEqual(float(df.temp.autocorr().fetch()), p.temp.autocorr(), places=12)
         self.assertAlmostEqual(float(df.hum.autocorr(3).fetch()), p.hum.autocorr(3), places=12)

@@ -1288,7 +1288,33 @@ class _Frame(Entity):
     def cummax(self, axis=None, skipna=True): return self._cum("cummax", axis)
     def cummin(self, axis=None, skipna=True): return self._cum("cummin", axis)
     def diff(self, periods=1, axis=0): return self._cum("diff", axis, periods)
-    def shift(self, periods=1, axis=0): return self._cum("shift", axis, periods)
+    def shift(self, periods=1, freq=None, axis=0):
+        """pandas' shift: the values moved by periods rows (missing where
+        none comes); with freq (a fixed frequency: "D", "H", "15min" ...)
+        the labels of a DatetimeIndex moved by periods times it instead,
+        the values as they are"""
+        if freq is None:
+            return self._cum("shift", axis, periods)
+        import pandas as pd
+        from pandas.tseries.frequencies import to_offset
+        off = to_offset(freq)
+        if not isinstance(off, pd.offsets.Tick):
+            raise NotImplementedError("shift(freq=%r): a fixed frequency (days and shorter) is "
+                                      "supported, not calendar ones" % (freq,))
+        if not _datetime_index(self):
+            raise NotImplementedError("shift(freq=...) takes a DatetimeIndex of one level")
+        names = self._index_names
+        if names is None:
+            names = self.head(0)._ran().get("index_names") or [None]
+        lv = "_marsc_i0"
+        if isinstance(self, Series):
+            name = _series_name(self._ref)
+            flat = self.rename("_marsc_v").rename_axis(lv).reset_index()
+        else:
+            flat = self.rename_axis(lv).reset_index()
+        flat[lv] = flat[lv] + pd.Timedelta(off) * int(periods)
+        out = flat.set_index(lv).rename_axis(list(names))
+        return out["_marsc_v"].rename(name) if isinstance(self, Series) else out
     def pct_change(self, periods=1): return self._rows("pct_change", periods=int(periods))
     def rank(self, method="average", ascending=True, na_option="keep", pct=False):
         return self._rows("rank", method=method, ascending=ascending,
