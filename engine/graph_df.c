@@ -1645,6 +1645,15 @@ dfred_t df_red_of(op_t op)
     }
 }
 
+/* The type a reduction reads column c as: an int64 column typed chunk by
+ * chunk (a concat of int64 and float64, a merge's rows no key reached
+ * ...) may hold floats, so its sum, prod, min and max are float64 (an
+ * int64 result would cut them to integers). */
+static int red_in_type(const df_col_t *c)
+{
+    return c->type == FT_INT64 && c->chunky && c->unit == FU_NONE ? FT_FLOAT64 : c->type;
+}
+
 /* pandas' result type of reduction r over a column of type t. */
 static int red_type(dfred_t r, int t)
 {
@@ -1713,7 +1722,7 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         if (d->nsel == 0 && n->op != OP_DF_COUNT)
             return XFAIL(n, "the Series is of type object; %s takes numbers", op_name(n->op));
         if (d->nsel == 0) d->sel[d->nsel++] = 0;
-        int t = s->cols[0].type;
+        int t = red_in_type(&s->cols[0]);
         int rt = n->op == OP_DF_NUNIQUE ? FT_INT64 : red_type(df_red_of(n->op), t);
         /* pandas: the min or max of no values is NaN */
         if ((n->op == OP_DF_MIN || n->op == OP_DF_MAX) && s->nrows == 0) rt = FT_FLOAT64;
@@ -1729,7 +1738,7 @@ static int infer_reduce(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     } else if (d->nsel > 0) {
         bool any_f = false, any_i = false, any_b = false;
         for (int k = 0; k < d->nsel; k++) {
-            int t = red_type(df_red_of(n->op), s->cols[d->sel[k]].type);
+            int t = red_type(df_red_of(n->op), red_in_type(&s->cols[d->sel[k]]));
             any_f |= t == FT_FLOAT64;
             any_i |= t == FT_INT64;
             any_b |= t == FT_BOOL;
@@ -6916,32 +6925,54 @@ static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);
     int64_t rows = 0;
+    /* a column of int64 in some inputs and float64 in others is pandas'
+     * float64: int64 typed chunk by chunk (its int64 chunks read as
+     * float64 where they meet the others), as a merge's */
+    bool *mixed = calloc((size_t)s->ncols + 1, sizeof(bool));
+    if (!mixed) return XFAIL(n, "out of memory");
     for (int j = 0; j < n->n_in; j++) {
-        if (n->in[j].node < 0) return XFAIL(n, "inputs[%d] is a scalar; concat takes frames", j);
-        if (want_frame(g, n, j, vk == VK_SERIES, vk == VK_DATAFRAME, err, errlen)) return -1;
+        if (n->in[j].node < 0) {
+            free(mixed);
+            return XFAIL(n, "inputs[%d] is a scalar; concat takes frames", j);
+        }
+        if (want_frame(g, n, j, vk == VK_SERIES, vk == VK_DATAFRAME, err, errlen)) {
+            free(mixed);
+            return -1;
+        }
         const df_node_t *o = in_df(g, n, j);
         bool same = o->ncols == s->ncols && (d->drop || o->nidx == s->nidx);
-        for (int k = 0; same && k < s->ncols; k++)
-            same =
-                o->cols[k].type == s->cols[k].type && o->cols[k].is_int == s->cols[k].is_int &&
-                ((!o->cols[k].name && !s->cols[k].name) ||
-                 (o->cols[k].name && s->cols[k].name && !strcmp(o->cols[k].name, s->cols[k].name)));
+        for (int k = 0; same && k < s->ncols; k++) {
+            const df_col_t *a = &s->cols[k], *b = &o->cols[k];
+            bool num = (a->type == FT_INT64 || a->type == FT_FLOAT64) &&
+                       (b->type == FT_INT64 || b->type == FT_FLOAT64) && a->unit == FU_NONE &&
+                       b->unit == FU_NONE;
+            same = (b->type == a->type || num) && b->is_int == a->is_int &&
+                   ((!b->name && !a->name) || (b->name && a->name && !strcmp(b->name, a->name)));
+            mixed[k] |= same && (b->type != a->type || b->chunky);
+        }
         for (int k = 0; same && !d->drop && k < s->nidx; k++)
             same = o->idx[k].type == s->idx[k].type;
-        if (!same)
+        if (!same) {
+            free(mixed);
             return XFAIL(n,
                          "inputs \"%s\" and \"%s\" differ in columns, their types or index "
                          "levels; concat takes frames of one schema",
                          g->nodes[n->in[0].node].key, g->nodes[n->in[j].node].key);
+        }
         rows = rows >= 0 && o->nrows >= 0 ? rows + o->nrows : -1;
     }
+    int bad = 0;
     if (d->drop) {
-        if (alloc_cols(d, s->ncols, 1) || default_index(d)) return XFAIL(n, "out of memory");
-        for (int k = 0; k < s->ncols; k++)
-            if (set_like(&d->cols[k], &s->cols[k])) return XFAIL(n, "out of memory");
-    } else if (copy_schema(d, s)) {
-        return XFAIL(n, "out of memory");
+        bad = alloc_cols(d, s->ncols, 1) || default_index(d);
+        for (int k = 0; !bad && k < s->ncols; k++)
+            bad = set_like(&d->cols[k], &s->cols[k]);
+    } else {
+        bad = copy_schema(d, s);
     }
+    for (int k = 0; !bad && k < s->ncols; k++)
+        if (mixed[k]) d->cols[k].type = FT_INT64, d->cols[k].chunky = true;
+    free(mixed);
+    if (bad) return XFAIL(n, "out of memory");
     d->nrows = rows;
     new_rows(g, n, d, vk);
     return 0;

@@ -2360,6 +2360,34 @@ def concat_rows(data, pdf):
                                       "sm": np.float64(pd.concat([pdf.f, pdf.f]).sum())})
 
 
+@case
+def concat_int_float(data, pdf):
+    """a column int64 in some inputs and float64 in others concatenates
+    as pandas' float64 (it once refused "differ in ... their types"),
+    either way round, of frames and Series, and computes on as float64
+    (sum, cumsum, a groupby); other type pairs stay refused"""
+    nodes = [CSV, CSV1, col("ii", "t", "i"), col("f0", "t1", "f"),
+             {"key": "ff", "op": "dataframe.rename", "inputs": ["f0"], "name": "i"},
+             {"key": "if", "op": "dataframe.concat", "inputs": ["ii", "ff", "ii"]},
+             {"key": "fi", "op": "dataframe.concat", "inputs": ["ff", "ii"]},
+             op("sm", "sum", "if"), op("cs", "cumsum", "fi"),
+             col("gi", "t", ["g", "i"]), col("gf", "t1", ["g", "f"]),
+             op("gf2", "rename", "gf", columns={"f": "i"}),
+             {"key": "gc", "op": "dataframe.concat", "inputs": ["gi", "gf2"]},
+             op("ga", "groupby_agg", "gc", by=["g"], agg={"s": ["i", "sum"], "m": ["i", "max"]})]
+    i2, f2 = pdf.i, pdf.f.rename("i")
+    gc = pd.concat([pdf[["g", "i"]], pdf[["g", "f"]].rename(columns={"f": "i"})])
+    want = {"if": pd.concat([i2, f2, i2]), "fi": pd.concat([f2, i2]),
+            "sm": np.float64(pd.concat([i2, f2, i2]).sum()), "cs": pd.concat([f2, i2]).cumsum(),
+            "ga": gc.groupby("g").agg(s=("i", "sum"), m=("i", "max"))}
+    why = check_frames(data, nodes, want)
+    if why:
+        return why
+    return rejected(data, [CSV, col("ii", "t", "i"), col("ss", "t", "s"),
+                           {"key": "x", "op": "dataframe.concat", "inputs": ["ii", "ss"]}],
+                    "x", ["differ in columns, their types or index levels"])
+
+
 # ---------------------------------------------------------------- groupby: one job, or shuffled whole
 
 @case

@@ -72,6 +72,11 @@ def n_tasks(sess):
     return len(get(WEB, "/api/v1/sessions/%s/tasks" % sess.session_id).json()["tasks"])
 
 
+def md_or_pd(d):
+    """pandas' module for a pandas object, marsc's for a marsc one"""
+    return md if isinstance(d, (md.DataFrame, md.Series)) else pd
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         SESS.as_default()
@@ -3911,6 +3916,34 @@ class TestDataFrames(Base):
                           "z": ["b", "c", "e", "a"]})
         self.same_each([lambda d: d.nunique(axis=1), lambda d: d.nunique(axis=1, dropna=False)],
                        t, md.DataFrame(t, chunk_rows=3))
+
+    def test_concat_schemas_keys(self):
+        """concat of frames of other columns (their union, missing values
+        where a frame lacks one; join="inner"), of int64 beside float64
+        (float64), of Series of other names (unnamed), and with keys (a
+        first index level), as pandas; assign of None and a Timestamp"""
+        rng = np.random.default_rng(43)
+        n = 24
+        p = pd.DataFrame({"id": np.arange(n), "k": rng.choice(["a", "b"], n),
+                          "v": rng.normal(0, 1, n).round(2), "q": rng.integers(0, 9, n),
+                          "t": pd.date_range("2024-02-01", periods=n, freq="H")})
+        df = md.DataFrame(p, chunk_rows=5)
+        self.same_each([
+            lambda d: md_or_pd(d).concat([d.head(6), d[["id", "v"]].tail(5)]),
+            lambda d: md_or_pd(d).concat([d[["q", "k"]].head(3), d[["t", "q"]].tail(2)]),
+            lambda d: md_or_pd(d).concat([d.head(4), d[["k", "q", "id"]].tail(3)], join="inner"),
+            lambda d: md_or_pd(d).concat([d[["id", "q"]].head(5), d[["id", "q"]].tail(5) / 2]),
+            lambda d: md_or_pd(d).concat([d.q.head(5), d.v.tail(5)]),
+            lambda d: md_or_pd(d).concat([d.q.head(5), d.q.tail(5) * 1.5]).cumsum(),
+            lambda d: md_or_pd(d).concat([d.head(3), d.tail(2)], keys=["x", "y"]),
+            lambda d: md_or_pd(d).concat([d.head(3), d[["id", "v"]].tail(2)], keys=[1, 2],
+                                         names=["part", "row"]),
+            lambda d: md_or_pd(d).concat({"a": d.v.head(3), "b": d.v.tail(3)}),
+            lambda d: md_or_pd(d).concat([d.set_index("k").head(3), d.set_index("k").tail(2)],
+                                         keys=["x", "y"]).loc["y"],
+            lambda d: d.head(4).assign(z=None, w=pd.Timestamp("2024-01-02 03:04"))], p, df)
+        self.assertAlmostEqual(float(md.concat([df.q, df.v]).sum().fetch()),
+                               pd.concat([p.q, p.v]).sum(), places=9)
 
     def test_read_csv_usecols_function_na_filter(self):
         """usecols as a function of the names (the header read first),

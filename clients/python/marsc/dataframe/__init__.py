@@ -1713,17 +1713,21 @@ def _fill_limited(f, method, limit):
 _ALL_KEY = "_marsc_all_"  # the key column of _one_group
 
 
-def _numbered_rows(f):
-    """f's rows with its index levels as columns (_marsc_i0 ...) and
-    their position as _marsc_pos (a cumcount of one group), for a melt
-    sorted back into row order: (that frame, the levels' columns, the
-    index's names)"""
+def _index_as_columns(f):
+    """f's rows with its index levels as columns (_marsc_i0 ...): (that
+    frame, the levels' columns, the index's names)"""
     names = f._index_names
     if names is None:
         names = f.head(0)._ran().get("index_names") or [None]
     names = list(names)
     idx = ["_marsc_i%d" % k for k in range(len(names))]
-    flat = f.rename_axis(idx).reset_index()
+    return f.rename_axis(idx).reset_index(), idx, names
+
+
+def _numbered_rows(f):
+    """_index_as_columns, with the rows' positions as _marsc_pos (a
+    cumcount of one group), for a melt sorted back into row order"""
+    flat, idx, names = _index_as_columns(f)
     return flat.assign(_marsc_pos=_one_group(flat).cumcount()), idx, names
 
 
@@ -2812,6 +2816,12 @@ class DataFrame(_Frame):
             return base * 0 + (v.item() if isinstance(v, np.generic) else v)
         if isinstance(v, str):
             return base.map({True: v, False: v})
+        import pandas as pd
+        if v is None:  # pandas' object column of None
+            return base.map({True: "", False: ""}).where(base & ~base)
+        if v is pd.NaT or isinstance(v, (pd.Timestamp, datetime.datetime, np.datetime64)):
+            text = None if pd.isna(v) else str(pd.Timestamp(v))
+            return to_datetime(self._const(text))
         raise TypeError("assign: %r is no Series, callable or scalar" % (v,))
 
     def groupby(self, by, as_index=True, observed=False, dropna=True, sort=True):
@@ -5958,18 +5968,37 @@ def to_timedelta(arg, unit=None, errors="raise"):
     return _convert("to_timedelta", arg, errors, unit=unit)
 
 
-def concat(objs, axis=0, join="outer", ignore_index=False):
+def concat(objs, axis=0, join="outer", ignore_index=False, keys=None, names=None):
     """pd.concat: DataFrames (or Series) one after the other (axis 0; with
-    ignore_index a new default index 0..n-1), or side by side (axis 1,
-    join "outer" or "inner")."""
+    ignore_index a new default index 0..n-1; with keys, or a dict of
+    them, a first index level of each one's key, named by names), or side
+    by side (axis 1, join "outer" or "inner")."""
+    if isinstance(objs, dict):
+        keys = list(objs) if keys is None else list(keys)
+        objs = [objs[k] for k in keys]
     objs = list(objs)
     if not objs:
         raise ValueError("No objects to concatenate")
     rows = axis in (0, "index")
     if not rows and axis not in (1, "columns"):
         raise ValueError("axis must be 0 (rows) or 1 (columns), not %r" % (axis,))
+    if keys is not None and not ignore_index:
+        if not rows:
+            raise NotImplementedError("concat(keys=...) along the columns makes MultiIndex "
+                                      "columns, which are not supported")
+        keys = list(keys)
+        if len(keys) != len(objs):
+            raise ValueError("concat: %d keys for %d objects" % (len(keys), len(objs)))
+        out = concat([_keyed_rows(o, k) for o, k in zip(objs, keys)], join=join)
+        if names is not None:
+            have = list(out._index_names)
+            names = list(names)
+            out = out.rename_axis(names + have[len(names):])
+        return out
+    if rows and len(objs) > 1:
+        objs = _one_schema(objs, join)
     p = {} if rows else {"axis": 1}
-    if join != "outer":
+    if join != "outer" and not rows:
         p["join"] = join
     if ignore_index:
         p["ignore_index"] = True
@@ -5977,6 +6006,63 @@ def concat(objs, axis=0, join="outer", ignore_index=False):
     cols = objs[0]._columns if rows and isinstance(objs[0], DataFrame) else None
     return _make("dataframe.concat", objs, p, "series" if series else "dataframe", cols,
                  index_names=None if ignore_index else _KEEP)
+
+
+def _one_schema(objs, join):
+    """concat's frames along the rows made of one schema, as pandas puts
+    them together: Series of different names unnamed; DataFrames of other
+    columns or orders given the union of the columns in order of first
+    appearance (join="inner": the columns all have), a column a frame
+    lacks all missing there (NaN, None or NaT, as its type is where it is
+    held). int64 beside float64 is float64 (the engine's)."""
+    if all(isinstance(o, Series) for o in objs):
+        names = [_series_name(o._ref) for o in objs]
+        names = [o.head(0).name if nm is _UNKNOWN else nm for o, nm in zip(objs, names)]
+        if len({repr(nm) for nm in names}) > 1:
+            return [o.rename(None) for o in objs]
+        return objs
+    if not all(isinstance(o, DataFrame) for o in objs):
+        return objs
+    cols = [list(o.columns) for o in objs]
+    if all(c == cols[0] for c in cols):
+        return objs
+    import pandas as pd
+    if join == "inner":
+        want = [c for c in cols[0] if all(c in have for have in cols)]
+    else:
+        want = []
+        for have in cols:
+            want += [c for c in have if c not in want]
+    typed = {}
+    for c in want:
+        if any(c not in have for have in cols):
+            t = objs[next(q for q, have in enumerate(cols) if c in have)].dtypes[c]
+            if t.kind in "iuf":
+                typed[c] = np.nan
+            elif t == object:
+                typed[c] = None
+            elif t.kind == "M":
+                typed[c] = pd.NaT
+            else:
+                raise NotImplementedError("concat: the column %r (%s) is missing from a frame; "
+                                          "pandas would make it object" % (c, t))
+    out = []
+    for o, have in zip(objs, cols):
+        miss = [c for c in want if c not in have]
+        o = o._assigned([(c, o._const(typed[c])) for c in miss]) if miss else o
+        out.append(o if have + miss == want else o[want])
+    return out
+
+
+def _keyed_rows(f, key):
+    """f's rows with the index level key before its own (concat's keys)"""
+    flat, idx, names = _index_as_columns(f.rename("_marsc_v") if isinstance(f, Series) else f)
+    flat = flat.assign(_marsc_key=key)
+    out = flat.set_index(["_marsc_key"] + idx).rename_axis([None] + names)
+    if not isinstance(f, Series):
+        return out
+    name = _series_name(f._ref)
+    return out["_marsc_v"].rename(f.head(0).name if name is _UNKNOWN else name)
 
 
 def merge(left, right, how="inner", on=None, left_on=None, right_on=None, left_index=False,
