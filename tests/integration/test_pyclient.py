@@ -3941,7 +3941,15 @@ class TestDataFrames(Base):
             lambda d: md_or_pd(d).concat({"a": d.v.head(3), "b": d.v.tail(3)}),
             lambda d: md_or_pd(d).concat([d.set_index("k").head(3), d.set_index("k").tail(2)],
                                          keys=["x", "y"]).loc["y"],
-            lambda d: d.head(4).assign(z=None, w=pd.Timestamp("2024-01-02 03:04"))], p, df)
+            lambda d: d.head(4).assign(z=None, w=pd.Timestamp("2024-01-02 03:04")),
+            lambda d: md_or_pd(d).concat([d.head(3), d.tail(3)], keys=["a", "b"],
+                                         names=["src", "r"]).groupby(level=0).v.sum(),
+            lambda d: md_or_pd(d).concat([d.head(3), d.tail(3)], keys=["a", "b"],
+                                         names=["src", "r"]).groupby(level="src").sum(
+                                             numeric_only=True),
+            lambda d: d.set_index(["k", "q"]).groupby(level=[0, 1]).v.mean()], p, df)
+        with self.assertRaisesRegex(NotImplementedError, "levels must be named"):
+            df.groupby(level=0)
         self.assertAlmostEqual(float(md.concat([df.q, df.v]).sum().fetch()),
                                pd.concat([p.q, p.v]).sum(), places=9)
 

@@ -2094,13 +2094,21 @@ class _Aggregations:
     """The aggregation methods groupby and resample share: each one
     self._reduce(its name)."""
 
-    def sum(self): return self._reduce("sum")  # noqa: E704
-    def mean(self): return self._reduce("mean")  # noqa: E704
+    def _numeric(self, func, numeric_only):
+        """func over the numeric columns (pandas' numeric_only None or
+        True: the engine's numeric aggregations take those)"""
+        if numeric_only is False:
+            raise NotImplementedError("%s(numeric_only=False) is not supported: the numeric "
+                                      "columns are aggregated" % func)
+        return self._reduce(func)
+
+    def sum(self, numeric_only=None): return self._numeric("sum", numeric_only)  # noqa: E704
+    def mean(self, numeric_only=None): return self._numeric("mean", numeric_only)  # noqa: E704
     def min(self): return self._reduce("min")  # noqa: E704
     def max(self): return self._reduce("max")  # noqa: E704
     def count(self): return self._reduce("count")  # noqa: E704
-    def median(self): return self._reduce("median")  # noqa: E704
-    def prod(self): return self._reduce("prod")  # noqa: E704
+    def median(self, numeric_only=None): return self._numeric("median", numeric_only)  # noqa
+    def prod(self, numeric_only=None): return self._numeric("prod", numeric_only)  # noqa: E704
     def first(self): return self._reduce("first")  # noqa: E704
     def last(self): return self._reduce("last")  # noqa: E704
     def nunique(self): return self._reduce("nunique")  # noqa: E704
@@ -2824,7 +2832,8 @@ class DataFrame(_Frame):
             return to_datetime(self._const(text))
         raise TypeError("assign: %r is no Series, callable or scalar" % (v,))
 
-    def groupby(self, by, as_index=True, observed=False, dropna=True, sort=True):
+    def groupby(self, by=None, as_index=True, observed=False, dropna=True, sort=True,
+                level=None):
         """pandas' groupby by column names, or by Series of this frame's
         rows (df.day.dt.month): such a Series is assigned as the column of
         its name (replacing a column of that name, as the key then), so its
@@ -2835,8 +2844,28 @@ class DataFrame(_Frame):
         is missing form groups too (sorted last), for the aggregations
         (sum, mean ..., agg of names, size). sort=False: the groups in
         the order their keys first appear (read when fetched, a task of
-        its own), as pandas'."""
+        its own), as pandas'. level: index levels (names or positions),
+        named (rename_axis names them): the index made columns, grouped by
+        them."""
         import pandas as pd
+        if level is not None:
+            if by is not None:
+                raise TypeError("groupby takes by or level, not both")
+            names = _index_as_columns(self)[2]
+            want = list(level) if isinstance(level, (list, tuple)) else [level]
+            keys = [names[lv] if isinstance(lv, (int, np.integer)) and -len(names) <= lv <
+                    len(names) else lv for lv in want]
+            if any(k is None or k not in names for k in keys) or len(set(names)) != len(names) \
+                    or any(k in self.columns for k in names):
+                raise NotImplementedError(
+                    "groupby(level=%r): the index's levels must be named, apart from the "
+                    "columns (they are %r; rename_axis names them)" % (level, names))
+            flat = self.reset_index()
+            flat._columns = names + list(self.columns)
+            other = [n for n in names if n not in keys]  # the levels not grouped by: dropped
+            flat = flat.drop(columns=other) if other else flat
+            return flat.groupby(keys, as_index=as_index, observed=observed, dropna=dropna,
+                                sort=sort)
         if isinstance(by, pd.Grouper):
             # pd.Grouper(key=..., freq=...): bins of time, as resample
             if by.freq is None or by.key is None:
