@@ -1260,7 +1260,7 @@ class TestDataFrames(Base):
                 (df.x.expanding(min_periods=4).std(), pdf.x.expanding(min_periods=4).std()),
                 (num.shift(-1), pnum.shift(-1)), (num.rank(method="min"), pnum.rank(method="min")),
                 (df.k.value_counts(), pdf.k.value_counts()), (num.median(), pnum.median()),
-                (df.rename({"x": "xx"}), pdf.rename(columns={"x": "xx"})),
+                (df.rename(columns={"x": "xx"}), pdf.rename(columns={"x": "xx"})),
                 (df.drop(columns="i"), pdf.drop(columns="i")),
                 (df.pivot_table(values="i", index="k", aggfunc="sum"),
                  pdf.pivot_table(values="i", index="k", aggfunc="sum")),
@@ -3952,6 +3952,31 @@ class TestDataFrames(Base):
             df.groupby(level=0)
         self.assertAlmostEqual(float(md.concat([df.q, df.v]).sum().fetch()),
                                pd.concat([p.q, p.v]).sum(), places=9)
+
+    def test_rename_reindex_rows(self):
+        """rename of the index's labels (a dict, a function; mapper with
+        axis) and reindex of the rows (missing rows, fill_value, a
+        DatetimeIndex's name and freq), of frames and Series, as pandas"""
+        rng = np.random.default_rng(47)
+        n = 26
+        p = pd.DataFrame({"c": rng.choice(["x", "y", "z"], n), "v": rng.normal(0, 1, n).round(2),
+                          "q": rng.integers(0, 9, n),
+                          "t": pd.Timestamp("2024-03-01") + pd.to_timedelta(np.arange(n), "D")})
+        df = md.DataFrame(p, chunk_rows=6)
+        self.same_each([
+            lambda d: d.rename(index={0: 100, 1: 101}), lambda d: d.rename(index=lambda i: i * 2),
+            lambda d: d.rename({3: -3}), lambda d: d.rename({"v": "w"}, axis=1),
+            lambda d: d.rename(columns={"v": "w"}, index={2: -2}),
+            lambda d: d.v.rename({0: 100}), lambda d: d.v.rename(lambda i: i + 1000),
+            lambda d: d.set_index("c").rename(index={"x": "X"}),
+            lambda d: d.reindex([3, 1, 99]), lambda d: d.v.reindex([3, 1, 99], fill_value=0),
+            lambda d: d.q.reindex([25, 40]), lambda d: d[["v", "q"]].reindex([2, -1], fill_value=-7),
+            lambda d: d.reindex(index=[5, 40], columns=["q", "zz"]),
+            lambda d: d.set_index("t").v.reindex(pd.date_range("2024-02-27", periods=6,
+                                                               freq="D"), fill_value=0.0)],
+            p, df)
+        with self.assertRaisesRegex(KeyError, "not found in axis"):
+            df.rename(columns={"nope": "x"}, errors="raise")
 
     def test_read_csv_usecols_function_na_filter(self):
         """usecols as a function of the names (the header read first),

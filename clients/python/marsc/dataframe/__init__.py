@@ -2560,13 +2560,14 @@ class DataFrame(_Frame):
 
     def reindex(self, labels=None, index=None, columns=None, axis=None, fill_value=np.nan):
         """pandas' reindex of the columns: those named, in that order, a
-        name that is no column a column of fill_value (NaN). The rows'
-        (index=, or labels on axis 0) are not supported."""
+        name that is no column a column of fill_value (NaN); of the rows
+        (index=, or labels): _reindexed_rows."""
         if labels is not None and axis in (1, "columns"):
             columns, labels = labels, None
         if labels is not None or index is not None:
-            raise NotImplementedError("reindex of the rows is not supported: the columns only "
-                                      "(reindex(columns=[...]))")
+            out = _reindexed_rows(self, labels if labels is not None else index, fill_value)
+            return out if columns is None else out.reindex(columns=columns,
+                                                           fill_value=fill_value)
         if columns is None:
             return self
         have = list(self.columns)
@@ -3092,15 +3093,31 @@ class DataFrame(_Frame):
         names = (list(self._index_names or [None]) if append else []) + keys
         return _make("dataframe.set_index", [self], p, "dataframe", cols, index_names=names)
 
-    def rename(self, columns=None, mapper=None, axis=None):
-        """pandas' rename of columns: a dict {old: new}, or a function of
-        each name (str.lower: the frame runs first when its columns are not
-        known here)."""
-        if columns is None and mapper is not None and axis in (1, "columns"):
-            columns = mapper
-        if columns is None:
-            raise NotImplementedError("rename: columns only (the index's labels are not "
-                                      "renamed)")
+    def rename(self, mapper=None, index=None, columns=None, axis=None, inplace=False,
+               errors="ignore"):
+        """pandas' rename: of columns (columns=, or mapper with axis=1), a
+        dict {old: new} or a function of each name (str.lower: the frame
+        runs first when its columns are not known here); of the index's
+        labels (index=, or mapper), a dict or a function of each label
+        (_relabelled)."""
+        if mapper is not None:
+            if index is not None or columns is not None:
+                raise TypeError("Cannot specify both 'mapper' and any of 'index' or 'columns'")
+            if axis in (1, "columns"):
+                columns = mapper
+            else:
+                index = mapper
+        if errors == "raise" and isinstance(columns, dict):
+            miss = [c for c in columns if c not in self.columns]
+            if miss:
+                raise KeyError("%s not found in axis" % miss)
+        out = self if index is None else _relabelled(self, index)
+        if columns is not None:
+            out = out._renamed_columns(columns)
+        return _in_place(self, out) if inplace else out
+
+    def _renamed_columns(self, columns):
+        """dataframe.rename of the columns (a dict or a function)"""
         if callable(columns):
             have = self.columns
             columns = {c: columns(c) for c in have}
@@ -3445,13 +3462,23 @@ class Series(_Frame):
         out = self._drop_rows(rows, level, errors)
         return _in_place(self, out) if inplace else out
 
-    def rename(self, index=None):
-        """pandas' Series.rename(name): the same values named anew (a
-        string, an integer or None); a mapping of labels is not supported."""
-        if callable(index) or isinstance(index, dict):
-            raise NotImplementedError("Series.rename takes a name (relabelling the index "
-                                      "is not supported)")
-        return _make("dataframe.rename", [self], {"name": index}, "series")
+    def reindex(self, index=None, fill_value=np.nan):
+        """pandas' Series.reindex: a row per label (_reindexed_rows)"""
+        if index is None:
+            return self
+        return _reindexed_rows(self, index, fill_value)
+
+    def rename(self, index=None, inplace=False):
+        """pandas' Series.rename: a name (a string, an integer or None)
+        names the values anew; a dict or a function relabels the index
+        (_relabelled)."""
+        if callable(index) or isinstance(index, dict) or type(index).__module__.startswith(
+                "pandas") and hasattr(index, "to_dict"):
+            out = _relabelled(self, index if callable(index) or isinstance(index, dict)
+                              else index.to_dict())
+        else:
+            out = _make("dataframe.rename", [self], {"name": index}, "series")
+        return _in_place(self, out) if inplace else out
 
     def groupby(self, by=None, as_index=True, observed=False, dropna=True, level=None,
                 sort=True):
@@ -6083,15 +6110,84 @@ def _one_schema(objs, join):
     return out
 
 
-def _keyed_rows(f, key):
-    """f's rows with the index level key before its own (concat's keys)"""
-    flat, idx, names = _index_as_columns(f.rename("_marsc_v") if isinstance(f, Series) else f)
-    flat = flat.assign(_marsc_key=key)
-    out = flat.set_index(["_marsc_key"] + idx).rename_axis([None] + names)
-    if not isinstance(f, Series):
+def _relevelled(f, make):
+    """f (a frame or a Series) with its index made anew from its levels
+    as columns: make(frame, the levels' columns, their names) gives the
+    frame, the columns to index it by and their names"""
+    series = isinstance(f, Series)
+    flat, idx, names = _index_as_columns(f.rename("_marsc_v") if series else f)
+    flat, levels, names = make(flat, idx, names)
+    out = flat.set_index(levels).rename_axis(names)
+    if not series:
         return out
     name = _series_name(f._ref)
     return out["_marsc_v"].rename(f.head(0).name if name is _UNKNOWN else name)
+
+
+def _keyed_rows(f, key):
+    """f's rows with the index level key before its own (concat's keys)"""
+    return _relevelled(f, lambda flat, idx, names: (
+        flat.assign(_marsc_key=key), ["_marsc_key"] + idx, [None] + names))
+
+
+def _reindexed_rows(f, labels, fill_value=np.nan):
+    """pandas' reindex of the rows of a one-level index: a row per label,
+    in their order, f's row of that label or missing values (fill_value
+    where given): the labels uploaded with their positions, merged with
+    f's rows by label (a label f holds twice gives both rows, where pandas
+    refuses duplicate labels)"""
+    import pandas as pd
+    series = isinstance(f, Series)
+    src = f.rename("_marsc_v") if series else f
+    flat, idx, names = _index_as_columns(src)
+    if len(idx) != 1:
+        raise NotImplementedError("reindex of the rows of an index of one level")
+    freq = getattr(labels, "freqstr", None)  # a DatetimeIndex's, kept as pandas'
+    if isinstance(labels, pd.Index):  # pandas' result has that index, its name too
+        names = [labels.name]
+    labels = pd.Index(labels)
+    keys = _local.frame(pd.DataFrame({idx[0]: labels, "_marsc_o": np.arange(len(labels))}),
+                        session=f._session)
+    both = keys.merge(flat, on=idx[0], how="left",
+                      indicator="_marsc_m" if fill_value is not np.nan and
+                      not (isinstance(fill_value, float) and np.isnan(fill_value)) else False)
+    both = both.sort_values("_marsc_o", kind="stable")
+    cols = ["_marsc_v"] if series else list(src.columns)
+    if "_marsc_m" in both.columns:  # fill_value in the new rows, as pandas keeps types
+        new = both["_marsc_m"] == "left_only"
+        dt = src.dtypes if not series else {"_marsc_v": src.dtype}
+        text = isinstance(fill_value, str)
+        for c in cols:
+            if (dt[c] == object) != text:
+                raise NotImplementedError("reindex: fill_value %r into the column %r (%s) "
+                                          "would mix types" % (fill_value, c, dt[c]))
+            both[c] = both[c].mask(new, fill_value)
+            if dt[c].kind in "iu" and isinstance(fill_value, (int, np.integer)):
+                both[c] = both[c].astype("int64")
+    out = both.set_index(idx[0])[cols].rename_axis(names)
+    if series:
+        name = _series_name(f._ref)
+        out = out["_marsc_v"].rename(f.head(0).name if name is _UNKNOWN else name)
+    return _as_fetched(out, _with_freq(freq), keep=True) if freq else out
+
+
+def _relabelled(f, how):
+    """f with its one-level index's labels renamed by how (a dict: the
+    labels it holds, others kept; a function of each label, as map
+    runs it), as pandas' rename(index=...)"""
+    def make(flat, idx, names):
+        if len(idx) != 1:
+            raise NotImplementedError("rename(index=...) of an index of one level")
+        lv = flat[idx[0]]
+        if isinstance(how, dict):
+            pairs = {k: v for k, v in how.items()}
+            new = lv.replace(pairs) if pairs else lv
+        else:
+            new = lv.map(how)
+        flat = flat.copy()
+        flat[idx[0]] = new
+        return flat, idx, names
+    return _relevelled(f, make)
 
 
 def merge(left, right, how="inner", on=None, left_on=None, right_on=None, left_index=False,
