@@ -3016,7 +3016,8 @@ class TestDataFrames(Base):
         from its dtypes, named columns with dummy_na and drop_first, a
         Series of integers (its values as labels); the categories found
         first over many chunks; then a dummy column summed; equal to
-        pandas' pd.get_dummies with the same dtype."""
+        pandas' pd.get_dummies with the same dtype (by default pandas
+        1.5's uint8)."""
         rng = np.random.default_rng(33)
         n = 500
         city = rng.choice(["paris", "lyon", "nice"], n).astype(object)
@@ -3027,19 +3028,23 @@ class TestDataFrames(Base):
             df = md.read_csv("dummies.csv", chunk_bytes=400)
             d = md.get_dummies(df)
             pairs = [
-                (d, pd.get_dummies(p, dtype=bool)),
+                (d, pd.get_dummies(p)),
+                (md.get_dummies(df, dtype=bool), pd.get_dummies(p, dtype=bool)),
                 (md.get_dummies(df, columns=["city", "code"], dummy_na=True, drop_first=True,
                                 dtype=int),
                  pd.get_dummies(p, columns=["city", "code"], dummy_na=True, drop_first=True,
                                 dtype=int)),
                 (md.get_dummies(df.code, prefix="c", dtype=float),
                  pd.get_dummies(p.code, prefix="c", dtype=float)),
-                (md.get_dummies(df.code), pd.get_dummies(p.code, dtype=bool)),
+                (md.get_dummies(df.code), pd.get_dummies(p.code)),
+                (md.get_dummies(df.code, prefix="k", drop_first=True).head(7),
+                 pd.get_dummies(p.code, prefix="k", drop_first=True).head(7)),
             ]
             self.same_as_pandas(pairs, exact=True)
             self.assertEqual(int(d["city_nice"].sum().fetch()), int((p.city == "nice").sum()))
-            with self.assertRaisesRegex(ValueError, "uint8"):
-                md.get_dummies(df, dtype=np.uint8)
+            self.assertEqual(list(d.dtypes), list(pd.get_dummies(p).dtypes))
+            with self.assertRaisesRegex(ValueError, "int16"):
+                md.get_dummies(df, dtype=np.int16)
 
     def test_mode(self):
         """df.mode() and s.mode(dropna=False) through a cluster over many
@@ -3947,7 +3952,9 @@ class TestDataFrames(Base):
             lambda d: md_or_pd(d).concat([d.head(3), d.tail(3)], keys=["a", "b"],
                                          names=["src", "r"]).groupby(level="src").sum(
                                              numeric_only=True),
-            lambda d: d.set_index(["k", "q"]).groupby(level=[0, 1]).v.mean()], p, df)
+            lambda d: d.set_index(["k", "q"]).groupby(level=[0, 1]).v.mean(),
+            lambda d: d.merge(d.groupby("k").v.mean().rename("avg"), left_on="k",
+                              right_index=True)], p, df)
         with self.assertRaisesRegex(NotImplementedError, "levels must be named"):
             df.groupby(level=0)
         self.assertAlmostEqual(float(md.concat([df.q, df.v]).sum().fetch()),

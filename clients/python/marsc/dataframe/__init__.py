@@ -2928,7 +2928,12 @@ class DataFrame(_Frame):
         second argument is how, as in pandas, unless it names no how (an
         earlier client took on there). indicator (True, or a column's name):
         pandas' "_merge" column, a categorical of left_only, right_only and
-        both (each side marked before the merge)."""
+        both (each side marked before the merge). A named Series as right
+        is its one-column frame, as pandas'."""
+        if isinstance(right, Series):
+            if right.name is None:
+                raise ValueError("Cannot merge a Series without a name")
+            right = right.to_frame()
         if indicator:
             import pandas as pd
             name = indicator if isinstance(indicator, str) else "_merge"
@@ -3780,7 +3785,7 @@ _INDEX_KEPT = ("dataframe.head", "dataframe.tail", "dataframe.getitem", "datafra
 
 
 # the numeric dtypes a frame's column is held widened to int64 or float64
-# as (docs/python-client.md, "Types")
+# as (docs/python-client.md, "Local data")
 _NARROW = ("int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64", "float32")
 # the ops whose output keeps its input's values as they are, so their
 # narrower dtypes too
@@ -6342,15 +6347,16 @@ def get_dummies(data, prefix=None, prefix_sep="_", dummy_na=False, columns=None,
     The categories are the sorted distinct values of each encoded column,
     as pandas': they are found first, as a task of their own (with the
     frame's dtypes when `columns` is None, to pick its string columns).
-    dtype: bool (the default, pandas 2's; 1.5's uint8 is not held), int or
-    float."""
+    dtype: pandas 1.5's uint8 by default (int64 on the cluster, the
+    dummy columns fetched as uint8: _narrowed), bool, int or float."""
+    import pandas as pd
     from ..core import execute
-    names = {None: "bool", bool: "bool", np.bool_: "bool", "bool": "bool", int: "int64",
+    names = {None: "int64", np.uint8: "int64", "uint8": "int64", bool: "bool", np.bool_: "bool", "bool": "bool", int: "int64",
              np.int64: "int64", "int64": "int64", "int": "int64", float: "float64",
              np.float64: "float64", "float64": "float64", "float": "float64"}
     if dtype not in names:
-        raise ValueError("get_dummies: dtype %r is not held here (bool, int64 or float64; "
-                         "pandas 1.5's default uint8 is not)" % (dtype,))
+        raise ValueError("get_dummies: dtype %r is not held here (uint8, bool, int64 or "
+                         "float64)" % (dtype,))
     series = isinstance(data, Series)
     if series:
         enc = [None]
@@ -6374,8 +6380,20 @@ def get_dummies(data, prefix=None, prefix_sep="_", dummy_na=False, columns=None,
               "drop_first": bool(drop_first) or None, "dtype": names[dtype]}
     if not series:
         params["columns"] = enc
-    return _make("dataframe.get_dummies", [data], {k: v for k, v in params.items()
-                                                   if v is not None}, "dataframe")
+    out = _make("dataframe.get_dummies", [data], {k: v for k, v in params.items()
+                                                  if v is not None}, "dataframe")
+    if dtype not in (None, np.uint8, "uint8"):
+        return out
+    # the dummy columns' names, as pandas names them (of the categories alone)
+    if series:
+        probe = pd.get_dummies(pd.Series(cats[None], dtype=object), prefix=prefix,
+                               prefix_sep=prefix_sep, dummy_na=dummy_na, drop_first=drop_first)
+    else:
+        probe = pd.get_dummies(pd.DataFrame({c: pd.Series(cats[c], dtype=object)
+                                             for c in enc} if enc else {}),
+                               prefix=prefix, prefix_sep=prefix_sep, dummy_na=dummy_na,
+                               columns=enc, drop_first=drop_first)
+    return _narrowed(out, {c: "uint8" for c in probe.columns})
 
 
 def merge_asof(left, right, on=None, left_on=None, right_on=None, left_index=False,
