@@ -3835,7 +3835,8 @@ class TestDataFrames(Base):
     def test_pivot_table_many(self):
         """pivot_table with a list of aggregations or a dict of them (pandas'
         MultiIndex columns, fetched), and without columns by any groupby
-        aggregation (median, std, nunique ...), as pandas 1.5"""
+        aggregation (median, std, nunique ...), as pandas 1.5; a frame's
+        unstack (MultiIndex columns, fetched)"""
         rng = np.random.default_rng(31)
         n = 50
         p = pd.DataFrame({"c": rng.choice(["x", "y", "z"], n), "q": rng.integers(1, 6, n),
@@ -3860,7 +3861,10 @@ class TestDataFrames(Base):
             lambda d: d.pivot_table(index="c", values=["q", "a"], aggfunc="std"),
             lambda d: d.pivot_table(index="c", aggfunc="mean"),
             lambda d: d.pivot_table(index="q", aggfunc="max"),
-            lambda d: d.pivot_table(index="q", values="a", aggfunc="median", fill_value=0)],
+            lambda d: d.pivot_table(index="q", values="a", aggfunc="median", fill_value=0),
+            lambda d: d.groupby(["c", "q"])[["a"]].sum().unstack(),
+            lambda d: d.groupby(["c", "q"])[["a", "q"]].max().unstack(0),
+            lambda d: d.groupby(["c", "q"])[["a"]].count().unstack(fill_value=0)["a"]],
             p, df)
 
     def test_split_explode(self):

@@ -486,11 +486,16 @@ class _Frame(Entity):
         level's values (a name or a position) become the columns, the other
         levels the rows; fill_value for the cells no row reaches. One
         level only (a list would make MultiIndex columns); it can only be
-        fetched. A DataFrame's is refused when it runs (MultiIndex
-        columns)."""
+        fetched. A DataFrame's: each column's, put side by side with
+        pandas' MultiIndex columns (column, label) when fetched."""
         if isinstance(level, (list, tuple)):
             raise NotImplementedError("unstack of several levels makes MultiIndex columns, "
                                       "which are not supported")
+        if isinstance(self, DataFrame) and not self._fetch_only:
+            import pandas as pd
+            cols = list(self.columns)
+            return _tables_side_by_side([self[c].unstack(level, fill_value) for c in cols],
+                                 lambda every: pd.concat(every, axis=1, keys=cols))
         p = {"level": level} if level != -1 else {}
         if fill_value is not None:
             p["fill_value"] = fill_value.item() if isinstance(fill_value, np.generic) \
@@ -3265,7 +3270,6 @@ class DataFrame(_Frame):
         by side as pandas' when fetched (a table that can only be
         fetched)"""
         import pandas as pd
-        from ..core import execute
         if isinstance(aggfunc, dict):
             many = any(isinstance(f, (list, tuple)) for f in aggfunc.values())
             parts = [((c, _func_name(f)) if many else c,
@@ -3278,23 +3282,16 @@ class DataFrame(_Frame):
             many = True
             parts = [(_func_name(f), self.pivot_table(values, index, columns, f, fill_value))
                      for f in aggfunc]
-        tables = [t for _, t in parts]
-        first, prev = tables[0], tables[0]._fetched
         by_dict = isinstance(aggfunc, dict)
 
-        def fn(got):
-            got = prev(got) if prev is not None else got
-            execute(*tables[1:])
-            every = [got] + [t.fetch() for t in tables[1:]]
+        def put(every):
             if by_dict and columns is None:  # a column each: its (column, func) or name
                 for (key, _), g in zip(parts, every):
                     g.columns = pd.MultiIndex.from_tuples([key]) if many else [key]
                 return pd.concat(every, axis=1).sort_index(axis=1)
             out = pd.concat(every, axis=1, keys=[k for k, _ in parts])
             return out.sort_index(axis=1) if by_dict else out
-        out = _as_fetched(copy.copy(first), fn)
-        out._fetch_only = True
-        return out
+        return _tables_side_by_side([t for _, t in parts], put)
 
     def _margins(self, values, index, columns, aggfunc, fill_value, name):
         """pivot_table(margins=True): the table, with the aggregation by
@@ -6112,6 +6109,23 @@ def _one_schema(objs, join):
         miss = [c for c in want if c not in have]
         o = o._assigned([(c, o._const(typed[c])) for c in miss]) if miss else o
         out.append(o if have + miss == want else o[want])
+    return out
+
+
+def _tables_side_by_side(tables, put):
+    """a table that can only be fetched: the first of tables, fetched
+    with the others (one task) and put(their pandas values) made of
+    them"""
+    from ..core import execute
+    first, prev = tables[0], tables[0]._fetched
+
+    def fn(got):
+        got = prev(got) if prev is not None else got
+        if len(tables) > 1:
+            execute(*tables[1:])
+        return put([got] + [t.fetch() for t in tables[1:]])
+    out = _as_fetched(copy.copy(first), fn)
+    out._fetch_only = True
     return out
 
 
