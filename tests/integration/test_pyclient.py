@@ -3959,8 +3959,14 @@ class TestDataFrames(Base):
             lambda d: d.set_index(["k", "q"]).groupby(level=[0, 1]).v.mean(),
             lambda d: d.merge(d.groupby("k").v.mean().rename("avg"), left_on="k",
                               right_index=True)], p, df)
-        with self.assertRaisesRegex(NotImplementedError, "levels must be named"):
-            df.groupby(level=0)
+        self.same_each([lambda d: d.groupby(level=0).v.sum(),
+                        lambda d: d.k.str.upper().groupby(level=0).max(),
+                        lambda d: md_or_pd(d).concat([d.head(3), d.tail(3)], keys=["a", "b"])
+                        .groupby(level=0).v.max(),
+                        lambda d: md_or_pd(d).concat([d.v.head(3), d.v.tail(3)], keys=["a", "b"])
+                        .groupby(level=0).agg(["count", "max"])], p, df)
+        with self.assertRaisesRegex(KeyError, "Level nope not found"):
+            df.groupby(level="nope")
         self.assertAlmostEqual(float(md.concat([df.q, df.v]).sum().fetch()),
                                pd.concat([p.q, p.v]).sum(), places=9)
 

@@ -2857,21 +2857,18 @@ class DataFrame(_Frame):
         if level is not None:
             if by is not None:
                 raise TypeError("groupby takes by or level, not both")
-            names = _index_as_columns(self)[2]
-            want = list(level) if isinstance(level, (list, tuple)) else [level]
-            keys = [names[lv] if isinstance(lv, (int, np.integer)) and -len(names) <= lv <
-                    len(names) else lv for lv in want]
-            if any(k is None or k not in names for k in keys) or len(set(names)) != len(names) \
-                    or any(k in self.columns for k in names):
+            f, names, keys, tmp = _levels_named(self, level, _index_as_columns(self)[2])
+            if len(set(names)) != len(names) or any(k in f.columns for k in names):
                 raise NotImplementedError(
-                    "groupby(level=%r): the index's levels must be named, apart from the "
-                    "columns (they are %r; rename_axis names them)" % (level, names))
-            flat = self.reset_index()
-            flat._columns = names + list(self.columns)
+                    "groupby(level=%r): the index's levels must differ from each other and "
+                    "from the columns (they are %r; rename_axis names them)" % (level, names))
+            flat = f.reset_index()
+            flat._columns = names + list(f.columns)
             other = [n for n in names if n not in keys]  # the levels not grouped by: dropped
             flat = flat.drop(columns=other) if other else flat
-            return flat.groupby(keys, as_index=as_index, observed=observed, dropna=dropna,
-                                sort=sort)
+            g = flat.groupby(keys, as_index=as_index, observed=observed, dropna=dropna,
+                             sort=sort)
+            return _LevelsShown(g, tmp) if tmp else g
         if isinstance(by, pd.Grouper):
             # pd.Grouper(key=..., freq=...): bins of time, as resample
             if by.freq is None or by.key is None:
@@ -3493,22 +3490,22 @@ class Series(_Frame):
         if level is not None:
             if by is not None:
                 raise TypeError("groupby takes by or level, not both")
-            names = list(self._index_names or [])
-            want = list(level) if isinstance(level, (list, tuple)) else [level]
-            keys = [names[lv] if isinstance(lv, (int, np.integer)) and -len(names) <= lv <
-                    len(names) else lv for lv in want]
-            if not names or any(k is None or k not in names for k in keys) or \
-                    len(set(names)) != len(names):
+            have = self._index_names
+            if have is None:
+                have = self.head(0)._ran().get("index_names") or [None]
+            f, names, keys, tmp = _levels_named(self, level, list(have))
+            if len(set(names)) != len(names):
                 raise NotImplementedError(
-                    "groupby(level=%r): the index's levels must be named and known here "
-                    "(they are %r; rename_axis names them)" % (level, names or None))
+                    "groupby(level=%r): the index's levels must differ (they are %r; "
+                    "rename_axis names them)" % (level, names))
             col = me if me is not _UNKNOWN and me is not None and me not in names \
                 else "_mars_values"
-            flat = (self if col == me else self.rename(col)).reset_index()
+            flat = (f if col == me else f.rename(col)).reset_index()
             flat._columns = names + [col]
-            return _GroupByRenamed(flat.groupby(keys, as_index=as_index, observed=observed,
-                                                dropna=dropna, sort=sort)[col],
-                                   me if col == me else None)
+            g = _GroupByRenamed(flat.groupby(keys, as_index=as_index, observed=observed,
+                                             dropna=dropna, sort=sort)[col],
+                                me if col == me else None)
+            return _LevelsShown(g, tmp) if tmp else g
         keys = list(by) if isinstance(by, (list, tuple)) else [by]
         if not all(isinstance(k, Series) for k in keys):
             raise NotImplementedError("Series.groupby takes Series of the same rows as keys")
@@ -5840,6 +5837,57 @@ class _GroupResampler:
 
 _GROUP_RESAMPLED = ("sum", "mean", "min", "max", "count", "std", "var", "median", "prod",
                     "first", "last", "nunique", "size", "ohlc")
+
+
+def _levels_named(f, level, names):
+    """groupby(level=...)'s levels (names or positions) of f, whose index
+    levels are names: (f with its unnamed levels among them named for the
+    grouping, the levels' names then, the keys, those temporary names)"""
+    want = list(level) if isinstance(level, (list, tuple)) else [level]
+    at = []
+    for lv in want:
+        if isinstance(lv, (int, np.integer)) and not isinstance(lv, bool):
+            if not -len(names) <= lv < len(names):
+                raise IndexError("Too many levels: Index has only %d levels, not %d"
+                                 % (len(names), lv + 1))
+            at.append(int(lv) % len(names))
+        elif lv is not None and lv in names:
+            at.append(names.index(lv))
+        else:
+            raise KeyError("Level %s not found" % (lv,))
+    tmp = {"_marsc_l%d" % q for q, nm in enumerate(names) if nm is None}
+    if tmp:  # every unnamed level (reset_index makes them columns)
+        names = ["_marsc_l%d" % q if nm is None else nm for q, nm in enumerate(names)]
+        f = f.rename_axis(names)
+    return f, names, [names[q] for q in at], tmp
+
+
+class _LevelsShown:
+    """A groupby by unnamed index levels (named for the grouping): its
+    results' levels unnamed again, as pandas'."""
+
+    def __init__(self, g, tmp):
+        self._g, self._tmp = g, tmp
+
+    def _back(self, out):
+        names = getattr(out, "_index_names", None) if isinstance(out, _Frame) else None
+        if names and any(n in self._tmp for n in names):
+            return out.rename_axis([None if n in self._tmp else n for n in names])
+        return out
+
+    def __getitem__(self, key):
+        return _LevelsShown(self._g[key], self._tmp)
+
+    def __getattr__(self, attr):
+        f = getattr(self._g, attr)
+        if isinstance(f, (GroupBy, _GroupByRenamed)):
+            return _LevelsShown(f, self._tmp)
+        if not callable(f):
+            return f
+
+        def shown(*a, **kw):
+            return self._back(f(*a, **kw))
+        return shown
 
 
 class _GroupByRenamed:
