@@ -3008,8 +3008,14 @@ class TestDataFrames(Base):
                       .set_index(["month", "city"]).temp.unstack(fill_value=-99),
                       last.set_index(["month", "city"]).temp.unstack(fill_value=-99))]
             self.same_as_pandas(pairs, exact=True)  # the columns named as pandas'
-            with self.assertRaisesRegex(Exception, "MultiIndex columns"):
-                df.set_index(["city", "month"]).unstack().execute()
+            # a frame's: each column's, MultiIndex columns as pandas'; duplicate
+            # labels fail with pandas' words
+            one = df.drop_duplicates(["city", "month"]).set_index(["city", "month"])
+            pd.testing.assert_frame_equal(
+                one.unstack().fetch(),
+                p.drop_duplicates(["city", "month"]).set_index(["city", "month"]).unstack())
+            with self.assertRaisesRegex(Exception, "Index contains duplicate entries"):
+                df.set_index(["city", "month"]).unstack().fetch()
 
     def test_get_dummies(self):
         """md.get_dummies through a cluster: a frame's string columns found
