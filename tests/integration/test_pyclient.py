@@ -4003,15 +4003,23 @@ class TestDataFrames(Base):
 
     def test_read_csv_usecols_function_na_filter(self):
         """usecols as a function of the names (the header read first),
-        na_filter=False (no value missing), as pandas"""
+        na_filter=False (no value missing), as pandas; pandas' options that
+        change no result taken, the others refused at other values"""
         frame = pd.DataFrame({"a": [1, 4, 7], "b": ["2", "", "NA"], "c": [3.5, None, 9.0]})
         for got_kw in (dict(usecols=lambda c: c != "b"), dict(na_filter=False),
                        dict(na_filter=False, na_values=["7"]),
-                       dict(usecols=lambda c: c in "ab", names=["a", "b", "x"], header=0)):
+                       dict(usecols=lambda c: c in "ab", names=["a", "b", "x"], header=0),
+                       dict(low_memory=False, engine="c", float_precision="high",
+                            memory_map=True, skip_blank_lines=True)):
             with self.subTest(kw=str(got_kw)):
                 with uploaded_csv("cb.csv", frame, keep=True, **got_kw) as (want, path):
                     got = md.read_csv(os.path.basename(path), **got_kw).fetch()
                     pd.testing.assert_frame_equal(got, want)
+        for kw, words in ((dict(skipfooter=1), "skipfooter=1 is not supported"),
+                          (dict(chunksize=10), "chunksize=10 is not supported"),
+                          (dict(compression="gzip"), "plain text")):
+            with self.assertRaisesRegex(NotImplementedError, words):
+                md.read_csv("cb.csv", **kw)
 
     def test_groupby_protocol(self):
         """sem, get_group, ngroups and len, groups, iteration and pipe of a

@@ -6643,7 +6643,11 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
              usecols=None, dtype=None, skiprows=None, nrows=None, thousands=None, decimal=None,
              na_values=None, keep_default_na=True, parse_dates=None, encoding=None,
              delim_whitespace=False, comment=None, quotechar='"', quoting=0, true_values=None,
-             false_values=None, na_filter=True, chunk_bytes=None, session=None, _file=None):
+             false_values=None, na_filter=True, chunk_bytes=None, session=None, _file=None,
+             low_memory=True, engine=None, memory_map=False, float_precision=None,
+             infer_datetime_format=False, cache_dates=True, skip_blank_lines=True,
+             skipinitialspace=False, skipfooter=0, on_bad_lines="error", compression="infer",
+             dayfirst=False, iterator=False, chunksize=None, verbose=False):
     """A CSV file on the cluster: one uploaded with sess.upload(path) (named
     by its base name), or a path under the workers' data directory.
     sep (or its alias delimiter): one character separating the fields, ","
@@ -6679,7 +6683,27 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     False (a column of only those, the default spellings and missing
     values is bool). usecols may be a function of a column's name (the
     header is read first, head(0)); na_filter=False reads no value as
-    missing (keep_default_na=False, na_values ignored, as pandas)."""
+    missing (keep_default_na=False, na_values ignored, as pandas).
+    pandas' options of how it reads that change no result are taken
+    (low_memory, engine, memory_map, float_precision: the values are
+    parsed exactly, infer_datetime_format, cache_dates, verbose); the
+    others at their defaults only (skip_blank_lines, skipinitialspace,
+    skipfooter, on_bad_lines, compression, dayfirst, iterator and
+    chunksize: chunk_bytes cuts the file instead)."""
+    given = {"skip_blank_lines": (skip_blank_lines, True),
+             "skipinitialspace": (skipinitialspace, False), "skipfooter": (skipfooter, 0),
+             "on_bad_lines": (on_bad_lines, "error"), "dayfirst": (dayfirst, False),
+             "iterator": (iterator, False), "chunksize": (chunksize, None)}
+    for key, (v, default) in given.items():
+        if v != default:
+            raise NotImplementedError("read_csv: %s=%r is not supported (its default %r is)"
+                                      % (key, v, default))
+    if compression not in ("infer", None):
+        raise NotImplementedError("read_csv: compression=%r is not supported: the cluster "
+                                  "reads plain text files" % (compression,))
+    if engine not in (None, "c", "python", "pyarrow"):
+        raise ValueError("Unknown engine: %s (valid options are \"c\", \"python\", or "
+                         "\"pyarrow\")" % (engine,))
     if sep is not None and delimiter is not None:
         raise ValueError("Specified a sep and a delimiter; you can only specify one.")
     sep = delimiter if sep is None else sep
