@@ -500,7 +500,8 @@ class TestAttributesAndMethods(Base):
 class TestFunctions(Base):
     def test_composed(self):
         """numpy functions with no op of their own, composed of the
-        cluster's ops: values, shapes and dtypes as numpy's"""
+        cluster's ops: values, shapes and dtypes as numpy's; numpy's
+        constants and dtypes as mt's names"""
         x, i = mt.tensor(XN, chunk_size=4), mt.tensor(IN, chunk_size=5)
         with np.errstate(all="ignore"):
             lg = np.log(XN)
@@ -528,7 +529,33 @@ class TestFunctions(Base):
         rows, cols = mt.unravel_index(w, (3, 4))
         pairs += [("unravel_rows", rows, np.unravel_index([0, 5, 9, 11], (3, 4))[0]),
                   ("unravel_cols", cols, np.unravel_index([0, 5, 9, 11], (3, 4))[1])]
+        sym = XN[:5, :5] @ XN[:5, :5].T
+        v = XN[0]
+        pairs += [("eigvalsh", mt.linalg.eigvalsh(mt.tensor(sym, chunk_size=3)),
+                   np.linalg.eigvalsh(sym)),
+                  ("gradient", mt.gradient(x[0]), np.gradient(XN[0])),
+                  ("gradient_ax1", mt.gradient(x, 2.0, axis=1), np.gradient(XN, 2.0, axis=1)),
+                  ("gradient_int", mt.gradient(i)[0], np.gradient(IN)[0]),
+                  ("convolve", mt.convolve(x[0], x[1, :3]), np.convolve(v, XN[1, :3])),
+                  ("convolve_same", mt.convolve(x[1, :4], x[0], "same"),
+                   np.convolve(XN[1, :4], v, "same")),
+                  ("convolve_valid", mt.convolve(i[0], i[1, :2], "valid"),
+                   np.convolve(IN[0], IN[1, :2], "valid")),
+                  ("array_equal", mt.array_equal(x, x), np.array_equal(XN, XN)),
+                  ("array_equal_nan", mt.array_equal(lgt, lgt, equal_nan=True),
+                   np.array_equal(lg, lg, equal_nan=True)),
+                  ("trace_method", x.trace(1), XN.trace(1)),
+                  ("full_nan", mt.full((2, 3), mt.nan), np.full((2, 3), np.nan)),
+                  ("full_inf32", mt.full(4, -mt.inf, dtype=mt.float32),
+                   np.full(4, -np.inf, dtype=np.float32)),
+                  ("triu_rows", mt.triu_indices(4, 1)[0], np.triu_indices(4, 1)[0]),
+                  ("tril_cols", mt.tril_indices(3)[1], np.tril_indices(3)[1]),
+                  ("ravel_multi", mt.ravel_multi_index((w, w), (12, 12), mode="clip"),
+                   np.ravel_multi_index(([0, 5, 9, 11], [0, 5, 9, 11]), (12, 12), mode="clip"))]
         self.run_all(pairs)
+        self.assertIs(mt.array_equal(x, x[:2]), False)
+        self.assertEqual(x[:, mt.newaxis].shape, XN[:, np.newaxis].shape)
+        self.assertEqual(mt.pi, np.pi)
         self.assertEqual(mt.unravel_index(7, (3, 4)), np.unravel_index(7, (3, 4)))
         with self.assertRaises(IndexError):
             mt.delete(x, [6], axis=0)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import core
 from ..core import Entity, Node, OutRef, _after_create
-from . import _infer as inf
+from . import _infer as _inf
 
 _BINARY = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "power", "maximum",
            "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
@@ -237,6 +237,10 @@ class Tensor(Entity):
     def cumsum(self, axis=None, **kw): return cumsum(self, axis, **kw)
     def cumprod(self, axis=None, **kw): return cumprod(self, axis, **kw)
 
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+        from ._numpyfuncs import trace as tr
+        return tr(self, offset, axis1, axis2, dtype)
+
 
 # ---------------------------------------------------------------------------
 # building nodes
@@ -311,7 +315,7 @@ def _binary(op, a, b):
         from ..dataframe import elementwise
         return elementwise(op, [a, b])
     shapes = [x._shape if isinstance(x, Tensor) else () for x in (a, b)]
-    return _make(op, [a, b], None, inf.broadcast(*shapes), inf.ufunc_dtype(op, [a, b]))
+    return _make(op, [a, b], None, _inf.broadcast(*shapes), _inf.ufunc_dtype(op, [a, b]))
 
 
 def _unary(op, a, params=None):
@@ -321,7 +325,7 @@ def _unary(op, a, params=None):
         return elementwise(op, [a], params)
     if not isinstance(a, Tensor):
         a = _as_tensor(a)
-    return _make(op, [a], params, a._shape, inf.ufunc_dtype(op, [a]))
+    return _make(op, [a], params, a._shape, _inf.ufunc_dtype(op, [a]))
 
 
 def tensor(data, dtype=None, chunk_size=None):
@@ -371,6 +375,9 @@ def zeros(shape, dtype=None, chunk_size=None):
 
 def full(shape, fill_value, dtype=None, chunk_size=None):
     dt = dtype if dtype is not None else np.array(fill_value).dtype
+    if isinstance(fill_value, (float, np.floating)) and not np.isfinite(fill_value):
+        # JSON has no NaN or infinity: zeros plus the value (sent as a literal)
+        return _create("full", shape, dtype, chunk_size, dt, fill_value=0.0) + fill_value
     return _create("full", shape, dtype, chunk_size, dt, fill_value=fill_value)
 
 
@@ -454,13 +461,13 @@ def where(condition, x=_UNSET, y=_UNSET):
         from ..dataframe import elementwise
         return elementwise("where", [c, x, y])
     shapes = [t._shape if isinstance(t, Tensor) else () for t in (c, x, y)]
-    dt = inf.ufunc_dtype("where", [np.ones(1, bool), x, y])
-    return _make("where", [c, x, y], None, inf.broadcast(*shapes), dt)
+    dt = _inf.ufunc_dtype("where", [np.ones(1, bool), x, y])
+    return _make("where", [c, x, y], None, _inf.broadcast(*shapes), dt)
 
 
 def clip(a, a_min=None, a_max=None):
     a = _as_tensor(a)
-    dt = inf.ufunc_dtype("clip", [a, a_min, a_max]) if (a_min is not None or a_max is not None) \
+    dt = _inf.ufunc_dtype("clip", [a, a_min, a_max]) if (a_min is not None or a_max is not None) \
         else a._dtype
     return _make("clip", [a], {"a_min": a_min, "a_max": a_max}, a._shape, dt)
 
@@ -482,12 +489,12 @@ def _reduce(op, a, axis=None, keepdims=False, **kw):
     if keepdims:
         p["keepdims"] = True
     p.update(kw)
-    shape = inf.reduce_shape(a._shape, axis, keepdims)
+    shape = _inf.reduce_shape(a._shape, axis, keepdims)
     dt = None
     if a._dtype is not None and a._shape is not None:
         # numpy's dtype on a one-element sample of the same ndim
-        dt = inf.sample_dtype(getattr(np, op, None), np.ones((1,) * len(a._shape), a._dtype),
-                              axis=inf.norm_axes(axis, len(a._shape)),
+        dt = _inf.sample_dtype(getattr(np, op, None), np.ones((1,) * len(a._shape), a._dtype),
+                              axis=_inf.norm_axes(axis, len(a._shape)),
                               **{k: v for k, v in kw.items() if k in ("ddof", "dtype")})
     return _make(op, [a], p, shape, dt)
 
@@ -519,7 +526,7 @@ def var(a, axis=None, ddof=0, keepdims=False):
 def _argreduce(op, a, axis=None):
     a = _as_tensor(a)
     p = {} if axis is None else {"axis": axis}
-    return _make(op, [a], p, inf.reduce_shape(a._shape, axis, False), np.int64)
+    return _make(op, [a], p, _inf.reduce_shape(a._shape, axis, False), np.int64)
 
 
 def argmin(a, axis=None):
@@ -552,23 +559,23 @@ def cumprod(a, axis=None):
 
 
 def _la_dtype(a, b):
-    return inf.ufunc_dtype("multiply", [a, b]) if isinstance(a, Tensor) and \
+    return _inf.ufunc_dtype("multiply", [a, b]) if isinstance(a, Tensor) and \
         isinstance(b, Tensor) else None
 
 
 def dot(a, b):
     a, b = _as_tensor(a), _as_tensor(b)
-    return _make("dot", [a, b], None, inf.dot_shape(a._shape, b._shape), _la_dtype(a, b))
+    return _make("dot", [a, b], None, _inf.dot_shape(a._shape, b._shape), _la_dtype(a, b))
 
 
 def matmul(a, b):
     a, b = _as_tensor(a), _as_tensor(b)
-    return _make("matmul", [a, b], None, inf.matmul_shape(a._shape, b._shape), _la_dtype(a, b))
+    return _make("matmul", [a, b], None, _inf.matmul_shape(a._shape, b._shape), _la_dtype(a, b))
 
 
 def inner(a, b):
     a, b = _as_tensor(a), _as_tensor(b)
-    return _make("inner", [a, b], None, inf.inner_shape(a._shape, b._shape), _la_dtype(a, b))
+    return _make("inner", [a, b], None, _inf.inner_shape(a._shape, b._shape), _la_dtype(a, b))
 
 
 def outer(a, b):
@@ -579,7 +586,7 @@ def outer(a, b):
 
 def tensordot(a, b, axes=2):
     a, b = _as_tensor(a), _as_tensor(b)
-    return _make("tensordot", [a, b], {"axes": axes}, inf.tensordot_shape(a._shape, b._shape, axes),
+    return _make("tensordot", [a, b], {"axes": axes}, _inf.tensordot_shape(a._shape, b._shape, axes),
                  _la_dtype(a, b))
 
 
@@ -599,7 +606,7 @@ def transpose(a, axes=None):
 def reshape(a, newshape, order="C"):
     a = _as_tensor(a)
     ns = [int(newshape)] if isinstance(newshape, numbers.Integral) else [int(d) for d in newshape]
-    return _make("reshape", [a], {"newshape": ns}, inf.reshape_shape(a._shape, ns), a._dtype)
+    return _make("reshape", [a], {"newshape": ns}, _inf.reshape_shape(a._shape, ns), a._dtype)
 
 
 def ravel(a):
@@ -880,7 +887,7 @@ def getitem(a, index):
     a = _as_tensor(a)
     entries, extra, basic, index = _index_doc(a, index)
     if basic and a._shape is not None and entries.count("...") <= 1:
-        shape = inf.basic_index_shape(a._shape, index)
+        shape = _inf.basic_index_shape(a._shape, index)
         if shape is None:  # numpy refuses it: the server will say why
             return _make("getitem", [a], {"index": entries}, None, a._dtype)
         out, newaxes = _lower_basic(a, entries)
@@ -890,7 +897,7 @@ def getitem(a, index):
             r = _make("expand_dims", [r], {"axis": newaxes}, shape, a._dtype)
         return r
     if basic:
-        shape = inf.basic_index_shape(a._shape, index)
+        shape = _inf.basic_index_shape(a._shape, index)
     else:
         shape = _fancy_shape(a._shape, index)
     return _make("getitem", [a] + extra, {"index": entries}, shape, a._dtype)
@@ -1478,7 +1485,7 @@ def _sampled(name, ins, params):
                                       x._dtype is not None for x in ins) or \
             builtins.sum(math.prod(x._shape) for x in ins) > 1 << 22:
         return None, None
-    out = inf.sample_result(fn, *[np.broadcast_to(np.zeros((), x._dtype), x._shape)
+    out = _inf.sample_result(fn, *[np.broadcast_to(np.zeros((), x._dtype), x._shape)
                                   for x in ins], **params)
     return (None, None) if out is None else (out.shape, out.dtype)
 

@@ -1,13 +1,29 @@
 """numpy functions the cluster lists no op for, composed here of ops it
 has, with numpy's signatures: nan_to_num, append, delete, rot90, kron,
-cross, unravel_index and linalg.pinv. Each gives numpy's values (and its
-dtype, where the ops it is made of follow numpy's promotion)."""
+cross, unravel_index, ravel_multi_index, gradient, convolve, array_equal, triu_indices,
+tril_indices, linalg.pinv and linalg.eigvalsh; and numpy's constants
+(nan, inf, pi, e, newaxis) and dtypes (float64 ... uint8, bool_, dtype,
+iinfo, finfo). Each gives numpy's values (and its dtype,
+where the ops it is made of follow numpy's promotion)."""
 import numbers
 import operator
 
 import numpy as np
 
-__all__ = ["nan_to_num", "append", "delete", "rot90", "kron", "cross", "unravel_index"]
+__all__ = ["nan_to_num", "append", "delete", "rot90", "kron", "cross", "unravel_index",
+           "gradient", "convolve", "array_equal", "triu_indices", "tril_indices",
+           "ravel_multi_index", "nan", "inf",
+           "pi", "e", "newaxis", "NINF", "PINF", "euler_gamma", "float64", "float32", "int64",
+           "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool_", "dtype",
+           "iinfo", "finfo"]
+
+# numpy's constants (mt.nan, mt.newaxis ...) and dtypes (mt.float32 ...)
+nan, inf, pi, e, newaxis = np.nan, np.inf, np.pi, np.e, np.newaxis
+NINF, PINF, euler_gamma = -np.inf, np.inf, np.euler_gamma
+float64, float32, int64, int32, int16, int8 = (np.float64, np.float32, np.int64, np.int32,
+                                               np.int16, np.int8)
+uint64, uint32, uint16, uint8, bool_ = np.uint64, np.uint32, np.uint16, np.uint8, np.bool_
+dtype, iinfo, finfo = np.dtype, np.iinfo, np.finfo
 
 
 def _mt():
@@ -157,6 +173,38 @@ def unravel_index(indices, shape, order="C"):
     return tuple(reversed(out)) if order == "C" else tuple(out)
 
 
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """the flat indices of coordinates into an array of shape dims: of
+    local coordinates numpy's own; of tensors each coordinate times its
+    stride, summed, with mode "wrap" or "clip" (a check that raises is
+    numpy's for local data only)"""
+    mt = _mt()
+    if not any(isinstance(x, mt.Tensor) for x in multi_index):
+        return np.ravel_multi_index(multi_index, dims, mode=mode, order=order)
+    dims = [operator.index(d) for d in dims]
+    if len(multi_index) != len(dims):
+        raise ValueError("parameter multi_index must be a sequence of length %d" % len(dims))
+    modes = [mode] * len(dims) if isinstance(mode, str) else list(mode)
+    if any(m not in ("wrap", "clip") for m in modes):
+        raise NotImplementedError("ravel_multi_index of tensors takes mode 'wrap' or 'clip' "
+                                  "(the bounds are not checked when it runs)")
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    strides, acc = [], 1
+    for d in (reversed(dims) if order == "C" else dims):
+        strides.append(acc)
+        acc *= d
+    if order == "C":
+        strides.reverse()
+    out = None
+    for x, d, st, m in zip(multi_index, dims, strides, modes):
+        x = mt._as_tensor(x)
+        x = x % d if m == "wrap" else mt.clip(x, 0, d - 1)
+        term = x * st
+        out = term if out is None else out + term
+    return out
+
+
 def pinv(a, rcond=1e-15, hermitian=False):
     """numpy's pseudo-inverse of a matrix from its reduced SVD: singular
     values at most rcond times the largest count as zero"""
@@ -170,4 +218,104 @@ def pinv(a, rcond=1e-15, hermitian=False):
     return mt.matmul(vt.T * inv, u.T)
 
 
-LINALG = {"pinv": pinv}
+def eigvalsh(a, UPLO="L"):  # noqa: N803 - numpy's name
+    """numpy's eigenvalues of a symmetric matrix, ascending: linalg.eigh's"""
+    return _mt().linalg.eigh(a, UPLO)[0]
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """numpy's gradient with uniform spacing (a number per axis, 1 by
+    default): central differences inside, one-sided at the edges
+    (edge_order 1); a tensor for one axis, else a list, one per axis"""
+    mt = _mt()
+    f = mt._as_tensor(f)
+    shape = _shape(f, "gradient")
+    if edge_order != 1:
+        raise NotImplementedError("gradient: edge_order 1 only")
+    axes = list(range(len(shape))) if axis is None else \
+        [axis] if isinstance(axis, numbers.Integral) else list(axis)
+    axes = [operator.index(a) % len(shape) for a in axes]
+    if len(varargs) > 1 and len(varargs) != len(axes):
+        raise TypeError("invalid number of arguments")
+    if any(not isinstance(h, numbers.Number) for h in varargs):
+        raise NotImplementedError("gradient: spacing by numbers only (not coordinates)")
+    steps = list(varargs) * len(axes) if len(varargs) == 1 else list(varargs) or [1] * len(axes)
+    if f.dtype is not None and f.dtype.kind in "iub":
+        f = f.astype("float64")
+    out = []
+    for ax, h in zip(axes, steps):
+        n = shape[ax]
+        if n < 2:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                             "least (edge_order + 1) elements are required.")
+
+        def part(a, b):
+            idx = [slice(None)] * len(shape)
+            idx[ax] = slice(a, b)
+            return f[tuple(idx)]
+        first = (part(1, 2) - part(0, 1)) / h
+        last = (part(n - 1, n) - part(n - 2, n - 1)) / h
+        pieces = [first] + ([(part(2, n) - part(0, n - 2)) / (2.0 * h)] if n > 2 else []) + \
+            [last]
+        out.append(mt.concatenate(pieces, axis=ax))
+    return out[0] if len(out) == 1 else out
+
+
+def convolve(a, v, mode="full"):
+    """numpy's discrete linear convolution of two 1-D arrays: the shorter
+    (at most 256 values) slid along the longer, a shifted copy of the
+    longer scaled by each of its values and summed; mode full, same or
+    valid"""
+    mt = _mt()
+    a, v = mt._as_tensor(a), mt._as_tensor(v)
+    (n,), (m,) = _shape(a, "convolve"), _shape(v, "convolve")
+    if n == 0 or m == 0:
+        raise ValueError("v cannot be empty" if m == 0 else "a cannot be empty")
+    if m > n:
+        a, v, n, m = v, a, m, n
+    if m > 256:
+        raise NotImplementedError("convolve: the shorter array is at most 256 values here")
+    dt = np.result_type(a.dtype or np.float64, v.dtype or np.float64)
+    full = None
+    for j in range(m):
+        parts = ([mt.zeros(j, dtype=dt)] if j else []) + [a * v[j]] + \
+            ([mt.zeros(m - 1 - j, dtype=dt)] if m - 1 - j else [])
+        term = mt.concatenate(parts) if len(parts) > 1 else parts[0]
+        full = term if full is None else full + term
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = (m - 1) // 2
+        return full[start:start + n]
+    if mode == "valid":
+        return full[m - 1:n]
+    raise ValueError("mode must be 'full', 'same' or 'valid'")
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """numpy's array_equal: same shape and every element equal (NaN equal
+    to NaN with equal_nan); a bool, the shapes known here (a 0-d bool
+    tensor, fetched or bool(t.fetch()) for numpy's bool, when they match)"""
+    mt = _mt()
+    a1, a2 = mt._as_tensor(a1), mt._as_tensor(a2)
+    if _shape(a1, "array_equal") != _shape(a2, "array_equal"):
+        return False
+    same = a1 == a2
+    if equal_nan:
+        same = same | (mt.isnan(a1) & mt.isnan(a2))
+    return mt.all(same)
+
+
+def triu_indices(n, k=0, m=None):
+    """numpy's (rows, columns) of an upper triangle: data of their own"""
+    mt = _mt()
+    return tuple(mt.tensor(x) for x in np.triu_indices(n, k, m))
+
+
+def tril_indices(n, k=0, m=None):
+    """numpy's (rows, columns) of a lower triangle: data of their own"""
+    mt = _mt()
+    return tuple(mt.tensor(x) for x in np.tril_indices(n, k, m))
+
+
+LINALG = {"pinv": pinv, "eigvalsh": eigvalsh}

@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from . import _infer as inf
+from . import _infer as _inf
 from . import _as_tensor, _make, _unary
 
 __all__ = ["sort", "argsort", "partition", "argpartition", "topk", "searchsorted", "digitize",
@@ -41,7 +41,7 @@ def _axis_shape(shape, axis, length):
         return None
     if axis is None:
         return (_size(shape) if length is None else length,)
-    ax = inf.norm_axes(axis, len(shape))
+    ax = _inf.norm_axes(axis, len(shape))
     if ax is None or len(shape) == 0:
         return None
     ax = ax[0]
@@ -152,11 +152,11 @@ def _order_stat(op, a, q, axis, keepdims, method):
     n_q = None
     if q is not None:
         p["q"], n_q = _q(q)
-    shape = inf.reduce_shape(a._shape, axis, keepdims)
+    shape = _inf.reduce_shape(a._shape, axis, keepdims)
     if shape is not None and n_q is not None:
         shape = (n_q,) + shape
     if op.endswith("median"):
-        dt = inf.sample_dtype(np.median, _sample(a))
+        dt = _inf.sample_dtype(np.median, _sample(a))
     else:
         dt = np.dtype(np.float64)  # the contract's dtype, whatever numpy's NaN shortcut says
     return _make(op, [a], p, shape, dt)
@@ -206,11 +206,11 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     p = {"axis": _axis_param(axis)}
     if keepdims:
         p["keepdims"] = True
-    shape = inf.reduce_shape(a._shape, axis, keepdims)
+    shape = _inf.reduce_shape(a._shape, axis, keepdims)
     sa = None
     if a._shape is not None and a._dtype is not None and _size(a._shape) <= 64:
         sa = np.ones(a._shape, a._dtype)
-    dt = inf.sample_dtype(np.average, sa, axis=axis, weights=ws) if (weights is None or ws is not None) \
+    dt = _inf.sample_dtype(np.average, sa, axis=axis, weights=ws) if (weights is None or ws is not None) \
         else None
     return _make("average", ins, p, shape, dt)
 
@@ -263,7 +263,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = _vec(a), _vec(b)
     return _make("isclose", [a, b],
                  {"rtol": float(rtol), "atol": float(atol), "equal_nan": bool(equal_nan)},
-                 inf.broadcast(a._shape, b._shape), np.dtype(bool))
+                 _inf.broadcast(a._shape, b._shape), np.dtype(bool))
 
 
 # -- counting and set operations (lengths are data) ----------------------------
@@ -321,7 +321,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     p = {"offset": int(offset), "axis1": axis1, "axis2": axis2}
     if dtype is not None:
         p["dtype"] = np.dtype(dtype).name
-    dt = inf.sample_dtype(np.trace, _sample(a, 2), dtype=dtype) if a._dtype is not None else None
+    dt = _inf.sample_dtype(np.trace, _sample(a, 2), dtype=dtype) if a._dtype is not None else None
     return _make("trace", [a], p, shape, dt)
 
 
@@ -354,7 +354,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
 
 def vdot(a, b):
     a, b = _as_tensor(a), _as_tensor(b)
-    return _make("vdot", [a, b], None, (), inf.sample_dtype(np.vdot, _sample(a, 1), _sample(b, 1)))
+    return _make("vdot", [a, b], None, (), _inf.sample_dtype(np.vdot, _sample(a, 1), _sample(b, 1)))
 
 
 def round(a, decimals=0, out=None):  # noqa: A001 - numpy's name
@@ -392,7 +392,7 @@ def _det(a):
 
 def _solve(a, b):
     a, b = _as_tensor(a), _as_tensor(b)
-    dt = inf.sample_dtype(np.linalg.solve, np.eye(2, dtype=a._dtype) if a._dtype is not None else None,
+    dt = _inf.sample_dtype(np.linalg.solve, np.eye(2, dtype=a._dtype) if a._dtype is not None else None,
                    np.ones(2, b._dtype) if b._dtype is not None else None)
     return _make("linalg.solve", [a, b], None, b._shape, dt)
 
@@ -410,7 +410,7 @@ def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - numpy's keywo
     p = {"ord": o, "axis": list(axis) if isinstance(axis, (list, tuple)) else axis}
     if keepdims:
         p["keepdims"] = True
-    shape = inf.reduce_shape(x._shape, axis, keepdims) if x._shape is not None else None
+    shape = _inf.reduce_shape(x._shape, axis, keepdims) if x._shape is not None else None
     return _make("linalg.norm", [x], p, shape, _la_float(x))
 
 
