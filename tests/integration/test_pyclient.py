@@ -3186,7 +3186,7 @@ class TestDataFrames(Base):
     def test_str_accessor(self):
         """Series.str: each method against pandas on strings with missing
         values, spaces at the ends and Latin-1 letters; split(...).str[i],
-        s.str[i]."""
+        rsplit's last parts, findall(...).str.len(), get_dummies, s.str[i]."""
         words = ["Ab cd", " x,y ", None, "\u00e9t\u00e9", "a,b,,c", "", "ABC", "  p q  r  "]
         with uploaded_csv("words.csv", pd.DataFrame({"s": words * 9, "v": range(72)})) as p:
             ps = p.s
@@ -3219,8 +3219,16 @@ class TestDataFrames(Base):
                 (s.str.match("[A-Z]"), ps.str.match("[A-Z]")),
                 (s.str.fullmatch("[a-z ]+", case=False), ps.str.fullmatch("[a-z ]+", case=False)),
                 (s.str.repeat(2), ps.str.repeat(2)),
+                (s.str.rsplit(",", n=1).str[-1], ps.str.rsplit(",", n=1).str[-1]),
+                (s.str.rsplit().str[0], ps.str.rsplit().str[0]),
+                (s.str.findall("[a-c]").str.len(), ps.str.findall("[a-c]").str.len()),
+                (s.str.removeprefix("Ab"), ps.str.removeprefix("Ab")),
+                (s.str.removesuffix("c"), ps.str.removesuffix("c")),
+                (s.str.get_dummies(","), ps.str.get_dummies(",")),
             ]
             self.same_as_pandas(pairs)
+            with self.assertRaisesRegex(NotImplementedError, "from -1 to -1"):
+                s.str.rsplit(",", n=1).str[0]
             with self.assertRaises(TypeError):
                 s.str["a"]
             pd.testing.assert_frame_equal(s.str.split(",", expand=True).fetch(),

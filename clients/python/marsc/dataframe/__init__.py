@@ -4213,6 +4213,48 @@ class _Str:
             return self._split_expand(pat, n)
         return _Split(self._s, pat, n)
 
+    def rsplit(self, pat=None, n=-1, expand=False):
+        """s.str.rsplit(pat, n): split's parts, from the right: without n
+        split's own; with n its last n parts (.str[-k], k <= n), which
+        are split's too"""
+        if n in (-1, None, 0):
+            return self.split(pat, -1, expand)
+        if expand:
+            raise NotImplementedError("str.rsplit(n=..., expand=True) is not supported")
+        return _Split(self._s, pat, -1, last=int(n))
+
+    def findall(self, pat, flags=0):
+        """s.str.findall(pat): a column of lists is not held; its
+        .str.len() is count(pat)"""
+        return _Findall(self, pat, flags)
+
+    def removeprefix(self, prefix):
+        """the value without prefix where it starts with it"""
+        s = self._s
+        return s.where(~self.startswith(prefix, na=False), self.slice(len(prefix)))
+
+    def removesuffix(self, suffix):
+        """the value without suffix where it ends with it"""
+        s = self._s
+        if not suffix:
+            return s.copy()
+        return s.where(~self.endswith(suffix, na=False), self.slice(None, -len(suffix)))
+
+    def get_dummies(self, sep="|"):
+        """pandas' str.get_dummies: a column per token (the values split by
+        sep; the tokens found first, a task of their own), sorted, 1 where
+        the value holds it (int64)"""
+        from ..core import execute
+        toks = _Split(self._s, sep, -1).explode().dropna().drop_duplicates()
+        execute(toks)
+        names = sorted(t for t in toks.fetch().tolist() if t != "")
+        wrapped = (sep + self._s + sep).fillna("")
+        cols = [wrapped.str.contains(sep + t + sep, regex=False).astype("int64").rename(t)
+                for t in names]
+        if not cols:
+            raise NotImplementedError("str.get_dummies of values without a token")
+        return concat(cols, axis=1)
+
     def _split_expand(self, pat, n):
         """split(pat, n, expand=True): a column per part, 0 .. the most parts
         of any value (counted first: the counts run as a task), missing
@@ -4235,17 +4277,35 @@ class _Str:
         return concat(cols, axis=1)
 
 
-class _Split:
-    """s.str.split(pat, n) before its .str[i]."""
+class _Findall:
+    """s.str.findall(pat) before its .str.len()"""
 
-    def __init__(self, s, pat, n):
-        self._s, self._pat, self._n = s, pat, n
+    def __init__(self, st, pat, flags):
+        self._st, self._pat, self._flags = st, pat, flags
+
+    @property
+    def str(self):
+        return self
+
+    def len(self):
+        return self._st.count(self._pat, self._flags)
+
+
+class _Split:
+    """s.str.split(pat, n) before its .str[i] (an rsplit of n: its last
+    parts only)."""
+
+    def __init__(self, s, pat, n, last=None):
+        self._s, self._pat, self._n, self._last = s, pat, n, last
 
     @property
     def str(self):
         return self
 
     def get(self, i):
+        if self._last is not None and not -self._last <= int(i) < 0:
+            raise NotImplementedError("str.rsplit(n=%d) takes .str[i] for i from -%d to -1 here"
+                                      % (self._last, self._last))
         p = {"get": int(i)}
         if self._pat is not None:
             p["pat"] = self._pat
