@@ -4056,6 +4056,28 @@ class TestDataFrames(Base):
             with self.assertRaisesRegex(NotImplementedError, words):
                 md.read_csv("cb.csv", **kw)
 
+    def test_groupby_apply_rows(self):
+        """groupby apply of a func giving each group's rows (nlargest,
+        nsmallest, head, tail, sort_values then head or tail; a Series'
+        too): the groups in key order, indexed by the keys then the rows'
+        labels, as pandas; apply(len) the groups' sizes"""
+        rng = np.random.default_rng(53)
+        n = 40
+        p = pd.DataFrame({"k": rng.choice(["a", "b", "c"], n), "j": rng.integers(0, 2, n),
+                          "v": rng.normal(0, 1, n).round(2), "q": rng.integers(0, 5, n)})
+        p.loc[[4, 9], "v"] = np.nan
+        df = md.DataFrame(p, chunk_rows=6)
+        top = 2
+        self.same_each([lambda d: d.groupby("k").apply(lambda g: g.nlargest(2, "v")),
+                        lambda d: d.groupby("k").apply(lambda g: g.nsmallest(top, "q")),
+                        lambda d: d.groupby("k").apply(lambda g: g.sort_values("v").head(1)),
+                        lambda d: d.groupby(["k", "j"]).apply(
+                            lambda g: g.sort_values(["q", "v"], ascending=[False, True]).tail(2)),
+                        lambda d: d.groupby("k").apply(lambda g: g.head(3)),
+                        lambda d: d.groupby("k").apply(len),
+                        lambda d: d.groupby("k").v.apply(lambda x: x.nlargest(2)),
+                        lambda d: d.groupby("k").q.apply(len)], p, df)
+
     def test_groupby_protocol(self):
         """sem, get_group, ngroups and len, groups, iteration and pipe of a
         groupby, as pandas'"""

@@ -4887,6 +4887,87 @@ _GROUP_KERNELS = ("rank", "cumsum", "cumprod", "cummin", "cummax", "shift", "dif
                   "bfill")
 
 
+def _group_rows(gb, func):
+    """apply of a func giving each group's rows in an order: g.nlargest(n,
+    col) and g.nsmallest(n, col) (keep "first"; a Series' x.nlargest(n)),
+    g.head(n), g.tail(n), g.sort_values(by, ascending) alone or then
+    .head(n) or .tail(n): the frame sorted (stably) and each group's
+    first (last) rows, the groups in key order, indexed by the keys then
+    the rows' own labels, as pandas' group_keys; None when func is none of
+    these"""
+    import ast
+    try:
+        expr, arg = _function_expr(func, "groupby apply")
+    except (NotImplementedError, TypeError):
+        return None
+    lookup = _func_names(func)
+
+    def val(node):
+        if isinstance(node, ast.Name):
+            return lookup(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -val(node.operand)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [val(x) for x in node.elts]
+        return ast.literal_eval(node)
+    chain, node = [], expr
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        chain.append(node)
+        node = node.func.value
+    if not chain or not (isinstance(node, ast.Name) and node.id == arg):
+        return None
+    try:
+        calls = [(c.func.attr, [val(a) for a in c.args], {k.arg: val(k.value) for k in c.keywords})
+                 for c in reversed(chain)]
+    except (ValueError, NameError, SyntaxError, TypeError):
+        return None
+    series = _one(gb._sel)
+    if gb._sel is not None and not series:
+        return None
+
+    def arg_of(a, kw, q, name, default=None):
+        return a[q] if len(a) > q else kw.get(name, default)
+    order, asc, take = None, None, None
+    name, a, kw = calls[0]
+    if name in ("nlargest", "nsmallest") and len(calls) == 1:
+        n = arg_of(a, kw, 0, "n", 5)
+        col = gb._sel if series else arg_of(a, kw, 1, "columns")
+        if arg_of(a, kw, 1 if series else 2, "keep", "first") != "first" or not _one(col):
+            return None
+        order, asc, take = [col], [name == "nsmallest"], ("head", n)
+    elif name == "sort_values" and len(calls) <= 2:
+        by = gb._sel if series else arg_of(a, kw, 0, "by")
+        ascending = arg_of(a, kw, 0 if series else 1, "ascending", True)
+        if by is None:
+            return None
+        order = [by] if _one(by) else list(by)
+        asc = list(ascending) if isinstance(ascending, (list, tuple)) else \
+            [bool(ascending)] * len(order)
+        if len(calls) == 2:
+            name2, a2, kw2 = calls[1]
+            if name2 not in ("head", "tail"):
+                return None
+            take = (name2, arg_of(a2, kw2, 0, "n", 5))
+    elif name in ("head", "tail") and len(calls) == 1:
+        take = (name, arg_of(a, kw, 0, "n", 5))
+    else:
+        return None
+    src, by = gb._df, list(gb._by)
+    if take is not None and calls[0][0] in ("nlargest", "nsmallest"):
+        src = src[src[order[0]].notna()]  # pandas' nlargest leaves missing values out
+    if order is not None:
+        src = src.sort_values(order, ascending=asc, kind="stable")
+    sub = GroupBy(src, by, observed=gb._observed)
+    rows = getattr(sub, take[0])(int(take[1])) if take is not None else src
+    for k in by:  # rows of a missing key are in no group
+        rows = rows[rows[k].notna()]
+    rows = rows.sort_values(by, kind="stable")  # the groups in key order
+    keys = ["_marsc_g%d" % q for q in range(len(by))]
+    out = _relevelled(rows, lambda flat, idx, names: (
+        flat.assign(**{t: flat[k] for t, k in zip(keys, by)}), keys + idx, by + names))
+    return out[gb._sel] if series else out
+
+
 def _group_apply(gb, func, what, mode="agg"):
     """func's expression over gb's groups, each reduction of its group's
     columns (g.x.sum(), (g.x * g.y).sum(), len(g) ...) of one frame (the
@@ -5398,14 +5479,23 @@ class GroupBy(_Aggregations):
         columns (g.x.sum(), (g.x * g.y).sum() / g.y.sum(), len(g),
         g.x.max() - g.x.min()) is a groupby aggregation, all of them one
         groupby_agg, with arithmetic, comparisons and numpy functions over
-        them. A func giving a frame or the group's rows is not supported."""
+        them. len: the groups' sizes. A func giving some of the group's rows
+        in an order (g.nlargest(n, col), g.nsmallest, g.head(n), g.tail(n),
+        g.sort_values(by).head(n) ...): _group_rows. Other funcs giving a
+        frame are not supported."""
         if args or kwargs:
             raise NotImplementedError("groupby apply: arguments for the function are not "
                                       "supported (use the values in the function)")
         if not self._as_index:
             raise NotImplementedError("groupby apply with as_index=False is not supported")
+        if func is len:  # each group's row count
+            out = self.size()
+            return out.rename(self._sel) if _one(self._sel) else out
         if isinstance(func, str) or _numpy_agg(func):
             return self.agg(func)
+        rows = _group_rows(self, func)
+        if rows is not None:
+            return rows
         out = _group_apply(self, func, "groupby apply")[0]
         return out.rename(self._sel if _one(self._sel) else None)
 
