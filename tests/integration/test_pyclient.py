@@ -4078,6 +4078,37 @@ class TestDataFrames(Base):
                         lambda d: d.groupby("k").v.apply(lambda x: x.nlargest(2)),
                         lambda d: d.groupby("k").q.apply(len)], p, df)
 
+    def test_index_levels_skipna(self):
+        """droplevel, swaplevel, reorder_levels, reset_index(level=) of
+        frames and Series, sort_index(axis=1), and a Series' reductions
+        with skipna=False (NaN where a value is missing), as pandas"""
+        rng = np.random.default_rng(59)
+        n = 30
+        p = pd.DataFrame({"k": rng.choice(["a", "b"], n), "j": rng.integers(0, 3, n),
+                          "i": np.arange(n), "v": rng.normal(0, 1, n).round(2),
+                          "q": rng.integers(0, 5, n)})
+        p.loc[[3, 17], "v"] = np.nan
+        df = md.DataFrame(p, chunk_rows=7)
+        self.same_each([lambda d: d.set_index(["k", "j"]).droplevel(0),
+                        lambda d: d.set_index(["k", "j"]).droplevel("j"),
+                        lambda d: d.set_index(["k", "j"]).swaplevel(),
+                        lambda d: d.set_index(["k", "j", "i"]).reorder_levels(["i", "k", "j"]),
+                        lambda d: d.set_index(["k", "j"]).reset_index(level=1),
+                        lambda d: d.set_index(["k", "j", "i"]).reset_index(level=[2, 0]),
+                        lambda d: d.set_index(["k", "j"]).reset_index(level="k", drop=True),
+                        lambda d: d.groupby(["k", "j"]).v.sum().droplevel(0),
+                        lambda d: d.groupby(["k", "j"]).v.sum().reset_index(level=1),
+                        lambda d: d.sort_index(axis=1),
+                        lambda d: d.sort_index(axis=1, ascending=False)], p, df)
+        for f in ("sum", "mean", "min", "max", "std", "median"):
+            for c in ("v", "q"):
+                got = getattr(df[c], f)(skipna=False).fetch()
+                want = getattr(p[c], f)(skipna=False)
+                self.assertTrue((np.isnan(got) and np.isnan(want)) or abs(got - want) < 1e-9,
+                                (f, c, got, want))
+        with self.assertRaisesRegex(NotImplementedError, "skipna=False of a DataFrame"):
+            df[["v"]].sum(skipna=False)
+
     def test_groupby_protocol(self):
         """sem, get_group, ngroups and len, groups, iteration and pipe of a
         groupby, as pandas'"""

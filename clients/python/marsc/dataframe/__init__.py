@@ -743,35 +743,49 @@ class _Frame(Entity):
         if numeric_only is False and isinstance(self, DataFrame):
             raise NotImplementedError("numeric_only=False is not supported: the reductions "
                                       "take the numeric columns")
-        if skipna is not True:
-            raise NotImplementedError("skipna=False is not supported")
+        if skipna is True:
+            return lambda out: out
+        if not isinstance(self, Series):
+            raise NotImplementedError("skipna=False of a DataFrame is not supported (of a "
+                                      "Series it is)")
+        kind = self.dtype.kind
+        if kind in "iub":  # no value can be missing
+            return lambda out: out
+        if kind != "f":
+            raise NotImplementedError("skipna=False of a Series of %s is not supported (of "
+                                      "numbers it is)" % self.dtype)
+
+        def missing_gives_nan(out):  # pandas: NaN where a value is missing
+            from .. import tensor as mt
+            return mt.where(self.isna().any(), np.nan, out)
+        return missing_gives_nan
 
     def sum(self, axis=0, numeric_only=None, skipna=True, min_count=0):
-        self._opts(numeric_only, skipna)
-        return _min_count(self, self._reduce("sum", axis), min_count, axis)
+        keep = self._opts(numeric_only, skipna)
+        return keep(_min_count(self, self._reduce("sum", axis), min_count, axis))
 
     def mean(self, axis=0, numeric_only=None, skipna=True):
-        self._opts(numeric_only, skipna)
-        return self._reduce("mean", axis)
+        keep = self._opts(numeric_only, skipna)
+        return keep(self._reduce("mean", axis))
 
     def min(self, axis=0, numeric_only=None, skipna=True):
-        self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna)
         if isinstance(self, Series) and _holds_text(self):
-            return _text_extreme(self, "min")
-        return self._reduce("min", axis)
+            return keep(_text_extreme(self, "min"))
+        return keep(self._reduce("min", axis))
 
     def max(self, axis=0, numeric_only=None, skipna=True):
-        self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna)
         if isinstance(self, Series) and _holds_text(self):
-            return _text_extreme(self, "max")
-        return self._reduce("max", axis)
+            return keep(_text_extreme(self, "max"))
+        return keep(self._reduce("max", axis))
 
     def count(self, axis=0, numeric_only=False):
         return self._reduce("count", axis)
 
     def prod(self, axis=0, numeric_only=None, skipna=True, min_count=0):
-        self._opts(numeric_only, skipna)
-        return _min_count(self, self._reduce("prod", axis), min_count, axis)
+        keep = self._opts(numeric_only, skipna)
+        return keep(_min_count(self, self._reduce("prod", axis), min_count, axis))
     def nunique(self, axis=0, dropna=True):
         if axis in (1, "columns") and isinstance(self, DataFrame):
             return self._across_nunique(dropna)
@@ -895,12 +909,12 @@ class _Frame(Entity):
         return out
 
     def std(self, axis=0, ddof=1, numeric_only=None, skipna=True):
-        self._opts(numeric_only, skipna)
-        return self._reduce("std", axis, **({} if ddof == 1 else {"ddof": ddof}))
+        keep = self._opts(numeric_only, skipna)
+        return keep(self._reduce("std", axis, **({} if ddof == 1 else {"ddof": ddof})))
 
     def var(self, axis=0, ddof=1, numeric_only=None, skipna=True):
-        self._opts(numeric_only, skipna)
-        return self._reduce("var", axis, **({} if ddof == 1 else {"ddof": ddof}))
+        keep = self._opts(numeric_only, skipna)
+        return keep(self._reduce("var", axis, **({} if ddof == 1 else {"ddof": ddof})))
 
     def sem(self, axis=0, skipna=True, ddof=1, numeric_only=None):
         """pandas' standard error of the mean, std(ddof) / sqrt(count): a
@@ -1055,10 +1069,45 @@ class _Frame(Entity):
         if int(n) < 0:
             return self.iloc[-int(n):]
         return self._rows("tail", n=int(n))
-    def sort_index(self, ascending=True, na_position="last", level=None, sort_remaining=True):
+    def droplevel(self, level, axis=0):
+        """pandas' droplevel of index levels (names or positions)"""
+        if axis not in (0, "index"):
+            raise NotImplementedError("droplevel: the index's levels only")
+        return _levels_kept(self, level, drop=True)
+
+    def swaplevel(self, i=-2, j=-1, axis=0):
+        """pandas' swaplevel: index levels i and j (names or positions)
+        swapped"""
+        if axis not in (0, "index"):
+            raise NotImplementedError("swaplevel: the index's levels only")
+
+        def order(names):
+            a, b = _level_at(names, i), _level_at(names, j)
+            out = list(range(len(names)))
+            out[a], out[b] = out[b], out[a]
+            return out
+        return _levels_kept(self, order)
+
+    def reorder_levels(self, order, axis=0):
+        """pandas' reorder_levels: the index levels in that order (names or
+        positions, each once)"""
+        if axis not in (0, "index"):
+            raise NotImplementedError("reorder_levels: the index's levels only")
+        return _levels_kept(self, lambda names: [_level_at(names, x) for x in order])
+
+    def sort_index(self, ascending=True, na_position="last", level=None, sort_remaining=True,
+                   axis=0, kind=None, ignore_index=False):
         """pandas' sort_index; level (a name or position, or a list): by
         those levels, then the others (sort_remaining), as a sort_values of
-        the levels as columns (their names known here)"""
+        the levels as columns (their names known here); axis=1: the
+        columns by name"""
+        if axis in (1, "columns"):
+            if isinstance(self, Series) or level is not None:
+                raise NotImplementedError("sort_index(axis=1) of a DataFrame's one column level")
+            return self[sorted(self.columns, reverse=not ascending)]
+        if ignore_index:
+            return self.sort_index(ascending, na_position, level, sort_remaining) \
+                .reset_index(drop=True)
         if level is None:
             return self._rows("sort_index", ascending=ascending,
                               na_position=None if na_position == "last" else na_position)
@@ -1333,12 +1382,12 @@ class _Frame(Entity):
                      "series" if isinstance(self, DataFrame) else "tensor", index_names=None)
 
     def median(self, axis=0, numeric_only=None, skipna=True):
-        self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna)
         if axis in (1, "columns") and isinstance(self, DataFrame):
-            return self._across_median()
+            return keep(self._across_median())
         if axis not in (0, None, "index"):
             raise NotImplementedError("median: axis 0 or 1")
-        return self._stat("median")
+        return keep(self._stat("median"))
 
     def mode(self, axis=0, numeric_only=False, dropna=True):
         """pandas' mode: the most frequent values of each column (of the
@@ -1391,12 +1440,12 @@ class _Frame(Entity):
         return out.astype("int64") if nums and len(ints) == len(nums) else out
 
     def skew(self, axis=0, numeric_only=None, skipna=True):
-        self._opts(numeric_only, skipna)
-        return self._stat("skew")
+        keep = self._opts(numeric_only, skipna)
+        return keep(self._stat("skew"))
 
     def kurt(self, axis=0, numeric_only=None, skipna=True):
-        self._opts(numeric_only, skipna)
-        return self._stat("kurt")
+        keep = self._opts(numeric_only, skipna)
+        return keep(self._stat("kurt"))
     kurtosis = kurt
 
     def duplicated(self, subset=None, keep="first"):
@@ -3337,7 +3386,23 @@ class DataFrame(_Frame):
         out._fetch_only = True
         return _as_fetched(out, _axis_named(columns))  # the columns named as pandas' 
 
-    def reset_index(self, drop=False):
+    def reset_index(self, level=None, drop=False):
+        """pandas' reset_index: every level made columns (or dropped); with
+        level (names or positions), those levels only, in the index's
+        order, the others left as the index"""
+        if level is not None:
+            names = _index_as_columns(self)[2]
+            want = [level] if _one(level) else list(level)
+            at = sorted({_level_at(names, x) for x in want})
+            if len(at) < len(names):
+                rest = [q for q in range(len(names)) if q not in at]
+                out = _levels_kept(self, lambda _: rest, keep_columns=not drop)
+                if drop:
+                    return out
+                # the levels made columns come first, as pandas puts them
+                moved = [names[q] if names[q] is not None else
+                         ("level_%d" % q if len(names) > 1 else "index") for q in at]
+                return out[moved + [c for c in out.columns if c not in moved]]
         p = {"drop": True} if drop else {}
         return _make("dataframe.reset_index", [self], p, "dataframe",
                      self._columns if drop else None, index_names=None)
@@ -3660,10 +3725,20 @@ class Series(_Frame):
         """whether a value is missing (it runs)"""
         return bool(self.isna().any().fetch())
 
-    def reset_index(self, drop=False, name=None):
+    def reset_index(self, level=None, drop=False, name=None):
         """pandas' Series.reset_index: the index levels as columns before
         the values (named name, else the Series' own, else 0), a default
-        index; drop=True keeps a Series with a default index."""
+        index; drop=True keeps a Series with a default index. level: those
+        levels only (DataFrame.reset_index's, of the Series' frame)."""
+        if level is not None:
+            names = _index_as_columns(self)[2]
+            want = [level] if _one(level) else list(level)
+            if len({_level_at(names, x) for x in want}) < len(names):
+                if drop:
+                    return _levels_kept(self, level, drop=True)
+                nm = name if name is not None else _series_name(self._ref)
+                nm = self.head(0).name if nm is _UNKNOWN else nm
+                return concat([self.rename(0 if nm is None else nm)], axis=1).reset_index(level)
         s = self if name is None else self.rename(name)
         if drop:
             return _make("dataframe.reset_index", [s], {"drop": True}, "series", index_names=None)
@@ -6325,6 +6400,43 @@ def _tables_side_by_side(tables, put):
     out = _as_fetched(copy.copy(first), fn)
     out._fetch_only = True
     return out
+
+
+def _level_at(names, level):
+    """the position of an index level (a name, or a position)"""
+    if isinstance(level, (int, np.integer)) and not isinstance(level, bool) and \
+            level not in names:
+        if not -len(names) <= level < len(names):
+            raise IndexError("Too many levels: Index has only %d levels, not %d"
+                             % (len(names), level + 1))
+        return int(level) % len(names)
+    if level not in names:
+        raise KeyError("Level %s not found" % (level,))
+    return names.index(level)
+
+
+def _levels_kept(f, which, drop=False, keep_columns=False):
+    """f with the index levels which(names) gives (positions, in order),
+    or, with drop, all but the ones which names; keep_columns: the others
+    become columns (named as reset_index names them), else dropped"""
+    def make(flat, idx, names):
+        if drop:
+            gone = {_level_at(names, x) for x in ([which] if _one(which) else which)}
+            if len(gone) >= len(names):
+                raise ValueError("Cannot remove %d levels from an index with %d levels: at "
+                                 "least one level must be left." % (len(gone), len(names)))
+            order = [q for q in range(len(names)) if q not in gone]
+        else:
+            order = which(names)
+        other = [q for q in range(len(names)) if q not in order]
+        if keep_columns:
+            shown = {idx[q]: (names[q] if names[q] is not None else
+                              "level_%d" % q if len(names) > 1 else "index") for q in other}
+            flat = flat.rename(columns=shown)
+        elif other:
+            flat = flat.drop(columns=[idx[q] for q in other])
+        return flat, [idx[q] for q in order], [names[q] for q in order]
+    return _relevelled(f, make)
 
 
 def _relevelled(f, make):
