@@ -4080,8 +4080,9 @@ class TestDataFrames(Base):
 
     def test_index_levels_skipna(self):
         """droplevel, swaplevel, reorder_levels, reset_index(level=) of
-        frames and Series, sort_index(axis=1), and a Series' reductions
-        with skipna=False (NaN where a value is missing), as pandas"""
+        frames and Series, sort_index(axis=1), a Series' reductions with
+        skipna=False (NaN where a value is missing), spearman correlations,
+        as pandas"""
         rng = np.random.default_rng(59)
         n = 30
         p = pd.DataFrame({"k": rng.choice(["a", "b"], n), "j": rng.integers(0, 3, n),
@@ -4108,6 +4109,15 @@ class TestDataFrames(Base):
                                 (f, c, got, want))
         with self.assertRaisesRegex(NotImplementedError, "skipna=False of a DataFrame"):
             df[["v"]].sum(skipna=False)
+        # spearman: the ranks' pearson, pairwise over the rows both have
+        self.same_each([lambda d: d[["v", "q", "i"]].corr(method="spearman"),
+                        lambda d: d[["v", "q", "i"]].fillna(0).corr(method="spearman"),
+                        lambda d: d.assign(b=d.q > 2)[["b", "q", "j"]].corr(method="spearman")],
+                       p, df)
+        want = p[["v", "q"]].corr(method="spearman").loc["v", "q"]  # (Series': scipy's)
+        self.assertAlmostEqual(float(df.v.corr(df.q, method="spearman").fetch()), want, places=12)
+        with self.assertRaisesRegex(NotImplementedError, "kendall"):
+            df[["v", "q"]].corr(method="kendall")
 
     def test_groupby_protocol(self):
         """sem, get_group, ngroups and len, groups, iteration and pipe of a

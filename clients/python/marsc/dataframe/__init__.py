@@ -3077,8 +3077,39 @@ class DataFrame(_Frame):
             if any(not (np.issubdtype(t, np.number) or t == np.bool_) for t in dt):
                 raise ValueError("could not convert string to float: a column is no number "
                                  "(numeric_only=True leaves such columns out)")
+        if method == "spearman":
+            return self._spearman(int(min_periods))
+        if method != "pearson":
+            raise NotImplementedError("corr: method %r is not supported (pearson, spearman)"
+                                      % (method,))
         return _make("dataframe.corr", [self], {"method": method, "min_periods": int(min_periods)},
                      "dataframe", index_names=None)
+
+    def _spearman(self, min_periods):
+        """pandas' spearman correlations of the numeric columns: pearson's of
+        their ranks; where a value is missing (a check of its own) each
+        pair's over the rows both have, run as one task, the table made
+        here and sent back"""
+        import pandas as pd
+        from ..core import execute
+        dt = self.dtypes
+        cols = [c for c, t in dt.items() if np.issubdtype(t, np.number) or t == np.bool_]
+        num = self[cols].astype({c: "int64" for c in cols if dt[c] == np.bool_}) \
+            if any(dt[c] == np.bool_ for c in cols) else self[cols]
+        miss = num.isna().sum().sum()
+        if int(miss.fetch()) == 0:
+            return num.rank().corr(min_periods=min_periods)
+        pairs = {(a, b): num[a].corr(num[b], method="spearman", min_periods=min_periods)
+                 for q, a in enumerate(cols) for b in cols[q + 1:]}
+        counts = {c: num[c].count() for c in cols}
+        execute(*pairs.values(), *counts.values())
+        table = pd.DataFrame(np.eye(len(cols)), index=cols, columns=cols)
+        for c in cols:  # a column of fewer values than min_periods: NaN on its diagonal
+            if int(counts[c].fetch()) < max(min_periods, 1):
+                table.loc[c, c] = np.nan
+        for (a, b), t in pairs.items():
+            table.loc[a, b] = table.loc[b, a] = float(t.fetch())
+        return DataFrame(table)
 
     def corrwith(self, other, axis=0, drop=False, method="pearson", numeric_only=True):
         """pandas' corrwith of a Series of the same rows (each numeric
@@ -3605,6 +3636,13 @@ class Series(_Frame):
     def _pair(self, op, other, **kw):
         both = concat([self.rename("a"), other.rename("b")], axis=1)
         both._columns = ["a", "b"]
+        if kw.get("method") == "spearman":  # pearson's of the ranks where both are present
+            both = both.dropna().rank()
+            both._columns = ["a", "b"]
+            kw["method"] = "pearson"
+        elif kw.get("method") not in (None, "pearson"):
+            raise NotImplementedError("corr: method %r is not supported (pearson, spearman)"
+                                      % (kw.get("method"),))
         m = getattr(both, op)(**{k: v for k, v in kw.items() if v is not None and
                                  not (k == "method" and v == "pearson")})
         return m.to_tensor()[0, 1]
