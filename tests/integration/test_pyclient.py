@@ -1539,6 +1539,14 @@ class TestDataFrames(Base):
             pd.testing.assert_series_equal(mi.loc["CCC", "px"].fetch(), pmi.loc["CCC", "px"])
             with self.assertRaises(KeyError):
                 mi.xs("ZZZ").fetch()
+            # xs of another level, several levels, drop_level, a Series'
+            pmi3 = p.set_index(["sym", "t", "id"])
+            mi3 = df.set_index(["sym", "t", "id"])
+            t0 = p.t.iloc[0]
+            self.same_each([lambda d: d.xs(t0, level="t"),
+                            lambda d: d.xs(t0, level=1, drop_level=False),
+                            lambda d: d.xs(("AAA", t0), level=["sym", "t"]),
+                            lambda d: d.px.xs("BBB")], pmi3, mi3)
 
     def test_groupby_apply(self):
         """g.apply(func) and g["x"].apply/agg(func) of lambdas and a def giving

@@ -3439,31 +3439,32 @@ class DataFrame(_Frame):
                      self._columns if drop else None, index_names=None)
 
     def xs(self, key, axis=0, level=None, drop_level=True):
-        """pandas' df.xs(key): on a MultiIndex, the rows whose first level
-        is key, that level dropped (a DataFrame, in the rows' order; none:
-        KeyError); on one level, df.loc[key]. The index's level names must
-        be known here (set_index, groupby, read_csv's index_col make them
-        known)."""
-        if axis not in (0, "index") or not drop_level or level not in (None, 0):
-            raise NotImplementedError("xs: a key of the first index level only (axis 0, "
-                                      "drop_level True)")
-        names = self._index_names
-        if names is None or len(names) < 2:
-            if names is None:
-                raise NotImplementedError("xs: the index's levels are not known here")
-            return _loc_one(self, key)
-        if isinstance(key, tuple):
-            raise NotImplementedError("xs: a tuple key (several levels) is not supported")
-        cols = ["level_%d" % i if n is None else n for i, n in enumerate(names)]
-        flat = self.reset_index()
-        if self._columns is not None:
-            flat._columns = cols + list(self._columns)
-        rows = flat[flat[cols[0]] == key].drop(columns=[cols[0]])
-        out = rows.set_index(cols[1:] if len(cols) > 2 else cols[1])
-        if names[1:] != cols[1:]:
-            out = out.rename_axis(names[1:] if len(names) > 2 else names[1])
-        return _as_fetched(out, _some_rows(key))
+        """pandas' df.xs(key, level): on a MultiIndex, the rows whose levels
+        (the first ones, or level: names or positions) hold key (a tuple
+        for several), those levels dropped (drop_level; a DataFrame, in
+        the rows' order; none: KeyError); on one level, df.loc[key]."""
+        if axis not in (0, "index"):
+            raise NotImplementedError("xs: axis 0 only")
+        names = _index_as_columns(self)[2]
+        keys = list(key) if isinstance(key, tuple) else [key]
+        if level is None:
+            at = list(range(len(keys)))
+        else:
+            at = [_level_at(names, x) for x in ([level] if _one(level) else list(level))]
+        if len(at) != len(keys) or len(at) > len(names):
+            raise ValueError("xs: %d keys for %d levels" % (len(keys), len(at)))
+        if len(names) < 2:
+            return _loc_one(self, key) if drop_level else self.loc[[key]]
 
+        def make(flat, idx, nms):
+            for q, k in zip(at, keys):
+                flat = flat[flat[idx[q]] == k]
+            rest = [q for q in range(len(nms)) if not (drop_level and q in at)]
+            if not rest:
+                raise NotImplementedError("xs of a key of every level (a row): loc[key]")
+            return flat.drop(columns=[idx[q] for q in range(len(nms)) if q not in rest]), \
+                [idx[q] for q in rest], [nms[q] for q in rest]
+        return _as_fetched(_relevelled(self, make), _some_rows(key))
 
 class Series(_Frame):
     """A column of a DataFrame, or md.Series(data, name=None,
@@ -3556,6 +3557,8 @@ class Series(_Frame):
             raise ValueError("Need to specify at least one of 'labels', 'index' or 'columns'")
         out = self._drop_rows(rows, level, errors)
         return _in_place(self, out) if inplace else out
+
+    xs = DataFrame.xs  # of a Series of several index levels alike
 
     def reindex(self, index=None, fill_value=np.nan):
         """pandas' Series.reindex: a row per label (_reindexed_rows)"""
