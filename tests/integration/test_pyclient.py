@@ -4007,7 +4007,14 @@ class TestDataFrames(Base):
                                              numeric_only=True),
             lambda d: d.set_index(["k", "q"]).groupby(level=[0, 1]).v.mean(),
             lambda d: d.merge(d.groupby("k").v.mean().rename("avg"), left_on="k",
-                              right_index=True)], p, df)
+                              right_index=True),
+            lambda d: md_or_pd(d).DataFrame({"x": d.v, "y": d.q, "z": 1}),
+            lambda d: md_or_pd(d).DataFrame({"x": d.v.head(5), "y": d.q.tail(20)}),
+            lambda d: md_or_pd(d).DataFrame({"x": d.v, "k": d.k}, columns=["k", "x"]),
+            lambda d: md_or_pd(d).DataFrame(d.v * 2),
+            lambda d: md_or_pd(d).DataFrame({"m": d.groupby("k").v.mean(),
+                                             "s": d.groupby("k").q.sum()}),
+            lambda d: d[["v"]].squeeze(), lambda d: d[["v", "q"]].squeeze()], p, df)
         self.same_each([lambda d: d.groupby(level=0).v.sum(),
                         lambda d: d.k.str.upper().groupby(level=0).max(),
                         lambda d: md_or_pd(d).concat([d.head(3), d.tail(3)], keys=["a", "b"])

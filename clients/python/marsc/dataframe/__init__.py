@@ -1069,6 +1069,17 @@ class _Frame(Entity):
         if int(n) < 0:
             return self.iloc[-int(n):]
         return self._rows("tail", n=int(n))
+    def squeeze(self, axis=None):
+        """pandas' DataFrame.squeeze: a frame of one column its Series (and
+        of one row too, the value: Series.squeeze), else the frame"""
+        if axis in (0, "index"):
+            raise NotImplementedError("squeeze(axis=0): a row of the frame is not supported")
+        cols = self.columns
+        if len(cols) != 1:
+            return self
+        s = self[cols[0]]
+        return s if axis in (1, "columns") else s.squeeze()
+
     def droplevel(self, level, axis=0):
         """pandas' droplevel of index levels (names or positions)"""
         if axis not in (0, "index"):
@@ -2433,6 +2444,10 @@ class DataFrame(_Frame):
 
     def __init__(self, data, columns=None, chunk_rows=None, index=None, dtype=None):
         import pandas as pd
+        made = _frame_of_series(data, columns, index, dtype)
+        if made is not None:  # marsc Series: side by side, as pandas aligns them
+            self.__dict__.update(made.__dict__)
+            return
         if not isinstance(data, (Entity, pd.DataFrame)) and (
                 index is not None or dtype is not None or not _numbers(data)):
             data = pd.DataFrame(data, index=index, columns=columns, dtype=dtype)
@@ -6424,6 +6439,33 @@ def _one_schema(objs, join):
         o = o._assigned([(c, o._const(typed[c])) for c in miss]) if miss else o
         out.append(o if have + miss == want else o[want])
     return out
+
+
+def _frame_of_series(data, columns, index, dtype):
+    """md.DataFrame of a marsc Series or a dict of them (and scalars, a
+    column of that value): the Series side by side (concat along the
+    columns, aligned on their index), named by the dict's keys; None for
+    other data"""
+    if isinstance(data, DataFrame) and columns is None and index is None and dtype is None:
+        return copy.copy(data)
+    if isinstance(data, Series):
+        data = {_series_name(data._ref) if _series_name(data._ref) is not _UNKNOWN
+                else data.name: data}
+        if columns is not None and list(data) == [None]:
+            data = {columns[0]: data[None]}
+    if not (isinstance(data, dict) and any(isinstance(v, Series) for v in data.values())):
+        return None
+    if index is not None or dtype is not None:
+        raise NotImplementedError("md.DataFrame of marsc Series takes no index or dtype (use "
+                                  "set_index, astype)")
+    names = list(data) if columns is None else [c for c in columns if c in data]
+    series = [(k, data[k]) for k in names if isinstance(data[k], Series)]
+    out = concat([v.rename(0 if k is None else k) for k, v in series], axis=1)
+    consts = [(k, data[k]) for k in names if not isinstance(data[k], Series)]
+    if consts:
+        out = out._assigned([(k, out._const(v)) for k, v in consts])
+    want = [0 if k is None else k for k in names]
+    return out if list(out.columns) == want else out[want]
 
 
 def _tables_side_by_side(tables, put):
