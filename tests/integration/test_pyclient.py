@@ -143,6 +143,30 @@ JN = RNG.integers(1, 5, (6, 8))
 
 
 class TestOperators(Base):
+    def test_numpy_ufuncs_and_scalars(self):
+        """numpy's ufuncs of tensors run on the cluster (np.sqrt(t), an
+        ndarray op a tensor: tensors), and a 0-d tensor converts as a
+        number (float, int, round, format: it runs)"""
+        x, i = mt.tensor(XN, chunk_size=3), mt.tensor(IN, chunk_size=4)
+        pairs = [("np.sqrt", np.sqrt(abs(x)), np.sqrt(abs(XN))),
+                 ("np.add", np.add(XN, x), XN + XN), ("nd*t", XN * x, XN * XN),
+                 ("nd>t", XN > x, XN > XN), ("np.maximum", np.maximum(x, 0), np.maximum(XN, 0)),
+                 ("np.divide", np.divide(i, 2), IN / 2), ("np.remainder", np.remainder(i, 3),
+                                                            IN % 3)]
+        for name, got, _ in pairs:
+            self.assertIsInstance(got, mt.Tensor, name)
+        self.run_all(pairs)
+        self.assertIsInstance(float(x.sum()), float)
+        self.assertAlmostEqual(float(x.sum()), float(XN.sum()), places=9)
+        self.assertEqual(int(i.max()), int(IN.max()))
+        self.assertAlmostEqual(round(x.mean(), 3), round(float(XN.mean()), 3), places=9)
+        self.assertEqual("%.4f" % x.std(), "%.4f" % XN.std())
+        self.assertEqual(f"{x.std():.5f}", f"{XN.std():.5f}")
+        with self.assertRaisesRegex(TypeError, "one element"):
+            float(x)
+        with self.assertRaises(TypeError):
+            np.add.reduce(x)  # a ufunc's method: not dispatched
+
     def test_arithmetic_and_comparisons(self):
         x, y = mt.tensor(XN, chunk_size=3), mt.tensor(YN, chunk_size=(4, 5))
         i, j = mt.tensor(IN, chunk_size=4), mt.tensor(JN)

@@ -41,7 +41,20 @@ class Tensor(Entity):
     when executed."""
 
     __array_priority__ = 100
-    __array_ufunc__ = None  # ndarray OP tensor defers to Tensor's reflected operators
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kw):
+        """numpy's ufuncs of tensors (np.sqrt(t), np.add(a, t), ndarray OP
+        tensor): mt's function of the ufunc's name, on the cluster; what it
+        has none for (a ufunc method, out=) is NotImplemented"""
+        if method != "__call__" or kw:
+            return NotImplemented
+        f = globals().get(ufunc.__name__)
+        if f is None:
+            try:
+                f = _listed(ufunc.__name__)
+            except AttributeError:
+                return NotImplemented
+        return f(*inputs)
 
     def __init__(self, ref, shape=None, dtype=None, session=None):
         super().__init__(ref, session)
@@ -115,6 +128,25 @@ class Tensor(Entity):
 
     def tolist(self):
         return np.asarray(self.fetch()).tolist()
+
+    # a 0-d tensor as a Python number: it runs, as __array__ does
+    def _scalar(self, what):
+        a = np.asarray(self.fetch())
+        if a.size != 1:
+            raise TypeError("only a tensor of one element converts to %s" % what)
+        return a.reshape(()).item()
+
+    # (builtins': the module's round, float ... are numpy's)
+    def __float__(self): return builtins.float(self._scalar("float"))  # noqa: E704
+    def __int__(self): return builtins.int(self._scalar("int"))  # noqa: E704
+
+    def __round__(self, ndigits=None):
+        return builtins.round(self._scalar("a number"), ndigits)
+
+    def __format__(self, spec):
+        if not spec:
+            return repr(self)
+        return builtins.format(self._scalar("a formatted number"), spec)
 
     # -- operators --
 
