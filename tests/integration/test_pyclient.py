@@ -4157,6 +4157,8 @@ class TestDataFrames(Base):
         self.assertAlmostEqual(float(df.v.corr(df.q, method="spearman").fetch()), want, places=12)
         with self.assertRaisesRegex(NotImplementedError, "kendall"):
             df[["v", "q"]].corr(method="kendall")
+        self.assertTrue("v" in df and "zz" not in df)  # columns, as pandas
+        self.assertTrue(3 in df.v and 99 not in df.v)  # index labels
 
     def test_groupby_protocol(self):
         """sem, get_group, ngroups and len, groups, iteration and pipe of a

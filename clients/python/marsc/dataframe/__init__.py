@@ -356,6 +356,13 @@ class _Frame(Entity):
         raise TypeError("a marsc %s is not iterable: fetch() it into pandas first"
                         % type(self).__name__)
 
+    def __contains__(self, key):
+        """pandas' `key in df` (a column's name) and `key in s` (an index
+        label: the index is fetched)"""
+        if isinstance(self, DataFrame):
+            return key in self.columns
+        return key in self.index
+
     def _bin(op):  # noqa: N805 - a factory used in the class body
         def f(self, o):
             if _by_column_labels(self, o):  # df - df.mean(): aligned on the columns
