@@ -4038,7 +4038,14 @@ class TestDataFrames(Base):
             lambda d: md_or_pd(d).DataFrame(d.v * 2),
             lambda d: md_or_pd(d).DataFrame({"m": d.groupby("k").v.mean(),
                                              "s": d.groupby("k").q.sum()}),
-            lambda d: d[["v"]].squeeze(), lambda d: d[["v", "q"]].squeeze()], p, df)
+            lambda d: d[["v"]].squeeze(), lambda d: d[["v", "q"]].squeeze(),
+            lambda d: d.head(4).merge(d[["k", "q"]].head(3), how="cross"),
+            lambda d: d.merge(d.groupby("k", as_index=False).q.sum(), on="k",
+                              validate="many_to_one"),
+            lambda d: d.merge(d[["k"]].drop_duplicates().assign(z=1), on="k", how="outer",
+                              sort=True)], p, df)
+        with self.assertRaisesRegex(pd.errors.MergeError, "not unique in left dataset"):
+            df.merge(df[["k"]].drop_duplicates(), on="k", validate="1:1")
         self.same_each([lambda d: d.groupby(level=0).v.sum(),
                         lambda d: d.k.str.upper().groupby(level=0).max(),
                         lambda d: md_or_pd(d).concat([d.head(3), d.tail(3)], keys=["a", "b"])

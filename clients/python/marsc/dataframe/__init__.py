@@ -2993,7 +2993,8 @@ class DataFrame(_Frame):
         return _make("dataframe.sort_values", [self], p, "dataframe", self._columns)
 
     def merge(self, right, how="inner", on=None, left_on=None, right_on=None, left_index=False,
-              right_index=False, suffixes=("_x", "_y"), indicator=False):
+              right_index=False, sort=False, suffixes=("_x", "_y"), indicator=False,
+              validate=None):
         """pandas' merge: on columns (on, or left_on and right_on), on the
         index (left_index and right_index), or one side's columns with the
         other's index (left_on with right_index, left_index with right_on:
@@ -3007,6 +3008,27 @@ class DataFrame(_Frame):
             if right.name is None:
                 raise ValueError("Cannot merge a Series without a name")
             right = right.to_frame()
+        if how == "cross":  # every pair of rows: a merge on one constant key
+            if on is not None or left_on is not None or right_on is not None or \
+                    left_index or right_index:
+                raise ValueError("Can not pass on, right_on, left_on or set right_index=True "
+                                 "or left_index=True")
+            both = self.assign(_marsc_x=0).merge(right.assign(_marsc_x=0), "inner", "_marsc_x",
+                                                 sort=False, suffixes=suffixes,
+                                                 indicator=indicator)
+            return both.drop(columns=["_marsc_x"])
+        if validate is not None:
+            _merge_validated(self, right, on, left_on, right_on, left_index, right_index,
+                             validate)
+        if sort:
+            keys = on if on is not None else left_on
+            if keys is None or left_index or right_index:
+                raise NotImplementedError("merge(sort=True) of keys that are columns (on, or "
+                                          "left_on/right_on) only")
+            out = self.merge(right, how, on, left_on, right_on, suffixes=suffixes,
+                             indicator=indicator)
+            return out.sort_values(keys if on is not None else left_on, kind="stable") \
+                .reset_index(drop=True)
         if indicator:
             import pandas as pd
             name = indicator if isinstance(indicator, str) else "_merge"
@@ -6610,10 +6632,47 @@ def _relabelled(f, how):
 
 
 def merge(left, right, how="inner", on=None, left_on=None, right_on=None, left_index=False,
-          right_index=False, suffixes=("_x", "_y")):
+          right_index=False, sort=False, suffixes=("_x", "_y"), indicator=False,
+          validate=None):
     """pd.merge(left, right, ...): left.merge(right, ...)."""
     return left.merge(right, how=how, on=on, left_on=left_on, right_on=right_on,
-                      left_index=left_index, right_index=right_index, suffixes=suffixes)
+                      left_index=left_index, right_index=right_index, sort=sort,
+                      suffixes=suffixes, indicator=indicator, validate=validate)
+
+
+def _merge_validated(left, right, on, left_on, right_on, left_index, right_index, validate):
+    """pandas' merge validate: the side that must be unique has no key
+    twice (a task of its own), else pandas' MergeError"""
+    import pandas as pd
+    from ..core import execute
+    kinds = {"one_to_one": "11", "1:1": "11", "one_to_many": "1m", "1:m": "1m",
+             "many_to_one": "m1", "m:1": "m1", "many_to_many": "mm", "m:m": "mm"}
+    if validate not in kinds:
+        raise ValueError('"%s" is not a valid argument. Valid arguments are:\n- "1:1"\n- '
+                         '"1:m"\n- "m:1"\n- "m:m"\n- "one_to_one"\n- "one_to_many"\n- '
+                         '"many_to_one"\n- "many_to_many"' % validate)
+
+    def dup(f, keys, by_index):
+        if by_index:
+            return f.index.duplicated().any()  # the index: fetched
+        keys = [keys] if _one(keys) else list(keys)
+        return f[keys].duplicated().sum()
+    checks, sides = [], []
+    for side, f, keys, by_index in (("left", left, left_on if on is None else on, left_index),
+                                    ("right", right, right_on if on is None else on,
+                                     right_index)):
+        if kinds[validate][0 if side == "left" else 1] == "1":
+            checks.append(dup(f, keys, by_index))
+            sides.append(side)
+    lazy = [c for c in checks if isinstance(c, Entity)]
+    if lazy:
+        execute(*lazy)
+    for side, c in zip(sides, checks):
+        if bool(c.fetch() if isinstance(c, Entity) else c):
+            raise pd.errors.MergeError("Merge keys are not unique in %s dataset; not a %s "
+                                       "merge" % (side, {"11": "one-to-one",
+                                                         "1m": "one-to-many",
+                                                         "m1": "many-to-one"}[kinds[validate]]))
 
 
 def pivot_table(data, values=None, index=None, columns=None, aggfunc="mean", fill_value=None,
