@@ -4054,6 +4054,14 @@ class TestDataFrames(Base):
                         .groupby(level=0).agg(["count", "max"])], p, df)
         with self.assertRaisesRegex(KeyError, "Level nope not found"):
             df.groupby(level="nope")
+        # what keeps the rows stays on the rows' index, lined up with them
+        s, ps = df.groupby(["k", "q"]).v.sum(), p.groupby(["k", "q"]).v.sum()
+        pd.testing.assert_series_equal((s / s.groupby(level=0).transform("sum")).fetch(),
+                                       ps / ps.groupby(level=0).transform("sum"))
+        self.same_each([lambda d: d.set_index(["k", "q"]).groupby(level=1)[["v", "id"]].cumsum(),
+                        lambda d: d.v.groupby(level=0).shift(1),
+                        lambda d: d.groupby("k").q.any(), lambda d: d.groupby("k")[["v", "q"]].all(),
+                        lambda d: d.assign(b=d.q > 2).groupby("k").b.all()], p, df)
         self.assertAlmostEqual(float(md.concat([df.q, df.v]).sum().fetch()),
                                pd.concat([p.q, p.v]).sum(), places=9)
 

@@ -2936,10 +2936,9 @@ class DataFrame(_Frame):
             flat = f.reset_index()
             flat._columns = names + list(f.columns)
             other = [n for n in names if n not in keys]  # the levels not grouped by: dropped
-            flat = flat.drop(columns=other) if other else flat
-            g = flat.groupby(keys, as_index=as_index, observed=observed, dropna=dropna,
-                             sort=sort)
-            return _LevelsShown(g, tmp) if tmp else g
+            g = (flat.drop(columns=other) if other else flat).groupby(
+                keys, as_index=as_index, observed=observed, dropna=dropna, sort=sort)
+            return _LevelsShown(g, tmp, self)
         if isinstance(by, pd.Grouper):
             # pd.Grouper(key=..., freq=...): bins of time, as resample
             if by.freq is None or by.key is None:
@@ -3648,7 +3647,7 @@ class Series(_Frame):
             g = _GroupByRenamed(flat.groupby(keys, as_index=as_index, observed=observed,
                                              dropna=dropna, sort=sort)[col],
                                 me if col == me else None)
-            return _LevelsShown(g, tmp) if tmp else g
+            return _LevelsShown(g, tmp, self)
         keys = list(by) if isinstance(by, (list, tuple)) else [by]
         if not all(isinstance(k, Series) for k in keys):
             raise NotImplementedError("Series.groupby takes Series of the same rows as keys")
@@ -5737,6 +5736,45 @@ class GroupBy(_Aggregations):
     def cummin(self): return self.transform("cummin")  # noqa: E704
     def cummax(self): return self.transform("cummax")  # noqa: E704
 
+    def any(self, skipna=True):
+        """each group's any: a value is true where it is no zero, False, or
+        empty string, missing values skipped (bool)"""
+        return self._truth("any", skipna)
+
+    def all(self, skipna=True):
+        """each group's all (missing values skipped: true)"""
+        return self._truth("all", skipna)
+
+    def _truth(self, how, skipna):
+        if not skipna:
+            raise NotImplementedError("groupby %s(skipna=False) is not supported" % how)
+        cols = self._columns_for("count")
+        dt = self._df.dtypes
+        marks = {}
+        for q, c in enumerate(cols):
+            x = self._df[c]
+            if dt[c] == object:
+                t = x.str.len() > 0
+            elif dt[c] == np.bool_:
+                t = x
+            elif np.issubdtype(dt[c], np.number):
+                t = x != 0
+            else:
+                raise NotImplementedError("groupby %s of a column of %s" % (how, dt[c]))
+            # any: a true value present; all: no false value present
+            marks["_marsc_t%d" % q] = ((t & x.notna()) if how == "any" else
+                                       (~t & x.notna())).astype("int64")
+        frame = self._df._assigned(list(marks.items()))
+        g = GroupBy(frame, self._by, list(marks), self._as_index, self._observed, self._dropna)
+        g._sort = self._sort
+        counts = g.sum()
+        out = counts > 0 if how == "any" else counts == 0
+        if not self._as_index:
+            raise NotImplementedError("groupby %s with as_index=False is not supported" % how)
+        out = out.rename(columns=dict(zip(marks, cols)))
+        out._columns = cols
+        return out[cols[0]] if _one(self._sel) else out
+
     def cumcount(self, ascending=True):
         """Each row's position in its group (from the end: ascending False),
         an int64 Series."""
@@ -6173,11 +6211,17 @@ def _levels_named(f, level, names):
 
 
 class _LevelsShown:
-    """A groupby by unnamed index levels (named for the grouping): its
-    results' levels unnamed again, as pandas'."""
+    """A groupby by index levels of rows (the frame or Series grouped,
+    its index made columns): its results' levels unnamed again where they
+    were (tmp: the names given for the grouping), and what keeps the rows
+    (transform, cumsum, shift, rank ...) on the rows' own index again, as
+    pandas' (lined up with them: reset_index keeps the rows)."""
 
-    def __init__(self, g, tmp):
-        self._g, self._tmp = g, tmp
+    _ROW_WISE = ("transform", "cumsum", "cumprod", "cummax", "cummin", "cumcount", "shift",
+                 "diff", "ffill", "bfill", "fillna", "pct_change", "rank", "ngroup")
+
+    def __init__(self, g, tmp, rows):
+        self._g, self._tmp, self._rows = g, tmp, rows
 
     def _back(self, out):
         names = getattr(out, "_index_names", None) if isinstance(out, _Frame) else None
@@ -6185,18 +6229,36 @@ class _LevelsShown:
             return out.rename_axis([None if n in self._tmp else n for n in names])
         return out
 
+    def _rows_back(self, out):
+        """a row-wise result (lined up with the rows made of the index) on
+        the rows' index: a where whose condition (always true) is of the
+        rows, so the result is theirs, index and all"""
+        rows = self._rows
+        first = rows if isinstance(rows, Series) else rows[rows.columns[0]]
+        every = first.notna() | first.isna()
+        if isinstance(out, Series):
+            return elementwise("where", [every, out, out])
+        if isinstance(out, DataFrame):
+            cols = list(out.columns)
+            res = rows[cols].copy()
+            for c in cols:
+                res[c] = elementwise("where", [every, out[c], out[c]])
+            return res
+        return out
+
     def __getitem__(self, key):
-        return _LevelsShown(self._g[key], self._tmp)
+        return _LevelsShown(self._g[key], self._tmp, self._rows)
 
     def __getattr__(self, attr):
         f = getattr(self._g, attr)
         if isinstance(f, (GroupBy, _GroupByRenamed)):
-            return _LevelsShown(f, self._tmp)
+            return _LevelsShown(f, self._tmp, self._rows)
         if not callable(f):
             return f
 
         def shown(*a, **kw):
-            return self._back(f(*a, **kw))
+            out = f(*a, **kw)
+            return self._rows_back(out) if attr in self._ROW_WISE else self._back(out)
         return shown
 
 
