@@ -3833,6 +3833,15 @@ class TestDataFrames(Base):
                        p, df)
         with self.assertRaisesRegex(NotImplementedError, "a fixed frequency"):
             df.set_index("t").temp.shift(1, freq="M")
+        # fill_value in the rows no value comes to; a Series' rolling pair
+        q = p.assign(n=np.arange(n) % 7)
+        dq = md.DataFrame(q, chunk_rows=13)
+        self.same_each([lambda d: d.n.shift(2, fill_value=-1), lambda d: d.n.shift(-3, fill_value=0),
+                        lambda d: d[["n", "temp"]].shift(2, fill_value=0),
+                        lambda d: d.temp.shift(-2, fill_value=1.5),
+                        lambda d: d.temp.rolling(5).corr(d.hum),
+                        lambda d: d.temp.rolling(4).cov(d.n * 1.5),
+                        lambda d: d.hum.expanding(3).corr(d.hum * 2 - d.n)], q, dq)
         self.assertEqual(df.set_index("t").temp.resample("D").sum().fetch().index.freq, "D")
         self.assertAlmostEqual(float(df.temp.autocorr().fetch()), p.temp.autocorr(), places=12)
         self.assertAlmostEqual(float(df.hum.autocorr(3).fetch()), p.hum.autocorr(3), places=12)

@@ -1360,13 +1360,18 @@ class _Frame(Entity):
     def cummax(self, axis=None, skipna=True): return self._cum("cummax", axis)
     def cummin(self, axis=None, skipna=True): return self._cum("cummin", axis)
     def diff(self, periods=1, axis=0): return self._cum("diff", axis, periods)
-    def shift(self, periods=1, freq=None, axis=0):
+    def shift(self, periods=1, freq=None, axis=0, fill_value=None):
         """pandas' shift: the values moved by periods rows (missing where
-        none comes); with freq (a fixed frequency: "D", "H", "15min" ...)
-        the labels of a DatetimeIndex moved by periods times it instead,
-        the values as they are"""
+        none comes, or fill_value there); with freq (a fixed frequency:
+        "D", "H", "15min" ...) the labels of a DatetimeIndex moved by
+        periods times it instead, the values as they are"""
         if freq is None:
-            return self._cum("shift", axis, periods)
+            out = self._cum("shift", axis, periods)
+            if fill_value is None:
+                return out
+            if axis not in (0, "index"):
+                raise NotImplementedError("shift(fill_value=..., axis=1) is not supported")
+            return _shift_filled(self, out, int(periods), fill_value)
         import pandas as pd
         from pandas.tseries.frequencies import to_offset
         off = to_offset(freq)
@@ -1803,6 +1808,27 @@ def _numbered_rows(f):
     return flat.assign(_marsc_pos=_one_group(flat).cumcount()), idx, names
 
 
+def _shift_filled(f, out, periods, fill):
+    """shift's out with fill in the rows no value came to (the first
+    periods rows, or the last ones), its int columns int64 again where
+    fill is an integer, as pandas keeps them"""
+    first = f if isinstance(f, Series) else f[f.columns[0]]
+    one = (first.notna() | first.isna()).astype("int64")
+    pos = one.cumsum() - 1  # each row's position
+    new = pos < periods if periods >= 0 else pos >= one.sum() + periods
+    if isinstance(f, Series):
+        res = out.mask(new, fill)
+        return res.astype("int64") if isinstance(fill, (int, np.integer)) and \
+            f.dtype.kind in "iu" else res
+    dt = f.dtypes
+    res = out.copy()
+    for c in f.columns:
+        res[c] = out[c].mask(new, fill)
+        if isinstance(fill, (int, np.integer)) and dt[c].kind in "iu":
+            res[c] = res[c].astype("int64")
+    return res
+
+
 def _one_group(frame, sel=None):
     """a groupby of every row of frame in one group (a key column of one
     value assigned): the groupby kernels and aggregations over the whole"""
@@ -2130,9 +2156,18 @@ class _Rolling:
                 out._index_names = list(self._f._index_names or [None]) + [None]
             return out
         if not isinstance(self._f, DataFrame):
-            raise NotImplementedError(
-                "rolling %s of a Series: roll the DataFrame the two come from, "
-                "df[[a, b]].rolling(w).%s(b)[a]" % (agg, agg))
+            # a Series with another of its rows: the two side by side, rolled
+            # (pandas names the result only where the two share a name)
+            if not isinstance(other, Series):
+                raise TypeError("rolling %s of a Series takes a Series" % agg)
+            names = [_series_name(x._ref) for x in (self._f, other)]
+            names = [x.head(0).name if n is _UNKNOWN else n
+                     for x, n in zip((self._f, other), names)]
+            r = copy.copy(self)
+            r._f = self._f.to_frame("_mars_a")._assigned([("_mars_b", other)])
+            r._kw = dict(self._kw, other="_mars_b")
+            out = r._agg(agg)["_mars_a"]
+            return out.rename(names[0] if names[0] == names[1] else None)
         r = copy.copy(self)
         tmp = None
         if isinstance(other, Series):
