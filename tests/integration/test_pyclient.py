@@ -4181,6 +4181,10 @@ class TestDataFrames(Base):
         self.assertAlmostEqual(float(df.v.corr(df.q, method="spearman").fetch()), want, places=12)
         with self.assertRaisesRegex(NotImplementedError, "kendall"):
             df[["v", "q"]].corr(method="kendall")
+        self.same_each([lambda d: d.describe(exclude=[object]), lambda d: d.describe(exclude=["number"]),
+                        lambda d: d[["v", "q"]].agg(lambda c: c.max() - c.min())], p, df)
+        self.assertAlmostEqual(float(df.v.agg(lambda x: x.max() - x.min()).fetch()),
+                               p.v.agg(lambda x: x.max() - x.min()), places=12)
         self.assertTrue("v" in df and "zz" not in df)  # columns, as pandas
         self.assertTrue(3 in df.v and 99 not in df.v)  # index labels
 

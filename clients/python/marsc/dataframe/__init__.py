@@ -646,6 +646,9 @@ class _Frame(Entity):
         Functions are names or numpy's (np.sum ...)."""
         if axis not in (0, "index") or kw:
             raise NotImplementedError("agg: axis 0 and no keywords only")
+        if callable(func) and not isinstance(func, str) and not _numpy_agg(func):
+            # pandas: a Series' func of the whole Series, a frame's of each column
+            return func(self) if isinstance(self, Series) else self.apply(func)
         if not isinstance(func, (list, tuple, dict)):
             return getattr(self, _func_name(func))()
         import pandas as pd
@@ -953,8 +956,11 @@ class _Frame(Entity):
         if datetime_is_numeric:
             raise NotImplementedError("describe(datetime_is_numeric=True) is not supported: "
                                       "pandas 1.5's default (False) describes datetimes")
-        if exclude is not None:
-            raise NotImplementedError("describe: exclude is not supported")
+        if exclude is not None:  # pandas: the columns left, each described by its type
+            if isinstance(self, Series):
+                raise ValueError("exclude must be None when describing a Series")
+            return self.select_dtypes(include=include, exclude=exclude).describe(
+                percentiles, include="all")
         if include is None and isinstance(self, Series) and \
                 (self._cats or self.dtype.kind in "OM"):
             include = "object"  # pandas' describe of strings, categoricals, datetimes (it ran)
@@ -1380,18 +1386,13 @@ class _Frame(Entity):
                                       "supported, not calendar ones" % (freq,))
         if not _datetime_index(self):
             raise NotImplementedError("shift(freq=...) takes a DatetimeIndex of one level")
-        names = self._index_names
-        if names is None:
-            names = self.head(0)._ran().get("index_names") or [None]
-        lv = "_marsc_i0"
-        if isinstance(self, Series):
-            name = _series_name(self._ref)
-            flat = self.rename("_marsc_v").rename_axis(lv).reset_index()
-        else:
-            flat = self.rename_axis(lv).reset_index()
-        flat[lv] = flat[lv] + pd.Timedelta(off) * int(periods)
-        out = flat.set_index(lv).rename_axis(list(names))
-        return out["_marsc_v"].rename(name) if isinstance(self, Series) else out
+        delta = pd.Timedelta(off) * int(periods)
+
+        def moved(flat, idx, names):
+            flat = flat.copy()
+            flat[idx[0]] = flat[idx[0]] + delta
+            return flat, idx, names
+        return _relevelled(self, moved)
     def pct_change(self, periods=1): return self._rows("pct_change", periods=int(periods))
     def rank(self, method="average", ascending=True, na_option="keep", pct=False):
         return self._rows("rank", method=method, ascending=ascending,
