@@ -3951,7 +3951,9 @@ class TestDataFrames(Base):
 
     def test_split_explode(self):
         """s.str.split(pat).explode(): a row per part in row order, labelled
-        as its value's row, a missing value one missing row, as pandas"""
+        as its value's row, a missing value one missing row, as pandas; a
+        frame's column assigned a split: fetched as lists, exploded with
+        the other columns repeated"""
         p = pd.DataFrame({"t": ["a,b", None, "c", "", "d,e,f", "g", "h,i"] * 3,
                           "k": list("xyzxyzx") * 3})
         df = md.DataFrame(p, chunk_rows=4)
@@ -3959,7 +3961,16 @@ class TestDataFrames(Base):
                         lambda d: d.t.str.split(",", n=1).explode(),
                         lambda d: d.t.str.split(",").explode(ignore_index=True),
                         lambda d: d.set_index("k").t.str.split(",").explode().str.upper(),
-                        lambda d: d.t.str.split(",").explode().value_counts()], p, df)
+                        lambda d: d.t.str.split(",").explode().value_counts(),
+                        lambda d: d.assign(w=d.t.str.split(",")),
+                        lambda d: d.assign(w=d.t.str.split(",")).explode("w"),
+                        lambda d: d.assign(t=d.t.str.split(",", n=1)).explode("t",
+                                                                          ignore_index=True),
+                        lambda d: d.assign(t=d.t.str.split(",")).explode("t").groupby("t").k.count()],
+                       p, df)
+        dq, q = df.copy(), p.copy()
+        dq["p"], q["p"] = dq.t.str.split(","), q.t.str.split(",")
+        pd.testing.assert_frame_equal(dq.explode("p").fetch(), q.explode("p"))
 
     def test_quantile_interpolation(self):
         """quantile's interpolation lower, higher, nearest and midpoint, of

@@ -1082,6 +1082,21 @@ class _Frame(Entity):
         if int(n) < 0:
             return self.iloc[-int(n):]
         return self._rows("tail", n=int(n))
+    def explode(self, column, ignore_index=False):
+        """pandas' DataFrame.explode of a column assigned a split
+        (df.assign(w=df.s.str.split(","))): a row per part, the other
+        columns repeated, in row order (the split's explode, joined with
+        the other columns by the rows' labels: an index of unique labels)"""
+        splits = getattr(self, "_splits", None) or {}
+        if _one(column) and column in splits:
+            cols = list(self.columns)
+            parts = splits[column].explode().rename(column)
+            out = parts.to_frame().join(self.drop(columns=[column]), how="inner")[cols]
+            return out.reset_index(drop=True) if ignore_index else out
+        raise NotImplementedError("explode: a column assigned a split (df.assign(w=df.s.str"
+                                  ".split(\",\"))) is supported; the cluster's columns hold no "
+                                  "lists")
+
     def squeeze(self, axis=None):
         """pandas' DataFrame.squeeze: a frame of one column its Series (and
         of one row too, the value: Series.squeeze), else the frame"""
@@ -2742,6 +2757,7 @@ class DataFrame(_Frame):
         new = self._assigned([(name, value)])
         self._ref, self._cats = new._ref, new._cats
         self._columns = new._columns
+        self._splits = getattr(new, "_splits", None)
 
     def assign(self, **series):
         """pandas' assign: Series of this frame's rows, callables of the
@@ -2750,7 +2766,30 @@ class DataFrame(_Frame):
         return self._assigned(list(series.items()))
 
     def _assigned(self, pairs):
-        """assign of [(name, value)]: names of any label (df[0] = ...)"""
+        """assign of [(name, value)]: names of any label (df[0] = ...); a
+        split's lists (s.str.split(pat)) are held as the strings, the split
+        kept beside the column for explode"""
+        if any(isinstance(v, _Split) for _, v in pairs):
+            splits = dict(getattr(self, "_splits", None) or {})
+            plain = []
+            for k, v in pairs:
+                if isinstance(v, _Split):
+                    splits[k] = v
+                    v = v._s
+                else:
+                    splits.pop(k, None)
+                plain.append((k, v))
+            out = self._assigned(plain)
+            out._splits = splits
+            prev = out._fetched
+
+            def lists(got):  # fetched: pandas' lists of the split strings
+                got = prev(got) if prev is not None else got
+                for k, sp in splits.items():
+                    if k in getattr(got, "columns", ()):
+                        got[k] = got[k].str.split(sp._pat, n=-1 if sp._n is None else sp._n)
+                return got
+            return _as_fetched(out, lists, _NARROW_KEPT.__contains__)
         if any(callable(v) or not isinstance(v, _Frame) for _, v in pairs):
             out = self
             for k, v in pairs:
