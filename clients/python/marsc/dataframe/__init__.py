@@ -2789,7 +2789,7 @@ class DataFrame(_Frame):
                     if k in getattr(got, "columns", ()):
                         got[k] = got[k].str.split(sp._pat, n=-1 if sp._n is None else sp._n)
                 return got
-            return _as_fetched(out, lists, _NARROW_KEPT.__contains__)
+            return _as_fetched(out, lists, _VALUES_KEPT.__contains__)
         if any(callable(v) or not isinstance(v, _Frame) for _, v in pairs):
             out = self
             for k, v in pairs:
@@ -4015,9 +4015,9 @@ _INDEX_KEPT = ("dataframe.head", "dataframe.tail", "dataframe.getitem", "datafra
 # the numeric dtypes a frame's column is held widened to int64 or float64
 # as (docs/python-client.md, "Local data")
 _NARROW = ("int8", "int16", "int32", "uint8", "uint16", "uint32", "uint64", "float32")
-# the ops whose output keeps its input's values as they are, so their
-# narrower dtypes too
-_NARROW_KEPT = ("dataframe.head", "dataframe.tail", "dataframe.sort_values",
+# the ops whose output keeps its input's values as they are: a narrower dtype
+# (_narrowed) and a split's lists (_assigned) are fetched through them
+_VALUES_KEPT = ("dataframe.head", "dataframe.tail", "dataframe.sort_values",
                 "dataframe.sort_index", "dataframe.filter", "dataframe.iloc", "dataframe.loc",
                 "dataframe.sample", "dataframe.dropna", "dataframe.getitem", "dataframe.query",
                 "dataframe.drop_duplicates", "dataframe.nlargest", "dataframe.nsmallest")
@@ -4028,7 +4028,7 @@ def _narrowed(out, types, before=None):
     Series' values under None) beside those it had (before): the values
     were converted on the cluster (int8's wrap-around, float32's rounding)
     and held widened"""
-    pd = sys.modules.get("pandas") or __import__("pandas")
+    import pandas as pd
     if None not in types and before:
         types = {**before, **types}
     if not types:
@@ -4042,7 +4042,7 @@ def _narrowed(out, types, before=None):
             return got.astype({c: t for c, t in types.items()
                                if c in got.columns and got[c].dtype.kind in "iuf"})
         return got
-    out = _as_fetched(out, fn, _NARROW_KEPT.__contains__)
+    out = _as_fetched(out, fn, _VALUES_KEPT.__contains__)
     out._narrow = types
     return out
 
@@ -5823,6 +5823,8 @@ class GroupBy(_Aggregations):
     def _truth(self, how, skipna):
         if not skipna:
             raise NotImplementedError("groupby %s(skipna=False) is not supported" % how)
+        if not self._as_index:
+            raise NotImplementedError("groupby %s with as_index=False is not supported" % how)
         cols = self._columns_for("count")
         dt = self._df.dtypes
         marks = {}
@@ -5844,8 +5846,6 @@ class GroupBy(_Aggregations):
         g._sort = self._sort
         counts = g.sum()
         out = counts > 0 if how == "any" else counts == 0
-        if not self._as_index:
-            raise NotImplementedError("groupby %s with as_index=False is not supported" % how)
         out = out.rename(columns=dict(zip(marks, cols)))
         out._columns = cols
         return out[cols[0]] if _one(self._sel) else out
@@ -6267,17 +6267,7 @@ def _levels_named(f, level, names):
     levels are names: (f with its unnamed levels among them named for the
     grouping, the levels' names then, the keys, those temporary names)"""
     want = list(level) if isinstance(level, (list, tuple)) else [level]
-    at = []
-    for lv in want:
-        if isinstance(lv, (int, np.integer)) and not isinstance(lv, bool):
-            if not -len(names) <= lv < len(names):
-                raise IndexError("Too many levels: Index has only %d levels, not %d"
-                                 % (len(names), lv + 1))
-            at.append(int(lv) % len(names))
-        elif lv is not None and lv in names:
-            at.append(names.index(lv))
-        else:
-            raise KeyError("Level %s not found" % (lv,))
+    at = [_level_at(names, lv) for lv in want]
     tmp = {"_marsc_l%d" % q for q, nm in enumerate(names) if nm is None}
     if tmp:  # every unnamed level (reset_index makes them columns)
         names = ["_marsc_l%d" % q if nm is None else nm for q, nm in enumerate(names)]
@@ -6653,6 +6643,8 @@ def _tables_side_by_side(tables, put):
 
 def _level_at(names, level):
     """the position of an index level (a name, or a position)"""
+    if level is None:  # (an unnamed level is reached by its position)
+        raise KeyError("Level None not found")
     if isinstance(level, (int, np.integer)) and not isinstance(level, bool) and \
             level not in names:
         if not -len(names) <= level < len(names):
