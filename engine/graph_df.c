@@ -228,7 +228,7 @@ static const char *const *df_fields(op_t op)
     static const char *const td[] = {"format", "errors", "unit", NULL};
     static const char *const tdelta[] = {"errors", "unit", NULL};
     static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
-    static const char *const cc[] = {"axis", "join", "ignore_index", NULL};
+    static const char *const cc[] = {"axis", "join", "ignore_index", "sort", NULL};
     static const char *const ex[] = {"expr", NULL};
     static const char *const mt[] = {"id_vars", "value_vars", "var_name", "value_name", NULL};
     switch (op) {
@@ -6868,6 +6868,7 @@ static int infer_concat_cols(graph_t *g, graph_node_t *n, df_node_t *d, char *er
         aligned &=
             o->rowsrc >= 0 && o->rowsrc == s->rowsrc && index_kept(g, n->in[j].node, s->rowsrc);
     }
+    aligned &= d->sort_rows != DF3_SORT_ALWAYS; /* sorted by one job */
     d->aligned = aligned;
     if (alloc_cols(d, ncols, s->nidx) || copy_index(d, s)) return XFAIL(n, "out of memory");
     int at = 0;
@@ -6877,15 +6878,17 @@ static int infer_concat_cols(graph_t *g, graph_node_t *n, df_node_t *d, char *er
         for (int k = 0; k < o->ncols; k++, at++) {
             const df_col_t *c = &o->cols[k];
             int t = c->type;
-            /* rows one input lacks: int64 becomes float64 (NaN), a datetime
-             * keeps its type (NaT) */
-            if (!aligned && !d->join_inner && t == FT_INT64 && !c->unit) t = FT_FLOAT64;
             char b[32];
             bool num = series && !c->name;
             if (num) snprintf(b, sizeof b, "%d", unnamed++);
             if (set_col(&d->cols[at], num ? b : c->name, num || c->is_int, t))
                 return XFAIL(n, "out of memory");
             d->cols[at].unit = c->unit;
+            /* rows one input lacks (indexes that differ): int64 becomes
+             * float64 (NaN) in the job, as pandas'; equal indexes keep it; a
+             * datetime keeps its type (NaT) */
+            d->cols[at].chunky =
+                c->chunky || (!aligned && !d->join_inner && t == FT_INT64 && !c->unit);
         }
     }
     if (aligned) {
@@ -6919,6 +6922,16 @@ static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
      * inputs' indexes dropped (any levels) */
     if (get_flag(obj, "ignore_index", false, &d->drop, n, err, errlen)) return -1;
     if (a1 && d->drop) return XFAIL(n, "\"ignore_index\" is supported with \"axis\": 0 only");
+    json_t *so = json_object_get(obj, "sort");
+    if (json_given(so)) {
+        if (!a1) return XFAIL(n, "\"sort\" is supported with \"axis\": 1 only");
+        if (json_is_boolean(so))
+            d->sort_rows = json_is_true(so) ? DF3_SORT_ALWAYS : DF3_SORT_NONE;
+        else if (json_is_string(so) && !strcmp(json_string_value(so), "differing"))
+            d->sort_rows = DF3_SORT_DIFFERING;
+        else
+            return XFAIL(n, "\"sort\" must be true, false or \"differing\"");
+    }
     if (a1) return infer_concat_cols(g, n, d, err, errlen);
     if (d->join_inner) return XFAIL(n, "\"join\" is supported with \"axis\": 1 only");
     uint8_t vk = in_vk(g, n, 0);

@@ -29,6 +29,77 @@ static bool index_equal(const frame_t *a, const frame_t *b)
     return true;
 }
 
+/* The union's rows (sel[q]: its row of the keys ks; rows[p][q]: part p's)
+ * sorted by the keys, stably, missing values last. 0, or -1 when out of
+ * memory. */
+static int sort_union(const dfa_keys_t *ks, int64_t *sel, int64_t **rows, int n, int64_t nout,
+                      int64_t total)
+{
+    int64_t *order = dfa_alloc(nout, sizeof *order), *at = dfa_alloc(total, sizeof *at),
+            *tmp = dfa_alloc(nout, sizeof *tmp);
+    int ret = -1;
+    if (!order || !at || !tmp) goto out;
+    for (int64_t q = 0; q < nout; q++) {
+        order[q] = sel[q];
+        at[sel[q]] = q;
+    }
+    if (dfa_argsort(ks, NULL, order, nout)) goto out;
+    for (int64_t q = 0; q < nout; q++)
+        order[q] = at[order[q]]; /* the q of the union that comes q-th */
+    for (int p = 0; p <= n; p++) {
+        int64_t *v = p < n ? rows[p] : sel;
+        for (int64_t q = 0; q < nout; q++)
+            tmp[q] = v[order[q]];
+        memcpy(v, tmp, (size_t)nout * sizeof *v);
+    }
+    ret = 0;
+out:
+    free(order);
+    free(at);
+    free(tmp);
+    return ret;
+}
+
+static int put_cols(const df_node_t *d, const frame_t *const *parts, int n, int64_t **rows,
+                    int64_t nout, frame_t *out);
+
+/* Equal indexes side by side, sorted by the index (pandas' concat(sort=True)
+ * sorts them even then). */
+static int sorted_side_by_side(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out,
+                               char *err, size_t errlen)
+{
+    const frame_t *f = parts[0];
+    int64_t nr = f->nrows;
+    int64_t *order = dfa_alloc(nr, sizeof *order);
+    int64_t **rows = calloc((size_t)n + 1, sizeof *rows);
+    int ncols = 0;
+    for (int p = 0; p < n; p++)
+        ncols += parts[p]->ncols;
+    if (!order || !rows) goto nomem;
+    dfa_keys_t ks = {.nk = f->nidx};
+    for (int k = 0; k < f->nidx; k++)
+        ks.k[k] = &f->idx[k];
+    for (int64_t i = 0; i < nr; i++)
+        order[i] = i;
+    if (dfa_argsort(&ks, NULL, order, nr)) goto nomem;
+    for (int p = 0; p < n; p++)
+        rows[p] = order;
+    if (frame_alloc(out, false, nr, ncols, f->nidx)) goto nomem;
+    for (int k = 0; k < f->nidx; k++)
+        if (dfa_take_col(&f->idx[k], order, nr, true, &out->idx[k]) ||
+            flabel_set(&out->idx_names[k], f->idx_names[k].s, f->idx_names[k].is_int))
+            goto nomem;
+    if (put_cols(d, parts, n, rows, nr, out)) goto nomem;
+    free(order);
+    free(rows);
+    return 0;
+nomem:
+    frame_free(out);
+    free(order);
+    free(rows);
+    return errmsg(err, errlen, "concat: out of memory sorting %lld rows", (long long)nr);
+}
+
 /* Output columns: every part's columns (rows[p][i] the row of part p, -1
  * missing; NULL: the part's rows as they are), labels from d. */
 static int put_cols(const df_node_t *d, const frame_t *const *parts, int n, int64_t **rows,
@@ -43,6 +114,159 @@ static int put_cols(const df_node_t *d, const frame_t *const *parts, int n, int6
             if (rc || flabel_set(&out->names[at], d->cols[at].name, d->cols[at].is_int)) return -1;
         }
     return 0;
+}
+
+/* The output of aligned rows: row q has index keys' row sel[q] and part
+ * p's row rows[p][q] (-1: missing); an index level is named as part
+ * names_of names it, or (-1) where every part names it alike. 0, or -1 when out of memory. */
+static int put_rows(const df_node_t *d, const frame_t *const *parts, int n, const frame_t *keys,
+                    const int64_t *sel, int64_t **rows, int64_t nout, int ncols, int names_of,
+                    frame_t *out)
+{
+    int nidx = parts[0]->nidx;
+    if (frame_alloc(out, false, nout, ncols, nidx)) return -1;
+    for (int k = 0; k < nidx; k++) {
+        const flabel_t *a = &parts[names_of < 0 ? 0 : names_of]->idx_names[k];
+        bool named = true;
+        for (int p = 1; p < n && names_of < 0; p++) {
+            const flabel_t *b = &parts[p]->idx_names[k];
+            named &= a->s && b->s ? a->is_int == b->is_int && !strcmp(a->s, b->s) : !a->s && !b->s;
+        }
+        if (dfa_take_col(&keys->cols[k], sel, nout, false, &out->idx[k]) ||
+            (named && flabel_set(&out->idx_names[k], a->s, a->is_int)))
+            return -1;
+    }
+    return put_cols(d, parts, n, rows, nout, out);
+}
+
+/* Indexes that differ, aligned as pandas' arithmetic aligns two Series
+ * (concat's "sort": "differing"): the labels sorted (missing last), and
+ * each label's rows of every part joined: their product, the first part's
+ * rows outermost, each part's in its order; a part without the label gives
+ * one missing row (join "outer"; "inner" drops the label). keys: every
+ * part's index rows one after the other, gid their labels (t). */
+static int join_differing(const df_node_t *d, const frame_t *const *parts, int n,
+                          const frame_t *keys, const dfa_keys_t *ks, const int64_t *gid,
+                          const dfa_htab_t *t, int ncols, frame_t *out, char *err, size_t errlen)
+{
+    int64_t ng = t->ngroups, total = keys->nrows;
+    int64_t *cnt = dfa_alloc((int64_t)n * ng, sizeof *cnt),
+            *st = dfa_alloc((int64_t)n * (ng + 1), sizeof *st),
+            *list = dfa_alloc(total, sizeof *list), *order = dfa_alloc(ng, sizeof *order),
+            *at = dfa_alloc(total, sizeof *at), *digit = dfa_alloc(n, sizeof *digit), *sel = NULL;
+    int64_t **rows = calloc((size_t)n + 1, sizeof *rows);
+    int ret = -1;
+    if (!cnt || !st || !list || !order || !at || !digit || !rows) goto nomem;
+    int full = -1, nfull = 0; /* pandas: an empty index joins as the other one is */
+    for (int p = 0; p < n; p++)
+        if (parts[p]->nrows) full = p, nfull++;
+    if (nfull <= 1 && !d->join_inner) {
+        int64_t nr = full < 0 ? 0 : parts[full]->nrows, first = 0;
+        for (int p = 0; p < full; p++)
+            first += parts[p]->nrows;
+        if (!(sel = dfa_alloc(nr, sizeof *sel))) goto nomem;
+        for (int p = 0; p < n; p++) {
+            if (!(rows[p] = dfa_alloc(nr, sizeof(int64_t)))) goto nomem;
+            for (int64_t i = 0; i < nr; i++)
+                rows[p][i] = p == full ? i : -1;
+        }
+        for (int64_t i = 0; i < nr; i++)
+            sel[i] = first + i;
+        if (put_rows(d, parts, n, keys, sel, rows, nr, ncols, full, out)) goto nomem;
+        ret = 0;
+        goto out;
+    }
+    memset(cnt, 0, (size_t)n * (size_t)ng * sizeof *cnt);
+    /* each part's rows grouped by label, in their order (a counting sort) */
+    int64_t base = 0;
+    for (int p = 0; p < n; p++) {
+        int64_t *c = cnt + (int64_t)p * ng, *s = st + (int64_t)p * (ng + 1);
+        for (int64_t i = 0; i < parts[p]->nrows; i++)
+            c[gid[base + i]]++;
+        s[0] = base;
+        for (int64_t g = 0; g < ng; g++)
+            s[g + 1] = s[g] + c[g];
+        int64_t *next = at; /* scratch: where label g's rows go next */
+        for (int64_t g = 0; g < ng; g++)
+            next[g] = s[g];
+        for (int64_t i = 0; i < parts[p]->nrows; i++)
+            list[next[gid[base + i]]++] = i;
+        base += parts[p]->nrows;
+    }
+    /* the labels kept, sorted by their first row's keys */
+    int64_t nl = 0;
+    for (int64_t g = 0; g < ng; g++) {
+        bool all = true;
+        for (int p = 0; p < n; p++)
+            all &= cnt[(int64_t)p * ng + g] > 0;
+        if (all || !d->join_inner) order[nl++] = t->grep[g];
+    }
+    for (int64_t g = 0; g < ng; g++)
+        at[t->grep[g]] = g;
+    if (dfa_argsort(ks, NULL, order, nl)) goto nomem;
+    /* the rows out: each label's product, bounded before anything is
+     * allocated for them */
+    int64_t nout = 0, most = DF3_WHOLE_MAX_BYTES / 8 / (ncols + parts[0]->nidx + 1);
+    for (int64_t i = 0; i < nl; i++) {
+        int64_t g = at[order[i]], m = 1;
+        for (int p = 0; p < n; p++) {
+            int64_t c = cnt[(int64_t)p * ng + g];
+            if (c > 1 && m > most / c)
+                m = most + 1;
+            else if (c > 1)
+                m *= c;
+        }
+        nout += m;
+        if (nout > most) {
+            ret = errmsg(err, errlen,
+                         "concat: aligning repeated index labels gives more than %lld rows, the "
+                         "limit of 2 GiB of cells",
+                         (long long)most);
+            goto out;
+        }
+    }
+    sel = dfa_alloc(nout, sizeof *sel);
+    if (!sel) goto nomem;
+    for (int p = 0; p < n; p++)
+        if (!(rows[p] = dfa_alloc(nout, sizeof(int64_t)))) goto nomem;
+    int64_t q = 0;
+    for (int64_t i = 0; i < nl; i++) {
+        int64_t g = at[order[i]];
+        for (int p = 0; p < n; p++)
+            digit[p] = 0;
+        for (;;) {
+            sel[q] = order[i];
+            for (int p = 0; p < n; p++) {
+                int64_t c = cnt[(int64_t)p * ng + g];
+                rows[p][q] = c ? list[st[(int64_t)p * (ng + 1) + g] + digit[p]] : -1;
+            }
+            q++;
+            int p = n - 1; /* the last part's rows turn fastest */
+            for (; p >= 0; p--) {
+                int64_t c = cnt[(int64_t)p * ng + g];
+                if (++digit[p] < (c ? c : 1)) break;
+                digit[p] = 0;
+            }
+            if (p < 0) break;
+        }
+    }
+    if (put_rows(d, parts, n, keys, sel, rows, nout, ncols, -1, out)) goto nomem;
+    ret = 0;
+    goto out;
+nomem:
+    ret = errmsg(err, errlen, "concat: out of memory aligning %lld rows", (long long)total);
+out:
+    for (int p = 0; rows && p < n; p++)
+        free(rows[p]);
+    free(rows);
+    free(cnt);
+    free(st);
+    free(list);
+    free(order);
+    free(at);
+    free(digit);
+    free(sel);
+    return ret;
 }
 
 int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out, char *err,
@@ -63,6 +287,8 @@ int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, fram
     int nidx = parts[0]->nidx;
     if (d->aligned && !same)
         return errmsg(err, errlen, "internal: concat of chunks whose indexes differ");
+    if (same && d->sort_rows == DF3_SORT_ALWAYS)
+        return sorted_side_by_side(d, parts, n, out, err, errlen);
     if (same) {
         int64_t **none = calloc((size_t)n + 1, sizeof *none);
         if (!none || frame_alloc(out, false, parts[0]->nrows, ncols, nidx)) {
@@ -118,6 +344,10 @@ int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, fram
     for (int k = 0; k < nidx; k++)
         ks.k[k] = &keys.cols[k];
     if (dfa_group(&ks, total, NULL, gid, &t)) goto nomem2;
+    if (d->sort_rows == DF3_SORT_DIFFERING) {
+        ret = join_differing(d, parts, n, &keys, &ks, gid, &t, ncols, out, err, errlen);
+        goto done;
+    }
     int64_t ng = t.ngroups;
     for (int p = 0; p < n; p++) {
         rows[p] = dfa_alloc(ng, sizeof(int64_t));
@@ -155,19 +385,8 @@ int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, fram
     }
     for (int64_t q = 0; q < nout; q++)
         sel[q] = t.grep[sel[q]];
-    if (frame_alloc(out, false, nout, ncols, nidx)) goto nomem2;
-    for (int k = 0; k < nidx; k++) {
-        const flabel_t *a = &parts[0]->idx_names[k];
-        bool named = true;
-        for (int p = 1; p < n; p++) {
-            const flabel_t *b = &parts[p]->idx_names[k];
-            named &= a->s && b->s ? a->is_int == b->is_int && !strcmp(a->s, b->s) : !a->s && !b->s;
-        }
-        if (dfa_take_col(&keys.cols[k], sel, nout, false, &out->idx[k]) ||
-            (named && flabel_set(&out->idx_names[k], a->s, a->is_int)))
-            goto nomem2;
-    }
-    if (put_cols(d, parts, n, rows, nout, out)) goto nomem2;
+    if (d->sort_rows != DF3_SORT_NONE && sort_union(&ks, sel, rows, n, nout, total)) goto nomem2;
+    if (put_rows(d, parts, n, &keys, sel, rows, nout, ncols, -1, out)) goto nomem2;
     ret = 0;
     goto done;
 nomem2:

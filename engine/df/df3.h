@@ -23,10 +23,16 @@ int df3_whole_check(const graph_node_t *n, const dfx_in_t *ins, int n_in, char *
 int df3_run_multi(const graph_node_t *n, const job_t *j, const dfx_in_t *ins, frame_t *out,
                   char *err, size_t errlen);
 
+/* concat's "sort" (df_node_t.sort_rows): the rows as aligned (none), sorted
+ * by the index always (pandas' concat(sort=True)), or sorted where the
+ * indexes differ (the alignment of two Series in pandas' arithmetic) */
+enum { DF3_SORT_NONE, DF3_SORT_ALWAYS, DF3_SORT_DIFFERING };
+
 /* pd.concat(parts, axis=1, join=inner or outer) with the column labels of
  * schema d: side by side when every index equals the first's, else aligned
  * on the union (outer, in order of first appearance) or the intersection
- * (inner, in the first input's order) of unique indexes. */
+ * (inner, in the first input's order) of unique indexes; then sorted by the
+ * index as d->sort_rows says. */
 int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out, char *err,
                     size_t errlen);
 

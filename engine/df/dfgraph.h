@@ -246,8 +246,10 @@ typedef struct df_node {
                          * Series of an earlier task: its vkind_t (0: none) */
     void *json;         /* the node's JSON object while the document is parsed (borrowed) */
     /* df3: concat along the columns (axis1; join_inner: join "inner"), its
-     * inputs' rows lining up (aligned: chunk by chunk, else one job) */
+     * inputs' rows lining up (aligned: chunk by chunk, else one job);
+     * sort_rows: DF3_SORT_* */
     bool axis1, join_inner, aligned;
+    uint8_t sort_rows;
     /* df3: pivot_table: values sel (sorted by name), index key, columns
      * pv_col (-1: none), aggfunc pv_agg (df3.h's DF3_AGG_*), fill_value */
     int pv_col, pv_agg;

@@ -288,8 +288,12 @@ def evaluate(doc, data_dir="."):
             v = ins[0].eval(n["expr"])
             if isinstance(v, pd.Series):
                 v = v.rename(None)
+        elif op == "dataframe.concat" and n.get("sort") == "differing" and len(ins) == 2:
+            a, b = ins[0].align(ins[1], join=n.get("join", "outer"), axis=0)
+            v = pd.concat([a, b], axis=1)
         elif op == "dataframe.concat":
-            v = pd.concat(ins, axis=n.get("axis", 0), join=n.get("join", "outer"))
+            v = pd.concat(ins, axis=n.get("axis", 0), join=n.get("join", "outer"),
+                          sort=n.get("sort", False) is True)
         elif op in ("dataframe.idxmax", "dataframe.idxmin"):
             kw = {k: v for k, v in n.items() if k not in ("key", "op", "inputs")}
             v = getattr(ins[0], op.split(".")[1])(**kw)

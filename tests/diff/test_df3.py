@@ -294,6 +294,56 @@ def concat_columns_rejects(data, L, R, U):
     return ""
 
 
+@case
+def concat_columns_sort(data, L, R, U):
+    """"sort": true sorts the rows by the index (pandas' concat(sort=True),
+    even where the indexes are equal); "differing" aligns as pandas'
+    arithmetic aligns two Series (Series.align): equal indexes as they are,
+    int64 kept, different ones sorted, repeated labels joined (their
+    product), an empty one giving the other as it is"""
+    nodes = [CSV, CSV1, RC, indexed("ti", "t", "k"), indexed("rk", "r", "key"),
+             col("tik", "ti", "i"), col("rkw", "rk", "w"), col("i0", "t", "i"),
+             col("i1", "t1", "i"), col("ff", "t", "f"),
+             {"key": "fk", "op": "greater", "inputs": ["ff", 0]},
+             {"key": "flt", "op": "dataframe.filter", "inputs": ["t", "fk"]},
+             col("fi", "flt", "i"),
+             op("sv", "sort_values", "t", by="f"), col("svi", "sv", "i"),
+             op("h0", "head", "tik", n=0),
+             op("s1", "concat", ["tik", "rkw"], axis=1, sort="differing"),
+             op("s2", "concat", ["fi", "i1"], axis=1, sort="differing"),
+             op("s3", "concat", ["i0", "i1"], axis=1, sort="differing"),
+             op("s4", "concat", ["sv", "svi"], axis=1, sort=True),
+             op("s5", "concat", ["tik", "rkw"], axis=1, sort="differing", join="inner"),
+             op("s6", "concat", ["h0", "rkw"], axis=1, sort="differing"),
+             op("s7", "concat", ["svi", "i1"], axis=1, sort="differing"),
+             UC, indexed("ui", "u", "id"), col("uz", "ui", "z"),
+             op("s8", "concat", ["svi", "uz"], axis=1, sort=True)]
+    Ti, Rw = L.set_index("k").i, R.set_index("key").w
+    Fi, Svi = L[L.f > 0].i, L.sort_values("f").i
+
+    def aligned(a, b, join="outer"):
+        x, y = a.align(b, join=join)
+        return pd.concat([x, y], axis=1)
+    want = {
+        "s1": (aligned(Ti, Rw), "exact"),
+        "s2": (aligned(Fi, L.i), "exact"),
+        "s3": (aligned(L.i, L.i), "exact"),
+        "s4": (pd.concat([L.sort_values("f"), Svi], axis=1, sort=True), "exact"),
+        "s5": (aligned(Ti, Rw, "inner"), "exact"),
+        "s6": (aligned(Ti.head(0), Rw), "exact"),
+        "s7": (aligned(Svi, L.i), "exact"),
+        "s8": (pd.concat([Svi, U.set_index("id").z], axis=1, sort=True), "exact"),
+    }
+    why = check(data, nodes, want)
+    if why:
+        return why
+    for extra, words in (({"sort": True}, ["axis"]), ({"axis": 1, "sort": "x"}, ["sort"])):
+        why = rejected(data, [CSV, RC, op("x", "concat", ["t", "r"], **extra)], "x", words)
+        if why:
+            return "%r: %s" % (extra, why)
+    return ""
+
+
 # ---------------------------------------------------------------- pivot_table
 
 @case

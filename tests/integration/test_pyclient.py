@@ -4181,8 +4181,14 @@ class TestDataFrames(Base):
                 want = getattr(p[c], f)(skipna=False)
                 self.assertTrue((np.isnan(got) and np.isnan(want)) or abs(got - want) < 1e-9,
                                 (f, c, got, want))
-        with self.assertRaisesRegex(NotImplementedError, "skipna=False of a DataFrame"):
-            df[["v"]].sum(skipna=False)
+        # a frame's: NaN in the column's (row's) result where one is missing
+        fr = df.assign(w=df.v * 2 + 1)[["v", "q", "w", "i"]]
+        pf = p.assign(w=p.v * 2 + 1)[["v", "q", "w", "i"]]
+        self.same_each([lambda d, f=f, ax=ax: getattr(d, f)(axis=ax, skipna=False)
+                        for f in ("sum", "mean", "min", "max", "std", "var", "median", "prod")
+                        for ax in (0, 1)], pf, fr)
+        self.same_each([lambda d: d.skew(skipna=False), lambda d: d[["q", "i"]].sum(skipna=False)],
+                       pf, fr)
         # spearman: the ranks' pearson, pairwise over the rows both have
         self.same_each([lambda d: d[["v", "q", "i"]].corr(method="spearman"),
                         lambda d: d[["v", "q", "i"]].fillna(0).corr(method="spearman"),
@@ -4253,6 +4259,33 @@ class TestDataFrames(Base):
             self.assertEqual(df.s.str.upper().fetch().tolist()[:2], ["X", "Y"])
         finally:
             shutil.rmtree(d)
+
+    def test_label_alignment(self):
+        """Series (DataFrames of the same columns) of different rows align
+        on their index labels in arithmetic, as pandas': equal indexes as
+        they are (int64 kept), different ones sorted, repeated labels joined,
+        names kept where both agree"""
+        rng = np.random.default_rng(61)
+        n = 40
+        p = pd.DataFrame({"a": rng.integers(0, 5, n), "b": rng.normal(size=n).round(3),
+                          "c": rng.choice(list("xyzw"), n)})
+        df = md.DataFrame(p, chunk_rows=9)
+        self.same_each({
+            "stats": lambda d: d[["a", "b"]].mean() / d[["a", "b"]].std(),
+            "counts": lambda d: d.a.value_counts() - d.a.value_counts().sort_index(),
+            "ints": lambda d: d.a.value_counts() + d.a.value_counts().head(2),
+            "groups": lambda d: d.groupby("c").b.sum() - d.groupby("c").b.sum().shift(1),
+            "filtered": lambda d: d.b[d.a > 1] + d.b,
+            "sorted": lambda d: d.b.sort_values() * d.b,
+            "empty": lambda d: d.b.head(0) + d.b.tail(7),
+            "repeated": lambda d: d.set_index("c").b - d.groupby("c").b.mean(),
+            "frames": lambda d: d.set_index("c")[["a", "b"]] - d.groupby("c")[["a", "b"]].mean(),
+            "frames_rows": lambda d: d[["a", "b"]][d.a > 2] + d[["a", "b"]].head(30),
+            "same_rows": lambda d: d.b.shift(2) + d.b.rolling(3).mean() - d.b,
+        }, p, df)
+        with self.assertRaisesRegex(marsc.GraphError, "index levels of types"):
+            (df.a.value_counts() + df.c.value_counts()).execute()
+
 
 
 class TestErrors(Base):

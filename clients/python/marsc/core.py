@@ -336,6 +336,22 @@ def _time_kind(node, col=None):
         if op == "dataframe.getitem" and isinstance(node.params.get("columns"), (str, int)):
             node, col = node.inputs[0].node, node.params["columns"]
             continue
+        if op == "dataframe.concat" and node.params.get("axis") == 1 and col is not None:
+            # (Series aligned on their labels: each renamed to its column)
+            part = next((i.node for i in node.inputs if hasattr(i, "node") and
+                         i.node.op == "dataframe.rename" and
+                         "name" in i.node.params and i.node.params["name"] == col), None)
+            if part is not None:
+                node, col = part.inputs[0].node, None
+                continue
+            # (frames: each one's columns renamed to numbers)
+            part = next((i.node for i in node.inputs if hasattr(i, "node") and
+                         i.node.op == "dataframe.rename" and
+                         col in dict(i.node.params.get("columns") or {}).values()), None)
+            if part is None:
+                return None
+            node = part
+            continue
         if op == "dataframe.assign" and col is not None and col in node.params.get("names", []):
             node, col = node.inputs[1 + node.params["names"].index(col)].node, None
             continue

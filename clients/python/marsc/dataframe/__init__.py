@@ -100,11 +100,103 @@ def elementwise(op, inputs, params=None):
     (g.x.sum() / g.x.count()) are rebased onto one groupby_agg computing
     them all (_fuse_groupbys), so that their rows line up."""
     ins = _fuse_groupbys([as_operand(x) for x in inputs])
+    ins = _labels_aligned(op, ins)
     kinds = [x._ref.kind for x in ins if isinstance(x, Entity)]
     kind = "dataframe" if "dataframe" in kinds else "series"
     cols = next((x._columns for x in ins if isinstance(x, DataFrame)), None)
     return _make(op, ins, params, kind, cols)
 
+
+
+# ops whose Series (DataFrame) holds the rows of its input, row for row, so
+# that the engine lines up an element-wise op of it with the input's other
+# Series (graph-format.md, "Element-wise ops"): what _row_origin walks up
+_SAME_ROWS = ("dataframe.getitem", "dataframe.rename", "dataframe.fillna", "dataframe.astype",
+              "dataframe.round", "dataframe.abs", "dataframe.clip", "dataframe.isna",
+              "dataframe.notna", "dataframe.replace", "dataframe.assign", "dataframe.map",
+              "astype", "abs", "negative", "floor", "ceil", "round", "sqrt", "log", "exp",
+              "logical_not", "where", "dataframe.shift", "dataframe.diff", "dataframe.cumsum",
+              "dataframe.cumprod", "dataframe.cummin", "dataframe.cummax", "dataframe.rank",
+              "dataframe.pct_change", "dataframe.rolling", "dataframe.expanding",
+              "dataframe.ewm", "dataframe.interpolate", "dataframe.isin", "dataframe.cut",
+              "dataframe.qcut", "dataframe.groupby_transform", "dataframe.to_datetime",
+              "dataframe.to_timedelta", "dataframe.duplicated", "dataframe.get_dummies",
+              "dataframe.eval")
+
+
+def _row_origin(node):
+    """the node whose rows a Series or DataFrame node's rows are, row for
+    row, as far as the client can tell (itself where it cannot)"""
+    for _ in range(500):
+        op = node.op or ""
+        # (an op of the tensor part over Series: element-wise, row for row)
+        if not (op in _SAME_ROWS or not op.startswith("dataframe.") or
+                op.startswith(("dataframe.str.", "dataframe.dt."))):
+            return node
+        nxt = next((i for i in node.inputs if isinstance(i, Node) and
+                    i.kind in ("series", "dataframe")), None)
+        if nxt is None:
+            return node
+        node = nxt
+    return node
+
+
+def _labels_aligned(op, ins):
+    """Two Series of different rows (df.mean() / df.std(), a.value_counts()
+    + b.value_counts(), s[mask] + s): pandas aligns them on their index
+    labels. They are put side by side by one concat along the columns, its
+    rows the union of their labels, sorted where the indexes differ and as
+    they are where they are equal (concat's "sort": "differing"); the op
+    then takes its two columns, which line up. Anything else as it is."""
+    ents = [i for i, x in enumerate(ins) if isinstance(x, _Frame)]
+    if len(ents) != 2:
+        return ins
+    a, b = (ins[i] for i in ents)
+    if _row_origin(a._ref) is _row_origin(b._ref):
+        return ins
+    if isinstance(a, DataFrame) and isinstance(b, DataFrame):
+        return _frames_aligned(ins, ents, a, b)
+    if not (isinstance(a, Series) and isinstance(b, Series)):
+        return ins
+    na, nb = _series_name(a._ref), _series_name(b._ref)
+    name = na if na is not _UNKNOWN and nb is not _UNKNOWN and repr(na) == repr(nb) else None
+    side = _make("dataframe.concat", [_make("dataframe.rename", [x], {"name": k}, "series")
+                                      for k, x in ((0, a), (1, b))],
+                 {"axis": 1, "sort": "differing"}, "dataframe", [0, 1],
+                 index_names=a._index_names if a._index_names == b._index_names else None)
+    out = list(ins)
+    for k, i in enumerate(ents):
+        col = _make("dataframe.getitem", [side], {"columns": k}, "series")
+        out[i] = _make("dataframe.rename", [col], {"name": name},
+                       "series")
+    return out
+
+
+def _frames_aligned(ins, ents, a, b):
+    """Two DataFrames of the same columns (in the same order) and different
+    rows, aligned on their index labels as _labels_aligned aligns two
+    Series: their columns numbered apart, side by side, then each frame's
+    taken back under its names. Frames whose columns differ as they are."""
+    cols = a._columns
+    if cols is None or b._columns is None or list(cols) != list(b._columns) or \
+            len(set(map(repr, cols))) != len(cols):
+        return ins
+    n = len(cols)
+    parts = [_make("dataframe.rename", [x], {"columns": {str(c): k + off for k, c in
+                                                         enumerate(cols)}},
+                   "dataframe", [k + off for k in range(n)])
+             for x, off in ((a, 0), (b, n))]
+    side = _make("dataframe.concat", parts, {"axis": 1, "sort": "differing"}, "dataframe",
+                 list(range(2 * n)),
+                 index_names=a._index_names if a._index_names == b._index_names else None)
+    out = list(ins)
+    for i, off in zip(ents, (0, n)):
+        part = _make("dataframe.getitem", [side], {"columns": list(range(off, off + n))},
+                     "dataframe", list(range(off, off + n)))
+        out[i] = _make("dataframe.rename", [part], {"columns": {str(k + off): c for k, c in
+                                                                enumerate(cols)}},
+                       "dataframe", cols)
+    return out
 
 
 # the ops a Series expression over groupby results may pass through when
@@ -747,17 +839,17 @@ class _Frame(Entity):
         out = "series" if isinstance(self, DataFrame) else "tensor"
         return _make("dataframe." + op, [self], p, out, index_names=None)
 
-    def _opts(self, numeric_only, skipna):
+    def _opts(self, numeric_only, skipna, axis=0):
         """pandas' numeric_only (the engine's reductions take the numeric
-        columns: True and None are those) and skipna (True only)"""
+        columns: True and None are those) and skipna: a function of the
+        reduction's result, NaN where skipna=False meets a missing value"""
         if numeric_only is False and isinstance(self, DataFrame):
             raise NotImplementedError("numeric_only=False is not supported: the reductions "
                                       "take the numeric columns")
         if skipna is True:
             return lambda out: out
         if not isinstance(self, Series):
-            raise NotImplementedError("skipna=False of a DataFrame is not supported (of a "
-                                      "Series it is)")
+            return self._missing_gives_nan(axis)
         kind = self.dtype.kind
         if kind in "iub":  # no value can be missing
             return lambda out: out
@@ -771,21 +863,21 @@ class _Frame(Entity):
         return missing_gives_nan
 
     def sum(self, axis=0, numeric_only=None, skipna=True, min_count=0):
-        keep = self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna, axis)
         return keep(_min_count(self, self._reduce("sum", axis), min_count, axis))
 
     def mean(self, axis=0, numeric_only=None, skipna=True):
-        keep = self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna, axis)
         return keep(self._reduce("mean", axis))
 
     def min(self, axis=0, numeric_only=None, skipna=True):
-        keep = self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna, axis)
         if isinstance(self, Series) and _holds_text(self):
             return keep(_text_extreme(self, "min"))
         return keep(self._reduce("min", axis))
 
     def max(self, axis=0, numeric_only=None, skipna=True):
-        keep = self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna, axis)
         if isinstance(self, Series) and _holds_text(self):
             return keep(_text_extreme(self, "max"))
         return keep(self._reduce("max", axis))
@@ -794,7 +886,7 @@ class _Frame(Entity):
         return self._reduce("count", axis)
 
     def prod(self, axis=0, numeric_only=None, skipna=True, min_count=0):
-        keep = self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna, axis)
         return keep(_min_count(self, self._reduce("prod", axis), min_count, axis))
     def nunique(self, axis=0, dropna=True):
         if axis in (1, "columns") and isinstance(self, DataFrame):
@@ -919,11 +1011,11 @@ class _Frame(Entity):
         return out
 
     def std(self, axis=0, ddof=1, numeric_only=None, skipna=True):
-        keep = self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna, axis)
         return keep(self._reduce("std", axis, **({} if ddof == 1 else {"ddof": ddof})))
 
     def var(self, axis=0, ddof=1, numeric_only=None, skipna=True):
-        keep = self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna, axis)
         return keep(self._reduce("var", axis, **({} if ddof == 1 else {"ddof": ddof})))
 
     def sem(self, axis=0, skipna=True, ddof=1, numeric_only=None):
@@ -1421,7 +1513,7 @@ class _Frame(Entity):
                      "series" if isinstance(self, DataFrame) else "tensor", index_names=None)
 
     def median(self, axis=0, numeric_only=None, skipna=True):
-        keep = self._opts(numeric_only, skipna)
+        keep = self._opts(numeric_only, skipna, axis)
         if axis in (1, "columns") and isinstance(self, DataFrame):
             return keep(self._across_median())
         if axis not in (0, None, "index"):
@@ -2865,6 +2957,25 @@ class DataFrame(_Frame):
             ss = d if ss is None else ss + d
         out = (ss / (n - ddof)).where(n > ddof)
         return (out ** 0.5 if op == "std" else out).rename(None)
+
+    def _missing_gives_nan(self, axis):
+        """skipna=False of a reduction: NaN in each column's (axis 0) or
+        row's (axis 1) result where one of its numeric values is missing,
+        as pandas' (int and bool columns cannot miss one)"""
+        cols = [c for c, t in self.dtypes.items() if t.kind == "f"]
+        if not cols:
+            return lambda out: out
+        if axis in (1, "columns"):
+            seen = self[cols].isna()._row_reduce("any")
+            return lambda out: out.where(~seen, np.nan)
+
+        def by_column(out):
+            # out holds the numeric columns in the frame's order: their
+            # missing flags in the same order, as a Series of those labels
+            # (a Series of other rows: added, as pandas aligns them by label)
+            nums = self._numeric_columns(self.dtypes)
+            return out + self[nums].isna().any().astype("float64").replace(1.0, np.nan)
+        return by_column
 
     @staticmethod
     def _numeric_columns(dtypes):
@@ -6170,7 +6281,11 @@ _NAME_KEEPING = ("dataframe.dt.", "dataframe.str.", "dataframe.fillna", "datafra
                  "dataframe.round", "dataframe.abs", "dataframe.clip", "dataframe.isna",
                  "dataframe.notna", "dataframe.replace", "dataframe.map", "dataframe.cut",
                  "dataframe.qcut", "astype", "abs", "negative", "floor", "ceil", "round", "sqrt",
-                 "log", "exp", "logical_not")
+                 "log", "exp", "logical_not") + _ROWS_KEPT + tuple(
+                     o for o in _SAME_ROWS if o.startswith("dataframe.") and
+                     o not in ("dataframe.getitem", "dataframe.assign", "dataframe.rename")) + (
+                     "dataframe.value_counts", "dataframe.nlargest", "dataframe.nsmallest",
+                     "dataframe.drop_duplicates", "dataframe.mode")
 _ELEMENTWISE = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "power",
                 "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
                 "logical_and", "logical_or")
