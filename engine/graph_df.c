@@ -6888,7 +6888,8 @@ static int infer_concat_cols(graph_t *g, graph_node_t *n, df_node_t *d, char *er
              * float64 (NaN) in the job, as pandas'; equal indexes keep it; a
              * datetime keeps its type (NaT) */
             d->cols[at].chunky =
-                c->chunky || (!aligned && !d->join_inner && t == FT_INT64 && !c->unit);
+                c->chunky || (!aligned && !d->join_inner && !(d->join_left && j == 0) &&
+                              t == FT_INT64 && !c->unit);
         }
     }
     if (aligned) {
@@ -6914,9 +6915,11 @@ static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
     json_t *jn = json_object_get(obj, "join");
     if (json_given(jn)) {
         if (!json_is_string(jn) ||
-            (strcmp(json_string_value(jn), "outer") && strcmp(json_string_value(jn), "inner")))
-            return XFAIL(n, "\"join\" must be \"outer\" or \"inner\"");
+            (strcmp(json_string_value(jn), "outer") && strcmp(json_string_value(jn), "inner") &&
+             strcmp(json_string_value(jn), "left")))
+            return XFAIL(n, "\"join\" must be \"outer\", \"inner\" or \"left\"");
         d->join_inner = !strcmp(json_string_value(jn), "inner");
+        d->join_left = !strcmp(json_string_value(jn), "left");
     }
     /* ignore_index (d->drop): a new default index over the rows, the
      * inputs' indexes dropped (any levels) */
@@ -6932,8 +6935,11 @@ static int infer_concat(graph_t *g, graph_node_t *n, df_node_t *d, json_t *obj, 
         else
             return XFAIL(n, "\"sort\" must be true, false or \"differing\"");
     }
+    if (d->join_left && d->sort_rows != DF3_SORT_NONE)
+        return XFAIL(n, "\"sort\" does not apply to \"join\": \"left\" (the first input's order)");
     if (a1) return infer_concat_cols(g, n, d, err, errlen);
-    if (d->join_inner) return XFAIL(n, "\"join\" is supported with \"axis\": 1 only");
+    if (d->join_inner || d->join_left)
+        return XFAIL(n, "\"join\" is supported with \"axis\": 1 only");
     uint8_t vk = in_vk(g, n, 0);
     if (want_frame(g, n, 0, true, true, err, errlen)) return -1;
     const df_node_t *s = in_df(g, n, 0);

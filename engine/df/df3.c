@@ -269,6 +269,58 @@ out:
     return ret;
 }
 
+/* join "left": the first part's rows as they are, each other part's row of
+ * the same label beside them (missing where it has none), as pandas'
+ * reindex of the others on the first's index; a label repeated in another
+ * part is refused as pandas refuses it. keys: every part's index rows one
+ * after the other, gid their labels (ng of them). */
+static int join_left(const df_node_t *d, const frame_t *const *parts, int n, const frame_t *keys,
+                     const int64_t *gid, int64_t ng, int ncols, frame_t *out, char *err,
+                     size_t errlen)
+{
+    int64_t n0 = parts[0]->nrows, *at = dfa_alloc(ng, sizeof *at),
+            *sel = dfa_alloc(n0, sizeof *sel);
+    int64_t **rows = calloc((size_t)n + 1, sizeof *rows);
+    int ret = -1;
+    if (!at || !sel || !rows) goto nomem;
+    for (int p = 0; p < n; p++)
+        if (!(rows[p] = dfa_alloc(n0, sizeof(int64_t)))) goto nomem;
+    for (int64_t q = 0; q < n0; q++)
+        sel[q] = rows[0][q] = q;
+    int64_t base = n0;
+    for (int p = 1; p < n; p++) {
+        for (int64_t g = 0; g < ng; g++)
+            at[g] = -1;
+        for (int64_t i = 0; i < parts[p]->nrows; i++) {
+            int64_t g = gid[base + i];
+            if (at[g] >= 0) {
+                ret = errmsg(err, errlen,
+                             "concat: cannot reindex on an axis with duplicate labels (input %d "
+                             "repeats an index label; join \"left\" looks each label of the "
+                             "first input up in the others)",
+                             p);
+                goto out;
+            }
+            at[g] = i;
+        }
+        for (int64_t q = 0; q < n0; q++)
+            rows[p][q] = at[gid[q]];
+        base += parts[p]->nrows;
+    }
+    if (put_rows(d, parts, n, keys, sel, rows, n0, ncols, 0, out)) goto nomem;
+    ret = 0;
+    goto out;
+nomem:
+    ret = errmsg(err, errlen, "concat: out of memory aligning %lld rows", (long long)keys->nrows);
+out:
+    for (int p = 0; rows && p < n; p++)
+        free(rows[p]);
+    free(rows);
+    free(at);
+    free(sel);
+    return ret;
+}
+
 int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out, char *err,
                     size_t errlen)
 {
@@ -344,6 +396,10 @@ int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, fram
     for (int k = 0; k < nidx; k++)
         ks.k[k] = &keys.cols[k];
     if (dfa_group(&ks, total, NULL, gid, &t)) goto nomem2;
+    if (d->join_left) {
+        ret = join_left(d, parts, n, &keys, gid, t.ngroups, ncols, out, err, errlen);
+        goto done;
+    }
     if (d->sort_rows == DF3_SORT_DIFFERING) {
         ret = join_differing(d, parts, n, &keys, &ks, gid, &t, ncols, out, err, errlen);
         goto done;

@@ -245,10 +245,11 @@ typedef struct df_node {
     uint8_t session_vk; /* a session node (OP_SESSION_TENSOR) holding a DataFrame or
                          * Series of an earlier task: its vkind_t (0: none) */
     void *json;         /* the node's JSON object while the document is parsed (borrowed) */
-    /* df3: concat along the columns (axis1; join_inner: join "inner"), its
+    /* df3: concat along the columns (axis1; join_inner, join_left: join "inner",
+     * "left"), its
      * inputs' rows lining up (aligned: chunk by chunk, else one job);
      * sort_rows: DF3_SORT_* */
-    bool axis1, join_inner, aligned;
+    bool axis1, join_inner, join_left, aligned;
     uint8_t sort_rows;
     /* df3: pivot_table: values sel (sorted by name), index key, columns
      * pv_col (-1: none), aggfunc pv_agg (df3.h's DF3_AGG_*), fill_value */

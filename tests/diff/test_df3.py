@@ -276,7 +276,7 @@ def concat_columns(data, L, R, U):
 @case
 def concat_columns_rejects(data, L, R, U):
     base = [CSV, RC, indexed("ti", "t", "g")]
-    for extra, words in (({"axis": 2}, ["axis"]), ({"axis": 1, "join": "left"}, ["join"]),
+    for extra, words in (({"axis": 2}, ["axis"]), ({"axis": 1, "join": "right"}, ["join"]),
                          ({"join": "inner"}, ["axis"])):
         why = rejected(data, base + [op("x", "concat", ["t", "r"], **extra)], "x", words)
         if why:
@@ -317,13 +317,21 @@ def concat_columns_sort(data, L, R, U):
              op("s6", "concat", ["h0", "rkw"], axis=1, sort="differing"),
              op("s7", "concat", ["svi", "i1"], axis=1, sort="differing"),
              UC, indexed("ui", "u", "id"), col("uz", "ui", "z"),
-             op("s8", "concat", ["svi", "uz"], axis=1, sort=True)]
+             op("s8", "concat", ["svi", "uz"], axis=1, sort=True),
+             op("gm", "groupby_agg", "t", by=["k"], agg={"m": ["f", "mean"], "n": ["i", "max"]}),
+             op("s9", "concat", ["ti", "gm"], axis=1, join="left"),
+             op("rv", "sort_index", "i0", ascending=False),
+             op("s10", "concat", ["rv", "i1", "uz"], axis=1, join="left"),
+             op("s11", "concat", ["i0", "i1"], axis=1, join="left")]
     Ti, Rw = L.set_index("k").i, R.set_index("key").w
     Fi, Svi = L[L.f > 0].i, L.sort_values("f").i
 
     def aligned(a, b, join="outer"):
         x, y = a.align(b, join=join)
         return pd.concat([x, y], axis=1)
+
+    def left(a, *others):  # join "left": the others reindexed on the first's index
+        return pd.concat([a] + [o.reindex(a.index) for o in others], axis=1)
     want = {
         "s1": (aligned(Ti, Rw), "exact"),
         "s2": (aligned(Fi, L.i), "exact"),
@@ -333,14 +341,27 @@ def concat_columns_sort(data, L, R, U):
         "s6": (aligned(Ti.head(0), Rw), "exact"),
         "s7": (aligned(Svi, L.i), "exact"),
         "s8": (pd.concat([Svi, U.set_index("id").z], axis=1, sort=True), "exact"),
+        "s9": (left(L.set_index("k"), L.groupby("k").agg(m=("f", "mean"), n=("i", "max"))),
+               "exact"),
+        "s10": (left(L.i.sort_index(ascending=False), L.i, U.set_index("id").z), "exact"),
+        "s11": (left(L.i, L.i), "exact"),
     }
     why = check(data, nodes, want)
     if why:
         return why
-    for extra, words in (({"sort": True}, ["axis"]), ({"axis": 1, "sort": "x"}, ["sort"])):
+    for extra, words in (({"sort": True}, ["axis"]), ({"axis": 1, "sort": "x"}, ["sort"]),
+                         ({"join": "left"}, ["axis"]),
+                         ({"axis": 1, "join": "left", "sort": True}, ["sort", "left"])):
         why = rejected(data, [CSV, RC, op("x", "concat", ["t", "r"], **extra)], "x", words)
         if why:
             return "%r: %s" % (extra, why)
+    # join "left" of another input repeating a label: pandas' reindex error, at run time
+    nodes = [CSV, RC, indexed("ti", "t", "k"), indexed("rk", "r", "key"),
+             op("x", "concat", ["ti", "rk"], axis=1, join="left")]
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["x"]}, data)
+    shutil.rmtree(out, ignore_errors=True)
+    if rc == 0 or "duplicate labels" not in err or '"x"' not in err:
+        return "left join of repeated labels: exit %d: %s" % (rc, err.strip()[:300])
     return ""
 
 

@@ -4286,6 +4286,30 @@ class TestDataFrames(Base):
         with self.assertRaisesRegex(marsc.GraphError, "index levels of types"):
             (df.a.value_counts() + df.c.value_counts()).execute()
 
+        # assigned, a where's cond and other, fillna's and combine_first's
+        # Series: reindexed on this one's labels (combine_first: their union)
+        def by_group(d):
+            d2 = d.set_index("c")
+            d2["gm"] = d.groupby("c").b.mean()
+            return d2
+
+        def sorted_sum(d):
+            d2 = d.copy()
+            d2["z"] = d.b.sort_values().cumsum()
+            d2["w"] = d.a * 2
+            return d2
+        self.same_each({
+            "by_group": by_group, "sorted_sum": sorted_sum,
+            "assign": lambda d: d.assign(z=d.b[d.a > 1] * 2, y=d.a + 1),
+            "where": lambda d: d.b.sort_values().where(d.a > 2, -1),
+            "where_other": lambda d: d.b.where(d.b.head(5) > 0, d.b.tail(10)),
+            "mask": lambda d: d.b.mask(d.b.sort_values().head(5) > 0),
+            "fillna": lambda d: d.b.tail(5).fillna(d.b.head(17)),
+            "combine_first": lambda d: d.b.head(6).combine_first(d.b.tail(4) * 2),
+        }, p, df)
+        with self.assertRaisesRegex(marsc.TaskError, "duplicate labels"):
+            df.assign(z=df.set_index("a").b).execute()
+
 
 
 class TestErrors(Base):

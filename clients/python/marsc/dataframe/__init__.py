@@ -172,6 +172,36 @@ def _labels_aligned(op, ins):
     return out
 
 
+def _left_aligned(me, xs, missing_cond):
+    """me (a Series) and xs (cond, other ... of where and mask: Series or
+    anything else) where a Series of xs has other rows: pandas aligns it on
+    me's index (Series.align, join "right"), a missing label NaN, and a
+    missing cond (the first of xs) missing_cond. One concat with "join":
+    "left" puts them beside me's rows; all are taken from it."""
+    far = [i for i, x in enumerate(xs) if isinstance(x, Series) and
+           _row_origin(x._ref) is not _row_origin(me._ref)]
+    if not far or not isinstance(me, Series):
+        return me, xs
+    parts = [i for i, x in enumerate(xs) if isinstance(x, Series)]
+    side = _make("dataframe.concat", [_make("dataframe.rename", [me], {"name": 0}, "series")] +
+                 [_make("dataframe.rename", [xs[i]], {"name": 1 + k}, "series")
+                  for k, i in enumerate(parts)],
+                 {"axis": 1, "join": "left"}, "dataframe", list(range(1 + len(parts))),
+                 index_names=me._index_names)
+    nm = _series_name(me._ref)
+
+    def take(k, name):
+        col = _make("dataframe.getitem", [side], {"columns": k}, "series")
+        return _make("dataframe.rename", [col], {"name": name}, "series")
+    out = list(xs)
+    for k, i in enumerate(parts):
+        xn = _series_name(xs[i]._ref) if i else None
+        out[i] = take(1 + k, None if xn is _UNKNOWN else xn)
+        if i == 0:  # cond: a label it lacks as pandas fills it
+            out[0] = out[0].fillna(bool(missing_cond))
+    return take(0, None if nm is _UNKNOWN else nm), out
+
+
 def _frames_aligned(ins, ents, a, b):
     """Two DataFrames of the same columns (in the same order) and different
     rows, aligned on their index labels as _labels_aligned aligns two
@@ -925,14 +955,16 @@ class _Frame(Entity):
         cond, other = _called(cond, self), _called(other, self)
         if isinstance(self, DataFrame) and isinstance(cond, Series):
             return self._each_column(lambda c: self[c].where(cond, other))
-        return _named_as(self, elementwise("where", [cond, self, other]))
+        me, (cond, other) = _left_aligned(self, [cond, other], False)
+        return _named_as(self, elementwise("where", [cond, me, other]))
 
     def mask(self, cond, other=np.nan):
         """pandas' mask: other where cond holds, else this value."""
         cond, other = _called(cond, self), _called(other, self)
         if isinstance(self, DataFrame) and isinstance(cond, Series):
             return self._each_column(lambda c: self[c].mask(cond, other))
-        return _named_as(self, elementwise("where", [cond, other, self]))
+        me, (cond, other) = _left_aligned(self, [cond, other], True)
+        return _named_as(self, elementwise("where", [cond, other, me]))
 
     def _each_column(self, fn):
         """this frame with each column c replaced by fn(c), a Series of its
@@ -2888,11 +2920,41 @@ class DataFrame(_Frame):
                 v = v(out) if callable(v) else v
                 out = out._assigned([(k, v if isinstance(v, _Frame) else out._const(v))])
             return out
+        far = [k for k, v in pairs if isinstance(v, Series) and
+               _row_origin(v._ref) is not _row_origin(self._ref)]
+        if far and self._columns is not None and len(far) == len(set(map(repr, far))):
+            return self._assigned_by_label(pairs, far)
         names = [k for k, _ in pairs]
         cols = None if self._columns is None else \
             self._columns + [n for n in names if n not in self._columns]
         return _make("dataframe.assign", [self] + [v for _, v in pairs], {"names": names},
                      "dataframe", cols)
+
+    def _assigned_by_label(self, pairs, far):
+        """assign of Series of other rows (df["m"] = df.groupby("k").x.mean()
+        of a frame indexed by k, a sorted or filtered column): pandas
+        reindexes each on this frame's index, a missing label NaN. The
+        Series of this frame's rows are assigned first; then one concat
+        with "join": "left" puts the others beside this frame's rows (in
+        their order; a label such a Series repeats is refused, as pandas'
+        reindex), and they are assigned from it."""
+        far_ids = {repr(k) for k in far}
+        near = [(k, v) for k, v in pairs if repr(k) not in far_ids]
+        out = self._assigned(near) if near else self
+        tmp = ["__marsc_aligned_%d" % i for i in range(len(far))]
+        vals = {repr(k): v for k, v in pairs}
+        side = _make("dataframe.concat",
+                     [out] + [_make("dataframe.rename", [vals[repr(k)]], {"name": t}, "series")
+                              for k, t in zip(far, tmp)],
+                     {"axis": 1, "join": "left"}, "dataframe", out._columns + tmp,
+                     index_names=out._index_names)
+        side = side._assigned([(k, _make("dataframe.getitem", [side], {"columns": t}, "series"))
+                               for k, t in zip(far, tmp)])
+        cols = list(self._columns)
+        for k, _ in pairs:
+            if repr(k) not in map(repr, cols):
+                cols.append(k)
+        return _make("dataframe.getitem", [side], {"columns": cols}, "dataframe", cols)
 
     def _across(self, op):
         """the row-wise reduction (_row_reduce), unnamed as pandas'"""
@@ -3951,8 +4013,9 @@ class Series(_Frame):
         """pandas' combine_first of another Series of the same rows: this
         value, else other's"""
         if not isinstance(other, Series):
-            raise NotImplementedError("combine_first takes a Series of the same rows")
-        return _named_as(self, self.where(self.notna(), other))
+            raise NotImplementedError("combine_first takes a Series")
+        me, other = _labels_aligned("add", [self, other])  # the union of the labels
+        return _named_as(self, me.where(me.notna(), other))
 
     def argmax(self, axis=None, skipna=True):
         """the position of the largest value (the first of equal ones)"""
