@@ -238,7 +238,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.value_counts", "1", {"normalize", "sort", "ascending", "dropna"}},
     {"dataframe.mode", "1", {"axis", "numeric_only", "dropna"}},
     {"dataframe.rank", "1", {"method", "na_option", "ascending", "pct"}},
-    {"dataframe.concat", "1+", {"axis", "join"}},
+    {"dataframe.concat", "1+", {"axis", "join", "sort"}},
     /* from the df2 branch (ignored until it is merged) */
     {"dataframe.query", "1", {"expr"}},
     {"dataframe.eval", "1", {"expr"}},
