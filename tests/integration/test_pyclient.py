@@ -4306,7 +4306,17 @@ class TestDataFrames(Base):
             "mask": lambda d: d.b.mask(d.b.sort_values().head(5) > 0),
             "fillna": lambda d: d.b.tail(5).fillna(d.b.head(17)),
             "combine_first": lambda d: d.b.head(6).combine_first(d.b.tail(4) * 2),
+            "add_fill": lambda d: d.b.head(5).add(d.b.tail(5), fill_value=0),
+            "frames_fill": lambda d: d[["a", "b"]].head(5).rsub(d[["a", "b"]].tail(5),
+                                                                  fill_value=1),
+            "reindex_like": lambda d: d.b.head(4).reindex_like(d[["a"]].tail(18)),
         }, p, df)
+        for join in ("outer", "inner", "left", "right"):
+            for k in (0, 1):
+                self.same_each({join: lambda d: d.b.sort_values().align(
+                    d.a.head(25), join=join, fill_value=0 if join == "left" else None)[k]},
+                    p, df)
+
         with self.assertRaisesRegex(marsc.TaskError, "duplicate labels"):
             df.assign(z=df.set_index("a").b).execute()
 

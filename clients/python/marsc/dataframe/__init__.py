@@ -141,13 +141,15 @@ def _row_origin(node):
     return node
 
 
-def _labels_aligned(op, ins):
+def _labels_aligned(op, ins, own_names=False):
     """Two Series of different rows (df.mean() / df.std(), a.value_counts()
     + b.value_counts(), s[mask] + s): pandas aligns them on their index
     labels. They are put side by side by one concat along the columns, its
     rows the union of their labels, sorted where the indexes differ and as
     they are where they are equal (concat's "sort": "differing"); the op
-    then takes its two columns, which line up. Anything else as it is."""
+    then takes its two columns, which line up, named as pandas names the
+    op's result (own_names: each its own, as align's). Anything else as it
+    is."""
     ents = [i for i, x in enumerate(ins) if isinstance(x, _Frame)]
     if len(ents) != 2:
         return ins
@@ -165,10 +167,10 @@ def _labels_aligned(op, ins):
                  {"axis": 1, "sort": "differing"}, "dataframe", [0, 1],
                  index_names=a._index_names if a._index_names == b._index_names else None)
     out = list(ins)
-    for k, i in enumerate(ents):
+    for k, (i, own) in enumerate(zip(ents, (na, nb))):
         col = _make("dataframe.getitem", [side], {"columns": k}, "series")
-        out[i] = _make("dataframe.rename", [col], {"name": name},
-                       "series")
+        nm = (None if own is _UNKNOWN else own) if own_names else name
+        out[i] = _make("dataframe.rename", [col], {"name": nm}, "series")
     return out
 
 
@@ -2090,12 +2092,19 @@ def _flex_op(self, other, name, rev, axis, level, fill_value):
 
     def run(a, b):
         return fn(b, a) if rev else fn(a, b)
+    if fill_value is not None and isinstance(self, DataFrame) and isinstance(other, DataFrame) \
+            and self._columns is not None and other._columns is not None and \
+            list(self._columns) == list(other._columns):
+        # column by column, the frames aligned on their labels first
+        a, b = _labels_aligned("add", [self, other])
+        return a._each_column(lambda c: _flex_op(a[c], b[c], name, rev, 0, None, fill_value))
     if fill_value is not None:
         if isinstance(other, DataFrame) or isinstance(self, DataFrame) and \
                 isinstance(other, Series):
             raise NotImplementedError("%s: fill_value with a DataFrame is not supported (of a "
                                       "Series or a scalar it is)" % name)
         if isinstance(other, Series):
+            self, other = _labels_aligned("add", [self, other])
             a = self.where(self.notna() | other.isna(), fill_value)
             b = other.where(other.notna() | self.isna(), fill_value)
             return run(a, b)
@@ -4008,6 +4017,52 @@ class Series(_Frame):
         """pandas' equals of the fetched values (both run)"""
         mine = self.fetch()
         return mine.equals(other.fetch() if isinstance(other, Entity) else other)
+
+    def align(self, other, join="outer", axis=None, level=None, copy=True, fill_value=None):
+        """pandas' align of two Series: both on the union of their labels
+        (join "outer": sorted where they differ, repeated labels joined),
+        the labels both have ("inner": in this one's order), this one's
+        ("left") or other's ("right"), a label one lacks NaN (or
+        fill_value); a pair of Series"""
+        if not isinstance(other, Series) or level is not None or axis not in (None, 0, "index"):
+            raise NotImplementedError("align of two Series, along the rows, without level")
+        if join not in ("outer", "inner", "left", "right"):
+            raise ValueError("join must be 'outer', 'inner', 'left' or 'right'")
+        if _row_origin(self._ref) is _row_origin(other._ref):
+            a, b = self, other
+        elif join == "outer":
+            a, b = _labels_aligned("add", [self, other], own_names=True)
+        else:
+            first, second = (other, self) if join == "right" else (self, other)
+            side = _make("dataframe.concat",
+                         [_make("dataframe.rename", [x], {"name": k}, "series")
+                          for k, x in ((0, first), (1, second))],
+                         {"axis": 1, "join": "inner" if join == "inner" else "left"},
+                         "dataframe", [0, 1], index_names=first._index_names
+                         if join != "inner" or first._index_names == second._index_names
+                         else None)
+            got = []
+            for k, x in ((0, first), (1, second)):
+                nm = _series_name(x._ref)
+                col = _make("dataframe.getitem", [side], {"columns": k}, "series")
+                got.append(_make("dataframe.rename", [col],
+                                 {"name": None if nm is _UNKNOWN else nm}, "series"))
+            a, b = got if join != "right" else got[::-1]
+        if fill_value is not None:
+            a, b = a.fillna(fill_value), b.fillna(fill_value)
+        return a, b
+
+    def reindex_like(self, other, method=None, copy=True, limit=None, tolerance=None):
+        """pandas' reindex_like of a Series: this one's values on other's
+        labels (a Series or DataFrame), NaN where it has none"""
+        if method is not None or limit is not None or tolerance is not None:
+            raise NotImplementedError("reindex_like: method, limit and tolerance are not "
+                                      "supported")
+        if not isinstance(other, _Frame):
+            raise TypeError("reindex_like takes a Series or DataFrame")
+        like = other if isinstance(other, Series) else \
+            _make("dataframe.getitem", [other], {"columns": other.columns[0]}, "series")
+        return self.align(like, join="right")[0]
 
     def combine_first(self, other):
         """pandas' combine_first of another Series of the same rows: this
