@@ -4321,6 +4321,36 @@ class TestDataFrames(Base):
             df.assign(z=df.set_index("a").b).execute()
 
 
+    def test_multiindex_keys(self):
+        """loc and xs of a tuple of a MultiIndex's labels, as pandas 1.5: a
+        key of the first levels drops them; a key of every level is the row
+        where the index is unique (a Series named by the key, a Series'
+        value), else the rows with the whole index; a list of tuples their
+        rows in order; (key, column)"""
+        rng = np.random.default_rng(62)
+        p = pd.DataFrame({"a": rng.integers(0, 3, 24), "b": rng.normal(size=24).round(2),
+                          "e": rng.normal(size=24).round(2), "c": list("xyzw") * 6})
+        pm = p.set_index(["c", "a"]).sort_index()
+        pu = p.drop_duplicates(["c", "a"]).set_index(["c", "a"])
+        p3 = p.assign(k=np.arange(24) % 2).set_index(["c", "a", "k"]).sort_index()
+        for loc, rem in ((pm, md.DataFrame(p).set_index(["c", "a"]).sort_index()),
+                         (pu, md.DataFrame(p).drop_duplicates(["c", "a"]).set_index(["c", "a"])),
+                         (p3, md.DataFrame(p.assign(k=np.arange(24) % 2)).set_index(
+                             ["c", "a", "k"]).sort_index())):
+            key = loc.index[3]
+            self.same_each({"full": lambda d: d.loc[key], "xs": lambda d: d.xs(key),
+                            "first": lambda d: d.loc[key[:2]] if len(key) > 2 else d.loc[key[0]],
+                            "col": lambda d: d.loc[key, "b"] if loc is pm else d.loc[key, ["b"]],
+                            "all_cols": lambda d: d.loc[key, :],
+                            "tuples": lambda d: d.loc[[loc.index[5], key]],
+                            "series": lambda d: d.b.loc[key] if loc is not pu else d.b.loc[[key]]},
+                           loc, rem)
+        self.assertAlmostEqual(md.DataFrame(p).drop_duplicates(["c", "a"]).set_index(
+            ["c", "a"]).b.loc[pu.index[2]].fetch(), pu.b.loc[pu.index[2]])
+        with self.assertRaises(KeyError):
+            md.DataFrame(p).set_index(["c", "a"]).loc[("q", 0)].fetch()
+
+
 
 class TestErrors(Base):
     def test_graph_error(self):

@@ -1781,8 +1781,18 @@ class _Loc:
     def __getitem__(self, key):
         if self._f._fetch_only:  # a table that can only be fetched: its fetched value's
             return _carried_on_fetched(self._f, "loc", key)
-        rows, cols = (key if isinstance(key, tuple) else (key, None))
         f = self._f
+        multi = _multi_key(f, key)
+        if multi is not None:  # a MultiIndex's key of its first levels (a tuple)
+            return _loc_levels(f, key, None)
+        rows, cols = (key if isinstance(key, tuple) else (key, None))
+        if isinstance(cols, slice) and cols == slice(None):  # loc[rows, :]: every column
+            cols = None
+        if isinstance(rows, tuple) and _multi_key(f, rows) is not None:
+            return _loc_levels(f, rows, cols)
+        if isinstance(rows, list) and rows and all(isinstance(r, tuple) for r in rows) and \
+                all(_multi_key(f, r) for r in rows):
+            return _loc_tuples(f, rows, cols)
         rows, cols = _called(rows, f), _called(cols, f)  # loc[lambda d: ...], as pandas
         if isinstance(cols, slice):  # names from one to the other, both included
             have = list(f.columns)
@@ -2202,6 +2212,68 @@ def _time_labels(f, rows):
     if isinstance(rows, (list, tuple)):
         return [ns(v) for v in rows]
     return ns(rows)
+
+
+def _multi_key(f, key):
+    """the number of index levels of f when key (a tuple of labels) is a key
+    of its MultiIndex's first levels, as pandas' loc reads it first; else
+    None (a DataFrame's (rows, columns), where key[1] names a column)"""
+    if not isinstance(key, tuple) or len(key) < 2 or \
+            not all(isinstance(k, (str, int, float, np.number, np.bool_)) for k in key):
+        return None
+    if isinstance(f, DataFrame) and any(repr(key[1]) == repr(c) for c in f.columns):
+        return None
+    names = f._index_names
+    if names is None:
+        names = f.head(0)._ran().get("index_names") or [None]
+    n = len(names)
+    return n if 2 <= n and len(key) <= n else None
+
+
+def _loc_levels(f, key, cols):
+    """f.loc[key] of a tuple of the first levels' labels: a key of some of
+    them is xs(key) (those levels dropped, as pandas'); a key of every level
+    gives that row where the index is unique (a frame's: a Series named by
+    the key; a Series': its value), else its rows with the whole index, as
+    pandas 1.5 (no row: KeyError)"""
+    if len(key) < len(_index_as_columns(f)[2]):
+        out = f.xs(key)
+        return out if cols is None else out[cols]
+
+    def make(flat, idx, nms):
+        for q, k in enumerate(key):
+            flat = flat[flat[idx[q]] == k]
+        return flat, idx, nms
+    out = _relevelled(f, make)
+    if cols is not None:
+        out = out[cols]
+    flat, idx, _ = _index_as_columns(f)
+    repeats = flat.duplicated(subset=idx).any()
+
+    def one(got):
+        if len(got) == 0:
+            raise KeyError(key)
+        if not bool(repeats.fetch()):
+            return got.iloc[0]
+        return got
+    return _as_fetched(out, one)
+
+
+def _loc_tuples(f, keys, cols):
+    """f.loc[[tuple, ...]] of a MultiIndex: each key's rows in the keys'
+    order, every level kept (a key of no row: KeyError, as pandas')"""
+    if len(keys) > 100:
+        raise NotImplementedError("loc of more than 100 MultiIndex keys: filter by the "
+                                  "levels as columns")
+    parts = []
+    for key in keys:
+        def make(flat, idx, nms, key=key):
+            for q, k in enumerate(key):
+                flat = flat[flat[idx[q]] == k]
+            return flat, idx, nms
+        parts.append(_relevelled(f, make))
+    out = concat(parts)
+    return out if cols is None else out[cols]
 
 
 def _loc_one(f, label, cols=None, sent=None):
@@ -3755,6 +3827,8 @@ class DataFrame(_Frame):
             raise ValueError("xs: %d keys for %d levels" % (len(keys), len(at)))
         if len(names) < 2:
             return _loc_one(self, key) if drop_level else self.loc[[key]]
+        if drop_level and level is None and len(keys) == len(names):  # a row's key
+            return _loc_levels(self, tuple(keys), None)
 
         def make(flat, idx, nms):
             for q, k in zip(at, keys):
