@@ -4320,6 +4320,24 @@ class TestDataFrames(Base):
         with self.assertRaisesRegex(marsc.TaskError, "duplicate labels"):
             df.assign(z=df.set_index("a").b).execute()
 
+        # update, in place: other's present values by label
+        o = pd.DataFrame({"a": [10., np.nan, 7], "b": [5, np.nan, 1.5], "c": ["q", None, "r"],
+                          "z": [1, 2, 3]}, index=[2, 0, 39])
+
+        def upd(d, other, **kw):
+            d = d.copy()
+            d.update(other, **kw)
+            return d
+
+        def upd_series(d):
+            s = d.b.copy()
+            s.update(d.b.sort_values().head(4) * 100)
+            return s
+        self.same_each({"frame": lambda d: upd(d, o),
+                        "keep": lambda d: upd(d.assign(b=d.b.where(d.a > 0)), o, overwrite=False),
+                        "rows": lambda d: upd(d, d[["b"]].head(5) * 10),
+                        "series": upd_series}, p, df)
+
 
     def test_multiindex_keys(self):
         """loc and xs of a tuple of a MultiIndex's labels, as pandas 1.5: a

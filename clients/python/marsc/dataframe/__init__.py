@@ -2970,6 +2970,42 @@ class DataFrame(_Frame):
         column of that value)."""
         return self._assigned(list(series.items()))
 
+    def update(self, other, join="left", overwrite=True, filter_func=None, errors="ignore"):
+        """pandas' update, in place: each column other shares with this
+        frame takes other's values where they are present (overwrite=False:
+        only where this one misses a value), other's rows found by label
+        (a DataFrame, or a named Series); its int columns become float64,
+        as pandas 1.5 sets them"""
+        import pandas as pd
+        if join != "left" or filter_func is not None or errors not in ("ignore", "raise"):
+            raise NotImplementedError("update: join='left', no filter_func")
+        if isinstance(other, Series):
+            other = other.to_frame()
+        elif isinstance(other, (pd.DataFrame, pd.Series)):
+            other = _local.frame(pd.DataFrame(other), session=self._session)
+        if not isinstance(other, DataFrame):
+            raise TypeError("update takes a DataFrame or a named Series")
+        cols = [c for c in other.columns if c in self.columns]
+        if not cols:
+            return
+        tmp = ["__marsc_update_%d" % k for k in range(len(cols))]
+        both = self._assigned([(t, other[c]) for c, t in zip(cols, tmp)])
+        if errors == "raise" and overwrite:
+            clash = [(both[c].notna() & both[t].notna()).any() for c, t in zip(cols, tmp)]
+            if any(bool(x.fetch()) for x in clash):
+                raise ValueError("Data overlaps.")
+        new, pairs = {}, list(zip(cols, tmp))
+        if not overwrite:  # (int and bool columns miss no value: as they are)
+            dt = self.dtypes
+            pairs = [(c, t) for c, t in pairs if dt[c].kind not in "iub"]
+            if not pairs:
+                return
+        for c, t in pairs:
+            new[c] = both[c].mask(both[t].notna(), both[t]) if overwrite else \
+                both[c].fillna(both[t])
+        out = both._assigned(list(new.items()))[list(self.columns)]
+        self._ref, self._columns = out._ref, out._columns
+
     def _assigned(self, pairs):
         """assign of [(name, value)]: names of any label (df[0] = ...); a
         split's lists (s.str.split(pat)) are held as the strings, the split
@@ -4091,6 +4127,16 @@ class Series(_Frame):
         """pandas' equals of the fetched values (both run)"""
         mine = self.fetch()
         return mine.equals(other.fetch() if isinstance(other, Entity) else other)
+
+    def update(self, other):
+        """pandas' Series.update, in place: other's values where they are
+        present, found by label (a Series, or pandas' data)"""
+        import pandas as pd
+        if not isinstance(other, Series):
+            other = Series(pd.Series(other))
+        me, (_, that) = _left_aligned(self, [None, other], False)  # (no cond)
+        new = _named_as(self, me.mask(that.notna(), that))
+        self._ref = new._ref
 
     def align(self, other, join="outer", axis=None, level=None, copy=True, fill_value=None):
         """pandas' align of two Series: both on the union of their labels
