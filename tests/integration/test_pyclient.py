@@ -4282,6 +4282,11 @@ class TestDataFrames(Base):
             "frames": lambda d: d.set_index("c")[["a", "b"]] - d.groupby("c")[["a", "b"]].mean(),
             "frames_rows": lambda d: d[["a", "b"]][d.a > 2] + d[["a", "b"]].head(30),
             "same_rows": lambda d: d.b.shift(2) + d.b.rolling(3).mean() - d.b,
+            "columns": lambda d: d[["b", "a"]] + d[["a", "b"]],
+            "column_union": lambda d: d[["b", "a"]].head(5) * d[["a", "c"]].tail(9).assign(
+                c=1.5),
+            "groups_columns": lambda d: d.groupby("c")[["a", "b"]].sum() /
+            d.groupby("c")[["b"]].sum(),
         }, p, df)
         with self.assertRaisesRegex(marsc.GraphError, "index levels of types"):
             (df.a.value_counts() + df.c.value_counts()).execute()

@@ -154,6 +154,10 @@ def _labels_aligned(op, ins, own_names=False):
     if len(ents) != 2:
         return ins
     a, b = (ins[i] for i in ents)
+    if isinstance(a, DataFrame) and isinstance(b, DataFrame):
+        a, b = _columns_unioned(a, b)
+        ins = list(ins)
+        ins[ents[0]], ins[ents[1]] = a, b
     if _row_origin(a._ref) is _row_origin(b._ref):
         return ins
     if isinstance(a, DataFrame) and isinstance(b, DataFrame):
@@ -202,6 +206,29 @@ def _left_aligned(me, xs, missing_cond):
         if i == 0:  # cond: a label it lacks as pandas fills it
             out[0] = out[0].fillna(bool(missing_cond))
     return take(0, None if nm is _UNKNOWN else nm), out
+
+
+def _columns_unioned(a, b):
+    """two DataFrames of different columns on the union of them, as pandas
+    aligns the columns of an op (sorted where they differ; a column one
+    lacks all NaN in it); as they are where the client does not know them"""
+    ca, cb = a._columns, b._columns
+    if ca is None or cb is None or list(ca) == list(cb) or \
+            len(set(map(repr, ca))) != len(ca) or len(set(map(repr, cb))) != len(cb):
+        return a, b
+    union = list(ca) + [c for c in cb if repr(c) not in set(map(repr, ca))]
+    try:
+        union = sorted(union)
+    except TypeError:  # labels of several types: as they come
+        pass
+
+    def widened(x, have):
+        have = set(map(repr, have))
+        missing = [c for c in union if repr(c) not in have]
+        if missing:
+            x = x._assigned([(c, np.nan) for c in missing])
+        return _make("dataframe.getitem", [x], {"columns": union}, "dataframe", union)
+    return widened(a, ca), widened(b, cb)
 
 
 def _frames_aligned(ins, ents, a, b):
