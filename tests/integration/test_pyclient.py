@@ -4287,7 +4287,15 @@ class TestDataFrames(Base):
                 c=1.5),
             "groups_columns": lambda d: d.groupby("c")[["a", "b"]].sum() /
             d.groupby("c")[["b"]].sum(),
+            "clip_quantiles": lambda d: d.b.clip(d.b.quantile(0.05), d.b.quantile(0.95)),
+            "frame_clip": lambda d: d[["b"]].assign(e=d.b * 2).clip(upper=d.b.max() / 2),
         }, p, df)
+        for lib, frame in ((pd, p), (md, df)):
+            got = lib.crosstab(frame.c, frame.a, values=frame.b, aggfunc="mean")
+            if lib is pd:
+                want = got
+            else:
+                pd.testing.assert_frame_equal(got.fetch(), want)
         with self.assertRaisesRegex(marsc.GraphError, "index levels of types"):
             (df.a.value_counts() + df.c.value_counts()).execute()
 

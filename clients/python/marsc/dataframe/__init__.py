@@ -1465,9 +1465,12 @@ class _Frame(Entity):
         return _make("dataframe.replace", [self], p, self._ref.kind, self._columns)
     def clip(self, lower=None, upper=None):
         """pandas' clip by numbers; a Series' by times (Timestamps,
-        Timedeltas: each bound through mask, NaT kept)"""
+        Timedeltas: each bound through mask, NaT kept), by Series or by
+        scalar tensors (a quantile: each bound through mask)"""
         bounds = (lower, upper)
-        if any(isinstance(b, Series) for b in bounds) or \
+        if isinstance(self, DataFrame) and any(isinstance(b, Tensor) for b in bounds):
+            return self._each_column(lambda c: self[c].clip(lower, upper))
+        if any(isinstance(b, (Series, Tensor)) for b in bounds) or \
                 (isinstance(self, Series) and any(_time_literal(b) is not None for b in bounds)):
             # each bound through mask: Series of the same rows (a missing
             # bound: none), or times (NaT kept)
@@ -7214,8 +7217,8 @@ def unique(values):
     return values.unique()
 
 
-def crosstab(index, columns, dropna=True, margins=False, margins_name="All",
-             normalize=False):
+def crosstab(index, columns, values=None, aggfunc=None, dropna=True, margins=False,
+             margins_name="All", normalize=False):
     """pd.crosstab(index, columns) of two Series of one frame's rows: the
     count of each pair, index's values as the rows, columns' as the
     columns, 0 where no row has the pair (groupby of both, size, unstack
@@ -7233,6 +7236,18 @@ def crosstab(index, columns, dropna=True, margins=False, margins_name="All",
     if any(nm is _UNKNOWN or nm is None for nm in names) or names[0] == names[1]:
         raise NotImplementedError("crosstab of Series whose names are not known here or are "
                                   "the same: rename() them (%r, %r)" % tuple(names))
+    if (values is None) != (aggfunc is None):
+        raise ValueError("aggfunc cannot be used without values." if values is None else
+                         "values cannot be used without an aggfunc.")
+    if values is not None:  # values' aggfunc per pair: pivot_table's table
+        if not isinstance(values, Series) or margins or normalize is not False:
+            raise NotImplementedError("crosstab with values: a Series, without margins or "
+                                      "normalize")
+        both = concat([index.rename(names[0]), columns.rename(names[1]),
+                       values.rename("_marsc_values")], axis=1)
+        both._columns = names + ["_marsc_values"]
+        return both.pivot_table(index=names[0], columns=names[1], values="_marsc_values",
+                                aggfunc=aggfunc)
     both = concat([index, columns], axis=1)
     both._columns = names
     both._cats = {n: s._cats[None] for n, s in zip(names, (index, columns))
