@@ -576,7 +576,23 @@ class TestFunctions(Base):
                   ("tril_cols", mt.tril_indices(3)[1], np.tril_indices(3)[1]),
                   ("ravel_multi", mt.ravel_multi_index((w, w), (12, 12), mode="clip"),
                    np.ravel_multi_index(([0, 5, 9, 11], [0, 5, 9, 11]), (12, 12), mode="clip"))]
+        srt = np.sort(XN[2])
+        pairs += [("trapz", mt.trapz(x[0]), np.trapz(XN[0])),
+                  ("trapz_x", mt.trapz(x, mt.tensor(srt), axis=1), np.trapz(XN, srt, axis=1)),
+                  ("trapz_dx", mt.trapz(i, dx=0.5, axis=0), np.trapz(IN, dx=0.5, axis=0)),
+                  ("interp", mt.interp(x, [-1, 0, 0.5, 1], [0, 10, 2, 3], left=-5),
+                   np.interp(XN, [-1, 0, 0.5, 1], [0, 10, 2, 3], left=-5)),
+                  ("interp_int", mt.interp(i, [-3, 3], [1, 2]), np.interp(IN, [-3, 3], [1, 2])),
+                  ("polyval", mt.polyval([1, -2, 0.5], x), np.polyval([1, -2, 0.5], XN)),
+                  ("polyval_int", mt.polyval([3, 0, 1], i), np.polyval([3, 0, 1], IN)),
+                  ("lexsort", mt.lexsort((x[0], i[0] % 3)), np.lexsort((XN[0], IN[0] % 3))),
+                  ("along_median", mt.apply_along_axis(np.median, 1, x),
+                   np.apply_along_axis(np.median, 1, XN)),
+                  ("along_cumsum", mt.apply_along_axis(np.cumsum, 0, i),
+                   np.apply_along_axis(np.cumsum, 0, IN))]
         self.run_all(pairs)
+        with self.assertRaisesRegex(NotImplementedError, "no Python"):
+            mt.apply_along_axis(lambda r: r[0], 0, x)
         self.assertIs(mt.array_equal(x, x[:2]), False)
         self.assertEqual(x[:, mt.newaxis].shape, XN[:, np.newaxis].shape)
         self.assertEqual(mt.pi, np.pi)

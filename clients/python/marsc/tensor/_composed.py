@@ -1,7 +1,8 @@
 """numpy functions the cluster lists no op for, composed here of ops it
 has, with numpy's signatures: nan_to_num, append, delete, rot90, kron,
 cross, unravel_index, ravel_multi_index, gradient, convolve, array_equal, triu_indices,
-tril_indices, linalg.pinv and linalg.eigvalsh; and numpy's constants
+tril_indices, trapz, polyval, interp, lexsort, apply_along_axis (of
+numpy's reductions), linalg.pinv and linalg.eigvalsh; and numpy's constants
 (nan, inf, pi, e, newaxis) and dtypes (float64 ... uint8, bool_, dtype,
 iinfo, finfo). Each gives numpy's values (and its dtype,
 where the ops it is made of follow numpy's promotion)."""
@@ -12,7 +13,8 @@ import numpy as np
 
 __all__ = ["nan_to_num", "append", "delete", "rot90", "kron", "cross", "unravel_index",
            "gradient", "convolve", "array_equal", "triu_indices", "tril_indices",
-           "ravel_multi_index", "nan", "inf",
+           "ravel_multi_index", "trapz", "polyval", "interp", "lexsort", "apply_along_axis",
+           "nan", "inf",
            "pi", "e", "newaxis", "NINF", "PINF", "euler_gamma", "float64", "float32", "int64",
            "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool_", "dtype",
            "iinfo", "finfo"]
@@ -319,3 +321,109 @@ def tril_indices(n, k=0, m=None):
 
 
 LINALG = {"pinv": pinv, "eigvalsh": eigvalsh}
+
+
+def trapz(y, x=None, dx=1.0, axis=-1):
+    """numpy's trapz: the trapezoidal rule along axis, spacing dx or the
+    sample points x (a 1-D array along axis, or y's shape)"""
+    mt = _mt()
+    y = mt._as_tensor(y)
+    shape = _shape(y, "trapz")
+    ax = operator.index(axis) % len(shape)
+
+    def part(t, a, b):
+        idx = [slice(None)] * len(shape)
+        idx[ax] = slice(a, b)
+        return t[tuple(idx)]
+    if x is None:
+        d = dx
+    else:
+        x = mt._as_tensor(x)
+        xs = _shape(x, "trapz")
+        d = x[1:] - x[:-1] if len(xs) == 1 else part(x, 1, None) - part(x, None, -1)
+        if len(xs) == 1 and len(shape) > 1:  # along axis, broadcast over the others
+            d = d.reshape([-1 if k == ax else 1 for k in range(len(shape))])
+    return (d * (part(y, 1, None) + part(y, None, -1)) / 2.0).sum(axis=ax)
+
+
+def polyval(p, x):
+    """numpy's polyval: the polynomial of coefficients p (highest power
+    first, local numbers) at x, by Horner's rule"""
+    mt = _mt()
+    if hasattr(p, "execute"):
+        raise NotImplementedError("polyval: the coefficients as local numbers")
+    p = np.asarray(p)
+    x = mt._as_tensor(x)
+    out = x * 0 + p[0] if len(p) else x * 0
+    for c in p[1:]:
+        out = out * x + c
+    return out
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """numpy's interp: the piecewise linear interpolant of the local points
+    (xp increasing, at most 1024 of them) at x; fp[0] (left) below xp[0],
+    fp[-1] (right) above xp[-1], NaN at NaN"""
+    mt = _mt()
+    if period is not None:
+        raise NotImplementedError("interp: period is not supported")
+    if hasattr(xp, "execute") or hasattr(fp, "execute"):
+        raise NotImplementedError("interp: xp and fp as local numbers")
+    xp, fp = np.asarray(xp, dtype=np.float64), np.asarray(fp)
+    if xp.ndim != 1 or fp.ndim != 1 or len(xp) != len(fp):
+        raise ValueError("fp and xp are not of the same length.")
+    if len(xp) == 0:
+        raise ValueError("array of sample points is empty")
+    if len(xp) > 1024:
+        raise NotImplementedError("interp: at most 1024 sample points here")
+    if fp.dtype.kind == "c":
+        raise NotImplementedError("interp: complex values are not supported")
+    fp = fp.astype(np.float64)
+    x = mt._as_tensor(x).astype("float64")
+    lo = fp[0] if left is None else float(left)
+    hi = fp[-1] if right is None else float(right)
+    out = mt.where(x > xp[-1], hi, fp[-1])  # at xp[-1]: fp[-1]
+    for i in range(len(xp) - 2, -1, -1):  # each segment [xp[i], xp[i+1])
+        if xp[i + 1] == xp[i]:
+            continue
+        slope = (fp[i + 1] - fp[i]) / (xp[i + 1] - xp[i])
+        out = mt.where(x < xp[i + 1], fp[i] + (x - xp[i]) * slope, out)
+    out = mt.where(x < xp[0], lo, out)
+    return mt.where(mt.isnan(x), np.nan, out)
+
+
+def lexsort(keys, axis=-1):
+    """numpy's lexsort of 1-D keys: the order that sorts by the last key,
+    ties by the one before it, and so on (stable argsorts, first key
+    first)"""
+    mt = _mt()
+    if hasattr(keys, "execute"):
+        raise NotImplementedError("lexsort: keys as a sequence of 1-D tensors")
+    keys = [mt._as_tensor(k) for k in keys]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if any(len(_shape(k, "lexsort")) != 1 for k in keys):
+        raise NotImplementedError("lexsort of 1-D keys only")
+    order = mt.argsort(keys[0], kind="stable")
+    for k in keys[1:]:
+        order = order[mt.argsort(k[order], kind="stable")]
+    return order
+
+
+# numpy's reductions that take an axis: apply_along_axis(f, axis, a) is f(a, axis=axis)
+_ALONG = ("sum", "prod", "mean", "std", "var", "min", "max", "amin", "amax", "median", "ptp",
+          "argmin", "argmax", "nansum", "nanmean", "nanstd", "nanvar", "nanmin", "nanmax",
+          "nanmedian", "all", "any", "count_nonzero", "cumsum", "cumprod", "sort")
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """numpy's apply_along_axis of numpy's reductions and cumulative
+    functions (np.sum, np.median, np.cumsum ...): the function along that
+    axis; other functions are refused (the workers run no Python)"""
+    mt = _mt()
+    name = getattr(func1d, "__name__", None)
+    if func1d not in (getattr(np, name or "", None), getattr(mt, name or "", None)) or \
+            name not in _ALONG or args or kwargs:
+        raise NotImplementedError("apply_along_axis of numpy's reductions (np.sum, np.mean, "
+                                  "np.median, np.cumsum ...) only: the workers run no Python")
+    return getattr(mt, name)(mt._as_tensor(arr), axis=axis)
