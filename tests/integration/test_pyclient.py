@@ -590,7 +590,35 @@ class TestFunctions(Base):
                    np.apply_along_axis(np.median, 1, XN)),
                   ("along_cumsum", mt.apply_along_axis(np.cumsum, 0, i),
                    np.apply_along_axis(np.cumsum, 0, IN))]
+        spd = mt.tensor(sym + 5 * np.eye(5), chunk_size=3)
+        y = mt.tensor(YN, chunk_size=3)
+        pairs += [("logaddexp", mt.logaddexp(x, y), np.logaddexp(XN, YN)),
+                  ("logaddexp2", mt.logaddexp2(x, i), np.logaddexp2(XN, IN)),
+                  ("ldexp", mt.ldexp(x, i % 4), np.ldexp(XN, IN % 4)),
+                  ("fabs", mt.fabs(i), np.fabs(IN)), ("deg2rad", mt.deg2rad(x), np.deg2rad(XN)),
+                  ("rad2deg", mt.rad2deg(i), np.rad2deg(IN)), ("conj", mt.conj(i), np.conj(IN)),
+                  ("divmod", mt.divmod(x, 0.3)[0], np.divmod(XN, 0.3)[0]),
+                  ("modf", mt.modf(x)[0], np.modf(XN)[0]), ("modf_int", mt.modf(i)[1],
+                                                             np.modf(IN)[1]),
+                  ("select", mt.select([x > 0.5, x < -0.5], [x, 2 * x], -1.0),
+                   np.select([XN > 0.5, XN < -0.5], [XN, 2 * XN], -1.0)),
+                  ("choose", mt.choose(i % 3, [x, -x, x * 2]),
+                   np.choose(IN % 3, [XN, -XN, XN * 2])),
+                  ("block", mt.block([[x, y], [y, x]]), np.block([[XN, YN], [YN, XN]])),
+                  ("sinc", mt.sinc(i), np.sinc(IN)), ("tri", mt.tri(3, 5, 1), np.tri(3, 5, 1)),
+                  ("vander", mt.vander(x[0], 3), np.vander(XN[0], 3)),
+                  ("bin_edges", mt.histogram_bin_edges(x, 4), np.histogram_bin_edges(XN, 4)),
+                  ("matrix_power", mt.linalg.matrix_power(spd, 3),
+                   np.linalg.matrix_power(sym + 5 * np.eye(5), 3)),
+                  ("matrix_power_neg", mt.linalg.matrix_power(spd, -2),
+                   np.linalg.matrix_power(sym + 5 * np.eye(5), -2)),
+                  ("cond", mt.linalg.cond(x), np.linalg.cond(XN)),
+                  ("amax_initial", mt.amax(x, axis=0, initial=0.5),
+                   np.amax(XN, axis=0, initial=0.5)),
+                  ("sum_initial", mt.sum(i, initial=7), np.sum(IN, initial=7))]
         self.run_all(pairs)
+        with self.assertRaises(AttributeError):  # no op of the cluster computes these
+            mt.gcd
         with self.assertRaisesRegex(NotImplementedError, "no Python"):
             mt.apply_along_axis(lambda r: r[0], 0, x)
         self.assertIs(mt.array_equal(x, x[:2]), False)

@@ -20,14 +20,13 @@ _BINARY = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", "powe
            "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
            "bitwise_xor", "true_divide", "remainder", "fmod", "hypot", "arctan2", "fmax",
-           "fmin", "left_shift", "right_shift", "copysign", "nextafter", "logaddexp",
-           "logaddexp2", "float_power", "heaviside", "ldexp", "gcd", "lcm")
+           "fmin", "left_shift", "right_shift", "copysign", "float_power", "heaviside")
 _UNARY = ("negative", "positive", "abs", "absolute", "sqrt", "exp", "log", "log1p", "expm1",
           "sin", "cos", "tan", "tanh", "square", "sign", "floor", "ceil", "logical_not",
           "isnan", "isfinite", "isinf", "exp2", "log2", "log10", "arcsin", "arccos", "arctan",
           "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "rint", "trunc", "reciprocal",
-          "cbrt", "invert", "bitwise_not", "fabs", "signbit", "deg2rad", "rad2deg", "degrees",
-          "radians", "conj", "conjugate", "spacing")
+          "cbrt", "invert", "bitwise_not", "signbit", "deg2rad", "rad2deg", "degrees",
+          "radians")
 _REDUCE = ("sum", "prod", "mean", "min", "max", "all", "any", "nansum", "nanprod", "nanmean",
            "nanmin", "nanmax", "amin", "amax")
 
@@ -461,7 +460,8 @@ def identity(n, dtype=None, chunk_size=None):
 
 # numpy's other names for one function: the document names the engine's op
 _ALIASES = {"absolute": "abs", "true_divide": "divide", "remainder": "mod",
-            "bitwise_not": "invert", "amin": "min", "amax": "max"}
+            "bitwise_not": "invert", "amin": "min", "amax": "max", "deg2rad": "radians",
+            "rad2deg": "degrees"}
 
 
 def _ufunc(name):
@@ -535,7 +535,17 @@ def _reducer(name):
     op = _ALIASES.get(name, name)
 
     def f(a, axis=None, keepdims=False, **kw):
-        return _reduce(op, a, axis, keepdims, **kw)
+        if "initial" not in kw or op not in ("sum", "prod", "min", "max", "nansum",
+                                             "nanprod", "nanmin", "nanmax"):
+            return _reduce(op, a, axis, keepdims, **kw)
+        # numpy's initial: one more value of the reduction
+        init = kw.pop("initial")
+        out = _reduce(op, a, axis, keepdims, **kw)
+        if init is None or init is _UNSET:
+            return out
+        comb = {"sum": "add", "nansum": "add", "prod": "multiply", "nanprod": "multiply",
+                "min": "minimum", "nanmin": "fmin", "max": "maximum", "nanmax": "fmax"}[op]
+        return globals()[comb](out, init)
     f.__name__ = name
     f.__doc__ = "numpy.%s(a, axis=None, keepdims=False)" % name
     return f

@@ -2,7 +2,9 @@
 has, with numpy's signatures: nan_to_num, append, delete, rot90, kron,
 cross, unravel_index, ravel_multi_index, gradient, convolve, array_equal, triu_indices,
 tril_indices, trapz, polyval, interp, lexsort, apply_along_axis (of
-numpy's reductions), linalg.pinv and linalg.eigvalsh; and numpy's constants
+numpy's reductions), logaddexp, logaddexp2, ldexp, fabs, conj, divmod,
+modf, select, choose, block, sinc, tri, vander, histogram_bin_edges,
+linalg.matrix_power, linalg.cond, linalg.pinv and linalg.eigvalsh; and numpy's constants
 (nan, inf, pi, e, newaxis) and dtypes (float64 ... uint8, bool_, dtype,
 iinfo, finfo). Each gives numpy's values (and its dtype,
 where the ops it is made of follow numpy's promotion)."""
@@ -14,6 +16,8 @@ import numpy as np
 __all__ = ["nan_to_num", "append", "delete", "rot90", "kron", "cross", "unravel_index",
            "gradient", "convolve", "array_equal", "triu_indices", "tril_indices",
            "ravel_multi_index", "trapz", "polyval", "interp", "lexsort", "apply_along_axis",
+           "logaddexp", "logaddexp2", "ldexp", "fabs", "conj", "conjugate", "divmod", "modf",
+           "select", "choose", "block", "sinc", "tri", "vander", "histogram_bin_edges",
            "nan", "inf",
            "pi", "e", "newaxis", "NINF", "PINF", "euler_gamma", "float64", "float32", "int64",
            "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool_", "dtype",
@@ -320,7 +324,42 @@ def tril_indices(n, k=0, m=None):
     return tuple(mt.tensor(x) for x in np.tril_indices(n, k, m))
 
 
-LINALG = {"pinv": pinv, "eigvalsh": eigvalsh}
+
+
+def matrix_power(a, n):
+    """numpy's matrix_power: a square matrix to the integer power n by
+    repeated squaring (n 0: the identity; negative: of the inverse)"""
+    mt = _mt()
+    a = mt._as_tensor(a)
+    shape = _shape(a, "matrix_power")
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise NotImplementedError("matrix_power of one square matrix")
+    n = operator.index(n)
+    if n == 0:
+        return mt.eye(shape[0], dtype=a.dtype)
+    if n < 0:
+        a, n = mt.linalg.inv(a), -n
+    out, sq = None, a
+    while n:
+        if n & 1:
+            out = sq if out is None else mt.matmul(out, sq)
+        n >>= 1
+        if n:
+            sq = mt.matmul(sq, sq)
+    return out
+
+
+def cond(x, p=None):
+    """numpy's condition number in the 2-norm (p None or 2: the largest
+    singular value over the smallest; -2: the inverse)"""
+    mt = _mt()
+    if p not in (None, 2, -2):
+        raise NotImplementedError("cond: the 2-norm only (p None, 2 or -2)")
+    s = mt.linalg.svd(mt._as_tensor(x), full_matrices=False)[1]
+    return s.min() / s.max() if p == -2 else s.max() / s.min()
+
+
+LINALG = {"pinv": pinv, "eigvalsh": eigvalsh, "matrix_power": matrix_power, "cond": cond}
 
 
 def trapz(y, x=None, dx=1.0, axis=-1):
@@ -427,3 +466,160 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
         raise NotImplementedError("apply_along_axis of numpy's reductions (np.sum, np.mean, "
                                   "np.median, np.cumsum ...) only: the workers run no Python")
     return getattr(mt, name)(mt._as_tensor(arr), axis=axis)
+
+
+def _float_of(x):
+    """x as numpy's float loops take it: float64 unless already a float"""
+    mt = _mt()
+    x = mt._as_tensor(x) if not hasattr(x, "_ref") else x
+    dt = getattr(x, "dtype", None)
+    return x if dt is not None and np.dtype(dt).kind == "f" else x.astype("float64")
+
+
+def logaddexp(x1, x2):
+    """numpy's logaddexp, log(exp(x1) + exp(x2)) without overflow: the
+    larger plus log1p(exp(-|x1 - x2|)); x1 + log(2) where they are equal
+    (infinities too), as numpy's loop"""
+    mt = _mt()
+    a, b = _float_of(x1), _float_of(x2)
+    big = mt.maximum(a, b)
+    out = big + mt.log1p(mt.exp(-mt.abs(a - b)))
+    return mt.where(a == b, a + np.log(2.0), out)
+
+
+def logaddexp2(x1, x2):
+    """numpy's logaddexp2, log2(2**x1 + 2**x2): the larger plus
+    log1p(2**-|x1 - x2|) / log(2); x1 + 1 where they are equal"""
+    mt = _mt()
+    a, b = _float_of(x1), _float_of(x2)
+    big = mt.maximum(a, b)
+    out = big + mt.log1p(mt.exp2(-mt.abs(a - b))) * (1.0 / np.log(2.0))
+    return mt.where(a == b, a + 1.0, out)
+
+
+def ldexp(x1, x2):
+    """numpy's ldexp, x1 * 2**x2 (x2 integers), in x1's float type"""
+    mt = _mt()
+    a = _float_of(x1)
+    e = mt._as_tensor(x2) if not hasattr(x2, "_ref") else x2
+    dt = getattr(a, "dtype", None) or np.dtype(np.float64)
+    return (a * mt.exp2(e.astype("float64"))).astype(np.dtype(dt).name)
+
+
+def fabs(x):
+    """numpy's fabs: the absolute value as a float"""
+    return _mt().abs(_float_of(x))
+
+
+def conj(x):
+    """numpy's conj of real values: the values themselves"""
+    mt = _mt()
+    return mt._as_tensor(x) if not hasattr(x, "_ref") else x
+
+
+conjugate = conj
+
+
+def divmod(x1, x2):  # noqa: A001 - numpy's name
+    """numpy's divmod: (floor_divide, mod)"""
+    mt = _mt()
+    return mt.floor_divide(x1, x2), mt.mod(x1, x2)
+
+
+def modf(x):
+    """numpy's modf: the fractional and integral parts, each with x's sign"""
+    mt = _mt()
+    x = _float_of(x)
+    whole = mt.trunc(x)
+    frac = mt.where(mt.isinf(x), mt.copysign(0.0, x), x - whole)
+    return frac, whole
+
+
+def select(condlist, choicelist, default=0):
+    """numpy's select: where the first true condition's choice, else
+    default (a where per condition, the last first)"""
+    mt = _mt()
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if not condlist:
+        raise ValueError("select with an empty condition list is not possible")
+    out = default
+    for c, v in zip(reversed(condlist), reversed(choicelist)):
+        out = mt.where(c, v, out)
+    return out
+
+
+def choose(a, choices, mode="raise"):
+    """numpy's choose: each element of choices[a] (a the index; mode
+    "wrap" or "clip" for those out of range; "raise": they are NaN-free
+    only where every index is in range, which is not checked here)"""
+    mt = _mt()
+    a = mt._as_tensor(a) if not hasattr(a, "_ref") else a
+    n = len(choices)
+    if mode == "wrap":
+        a = a % n
+    elif mode == "clip":
+        a = mt.clip(a, 0, n - 1)
+    elif mode != "raise":
+        raise ValueError("clipmode must be one of 'clip', 'raise', or 'wrap'")
+    out = choices[-1]
+    for k in range(n - 2, -1, -1):
+        out = mt.where(a == k, choices[k], out)
+    return out
+
+
+def block(arrays):
+    """numpy's block of nested lists: the innermost lists joined along the
+    last axis, each level out along the axis before it"""
+    mt = _mt()
+
+    def depth(x):
+        return 1 + depth(x[0]) if isinstance(x, list) and x else 0
+    d = depth(arrays)
+    if d == 0:
+        return mt._as_tensor(arrays)
+    ndim = max(d, len(_shape(_first_leaf(arrays), "block")))
+
+    def join(x, level):
+        if not isinstance(x, list):
+            t = mt._as_tensor(x)
+            sh = _shape(t, "block")
+            return t.reshape((1,) * (ndim - len(sh)) + tuple(sh)) if len(sh) < ndim else t
+        return mt.concatenate([join(y, level + 1) for y in x], axis=ndim - d + level)
+    return join(arrays, 0)
+
+
+def _first_leaf(x):
+    while isinstance(x, list):
+        x = x[0]
+    return _mt()._as_tensor(x)
+
+
+def sinc(x):
+    """numpy's sinc: sin(pi x) / (pi x), 1 at 0 (numpy's own formula)"""
+    mt = _mt()
+    x = _float_of(x)
+    y = np.pi * mt.where(x == 0, 1.0e-20, x)
+    return mt.sin(y) / y
+
+
+def tri(N, M=None, k=0, dtype=float):  # noqa: N803 - numpy's names
+    """numpy's tri: ones at and below the k-th diagonal"""
+    mt = _mt()
+    return mt.tril(mt.ones((N, N if M is None else M), dtype=dtype), k)
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803 - numpy's name
+    """numpy's Vandermonde matrix: the columns x**(N-1) ... x**0"""
+    mt = _mt()
+    x = mt._as_tensor(x) if not hasattr(x, "_ref") else x
+    (n,) = _shape(x, "vander")
+    N = n if N is None else N  # noqa: N806
+    pw = list(range(N)) if increasing else list(range(N - 1, -1, -1))
+    cols = [x ** p if p else x * 0 + 1 for p in pw]
+    return mt.stack(cols, axis=1) if cols else mt.zeros((n, 0), dtype=x.dtype)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """numpy's histogram_bin_edges: histogram's edges"""
+    return _mt().histogram(a, bins=bins, range=range, weights=weights)[1]
