@@ -4426,6 +4426,30 @@ class TestDataFrames(Base):
             md.DataFrame(p).set_index(["c", "a"]).loc[("q", 0)].fetch()
 
 
+    def test_date_offsets(self):
+        """a datetime Series plus or minus pandas' offsets: the fixed ones as
+        Timedeltas, DateOffset(years, months ...), MonthEnd, MonthBegin,
+        YearEnd and YearBegin rolled as pandas rolls them (month ends, leap
+        days, NaT kept, the time of day kept)"""
+        p = pd.DataFrame({"t": pd.date_range("2020-01-29 05:00", periods=40, freq="9D")})
+        p.loc[3, "t"] = pd.NaT
+        p.loc[5, "t"] = pd.Timestamp("2021-12-31 13:00")
+        p.loc[6, "t"] = pd.Timestamp("2022-01-01")
+        p.loc[8, "t"] = pd.Timestamp("2020-02-29 01:00")
+        df = md.DataFrame(p, chunk_rows=7)
+        offs = {"me": pd.offsets.MonthEnd(1), "me2": pd.offsets.MonthEnd(-2),
+                "me0": pd.offsets.MonthEnd(0), "mb": pd.offsets.MonthBegin(1),
+                "mb0": pd.offsets.MonthBegin(0), "ye": pd.offsets.YearEnd(),
+                "yb": pd.offsets.YearBegin(-1), "months": pd.DateOffset(months=-13),
+                "mixed": pd.DateOffset(years=1, months=2, days=3, hours=4),
+                "day": pd.offsets.Day(2), "week": pd.offsets.Week()}
+        self.same_each({k + sgn: (lambda d, o=o, sgn=sgn: d.t + o if sgn == "+" else d.t - o)
+                        for k, o in offs.items() for sgn in "+-"}, p, df)
+        self.same_each([lambda d: pd.offsets.MonthEnd() + d.t], p, df)
+        with self.assertRaisesRegex(NotImplementedError, "BusinessDay|is not supported"):
+            df.t + pd.offsets.BDay(2)
+
+
 
 class TestErrors(Base):
     def test_graph_error(self):

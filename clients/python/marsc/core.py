@@ -289,7 +289,18 @@ _ROW_OPS = {"dataframe." + x for x in (
 TIME_MARKS = weakref.WeakKeyDictionary()
 
 
-def _time_kind(node, col=None):
+def _time_kind(node, col=None, memo=None):
+    """_time_kind_of, each (node, column) once: a deep expression reusing
+    its parts costs its size, not its paths"""
+    memo = {} if memo is None else memo
+    key = (id(node), repr(col))
+    if key not in memo:
+        memo[key] = None  # (a cycle, which a graph has not, reads as none)
+        memo[key] = _time_kind_of(node, col, memo)
+    return memo[key]
+
+
+def _time_kind_of(node, col, memo):
     """"M" when node's Series (or column col of its frame) holds datetimes,
     "m" timedeltas, as far as the client can tell from the ops that made
     it (read_csv's parse_dates, to_datetime, differences of datetimes, and
@@ -308,18 +319,18 @@ def _time_kind(node, col=None):
         if op in ("subtract", "add") and len(node.inputs) == 2:
             # a string literal beside a time Series: a date where it reads as
             # one, else a timedelta ("1 days"), as the engine reads it
-            ks = [_time_kind(i.node) if hasattr(i, "node") else
+            ks = [_time_kind(i.node, None, memo) if hasattr(i, "node") else
                   ("M" if _looks_date(i) else "m") if isinstance(i, str) else None
                   for i in node.inputs]
             return _sum_kind(op, *ks)
         if node in TIME_MARKS:
             return TIME_MARKS[node]
         if op == "dataframe.diff" and node.inputs and hasattr(node.inputs[0], "node"):
-            return "m" if _time_kind(node.inputs[0].node) else None
+            return "m" if _time_kind(node.inputs[0].node, None, memo) else None
         if op in ("negative", "abs") and node.inputs and hasattr(node.inputs[0], "node"):
-            return "m" if _time_kind(node.inputs[0].node) == "m" else None
+            return "m" if _time_kind(node.inputs[0].node, None, memo) == "m" else None
         if op == "where" and len(node.inputs) == 3:
-            return next((k for k in (_time_kind(i.node) for i in node.inputs[1:]
+            return next((k for k in (_time_kind(i.node, None, memo) for i in node.inputs[1:]
                                      if hasattr(i, "node")) if k), None)
         if op == "dataframe.assign" and col is not None and \
                 col not in node.params.get("names", []):
@@ -331,7 +342,7 @@ def _time_kind(node, col=None):
             node, col = node.inputs[0].node, back.get(col, col)
             continue
         if op in ("dataframe.merge", "dataframe.join") and col is not None:
-            return next((k for k in (_time_kind(i.node, col) for i in node.inputs
+            return next((k for k in (_time_kind(i.node, col, memo) for i in node.inputs
                                      if hasattr(i, "node")) if k), None)
         if op == "dataframe.getitem" and isinstance(node.params.get("columns"), (str, int)):
             node, col = node.inputs[0].node, node.params["columns"]

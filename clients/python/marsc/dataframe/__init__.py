@@ -278,9 +278,18 @@ def _gb_leaf(node):
     return None
 
 
-def _gb_bases(node, found, depth=0):
+def _gb_bases(node, found, depth=0, seen=None):
     """the groupby nodes a Series expression's leaves read (into found, by
-    id); False when it reads anything else (another frame's rows)"""
+    id); False when it reads anything else (another frame's rows); seen:
+    the nodes already walked (each once)"""
+    seen = {} if seen is None else seen
+    if id(node) in seen:
+        return seen[id(node)]
+    seen[id(node)] = out = _gb_bases_of(node, found, depth, seen)
+    return out
+
+
+def _gb_bases_of(node, found, depth, seen):
     leaf = _gb_leaf(node)
     if leaf:
         found[id(leaf[0])] = leaf[0]
@@ -291,7 +300,7 @@ def _gb_bases(node, found, depth=0):
     ok = False
     for i in node.inputs:
         if isinstance(i, Node):
-            if not _gb_bases(i, found, depth + 1):
+            if not _gb_bases(i, found, depth + 1, seen):
                 return False
             ok = True
         elif hasattr(i, "node"):  # a tensor's output: not rows
@@ -516,6 +525,8 @@ class _Frame(Entity):
 
     def _bin(op):  # noqa: N805 - a factory used in the class body
         def f(self, o):
+            if _is_offset(o) and op in ("add", "subtract"):  # s + pd.DateOffset(months=1)
+                return _offset_added(self, o, 1 if op == "add" else -1)
             if _by_column_labels(self, o):  # df - df.mean(): aligned on the columns
                 return _flex_op(self, o, _FLEX_NAMES[op], False, 1, None, None)
             if _by_column_labels(o, self):  # df.mean() - df
@@ -523,6 +534,8 @@ class _Frame(Entity):
             return elementwise(op, [self, o])
 
         def r(self, o):
+            if _is_offset(o) and op == "add":
+                return _offset_added(self, o, 1)
             if _by_column_labels(self, o):
                 return _flex_op(self, o, _FLEX_NAMES[op], True, 1, None, None)
             return elementwise(op, [o, self])
@@ -2169,6 +2182,102 @@ def _flex_op(self, other, name, rev, axis, level, fill_value):
                                           % name)
             return self.assign(**{str(c): run(self[c], vals[c]) for c in cols})
     return run(self, other)
+
+
+def _is_offset(o):
+    """whether o is one of pandas' date offsets (pd.DateOffset, pd.offsets.*)"""
+    mod = type(o).__module__ or ""
+    return mod.startswith("pandas") and hasattr(o, "rollforward") and hasattr(o, "n")
+
+
+# pandas' offsets of a fixed length, and DateOffset's keywords that are
+_FIXED_KWDS = ("weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds",
+               "nanoseconds")
+
+
+def _offset_added(s, off, sign):
+    """a datetime Series plus (sign 1) or minus (-1) pandas' offset: a
+    fixed one (Day, Hour ..., DateOffset(days=...)) as its Timedelta; the
+    calendar ones (DateOffset(months=, years=), MonthEnd, MonthBegin,
+    YearEnd, YearBegin, any n) as pandas rolls them, the time of day kept,
+    a day past the month's end clipped to it; NaT stays NaT"""
+    import pandas as pd
+    name = type(off).__name__
+    if isinstance(s, DataFrame):
+        raise NotImplementedError("a DataFrame plus a date offset: add it to each column")
+    if getattr(off, "normalize", False):
+        raise NotImplementedError("date offsets with normalize=True are not supported")
+    kw = dict(getattr(off, "kwds", {}) or {})
+    if isinstance(off, pd.offsets.Tick) or (name == "DateOffset" and
+                                            set(kw) <= set(_FIXED_KWDS)):
+        step = pd.Timedelta(off) if isinstance(off, pd.offsets.Tick) else \
+            pd.Timedelta(**kw) * off.n
+        return s + step if sign > 0 else s - step
+    n = off.n * sign
+    if name == "Week" and getattr(off, "weekday", None) is None:  # seven days each
+        return s + pd.Timedelta(weeks=n)
+    if name == "DateOffset" and set(kw) <= set(_FIXED_KWDS) | {"months", "years"}:
+        months = (kw.get("years", 0) * 12 + kw.get("months", 0)) * n
+        fixed = {k: v for k, v in kw.items() if k in _FIXED_KWDS}
+        rest = pd.Timedelta(**fixed) * n if fixed else pd.Timedelta(0)
+        out = _months_shifted(s, lambda y, m, d, dim: (months, None))
+        return out + rest if rest != pd.Timedelta(0) else out
+    if name == "MonthEnd":
+        return _months_shifted(s, lambda y, m, d, dim: (
+            n - (d < dim).astype("int64") if n > 0 else n, "end"))
+    if name == "MonthBegin":
+        return _months_shifted(s, lambda y, m, d, dim: (
+            n if n > 0 else n + (d > 1).astype("int64"), 1))
+    if name == "YearEnd" and getattr(off, "month", 12) == 12:
+        return _months_shifted(s, lambda y, m, d, dim: (
+            (n - (~((m == 12) & (d == 31))).astype("int64") if n > 0 else n) * 12 + 12 - m,
+            "end"))
+    if name == "YearBegin" and getattr(off, "month", 1) == 1:
+        return _months_shifted(s, lambda y, m, d, dim: (
+            (n if n > 0 else n + (~((m == 1) & (d == 1))).astype("int64")) * 12 + 1 - m, 1))
+    raise NotImplementedError("%s is not supported here: DateOffset of years, months and "
+                              "fixed units, MonthEnd, MonthBegin, YearEnd, YearBegin and the "
+                              "fixed offsets (Day, Hour ...) are" % off)
+
+
+def _civil_days(y, m, d):
+    """days since 1970-01-01 of the proleptic Gregorian dates (y, m, d):
+    integer arithmetic of Series (Hinnant's days_from_civil)"""
+    y = y - (m <= 2).astype("int64")
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * ((m + 9) % 12) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _months_shifted(s, plan):
+    """s moved by whole months, the time of day kept: plan(year, month,
+    day, days in that month) gives the months to move (a number or a
+    Series) and the day of the month it lands on (None: the same, clipped
+    to the month's length; "end": the month's last; a number)"""
+    first = pd_timestamp_fill(s)
+    t = s.fillna(first)  # NaT as some date, put back at the end
+    y, m, d = t.dt.year, t.dt.month, t.dt.day
+    total0 = y * 12 + (m - 1)
+    dim0 = _civil_days((total0 + 1) // 12, (total0 + 1) % 12 + 1, d * 0 + 1) - \
+        _civil_days(y, m, d * 0 + 1)
+    months, day = plan(y, m, d, dim0)
+    total = total0 + months
+    ny, nm = total // 12, total % 12 + 1
+    dim = _civil_days((total + 1) // 12, (total + 1) % 12 + 1, d * 0 + 1) - \
+        _civil_days(ny, nm, d * 0 + 1)
+    nd = (d.where(d < dim, dim) if day is None else dim if day == "end" else d * 0 + day)
+    tod = (t - t.dt.normalize()).astype("int64")
+    ns = _civil_days(ny, nm, nd) * 86400000000000 + tod
+    out = to_datetime(ns, unit="ns")
+    return _named_as(s, out.where(s.notna()))
+
+
+def pd_timestamp_fill(s):
+    """a Timestamp to stand for NaT while dates are taken apart"""
+    import pandas as pd
+    return pd.Timestamp("2000-01-01")
 
 
 def _time_const(s, v):
@@ -6559,21 +6668,32 @@ _ELEMENTWISE = ("add", "subtract", "multiply", "divide", "floor_divide", "mod", 
                 "logical_and", "logical_or")
 
 
-def _series_name(node):
+def _series_name(node, memo=None):
     """The name the engine gives a Series node, where the client can tell:
     a column's, a rename's, and what name-keeping ops and element-wise ops
-    (of Series of one name, or a Series and scalars) keep; else _UNKNOWN."""
+    (of Series of one name, or a Series and scalars) keep; else _UNKNOWN.
+    (memo: each node's once, so that a deep expression reusing its parts
+    costs its size, not its paths)"""
+    if memo is None:
+        memo = {}
+    if id(node) in memo:
+        return memo[id(node)]
     if node.op == "dataframe.getitem" and isinstance(node.params.get("columns"), (str, int)):
-        return node.params["columns"]
-    if node.op == "dataframe.rename" and "name" in node.params:
-        return node.params["name"]
-    ins = [x for x in node.inputs if hasattr(x, "op") and getattr(x, "kind", None) == "series"]
-    if node.op and (node.op.startswith(_NAME_KEEPING[:2]) or node.op in _NAME_KEEPING) and ins:
-        return _series_name(ins[0])
-    if node.op in _ELEMENTWISE and ins:
-        names = {repr(_series_name(x)) for x in ins}
-        return _series_name(ins[0]) if len(names) == 1 else None
-    return _UNKNOWN
+        out = node.params["columns"]
+    elif node.op == "dataframe.rename" and "name" in node.params:
+        out = node.params["name"]
+    else:
+        ins = [x for x in node.inputs if hasattr(x, "op") and
+               getattr(x, "kind", None) == "series"]
+        out = _UNKNOWN
+        if node.op and (node.op.startswith(_NAME_KEEPING[:2]) or node.op in _NAME_KEEPING) \
+                and ins:
+            out = _series_name(ins[0], memo)
+        elif node.op in _ELEMENTWISE and ins:
+            names = {repr(_series_name(x, memo)) for x in ins}
+            out = _series_name(ins[0], memo) if len(names) == 1 else None
+    memo[id(node)] = out
+    return out
 
 
 class _GroupResampler:
