@@ -317,14 +317,18 @@ def _gb_signature(gb):
             p.get("dropna", True) is not False, p.get("as_index", True) is not False)
 
 
-def _node_key(node, depth=0):
+def _node_key(node, depth=0, memo=None):
     """A node's structure (op, params, inputs'), so that two nodes built
     alike (df.sym written twice) compare equal; inputs that are no nodes by
-    identity."""
+    identity. (memo: each node's once; a shared part is one key object)"""
     if not isinstance(node, Node) or depth > 30:
         return ("id", id(node))
-    return (node.op, node.kind, json.dumps(node.params, sort_keys=True, default=repr),
-            tuple(_node_key(i, depth + 1) for i in node.inputs))
+    memo = {} if memo is None else memo
+    if (id(node), depth) not in memo:
+        memo[(id(node), depth)] = (
+            node.op, node.kind, json.dumps(node.params, sort_keys=True, default=repr),
+            tuple(_node_key(i, depth + 1, memo) for i in node.inputs))
+    return memo[(id(node), depth)]
 
 
 def _side_by_side(node):
