@@ -5111,9 +5111,11 @@ class _Dt:
 
     def isocalendar(self):
         """Series.dt.isocalendar(): a DataFrame of the ISO year, week and
-        day (Monday 1), int64 (pandas: UInt32; float64 NaN for NaT)"""
-        return _make("dataframe.dt.isocalendar", [self._s], None, "dataframe",
-                     ["year", "week", "day"])
+        day (Monday 1), fetched as pandas' UInt32 columns (<NA> for NaT;
+        the cluster's are int64, float64 where a NaT is)"""
+        out = _make("dataframe.dt.isocalendar", [self._s], None, "dataframe",
+                    ["year", "week", "day"])
+        return _as_fetched(out, lambda got: got.astype("UInt32"), _VALUES_KEPT.__contains__)
 
     def _to(self, how, freq):
         if not isinstance(freq, str):
