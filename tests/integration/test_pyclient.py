@@ -3302,6 +3302,9 @@ class TestDataFrames(Base):
                 (s.str.removeprefix("Ab"), ps.str.removeprefix("Ab")),
                 (s.str.removesuffix("c"), ps.str.removesuffix("c")),
                 (s.str.get_dummies(","), ps.str.get_dummies(",")),
+                (s.str.slice_replace(1, 3, "XX"), ps.str.slice_replace(1, 3, "XX")),
+                (s.str.slice_replace(4, 1), ps.str.slice_replace(4, 1)),
+                (s.str.slice_replace(-2, repl="!"), ps.str.slice_replace(-2, repl="!")),
             ]
             self.same_as_pandas(pairs)
             with self.assertRaisesRegex(NotImplementedError, "from -1 to -1"):

@@ -4867,6 +4867,20 @@ class _Str:
             return out.rename(node.params["name"])
         return out
 
+    def slice_replace(self, start=None, stop=None, repl=None):
+        """pandas' str.slice_replace: the text before start, repl, then (stop
+        given) the text from stop, or from start where [start:stop] holds
+        nothing, as pandas' Python does; of slices and a where"""
+        repl = "" if repl is None else repl
+        s = self._s
+        out = s.str.slice(0, start) + repl if start is not None else \
+            s.str.slice(0, 0) + repl
+        if stop is None:
+            return _named_as(s, out)
+        empty = s.str.slice(start, stop).str.len() == 0
+        tail = s.str.slice(start).where(empty, s.str.slice(stop))
+        return _named_as(s, out + tail)
+
     def extract(self, pat, flags=0, expand=True):
         """pandas' str.extract: a column of strings per capture group (POSIX
         extended, with Python's (?P<name>...) and (?:...) groups); expand
