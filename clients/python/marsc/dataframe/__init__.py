@@ -141,6 +141,19 @@ def _row_origin(node):
     return node
 
 
+def _same_rows(a, b):
+    """whether two frames' rows line up, as far as the client can tell: the
+    same origin (_row_origin), or set_index written twice alike of one
+    frame (the engine lines those up chunk for chunk)"""
+    x, y = _row_origin(a._ref), _row_origin(b._ref)
+    if x is y:
+        return True
+    return x.op == y.op == "dataframe.set_index" and len(x.inputs) == len(y.inputs) and \
+        all(i is j for i, j in zip(x.inputs, y.inputs)) and \
+        json.dumps(x.params, sort_keys=True, default=repr) == \
+        json.dumps(y.params, sort_keys=True, default=repr)
+
+
 def _labels_aligned(op, ins, own_names=False):
     """Two Series of different rows (df.mean() / df.std(), a.value_counts()
     + b.value_counts(), s[mask] + s): pandas aligns them on their index
@@ -158,7 +171,7 @@ def _labels_aligned(op, ins, own_names=False):
         a, b = _columns_unioned(a, b)
         ins = list(ins)
         ins[ents[0]], ins[ents[1]] = a, b
-    if _row_origin(a._ref) is _row_origin(b._ref):
+    if _same_rows(a, b):
         return ins
     if isinstance(a, DataFrame) and isinstance(b, DataFrame):
         return _frames_aligned(ins, ents, a, b)
@@ -185,7 +198,7 @@ def _left_aligned(me, xs, missing_cond):
     missing cond (the first of xs) missing_cond. One concat with "join":
     "left" puts them beside me's rows; all are taken from it."""
     far = [i for i, x in enumerate(xs) if isinstance(x, Series) and
-           _row_origin(x._ref) is not _row_origin(me._ref)]
+           not _same_rows(x, me)]
     if not far or not isinstance(me, Series):
         return me, xs
     parts = [i for i, x in enumerate(xs) if isinstance(x, Series)]
@@ -3181,7 +3194,7 @@ class DataFrame(_Frame):
                 out = out._assigned([(k, v if isinstance(v, _Frame) else out._const(v))])
             return out
         far = [k for k, v in pairs if isinstance(v, Series) and
-               _row_origin(v._ref) is not _row_origin(self._ref)]
+               not _same_rows(v, self)]
         if far and self._columns is not None and len(far) == len(set(map(repr, far))):
             return self._assigned_by_label(pairs, far)
         names = [k for k, _ in pairs]
@@ -4291,7 +4304,7 @@ class Series(_Frame):
             raise NotImplementedError("align of two Series, along the rows, without level")
         if join not in ("outer", "inner", "left", "right"):
             raise ValueError("join must be 'outer', 'inner', 'left' or 'right'")
-        if _row_origin(self._ref) is _row_origin(other._ref):
+        if _same_rows(self, other):
             a, b = self, other
         elif join == "outer":
             a, b = _labels_aligned("add", [self, other], own_names=True)
