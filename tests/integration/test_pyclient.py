@@ -4327,6 +4327,8 @@ class TestDataFrames(Base):
             "sorted": lambda d: d.b.sort_values() * d.b,
             "empty": lambda d: d.b.head(0) + d.b.tail(7),
             "repeated": lambda d: d.set_index("c").b - d.groupby("c").b.mean(),
+            "level": lambda d: d.set_index("c").b.sub(d.groupby("c").b.mean(), level="c"),
+            "set_index_twice": lambda d: d.set_index("c").b * d.set_index("c").a,
             "frames": lambda d: d.set_index("c")[["a", "b"]] - d.groupby("c")[["a", "b"]].mean(),
             "frames_rows": lambda d: d[["a", "b"]][d.a > 2] + d[["a", "b"]].head(30),
             "same_rows": lambda d: d.b.shift(2) + d.b.rolling(3).mean() - d.b,

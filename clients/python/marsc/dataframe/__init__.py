@@ -2157,8 +2157,10 @@ def _flex_op(self, other, name, rev, axis, level, fill_value):
     import operator
     import pandas as pd
     fn = getattr(operator, name)
-    if level is not None:
-        raise NotImplementedError("%s: level is not supported" % name)
+    if level is not None:  # of a one-level index: that level is the index itself
+        names = self._index_names or _index_as_columns(self)[2]
+        if len(names) != 1 or (level not in (0, -1) and level != names[0]):
+            raise NotImplementedError("%s: level of a MultiIndex is not supported" % name)
 
     def run(a, b):
         return fn(b, a) if rev else fn(a, b)
