@@ -60,46 +60,6 @@ out:
     return ret;
 }
 
-static int put_cols(const df_node_t *d, const frame_t *const *parts, int n, int64_t **rows,
-                    int64_t nout, frame_t *out);
-
-/* Equal indexes side by side, sorted by the index (pandas' concat(sort=True)
- * sorts them even then). */
-static int sorted_side_by_side(const df_node_t *d, const frame_t *const *parts, int n, frame_t *out,
-                               char *err, size_t errlen)
-{
-    const frame_t *f = parts[0];
-    int64_t nr = f->nrows;
-    int64_t *order = dfa_alloc(nr, sizeof *order);
-    int64_t **rows = calloc((size_t)n + 1, sizeof *rows);
-    int ncols = 0;
-    for (int p = 0; p < n; p++)
-        ncols += parts[p]->ncols;
-    if (!order || !rows) goto nomem;
-    dfa_keys_t ks = {.nk = f->nidx};
-    for (int k = 0; k < f->nidx; k++)
-        ks.k[k] = &f->idx[k];
-    for (int64_t i = 0; i < nr; i++)
-        order[i] = i;
-    if (dfa_argsort(&ks, NULL, order, nr)) goto nomem;
-    for (int p = 0; p < n; p++)
-        rows[p] = order;
-    if (frame_alloc(out, false, nr, ncols, f->nidx)) goto nomem;
-    for (int k = 0; k < f->nidx; k++)
-        if (dfa_take_col(&f->idx[k], order, nr, true, &out->idx[k]) ||
-            flabel_set(&out->idx_names[k], f->idx_names[k].s, f->idx_names[k].is_int))
-            goto nomem;
-    if (put_cols(d, parts, n, rows, nr, out)) goto nomem;
-    free(order);
-    free(rows);
-    return 0;
-nomem:
-    frame_free(out);
-    free(order);
-    free(rows);
-    return errmsg(err, errlen, "concat: out of memory sorting %lld rows", (long long)nr);
-}
-
 /* Output columns: every part's columns (rows[p][i] the row of part p, -1
  * missing; NULL: the part's rows as they are), labels from d. */
 static int put_cols(const df_node_t *d, const frame_t *const *parts, int n, int64_t **rows,
@@ -137,6 +97,42 @@ static int put_rows(const df_node_t *d, const frame_t *const *parts, int n, cons
             return -1;
     }
     return put_cols(d, parts, n, rows, nout, out);
+}
+
+/* Equal indexes side by side, sorted by the index (pandas' concat(sort=True)
+ * sorts them even then): put_rows of the first part's index in its
+ * sorted order. */
+static int sorted_side_by_side(const df_node_t *d, const frame_t *const *parts, int n, int ncols,
+                               frame_t *out, char *err, size_t errlen)
+{
+    const frame_t *f = parts[0];
+    int64_t nr = f->nrows;
+    int64_t *order = dfa_alloc(nr, sizeof *order);
+    int64_t **rows = calloc((size_t)n + 1, sizeof *rows);
+    int ret = 0;
+    frame_t keys = {.nrows = nr,
+                    .ncols = f->nidx,
+                    .cols = f->idx,
+                    .names = f->idx_names,
+                    .nidx = f->nidx,
+                    .idx = f->idx,
+                    .idx_names = f->idx_names,
+                    .view = true};
+    dfa_keys_t ks = {.nk = f->nidx};
+    for (int k = 0; k < f->nidx; k++)
+        ks.k[k] = &f->idx[k];
+    for (int64_t i = 0; order && i < nr; i++)
+        order[i] = i;
+    for (int p = 0; rows && p < n; p++)
+        rows[p] = order;
+    if (!order || !rows || dfa_argsort(&ks, NULL, order, nr) ||
+        put_rows(d, parts, n, &keys, order, rows, nr, ncols, 0, out)) {
+        frame_free(out);
+        ret = errmsg(err, errlen, "concat: out of memory sorting %lld rows", (long long)nr);
+    }
+    free(order);
+    free(rows);
+    return ret;
 }
 
 /* Indexes that differ, aligned as pandas' arithmetic aligns two Series
@@ -340,7 +336,7 @@ int df3_concat_cols(const df_node_t *d, const frame_t *const *parts, int n, fram
     if (d->aligned && !same)
         return errmsg(err, errlen, "internal: concat of chunks whose indexes differ");
     if (same && d->sort_rows == DF3_SORT_ALWAYS)
-        return sorted_side_by_side(d, parts, n, out, err, errlen);
+        return sorted_side_by_side(d, parts, n, ncols, out, err, errlen);
     if (same) {
         int64_t **none = calloc((size_t)n + 1, sizeof *none);
         if (!none || frame_alloc(out, false, parts[0]->nrows, ncols, nidx)) {
