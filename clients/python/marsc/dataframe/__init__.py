@@ -2275,8 +2275,8 @@ def _months_shifted(s, plan):
     day, days in that month) gives the months to move (a number or a
     Series) and the day of the month it lands on (None: the same, clipped
     to the month's length; "end": the month's last; a number)"""
-    first = pd_timestamp_fill(s)
-    t = s.fillna(first)  # NaT as some date, put back at the end
+    import pandas as pd
+    t = s.fillna(pd.Timestamp("2000-01-01"))  # NaT as some date, put back at the end
     y, m, d = t.dt.year, t.dt.month, t.dt.day
     total0 = y * 12 + (m - 1)
     dim0 = _civil_days((total0 + 1) // 12, (total0 + 1) % 12 + 1, d * 0 + 1) - \
@@ -2291,12 +2291,6 @@ def _months_shifted(s, plan):
     ns = _civil_days(ny, nm, nd) * 86400000000000 + tod
     out = to_datetime(ns, unit="ns")
     return _named_as(s, out.where(s.notna()))
-
-
-def pd_timestamp_fill(s):
-    """a Timestamp to stand for NaT while dates are taken apart"""
-    import pandas as pd
-    return pd.Timestamp("2000-01-01")
 
 
 def _time_const(s, v):
@@ -2394,7 +2388,8 @@ def _loc_levels(f, key, cols):
     gives that row where the index is unique (a frame's: a Series named by
     the key; a Series': its value), else its rows with the whole index, as
     pandas 1.5 (no row: KeyError)"""
-    if len(key) < len(_index_as_columns(f)[2]):
+    flat, idx, names = _index_as_columns(f)
+    if len(key) < len(names):
         out = f.xs(key)
         return out if cols is None else out[cols]
 
@@ -2405,7 +2400,6 @@ def _loc_levels(f, key, cols):
     out = _relevelled(f, make)
     if cols is not None:
         out = out[cols]
-    flat, idx, _ = _index_as_columns(f)
     repeats = flat.duplicated(subset=idx).any()
 
     def one(got):
@@ -3150,6 +3144,7 @@ class DataFrame(_Frame):
         both = self._assigned([(t, other[c]) for c, t in zip(cols, tmp)])
         if errors == "raise" and overwrite:
             clash = [(both[c].notna() & both[t].notna()).any() for c, t in zip(cols, tmp)]
+            execute(*clash)  # one task for every column's answer
             if any(bool(x.fetch()) for x in clash):
                 raise ValueError("Data overlaps.")
         new, pairs = {}, list(zip(cols, tmp))
