@@ -67,8 +67,10 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 FUZZ_SRC := $(wildcard fuzz/*.c)
 FUZZ_BIN := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 FUZZ_CC := clang
-FUZZ_CFLAGS := $(CSTD) -Wall -Wextra -Werror -Wno-unused-parameter -O1 -g \
-  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEPS_CFLAGS)
+FUZZ_BASE_CFLAGS := $(CSTD) -Wall -Wextra -Werror -Wno-unused-parameter -O1 -g \
+  -fno-sanitize-recover=all $(DEPS_CFLAGS)
+FUZZ_CFLAGS := $(FUZZ_BASE_CFLAGS) -fsanitize=fuzzer,address,undefined
+FUZZ_LIB_CFLAGS := $(FUZZ_BASE_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP
 
 .PHONY: gpu-test-bin all setup setup-test setup-run setup-bench build test unit fuzz run run-standalone bench clean format format-check
 
@@ -194,12 +196,22 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(BUILD)/san/lib/libmarsen
 	$(CC) $(CFLAGS_SAN) -Iengine -Itests/unit -o $@ $< $(UNIT_HELPERS) \
 	  $(BUILD)/san/lib/libmarsengine.a -lcmocka $(DEPS_LIBS)
 
-# the engine as the sanitizer build has it: the CUDA stub, no runtime
+# the engine as the sanitizer build has it (the CUDA stub, no runtime),
+# compiled once for all the fuzzers with their coverage instrumentation
+# (fuzzer-no-link) into one library that each fuzzer links
 FUZZ_ENGINE_SRC := $(ENGINE_LIB_SRC) engine/cuda/gpu_common.c engine/cuda/gpu_exec.c \
   engine/cuda/gpu_stub.c
-$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_ENGINE_SRC)
+FUZZ_OBJ := $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(FUZZ_ENGINE_SRC))
+$(BUILD)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iengine -o $@ $< $(FUZZ_ENGINE_SRC) $(DEPS_LIBS)
+	$(FUZZ_CC) $(FUZZ_LIB_CFLAGS) -c $< -o $@
+$(BUILD)/fuzzobj/libmarsengine.a: $(FUZZ_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/fuzzobj/libmarsengine.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -MF $@.d -Iengine -o $@ $< \
+	  $(BUILD)/fuzzobj/libmarsengine.a $(DEPS_LIBS)
 
 unit: $(UNIT_BIN)
 fuzz: $(FUZZ_BIN)
@@ -248,4 +260,5 @@ clean:
 # The cluster services add their targets to `build` and `unit` here.
 -include services/services.mk
 
--include $(REL_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(BUILD)/obj/engine/mars_run.d $(BUILD)/san/engine/mars_run.d
+-include $(REL_OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(BUILD)/obj/engine/mars_run.d $(BUILD)/san/engine/mars_run.d \
+  $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d)

@@ -95,13 +95,15 @@ services: $(addprefix $(BUILD)/bin/,$(SVC_PROGRAMS))
 
 # The HTTP fuzzer (fuzz/fuzz_http.c) also needs the services' pure request
 # parsing: an explicit rule, which wins over the top Makefile's fuzz pattern.
-$(BUILD)/fuzz/fuzz_http: fuzz/fuzz_http.c services/common/httpparse.c $(FUZZ_ENGINE_SRC)
+$(BUILD)/fuzz/fuzz_http: fuzz/fuzz_http.c services/common/httpparse.c \
+  $(BUILD)/fuzzobj/libmarsengine.a
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iengine -Iservices/common -o $@ $< services/common/httpparse.c \
-	  $(FUZZ_ENGINE_SRC) $(DEPS_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -MF $@.d -Iengine -Iservices/common -o $@ $< \
+	  services/common/httpparse.c $(BUILD)/fuzzobj/libmarsengine.a $(DEPS_LIBS)
 
 # The chunk-range fuzzer (fuzz/fuzz_chunkrange.c): the query string of the
 # worker's chunk route.
 $(BUILD)/fuzz/fuzz_chunkrange: fuzz/fuzz_chunkrange.c services/common/chunkrange.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iservices/common -o $@ $< services/common/chunkrange.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -MF $@.d -Iservices/common -o $@ $< \
+	  services/common/chunkrange.c

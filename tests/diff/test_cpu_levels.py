@@ -303,13 +303,15 @@ def version(binary, level=None):
 
 
 def build_v2(suite):
-    """build/x86-64-v2/bin/mars-run, the image's flags; None when not built."""
+    """build/x86-64-v2/bin/mars-run, the image's flags (and, as the image,
+    without nvcc: the CUDA stub); None when not built."""
     path = os.path.join(REPO, "build", "x86-64-v2", "bin", "mars-run")
     if os.environ.get("MARS_V2_BUILD", "1") == "0":
         suite.fail("build-x86-64-v2", "MARS_V2_BUILD=0: the x86-64-v2 build was not made")
         return None
     p = subprocess.run(["make", "--no-print-directory", "-j%d" % max(os.cpu_count() or 1, 1),
-                        "BUILD=build/x86-64-v2", "ARCH=x86-64-v2", "build/x86-64-v2/bin/mars-run"],
+                        "BUILD=build/x86-64-v2", "ARCH=x86-64-v2", "NVCC=/nonexistent",
+                        "build/x86-64-v2/bin/mars-run"],
                        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=1200)
     if p.returncode != 0 or not os.path.exists(path):
         suite.fail("build-x86-64-v2", "make failed", detail=p.stdout.decode()[-2000:])

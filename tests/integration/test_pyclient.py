@@ -3305,6 +3305,10 @@ class TestDataFrames(Base):
                 (s.str.slice_replace(1, 3, "XX"), ps.str.slice_replace(1, 3, "XX")),
                 (s.str.slice_replace(4, 1), ps.str.slice_replace(4, 1)),
                 (s.str.slice_replace(-2, repl="!"), ps.str.slice_replace(-2, repl="!")),
+                (s.str.partition(","), ps.str.partition(",")),
+                (s.str.rpartition(","), ps.str.rpartition(",")),
+                (s.str.partition(), ps.str.partition()),
+                (s.str.rpartition("b."), ps.str.rpartition("b.")),
             ]
             self.same_as_pandas(pairs)
             with self.assertRaisesRegex(NotImplementedError, "from -1 to -1"):
@@ -3317,6 +3321,10 @@ class TestDataFrames(Base):
                 s.str.split(",+", expand=True)
             with self.assertRaises(NotImplementedError):
                 s.str.repeat([1, 2])
+            with self.assertRaisesRegex(ValueError, "empty separator"):
+                s.str.partition("")
+            with self.assertRaisesRegex(NotImplementedError, "tuples"):
+                s.str.rpartition(",", expand=False)
 
     def test_string_literal(self):
         """Strings are literal values ({"value": ...}); the server runs them or
@@ -3584,6 +3592,11 @@ class TestDataFrames(Base):
             "fill_series": lambda d: d.v.add(d.u, fill_value=0),
             "fill_scalar": lambda d: d.v.mul(2, fill_value=1),
             "div_rows": lambda d: d[["v", "w"]].div(d.w + 1, axis=0),
+            # a Series of other rows: the frame's rows and its aligned (union, sorted)
+            "sub_rows_other": lambda d: d[["v", "w"]].sub(d.u[d.u > 0], axis=0),
+            "mul_rows_twice": lambda d: d.mul(md_or_pd(d).concat([d.w[d.w > 3], d.w]),
+                                              axis="index"),
+            "int_names_rows": lambda d: d[["v", "w"]].set_axis([0, 1], axis=1).sub(d.w, axis=0),
             "sub_means": lambda d: d.sub(d.mean(), axis=1),
             "sub_list": lambda d: d.sub([1, 2, 3]),
             "mul_dict": lambda d: d.mul({"v": 2, "w": 3, "u": 1}),

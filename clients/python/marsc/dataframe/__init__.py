@@ -244,6 +244,32 @@ def _columns_unioned(a, b):
     return widened(a, ca), widened(b, cb)
 
 
+def _frame_series_aligned(f, s):
+    """a DataFrame and a Series of other rows, aligned on their index labels
+    as pandas aligns df.sub(s, axis=0) (DataFrame.align, join "outer"): the
+    frame's columns numbered apart and the Series beside them in one concat
+    ("sort": "differing"), then each taken back under its names"""
+    cols = list(f.columns)
+    if len(set(map(repr, cols))) != len(cols):
+        raise NotImplementedError("a DataFrame of repeated column names aligned with a Series "
+                                  "of other rows is not supported")
+    n = len(cols)
+    parts = [_make("dataframe.rename", [f], {"columns": {str(c): k for k, c in enumerate(cols)}},
+                   "dataframe", list(range(n))),
+             _make("dataframe.rename", [s], {"name": n}, "series")]
+    side = _make("dataframe.concat", parts, {"axis": 1, "sort": "differing"}, "dataframe",
+                 list(range(n + 1)),
+                 index_names=f._index_names if f._index_names == s._index_names else None)
+    part = _make("dataframe.getitem", [side], {"columns": list(range(n))}, "dataframe",
+                 list(range(n)))
+    fa = _make("dataframe.rename", [part], {"columns": {str(k): c for k, c in enumerate(cols)}},
+               "dataframe", cols)
+    nm = _series_name(s._ref)
+    sa = _make("dataframe.rename", [_make("dataframe.getitem", [side], {"columns": n}, "series")],
+               {"name": None if nm is _UNKNOWN else nm}, "series")
+    return fa, sa
+
+
 def _frames_aligned(ins, ents, a, b):
     """Two DataFrames of the same columns (in the same order) and different
     rows, aligned on their index labels as _labels_aligned aligns two
@@ -2184,8 +2210,9 @@ def _flex_op(self, other, name, rev, axis, level, fill_value):
     if isinstance(self, DataFrame):
         by_rows = axis in (0, "index", "rows")
         if isinstance(other, Series) and by_rows:
-            cols = self.columns
-            return self.assign(**{str(c): run(self[c], other) for c in cols})
+            if not _same_rows(self, other):  # pandas aligns the rows first
+                self, other = _frame_series_aligned(self, other)
+            return self._each_column(lambda c: run(self[c], other))
         if isinstance(other, Series) and not by_rows:
             other = other.fetch()
         if isinstance(other, (pd.Series, dict, list, tuple, np.ndarray)):
@@ -2199,7 +2226,7 @@ def _flex_op(self, other, name, rev, axis, level, fill_value):
                 raise NotImplementedError("%s by column: other must have exactly the frame's "
                                           "columns (pandas aligns them, adding missing ones)"
                                           % name)
-            return self.assign(**{str(c): run(self[c], vals[c]) for c in cols})
+            return self._each_column(lambda c: run(self[c], vals[c]))
     return run(self, other)
 
 
@@ -4890,6 +4917,38 @@ class _Str:
         empty = s.str.slice(start, stop).str.len() == 0
         tail = s.str.slice(start).where(empty, s.str.slice(stop))
         return _named_as(s, out + tail)
+
+    def partition(self, sep=" ", expand=True):
+        """pandas' str.partition: columns 0, 1, 2: the text before the first
+        sep, sep, the text after it; (value, '', '') where sep is absent;
+        missing where the value is"""
+        return self._parted(sep, expand, False)
+
+    def rpartition(self, sep=" ", expand=True):
+        """pandas' str.rpartition: as partition at the last sep; ('', '',
+        value) where sep is absent"""
+        return self._parted(sep, expand, True)
+
+    def _parted(self, sep, expand, last):
+        if not expand:
+            raise NotImplementedError("str.%spartition(expand=False): a column of tuples is not "
+                                      "held" % ("r" if last else ""))
+        if not isinstance(sep, str):
+            raise TypeError("must be str, not %s" % type(sep).__name__)
+        if not sep:
+            raise ValueError("empty separator")
+        s = self._s
+        empty = s.str.slice(0, 0)  # '' where s holds a value, missing where it does not
+        has = self.contains(sep, regex=False, na=False)
+        if last:  # POSIX's leftmost-longest: the first group runs to the last sep
+            esc = "".join("\\" + c if c in ".^$*+?{}[]\\|()" else c for c in sep)
+            ext = self.extract("^(.*)" + esc + "(.*)$")
+            before, after = ext[0].where(has, empty), ext[1].where(has, s)
+        else:
+            sp = _Split(s, sep, 1)
+            before, after = sp.get(0), sp.get(1).where(has, empty)
+        return concat([before.rename(0), empty.mask(has, sep).rename(1), after.rename(2)],
+                      axis=1)
 
     def extract(self, pat, flags=0, expand=True):
         """pandas' str.extract: a column of strings per capture group (POSIX
