@@ -173,6 +173,7 @@ static const op_params_t PARAMS[] = {
     {"dataframe.str.title", "1", {NULL}},
     {"dataframe.str.capitalize", "1", {NULL}},
     {"dataframe.str.swapcase", "1", {NULL}},
+    {"dataframe.str.casefold", "1", {NULL}},
     {"dataframe.str.isalpha", "1", {NULL}},
     {"dataframe.str.isalnum", "1", {NULL}},
     {"dataframe.str.isdigit", "1", {NULL}},

@@ -312,6 +312,7 @@
     X(DF_STR_TITLE, "dataframe.str.title", OPK_DF)                                                 \
     X(DF_STR_CAPITALIZE, "dataframe.str.capitalize", OPK_DF)                                       \
     X(DF_STR_SWAPCASE, "dataframe.str.swapcase", OPK_DF)                                           \
+    X(DF_STR_CASEFOLD, "dataframe.str.casefold", OPK_DF)                                           \
     X(DF_STR_ISALPHA, "dataframe.str.isalpha", OPK_DF)                                             \
     X(DF_STR_ISALNUM, "dataframe.str.isalnum", OPK_DF)                                             \
     X(DF_STR_ISDIGIT, "dataframe.str.isdigit", OPK_DF)                                             \

@@ -262,8 +262,8 @@ static int lower_at(buf_t *w, const char *s, int64_t l, int64_t a, int64_t e, ui
     return m ? put(w, m->to, m->len) : put(w, s + a, (size_t)(e - a));
 }
 
-/* lower, upper, title, capitalize, swapcase: Python's str methods (full
- * case mappings) */
+/* lower, upper, title, capitalize, swapcase, casefold: Python's str
+ * methods (full case mappings, full case folding) */
 static int case_map(buf_t *w, const char *s, int64_t l, op_t op)
 {
     bool prev_cased = false;
@@ -285,6 +285,9 @@ static int case_map(buf_t *w, const char *s, int64_t l, op_t op)
             break;
         case OP_DF_STR_SWAPCASE:
             how = (p & UC_UPPER) ? UC_MAP_LOWER : (p & UC_LOWER) ? UC_MAP_UPPER : -1;
+            break;
+        case OP_DF_STR_CASEFOLD: /* code point by code point: no final sigma */
+            how = UC_MAP_FOLD;
             break;
         default:
             how = UC_MAP_LOWER;
@@ -761,6 +764,7 @@ static int str_map(const df_node_t *d, op_t op, const frame_t *in, frame_t *out,
         case OP_DF_STR_TITLE:
         case OP_DF_STR_CAPITALIZE:
         case OP_DF_STR_SWAPCASE:
+        case OP_DF_STR_CASEFOLD:
             rc = case_map(&w, s, l, op);
             break;
         case OP_DF_STR_STRIP:

@@ -1,5 +1,5 @@
 /* dfstr.h: pandas' str accessor methods on a Series of strings
- * (dataframe.str.*: lower ... swapcase, len, contains, startswith,
+ * (dataframe.str.*: lower ... swapcase, casefold, len, contains, startswith,
  * endswith, match, fullmatch, count, find, rfind, slice, get, strip,
  * lstrip, rstrip, split with get, replace, zfill, pad, center, ljust,
  * rjust, repeat, isalpha ... istitle) as a row-wise job kernel, as Python's

@@ -25,7 +25,7 @@ enum {
     UC_IGNORABLE = 1 << 9
 };
 
-enum { UC_MAP_UPPER, UC_MAP_LOWER, UC_MAP_TITLE };
+enum { UC_MAP_UPPER, UC_MAP_LOWER, UC_MAP_TITLE, UC_MAP_FOLD };
 
 typedef struct {
     uint32_t cp;
@@ -39,8 +39,8 @@ typedef struct {
 extern const uint32_t uc_run_start[];
 extern const uint16_t uc_run_flags[];
 extern const size_t uc_nruns;
-extern const uc_map_t uc_map_upper[], uc_map_lower[], uc_map_title[];
-extern const size_t uc_nmap_upper, uc_nmap_lower, uc_nmap_title;
+extern const uc_map_t uc_map_upper[], uc_map_lower[], uc_map_title[], uc_map_fold[];
+extern const size_t uc_nmap_upper, uc_nmap_lower, uc_nmap_title, uc_nmap_fold;
 
 static inline unsigned uc_props(uint32_t cp)
 {
@@ -73,6 +73,10 @@ static inline const uc_map_t *uc_find(const uc_map_t *t, size_t n, uint32_t cp)
  * NULL where it maps to itself. */
 static inline const uc_map_t *uc_map(uint32_t cp, int which)
 {
+    if (which == UC_MAP_FOLD) { /* str.casefold: the folding, else the lower mapping */
+        const uc_map_t *m = uc_find(uc_map_fold, uc_nmap_fold, cp);
+        return m ? m : uc_find(uc_map_lower, uc_nmap_lower, cp);
+    }
     if (which == UC_MAP_LOWER) return uc_find(uc_map_lower, uc_nmap_lower, cp);
     if (which == UC_MAP_TITLE) {
         const uc_map_t *m = uc_find(uc_map_title, uc_nmap_title, cp);

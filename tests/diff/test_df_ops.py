@@ -2187,7 +2187,7 @@ def str_methods(data, pdf):
 # under a case mapping (ß, ŉ, ﬁ, İ)
 UNI = ("aZ \u00e9\u00c9\u00df\u0149\ufb01\u0130\u01c5\u03a3\u03c3\u03c2\u0391\u03b2"
        "\u0416\u0436\u0301'.-_0129\u0663\u00b2\u00bd\u2167\u00a0\u3000\u2028\t\u00aa"
-       "\u02b0\u1f88\u4e2d+")
+       "\u02b0\u1f88\u4e2d+\uab70\u13a0\u1e9e\u00b5")
 WORDS = ["\u039f\u0394\u039f\u03a3", "\u03a3\u0391\u03a3 \u03a3", "hello World", "Hello World",
          "HELLO", "123", "-42", "+7", "\u0663\u0664", "\u00bd", "   ", "", "\u01c5ungla",
          "\u1f88\u03b9", "a\u0301b", "\u00dfe", "x1y2", "\u2167"]
@@ -2222,7 +2222,7 @@ def str_unicode_methods(data, pdf):
              {"key": "e2", "op": "dataframe.iloc", "inputs": ["e"], "rows": "::1"},
              col("s", "e", "s")]
     want = {}
-    for m in ("lower", "upper", "title", "capitalize", "swapcase", "isalpha", "isalnum",
+    for m in ("lower", "upper", "title", "capitalize", "swapcase", "casefold", "isalpha", "isalnum",
               "isdigit", "isdecimal", "isnumeric", "isspace", "islower", "isupper", "istitle",
               "len", "strip", "lstrip", "rstrip"):
         nodes.append(sop("m_" + m, m, "s"))

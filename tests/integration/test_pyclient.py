@@ -3305,6 +3305,8 @@ class TestDataFrames(Base):
                 (s.str.slice_replace(1, 3, "XX"), ps.str.slice_replace(1, 3, "XX")),
                 (s.str.slice_replace(4, 1), ps.str.slice_replace(4, 1)),
                 (s.str.slice_replace(-2, repl="!"), ps.str.slice_replace(-2, repl="!")),
+                (s.str.casefold(), ps.str.casefold()),
+                (s.map(str.casefold, na_action="ignore"), ps.map(str.casefold, na_action="ignore")),
                 (s.str.partition(","), ps.str.partition(",")),
                 (s.str.rpartition(","), ps.str.rpartition(",")),
                 (s.str.partition(), ps.str.partition()),

@@ -4467,7 +4467,7 @@ class Series(_Frame):
     @property
     def str(self):
         """pandas' str accessor of a Series of strings: lower, upper,
-        title, capitalize, swapcase, len, strip, lstrip, rstrip, slice (and
+        title, capitalize, swapcase, casefold, len, strip, lstrip, rstrip, slice (and
         s.str[a:b]), get (and s.str[i]), contains, startswith, endswith,
         match, fullmatch, count, find, rfind, replace, zfill, pad, center,
         ljust, rjust, repeat, isalpha ... istitle, and split(...).str[i]
@@ -4659,7 +4659,8 @@ class _Unique(Series):
 
 
 _TEXT_OPS = {"dataframe.str." + x for x in (
-    "lower", "upper", "title", "capitalize", "swapcase", "strip", "lstrip", "rstrip", "slice",
+    "lower", "upper", "title", "capitalize", "swapcase", "casefold", "strip", "lstrip", "rstrip",
+    "slice",
     "get", "replace", "zfill", "pad", "center", "ljust", "rjust", "repeat", "cat", "extract")} | \
     {"dataframe.dt.strftime", "dataframe.dt.day_name", "dataframe.dt.month_name"}
 
@@ -4840,6 +4841,7 @@ class _Str:
     def title(self): return self._op("title")  # noqa: E704
     def capitalize(self): return self._op("capitalize")  # noqa: E704
     def swapcase(self): return self._op("swapcase")  # noqa: E704
+    def casefold(self): return self._op("casefold")  # noqa: E704
     def isalpha(self): return self._op("isalpha")  # noqa: E704
     def isalnum(self): return self._op("isalnum")  # noqa: E704
     def isdigit(self): return self._op("isdigit")  # noqa: E704
@@ -5452,6 +5454,7 @@ class _GroupArg:
 # ---- apply and map of a function: its expression, element-wise ----
 
 _STR_METHODS = ("lower", "upper", "strip", "lstrip", "rstrip", "title", "capitalize", "swapcase",
+                "casefold",
                 "isalpha", "isalnum", "isdigit", "isdecimal", "isnumeric", "isspace", "islower",
                 "isupper", "istitle", "zfill", "center", "ljust", "rjust", "find", "rfind",
                 "startswith", "endswith", "replace", "split")
