@@ -4450,8 +4450,9 @@ class TestDataFrames(Base):
     def test_date_offsets(self):
         """a datetime Series plus or minus pandas' offsets: the fixed ones as
         Timedeltas, DateOffset(years, months ...), MonthEnd, MonthBegin,
-        YearEnd and YearBegin rolled as pandas rolls them (month ends, leap
-        days, NaT kept, the time of day kept)"""
+        YearEnd, YearBegin, BusinessDay and Week(weekday=) rolled as pandas
+        rolls them (month ends, leap days, weekends, NaT kept, the time of
+        day kept)"""
         p = pd.DataFrame({"t": pd.date_range("2020-01-29 05:00", periods=40, freq="9D")})
         p.loc[3, "t"] = pd.NaT
         p.loc[5, "t"] = pd.Timestamp("2021-12-31 13:00")
@@ -4463,12 +4464,17 @@ class TestDataFrames(Base):
                 "mb0": pd.offsets.MonthBegin(0), "ye": pd.offsets.YearEnd(),
                 "yb": pd.offsets.YearBegin(-1), "months": pd.DateOffset(months=-13),
                 "mixed": pd.DateOffset(years=1, months=2, days=3, hours=4),
-                "day": pd.offsets.Day(2), "week": pd.offsets.Week()}
+                "day": pd.offsets.Day(2), "week": pd.offsets.Week(),
+                "bday": pd.offsets.BDay(3), "bday0": pd.offsets.BDay(0),
+                "bday_neg": pd.offsets.BusinessDay(-6),
+                "bday_offset": pd.offsets.BDay(1, offset=pd.Timedelta(hours=2)),
+                "week_mon": pd.offsets.Week(2, weekday=0), "week_sun0": pd.offsets.Week(0, weekday=6),
+                "week_back": pd.offsets.Week(-1, weekday=3)}
         self.same_each({k + sgn: (lambda d, o=o, sgn=sgn: d.t + o if sgn == "+" else d.t - o)
                         for k, o in offs.items() for sgn in "+-"}, p, df)
         self.same_each([lambda d: pd.offsets.MonthEnd() + d.t], p, df)
-        with self.assertRaisesRegex(NotImplementedError, "BusinessDay|is not supported"):
-            df.t + pd.offsets.BDay(2)
+        with self.assertRaisesRegex(NotImplementedError, "CustomBusinessDay.*is not supported"):
+            df.t + pd.offsets.CustomBusinessDay(2)
 
 
 

@@ -2262,6 +2262,14 @@ def _offset_added(s, off, sign):
     n = off.n * sign
     if name == "Week" and getattr(off, "weekday", None) is None:  # seven days each
         return s + pd.Timedelta(weeks=n)
+    if name == "Week":  # to the weekday first (a move of its own forward), then whole weeks
+        wday = s.fillna(pd.Timestamp("2000-01-03")).dt.dayofweek
+        ahead = (int(off.weekday) - wday) % 7
+        weeks = n - (ahead != 0).astype("int64") if n > 0 else n
+        return _days_added(s, ahead + weeks * 7)
+    if name == "BusinessDay":  # (its offset= added after, whichever the sign, as pandas)
+        out = _days_added(s, _bdays(s, n))
+        return out + pd.Timedelta(off.offset) if off.offset else out
     if name == "DateOffset" and set(kw) <= set(_FIXED_KWDS) | {"months", "years"}:
         months = (kw.get("years", 0) * 12 + kw.get("months", 0)) * n
         fixed = {k: v for k, v in kw.items() if k in _FIXED_KWDS}
@@ -2282,8 +2290,8 @@ def _offset_added(s, off, sign):
         return _months_shifted(s, lambda y, m, d, dim: (
             (n if n > 0 else n + (~((m == 1) & (d == 1))).astype("int64")) * 12 + 1 - m, 1))
     raise NotImplementedError("%s is not supported here: DateOffset of years, months and "
-                              "fixed units, MonthEnd, MonthBegin, YearEnd, YearBegin and the "
-                              "fixed offsets (Day, Hour ...) are" % off)
+                              "fixed units, MonthEnd, MonthBegin, YearEnd, YearBegin, Week, "
+                              "BusinessDay (BDay) and the fixed offsets (Day, Hour ...) are" % off)
 
 
 def _civil_days(y, m, d):
@@ -2295,6 +2303,28 @@ def _civil_days(y, m, d):
     doy = (153 * ((m + 9) % 12) + 2) // 5 + d - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
     return era * 146097 + doe - 719468
+
+
+def _days_added(s, days):
+    """s plus a Series of whole days (int64), the time of day kept, NaT
+    kept"""
+    return _named_as(s, s + to_timedelta(days * 86400000000000, unit="ns"))
+
+
+def _bdays(s, n):
+    """the days pandas' BusinessDay(n) moves each date of s by: whole weeks
+    first, then the rest over Monday to Friday (pandas' shift_bdays: from
+    a weekend date, n 0 and 1 give the Monday after, -1 the Friday
+    before)"""
+    import pandas as pd
+    wday = s.fillna(pd.Timestamp("2000-01-03")).dt.dayofweek
+    weeks = n // 5
+    weekend = wday > 4
+    rest = (n + weekend.astype("int64") if n <= 0 else wday * 0 + n) - 5 * weeks
+    days = (rest + 2).where(wday + rest > 4, rest)
+    days = days.where(~weekend, (7 - wday) + (rest - 1))
+    days = days.where(~(weekend & (rest == 0)), 4 - wday)
+    return days + 7 * weeks
 
 
 def _months_shifted(s, plan):
