@@ -3264,8 +3264,9 @@ class TestDataFrames(Base):
         """Series.str: each method against pandas on strings with missing
         values, spaces at the ends and Latin-1 letters; split(...).str[i],
         rsplit's last parts, findall(...).str.len(), get_dummies, s.str[i]."""
-        words = ["Ab cd", " x,y ", None, "\u00e9t\u00e9", "a,b,,c", "", "ABC", "  p q  r  "]
-        with uploaded_csv("words.csv", pd.DataFrame({"s": words * 9, "v": range(72)})) as p:
+        words = ["Ab cd", " x,y ", None, "\u00e9t\u00e9", "a,b,,c", "", "ABC", "  p q  r  ",
+                 "a\nc"]
+        with uploaded_csv("words.csv", pd.DataFrame({"s": words * 8, "v": range(72)})) as p:
             ps = p.s
             s = md.read_csv("words.csv", chunk_bytes=60).s
             pairs = [
@@ -3306,6 +3307,11 @@ class TestDataFrames(Base):
                 (s.str.slice_replace(4, 1), ps.str.slice_replace(4, 1)),
                 (s.str.slice_replace(-2, repl="!"), ps.str.slice_replace(-2, repl="!")),
                 (s.str.casefold(), ps.str.casefold()),
+                (s.str.split().str.len(), ps.str.split().str.len()),
+                (s.str.split(",", n=1).str.len(), ps.str.split(",", n=1).str.len()),
+                (s.str.split(",,").str.len(), ps.str.split(",,").str.len()),
+                (s.str.rsplit(",", n=2).str.len(), ps.str.rsplit(",", n=2).str.len()),
+                (s.str.count("a.c"), ps.str.count("a.c")),
                 (s.map(str.casefold, na_action="ignore"), ps.map(str.casefold, na_action="ignore")),
                 (s.str.partition(","), ps.str.partition(",")),
                 (s.str.rpartition(","), ps.str.rpartition(",")),
@@ -3325,6 +3331,11 @@ class TestDataFrames(Base):
                 s.str.repeat([1, 2])
             with self.assertRaisesRegex(ValueError, "empty separator"):
                 s.str.partition("")
+            # a column of strings holds no lists: explode keeps each row
+            pd.testing.assert_frame_equal(s.to_frame().explode("s").fetch(),
+                                          ps.to_frame().explode("s"))
+            pd.testing.assert_series_equal(s.explode(ignore_index=True).fetch(),
+                                           ps.explode(ignore_index=True))
             with self.assertRaisesRegex(NotImplementedError, "tuples"):
                 s.str.rpartition(",", expand=False)
 
@@ -3408,7 +3419,9 @@ class TestDataFrames(Base):
             pd.DataFrame({"a": [1, 2]}, index=["p", "q"], dtype="float64"))
         pd.testing.assert_frame_equal(md.DataFrame(frames["mixed"], columns=["s", "i"]).fetch(),
                                       frames["mixed"][["s", "i"]])
-        for data in (["a", None, "c"], {"x": 1.5, "y": 2.0},
+        # line ends inside values, and a value of spaces alone in a one-column file
+        for data in (["a", None, "c"], {"x": 1.5, "y": 2.0}, ["a\rb", "  ", "c\r\nd", "\n", ""],
+                     pd.Series(["x", "  "], index=["p\rq", "r"]),
                      pd.Series([1, 2], index=["p", "q"], name="zz"),
                      pd.Series(pd.Categorical(["a", "b", "a"])), np.array([3, 1, 2])):
             with self.subTest(series=repr(data)):

@@ -1295,8 +1295,17 @@ class _Frame(Entity):
         """pandas' DataFrame.explode of a column assigned a split
         (df.assign(w=df.s.str.split(","))): a row per part, the other
         columns repeated, in row order (the split's explode, joined with
-        the other columns by the rows' labels: an index of unique labels)"""
+        the other columns by the rows' labels: an index of unique labels).
+        Of any other column, which holds scalars (the cluster's columns hold
+        no lists), each value is its own row: the frame as it is, as pandas"""
         splits = getattr(self, "_splits", None) or {}
+        given = [column] if _one(column) else list(column)
+        if not any(_one(c) and c in splits for c in given):
+            have = list(self.columns)
+            lost = [c for c in given if c not in have]
+            if lost or not given:
+                raise KeyError(lost or "column must be nonempty")
+            return self.reset_index(drop=True) if ignore_index else self.copy()
         if _one(column) and column in splits:
             cols = list(self.columns)
             parts = splits[column].explode().rename(column)
@@ -4477,6 +4486,11 @@ class Series(_Frame):
         out.__class__ = _Unique
         return out
 
+    def explode(self, ignore_index=False):
+        """pandas' Series.explode: the cluster's Series hold scalars, each
+        its own row (a split's parts: s.str.split(pat).explode())"""
+        return self.reset_index(drop=True) if ignore_index else self.copy()
+
     def value_counts(self, normalize=False, sort=True, ascending=False, dropna=True):
         """Counts per value, descending (the values become the index);
         pandas' keywords (dataframe.value_counts)."""
@@ -4779,8 +4793,9 @@ def _posix(pat):
     itself; the cluster refuses those): \\d \\s \\w and \\D \\S \\W as
     bracket classes (inside brackets too, the lowercase ones), \\t \\n \\r
     \\f \\v as the characters, an escaped punctuation character as it is;
-    what has no such form (\\A, \\Z ...) is refused by name."""
-    if not isinstance(pat, str) or "\\" not in pat:
+    what has no such form (\\A, \\Z ...) is refused by name. A dot outside
+    brackets is [^\\n], as re's (regcomp's dot takes a line end too)."""
+    if not isinstance(pat, str) or ("\\" not in pat and "." not in pat):
         return pat
     out, i, inside = [], 0, False
     while i < len(pat):
@@ -4823,7 +4838,7 @@ def _posix(pat):
             continue
         if inside and c == "]":
             inside = False
-        out.append(c)
+        out.append("[^\n]" if c == "." and not inside else c)
         i += 1
     return "".join(out)
 
@@ -4973,8 +4988,10 @@ class _Str:
         empty = s.str.slice(0, 0)  # '' where s holds a value, missing where it does not
         has = self.contains(sep, regex=False, na=False)
         if last:  # POSIX's leftmost-longest: the first group runs to the last sep
+            # (regcomp's own pattern, not _posix's: its dot takes line ends too)
             esc = "".join("\\" + c if c in ".^$*+?{}[]\\|()" else c for c in sep)
-            ext = self.extract("^(.*)" + esc + "(.*)$")
+            ext = _make("dataframe.str.extract", [s], {"pat": "^(.*)" + esc + "(.*)$"},
+                        "dataframe", [0, 1])
             before, after = ext[0].where(has, empty), ext[1].where(has, s)
         else:
             sp = _Split(s, sep, 1)
@@ -5059,7 +5076,10 @@ class _Str:
         split's own; with n its last n parts (.str[-k], k <= n), which
         are split's too"""
         if n in (-1, None, 0):
-            return self.split(pat, -1, expand)
+            out = self.split(pat, -1, expand)
+            if isinstance(out, _Split):
+                out._literal = True  # (rsplit's pat is never a regular expression)
+            return out
         if expand:
             raise NotImplementedError("str.rsplit(n=..., expand=True) is not supported")
         return _Split(self._s, pat, -1, last=int(n))
@@ -5132,12 +5152,24 @@ class _Findall:
         return self._st.count(self._pat, self._flags)
 
 
+# Python's str.isspace code points as a POSIX bracket's inside (the
+# cluster's expressions run in C.UTF-8, whose [:space:] lacks the
+# no-break spaces and the separators \x1c-\x1f, \x85)
+_PY_SPACE = "[:space:]" + "".join(c for c in map(chr, range(0x3001)) if c.isspace())
+
+
+def _parts_capped(k, most):
+    """k (a Series of counts, missing where a value is) at most most"""
+    return k.where(~(k > most), most)
+
+
 class _Split:
     """s.str.split(pat, n) before its .str[i] (an rsplit of n: its last
     parts only)."""
 
     def __init__(self, s, pat, n, last=None):
         self._s, self._pat, self._n, self._last = s, pat, n, last
+        self._literal = last is not None
 
     @property
     def str(self):
@@ -5158,6 +5190,24 @@ class _Split:
         if not isinstance(i, int):
             raise TypeError("split(...).str[i] takes an integer")
         return self.get(i)
+
+    def len(self):
+        """the parts' count, as pandas' s.str.split(pat, n).str.len(): the
+        separators counted, plus one (pat of one character, and rsplit's:
+        literal; any other a regular expression, as pandas 1.5 splits by
+        it), or without pat the runs of what Python's isspace does not
+        hold; at most n + 1; missing stays missing"""
+        s = self._s
+        n = self._last if self._last is not None else \
+            None if self._n in (-1, None, 0) else int(self._n)
+        if self._pat is None:
+            parts = s.str.count("[^" + _PY_SPACE + "]+")
+        elif len(self._pat) == 1 or self._literal:
+            parts = s.str.count("".join("\\" + c if c in ".^$*+?{}[]\\|()" else c
+                                        for c in self._pat)) + 1
+        else:
+            parts = s.str.count(self._pat) + 1
+        return parts if n is None else _parts_capped(parts, n + 1)
 
     def explode(self, ignore_index=False):
         """pandas' s.str.split(pat).explode(): a row per part, in order,

@@ -17,6 +17,7 @@ missing value as a marker no value holds (so "" stays "" and "NA" stays
 "NA"). Categorical and period columns are held as their values (a
 period's start), their dtypes kept by the client (_carried.py).
 """
+import csv
 import hashlib
 
 import numpy as np
@@ -187,7 +188,13 @@ def _csv(kinds, levels, names, n, chunk_rows, session):
     from . import read_csv, to_timedelta
     cols = levels + names
     w = pd.DataFrame({c: kinds[c][1].to_numpy() for c in cols}, columns=cols)
-    data = w.to_csv(index=False, na_rep=MISSING).encode("utf-8")
+    # lines end "\r\n": a value holding "\r" or "\n" is quoted (csv's minimal
+    # quoting looks for the line terminator's characters), read back whole;
+    # one column's text all quoted: a line of spaces alone would be a blank
+    # line, skipped as pandas skips it
+    data = w.to_csv(index=False, na_rep=MISSING, lineterminator="\r\n",
+                    quoting=csv.QUOTE_NONNUMERIC if len(cols) == 1 else csv.QUOTE_MINIMAL)
+    data = data.encode("utf-8")
     name = "marsc-frame-%s.csv" % hashlib.sha256(data).hexdigest()[:32]
     dtype = {c: k for c, (k, _) in kinds.items() if k in _NUMERIC + ("object",)}
     dtype.update({c: "object" for c, (k, _) in kinds.items() if k == "timedelta"})
