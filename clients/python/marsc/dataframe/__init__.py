@@ -179,15 +179,47 @@ def _labels_aligned(op, ins, own_names=False):
         return ins
     na, nb = _series_name(a._ref), _series_name(b._ref)
     name = na if na is not _UNKNOWN and nb is not _UNKNOWN and repr(na) == repr(nb) else None
-    side = _make("dataframe.concat", [_make("dataframe.rename", [x], {"name": k}, "series")
-                                      for k, x in ((0, a), (1, b))],
-                 {"axis": 1, "sort": "differing"}, "dataframe", [0, 1],
-                 index_names=a._index_names if a._index_names == b._index_names else None)
+    names = [None if x is _UNKNOWN else x for x in (na, nb)] if own_names else [name, name]
     out = list(ins)
-    for k, (i, own) in enumerate(zip(ents, (na, nb))):
-        col = _make("dataframe.getitem", [side], {"columns": k}, "series")
-        nm = (None if own is _UNKNOWN else own) if own_names else name
-        out[i] = _make("dataframe.rename", [col], {"name": nm}, "series")
+    out[ents[0]], out[ents[1]] = _aligned_apart([a, b], names)
+    return out
+
+
+def _aligned_apart(xs, names=None):
+    """DataFrames and Series of different rows aligned on their index
+    labels: their columns numbered apart, put side by side by one concat
+    along the columns (concat's "sort": "differing": the union of the
+    labels, sorted where the indexes differ, as they are where they are
+    equal), then each taken back: a DataFrame under its own columns, a
+    Series named names[i]"""
+    names = names or [None] * len(xs)
+    parts, spans, off = [], [], 0
+    for x in xs:
+        if isinstance(x, DataFrame):
+            cols = list(x._columns if x._columns is not None else x.columns)
+            span = list(range(off, off + len(cols)))
+            parts.append(_make("dataframe.rename", [x],
+                               {"columns": {str(c): k for c, k in zip(cols, span)}},
+                               "dataframe", span))
+            spans.append((span, cols))
+            off += len(cols)
+        else:
+            parts.append(_make("dataframe.rename", [x], {"name": off}, "series"))
+            spans.append((off, None))
+            off += 1
+    same = all(x._index_names == xs[0]._index_names for x in xs)
+    side = _make("dataframe.concat", parts, {"axis": 1, "sort": "differing"}, "dataframe",
+                 list(range(off)), index_names=xs[0]._index_names if same else None)
+    out = []
+    for (span, cols), nm in zip(spans, names):
+        if cols is None:
+            col = _make("dataframe.getitem", [side], {"columns": span}, "series")
+            out.append(_make("dataframe.rename", [col], {"name": nm}, "series"))
+        else:
+            part = _make("dataframe.getitem", [side], {"columns": span}, "dataframe", span)
+            out.append(_make("dataframe.rename", [part],
+                             {"columns": {str(k): c for k, c in zip(span, cols)}},
+                             "dataframe", cols))
     return out
 
 
@@ -246,28 +278,14 @@ def _columns_unioned(a, b):
 
 def _frame_series_aligned(f, s):
     """a DataFrame and a Series of other rows, aligned on their index labels
-    as pandas aligns df.sub(s, axis=0) (DataFrame.align, join "outer"): the
-    frame's columns numbered apart and the Series beside them in one concat
-    ("sort": "differing"), then each taken back under its names"""
+    as pandas aligns df.sub(s, axis=0) (DataFrame.align, join "outer"):
+    _aligned_apart's"""
     cols = list(f.columns)
     if len(set(map(repr, cols))) != len(cols):
         raise NotImplementedError("a DataFrame of repeated column names aligned with a Series "
                                   "of other rows is not supported")
-    n = len(cols)
-    parts = [_make("dataframe.rename", [f], {"columns": {str(c): k for k, c in enumerate(cols)}},
-                   "dataframe", list(range(n))),
-             _make("dataframe.rename", [s], {"name": n}, "series")]
-    side = _make("dataframe.concat", parts, {"axis": 1, "sort": "differing"}, "dataframe",
-                 list(range(n + 1)),
-                 index_names=f._index_names if f._index_names == s._index_names else None)
-    part = _make("dataframe.getitem", [side], {"columns": list(range(n))}, "dataframe",
-                 list(range(n)))
-    fa = _make("dataframe.rename", [part], {"columns": {str(k): c for k, c in enumerate(cols)}},
-               "dataframe", cols)
     nm = _series_name(s._ref)
-    sa = _make("dataframe.rename", [_make("dataframe.getitem", [side], {"columns": n}, "series")],
-               {"name": None if nm is _UNKNOWN else nm}, "series")
-    return fa, sa
+    return _aligned_apart([f, s], [None, None if nm is _UNKNOWN else nm])
 
 
 def _frames_aligned(ins, ents, a, b):
@@ -279,21 +297,8 @@ def _frames_aligned(ins, ents, a, b):
     if cols is None or b._columns is None or list(cols) != list(b._columns) or \
             len(set(map(repr, cols))) != len(cols):
         return ins
-    n = len(cols)
-    parts = [_make("dataframe.rename", [x], {"columns": {str(c): k + off for k, c in
-                                                         enumerate(cols)}},
-                   "dataframe", [k + off for k in range(n)])
-             for x, off in ((a, 0), (b, n))]
-    side = _make("dataframe.concat", parts, {"axis": 1, "sort": "differing"}, "dataframe",
-                 list(range(2 * n)),
-                 index_names=a._index_names if a._index_names == b._index_names else None)
     out = list(ins)
-    for i, off in zip(ents, (0, n)):
-        part = _make("dataframe.getitem", [side], {"columns": list(range(off, off + n))},
-                     "dataframe", list(range(off, off + n)))
-        out[i] = _make("dataframe.rename", [part], {"columns": {str(k + off): c for k, c in
-                                                                enumerate(cols)}},
-                       "dataframe", cols)
+    out[ents[0]], out[ents[1]] = _aligned_apart([a, b])
     return out
 
 
@@ -4786,6 +4791,15 @@ _CLASSES = {"d": "0-9", "s": "[:space:]", "w": "[:alnum:]_"}
 _CONTROLS = {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\v"}
 
 
+_ERE_SPECIAL = ".^$*+?{}[]\\|()"
+
+
+def _ere_literal(text):
+    """text as a POSIX extended expression matching it literally: its
+    special characters escaped (regcomp's own syntax, not _posix's)"""
+    return "".join("\\" + c if c in _ERE_SPECIAL else c for c in text)
+
+
 def _posix(pat):
     """Python's re pattern pat as the POSIX extended pattern the cluster
     runs (glibc's regcomp, which reads \\b \\B and back-references as re,
@@ -4989,8 +5003,8 @@ class _Str:
         has = self.contains(sep, regex=False, na=False)
         if last:  # POSIX's leftmost-longest: the first group runs to the last sep
             # (regcomp's own pattern, not _posix's: its dot takes line ends too)
-            esc = "".join("\\" + c if c in ".^$*+?{}[]\\|()" else c for c in sep)
-            ext = _make("dataframe.str.extract", [s], {"pat": "^(.*)" + esc + "(.*)$"},
+            ext = _make("dataframe.str.extract", [s],
+                        {"pat": "^(.*)" + _ere_literal(sep) + "(.*)$"},
                         "dataframe", [0, 1])
             before, after = ext[0].where(has, empty), ext[1].where(has, s)
         else:
@@ -5124,13 +5138,10 @@ class _Str:
         when it has none of its special characters)."""
         if pat is None or pat == "":
             raise NotImplementedError("str.split(expand=True) takes a separator here (pat)")
-        special = set(".^$*+?{}[]\\|()")
-        if len(pat) > 1 and special & set(pat):
+        if len(pat) > 1 and set(_ERE_SPECIAL) & set(pat):
             raise NotImplementedError("str.split(expand=True): pat %r would be a regular "
                                       "expression in pandas; a literal is supported" % pat)
-        # (POSIX's extended expressions: the specials escaped, the rest literal)
-        ere = "".join("\\" + ch if ch in special else ch for ch in pat)
-        most = self._s.str.count(ere).max().fetch()
+        most = self._s.str.count(_ere_literal(pat)).max().fetch()
         most = 0 if most is None or np.isnan(most) else int(most)
         parts = most + 1 if n in (-1, None, 0) else min(most, int(n)) + 1
         sp = _Split(self._s, pat, n)
@@ -5156,11 +5167,6 @@ class _Findall:
 # cluster's expressions run in C.UTF-8, whose [:space:] lacks the
 # no-break spaces and the separators \x1c-\x1f, \x85)
 _PY_SPACE = "[:space:]" + "".join(c for c in map(chr, range(0x3001)) if c.isspace())
-
-
-def _parts_capped(k, most):
-    """k (a Series of counts, missing where a value is) at most most"""
-    return k.where(~(k > most), most)
 
 
 class _Split:
@@ -5203,11 +5209,10 @@ class _Split:
         if self._pat is None:
             parts = s.str.count("[^" + _PY_SPACE + "]+")
         elif len(self._pat) == 1 or self._literal:
-            parts = s.str.count("".join("\\" + c if c in ".^$*+?{}[]\\|()" else c
-                                        for c in self._pat)) + 1
+            parts = s.str.count(_ere_literal(self._pat)) + 1
         else:
             parts = s.str.count(self._pat) + 1
-        return parts if n is None else _parts_capped(parts, n + 1)
+        return parts if n is None else parts.clip(upper=n + 1)
 
     def explode(self, ignore_index=False):
         """pandas' s.str.split(pat).explode(): a row per part, in order,
