@@ -95,15 +95,21 @@ services: $(addprefix $(BUILD)/bin/,$(SVC_PROGRAMS))
 
 # The HTTP fuzzer (fuzz/fuzz_http.c) also needs the services' pure request
 # parsing: an explicit rule, which wins over the top Makefile's fuzz pattern.
-$(BUILD)/fuzz/fuzz_http: fuzz/fuzz_http.c services/common/httpparse.c \
+# (each helper compiled apart, by the top Makefile's fuzzobj rule, so that
+# every source's header dependencies are recorded)
+FUZZ_SVC_OBJ := $(BUILD)/fuzzobj/services/common/httpparse.o \
+  $(BUILD)/fuzzobj/services/common/chunkrange.o
+$(BUILD)/fuzz/fuzz_http: fuzz/fuzz_http.c $(BUILD)/fuzzobj/services/common/httpparse.o \
   $(BUILD)/fuzzobj/libmarsengine.a
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -MF $@.d -Iengine -Iservices/common -o $@ $< \
-	  services/common/httpparse.c $(BUILD)/fuzzobj/libmarsengine.a $(DEPS_LIBS)
+	  $(BUILD)/fuzzobj/services/common/httpparse.o $(BUILD)/fuzzobj/libmarsengine.a \
+	  $(DEPS_LIBS)
 
 # The chunk-range fuzzer (fuzz/fuzz_chunkrange.c): the query string of the
 # worker's chunk route.
-$(BUILD)/fuzz/fuzz_chunkrange: fuzz/fuzz_chunkrange.c services/common/chunkrange.c
+$(BUILD)/fuzz/fuzz_chunkrange: fuzz/fuzz_chunkrange.c $(BUILD)/fuzzobj/services/common/chunkrange.o
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -MF $@.d -Iservices/common -o $@ $< \
-	  services/common/chunkrange.c
+	  $(BUILD)/fuzzobj/services/common/chunkrange.o
+-include $(FUZZ_SVC_OBJ:.o=.d)
