@@ -2,13 +2,14 @@
  *   csv_dump [--sep C] [--decimal D] [--header none] [--name N]... [--pos]
  *            [--na V]... [--na-in COL V]... [--no-default-na] [--skiprows K]
  *            [--nrows N] [--thousands T] [--encoding E] [--comment C]
- *            FILE CHUNK_BYTES [USECOL...]
+ *            FILE CHUNK_BYTES[,CHUNK_BYTES...] [USECOL...]
  * reads FILE with csv_read_buffer (fields separated by C, default ',';
  * decimal point D, default '.'; no header record; the columns named N...;
  * USECOLs that are positions; V read as missing, in every column or in
  * COL; the default NA strings not; the first K lines skipped; the first N
  * rows only; T separating thousands; the text in encoding E; C starting
- * comments) and prints one JSON object:
+ * comments), once for each CHUNK_BYTES (one process serves every chunk
+ * size a case tries), and prints one JSON object per read, one per line:
  *   {"columns": [...], "dtypes": [...], "data": [[column 0 values], ...]}
  * (NaN, Infinity and -Infinity as Python's json reads them; NA as null), or
  *   {"error": "message"}
@@ -41,6 +42,64 @@ static void put_cstr(const char *s)
     while (s[n])
         n++;
     put_str(s, n);
+}
+
+/* One read of the file in chunks of chunk bytes, printed on one line. */
+static void dump(const csv_file_t *f, const csv_opts_t *o, const char *const *usecols, int nusecols,
+                 long long chunk)
+{
+    char err[512];
+    csv_frame_t fr;
+    if (csv_read_buffer(f->buf, f->len, o, usecols, nusecols, chunk, &fr, err, sizeof err) < 0) {
+        printf("{\"error\": ");
+        put_cstr(err);
+        printf("}\n");
+        return;
+    }
+    printf("{\"nrows\": %lld, \"columns\": [", (long long)fr.nrows);
+    for (int k = 0; k < fr.ncols; k++) {
+        if (k) printf(", ");
+        put_cstr(fr.names[k]);
+    }
+    printf("], \"dtypes\": [");
+    for (int k = 0; k < fr.ncols; k++)
+        printf("%s\"%s\"", k ? ", " : "", csv_type_name(fr.cols[k].type, fr.cols[k].valid != NULL));
+    printf("], \"data\": [");
+    for (int k = 0; k < fr.ncols; k++) {
+        const csv_column_t *c = &fr.cols[k];
+        printf("%s[", k ? ", " : "");
+        for (int64_t i = 0; i < c->n; i++) {
+            if (i) printf(", ");
+            if (c->valid && !c->valid[i]) {
+                printf("null");
+                continue;
+            }
+            switch (c->type) {
+            case CSV_INT64:
+                printf("%lld", (long long)((int64_t *)c->data)[i]);
+                break;
+            case CSV_FLOAT64: {
+                double v = ((double *)c->data)[i];
+                if (isnan(v))
+                    printf("NaN");
+                else if (isinf(v))
+                    printf(v > 0 ? "Infinity" : "-Infinity");
+                else
+                    printf("%.17g", v);
+                break;
+            }
+            case CSV_BOOL:
+                printf(((uint8_t *)c->data)[i] ? "true" : "false");
+                break;
+            case CSV_STRING:
+                put_str(c->bytes + c->offsets[i], c->offsets[i + 1] - c->offsets[i]);
+                break;
+            }
+        }
+        printf("]");
+    }
+    printf("]}\n");
+    csv_frame_close(&fr);
 }
 
 int main(int argc, char **argv)
@@ -120,9 +179,8 @@ int main(int argc, char **argv)
                         "CHUNK_BYTES [USECOL...]\n");
         return 2;
     }
-    char err[512];
     csv_file_t f;
-    csv_frame_t fr;
+    char err[512];
     if (csv_file_open(&f, argv[1], err, sizeof err) < 0) {
         printf("{\"error\": ");
         put_cstr(err);
@@ -131,58 +189,12 @@ int main(int argc, char **argv)
     }
     o.nrows_set = nrows >= 0;
     o.nrows = nrows;
-    int rc = csv_read_buffer(f.buf, f.len, &o, (const char *const *)argv + 3, argc - 3,
-                             strtoll(argv[2], NULL, 10), &fr, err, sizeof err);
+    for (const char *c = argv[2]; *c;) {
+        char *end;
+        long long chunk = strtoll(c, &end, 10);
+        dump(&f, &o, (const char *const *)argv + 3, argc - 3, chunk);
+        c = *end == ',' ? end + 1 : end + strlen(end);
+    }
     csv_file_close(&f);
-    if (rc < 0) {
-        printf("{\"error\": ");
-        put_cstr(err);
-        printf("}\n");
-        return 0;
-    }
-    printf("{\"nrows\": %lld, \"columns\": [", (long long)fr.nrows);
-    for (int k = 0; k < fr.ncols; k++) {
-        if (k) printf(", ");
-        put_cstr(fr.names[k]);
-    }
-    printf("], \"dtypes\": [");
-    for (int k = 0; k < fr.ncols; k++)
-        printf("%s\"%s\"", k ? ", " : "", csv_type_name(fr.cols[k].type, fr.cols[k].valid != NULL));
-    printf("], \"data\": [");
-    for (int k = 0; k < fr.ncols; k++) {
-        const csv_column_t *c = &fr.cols[k];
-        printf("%s[", k ? ", " : "");
-        for (int64_t i = 0; i < c->n; i++) {
-            if (i) printf(", ");
-            if (c->valid && !c->valid[i]) {
-                printf("null");
-                continue;
-            }
-            switch (c->type) {
-            case CSV_INT64:
-                printf("%lld", (long long)((int64_t *)c->data)[i]);
-                break;
-            case CSV_FLOAT64: {
-                double v = ((double *)c->data)[i];
-                if (isnan(v))
-                    printf("NaN");
-                else if (isinf(v))
-                    printf(v > 0 ? "Infinity" : "-Infinity");
-                else
-                    printf("%.17g", v);
-                break;
-            }
-            case CSV_BOOL:
-                printf(((uint8_t *)c->data)[i] ? "true" : "false");
-                break;
-            case CSV_STRING:
-                put_str(c->bytes + c->offsets[i], c->offsets[i + 1] - c->offsets[i]);
-                break;
-            }
-        }
-        printf("]");
-    }
-    printf("]}\n");
-    csv_frame_close(&fr);
     return 0;
 }

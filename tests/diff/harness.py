@@ -445,6 +445,96 @@ def _run_batch(suite, batch, threads):
         cleanup(r)
 
 
+def run_grouped(suite, items, batch_nodes=2000):
+    """Runs documents that need command-line settings of their own (threads,
+    --sort-block-bytes, --chunk-bytes...): items are (name, doc, args,
+    threads, check), check(got) -> None or a reason, got a dict fetch key ->
+    array. Documents with the same settings run merged (keys prefixed cN.),
+    about batch_nodes nodes per process; a merged run that fails, or a case
+    that does not pass in it, runs again alone, so every failure is reported
+    with its own document and settings."""
+    groups = {}
+    for it in items:
+        groups.setdefault((tuple(it[2]), it[3]), []).append(it)
+    for (args, threads), its in groups.items():
+        batch, n = [], 0
+        for it in its + [None]:
+            if batch and (it is None or n + len(it[1]["nodes"]) > batch_nodes):
+                _run_group(suite, batch, list(args), threads)
+                batch, n = [], 0
+            if it is not None:
+                batch.append(it)
+                n += len(it[1]["nodes"])
+
+
+def _run_one(doc, args, threads, check):
+    r = run_mars(doc, threads=threads, args=args)
+    try:
+        if r.rc != 0:
+            return "exit %d: %s" % (r.rc, r.brief_error())
+        got, missing = _collect(r, doc["fetch"])
+        if missing:
+            return "missing outputs: %s" % ", ".join(missing[:5])
+        return _checked(check, got)
+    finally:
+        cleanup(r)
+
+
+def _checked(check, got):
+    try:
+        return check(got)
+    except Exception as e:  # a check that breaks is a failure, not a crash
+        return "check raised %r" % e
+
+
+def _report(suite, it, why, extra=""):
+    name, doc, args, threads, _ = it
+    if why:
+        settings = " ".join(list(args) + (["--threads", str(threads)] if threads else []))
+        suite.fail(name, why + extra + (" (with %s)" % settings if settings else ""), doc)
+    else:
+        suite.ok(name)
+
+
+def _run_group(suite, batch, args, threads):
+    if len(batch) == 1:
+        it = batch[0]
+        _report(suite, it, _run_one(it[1], args, threads, it[4]))
+        return
+    merged = merge([it[1] for it in batch])
+    r = run_mars(merged, threads=threads, args=args)
+    try:
+        results, error = None, "exit %d: %s" % (r.rc, r.brief_error())
+        if r.rc == 0:
+            results = []
+            for i, it in enumerate(batch):
+                prefix = "c%d." % i
+                got, missing = _collect(r, [prefix + k for k in it[1]["fetch"]])
+                got = {k[len(prefix):]: v for k, v in got.items()}
+                results.append("missing outputs in batch: %s" % ", ".join(missing[:5])
+                               if missing else _checked(it[4], got))
+    finally:
+        cleanup(r)
+    all_alone_pass = True
+    for i, it in enumerate(batch):
+        if results is not None and results[i] is None:
+            suite.ok(it[0])
+            continue
+        alone = _run_one(it[1], args, threads, it[4])
+        all_alone_pass = all_alone_pass and alone is None
+        if alone or results is None:
+            _report(suite, it, alone)
+        else:
+            _report(suite, it, "only in a batch: %s (passes alone)" % results[i])
+    if results is None and all_alone_pass:
+        path = os.path.join(tempfile.gettempdir(), "mars-diff-batch-%d.json" % os.getpid())
+        with open(path, "w") as f:
+            f.write(dumps(merged))
+        suite.fail("batch(%s..%s)" % (batch[0][0], batch[-1][0]),
+                   "every case passes alone, but their merged document of %d nodes failed: "
+                   "%s; document saved in %s" % (len(merged["nodes"]), error, path))
+
+
 def have_mars_run():
     return os.path.isfile(mars_run_path()) and os.access(mars_run_path(), os.X_OK)
 

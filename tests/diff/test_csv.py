@@ -55,7 +55,8 @@ DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_val
            "false_values": None}
 
 
-def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
+def run_dump(exe, path, chunks, usecols, opt=DEFAULT):
+    """csv_dump's reads of the file, one per chunk size of chunks (one process)."""
     args = ["--sep", opt["sep"], "--decimal", opt["decimal"]]
     if opt["header"] is None or (opt["header"] == "infer" and opt["names"]):  # pandas' infer
         args += ["--header", "none"]
@@ -96,12 +97,17 @@ def run_dump(exe, path, chunk, usecols, opt=DEFAULT):
         args += ["--encoding", opt["encoding"]]
     if opt["comment"]:
         args += ["--comment", opt["comment"]]
-    p = subprocess.run([exe] + args + [path, str(chunk)] + [str(u) for u in usecols or []],
+    p = subprocess.run([exe] + args + [path, ",".join(map(str, chunks))] + [str(u) for u in usecols or []],
                        capture_output=True,
                        timeout=60)
     if p.returncode != 0:
         raise RuntimeError("csv_dump exit %d: %s" % (p.returncode, p.stderr.decode(errors="replace")[-2000:]))
-    return json.loads(p.stdout.decode("utf-8"))
+    reads = [json.loads(l) for l in p.stdout.decode("utf-8").splitlines()]
+    if len(reads) == 1 and "error" in reads[0]:  # the file could not be opened
+        reads = reads * len(chunks)
+    if len(reads) != len(chunks):
+        raise RuntimeError("csv_dump printed %d reads for %d chunk sizes" % (len(reads), len(chunks)))
+    return reads
 
 
 def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
@@ -665,8 +671,7 @@ def main():
                                 r_["data"].append([float("nan") if nan else ""] * n_)
             why = None
             try:
-                for chunk in CHUNKS:
-                    ours = run_dump(exe, p, chunk, usecols, opt)
+                for chunk, ours in zip(CHUNKS, run_dump(exe, p, CHUNKS, usecols, opt)):
                     nv = opt["na_values"] or []
                     why = compare(ours, ref, exact, [v for vs in (nv.values() if isinstance(nv, dict) else [nv])
                                                      for v in vs])

@@ -369,29 +369,18 @@ runtime_errors += [
 ]
 
 
-def run_case(suite, name, nodes, exp, args, rtol):
-    if any(n is None for n in nodes):
-        return suite.fail(name, "internal: a node could not be written", None)
-    fetch = list(exp.keys())
-    d = D(nodes, fetch)
-    r = harness.run_mars(d, threads=2, args=args)
-    try:
-        if r.rc != 0:
-            return suite.fail(name, "exit %d: %s" % (r.rc, r.brief_error()), d)
-        for k in fetch:
-            p = os.path.join(r.outdir, k + ".npy")
-            if not os.path.exists(p):
-                return suite.fail(name, "%s.npy not written" % k, d)
-            got = np.load(p, allow_pickle=False)
-            e = np.asarray(exp[k])
-            if got.dtype != e.dtype:
-                return suite.fail(name, "%s: dtype %s, numpy %s" % (k, got.dtype, e.dtype), d)
-            why = harness.compare(e, got, rtol=rtol)
+def expected(exp, rtol):
+    """The check of one case: every fetched key as numpy has it, dtype included."""
+    def check(got):
+        for k, v in exp.items():
+            e = np.asarray(v)
+            if got[k].dtype != e.dtype:
+                return "%s: dtype %s, numpy %s" % (k, got[k].dtype, e.dtype)
+            why = harness.compare(e, got[k], rtol=rtol)
             if why:
-                return suite.fail(name, "%s: %s" % (k, why), d)
-        suite.ok(name)
-    finally:
-        harness.cleanup(r)
+                return "%s: %s" % (k, why)
+        return None
+    return check
 
 
 def main():
@@ -400,9 +389,16 @@ def main():
     sel = sys.argv[1] if len(sys.argv) > 1 else None
     print("# %d cases, %d rejections, %d runtime errors" %
           (len(cases), len(rejects), len(runtime_errors)), flush=True)
+    items = []
     for name, nodes, exp, args, rtol in cases:
-        if not sel or sel in name:
-            run_case(suite, name, nodes, exp, args, rtol)
+        if sel and sel not in name:
+            continue
+        if any(n is None for n in nodes):
+            suite.fail(name, "internal: a node could not be written", None)
+            continue
+        items.append((name, D(nodes, list(exp.keys())), args, 2, expected(exp, rtol)))
+    # cases with the same --chunk-bytes run merged, one process each
+    harness.run_grouped(suite, items)
     for name, d, key, op in rejects:
         if sel and sel not in name:
             continue
