@@ -176,6 +176,31 @@ def run(doc, data):
     return p.returncode, p.stderr.decode(), out
 
 
+def judge(suite, case, base, cname, nodes, why, data):
+    if why:
+        suite.fail(case, why, {"version": 1, "nodes": base + nodes, "fetch": [cname + ".z"]})
+    else:
+        suite.ok(case)
+
+
+def judge_alone(suite, case, base, consumer, data):
+    """A consumer in a document of its own with its producer: its result, or
+    a refusal the docs name."""
+    cname, nodes, want = consumer
+    alone = {"version": 1, "nodes": base + nodes, "fetch": [cname + ".z"]}
+    rc, msg, out = run(alone, data)
+    try:
+        if rc != 0:
+            if any(w in msg for w in DOCUMENTED_REFUSALS) and rc == 2:
+                suite.ok(case + "/documented-refusal")
+            else:
+                suite.fail(case, "exit %d: %s" % (rc, msg.strip()[-300:]), alone)
+            return
+        judge(suite, case, base, cname, nodes, compare(test_df.load(out, cname + ".z"), want), data)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def main():
     seed = int(os.environ.get("MARS_PAIRS_SEED", "1"))
     chunk = int(os.environ.get("MARS_PAIRS_CHUNK", "60"))
@@ -203,35 +228,25 @@ def main():
                     batch.append((cname, nodes, want))
                 except Exception as e:  # noqa: BLE001
                     refused.append((cname, doc, str(e)))
-            # the consumers pandas accepts: one document, each result compared
-            doc = {"version": 1, "nodes": base + [n for _, ns, _ in batch for n in ns],
-                   "fetch": ["%s.z" % c for c, _, _ in batch]}
-            rc, msg, out = run(doc, data)
-            try:
-                for cname, nodes, want in batch:
-                    case = "%s/%s" % (pname, cname)
-                    alone = {"version": 1, "nodes": base + nodes, "fetch": [cname + ".z"]}
-                    if rc != 0:  # find the pair: each alone
-                        rc1, msg1, out1 = run(alone, data)
-                        try:
-                            if rc1 != 0:
-                                if any(w in msg1 for w in DOCUMENTED_REFUSALS) and rc1 == 2:
-                                    suite.ok(case + "/documented-refusal")
-                                else:
-                                    suite.fail(case, "exit %d: %s" % (rc1, msg1.strip()[-300:]),
-                                               alone)
-                                continue
-                            why = compare(test_df.load(out1, cname + ".z"), want)
-                        finally:
-                            shutil.rmtree(out1, ignore_errors=True)
-                    else:
-                        why = compare(test_df.load(out, cname + ".z"), want)
-                    if why:
-                        suite.fail(case, why, alone)
-                    else:
-                        suite.ok(case)
-            finally:
-                shutil.rmtree(out, ignore_errors=True)
+            # the consumers pandas accepts: one document, each result compared;
+            # a consumer the engine refuses is named by the message: judged
+            # alone, and the document run again without it
+            while batch:
+                doc = {"version": 1, "nodes": base + [n for _, ns, _ in batch for n in ns],
+                       "fetch": ["%s.z" % c for c, _, _ in batch]}
+                rc, msg, out = run(doc, data)
+                try:
+                    if rc == 0:
+                        for cname, nodes, want in batch:
+                            judge(suite, "%s/%s" % (pname, cname), base, cname, nodes,
+                                  compare(test_df.load(out, cname + ".z"), want), data)
+                        break
+                finally:
+                    shutil.rmtree(out, ignore_errors=True)
+                named = [c for c in batch if ('node "%s.' % c[0]) in msg]
+                for c in named or batch:  # no consumer named: each alone
+                    judge_alone(suite, "%s/%s" % (pname, c[0]), base, c, data)
+                batch = [c for c in batch if c not in named] if named else []
             # the consumers pandas refuses: the engine must refuse them too
             for cname, doc, perr in refused:
                 case = "%s/%s/refused" % (pname, cname)
