@@ -122,7 +122,7 @@ def check(data, nodes, want):
 
 
 def rejected(data, nodes, key, words):
-    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": [key]}, data)
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": [key]}, data, fails=True)
     shutil.rmtree(out, ignore_errors=True)
     if rc != 2 or ('node "%s"' % key) not in err or "\n" in err.strip():
         return "exit %d: %s" % (rc, err.strip()[:300])
@@ -287,7 +287,7 @@ def concat_columns_rejects(data, L, R, U):
         return why
     # a repeated index value where rows must be aligned: pandas' error, at run time
     nodes = [CSV, RC, indexed("ti", "t", "k"), op("x", "concat", ["ti", "r"], axis=1)]
-    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["x"]}, data)
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["x"]}, data, fails=True)
     shutil.rmtree(out, ignore_errors=True)
     if rc == 0 or "uniquely valued" not in err or '"x"' not in err:
         return "repeated index: exit %d: %s" % (rc, err.strip()[:300])
@@ -358,7 +358,7 @@ def concat_columns_sort(data, L, R, U):
     # join "left" of another input repeating a label: pandas' reindex error, at run time
     nodes = [CSV, RC, indexed("ti", "t", "k"), indexed("rk", "r", "key"),
              op("x", "concat", ["ti", "rk"], axis=1, join="left")]
-    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["x"]}, data)
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["x"]}, data, fails=True)
     shutil.rmtree(out, ignore_errors=True)
     if rc == 0 or "duplicate labels" not in err or '"x"' not in err:
         return "left join of repeated labels: exit %d: %s" % (rc, err.strip()[:300])
@@ -970,7 +970,7 @@ def idxmax_rejects(data, L, R, U):
     # no rows: pandas' ValueError, when it runs
     nodes = [CSV, op("e", "head", "t", n=0), op("num", "getitem", "e", columns=["i"]),
              op("x", "idxmax", "num")]
-    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["x"]}, data)
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["x"]}, data, fails=True)
     shutil.rmtree(out, ignore_errors=True)
     if rc == 0 or "argmax of an empty sequence" not in err:
         return "no rows: exit %d: %s" % (rc, err.strip()[:300])
@@ -1108,19 +1108,8 @@ def main():
         if n not in known:
             print("unknown case %s (cases: %s)" % (n, " ".join(sorted(known))))
             failed += 1
-    for c in CASES:
-        if names and c.__name__ not in names:
-            continue
-        try:
-            why = c(data, *frames)
-        except Exception as e:  # a crash of the test is a failure, with its reason
-            why = "exception %r" % (e,)
-        if why:
-            failed += 1
-            print("FAIL %s: %s" % (c.__name__, why))
-        else:
-            passed += 1
-            print("ok", c.__name__)
+    p, f = T.run_cases(CASES, data, (data,) + tuple(frames), names)
+    passed, failed = passed + p, failed + f
     shutil.rmtree(data, ignore_errors=True)
     print("RESULT passed=%d failed=%d" % (passed, failed))
     return 1 if failed else 0

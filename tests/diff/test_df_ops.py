@@ -95,7 +95,7 @@ def check_frames(data, nodes, want, extra=None):
 
 
 def rejected(data, nodes, key, words):
-    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": [key]}, data)
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": [key]}, data, fails=True)
     shutil.rmtree(out, ignore_errors=True)
     if rc != 2 or ('node "%s"' % key) not in err or "\n" in err.strip():
         return "exit %d: %s" % (rc, err.strip()[:300])
@@ -467,7 +467,7 @@ def astype_strings(data, pdf):
     e2.to_csv(os.path.join(data, "n2.csv"), index=False)
     nodes = [{"key": "e", "op": "dataframe.read_csv", "path": "n2.csv"},
              op("r", "astype", "e", dtype="int64")]
-    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["r"]}, data)
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["r"]}, data, fails=True)
     shutil.rmtree(out, ignore_errors=True)
     if rc == 0 or "invalid literal" not in err:
         return "astype of 'x' to int64: exit %d %s" % (rc, err[:200])
@@ -1455,7 +1455,7 @@ def loc_drop(data, pdf):
     if why:
         return why
     rc, err, out = T.run({"version": 1, "nodes": [CSV, op("x", "loc", "t", labels=[2, 777],
-                                                        drop=True)], "fetch": ["x"]}, data)
+                                                        drop=True)], "fetch": ["x"]}, data, fails=True)
     shutil.rmtree(out, ignore_errors=True)
     if rc == 0 or "drop: [777] not found in axis" not in err:
         return "an absent label: exit %d: %s" % (rc, err.strip()[:300])
@@ -1535,7 +1535,7 @@ def chunk_typed_filled(data, pdf):
     rc, err, out = T.run({"version": 1, "nodes": [CSV, col("ss", "t", "s"),
                                                    op("n", "str.len", "ss"),
                                                    op("f", "fillna", "n", value="x")],
-                          "fetch": ["f"]}, data)
+                          "fetch": ["f"]}, data, fails=True)
     shutil.rmtree(out, ignore_errors=True)
     if rc != 2 or "would mix types" not in err:
         return "fillna of str.len by a string: exit %d %s" % (rc, err.strip()[:200])
@@ -1631,7 +1631,7 @@ def median_quantile_infinity(data, pdf):
         if why:
             return "chunk_bytes %d: %s" % (cb, why)
         rc, err, out = T.run({"version": 1, "nodes": nodes[:-1] + [
-            op("qi", "qcut", "sc3", q=2)], "fetch": ["qi"]}, data)
+            op("qi", "qcut", "sc3", q=2)], "fetch": ["qi"]}, data, fails=True)
         shutil.rmtree(out, ignore_errors=True)
         if rc != 1 or "missing values must be missing in the same location" not in err:
             return "qcut intervals of a NaN edge: exit %d: %s" % (rc, err.strip()[:300])
@@ -2284,7 +2284,7 @@ def str_more_rejects(data, pdf):
             return "%s: %s" % (node["op"], why)
     # a result past one chunk's limit fails the job, naming it
     nodes = [CSV, col("gg", "t", "g"), sop("r", "repeat", "gg", repeats=2 ** 40)]
-    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["r"]}, data)
+    rc, err, out = T.run({"version": 1, "nodes": nodes, "fetch": ["r"]}, data, fails=True)
     shutil.rmtree(out, ignore_errors=True)
     if rc == 0 or "1 GiB" not in err:
         return "repeat 2^40: exit %d: %s" % (rc, err.strip()[:300])
@@ -2577,19 +2577,8 @@ def main():
         if n not in known:
             print("unknown case %s (cases: %s)" % (n, " ".join(sorted(known))))
             failed += 1
-    for c in CASES:
-        if names and c.__name__ not in names:
-            continue
-        try:
-            why = c(data, pdf)
-        except Exception as e:  # a crash of the test is a failure, with its reason
-            why = "exception %r" % (e,)
-        if why:
-            failed += 1
-            print("FAIL %s: %s" % (c.__name__, why))
-        else:
-            passed += 1
-            print("ok", c.__name__)
+    p, f = T.run_cases(CASES, data, (data, pdf), names)
+    passed, failed = passed + p, failed + f
     shutil.rmtree(data, ignore_errors=True)
     print("RESULT passed=%d failed=%d" % (passed, failed))
     return 1 if failed else 0
