@@ -1,6 +1,8 @@
 /* msg.c: the services' Redis messages (see msg.h). */
 #include "msg.h"
 
+#include "rq.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,4 +151,13 @@ int msg_chunk_key_parse(const char *key, char *tid, size_t tid_cap, int32_t *job
 bool msg_loc_inline(const char *loc)
 {
     return strcmp(loc, MSG_INLINE_LOC) == 0;
+}
+
+int msg_ask_revive(rq_t *rq, const char *tid, char *err, size_t errlen)
+{
+    if (rq_append(rq, err, errlen, "RPUSH " MSG_REVIVE " %s", tid) ||
+        rq_append(rq, err, errlen, "LPUSH " MSG_WAKE " 1") ||
+        rq_append(rq, err, errlen, "LTRIM " MSG_WAKE " 0 %d", MSG_WAKE_KEEP - 1))
+        return -1;
+    return rq_flush(rq, err, errlen);
 }

@@ -121,4 +121,10 @@ int msg_chunk_key_parse(const char *key, char *tid, size_t tid_cap, int32_t *job
 /* Whether the location value says inline. */
 bool msg_loc_inline(const char *loc);
 
+/* Asks the supervisors to make an ended task's lost chunks again
+ * (MSG_REVIVE) and wakes one (MSG_WAKE), so that the revive starts now
+ * rather than at its next tick (up to a second). 0, or -1 with err. */
+struct rq;
+int msg_ask_revive(struct rq *rq, const char *tid, char *err, size_t errlen);
+
 #endif

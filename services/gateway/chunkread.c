@@ -16,6 +16,9 @@
 
 #define LOG_MODULE "gateway"
 
+/* How often a read waiting for lost chunks asks for them again. */
+#define REVIVE_ASK_MS 1000
+
 /* Commands per pipeline. */
 #define LOC_PIPE 512
 /* A chunk read from a worker: generous (a large chunk from a loaded
@@ -141,7 +144,7 @@ int gw_locate_chunks(conns_t *c, const plan_src_t *s, gw_loc_t *locs, int wait_m
     char lost[16][MSG_ID_MAX];
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    bool asked = false;
+    int64_t asked = -1; /* when we last asked for a revive (ms since t0) */
     for (;;) {
         int n_lost;
         int64_t first;
@@ -155,21 +158,25 @@ int gw_locate_chunks(conns_t *c, const plan_src_t *s, gw_loc_t *locs, int wait_m
                      s->chunk_keys[first], s->key);
             return 0;
         }
-        if (!asked) {
-            for (int k = 0; k < n_lost; k++) {
-                char e2[128];
-                redisReply *r =
-                    rq_command(c->rq, e2, sizeof e2, "RPUSH " MSG_REVIVE " %s", lost[k]);
-                if (r) freeReplyObject(r);
-            }
-            log_info("tensor \"%s\": %lld chunks lost with their workers; recomputing them "
-                     "(task %s)",
-                     s->key, (long long)missing, lost[0]);
-            asked = true;
-        }
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         int64_t el = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+        /* Asked again every REVIVE_ASK_MS while chunks are missing: a
+         * revive already under way when we asked (a supervisor runs one
+         * per task at a time and drops requests meanwhile) may have looked
+         * before this worker died, and ends without these chunks. */
+        if (asked < 0 || el - asked >= REVIVE_ASK_MS) {
+            for (int k = 0; k < n_lost; k++) {
+                char e2[128];
+                if (msg_ask_revive(c->rq, lost[k], e2, sizeof e2))
+                    log_warning("asking for task %s's lost chunks: %s", lost[k], e2);
+            }
+            if (asked < 0)
+                log_info("tensor \"%s\": %lld chunks lost with their workers; recomputing them "
+                         "(task %s)",
+                         s->key, (long long)missing, lost[0]);
+            asked = el;
+        }
         if (el >= wait_ms) {
             snprintf(msg, msglen,
                      "%lld chunks of tensor \"%s\" (the first: %s) were lost with their worker and "

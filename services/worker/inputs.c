@@ -310,8 +310,8 @@ static int lost_input(islot_t *s, const char *tid, const miss_t *m, const char *
     }
     if (strcmp(m->otid, tid) != 0) {
         char e2[128];
-        redisReply *r = rq_command(s->r, e2, sizeof e2, "RPUSH " MSG_REVIVE " %s", m->otid);
-        if (r) freeReplyObject(r);
+        if (msg_ask_revive(s->r, m->otid, e2, sizeof e2))
+            log_warning("asking for task %s's lost chunks: %s", m->otid, e2);
     }
     snprintf(err, errlen, "input chunk %.200s %s", key, why);
     return INPUTS_RETRY;

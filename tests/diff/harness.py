@@ -335,17 +335,8 @@ def _collect(r, keys):
 
 def run_case_alone(case):
     """Runs one case in a document of its own. Returns None or a reason."""
-    d = with_random_fetched(case.doc)
-    r = run_mars(d, threads=case.threads)
-    try:
-        if r.rc != 0:
-            return "exit %d: %s" % (r.rc, r.brief_error())
-        got, missing = _collect(r, d["fetch"])
-        if missing:
-            return "missing outputs: %s" % ", ".join(missing[:5])
-        return evaluate_case(case, got)
-    finally:
-        cleanup(r)
+    return _run_one(with_random_fetched(case.doc), [], case.threads,
+                    lambda got: evaluate_case(case, got))
 
 
 def run_cases(suite, cases, batch_nodes=400, threads=None):

@@ -40,7 +40,7 @@ def report(name, ok, why=""):
 
 def run(doc, data_dir, fails=False):
     """(exit status, stderr, output folder) of mars-run over doc. Under
-    run_cases, a document not run yet stops its case until the round's
+    replay_cases, a document not run yet stops its case until the round's
     documents have run together; one the case expects to fail (fails=True:
     an error's exit status and message) runs at once, alone."""
     r = _replay
@@ -64,7 +64,7 @@ class _Pending(BaseException):
 
 
 class _Replay:
-    """run_cases' rounds. Every case runs from its start each round; run()
+    """replay_cases' rounds. Every case runs from its start each round; run()
     answers the documents already run from the cache, and the first one not
     run yet stops the case. Between rounds the documents asked for run as
     one merged document (harness.merge: keys prefixed cN.), so a suite of a
@@ -195,7 +195,7 @@ class _Replay:
 _replay = None
 
 
-def run_cases(cases, data_dir, args, names=(), rounds=40):
+def replay_cases(cases, data_dir, args, names=(), rounds=40):
     """Runs case functions (case(*args) -> "" or why they fail) in rounds
     (_Replay) and prints ok/FAIL per case in the order given. Returns
     (passed, failed). DF_REPLAY_DEBUG=1 shows each merged run's outcome and

@@ -2577,7 +2577,7 @@ def main():
         if n not in known:
             print("unknown case %s (cases: %s)" % (n, " ".join(sorted(known))))
             failed += 1
-    p, f = T.run_cases(CASES, data, (data, pdf), names)
+    p, f = T.replay_cases(CASES, data, (data, pdf), names)
     passed, failed = passed + p, failed + f
     shutil.rmtree(data, ignore_errors=True)
     print("RESULT passed=%d failed=%d" % (passed, failed))
