@@ -153,11 +153,18 @@ bool msg_loc_inline(const char *loc)
     return strcmp(loc, MSG_INLINE_LOC) == 0;
 }
 
+int msg_append_wake(rq_t *rq, char *err, size_t errlen)
+{
+    if (rq_append(rq, err, errlen, "LPUSH " MSG_WAKE " 1") ||
+        rq_append(rq, err, errlen, "LTRIM " MSG_WAKE " 0 %d", MSG_WAKE_KEEP - 1))
+        return -1;
+    return 0;
+}
+
 int msg_ask_revive(rq_t *rq, const char *tid, char *err, size_t errlen)
 {
     if (rq_append(rq, err, errlen, "RPUSH " MSG_REVIVE " %s", tid) ||
-        rq_append(rq, err, errlen, "LPUSH " MSG_WAKE " 1") ||
-        rq_append(rq, err, errlen, "LTRIM " MSG_WAKE " 0 %d", MSG_WAKE_KEEP - 1))
+        msg_append_wake(rq, err, errlen))
         return -1;
     return rq_flush(rq, err, errlen);
 }

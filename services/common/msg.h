@@ -121,10 +121,13 @@ int msg_chunk_key_parse(const char *key, char *tid, size_t tid_cap, int32_t *job
 /* Whether the location value says inline. */
 bool msg_loc_inline(const char *loc);
 
-/* Asks the supervisors to make an ended task's lost chunks again
- * (MSG_REVIVE) and wakes one (MSG_WAKE), so that the revive starts now
- * rather than at its next tick (up to a second). 0, or -1 with err. */
 struct rq;
+/* Queues (rq_append) the wake-up of a supervisor's loop: LPUSH MSG_WAKE,
+ * trimmed to MSG_WAKE_KEEP. 0, or -1 with err. */
+int msg_append_wake(struct rq *rq, char *err, size_t errlen);
+/* Asks the supervisors to make an ended task's lost chunks again
+ * (MSG_REVIVE) and wakes one, so that the revive starts now rather than at
+ * its next tick (up to a second). 0, or -1 with err. */
 int msg_ask_revive(struct rq *rq, const char *tid, char *err, size_t errlen);
 
 #endif

@@ -116,9 +116,7 @@ void gw_wake_supervisors(conns_t *c)
 {
     if (!c->rq) return;
     char err[256];
-    if (rq_append(c->rq, err, sizeof err, "LPUSH " MSG_WAKE " 1") ||
-        rq_append(c->rq, err, sizeof err, "LTRIM " MSG_WAKE " 0 %d", MSG_WAKE_KEEP - 1) ||
-        rq_flush(c->rq, err, sizeof err))
+    if (msg_append_wake(c->rq, err, sizeof err) || rq_flush(c->rq, err, sizeof err))
         log_debug("waking the supervisors: %s (they look at the table within a second)", err);
 }
 

@@ -177,60 +177,11 @@ void zombie_of_ended(sched_t *s, const msg_done_t *d)
     if (orphan) free_at(s, key, d->worker, d->inline_data);
 }
 
-/* The inputs of job j held by workers that are gone (no live report, or
- * found unreachable, or dead to us) are made again from their lineage, as
- * on a worker's death. worker_dead runs once per worker and only over the
- * tasks running then: a task set up later (a revive, a takeover) while the
- * dead worker's live report still stood would otherwise send j back for
- * an input nobody makes again until it fails. */
-static void recover_gone_inputs(sched_t *s, stask_t *t, int32_t j)
-{
-    enum { MAX_HOLDERS = 32 };
-    char err[256], gone[MAX_HOLDERS][MSG_ID_MAX];
-    const char *holders[MAX_HOLDERS];
-    int n = 0, n_gone = 0;
-    for (int32_t k = t->dep_off[j]; k < t->dep_off[j + 1] && n < MAX_HOLDERS; k++) {
-        int32_t d = t->deps[k];
-        if (t->st[d] != S_DONE || t->inl[d] || !t->worker[d]) continue;
-        bool seen = false;
-        for (int i = 0; i < n && !seen; i++)
-            seen = strcmp(holders[i], t->worker[d]) == 0;
-        if (!seen) holders[n++] = t->worker[d];
-    }
-    if (n == 0) return;
-    redisReply *rep[MAX_HOLDERS];
-    for (int i = 0; i < n; i++)
-        if (rq_append(s->rq, err, sizeof err, "EVAL %s 2 %s%s " MSG_UNREACHABLE "%s",
-                      MSG_ALIVE_ADDR_SCRIPT, PROTO_WORKER_KEY, holders[i], holders[i]))
-            goto fail;
-    if (rq_flush_replies(s->rq, rep, n, err, sizeof err)) goto fail;
-    for (int i = 0; i < n; i++) {
-        int w = wk_find(s, holders[i]);
-        if (rep[i]->type != REDIS_REPLY_STRING || (w >= 0 && s->wk[w].lost_done))
-            snprintf(gone[n_gone++], MSG_ID_MAX, "%s", holders[i]);
-        freeReplyObject(rep[i]);
-    }
-    /* recover_lost frees t->worker[]: the ids were copied */
-    for (int i = 0; i < n_gone; i++) {
-        int lost = recover_lost(s, t, gone[i]);
-        if (!lost) continue;
-        log_warning("task %s: %d chunks lost with worker %s (job %d found it gone): recomputing "
-                    "them from their lineage",
-                    t->id, lost, gone[i], (int)j);
-        metrics_counter_add(s->m_requeued, lost);
-    }
-    return;
-fail:
-    log_warning("task %s job %d: looking at its inputs' holders: %s", t->id, (int)j, err);
-}
-
 /* The job could not run where it was (its worker's memory limit, an input
- * whose holder did not answer): again, elsewhere, after a pause, once its
- * inputs whose holders are gone are made again; the task fails after
- * RETRY_MAX of them in a row. */
+ * whose holder did not answer): again, elsewhere, after a pause; the task
+ * fails after RETRY_MAX of them in a row. */
 void job_retry(sched_t *s, stask_t *t, int32_t j, const msg_done_t *d)
 {
-    recover_gone_inputs(s, t, j);
     unplace(s, t, j);
     if (++t->retries[j] > RETRY_MAX) {
         char what[512], msg[MSG_TEXT_MAX + 600];
