@@ -145,15 +145,22 @@ class _Replay:
                     batch.append(it)
                     n += len(it[1]["nodes"])
 
+    @staticmethod
+    def _files(out, prefix=""):
+        """The output folder's files whose names start with prefix, by name
+        without it."""
+        files = {}
+        for name in os.listdir(out):
+            if name.startswith(prefix):
+                with open(os.path.join(out, name), "rb") as fh:
+                    files[name[len(prefix):]] = fh.read()
+        return files
+
     def _alone(self, k, doc):
         self.processes += 1
         rc, err, out = _run_now(doc, self.data)
-        files = {}
-        for name in os.listdir(out):
-            with open(os.path.join(out, name), "rb") as fh:
-                files[name] = fh.read()
+        self.cache[k] = (rc, err, self._files(out))
         shutil.rmtree(out, ignore_errors=True)
-        self.cache[k] = (rc, err, files)
 
     def _run_batch(self, batch):
         while len(batch) > 1:
@@ -172,12 +179,7 @@ class _Replay:
                 for i, (k, _) in enumerate(batch):
                     if i in named:
                         continue
-                    files, pre = {}, "c%d." % i
-                    for name in os.listdir(out):
-                        if name.startswith(pre):
-                            with open(os.path.join(out, name), "rb") as fh:
-                                files[name[len(pre):]] = fh.read()
-                    self.cache[k] = (0, "", files)
+                    self.cache[k] = (0, "", self._files(out, "c%d." % i))
                 shutil.rmtree(out, ignore_errors=True)
                 batch = [it for i, it in enumerate(batch) if i in named]
                 break

@@ -176,7 +176,7 @@ def run(doc, data):
     return p.returncode, p.stderr.decode(), out
 
 
-def judge(suite, case, base, cname, nodes, why, data):
+def judge(suite, case, base, cname, nodes, why):
     if why:
         suite.fail(case, why, {"version": 1, "nodes": base + nodes, "fetch": [cname + ".z"]})
     else:
@@ -196,7 +196,7 @@ def judge_alone(suite, case, base, consumer, data):
             else:
                 suite.fail(case, "exit %d: %s" % (rc, msg.strip()[-300:]), alone)
             return
-        judge(suite, case, base, cname, nodes, compare(test_df.load(out, cname + ".z"), want), data)
+        judge(suite, case, base, cname, nodes, compare(test_df.load(out, cname + ".z"), want))
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
@@ -239,7 +239,7 @@ def main():
                     if rc == 0:
                         for cname, nodes, want in batch:
                             judge(suite, "%s/%s" % (pname, cname), base, cname, nodes,
-                                  compare(test_df.load(out, cname + ".z"), want), data)
+                                  compare(test_df.load(out, cname + ".z"), want))
                         break
                 finally:
                     shutil.rmtree(out, ignore_errors=True)
