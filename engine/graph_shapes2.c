@@ -147,6 +147,15 @@ static int parse_indices(graph_node_t *n, json_t *obj, char *err, size_t errlen)
     return 0;
 }
 
+/* The pad mode named m (numpy's names), or -1 for one this engine lacks. */
+static int pad_mode_of(const char *m)
+{
+    static const char *const names[] = {"constant", "edge", "reflect", "symmetric", "wrap"};
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (!strcmp(m, names[i])) return i;
+    return -1;
+}
+
 int graph_shapes2_parse(graph_node_t *n, void *rawp, void *json_obj, char *err, size_t errlen)
 {
     graph_raw_t *r = rawp;
@@ -235,20 +244,24 @@ int graph_shapes2_parse(graph_node_t *n, void *rawp, void *json_obj, char *err, 
             if (!json_is_string(v)) return FAIL(n, "\"mode\" must be a string");
             mode = json_string_value(v);
         }
-        static const char *const other[] = {"empty",   "linear_ramp", "maximum",   "mean", "median",
-                                            "minimum", "reflect",     "symmetric", "wrap", NULL};
-        if (strcmp(mode, "constant") != 0 && strcmp(mode, "edge") != 0) {
+        static const char *const other[] = {"empty",  "linear_ramp", "maximum", "mean",
+                                            "median", "minimum",     NULL};
+        if (pad_mode_of(mode) < 0) {
             char eb[49];
             snprintf(eb, sizeof eb, "%s", mode);
             for (char *p = eb; *p; p++)
                 if (*p < 0x20 || *p > 0x7e || *p == '"' || *p == '\\') *p = '?';
             for (int i = 0; other[i]; i++)
                 if (!strcmp(mode, other[i]))
-                    return FAIL(n, "mode '%s' is not supported yet (constant and edge are)", eb);
+                    return FAIL(n,
+                                "mode '%s' is not supported yet (constant, edge, reflect, "
+                                "symmetric and wrap are)",
+                                eb);
             return FAIL(n, "mode '%s' is not supported", eb);
         }
-        if (!strcmp(mode, "edge") && json_object_get(obj, "constant_values"))
-            return FAIL(n, "unsupported keyword arguments for mode 'edge': {'constant_values'}");
+        if (strcmp(mode, "constant") != 0 && json_object_get(obj, "constant_values"))
+            return FAIL(n, "unsupported keyword arguments for mode '%s': {'constant_values'}",
+                        mode);
         return 0;
     }
     }
@@ -541,7 +554,7 @@ static int infer_pad(graph_node_t *n, const graph_node_t *a, json_t *obj, sh2_no
 {
     int nd = a->oshape.ndim;
     json_t *mj = json_object_get(obj, "mode");
-    s->edge = mj && !strcmp(json_string_value(mj), "edge");
+    s->pad_mode = mj ? pad_mode_of(json_string_value(mj)) : PAD_CONSTANT;
     scalar_t lo[MR_MAXDIM], hi[MR_MAXDIM];
     if (as_pairs(n, json_object_get(obj, "pad_width"), nd, true, "pad_width", lo, hi, err, errlen) <
         0)
@@ -557,7 +570,8 @@ static int infer_pad(graph_node_t *n, const graph_node_t *a, json_t *obj, sh2_no
     n->oshape = a->oshape;
     bool empty = shape_size(&a->oshape) == 0;
     for (int d = 0; d < nd; d++) {
-        if (s->edge && empty && a->oshape.d[d] == 0 && (s->before[d] || s->after[d]))
+        if (s->pad_mode != PAD_CONSTANT && empty && a->oshape.d[d] == 0 &&
+            (s->before[d] || s->after[d]))
             return FAIL(n,
                         "can't extend empty axis %d using modes other than 'constant' or "
                         "'empty'",

@@ -11,7 +11,10 @@
  *                    repeat are gathers whose pieces read with stride 0;
  *                    pad is a concatenation with blocks: constant ones are
  *                    element-wise jobs of a constant, edge ones gathers of
- *                    the edge slice with stride 0
+ *                    the edge slice with stride 0; reflect, symmetric and
+ *                    wrap ones slices of what is already there (reversed:
+ *                    gathers with step -1), in rounds as numpy 1.24 fills
+ *                    them
  *   kern/create2.c   the creation kernels of logspace, geomspace, indices
  *
  * No new job kind and no new job field: the job descriptors (tile/jobdesc.c)
@@ -26,6 +29,9 @@
 
 #include "graph.h"
 
+/* pad's modes (numpy's names) */
+typedef enum { PAD_CONSTANT, PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC, PAD_WRAP } pad_mode_t;
+
 /* The parameters of roll, tile, repeat and pad once the input's shape is
  * known (graph_node_t.sh2, owned). */
 typedef struct sh2_node {
@@ -38,7 +44,7 @@ typedef struct sh2_node {
     int64_t rep;    /* repeat: one count for every element (n_list 0) */
     int64_t n_list; /* repeat: counts per element along the axis */
     int64_t *list;  /* (owned) */
-    bool edge;      /* pad: mode "edge", else "constant" */
+    int pad_mode;   /* pad: one of pad_mode_t */
     int64_t before[MR_MAXDIM], after[MR_MAXDIM];    /* pad widths per axis */
     scalar_t cbefore[MR_MAXDIM], cafter[MR_MAXDIM]; /* pad: constant values per axis */
 } sh2_node_t;

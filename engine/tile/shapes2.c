@@ -525,9 +525,9 @@ static jparam_t *const_param(tctx_t *c, dtype_t dt, scalar_t v)
     return pa;
 }
 
-/* The block of width w padding G before (side 0) or after (1) along d. */
-static tgrid_t *pad_block(tctx_t *c, const tgrid_t *G, const sh2_node_t *s, int d, int side,
-                          int64_t w)
+/* An empty grid of G's shape but w positions along d, chunked as G
+ * across d and about the target chunk size along it (a padding block). */
+static tgrid_t *block_grid(tctx_t *c, const tgrid_t *G, int d, int64_t w)
 {
     int nd = G->shape.ndim;
     shape_t bs = G->shape;
@@ -539,12 +539,21 @@ static tgrid_t *pad_block(tctx_t *c, const tgrid_t *G, const sh2_node_t *s, int 
     }
     bounds[d] = bounds_regular(c, w, axis_chunk_len(c, G, d, max_chunk(G, d)), &nch[d]);
     if (!bounds[d]) return NULL;
-    tgrid_t *B = grid_with_bounds(c, &bs, G->dt, (const int64_t *const *)bounds, nch);
+    return grid_with_bounds(c, &bs, G->dt, (const int64_t *const *)bounds, nch);
+}
+
+/* The block of width w padding G before (side 0) or after (1) along d. */
+static tgrid_t *pad_block(tctx_t *c, const tgrid_t *G, const sh2_node_t *s, int d, int side,
+                          int64_t w)
+{
+    int nd = G->shape.ndim;
+    tgrid_t *B = block_grid(c, G, d, w);
     if (!B) return NULL;
-    jparam_t *pa = s->edge ? NULL : const_param(c, G->dt, side ? s->cafter[d] : s->cbefore[d]);
+    bool edge = s->pad_mode != PAD_CONSTANT; /* reflect and symmetric of one position too */
+    jparam_t *pa = edge ? NULL : const_param(c, G->dt, side ? s->cafter[d] : s->cbefore[d]);
     for (gwalk_t it = gwalk_start(B); gwalk_next(&it);) {
         int32_t ji;
-        if (s->edge) {
+        if (edge) {
             ji = bcast_job(c, G, it.off, it.len, NULL, d, side ? G->shape.d[d] - 1 : 0);
         } else {
             ji = tile__job_new(c, JK_EW, G->dt, nd, it.len, 0);
@@ -556,12 +565,75 @@ static tgrid_t *pad_block(tctx_t *c, const tgrid_t *G, const sh2_node_t *s, int 
     return B;
 }
 
+/* G's positions [lo, lo + k) along axis d in reverse order (a block). */
+static tgrid_t *grid_sub_rev(tctx_t *c, const tgrid_t *G, int d, int64_t lo, int64_t k)
+{
+    int nd = G->shape.ndim;
+    tgrid_t *B = block_grid(c, G, d, k);
+    if (!B) return NULL;
+    for (gwalk_t it = gwalk_start(B); gwalk_next(&it);) {
+        int64_t start[MR_MAXDIM], step[MR_MAXDIM], dst[MR_MAXDIM];
+        c_strides(nd, it.len, dst);
+        for (int e = 0; e < nd; e++) {
+            start[e] = e == d ? lo + k - 1 - it.off[e] : it.off[e];
+            step[e] = e == d ? -1 : 1;
+        }
+        int32_t ji = gather_job(c, G, nd, it.len, start, step, it.len, dst);
+        if (ji < 0) return NULL;
+        B->job[it.li] = ji;
+    }
+    return B;
+}
+
+/* numpy 1.24's reflect, symmetric and wrap along axis d: rounds, each
+ * filling at most what is already there on either side (so a width past
+ * the axis's length reflects or wraps what the previous rounds put there,
+ * numpy's result exactly, its quirks with wrap included). */
+static tgrid_t *pad_mirror(tctx_t *c, const tgrid_t *G, int mode, int d, int64_t wb, int64_t wa)
+{
+    while (G && (wb > 0 || wa > 0)) {
+        int64_t L = G->shape.d[d];
+        /* reflect leaves the edge out: L - 1 positions to take from */
+        int64_t avail = mode == PAD_REFLECT ? L - 1 : L;
+        int64_t kb = wb < avail ? wb : avail, ka = wa < avail ? wa : avail;
+        tgrid_t *in[3];
+        int cnt = 0;
+        shape_t out = G->shape;
+        out.d[d] += kb + ka;
+        if (kb > 0) {
+            in[cnt] = mode == PAD_WRAP      ? grid_sub(c, G, d, L - kb, L)
+                      : mode == PAD_REFLECT ? grid_sub_rev(c, G, d, 1, kb)
+                                            : grid_sub_rev(c, G, d, 0, kb);
+            if (!in[cnt++]) return NULL;
+        }
+        in[cnt++] = (tgrid_t *)G;
+        if (ka > 0) {
+            in[cnt] = mode == PAD_WRAP      ? grid_sub(c, G, d, 0, ka)
+                      : mode == PAD_REFLECT ? grid_sub_rev(c, G, d, L - 1 - ka, ka)
+                                            : grid_sub_rev(c, G, d, L - ka, ka);
+            if (!in[cnt++]) return NULL;
+        }
+        G = grid_concat(c, in, cnt, d, &out);
+        wb -= kb;
+        wa -= ka;
+    }
+    return (tgrid_t *)G;
+}
+
 static tgrid_t *tile_pad(tctx_t *c, const graph_node_t *n, const tgrid_t *G)
 {
     const sh2_node_t *s = n->sh2;
     for (int d = 0; G && d < G->shape.ndim; d++) {
         int64_t wb = s->before[d], wa = s->after[d];
         if (wb == 0 && wa == 0) continue;
+        /* numpy pads a length-1 axis with its edge for reflect and
+         * symmetric (wrap repeats it too); an empty input (inference
+         * refused widening an empty axis) takes the blocks, empty too */
+        if (s->pad_mode >= PAD_REFLECT && shape_size(&G->shape) > 0 &&
+            !(s->pad_mode == PAD_REFLECT && G->shape.d[d] == 1)) {
+            G = pad_mirror(c, G, s->pad_mode, d, wb, wa);
+            continue;
+        }
         tgrid_t *in[3];
         int cnt = 0;
         shape_t out = G->shape;

@@ -650,8 +650,9 @@ class Gen(test_random_graphs.GenBase):
             pw = [[self.ri(0, 3), self.ri(0, 3)] for _ in range(nd)]
             if self.chance(0.3):
                 pw = self.ri(0, 3)
-            if self.chance(0.5) and v.size:
-                return self.node("pad", [a], np.pad(v, pw, mode="edge"), pad_width=pw, mode="edge",
+            if self.chance(0.6) and v.size:
+                mode = self.choice(["edge", "edge", "reflect", "symmetric", "wrap"])
+                return self.node("pad", [a], np.pad(v, pw, mode=mode), pad_width=pw, mode=mode,
                                  **keep)
             cv = self.choice([0, 1, 2.5, -4])
             if a.dtype == "bool":

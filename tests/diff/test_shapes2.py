@@ -232,6 +232,30 @@ add("pad_wide_small_chunks", [A("a", a, [3, 4]),
 add("pad_edge_wide", [A("a", a, [3, 4]), N("r", "pad", ["a"], pad_width=[[9, 30], [17, 2]],
                                            mode="edge")],
     {"r": np.pad(a, ((9, 30), (17, 2)), mode="edge")}, ["--chunk-bytes", "128"])
+# reflect, symmetric and wrap: widths past the axis's length (numpy 1.24
+# fills them in rounds, wrap's quirk included), length-1 and empty axes
+for i in range(36):
+    mode = ["reflect", "symmetric", "wrap"][i % 3]
+    shape = rand_shape(0, 3, 5)
+    dt = DTYPES[i % len(DTYPES)]
+    a = sample(dt, shape)
+    nd = len(shape)
+    pw = [[int(RNG.integers(0, 13)), int(RNG.integers(0, 13))] for _ in range(nd)]
+    if i % 4 == 0 or not nd:
+        pw = int(RNG.integers(0, 9))
+    if a.size == 0:  # numpy refuses widening an empty axis; the others widen
+        pw = [[0, 0] if d == 0 else [1, 2] for d in shape]
+    add("pad_%s_%d_%s_%s" % (mode, i, dt, "x".join(map(str, shape)) or "0d"),
+        [A("a", a, [int(RNG.integers(1, 4))] * nd if nd else None),
+         N("r", "pad", ["a"], pad_width=pw, mode=mode)],
+        {"r": np.pad(a, pw, mode=mode)}, SMALL if i % 2 else ())
+a = sample("float64", [7, 5])
+for mode in ["reflect", "symmetric", "wrap"]:
+    pw = [[30, 4], [2, 17]]
+    add("pad_%s_wide" % mode, [A("a", a, [3, 2]), N("r", "pad", ["a"], pad_width=pw, mode=mode),
+                               N("s", "sum", ["r"], axis=1)],
+        {"r": np.pad(a, pw, mode=mode), "s": np.pad(a, pw, mode=mode).sum(1)},
+        ["--chunk-bytes", "96"])
 a = sample("int32", [0, 3])
 add("pad_constant_empty", [A("a", a), N("r", "pad", ["a"], pad_width=2, constant_values=5)],
     {"r": np.pad(a, 2, constant_values=5)})
@@ -366,8 +390,14 @@ rejects += [
      "pad_width"),
     ("reject/pad-mode-unknown", D([ar, N("r", "pad", ["a"], pad_width=1, mode="wrap2")], ["r"]),
      "r", "pad", "mode 'wrap2' is not supported"),
-    ("reject/pad-mode-later", D([ar, N("r", "pad", ["a"], pad_width=1, mode="reflect")], ["r"]),
-     "r", "pad", "not supported yet"),
+    ("reject/pad-mode-later", D([ar, N("r", "pad", ["a"], pad_width=1, mode="mean")], ["r"]),
+     "r", "pad", "mode 'mean' is not supported yet"),
+    ("reject/pad-reflect-constant", D([ar, N("r", "pad", ["a"], pad_width=1, mode="reflect",
+                                             constant_values=3)], ["r"]), "r", "pad",
+     "unsupported keyword arguments for mode 'reflect'"),
+    ("reject/pad-wrap-empty", D([N("a", "zeros", shape=[2, 0]),
+                                 N("r", "pad", ["a"], pad_width=[[0, 0], [0, 1]], mode="wrap")],
+                                ["r"]), "r", "pad", "can't extend empty axis 1"),
     ("reject/pad-edge-constant", D([ar, N("r", "pad", ["a"], pad_width=1, mode="edge",
                                           constant_values=3)], ["r"]), "r", "pad",
      "unsupported keyword arguments for mode 'edge'"),

@@ -831,6 +831,10 @@ class TestFunctions(Base):
             ("pad", mt.pad(ta, ((1, 2), (0, 3)), constant_values=-1),
              np.pad(a, ((1, 2), (0, 3)), constant_values=-1)),
             ("pad-edge", mt.pad(ta, 2, mode="edge"), np.pad(a, 2, mode="edge")),
+            ("pad-reflect", mt.pad(ta, ((9, 1), (2, 0)), mode="reflect"),
+             np.pad(a, ((9, 1), (2, 0)), mode="reflect")),
+            ("pad-symmetric", mt.pad(ta, 3, mode="symmetric"), np.pad(a, 3, mode="symmetric")),
+            ("pad-wrap", mt.pad(ta, (1, 11), mode="wrap"), np.pad(a, (1, 11), mode="wrap")),
         ])
         self.assertEqual(mt.tile(ta, 3).shape, (5, 12))
         self.assertEqual(mt.repeat(ta, 2).shape, (40,))

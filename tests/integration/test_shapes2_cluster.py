@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""roll, broadcast_to, tile, repeat, pad (constant and edge), logspace,
-geomspace and indices through the cluster's REST API on a two-worker
-cluster: the supervisor tiles, the workers run the jobs from their encoded
-descriptors (gathers whose pieces read with stride 0 or walk one more
+"""roll, broadcast_to, tile, repeat, pad (constant, edge, reflect,
+symmetric, wrap), logspace, geomspace and indices through the cluster's
+REST API on a two-worker cluster: the supervisor tiles, the workers run
+the jobs from their encoded descriptors (gathers whose pieces read with stride 0 or walk one more
 dimension than their source, element-wise programs of a constant with no
 input, creation jobs of the new ops). Uneven chunks everywhere; results
 are compared with numpy 1.24 and with mars-run; later nodes consume the
@@ -56,6 +56,9 @@ def document():
         N("rv", "repeat", ["v"], repeats=3),
         N("pc", "pad", ["x"], pad_width=[[2, 1], [0, 5]], constant_values=[[7, 8], [9, -1]]),
         N("pe", "pad", ["v"], pad_width=[4, 6], mode="edge"),
+        N("pr", "pad", ["x"], pad_width=[[9, 2], [3, 14]], mode="reflect"),
+        N("py", "pad", ["v"], pad_width=[20, 7], mode="symmetric"),
+        N("pw", "pad", ["x"], pad_width=[[1, 17], [0, 2]], mode="wrap"),
         N("ls", "logspace", start=0, stop=3, num=13, base=2, chunk_size=4),
         N("gs", "geomspace", start=-2, stop=-500, num=11, chunk_size=3),
         N("ix", "indices", dimensions=[5, 6], chunk_size=[1, 2, 4]),
@@ -65,7 +68,8 @@ def document():
         N("s2", "sum", ["ix"], axis=[1, 2]),
         N("s3", "sum", ["rl"]),
     ]
-    fetch = ["ro", "rf", "bt", "ti", "tv", "rp", "rl", "rv", "pc", "pe", "ls", "gs", "ix",
+    fetch = ["ro", "rf", "bt", "ti", "tv", "rp", "rl", "rv", "pc", "pe", "pr", "py", "pw", "ls",
+             "gs", "ix",
              "s1", "m1", "s2", "s3"]
     return {"version": 1, "nodes": nodes, "fetch": fetch}
 
@@ -78,7 +82,10 @@ def expected():
     return {"ro": np.roll(X, (3, -4), axis=(1, 0)), "rf": np.roll(V, -9),
             "bt": np.broadcast_to(B, (4, 3, 6)).copy(), "ti": ti, "tv": np.tile(V, (3, 40)),
             "rp": np.repeat(X, 5, axis=1), "rl": rl, "rv": np.repeat(V, 3), "pc": pc,
-            "pe": np.pad(V, (4, 6), mode="edge"), "ls": np.logspace(0, 3, 13, base=2),
+            "pe": np.pad(V, (4, 6), mode="edge"),
+            "pr": np.pad(X, ((9, 2), (3, 14)), mode="reflect"),
+            "py": np.pad(V, (20, 7), mode="symmetric"),
+            "pw": np.pad(X, ((1, 17), (0, 2)), mode="wrap"), "ls": np.logspace(0, 3, 13, base=2),
             "gs": np.geomspace(-2, -500, 11), "ix": ix, "s1": pc.sum(0), "m1": ti + 1,
             "s2": ix.sum((1, 2)), "s3": rl.sum()}
 
