@@ -628,6 +628,45 @@ class TestFunctions(Base):
         with self.assertRaises(IndexError):
             mt.delete(x, [6], axis=0)
 
+    def test_insert_resize_diagflat(self):
+        """insert (one index: values as a block, numpy's moveaxis; several:
+        an entry each, stable in their order; a slice; values a list or a
+        tensor, cast to arr's dtype), resize (repeating, shrinking, empty)
+        and diagflat against numpy"""
+        x, i = mt.tensor(XN, chunk_size=4), mt.tensor(IN, chunk_size=5)
+        vt = mt.tensor(XN[:, 0], chunk_size=4)
+        pairs = [("ins_flat", mt.insert(x, 3, 9.5), np.insert(XN, 3, 9.5)),
+                 ("ins_block", mt.insert(i, 2, [7, 8, 9]), np.insert(IN, 2, [7, 8, 9])),
+                 ("ins_axis1", mt.insert(x, 1, [1, 2, 3, 4, 5, 6], axis=1),
+                  np.insert(XN, 1, [1, 2, 3, 4, 5, 6], axis=1)),
+                 ("ins_axis0_row", mt.insert(i, -1, 5, axis=0), np.insert(IN, -1, 5, axis=0)),
+                 ("ins_end", mt.insert(i, 6, [[1], [2]], axis=0),
+                  np.insert(IN, 6, [[1], [2]], axis=0)),
+                 ("ins_list_obj", mt.insert(x, [1], [[1], [2], [3], [4], [5], [6]], axis=1),
+                  np.insert(XN, [1], [[1], [2], [3], [4], [5], [6]], axis=1)),
+                 ("ins_many", mt.insert(i, [3, 0, 3, -2], [10, 20, 30, 40], axis=1),
+                  np.insert(IN, [3, 0, 3, -2], [10, 20, 30, 40], axis=1)),
+                 ("ins_slice", mt.insert(i, slice(0, 8, 3), 0, axis=1),
+                  np.insert(IN, slice(0, 8, 3), 0, axis=1)),
+                 ("ins_cast", mt.insert(i, 2, 2.7, axis=0), np.insert(IN, 2, 2.7, axis=0)),
+                 ("ins_tensor", mt.insert(x, 4, vt, axis=1), np.insert(XN, 4, XN[:, 0], axis=1)),
+                 ("ins_tensor_cast", mt.insert(i, [0, 2], vt[:2] * 3, axis=None),
+                  np.insert(IN, [0, 2], XN[:2, 0] * 3)),
+                 ("ins_nothing", mt.insert(i, [], [], axis=1), np.insert(IN, [], [], axis=1)),
+                 ("resize_grow", mt.resize(i, (5, 11)), np.resize(IN, (5, 11))),
+                 ("resize_shrink", mt.resize(x, 7), np.resize(XN, 7)),
+                 ("resize_empty", mt.resize(x[:0], (2, 3)), np.resize(XN[:0], (2, 3))),
+                 ("resize_zero", mt.resize(i, (0, 4)), np.resize(IN, (0, 4))),
+                 ("diagflat", mt.diagflat(i[:2, :3]), np.diagflat(IN[:2, :3])),
+                 ("diagflat_k", mt.diagflat(x[0, :4], -2), np.diagflat(XN[0, :4], -2))]
+        self.run_all(pairs)
+        with self.assertRaises(IndexError):
+            mt.insert(x, 49, 1.0)
+        with self.assertRaises(IndexError):
+            mt.insert(x, [0, 7], 1.0, axis=0)
+        with self.assertRaises(ValueError):
+            mt.resize(x, (2, -1))
+
     def test_creation(self):
         self.run_all([
             ("ones", mt.ones((3, 4), chunk_size=2), np.ones((3, 4))),

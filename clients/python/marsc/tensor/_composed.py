@@ -1,5 +1,6 @@
 """numpy functions the cluster lists no op for, composed here of ops it
-has, with numpy's signatures: nan_to_num, append, delete, rot90, kron,
+has, with numpy's signatures: nan_to_num, append, delete, insert, resize,
+diagflat, rot90, kron,
 cross, unravel_index, ravel_multi_index, gradient, convolve, array_equal, triu_indices,
 tril_indices, trapz, polyval, interp, lexsort, apply_along_axis (of
 numpy's reductions), logaddexp, logaddexp2, ldexp, fabs, conj, divmod,
@@ -13,7 +14,7 @@ import operator
 
 import numpy as np
 
-__all__ = ["nan_to_num", "append", "delete", "rot90", "kron", "cross", "unravel_index",
+__all__ = ["nan_to_num", "append", "delete", "insert", "resize", "diagflat", "rot90", "kron", "cross", "unravel_index",
            "gradient", "convolve", "array_equal", "triu_indices", "tril_indices",
            "ravel_multi_index", "trapz", "polyval", "interp", "lexsort", "apply_along_axis",
            "logaddexp", "logaddexp2", "ldexp", "fabs", "conj", "conjugate", "divmod", "modf",
@@ -100,6 +101,124 @@ def delete(arr, obj, axis=None):
                 drop.add(i % n)
     keep = [i for i in range(n) if i not in drop]
     return mt.take(arr, np.asarray(keep, dtype=np.int64), axis=axis)
+
+
+def _axis_of(shape, axis):
+    axis = operator.index(axis)
+    if not -len(shape) <= axis < len(shape):
+        raise np.AxisError(axis, len(shape))
+    return axis % len(shape)
+
+
+def _spread(mt, v, tv, target, dt):
+    """insert's values (a tensor when tv, else numpy's) broadcast to target"""
+    if tv:
+        return mt.broadcast_to(v, target)
+    if 0 in target:
+        return mt.zeros(target, dtype=dt if dt is not None else v.dtype)
+    return mt.array(np.broadcast_to(v, target).copy())
+
+
+def insert(arr, obj, values, axis=None):
+    """values inserted before the entries obj (an index, a list of them or
+    a slice) along axis (None: arr flattened), cast to arr's dtype, as
+    numpy 1.24's insert: one index takes values as a block (numpy's
+    moveaxis of their first axis), several take one entry each"""
+    mt = _mt()
+    arr = mt._as_tensor(arr)
+    if axis is None:
+        arr, axis = mt.ravel(arr) if len(_shape(arr, "insert")) != 1 else arr, 0
+    shape = list(_shape(arr, "insert"))
+    axis = _axis_of(shape, axis)
+    n, nd, dt = shape[axis], len(shape), arr.dtype
+    if isinstance(obj, slice):
+        idx = np.arange(*obj.indices(n), dtype=np.int64)
+    else:
+        idx = np.array(obj)
+        if idx.dtype == bool:
+            raise NotImplementedError("insert: a boolean obj (numpy 1.24 casts it to integers "
+                                      "with a FutureWarning): pass the indexes")
+        if idx.ndim > 1:
+            raise ValueError("index array argument obj to insert must be one dimensional or "
+                             "scalar")
+        if idx.size and idx.dtype.kind not in "iu":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    tv = hasattr(values, "_ref")
+    if tv:
+        v = values if dt is None else values.astype(dt)
+        vshape = list(_shape(v, "insert"))
+    else:
+        v = np.array(values, dtype=dt) if dt is not None else np.array(values)
+        vshape = list(v.shape)
+    if idx.size == 1:
+        index = int(idx.item())
+        if not -n <= index <= n:
+            raise IndexError("index %s is out of bounds for axis %d with size %d"
+                             % (obj, axis, n))
+        if index < 0:
+            index += n
+        vshape = [1] * (nd - len(vshape)) + vshape  # numpy's ndmin
+        v = v.reshape(vshape)
+        if idx.ndim == 0:  # numpy's moveaxis(values, 0, axis)
+            v = mt.moveaxis(v, 0, axis) if tv else np.moveaxis(v, 0, axis)
+            vshape = list(_shape(v, "insert")) if tv else list(v.shape)
+        target = list(shape)
+        target[axis] = vshape[axis]
+        vb = _spread(mt, v, tv, target, dt)
+        lo = [slice(None)] * nd
+        hi = [slice(None)] * nd
+        lo[axis], hi[axis] = slice(None, index), slice(index, None)
+        return mt.concatenate([arr[tuple(lo)], vb, arr[tuple(hi)]], axis=axis)
+    idx = idx.astype(np.int64).ravel()
+    m = len(idx)
+    if (idx < -n).any():
+        raise IndexError("index %d is out of bounds for axis %d with size %d"
+                         % (int(idx[idx < -n][0]), axis, n))
+    idx = np.where(idx < 0, idx + n, idx)
+    order = np.argsort(idx, kind="mergesort")
+    pos = idx.copy()
+    pos[order] += np.arange(m)
+    if (pos >= n + m).any():  # numpy's message names the shifted index
+        raise IndexError("index %d is out of bounds for axis %d with size %d"
+                         % (int(pos[pos >= n + m][0]), axis, n + m))
+    target = list(shape)
+    target[axis] = m
+    vb = _spread(mt, v, tv, target, dt)
+    perm = np.empty(n + m, dtype=np.int64)
+    old = np.ones(n + m, dtype=bool)
+    old[pos] = False
+    perm[old] = np.arange(n)
+    perm[pos] = n + np.arange(m)
+    both = mt.concatenate([arr, vb], axis=axis)
+    return mt.take(both, perm, axis=axis)
+
+
+def resize(a, new_shape):
+    """numpy's resize: a's elements in order, repeated as often as the new
+    shape needs (zeros when a is empty)"""
+    mt = _mt()
+    a = mt._as_tensor(a)
+    if isinstance(new_shape, numbers.Integral):
+        new_shape = (new_shape,)
+    new_shape = tuple(operator.index(d) for d in new_shape)
+    if any(d < 0 for d in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    size = int(np.prod(_shape(a, "resize"), dtype=np.int64))
+    new_size = int(np.prod(new_shape, dtype=np.int64))
+    if size == 0 or new_size == 0:
+        return mt.zeros(new_shape, dtype=a.dtype)
+    flat = mt.ravel(a)
+    reps = -(-new_size // size)
+    if reps > 1:
+        flat = mt.tile(flat, reps)
+    return flat[:new_size].reshape(new_shape)
+
+
+def diagflat(v, k=0):
+    """numpy's diagflat: v flattened on the k-th diagonal of a square
+    array of zeros"""
+    mt = _mt()
+    return mt.diag(mt.ravel(mt._as_tensor(v)), k)
 
 
 def rot90(m, k=1, axes=(0, 1)):
