@@ -628,11 +628,11 @@ class TestFunctions(Base):
         with self.assertRaises(IndexError):
             mt.delete(x, [6], axis=0)
 
-    def test_insert_resize_diagflat(self):
+    def test_insert_resize_diagflat_polyfit(self):
         """insert (one index: values as a block, numpy's moveaxis; several:
         an entry each, stable in their order; a slice; values a list or a
-        tensor, cast to arr's dtype), resize (repeating, shrinking, empty)
-        and diagflat against numpy"""
+        tensor, cast to arr's dtype), resize (repeating, shrinking, empty),
+        diagflat and polyfit against numpy"""
         x, i = mt.tensor(XN, chunk_size=4), mt.tensor(IN, chunk_size=5)
         vt = mt.tensor(XN[:, 0], chunk_size=4)
         pairs = [("ins_flat", mt.insert(x, 3, 9.5), np.insert(XN, 3, 9.5)),
@@ -659,7 +659,16 @@ class TestFunctions(Base):
                  ("resize_zero", mt.resize(i, (0, 4)), np.resize(IN, (0, 4))),
                  ("diagflat", mt.diagflat(i[:2, :3]), np.diagflat(IN[:2, :3])),
                  ("diagflat_k", mt.diagflat(x[0, :4], -2), np.diagflat(XN[0, :4], -2))]
+        xs = mt.tensor(XN[:, 0], chunk_size=4)
+        pairs += [("polyfit", mt.polyfit(xs, mt.tensor(YN[:, 1]), 3),
+                   np.polyfit(XN[:, 0], YN[:, 1], 3)),
+                  ("polyfit_2d", mt.polyfit(xs, mt.tensor(YN[:, :3], chunk_size=4), 2),
+                   np.polyfit(XN[:, 0], YN[:, :3], 2)),
+                  ("polyfit_int", mt.polyfit(mt.tensor(IN[:, 0]), i[:, 1], 1),
+                   np.polyfit(IN[:, 0], IN[:, 1], 1))]
         self.run_all(pairs)
+        with self.assertRaises(TypeError):
+            mt.polyfit(x, xs, 1)
         with self.assertRaises(IndexError):
             mt.insert(x, 49, 1.0)
         with self.assertRaises(IndexError):

@@ -2,7 +2,7 @@
 has, with numpy's signatures: nan_to_num, append, delete, insert, resize,
 diagflat, rot90, kron,
 cross, unravel_index, ravel_multi_index, gradient, convolve, array_equal, triu_indices,
-tril_indices, trapz, polyval, interp, lexsort, apply_along_axis (of
+tril_indices, trapz, polyval, polyfit, interp, lexsort, apply_along_axis (of
 numpy's reductions), logaddexp, logaddexp2, ldexp, fabs, conj, divmod,
 modf, select, choose, block, sinc, tri, vander, histogram_bin_edges,
 linalg.matrix_power, linalg.cond, linalg.pinv and linalg.eigvalsh; and numpy's constants
@@ -16,7 +16,8 @@ import numpy as np
 
 __all__ = ["nan_to_num", "append", "delete", "insert", "resize", "diagflat", "rot90", "kron", "cross", "unravel_index",
            "gradient", "convolve", "array_equal", "triu_indices", "tril_indices",
-           "ravel_multi_index", "trapz", "polyval", "interp", "lexsort", "apply_along_axis",
+           "ravel_multi_index", "trapz", "polyval", "polyfit", "interp", "lexsort",
+           "apply_along_axis",
            "logaddexp", "logaddexp2", "ldexp", "fabs", "conj", "conjugate", "divmod", "modf",
            "select", "choose", "block", "sinc", "tri", "vander", "histogram_bin_edges",
            "nan", "inf",
@@ -516,6 +517,35 @@ def polyval(p, x):
     for c in p[1:]:
         out = out * x + c
     return out
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """numpy's polyfit by least squares: the Vandermonde matrix of x with
+    its columns scaled to unit norm, lstsq, the coefficients scaled back
+    (numpy's own steps); the coefficients only (highest power first)"""
+    mt = _mt()
+    if full or w is not None or cov:
+        raise NotImplementedError("polyfit: full, w and cov are not supported (the "
+                                  "coefficients only)")
+    deg = operator.index(deg)
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    x, y = _float_of(x), _float_of(y)
+    sx, sy = _shape(x, "polyfit"), _shape(y, "polyfit")
+    if len(sx) != 1:
+        raise TypeError("expected 1D vector for x")
+    if sx[0] == 0:
+        raise TypeError("expected non-empty vector for x")
+    if len(sy) not in (1, 2):
+        raise TypeError("expected 1D or 2D array for y")
+    if sx[0] != sy[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = sx[0] * np.finfo(x.dtype if x.dtype is not None else np.float64).eps
+    lhs = vander(x, deg + 1)
+    scale = mt.sqrt((lhs * lhs).sum(axis=0))
+    c = mt.linalg.lstsq(lhs / scale, y, rcond=rcond)[0]
+    return c / scale if len(sy) == 1 else (c.T / scale).T
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
