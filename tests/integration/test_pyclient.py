@@ -628,11 +628,11 @@ class TestFunctions(Base):
         with self.assertRaises(IndexError):
             mt.delete(x, [6], axis=0)
 
-    def test_insert_resize_diagflat_polyfit(self):
+    def test_insert_resize_polyfit_unwrap(self):
         """insert (one index: values as a block, numpy's moveaxis; several:
         an entry each, stable in their order; a slice; values a list or a
         tensor, cast to arr's dtype), resize (repeating, shrinking, empty),
-        diagflat and polyfit against numpy"""
+        diagflat, polyfit, trim_zeros and unwrap against numpy"""
         x, i = mt.tensor(XN, chunk_size=4), mt.tensor(IN, chunk_size=5)
         vt = mt.tensor(XN[:, 0], chunk_size=4)
         pairs = [("ins_flat", mt.insert(x, 3, 9.5), np.insert(XN, 3, 9.5)),
@@ -666,6 +666,24 @@ class TestFunctions(Base):
                    np.polyfit(XN[:, 0], YN[:, :3], 2)),
                   ("polyfit_int", mt.polyfit(mt.tensor(IN[:, 0]), i[:, 1], 1),
                    np.polyfit(IN[:, 0], IN[:, 1], 1))]
+        z = np.array([0, 0, 3, 0, -1, 2, 0, 0, 0])
+        zt = mt.tensor(z, chunk_size=4)
+        ph = np.cumsum(XN * 2.5, axis=1)  # jumps past pi both ways
+        pt = mt.tensor(ph, chunk_size=3)
+        ip = np.cumsum(IN, axis=0) * 7
+        pairs += [("trim_zeros", mt.trim_zeros(zt), np.trim_zeros(z)),
+                  ("trim_zeros_f", mt.trim_zeros(zt, "f"), np.trim_zeros(z, "f")),
+                  ("trim_zeros_b", mt.trim_zeros(zt * 0.5, "b"), np.trim_zeros(z * 0.5, "b")),
+                  ("trim_zeros_all", mt.trim_zeros(zt * 0), np.trim_zeros(z * 0)),
+                  ("unwrap", mt.unwrap(pt), np.unwrap(ph)),
+                  ("unwrap_axis0", mt.unwrap(pt, axis=0), np.unwrap(ph, axis=0)),
+                  ("unwrap_discont", mt.unwrap(pt, discont=4.0), np.unwrap(ph, discont=4.0)),
+                  ("unwrap_period", mt.unwrap(pt, period=3.0), np.unwrap(ph, period=3.0)),
+                  ("unwrap_int", mt.unwrap(mt.tensor(ip), period=40, axis=0),
+                   np.unwrap(ip, period=40, axis=0)),
+                  ("unwrap_int_odd", mt.unwrap(mt.tensor(ip), period=41),
+                   np.unwrap(ip, period=41)),
+                  ("unwrap_int_float", mt.unwrap(mt.tensor(ip)), np.unwrap(ip))]
         self.run_all(pairs)
         with self.assertRaises(TypeError):
             mt.polyfit(x, xs, 1)

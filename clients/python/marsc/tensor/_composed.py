@@ -1,7 +1,7 @@
 """numpy functions the cluster lists no op for, composed here of ops it
 has, with numpy's signatures: nan_to_num, append, delete, insert, resize,
-diagflat, rot90, kron,
-cross, unravel_index, ravel_multi_index, gradient, convolve, array_equal, triu_indices,
+diagflat, trim_zeros, unwrap, rot90, kron, cross, unravel_index,
+ravel_multi_index, gradient, convolve, array_equal, triu_indices,
 tril_indices, trapz, polyval, polyfit, interp, lexsort, apply_along_axis (of
 numpy's reductions), logaddexp, logaddexp2, ldexp, fabs, conj, divmod,
 modf, select, choose, block, sinc, tri, vander, histogram_bin_edges,
@@ -14,7 +14,8 @@ import operator
 
 import numpy as np
 
-__all__ = ["nan_to_num", "append", "delete", "insert", "resize", "diagflat", "rot90", "kron", "cross", "unravel_index",
+__all__ = ["nan_to_num", "append", "delete", "insert", "resize", "diagflat", "trim_zeros",
+           "unwrap", "rot90", "kron", "cross", "unravel_index",
            "gradient", "convolve", "array_equal", "triu_indices", "tril_indices",
            "ravel_multi_index", "trapz", "polyval", "polyfit", "interp", "lexsort",
            "apply_along_axis",
@@ -220,6 +221,55 @@ def diagflat(v, k=0):
     array of zeros"""
     mt = _mt()
     return mt.diag(mt.ravel(mt._as_tensor(v)), k)
+
+
+def trim_zeros(filt, trim="fb"):
+    """numpy's trim_zeros of a 1-D array: the leading ("f") and trailing
+    ("b") zeros dropped, a boolean mask of cumulative sums (the length is
+    known when it runs)"""
+    mt = _mt()
+    filt = mt._as_tensor(filt)
+    if len(_shape(filt, "trim_zeros")) != 1:
+        raise ValueError("trim_zeros: a 1-D array")
+    trim = trim.upper()
+    nz = (filt != 0).astype("int64")
+    keep = None
+    if "F" in trim:
+        keep = mt.cumsum(nz) > 0
+    if "B" in trim:
+        back = mt.flip(mt.cumsum(mt.flip(nz, 0)), 0) > 0
+        keep = back if keep is None else keep & back
+    return filt[...] if keep is None else filt[keep]
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """numpy's unwrap: jumps between neighbours larger than discont
+    (period / 2 by default) taken back by multiples of period along axis,
+    numpy's formula (diff, mod, the boundary rule, cumsum)"""
+    mt = _mt()
+    p = mt._as_tensor(p)
+    shape = _shape(p, "unwrap")
+    axis = _axis_of(shape, axis)
+    dd = mt.diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    pdt = p.dtype if p.dtype is not None else np.dtype(np.float64)
+    dt = np.result_type(np.diff(np.zeros(2, pdt)), period)
+    if np.issubdtype(dt, np.integer):
+        high, ambiguous = period // 2, period % 2 == 0  # (divmod is mt's here)
+    else:
+        high, ambiguous = period / 2, True
+    dd = dd.astype(dt) if dd.dtype != dt else dd
+    ddmod = mt.mod(dd + high, period) - high
+    if ambiguous:
+        ddmod = mt.where((ddmod == -high) & (dd > 0), high, ddmod)
+    fix = mt.where(mt.abs(dd) < discont, 0, ddmod - dd).astype(dt)
+    first = [slice(None)] * len(shape)
+    rest = list(first)
+    first[axis], rest[axis] = slice(0, 1), slice(1, None)
+    pw = p.astype(dt) if pdt != dt else p
+    return mt.concatenate([pw[tuple(first)], pw[tuple(rest)] + mt.cumsum(fix, axis=axis)],
+                          axis=axis)
 
 
 def rot90(m, k=1, axes=(0, 1)):
