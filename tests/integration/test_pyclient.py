@@ -475,6 +475,28 @@ class TestMultiOutput(Base):
                            ("union1d", un, np.union1d(IN, IN[::2] + 1)),
                            ("setdiff1d", sd, np.setdiff1d(IN, IN[::2] + 1))):
             self.close(t.fetch(), w, name)
+        # int32, float32 and small dtypes: computed widened, numpy's dtype back
+        i32, f32 = IN.astype(np.int32), (XN * 4).round().astype(np.float32)
+        u8 = (IN % 7).astype(np.uint8)
+        t32 = mt.tensor(i32, chunk_size=(4, 5))
+        tf = mt.tensor(f32, chunk_size=(4, 5))
+        t8 = mt.tensor(u8, chunk_size=(4, 5))
+        cases = [("unique_i32", mt.unique(t32), np.unique(i32)),
+                 ("unique_f32", mt.unique(tf), np.unique(f32)),
+                 ("unique_u8_counts", mt.unique(t8, return_counts=True)[0],
+                  np.unique(u8, return_counts=True)[0]),
+                 ("unique_u8_n", mt.unique(t8, return_counts=True)[1],
+                  np.unique(u8, return_counts=True)[1]),
+                 ("union_i32_u8", mt.union1d(t32, t8), np.union1d(i32, u8)),
+                 ("union_i32_f32", mt.union1d(t32, tf), np.union1d(i32, f32)),
+                 ("intersect_f32", mt.intersect1d(tf, tf[1:]), np.intersect1d(f32, f32[1:])),
+                 ("setdiff_i32_f32", mt.setdiff1d(t32, tf), np.setdiff1d(i32, f32)),
+                 ("setdiff_f32_i32", mt.setdiff1d(tf * 0.5, t32), np.setdiff1d(f32 * 0.5, i32))]
+        marsc.execute(*[c[1] for c in cases])
+        for name, t, w in cases:
+            got = t.fetch()
+            self.close(got, w, name)
+            self.assertEqual(got.dtype, w.dtype, name)
 
 
 class TestAttributesAndMethods(Base):

@@ -1425,8 +1425,30 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     p = {"return_index": bool(return_index), "return_inverse": bool(return_inverse),
          "return_counts": bool(return_counts), "axis": axis, "equal_nan": bool(equal_nan)}
     n = 1 + bool(return_index) + bool(return_inverse) + bool(return_counts)
-    res = _make("unique", [_as_tensor(ar)], p, n_outputs=n)
+    a = _as_tensor(ar)
+    wide, dt = _held_wide(a)
+    res = _make("unique", [wide], p, n_outputs=n)
+    if dt is not None:  # numpy's dtype for the values, computed widened
+        res = (res[0].astype(dt),) + tuple(res[1:])
     return res if n > 1 else res[0]
+
+
+# The dtypes whose values an int64 or float64 holds exactly, in order: a
+# result whose length is known only when it runs (unique, the set ops) is
+# computed in those and cast back (the cluster keeps such results as int64,
+# float64 or bool; graph-format.md refuses the others).
+_HELD_WIDE = {np.dtype(t): np.dtype(w) for t, w in
+              [(np.int8, np.int64), (np.int16, np.int64), (np.int32, np.int64),
+               (np.uint8, np.int64), (np.uint16, np.int64), (np.uint32, np.int64),
+               (np.float16, np.float64), (np.float32, np.float64)]}
+
+
+def _held_wide(a):
+    """(a widened for a held result, its dtype to cast back to) or (a, None)"""
+    dt = a._dtype
+    if dt is None or np.dtype(dt) not in _HELD_WIDE:
+        return a, None
+    return a.astype(_HELD_WIDE[np.dtype(dt)]), np.dtype(dt)
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
@@ -1451,9 +1473,25 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     tuple (values, first indexes in ar1, first indexes in ar2). Lengths are
     known only once they run: fetch them."""
     p = {"assume_unique": bool(assume_unique), "return_indices": bool(return_indices)}
+    a, b, dt = _set_wide(ar1, ar2, "intersect1d")
     if return_indices:
-        return _make("intersect1d", [_as_tensor(ar1), _as_tensor(ar2)], p, n_outputs=3)
-    return _make("intersect1d", [_as_tensor(ar1), _as_tensor(ar2)], p)
+        v, i1, i2 = _make("intersect1d", [a, b], p, n_outputs=3)
+        return (v if dt is None else v.astype(dt)), i1, i2
+    v = _make("intersect1d", [a, b], p)
+    return v if dt is None else v.astype(dt)
+
+
+def _set_wide(ar1, ar2, op):
+    """a set op's operands widened for its held result, and numpy's dtype
+    to cast the values back to (None: as the cluster gives them)"""
+    a, b = _as_tensor(ar1), _as_tensor(ar2)
+    if a._dtype is None or b._dtype is None:
+        return a, b, None
+    want = np.dtype(a._dtype) if op == "setdiff1d" else np.result_type(a._dtype, b._dtype)
+    # each operand widened on its own (its values exactly; setdiff1d
+    # compares int32 with float32 values as numpy does)
+    (a, _), (b, _) = _held_wide(a), _held_wide(b)
+    return a, b, (want if want in _HELD_WIDE else None)
 
 
 def _n_outputs(rule, inputs, p):

@@ -277,11 +277,17 @@ def bincount(x, weights=None, minlength=0):
 
 
 def union1d(ar1, ar2):
-    return _make("union1d", [_vec(ar1), _vec(ar2)])
+    from . import _set_wide
+    a, b, dt = _set_wide(_vec(ar1), _vec(ar2), "union1d")
+    v = _make("union1d", [a, b])
+    return v if dt is None else v.astype(dt)
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
-    return _make("setdiff1d", [_vec(ar1), _vec(ar2)], {"assume_unique": bool(assume_unique)})
+    from . import _set_wide
+    a, b, dt = _set_wide(_vec(ar1), _vec(ar2), "setdiff1d")
+    v = _make("setdiff1d", [a, b], {"assume_unique": bool(assume_unique)})
+    return v if dt is None else v.astype(dt)
 
 
 # -- diagonals, einsum, vdot ---------------------------------------------------
