@@ -924,6 +924,31 @@ class TestFunctions(Base):
             ("pad-symmetric", mt.pad(ta, 3, mode="symmetric"), np.pad(a, 3, mode="symmetric")),
             ("pad-wrap", mt.pad(ta, (1, 11), mode="wrap"), np.pad(a, (1, 11), mode="wrap")),
         ])
+        # the statistic modes, composed here: corners, stat_length, integer
+        # rounding (half to even), float32, bools, 3-D
+        ia = (np.arange(20).reshape(5, 4) * 7) % 11
+        ti = mt.tensor(ia, chunk_size=3)
+        f32 = a.astype(np.float32)
+        bl = ia % 3 == 0
+        stat = [("pad-%s" % m, mt.pad(ta, ((2, 1), (0, 3)), mode=m),
+                 np.pad(a, ((2, 1), (0, 3)), mode=m)) for m in ("mean", "median", "maximum",
+                                                                "minimum")]
+        stat += [("pad-%s-int" % m, mt.pad(ti, ((1, 3), (2, 2)), mode=m, stat_length=((2, 3), (1, 1))),
+                  np.pad(ia, ((1, 3), (2, 2)), mode=m, stat_length=((2, 3), (1, 1))))
+                 for m in ("mean", "median", "maximum", "minimum")]
+        stat += [("pad-mean-int-all", mt.pad(ti, 2, mode="mean"), np.pad(ia, 2, mode="mean")),
+                 ("pad-median-f32", mt.pad(mt.tensor(f32), (3, 1), mode="median", stat_length=2),
+                  np.pad(f32, (3, 1), mode="median", stat_length=2)),
+                 ("pad-mean-bool", mt.pad(mt.tensor(bl), 1, mode="mean"),
+                  np.pad(bl, 1, mode="mean")),
+                 ("pad-max-3d", mt.pad(tc, ((1, 0), (0, 2), (1, 1)), mode="maximum",
+                                       stat_length=9),
+                  np.pad(c, ((1, 0), (0, 2), (1, 1)), mode="maximum", stat_length=9))]
+        self.run_all(stat)
+        with self.assertRaisesRegex(ValueError, "stat_length of 0"):
+            mt.pad(ta, 1, mode="maximum", stat_length=0)
+        with self.assertRaisesRegex(ValueError, "unsupported keyword"):
+            mt.pad(ta, 1, mode="mean", constant_values=3)
         self.assertEqual(mt.tile(ta, 3).shape, (5, 12))
         self.assertEqual(mt.repeat(ta, 2).shape, (40,))
         self.assertEqual(mt.pad(ta, (1, 2)).shape, (8, 7))

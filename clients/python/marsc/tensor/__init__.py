@@ -842,8 +842,85 @@ def _jsonable(v):
     return v
 
 
+_PAD_STATS = ("maximum", "minimum", "mean", "median")
+
+
+def _pad_pairs(x, nd, what):
+    """numpy's _as_pairs(x, nd, as_index=True): a (before, after) pair of
+    non-negative integers per axis"""
+    w = np.asarray(x)
+    if w.size and w.dtype.kind not in "iu":
+        raise TypeError("`%s` must be of integral type." % what)
+    w = w.astype(np.int64)
+    if w.size <= 2 and w.shape != (2, 1):
+        w = w.ravel()[[0, -1]] if w.size else w
+    if (w < 0).any():
+        raise ValueError("index can't contain negative values")
+    return np.broadcast_to(w, (nd, 2)).tolist()
+
+
+def _pad_stat(a, pad_width, mode, stat_length):
+    """numpy 1.24's pad with a statistic of each axis's edge area, axis by
+    axis (earlier axes' padding in later axes' statistics, numpy's
+    corners): the statistic over at most stat_length positions at each end,
+    rounded half to even for an integer array, cast to a's dtype and
+    broadcast over the pad's width. The cluster has no such mode: made of
+    its slices, reductions and concatenations here."""
+    shape = a._shape
+    if shape is None:
+        raise NotImplementedError("pad(mode=%r) needs its input's shape: execute() it first"
+                                  % mode)
+    nd, dt = len(shape), a._dtype
+    widths = _pad_pairs(pad_width, nd, "pad_width")
+    lengths = ([[None, None]] * nd if stat_length is None
+               else _pad_pairs(stat_length, nd, "stat_length"))
+    if builtins.any(d == 0 and (w[0] or w[1]) for d, w in zip(shape, widths)):
+        d = [i for i, (n, w) in enumerate(zip(shape, widths)) if n == 0 and (w[0] or w[1])][0]
+        raise ValueError("can't extend empty axis %d using modes other than 'constant' or "
+                         "'empty'" % d)
+    if builtins.any(n == 0 for n in shape):  # numpy: an empty array stays as it is, widened
+        out = [n + w[0] + w[1] for n, w in zip(shape, widths)]
+        return zeros(out, dtype=dt)
+    func = {"maximum": max, "minimum": min, "mean": mean}.get(mode)
+    cur, cshape = a, list(shape)
+    for d, ((wb, wa), (lb, la)) in enumerate(zip(widths, lengths)):
+        if not (wb or wa):
+            continue
+        n = shape[d]
+        lb = n if lb is None or lb > n else lb
+        la = n if la is None or la > n else la
+        if (lb == 0 or la == 0) and mode in ("maximum", "minimum"):
+            raise ValueError("stat_length of 0 yields no value for padding")
+        parts = []
+        for width, lo, hi in ((wb, 0, lb), (wa, n - la, n)):
+            if not width:
+                parts.append(None)
+                continue
+            sl = [slice(None)] * nd
+            sl[d] = slice(lo, hi)
+            area = cur[tuple(sl)]
+            st = (func(area, axis=d, keepdims=True) if func is not None
+                  else _numpyfuncs.median(area, axis=d, keepdims=True))
+            if dt is not None and np.issubdtype(dt, np.integer):
+                st = round(st)
+            if dt is not None:
+                st = st.astype(dt)
+            target = list(cshape)
+            target[d] = width
+            parts.append(broadcast_to(st, target))
+        cur = concatenate([x for x in (parts[0], cur, parts[1]) if x is not None], axis=d)
+        cshape[d] += wb + wa
+    return cur
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     a = _as_tensor(array)
+    if mode in _PAD_STATS:
+        stat_length = kwargs.pop("stat_length", None)
+        if kwargs:
+            raise ValueError("unsupported keyword arguments for mode '%s': %s"
+                             % (mode, set(kwargs)))
+        return _pad_stat(a, pad_width, mode, stat_length)
     p = {"pad_width": _jsonable(pad_width), "mode": mode}
     if "constant_values" in kwargs:
         p["constant_values"] = _jsonable(kwargs.pop("constant_values"))
