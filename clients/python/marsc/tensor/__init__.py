@@ -930,12 +930,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if a._shape is not None:
         nd = len(a._shape)
         try:
-            w = np.asarray(pad_width, dtype=np.int64)
-            if w.size <= 2 and w.shape != (2, 1):  # numpy's _as_pairs
-                w = w.ravel()[[0, -1]]
-            w = np.broadcast_to(w, (nd, 2))
-            shape = tuple(int(d + w[i, 0] + w[i, 1]) for i, d in enumerate(a._shape))
-        except ValueError:
+            w = _pad_pairs(pad_width, nd, "pad_width")
+            shape = tuple(int(d + w[i][0] + w[i][1]) for i, d in enumerate(a._shape))
+        except (ValueError, TypeError):
             shape = None  # the engine refuses it, naming the node
     return _make("pad", [a], p, shape, a._dtype)
 
