@@ -306,6 +306,29 @@ class TestFancy(Base):
         t.execute()
         self.assertEqual(t.shape, xn[xn > 0].shape)  # read back from the server
 
+    def test_masks_of_narrow_dtypes(self):
+        """A boolean mask, compress and extract of float32, int32 and the
+        small dtypes: computed on the input widened (the cluster keeps such
+        results as int64, float64 or bool), numpy's dtype back"""
+        xn = RNG.standard_normal((6, 5))
+        cases = []
+        for dt in (np.float32, np.int32, np.uint8, np.int16):
+            an = (xn * 10).astype(dt)
+            a = mt.tensor(an, chunk_size=4)
+            c = np.array([True, False, True, True, False, True])
+            cases += [("mask %s" % dt.__name__, a[a > 2], an[an > 2]),
+                      ("rows %s" % dt.__name__, a[mt.tensor(c)], an[c]),
+                      ("compress %s" % dt.__name__, mt.compress(c, a, axis=0),
+                       np.compress(c, an, axis=0)),
+                      ("extract %s" % dt.__name__, mt.extract(a % 2 == 0, a),
+                       np.extract(an % 2 == 0, an)),
+                      ("sum %s" % dt.__name__, a[a > 2].sum(), an[an > 2].sum())]
+        marsc.execute(*[t for _, t, _ in cases])
+        for name, t, want in cases:
+            got = t.fetch()
+            self.close(got, want, name)
+            self.assertEqual(got.dtype, want.dtype, name)
+
     def test_held_results_downstream(self):
         """Results whose length is data feed later ops: the client runs them
         first as a task of their own (as Mars does with nan shapes), the

@@ -1016,7 +1016,19 @@ def getitem(a, index):
         shape = _inf.basic_index_shape(a._shape, index)
     else:
         shape = _fancy_shape(a._shape, index)
+    if shape is None and builtins.any(t._dtype == np.bool_ for t in extra):
+        return _held_back(a, lambda w: _make("getitem", [w] + extra, {"index": entries}, None,
+                                             w._dtype))
     return _make("getitem", [a] + extra, {"index": entries}, shape, a._dtype)
+
+
+def _held_back(a, build):
+    """build(a) for a result whose length is known only when it runs: on a
+    widened when the cluster keeps no such result of a's dtype (int32,
+    float32, the small dtypes), cast back to a's dtype after"""
+    w, dt = _held_wide(a)
+    r = build(w)
+    return r if dt is None else r.astype(dt)
 
 
 def _fancy_shape(shape, index):
@@ -1109,13 +1121,13 @@ def take(a, indices, axis=None):
 def compress(condition, a, axis=None):
     """numpy.compress: its length is known when it runs (fetch it; no op
     takes it, docs/graph-format.md "Advanced indexing")."""
-    a = _as_tensor(a)
-    return _make("compress", [_as_tensor(condition), a], {"axis": axis}, None, a._dtype)
+    a, c = _as_tensor(a), _as_tensor(condition)
+    return _held_back(a, lambda w: _make("compress", [c, w], {"axis": axis}, None, w._dtype))
 
 
 def extract(condition, arr):
-    arr = _as_tensor(arr)
-    return _make("extract", [_as_tensor(condition), arr], {}, None, arr._dtype)
+    a, c = _as_tensor(arr), _as_tensor(condition)
+    return _held_back(a, lambda w: _make("extract", [c, w], {}, None, w._dtype))
 
 
 def argwhere(a):
