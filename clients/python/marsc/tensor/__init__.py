@@ -874,8 +874,10 @@ def _pad_stat(a, pad_width, mode, stat_length):
     widths = _pad_pairs(pad_width, nd, "pad_width")
     lengths = ([[None, None]] * nd if stat_length is None
                else _pad_pairs(stat_length, nd, "stat_length"))
-    if builtins.any(d == 0 and (w[0] or w[1]) for d, w in zip(shape, widths)):
-        d = [i for i, (n, w) in enumerate(zip(shape, widths)) if n == 0 and (w[0] or w[1])][0]
+    widened_empty = [i for i, (n, w) in enumerate(zip(shape, widths))
+                     if n == 0 and builtins.any(w)]
+    if widened_empty:
+        d = widened_empty[0]
         raise ValueError("can't extend empty axis %d using modes other than 'constant' or "
                          "'empty'" % d)
     if builtins.any(n == 0 for n in shape):  # numpy: an empty array stays as it is, widened
@@ -1022,13 +1024,17 @@ def getitem(a, index):
     return _make("getitem", [a] + extra, {"index": entries}, shape, a._dtype)
 
 
+def _cast_back(v, dt):
+    """a held result's values in numpy's dtype dt (None: as they are)"""
+    return v if dt is None else v.astype(dt)
+
+
 def _held_back(a, build):
     """build(a) for a result whose length is known only when it runs: on a
     widened when the cluster keeps no such result of a's dtype (int32,
     float32, the small dtypes), cast back to a's dtype after"""
     w, dt = _held_wide(a)
-    r = build(w)
-    return r if dt is None else r.astype(dt)
+    return _cast_back(build(w), dt)
 
 
 def _fancy_shape(shape, index):
@@ -1514,8 +1520,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     a = _as_tensor(ar)
     wide, dt = _held_wide(a)
     res = _make("unique", [wide], p, n_outputs=n)
-    if dt is not None:  # numpy's dtype for the values, computed widened
-        res = (res[0].astype(dt),) + tuple(res[1:])
+    res = (_cast_back(res[0], dt),) + tuple(res[1:])  # values computed widened
     return res if n > 1 else res[0]
 
 
@@ -1562,9 +1567,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     a, b, dt = _set_wide(ar1, ar2, "intersect1d")
     if return_indices:
         v, i1, i2 = _make("intersect1d", [a, b], p, n_outputs=3)
-        return (v if dt is None else v.astype(dt)), i1, i2
-    v = _make("intersect1d", [a, b], p)
-    return v if dt is None else v.astype(dt)
+        return _cast_back(v, dt), i1, i2
+    return _cast_back(_make("intersect1d", [a, b], p), dt)
 
 
 def _set_wide(ar1, ar2, op):

@@ -71,6 +71,13 @@ def append(arr, values, axis=None):
     return mt.concatenate([arr, values], axis=axis)
 
 
+def _axis_of(shape, axis):
+    axis = operator.index(axis)
+    if not -len(shape) <= axis < len(shape):
+        raise np.AxisError(axis, len(shape))
+    return axis % len(shape)
+
+
 def delete(arr, obj, axis=None):
     """arr without the entries obj (an index, a list of them, a slice or a
     bool mask) along axis (None: arr flattened), as a take of the others"""
@@ -79,9 +86,7 @@ def delete(arr, obj, axis=None):
     if axis is None:
         arr, axis = mt.ravel(arr), 0
     shape = _shape(arr, "delete")
-    axis = operator.index(axis)
-    if not -len(shape) <= axis < len(shape):
-        raise np.AxisError(axis, len(shape))
+    axis = _axis_of(shape, axis)
     n = shape[axis]
     if isinstance(obj, slice):
         drop = set(range(n)[obj])
@@ -103,13 +108,6 @@ def delete(arr, obj, axis=None):
                 drop.add(i % n)
     keep = [i for i in range(n) if i not in drop]
     return mt.take(arr, np.asarray(keep, dtype=np.int64), axis=axis)
-
-
-def _axis_of(shape, axis):
-    axis = operator.index(axis)
-    if not -len(shape) <= axis < len(shape):
-        raise np.AxisError(axis, len(shape))
-    return axis % len(shape)
 
 
 def _spread(mt, v, tv, target, dt):

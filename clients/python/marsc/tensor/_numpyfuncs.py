@@ -277,17 +277,15 @@ def bincount(x, weights=None, minlength=0):
 
 
 def union1d(ar1, ar2):
-    from . import _set_wide
+    from . import _cast_back, _set_wide
     a, b, dt = _set_wide(_vec(ar1), _vec(ar2), "union1d")
-    v = _make("union1d", [a, b])
-    return v if dt is None else v.astype(dt)
+    return _cast_back(_make("union1d", [a, b]), dt)
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
-    from . import _set_wide
+    from . import _cast_back, _set_wide
     a, b, dt = _set_wide(_vec(ar1), _vec(ar2), "setdiff1d")
-    v = _make("setdiff1d", [a, b], {"assume_unique": bool(assume_unique)})
-    return v if dt is None else v.astype(dt)
+    return _cast_back(_make("setdiff1d", [a, b], {"assume_unique": bool(assume_unique)}), dt)
 
 
 # -- diagonals, einsum, vdot ---------------------------------------------------
