@@ -130,11 +130,27 @@ void graph_df_free(struct df_node *d)
 static const char *const *df_fields(op_t op)
 {
     static const char *const ft[] = {"columns", "chunk_rows", "name", NULL};
-    static const char *const rc[] = {"path",      "chunk_bytes", "usecols",         "parse_dates",
-                                     "sep",       "decimal",     "dtype",           "header",
-                                     "names",     "na_values",   "keep_default_na", "skiprows",
-                                     "nrows",     "thousands",   "encoding",        "comment",
-                                     "quotechar", "quoting",     "true_values",     "false_values",
+    static const char *const rc[] = {"path",
+                                     "chunk_bytes",
+                                     "usecols",
+                                     "parse_dates",
+                                     "sep",
+                                     "decimal",
+                                     "dtype",
+                                     "header",
+                                     "names",
+                                     "na_values",
+                                     "keep_default_na",
+                                     "skiprows",
+                                     "nrows",
+                                     "thousands",
+                                     "encoding",
+                                     "comment",
+                                     "quotechar",
+                                     "quoting",
+                                     "true_values",
+                                     "false_values",
+                                     "skipinitialspace",
                                      NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
@@ -1113,6 +1129,12 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         if (!json_is_string(qc)) return NFAIL(e, n, "\"quotechar\" must be a 1-character string");
         if (csv_quotechar_parse(json_string_value(qc), &o.quotechar, msg, sizeof msg))
             return NFAIL(e, n, "%s", msg);
+    }
+    /* skipinitialspace: a field's leading spaces dropped (csv.h) */
+    json_t *sis = json_object_get(obj, "skipinitialspace");
+    if (sis && !json_is_null(sis)) {
+        if (!json_is_boolean(sis)) return NFAIL(e, n, "\"skipinitialspace\" must be true or false");
+        o.skipinitialspace = json_is_true(sis);
     }
     /* true_values and false_values: lists of strings */
     const char *bools[2][CSV_MAX_BOOL_VALUES];

@@ -17,7 +17,9 @@
  * beside a tab and a decimal comma; thousands '.' beside ';' and ',';
  * cp1252 text beside '|'; quotechar '\'' and true_values/false_values
  * beside ';'; quoting none beside a space; header row 1 beside a tab;
- * skiprows as lines 1, 2 and 4 beside ',' and '.'). */
+ * skiprows as lines 1, 2 and 4 beside ',' and '.'; skipinitialspace
+ * beside the space and beside ';', where a quote after spaces opens a
+ * field that may hold a line end). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,14 +71,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          .false_values = fv,
          .nfalse = 1},
         {.sep = CSV_SEP_WS, .decimal = '.', .comment = '#'},
-        {.sep = ' ', .decimal = '.', .nrows = 3, .nrows_set = true, .quote_none = true},
+        {.sep = ' ',
+         .decimal = '.',
+         .nrows = 3,
+         .nrows_set = true,
+         .quote_none = true,
+         .skipinitialspace = true},
         {.sep = '|',
          .decimal = '.',
          .na_values = na,
          .na_cols = na_cols,
          .nna = 3,
          .encoding = CSV_ENC_CP1252},
-        {.sep = ';', .decimal = ',', .thousands = '.', .comment = '#'},
+        {.sep = ';', .decimal = ',', .thousands = '.', .comment = '#', .skipinitialspace = true},
         {.sep = '\t', .decimal = ',', .skiprows = 1, .header = 1},
         {.sep = ',',
          .decimal = '.',

@@ -3,7 +3,9 @@
  * is quoted only when its first byte is '"'; inside it '""' is a quote and
  * a lone '"' closes it; after the closing quote, and in an unquoted field,
  * '"' is an ordinary byte; "\n", "\r\n" and a lone "\r" end a record; a line
- * of nothing but spaces and tabs is skipped (and counted as a line). */
+ * of nothing but spaces and tabs is skipped (and counted as a line). With
+ * skipinitialspace the spaces that start a field are no part of it, and a
+ * quote after them opens the field (pandas' IS_SKIPPABLE_SPACE). */
 #include "../errmsg.h"
 #include "csv.h"
 
@@ -482,9 +484,10 @@ typedef struct {
     size_t focap, flcap;
     int nf; /* fields of the current record */
     int maxstore;
-    char sep;  /* the field separator (csv_sep_parse) */
-    int cmt;   /* the comment character as an unsigned char, 256: none */
-    int quote; /* the quote character as an unsigned char, 256: none */
+    char sep;    /* the field separator (csv_sep_parse) */
+    int cmt;     /* the comment character as an unsigned char, 256: none */
+    int quote;   /* the quote character as an unsigned char, 256: none */
+    bool skipsp; /* skipinitialspace: a field's leading spaces are dropped */
     /* skiprows as a list (csv_header_t): records starting on skip[] lines
      * are passed over; skip_at: the first entry not before t->line */
     const int64_t *skip;
@@ -503,6 +506,7 @@ static void tok_init(tok_t *t, const char *buf, int64_t start, int64_t end, int6
     t->sep = sep;
     t->cmt = cmt ? (unsigned char)cmt : 256;
     t->quote = h->quote ? (unsigned char)h->quote : 256;
+    t->skipsp = h->skipsp;
     t->skip = h->skip;
     t->nskip = h->nskip;
     int64_t lo = 0, hi = h->nskip; /* the first skipped line at or after `line` */
@@ -610,6 +614,9 @@ static int tok_record(tok_t *t, char *err, size_t errlen)
     t->fblen = 0;
     for (;;) {
         size_t fstart = t->fblen;
+        if (t->skipsp)
+            while (i < end && p[i] == ' ')
+                i++;
         bool quoted = i < end && (unsigned char)p[i] == qc;
         if (quoted) {
             i++;
@@ -1094,6 +1101,14 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
                                                                           : NULL;
         if (what) return errmsg(err, errlen, "quotechar '%c' is the %s too", q, what);
     }
+    /* skipinitialspace: pandas' tokenizer ignores it beside "\s+"; a space
+     * that quotes or comments would be both skipped and read */
+    h->skipsp = o && o->skipinitialspace && !ws;
+    if (h->skipsp && (h->quote == ' ' || h->comment == ' '))
+        return errmsg(err, errlen,
+                      "skipinitialspace with the %s ' ': spaces that start a field "
+                      "are skipped",
+                      h->quote == ' ' ? "quotechar" : "comment");
     /* sep may equal decimal, as pandas allows: a quoted "1,5" is 1.5 */
     h->encoding = o ? o->encoding : CSV_ENC_UTF8;
     if (len > (size_t)INT64_MAX) return errmsg(err, errlen, "input of %zu bytes is too long", len);
@@ -1404,34 +1419,38 @@ fail_tok:
 /* ---------------------------------------------------------------------------
  * Split. */
 
-enum { C_OTHER, C_QUOTE, C_COMMA, C_LF, C_CR, C_CMT, C_N };
+enum { C_OTHER, C_QUOTE, C_COMMA, C_LF, C_CR, C_CMT, C_SPACE, C_N };
 
 /* C_CMT, pandas' comment character: outside quotes the rest of the line
  * is a comment (CMT), whose quotes are plain bytes; right after a closing
  * quote it is a plain byte of the field, as in pandas' parser */
+/* C_SPACE, a space with skipinitialspace: at a field's start it keeps the
+ * field at its start (FLD), elsewhere an ordinary byte */
 static const uint8_t trans[CSV_NSTATES][C_N] = {
-    [CSV_S_REC] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT},
-    [CSV_S_FLD] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT},
-    [CSV_S_UNQ] = {CSV_S_UNQ, CSV_S_UNQ, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT},
-    [CSV_S_QUO] = {CSV_S_QUO, CSV_S_QQ, CSV_S_QUO, CSV_S_QUO, CSV_S_QUO, CSV_S_QUO},
-    [CSV_S_QQ] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_UNQ},
-    [CSV_S_CR] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT},
-    [CSV_S_CMT] = {CSV_S_CMT, CSV_S_CMT, CSV_S_CMT, CSV_S_REC, CSV_S_CR, CSV_S_CMT},
+    [CSV_S_REC] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT, CSV_S_FLD},
+    [CSV_S_FLD] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT, CSV_S_FLD},
+    [CSV_S_UNQ] = {CSV_S_UNQ, CSV_S_UNQ, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT, CSV_S_UNQ},
+    [CSV_S_QUO] = {CSV_S_QUO, CSV_S_QQ, CSV_S_QUO, CSV_S_QUO, CSV_S_QUO, CSV_S_QUO, CSV_S_QUO},
+    [CSV_S_QQ] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_UNQ, CSV_S_UNQ},
+    [CSV_S_CR] = {CSV_S_UNQ, CSV_S_QUO, CSV_S_FLD, CSV_S_REC, CSV_S_CR, CSV_S_CMT, CSV_S_FLD},
+    [CSV_S_CMT] = {CSV_S_CMT, CSV_S_CMT, CSV_S_CMT, CSV_S_REC, CSV_S_CR, CSV_S_CMT, CSV_S_CMT},
 };
 /* A line end outside quotes counts one line, except the '\n' of "\r\n". */
 static const uint8_t line_inc[CSV_NSTATES][C_N] = {
-    [CSV_S_REC] = {0, 0, 0, 1, 1, 0}, [CSV_S_FLD] = {0, 0, 0, 1, 1, 0},
-    [CSV_S_UNQ] = {0, 0, 0, 1, 1, 0}, [CSV_S_QUO] = {0, 0, 0, 0, 0, 0},
-    [CSV_S_QQ] = {0, 0, 0, 1, 1, 0},  [CSV_S_CR] = {0, 0, 0, 0, 1, 0},
-    [CSV_S_CMT] = {0, 0, 0, 1, 1, 0},
+    [CSV_S_REC] = {0, 0, 0, 1, 1, 0, 0}, [CSV_S_FLD] = {0, 0, 0, 1, 1, 0, 0},
+    [CSV_S_UNQ] = {0, 0, 0, 1, 1, 0, 0}, [CSV_S_QUO] = {0, 0, 0, 0, 0, 0, 0},
+    [CSV_S_QQ] = {0, 0, 0, 1, 1, 0, 0},  [CSV_S_CR] = {0, 0, 0, 0, 1, 0, 0},
+    [CSV_S_CMT] = {0, 0, 0, 1, 1, 0, 0},
 };
 
 /* The bytes' classes with sep as the separator (C_COMMA), cmt the
- * comment character (C_CMT; 0: none) and quote the quote (C_QUOTE; 0:
- * none, quotes are plain bytes). */
-static void byte_classes(uint8_t cls[256], char sep, char cmt, char quote)
+ * comment character (C_CMT; 0: none), quote the quote (C_QUOTE; 0:
+ * none, quotes are plain bytes) and, with skipsp, ' ' a space a field's
+ * start skips (C_SPACE, unless it is one of those). */
+static void byte_classes(uint8_t cls[256], char sep, char cmt, char quote, bool skipsp)
 {
     memset(cls, C_OTHER, 256);
+    if (skipsp && sep != CSV_SEP_WS) cls[' '] = C_SPACE;
     if (cmt) cls[(unsigned char)cmt] = C_CMT;
     if (sep == CSV_SEP_WS) /* quotes open after them; the sentinel byte is no separator */
         cls[' '] = cls['\t'] = C_COMMA;
@@ -1448,10 +1467,11 @@ static void byte_classes(uint8_t cls[256], char sep, char cmt, char quote)
  * first line end outside quotes that is at most two, inside a quote or not.
  * After an ordinary byte every run is in UNQ, QUO or CMT, which ordinary
  * bytes do not change, so runs of them are skipped. */
-void csv_scan_block(const char *p, size_t n, char sep, char cmt, char quote, csv_block_t *out)
+void csv_scan_block(const char *p, size_t n, char sep, char cmt, char quote, bool skipsp,
+                    csv_block_t *out)
 {
     uint8_t byte_cls[256];
-    byte_classes(byte_cls, sep, cmt, quote);
+    byte_classes(byte_cls, sep, cmt, quote, skipsp);
     uint8_t cur[CSV_NSTATES];
     int64_t ln[CSV_NSTATES], off[CSV_NSTATES];
     int run_of[CSV_NSTATES];
@@ -1502,11 +1522,11 @@ static bool at_boundary(const char *buf, int64_t len, int64_t q, int st)
     return st == CSV_S_REC || (st == CSV_S_CR && (q >= len || buf[q] != '\n'));
 }
 
-int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, char quote, int64_t pos,
-                          int state, int64_t *line)
+int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, char quote, bool skipsp,
+                          int64_t pos, int state, int64_t *line)
 {
     uint8_t byte_cls[256];
-    byte_classes(byte_cls, sep, cmt, quote);
+    byte_classes(byte_cls, sep, cmt, quote, skipsp);
     int64_t q = pos, L = (int64_t)len, ln = *line;
     int s = state;
     while (q < L && !at_boundary(buf, L, q, s)) {
@@ -1567,7 +1587,7 @@ int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target
     for (int64_t b = 0; b < nb; b++) {
         int64_t s = d0 + b * target; /* b * target < body: no overflow */
         int64_t e = body - b * target > target ? s + target : L;
-        csv_scan_block(buf + s, (size_t)(e - s), h->sep, h->comment, h->quote, &blk[b]);
+        csv_scan_block(buf + s, (size_t)(e - s), h->sep, h->comment, h->quote, h->skipsp, &blk[b]);
     }
     /* Phase 2: compose from the known state at the data start. */
     int st = CSV_S_REC;
@@ -1587,7 +1607,7 @@ int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target
         int64_t q = d0 + b * target;
         if (b > 0 && q <= prev) continue;
         int64_t ln = bln[b];
-        q = csv_find_boundary(buf, len, h->sep, h->comment, h->quote, q, bst[b], &ln);
+        q = csv_find_boundary(buf, len, h->sep, h->comment, h->quote, h->skipsp, q, bst[b], &ln);
         if (b > 0 && (q >= L || q == prev)) continue;
         if (n > 0) r[n - 1].end = q;
         r[n].start = q;

@@ -1,8 +1,8 @@
 /* csv.h: the CSV reader behind `dataframe.read_csv`, as pandas 1.5's C
  * parser reads a file (sep "," or one other character or "\s+", decimal
  * '.' or another, header row k or none, quotechar '"' or another or none,
- * doublequote, skip_blank_lines, the default NA strings and more, no
- * whitespace stripping; csv_opts_t), in chunks that can be parsed apart
+ * doublequote, skip_blank_lines, the default NA strings, skipinitialspace
+ * and more; csv_opts_t), in chunks that can be parsed apart
  * from each other.
  *
  * A read goes in phases; each is a function here, so that the tiler can run
@@ -139,6 +139,7 @@ typedef struct {
     char thousands;      /* the thousands separator of numbers, 0 for none */
     char comment;        /* the comment character, 0 for none (csv_opts_t) */
     char quote;          /* the quote character, 0 for none (pandas' quoting=3) */
+    bool skipsp;         /* skipinitialspace (csv_opts_t), false with sep "\s+" */
     int encoding;        /* CSV_ENC_*: text is decoded from it to UTF-8 */
     bool int_names;      /* header None without names: columns 0..n-1, integer labels */
     bool implicit_index; /* the first data record had one field more than the names: column 0
@@ -232,6 +233,10 @@ typedef struct {
      * no character quotes, quotes are plain bytes) */
     char quotechar;
     bool quote_none;
+    /* pandas' skipinitialspace: the spaces (' ', not tabs) at the start of
+     * every field are dropped, the header's names' too, and a quote after
+     * them opens a quoted field; ignored with sep "\s+", as pandas does */
+    bool skipinitialspace;
     /* pandas' true_values and false_values: more strings read as the
      * bools (a column of only these, the default spellings and missing
      * values is bool, where it is no number) */
@@ -323,9 +328,11 @@ typedef struct {
 } csv_block_t;
 
 /* Scans n bytes from every state at once, fields separated by sep, cmt
- * the comment character (0: none), quote the quote character (0: none).
- * Reads nothing outside p[0..n). */
-void csv_scan_block(const char *p, size_t n, char sep, char cmt, char quote, csv_block_t *out);
+ * the comment character (0: none), quote the quote character (0: none),
+ * skipsp csv_header_t's: spaces at a field's start keep it at its start,
+ * where a quote opens it. Reads nothing outside p[0..n). */
+void csv_scan_block(const char *p, size_t n, char sep, char cmt, char quote, bool skipsp,
+                    csv_block_t *out);
 
 /* The first record start at or after pos, the DFA being in `state` at pos
  * (from the composed transfer functions) with *line lines before it; *line
@@ -333,8 +340,8 @@ void csv_scan_block(const char *p, size_t n, char sep, char cmt, char quote, csv
  * the end. Reads buf[pos, result]: a worker needs the bytes of its block
  * and, when a quoted field runs past the block's end, those up to the
  * field's end. */
-int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, char quote, int64_t pos,
-                          int state, int64_t *line);
+int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, char quote, bool skipsp,
+                          int64_t pos, int state, int64_t *line);
 
 /* pandas' nrows: the byte offset where the first nrows data records after
  * the header end (blank lines skipped, as the parser skips them), or len

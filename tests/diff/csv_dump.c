@@ -124,6 +124,12 @@ int main(int argc, char **argv)
             argc--;
             continue;
         }
+        if (argc > 1 && !strcmp(argv[1], "--skipinitialspace")) {
+            o.skipinitialspace = true;
+            argv++;
+            argc--;
+            continue;
+        }
         if (argc > 3 && !strcmp(argv[1], "--na-in") && o.nna < 64) {
             na_cols[o.nna] = argv[2];
             na[o.nna++] = argv[3];
@@ -174,9 +180,11 @@ int main(int argc, char **argv)
         argc -= 2;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: csv_dump [--sep C] [--decimal D] [--header none] [--name N]... "
-                        "[--pos] [--na V]... [--na-in COL V]... [--no-default-na] FILE "
-                        "CHUNK_BYTES [USECOL...]\n");
+        fprintf(
+            stderr,
+            "usage: csv_dump [--sep C] [--decimal D] [--header none] [--name N]... "
+            "[--pos] [--na V]... [--na-in COL V]... [--no-default-na] [--skipinitialspace] FILE "
+            "CHUNK_BYTES [USECOL...]\n");
         return 2;
     }
     csv_file_t f;

@@ -52,7 +52,7 @@ def build(tmp):
 DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_values": None,
            "keep_default_na": True, "skiprows": None, "nrows": None, "thousands": None,
            "encoding": None, "comment": None, "quotechar": None, "quoting": 0, "true_values": None,
-           "false_values": None}
+           "false_values": None, "skipinitialspace": False}
 
 
 def run_dump(exe, path, chunks, usecols, opt=DEFAULT):
@@ -66,6 +66,8 @@ def run_dump(exe, path, chunks, usecols, opt=DEFAULT):
         args += ["--quotechar", opt["quotechar"]]
     if opt["quoting"] == 3:
         args.append("--quote-none")
+    if opt.get("skipinitialspace"):
+        args.append("--skipinitialspace")
     for v in opt["true_values"] or []:
         args += ["--true", v]
     for v in opt["false_values"] or []:
@@ -118,7 +120,8 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
                          skiprows=opt["skiprows"], nrows=opt["nrows"], thousands=opt["thousands"],
                          encoding=opt["encoding"], comment=opt["comment"],
                          quotechar=opt["quotechar"] or '"', quoting=opt["quoting"],
-                         true_values=opt["true_values"], false_values=opt["false_values"])
+                         true_values=opt["true_values"], false_values=opt["false_values"],
+                         skipinitialspace=opt.get("skipinitialspace", False))
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     if isinstance(df.index, pd.MultiIndex):
@@ -431,6 +434,17 @@ def gen_file(r, path):
         # see graph-format.md
         nl = text.count(term) + 1
         opt["skiprows"] = [r.choice([r.randint(0, nl), r.randint(1, 3), -1]) for _ in range(r.randint(1, 5))]
+    # skipinitialspace: spaces after some separators and before some lines
+    # (a quote after them opens a field; beside a space that separates
+    # they collapse into one separator). Not with skiprows as a list (see
+    # above: pandas reads the skipped lines by other rules)
+    if r.random() < 0.15 and sep != r"\s+" and not isinstance(opt["skiprows"], list):
+        opt["skipinitialspace"] = True
+
+        def spaced(ln):
+            ln = re.sub(re.escape(sep), lambda m: sep + " " * r.choice([0, 0, 1, 2]), ln)
+            return " " * r.choice([0, 0, 0, 1, 3]) + ln
+        text = term.join(spaced(ln) for ln in text.split(term))
     if r.random() < 0.15:
         opt["nrows"] = r.choice([0, 1, 2, 5, 30])
     # encoding: latin-1 or cp1252 text (what either cannot hold written as '?')
@@ -604,6 +618,21 @@ FIXED = [
           ("bool-values-both", "a\nyes\nno\n", ["yes", "no"], ["no"]),
           ("bool-values-na", "a\nyes\nNA\n", ["yes", "NA"], None),
           ("bool-values-float", "a,b\nyes,1.5\nno,0\n", ["1.5"], ["0"])]],
+    # skipinitialspace: names and values without their leading spaces (not
+    # tabs, nor trailing ones), a quote after spaces opening a field (a
+    # line end and a separator inside), a line of spaces and a separator,
+    # a comment after spaces, a space that separates, \r\n
+    *[(name, text, None, sep, ".", "infer", None, None, True, None, None, None, None, cm, None, 0, None, None,
+       True) for name, text, sep, cm in [
+          ("skipspace", "a, b,  c\n1, x,\t2 \n 3,y , 4\n", ",", None),
+          ("skipspace-quoted", 'a, b\n1,  "x,\ny"\n2, "p""q" r\n3,"z"\n', ",", None),
+          ("skipspace-empty", "a,b\n  , 2\n1,   \n   \n3,4\n", ",", None),
+          ("skipspace-numbers", "a; b; c\n 1; 2.5; True\n-3;  4; False\n", ";", None),
+          ("skipspace-comment", "a,b\n1, #x\n   #y\n2,3\n", ",", "#"),
+          ("skipspace-sep-space", "a  b\n  1   2\n3 4\n", " ", None),
+          ("skipspace-crlf", 'a, b\r\n1, "q\r\nr"\r\n 2,s\r\n', ",", None)]],
+    ("skipspace-ws", "a  b\n 1  2\n", None, r"\s+", ".", "infer", None, None, True, None, None, None, None,
+     None, None, 0, None, None, True),
 ]
 
 
@@ -625,11 +654,12 @@ def main():
             with open(p, "wb") as f:
                 f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
             opt += [",", ".", "infer", None, None, True, None, None, None, None, None, None, 0, None,
-                    None][len(opt):]
+                    None, False][len(opt):]
             cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names", "na_values",
                                                       "keep_default_na", "skiprows", "nrows", "thousands",
                                                       "encoding", "comment", "quotechar", "quoting",
-                                                      "true_values", "false_values"), opt))))
+                                                      "true_values", "false_values", "skipinitialspace"),
+                                                     opt))))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)
             opt = gen_file(r, p)

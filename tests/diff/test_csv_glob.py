@@ -72,6 +72,11 @@ def write(data):
     # byte mid-field, so each line end ends a record)
     with open(os.path.join(data, "big.csv"), "w") as f:
         f.write("a;b\n" + '1;"2\n3"\n' * 150000)
+    # more than the scan cache's 1 MiB, with a quote after a space: with
+    # skipinitialspace it opens a field holding a line end, without it is
+    # a byte (two records per pair of lines)
+    with open(os.path.join(data, "spaced.csv"), "w") as f:
+        f.write("a, b\n" + '1, "2\n3"\n' * 120000)
     eu = pd.DataFrame({"Stadt": np.array(["Köln", "Lyon", "Zürich"], dtype=object)[rng.integers(0, 3, 200)],
                        "Betrag": (rng.random(200) * 1000).round(2), "n": rng.integers(0, 9, 200)})
     eu.to_csv(os.path.join(data, "eu.csv"), index=False, sep=";", decimal=",")
@@ -165,6 +170,16 @@ def main():
         cases.append(("sep_tab", [{"key": "t", "op": "dataframe.read_csv", "path": "tabs.tsv",
                                    "sep": "\t", "chunk_bytes": 5}], "t",
                       pd.read_csv(os.path.join(data, "tabs.tsv"), sep="\t")))
+        # one document reads spaced.csv both ways: the scan cache must not
+        # give one read's chunks to the other
+        for name, first, fetch in (("skipinitialspace_after", False, "t2"), ("skipinitialspace_before", True, "t2"),
+                                   ("skipinitialspace_plain", True, "t1")):
+            cases.append((name, [{"key": "t1", "op": "dataframe.read_csv", "path": "spaced.csv",
+                                  "skipinitialspace": first, "chunk_bytes": 100000},
+                                 {"key": "t2", "op": "dataframe.read_csv", "path": "spaced.csv",
+                                  "skipinitialspace": not first, "chunk_bytes": 100000}], fetch,
+                          pd.read_csv(os.path.join(data, "spaced.csv"),
+                                      skipinitialspace=first if fetch == "t1" else not first)))
         eu = pd.read_csv(os.path.join(data, "eu.csv"), sep=";", decimal=",")
         cases.append(("decimal_groupby", [
             {"key": "t", "op": "dataframe.read_csv", "path": "eu.csv", "sep": ";", "decimal": ",",
@@ -419,6 +434,11 @@ def main():
                  "quotechar '#' is the comment too"),
                 ("quoting_nonnumeric", {"path": "ids.csv", "quoting": 2}, "QUOTE_NONNUMERIC"),
                 ("quoting_value", {"path": "ids.csv", "quoting": 7}, "\"quoting\" must be 0"),
+                ("skipinitialspace_str", {"path": "ids.csv", "skipinitialspace": "yes"},
+                 "\"skipinitialspace\" must be true or false"),
+                ("skipinitialspace_comment", {"path": "tabs.tsv", "sep": "\t", "comment": " ",
+                                              "skipinitialspace": True},
+                 "skipinitialspace with the comment ' '"),
                 ("true_values_str", {"path": "ids.csv", "true_values": "yes"},
                  "\"true_values\" must be a list"),
                 ("false_values_int", {"path": "ids.csv", "false_values": ["no", 0]},

@@ -1369,6 +1369,26 @@ class TestDataFrames(Base):
             SESS.upload(sq)
             pd.testing.assert_frame_equal(md.read_csv("stray.csv", quoting=csv.QUOTE_NONE).fetch(),
                                           pd.read_csv(sq, quoting=csv.QUOTE_NONE))
+            # skipinitialspace: a hand-written file, spaces after the commas
+            # and before quotes (a quoted comma and line end), " NA" and
+            # " True"; cut in small chunks, the header's names stripped
+            hw = os.path.join(d, "handwritten.csv")
+            with open(hw, "w") as f:
+                f.write("city, note,  n, ok\n" + "".join(
+                    '%s,  %s, %s,%s\n' % (k, ['"a, b"', '"two\nlines"', "plain", "NA"][q % 4],
+                                          "NA" if q % 7 == 3 else i, " True" if i % 2 else "False")
+                    for q, (k, i) in enumerate(zip(pdf.k, pdf.i))))
+            SESS.upload(hw)
+            want = pd.read_csv(hw, skipinitialspace=True)
+            self.assertEqual(list(want.columns), ["city", "note", "n", "ok"])
+            got = md.read_csv("handwritten.csv", skipinitialspace=True, chunk_bytes=200)
+            pd.testing.assert_frame_equal(got.fetch(), want)
+            pd.testing.assert_series_equal(got.groupby("ok").n.sum().fetch(), want.groupby("ok").n.sum())
+            pd.testing.assert_frame_equal(  # names as the function sees them: stripped
+                md.read_csv("handwritten.csv", skipinitialspace=True, usecols=lambda c: c in ("n", "ok")).fetch(),
+                pd.read_csv(hw, skipinitialspace=True, usecols=lambda c: c in ("n", "ok")))
+            pd.testing.assert_frame_equal(md.read_csv("handwritten.csv", chunk_bytes=300).fetch(),
+                                          pd.read_csv(hw))  # without it: " note", '  "a', ...
             # skiprows as line numbers: the title's lines, and a units line under the header
             with open(rp) as f:
                 lines = f.read().split("\n")

@@ -7916,14 +7916,15 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     values is bool). usecols may be a function of a column's name (the
     header is read first, head(0)); na_filter=False reads no value as
     missing (keep_default_na=False, na_values ignored, as pandas).
+    skipinitialspace=True drops the spaces that start each field and
+    header name ("a, b"), and a quote after them opens a quoted field.
     pandas' options of how it reads that change no result are taken
     (low_memory, engine, memory_map, float_precision: the values are
     parsed exactly, infer_datetime_format, cache_dates, verbose); the
-    others at their defaults only (skip_blank_lines, skipinitialspace,
-    skipfooter, on_bad_lines, compression, dayfirst, iterator and
-    chunksize: chunk_bytes cuts the file instead)."""
-    given = {"skip_blank_lines": (skip_blank_lines, True),
-             "skipinitialspace": (skipinitialspace, False), "skipfooter": (skipfooter, 0),
+    others at their defaults only (skip_blank_lines, skipfooter,
+    on_bad_lines, compression, dayfirst, iterator and chunksize:
+    chunk_bytes cuts the file instead)."""
+    given = {"skip_blank_lines": (skip_blank_lines, True), "skipfooter": (skipfooter, 0),
              "on_bad_lines": (on_bad_lines, "error"), "dayfirst": (dayfirst, False),
              "iterator": (iterator, False), "chunksize": (chunksize, None)}
     for key, (v, default) in given.items():
@@ -7980,6 +7981,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["quotechar"] = quotechar
     if quoting:
         p["quoting"] = int(quoting)
+    if skipinitialspace:
+        p["skipinitialspace"] = True
     for key, vals in (("true_values", true_values), ("false_values", false_values)):
         if vals is not None:
             if not isinstance(vals, list):

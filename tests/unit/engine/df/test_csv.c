@@ -249,9 +249,9 @@ static void test_split_by_hand(void **st)
             for (int64_t b = h.data_start; b < (int64_t)len; b += target) {
                 int64_t e = b + target < (int64_t)len ? b + target : (int64_t)len;
                 csv_block_t blk;
-                csv_scan_block(text + b, (size_t)(e - b), ',', 0, '"', &blk);
+                csv_scan_block(text + b, (size_t)(e - b), ',', 0, '"', false, &blk);
                 int64_t ln = line;
-                int64_t q = csv_find_boundary(text, len, ',', 0, '"', b, state, &ln);
+                int64_t q = csv_find_boundary(text, len, ',', 0, '"', false, b, state, &ln);
                 if (q < (int64_t)len && q != prev) {
                     assert_true(k < n);
                     assert_int_equal(r[k].start, q);
@@ -314,7 +314,7 @@ static void test_scan_block(void **st)
     /* the transfer function of a block from each start state */
     csv_block_t b;
     const char *blk = "x\"\n,\"";
-    csv_scan_block(blk, strlen(blk), ',', 0, '"', &b);
+    csv_scan_block(blk, strlen(blk), ',', 0, '"', false, &b);
     /* from a record start: x is unquoted, so the quote is a byte; \n ends
      * the record; ',' starts a field; '"' opens a quote */
     assert_int_equal(b.exit[CSV_S_REC], CSV_S_QUO);
@@ -322,7 +322,7 @@ static void test_scan_block(void **st)
     /* from inside a quote: x, then '"' may close it, \n ends the record */
     assert_int_equal(b.exit[CSV_S_QUO], CSV_S_QUO);
     assert_int_equal(b.lines[CSV_S_QUO], 1);
-    csv_scan_block("\n", 1, ',', 0, '"', &b);
+    csv_scan_block("\n", 1, ',', 0, '"', false, &b);
     assert_int_equal(b.exit[CSV_S_CR], CSV_S_REC);
     assert_int_equal(b.lines[CSV_S_CR], 0); /* the \n of \r\n */
     assert_int_equal(b.lines[CSV_S_UNQ], 1);
@@ -332,10 +332,13 @@ static void test_scan_block(void **st)
 
 /* The DFA of csv.h written out again, one state at a time. */
 /* one step of the split DFA, written out by case: '#' the comment, q the
- * quote (0: none) */
-static int naive_step(int st, char c, char q, int64_t *lines)
+ * quote (0: none), skipsp skipinitialspace (a space at a field's start
+ * keeps it there) */
+static int naive_step(int st, char c, char q, bool skipsp, int64_t *lines)
 {
     bool end = c == '\n' || c == '\r';
+    if (skipsp && c == ' ' && (st == CSV_S_REC || st == CSV_S_FLD || st == CSV_S_CR))
+        return CSV_S_FLD;
     switch (st) {
     case CSV_S_QUO:
         return c == q ? CSV_S_QQ : CSV_S_QUO;
@@ -385,12 +388,13 @@ static void test_scan_block_random(void **st)
         /* the quote '"', another one ('\'', pandas' quotechar), or none
          * (quoting=csv.QUOTE_NONE) */
         char q = "\"'"[iter % 3];
-        csv_scan_block(buf, n, ',', '#', q, &b);
+        bool skipsp = iter / 3 % 2;
+        csv_scan_block(buf, n, ',', '#', q, skipsp, &b);
         for (int s = 0; s < CSV_NSTATES; s++) {
             int x = s;
             int64_t lines = 0;
             for (size_t i = 0; i < n; i++)
-                x = naive_step(x, buf[i], q, &lines);
+                x = naive_step(x, buf[i], q, skipsp, &lines);
             if (b.exit[s] != x || b.lines[s] != lines)
                 fail_msg("iter %d from state %d: exit %d lines %lld, want %d %lld", iter, s,
                          b.exit[s], (long long)b.lines[s], x, (long long)lines);
