@@ -151,6 +151,7 @@ static const char *const *df_fields(op_t op)
                                      "true_values",
                                      "false_values",
                                      "skipinitialspace",
+                                     "on_bad_lines",
                                      NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
@@ -1135,6 +1136,18 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     if (sis && !json_is_null(sis)) {
         if (!json_is_boolean(sis)) return NFAIL(e, n, "\"skipinitialspace\" must be true or false");
         o.skipinitialspace = json_is_true(sis);
+    }
+    /* on_bad_lines: "error" (the default) or "skip" (csv.h) */
+    json_t *obl = json_object_get(obj, "on_bad_lines");
+    if (obl && !json_is_null(obl)) {
+        const char *v = json_is_string(obl) ? json_string_value(obl) : "";
+        if (!strcmp(v, "warn"))
+            return NFAIL(e, n,
+                         "\"on_bad_lines\" \"warn\" is not supported: \"skip\" drops the same "
+                         "lines without printing them");
+        if (strcmp(v, "error") && strcmp(v, "skip"))
+            return NFAIL(e, n, "\"on_bad_lines\" must be \"error\" or \"skip\"");
+        o.skip_bad_lines = !strcmp(v, "skip");
     }
     /* true_values and false_values: lists of strings */
     const char *bools[2][CSV_MAX_BOOL_VALUES];

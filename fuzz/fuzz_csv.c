@@ -14,7 +14,7 @@
  * decimal point beside a semicolon or a tab; no header record, the
  * columns named 0..n-1; na_values, for every column and for column "b",
  * and the default NA strings off; nrows 3 beside a space, skiprows 1
- * beside a tab and a decimal comma; thousands '.' beside ';' and ',';
+ * beside a tab and a decimal comma (and on_bad_lines "skip"); thousands '.' beside ';' and ',';
  * cp1252 text beside '|'; quotechar '\'' and true_values/false_values
  * beside ';'; quoting none beside a space; header row 1 beside a tab;
  * skiprows as lines 1, 2 and 4 beside ',' and '.'; skipinitialspace
@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          .nna = 3,
          .encoding = CSV_ENC_CP1252},
         {.sep = ';', .decimal = ',', .thousands = '.', .comment = '#', .skipinitialspace = true},
-        {.sep = '\t', .decimal = ',', .skiprows = 1, .header = 1},
+        {.sep = '\t', .decimal = ',', .skiprows = 1, .header = 1, .skip_bad_lines = true},
         {.sep = ',',
          .decimal = '.',
          .header = -1,

@@ -488,6 +488,9 @@ typedef struct {
     int cmt;     /* the comment character as an unsigned char, 256: none */
     int quote;   /* the quote character as an unsigned char, 256: none */
     bool skipsp; /* skipinitialspace: a field's leading spaces are dropped */
+    /* on_bad_lines "skip" (tok_data): records of more fields are passed
+     * over; 0: none is */
+    int bad_most;
     /* skiprows as a list (csv_header_t): records starting on skip[] lines
      * are passed over; skip_at: the first entry not before t->line */
     const int64_t *skip;
@@ -686,16 +689,30 @@ static int tok_record(tok_t *t, char *err, size_t errlen)
     return 1;
 }
 
-/* The next record not on a skipped line (1), none (0), or -1. */
+/* The next record not on a skipped line nor bad (1), none (0), or -1. */
 static int tok_next(tok_t *t, char *err, size_t errlen)
 {
     for (;;) {
         int rc = tok_record(t, err, errlen);
+        if (rc == 1 && t->bad_most && t->nf > t->bad_most) continue;
         if (rc != 1 || t->skip_at >= t->nskip) return rc;
         while (t->skip_at < t->nskip && t->skip[t->skip_at] < t->rec_line)
             t->skip_at++;
         if (t->skip_at >= t->nskip || t->skip[t->skip_at] != t->rec_line) return 1;
     }
+}
+
+/* The most fields a data record may have. */
+static int most_fields(const csv_header_t *h)
+{
+    return h->max_fields ? h->max_fields : h->ncols;
+}
+
+/* A tokenizer of data records: with on_bad_lines "skip" (and no usecols,
+ * which takes longer records) it passes over those ragged() refuses. */
+static void tok_data(tok_t *t, const csv_header_t *h)
+{
+    t->bad_most = h->skip_bad && !h->usecols ? most_fields(h) : 0;
 }
 
 /* ---------------------------------------------------------------------------
@@ -1104,6 +1121,7 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     /* skipinitialspace: pandas' tokenizer ignores it beside "\s+"; a space
      * that quotes or comments would be both skipped and read */
     h->skipsp = o && o->skipinitialspace && !ws;
+    h->skip_bad = o && o->skip_bad_lines;
     if (h->skipsp && (h->quote == ' ' || h->comment == ' '))
         return errmsg(err, errlen,
                       "skipinitialspace with the %s ' ': spaces that start a field "
@@ -1544,6 +1562,7 @@ int64_t csv_rows_end(const char *buf, size_t len, const csv_header_t *h, int64_t
 {
     tok_t t;
     tok_init(&t, buf, h->data_start, (int64_t)len, h->data_line, 0, h);
+    tok_data(&t, h);
     int rc = 1;
     for (int64_t r = 0; r < nrows && (rc = tok_next(&t, err, errlen)) == 1; r++) {
     }
@@ -1641,7 +1660,7 @@ static int check_range(const csv_header_t *h, const csv_range_t *r, char *err, s
 
 static int ragged(const csv_header_t *h, const tok_t *t, char *err, size_t errlen)
 {
-    int most = h->max_fields ? h->max_fields : h->ncols;
+    int most = most_fields(h);
     if (!h->usecols && t->nf > most)
         return errmsg(err, errlen, "Expected %d fields in line %lld, saw %d", most,
                       (long long)t->rec_line + 1, t->nf);
@@ -1660,6 +1679,7 @@ int csv_infer_range(const char *buf, const csv_header_t *h, const csv_range_t *r
     if (check_range(h, r, err, errlen) < 0) return -1;
     tok_t t;
     tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h);
+    tok_data(&t, h);
     int rc, ret = -1;
     int64_t rows = 0;
     char none[1] = "";
@@ -1885,6 +1905,7 @@ int csv_read_range(const char *buf, const csv_header_t *h, const csv_range_t *r,
     if (check_range(h, r, err, errlen) < 0) return -1;
     tok_t t;
     tok_init(&t, buf, r->start, r->end, r->line, keep_fields(h), h);
+    tok_data(&t, h);
     colb_t *b = calloc((size_t)h->nsel + 1, sizeof *b);
     ubuf_t ub = {0}; /* every decoded value of the read, one after another */
     int rc, ret = -1;

@@ -140,6 +140,7 @@ typedef struct {
     char comment;        /* the comment character, 0 for none (csv_opts_t) */
     char quote;          /* the quote character, 0 for none (pandas' quoting=3) */
     bool skipsp;         /* skipinitialspace (csv_opts_t), false with sep "\s+" */
+    bool skip_bad;       /* on_bad_lines "skip" (csv_opts_t skip_bad_lines) */
     int encoding;        /* CSV_ENC_*: text is decoded from it to UTF-8 */
     bool int_names;      /* header None without names: columns 0..n-1, integer labels */
     bool implicit_index; /* the first data record had one field more than the names: column 0
@@ -237,6 +238,11 @@ typedef struct {
      * every field are dropped, the header's names' too, and a quote after
      * them opens a quoted field; ignored with sep "\s+", as pandas does */
     bool skipinitialspace;
+    /* pandas' on_bad_lines="skip": a data record of more fields than the
+     * header allows (the error "Expected 2 fields in line 3, saw 3"
+     * otherwise) is dropped, in every phase, nrows counting the records
+     * kept; without usecols only, as pandas (usecols takes such records) */
+    bool skip_bad_lines;
     /* pandas' true_values and false_values: more strings read as the
      * bools (a column of only these, the default spellings and missing
      * values is bool, where it is no number) */

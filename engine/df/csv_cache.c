@@ -14,7 +14,7 @@ typedef struct {
     struct timespec mtime;
     int64_t chunk, data_start;
     char sep, decimal, thousands, comment, quote;
-    bool skipsp;
+    bool skipsp, skip_bad;
     int nsel;
     int *sel;
     csv_scan_t scan;
@@ -57,8 +57,9 @@ static bool same(const entry_t *e, const char *path, const struct stat *st, int6
            e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec &&
            e->chunk == chunk && e->data_start == h->data_start && e->sep == h->sep &&
            e->decimal == h->decimal && e->thousands == h->thousands && e->comment == h->comment &&
-           e->quote == h->quote && e->skipsp == h->skipsp && e->nsel == h->nsel &&
-           !memcmp(e->sel, h->sel, sizeof(int) * (size_t)h->nsel) && !strcmp(e->path, path);
+           e->quote == h->quote && e->skipsp == h->skipsp && e->skip_bad == h->skip_bad &&
+           e->nsel == h->nsel && !memcmp(e->sel, h->sel, sizeof(int) * (size_t)h->nsel) &&
+           !strcmp(e->path, path);
 }
 
 int csv_cache_get(const char *path, const struct stat *st, int64_t chunk, const csv_header_t *h,
@@ -111,6 +112,7 @@ void csv_cache_put(const char *path, const struct stat *st, int64_t chunk, const
     n.comment = h->comment;
     n.quote = h->quote;
     n.skipsp = h->skipsp;
+    n.skip_bad = h->skip_bad;
     n.nsel = h->nsel;
     pthread_mutex_lock(&mu);
     int victim = 0;

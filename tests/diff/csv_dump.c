@@ -124,8 +124,9 @@ int main(int argc, char **argv)
             argc--;
             continue;
         }
-        if (argc > 1 && !strcmp(argv[1], "--skipinitialspace")) {
-            o.skipinitialspace = true;
+        if (argc > 1 &&
+            (!strcmp(argv[1], "--skipinitialspace") || !strcmp(argv[1], "--skip-bad-lines"))) {
+            *(argv[1][6] == '-' ? &o.skip_bad_lines : &o.skipinitialspace) = true;
             argv++;
             argc--;
             continue;
@@ -180,11 +181,10 @@ int main(int argc, char **argv)
         argc -= 2;
     }
     if (argc < 3) {
-        fprintf(
-            stderr,
-            "usage: csv_dump [--sep C] [--decimal D] [--header none] [--name N]... "
-            "[--pos] [--na V]... [--na-in COL V]... [--no-default-na] [--skipinitialspace] FILE "
-            "CHUNK_BYTES [USECOL...]\n");
+        fprintf(stderr, "usage: csv_dump [--sep C] [--decimal D] [--header none] [--name N]... "
+                        "[--pos] [--na V]... [--na-in COL V]... [--no-default-na] "
+                        "[--skipinitialspace] [--skip-bad-lines] FILE "
+                        "CHUNK_BYTES [USECOL...]\n");
         return 2;
     }
     csv_file_t f;

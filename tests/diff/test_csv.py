@@ -52,7 +52,8 @@ def build(tmp):
 DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_values": None,
            "keep_default_na": True, "skiprows": None, "nrows": None, "thousands": None,
            "encoding": None, "comment": None, "quotechar": None, "quoting": 0, "true_values": None,
-           "false_values": None, "skipinitialspace": False}
+           "false_values": None, "skipinitialspace": False,
+           "on_bad_lines": "error"}
 
 
 def run_dump(exe, path, chunks, usecols, opt=DEFAULT):
@@ -68,6 +69,8 @@ def run_dump(exe, path, chunks, usecols, opt=DEFAULT):
         args.append("--quote-none")
     if opt.get("skipinitialspace"):
         args.append("--skipinitialspace")
+    if opt.get("on_bad_lines") == "skip":
+        args.append("--skip-bad-lines")
     for v in opt["true_values"] or []:
         args += ["--true", v]
     for v in opt["false_values"] or []:
@@ -121,7 +124,8 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
                          encoding=opt["encoding"], comment=opt["comment"],
                          quotechar=opt["quotechar"] or '"', quoting=opt["quoting"],
                          true_values=opt["true_values"], false_values=opt["false_values"],
-                         skipinitialspace=opt.get("skipinitialspace", False))
+                         skipinitialspace=opt.get("skipinitialspace", False),
+                         on_bad_lines=opt.get("on_bad_lines", "error"))
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     if isinstance(df.index, pd.MultiIndex):
@@ -353,10 +357,20 @@ def gen_file(r, path):
         text = text[: -len(term)]  # no final line end
     if r.random() < 0.1:
         text = text.replace(term, term + term, 1)  # a blank line after the header
+    # on_bad_lines="skip": one or two fields more on some lines after the
+    # second (a line end inside a quoted field takes them into the field)
+    if r.random() < 0.12:
+        opt_bad = "skip"
+        lines = text.split(term)
+        more = (lambda: " x" * r.randint(1, 2)) if sep == r"\s+" else (lambda: (sep + "7") * r.randint(1, 2))
+        text = term.join(ln + more() if k >= 2 and ln and r.random() < 0.3 else ln
+                         for k, ln in enumerate(lines))
+    else:
+        opt_bad = "error"
     # header None (no header line), names in place of the header line, or
     # names for a file without one (as many as the fields, or one more)
     opt = dict(DEFAULT, sep=sep, decimal=decimal, thousands=thousands,
-               quotechar=None if qc == '"' else qc)
+               quotechar=None if qc == '"' else qc, on_bad_lines=opt_bad)
     mode = r.choice(["infer"] * 7 + ["none", "names", "names0"])
     if mode in ("none", "names"):
         text = text[text.index(term) + len(term):] if term in text else ""
@@ -633,6 +647,16 @@ FIXED = [
           ("skipspace-crlf", 'a, b\r\n1, "q\r\nr"\r\n 2,s\r\n', ",", None)]],
     ("skipspace-ws", "a  b\n 1  2\n", None, r"\s+", ".", "infer", None, None, True, None, None, None, None,
      None, None, 0, None, None, True),
+    # on_bad_lines="skip": longer lines dropped (a quoted line end in one),
+    # shorter ones padded; nrows counts the lines kept; usecols keeps the
+    # long lines; the implicit index sets the bound; a file of bad lines
+    *[(name, text, use, ",", ".", "infer", None, None, True, None, nr, None, None, None, None, 0, None, None,
+       False, "skip") for name, text, use, nr in [
+          ("bad-skip", 'a,b\n1,2\n3,4,5\n6\n"x\ny",8,9,10\n11,12\n', None, None),
+          ("bad-skip-nrows", "a,b\n1,2\n3,4,5\n6,7\n8,9\n", None, 2),
+          ("bad-skip-usecols", "a,b\n1,2\n3,4,5\n6,7\n", ["a"], None),
+          ("bad-skip-implicit", "a,b\n0,1,2\n1,3,4\n2,5,6,7\n3,8\n", None, None),
+          ("bad-skip-all", "a\n1,2\n3,4\n", None, None)]],
 ]
 
 
@@ -654,11 +678,12 @@ def main():
             with open(p, "wb") as f:
                 f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
             opt += [",", ".", "infer", None, None, True, None, None, None, None, None, None, 0, None,
-                    None, False][len(opt):]
+                    None, False, "error"][len(opt):]
             cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names", "na_values",
                                                       "keep_default_na", "skiprows", "nrows", "thousands",
                                                       "encoding", "comment", "quotechar", "quoting",
-                                                      "true_values", "false_values", "skipinitialspace"),
+                                                      "true_values", "false_values", "skipinitialspace",
+                                                      "on_bad_lines"),
                                                      opt))))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)

@@ -1389,6 +1389,24 @@ class TestDataFrames(Base):
                 pd.read_csv(hw, skipinitialspace=True, usecols=lambda c: c in ("n", "ok")))
             pd.testing.assert_frame_equal(md.read_csv("handwritten.csv", chunk_bytes=300).fetch(),
                                           pd.read_csv(hw))  # without it: " note", '  "a', ...
+            # on_bad_lines="skip": lines of one field too many dropped, in
+            # every chunk; nrows counts the lines kept
+            bl = os.path.join(d, "badlines.csv")
+            with open(bl, "w") as f:
+                f.write("k,i\n" + "".join("%s,%d%s\n" % (k, i, ",x" if q % 6 == 5 else "")
+                                          for q, (k, i) in enumerate(zip(pdf.k, pdf.i))))
+            SESS.upload(bl)
+            want = pd.read_csv(bl, on_bad_lines="skip")
+            self.assertLess(len(want), len(pdf))
+            got = md.read_csv("badlines.csv", on_bad_lines="skip", chunk_bytes=150)
+            pd.testing.assert_frame_equal(got.fetch(), want)
+            pd.testing.assert_series_equal(got.groupby("k").i.sum().fetch(), want.groupby("k").i.sum())
+            pd.testing.assert_frame_equal(md.read_csv("badlines.csv", on_bad_lines="skip", nrows=40).fetch(),
+                                          pd.read_csv(bl, on_bad_lines="skip", nrows=40))
+            with self.assertRaisesRegex(Exception, "Expected 2 fields in line 7, saw 3"):
+                md.read_csv("badlines.csv").fetch()
+            with self.assertRaisesRegex(NotImplementedError, "'skip' drops the same lines"):
+                md.read_csv("badlines.csv", on_bad_lines="warn")
             # skiprows as line numbers: the title's lines, and a units line under the header
             with open(rp) as f:
                 lines = f.read().split("\n")

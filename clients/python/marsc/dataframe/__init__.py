@@ -7918,14 +7918,16 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     missing (keep_default_na=False, na_values ignored, as pandas).
     skipinitialspace=True drops the spaces that start each field and
     header name ("a, b"), and a quote after them opens a quoted field.
+    on_bad_lines="skip" drops the lines of more fields than the header
+    ("error", the default, refuses them as pandas does).
     pandas' options of how it reads that change no result are taken
     (low_memory, engine, memory_map, float_precision: the values are
     parsed exactly, infer_datetime_format, cache_dates, verbose); the
     others at their defaults only (skip_blank_lines, skipfooter,
-    on_bad_lines, compression, dayfirst, iterator and chunksize:
-    chunk_bytes cuts the file instead)."""
+    compression, dayfirst, iterator and chunksize: chunk_bytes cuts the
+    file instead)."""
     given = {"skip_blank_lines": (skip_blank_lines, True), "skipfooter": (skipfooter, 0),
-             "on_bad_lines": (on_bad_lines, "error"), "dayfirst": (dayfirst, False),
+             "dayfirst": (dayfirst, False),
              "iterator": (iterator, False), "chunksize": (chunksize, None)}
     for key, (v, default) in given.items():
         if v != default:
@@ -7983,6 +7985,14 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["quoting"] = int(quoting)
     if skipinitialspace:
         p["skipinitialspace"] = True
+    if callable(on_bad_lines) or on_bad_lines not in ("error", "skip", "warn"):
+        raise (NotImplementedError if callable(on_bad_lines) else ValueError)(
+            "read_csv: on_bad_lines is 'error' or 'skip' here, not %r" % (on_bad_lines,))
+    if on_bad_lines == "warn":
+        raise NotImplementedError("read_csv: on_bad_lines='warn' is not supported: 'skip' drops "
+                                  "the same lines without printing them")
+    if on_bad_lines == "skip":
+        p["on_bad_lines"] = "skip"
     for key, vals in (("true_values", true_values), ("false_values", false_values)):
         if vals is not None:
             if not isinstance(vals, list):
