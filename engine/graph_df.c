@@ -152,6 +152,7 @@ static const char *const *df_fields(op_t op)
                                      "false_values",
                                      "skipinitialspace",
                                      "on_bad_lines",
+                                     "skip_blank_lines",
                                      NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
@@ -1136,6 +1137,12 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     if (sis && !json_is_null(sis)) {
         if (!json_is_boolean(sis)) return NFAIL(e, n, "\"skipinitialspace\" must be true or false");
         o.skipinitialspace = json_is_true(sis);
+    }
+    /* skip_blank_lines: false makes blank lines rows of missing values */
+    json_t *sbl = json_object_get(obj, "skip_blank_lines");
+    if (sbl && !json_is_null(sbl)) {
+        if (!json_is_boolean(sbl)) return NFAIL(e, n, "\"skip_blank_lines\" must be true or false");
+        o.keep_blank_lines = json_is_false(sbl);
     }
     /* on_bad_lines: "error" (the default) or "skip" (csv.h) */
     json_t *obl = json_object_get(obj, "on_bad_lines");

@@ -24,7 +24,7 @@
 typedef struct {
     const char *name;
     const char *inputs;
-    const char *params[24]; /* NULL-terminated: at most 23 */
+    const char *params[32]; /* NULL-terminated: at most 31 */
 } op_params_t;
 
 static const op_params_t PARAMS[] = {
@@ -104,7 +104,8 @@ static const op_params_t PARAMS[] = {
       "true_values",
       "false_values",
       "skipinitialspace",
-      "on_bad_lines"}},
+      "on_bad_lines",
+      "skip_blank_lines"}},
     {"dataframe.getitem", "1", {"columns"}},
     {"dataframe.filter", "2", {NULL}},
     {"dataframe.assign", "2+", {"names"}},

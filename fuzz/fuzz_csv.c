@@ -19,7 +19,8 @@
  * beside ';'; quoting none beside a space; header row 1 beside a tab;
  * skiprows as lines 1, 2 and 4 beside ',' and '.'; skipinitialspace
  * beside the space and beside ';', where a quote after spaces opens a
- * field that may hold a line end). */
+ * field that may hold a line end; skip_blank_lines false beside "\s+"
+ * and beside '|'). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          .ntrue = 2,
          .false_values = fv,
          .nfalse = 1},
-        {.sep = CSV_SEP_WS, .decimal = '.', .comment = '#'},
+        {.sep = CSV_SEP_WS, .decimal = '.', .comment = '#', .keep_blank_lines = true},
         {.sep = ' ',
          .decimal = '.',
          .nrows = 3,
@@ -78,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          .quote_none = true,
          .skipinitialspace = true},
         {.sep = '|',
+         .keep_blank_lines = true,
          .decimal = '.',
          .na_values = na,
          .na_cols = na_cols,

@@ -448,10 +448,15 @@ static uint32_t classify(const csv_header_t *h, int col, char *s, size_t n)
         i++;
     bool minus = i < n && s[i] == '-';
     /* the common case: an int64 is a float, a uint64 (when not negative),
-     * and not a bool */
+     * and not a bool; but an int64 whose thousands separators come in runs
+     * ("1,,2") is no float to xstrtod, so a column of it beside a float is
+     * object in pandas (beside an NA only, the float64 of its int) */
     if (ir == PI_OK)
         return (h->nbools && bool_value(h, s, n) >= 0 ? 0 : CSV_K_NOTBOOL) |
-               (minus ? CSV_K_SINT : 0);
+               (minus ? CSV_K_SINT : 0) |
+               (tsep && memchr(s, tsep, n) && parse_float(s, n, dec, tsep, NULL) < 0
+                    ? CSV_K_NOTFLOAT
+                    : 0);
     k |= ir == PI_OVERFLOW ? CSV_K_IFAIL_OVERFLOW : CSV_K_IFAIL_OTHER;
     if (minus) {
         k |= CSV_K_SINT;
@@ -491,6 +496,7 @@ typedef struct {
     /* on_bad_lines "skip" (tok_data): records of more fields are passed
      * over; 0: none is */
     int bad_most;
+    bool keep_blank; /* skip_blank_lines=False: blank lines are records */
     /* skiprows as a list (csv_header_t): records starting on skip[] lines
      * are passed over; skip_at: the first entry not before t->line */
     const int64_t *skip;
@@ -510,6 +516,7 @@ static void tok_init(tok_t *t, const char *buf, int64_t start, int64_t end, int6
     t->cmt = cmt ? (unsigned char)cmt : 256;
     t->quote = h->quote ? (unsigned char)h->quote : 256;
     t->skipsp = h->skipsp;
+    t->keep_blank = h->keep_blank;
     t->skip = h->skip;
     t->nskip = h->nskip;
     int64_t lo = 0, hi = h->nskip; /* the first skipped line at or after `line` */
@@ -561,6 +568,16 @@ static int64_t past_line(const char *p, int64_t i, int64_t end)
     return i;
 }
 
+/* A record of no fields that ends at pos. */
+static int tok_no_fields(tok_t *t, int64_t pos)
+{
+    t->rec_line = t->line++;
+    t->nf = 0;
+    t->fblen = 0;
+    t->pos = pos;
+    return 1;
+}
+
 /* 1: a record; 0: no more records; -1: error. */
 static int tok_record(tok_t *t, char *err, size_t errlen)
 {
@@ -573,14 +590,26 @@ static int tok_record(tok_t *t, char *err, size_t errlen)
      * and so is such a tail at the end of the input; a space or a tab that
      * is the separator makes no blank line (pandas' WHITESPACE_LINE state
      * takes only whitespace other than the delimiter). Separated by
-     * whitespace, a record's leading spaces and tabs are no field. */
+     * whitespace, a record's leading spaces and tabs are no field. With
+     * skip_blank_lines=False an empty line, or one of whitespace that
+     * separates, is a record of no fields; another line of whitespace is
+     * read below, its field that whitespace. */
+    const bool kb = t->keep_blank;
     for (;;) {
         int64_t j = i;
         while (j < end && (p[j] == ' ' || p[j] == '\t') && p[j] != sep)
             j++;
         if (j >= end) {
+            if (kb && j > i) {
+                if (ws) return tok_no_fields(t, end);
+                break;
+            }
             t->pos = end;
             return 0;
+        }
+        if (kb && (p[j] == '\n' || p[j] == '\r')) {
+            if (ws || j == i) return tok_no_fields(t, past_line(p, j, end));
+            break;
         }
         if ((unsigned char)p[j] == cm && (j == i || ws)) {
             /* pandas' comment: a line that starts with it is no record;
@@ -1122,6 +1151,7 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
      * that quotes or comments would be both skipped and read */
     h->skipsp = o && o->skipinitialspace && !ws;
     h->skip_bad = o && o->skip_bad_lines;
+    h->keep_blank = o && o->keep_blank_lines;
     if (h->skipsp && (h->quote == ' ' || h->comment == ' '))
         return errmsg(err, errlen,
                       "skipinitialspace with the %s ' ': spaces that start a field "
@@ -1205,8 +1235,12 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
             errmsg(err, errlen, "Passed header=%d but only %d lines in file", hrow, hrow);
             goto fail_tok;
         }
-        if (rc == 0 && nnames == 0) {
-            errmsg(err, errlen, "No columns to parse from file");
+        if ((rc == 0 || (h->keep_blank && t.nf == 0)) && nnames == 0) {
+            errmsg(err, errlen,
+                   rc ? "No columns to parse from file: line %lld, where the header is, is blank "
+                        "(skip_blank_lines=False)"
+                      : "No columns to parse from file",
+                   (long long)t.rec_line + 1);
             goto fail_tok;
         }
         if (t.nf > CSV_MAX_COLS) {
@@ -1222,12 +1256,16 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
      * field of every record is the index (column 0 here, named ""), the
      * names the columns after it. With names over a header line, pandas
      * counts that line's fields too: the more of the two decides. */
+    int first_nf = -1; /* the first data record's fields and line (-1: none read) */
+    int64_t first_line = 0;
     if (!h->int_names && h->ncols < CSV_MAX_COLS && !(o && o->nrows_set && o->nrows == 0)) {
         tok_t p1; /* (nrows 0: pandas reads no data line, so finds no index) */
         tok_init(&p1, buf, has_header ? t.pos : bom, (int64_t)len, has_header ? t.line : line0, 0,
                  h);
         char perr[8];
         if (tok_next(&p1, perr, sizeof perr) == 1) {
+            first_nf = p1.nf;
+            first_line = p1.rec_line;
             int nf = nnames && has_header && t.nf > p1.nf ? t.nf : p1.nf;
             h->implicit_index = nf == h->ncols + 1;
             if (nnames && has_header && nf < nnames) h->max_fields = nf;
@@ -1258,6 +1296,15 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
     }
     int ix = h->implicit_index;
     h->ncols += ix;
+    /* on_bad_lines "skip": pandas never takes the first data line for a
+     * bad one (two or more fields past the names make a MultiIndex) */
+    if (h->skip_bad && n_usecols <= 0 && first_nf > most_fields(h)) {
+        errmsg(err, errlen,
+               "Expected %d fields in line %lld, saw %d: the first data line is no bad line to "
+               "skip (pandas makes a MultiIndex of its extra fields, which read_csv does not)",
+               most_fields(h), (long long)first_line + 1, first_nf);
+        goto fail_tok;
+    }
     h->names = calloc((size_t)h->ncols + 1, sizeof *h->names);
     was_empty = calloc((size_t)h->ncols + 1, sizeof *was_empty);
     if (!h->names || !was_empty) goto oom;
@@ -1761,9 +1808,20 @@ static int colb_push_utf8(colb_t *b, char *s, size_t n, char dec, char tsep, boo
     case CSV_FLOAT64: {
         double v = NAN;
         int bv;
+        int64_t iv;
+        uint64_t uv;
+        /* an integer that is no float to xstrtod ("1,,2", runs of thousands
+         * separators) in an int column made float64 by its NA values: the
+         * float of the integer, as pandas */
         if (!na && parse_float(s, n, dec, tsep, &v) < 0) {
-            if ((bv = bool_value(b->h, s, n)) < 0) goto bad;
-            v = bv;
+            if (parse_i64(s, n, tsep, &iv) == PI_OK)
+                v = (double)iv;
+            else if (parse_u64(s, n, tsep, &uv) == PI_OK)
+                v = (double)uv;
+            else if ((bv = bool_value(b->h, s, n)) < 0)
+                goto bad;
+            else
+                v = bv;
         }
         ((double *)c->data)[i] = v;
         break;

@@ -141,6 +141,7 @@ typedef struct {
     char quote;          /* the quote character, 0 for none (pandas' quoting=3) */
     bool skipsp;         /* skipinitialspace (csv_opts_t), false with sep "\s+" */
     bool skip_bad;       /* on_bad_lines "skip" (csv_opts_t skip_bad_lines) */
+    bool keep_blank;     /* skip_blank_lines=False (csv_opts_t keep_blank_lines) */
     int encoding;        /* CSV_ENC_*: text is decoded from it to UTF-8 */
     bool int_names;      /* header None without names: columns 0..n-1, integer labels */
     bool implicit_index; /* the first data record had one field more than the names: column 0
@@ -243,6 +244,13 @@ typedef struct {
      * otherwise) is dropped, in every phase, nrows counting the records
      * kept; without usecols only, as pandas (usecols takes such records) */
     bool skip_bad_lines;
+    /* pandas' skip_blank_lines=False: an empty line (a line of spaces and
+     * tabs too, with "\s+") is a record of no fields, a row of missing
+     * values; another line of whitespace is a record whose field is that
+     * whitespace. Counted as records by header=k and nrows; a blank line
+     * where the header (or, header None, the first record) is is refused,
+     * pandas' "No columns to parse from file" */
+    bool keep_blank_lines;
     /* pandas' true_values and false_values: more strings read as the
      * bools (a column of only these, the default spellings and missing
      * values is bool, where it is no number) */

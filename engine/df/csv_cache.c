@@ -14,7 +14,7 @@ typedef struct {
     struct timespec mtime;
     int64_t chunk, data_start;
     char sep, decimal, thousands, comment, quote;
-    bool skipsp, skip_bad;
+    bool skipsp, skip_bad, keep_blank;
     int nsel;
     int *sel;
     csv_scan_t scan;
@@ -58,8 +58,8 @@ static bool same(const entry_t *e, const char *path, const struct stat *st, int6
            e->chunk == chunk && e->data_start == h->data_start && e->sep == h->sep &&
            e->decimal == h->decimal && e->thousands == h->thousands && e->comment == h->comment &&
            e->quote == h->quote && e->skipsp == h->skipsp && e->skip_bad == h->skip_bad &&
-           e->nsel == h->nsel && !memcmp(e->sel, h->sel, sizeof(int) * (size_t)h->nsel) &&
-           !strcmp(e->path, path);
+           e->keep_blank == h->keep_blank && e->nsel == h->nsel &&
+           !memcmp(e->sel, h->sel, sizeof(int) * (size_t)h->nsel) && !strcmp(e->path, path);
 }
 
 int csv_cache_get(const char *path, const struct stat *st, int64_t chunk, const csv_header_t *h,
@@ -113,6 +113,7 @@ void csv_cache_put(const char *path, const struct stat *st, int64_t chunk, const
     n.quote = h->quote;
     n.skipsp = h->skipsp;
     n.skip_bad = h->skip_bad;
+    n.keep_blank = h->keep_blank;
     n.nsel = h->nsel;
     pthread_mutex_lock(&mu);
     int victim = 0;

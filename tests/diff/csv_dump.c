@@ -125,8 +125,11 @@ int main(int argc, char **argv)
             continue;
         }
         if (argc > 1 &&
-            (!strcmp(argv[1], "--skipinitialspace") || !strcmp(argv[1], "--skip-bad-lines"))) {
-            *(argv[1][6] == '-' ? &o.skip_bad_lines : &o.skipinitialspace) = true;
+            (!strcmp(argv[1], "--skipinitialspace") || !strcmp(argv[1], "--skip-bad-lines") ||
+             !strcmp(argv[1], "--keep-blank"))) {
+            *(argv[1][2] == 'k'   ? &o.keep_blank_lines
+              : argv[1][6] == '-' ? &o.skip_bad_lines
+                                  : &o.skipinitialspace) = true;
             argv++;
             argc--;
             continue;
@@ -183,7 +186,7 @@ int main(int argc, char **argv)
     if (argc < 3) {
         fprintf(stderr, "usage: csv_dump [--sep C] [--decimal D] [--header none] [--name N]... "
                         "[--pos] [--na V]... [--na-in COL V]... [--no-default-na] "
-                        "[--skipinitialspace] [--skip-bad-lines] FILE "
+                        "[--skipinitialspace] [--skip-bad-lines] [--keep-blank] FILE "
                         "CHUNK_BYTES [USECOL...]\n");
         return 2;
     }

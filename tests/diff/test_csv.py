@@ -53,7 +53,7 @@ DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_val
            "keep_default_na": True, "skiprows": None, "nrows": None, "thousands": None,
            "encoding": None, "comment": None, "quotechar": None, "quoting": 0, "true_values": None,
            "false_values": None, "skipinitialspace": False,
-           "on_bad_lines": "error"}
+           "on_bad_lines": "error", "skip_blank_lines": True}
 
 
 def run_dump(exe, path, chunks, usecols, opt=DEFAULT):
@@ -71,6 +71,8 @@ def run_dump(exe, path, chunks, usecols, opt=DEFAULT):
         args.append("--skipinitialspace")
     if opt.get("on_bad_lines") == "skip":
         args.append("--skip-bad-lines")
+    if not opt.get("skip_blank_lines", True):
+        args.append("--keep-blank")
     for v in opt["true_values"] or []:
         args += ["--true", v]
     for v in opt["false_values"] or []:
@@ -125,7 +127,8 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
                          quotechar=opt["quotechar"] or '"', quoting=opt["quoting"],
                          true_values=opt["true_values"], false_values=opt["false_values"],
                          skipinitialspace=opt.get("skipinitialspace", False),
-                         on_bad_lines=opt.get("on_bad_lines", "error"))
+                         on_bad_lines=opt.get("on_bad_lines", "error"),
+                         skip_blank_lines=opt.get("skip_blank_lines", True))
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     if isinstance(df.index, pd.MultiIndex):
@@ -367,10 +370,17 @@ def gen_file(r, path):
                          for k, ln in enumerate(lines))
     else:
         opt_bad = "error"
+    # skip_blank_lines=False: empty lines and lines of whitespace (rows of
+    # missing values, or a field of that whitespace) after the first line
+    keep_blank = r.random() < 0.12
+    if keep_blank:
+        lines = text.split(term)
+        text = term.join((r.choice(["", "", "  ", "\t", " \t "]) + term if k and r.random() < 0.15 else "") + ln
+                         for k, ln in enumerate(lines))
     # header None (no header line), names in place of the header line, or
     # names for a file without one (as many as the fields, or one more)
     opt = dict(DEFAULT, sep=sep, decimal=decimal, thousands=thousands,
-               quotechar=None if qc == '"' else qc, on_bad_lines=opt_bad)
+               quotechar=None if qc == '"' else qc, on_bad_lines=opt_bad, skip_blank_lines=not keep_blank)
     mode = r.choice(["infer"] * 7 + ["none", "names", "names0"])
     if mode in ("none", "names"):
         text = text[text.index(term) + len(term):] if term in text else ""
@@ -406,7 +416,9 @@ def gen_file(r, path):
     if r.random() < 0.1 and opt["header"] == "infer" and not opt["names"] and term in text:
         k = r.randint(1, 3)
         junk = [r.choice(["report", "a;b|c", "1,2,3,4,5,6,7", " spaced x", "x\ty"]) for _ in range(k)]
-        text = "".join(j + term + (term if r.random() < 0.3 else "") for j in junk) + text
+        # (a blank line between them, no record unless skip_blank_lines is
+        # False: then not, pandas would take it for the header)
+        text = "".join(j + term + (term if r.random() < 0.3 and not keep_blank else "") for j in junk) + text
         opt["header"] = k
     # comment: '#' (or ';' beside another separator): comment lines, and
     # comments after some lines' fields (a line end inside a quoted field
@@ -578,6 +590,13 @@ FIXED = [
      "."),
     ("thousands-is-decimal", "a;b\n1,5;1,5e3\n", None, ";", ",", "infer", None, None, True, None, None,
      ","),
+    # a run of separators ("1,,2"): an int64, but no float to xstrtod: a
+    # column of it beside a float is object, beside an NA the float of it
+    *[(name, text, None, ",", ".", "infer", None, None, True, None, None, ts) for name, text, ts in [
+        ("thousands-run-float", 'a\n-1.5\n"1 2  3"\n', " "),
+        ("thousands-run-na", 'a,b\n"1,,2",x\n,y\n', ","),
+        ("thousands-run-int", 'a\n"1,,2"\n3\n', ","),
+        ("thousands-run-na-space", 'a\n"1  2"\nNA\n', " ")]],
     # encodings: latin-1, cp1252 (its euro and quotes), a byte cp1252 lacks
     ("latin1", "St\u00e4dte,n\nK\u00f6ln,1\nM\u00fcnchen,2\n".encode("latin-1"), None, ",", ".", "infer", None,
      None, True, None, None, None, "latin-1"),
@@ -657,6 +676,24 @@ FIXED = [
           ("bad-skip-usecols", "a,b\n1,2\n3,4,5\n6,7\n", ["a"], None),
           ("bad-skip-implicit", "a,b\n0,1,2\n1,3,4\n2,5,6,7\n3,8\n", None, None),
           ("bad-skip-all", "a\n1,2\n3,4\n", None, None)]],
+    # skip_blank_lines=False: empty lines are rows of missing values (\r\n,
+    # \r, at the end, before the first data line), a line of whitespace a
+    # field of it (missing with skipinitialspace, none with "\s+"); a
+    # comment line is still no row; nrows and header=k count blank lines;
+    # a blank header line is refused
+    *[(name, text, None, sep, ".", hd, None, None, True, None, nr, None, None, cm, None, 0, None, None, sis,
+       "error", False) for name, text, sep, hd, nr, cm, sis in [
+          ("keep-blank", "a,b\n1,2\n\n3,4\r\n\r\n5,6\r\r7,8\n\n\n", ",", "infer", None, None, False),
+          ("keep-blank-first", "a,b\n\n1,2\n", ",", "infer", None, None, False),
+          ("keep-blank-space", "a,b\n1,2\n  \n\t\n3,4\n  ", ",", "infer", None, None, False),
+          ("keep-blank-skipspace", "a,b\n1,2\n  \n3,4\n", ",", "infer", None, None, True),
+          ("keep-blank-ws", "a b\n1 2\n  \n\n3 4\n \t", r"\s+", "infer", None, None, False),
+          ("keep-blank-tab", "a\tb\n1\t2\n\t\n \n3\t4\n", "\t", "infer", None, None, False),
+          ("keep-blank-comment", "a,b\n1,2\n#c\n  #d\n\n3,4\n", ",", "infer", None, "#", False),
+          ("keep-blank-nrows", "a,b\n1,2\n\n3,4\n", ",", "infer", 2, None, False),
+          ("keep-blank-header-row", "t\n\na,b\n1,2\n", ",", 2, None, None, False),
+          ("keep-blank-header-none", "1,2\n\n3,4\n", ",", None, None, None, False),
+          ("keep-blank-header-blank", "\na,b\n1,2\n", ",", None, None, None, False)]],
 ]
 
 
@@ -678,12 +715,12 @@ def main():
             with open(p, "wb") as f:
                 f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
             opt += [",", ".", "infer", None, None, True, None, None, None, None, None, None, 0, None,
-                    None, False, "error"][len(opt):]
+                    None, False, "error", True][len(opt):]
             cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names", "na_values",
                                                       "keep_default_na", "skiprows", "nrows", "thousands",
                                                       "encoding", "comment", "quotechar", "quoting",
                                                       "true_values", "false_values", "skipinitialspace",
-                                                      "on_bad_lines"),
+                                                      "on_bad_lines", "skip_blank_lines"),
                                                      opt))))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)

@@ -65,6 +65,8 @@ def write(data):
         df = pd.DataFrame({"city": np.array(["Lyon", "Köln, Nord", "a;b"], dtype=object)[rng.integers(0, 3, n)],
                            "n": rng.integers(0, 9, n), "x": rng.random(n).round(3)})
         df.to_csv(os.path.join(data, "semi", "p%d.csv" % i), index=False, sep=";")
+    with open(os.path.join(data, "titled.csv"), "w") as f:
+        f.write("title\n\na,b\n1,2\n")
     with open(os.path.join(data, "tabs.tsv"), "w") as f:
         f.write("a\tb\tc\n1\t\"x\ty\"\t2.5\n\t\n   \n3\tz\t\n")
     # more than the scan cache's 1 MiB: under ';' two columns (a int64),
@@ -438,6 +440,10 @@ def main():
                  "\"on_bad_lines\" \"warn\" is not supported: \"skip\" drops"),
                 ("on_bad_lines_value", {"path": "ids.csv", "on_bad_lines": True},
                  "\"on_bad_lines\" must be \"error\" or \"skip\""),
+                ("skip_blank_lines_str", {"path": "ids.csv", "skip_blank_lines": 0},
+                 "\"skip_blank_lines\" must be true or false"),
+                ("skip_blank_lines_header", {"path": "titled.csv", "skip_blank_lines": False, "header": 1},
+                 "line 2, where the header is, is blank (skip_blank_lines=False)"),
                 ("skipinitialspace_str", {"path": "ids.csv", "skipinitialspace": "yes"},
                  "\"skipinitialspace\" must be true or false"),
                 ("skipinitialspace_comment", {"path": "tabs.tsv", "sep": "\t", "comment": " ",

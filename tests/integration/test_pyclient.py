@@ -1407,6 +1407,20 @@ class TestDataFrames(Base):
                 md.read_csv("badlines.csv").fetch()
             with self.assertRaisesRegex(NotImplementedError, "'skip' drops the same lines"):
                 md.read_csv("badlines.csv", on_bad_lines="warn")
+            # skip_blank_lines=False: the blank lines are rows of NaN (in
+            # every chunk), the int column float64; the default skips them
+            bk = os.path.join(d, "blanks.csv")
+            with open(bk, "w") as f:
+                f.write("k,i\n" + "".join("%s,%d\n%s" % (k, i, "\n" if q % 5 == 2 else "")
+                                          for q, (k, i) in enumerate(zip(pdf.k, pdf.i))))
+            SESS.upload(bk)
+            want = pd.read_csv(bk, skip_blank_lines=False)
+            self.assertEqual(str(want.i.dtype), "float64")
+            got = md.read_csv("blanks.csv", skip_blank_lines=False, chunk_bytes=120)
+            pd.testing.assert_frame_equal(got.fetch(), want)
+            pd.testing.assert_series_equal(got.i.isna().groupby(got.k).sum().fetch(),
+                                           want.i.isna().groupby(want.k).sum())
+            pd.testing.assert_frame_equal(md.read_csv("blanks.csv", chunk_bytes=120).fetch(), pd.read_csv(bk))
             # skiprows as line numbers: the title's lines, and a units line under the header
             with open(rp) as f:
                 lines = f.read().split("\n")

@@ -7920,13 +7920,13 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     header name ("a, b"), and a quote after them opens a quoted field.
     on_bad_lines="skip" drops the lines of more fields than the header
     ("error", the default, refuses them as pandas does).
+    skip_blank_lines=False reads an empty line as a row of missing values.
     pandas' options of how it reads that change no result are taken
     (low_memory, engine, memory_map, float_precision: the values are
     parsed exactly, infer_datetime_format, cache_dates, verbose); the
-    others at their defaults only (skip_blank_lines, skipfooter,
-    compression, dayfirst, iterator and chunksize: chunk_bytes cuts the
+    others at their defaults only (skipfooter, compression, dayfirst, iterator and chunksize: chunk_bytes cuts the
     file instead)."""
-    given = {"skip_blank_lines": (skip_blank_lines, True), "skipfooter": (skipfooter, 0),
+    given = {"skipfooter": (skipfooter, 0),
              "dayfirst": (dayfirst, False),
              "iterator": (iterator, False), "chunksize": (chunksize, None)}
     for key, (v, default) in given.items():
@@ -7993,6 +7993,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
                                   "the same lines without printing them")
     if on_bad_lines == "skip":
         p["on_bad_lines"] = "skip"
+    if not skip_blank_lines:
+        p["skip_blank_lines"] = False
     for key, vals in (("true_values", true_values), ("false_values", false_values)):
         if vals is not None:
             if not isinstance(vals, list):
