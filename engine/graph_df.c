@@ -153,6 +153,7 @@ static const char *const *df_fields(op_t op)
                                      "skipinitialspace",
                                      "on_bad_lines",
                                      "skip_blank_lines",
+                                     "index_col",
                                      NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
@@ -1143,6 +1144,16 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     if (sbl && !json_is_null(sbl)) {
         if (!json_is_boolean(sbl)) return NFAIL(e, n, "\"skip_blank_lines\" must be true or false");
         o.keep_blank_lines = json_is_false(sbl);
+    }
+    /* index_col: false only (pandas' index_col=False, csv.h); a column
+     * made the index is set_index's */
+    json_t *icl = json_object_get(obj, "index_col");
+    if (icl && !json_is_null(icl)) {
+        if (!json_is_false(icl))
+            return NFAIL(e, n,
+                         "\"index_col\" must be false (no implicit index): dataframe.set_index "
+                         "makes a column the index");
+        o.no_index_col = true;
     }
     /* on_bad_lines: "error" (the default) or "skip" (csv.h) */
     json_t *obl = json_object_get(obj, "on_bad_lines");

@@ -1267,9 +1267,15 @@ int csv_header_parse(const char *buf, size_t len, const csv_opts_t *o, const cha
             first_nf = p1.nf;
             first_line = p1.rec_line;
             int nf = nnames && has_header && t.nf > p1.nf ? t.nf : p1.nf;
-            h->implicit_index = nf == h->ncols + 1;
+            bool noix = o && o->no_index_col;
+            h->implicit_index = !noix && nf == h->ncols + 1;
             if (nnames && has_header && nf < nnames) h->max_fields = nf;
-            if (nnames && n_usecols > 0 && nf > nnames) {
+            if (noix) {
+                /* index_col=False: no index of the extra fields; records
+                 * may have as many as the first data record, the fields
+                 * past the names dropped */
+                if (nf > h->ncols) h->max_fields = nf;
+            } else if (nnames && n_usecols > 0 && nf > nnames) {
                 /* names and usecols: pandas makes no index of the extra
                  * fields; it reads the names' fields by position when
                  * usecols names them all, else it fails */

@@ -251,6 +251,10 @@ typedef struct {
      * where the header (or, header None, the first record) is is refused,
      * pandas' "No columns to parse from file" */
     bool keep_blank_lines;
+    /* pandas' index_col=False: no implicit index; a first data record of
+     * more fields than the names (a malformed file's trailing separators)
+     * sets how many a record may have, those past the names dropped */
+    bool no_index_col;
     /* pandas' true_values and false_values: more strings read as the
      * bools (a column of only these, the default spellings and missing
      * values is bool, where it is no number) */

@@ -126,8 +126,9 @@ int main(int argc, char **argv)
         }
         if (argc > 1 &&
             (!strcmp(argv[1], "--skipinitialspace") || !strcmp(argv[1], "--skip-bad-lines") ||
-             !strcmp(argv[1], "--keep-blank"))) {
+             !strcmp(argv[1], "--keep-blank") || !strcmp(argv[1], "--no-index-col"))) {
             *(argv[1][2] == 'k'   ? &o.keep_blank_lines
+              : argv[1][2] == 'n' ? &o.no_index_col
               : argv[1][6] == '-' ? &o.skip_bad_lines
                                   : &o.skipinitialspace) = true;
             argv++;
@@ -184,10 +185,11 @@ int main(int argc, char **argv)
         argc -= 2;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: csv_dump [--sep C] [--decimal D] [--header none] [--name N]... "
-                        "[--pos] [--na V]... [--na-in COL V]... [--no-default-na] "
-                        "[--skipinitialspace] [--skip-bad-lines] [--keep-blank] FILE "
-                        "CHUNK_BYTES [USECOL...]\n");
+        fprintf(stderr,
+                "usage: csv_dump [--sep C] [--decimal D] [--header none] [--name N]... "
+                "[--pos] [--na V]... [--na-in COL V]... [--no-default-na] "
+                "[--skipinitialspace] [--skip-bad-lines] [--keep-blank] [--no-index-col] FILE "
+                "CHUNK_BYTES [USECOL...]\n");
         return 2;
     }
     csv_file_t f;

@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import pandas as pd
 from pandas._libs.parsers import STR_NA_VALUES
@@ -53,7 +54,7 @@ DEFAULT = {"sep": ",", "decimal": ".", "header": "infer", "names": None, "na_val
            "keep_default_na": True, "skiprows": None, "nrows": None, "thousands": None,
            "encoding": None, "comment": None, "quotechar": None, "quoting": 0, "true_values": None,
            "false_values": None, "skipinitialspace": False,
-           "on_bad_lines": "error", "skip_blank_lines": True}
+           "on_bad_lines": "error", "skip_blank_lines": True, "index_col": None}
 
 
 def run_dump(exe, path, chunks, usecols, opt=DEFAULT):
@@ -73,6 +74,8 @@ def run_dump(exe, path, chunks, usecols, opt=DEFAULT):
         args.append("--skip-bad-lines")
     if not opt.get("skip_blank_lines", True):
         args.append("--keep-blank")
+    if opt.get("index_col") is False:
+        args.append("--no-index-col")
     for v in opt["true_values"] or []:
         args += ["--true", v]
     for v in opt["false_values"] or []:
@@ -128,7 +131,8 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
                          true_values=opt["true_values"], false_values=opt["false_values"],
                          skipinitialspace=opt.get("skipinitialspace", False),
                          on_bad_lines=opt.get("on_bad_lines", "error"),
-                         skip_blank_lines=opt.get("skip_blank_lines", True))
+                         skip_blank_lines=opt.get("skip_blank_lines", True),
+                         index_col=opt.get("index_col"))
     except Exception as e:  # noqa: BLE001 - any pandas error is an expected error
         return {"error": str(e)}
     if isinstance(df.index, pd.MultiIndex):
@@ -151,6 +155,10 @@ def run_pandas(path, usecols, float_precision=None, opt=DEFAULT):
         data.append(vals)
     return {"columns": cols, "dtypes": [str(t) for t in df.dtypes], "data": data}
 
+
+# index_col=False beside a longer first data line: pandas warns of the
+# fields it drops, which is what the cases ask of it
+warnings.simplefilter("ignore", pd.errors.ParserWarning)
 
 LAST_BITS = [0]  # float values equal to round_trip's but not to the default parser's
 
@@ -370,6 +378,13 @@ def gen_file(r, path):
                          for k, ln in enumerate(lines))
     else:
         opt_bad = "error"
+    # index_col=False: a malformed file's trailing separators (on most
+    # lines, the first data line's fields the most a line may have)
+    no_index = sep != r"\s+" and r.random() < 0.08
+    if no_index:
+        lines = text.split(term)
+        text = term.join(ln + sep * (k > 0 and bool(ln) and (k == 1 or r.random() < 0.7))
+                         for k, ln in enumerate(lines))
     # skip_blank_lines=False: empty lines and lines of whitespace (rows of
     # missing values, or a field of that whitespace) after the first line
     keep_blank = r.random() < 0.12
@@ -380,7 +395,8 @@ def gen_file(r, path):
     # header None (no header line), names in place of the header line, or
     # names for a file without one (as many as the fields, or one more)
     opt = dict(DEFAULT, sep=sep, decimal=decimal, thousands=thousands,
-               quotechar=None if qc == '"' else qc, on_bad_lines=opt_bad, skip_blank_lines=not keep_blank)
+               quotechar=None if qc == '"' else qc, on_bad_lines=opt_bad, skip_blank_lines=not keep_blank,
+               index_col=False if no_index else None)
     mode = r.choice(["infer"] * 7 + ["none", "names", "names0"])
     if mode in ("none", "names"):
         text = text[text.index(term) + len(term):] if term in text else ""
@@ -694,6 +710,17 @@ FIXED = [
           ("keep-blank-header-row", "t\n\na,b\n1,2\n", ",", 2, None, None, False),
           ("keep-blank-header-none", "1,2\n\n3,4\n", ",", None, None, None, False),
           ("keep-blank-header-blank", "\na,b\n1,2\n", ",", None, None, None, False)]],
+    # index_col=False: trailing separators (no implicit index), two more
+    # fields on the first data line (no MultiIndex), a later line longer
+    # than the first (refused), names, usecols, header None
+    *[(name, text, use, ",", ".", hd, nm, None, True, None, None, None, None, None, None, 0, None, None, False,
+       "error", True, False) for name, text, use, hd, nm in [
+          ("no-index-trailing", "a,b\n1,2,\n3,4,\n5,6\n", None, "infer", None),
+          ("no-index-two-more", "a,b\n1,2,3,4\n3,4\n", None, "infer", None),
+          ("no-index-longer", "a,b\n1,2,3\n3,4,5,6\n", None, "infer", None),
+          ("no-index-names", "1,2,3\n3,4,5\n", None, None, ["x", "y"]),
+          ("no-index-usecols", "a,b\n1,2,3\n3,4,5\n", ["b"], "infer", None),
+          ("no-index-header-none", "1,2,3\n3,4,5\n", None, None, None)]],
 ]
 
 
@@ -715,12 +742,12 @@ def main():
             with open(p, "wb") as f:
                 f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
             opt += [",", ".", "infer", None, None, True, None, None, None, None, None, None, 0, None,
-                    None, False, "error", True][len(opt):]
+                    None, False, "error", True, None][len(opt):]
             cases.append((name, p, usecols, dict(zip(("sep", "decimal", "header", "names", "na_values",
                                                       "keep_default_na", "skiprows", "nrows", "thousands",
                                                       "encoding", "comment", "quotechar", "quoting",
                                                       "true_values", "false_values", "skipinitialspace",
-                                                      "on_bad_lines", "skip_blank_lines"),
+                                                      "on_bad_lines", "skip_blank_lines", "index_col"),
                                                      opt))))
         for i in range(nfiles):
             p = os.path.join(tmp, "rand%03d.csv" % i)

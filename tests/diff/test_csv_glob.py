@@ -440,6 +440,8 @@ def main():
                  "\"on_bad_lines\" \"warn\" is not supported: \"skip\" drops"),
                 ("on_bad_lines_value", {"path": "ids.csv", "on_bad_lines": True},
                  "\"on_bad_lines\" must be \"error\" or \"skip\""),
+                ("index_col_column", {"path": "ids.csv", "index_col": 0},
+                 "\"index_col\" must be false (no implicit index)"),
                 ("skip_blank_lines_str", {"path": "ids.csv", "skip_blank_lines": 0},
                  "\"skip_blank_lines\" must be true or false"),
                 ("skip_blank_lines_header", {"path": "titled.csv", "skip_blank_lines": False, "header": 1},

@@ -1421,6 +1421,18 @@ class TestDataFrames(Base):
             pd.testing.assert_series_equal(got.i.isna().groupby(got.k).sum().fetch(),
                                            want.i.isna().groupby(want.k).sum())
             pd.testing.assert_frame_equal(md.read_csv("blanks.csv", chunk_bytes=120).fetch(), pd.read_csv(bk))
+            # index_col=False: lines ending in a separator (what some
+            # exporters write) are no implicit index; index_col=None makes one
+            tr = os.path.join(d, "trailing.csv")
+            with open(tr, "w") as f:
+                f.write("k,i\n" + "".join("%s,%d,\n" % (k, i) for k, i in zip(pdf.k, pdf.i)))
+            SESS.upload(tr)
+            want = pd.read_csv(tr, index_col=False)
+            self.assertEqual(list(want.columns), ["k", "i"])
+            got = md.read_csv("trailing.csv", index_col=False, chunk_bytes=200)
+            pd.testing.assert_frame_equal(got.fetch(), want)
+            pd.testing.assert_series_equal(got.groupby("k").i.sum().fetch(), want.groupby("k").i.sum())
+            pd.testing.assert_frame_equal(md.read_csv("trailing.csv", chunk_bytes=200).fetch(), pd.read_csv(tr))
             # skiprows as line numbers: the title's lines, and a units line under the header
             with open(rp) as f:
                 lines = f.read().split("\n")

@@ -7896,7 +7896,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     set_index; a column whose header was empty ("Unnamed: 0", what
     to_csv writes for an unnamed index) gives an unnamed index, as
     pandas. A position needs the header: marsc runs head(0) of the file
-    to learn it. header: "infer" (0, or None when names are given), 0 or
+    to learn it. index_col=False: no implicit index, for files whose
+    lines end in a separator (the fields past the names dropped). header: "infer" (0, or None when names are given), 0 or
     None (no header line: the columns are 0..n-1 unless named); names:
     the columns' names (more than the fields: the others missing).
     usecols: names, or positions. na_values: more strings (or numbers)
@@ -7995,6 +7996,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["on_bad_lines"] = "skip"
     if not skip_blank_lines:
         p["skip_blank_lines"] = False
+    if index_col is False:  # no implicit index (a malformed file's trailing separators)
+        p["index_col"] = False
     for key, vals in (("true_values", true_values), ("false_values", false_values)):
         if vals is not None:
             if not isinstance(vals, list):
