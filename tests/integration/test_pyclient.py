@@ -968,6 +968,45 @@ class TestFunctions(Base):
                                        stat_length=9),
                   np.pad(c, ((1, 0), (0, 2), (1, 1)), mode="maximum", stat_length=9))]
         self.run_all(stat)
+        # reflect_type="odd" (numpy's rounds: widths past the axis reflect
+        # values earlier rounds made; uint8 wraps as numpy's; a length-1
+        # axis takes its edge), linear_ramp (integer ramps floored, float32
+        # in float32, per-axis end values, corners from the earlier axis)
+        # and empty (undefined values: shape and dtype only), all exact
+        u8 = (ia * 23 % 256).astype(np.uint8)
+        row = np.array([[3.5, -1.25, 8.0]])
+        odd = [("pad-odd-%s" % m, mt.pad(ti, ((9, 2), (1, 6)), mode=m, reflect_type="odd"),
+                np.pad(ia, ((9, 2), (1, 6)), mode=m, reflect_type="odd")) for m in ("reflect", "symmetric")]
+        odd += [("pad-odd-f", mt.pad(ta, (3, 13), mode="reflect", reflect_type="odd"),
+                 np.pad(a, (3, 13), mode="reflect", reflect_type="odd")),
+                ("pad-odd-u8", mt.pad(mt.tensor(u8), 2, mode="symmetric", reflect_type="odd"),
+                 np.pad(u8, 2, mode="symmetric", reflect_type="odd")),
+                ("pad-odd-bool", mt.pad(mt.tensor(bl), (1, 2), mode="reflect", reflect_type="odd"),
+                 np.pad(bl, (1, 2), mode="reflect", reflect_type="odd")),
+                ("pad-odd-row", mt.pad(mt.tensor(row), ((2, 1), (4, 4)), mode="reflect", reflect_type="odd"),
+                 np.pad(row, ((2, 1), (4, 4)), mode="reflect", reflect_type="odd")),
+                ("pad-odd-3d", mt.pad(tc, ((1, 0), (2, 2), (0, 3)), mode="symmetric", reflect_type="odd"),
+                 np.pad(c, ((1, 0), (2, 2), (0, 3)), mode="symmetric", reflect_type="odd")),
+                ("pad-even-type", mt.pad(ti, 3, mode="reflect", reflect_type="even"),
+                 np.pad(ia, 3, mode="reflect", reflect_type="even"))]
+        odd += [("pad-ramp-int", mt.pad(ti, ((3, 2), (4, 1)), mode="linear_ramp", end_values=((-7, 20), (5, -3))),
+                 np.pad(ia, ((3, 2), (4, 1)), mode="linear_ramp", end_values=((-7, 20), (5, -3)))),
+                ("pad-ramp-f", mt.pad(ta, (2, 5), mode="linear_ramp", end_values=(1.5, -2)),
+                 np.pad(a, (2, 5), mode="linear_ramp", end_values=(1.5, -2))),
+                ("pad-ramp-f32", mt.pad(mt.tensor(f32), 3, mode="linear_ramp", end_values=0.1),
+                 np.pad(f32, 3, mode="linear_ramp", end_values=0.1)),
+                ("pad-ramp-u8", mt.pad(mt.tensor(u8), (0, 4), mode="linear_ramp", end_values=255),
+                 np.pad(u8, (0, 4), mode="linear_ramp", end_values=255)),
+                ("pad-ramp-3d", mt.pad(tc, ((1, 2), (0, 0), (3, 1)), mode="linear_ramp"),
+                 np.pad(c, ((1, 2), (0, 0), (3, 1)), mode="linear_ramp"))]
+        self.run_all(odd, rtol=0, atol=0)
+        got = mt.pad(ti, ((1, 2), (3, 0)), mode="empty")
+        self.assertEqual(got.fetch().shape, np.pad(ia, ((1, 2), (3, 0)), mode="empty").shape)
+        self.assertEqual(got.fetch().dtype, ia.dtype)
+        with self.assertRaisesRegex(ValueError, "can't extend empty axis 0"):
+            mt.pad(mt.zeros((0, 2)), 1, mode="linear_ramp")
+        with self.assertRaisesRegex(ValueError, "unsupported keyword"):
+            mt.pad(ta, 1, mode="linear_ramp", stat_length=2)
         with self.assertRaisesRegex(ValueError, "stat_length of 0"):
             mt.pad(ta, 1, mode="maximum", stat_length=0)
         with self.assertRaisesRegex(ValueError, "unsupported keyword"):

@@ -915,8 +915,141 @@ def _pad_stat(a, pad_width, mode, stat_length):
     return cur
 
 
+def _pad_axes(a, pad_width, mode):
+    """(shape, widths) for a composed pad: numpy's refusal of widening an
+    empty axis; None for widths when some axis is empty (numpy then returns
+    the array widened, its values whatever the mode)"""
+    shape = a._shape
+    if shape is None:
+        raise NotImplementedError("pad(mode=%r) needs its input's shape: execute() it first"
+                                  % mode)
+    widths = _pad_pairs(pad_width, len(shape), "pad_width")
+    for d, (n, w) in enumerate(zip(shape, widths)):
+        if n == 0 and builtins.any(w):
+            raise ValueError("can't extend empty axis %d using modes other than 'constant' or "
+                             "'empty'" % d)
+    return shape, (None if builtins.any(n == 0 for n in shape) else widths)
+
+
+def _axis_slice(nd, d, s):
+    sl = [slice(None)] * nd
+    sl[d] = s
+    return tuple(sl)
+
+
+def _pad_odd(a, pad_width, mode):
+    """numpy 1.24's reflect and symmetric with reflect_type="odd", axis by
+    axis in numpy's rounds: each round reflects at most the current length
+    (less the edge for reflect) on each side, as 2 * edge - value, so
+    widths past the axis reflect the values the earlier rounds made. A
+    length-1 axis is padded with its edge (numpy's legacy rule)."""
+    shape, widths = _pad_axes(a, pad_width, mode)
+    dt = a._dtype
+    if widths is None:
+        return zeros([n + w[0] + w[1] for n, w in
+                      zip(shape, _pad_pairs(pad_width, len(shape), "pad_width"))], dtype=dt)
+    nd, cur, cshape = len(shape), a, list(shape)
+    keep = 1 if mode == "symmetric" else 0
+    for d, (left, right) in enumerate(widths):
+        if not (left or right):
+            continue
+        if shape[d] == 1:
+            w = [(0, 0)] * nd
+            w[d] = (left, right)
+            cur = pad(cur, w, mode="edge")
+            cshape[d] += left + right
+            continue
+        while left or right:
+            n = cshape[d]
+            old = n - 1 + keep
+            parts = [None, None]
+            if left:
+                ch = builtins.min(old, left)
+                lo = ch - 1 if keep else ch
+                stop = lo - ch
+                chunk = cur[_axis_slice(nd, d, slice(lo, None if stop < 0 else stop, -1))]
+                parts[0] = (2 * cur[_axis_slice(nd, d, slice(0, 1))] - chunk).astype(dt)
+                left -= ch
+            if right:
+                ch = builtins.min(old, right)
+                hi = n - 1 if keep else n - 2
+                stop = hi - ch
+                chunk = cur[_axis_slice(nd, d, slice(hi, None if stop < 0 else stop, -1))]
+                parts[1] = (2 * cur[_axis_slice(nd, d, slice(n - 1, n))] - chunk).astype(dt)
+                right -= ch
+            cur = concatenate([x for x in (parts[0], cur, parts[1]) if x is not None], axis=d)
+            cshape[d] = n + (0 if parts[0] is None else parts[0]._shape[d]) + \
+                (0 if parts[1] is None else parts[1]._shape[d])
+    return cur
+
+
+def _pad_ramp(a, pad_width, end_values):
+    """numpy 1.24's linear_ramp, axis by axis (the edges of earlier axes'
+    padding in later ones, numpy's corners): linspace(end_value, edge,
+    width, endpoint=False) in numpy's own arithmetic (the ramp's dtype
+    numpy's result_type of the two and a float, floored for an integer
+    array) cast to the array's dtype, reversed on the right."""
+    shape, widths = _pad_axes(a, pad_width, "linear_ramp")
+    dt = a._dtype
+    nd = len(shape)
+    e = np.array(end_values)  # numpy's _as_pairs(end_values, nd)
+    if e.ndim < 3 and (e.size == 1 or (e.size == 2 and e.shape != (2, 1))):
+        e = e.ravel()[[0, -1]]
+    ends = np.broadcast_to(e, (nd, 2))
+    if widths is None:
+        return zeros([n + w[0] + w[1] for n, w in
+                      zip(shape, _pad_pairs(pad_width, nd, "pad_width"))], dtype=dt)
+    cur, cshape = a, list(shape)
+    for d, (left, right) in enumerate(widths):
+        if not (left or right):
+            continue
+        n = cshape[d]
+        parts = []
+        for width, end, at in ((left, ends[d][0], 0), (right, ends[d][1], n - 1)):
+            if not width:
+                parts.append(None)
+                continue
+            edge = cur[_axis_slice(nd, d, slice(at, at + 1))]
+            start = np.asarray(end)[()] * 1.0  # numpy's linspace: start * 1.0, stop * 1.0
+            stop_dt = np.result_type(np.empty(1, dtype=dt), 1.0)
+            rdt = np.result_type(start, np.empty(1, dtype=stop_dt), float(width))
+            shp = [1] * nd
+            shp[d] = width
+            delta = (edge.astype(stop_dt) - start).astype(rdt)
+            steps = delta / width
+            pos = arange(width, dtype=rdt).reshape(shp)
+            # numpy: where any step is 0 (denormals), every value is
+            # position / width * delta, else position * step
+            ramp = where(any(steps == 0), pos / width * delta, pos * steps) + start
+            if np.issubdtype(dt, np.integer) or dt == np.bool_:
+                ramp = _unary("floor", ramp)
+            ramp = ramp.astype(dt)
+            if at:
+                ramp = ramp[_axis_slice(nd, d, slice(None, None, -1))]
+            parts.append(ramp)
+        cur = concatenate([x for x in (parts[0], cur, parts[1]) if x is not None], axis=d)
+        cshape[d] = n + left + right
+    return cur
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     a = _as_tensor(array)
+    if mode in ("reflect", "symmetric") and "reflect_type" in kwargs:
+        if kwargs.pop("reflect_type") == "odd":  # numpy takes any other as "even"
+            if kwargs:
+                raise ValueError("unsupported keyword arguments for mode '%s': %s"
+                                 % (mode, set(kwargs)))
+            return _pad_odd(a, pad_width, mode)
+    if mode == "linear_ramp":
+        end_values = kwargs.pop("end_values", 0)
+        if kwargs:
+            raise ValueError("unsupported keyword arguments for mode '%s': %s"
+                             % (mode, set(kwargs)))
+        return _pad_ramp(a, pad_width, end_values)
+    if mode == "empty":  # numpy leaves the pad's values undefined: zeros here
+        if kwargs:
+            raise ValueError("unsupported keyword arguments for mode 'empty': %s" % set(kwargs))
+        mode = "constant"
     if mode in _PAD_STATS:
         stat_length = kwargs.pop("stat_length", None)
         if kwargs:
