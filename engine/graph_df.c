@@ -154,6 +154,7 @@ static const char *const *df_fields(op_t op)
                                      "on_bad_lines",
                                      "skip_blank_lines",
                                      "index_col",
+                                     "skipfooter",
                                      NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
@@ -789,7 +790,18 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
         if (!bad && o->nrows_set &&
             (flen = csv_rows_end(f.buf, f.len, h, o->nrows, msg, sizeof msg)) < 0)
             bad = 1;
-        bool hit = !bad && !o->nrows_set && have_st && csv_cache_get(path, &st, chunk, h, &sc);
+        /* skipfooter: the file as if it ended before its last lines, its
+         * header read again on what is left (the first data line, which
+         * decides an implicit index, is the cut text's) */
+        if (!bad && o->skipfooter > 0) {
+            flen = csv_footer_end(f.buf, (size_t)flen, h, o->skipfooter);
+            if (flen < (int64_t)f.len) {
+                csv_header_close(h);
+                bad = csv_header_parse(f.buf, (size_t)flen, o, use, nuse, h, msg, sizeof msg);
+            }
+        }
+        bool cut = o->nrows_set || o->skipfooter > 0;
+        bool hit = !bad && !cut && have_st && csv_cache_get(path, &st, chunk, h, &sc);
         if (hit) {
             rg = sc.rg;
             nr = sc.nr;
@@ -849,7 +861,7 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
         } else if (infer_ranges(&f, h, rg, nr, &d->range_rows[at0], fk, part, msg, sizeof msg)) {
             NFAIL(e, n, "%s: %s", name, msg);
             bad = 1;
-        } else if (have_st && !o->nrows_set) {
+        } else if (have_st && !cut) {
             csv_scan_t put = {nr, rg, &d->range_rows[at0], fk};
             csv_cache_put(path, &st, chunk, h, &put);
         }
@@ -1341,6 +1353,20 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         }
         o.nrows = (int64_t)json_integer_value(nr);
         o.nrows_set = true;
+    }
+    json_t *sf = json_object_get(obj, "skipfooter");
+    if (sf && !json_is_null(sf)) {
+        if (!json_is_integer(sf) || json_integer_value(sf) < 0) {
+            free(skip_lines);
+            rc = NFAIL(e, n, "\"skipfooter\" must be an integer >= 0");
+            goto done;
+        }
+        if (o.nrows_set && json_integer_value(sf) > 0) {
+            free(skip_lines);
+            rc = NFAIL(e, n, "'skipfooter' not supported with 'nrows'");
+            goto done;
+        }
+        o.skipfooter = (int64_t)json_integer_value(sf);
     }
     rc = read_csv_files(e, n, rel, chunk, &o, names, nuse, &kinds);
     free(skip_lines); /* the headers keep their own copies */

@@ -20,7 +20,7 @@
  * skiprows as lines 1, 2 and 4 beside ',' and '.'; skipinitialspace
  * beside the space and beside ';', where a quote after spaces opens a
  * field that may hold a line end; skip_blank_lines false beside "\s+"
- * and beside '|'). */
+ * and beside '|'; skipfooter 2 beside ',' and the skipped lines). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *const tv[] = {"yes", "1"}, *fv[] = {"no"};
     static const int64_t skl[] = {4, 1, 2};
     static const csv_opts_t opts[8] = {
-        {.sep = ',', .decimal = '.', .skip_lines = skl, .nskip = 3},
+        {.sep = ',', .decimal = '.', .skip_lines = skl, .nskip = 3, .skipfooter = 2},
         {.sep = ';',
          .decimal = '.',
          .quotechar = '\'',

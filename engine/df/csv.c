@@ -1624,6 +1624,28 @@ int64_t csv_rows_end(const char *buf, size_t len, const csv_header_t *h, int64_t
     return end;
 }
 
+int64_t csv_footer_end(const char *buf, size_t len, const csv_header_t *h, int64_t nfoot)
+{
+    int64_t L = (int64_t)len, s0 = h->data_start;
+    if (nfoot <= 0 || s0 >= L) return L;
+    uint8_t byte_cls[256];
+    byte_classes(byte_cls, h->sep, h->comment, h->quote, h->skipsp);
+    csv_block_t blk;
+    csv_scan_block(buf + s0, (size_t)(L - s0), h->sep, h->comment, h->quote, h->skipsp, &blk);
+    int64_t lines = blk.lines[CSV_S_REC] + (buf[L - 1] != '\n' && buf[L - 1] != '\r');
+    int64_t keep = lines - nfoot;
+    if (keep <= 0) return s0;
+    int64_t q = s0, ln = 0;
+    int s = CSV_S_REC;
+    while (q < L && ln < keep) {
+        int c = byte_cls[(unsigned char)buf[q++]];
+        ln += line_inc[s][c];
+        s = trans[s][c];
+    }
+    if (q < L && buf[q - 1] == '\r' && buf[q] == '\n') q++; /* the rest of "\r\n" */
+    return q;
+}
+
 int csv_split(const char *buf, size_t len, const csv_header_t *h, int64_t target, csv_range_t **out,
               int64_t *nout, char *err, size_t errlen)
 {
@@ -2097,6 +2119,16 @@ int csv_read_buffer(const char *buf, size_t len, const csv_opts_t *o, const char
         int64_t end = csv_rows_end(buf, len, &h, o->nrows, err, errlen);
         if (end < 0) goto close_header;
         len = (size_t)end;
+    }
+    if (o && o->skipfooter > 0) {
+        /* the header again on what is left: its first data line is the
+         * cut text's (an implicit index, a field count) */
+        int64_t end = csv_footer_end(buf, len, &h, o->skipfooter);
+        if (end < (int64_t)len) {
+            csv_header_close(&h);
+            len = (size_t)end;
+            if (csv_header_parse(buf, len, o, usecols, n_usecols, &h, err, errlen) < 0) return -1;
+        }
     }
     if (csv_split(buf, len, &h, target, &r, &nr, err, errlen) < 0) goto close_header;
     kinds = calloc((size_t)h.nsel + 1, sizeof *kinds);

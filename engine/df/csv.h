@@ -54,7 +54,10 @@
  * more fields more than the names is refused (pandas: a MultiIndex of
  * them); a line skiprows' list skips is read with the rules of every
  * other line, where pandas reads a quote after its leading separator as
- * text (docs/graph-format.md).
+ * text (docs/graph-format.md); after a comment line that ends in a
+ * lone "\r", pandas 1.5 drops a separator that comes next (its
+ * EAT_CRNL_NOP state), so a following "\t#x" line is a comment there and
+ * a record of empty fields here.
  *
  * Every function returns 0, or -1 with a one-line message in err (when err
  * is not NULL) naming what failed and where, in pandas' words where pandas
@@ -255,6 +258,9 @@ typedef struct {
      * more fields than the names (a malformed file's trailing separators)
      * sets how many a record may have, those past the names dropped */
     bool no_index_col;
+    /* pandas' skipfooter: the file's last skipfooter lines are dropped
+     * before anything is read (csv_footer_end); 0: none */
+    int64_t skipfooter;
     /* pandas' true_values and false_values: more strings read as the
      * bools (a column of only these, the default spellings and missing
      * values is bool, where it is no number) */
@@ -367,6 +373,13 @@ int64_t csv_find_boundary(const char *buf, size_t len, char sep, char cmt, char 
  * -1 with a message when the text before it is malformed. */
 int64_t csv_rows_end(const char *buf, size_t len, const csv_header_t *h, int64_t nrows, char *err,
                      size_t errlen);
+
+/* pandas' skipfooter: the byte offset where the data's last nfoot lines
+ * start, counted as pandas' python parser counts rows: every line end
+ * outside quotes ends one (blank and comment lines included, "\r\n" once,
+ * a quoted field's line ends not), and a last line without a line end is
+ * one; h->data_start when the data has no more lines than that. */
+int64_t csv_footer_end(const char *buf, size_t len, const csv_header_t *h, int64_t nfoot);
 
 /* Splits buf[h->data_start, len) into chunks of about target_chunk_bytes
  * (>= 1). *out (owned by the caller: free()) holds *n >= 1 ranges that tile

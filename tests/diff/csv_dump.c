@@ -174,6 +174,8 @@ int main(int argc, char **argv)
             o.comment = argv[2][0];
         else if (!strcmp(argv[1], "--skiprows"))
             o.skiprows = strtoll(argv[2], NULL, 10);
+        else if (!strcmp(argv[1], "--skipfooter"))
+            o.skipfooter = strtoll(argv[2], NULL, 10);
         else if (!strcmp(argv[1], "--nrows"))
             nrows = strtoll(argv[2], NULL, 10);
         else if (!strcmp(argv[1], "--na") && o.nna < 64) {

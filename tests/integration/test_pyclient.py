@@ -1472,6 +1472,21 @@ class TestDataFrames(Base):
             pd.testing.assert_frame_equal(got.fetch(), want)
             pd.testing.assert_series_equal(got.groupby("k").i.sum().fetch(), want.groupby("k").i.sum())
             pd.testing.assert_frame_equal(md.read_csv("trailing.csv", chunk_bytes=200).fetch(), pd.read_csv(tr))
+            # skipfooter: a report's total line and a note under the data
+            ft = os.path.join(d, "footer.csv")
+            with open(ft, "w") as f:
+                f.write("k,i\n" + "".join("%s,%d\n" % (k, i) for k, i in zip(pdf.k, pdf.i)) +
+                        "Total,%d,rows,%d\n\n(exported by hand)\n" % (pdf.i.sum(), len(pdf)))
+            SESS.upload(ft)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", pd.errors.ParserWarning)  # pandas' python engine
+                want = pd.read_csv(ft, skipfooter=3)
+            self.assertEqual(str(want.i.dtype), "int64")
+            got = md.read_csv("footer.csv", skipfooter=3, chunk_bytes=200)
+            pd.testing.assert_frame_equal(got.fetch(), want)
+            pd.testing.assert_series_equal(got.groupby("k").i.sum().fetch(), want.groupby("k").i.sum())
+            with self.assertRaisesRegex(ValueError, "'skipfooter' not supported with 'nrows'"):
+                md.read_csv("footer.csv", skipfooter=1, nrows=3)
             # skiprows as line numbers: the title's lines, and a units line under the header
             with open(rp) as f:
                 lines = f.read().split("\n")

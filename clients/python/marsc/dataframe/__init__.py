@@ -7922,13 +7922,14 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     on_bad_lines="skip" drops the lines of more fields than the header
     ("error", the default, refuses them as pandas does).
     skip_blank_lines=False reads an empty line as a row of missing values.
+    skipfooter: the file's last lines dropped (a total line under the
+    data), counted as pandas' python parser counts them.
     pandas' options of how it reads that change no result are taken
     (low_memory, engine, memory_map, float_precision: the values are
     parsed exactly, infer_datetime_format, cache_dates, verbose); the
-    others at their defaults only (skipfooter, compression, dayfirst, iterator and chunksize: chunk_bytes cuts the
+    others at their defaults only (compression, dayfirst, iterator and chunksize: chunk_bytes cuts the
     file instead)."""
-    given = {"skipfooter": (skipfooter, 0),
-             "dayfirst": (dayfirst, False),
+    given = {"dayfirst": (dayfirst, False),
              "iterator": (iterator, False), "chunksize": (chunksize, None)}
     for key, (v, default) in given.items():
         if v != default:
@@ -7998,6 +7999,13 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["skip_blank_lines"] = False
     if index_col is False:  # no implicit index (a malformed file's trailing separators)
         p["index_col"] = False
+    if skipfooter:
+        if isinstance(skipfooter, bool) or not isinstance(skipfooter, (int, np.integer)) or \
+                skipfooter < 0:
+            raise ValueError("skipfooter must be an integer >=0")
+        if nrows is not None:
+            raise ValueError("'skipfooter' not supported with 'nrows'")
+        p["skipfooter"] = int(skipfooter)
     for key, vals in (("true_values", true_values), ("false_values", false_values)):
         if vals is not None:
             if not isinstance(vals, list):
