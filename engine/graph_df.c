@@ -155,6 +155,7 @@ static const char *const *df_fields(op_t op)
                                      "skip_blank_lines",
                                      "index_col",
                                      "skipfooter",
+                                     "dayfirst",
                                      NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
@@ -245,7 +246,7 @@ static const char *const *df_fields(op_t op)
     static const char *const co[] = {"method", "min_periods", NULL};
     static const char *const vc[] = {"normalize", "sort", "ascending", "dropna", NULL};
     static const char *const ix[] = {"skipna", "axis", NULL};
-    static const char *const td[] = {"format", "errors", "unit", NULL};
+    static const char *const td[] = {"format", "errors", "unit", "dayfirst", NULL};
     static const char *const tdelta[] = {"errors", "unit", NULL};
     static const char *const rk[] = {"method", "ascending", "pct", "na_option", NULL};
     static const char *const cc[] = {"axis", "join", "ignore_index", "sort", NULL};
@@ -1403,6 +1404,14 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
     }
     free(kinds);
     if (parse_dates(e, n, d, json_object_get(obj, "parse_dates"))) goto done;
+    json_t *dfirst = json_object_get(obj, "dayfirst"); /* for parse_dates (dates.h) */
+    if (dfirst && !json_is_null(dfirst)) {
+        if (!json_is_boolean(dfirst)) {
+            rc = NFAIL(e, n, "\"dayfirst\" must be true or false");
+            goto done;
+        }
+        d->dayfirst = json_is_true(dfirst);
+    }
     if (ix ? set_col(&d->idx[0], NULL, false, (int)d->ctypes[0]) : default_index(d)) {
         NFAIL(e, n, "out of memory");
         goto done;
@@ -6552,6 +6561,10 @@ static int infer_to_datetime(graph_t *g, graph_node_t *n, df_node_t *d, json_t *
         return XFAIL(n, "\"errors\" must be raise or coerce (ignore, which would leave a "
                         "column of mixed values, is not supported)");
     d->drop = json_given(e) && !strcmp(json_string_value(e), "coerce");
+    json_t *df1 = td ? NULL : json_object_get(obj, "dayfirst");
+    if (json_given(df1) && !json_is_boolean(df1))
+        return XFAIL(n, "\"dayfirst\" must be true or false");
+    d->dayfirst = json_is_true(df1);
     const char *to = td ? "timedelta64[ns]" : "datetime64[ns]";
     if (c->type == FT_BOOL)
         return XFAIL(n, "dtype bool cannot be converted to %s (pandas' TypeError)", to);

@@ -106,7 +106,8 @@ static bool is_delim(char c)
  * MM?DD?YYYY, M?DD?YYYY, MM?D?YYYY, M?D?YYYY (? one of space / - .), the
  * month and day swapped when the month passes 12 and the day does not, or
  * MM?YYYY (not .; the first day). 1: not this form; 0, or -1 with why. */
-static int delimited_date(const char *s, size_t n, int *y, int *mo, int *d, const char **why)
+static int delimited_date(const char *s, size_t n, bool dayfirst, int *y, int *mo, int *d,
+                          const char **why)
 {
     size_t a, b; /* the month's and the day's lengths */
     if (n == 10 && is_delim(s[2]) && is_delim(s[5]))
@@ -131,9 +132,9 @@ static int delimited_date(const char *s, size_t n, int *y, int *mo, int *d, cons
     }
     if (!digits(s, n, &i, 4, y) || i != n || *y < 1000) return 1;
     /* pandas: 1..31 each, one of them a month; swapped when the month
-     * cannot be one */
+     * cannot be one, or with dayfirst when the day can be the month */
     if (*mo >= 1 && *mo <= 31 && *d >= 1 && *d <= 31 && (*mo <= 12 || *d <= 12)) {
-        if (*mo > 12 && b) {
+        if ((*mo > 12 || (dayfirst && *d <= 12)) && b) {
             int t = *mo;
             *mo = *d;
             *d = t;
@@ -196,17 +197,17 @@ static int du_time(const char *s, size_t n, int *h, int *mi, int *se, int64_t *f
 /* What pandas 1.5 reads where ISO 8601 fails, in part: a delimited date
  * (delimited_date), alone or followed by a space and a time (du_time).
  * 1: not this form; 0, or -1 with why. */
-static int guessed_date(const char *s, size_t n, int64_t *ns, const char **why)
+static int guessed_date(const char *s, size_t n, bool dayfirst, int64_t *ns, const char **why)
 {
     int y, mo, d, h = 0, mi = 0, se = 0;
     int64_t frac = 0;
-    int rc = delimited_date(s, n, &y, &mo, &d, why);
+    int rc = delimited_date(s, n, dayfirst, &y, &mo, &d, why);
     if (rc == 0) return date_ns(y, mo, d, h, mi, se, frac, ns, why);
     if (rc < 0) return -1;
     /* a date of 8 to 10 characters, spaces, a time */
     for (size_t k = 8; k <= 10 && k < n; k++) {
         if (s[k] != ' ') continue;
-        rc = delimited_date(s, k, &y, &mo, &d, why);
+        rc = delimited_date(s, k, dayfirst, &y, &mo, &d, why);
         if (rc == 1) continue;
         if (rc < 0) return -1;
         size_t t = k;
@@ -219,6 +220,11 @@ static int guessed_date(const char *s, size_t n, int64_t *ns, const char **why)
 }
 
 int date_parse(const char *s, size_t n, int64_t *ns, const char **why)
+{
+    return date_parse_dayfirst(s, n, false, ns, why);
+}
+
+int date_parse_dayfirst(const char *s, size_t n, bool dayfirst, int64_t *ns, const char **why)
 {
     size_t i = 0;
     int y, mo, d, h = 0, mi = 0, se = 0;
@@ -234,7 +240,7 @@ int date_parse(const char *s, size_t n, int64_t *ns, const char **why)
     if (!iso) {
         /* not YYYY-: pandas' delimited dates (MM/DD/YYYY ...) */
         const char *w = *why;
-        int rc = guessed_date(s + i, n - i, ns, why);
+        int rc = guessed_date(s + i, n - i, dayfirst, ns, why);
         if (rc != 1) return rc;
         *why = w;
         return -1;
@@ -260,7 +266,11 @@ int date_parse(const char *s, size_t n, int64_t *ns, const char **why)
         }
         if (i != n) return -1;
     }
-    return date_ns(y, mo, d, h, mi, se, frac, ns, why);
+    int rc = date_ns(y, mo, d, h, mi, se, frac, ns, why);
+    /* not a date as YYYY-MM-DD: pandas hands it to dateutil, which with
+     * dayfirst reads YYYY-DD-MM where the last number can be a month */
+    if (rc && dayfirst && d >= 1 && d <= 12) rc = date_ns(y, d, mo, h, mi, se, frac, ns, why);
+    return rc;
 }
 
 /* pandas' str(Timedelta) ("long"): the days (floor) and what is left of
@@ -311,8 +321,8 @@ int date_frac_digits(int64_t ns)
     return frac == 0 ? 0 : frac % 1000000 == 0 ? 3 : frac % 1000 == 0 ? 6 : 9;
 }
 
-int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, char *err,
-                             size_t errlen)
+int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, bool dayfirst,
+                             char *err, size_t errlen)
 {
     if (c->type != FT_STRING) return errmsg(err, errlen, "internal: parse_dates of a non-string");
     int64_t *v = malloc((size_t)(c->n ? c->n : 1) * sizeof *v);
@@ -323,7 +333,7 @@ int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, cha
         const char *why;
         if ((c->valid && !c->valid[i]) || l == 0) {
             v[i] = DATE_NAT;
-        } else if (date_parse(s, (size_t)l, &v[i], &why)) {
+        } else if (date_parse_dayfirst(s, (size_t)l, dayfirst, &v[i], &why)) {
             free(v);
             return errmsg(err, errlen, "parse_dates: column '%s', row %lld: '%.*s' %s",
                           name ? name : "", (long long)(first_row + i), (int)(l > 64 ? 64 : l), s,
@@ -1082,7 +1092,7 @@ int df_to_datetime(const df_node_t *d, const frame_t *in, frame_t *out, char *er
             if (l == 0) continue; /* pandas: "" is NaT */
             int rc = td       ? td_parse(s, (size_t)l, &y[i], &why)
                      : d->pat ? date_strptime(s, (size_t)l, d->pat, &y[i], &why)
-                              : date_parse(s, (size_t)l, &y[i], &why);
+                              : date_parse_dayfirst(s, (size_t)l, d->dayfirst, &y[i], &why);
             if (rc == 0 || d->drop) {
                 if (rc) y[i] = DATE_NAT;
                 continue;

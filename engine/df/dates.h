@@ -35,6 +35,13 @@ void date_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 /* Parses s[0..n) (one of the forms above) into *ns. Returns 0, or -1 with
  * why in why (a static string). */
 int date_parse(const char *s, size_t n, int64_t *ns, const char **why);
+/* The same with pandas' dayfirst: a delimited date (01/02/2024) is read
+ * DD/MM/YYYY where its second number can be a month, as pandas 1.5's
+ * parse_delimited_date and dateutil read it (13/01 is the 13th either
+ * way, and so is 12/31 the 31st); a valid ISO date is not affected, and
+ * one that is no date as YYYY-MM-DD (2024-13-01) is read YYYY-DD-MM where
+ * its last number can be a month, as dateutil does. */
+int date_parse_dayfirst(const char *s, size_t n, bool dayfirst, int64_t *ns, const char **why);
 
 /* Writes ns as text: unit FU_DATE, or digits -1, gives the date; else the
  * date and time with sep between them ('T' for JSON, ' ' for CSV) and
@@ -59,8 +66,8 @@ int date_frac_digits(int64_t ns);
  * datetime64[ns] column in place; empty and NA values become NaT. A value
  * that is not a date fails naming the column, its row in the chunk plus
  * first_row, and the value. */
-int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, char *err,
-                             size_t errlen);
+int date_column_from_strings(fcol_t *c, const char *name, int64_t first_row, bool dayfirst,
+                             char *err, size_t errlen);
 
 /* Python's strptime of s[0..n) with fmt (pandas' to_datetime format: %Y
  * %m %d %H %I %p %M %S %f %y %j %b %B %a %A %%, whitespace matching any

@@ -335,7 +335,7 @@ static int run_read_csv(const graph_node_t *n, const job_t *j, void **blob, size
         s->bytes = NULL;
         s->valid = NULL;
         if (k >= ix && d->cols[k - ix].unit == FU_NS && c->type == FT_STRING &&
-            date_column_from_strings(c, d->cols[k - ix].name, j->off[1], err, errlen))
+            date_column_from_strings(c, d->cols[k - ix].name, j->off[1], d->dayfirst, err, errlen))
             goto done;
     }
     rc = emit(&f, blob, len, err, errlen);

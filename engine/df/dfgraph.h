@@ -307,6 +307,9 @@ typedef struct df_node {
     bool cut_q; /* qcut: cut_n quantiles, or cut_e the ncut quantiles */
     uint8_t cut_lab;
     int cut_prec;
+    /* pandas' dayfirst (read_csv's parse_dates, to_datetime): a delimited
+     * date whose first two numbers could each be the day is DD/MM */
+    bool dayfirst;
 } df_node_t;
 
 void df_node_free(df_node_t *d);

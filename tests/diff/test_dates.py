@@ -428,6 +428,7 @@ def all_cases(data):
     rejects(data)
     tensor_of_chunk_typed(data)
     to_datetime_cases(data)
+    dayfirst_dates(data)
     first_day(data)
     iso_weeks(data)
     between_times(data)
@@ -494,6 +495,34 @@ def iso_weeks(data):
             warnings.simplefilter("ignore", FutureWarning)
             want = {"wk": P.when.dt.week, "iso": P.when.dt.isocalendar().astype("int64")}
         report("iso_weeks/chunk=%s" % chunk, run_and_compare(nodes, want, data))
+
+
+def dayfirst_dates(data):
+    """read_csv(parse_dates, dayfirst=True): a European export's DD/MM/YYYY
+    and DD.MM.YYYY dates, with a time or not, beside dates whose first
+    number cannot be a month (13/01) or whose second cannot (12/31: the
+    31st either way), ISO dates (no change) and missing ones; and without
+    dayfirst the same file month first, all against pandas, in chunks of a
+    few rows and in one"""
+    rng = np.random.default_rng(3)
+    days = pd.Timestamp("2023-01-01") + pd.to_timedelta(rng.integers(0, 700, 90), unit="D") + \
+        pd.to_timedelta(rng.integers(0, 86400, 90), unit="s")
+    forms = ["%d/%m/%Y", "%d.%m.%Y", "%d/%m/%Y %H:%M", "%d-%m-%Y %H:%M:%S", "%Y-%m-%d", "%m/%d/%Y"]
+    vals = [d.strftime(forms[q % len(forms)]) for q, d in enumerate(days)]
+    vals[5] = ""
+    with open(os.path.join(data, "eu_dates.csv"), "w") as f:
+        f.write("when,v\n" + "".join("%s,%d\n" % (w, q) for q, w in enumerate(vals)))
+    for dayfirst in (True, False):
+        with warnings.catch_warnings():  # pandas' "Parsing dates in DD/MM/YYYY format"
+            warnings.simplefilter("ignore", UserWarning)
+            P = pd.read_csv(os.path.join(data, "eu_dates.csv"), parse_dates=["when"], dayfirst=dayfirst)
+        for chunk in (60, None):
+            nodes = [{"key": "t", "op": "dataframe.read_csv", "path": "eu_dates.csv", "parse_dates": ["when"],
+                      "dayfirst": dayfirst, **({"chunk_bytes": chunk} if chunk else {})}]
+            report("dayfirst=%s/chunk=%s" % (dayfirst, chunk), run_and_compare(nodes, {"t": P}, data))
+    expect_refused(data, "dayfirst_not_bool", [{"key": "t", "op": "dataframe.read_csv", "path": "eu_dates.csv",
+                                                "parse_dates": ["when"], "dayfirst": "yes"}], 2,
+                   ['"dayfirst" must be true or false'])
 
 
 def tensor_of_chunk_typed(data):
@@ -675,6 +704,9 @@ def to_datetime_cases(data):
             with warnings.catch_warnings():  # pandas' "Parsing dates in DD/MM/YYYY format"
                 warnings.simplefilter("ignore", UserWarning)
                 want["d" + c] = pd.to_datetime(P[c], **kw)
+                if not fmt:  # dayfirst: pandas' delimited dates and dateutil's, day first
+                    nodes.append(op("f" + c, "to_datetime", "c" + c, dayfirst=True, **kw))
+                    want["f" + c] = pd.to_datetime(P[c], dayfirst=True, **kw)
         for c, unit in (("n", "s"), ("n", "ms"), ("f", "s"), ("f", "D"), ("n", None),
                         ("f", "h"), ("f", "m")):
             key = "u%s_%s" % (c, unit)

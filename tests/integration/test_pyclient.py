@@ -1487,6 +1487,19 @@ class TestDataFrames(Base):
             pd.testing.assert_series_equal(got.groupby("k").i.sum().fetch(), want.groupby("k").i.sum())
             with self.assertRaisesRegex(ValueError, "'skipfooter' not supported with 'nrows'"):
                 md.read_csv("footer.csv", skipfooter=1, nrows=3)
+            # dayfirst: a European file's dates through parse_dates and to_datetime
+            eu = os.path.join(d, "eu_days.csv")
+            days = pd.date_range("2024-01-01", periods=len(pdf), freq="37h")
+            with open(eu, "w") as f:
+                f.write("when,i\n" + "".join("%s,%d\n" % (t.strftime("%d/%m/%Y %H:%M"), i)
+                                             for t, i in zip(days, pdf.i)))
+            SESS.upload(eu)
+            want = pd.read_csv(eu, parse_dates=["when"], dayfirst=True)
+            self.assertTrue((want.when == days).all())
+            got = md.read_csv("eu_days.csv", parse_dates=["when"], dayfirst=True, chunk_bytes=300)
+            pd.testing.assert_frame_equal(got.fetch(), want)
+            raw = md.read_csv("eu_days.csv")
+            pd.testing.assert_series_equal(md.to_datetime(raw.when, dayfirst=True).fetch(), want.when)
             # skiprows as line numbers: the title's lines, and a units line under the header
             with open(rp) as f:
                 lines = f.read().split("\n")
@@ -4458,7 +4471,7 @@ class TestDataFrames(Base):
                 with uploaded_csv("cb.csv", frame, keep=True, **got_kw) as (want, path):
                     got = md.read_csv(os.path.basename(path), **got_kw).fetch()
                     pd.testing.assert_frame_equal(got, want)
-        for kw, words in ((dict(skipfooter=1), "skipfooter=1 is not supported"),
+        for kw, words in ((dict(iterator=True), "iterator=True is not supported"),
                           (dict(chunksize=10), "chunksize=10 is not supported"),
                           (dict(compression="gzip"), "plain text")):
             with self.assertRaisesRegex(NotImplementedError, words):

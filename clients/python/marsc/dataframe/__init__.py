@@ -7176,11 +7176,13 @@ def to_numeric(arg, errors="raise", downcast=None):
                  {"dtype": "float64" if bool(floats.fetch()) else "int64"}, "series")
 
 
-def to_datetime(arg, errors="raise", format=None, unit=None):
+def to_datetime(arg, errors="raise", format=None, unit=None, dayfirst=False):
     """pd.to_datetime of a Series: strings (ISO 8601 forms, or `format`,
     strptime's directives), numbers of `unit` (D, h, m, s, ms, us, ns) since
-    1970-01-01, datetimes as they are; errors "raise" or "coerce" (NaT)."""
-    return _convert("to_datetime", arg, errors, format=format, unit=unit)
+    1970-01-01, datetimes as they are; errors "raise" or "coerce" (NaT).
+    dayfirst=True reads 01/02/2024 as the 1st of February, as pandas."""
+    return _convert("to_datetime", arg, errors, format=format, unit=unit,
+                    dayfirst=True if dayfirst else None)
 
 
 def to_timedelta(arg, unit=None, errors="raise"):
@@ -7923,14 +7925,14 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     ("error", the default, refuses them as pandas does).
     skip_blank_lines=False reads an empty line as a row of missing values.
     skipfooter: the file's last lines dropped (a total line under the
-    data), counted as pandas' python parser counts them.
+    data), counted as pandas' python parser counts them. dayfirst=True:
+    parse_dates reads 01/02/2024 as the 1st of February, as pandas.
     pandas' options of how it reads that change no result are taken
     (low_memory, engine, memory_map, float_precision: the values are
     parsed exactly, infer_datetime_format, cache_dates, verbose); the
-    others at their defaults only (compression, dayfirst, iterator and chunksize: chunk_bytes cuts the
-    file instead)."""
-    given = {"dayfirst": (dayfirst, False),
-             "iterator": (iterator, False), "chunksize": (chunksize, None)}
+    others at their defaults only (compression, iterator and chunksize:
+    chunk_bytes cuts the file instead)."""
+    given = {"iterator": (iterator, False), "chunksize": (chunksize, None)}
     for key, (v, default) in given.items():
         if v != default:
             raise NotImplementedError("read_csv: %s=%r is not supported (its default %r is)"
@@ -7999,6 +8001,8 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
         p["skip_blank_lines"] = False
     if index_col is False:  # no implicit index (a malformed file's trailing separators)
         p["index_col"] = False
+    if dayfirst:
+        p["dayfirst"] = True
     if skipfooter:
         if isinstance(skipfooter, bool) or not isinstance(skipfooter, (int, np.integer)) or \
                 skipfooter < 0:
