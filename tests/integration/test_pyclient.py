@@ -1487,6 +1487,22 @@ class TestDataFrames(Base):
             pd.testing.assert_series_equal(got.groupby("k").i.sum().fetch(), want.groupby("k").i.sum())
             with self.assertRaisesRegex(ValueError, "'skipfooter' not supported with 'nrows'"):
                 md.read_csv("footer.csv", skipfooter=1, nrows=3)
+            # chunksize and iterator: pandas' TextFileReader, the chunks'
+            # indexes going on; get_chunk, read and the context manager
+            with pd.read_csv(path, chunksize=300) as it:
+                pchunks = list(it)
+            chunks = list(md.read_csv("pyclient.csv", chunksize=300, chunk_bytes=3000))
+            self.assertEqual(len(chunks), 3)
+            self.assertEqual(len(chunks), len(pchunks))
+            for got_c, want_c in zip(chunks, pchunks):
+                pd.testing.assert_frame_equal(got_c.fetch(), want_c)
+            with md.read_csv("pyclient.csv", iterator=True) as it, \
+                    pd.read_csv(path, iterator=True) as pit:
+                pd.testing.assert_frame_equal(it.get_chunk(5).fetch(), pit.get_chunk(5))
+                pd.testing.assert_frame_equal(it.read(12).fetch(), pit.read(12))
+                pd.testing.assert_frame_equal(it.read().fetch(), pit.read())
+                with self.assertRaises(StopIteration):
+                    it.get_chunk(3)
             # dayfirst: a European file's dates through parse_dates and to_datetime
             eu = os.path.join(d, "eu_days.csv")
             days = pd.date_range("2024-01-01", periods=len(pdf), freq="37h")
@@ -4471,11 +4487,10 @@ class TestDataFrames(Base):
                 with uploaded_csv("cb.csv", frame, keep=True, **got_kw) as (want, path):
                     got = md.read_csv(os.path.basename(path), **got_kw).fetch()
                     pd.testing.assert_frame_equal(got, want)
-        for kw, words in ((dict(iterator=True), "iterator=True is not supported"),
-                          (dict(chunksize=10), "chunksize=10 is not supported"),
-                          (dict(compression="gzip"), "plain text")):
-            with self.assertRaisesRegex(NotImplementedError, words):
-                md.read_csv("cb.csv", **kw)
+        with self.assertRaisesRegex(NotImplementedError, "plain text"):
+            md.read_csv("cb.csv", compression="gzip")
+        with self.assertRaisesRegex(ValueError, "'chunksize' must be an integer >=1"):
+            md.read_csv("cb.csv", chunksize=0)
 
     def test_groupby_apply_rows(self):
         """groupby apply of a func giving each group's rows (nlargest,

@@ -7873,6 +7873,51 @@ def _csv_header(p, session):
     return head.columns
 
 
+class CsvReader:
+    """pandas' TextFileReader, what read_csv(chunksize=N) or iterator=True
+    gives: the read's rows in chunks of chunksize, each a marsc DataFrame
+    (the whole read's iloc, its index going on from the chunk before, as
+    pandas'), computed when fetched; get_chunk(size), read(nrows), and a
+    context manager. The row count is the read's (it runs once for it)."""
+
+    def __init__(self, frame, chunksize):
+        self._frame, self.chunksize, self._pos, self._n = frame, chunksize, 0, None
+
+    def _rows(self):
+        if self._n is None:
+            self._n = len(self._frame)
+        return self._n
+
+    def read(self, nrows=None):
+        """the next nrows rows (all that are left: None); empty at the end"""
+        n = self._rows()
+        end = n if nrows is None else min(n, self._pos + int(nrows))
+        out = self._frame.iloc[self._pos:end]
+        self._pos = max(self._pos, end)
+        return out
+
+    def get_chunk(self, size=None):
+        """the next size rows (chunksize by default); StopIteration at the end"""
+        if self._pos >= self._rows():
+            raise StopIteration
+        return self.read(self.chunksize if size is None else size)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.get_chunk()
+
+    def close(self):
+        self._pos = self._rows() if self._n is not None else self._pos
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_col=None,
              usecols=None, dtype=None, skiprows=None, nrows=None, thousands=None, decimal=None,
              na_values=None, keep_default_na=True, parse_dates=None, encoding=None,
@@ -7930,13 +7975,15 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     pandas' options of how it reads that change no result are taken
     (low_memory, engine, memory_map, float_precision: the values are
     parsed exactly, infer_datetime_format, cache_dates, verbose); the
-    others at their defaults only (compression, iterator and chunksize:
-    chunk_bytes cuts the file instead)."""
-    given = {"iterator": (iterator, False), "chunksize": (chunksize, None)}
-    for key, (v, default) in given.items():
-        if v != default:
-            raise NotImplementedError("read_csv: %s=%r is not supported (its default %r is)"
-                                      % (key, v, default))
+    compression at its default only. chunksize=N (or iterator=True)
+    gives a CsvReader, pandas' TextFileReader: the rows in DataFrames of N
+    (chunk_bytes is how the cluster cuts the file)."""
+    if iterator or chunksize is not None:  # pandas' TextFileReader of the whole read
+        if chunksize is not None and (isinstance(chunksize, bool) or
+                                      not isinstance(chunksize, (int, np.integer)) or chunksize < 1):
+            raise ValueError("'chunksize' must be an integer >=1")
+        kw = {k: v for k, v in locals().items() if k not in ("iterator", "chunksize")}
+        return CsvReader(read_csv(**kw), None if chunksize is None else int(chunksize))
     if compression not in ("infer", None):
         raise NotImplementedError("read_csv: compression=%r is not supported: the cluster "
                                   "reads plain text files" % (compression,))
