@@ -859,6 +859,32 @@ def _pad_pairs(x, nd, what):
     return np.broadcast_to(w, (nd, 2)).tolist()
 
 
+def _pad_axes(a, pad_width, mode):
+    """(shape, widths, empty) for a composed pad, after numpy's refusal of
+    widening an empty axis: empty is the result when some axis is empty
+    (numpy returns the array widened, its values whatever the mode: zeros
+    here), else None"""
+    shape = a._shape
+    if shape is None:
+        raise NotImplementedError("pad(mode=%r) needs its input's shape: execute() it first"
+                                  % mode)
+    widths = _pad_pairs(pad_width, len(shape), "pad_width")
+    for d, (n, w) in enumerate(zip(shape, widths)):
+        if n == 0 and builtins.any(w):
+            raise ValueError("can't extend empty axis %d using modes other than 'constant' or "
+                             "'empty'" % d)
+    empty = None
+    if builtins.any(n == 0 for n in shape):
+        empty = zeros([n + w[0] + w[1] for n, w in zip(shape, widths)], dtype=a._dtype)
+    return shape, widths, empty
+
+
+def _axis_slice(nd, d, s):
+    sl = [slice(None)] * nd
+    sl[d] = s
+    return tuple(sl)
+
+
 def _pad_stat(a, pad_width, mode, stat_length):
     """numpy 1.24's pad with a statistic of each axis's edge area, axis by
     axis (earlier axes' padding in later axes' statistics, numpy's
@@ -866,23 +892,12 @@ def _pad_stat(a, pad_width, mode, stat_length):
     rounded half to even for an integer array, cast to a's dtype and
     broadcast over the pad's width. The cluster has no such mode: made of
     its slices, reductions and concatenations here."""
-    shape = a._shape
-    if shape is None:
-        raise NotImplementedError("pad(mode=%r) needs its input's shape: execute() it first"
-                                  % mode)
+    shape, widths, empty = _pad_axes(a, pad_width, mode)
     nd, dt = len(shape), a._dtype
-    widths = _pad_pairs(pad_width, nd, "pad_width")
     lengths = ([[None, None]] * nd if stat_length is None
                else _pad_pairs(stat_length, nd, "stat_length"))
-    widened_empty = [i for i, (n, w) in enumerate(zip(shape, widths))
-                     if n == 0 and builtins.any(w)]
-    if widened_empty:
-        d = widened_empty[0]
-        raise ValueError("can't extend empty axis %d using modes other than 'constant' or "
-                         "'empty'" % d)
-    if builtins.any(n == 0 for n in shape):  # numpy: an empty array stays as it is, widened
-        out = [n + w[0] + w[1] for n, w in zip(shape, widths)]
-        return zeros(out, dtype=dt)
+    if empty is not None:
+        return empty
     func = {"maximum": max, "minimum": min, "mean": mean}.get(mode)
     cur, cshape = a, list(shape)
     for d, ((wb, wa), (lb, la)) in enumerate(zip(widths, lengths)):
@@ -915,39 +930,16 @@ def _pad_stat(a, pad_width, mode, stat_length):
     return cur
 
 
-def _pad_axes(a, pad_width, mode):
-    """(shape, widths) for a composed pad: numpy's refusal of widening an
-    empty axis; None for widths when some axis is empty (numpy then returns
-    the array widened, its values whatever the mode)"""
-    shape = a._shape
-    if shape is None:
-        raise NotImplementedError("pad(mode=%r) needs its input's shape: execute() it first"
-                                  % mode)
-    widths = _pad_pairs(pad_width, len(shape), "pad_width")
-    for d, (n, w) in enumerate(zip(shape, widths)):
-        if n == 0 and builtins.any(w):
-            raise ValueError("can't extend empty axis %d using modes other than 'constant' or "
-                             "'empty'" % d)
-    return shape, (None if builtins.any(n == 0 for n in shape) else widths)
-
-
-def _axis_slice(nd, d, s):
-    sl = [slice(None)] * nd
-    sl[d] = s
-    return tuple(sl)
-
-
 def _pad_odd(a, pad_width, mode):
     """numpy 1.24's reflect and symmetric with reflect_type="odd", axis by
     axis in numpy's rounds: each round reflects at most the current length
     (less the edge for reflect) on each side, as 2 * edge - value, so
     widths past the axis reflect the values the earlier rounds made. A
     length-1 axis is padded with its edge (numpy's legacy rule)."""
-    shape, widths = _pad_axes(a, pad_width, mode)
+    shape, widths, empty = _pad_axes(a, pad_width, mode)
+    if empty is not None:
+        return empty
     dt = a._dtype
-    if widths is None:
-        return zeros([n + w[0] + w[1] for n, w in
-                      zip(shape, _pad_pairs(pad_width, len(shape), "pad_width"))], dtype=dt)
     nd, cur, cshape = len(shape), a, list(shape)
     keep = 1 if mode == "symmetric" else 0
     for d, (left, right) in enumerate(widths):
@@ -962,9 +954,10 @@ def _pad_odd(a, pad_width, mode):
         while left or right:
             n = cshape[d]
             old = n - 1 + keep
-            parts = [None, None]
+            parts, grew = [None, None], 0
             if left:
                 ch = builtins.min(old, left)
+                grew += ch
                 lo = ch - 1 if keep else ch
                 stop = lo - ch
                 chunk = cur[_axis_slice(nd, d, slice(lo, None if stop < 0 else stop, -1))]
@@ -972,14 +965,14 @@ def _pad_odd(a, pad_width, mode):
                 left -= ch
             if right:
                 ch = builtins.min(old, right)
+                grew += ch
                 hi = n - 1 if keep else n - 2
                 stop = hi - ch
                 chunk = cur[_axis_slice(nd, d, slice(hi, None if stop < 0 else stop, -1))]
                 parts[1] = (2 * cur[_axis_slice(nd, d, slice(n - 1, n))] - chunk).astype(dt)
                 right -= ch
             cur = concatenate([x for x in (parts[0], cur, parts[1]) if x is not None], axis=d)
-            cshape[d] = n + (0 if parts[0] is None else parts[0]._shape[d]) + \
-                (0 if parts[1] is None else parts[1]._shape[d])
+            cshape[d] = n + grew
     return cur
 
 
@@ -989,16 +982,15 @@ def _pad_ramp(a, pad_width, end_values):
     width, endpoint=False) in numpy's own arithmetic (the ramp's dtype
     numpy's result_type of the two and a float, floored for an integer
     array) cast to the array's dtype, reversed on the right."""
-    shape, widths = _pad_axes(a, pad_width, "linear_ramp")
+    shape, widths, empty = _pad_axes(a, pad_width, "linear_ramp")
     dt = a._dtype
     nd = len(shape)
     e = np.array(end_values)  # numpy's _as_pairs(end_values, nd)
     if e.ndim < 3 and (e.size == 1 or (e.size == 2 and e.shape != (2, 1))):
         e = e.ravel()[[0, -1]]
     ends = np.broadcast_to(e, (nd, 2))
-    if widths is None:
-        return zeros([n + w[0] + w[1] for n, w in
-                      zip(shape, _pad_pairs(pad_width, nd, "pad_width"))], dtype=dt)
+    if empty is not None:
+        return empty
     cur, cshape = a, list(shape)
     for d, (left, right) in enumerate(widths):
         if not (left or right):
