@@ -7,7 +7,8 @@ BUILD := build
 CSTD := -std=gnu11
 WARN := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 DEPS_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null) -I/usr/include/x86_64-linux-gnu
-DEPS_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lopenblas -lpthread -lm
+DEPS_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lopenblas -lz -lbz2 -llzma \
+  -lzstd -lpthread -lm
 # -ffp-contract=off: no fused multiply-add where numpy rounds twice.
 # ARCH: the x86-64 level the programs are compiled for. `native` (this CPU's
 # instruction set) by default; the container image builds with

@@ -22,6 +22,7 @@
 #include "df/dates.h"
 #include "df/dfstr.h"
 #include "df/expr.h"
+#include "df/inflate.h"
 #include "fpfmt.h"
 #include "graph_internal.h"
 #include "setops.h"
@@ -156,6 +157,7 @@ static const char *const *df_fields(op_t op)
                                      "index_col",
                                      "skipfooter",
                                      "dayfirst",
+                                     "compression",
                                      NULL};
     static const char *const gi[] = {"columns", NULL};
     static const char *const none[] = {NULL};
@@ -171,7 +173,7 @@ static const char *const *df_fields(op_t op)
                                      "left_index", "right_index", "suffixes", NULL};
     static const char *const jo[] = {"on", "how", "lsuffix", "rsuffix", NULL};
     static const char *const gs[] = {"by", NULL};
-    static const char *const rj[] = {"path", "orient", "lines", NULL};
+    static const char *const rj[] = {"path", "orient", "lines", "compression", NULL};
     static const char *const gq[] = {"by", "q", "columns", NULL};
     static const char *const gt[] = {"by",        "func",        "columns", "periods",
                                      "limit",     "method",      "pct",     "ascending",
@@ -703,6 +705,64 @@ static int infer_ranges(const csv_file_t *f, const csv_header_t *h, const csv_ra
     return 0;
 }
 
+/* "compression" (pandas' compression=): absent or "infer" (from the
+ * name's extension), null (none: the file as it is), a method's name, or
+ * {"method": name}. Writes the DF_COMP_*. 0, or -1 having failed the node. */
+static int parse_compression(const graph_df_env_t *e, graph_node_t *n, json_t *obj, int *c)
+{
+    json_t *v = json_object_get(obj, "compression");
+    *c = DF_COMP_INFER;
+    if (!v) return 0;
+    if (json_is_null(v)) {
+        *c = DF_COMP_NONE;
+        return 0;
+    }
+    if (json_is_object(v)) {
+        json_t *m = json_object_get(v, "method");
+        if (!m || json_object_size(v) != 1)
+            return NFAIL(e, n,
+                         "\"compression\" as an object takes only \"method\" (the decompressors' "
+                         "options are not supported)");
+        v = m;
+        if (json_is_null(v)) {
+            *c = DF_COMP_NONE;
+            return 0;
+        }
+    }
+    if (!json_is_string(v) || (*c = df_comp_parse(json_string_value(v))) < 0)
+        return NFAIL(e, n,
+                     "Unrecognized compression type: %.100s (valid: \"infer\", \"gzip\", \"bz2\", "
+                     "\"zip\", \"xz\", \"zstd\", \"tar\" or null)",
+                     json_is_string(v) ? json_string_value(v) : "(not a string)");
+    return 0;
+}
+
+/* The resolved file `path` of the user's `name` decompressed (method c,
+ * DF_COMP_INFER: by the name) into its local copy, whose path replaces
+ * path (pathlen bytes); unchanged without compression. 0, or -1 with msg. */
+static int decompressed(int c, const char *name, char *path, size_t pathlen, char *msg,
+                        size_t msglen)
+{
+    int m = c == DF_COMP_INFER ? df_comp_infer(name) : c;
+    if (m == DF_COMP_NONE) return 0;
+    char copy[4096];
+    if (df_inflate_file(path, name, m, copy, sizeof copy, msg, msglen)) {
+        size_t l = strlen(msg);
+        if (c == DF_COMP_INFER && l < msglen)
+            snprintf(msg + l, msglen - l,
+                     " (compression '%s', from the name; \"compression\": null reads the file as "
+                     "it is)",
+                     df_comp_name(m));
+        return -1;
+    }
+    if (strlen(copy) >= pathlen) {
+        snprintf(msg, msglen, "%.300s: path too long", copy);
+        return -1;
+    }
+    strcpy(path, copy);
+    return 0;
+}
+
 /* read_csv's files: one path, or every file a pattern matches (sorted by
  * name; the uploaded files in the cluster, else under the data directory).
  * Each is opened, its header checked against the first's and split into
@@ -710,7 +770,8 @@ static int infer_ranges(const csv_file_t *f, const csv_header_t *h, const csv_ra
  * (malloc'ed, one per selected column) merges them all. Fills d->path(s),
  * hdr, ranges, range_rows. 0, or -1 having failed the node. */
 static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *rel, int64_t chunk,
-                          const csv_opts_t *o, const char **use, int nuse, uint32_t **kinds)
+                          const csv_opts_t *o, int comp, const char **use, int nuse,
+                          uint32_t **kinds)
 {
     df_node_t *d = n->df;
     const char *dir = e->lim->data_dir ? e->lim->data_dir : ".";
@@ -755,6 +816,7 @@ static int read_csv_files(const graph_df_env_t *e, graph_node_t *n, const char *
         if (e->sess && e->sess->file)
             fr = e->sess->file(e->sess->ctx, name, path, sizeof path, msg, sizeof msg);
         if (fr == 1) fr = csv_resolve_path(dir, name, path, sizeof path, msg, sizeof msg);
+        if (fr == 0) fr = decompressed(comp, name, path, sizeof path, msg, sizeof msg);
         if (fr) {
             NFAIL(e, n, "%s", msg);
             goto out;
@@ -1102,6 +1164,8 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
             return NFAIL(e, n, "\"chunk_bytes\" must be a positive integer");
         chunk = (int64_t)json_integer_value(cb);
     }
+    int comp;
+    if (parse_compression(e, n, obj, &comp)) return -1;
     csv_opts_t o = {.sep = ',', .decimal = '.'};
     char msg[256];
     /* sep, decimal and thousands: one character each, checked by csv.h */
@@ -1369,7 +1433,7 @@ static int parse_read_csv(const graph_df_env_t *e, graph_node_t *n, json_t *obj)
         }
         o.skipfooter = (int64_t)json_integer_value(sf);
     }
-    rc = read_csv_files(e, n, rel, chunk, &o, names, nuse, &kinds);
+    rc = read_csv_files(e, n, rel, chunk, &o, comp, names, nuse, &kinds);
     free(skip_lines); /* the headers keep their own copies */
     if (rc) goto done;
     rc = -1;
@@ -1434,6 +1498,8 @@ static int parse_read_json(const graph_df_env_t *e, graph_node_t *n, json_t *obj
     json_t *p = json_object_get(obj, "path"), *o = json_object_get(obj, "orient");
     if (!p) return NFAIL(e, n, "\"path\" is missing");
     if (!json_is_string(p)) return NFAIL(e, n, "\"path\" must be a string");
+    int comp;
+    if (parse_compression(e, n, obj, &comp)) return -1;
     d->pv_agg = 0;
     if (o && !json_is_null(o)) {
         if (!json_is_string(o) ||
@@ -1472,6 +1538,7 @@ static int parse_read_json(const graph_df_env_t *e, graph_node_t *n, json_t *obj
     if (rc == 1)
         rc = csv_resolve_path(e->lim->data_dir ? e->lim->data_dir : ".", rel, path, sizeof path,
                               msg, sizeof msg);
+    if (rc == 0) rc = decompressed(comp, rel, path, sizeof path, msg, sizeof msg);
     if (rc) return NFAIL(e, n, "%s", msg);
     if (!(d->path = strdup(path))) return NFAIL(e, n, "out of memory");
     frame_t f;

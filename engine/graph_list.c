@@ -108,7 +108,8 @@ static const op_params_t PARAMS[] = {
       "skip_blank_lines",
       "index_col",
       "skipfooter",
-      "dayfirst"}},
+      "dayfirst",
+      "compression"}},
     {"dataframe.getitem", "1", {"columns"}},
     {"dataframe.filter", "2", {NULL}},
     {"dataframe.assign", "2+", {"names"}},
@@ -302,7 +303,7 @@ static const op_params_t PARAMS[] = {
      {"by", "func", "columns", "periods", "limit", "method", "pct", "ascending", "na_option"}},
     {"dataframe.groupby_head", "1", {"by", "n"}},
     {"dataframe.groupby_tail", "1", {"by", "n"}},
-    {"dataframe.read_json", "0", {"path", "orient", "lines"}},
+    {"dataframe.read_json", "0", {"path", "orient", "lines", "compression"}},
     /* multiout: ops with several results (each also lists "outputs") */
     {"split", "1", {"indices_or_sections", "axis"}},
     {"array_split", "1", {"indices_or_sections", "axis"}},

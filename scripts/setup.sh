@@ -4,8 +4,11 @@
 # Quick when everything is present (one dpkg-query).
 set -euo pipefail
 what=${1:-build}
+# zlib1g-dev ... libzstd-dev: read_csv and read_json of compressed files
+# (engine/df/inflate.c: gzip and zip, bz2, xz, zstd).
 build_pkgs="build-essential pkg-config clang libclang-rt-14-dev libjansson-dev libopenblas-dev
-  libh2o-evloop-dev libhiredis-dev libpq-dev libcmocka-dev nodejs"
+  libh2o-evloop-dev libhiredis-dev libpq-dev libcmocka-dev nodejs zlib1g-dev libbz2-dev liblzma-dev
+  libzstd-dev"
 # python3-pip, python3-venv: test_pyclient installs clients/python offline into a venv.
 # chromium and npm: tests/ui (the dashboard in a headless browser, driven by
 # ui/'s one npm package, playwright-core, installed from its lockfile below).
@@ -16,9 +19,10 @@ build_pkgs="build-essential pkg-config clang libclang-rt-14-dev libjansson-dev l
 # dnsname CNI plugin gives compose networks their DNS (services find each
 # other by name): podman recommends it, and without it (a host installed
 # without recommends) containers cannot resolve "postgres" or "supervisor".
+# zstd: tests/diff/test_csv_compression.py makes .zst files with its command.
 test_pkgs="clang-format python3 python3-numpy python3-pandas python3-pip python3-venv postgresql redis-server
   curl docker-compose chromium npm podman podman-compose runc debootstrap kubernetes-client iproute2
-  golang-github-containernetworking-plugin-dnsname"
+  golang-github-containernetworking-plugin-dnsname zstd"
 run_pkgs="postgresql redis-server curl"
 # The container images (Dockerfile): what the build stage needs to compile
 # the release programs and the dashboard; what the runtime stage (the mars-c
@@ -26,8 +30,9 @@ run_pkgs="postgresql redis-server curl"
 # checks; and what the db stage (the mars-c-db image the compose file runs
 # PostgreSQL and Redis from) holds.
 image_build_pkgs="build-essential pkg-config libjansson-dev libopenblas-dev libh2o-evloop-dev libhiredis-dev
-  libpq-dev nodejs"
-image_run_pkgs="libjansson4 libopenblas0-pthread libh2o-evloop0.13 libhiredis0.14 libpq5 curl"
+  libpq-dev nodejs zlib1g-dev libbz2-dev liblzma-dev libzstd-dev"
+image_run_pkgs="libjansson4 libopenblas0-pthread libh2o-evloop0.13 libhiredis0.14 libpq5 curl zlib1g libbz2-1.0
+  liblzma5 libzstd1"
 image_db_pkgs="postgresql-15 redis-server"
 bench_pkgs="python3-numpy python3-pandas python3-dask python3-distributed python3-scipy libopenblas0"
 case "$what" in
