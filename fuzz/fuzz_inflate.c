@@ -19,8 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) return 0;
     int c = DF_COMP_GZIP + data[0] % (DF_COMP_TAR - DF_COMP_GZIP + 1);
     char err[1024] = "";
-    int rc = df_inflate_buf(data + 1, size - 1, c, fd, (uint64_t)64 << 20, "f.csv", err,
-                            sizeof err);
+    int rc =
+        df_inflate_buf(data + 1, size - 1, c, fd, (uint64_t)64 << 20, "f.csv", err, sizeof err);
     if (rc != 0 && (rc != -1 || strncmp(err, "f.csv: ", 7) != 0)) abort();
     return 0;
 }

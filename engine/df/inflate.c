@@ -44,9 +44,9 @@ int df_comp_infer(const char *name)
     static const struct {
         const char *ext;
         int c;
-    } tab[] = {{".tar", DF_COMP_TAR}, {".tar.gz", DF_COMP_TAR}, {".tar.bz2", DF_COMP_TAR},
-               {".tar.xz", DF_COMP_TAR}, {".gz", DF_COMP_GZIP},   {".bz2", DF_COMP_BZ2},
-               {".zip", DF_COMP_ZIP},    {".xz", DF_COMP_XZ},     {".zst", DF_COMP_ZSTD}};
+    } tab[] = {{".tar", DF_COMP_TAR},    {".tar.gz", DF_COMP_TAR}, {".tar.bz2", DF_COMP_TAR},
+               {".tar.xz", DF_COMP_TAR}, {".gz", DF_COMP_GZIP},    {".bz2", DF_COMP_BZ2},
+               {".zip", DF_COMP_ZIP},    {".xz", DF_COMP_XZ},      {".zst", DF_COMP_ZSTD}};
     size_t n = strlen(name);
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
         size_t l = strlen(tab[i].ext);
@@ -96,14 +96,12 @@ static int write_all(out_t *o, const unsigned char *p, size_t n)
         return oerr(o, "decompresses to more than %llu bytes", (unsigned long long)o->cap);
     if (o->check_disk && o->n + n >= o->next_check) {
         struct statvfs vs;
-        if (fstatvfs(o->fd, &vs) == 0 &&
-            ((uint64_t)vs.f_bavail * vs.f_frsize < n ||
-             (uint64_t)vs.f_bavail * vs.f_frsize - n < o->reserve))
+        if (fstatvfs(o->fd, &vs) == 0 && ((uint64_t)vs.f_bavail * vs.f_frsize < n ||
+                                          (uint64_t)vs.f_bavail * vs.f_frsize - n < o->reserve))
             return oerr(o,
                         "decompressing it would leave less than %llu MiB free on the disk of "
                         "%.300s (the reserve, MARS_INFLATE_DISK_RESERVE); %llu bytes written",
-                        (unsigned long long)(o->reserve >> 20), o->dir,
-                        (unsigned long long)o->n);
+                        (unsigned long long)(o->reserve >> 20), o->dir, (unsigned long long)o->n);
         o->next_check = o->n + n + DISK_CHECK_EVERY;
     }
     if (o->crc_on) {
@@ -136,11 +134,11 @@ struct tar {
     char meta_type;
     char *meta;
     size_t metan;
-    char *longname;      /* 'L' or a pax path, for the next header */
-    bool size_set;       /* a pax size for the next header */
+    char *longname; /* 'L' or a pax path, for the next header */
+    bool size_set;  /* a pax size for the next header */
     uint64_t pax_size;
     int members;
-    bool done;           /* the end of the archive (a zero block, or a bad header) */
+    bool done; /* the end of the archive (a zero block, or a bad header) */
     char first[256];
 };
 
@@ -347,8 +345,7 @@ static int tar_end(out_t *o)
 {
     tar_t *t = o->tar;
     if (!t->done && (t->left || t->hn))
-        return oerr(o, "the TAR archive ends inside %s",
-                    t->left ? "a member's data" : "a header");
+        return oerr(o, "the TAR archive ends inside %s", t->left ? "a member's data" : "a header");
     if (t->members == 0) return oerr(o, "Zero files found in TAR archive");
     return 0;
 }
@@ -362,7 +359,8 @@ static int emit(out_t *o, const unsigned char *p, size_t n)
 /* ---------------------------------------------------------------------------
  * The decoders: buf[0, len) to emit(). */
 
-static const char *const TRUNC = "Compressed file ended before the end-of-stream marker was reached";
+static const char *const TRUNC =
+    "Compressed file ended before the end-of-stream marker was reached";
 
 static int gz_decode(const unsigned char *buf, size_t len, out_t *o)
 {
@@ -374,8 +372,9 @@ static int gz_decode(const unsigned char *buf, size_t len, out_t *o)
     while (rc == 0 && pos < len) {
         if (len - pos < 2 || buf[pos] != 0x1f || buf[pos + 1] != 0x8b) {
             if (pos)
-                rc = oerr(o, "bytes after its gzip data, at byte %zu, are no gzip member (Not a "
-                             "gzipped file)",
+                rc = oerr(o,
+                          "bytes after its gzip data, at byte %zu, are no gzip member (Not a "
+                          "gzipped file)",
                           pos);
             else
                 rc = oerr(o, "not a gzip file (Not a gzipped file)");
@@ -688,11 +687,14 @@ static int zip_decode(const unsigned char *buf, size_t len, out_t *o)
         return oerr(o,
                     "member '%.200s' is compressed by method %u (%s), which is not supported "
                     "(stored, deflate or bzip2)",
-                    first, method, method == 14 ? "LZMA" : method == 93 ? "zstd" : "unknown");
+                    first, method,
+                    method == 14   ? "LZMA"
+                    : method == 93 ? "zstd"
+                                   : "unknown");
     if (rc) return rc;
     if (o->n - before != usize)
-        return oerr(o, "member '%.200s' decompresses to %llu bytes, not the %llu it records",
-                    first, (unsigned long long)(o->n - before), (unsigned long long)usize);
+        return oerr(o, "member '%.200s' decompresses to %llu bytes, not the %llu it records", first,
+                    (unsigned long long)(o->n - before), (unsigned long long)usize);
     if ((uint32_t)o->crc != crc) return oerr(o, "Bad CRC-32 for file '%.200s'", first);
     return 0;
 }
@@ -708,7 +710,10 @@ static int tar_decode(const unsigned char *buf, size_t len, out_t *o)
         rc = gz_decode(buf, len, o);
     else if (len >= 3 && memcmp(buf, "BZh", 3) == 0)
         rc = bz_decode(buf, len, o, false);
-    else if (len >= 6 && memcmp(buf, "\xfd" "7zXZ\0", 6) == 0)
+    else if (len >= 6 && memcmp(buf,
+                                "\xfd"
+                                "7zXZ\0",
+                                6) == 0)
         rc = xz_decode(buf, len, o);
     else
         rc = emit(o, buf, len);
@@ -767,8 +772,8 @@ static int copy_dir(char *dir, size_t cap, char *err, size_t errlen)
     return 0;
 }
 
-int df_inflate_file(const char *path, const char *name, int c, char *out, size_t outlen,
-                    char *err, size_t errlen)
+int df_inflate_file(const char *path, const char *name, int c, char *out, size_t outlen, char *err,
+                    size_t errlen)
 {
     struct stat st;
     if (stat(path, &st)) return errmsg(err, errlen, "%.300s: %s", name, strerror(errno));
@@ -823,8 +828,8 @@ int df_inflate_file(const char *path, const char *name, int c, char *out, size_t
     free(o.buf);
     csv_file_close(&f);
     if (close(fd) && rc == 0)
-        rc = errmsg(err, errlen, "%.300s: writing its decompressed copy: %s", name,
-                    strerror(errno));
+        rc =
+            errmsg(err, errlen, "%.300s: writing its decompressed copy: %s", name, strerror(errno));
     if (rc == 0 && rename(tmpf, out))
         rc = errmsg(err, errlen, "%.300s: %s: %s", name, out, strerror(errno));
     if (rc) unlink(tmpf);

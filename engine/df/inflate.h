@@ -69,7 +69,7 @@ int df_inflate_buf(const unsigned char *buf, size_t len, int c, int fd, uint64_t
 /* The file at `path` (name: the user's path, for messages) decompressed
  * by method c into its local copy (made if missing, as above); writes the
  * copy's path to out. 0, or -1 with err. */
-int df_inflate_file(const char *path, const char *name, int c, char *out, size_t outlen,
-                    char *err, size_t errlen);
+int df_inflate_file(const char *path, const char *name, int c, char *out, size_t outlen, char *err,
+                    size_t errlen);
 
 #endif

@@ -7972,10 +7972,14 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     skipfooter: the file's last lines dropped (a total line under the
     data), counted as pandas' python parser counts them. dayfirst=True:
     parse_dates reads 01/02/2024 as the 1st of February, as pandas.
+    compression: "infer" (the default: by the extension, .gz, .bz2, .zip,
+    .xz, .zst, .tar, .tar.gz, ...), None (the file as it is), or "gzip",
+    "bz2", "zip", "xz", "zstd", "tar" (or {"method": name}): the cluster
+    decompresses the file once per host, then reads it in chunks.
     pandas' options of how it reads that change no result are taken
     (low_memory, engine, memory_map, float_precision: the values are
-    parsed exactly, infer_datetime_format, cache_dates, verbose); the
-    compression at its default only. chunksize=N (or iterator=True)
+    parsed exactly, infer_datetime_format, cache_dates, verbose).
+    chunksize=N (or iterator=True)
     gives a CsvReader, pandas' TextFileReader: the rows in DataFrames of N
     (chunk_bytes is how the cluster cuts the file)."""
     if iterator or chunksize is not None:  # pandas' TextFileReader of the whole read
@@ -7984,9 +7988,6 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
             raise ValueError("'chunksize' must be an integer >=1")
         kw = {k: v for k, v in locals().items() if k not in ("iterator", "chunksize")}
         return CsvReader(read_csv(**kw), None if chunksize is None else int(chunksize))
-    if compression not in ("infer", None):
-        raise NotImplementedError("read_csv: compression=%r is not supported: the cluster "
-                                  "reads plain text files" % (compression,))
     if engine not in (None, "c", "python", "pyarrow"):
         raise ValueError("Unknown engine: %s (valid options are \"c\", \"python\", or "
                          "\"pyarrow\")" % (engine,))
@@ -7999,6 +8000,7 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
                              "you can only specify one.")
         sep = r"\s+"
     p = {"path": path}
+    _compression(p, compression)
     if sep is not None and sep != ",":
         p["sep"] = sep
     if decimal is not None and decimal != ".":
@@ -8116,11 +8118,29 @@ def read_csv(path, sep=None, delimiter=None, header="infer", names=None, index_c
     return out.rename_axis(names) if names != keys else out
 
 
-def read_json(path, orient=None, lines=False, session=None):
+def _compression(p, compression):
+    """pandas' compression= of read_csv and read_json into the node's
+    parameters: "infer" is the graph's default; None reads the file as it
+    is; a method's name or {"method": name} (the decompressors' options are
+    not supported)"""
+    if isinstance(compression, dict):
+        if set(compression) != {"method"}:
+            raise NotImplementedError("compression: only {'method': name} is supported (not the "
+                                      "decompressors' options %s)"
+                                      % sorted(k for k in compression if k != "method"))
+        compression = compression["method"]
+    if compression != "infer":
+        if compression is not None and not isinstance(compression, str):
+            raise ValueError("Unrecognized compression type: %r" % (compression,))
+        p["compression"] = compression
+
+
+def read_json(path, orient=None, lines=False, compression="infer", session=None):
     """A JSON file on the cluster (uploaded, or under the workers' data
     directory) as pandas' read_json: orient "columns" or "records", or
-    lines=True for JSON lines."""
+    lines=True for JSON lines; compression as read_csv's (a .json.gz)."""
     p = {"path": path}
+    _compression(p, compression)
     if orient is not None:
         p["orient"] = orient
     if lines:
