@@ -362,6 +362,30 @@ static int emit(out_t *o, const unsigned char *p, size_t n)
 static const char *const TRUNC =
     "Compressed file ended before the end-of-stream marker was reached";
 
+/* One zlib stream (a gzip member, a raw deflate) from buf + *pos on:
+ * inflates until its end, moving *pos past it. 0, or -1 with err. */
+static int z_stream_run(z_stream *z, const unsigned char *buf, size_t len, size_t *pos, out_t *o,
+                        const char *what)
+{
+    for (;;) {
+        size_t give = len - *pos > UINT_MAX ? UINT_MAX : len - *pos;
+        z->next_in = (Bytef *)(buf + *pos);
+        z->avail_in = (uInt)give;
+        z->next_out = o->buf;
+        z->avail_out = (uInt)OBUF;
+        int zr = inflate(z, Z_NO_FLUSH);
+        *pos += give - z->avail_in;
+        if (emit(o, o->buf, OBUF - z->avail_out)) return -1;
+        if (zr == Z_STREAM_END) return 0;
+        if (zr == Z_BUF_ERROR || (zr == Z_OK && *pos == len && z->avail_out)) {
+            if (*pos == len) return oerr(o, "%s", TRUNC);
+            continue;
+        }
+        if (zr != Z_OK)
+            return oerr(o, "its %s data is corrupt (%s)", what, z->msg ? z->msg : "zlib error");
+    }
+}
+
 static int gz_decode(const unsigned char *buf, size_t len, out_t *o)
 {
     z_stream z;
@@ -381,28 +405,7 @@ static int gz_decode(const unsigned char *buf, size_t len, out_t *o)
             break;
         }
         inflateReset(&z);
-        for (;;) {
-            size_t give = len - pos > UINT_MAX ? UINT_MAX : len - pos;
-            z.next_in = (Bytef *)(buf + pos);
-            z.avail_in = (uInt)give;
-            z.next_out = o->buf;
-            z.avail_out = (uInt)OBUF;
-            int zr = inflate(&z, Z_NO_FLUSH);
-            pos += give - z.avail_in;
-            if ((rc = emit(o, o->buf, OBUF - z.avail_out))) break;
-            if (zr == Z_STREAM_END) break;
-            if (zr == Z_BUF_ERROR || (zr == Z_OK && pos == len && z.avail_out)) {
-                if (pos == len) {
-                    rc = oerr(o, "%s", TRUNC);
-                    break;
-                }
-                continue;
-            }
-            if (zr != Z_OK) {
-                rc = oerr(o, "its gzip data is corrupt (%s)", z.msg ? z.msg : "zlib error");
-                break;
-            }
-        }
+        rc = z_stream_run(&z, buf, len, &pos, o, "gzip");
         /* zero bytes may pad between members, as gzip.py allows */
         while (rc == 0 && pos < len && buf[pos] == 0)
             pos++;
@@ -418,29 +421,7 @@ static int deflate_raw(const unsigned char *buf, size_t len, out_t *o)
     memset(&z, 0, sizeof z);
     if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return oerr(o, "out of memory (zlib)");
     size_t pos = 0;
-    int rc = 0;
-    for (;;) {
-        size_t give = len - pos > UINT_MAX ? UINT_MAX : len - pos;
-        z.next_in = (Bytef *)(buf + pos);
-        z.avail_in = (uInt)give;
-        z.next_out = o->buf;
-        z.avail_out = (uInt)OBUF;
-        int zr = inflate(&z, Z_NO_FLUSH);
-        pos += give - z.avail_in;
-        if ((rc = emit(o, o->buf, OBUF - z.avail_out))) break;
-        if (zr == Z_STREAM_END) break;
-        if (zr == Z_BUF_ERROR || (zr == Z_OK && pos == len && z.avail_out)) {
-            if (pos == len) {
-                rc = oerr(o, "%s", TRUNC);
-                break;
-            }
-            continue;
-        }
-        if (zr != Z_OK) {
-            rc = oerr(o, "its deflate data is corrupt (%s)", z.msg ? z.msg : "zlib error");
-            break;
-        }
-    }
+    int rc = z_stream_run(&z, buf, len, &pos, o, "deflate");
     inflateEnd(&z);
     return rc;
 }

@@ -35,6 +35,7 @@ import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import test_csv_glob  # noqa: E402
 import test_df  # noqa: E402
 
 
@@ -166,18 +167,7 @@ def main():
         cases.append(("read_json", [{"key": "t", "op": "dataframe.read_json", "path": "r.jsonl.gz",
                                      "orient": "records", "lines": True}], "t",
                       pd.read_json(P("r.jsonl.gz"), orient="records", lines=True)))
-        for name, nodes, key, want in cases:
-            doc = {"version": 1, "nodes": nodes, "fetch": [key]}
-            p, out = run(doc, data, env)
-            try:
-                if p.returncode != 0:
-                    suite.fail(name, "exit %d: %s" % (p.returncode, p.stderr.decode()[-400:]), doc)
-                    continue
-                with open(os.path.join(out, key + ".json")) as f:
-                    why = test_df.expect_frame(json.load(f), want)
-                suite.check(name, not why, why, doc)
-            finally:
-                shutil.rmtree(out, ignore_errors=True)
+        test_csv_glob.check_cases(suite, cases, lambda doc: run(doc, data, env))
         # one local copy per compressed file read, named by its method
         copies = os.listdir(os.path.join(tmp, "mars-inflate-%d" % os.getuid()))
         suite.check("copies", any(c.startswith("zstd-") for c in copies) and

@@ -142,6 +142,23 @@ def run(doc, data):
     return p, out
 
 
+def check_cases(suite, cases, runner):
+    """Each case (name, nodes, key fetched, pandas' frame) run by
+    runner(doc) -> (process, output dir), its frame compared."""
+    for name, nodes, key, want in cases:
+        doc = {"version": 1, "nodes": nodes, "fetch": [key]}
+        p, out = runner(doc)
+        try:
+            if p.returncode != 0:
+                suite.fail(name, "exit %d: %s" % (p.returncode, p.stderr.decode()[-400:]), doc)
+                continue
+            with open(os.path.join(out, key + ".json")) as f:
+                why = test_df.expect_frame(json.load(f), want)
+            suite.check(name, not why, why, doc)
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+
+
 def main():
     suite = harness.Suite("test_csv_glob")
     data = tempfile.mkdtemp(prefix="mars-glob-data-")
@@ -360,18 +377,7 @@ def main():
             {"key": "f", "op": "dataframe.filter", "inputs": ["t", "m"]}], "f",
             (lambda d: d[d.rain > 30])(pd.read_csv(os.path.join(data, "rtable.txt"), sep=r"\s+",
                                                    usecols=["rain"]))))
-        for name, nodes, key, want in cases:
-            doc = {"version": 1, "nodes": nodes, "fetch": [key]}
-            p, out = run(doc, data)
-            try:
-                if p.returncode != 0:
-                    suite.fail(name, "exit %d: %s" % (p.returncode, p.stderr.decode()[-400:]), doc)
-                    continue
-                with open(os.path.join(out, key + ".json")) as f:
-                    why = test_df.expect_frame(json.load(f), want)
-                suite.check(name, not why, why, doc)
-            finally:
-                shutil.rmtree(out, ignore_errors=True)
+        check_cases(suite, cases, lambda doc: run(doc, data))
         # values dtype cannot convert fail the job that reads them, naming
         # the line, the column and the value (pandas refuses them too)
         with open(os.path.join(data, "conv.csv"), "w") as f:
