@@ -546,7 +546,9 @@ static int zstd_decode(const unsigned char *buf, size_t len, out_t *o)
             break;
         }
         if ((rc = emit(o, o->buf, ob.pos))) break;
-        if (in.pos == in.size && ob.pos < ob.size) {
+        /* all read, and the frame ended (0: flushed too) or nothing is left
+         * to flush; calling again after a frame's end would start the next */
+        if (in.pos == in.size && (r == 0 || ob.pos < ob.size)) {
             if (r != 0) rc = oerr(o, "%s", TRUNC);
             break;
         }
@@ -577,15 +579,15 @@ static int zip_decode(const unsigned char *buf, size_t len, out_t *o)
 {
     const char *bad = "not a zip file (File is not a zip file)";
     if (len < 22) return oerr(o, "%s", bad);
-    /* the end of central directory record, searched from the end (a
-     * comment of up to 65535 bytes may follow it) */
+    /* the end of central directory record: its last occurrence among the
+     * last 64 KiB + 22 bytes (a comment of up to 65535 bytes may follow
+     * it), as zipfile.py finds it */
     size_t e = len - 22, stop = len - 22 > 65535 ? len - 22 - 65535 : 0;
     for (;; e--) {
-        if (memcmp(buf + e, "PK\5\6", 4) == 0 && e + 22 + rd16(buf + e + 20) == len) break;
+        if (memcmp(buf + e, "PK\5\6", 4) == 0) break;
         if (e == stop) return oerr(o, "%s", bad);
     }
-    uint64_t entries = rd16(buf + e + 10), cd_size = rd32(buf + e + 12),
-             cd_off = rd32(buf + e + 16);
+    uint64_t cd_size = rd32(buf + e + 12), cd_off = rd32(buf + e + 16);
     size_t cd_end = e; /* the central directory ends where the records start */
     if (e >= 20 && memcmp(buf + e - 20, "PK\6\7", 4) == 0) {
         /* zip64: its end record right before the locator (where
@@ -593,7 +595,6 @@ static int zip_decode(const unsigned char *buf, size_t len, out_t *o)
         size_t zr = e - 20 >= 56 ? e - 20 - 56 : SIZE_MAX;
         if (zr == SIZE_MAX || memcmp(buf + zr, "PK\6\6", 4) != 0)
             return oerr(o, "its zip64 end record is missing (File is not a zip file)");
-        entries = rd64(buf + zr + 32);
         cd_size = rd64(buf + zr + 40);
         cd_off = rd64(buf + zr + 48);
         cd_end = zr;
@@ -602,7 +603,6 @@ static int zip_decode(const unsigned char *buf, size_t len, out_t *o)
     size_t cd = cd_end - (size_t)cd_size;
     if (cd_off > cd) return oerr(o, "its central directory is truncated");
     size_t concat = cd - (size_t)cd_off; /* bytes prepended to the archive */
-    if (entries == 0) return oerr(o, "Zero files found in ZIP file");
     /* the entries: exactly one */
     char first[256] = "", second[256] = "";
     size_t p = cd, n = 0;

@@ -6,7 +6,8 @@ zero padding), bz2, xz and the older .lzma, zip (deflate, stored, bzip2,
 with a prepended stub), zstd (pandas needs the zstandard module, which
 Debian's pandas lacks: compared with pandas' read of `zstd -d`'s output),
 tar plain and over gzip, bz2 and xz (a pax long name); the extension in
-upper case; a pattern of .gz files; nrows, usecols, skipfooter and a
+upper case; files of exactly 2 MiB decompressed (the output buffer full
+as a stream ends); a pattern of .gz files; nrows, usecols, skipfooter and a
 groupby over a compressed file cut into many chunks; compression named
 explicitly on a file without an extension, as {"method": ...}, and null on
 a plain file named .gz; a file replaced by another of the same name (the
@@ -106,6 +107,16 @@ def write(data):
         f.write(text)
     subprocess.run(["zstd", "-q", "-f", "-19", os.path.join(data, "d.csv"), "-o",
                     os.path.join(data, "d.csv.zst")], check=True)
+    # exactly 2 MiB once decompressed: the last output buffer fills just
+    # as the frame ends
+    exact = b"a\n" + b"1\n" * ((2 << 20) // 2 - 1)
+    with open(os.path.join(data, "exact.csv"), "wb") as f:
+        f.write(exact)
+    for ext, comp in (("gz", lambda b: gzip.compress(b, mtime=0)), ("xz", lzma.compress), ("bz2", bz2.compress)):
+        with open(os.path.join(data, "exact.csv." + ext), "wb") as f:
+            f.write(comp(exact))
+    subprocess.run(["zstd", "-q", "-f", os.path.join(data, "exact.csv"), "-o",
+                    os.path.join(data, "exact.csv.zst")], check=True)
     os.makedirs(os.path.join(data, "parts"))
     for i, n in enumerate((300, 5, 1200)):
         frame(n, 10 + i).to_csv(os.path.join(data, "parts", "p%d.csv.gz" % i), index=False)
@@ -147,6 +158,9 @@ def main():
             cases.append((name, [node(name)], "t", want))
         # pandas reads .zst with the zstandard module only: the plain file's read
         cases.append(("d.csv.zst", [node("d.csv.zst")], "t", ref))
+        for ext in ("zst", "gz", "xz", "bz2"):
+            cases.append(("exact_2mib_" + ext, [node("exact.csv." + ext, chunk_bytes=1 << 20)], "t",
+                          pd.read_csv(P("exact.csv"))))
         cases.append(("explicit_gzip", [node("gzdata", compression="gzip")], "t",
                       pd.read_csv(P("gzdata"), compression="gzip")))
         cases.append(("explicit_dict", [node("gzdata", compression={"method": "gzip"})], "t",
